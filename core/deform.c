@@ -1,0 +1,322 @@
+/* deform.c - deform job validation, per-call palette preparation, kernel dispatch and threading. */
+#include "skc_deform.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skc_math.h"
+#include "skc_skin.h"
+
+#if defined(SK_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+/* ---------------------------------------------------------------------------------------------- kernels */
+
+static atomic_int g_forced = SKC_KERNEL_AUTO;
+
+void skc_deform_force_kernel(skc_deform_kernel k) { atomic_store(&g_forced, (int)k); }
+
+const char* skc_deform_kernel_name(skc_deform_kernel k) {
+  switch (k) {
+    case SKC_KERNEL_SCALAR:
+      return "scalar";
+    case SKC_KERNEL_SSE2:
+      return "sse2";
+    case SKC_KERNEL_AVX2:
+      return "avx2";
+    default:
+      return "auto";
+  }
+}
+
+static bool cpu_has_avx2(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  if (!skc_deform_kernel_avx2_available()) return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+static bool kernel_supported(skc_deform_kernel k) {
+  switch (k) {
+    case SKC_KERNEL_SCALAR:
+      return true;
+    case SKC_KERNEL_SSE2:
+      return skc_deform_kernel_sse2_available() != 0;
+    case SKC_KERNEL_AVX2:
+      return cpu_has_avx2();
+    default:
+      return false;
+  }
+}
+
+skc_deform_kernel skc_deform_active_kernel(void) {
+  skc_deform_kernel k = (skc_deform_kernel)atomic_load(&g_forced);
+  if (k == SKC_KERNEL_AUTO) {
+    const char* env = getenv("SKINKIT_KERNEL");
+    if (env && strcmp(env, "scalar") == 0)
+      k = SKC_KERNEL_SCALAR;
+    else if (env && strcmp(env, "sse2") == 0)
+      k = SKC_KERNEL_SSE2;
+    else if (env && strcmp(env, "avx2") == 0)
+      k = SKC_KERNEL_AVX2;
+  }
+  if (k != SKC_KERNEL_AUTO && kernel_supported(k)) return k;
+  if (cpu_has_avx2()) return SKC_KERNEL_AVX2;
+  if (skc_deform_kernel_sse2_available()) return SKC_KERNEL_SSE2;
+  return SKC_KERNEL_SCALAR;
+}
+
+typedef size_t (*kernel_fn)(const skc_deform_ctx*, size_t, size_t);
+
+static kernel_fn kernel_of(skc_deform_kernel k) {
+  switch (k) {
+    case SKC_KERNEL_AVX2:
+      return skc_deform_kernel_avx2;
+    case SKC_KERNEL_SSE2:
+      return skc_deform_kernel_sse2;
+    default:
+      return skc_deform_kernel_scalar;
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------- validate */
+
+/* Bytes of one packed component (skc_type values). */
+static size_t type_size(int t) { return t == SKC_TYPE_U8 ? 1 : t == SKC_TYPE_U16 ? 2 : 4; }
+
+static bool type_ok_joint(int t) { return t == SKC_TYPE_U8 || t == SKC_TYPE_U16 || t == SKC_TYPE_U32; }
+static bool type_ok_weight(int t) { return t == SKC_TYPE_U8 || t == SKC_TYPE_U16 || t == SKC_TYPE_F32; }
+
+static int check_stream(const void* in, size_t in_stride, const void* out, size_t out_stride, size_t elem,
+                        const char* name, bool required, skc_err* err) {
+  if (!in && !out) {
+    if (required) return skc_fail(err, SKC_INVALID_ARGUMENT, "in_%s and out_%s are required", name, name);
+    return SKC_OK;
+  }
+  if (!in || !out)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "in_%s and out_%s must be given together", name, name);
+  if (in_stride != 0 && in_stride < elem)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "in_%s_stride %zu is below the element size %zu", name, in_stride,
+                    elem);
+  if (out_stride != 0 && out_stride < elem)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "out_%s_stride %zu is below the element size %zu", name,
+                    out_stride, elem);
+  size_t is = in_stride ? in_stride : elem, os = out_stride ? out_stride : elem;
+  if ((const void*)in == (const void*)out && is != os)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "in-place %s need equal input and output strides", name);
+  return SKC_OK;
+}
+
+int skc_deform_validate(const skc_deform_args* a, skc_err* err) {
+  if (!a) return skc_fail(err, SKC_INVALID_ARGUMENT, "job must not be NULL");
+  if (a->method > SKC_DEFORM_RIGID) return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown method %u", a->method);
+  if (a->flags & ~(uint32_t)SKC_DEFORM_ALL_FLAGS)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown flag bits 0x%x", a->flags & ~(uint32_t)SKC_DEFORM_ALL_FLAGS);
+  if (a->vertex_count == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "vertex_count is 0");
+  if (a->joint_count == 0 || a->joint_count > SKC_DEFORM_MAX_JOINTS)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "joint_count %zu is outside 1..%u", a->joint_count, SKC_DEFORM_MAX_JOINTS);
+  if (!a->palette) return skc_fail(err, SKC_INVALID_ARGUMENT, "palette must not be NULL");
+  if (a->influences > SKC_DEFORM_MAX_INFLUENCES)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "influences %u is outside 1..%u (0 selects CSR)", a->influences,
+                    SKC_DEFORM_MAX_INFLUENCES);
+  if (a->influences > 0) {
+    int jt = a->joint_type ? a->joint_type : SKC_TYPE_U16;
+    int wt = a->weight_type ? a->weight_type : SKC_TYPE_F32;
+    if (!type_ok_joint(jt)) return skc_fail(err, SKC_INVALID_ARGUMENT, "joint_type %d is not U8, U16 or U32", jt);
+    if (!type_ok_weight(wt)) return skc_fail(err, SKC_INVALID_ARGUMENT, "weight_type %d is not F32, U8 or U16", wt);
+    if (!a->joints || !a->weights)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "joints and weights must not be NULL with influences = %u",
+                      a->influences);
+    size_t jrow = type_size(jt) * a->influences, wrow = type_size(wt) * a->influences;
+    if (a->joints_stride != 0 && a->joints_stride < jrow)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "joints_stride %zu is below %u influences of %zu bytes",
+                      a->joints_stride, a->influences, type_size(jt));
+    if (a->weights_stride != 0 && a->weights_stride < wrow)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "weights_stride %zu is below %u influences of %zu bytes",
+                      a->weights_stride, a->influences, type_size(wt));
+  } else if (!a->csr_offsets || !a->csr_joints || !a->csr_weights) {
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "influences = 0 selects CSR: csr_offsets, csr_joints and csr_weights "
+                                               "must not be NULL");
+  }
+  if (a->tangent_components != 0 && a->tangent_components != 3 && a->tangent_components != 4)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "tangent_components %u is not 3 or 4", a->tangent_components);
+  int rc = check_stream(a->in_positions, a->in_positions_stride, a->out_positions, a->out_positions_stride, 12,
+                        "positions", true, err);
+  if (rc) return rc;
+  rc = check_stream(a->in_normals, a->in_normals_stride, a->out_normals, a->out_normals_stride, 12, "normals", false,
+                    err);
+  if (rc) return rc;
+  rc = check_stream(a->in_tangents, a->in_tangents_stride, a->out_tangents, a->out_tangents_stride,
+                    a->tangent_components == 4 ? 16 : 12, "tangents", false, err);
+  if (rc) return rc;
+  for (size_t j = 0; j < a->joint_count; ++j) {
+    const float* m = a->palette + 16 * j;
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 3; ++r) {
+        float x;
+        memcpy(&x, m + c * 4 + r, sizeof x);
+        if (!isfinite(x))
+          return skc_fail(err, SKC_SINGULAR_MATRIX, "palette matrix %zu has a non-finite entry (column %d, row %d)",
+                          j, c, r);
+      }
+  }
+  return SKC_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- run */
+
+#define STACK_JOINTS 256
+#define FLOATS_PER_JOINT (16 + 16 + 8 + 16)
+#define CHUNK 8192
+
+/* Fills the palette-derived arrays of ctx from scratch (FLOATS_PER_JOINT * J floats, 32-byte aligned). */
+static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c) {
+  size_t J = a->joint_count;
+  float* pal = scratch;
+  float* npal = pal + 16 * J;
+  float* dq = npal + 16 * J;
+  float* st = dq + 8 * J;
+  bool nonrigid = false;
+  for (size_t j = 0; j < J; ++j) {
+    float* m = pal + 16 * j;
+    memcpy(m, a->palette + 16 * j, 16 * sizeof(float));
+    m[3] = m[7] = m[11] = 0.0f;
+    m[15] = 1.0f;
+    if (!skc_mat4_is_rigid(m, SKC_DEFORM_RIGID_TOL)) nonrigid = true;
+  }
+  c->palette = pal;
+  c->npalette = pal;
+  c->nonrigid = 0;
+  c->dqs_scaled = 0;
+  c->dq = NULL;
+  c->stretch = NULL;
+  if (nonrigid && c->has_n) {
+    c->nonrigid = 1;
+    c->npalette = npal;
+    for (size_t j = 0; j < J; ++j)
+      if (!skc_mat4_normal_matrix(pal + 16 * j, npal + 16 * j)) memset(npal + 16 * j, 0, 16 * sizeof(float));
+  }
+  if (a->method == SKC_DEFORM_DQS) {
+    c->dq = dq;
+    c->dqs_scaled = nonrigid;
+    if (nonrigid) c->stretch = st;
+    for (size_t j = 0; j < J; ++j) {
+      const float* m = pal + 16 * j;
+      float q[4], r[16], s[16];
+      if (!nonrigid || skc_mat4_is_rigid(m, SKC_DEFORM_RIGID_TOL)) {
+        skc_quat_from_mat4(m, q);
+        skc_mat4_identity(s);
+      } else if (skc_mat4_polar(m, r, s)) {
+        skc_quat_from_mat4(r, q);
+      } else { /* singular: no rotation to extract; the linear pass carries the whole 3x3 */
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+        memcpy(s, m, sizeof s);
+      }
+      if (nonrigid) {
+        float* sj = st + 16 * j;
+        for (int i = 0; i < 16; ++i) sj[i] = 0.0f;
+        for (int col = 0; col < 3; ++col)
+          for (int row = 0; row < 3; ++row) sj[col * 4 + row] = s[col * 4 + row];
+      }
+      skc_dq_from_rt(q, m + 12, dq + 8 * j);
+    }
+  }
+}
+
+int skc_deform_run(const skc_deform_args* a, skc_err* err) {
+  int rc = skc_deform_validate(a, err);
+  if (rc) return rc;
+
+  skc_deform_ctx c;
+  memset(&c, 0, sizeof c);
+  c.method = a->method;
+  c.flags = a->flags;
+  c.k = a->influences;
+  c.jcount = (uint32_t)a->joint_count;
+  if (a->influences > 0) {
+    int jt = a->joint_type ? a->joint_type : SKC_TYPE_U16;
+    int wt = a->weight_type ? a->weight_type : SKC_TYPE_F32;
+    c.fmt = (uint32_t)(jt * 8 + wt);
+    c.joints = (const unsigned char*)a->joints;
+    c.weights = (const unsigned char*)a->weights;
+    c.jstride = a->joints_stride ? a->joints_stride : type_size(jt) * a->influences;
+    c.wstride = a->weights_stride ? a->weights_stride : type_size(wt) * a->influences;
+  } else {
+    c.fmt = 0;
+    c.csr_offsets = a->csr_offsets;
+    c.csr_joints = a->csr_joints;
+    c.csr_weights = a->csr_weights;
+  }
+  c.pin = (const unsigned char*)a->in_positions;
+  c.pout = (unsigned char*)a->out_positions;
+  c.pis = a->in_positions_stride ? a->in_positions_stride : 12;
+  c.pos = a->out_positions_stride ? a->out_positions_stride : 12;
+  c.has_n = a->in_normals != NULL;
+  if (c.has_n) {
+    c.nin = (const unsigned char*)a->in_normals;
+    c.nout = (unsigned char*)a->out_normals;
+    c.nis = a->in_normals_stride ? a->in_normals_stride : 12;
+    c.nos = a->out_normals_stride ? a->out_normals_stride : 12;
+  }
+  c.has_t = a->in_tangents != NULL;
+  c.tc4 = a->tangent_components == 4;
+  if (c.has_t) {
+    size_t tb = c.tc4 ? 16 : 12;
+    c.tin = (const unsigned char*)a->in_tangents;
+    c.tout = (unsigned char*)a->out_tangents;
+    c.tis = a->in_tangents_stride ? a->in_tangents_stride : tb;
+    c.tos = a->out_tangents_stride ? a->out_tangents_stride : tb;
+  }
+
+  _Alignas(64) float stack_scratch[STACK_JOINTS * FLOATS_PER_JOINT];
+  float* scratch = stack_scratch;
+  void* heap = NULL;
+  if (a->joint_count > STACK_JOINTS) {
+    size_t bytes = a->joint_count * FLOATS_PER_JOINT * sizeof(float);
+    bytes = (bytes + 63) & ~(size_t)63;
+    heap = aligned_alloc(64, bytes);
+    if (!heap)
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the palettes of %zu joints", a->joint_count);
+    scratch = (float*)heap;
+  }
+  prepare(a, scratch, &c);
+
+  kernel_fn kernel = kernel_of(skc_deform_active_kernel());
+  size_t V = a->vertex_count;
+  size_t chunks = (V + CHUNK - 1) / CHUNK;
+  size_t bad = 0;
+#if defined(SK_HAVE_OPENMP)
+  int nt = a->threads == 0 ? omp_get_max_threads() : (int)(a->threads > 4096 ? 4096 : a->threads);
+  if ((size_t)nt > chunks) nt = (int)chunks;
+  if (nt > 1) {
+    long long nchunks = (long long)chunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(+ : bad)
+    for (long long i = 0; i < nchunks; ++i) {
+      size_t b = (size_t)i * CHUNK;
+      size_t e = b + CHUNK < V ? b + CHUNK : V;
+      bad += kernel(&c, b, e);
+    }
+  } else {
+    bad = kernel(&c, 0, V);
+  }
+#else
+  (void)chunks;
+  bad = kernel(&c, 0, V);
+#endif
+  free(heap);
+  if (bad)
+    return skc_fail(err, SKC_OUT_OF_RANGE,
+                    "%zu of %zu vertices name a joint >= joint_count (%zu) or carry a non-finite weight; they kept "
+                    "their input values",
+                    bad, V, a->joint_count);
+  skc_err_clear(err);
+  return SKC_OK;
+}

@@ -1,0 +1,84 @@
+/* deform_sse2.c - deform_kernel.inc with SSE2 primitives (x86-64 baseline: no extra compiler flags). */
+#include "skc_deform.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+typedef struct vmat {
+  __m128 c0, c1, c2, c3;
+} vmat;
+typedef struct vdq {
+  __m128 r, d;
+} vdq;
+
+static inline vmat vm_zero(void) {
+  vmat r = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+  return r;
+}
+static inline vmat vm_load(const float* m) {
+  vmat r = {_mm_loadu_ps(m), _mm_loadu_ps(m + 4), _mm_loadu_ps(m + 8), _mm_loadu_ps(m + 12)};
+  return r;
+}
+static inline vmat vm_fma(vmat a, const float* m, float w) {
+  __m128 ws = _mm_set1_ps(w);
+  a.c0 = _mm_add_ps(a.c0, _mm_mul_ps(ws, _mm_loadu_ps(m)));
+  a.c1 = _mm_add_ps(a.c1, _mm_mul_ps(ws, _mm_loadu_ps(m + 4)));
+  a.c2 = _mm_add_ps(a.c2, _mm_mul_ps(ws, _mm_loadu_ps(m + 8)));
+  a.c3 = _mm_add_ps(a.c3, _mm_mul_ps(ws, _mm_loadu_ps(m + 12)));
+  return a;
+}
+static inline vmat vm_add_diag(vmat a, float s) {
+  a.c0 = _mm_add_ps(a.c0, _mm_setr_ps(s, 0, 0, 0));
+  a.c1 = _mm_add_ps(a.c1, _mm_setr_ps(0, s, 0, 0));
+  a.c2 = _mm_add_ps(a.c2, _mm_setr_ps(0, 0, s, 0));
+  return a;
+}
+static inline void store3(__m128 v, float out[3]) {
+  float t[4];
+  _mm_storeu_ps(t, v);
+  out[0] = t[0];
+  out[1] = t[1];
+  out[2] = t[2];
+}
+static inline void vm_point(vmat m, const float p[3], float out[3]) {
+  __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m.c0, _mm_set1_ps(p[0])), _mm_mul_ps(m.c1, _mm_set1_ps(p[1]))),
+                        _mm_add_ps(_mm_mul_ps(m.c2, _mm_set1_ps(p[2])), m.c3));
+  store3(r, out);
+}
+static inline void vm_dir(vmat m, const float d[3], float out[3]) {
+  __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m.c0, _mm_set1_ps(d[0])), _mm_mul_ps(m.c1, _mm_set1_ps(d[1]))),
+                        _mm_mul_ps(m.c2, _mm_set1_ps(d[2])));
+  store3(r, out);
+}
+static inline void vm_store(vmat m, float out[16]) {
+  _mm_storeu_ps(out, m.c0);
+  _mm_storeu_ps(out + 4, m.c1);
+  _mm_storeu_ps(out + 8, m.c2);
+  _mm_storeu_ps(out + 12, m.c3);
+}
+static inline vdq vd_zero(void) {
+  vdq r = {_mm_setzero_ps(), _mm_setzero_ps()};
+  return r;
+}
+static inline vdq vd_fma(vdq a, const float* d, float w) {
+  __m128 ws = _mm_set1_ps(w);
+  a.r = _mm_add_ps(a.r, _mm_mul_ps(ws, _mm_loadu_ps(d)));
+  a.d = _mm_add_ps(a.d, _mm_mul_ps(ws, _mm_loadu_ps(d + 4)));
+  return a;
+}
+static inline void vd_store(vdq d, float out[8]) {
+  _mm_storeu_ps(out, d.r);
+  _mm_storeu_ps(out + 4, d.d);
+}
+
+#define SKC_KERNEL_FN skc_deform_kernel_sse2
+#include "deform_kernel.inc"
+
+int skc_deform_kernel_sse2_available(void) { return 1; }
+
+#else
+size_t skc_deform_kernel_sse2(const skc_deform_ctx* c, size_t begin, size_t end) {
+  return skc_deform_kernel_scalar(c, begin, end);
+}
+int skc_deform_kernel_sse2_available(void) { return 0; }
+#endif

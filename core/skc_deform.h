@@ -1,0 +1,117 @@
+/* skc_deform.h - skinning deformers (rigid, LBS, DQS) over strided streams, and their run-time kernels.
+ *
+ * skc_deform_args mirrors the public sk_deform_job (plugin/skinkit.h) minus its size field; see the doc comments
+ * there for the contract. The numeric values of methods, flags and types are the public ones.
+ *
+ * Layout: deform.c validates a job, prepares per-call palettes (aligned copy of M_j, normal matrices, dual
+ * quaternions, stretch matrices) and splits the vertices into chunks run by one kernel, optionally on OpenMP
+ * threads. A kernel (deform_scalar.c, deform_sse2.c, deform_avx2.c) is the same vertex-major loop
+ * (deform_kernel.inc) instantiated with a different set of small vector primitives.
+ */
+#ifndef SKC_DEFORM_H
+#define SKC_DEFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+
+enum { SKC_DEFORM_LBS = 0, SKC_DEFORM_DQS = 1, SKC_DEFORM_RIGID = 2 };
+enum {
+  SKC_DEFORM_ADDITIVE = 1 << 0,
+  SKC_DEFORM_NORMALIZE_WEIGHTS = 1 << 1,
+  SKC_DEFORM_NORMAL_FAST = 1 << 2,
+  SKC_DEFORM_NO_RENORMALIZE = 1 << 3,
+  SKC_DEFORM_ALL_FLAGS = (1 << 4) - 1
+};
+#define SKC_DEFORM_MAX_INFLUENCES 8u
+#define SKC_DEFORM_MAX_JOINTS 65535u
+/* A palette matrix counts as rigid when its upper 3x3 is orthonormal within this tolerance. */
+#define SKC_DEFORM_RIGID_TOL 1e-4f
+
+typedef struct skc_deform_args {
+  uint32_t method; /* SKC_DEFORM_LBS / DQS / RIGID */
+  uint32_t flags;  /* SKC_DEFORM_* bits */
+  uint32_t threads;
+  size_t vertex_count;
+  const float* palette;
+  size_t joint_count;
+  uint32_t influences; /* 1..8; 0 = CSR */
+  int joint_type;      /* skc_type; 0 = U16 */
+  int weight_type;     /* skc_type; 0 = F32 */
+  const void* joints;
+  size_t joints_stride;
+  const void* weights;
+  size_t weights_stride;
+  const uint32_t* csr_offsets;
+  const uint32_t* csr_joints;
+  const float* csr_weights;
+  const float* in_positions;
+  size_t in_positions_stride;
+  float* out_positions;
+  size_t out_positions_stride;
+  const float* in_normals;
+  size_t in_normals_stride;
+  float* out_normals;
+  size_t out_normals_stride;
+  const float* in_tangents;
+  size_t in_tangents_stride;
+  float* out_tangents;
+  size_t out_tangents_stride;
+  uint32_t tangent_components; /* 0/3 or 4 */
+} skc_deform_args;
+
+/* O(joint_count) checks that touch no per-vertex data. Returns SKC_OK or the error code (message in err). */
+int skc_deform_validate(const skc_deform_args* a, skc_err* err);
+/* Validates, then deforms. Vertices naming a joint >= joint_count or carrying a non-finite weight (CSR: also a
+ * decreasing offset) keep their input values; the call then returns SKC_OUT_OF_RANGE after all other vertices. */
+int skc_deform_run(const skc_deform_args* a, skc_err* err);
+
+/* ---- kernels (internal) --------------------------------------------------------------------------- */
+typedef enum skc_deform_kernel { SKC_KERNEL_AUTO = -1, SKC_KERNEL_SCALAR = 0, SKC_KERNEL_SSE2 = 1, SKC_KERNEL_AVX2 = 2 } skc_deform_kernel;
+
+/* Kernel that the next run will use: a forced one (skc_deform_force_kernel), else the environment variable
+ * SKINKIT_KERNEL=scalar|sse2|avx2, else the best one this CPU supports. A request this CPU cannot run falls
+ * back to the best supported kernel. */
+skc_deform_kernel skc_deform_active_kernel(void);
+const char* skc_deform_kernel_name(skc_deform_kernel k);
+/* Forces a kernel for all later runs in this process (tests); SKC_KERNEL_AUTO restores the default. */
+void skc_deform_force_kernel(skc_deform_kernel k);
+
+/* Prepared job shared by the kernels (read-only during the run). */
+typedef struct skc_deform_ctx {
+  uint32_t method, flags;
+  uint32_t fmt; /* 0 = CSR, else joint_type * 8 + weight_type */
+  uint32_t k;
+  uint32_t jcount;
+  int nonrigid;    /* some palette matrix has scale/shear: npalette holds inverse transposes */
+  int dqs_scaled;  /* DQS: stretch holds S_j of the polar decompositions */
+  int has_n, has_t, tc4;
+  const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
+  const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
+  const float* dq;       /* DQS: 8 per joint (real xyzw, dual xyzw) */
+  const float* stretch;  /* DQS scaled: 16 per joint (upper 3x3 = S_j, rest zero) */
+  const unsigned char* joints;
+  const unsigned char* weights;
+  size_t jstride, wstride;
+  const uint32_t* csr_offsets;
+  const uint32_t* csr_joints;
+  const float* csr_weights;
+  const unsigned char* pin;
+  unsigned char* pout;
+  const unsigned char* nin;
+  unsigned char* nout;
+  const unsigned char* tin;
+  unsigned char* tout;
+  size_t pis, pos, nis, nos, tis, tos;
+} skc_deform_ctx;
+
+/* Each deforms vertices [begin, end) and returns how many were left at their input for bad influences. */
+size_t skc_deform_kernel_scalar(const skc_deform_ctx* c, size_t begin, size_t end);
+size_t skc_deform_kernel_sse2(const skc_deform_ctx* c, size_t begin, size_t end);
+size_t skc_deform_kernel_avx2(const skc_deform_ctx* c, size_t begin, size_t end);
+/* 1 if the kernel was compiled in (the SSE2/AVX2 ones need an x86 compiler). */
+int skc_deform_kernel_sse2_available(void);
+int skc_deform_kernel_avx2_available(void);
+
+#endif

@@ -1,0 +1,217 @@
+/* skeleton.c - joint hierarchy validation, rest/bind matrices, forward kinematics and palette. */
+#include "skc_skeleton.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int skc_hierarchy_check(const int32_t* parents, uint32_t count, skc_err* err) {
+  for (uint32_t j = 0; j < count; ++j) {
+    int32_t p = parents[j];
+    if (p == SKC_NO_PARENT) continue;
+    if (p < 0 || (uint32_t)p >= count)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "joint %u has parent %d, outside 0..%u", j, (int)p, count - 1);
+    if ((uint32_t)p >= j)
+      return skc_fail(err, SKC_BAD_HIERARCHY,
+                      "joint %u has parent %d: parents must come before their children (a cycle or unsorted "
+                      "order; sk_hierarchy_order gives a valid order)",
+                      j, (int)p);
+  }
+  return SKC_OK;
+}
+
+int skc_hierarchy_order(const int32_t* parents, uint32_t count, uint32_t* out_order, skc_err* err) {
+  for (uint32_t j = 0; j < count; ++j) {
+    int32_t p = parents[j];
+    if (p != SKC_NO_PARENT && (p < 0 || (uint32_t)p >= count))
+      return skc_fail(err, SKC_OUT_OF_RANGE, "joint %u has parent %d, outside 0..%u", j, (int)p, count - 1);
+  }
+  /* Depth of each joint by walking up with path marking; a walk longer than count means a cycle. */
+  uint32_t* depth = malloc((size_t)count * sizeof *depth);
+  uint32_t* bucket = calloc((size_t)count + 1, sizeof *bucket);
+  if (!depth || !bucket) {
+    free(depth);
+    free(bucket);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory ordering %u joints", count);
+  }
+  const uint32_t unknown = UINT32_MAX;
+  for (uint32_t j = 0; j < count; ++j) depth[j] = unknown;
+  int rc = SKC_OK;
+  for (uint32_t j = 0; j < count && rc == SKC_OK; ++j) {
+    /* climb until a known depth or a root, counting steps */
+    uint32_t steps = 0, k = j;
+    while (depth[k] == unknown && parents[k] != SKC_NO_PARENT) {
+      k = (uint32_t)parents[k];
+      if (++steps > count) {
+        rc = skc_fail(err, SKC_BAD_HIERARCHY, "the joint hierarchy has a cycle through joint %u", j);
+        break;
+      }
+    }
+    if (rc != SKC_OK) break;
+    uint32_t base = depth[k] != unknown ? depth[k] : 0;
+    if (depth[k] == unknown) depth[k] = 0; /* a root */
+    /* assign depths along the path from j up to k */
+    uint32_t d = base + steps;
+    k = j;
+    while (depth[k] == unknown) {
+      depth[k] = d--;
+      k = (uint32_t)parents[k];
+    }
+  }
+  if (rc == SKC_OK) {
+    /* stable counting sort by depth: parents have smaller depth, so they come first */
+    for (uint32_t j = 0; j < count; ++j) bucket[depth[j] + 1]++;
+    for (uint32_t d = 1; d <= count; ++d) bucket[d] += bucket[d - 1];
+    for (uint32_t j = 0; j < count; ++j) out_order[bucket[depth[j]]++] = j;
+  }
+  free(depth);
+  free(bucket);
+  return rc;
+}
+
+void skc_fk(const int32_t* parents, uint32_t count, const float* local, const float* root, float* out_world) {
+  for (uint32_t j = 0; j < count; ++j) {
+    const float* l = local + (size_t)j * 16;
+    float* w = out_world + (size_t)j * 16;
+    int32_t p = parents[j];
+    if (p == SKC_NO_PARENT) {
+      if (root)
+        skc_mat4_mul(root, l, w);
+      else
+        memcpy(w, l, 16 * sizeof(float));
+    } else {
+      skc_mat4_mul(out_world + (size_t)p * 16, l, w);
+    }
+  }
+}
+
+void skc_palette(const float* world, const float* inverse_bind, uint32_t count, float* out) {
+  for (uint32_t j = 0; j < count; ++j)
+    skc_mat4_mul(world + (size_t)j * 16, inverse_bind + (size_t)j * 16, out + (size_t)j * 16);
+}
+
+void skc_skeleton_destroy(skc_skeleton* s) {
+  if (!s) return;
+  if (s->names)
+    for (uint32_t j = 0; j < s->joint_count; ++j) free(s->names[j]);
+  free(s->names);
+  free(s->parents);
+  free(s->rest_local);
+  free(s->rest_world);
+  free(s->bind);
+  free(s->inverse_bind);
+  free(s);
+}
+
+int32_t skc_skeleton_find(const skc_skeleton* s, const char* name) {
+  if (!s || !name) return -1;
+  for (uint32_t j = 0; j < s->joint_count; ++j)
+    if (strcmp(s->names[j], name) == 0) return (int32_t)j;
+  return -1;
+}
+
+static int check_matrices(const float* m, uint32_t count, const char* what, skc_err* err) {
+  for (uint32_t j = 0; j < count; ++j)
+    if (!skc_mat4_is_finite(m + (size_t)j * 16))
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s matrix of joint %u is not finite", what, j);
+  return SKC_OK;
+}
+
+static int cmp_str_ptr(const void* a, const void* b) {
+  return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+static int check_names(const skc_skeleton* s, skc_err* err) {
+  const char** sorted = malloc((size_t)s->joint_count * sizeof *sorted);
+  if (!sorted) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory checking joint names");
+  for (uint32_t j = 0; j < s->joint_count; ++j) sorted[j] = s->names[j];
+  qsort(sorted, s->joint_count, sizeof *sorted, cmp_str_ptr);
+  int rc = SKC_OK;
+  for (uint32_t j = 1; j < s->joint_count; ++j)
+    if (strcmp(sorted[j - 1], sorted[j]) == 0) {
+      rc = skc_fail(err, SKC_INVALID_ARGUMENT, "joint name \"%s\" is used twice", sorted[j]);
+      break;
+    }
+  free(sorted);
+  return rc;
+}
+
+int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err) {
+  if (!init || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "skeleton init and out must not be NULL");
+  uint32_t n = init->joint_count;
+  if (n == 0 || n > SKC_MAX_JOINTS)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "joint_count %u is outside 1..%u", n, SKC_MAX_JOINTS);
+  if (!init->parents) return skc_fail(err, SKC_INVALID_ARGUMENT, "parents must not be NULL");
+  int rc = skc_hierarchy_check(init->parents, n, err);
+  if (rc) return rc;
+  if (init->rest_local && (rc = check_matrices(init->rest_local, n, "rest", err))) return rc;
+  if (init->bind && (rc = check_matrices(init->bind, n, "bind", err))) return rc;
+  if (init->inverse_bind && (rc = check_matrices(init->inverse_bind, n, "inverse bind", err))) return rc;
+
+  skc_skeleton* s = calloc(1, sizeof *s);
+  if (!s) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a skeleton");
+  s->joint_count = n;
+  size_t mbytes = (size_t)n * 16 * sizeof(float);
+  s->names = calloc(n, sizeof *s->names);
+  s->parents = malloc((size_t)n * sizeof *s->parents);
+  s->rest_local = malloc(mbytes);
+  s->rest_world = malloc(mbytes);
+  s->bind = malloc(mbytes);
+  s->inverse_bind = malloc(mbytes);
+  if (!s->names || !s->parents || !s->rest_local || !s->rest_world || !s->bind || !s->inverse_bind) {
+    skc_skeleton_destroy(s);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a skeleton of %u joints", n);
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    const char* nm = init->names ? init->names[j] : NULL;
+    char fallback[32];
+    if (init->names && (!nm || !nm[0])) {
+      skc_skeleton_destroy(s);
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "joint %u has an empty name", j);
+    }
+    if (!nm) {
+      snprintf(fallback, sizeof fallback, "joint%u", j);
+      nm = fallback;
+    }
+    size_t len = strlen(nm);
+    s->names[j] = malloc(len + 1);
+    if (!s->names[j]) {
+      skc_skeleton_destroy(s);
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying joint names");
+    }
+    memcpy(s->names[j], nm, len + 1);
+  }
+  if ((rc = check_names(s, err))) {
+    skc_skeleton_destroy(s);
+    return rc;
+  }
+  memcpy(s->parents, init->parents, (size_t)n * sizeof *s->parents);
+  if (init->rest_local)
+    memcpy(s->rest_local, init->rest_local, mbytes);
+  else
+    for (uint32_t j = 0; j < n; ++j) skc_mat4_identity(s->rest_local + (size_t)j * 16);
+  skc_fk(s->parents, n, s->rest_local, NULL, s->rest_world);
+
+  for (uint32_t j = 0; j < n; ++j) {
+    float* b = s->bind + (size_t)j * 16;
+    float* ib = s->inverse_bind + (size_t)j * 16;
+    bool ok = true;
+    if (init->inverse_bind) {
+      memcpy(ib, init->inverse_bind + (size_t)j * 16, 16 * sizeof(float));
+      if (init->bind)
+        memcpy(b, init->bind + (size_t)j * 16, 16 * sizeof(float));
+      else
+        ok = skc_mat4_inverse(ib, b);
+    } else {
+      memcpy(b, (init->bind ? init->bind : s->rest_world) + (size_t)j * 16, 16 * sizeof(float));
+      ok = skc_mat4_inverse(b, ib);
+    }
+    if (!ok) {
+      rc = skc_fail(err, SKC_SINGULAR_MATRIX, "bind matrix of joint %u (\"%s\") cannot be inverted", j, s->names[j]);
+      skc_skeleton_destroy(s);
+      return rc;
+    }
+  }
+  *out = s;
+  return SKC_OK;
+}

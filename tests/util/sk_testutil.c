@@ -1,0 +1,55 @@
+/* sk_testutil.c - shared helpers for tests and benchmarks. */
+#include "sk_testutil.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+const char* skt_assets_dir(void) {
+  static int warned = 0;
+  const char* d = getenv("SKINKIT_ASSETS");
+  if (!d || !d[0]) {
+    if (!warned++) fprintf(stderr, "SKINKIT_ASSETS not set: corpus tests skipped (set it to ../shared/assets)\n");
+    return NULL;
+  }
+  struct stat st;
+  if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (!warned++) fprintf(stderr, "SKINKIT_ASSETS=%s is not a directory: corpus tests FAIL\n", d);
+    return NULL;
+  }
+  return d;
+}
+
+int skt_assets_required(void) {
+  const char* d = getenv("SKINKIT_ASSETS");
+  return d && d[0];
+}
+
+const char* skt_asset(const char* relative) {
+  static char buf[4096];
+  const char* d = skt_assets_dir();
+  snprintf(buf, sizeof buf, "%s/%s", d ? d : ".", relative);
+  return buf;
+}
+
+uint32_t skt_rand_u32(skt_rng* r) {
+  uint64_t x = r->s ? r->s : 0x9E3779B97F4A7C15ull;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  r->s = x;
+  return (uint32_t)(x >> 32);
+}
+
+float skt_rand_float(skt_rng* r) { return (skt_rand_u32(r) >> 8) * (1.0f / 16777216.0f); }
+
+float skt_rand_range(skt_rng* r, float lo, float hi) { return lo + (hi - lo) * skt_rand_float(r); }
+
+int skt_run_suite(Suite* suite) {
+  SRunner* sr = srunner_create(suite);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,28 @@
+/* sk_testutil.h - shared helpers for the Check unit tests and the benchmarks. */
+#ifndef SK_TESTUTIL_H
+#define SK_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Corpus root from $SKINKIT_ASSETS, or NULL (and one "skipped" line on stderr, printed once) when unset.
+ * When it is set but not a directory, returns NULL after printing an error; callers then fail. */
+const char* skt_assets_dir(void);
+/* True if SKINKIT_ASSETS is set (so corpus tests must run and must not be skipped). */
+int skt_assets_required(void);
+/* Joins the corpus root and a relative path into a static buffer. */
+const char* skt_asset(const char* relative);
+
+/* Deterministic xorshift random numbers. */
+typedef struct skt_rng {
+  uint64_t s;
+} skt_rng;
+uint32_t skt_rand_u32(skt_rng* r);
+float skt_rand_float(skt_rng* r); /* [0, 1) */
+float skt_rand_range(skt_rng* r, float lo, float hi);
+
+/* Runs a Check suite with CK_NORMAL output; returns the process exit status. */
+struct Suite;
+int skt_run_suite(struct Suite* suite);
+
+#endif
