@@ -25,6 +25,11 @@ static inline vmat vm_fma(vmat a, const float* m, float w) {
   a.hi = _mm256_fmadd_ps(ws, _mm256_loadu_ps(m + 8), a.hi);
   return a;
 }
+static inline vmat vm_add(vmat a, vmat b) {
+  a.lo = _mm256_add_ps(a.lo, b.lo);
+  a.hi = _mm256_add_ps(a.hi, b.hi);
+  return a;
+}
 static inline vmat vm_add_diag(vmat a, float s) {
   a.lo = _mm256_add_ps(a.lo, _mm256_setr_ps(s, 0, 0, 0, 0, s, 0, 0));
   a.hi = _mm256_add_ps(a.hi, _mm256_setr_ps(0, 0, s, 0, 0, 0, 0, 0));

@@ -22,6 +22,10 @@ static inline vmat vm_fma(vmat acc, const float* m, float w) {
   for (int i = 0; i < 16; ++i) acc.m[i] += w * m[i];
   return acc;
 }
+static inline vmat vm_add(vmat a, vmat b) {
+  for (int i = 0; i < 16; ++i) a.m[i] += b.m[i];
+  return a;
+}
 static inline vmat vm_add_diag(vmat a, float s) {
   a.m[0] += s;
   a.m[5] += s;

@@ -27,6 +27,13 @@ static inline vmat vm_fma(vmat a, const float* m, float w) {
   a.c3 = _mm_add_ps(a.c3, _mm_mul_ps(ws, _mm_loadu_ps(m + 12)));
   return a;
 }
+static inline vmat vm_add(vmat a, vmat b) {
+  a.c0 = _mm_add_ps(a.c0, b.c0);
+  a.c1 = _mm_add_ps(a.c1, b.c1);
+  a.c2 = _mm_add_ps(a.c2, b.c2);
+  a.c3 = _mm_add_ps(a.c3, b.c3);
+  return a;
+}
 static inline vmat vm_add_diag(vmat a, float s) {
   a.c0 = _mm_add_ps(a.c0, _mm_setr_ps(s, 0, 0, 0));
   a.c1 = _mm_add_ps(a.c1, _mm_setr_ps(0, s, 0, 0));
