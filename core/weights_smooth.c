@@ -1,0 +1,239 @@
+/* weights_smooth.c - Laplacian smoothing of skin weights over mesh edges (uniform or cotangent).
+ *
+ * One iteration: w'(v) = (1 - f) w(v) + f * sum_u a_vu w(u) for the smoothable joints (the joint list minus the
+ * locked joints) of each selected vertex, a_vu = 1 / degree (uniform) or max(cot, 0) normalized over v's edges
+ * (cotangent; uniform where all are zero). Then the normalization rule. Work per iteration is
+ * O(sum over edges of the neighbour's influence count): a dense accumulator over joints is reused across
+ * vertices (reset through a touched list), and the weights live in two CSR buffers that swap roles. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh_adjacency.h"
+#include "skc_weights.h"
+
+typedef struct csr_buf {
+  uint32_t* off;
+  uint32_t* j;
+  float* w;
+  size_t cap;
+} csr_buf;
+
+static void csr_free(csr_buf* b) {
+  free(b->off);
+  free(b->j);
+  free(b->w);
+  memset(b, 0, sizeof *b);
+}
+
+static bool csr_reserve(csr_buf* b, size_t need) {
+  if (need <= b->cap) return true;
+  if (need > UINT32_MAX) return false;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < need) cap *= 2;
+  uint32_t* j = realloc(b->j, cap * sizeof *j);
+  if (!j) return false;
+  b->j = j;
+  float* w = realloc(b->w, cap * sizeof *w);
+  if (!w) return false;
+  b->w = w;
+  b->cap = cap;
+  return true;
+}
+
+int skc_weights_smooth(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err) {
+  if (!p->triangles || p->triangle_count == 0)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing needs triangles (the mesh has no faces)");
+  if (p->iterations == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing needs at least one iteration");
+  if (!(p->factor > 0.0f && p->factor <= 1.0f))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing factor %g is outside (0, 1]", (double)p->factor);
+  if (!(p->min_weight >= 0.0f && p->min_weight < 1.0f))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "min_weight %g is outside [0, 1)", (double)p->min_weight);
+  uint32_t J = s->joint_count;
+  if (p->joint_list_count && !p->joints)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "joint list is NULL but joint_list_count is %zu", p->joint_list_count);
+  for (size_t k = 0; k < p->joint_list_count; ++k)
+    if (p->joints[k] >= J)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "joint %u in the smoothing list is not in the skin (joint_count %u)",
+                      p->joints[k], J);
+  if (p->cotangent && !p->positions) return skc_fail(err, SKC_INVALID_ARGUMENT, "cotangent smoothing needs positions");
+
+  size_t V = s->vertex_count;
+  skc_adjacency adj;
+  int rc = skc_adjacency_build(&adj, V, p->triangles, p->triangle_count, err);
+  if (rc) return rc;
+  if (p->cotangent &&
+      (rc = skc_adjacency_cotangent(&adj, p->positions, p->positions_stride, p->triangles, p->triangle_count, err))) {
+    skc_adjacency_free(&adj);
+    return rc;
+  }
+  size_t E = adj.offsets[V];
+  float* coef = malloc((E ? E : 1) * sizeof *coef);
+  uint8_t* smoothable = calloc(J, 1);
+  uint8_t* mark = calloc(J, 1);
+  float* acc = malloc(J * sizeof *acc);
+  uint32_t* touched = malloc(J * sizeof *touched);
+  uint8_t* active = malloc(V ? V : 1);
+  csr_buf buf[2] = {{0}, {0}};
+  buf[0].off = malloc((V + 1) * sizeof(uint32_t));
+  buf[1].off = malloc((V + 1) * sizeof(uint32_t));
+  size_t n0 = skc_skin_entries(s);
+  bool ok = coef && smoothable && mark && acc && touched && active && buf[0].off && buf[1].off &&
+            csr_reserve(&buf[0], n0 + n0 / 2 + 16) && csr_reserve(&buf[1], n0 + n0 / 2 + 16);
+  if (!ok) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory smoothing %zu vertices", V);
+    goto done;
+  }
+  /* edge coefficients a_vu, summing to 1 over each vertex's edges */
+  for (size_t v = 0; v < V; ++v) {
+    size_t b = adj.offsets[v], e = adj.offsets[v + 1];
+    double sum = 0.0;
+    if (adj.weights)
+      for (size_t i = b; i < e; ++i) sum += adj.weights[i] > 0.0f ? adj.weights[i] : 0.0f;
+    for (size_t i = b; i < e; ++i) {
+      if (sum > 0.0)
+        coef[i] = adj.weights[i] > 0.0f ? (float)(adj.weights[i] / sum) : 0.0f;
+      else
+        coef[i] = 1.0f / (float)(e - b);
+    }
+  }
+  if (p->joint_list_count)
+    for (size_t k = 0; k < p->joint_list_count; ++k) smoothable[p->joints[k]] = 1;
+  else
+    memset(smoothable, 1, J);
+  if (sc->locked)
+    for (uint32_t j = 0; j < J; ++j)
+      if (sc->locked[j]) smoothable[j] = 0;
+
+  skc_wreport_begin(r, s);
+  for (size_t v = 0; v < V; ++v) {
+    active[v] = 0;
+    if (!skc_wsel(sc, v)) continue;
+    r->vertices_visited++;
+    size_t bad = skc_wcount_invalid(s, s->offsets[v], s->offsets[v + 1]);
+    if (bad) {
+      r->invalid_entries += bad;
+      skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
+    } else if (adj.offsets[v + 1] > adj.offsets[v]) {
+      active[v] = 1;
+    }
+  }
+
+  const float f = p->factor, keep = 1.0f - p->factor, minw = p->min_weight;
+  const double tol = p->tolerance > 0.0f ? p->tolerance : 1e-5;
+  const uint32_t *so = s->offsets, *sj = s->joints;
+  const float* sw = s->weights;
+  csr_buf* dst = NULL;
+  for (uint32_t it = 0; it < p->iterations; ++it) {
+    dst = &buf[it & 1];
+    size_t out = 0;
+    dst->off[0] = 0;
+    for (size_t v = 0; v < V; ++v) {
+      size_t b = so[v], e = so[v + 1];
+      if (!active[v]) {
+        if (!csr_reserve(dst, out + (e - b))) goto oom;
+        memcpy(dst->j + out, sj + b, (e - b) * sizeof *sj);
+        memcpy(dst->w + out, sw + b, (e - b) * sizeof *sw);
+        out += e - b;
+        dst->off[v + 1] = (uint32_t)out;
+        continue;
+      }
+      size_t nt = 0;
+      for (size_t i = b; i < e; ++i) {
+        uint32_t j = sj[i];
+        float w = smoothable[j] ? keep * sw[i] : sw[i];
+        if (!mark[j]) {
+          mark[j] = 1;
+          acc[j] = w;
+          touched[nt++] = j;
+        } else {
+          acc[j] += w;
+        }
+      }
+      for (size_t k = adj.offsets[v]; k < adj.offsets[v + 1]; ++k) {
+        float c = f * coef[k];
+        if (c == 0.0f) continue;
+        uint32_t u = adj.neighbors[k];
+        for (size_t i = so[u], ie = so[u + 1]; i < ie; ++i) {
+          uint32_t j = sj[i];
+          float w = sw[i];
+          if (j >= J || !smoothable[j] || !(w > 0.0f) || w > 3.0e38f) continue;
+          if (!mark[j]) {
+            mark[j] = 1;
+            acc[j] = c * w;
+            touched[nt++] = j;
+          } else {
+            acc[j] += c * w;
+          }
+        }
+      }
+      if (!csr_reserve(dst, out + nt)) goto oom;
+      size_t start = out;
+      for (size_t k = 0; k < nt; ++k) {
+        uint32_t j = touched[k];
+        mark[j] = 0;
+        if (smoothable[j] && acc[j] < minw) continue;
+        dst->j[out] = j;
+        dst->w[out] = acc[j];
+        ++out;
+      }
+      if (sc->locked) {
+        skc_wnormalize_vertex(dst->j + start, dst->w + start, out - start, sc->locked, tol, NULL);
+      } else {
+        float sum = 0.0f;
+        for (size_t i = start; i < out; ++i) sum += dst->w[i];
+        if (sum > 0.0f && sum != 1.0f) {
+          float k = 1.0f / sum;
+          for (size_t i = start; i < out; ++i) dst->w[i] *= k;
+        }
+      }
+      dst->off[v + 1] = (uint32_t)out;
+    }
+    so = dst->off;
+    sj = dst->j;
+    sw = dst->w;
+  }
+  if (p->max_influences) {
+    struct sk_skin tmp = {V, J, dst->off, dst->j, dst->w, dst->cap};
+    skc_wreport lr = {0};
+    skc_wscope ls = {active, sc->locked};
+    if ((rc = skc_weights_limit(&tmp, &ls, p->max_influences, 0, p->tolerance, &lr, err))) goto done;
+  }
+  /* report: per active vertex, changed and whether the sum reached 1 */
+  for (size_t v = 0; v < V; ++v) {
+    if (!active[v]) continue;
+    size_t b0 = s->offsets[v], n0v = s->offsets[v + 1] - b0, b1 = dst->off[v], n1 = dst->off[v + 1] - b1;
+    bool changed = n0v != n1;
+    for (size_t i = 0; i < n1 && !changed; ++i)
+      changed = s->joints[b0 + i] != dst->j[b1 + i] || s->weights[b0 + i] != dst->w[b1 + i];
+    uint8_t fl = changed ? SKC_WFLAG_CHANGED : 0;
+    double sum = 0.0;
+    for (size_t i = 0; i < n1; ++i) sum += dst->w[b1 + i];
+    if (fabs(sum - 1.0) > 1e-4) fl |= SKC_WFLAG_SUM_OFF;
+    if (fl) skc_wreport_flag(r, v, fl);
+  }
+  /* move the final buffer into the skin */
+  free(s->offsets);
+  free(s->joints);
+  free(s->weights);
+  s->offsets = dst->off;
+  s->joints = dst->j;
+  s->weights = dst->w;
+  s->capacity = dst->cap;
+  memset(dst, 0, sizeof *dst);
+  r->influences_after = skc_skin_entries(s);
+  rc = SKC_OK;
+  goto done;
+oom:
+  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory growing smoothed weights");
+done:
+  csr_free(&buf[0]);
+  csr_free(&buf[1]);
+  skc_adjacency_free(&adj);
+  free(coef);
+  free(smoothable);
+  free(mark);
+  free(acc);
+  free(touched);
+  free(active);
+  return rc;
+}
