@@ -1,0 +1,118 @@
+/* scene_build.c - building an skio_scene from data in memory (the addon's export, generated samples). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_scene.h"
+
+static char* dup_str(const char* s) {
+  size_t n = strlen(s);
+  char* d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* err) {
+  if (!out) return skc_fail(err, SKC_INVALID_ARGUMENT, "out must not be NULL");
+  skio_scene* s = calloc(1, sizeof *s);
+  if (!s || !(s->source = dup_str(""))) {
+    free(s);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a scene");
+  }
+  if (skeleton) {
+    skc_skeleton_init init = {skeleton->joint_count, (const char* const*)skeleton->names, skeleton->parents,
+                              skeleton->rest_local, skeleton->bind, skeleton->inverse_bind};
+    int rc = skc_skeleton_create(&init, &s->skeleton, err);
+    if (rc) {
+      skio_scene_destroy(s);
+      return rc;
+    }
+  }
+  *out = s;
+  return SKC_OK;
+}
+
+static int all_finite(const float* v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!isfinite(v[i])) return 0;
+  return 1;
+}
+
+static void* copy_floats(const float* src, size_t n) {
+  if (!src) return NULL;
+  float* d = malloc(n * sizeof *d);
+  if (d) memcpy(d, src, n * sizeof *d);
+  return d;
+}
+
+int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_index, skc_err* err) {
+  if (!s || !in) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and mesh must not be NULL");
+  if (in->vertex_count == 0 || in->vertex_count >= UINT32_MAX || !in->positions)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "a mesh needs 1..2^32-2 vertices and positions");
+  if (in->index_count % 3 || (in->index_count && !in->indices))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "indices must be triangles (a multiple of 3) and non-NULL");
+  if (s->mesh_count >= 65535) return skc_fail(err, SKC_OUT_OF_RANGE, "a scene holds at most 65535 meshes");
+  size_t nv = in->vertex_count;
+  if (!all_finite(in->positions, nv * 3)) return skc_fail(err, SKC_INVALID_ARGUMENT, "positions are not all finite");
+  if (in->normals && !all_finite(in->normals, nv * 3))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "normals are not all finite");
+  for (size_t i = 0; i < in->index_count; ++i)
+    if (in->indices[i] >= nv)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "index %zu is %u, past the %zu vertices", i, in->indices[i], nv);
+  if (in->skin) {
+    if (!s->skeleton) return skc_fail(err, SKC_NO_SKIN, "a skinned mesh needs a scene created with a skeleton");
+    if (in->skin->vertex_count != nv || in->skin->joint_count != s->skeleton->joint_count)
+      return skc_fail(err, SKC_INVALID_ARGUMENT,
+                      "skin has %zu vertices over %u joints; the mesh has %zu vertices, the skeleton %u joints",
+                      in->skin->vertex_count, in->skin->joint_count, nv, s->skeleton->joint_count);
+    if (in->inverse_bind && !all_finite(in->inverse_bind, (size_t)s->skeleton->joint_count * 16))
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "inverse bind matrices are not all finite");
+  }
+  skio_mesh* grown = realloc(s->meshes, (s->mesh_count + 1) * sizeof *grown);
+  if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding a mesh");
+  s->meshes = grown;
+  skio_mesh* m = &s->meshes[s->mesh_count];
+  memset(m, 0, sizeof *m);
+  char fallback[32];
+  snprintf(fallback, sizeof fallback, "mesh%u", s->mesh_count);
+  m->name = dup_str(in->name && in->name[0] ? in->name : fallback);
+  m->vertex_count = nv;
+  m->positions = copy_floats(in->positions, nv * 3);
+  m->normals = copy_floats(in->normals, nv * 3);
+  m->tangents = copy_floats(in->tangents, nv * 4);
+  m->uv0 = copy_floats(in->uv0, nv * 2);
+  m->index_count = in->index_count;
+  if (in->index_count && (m->indices = malloc(in->index_count * sizeof *m->indices)))
+    memcpy(m->indices, in->indices, in->index_count * sizeof *m->indices);
+  int ok = m->name && m->positions && (!in->normals || m->normals) && (!in->tangents || m->tangents) &&
+           (!in->uv0 || m->uv0) && (!in->index_count || m->indices);
+  if (ok && in->skin) {
+    uint32_t nj = s->skeleton->joint_count;
+    ok = skc_skin_clone(in->skin, &m->skin, err) == SKC_OK;
+    m->inverse_bind = copy_floats(in->inverse_bind ? in->inverse_bind : s->skeleton->inverse_bind, (size_t)nj * 16);
+    m->bound = calloc(nj, 1);
+    ok = ok && m->inverse_bind && m->bound;
+    if (ok) {
+      /* a joint counts as bound when some vertex names it (what an exporter writes as an aiBone) */
+      for (size_t i = 0, n = skc_skin_entries(m->skin); i < n; ++i)
+        if (m->skin->joints[i] < nj) m->bound[m->skin->joints[i]] = 1;
+      for (uint32_t j = 0; j < nj; ++j) m->bone_count += m->bound[j];
+    }
+  }
+  if (!ok) {
+    free(m->name);
+    free(m->positions);
+    free(m->normals);
+    free(m->tangents);
+    free(m->uv0);
+    free(m->indices);
+    skc_skin_destroy(m->skin);
+    free(m->inverse_bind);
+    free(m->bound);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying a mesh of %zu vertices", nv);
+  }
+  if (out_index) *out_index = s->mesh_count;
+  s->mesh_count++;
+  return SKC_OK;
+}

@@ -1,0 +1,609 @@
+/* scene_export.c - skio_scene -> aiScene (built here in C, owned by us) -> Assimp exporter.
+ *
+ * Assimp's exporter deep-copies the scene it is given (SceneCombiner::CopyScene) before running its own
+ * post-processing, so a scene built with malloc here is only read by Assimp and freed by free_ai_scene.
+ *
+ * What Assimp 5.2.5 writes, per format (findings from round trips, see tests/unit/test_io.c):
+ *  - glTF 2 (.glb "glb2", .gltf "gltf2"): one skin for the whole scene; per joint the offset matrix of the
+ *    FIRST mesh binding it; at most 4 influences per vertex (JOINTS_0/WEIGHTS_0), taken in aiBone order,
+ *    not by size, the rest silently dropped. Therefore: weights are limited to 4 here (largest first,
+ *    renormalized) unless the caller asks for them as-is and no vertex has more than 4; a mesh whose inverse
+ *    binds differ from the shared ones by one common matrix X is baked (vertices *= X); otherwise refused.
+ *    Every animation channel is written as its own glTF animation ("name_<channel>"), so animations come
+ *    back split per joint; the exporter also writes an empty sampler for a missing T/R/S track, so missing
+ *    tracks are filled here with the rest value. One untextured default material is written.
+ *  - Binary FBX ("fbx"): refused. Assimp 5.2.5's binary FBX writer produces files its own reader rejects
+ *    ("FBX-Tokenize ... block offset is out of range", every corpus file), so nobody could read them.
+ *  - ASCII FBX ("fbxa", only when asked by name): Assimp reads it back with all joints, weights as written
+ *    (10 influences kept), animations; Blender's FBX importer refuses ASCII FBX.
+ *  - Collada ("collada", .dae): reads back with joints, all influences and animations once every channel has
+ *    equal T/R/S key counts (see build_anim; without that: "Unable to resolve library reference
+ *    <node>_matrix-input", e.g. Fox.glb). Vertices are re-expanded per face corner by the Collada importer.
+ */
+#include <assimp/cexport.h>
+#include <assimp/cimport.h>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "skio_scene.h"
+
+static void set_name(struct aiString* s, const char* name) {
+  size_t n = strlen(name);
+  if (n >= MAXLEN) n = MAXLEN - 1;
+  memcpy(s->data, name, n);
+  s->data[n] = 0;
+  s->length = (ai_uint32)n;
+}
+
+/* ---- format table ---------------------------------------------------------------------------------- */
+typedef struct format_entry {
+  const char* ext;     /* lower-case, with dot */
+  const char* id;      /* Assimp export id */
+  const char* refused; /* NULL = supported; else the reason */
+  uint32_t max_influences;
+} format_entry;
+
+static const format_entry k_formats[] = {
+    {".glb", "glb2", NULL, 4},
+    {".gltf", "gltf2", NULL, 4},
+    {".fbx", "fbx",
+     "binary FBX refused: Assimp 5.2.5 writes binary FBX no reader opens (\"FBX-Tokenize: block offset out of "
+     "range\"); use format fbxa (ASCII FBX; Blender cannot read it) or .glb/.dae",
+     0},
+    {".fbx", "fbxa", NULL, 0},
+    {".dae", "collada", NULL, 0},
+};
+
+static const format_entry* find_format(const char* id) {
+  for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
+    if (strcmp(k_formats[i].id, id) == 0) return &k_formats[i];
+  return NULL;
+}
+
+int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext, skc_err* err) {
+  const format_entry* hit = NULL;
+  if (format && format[0]) {
+    for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
+      if (strcasecmp(format, k_formats[i].id) == 0 || strcasecmp(format, k_formats[i].ext + 1) == 0)
+        if (!hit) hit = &k_formats[i];
+    if (!hit) return skc_fail(err, SKC_UNSUPPORTED, "unknown export format \"%s\" (glb, gltf, fbxa, dae)", format);
+  } else {
+    const char* dot = path ? strrchr(path, '.') : NULL;
+    const char* slash = path ? strrchr(path, '/') : NULL;
+    if (!dot || (slash && dot < slash))
+      return skc_fail(err, SKC_UNSUPPORTED, "%s: no file extension to pick the export format from", path ? path : "");
+    for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
+      if (!hit && strcasecmp(dot, k_formats[i].ext) == 0) hit = &k_formats[i];
+    if (!hit) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot write \"%s\" files (glb, gltf, fbx as fbxa, dae)", path, dot);
+  }
+  if (hit->refused) return skc_fail(err, SKC_UNSUPPORTED, "%s", hit->refused);
+  if (out_id) *out_id = hit->id;
+  if (out_ext) *out_ext = hit->ext;
+  return SKC_OK;
+}
+
+/* ---- weights processing ---------------------------------------------------------------------------- */
+/* Processed CSR of one mesh (owned arrays). */
+typedef struct csr {
+  uint32_t* offsets;
+  uint32_t* joints;
+  float* weights;
+} csr;
+
+static void csr_free(csr* c) {
+  free(c->offsets);
+  free(c->joints);
+  free(c->weights);
+}
+
+static int process_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, csr* out, skc_err* err) {
+  const skc_skin* s = m->skin;
+  size_t V = s->vertex_count, n = skc_skin_entries(s);
+  out->offsets = malloc((V + 1) * sizeof *out->offsets);
+  out->joints = malloc(n * sizeof *out->joints + 1);
+  out->weights = malloc(n * sizeof *out->weights + 1);
+  uint32_t* tj = malloc(n * sizeof *tj + 1);
+  float* tw = malloc(n * sizeof *tw + 1);
+  if (!out->offsets || !out->joints || !out->weights || !tj || !tw) {
+    free(tj);
+    free(tw);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory processing weights of \"%s\"", m->name);
+  }
+  size_t at = 0;
+  out->offsets[0] = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t b = s->offsets[v], e = s->offsets[v + 1], c = 0;
+    for (size_t k = b; k < e; ++k) {
+      float w = s->weights[k];
+      if (o->prune > 0.0f && !(w >= o->prune)) continue;
+      tj[c] = s->joints[k];
+      tw[c] = w;
+      ++c;
+    }
+    if (limit) {
+      c = skc_select_top(tj, tw, c, limit, out->joints + at, out->weights + at);
+    } else {
+      memcpy(out->joints + at, tj, c * sizeof *tj);
+      memcpy(out->weights + at, tw, c * sizeof *tw);
+      if (o->normalize) {
+        double sum = 0.0;
+        for (size_t k = 0; k < c; ++k) sum += out->weights[at + k];
+        if (sum > 0.0 && isfinite(sum))
+          for (size_t k = 0; k < c; ++k) out->weights[at + k] = (float)(out->weights[at + k] / sum);
+      }
+    }
+    at += c;
+    out->offsets[v + 1] = (uint32_t)at;
+  }
+  free(tj);
+  free(tw);
+  return SKC_OK;
+}
+
+/* ---- aiScene construction ---------------------------------------------------------------------------- */
+static void free_node(struct aiNode* n) {
+  if (!n) return;
+  for (unsigned i = 0; i < n->mNumChildren; ++i) free_node(n->mChildren[i]);
+  free(n->mChildren);
+  free(n->mMeshes);
+  free(n);
+}
+
+static void free_ai_scene(struct aiScene* sc) {
+  if (!sc) return;
+  free_node(sc->mRootNode);
+  for (unsigned m = 0; m < sc->mNumMeshes; ++m) {
+    struct aiMesh* am = sc->mMeshes[m];
+    if (!am) continue;
+    free(am->mVertices);
+    free(am->mNormals);
+    free(am->mTangents);
+    free(am->mBitangents);
+    free(am->mTextureCoords[0]);
+    if (am->mFaces) free(am->mFaces[0].mIndices); /* one block for all faces */
+    free(am->mFaces);
+    for (unsigned b = 0; b < am->mNumBones; ++b)
+      if (am->mBones[b]) {
+        free(am->mBones[b]->mWeights);
+        free(am->mBones[b]);
+      }
+    free(am->mBones);
+    free(am);
+  }
+  free(sc->mMeshes);
+  for (unsigned m = 0; m < sc->mNumMaterials; ++m) {
+    if (!sc->mMaterials[m]) continue;
+    for (unsigned p = 0; p < sc->mMaterials[m]->mNumProperties; ++p) {
+      free(sc->mMaterials[m]->mProperties[p]->mData);
+      free(sc->mMaterials[m]->mProperties[p]);
+    }
+    free(sc->mMaterials[m]->mProperties);
+    free(sc->mMaterials[m]);
+  }
+  free(sc->mMaterials);
+  for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
+    struct aiAnimation* aa = sc->mAnimations[a];
+    if (!aa) continue;
+    for (unsigned c = 0; c < aa->mNumChannels; ++c) {
+      if (!aa->mChannels[c]) continue;
+      free(aa->mChannels[c]->mPositionKeys);
+      free(aa->mChannels[c]->mRotationKeys);
+      free(aa->mChannels[c]->mScalingKeys);
+      free(aa->mChannels[c]);
+    }
+    free(aa->mChannels);
+    free(aa);
+  }
+  free(sc->mAnimations);
+  free(sc);
+}
+
+static struct aiNode* new_node(const char* name, struct aiNode* parent) {
+  struct aiNode* n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  set_name(&n->mName, name);
+  n->mParent = parent;
+  float id[16];
+  skc_mat4_identity(id);
+  skio_mat_to_ai(id, &n->mTransformation.a1);
+  return n;
+}
+
+static bool add_child(struct aiNode* p, struct aiNode* c) {
+  struct aiNode** ch = realloc(p->mChildren, (p->mNumChildren + 1) * sizeof *ch);
+  if (!ch) return false;
+  p->mChildren = ch;
+  ch[p->mNumChildren++] = c;
+  c->mParent = p;
+  return true;
+}
+
+/* Material with just a name (the glTF exporter reads properties with defaults). */
+static struct aiMaterial* default_material(void) {
+  struct aiMaterial* mat = calloc(1, sizeof *mat);
+  struct aiMaterialProperty* p = calloc(1, sizeof *p);
+  struct aiMaterialProperty** list = calloc(1, sizeof *list);
+  const char* nm = "skinkit_default";
+  size_t len = strlen(nm);
+  char* data = calloc(1, 4 + len + 1); /* aiString as stored in properties: uint32 length + chars + NUL */
+  if (!mat || !p || !list || !data) {
+    free(mat);
+    free(p);
+    free(list);
+    free(data);
+    return NULL;
+  }
+  uint32_t l32 = (uint32_t)len;
+  memcpy(data, &l32, 4);
+  memcpy(data + 4, nm, len + 1);
+  set_name(&p->mKey, "?mat.name");
+  p->mType = aiPTI_String;
+  p->mDataLength = (unsigned)(4 + len + 1);
+  p->mData = data;
+  list[0] = p;
+  mat->mProperties = list;
+  mat->mNumProperties = 1;
+  mat->mNumAllocated = 1;
+  return mat;
+}
+
+/* X with IB_mesh(j) = IB_shared(j) * X for every bound joint, if one common X exists. */
+static bool common_rebind(const skio_mesh* m, const skc_skeleton* sk, float x[16], bool* identity) {
+  bool have = false;
+  *identity = true;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (!m->bound[j]) continue;
+    const float* mine = m->inverse_bind + (size_t)j * 16;
+    const float* shared = sk->inverse_bind + (size_t)j * 16;
+    if (skc_mat4_max_abs_diff(mine, shared) <= 1e-6f) {
+      if (have && !*identity) return false;
+      if (!have) skc_mat4_identity(x);
+      have = true;
+      continue;
+    }
+    float inv[16], xj[16];
+    if (!skc_mat4_inverse(shared, inv)) return false;
+    skc_mat4_mul(inv, mine, xj);
+    if (!have) {
+      memcpy(x, xj, sizeof xj);
+      have = true;
+      *identity = false;
+    } else if (skc_mat4_max_abs_diff(x, xj) > 1e-4f * (1.0f + fabsf(x[12]) + fabsf(x[13]) + fabsf(x[14]))) {
+      return false;
+    }
+  }
+  if (!have) skc_mat4_identity(x);
+  return true;
+}
+
+static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit,
+                      struct aiMesh** out, skc_err* err) {
+  const skio_mesh* m = &s->meshes[mi];
+  const skc_skeleton* sk = s->skeleton;
+  struct aiMesh* am = calloc(1, sizeof *am);
+  if (!am) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  *out = am;
+  set_name(&am->mName, m->name);
+  am->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
+  size_t V = m->vertex_count;
+  am->mNumVertices = (unsigned)V;
+  float x[16], nx[16];
+  bool ident = true;
+  if (m->skin && sk) {
+    if (!common_rebind(m, sk, x, &ident))
+      return skc_fail(err, SKC_UNSUPPORTED,
+                      "mesh \"%s\" binds joints with inverse bind matrices that differ from the first mesh's in a "
+                      "way no single mesh transform explains; Assimp writes one skin for all meshes",
+                      m->name);
+    if (!ident && !skc_mat4_normal_matrix(x, nx))
+      return skc_fail(err, SKC_UNSUPPORTED, "mesh \"%s\": singular rebind matrix", m->name);
+  }
+  am->mVertices = calloc(V + 1, sizeof *am->mVertices);
+  if (!am->mVertices) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  for (size_t v = 0; v < V; ++v) {
+    float p[3];
+    if (ident)
+      memcpy(p, m->positions + v * 3, sizeof p);
+    else
+      skc_mat4_transform_point(x, m->positions + v * 3, p);
+    am->mVertices[v].x = p[0];
+    am->mVertices[v].y = p[1];
+    am->mVertices[v].z = p[2];
+  }
+  if (m->normals) {
+    if (!(am->mNormals = calloc(V + 1, sizeof *am->mNormals))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    for (size_t v = 0; v < V; ++v) {
+      float n[3];
+      if (ident)
+        memcpy(n, m->normals + v * 3, sizeof n);
+      else
+        skc_mat4_transform_dir(nx, m->normals + v * 3, n);
+      am->mNormals[v].x = n[0];
+      am->mNormals[v].y = n[1];
+      am->mNormals[v].z = n[2];
+    }
+  }
+  if (m->uv0) {
+    if (!(am->mTextureCoords[0] = calloc(V + 1, sizeof(struct aiVector3D))))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    am->mNumUVComponents[0] = 2;
+    for (size_t v = 0; v < V; ++v) {
+      am->mTextureCoords[0][v].x = m->uv0[v * 2];
+      am->mTextureCoords[0][v].y = m->uv0[v * 2 + 1];
+    }
+  }
+  size_t F = m->index_count / 3;
+  am->mNumFaces = (unsigned)F;
+  am->mFaces = calloc(F + 1, sizeof *am->mFaces);
+  unsigned* idx = malloc((F * 3 + 1) * sizeof *idx);
+  if (!am->mFaces || !idx) {
+    free(idx);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  am->mFaces[0].mIndices = idx; /* freed through face 0 even when F == 0 */
+  for (size_t f = 0; f < F; ++f) {
+    am->mFaces[f].mNumIndices = 3;
+    am->mFaces[f].mIndices = idx + f * 3;
+    for (int k = 0; k < 3; ++k) idx[f * 3 + k] = m->indices[f * 3 + k];
+  }
+  if (!m->skin || !sk) return SKC_OK;
+
+  csr c = {0};
+  int rc = process_weights(m, o, limit, &c, err);
+  if (rc) {
+    csr_free(&c);
+    return rc;
+  }
+  uint32_t jc = sk->joint_count;
+  uint32_t* per_joint = calloc(jc, sizeof *per_joint);
+  int32_t* bone_of = malloc(jc * sizeof *bone_of);
+  if (!per_joint || !bone_of) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (size_t e = 0; e < c.offsets[V]; ++e)
+    if (c.joints[e] < jc) per_joint[c.joints[e]]++;
+  unsigned nb = 0;
+  for (uint32_t j = 0; j < jc; ++j) {
+    bone_of[j] = (m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
+  }
+  am->mBones = calloc(nb + 1, sizeof *am->mBones);
+  if (!am->mBones) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  am->mNumBones = nb;
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (bone_of[j] < 0) continue;
+    struct aiBone* b = calloc(1, sizeof *b);
+    if (!b || !(b->mWeights = calloc(per_joint[j] + 1, sizeof *b->mWeights))) {
+      free(b);
+      am->mNumBones = (unsigned)bone_of[j];
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      goto done;
+    }
+    am->mBones[bone_of[j]] = b;
+    set_name(&b->mName, sk->names[j]);
+    /* shared inverse bind (the exporter keeps one per joint); the mesh was baked by X above */
+    skio_mat_to_ai(sk->inverse_bind + (size_t)j * 16,
+                   &b->mOffsetMatrix.a1);
+  }
+  for (size_t v = 0; v < V; ++v)
+    for (uint32_t e = c.offsets[v]; e < c.offsets[v + 1]; ++e) {
+      uint32_t j = c.joints[e];
+      if (j >= jc) continue;
+      struct aiBone* b = am->mBones[bone_of[j]];
+      b->mWeights[b->mNumWeights].mVertexId = (unsigned)v;
+      b->mWeights[b->mNumWeights].mWeight = c.weights[e];
+      b->mNumWeights++;
+    }
+done:
+  free(per_joint);
+  free(bone_of);
+  csr_free(&c);
+  return rc;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorted distinct key times of all tracks of a channel (count returned; times has room for all keys + 1). */
+static size_t union_times(const skio_channel* ch, double* times) {
+  size_t n = 0;
+  for (uint32_t k = 0; k < ch->pos_count; ++k) times[n++] = ch->pos_time[k];
+  for (uint32_t k = 0; k < ch->rot_count; ++k) times[n++] = ch->rot_time[k];
+  for (uint32_t k = 0; k < ch->scl_count; ++k) times[n++] = ch->scl_time[k];
+  if (!n) times[n++] = 0.0;
+  qsort(times, n, sizeof *times, cmp_double);
+  size_t u = 1;
+  for (size_t i = 1; i < n; ++i)
+    if (times[i] != times[u - 1]) times[u++] = times[i];
+  return u;
+}
+
+/* Every channel is written with T, R and S keys at the same times (the union of its tracks' times, sampled
+ * with the same interpolation as skio_anim_sample, so linear playback is unchanged): Assimp's Collada
+ * exporter silently skips the <source>s of a channel whose three key counts differ but still writes its
+ * <sampler>, leaving "Unable to resolve library reference" for every reader; the glTF exporter writes an
+ * empty sampler for a missing track. */
+static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation** out, skc_err* err) {
+  const skio_anim* a = &s->anims[ai_index];
+  const skc_skeleton* sk = s->skeleton;
+  struct aiAnimation* aa = calloc(1, sizeof *aa);
+  if (!aa) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  *out = aa;
+  set_name(&aa->mName, a->name);
+  aa->mTicksPerSecond = 1.0; /* our key times are seconds */
+  aa->mDuration = a->duration;
+  aa->mChannels = calloc(a->channel_count + 1, sizeof *aa->mChannels);
+  skc_trs* pose = malloc(sk->joint_count * sizeof *pose);
+  if (!aa->mChannels || !pose) {
+    free(pose);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  int rc = SKC_OK;
+  for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
+    const skio_channel* ch = &a->channels[c];
+    size_t total = (size_t)ch->pos_count + ch->rot_count + ch->scl_count + 1;
+    double* times = malloc(total * sizeof *times);
+    struct aiNodeAnim* na = calloc(1, sizeof *na);
+    if (!times || !na) {
+      free(times);
+      free(na);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    aa->mChannels[aa->mNumChannels++] = na;
+    set_name(&na->mNodeName, sk->names[ch->joint]);
+    size_t n = union_times(ch, times);
+    na->mPositionKeys = calloc(n, sizeof *na->mPositionKeys);
+    na->mRotationKeys = calloc(n, sizeof *na->mRotationKeys);
+    na->mScalingKeys = calloc(n, sizeof *na->mScalingKeys);
+    if (!na->mPositionKeys || !na->mRotationKeys || !na->mScalingKeys) {
+      free(times);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys = (unsigned)n;
+    for (size_t k = 0; k < n && !rc; ++k) {
+      rc = skio_anim_sample(s, ai_index, times[k], pose, err);
+      const skc_trs* p = &pose[ch->joint];
+      na->mPositionKeys[k].mTime = na->mRotationKeys[k].mTime = na->mScalingKeys[k].mTime = times[k];
+      na->mPositionKeys[k].mValue.x = p->t[0];
+      na->mPositionKeys[k].mValue.y = p->t[1];
+      na->mPositionKeys[k].mValue.z = p->t[2];
+      na->mRotationKeys[k].mValue.x = p->r[0];
+      na->mRotationKeys[k].mValue.y = p->r[1];
+      na->mRotationKeys[k].mValue.z = p->r[2];
+      na->mRotationKeys[k].mValue.w = p->r[3];
+      na->mScalingKeys[k].mValue.x = p->s[0];
+      na->mScalingKeys[k].mValue.y = p->s[1];
+      na->mScalingKeys[k].mValue.z = p->s[2];
+    }
+    free(times);
+  }
+  free(pose);
+  return rc;
+}
+
+static int build_nodes(const skio_scene* s, struct aiScene* sc, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  uint32_t jc = sk ? sk->joint_count : 0, roots = 0;
+  for (uint32_t j = 0; j < jc; ++j) roots += sk->parents[j] == SKC_NO_PARENT;
+  struct aiNode** jn = calloc(jc + 1, sizeof *jn);
+  if (!jn) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  struct aiNode* root = NULL;
+  int rc = SKC_OK;
+  if (roots != 1) {
+    if (!(root = new_node("skinkit_root", NULL))) rc = SKC_OUT_OF_MEMORY;
+    sc->mRootNode = root;
+  }
+  for (uint32_t j = 0; j < jc && !rc; ++j) {
+    struct aiNode* n = new_node(sk->names[j], NULL);
+    if (!n) {
+      rc = SKC_OUT_OF_MEMORY;
+      break;
+    }
+    jn[j] = n;
+    skio_mat_to_ai(sk->rest_local + (size_t)j * 16, &n->mTransformation.a1);
+    int32_t p = sk->parents[j];
+    if (p == SKC_NO_PARENT && roots == 1) {
+      root = n;
+      sc->mRootNode = n;
+    } else if (!add_child(p == SKC_NO_PARENT ? root : jn[p], n)) {
+      free_node(n);
+      rc = SKC_OUT_OF_MEMORY;
+    }
+  }
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
+    char nm[MAXLEN];
+    snprintf(nm, sizeof nm, "%s", s->meshes[m].name);
+    if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", s->meshes[m].name);
+    struct aiNode* n = new_node(nm, root);
+    if (!n || !(n->mMeshes = malloc(sizeof *n->mMeshes)) || !add_child(root, n)) {
+      if (n) {
+        free(n->mMeshes);
+        free(n);
+      }
+      rc = SKC_OUT_OF_MEMORY;
+      break;
+    }
+    n->mNumMeshes = 1;
+    n->mMeshes[0] = m;
+  }
+  free(jn);
+  return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
+}
+
+int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
+  if (!s || !path) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
+  skio_export_options o = {0};
+  if (opts) o = *opts;
+  const char* id = NULL;
+  int rc = skio_export_format(path, o.format, &id, NULL, err);
+  if (rc) return rc;
+  if (s->mesh_count == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh to write", path);
+  const uint32_t fmt_max = find_format(id)->max_influences; /* glTF: JOINTS_0/WEIGHTS_0 only; 0 = any */
+  uint32_t limit = o.limit;
+  if (fmt_max && limit > fmt_max)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: Assimp's %s exporter writes at most %u influences per vertex, %u asked",
+                    path, id, fmt_max, limit);
+  if (!fmt_max) {
+    /* weights as-is unless a limit was asked */
+  } else if (o.keep_all && !limit) {
+    for (uint32_t m = 0; m < s->mesh_count; ++m) {
+      const skc_skin* sk = s->meshes[m].skin;
+      if (!sk) continue;
+      for (size_t v = 0; v < sk->vertex_count; ++v)
+        if (sk->offsets[v + 1] - sk->offsets[v] > fmt_max)
+          return skc_fail(err, SKC_UNSUPPORTED,
+                          "%s: mesh \"%s\" vertex %zu has %u influences; glTF via Assimp keeps %u (use a limit)", path,
+                          s->meshes[m].name, v, sk->offsets[v + 1] - sk->offsets[v], fmt_max);
+    }
+  } else if (!limit) {
+    limit = fmt_max; /* default: 4 largest, sorted, renormalized */
+  }
+  struct aiScene* sc = calloc(1, sizeof *sc);
+  if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if ((rc = build_nodes(s, sc, err))) goto done;
+  sc->mMaterials = calloc(1, sizeof *sc->mMaterials);
+  if (!sc->mMaterials || !(sc->mMaterials[0] = default_material())) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  sc->mNumMaterials = 1;
+  if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    sc->mNumMeshes = m + 1;
+    if ((rc = build_mesh(s, m, &o, limit, &sc->mMeshes[m], err))) goto done;
+  }
+  if (s->anim_count && s->skeleton) {
+    if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations))) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      goto done;
+    }
+    for (uint32_t a = 0; a < s->anim_count; ++a) {
+      if (!s->anims[a].channel_count) continue;
+      if ((rc = build_anim(s, a, &sc->mAnimations[sc->mNumAnimations++], err))) goto done;
+    }
+  }
+  if (aiExportSceneEx(sc, id, path, NULL, 0) != aiReturn_SUCCESS) {
+    const char* why = aiGetErrorString();
+    rc = skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
+  }
+done:
+  free_ai_scene(sc);
+  return rc;
+}

@@ -1,0 +1,580 @@
+#define _DEFAULT_SOURCE /* clock_gettime, fork, kill */
+/* scene_import.c - any skinned file Assimp reads -> skio_scene (meshes, one skeleton, CSR skins, per-mesh
+ * inverse binds, animations).
+ *
+ * Post-processing: aiProcess_Triangulate only (SKIO_IMPORT_FLAGS_BASE). Vertex counts are therefore those of
+ * the file's own vertex streams (glTF/Ogre/MD5/.X/B3D: as stored; FBX/Collada: Assimp's per-face-corner
+ * expansion, i.e. larger than with JoinIdenticalVertices). Weights are never touched.
+ *
+ * Skeleton: every node named by an aiBone of any mesh plus all its ancestors up to the root node, in the
+ * node tree's depth-first preorder (parents first). rest_local = node transform; bind = inverse of the first
+ * mesh's aiBone offset matrix for that joint (rest world when no mesh binds it or the offset is singular).
+ * A bone whose node is missing becomes an extra root joint with rest = inverse(offset).
+ *
+ * Weights: every (bone, vertex) entry is kept as in the file (duplicates, negative, unnormalized, NaN), in
+ * aiBone order, except exact zeros: Assimp's glTF importer adds a dummy (vertex 0, weight 0) entry to every
+ * joint without weights, which would otherwise show up as extra influences of vertex 0. Entries naming a
+ * vertex past the end cannot be stored and are counted in skio_mesh.dropped_weights.
+ */
+#include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "skio_scene.h"
+
+_Static_assert(sizeof(ai_real) == sizeof(float), "skinkit expects Assimp built with single-precision ai_real");
+_Static_assert(sizeof(struct aiMatrix4x4) == 16 * sizeof(float), "aiMatrix4x4 layout");
+_Static_assert(aiProcess_Triangulate == SKIO_IMPORT_FLAGS_BASE, "SKIO_IMPORT_FLAGS_BASE");
+
+static char* dup_str(const char* s) {
+  size_t n = strlen(s);
+  char* d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- flattened node tree ----------------------------------------------------------------------- */
+typedef struct flat_node {
+  const struct aiNode* node;
+  int32_t parent; /* index into the flat array */
+  int32_t joint;  /* joint index or -1 */
+  bool needed;
+} flat_node;
+
+typedef struct builder {
+  const char* path;
+  const struct aiScene* ai;
+  flat_node* nodes;
+  uint32_t node_count;
+  /* bones without a node: names (borrowed from aiBone) and offsets */
+  const struct aiBone** orphans;
+  uint32_t orphan_count;
+  uint32_t joint_count;
+  skio_scene* out;
+} builder;
+
+static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
+  if (!n || depth > 100000) return 0;
+  uint32_t c = 1;
+  for (unsigned i = 0; i < n->mNumChildren; ++i) c += count_nodes(n->mChildren[i], depth + 1);
+  return c;
+}
+
+static void flatten(builder* b, const struct aiNode* n, int32_t parent, uint32_t depth) {
+  if (!n || depth > 100000) return;
+  uint32_t me = b->node_count++;
+  b->nodes[me].node = n;
+  b->nodes[me].parent = parent;
+  b->nodes[me].joint = -1;
+  b->nodes[me].needed = false;
+  for (unsigned i = 0; i < n->mNumChildren; ++i) flatten(b, n->mChildren[i], (int32_t)me, depth + 1);
+}
+
+/* First node in preorder with this name (what Assimp's own FindNode returns), or -1. */
+static int32_t find_node(const builder* b, const struct aiString* name) {
+  for (uint32_t i = 0; i < b->node_count; ++i) {
+    const struct aiString* nn = &b->nodes[i].node->mName;
+    if (nn->length == name->length && memcmp(nn->data, name->data, name->length) == 0) return (int32_t)i;
+  }
+  return -1;
+}
+
+static int32_t find_orphan(const builder* b, const struct aiString* name) {
+  for (uint32_t i = 0; i < b->orphan_count; ++i)
+    if (strcmp(b->orphans[i]->mName.data, name->data) == 0) return (int32_t)i;
+  return -1;
+}
+
+/* Joint index of an aiBone: its node's joint, else the orphan joint (appended after all node joints). */
+static int32_t bone_joint(const builder* b, const struct aiBone* bone) {
+  int32_t n = find_node(b, &bone->mName);
+  if (n >= 0) return b->nodes[n].joint;
+  int32_t o = find_orphan(b, &bone->mName);
+  return o >= 0 ? (int32_t)(b->joint_count - b->orphan_count + (uint32_t)o) : -1;
+}
+
+static bool name_taken(char** names, uint32_t count, const char* nm) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (names[i] && strcmp(names[i], nm) == 0) return true;
+  return false;
+}
+
+static int build_skeleton(builder* b, skc_err* err) {
+  const struct aiScene* ai = b->ai;
+  uint32_t bone_total = 0;
+  for (unsigned m = 0; m < ai->mNumMeshes; ++m)
+    if (ai->mMeshes[m]) bone_total += ai->mMeshes[m]->mNumBones;
+  if (bone_total == 0) return SKC_OK;
+  b->orphans = calloc(bone_total, sizeof *b->orphans);
+  if (!b->orphans) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
+    const struct aiMesh* mesh = ai->mMeshes[m];
+    if (!mesh) continue;
+    for (unsigned k = 0; k < mesh->mNumBones; ++k) {
+      const struct aiBone* bone = mesh->mBones[k];
+      if (!bone) continue;
+      int32_t n = find_node(b, &bone->mName);
+      if (n < 0) {
+        if (find_orphan(b, &bone->mName) < 0) b->orphans[b->orphan_count++] = bone;
+        continue;
+      }
+      for (int32_t p = n; p >= 0 && !b->nodes[p].needed; p = b->nodes[p].parent) b->nodes[p].needed = true;
+    }
+  }
+  uint32_t jc = 0;
+  for (uint32_t i = 0; i < b->node_count; ++i)
+    if (b->nodes[i].needed) b->nodes[i].joint = (int32_t)jc++;
+  jc += b->orphan_count;
+  if (jc == 0) return SKC_OK;
+  if (jc > SKC_MAX_JOINTS)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: %u joints exceed the limit of %u", b->path, jc, SKC_MAX_JOINTS);
+  b->joint_count = jc;
+
+  char** names = calloc(jc, sizeof *names);
+  int32_t* parents = malloc(jc * sizeof *parents);
+  float* local = malloc((size_t)jc * 16 * sizeof(float));
+  float* world = malloc((size_t)jc * 16 * sizeof(float));
+  float* bind = malloc((size_t)jc * 16 * sizeof(float));
+  float* ibind = malloc((size_t)jc * 16 * sizeof(float));
+  uint8_t* have = calloc(jc, 1);
+  int rc = SKC_OK;
+  if (!names || !parents || !local || !world || !bind || !ibind || !have) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
+    goto done;
+  }
+  for (uint32_t i = 0; i < b->node_count; ++i) {
+    const flat_node* fn = &b->nodes[i];
+    if (fn->joint < 0) continue;
+    uint32_t j = (uint32_t)fn->joint;
+    parents[j] = fn->parent >= 0 ? b->nodes[fn->parent].joint : SKC_NO_PARENT;
+    skio_mat_from_ai(&fn->node->mTransformation.a1, local + (size_t)j * 16);
+  }
+  for (uint32_t o = 0; o < b->orphan_count; ++o) {
+    uint32_t j = jc - b->orphan_count + o;
+    parents[j] = SKC_NO_PARENT;
+    float off[16];
+    skio_mat_from_ai(&b->orphans[o]->mOffsetMatrix.a1, off);
+    if (!skc_mat4_inverse(off, local + (size_t)j * 16)) skc_mat4_identity(local + (size_t)j * 16);
+  }
+  /* unique, non-empty names: a later duplicate gets "#2", "#3", ... */
+  for (uint32_t i = 0; i < b->node_count; ++i)
+    if (b->nodes[i].joint >= 0) names[b->nodes[i].joint] = (char*)b->nodes[i].node->mName.data; /* borrowed */
+  for (uint32_t o = 0; o < b->orphan_count; ++o) names[jc - b->orphan_count + o] = (char*)b->orphans[o]->mName.data;
+  for (uint32_t j = 0; j < jc; ++j) {
+    const char* base = names[j];
+    names[j] = NULL; /* from here on names[0..j-1] are owned copies */
+    char tmp[32];
+    if (!base[0]) {
+      snprintf(tmp, sizeof tmp, "joint%u", j);
+      base = tmp;
+    }
+    char cand[1200];
+    snprintf(cand, sizeof cand, "%s", base);
+    for (unsigned k = 2; name_taken(names, j, cand); ++k) snprintf(cand, sizeof cand, "%s#%u", base, k);
+    if (!(names[j] = dup_str(cand))) {
+      for (uint32_t r = j + 1; r < jc; ++r) names[r] = NULL;
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+      goto done;
+    }
+  }
+  skc_fk(parents, jc, local, NULL, world);
+  /* bind from the first mesh binding each joint */
+  for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
+    const struct aiMesh* mesh = ai->mMeshes[m];
+    if (!mesh) continue;
+    for (unsigned k = 0; k < mesh->mNumBones; ++k) {
+      const struct aiBone* bone = mesh->mBones[k];
+      if (!bone) continue;
+      int32_t j = bone_joint(b, bone);
+      if (j < 0 || have[j]) continue;
+      float off[16], inv[16];
+      skio_mat_from_ai(&bone->mOffsetMatrix.a1, off);
+      if (skc_mat4_is_finite(off) && skc_mat4_inverse(off, inv)) {
+        memcpy(ibind + (size_t)j * 16, off, sizeof off);
+        memcpy(bind + (size_t)j * 16, inv, sizeof inv);
+        have[j] = 1;
+      }
+    }
+  }
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (have[j]) continue;
+    memcpy(bind + (size_t)j * 16, world + (size_t)j * 16, 16 * sizeof(float));
+    if (!skc_mat4_inverse(world + (size_t)j * 16, ibind + (size_t)j * 16)) skc_mat4_identity(ibind + (size_t)j * 16);
+  }
+  skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind};
+  skc_err e2 = {0};
+  if ((rc = skc_skeleton_create(&init, &b->out->skeleton, &e2)))
+    rc = skc_fail(err, rc == SKC_OUT_OF_MEMORY ? rc : SKC_FORMAT, "%s: skeleton: %s", b->path, e2.message);
+done:
+  if (names)
+    for (uint32_t j = 0; j < jc; ++j) free(names[j]);
+  free(names);
+  free(parents);
+  free(local);
+  free(world);
+  free(bind);
+  free(ibind);
+  free(have);
+  return rc;
+}
+
+/* ---- meshes ---------------------------------------------------------------------------------------- */
+static float* copy_vec3(const struct aiVector3D* v, size_t n) {
+  float* d = malloc(n * 3 * sizeof(float) + 1);
+  if (!d) return NULL;
+  for (size_t i = 0; i < n; ++i) {
+    d[i * 3 + 0] = v[i].x;
+    d[i * 3 + 1] = v[i].y;
+    d[i * 3 + 2] = v[i].z;
+  }
+  return d;
+}
+
+static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err* err) {
+  const skc_skeleton* sk = b->out->skeleton;
+  uint32_t jc = sk->joint_count;
+  size_t V = m->vertex_count;
+  m->bone_count = am->mNumBones;
+  int rc = skc_skin_create(V, jc, &m->skin, err);
+  if (rc) return rc;
+  m->inverse_bind = malloc((size_t)jc * 16 * sizeof(float));
+  m->bound = calloc(jc, 1);
+  uint32_t* offsets = calloc(V + 1, sizeof *offsets);
+  int32_t* bone_j = malloc((am->mNumBones + 1) * sizeof *bone_j);
+  if (!m->inverse_bind || !m->bound || !offsets || !bone_j) {
+    free(offsets);
+    free(bone_j);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the weights of mesh \"%s\"", b->path, m->name);
+  }
+  memcpy(m->inverse_bind, sk->inverse_bind, (size_t)jc * 16 * sizeof(float));
+  size_t total = 0;
+  for (unsigned k = 0; k < am->mNumBones; ++k) {
+    const struct aiBone* bone = am->mBones[k];
+    bone_j[k] = bone ? bone_joint(b, bone) : -1;
+    if (bone_j[k] < 0) continue;
+    uint32_t j = (uint32_t)bone_j[k];
+    if (!m->bound[j]) {
+      m->bound[j] = 1;
+      skio_mat_from_ai(&bone->mOffsetMatrix.a1, m->inverse_bind + (size_t)j * 16);
+    }
+    for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+      unsigned v = bone->mWeights[w].mVertexId;
+      if (v >= V) {
+        m->dropped_weights++;
+        continue;
+      }
+      if (bone->mWeights[w].mWeight == 0.0f) continue; /* see the note at the top */
+      offsets[v + 1]++;
+      total++;
+    }
+  }
+  if (total > UINT32_MAX) {
+    free(offsets);
+    free(bone_j);
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: mesh \"%s\" has too many influences", b->path, m->name);
+  }
+  for (size_t v = 0; v < V; ++v) offsets[v + 1] += offsets[v];
+  uint32_t* joints = malloc(total * sizeof *joints + 1);
+  float* weights = malloc(total * sizeof *weights + 1);
+  uint32_t* fill = malloc((V + 1) * sizeof *fill);
+  if (!joints || !weights || !fill) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the weights of mesh \"%s\"", b->path, m->name);
+  } else {
+    memcpy(fill, offsets, V * sizeof *fill);
+    /* bone order within a vertex = order of the aiBones in the mesh, as in the file */
+    for (unsigned k = 0; k < am->mNumBones; ++k) {
+      if (bone_j[k] < 0) continue;
+      const struct aiBone* bone = am->mBones[k];
+      for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+        unsigned v = bone->mWeights[w].mVertexId;
+        if (v >= V || bone->mWeights[w].mWeight == 0.0f) continue;
+        uint32_t at = fill[v]++;
+        joints[at] = (uint32_t)bone_j[k];
+        weights[at] = bone->mWeights[w].mWeight;
+      }
+    }
+    rc = skc_skin_set(m->skin, offsets, joints, weights, err);
+  }
+  free(fill);
+  free(joints);
+  free(weights);
+  free(offsets);
+  free(bone_j);
+  return rc;
+}
+
+static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
+  const struct aiMesh* am = b->ai->mMeshes[index];
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "mesh%u", index);
+  m->name = dup_str(am && am->mName.length ? am->mName.data : tmp);
+  if (!m->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  if (!am) return SKC_OK;
+  size_t V = am->mNumVertices;
+  m->vertex_count = am->mVertices ? V : 0;
+  V = m->vertex_count;
+  m->material = am->mMaterialIndex;
+  bool oom = false;
+  if (V) {
+    oom |= !(m->positions = copy_vec3(am->mVertices, V));
+    if (am->mNormals) oom |= !(m->normals = copy_vec3(am->mNormals, V));
+    if (am->mTangents && am->mNormals) {
+      if ((m->tangents = malloc(V * 4 * sizeof(float)))) {
+        for (size_t i = 0; i < V; ++i) {
+          const struct aiVector3D t = am->mTangents[i], n = am->mNormals[i];
+          float sign = 1.0f;
+          if (am->mBitangents) {
+            const struct aiVector3D bt = am->mBitangents[i];
+            float cx = n.y * t.z - n.z * t.y, cy = n.z * t.x - n.x * t.z, cz = n.x * t.y - n.y * t.x;
+            sign = (cx * bt.x + cy * bt.y + cz * bt.z) < 0.0f ? -1.0f : 1.0f;
+          }
+          m->tangents[i * 4 + 0] = t.x;
+          m->tangents[i * 4 + 1] = t.y;
+          m->tangents[i * 4 + 2] = t.z;
+          m->tangents[i * 4 + 3] = sign;
+        }
+      } else {
+        oom = true;
+      }
+    }
+    if (am->mTextureCoords[0]) {
+      if ((m->uv0 = malloc(V * 2 * sizeof(float)))) {
+        for (size_t i = 0; i < V; ++i) {
+          m->uv0[i * 2] = am->mTextureCoords[0][i].x;
+          m->uv0[i * 2 + 1] = am->mTextureCoords[0][i].y;
+        }
+      } else {
+        oom = true;
+      }
+    }
+  }
+  if (!oom && am->mFaces && am->mNumFaces) {
+    size_t tris = 0;
+    for (unsigned f = 0; f < am->mNumFaces; ++f) tris += am->mFaces[f].mNumIndices == 3;
+    if ((m->indices = malloc(tris * 3 * sizeof *m->indices + 1))) {
+      size_t at = 0;
+      for (unsigned f = 0; f < am->mNumFaces; ++f) {
+        const struct aiFace* face = &am->mFaces[f];
+        if (face->mNumIndices != 3 || !face->mIndices) continue;
+        if (face->mIndices[0] >= V || face->mIndices[1] >= V || face->mIndices[2] >= V) continue;
+        m->indices[at++] = face->mIndices[0];
+        m->indices[at++] = face->mIndices[1];
+        m->indices[at++] = face->mIndices[2];
+      }
+      m->index_count = at;
+    } else {
+      oom = true;
+    }
+  }
+  if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for mesh \"%s\"", b->path, m->name);
+  if (am->mNumBones && am->mBones && b->out->skeleton) return build_skin(b, am, m, err);
+  return SKC_OK;
+}
+
+/* ---- animations --------------------------------------------------------------------------------- */
+static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "anim%u", index);
+  a->name = dup_str(aa && aa->mName.length ? aa->mName.data : tmp);
+  if (!a->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  if (!aa) return SKC_OK;
+  a->ticks_per_second = aa->mTicksPerSecond;
+  double tps = aa->mTicksPerSecond > 0.0 ? aa->mTicksPerSecond : 25.0;
+  a->duration = aa->mDuration / tps;
+  if (!aa->mNumChannels || !b->out->skeleton) return SKC_OK;
+  a->channels = calloc(aa->mNumChannels, sizeof *a->channels);
+  if (!a->channels) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  for (unsigned c = 0; c < aa->mNumChannels; ++c) {
+    const struct aiNodeAnim* na = aa->mChannels[c];
+    if (!na) continue;
+    int32_t n = find_node(b, &na->mNodeName);
+    if (n < 0 || b->nodes[n].joint < 0) continue;
+    skio_channel* ch = &a->channels[a->channel_count++];
+    ch->joint = (uint32_t)b->nodes[n].joint;
+    unsigned np = na->mPositionKeys ? na->mNumPositionKeys : 0;
+    unsigned nr = na->mRotationKeys ? na->mNumRotationKeys : 0;
+    unsigned ns = na->mScalingKeys ? na->mNumScalingKeys : 0;
+    ch->pos_time = malloc(np * sizeof(double) + 1);
+    ch->rot_time = malloc(nr * sizeof(double) + 1);
+    ch->scl_time = malloc(ns * sizeof(double) + 1);
+    ch->pos = malloc(np * 3 * sizeof(float) + 1);
+    ch->rot = malloc(nr * 4 * sizeof(float) + 1);
+    ch->scl = malloc(ns * 3 * sizeof(float) + 1);
+    if (!ch->pos_time || !ch->rot_time || !ch->scl_time || !ch->pos || !ch->rot || !ch->scl)
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for animation \"%s\"", b->path, a->name);
+    ch->pos_count = np;
+    ch->rot_count = nr;
+    ch->scl_count = ns;
+    for (unsigned k = 0; k < np; ++k) {
+      ch->pos_time[k] = na->mPositionKeys[k].mTime / tps;
+      ch->pos[k * 3 + 0] = na->mPositionKeys[k].mValue.x;
+      ch->pos[k * 3 + 1] = na->mPositionKeys[k].mValue.y;
+      ch->pos[k * 3 + 2] = na->mPositionKeys[k].mValue.z;
+    }
+    for (unsigned k = 0; k < nr; ++k) {
+      ch->rot_time[k] = na->mRotationKeys[k].mTime / tps;
+      ch->rot[k * 4 + 0] = na->mRotationKeys[k].mValue.x;
+      ch->rot[k * 4 + 1] = na->mRotationKeys[k].mValue.y;
+      ch->rot[k * 4 + 2] = na->mRotationKeys[k].mValue.z;
+      ch->rot[k * 4 + 3] = na->mRotationKeys[k].mValue.w;
+    }
+    for (unsigned k = 0; k < ns; ++k) {
+      ch->scl_time[k] = na->mScalingKeys[k].mTime / tps;
+      ch->scl[k * 3 + 0] = na->mScalingKeys[k].mValue.x;
+      ch->scl[k * 3 + 1] = na->mScalingKeys[k].mValue.y;
+      ch->scl[k * 3 + 2] = na->mScalingKeys[k].mValue.z;
+    }
+  }
+  return SKC_OK;
+}
+
+/* ---- entry -------------------------------------------------------------------------------------- */
+static int check_file(const char* path, skc_err* err) {
+  struct stat st;
+  if (stat(path, &st) != 0) return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a directory, not a file", path);
+  FILE* f = fopen(path, "rb");
+  if (!f) return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(errno));
+  fclose(f);
+  if (st.st_size == 0) return skc_fail(err, SKC_FORMAT, "%s: file is empty", path);
+  return SKC_OK;
+}
+
+/* Reads the file once in a child process first: Assimp 5.2.5 crashes on some damaged files (found by
+ * tests/fuzz/fuzz_import.c, e.g. a heap corruption in its MD5 reader) or may not finish; a crash or a time-out
+ * there rejects the file instead of taking the caller's process down. The import is deterministic, so a file
+ * that the child read safely is then read in this process. Costs one extra parse. */
+static int preflight(const char* path, unsigned int flags, const struct aiPropertyStore* props, double timeout,
+                     skc_err* err) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(errno));
+  if (pid == 0) {
+    /* Default actions for fatal signals, so a crash shows as a signal even where a host program (a fuzzer, a
+     * crash reporter) installed its own handlers. */
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
+    const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+    _exit(ai ? 0 : 3); /* no atexit handlers, no leak checks: the child only answers "did it survive" */
+  }
+  double waited = 0.0;
+  struct timespec step = {0, 1000000}; /* 1 ms, growing to 50 ms */
+  for (;;) {
+    int st = 0;
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) {
+      if (WIFSIGNALED(st))
+        return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (signal %d in an isolated reader)",
+                        path, WTERMSIG(st));
+      if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) /* a handler made it an exit */
+        return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (isolated reader exit %d)", path,
+                        WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+      return SKC_OK;
+    }
+    if (r < 0 && errno != EINTR) return skc_fail(err, SKC_IO, "%s: lost the isolated reader: %s", path, strerror(errno));
+    if (timeout > 0.0 && waited > timeout) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      return skc_fail(err, SKC_FORMAT, "%s: the importer did not finish within %.0f s", path, timeout);
+    }
+    nanosleep(&step, NULL);
+    waited += step.tv_sec + step.tv_nsec * 1e-9;
+    if (step.tv_nsec < 50000000) step.tv_nsec *= 2;
+  }
+}
+
+int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err) {
+  if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
+  int rc = check_file(path, err);
+  if (rc) return rc;
+  double t0 = now_seconds();
+  unsigned int flags = aiProcess_Triangulate;
+  if (opts) {
+    flags |= opts->extra_flags;
+    if (opts->validate_structure) flags |= aiProcess_ValidateDataStructure;
+  }
+  struct aiPropertyStore* props = aiCreatePropertyStore();
+  if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, 0);
+  if (opts && opts->isolate && (rc = preflight(path, flags, props, opts->timeout_seconds, err))) {
+    aiReleasePropertyStore(props);
+    return rc;
+  }
+  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  aiReleasePropertyStore(props);
+  if (!ai) {
+    /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
+    const char* why = aiGetErrorString();
+    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why && why[0] ? why : "unknown error");
+  }
+  if (!ai->mRootNode) {
+    aiReleaseImport(ai);
+    return skc_fail(err, SKC_FORMAT, "%s: empty scene (no root node)", path);
+  }
+  builder b = {0};
+  b.path = path;
+  b.ai = ai;
+  skio_scene* s = calloc(1, sizeof *s);
+  uint32_t nc = count_nodes(ai->mRootNode, 0);
+  b.nodes = calloc(nc ? nc : 1, sizeof *b.nodes);
+  if (!s || !b.nodes || !(s->source = dup_str(path))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+    goto fail;
+  }
+  b.out = s;
+  s->import_flags = flags;
+  flatten(&b, ai->mRootNode, -1, 0);
+  if ((rc = build_skeleton(&b, err))) goto fail;
+  if (ai->mNumMeshes && ai->mMeshes) {
+    if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes))) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+      goto fail;
+    }
+    for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
+      s->mesh_count = m + 1;
+      if ((rc = build_mesh(&b, m, &s->meshes[m], err))) goto fail;
+    }
+  }
+  if (ai->mNumAnimations && ai->mAnimations) {
+    if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+      goto fail;
+    }
+    for (unsigned a = 0; a < ai->mNumAnimations; ++a) {
+      s->anim_count = a + 1;
+      if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
+    }
+  }
+  free(b.nodes);
+  free(b.orphans);
+  aiReleaseImport(ai);
+  s->load_seconds = now_seconds() - t0;
+  *out = s;
+  return SKC_OK;
+fail:
+  free(b.nodes);
+  free(b.orphans);
+  aiReleaseImport(ai);
+  skio_scene_destroy(s);
+  return rc;
+}

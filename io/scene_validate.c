@@ -1,0 +1,59 @@
+/* scene_validate.c - per-mesh checks of an imported scene: the skin weights (skc_skin_validate) plus the
+ * mesh's inverse bind matrices and bones that influence nothing. */
+#include <math.h>
+#include <string.h>
+
+#include "skio_scene.h"
+
+/* Upper 3x3 is a rotation times a uniform positive scale (no shear, no non-uniform scale, no mirror). */
+static bool is_similarity(const float m[16], float tol) {
+  float len[3];
+  for (int c = 0; c < 3; ++c)
+    len[c] = sqrtf(m[c * 4] * m[c * 4] + m[c * 4 + 1] * m[c * 4 + 1] + m[c * 4 + 2] * m[c * 4 + 2]);
+  float mean = (len[0] + len[1] + len[2]) / 3.0f;
+  if (!(mean > 0.0f)) return false;
+  for (int c = 0; c < 3; ++c)
+    if (fabsf(len[c] - mean) > tol * mean) return false;
+  for (int a = 0; a < 3; ++a)
+    for (int b = a + 1; b < 3; ++b) {
+      float d = m[a * 4] * m[b * 4] + m[a * 4 + 1] * m[b * 4 + 1] + m[a * 4 + 2] * m[b * 4 + 2];
+      if (fabsf(d) > tol * len[a] * len[b]) return false;
+    }
+  return skc_mat3_det_of_mat4(m) > 0.0f && skc_mat4_is_affine(m, tol);
+}
+
+int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32_t max_influences,
+                       skio_mesh_report* out, skc_err* err) {
+  if (!s || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and report must not be NULL");
+  if (mi >= s->mesh_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u out of range (%u meshes)", mi, s->mesh_count);
+  const skio_mesh* m = &s->meshes[mi];
+  if (!m->skin || !s->skeleton)
+    return skc_fail(err, SKC_NO_SKIN, "%s: mesh \"%s\" has no skin", s->source, m->name);
+  memset(out, 0, sizeof *out);
+  skc_skin_view v = skc_skin_as_view(m->skin);
+  int rc = skc_skin_validate(&v, tolerance, max_influences, &out->skin, NULL, err);
+  if (rc) return rc;
+  uint32_t jc = s->skeleton->joint_count;
+  size_t entries = skc_skin_entries(m->skin);
+  uint8_t used[SKC_MAX_JOINTS / 8 + 1];
+  memset(used, 0, sizeof used);
+  for (size_t e = 0; e < entries; ++e) {
+    uint32_t j = m->skin->joints[e];
+    if (j < jc && m->skin->weights[e] > 0.0f) used[j >> 3] |= (uint8_t)(1u << (j & 7));
+  }
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (!m->bound[j]) continue;
+    const float* ib = m->inverse_bind + (size_t)j * 16;
+    float inv[16];
+    if (!skc_mat4_is_finite(ib) || !skc_mat4_inverse(ib, inv) || fabsf(skc_mat3_det_of_mat4(ib)) < 1e-12f)
+      out->singular_binds++;
+    else if (!is_similarity(ib, 1e-3f))
+      out->nonrigid_binds++;
+    if (!(used[j >> 3] & (1u << (j & 7)))) out->unused_bones++;
+  }
+  out->dropped_weights = m->dropped_weights;
+  /* unused bones are informational: glTF skins routinely list joints (roots, helpers) that carry no weight */
+  out->findings = out->skin.findings || out->singular_binds || out->nonrigid_binds || out->dropped_weights;
+  return SKC_OK;
+}

@@ -1,0 +1,145 @@
+/* skio_scene.h - the owning scene object of the io layer: meshes, one skeleton, per-mesh skins and inverse
+ * binds, animations. Built by skio_scene_import (scene_import.c), written by skio_scene_export
+ * (scene_export.c), checked by skio_scene_validate (scene_validate.c), sampled by skio_anim_sample
+ * (scene_anim.c). Freed by skio_scene_destroy (scene.c).
+ *
+ * Matrix convention: every matrix here is 16 floats, column-major (m[col * 4 + row]) like the rest of skinkit.
+ * Assimp's aiMatrix4x4 is row-major (a1..a4 is the first row, a4 the x translation), so
+ * skio_mat_from_ai / skio_mat_to_ai transpose on the way in and out. Quaternions are x, y, z, w here and
+ * w, x, y, z in Assimp's aiQuaternion.
+ */
+#ifndef SKIO_SCENE_H
+#define SKIO_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_math.h"
+#include "skc_skeleton.h"
+#include "skc_skin.h"
+#include "skc_status.h"
+
+typedef struct skio_mesh {
+  char* name;             /* never NULL ("mesh<i>" if the file has none) */
+  size_t vertex_count;
+  float* positions;       /* 3 * vertex_count */
+  float* normals;         /* 3 * vertex_count or NULL */
+  float* tangents;        /* 4 * vertex_count (x, y, z, bitangent sign) or NULL */
+  float* uv0;             /* 2 * vertex_count or NULL */
+  uint32_t* indices;      /* index_count (triangles only; points/lines of mixed meshes are not kept) */
+  size_t index_count;
+  uint32_t material;      /* material index in the file (informational) */
+  /* Skin: NULL when the mesh has no bones. Joint indices are skeleton joint indices. Entries are kept as in
+   * the file: duplicates, zero, negative and unnormalized weights survive; validate reports them. */
+  skc_skin* skin;
+  uint32_t bone_count;    /* aiBones in this mesh */
+  float* inverse_bind;    /* 16 * skeleton joint_count when skin != NULL: the mesh's aiBone offset matrix for
+                             joints it binds, the skeleton's inverse bind for the others */
+  uint8_t* bound;         /* joint_count flags when skin != NULL: 1 = this mesh has an aiBone for the joint */
+  size_t dropped_weights; /* (bone, vertex) entries whose vertex id was out of range (not representable) */
+} skio_mesh;
+
+typedef struct skio_channel {
+  uint32_t joint;                 /* skeleton joint */
+  uint32_t pos_count, rot_count, scl_count;
+  double *pos_time, *rot_time, *scl_time; /* seconds, ascending as in the file */
+  float *pos, *rot, *scl;         /* 3, 4 (x, y, z, w), 3 floats per key */
+} skio_channel;
+
+typedef struct skio_anim {
+  char* name;             /* never NULL ("anim<i>" if unnamed) */
+  double duration;        /* seconds */
+  double ticks_per_second;/* as found in the file (0 = unspecified, 25 assumed as Assimp does) */
+  uint32_t channel_count; /* channels targeting skeleton joints; others are dropped */
+  skio_channel* channels;
+} skio_anim;
+
+typedef struct skio_scene {
+  char* source;           /* path it was loaded from, or "" */
+  uint32_t mesh_count;
+  skio_mesh* meshes;
+  skc_skeleton* skeleton; /* NULL when no mesh has bones */
+  uint32_t anim_count;
+  skio_anim* anims;
+  unsigned int import_flags; /* Assimp post-processing flags used */
+  double load_seconds;
+} skio_scene;
+
+typedef struct skio_import_options {
+  unsigned int extra_flags;   /* extra aiProcess_* flags (e.g. aiProcess_JoinIdenticalVertices) */
+  bool validate_structure;    /* run aiProcess_ValidateDataStructure (fails on e.g. B3D key past duration) */
+  bool isolate;               /* read the file once in a child process first (crash / hang protection) */
+  double timeout_seconds;     /* with isolate: give up after this long (0 = no limit) */
+} skio_import_options;
+
+/* Post-processing always used: aiProcess_Triangulate only. No JoinIdenticalVertices (slow on huge meshes; it
+ * can be asked for via extra_flags), nothing that touches weights (no LimitBoneWeights, no Debone), no
+ * ValidateDataStructure unless asked. FBX pivots are collapsed (AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS = 0)
+ * so no $AssimpFbx$ helper nodes enter the skeleton; empty bones are kept
+ * (AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES = 0) so validate can report them. */
+#define SKIO_IMPORT_FLAGS_BASE 0x8u /* aiProcess_Triangulate */
+
+/* Loads any file Assimp reads. Errors: SKC_IO (missing/unreadable), SKC_FORMAT (Assimp refused it: the
+ * message has the file name and Assimp's error string), SKC_NO_SKIN is NOT returned here (a scene without
+ * bones loads with skeleton == NULL; use skio_scene_require_skin). */
+int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err);
+void skio_scene_destroy(skio_scene* s);
+/* SKC_NO_SKIN with a message naming the file when no mesh has a skin. */
+int skio_scene_require_skin(const skio_scene* s, skc_err* err);
+
+/* Building a scene in memory (scene_build.c). The skeleton is copied (NULL: a scene without bones). */
+typedef struct skio_mesh_init {
+  const char* name;           /* NULL or "" = "mesh<i>" */
+  size_t vertex_count;
+  const float* positions;     /* 3 * vertex_count, required */
+  const float* normals;       /* optional, 3 * vertex_count */
+  const float* tangents;      /* optional, 4 * vertex_count */
+  const float* uv0;           /* optional, 2 * vertex_count */
+  const uint32_t* indices;    /* index_count, triangles */
+  size_t index_count;
+  const skc_skin* skin;       /* optional (copied); joint_count must equal the skeleton's */
+  const float* inverse_bind;  /* optional, 16 * joint_count; NULL = the skeleton's */
+} skio_mesh_init;
+int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* err);
+int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out_index, skc_err* err);
+
+/* Pose of animation a at time t (seconds, clamped to the keys) as joint_count skc_trs. Joints without a
+ * channel (or a channel lacking a component) keep the rest component. Positions and scales: linear
+ * interpolation; rotations: shortest-arc slerp. */
+int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_pose, skc_err* err);
+
+/* Row-major aiMatrix4x4 (16 floats a1..a4, b1..d4) <-> column-major. */
+void skio_mat_from_ai(const float* ai_row_major, float out[16]);
+void skio_mat_to_ai(const float m[16], float* ai_row_major);
+
+/* Export. format: "glb2", "gltf2", "fbx", "fbxa", "collada" or NULL to take it from the path's extension. */
+typedef struct skio_export_options {
+  const char* format;
+  bool normalize;          /* renormalize each vertex to sum 1 */
+  uint32_t limit;          /* keep the N largest influences (sorted, renormalized); 0 = format default */
+  float prune;             /* drop weights below this (then renormalize if normalize/limit); 0 = keep */
+  bool keep_all;           /* write weights as-is (only formats that can carry them) */
+} skio_export_options;
+
+/* Resolves the Assimp export format id for a path/format; SKC_UNSUPPORTED with the reason for formats this
+ * library refuses to write (see scene_export.c for why). */
+int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext,
+                       skc_err* err);
+int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err);
+
+/* Validation of one mesh's skin plus its bind matrices. */
+typedef struct skio_mesh_report {
+  skc_skin_report skin;
+  uint64_t singular_binds;  /* bound joints whose inverse bind is singular / not finite */
+  uint64_t nonrigid_binds;  /* bound joints whose inverse bind has scale/shear (not a rotation+translation) */
+  uint64_t unused_bones;    /* aiBones of the mesh with no non-zero weight */
+  uint64_t dropped_weights; /* see skio_mesh */
+  bool findings;
+} skio_mesh_report;
+
+/* Validates mesh m (must have a skin). tolerance <= 0: 1e-3. max_influences 0: no limit. */
+int skio_mesh_validate(const skio_scene* s, uint32_t m, float tolerance, uint32_t max_influences,
+                       skio_mesh_report* out, skc_err* err);
+
+#endif

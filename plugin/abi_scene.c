@@ -1,0 +1,273 @@
+/* abi_scene.c - public scene ABI (sk_scene_*) over io/skio_scene.h. */
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/types.h>
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "abi_internal.h"
+#include "skio_scene.h"
+#include "skinkit.h"
+
+struct sk_scene {
+  skio_scene* io;
+};
+
+SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err) {
+  if (!path || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
+  if (options) SK__CHECK_SIZE(options, sk_load_options, err);
+  skio_import_options o = {0};
+  if (options) {
+    if (options->join_vertices) o.extra_flags |= aiProcess_JoinIdenticalVertices;
+    o.validate_structure = options->validate_structure != 0;
+    o.isolate = options->isolate != 0;
+    if (!(options->timeout_seconds >= 0.0f)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "timeout_seconds must be >= 0");
+    o.timeout_seconds = options->timeout_seconds;
+  }
+  sk_scene* s = calloc(1, sizeof *s);
+  if (!s) SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory");
+  skc_err e = {0};
+  int rc = skio_scene_import(path, &o, &s->io, &e);
+  if (rc) {
+    free(s);
+    return sk__ret(rc, &e, err);
+  }
+  *out = s;
+  return sk__ret(SKC_OK, NULL, err);
+}
+
+SK_API void sk_scene_destroy(sk_scene* scene) {
+  if (!scene) return;
+  skio_scene_destroy(scene->io);
+  free(scene);
+}
+
+SK_API sk_result sk_scene_require_skin(const sk_scene* scene, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  int rc = skio_scene_require_skin(scene->io, &e);
+  return sk__ret(rc, &e, err);
+}
+
+SK_API double sk_scene_load_seconds(const sk_scene* scene) { return scene ? scene->io->load_seconds : 0.0; }
+
+SK_API uint32_t sk_scene_mesh_count(const sk_scene* scene) { return scene ? scene->io->mesh_count : 0; }
+
+static const skio_mesh* mesh_at(const sk_scene* scene, uint32_t mesh) {
+  return scene && mesh < scene->io->mesh_count ? &scene->io->meshes[mesh] : NULL;
+}
+
+SK_API const char* sk_scene_mesh_name(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? m->name : NULL;
+}
+
+SK_API size_t sk_scene_mesh_vertex_count(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? m->vertex_count : 0;
+}
+
+SK_API size_t sk_scene_mesh_index_count(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? m->index_count : 0;
+}
+
+static size_t copy_out(const void* src, size_t count, size_t elem, void* out, size_t capacity) {
+  if (!src) return 0;
+  if (out && count) memcpy(out, src, (capacity < count ? capacity : count) * elem);
+  return count;
+}
+
+SK_API size_t sk_scene_mesh_positions(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->positions, m->vertex_count * 3, sizeof(float), out, capacity) : 0;
+}
+
+SK_API size_t sk_scene_mesh_normals(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->normals, m->vertex_count * 3, sizeof(float), out, capacity) : 0;
+}
+
+SK_API size_t sk_scene_mesh_tangents(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->tangents, m->vertex_count * 4, sizeof(float), out, capacity) : 0;
+}
+
+SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->uv0, m->vertex_count * 2, sizeof(float), out, capacity) : 0;
+}
+
+SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->indices, m->index_count, sizeof(uint32_t), out, capacity) : 0;
+}
+
+SK_API const sk_skeleton* sk_scene_skeleton(const sk_scene* scene) { return scene ? scene->io->skeleton : NULL; }
+
+SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? m->skin : NULL;
+}
+
+SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
+                                            uint8_t* out_bound, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  const skio_mesh* m = mesh_at(scene, mesh);
+  if (!m) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range (%u meshes)", mesh, scene->io->mesh_count);
+  if (!m->skin) SK__FAIL(err, SKC_NO_SKIN, "mesh \"%s\" has no skin", m->name);
+  uint32_t jc = scene->io->skeleton->joint_count;
+  if (out_matrices) memcpy(out_matrices, m->inverse_bind, (size_t)jc * 16 * sizeof(float));
+  if (out_bound) memcpy(out_bound, m->bound, jc);
+  return sk__ret(SKC_OK, NULL, err);
+}
+
+SK_API uint32_t sk_scene_animation_count(const sk_scene* scene) { return scene ? scene->io->anim_count : 0; }
+
+SK_API const char* sk_scene_animation_name(const sk_scene* scene, uint32_t anim) {
+  return scene && anim < scene->io->anim_count ? scene->io->anims[anim].name : NULL;
+}
+
+SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim) {
+  return scene && anim < scene->io->anim_count ? scene->io->anims[anim].duration : 0.0;
+}
+
+SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,
+                                      sk_error* err) {
+  if (!scene || !out_trs) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out_trs must not be NULL");
+  _Static_assert(sizeof(skc_trs) == 10 * sizeof(float), "skc_trs is 10 floats");
+  skc_err e = {0};
+  int rc = skio_anim_sample(scene->io, anim, time, (skc_trs*)(void*)out_trs, &e);
+  return sk__ret(rc, &e, err);
+}
+
+SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
+                               sk_error* err) {
+  if (!scene || !path) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
+  if (options) SK__CHECK_SIZE(options, sk_save_options, err);
+  skio_export_options o = {0};
+  if (options) {
+    o.format = options->format;
+    o.normalize = options->normalize != 0;
+    o.limit = options->max_influences;
+    o.prune = options->prune;
+    o.keep_all = options->as_is != 0;
+  }
+  skc_err e = {0};
+  int rc = skio_export_format(path, o.format, NULL, NULL, &e);
+  if (rc) return sk__ret(rc, &e, err);
+  struct stat st;
+  if (stat(path, &st) == 0 && !(options && options->overwrite))
+    SK__FAIL(err, SKC_EXISTS, "%s exists (set overwrite to replace it)", path);
+  rc = skio_scene_export(scene->io, path, &o, &e);
+  return sk__ret(rc, &e, err);
+}
+
+SK_API sk_result sk_scene_validate(const sk_scene* scene, const sk_validate_options* options,
+                                   sk_mesh_report* reports, size_t report_count, uint32_t* out_findings,
+                                   sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  if (options) SK__CHECK_SIZE(options, sk_validate_options, err);
+  const skio_scene* s = scene->io;
+  if (s->mesh_count && (!reports || report_count < s->mesh_count))
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "reports must hold %u entries, %zu given", s->mesh_count, report_count);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) SK__CHECK_SIZE(&reports[m], sk_mesh_report, err);
+  skc_err e = {0};
+  int rc = skio_scene_require_skin(s, &e);
+  if (rc) return sk__ret(rc, &e, err);
+  float tol = options ? options->tolerance : 0.0f;
+  uint32_t lim = options ? options->max_influences : 0;
+  uint32_t any = 0;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    sk_mesh_report* r = &reports[m];
+    memset((char*)r + sizeof r->size, 0, sizeof *r - sizeof r->size);
+    r->skin.size = sizeof r->skin;
+    if (!s->meshes[m].skin) continue;
+    skio_mesh_report mr;
+    if ((rc = skio_mesh_validate(s, m, tol, lim, &mr, &e))) return sk__ret(rc, &e, err);
+    r->skinned = 1;
+    const skc_skin_report* k = &mr.skin;
+    r->skin.max_influences = k->max_influences;
+    r->skin.vertex_count = k->vertex_count;
+    r->skin.influence_count = k->influence_count;
+    r->skin.weight_sum_min = k->weight_sum_min;
+    r->skin.weight_sum_max = k->weight_sum_max;
+    r->skin.off_tolerance = k->off_tolerance;
+    r->skin.unweighted = k->unweighted;
+    r->skin.nan = k->nan;
+    r->skin.negative = k->negative;
+    r->skin.bad_joint = k->bad_joint;
+    r->skin.duplicate = k->duplicate;
+    r->skin.over_limit = k->over_limit;
+    r->skin.joints_used = k->joints_used;
+    memcpy(r->skin.histogram, k->histogram, sizeof r->skin.histogram);
+    r->skin.findings = k->findings;
+    r->singular_binds = mr.singular_binds;
+    r->nonrigid_binds = mr.nonrigid_binds;
+    r->unused_bones = mr.unused_bones;
+    r->dropped_weights = mr.dropped_weights;
+    r->findings = mr.findings;
+    any |= r->findings;
+  }
+  if (out_findings) *out_findings = any;
+  return sk__ret(SKC_OK, NULL, err);
+}
+
+static pthread_once_t g_ext_once = PTHREAD_ONCE_INIT;
+static char g_ext[4096];
+
+static void load_extensions(void) {
+  struct aiString* s = calloc(1, sizeof *s);
+  if (!s) return;
+  aiGetExtensionList(s);
+  size_t n = s->length < sizeof g_ext - 1 ? s->length : sizeof g_ext - 1;
+  memcpy(g_ext, s->data, n);
+  g_ext[n] = 0;
+  free(s);
+}
+
+SK_API const char* sk_import_extensions(void) {
+  pthread_once(&g_ext_once, load_extensions);
+  return g_ext;
+}
+
+SK_API int sk_import_extension_supported(const char* extension) {
+  if (!extension || !extension[0]) return 0;
+  char buf[64] = ".";
+  const char* e = extension[0] == '.' ? extension + 1 : extension;
+  size_t n = strlen(e);
+  if (n == 0 || n >= sizeof buf - 1) return 0;
+  for (size_t i = 0; i < n; ++i) buf[1 + i] = (char)tolower((unsigned char)e[i]);
+  buf[1 + n] = 0;
+  if (strcmp(buf, ".skeleton") == 0) return 0; /* Ogre skeletons are read beside their .mesh */
+  return aiIsExtensionSupported(buf) == AI_TRUE;
+}
+
+SK_API sk_result sk_scene_create(const sk_skeleton* skeleton, sk_scene** out, sk_error* err) {
+  if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out must not be NULL");
+  sk_scene* s = calloc(1, sizeof *s);
+  if (!s) SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory");
+  skc_err e = {0};
+  int rc = skio_scene_create(skeleton, &s->io, &e);
+  if (rc) {
+    free(s);
+    return sk__ret(rc, &e, err);
+  }
+  *out = s;
+  return sk__ret(SKC_OK, NULL, err);
+}
+
+SK_API sk_result sk_scene_add_mesh(sk_scene* scene, const sk_mesh_desc* mesh, uint32_t* out_index, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  SK__CHECK_SIZE(mesh, sk_mesh_desc, err);
+  skio_mesh_init in = {mesh->name,    mesh->vertex_count, mesh->positions, mesh->normals,
+                       mesh->tangents, mesh->uv0,         mesh->indices,   mesh->index_count,
+                       mesh->skin,    mesh->inverse_bind};
+  skc_err e = {0};
+  return sk__ret(skio_scene_add_mesh(scene->io, &in, out_index, &e), &e, err);
+}

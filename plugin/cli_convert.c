@@ -1,0 +1,77 @@
+/* cli_convert.c - `skinkit convert IN OUT`: re-export through the scene ABI. */
+#define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "skinkit.h"
+
+const char cli_convert_usage[] =
+    "usage: skinkit convert IN OUT [--normalize] [--limit N] [--prune EPS] [--as-is] [--format F] [--force]\n"
+    "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae; --format fbxa for ASCII FBX).\n"
+    "  --normalize   renormalize each vertex's weights to sum 1\n"
+    "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4 (its maximum)\n"
+    "  --prune EPS   drop weights below EPS first\n"
+    "  --as-is       write weights unchanged (glTF: refused if a vertex has more than 4)\n"
+    "  --force       replace an existing OUT (IN itself is never overwritten)\n"
+    "  Binary FBX output is refused: Assimp 5.2.5 writes binary FBX that no reader opens.\n"
+    "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, unreadable IN, ...).\n";
+
+int cli_convert(int argc, char** argv) {
+  const char *in = NULL, *out = NULL;
+  sk_save_options o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--normalize")) {
+      o.normalize = 1;
+    } else if (!strcmp(a, "--force")) {
+      o.overwrite = 1;
+    } else if (!strcmp(a, "--as-is")) {
+      o.as_is = 1;
+    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
+      o.max_influences = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else if (!strcmp(a, "--prune") && i + 1 < argc) {
+      o.prune = strtof(argv[++i], NULL);
+    } else if (!strcmp(a, "--format") && i + 1 < argc) {
+      o.format = argv[++i];
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "skinkit convert: unknown option %s\n%s", a, cli_convert_usage);
+      return 2;
+    } else if (!in) {
+      in = a;
+    } else if (!out) {
+      out = a;
+    } else {
+      fprintf(stderr, "skinkit convert: too many arguments\n%s", cli_convert_usage);
+      return 2;
+    }
+  }
+  if (!in || !out) {
+    fputs(cli_convert_usage, stderr);
+    return 2;
+  }
+  char rin[PATH_MAX], rout[PATH_MAX];
+  if (realpath(in, rin) && realpath(out, rout) && !strcmp(rin, rout)) {
+    fprintf(stderr, "skinkit convert: refusing to overwrite the input %s\n", in);
+    return 2;
+  }
+  sk_error err;
+  sk_scene* s = NULL;
+  if (sk_scene_load(in, NULL, &s, &err)) {
+    fprintf(stderr, "skinkit convert: %s\n", err.message);
+    return 2;
+  }
+  int rc = sk_scene_save(s, out, &o, &err);
+  sk_scene_destroy(s);
+  if (rc) {
+    fprintf(stderr, "skinkit convert: %s\n", err.message);
+    return rc == SK_ERR_EXISTS ? 1 : 2;
+  }
+  printf("wrote %s\n", out);
+  return 0;
+}

@@ -1,0 +1,78 @@
+/* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cli_skf.h"
+#include "skinkit.h"
+
+static const cli_command k_commands[] = {
+    {"info", "meshes, vertices, joints, influence histogram, weight sums, animations", cli_info_usage, cli_info},
+    {"validate", "check skin weights and bind matrices of files and folders (exit 0/1/2)", cli_validate_usage,
+     cli_validate},
+    {"convert", "write a scene as .glb/.gltf/.dae (normalize, limit, prune)", cli_convert_usage, cli_convert},
+    {"report", "merge `validate --jsonl` pieces (sharded runs) into one summary JSON", cli_report_usage, cli_report},
+    {"sample", "write the generated cylinder rig as a skinned .glb/.gltf/.dae file", cli_sample_usage, cli_sample},
+    {"demo", "the sample job: pose the generated cylinder rig, print LBS/DQS figures", cli_demo_usage, cli_demo},
+    {"pack", "compress the skin of a model into an .skf file (8/16-bit weights, joint table)", cli_pack_usage, cli_pack},
+    {"unpack", "decode an .skf file: joint table and per-vertex joints/weights (text or --json)", cli_unpack_usage, cli_unpack},
+    /* later: pack, unpack, bind, weights, deform, report */
+};
+static const size_t k_command_count = sizeof k_commands / sizeof k_commands[0];
+
+void cli_json_string(FILE* f, const char* s) {
+  fputc('"', f);
+  for (const unsigned char* p = (const unsigned char*)(s ? s : ""); *p; ++p) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", f);
+    else if (*p == '\t')
+      fputs("\\t", f);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void usage(FILE* f) {
+  fprintf(f, "usage: skinkit <command> [options]   (skinkit <command> --help for details)\n\ncommands:\n");
+  for (size_t i = 0; i < k_command_count; ++i) fprintf(f, "  %-10s %s\n", k_commands[i].name, k_commands[i].summary);
+  fprintf(f, "\n  --help      this text\n  --version   library version and ABI\n");
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (argc > 2)
+      for (size_t i = 0; i < k_command_count; ++i)
+        if (!strcmp(argv[2], k_commands[i].name)) {
+          fputs(k_commands[i].usage, stdout);
+          return 0;
+        }
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("skinkit %s (ABI %u.%u, header ABI %d.%d)\n", sk_version_string(), sk_abi_major(), sk_abi_minor(),
+           SK_ABI_MAJOR, SK_ABI_MINOR);
+    return sk_abi_major() == SK_ABI_MAJOR ? 0 : 2;
+  }
+  for (size_t i = 0; i < k_command_count; ++i)
+    if (!strcmp(argv[1], k_commands[i].name)) {
+      for (int a = 2; a < argc; ++a)
+        if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+          fputs(k_commands[i].usage, stdout);
+          return 0;
+        }
+      return k_commands[i].run(argc - 1, argv + 1);
+    }
+  fprintf(stderr, "skinkit: unknown command \"%s\"\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

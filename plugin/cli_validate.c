@@ -1,0 +1,524 @@
+/* cli_validate.c - `skinkit validate PATH...`: files and folders checked in parallel.
+ *
+ * Each file is read in its own worker process (fork), which sends its result back through a pipe. Importers
+ * of untrusted files can crash (Assimp 5.2.5 does, e.g. on some damaged .md5mesh files, see the import fuzz
+ * target) and keep global state (its C API has one shared error string): a crashed worker becomes an "error"
+ * row naming the signal, and the run goes on. */
+#define _DEFAULT_SOURCE /* fork, poll, strsignal */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "skinkit.h"
+
+const char cli_validate_usage[] =
+    "usage: skinkit validate PATH... [--tolerance T] [--max-influences N] [--json OUT|-] [--jsonl]\n"
+    "                        [--jobs N] [--files-from FILE|-] [--allow-unskinned]\n"
+    "  Checks every file (folders recursively, every extension Assimp reads; Ogre .skeleton files are read\n"
+    "  with their .mesh): weight sums (off by more than T, default 1e-3), NaN/Inf, negative, unweighted,\n"
+    "  more than N influences, bad joints, duplicates, singular/non-rigid inverse binds.\n"
+    "  Exit 0: clean; 1: findings; 2: a file could not be read or has no skin (unless --allow-unskinned).\n"
+    "  --json OUT   summary JSON to OUT ('-' = stdout); --jsonl: one JSON object per file per line on stdout\n"
+    "  --jobs N     files checked at once (default: CPU count). Each file is read in its own worker process,\n"
+    "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
+    "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit)\n";
+
+typedef struct mesh_row {
+  char* name;
+  sk_mesh_report r;
+} mesh_row;
+
+typedef struct file_result {
+  const char* path;
+  int status; /* 0 ok, 1 findings, 2 error */
+  char error[SK_ERROR_MESSAGE_SIZE];
+  uint32_t mesh_count;
+  mesh_row* meshes;
+} file_result;
+
+typedef struct job {
+  sk_validate_options opts;
+  int allow_unskinned;
+} job;
+
+static void check_file(job* j, file_result* fr) {
+  sk_error err;
+  sk_scene* s = NULL;
+  if (sk_scene_load(fr->path, NULL, &s, &err)) {
+    fr->status = 2;
+    snprintf(fr->error, sizeof fr->error, "%s", err.message);
+    return;
+  }
+  uint32_t nm = sk_scene_mesh_count(s);
+  sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);
+  fr->meshes = calloc(nm ? nm : 1, sizeof *fr->meshes);
+  if (!reps || !fr->meshes) {
+    free(reps);
+    sk_scene_destroy(s);
+    fr->status = 2;
+    snprintf(fr->error, sizeof fr->error, "%s: out of memory", fr->path);
+    return;
+  }
+  for (uint32_t m = 0; m < nm; ++m) reps[m].size = sizeof *reps;
+  uint32_t findings = 0;
+  int rc = sk_scene_validate(s, &j->opts, reps, nm, &findings, &err);
+  if (rc == SK_ERR_NO_SKIN) {
+    fr->status = j->allow_unskinned ? 0 : 2;
+    snprintf(fr->error, sizeof fr->error, "%s", err.message);
+  } else if (rc) {
+    fr->status = 2;
+    snprintf(fr->error, sizeof fr->error, "%s", err.message);
+  } else {
+    fr->status = findings ? 1 : 0;
+    for (uint32_t m = 0; m < nm; ++m) {
+      if (!reps[m].skinned) continue;
+      mesh_row* row = &fr->meshes[fr->mesh_count++];
+      const char* n = sk_scene_mesh_name(s, m);
+      row->name = malloc(strlen(n) + 1);
+      if (row->name) strcpy(row->name, n);
+      row->r = reps[m];
+    }
+  }
+  free(reps);
+  sk_scene_destroy(s);
+}
+
+/* ---- worker processes ---- */
+
+/* Wire format of one result (native byte order, same binary on both ends): status, error[], mesh_count, then per
+ * mesh a name length, the name and the sk_mesh_report. */
+typedef struct buf {
+  char* p;
+  size_t n, cap;
+} buf;
+
+static int buf_put(buf* b, const void* data, size_t n) {
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 4096;
+    while (cap < b->n + n) cap *= 2;
+    char* p = realloc(b->p, cap);
+    if (!p) return -1;
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, data, n);
+  b->n += n;
+  return 0;
+}
+
+static void serialize(const file_result* fr, buf* b) {
+  buf_put(b, &fr->status, sizeof fr->status);
+  buf_put(b, fr->error, sizeof fr->error);
+  buf_put(b, &fr->mesh_count, sizeof fr->mesh_count);
+  for (uint32_t m = 0; m < fr->mesh_count; ++m) {
+    uint32_t len = fr->meshes[m].name ? (uint32_t)strlen(fr->meshes[m].name) : 0;
+    buf_put(b, &len, sizeof len);
+    buf_put(b, fr->meshes[m].name, len);
+    buf_put(b, &fr->meshes[m].r, sizeof fr->meshes[m].r);
+  }
+}
+
+static int take(const buf* b, size_t* at, void* out, size_t n) {
+  if (*at + n > b->n) return -1;
+  memcpy(out, b->p + *at, n);
+  *at += n;
+  return 0;
+}
+
+static int deserialize(const buf* b, file_result* fr) {
+  size_t at = 0;
+  uint32_t count = 0;
+  if (take(b, &at, &fr->status, sizeof fr->status) || take(b, &at, fr->error, sizeof fr->error) ||
+      take(b, &at, &count, sizeof count) || fr->status < 0 || fr->status > 2 || count > (1u << 24))
+    return -1;
+  fr->error[sizeof fr->error - 1] = 0;
+  fr->meshes = calloc(count ? count : 1, sizeof *fr->meshes);
+  if (!fr->meshes) return -1;
+  for (uint32_t m = 0; m < count; ++m) {
+    uint32_t len;
+    if (take(b, &at, &len, sizeof len) || len > b->n - at) return -1;
+    mesh_row* row = &fr->meshes[fr->mesh_count];
+    if (!(row->name = malloc((size_t)len + 1))) return -1;
+    take(b, &at, row->name, len);
+    row->name[len] = 0;
+    fr->mesh_count++;
+    if (take(b, &at, &row->r, sizeof row->r)) return -1;
+  }
+  return at == b->n ? 0 : -1;
+}
+
+typedef struct worker {
+  pid_t pid;
+  int fd;
+  size_t index;
+  buf data;
+  struct timespec start;
+} worker;
+
+static double since(const struct timespec* t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void write_all(int fd, const char* p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+static int spawn(worker* w, job* j, file_result* fr, size_t index) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) { /* the worker: check one file, send the result, leave without running atexit handlers */
+    close(fds[0]);
+    check_file(j, fr);
+    buf b = {0};
+    serialize(fr, &b);
+    write_all(fds[1], b.p, b.n);
+    _exit(0);
+  }
+  close(fds[1]);
+  memset(w, 0, sizeof *w);
+  w->pid = pid;
+  w->fd = fds[0];
+  w->index = index;
+  clock_gettime(CLOCK_MONOTONIC, &w->start);
+  return 0;
+}
+
+static void finish(worker* w, file_result* fr, int timed_out) {
+  int st = 0;
+  while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  close(w->fd);
+  if (timed_out) {
+    fr->status = 2;
+    snprintf(fr->error, sizeof fr->error, "%s: gave up after the time limit (reading did not finish)", fr->path);
+  } else if (WIFSIGNALED(st)) {
+    fr->status = 2;
+    snprintf(fr->error, sizeof fr->error, "%s: the importer crashed (signal %d, %s) reading this file", fr->path,
+             WTERMSIG(st), strsignal(WTERMSIG(st)));
+  } else if (deserialize(&w->data, fr) != 0) {
+    for (uint32_t m = 0; m < fr->mesh_count; ++m) free(fr->meshes[m].name);
+    free(fr->meshes);
+    fr->meshes = NULL;
+    fr->mesh_count = 0;
+    fr->status = 2;
+    snprintf(fr->error, sizeof fr->error, "%s: the worker checking this file failed (exit %d)", fr->path,
+             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  }
+  free(w->data.p);
+  w->pid = 0;
+}
+
+/* Runs every file through at most `jobs` concurrent workers; progress on stderr when it is a terminal. */
+static void run_all(job* j, file_result* results, size_t count, int jobs, double timeout) {
+  worker* ws = calloc((size_t)jobs, sizeof *ws);
+  struct pollfd* pf = calloc((size_t)jobs, sizeof *pf);
+  if (!ws || !pf) {
+    free(ws);
+    free(pf);
+    for (size_t i = 0; i < count; ++i) check_file(j, &results[i]); /* no memory for workers: in process */
+    return;
+  }
+  int tty = isatty(2);
+  size_t next = 0, done = 0;
+  int active = 0;
+  while (done < count) {
+    while (active < jobs && next < count) {
+      int slot = 0;
+      while (ws[slot].pid) ++slot;
+      if (spawn(&ws[slot], j, &results[next], next) != 0) {
+        check_file(j, &results[next]); /* fork failed: check it here */
+        ++done;
+      } else {
+        ++active;
+      }
+      ++next;
+    }
+    if (!active) continue;
+    int n = 0, map[64];
+    for (int s = 0; s < jobs && n < 64; ++s)
+      if (ws[s].pid) {
+        pf[n].fd = ws[s].fd;
+        pf[n].events = POLLIN;
+        pf[n].revents = 0;
+        map[n++] = s;
+      }
+    if (poll(pf, (nfds_t)n, 100) < 0 && errno != EINTR) break;
+    for (int k = 0; k < n; ++k) {
+      if (!pf[k].revents) continue;
+      worker* w = &ws[map[k]];
+      char chunk[65536];
+      ssize_t r = read(w->fd, chunk, sizeof chunk);
+      if (r > 0) {
+        buf_put(&w->data, chunk, (size_t)r);
+      } else if (r == 0 || errno != EINTR) {
+        finish(w, &results[w->index], 0);
+        --active;
+        ++done;
+      }
+    }
+    for (int k = 0; k < n && timeout > 0.0; ++k) {
+      worker* w = &ws[map[k]];
+      if (w->pid && since(&w->start) > timeout) {
+        kill(w->pid, SIGKILL);
+        finish(w, &results[w->index], 1);
+        --active;
+        ++done;
+      }
+    }
+    if (tty) {
+      int bar = (int)(40 * done / count);
+      fprintf(stderr, "\r[%-40.*s] %zu/%zu", bar, "########################################", done, count);
+    }
+  }
+  if (tty) fprintf(stderr, "\r%60s\r", "");
+  free(ws);
+  free(pf);
+}
+
+/* ---- file collection ---- */
+typedef struct list {
+  char** v;
+  size_t n, cap;
+} list;
+
+static int push(list* l, const char* s) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    char** v = realloc(l->v, cap * sizeof *v);
+    if (!v) return -1;
+    l->v = v;
+    l->cap = cap;
+  }
+  size_t len = strlen(s);
+  if (!(l->v[l->n] = malloc(len + 1))) return -1;
+  memcpy(l->v[l->n++], s, len + 1);
+  return 0;
+}
+
+static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+static void walk(list* l, const char* dir, int depth) {
+  if (depth > 64) return;
+  DIR* d = opendir(dir);
+  if (!d) return;
+  struct dirent* e;
+  list local = {0};
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    size_t n = strlen(dir) + strlen(e->d_name) + 2;
+    char* p = malloc(n);
+    if (!p) continue;
+    snprintf(p, n, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) {
+        walk(&local, p, depth + 1);
+      } else if (S_ISREG(st.st_mode)) {
+        const char* dot = strrchr(e->d_name, '.');
+        if (dot && sk_import_extension_supported(dot)) push(&local, p);
+      }
+    }
+    free(p);
+  }
+  closedir(d);
+  if (local.n) qsort(local.v, local.n, sizeof *local.v, cmp_str);
+  for (size_t i = 0; i < local.n; ++i) {
+    push(l, local.v[i]);
+    free(local.v[i]);
+  }
+  free(local.v);
+}
+
+static void add_path(list* l, const char* p) {
+  struct stat st;
+  if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+    walk(l, p, 0);
+  else
+    push(l, p); /* files named explicitly are checked whatever their extension (errors say why) */
+}
+
+static void add_files_from(list* l, const char* src) {
+  FILE* f = strcmp(src, "-") ? fopen(src, "r") : stdin;
+  if (!f) {
+    fprintf(stderr, "skinkit validate: cannot open %s\n", src);
+    return;
+  }
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (line[0]) add_path(l, line);
+  }
+  if (f != stdin) fclose(f);
+}
+
+static const char* k_status[] = {"ok", "findings", "error"};
+
+static void write_json_file(FILE* f, const file_result* fr) {
+  fprintf(f, "{\"path\":");
+  cli_json_string(f, fr->path);
+  fprintf(f, ",\"status\":\"%s\",\"error\":", k_status[fr->status]);
+  if (fr->error[0])
+    cli_json_string(f, fr->error);
+  else
+    fputs("null", f);
+  fprintf(f, ",\"meshes\":[");
+  for (uint32_t m = 0; m < fr->mesh_count; ++m) {
+    const sk_mesh_report* r = &fr->meshes[m].r;
+    const sk_skin_report* k = &r->skin;
+    fprintf(f, "%s{\"name\":", m ? "," : "");
+    cli_json_string(f, fr->meshes[m].name);
+    fprintf(f,
+            ",\"vertices\":%llu,\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,"
+            "\"off_tolerance\":%llu,\"unweighted\":%llu,\"nan\":%llu,\"negative\":%llu,\"over_limit\":%llu,"
+            "\"bad_joint\":%llu,\"duplicate\":%llu,\"singular_binds\":%llu,\"nonrigid_binds\":%llu,"
+            "\"unused_bones\":%llu,\"dropped_weights\":%llu}",
+            (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min, k->weight_sum_max,
+            (unsigned long long)k->off_tolerance, (unsigned long long)k->unweighted, (unsigned long long)k->nan,
+            (unsigned long long)k->negative, (unsigned long long)k->over_limit, (unsigned long long)k->bad_joint,
+            (unsigned long long)k->duplicate, (unsigned long long)r->singular_binds,
+            (unsigned long long)r->nonrigid_binds, (unsigned long long)r->unused_bones,
+            (unsigned long long)r->dropped_weights);
+  }
+  fprintf(f, "]}");
+}
+
+int cli_validate(int argc, char** argv) {
+  list files = {0};
+  const char* json_out = NULL;
+  int jsonl = 0, jobs = 0, allow_unskinned = 0;
+  double timeout = 300.0;
+  sk_validate_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.size = sizeof opts;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    int more = i + 1 < argc;
+    if (!strcmp(a, "--tolerance") && more)
+      opts.tolerance = strtof(argv[++i], NULL);
+    else if (!strcmp(a, "--max-influences") && more)
+      opts.max_influences = (uint32_t)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--json") && more)
+      json_out = argv[++i];
+    else if (!strcmp(a, "--jsonl"))
+      jsonl = 1;
+    else if (!strcmp(a, "--allow-unskinned"))
+      allow_unskinned = 1;
+    else if (!strcmp(a, "--jobs") && more)
+      jobs = atoi(argv[++i]);
+    else if (!strcmp(a, "--timeout") && more)
+      timeout = strtod(argv[++i], NULL);
+    else if (!strcmp(a, "--files-from") && more)
+      add_files_from(&files, argv[++i]);
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "skinkit validate: unknown or incomplete option %s\n%s", a, cli_validate_usage);
+      return 2;
+    } else
+      add_path(&files, a);
+  }
+  if (files.n == 0) {
+    fprintf(stderr, "skinkit validate: no files to check\n%s", cli_validate_usage);
+    free(files.v);
+    return 2;
+  }
+  if (jobs <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    jobs = n > 0 ? (int)n : 1;
+  }
+  if ((size_t)jobs > files.n) jobs = (int)files.n;
+  if (jobs > 64) jobs = 64;
+  job j;
+  memset(&j, 0, sizeof j);
+  j.opts = opts;
+  j.allow_unskinned = allow_unskinned;
+  file_result* results = calloc(files.n, sizeof *results);
+  if (!results) {
+    fprintf(stderr, "skinkit validate: out of memory\n");
+    return 2;
+  }
+  for (size_t i = 0; i < files.n; ++i) results[i].path = files.v[i];
+  run_all(&j, results, files.n, jobs, timeout);
+
+  size_t n_ok = 0, n_find = 0, n_err = 0;
+  FILE* human = (json_out && !strcmp(json_out, "-")) || jsonl ? stderr : stdout;
+  for (size_t i = 0; i < files.n; ++i) {
+    const file_result* fr = &results[i];
+    n_ok += fr->status == 0;
+    n_find += fr->status == 1;
+    n_err += fr->status == 2;
+    if (jsonl) {
+      write_json_file(stdout, fr);
+      fputc('\n', stdout);
+    }
+    if (fr->status == 2 || (fr->error[0] && !fr->mesh_count)) {
+      fprintf(human, "%-8s %s\n", fr->status == 2 ? "ERROR" : "ok", fr->error);
+      continue;
+    }
+    for (uint32_t m = 0; m < fr->mesh_count; ++m) {
+      const sk_mesh_report* r = &fr->meshes[m].r;
+      const sk_skin_report* k = &r->skin;
+      fprintf(human, "%-8s %s [%s] v=%llu maxinf=%u sum=%.4f..%.4f", r->findings ? "FINDINGS" : "ok", fr->path,
+              fr->meshes[m].name, (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min,
+              k->weight_sum_max);
+      if (k->off_tolerance) fprintf(human, " off=%llu", (unsigned long long)k->off_tolerance);
+      if (k->unweighted) fprintf(human, " unweighted=%llu", (unsigned long long)k->unweighted);
+      if (k->nan) fprintf(human, " nan=%llu", (unsigned long long)k->nan);
+      if (k->negative) fprintf(human, " negative=%llu", (unsigned long long)k->negative);
+      if (k->over_limit) fprintf(human, " over=%llu", (unsigned long long)k->over_limit);
+      if (k->bad_joint) fprintf(human, " bad_joint=%llu", (unsigned long long)k->bad_joint);
+      if (k->duplicate) fprintf(human, " dup=%llu", (unsigned long long)k->duplicate);
+      if (r->singular_binds) fprintf(human, " singular_bind=%llu", (unsigned long long)r->singular_binds);
+      if (r->nonrigid_binds) fprintf(human, " nonrigid_bind=%llu", (unsigned long long)r->nonrigid_binds);
+      if (r->unused_bones) fprintf(human, " unused_bones=%llu", (unsigned long long)r->unused_bones);
+      fputc('\n', human);
+    }
+  }
+  fprintf(human, "%zu file(s): %zu ok, %zu with findings, %zu error(s)\n", files.n, n_ok, n_find, n_err);
+  if (json_out) {
+    FILE* f = strcmp(json_out, "-") ? fopen(json_out, "w") : stdout;
+    if (!f) {
+      fprintf(stderr, "skinkit validate: cannot write %s\n", json_out);
+      n_err++;
+    } else {
+      fprintf(f, "{\"files\":[");
+      for (size_t i = 0; i < files.n; ++i) {
+        if (i) fputc(',', f);
+        write_json_file(f, &results[i]);
+      }
+      fprintf(f, "],\"summary\":{\"files\":%zu,\"ok\":%zu,\"findings\":%zu,\"errors\":%zu}}\n", files.n, n_ok, n_find,
+              n_err);
+      if (f != stdout) fclose(f);
+    }
+  }
+  for (size_t i = 0; i < files.n; ++i) {
+    for (uint32_t m = 0; m < results[i].mesh_count; ++m) free(results[i].meshes[m].name);
+    free(results[i].meshes);
+    free(files.v[i]);
+  }
+  free(files.v);
+  free(results);
+  return n_err ? 2 : n_find ? 1 : 0;
+}

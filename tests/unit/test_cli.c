@@ -1,0 +1,190 @@
+/* test_cli.c - the skinkit command-line tool end to end: exit codes 0/1/2, JSON output, sharded reports,
+ * never overwriting inputs, bad input. Runs the real build/skinkit on the generated samples in tests/data/. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+
+#ifndef SK_CLI_PATH
+#error "SK_CLI_PATH must name the built skinkit executable"
+#endif
+
+static char g_tmp[256];
+static char g_out[1 << 16];
+
+/* Runs `skinkit ARGS` through the shell; stdout goes to g_out; returns the exit status (or -1). */
+static int run(const char* args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s/stderr.txt", SK_SOURCE_DIR, SK_CLI_PATH, args, g_tmp);
+  FILE* p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(g_out, 1, sizeof g_out - 1, p);
+  g_out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char* err_text(void) {
+  static char buf[8192];
+  char path[300];
+  snprintf(path, sizeof path, "%s/stderr.txt", g_tmp);
+  FILE* f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  buf[n] = 0;
+  if (f) fclose(f);
+  return buf;
+}
+
+static void write_file(const char* name, const char* text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void setup(void) {
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/skinkit-cli-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+}
+
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
+}
+
+START_TEST(help_version_and_unknown) {
+  ck_assert_int_eq(run("--version"), 0);
+  ck_assert(strstr(g_out, "skinkit 0.1.0") != NULL);
+  ck_assert_int_eq(run("--help"), 0);
+  ck_assert(strstr(g_out, "validate") && strstr(g_out, "convert") && strstr(g_out, "report"));
+  ck_assert_int_eq(run("validate --help"), 0);
+  ck_assert(strstr(g_out, "--jsonl") != NULL);
+  ck_assert_int_eq(run(""), 2);
+  ck_assert_int_eq(run("frobnicate"), 2);
+  ck_assert(strstr(err_text(), "unknown command") != NULL);
+  ck_assert_int_eq(run("validate --bogus x.glb"), 2);
+}
+END_TEST
+
+START_TEST(validate_exit_codes_and_json) {
+  ck_assert_int_eq(run("validate tests/data/cylinder_rig.glb"), 0);
+  ck_assert_int_eq(run("validate tests/data/cylinder_rig.glb tests/data/cylinder_rig_drift.glb --json -"), 1);
+  ck_assert(strstr(g_out, "\"files\":[") != NULL);
+  ck_assert(strstr(g_out, "\"status\":\"findings\"") != NULL);
+  ck_assert(strstr(g_out, "\"off_tolerance\":224") != NULL);
+  ck_assert(strstr(g_out, "\"weight_sum_min\":0.96") != NULL);
+  ck_assert(strstr(g_out, "\"summary\":{\"files\":2,\"ok\":1,\"findings\":1,\"errors\":0}") != NULL);
+  /* a looser tolerance accepts the drift */
+  ck_assert_int_eq(run("validate tests/data/cylinder_rig_drift.glb --tolerance 0.05"), 0);
+  /* a limit of one influence flags the blended vertices */
+  ck_assert_int_eq(run("validate tests/data/cylinder_rig.glb --max-influences 1 --json -"), 1);
+  ck_assert(strstr(g_out, "\"over_limit\":224") != NULL);
+}
+END_TEST
+
+START_TEST(validate_bad_input) {
+  write_file("notes.glb", "this is not a model\n");
+  char args[2048];
+  snprintf(args, sizeof args, "validate %s/notes.glb tests/data/cylinder_rig.glb --json -", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(g_out, "\"status\":\"error\"") != NULL);
+  ck_assert(strstr(g_out, "notes.glb") != NULL);
+  ck_assert(strstr(g_out, "\"errors\":1") != NULL);
+  snprintf(args, sizeof args, "validate %s/missing.glb", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "missing.glb") != NULL || strstr(g_out, "missing.glb") != NULL);
+  /* a folder without assets */
+  char empty[400];
+  snprintf(empty, sizeof empty, "%s/empty", g_tmp);
+  ck_assert_int_eq(mkdir(empty, 0755), 0);
+  snprintf(args, sizeof args, "validate %s", empty);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "no files") != NULL);
+  /* a file whose reading exceeds the time limit is given up (the worker process is killed) */
+  ck_assert_int_eq(run("validate tests/data/cylinder_rig.glb --timeout 0.000001 --json -"), 2);
+  ck_assert(strstr(g_out, "time limit") != NULL);
+  /* an empty --files-from list */
+  ck_assert_int_eq(run("validate --files-from - < /dev/null"), 2);
+}
+END_TEST
+
+START_TEST(jsonl_shards_merge_with_report) {
+  char args[2048];
+  snprintf(args, sizeof args, "validate tests/data/cylinder_rig.glb --jsonl > %s/a.jsonl", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "validate tests/data/cylinder_rig_drift.glb --jsonl > %s/b.jsonl", g_tmp);
+  ck_assert_int_eq(run(args), 1);
+  snprintf(args, sizeof args, "report %s/a.jsonl %s/b.jsonl", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 1);
+  ck_assert(strstr(g_out, "\"summary\":{\"files\":2,\"ok\":1,\"findings\":1,\"errors\":0}") != NULL);
+  write_file("bad.jsonl", "{\"path\":\"x\"}\n");
+  snprintf(args, sizeof args, "report %s/a.jsonl %s/bad.jsonl", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "bad.jsonl:1") != NULL);
+  ck_assert_int_eq(run("report"), 2);
+}
+END_TEST
+
+START_TEST(convert_fixes_and_never_overwrites) {
+  char args[2048], out[512];
+  snprintf(out, sizeof out, "%s/fixed.glb", g_tmp);
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s --normalize", out);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "validate %s", out);
+  ck_assert_int_eq(run(args), 0);
+  /* the output exists now: refused without --force, accepted with it */
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s --normalize", out);
+  ck_assert_int_eq(run(args), 1);
+  ck_assert(strstr(err_text(), "exists") != NULL);
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s --normalize --force", out);
+  ck_assert_int_eq(run(args), 0);
+  /* never the input, not even with --force */
+  snprintf(args, sizeof args, "convert %s %s --force", out, out);
+  ck_assert_int_eq(run(args), 2);
+  snprintf(args, sizeof args, "validate %s", out);
+  ck_assert_int_eq(run(args), 0);
+}
+END_TEST
+
+START_TEST(info_and_sample) {
+  ck_assert_int_eq(run("info tests/data/cylinder_rig.glb --json"), 0);
+  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL || strstr(g_out, "\"vertices\": 1122") != NULL);
+  char args[2048];
+  snprintf(args, sizeof args, "sample %s/rig3.glb --bones 3 --segments 16 --rings 24", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "info %s/rig3.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "3 joint(s)") != NULL);
+  snprintf(args, sizeof args, "sample %s/rig3.glb", g_tmp);
+  ck_assert_int_eq(run(args), 2); /* exists */
+  ck_assert_int_eq(run("sample"), 2);
+  ck_assert_int_eq(run("demo"), 0);
+  ck_assert(strstr(g_out, "DQS") != NULL && strstr(g_out, "volume ratio") != NULL);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("cli");
+  TCase* t = tcase_create("cli");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, help_version_and_unknown);
+  tcase_add_test(t, validate_exit_codes_and_json);
+  tcase_add_test(t, validate_bad_input);
+  tcase_add_test(t, jsonl_shards_merge_with_report);
+  tcase_add_test(t, convert_fixes_and_never_overwrites);
+  tcase_add_test(t, info_and_sample);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
