@@ -1,0 +1,291 @@
+/* bind.c - automatic binding: validation, bone segments, candidate lists and the common finishing pass
+ * (relative prune, influence limit, exact normalization, locked joints, vertex mask) shared by every method. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "skc_bind.h"
+
+#define BIND_MAX_INFLUENCES 255u
+
+int skc_bind_cands_init(skc_bind_cands* c, size_t vertex_count, uint32_t stride, skc_err* err) {
+  memset(c, 0, sizeof *c);
+  c->vertex_count = vertex_count;
+  c->stride = stride;
+  c->count = calloc(vertex_count, sizeof *c->count);
+  c->joints = malloc(vertex_count * stride * sizeof *c->joints);
+  c->weights = malloc(vertex_count * stride * sizeof *c->weights);
+  if (!c->count || !c->joints || !c->weights) {
+    skc_bind_cands_free(c);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu x %u binding candidates", vertex_count, stride);
+  }
+  return SKC_OK;
+}
+
+void skc_bind_cands_free(skc_bind_cands* c) {
+  free(c->count);
+  free(c->joints);
+  free(c->weights);
+  memset(c, 0, sizeof *c);
+}
+
+void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w) {
+  if (!(w > 0.0f) || !isfinite(w)) return;
+  uint32_t n = c->count[v], s = c->stride;
+  uint32_t* j = c->joints + v * s;
+  float* x = c->weights + v * s;
+  if (n == s && w <= x[n - 1]) return;
+  uint32_t i = n < s ? n : s - 1; /* slot to fill, then bubble up */
+  while (i > 0 && x[i - 1] < w) {
+    x[i] = x[i - 1];
+    j[i] = j[i - 1];
+    --i;
+  }
+  x[i] = w;
+  j[i] = joint;
+  if (n < s) c->count[v] = n + 1;
+}
+
+double skc_seg_dist2(const double p[3], const double a[3], const double b[3], double* out_t) {
+  double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], t = 0.0;
+  if (l2 > 0.0) {
+    t = (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / l2;
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+  }
+  double d[3] = {ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]};
+  if (out_t) *out_t = t;
+  return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
+int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j) {
+  return (!d->deform || d->deform[j]) && !(d->locked && d->locked[j]);
+}
+
+double skc_bind_bbox_diag(const float* positions, size_t n) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < n; ++v)
+    for (int k = 0; k < 3; ++k) {
+      double x = positions[3 * v + k];
+      if (x < lo[k]) lo[k] = x;
+      if (x > hi[k]) hi[k] = x;
+    }
+  if (n == 0) return 0.0;
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) s += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+  return sqrt(s);
+}
+
+void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails) {
+  uint32_t n = s->joint_count;
+  for (uint32_t j = 0; j < n; ++j) {
+    memcpy(heads + 3 * j, s->rest_world + 16 * j + 12, 3 * sizeof(float));
+    tails[3 * j] = tails[3 * j + 1] = tails[3 * j + 2] = 0.0f;
+  }
+  /* children sums in double, counted in a scratch pass over the parents (children come after parents) */
+  for (uint32_t j = 0; j < n; ++j) {
+    double sum[3] = {0, 0, 0};
+    uint32_t kids = 0;
+    for (uint32_t c = j + 1; c < n; ++c)
+      if (s->parents[c] == (int32_t)j) {
+        for (int k = 0; k < 3; ++k) sum[k] += heads[3 * c + k];
+        ++kids;
+      }
+    for (int k = 0; k < 3; ++k) {
+      if (kids) {
+        tails[3 * j + k] = (float)(sum[k] / kids);
+      } else if (s->parents[j] >= 0) {
+        const float* ph = heads + 3 * (size_t)s->parents[j];
+        tails[3 * j + k] = heads[3 * j + k] + (heads[3 * j + k] - ph[k]);
+      } else {
+        tails[3 * j + k] = heads[3 * j + k];
+      }
+    }
+  }
+}
+
+void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails) {
+  skc_skeleton_bone_segments(s, heads, tails);
+  for (uint32_t j = 0; j < s->joint_count; ++j) {
+    float inv[16], m[16], h[3], t[3];
+    if (!skc_mat4_inverse(s->rest_world + 16 * (size_t)j, inv)) continue;
+    skc_mat4_mul(s->bind + 16 * (size_t)j, inv, m);
+    skc_mat4_transform_point(m, heads + 3 * (size_t)j, h);
+    skc_mat4_transform_point(m, tails + 3 * (size_t)j, t);
+    memcpy(heads + 3 * (size_t)j, h, sizeof h);
+    memcpy(tails + 3 * (size_t)j, t, sizeof t);
+  }
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static int validate(const skc_bind_desc* d, const skc_skin* skin, skc_err* err) {
+  if (!skin) return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: output skin must not be NULL");
+  if (d->vertex_count == 0 || !d->positions)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: mesh needs positions and at least one vertex");
+  if (d->vertex_count >= UINT32_MAX)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "bind: %zu vertices do not fit 32-bit indices", d->vertex_count);
+  if (d->triangle_count && !d->triangles)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: %zu triangles but no index array", d->triangle_count);
+  if (d->joint_count == 0 || !d->heads || !d->tails)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: bones need a skeleton or head and tail arrays");
+  if (skin->vertex_count != d->vertex_count || skin->joint_count != d->joint_count)
+    return skc_fail(err, SKC_INVALID_ARGUMENT,
+                    "bind: skin has %zu vertices and %u joints, the mesh %zu vertices and the bones %u joints",
+                    skin->vertex_count, skin->joint_count, d->vertex_count, d->joint_count);
+  if (d->max_influences < 1 || d->max_influences > BIND_MAX_INFLUENCES)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "bind: max_influences %u outside 1 .. %u", d->max_influences,
+                    BIND_MAX_INFLUENCES);
+  if (d->method < SKC_BIND_ROBUST || d->method > SKC_BIND_HEAT)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: unknown method %d", d->method);
+  if (!(d->falloff_power > 0.0f && d->falloff_power <= 64.0f) || !(d->falloff_cutoff > 1.0f) ||
+      !isfinite(d->falloff_cutoff) || !(d->heat_scale > 0.0f) || !isfinite(d->heat_scale) ||
+      !(d->prune >= 0.0f && d->prune < 1.0f))
+    return skc_fail(err, SKC_INVALID_ARGUMENT,
+                    "bind: options out of range (falloff_power 0 < p <= 64, falloff_cutoff > 1, heat_scale > 0, "
+                    "0 <= prune < 1)");
+  for (size_t i = 0; i < 3 * d->vertex_count; ++i)
+    if (!isfinite(d->positions[i]))
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: position of vertex %zu is not finite", i / 3);
+  for (size_t i = 0; i < 3 * d->triangle_count; ++i)
+    if (d->triangles[i] >= d->vertex_count)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "bind: triangle %zu uses vertex %u, the mesh has %zu", i / 3,
+                      d->triangles[i], d->vertex_count);
+  uint32_t active = 0;
+  for (uint32_t j = 0; j < d->joint_count; ++j) {
+    for (int k = 0; k < 3; ++k)
+      if (!isfinite(d->heads[3 * j + k]) || !isfinite(d->tails[3 * j + k]))
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: bone %u has a non-finite head or tail", j);
+    active += (uint32_t)skc_bind_joint_active(d, j);
+  }
+  if (!active)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: no joint can take weights (all non-deform or locked)");
+  return SKC_OK;
+}
+
+/* Writes one vertex: new candidates (sorted descending) scaled into what locked joints leave, exact sum. */
+static int finish_vertex(const skc_bind_desc* d, const skc_skin* old, size_t v, const uint32_t* cj,
+                         const float* cw, uint32_t cn, skc_skin_builder* b) {
+  uint32_t j[2 * BIND_MAX_INFLUENCES];
+  float w[2 * BIND_MAX_INFLUENCES];
+  uint32_t n = 0;
+  double locked_sum = 0.0;
+  if (d->locked) {
+    for (uint32_t e = old->offsets[v]; e < old->offsets[v + 1] && n < BIND_MAX_INFLUENCES; ++e) {
+      uint32_t oj = old->joints[e];
+      float ow = old->weights[e];
+      if (oj < d->joint_count && d->locked[oj] && ow > 0.0f && isfinite(ow)) {
+        j[n] = oj;
+        w[n++] = ow;
+        locked_sum += ow;
+      }
+    }
+  }
+  uint32_t locked_n = n;
+  double room = 1.0 - locked_sum;
+  if (room > 1e-7) {
+    uint32_t limit = d->max_influences > locked_n ? d->max_influences - locked_n : 1;
+    double top = cn ? cw[0] : 0.0, sum = 0.0;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < cn && keep < limit; ++i) {
+      if (!(cw[i] > 0.0f) || (double)cw[i] < (double)d->prune * top) break; /* sorted: the rest is smaller */
+      sum += cw[i];
+      ++keep;
+    }
+    if (keep == 0 || !(sum > 0.0)) return SKC_INTERNAL;
+    for (uint32_t i = 0; i < keep; ++i) {
+      j[n] = cj[i];
+      w[n++] = (float)((double)cw[i] / sum * room);
+    }
+    /* exact sum in float, summed in storage order: put the rounding residue on the largest new weight */
+    for (int pass = 0; pass < 3; ++pass) {
+      float s = 0.0f;
+      for (uint32_t i = 0; i < n; ++i) s += w[i];
+      float target = locked_n ? (float)(locked_sum + room) : 1.0f;
+      if (s == target) break;
+      w[locked_n] += target - s;
+    }
+  }
+  /* sort by weight descending (insertion sort: n is small) */
+  for (uint32_t i = 1; i < n; ++i) {
+    uint32_t tj = j[i];
+    float tw = w[i];
+    uint32_t k = i;
+    while (k > 0 && (w[k - 1] < tw || (w[k - 1] == tw && j[k - 1] > tj))) {
+      w[k] = w[k - 1];
+      j[k] = j[k - 1];
+      --k;
+    }
+    w[k] = tw;
+    j[k] = tj;
+  }
+  return skc_skin_builder_push(b, j, w, n) ? SKC_OUT_OF_MEMORY : SKC_OK;
+}
+
+int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err) {
+  double t0 = now_ms();
+  int rc = validate(d, skin, err);
+  if (rc) return rc;
+  uint32_t active = 0;
+  for (uint32_t j = 0; j < d->joint_count; ++j) active += (uint32_t)skc_bind_joint_active(d, j);
+  uint32_t stride = d->max_influences < active ? d->max_influences : active;
+  skc_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  skc_bind_cands c;
+  rc = skc_bind_cands_init(&c, d->vertex_count, stride, err);
+  if (rc) return rc;
+  switch (d->method) {
+    case SKC_BIND_NEAREST:
+      rep.method_used = SKC_BIND_NEAREST;
+      rc = skc_bind_nearest(d, d->vertex_mask, &c, err);
+      break;
+    case SKC_BIND_HEAT:
+      rc = skc_bind_heat(d, 1, &c, &rep, err);
+      break;
+    default:
+      rc = skc_bind_robust(d, &c, &rep, err);
+      break;
+  }
+  skc_skin_builder b;
+  if (!rc) rc = skc_skin_builder_init(&b, d->vertex_count, d->vertex_count * stride, err);
+  if (rc) {
+    skc_bind_cands_free(&c);
+    return rc;
+  }
+  uint64_t bound = 0;
+  for (size_t v = 0; v < d->vertex_count && !rc; ++v) {
+    if (d->vertex_mask && !d->vertex_mask[v]) {
+      uint32_t e0 = skin->offsets[v], e1 = skin->offsets[v + 1];
+      rc = skc_skin_builder_push(&b, skin->joints + e0, skin->weights + e0, e1 - e0) ? SKC_OUT_OF_MEMORY : SKC_OK;
+      continue;
+    }
+    rc = finish_vertex(d, skin, v, c.joints + v * stride, c.weights + v * stride, c.count[v], &b);
+    ++bound;
+  }
+  skc_bind_cands_free(&c);
+  if (rc) {
+    skc_skin_builder_free(&b);
+    return skc_fail(err, rc, "bind: %s while writing the weights", skc_status_string(rc));
+  }
+  rc = skc_skin_builder_finish(&b, skin, err);
+  if (rc) return rc;
+  if (report) {
+    uint64_t* counts = report->joint_vertex_counts;
+    rep.bound_vertices = bound;
+    rep.joint_vertex_counts = counts;
+    if (counts) {
+      memset(counts, 0, d->joint_count * sizeof *counts);
+      for (size_t e = 0; e < skc_skin_entries(skin); ++e)
+        if (skin->weights[e] > 0.0f && skin->joints[e] < d->joint_count) ++counts[skin->joints[e]];
+    }
+    rep.milliseconds = now_ms() - t0;
+    *report = rep;
+  }
+  return SKC_OK;
+}

@@ -1,0 +1,107 @@
+/* skc_bind.h - automatic binding: skin weights from a mesh and bone segments (internal).
+ *
+ * Pipeline: skc_bind() validates the description, resolves defaults, runs one method (bind_nearest.c,
+ * bind_heat.c, bind_robust.c), each of which fills per-vertex candidate lists (joint, weight), then
+ * skc_bind_finish() prunes, limits, normalizes to exact sums, merges locked joints and writes the skin.
+ * Nothing is written to the skin unless every step succeeded.
+ */
+#ifndef SKC_BIND_H
+#define SKC_BIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_skeleton.h"
+#include "skc_skin.h"
+#include "skc_status.h"
+
+enum { SKC_BIND_ROBUST = 0, SKC_BIND_NEAREST = 1, SKC_BIND_HEAT = 2 };
+
+typedef struct skc_bind_desc {
+  const float* positions; /* 3 * vertex_count */
+  size_t vertex_count;
+  const uint32_t* triangles; /* 3 * triangle_count (may be NULL when triangle_count = 0) */
+  size_t triangle_count;
+  const float* heads; /* 3 * joint_count bone segment starts */
+  const float* tails; /* 3 * joint_count bone segment ends (== head: a point bone) */
+  uint32_t joint_count;
+  const uint8_t* deform;      /* joint_count, NULL = every joint */
+  const uint8_t* locked;      /* joint_count, NULL = none */
+  const uint8_t* vertex_mask; /* vertex_count, NULL = every vertex */
+  uint32_t max_influences;    /* >= 1 */
+  int method;                 /* SKC_BIND_* */
+  /* nearest */
+  int rigid;            /* 1 = one bone per vertex */
+  float falloff_power;  /* > 0 */
+  float falloff_cutoff; /* > 1: bones farther than cutoff * nearest distance get nothing */
+  /* heat */
+  float heat_scale; /* c > 0 */
+  int no_weld;      /* 1 = do not join vertices at identical positions for the Laplacian */
+  /* finish */
+  float prune; /* relative: drop weights below prune * the vertex's largest weight */
+} skc_bind_desc;
+
+typedef struct skc_bind_report {
+  int method_used;
+  double milliseconds;
+  uint64_t fallback_vertices;   /* weighted by the nearest-bone fallback inside heat/robust */
+  uint64_t components;          /* connected components (heat) */
+  uint64_t fallback_components; /* components no bone sees (weighted by nearest) */
+  uint64_t bound_vertices;      /* vertices (re)weighted */
+  uint64_t* joint_vertex_counts; /* optional, joint_count: vertices with a non-zero weight, whole skin */
+} skc_bind_report;
+
+/* Candidates produced by a method: vertex v owns count[v] pairs at v * stride (stride = max candidates). */
+typedef struct skc_bind_cands {
+  size_t vertex_count;
+  uint32_t stride;
+  uint32_t* count;
+  uint32_t* joints;
+  float* weights;
+} skc_bind_cands;
+
+int skc_bind_cands_init(skc_bind_cands* c, size_t vertex_count, uint32_t stride, skc_err* err);
+void skc_bind_cands_free(skc_bind_cands* c);
+/* Inserts (joint, w) into vertex v's list, keeping the stride largest, sorted by weight descending. */
+void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w);
+
+/* Validates, runs the method and writes the weights into skin (vertex_count / joint_count must match).
+ * report may be NULL. On failure the skin is untouched. */
+int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err);
+
+/* Bone segments of a skeleton: head = world rest origin; tail = the only child's head, the average of the
+ * children's heads, or for a leaf head + (head - parent head) (a root without children: tail = head). */
+void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails);
+/* The same segments carried into bind space (the space skinned mesh positions live in): each joint's segment is
+ * moved by B_j * inverse(rest_world_j), so head = the bind matrix origin. Equal to the rest segments when the
+ * bind matrices are the rest pose. A joint whose rest matrix is singular keeps its rest segment. */
+void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails);
+
+/* ---- shared helpers (bind.c) -------------------------------------------------------------------- */
+/* Squared distance from p to segment a-b (a point when a == b); out_t (optional) = parameter of the closest. */
+double skc_seg_dist2(const double p[3], const double a[3], const double b[3], double* out_t);
+/* True when joint j receives new weights (deform and not locked). */
+int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j);
+/* Diagonal of the positions' bounding box (> 0 unless all points coincide). */
+double skc_bind_bbox_diag(const float* positions, size_t n);
+
+/* ---- methods: fill candidates for every vertex whose mask is set ------------------------------- */
+/* Nearest bone by point-to-segment distance: rigid, or blended by inverse-distance power with a smooth relative
+ * cutoff. only (optional, vertex_count bytes) restricts the vertices computed (others left empty). */
+int skc_bind_nearest(const skc_bind_desc* d, const uint8_t* only, skc_bind_cands* out, skc_err* err);
+/* Bone heat (Baran & Popovic 2007). strict = 1: a factorization failure is an error (SKC_NO_SOLUTION);
+ * strict = 0 retries with clamped non-negative cotangents, then nearest. */
+int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+/* Heat with every fallback enabled; never fails on valid input except out of memory. */
+int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+
+/* ---- BVH over triangles (bvh.c) ----------------------------------------------------------------- */
+typedef struct skc_bvh skc_bvh;
+int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t triangle_count, skc_bvh** out,
+                  skc_err* err);
+void skc_bvh_destroy(skc_bvh* b);
+/* True when the open segment p + t (q - p), t in (t_eps, 1 - t_eps), crosses a triangle that does not have
+ * skip_vertex as a corner. Thread-safe (read-only). */
+int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps);
+
+#endif

@@ -1,0 +1,82 @@
+/* abi_bind.c - automatic binding (sk_bind) and bone segments of a skeleton. */
+#include <stdlib.h>
+
+#include "abi_internal.h"
+#include "skc_bind.h"
+
+SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t space, float* out_heads,
+                                           float* out_tails, sk_error* err) {
+  if (!skeleton || !out_heads || !out_tails)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_skeleton_bone_segments: skeleton and outputs must not be NULL");
+  if (space > SK_BONE_SPACE_REST)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_skeleton_bone_segments: unknown space %u", space);
+  if (space == SK_BONE_SPACE_REST)
+    skc_skeleton_bone_segments(skeleton, out_heads, out_tails);
+  else
+    skc_skeleton_bone_segments_bind(skeleton, out_heads, out_tails);
+  return sk__ret(SKC_OK, NULL, err);
+}
+
+SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report* report, sk_error* err) {
+  SK__CHECK_SIZE(desc, sk_bind_desc, err);
+  if (report && report->size != sizeof(sk_bind_report))
+    SK__FAIL(err, SKC_STRUCT_SIZE, "sk_bind_report.size is %u, this library expects %zu (set it to sizeof)",
+             (unsigned)report->size, sizeof(sk_bind_report));
+  if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: output skin must not be NULL");
+  if (desc->skeleton && (desc->heads || desc->tails))
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: give either a skeleton or heads/tails, not both");
+  if (desc->method > SK_BIND_HEAT) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: unknown method %u", desc->method);
+  if (desc->bone_space > SK_BONE_SPACE_REST)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: unknown bone_space %u", desc->bone_space);
+  skc_bind_desc d = {0};
+  d.positions = desc->positions;
+  d.vertex_count = desc->vertex_count;
+  d.triangles = desc->triangles;
+  d.triangle_count = desc->triangle_count;
+  d.deform = desc->deform;
+  d.locked = desc->locked;
+  d.vertex_mask = desc->vertex_mask;
+  d.max_influences = desc->max_influences ? desc->max_influences : 4u;
+  d.method = desc->method == SK_BIND_NEAREST ? SKC_BIND_NEAREST
+                                             : (desc->method == SK_BIND_HEAT ? SKC_BIND_HEAT : SKC_BIND_ROBUST);
+  d.rigid = desc->rigid != 0;
+  d.falloff_power = desc->falloff_power != 0.0f ? desc->falloff_power : 4.0f;
+  d.falloff_cutoff = desc->falloff_cutoff != 0.0f ? desc->falloff_cutoff : 1.5f;
+  d.heat_scale = desc->heat_scale != 0.0f ? desc->heat_scale : 1.0f;
+  d.no_weld = desc->no_weld != 0;
+  d.prune = desc->prune == 0.0f ? 0.01f : (desc->prune < 0.0f ? 0.0f : desc->prune);
+  float* seg = NULL;
+  if (desc->skeleton) {
+    uint32_t nj = desc->skeleton->joint_count;
+    seg = malloc((size_t)nj * 6 * sizeof *seg);
+    if (!seg) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind: out of memory");
+    if (desc->bone_space == SK_BONE_SPACE_REST)
+      skc_skeleton_bone_segments(desc->skeleton, seg, seg + 3 * (size_t)nj);
+    else
+      skc_skeleton_bone_segments_bind(desc->skeleton, seg, seg + 3 * (size_t)nj);
+    d.heads = seg;
+    d.tails = seg + 3 * (size_t)nj;
+    d.joint_count = nj;
+  } else {
+    d.heads = desc->heads;
+    d.tails = desc->tails;
+    d.joint_count = desc->joint_count;
+  }
+  skc_bind_report rep = {0};
+  rep.joint_vertex_counts = report ? report->joint_vertex_counts : NULL;
+  skc_err e;
+  skc_err_clear(&e);
+  int rc = skc_bind(&d, out, &rep, &e);
+  free(seg);
+  if (!rc && report) {
+    report->method_used = rep.method_used == SKC_BIND_NEAREST ? SK_BIND_NEAREST
+                                                              : (rep.method_used == SKC_BIND_HEAT ? SK_BIND_HEAT
+                                                                                                  : SK_BIND_ROBUST);
+    report->milliseconds = rep.milliseconds;
+    report->bound_vertices = rep.bound_vertices;
+    report->fallback_vertices = rep.fallback_vertices;
+    report->components = rep.components;
+    report->fallback_components = rep.fallback_components;
+  }
+  return sk__ret(rc, &e, err);
+}

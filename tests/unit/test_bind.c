@@ -1,0 +1,639 @@
+/* test_bind.c - automatic binding: nearest bone, bone heat, robust mode, masks, locks and error paths. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#define MAXW 300
+
+typedef struct mesh {
+  size_t nv, nt;
+  float* pos;
+  uint32_t* tri;
+  uint32_t bones;
+  float length;
+  float heads[3 * 16], tails[3 * 16];
+} mesh;
+
+static mesh make_cylinder(uint32_t segments, uint32_t rings, uint32_t bones) {
+  mesh m;
+  memset(&m, 0, sizeof m);
+  sk_cylinder_desc cd = {
+      .size = sizeof cd, .segments = segments, .rings = rings, .bones = bones, .radius = 0.25f, .length = 2.0f};
+  sk_error err;
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, &m.nv, &m.nt, NULL, NULL, NULL, NULL, &err), SK_OK);
+  m.pos = malloc(m.nv * 3 * sizeof(float) + 13 * 8 * 3 * sizeof(float));
+  m.tri = malloc(m.nt * 3 * sizeof(uint32_t) + 13 * 12 * 3 * sizeof(uint32_t));
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, m.pos, NULL, m.tri, NULL, &err), SK_OK);
+  m.bones = bones;
+  m.length = 2.0f;
+  for (uint32_t b = 0; b < bones; ++b) {
+    m.heads[3 * b] = m.length * (float)b / (float)bones;
+    m.tails[3 * b] = m.length * (float)(b + 1) / (float)bones;
+  }
+  return m;
+}
+
+static void free_mesh(mesh* m) {
+  free(m->pos);
+  free(m->tri);
+}
+
+/* Appends 13 closed 1 mm cubes just outside the cylinder wall (room was reserved by make_cylinder). */
+static void add_loose_cubes(mesh* m) {
+  static const float corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                     {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  static const uint32_t faces[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                                        {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+  for (uint32_t c = 0; c < 13; ++c) {
+    float x = 0.15f + 0.13f * (float)c, a = 0.9f * (float)c;
+    float base[3] = {x, 0.253f * cosf(a), 0.253f * sinf(a)};
+    uint32_t v0 = (uint32_t)m->nv;
+    for (int k = 0; k < 8; ++k)
+      for (int q = 0; q < 3; ++q) m->pos[3 * (m->nv + (size_t)k) + q] = base[q] + 0.001f * corner[k][q];
+    for (int f = 0; f < 12; ++f)
+      for (int q = 0; q < 3; ++q) m->tri[3 * (m->nt + (size_t)f) + q] = v0 + faces[f][q];
+    m->nv += 8;
+    m->nt += 12;
+  }
+}
+
+static sk_bind_desc desc_for(const mesh* m, sk_bind_method method) {
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.method = method;
+  d.positions = m->pos;
+  d.vertex_count = m->nv;
+  d.triangles = m->tri;
+  d.triangle_count = m->nt;
+  d.heads = m->heads;
+  d.tails = m->tails;
+  d.joint_count = m->bones;
+  return d;
+}
+
+static sk_skin* new_skin(size_t nv, uint32_t nj) {
+  sk_skin* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(nv, nj, &s, &err), SK_OK);
+  return s;
+}
+
+/* Every vertex weighted, sorted, sum exactly 1 (|sum - 1| <= 1e-6), at most max_inf, valid joints. */
+static void check_weights_sorted(const sk_skin* s, size_t nv, uint32_t nj, uint32_t max_inf, int sorted) {
+  uint32_t j[MAXW];
+  float w[MAXW];
+  for (size_t v = 0; v < nv; ++v) {
+    size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
+    ck_assert_msg(n >= 1 && n <= max_inf, "vertex %zu has %zu influences", v, n);
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; ++i) {
+      ck_assert_uint_lt(j[i], nj);
+      ck_assert_msg(w[i] > 0.0f && w[i] <= 1.0f, "vertex %zu weight %g", v, (double)w[i]);
+      if (i && sorted) ck_assert(w[i] <= w[i - 1]);
+      sum += w[i];
+    }
+    ck_assert_msg(fabsf(sum - 1.0f) <= 1e-6f, "vertex %zu sums to %.9g", v, (double)sum);
+  }
+}
+
+static void check_weights(const sk_skin* s, size_t nv, uint32_t nj, uint32_t max_inf) {
+  check_weights_sorted(s, nv, nj, max_inf, 1);
+}
+
+static float weight_of(const sk_skin* s, size_t v, uint32_t joint) {
+  uint32_t j[MAXW];
+  float w[MAXW];
+  size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
+  for (size_t i = 0; i < n; ++i)
+    if (j[i] == joint) return w[i];
+  return 0.0f;
+}
+
+/* Ends belong to the end bones; bone 0's mean weight per ring of the tube falls (monotone within 0.02). */
+static void check_layout_min(const mesh* m, const sk_skin* s, size_t cyl_vertices, uint32_t segments,
+                             uint32_t rings, float end_min, float final_max) {
+  float end = 0.2f * m->length / (float)m->bones;
+  for (size_t v = 0; v < cyl_vertices; ++v) {
+    float x = m->pos[3 * v];
+    if (x < end) ck_assert_msg(weight_of(s, v, 0) > end_min, "vertex %zu x=%g w0=%g", v, (double)x,
+                               (double)weight_of(s, v, 0));
+    if (x > m->length - end)
+      ck_assert_msg(weight_of(s, v, m->bones - 1) > end_min, "vertex %zu x=%g", v, (double)x);
+  }
+  float prev = 2.0f;
+  for (uint32_t r = 0; r <= rings; ++r) {
+    float avg = 0.0f;
+    for (uint32_t k = 0; k < segments; ++k) avg += weight_of(s, (size_t)r * segments + k, 0);
+    avg /= (float)segments;
+    ck_assert_msg(avg <= prev + 0.02f, "ring %u: w0 %g after %g", r, (double)avg, (double)prev);
+    prev = avg;
+  }
+  ck_assert_float_lt(prev, final_max);
+}
+
+static void check_cylinder_layout(const mesh* m, const sk_skin* s, size_t cyl_vertices, uint32_t segments,
+                                  uint32_t rings) {
+  check_layout_min(m, s, cyl_vertices, segments, rings, 0.9f, 0.01f);
+}
+
+static void bind_cylinder(sk_bind_method method, uint32_t bones, uint32_t rigid) {
+  const uint32_t S = 24, R = 40;
+  mesh m = make_cylinder(S, R, bones);
+  sk_skin* s = new_skin(m.nv, bones);
+  sk_bind_desc d = desc_for(&m, method);
+  d.rigid = rigid;
+  uint64_t counts[16];
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  rep.joint_vertex_counts = counts;
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+  check_weights(s, m.nv, bones, rigid ? 1 : 4);
+  check_cylinder_layout(&m, s, m.nv, S, R);
+  ck_assert_uint_eq(rep.bound_vertices, m.nv);
+  ck_assert_uint_eq(rep.fallback_vertices, 0);
+  ck_assert(rep.milliseconds >= 0.0);
+  ck_assert_uint_eq(rep.method_used, method == SK_BIND_NEAREST ? SK_BIND_NEAREST : SK_BIND_HEAT);
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < bones; ++b) {
+    ck_assert_uint_gt(counts[b], m.nv / (bones + 2));
+    total += counts[b];
+  }
+  ck_assert_uint_eq(total, sk_skin_influence_count(s));
+  if (method != SK_BIND_NEAREST) ck_assert_uint_eq(rep.components, 1); /* caps welded to the tube */
+  sk_skin_destroy(s);
+  free_mesh(&m);
+}
+
+START_TEST(nearest_blended_cylinders) {
+  bind_cylinder(SK_BIND_NEAREST, 2, 0);
+  bind_cylinder(SK_BIND_NEAREST, 3, 0);
+}
+END_TEST
+
+START_TEST(nearest_rigid_cylinders) {
+  bind_cylinder(SK_BIND_NEAREST, 2, 1);
+  bind_cylinder(SK_BIND_NEAREST, 3, 1);
+}
+END_TEST
+
+START_TEST(heat_cylinders) {
+  bind_cylinder(SK_BIND_HEAT, 2, 0);
+  bind_cylinder(SK_BIND_HEAT, 3, 0);
+}
+END_TEST
+
+START_TEST(robust_cylinders) {
+  bind_cylinder(SK_BIND_ROBUST, 2, 0);
+  bind_cylinder(SK_BIND_ROBUST, 3, 0);
+}
+END_TEST
+
+START_TEST(heat_blends_smoothly_across_the_joint) {
+  mesh m = make_cylinder(24, 40, 2);
+  sk_skin* s = new_skin(m.nv, 2);
+  sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+  sk_error err;
+  ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
+  /* at the joint ring (x = 1) both bones share about equally; a quarter away each side one bone leads */
+  size_t mid = 20 * 24;
+  ck_assert_float_eq_tol(weight_of(s, mid, 0), 0.5f, 0.1f);
+  ck_assert_float_gt(weight_of(s, 15 * 24, 0), 0.6f);
+  ck_assert_float_gt(weight_of(s, 25 * 24, 1), 0.6f);
+  ck_assert_float_gt(weight_of(s, 15 * 24, 1), 0.0f); /* heat blends, it is not rigid */
+  sk_skin_destroy(s);
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(heat_with_loose_cubes_weights_everything) {
+  const uint32_t S = 24, R = 40;
+  for (int method = 0; method < 2; ++method) {
+    mesh m = make_cylinder(S, R, 3);
+    size_t cyl = m.nv;
+    add_loose_cubes(&m);
+    sk_skin* s = new_skin(m.nv, 3);
+    sk_bind_desc d = desc_for(&m, method ? SK_BIND_HEAT : SK_BIND_ROBUST);
+    sk_bind_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.size = sizeof rep;
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 3, 4);
+    check_cylinder_layout(&m, s, cyl, S, R);
+    ck_assert_uint_eq(rep.components, 14);
+    ck_assert_uint_eq(rep.fallback_components, 13);
+    ck_assert_uint_eq(rep.fallback_vertices, 13 * 8);
+    ck_assert_uint_eq(rep.method_used, SK_BIND_HEAT);
+    /* a cube gets the bone nearest to it */
+    for (uint32_t c = 0; c < 13; ++c) {
+      size_t v = cyl + 8 * (size_t)c;
+      uint32_t bone = (uint32_t)(m.pos[3 * v] / (m.length / 3.0f));
+      ck_assert_float_gt(weight_of(s, v, bone), 0.5f);
+      for (size_t k = 1; k < 8; ++k) /* a small loose part moves rigidly: identical weights on every corner */
+        for (uint32_t b = 0; b < 3; ++b) ck_assert_float_eq(weight_of(s, v + k, b), weight_of(s, v, b));
+    }
+    sk_skin_destroy(s);
+    free_mesh(&m);
+  }
+}
+END_TEST
+
+START_TEST(isolated_vertices_and_unwelded_caps) {
+  mesh m = make_cylinder(24, 40, 2);
+  size_t cyl = m.nv;
+  for (int i = 0; i < 5; ++i) { /* vertices no triangle uses, inside the tube near each end */
+    m.pos[3 * (cyl + i)] = i < 3 ? 0.05f : 1.95f;
+    m.pos[3 * (cyl + i) + 1] = 0.02f * (float)i;
+    m.pos[3 * (cyl + i) + 2] = 0.0f;
+  }
+  m.nv += 5;
+  for (int weld = 0; weld < 2; ++weld) {
+    sk_skin* s = new_skin(m.nv, 2);
+    sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+    d.no_weld = weld ? 0u : 1u;
+    sk_bind_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.size = sizeof rep;
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 2, 4);
+    check_cylinder_layout(&m, s, cyl, 24, 40);
+    ck_assert_uint_eq(rep.fallback_vertices, 5);
+    ck_assert_uint_eq(rep.fallback_components, 5);
+    ck_assert_uint_eq(rep.components, weld ? 6u : 8u); /* unwelded: tube and two cap disks */
+    for (int i = 0; i < 5; ++i) ck_assert_float_eq(weight_of(s, cyl + i, i < 3 ? 0 : 1), 1.0f);
+    sk_skin_destroy(s);
+  }
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(point_cloud_falls_back_to_nearest) {
+  mesh m = make_cylinder(16, 20, 3);
+  sk_skin* heat = new_skin(m.nv, 3);
+  sk_skin* near = new_skin(m.nv, 3);
+  sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+  d.triangles = NULL;
+  d.triangle_count = 0;
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  sk_error err;
+  ck_assert_int_eq(sk_bind(&d, heat, &rep, &err), SK_OK);
+  ck_assert_uint_eq(rep.method_used, SK_BIND_NEAREST);
+  ck_assert_uint_eq(rep.fallback_vertices, m.nv);
+  check_weights(heat, m.nv, 3, 4);
+  d.method = SK_BIND_NEAREST;
+  ck_assert_int_eq(sk_bind(&d, near, NULL, &err), SK_OK);
+  for (size_t v = 0; v < m.nv; ++v)
+    for (uint32_t b = 0; b < 3; ++b) ck_assert_float_eq(weight_of(heat, v, b), weight_of(near, v, b));
+  d.method = SK_BIND_ROBUST;
+  ck_assert_int_eq(sk_bind(&d, heat, NULL, &err), SK_OK);
+  check_weights(heat, m.nv, 3, 4);
+  sk_skin_destroy(heat);
+  sk_skin_destroy(near);
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(scale_invariance) {
+  for (int method = 0; method < 3; ++method) {
+    mesh m = make_cylinder(20, 30, 3);
+    add_loose_cubes(&m);
+    sk_skin* ref = new_skin(m.nv, 3);
+    sk_error err;
+    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    ck_assert_int_eq(sk_bind(&d, ref, NULL, &err), SK_OK);
+    const float scales[2] = {0.001f, 1000.0f};
+    for (int si = 0; si < 2; ++si) {
+      mesh k = m;
+      k.pos = malloc(m.nv * 3 * sizeof(float));
+      for (size_t i = 0; i < 3 * m.nv; ++i) k.pos[i] = m.pos[i] * scales[si];
+      for (int i = 0; i < 9; ++i) {
+        k.heads[i] = m.heads[i] * scales[si];
+        k.tails[i] = m.tails[i] * scales[si];
+      }
+      sk_skin* s = new_skin(m.nv, 3);
+      sk_bind_desc ds = desc_for(&k, (sk_bind_method)method);
+      ck_assert_int_eq(sk_bind(&ds, s, NULL, &err), SK_OK);
+      for (size_t v = 0; v < m.nv; ++v)
+        for (uint32_t b = 0; b < 3; ++b)
+          ck_assert_msg(fabsf(weight_of(s, v, b) - weight_of(ref, v, b)) <= 1e-4f, "method %d scale %g vertex %zu",
+                        method, (double)scales[si], v);
+      sk_skin_destroy(s);
+      free(k.pos);
+    }
+    sk_skin_destroy(ref);
+    free_mesh(&m);
+  }
+}
+END_TEST
+
+START_TEST(bones_outside_the_mesh) {
+  mesh m = make_cylinder(24, 40, 2);
+  for (int i = 0; i < 2; ++i) { /* chain parallel to the axis, beside the tube */
+    m.heads[3 * i + 1] = 0.6f;
+    m.tails[3 * i + 1] = 0.6f;
+  }
+  for (int method = 0; method < 3; ++method) {
+    sk_skin* s = new_skin(m.nv, 2);
+    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 2, 4);
+    /* bones beside the tube: weak heat (large distances) and half the tube unseen, so heat blends wide */
+    check_layout_min(&m, s, m.nv, 24, 40, 0.7f, 0.25f);
+    sk_skin_destroy(s);
+  }
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(skeleton_bones_match_explicit_segments) {
+  /* chain of 3 joints along +x at 0, 2/3, 4/3: the leaf extends its parent direction to 2 */
+  float local[48];
+  for (int j = 0; j < 3; ++j) {
+    memset(local + 16 * j, 0, 16 * sizeof(float));
+    for (int k = 0; k < 4; ++k) local[16 * j + 5 * k] = 1.0f;
+    local[16 * j + 12] = j ? 2.0f / 3.0f : 0.0f;
+  }
+  int32_t parents[3] = {-1, 0, 1};
+  sk_skeleton_desc sd = {.size = sizeof sd, .joint_count = 3, .parents = parents, .rest_local = local};
+  sk_skeleton* sk = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_create(&sd, &sk, &err), SK_OK);
+  float h[9], t[9];
+  ck_assert_int_eq(sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  ck_assert_float_eq_tol(t[0], 2.0f / 3.0f, 1e-6f);
+  ck_assert_float_eq_tol(h[6], 4.0f / 3.0f, 1e-6f);
+  ck_assert_float_eq_tol(t[6], 2.0f, 1e-6f);
+  float hb[9], tb[9];
+  ck_assert_int_eq(sk_skeleton_bone_segments(sk, SK_BONE_SPACE_BIND, hb, tb, &err), SK_OK);
+  ck_assert_mem_eq(hb, h, sizeof h); /* no bind matrices given: bind = rest */
+  ck_assert_mem_eq(tb, t, sizeof t);
+  ck_assert_int_eq(sk_skeleton_bone_segments(NULL, SK_BONE_SPACE_REST, h, t, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sk_skeleton_bone_segments(sk, 2, h, t, &err), SK_ERR_INVALID_ARGUMENT);
+
+  mesh m = make_cylinder(16, 30, 3);
+  sk_skin* a = new_skin(m.nv, 3);
+  sk_skin* b = new_skin(m.nv, 3);
+  sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+  ck_assert_int_eq(sk_bind(&d, a, NULL, &err), SK_OK);
+  d.heads = d.tails = NULL;
+  d.joint_count = 0;
+  d.skeleton = sk;
+  ck_assert_int_eq(sk_bind(&d, b, NULL, &err), SK_OK);
+  for (size_t v = 0; v < m.nv; ++v)
+    for (uint32_t j = 0; j < 3; ++j) ck_assert_float_eq_tol(weight_of(a, v, j), weight_of(b, v, j), 1e-4f);
+  d.heads = m.heads; /* both a skeleton and heads: ambiguous */
+  ck_assert_int_eq(sk_bind(&d, b, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  d.heads = NULL;
+  d.bone_space = 2;
+  ck_assert_int_eq(sk_bind(&d, b, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+
+  /* a mesh bound 5 units up: bind matrices = rest world moved by +5 y, mesh positions moved the same way */
+  float bind[48];
+  for (int j = 0; j < 3; ++j) {
+    memset(bind + 16 * j, 0, 16 * sizeof(float));
+    for (int k = 0; k < 4; ++k) bind[16 * j + 5 * k] = 1.0f;
+    bind[16 * j + 12] = 2.0f / 3.0f * (float)j;
+    bind[16 * j + 13] = 5.0f;
+  }
+  sk_skeleton_desc sb = {.size = sizeof sb, .joint_count = 3, .parents = parents, .rest_local = local, .bind = bind};
+  sk_skeleton* moved = NULL;
+  ck_assert_int_eq(sk_skeleton_create(&sb, &moved, &err), SK_OK);
+  ck_assert_int_eq(sk_skeleton_bone_segments(moved, SK_BONE_SPACE_BIND, hb, tb, &err), SK_OK);
+  ck_assert_float_eq_tol(hb[7], 5.0f, 1e-5f);
+  ck_assert_float_eq_tol(tb[6], 2.0f, 1e-5f);
+  ck_assert_float_eq_tol(tb[7], 5.0f, 1e-5f);
+  float* up = malloc(m.nv * 3 * sizeof(float));
+  for (size_t i = 0; i < 3 * m.nv; ++i) up[i] = m.pos[i] + (i % 3 == 1 ? 5.0f : 0.0f);
+  d.positions = up;
+  d.skeleton = moved;
+  d.bone_space = SK_BONE_SPACE_BIND;
+  ck_assert_int_eq(sk_bind(&d, b, NULL, &err), SK_OK);
+  for (size_t v = 0; v < m.nv; ++v)
+    for (uint32_t j = 0; j < 3; ++j) ck_assert_float_eq_tol(weight_of(a, v, j), weight_of(b, v, j), 1e-3f);
+  d.bone_space = SK_BONE_SPACE_REST; /* rest bones sit 5 units below the mesh: heat sees nothing useful */
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  ck_assert_int_eq(sk_bind(&d, b, &rep, &err), SK_OK);
+  check_weights(b, m.nv, 3, 4);
+  float diff = 0.0f;
+  for (size_t v = 0; v < m.nv; ++v) diff += fabsf(weight_of(a, v, 0) - weight_of(b, v, 0));
+  ck_assert_float_gt(diff / (float)m.nv, 0.05f);
+  free(up);
+  sk_skeleton_destroy(moved);
+  sk_skin_destroy(a);
+  sk_skin_destroy(b);
+  sk_skeleton_destroy(sk);
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(deform_mask_locks_and_vertex_mask) {
+  mesh m = make_cylinder(16, 30, 3);
+  for (int method = 0; method < 3; ++method) {
+    sk_error err;
+    /* deform mask: joint 1 gets nothing, the others cover everything */
+    sk_skin* s = new_skin(m.nv, 3);
+    uint8_t deform[3] = {1, 0, 1};
+    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    d.deform = deform;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
+    check_weights(s, m.nv, 3, 4);
+    for (size_t v = 0; v < m.nv; ++v) ck_assert_float_eq(weight_of(s, v, 1), 0.0f);
+    sk_skin_destroy(s);
+
+    /* vertex mask + locked joint over the cylinder's own rig weights */
+    sk_cylinder_desc cd = {.size = sizeof cd, .segments = 16, .rings = 30, .bones = 3, .radius = 0.25f, .length = 2.0f};
+    sk_skin* orig = new_skin(m.nv, 3);
+    ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, NULL, NULL, NULL, orig, &err), SK_OK);
+    sk_skin* w = NULL;
+    ck_assert_int_eq(sk_skin_clone(orig, &w, &err), SK_OK);
+    uint8_t* mask = calloc(m.nv, 1);
+    for (size_t v = 0; v < m.nv; v += 2) mask[v] = 1;
+    uint8_t locked[3] = {0, 1, 0};
+    d = desc_for(&m, (sk_bind_method)method);
+    d.vertex_mask = mask;
+    d.locked = locked;
+    sk_bind_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.size = sizeof rep;
+    ck_assert_int_eq(sk_bind(&d, w, &rep, &err), SK_OK);
+    ck_assert_uint_eq(rep.bound_vertices, (m.nv + 1) / 2);
+    check_weights_sorted(w, m.nv, 3, 4, 0); /* the rig's own weights are not sorted */
+    for (size_t v = 0; v < m.nv; ++v) {
+      ck_assert_float_eq(weight_of(w, v, 1), weight_of(orig, v, 1)); /* locked or unmasked: kept */
+      if (!mask[v])
+        for (uint32_t j = 0; j < 3; ++j) ck_assert_float_eq(weight_of(w, v, j), weight_of(orig, v, j));
+    }
+    /* a masked vertex near x = 0 was re-bound to bone 0 */
+    ck_assert_float_gt(weight_of(w, 0, 0), 0.9f);
+    free(mask);
+    sk_skin_destroy(w);
+    sk_skin_destroy(orig);
+  }
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(max_influences_limit) {
+  mesh m = make_cylinder(16, 60, 8);
+  for (int method = 0; method < 3; ++method) {
+    sk_skin* s = new_skin(m.nv, 8);
+    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    d.max_influences = 2;
+    d.prune = -1.0f;
+    sk_error err;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
+    check_weights(s, m.nv, 8, 2);
+    check_layout_min(&m, s, m.nv, 16, 60, 0.75f, 0.01f); /* bones shorter than the radius blend wider */
+    sk_skin_destroy(s);
+  }
+  free_mesh(&m);
+}
+END_TEST
+
+static void expect_untouched(const sk_skin* s, const sk_skin* ref) {
+  ck_assert_uint_eq(sk_skin_influence_count(s), sk_skin_influence_count(ref));
+  for (size_t v = 0; v < sk_skin_vertex_count(ref); ++v)
+    for (uint32_t j = 0; j < sk_skin_joint_count(ref); ++j)
+      ck_assert_float_eq(weight_of(s, v, j), weight_of(ref, v, j));
+}
+
+START_TEST(error_paths_leave_the_skin_untouched) {
+  mesh m = make_cylinder(8, 4, 2);
+  sk_cylinder_desc cd = {.size = sizeof cd, .segments = 8, .rings = 4, .bones = 2, .radius = 0.25f, .length = 2.0f};
+  sk_skin* ref = new_skin(m.nv, 2);
+  sk_error err;
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, NULL, NULL, NULL, ref, &err), SK_OK);
+  sk_skin* s = NULL;
+  ck_assert_int_eq(sk_skin_clone(ref, &s, &err), SK_OK);
+  for (int method = 0; method < 3; ++method) {
+    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    ck_assert_int_eq(sk_bind(NULL, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(sk_bind(&d, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    sk_bind_desc bad = d;
+    bad.size = 8;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_STRUCT_SIZE);
+    sk_bind_report rep = {0};
+    ck_assert_int_eq(sk_bind(&d, s, &rep, &err), SK_ERR_STRUCT_SIZE);
+    bad = d;
+    bad.joint_count = 3; /* skin has 2 */
+    float h3[9] = {0}, t3[9] = {1, 0, 0, 1, 0, 0, 1, 0, 0};
+    bad.heads = h3;
+    bad.tails = t3;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    ck_assert(strstr(err.message, "joints") != NULL);
+    bad = d;
+    bad.vertex_count = m.nv - 1;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.positions = NULL;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.heads = NULL;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.triangles = NULL;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.method = 7;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.max_influences = 256;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_OUT_OF_RANGE);
+    bad = d;
+    bad.falloff_cutoff = 0.5f;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    uint8_t none[2] = {0, 0};
+    bad = d;
+    bad.deform = none;
+    ck_assert_int_eq(sk_bind(&bad, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+
+    float saved = m.pos[7];
+    m.pos[7] = NAN;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    ck_assert(strstr(err.message, "vertex 2") != NULL);
+    m.pos[7] = INFINITY;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    m.pos[7] = saved;
+    float hs = m.heads[0];
+    m.heads[0] = NAN;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+    m.heads[0] = hs;
+    uint32_t st = m.tri[5];
+    m.tri[5] = (uint32_t)m.nv;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_ERR_OUT_OF_RANGE);
+    ck_assert(strstr(err.message, "triangle 1") != NULL);
+    m.tri[5] = st;
+    expect_untouched(s, ref);
+  }
+  sk_skin_destroy(s);
+  sk_skin_destroy(ref);
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(degenerate_geometry_is_robust) {
+  /* all vertices at one point, triangles of zero area, a bone of zero length */
+  float pos[12] = {0};
+  uint32_t tri[6] = {0, 1, 2, 1, 2, 3};
+  float heads[6] = {0, 0, 0, 1, 0, 0}, tails[6] = {0, 0, 0, 2, 0, 0};
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.positions = pos;
+  d.vertex_count = 4;
+  d.triangles = tri;
+  d.triangle_count = 2;
+  d.heads = heads;
+  d.tails = tails;
+  d.joint_count = 2;
+  for (int method = 0; method < 3; ++method) {
+    d.method = (uint32_t)method;
+    sk_skin* s = new_skin(4, 2);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, 4, 2, 4);
+    for (size_t v = 0; v < 4; ++v) ck_assert_float_eq(weight_of(s, v, 0), 1.0f);
+    sk_skin_destroy(s);
+  }
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("bind");
+  TCase* t = tcase_create("methods");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, nearest_blended_cylinders);
+  tcase_add_test(t, nearest_rigid_cylinders);
+  tcase_add_test(t, heat_cylinders);
+  tcase_add_test(t, robust_cylinders);
+  tcase_add_test(t, heat_blends_smoothly_across_the_joint);
+  tcase_add_test(t, heat_with_loose_cubes_weights_everything);
+  tcase_add_test(t, isolated_vertices_and_unwelded_caps);
+  tcase_add_test(t, point_cloud_falls_back_to_nearest);
+  tcase_add_test(t, scale_invariance);
+  tcase_add_test(t, bones_outside_the_mesh);
+  tcase_add_test(t, skeleton_bones_match_explicit_segments);
+  tcase_add_test(t, deform_mask_locks_and_vertex_mask);
+  tcase_add_test(t, max_influences_limit);
+  suite_add_tcase(s, t);
+  TCase* e = tcase_create("errors");
+  tcase_add_test(e, error_paths_leave_the_skin_untouched);
+  tcase_add_test(e, degenerate_geometry_is_robust);
+  suite_add_tcase(s, e);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
