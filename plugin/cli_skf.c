@@ -1,0 +1,467 @@
+/* cli_skf.c - `skinkit pack`, `skinkit unpack` and the .skf part of `skinkit info` (uses only skinkit.h). */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cli_skf.h"
+#include "skinkit.h"
+
+const char cli_pack_usage[] =
+    "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--level 1..9] [--force]\n"
+    "  Compresses the skin of a model file (any format the library reads) into an .skf file: joint table\n"
+    "  (names, parents, inverse binds) and per-vertex joints/weights quantized to 8 (sum 255) or 16 bits\n"
+    "  (sum 65535), at most N influences per vertex (default 4, max 8). Vertices are coded in triangle order\n"
+    "  unless --file-order (then decoding needs no index buffer). OUT defaults to IN with .skf appended; an\n"
+    "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself.\n";
+
+const char cli_unpack_usage[] =
+    "usage: skinkit unpack IN.skf [--json] [--indices-from MODEL] [--max-vertices N]\n"
+    "  Decodes an .skf file: joint table and per-vertex JOINTS/WEIGHTS of every mesh. Meshes coded in triangle\n"
+    "  order need their index buffers: --indices-from takes them from the model the file was packed from\n"
+    "  (its skinned meshes in order). Text lists the first N vertices per mesh (default 8; JSON lists all\n"
+    "  unless --max-vertices is given).\n";
+
+const char cli_skf_info_usage[] =
+    "usage: skinkit info FILE.skf [--json]\n"
+    "  Header (version, flags, counts, CRCs), meshes and chunk list of an .skf file.\n";
+
+static unsigned char* read_all(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char* buf = NULL;
+  size_t cap = 0, n = 0;
+  for (;;) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 65536;
+      unsigned char* b = realloc(buf, cap);
+      if (!b) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = b;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  *size = n;
+  return buf;
+}
+
+int cli_skf_is_skf(const char* path) {
+  FILE* f = fopen(path, "rb");
+  unsigned char m[4] = {0};
+  if (!f) return 0;
+  size_t n = fread(m, 1, 4, f);
+  fclose(f);
+  return n == 4 && m[0] == 0x89 && m[1] == 'S' && m[2] == 'K' && m[3] == 'F';
+}
+
+static int parse_u32(const char* s, uint32_t* out) {
+  char* end = NULL;
+  unsigned long v = strtoul(s, &end, 10);
+  if (!s[0] || *end || v > 0xffffffffUL) return 0;
+  *out = (uint32_t)v;
+  return 1;
+}
+
+int cli_pack(int argc, char** argv) {
+  const char *in = NULL, *out = NULL;
+  int force = 0;
+  sk_skf_encode_desc d = {0};
+  d.size = sizeof d;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!strcmp(a, "-o") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (!strcmp(a, "--bits") && i + 1 < argc) {
+      if (!parse_u32(argv[++i], &d.weight_bits) || (d.weight_bits != 8 && d.weight_bits != 16)) {
+        fprintf(stderr, "skinkit pack: --bits must be 8 or 16\n");
+        return 2;
+      }
+    } else if (!strcmp(a, "--max-influences") && i + 1 < argc) {
+      if (!parse_u32(argv[++i], &d.max_influences) || d.max_influences < 1 || d.max_influences > 8) {
+        fprintf(stderr, "skinkit pack: --max-influences must be 1..8\n");
+        return 2;
+      }
+    } else if (!strcmp(a, "--level") && i + 1 < argc) {
+      if (!parse_u32(argv[++i], &d.level) || d.level < 1 || d.level > 9) {
+        fprintf(stderr, "skinkit pack: --level must be 1..9\n");
+        return 2;
+      }
+    } else if (!strcmp(a, "--file-order")) {
+      d.flags |= SK_SKF_FILE_ORDER;
+    } else if (!strcmp(a, "--force")) {
+      force = 1;
+    } else if (!in && a[0] != '-') {
+      in = a;
+    } else {
+      fprintf(stderr, "skinkit pack: unexpected argument %s\n%s", a, cli_pack_usage);
+      return 2;
+    }
+  }
+  if (!in) {
+    fputs(cli_pack_usage, stderr);
+    return 2;
+  }
+  char* def_out = NULL;
+  if (!out) {
+    def_out = malloc(strlen(in) + 5);
+    if (!def_out) return 2;
+    sprintf(def_out, "%s.skf", in);
+    out = def_out;
+  }
+  struct stat st_in, st_out;
+  if (stat(out, &st_out) == 0) {
+    if (stat(in, &st_in) == 0 && st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino) {
+      fprintf(stderr, "skinkit pack: refusing to overwrite the input %s\n", in);
+      free(def_out);
+      return 2;
+    }
+    if (!force) {
+      fprintf(stderr, "skinkit pack: %s exists (use --force to replace it)\n", out);
+      free(def_out);
+      return 1;
+    }
+  }
+  sk_error err;
+  sk_scene* s = NULL;
+  int status = 2;
+  sk_skf_mesh* ms = NULL;
+  unsigned char* buf = NULL;
+  uint32_t n = 0;
+  if (sk_scene_load(in, NULL, &s, &err) || sk_scene_require_skin(s, &err)) {
+    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    goto done;
+  }
+  uint32_t mc = sk_scene_mesh_count(s);
+  ms = calloc(mc ? mc : 1, sizeof *ms);
+  if (!ms) goto done;
+  size_t verts = 0;
+  for (uint32_t m = 0; m < mc; ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    if (!skin) continue;
+    size_t nv = sk_scene_mesh_vertex_count(s, m), ni = sk_scene_mesh_index_count(s, m);
+    float* pos = malloc(nv * 3 * sizeof *pos + 1);
+    uint32_t* ix = malloc(ni * sizeof *ix + 1);
+    if (!pos || !ix) {
+      free(pos);
+      free(ix);
+      fprintf(stderr, "skinkit pack: out of memory\n");
+      goto done;
+    }
+    sk_scene_mesh_positions(s, m, pos, nv * 3);
+    sk_scene_mesh_indices(s, m, ix, ni);
+    ms[n].skin = skin;
+    ms[n].positions = pos;
+    ms[n].indices = ix;
+    ms[n].index_count = ni;
+    verts += nv;
+    ++n;
+  }
+  d.skeleton = sk_scene_skeleton(s);
+  d.meshes = ms;
+  d.mesh_count = n;
+  size_t bound = sk_skf_encode_bound(&d), size = 0;
+  buf = bound ? malloc(bound) : NULL;
+  if (!buf) {
+    fprintf(stderr, "skinkit pack: invalid input or out of memory\n");
+    goto done;
+  }
+  if (sk_skf_encode(&d, buf, bound, &size, &err)) {
+    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    goto done;
+  }
+  FILE* f = fopen(out, "wb");
+  int wrote = f && fwrite(buf, 1, size, f) == size;
+  if (f && fclose(f) != 0) wrote = 0;
+  if (!wrote) {
+    fprintf(stderr, "skinkit pack: cannot write %s\n", out);
+    goto done;
+  }
+  printf("%s: %u skinned meshes, %zu vertices, %u joints -> %s: %zu bytes (%.3f bytes/vertex with the joint table)\n",
+         in, n, verts, sk_skeleton_joint_count(d.skeleton), out, size, verts ? (double)size / verts : 0.0);
+  status = 0;
+done:
+  for (uint32_t m = 0; ms && m < n; ++m) {
+    free((void*)ms[m].positions);
+    free((void*)ms[m].indices);
+  }
+  free(ms);
+  free(buf);
+  free(def_out);
+  sk_scene_destroy(s);
+  return status;
+}
+
+static int load_skf(const char* cmd, const char* path, unsigned char** data, size_t* size, sk_skf_info* info) {
+  sk_error err;
+  *data = read_all(path, size);
+  if (!*data) {
+    fprintf(stderr, "skinkit %s: cannot read %s\n", cmd, path);
+    return 0;
+  }
+  info->size = sizeof *info;
+  if (sk_skf_peek(*data, *size, info, &err)) {
+    fprintf(stderr, "skinkit %s: %s: %s (%s)\n", cmd, path, err.message, sk_result_string((sk_result)err.code));
+    free(*data);
+    return 0;
+  }
+  return 2;
+}
+
+int cli_unpack(int argc, char** argv) {
+  const char *in = NULL, *model = NULL;
+  int json = 0;
+  uint32_t max_v = 0;
+  int max_set = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--json")) {
+      json = 1;
+    } else if (!strcmp(argv[i], "--indices-from") && i + 1 < argc) {
+      model = argv[++i];
+    } else if (!strcmp(argv[i], "--max-vertices") && i + 1 < argc) {
+      if (!parse_u32(argv[++i], &max_v)) {
+        fprintf(stderr, "skinkit unpack: --max-vertices needs a number\n");
+        return 2;
+      }
+      max_set = 1;
+    } else if (!in && argv[i][0] != '-') {
+      in = argv[i];
+    } else {
+      fprintf(stderr, "skinkit unpack: unexpected argument %s\n%s", argv[i], cli_unpack_usage);
+      return 2;
+    }
+  }
+  if (!in) {
+    fputs(cli_unpack_usage, stderr);
+    return 2;
+  }
+  if (!max_set) max_v = json ? 0xffffffffu : 8u;
+  unsigned char* data;
+  size_t size;
+  sk_skf_info info;
+  if (!load_skf("unpack", in, &data, &size, &info)) return 2;
+  sk_error err;
+  sk_scene* sc = NULL;
+  if (model && sk_scene_load(model, NULL, &sc, &err)) {
+    fprintf(stderr, "skinkit unpack: %s\n", err.message);
+    free(data);
+    return 2;
+  }
+  int status = 0;
+  uint32_t nj = info.joint_count;
+  int32_t* parents = malloc(nj * sizeof *parents);
+  float* ib = malloc(16 * (size_t)nj * sizeof *ib);
+  char* names = malloc(info.names_size + 1);
+  if (!parents || !ib || !names || sk_skf_decode_skeleton(data, size, parents, ib, names, info.names_size, &err)) {
+    fprintf(stderr, "skinkit unpack: %s\n", parents && ib && names ? err.message : "out of memory");
+    status = 2;
+    goto done;
+  }
+  if (json) {
+    printf("{\"file\":");
+    cli_json_string(stdout, in);
+    printf(",\"weight_bits\":%u,\"joints\":[", info.weight_bits);
+  } else {
+    printf("%s: %u joints, %u meshes, %llu vertices, %u-bit weights\n", in, nj, info.mesh_count,
+           (unsigned long long)info.vertex_count, info.weight_bits);
+  }
+  const char* nm = names;
+  for (uint32_t j = 0; j < nj; ++j) {
+    if (json) {
+      printf("%s{\"name\":", j ? "," : "");
+      cli_json_string(stdout, nm);
+      printf(",\"parent\":%d,\"inverse_bind\":[", parents[j]);
+      for (int c = 0; c < 16; ++c) printf("%s%.9g", c ? "," : "", ib[16 * j + c]);
+      printf("]}");
+    } else if (j < 64) {
+      printf("  joint %u %s parent %d\n", j, nm, parents[j]);
+    }
+    nm += strlen(nm) + 1;
+  }
+  if (json) printf("],\"meshes\":[");
+  uint32_t skinned_seen = 0, scene_meshes = sc ? sk_scene_mesh_count(sc) : 0, scene_m = 0;
+  for (uint32_t m = 0; m < info.mesh_count; ++m) {
+    sk_skf_mesh_info mi = {0};
+    mi.size = sizeof mi;
+    if (sk_skf_get_mesh_info(data, size, m, &mi, &err)) {
+      fprintf(stderr, "skinkit unpack: %s\n", err.message);
+      status = 2;
+      break;
+    }
+    uint32_t* ix = NULL;
+    /* the m-th skinned mesh of the model supplies the index buffer */
+    while (sc && scene_m < scene_meshes && !sk_scene_mesh_skin(sc, scene_m)) ++scene_m;
+    if (sc && scene_m < scene_meshes) {
+      size_t ni = sk_scene_mesh_index_count(sc, scene_m);
+      ix = malloc(ni * sizeof *ix + 1);
+      if (ix) sk_scene_mesh_indices(sc, scene_m, ix, ni);
+      ++scene_m;
+      ++skinned_seen;
+    }
+    size_t vc = (size_t)mi.vertex_count;
+    uint32_t k = mi.max_influences > 4 ? 8 : 4;
+    uint16_t* jo = malloc(vc * k * 2 + 2);
+    uint16_t* we = malloc(vc * k * 2 + 2);
+    sk_skf_decode_desc d = {0};
+    d.size = sizeof d;
+    d.mesh = m;
+    d.influences = k;
+    d.joint_type = SK_TYPE_U16;
+    d.weight_type = SK_TYPE_U16;
+    d.joints = jo;
+    d.weights = we;
+    d.vertex_capacity = vc;
+    d.indices = mi.order ? ix : NULL;
+    d.index_count = mi.order ? (size_t)mi.index_count : 0;
+    sk_result rc = jo && we ? sk_skf_decode(data, size, &d, &err) : SK_ERR_OUT_OF_MEMORY;
+    if (rc) {
+      fprintf(stderr, "skinkit unpack: mesh %u: %s%s\n", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
+              mi.order && !model ? " (use --indices-from MODEL)" : "");
+      status = 2;
+    }
+    const double scale = 65535.0; /* decoded as u16 either way (8-bit files: w * 257) */
+    if (json) {
+      /* {"name", "vertices", "joints": [[...] per vertex], "weights": [[...] per vertex, integers in the file's
+       * precision: sum 255 for 8-bit files, 65535 for 16-bit]}; only non-zero influences are listed */
+      const char* mname = sc && skinned_seen ? sk_scene_mesh_name(sc, scene_m - 1) : NULL;
+      char fallback[32];
+      snprintf(fallback, sizeof fallback, "mesh%u", m);
+      printf("%s{\"name\":", m ? "," : "");
+      cli_json_string(stdout, mname ? mname : fallback);
+      printf(",\"vertices\":%zu,\"max_influences\":%u,\"order\":\"%s\",\"decoded\":%s", vc, mi.max_influences,
+             mi.order ? "index_buffer" : "file", rc ? "false" : "true");
+      const unsigned div = info.weight_bits == 8 ? 257u : 1u; /* decoded as u16: 8-bit values come as w * 257 */
+      for (int pass = 0; !rc && pass < 2; ++pass) {
+        printf(pass ? ",\"weights\":[" : ",\"joints\":[");
+        for (size_t v = 0; v < vc && v < max_v; ++v) {
+          printf("%s[", v ? "," : "");
+          int first = 1;
+          for (uint32_t s2 = 0; s2 < k; ++s2)
+            if (we[v * k + s2]) {
+              printf("%s%u", first ? "" : ",", pass ? we[v * k + s2] / div : jo[v * k + s2]);
+              first = 0;
+            }
+          printf("]");
+        }
+        printf("]");
+      }
+      printf("}");
+    } else {
+      printf("mesh %u: %zu vertices, up to %u influences, %s order%s\n", m, vc, mi.max_influences,
+             mi.order ? "triangle" : "file", rc ? " (not decoded)" : "");
+      for (size_t v = 0; !rc && v < vc && v < max_v; ++v) {
+        printf("  v%zu:", v);
+        for (uint32_t s = 0; s < k; ++s)
+          if (we[v * k + s]) printf(" %u:%.4f", jo[v * k + s], we[v * k + s] / scale);
+        printf("\n");
+      }
+    }
+    free(jo);
+    free(we);
+    free(ix);
+  }
+  if (json) printf("]}\n");
+  (void)skinned_seen;
+done:
+  free(parents);
+  free(ib);
+  free(names);
+  free(data);
+  sk_scene_destroy(sc);
+  return status;
+}
+
+int cli_skf_info(int argc, char** argv) {
+  const char* in = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--json"))
+      json = 1;
+    else if (!in && argv[i][0] != '-')
+      in = argv[i];
+    else {
+      fprintf(stderr, "skinkit info: unexpected argument %s\n%s", argv[i], cli_skf_info_usage);
+      return 2;
+    }
+  }
+  if (!in) {
+    fputs(cli_skf_info_usage, stderr);
+    return 2;
+  }
+  unsigned char* data;
+  size_t size;
+  sk_skf_info info;
+  if (!load_skf("info", in, &data, &size, &info)) return 2;
+  sk_error err;
+  sk_skf_chunk* ch = calloc(info.chunk_count ? info.chunk_count : 1, sizeof *ch);
+  if (!ch) {
+    free(data);
+    return 2;
+  }
+  for (uint32_t i = 0; i < info.chunk_count; ++i) ch[i].size = sizeof ch[i];
+  uint32_t cc = 0;
+  if (sk_skf_chunks(data, size, ch, info.chunk_count, &cc, &err)) {
+    fprintf(stderr, "skinkit info: %s\n", err.message);
+    free(ch);
+    free(data);
+    return 2;
+  }
+  unsigned long long influence_bytes = 0; /* stored bytes of the influence chunks (what grows with vertices) */
+  for (uint32_t i = 0; i < cc; ++i)
+    if (!strcmp(ch[i].tag, "INFL")) influence_bytes += ch[i].stored_size;
+  if (json) {
+    printf("{\"file\":");
+    cli_json_string(stdout, in);
+    printf(",\"influence_bytes\":%llu", influence_bytes);
+    printf(",\"format\":\"skf\",\"version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,\"joints\":%u,"
+           "\"meshes\":%u,\"vertices\":%llu,\"max_influences\":%u,\"file_size\":%llu,\"header_crc\":\"%08x\","
+           "\"payload_crc\":\"%08x\",\"chunks\":[",
+           info.major, info.minor, info.flags, info.weight_bits, info.joint_bits, info.joint_count, info.mesh_count,
+           (unsigned long long)info.vertex_count, info.max_influences, (unsigned long long)info.file_size,
+           info.header_crc, info.payload_crc);
+    for (uint32_t i = 0; i < cc; ++i)
+      printf("%s{\"tag\":\"%s\",\"offset\":%llu,\"stored_size\":%u,\"raw_size\":%u}", i ? "," : "", ch[i].tag,
+             (unsigned long long)ch[i].offset, ch[i].stored_size, ch[i].raw_size);
+    printf("],\"mesh_list\":[");
+  } else {
+    printf("%s: skf %u.%u, %u joints, %u meshes, %llu vertices, %u-bit weights, up to %u influences, %llu bytes\n", in,
+           info.major, info.minor, info.joint_count, info.mesh_count, (unsigned long long)info.vertex_count,
+           info.weight_bits, info.max_influences, (unsigned long long)info.file_size);
+    for (uint32_t i = 0; i < cc; ++i)
+      printf("  chunk %-4s at %8llu: %8u stored, %8u raw\n", ch[i].tag, (unsigned long long)ch[i].offset,
+             ch[i].stored_size, ch[i].raw_size);
+  }
+  int status = 0;
+  for (uint32_t m = 0; m < info.mesh_count; ++m) {
+    sk_skf_mesh_info mi = {0};
+    mi.size = sizeof mi;
+    if (sk_skf_get_mesh_info(data, size, m, &mi, &err)) {
+      fprintf(stderr, "skinkit info: %s\n", err.message);
+      status = 2;
+      break;
+    }
+    if (json)
+      printf("%s{\"vertices\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s", m ? "," : "",
+             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order ? "index_buffer" : "file",
+             (unsigned long long)mi.index_count, mi.group, mi.has_position_hash ? "" : "}");
+    else
+      printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u\n", m,
+             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order ? "triangle" : "file", mi.group);
+    if (json && mi.has_position_hash) printf(",\"position_hash\":\"%08x\"}", mi.position_hash);
+  }
+  if (json) printf("]}\n");
+  free(ch);
+  free(data);
+  return status;
+}

@@ -1,0 +1,200 @@
+/* bench_skf.c - .skf size and speed on the corpus, next to the baselines computed in the same run:
+ * glTF u8 (8 B/vertex), u8 JOINTS+WEIGHTS + zlib-9, var-length (count, joints, weights per vertex) + zlib-9.
+ * Sizes count the influence data only (MDSC + INFL chunks with their chunk headers); the joint table is apart.
+ * Prints BENCH skf_corpus_bpv and BENCH skf_decode_subdiv2 (decode speed in thread CPU time: GB/s of the
+ * 8-byte-per-vertex u8 JOINTS+WEIGHTS output). Needs SKINKIT_ASSETS.
+ * usage: bench_skf [--join] [asset-substring]   (--join: weld identical vertices on import first) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "sk_testutil.h"
+#include "skf.h"
+#include "skio_scene.h"
+
+static const char* const k_assets[] = {
+    "gltf/CesiumMan_subdiv2.glb", "gltf/CesiumMan.glb",       "gltf/Fox.glb",          "fbx/Fox_blender.fbx",
+    "collada/CesiumMan_blender.dae", "x/Testwuson.X",         "md5/drone.md5mesh",     "ogre/Clonk/Graphics.mesh",
+    "b3d/character.b3d",          "fbx/huesitos.fbx",         "gltf/SimpleSkin.gltf",  "gltf/quad_skin.glb",
+};
+
+/* thread CPU time: the build machine is shared, so wall time would measure the neighbours */
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static size_t zsize(const unsigned char* p, size_t n) {
+  uLongf out = compressBound(n);
+  unsigned char* b = malloc(out);
+  if (!b || compress2(b, &out, p, n, 9) != Z_OK) out = 0;
+  free(b);
+  return out;
+}
+
+/* influence bytes: everything except the header and the JNTS chunk */
+static size_t influence_bytes(const unsigned char* f, size_t n) {
+  size_t pos = SKF_HEADER_SIZE, sum = 0;
+  while (pos + SKF_CHUNK_HEADER_SIZE <= n) {
+    uint32_t stored = (uint32_t)f[pos + 4] | (uint32_t)f[pos + 5] << 8 | (uint32_t)f[pos + 6] << 16 | (uint32_t)f[pos + 7] << 24;
+    if (memcmp(f + pos, "JNTS", 4) != 0) sum += SKF_CHUNK_HEADER_SIZE + stored;
+    pos += SKF_CHUNK_HEADER_SIZE + stored;
+  }
+  return sum;
+}
+
+int main(int argc, char** argv) {
+  const char* dir = skt_assets_dir();
+  if (!dir) return skt_assets_required() ? 1 : 0;
+  /* --join: weld identical vertices first (Assimp JoinIdenticalVertices), as the corpus README counts them */
+  int join = argc > 1 && !strcmp(argv[1], "--join");
+  const char* only = argc > 1 + join ? argv[1 + join] : NULL;
+  double tv = 0, t_skf = 0, t_u8z = 0, t_varz = 0, max_err = 0, err_sum = 0, err_n = 0;
+  int failures = 0;
+  printf("%-30s %8s %6s %8s %8s %8s %8s %9s %9s %8s\n", "asset", "verts", "meshes", "skf", "u8+z9", "var+z9", "gltf", "maxerr",
+         "meanerr", "enc MB/s");
+  for (size_t a = 0; a < sizeof k_assets / sizeof *k_assets; ++a) {
+    if (only && !strstr(k_assets[a], only)) continue;
+    skio_scene* sc = NULL;
+    skc_err e;
+    skio_import_options io = {0};
+    io.extra_flags = join ? 0x2u : 0u; /* aiProcess_JoinIdenticalVertices */
+    if (skio_scene_import(skt_asset(k_assets[a]), &io, &sc, &e)) {
+      printf("FAIL %s: %s\n", k_assets[a], e.message);
+      ++failures;
+      continue;
+    }
+    skio_skf_mesh* ms = calloc(sc->mesh_count + 1, sizeof *ms);
+    uint32_t mc = 0;
+    size_t verts = 0;
+    for (uint32_t m = 0; m < sc->mesh_count; ++m) {
+      if (!sc->meshes[m].skin) continue;
+      ms[mc].skin = sc->meshes[m].skin;
+      ms[mc].positions = sc->meshes[m].positions;
+      ms[mc].indices = sc->meshes[m].indices;
+      ms[mc].index_count = getenv("SKF_FILE_ORDER") ? 0 : sc->meshes[m].index_count;
+      verts += sc->meshes[m].vertex_count;
+      ++mc;
+    }
+    if (!sc->skeleton || !mc) {
+      printf("%-30s no skin\n", k_assets[a]);
+      free(ms);
+      skio_scene_destroy(sc);
+      continue;
+    }
+    skio_skf_options opt = {0};
+    unsigned char* file = NULL;
+    size_t fsize = 0;
+    double t0 = now();
+    if (skio_skf_encode(sc->skeleton, ms, mc, &opt, &file, &fsize, &e)) {
+      printf("FAIL %s: encode: %s\n", k_assets[a], e.message);
+      ++failures;
+      free(ms);
+      skio_scene_destroy(sc);
+      continue;
+    }
+    double enc_s = now() - t0;
+    size_t infl = influence_bytes(file, fsize);
+
+    /* baselines: canonical quantization, 4 slots, u8 */
+    unsigned char* jw = calloc(verts * 8 + 1, 1);
+    unsigned char* var = malloc(verts * 9 + 1);
+    unsigned char** outj = calloc(mc, sizeof *outj);
+    unsigned char** outw = calloc(mc, sizeof *outw);
+    skf_mesh_output* outs = calloc(mc, sizeof *outs);
+    size_t vn = 0, base = 0;
+    double a_max = 0, a_sum = 0, a_n = 0;
+    for (uint32_t m = 0; m < mc; ++m) {
+      const skc_skin* s = ms[m].skin;
+      for (size_t v = 0; v < s->vertex_count; ++v) {
+        uint32_t qj[8], qw[8], tj[8];
+        float tw[8];
+        size_t b = s->offsets[v], cnt = s->offsets[v + 1] - b;
+        size_t n = skio_skf_quantize_vertex(s->joints + b, s->weights + b, cnt, 4, 255, qj, qw);
+        var[vn++] = (unsigned char)n;
+        for (size_t i = 0; i < n; ++i) {
+          jw[(base + v) * 4 + i] = (unsigned char)qj[i];
+          jw[verts * 4 + (base + v) * 4 + i] = (unsigned char)qw[i];
+          var[vn++] = (unsigned char)qj[i];
+        }
+        for (size_t i = 0; i + 1 < n; ++i) var[vn++] = (unsigned char)qw[i];
+        /* weight error against the normalized, limited source */
+        size_t tn = skc_select_top(s->joints + b, s->weights + b, cnt, 4, tj, tw);
+        for (size_t i = 0; i < tn; ++i) {
+          uint32_t q = 0;
+          for (size_t t = 0; t < n; ++t)
+            if (qj[t] == tj[i]) q = qw[t];
+          double d = fabs(q / 255.0 - tw[i]);
+          if (d > a_max) a_max = d;
+          a_sum += d;
+          a_n += 1;
+        }
+      }
+      outj[m] = malloc(s->vertex_count * 4 + 1);
+      outw[m] = malloc(s->vertex_count * 4 + 1);
+      outs[m].joints = outj[m];
+      outs[m].weights = outw[m];
+      outs[m].vertex_capacity = s->vertex_count;
+      outs[m].influences = 4;
+      outs[m].joint_bytes = sc->skeleton->joint_count > 256 ? 2 : 1;
+      outs[m].weight_bytes = 1;
+      outs[m].indices = ms[m].indices;
+      outs[m].index_count = ms[m].index_count;
+      base += s->vertex_count;
+    }
+    size_t u8z = zsize(jw, verts * 8), varz = zsize(var, vn);
+    /* decode check + speed */
+    skf_error de;
+    int drc = skf_decode_all(file, fsize, outs, &de);
+    if (drc) {
+      printf("FAIL %s: decode: %s\n", k_assets[a], de.message);
+      ++failures;
+    }
+    double dec_gbps = 0;
+    if (!drc && strstr(k_assets[a], "subdiv2")) {
+      int iters = 0;
+      double t1 = now(), el = 0;
+      while (el < 1.0) {
+        skf_decode_all(file, fsize, outs, &de);
+        ++iters;
+        el = now() - t1;
+      }
+      dec_gbps = verts * 8.0 * iters / el / 1e9;
+    }
+    printf("%-30s %8zu %6u %8.3f %8.3f %8.3f %8.3f %9.5f %9.6f %8.1f", k_assets[a], verts, mc, (double)infl / verts,
+           (double)u8z / verts, (double)varz / verts, 8.0, a_max * 255, a_n ? a_sum / a_n * 255 : 0,
+           verts * 8.0 / enc_s / 1e6);
+    if (dec_gbps > 0) printf("  decode %.2f GB/s", dec_gbps);
+    printf("   (file %zu B, influence %zu B)\n", fsize, infl);
+    if (dec_gbps > 0) printf("BENCH skf_decode_subdiv2 %.3f gbps\n", dec_gbps);
+    tv += verts;
+    t_skf += infl;
+    t_u8z += u8z;
+    t_varz += varz;
+    err_sum += a_sum;
+    err_n += a_n;
+    if (a_max > max_err) max_err = a_max;
+    for (uint32_t m = 0; m < mc; ++m) {
+      free(outj[m]);
+      free(outw[m]);
+    }
+    free(outj);
+    free(outw);
+    free(outs);
+    free(jw);
+    free(var);
+    free(file);
+    free(ms);
+    skio_scene_destroy(sc);
+  }
+  if (tv > 0) {
+    printf("%-30s %8.0f %6s %8.3f %8.3f %8.3f %8.3f %9.5f %9.6f  (weight errors in units of 1/255)\n", "TOTAL (vertex-weighted)", tv,
+           "", t_skf / tv, t_u8z / tv, t_varz / tv, 8.0, max_err * 255, err_n ? err_sum / err_n * 255 : 0);
+    printf("BENCH skf_corpus_bpv%s %.4f bpv\n", join ? "_joined" : "", t_skf / tv);
+  }
+  return failures ? 1 : 0;
+}

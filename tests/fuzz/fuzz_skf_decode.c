@@ -1,0 +1,131 @@
+/* fuzz_skf_decode.c - libFuzzer target: the .skf decoder on untrusted bytes.
+ * Two modes by the first input byte: (a) the input is an .skf file as is (header, CRC, chunk checks);
+ * (b) the rest of the input becomes the raw influence streams of a valid container (zlib and CRCs recomputed),
+ * so the stream decoder behind the checksums is fuzzed too. Every call must return a code, never crash. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "skf.h"
+#include "skinkit.h"
+
+static void wr32(unsigned char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void wr64(unsigned char* p, uint64_t v) {
+  wr32(p, (uint32_t)v);
+  wr32(p + 4, (uint32_t)(v >> 32));
+}
+
+static size_t put_chunk(unsigned char* out, const char* tag, const unsigned char* raw, size_t n) {
+  uLongf zn = compressBound((uLong)n);
+  memcpy(out, tag, 4);
+  if (compress2(out + 12, &zn, raw, (uLong)n, 1) != Z_OK) return 0;
+  wr32(out + 4, (uint32_t)zn);
+  wr32(out + 8, (uint32_t)n);
+  return 12 + zn;
+}
+
+static void decode_everything(const unsigned char* d, size_t n) {
+  sk_skf_info info = {0};
+  info.size = sizeof info;
+  sk_error err;
+  if (sk_skf_peek(d, n, &info, &err) != SK_OK) return;
+  if (info.joint_count <= 4096 && info.names_size <= (1u << 20)) {
+    int32_t* par = malloc(info.joint_count * sizeof *par);
+    float* ib = malloc(16u * info.joint_count * sizeof *ib);
+    char* names = malloc(info.names_size + 1);
+    sk_skf_decode_skeleton(d, n, par, ib, names, info.names_size, &err);
+    free(par);
+    free(ib);
+    free(names);
+  }
+  sk_skf_chunk ch[4];
+  for (int i = 0; i < 4; ++i) ch[i].size = sizeof ch[i];
+  uint32_t cc;
+  sk_skf_chunks(d, n, ch, 4, &cc, &err);
+  for (uint32_t m = 0; m < info.mesh_count && m < 8; ++m) {
+    sk_skf_mesh_info mi = {0};
+    mi.size = sizeof mi;
+    if (sk_skf_get_mesh_info(d, n, m, &mi, &err) != SK_OK) return;
+    if (mi.vertex_count > (1u << 20) || mi.order != 0) continue; /* the caller sizes buffers; keep them sane */
+    size_t vc = (size_t)mi.vertex_count;
+    uint16_t* jo = malloc(vc * 8 * 2 + 2);
+    uint16_t* we = malloc(vc * 8 * 2 + 2);
+    sk_skf_decode_desc dd = {0};
+    dd.size = sizeof dd;
+    dd.mesh = m;
+    dd.influences = 8;
+    dd.joint_type = SK_TYPE_U16;
+    dd.weight_type = SK_TYPE_U16;
+    dd.joints = jo;
+    dd.weights = we;
+    dd.vertex_capacity = vc;
+    sk_skf_decode(d, n, &dd, &err);
+    free(jo);
+    free(we);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  if ((data[0] & 1) == 0 || size < 4) {
+    decode_everything(data + 1, size - 1);
+    return 0;
+  }
+  /* container mode: byte 1 = flags (bit0 16-bit weights, bit1 > 256 joints), byte 2 = max influences,
+   * byte 3 = vertex count / 4; then the raw INFL streams' lengths are derived from the remaining bytes */
+  uint32_t bits16 = data[1] & 1, joints = (data[1] & 2) ? 300 : 20, k = 1 + data[2] % 8, vc = data[3] * 4u;
+  const unsigned char* body = data + 4;
+  size_t blen = size - 4;
+  if (blen < vc) vc = (uint32_t)blen;
+  size_t rest = blen - vc, cnt = rest / 8, jnt = rest / 3, wgt = rest - cnt - jnt;
+  size_t jsize = 4 + 68 * joints + 4 + 2 * joints;
+  unsigned char* jraw = calloc(1, jsize);
+  wr32(jraw, joints);
+  for (uint32_t i = 0; i < joints; ++i) wr32(jraw + 4 + 4 * i, 0xffffffffu);
+  wr32(jraw + 4 + 68 * joints, 2 * joints);
+  for (uint32_t i = 0; i < joints; ++i) jraw[8 + 68 * joints + 2 * i] = 'j';
+  unsigned char mraw[8 + 32];
+  memset(mraw, 0, sizeof mraw);
+  wr32(mraw, 1);
+  wr32(mraw + 4, 1);
+  wr64(mraw + 8, vc);
+  mraw[8 + 24] = (unsigned char)k;
+  size_t isize = SKF_INFL_TABLE_SIZE + blen;
+  unsigned char* iraw = malloc(isize);
+  wr32(iraw, 0);
+  wr32(iraw + 4, 1);
+  wr32(iraw + 8, vc);
+  wr32(iraw + 12, (uint32_t)cnt);
+  wr32(iraw + 16, (uint32_t)jnt);
+  wr32(iraw + 20, (uint32_t)wgt);
+  memcpy(iraw + SKF_INFL_TABLE_SIZE, body, blen);
+  size_t cap = SKF_HEADER_SIZE + 3 * 12 + compressBound((uLong)jsize) + compressBound(sizeof mraw) +
+               compressBound((uLong)isize) + 64;
+  unsigned char* f = calloc(1, cap);
+  size_t pos = SKF_HEADER_SIZE;
+  pos += put_chunk(f + pos, "JNTS", jraw, jsize);
+  pos += put_chunk(f + pos, "MDSC", mraw, sizeof mraw);
+  pos += put_chunk(f + pos, "INFL", iraw, isize);
+  static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
+  memcpy(f, magic, 8);
+  f[8] = 1;
+  wr32(f + 12, bits16 ? 1u : 0u);
+  wr32(f + 16, SKF_HEADER_SIZE);
+  wr32(f + 20, 3);
+  wr32(f + 24, joints);
+  wr32(f + 28, 1);
+  wr64(f + 32, vc);
+  wr64(f + 40, pos - SKF_HEADER_SIZE);
+  wr32(f + 48, k);
+  wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
+  wr32(f + 60, (uint32_t)crc32(0, f, 60));
+  decode_everything(f, pos);
+  free(f);
+  free(iraw);
+  free(jraw);
+  return 0;
+}

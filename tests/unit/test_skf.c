@@ -1,0 +1,715 @@
+/* test_skf.c - the .skf compressed skin format: header/version/flag/CRC/truncation errors, round trips on
+ * generated skins (1..8 influences, > 256 joints, empty vertices, 8/16-bit, triangle order), runtime decoder ==
+ * library decoder, quantization error, and every corpus file when SKINKIT_ASSETS is set. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "sk_testutil.h"
+#include "skf.h"
+#include "skinkit.h"
+
+/* ---- helpers ------------------------------------------------------------------------------------------------ */
+static sk_skeleton* make_skeleton(uint32_t n) {
+  int32_t* parents = malloc(n * sizeof *parents);
+  for (uint32_t i = 0; i < n; ++i) parents[i] = i == 0 ? -1 : (int32_t)((i - 1) / 2);
+  float* rest = calloc(16 * (size_t)n, sizeof *rest);
+  for (uint32_t i = 0; i < n; ++i) {
+    rest[16 * i + 0] = rest[16 * i + 5] = rest[16 * i + 10] = rest[16 * i + 15] = 1.0f;
+    rest[16 * i + 12] = (float)(i % 7) * 0.1f;
+    rest[16 * i + 13] = 0.25f;
+  }
+  sk_skeleton_desc d = {0};
+  d.size = sizeof d;
+  d.joint_count = n;
+  d.parents = parents;
+  d.rest_local = rest;
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_create(&d, &s, &err), SK_OK);
+  free(parents);
+  free(rest);
+  return s;
+}
+
+/* Random skin: runs of vertices share a joint set (like real characters), 0..maxk influences, some duplicates,
+ * zero and negative entries, some empty vertices. */
+static sk_skin* make_skin(skt_rng* r, size_t nv, uint32_t nj, uint32_t maxk) {
+  uint32_t* off = malloc((nv + 1) * sizeof *off);
+  uint32_t* jo = malloc(nv * 10 * sizeof *jo);
+  float* we = malloc(nv * 10 * sizeof *we);
+  uint32_t set[10], n = 0, e = 0;
+  off[0] = 0;
+  for (size_t v = 0; v < nv; ++v) {
+    if (v == 0 || skt_rand_u32(r) % 8 == 0) {
+      n = skt_rand_u32(r) % (maxk + 3); /* up to maxk + 2: the encoder keeps the largest maxk */
+      if (n > 10) n = 10;
+      if (skt_rand_u32(r) % 10 == 0) n = 0;
+      for (uint32_t i = 0; i < n; ++i) set[i] = skt_rand_u32(r) % nj;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      jo[e] = set[i];
+      uint32_t t = skt_rand_u32(r) % 20;
+      we[e] = t == 0 ? 0.0f : t == 1 ? -0.5f : skt_rand_range(r, 0.001f, 1.0f);
+      ++e;
+    }
+    off[v + 1] = e;
+  }
+  sk_skin* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(nv, nj, &s, &err), SK_OK);
+  ck_assert_int_eq(sk_skin_set_csr(s, off, jo, we, &err), SK_OK);
+  free(off);
+  free(jo);
+  free(we);
+  return s;
+}
+
+static uint32_t* make_triangles(skt_rng* r, size_t nv, size_t tris) {
+  uint32_t* ix = malloc(tris * 3 * sizeof *ix + 1);
+  for (size_t t = 0; t < tris; ++t) {
+    uint32_t a = nv > 2 ? skt_rand_u32(r) % (uint32_t)(nv - 2) : 0;
+    ix[3 * t] = a;
+    ix[3 * t + 1] = (uint32_t)((a + 1) % nv);
+    ix[3 * t + 2] = (uint32_t)((a + 2) % nv);
+  }
+  return ix;
+}
+
+static unsigned char* encode(const sk_skeleton* skel, const sk_skf_mesh* ms, uint32_t mc, uint32_t bits, uint32_t k,
+                             size_t* out_size) {
+  sk_skf_encode_desc d = {0};
+  d.size = sizeof d;
+  d.weight_bits = bits;
+  d.max_influences = k;
+  d.skeleton = skel;
+  d.meshes = ms;
+  d.mesh_count = mc;
+  size_t bound = sk_skf_encode_bound(&d);
+  ck_assert_uint_gt(bound, 0);
+  unsigned char* buf = malloc(bound);
+  sk_error err;
+  sk_result rc = sk_skf_encode(&d, buf, bound, out_size, &err);
+  ck_assert_msg(rc == SK_OK, "encode: %s", err.message);
+  ck_assert_uint_le(*out_size, bound);
+  return buf;
+}
+
+static uint32_t rd32(const unsigned char* p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+static void wr32(unsigned char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void fix_header_crc(unsigned char* f) { wr32(f + 60, (uint32_t)crc32(0, f, 60)); }
+static void fix_payload_crc(unsigned char* f, size_t n) {
+  wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(n - SKF_HEADER_SIZE)));
+  fix_header_crc(f);
+}
+
+/* Decodes mesh m with the library (u16 joints/weights, K slots) and checks it against the canonical
+ * quantization of the source skin; returns the max weight error against the normalized, limited source. */
+static double check_mesh(const unsigned char* file, size_t size, uint32_t m, const sk_skf_mesh* src, uint32_t bits,
+                         uint32_t k) {
+  const sk_skin* skin = src->skin;
+  size_t nv = sk_skin_vertex_count(skin);
+  uint32_t total = bits == 16 ? 65535u : 255u;
+  uint16_t* jo = malloc(nv * k * 2 + 2);
+  uint16_t* we = malloc(nv * k * 2 + 2);
+  sk_skf_decode_desc d = {0};
+  d.size = sizeof d;
+  d.mesh = m;
+  d.influences = k;
+  d.joint_type = SK_TYPE_U16;
+  d.weight_type = SK_TYPE_U16;
+  d.indices = src->indices;
+  d.index_count = src->index_count;
+  d.joints = jo;
+  d.weights = we;
+  d.vertex_capacity = nv;
+  sk_error err;
+  sk_result rc = sk_skf_decode(file, size, &d, &err);
+  ck_assert_msg(rc == SK_OK, "decode mesh %u: %s", m, err.message);
+  double max_err = 0;
+  for (size_t v = 0; v < nv; ++v) {
+    uint32_t cj[64], qj[8], qw[8], tj[8];
+    float cw[64], tw[8];
+    size_t cnt = sk_skin_get_vertex(skin, v, cj, cw, 64);
+    ck_assert_uint_le(cnt, 64);
+    size_t n = skio_skf_quantize_vertex(cj, cw, cnt, k, total, qj, qw);
+    uint32_t sum = 0;
+    for (uint32_t s = 0; s < k; ++s) {
+      uint32_t ej = s < n ? qj[s] : 0, ew = s < n ? qw[s] : 0;
+      uint32_t dw = bits == 16 ? we[v * k + s] : we[v * k + s] / 257u;
+      if (bits == 8) ck_assert_uint_eq(we[v * k + s] % 257u, 0);
+      ck_assert_msg(jo[v * k + s] == ej && dw == ew, "mesh %u vertex %zu slot %u: got %u/%u want %u/%u", m, v, s,
+                    jo[v * k + s], dw, ej, ew);
+      sum += dw;
+    }
+    ck_assert_uint_eq(sum, n ? total : 0);
+    /* error against the normalized, limited source (duplicates merged as the encoder does) */
+    size_t tn = skc_select_top(cj, cw, cnt, k, tj, tw);
+    int dup = 0;
+    for (size_t a = 0; a < cnt; ++a)
+      for (size_t b = a + 1; b < cnt; ++b) dup |= cj[a] == cj[b];
+    if (dup) continue;
+    for (size_t i = 0; i < tn; ++i) {
+      uint32_t q = 0;
+      for (size_t t = 0; t < n; ++t)
+        if (qj[t] == tj[i]) q = qw[t];
+      double e = fabs((double)q / total - tw[i]);
+      /* largest remainder: < 1 unit always, <= 0.5 unit when the vertex has at most 2 influences */
+      ck_assert_msg(e * total < 1.0 + 1e-6, "error %.3f units", e * total);
+      /* (float weights carry ~6e-8 relative error, visible at 16 bits) */
+      if (tn <= 2)
+        ck_assert_msg(e * total <= 0.5 + total * 2.5e-7, "error %.4f units (%u bits) on a 2-influence vertex", e * total, bits);
+      if (e > max_err) max_err = e;
+    }
+  }
+  free(jo);
+  free(we);
+  return max_err * total;
+}
+
+/* ---- round trips --------------------------------------------------------------------------------------------- */
+START_TEST(round_trip_generated) {
+  static const struct {
+    uint32_t joints, bits, k, meshes;
+    int tris;
+  } cfg[] = {{20, 8, 4, 1, 0}, {20, 8, 8, 3, 1}, {300, 8, 4, 2, 1}, {300, 16, 8, 2, 0}, {256, 16, 4, 1, 1},
+             {1000, 8, 8, 4, 1}, {3, 8, 1, 1, 0}};
+  skt_rng r = {12345u + (uint64_t)_i};
+  for (size_t c = 0; c < sizeof cfg / sizeof *cfg; ++c) {
+    sk_skeleton* skel = make_skeleton(cfg[c].joints);
+    sk_skf_mesh ms[4];
+    memset(ms, 0, sizeof ms);
+    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
+      size_t nv = m == 1 ? 0 : 1 + skt_rand_u32(&r) % 3000; /* mesh 1 is empty */
+      ms[m].skin = make_skin(&r, nv, cfg[c].joints, cfg[c].k);
+      if (cfg[c].tris && nv) {
+        ms[m].index_count = 3 * (nv / 2);
+        ms[m].indices = make_triangles(&r, nv, nv / 2);
+      }
+    }
+    size_t size = 0;
+    unsigned char* file = encode(skel, ms, cfg[c].meshes, cfg[c].bits, cfg[c].k, &size);
+    sk_skf_info info = {0};
+    info.size = sizeof info;
+    sk_error err;
+    ck_assert_int_eq(sk_skf_peek(file, size, &info, &err), SK_OK);
+    ck_assert_uint_eq(info.major, 1);
+    ck_assert_uint_eq(info.mesh_count, cfg[c].meshes);
+    ck_assert_uint_eq(info.joint_count, cfg[c].joints);
+    ck_assert_uint_eq(info.weight_bits, cfg[c].bits);
+    ck_assert_uint_eq(info.joint_bits, cfg[c].joints > 256 ? 16 : 8);
+    ck_assert_uint_eq(info.file_size, size);
+    for (uint32_t m = 0; m < cfg[c].meshes; ++m) check_mesh(file, size, m, &ms[m], cfg[c].bits, cfg[c].k);
+
+    /* the joint table comes back exactly */
+    uint32_t nj = cfg[c].joints;
+    int32_t* par = malloc(nj * sizeof *par);
+    float* ib = malloc(16 * nj * sizeof *ib);
+    float* ib_ref = malloc(16 * nj * sizeof *ib);
+    char* names = malloc(info.names_size);
+    ck_assert_int_eq(sk_skf_decode_skeleton(file, size, par, ib, names, info.names_size, &err), SK_OK);
+    ck_assert_int_eq(sk_skeleton_get_inverse_bind(skel, ib_ref), SK_OK);
+    ck_assert_mem_eq(ib, ib_ref, 16 * nj * sizeof *ib);
+    const char* nm = names;
+    for (uint32_t j = 0; j < nj; ++j) {
+      ck_assert_int_eq(par[j], sk_skeleton_joint_parent(skel, j));
+      ck_assert_str_eq(nm, sk_skeleton_joint_name(skel, j));
+      nm += strlen(nm) + 1;
+    }
+    ck_assert_int_eq(sk_skf_decode_skeleton(file, size, NULL, NULL, names, info.names_size - 1, &err),
+                     SK_ERR_INVALID_ARGUMENT);
+    free(par);
+    free(ib);
+    free(ib_ref);
+    free(names);
+    free(file);
+    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
+      sk_skin_destroy((sk_skin*)ms[m].skin);
+      free((void*)ms[m].indices);
+    }
+    sk_skeleton_destroy(skel);
+  }
+}
+END_TEST
+
+START_TEST(runtime_decoder_matches_library) {
+  skt_rng r = {777};
+  sk_skeleton* skel = make_skeleton(40);
+  sk_skf_mesh ms[3];
+  memset(ms, 0, sizeof ms);
+  size_t nvs[3] = {5000, 17, 900};
+  for (int m = 0; m < 3; ++m) {
+    ms[m].skin = make_skin(&r, nvs[m], 40, 8);
+    if (m != 1) {
+      ms[m].index_count = 3 * nvs[m];
+      ms[m].indices = make_triangles(&r, nvs[m], nvs[m]);
+    }
+  }
+  size_t size = 0;
+  unsigned char* file = encode(skel, ms, 3, 8, 8, &size);
+  skf_mesh_output outs[3];
+  unsigned char* rj[3];
+  unsigned char* rw[3];
+  memset(outs, 0, sizeof outs);
+  for (int m = 0; m < 3; ++m) {
+    rj[m] = malloc(nvs[m] * 8);
+    rw[m] = malloc(nvs[m] * 8);
+    outs[m].joints = rj[m];
+    outs[m].weights = rw[m];
+    outs[m].vertex_capacity = nvs[m];
+    outs[m].influences = 8;
+    outs[m].joint_bytes = 1;
+    outs[m].weight_bytes = 1;
+    outs[m].indices = ms[m].indices;
+    outs[m].index_count = ms[m].index_count;
+  }
+  skf_error fe;
+  ck_assert_int_eq(skf_decode_all(file, size, outs, &fe), SKF_OK);
+  for (uint32_t m = 0; m < 3; ++m) {
+    unsigned char* lj = malloc(nvs[m] * 8);
+    unsigned char* lw = malloc(nvs[m] * 8);
+    sk_skf_decode_desc d = {0};
+    d.size = sizeof d;
+    d.mesh = m;
+    d.influences = 8;
+    d.joint_type = SK_TYPE_U8;
+    d.weight_type = SK_TYPE_U8;
+    d.indices = ms[m].indices;
+    d.index_count = ms[m].index_count;
+    d.joints = lj;
+    d.weights = lw;
+    d.vertex_capacity = nvs[m];
+    sk_error err;
+    ck_assert_int_eq(sk_skf_decode(file, size, &d, &err), SK_OK);
+    ck_assert_mem_eq(lj, rj[m], nvs[m] * 8);
+    ck_assert_mem_eq(lw, rw[m], nvs[m] * 8);
+    /* the runtime's single-mesh path agrees too */
+    memset(lj, 0xab, nvs[m] * 8);
+    ck_assert_int_eq(skf_decode_mesh(file, size, m, &outs[m], &fe), SKF_OK);
+    ck_assert_mem_eq(outs[m].joints, rj[m], nvs[m] * 8);
+    free(lj);
+    free(lw);
+  }
+  for (int m = 0; m < 3; ++m) {
+    free(rj[m]);
+    free(rw[m]);
+    sk_skin_destroy((sk_skin*)ms[m].skin);
+    free((void*)ms[m].indices);
+  }
+  free(file);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* ---- error codes --------------------------------------------------------------------------------------------- */
+static unsigned char* small_file(size_t* size, sk_skeleton** out_skel, sk_skf_mesh* m) {
+  skt_rng r = {99};
+  sk_skeleton* skel = make_skeleton(12);
+  memset(m, 0, sizeof *m);
+  m->skin = make_skin(&r, 400, 12, 4);
+  unsigned char* f = encode(skel, m, 1, 8, 4, size);
+  *out_skel = skel;
+  return f;
+}
+
+static sk_result peek(const unsigned char* f, size_t n) {
+  sk_skf_info info = {0};
+  info.size = sizeof info;
+  sk_error err;
+  return sk_skf_peek(f, n, &info, &err);
+}
+
+START_TEST(header_errors) {
+  size_t size;
+  sk_skeleton* skel;
+  sk_skf_mesh m;
+  unsigned char* f = small_file(&size, &skel, &m);
+  unsigned char* g = malloc(size + 16);
+  ck_assert_int_eq(peek(f, size), SK_OK);
+  /* trailing bytes after the file are allowed (memory-mapped regions) */
+  memcpy(g, f, size);
+  memset(g + size, 0x55, 16);
+  ck_assert_int_eq(peek(g, size + 16), SK_OK);
+
+  /* truncation at every length */
+  for (size_t n = 0; n < size; ++n) ck_assert_msg(peek(f, n) == SK_ERR_TRUNCATED, "prefix %zu", n);
+
+  /* bad magic and text-mode damage: CR LF -> LF */
+  memcpy(g, f, size);
+  g[1] = 'X';
+  ck_assert_int_eq(peek(g, size), SK_ERR_FORMAT);
+  memcpy(g, f, 4);
+  memcpy(g + 4, f + 5, size - 5);
+  ck_assert_int_eq(peek(g, size - 1), SK_ERR_FORMAT);
+  memcpy(g, f, size);
+  g[0] = 0x09; /* high bit stripped */
+  ck_assert_int_eq(peek(g, size), SK_ERR_FORMAT);
+
+  /* newer major version: refused before anything else, even with a valid CRC */
+  memcpy(g, f, size);
+  g[8] = 2;
+  ck_assert_int_eq(peek(g, size), SK_ERR_VERSION);
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_VERSION);
+  /* a newer minor of the same major reads */
+  memcpy(g, f, size);
+  g[10] = 7;
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_OK);
+
+  /* reserved flag bits and reserved field */
+  memcpy(g, f, size);
+  g[13] |= 0x10;
+  ck_assert_int_eq(peek(g, size), SK_ERR_CHECKSUM); /* without a fixed CRC: damage */
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_UNSUPPORTED);
+  memcpy(g, f, size);
+  g[52] = 1;
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_UNSUPPORTED);
+
+  /* CRC: every single-bit flip anywhere is caught (header or payload) */
+  for (size_t i = 0; i < size; ++i) {
+    memcpy(g, f, size);
+    g[i] ^= (unsigned char)(1u << (i % 8));
+    sk_result rc = peek(g, size);
+    ck_assert_msg(rc != SK_OK, "flip at %zu not detected", i);
+    if (i >= SKF_HEADER_SIZE) ck_assert_msg(rc == SK_ERR_CHECKSUM, "flip at %zu gave %d", i, rc);
+  }
+
+  /* absurd counts with valid CRCs */
+  memcpy(g, f, size);
+  wr32(g + 32, 0xffffffffu); /* vertex total */
+  wr32(g + 36, 0xffffffu);
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_OK); /* the header alone cannot tell ... */
+  sk_skf_mesh_info mi = {0};
+  mi.size = sizeof mi;
+  sk_error err;
+  ck_assert_int_eq(sk_skf_get_mesh_info(g, size, 0, &mi, &err), SK_ERR_FORMAT); /* ... the mesh table can */
+  memcpy(g, f, size);
+  wr32(g + 20, 0x7fffffffu); /* chunk count */
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_FORMAT);
+  memcpy(g, f, size);
+  wr32(g + 24, 0); /* joint count */
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_FORMAT);
+  memcpy(g, f, size);
+  wr32(g + 40, 0xfffffff0u); /* payload size */
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_TRUNCATED);
+  memcpy(g, f, size);
+  wr32(g + SKF_HEADER_SIZE + 8, 0xfffffff0u); /* first chunk's raw size: a 4 GB lie */
+  fix_payload_crc(g, size);
+  ck_assert_int_eq(peek(g, size), SK_ERR_FORMAT);
+  memcpy(g, f, size);
+  wr32(g + SKF_HEADER_SIZE + 4, rd32(f + SKF_HEADER_SIZE + 4) + 1); /* stored size off by one */
+  fix_payload_crc(g, size);
+  ck_assert_int_eq(peek(g, size), SK_ERR_FORMAT);
+  ck_assert_int_eq(sk_skf_peek(NULL, 10, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+
+  /* an unknown chunk (a later minor's) between known ones is skipped */
+  {
+    size_t at = SKF_HEADER_SIZE + 12 + rd32(f + SKF_HEADER_SIZE + 4);
+    static const unsigned char raw[5] = {1, 2, 3, 4, 5};
+    uLongf zn = compressBound(5);
+    unsigned char z[64];
+    ck_assert_int_eq(compress2(z, &zn, raw, 5, 9), Z_OK);
+    unsigned char* h = malloc(size + 12 + zn);
+    memcpy(h, f, at);
+    memcpy(h + at, "XTRA", 4);
+    wr32(h + at + 4, (uint32_t)zn);
+    wr32(h + at + 8, 5);
+    memcpy(h + at + 12, z, zn);
+    memcpy(h + at + 12 + zn, f + at, size - at);
+    size_t hn = size + 12 + zn;
+    wr32(h + 20, rd32(f + 20) + 1);
+    wr32(h + 40, (uint32_t)(hn - SKF_HEADER_SIZE));
+    fix_payload_crc(h, hn);
+    ck_assert_int_eq(peek(h, hn), SK_OK);
+    uint8_t j1[400 * 4], w1[400 * 4], j2[400 * 4], w2[400 * 4];
+    sk_skf_decode_desc d = {0};
+    d.size = sizeof d;
+    d.joint_type = SK_TYPE_U8;
+    d.joints = j1;
+    d.weights = w1;
+    d.vertex_capacity = 400;
+    ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_OK);
+    d.joints = j2;
+    d.weights = w2;
+    ck_assert_int_eq(sk_skf_decode(h, hn, &d, &err), SK_OK);
+    ck_assert_mem_eq(j1, j2, sizeof j1);
+    ck_assert_mem_eq(w1, w2, sizeof w1);
+    free(h);
+  }
+
+  free(g);
+  free(f);
+  sk_skin_destroy((sk_skin*)m.skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+START_TEST(decode_argument_errors) {
+  skt_rng r = {5};
+  sk_skeleton* skel = make_skeleton(300);
+  sk_skf_mesh m = {0};
+  m.skin = make_skin(&r, 500, 300, 4);
+  m.index_count = 3 * 400;
+  m.indices = make_triangles(&r, 500, 400);
+  float* pos = malloc(500 * 3 * sizeof *pos);
+  for (int i = 0; i < 1500; ++i) pos[i] = (float)i * 0.5f;
+  m.positions = pos;
+  size_t size;
+  unsigned char* f = encode(skel, &m, 1, 16, 4, &size);
+  uint16_t jo[500 * 8], we[500 * 8];
+  memset(jo, 0x5a, sizeof jo);
+  memset(we, 0x5a, sizeof we);
+  sk_skf_decode_desc d = {0};
+  d.size = sizeof d;
+  d.influences = 4;
+  d.joints = jo;
+  d.weights = we;
+  d.vertex_capacity = 500;
+  d.indices = m.indices;
+  d.index_count = m.index_count;
+  sk_error err;
+  sk_skf_decode_desc e = d;
+  e.indices = NULL;
+  e.index_count = 0;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_INVALID_ARGUMENT); /* triangle order needs indices */
+  ck_assert(strstr(err.message, "index buffer") != NULL);
+  uint32_t* other = malloc(m.index_count * sizeof *other);
+  memcpy(other, m.indices, m.index_count * sizeof *other);
+  other[5] ^= 1;
+  e = d;
+  e.indices = other;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_INVALID_ARGUMENT); /* not the encoded index buffer */
+  other[5] = 100000;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_INVALID_ARGUMENT);
+  e = d;
+  e.joint_type = SK_TYPE_U8;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_OUT_OF_RANGE); /* 300 joints do not fit u8 */
+  e = d;
+  e.weight_type = SK_TYPE_U8;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_UNSUPPORTED); /* 16-bit weights into u8 */
+  e = d;
+  e.vertex_capacity = 499;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_INVALID_ARGUMENT);
+  e = d;
+  e.mesh = 1;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_OUT_OF_RANGE);
+  e = d;
+  e.size = 3;
+  ck_assert_int_eq(sk_skf_decode(f, size, &e, &err), SK_ERR_STRUCT_SIZE);
+  for (size_t i = 0; i < 500 * 8; ++i) ck_assert_uint_eq(jo[i], 0x5a5a); /* untouched on every error */
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_OK);
+
+  sk_skf_mesh_info mi = {0};
+  mi.size = sizeof mi;
+  ck_assert_int_eq(sk_skf_get_mesh_info(f, size, 0, &mi, &err), SK_OK);
+  ck_assert_uint_eq(mi.vertex_count, 500);
+  ck_assert_uint_eq(mi.order, 1);
+  ck_assert_uint_eq(mi.index_count, 1200);
+  ck_assert_uint_eq(mi.has_position_hash, 1);
+  ck_assert_uint_eq(mi.position_hash, sk_skf_position_hash(pos, 500));
+  pos[7] += 1.0f;
+  ck_assert_uint_ne(mi.position_hash, sk_skf_position_hash(pos, 500));
+
+  /* file order flag: no indices needed */
+  sk_skf_encode_desc ed = {0};
+  ed.size = sizeof ed;
+  ed.flags = SK_SKF_FILE_ORDER;
+  ed.skeleton = skel;
+  ed.meshes = &m;
+  ed.mesh_count = 1;
+  size_t bound = sk_skf_encode_bound(&ed), n2 = 0;
+  unsigned char* f2 = malloc(bound);
+  ck_assert_int_eq(sk_skf_encode(&ed, f2, bound, &n2, &err), SK_OK);
+  ck_assert_int_eq(sk_skf_encode(&ed, f2, 10, &n2, &err), SK_ERR_OUT_OF_RANGE);
+  e = d;
+  e.indices = NULL;
+  e.index_count = 0;
+  ck_assert_int_eq(sk_skf_decode(f2, n2, &e, &err), SK_OK);
+
+  /* chunk listing */
+  sk_skf_chunk ch[8];
+  for (int i = 0; i < 8; ++i) ch[i].size = sizeof ch[i];
+  uint32_t cc = 0;
+  ck_assert_int_eq(sk_skf_chunks(f, size, ch, 8, &cc, &err), SK_OK);
+  ck_assert_uint_eq(cc, 3);
+  ck_assert_str_eq(ch[0].tag, "JNTS");
+  ck_assert_str_eq(ch[1].tag, "MDSC");
+  ck_assert_str_eq(ch[2].tag, "INFL");
+  ck_assert_uint_eq(ch[0].offset, SKF_HEADER_SIZE);
+  ck_assert_uint_eq(ch[2].offset + 12 + ch[2].stored_size, size);
+
+  /* encoder input errors */
+  ed.flags = 0;
+  ed.weight_bits = 12;
+  ck_assert_uint_eq(sk_skf_encode_bound(&ed), 0);
+  ck_assert_int_eq(sk_skf_encode(&ed, f2, bound, &n2, &err), SK_ERR_INVALID_ARGUMENT);
+  ed.weight_bits = 8;
+  ed.max_influences = 9;
+  ck_assert_int_eq(sk_skf_encode(&ed, f2, bound, &n2, &err), SK_ERR_OUT_OF_RANGE);
+  ed.max_influences = 4;
+  ed.skeleton = NULL;
+  ck_assert_int_eq(sk_skf_encode(&ed, f2, bound, &n2, &err), SK_ERR_INVALID_ARGUMENT);
+  sk_skeleton* tiny = make_skeleton(10); /* the skin names joints up to 299 */
+  ed.skeleton = tiny;
+  ck_assert_int_eq(sk_skf_encode(&ed, f2, bound, &n2, &err), SK_ERR_OUT_OF_RANGE);
+  sk_skeleton_destroy(tiny);
+
+  free(f2);
+  free(other);
+  free(pos);
+  free(f);
+  free((void*)m.indices);
+  sk_skin_destroy((sk_skin*)m.skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* Crafted files with valid checksums but inconsistent streams must fail cleanly (no crash, FORMAT). */
+START_TEST(crafted_streams) {
+  size_t size;
+  sk_skeleton* skel;
+  sk_skf_mesh m;
+  unsigned char* f = small_file(&size, &skel, &m);
+  /* rebuild the INFL chunk with a damaged raw stream and fixed CRCs */
+  sk_skf_chunk ch[3];
+  for (int i = 0; i < 3; ++i) ch[i].size = sizeof ch[i];
+  uint32_t cc;
+  sk_error err;
+  ck_assert_int_eq(sk_skf_chunks(f, size, ch, 3, &cc, &err), SK_OK);
+  uLongf rawn = ch[2].raw_size;
+  unsigned char* raw = malloc(rawn);
+  ck_assert_int_eq(uncompress(raw, &rawn, f + ch[2].offset + 12, ch[2].stored_size), Z_OK);
+  skt_rng r = {4242};
+  unsigned char out_j[400 * 4], out_w[400 * 4];
+  int format_errors = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    unsigned char* mod = malloc(rawn);
+    memcpy(mod, raw, rawn);
+    for (int k = 0; k < 1 + trial % 4; ++k) {
+      size_t at = SKF_INFL_TABLE_SIZE + skt_rand_u32(&r) % (uint32_t)(rawn - SKF_INFL_TABLE_SIZE);
+      mod[at] = (unsigned char)skt_rand_u32(&r);
+    }
+    if (trial % 50 == 0) wr32(mod + 12, rd32(mod + 12) + 1); /* stream table lies */
+    uLongf zn = compressBound(rawn);
+    unsigned char* g = malloc(ch[2].offset + 12 + zn);
+    memcpy(g, f, ch[2].offset + 12);
+    ck_assert_int_eq(compress2(g + ch[2].offset + 12, &zn, mod, rawn, 9), Z_OK);
+    wr32(g + ch[2].offset + 4, (uint32_t)zn);
+    size_t gn = ch[2].offset + 12 + zn;
+    wr32(g + 40, (uint32_t)(gn - SKF_HEADER_SIZE));
+    fix_payload_crc(g, gn);
+    sk_skf_decode_desc d = {0};
+    d.size = sizeof d;
+    d.influences = 4;
+    d.joint_type = SK_TYPE_U8;
+    d.weight_type = SK_TYPE_U8;
+    d.joints = out_j;
+    d.weights = out_w;
+    d.vertex_capacity = 400;
+    sk_result rc = sk_skf_decode(g, gn, &d, &err);
+    ck_assert_msg(rc == SK_OK || rc == SK_ERR_FORMAT, "trial %d: %d %s", trial, rc, err.message);
+    if (rc == SK_OK) { /* a surviving mutation still yields exact sums */
+      for (int v = 0; v < 400; ++v) {
+        unsigned s = 0;
+        for (int k = 0; k < 4; ++k) s += out_w[v * 4 + k];
+        ck_assert(s == 255 || s == 0);
+      }
+    }
+    format_errors += rc == SK_ERR_FORMAT;
+    free(g);
+    free(mod);
+  }
+  ck_assert_int_gt(format_errors, 50);
+  free(raw);
+  free(f);
+  sk_skin_destroy((sk_skin*)m.skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* ---- corpus -------------------------------------------------------------------------------------------------- */
+static const char* const k_corpus[] = {
+    "gltf/CesiumMan.glb",       "gltf/Fox.glb",      "gltf/SimpleSkin.gltf",     "gltf/quad_skin.glb",
+    "fbx/huesitos.fbx",         "fbx/Fox_blender.fbx", "collada/CesiumMan_blender.dae", "x/Testwuson.X",
+    "b3d/character.b3d",        "md5/drone.md5mesh", "ogre/Clonk/Graphics.mesh", "gltf/CesiumMan_subdiv2.glb",
+};
+
+START_TEST(corpus_round_trip) {
+  if (!skt_assets_dir()) {
+    ck_assert_msg(!skt_assets_required(), "SKINKIT_ASSETS is set but not a directory");
+    return;
+  }
+  const char* rel = k_corpus[_i];
+  sk_scene* sc = NULL;
+  sk_error err;
+  ck_assert_msg(sk_scene_load(skt_asset(rel), NULL, &sc, &err) == SK_OK, "%s: %s", rel, err.message);
+  const sk_skeleton* skel = sk_scene_skeleton(sc);
+  ck_assert_msg(skel != NULL, "%s has no skeleton", rel);
+  uint32_t mc = sk_scene_mesh_count(sc), n = 0;
+  sk_skf_mesh* ms = calloc(mc + 1, sizeof *ms);
+  for (uint32_t m = 0; m < mc; ++m) {
+    sk_skin* s = sk_scene_mesh_skin(sc, m);
+    if (!s) continue;
+    size_t nv = sk_scene_mesh_vertex_count(sc, m), ni = sk_scene_mesh_index_count(sc, m);
+    float* pos = malloc(nv * 3 * sizeof *pos + 1);
+    uint32_t* ix = malloc(ni * sizeof *ix + 1);
+    sk_scene_mesh_positions(sc, m, pos, nv * 3);
+    sk_scene_mesh_indices(sc, m, ix, ni);
+    ms[n].skin = s;
+    ms[n].positions = pos;
+    ms[n].indices = ix;
+    ms[n].index_count = ni;
+    ++n;
+  }
+  ck_assert_uint_gt(n, 0);
+  for (uint32_t bits = 8; bits <= 16; bits += 8) {
+    size_t size;
+    unsigned char* f = encode(skel, ms, n, bits, bits == 8 ? 4 : 8, &size);
+    double max_err = 0;
+    for (uint32_t m = 0; m < n; ++m) {
+      double e = check_mesh(f, size, m, &ms[m], bits, bits == 8 ? 4 : 8);
+      if (e > max_err) max_err = e;
+      sk_skf_mesh_info mi = {0};
+      mi.size = sizeof mi;
+      ck_assert_int_eq(sk_skf_get_mesh_info(f, size, m, &mi, &err), SK_OK);
+      ck_assert_uint_eq(mi.position_hash, sk_skf_position_hash(ms[m].positions, sk_skin_vertex_count(ms[m].skin)));
+    }
+    ck_assert(max_err < 1.0);
+    free(f);
+  }
+  for (uint32_t m = 0; m < n; ++m) {
+    free((void*)ms[m].positions);
+    free((void*)ms[m].indices);
+  }
+  free(ms);
+  sk_scene_destroy(sc);
+}
+END_TEST
+
+static Suite* skf_suite(void) {
+  Suite* s = suite_create("skf");
+  TCase* t = tcase_create("format");
+  tcase_set_timeout(t, 300);
+  tcase_add_loop_test(t, round_trip_generated, 0, 2);
+  tcase_add_test(t, runtime_decoder_matches_library);
+  tcase_add_test(t, header_errors);
+  tcase_add_test(t, decode_argument_errors);
+  tcase_add_test(t, crafted_streams);
+  tcase_add_loop_test(t, corpus_round_trip, 0, (int)(sizeof k_corpus / sizeof *k_corpus));
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(skf_suite()); }
