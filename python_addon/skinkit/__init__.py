@@ -1,0 +1,55 @@
+"""skinkit: skinned-mesh tools for Blender over libskinkit (weights validation and repair, more to come).
+
+Layers: _ctypes.py (ctypes binding) and api.py (numpy wrappers) never import bpy and are usable from plain
+Python; bridge.py (bpy <-> numpy), operators.py, panels.py and preferences.py are the Blender side.
+"""
+
+bl_info = {
+    "name": "skinkit",
+    "author": "skinkit developers",
+    "version": (0, 1, 0),
+    "blender": (3, 4, 0),
+    "location": "3D View > Sidebar > Skinkit; Weight Paint > Weights",
+    "description": "Skin weight validation and repair backed by the libskinkit C library",
+    "doc_url": "",
+    "category": "Rigging",
+}
+
+try:
+    import bpy
+except ImportError:  # plain Python (tests of _ctypes / api): no Blender side
+    bpy = None
+
+if bpy is not None:
+    if "operators" in locals():  # script reload (F3 > Reload Scripts): reload what was loaded, deepest first
+        import importlib
+        import sys
+
+        for _name in ("_ctypes", "api", "bridge", "preferences", "operators", "panels"):
+            _mod = sys.modules.get(__name__ + "." + _name)
+            if _mod is not None:
+                importlib.reload(_mod)
+    # numpy and the ctypes layer (api, bridge) are imported lazily inside execute, keeping registration cheap.
+    from . import operators, panels, preferences
+
+    classes = preferences.classes + panels.classes + operators.classes
+else:
+    classes = ()
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    for type_name, attr, group in panels.POINTERS:
+        setattr(getattr(bpy.types, type_name), attr, bpy.props.PointerProperty(type=group))
+    for menu_name, draw in panels.MENUS:
+        getattr(bpy.types, menu_name).append(draw)
+
+
+def unregister():
+    for menu_name, draw in reversed(panels.MENUS):
+        getattr(bpy.types, menu_name).remove(draw)
+    for type_name, attr, _group in reversed(panels.POINTERS):
+        delattr(getattr(bpy.types, type_name), attr)
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,869 @@
+"""Low-level ctypes binding of libskinkit (plugin/skinkit.h). Never imports bpy; numpy is not needed here.
+
+Layout of this module:
+  * constants mirrored from skinkit.h (result codes, enums, flags);
+  * ``ctypes.Structure`` mirrors of every public struct (``new(Struct)`` fills ``size``);
+  * ``FUNCTIONS``: one row per exported function, ``(name, restype, argtypes)``. ``RESULT`` as restype means
+    "returns sk_result": a non-zero code raises :class:`SkinkitError` with the library's message. A trailing
+    ``ERR`` argument (``sk_error*``) is supplied automatically when the caller leaves it out.
+    Adding a function to the binding is one row here; tests/addon/test_ctypes.py fails when a function of
+    skinkit.h has no row, when the argument count or a scalar width differs, or when a struct mirror
+    disagrees with the C compiler's sizeof/offsetof.
+  * library lookup (:func:`find_library`) and loading with the ABI major check (:func:`load_library`).
+"""
+
+import ctypes
+import os
+import sys
+import threading
+from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_float, c_int32, c_size_t,
+                    c_uint32, c_uint64, c_void_p, sizeof)
+
+__all__ = ["ABI_MAJOR", "SkinkitError", "Library", "load_library", "find_library", "candidate_paths",
+           "new", "FUNCTIONS", "STRUCTS", "CONSTANTS"]
+
+# ABI major this binding was written for; a library reporting another sk_abi_major() is refused.
+ABI_MAJOR = 1
+
+# ------------------------------------------------------------------------------------------- constants
+# Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
+SK_VERSION = 100
+SK_ABI_MAJOR = ABI_MAJOR
+SK_ABI_MINOR = 0
+
+SK_OK = 0
+SK_ERR_INVALID_ARGUMENT = 1
+SK_ERR_OUT_OF_MEMORY = 2
+SK_ERR_OUT_OF_RANGE = 3
+SK_ERR_BAD_HIERARCHY = 4
+SK_ERR_SINGULAR_MATRIX = 5
+SK_ERR_NOT_FOUND = 6
+SK_ERR_IO = 7
+SK_ERR_FORMAT = 8
+SK_ERR_UNSUPPORTED = 9
+SK_ERR_TRUNCATED = 10
+SK_ERR_CHECKSUM = 11
+SK_ERR_VERSION = 12
+SK_ERR_NO_SKIN = 13
+SK_ERR_STRUCT_SIZE = 14
+SK_ERR_NO_SOLUTION = 15
+SK_ERR_CANCELLED = 16
+SK_ERR_EXISTS = 17
+SK_ERR_INTERNAL = 18
+
+SK_ERROR_MESSAGE_SIZE = 256
+SK_MAX_JOINTS = 65535
+SK_NO_PARENT = -1
+SK_HISTOGRAM_BINS = 17
+
+SK_TYPE_NONE = 0
+SK_TYPE_U8 = 1
+SK_TYPE_U16 = 2
+SK_TYPE_U32 = 3
+SK_TYPE_F32 = 4
+
+SK_VFLAG_SUM_OFF = 1 << 0
+SK_VFLAG_UNWEIGHTED = 1 << 1
+SK_VFLAG_NAN = 1 << 2
+SK_VFLAG_NEGATIVE = 1 << 3
+SK_VFLAG_BAD_JOINT = 1 << 4
+SK_VFLAG_DUPLICATE = 1 << 5
+SK_VFLAG_OVER_LIMIT = 1 << 6
+
+SK_DEFORM_LBS = 0
+SK_DEFORM_DQS = 1
+SK_DEFORM_RIGID = 2
+SK_DEFORM_ADDITIVE = 1 << 0
+SK_DEFORM_NORMALIZE_WEIGHTS = 1 << 1
+SK_DEFORM_NORMAL_FAST = 1 << 2
+SK_DEFORM_NO_RENORMALIZE = 1 << 3
+
+# weights
+SK_WFLAG_CHANGED = 1 << 0
+SK_WFLAG_FAILED = 1 << 1
+SK_WFLAG_INVALID = 1 << 2
+SK_WFLAG_UNWEIGHTED = 1 << 3
+SK_WFLAG_LOCKED = 1 << 4
+SK_WFLAG_SUM_OFF = 1 << 5
+SK_WFLAG_UNMATCHED = 1 << 6
+SK_WFLAG_ROGUE = 1 << 7
+SK_NORMALIZE_DROP_INVALID = 1 << 0
+SK_LIMIT_NO_NORMALIZE = 1 << 0
+SK_PRUNE_KEEP_ONE = 1 << 0
+SK_PRUNE_NORMALIZE = 1 << 1
+SK_SMOOTH_UNIFORM = 0
+SK_SMOOTH_COTANGENT = 1
+SK_ROGUE_PER_COMPONENT = 1 << 0
+SK_MIRROR_POSITIVE_TO_NEGATIVE = 0
+SK_MIRROR_NEGATIVE_TO_POSITIVE = 1
+SK_MIRROR_FLIP = 2
+SK_BRUSH_ADD = 0
+SK_BRUSH_SUBTRACT = 1
+SK_BRUSH_REPLACE = 2
+SK_BRUSH_SMOOTH = 3
+SK_FALLOFF_SMOOTH = 0
+SK_FALLOFF_LINEAR = 1
+SK_FALLOFF_CONSTANT = 2
+SK_FALLOFF_SHARP = 3
+SK_BRUSH_GEODESIC = 1 << 0
+SK_BRUSH_NO_NORMALIZE = 1 << 1
+
+# skf
+SK_SKF_FILE_ORDER = 1 << 0
+
+# bind
+SK_BIND_ROBUST = 0
+SK_BIND_NEAREST = 1
+SK_BIND_HEAT = 2
+SK_BONE_SPACE_BIND = 0
+SK_BONE_SPACE_REST = 1
+
+# Names of the mirrored constants (the struct test compiles a C program printing each one).
+CONSTANTS = [n for n in list(globals()) if n.startswith("SK_") and isinstance(globals()[n], int)]
+
+_RESULT_NAMES = {v: n for n, v in globals().items() if n.startswith("SK_ERR_") or n == "SK_OK"}
+
+
+class SkinkitError(Exception):
+    """A libskinkit call failed: ``code`` is the sk_result, ``message`` the library's text."""
+
+    def __init__(self, code, message):
+        self.code = int(code)
+        self.message = str(message)
+        super().__init__(self.code, self.message)
+
+    @property
+    def name(self):
+        return _RESULT_NAMES.get(self.code, "SK_ERR_%d" % self.code)
+
+    def __str__(self):
+        return "%s (%s)" % (self.message, self.name)
+
+
+# ------------------------------------------------------------------------------------------- structs
+class SkError(Structure):
+    _fields_ = [("code", c_int32), ("message", c_char * SK_ERROR_MESSAGE_SIZE)]
+
+
+class SkSkeletonDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("joint_count", c_uint32),
+        ("names", POINTER(c_char_p)),
+        ("parents", c_void_p),
+        ("rest_local", c_void_p),
+        ("bind", c_void_p),
+        ("inverse_bind", c_void_p),
+    ]
+
+
+class SkPackedDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("influences", c_uint32),
+        ("joint_type", c_int32),
+        ("weight_type", c_int32),
+        ("joints", c_void_p),
+        ("joints_stride", c_size_t),
+        ("weights", c_void_p),
+        ("weights_stride", c_size_t),
+    ]
+
+
+class SkSkinReport(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("max_influences", c_uint32),
+        ("vertex_count", c_uint64),
+        ("influence_count", c_uint64),
+        ("weight_sum_min", c_float),
+        ("weight_sum_max", c_float),
+        ("off_tolerance", c_uint64),
+        ("unweighted", c_uint64),
+        ("nan", c_uint64),
+        ("negative", c_uint64),
+        ("bad_joint", c_uint64),
+        ("duplicate", c_uint64),
+        ("over_limit", c_uint64),
+        ("joints_used", c_uint64),
+        ("histogram", c_uint64 * SK_HISTOGRAM_BINS),
+        ("findings", c_uint32),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkValidateOptions(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("max_influences", c_uint32),
+        ("tolerance", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkDeformJob(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("method", c_uint32),
+        ("flags", c_uint32),
+        ("threads", c_uint32),
+        ("vertex_count", c_size_t),
+        ("palette", c_void_p),
+        ("joint_count", c_size_t),
+        ("influences", c_uint32),
+        ("joint_type", c_int32),
+        ("weight_type", c_int32),
+        ("reserved0", c_uint32),
+        ("joints", c_void_p),
+        ("joints_stride", c_size_t),
+        ("weights", c_void_p),
+        ("weights_stride", c_size_t),
+        ("csr_offsets", c_void_p),
+        ("csr_joints", c_void_p),
+        ("csr_weights", c_void_p),
+        ("in_positions", c_void_p),
+        ("in_positions_stride", c_size_t),
+        ("out_positions", c_void_p),
+        ("out_positions_stride", c_size_t),
+        ("in_normals", c_void_p),
+        ("in_normals_stride", c_size_t),
+        ("out_normals", c_void_p),
+        ("out_normals_stride", c_size_t),
+        ("in_tangents", c_void_p),
+        ("in_tangents_stride", c_size_t),
+        ("out_tangents", c_void_p),
+        ("out_tangents_stride", c_size_t),
+        ("tangent_components", c_uint32),
+        ("reserved1", c_uint32),
+    ]
+
+
+class SkCylinderDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("segments", c_uint32),
+        ("rings", c_uint32),
+        ("bones", c_uint32),
+        ("radius", c_float),
+        ("length", c_float),
+        ("blend", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkLoadOptions(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("join_vertices", c_uint32),
+        ("validate_structure", c_uint32),
+        ("isolate", c_uint32),
+        ("timeout_seconds", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkSaveOptions(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("overwrite", c_uint32),
+        ("format", c_char_p),
+        ("normalize", c_uint32),
+        ("max_influences", c_uint32),
+        ("prune", c_float),
+        ("as_is", c_uint32),
+    ]
+
+
+class SkMeshReport(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("skinned", c_uint32),
+        ("skin", SkSkinReport),
+        ("singular_binds", c_uint64),
+        ("nonrigid_binds", c_uint64),
+        ("unused_bones", c_uint64),
+        ("dropped_weights", c_uint64),
+        ("findings", c_uint32),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkMeshDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("reserved", c_uint32),
+        ("name", c_char_p),
+        ("vertex_count", c_size_t),
+        ("positions", c_void_p),
+        ("normals", c_void_p),
+        ("tangents", c_void_p),
+        ("uv0", c_void_p),
+        ("indices", c_void_p),
+        ("index_count", c_size_t),
+        ("skin", c_void_p),
+        ("inverse_bind", c_void_p),
+    ]
+
+
+class SkWeightScope(Structure):
+    _fields_ = [
+        ("vertex_mask", c_void_p),
+        ("vertex_mask_count", c_size_t),
+        ("locked_joints", c_void_p),
+        ("locked_joint_count", c_size_t),
+    ]
+
+
+class SkWeightsReport(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("reserved", c_uint32),
+        ("vertices_visited", c_uint64),
+        ("vertices_changed", c_uint64),
+        ("vertices_failed", c_uint64),
+        ("invalid_entries", c_uint64),
+        ("sum_off", c_uint64),
+        ("influences_before", c_uint64),
+        ("influences_after", c_uint64),
+        ("unmatched", c_uint64),
+        ("entries_changed", c_uint64),
+        ("joints_affected", c_uint64),
+        ("joint_counts", c_void_p),
+        ("vertex_flags", c_void_p),
+    ]
+
+
+class SkNormalizeDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("flags", c_uint32),
+        ("scope", SkWeightScope),
+        ("tolerance", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkLimitDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("max_influences", c_uint32),
+        ("scope", SkWeightScope),
+        ("flags", c_uint32),
+        ("tolerance", c_float),
+    ]
+
+
+class SkPruneDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("flags", c_uint32),
+        ("scope", SkWeightScope),
+        ("threshold", c_float),
+        ("tolerance", c_float),
+    ]
+
+
+class SkQuantizeDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("bits", c_uint32),
+        ("scope", SkWeightScope),
+        ("out_values", c_void_p),
+        ("out_values_count", c_size_t),
+    ]
+
+
+class SkSmoothDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("method", c_uint32),
+        ("scope", SkWeightScope),
+        ("positions", c_void_p),
+        ("positions_stride", c_size_t),
+        ("position_count", c_size_t),
+        ("triangles", c_void_p),
+        ("triangle_count", c_size_t),
+        ("iterations", c_uint32),
+        ("factor", c_float),
+        ("joints", c_void_p),
+        ("joint_list_count", c_size_t),
+        ("max_influences", c_uint32),
+        ("min_weight", c_float),
+        ("tolerance", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkRogueDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("flags", c_uint32),
+        ("scope", SkWeightScope),
+        ("positions", c_void_p),
+        ("positions_stride", c_size_t),
+        ("position_count", c_size_t),
+        ("triangles", c_void_p),
+        ("triangle_count", c_size_t),
+        ("skeleton", c_void_p),
+        ("epsilon", c_float),
+        ("tolerance", c_float),
+    ]
+
+
+class SkMirrorDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("mode", c_uint32),
+        ("scope", SkWeightScope),
+        ("positions", c_void_p),
+        ("positions_stride", c_size_t),
+        ("position_count", c_size_t),
+        ("skeleton", c_void_p),
+        ("plane", c_float * 4),
+        ("tolerance", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkBrushDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("mode", c_uint32),
+        ("falloff", c_uint32),
+        ("flags", c_uint32),
+        ("scope", SkWeightScope),
+        ("joint", c_uint32),
+        ("value", c_float),
+        ("positions", c_void_p),
+        ("positions_stride", c_size_t),
+        ("position_count", c_size_t),
+        ("triangles", c_void_p),
+        ("triangle_count", c_size_t),
+        ("dabs", c_void_p),
+        ("dab_count", c_size_t),
+        ("tolerance", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
+class SkSkfMesh(Structure):
+    _fields_ = [
+        ("skin", c_void_p),
+        ("positions", c_void_p),
+        ("indices", c_void_p),
+        ("index_count", c_size_t),
+    ]
+
+
+class SkSkfEncodeDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("weight_bits", c_uint32),
+        ("max_influences", c_uint32),
+        ("level", c_uint32),
+        ("flags", c_uint32),
+        ("mesh_count", c_uint32),
+        ("skeleton", c_void_p),
+        ("meshes", POINTER(SkSkfMesh)),
+    ]
+
+
+class SkSkfInfo(Structure):
+    _fields_ = [("size", c_uint32)] + [(n, c_uint32) for n in (
+        "major", "minor", "flags", "weight_bits", "joint_bits", "joint_count", "mesh_count", "max_influences",
+        "chunk_count", "group_count", "header_crc", "payload_crc", "reserved")] + [(n, c_uint64) for n in (
+            "vertex_count", "header_size", "payload_size", "file_size", "names_size")]
+
+
+class SkSkfMeshInfo(Structure):
+    _fields_ = [("size", c_uint32)] + [(n, c_uint32) for n in (
+        "max_influences", "order", "has_position_hash", "position_hash", "index_hash", "group", "reserved")] + [
+            ("vertex_count", c_uint64), ("index_count", c_uint64)]
+
+
+class SkSkfDecodeDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("mesh", c_uint32),
+        ("influences", c_uint32),
+        ("joint_type", c_int32),
+        ("weight_type", c_int32),
+        ("reserved", c_uint32),
+        ("indices", c_void_p),
+        ("index_count", c_size_t),
+        ("joints", c_void_p),
+        ("weights", c_void_p),
+        ("vertex_capacity", c_size_t),
+    ]
+
+
+class SkSkfChunk(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("tag", c_char * 8),
+        ("stored_size", c_uint32),
+        ("raw_size", c_uint32),
+        ("offset", c_uint64),
+    ]
+
+
+class SkBindDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("method", c_uint32),
+        ("positions", c_void_p),
+        ("vertex_count", c_size_t),
+        ("triangles", c_void_p),
+        ("triangle_count", c_size_t),
+        ("skeleton", c_void_p),
+        ("heads", c_void_p),
+        ("tails", c_void_p),
+        ("joint_count", c_uint32),
+        ("max_influences", c_uint32),
+        ("deform", c_void_p),
+        ("locked", c_void_p),
+        ("vertex_mask", c_void_p),
+        ("prune", c_float),
+        ("rigid", c_uint32),
+        ("falloff_power", c_float),
+        ("falloff_cutoff", c_float),
+        ("heat_scale", c_float),
+        ("no_weld", c_uint32),
+        ("bone_space", c_uint32),
+    ]
+
+
+class SkBindReport(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("method_used", c_uint32),
+        ("milliseconds", c_double),
+        ("bound_vertices", c_uint64),
+        ("fallback_vertices", c_uint64),
+        ("components", c_uint64),
+        ("fallback_components", c_uint64),
+        ("joint_vertex_counts", c_void_p),
+    ]
+
+
+# C typedef name -> mirror. Structs whose first field is `size` get it from new().
+STRUCTS = {
+    "sk_error": SkError,
+    "sk_skeleton_desc": SkSkeletonDesc,
+    "sk_packed_desc": SkPackedDesc,
+    "sk_skin_report": SkSkinReport,
+    "sk_validate_options": SkValidateOptions,
+    "sk_deform_job": SkDeformJob,
+    "sk_cylinder_desc": SkCylinderDesc,
+    "sk_load_options": SkLoadOptions,
+    "sk_save_options": SkSaveOptions,
+    "sk_mesh_report": SkMeshReport,
+    "sk_mesh_desc": SkMeshDesc,
+    "sk_weight_scope": SkWeightScope,
+    "sk_weights_report": SkWeightsReport,
+    "sk_normalize_desc": SkNormalizeDesc,
+    "sk_limit_desc": SkLimitDesc,
+    "sk_prune_desc": SkPruneDesc,
+    "sk_quantize_desc": SkQuantizeDesc,
+    "sk_smooth_desc": SkSmoothDesc,
+    "sk_rogue_desc": SkRogueDesc,
+    "sk_mirror_desc": SkMirrorDesc,
+    "sk_brush_desc": SkBrushDesc,
+    "sk_skf_mesh": SkSkfMesh,
+    "sk_skf_encode_desc": SkSkfEncodeDesc,
+    "sk_skf_info": SkSkfInfo,
+    "sk_skf_mesh_info": SkSkfMeshInfo,
+    "sk_skf_decode_desc": SkSkfDecodeDesc,
+    "sk_skf_chunk": SkSkfChunk,
+    "sk_bind_desc": SkBindDesc,
+    "sk_bind_report": SkBindReport,
+}
+
+
+def new(struct_type, **fields):
+    """A zeroed struct (zero = default everywhere in skinkit.h) with ``size`` set to its sizeof."""
+    s = struct_type()
+    if struct_type._fields_[0][0] == "size":
+        s.size = sizeof(struct_type)
+    for k, v in fields.items():
+        setattr(s, k, v)
+    return s
+
+
+# ------------------------------------------------------------------------------------------- function table
+RESULT = object()       # restype marker: sk_result, checked
+ERR = POINTER(SkError)  # trailing sk_error*, supplied automatically
+HANDLE = c_void_p       # opaque object pointer (sk_skeleton*, sk_skin*, ...)
+OUT_HANDLE = POINTER(c_void_p)
+BUF = c_void_p          # caller buffer (numpy .ctypes.data, or None)
+u32, i32, size = c_uint32, c_int32, c_size_t
+
+FUNCTIONS = [
+    # common
+    ("sk_version", u32, []),
+    ("sk_version_string", c_char_p, []),
+    ("sk_abi_major", u32, []),
+    ("sk_abi_minor", u32, []),
+    ("sk_result_string", c_char_p, [i32]),
+    ("sk_cpu_kernel", c_char_p, []),
+    # skeleton
+    ("sk_skeleton_create", RESULT, [POINTER(SkSkeletonDesc), OUT_HANDLE, ERR]),
+    ("sk_skeleton_destroy", None, [HANDLE]),
+    ("sk_skeleton_joint_count", u32, [HANDLE]),
+    ("sk_skeleton_joint_name", c_char_p, [HANDLE, u32]),
+    ("sk_skeleton_joint_parent", i32, [HANDLE, u32]),
+    ("sk_skeleton_find_joint", RESULT, [HANDLE, c_char_p, POINTER(c_uint32)]),
+    ("sk_skeleton_get_rest_local", RESULT, [HANDLE, BUF]),
+    ("sk_skeleton_get_rest_world", RESULT, [HANDLE, BUF]),
+    ("sk_skeleton_get_bind", RESULT, [HANDLE, BUF]),
+    ("sk_skeleton_get_inverse_bind", RESULT, [HANDLE, BUF]),
+    ("sk_skeleton_get_rest_trs", RESULT, [HANDLE, BUF]),
+    ("sk_hierarchy_order", RESULT, [BUF, u32, BUF, ERR]),
+    ("sk_pose_local_from_trs", RESULT, [BUF, u32, BUF, ERR]),
+    ("sk_skeleton_world", RESULT, [HANDLE, BUF, BUF, BUF, ERR]),
+    ("sk_palette_compute", RESULT, [HANDLE, BUF, BUF, BUF, ERR]),
+    ("sk_skeleton_palette_from_trs", RESULT, [HANDLE, BUF, BUF, BUF, ERR]),
+    # skin weights
+    ("sk_skin_create", RESULT, [size, u32, OUT_HANDLE, ERR]),
+    ("sk_skin_destroy", None, [HANDLE]),
+    ("sk_skin_clone", RESULT, [HANDLE, OUT_HANDLE, ERR]),
+    ("sk_skin_vertex_count", size, [HANDLE]),
+    ("sk_skin_joint_count", u32, [HANDLE]),
+    ("sk_skin_influence_count", size, [HANDLE]),
+    ("sk_skin_set_csr", RESULT, [HANDLE, BUF, BUF, BUF, ERR]),
+    ("sk_skin_get_csr", RESULT, [HANDLE, BUF, BUF, BUF, ERR]),
+    ("sk_skin_get_vertex", size, [HANDLE, size, BUF, BUF, size]),
+    ("sk_skin_set_vertex", RESULT, [HANDLE, size, BUF, BUF, size, ERR]),
+    ("sk_skin_to_packed", RESULT, [HANDLE, POINTER(SkPackedDesc), ERR]),
+    ("sk_skin_from_packed", RESULT, [HANDLE, POINTER(SkPackedDesc), ERR]),
+    ("sk_skin_validate", RESULT, [HANDLE, POINTER(SkValidateOptions), POINTER(SkSkinReport), BUF, ERR]),
+    # deform
+    ("sk_deform_validate", RESULT, [POINTER(SkDeformJob), ERR]),
+    ("sk_deform_run", RESULT, [POINTER(SkDeformJob), ERR]),
+    # sample geometry
+    ("sk_mesh_cylinder", RESULT, [POINTER(SkCylinderDesc), POINTER(c_size_t), POINTER(c_size_t), BUF, BUF, BUF,
+                                  HANDLE, ERR]),
+    # io: scene import / export
+    ("sk_scene_load", RESULT, [c_char_p, POINTER(SkLoadOptions), OUT_HANDLE, ERR]),
+    ("sk_scene_destroy", None, [HANDLE]),
+    ("sk_scene_require_skin", RESULT, [HANDLE, ERR]),
+    ("sk_scene_load_seconds", c_double, [HANDLE]),
+    ("sk_scene_mesh_count", u32, [HANDLE]),
+    ("sk_scene_mesh_name", c_char_p, [HANDLE, u32]),
+    ("sk_scene_mesh_vertex_count", size, [HANDLE, u32]),
+    ("sk_scene_mesh_index_count", size, [HANDLE, u32]),
+    ("sk_scene_mesh_positions", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_normals", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_tangents", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_uv0", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_indices", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_skeleton", HANDLE, [HANDLE]),
+    ("sk_scene_mesh_skin", HANDLE, [HANDLE, u32]),
+    ("sk_scene_mesh_inverse_binds", RESULT, [HANDLE, u32, BUF, BUF, ERR]),
+    ("sk_scene_animation_count", u32, [HANDLE]),
+    ("sk_scene_animation_name", c_char_p, [HANDLE, u32]),
+    ("sk_scene_animation_duration", c_double, [HANDLE, u32]),
+    ("sk_scene_sample_pose", RESULT, [HANDLE, u32, c_double, BUF, ERR]),
+    ("sk_scene_save", RESULT, [HANDLE, c_char_p, POINTER(SkSaveOptions), ERR]),
+    ("sk_scene_validate", RESULT, [HANDLE, POINTER(SkValidateOptions), POINTER(SkMeshReport), size,
+                                   POINTER(c_uint32), ERR]),
+    ("sk_scene_create", RESULT, [HANDLE, OUT_HANDLE, ERR]),
+    ("sk_scene_add_mesh", RESULT, [HANDLE, POINTER(SkMeshDesc), POINTER(c_uint32), ERR]),
+    ("sk_import_extensions", c_char_p, []),
+    ("sk_import_extension_supported", ctypes.c_int, [c_char_p]),
+    # weights
+    ("sk_weights_normalize", RESULT, [HANDLE, POINTER(SkNormalizeDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_weights_limit", RESULT, [HANDLE, POINTER(SkLimitDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_weights_prune", RESULT, [HANDLE, POINTER(SkPruneDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_weights_quantize", RESULT, [HANDLE, POINTER(SkQuantizeDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_weights_smooth", RESULT, [HANDLE, POINTER(SkSmoothDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_weights_remove_rogue", RESULT, [HANDLE, POINTER(SkRogueDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_weights_mirror", RESULT, [HANDLE, POINTER(SkMirrorDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_joint_mirror_name", RESULT, [c_char_p, BUF, size, ERR]),
+    ("sk_skeleton_mirror_map", RESULT, [HANDLE, BUF, POINTER(c_uint32), ERR]),
+    ("sk_weights_brush", RESULT, [HANDLE, POINTER(SkBrushDesc), POINTER(SkWeightsReport), ERR]),
+    # skf
+    ("sk_skf_encode_bound", size, [POINTER(SkSkfEncodeDesc)]),
+    ("sk_skf_encode", RESULT, [POINTER(SkSkfEncodeDesc), BUF, size, POINTER(c_size_t), ERR]),
+    ("sk_skf_peek", RESULT, [BUF, size, POINTER(SkSkfInfo), ERR]),
+    ("sk_skf_get_mesh_info", RESULT, [BUF, size, u32, POINTER(SkSkfMeshInfo), ERR]),
+    ("sk_skf_position_hash", u32, [BUF, size]),
+    ("sk_skf_decode_skeleton", RESULT, [BUF, size, BUF, BUF, BUF, size, ERR]),
+    ("sk_skf_decode", RESULT, [BUF, size, POINTER(SkSkfDecodeDesc), ERR]),
+    ("sk_skf_chunks", RESULT, [BUF, size, POINTER(SkSkfChunk), u32, POINTER(c_uint32), ERR]),
+    # bind
+    ("sk_skeleton_bone_segments", RESULT, [HANDLE, u32, BUF, BUF, ERR]),
+    ("sk_bind", RESULT, [POINTER(SkBindDesc), HANDLE, POINTER(SkBindReport), ERR]),
+]
+
+
+# ------------------------------------------------------------------------------------------- loading
+def _library_file_names():
+    if sys.platform.startswith("win"):
+        return ["skinkit.dll", "libskinkit.dll"]
+    if sys.platform == "darwin":
+        return ["libskinkit.dylib"]
+    return ["libskinkit.so", "libskinkit.so.%d" % ABI_MAJOR]
+
+
+def _expand(path):
+    """A file path, or a directory holding the library: the file paths to try."""
+    path = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(path):
+        return [os.path.join(path, n) for n in _library_file_names()]
+    return [path]
+
+
+def candidate_paths(path=None):
+    """Where the library is looked for, in order: (source, path) pairs.
+
+    1. the explicit ``path`` (a file or a directory; the addon passes its preference here),
+    2. environment variable ``SKINKIT_LIBRARY`` (file or directory),
+    3. the addon folder (this file's directory),
+    4. for development from the source tree: ``<repo>/build`` next to ``python_addon/``.
+    """
+    out = []
+    if path:
+        out += [("argument", p) for p in _expand(path)]
+    env = os.environ.get("SKINKIT_LIBRARY")
+    if env:
+        out += [("SKINKIT_LIBRARY", p) for p in _expand(env)]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out += [("addon folder", p) for p in _expand(here)]
+    repo = os.path.dirname(os.path.dirname(here))
+    if os.path.isfile(os.path.join(repo, "plugin", "skinkit.h")):
+        out += [("build dir", p) for p in _expand(os.path.join(repo, "build"))]
+    return out
+
+
+def find_library(path=None):
+    """First existing candidate. An explicit path or SKINKIT_LIBRARY that names no library is an error rather
+    than a silent fall-back to another copy (a typo must not load a stale build)."""
+    if path:
+        for p in _expand(path):
+            if os.path.isfile(p):
+                return p
+        raise SkinkitError(SK_ERR_NOT_FOUND, "skinkit library not found at '%s' (check the path in the addon "
+                           "preferences)" % path)
+    env = os.environ.get("SKINKIT_LIBRARY")
+    if env:
+        for p in _expand(env):
+            if os.path.isfile(p):
+                return p
+        raise SkinkitError(SK_ERR_NOT_FOUND, "SKINKIT_LIBRARY='%s' does not name libskinkit" % env)
+    tried = []
+    for _source, p in candidate_paths(None):
+        if os.path.isfile(p):
+            return p
+        tried.append(p)
+    raise SkinkitError(SK_ERR_NOT_FOUND, "libskinkit not found; build it (cmake --build build --target addon) "
+                       "or set SKINKIT_LIBRARY. Tried: " + ", ".join(tried))
+
+
+class _Missing:
+    """Stand-in for a function the loaded library does not export (an older build): raises on call."""
+
+    def __init__(self, name, path):
+        self.name, self.path = name, path
+
+    def __call__(self, *args):
+        raise SkinkitError(SK_ERR_UNSUPPORTED, "%s is not exported by %s (library older than the binding?)"
+                           % (self.name, self.path))
+
+
+class _Checked:
+    """Calls a function returning sk_result; raises SkinkitError on a non-zero code."""
+
+    __slots__ = ("name", "fn", "nargs", "takes_err", "lib")
+
+    def __init__(self, lib, name, fn, argtypes):
+        self.lib, self.name, self.fn = lib, name, fn
+        self.nargs = len(argtypes)
+        self.takes_err = bool(argtypes) and argtypes[-1] is ERR
+
+    def __call__(self, *args):
+        err = None
+        if self.takes_err and len(args) == self.nargs - 1:
+            err = SkError()
+            args = args + (byref(err),)
+        rc = self.fn(*args)
+        if rc != SK_OK:
+            msg = err.message.decode("utf-8", "replace") if err is not None and err.message else ""
+            if not msg:
+                msg = "%s failed: %s" % (self.name, self.lib.result_string(rc))
+            raise SkinkitError(rc, msg)
+        return rc
+
+
+class Library:
+    """A loaded libskinkit with every FUNCTIONS row bound as an attribute (``lib.sk_skin_create(...)``).
+
+    ``lib.raw`` is the ctypes.CDLL (unchecked functions); ``lib.has(name)`` tells whether the library exports
+    a symbol (for features added in later minor versions)."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            self.raw = ctypes.CDLL(path)
+        except OSError as e:
+            raise SkinkitError(SK_ERR_IO, "cannot load %s: %s" % (path, e)) from None
+        try:
+            major = self.raw.sk_abi_major
+        except AttributeError:
+            raise SkinkitError(SK_ERR_VERSION, "%s is not libskinkit (no sk_abi_major)" % path) from None
+        major.restype, major.argtypes = c_uint32, []
+        self.abi_major = int(major())
+        if self.abi_major != ABI_MAJOR:
+            raise SkinkitError(SK_ERR_VERSION, "%s has ABI major %d but this addon needs ABI major %d; use the "
+                               "libskinkit built with this addon" % (path, self.abi_major, ABI_MAJOR))
+        self.missing = []
+        for name, restype, argtypes in FUNCTIONS:
+            self._bind(name, restype, argtypes)
+
+    def _bind(self, name, restype, argtypes):
+        try:
+            fn = getattr(self.raw, name)
+        except AttributeError:
+            self.missing.append(name)
+            setattr(self, name, _Missing(name, self.path))
+            return
+        fn.argtypes = list(argtypes)
+        if restype is RESULT:
+            fn.restype = c_int32
+            setattr(self, name, _Checked(self, name, fn, argtypes))
+        else:
+            fn.restype = restype
+            setattr(self, name, fn)
+
+    def has(self, name):
+        return name not in self.missing and hasattr(self, name)
+
+    def result_string(self, code):
+        if self.has("sk_result_string"):
+            s = self.sk_result_string(int(code))
+            if s:
+                return s.decode("utf-8", "replace")
+        return _RESULT_NAMES.get(int(code), "error %d" % int(code))
+
+    @property
+    def version_string(self):
+        return self.sk_version_string().decode()
+
+    def __repr__(self):
+        return "<skinkit.Library %s ABI %d>" % (self.path, self.abi_major)
+
+
+_lock = threading.Lock()
+_loaded = {}
+
+
+def load_library(path=None):
+    """Finds (see candidate_paths) and loads libskinkit; cached per resolved file. Raises SkinkitError
+    (SK_ERR_NOT_FOUND, SK_ERR_IO or SK_ERR_VERSION) with a message meant for the user."""
+    p = os.path.realpath(find_library(path))
+    with _lock:
+        lib = _loaded.get(p)
+        if lib is None:
+            lib = Library(p)
+            _loaded[p] = lib
+        return lib

@@ -1,0 +1,1115 @@
+"""Pythonic layer over libskinkit: numpy arrays in and out, handle objects that free themselves. Never imports bpy.
+
+Conventions (differences from the C ABI are handled here, nowhere else):
+  * Matrices are numpy arrays of shape (J, 4, 4) in math layout, ``m[row, col]``, translation in ``m[:3, 3]``
+    (numpy's and Blender's ``Matrix`` convention). The C ABI is column-major; conversion happens in this module.
+  * A TRS pose is (J, 10) float32: t[3], r[4] (x, y, z, w), s[3].
+  * Weights are CSR (offsets[V+1], joints, weights) or packed fixed-K arrays of shape (V, K).
+  * Every failure raises :class:`SkinkitError` (``code``, ``message``); a bad array shape raises
+    :class:`ShapeError`, which is both a SkinkitError and a ValueError.
+  * Objects (Skeleton, Skin) free their native handle on ``close()``, on leaving a ``with`` block, or when
+    garbage-collected.
+"""
+
+from collections import namedtuple
+from ctypes import byref, c_char_p, c_uint32, c_void_p
+
+import numpy as np
+
+from . import _ctypes as C
+from ._ctypes import SkinkitError
+
+__all__ = ["SkinkitError", "ShapeError", "library", "set_library_path", "version", "cpu_kernel", "Skeleton", "Skin",
+           "deform", "Deformed", "hierarchy_order", "pose_local_from_trs", "matrices_to_c", "matrices_from_c",
+           "FLAG_NAMES", "cylinder", "Cylinder", "Scene",
+           "import_extensions", "import_extension_supported", "normalize_weights", "limit_weights", "prune_weights",
+           "quantize_weights", "smooth_weights", "remove_rogue_weights", "mirror_weights", "brush_weights",
+           "joint_mirror_name", "bind", "skf_encode", "skf_peek", "skf_mesh_info",
+           "skf_position_hash", "skf_decode_skeleton", "skf_decode", "skf_chunks", "WFLAG_CHANGED", "WFLAG_FAILED", "WFLAG_NAMES"]
+
+
+class ShapeError(SkinkitError, ValueError):
+    """An array argument has the wrong shape, size or type (checked before any native call)."""
+
+    def __init__(self, message):
+        SkinkitError.__init__(self, C.SK_ERR_INVALID_ARGUMENT, message)
+
+
+# ------------------------------------------------------------------------------------------- library
+_library_path = None
+
+
+def set_library_path(path):
+    """Explicit library file or folder used by :func:`library` (None = normal lookup). The addon preference."""
+    global _library_path
+    _library_path = path or None
+
+
+def library(path=None):
+    """The loaded libskinkit (see _ctypes.candidate_paths for the lookup order). Raises SkinkitError."""
+    return C.load_library(path or _library_path)
+
+
+def version():
+    return library().version_string
+
+
+def cpu_kernel():
+    return library().sk_cpu_kernel().decode()
+
+
+# ------------------------------------------------------------------------------------------- array helpers
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+def _arr(x, dtype, name, shape=None, size=None):
+    """Contiguous copy/view of x with the dtype; checks the shape (None entries are free) or total size."""
+    try:
+        a = np.ascontiguousarray(x, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise ShapeError("%s: cannot convert to %s (%s)" % (name, np.dtype(dtype).name, e)) from None
+    if shape is not None:
+        if a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape)):
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            raise ShapeError("%s: expected shape %s, got %s" % (name, want, a.shape))
+    if size is not None and a.size != size:
+        raise ShapeError("%s: expected %d values, got %d" % (name, size, a.size))
+    return a
+
+
+def matrices_to_c(m, count, name="matrices"):
+    """(count, 4, 4) math-layout matrices -> contiguous column-major float32 (count * 16)."""
+    a = np.asarray(m, dtype=np.float32)
+    if a.shape == (4, 4) and count == 1:
+        a = a[None]
+    if a.shape != (count, 4, 4):
+        raise ShapeError("%s: expected shape (%d, 4, 4), got %s" % (name, count, a.shape))
+    return np.ascontiguousarray(a.transpose(0, 2, 1))
+
+
+def matrices_from_c(flat, count):
+    """Column-major float32 (count * 16) -> (count, 4, 4) math layout."""
+    return np.ascontiguousarray(np.asarray(flat, dtype=np.float32).reshape(count, 4, 4).transpose(0, 2, 1))
+
+
+_JOINT_TYPES = {np.dtype(np.uint8): C.SK_TYPE_U8, np.dtype(np.uint16): C.SK_TYPE_U16,
+                np.dtype(np.uint32): C.SK_TYPE_U32}
+_WEIGHT_TYPES = {np.dtype(np.float32): C.SK_TYPE_F32, np.dtype(np.uint8): C.SK_TYPE_U8,
+                 np.dtype(np.uint16): C.SK_TYPE_U16}
+
+
+class _Handle:
+    """Owner of one native object; subclasses set _destroy to the sk_*_destroy name."""
+
+    _destroy = None
+
+    def __init__(self, lib, handle):
+        self._lib = lib
+        self._h = handle
+
+    @property
+    def closed(self):
+        return not self._h
+
+    @classmethod
+    def _borrow(cls, lib, handle, owner):
+        """Wrapper of a handle owned by another object (e.g. a Scene's skin): never destroyed here, and it
+        keeps the owner alive. Closing the owner invalidates it."""
+        obj = cls.__new__(cls)
+        _Handle.__init__(obj, lib, handle)
+        obj._owner = owner
+        return obj
+
+    @property
+    def handle(self):
+        owner = getattr(self, "_owner", None)
+        if not self._h or (owner is not None and owner.closed):
+            raise SkinkitError(C.SK_ERR_INVALID_ARGUMENT, "%s is closed" % type(self).__name__)
+        return self._h
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h and getattr(self, "_owner", None) is None:
+            getattr(self._lib, self._destroy)(h)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+# ------------------------------------------------------------------------------------------- skeleton
+class Skeleton(_Handle):
+    """Joint hierarchy with rest and bind matrices (sk_skeleton).
+
+    names: joint names (None = "joint<i>"); parents: -1 or the index of an earlier joint; rest_local: (J, 4, 4)
+    rest transforms relative to the parent (None = identity); bind / inverse_bind: (J, 4, 4) bind matrices B
+    or B^-1 (give either; neither = world rest transforms)."""
+
+    _destroy = "sk_skeleton_destroy"
+
+    def __init__(self, names, parents, rest_local=None, bind=None, inverse_bind=None, lib=None):
+        lib = lib or library()
+        par = _arr(parents, np.int32, "parents", shape=(None,))
+        n = int(par.size)
+        if n == 0:
+            raise ShapeError("a skeleton needs at least one joint")
+        desc = C.new(C.SkSkeletonDesc, joint_count=n)
+        keep = [par]
+        if names is not None:
+            names = list(names)
+            if len(names) != n:
+                raise ShapeError("names: %d names for %d parents" % (len(names), n))
+            enc = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in names]
+            arr = (c_char_p * n)(*enc)
+            keep += [enc, arr]
+            desc.names = arr
+        desc.parents = _ptr(par)
+        for field, m in (("rest_local", rest_local), ("bind", bind), ("inverse_bind", inverse_bind)):
+            if m is not None:
+                cm = matrices_to_c(m, n, field)
+                keep.append(cm)
+                setattr(desc, field, _ptr(cm))
+        out = c_void_p()
+        lib.sk_skeleton_create(byref(desc), byref(out))
+        super().__init__(lib, out.value)
+
+    @property
+    def joint_count(self):
+        return int(self._lib.sk_skeleton_joint_count(self.handle))
+
+    def __len__(self):
+        return self.joint_count
+
+    @property
+    def names(self):
+        h = self.handle
+        return [self._lib.sk_skeleton_joint_name(h, i).decode("utf-8") for i in range(self.joint_count)]
+
+    @property
+    def parents(self):
+        h = self.handle
+        return np.array([self._lib.sk_skeleton_joint_parent(h, i) for i in range(self.joint_count)], np.int32)
+
+    def find(self, name):
+        """Index of the joint with this name, or None."""
+        j = c_uint32()
+        try:
+            self._lib.sk_skeleton_find_joint(self.handle, name.encode("utf-8"), byref(j))
+        except SkinkitError as e:
+            if e.code == C.SK_ERR_NOT_FOUND:
+                return None
+            raise
+        return int(j.value)
+
+    def _matrices(self, fn):
+        n = self.joint_count
+        out = np.empty(16 * n, np.float32)
+        getattr(self._lib, fn)(self.handle, _ptr(out))
+        return matrices_from_c(out, n)
+
+    @property
+    def rest_local(self):
+        return self._matrices("sk_skeleton_get_rest_local")
+
+    @property
+    def rest_world(self):
+        return self._matrices("sk_skeleton_get_rest_world")
+
+    @property
+    def bind(self):
+        return self._matrices("sk_skeleton_get_bind")
+
+    @property
+    def inverse_bind(self):
+        return self._matrices("sk_skeleton_get_inverse_bind")
+
+    def rest_trs(self, allow_shear=False):
+        """Rest pose as (J, 10) TRS. A sheared rest transform raises SK_ERR_UNSUPPORTED unless allow_shear."""
+        out = np.empty((self.joint_count, 10), np.float32)
+        try:
+            self._lib.sk_skeleton_get_rest_trs(self.handle, _ptr(out))
+        except SkinkitError as e:
+            if not (allow_shear and e.code == C.SK_ERR_UNSUPPORTED):
+                raise
+        return out
+
+    def world(self, local, root=None):
+        """Forward kinematics: (J, 4, 4) local matrices -> (J, 4, 4) world matrices (root: optional 4x4)."""
+        n = self.joint_count
+        lc = matrices_to_c(local, n, "local")
+        rc = None if root is None else matrices_to_c(root, 1, "root")
+        out = np.empty(16 * n, np.float32)
+        self._lib.sk_skeleton_world(self.handle, _ptr(lc), _ptr(rc), _ptr(out))
+        return matrices_from_c(out, n)
+
+    def palette(self, trs=None, inverse_bind=None):
+        """Skinning palette (J, 4, 4) for a TRS pose ((J, 10); None = rest pose). inverse_bind overrides the
+        skeleton's (a mesh bound with other bind matrices)."""
+        n = self.joint_count
+        t = None if trs is None else _arr(trs, np.float32, "trs", shape=(n, 10))
+        ib = None if inverse_bind is None else matrices_to_c(inverse_bind, n, "inverse_bind")
+        out = np.empty(16 * n, np.float32)
+        self._lib.sk_skeleton_palette_from_trs(self.handle, _ptr(t), _ptr(ib), _ptr(out))
+        return matrices_from_c(out, n)
+
+    def palette_from_world(self, world, inverse_bind=None):
+        """Skinning palette from (J, 4, 4) world matrices: world_j * inverse_bind_j."""
+        n = self.joint_count
+        w = matrices_to_c(world, n, "world")
+        ib = None if inverse_bind is None else matrices_to_c(inverse_bind, n, "inverse_bind")
+        out = np.empty(16 * n, np.float32)
+        self._lib.sk_palette_compute(self.handle, _ptr(w), _ptr(ib), _ptr(out))
+        return matrices_from_c(out, n)
+
+    def bone_segments(self, space="bind"):
+        """(heads (J, 3), tails (J, 3)) bone segments in the skin's bind space ("bind", default) or in the rest
+        pose ("rest"); see sk_skeleton_bone_segments."""
+        n = self.joint_count
+        heads = np.empty((n, 3), np.float32)
+        tails = np.empty((n, 3), np.float32)
+        spaces = {"bind": C.SK_BONE_SPACE_BIND, "rest": C.SK_BONE_SPACE_REST}
+        if space not in spaces:
+            raise ValueError("space must be 'bind' or 'rest', not %r" % (space,))
+        self._lib.sk_skeleton_bone_segments(self.handle, spaces[space], _ptr(heads), _ptr(tails))
+        return heads, tails
+
+    def mirror_map(self):
+        """uint32[J]: index of each joint's Left <-> Right counterpart (itself when none)."""
+        out = np.empty(self.joint_count, np.uint32)
+        mapped = c_uint32()
+        self._lib.sk_skeleton_mirror_map(self.handle, _ptr(out), byref(mapped))
+        return out
+
+
+def hierarchy_order(parents):
+    """Order putting parents before children: order[k] = old index of the k-th joint."""
+    lib = library()
+    par = _arr(parents, np.int32, "parents", shape=(None,))
+    out = np.empty(par.size, np.uint32)
+    lib.sk_hierarchy_order(_ptr(par), par.size, _ptr(out))
+    return out
+
+
+def pose_local_from_trs(trs):
+    """(J, 10) TRS -> (J, 4, 4) local matrices."""
+    lib = library()
+    t = _arr(trs, np.float32, "trs", shape=(None, 10))
+    n = t.shape[0]
+    out = np.empty(16 * n, np.float32)
+    lib.sk_pose_local_from_trs(_ptr(t), n, _ptr(out))
+    return matrices_from_c(out, n)
+
+
+# ------------------------------------------------------------------------------------------- skin
+FLAG_NAMES = {
+    C.SK_VFLAG_SUM_OFF: "sum_off",
+    C.SK_VFLAG_UNWEIGHTED: "unweighted",
+    C.SK_VFLAG_NAN: "nan",
+    C.SK_VFLAG_NEGATIVE: "negative",
+    C.SK_VFLAG_BAD_JOINT: "bad_joint",
+    C.SK_VFLAG_DUPLICATE: "duplicate",
+    C.SK_VFLAG_OVER_LIMIT: "over_limit",
+}
+
+
+def _csr_arrays(offsets, joints, weights, vertex_count=None):
+    off = _arr(offsets, np.uint32, "offsets", shape=(None,))
+    if off.size == 0:
+        raise ShapeError("offsets: needs vertex_count + 1 entries (at least 1)")
+    if vertex_count is not None and off.size != vertex_count + 1:
+        raise ShapeError("offsets: expected %d entries (vertex_count + 1), got %d" % (vertex_count + 1, off.size))
+    if off[0] != 0 or (off.size > 1 and np.any(off[1:] < off[:-1])):
+        raise ShapeError("offsets: must start at 0 and never decrease")
+    total = int(off[-1])
+    jt = _arr(joints, np.uint32, "joints", shape=(None,))
+    wt = _arr(weights, np.float32, "weights", shape=(None,))
+    if jt.size != total or wt.size != total:
+        raise ShapeError("joints/weights: expected offsets[-1] = %d entries, got %d and %d" % (total, jt.size, wt.size))
+    return off, jt, wt
+
+
+class Skin(_Handle):
+    """Variable-length skin weights (sk_skin, CSR) of vertex_count vertices over joint_count joints."""
+
+    _destroy = "sk_skin_destroy"
+
+    def __init__(self, vertex_count, joint_count, lib=None, _handle=None):
+        lib = lib or library()
+        if _handle is None:
+            out = c_void_p()
+            lib.sk_skin_create(int(vertex_count), int(joint_count), byref(out))
+            _handle = out.value
+        super().__init__(lib, _handle)
+
+    @classmethod
+    def from_csr(cls, offsets, joints, weights, joint_count, lib=None):
+        off, jt, wt = _csr_arrays(offsets, joints, weights)
+        skin = cls(off.size - 1, joint_count, lib=lib)
+        try:
+            skin._lib.sk_skin_set_csr(skin.handle, _ptr(off), _ptr(jt), _ptr(wt))
+        except BaseException:
+            skin.close()
+            raise
+        return skin
+
+    @classmethod
+    def from_packed(cls, joints, weights, joint_count, lib=None):
+        """From (V, K) packed joint and weight arrays (K 1..8); zero weights are dropped."""
+        jt = np.ascontiguousarray(joints)
+        wt = np.ascontiguousarray(weights)
+        if jt.ndim != 2 or wt.shape != jt.shape:
+            raise ShapeError("joints and weights: expected equal (V, K) shapes, got %s and %s" % (jt.shape, wt.shape))
+        if jt.dtype not in _JOINT_TYPES:
+            jt = _arr(jt, np.uint32, "joints")
+        if wt.dtype not in _WEIGHT_TYPES:
+            wt = _arr(wt, np.float32, "weights")
+        skin = cls(jt.shape[0], joint_count, lib=lib)
+        desc = C.new(C.SkPackedDesc, influences=jt.shape[1], joint_type=_JOINT_TYPES[jt.dtype],
+                     weight_type=_WEIGHT_TYPES[wt.dtype], joints=_ptr(jt), weights=_ptr(wt))
+        try:
+            skin._lib.sk_skin_from_packed(skin.handle, byref(desc))
+        except BaseException:
+            skin.close()
+            raise
+        return skin
+
+    @property
+    def vertex_count(self):
+        return int(self._lib.sk_skin_vertex_count(self.handle))
+
+    def __len__(self):
+        return self.vertex_count
+
+    @property
+    def joint_count(self):
+        return int(self._lib.sk_skin_joint_count(self.handle))
+
+    @property
+    def influence_count(self):
+        return int(self._lib.sk_skin_influence_count(self.handle))
+
+    def clone(self):
+        out = c_void_p()
+        self._lib.sk_skin_clone(self.handle, byref(out))
+        return Skin(0, 0, lib=self._lib, _handle=out.value)
+
+    def set_csr(self, offsets, joints, weights):
+        off, jt, wt = _csr_arrays(offsets, joints, weights, self.vertex_count)
+        self._lib.sk_skin_set_csr(self.handle, _ptr(off), _ptr(jt), _ptr(wt))
+
+    def to_csr(self):
+        """(offsets uint32[V+1], joints uint32[N], weights float32[N])."""
+        off = np.empty(self.vertex_count + 1, np.uint32)
+        n = self.influence_count
+        jt = np.empty(n, np.uint32)
+        wt = np.empty(n, np.float32)
+        self._lib.sk_skin_get_csr(self.handle, _ptr(off), _ptr(jt), _ptr(wt))
+        return off, jt, wt
+
+    def vertex(self, v):
+        """(joints, weights) of vertex v."""
+        h = self.handle
+        if not 0 <= int(v) < self.vertex_count:
+            raise SkinkitError(C.SK_ERR_OUT_OF_RANGE, "vertex %d out of range (%d vertices)" % (v, self.vertex_count))
+        n = int(self._lib.sk_skin_get_vertex(h, int(v), None, None, 0))
+        jt = np.empty(n, np.uint32)
+        wt = np.empty(n, np.float32)
+        self._lib.sk_skin_get_vertex(h, int(v), _ptr(jt), _ptr(wt), n)
+        return jt, wt
+
+    def set_vertex(self, v, joints, weights):
+        jt = _arr(joints, np.uint32, "joints", shape=(None,))
+        wt = _arr(weights, np.float32, "weights", size=jt.size)
+        self._lib.sk_skin_set_vertex(self.handle, int(v), _ptr(jt), _ptr(wt), jt.size)
+
+    def to_packed(self, k=4, joint_dtype=np.uint16, weight_dtype=np.float32):
+        """(joints (V, k), weights (V, k)): the k largest weights per vertex, sorted, renormalized to 1
+        (integer weight types sum to exactly 255 / 65535)."""
+        jd, wd = np.dtype(joint_dtype), np.dtype(weight_dtype)
+        if jd not in _JOINT_TYPES:
+            raise ShapeError("joint_dtype must be uint8, uint16 or uint32, not %s" % jd)
+        if wd not in _WEIGHT_TYPES:
+            raise ShapeError("weight_dtype must be float32, uint8 or uint16, not %s" % wd)
+        v = self.vertex_count
+        jt = np.zeros((v, int(k)), jd)
+        wt = np.zeros((v, int(k)), wd)
+        desc = C.new(C.SkPackedDesc, influences=int(k), joint_type=_JOINT_TYPES[jd], weight_type=_WEIGHT_TYPES[wd],
+                     joints=_ptr(jt), weights=_ptr(wt))
+        self._lib.sk_skin_to_packed(self.handle, byref(desc))
+        return jt, wt
+
+    def validate(self, tolerance=1e-3, max_influences=0):
+        """(report dict, per-vertex flags uint8[V] of SK_VFLAG_* bits; see FLAG_NAMES)."""
+        opts = C.new(C.SkValidateOptions, tolerance=float(tolerance), max_influences=int(max_influences))
+        rep = C.new(C.SkSkinReport)
+        flags = np.zeros(self.vertex_count, np.uint8)
+        self._lib.sk_skin_validate(self.handle, byref(opts), byref(rep), _ptr(flags))
+        return _report_dict(rep), flags
+
+
+def _report_dict(rep):
+    """sk_skin_report -> dict (histogram as a list, findings as bool)."""
+    d = {}
+    for name, _t in C.SkSkinReport._fields_:
+        if name in ("size", "reserved"):
+            continue
+        val = getattr(rep, name)
+        if name == "histogram":
+            val = [int(x) for x in val]
+        elif name.startswith("weight_sum"):
+            val = float(val)
+        elif name == "findings":
+            val = bool(val)
+        else:
+            val = int(val)
+        d[name] = val
+    return d
+
+
+# ------------------------------------------------------------------------------------------- deform
+Deformed = namedtuple("Deformed", "positions normals tangents")
+
+_METHODS = {"lbs": C.SK_DEFORM_LBS, "dqs": C.SK_DEFORM_DQS, "rigid": C.SK_DEFORM_RIGID}
+_FLAGS = {"additive": C.SK_DEFORM_ADDITIVE, "normalize": C.SK_DEFORM_NORMALIZE_WEIGHTS,
+          "normal_fast": C.SK_DEFORM_NORMAL_FAST, "no_renormalize": C.SK_DEFORM_NO_RENORMALIZE}
+
+
+def _flag_bits(flags):
+    if isinstance(flags, int):
+        return flags
+    bits = 0
+    for f in flags:
+        if f not in _FLAGS:
+            raise ShapeError("unknown deform flag %r (use %s)" % (f, ", ".join(sorted(_FLAGS))))
+        bits |= _FLAGS[f]
+    return bits
+
+
+def deform(positions, normals, palette, weights, method="lbs", flags=(), tangents=None, threads=0):
+    """Skins positions (V, 3) and optional normals (V, 3) / tangents (V, 3 or 4) with a (J, 4, 4) palette.
+
+    weights: a :class:`Skin` (CSR) or a (joints (V, K), weights (V, K)) pair of packed arrays.
+    method: 'lbs', 'dqs' or 'rigid'; flags: names from 'additive', 'normalize', 'normal_fast',
+    'no_renormalize' (or the SK_DEFORM_* bits). Returns Deformed(positions, normals, tangents) (None for
+    streams not given)."""
+    lib = weights._lib if isinstance(weights, Skin) else library()
+    if method not in _METHODS:
+        raise ShapeError("method must be one of %s, not %r" % (", ".join(sorted(_METHODS)), method))
+    pos = _arr(positions, np.float32, "positions", shape=(None, 3))
+    v = pos.shape[0]
+    pal = np.asarray(palette, dtype=np.float32)
+    if pal.ndim != 3 or pal.shape[1:] != (4, 4):
+        raise ShapeError("palette: expected shape (J, 4, 4), got %s" % (pal.shape,))
+    jcount = pal.shape[0]
+    pal = matrices_to_c(pal, jcount, "palette")
+    job = C.new(C.SkDeformJob, method=_METHODS[method], flags=_flag_bits(flags), threads=int(threads),
+                vertex_count=v, palette=_ptr(pal), joint_count=jcount)
+    keep = [pal, pos]
+    if isinstance(weights, Skin):
+        if weights.vertex_count != v:
+            raise ShapeError("skin has %d vertices, positions %d" % (weights.vertex_count, v))
+        off, jt, wt = weights.to_csr()
+        keep += [off, jt, wt]
+        job.influences = 0
+        job.csr_offsets, job.csr_joints, job.csr_weights = _ptr(off), _ptr(jt), _ptr(wt)
+    else:
+        try:
+            pj, pw = weights
+        except (TypeError, ValueError):
+            raise ShapeError("weights: expected a Skin or a (joints, weights) pair of (V, K) arrays") from None
+        pj, pw = np.ascontiguousarray(pj), np.ascontiguousarray(pw)
+        if pj.dtype not in _JOINT_TYPES:
+            pj = _arr(pj, np.uint32, "joints")
+        if pw.dtype not in _WEIGHT_TYPES:
+            pw = _arr(pw, np.float32, "weights")
+        if pj.ndim != 2 or pj.shape[0] != v or pw.shape != pj.shape:
+            raise ShapeError("packed joints/weights: expected (%d, K) each, got %s and %s" % (v, pj.shape, pw.shape))
+        keep += [pj, pw]
+        job.influences = pj.shape[1]
+        job.joint_type, job.weight_type = _JOINT_TYPES[pj.dtype], _WEIGHT_TYPES[pw.dtype]
+        job.joints, job.weights = _ptr(pj), _ptr(pw)
+    out_pos = np.empty_like(pos)
+    job.in_positions, job.out_positions = _ptr(pos), _ptr(out_pos)
+    out_nrm = out_tan = None
+    if normals is not None:
+        nrm = _arr(normals, np.float32, "normals", shape=(v, 3))
+        out_nrm = np.empty_like(nrm)
+        keep.append(nrm)
+        job.in_normals, job.out_normals = _ptr(nrm), _ptr(out_nrm)
+    if tangents is not None:
+        tan = _arr(tangents, np.float32, "tangents", shape=(v, None))
+        if tan.shape[1] not in (3, 4):
+            raise ShapeError("tangents: expected (V, 3) or (V, 4), got %s" % (tan.shape,))
+        out_tan = np.empty_like(tan)
+        keep.append(tan)
+        job.in_tangents, job.out_tangents = _ptr(tan), _ptr(out_tan)
+        job.tangent_components = tan.shape[1]
+    lib.sk_deform_run(byref(job))
+    return Deformed(out_pos, out_nrm, out_tan)
+
+
+# ------------------------------------------------------------------------------------------- sample geometry
+Cylinder = namedtuple("Cylinder", "positions normals triangles skin")
+
+
+def cylinder(segments=0, rings=0, bones=0, radius=0.0, length=0.0, blend=0.0, joint_count=None):
+    """The library's rigged sample cylinder along +X (zero = the library default for each parameter).
+    Returns Cylinder(positions (V, 3), normals (V, 3), triangles (T, 3) uint32, skin) with the skin over
+    joint_count joints (default: bones, or 2 when bones is 0)."""
+    lib = library()
+    desc = C.new(C.SkCylinderDesc, segments=int(segments), rings=int(rings), bones=int(bones), radius=float(radius),
+                 length=float(length), blend=float(blend))
+    nv, nt = C.c_size_t(), C.c_size_t()
+    lib.sk_mesh_cylinder(byref(desc), byref(nv), byref(nt), None, None, None, None)
+    v, t = int(nv.value), int(nt.value)
+    pos = np.empty((v, 3), np.float32)
+    nrm = np.empty((v, 3), np.float32)
+    tri = np.empty((t, 3), np.uint32)
+    skin = Skin(v, joint_count or (bones or 2), lib=lib)
+    lib.sk_mesh_cylinder(byref(desc), byref(nv), byref(nt), _ptr(pos), _ptr(nrm), _ptr(tri), skin.handle)
+    return Cylinder(pos, nrm, tri, skin)
+
+
+# ------------------------------------------------------------------------------------------- scenes (io)
+def import_extensions():
+    """Extensions the importer reads, as a list like ['*.fbx', '*.gltf', ...]."""
+    return [e for e in library().sk_import_extensions().decode().split(";") if e]
+
+
+def import_extension_supported(ext):
+    return bool(library().sk_import_extension_supported(ext.encode("utf-8")))
+
+
+class Scene(_Handle):
+    """A file loaded through Assimp (sk_scene): meshes, one skeleton, per-mesh skins, animations.
+
+    ``Scene.load(path)``; ``scene.skeleton`` and ``scene.mesh_skin(m)`` are borrowed wrappers valid while the
+    scene is open (editing a mesh skin edits the scene, so ``scene.save`` writes the edit)."""
+
+    _destroy = "sk_scene_destroy"
+
+    @classmethod
+    def load(cls, path, join_vertices=False, validate_structure=False, isolate=False, timeout_seconds=0.0, lib=None):
+        """isolate: parse once in a child process first so an importer crash/hang on a damaged file becomes
+        SK_ERR_FORMAT (timeout_seconds bounds it); use it for untrusted files."""
+        lib = lib or library()
+        opts = C.new(C.SkLoadOptions, join_vertices=int(bool(join_vertices)),
+                     validate_structure=int(bool(validate_structure)), isolate=int(bool(isolate)),
+                     timeout_seconds=float(timeout_seconds))
+        out = c_void_p()
+        lib.sk_scene_load(str(path).encode("utf-8"), byref(opts), byref(out))
+        return cls(lib, out.value)
+
+    @classmethod
+    def create(cls, skeleton=None, lib=None):
+        """An empty scene over a skeleton (copied; None = no skeleton), filled with add_mesh, written with save."""
+        lib = lib or (skeleton._lib if skeleton is not None else library())
+        out = c_void_p()
+        lib.sk_scene_create(skeleton.handle if skeleton is not None else None, byref(out))
+        return cls(lib, out.value)
+
+    def add_mesh(self, positions, triangles=None, name=None, normals=None, tangents=None, uv0=None, skin=None,
+                 inverse_bind=None):
+        """Appends a mesh (all data copied); returns its index. skin: a Skin over the scene skeleton's joints."""
+        pos = _arr(positions, np.float32, "positions", shape=(None, 3))
+        v = pos.shape[0]
+        keep = [pos]
+        desc = C.new(C.SkMeshDesc, name=name.encode("utf-8") if name else None, vertex_count=v, positions=_ptr(pos))
+        for field, arr, width in (("normals", normals, 3), ("tangents", tangents, 4), ("uv0", uv0, 2)):
+            if arr is not None:
+                a = _arr(arr, np.float32, field, shape=(v, width))
+                keep.append(a)
+                setattr(desc, field, _ptr(a))
+        if triangles is not None:
+            ix = _arr(triangles, np.uint32, "triangles").reshape(-1)
+            keep.append(ix)
+            desc.indices, desc.index_count = _ptr(ix), ix.size
+        if skin is not None:
+            desc.skin = skin.handle
+        if inverse_bind is not None:
+            sk = self.skeleton
+            if sk is None:
+                raise SkinkitError(C.SK_ERR_NO_SKIN, "inverse_bind given but the scene has no skeleton")
+            ib = matrices_to_c(inverse_bind, sk.joint_count, "inverse_bind")
+            keep.append(ib)
+            desc.inverse_bind = _ptr(ib)
+        idx = c_uint32()
+        self._lib.sk_scene_add_mesh(self.handle, byref(desc), byref(idx))
+        return int(idx.value)
+
+    def require_skin(self):
+        self._lib.sk_scene_require_skin(self.handle)
+
+    @property
+    def load_seconds(self):
+        return float(self._lib.sk_scene_load_seconds(self.handle))
+
+    @property
+    def mesh_count(self):
+        return int(self._lib.sk_scene_mesh_count(self.handle))
+
+    def _mesh_index(self, m):
+        if not 0 <= int(m) < self.mesh_count:
+            raise SkinkitError(C.SK_ERR_OUT_OF_RANGE, "mesh %d out of range (%d meshes)" % (m, self.mesh_count))
+        return int(m)
+
+    def mesh_name(self, m):
+        return self._lib.sk_scene_mesh_name(self.handle, self._mesh_index(m)).decode("utf-8", "replace")
+
+    @property
+    def mesh_names(self):
+        return [self.mesh_name(m) for m in range(self.mesh_count)]
+
+    def mesh_vertex_count(self, m):
+        return int(self._lib.sk_scene_mesh_vertex_count(self.handle, self._mesh_index(m)))
+
+    def _stream(self, fn, m, width, dtype=np.float32):
+        m = self._mesh_index(m)
+        f = getattr(self._lib, fn)
+        n = int(f(self.handle, m, None, 0))
+        if n == 0:
+            return None
+        out = np.empty(n, dtype)
+        f(self.handle, m, _ptr(out), n)
+        return out.reshape(-1, width)
+
+    def mesh_positions(self, m):
+        return self._stream("sk_scene_mesh_positions", m, 3)
+
+    def mesh_normals(self, m):
+        return self._stream("sk_scene_mesh_normals", m, 3)
+
+    def mesh_tangents(self, m):
+        return self._stream("sk_scene_mesh_tangents", m, 4)
+
+    def mesh_uv0(self, m):
+        return self._stream("sk_scene_mesh_uv0", m, 2)
+
+    def mesh_triangles(self, m):
+        t = self._stream("sk_scene_mesh_indices", m, 3, np.uint32)
+        return np.zeros((0, 3), np.uint32) if t is None else t
+
+    @property
+    def skeleton(self):
+        h = self._lib.sk_scene_skeleton(self.handle)
+        return Skeleton._borrow(self._lib, h, self) if h else None
+
+    def mesh_skin(self, m):
+        h = self._lib.sk_scene_mesh_skin(self.handle, self._mesh_index(m))
+        return Skin._borrow(self._lib, h, self) if h else None
+
+    def mesh_inverse_binds(self, m):
+        """((J, 4, 4) inverse bind matrices, uint8[J] bound flags) of a skinned mesh."""
+        sk = self.skeleton
+        if sk is None:
+            raise SkinkitError(C.SK_ERR_NO_SKIN, "scene has no skeleton")
+        n = sk.joint_count
+        out = np.empty(16 * n, np.float32)
+        bound = np.zeros(n, np.uint8)
+        self._lib.sk_scene_mesh_inverse_binds(self.handle, self._mesh_index(m), _ptr(out), _ptr(bound))
+        return matrices_from_c(out, n), bound
+
+    @property
+    def animation_count(self):
+        return int(self._lib.sk_scene_animation_count(self.handle))
+
+    def animation_name(self, a):
+        s = self._lib.sk_scene_animation_name(self.handle, int(a))
+        return None if s is None else s.decode("utf-8", "replace")
+
+    def animation_duration(self, a):
+        return float(self._lib.sk_scene_animation_duration(self.handle, int(a)))
+
+    def sample_pose(self, a, time):
+        """(J, 10) TRS pose of animation a at time seconds."""
+        sk = self.skeleton
+        if sk is None:
+            raise SkinkitError(C.SK_ERR_NO_SKIN, "scene has no skeleton")
+        out = np.empty((sk.joint_count, 10), np.float32)
+        self._lib.sk_scene_sample_pose(self.handle, int(a), float(time), _ptr(out))
+        return out
+
+    def save(self, path, overwrite=False, format=None, normalize=False, max_influences=0, prune=0.0, as_is=False):
+        fmt = format.encode("utf-8") if format else None
+        opts = C.new(C.SkSaveOptions, overwrite=int(bool(overwrite)), format=fmt, normalize=int(bool(normalize)),
+                     max_influences=int(max_influences), prune=float(prune), as_is=int(bool(as_is)))
+        self._lib.sk_scene_save(self.handle, str(path).encode("utf-8"), byref(opts))
+
+    def validate(self, tolerance=1e-3, max_influences=0):
+        """(list of per-mesh dicts (None for unskinned meshes), any findings)."""
+        n = self.mesh_count
+        reports = (C.SkMeshReport * max(n, 1))()
+        for r in reports:
+            r.size = C.sizeof(C.SkMeshReport)
+            r.skin.size = C.sizeof(C.SkSkinReport)
+        opts = C.new(C.SkValidateOptions, tolerance=float(tolerance), max_influences=int(max_influences))
+        findings = c_uint32()
+        self._lib.sk_scene_validate(self.handle, byref(opts), reports, len(reports), byref(findings))
+        out = []
+        for r in reports[:n]:
+            if not r.skinned:
+                out.append(None)
+                continue
+            d = _report_dict(r.skin)
+            for k in ("singular_binds", "nonrigid_binds", "unused_bones", "dropped_weights"):
+                d[k] = int(getattr(r, k))
+            d["findings"] = bool(r.findings)
+            out.append(d)
+        return out, bool(findings.value)
+
+
+# ------------------------------------------------------------------------------------------- weight operations
+# Every operation edits the Skin in place, touching only the vertices where mask (uint8/bool[V], None = all) is
+# set and never changing a joint where locked (uint8/bool[J], None = none) is set; it returns a report dict
+# (vertices_visited, vertices_changed, vertices_failed, ..., vertex_flags uint8[V] of WFLAG_* bits).
+WFLAG_CHANGED = C.SK_WFLAG_CHANGED
+WFLAG_FAILED = C.SK_WFLAG_FAILED
+WFLAG_NAMES = {
+    C.SK_WFLAG_CHANGED: "changed", C.SK_WFLAG_FAILED: "failed", C.SK_WFLAG_INVALID: "invalid",
+    C.SK_WFLAG_UNWEIGHTED: "unweighted", C.SK_WFLAG_LOCKED: "locked", C.SK_WFLAG_SUM_OFF: "sum_off",
+    C.SK_WFLAG_UNMATCHED: "unmatched", C.SK_WFLAG_ROGUE: "rogue",
+}
+
+
+class _WeightCall:
+    """Builds the scope and report of one weight operation and keeps the arrays alive during the call."""
+
+    def __init__(self, skin, mask, locked, joint_counts=False):
+        self.skin = skin
+        v, j = skin.vertex_count, skin.joint_count
+        self.scope = C.SkWeightScope()
+        self.keep = []
+        if mask is not None:
+            m = _arr(np.asarray(mask).astype(bool), np.uint8, "mask", size=v)
+            self.keep.append(m)
+            self.scope.vertex_mask, self.scope.vertex_mask_count = _ptr(m), v
+        if locked is not None:
+            lk = _arr(np.asarray(locked).astype(bool), np.uint8, "locked", size=j)
+            self.keep.append(lk)
+            self.scope.locked_joints, self.scope.locked_joint_count = _ptr(lk), j
+        self.flags = np.zeros(v, np.uint8)
+        self.joint_counts = np.zeros(j, np.uint32) if joint_counts else None
+        self.report = C.new(C.SkWeightsReport, vertex_flags=_ptr(self.flags), joint_counts=_ptr(self.joint_counts))
+
+    def run(self, fn, desc):
+        desc.scope = self.scope
+        getattr(self.skin._lib, fn)(self.skin.handle, byref(desc), byref(self.report))
+        d = {name: int(getattr(self.report, name)) for name, _t in C.SkWeightsReport._fields_
+             if name not in ("size", "reserved", "joint_counts", "vertex_flags")}
+        d["vertex_flags"] = self.flags
+        if self.joint_counts is not None:
+            d["joint_counts"] = self.joint_counts
+        return d
+
+
+def normalize_weights(skin, mask=None, locked=None, drop_invalid=False, tolerance=0.0):
+    """Each selected vertex sums to 1 (locked weights kept, the others scaled by (1 - L) / U). A vertex with a
+    NaN/negative/out-of-range entry is left unchanged unless drop_invalid removes those entries first."""
+    call = _WeightCall(skin, mask, locked)
+    desc = C.new(C.SkNormalizeDesc, flags=C.SK_NORMALIZE_DROP_INVALID if drop_invalid else 0,
+                 tolerance=float(tolerance))
+    return call.run("sk_weights_normalize", desc)
+
+
+def limit_weights(skin, max_influences=4, mask=None, locked=None, normalize=True, tolerance=0.0):
+    """Vertices with more than max_influences entries keep their locked and largest unlocked ones (then are
+    renormalized unless normalize=False)."""
+    call = _WeightCall(skin, mask, locked)
+    desc = C.new(C.SkLimitDesc, max_influences=int(max_influences),
+                 flags=0 if normalize else C.SK_LIMIT_NO_NORMALIZE, tolerance=float(tolerance))
+    return call.run("sk_weights_limit", desc)
+
+
+def prune_weights(skin, threshold, mask=None, locked=None, keep_one=True, normalize=False, tolerance=0.0):
+    """Removes unlocked weights below threshold and zero weights (keep_one: a vertex keeps its largest)."""
+    call = _WeightCall(skin, mask, locked)
+    flags = (C.SK_PRUNE_KEEP_ONE if keep_one else 0) | (C.SK_PRUNE_NORMALIZE if normalize else 0)
+    desc = C.new(C.SkPruneDesc, flags=flags, threshold=float(threshold), tolerance=float(tolerance))
+    return call.run("sk_weights_prune", desc)
+
+
+def quantize_weights(skin, bits=8, mask=None, locked=None, want_values=False):
+    """Snaps each selected vertex to q_i / T (T = 255 or 65535) with integers summing exactly to T. With
+    want_values the report holds "values" (uint16 per CSR entry)."""
+    call = _WeightCall(skin, mask, locked)
+    desc = C.new(C.SkQuantizeDesc, bits=int(bits))
+    values = None
+    if want_values:
+        values = np.zeros(skin.influence_count, np.uint16)
+        desc.out_values, desc.out_values_count = _ptr(values), values.size
+    rep = call.run("sk_weights_quantize", desc)
+    if values is not None:
+        rep["values"] = values
+    return rep
+
+
+def _positions_arg(desc, positions, v, keep):
+    p = _arr(positions, np.float32, "positions", shape=(v, 3))
+    keep.append(p)
+    desc.positions, desc.position_count = _ptr(p), v
+
+
+def smooth_weights(skin, triangles, positions=None, iterations=1, factor=0.5, method="uniform", joints=None,
+                   max_influences=0, min_weight=0.0, mask=None, locked=None, tolerance=0.0):
+    """Laplacian smoothing over mesh edges (method 'uniform' or 'cotangent', which needs positions)."""
+    call = _WeightCall(skin, mask, locked)
+    v = skin.vertex_count
+    tri = _arr(triangles, np.uint32, "triangles", shape=(None, 3))
+    call.keep.append(tri)
+    methods = {"uniform": C.SK_SMOOTH_UNIFORM, "cotangent": C.SK_SMOOTH_COTANGENT}
+    if method not in methods:
+        raise ShapeError("method must be 'uniform' or 'cotangent', not %r" % method)
+    desc = C.new(C.SkSmoothDesc, method=methods[method], triangles=_ptr(tri), triangle_count=tri.shape[0],
+                 iterations=int(iterations), factor=float(factor), max_influences=int(max_influences),
+                 min_weight=float(min_weight), tolerance=float(tolerance))
+    if positions is not None:
+        _positions_arg(desc, positions, v, call.keep)
+    if joints is not None:
+        jl = _arr(joints, np.uint32, "joints", shape=(None,))
+        call.keep.append(jl)
+        desc.joints, desc.joint_list_count = _ptr(jl), jl.size
+    return call.run("sk_weights_smooth", desc)
+
+
+def remove_rogue_weights(skin, triangles, positions=None, skeleton=None, epsilon=0.0, per_component=False,
+                         mask=None, locked=None, tolerance=0.0):
+    """Rogue-vertex removal (Weber 2000); the report adds joint_counts (rogue attachments per joint)."""
+    call = _WeightCall(skin, mask, locked, joint_counts=True)
+    tri = _arr(triangles, np.uint32, "triangles", shape=(None, 3))
+    call.keep.append(tri)
+    desc = C.new(C.SkRogueDesc, flags=C.SK_ROGUE_PER_COMPONENT if per_component else 0, triangles=_ptr(tri),
+                 triangle_count=tri.shape[0], epsilon=float(epsilon), tolerance=float(tolerance),
+                 skeleton=skeleton.handle if skeleton is not None else None)
+    if positions is not None:
+        _positions_arg(desc, positions, skin.vertex_count, call.keep)
+    return call.run("sk_weights_remove_rogue", desc)
+
+
+_MIRROR_MODES = {"+to-": C.SK_MIRROR_POSITIVE_TO_NEGATIVE, "-to+": C.SK_MIRROR_NEGATIVE_TO_POSITIVE,
+                 "flip": C.SK_MIRROR_FLIP}
+
+
+def mirror_weights(skin, positions, mode="+to-", skeleton=None, plane=(1.0, 0.0, 0.0, 0.0), tolerance=0.0,
+                   mask=None, locked=None):
+    """Mirrors weights across the plane n . p = d (plane = (nx, ny, nz, d)); mode '+to-', '-to+' or 'flip'.
+    Joints are renamed Left <-> Right through the skeleton's names when one is given."""
+    if mode not in _MIRROR_MODES:
+        raise ShapeError("mode must be one of %s, not %r" % (", ".join(_MIRROR_MODES), mode))
+    call = _WeightCall(skin, mask, locked)
+    desc = C.new(C.SkMirrorDesc, mode=_MIRROR_MODES[mode], tolerance=float(tolerance),
+                 skeleton=skeleton.handle if skeleton is not None else None)
+    desc.plane[:] = [float(x) for x in _arr(plane, np.float32, "plane", size=4)]
+    _positions_arg(desc, positions, skin.vertex_count, call.keep)
+    return call.run("sk_weights_mirror", desc)
+
+
+_BRUSH_MODES = {"add": C.SK_BRUSH_ADD, "subtract": C.SK_BRUSH_SUBTRACT, "replace": C.SK_BRUSH_REPLACE,
+                "smooth": C.SK_BRUSH_SMOOTH}
+_FALLOFFS = {"smooth": C.SK_FALLOFF_SMOOTH, "linear": C.SK_FALLOFF_LINEAR, "constant": C.SK_FALLOFF_CONSTANT,
+             "sharp": C.SK_FALLOFF_SHARP}
+
+
+def brush_weights(skin, joint, positions, dabs, mode="add", falloff="smooth", value=1.0, triangles=None,
+                  geodesic=False, normalize=True, mask=None, locked=None, tolerance=0.0):
+    """Paints one joint with a stroke: dabs (N, 5) = center x, y, z, radius, strength. mode 'add', 'subtract',
+    'replace' (towards value) or 'smooth'; falloff 'smooth', 'linear', 'constant' or 'sharp'."""
+    if mode not in _BRUSH_MODES or falloff not in _FALLOFFS:
+        raise ShapeError("mode must be one of %s and falloff one of %s" % (sorted(_BRUSH_MODES), sorted(_FALLOFFS)))
+    call = _WeightCall(skin, mask, locked)
+    d = _arr(dabs, np.float32, "dabs", shape=(None, 5))
+    call.keep.append(d)
+    flags = (C.SK_BRUSH_GEODESIC if geodesic else 0) | (0 if normalize else C.SK_BRUSH_NO_NORMALIZE)
+    desc = C.new(C.SkBrushDesc, mode=_BRUSH_MODES[mode], falloff=_FALLOFFS[falloff], flags=flags, joint=int(joint),
+                 value=float(value), dabs=_ptr(d), dab_count=d.shape[0], tolerance=float(tolerance))
+    _positions_arg(desc, positions, skin.vertex_count, call.keep)
+    if triangles is not None:
+        tri = _arr(triangles, np.uint32, "triangles", shape=(None, 3))
+        call.keep.append(tri)
+        desc.triangles, desc.triangle_count = _ptr(tri), tri.shape[0]
+    return call.run("sk_weights_brush", desc)
+
+
+def joint_mirror_name(name):
+    """Left <-> Right counterpart of a joint name, or None when the name carries no side."""
+    raw = name.encode("utf-8")
+    buf = C.ctypes.create_string_buffer(len(raw) + 8)
+    try:
+        library().sk_joint_mirror_name(raw, C.ctypes.addressof(buf), len(buf))
+    except SkinkitError as e:
+        if e.code == C.SK_ERR_NOT_FOUND:
+            return None
+        raise
+    return buf.value.decode("utf-8")
+
+
+# ------------------------------------------------------------------------------------------- .skf files
+def _bytes_arg(data):
+    """(keep-alive object, address, size) of a bytes-like object."""
+    buf = np.frombuffer(bytes(data) if not isinstance(data, (bytes, bytearray, np.ndarray)) else data, np.uint8)
+    return buf, (buf.ctypes.data if buf.size else None), buf.size
+
+
+def skf_encode(skeleton, meshes, weight_bits=8, max_influences=4, level=9, file_order=False):
+    """Encodes .skf bytes. meshes: list of Skin or (skin, positions or None, triangles/indices or None)."""
+    keep = []
+    arr = (C.SkSkfMesh * max(len(meshes), 1))()
+    for i, m in enumerate(meshes):
+        skin, pos, idx = (m, None, None) if isinstance(m, Skin) else (tuple(m) + (None, None))[:3]
+        arr[i].skin = skin.handle
+        if pos is not None:
+            p = _arr(pos, np.float32, "positions", shape=(skin.vertex_count, 3))
+            keep.append(p)
+            arr[i].positions = _ptr(p)
+        if idx is not None:
+            ix = _arr(idx, np.uint32, "indices").reshape(-1)
+            keep.append(ix)
+            arr[i].indices, arr[i].index_count = _ptr(ix), ix.size
+    desc = C.new(C.SkSkfEncodeDesc, weight_bits=int(weight_bits), max_influences=int(max_influences),
+                 level=int(level), flags=C.SK_SKF_FILE_ORDER if file_order else 0, mesh_count=len(meshes),
+                 skeleton=skeleton.handle, meshes=arr)
+    lib = skeleton._lib
+    bound = int(lib.sk_skf_encode_bound(byref(desc)))
+    if bound == 0:
+        raise SkinkitError(C.SK_ERR_INVALID_ARGUMENT, "invalid .skf encode parameters (sk_skf_encode_bound = 0)")
+    out = np.empty(bound, np.uint8)
+    n = C.c_size_t()
+    lib.sk_skf_encode(byref(desc), _ptr(out), bound, byref(n))
+    return out[:n.value].tobytes()
+
+
+def _struct_dict(s):
+    return {name: (int(getattr(s, name)) if not isinstance(getattr(s, name), bytes) else getattr(s, name).decode())
+            for name, _t in s._fields_ if name not in ("size", "reserved")}
+
+
+def skf_peek(data):
+    """Header information of .skf bytes (validates header, CRCs and chunk list)."""
+    buf, addr, n = _bytes_arg(data)
+    info = C.new(C.SkSkfInfo)
+    library().sk_skf_peek(addr, n, byref(info))
+    return _struct_dict(info)
+
+
+def skf_mesh_info(data, mesh):
+    buf, addr, n = _bytes_arg(data)
+    info = C.new(C.SkSkfMeshInfo)
+    library().sk_skf_get_mesh_info(addr, n, int(mesh), byref(info))
+    return _struct_dict(info)
+
+
+def skf_position_hash(positions):
+    p = _arr(positions, np.float32, "positions", shape=(None, 3))
+    return int(library().sk_skf_position_hash(_ptr(p), p.shape[0]))
+
+
+def skf_decode_skeleton(data):
+    """(names, parents int32[J], inverse_bind (J, 4, 4)) of the joint table."""
+    info = skf_peek(data)
+    buf, addr, n = _bytes_arg(data)
+    j = info["joint_count"]
+    parents = np.empty(j, np.int32)
+    ib = np.empty(16 * j, np.float32)
+    names = np.zeros(max(info["names_size"], 1), np.uint8)
+    library().sk_skf_decode_skeleton(addr, n, _ptr(parents), _ptr(ib), _ptr(names), names.size)
+    return ([x.decode("utf-8") for x in names.tobytes().split(b"\0")[:j]], parents, matrices_from_c(ib, j))
+
+
+def skf_decode(data, mesh=0, influences=4, joint_dtype=np.uint16, weight_dtype=None, indices=None):
+    """Decodes one mesh into packed (joints (V, K), weights (V, K)); weight_dtype None = the file's width."""
+    mi = skf_mesh_info(data, mesh)
+    buf, addr, n = _bytes_arg(data)
+    v = mi["vertex_count"]
+    jd = np.dtype(joint_dtype)
+    if weight_dtype is None:
+        weight_dtype = np.uint8 if skf_peek(data)["weight_bits"] == 8 else np.uint16
+    wd = np.dtype(weight_dtype)
+    if jd not in (np.dtype(np.uint8), np.dtype(np.uint16)) or wd not in (np.dtype(np.uint8), np.dtype(np.uint16)):
+        raise ShapeError("skf_decode: joint and weight dtypes must be uint8 or uint16")
+    jt = np.zeros((v, int(influences)), jd)
+    wt = np.zeros((v, int(influences)), wd)
+    desc = C.new(C.SkSkfDecodeDesc, mesh=int(mesh), influences=int(influences), joint_type=_JOINT_TYPES[jd],
+                 weight_type=_WEIGHT_TYPES[wd], joints=_ptr(jt), weights=_ptr(wt), vertex_capacity=v)
+    ix = None
+    if indices is not None:
+        ix = _arr(indices, np.uint32, "indices").reshape(-1)
+        desc.indices, desc.index_count = _ptr(ix), ix.size
+    library().sk_skf_decode(addr, n, byref(desc))
+    return jt, wt
+
+
+def skf_chunks(data):
+    """[{tag, offset, stored_size, raw_size}] of .skf bytes."""
+    buf, addr, n = _bytes_arg(data)
+    count = c_uint32()
+    lib = library()
+    lib.sk_skf_chunks(addr, n, None, 0, byref(count))
+    arr = (C.SkSkfChunk * max(count.value, 1))()
+    for c in arr:
+        c.size = C.sizeof(C.SkSkfChunk)
+    lib.sk_skf_chunks(addr, n, arr, count.value, byref(count))
+    return [_struct_dict(c) for c in arr[:count.value]]
+
+
+# ------------------------------------------------------------------------------------------- binding
+_BIND_METHODS = {"robust": C.SK_BIND_ROBUST, "nearest": C.SK_BIND_NEAREST, "heat": C.SK_BIND_HEAT}
+
+
+def bind(positions, triangles, skeleton=None, heads=None, tails=None, method="robust", max_influences=4,
+         deform=None, locked=None, vertex_mask=None, prune=0.0, rigid=False, falloff_power=0.0,
+         falloff_cutoff=0.0, heat_scale=0.0, weld=True, skin=None):
+    """Automatic skin weights for a mesh ((V, 3) positions, (T, 3) triangles; T may be 0) from a Skeleton or
+    explicit (J, 3) bone heads/tails. method 'robust', 'heat' or 'nearest'. Writes into `skin` when given
+    (kept weights: locked joints, unmasked vertices), else a new Skin. Returns (skin, report dict)."""
+    if method not in _BIND_METHODS:
+        raise ShapeError("method must be one of %s, not %r" % (", ".join(sorted(_BIND_METHODS)), method))
+    pos = _arr(positions, np.float32, "positions", shape=(None, 3))
+    v = pos.shape[0]
+    tri = _arr(triangles if triangles is not None else np.zeros((0, 3)), np.uint32, "triangles", shape=(None, 3))
+    keep = [pos, tri]
+    desc = C.new(C.SkBindDesc, method=_BIND_METHODS[method], positions=_ptr(pos), vertex_count=v,
+                 triangles=_ptr(tri), triangle_count=tri.shape[0], max_influences=int(max_influences),
+                 prune=float(prune), rigid=int(bool(rigid)), falloff_power=float(falloff_power),
+                 falloff_cutoff=float(falloff_cutoff), heat_scale=float(heat_scale), no_weld=int(not weld))
+    if skeleton is not None:
+        desc.skeleton = skeleton.handle
+        j = skeleton.joint_count
+        lib = skeleton._lib
+    else:
+        if heads is None or tails is None:
+            raise ShapeError("bind needs a skeleton or heads and tails")
+        h = _arr(heads, np.float32, "heads", shape=(None, 3))
+        j = h.shape[0]
+        t = _arr(tails, np.float32, "tails", shape=(j, 3))
+        keep += [h, t]
+        desc.heads, desc.tails, desc.joint_count = _ptr(h), _ptr(t), j
+        lib = library()
+    for field, arr, n in (("deform", deform, j), ("locked", locked, j), ("vertex_mask", vertex_mask, v)):
+        if arr is not None:
+            a = _arr(np.asarray(arr).astype(bool), np.uint8, field, size=n)
+            keep.append(a)
+            setattr(desc, field, _ptr(a))
+    out = skin if skin is not None else Skin(v, j, lib=lib)
+    counts = np.zeros(j, np.uint64)
+    rep = C.new(C.SkBindReport, joint_vertex_counts=_ptr(counts))
+    try:
+        lib.sk_bind(byref(desc), out.handle, byref(rep))
+    except BaseException:
+        if skin is None:
+            out.close()
+        raise
+    names = {val: key for key, val in _BIND_METHODS.items()}
+    d = {"method_used": names.get(rep.method_used, rep.method_used), "milliseconds": float(rep.milliseconds),
+         "bound_vertices": int(rep.bound_vertices), "fallback_vertices": int(rep.fallback_vertices),
+         "components": int(rep.components), "fallback_components": int(rep.fallback_components),
+         "joint_vertex_counts": counts}
+    return out, d

@@ -1,0 +1,120 @@
+"""UI: the "Skinkit" tab of the 3D View sidebar (N panel), the stored validation report and the Weight Paint
+▸ Weights menu entries (appended in register, removed in unregister)."""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from .operators import GROUP_SUBSET_ITEMS
+
+
+class SkinkitReport(bpy.types.PropertyGroup):
+    """Last skinkit.validate result of an object (Object.skinkit_report)."""
+
+    valid: BoolProperty(default=False, description="A validation has been run")
+    has_groups: BoolProperty(default=False)
+    findings: BoolProperty(default=False)
+    vertex_count: IntProperty()
+    invalid_vertices: IntProperty()
+    off_tolerance: IntProperty()
+    unweighted: IntProperty()
+    nan: IntProperty()
+    negative: IntProperty()
+    bad_joint: IntProperty()
+    duplicate: IntProperty()
+    over_limit: IntProperty()
+    max_influences: IntProperty()
+    weight_sum_min: FloatProperty()
+    weight_sum_max: FloatProperty()
+    tolerance: FloatProperty(default=1e-3)
+    max_influence_limit: IntProperty()
+    group_subset: StringProperty(default="BONE_DEFORM")
+
+
+class SkinkitSettings(bpy.types.PropertyGroup):
+    """Scene-wide defaults the panel passes to the operators (Scene.skinkit)."""
+
+    tolerance: FloatProperty(name="Tolerance", default=1e-3, min=0.0, max=1.0, precision=5)
+    max_influences: IntProperty(name="Max Influences", default=4, min=0, max=64,
+                                description="Limit for validation and Limit Total (0 = no limit when validating)")
+    group_subset: EnumProperty(name="Groups", items=GROUP_SUBSET_ITEMS, default="BONE_DEFORM")
+    clean_threshold: FloatProperty(name="Clean Below", default=0.01, min=0.0, max=1.0, precision=4)
+    quantize_bits: EnumProperty(name="Bits", items=(("8", "8-bit", ""), ("16", "16-bit", "")), default="8")
+
+
+class VIEW3D_PT_skinkit(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Skinkit"
+    bl_label = "Skinkit"
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.skinkit
+        col = layout.column(align=True)
+        col.prop(settings, "group_subset")
+        col.prop(settings, "tolerance")
+        col.prop(settings, "max_influences")
+        row = layout.row(align=True)
+        op = row.operator("skinkit.validate", icon="CHECKMARK")
+        op.tolerance, op.max_influences, op.group_subset = (settings.tolerance, settings.max_influences,
+                                                            settings.group_subset)
+        op = row.operator("skinkit.validate", text="All", icon="SCENE_DATA")
+        op.tolerance, op.max_influences, op.group_subset = (settings.tolerance, settings.max_influences,
+                                                            settings.group_subset)
+        op.all_meshes = True
+
+        obj = context.active_object
+        if obj is not None and obj.type == "MESH":
+            rep = obj.skinkit_report
+            box = layout.box()
+            if not rep.valid:
+                box.label(text="%s: not validated" % obj.name)
+            elif not rep.has_groups:
+                box.label(text="%s: no vertex groups" % obj.name, icon="ERROR")
+            else:
+                box.label(text="%s: %s" % (obj.name, "problems found" if rep.findings else "OK"),
+                          icon="ERROR" if rep.findings else "CHECKMARK")
+                grid = box.grid_flow(columns=2, align=True)
+                for label, value in (("Vertices", rep.vertex_count), ("Invalid", rep.invalid_vertices),
+                                     ("Sum off", rep.off_tolerance), ("Unweighted", rep.unweighted),
+                                     ("NaN/Inf", rep.nan), ("Negative", rep.negative),
+                                     ("Over limit", rep.over_limit), ("Max infl.", rep.max_influences)):
+                    grid.label(text="%s: %d" % (label, value))
+                box.label(text="Sums: %.4g .. %.4g" % (rep.weight_sum_min, rep.weight_sum_max))
+                if rep.invalid_vertices or not rep.has_groups:
+                    box.operator("skinkit.select_invalid", icon="RESTRICT_SELECT_OFF")
+
+        col = layout.column(align=True)
+        col.label(text="Fix Weights")
+        col.operator("skinkit.normalize").group_subset = settings.group_subset
+        op = col.operator("skinkit.limit_total")
+        op.limit, op.group_subset = max(1, settings.max_influences), settings.group_subset
+        row = col.row(align=True)
+        op = row.operator("skinkit.clean")
+        op.threshold, op.group_subset = settings.clean_threshold, settings.group_subset
+        row.prop(settings, "clean_threshold", text="")
+        row = col.row(align=True)
+        op = row.operator("skinkit.quantize")
+        op.bits, op.group_subset = settings.quantize_bits, settings.group_subset
+        row.prop(settings, "quantize_bits", text="")
+
+
+def menu_weights(self, context):
+    """Entries of Weight Paint ▸ Weights."""
+    layout = self.layout
+    layout.separator()
+    layout.operator("skinkit.validate", text="Skinkit: Validate Weights")
+    layout.operator("skinkit.select_invalid", text="Skinkit: Select Invalid Vertices")
+    layout.operator("skinkit.normalize", text="Skinkit: Normalize")
+    layout.operator("skinkit.limit_total", text="Skinkit: Limit Total")
+    layout.operator("skinkit.clean", text="Skinkit: Clean")
+    layout.operator("skinkit.quantize", text="Skinkit: Quantize")
+
+
+# (menu type name, draw function): appended in register(), removed in unregister().
+MENUS = (("VIEW3D_MT_paint_weight", menu_weights),)
+
+classes = (SkinkitReport, SkinkitSettings, VIEW3D_PT_skinkit)
+
+# (bpy type, attribute, property group): pointer properties added after the classes are registered.
+POINTERS = (("Object", "skinkit_report", SkinkitReport), ("Scene", "skinkit", SkinkitSettings))
