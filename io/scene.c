@@ -14,7 +14,7 @@ void skio_mat_to_ai(const float m[16], float* ai) {
     for (int c = 0; c < 4; ++c) ai[r * 4 + c] = m[c * 4 + r];
 }
 
-static void mesh_free(skio_mesh* m) {
+void skio_mesh_free(skio_mesh* m) {
   free(m->name);
   free(m->positions);
   free(m->normals);
@@ -42,7 +42,7 @@ static void anim_free(skio_anim* a) {
 
 void skio_scene_destroy(skio_scene* s) {
   if (!s) return;
-  for (uint32_t m = 0; m < s->mesh_count; ++m) mesh_free(&s->meshes[m]);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) skio_mesh_free(&s->meshes[m]);
   free(s->meshes);
   for (uint32_t a = 0; a < s->anim_count; ++a) anim_free(&s->anims[a]);
   free(s->anims);

@@ -101,15 +101,7 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
     }
   }
   if (!ok) {
-    free(m->name);
-    free(m->positions);
-    free(m->normals);
-    free(m->tangents);
-    free(m->uv0);
-    free(m->indices);
-    skc_skin_destroy(m->skin);
-    free(m->inverse_bind);
-    free(m->bound);
+    skio_mesh_free(m);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying a mesh of %zu vertices", nv);
   }
   if (out_index) *out_index = s->mesh_count;

@@ -85,6 +85,8 @@ typedef struct skio_import_options {
  * bones loads with skeleton == NULL; use skio_scene_require_skin). */
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err);
 void skio_scene_destroy(skio_scene* s);
+/* Frees what one mesh owns (not the struct itself). */
+void skio_mesh_free(skio_mesh* m);
 /* SKC_NO_SKIN with a message naming the file when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);
 

@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_skf.h"
 #include "skinkit.h"
 
 const char cli_info_usage[] =
     "usage: skinkit info FILE [--json]\n"
-    "  Meshes, vertices, joints, influence histogram, weight-sum range and animations of one file.\n";
+    "  Meshes, vertices, joints, influence histogram, weight-sum range and animations of one file.\n"
+    "  For an .skf file: header, meshes and the chunk list (tag, stored and raw sizes, influence_bytes).\n";
 
 int cli_info(int argc, char** argv) {
   const char* path = NULL;
@@ -27,6 +29,7 @@ int cli_info(int argc, char** argv) {
     fputs(cli_info_usage, stderr);
     return 2;
   }
+  if (cli_skf_is_skf(path)) return cli_skf_info(argc, argv);
   sk_error err;
   sk_scene* s = NULL;
   if (sk_scene_load(path, NULL, &s, &err)) {

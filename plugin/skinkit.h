@@ -264,10 +264,26 @@ enum {
 };
 
 /* A deformation job: plain inputs and outputs over strided streams, validated before any work. No
- * allocation happens per vertex; the job may be run from any thread. Streams: positions, normals and
- * tangents are 3 floats per vertex at the given byte stride (0 = tightly packed, 12 bytes); tangents may carry
- * a 4th float (handedness) that is copied through when tangent_components = 4. Outputs may alias their inputs
- * (in-place) only with equal strides. */
+ * allocation happens per vertex (a per-call scratch holds the prepared palettes: on the stack up to 256 joints,
+ * on the heap above); the job may be run from any thread. Streams: positions, normals and tangents are 3 floats
+ * per vertex at the given byte stride (0 = tightly packed: 12 bytes, 16 for 4-component tangents); tangents may
+ * carry a 4th float (handedness) that is copied through when tangent_components = 4. Streams need no alignment.
+ * Outputs may alias their inputs (in-place) only with equal strides.
+ * Methods: LBS blends the matrices M_j by weight, then transforms. DQS splits each M_j by polar decomposition
+ * into rotation R_j and stretch S_j; stretches are blended linearly (p_s = sum w S_j p, skipped when every M_j is
+ * rigid), then (R_j, t_j) are blended as dual quaternions aligned to the hemisphere of the vertex's
+ * largest-weight joint and applied to p_s. RIGID moves each vertex by its largest-weight joint only (weights
+ * otherwise ignored). When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the
+ * blended stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
+ * SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
+ * A vertex whose weight sum is 0 keeps its input values (with SK_DEFORM_ADDITIVE the formula applies instead),
+ * as does a DQS vertex whose blended rotation cancels to zero; neither is an error.
+ * Validation errors: SK_ERR_STRUCT_SIZE (size), SK_ERR_OUT_OF_RANGE (joint_count not 1..SK_MAX_JOINTS,
+ * influences > 8), SK_ERR_SINGULAR_MATRIX (a non-finite entry in the upper 3 rows of a palette matrix),
+ * SK_ERR_INVALID_ARGUMENT (everything else: method, unknown flags, vertex_count 0, NULL palette/streams,
+ * half of a stream pair, types, strides below the element size, tangent_components, in-place with unequal
+ * strides). joint_type / weight_type 0 mean U16 / F32, as in sk_packed_desc.
+ * The deformer kernel (sk_cpu_kernel) is chosen at run time; SKINKIT_KERNEL=scalar|sse2|avx2 forces one. */
 typedef struct sk_deform_job {
   uint32_t size;            /* sizeof(sk_deform_job) */
   uint32_t method;          /* sk_deform_method */
@@ -311,8 +327,10 @@ typedef struct sk_deform_job {
 /* Checks the job without running it: size field, method, counts, strides, K, types, required pairs of
  * streams, palette finiteness. */
 SK_API sk_result sk_deform_validate(const sk_deform_job* job, sk_error* err);
-/* Validates, then deforms. A vertex naming a joint >= joint_count (or a non-finite weight) keeps its input
- * position/normal, and the call returns SK_ERR_OUT_OF_RANGE after finishing all other vertices. */
+/* Validates, then deforms. A vertex naming a joint >= joint_count (or with a non-finite weight, or CSR offsets
+ * that decrease) keeps its input position/normal/tangent, and the call returns SK_ERR_OUT_OF_RANGE (the message
+ * says how many vertices) after finishing all other vertices. threads: 0 = all OpenMP threads, 1 = the calling
+ * thread only, n = at most n; results do not depend on the thread count. */
 SK_API sk_result sk_deform_run(const sk_deform_job* job, sk_error* err);
 
 /* ============================================================================================ sample geometry */
@@ -337,11 +355,587 @@ SK_API sk_result sk_mesh_cylinder(const sk_cylinder_desc* desc, size_t* out_vert
                                   float* out_positions, float* out_normals, uint32_t* out_triangles, sk_skin* out_skin,
                                   sk_error* err);
 
+/* ---- scene import / export (io) ---------------------------------------------------------------------
+ * An sk_scene owns everything read from one file: meshes (positions, normals, tangents, UV0, triangles), one
+ * skeleton (every bone node plus its ancestors, parents first), per-mesh skins keyed to the skeleton's joints,
+ * per-mesh inverse bind matrices and animations. Any format Assimp reads. Post-processing: triangulation only
+ * (no vertex joining, nothing that touches weights); weights are kept as in the file, duplicates included
+ * (exact zero entries are dropped). Strings and borrowed handles stay valid until sk_scene_destroy. */
+typedef struct sk_scene sk_scene;
+
+typedef struct sk_load_options {
+  uint32_t size;               /* sizeof(sk_load_options) */
+  uint32_t join_vertices;      /* 1 = also run Assimp's JoinIdenticalVertices (slow on huge meshes) */
+  uint32_t validate_structure; /* 1 = run Assimp's ValidateDataStructure and fail on its findings */
+  uint32_t isolate;            /* 1 = read the file once in a child process first, so that an importer crash or
+                                  hang on a damaged file becomes SK_ERR_FORMAT instead of killing the caller
+                                  (POSIX fork; costs one extra parse). Use it for untrusted files. */
+  float timeout_seconds;       /* with isolate: reject a file whose reading takes longer (0 = no limit) */
+  uint32_t reserved;
+} sk_load_options;
+
+/* Loads a file. SK_ERR_IO: missing/unreadable/directory; SK_ERR_FORMAT: empty file or Assimp refused it (the
+ * message names the file and carries Assimp's reason). A file without bones loads (no skeleton, no skins). */
+SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err);
+SK_API void sk_scene_destroy(sk_scene* scene);
+/* SK_ERR_NO_SKIN (message names the file) when no mesh has a skin; SK_OK otherwise. */
+SK_API sk_result sk_scene_require_skin(const sk_scene* scene, sk_error* err);
+/* Seconds spent in sk_scene_load. */
+SK_API double sk_scene_load_seconds(const sk_scene* scene);
+
+SK_API uint32_t sk_scene_mesh_count(const sk_scene* scene);
+/* Mesh name (never NULL for a valid index; NULL if out of range). */
+SK_API const char* sk_scene_mesh_name(const sk_scene* scene, uint32_t mesh);
+SK_API size_t sk_scene_mesh_vertex_count(const sk_scene* scene, uint32_t mesh);
+/* Triangle index count (3 per triangle). */
+SK_API size_t sk_scene_mesh_index_count(const sk_scene* scene, uint32_t mesh);
+/* Copy-outs; each returns the number of floats/indices the full stream has (0 if the mesh lacks it or the
+ * index is out of range) and copies min(capacity, that) of them when out is non-NULL. NULL asks for the count.
+ * positions/normals: 3 per vertex; tangents: 4 per vertex (x, y, z, bitangent sign); uv0: 2 per vertex. */
+SK_API size_t sk_scene_mesh_positions(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+SK_API size_t sk_scene_mesh_normals(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+SK_API size_t sk_scene_mesh_tangents(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity);
+
+/* The scene skeleton (borrowed), NULL when the file has no bones. */
+SK_API const sk_skeleton* sk_scene_skeleton(const sk_scene* scene);
+/* Skin of a mesh (borrowed, editable in place), NULL when the mesh has no bones. Joint indices are skeleton
+ * joints; the skin's joint_count is the skeleton's. */
+SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh);
+/* Inverse bind matrices of a skinned mesh, 16 * joint_count floats, column-major (the file's aiBone offset
+ * matrices, transposed from Assimp's row-major; joints the mesh does not bind get the skeleton's inverse bind).
+ * out_bound (joint_count bytes, optional): 1 where the mesh binds the joint. SK_ERR_NO_SKIN if unskinned. */
+SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
+                                            uint8_t* out_bound, sk_error* err);
+
+SK_API uint32_t sk_scene_animation_count(const sk_scene* scene);
+SK_API const char* sk_scene_animation_name(const sk_scene* scene, uint32_t anim);
+/* Duration in seconds (0 for an out-of-range index). */
+SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim);
+/* TRS pose (10 * joint_count floats) of an animation at time seconds (clamped to the keys). Linear for
+ * translation/scale, slerp for rotation; joints without a channel keep their rest TRS. */
+SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,
+                                      sk_error* err);
+
+typedef struct sk_save_options {
+  uint32_t size;           /* sizeof(sk_save_options) */
+  uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS */
+  const char* format;      /* NULL = from the extension: .glb, .gltf, .dae; "fbxa" = ASCII FBX */
+  uint32_t normalize;      /* 1 = renormalize each vertex's weights to sum 1 */
+  uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, others all) */
+  float prune;             /* drop weights below this first; 0 = keep */
+  uint32_t as_is;          /* 1 = write weights unchanged (glTF: refused if a vertex has more than 4) */
+} sk_save_options;
+
+/* Writes the scene through Assimp's exporter. glTF/GLB: one skin, <= 4 influences per vertex (default: the 4
+ * largest, renormalized). Binary FBX is refused (SK_ERR_UNSUPPORTED: Assimp 5.2.5 writes files no reader
+ * opens). Materials are not written (one untextured default). */
+SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
+                               sk_error* err);
+
+/* Per-mesh validation report: the skin report plus bind-matrix checks. */
+typedef struct sk_mesh_report {
+  uint32_t size;            /* sizeof(sk_mesh_report), set by the caller */
+  uint32_t skinned;         /* 0: mesh has no skin (nothing else filled) */
+  sk_skin_report skin;      /* skin.size must be set by the caller too (or left 0: filled for you) */
+  uint64_t singular_binds;  /* bound joints whose inverse bind is singular or not finite */
+  uint64_t nonrigid_binds;  /* bound joints whose inverse bind has shear, non-uniform scale or a mirror */
+  uint64_t unused_bones;    /* bones of the mesh without any non-zero weight (informational, not a finding) */
+  uint64_t dropped_weights; /* file entries naming a vertex past the end (not loadable) */
+  uint32_t findings;        /* 1 if the skin or the binds have findings */
+  uint32_t reserved;
+} sk_mesh_report;
+
+/* Validates every mesh: reports holds report_count entries (>= mesh count; each .size set). Unskinned meshes
+ * get skinned = 0. SK_ERR_NO_SKIN if no mesh is skinned; out_findings (optional) = 1 if any mesh has findings. */
+SK_API sk_result sk_scene_validate(const sk_scene* scene, const sk_validate_options* options,
+                                   sk_mesh_report* reports, size_t report_count, uint32_t* out_findings,
+                                   sk_error* err);
+
+/* Building a scene in memory (to save generated or edited data through sk_scene_save, or to pack it). The
+ * skeleton is copied (NULL: a scene without bones). */
+SK_API sk_result sk_scene_create(const sk_skeleton* skeleton, sk_scene** out, sk_error* err);
+
+typedef struct sk_mesh_desc {
+  uint32_t size;              /* sizeof(sk_mesh_desc) */
+  uint32_t reserved;
+  const char* name;           /* NULL or "" = "mesh<i>" */
+  size_t vertex_count;
+  const float* positions;     /* 3 * vertex_count, finite, required */
+  const float* normals;       /* optional, 3 * vertex_count */
+  const float* tangents;      /* optional, 4 * vertex_count (x, y, z, bitangent sign) */
+  const float* uv0;           /* optional, 2 * vertex_count */
+  const uint32_t* indices;    /* index_count indices, triangles (index_count % 3 == 0), each < vertex_count */
+  size_t index_count;
+  const sk_skin* skin;        /* optional, copied: vertex_count vertices over the scene skeleton's joints */
+  const float* inverse_bind;  /* optional, 16 * joint_count; NULL = the skeleton's inverse binds */
+} sk_mesh_desc;
+
+/* Appends a mesh (all data copied); out_index (optional) receives its index. SK_ERR_NO_SKIN for a skin on a
+ * scene without skeleton, SK_ERR_OUT_OF_RANGE for an index past the vertices. */
+SK_API sk_result sk_scene_add_mesh(sk_scene* scene, const sk_mesh_desc* mesh, uint32_t* out_index, sk_error* err);
+
+/* Assimp's importable extensions as one string "*.3ds;*.obj;..." (static, never NULL) and a test for one
+ * extension (with or without the dot, case-insensitive). Ogre ".skeleton" files are reported as not importable
+ * on their own (they are read beside their .mesh). */
+SK_API const char* sk_import_extensions(void);
+SK_API int sk_import_extension_supported(const char* extension);
+
 /* SK_SECTION io (scene import/export): add declarations above this line */
+
+/* Weight editing. Every operation edits the skin's CSR weights in place and:
+ *  - touches only the vertices selected by scope.vertex_mask (NULL = all) and never changes the weight of a joint
+ *    marked in scope.locked_joints (NULL = none);
+ *  - treats an entry as invalid when its weight is NaN/Inf or negative or its joint is >= joint_count; a
+ *    selected vertex holding one is reported (SK_WFLAG_FAILED | SK_WFLAG_INVALID) and left unchanged unless the
+ *    operation says otherwise (sk_weights_normalize with SK_NORMALIZE_DROP_INVALID);
+ *  - renormalizes with one rule: with L the sum of a vertex's locked weights and U the sum of its unlocked ones,
+ *    the unlocked weights are scaled by (1 - L) / U. L > 1 + tolerance is SK_WFLAG_LOCKED, U = 0 with L != 1 is
+ *    SK_WFLAG_UNWEIGHTED: such a vertex is counted in vertices_failed and not divided by zero;
+ *  - fails (weights untouched, report untouched) only for bad arguments and out of memory; per-vertex problems
+ *    are counted in the optional report. On SK_ERR_OUT_OF_MEMORY the report's caller arrays may be partly
+ *    written. */
+
+/* Per-vertex bits written to sk_weights_report.vertex_flags. */
+enum {
+  SK_WFLAG_CHANGED = 1 << 0,    /* the vertex's weights were rewritten */
+  SK_WFLAG_FAILED = 1 << 1,     /* not processed, left unchanged; the reason is in the other bits */
+  SK_WFLAG_INVALID = 1 << 2,    /* a NaN/Inf/negative weight or an out-of-range joint */
+  SK_WFLAG_UNWEIGHTED = 1 << 3, /* no influence, or no unlocked weight to scale */
+  SK_WFLAG_LOCKED = 1 << 4,     /* locked weights prevent it: sum > 1, more locked influences than the limit,
+                                   or a locked weight off the quantization grid */
+  SK_WFLAG_SUM_OFF = 1 << 5,    /* changed, but locked weights kept the sum from reaching 1 */
+  SK_WFLAG_UNMATCHED = 1 << 6,  /* mirror: no partner vertex within the tolerance */
+  SK_WFLAG_ROGUE = 1 << 7       /* rogue removal: had attachments outside their joint's connected region */
+};
+
+/* Selection and locks, embedded in every weight desc. */
+typedef struct sk_weight_scope {
+  const uint8_t* vertex_mask;   /* vertex_count bytes, non-zero = selected; NULL = every vertex */
+  size_t vertex_mask_count;     /* must equal the skin's vertex_count when vertex_mask is given */
+  const uint8_t* locked_joints; /* joint_count bytes, non-zero = locked (never changed); NULL = none */
+  size_t locked_joint_count;    /* must equal the skin's joint_count when locked_joints is given */
+} sk_weight_scope;
+
+/* What an operation did (optional; set size). Counters cover the selected vertices. */
+typedef struct sk_weights_report {
+  uint32_t size;              /* sizeof(sk_weights_report) */
+  uint32_t reserved;
+  uint64_t vertices_visited;  /* selected vertices the operation examined */
+  uint64_t vertices_changed;
+  uint64_t vertices_failed;   /* left unchanged (SK_WFLAG_FAILED) */
+  uint64_t invalid_entries;   /* invalid entries met (dropped ones included) */
+  uint64_t sum_off;           /* changed vertices that locked weights kept off sum 1 */
+  uint64_t influences_before; /* whole skin */
+  uint64_t influences_after;
+  uint64_t unmatched;         /* mirror: destination vertices without a partner */
+  uint64_t entries_changed;   /* limit/prune: entries removed; rogue: attachments moved */
+  uint64_t joints_affected;   /* rogue: joints with a rogue attachment; mirror: joints mapped to another joint */
+  uint32_t* joint_counts;     /* optional caller array of joint_count: rogue attachments removed per joint */
+  uint8_t* vertex_flags;      /* optional caller array of vertex_count bytes: SK_WFLAG_* per vertex */
+} sk_weights_report;
+
+enum { SK_NORMALIZE_DROP_INVALID = 1 << 0 }; /* remove invalid entries of selected vertices, then normalize */
+
+typedef struct sk_normalize_desc {
+  uint32_t size;       /* sizeof(sk_normalize_desc) */
+  uint32_t flags;      /* SK_NORMALIZE_* */
+  sk_weight_scope scope;
+  float tolerance;     /* 0 = 1e-5: slack on the locked sum */
+  uint32_t reserved;
+} sk_normalize_desc;
+
+/* Makes each selected vertex sum to 1 by the rule above (all joints scale when none is locked). By default a
+ * vertex with an invalid entry is reported and unchanged; SK_NORMALIZE_DROP_INVALID removes those entries. */
+SK_API sk_result sk_weights_normalize(sk_skin* skin, const sk_normalize_desc* desc, sk_weights_report* report,
+                                      sk_error* err);
+
+enum { SK_LIMIT_NO_NORMALIZE = 1 << 0 };
+
+typedef struct sk_limit_desc {
+  uint32_t size;            /* sizeof(sk_limit_desc) */
+  uint32_t max_influences;  /* N >= 1; 0 = 4 */
+  sk_weight_scope scope;
+  uint32_t flags;           /* SK_LIMIT_* */
+  float tolerance;          /* 0 = 1e-5 */
+} sk_limit_desc;
+
+/* Vertices with more than N entries keep their non-zero locked entries and the largest unlocked ones (ties:
+ * lower joint) in their original order, then are renormalized (unless SK_LIMIT_NO_NORMALIZE). A vertex with
+ * more than N non-zero locked entries is reported (SK_WFLAG_LOCKED) and unchanged. Vertices with <= N entries
+ * are not touched. */
+SK_API sk_result sk_weights_limit(sk_skin* skin, const sk_limit_desc* desc, sk_weights_report* report,
+                                  sk_error* err);
+
+enum {
+  SK_PRUNE_KEEP_ONE = 1 << 0, /* a vertex that would lose every non-zero influence keeps its largest one */
+  SK_PRUNE_NORMALIZE = 1 << 1 /* renormalize pruned vertices */
+};
+
+typedef struct sk_prune_desc {
+  uint32_t size;       /* sizeof(sk_prune_desc) */
+  uint32_t flags;      /* SK_PRUNE_* */
+  sk_weight_scope scope;
+  float threshold;     /* unlocked entries with weight < threshold go, and zero ones; 0 = zeros only; <= 1 */
+  float tolerance;     /* 0 = 1e-5 */
+} sk_prune_desc;
+
+/* Removes small unlocked influences of the selected vertices (locked entries always stay). */
+SK_API sk_result sk_weights_prune(sk_skin* skin, const sk_prune_desc* desc, sk_weights_report* report,
+                                  sk_error* err);
+
+typedef struct sk_quantize_desc {
+  uint32_t size;           /* sizeof(sk_quantize_desc) */
+  uint32_t bits;           /* 8 or 16; 0 = 8 */
+  sk_weight_scope scope;
+  uint16_t* out_values;    /* optional: one integer per CSR entry (sk_skin_influence_count) */
+  size_t out_values_count; /* capacity of out_values; must be >= sk_skin_influence_count */
+} sk_quantize_desc;
+
+/* Snaps each selected vertex to integers q_i summing exactly to T = 255 (8 bits) or 65535 (16 bits): largest
+ * remainder on the proportions w_i / sum (ties: larger weight, then earlier entry), and writes w_i = q_i / T back,
+ * so that round(w_i * T) reproduces q_i on export. Locked weights must already lie on the grid (|w T - round| <=
+ * 1e-3), else SK_WFLAG_LOCKED. Zero entries are kept (prune removes them). out_values receives q_i (for vertices
+ * not quantized: round(clamp(w, 0, 1) * T), NaN -> 0). The packed form with an implied last weight (e.g. 4 x 8-bit
+ * joints + 3 x 8-bit weights, the 4th being 255 minus the others) is sk_skin_to_packed with U8 weights. */
+SK_API sk_result sk_weights_quantize(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report,
+                                     sk_error* err);
+
+typedef enum sk_smooth_method { SK_SMOOTH_UNIFORM = 0, SK_SMOOTH_COTANGENT = 1 } sk_smooth_method;
+
+typedef struct sk_smooth_desc {
+  uint32_t size;            /* sizeof(sk_smooth_desc) */
+  uint32_t method;          /* sk_smooth_method */
+  sk_weight_scope scope;
+  const float* positions;   /* 3 floats per vertex (required for SK_SMOOTH_COTANGENT; finite) */
+  size_t positions_stride;  /* bytes; 0 = 12 */
+  size_t position_count;    /* must equal vertex_count when positions are given */
+  const uint32_t* triangles; /* 3 indices per triangle (required) */
+  size_t triangle_count;
+  uint32_t iterations;      /* 0 = 1 */
+  float factor;             /* (0, 1]; 0 = 0.5 */
+  const uint32_t* joints;   /* joints to smooth; NULL = all (locked joints are never smoothed) */
+  size_t joint_list_count;
+  uint32_t max_influences;  /* limit applied after smoothing; 0 = none */
+  float min_weight;         /* smoothed weights below this are dropped; 0 = 1e-4; must be < 1 */
+  float tolerance;          /* 0 = 1e-5 */
+  uint32_t reserved;
+} sk_smooth_desc;
+
+/* Laplacian smoothing over mesh edges: per iteration w(v) <- (1 - f) w(v) + f * sum_u a_vu w(u) for the listed
+ * unlocked joints of each selected vertex (unselected vertices still feed their neighbours), a_vu = 1/degree
+ * (uniform) or the cotangent weights clamped at 0 and normalized per vertex (uniform where all are 0); then the
+ * vertex is renormalized. Cost per iteration is linear in edges x influences. SK_ERR_INVALID_ARGUMENT "smoothing
+ * needs triangles" for a mesh without faces; SK_ERR_OUT_OF_RANGE for a triangle index or listed joint past the
+ * end. */
+SK_API sk_result sk_weights_smooth(sk_skin* skin, const sk_smooth_desc* desc, sk_weights_report* report,
+                                   sk_error* err);
+
+enum { SK_ROGUE_PER_COMPONENT = 1 << 0 }; /* one seed per joint and connected component (separate pieces) */
+
+typedef struct sk_rogue_desc {
+  uint32_t size;            /* sizeof(sk_rogue_desc) */
+  uint32_t flags;           /* SK_ROGUE_* */
+  sk_weight_scope scope;
+  const float* positions;   /* optional: with skeleton, ties of the best vertex go to the one nearest the joint */
+  size_t positions_stride;
+  size_t position_count;    /* must equal vertex_count when positions are given */
+  const uint32_t* triangles; /* required */
+  size_t triangle_count;
+  const sk_skeleton* skeleton; /* optional; joint positions from its bind matrices */
+  float epsilon;            /* a vertex is attached to a joint when its weight > epsilon; 0 = 0 (any weight) */
+  float tolerance;          /* 0 = 1e-5 */
+} sk_rogue_desc;
+
+/* Rogue-vertex removal (Weber 2000): per joint, the best-attached vertex (highest weight; ties: nearest the joint
+ * if a skeleton and positions are given, else the lowest index) seeds a flood over mesh edges through vertices
+ * attached to that joint. Attachments the flood misses are rogue: on selected vertices and unlocked joints they
+ * are removed and their weight goes to the unlocked joints of the nearest valid vertex (edge hops), then the
+ * vertex is renormalized. report: vertices_changed, entries_changed (attachments moved), joints_affected,
+ * joint_counts[j], SK_WFLAG_ROGUE. Connectivity is by shared vertex indices only: a mesh split at UV seams or made
+ * of separate pieces is several components, and in the default (global) mode every component but the seed's loses
+ * that joint; weld such meshes first or pass SK_ROGUE_PER_COMPONENT. */
+SK_API sk_result sk_weights_remove_rogue(sk_skin* skin, const sk_rogue_desc* desc, sk_weights_report* report,
+                                         sk_error* err);
+
+typedef enum sk_mirror_mode {
+  SK_MIRROR_POSITIVE_TO_NEGATIVE = 0, /* copy the + side of the plane onto the - side */
+  SK_MIRROR_NEGATIVE_TO_POSITIVE = 1,
+  SK_MIRROR_FLIP = 2                  /* swap the sides (every selected vertex takes its partner's weights) */
+} sk_mirror_mode;
+
+typedef struct sk_mirror_desc {
+  uint32_t size;            /* sizeof(sk_mirror_desc) */
+  uint32_t mode;            /* sk_mirror_mode */
+  sk_weight_scope scope;    /* the mask selects destination vertices */
+  const float* positions;   /* required, finite */
+  size_t positions_stride;
+  size_t position_count;    /* must equal vertex_count */
+  const sk_skeleton* skeleton; /* joint names for Left/Right mapping; NULL = joints keep their index */
+  float plane[4];           /* normal x, y, z and offset d: n . p = d; zero normal = the X = 0 plane */
+  float tolerance;          /* matching distance; 0 = 1e-4 x bounding-box diagonal */
+  uint32_t reserved;
+} sk_mirror_desc;
+
+/* Mirrors weights across a plane: every selected destination vertex (the - side for POSITIVE_TO_NEGATIVE,
+ * vertices within the tolerance of the plane are neither side; every vertex for FLIP) is matched to the vertex
+ * nearest its reflection (k-d tree, within tolerance) and takes that vertex's weights with joints renamed
+ * Left <-> Right (sk_joint_mirror_name); its own locked joints stay and the rule renormalizes. Unmatched vertices
+ * are counted (report.unmatched, SK_WFLAG_UNMATCHED) and unchanged. SK_ERR_NOT_FOUND (weights untouched) when no
+ * selected destination vertex has a partner, e.g. all vertices on one side of the plane. */
+SK_API sk_result sk_weights_mirror(sk_skin* skin, const sk_mirror_desc* desc, sk_weights_report* report,
+                                   sk_error* err);
+
+/* Mirrored joint name, first matching convention: suffix ".L"/"_R"/"-l"/" r", prefix "L_"/"r."/"R ", infix
+ * " L "/"_l_", then the words Left/Right, left/right, LEFT/RIGHT (case kept; "LeftArm", "arm_left"; not
+ * "Bright"). SK_OK writes the mirrored name (NUL-terminated) into out; SK_ERR_NOT_FOUND when the name has no
+ * side (out untouched); SK_ERR_OUT_OF_RANGE when cap is too small (at most strlen(name) + 2 is needed). */
+SK_API sk_result sk_joint_mirror_name(const char* name, char* out, size_t cap, sk_error* err);
+
+/* Left <-> Right joint permutation of a skeleton: out_map[j] (joint_count entries) is the joint whose name is the
+ * mirror of j's, or j itself. When no joint has exactly the mirrored name, names are compared without a trailing
+ * serial number ("b_RightHand_08" <-> "b_LeftHand_011"), if both stems are unique. out_mapped (optional) receives
+ * how many joints map to another one. sk_weights_mirror uses this map. */
+SK_API sk_result sk_skeleton_mirror_map(const sk_skeleton* skeleton, uint32_t* out_map, uint32_t* out_mapped,
+                                        sk_error* err);
+
+typedef enum sk_brush_mode {
+  SK_BRUSH_ADD = 0,      /* w += a */
+  SK_BRUSH_SUBTRACT = 1, /* w -= a */
+  SK_BRUSH_REPLACE = 2,  /* w += (value - w) a */
+  SK_BRUSH_SMOOTH = 3    /* w += (mean of the neighbours' w - w) a */
+} sk_brush_mode;
+
+/* a = strength * falloff(distance / radius): SMOOTH 1 - t^2 (3 - 2t), LINEAR 1 - t, CONSTANT 1, SHARP (1 - t)^2 */
+typedef enum sk_brush_falloff {
+  SK_FALLOFF_SMOOTH = 0,
+  SK_FALLOFF_LINEAR = 1,
+  SK_FALLOFF_CONSTANT = 2,
+  SK_FALLOFF_SHARP = 3
+} sk_brush_falloff;
+
+enum {
+  SK_BRUSH_GEODESIC = 1 << 0,    /* distance along mesh edges (Dijkstra from the vertex nearest the center) */
+  SK_BRUSH_NO_NORMALIZE = 1 << 1 /* leave the other joints alone */
+};
+
+typedef struct sk_brush_desc {
+  uint32_t size;            /* sizeof(sk_brush_desc) */
+  uint32_t mode;            /* sk_brush_mode */
+  uint32_t falloff;         /* sk_brush_falloff */
+  uint32_t flags;           /* SK_BRUSH_* */
+  sk_weight_scope scope;    /* the mask limits where the stroke paints; the painted joint must not be locked */
+  uint32_t joint;           /* the painted joint */
+  float value;              /* REPLACE target weight in [0, 1] */
+  const float* positions;   /* required, finite */
+  size_t positions_stride;
+  size_t position_count;    /* must equal vertex_count */
+  const uint32_t* triangles; /* required for SK_BRUSH_GEODESIC and SK_BRUSH_SMOOTH */
+  size_t triangle_count;
+  const float* dabs;        /* 5 floats per dab: center x, y, z, radius (> 0), strength in [0, 1] */
+  size_t dab_count;
+  float tolerance;          /* 0 = 1e-5 */
+  uint32_t reserved;
+} sk_brush_desc;
+
+/* Paints one joint with a stroke of dabs, applied in order (each dab sees the previous ones); the painted weight is
+ * clamped to [0, 1]. Unless SK_BRUSH_NO_NORMALIZE, each touched vertex then keeps its locked weights L and its
+ * painted weight t (clamped to 1 - L) and its other unlocked joints are scaled to 1 - L - t; with no other unlocked
+ * weight to scale the vertex is SK_WFLAG_SUM_OFF. A painted weight of 0 removes the entry. SMOOTH smooths the
+ * painted joint only (Blender's behaviour); a selected vertex with an invalid entry is reported and not painted. */
+SK_API sk_result sk_weights_brush(sk_skin* skin, const sk_brush_desc* desc, sk_weights_report* report, sk_error* err);
 
 /* SK_SECTION weights (weight editing operations): add declarations above this line */
 
+/* ---- .skf compressed skin files (spec: docs/skf.md) ----------------------------------------------------
+ * Per-vertex joints and weights plus the skeleton's joint table (names, parents, inverse binds), small on disk
+ * and decoded straight into glTF-style JOINTS_0/WEIGHTS_0 arrays. Weights are quantized to 8 bits summing
+ * exactly to 255 (or 16 bits summing to 65535); joints are lossless. Vertices of a mesh given with triangles are
+ * coded in order of first appearance in its index buffer, so decoding that mesh needs the same index buffer.
+ * A standalone decoder (one header, zlib + libc) for engines ships as skf_decoder.h (io/runtime/). */
+
+/* One mesh to encode. */
+typedef struct sk_skf_mesh {
+  const sk_skin* skin;       /* required; joint indices refer to the skeleton of the desc */
+  const float* positions;    /* optional: 3 * vertex_count rest positions, hashed so a runtime can detect a
+                                mismatched mesh (sk_skf_position_hash) */
+  const uint32_t* indices;   /* optional triangle list (index_count entries < vertex_count): coding order */
+  size_t index_count;
+} sk_skf_mesh;
+
+enum {
+  SK_SKF_FILE_ORDER = 1 << 0 /* ignore indices for the coding order (decoding then needs no index buffer) */
+};
+
+typedef struct sk_skf_encode_desc {
+  uint32_t size;             /* sizeof(sk_skf_encode_desc) */
+  uint32_t weight_bits;      /* 8 or 16 (0 = 8) */
+  uint32_t max_influences;   /* 1..8 (0 = 4): the largest weights are kept and renormalized */
+  uint32_t level;            /* zlib level 1..9 (0 = 9) */
+  uint32_t flags;            /* SK_SKF_* */
+  uint32_t mesh_count;
+  const sk_skeleton* skeleton; /* required: the joint table */
+  const sk_skf_mesh* meshes;   /* mesh_count entries */
+} sk_skf_encode_desc;
+
+/* Worst-case size of sk_skf_encode's output for this desc; 0 if the desc is invalid. */
+SK_API size_t sk_skf_encode_bound(const sk_skf_encode_desc* desc);
+/* Encodes into out (capacity bytes; sk_skf_encode_bound is always enough); *out_size receives the size.
+ * SK_ERR_OUT_OF_RANGE for a joint index past the skeleton or a capacity that is too small. */
+SK_API sk_result sk_skf_encode(const sk_skf_encode_desc* desc, void* out, size_t capacity, size_t* out_size,
+                               sk_error* err);
+
+typedef struct sk_skf_info {
+  uint32_t size;             /* sizeof(sk_skf_info), set by the caller */
+  uint32_t major, minor;     /* format version of the file */
+  uint32_t flags;            /* header flags */
+  uint32_t weight_bits;      /* 8 or 16 */
+  uint32_t joint_bits;       /* 8 (<= 256 joints) or 16 */
+  uint32_t joint_count, mesh_count, max_influences, chunk_count;
+  uint32_t group_count;      /* influence chunks (small meshes share one) */
+  uint32_t header_crc, payload_crc;
+  uint32_t reserved;
+  uint64_t vertex_count;     /* all meshes */
+  uint64_t header_size, payload_size, file_size;
+  uint64_t names_size;       /* bytes sk_skf_decode_skeleton needs for the names */
+} sk_skf_info;
+
+/* Validates the header, both CRC-32s and the chunk list. Distinct codes: SK_ERR_TRUNCATED (buffer ends early),
+ * SK_ERR_CHECKSUM, SK_ERR_VERSION (unknown major), SK_ERR_UNSUPPORTED (reserved flags/fields set),
+ * SK_ERR_FORMAT (not .skf or malformed). Nothing is allocated in proportion to counts read from the file. */
+SK_API sk_result sk_skf_peek(const void* data, size_t size, sk_skf_info* info, sk_error* err);
+
+typedef struct sk_skf_mesh_info {
+  uint32_t size;             /* sizeof(sk_skf_mesh_info) */
+  uint32_t max_influences;
+  uint32_t order;            /* 0 = vertex order, 1 = first appearance in the index buffer (decode needs it) */
+  uint32_t has_position_hash;
+  uint32_t position_hash;
+  uint32_t index_hash;
+  uint32_t group;
+  uint32_t reserved;
+  uint64_t vertex_count;
+  uint64_t index_count;      /* indices the decoder must be given (order 1) */
+} sk_skf_mesh_info;
+SK_API sk_result sk_skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, sk_skf_mesh_info* info,
+                                      sk_error* err);
+
+/* Hash of 3 * vertex_count rest positions as stored in the mesh records (compare with has_position_hash). */
+SK_API uint32_t sk_skf_position_hash(const float* positions, size_t vertex_count);
+
+/* Joint table: out_parents (joint_count), out_inverse_bind (16 * joint_count floats), out_names (joint_count
+ * NUL-terminated names back to back, names_capacity >= info.names_size). Any output may be NULL. */
+SK_API sk_result sk_skf_decode_skeleton(const void* data, size_t size, int32_t* out_parents, float* out_inverse_bind,
+                                        char* out_names, size_t names_capacity, sk_error* err);
+
+/* Decodes one mesh into packed streams (streaming: one influence chunk in memory at a time). Slots of a vertex
+ * hold its joints in ascending joint order, unused slots joint 0 weight 0; weights sum to exactly 255 / 65535. */
+typedef struct sk_skf_decode_desc {
+  uint32_t size;             /* sizeof(sk_skf_decode_desc) */
+  uint32_t mesh;             /* mesh index */
+  uint32_t influences;       /* slots per vertex 1..8 (0 = 4), >= the mesh's max_influences */
+  sk_type joint_type;        /* SK_TYPE_U8 (<= 256 joints) or SK_TYPE_U16 (0 = U16) */
+  sk_type weight_type;       /* SK_TYPE_U8 (8-bit files) or SK_TYPE_U16 (0 = U8 for 8-bit files, else U16) */
+  uint32_t reserved;
+  const uint32_t* indices;   /* the mesh's index buffer when its order is 1 */
+  size_t index_count;
+  void* joints;              /* vertex_capacity * influences components */
+  void* weights;             /* vertex_capacity * influences components */
+  size_t vertex_capacity;    /* >= the mesh's vertex count */
+} sk_skf_decode_desc;
+SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decode_desc* desc, sk_error* err);
+
+/* Chunk list for tools: tag (NUL-terminated), byte offset of the chunk header in the file, stored and raw sizes. */
+typedef struct sk_skf_chunk {
+  uint32_t size;             /* sizeof(sk_skf_chunk), set by the caller in every element */
+  char tag[8];
+  uint32_t stored_size, raw_size;
+  uint64_t offset;
+} sk_skf_chunk;
+/* Returns the chunk count in *out_count; copies min(capacity, count) entries when out is non-NULL. */
+SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out, uint32_t capacity,
+                               uint32_t* out_count, sk_error* err);
+
 /* SK_SECTION skf (compressed skin format): add declarations above this line */
+
+/* ---- automatic binding --------------------------------------------------------------------------------
+ * Skin weights from a mesh and bone segments (head -> tail per joint). Methods:
+ *  - SK_BIND_ROBUST (default): bone heat with every fallback; never leaves a vertex unweighted (loose parts no
+ *    bone sees, point clouds and degenerate meshes get nearest-bone weights; only out of memory fails).
+ *  - SK_BIND_HEAT: bone heat (Baran & Popovic 2007: cotangent Laplacian diffusion from the nearest visible bone,
+ *    one sparse Cholesky factorization for all bones; heat weights fade out between 0.05 and 0.025 like
+ *    Blender's). Parts no bone sees and point clouds still fall back to nearest bone (counted in the report;
+ *    a part under 5% of the mesh size moves rigidly with the weights of its centroid);
+ *    SK_ERR_NO_SOLUTION if the system is not positive definite.
+ *  - SK_BIND_NEAREST: distance to the bone segments, rigid or blended by an inverse-distance falloff.
+ * Vertices at identical positions are welded for the heat diffusion (UV seams do not split weights).
+ * Every bound vertex ends with 1 .. max_influences weights, sorted by weight descending, summing to 1 exactly
+ * in float (|sum - 1| <= 1e-6). On any error the skin is left untouched. */
+typedef enum sk_bind_method {
+  SK_BIND_ROBUST = 0,
+  SK_BIND_NEAREST = 1,
+  SK_BIND_HEAT = 2,
+  SK_BIND_METHOD_MAX_ENUM = 0x7fffffff
+} sk_bind_method;
+
+typedef struct sk_bind_desc {
+  uint32_t size;              /* sizeof(sk_bind_desc) */
+  uint32_t method;            /* sk_bind_method */
+  const float* positions;     /* 3 * vertex_count, finite (SK_ERR_INVALID_ARGUMENT otherwise) */
+  size_t vertex_count;        /* >= 1, equal to the skin's */
+  const uint32_t* triangles;  /* 3 * triangle_count (indices >= vertex_count: SK_ERR_OUT_OF_RANGE) */
+  size_t triangle_count;      /* 0 = point cloud (nearest bone) */
+  /* Bones: either a skeleton (segments as sk_skeleton_bone_segments) or explicit heads and tails. */
+  const sk_skeleton* skeleton;
+  const float* heads;         /* 3 * joint_count; used when skeleton is NULL */
+  const float* tails;         /* 3 * joint_count; tail == head is a point bone */
+  uint32_t joint_count;       /* with heads/tails; must equal the skin's joint count either way */
+  uint32_t max_influences;    /* 1 .. 255; 0 = 4 */
+  const uint8_t* deform;      /* joint_count bytes, 1 = joint gets weights; NULL = every joint */
+  const uint8_t* locked;      /* joint_count bytes, 1 = locked: its existing weights on bound vertices are kept,
+                                 the new weights fill what is left of 1; NULL = none */
+  const uint8_t* vertex_mask; /* vertex_count bytes, 1 = bind this vertex; others keep their weights. NULL = all */
+  float prune;                /* drop weights below prune * the vertex's largest, < 1 (0 = 0.01; negative = keep
+                                 all) */
+  uint32_t rigid;             /* nearest: 1 = one bone per vertex */
+  float falloff_power;        /* nearest: weight ~ 1 / distance^power (0 = 4) */
+  float falloff_cutoff;       /* nearest: bones farther than cutoff * the nearest distance get 0 (0 = 1.5, > 1) */
+  float heat_scale;           /* heat: c in H = c / d^2 (0 = 1) */
+  uint32_t no_weld;           /* heat: 1 = do not weld vertices at identical positions */
+  uint32_t bone_space;        /* with a skeleton: sk_bone_space (0 = SK_BONE_SPACE_BIND) */
+} sk_bind_desc;
+
+typedef struct sk_bind_report {
+  uint32_t size;                 /* sizeof(sk_bind_report), set by the caller */
+  uint32_t method_used;          /* sk_bind_method actually used (NEAREST for a point cloud or a total fallback) */
+  double milliseconds;           /* wall time of sk_bind */
+  uint64_t bound_vertices;       /* vertices (re)weighted (the vertex mask's count) */
+  uint64_t fallback_vertices;    /* vertices weighted by the nearest-bone fallback inside heat/robust */
+  uint64_t components;           /* connected parts of the welded mesh (heat) */
+  uint64_t fallback_components;  /* parts no bone sees */
+  uint64_t* joint_vertex_counts; /* optional caller array of joint_count: vertices with a non-zero weight per
+                                    joint in the resulting skin; NULL = not computed */
+} sk_bind_report;
+
+/* Where bone segments are placed. BIND (default): in the skin's bind space, where skinned mesh positions live
+ * (each rest segment moved by B_j * inverse(rest_world_j): head = the bind matrix origin); imported meshes
+ * (glTF, FBX) need this when their bind pose is not the rest pose. REST: the skeleton's world rest pose. Both are
+ * the same when the skeleton was created without bind matrices. */
+typedef enum sk_bone_space {
+  SK_BONE_SPACE_BIND = 0,
+  SK_BONE_SPACE_REST = 1,
+  SK_BONE_SPACE_MAX_ENUM = 0x7fffffff
+} sk_bone_space;
+
+/* Bone segments of a skeleton, 3 * joint_count floats each: in rest space, head = the joint's world rest origin;
+ * tail = its only child's head, the average of its children's heads, or for a leaf head + (head - parent head)
+ * (a lone root: tail = head). space = sk_bone_space (SK_ERR_INVALID_ARGUMENT otherwise). */
+SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t space, float* out_heads,
+                                           float* out_tails, sk_error* err);
+/* Binds the mesh: writes weights into out (created by the caller with sk_skin_create(vertex_count, joint_count);
+ * SK_ERR_INVALID_ARGUMENT when the counts differ). report (optional) must have .size set. */
+SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report* report, sk_error* err);
 
 /* SK_SECTION bind (automatic binding): add declarations above this line */
 

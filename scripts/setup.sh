@@ -15,10 +15,12 @@ for arg in "$@"; do
   esac
 done
 
-# Build: compiler, CMake, pkg-config. Libraries: Assimp (exchange), cglm (math), zlib (.skf), Check (unit tests).
+# Build: compiler, CMake, pkg-config. Libraries: Assimp (exchange), cglm (math), zlib (.skf), Check (unit tests),
+# SuiteSparse CHOLMOD (sparse Cholesky for bone-heat binding) with OpenBLAS under it (about 4x faster
+# factorization than the reference BLAS it would otherwise pick up).
 # Tests: python3-numpy (addon layers outside Blender), blender (addon tests in real headless Blender 3.4),
 # clang + its sanitizer/fuzzer runtime (libFuzzer targets).
-PACKAGES=(build-essential cmake pkg-config libassimp-dev assimp-utils libcglm-dev zlib1g-dev check
+PACKAGES=(build-essential cmake pkg-config libassimp-dev assimp-utils libcglm-dev zlib1g-dev check libsuitesparse-dev libopenblas0-pthread
           python3 python3-numpy clang libclang-rt-14-dev blender)
 
 missing=()

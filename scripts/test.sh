@@ -42,7 +42,7 @@ fi
 echo "== [3/3] fuzz targets, ${FUZZ_SECONDS}s each"
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   if CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKINKIT_FUZZ=ON -DSKINKIT_BENCH=OFF -DSKINKIT_TESTS=ON >/dev/null \
-     && cmake --build build-fuzz -j"$JOBS" && bash tests/fuzz/run_fuzz.sh build-fuzz "$FUZZ_SECONDS"; then
+     && cmake --build build-fuzz -j"$JOBS" && bash scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"; then
     passed=$((passed + 1))
   else
     echo "fuzzing FAILED"; failed=$((failed + 1))

@@ -172,6 +172,33 @@ START_TEST(info_and_sample) {
 }
 END_TEST
 
+START_TEST(pack_info_unpack) {
+  char args[2048];
+  snprintf(args, sizeof args, "pack tests/data/cylinder_rig.glb -o %s/rig.skf", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_int_eq(run(args), 1); /* exists */
+  snprintf(args, sizeof args, "pack tests/data/cylinder_rig.glb -o tests/data/cylinder_rig.glb --force");
+  ck_assert_int_eq(run(args), 2); /* never the input */
+  snprintf(args, sizeof args, "info %s/rig.skf --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"influence_bytes\":") != NULL);
+  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"tag\":\"INFL\"") != NULL);
+  snprintf(args, sizeof args, "unpack %s/rig.skf --json --indices-from tests/data/cylinder_rig.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"joints\":[{\"name\":\"bone0\",\"parent\":-1") != NULL);
+  ck_assert(strstr(g_out, "\"name\":\"cylinder\",\"vertices\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"weights\":[[255]") != NULL || strstr(g_out, "\"weights\":[[") != NULL);
+  /* triangle-ordered meshes need their index buffer */
+  snprintf(args, sizeof args, "unpack %s/rig.skf --json", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "--indices-from") != NULL);
+  write_file("bad.skf", "not an skf file at all, but long enough to have a header of sixty-four bytes ......\n");
+  snprintf(args, sizeof args, "unpack %s/bad.skf", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -183,6 +210,7 @@ static Suite* suite(void) {
   tcase_add_test(t, jsonl_shards_merge_with_report);
   tcase_add_test(t, convert_fixes_and_never_overwrites);
   tcase_add_test(t, info_and_sample);
+  tcase_add_test(t, pack_info_unpack);
   suite_add_tcase(s, t);
   return s;
 }
