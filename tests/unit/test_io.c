@@ -98,6 +98,8 @@ START_TEST(corpus_file_loads_with_expected_figures) {
       ck_assert(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0f) < 1e-3f);
     }
     ck_assert_int_eq(sk_scene_sample_pose(s, row->anims, 0.0, trs, &err), SK_ERR_OUT_OF_RANGE);
+    for (uint32_t a = 0; a < row->anims; ++a) ck_assert_ptr_nonnull(sk_scene_animation_name(s, a));
+    ck_assert_ptr_null(sk_scene_animation_name(s, row->anims));
     free(trs);
   }
   free(any_bound);
@@ -397,6 +399,22 @@ START_TEST(built_scene_round_trip_and_isolated_load) {
   sk_scene* back = NULL;
   ck_assert_int_eq(sk_scene_load(glb, &lo, &back, &err), SK_OK);
   ck_assert_uint_eq(sk_scene_mesh_vertex_count(back, 0), nv);
+  ck_assert_str_eq(sk_scene_mesh_name(back, 0), "tube");
+  ck_assert_ptr_null(sk_scene_mesh_name(back, 1));
+  ck_assert(sk_scene_load_seconds(back) >= 0.0 && sk_scene_load_seconds(back) < 60.0);
+  ck_assert_uint_eq(sk_scene_animation_count(back), 0);
+  ck_assert_ptr_null(sk_scene_animation_name(back, 0));
+  /* streams: normals came along (unit length), no tangents or UVs were written */
+  ck_assert_uint_eq(sk_scene_mesh_normals(back, 0, NULL, 0), nv * 3);
+  float* nb = malloc(nv * 3 * sizeof *nb);
+  ck_assert_uint_eq(sk_scene_mesh_normals(back, 0, nb, nv * 3), nv * 3);
+  for (size_t v = 0; v < nv; ++v)
+    ck_assert_float_eq_tol(nb[3 * v] * nb[3 * v] + nb[3 * v + 1] * nb[3 * v + 1] + nb[3 * v + 2] * nb[3 * v + 2], 1.0f,
+                           1e-4f);
+  free(nb);
+  ck_assert_uint_eq(sk_scene_mesh_tangents(back, 0, NULL, 0), 0);
+  ck_assert_uint_eq(sk_scene_mesh_uv0(back, 0, NULL, 0), 0);
+  ck_assert_uint_eq(sk_scene_mesh_normals(back, 5, NULL, 0), 0);
   sk_mesh_report rep = {.size = sizeof rep};
   rep.skin.size = sizeof rep.skin;
   uint32_t findings = 1;
