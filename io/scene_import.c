@@ -509,7 +509,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   double t0 = now_seconds();
   unsigned int flags = aiProcess_Triangulate;
   if (opts) {
-    flags |= opts->extra_flags;
+    if (opts->join_vertices) flags |= aiProcess_JoinIdenticalVertices;
     if (opts->validate_structure) flags |= aiProcess_ValidateDataStructure;
   }
   struct aiPropertyStore* props = aiCreatePropertyStore();

@@ -67,14 +67,14 @@ typedef struct skio_scene {
 } skio_scene;
 
 typedef struct skio_import_options {
-  unsigned int extra_flags;   /* extra aiProcess_* flags (e.g. aiProcess_JoinIdenticalVertices) */
   bool validate_structure;    /* run aiProcess_ValidateDataStructure (fails on e.g. B3D key past duration) */
+  bool join_vertices;         /* also run aiProcess_JoinIdenticalVertices (slow on huge meshes) */
   bool isolate;               /* read the file once in a child process first (crash / hang protection) */
   double timeout_seconds;     /* with isolate: give up after this long (0 = no limit) */
 } skio_import_options;
 
 /* Post-processing always used: aiProcess_Triangulate only. No JoinIdenticalVertices (slow on huge meshes; it
- * can be asked for via extra_flags), nothing that touches weights (no LimitBoneWeights, no Debone), no
+ * can be asked for with join_vertices), nothing that touches weights (no LimitBoneWeights, no Debone), no
  * ValidateDataStructure unless asked. FBX pivots are collapsed (AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS = 0)
  * so no $AssimpFbx$ helper nodes enter the skeleton; empty bones are kept
  * (AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES = 0) so validate can report them. */
@@ -114,6 +114,11 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_
 /* Row-major aiMatrix4x4 (16 floats a1..a4, b1..d4) <-> column-major. */
 void skio_mat_from_ai(const float* ai_row_major, float out[16]);
 void skio_mat_to_ai(const float m[16], float* ai_row_major);
+
+/* Assimp's importable extensions "*.3ds;*.obj;..." (static) and a test for one extension (with or without the
+ * dot, case-insensitive); Ogre ".skeleton" files are not importable on their own (scene_formats.c). */
+const char* skio_import_extensions(void);
+int skio_extension_supported(const char* extension);
 
 /* Export. format: "glb2", "gltf2", "fbx", "fbxa", "collada" or NULL to take it from the path's extension. */
 typedef struct skio_export_options {

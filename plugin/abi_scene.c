@@ -1,10 +1,5 @@
 /* abi_scene.c - public scene ABI (sk_scene_*) over io/skio_scene.h. */
-#include <assimp/cimport.h>
-#include <assimp/postprocess.h>
-#include <assimp/types.h>
-
 #include <ctype.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,7 +18,7 @@ SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options,
   if (options) SK__CHECK_SIZE(options, sk_load_options, err);
   skio_import_options o = {0};
   if (options) {
-    if (options->join_vertices) o.extra_flags |= aiProcess_JoinIdenticalVertices;
+    o.join_vertices = options->join_vertices != 0;
     o.validate_structure = options->validate_structure != 0;
     o.isolate = options->isolate != 0;
     if (!(options->timeout_seconds >= 0.0f)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "timeout_seconds must be >= 0");
@@ -218,35 +213,9 @@ SK_API sk_result sk_scene_validate(const sk_scene* scene, const sk_validate_opti
   return sk__ret(SKC_OK, NULL, err);
 }
 
-static pthread_once_t g_ext_once = PTHREAD_ONCE_INIT;
-static char g_ext[4096];
+SK_API const char* sk_import_extensions(void) { return skio_import_extensions(); }
 
-static void load_extensions(void) {
-  struct aiString* s = calloc(1, sizeof *s);
-  if (!s) return;
-  aiGetExtensionList(s);
-  size_t n = s->length < sizeof g_ext - 1 ? s->length : sizeof g_ext - 1;
-  memcpy(g_ext, s->data, n);
-  g_ext[n] = 0;
-  free(s);
-}
-
-SK_API const char* sk_import_extensions(void) {
-  pthread_once(&g_ext_once, load_extensions);
-  return g_ext;
-}
-
-SK_API int sk_import_extension_supported(const char* extension) {
-  if (!extension || !extension[0]) return 0;
-  char buf[64] = ".";
-  const char* e = extension[0] == '.' ? extension + 1 : extension;
-  size_t n = strlen(e);
-  if (n == 0 || n >= sizeof buf - 1) return 0;
-  for (size_t i = 0; i < n; ++i) buf[1 + i] = (char)tolower((unsigned char)e[i]);
-  buf[1 + n] = 0;
-  if (strcmp(buf, ".skeleton") == 0) return 0; /* Ogre skeletons are read beside their .mesh */
-  return aiIsExtensionSupported(buf) == AI_TRUE;
-}
+SK_API int sk_import_extension_supported(const char* extension) { return skio_extension_supported(extension); }
 
 SK_API sk_result sk_scene_create(const sk_skeleton* skeleton, sk_scene** out, sk_error* err) {
   if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out must not be NULL");

@@ -1,0 +1,39 @@
+/* scene_formats.c - which file extensions the importer (Assimp) reads. */
+#include <assimp/cimport.h>
+#include <assimp/types.h>
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_scene.h"
+
+static pthread_once_t g_ext_once = PTHREAD_ONCE_INIT;
+static char g_ext[4096];
+
+static void load_extensions(void) {
+  struct aiString* s = calloc(1, sizeof *s);
+  if (!s) return;
+  aiGetExtensionList(s);
+  size_t n = s->length < sizeof g_ext - 1 ? s->length : sizeof g_ext - 1;
+  memcpy(g_ext, s->data, n);
+  g_ext[n] = 0;
+  free(s);
+}
+
+const char* skio_import_extensions(void) {
+  pthread_once(&g_ext_once, load_extensions);
+  return g_ext;
+}
+
+int skio_extension_supported(const char* extension) {
+  if (!extension || !extension[0]) return 0;
+  char buf[64] = ".";
+  const char* e = extension[0] == '.' ? extension + 1 : extension;
+  size_t n = strlen(e);
+  if (n == 0 || n >= sizeof buf - 1) return 0;
+  for (size_t i = 0; i < n; ++i) buf[1 + i] = (char)tolower((unsigned char)e[i]);
+  buf[1 + n] = 0;
+  if (strcmp(buf, ".skeleton") == 0) return 0; /* Ogre skeletons are read beside their .mesh */
+  return aiIsExtensionSupported(buf) == AI_TRUE;
+}
