@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     skio_scene* sc = NULL;
     skc_err e;
     skio_import_options io = {0};
-    io.extra_flags = join ? 0x2u : 0u; /* aiProcess_JoinIdenticalVertices */
+    io.join_vertices = join != 0;
     if (skio_scene_import(skt_asset(k_assets[a]), &io, &sc, &e)) {
       printf("FAIL %s: %s\n", k_assets[a], e.message);
       ++failures;
