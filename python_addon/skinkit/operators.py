@@ -1,10 +1,12 @@
 """Operators. Ids are stable (scripts use them): skinkit.validate, skinkit.select_invalid, skinkit.normalize,
-skinkit.limit_total, skinkit.clean, skinkit.quantize.
+skinkit.limit_total, skinkit.clean, skinkit.quantize, skinkit.smooth, skinkit.remove_rogue, skinkit.mirror,
+skinkit.auto_bind.
 
 Every operator: bl_options REGISTER + UNDO, a poll, heavy imports (numpy, the ctypes layer) inside execute,
 and failures reported with self.report({'ERROR'}, ...) + {'CANCELLED'}; nothing raises into the UI.
-A new weight operator is a _WeightOp subclass with its properties and an apply(api, skin, mask, locked)
-method returning the library's report dict.
+A new weight operator is a _WeightOp subclass with its properties and an apply(api, skin, mask, locked, obj,
+groups) method returning the library's report dict (obj: the mesh object, groups: the vertex-group index of
+each joint of skin).
 """
 
 import bpy
@@ -206,6 +208,13 @@ class SKINKIT_OT_select_invalid(_ValidateProps, bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _remove_groups(obj, names):
+    for name in names:
+        g = obj.vertex_groups.get(name)
+        if g is not None:
+            obj.vertex_groups.remove(g)
+
+
 class _WeightOp(bpy.types.Operator):
     """Base of the operators that edit vertex-group weights through the library."""
 
@@ -225,8 +234,13 @@ class _WeightOp(bpy.types.Operator):
             return False
         return True
 
-    def apply(self, api, skin, mask, locked):  # pragma: no cover - overridden
+    def apply(self, api, skin, mask, locked, obj, groups):  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def prepare(self, api, obj):
+        """Hook run on each target before its weights are read; returns the names of vertex groups it created
+        (removed again if the operation fails on that object)."""
+        return []
 
     def execute(self, context):
         import numpy as np
@@ -238,7 +252,12 @@ class _WeightOp(bpy.types.Operator):
             changed = failed = 0
             names = []
             for obj in _mesh_targets(context):
-                skin, groups = _object_skin(api, obj, self.group_subset)
+                created = self.prepare(api, obj)
+                try:
+                    skin, groups = _object_skin(api, obj, self.group_subset)
+                except BaseException:
+                    _remove_groups(obj, created)
+                    raise
                 if skin is None:
                     continue
                 with skin:
@@ -246,7 +265,11 @@ class _WeightOp(bpy.types.Operator):
                     locked = None
                     if self.respect_locks:
                         locked = np.array([obj.vertex_groups[g].lock_weight for g in groups], np.uint8)
-                    rep = self.apply(api, skin, mask, locked)
+                    try:
+                        rep = self.apply(api, skin, mask, locked, obj, groups)
+                    except BaseException:
+                        _remove_groups(obj, created)
+                        raise
                     flags = rep.get("vertex_flags")
                     write = mask
                     if flags is not None:
@@ -280,7 +303,7 @@ class SKINKIT_OT_normalize(_WeightOp):
                                "(otherwise such vertices are left unchanged)", default=True)
     tolerance: FloatProperty(name="Tolerance", default=1e-4, min=0.0, max=0.1, precision=6)
 
-    def apply(self, api, skin, mask, locked):
+    def apply(self, api, skin, mask, locked, obj, groups):
         return api.normalize_weights(skin, mask=mask, locked=locked, drop_invalid=self.drop_invalid,
                                      tolerance=self.tolerance)
 
@@ -294,7 +317,7 @@ class SKINKIT_OT_limit_total(_WeightOp):
     limit: IntProperty(name="Limit", default=4, min=1, max=32)
     normalize: BoolProperty(name="Normalize", default=True)
 
-    def apply(self, api, skin, mask, locked):
+    def apply(self, api, skin, mask, locked, obj, groups):
         return api.limit_weights(skin, self.limit, mask=mask, locked=locked, normalize=self.normalize)
 
 
@@ -309,7 +332,7 @@ class SKINKIT_OT_clean(_WeightOp):
                               "lose all its influences", default=True)
     normalize: BoolProperty(name="Normalize", default=False)
 
-    def apply(self, api, skin, mask, locked):
+    def apply(self, api, skin, mask, locked, obj, groups):
         return api.prune_weights(skin, self.threshold, mask=mask, locked=locked, keep_one=self.keep_single,
                                  normalize=self.normalize)
 
@@ -323,10 +346,262 @@ class SKINKIT_OT_quantize(_WeightOp):
     bits: EnumProperty(name="Bits", items=(("8", "8-bit", "Steps of 1/255"), ("16", "16-bit", "Steps of 1/65535")),
                        default="8")
 
-    def apply(self, api, skin, mask, locked):
+    def apply(self, api, skin, mask, locked, obj, groups):
         return api.quantize_weights(skin, int(self.bits), mask=mask, locked=locked)
 
 
-WEIGHT_OPERATORS = (SKINKIT_OT_normalize, SKINKIT_OT_limit_total, SKINKIT_OT_clean, SKINKIT_OT_quantize)
+def _object_geometry(obj):
+    """(object-space positions (V, 3), triangles (T, 3)) of the mesh object's base mesh."""
+    from . import bridge
 
-classes = (SKINKIT_OT_validate, SKINKIT_OT_select_invalid) + WEIGHT_OPERATORS
+    return bridge.mesh_positions(obj.data), bridge.mesh_triangles(obj.data)
+
+
+class SKINKIT_OT_smooth(_WeightOp):
+    """Smooth weights over the mesh edges (Laplacian; locked groups and unselected vertices kept)"""
+
+    bl_idname = "skinkit.smooth"
+    bl_label = "Smooth Weights"
+
+    iterations: IntProperty(name="Iterations", default=1, min=1, max=200)
+    factor: FloatProperty(name="Factor", description="Blend towards the neighbour average per iteration",
+                          default=0.5, min=0.0, max=1.0)
+    method: EnumProperty(name="Method", items=(
+        ("uniform", "Uniform", "Every edge neighbour counts the same"),
+        ("cotangent", "Cotangent", "Cotangent weights (follows the surface geometry)")), default="uniform")
+
+    def apply(self, api, skin, mask, locked, obj, groups):
+        pos, tri = _object_geometry(obj)
+        return api.smooth_weights(skin, tri, positions=pos if self.method == "cotangent" else None,
+                                  iterations=self.iterations, factor=self.factor, method=self.method, mask=mask,
+                                  locked=locked)
+
+
+class SKINKIT_OT_remove_rogue(_WeightOp):
+    """Remove weights that are disconnected from the main region of their group (rogue vertices)"""
+
+    bl_idname = "skinkit.remove_rogue"
+    bl_label = "Remove Rogue Weights"
+
+    epsilon: FloatProperty(name="Epsilon", description="Weights at or below this count as zero when finding "
+                           "connected regions", default=0.0, min=0.0, max=1.0, precision=4)
+    per_component: BoolProperty(name="Per Mesh Part", description="Keep the largest region of each group in "
+                                "every loose part of the mesh", default=False)
+
+    def apply(self, api, skin, mask, locked, obj, groups):
+        pos, tri = _object_geometry(obj)
+        return api.remove_rogue_weights(skin, tri, positions=pos, epsilon=self.epsilon,
+                                        per_component=self.per_component, mask=mask, locked=locked)
+
+
+_AXES = {"X": (1.0, 0.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0, 0.0), "Z": (0.0, 0.0, 1.0, 0.0)}
+
+
+class SKINKIT_OT_mirror(_WeightOp):
+    """Mirror weights across a local axis plane, renaming Left <-> Right groups (e.g. hand.L -> hand.R)"""
+
+    bl_idname = "skinkit.mirror"
+    bl_label = "Mirror Weights"
+
+    axis: EnumProperty(name="Axis", items=(("X", "X", "Mirror across the local YZ plane"),
+                                           ("Y", "Y", "Mirror across the local XZ plane"),
+                                           ("Z", "Z", "Mirror across the local XY plane")), default="X")
+    mode: EnumProperty(name="Mode", items=(
+        ("+to-", "+ to -", "Copy the positive side onto the negative side"),
+        ("-to+", "- to +", "Copy the negative side onto the positive side"),
+        ("flip", "Flip", "Swap the two sides")), default="+to-")
+    tolerance: FloatProperty(name="Tolerance", description="Largest distance between a vertex and its mirror "
+                             "partner (0 = 1e-4 of the mesh size)", default=0.0, min=0.0, precision=5)
+    create_groups: BoolProperty(name="Create Groups", description="Create the missing Left/Right counterpart "
+                                "groups", default=True)
+
+    def prepare(self, api, obj):
+        if not self.create_groups:
+            return []
+        from . import bridge
+
+        names = {g.name for g in obj.vertex_groups}
+        created = []
+        for gi in bridge.deform_group_indices(obj, self.group_subset):
+            other = api.joint_mirror_name(obj.vertex_groups[gi].name)
+            if other and other not in names:
+                obj.vertex_groups.new(name=other)
+                names.add(other)
+                created.append(other)
+        return created
+
+    def apply(self, api, skin, mask, locked, obj, groups):
+        names = [obj.vertex_groups[g].name for g in groups]
+        pos, _tri = _object_geometry(obj)
+        with api.Skeleton(names, [-1] * len(names)) as sk:
+            return api.mirror_weights(skin, pos, mode=self.mode, skeleton=sk, plane=_AXES[self.axis],
+                                      tolerance=self.tolerance, mask=mask, locked=locked)
+
+
+WEIGHT_OPERATORS = (SKINKIT_OT_normalize, SKINKIT_OT_limit_total, SKINKIT_OT_clean, SKINKIT_OT_quantize,
+                    SKINKIT_OT_smooth, SKINKIT_OT_remove_rogue, SKINKIT_OT_mirror)
+
+
+# ------------------------------------------------------------------------------------------- automatic binding
+def _bind_targets(context):
+    arm = context.active_object
+    if arm is None or arm.type != "ARMATURE":
+        return None, []
+    return arm, [o for o in (context.selected_objects or []) if o.type == "MESH"]
+
+
+def _armature_space_positions(obj, arm):
+    """Base-mesh positions in the armature's object space (where bone.head_local / tail_local live)."""
+    import numpy as np
+
+    from . import bridge
+
+    pos = bridge.mesh_positions(obj.data).astype(np.float64)
+    m = np.array(arm.matrix_world.inverted() @ obj.matrix_world, np.float64)
+    return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32)
+
+
+def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=True, respect_locks=True):
+    """Binds one mesh object to an armature object (weights, Armature modifier, parent). Returns a dict with
+    the library's report plus timings (seconds: transfer_in, bind, write_back) and the bone names.
+    Raises SkinkitError/ValueError before touching the object when the library refuses the input."""
+    import time
+
+    import numpy as np
+
+    from . import bridge
+
+    t0 = time.perf_counter()
+    bones = list(arm.data.bones)
+    if not bones:
+        raise ValueError("armature %s has no bones" % arm.name)
+    names = [b.name for b in bones]
+    heads = np.array([tuple(b.head_local) for b in bones], np.float32)
+    tails = np.array([tuple(b.tail_local) for b in bones], np.float32)
+    deform = np.array([b.use_deform or not deform_only for b in bones], np.uint8)
+    if not deform.any():
+        raise ValueError("armature %s has no deforming bone (disable Only Deform Bones)" % arm.name)
+    pos = _armature_space_positions(obj, arm)
+    tri = bridge.mesh_triangles(obj.data)
+    if pos.shape[0] == 0:
+        raise ValueError("mesh %s has no vertices" % obj.name)
+    locked = np.zeros(len(bones), np.uint8)
+    existing = {g.name: g for g in obj.vertex_groups}
+    if respect_locks:
+        for j, n in enumerate(names):
+            g = existing.get(n)
+            locked[j] = bool(g is not None and g.lock_weight)
+    skin = None
+    if locked.any():  # locked groups keep their weights: hand them to the library as the starting skin
+        lock_groups = [existing[n].index for j, n in enumerate(names) if locked[j]]
+        lock_joints = np.array([j for j in range(len(names)) if locked[j]], np.uint32)
+        off, jt, wt = bridge.vertex_groups_to_csr(obj, lock_groups)
+        skin = api.Skin.from_csr(off, lock_joints[jt], wt, len(names))
+    t1 = time.perf_counter()
+    try:
+        skin, rep = api.bind(pos, tri, heads=heads, tails=tails, method=method, max_influences=max_influences,
+                             deform=deform, locked=locked if locked.any() else None, skin=skin)
+        with skin:
+            off, jt, wt = skin.to_csr()
+    except BaseException:
+        if skin is not None:
+            skin.close()
+        raise
+    t2 = time.perf_counter()
+    # write back the bound groups (deforming, unlocked bones): create them, replace all their weights
+    bound = [j for j in range(len(names)) if deform[j] and not locked[j]]
+    remap = np.full(len(names), -1, np.int64)
+    remap[bound] = np.arange(len(bound))
+    groups = []
+    for j in bound:
+        g = obj.vertex_groups.get(names[j]) or obj.vertex_groups.new(name=names[j])
+        groups.append(g.index)
+    keep = remap[jt] >= 0
+    verts = np.repeat(np.arange(off.size - 1), np.diff(off.astype(np.int64)))
+    new_off = np.zeros(off.size, np.int64)
+    np.cumsum(np.bincount(verts[keep], minlength=off.size - 1), out=new_off[1:])
+    bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups)
+    if not any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers):
+        mod = obj.modifiers.new(name=arm.name, type="ARMATURE")
+        mod.object = arm
+    if obj.parent != arm:
+        world = obj.matrix_world.copy()
+        obj.parent = arm
+        obj.parent_type = "OBJECT"
+        obj.matrix_parent_inverse = arm.matrix_world.inverted()
+        obj.matrix_basis = world
+    t3 = time.perf_counter()
+    rep.update(names=names, transfer_in=t1 - t0, bind=t2 - t1, write_back=t3 - t2, vertex_count=int(pos.shape[0]))
+    return rep
+
+
+# Reports of the last skinkit.auto_bind run, one dict per mesh (bind_object's): read by tests and the benchmark.
+LAST_BIND_REPORTS = []
+
+
+class SKINKIT_OT_auto_bind(bpy.types.Operator):
+    """Parent the selected meshes to the active armature with automatic weights computed by skinkit"""
+
+    bl_idname = "skinkit.auto_bind"
+    bl_label = "Auto Bind (skinkit)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    method: EnumProperty(name="Method", items=(
+        ("robust", "Robust", "Heat diffusion that also copes with loose parts, holes and overlapping geometry "
+         "(falls back to the nearest bone where heat cannot reach)"),
+        ("heat", "Heat", "Bone heat diffusion over the surface (like Blender's Automatic Weights)"),
+        ("nearest", "Nearest", "Distance to the nearest bones only")), default="robust")
+    max_influences: IntProperty(name="Max Influences", default=4, min=1, max=32)
+    only_deform: BoolProperty(name="Only Deform Bones", description="Bind only to bones with Deform enabled",
+                              default=True)
+    respect_locks: BoolProperty(name="Respect Locked Groups", description="Vertex groups that are locked keep "
+                                "their weights; the new weights fill the rest", default=True)
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Needs Object mode")
+            return False
+        arm, meshes = _bind_targets(context)
+        if arm is None:
+            cls.poll_message_set("Active object is not an armature")
+            return False
+        if not meshes:
+            cls.poll_message_set("No mesh selected")
+            return False
+        return True
+
+    def execute(self, context):
+        arm, meshes = _bind_targets(context)
+        if arm is None or not meshes:
+            self.report({"ERROR"}, "Skinkit: select meshes and make an armature active")
+            return {"CANCELLED"}
+        wm = context.window_manager
+        lines = []
+        wm.progress_begin(0, len(meshes))
+        LAST_BIND_REPORTS.clear()
+        try:
+            api = _load_api(context)
+            for i, obj in enumerate(meshes):
+                rep = bind_object(api, obj, arm, self.method, self.max_influences, self.only_deform,
+                                  self.respect_locks)
+                wm.progress_update(i + 1)
+                LAST_BIND_REPORTS.append(rep)
+                used = ", ".join("%s %d" % (n, c) for n, c in zip(rep["names"], rep["joint_vertex_counts"].tolist())
+                                 if c)
+                extra = ""
+                if rep["fallback_vertices"]:
+                    extra = ", %d by nearest-bone fallback" % rep["fallback_vertices"]
+                lines.append("%s: %d vertices bound (%s%s) in %.0f ms (read %.0f, bind %.0f, write %.0f)"
+                             % (obj.name, rep["bound_vertices"], used, extra,
+                                1e3 * (rep["transfer_in"] + rep["bind"] + rep["write_back"]),
+                                1e3 * rep["transfer_in"], 1e3 * rep["bind"], 1e3 * rep["write_back"]))
+        except Exception as e:
+            return _fail(self, e)
+        finally:
+            wm.progress_end()
+        self.report({"INFO"}, "; ".join(lines))
+        return {"FINISHED"}
+
+
+classes = (SKINKIT_OT_validate, SKINKIT_OT_select_invalid) + WEIGHT_OPERATORS + (SKINKIT_OT_auto_bind,)

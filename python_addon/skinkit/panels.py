@@ -1,5 +1,5 @@
-"""UI: the "Skinkit" tab of the 3D View sidebar (N panel), the stored validation report and the Weight Paint
-▸ Weights menu entries (appended in register, removed in unregister)."""
+"""UI: the "Skinkit" tab of the 3D View sidebar (N panel), the stored validation report, the Weight Paint
+▸ Weights menu entries and the Object ▸ Parent (Ctrl+P) entry (appended in register, removed in unregister)."""
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
@@ -39,6 +39,13 @@ class SkinkitSettings(bpy.types.PropertyGroup):
     group_subset: EnumProperty(name="Groups", items=GROUP_SUBSET_ITEMS, default="BONE_DEFORM")
     clean_threshold: FloatProperty(name="Clean Below", default=0.01, min=0.0, max=1.0, precision=4)
     quantize_bits: EnumProperty(name="Bits", items=(("8", "8-bit", ""), ("16", "16-bit", "")), default="8")
+    smooth_iterations: IntProperty(name="Iterations", default=1, min=1, max=200)
+    smooth_factor: FloatProperty(name="Factor", default=0.5, min=0.0, max=1.0)
+    smooth_method: EnumProperty(name="Method", items=(("uniform", "Uniform", ""), ("cotangent", "Cotangent", "")),
+                                default="uniform")
+    mirror_axis: EnumProperty(name="Axis", items=(("X", "X", ""), ("Y", "Y", ""), ("Z", "Z", "")), default="X")
+    mirror_mode: EnumProperty(name="Mode", items=(("+to-", "+ to -", ""), ("-to+", "- to +", ""),
+                                                  ("flip", "Flip", "")), default="+to-")
 
 
 class VIEW3D_PT_skinkit(bpy.types.Panel):
@@ -98,6 +105,28 @@ class VIEW3D_PT_skinkit(bpy.types.Panel):
         op.bits, op.group_subset = settings.quantize_bits, settings.group_subset
         row.prop(settings, "quantize_bits", text="")
 
+        col = layout.column(align=True)
+        col.label(text="Edit Weights")
+        row = col.row(align=True)
+        op = row.operator("skinkit.smooth")
+        op.iterations, op.factor, op.method = settings.smooth_iterations, settings.smooth_factor, \
+            settings.smooth_method
+        op.group_subset = settings.group_subset
+        row.prop(settings, "smooth_iterations", text="")
+        row = col.row(align=True)
+        row.prop(settings, "smooth_factor")
+        row.prop(settings, "smooth_method", text="")
+        col.operator("skinkit.remove_rogue").group_subset = settings.group_subset
+        row = col.row(align=True)
+        op = row.operator("skinkit.mirror")
+        op.axis, op.mode, op.group_subset = settings.mirror_axis, settings.mirror_mode, settings.group_subset
+        row.prop(settings, "mirror_axis", text="")
+        row.prop(settings, "mirror_mode", text="")
+
+        col = layout.column(align=True)
+        col.label(text="Bind")
+        col.operator("skinkit.auto_bind", icon="ARMATURE_DATA")
+
 
 def menu_weights(self, context):
     """Entries of Weight Paint ▸ Weights."""
@@ -109,10 +138,20 @@ def menu_weights(self, context):
     layout.operator("skinkit.limit_total", text="Skinkit: Limit Total")
     layout.operator("skinkit.clean", text="Skinkit: Clean")
     layout.operator("skinkit.quantize", text="Skinkit: Quantize")
+    layout.operator("skinkit.smooth", text="Skinkit: Smooth")
+    layout.operator("skinkit.remove_rogue", text="Skinkit: Remove Rogue Weights")
+    layout.operator("skinkit.mirror", text="Skinkit: Mirror")
+
+
+def menu_parent(self, context):
+    """Entry of Object ▸ Parent and the Ctrl+P menu."""
+    layout = self.layout
+    layout.separator()
+    layout.operator("skinkit.auto_bind", text="Auto Bind (skinkit)")
 
 
 # (menu type name, draw function): appended in register(), removed in unregister().
-MENUS = (("VIEW3D_MT_paint_weight", menu_weights),)
+MENUS = (("VIEW3D_MT_paint_weight", menu_weights), ("VIEW3D_MT_object_parent", menu_parent))
 
 classes = (SkinkitReport, SkinkitSettings, VIEW3D_PT_skinkit)
 

@@ -5,7 +5,10 @@
 Installs the zip, enables the addon, builds scenes in code (the library's sample cylinder along +X with a 2- or
 3-bone armature and vertex groups with known weights, some with bad sums), runs every registered operator and
 checks the weights read back, the Armature-modifier deformation against the library's deformer, undo, and the
-failure paths. Prints `N passed, N failed` last; exits non-zero on failure.
+failure paths. Auto Bind is checked on a 40k-vertex cylinder (bpy_scenes.py) against Blender's Armature modifier,
+with rotated objects, locked groups, undo and the loose-cubes case where Blender's own Automatic Weights leaves
+vertices unweighted; smooth, rogue removal and Left/Right mirror on built cases. Prints `N passed, N failed` last;
+exits non-zero on failure.
 """
 
 import os
@@ -368,6 +371,290 @@ def test_undo():
         expect(read_groups(bpy.data.objects["Cylinder"]) == normalized, "redo did not re-apply normalize")
 
 
+# ------------------------------------------------------------------------------------------- auto bind, weight ops
+def _scenes():
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import bpy_scenes
+
+    return bpy_scenes
+
+
+def test_auto_bind_registered_and_poll():
+    import skinkit
+
+    S = _scenes()
+    for op in ("auto_bind", "smooth", "remove_rogue", "mirror"):
+        cls = getattr(bpy.types, "SKINKIT_OT_" + op, None)
+        expect(cls is not None and {"REGISTER", "UNDO"} <= set(cls.bl_options), "skinkit.%s missing/no UNDO" % op)
+    expect(skinkit.panels.menu_parent in bpy.types.VIEW3D_MT_object_parent._dyn_ui_initialize(),
+           "Object > Parent menu entry missing")
+    obj, arm = S.cylinder_rig(segments=16, rings=8)
+    select_only(obj)  # mesh active, no armature
+    expect(not bpy.ops.skinkit.auto_bind.poll(), "auto_bind polls true without an active armature")
+    try:
+        bpy.ops.skinkit.auto_bind()
+        raise AssertionError("auto_bind without an armature did not fail")
+    except RuntimeError as e:
+        expect("not an armature" in str(e), "unclear poll error: %s" % e)
+    select_only(arm)  # armature active, no mesh selected
+    expect(not bpy.ops.skinkit.auto_bind.poll(), "auto_bind polls true without a selected mesh")
+    expect(not obj.vertex_groups and obj.parent is None, "failed auto_bind changed the mesh")
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind.poll(), "auto_bind does not poll with mesh + active armature")
+    arm.data.bones["b0"].use_deform = arm.data.bones["b1"].use_deform = arm.data.bones["b2"].use_deform = False
+    try:
+        bpy.ops.skinkit.auto_bind()
+        raise AssertionError("auto_bind with no deforming bone did not fail")
+    except RuntimeError as e:
+        expect("no deforming bone" in str(e), "unclear error: %s" % e)
+    expect(not obj.vertex_groups and obj.parent is None, "failed auto_bind changed the mesh")
+
+
+def test_auto_bind_cylinder_40k():
+    import time
+
+    import numpy as np
+
+    from skinkit import api, bridge
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=200, rings=200)
+    expect(len(obj.data.vertices) >= 40000, "setup: %d vertices" % len(obj.data.vertices))
+    world_before = np.array(obj.matrix_world)
+    S.select_for_parenting([obj], arm)
+    t = time.perf_counter()
+    expect(bpy.ops.skinkit.auto_bind(method="robust") == {"FINISHED"}, "auto_bind did not finish")
+    NOTES.append("auto_bind robust on %d vertices: %.2f s" % (len(obj.data.vertices), time.perf_counter() - t))
+    names = ["b0", "b1", "b2"]
+    w = S.weight_matrix(obj, names)
+    sums = w.sum(axis=1)
+    expect(np.abs(sums - 1).max() <= 1e-5, "weight sums %.7g..%.7g" % (sums.min(), sums.max()))
+    expect(((w > 0).sum(axis=1) <= 4).all(), "more than 4 influences")
+    z = bridge.mesh_positions(obj.data)[:, 2]
+    # the outer fifth of each end bone (robust heat spreads a little over the joint: ~0.89 at 0.3)
+    expect((w[z < 0.2, 0] > 0.9).all(), "bottom vertices not on b0: min %.3f" % w[z < 0.2, 0].min())
+    expect((w[z > 2.8, 2] > 0.9).all(), "top vertices not on b2: min %.3f" % w[z > 2.8, 2].min())
+    expect(w[np.abs(z - 1.5) < 0.1, 1].min() > 0.5, "middle vertices not mostly on b1")
+    mods = [m for m in obj.modifiers if m.type == "ARMATURE" and m.object == arm]
+    expect(len(mods) == 1, "%d Armature modifiers target the rig" % len(mods))
+    expect(obj.parent == arm, "mesh not parented to the armature")
+    bpy.context.view_layer.update()
+    close(np.array(obj.matrix_world), world_before, 1e-5, "world transform changed by parenting")
+    # a second bind replaces weights and adds no second modifier
+    expect(bpy.ops.skinkit.auto_bind(method="nearest") == {"FINISHED"}, "second auto_bind")
+    expect(len([m for m in obj.modifiers if m.type == "ARMATURE"]) == 1, "second modifier added")
+    w2 = S.weight_matrix(obj, names)
+    expect(np.abs(w2.sum(axis=1) - 1).max() <= 1e-5, "sums after re-bind")
+    expect(np.abs(w2 - w).max() > 1e-3, "re-bind with another method changed nothing")
+    # pose the middle bone: the Armature modifier must match the library's LBS of the written weights
+    pb = arm.pose.bones["b1"]
+    pb.rotation_mode = "XYZ"
+    pb.rotation_euler = (0.7, 0.0, 0.0)
+    bpy.context.view_layer.update()
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    me = ev.to_mesh()
+    blender_pos = bridge.mesh_positions(me)
+    ev.to_mesh_clear()
+    with bridge.armature_to_skeleton(arm, space_obj=obj) as sk:
+        palette = sk.palette_from_world(bridge.armature_pose_world(arm, space_obj=obj))
+        off, jt, wt = bridge.vertex_groups_to_csr(obj, [obj.vertex_groups[n].index for n in sk.names])
+        with api.Skin.from_csr(off, jt, wt, len(sk)) as skin:
+            rest = bridge.mesh_positions(obj.data)
+            ours = api.deform(rest, None, palette, skin, method="lbs").positions
+    expect(np.abs(blender_pos - rest).max() > 0.3, "pose did not move the mesh")
+    close(ours, blender_pos, 1e-4, "library LBS vs Blender Armature modifier after auto_bind")
+
+
+def test_auto_bind_object_transforms():
+    """Mesh and armature objects with different rotations: geometry must be moved into armature space."""
+    import numpy as np
+
+    from skinkit import api, bridge
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=48, rings=60, rotated=True)
+    world_before = np.array(obj.matrix_world)
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind() == {"FINISHED"}, "auto_bind did not finish")
+    bpy.context.view_layer.update()
+    close(np.array(obj.matrix_world), world_before, 1e-5, "world transform changed by parenting")
+    w = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    z = bridge.mesh_positions(obj.data)[:, 2]  # object z = world z - 0.25 here (rotation about Z only)
+    close(w.sum(axis=1), np.ones(len(w)), 1e-5, "sums")
+    expect((w[z < 0.2, 0] > 0.9).all() and (w[z > 2.8, 2] > 0.9).all(), "end vertices not on the end bones")
+    arm.pose.bones["b1"].rotation_mode = "XYZ"
+    arm.pose.bones["b1"].rotation_euler = (0.0, 0.0, 0.8)
+    bpy.context.view_layer.update()
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    blender_pos = bridge.mesh_positions(me)
+    ev.to_mesh_clear()
+    with bridge.armature_to_skeleton(arm, space_obj=obj) as sk:
+        palette = sk.palette_from_world(bridge.armature_pose_world(arm, space_obj=obj))
+        off, jt, wt = bridge.vertex_groups_to_csr(obj, [obj.vertex_groups[n].index for n in sk.names])
+        with api.Skin.from_csr(off, jt, wt, len(sk)) as skin:
+            ours = api.deform(bridge.mesh_positions(obj.data), None, palette, skin, method="lbs").positions
+    expect(np.abs(blender_pos - bridge.mesh_positions(obj.data)).max() > 0.3, "pose did not move the mesh")
+    close(ours, blender_pos, 1e-4, "library LBS vs Blender Armature modifier (rotated objects)")
+
+
+def test_auto_bind_with_loose_cubes_vs_blender():
+    import numpy as np
+
+    S = _scenes()
+    names = ["b0", "b1", "b2"]
+    obj, arm = S.cylinder_rig(segments=200, rings=200, cubes=13)
+    S.select_for_parenting([obj], arm)
+    res = bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    wb = S.weight_matrix(obj, names)
+    unweighted = int((wb.sum(axis=1) <= 0).sum())
+    blender_failed = unweighted > 0
+    NOTES.append("Blender ARMATURE_AUTO on cylinder + 13 loose 1 mm cubes: %s, %d of %d vertices unweighted%s"
+                 % (res, unweighted, len(wb), " (failed)" if blender_failed else " (unexpectedly succeeded)"))
+    obj, arm = S.cylinder_rig(segments=200, rings=200, cubes=13)
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind() == {"FINISHED"}, "auto_bind did not finish")
+    w = S.weight_matrix(obj, names)
+    sums = w.sum(axis=1)
+    expect(np.abs(sums - 1).max() <= 1e-5, "ours: weight sums %.7g..%.7g" % (sums.min(), sums.max()))
+
+
+def test_auto_bind_respects_locked_groups():
+    import numpy as np
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=24, rings=24)
+    g = obj.vertex_groups.new(name="b1")
+    g.add(list(range(len(obj.data.vertices))), 0.25, "REPLACE")
+    g.lock_weight = True
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind() == {"FINISHED"}, "auto_bind with a locked group")
+    w = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    close(w[:, 1], np.full(len(w), 0.25), 1e-6, "locked group b1 changed")
+    close(w.sum(axis=1), np.ones(len(w)), 1e-5, "sums with a locked group")
+    expect(w[:, 0].max() > 0.5 and w[:, 2].max() > 0.5, "unlocked groups got no weight")
+
+
+def test_auto_bind_undo():
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=32, rings=16)
+    wm = bpy.context.window_manager
+    with bpy.context.temp_override(window=wm.windows[0]):
+        bpy.ops.ed.undo_push(message="skinkit test: initial")
+        S.select_for_parenting([obj], arm)
+        bpy.ops.ed.undo_push(message="skinkit test: selected")
+        expect(bpy.ops.skinkit.auto_bind("EXEC_DEFAULT", True) == {"FINISHED"}, "auto_bind")
+        obj = bpy.data.objects["Cylinder"]
+        expect(len(obj.vertex_groups) == 3 and obj.parent is not None, "auto_bind did not bind")
+        bpy.ops.ed.undo()
+        obj = bpy.data.objects.get("Cylinder")
+        expect(obj is not None, "undo went past the scene setup")
+        expect(len(obj.vertex_groups) == 0 and obj.parent is None and not obj.modifiers,
+               "undo did not restore the unbound mesh (%d groups, parent %s)" % (len(obj.vertex_groups), obj.parent))
+
+
+def test_smooth():
+    import numpy as np
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=24, rings=24)
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind(method="nearest", max_influences=1) == {"FINISHED"}, "rigid bind")
+    names = ["b0", "b1", "b2"]
+    before = S.weight_matrix(obj, names)
+    expect(set(np.unique(before).tolist()) <= {0.0, 1.0}, "setup: weights not rigid")
+    obj.vertex_groups["b2"].lock_weight = True
+    select_only(obj)
+    expect(bpy.ops.skinkit.smooth(iterations=5, factor=0.5) == {"FINISHED"}, "smooth did not finish")
+    after = S.weight_matrix(obj, names)
+    close(after[:, 2], before[:, 2], 1e-6, "locked b2 changed by smooth")
+    close(after.sum(axis=1), np.ones(len(after)), 1e-5, "sums after smooth")
+    frac = (after[:, :2] > 1e-4) & (after[:, :2] < 1 - 1e-4)
+    expect(frac.any(), "smooth made no blended weights at the b0/b1 border")
+    expect(bpy.ops.skinkit.smooth(method="cotangent") == {"FINISHED"}, "cotangent smooth")
+
+
+def test_remove_rogue():
+    import numpy as np
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=24, rings=24)
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind(method="nearest", max_influences=1) == {"FINISHED"}, "rigid bind")
+    names = ["b0", "b1", "b2"]
+    z = np.array([v.co.z for v in obj.data.vertices])
+    top = int(np.argmax(z))  # a top vertex gets a stray b0 weight, disconnected from b0's region
+    obj.vertex_groups["b0"].add([top], 0.5, "REPLACE")
+    obj.vertex_groups["b2"].add([top], 0.5, "REPLACE")
+    select_only(obj)
+    expect(bpy.ops.skinkit.remove_rogue() == {"FINISHED"}, "remove_rogue did not finish")
+    w = S.weight_matrix(obj, names)
+    expect(w[top, 0] == 0.0, "rogue b0 weight kept: %s" % w[top])
+    expect(abs(w[top].sum() - 1) < 1e-5, "rogue vertex sums to %g" % w[top].sum())
+
+
+def test_mirror_left_right():
+    import numpy as np
+
+    S = _scenes()
+    reset_scene()
+    pos, tri = S.cylinder_arrays(segments=32, rings=8, radius=0.5, length=2.0)
+    pos = pos[:, [2, 1, 0]] - np.array([1.0, 0.0, 0.0], np.float32)  # along X, symmetric about x = 0
+    me = bpy.data.meshes.new("sym")
+    me.from_pydata(pos.tolist(), [], tri.tolist())
+    me.update()
+    obj = bpy.data.objects.new("Sym", me)
+    bpy.context.scene.collection.objects.link(obj)
+    gl, gr = obj.vertex_groups.new(name="arm.L"), obj.vertex_groups.new(name="arm.R")
+    plus = np.nonzero(pos[:, 0] > 1e-4)[0]
+    minus = np.nonzero(pos[:, 0] < -1e-4)[0]
+    wplus = np.clip(pos[plus, 0], 0.05, 0.95)  # + side: arm.L = x, arm.R = 1 - x (sums to 1)
+    for v, wv in zip(plus.tolist(), wplus.tolist()):
+        gl.add([v], wv, "REPLACE")
+        gr.add([v], 1.0 - wv, "REPLACE")
+    gr.add(minus.tolist(), 0.3, "REPLACE")
+    select_only(obj)
+    expect(bpy.ops.skinkit.mirror(axis="X", mode="+to-") == {"FINISHED"}, "mirror did not finish")
+    w = S.weight_matrix(obj, ["arm.L", "arm.R"])
+    # each - vertex takes its + partner's weights with the groups swapped (arm.L <-> arm.R)
+    p64 = pos.astype(np.float64)
+    partner = {tuple(np.round(p64[v], 4).tolist()): v for v in plus.tolist()}
+    for v in minus.tolist():
+        p = partner[tuple(np.round(p64[v] * [-1, 1, 1], 4).tolist())]
+        expect(np.abs(w[v] - w[p][::-1]).max() < 1e-5, "vertex %d: %s vs partner %s" % (v, w[v], w[p]))
+    close(w[plus, 0], wplus, 1e-6, "+ side changed")
+    # flip swaps the sides back: the - side holds arm.R = x again, the + side the mirrored copy
+    expect(bpy.ops.skinkit.mirror(axis="X", mode="flip") == {"FINISHED"}, "mirror flip")
+    close(S.weight_matrix(obj, ["arm.L", "arm.R"]), w, 1e-5, "flip of a symmetric result changed it")
+    # no partner on the other side (all vertices on +): a clear error, weights untouched
+    before = S.weight_matrix(obj, ["arm.L", "arm.R"])
+    me.vertices.foreach_set("co", (np.abs(pos) + [0.1, 0, 0]).astype(np.float32).reshape(-1))
+    me.update()
+    try:
+        bpy.ops.skinkit.mirror(axis="X", mode="+to-")
+        raise AssertionError("mirror without partners did not fail")
+    except RuntimeError as e:
+        expect("Skinkit" in str(e), "unclear error: %s" % e)
+    close(S.weight_matrix(obj, ["arm.L", "arm.R"]), before, 0.0, "failed mirror changed weights")
+    # a missing counterpart group is created (and removed again when the mirror fails)
+    obj.vertex_groups.remove(obj.vertex_groups["arm.R"])
+    try:
+        bpy.ops.skinkit.mirror(axis="X", mode="+to-")
+        raise AssertionError("mirror without partners did not fail")
+    except RuntimeError:
+        pass
+    expect(obj.vertex_groups.get("arm.R") is None, "failed mirror left a created group behind")
+    me.vertices.foreach_set("co", pos.reshape(-1))
+    me.update()
+    expect(bpy.ops.skinkit.mirror(axis="X", mode="+to-") == {"FINISHED"}, "mirror creating arm.R")
+    w = S.weight_matrix(obj, ["arm.L", "arm.R"])
+    expect(obj.vertex_groups.get("arm.R") is not None and (w[minus, 1] > 0).all(), "arm.R not created/filled")
+    expect(np.abs(w[minus, 0]).max() == 0.0, "- side kept arm.L weights after +to- mirror")
+
+
 def test_library_missing_reports_error():
     obj, _arm, weights = make_rig()
     corrupt(obj, weights)
@@ -403,7 +690,9 @@ def test_disable_unregisters():
     import skinkit
 
     draw = skinkit.panels.menu_weights
+    draw_parent = skinkit.panels.menu_parent
     bpy.ops.preferences.addon_disable(module="skinkit")
+    expect(draw_parent not in bpy.types.VIEW3D_MT_object_parent._dyn_ui_initialize(), "parent menu entry left")
     expect(not hasattr(bpy.types, "SKINKIT_OT_normalize"), "operator still registered after disable")
     expect(not hasattr(bpy.types, "VIEW3D_PT_skinkit"), "panel still registered after disable")
     expect(draw not in bpy.types.VIEW3D_MT_paint_weight._dyn_ui_initialize(), "menu entry left behind")
@@ -420,6 +709,10 @@ def main():
     tests = [test_install_enable, test_registered, test_poll_without_mesh, test_validate_and_select_invalid,
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched, test_undo,
+             test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
+             test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
+             test_auto_bind_respects_locked_groups,
+             test_auto_bind_undo, test_smooth, test_remove_rogue, test_mirror_left_right,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_disable_unregisters]
     for t in tests:
         check(t.__name__, t)
