@@ -6,7 +6,9 @@
  * Layout: deform.c validates a job, prepares per-call palettes (aligned copy of M_j, normal matrices, dual
  * quaternions, stretch matrices) and splits the vertices into chunks run by one kernel, optionally on OpenMP
  * threads. A kernel (deform_scalar.c, deform_sse2.c, deform_avx2.c) is the same vertex-major loop
- * (deform_kernel.inc) instantiated with a different set of small vector primitives.
+ * (deform_kernel.inc) instantiated with a different set of small vector primitives: a generic loop for every
+ * job, and a fast loop for packed LBS / DQS without tangents (unrolled per influence count for tightly packed
+ * u8 / u16 joints with float weights, two stages per block of vertices, branch-free SIMD renormalization).
  */
 #ifndef SKC_DEFORM_H
 #define SKC_DEFORM_H

@@ -729,6 +729,145 @@ START_TEST(test_deform_kernels_match_scalar) {
 }
 END_TEST
 
+/* max relative difference of two float arrays */
+static float packed_diff(const float* a, const float* b, size_t n) {
+  float worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    float d = fabsf(a[i] - b[i]) / (1.0f + fabsf(a[i]));
+    if (!(d <= worst)) worst = d;
+  }
+  return worst;
+}
+
+/* The fast loops with compile-time influence counts run only on tightly packed streams (the layout above is
+ * strided on purpose): every kernel against the scalar generic loop on packed streams, K = 1..8, every joint
+ * type with float weights (plus the quantized ones), with vertices that must bail out to the generic loop
+ * (joint out of range, NaN weight, weight sum 0, zero normal), out of place and in place. */
+START_TEST(test_deform_packed_fast_matches_scalar) {
+  rng_seed(11);
+  const int jts[3] = {SK_TYPE_U8, SK_TYPE_U16, SK_TYPE_U32};
+  const int wts[3] = {SK_TYPE_F32, SK_TYPE_U8, SK_TYPE_U16};
+  const size_t V = 1000, J = 70;
+  int configs = 0;
+  for (uint32_t K = 1; K <= 8; ++K)
+    for (int ti = 0; ti < 5; ++ti) {
+      int jt = jts[ti % 3], wt = ti < 3 ? SK_TYPE_F32 : wts[ti - 2];
+      int scaled = (K + (uint32_t)ti) % 2;
+      size_t jsz = tsize(jt), wsz = tsize(wt);
+      float* pal = malloc(16 * J * sizeof(float));
+      unsigned char* jb = malloc(V * K * jsz);
+      unsigned char* wb = malloc(V * K * wsz);
+      float* pin = malloc(V * 12);
+      float* nin = malloc(V * 12);
+      float* tin = malloc(V * 16);
+      for (size_t j = 0; j < J; ++j) random_matrix(pal + 16 * j, scaled && j % 3 == 1);
+      for (size_t v = 0; v < V; ++v) {
+        float w[8], sum = 0;
+        for (uint32_t k = 0; k < K; ++k) {
+          w[k] = rnd_u32() % 4 == 0 ? 0.0f : rnd(0.05f, 1.0f);
+          sum += w[k];
+        }
+        if (sum == 0) w[0] = sum = 1;
+        for (uint32_t k = 0; k < K; ++k) {
+          uint32_t jj = rnd_u32() % (uint32_t)J;
+          if (v % 97 == 5 && k == K - 1) jj = (uint32_t)J + (uint32_t)(v % 3); /* out of range */
+          float wk = w[k] / sum;
+          if (v % 89 == 7) wk = 0.0f; /* weight sum 0 */
+          if (wt == SK_TYPE_F32 && v % 83 == 9 && k == 0) wk = NAN;
+          put_joint(jb + (v * K + k) * jsz, jt, jj);
+          put_weight(wb + (v * K + k) * wsz, wt, wk);
+        }
+        float n[3];
+        random_unit(n);
+        if (v % 79 == 3) n[0] = n[1] = n[2] = 0.0f; /* zero normal: keeps the input */
+        for (int i = 0; i < 3; ++i) {
+          pin[3 * v + (size_t)i] = rnd(-3, 3);
+          nin[3 * v + (size_t)i] = n[i];
+          tin[4 * v + (size_t)i] = n[(i + 1) % 3];
+        }
+        tin[4 * v + 3] = 1.0f;
+      }
+      for (int method = 0; method < 2; ++method)
+        for (int variant = 0; variant < 4; ++variant) {
+          int normals = variant & 1, inplace = (variant & 2) != 0;
+          uint32_t flags = (K + (uint32_t)variant) % 3 == 0 ? SK_DEFORM_NO_RENORMALIZE : 0;
+          float* rp = calloc(V, 12);
+          float* rn = calloc(V, 12);
+          float* rt = calloc(V, 16);
+          float* op = calloc(V, 12);
+          float* on = calloc(V, 12);
+          sk_deform_job j;
+          job_init(&j);
+          j.method = (uint32_t)method;
+          j.flags = flags;
+          j.threads = 1;
+          j.vertex_count = V;
+          j.palette = pal;
+          j.joint_count = J;
+          j.influences = K;
+          j.joint_type = (sk_type)jt;
+          j.weight_type = (sk_type)wt;
+          j.joints = jb;
+          j.weights = wb;
+          j.in_positions = pin;
+          j.out_positions = rp;
+          if (normals) {
+            j.in_normals = nin;
+            j.out_normals = rn;
+          }
+          /* the reference: scalar kernel, with tangents so it runs the generic loop */
+          j.in_tangents = tin;
+          j.out_tangents = rt;
+          j.tangent_components = 4;
+          setenv("SKINKIT_KERNEL", "scalar", 1);
+          sk_error e;
+          int rc_ref = sk_deform_run(&j, &e);
+          ck_assert_int_eq(rc_ref, SK_ERR_OUT_OF_RANGE); /* the out-of-range joints and NaN weights */
+          j.in_tangents = NULL;
+          j.out_tangents = NULL;
+          j.tangent_components = 0;
+          for (int k = 0; k < 3; ++k) {
+            setenv("SKINKIT_KERNEL", kernel_names[k], 1);
+            if (strcmp(sk_cpu_kernel(), kernel_names[k]) != 0) continue;
+            memset(op, 0, V * 12);
+            memset(on, 0, V * 12);
+            if (inplace) {
+              memcpy(op, pin, V * 12);
+              memcpy(on, nin, V * 12);
+              j.in_positions = op;
+              if (normals) j.in_normals = on;
+            }
+            j.out_positions = op;
+            if (normals) j.out_normals = on;
+            int rc = sk_deform_run(&j, &e);
+            j.in_positions = pin;
+            if (normals) j.in_normals = nin;
+            ck_assert_int_eq(rc, rc_ref);
+            float dp = packed_diff(rp, op, 3 * V);
+            float dn = normals ? packed_diff(rn, on, 3 * V) : 0.0f;
+            ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f,
+                          "%s K=%u jt=%d wt=%d method=%d normals=%d inplace=%d flags=%u: positions %g normals %g",
+                          kernel_names[k], K, jt, wt, method, normals, inplace, flags, dp, dn);
+            configs++;
+          }
+          free(rp);
+          free(rn);
+          free(rt);
+          free(op);
+          free(on);
+        }
+      free(pal);
+      free(jb);
+      free(wb);
+      free(pin);
+      free(nin);
+      free(tin);
+    }
+  unsetenv("SKINKIT_KERNEL");
+  ck_assert_int_gt(configs, 8 * 5 * 2 * 4);
+}
+END_TEST
+
 START_TEST(test_deform_cpu_kernel_name) {
   unsetenv("SKINKIT_KERNEL");
   const char* k = sk_cpu_kernel();
@@ -1256,6 +1395,7 @@ static Suite* deform_suite(void) {
   tcase_add_test(r, test_deform_lbs_inside_hull_of_joint_images);
   tcase_add_test(r, test_deform_cpu_kernel_name);
   tcase_add_test(r, test_deform_kernels_match_scalar);
+  tcase_add_test(r, test_deform_packed_fast_matches_scalar);
   tcase_add_test(r, test_deform_threads_identical);
   tcase_add_test(r, test_deform_in_place);
   tcase_add_test(r, test_deform_additive);
