@@ -9,16 +9,22 @@
  *    not by size, the rest silently dropped. Therefore: weights are limited to 4 here (largest first,
  *    renormalized) unless the caller asks for them as-is and no vertex has more than 4; a mesh whose inverse
  *    binds differ from the shared ones by one common matrix X is baked (vertices *= X); otherwise refused.
- *    Every animation channel is written as its own glTF animation ("name_<channel>"), so animations come
- *    back split per joint; the exporter also writes an empty sampler for a missing T/R/S track, so missing
- *    tracks are filled here with the rest value. One untextured default material is written.
+ *    Animations come back whole under their own names (tests/unit/test_roundtrip.c checks the skinned poses);
+ *    the exporter writes an empty sampler for a missing T/R/S track, so missing tracks are filled here with the
+ *    rest value. One untextured default material is written.
  *  - Binary FBX ("fbx"): refused. Assimp 5.2.5's binary FBX writer produces files its own reader rejects
  *    ("FBX-Tokenize ... block offset is out of range", every corpus file), so nobody could read them.
  *  - ASCII FBX ("fbxa", only when asked by name): Assimp reads it back with all joints, weights as written
- *    (10 influences kept), animations; Blender's FBX importer refuses ASCII FBX.
+ *    (10 influences kept), animations; Blender's FBX importer refuses ASCII FBX. The skeleton is always put
+ *    under a synthetic identity root here (see build_nodes): Assimp's FBX exporter turns the aiScene root into
+ *    the file's implicit root, dropping its name and transform. Remaining Assimp losses (inverse binds rebuilt
+ *    from the node tree, Euler-angle curves, zero-length animations dropped) are listed per corpus file in
+ *    tests/unit/test_roundtrip.c.
  *  - Collada ("collada", .dae): reads back with joints, all influences and animations once every channel has
  *    equal T/R/S key counts (see build_anim; without that: "Unable to resolve library reference
  *    <node>_matrix-input", e.g. Fox.glb). Vertices are re-expanded per face corner by the Collada importer.
+ *    A file with several animations comes back with every animation carrying one animation's keys (Fox: all
+ *    1.158 s), asserted in tests/unit/test_roundtrip.c.
  */
 #include <assimp/cexport.h>
 #include <assimp/cimport.h>
@@ -495,10 +501,15 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
   return rc;
 }
 
-static int build_nodes(const skio_scene* s, struct aiScene* sc, skc_err* err) {
+/* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
+ * exporter writes the scene's root node as the file's implicit root (which its importer calls "RootNode"), so
+ * a skeleton root written as the aiScene root would lose its name and its transform (found by
+ * tests/unit/test_roundtrip.c: SimpleSkin's "nodes[0]" translation, CesiumMan's "Z_UP" rotation). */
+static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   uint32_t jc = sk ? sk->joint_count : 0, roots = 0;
   for (uint32_t j = 0; j < jc; ++j) roots += sk->parents[j] == SKC_NO_PARENT;
+  if (synthetic_root && roots == 1) roots = 2; /* take the several-roots path below */
   struct aiNode** jn = calloc(jc + 1, sizeof *jn);
   if (!jn) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   struct aiNode* root = NULL;
@@ -574,7 +585,7 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   }
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if ((rc = build_nodes(s, sc, err))) goto done;
+  if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0, err))) goto done;
   sc->mMaterials = calloc(1, sizeof *sc->mMaterials);
   if (!sc->mMaterials || !(sc->mMaterials[0] = default_material())) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
