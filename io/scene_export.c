@@ -504,7 +504,10 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
  * exporter writes the scene's root node as the file's implicit root (which its importer calls "RootNode"), so
  * a skeleton root written as the aiScene root would lose its name and its transform (found by
- * tests/unit/test_roundtrip.c: SimpleSkin's "nodes[0]" translation, CesiumMan's "Z_UP" rotation). */
+ * tests/unit/test_roundtrip.c: SimpleSkin's "nodes[0]" translation, CesiumMan's "Z_UP" rotation). Needed for
+ * Collada too: its exporter turns the aiScene root into the <visual_scene> itself, so the root joint is no
+ * <node>; Assimp reads that back, but Blender's Collada importer drops the root bone's vertex group
+ * (tests/addon/blender_readback.py). */
 static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   uint32_t jc = sk ? sk->joint_count : 0, roots = 0;
@@ -585,7 +588,7 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   }
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0, err))) goto done;
+  if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0 || strcmp(id, "collada") == 0, err))) goto done;
   sc->mMaterials = calloc(1, sizeof *sc->mMaterials);
   if (!sc->mMaterials || !(sc->mMaterials[0] = default_material())) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
