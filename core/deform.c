@@ -88,9 +88,6 @@ static kernel_fn kernel_of(skc_deform_kernel k) {
 
 /* ---------------------------------------------------------------------------------------------- validate */
 
-/* Bytes of one packed component (skc_type values). */
-static size_t type_size(int t) { return t == SKC_TYPE_U8 ? 1 : t == SKC_TYPE_U16 ? 2 : 4; }
-
 static bool type_ok_joint(int t) { return t == SKC_TYPE_U8 || t == SKC_TYPE_U16 || t == SKC_TYPE_U32; }
 static bool type_ok_weight(int t) { return t == SKC_TYPE_U8 || t == SKC_TYPE_U16 || t == SKC_TYPE_F32; }
 
@@ -134,13 +131,13 @@ int skc_deform_validate(const skc_deform_args* a, skc_err* err) {
     if (!a->joints || !a->weights)
       return skc_fail(err, SKC_INVALID_ARGUMENT, "joints and weights must not be NULL with influences = %u",
                       a->influences);
-    size_t jrow = type_size(jt) * a->influences, wrow = type_size(wt) * a->influences;
+    size_t jrow = skc_type_size(jt) * a->influences, wrow = skc_type_size(wt) * a->influences;
     if (a->joints_stride != 0 && a->joints_stride < jrow)
       return skc_fail(err, SKC_INVALID_ARGUMENT, "joints_stride %zu is below %u influences of %zu bytes",
-                      a->joints_stride, a->influences, type_size(jt));
+                      a->joints_stride, a->influences, skc_type_size(jt));
     if (a->weights_stride != 0 && a->weights_stride < wrow)
       return skc_fail(err, SKC_INVALID_ARGUMENT, "weights_stride %zu is below %u influences of %zu bytes",
-                      a->weights_stride, a->influences, type_size(wt));
+                      a->weights_stride, a->influences, skc_type_size(wt));
   } else if (!a->csr_offsets || !a->csr_joints || !a->csr_weights) {
     return skc_fail(err, SKC_INVALID_ARGUMENT, "influences = 0 selects CSR: csr_offsets, csr_joints and csr_weights "
                                                "must not be NULL");
@@ -247,8 +244,8 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
     c.fmt = (uint32_t)(jt * 8 + wt);
     c.joints = (const unsigned char*)a->joints;
     c.weights = (const unsigned char*)a->weights;
-    c.jstride = a->joints_stride ? a->joints_stride : type_size(jt) * a->influences;
-    c.wstride = a->weights_stride ? a->weights_stride : type_size(wt) * a->influences;
+    c.jstride = a->joints_stride ? a->joints_stride : skc_type_size(jt) * a->influences;
+    c.wstride = a->weights_stride ? a->weights_stride : skc_type_size(wt) * a->influences;
   } else {
     c.fmt = 0;
     c.csr_offsets = a->csr_offsets;
