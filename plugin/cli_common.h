@@ -25,6 +25,7 @@ extern const char cli_convert_usage[];
 extern const char cli_demo_usage[];
 extern const char cli_report_usage[];
 extern const char cli_sample_usage[];
+/* SK_CLI_SECTION declarations: add run functions and usage texts above this line */
 
 /* JSON string output with escaping. */
 void cli_json_string(FILE* f, const char* s);

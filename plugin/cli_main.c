@@ -16,7 +16,7 @@ static const cli_command k_commands[] = {
     {"demo", "the sample job: pose the generated cylinder rig, print LBS/DQS figures", cli_demo_usage, cli_demo},
     {"pack", "compress the skin of a model into an .skf file (8/16-bit weights, joint table)", cli_pack_usage, cli_pack},
     {"unpack", "decode an .skf file: joint table and per-vertex joints/weights (text or --json)", cli_unpack_usage, cli_unpack},
-    /* later: pack, unpack, bind, weights, deform, report */
+    /* SK_CLI_SECTION commands: add rows above this line */
 };
 static const size_t k_command_count = sizeof k_commands / sizeof k_commands[0];
 

@@ -107,6 +107,7 @@ SK_FALLOFF_CONSTANT = 2
 SK_FALLOFF_SHARP = 3
 SK_BRUSH_GEODESIC = 1 << 0
 SK_BRUSH_NO_NORMALIZE = 1 << 1
+# SK_PY_SECTION weights constants: add above this line
 
 # skf
 SK_SKF_FILE_ORDER = 1 << 0
@@ -117,6 +118,7 @@ SK_BIND_NEAREST = 1
 SK_BIND_HEAT = 2
 SK_BONE_SPACE_BIND = 0
 SK_BONE_SPACE_REST = 1
+# SK_PY_SECTION bind constants: add above this line
 
 # Names of the mirrored constants (the struct test compiles a C program printing each one).
 CONSTANTS = [n for n in list(globals()) if n.startswith("SK_") and isinstance(globals()[n], int)]
@@ -546,6 +548,11 @@ class SkBindReport(Structure):
     ]
 
 
+# SK_PY_SECTION weights structs: add classes above this line
+
+# SK_PY_SECTION bind structs: add classes above this line
+
+
 # C typedef name -> mirror. Structs whose first field is `size` get it from new().
 STRUCTS = {
     "sk_error": SkError,
@@ -577,6 +584,8 @@ STRUCTS = {
     "sk_skf_chunk": SkSkfChunk,
     "sk_bind_desc": SkBindDesc,
     "sk_bind_report": SkBindReport,
+    # SK_PY_SECTION weights STRUCTS entries: add above this line
+    # SK_PY_SECTION bind STRUCTS entries: add above this line
 }
 
 
@@ -682,6 +691,7 @@ FUNCTIONS = [
     ("sk_joint_mirror_name", RESULT, [c_char_p, BUF, size, ERR]),
     ("sk_skeleton_mirror_map", RESULT, [HANDLE, BUF, POINTER(c_uint32), ERR]),
     ("sk_weights_brush", RESULT, [HANDLE, POINTER(SkBrushDesc), POINTER(SkWeightsReport), ERR]),
+    # SK_PY_SECTION weights functions: add rows above this line
     # skf
     ("sk_skf_encode_bound", size, [POINTER(SkSkfEncodeDesc)]),
     ("sk_skf_encode", RESULT, [POINTER(SkSkfEncodeDesc), BUF, size, POINTER(c_size_t), ERR]),
@@ -694,6 +704,7 @@ FUNCTIONS = [
     # bind
     ("sk_skeleton_bone_segments", RESULT, [HANDLE, u32, BUF, BUF, ERR]),
     ("sk_bind", RESULT, [POINTER(SkBindDesc), HANDLE, POINTER(SkBindReport), ERR]),
+    # SK_PY_SECTION bind functions: add rows above this line
 ]
 
 
