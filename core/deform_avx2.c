@@ -169,7 +169,293 @@ static inline __attribute__((always_inline)) int vd_to_mat(vdq D, vmat* M) {
 }
 
 #define SKC_KERNEL_FN skc_deform_kernel_avx2
+#define SKC_SOA_FN ksoa
+static int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad);
 #include "deform_kernel.inc"
+
+/* ---- 8-wide path: influences -> per-vertex matrix (or dual quaternion) in registers, then the vertex math for
+ * 8 vertices at once in SoA form (x, y, z of 8 vertices per register). Covers the common job: packed u8/u16
+ * joints with K = 1, 2, 4 or 8 float weights, packed float3 positions (and normals), LBS or rigid-palette DQS.
+ * A block of 8 vertices with anything unusual (bad joint or weight, weight sum 0 or not finite, zero normal,
+ * cancelled DQS blend) is redone by kgeneric before anything of it is written, so results follow kbody. */
+
+#define SKC_SOA_W 8
+
+/* 8 packed float3 (96 bytes) -> x, y, z of vertices 0..7 (lanes 0-3 = vertices 0-3, lanes 4-7 = 4-7) */
+static inline __attribute__((always_inline)) void soa_load3(const unsigned char* p, __m256* x, __m256* y,
+                                                            __m256* z) {
+  const float* f = (const float*)(const void*)p;
+  __m256 m03 = _mm256_castps128_ps256(_mm_loadu_ps(f + 0));
+  __m256 m14 = _mm256_castps128_ps256(_mm_loadu_ps(f + 4));
+  __m256 m25 = _mm256_castps128_ps256(_mm_loadu_ps(f + 8));
+  m03 = _mm256_insertf128_ps(m03, _mm_loadu_ps(f + 12), 1);
+  m14 = _mm256_insertf128_ps(m14, _mm_loadu_ps(f + 16), 1);
+  m25 = _mm256_insertf128_ps(m25, _mm_loadu_ps(f + 20), 1);
+  __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
+  __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
+  *x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+  *y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+  *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+/* inverse of soa_load3 */
+static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z) {
+  float* f = (float*)(void*)p;
+  __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
+  __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
+  __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0));
+  __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
+  __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
+  __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+  _mm_storeu_ps(f + 0, _mm256_castps256_ps128(r03));
+  _mm_storeu_ps(f + 4, _mm256_castps256_ps128(r14));
+  _mm_storeu_ps(f + 8, _mm256_castps256_ps128(r25));
+  _mm_storeu_ps(f + 12, _mm256_extractf128_ps(r03, 1));
+  _mm_storeu_ps(f + 16, _mm256_extractf128_ps(r14, 1));
+  _mm_storeu_ps(f + 20, _mm256_extractf128_ps(r25, 1));
+}
+
+/* Rows r_i = buf + i * stride (8 rows), 4 floats at column offset col: out[k] lane i = r_i[col + k]. */
+static inline __attribute__((always_inline)) void soa_transpose4(const float* buf, size_t stride, size_t col,
+                                                                 __m256 out[4]) {
+  __m256 t[4];
+  _Pragma("GCC unroll 4")
+  for (int i = 0; i < 4; ++i)
+    t[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(buf + (size_t)i * stride + col)),
+                                _mm_load_ps(buf + (size_t)(i + 4) * stride + col), 1);
+  __m256 u0 = _mm256_unpacklo_ps(t[0], t[1]), u1 = _mm256_unpackhi_ps(t[0], t[1]);
+  __m256 u2 = _mm256_unpacklo_ps(t[2], t[3]), u3 = _mm256_unpackhi_ps(t[2], t[3]);
+  out[0] = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(1, 0, 1, 0));
+  out[1] = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2));
+  out[2] = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0));
+  out[3] = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/* lanes whose |x| lies outside [lo, hi] (bit patterns of positive floats; NaN is outside), as a mask */
+static inline __attribute__((always_inline)) __m256i soa_out_of_range(__m256 x, int lo, int hi) {
+  __m256i b = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7fffffff));
+  return _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(lo), b), _mm256_cmpgt_epi32(b, _mm256_set1_epi32(hi)));
+}
+
+/* 1 if every joint of the block (bytes = 8 K JT) is <= lim */
+static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned char* jb, const size_t bytes,
+                                                              const int JT, __m256i lim) {
+  if (bytes >= 32) {
+    __m256i mx = _mm256_loadu_si256((const __m256i*)(const void*)jb);
+    for (size_t o = 32; o < bytes; o += 32) {
+      __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(jb + o));
+      mx = JT == 1 ? _mm256_max_epu8(mx, x) : _mm256_max_epu16(mx, x);
+    }
+    __m256i eq = JT == 1 ? _mm256_cmpeq_epi8(_mm256_max_epu8(mx, lim), lim) : _mm256_cmpeq_epi16(_mm256_max_epu16(mx, lim), lim);
+    return _mm256_movemask_epi8(eq) == -1;
+  }
+  __m128i x = bytes == 16 ? _mm_loadu_si128((const __m128i*)(const void*)jb) : _mm_loadl_epi64((const __m128i*)(const void*)jb);
+  __m128i l = _mm256_castsi256_si128(lim);
+  __m128i eq = JT == 1 ? _mm_cmpeq_epi8(_mm_max_epu8(x, l), l) : _mm_cmpeq_epi16(_mm_max_epu16(x, l), l);
+  return (_mm_movemask_epi8(eq) & 0xffff) == 0xffff; /* an 8-byte load leaves zeros above: always <= lim */
+}
+
+static inline __attribute__((always_inline)) uint32_t soa_joint(const unsigned char* p, uint32_t k, const int JT) {
+  if (JT == 1) return p[k];
+  uint16_t x;
+  memcpy(&x, p + 2 * k, 2);
+  return x;
+}
+
+/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
+static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
+                                                           const uint32_t K, const int HAS_N, const int DQS,
+                                                           __m256i lim, int check_joints) {
+  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
+  const unsigned char* jb = c->joints + v * js;
+  const unsigned char* wb = c->weights + v * ws;
+  if (check_joints && !soa_joints_ok(jb, SKC_SOA_W * js, JT, lim)) return 0;
+  _Alignas(32) float buf[SKC_SOA_W * 16];
+  const float* P = c->palette;
+  const float* DQ = c->dq;
+  _Pragma("GCC unroll 2")
+  for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
+    uint32_t jl[8];
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) jl[k] = soa_joint(jb, k, JT);
+    if (!DQS) {
+      vmat M = vm_scaled(P + 16 * (size_t)jl[0], ((const float*)(const void*)wb)[0]);
+      if (K > 1) {
+        vmat M1 = vm_scaled(P + 16 * (size_t)jl[1], ((const float*)(const void*)wb)[1]);
+        _Pragma("GCC unroll 4")
+        for (uint32_t k = 2; k + 1 < K; k += 2) {
+          M = vm_fma(M, P + 16 * (size_t)jl[k], ((const float*)(const void*)wb)[k]);
+          M1 = vm_fma(M1, P + 16 * (size_t)jl[k + 1], ((const float*)(const void*)wb)[k + 1]);
+        }
+        M = vm_add(M, M1);
+      }
+      _mm256_store_ps(buf + 16 * i, M.lo);
+      _mm256_store_ps(buf + 16 * i + 8, M.hi);
+    } else {
+      /* pivot = largest weight (first on ties), then each weight takes the sign of its real part's dot with the
+       * pivot's, four dot products per register */
+      const float* w = (const float*)(const void*)wb;
+      uint32_t jpiv = jl[0];
+      if (K > 1) { /* branch-free: the first lane equal to the maximum (a NaN weight may pick any valid lane: the
+                      l2 test of the blend sends that block to kgeneric anyway) */
+        __m256 w8 = K >= 8 ? _mm256_loadu_ps(w) : _mm256_castps128_ps256(K >= 4 ? _mm_loadu_ps(w) : _mm_castpd_ps(_mm_load_sd((const double*)(const void*)w)));
+        if (K < 8) w8 = _mm256_blend_ps(_mm256_set1_ps(-INFINITY), w8, (1 << K) - 1);
+        __m256 mx = _mm256_max_ps(w8, _mm256_permute_ps(w8, _MM_SHUFFLE(2, 3, 0, 1)));
+        mx = _mm256_max_ps(mx, _mm256_permute_ps(mx, _MM_SHUFFLE(1, 0, 3, 2)));
+        mx = _mm256_max_ps(mx, _mm256_permute2f128_ps(mx, mx, 0x01));
+        unsigned msk = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(w8, mx, _CMP_EQ_OQ)) & ((1u << K) - 1u);
+        jpiv = jl[msk ? __builtin_ctz(msk) : 0];
+      }
+      const __m128 r0 = _mm_load_ps(DQ + 8 * (size_t)jpiv);
+      const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
+      __m256 D = _mm256_setzero_ps(), D1 = _mm256_setzero_ps();
+      _Pragma("GCC unroll 2")
+      for (uint32_t g = 0; g < K; g += 4) {
+        __m256 d8[4];
+        __m128 m[4];
+        _Pragma("GCC unroll 4")
+        for (uint32_t t = 0; t < 4; ++t) {
+          if (g + t < K) {
+            d8[t] = _mm256_load_ps(DQ + 8 * (size_t)jl[g + t]);
+            m[t] = _mm_mul_ps(_mm256_castps256_ps128(d8[t]), r0);
+          } else {
+            d8[t] = _mm256_setzero_ps();
+            m[t] = _mm_setzero_ps();
+          }
+        }
+        __m128 dots = _mm_hadd_ps(_mm_hadd_ps(m[0], m[1]), _mm_hadd_ps(m[2], m[3]));
+        __m128 wv = K - g >= 4 ? _mm_loadu_ps(w + g) : K - g == 2 ? _mm_castpd_ps(_mm_load_sd((const double*)(const void*)(w + g))) : _mm_load_ss(w + g);
+        wv = _mm_xor_ps(wv, _mm_and_ps(dots, _mm256_castps256_ps128(sign)));
+        __m256 w8 = _mm256_castps128_ps256(wv);
+        _Pragma("GCC unroll 4")
+        for (uint32_t t = 0; t < 4; ++t) {
+          if (g + t >= K) break;
+          __m256 wt = _mm256_permutevar8x32_ps(w8, _mm256_set1_epi32((int)t));
+          if (t & 1)
+            D1 = _mm256_fmadd_ps(wt, d8[t], D1);
+          else
+            D = _mm256_fmadd_ps(wt, d8[t], D);
+        }
+      }
+      _mm256_store_ps(buf + 16 * i, _mm256_add_ps(D, D1));
+    }
+  }
+
+  const unsigned char* pin = c->pin + v * 12;
+  unsigned char* pout = c->pout + v * 12;
+  __m256 px, py, pz, nx = _mm256_setzero_ps(), ny = nx, nz = nx;
+  soa_load3(pin, &px, &py, &pz);
+  if (HAS_N) soa_load3(c->nin + v * 12, &nx, &ny, &nz);
+  __m256 ox, oy, oz, mx = _mm256_setzero_ps(), my = mx, mz = mx;
+  __m256i badm;
+  if (!DQS) {
+    __m256 c0[4], c1[4], c2[4], c3[4];
+    soa_transpose4(buf, 16, 0, c0);
+    soa_transpose4(buf, 16, 4, c1);
+    soa_transpose4(buf, 16, 8, c2);
+    soa_transpose4(buf, 16, 12, c3); /* c3[3] = the weight sum (palette bottom rows are 0 0 0 1) */
+    badm = soa_out_of_range(c3[3], 0x00800000, 0x7f61b1e6);
+    ox = _mm256_fmadd_ps(c2[0], pz, _mm256_fmadd_ps(c1[0], py, _mm256_fmadd_ps(c0[0], px, c3[0])));
+    oy = _mm256_fmadd_ps(c2[1], pz, _mm256_fmadd_ps(c1[1], py, _mm256_fmadd_ps(c0[1], px, c3[1])));
+    oz = _mm256_fmadd_ps(c2[2], pz, _mm256_fmadd_ps(c1[2], py, _mm256_fmadd_ps(c0[2], px, c3[2])));
+    if (HAS_N) {
+      mx = _mm256_fmadd_ps(c2[0], nz, _mm256_fmadd_ps(c1[0], ny, _mm256_mul_ps(c0[0], nx)));
+      my = _mm256_fmadd_ps(c2[1], nz, _mm256_fmadd_ps(c1[1], ny, _mm256_mul_ps(c0[1], nx)));
+      mz = _mm256_fmadd_ps(c2[2], nz, _mm256_fmadd_ps(c1[2], ny, _mm256_mul_ps(c0[2], nx)));
+    }
+  } else {
+    __m256 q[4], d[4];
+    soa_transpose4(buf, 16, 0, q);
+    soa_transpose4(buf, 16, 4, d);
+    __m256 l2 = _mm256_fmadd_ps(q[3], q[3], _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
+    badm = soa_out_of_range(l2, 0x0da24262, 0x7f61b1e6); /* (1e-30, 3e38] like vd_to_mat */
+    const __m256 s = _mm256_div_ps(_mm256_set1_ps(2.0f), l2);
+    const __m256 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
+    /* x -> x + s (w (v x x) + v x (v x x)) + s (w d_v - d_w v + v x d_v) */
+#define SOA_CROSS(ax, ay, az, bx, by, bz, rx, ry, rz)       \
+  rx = _mm256_fmsub_ps(ay, bz, _mm256_mul_ps(az, by)); \
+  ry = _mm256_fmsub_ps(az, bx, _mm256_mul_ps(ax, bz)); \
+  rz = _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx))
+    __m256 tx, ty, tz, ex, ey, ez, fx, fy, fz;
+    SOA_CROSS(qx, qy, qz, d[0], d[1], d[2], tx, ty, tz);
+    tx = _mm256_fmadd_ps(qw, d[0], _mm256_fnmadd_ps(d[3], qx, tx));
+    ty = _mm256_fmadd_ps(qw, d[1], _mm256_fnmadd_ps(d[3], qy, ty));
+    tz = _mm256_fmadd_ps(qw, d[2], _mm256_fnmadd_ps(d[3], qz, tz));
+    SOA_CROSS(qx, qy, qz, px, py, pz, ex, ey, ez);
+    SOA_CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+    ox = _mm256_fmadd_ps(s, _mm256_add_ps(_mm256_fmadd_ps(qw, ex, fx), tx), px);
+    oy = _mm256_fmadd_ps(s, _mm256_add_ps(_mm256_fmadd_ps(qw, ey, fy), ty), py);
+    oz = _mm256_fmadd_ps(s, _mm256_add_ps(_mm256_fmadd_ps(qw, ez, fz), tz), pz);
+    if (HAS_N) {
+      SOA_CROSS(qx, qy, qz, nx, ny, nz, ex, ey, ez);
+      SOA_CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+      mx = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ex, fx), nx);
+      my = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ey, fy), ny);
+      mz = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ez, fz), nz);
+    }
+#undef SOA_CROSS
+  }
+  if (HAS_N) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
+    __m256 l2 = _mm256_fmadd_ps(mz, mz, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mx, mx)));
+    badm = _mm256_or_si256(badm, soa_out_of_range(l2, 0x00800000, 0x7f61b1e6));
+    __m256 r = _mm256_rsqrt_ps(l2);
+    r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
+                      _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
+    mx = _mm256_mul_ps(mx, r);
+    my = _mm256_mul_ps(my, r);
+    mz = _mm256_mul_ps(mz, r);
+  }
+  if (!_mm256_testz_si256(badm, badm)) return 0;
+  soa_store3(pout, ox, oy, oz);
+  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz);
+  return 1;
+}
+
+static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
+                                                            const int JT, const uint32_t K, const int HAS_N,
+                                                            const int DQS) {
+  const uint32_t maxj = JT == 1 ? 255u : 65535u;
+  const uint32_t lim = c->jcount - 1 < maxj ? c->jcount - 1 : maxj;
+  const int check = lim < maxj;
+  const __m256i vlim = JT == 1 ? _mm256_set1_epi8((char)lim) : _mm256_set1_epi16((short)lim);
+  size_t bad = 0, v = b;
+  for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
+    if (!soa_block(c, v, JT, K, HAS_N, DQS, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
+  if (v < e) bad += kfast_dispatch(c, v, e);
+  return bad;
+}
+
+#define SOA_K(JT, HN, DQ)                                   \
+  switch (c->k) {                                           \
+    case 1: *bad = soa_run(c, b, e, JT, 1, HN, DQ); return 1; \
+    case 2: *bad = soa_run(c, b, e, JT, 2, HN, DQ); return 1; \
+    case 4: *bad = soa_run(c, b, e, JT, 4, HN, DQ); return 1; \
+    case 8: *bad = soa_run(c, b, e, JT, 8, HN, DQ); return 1; \
+    default: return 0;                                      \
+  }
+
+static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
+  /* the caller checked: packed influences, no tangents, no flags but NO_RENORMALIZE, LBS or unscaled DQS */
+  const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
+  if ((jt != 1 && jt != 2) || wt != 4 || c->k == 0) return 0;
+  const int has_n = c->has_n;
+  if (c->jstride != (size_t)c->k * (size_t)jt || c->wstride != (size_t)c->k * 4 || c->pis != 12 || c->pos != 12 ||
+      (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid || (c->flags & SKC_DEFORM_NO_RENORMALIZE))))
+    return 0;
+  const int dqs = c->method == SKC_DEFORM_DQS;
+  if (jt == 1) {
+    if (dqs) {
+      if (has_n) SOA_K(1, 1, 1) else SOA_K(1, 0, 1)
+    } else {
+      if (has_n) SOA_K(1, 1, 0) else SOA_K(1, 0, 0)
+    }
+  }
+  if (dqs) {
+    if (has_n) SOA_K(2, 1, 1) else SOA_K(2, 0, 1)
+  }
+  if (has_n) SOA_K(2, 1, 0) else SOA_K(2, 0, 0)
+}
+#undef SOA_K
 
 int skc_deform_kernel_avx2_available(void) { return 1; }
 

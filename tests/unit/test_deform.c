@@ -747,7 +747,7 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
   rng_seed(11);
   const int jts[3] = {SK_TYPE_U8, SK_TYPE_U16, SK_TYPE_U32};
   const int wts[3] = {SK_TYPE_F32, SK_TYPE_U8, SK_TYPE_U16};
-  const size_t V = 1000, J = 70;
+  const size_t V = 1003, J = 70; /* 125 wide blocks of 8 and a tail of 3 */
   int configs = 0;
   for (uint32_t K = 1; K <= 8; ++K)
     for (int ti = 0; ti < 5; ++ti) {
