@@ -265,6 +265,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   }
   c.has_t = a->in_tangents != NULL;
   c.tc4 = a->tangent_components == 4;
+  c.stream_out = a->vertex_count * (c.has_n ? 24u : 12u) >= SKC_DEFORM_STREAM_BYTES;
   if (c.has_t) {
     size_t tb = c.tc4 ? 16 : 12;
     c.tin = (const unsigned char*)a->in_tangents;

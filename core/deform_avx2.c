@@ -6,6 +6,7 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <float.h>
 #include <immintrin.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct vmat {
@@ -198,8 +199,9 @@ static inline __attribute__((always_inline)) void soa_load3(const unsigned char*
   *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
 }
 
-/* inverse of soa_load3 */
-static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z) {
+/* inverse of soa_load3; nt: non-temporal stores (p 16-byte aligned) */
+static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z,
+                                                             int nt) {
   float* f = (float*)(void*)p;
   __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
   __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
@@ -207,6 +209,15 @@ static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, _
   __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
   __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
   __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+  if (nt) {
+    _mm_stream_ps(f + 0, _mm256_castps256_ps128(r03));
+    _mm_stream_ps(f + 4, _mm256_castps256_ps128(r14));
+    _mm_stream_ps(f + 8, _mm256_castps256_ps128(r25));
+    _mm_stream_ps(f + 12, _mm256_extractf128_ps(r03, 1));
+    _mm_stream_ps(f + 16, _mm256_extractf128_ps(r14, 1));
+    _mm_stream_ps(f + 20, _mm256_extractf128_ps(r25, 1));
+    return;
+  }
   _mm_storeu_ps(f + 0, _mm256_castps256_ps128(r03));
   _mm_storeu_ps(f + 4, _mm256_castps256_ps128(r14));
   _mm_storeu_ps(f + 8, _mm256_castps256_ps128(r25));
@@ -265,7 +276,7 @@ static inline __attribute__((always_inline)) uint32_t soa_joint(const unsigned c
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int DQS,
-                                                           __m256i lim, int check_joints) {
+                                                           __m256i lim, int check_joints, int nt) {
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   const unsigned char* jb = c->joints + v * js;
   const unsigned char* wb = c->weights + v * ws;
@@ -406,8 +417,8 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     mz = _mm256_mul_ps(mz, r);
   }
   if (!_mm256_testz_si256(badm, badm)) return 0;
-  soa_store3(pout, ox, oy, oz);
-  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz);
+  soa_store3(pout, ox, oy, oz, nt);
+  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz, nt);
   return 1;
 }
 
@@ -418,9 +429,14 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
   const uint32_t lim = c->jcount - 1 < maxj ? c->jcount - 1 : maxj;
   const int check = lim < maxj;
   const __m256i vlim = JT == 1 ? _mm256_set1_epi8((char)lim) : _mm256_set1_epi16((short)lim);
+  /* large outputs bypass the caches (no read-for-ownership of lines that are overwritten whole); every block
+   * starts at a multiple of 8 vertices from b, so its 96 bytes stay 16-byte aligned when b's are */
+  const int nt = c->stream_out && ((uintptr_t)(c->pout + b * 12) & 15) == 0 &&
+                 (!HAS_N || ((uintptr_t)(c->nout + b * 12) & 15) == 0) && c->pin != c->pout;
   size_t bad = 0, v = b;
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
-    if (!soa_block(c, v, JT, K, HAS_N, DQS, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
+    if (!soa_block(c, v, JT, K, HAS_N, DQS, vlim, check, nt)) bad += kgeneric(c, v, v + SKC_SOA_W);
+  if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
   if (v < e) bad += kfast_dispatch(c, v, e);
   return bad;
 }

@@ -30,6 +30,9 @@ enum {
 #define SKC_DEFORM_MAX_JOINTS 65535u
 /* A palette matrix counts as rigid when its upper 3x3 is orthonormal within this tolerance. */
 #define SKC_DEFORM_RIGID_TOL 1e-4f
+/* Output size from which a job's results are written around the caches (they would evict everything else and
+ * are usually consumed later, e.g. by a GPU upload): 16 MiB. */
+#define SKC_DEFORM_STREAM_BYTES ((size_t)16 << 20)
 
 typedef struct skc_deform_args {
   uint32_t method; /* SKC_DEFORM_LBS / DQS / RIGID */
@@ -89,6 +92,7 @@ typedef struct skc_deform_ctx {
   int nonrigid;    /* some palette matrix has scale/shear: npalette holds inverse transposes */
   int dqs_scaled;  /* DQS: stretch holds S_j of the polar decompositions */
   int has_n, has_t, tc4;
+  int stream_out;  /* outputs are large (>= SKC_DEFORM_STREAM_BYTES): the wide path may use non-temporal stores */
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
   const float* dq;       /* DQS: 8 per joint (real xyzw, dual xyzw) */

@@ -884,6 +884,88 @@ START_TEST(test_deform_cpu_kernel_name) {
 }
 END_TEST
 
+/* Outputs of 16 MiB and more take the streaming (non-temporal store) variant of the wide path: it must give what
+ * the scalar kernel gives, on one thread and on several, with a few vertices that bail out to the generic loop. */
+START_TEST(test_deform_large_outputs_match_scalar) {
+  rng_seed(12);
+  const size_t V = 720000, J = 50; /* 720000 * 24 bytes of positions + normals > 16 MiB */
+  const uint32_t K = 4;
+  float* pal = malloc(16 * J * sizeof(float));
+  uint16_t* jb = malloc(V * K * sizeof(uint16_t));
+  float* wb = malloc(V * K * sizeof(float));
+  float* pin = malloc(V * 12);
+  float* nin = malloc(V * 12);
+  float *rp = malloc(V * 12), *rn = malloc(V * 12), *op = malloc(V * 12), *on = malloc(V * 12);
+  ck_assert(pal && jb && wb && pin && nin && rp && rn && op && on);
+  for (size_t j = 0; j < J; ++j) random_matrix(pal + 16 * j, 0);
+  for (size_t v = 0; v < V; ++v) {
+    float sum = 0;
+    for (uint32_t k = 0; k < K; ++k) {
+      jb[v * K + k] = (uint16_t)(rnd_u32() % J);
+      wb[v * K + k] = rnd(0.05f, 1.0f);
+      sum += wb[v * K + k];
+    }
+    for (uint32_t k = 0; k < K; ++k) wb[v * K + k] /= sum;
+    if (v % 100003 == 17) jb[v * K + 2] = (uint16_t)(J + 1); /* bad joint: kept at the input */
+    float n[3];
+    random_unit(n);
+    for (int i = 0; i < 3; ++i) {
+      pin[3 * v + (size_t)i] = rnd(-2, 2);
+      nin[3 * v + (size_t)i] = n[i];
+    }
+  }
+  int compared = 0;
+  for (int method = 0; method < 2; ++method)
+    for (int threads = 1; threads <= 2; ++threads) {
+      sk_deform_job j;
+      job_init(&j);
+      j.method = (uint32_t)method;
+      j.threads = (uint32_t)threads;
+      j.vertex_count = V;
+      j.palette = pal;
+      j.joint_count = J;
+      j.influences = K;
+      j.joint_type = SK_TYPE_U16;
+      j.weight_type = SK_TYPE_F32;
+      j.joints = jb;
+      j.weights = wb;
+      j.in_positions = pin;
+      j.in_normals = nin;
+      j.out_positions = rp;
+      j.out_normals = rn;
+      setenv("SKINKIT_KERNEL", "scalar", 1);
+      ck_assert_int_eq(sk_deform_run(&j, NULL), SK_ERR_OUT_OF_RANGE);
+      for (int k = 1; k < 3; ++k) {
+        setenv("SKINKIT_KERNEL", kernel_names[k], 1);
+        if (strcmp(sk_cpu_kernel(), kernel_names[k]) != 0) continue;
+        memset(op, 0, V * 12);
+        memset(on, 0, V * 12);
+        j.out_positions = op;
+        j.out_normals = on;
+        ck_assert_int_eq(sk_deform_run(&j, NULL), SK_ERR_OUT_OF_RANGE);
+        float dp = packed_diff(rp, op, 3 * V), dn = packed_diff(rn, on, 3 * V);
+        ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s method %d threads %d: positions %g normals %g", kernel_names[k],
+                      method, threads, dp, dn);
+        ck_assert(memcmp(op + 3 * 17, pin + 3 * 17, 12) == 0); /* the bad vertex kept its input */
+        j.out_positions = rp;
+        j.out_normals = rn;
+        compared++;
+      }
+    }
+  unsetenv("SKINKIT_KERNEL");
+  ck_assert_int_gt(compared, 0);
+  free(pal);
+  free(jb);
+  free(wb);
+  free(pin);
+  free(nin);
+  free(rp);
+  free(rn);
+  free(op);
+  free(on);
+}
+END_TEST
+
 START_TEST(test_deform_threads_identical) {
   rng_seed(6);
   for (int method = 0; method < 3; ++method) {
@@ -1396,6 +1478,7 @@ static Suite* deform_suite(void) {
   tcase_add_test(r, test_deform_cpu_kernel_name);
   tcase_add_test(r, test_deform_kernels_match_scalar);
   tcase_add_test(r, test_deform_packed_fast_matches_scalar);
+  tcase_add_test(r, test_deform_large_outputs_match_scalar);
   tcase_add_test(r, test_deform_threads_identical);
   tcase_add_test(r, test_deform_in_place);
   tcase_add_test(r, test_deform_additive);
