@@ -257,10 +257,12 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
       __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(jb + o));
       mx = JT == 1 ? _mm256_max_epu8(mx, x) : _mm256_max_epu16(mx, x);
     }
-    __m256i eq = JT == 1 ? _mm256_cmpeq_epi8(_mm256_max_epu8(mx, lim), lim) : _mm256_cmpeq_epi16(_mm256_max_epu16(mx, lim), lim);
+    __m256i eq = JT == 1 ? _mm256_cmpeq_epi8(_mm256_max_epu8(mx, lim), lim)
+                         : _mm256_cmpeq_epi16(_mm256_max_epu16(mx, lim), lim);
     return _mm256_movemask_epi8(eq) == -1;
   }
-  __m128i x = bytes == 16 ? _mm_loadu_si128((const __m128i*)(const void*)jb) : _mm_loadl_epi64((const __m128i*)(const void*)jb);
+  __m128i x = bytes == 16 ? _mm_loadu_si128((const __m128i*)(const void*)jb)
+                          : _mm_loadl_epi64((const __m128i*)(const void*)jb);
   __m128i l = _mm256_castsi256_si128(lim);
   __m128i eq = JT == 1 ? _mm_cmpeq_epi8(_mm_max_epu8(x, l), l) : _mm_cmpeq_epi16(_mm_max_epu16(x, l), l);
   return (_mm_movemask_epi8(eq) & 0xffff) == 0xffff; /* an 8-byte load leaves zeros above: always <= lim */
@@ -284,32 +286,32 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
   _Alignas(32) float buf[SKC_SOA_W * 16];
   const float* P = c->palette;
   const float* DQ = c->dq;
-  _Pragma("GCC unroll 2")
-  for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
-    uint32_t jl[8];
+  if (!DQS) {
     _Pragma("GCC unroll 8")
-    for (uint32_t k = 0; k < K; ++k) jl[k] = soa_joint(jb, k, JT);
-    if (!DQS) {
-      vmat M = vm_scaled(P + 16 * (size_t)jl[0], ((const float*)(const void*)wb)[0]);
-      if (K > 1) {
-        vmat M1 = vm_scaled(P + 16 * (size_t)jl[1], ((const float*)(const void*)wb)[1]);
-        _Pragma("GCC unroll 4")
-        for (uint32_t k = 2; k + 1 < K; k += 2) {
-          M = vm_fma(M, P + 16 * (size_t)jl[k], ((const float*)(const void*)wb)[k]);
-          M1 = vm_fma(M1, P + 16 * (size_t)jl[k + 1], ((const float*)(const void*)wb)[k + 1]);
-        }
-        M = vm_add(M, M1);
-      }
+    for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
+      /* one FMA chain per vertex: the 8 vertices of the block are independent, so the core overlaps them */
+      const float* w = (const float*)(const void*)wb;
+      vmat M = vm_scaled(P + 16 * (size_t)soa_joint(jb, 0, JT), w[0]);
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 1; k < K; ++k) M = vm_fma(M, P + 16 * (size_t)soa_joint(jb, k, JT), w[k]);
       _mm256_store_ps(buf + 16 * i, M.lo);
       _mm256_store_ps(buf + 16 * i + 8, M.hi);
-    } else {
+    }
+  } else {
+    _Pragma("GCC unroll 2")
+    for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
+      uint32_t jl[8];
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 0; k < K; ++k) jl[k] = soa_joint(jb, k, JT);
       /* pivot = largest weight (first on ties), then each weight takes the sign of its real part's dot with the
        * pivot's, four dot products per register */
       const float* w = (const float*)(const void*)wb;
       uint32_t jpiv = jl[0];
       if (K > 1) { /* branch-free: the first lane equal to the maximum (a NaN weight may pick any valid lane: the
                       l2 test of the blend sends that block to kgeneric anyway) */
-        __m256 w8 = K >= 8 ? _mm256_loadu_ps(w) : _mm256_castps128_ps256(K >= 4 ? _mm_loadu_ps(w) : _mm_castpd_ps(_mm_load_sd((const double*)(const void*)w)));
+        __m256 w8 = K >= 8 ? _mm256_loadu_ps(w)
+                           : _mm256_castps128_ps256(K >= 4 ? _mm_loadu_ps(w)
+                                                           : _mm_castpd_ps(_mm_load_sd((const double*)(const void*)w)));
         if (K < 8) w8 = _mm256_blend_ps(_mm256_set1_ps(-INFINITY), w8, (1 << K) - 1);
         __m256 mx = _mm256_max_ps(w8, _mm256_permute_ps(w8, _MM_SHUFFLE(2, 3, 0, 1)));
         mx = _mm256_max_ps(mx, _mm256_permute_ps(mx, _MM_SHUFFLE(1, 0, 3, 2)));
@@ -335,7 +337,9 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
           }
         }
         __m128 dots = _mm_hadd_ps(_mm_hadd_ps(m[0], m[1]), _mm_hadd_ps(m[2], m[3]));
-        __m128 wv = K - g >= 4 ? _mm_loadu_ps(w + g) : K - g == 2 ? _mm_castpd_ps(_mm_load_sd((const double*)(const void*)(w + g))) : _mm_load_ss(w + g);
+        __m128 wv = K - g >= 4   ? _mm_loadu_ps(w + g)
+                    : K - g == 2 ? _mm_castpd_ps(_mm_load_sd((const double*)(const void*)(w + g)))
+                                 : _mm_load_ss(w + g);
         wv = _mm_xor_ps(wv, _mm_and_ps(dots, _mm256_castps256_ps128(sign)));
         __m256 w8 = _mm256_castps128_ps256(wv);
         _Pragma("GCC unroll 4")
@@ -378,7 +382,8 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     __m256 q[4], d[4];
     soa_transpose4(buf, 16, 0, q);
     soa_transpose4(buf, 16, 4, d);
-    __m256 l2 = _mm256_fmadd_ps(q[3], q[3], _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
+    __m256 l2 = _mm256_fmadd_ps(q[3], q[3],
+                                _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
     badm = soa_out_of_range(l2, 0x0da24262, 0x7f61b1e6); /* (1e-30, 3e38] like vd_to_mat */
     const __m256 s = _mm256_div_ps(_mm256_set1_ps(2.0f), l2);
     const __m256 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
