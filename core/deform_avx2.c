@@ -312,7 +312,10 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
         __m256 w8 = K >= 8 ? _mm256_loadu_ps(w)
                            : _mm256_castps128_ps256(K >= 4 ? _mm_loadu_ps(w)
                                                            : _mm_castpd_ps(_mm_load_sd((const double*)(const void*)w)));
-        if (K < 8) w8 = _mm256_blend_ps(_mm256_set1_ps(-INFINITY), w8, (1 << K) - 1);
+        if (K < 8) { /* lanes >= K are -inf (a variable mask: unoptimized builds do not fold K into an immediate) */
+          __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)K), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+          w8 = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), w8, _mm256_castsi256_ps(in));
+        }
         __m256 mx = _mm256_max_ps(w8, _mm256_permute_ps(w8, _MM_SHUFFLE(2, 3, 0, 1)));
         mx = _mm256_max_ps(mx, _mm256_permute_ps(mx, _MM_SHUFFLE(1, 0, 3, 2)));
         mx = _mm256_max_ps(mx, _mm256_permute2f128_ps(mx, mx, 0x01));
