@@ -122,12 +122,29 @@ static uint32_t quantize_at(const skc_skin* s, size_t v, uint32_t k, uint32_t to
   return (uint32_t)skio_skf_quantize_vertex(s->joints + b, s->weights + b, n, k, total, qj, qw);
 }
 
+/* far-reference policies the encoder tries per chunk: weight of the distance's bits against coding the weights
+ * (0 = no far references), and of a cache rank's bits against a far reference (0 = never instead of a hit) */
+static const struct {
+  double miss, deep;
+} k_far_policy[] = {{0, 0}, {0.5, 0}, {0.5, 1.5}}; /* 5 policies ({0.35, 1.2}, {0.7, 2.0} more) gave 0.5712 */
+#define SKF_FAR_POLICIES ((int)(sizeof k_far_policy / sizeof *k_far_policy))
+#ifndef SKF_FAR_MIN_INFLUENCES
+#define SKF_FAR_MIN_INFLUENCES 2u /* a far reference is used only for vertices with at least this many influences */
+#endif
 /* ---- encoder state (mirror of the decoder's) ---------------------------------------------------------------- */
 typedef struct enc_set {
   uint32_t n;
   uint32_t j[SKF_MAX_INFLUENCES];
   uint32_t w[SKF_MAX_INFLUENCES];
+  uint32_t hp; /* vertex cache records: history position of the content */
 } enc_set;
+
+/* canonical (quantized) vertex of the mesh being coded */
+typedef struct enc_vtx {
+  uint8_t n;
+  uint16_t j[SKF_MAX_INFLUENCES];
+  uint16_t w[SKF_MAX_INFLUENCES];
+} enc_vtx;
 
 typedef struct enc_state {
   enc_set sets[SKF_MTF_SIZE];
@@ -136,23 +153,92 @@ typedef struct enc_state {
   enc_set recs[SKF_VCACHE_SIZE];
   unsigned char rmtf[SKF_VCACHE_SIZE];
   uint32_t rlen;
-  skf_buf ops, cnt, jnt, wgt;
+  skf_buf ops, cnt, jnt, wgt, nwg, far;
   uint32_t wb, jb, mask;
+  /* history of vertices coded with weights (ops 1..62, 255), for SKF_OP_FAR; a hash of their content maps to the
+   * latest history position */
+  uint32_t* hist;
+  uint32_t hist_len;
+  uint32_t* hp; /* per vertex: history position of its content, once coded */
+  int far_mode;  /* encoder choice: 0 no far references, 1 on cache misses, 2 also instead of deep cache hits */
+  uint32_t* hmap; /* history position + 1, 0 = empty */
+  size_t hmask;
 } enc_state;
 
-static void put_weights(enc_state* e, enc_set* s, const uint32_t* w) {
-  uint32_t imp = 0; /* implied: largest of the set's previous weights, first on ties (the decoder's rule) */
+static uint32_t vtx_hash(const enc_vtx* x) {
+  uint32_t h = 0x811C9DC5u ^ x->n;
+  for (uint32_t i = 0; i < x->n; ++i) h = (h ^ ((uint32_t)x->j[i] | (uint32_t)x->w[i] << 16)) * 0x9E3779B1u;
+  return h ^ (h >> 15);
+}
+static int vtx_eq(const enc_vtx* a, const enc_vtx* b) {
+  return a->n == b->n && !memcmp(a->j, b->j, a->n * sizeof *a->j) && !memcmp(a->w, b->w, a->n * sizeof *a->w);
+}
+/* history slot of the latest vertex coded with weights equal to q[v], or UINT32_MAX */
+static uint32_t hist_find(const enc_state* e, const enc_vtx* q, uint32_t v) {
+  for (size_t h = vtx_hash(&q[v]) & e->hmask;; h = (h + 1) & e->hmask) {
+    uint32_t s = e->hmap[h];
+    if (!s) return UINT32_MAX;
+    if (vtx_eq(&q[e->hist[s - 1]], &q[v])) return s - 1;
+  }
+}
+static void hist_add(enc_state* e, const enc_vtx* q, uint32_t v) {
+  uint32_t idx = e->hist_len++;
+  e->hist[idx] = v;
+  for (size_t h = vtx_hash(&q[v]) & e->hmask;; h = (h + 1) & e->hmask) {
+    uint32_t s = e->hmap[h];
+    if (!s || vtx_eq(&q[e->hist[s - 1]], &q[v])) {
+      e->hmap[h] = idx + 1;
+      return;
+    }
+  }
+}
+static void buf_varint(skf_buf* b, uint32_t x) {
+  while (x >= 0x80u) {
+    buf_u8(b, (x & 0x7fu) | 0x80u);
+    x >>= 7;
+  }
+  buf_u8(b, x);
+}
+
+/* The decoder's predictor: per joint of set s, the mean weight among the already decoded corners of the vertex's
+ * first triangle that have that joint (rounded half up), else the set's last weight. Returns whether any corner
+ * contributed (the residuals then go to the nweights stream). */
+static int predict(const enc_set* s, const enc_vtx* q, const uint32_t* ix, size_t ic, size_t tri, uint32_t v,
+                   const uint32_t* pos, uint32_t k, uint32_t* pred) {
+  uint32_t sum[SKF_MAX_INFLUENCES] = {0}, cnt[SKF_MAX_INFLUENCES] = {0}, nb = 0;
+  if (tri != SIZE_MAX) {
+    for (size_t c = tri; c < tri + 3 && c < ic; ++c) {
+      uint32_t u = ix[c];
+      if (u == v || pos[u] >= k) continue; /* only corners decoded before v */
+      for (uint32_t i = 0; i < s->n; ++i)
+        for (uint32_t a = 0; a < q[u].n; ++a)
+          if (q[u].j[a] == s->j[i]) {
+            sum[i] += q[u].w[a];
+            ++cnt[i];
+          }
+    }
+  }
+  for (uint32_t i = 0; i < s->n; ++i) {
+    pred[i] = cnt[i] ? (sum[i] + cnt[i] / 2u) / cnt[i] : s->w[i]; /* cnt <= 2 */
+    nb |= cnt[i];
+  }
+  return nb != 0;
+}
+
+static void put_weights(enc_state* e, enc_set* s, const uint32_t* w, const uint32_t* pred, int nb) {
+  uint32_t imp = 0; /* implied: the largest predicted weight, first on ties (the decoder's rule) */
   for (uint32_t i = 1; i < s->n; ++i)
-    if (s->w[i] > s->w[imp]) imp = i;
+    if (pred[i] > pred[imp]) imp = i;
+  skf_buf* out = nb ? &e->nwg : &e->wgt;
   for (uint32_t i = 0; i < s->n; ++i) {
     if (i == imp) continue;
-    uint32_t d = (w[i] - s->w[i]) & e->mask;
+    uint32_t d = (w[i] - pred[i]) & e->mask;
     /* signed residual in the weight width, then zigzag */
     int32_t sd = e->wb == 1 ? (int32_t)(int8_t)(uint8_t)d : (int32_t)(int16_t)(uint16_t)d;
     uint32_t z = ((uint32_t)sd << 1) ^ (uint32_t)(sd >> 31);
     z &= e->mask;
-    if (e->wb == 1) buf_u8(&e->wgt, z);
-    else buf_u16(&e->wgt, z);
+    if (e->wb == 1) buf_u8(out, z);
+    else buf_u16(out, z);
   }
   memcpy(s->w, w, s->n * sizeof *w);
 }
@@ -168,69 +254,144 @@ static void push_record(enc_state* e, const enc_set* s) {
   e->recs[slot] = *s;
 }
 
-static void enc_vertex(enc_state* e, uint32_t n, const uint32_t* j, const uint32_t* w) {
+static double bits_of(uint32_t x) {
+  double b = 1;
+  while (x) {
+    b += 2;
+    x >>= 1;
+  }
+  return b;
+}
+/* Rough cost in bits of coding q[v] with its joint set and predicted weights, against a far reference d back. */
+static int far_pays(const enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, const uint32_t* ix, size_t ic,
+                    size_t tri, const uint32_t* pos, uint32_t d) {
+  enc_set s;
+  uint32_t pred[SKF_MAX_INFLUENCES], n = q[v].n, r = 0;
+  double set_bits;
+  s.n = n;
+  for (uint32_t i = 0; i < n; ++i) s.j[i] = q[v].j[i];
+  memset(s.w, 0, sizeof s.w);
+  for (; r < e->mtf_len; ++r) {
+    const enc_set* c = &e->sets[e->mtf[r]];
+    if (c->n == n && !memcmp(c->j, s.j, n * sizeof *s.j)) {
+      memcpy(s.w, c->w, sizeof s.w);
+      break;
+    }
+  }
+  set_bits = r < e->mtf_len ? (r < 2 ? 2.0 : 6.0) : 12.0 + 6.0 * n;
+  predict(&s, q, ix, ic, tri, v, pos, k, pred);
+  uint32_t imp = 0;
+  for (uint32_t i = 1; i < n; ++i)
+    if (pred[i] > pred[imp]) imp = i;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i == imp) continue;
+    int32_t dd = (int32_t)q[v].w[i] - (int32_t)pred[i];
+    set_bits += bits_of((uint32_t)(dd < 0 ? -dd : dd));
+  }
+  return set_bits > 8.0 + k_far_policy[e->far_mode].miss * bits_of(d);
+}
+
+/* Codes vertex v (coding position k, first triangle at index tri or SIZE_MAX). */
+static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, const uint32_t* ix, size_t ic, size_t tri,
+                       const uint32_t* pos) {
+  uint32_t n = q[v].n, j[SKF_MAX_INFLUENCES], w[SKF_MAX_INFLUENCES], pred[SKF_MAX_INFLUENCES];
+  for (uint32_t i = 0; i < n; ++i) {
+    j[i] = q[v].j[i];
+    w[i] = q[v].w[i];
+  }
   /* 1. the previous vertex again, 2. a recent distinct vertex, 3. a known joint set with new weights, 4. a new set */
-  for (uint32_t k = 0; k < e->rlen; ++k) {
-    if (!same_vertex(&e->recs[e->rmtf[k]], n, j, w)) continue;
-    if (k == 0) {
+  uint32_t anchor = e->hist_len;
+  if (tri != SIZE_MAX)
+    for (size_t c = tri; c < tri + 3 && c < ic; ++c)
+      if (ix[c] != v && pos[ix[c]] < k) {
+        anchor = e->hp[ix[c]];
+        break;
+      }
+  for (uint32_t r = 0; r < e->rlen; ++r) {
+    if (!same_vertex(&e->recs[e->rmtf[r]], n, j, w)) continue;
+    if (r > 0 && k_far_policy[e->far_mode].deep > 0) {
+      int64_t delta = (int64_t)e->recs[e->rmtf[r]].hp - (int64_t)anchor;
+      uint32_t zd = delta < 0 ? (uint32_t)(-delta * 2 - 1) : (uint32_t)(delta * 2);
+      if (8.0 + k_far_policy[e->far_mode].miss * bits_of(zd) < k_far_policy[e->far_mode].deep * bits_of(r))
+        break; /* a far reference is cheaper */
+    }
+    e->hp[v] = e->recs[e->rmtf[r]].hp;
+    if (r == 0) {
       buf_u8(&e->ops, SKF_OP_REPEAT);
       return;
     }
-    unsigned char slot = e->rmtf[k];
-    memmove(e->rmtf + 1, e->rmtf, k);
+    unsigned char slot = e->rmtf[r];
+    memmove(e->rmtf + 1, e->rmtf, r);
     e->rmtf[0] = slot;
-    buf_u8(&e->ops, SKF_OP_VCACHE + k);
+    buf_u8(&e->ops, SKF_OP_VCACHE + r);
     return;
   }
-  for (uint32_t k = 0; k < e->mtf_len; ++k) {
-    enc_set* s = &e->sets[e->mtf[k]];
-    if (s->n != n || memcmp(s->j, j, n * sizeof *j)) continue;
-    unsigned char slot = e->mtf[k];
-    memmove(e->mtf + 1, e->mtf, k);
+  if (n >= SKF_FAR_MIN_INFLUENCES && k_far_policy[e->far_mode].miss > 0) {
+    uint32_t hidx = hist_find(e, q, v);
+    int64_t delta = (int64_t)hidx - (int64_t)anchor;
+    uint32_t zd = delta < 0 ? (uint32_t)(-delta * 2 - 1) : (uint32_t)(delta * 2);
+    if (hidx != UINT32_MAX && far_pays(e, q, v, k, ix, ic, tri, pos, zd)) {
+      enc_set rec;
+      buf_u8(&e->ops, SKF_OP_FAR);
+      buf_varint(&e->far, zd);
+      e->hp[v] = hidx;
+      rec.hp = hidx;
+      rec.n = n;
+      memcpy(rec.j, j, sizeof j);
+      memcpy(rec.w, w, sizeof w);
+      push_record(e, &rec);
+      return;
+    }
+  }
+  enc_set* s = NULL;
+  for (uint32_t r = 0; r < e->mtf_len; ++r) {
+    enc_set* c = &e->sets[e->mtf[r]];
+    if (c->n != n || memcmp(c->j, j, n * sizeof *j)) continue;
+    unsigned char slot = e->mtf[r];
+    memmove(e->mtf + 1, e->mtf, r);
     e->mtf[0] = slot;
-    buf_u8(&e->ops, 1u + k);
-    put_weights(e, s, w);
-    push_record(e, s);
-    return;
+    buf_u8(&e->ops, 1u + r);
+    s = c;
+    break;
   }
-  uint32_t slot;
-  if (e->mtf_len < SKF_MTF_SIZE) slot = e->mtf_len++;
-  else slot = e->mtf[SKF_MTF_SIZE - 1];
-  memmove(e->mtf + 1, e->mtf, e->mtf_len - 1);
-  e->mtf[0] = (unsigned char)slot;
-  enc_set* s = &e->sets[slot];
-  buf_u8(&e->ops, SKF_OP_NEW_SET);
-  buf_u8(&e->cnt, n);
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t d = i == 0 ? j[0] : j[i] - j[i - 1] - 1u;
-    if (e->jb == 1) buf_u8(&e->jnt, d);
-    else buf_u16(&e->jnt, d);
+  if (!s) {
+    uint32_t slot;
+    if (e->mtf_len < SKF_MTF_SIZE) slot = e->mtf_len++;
+    else slot = e->mtf[SKF_MTF_SIZE - 1];
+    memmove(e->mtf + 1, e->mtf, e->mtf_len - 1);
+    e->mtf[0] = (unsigned char)slot;
+    s = &e->sets[slot];
+    buf_u8(&e->ops, SKF_OP_NEW_SET);
+    buf_u8(&e->cnt, n);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t d = i == 0 ? j[0] : j[i] - j[i - 1] - 1u;
+      if (e->jb == 1) buf_u8(&e->jnt, d);
+      else buf_u16(&e->jnt, d);
+    }
+    s->n = n;
+    memcpy(s->j, j, n * sizeof *j);
+    memset(s->w, 0, sizeof s->w);
   }
-  s->n = n;
-  memcpy(s->j, j, n * sizeof *j);
-  memset(s->w, 0, sizeof s->w);
-  put_weights(e, s, w);
+  if (n) {
+    int nb = predict(s, q, ix, ic, tri, v, pos, k, pred);
+    put_weights(e, s, w, pred, nb);
+  }
+  s->hp = e->hp[v] = e->hist_len;
   push_record(e, s);
+  hist_add(e, q, v);
 }
 
-/* Deflates raw into a chunk appended to out. */
+/* Deflates raw into a chunk appended to out: one zlib stream. seg_ends[i] ends segment i (the last one ends at
+ * raw_size); each segment gets its own deflate blocks (Huffman tables) and zlib strategy strat[i]. */
 static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level,
-                         const size_t* seg_ends, int seg_count, skc_err* err);
-static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level, skc_err* err) {
-  return put_chunk_seg(out, tag, raw, raw_size, level, NULL, 0, err);
-}
-/* seg_ends: offsets where a deflate block is forced to end (each stream gets its own Huffman tables). */
-static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level,
-                         const size_t* seg_ends, int seg_count, skc_err* err) {
+                         const size_t* seg_ends, const int* strat, int seg_count, skc_err* err) {
   if (raw_size > UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
   z_stream zs;
   memset(&zs, 0, sizeof zs);
-  /* Z_FILTERED: the residual streams are nearly match-free; a block per stream keeps Huffman tables apart.
-   * Measured on the corpus: 0.665 -> 0.628 B/vertex against compress2's defaults. */
-  int zr = deflateInit2(&zs, level, Z_DEFLATED, 15, 9, Z_FILTERED);
+  int zr = deflateInit2(&zs, level, Z_DEFLATED, 15, 9, seg_count ? strat[0] : Z_FILTERED);
   if (zr != Z_OK) return skc_fail(err, SKC_OUT_OF_MEMORY, "zlib deflateInit2 failed (%d) on chunk %s", zr, tag);
-  /* deflateBound is conservative for memLevel 9; each forced block end may add 5 bytes */
-  uint64_t bound = (uint64_t)deflateBound(&zs, (uLong)raw_size) + 5u * (uint64_t)seg_count + 16u;
+  /* deflateBound is conservative for memLevel 9 (any strategy); each forced block end may add 5 bytes */
+  uint64_t bound = (uint64_t)deflateBound(&zs, (uLong)raw_size) + 16u * (uint64_t)seg_count + 64u;
   if (bound > 0xffffffffu) {
     deflateEnd(&zs);
     return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s is too large to deflate in one call", tag);
@@ -245,10 +406,12 @@ static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw
   zs.avail_out = (uInt)bound;
   size_t done = 0;
   for (int sgi = 0; sgi < seg_count; ++sgi) {
-    if (seg_ends[sgi] <= done || seg_ends[sgi] >= raw_size) continue;
-    zs.avail_in = (uInt)(seg_ends[sgi] - done);
+    size_t end = seg_ends[sgi] < raw_size ? seg_ends[sgi] : raw_size;
+    if (sgi > 0 && strat[sgi] != strat[sgi - 1]) deflateParams(&zs, level, strat[sgi]);
+    if (end <= done) continue;
+    zs.avail_in = (uInt)(end - done);
     zr = deflate(&zs, Z_BLOCK);
-    done = seg_ends[sgi];
+    done = end;
   }
   zs.avail_in = (uInt)(raw_size - done);
   zr = deflate(&zs, Z_FINISH);
@@ -260,6 +423,9 @@ static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw
   wr32(h + 8, (uint32_t)raw_size);
   out->n += SKF_CHUNK_HEADER_SIZE + stored;
   return SKC_OK;
+}
+static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level, skc_err* err) {
+  return put_chunk_seg(out, tag, raw, raw_size, level, NULL, NULL, 0, err);
 }
 
 static void resolve(const skio_skf_options* o, uint32_t* bits, uint32_t* k, int* level, size_t* group) {
@@ -315,10 +481,10 @@ size_t skio_skf_encode_bound(const skc_skeleton* skel, const skio_skf_mesh* mesh
   for (uint32_t m = 0; m < mesh_count; ++m) v += meshes[m].skin->vertex_count;
   uint64_t jnts = 8u + 68u * (uint64_t)skel->joint_count + names_bytes(skel);
   uint64_t mdsc = 8u + (uint64_t)SKF_MESH_RECORD_SIZE * mesh_count;
-  uint64_t infl = (uint64_t)SKF_INFL_TABLE_SIZE * (mesh_count + 1u) + v * 32u;
+  uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) + v * 32u;
   /* zlib's conservative deflateBound (memLevel 9): n + n/8 + n/64 + 11 per stream, plus 5 bytes per forced block
    * end; chunks <= meshes + 3 (groups <= meshes + 1) */
-  uint64_t total = SKF_HEADER_SIZE + (uint64_t)(mesh_count + 3u) * (SKF_CHUNK_HEADER_SIZE + 11u + 15u + 16u);
+  uint64_t total = SKF_HEADER_SIZE + (uint64_t)(mesh_count + 3u) * (SKF_CHUNK_HEADER_SIZE + 11u + 15u + 16u + 64u);
   total += jnts + jnts / 8 + jnts / 64 + mdsc + mdsc / 8 + mdsc / 64 + infl + infl / 8 + infl / 64 + 64;
   return total > SIZE_MAX ? 0 : (size_t)total;
 }
@@ -338,7 +504,10 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
   skf_buf file = {0}, raw = {0};
   enc_state* e = calloc(1, sizeof *e);
   uint32_t* order = NULL;
-  unsigned char* seen = NULL;
+  uint32_t* pos = NULL;
+  size_t* tri = NULL;
+  enc_vtx* q = NULL;
+  skf_buf tab = {0};
   uint32_t* group_of = calloc(mesh_count ? mesh_count : 1, sizeof *group_of);
   unsigned char* meshk = calloc(mesh_count ? mesh_count : 1, 1);
   uint32_t chunk_count = 0, file_max_k = 0, group_count = 0;
@@ -421,60 +590,128 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
   if ((rc = put_chunk(&file, "MDSC", raw.p, raw.n, level, err))) goto done;
   ++chunk_count;
 
-  /* INFL per group */
+  /* INFL per group: each mesh starts from an empty model (a reader can decode one mesh without the others) */
   for (uint32_t m0 = 0; m0 < mesh_count;) {
     uint32_t m1 = m0;
     while (m1 < mesh_count && group_of[m1] == group_of[m0]) ++m1;
-    e->mtf_len = 0;
-    e->rlen = 0;
-    e->ops.n = e->cnt.n = e->jnt.n = e->wgt.n = 0;
+    /* the decoder follows any choice the encoder makes: try each far-reference policy, keep the smallest chunk */
+    size_t best_size = SIZE_MAX;
+    int best = 0;
+    for (int trial = 0; trial <= SKF_FAR_POLICIES; ++trial) {
+    e->far_mode = trial < SKF_FAR_POLICIES ? trial : best;
+    e->ops.n = e->cnt.n = e->jnt.n = e->wgt.n = e->nwg.n = e->far.n = 0;
+    tab.n = 0;
+    buf_u32(&tab, m0);
+    buf_u32(&tab, m1 - m0);
     for (uint32_t m = m0; m < m1; ++m) {
       const skc_skin* s = meshes[m].skin;
       size_t vc = s->vertex_count;
+      size_t c0 = e->cnt.n, j0 = e->jnt.n, w0 = e->wgt.n, n0 = e->nwg.n, f0 = e->far.n;
       int by_index = meshes[m].index_count && !(opts && opts->file_order);
-      if (by_index && vc) {
-        uint32_t* no = realloc(order, vc * sizeof *order);
-        unsigned char* ns = no ? realloc(seen, vc) : NULL;
-        if (no) order = no;
-        if (ns) seen = ns;
-        if (!no || !ns) {
-          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the traversal order");
+      const uint32_t* ix = by_index ? meshes[m].indices : NULL;
+      size_t ic = by_index ? meshes[m].index_count : 0;
+      e->mtf_len = 0;
+      e->rlen = 0;
+      e->hist_len = 0;
+      if (vc) {
+        size_t hsize = 16;
+        while (hsize < 2 * vc) hsize *= 2;
+        free(e->hmap);
+        e->hmap = calloc(hsize, sizeof *e->hmap);
+        e->hmask = hsize - 1;
+        uint32_t* nh = realloc(e->hist, vc * sizeof *e->hist);
+        if (nh) e->hist = nh;
+        uint32_t* nhp = realloc(e->hp, vc * sizeof *e->hp);
+        if (nhp) e->hp = nhp;
+        if (!e->hmap || !nh || !nhp) {
+          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the history of mesh %u", m);
           goto done;
         }
-        skf_traversal_order(meshes[m].indices, meshes[m].index_count, vc, order, seen);
       }
-      for (size_t i = 0; i < vc; ++i) {
-        size_t v = by_index ? order[i] : i;
+      if (vc) {
+        enc_vtx* nq = realloc(q, vc * sizeof *q);
+        uint32_t* no = nq ? realloc(order, vc * sizeof *order) : NULL;
+        uint32_t* np = no ? realloc(pos, vc * sizeof *pos) : NULL;
+        size_t* nt = np ? realloc(tri, vc * sizeof *tri) : NULL;
+        if (nq) q = nq;
+        if (no) order = no;
+        if (np) pos = np;
+        if (nt) tri = nt;
+        if (!nq || !no || !np || !nt) {
+          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
+          goto done;
+        }
+      }
+      for (size_t v = 0; v < vc; ++v) {
         uint32_t qj[SKF_MAX_INFLUENCES], qw[SKF_MAX_INFLUENCES];
-        uint32_t n = quantize_at(s, v, k, total, qj, qw);
-        enc_vertex(e, n, qj, qw);
+        q[v].n = (uint8_t)quantize_at(s, v, k, total, qj, qw);
+        for (uint32_t i = 0; i < q[v].n; ++i) {
+          q[v].j[i] = (uint16_t)qj[i];
+          q[v].w[i] = (uint16_t)qw[i];
+        }
+        pos[v] = UINT32_MAX;
       }
+      /* coding order: first appearance in the index buffer (with the triangle that brought the vertex), then the
+       * vertices no triangle uses */
+      size_t kk = 0;
+      for (size_t i = 0; i < ic; ++i) {
+        uint32_t v = ix[i];
+        if (pos[v] != UINT32_MAX) continue;
+        pos[v] = (uint32_t)kk;
+        tri[kk] = i - i % 3;
+        order[kk++] = v;
+      }
+      for (size_t v = 0; v < vc; ++v) {
+        if (pos[v] != UINT32_MAX && ix) continue;
+        pos[v] = (uint32_t)kk;
+        tri[kk] = SIZE_MAX;
+        order[kk++] = (uint32_t)v;
+      }
+      for (size_t i = 0; i < vc; ++i) enc_vertex(e, q, order[i], (uint32_t)i, ix, ic, tri[i], pos);
+      if (e->cnt.n - c0 > UINT32_MAX || e->jnt.n - j0 > UINT32_MAX || e->wgt.n - w0 > UINT32_MAX ||
+          e->nwg.n - n0 > UINT32_MAX || e->far.n - f0 > UINT32_MAX) {
+        rc = skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: an influence stream exceeds 4 GiB", m);
+        goto done;
+      }
+      buf_u32(&tab, (uint32_t)(e->cnt.n - c0));
+      buf_u32(&tab, (uint32_t)(e->jnt.n - j0));
+      buf_u32(&tab, (uint32_t)(e->wgt.n - w0));
+      buf_u32(&tab, (uint32_t)(e->nwg.n - n0));
+      buf_u32(&tab, (uint32_t)(e->far.n - f0));
     }
-    if (e->ops.failed || e->cnt.failed || e->jnt.failed || e->wgt.failed) {
+    if (e->ops.failed || e->cnt.failed || e->jnt.failed || e->wgt.failed || e->nwg.failed || e->far.failed || tab.failed) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for influence streams");
       goto done;
     }
     raw.n = 0;
-    buf_u32(&raw, m0);
-    buf_u32(&raw, m1 - m0);
-    buf_u32(&raw, (uint32_t)e->ops.n);
-    buf_u32(&raw, (uint32_t)e->cnt.n);
-    buf_u32(&raw, (uint32_t)e->jnt.n);
-    buf_u32(&raw, (uint32_t)e->wgt.n);
-    buf_put(&raw, e->ops.p, e->ops.n);
-    buf_put(&raw, e->cnt.p, e->cnt.n);
-    buf_put(&raw, e->jnt.p, e->jnt.n);
-    buf_put(&raw, e->wgt.p, e->wgt.n);
+    buf_put(&raw, tab.p, tab.n);
+    const skf_buf* parts[6] = {&e->ops, &e->cnt, &e->jnt, &e->wgt, &e->nwg, &e->far};
+    size_t seg[7];
+    seg[0] = raw.n;
+    for (int p = 0; p < 6; ++p) {
+      buf_put(&raw, parts[p]->p, parts[p]->n);
+      seg[p + 1] = raw.n;
+    }
     if (raw.failed) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for an influence chunk");
       goto done;
     }
-    size_t seg[3] = {SKF_INFL_TABLE_SIZE + e->ops.n, SKF_INFL_TABLE_SIZE + e->ops.n + e->cnt.n,
-                     SKF_INFL_TABLE_SIZE + e->ops.n + e->cnt.n + e->jnt.n};
-    if ((rc = put_chunk_seg(&file, "INFL", raw.p, raw.n, level, seg, 3, err))) goto done;
+    /* ops: Z_FILTERED (runs and short matches); residuals: Z_RLE (nearly match-free, Huffman does the work) */
+    static const int strat[7] = {Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_RLE, Z_FILTERED};
+    size_t before = file.n;
+    if ((rc = put_chunk_seg(&file, "INFL", raw.p, raw.n, level, seg, strat, 7, err))) goto done;
+    if (trial < SKF_FAR_POLICIES) {
+      if (file.n - before < best_size) {
+        best_size = file.n - before;
+        best = trial;
+      }
+      file.n = before;
+    }
+    }
     ++chunk_count;
     m0 = m1;
   }
+
 
   {
     unsigned char* h = file.p;
@@ -516,10 +753,18 @@ done:
     free(e->cnt.p);
     free(e->jnt.p);
     free(e->wgt.p);
+    free(e->nwg.p);
+    free(e->far.p);
+    free(e->hist);
+    free(e->hp);
+    free(e->hmap);
   }
   free(e);
   free(order);
-  free(seen);
+  free(pos);
+  free(tri);
+  free(q);
+  free(tab.p);
   free(group_of);
   free(meshk);
   return rc;

@@ -23,6 +23,9 @@
  * of a vertex sum to exactly 255, u16 weights to exactly 65535 (a file with 8-bit weights decoded to u16 gives
  * w * 257, still exact). A vertex without influences is all zeros.
  *
+ * Format version 2.0 (docs/skf.md). Each mesh decodes on its own: a mesh coded in triangle order needs only its
+ * own index buffer (the decoder walks it and predicts weights from the triangle corners it already decoded).
+ *
  * Safe on untrusted input: every read is bounds-checked, both CRC-32s are verified before any chunk is inflated,
  * and no allocation is made before the sizes behind it were checked against the file and the caller's buffers.
  * Each failure has its own code (values equal skinkit's sk_result). When a crafted file carries valid checksums but
@@ -43,22 +46,24 @@
 extern "C" {
 #endif
 
-#define SKF_VERSION_MAJOR 1
+#define SKF_VERSION_MAJOR 2
 #define SKF_VERSION_MINOR 0
-#define SKF_HEADER_SIZE 64u        /* fixed header of major 1 (header_size may be larger in later minors) */
+#define SKF_HEADER_SIZE 64u        /* fixed header of major 2 (header_size may be larger in later minors) */
 #define SKF_CHUNK_HEADER_SIZE 12u  /* tag[4], stored_size u32, raw_size u32 */
 #define SKF_MAX_INFLUENCES 8u
 #define SKF_MAX_JOINTS 65535u
 #define SKF_MTF_SIZE 62u           /* joint sets remembered (move-to-front); ops 1..62 name one of them */
-#define SKF_VCACHE_SIZE 192u       /* recent distinct vertices (move-to-front); ops 63..254 name one of them */
+#define SKF_VCACHE_SIZE 191u       /* recent distinct vertices (move-to-front); ops 63..253 name one of them */
 #define SKF_OP_VCACHE 63u
 #define SKF_FLAG_WEIGHTS16 1u      /* header flag: weights are 16-bit (sum 65535), else 8-bit (sum 255) */
 #define SKF_FLAGS_KNOWN 1u         /* any other flag bit set: SKF_ERR_UNSUPPORTED */
 #define SKF_ORDER_FILE 0u          /* vertices coded in vertex-buffer order */
 #define SKF_ORDER_INDEX_BUFFER 1u  /* coded in order of first appearance in the index buffer, then unreferenced ones */
 #define SKF_MESH_RECORD_SIZE 32u
-#define SKF_INFL_TABLE_SIZE 24u
+#define SKF_INFL_TABLE_SIZE 8u         /* INFL: first_mesh, mesh_count */
+#define SKF_INFL_MESH_SIZE 20u         /* INFL: per mesh, lengths of its counts, joints, weights, nweights, far streams */
 #define SKF_OP_REPEAT 0u
+#define SKF_OP_FAR 254u            /* an older vertex: distance back in the history of coded vertices (far stream) */
 #define SKF_OP_NEW_SET 255u
 
 /* Values equal skinkit's sk_result codes. */
@@ -200,14 +205,18 @@ SKF_API const char* skf_result_string(int code) {
 
 /* Word hash of 32-bit values: four interleaved lanes h = ((h ^ x) * 0x9E3779B1) ^ (h >> 15), folded at the end
  * (see docs/skf.md). Fast enough to check a million indices in well under a millisecond. */
-static uint32_t skf__hash_words(const unsigned char* p, size_t count) {
+static uint32_t skf__hash_words(const unsigned char* p, size_t count, uint32_t* out_max) {
   uint32_t h[4] = {0x811C9DC5u, 0x9E3779B9u, 0x85EBCA6Bu, 0xC2B2AE35u}, r;
   size_t i;
-  uint32_t h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], x[4];
+  uint32_t h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], x[4], mx = 0;
   /* values are hashed as host words: the decoder targets little-endian hosts */
 #define SKF__LANE(hh, xx) hh = (hh ^ (xx)) * 0x9E3779B1u, hh ^= hh >> 15
   for (i = 0; i + 4 <= count; i += 4) {
     memcpy(x, p + 4 * i, 16);
+    mx = x[0] > mx ? x[0] : mx;
+    mx = x[1] > mx ? x[1] : mx;
+    mx = x[2] > mx ? x[2] : mx;
+    mx = x[3] > mx ? x[3] : mx;
     SKF__LANE(h0, x[0]);
     SKF__LANE(h1, x[1]);
     SKF__LANE(h2, x[2]);
@@ -215,6 +224,7 @@ static uint32_t skf__hash_words(const unsigned char* p, size_t count) {
   }
   for (; i < count; ++i) {
     memcpy(x, p + 4 * i, 4);
+    mx = x[0] > mx ? x[0] : mx;
     if ((i & 3) == 0) SKF__LANE(h0, x[0]);
     else if ((i & 3) == 1) SKF__LANE(h1, x[0]);
     else SKF__LANE(h2, x[0]);
@@ -224,6 +234,7 @@ static uint32_t skf__hash_words(const unsigned char* p, size_t count) {
   h[1] = h1;
   h[2] = h2;
   h[3] = h3;
+  if (out_max) *out_max = mx;
   r = (uint32_t)count * 0x27D4EB2Fu;
   for (i = 0; i < 4; ++i) {
     r = (r ^ h[i]) * 0x85EBCA77u;
@@ -233,11 +244,11 @@ static uint32_t skf__hash_words(const unsigned char* p, size_t count) {
 }
 
 SKF_API uint32_t skf_hash_u32(const uint32_t* values, size_t count) {
-  return values ? skf__hash_words((const unsigned char*)values, count) : skf__hash_words(NULL, 0);
+  return values ? skf__hash_words((const unsigned char*)values, count, NULL) : skf__hash_words(NULL, 0, NULL);
 }
 
 SKF_API uint32_t skf_hash_positions(const float* positions, size_t vertex_count) {
-  return positions ? skf__hash_words((const unsigned char*)positions, vertex_count * 3) : skf__hash_words(NULL, 0);
+  return positions ? skf__hash_words((const unsigned char*)positions, vertex_count * 3, NULL) : skf__hash_words(NULL, 0, NULL);
 }
 
 SKF_API skf_result skf_traversal_order(const uint32_t* indices, size_t index_count, size_t vertex_count,
@@ -567,68 +578,81 @@ SKF_API skf_result skf_decode_joints(const void* data, size_t size, int32_t* par
 typedef struct skf__set {
   uint32_t n;
   uint32_t j[SKF_MAX_INFLUENCES];
-  uint32_t w[SKF_MAX_INFLUENCES];
+  uint32_t w[SKF_MAX_INFLUENCES]; /* the weights the set had last (its weight predictor) */
 } skf__set;
+
+/* A recent distinct vertex, kept in the output's own layout so a cache hit is two copies. */
+typedef struct skf__rec {
+  unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
+  uint32_t hp; /* history position of this content */
+} skf__rec;
 
 typedef struct skf__state {
   skf__set sets[SKF_MTF_SIZE];
   unsigned char mtf[SKF_MTF_SIZE];
   uint32_t mtf_len;
-  skf__set recs[SKF_VCACHE_SIZE]; /* recs[rmtf[0]] is the previous vertex */
-  unsigned char rmtf[SKF_VCACHE_SIZE];
-  uint32_t rlen;
+  skf__rec recs[SKF_VCACHE_SIZE];
+  unsigned char ring[256]; /* the cache's move-to-front list, rank r at ring[(head + r) & 255] */
+  uint32_t head, rlen;
 } skf__state;
 
-typedef struct skf__dst {
-  const skf_mesh_output* out;
-  uint32_t* order;
-  size_t jstride, wstride;
-  uint32_t wscale; /* 257 for an 8-bit file into u16 weights, else 1 */
-} skf__dst;
-
-static int skf__little_endian(void) {
-  const uint16_t one = 1;
-  unsigned char b;
-  memcpy(&b, &one, 1);
-  return b == 1;
+/* A new record enters the front of the vertex cache (evicting the last when full); returns its slot. */
+static unsigned char skf__vc_push(skf__state* st) {
+  unsigned char slot = st->rlen < SKF_VCACHE_SIZE ? (unsigned char)st->rlen++
+                                                  : st->ring[(st->head + SKF_VCACHE_SIZE - 1u) & 255u];
+  st->head = (st->head - 1u) & 255u;
+  st->ring[st->head] = slot;
+  return slot;
+}
+/* The record of rank r moves to the front; returns its slot. */
+static unsigned char skf__vc_hit(skf__state* st, uint32_t r) {
+  unsigned char slot = st->ring[(st->head + r) & 255u];
+  for (; r > 0; --r) st->ring[(st->head + r) & 255u] = st->ring[(st->head + r - 1u) & 255u];
+  st->ring[st->head] = slot;
+  return slot;
 }
 
-static void skf__format(const skf__set* s, const skf__dst* d, unsigned char* cj, unsigned char* cw) {
-  uint32_t i, k = d->out->influences;
-  if (d->out->joint_bytes == 1 && d->out->weight_bytes == 1) {
-    /* build whole words: byte stores followed by a word load would stall store forwarding */
+/* One mesh's slice of the five streams. */
+typedef struct skf__streams {
+  const unsigned char *ops, *cnt, *cnt_end, *jnt, *jnt_end, *wgt, *wgt_end, *nwg, *nwg_end, *far, *far_end;
+} skf__streams;
+
+static void skf__cell(const skf__set* s, uint32_t k, uint32_t jb, uint32_t wb, uint32_t wscale, unsigned char* cj,
+                      unsigned char* cw) {
+  uint32_t i;
+  const uint16_t one = 1;
+  unsigned char le;
+  (void)k;
+  memcpy(&le, &one, 1);
+  if (jb == 1 && wb == 1 && le) {
+    /* one 8-byte store each: later 8-byte loads of the cell forward from it (byte stores would stall them) */
     uint64_t jv = 0, wv = 0;
-    for (i = 0; i < s->n && i < k; ++i) {
+    for (i = 0; i < s->n; ++i) {
       jv |= (uint64_t)(s->j[i] & 0xffu) << (8 * i);
       wv |= (uint64_t)(s->w[i] & 0xffu) << (8 * i);
     }
-    if (k < 8) {
-      jv &= (((uint64_t)1) << (8 * k)) - 1u;
-      wv &= (((uint64_t)1) << (8 * k)) - 1u;
-    }
-    /* one 8-byte store each (cj/cw hold 16 bytes): later word loads forward from it (little-endian host) */
-    if (skf__little_endian()) {
-      memcpy(cj, &jv, 8);
-      memcpy(cw, &wv, 8);
-    } else {
-      for (i = 0; i < k; ++i) {
-        cj[i] = (unsigned char)(jv >> (8 * i));
-        cw[i] = (unsigned char)(wv >> (8 * i));
-      }
+    memcpy(cj, &jv, 8);
+    memcpy(cw, &wv, 8);
+    return;
+  }
+  memset(cj, 0, 2 * SKF_MAX_INFLUENCES); /* whole cells: fixed-size stores the compiler inlines */
+  memset(cw, 0, 2 * SKF_MAX_INFLUENCES);
+  if (jb == 1 && wb == 1) {
+    for (i = 0; i < s->n; ++i) {
+      cj[i] = (unsigned char)s->j[i];
+      cw[i] = (unsigned char)s->w[i];
     }
     return;
   }
-  memset(cj, 0, d->jstride);
-  memset(cw, 0, d->wstride);
-  for (i = 0; i < s->n && i < k; ++i) {
-    uint32_t w = s->w[i] * d->wscale;
-    if (d->out->joint_bytes == 1) {
+  for (i = 0; i < s->n; ++i) {
+    uint32_t w = s->w[i] * wscale;
+    if (jb == 1) {
       cj[i] = (unsigned char)s->j[i];
     } else {
       cj[2 * i] = (unsigned char)(s->j[i] & 0xffu);
       cj[2 * i + 1] = (unsigned char)(s->j[i] >> 8);
     }
-    if (d->out->weight_bytes == 1) {
+    if (wb == 1) {
       cw[i] = (unsigned char)w;
     } else {
       cw[2 * i] = (unsigned char)(w & 0xffu);
@@ -637,18 +661,318 @@ static void skf__format(const skf__set* s, const skf__dst* d, unsigned char* cj,
   }
 }
 
-/* Decodes one INFL chunk: vertices of meshes first..first+count-1 in coding order. */
+/* Adds neighbour u's weights (read back from the output, where it was decoded) to the per-joint sums of set s. */
+static void skf__gather(const skf__set* s, const unsigned char* uj, const unsigned char* uw, uint32_t k, uint32_t jb,
+                        uint32_t wb, uint32_t wscale, uint32_t* sum, uint32_t* cnt) {
+  uint32_t a = 0, i;
+  /* both lists are ascending by joint: one merge pass; slots with weight 0 are padding */
+  if (jb == 1 && wb == 1 && k == 4) {
+    /* SWAR over the 4 slots: a byte of x is zero where the slot holds joint j; at most one slot matches (a
+     * neighbour's joints are distinct), so the matching weight is the byte sum of the masked weights. Works in
+     * either byte order. */
+    uint32_t wj, ww, nz;
+    memcpy(&wj, uj, 4);
+    memcpy(&ww, uw, 4);
+    nz = (((ww & 0x7f7f7f7fu) + 0x7f7f7f7fu) | ww) & 0x80808080u; /* slots with a weight */
+    for (i = 0; i < s->n; ++i) {
+      uint32_t x = wj ^ (s->j[i] * 0x01010101u);
+      uint32_t hit = ~(((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & nz;
+      uint32_t w = ww & ((hit >> 7) * 0xffu);
+      sum[i] += (w * 0x01010101u) >> 24;
+      cnt[i] += (hit | (hit >> 8) | (hit >> 16) | (hit >> 24)) >> 7 & 1u;
+    }
+    return;
+  }
+  if (jb == 1 && wb == 1) {
+    /* branch-free: every (joint, slot) pair; a neighbour's joints are distinct, so at most one slot matches */
+    for (i = 0; i < s->n; ++i) {
+      uint32_t sw = 0, sc = 0, b;
+      for (b = 0; b < k; ++b) {
+        uint32_t hit = (uint32_t)(uj[b] == s->j[i]) & (uint32_t)(uw[b] != 0);
+        sw += uw[b] & (0u - hit);
+        sc += hit;
+      }
+      sum[i] += sw;
+      cnt[i] += sc;
+    }
+    return;
+  }
+  for (i = 0; i < s->n && a < k; ++i) {
+    for (; a < k; ++a) {
+      uint32_t uja = jb == 1 ? uj[a] : skf__rd16(uj + 2 * a);
+      uint32_t uwa = wb == 1 ? uw[a] : skf__rd16(uw + 2 * a);
+      if (!uwa) {
+        a = k;
+        break;
+      }
+      if (uja >= s->j[i]) {
+        if (uja == s->j[i]) {
+          sum[i] += wscale == 1 ? uwa : uwa / 257u;
+          ++cnt[i];
+          ++a;
+        }
+        break;
+      }
+    }
+  }
+}
+
+/* copies a cell: 8 bytes when the output's cells fit (u8 components), else 16 */
+#define SKF__CELLCPY(dst, src)  \
+  do {                          \
+    if (cell8)                  \
+      memcpy((dst), (src), 8);  \
+    else                        \
+      memcpy((dst), (src), 16); \
+  } while (0)
+
+#define SKF__BAD(msg) \
+  do {                 \
+    why = msg;         \
+    goto bad;          \
+  } while (0)
+
+/* Decodes one mesh (docs/skf.md section 3) into its output. */
+static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh_info* mi, skf__streams* s,
+                                  const skf_mesh_output* o, skf__state* st, skf_error* err) {
+  const uint32_t wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
+  const uint32_t total = wb == 2 ? 65535u : 255u, wmask = wb == 2 ? 0xffffu : 0xffu;
+  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
+  const uint32_t wscale = (owb == 2 && wb == 1) ? 257u : 1u;
+  const size_t jstride = (size_t)k * ojb, wstride = (size_t)k * owb, vc = (size_t)mi->vertex_count;
+  const int fast4 = ojb == 1 && owb == 1 && k == 4, cell8 = ojb == 1 && owb == 1;
+  unsigned char* jout = (unsigned char*)o->joints;
+  unsigned char* wout = (unsigned char*)o->weights;
+  const uint32_t* ix = mi->order == SKF_ORDER_INDEX_BUFFER ? o->indices : NULL;
+  const size_t ic = ix ? o->index_count : 0;
+  unsigned char* seen = NULL;
+  uint32_t* hist = NULL; /* vertices coded with weights, in coding order (SKF_OP_FAR refers back into it) */
+  uint32_t* hp = NULL;   /* per decoded vertex: history position of its content */
+  uint32_t hist_len = 0, cur_hp = 0;
+  unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
+  const unsigned char* ops = s->ops;
+  size_t i = 0, unref = 0, done;
+  const char* why = NULL;
+  st->mtf_len = 0;
+  st->rlen = 0;
+  st->head = 0;
+  if (vc) {
+    /* vc <= the caller's vertex_capacity: these allocations are bounded by the caller's buffers */
+    hist = (uint32_t*)SKF_MALLOC(vc * sizeof *hist);
+    hp = (uint32_t*)SKF_MALLOC(vc * sizeof *hp);
+    seen = ix ? (unsigned char*)SKF_MALLOC(vc) : NULL;
+    if (!hist || !hp || (ix && !seen)) {
+      SKF_FREE(hist);
+      SKF_FREE(hp);
+      SKF_FREE(seen);
+      return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
+    }
+    if (seen) memset(seen, 0, vc);
+  }
+  for (done = 0; done < vc; ++done) {
+    size_t v, t = (size_t)-1;
+    uint32_t op = *ops++;
+    /* next vertex in coding order: first appearance in the index buffer, then the unreferenced ones */
+    if (seen) {
+      while (i < ic && seen[ix[i]]) ++i;
+      if (i < ic) {
+        v = ix[i];
+        t = i - i % 3;
+      } else {
+        while (seen[unref]) ++unref;
+        v = unref;
+      }
+      seen[v] = 1;
+    } else {
+      v = done;
+    }
+    if (op == SKF_OP_REPEAT) {
+      if (!st->rlen) SKF__BAD("first vertex repeats nothing");
+    } else if (op == SKF_OP_FAR) {
+      uint32_t d = 0, sh = 0, slot, anchor = hist_len;
+      uint64_t at;
+      size_t u;
+      for (;;) {
+        uint32_t b;
+        if (s->far == s->far_end || sh > 28) SKF__BAD("far stream ends early or holds a bad number");
+        b = *s->far++;
+        d |= (b & 0x7fu) << sh;
+        sh += 7;
+        if (!(b & 0x80u)) break;
+      }
+      /* relative to the history position of the first decoded corner of the vertex's first triangle */
+      if (t != (size_t)-1) {
+        size_t c;
+        for (c = t; c < t + 3 && c < ic; ++c)
+          if (ix[c] != v && seen[ix[c]]) {
+            anchor = hp[ix[c]];
+            break;
+          }
+      }
+      at = (d & 1u) ? (uint64_t)anchor - ((uint64_t)(d >> 1) + 1u) : (uint64_t)anchor + (d >> 1);
+      if (at >= hist_len) SKF__BAD("far reference outside the history"); /* also catches anchor - x < 0 (wraps) */
+      cur_hp = (uint32_t)at;
+      u = hist[cur_hp];
+      if (jstride == 4 && wstride == 4) {
+        memcpy(cj, jout + u * 4, 4);
+        memcpy(cw, wout + u * 4, 4);
+      } else {
+        memcpy(cj, jout + u * jstride, jstride);
+        memcpy(cw, wout + u * wstride, wstride);
+      }
+      slot = skf__vc_push(st);
+      SKF__CELLCPY(st->recs[slot].cj, cj);
+      SKF__CELLCPY(st->recs[slot].cw, cw);
+      st->recs[slot].hp = cur_hp;
+    } else if (op >= SKF_OP_VCACHE && op != SKF_OP_NEW_SET) {
+      uint32_t r = op - SKF_OP_VCACHE;
+      unsigned char slot;
+      if (r >= st->rlen) SKF__BAD("vertex reference past the cache");
+      slot = skf__vc_hit(st, r);
+      SKF__CELLCPY(cj, st->recs[slot].cj);
+      SKF__CELLCPY(cw, st->recs[slot].cw);
+      cur_hp = st->recs[slot].hp;
+    } else {
+      skf__set* set;
+      uint32_t n, a, sum = 0, bad = 0, imp = 0, nb = 0;
+      uint32_t pred[SKF_MAX_INFLUENCES], ps[SKF_MAX_INFLUENCES], pc[SKF_MAX_INFLUENCES];
+      const unsigned char** wp;
+      const unsigned char* wend;
+      if (op == SKF_OP_NEW_SET) {
+        uint32_t slot, prevj = 0;
+        if (s->cnt == s->cnt_end) SKF__BAD("count stream ends early");
+        n = *s->cnt++;
+        if (n > mi->max_influences) SKF__BAD("vertex with more influences than its mesh allows");
+        if ((size_t)(s->jnt_end - s->jnt) < (size_t)n * jb) SKF__BAD("joint stream ends early");
+        slot = st->mtf_len < SKF_MTF_SIZE ? st->mtf_len++ : st->mtf[SKF_MTF_SIZE - 1];
+        memmove(st->mtf + 1, st->mtf, st->mtf_len - 1);
+        st->mtf[0] = (unsigned char)slot;
+        set = &st->sets[slot];
+        set->n = 0;
+        for (a = 0; a < n; ++a) {
+          uint32_t d = jb == 1 ? s->jnt[0] : skf__rd16(s->jnt);
+          uint32_t j = a == 0 ? d : prevj + 1u + d;
+          s->jnt += jb;
+          if (j >= f->info.joint_count) SKF__BAD("joint id past the joint table");
+          set->j[a] = prevj = j;
+          set->w[a] = 0;
+        }
+        set->n = n;
+      } else {
+        uint32_t r = op - 1u;
+        unsigned char slot;
+        if (r >= st->mtf_len) SKF__BAD("joint set reference past the set list");
+        slot = st->mtf[r];
+        for (; r > 0; --r) st->mtf[r] = st->mtf[r - 1u]; /* usually rank 0 or 1 */
+        st->mtf[0] = slot;
+        set = &st->sets[slot];
+        n = set->n;
+      }
+      if (n) {
+        /* predictor: per joint, the mean weight among the already decoded corners of the vertex's first
+         * triangle that have that joint; otherwise the set's last weights */
+        for (a = 0; a < n; ++a) ps[a] = pc[a] = 0;
+        if (t != (size_t)-1 && fast4) {
+          /* u8 x 4 output: the two other corners as words, SWAR match per joint (see skf__gather) */
+          uint32_t wj[2] = {0, 0}, ww[2] = {0, 0}, nzm[2] = {0, 0}, nn = 0;
+          size_t c;
+          for (c = t; c < t + 3 && c < ic; ++c) {
+            size_t u = ix[c];
+            if (u == v || !seen[u]) continue;
+            memcpy(&wj[nn], jout + u * 4, 4);
+            memcpy(&ww[nn], wout + u * 4, 4);
+            nzm[nn] = (((ww[nn] & 0x7f7f7f7fu) + 0x7f7f7f7fu) | ww[nn]) & 0x80808080u;
+            ++nn;
+          }
+          for (a = 0; a < n; ++a) {
+            uint32_t jj = set->j[a] * 0x01010101u, x0 = wj[0] ^ jj, x1 = wj[1] ^ jj;
+            uint32_t h0 = ~(((x0 & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x0) & nzm[0];
+            uint32_t h1 = ~(((x1 & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x1) & nzm[1];
+            uint32_t s0 = ((ww[0] & ((h0 >> 7) * 0xffu)) * 0x01010101u) >> 24;
+            uint32_t s1 = ((ww[1] & ((h1 >> 7) * 0xffu)) * 0x01010101u) >> 24;
+            uint32_t c0 = h0 != 0, c1 = h1 != 0;
+            pred[a] = (c0 & c1) ? (s0 + s1 + 1u) >> 1 : (c0 | c1) ? s0 + s1 : set->w[a];
+            nb |= c0 | c1;
+            if (pred[a] > pred[imp]) imp = a;
+          }
+        } else {
+          if (t != (size_t)-1) {
+            size_t c;
+            for (c = t; c < t + 3 && c < ic; ++c) {
+              size_t u = ix[c];
+              if (u == v || !seen[u]) continue;
+              skf__gather(set, jout + u * jstride, wout + u * wstride, k, ojb, owb, wscale, ps, pc);
+            }
+          }
+          for (a = 0; a < n; ++a) {
+            /* at most two corners: the mean rounded half up */
+            pred[a] = pc[a] == 2 ? (ps[a] + 1u) >> 1 : pc[a] ? ps[a] : set->w[a];
+            nb |= pc[a];
+            if (pred[a] > pred[imp]) imp = a;
+          }
+        }
+        wp = nb ? &s->nwg : &s->wgt;
+        wend = nb ? s->nwg_end : s->wgt_end;
+        if ((size_t)(wend - *wp) < (size_t)(n - 1) * wb) SKF__BAD("weight stream ends early");
+        for (a = 0; a < n; ++a) {
+          uint32_t z, d, w;
+          if (a == imp) continue;
+          z = wb == 1 ? (*wp)[0] : skf__rd16(*wp);
+          *wp += wb;
+          d = (z >> 1) ^ (0u - (z & 1u));
+          w = (pred[a] + d) & wmask;
+          set->w[a] = w;
+          sum += w;
+          bad |= w == 0;
+        }
+        if (bad || sum >= total) SKF__BAD("weights of a vertex are zero or exceed the total");
+        set->w[imp] = total - sum;
+      }
+      skf__cell(set, k, ojb, owb, wscale, cj, cw);
+      {
+        /* the vertex enters the front of the recent-vertex cache */
+        uint32_t slot = skf__vc_push(st);
+        SKF__CELLCPY(st->recs[slot].cj, cj);
+        SKF__CELLCPY(st->recs[slot].cw, cw);
+        st->recs[slot].hp = cur_hp = hist_len;
+      }
+      hist[hist_len++] = (uint32_t)v;
+    }
+    hp[v] = cur_hp;
+    if (jstride == 4 && wstride == 4) {
+      memcpy(jout + v * 4, cj, 4);
+      memcpy(wout + v * 4, cw, 4);
+    } else {
+      memcpy(jout + v * jstride, cj, jstride);
+      memcpy(wout + v * wstride, cw, wstride);
+    }
+  }
+  SKF_FREE(seen);
+  SKF_FREE(hist);
+  SKF_FREE(hp);
+  s->ops = ops;
+  return SKF_OK;
+bad:
+  SKF_FREE(seen);
+  SKF_FREE(hist);
+  SKF_FREE(hp);
+  return skf__fail(err, SKF_ERR_FORMAT, "mesh %u, vertex %zu: %s", m, done, why);
+}
+#undef SKF__BAD
+#undef SKF__CELLCPY
+
+/* Decodes the meshes of one INFL chunk that have an output (outs[m - outs_base] with joints != NULL). */
 static skf_result skf__decode_group(const skf__file* f, const unsigned char* table, uint32_t group,
                                     const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
                                     skf_error* err) {
   skf__chunk c;
   unsigned char* raw = NULL;
   skf__state* st = NULL;
-  skf__dst dst;
-  uint32_t first = 0, count = 0, m, wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
-  uint32_t total = wb == 2 ? 65535u : 255u, wmask = wb == 2 ? 0xffffu : 0xffu;
-  uint64_t ops_len, cnt_len, jnt_len, wgt_len, vsum = 0, bound;
-  const unsigned char *ops, *cnt, *jnt, *wgt, *cnt_end, *jnt_end, *wgt_end;
+  skf__streams s;
+  uint32_t first = 0, count = 0, m, wanted = 0, wb = f->info.weight_bits == 16 ? 2u : 1u;
+  uint32_t jb = f->info.joint_bits == 16 ? 2u : 1u;
+  uint64_t vsum = 0, bound, tsize, lens[5] = {0, 0, 0, 0, 0}, pos;
+  const unsigned char* base[6];
   skf_result rc;
   for (m = 0; m < f->info.mesh_count; ++m) {
     skf_mesh_info mi;
@@ -657,177 +981,70 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
       if (!count) first = m;
       ++count;
       vsum += mi.vertex_count;
+      if (m >= outs_base && m - outs_base < outs_count && outs[m - outs_base].joints) ++wanted;
     }
   }
+  if (!wanted) return SKF_OK;
   if ((rc = skf__walk(f, "INFL", group, &c, NULL, err))) return rc;
   if (vsum > UINT32_MAX) return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: more than 2^32-1 vertices", group);
-  bound = SKF_INFL_TABLE_SIZE + vsum * (2u + SKF_MAX_INFLUENCES * 2u + (SKF_MAX_INFLUENCES - 1u) * 2u);
-  if (c.raw_size < SKF_INFL_TABLE_SIZE || c.raw_size > bound)
-    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: %u raw bytes cannot hold %llu vertices", group, c.raw_size,
-                     (unsigned long long)vsum);
+  /* per vertex at most: op, count, 8 joints, 7 weights */
+  tsize = SKF_INFL_TABLE_SIZE + (uint64_t)SKF_INFL_MESH_SIZE * count;
+  bound = tsize + vsum * (2u + SKF_MAX_INFLUENCES * jb + (SKF_MAX_INFLUENCES - 1u) * wb);
+  if (c.raw_size < tsize || c.raw_size > bound)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: %u raw bytes cannot hold %u meshes of %llu vertices", group,
+                     c.raw_size, count, (unsigned long long)vsum);
   if ((rc = skf__inflate(&c, &raw, err))) return rc;
-  ops_len = skf__rd32(raw + 8);
-  cnt_len = skf__rd32(raw + 12);
-  jnt_len = skf__rd32(raw + 16);
-  wgt_len = skf__rd32(raw + 20);
-  if (skf__rd32(raw) != first || skf__rd32(raw + 4) != count || ops_len != vsum ||
-      SKF_INFL_TABLE_SIZE + ops_len + cnt_len + jnt_len + wgt_len != c.raw_size) {
-    SKF_FREE(raw);
-    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream table disagrees with the mesh table", group);
-  }
-  st = (skf__state*)SKF_MALLOC(sizeof *st);
-  if (!st) {
-    SKF_FREE(raw);
-    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for decoder state");
-  }
-  st->mtf_len = 0;
-  st->rlen = 0;
-  ops = raw + SKF_INFL_TABLE_SIZE;
-  cnt = ops + ops_len;
-  jnt = cnt + cnt_len;
-  wgt = jnt + jnt_len;
-  cnt_end = jnt;
-  jnt_end = wgt;
-  wgt_end = raw + c.raw_size;
   rc = SKF_OK;
-  for (m = first; !rc && m < first + count; ++m) {
+  if (skf__rd32(raw) != first || skf__rd32(raw + 4) != count)
+    rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: mesh range disagrees with the mesh table", group);
+  for (m = 0; !rc && m < count; ++m) {
+    uint32_t q;
+    for (q = 0; q < 5; ++q) lens[q] += skf__rd32(raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * m + 4u * q);
+  }
+  if (!rc && tsize + vsum + lens[0] + lens[1] + lens[2] + lens[3] + lens[4] != c.raw_size)
+    rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream lengths disagree with its size", group);
+  if (!rc && !(st = (skf__state*)SKF_MALLOC(sizeof *st)))
+    rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for decoder state");
+  if (rc) {
+    SKF_FREE(raw);
+    return rc;
+  }
+  base[0] = raw + tsize;
+  base[1] = base[0] + vsum;
+  base[2] = base[1] + lens[0];
+  base[3] = base[2] + lens[1];
+  base[4] = base[3] + lens[2];
+  base[5] = base[4] + lens[3];
+  s.ops = base[0];
+  s.cnt = base[1];
+  s.jnt = base[2];
+  s.wgt = base[3];
+  s.nwg = base[4];
+  s.far = base[5];
+  for (m = first, pos = 0; !rc && m < first + count; ++m, ++pos) {
     skf_mesh_info mi;
     const skf_mesh_output* o = (m >= outs_base && m - outs_base < outs_count) ? &outs[m - outs_base] : NULL;
-    unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
-    unsigned char *jout = NULL, *wout = NULL;
-    size_t v, vc;
-    int write;
+    const unsigned char* row = raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * pos;
     skf__mesh_record(table, m, &mi);
-    vc = (size_t)mi.vertex_count;
-    if (o && !o->joints) o = NULL;
-    write = o != NULL;
-    memset(&dst, 0, sizeof dst);
-    if (o) {
-      dst.out = o;
-      dst.jstride = (size_t)o->influences * o->joint_bytes;
-      dst.wstride = (size_t)o->influences * o->weight_bytes;
-      dst.wscale = (o->weight_bytes == 2 && wb == 1) ? 257u : 1u;
-      jout = (unsigned char*)o->joints;
-      wout = (unsigned char*)o->weights;
-      if (mi.order == SKF_ORDER_INDEX_BUFFER && vc) {
-        unsigned char* seen = (unsigned char*)SKF_MALLOC(vc);
-        dst.order = (uint32_t*)SKF_MALLOC(vc * sizeof(uint32_t));
-        if (!seen || !dst.order) {
-          SKF_FREE(seen);
-          rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal order of mesh %u", m);
-          break;
-        }
-        skf_traversal_order(o->indices, o->index_count, vc, dst.order, seen); /* indices were checked by the caller */
-        SKF_FREE(seen);
-      }
-      if (st->rlen) skf__format(&st->recs[st->rmtf[0]], &dst, cj, cw);
+    s.cnt_end = s.cnt + skf__rd32(row);
+    s.jnt_end = s.jnt + skf__rd32(row + 4);
+    s.wgt_end = s.wgt + skf__rd32(row + 8);
+    s.nwg_end = s.nwg + skf__rd32(row + 12);
+    s.far_end = s.far + skf__rd32(row + 16);
+    if (o && o->joints) {
+      rc = skf__decode_one(f, m, &mi, &s, o, st, err);
+      if (!rc && (s.cnt != s.cnt_end || s.jnt != s.jnt_end || s.wgt != s.wgt_end || s.nwg != s.nwg_end ||
+                  s.far != s.far_end))
+        rc = skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
+    } else {
+      s.ops += mi.vertex_count;
     }
-    for (v = 0; v < vc; ++v) {
-      uint32_t op = *ops++;
-      size_t pos;
-      if (op != SKF_OP_REPEAT) {
-        skf__set* s;
-        uint32_t i, sum = 0, n;
-        if (op == SKF_OP_NEW_SET) {
-          uint32_t slot, prevj = 0;
-          if (cnt == cnt_end) { rc = skf__fail(err, SKF_ERR_FORMAT, "count stream ends early"); break; }
-          n = *cnt++;
-          if (n > mi.max_influences) { rc = skf__fail(err, SKF_ERR_FORMAT, "vertex with %u influences in a mesh of at most %u", n, mi.max_influences); break; }
-          if ((size_t)(jnt_end - jnt) < (size_t)n * jb) { rc = skf__fail(err, SKF_ERR_FORMAT, "joint stream ends early"); break; }
-          if (st->mtf_len < SKF_MTF_SIZE) {
-            slot = st->mtf_len++;
-          } else {
-            slot = st->mtf[SKF_MTF_SIZE - 1];
-          }
-          memmove(st->mtf + 1, st->mtf, st->mtf_len - 1);
-          st->mtf[0] = (unsigned char)slot;
-          s = &st->sets[slot];
-          s->n = n;
-          for (i = 0; i < n; ++i) {
-            uint32_t d = jb == 1 ? jnt[0] : skf__rd16(jnt);
-            uint32_t j = i == 0 ? d : prevj + 1u + d;
-            jnt += jb;
-            if (j >= f->info.joint_count) { rc = skf__fail(err, SKF_ERR_FORMAT, "joint %u out of %u", j, f->info.joint_count); break; }
-            s->j[i] = prevj = j;
-            s->w[i] = 0;
-          }
-          if (rc) break;
-        } else if (op >= SKF_OP_VCACHE) {
-          uint32_t k = op - SKF_OP_VCACHE;
-          unsigned char slot;
-          if (k >= st->rlen) { rc = skf__fail(err, SKF_ERR_FORMAT, "vertex reference %u past the %u known", k, st->rlen); break; }
-          slot = st->rmtf[k];
-          memmove(st->rmtf + 1, st->rmtf, k);
-          st->rmtf[0] = slot;
-          if (write) {
-            if (st->recs[slot].n > o->influences) { rc = skf__fail(err, SKF_ERR_FORMAT, "vertex with too many influences"); break; }
-            skf__format(&st->recs[slot], &dst, cj, cw);
-          }
-          goto emit;
-        } else {
-          uint32_t k = op - 1u;
-          unsigned char slot;
-          if (k >= st->mtf_len) { rc = skf__fail(err, SKF_ERR_FORMAT, "joint set reference %u past the %u known", k, st->mtf_len); break; }
-          slot = st->mtf[k];
-          for (; k > 0; --k) st->mtf[k] = st->mtf[k - 1];
-          st->mtf[0] = slot;
-          s = &st->sets[slot];
-          n = s->n;
-        }
-        if (n) {
-          if ((size_t)(wgt_end - wgt) < (size_t)(n - 1) * wb) { rc = skf__fail(err, SKF_ERR_FORMAT, "weight stream ends early"); break; }
-          /* the implied weight is the one that was largest in the set's previous weights (first on ties) */
-          uint32_t imp = 0, bad = 0;
-          for (i = 1; i < n; ++i)
-            if (s->w[i] > s->w[imp]) imp = i;
-          for (i = 0; i < n; ++i) {
-            uint32_t z, d, w;
-            if (i == imp) continue;
-            z = wb == 1 ? wgt[0] : skf__rd16(wgt);
-            d = (z >> 1) ^ (0u - (z & 1u));
-            w = (s->w[i] + d) & wmask;
-            wgt += wb;
-            s->w[i] = w;
-            sum += w;
-            bad |= w == 0;
-          }
-          if (bad || sum >= total) { rc = skf__fail(err, SKF_ERR_FORMAT, "weights of a vertex are zero or exceed %u", total); break; }
-          s->w[imp] = total - sum;
-        }
-        {
-          /* the vertex enters the front of the recent-vertex cache */
-          uint32_t slot = st->rlen < SKF_VCACHE_SIZE ? st->rlen++ : st->rmtf[SKF_VCACHE_SIZE - 1];
-          memmove(st->rmtf + 1, st->rmtf, st->rlen - 1);
-          st->rmtf[0] = (unsigned char)slot;
-          st->recs[slot] = *s;
-        }
-        if (write) {
-          if (n > o->influences) { rc = skf__fail(err, SKF_ERR_FORMAT, "vertex with %u influences in %u slots", n, o->influences); break; }
-          skf__format(s, &dst, cj, cw);
-        }
-      } else if (!st->rlen) {
-        rc = skf__fail(err, SKF_ERR_FORMAT, "first vertex repeats nothing");
-        break;
-      }
-    emit:
-      if (write) {
-        pos = dst.order ? dst.order[v] : v;
-        if (dst.jstride == 4 && dst.wstride == 4) {
-          memcpy(jout + pos * 4, cj, 4);
-          memcpy(wout + pos * 4, cw, 4);
-        } else if (dst.jstride == 8 && dst.wstride == 8) {
-          memcpy(jout + pos * 8, cj, 8);
-          memcpy(wout + pos * 8, cw, 8);
-        } else {
-          memcpy(jout + pos * dst.jstride, cj, dst.jstride);
-          memcpy(wout + pos * dst.wstride, cw, dst.wstride);
-        }
-      }
-    }
-    SKF_FREE(dst.order);
+    s.cnt = s.cnt_end;
+    s.jnt = s.jnt_end;
+    s.wgt = s.wgt_end;
+    s.nwg = s.nwg_end;
+    s.far = s.far_end;
   }
-  if (!rc && (cnt != cnt_end || jnt != jnt_end || wgt != wgt_end))
-    rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u has unused stream bytes", group);
   SKF_FREE(st);
   SKF_FREE(raw);
   return rc;
@@ -855,17 +1072,16 @@ static skf_result skf__check_output(const skf__file* f, const unsigned char* tab
     return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "mesh %u has %llu vertices, output holds %zu", m,
                      (unsigned long long)mi.vertex_count, o->vertex_capacity);
   if (mi.order == SKF_ORDER_INDEX_BUFFER) {
-    size_t i;
+    uint32_t maxi = 0, h;
     if (!o->indices || o->index_count != mi.index_count)
       return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,
                        "mesh %u was coded in triangle order: pass its index buffer (%llu indices)", m,
                        (unsigned long long)mi.index_count);
-    uint32_t maxi = 0;
-    for (i = 0; i < o->index_count; ++i) maxi = o->indices[i] > maxi ? o->indices[i] : maxi;
+    h = skf__hash_words((const unsigned char*)o->indices, o->index_count, &maxi);
     if (o->index_count && maxi >= mi.vertex_count)
       return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "mesh %u: index %u is past %llu vertices", m, maxi,
                        (unsigned long long)mi.vertex_count);
-    if (skf_hash_u32(o->indices, o->index_count) != mi.index_hash)
+    if (h != mi.index_hash)
       return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "mesh %u: the index buffer is not the one it was encoded with", m);
   }
   return SKF_OK;

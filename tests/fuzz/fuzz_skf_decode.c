@@ -27,7 +27,8 @@ static size_t put_chunk(unsigned char* out, const char* tag, const unsigned char
   return 12 + zn;
 }
 
-static void decode_everything(const unsigned char* d, size_t n) {
+/* indices/index_count: the index buffer of mesh 0 when it was coded in triangle order (container mode) */
+static void decode_everything(const unsigned char* d, size_t n, const uint32_t* indices, size_t index_count) {
   sk_skf_info info = {0};
   info.size = sizeof info;
   sk_error err;
@@ -49,22 +50,30 @@ static void decode_everything(const unsigned char* d, size_t n) {
     sk_skf_mesh_info mi = {0};
     mi.size = sizeof mi;
     if (sk_skf_get_mesh_info(d, n, m, &mi, &err) != SK_OK) return;
-    if (mi.vertex_count > (1u << 20) || mi.order != 0) continue; /* the caller sizes buffers; keep them sane */
+    if (mi.vertex_count > (1u << 20)) continue; /* the caller sizes buffers; keep them sane */
+    if (mi.order != 0 && !(m == 0 && indices)) continue;
     size_t vc = (size_t)mi.vertex_count;
-    uint16_t* jo = malloc(vc * 8 * 2 + 2);
-    uint16_t* we = malloc(vc * 8 * 2 + 2);
-    sk_skf_decode_desc dd = {0};
-    dd.size = sizeof dd;
-    dd.mesh = m;
-    dd.influences = 8;
-    dd.joint_type = SK_TYPE_U16;
-    dd.weight_type = SK_TYPE_U16;
-    dd.joints = jo;
-    dd.weights = we;
-    dd.vertex_capacity = vc;
-    sk_skf_decode(d, n, &dd, &err);
-    free(jo);
-    free(we);
+    /* u16 x 8 and u8 x 4 (the decoder's fast path) outputs */
+    for (int pass = 0; pass < 2; ++pass) {
+      uint16_t* jo = malloc(vc * 8 * 2 + 2);
+      uint16_t* we = malloc(vc * 8 * 2 + 2);
+      sk_skf_decode_desc dd = {0};
+      dd.size = sizeof dd;
+      dd.mesh = m;
+      dd.influences = pass ? 4 : 8;
+      dd.joint_type = pass ? SK_TYPE_U8 : SK_TYPE_U16;
+      dd.weight_type = pass ? SK_TYPE_U8 : SK_TYPE_U16;
+      dd.joints = jo;
+      dd.weights = we;
+      dd.vertex_capacity = vc;
+      if (mi.order != 0) {
+        dd.indices = indices;
+        dd.index_count = index_count;
+      }
+      sk_skf_decode(d, n, &dd, &err);
+      free(jo);
+      free(we);
+    }
   }
 }
 
@@ -72,16 +81,26 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   if ((data[0] & 1) == 0 || size < 4) {
-    decode_everything(data + 1, size - 1);
+    decode_everything(data + 1, size - 1, NULL, 0);
     return 0;
   }
-  /* container mode: byte 1 = flags (bit0 16-bit weights, bit1 > 256 joints), byte 2 = max influences,
-   * byte 3 = vertex count / 4; then the raw INFL streams' lengths are derived from the remaining bytes */
+  /* container mode: byte 1 = flags (bit0 16-bit weights, bit1 > 256 joints, bit2 triangle order), byte 2 = max
+   * influences, byte 3 = vertex count / 4; the raw INFL streams' lengths are derived from the remaining bytes.
+   * In triangle order the index buffer is a fixed pseudo-random triangle list over the vertices. */
   uint32_t bits16 = data[1] & 1, joints = (data[1] & 2) ? 300 : 20, k = 1 + data[2] % 8, vc = data[3] * 4u;
+  int tri_order = (data[1] & 4) != 0;
   const unsigned char* body = data + 4;
   size_t blen = size - 4;
   if (blen < vc) vc = (uint32_t)blen;
-  size_t rest = blen - vc, cnt = rest / 8, jnt = rest / 3, wgt = rest - cnt - jnt;
+  size_t rest = blen - vc, cnt = rest / 8, jnt = rest / 3, nwg = rest / 5, far = rest / 16;
+  size_t wgt = rest - cnt - jnt - nwg - far;
+  size_t ic = tri_order && vc ? 3u * (vc + vc / 2u) : 0;
+  uint32_t* ix = malloc(ic * sizeof *ix + 4);
+  uint32_t seed = 0x9E3779B9u ^ vc;
+  for (size_t i = 0; i < ic; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    ix[i] = (i % 3 == 0 || seed % 4 == 0) ? (uint32_t)((seed >> 8) % vc) : (uint32_t)((ix[i - 1] + 1u) % vc);
+  }
   size_t jsize = 4 + 68 * joints + 4 + 2 * joints;
   unsigned char* jraw = calloc(1, jsize);
   wr32(jraw, joints);
@@ -93,16 +112,23 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wr32(mraw, 1);
   wr32(mraw + 4, 1);
   wr64(mraw + 8, vc);
+  if (ic) {
+    wr64(mraw + 16, ic);
+    wr32(mraw + 24, skf_hash_u32(ix, ic));
+    mraw[8 + 25] = SKF_ORDER_INDEX_BUFFER;
+  }
   mraw[8 + 24] = (unsigned char)k;
-  size_t isize = SKF_INFL_TABLE_SIZE + blen;
+  size_t tsize = SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE;
+  size_t isize = tsize + blen;
   unsigned char* iraw = malloc(isize);
   wr32(iraw, 0);
   wr32(iraw + 4, 1);
-  wr32(iraw + 8, vc);
-  wr32(iraw + 12, (uint32_t)cnt);
-  wr32(iraw + 16, (uint32_t)jnt);
-  wr32(iraw + 20, (uint32_t)wgt);
-  memcpy(iraw + SKF_INFL_TABLE_SIZE, body, blen);
+  wr32(iraw + 8, (uint32_t)cnt);
+  wr32(iraw + 12, (uint32_t)jnt);
+  wr32(iraw + 16, (uint32_t)wgt);
+  wr32(iraw + 20, (uint32_t)nwg);
+  wr32(iraw + 24, (uint32_t)far);
+  memcpy(iraw + tsize, body, blen);
   size_t cap = SKF_HEADER_SIZE + 3 * 12 + compressBound((uLong)jsize) + compressBound(sizeof mraw) +
                compressBound((uLong)isize) + 64;
   unsigned char* f = calloc(1, cap);
@@ -112,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pos += put_chunk(f + pos, "INFL", iraw, isize);
   static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
   memcpy(f, magic, 8);
-  f[8] = 1;
+  f[8] = SKF_VERSION_MAJOR;
   wr32(f + 12, bits16 ? 1u : 0u);
   wr32(f + 16, SKF_HEADER_SIZE);
   wr32(f + 20, 3);
@@ -123,7 +149,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wr32(f + 48, k);
   wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
   wr32(f + 60, (uint32_t)crc32(0, f, 60));
-  decode_everything(f, pos);
+  decode_everything(f, pos, ix, ic);
+  free(ix);
   free(f);
   free(iraw);
   free(jraw);

@@ -198,7 +198,7 @@ START_TEST(round_trip_generated) {
     info.size = sizeof info;
     sk_error err;
     ck_assert_int_eq(sk_skf_peek(file, size, &info, &err), SK_OK);
-    ck_assert_uint_eq(info.major, 1);
+    ck_assert_uint_eq(info.major, SKF_VERSION_MAJOR);
     ck_assert_uint_eq(info.mesh_count, cfg[c].meshes);
     ck_assert_uint_eq(info.joint_count, cfg[c].joints);
     ck_assert_uint_eq(info.weight_bits, cfg[c].bits);
@@ -352,8 +352,13 @@ START_TEST(header_errors) {
 
   /* newer major version: refused before anything else, even with a valid CRC */
   memcpy(g, f, size);
-  g[8] = 2;
+  g[8] = SKF_VERSION_MAJOR + 1;
   ck_assert_int_eq(peek(g, size), SK_ERR_VERSION);
+  fix_header_crc(g);
+  ck_assert_int_eq(peek(g, size), SK_ERR_VERSION);
+  /* a file of the previous major (1.0, before the 2.0 model) is refused too, not misread */
+  memcpy(g, f, size);
+  g[8] = SKF_VERSION_MAJOR - 1;
   fix_header_crc(g);
   ck_assert_int_eq(peek(g, size), SK_ERR_VERSION);
   /* a newer minor of the same major reads */
@@ -576,6 +581,112 @@ START_TEST(decode_argument_errors) {
 }
 END_TEST
 
+/* A smooth, corner-split grid (every triangle has its own three vertices, like a Collada export), triangles in
+ * random order: the encoder
+ * must use the corner predictor (nweights stream) and far references (far stream), and every output layout
+ * (u8 x 4 fast path, u8 x 8, u16 x 8) must give the canonical quantization exactly. */
+START_TEST(model_paths_round_trip) {
+  enum { G = 40, NJ = 6 };
+  size_t tris = 2 * (G - 1) * (G - 1), nv = 3 * tris;
+  sk_skeleton* skel = make_skeleton(NJ);
+  sk_skin* skin = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(nv, NJ, &skin, &err), SK_OK);
+  uint32_t* ix = malloc(nv * sizeof *ix);
+  size_t v = 0;
+  for (int y = 0; y + 1 < G; ++y)
+    for (int x = 0; x + 1 < G; ++x) {
+      static const int corner[6][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 0}, {1, 1}, {0, 1}};
+      for (int c = 0; c < 6; ++c, ++v) {
+        float gx = (float)(x + corner[c][0]) / (G - 1), gy = (float)(y + corner[c][1]) / (G - 1);
+        uint32_t j[3] = {(uint32_t)(gx * 2.99f), 3u + (uint32_t)(gy * 2.99f), 0};
+        float w[3] = {0.2f + gx, 0.2f + gy, 0.1f};
+        size_t n = j[0] == 0 ? 2 : 3; /* joint 0 already in the set when gx < 1/3 */
+        ck_assert_int_eq(sk_skin_set_vertex(skin, v, j, w, n, &err), SK_OK);
+      }
+    }
+  /* triangles in shuffled order: a vertex's duplicates are then far behind it, past the vertex cache */
+  skt_rng r = {31337};
+  uint32_t* perm = malloc(tris * sizeof *perm);
+  for (size_t t = 0; t < tris; ++t) perm[t] = (uint32_t)t;
+  for (size_t t = tris - 1; t > 0; --t) {
+    size_t o = skt_rand_u32(&r) % (t + 1);
+    uint32_t tmp = perm[t];
+    perm[t] = perm[o];
+    perm[o] = tmp;
+  }
+  for (size_t t = 0; t < tris; ++t)
+    for (int c = 0; c < 3; ++c) ix[3 * t + (size_t)c] = 3 * perm[t] + (uint32_t)c;
+  free(perm);
+  sk_skf_mesh m = {0};
+  m.skin = skin;
+  m.indices = ix;
+  m.index_count = nv;
+  size_t size = 0;
+  unsigned char* f = encode(skel, &m, 1, 8, 4, &size);
+  check_mesh(f, size, 0, &m, 8, 4);
+
+  /* the INFL table says which streams were used */
+  sk_skf_chunk ch[3];
+  for (int i = 0; i < 3; ++i) ch[i].size = sizeof ch[i];
+  uint32_t cc = 0;
+  ck_assert_int_eq(sk_skf_chunks(f, size, ch, 3, &cc, &err), SK_OK);
+  ck_assert_str_eq(ch[2].tag, "INFL");
+  uLongf rawn = ch[2].raw_size;
+  unsigned char* raw = malloc(rawn);
+  ck_assert_int_eq(uncompress(raw, &rawn, f + ch[2].offset + 12, ch[2].stored_size), Z_OK);
+  ck_assert_uint_eq(rd32(raw + 4), 1);
+  uint32_t nweights_len = rd32(raw + SKF_INFL_TABLE_SIZE + 12), far_len = rd32(raw + SKF_INFL_TABLE_SIZE + 16);
+  ck_assert_msg(nweights_len > 0, "corner predictor unused");
+  ck_assert_msg(far_len > 0, "no far reference");
+  ck_assert_uint_eq(rawn, SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE + nv + rd32(raw + 8) + rd32(raw + 12) +
+                              rd32(raw + 16) + nweights_len + far_len);
+
+  /* every output layout agrees with the u16 x 8 decode */
+  uint16_t* j16 = malloc(nv * 8 * 2);
+  uint16_t* w16 = malloc(nv * 8 * 2);
+  uint8_t* j8 = malloc(nv * 8);
+  uint8_t* w8 = malloc(nv * 8);
+  sk_skf_decode_desc d = {0};
+  d.size = sizeof d;
+  d.indices = ix;
+  d.index_count = nv;
+  d.vertex_capacity = nv;
+  d.influences = 8;
+  d.joint_type = SK_TYPE_U16;
+  d.weight_type = SK_TYPE_U16;
+  d.joints = j16;
+  d.weights = w16;
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_OK);
+  for (uint32_t slots = 4; slots <= 8; slots += 4) {
+    d.influences = slots;
+    d.joint_type = SK_TYPE_U8;
+    d.weight_type = SK_TYPE_U8;
+    d.joints = j8;
+    d.weights = w8;
+    ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_OK);
+    for (size_t i = 0; i < nv; ++i)
+      for (uint32_t s = 0; s < 8; ++s) {
+        uint32_t ej = j16[i * 8 + s], ew = w16[i * 8 + s] / 257u;
+        if (s >= slots) {
+          ck_assert_uint_eq(ew, 0);
+          continue;
+        }
+        ck_assert_msg(j8[i * slots + s] == ej && w8[i * slots + s] == ew, "%u slots, vertex %zu slot %u", slots, i, s);
+      }
+  }
+  free(j16);
+  free(w16);
+  free(j8);
+  free(w8);
+  free(raw);
+  free(f);
+  free(ix);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 /* Crafted files with valid checksums but inconsistent streams must fail cleanly (no crash, FORMAT). */
 START_TEST(crafted_streams) {
   size_t size;
@@ -601,7 +712,7 @@ START_TEST(crafted_streams) {
       size_t at = SKF_INFL_TABLE_SIZE + skt_rand_u32(&r) % (uint32_t)(rawn - SKF_INFL_TABLE_SIZE);
       mod[at] = (unsigned char)skt_rand_u32(&r);
     }
-    if (trial % 50 == 0) wr32(mod + 12, rd32(mod + 12) + 1); /* stream table lies */
+    if (trial % 50 == 0) wr32(mod + SKF_INFL_TABLE_SIZE, rd32(mod + SKF_INFL_TABLE_SIZE) + 1); /* stream table lies */
     uLongf zn = compressBound(rawn);
     unsigned char* g = malloc(ch[2].offset + 12 + zn);
     memcpy(g, f, ch[2].offset + 12);
@@ -707,6 +818,7 @@ static Suite* skf_suite(void) {
   tcase_add_test(t, header_errors);
   tcase_add_test(t, decode_argument_errors);
   tcase_add_test(t, crafted_streams);
+  tcase_add_test(t, model_paths_round_trip);
   tcase_add_loop_test(t, corpus_round_trip, 0, (int)(sizeof k_corpus / sizeof *k_corpus));
   suite_add_tcase(s, t);
   return s;
