@@ -142,7 +142,7 @@ static int validate(const skc_bind_desc* d, const skc_skin* skin, skc_err* err) 
   if (d->max_influences < 1 || d->max_influences > BIND_MAX_INFLUENCES)
     return skc_fail(err, SKC_OUT_OF_RANGE, "bind: max_influences %u outside 1 .. %u", d->max_influences,
                     BIND_MAX_INFLUENCES);
-  if (d->method < SKC_BIND_ROBUST || d->method > SKC_BIND_HEAT)
+  if (d->method < SKC_BIND_ROBUST || d->method > SKC_BIND_DELAUNAY)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: unknown method %d", d->method);
   if (!(d->falloff_power > 0.0f && d->falloff_power <= 64.0f) || !(d->falloff_cutoff > 1.0f) ||
       !isfinite(d->falloff_cutoff) || !(d->heat_scale > 0.0f) || !isfinite(d->heat_scale) ||
@@ -157,6 +157,16 @@ static int validate(const skc_bind_desc* d, const skc_skin* skin, skc_err* err) 
     if (d->triangles[i] >= d->vertex_count)
       return skc_fail(err, SKC_OUT_OF_RANGE, "bind: triangle %zu uses vertex %u, the mesh has %zu", i / 3,
                       d->triangles[i], d->vertex_count);
+  if (d->capsule_radii)
+    for (uint32_t j = 0; j < d->joint_count; ++j)
+      if (!(d->capsule_radii[j] >= 0.0f) || !isfinite(d->capsule_radii[j]))
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "bind: capsule radius of joint %u is %g (must be >= 0, finite)", j,
+                        (double)d->capsule_radii[j]);
+  if (d->smooth_iterations > 1000)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "bind: smooth_iterations %u above 1000", d->smooth_iterations);
+  if (d->bone_samples > 4096)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "bind: bone_samples %u outside 1 .. 4096 (0 = automatic)",
+                    d->bone_samples);
   uint32_t active = 0;
   for (uint32_t j = 0; j < d->joint_count; ++j) {
     for (int k = 0; k < 3; ++k)
@@ -247,6 +257,14 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
       break;
     case SKC_BIND_HEAT:
       rc = skc_bind_heat(d, 1, &c, &rep, err);
+      break;
+    case SKC_BIND_CAPSULE:
+      rep.method_used = SKC_BIND_CAPSULE;
+      rc = skc_bind_capsule(d, &c, &rep, err);
+      break;
+    case SKC_BIND_DELAUNAY:
+      rep.method_used = SKC_BIND_DELAUNAY;
+      rc = skc_bind_delaunay(d, &c, &rep, err);
       break;
     default:
       rc = skc_bind_robust(d, &c, &rep, err);

@@ -1,8 +1,9 @@
 /* skc_bind.h - automatic binding: skin weights from a mesh and bone segments (internal).
  *
  * Pipeline: skc_bind() validates the description, resolves defaults, runs one method (bind_nearest.c,
- * bind_heat.c, bind_robust.c), each of which fills per-vertex candidate lists (joint, weight), then
- * skc_bind_finish() prunes, limits, normalizes to exact sums, merges locked joints and writes the skin.
+ * bind_heat.c, bind_robust.c, bind_capsule.c, bind_delaunay.c), each of which fills per-vertex candidate lists
+ * (joint, weight), then skc_bind_finish() prunes, limits, normalizes to exact sums, merges locked joints and
+ * writes the skin.
  * Nothing is written to the skin unless every step succeeded.
  */
 #ifndef SKC_BIND_H
@@ -15,7 +16,7 @@
 #include "skc_skin.h"
 #include "skc_status.h"
 
-enum { SKC_BIND_ROBUST = 0, SKC_BIND_NEAREST = 1, SKC_BIND_HEAT = 2 };
+enum { SKC_BIND_ROBUST = 0, SKC_BIND_NEAREST = 1, SKC_BIND_HEAT = 2, SKC_BIND_CAPSULE = 3, SKC_BIND_DELAUNAY = 4 };
 
 typedef struct skc_bind_desc {
   const float* positions; /* 3 * vertex_count */
@@ -37,6 +38,11 @@ typedef struct skc_bind_desc {
   /* heat */
   float heat_scale; /* c > 0 */
   int no_weld;      /* 1 = do not join vertices at identical positions for the Laplacian */
+  /* capsule */
+  const float* capsule_radii; /* joint_count, > 0 given, 0 = estimated; NULL = all estimated */
+  uint32_t smooth_iterations; /* smoothing passes over mesh edges (0 = none) */
+  /* delaunay */
+  uint32_t bone_samples; /* points per bone (0 = from the mesh density) */
   /* finish */
   float prune; /* relative: drop weights below prune * the vertex's largest weight */
 } skc_bind_desc;
@@ -94,6 +100,16 @@ int skc_bind_nearest(const skc_bind_desc* d, const uint8_t* only, skc_bind_cands
 int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
 /* Heat with every fallback enabled; never fails on valid input except out of memory. */
 int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+/* Capsule containment (seed 000): per-bone capsule radius (given or the median distance of the vertices nearest
+ * that bone), score 1 / (1 + (d / r)^p), best scores blended, then smooth_iterations uniform smoothing passes over
+ * mesh edges. Fails only for out of memory. */
+int skc_bind_capsule(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+/* Delaunay binding (Shin & Shin 2000): qhull tetrahedralization of the welded vertices plus bone sample points,
+ * k-nearest-bone multi-source Dijkstra over the tet edges (edge lengths), inverse-distance blend. Vertices left
+ * out of the tetrahedralization, and every vertex when qhull cannot build one (< 5 distinct points, qhull error),
+ * fall back to nearest bone (report->fallback_vertices; method_used NEAREST for a total fallback). Fails only for
+ * out of memory. */
+int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
 
 /* ---- BVH over triangles (bvh.c) ----------------------------------------------------------------- */
 typedef struct skc_bvh skc_bvh;

@@ -25,7 +25,7 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: output skin must not be NULL");
   if (desc->skeleton && (desc->heads || desc->tails))
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: give either a skeleton or heads/tails, not both");
-  if (desc->method > SK_BIND_HEAT) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: unknown method %u", desc->method);
+  if (desc->method > SK_BIND_DELAUNAY) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: unknown method %u", desc->method);
   if (desc->bone_space > SK_BONE_SPACE_REST)
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: unknown bone_space %u", desc->bone_space);
   skc_bind_desc d = {0};
@@ -37,8 +37,15 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   d.locked = desc->locked;
   d.vertex_mask = desc->vertex_mask;
   d.max_influences = desc->max_influences ? desc->max_influences : 4u;
-  d.method = desc->method == SK_BIND_NEAREST ? SKC_BIND_NEAREST
-                                             : (desc->method == SK_BIND_HEAT ? SKC_BIND_HEAT : SKC_BIND_ROBUST);
+  d.method = (int)desc->method; /* SK_BIND_* and SKC_BIND_* have the same values (checked below) */
+  _Static_assert((int)SK_BIND_ROBUST == SKC_BIND_ROBUST && (int)SK_BIND_NEAREST == SKC_BIND_NEAREST &&
+                     (int)SK_BIND_HEAT == SKC_BIND_HEAT && (int)SK_BIND_CAPSULE == SKC_BIND_CAPSULE &&
+                     (int)SK_BIND_DELAUNAY == SKC_BIND_DELAUNAY,
+                 "bind method values");
+  d.capsule_radii = desc->capsule_radii;
+  d.smooth_iterations = desc->smooth_iterations == 0 ? 2u
+                        : (desc->smooth_iterations == SK_BIND_NO_SMOOTHING ? 0u : desc->smooth_iterations);
+  d.bone_samples = desc->bone_samples;
   d.rigid = desc->rigid != 0;
   d.falloff_power = desc->falloff_power != 0.0f ? desc->falloff_power : 4.0f;
   d.falloff_cutoff = desc->falloff_cutoff != 0.0f ? desc->falloff_cutoff : 1.5f;
@@ -69,9 +76,7 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   int rc = skc_bind(&d, out, &rep, &e);
   free(seg);
   if (!rc && report) {
-    report->method_used = rep.method_used == SKC_BIND_NEAREST ? SK_BIND_NEAREST
-                                                              : (rep.method_used == SKC_BIND_HEAT ? SK_BIND_HEAT
-                                                                                                  : SK_BIND_ROBUST);
+    report->method_used = (uint32_t)rep.method_used;
     report->milliseconds = rep.milliseconds;
     report->bound_vertices = rep.bound_vertices;
     report->fallback_vertices = rep.fallback_vertices;

@@ -25,6 +25,10 @@ extern const char cli_convert_usage[];
 extern const char cli_demo_usage[];
 extern const char cli_report_usage[];
 extern const char cli_sample_usage[];
+int cli_weights(int argc, char** argv);
+extern const char cli_weights_usage[];
+int cli_bind(int argc, char** argv);
+extern const char cli_bind_usage[];
 /* SK_CLI_SECTION declarations: add run functions and usage texts above this line */
 
 /* JSON string output with escaping. */

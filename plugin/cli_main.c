@@ -16,6 +16,10 @@ static const cli_command k_commands[] = {
     {"demo", "the sample job: pose the generated cylinder rig, print LBS/DQS figures", cli_demo_usage, cli_demo},
     {"pack", "compress the skin of a model into an .skf file (8/16-bit weights, joint table)", cli_pack_usage, cli_pack},
     {"unpack", "decode an .skf file: joint table and per-vertex joints/weights (text or --json)", cli_unpack_usage, cli_unpack},
+    {"weights", "edit skin weights: normalize, limit, prune, quantize, smooth, rogue removal, mirror", cli_weights_usage,
+     cli_weights},
+    {"bind", "automatic skin weights for every mesh (robust, heat, nearest, capsule, delaunay) + report",
+     cli_bind_usage, cli_bind},
     /* SK_CLI_SECTION commands: add rows above this line */
 };
 static const size_t k_command_count = sizeof k_commands / sizeof k_commands[0];

@@ -746,6 +746,176 @@ typedef struct sk_brush_desc {
  * painted joint only (Blender's behaviour); a selected vertex with an invalid entry is reported and not painted. */
 SK_API sk_result sk_weights_brush(sk_skin* skin, const sk_brush_desc* desc, sk_weights_report* report, sk_error* err);
 
+/* ---- weight transfer between meshes (Abdrashitov, Raichstat, Monsen, Hill 2023, "Robust Skin Weights Transfer via
+ * Weight Inpainting"). The source (positions, triangles, skin) and the target (positions, triangles, skin) share the
+ * joint indexing (same joint_count). Steps:
+ *  1. each selected target vertex takes the closest point of the source surface (exact, BVH) and the barycentric
+ *     blend of the source weights there; the match is accepted when the distance is <= distance_threshold and the
+ *     angle between the target normal and the interpolated source normal is <= angle_threshold (a zero normal
+ *     skips the angle test). Normals not given are computed from the triangles (area-weighted);
+ *  2. the unmatched selected vertices are inpainted: they minimize trace(W^T Q W) with Q = K + K M^-1 K (the
+ *     paper's -L + L M^-1 L; K the cotangent stiffness matrix, M the lumped mass matrix), the matched vertices and
+ *     the unselected ones (their current weights) held fixed; one sparse Cholesky factorization (CHOLMOD) for all
+ *     joints; negative values are clamped to 0. A connected part of the target with no fixed vertex cannot be
+ *     inpainted: its vertices take the closest source point's weights with the thresholds ignored (fallback);
+ *  3. optional uniform Laplacian smoothing of the inpainted vertices (as sk_weights_smooth);
+ *  then per selected vertex: locked joints keep their current weights L, the new unlocked weights are normalized,
+ *  entries below min_weight dropped (the largest stays), at most max_influences kept (locked entries count), scaled
+ *  to 1 - L, sorted by weight, and the float sum made exactly 1. A vertex whose locked weights are invalid or sum
+ *  above 1, or fill max_influences, or whose new weights are all zero, is left unchanged (SK_TRANSFER_VERTEX_FAILED).
+ *  Source and target may be the same skin (the result is written only at the end).
+ * Errors (target weights untouched): SK_ERR_INVALID_ARGUMENT for a mesh without triangles, NaN/Inf positions or
+ * normals, differing joint counts, vertex counts that differ from the skins', a vertex mask selecting nothing;
+ * SK_ERR_OUT_OF_RANGE for a triangle index past the end; SK_ERR_NO_SOLUTION if the inpainting system cannot be
+ * factored even with the uniform Laplacian. Invalid source entries (NaN, negative, bad joint) are ignored. */
+enum {
+  SK_TRANSFER_ALLOW_FLIPPED_NORMALS = 1 << 0, /* angle test on |cos| (normals pointing the opposite way pass) */
+  SK_TRANSFER_UNIFORM_LAPLACIAN = 1 << 1      /* inpaint with the uniform graph Laplacian instead of cotangent */
+};
+
+/* Per target vertex outcome, written to sk_transfer_report.vertex_status. */
+enum {
+  SK_TRANSFER_VERTEX_KEPT = 0,      /* not selected: unchanged (its weights constrain the inpainting) */
+  SK_TRANSFER_VERTEX_MATCHED = 1,   /* closest source point within both thresholds */
+  SK_TRANSFER_VERTEX_INPAINTED = 2, /* filled by the inpainting */
+  SK_TRANSFER_VERTEX_FALLBACK = 3,  /* in a part without matched or unselected vertex: closest source point */
+  SK_TRANSFER_VERTEX_FAILED = 4     /* unchanged: locked weights prevent it, or nothing non-zero to transfer */
+};
+
+typedef struct sk_transfer_desc {
+  uint32_t size;                    /* sizeof(sk_transfer_desc) */
+  uint32_t flags;                   /* SK_TRANSFER_* */
+  sk_weight_scope scope;            /* over the target skin: selected vertices get new weights; locked joints stay */
+  const sk_skin* source_skin;       /* required; joint_count equal to the target's */
+  const float* source_positions;    /* 3 floats per source vertex, finite (required) */
+  size_t source_positions_stride;   /* bytes; 0 = 12 */
+  size_t source_vertex_count;       /* must equal the source skin's vertex_count */
+  const float* source_normals;      /* optional, 3 floats per source vertex */
+  size_t source_normals_stride;
+  const uint32_t* source_triangles; /* 3 indices per triangle (required, >= 1 triangle) */
+  size_t source_triangle_count;
+  const float* target_positions;    /* 3 floats per target vertex, finite (required) */
+  size_t target_positions_stride;
+  size_t target_vertex_count;       /* must equal the target skin's vertex_count */
+  const float* target_normals;      /* optional */
+  size_t target_normals_stride;
+  const uint32_t* target_triangles; /* required, >= 1 triangle */
+  size_t target_triangle_count;
+  float distance_threshold;         /* absolute; 0 = 0.05 x the source bounding-box diagonal; must be >= 0 */
+  float angle_threshold;            /* degrees in (0, 180]; 0 = 30 */
+  uint32_t smooth_iterations;       /* 0 = no smoothing */
+  float smooth_factor;              /* (0, 1]; 0 = 0.5 */
+  uint32_t max_influences;          /* 0 = no limit */
+  float min_weight;                 /* new weights below it are dropped; 0 = 1e-4; negative = keep all; < 1 */
+} sk_transfer_desc;
+
+typedef struct sk_transfer_report {
+  uint32_t size;                /* sizeof(sk_transfer_report), set by the caller */
+  uint32_t reserved;
+  double milliseconds;          /* wall time */
+  uint64_t selected;            /* target vertices selected by the mask */
+  uint64_t matched;             /* selected vertices weighted from their closest source point */
+  uint64_t inpainted;           /* selected vertices filled by the inpainting */
+  uint64_t fallback;            /* selected vertices in parts without a fixed vertex (closest source point) */
+  uint64_t fallback_components; /* such parts */
+  uint64_t failed;              /* selected vertices left unchanged (SK_TRANSFER_VERTEX_FAILED) */
+  float distance_threshold;     /* the absolute distance threshold used */
+  uint32_t reserved2;
+  uint8_t* vertex_status;       /* optional caller array of target_vertex_count bytes: SK_TRANSFER_VERTEX_* */
+} sk_transfer_report;
+
+/* Transfers the source skin's weights onto target (in place). report (optional) must have .size set. */
+SK_API sk_result sk_weights_transfer(sk_skin* target, const sk_transfer_desc* desc, sk_transfer_report* report,
+                                     sk_error* err);
+
+/* ---- direct manipulation (Mohr, Tokheim, Gleicher 2002, "Direct manipulation of interactive character skins").
+ * For one vertex with rest position p, candidate joints c_i and, per pose k, a palette M^k (skinning matrices) and a
+ * desired deformed position t^k, finds the weights w >= 0 minimizing sum_k |sum_j w_j M_j^k p - t^k|^2 with the
+ * locked joints' weights kept and the candidates' weights summing to 1 - (locked sum) (exact active-set solution of
+ * the small QP; when several solutions exist, the one nearest the current weights). The vertex's other unlocked
+ * joints are removed; the float sum is exactly 1 (unless locked weights fill it). residual is the remaining
+ * distance: for one pose, the distance from the target to the set of positions the candidates can reach (the
+ * convex hull of the points M_c p scaled into what the locked weights leave). Errors (weights untouched):
+ * SK_ERR_OUT_OF_RANGE for a vertex or candidate joint past the end; SK_ERR_INVALID_ARGUMENT for NaN/Inf input, a
+ * mask not selecting the vertex, locked weights invalid or above 1, no unlocked candidate, more than 64 candidates. */
+typedef struct sk_direct_desc {
+  uint32_t size;                /* sizeof(sk_direct_desc) */
+  uint32_t pose_count;          /* 0 = 1 */
+  sk_weight_scope scope;        /* if a vertex mask is given it must select the vertex; locked joints keep their weight */
+  size_t vertex;                /* the edited vertex */
+  const float* rest_position;   /* 3 floats: the vertex in bind space (required) */
+  const float* palettes;        /* 16 * joint_count floats per pose (M_j = W_j inverse(B_j)), poses one after another */
+  const float* targets;         /* 3 floats per pose: desired deformed positions */
+  const uint32_t* candidates;   /* joints allowed to carry weight; NULL = the vertex's current unlocked joints */
+  size_t candidate_count;
+} sk_direct_desc;
+
+typedef struct sk_direct_report {
+  uint32_t size;            /* sizeof(sk_direct_report), set by the caller */
+  uint32_t candidates_used; /* unlocked, distinct candidates */
+  uint32_t nonzero;         /* candidates given a positive weight */
+  uint32_t reserved;
+  double residual;          /* sqrt(sum over poses of the squared distance achieved - target) */
+  double max_distance;      /* largest per-pose distance */
+  float* achieved;          /* optional caller array of 3 * pose_count floats: the deformed positions reached */
+} sk_direct_report;
+
+SK_API sk_result sk_weights_direct(sk_skin* skin, const sk_direct_desc* desc, sk_direct_report* report, sk_error* err);
+
+/* ---- bone links (Weber 2000; seed 000 "Bone Links") ----------------------------------------------------
+ * A joint J whose expected range of motion exceeds a threshold (default 60 degrees) gets k link joints along its bone
+ * (head h -> tail t as sk_skeleton_bone_segments): k = ceil(range / threshold) - 1, or desc.links. The result is a
+ * NEW skeleton and skin (the inputs are not changed):
+ *  - skeleton: links "<J>_link1" .. "<J>_link<k>" right after J (".<n>" appended if a name is taken), link i at
+ *    h + i / (k + 1) (t - h) with J's orientation, chained J -> link1 -> ... -> link k; J's children hang under link k
+ *    with their rest world transforms unchanged. Bind matrices: B_link = B_J moved along the bone the same way, inverse
+ *    binds exact. Original joints keep names, order among themselves, bind and rest world transforms.
+ *  - skin: for each selected vertex, the share s = w_J (+ w_C when J has exactly one child C, not locked) is laid on
+ *    the chain J (f = 0), link i (f = i / (k + 1)) [, C (f = 1)] by the vertex's position f along the bone (clamped to
+ *    the first and last node): piecewise-linear between the two nodes around f. Other weights are kept, so a vertex
+ *    keeps its weight sum (to float rounding) and holds at most two of the chain's joints. Joint indices are the new
+ *    skeleton's. Vertices with an invalid entry are copied (joints renumbered) and flagged FAILED | INVALID.
+ *  - pose: sk_bone_links_pose splits J's rotation relative to its rest (d = rest^-1 r) into k + 1 equal parts
+ *    (q = slerp(identity, d, 1 / (k + 1))): J gets rest * q, each link q; J's children get a corrected translation so
+ *    that their world transforms equal the unlinked pose's. */
+#define SK_BONE_LINKS_MAX 32
+
+typedef struct sk_bone_links_desc {
+  uint32_t size;            /* sizeof(sk_bone_links_desc) */
+  uint32_t links;           /* links per linked joint, 1 .. SK_BONE_LINKS_MAX; 0 = ceil(range / threshold) - 1 */
+  sk_weight_scope scope;    /* vertex_mask: vertices whose weights are spread; locked joints cannot be linked, and a
+                               locked child keeps its weights */
+  const float* ranges;      /* optional: expected range of motion of each joint in degrees, 0 .. 360 */
+  size_t range_count;       /* must equal the skeleton's joint count when ranges are given */
+  const uint32_t* joints;   /* optional: joints to link whatever their range (without a range: 180 degrees) */
+  size_t joint_list_count;
+  float threshold;          /* degrees, (0, 360]; 0 = 60 */
+  uint32_t bone_space;      /* sk_bone_space the positions live in (0 = SK_BONE_SPACE_BIND, the skinned mesh's) */
+  const float* positions;   /* 3 floats per vertex, finite; required with a skin */
+  size_t positions_stride;  /* bytes; 0 = 12 */
+  size_t position_count;    /* must equal the skin's vertex count */
+} sk_bone_links_desc;
+
+/* Builds the linked skeleton (*out_skeleton) and, when skin is given, the spread skin (*out_skin; NULL skin: only the
+ * skeleton, out_skin may be NULL). Both are new objects the caller destroys. At least one of ranges / joints is
+ * required. Errors (outputs untouched): SK_ERR_NOT_FOUND when no joint qualifies, SK_ERR_INVALID_ARGUMENT for a
+ * range outside 0..360, a locked linked joint, a zero-length bone, a skin over another joint count, missing or
+ * non-finite positions; SK_ERR_OUT_OF_RANGE for a listed joint past the end or links > SK_BONE_LINKS_MAX. report
+ * (optional, .size set): vertices_visited / changed, joints_affected = joints linked, entries_changed = links
+ * inserted, joint_counts[j] = links of original joint j, vertex_flags (vertex_count). */
+SK_API sk_result sk_bone_links(const sk_skeleton* skeleton, const sk_skin* skin, const sk_bone_links_desc* desc,
+                               sk_skeleton** out_skeleton, sk_skin** out_skin, sk_weights_report* report,
+                               sk_error* err);
+/* For each joint of a linked skeleton: the joint of original it comes from (out_source) and 0 for an original joint
+ * or i for its i-th link (out_link_index); linked joint count entries each, either may be NULL.
+ * SK_ERR_INVALID_ARGUMENT when linked is not original with link chains inserted. */
+SK_API sk_result sk_bone_links_source(const sk_skeleton* original, const sk_skeleton* linked, uint32_t* out_source,
+                                      uint32_t* out_link_index, sk_error* err);
+/* Maps a TRS pose of original (10 floats per joint) to the linked skeleton (10 floats per linked joint) as described
+ * above. SK_ERR_UNSUPPORTED when a linked joint has a non-uniform scale (its rotation cannot be split exactly). */
+SK_API sk_result sk_bone_links_pose(const sk_skeleton* original, const sk_skeleton* linked, const float* trs,
+                                    float* out_trs, sk_error* err);
+
 /* SK_SECTION weights (weight editing operations): add declarations above this line */
 
 /* ---- .skf compressed skin files (spec: docs/skf.md) ----------------------------------------------------
@@ -869,6 +1039,18 @@ SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out,
  *    a part under 5% of the mesh size moves rigidly with the weights of its centroid);
  *    SK_ERR_NO_SOLUTION if the system is not positive definite.
  *  - SK_BIND_NEAREST: distance to the bone segments, rigid or blended by an inverse-distance falloff.
+ *  - SK_BIND_CAPSULE: containment (seed 000): a capsule per bone (its segment and a radius r_j, given in
+ *    capsule_radii or estimated as the median distance of the vertices nearest that bone, estimates damped towards
+ *    their geometric mean g as g (r / g)^(1/4) so thick bones do not swallow thin neighbours); bone j scores
+ *    1 / (1 + (d_j / r_j)^p) (p = falloff_power; above 1/2 inside the capsule, smooth falloff outside), the best
+ *    scores are blended (bones whose d/r exceeds falloff_cutoff times the best one's get 0), then smoothed over
+ *    mesh edges (smooth_iterations, none for a point cloud).
+ *  - SK_BIND_DELAUNAY: Shin & Shin 2000: a Delaunay tetrahedralization (qhull) of the vertices and of
+ *    bone_samples points along each bone; each vertex takes the bones nearest to it in edge-length-weighted graph
+ *    distance over the tet edges, blended by inverse distance like NEAREST (falloff_power, falloff_cutoff).
+ *    Positions are joggled by 1e-6 of the mesh size for qhull (so flat input works too). Vertices the
+ *    tetrahedralization leaves out (near-duplicates) and inputs it cannot tetrahedralize (fewer than 5 distinct
+ *    points with the bone samples, qhull failure) fall back to nearest bone (counted in the report).
  * Vertices at identical positions are welded for the heat diffusion (UV seams do not split weights).
  * Every bound vertex ends with 1 .. max_influences weights, sorted by weight descending, summing to 1 exactly
  * in float (|sum - 1| <= 1e-6). On any error the skin is left untouched. */
@@ -876,6 +1058,8 @@ typedef enum sk_bind_method {
   SK_BIND_ROBUST = 0,
   SK_BIND_NEAREST = 1,
   SK_BIND_HEAT = 2,
+  SK_BIND_CAPSULE = 3,
+  SK_BIND_DELAUNAY = 4,
   SK_BIND_METHOD_MAX_ENUM = 0x7fffffff
 } sk_bind_method;
 
@@ -904,7 +1088,12 @@ typedef struct sk_bind_desc {
   float heat_scale;           /* heat: c in H = c / d^2 (0 = 1) */
   uint32_t no_weld;           /* heat: 1 = do not weld vertices at identical positions */
   uint32_t bone_space;        /* with a skeleton: sk_bone_space (0 = SK_BONE_SPACE_BIND) */
+  const float* capsule_radii; /* capsule: joint_count radii; > 0 = given, 0 = estimate from the mesh; NULL = all
+                                 estimated (negative or non-finite: SK_ERR_INVALID_ARGUMENT) */
+  uint32_t smooth_iterations; /* capsule: smoothing passes over mesh edges (0 = 2; SK_BIND_NO_SMOOTHING = none) */
+  uint32_t bone_samples;      /* delaunay: points per bone, 1 .. 4096 (0 = from the mesh density, 2 .. 256) */
 } sk_bind_desc;
+#define SK_BIND_NO_SMOOTHING 0xffffffffu
 
 typedef struct sk_bind_report {
   uint32_t size;                 /* sizeof(sk_bind_report), set by the caller */

@@ -107,6 +107,14 @@ SK_FALLOFF_CONSTANT = 2
 SK_FALLOFF_SHARP = 3
 SK_BRUSH_GEODESIC = 1 << 0
 SK_BRUSH_NO_NORMALIZE = 1 << 1
+SK_BONE_LINKS_MAX = 32
+SK_TRANSFER_ALLOW_FLIPPED_NORMALS = 1 << 0
+SK_TRANSFER_UNIFORM_LAPLACIAN = 1 << 1
+SK_TRANSFER_VERTEX_KEPT = 0
+SK_TRANSFER_VERTEX_MATCHED = 1
+SK_TRANSFER_VERTEX_INPAINTED = 2
+SK_TRANSFER_VERTEX_FALLBACK = 3
+SK_TRANSFER_VERTEX_FAILED = 4
 # SK_PY_SECTION weights constants: add above this line
 
 # skf
@@ -118,6 +126,9 @@ SK_BIND_NEAREST = 1
 SK_BIND_HEAT = 2
 SK_BONE_SPACE_BIND = 0
 SK_BONE_SPACE_REST = 1
+SK_BIND_CAPSULE = 3
+SK_BIND_DELAUNAY = 4
+SK_BIND_NO_SMOOTHING = 0xFFFFFFFF
 # SK_PY_SECTION bind constants: add above this line
 
 # Names of the mirrored constants (the struct test compiles a C program printing each one).
@@ -532,6 +543,9 @@ class SkBindDesc(Structure):
         ("heat_scale", c_float),
         ("no_weld", c_uint32),
         ("bone_space", c_uint32),
+        ("capsule_radii", c_void_p),
+        ("smooth_iterations", c_uint32),
+        ("bone_samples", c_uint32),
     ]
 
 
@@ -545,6 +559,95 @@ class SkBindReport(Structure):
         ("components", c_uint64),
         ("fallback_components", c_uint64),
         ("joint_vertex_counts", c_void_p),
+    ]
+
+
+class SkBoneLinksDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("links", c_uint32),
+        ("scope", SkWeightScope),
+        ("ranges", c_void_p),
+        ("range_count", c_size_t),
+        ("joints", c_void_p),
+        ("joint_list_count", c_size_t),
+        ("threshold", c_float),
+        ("bone_space", c_uint32),
+        ("positions", c_void_p),
+        ("positions_stride", c_size_t),
+        ("position_count", c_size_t),
+    ]
+
+
+class SkTransferDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("flags", c_uint32),
+        ("scope", SkWeightScope),
+        ("source_skin", c_void_p),
+        ("source_positions", c_void_p),
+        ("source_positions_stride", c_size_t),
+        ("source_vertex_count", c_size_t),
+        ("source_normals", c_void_p),
+        ("source_normals_stride", c_size_t),
+        ("source_triangles", c_void_p),
+        ("source_triangle_count", c_size_t),
+        ("target_positions", c_void_p),
+        ("target_positions_stride", c_size_t),
+        ("target_vertex_count", c_size_t),
+        ("target_normals", c_void_p),
+        ("target_normals_stride", c_size_t),
+        ("target_triangles", c_void_p),
+        ("target_triangle_count", c_size_t),
+        ("distance_threshold", c_float),
+        ("angle_threshold", c_float),
+        ("smooth_iterations", c_uint32),
+        ("smooth_factor", c_float),
+        ("max_influences", c_uint32),
+        ("min_weight", c_float),
+    ]
+
+
+class SkTransferReport(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("reserved", c_uint32),
+        ("milliseconds", c_double),
+        ("selected", c_uint64),
+        ("matched", c_uint64),
+        ("inpainted", c_uint64),
+        ("fallback", c_uint64),
+        ("fallback_components", c_uint64),
+        ("failed", c_uint64),
+        ("distance_threshold", c_float),
+        ("reserved2", c_uint32),
+        ("vertex_status", c_void_p),
+    ]
+
+
+class SkDirectDesc(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("pose_count", c_uint32),
+        ("scope", SkWeightScope),
+        ("vertex", c_size_t),
+        ("rest_position", c_void_p),
+        ("palettes", c_void_p),
+        ("targets", c_void_p),
+        ("candidates", c_void_p),
+        ("candidate_count", c_size_t),
+    ]
+
+
+class SkDirectReport(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("candidates_used", c_uint32),
+        ("nonzero", c_uint32),
+        ("reserved", c_uint32),
+        ("residual", c_double),
+        ("max_distance", c_double),
+        ("achieved", c_void_p),
     ]
 
 
@@ -584,6 +687,11 @@ STRUCTS = {
     "sk_skf_chunk": SkSkfChunk,
     "sk_bind_desc": SkBindDesc,
     "sk_bind_report": SkBindReport,
+    "sk_bone_links_desc": SkBoneLinksDesc,
+    "sk_transfer_desc": SkTransferDesc,
+    "sk_transfer_report": SkTransferReport,
+    "sk_direct_desc": SkDirectDesc,
+    "sk_direct_report": SkDirectReport,
     # SK_PY_SECTION weights STRUCTS entries: add above this line
     # SK_PY_SECTION bind STRUCTS entries: add above this line
 }
@@ -691,6 +799,12 @@ FUNCTIONS = [
     ("sk_joint_mirror_name", RESULT, [c_char_p, BUF, size, ERR]),
     ("sk_skeleton_mirror_map", RESULT, [HANDLE, BUF, POINTER(c_uint32), ERR]),
     ("sk_weights_brush", RESULT, [HANDLE, POINTER(SkBrushDesc), POINTER(SkWeightsReport), ERR]),
+    ("sk_bone_links", RESULT, [HANDLE, HANDLE, POINTER(SkBoneLinksDesc), OUT_HANDLE, OUT_HANDLE,
+                               POINTER(SkWeightsReport), ERR]),
+    ("sk_bone_links_source", RESULT, [HANDLE, HANDLE, BUF, BUF, ERR]),
+    ("sk_bone_links_pose", RESULT, [HANDLE, HANDLE, BUF, BUF, ERR]),
+    ("sk_weights_transfer", RESULT, [HANDLE, POINTER(SkTransferDesc), POINTER(SkTransferReport), ERR]),
+    ("sk_weights_direct", RESULT, [HANDLE, POINTER(SkDirectDesc), POINTER(SkDirectReport), ERR]),
     # SK_PY_SECTION weights functions: add rows above this line
     # skf
     ("sk_skf_encode_bound", size, [POINTER(SkSkfEncodeDesc)]),

@@ -1061,7 +1061,8 @@ def skf_chunks(data):
 
 
 # ------------------------------------------------------------------------------------------- binding
-_BIND_METHODS = {"robust": C.SK_BIND_ROBUST, "nearest": C.SK_BIND_NEAREST, "heat": C.SK_BIND_HEAT}
+_BIND_METHODS = {"robust": C.SK_BIND_ROBUST, "nearest": C.SK_BIND_NEAREST, "heat": C.SK_BIND_HEAT,
+                 "capsule": C.SK_BIND_CAPSULE, "delaunay": C.SK_BIND_DELAUNAY}
 
 
 def bind(positions, triangles, skeleton=None, heads=None, tails=None, method="robust", max_influences=4,
@@ -1113,3 +1114,95 @@ def bind(positions, triangles, skeleton=None, heads=None, tails=None, method="ro
          "components": int(rep.components), "fallback_components": int(rep.fallback_components),
          "joint_vertex_counts": counts}
     return out, d
+
+
+# ------------------------------------------------------------------------------------------- transfer, direct
+TRANSFER_STATUS_NAMES = {C.SK_TRANSFER_VERTEX_KEPT: "kept", C.SK_TRANSFER_VERTEX_MATCHED: "matched",
+                         C.SK_TRANSFER_VERTEX_INPAINTED: "inpainted", C.SK_TRANSFER_VERTEX_FALLBACK: "fallback",
+                         C.SK_TRANSFER_VERTEX_FAILED: "failed"}
+
+
+def transfer_weights(source_positions, source_triangles, source_skin, target_positions, target_triangles,
+                     target_skin, mask=None, locked=None, distance_threshold=0.0, angle_threshold=0.0,
+                     max_influences=0, source_normals=None, target_normals=None, allow_flipped=False,
+                     smooth_iterations=0, smooth_factor=0.0, min_weight=0.0, laplacian="cotangent"):
+    """Robust skin weight transfer (Abdrashitov et al. 2023) from a skinned source mesh onto target_skin, in place.
+
+    Positions (V, 3), triangles (T, 3); both skins share the joint indexing. Each selected target vertex (mask,
+    bool[V_target], None = all) takes the closest source point's blended weights when it is within
+    distance_threshold (0 = 0.05 x source bounding-box diagonal) and its normal within angle_threshold degrees
+    (0 = 30); the others are inpainted (Laplacian energy, matched and unselected vertices fixed). Locked joints
+    (bool[J]) keep their weights. Returns a dict: selected, matched, inpainted, fallback, fallback_components,
+    failed, milliseconds, distance_threshold, vertex_status (uint8[V_target], see TRANSFER_STATUS_NAMES)."""
+    if laplacian not in ("cotangent", "uniform"):
+        raise ShapeError("laplacian must be 'cotangent' or 'uniform', not %r" % laplacian)
+    sp = _arr(source_positions, np.float32, "source_positions", shape=(source_skin.vertex_count, 3))
+    st = _arr(source_triangles, np.uint32, "source_triangles", shape=(None, 3))
+    tp = _arr(target_positions, np.float32, "target_positions", shape=(target_skin.vertex_count, 3))
+    tt = _arr(target_triangles, np.uint32, "target_triangles", shape=(None, 3))
+    call = _WeightCall(target_skin, mask, locked)
+    keep = [sp, st, tp, tt]
+    flags = (C.SK_TRANSFER_ALLOW_FLIPPED_NORMALS if allow_flipped else 0) | (
+        C.SK_TRANSFER_UNIFORM_LAPLACIAN if laplacian == "uniform" else 0)
+    desc = C.new(C.SkTransferDesc, flags=flags, source_skin=source_skin.handle, source_positions=_ptr(sp),
+                 source_vertex_count=sp.shape[0], source_triangles=_ptr(st), source_triangle_count=st.shape[0],
+                 target_positions=_ptr(tp), target_vertex_count=tp.shape[0], target_triangles=_ptr(tt),
+                 target_triangle_count=tt.shape[0], distance_threshold=float(distance_threshold),
+                 angle_threshold=float(angle_threshold), smooth_iterations=int(smooth_iterations),
+                 smooth_factor=float(smooth_factor), max_influences=int(max_influences),
+                 min_weight=float(min_weight))
+    desc.scope = call.scope
+    if source_normals is not None:
+        sn = _arr(source_normals, np.float32, "source_normals", shape=sp.shape)
+        keep.append(sn)
+        desc.source_normals = _ptr(sn)
+    if target_normals is not None:
+        tn = _arr(target_normals, np.float32, "target_normals", shape=tp.shape)
+        keep.append(tn)
+        desc.target_normals = _ptr(tn)
+    status = np.zeros(tp.shape[0], np.uint8)
+    rep = C.new(C.SkTransferReport, vertex_status=_ptr(status))
+    target_skin._lib.sk_weights_transfer(target_skin.handle, byref(desc), byref(rep))
+    d = {name: int(getattr(rep, name)) for name in ("selected", "matched", "inpainted", "fallback",
+                                                      "fallback_components", "failed")}
+    d["milliseconds"] = float(rep.milliseconds)
+    d["distance_threshold"] = float(rep.distance_threshold)
+    d["vertex_status"] = status
+    return d
+
+
+def direct_manipulation(skin, vertex, rest_position, palettes, targets, candidates=None, mask=None, locked=None):
+    """Direct manipulation of one vertex's weights (Mohr, Tokheim, Gleicher 2002).
+
+    palettes: skinning matrices (J, 4, 4) for one pose or (P, J, 4, 4) for several (math layout); targets: (3,) or
+    (P, 3) desired deformed positions. Solves w >= 0, sum 1 (locked joints keep theirs) over the candidate joints
+    (None = the vertex's current ones) for the least squared distance over all poses, writes the weights into skin
+    and returns a dict: residual, max_distance, candidates_used, nonzero, achieved ((P, 3) positions reached)."""
+    j = skin.joint_count
+    pal = np.asarray(palettes, dtype=np.float32)
+    if pal.ndim == 3:
+        pal = pal[None]
+    if pal.ndim != 4 or pal.shape[1:] != (j, 4, 4):
+        raise ShapeError("palettes: expected shape (%d, 4, 4) or (P, %d, 4, 4), got %s" % (j, j, pal.shape))
+    poses = pal.shape[0]
+    palc = np.ascontiguousarray(pal.transpose(0, 1, 3, 2))  # column-major per matrix
+    tg = _arr(targets, np.float32, "targets", size=3 * poses).reshape(poses, 3)
+    rest = _arr(rest_position, np.float32, "rest_position", size=3)
+    call = _WeightCall(skin, mask, locked)
+    keep = [palc, tg, rest]
+    achieved = np.zeros((poses, 3), np.float32)
+    desc = C.new(C.SkDirectDesc, pose_count=poses, vertex=int(vertex), rest_position=_ptr(rest),
+                 palettes=_ptr(palc), targets=_ptr(tg))
+    desc.scope = call.scope
+    if candidates is not None:
+        cl = _arr(candidates, np.uint32, "candidates", shape=(None,))
+        keep.append(cl)
+        desc.candidates, desc.candidate_count = _ptr(cl), cl.size
+    rep = C.new(C.SkDirectReport, achieved=_ptr(achieved))
+    skin._lib.sk_weights_direct(skin.handle, byref(desc), byref(rep))
+    del keep
+    return {"residual": float(rep.residual), "max_distance": float(rep.max_distance),
+            "candidates_used": int(rep.candidates_used), "nonzero": int(rep.nonzero), "achieved": achieved}
+
+
+__all__ += ["transfer_weights", "direct_manipulation", "TRANSFER_STATUS_NAMES"]

@@ -670,3 +670,91 @@ class SceneTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestTransferAndDirect(unittest.TestCase):
+    """transfer_weights (Abdrashitov et al. 2023) and direct_manipulation (Mohr et al. 2002) through api.py."""
+
+    def test_transfer_between_tessellations(self):
+        src = api.cylinder(segments=16, rings=24, bones=2)
+        dst = api.cylinder(segments=11, rings=17, bones=2)  # same shape, other tessellation
+        out = Skin(dst.skin.vertex_count, dst.skin.joint_count)
+        rep = api.transfer_weights(src.positions, src.triangles, src.skin, dst.positions, dst.triangles, out)
+        v = dst.skin.vertex_count
+        self.assertEqual(rep["selected"], v)
+        self.assertEqual(rep["matched"] + rep["inpainted"] + rep["fallback"], v)
+        self.assertEqual(rep["matched"], v)  # same surface: every vertex finds its closest point
+        self.assertTrue(np.all(rep["vertex_status"] == C.SK_TRANSFER_VERTEX_MATCHED))
+        self.assertGreaterEqual(rep["milliseconds"], 0.0)
+        self.assertGreater(rep["distance_threshold"], 0.0)
+        packed_j, packed_w = out.to_packed(k=2)
+        ref = np.zeros((v, dst.skin.joint_count))
+        got = np.zeros_like(ref)
+        rj, rw = dst.skin.to_packed(k=2)
+        for i in range(v):
+            for k in range(2):
+                ref[i, rj[i, k]] += rw[i, k]
+                got[i, packed_j[i, k]] += packed_w[i, k]
+        self.assertLess(float(np.abs(ref - got).max()), 0.05)
+        off, _j, w = out.to_csr()
+        sums = np.add.reduceat(w, off[:-1]) if len(w) else np.zeros(v)
+        self.assertLess(float(np.abs(sums - 1.0).max()), 1e-6)
+        # mask and locks: unselected vertices keep their weights exactly
+        mask = np.zeros(v, bool)
+        mask[: v // 2] = True
+        before = dst.skin.to_csr()
+        keep_v = v - 1
+        old = dst.skin.vertex(keep_v)
+        api.transfer_weights(src.positions, src.triangles, src.skin, dst.positions, dst.triangles, dst.skin,
+                             mask=mask, locked=[False, True], max_influences=2)
+        self.assertTrue(np.array_equal(np.asarray(dst.skin.vertex(keep_v)[0]), np.asarray(old[0])))
+        self.assertTrue(np.array_equal(np.asarray(dst.skin.vertex(keep_v)[1]), np.asarray(old[1])))
+        self.assertEqual(len(before[0]), v + 1)
+
+    def test_transfer_errors(self):
+        src = api.cylinder(segments=8, rings=6, bones=2)
+        dst = api.cylinder(segments=7, rings=5, bones=3)
+        with self.assertRaises(SkinkitError) as cm:  # joint counts differ
+            api.transfer_weights(src.positions, src.triangles, src.skin, dst.positions, dst.triangles, dst.skin)
+        self.assertEqual(cm.exception.code, C.SK_ERR_INVALID_ARGUMENT)
+        dst2 = api.cylinder(segments=7, rings=5, bones=2)
+        before = dst2.skin.to_csr()
+        with self.assertRaises(SkinkitError):  # empty mask
+            api.transfer_weights(src.positions, src.triangles, src.skin, dst2.positions, dst2.triangles, dst2.skin,
+                                 mask=np.zeros(dst2.skin.vertex_count, bool))
+        with self.assertRaises(SkinkitError):  # no faces
+            api.transfer_weights(src.positions, np.zeros((0, 3)), src.skin, dst2.positions, dst2.triangles,
+                                 dst2.skin)
+        with self.assertRaises(ShapeError):
+            api.transfer_weights(src.positions[:-1], src.triangles, src.skin, dst2.positions, dst2.triangles,
+                                 dst2.skin)
+        after = dst2.skin.to_csr()
+        for a, b in zip(before, after):
+            self.assertTrue(np.array_equal(a, b))
+
+    def test_direct_manipulation(self):
+        skin = Skin(2, 3)
+        skin.set_vertex(0, [0, 1, 2], [0.2, 0.3, 0.5])
+        pal = np.stack([np.eye(4, dtype=np.float32), translate(1, 0, 0), translate(0, 1, 0)])
+        rest = np.array([0.5, 0.5, 0.0], np.float32)
+        target = rest + np.array([0.6, 0.1, 0.0], np.float32)  # weights 0.3, 0.6, 0.1
+        rep = api.direct_manipulation(skin, 0, rest, pal, target)
+        self.assertLess(rep["residual"], 1e-5)
+        self.assertEqual(rep["candidates_used"], 3)
+        j, w = skin.vertex(0)
+        got = dict(zip([int(x) for x in j], [float(x) for x in w]))
+        for joint, want in ((0, 0.3), (1, 0.6), (2, 0.1)):
+            self.assertAlmostEqual(got[joint], want, places=5)
+        self.assertTrue(np.allclose(rep["achieved"][0], target, atol=1e-5))
+        # off the reachable triangle: residual = height above its plane
+        rep = api.direct_manipulation(skin, 0, rest, pal, target + np.array([0, 0, 0.25], np.float32))
+        self.assertAlmostEqual(rep["residual"], 0.25, places=5)
+        # two poses at once
+        rep = api.direct_manipulation(skin, 0, rest, np.stack([pal, pal]), np.stack([target, target]))
+        self.assertLess(rep["residual"], 1e-5)
+        with self.assertRaises(SkinkitError):  # vertex 1 has no joints and no candidates are given
+            api.direct_manipulation(skin, 1, rest, pal, target)
+        with self.assertRaises(SkinkitError):
+            api.direct_manipulation(skin, 0, rest, pal, target, candidates=[0, 7])
+        with self.assertRaises(ShapeError):
+            api.direct_manipulation(skin, 0, rest, pal[:2], target)

@@ -1,0 +1,699 @@
+/* cli_weights.c - `skinkit weights IN OUT [ops]`: weight editing operations on every skinned mesh of a scene, through
+ * the public sk_weights_* functions, with a per-operation report; writes OUT through sk_scene_save. */
+#define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "skinkit.h"
+
+const char cli_weights_usage[] =
+    "usage: skinkit weights IN OUT [--normalize] [--limit N] [--prune EPS] [--quantize 8|16] [--smooth ITER[:FACTOR]]\n"
+    "                              [--cotangent] [--remove-rogue [--per-component]] [--mirror +x|-x|flip]\n"
+    "                              [--joints a,b] [--lock a,b]"
+    " [--links JOINT:DEGREES,...] [--force] [--json]\n"
+    "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, .dae;\n"
+    "  IN itself is never overwritten). The operations asked for run in this fixed order:\n"
+    "    1. --remove-rogue        rogue-vertex removal (Weber 2000): attachments cut off from their joint's connected\n"
+    "                             region go to the joints of the nearest valid vertex. Connectivity is by shared\n"
+    "                             vertices: a mesh split at UV seams (most glTF files) is many pieces, and all but\n"
+    "                             one piece per joint would lose it; --per-component seeds every piece instead\n"
+    "    2. --mirror +x|-x|flip   mirror across the X = 0 plane: +x copies the +X side onto the -X side, -x the other\n"
+    "                             way, flip swaps the sides; joint names are mapped Left <-> Right\n"
+    "    3. --smooth ITER[:F]     Laplacian smoothing over mesh edges: ITER iterations (1..10000), factor F in (0, 1]\n"
+    "                             (default 0.5); --cotangent uses cotangent edge weights instead of uniform ones\n"
+    "    4. --normalize           each vertex's weights sum to 1\n"
+    "    5. --prune EPS           drop influences below EPS (0 < EPS <= 1); a vertex keeps at least one and pruned\n"
+    "                             vertices are renormalized\n"
+    "    6. --limit N             keep the N largest influences per vertex (1..255), renormalized\n"
+    "    7. --quantize 8|16       snap weights to 8/16-bit integers summing exactly to 255 / 65535\n"
+    "    8. --links J:DEG,...     bone links (Weber 2000): each joint J whose range DEG exceeds 60 degrees gets\n"
+    "                             ceil(DEG / 60) - 1 link joints along its bone (\"J_link1\", ...) and the weights around\n"
+    "                             it are spread over the chain by position; OUT gets the linked skeleton (animations\n"
+    "                             are not carried over)\n"
+    "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints only\n"
+    "  --lock a,b     the weights of these joints never change (the others are renormalized around them)\n"
+    "  --force        replace an existing OUT\n"
+    "  --json         print the report as one JSON object instead of text\n"
+    "  The report gives, per mesh and operation, the vertices visited, changed and flagged (left unchanged: invalid\n"
+    "  entries, locked weights in the way, no mirror partner) and the entries removed or moved.\n"
+    "  OUT receives the weights as edited; glTF holds at most 4 influences per vertex, so a vertex with more is written\n"
+    "  with its 4 largest, renormalized (a warning says so; use --limit 4 to decide yourself).\n"
+    "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (bad arguments, OUT is IN, unreadable IN,\n"
+    "  no skinned mesh, unknown joint, an operation failed).\n";
+
+typedef struct opts {
+  const char *in, *out;
+  int normalize, cotangent, rogue, per_component, force, json;
+  uint32_t limit, quantize, smooth_iter;
+  float prune, smooth_factor;
+  int mirror; /* -1 = none, else sk_mirror_mode */
+  const char *joints, *lock, *links;
+} opts;
+
+static int bad(const char* fmt, const char* arg) {
+  fprintf(stderr, "skinkit weights: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", cli_weights_usage);
+  return 2;
+}
+
+static int parse_u32(const char* s, uint32_t lo, uint32_t hi, uint32_t* out) {
+  char* end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int parse_args(int argc, char** argv, opts* o) {
+  memset(o, 0, sizeof *o);
+  o->mirror = -1;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--normalize")) {
+      o->normalize = 1;
+    } else if (!strcmp(a, "--cotangent")) {
+      o->cotangent = 1;
+    } else if (!strcmp(a, "--remove-rogue")) {
+      o->rogue = 1;
+    } else if (!strcmp(a, "--per-component")) {
+      o->per_component = 1;
+    } else if (!strcmp(a, "--force")) {
+      o->force = 1;
+    } else if (!strcmp(a, "--json")) {
+      o->json = 1;
+    } else if (!strcmp(a, "--limit") || !strcmp(a, "--prune") || !strcmp(a, "--quantize") || !strcmp(a, "--smooth") ||
+               !strcmp(a, "--mirror") || !strcmp(a, "--joints") || !strcmp(a, "--lock") || !strcmp(a, "--links")) {
+      if (!next) return bad("%s needs a value", a);
+      ++i;
+      if (!strcmp(a, "--limit")) {
+        if (parse_u32(next, 1, 255, &o->limit)) return bad("--limit needs an integer 1..255, not \"%s\"", next);
+      } else if (!strcmp(a, "--prune")) {
+        char* end = NULL;
+        double v = strtod(next, &end);
+        if (end == next || *end || !(v > 0.0 && v <= 1.0)) return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
+        o->prune = (float)v;
+      } else if (!strcmp(a, "--quantize")) {
+        if (parse_u32(next, 8, 16, &o->quantize) || (o->quantize != 8 && o->quantize != 16))
+          return bad("--quantize takes 8 or 16, not \"%s\"", next);
+      } else if (!strcmp(a, "--smooth")) {
+        char buf[64];
+        if (strlen(next) >= sizeof buf) return bad("--smooth ITER[:FACTOR], not \"%s\"", next);
+        strcpy(buf, next);
+        char* colon = strchr(buf, ':');
+        o->smooth_factor = 0.5f;
+        if (colon) {
+          *colon = 0;
+          char* end = NULL;
+          double f = strtod(colon + 1, &end);
+          if (end == colon + 1 || *end || !(f > 0.0 && f <= 1.0))
+            return bad("--smooth factor must be in (0, 1], not \"%s\"", next);
+          o->smooth_factor = (float)f;
+        }
+        if (parse_u32(buf, 1, 10000, &o->smooth_iter))
+          return bad("--smooth needs ITER 1..10000 with an optional :FACTOR, not \"%s\"", next);
+      } else if (!strcmp(a, "--mirror")) {
+        if (!strcmp(next, "+x"))
+          o->mirror = SK_MIRROR_POSITIVE_TO_NEGATIVE;
+        else if (!strcmp(next, "-x"))
+          o->mirror = SK_MIRROR_NEGATIVE_TO_POSITIVE;
+        else if (!strcmp(next, "flip"))
+          o->mirror = SK_MIRROR_FLIP;
+        else
+          return bad("--mirror takes +x, -x or flip, not \"%s\"", next);
+      } else if (!strcmp(a, "--joints")) {
+        o->joints = next;
+      } else if (!strcmp(a, "--links")) {
+        o->links = next;
+      } else {
+        o->lock = next;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      return bad("unknown option %s", a);
+    } else if (!o->in) {
+      o->in = a;
+    } else if (!o->out) {
+      o->out = a;
+    } else {
+      return bad("too many arguments (at %s)", a);
+    }
+  }
+  if (!o->in || !o->out) return bad("%s", "IN and OUT are required");
+  if (o->cotangent && !o->smooth_iter) return bad("%s", "--cotangent goes with --smooth");
+  if (o->per_component && !o->rogue) return bad("%s", "--per-component goes with --remove-rogue");
+  if (!o->normalize && !o->limit && !o->prune && !o->quantize && !o->smooth_iter && !o->rogue && o->mirror < 0 &&
+      !o->links)
+    return bad("%s", "no operation given (use `skinkit convert` to copy a file)");
+  return 0;
+}
+
+/* Marks the joints of a comma-separated name list in flags (joint_count bytes); fills list/count when non-NULL. */
+static int resolve_joints(const sk_skeleton* sk, const char* names, uint8_t* flags, uint32_t* list, size_t* count) {
+  size_t n = 0;
+  const char* p = names;
+  while (*p) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char name[512];
+    if (len == 0 || len >= sizeof name) {
+      fprintf(stderr, "skinkit weights: empty or overlong joint name in \"%s\"\n", names);
+      return 2;
+    }
+    memcpy(name, p, len);
+    name[len] = 0;
+    uint32_t j;
+    if (sk_skeleton_find_joint(sk, name, &j) != SK_OK) {
+      fprintf(stderr, "skinkit weights: unknown joint \"%s\" (the skeleton has %u joints)\n", name,
+              sk_skeleton_joint_count(sk));
+      return 2;
+    }
+    if (!flags[j] && list) list[n++] = j;
+    flags[j] = 1;
+    p += len;
+    if (*p == ',') ++p;
+  }
+  if (count) *count = n;
+  return 0;
+}
+
+/* "J:DEG,J:DEG" into ranges (joint_count floats, degrees). */
+static int resolve_links(const sk_skeleton* sk, const char* spec, float* ranges) {
+  const char* p = spec;
+  while (*p) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[512];
+    if (len == 0 || len >= sizeof item) {
+      fprintf(stderr, "skinkit weights: --links wants JOINT:DEGREES[,JOINT:DEGREES...], not \"%s\"\n", spec);
+      return 2;
+    }
+    memcpy(item, p, len);
+    item[len] = 0;
+    char* colon = strrchr(item, ':');
+    char* end = NULL;
+    double deg = colon ? strtod(colon + 1, &end) : -1.0;
+    if (!colon || colon == item || end == colon + 1 || *end || !(deg >= 0.0 && deg <= 360.0)) {
+      fprintf(stderr, "skinkit weights: --links item \"%s\" is not JOINT:DEGREES with 0 <= DEGREES <= 360\n", item);
+      return 2;
+    }
+    *colon = 0;
+    uint32_t j;
+    if (sk_skeleton_find_joint(sk, item, &j) != SK_OK) {
+      fprintf(stderr, "skinkit weights: unknown joint \"%s\" (the skeleton has %u joints)\n", item,
+              sk_skeleton_joint_count(sk));
+      return 2;
+    }
+    ranges[j] = (float)deg;
+    p += len;
+    if (*p == ',') ++p;
+  }
+  return 0;
+}
+
+typedef struct op_line {
+  const char* op;
+  sk_weights_report r;
+  int skipped;
+  char note[SK_ERROR_MESSAGE_SIZE]; /* why it was skipped */
+} op_line;
+
+static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, int json, int first) {
+  if (json) {
+    printf("%s{\"name\":", first ? "" : ",");
+    cli_json_string(stdout, mesh);
+    printf(",\"vertices\":%zu,\"operations\":[", V);
+    for (int i = 0; i < nops; ++i) {
+      const sk_weights_report* r = &ops[i].r;
+      printf("%s{\"op\":\"%s\"", i ? "," : "", ops[i].op);
+      if (ops[i].skipped) {
+        printf(",\"skipped\":");
+        cli_json_string(stdout, ops[i].note);
+      } else {
+        printf(",\"visited\":%llu,\"changed\":%llu,\"flagged\":%llu,\"invalid_entries\":%llu,\"sum_off\":%llu,"
+               "\"entries_changed\":%llu,\"unmatched\":%llu,\"joints_affected\":%llu,\"influences_before\":%llu,"
+               "\"influences_after\":%llu",
+               (unsigned long long)r->vertices_visited, (unsigned long long)r->vertices_changed,
+               (unsigned long long)r->vertices_failed, (unsigned long long)r->invalid_entries,
+               (unsigned long long)r->sum_off, (unsigned long long)r->entries_changed,
+               (unsigned long long)r->unmatched, (unsigned long long)r->joints_affected,
+               (unsigned long long)r->influences_before, (unsigned long long)r->influences_after);
+      }
+      printf("}");
+    }
+    printf("]}");
+    return;
+  }
+  printf("mesh \"%s\" (%zu vertices)\n", mesh, V);
+  for (int i = 0; i < nops; ++i) {
+    const sk_weights_report* r = &ops[i].r;
+    if (ops[i].skipped) {
+      printf("  %-13s skipped: %s\n", ops[i].op, ops[i].note);
+      continue;
+    }
+    printf("  %-13s %llu changed, %llu flagged of %llu visited", ops[i].op, (unsigned long long)r->vertices_changed,
+           (unsigned long long)r->vertices_failed, (unsigned long long)r->vertices_visited);
+    if (r->entries_changed)
+      printf(", %llu entries %s", (unsigned long long)r->entries_changed,
+             !strcmp(ops[i].op, "remove-rogue") ? "moved" : !strcmp(ops[i].op, "links") ? "(link joints) added"
+                                                                                         : "removed");
+    if (r->unmatched) printf(", %llu without a mirror partner", (unsigned long long)r->unmatched);
+    if (r->sum_off) printf(", %llu kept off sum 1 by locked joints", (unsigned long long)r->sum_off);
+    if (r->invalid_entries) printf(", %llu invalid entries", (unsigned long long)r->invalid_entries);
+    printf(" (influences %llu -> %llu)\n", (unsigned long long)r->influences_before,
+           (unsigned long long)r->influences_after);
+  }
+}
+
+static int ends_with_ci(const char* s, const char* suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+/* Runs the asked operations on one mesh; returns 0 or 2 (message printed). */
+/* Copies mesh m of s into out (streams as read; skin and inverse binds given, or none). */
+static int copy_mesh(sk_scene* s, uint32_t m, const float* pos, const uint32_t* idx, const sk_skin* skin,
+                     const float* inverse_bind, sk_scene* out) {
+  size_t V = sk_scene_mesh_vertex_count(s, m);
+  size_t nn = sk_scene_mesh_normals(s, m, NULL, 0), nt = sk_scene_mesh_tangents(s, m, NULL, 0),
+         nu = sk_scene_mesh_uv0(s, m, NULL, 0);
+  float* nrm = nn ? malloc(nn * sizeof(float)) : NULL;
+  float* tan = nt ? malloc(nt * sizeof(float)) : NULL;
+  float* uv = nu ? malloc(nu * sizeof(float)) : NULL;
+  int rc = 0;
+  if ((nn && !nrm) || (nt && !tan) || (nu && !uv)) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+  } else {
+    if (nrm) sk_scene_mesh_normals(s, m, nrm, nn);
+    if (tan) sk_scene_mesh_tangents(s, m, tan, nt);
+    if (uv) sk_scene_mesh_uv0(s, m, uv, nu);
+    sk_mesh_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.name = sk_scene_mesh_name(s, m);
+    d.vertex_count = V;
+    d.positions = pos;
+    d.normals = nrm;
+    d.tangents = tan;
+    d.uv0 = uv;
+    d.indices = idx;
+    d.index_count = sk_scene_mesh_index_count(s, m);
+    d.skin = skin;
+    d.inverse_bind = inverse_bind;
+    sk_error err;
+    if (sk_scene_add_mesh(out, &d, NULL, &err) != SK_OK) {
+      fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", d.name, err.message);
+      rc = 2;
+    }
+  }
+  free(nrm);
+  free(tan);
+  free(uv);
+  return rc;
+}
+
+/* Bone links on one skinned mesh: a copy of the skeleton carrying this mesh's inverse binds is linked (the positions
+ * live in that bind space); the mesh goes into `out` with the spread skin and the linked inverse binds. */
+static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float* ranges, const sk_weight_scope* scope,
+                     const float* pos, const uint32_t* idx, sk_scene* out, op_line* L) {
+  sk_skin* skin = sk_scene_mesh_skin(s, m);
+  uint32_t J = sk_skeleton_joint_count(sk);
+  size_t V = sk_skin_vertex_count(skin);
+  float* rest = malloc((size_t)J * 16 * sizeof(float));
+  float* ib = malloc((size_t)J * 16 * sizeof(float));
+  int32_t* parents = malloc((size_t)J * sizeof *parents);
+  const char** names = malloc((size_t)J * sizeof *names);
+  float* lib = NULL;
+  sk_skeleton *mesh_sk = NULL, *linked = NULL;
+  sk_skin* ns = NULL;
+  sk_error err;
+  int rc = 0;
+  if (!rest || !ib || !parents || !names) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+    goto done;
+  }
+  for (uint32_t j = 0; j < J; ++j) {
+    names[j] = sk_skeleton_joint_name(sk, j);
+    parents[j] = sk_skeleton_joint_parent(sk, j);
+  }
+  sk_skeleton_get_rest_local(sk, rest);
+  sk_skeleton_desc sd;
+  memset(&sd, 0, sizeof sd);
+  sd.size = sizeof sd;
+  sd.joint_count = J;
+  sd.names = names;
+  sd.parents = parents;
+  sd.rest_local = rest;
+  sd.inverse_bind = ib;
+  sk_bone_links_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.scope = *scope;
+  d.ranges = ranges;
+  d.range_count = J;
+  d.positions = pos;
+  d.position_count = V;
+  if (sk_scene_mesh_inverse_binds(s, m, ib, NULL, &err) || sk_skeleton_create(&sd, &mesh_sk, &err) ||
+      sk_bone_links(mesh_sk, skin, &d, &linked, &ns, &L->r, &err)) {
+    fprintf(stderr, "skinkit weights: mesh \"%s\": links: %s\n", sk_scene_mesh_name(s, m), err.message);
+    rc = 2;
+    goto done;
+  }
+  uint32_t LJ = sk_skeleton_joint_count(linked);
+  if (!(lib = malloc((size_t)LJ * 16 * sizeof(float)))) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+    goto done;
+  }
+  sk_skeleton_get_inverse_bind(linked, lib);
+  rc = copy_mesh(s, m, pos, idx, ns, lib, out);
+done:
+  sk_skin_destroy(ns);
+  sk_skeleton_destroy(linked);
+  sk_skeleton_destroy(mesh_sk);
+  free(rest);
+  free(ib);
+  free(parents);
+  free(names);
+  free(lib);
+  return rc;
+}
+
+static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* sk, const uint8_t* locked,
+                     const uint8_t* listed, const uint32_t* list, size_t list_count, const float* ranges,
+                     sk_scene* linked_scene, op_line* ops, int* nops) {
+  sk_skin* skin = sk_scene_mesh_skin(s, m);
+  size_t V = sk_skin_vertex_count(skin);
+  uint32_t J = sk_skin_joint_count(skin);
+  size_t np = sk_scene_mesh_positions(s, m, NULL, 0), ni = sk_scene_mesh_indices(s, m, NULL, 0);
+  float* pos = malloc((np ? np : 1) * sizeof *pos);
+  uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);
+  uint8_t* mask = NULL;
+  int rc = 0;
+  sk_error err;
+  if (!pos || !idx) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+    goto done;
+  }
+  sk_scene_mesh_positions(s, m, pos, np);
+  sk_scene_mesh_indices(s, m, idx, ni);
+  sk_weight_scope scope;
+  memset(&scope, 0, sizeof scope);
+  if (locked) {
+    scope.locked_joints = locked;
+    scope.locked_joint_count = J;
+  }
+  if (listed) {
+    /* vertices influenced by a listed joint */
+    mask = calloc(V ? V : 1, 1);
+    size_t N = sk_skin_influence_count(skin);
+    uint32_t* off = malloc((V + 1) * sizeof *off);
+    uint32_t* jt = malloc((N ? N : 1) * sizeof *jt);
+    float* wt = malloc((N ? N : 1) * sizeof *wt);
+    if (!mask || !off || !jt || !wt || sk_skin_get_csr(skin, off, jt, wt, NULL) != SK_OK) {
+      free(off), free(jt), free(wt);
+      fprintf(stderr, "skinkit weights: out of memory\n");
+      rc = 2;
+      goto done;
+    }
+    for (size_t v = 0; v < V; ++v)
+      for (uint32_t e = off[v]; e < off[v + 1]; ++e)
+        if (jt[e] < J && listed[jt[e]] && wt[e] != 0.0f) mask[v] = 1;
+    free(off), free(jt), free(wt);
+    scope.vertex_mask = mask;
+    scope.vertex_mask_count = V;
+  }
+  size_t tris = ni / 3;
+#define BEGIN_OP(name)                   \
+  op_line* L = &ops[(*nops)++];          \
+  memset(L, 0, sizeof *L);               \
+  L->op = name;                          \
+  L->r.size = sizeof L->r;
+#define CHECK_OP(call)                                                                          \
+  if ((call) != SK_OK) {                                                                        \
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", sk_scene_mesh_name(s, m), L->op, \
+            err.message);                                                                       \
+    rc = 2;                                                                                     \
+    goto done;                                                                                  \
+  }
+  if (o->rogue) {
+    BEGIN_OP("remove-rogue");
+    sk_rogue_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.scope = scope;
+    d.positions = pos;
+    d.position_count = V;
+    d.triangles = idx;
+    d.triangle_count = tris;
+    d.skeleton = sk;
+    d.flags = o->per_component ? SK_ROGUE_PER_COMPONENT : 0;
+    CHECK_OP(sk_weights_remove_rogue(skin, &d, &L->r, &err));
+  }
+  if (o->mirror >= 0) {
+    BEGIN_OP("mirror");
+    sk_mirror_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.mode = (uint32_t)o->mirror;
+    d.scope = scope;
+    d.positions = pos;
+    d.position_count = V;
+    d.skeleton = sk;
+    sk_result r = sk_weights_mirror(skin, &d, &L->r, &err);
+    if (r == SK_ERR_NOT_FOUND) {
+      /* nothing to mirror on this mesh (e.g. it lies on one side): reported, not an error */
+      L->skipped = 1;
+      snprintf(L->note, sizeof L->note, "%s", err.message);
+    } else {
+      CHECK_OP(r);
+    }
+  }
+  if (o->smooth_iter) {
+    BEGIN_OP(o->cotangent ? "smooth-cotan" : "smooth");
+    sk_smooth_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.method = o->cotangent ? SK_SMOOTH_COTANGENT : SK_SMOOTH_UNIFORM;
+    d.scope = scope;
+    d.positions = pos;
+    d.position_count = V;
+    d.triangles = idx;
+    d.triangle_count = tris;
+    d.iterations = o->smooth_iter;
+    d.factor = o->smooth_factor;
+    d.joints = list_count ? list : NULL;
+    d.joint_list_count = list_count;
+    CHECK_OP(sk_weights_smooth(skin, &d, &L->r, &err));
+  }
+  if (o->normalize) {
+    BEGIN_OP("normalize");
+    sk_normalize_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.scope = scope;
+    CHECK_OP(sk_weights_normalize(skin, &d, &L->r, &err));
+  }
+  if (o->prune > 0.0f) {
+    BEGIN_OP("prune");
+    sk_prune_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.flags = SK_PRUNE_KEEP_ONE | SK_PRUNE_NORMALIZE;
+    d.scope = scope;
+    d.threshold = o->prune;
+    CHECK_OP(sk_weights_prune(skin, &d, &L->r, &err));
+  }
+  if (o->limit) {
+    BEGIN_OP("limit");
+    sk_limit_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.max_influences = o->limit;
+    d.scope = scope;
+    CHECK_OP(sk_weights_limit(skin, &d, &L->r, &err));
+  }
+  if (o->quantize) {
+    BEGIN_OP(o->quantize == 8 ? "quantize-8" : "quantize-16");
+    sk_quantize_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.bits = o->quantize;
+    d.scope = scope;
+    CHECK_OP(sk_weights_quantize(skin, &d, &L->r, &err));
+  }
+  if (linked_scene) {
+    BEGIN_OP("links");
+    if ((rc = link_mesh(s, m, sk, ranges, &scope, pos, idx, linked_scene, L))) goto done;
+  }
+#undef BEGIN_OP
+#undef CHECK_OP
+done:
+  free(pos);
+  free(idx);
+  free(mask);
+  return rc;
+}
+
+int cli_weights(int argc, char** argv) {
+  opts o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) return rc;
+  char rin[PATH_MAX], rout[PATH_MAX];
+  if (realpath(o.in, rin) && realpath(o.out, rout) && !strcmp(rin, rout)) {
+    fprintf(stderr, "skinkit weights: refusing to overwrite the input %s\n", o.in);
+    return 2;
+  }
+  if (!o.force && access(o.out, F_OK) == 0) {
+    fprintf(stderr, "skinkit weights: %s exists (nothing written; use --force to replace it)\n", o.out);
+    return 1;
+  }
+  sk_error err;
+  sk_scene* s = NULL;
+  if (sk_scene_load(o.in, NULL, &s, &err)) {
+    fprintf(stderr, "skinkit weights: %s\n", err.message);
+    return 2;
+  }
+  if (sk_scene_require_skin(s, &err)) {
+    fprintf(stderr, "skinkit weights: %s\n", err.message);
+    sk_scene_destroy(s);
+    return 2;
+  }
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t J = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
+  uint8_t* locked = NULL;
+  uint8_t* listed = NULL;
+  uint32_t* list = NULL;
+  size_t list_count = 0;
+  op_line* ops = calloc(9, sizeof *ops);
+  float* ranges = NULL;
+  sk_scene* linked_scene = NULL;
+  int first = 1;
+  uint32_t max_infl = 0;
+  if (!ops || (o.lock && !(locked = calloc(J, 1))) ||
+      (o.joints && (!(listed = calloc(J, 1)) || !(list = calloc(J, sizeof *list))))) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+    goto done;
+  }
+  if (o.lock) {
+    if ((rc = resolve_joints(sk, o.lock, locked, NULL, NULL))) goto done;
+  }
+  if (o.joints) {
+    if ((rc = resolve_joints(sk, o.joints, listed, list, &list_count))) goto done;
+  }
+  if (o.links) {
+    /* the output scene: the linked skeleton (the same for every mesh: links depend on the rest pose only) */
+    sk_skeleton* lsk = NULL;
+    sk_bone_links_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.range_count = J;
+    if (!(ranges = calloc(J, sizeof *ranges))) {
+      fprintf(stderr, "skinkit weights: out of memory\n");
+      rc = 2;
+      goto done;
+    }
+    if ((rc = resolve_links(sk, o.links, ranges))) goto done;
+    d.ranges = ranges;
+    if (sk_bone_links(sk, NULL, &d, &lsk, NULL, NULL, &err) || sk_scene_create(lsk, &linked_scene, &err)) {
+      fprintf(stderr, "skinkit weights: links: %s\n", err.message);
+      sk_skeleton_destroy(lsk);
+      rc = 2;
+      goto done;
+    }
+    sk_skeleton_destroy(lsk);
+  }
+  if (o.json) {
+    printf("{\"input\":");
+    cli_json_string(stdout, o.in);
+    printf(",\"output\":");
+    cli_json_string(stdout, o.out);
+    printf(",\"meshes\":[");
+  }
+  for (uint32_t m = 0; m < nm; ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    if (!skin && linked_scene) {
+      /* an unskinned mesh goes into the linked scene as it is */
+      size_t np = sk_scene_mesh_positions(s, m, NULL, 0), ni = sk_scene_mesh_indices(s, m, NULL, 0);
+      float* pos = malloc((np ? np : 1) * sizeof *pos);
+      uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);
+      if (pos && idx) {
+        sk_scene_mesh_positions(s, m, pos, np);
+        sk_scene_mesh_indices(s, m, idx, ni);
+        rc = copy_mesh(s, m, pos, idx, NULL, NULL, linked_scene);
+      } else {
+        fprintf(stderr, "skinkit weights: out of memory\n");
+        rc = 2;
+      }
+      free(pos);
+      free(idx);
+      if (rc) {
+        if (o.json) printf("]}\n");
+        goto done;
+      }
+    }
+    if (!skin) continue;
+    int nops = 0;
+    if ((rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, linked_scene, ops, &nops))) {
+      if (o.json) printf("]}\n");
+      goto done;
+    }
+    print_ops(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), ops, nops, o.json, first);
+    first = 0;
+    if (linked_scene) skin = sk_scene_mesh_skin(linked_scene, m);
+    sk_skin_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.size = sizeof rep;
+    if (sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK && rep.max_influences > max_infl)
+      max_infl = rep.max_influences;
+  }
+  {
+    sk_save_options so;
+    memset(&so, 0, sizeof so);
+    so.size = sizeof so;
+    so.overwrite = (uint32_t)o.force;
+    int gltf = ends_with_ci(o.out, ".glb") || ends_with_ci(o.out, ".gltf");
+    const char* warning = NULL;
+    if (gltf && max_infl > 4)
+      warning = "glTF holds 4 influences per vertex: vertices with more were written with their 4 largest, "
+                "renormalized (use --limit 4 to choose)";
+    else
+      so.as_is = 1;
+    sk_result sr = sk_scene_save(linked_scene ? linked_scene : s, o.out, &so, &err);
+    if (o.json) {
+      printf("],\"written\":%s", sr == SK_OK ? "true" : "false");
+      if (warning) {
+        printf(",\"warning\":");
+        cli_json_string(stdout, warning);
+      }
+      printf("}\n");
+    }
+    if (sr != SK_OK) {
+      fprintf(stderr, "skinkit weights: %s\n", err.message);
+      rc = sr == SK_ERR_EXISTS ? 1 : 2;
+      goto done;
+    }
+    if (warning) fprintf(stderr, "skinkit weights: warning: %s\n", warning);
+    if (!o.json) printf("wrote %s\n", o.out);
+  }
+done:
+  sk_scene_destroy(linked_scene);
+  free(ranges);
+  free(ops);
+  free(locked);
+  free(listed);
+  free(list);
+  sk_scene_destroy(s);
+  return rc;
+}

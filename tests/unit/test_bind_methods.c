@@ -1,0 +1,598 @@
+/* test_bind_methods.c - capsule containment (SK_BIND_CAPSULE) and Delaunay (SK_BIND_DELAUNAY) binding on the
+ * generated cylinder and on the hard cases of issue 6: point cloud, loose 1 mm cubes, scale x0.001 and x1000, bones
+ * outside the mesh, flat and degenerate input, duplicated shells; options and their errors; timing at 40k. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#define MAXW 300
+
+typedef struct mesh {
+  size_t nv, nt;
+  float* pos;
+  uint32_t* tri;
+  uint32_t bones;
+  float length;
+  float heads[3 * 16], tails[3 * 16];
+} mesh;
+
+/* Cylinder along +x from 0 to 2 (radius 0.25), bones splitting it evenly; room for 13 cubes and a second shell. */
+static mesh make_cylinder(uint32_t segments, uint32_t rings, uint32_t bones) {
+  mesh m;
+  memset(&m, 0, sizeof m);
+  sk_cylinder_desc cd = {
+      .size = sizeof cd, .segments = segments, .rings = rings, .bones = bones, .radius = 0.25f, .length = 2.0f};
+  sk_error err;
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, &m.nv, &m.nt, NULL, NULL, NULL, NULL, &err), SK_OK);
+  m.pos = malloc(2 * m.nv * 3 * sizeof(float) + 13 * 8 * 3 * sizeof(float));
+  m.tri = malloc(2 * m.nt * 3 * sizeof(uint32_t) + 13 * 12 * 3 * sizeof(uint32_t));
+  ck_assert_ptr_nonnull(m.pos);
+  ck_assert_ptr_nonnull(m.tri);
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, m.pos, NULL, m.tri, NULL, &err), SK_OK);
+  m.bones = bones;
+  m.length = 2.0f;
+  for (uint32_t b = 0; b < bones; ++b) {
+    m.heads[3 * b] = m.length * (float)b / (float)bones;
+    m.tails[3 * b] = m.length * (float)(b + 1) / (float)bones;
+  }
+  return m;
+}
+
+static void free_mesh(mesh* m) {
+  free(m->pos);
+  free(m->tri);
+}
+
+/* 13 closed 1 mm cubes just outside the cylinder wall. */
+static void add_loose_cubes(mesh* m) {
+  static const float corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                     {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  static const uint32_t faces[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                                        {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+  for (uint32_t c = 0; c < 13; ++c) {
+    float x = 0.15f + 0.13f * (float)c, a = 0.9f * (float)c;
+    float base[3] = {x, 0.253f * cosf(a), 0.253f * sinf(a)};
+    uint32_t v0 = (uint32_t)m->nv;
+    for (int k = 0; k < 8; ++k)
+      for (int q = 0; q < 3; ++q) m->pos[3 * (m->nv + (size_t)k) + q] = base[q] + 0.001f * corner[k][q];
+    for (int f = 0; f < 12; ++f)
+      for (int q = 0; q < 3; ++q) m->tri[3 * (m->nt + (size_t)f) + q] = v0 + faces[f][q];
+    m->nv += 8;
+    m->nt += 12;
+  }
+}
+
+static sk_bind_desc desc_for(const mesh* m, sk_bind_method method) {
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.method = method;
+  d.positions = m->pos;
+  d.vertex_count = m->nv;
+  d.triangles = m->tri;
+  d.triangle_count = m->nt;
+  d.heads = m->heads;
+  d.tails = m->tails;
+  d.joint_count = m->bones;
+  return d;
+}
+
+static sk_skin* new_skin(size_t nv, uint32_t nj) {
+  sk_skin* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(nv, nj, &s, &err), SK_OK);
+  return s;
+}
+
+static sk_bind_report new_report(uint64_t* counts) {
+  sk_bind_report r;
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  r.joint_vertex_counts = counts;
+  return r;
+}
+
+/* Every vertex weighted, sorted descending, sum exactly 1 (|sum - 1| <= 1e-6), at most max_inf, valid joints. */
+static void check_weights(const sk_skin* s, size_t nv, uint32_t nj, uint32_t max_inf) {
+  uint32_t j[MAXW];
+  float w[MAXW];
+  ck_assert_uint_eq(sk_skin_vertex_count(s), nv);
+  for (size_t v = 0; v < nv; ++v) {
+    size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
+    ck_assert_msg(n >= 1 && n <= max_inf, "vertex %zu has %zu influences", v, n);
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; ++i) {
+      ck_assert_uint_lt(j[i], nj);
+      ck_assert_msg(w[i] > 0.0f && w[i] <= 1.0f, "vertex %zu weight %g", v, (double)w[i]);
+      if (i) ck_assert(w[i] <= w[i - 1]);
+      sum += w[i];
+    }
+    ck_assert_msg(fabsf(sum - 1.0f) <= 1e-6f, "vertex %zu sums to %.9g", v, (double)sum);
+  }
+}
+
+static float weight_of(const sk_skin* s, size_t v, uint32_t joint) {
+  uint32_t j[MAXW];
+  float w[MAXW];
+  size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
+  for (size_t i = 0; i < n; ++i)
+    if (j[i] == joint) return w[i];
+  return 0.0f;
+}
+
+/* Vertices within 20% of a bone length of each end belong to the end bone (> end_min); bone 0's mean weight per
+ * ring of the tube does not rise (0.02 slack) and ends below final_max. */
+static void check_layout(const mesh* m, const sk_skin* s, size_t cyl_vertices, uint32_t segments, uint32_t rings,
+                         float end_min, float final_max) {
+  float end = 0.2f * m->length / (float)m->bones;
+  for (size_t v = 0; v < cyl_vertices; ++v) {
+    float x = m->pos[3 * v];
+    if (x < end)
+      ck_assert_msg(weight_of(s, v, 0) > end_min, "vertex %zu x=%g w0=%g", v, (double)x, (double)weight_of(s, v, 0));
+    if (x > m->length - end)
+      ck_assert_msg(weight_of(s, v, m->bones - 1) > end_min, "vertex %zu x=%g w_last=%g", v, (double)x,
+                    (double)weight_of(s, v, m->bones - 1));
+  }
+  float prev = 2.0f;
+  for (uint32_t r = 0; r <= rings; ++r) {
+    float avg = 0.0f;
+    for (uint32_t k = 0; k < segments; ++k) avg += weight_of(s, (size_t)r * segments + k, 0);
+    avg /= (float)segments;
+    ck_assert_msg(avg <= prev + 0.02f, "ring %u: w0 %g after %g", r, (double)avg, (double)prev);
+    prev = avg;
+  }
+  ck_assert_float_lt(prev, final_max);
+}
+
+static const sk_bind_method k_methods[2] = {SK_BIND_CAPSULE, SK_BIND_DELAUNAY};
+
+static void bind_cylinder(sk_bind_method method, uint32_t bones) {
+  const uint32_t S = 24, R = 40;
+  mesh m = make_cylinder(S, R, bones);
+  sk_skin* s = new_skin(m.nv, bones);
+  sk_bind_desc d = desc_for(&m, method);
+  uint64_t counts[16];
+  sk_bind_report rep = new_report(counts);
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+  check_weights(s, m.nv, bones, 4);
+  check_layout(&m, s, m.nv, S, R, 0.9f, 0.01f);
+  ck_assert_uint_eq(rep.method_used, method);
+  ck_assert_uint_eq(rep.bound_vertices, m.nv);
+  ck_assert_uint_eq(rep.fallback_vertices, 0);
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < bones; ++b) {
+    ck_assert_uint_gt(counts[b], m.nv / (bones + 2));
+    total += counts[b];
+  }
+  ck_assert_uint_eq(total, sk_skin_influence_count(s));
+  /* the joint ring between bone 0 and 1 is shared about equally; a quarter bone away one bone leads */
+  size_t mid = (size_t)(R / bones) * S, before = (size_t)(R / bones - R / bones / 4) * S;
+  ck_assert_msg(fabsf(weight_of(s, mid, 0) - 0.5f) < 0.2f, "joint ring w0 %g", (double)weight_of(s, mid, 0));
+  ck_assert_float_gt(weight_of(s, before, 0), 0.6f);
+  sk_skin_destroy(s);
+  free_mesh(&m);
+}
+
+START_TEST(capsule_cylinders) {
+  bind_cylinder(SK_BIND_CAPSULE, 2);
+  bind_cylinder(SK_BIND_CAPSULE, 3);
+}
+END_TEST
+
+START_TEST(delaunay_cylinders) {
+  bind_cylinder(SK_BIND_DELAUNAY, 2);
+  bind_cylinder(SK_BIND_DELAUNAY, 3);
+}
+END_TEST
+
+START_TEST(capsule_radii_and_smoothing) {
+  const uint32_t S = 24, R = 40;
+  mesh m = make_cylinder(S, R, 2);
+  size_t mid = 20 * S;
+  sk_error err;
+  /* a fat capsule on bone 0 and a thin one on bone 1 move the blend towards bone 1 */
+  float radii[2] = {1.0f, 0.02f};
+  sk_skin* est = new_skin(m.nv, 2);
+  sk_skin* given = new_skin(m.nv, 2);
+  sk_bind_desc d = desc_for(&m, SK_BIND_CAPSULE);
+  ck_assert_int_eq(sk_bind(&d, est, NULL, &err), SK_OK);
+  d.capsule_radii = radii;
+  ck_assert_int_eq(sk_bind(&d, given, NULL, &err), SK_OK);
+  check_weights(given, m.nv, 2, 4);
+  ck_assert_float_gt(weight_of(given, mid, 0), 0.9f);
+  ck_assert_float_lt(weight_of(est, mid, 0), 0.7f);
+  /* a zero entry means "estimate": equal to the estimated run for that pattern */
+  float half[2] = {0.0f, 0.0f};
+  d.capsule_radii = half;
+  sk_skin* zero = new_skin(m.nv, 2);
+  ck_assert_int_eq(sk_bind(&d, zero, NULL, &err), SK_OK);
+  for (size_t v = 0; v < m.nv; ++v) ck_assert_float_eq(weight_of(zero, v, 0), weight_of(est, v, 0));
+  /* no smoothing gives different (sharper) weights; more smoothing widens the blend */
+  d.capsule_radii = NULL;
+  d.smooth_iterations = SK_BIND_NO_SMOOTHING;
+  sk_skin* raw = new_skin(m.nv, 2);
+  ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_OK);
+  check_weights(raw, m.nv, 2, 4);
+  d.smooth_iterations = 40;
+  sk_skin* wide = new_skin(m.nv, 2);
+  ck_assert_int_eq(sk_bind(&d, wide, NULL, &err), SK_OK);
+  check_weights(wide, m.nv, 2, 4);
+  size_t blended_raw = 0, blended_wide = 0;
+  float maxdiff = 0.0f;
+  for (size_t v = 0; v < m.nv; ++v) {
+    blended_raw += sk_skin_get_vertex(raw, v, NULL, NULL, 0) > 1;
+    blended_wide += sk_skin_get_vertex(wide, v, NULL, NULL, 0) > 1;
+    float diff = fabsf(weight_of(raw, v, 0) - weight_of(est, v, 0));
+    if (diff > maxdiff) maxdiff = diff;
+  }
+  ck_assert_float_gt(maxdiff, 1e-3f);
+  ck_assert_uint_gt(blended_wide, blended_raw);
+  /* bad radii and options: clear errors, skin untouched */
+  float bad[2] = {0.1f, -1.0f};
+  d.smooth_iterations = 0;
+  d.capsule_radii = bad;
+  ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert(strstr(err.message, "capsule radius") != NULL);
+  bad[1] = NAN;
+  ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  d.capsule_radii = NULL;
+  d.smooth_iterations = 5000;
+  ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_ERR_OUT_OF_RANGE);
+  d.smooth_iterations = 0;
+  d.method = SK_BIND_DELAUNAY;
+  d.bone_samples = 5000;
+  ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_ERR_OUT_OF_RANGE);
+  d.bone_samples = 0;
+  d.method = 5;
+  ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  check_weights(raw, m.nv, 2, 4); /* still the earlier weights */
+  sk_skin_destroy(est);
+  sk_skin_destroy(given);
+  sk_skin_destroy(zero);
+  sk_skin_destroy(raw);
+  sk_skin_destroy(wide);
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(delaunay_bone_samples) {
+  mesh m = make_cylinder(24, 40, 3);
+  sk_error err;
+  const uint32_t counts[3] = {1, 4, 64};
+  for (int i = 0; i < 3; ++i) {
+    sk_skin* s = new_skin(m.nv, 3);
+    sk_bind_desc d = desc_for(&m, SK_BIND_DELAUNAY);
+    d.bone_samples = counts[i];
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 3, 4);
+    /* even one sample (the bone's middle) per bone keeps the ends on their bones */
+    check_layout(&m, s, m.nv, 24, 40, counts[i] == 1 ? 0.7f : 0.9f, 0.05f);
+    sk_skin_destroy(s);
+  }
+  free_mesh(&m);
+}
+END_TEST
+
+START_TEST(point_cloud) {
+  for (int mi = 0; mi < 2; ++mi) {
+    mesh m = make_cylinder(16, 30, 3);
+    sk_skin* s = new_skin(m.nv, 3);
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    d.triangles = NULL;
+    d.triangle_count = 0;
+    sk_bind_report rep = new_report(NULL);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 3, 4);
+    check_layout(&m, s, m.nv, 16, 30, 0.9f, 0.01f);
+    ck_assert_uint_eq(rep.method_used, k_methods[mi]); /* neither needs triangles */
+    ck_assert_uint_eq(rep.fallback_vertices, 0);
+    sk_skin_destroy(s);
+    free_mesh(&m);
+  }
+}
+END_TEST
+
+START_TEST(loose_cubes) {
+  const uint32_t S = 24, R = 40;
+  for (int mi = 0; mi < 2; ++mi) {
+    mesh m = make_cylinder(S, R, 3);
+    size_t cyl = m.nv;
+    add_loose_cubes(&m);
+    sk_skin* s = new_skin(m.nv, 3);
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_bind_report rep = new_report(NULL);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 3, 4);
+    check_layout(&m, s, cyl, S, R, 0.9f, 0.01f);
+    ck_assert_uint_eq(rep.method_used, k_methods[mi]);
+    for (uint32_t c = 0; c < 13; ++c) { /* a cube takes the bone it sits on */
+      size_t v = cyl + 8 * (size_t)c;
+      float x = m.pos[3 * v];
+      uint32_t bone = (uint32_t)(x / (m.length / 3.0f));
+      float rel = x / (m.length / 3.0f) - (float)bone; /* away from the joints */
+      if (rel > 0.25f && rel < 0.75f)
+        ck_assert_msg(weight_of(s, v, bone) > 0.5f, "method %d cube %u w=%g", mi, c, (double)weight_of(s, v, bone));
+    }
+    sk_skin_destroy(s);
+    free_mesh(&m);
+  }
+}
+END_TEST
+
+START_TEST(scale_x0001_and_x1000) {
+  for (int mi = 0; mi < 2; ++mi) {
+    mesh m = make_cylinder(20, 30, 3);
+    add_loose_cubes(&m);
+    sk_skin* ref = new_skin(m.nv, 3);
+    sk_error err;
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    ck_assert_int_eq(sk_bind(&d, ref, NULL, &err), SK_OK);
+    const float scales[2] = {0.001f, 1000.0f};
+    for (int si = 0; si < 2; ++si) {
+      mesh k = m;
+      k.length = m.length * scales[si];
+      k.pos = malloc(m.nv * 3 * sizeof(float));
+      for (size_t i = 0; i < 3 * m.nv; ++i) k.pos[i] = m.pos[i] * scales[si];
+      for (int i = 0; i < 9; ++i) {
+        k.heads[i] = m.heads[i] * scales[si];
+        k.tails[i] = m.tails[i] * scales[si];
+      }
+      sk_skin* s = new_skin(m.nv, 3);
+      sk_bind_desc ds = desc_for(&k, k_methods[mi]);
+      sk_bind_report rep = new_report(NULL);
+      ck_assert_msg(sk_bind(&ds, s, &rep, &err) == SK_OK, "%s", err.message);
+      ck_assert_uint_eq(rep.method_used, k_methods[mi]);
+      check_weights(s, m.nv, 3, 4);
+      check_layout(&k, s, 21 * 31, 20, 30, 0.9f, 0.01f);
+      /* distances enter as ratios only: the same weights (float rounding of the scaled input aside) */
+      size_t off = 0;
+      for (size_t v = 0; v < m.nv; ++v)
+        for (uint32_t b = 0; b < 3; ++b) off += fabsf(weight_of(s, v, b) - weight_of(ref, v, b)) > 1e-3f;
+      ck_assert_msg(off <= m.nv / 100, "method %d scale %g: %zu weights differ", mi, (double)scales[si], off);
+      sk_skin_destroy(s);
+      free(k.pos);
+    }
+    sk_skin_destroy(ref);
+    free_mesh(&m);
+  }
+}
+END_TEST
+
+START_TEST(bones_outside_the_mesh) {
+  mesh m = make_cylinder(24, 40, 2);
+  for (int i = 0; i < 2; ++i) { /* chain parallel to the axis, beside the tube */
+    m.heads[3 * i + 1] = 0.6f;
+    m.tails[3 * i + 1] = 0.6f;
+  }
+  for (int mi = 0; mi < 2; ++mi) {
+    sk_skin* s = new_skin(m.nv, 2);
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 2, 4);
+    check_layout(&m, s, m.nv, 24, 40, 0.6f, 0.3f);
+    sk_skin_destroy(s);
+  }
+  /* one bone far away from everything: still valid weights, the far bone gets (almost) nothing */
+  mesh f = make_cylinder(24, 40, 2);
+  f.heads[3] = 50.0f;
+  f.tails[3] = 60.0f;
+  for (int mi = 0; mi < 2; ++mi) {
+    sk_skin* s = new_skin(f.nv, 2);
+    sk_bind_desc d = desc_for(&f, k_methods[mi]);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, f.nv, 2, 4);
+    for (size_t v = 0; v < f.nv; ++v) ck_assert_float_gt(weight_of(s, v, 0), 0.5f);
+    sk_skin_destroy(s);
+  }
+  free_mesh(&m);
+  free_mesh(&f);
+}
+END_TEST
+
+START_TEST(flat_and_degenerate_input) {
+  /* a flat grid (z = 0) with the bones in its plane: qhull cannot tetrahedralize it -> nearest bone for all */
+  enum { N = 11 };
+  float pos[3 * N * N];
+  uint32_t tri[6 * (N - 1) * (N - 1)];
+  size_t nt = 0;
+  for (int y = 0; y < N; ++y)
+    for (int x = 0; x < N; ++x) {
+      pos[3 * (y * N + x)] = (float)x / (N - 1) * 2.0f;
+      pos[3 * (y * N + x) + 1] = (float)y / (N - 1) - 0.5f;
+      pos[3 * (y * N + x) + 2] = 0.0f;
+      if (x < N - 1 && y < N - 1) {
+        uint32_t a = (uint32_t)(y * N + x);
+        uint32_t q[6] = {a, a + 1, a + N + 1, a, a + N + 1, a + N};
+        memcpy(tri + 3 * nt, q, sizeof q);
+        nt += 2;
+      }
+    }
+  float heads[6] = {0, 0, 0, 1, 0, 0}, tails[6] = {1, 0, 0, 2, 0, 0};
+  for (int mi = 0; mi < 2; ++mi) {
+    sk_bind_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.method = k_methods[mi];
+    d.positions = pos;
+    d.vertex_count = N * N;
+    d.triangles = tri;
+    d.triangle_count = nt;
+    d.heads = heads;
+    d.tails = tails;
+    d.joint_count = 2;
+    sk_skin* s = new_skin(N * N, 2);
+    sk_bind_report rep = new_report(NULL);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, N * N, 2, 4);
+    /* the joggle before qhull makes a flat grid tetrahedralizable (slivers whose edges are the grid's 2-D
+     * Delaunay edges), so it binds like any mesh */
+    ck_assert_uint_eq(rep.method_used, k_methods[mi]);
+    ck_assert_uint_eq(rep.fallback_vertices, 0);
+    ck_assert_float_gt(weight_of(s, 0, 0), 0.9f);     /* x = 0 */
+    ck_assert_float_gt(weight_of(s, N - 1, 1), 0.9f); /* x = 2 */
+    sk_skin_destroy(s);
+  }
+  /* all vertices at one point, zero-area triangles, a zero-length bone; then 3 points (fewer than a tet) */
+  float same[12] = {0};
+  uint32_t ztri[6] = {0, 1, 2, 1, 2, 3};
+  float h2[6] = {0, 0, 0, 1, 0, 0}, t2[6] = {0, 0, 0, 2, 0, 0};
+  float three[9] = {0.1f, 0, 0, 1.9f, 0, 0, 1.0f, 0.3f, 0};
+  for (int mi = 0; mi < 2; ++mi)
+    for (int c = 0; c < 2; ++c) {
+      sk_bind_desc d;
+      memset(&d, 0, sizeof d);
+      d.size = sizeof d;
+      d.method = k_methods[mi];
+      d.positions = c ? three : same;
+      d.vertex_count = c ? 3 : 4;
+      d.triangles = ztri;
+      d.triangle_count = c ? 0 : 2;
+      d.heads = c ? heads : h2;
+      d.tails = c ? tails : t2;
+      d.joint_count = 2;
+      sk_skin* s = new_skin(d.vertex_count, 2);
+      sk_bind_report rep = new_report(NULL);
+      sk_error err;
+      ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+      check_weights(s, d.vertex_count, 2, 4);
+      if (k_methods[mi] == SK_BIND_DELAUNAY && c == 0) { /* 3 distinct points in all: no tetrahedron, nearest */
+        ck_assert_uint_eq(rep.method_used, SK_BIND_NEAREST);
+        ck_assert_uint_eq(rep.fallback_vertices, 4);
+      }
+      ck_assert_float_gt(weight_of(s, 0, 0), 0.9f);
+      if (c) ck_assert_float_gt(weight_of(s, 1, 1), 0.9f);
+      sk_skin_destroy(s);
+    }
+}
+END_TEST
+
+START_TEST(duplicated_shells_and_masks) {
+  const uint32_t S = 24, R = 40;
+  for (int mi = 0; mi < 2; ++mi) {
+    mesh m = make_cylinder(S, R, 2);
+    size_t n = m.nv, nt = m.nt; /* a second shell on top of the first (same positions, own triangles) */
+    memcpy(m.pos + 3 * n, m.pos, 3 * n * sizeof(float));
+    for (size_t i = 0; i < 3 * nt; ++i) m.tri[3 * nt + i] = m.tri[i] + (uint32_t)n;
+    m.nv = 2 * n;
+    m.nt = 2 * nt;
+    sk_skin* s = new_skin(m.nv, 2);
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_bind_report rep = new_report(NULL);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 2, 4);
+    ck_assert_uint_eq(rep.fallback_vertices, 0);
+    for (size_t v = 0; v < n; ++v) /* the copies weigh the same */
+      for (uint32_t b = 0; b < 2; ++b) ck_assert_float_eq_tol(weight_of(s, v, b), weight_of(s, v + n, b), 1e-6f);
+    /* vertex mask: only the first shell is rebound; the second keeps the weights set here */
+    uint8_t* mask = calloc(m.nv, 1);
+    for (size_t v = 0; v < n; ++v) mask[v] = 1;
+    uint32_t j0 = 0;
+    float w1 = 1.0f;
+    for (size_t v = n; v < m.nv; ++v) ck_assert_int_eq(sk_skin_set_vertex(s, v, &j0, &w1, 1, &err), SK_OK);
+    d.vertex_mask = mask;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    ck_assert_uint_eq(rep.bound_vertices, n);
+    check_weights(s, m.nv, 2, 4);
+    for (size_t v = n; v < m.nv; ++v) ck_assert_float_eq(weight_of(s, v, 0), 1.0f);
+    ck_assert_float_gt(weight_of(s, n - 1, 1), 0.9f); /* the last cap vertex of the first shell: x = 2 */
+    free(mask);
+    sk_skin_destroy(s);
+    free_mesh(&m);
+  }
+}
+END_TEST
+
+/* Flat shading: every triangle has its own 3 vertices. Vertices at one position must get identical weights (else
+ * exporters that weld them write sums off 1), so smoothing runs over the welded mesh. */
+START_TEST(split_triangles_keep_colocated_weights) {
+  mesh m = make_cylinder(16, 20, 2);
+  size_t nt = m.nt;
+  float* pos = malloc(9 * nt * sizeof(float));
+  uint32_t* tri = malloc(3 * nt * sizeof(uint32_t));
+  uint32_t* orig = malloc(3 * nt * sizeof(uint32_t));
+  for (size_t i = 0; i < 3 * nt; ++i) {
+    orig[i] = m.tri[i];
+    memcpy(pos + 3 * i, m.pos + 3 * (size_t)m.tri[i], 3 * sizeof(float));
+    tri[i] = (uint32_t)i;
+  }
+  for (int mi = 0; mi < 2; ++mi) {
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    d.positions = pos;
+    d.vertex_count = 3 * nt;
+    d.triangles = tri;
+    sk_skin* s = new_skin(3 * nt, 2);
+    sk_skin* welded = new_skin(m.nv, 2);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, 3 * nt, 2, 4);
+    sk_bind_desc dw = desc_for(&m, k_methods[mi]);
+    ck_assert_int_eq(sk_bind(&dw, welded, NULL, &err), SK_OK);
+    /* every copy of a vertex carries the weights the welded mesh gives it */
+    for (size_t i = 0; i < 3 * nt; ++i)
+      for (uint32_t b = 0; b < 2; ++b)
+        ck_assert_msg(fabsf(weight_of(s, i, b) - weight_of(welded, orig[i], b)) <= 1e-6f, "method %d corner %zu", mi,
+                      i);
+    sk_skin_destroy(s);
+    sk_skin_destroy(welded);
+  }
+  free(pos);
+  free(tri);
+  free(orig);
+  free_mesh(&m);
+}
+END_TEST
+
+/* The figure asked for in issue 6: both methods on a ~40k-vertex cylinder with 3 bones. */
+START_TEST(timing_40k_cylinder) {
+  mesh m = make_cylinder(128, 310, 3);
+  ck_assert_uint_gt(m.nv, 39000);
+  for (int mi = 0; mi < 2; ++mi) {
+    sk_skin* s = new_skin(m.nv, 3);
+    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_bind_report rep = new_report(NULL);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 3, 4);
+    check_layout(&m, s, m.nv, 128, 310, 0.9f, 0.01f);
+    printf("BIND %s cylinder %zu vertices: %.1f ms\n", mi ? "delaunay" : "capsule", m.nv, rep.milliseconds);
+    fflush(stdout);
+    sk_skin_destroy(s);
+  }
+  free_mesh(&m);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("bind_methods");
+  TCase* t = tcase_create("methods");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, capsule_cylinders);
+  tcase_add_test(t, delaunay_cylinders);
+  tcase_add_test(t, capsule_radii_and_smoothing);
+  tcase_add_test(t, delaunay_bone_samples);
+  tcase_add_test(t, point_cloud);
+  tcase_add_test(t, loose_cubes);
+  tcase_add_test(t, scale_x0001_and_x1000);
+  tcase_add_test(t, bones_outside_the_mesh);
+  tcase_add_test(t, flat_and_degenerate_input);
+  tcase_add_test(t, duplicated_shells_and_masks);
+  tcase_add_test(t, split_triangles_keep_colocated_weights);
+  tcase_add_test(t, timing_40k_cylinder);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }

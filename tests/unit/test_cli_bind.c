@@ -1,0 +1,245 @@
+/* test_cli_bind.c - `skinkit bind IN OUT` end to end: every method writes a file whose weights validate, the JSON
+ * and text reports (per-joint counts, timings), --joints, --max-influences, never overwriting IN, OUT needing
+ * --force, existing weights ignored, and the error exits. Runs the real build/skinkit on tests/data samples. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#ifndef SK_CLI_PATH
+#error "SK_CLI_PATH must name the built skinkit executable"
+#endif
+
+static char g_tmp[256];
+static char g_out[1 << 16];
+
+/* Runs `skinkit ARGS` from the source dir; stdout goes to g_out; returns the exit status (or -1). */
+static int run(const char* args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s/stderr.txt", SK_SOURCE_DIR, SK_CLI_PATH, args, g_tmp);
+  FILE* p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(g_out, 1, sizeof g_out - 1, p);
+  g_out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char* err_text(void) {
+  static char buf[8192];
+  char path[300];
+  snprintf(path, sizeof path, "%s/stderr.txt", g_tmp);
+  FILE* f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  buf[n] = 0;
+  if (f) fclose(f);
+  return buf;
+}
+
+static const char* tmp_path(const char* name) {
+  static char path[4][512];
+  static int k = 0;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/%s", g_tmp, name);
+  return path[k];
+}
+
+static long file_size(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void setup(void) {
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/skinkit-cli-bind-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+}
+
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
+}
+
+/* Reads the written file back: one mesh of 1122 vertices, every vertex weighted, sums 1, <= max_inf. */
+static void check_output(const char* path, uint32_t max_inf) {
+  sk_scene* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(sk_scene_mesh_count(s), 1);
+  sk_skin* skin = sk_scene_mesh_skin(s, 0);
+  ck_assert_ptr_nonnull(skin);
+  ck_assert_uint_eq(sk_skin_vertex_count(skin), 1122);
+  sk_skin_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  sk_validate_options o = {.size = sizeof o, .max_influences = max_inf, .tolerance = 1e-3f};
+  ck_assert_int_eq(sk_skin_validate(skin, &o, &rep, NULL, &err), SK_OK);
+  ck_assert_uint_eq(rep.unweighted, 0);
+  ck_assert_uint_eq(rep.off_tolerance, 0);
+  ck_assert_uint_eq(rep.findings, 0);
+  ck_assert_uint_le(rep.max_influences, max_inf);
+  sk_scene_destroy(s);
+}
+
+START_TEST(every_method_writes_valid_weights) {
+  static const char* methods[] = {"robust", "heat", "nearest", "capsule", "delaunay"};
+  for (int m = 0; m < 5; ++m) {
+    char args[2048], name[64];
+    snprintf(name, sizeof name, "out_%s.glb", methods[m]);
+    snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method %s", tmp_path(name), methods[m]);
+    ck_assert_msg(run(args) == 0, "%s: %s", methods[m], err_text());
+    ck_assert(strstr(g_out, "mesh \"cylinder\": 1122 vertices, 2112 triangles") != NULL);
+    ck_assert(strstr(g_out, "wrote ") != NULL);
+    ck_assert(strstr(g_out, " ms") != NULL);
+    check_output(tmp_path(name), 4);
+    /* the other tools accept the result */
+    snprintf(args, sizeof args, "validate %s", tmp_path(name));
+    ck_assert_int_eq(run(args), 0);
+  }
+}
+END_TEST
+
+START_TEST(json_and_text_reports) {
+  char args[2048];
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method capsule --json", tmp_path("a.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "\"method\":\"capsule\"") != NULL);
+  ck_assert(strstr(g_out, "\"method_used\":\"capsule\"") != NULL);
+  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"bound_vertices\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"joint_vertex_counts\":{\"bone0\":") != NULL);
+  ck_assert(strstr(g_out, ",\"bone1\":") != NULL);
+  ck_assert(strstr(g_out, "\"total_ms\":") != NULL);
+  ck_assert(strstr(g_out, "wrote") == NULL); /* stdout is JSON only */
+  /* both bones get a fair share of the vertices (each half plus the blend) */
+  const char* b0 = strstr(g_out, "\"bone0\":");
+  const char* b1 = strstr(g_out, "\"bone1\":");
+  ck_assert(b0 && b1);
+  long c0 = strtol(b0 + 8, NULL, 10), c1 = strtol(b1 + 8, NULL, 10);
+  ck_assert_int_gt(c0, 500);
+  ck_assert_int_gt(c1, 500);
+  ck_assert_int_lt(c0, 1122);
+  /* --report: one line per joint with its vertex count */
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method delaunay --report",
+           tmp_path("b.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, ", delaunay, ") != NULL);
+  ck_assert(strstr(g_out, "  bone0 ") != NULL);
+  ck_assert(strstr(g_out, "  bone1 ") != NULL);
+  ck_assert(strstr(g_out, "load ") != NULL && strstr(g_out, "total ") != NULL);
+}
+END_TEST
+
+START_TEST(joints_and_max_influences) {
+  char args[2048];
+  /* only bone1 deforms: every vertex is bone1's */
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method nearest --joints bone1 --json",
+           tmp_path("j.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "\"bone0\":0,\"bone1\":1122") != NULL);
+  /* one influence per vertex */
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method capsule --max-influences 1",
+           tmp_path("k.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  check_output(tmp_path("k.glb"), 1);
+  /* the drifted sample (sums 0.96) comes out with exact sums: its weights are ignored */
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig_drift.glb %s --method delaunay", tmp_path("d.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  check_output(tmp_path("d.glb"), 4);
+  /* bad options */
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --joints bone7", tmp_path("e.glb"));
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "bone7") != NULL);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --max-influences 0", tmp_path("e.glb"));
+  ck_assert_int_eq(run(args), 2);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --max-influences 4x", tmp_path("e.glb"));
+  ck_assert_int_eq(run(args), 2);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method magic", tmp_path("e.glb"));
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "unknown method") != NULL);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --bogus", tmp_path("e.glb"));
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_int_eq(run("bind tests/data/cylinder_rig.glb"), 2);
+  ck_assert_int_eq(file_size(tmp_path("e.glb")), -1); /* nothing written by a failed run */
+}
+END_TEST
+
+START_TEST(never_overwrites_input_and_needs_force) {
+  char args[2048];
+  /* OUT is IN (also through another spelling of the path): refused, even with --force */
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cp '%s/tests/data/cylinder_rig.glb' '%s'", SK_SOURCE_DIR, tmp_path("in.glb"));
+  ck_assert_int_eq(system(cmd), 0);
+  long in_size = file_size(tmp_path("in.glb"));
+  ck_assert_int_gt(in_size, 0);
+  snprintf(args, sizeof args, "bind %s %s/./in.glb --force", tmp_path("in.glb"), g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "refusing to overwrite the input") != NULL);
+  ck_assert_int_eq(file_size(tmp_path("in.glb")), in_size);
+  /* an existing OUT: exit 1 and untouched without --force, replaced with it */
+  FILE* f = fopen(tmp_path("out.glb"), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("old", f);
+  fclose(f);
+  snprintf(args, sizeof args, "bind %s %s --method nearest", tmp_path("in.glb"), tmp_path("out.glb"));
+  ck_assert_int_eq(run(args), 1);
+  ck_assert(strstr(err_text(), "--force") != NULL);
+  ck_assert_int_eq(file_size(tmp_path("out.glb")), 3);
+  snprintf(args, sizeof args, "bind %s %s --method nearest --force", tmp_path("in.glb"), tmp_path("out.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  check_output(tmp_path("out.glb"), 4);
+  ck_assert_int_eq(file_size(tmp_path("in.glb")), in_size);
+}
+END_TEST
+
+START_TEST(bad_inputs) {
+  char args[2048];
+  /* a file without bones: no skeleton to bind to */
+  FILE* f = fopen(tmp_path("tri.obj"), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "bind %s %s", tmp_path("tri.obj"), tmp_path("o.glb"));
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "no skeleton") != NULL);
+  /* missing and unreadable inputs */
+  snprintf(args, sizeof args, "bind %s %s", tmp_path("missing.glb"), tmp_path("o.glb"));
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "missing.glb") != NULL);
+  f = fopen(tmp_path("notes.glb"), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("this is not a model\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "bind %s %s", tmp_path("notes.glb"), tmp_path("o.glb"));
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_int_eq(file_size(tmp_path("o.glb")), -1);
+  /* help lists the command and its options */
+  ck_assert_int_eq(run("bind --help"), 0);
+  ck_assert(strstr(g_out, "--method") && strstr(g_out, "delaunay") && strstr(g_out, "--joints"));
+  ck_assert_int_eq(run("--help"), 0);
+  ck_assert(strstr(g_out, "bind ") != NULL);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("cli_bind");
+  TCase* t = tcase_create("bind");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, every_method_writes_valid_weights);
+  tcase_add_test(t, json_and_text_reports);
+  tcase_add_test(t, joints_and_max_influences);
+  tcase_add_test(t, never_overwrites_input_and_needs_force);
+  tcase_add_test(t, bad_inputs);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }

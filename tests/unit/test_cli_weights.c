@@ -1,0 +1,270 @@
+/* test_cli_weights.c - `skinkit weights IN OUT [ops]` end to end: the drift sample's sums are fixed, OUT is readable
+ * and holds the weights as edited, IN is never changed or overwritten, existing OUT needs --force, JSON report,
+ * locked joints, bad arguments (exit 2 with a message). Runs the real build/skinkit on tests/data/. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+
+#ifndef SK_CLI_PATH
+#error "SK_CLI_PATH must name the built skinkit executable"
+#endif
+
+#define DRIFT "tests/data/cylinder_rig_drift.glb"
+
+static char g_tmp[256];
+static char g_out[1 << 16];
+
+/* Runs `skinkit ARGS` from the source tree; stdout goes to g_out; returns the exit status (or -1). */
+static int run(const char* args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s/stderr.txt", SK_SOURCE_DIR, SK_CLI_PATH, args, g_tmp);
+  FILE* p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(g_out, 1, sizeof g_out - 1, p);
+  g_out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char* err_text(void) {
+  static char buf[8192];
+  char path[300];
+  snprintf(path, sizeof path, "%s/stderr.txt", g_tmp);
+  FILE* f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  buf[n] = 0;
+  if (f) fclose(f);
+  return buf;
+}
+
+/* Whole file into a malloc'd buffer (size in *n); NULL if unreadable. */
+static unsigned char* slurp(const char* path, size_t* n) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long sz = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char* b = malloc(sz > 0 ? (size_t)sz : 1);
+  *n = b ? fread(b, 1, (size_t)sz, f) : 0;
+  fclose(f);
+  return b;
+}
+
+static unsigned char* g_in_bytes;
+static size_t g_in_size;
+
+static void setup(void) {
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/skinkit-cliw-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+  g_in_bytes = slurp(SK_SOURCE_DIR "/" DRIFT, &g_in_size);
+  ck_assert_ptr_nonnull(g_in_bytes);
+}
+
+static void teardown(void) {
+  /* the input file is never modified */
+  size_t n = 0;
+  unsigned char* now = slurp(SK_SOURCE_DIR "/" DRIFT, &n);
+  ck_assert_ptr_nonnull(now);
+  ck_assert_msg(n == g_in_size && memcmp(now, g_in_bytes, n) == 0, "%s was modified", DRIFT);
+  free(now);
+  free(g_in_bytes);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
+}
+
+START_TEST(weights_normalize_fixes_sums) {
+  char args[2048];
+  /* the sample is off: validate finds 224 vertices summing to 0.96 */
+  ck_assert_int_eq(run("validate " DRIFT), 1);
+  snprintf(args, sizeof args, "weights " DRIFT " %s/fixed.glb --normalize", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "normalize") && strstr(g_out, "224 changed"), "report: %s", g_out);
+  ck_assert(strstr(g_out, "wrote ") != NULL);
+  snprintf(args, sizeof args, "validate %s/fixed.glb --json -", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"off_tolerance\":0") != NULL);
+  snprintf(args, sizeof args, "info %s/fixed.glb --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL);
+}
+END_TEST
+
+START_TEST(weights_written_as_edited) {
+  /* an operation that leaves the drifting vertices alone: OUT keeps their sums (no silent renormalization) */
+  char args[2048];
+  snprintf(args, sizeof args, "weights " DRIFT " %s/limited.glb --limit 4", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "0 changed") != NULL);
+  snprintf(args, sizeof args, "validate %s/limited.glb --json -", g_tmp);
+  ck_assert_int_eq(run(args), 1);
+  ck_assert(strstr(g_out, "\"off_tolerance\":224") != NULL);
+  /* limit 1 keeps one influence per vertex, renormalized */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/one.glb --limit 1", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "validate %s/one.glb --max-influences 1", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+}
+END_TEST
+
+START_TEST(weights_json_report_and_chain) {
+  char args[2048];
+  snprintf(args, sizeof args, "weights " DRIFT " %s/q.glb --quantize 8 --prune 0.02 --normalize --smooth 2:0.5 --json",
+           g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  /* the fixed order: smooth, normalize, prune, quantize */
+  const char* sm = strstr(g_out, "\"op\":\"smooth\"");
+  const char* no = strstr(g_out, "\"op\":\"normalize\"");
+  const char* pr = strstr(g_out, "\"op\":\"prune\"");
+  const char* qu = strstr(g_out, "\"op\":\"quantize-8\"");
+  ck_assert_msg(sm && no && pr && qu && sm < no && no < pr && pr < qu, "report: %s", g_out);
+  ck_assert(strstr(g_out, "\"written\":true") != NULL);
+  ck_assert(strstr(g_out, "\"input\":\"" DRIFT "\"") != NULL);
+  snprintf(args, sizeof args, "validate %s/q.glb --json -", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  /* rogue removal on the rig (one connected piece per joint region): nothing is rogue */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/r.glb --remove-rogue --per-component --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "\"op\":\"remove-rogue\",\"visited\":1122,\"changed\":0") != NULL, "report: %s", g_out);
+  /* mirroring a mesh that lies on one side of the plane is reported as skipped, not an error */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/m.glb --mirror +x", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "skipped") != NULL);
+}
+END_TEST
+
+START_TEST(weights_lock_and_joints) {
+  char args[2048];
+  /* bone1 locked: bone0 takes the remainder, sums are fixed all the same */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/locked.glb --normalize --lock bone1 --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"changed\":224") != NULL);
+  snprintf(args, sizeof args, "validate %s/locked.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  /* both locked: nothing can move, the drifting vertices are flagged and the file keeps them */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/both.glb --normalize --lock bone0,bone1 --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"changed\":0") != NULL);
+  ck_assert(strstr(g_out, "\"flagged\":224") != NULL);
+  /* only vertices influenced by bone1 (the x >= 0.75 half) are visited */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/half.glb --normalize --joints bone1 --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"visited\":1122") == NULL);
+  ck_assert(strstr(g_out, "\"changed\":224") != NULL);
+}
+END_TEST
+
+START_TEST(weights_bone_links) {
+  char args[2048];
+  snprintf(args, sizeof args, "weights " DRIFT " %s/linked.glb --normalize --links bone1:150", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "links") && strstr(g_out, "2 entries (link joints) added"), "report: %s", g_out);
+  snprintf(args, sizeof args, "info %s/linked.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "4 joint(s)") && strstr(g_out, "max 3 influences"), "info: %s", g_out);
+  snprintf(args, sizeof args, "validate %s/linked.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  /* 60 degrees or less needs no link; names and syntax are checked */
+  snprintf(args, sizeof args, "weights " DRIFT " %s/x.glb --links bone1:60", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "no joint needs links") != NULL);
+  snprintf(args, sizeof args, "weights " DRIFT " %s/x.glb --links elbow:90", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "unknown joint \"elbow\"") != NULL);
+  snprintf(args, sizeof args, "weights " DRIFT " %s/x.glb --links bone1", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "JOINT:DEGREES") != NULL);
+  snprintf(args, sizeof args, "weights " DRIFT " %s/x.glb --links bone1:400", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  snprintf(args, sizeof args, "%s/x.glb", g_tmp);
+  ck_assert(access(args, F_OK) != 0);
+}
+END_TEST
+
+START_TEST(weights_exists_and_never_in) {
+  char args[2048];
+  snprintf(args, sizeof args, "weights " DRIFT " %s/o.glb --normalize", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_int_eq(run(args), 1);
+  ck_assert(strstr(err_text(), "exists") != NULL);
+  snprintf(args, sizeof args, "weights " DRIFT " %s/o.glb --normalize --force", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  /* never the input, not even with --force */
+  ck_assert_int_eq(run("weights " DRIFT " " DRIFT " --normalize --force"), 2);
+  ck_assert(strstr(err_text(), "refusing") != NULL);
+  ck_assert_int_eq(run("weights " DRIFT " ./tests/../" DRIFT " --normalize --force"), 2);
+}
+END_TEST
+
+START_TEST(weights_bad_arguments) {
+  char args[2048];
+  struct {
+    const char* opts;
+    const char* message;
+  } cases[] = {
+      {"--limit 0", "--limit"},
+      {"--limit x", "--limit"},
+      {"--prune 0", "--prune"},
+      {"--prune 2", "--prune"},
+      {"--quantize 12", "--quantize"},
+      {"--smooth x", "--smooth"},
+      {"--smooth 2:0", "--smooth"},
+      {"--smooth 2:1.5", "--smooth"},
+      {"--mirror y", "--mirror"},
+      {"--bogus", "unknown option"},
+      {"--normalize --joints nope", "unknown joint \"nope\""},
+      {"--normalize --lock bone0,,bone1", "joint name"},
+      {"--cotangent --normalize", "--cotangent"},
+      {"--per-component --normalize", "--per-component"},
+      {"", "no operation"},
+      {"--limit", "needs a value"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    snprintf(args, sizeof args, "weights " DRIFT " %s/bad.glb %s", g_tmp, cases[i].opts);
+    ck_assert_msg(run(args) == 2, "%s: exit status", cases[i].opts);
+    ck_assert_msg(strstr(err_text(), cases[i].message) != NULL, "%s: message \"%s\"", cases[i].opts, err_text());
+    snprintf(args, sizeof args, "%s/bad.glb", g_tmp);
+    ck_assert_msg(access(args, F_OK) != 0, "%s: OUT written", cases[i].opts);
+  }
+  ck_assert_int_eq(run("weights"), 2);
+  ck_assert_int_eq(run("weights " DRIFT), 2);
+  ck_assert_int_eq(run("weights " DRIFT " a.glb b.glb --normalize"), 2);
+  ck_assert(strstr(err_text(), "too many") != NULL);
+  /* unreadable and non-model inputs */
+  snprintf(args, sizeof args, "weights %s/missing.glb %s/x.glb --normalize", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert(strstr(err_text(), "missing.glb") != NULL);
+  snprintf(args, sizeof args, "sh -c 'echo not a model > %s/notes.glb'", g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "weights %s/notes.glb %s/x.glb --normalize", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_int_eq(run("weights --help"), 0);
+  ck_assert(strstr(g_out, "fixed order") != NULL);
+  ck_assert_int_eq(run("--help"), 0);
+  ck_assert(strstr(g_out, "weights") != NULL);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("cli_weights");
+  TCase* t = tcase_create("cli_weights");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, weights_normalize_fixes_sums);
+  tcase_add_test(t, weights_written_as_edited);
+  tcase_add_test(t, weights_json_report_and_chain);
+  tcase_add_test(t, weights_lock_and_joints);
+  tcase_add_test(t, weights_bone_links);
+  tcase_add_test(t, weights_exists_and_never_in);
+  tcase_add_test(t, weights_bad_arguments);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
