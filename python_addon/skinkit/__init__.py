@@ -1,7 +1,9 @@
-"""skinkit: skinned-mesh tools for Blender over libskinkit (weights validation and repair, more to come).
+"""skinkit: skinned-mesh tools for Blender over libskinkit (auto bind, weight repair and editing, validation,
+.skf export, import/export of formats Blender lacks through Assimp).
 
 Layers: _ctypes.py (ctypes binding) and api.py (numpy wrappers) never import bpy and are usable from plain
-Python; bridge.py (bpy <-> numpy), operators.py, panels.py and preferences.py are the Blender side.
+Python; bridge.py (bpy <-> numpy), operators.py, io_scene.py (file import/export), panels.py and preferences.py are the
+Blender side.
 """
 
 bl_info = {
@@ -9,8 +11,8 @@ bl_info = {
     "author": "skinkit developers",
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
-    "location": "3D View > Sidebar > Skinkit; Weight Paint > Weights",
-    "description": "Skin weight validation and repair backed by the libskinkit C library",
+    "location": "3D View > Sidebar > Skinkit; Weight Paint > Weights; Object > Parent; File > Import/Export",
+    "description": "Auto bind, skin weight tools, .skf export and Assimp import/export backed by libskinkit",
     "doc_url": "",
     "category": "Rigging",
 }
@@ -25,16 +27,18 @@ if bpy is not None:
         import importlib
         import sys
 
-        for _name in ("_ctypes", "api", "bridge", "preferences", "operators", "panels"):
+        for _name in ("_ctypes", "api", "bridge", "preferences", "operators", "io_scene", "panels"):
             _mod = sys.modules.get(__name__ + "." + _name)
             if _mod is not None:
                 importlib.reload(_mod)
     # numpy and the ctypes layer (api, bridge) are imported lazily inside execute, keeping registration cheap.
-    from . import operators, panels, preferences
+    from . import io_scene, operators, panels, preferences
 
-    classes = preferences.classes + panels.classes + operators.classes
+    classes = preferences.classes + panels.classes + operators.classes + io_scene.classes
+    MENUS = panels.MENUS + io_scene.MENUS
 else:
     classes = ()
+    MENUS = ()
 
 
 def register():
@@ -42,12 +46,12 @@ def register():
         bpy.utils.register_class(cls)
     for type_name, attr, group in panels.POINTERS:
         setattr(getattr(bpy.types, type_name), attr, bpy.props.PointerProperty(type=group))
-    for menu_name, draw in panels.MENUS:
+    for menu_name, draw in MENUS:
         getattr(bpy.types, menu_name).append(draw)
 
 
 def unregister():
-    for menu_name, draw in reversed(panels.MENUS):
+    for menu_name, draw in reversed(MENUS):
         getattr(bpy.types, menu_name).remove(draw)
     for type_name, attr, _group in reversed(panels.POINTERS):
         delattr(getattr(bpy.types, type_name), attr)

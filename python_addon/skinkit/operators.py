@@ -1,6 +1,6 @@
 """Operators. Ids are stable (scripts use them): skinkit.validate, skinkit.select_invalid, skinkit.normalize,
 skinkit.limit_total, skinkit.clean, skinkit.quantize, skinkit.smooth, skinkit.remove_rogue, skinkit.mirror,
-skinkit.auto_bind.
+skinkit.transfer, skinkit.auto_bind (the file operators are in io_scene.py).
 
 Every operator: bl_options REGISTER + UNDO, a poll, heavy imports (numpy, the ctypes layer) inside execute,
 and failures reported with self.report({'ERROR'}, ...) + {'CANCELLED'}; nothing raises into the UI.
@@ -242,6 +242,10 @@ class _WeightOp(bpy.types.Operator):
         (removed again if the operation fails on that object)."""
         return []
 
+    def targets(self, context):
+        """The mesh objects the operation edits (default: the selected meshes and the active one)."""
+        return _mesh_targets(context)
+
     def execute(self, context):
         import numpy as np
 
@@ -251,7 +255,7 @@ class _WeightOp(bpy.types.Operator):
             api = _load_api(context)
             changed = failed = 0
             names = []
-            for obj in _mesh_targets(context):
+            for obj in self.targets(context):
                 created = self.prepare(api, obj)
                 try:
                     skin, groups = _object_skin(api, obj, self.group_subset)
@@ -438,16 +442,162 @@ class SKINKIT_OT_mirror(_WeightOp):
                                       tolerance=self.tolerance, mask=mask, locked=locked)
 
 
+def _transfer_source(context):
+    """(source mesh object or None, message): the one selected mesh with vertex groups other than the active one."""
+    act = context.active_object
+    if act is None or act.type != "MESH":
+        return None, "Active object is not a mesh (the target)"
+    others = [o for o in (context.selected_objects or []) if o.type == "MESH" and o != act and o.vertex_groups]
+    if not others:
+        return None, "Select a source mesh with vertex groups besides the active target mesh"
+    if len(others) > 1:
+        return None, "Select one source mesh (%d selected: %s)" % (len(others), ", ".join(o.name for o in others))
+    return others[0], ""
+
+
+def _world_geometry(obj):
+    """(world-space base-mesh positions (V, 3) float32, loop triangles (T, 3))."""
+    import numpy as np
+
+    from . import bridge
+
+    pos = bridge.mesh_positions(obj.data).astype(np.float64)
+    m = np.array(obj.matrix_world, np.float64)
+    return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32), bridge.mesh_triangles(obj.data)
+
+
+class SKINKIT_OT_transfer(_WeightOp):
+    """Transfer weights from the selected source mesh onto the active mesh: closest surface point within a distance
+    and normal angle, Laplacian inpainting elsewhere (Abdrashitov et al. 2023); locked groups and the vertex
+    selection mask of the target are honoured"""
+
+    bl_idname = "skinkit.transfer"
+    bl_label = "Transfer Weights"
+
+    distance: FloatProperty(name="Max Distance", description="Largest distance to the source surface for a direct "
+                            "match (world units; 0 = 5% of the source's bounding-box diagonal)", default=0.0,
+                            min=0.0, precision=4)
+    angle: FloatProperty(name="Max Angle", description="Largest angle between the normals for a direct match "
+                         "(degrees; 0 = 30)", default=0.0, min=0.0, max=180.0)
+    allow_flipped: BoolProperty(name="Allow Flipped Normals", description="Accept source normals pointing the "
+                                "opposite way", default=False)
+    max_influences: IntProperty(name="Max Influences", description="Keep the N largest weights per vertex (0 = all)",
+                                default=4, min=0, max=32)
+    smooth_iterations: IntProperty(name="Smooth", description="Smoothing iterations of the inpainted weights",
+                                   default=0, min=0, max=100)
+
+    @classmethod
+    def poll(cls, context):
+        if not _editable_mode(context):
+            cls.poll_message_set("Needs Object or Weight Paint mode")
+            return False
+        src, msg = _transfer_source(context)
+        if src is None:
+            cls.poll_message_set(msg)
+            return False
+        return True
+
+    def targets(self, context):
+        return [context.active_object]
+
+    def execute(self, context):
+        src, msg = _transfer_source(context)
+        if src is None:
+            self.report({"ERROR"}, "Skinkit: " + msg)
+            return {"CANCELLED"}
+        self._source = src
+        wm = context.window_manager
+        wm.progress_begin(0, 1)
+        try:
+            return _WeightOp.execute(self, context)
+        finally:
+            wm.progress_end()
+
+    def prepare(self, api, obj):
+        """Creates the target groups named like the source's weight groups that the target lacks."""
+        from . import bridge
+
+        src = self._source
+        names = {g.name for g in obj.vertex_groups}
+        created = []
+        for gi in bridge.deform_group_indices(src, self.group_subset):
+            name = src.vertex_groups[gi].name
+            if name not in names:
+                obj.vertex_groups.new(name=name)
+                names.add(name)
+                created.append(name)
+        return created
+
+    def apply(self, api, skin, mask, locked, obj, groups):
+        import numpy as np
+
+        from . import bridge
+
+        src = self._source
+        names = [obj.vertex_groups[g].name for g in groups]
+        present = [(k, src.vertex_groups[n].index) for k, n in enumerate(names) if n in src.vertex_groups]
+        if not present:
+            raise ValueError("source %s has no vertex group named like a group of %s" % (src.name, obj.name))
+        off, jt, wt = bridge.vertex_groups_to_csr(src, [gi for _k, gi in present])
+        if not np.any(wt > 0):
+            raise ValueError("source %s has no weights in the groups %s" % (src.name, ", ".join(
+                names[k] for k, _gi in present)))
+        col = np.array([k for k, _gi in present], np.uint32)
+        spos, stri = _world_geometry(src)
+        tpos, ttri = _world_geometry(obj)
+        with api.Skin.from_csr(off, col[jt] if jt.size else jt, wt, len(names)) as src_skin:
+            rep = api.transfer_weights(spos, stri, src_skin, tpos, ttri, skin, mask=mask, locked=locked,
+                                       distance_threshold=self.distance, angle_threshold=self.angle,
+                                       max_influences=self.max_influences, allow_flipped=self.allow_flipped,
+                                       smooth_iterations=self.smooth_iterations)
+        status = rep["vertex_status"]
+        written = np.isin(status, [c for c, n in api.TRANSFER_STATUS_NAMES.items()
+                                   if n in ("matched", "inpainted", "fallback")])
+        rep["vertex_flags"] = np.where(written, api.WFLAG_CHANGED, 0).astype(np.uint8)
+        rep["vertices_changed"] = int(written.sum())
+        rep["vertices_failed"] = int(rep["failed"])
+        self.report({"INFO"}, "%s <- %s: %d matched, %d inpainted, %d fallback, %d failed (distance %.4g)"
+                    % (obj.name, src.name, rep["matched"], rep["inpainted"], rep["fallback"], rep["failed"],
+                       rep["distance_threshold"]))
+        return rep
+
+
 WEIGHT_OPERATORS = (SKINKIT_OT_normalize, SKINKIT_OT_limit_total, SKINKIT_OT_clean, SKINKIT_OT_quantize,
-                    SKINKIT_OT_smooth, SKINKIT_OT_remove_rogue, SKINKIT_OT_mirror)
+                    SKINKIT_OT_smooth, SKINKIT_OT_remove_rogue, SKINKIT_OT_mirror, SKINKIT_OT_transfer)
 
 
 # ------------------------------------------------------------------------------------------- automatic binding
+_BIND_MODES = {"OBJECT", "PAINT_WEIGHT", "EDIT_MESH"}
+
+
 def _bind_targets(context):
-    arm = context.active_object
-    if arm is None or arm.type != "ARMATURE":
+    """(armature, meshes). Object mode: the active armature and the selected meshes. Weight Paint / Edit mode: the
+    active mesh and a selected armature (else the armature of its Armature modifier or parent)."""
+    act = context.active_object
+    if context.mode == "OBJECT":
+        if act is None or act.type != "ARMATURE":
+            return None, []
+        return act, [o for o in (context.selected_objects or []) if o.type == "MESH"]
+    if act is None or act.type != "MESH":
         return None, []
-    return arm, [o for o in (context.selected_objects or []) if o.type == "MESH"]
+    from . import bridge
+
+    arms = [o for o in (context.selected_objects or []) if o.type == "ARMATURE"]
+    arm = arms[0] if len(arms) == 1 else bridge.mesh_armature(act)
+    return arm, [act]
+
+
+def _bind_mask(context, obj, only_selected):
+    """Vertex mask of the bind: Edit mode's vertex selection, Weight Paint's selection when its vertex or face
+    selection masking is on; None (every vertex) in Object mode or when only_selected is off."""
+    if not only_selected:
+        return None
+    from . import bridge
+
+    if context.mode == "EDIT_MESH":
+        obj.update_from_editmode()
+        return bridge.selected_vertex_mask(obj.data)
+    return _vertex_mask(context, obj)
 
 
 def _armature_space_positions(obj, arm):
@@ -461,9 +611,12 @@ def _armature_space_positions(obj, arm):
     return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32)
 
 
-def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=True, respect_locks=True):
+def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=True, respect_locks=True,
+                vertex_mask=None):
     """Binds one mesh object to an armature object (weights, Armature modifier, parent). Returns a dict with
     the library's report plus timings (seconds: transfer_in, bind, write_back) and the bone names.
+    vertex_mask (bool/uint8[V], optional): only these vertices are bound; the others keep their weights.
+    The base mesh (obj.data, the Basis shape) is bound, not the evaluated one: the vertex groups belong to it.
     Raises SkinkitError/ValueError before touching the object when the library refuses the input."""
     import time
 
@@ -491,16 +644,24 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
         for j, n in enumerate(names):
             g = existing.get(n)
             locked[j] = bool(g is not None and g.lock_weight)
+    mask = None
+    if vertex_mask is not None:
+        mask = np.asarray(vertex_mask).astype(bool).reshape(-1)
+        if mask.size != pos.shape[0]:
+            raise ValueError("vertex mask has %d entries for %d vertices" % (mask.size, pos.shape[0]))
+        if not mask.any():
+            raise ValueError("no vertex selected in %s (the bind acts on the vertex selection)" % obj.name)
     skin = None
-    if locked.any():  # locked groups keep their weights: hand them to the library as the starting skin
-        lock_groups = [existing[n].index for j, n in enumerate(names) if locked[j]]
-        lock_joints = np.array([j for j in range(len(names)) if locked[j]], np.uint32)
-        off, jt, wt = bridge.vertex_groups_to_csr(obj, lock_groups)
-        skin = api.Skin.from_csr(off, lock_joints[jt], wt, len(names))
+    # starting skin: locked groups keep their weights, and with a mask every bone group of the unmasked vertices
+    keep_joints = [j for j, n in enumerate(names) if n in existing and (locked[j] or mask is not None)]
+    if keep_joints:
+        keep_groups = [existing[names[j]].index for j in keep_joints]
+        off, jt, wt = bridge.vertex_groups_to_csr(obj, keep_groups)
+        skin = api.Skin.from_csr(off, np.array(keep_joints, np.uint32)[jt], wt, len(names))
     t1 = time.perf_counter()
     try:
         skin, rep = api.bind(pos, tri, heads=heads, tails=tails, method=method, max_influences=max_influences,
-                             deform=deform, locked=locked if locked.any() else None, skin=skin)
+                             deform=deform, locked=locked if locked.any() else None, vertex_mask=mask, skin=skin)
         with skin:
             off, jt, wt = skin.to_csr()
     except BaseException:
@@ -520,7 +681,7 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     verts = np.repeat(np.arange(off.size - 1), np.diff(off.astype(np.int64)))
     new_off = np.zeros(off.size, np.int64)
     np.cumsum(np.bincount(verts[keep], minlength=off.size - 1), out=new_off[1:])
-    bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups)
+    bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups, mask=mask)
     if not any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers):
         mod = obj.modifiers.new(name=arm.name, type="ARMATURE")
         mod.object = arm
@@ -550,21 +711,33 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
         ("robust", "Robust", "Heat diffusion that also copes with loose parts, holes and overlapping geometry "
          "(falls back to the nearest bone where heat cannot reach)"),
         ("heat", "Heat", "Bone heat diffusion over the surface (like Blender's Automatic Weights)"),
-        ("nearest", "Nearest", "Distance to the nearest bones only")), default="robust")
+        ("nearest", "Nearest", "Distance to the nearest bones only"),
+        ("capsule", "Capsule", "A capsule around each bone (radius estimated from the mesh), smooth falloff "
+         "outside it, smoothed over the mesh edges"),
+        ("delaunay", "Delaunay", "Graph distance to the bones over a Delaunay tetrahedralization of the vertices "
+         "and bone samples (Shin & Shin 2000): respects the volume, not only straight-line distance")),
+        default="robust")
     max_influences: IntProperty(name="Max Influences", default=4, min=1, max=32)
     only_deform: BoolProperty(name="Only Deform Bones", description="Bind only to bones with Deform enabled",
                               default=True)
     respect_locks: BoolProperty(name="Respect Locked Groups", description="Vertex groups that are locked keep "
                                 "their weights; the new weights fill the rest", default=True)
+    only_selected: BoolProperty(name="Only Selected Vertices", description="In Edit mode, and in Weight Paint with "
+                                "selection masking, bind only the selected vertices (the others keep their weights)",
+                                default=True)
 
     @classmethod
     def poll(cls, context):
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Needs Object mode")
+        if context.mode not in _BIND_MODES:
+            cls.poll_message_set("Needs Object, Edit or Weight Paint mode")
             return False
         arm, meshes = _bind_targets(context)
         if arm is None:
-            cls.poll_message_set("Active object is not an armature")
+            if context.mode == "OBJECT":
+                cls.poll_message_set("Active object is not an armature")
+            else:
+                cls.poll_message_set("Active object is not a mesh with an armature (select one or add an Armature "
+                                     "modifier)")
             return False
         if not meshes:
             cls.poll_message_set("No mesh selected")
@@ -578,13 +751,17 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
             return {"CANCELLED"}
         wm = context.window_manager
         lines = []
+        mode = context.mode
+        masks = [_bind_mask(context, obj, self.only_selected) for obj in meshes]
+        if mode == "EDIT_MESH":  # vertex groups cannot be written in Edit mode: leave it for the bind
+            bpy.ops.object.mode_set(mode="OBJECT")
         wm.progress_begin(0, len(meshes))
         LAST_BIND_REPORTS.clear()
         try:
             api = _load_api(context)
             for i, obj in enumerate(meshes):
                 rep = bind_object(api, obj, arm, self.method, self.max_influences, self.only_deform,
-                                  self.respect_locks)
+                                  self.respect_locks, vertex_mask=masks[i])
                 wm.progress_update(i + 1)
                 LAST_BIND_REPORTS.append(rep)
                 used = ", ".join("%s %d" % (n, c) for n, c in zip(rep["names"], rep["joint_vertex_counts"].tolist())
@@ -600,6 +777,8 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
             return _fail(self, e)
         finally:
             wm.progress_end()
+            if mode == "EDIT_MESH":
+                bpy.ops.object.mode_set(mode="EDIT")
         self.report({"INFO"}, "; ".join(lines))
         return {"FINISHED"}
 

@@ -1,5 +1,6 @@
 """UI: the "Skinkit" tab of the 3D View sidebar (N panel), the stored validation report, the Weight Paint
-▸ Weights menu entries and the Object ▸ Parent (Ctrl+P) entry (appended in register, removed in unregister)."""
+▸ Weights menu entries and the Object ▸ Parent (Ctrl+P) entry (appended in register, removed in unregister; the
+File ▸ Import/Export entries are io_scene.MENUS)."""
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
@@ -117,6 +118,7 @@ class VIEW3D_PT_skinkit(bpy.types.Panel):
         row.prop(settings, "smooth_factor")
         row.prop(settings, "smooth_method", text="")
         col.operator("skinkit.remove_rogue").group_subset = settings.group_subset
+        col.operator("skinkit.transfer").group_subset = settings.group_subset
         row = col.row(align=True)
         op = row.operator("skinkit.mirror")
         op.axis, op.mode, op.group_subset = settings.mirror_axis, settings.mirror_mode, settings.group_subset
@@ -141,6 +143,8 @@ def menu_weights(self, context):
     layout.operator("skinkit.smooth", text="Skinkit: Smooth")
     layout.operator("skinkit.remove_rogue", text="Skinkit: Remove Rogue Weights")
     layout.operator("skinkit.mirror", text="Skinkit: Mirror")
+    layout.operator("skinkit.transfer", text="Skinkit: Transfer Weights (from selected)")
+    layout.operator("skinkit.auto_bind", text="Skinkit: Auto Bind (selection)")
 
 
 def menu_parent(self, context):

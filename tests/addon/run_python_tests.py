@@ -1,4 +1,4 @@
-"""Runs the plain-Python addon tests (test_ctypes.py, test_api.py) and prints `N passed, N failed` last.
+"""Runs the plain-Python addon tests (test_ctypes.py, test_api.py, test_bridge.py) and prints `N passed, N failed` last.
 
 Usage: /usr/bin/python3 tests/addon/run_python_tests.py [-v]   (library: SKINKIT_LIBRARY or <repo>/build)
 Exit status 1 if any test failed or errored.
@@ -15,7 +15,7 @@ def main():
     verbosity = 2 if "-v" in sys.argv[1:] else 1
     loader = unittest.TestLoader()
     suite = unittest.TestSuite()
-    for name in ("test_ctypes", "test_api"):
+    for name in ("test_ctypes", "test_api", "test_bridge"):
         suite.addTests(loader.loadTestsFromName(name))
     result = unittest.TextTestRunner(verbosity=verbosity, stream=sys.stdout).run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)

@@ -1,0 +1,482 @@
+"""File import/export operators: Export ▸ Skin data (.skf) (export_scene.skf), Import ▸ Assimp via skinkit
+(import_scene.skinkit_assimp) and Export ▸ Assimp via skinkit (export_scene.skinkit_assimp), plus their File menu
+entries (appended in register through MENUS).
+
+Spaces: .skf stores the joint table in the armature's object space (bone.matrix_local as bind matrices) and hashes
+the base-mesh positions moved into that space, which is where a runtime's skinned positions live. The Assimp export
+writes everything in world space (bones: armature world matrix * bone.matrix_local, meshes: object world matrix *
+base-mesh positions), so the bind matrices are the armature's world rest pose. The base mesh (obj.data) is what is
+written in both: modifiers (a Subdivision Surface, the Armature modifier itself) are not applied, so the vertex
+order and count match the vertex groups.
+"""
+
+import os
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+# What the last run of each operator produced (object names, counts): read by the tests.
+LAST_IMPORT = {}
+LAST_EXPORT_SKF = {}
+LAST_EXPORT_ASSIMP = {}
+
+
+def _ops():
+    from . import operators
+
+    return operators
+
+
+def _np():
+    import numpy as np
+
+    return np
+
+
+def _skinned_targets(context, selected_only=True):
+    """(meshes, armatures) to export: the selected meshes (or every mesh of the scene) and the armature objects that
+    deform them (Armature modifier or armature parent), plus a selected armature for meshes without one."""
+    from . import bridge
+
+    objs = context.selected_objects if selected_only else context.scene.objects
+    meshes = sorted((o for o in objs if o.type == "MESH"), key=lambda o: o.name)
+    arms = {}
+    for o in meshes:
+        a = bridge.mesh_armature(o)
+        if a is not None:
+            arms[a.name] = a
+    if not arms:
+        for o in objs:
+            if o.type == "ARMATURE":
+                arms[o.name] = o
+    return meshes, [arms[k] for k in sorted(arms)]
+
+
+def _armature_space_positions(obj, arm):
+    np = _np()
+    from . import bridge
+
+    pos = bridge.mesh_positions(obj.data).astype(np.float64)
+    m = np.array(arm.matrix_world.inverted() @ obj.matrix_world, np.float64)
+    return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32)
+
+
+# ------------------------------------------------------------------------------------------- .skf export
+class SKINKIT_OT_export_skf(bpy.types.Operator, ExportHelper):
+    """Write the skin weights of the selected skinned meshes and their armature's joint table to a compact .skf
+    file (quantized weights for game runtimes)"""
+
+    bl_idname = "export_scene.skf"
+    bl_label = "Export Skin Data (.skf)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".skf"
+    filter_glob: StringProperty(default="*.skf", options={"HIDDEN"})
+
+    weight_bits: EnumProperty(name="Weight Bits", items=(
+        ("8", "8-bit", "Weights in steps of 1/255 summing to exactly 255"),
+        ("16", "16-bit", "Weights in steps of 1/65535 summing to exactly 65535")), default="8")
+    max_influences: IntProperty(name="Max Influences", description="Largest weights kept per vertex (renormalized)",
+                                default=4, min=1, max=8)
+    vertex_order: EnumProperty(name="Vertex Order", items=(
+        ("INDEX", "Index Buffer", "Code vertices in order of first use by the mesh's triangles (its loop triangles): "
+         "smaller files; decoding needs the same triangle list"),
+        ("FILE", "Vertex Order", "Code vertices in mesh order: decoding needs no index buffer")), default="INDEX")
+    only_deform: BoolProperty(name="Only Deform Bones", description="Joint table of the deforming bones only",
+                              default=True)
+    position_hash: BoolProperty(name="Position Hash", description="Store a hash of the rest positions (armature "
+                                "space) so a runtime can detect a mismatched mesh", default=True)
+    level: IntProperty(name="Compression", description="zlib level", default=9, min=1, max=9)
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Needs Object mode")
+            return False
+        if not any(o.type == "MESH" for o in context.selected_objects or []):
+            cls.poll_message_set("No mesh selected")
+            return False
+        return True
+
+    def execute(self, context):
+        ops = _ops()
+        np = _np()
+        from . import bridge
+
+        meshes, arms = _skinned_targets(context)
+        meshes = [o for o in meshes if o.vertex_groups]
+        if not meshes:
+            self.report({"ERROR"}, "Skinkit: no selected mesh with vertex groups")
+            return {"CANCELLED"}
+        if len(arms) != 1:
+            self.report({"ERROR"}, "Skinkit: the selected meshes must be deformed by exactly one armature (found %s)"
+                        % (", ".join(a.name for a in arms) or "none"))
+            return {"CANCELLED"}
+        arm = arms[0]
+        wm = context.window_manager
+        wm.progress_begin(0, len(meshes) + 1)
+        skins = []
+        try:
+            api = ops._load_api(context)
+            bones = bridge.armature_bones(arm, self.only_deform)
+            if not bones:
+                raise ValueError("armature %s has no %sbones" % (arm.name, "deforming " if self.only_deform else ""))
+            names = [b.name for b in bones]
+            index = {b.name: i for i, b in enumerate(bones)}
+            parents = [index.get(b.parent.name, -1) if b.parent is not None else -1 for b in bones]
+            rest = np.stack([np.array(b.matrix_local, np.float32) for b in bones])
+            items, ignored, vertices, unweighted = [], set(), 0, 0
+            with api.Skeleton(names, parents, rest_local=bridge.rest_local_from_world(parents, rest),
+                              bind=rest) as sk:
+                for i, obj in enumerate(meshes):
+                    off, jt, wt, ign = bridge.vertex_groups_to_bone_csr(obj, names)
+                    ignored.update(ign)
+                    unweighted += int(np.count_nonzero(np.diff(off.astype(np.int64)) == 0))
+                    skin = api.Skin.from_csr(off, jt, wt, len(names))
+                    skins.append(skin)
+                    pos = _armature_space_positions(obj, arm) if self.position_hash else None
+                    tri = bridge.mesh_triangles(obj.data) if self.vertex_order == "INDEX" else None
+                    items.append((skin, pos, tri))
+                    vertices += skin.vertex_count
+                    wm.progress_update(i + 1)
+                data = api.skf_encode(sk, items, weight_bits=int(self.weight_bits),
+                                      max_influences=self.max_influences, level=self.level,
+                                      file_order=self.vertex_order == "FILE")
+            with open(bpy.path.abspath(self.filepath), "wb") as f:
+                f.write(data)
+        except Exception as e:
+            return ops._fail(self, e)
+        finally:
+            for s in skins:
+                s.close()
+            wm.progress_end()
+        LAST_EXPORT_SKF.clear()
+        LAST_EXPORT_SKF.update(path=self.filepath, meshes=[o.name for o in meshes], armature=arm.name, joints=names,
+                               size=len(data), ignored_groups=sorted(ignored), unweighted=unweighted)
+        msg = "%s: %d meshes, %d vertices, %d joints, %d bytes" % (os.path.basename(self.filepath), len(meshes),
+                                                                    vertices, len(names), len(data))
+        if ignored:
+            msg += " (groups without a bone ignored: %s)" % ", ".join(sorted(ignored))
+        if unweighted:  # written with all-zero weights: worth a warning, not a failure
+            self.report({"WARNING"}, msg + "; %d vertices have no weight" % unweighted)
+        else:
+            self.report({"INFO"}, msg)
+        return {"FINISHED"}
+
+
+# ------------------------------------------------------------------------------------------- Assimp import
+_IMPORT_GLOB = "*.x;*.b3d;*.md5mesh;*.mesh;*.smd;*.iqm;*.ms3d;*.md2;*.md3;*.mdl;*.3ds;*.obj;*.dae;*.fbx;*.gltf;*.glb"
+
+
+def _remove_created(objs, datas):
+    for o in objs:
+        if o is not None and o.name in bpy.data.objects:
+            bpy.data.objects.remove(o, do_unlink=True)
+    for d in datas:
+        try:
+            if isinstance(d, bpy.types.Mesh) and d.users == 0:
+                bpy.data.meshes.remove(d)
+            elif isinstance(d, bpy.types.Armature) and d.users == 0:
+                bpy.data.armatures.remove(d)
+        except ReferenceError:
+            pass
+
+
+class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
+    """Import meshes, armature, vertex groups and rest pose from any format Assimp reads (.x, .b3d, .md5mesh,
+    Ogre .mesh, .smd, ...), through the skinkit library"""
+
+    bl_idname = "import_scene.skinkit_assimp"
+    bl_label = "Import via skinkit (Assimp)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filter_glob: StringProperty(default=_IMPORT_GLOB, options={"HIDDEN"})
+
+    up_axis: EnumProperty(name="Up Axis", description="Up axis of the file: Y-up files are turned to Blender's "
+                          "Z-up by the root object's rotation (the mesh data keeps the file's coordinates)", items=(
+                              ("Y", "Y Up", "Assimp's convention (glTF, .x, Ogre, ...)"),
+                              ("Z", "Z Up", "Keep the file's axes")), default="Y")
+    custom_normals: BoolProperty(name="Custom Normals", description="Use the file's normals as custom split normals",
+                                 default=True)
+    uvs: BoolProperty(name="UVs", description="Import the first UV set", default=True)
+    join_vertices: BoolProperty(name="Join Vertices", description="Merge identical vertices while reading (Assimp's "
+                                "JoinIdenticalVertices)", default=False)
+    file_rest_pose: BoolProperty(name="File Rest Pose", description="When the file's skeleton rest pose differs from "
+                                 "the pose the meshes were bound in, pose the armature in the file's rest pose (the "
+                                 "armature's own rest position is always the bind pose)", default=True)
+    isolate: BoolProperty(name="Safe Load", description="Parse the file in a child process first, so a damaged file "
+                          "cannot crash Blender (one extra parse)", default=False)
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Needs Object mode")
+            return False
+        return True
+
+    def invoke(self, context, event):
+        try:  # offer every extension the library's Assimp reads
+            exts = _ops()._load_api(context).import_extensions()
+            if exts:
+                self.filter_glob = ";".join(exts)
+        except Exception:
+            pass
+        return ImportHelper.invoke(self, context, event)
+
+    def execute(self, context):
+        ops = _ops()
+        np = _np()
+        from mathutils import Matrix
+
+        from . import bridge
+
+        path = bpy.path.abspath(self.filepath)
+        if not os.path.isfile(path):
+            self.report({"ERROR"}, "Skinkit: no such file: %s" % path)
+            return {"CANCELLED"}
+        wm = context.window_manager
+        created, datas = [], []
+        stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
+        wm.progress_begin(0, 100)
+        try:
+            api = ops._load_api(context)
+            with api.Scene.load(path, join_vertices=self.join_vertices, isolate=self.isolate) as scene:
+                wm.progress_update(10)
+                sk = scene.skeleton
+                arm_obj, bone_names = None, []
+                if sk is not None:
+                    names, parents = sk.names, sk.parents
+                    bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
+                    extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()), 1e-6)
+                    pose = None
+                    if self.file_rest_pose and np.abs(bind - rest).max() > 1e-5 * max(extent, 1.0):
+                        pose = rest
+                    arm_obj, bone_names = bridge.armature_from_skeleton(stem, names, parents.tolist(), bind, pose)
+                    created.append(arm_obj)
+                    datas.append(arm_obj.data)
+                root = Matrix.Rotation(np.pi / 2, 4, "X") if self.up_axis == "Y" else Matrix.Identity(4)
+                if arm_obj is not None:
+                    arm_obj.matrix_world = root
+                mesh_objs, weighted = [], 0
+                n = scene.mesh_count
+                for m in range(n):
+                    pos = scene.mesh_positions(m)
+                    if pos is None or not len(pos):
+                        continue
+                    me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), pos, scene.mesh_triangles(m),
+                                                 uv=scene.mesh_uv0(m) if self.uvs else None,
+                                                 normals=scene.mesh_normals(m) if self.custom_normals else None)
+                    datas.append(me)
+                    obj = bpy.data.objects.new(me.name, me)
+                    context.collection.objects.link(obj)
+                    created.append(obj)
+                    mesh_objs.append(obj)
+                    skin = scene.mesh_skin(m)
+                    if skin is not None and arm_obj is not None:
+                        off, jt, wt = bridge.merge_csr_duplicates(*skin.to_csr())
+                        used = np.unique(jt).tolist()
+                        groups = [obj.vertex_groups.new(name=bone_names[j]).index for j in used]
+                        remap = np.full(len(bone_names), -1, np.int64)
+                        remap[used] = np.arange(len(used))
+                        bridge.csr_to_vertex_groups(obj, off, remap[jt.astype(np.int64)], np.clip(wt, 0.0, 1.0),
+                                                    group_indices=groups)
+                        weighted += int(np.count_nonzero(np.diff(off.astype(np.int64))))
+                        mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
+                        mod.object = arm_obj
+                    if arm_obj is not None:
+                        obj.parent = arm_obj
+                        obj.matrix_parent_inverse = Matrix.Identity(4)
+                        obj.matrix_basis = Matrix.Identity(4)
+                    else:
+                        obj.matrix_world = root
+                    wm.progress_update(10 + int(90 * (m + 1) / max(n, 1)))
+        except Exception as e:
+            _remove_created(created, datas)
+            return ops._fail(self, e)
+        finally:
+            wm.progress_end()
+        for o in context.view_layer.objects:
+            o.select_set(False)
+        for o in created:
+            o.select_set(True)
+        context.view_layer.objects.active = arm_obj if arm_obj is not None else (mesh_objs[0] if mesh_objs else None)
+        LAST_IMPORT.clear()
+        LAST_IMPORT.update(path=path, armature=arm_obj.name if arm_obj is not None else None,
+                           meshes=[o.name for o in mesh_objs], bones=bone_names)
+        self.report({"INFO"}, "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
+            os.path.basename(path), len(mesh_objs), sum(len(o.data.vertices) for o in mesh_objs), weighted,
+            len(bone_names)))
+        return {"FINISHED"}
+
+
+# ------------------------------------------------------------------------------------------- Assimp export
+_EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae", None), "FBXA": (".fbx", "fbxa")}
+
+
+def _split_by_uv(mesh, uv_layer):
+    """(src vertex per new vertex, triangles over the new vertices, uv per new vertex): vertices are split where
+    their loops carry different UVs (a per-vertex UV stream). Loose vertices keep UV (0, 0)."""
+    np = _np()
+    mesh.calc_loop_triangles()
+    lt = np.empty(len(mesh.loop_triangles) * 3, np.int32)
+    mesh.loop_triangles.foreach_get("loops", lt)
+    lv = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", lv)
+    uv = np.empty(len(mesh.loops) * 2, np.float32)
+    uv_layer.data.foreach_get("uv", uv)
+    uv = uv.reshape(-1, 2)
+    nv = len(mesh.vertices)
+    loose = np.nonzero(np.bincount(lv, minlength=nv) == 0)[0]
+    keys = np.concatenate([np.column_stack([lv.astype(np.float64), uv.astype(np.float64)]),
+                           np.column_stack([loose.astype(np.float64), np.zeros((loose.size, 2))])])
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    src = uniq[:, 0].astype(np.int64)
+    tri = inverse[:len(lv)][lt].reshape(-1, 3)
+    return src, tri.astype(np.uint32), uniq[:, 1:].astype(np.float32)
+
+
+class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
+    """Export the selected meshes, their armature and vertex groups through Assimp (glTF binary/text, Collada,
+    ASCII FBX), via the skinkit library"""
+
+    bl_idname = "export_scene.skinkit_assimp"
+    bl_label = "Export via skinkit (Assimp)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".glb"
+    filter_glob: StringProperty(default="*.glb;*.gltf;*.dae;*.fbx", options={"HIDDEN"})
+
+    format: EnumProperty(name="Format", items=(
+        ("GLB", "glTF Binary (.glb)", ""), ("GLTF", "glTF Separate (.gltf)", ""), ("DAE", "Collada (.dae)", ""),
+        ("FBXA", "FBX ASCII (.fbx)", "Assimp 5.2.5's binary FBX cannot be read back, ASCII FBX is written")),
+        default="GLB")
+    use_selection: BoolProperty(name="Selected Only", description="Export the selected meshes only (otherwise every "
+                                "mesh of the scene)", default=True)
+    only_deform: BoolProperty(name="Only Deform Bones", default=True)
+    normalize: BoolProperty(name="Normalize", description="Each vertex's weights sum to 1", default=True)
+    max_influences: IntProperty(name="Limit", description="Keep the N largest weights per vertex (0 = the format's "
+                                "default: 4 for glTF, all for the others)", default=4, min=0, max=64)
+    prune: FloatProperty(name="Prune Below", description="Drop weights below this first", default=0.0, min=0.0,
+                         max=0.5, precision=4)
+    uvs: BoolProperty(name="UVs", description="Write the active UV map (vertices split at UV seams)", default=True)
+    normals: BoolProperty(name="Normals", default=True)
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Needs Object mode")
+            return False
+        if not any(o.type == "MESH" for o in context.scene.objects):
+            cls.poll_message_set("No mesh in the scene")
+            return False
+        return True
+
+    def check(self, context):
+        want = _EXPORT_FORMATS[self.format][0]
+        base, ext = os.path.splitext(self.filepath)
+        if ext.lower() != want:
+            self.filepath = (base if ext.lower() in (".glb", ".gltf", ".dae", ".fbx") else self.filepath) + want
+            return True
+        return False
+
+    def execute(self, context):
+        ops = _ops()
+        np = _np()
+        from . import bridge
+
+        meshes, arms = _skinned_targets(context, self.use_selection)
+        if not meshes:
+            self.report({"ERROR"}, "Skinkit: no mesh to export (select meshes or disable Selected Only)")
+            return {"CANCELLED"}
+        if len(arms) > 1:
+            self.report({"ERROR"}, "Skinkit: the meshes are deformed by %d armatures (%s); export one at a time"
+                        % (len(arms), ", ".join(a.name for a in arms)))
+            return {"CANCELLED"}
+        arm = arms[0] if arms else None
+        ext, fmt = _EXPORT_FORMATS[self.format]
+        path = bpy.path.abspath(self.filepath)
+        if os.path.splitext(path)[1].lower() != ext:
+            path += ext
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            self.report({"ERROR"}, "Skinkit: cannot write %s: folder %s does not exist" % (path, folder))
+            return {"CANCELLED"}
+        wm = context.window_manager
+        wm.progress_begin(0, len(meshes) + 1)
+        sk = None
+        try:
+            api = ops._load_api(context)
+            names = []
+            if arm is not None:
+                names, parents, rest = bridge.armature_to_skeleton_arrays(arm, None, self.only_deform)
+                if not names:
+                    raise ValueError("armature %s has no %sbones" % (arm.name, "deforming " if self.only_deform
+                                                                      else ""))
+                sk = api.Skeleton(names, parents, rest_local=bridge.rest_local_from_world(parents, rest), bind=rest)
+            written, skinned = [], 0
+            with api.Scene.create(sk) as scene:
+                for i, obj in enumerate(meshes):
+                    me = obj.data
+                    if not len(me.vertices):
+                        continue
+                    mw = np.array(obj.matrix_world, np.float64)
+                    pos = bridge.mesh_positions(me).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
+                    nrm = None
+                    if self.normals:
+                        nrm = bridge.mesh_normals(me).astype(np.float64) @ np.linalg.inv(mw[:3, :3])
+                        nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
+                    uv_layer = me.uv_layers.active if self.uvs else None
+                    if uv_layer is not None:
+                        src, tri, uv = _split_by_uv(me, uv_layer)
+                    else:
+                        src, tri, uv = np.arange(len(me.vertices)), bridge.mesh_triangles(me), None
+                    skin = None
+                    if sk is not None and obj.vertex_groups:
+                        off, jt, wt, _ign = bridge.vertex_groups_to_bone_csr(obj, names)
+                        if jt.size:
+                            off, jt, wt = bridge.csr_take(off, jt, wt, src)
+                            skin = api.Skin.from_csr(off, jt, wt, len(names))
+                    try:
+                        scene.add_mesh(pos[src].astype(np.float32), tri, name=obj.name,
+                                       normals=None if nrm is None else nrm[src].astype(np.float32), uv0=uv,
+                                       skin=skin)
+                    finally:
+                        if skin is not None:
+                            skin.close()
+                    skinned += skin is not None
+                    written.append(obj.name)
+                    wm.progress_update(i + 1)
+                if not written:
+                    raise ValueError("the meshes to export have no vertices")
+                scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
+                           max_influences=self.max_influences, prune=self.prune)
+        except Exception as e:
+            return ops._fail(self, e)
+        finally:
+            if sk is not None:
+                sk.close()
+            wm.progress_end()
+        LAST_EXPORT_ASSIMP.clear()
+        LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
+                                  joints=names)
+        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints" % (os.path.basename(path), len(written),
+                                                                          skinned, len(names)))
+        return {"FINISHED"}
+
+
+# ------------------------------------------------------------------------------------------- menus
+def menu_import(self, context):
+    self.layout.operator(SKINKIT_OT_import_assimp.bl_idname,
+                         text="Assimp via skinkit (.x .b3d .md5mesh .mesh .smd .iqm ...)")
+
+
+def menu_export(self, context):
+    self.layout.operator(SKINKIT_OT_export_skf.bl_idname, text="Skin data (.skf)")
+    self.layout.operator(SKINKIT_OT_export_assimp.bl_idname, text="Assimp via skinkit (.glb .gltf .dae .fbx(ascii))")
+
+
+MENUS = (("TOPBAR_MT_file_import", menu_import), ("TOPBAR_MT_file_export", menu_export))
+
+classes = (SKINKIT_OT_export_skf, SKINKIT_OT_import_assimp, SKINKIT_OT_export_assimp)

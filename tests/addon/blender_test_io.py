@@ -1,0 +1,751 @@
+"""Headless Blender tests of the addon's file operators and the later operators (run by run_blender_tests.sh):
+
+    blender -b --factory-startup --python tests/addon/blender_test_io.py --python-exit-code 1 -- ZIP
+
+export_scene.skf (decoded again with the library and compared with the vertex groups), import_scene.skinkit_assimp
+(corpus .x / .b3d / .md5mesh / Ogre .mesh from SKINKIT_ASSETS, skipped with one line when it is unset, plus
+tests/data/cylinder_rig.glb: counts, weights and evaluated rest positions against the library's own read),
+export_scene.skinkit_assimp (read back with the library: joint names, weights, bind matrices = the armature's rest
+pose), Auto Bind on a vertex selection (Weight Paint mask, Edit mode), skinkit.transfer; undo and the failure
+reports of each. Prints `N passed, N failed` last; exits non-zero on failure.
+"""
+
+import os
+import sys
+import tempfile
+import traceback
+
+import bpy
+
+ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+ZIP = os.path.abspath(ARGV[0]) if ARGV else None
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+ASSETS = os.environ.get("SKINKIT_ASSETS") or None
+CORPUS = ("x/Testwuson.X", "b3d/character.b3d", "md5/drone.md5mesh", "ogre/Clonk/Graphics.mesh")
+TMP = tempfile.mkdtemp(prefix="skinkit_io_")
+
+RESULTS = []
+NOTES = []
+SKIPPED_CORPUS = []
+
+
+class Skip(Exception):
+    pass
+
+
+def check(name, fn):
+    try:
+        fn()
+        RESULTS.append((name, True))
+        print("PASS %s" % name)
+    except Skip as s:
+        print("SKIP %s: %s" % (name, s))
+    except Exception:
+        RESULTS.append((name, False))
+        print("FAIL %s\n%s" % (name, traceback.format_exc()))
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def close(a, b, tol, msg):
+    import numpy as np
+
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    err = float(np.abs(a - b).max()) if a.size else 0.0
+    expect(a.shape == b.shape and err <= tol, "%s: max error %.3g > %.3g (shapes %s, %s)"
+           % (msg, err, tol, a.shape, b.shape))
+
+
+def expect_report_error(fn, *fragments):
+    """fn must fail with an operator error report (RuntimeError from bpy.ops) mentioning every fragment."""
+    try:
+        res = fn()
+    except RuntimeError as e:
+        for f in fragments:
+            expect(f in str(e), "error report lacks %r: %s" % (f, e))
+        return str(e)
+    raise AssertionError("no error reported (returned %s)" % (res,))
+
+
+# ------------------------------------------------------------------------------------------- scene helpers
+def reset_scene():
+    if bpy.context.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj, do_unlink=True)
+    for coll in (bpy.data.meshes, bpy.data.armatures):
+        for block in list(coll):
+            coll.remove(block)
+
+
+def select_only(*objs):
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    for o in objs:
+        o.select_set(True)
+    bpy.context.view_layer.objects.active = objs[0] if objs else None
+
+
+def dense_groups(obj, names):
+    """(V, len(names)) float64 weights of the named vertex groups."""
+    import numpy as np
+
+    col = {g.index: names.index(g.name) for g in obj.vertex_groups if g.name in names}
+    out = np.zeros((len(obj.data.vertices), len(names)))
+    for v in obj.data.vertices:
+        for ge in v.groups:
+            k = col.get(ge.group)
+            if k is not None:
+                out[v.index, k] = ge.weight
+    return out
+
+
+def dense_csr(off, jt, wt, joints):
+    import numpy as np
+
+    out = np.zeros((len(off) - 1, joints))
+    verts = np.repeat(np.arange(len(off) - 1), np.diff(np.asarray(off, np.int64)))
+    np.add.at(out, (verts, np.asarray(jt, np.int64)), np.asarray(wt, np.float64))
+    return out
+
+
+def make_rig(bones=3, segments=12, rings=12, length=2.0, moved=True):
+    """Library sample cylinder along +X as mesh "Cylinder" with groups b0.. (library weights) and an Armature modifier
+    + parent to armature "Rig" (bones along +X). moved: both objects get non-trivial world transforms."""
+    import numpy as np
+
+    from skinkit import api
+
+    reset_scene()
+    cyl = api.cylinder(segments=segments, rings=rings, bones=bones, length=length, radius=0.25)
+    me = bpy.data.meshes.new("cyl")
+    me.from_pydata(cyl.positions.tolist(), [], cyl.triangles.tolist())
+    me.update()
+    obj = bpy.data.objects.new("Cylinder", me)
+    bpy.context.scene.collection.objects.link(obj)
+    arm = bpy.data.armatures.new("rig")
+    arm_obj = bpy.data.objects.new("Rig", arm)
+    bpy.context.scene.collection.objects.link(arm_obj)
+    bpy.context.view_layer.objects.active = arm_obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    seg = length / bones
+    prev = None
+    for i in range(bones):
+        eb = arm.edit_bones.new("b%d" % i)
+        eb.head = (i * seg, 0, 0)
+        eb.tail = ((i + 1) * seg, 0, 0)
+        eb.roll = 0.3 * i
+        if prev is not None:
+            eb.parent = prev
+            eb.use_connect = True
+        prev = eb
+    bpy.ops.object.mode_set(mode="OBJECT")
+    off, jt, wt = cyl.skin.to_csr()
+    groups = [obj.vertex_groups.new(name="b%d" % i) for i in range(bones)]
+    w = dense_csr(off, jt, wt, bones)
+    for j in range(bones):  # batched: one add per (group, weight value)
+        col = w[:, j]
+        for val in np.unique(col[col > 0]).tolist():
+            groups[j].add(np.nonzero(col == val)[0].tolist(), val, "REPLACE")
+    mod = obj.modifiers.new("Armature", "ARMATURE")
+    mod.object = arm_obj
+    obj.parent = arm_obj
+    if moved:
+        arm_obj.location = (0.5, -1.0, 0.25)
+        arm_obj.rotation_euler = (0.3, 0.0, 0.2)
+        obj.location = (0.1, 0.2, -0.3)
+        obj.rotation_euler = (0.0, 0.25, 0.0)
+    bpy.context.view_layer.update()
+    select_only(obj)
+    return obj, arm_obj
+
+
+def evaluated_positions(obj):
+    from skinkit import bridge
+
+    bpy.context.view_layer.update()
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    try:
+        return bridge.mesh_positions(me).copy()
+    finally:
+        ev.to_mesh_clear()
+
+
+def window_override():
+    return bpy.context.temp_override(window=bpy.context.window_manager.windows[0])
+
+
+# ------------------------------------------------------------------------------------------- install
+def test_install_enable():
+    expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)
+    bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
+    bpy.ops.preferences.addon_enable(module="skinkit")
+    expect("skinkit" in bpy.context.preferences.addons, "skinkit not enabled")
+
+
+def test_registered_and_menus():
+    import skinkit
+
+    for idname in ("export_scene.skf", "import_scene.skinkit_assimp", "export_scene.skinkit_assimp",
+                   "skinkit.transfer", "skinkit.auto_bind"):
+        mod, name = idname.split(".")
+        cls = getattr(bpy.types, mod.upper() + "_OT_" + name, None)
+        expect(cls is not None, "%s not registered" % idname)
+        expect({"REGISTER", "UNDO"} <= set(cls.bl_options), "%s lacks REGISTER/UNDO" % idname)
+    expect(skinkit.io_scene.menu_import in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize(),
+           "File > Import entry missing")
+    expect(skinkit.io_scene.menu_export in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize(),
+           "File > Export entry missing")
+
+
+# ------------------------------------------------------------------------------------------- .skf export
+def test_export_skf_matches_vertex_groups():
+    import numpy as np
+
+    import skinkit
+    from skinkit import api, bridge
+
+    obj, arm = make_rig(bones=3)
+    names = ["b0", "b1", "b2"]
+    # an extra group not named after a bone is ignored (and reported)
+    obj.vertex_groups.new(name="not_a_bone").add([0, 1], 0.5, "REPLACE")
+    want = dense_groups(obj, names)
+    path = os.path.join(TMP, "rig.skf")
+    expect(bpy.ops.export_scene.skf(filepath=path) == {"FINISHED"}, "export_scene.skf")
+    info = skinkit.io_scene.LAST_EXPORT_SKF
+    expect(info["ignored_groups"] == ["not_a_bone"], "ignored groups: %s" % info["ignored_groups"])
+    data = open(path, "rb").read()
+    peek = api.skf_peek(data)
+    expect(peek["weight_bits"] == 8 and peek["mesh_count"] == 1 and peek["joint_count"] == 3, "header %s" % peek)
+    jn, parents, ib = api.skf_decode_skeleton(data)
+    expect(jn == names and parents.tolist() == [-1, 0, 1], "joint table %s %s" % (jn, parents))
+    rest = np.stack([np.array(arm.data.bones[n].matrix_local) for n in names])
+    close(np.linalg.inv(ib), rest, 1e-5, "inverse binds vs bone.matrix_local")
+    mi = api.skf_mesh_info(data, 0)
+    expect(mi["order"] == 1 and mi["vertex_count"] == len(obj.data.vertices), "mesh info %s" % mi)
+    tri = bridge.mesh_triangles(obj.data)
+    expect(mi["index_count"] == tri.size, "index count %d vs loop triangles %d" % (mi["index_count"], tri.size))
+    # position hash: base mesh in armature space
+    m = np.array(arm.matrix_world.inverted() @ obj.matrix_world)
+    pos = bridge.mesh_positions(obj.data) @ m[:3, :3].T + m[:3, 3]
+    expect(mi["has_position_hash"] and mi["position_hash"] == api.skf_position_hash(pos.astype(np.float32)),
+           "position hash differs from the armature-space positions")
+    jt, wt = api.skf_decode(data, 0, indices=tri)
+    got = np.zeros_like(want)
+    np.add.at(got, (np.repeat(np.arange(len(jt)), 4), jt.reshape(-1).astype(np.int64)), wt.reshape(-1) / 255.0)
+    expect((wt.astype(np.int64).sum(axis=1) == 255).all(), "quantized weights do not sum to 255")
+    close(got, want / want.sum(axis=1, keepdims=True), 1.0 / 255 + 1e-6, "decoded 8-bit weights vs vertex groups")
+    # exactly the library's own quantization of the same weights
+    off, cj, cw = bridge.vertex_groups_to_csr(obj, [obj.vertex_groups[n].index for n in names])
+    with api.Skin.from_csr(off, cj, cw, 3) as skin:
+        pj, pw = skin.to_packed(4, np.uint16, np.uint8)
+    ref = np.zeros_like(want)
+    np.add.at(ref, (np.repeat(np.arange(len(pj)), 4), pj.reshape(-1).astype(np.int64)), pw.reshape(-1) / 255.0)
+    close(got, ref, 1e-9, "decoded weights vs the library's quantization")
+    # wrong index buffer: refused
+    try:
+        api.skf_decode(data, 0, indices=tri[::-1])
+        raise AssertionError("decode with another index buffer succeeded")
+    except api.SkinkitError:
+        pass
+
+
+def test_export_skf_16bit_file_order_two_meshes():
+    import numpy as np
+
+    from skinkit import api
+
+    obj, arm = make_rig(bones=2)
+    obj2 = obj.copy()
+    obj2.data = obj.data.copy()
+    obj2.name = "Cylinder2"
+    bpy.context.scene.collection.objects.link(obj2)
+    obj2.vertex_groups["b0"].add(list(range(len(obj2.data.vertices))), 0.7, "REPLACE")
+    select_only(obj, obj2)
+    path = os.path.join(TMP, "two.skf")
+    expect(bpy.ops.export_scene.skf(filepath=path, weight_bits="16", vertex_order="FILE", max_influences=2)
+           == {"FINISHED"}, "16-bit export")
+    data = open(path, "rb").read()
+    peek = api.skf_peek(data)
+    expect(peek["weight_bits"] == 16 and peek["mesh_count"] == 2, "header %s" % peek)
+    for k, o in enumerate((obj, obj2)):  # meshes in name order
+        mi = api.skf_mesh_info(data, k)
+        expect(mi["order"] == 0, "FILE order not stored")
+        jt, wt = api.skf_decode(data, k, influences=2)
+        want = dense_groups(o, ["b0", "b1"])
+        want /= want.sum(axis=1, keepdims=True)
+        got = np.zeros_like(want)
+        np.add.at(got, (np.repeat(np.arange(len(jt)), 2), jt.reshape(-1).astype(np.int64)), wt.reshape(-1) / 65535.0)
+        close(got, want, 1.0 / 65535 + 1e-6, "mesh %s 16-bit weights" % o.name)
+
+
+def test_export_skf_failures():
+    obj, arm = make_rig(bones=2)
+    obj.modifiers.clear()
+    obj.parent = None
+    select_only(obj)
+    path = os.path.join(TMP, "none.skf")
+    expect_report_error(lambda: bpy.ops.export_scene.skf(filepath=path), "Skinkit", "exactly one armature")
+    expect(not os.path.exists(path), "failed export wrote a file")
+    select_only(arm)
+    expect(not bpy.ops.export_scene.skf.poll(), "skf export polls true without a selected mesh")
+    # a vertex group weight the library refuses (NaN cannot come from Blender; an unwritable path can)
+    obj2, arm2 = make_rig(bones=2)
+    expect_report_error(lambda: bpy.ops.export_scene.skf(filepath=os.path.join(TMP, "no_dir", "x.skf")), "Skinkit")
+    # an unweighted vertex is written with zero weights and counted (a warning, not a failure)
+    import skinkit
+    from skinkit import api, bridge
+
+    for g in obj2.vertex_groups:
+        g.remove([0])
+    path = os.path.join(TMP, "unweighted.skf")
+    expect(bpy.ops.export_scene.skf(filepath=path) == {"FINISHED"}, "export with an unweighted vertex")
+    expect(skinkit.io_scene.LAST_EXPORT_SKF["unweighted"] == 1, "unweighted vertex not counted")
+    jt, wt = api.skf_decode(open(path, "rb").read(), 0, indices=bridge.mesh_triangles(obj2.data))
+    expect(int(wt[0].sum()) == 0 and (wt[1:].astype(int).sum(axis=1) == 255).all(), "unweighted vertex decoded wrong")
+
+
+# ------------------------------------------------------------------------------------------- Assimp import
+def _library_view(path):
+    """What the library reads: [(name, positions, triangles, dense weights by joint name or None)], joint names."""
+    from skinkit import api, bridge
+
+    out = []
+    with api.Scene.load(path) as scene:
+        sk = scene.skeleton
+        names = sk.names if sk is not None else []
+        for m in range(scene.mesh_count):
+            pos = scene.mesh_positions(m)
+            skin = scene.mesh_skin(m)
+            w = None
+            if skin is not None:
+                off, jt, wt = bridge.merge_csr_duplicates(*skin.to_csr())
+                w = dense_csr(off, jt, wt, len(names))
+            out.append((scene.mesh_name(m), pos, scene.mesh_triangles(m), w))
+        rest = sk.rest_world if sk is not None else None
+        extra = {}
+        if sk is not None:
+            extra["parents"] = sk.parents.tolist()
+            extra["palette"] = [sk.palette_from_world(rest, inverse_bind=scene.mesh_inverse_binds(m)[0])
+                                if scene.mesh_skin(m) is not None else None for m in range(scene.mesh_count)]
+            extra["skins"] = [scene.mesh_skin(m).to_csr() if scene.mesh_skin(m) is not None else None
+                              for m in range(scene.mesh_count)]
+    return out, names, extra
+
+
+def _check_import(path, label):
+    import numpy as np
+
+    import skinkit
+    from skinkit import api
+
+    reset_scene()
+    meshes, names, extra = _library_view(path)
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "%s: import did not finish" % label)
+    info = skinkit.io_scene.LAST_IMPORT
+    arm = bpy.data.objects[info["armature"]]
+    expect(len(arm.data.bones) == len(names), "%s: %d bones, library %d joints" % (label, len(arm.data.bones),
+                                                                                    len(names)))
+    expect(info["bones"] == names, "%s: bone names differ from the joints" % label)
+    for j, n in enumerate(names):  # parent links
+        b = arm.data.bones[n]
+        p = extra["parents"][j]
+        expect((b.parent.name if b.parent else None) == (names[p] if p >= 0 else None),
+               "%s: parent of %s is %s, file %s" % (label, n, b.parent, names[p] if p >= 0 else None))
+    objs = [bpy.data.objects[n] for n in info["meshes"]]
+    expect(len(objs) == len(meshes), "%s: %d mesh objects, library %d meshes" % (label, len(objs), len(meshes)))
+    worst = 0.0
+    for k, (obj, (mname, pos, tri, w)) in enumerate(zip(objs, meshes)):
+        expect(len(obj.data.vertices) == len(pos), "%s/%s: %d vertices, file %d" % (label, mname,
+                                                                                   len(obj.data.vertices), len(pos)))
+        diag = float(np.linalg.norm(np.ptp(pos, axis=0)))
+        if w is not None:
+            got = dense_groups(obj, names)
+            close(got, np.clip(w, 0, 1), 1e-6, "%s/%s: vertex group weights vs the library's read" % (label, mname))
+            expect(any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers), "no Armature modifier")
+        # evaluated positions at the rest position of the armature = the file's positions
+        arm.data.pose_position = "REST"
+        ev = evaluated_positions(obj)
+        close(ev, pos, 1e-4 * diag, "%s/%s: evaluated rest positions vs the file" % (label, mname))
+        # in the file's rest pose (pose position): the library's LBS of the same skin with the rest pose palette
+        arm.data.pose_position = "POSE"
+        if w is not None:
+            evp = evaluated_positions(obj)
+            off, jt, wt = extra["skins"][k]
+            with api.Skin.from_csr(off, jt, wt, len(names)) as skin:
+                # Blender's Armature modifier divides by the weight sum: so does the library with "normalize"
+                ours = api.deform(pos, None, extra["palette"][k], skin, method="lbs", flags=("normalize",)).positions
+            err = float(np.abs(evp - ours).max()) / max(diag, 1e-9)
+            worst = max(worst, err)
+            expect(err <= 1e-4, "%s/%s: posed (file rest pose) Blender vs library LBS: %.3g of the diagonal"
+                   % (label, mname, err))
+    NOTES.append("import %s: %d meshes, %d vertices, %d bones; posed error %.2g of bbox diagonal"
+                 % (label, len(objs), sum(len(o.data.vertices) for o in objs), len(names), worst))
+    # the armature object carries the Y-up -> Z-up turn; the meshes follow as children
+    expect(all(o.parent == arm for o in objs), "meshes not parented to the armature")
+
+
+def test_import_cylinder_rig_glb():
+    _check_import(os.path.join(DATA, "cylinder_rig.glb"), "cylinder_rig.glb")
+
+
+def _corpus_test(rel):
+    def t():
+        if not ASSETS:  # the standard line once, then a short one
+            first = not SKIPPED_CORPUS
+            SKIPPED_CORPUS.append(rel)
+            raise Skip("SKINKIT_ASSETS not set: corpus tests skipped (set it to ../shared/assets)" if first
+                       else "corpus")
+        path = os.path.join(ASSETS, rel)
+        expect(os.path.isfile(path), "corpus file missing: %s" % path)
+        _check_import(path, rel)
+
+    t.__name__ = "test_import_corpus_" + os.path.basename(rel).replace(".", "_")
+    return t
+
+
+def test_import_undo_and_failures():
+    reset_scene()
+    path = os.path.join(DATA, "cylinder_rig.glb")
+    with window_override():
+        bpy.ops.ed.undo_push(message="skinkit io test: initial")  # the first push only starts the stack
+        bpy.ops.ed.undo_push(message="skinkit io test: empty")
+        expect(bpy.ops.import_scene.skinkit_assimp("EXEC_DEFAULT", True, filepath=path) == {"FINISHED"}, "import")
+        expect(len(bpy.data.objects) == 2, "import made %d objects" % len(bpy.data.objects))
+        bpy.ops.ed.undo()
+        expect(len(bpy.data.objects) == 0, "undo left %d objects" % len(bpy.data.objects))
+    expect_report_error(lambda: bpy.ops.import_scene.skinkit_assimp(filepath=os.path.join(TMP, "missing.x")),
+                        "Skinkit", "missing.x")
+    bad = os.path.join(TMP, "garbage.x")
+    with open(bad, "wb") as f:
+        f.write(b"xof 0302txt 0064\n{{{ garbage" + bytes(range(200)))
+    expect_report_error(lambda: bpy.ops.import_scene.skinkit_assimp(filepath=bad), "Skinkit")
+    expect(len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0 and len(bpy.data.armatures) == 0,
+           "failed import left data behind")
+
+
+# ------------------------------------------------------------------------------------------- Assimp export
+def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
+    import numpy as np
+
+    from skinkit import api, bridge
+
+    path = os.path.join(TMP, "out_%s%s" % (fmt.lower(), ext))
+    select_only(obj)
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "export %s" % fmt)
+    expect(os.path.isfile(path), "no file written for %s" % fmt)
+    want = dense_groups(obj, names)
+    want /= want.sum(axis=1, keepdims=True)
+    mw = np.array(obj.matrix_world)
+    src_pos = bridge.mesh_positions(obj.data) @ mw[:3, :3].T + mw[:3, 3]
+    rest = {b.name: np.array(arm.matrix_world @ b.matrix_local) for b in arm.data.bones}
+    with api.Scene.load(path) as scene:
+        scene.require_skin()
+        sk = scene.skeleton
+        expect(set(names) <= set(sk.names), "%s: joints %s lack %s" % (fmt, sk.names, names))
+        m = next(i for i in range(scene.mesh_count) if scene.mesh_skin(i) is not None)
+        pos = scene.mesh_positions(m)
+        off, jt, wt = bridge.merge_csr_duplicates(*scene.mesh_skin(m).to_csr())
+        got_all = dense_csr(off, jt, wt, len(sk))
+        got = np.stack([got_all[:, sk.names.index(n)] for n in names], axis=1)
+        ib, bound = scene.mesh_inverse_binds(m)
+        for n in names:
+            j = sk.names.index(n)
+            expect(bound[j], "%s: joint %s not bound" % (fmt, n))
+            close(np.linalg.inv(ib[j]), rest[n], 1e-4, "%s: bind matrix of %s vs the armature's world rest" % (fmt, n))
+    # vertices may be reordered or split by the exporter: match them by position
+    d2 = ((pos[:, None, :].astype(np.float64) - src_pos[None, :, :]) ** 2).sum(axis=2)
+    idx = np.argmin(d2, axis=1)
+    far = np.sqrt(d2[np.arange(len(pos)), idx])
+    expect(far.max() <= 1e-5, "%s: exported vertices up to %.3g from the nearest source vertex" % (fmt, far.max()))
+    # (the sample cylinder has seam vertices at equal positions: count distinct positions)
+    distinct = np.unique(np.round(src_pos, 5), axis=0).shape[0]
+    covered = np.unique(np.round(src_pos[idx], 5), axis=0).shape[0]
+    expect(covered == distinct, "%s: %d of %d source positions written" % (fmt, covered, distinct))
+    close(got, want[idx], 2e-6, "%s: weights read back vs vertex groups" % fmt)
+    return path
+
+
+def test_export_assimp_glb_dae_fbx():
+    obj, arm = make_rig(bones=3)
+    names = ["b0", "b1", "b2"]
+    for fmt, ext in (("GLB", ".glb"), ("GLTF", ".gltf"), ("DAE", ".dae"), ("FBXA", ".fbx")):
+        _check_export_readback(fmt, ext, obj, arm, names)
+
+
+def test_export_assimp_uv_seams_limit():
+    import numpy as np
+
+    from skinkit import api
+
+    obj, arm = make_rig(bones=3)
+    me = obj.data
+    layer = me.uv_layers.new(name="UVMap")
+    n = len(me.loops)
+    uv = np.random.default_rng(3).uniform(0, 1, (n, 2)).astype(np.float32)  # every loop its own UV: max splitting
+    layer.data.foreach_set("uv", uv.reshape(-1))
+    path = _check_export_readback("GLB", ".glb", obj, arm, ["b0", "b1", "b2"], uv=True)
+    with api.Scene.load(path) as scene:
+        expect(scene.mesh_uv0(0) is not None, "UVs not written")
+        expect(scene.mesh_vertex_count(0) > len(me.vertices), "no split at UV seams")
+    # limit 1 + normalize: every vertex has exactly one weight 1
+    path = os.path.join(TMP, "limit1.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, max_influences=1) == {"FINISHED"}, "limit 1")
+    with api.Scene.load(path) as scene:
+        off, jt, wt = scene.mesh_skin(0).to_csr()
+        expect((np.diff(off.astype(np.int64)) == 1).all() and np.allclose(wt, 1.0), "limit 1 not applied")
+
+
+def test_export_assimp_failures():
+    obj, arm = make_rig(bones=2)
+    obj2, arm2 = make_rig(bones=2)  # resets the scene: build a second rig by copying
+    o1, a1 = obj2, arm2
+    a2 = a1.copy()
+    a2.data = a1.data.copy()
+    bpy.context.scene.collection.objects.link(a2)
+    o2 = o1.copy()
+    o2.data = o1.data.copy()
+    bpy.context.scene.collection.objects.link(o2)
+    o2.modifiers[0].object = a2
+    o2.parent = a2
+    select_only(o1, o2)
+    path = os.path.join(TMP, "two_arms.glb")
+    expect_report_error(lambda: bpy.ops.export_scene.skinkit_assimp(filepath=path), "Skinkit", "armatures")
+    expect(not os.path.exists(path), "failed export wrote a file")
+    select_only(o1)
+    expect_report_error(lambda: bpy.ops.export_scene.skinkit_assimp(filepath=os.path.join(TMP, "no_dir", "x.glb")),
+                        "Skinkit")
+    o1.modifiers.clear()
+    o1.parent = None
+    select_only(o1)  # no armature at all: the mesh is written unskinned
+    path = os.path.join(TMP, "unskinned.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export without armature")
+    from skinkit import api
+
+    with api.Scene.load(path) as scene:
+        expect(scene.skeleton is None and scene.mesh_count == 1 and scene.mesh_skin(0) is None,
+               "unskinned export has a skin")
+
+
+# ------------------------------------------------------------------------------------------- auto bind on a selection
+def test_auto_bind_vertex_mask_weight_paint():
+    import numpy as np
+
+    from skinkit import bridge
+
+    obj, arm = make_rig(bones=3, moved=False)
+    names = ["b0", "b1", "b2"]
+    before = dense_groups(obj, names)
+    x = bridge.mesh_positions(obj.data)[:, 0]
+    sel = x > 1.4  # the last third: bind only those
+    # Weight Paint with an armature: mesh active in Weight Paint mode, armature selected
+    select_only(obj, arm)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+    obj.data.use_paint_mask_vertex = True
+    bridge.select_vertices(obj.data, sel)
+    expect(bpy.ops.skinkit.auto_bind.poll(), "auto_bind does not poll in Weight Paint")
+    expect(bpy.ops.skinkit.auto_bind(method="nearest", max_influences=1) == {"FINISHED"}, "masked auto_bind")
+    after = dense_groups(obj, names)
+    close(after[~sel], before[~sel], 0.0, "unselected vertices changed")
+    expect((after[sel, 2] == 1.0).all(), "selected far-end vertices not rigidly on b2")
+    expect(np.abs(after[sel] - before[sel]).max() > 0.1, "selected vertices unchanged")
+    expect(bpy.context.mode == "PAINT_WEIGHT", "mode not kept")
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_auto_bind_edit_mode_selection_and_undo():
+    from skinkit import bridge
+
+    obj, arm = make_rig(bones=3, moved=False)
+    names = ["b0", "b1", "b2"]
+    before = dense_groups(obj, names)
+    x = bridge.mesh_positions(obj.data)[:, 0]
+    sel = x < 0.6
+    bridge.select_vertices(obj.data, sel)
+    select_only(obj, arm)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    expect(bpy.ops.skinkit.auto_bind.poll(), "auto_bind does not poll in Edit mode")
+    with window_override():
+        bpy.ops.ed.undo_push(message="skinkit io test: initial")  # the first push only starts the stack
+        bpy.ops.ed.undo_push(message="skinkit io test: before bind")
+        expect(bpy.ops.skinkit.auto_bind("EXEC_DEFAULT", True, method="nearest", max_influences=1) == {"FINISHED"},
+               "edit-mode auto_bind")
+        expect(bpy.context.mode == "EDIT_MESH", "edit mode not restored")
+        bpy.ops.object.mode_set(mode="OBJECT")
+        obj = bpy.data.objects["Cylinder"]
+        after = dense_groups(obj, names)
+        close(after[~sel], before[~sel], 0.0, "unselected vertices changed")
+        expect((after[sel, 0] == 1.0).all(), "selected vertices not rigidly on b0")
+        bpy.ops.object.mode_set(mode="EDIT")
+        bpy.ops.ed.undo()
+        if bpy.context.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        obj = bpy.data.objects["Cylinder"]
+        close(dense_groups(obj, names), before, 1e-7, "undo did not restore the weights")
+
+
+def test_auto_bind_mask_without_selection_reports():
+    obj, arm = make_rig(bones=3, moved=False)
+    before = dense_groups(obj, ["b0", "b1", "b2"])
+    from skinkit import bridge
+    import numpy as np
+
+    bridge.select_vertices(obj.data, np.zeros(len(obj.data.vertices), bool))
+    select_only(obj, arm)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    expect_report_error(lambda: bpy.ops.skinkit.auto_bind(), "Skinkit", "no vertex selected")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    close(dense_groups(obj, ["b0", "b1", "b2"]), before, 0.0, "failed bind changed weights")
+
+
+def test_auto_bind_capsule_delaunay():
+    import numpy as np
+
+    from skinkit import bridge
+
+    names = ["b0", "b1", "b2"]
+    for method in ("capsule", "delaunay"):
+        obj, arm = make_rig(bones=3, segments=16, rings=24, length=3.0, moved=False)
+        for g in list(obj.vertex_groups):
+            obj.vertex_groups.remove(g)
+        select_only(arm, obj)
+        expect(bpy.ops.skinkit.auto_bind(method=method) == {"FINISHED"}, "auto_bind %s" % method)
+        w = dense_groups(obj, names)
+        close(w.sum(axis=1), np.ones(len(w)), 1e-5, "%s: weight sums" % method)
+        x = bridge.mesh_positions(obj.data)[:, 0]
+        top = w.argmax(axis=1)  # the nearest bone dominates at both ends and in the middle
+        expect((top[x < 0.3] == 0).all() and (top[x > 2.7] == 2).all() and (top[np.abs(x - 1.5) < 0.2] == 1).all(),
+               "%s: vertices not dominated by their bone (ends %.3f, %.3f)" % (method, w[x < 0.3, 0].min(),
+                                                                             w[x > 2.7, 2].min()))
+
+
+def test_library_missing_reports_error():
+    obj, arm = make_rig(bones=2)
+    prefs = bpy.context.preferences.addons["skinkit"].preferences
+    prefs.library_path = "/nonexistent/libskinkit.so"
+    try:
+        n_objects = len(bpy.data.objects)
+        for label, call in (
+                ("skf", lambda: bpy.ops.export_scene.skf(filepath=os.path.join(TMP, "nolib.skf"))),
+                ("export", lambda: bpy.ops.export_scene.skinkit_assimp(filepath=os.path.join(TMP, "nolib.glb"))),
+                ("import", lambda: bpy.ops.import_scene.skinkit_assimp(filepath=os.path.join(DATA,
+                                                                                              "cylinder_rig.glb")))):
+            expect_report_error(call, "Skinkit", "/nonexistent/libskinkit.so")
+        expect(len(bpy.data.objects) == n_objects, "failed import created objects")
+        expect(not os.path.exists(os.path.join(TMP, "nolib.skf")) and not os.path.exists(os.path.join(TMP,
+                                                                                                   "nolib.glb")),
+               "a failed export wrote a file")
+    finally:
+        prefs.library_path = ""
+    select_only(obj)
+    expect(bpy.ops.export_scene.skf(filepath=os.path.join(TMP, "lib_back.skf")) == {"FINISHED"},
+           "export after restoring the library path")
+
+
+# ------------------------------------------------------------------------------------------- transfer
+def _transfer_scene():
+    """Source "Cylinder" (library weights on b0..b2) and target "Target": a copy of its mesh, moved 1 mm along
+    +Y (every target vertex has a close source match), without groups. Target active, source selected."""
+    src, arm = make_rig(bones=3, moved=False)
+    dst = bpy.data.objects.new("Target", src.data.copy())
+    bpy.context.scene.collection.objects.link(dst)
+    dst.vertex_groups.clear()  # (the copied mesh carries the source's groups and weights)
+    expect(not any(v.groups for v in dst.data.vertices), "setup: target keeps weights")
+    dst.location = (0.0, 0.001, 0.0)
+    bpy.context.view_layer.update()
+    select_only(dst, src)
+    return src, dst
+
+
+def test_transfer():
+    import numpy as np
+
+    from skinkit import api, bridge
+
+    expect(hasattr(api, "transfer_weights"), "api.transfer_weights missing")
+    names = ["b0", "b1", "b2"]
+    src, dst = _transfer_scene()
+    want = dense_groups(src, names)
+    expect(bpy.ops.skinkit.transfer.poll(), "transfer does not poll with target active + source selected")
+    with window_override():
+        bpy.ops.ed.undo_push(message="skinkit io test: initial")  # the first push only starts the stack
+        bpy.ops.ed.undo_push(message="skinkit io test: before transfer")
+        expect(bpy.ops.skinkit.transfer("EXEC_DEFAULT", True) == {"FINISHED"}, "transfer")
+        dst = bpy.data.objects["Target"]
+        expect(sorted(g.name for g in dst.vertex_groups) == names, "groups not created: %s"
+               % [g.name for g in dst.vertex_groups])
+        close(dense_groups(dst, names), want, 1e-3, "transferred weights vs the source (same surface)")
+        bpy.ops.ed.undo()
+        dst = bpy.data.objects["Target"]
+        expect(len(dst.vertex_groups) == 0, "undo did not remove the transferred groups (%s, weights %s)"
+               % ([g.name for g in dst.vertex_groups], dense_groups(dst, names).sum()))
+    # locked group + Weight Paint selection mask: unselected vertices and the locked group keep their weights
+    src, dst = _transfer_scene()
+    lock = dst.vertex_groups.new(name="b1")
+    lock.add(list(range(len(dst.data.vertices))), 0.25, "REPLACE")
+    lock.lock_weight = True
+    x = bridge.mesh_positions(dst.data)[:, 0]
+    sel = x < 1.0
+    bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+    dst.data.use_paint_mask_vertex = True
+    bridge.select_vertices(dst.data, sel)
+    before = dense_groups(dst, names)
+    expect(bpy.ops.skinkit.transfer() == {"FINISHED"}, "masked transfer with a locked group")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    got = dense_groups(dst, names)
+    close(got[~sel], before[~sel], 0.0, "unselected vertices changed by transfer")
+    close(got[:, 1], before[:, 1], 1e-6, "locked b1 changed by transfer")
+    expect(got[sel][:, [0, 2]].sum(axis=1).max() > 0.5, "selected vertices got no transferred weight")
+    ok = got[sel].sum(axis=1)
+    expect(np.abs(ok - 1).max() < 1e-3, "selected vertices do not sum to 1: %.4g..%.4g" % (ok.min(), ok.max()))
+    # failure: no source selected (poll) and a source without matching groups (error report, nothing changed)
+    select_only(dst)
+    expect(not bpy.ops.skinkit.transfer.poll(), "transfer polls true without a source mesh")
+    src.vertex_groups.clear()
+    src.vertex_groups.new(name="other")
+    select_only(dst, src)
+    before = dense_groups(dst, names)
+    n_groups = len(dst.vertex_groups)
+    expect_report_error(lambda: bpy.ops.skinkit.transfer(group_subset="ALL"), "Skinkit", "no weights")
+    close(dense_groups(dst, names), before, 0.0, "failed transfer changed weights")
+    expect(len(dst.vertex_groups) == n_groups, "failed transfer left a created group behind")
+
+
+def main():
+    import numpy
+
+    if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
+        numpy.bool = bool
+    tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
+             test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
+    tests += [_corpus_test(rel) for rel in CORPUS]
+    tests += [test_import_undo_and_failures, test_export_assimp_glb_dae_fbx, test_export_assimp_uv_seams_limit,
+              test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
+              test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
+              test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
+    only = os.environ.get("SKINKIT_TEST_ONLY")
+    for t in tests:
+        if only and t.__name__ not in ("test_install_enable",) and only not in t.__name__:
+            continue
+        check(t.__name__, t)
+        if t is test_install_enable and not RESULTS[-1][1]:
+            break
+    for n in NOTES:
+        print("note: " + n)
+    passed = sum(1 for _n, ok in RESULTS if ok)
+    failed = len(RESULTS) - passed
+    print("%d passed, %d failed" % (passed, failed))
+    sys.stdout.flush()
+    if failed:
+        sys.exit(1)
+
+
+main()
