@@ -12,8 +12,15 @@
  *    Animations come back whole under their own names (tests/unit/test_roundtrip.c checks the skinned poses);
  *    the exporter writes an empty sampler for a missing T/R/S track, so missing tracks are filled here with the
  *    rest value. One untextured default material is written.
- *  - Binary FBX ("fbx"): refused. Assimp 5.2.5's binary FBX writer produces files its own reader rejects
- *    ("FBX-Tokenize ... block offset is out of range", every corpus file), so nobody could read them.
+ *  - Binary FBX ("fbx", .fbx): Assimp 5.2.5's binary writer leaves out the null record that must end every
+ *    nested node list (cause and byte offsets in fbx_fixup.c), so its own reader ("FBX-Tokenize ... block offset
+ *    is out of range") and Blender ("failed to read nested block sentinel") rejected every file. The scene is
+ *    exported to memory (aiExportSceneToBlob), the records are repaired by skio_fbx_fix_sentinels and only then
+ *    written. Assimp reads it back with the same meshes, joints and influences as the ASCII FBX of the same scene
+ *    (same exporter tree; tests/unit/test_fbx_binary.c) but with NO animation (every corpus file; its ASCII twin
+ *    keeps them), while Blender's FBX importer reads meshes, vertex groups, armature and the animation
+ *    (tests/addon/blender_readback.py; CesiumMan: one action, 190 curves) - an Assimp 5.2.5 binary-reader gap,
+ *    not diagnosed to the byte.
  *  - ASCII FBX ("fbxa", only when asked by name): Assimp reads it back with all joints, weights as written
  *    (10 influences kept), animations; Blender's FBX importer refuses ASCII FBX. The skeleton is always put
  *    under a synthetic identity root here (see build_nodes): Assimp's FBX exporter turns the aiScene root into
@@ -38,6 +45,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fbx_fixup.h"
 #include "skio_scene.h"
 
 static void set_name(struct aiString* s, const char* name) {
@@ -59,10 +67,7 @@ typedef struct format_entry {
 static const format_entry k_formats[] = {
     {".glb", "glb2", NULL, 4},
     {".gltf", "gltf2", NULL, 4},
-    {".fbx", "fbx",
-     "binary FBX refused: Assimp 5.2.5 writes binary FBX no reader opens (\"FBX-Tokenize: block offset out of "
-     "range\"); use format fbxa (ASCII FBX; Blender cannot read it) or .glb/.dae",
-     0},
+    {".fbx", "fbx", NULL, 0}, /* repaired after Assimp writes it: see write_fbx_binary */
     {".fbx", "fbxa", NULL, 0},
     {".dae", "collada", NULL, 0},
 };
@@ -79,7 +84,7 @@ int skio_export_format(const char* path, const char* format, const char** out_id
     for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
       if (strcasecmp(format, k_formats[i].id) == 0 || strcasecmp(format, k_formats[i].ext + 1) == 0)
         if (!hit) hit = &k_formats[i];
-    if (!hit) return skc_fail(err, SKC_UNSUPPORTED, "unknown export format \"%s\" (glb, gltf, fbxa, dae)", format);
+    if (!hit) return skc_fail(err, SKC_UNSUPPORTED, "unknown export format \"%s\" (glb, gltf, fbx, fbxa, dae)", format);
   } else {
     const char* dot = path ? strrchr(path, '.') : NULL;
     const char* slash = path ? strrchr(path, '/') : NULL;
@@ -87,7 +92,7 @@ int skio_export_format(const char* path, const char* format, const char** out_id
       return skc_fail(err, SKC_UNSUPPORTED, "%s: no file extension to pick the export format from", path ? path : "");
     for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
       if (!hit && strcasecmp(dot, k_formats[i].ext) == 0) hit = &k_formats[i];
-    if (!hit) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot write \"%s\" files (glb, gltf, fbx as fbxa, dae)", path, dot);
+    if (!hit) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot write \"%s\" files (glb, gltf, fbx, dae)", path, dot);
   }
   if (hit->refused) return skc_fail(err, SKC_UNSUPPORTED, "%s", hit->refused);
   if (out_id) *out_id = hit->id;
@@ -558,6 +563,38 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
   return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
 }
 
+/* Binary FBX: Assimp writes to memory, fbx_fixup.c repairs the records, then the file is written (and removed
+ * again if writing fails, so no half file is left). */
+static int write_fbx_binary(const struct aiScene* sc, const char* path, skc_err* err) {
+  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "fbx", 0);
+  if (!blob || !blob->data) {
+    const char* why = aiGetErrorString();
+    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (fbx): %s", path,
+                    why && why[0] ? why : "unknown error");
+  }
+  uint8_t* fixed = NULL;
+  size_t fixed_n = 0;
+  skc_err fix_err = {0};
+  int rc = skio_fbx_fix_sentinels(blob->data, blob->size, &fixed, &fixed_n, NULL, &fix_err);
+  aiReleaseExportBlob(blob);
+  if (rc)
+    return skc_fail(err, rc, "%s: not written: Assimp's binary FBX output could not be repaired (%s)", path,
+                    fix_err.message);
+  FILE* fp = fopen(path, "wb");
+  if (!fp) {
+    free(fixed);
+    return skc_fail(err, SKC_IO, "%s: cannot open for writing", path);
+  }
+  size_t wrote = fwrite(fixed, 1, fixed_n, fp);
+  int closed = fclose(fp);
+  free(fixed);
+  if (wrote != fixed_n || closed != 0) {
+    remove(path);
+    return skc_fail(err, SKC_IO, "%s: write failed after %zu of %zu bytes", path, wrote, fixed_n);
+  }
+  return SKC_OK;
+}
+
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
   if (!s || !path) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
   skio_export_options o = {0};
@@ -588,7 +625,9 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   }
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0 || strcmp(id, "collada") == 0, err))) goto done;
+  if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0 || strcmp(id, "collada") == 0,
+                        err)))
+    goto done;
   sc->mMaterials = calloc(1, sizeof *sc->mMaterials);
   if (!sc->mMaterials || !(sc->mMaterials[0] = default_material())) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -613,7 +652,9 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
       if ((rc = build_anim(s, a, &sc->mAnimations[sc->mNumAnimations++], err))) goto done;
     }
   }
-  if (aiExportSceneEx(sc, id, path, NULL, 0) != aiReturn_SUCCESS) {
+  if (strcmp(id, "fbx") == 0) {
+    rc = write_fbx_binary(sc, path, err);
+  } else if (aiExportSceneEx(sc, id, path, NULL, 0) != aiReturn_SUCCESS) {
     const char* why = aiGetErrorString();
     rc = skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
   }

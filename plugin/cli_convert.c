@@ -11,13 +11,14 @@
 
 const char cli_convert_usage[] =
     "usage: skinkit convert IN OUT [--normalize] [--limit N] [--prune EPS] [--as-is] [--format F] [--force]\n"
-    "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae; --format fbxa for ASCII FBX).\n"
+    "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae, .fbx; --format fbxa for ASCII FBX).\n"
     "  --normalize   renormalize each vertex's weights to sum 1\n"
     "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4 (its maximum)\n"
     "  --prune EPS   drop weights below EPS first\n"
     "  --as-is       write weights unchanged (glTF: refused if a vertex has more than 4)\n"
     "  --force       replace an existing OUT (IN itself is never overwritten)\n"
-    "  Binary FBX output is refused: Assimp 5.2.5 writes binary FBX that no reader opens.\n"
+    "  Binary FBX: Assimp 5.2.5's output with its missing null records repaired; Assimp reads its meshes and\n"
+    "  weights back but not its animations (--format fbxa keeps them for Assimp readers; Blender reads binary).\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, unreadable IN, ...).\n";
 
 int cli_convert(int argc, char** argv) {

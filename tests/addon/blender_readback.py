@@ -1,12 +1,23 @@
 """Blender reads back what skinkit writes: files exported by `skinkit convert` are imported with Blender's own
-glTF and Collada importers and their vertex groups compared with the source weights.
+glTF, Collada and FBX importers and their vertex groups compared with the source weights.
+
+Part 1 (always): the generated sample with drifted weights, converted with --normalize to .glb, .dae and binary
+.fbx, against the normalized weights.
+Part 2 (when SKINKIT_ASSETS is set, else the standard skip line): a representative corpus asset per source format
+(glTF, FBX, Collada, MD5, X, B3D; the corpus has no IQM or SMD file; Ogre's Clonk is left out, see CORPUS) converted
+with default options to .glb,
+.dae and binary .fbx; each file is read by Blender and by libskinkit (the ctypes binding next to the CLI) and
+compared per vertex group (weights), joint names and bind pose (bone heads vs the inverse binds). Blender importer
+limitations and open differences are listed in KNOWN with their evidence (printed as "known"); anything else fails.
 
 Run: blender -b --factory-startup --python tests/addon/blender_readback.py --python-exit-code 1 -- SKINKIT_CLI WORKDIR
 Prints `N passed, N failed` last; exit status 1 on any failure.
 """
+import itertools
 import os
 import subprocess
 import sys
+import time
 
 import bpy
 import numpy
@@ -37,12 +48,13 @@ def skinned_mesh():
     return meshes[0] if meshes else None
 
 
-def group_weights(obj):
-    """{(rounded position), {group name: weight}} for every vertex of obj."""
+def group_weights(obj, world=False, digits=4):
+    """{(rounded position), {group name: weight}} for every vertex of obj (object space, or world space)."""
     names = {g.index: g.name for g in obj.vertex_groups}
     out = {}
+    mw = obj.matrix_world
     for v in obj.data.vertices:
-        key = tuple(round(c, 4) for c in v.co)
+        key = tuple(round(c, digits) for c in (mw @ v.co if world else v.co))
         out[key] = {names[g.group]: g.weight for g in v.groups if g.weight > 0.0}
     return out
 
@@ -67,13 +79,329 @@ def compare(name, got, want, tol):
     check(name + ": weights within %g" % tol, worst <= tol, "worst difference %g" % worst)
 
 
+IMPORTERS = (("glb", lambda p: bpy.ops.import_scene.gltf(filepath=p)),
+             ("dae", lambda p: bpy.ops.wm.collada_import(filepath=p)),
+             ("fbx", lambda p: bpy.ops.import_scene.fbx(filepath=p)))
+
+# One or two assets per source format in ../shared/assets (small ones: the whole Blender run stays under about two
+# minutes on a loaded 2-core machine). Ogre's only asset, Clonk, is left out: its 83 clips make the three imports
+# take about 90 s more here; measured by hand (2026-11-22): its .fbx matches in vertices, weights and joint names
+# (bind heads: the BIND-REST case), its .dae hits the Collada one-clip-per-target case of Testwuson below. Clonk
+# stays covered by the Assimp round trips (tests/unit/test_roundtrip.c).
+CORPUS = (
+    "gltf/CesiumMan.glb",             # glTF: 19 joints, walk animation
+    "gltf/quad_skin.glb",             # glTF: 10 influences per vertex (4 kept in .glb; all in .dae/.fbx)
+    "fbx/huesitos.fbx",               # FBX: weight sums 0.948..1.0 (kept as-is in .dae/.fbx)
+    "collada/CesiumMan_blender.dae",  # Collada written by Blender
+    "md5/drone.md5mesh",              # MD5: 2 meshes, 43 joints
+    "x/Testwuson.X",                  # DirectX: 51 pieces, 37 joints
+    "b3d/character.b3d",              # B3D: rigid skinning
+)
+
+# Differences found by this test and not fixed (yet): (asset, ext, check) -> evidence. A listed check that passes
+# is reported ("limitation gone?") but does not fail; anything not listed fails.
+#
+# BIND-REST (open, not diagnosed to the end): for CesiumMan (both the glTF and Blender's Collada version) and the
+# MD5 drone, the bone heads Blender's Collada and FBX importers build are not where libskinkit's read of the same
+# file puts the joints (worst 0.88 to 1.24 of the bounding-box diagonal; drone: a 90-degree turn about X), while the
+# .glb of the same assets matches everywhere (Blender's glTF importer builds its rest pose from the inverse binds) and
+# B3D, X (.fbx), quad_skin and huesitos match in every format. Each failure line also measures the heads against the
+# node rest pose and against the SOURCE's inverse binds, which splits the cases:
+#  - drone .fbx: Blender's heads are on the source's bind pose (within 4e-7 of the diagonal); it is Assimp's read of
+#    the file that is off: Assimp's FBX writer/reader pair rebuilds the binds from the node tree (test_roundtrip:
+#    LOST_BINDS). Blender reads this file right.
+#  - drone .dae: Blender's heads are on the node rest pose (4e-7), which for this source differs from the bind pose
+#    by the mesh transform X (rest_world(j) * inverse_bind(j) = one X != I, drone's <MD5_Root> 90-degree turn);
+#    Blender also splits the joint tree into two armature objects ("Waist" parented under "Thumb1.Right").
+#  - CesiumMan .dae/.fbx: on neither (0.34 to 1.24). Baking X into the mesh so that the written rest pose equals the
+#    bind pose exactly (vertices *= X, inverse binds *= X^-1, tried by hand through the ctypes API; Assimp reads those
+#    files back consistently) does NOT change Blender's result (still 0.879 CesiumMan, 0.933 drone), so it is not
+#    only rest != bind; not diagnosed further.
+BIND_REST = "open: Blender bones off the mesh for Collada/FBX of this asset (see BIND-REST above)"
+KNOWN = {
+    ("gltf/CesiumMan.glb", "dae", "bind pose (bone heads)"): BIND_REST,
+    ("gltf/CesiumMan.glb", "fbx", "bind pose (bone heads)"): BIND_REST,
+    ("collada/CesiumMan_blender.dae", "dae", "bind pose (bone heads)"): BIND_REST,
+    ("collada/CesiumMan_blender.dae", "fbx", "bind pose (bone heads)"): BIND_REST,
+    ("md5/drone.md5mesh", "dae", "bind pose (bone heads)"): BIND_REST,
+    ("md5/drone.md5mesh", "fbx", "bind pose (bone heads)"): BIND_REST,
+    # Blender's Collada importer and a file with three clips on the same joints (Testwuson: Walk, Idle, Wuson_Bind;
+    # Assimp's Collada writer puts each clip in its own <animation> on the same "<joint>/matrix" targets): it logs
+    # "Root.matrix (binding 0): expected 16 curves, got 48" for every joint (it reads one clip per target), makes
+    # the root joint an animated armature object, and parents the mesh to it at an offset (mesh object at
+    # (-0.523, 0.526, -0.01) instead of the origin), so no vertex lands on libskinkit's and the bones are off too.
+    # Evidence that only the animations trigger it: the same .dae with <library_animations> deleted imports exactly
+    # (every vertex within 1e-7, every head on its inverse bind). The .glb and .fbx of the asset match completely.
+    # Remedy on our side (not done here: it changes test_roundtrip's Collada animation expectations): write one
+    # clip to Collada, which is all Assimp reads back correctly anyway (scene_export.c: several clips come back with
+    # one clip's keys).
+    ("x/Testwuson.X", "dae", "every vertex placed"): "Blender Collada importer: one clip per target (see above)",
+    ("x/Testwuson.X", "dae", "weights per vertex group"): "no vertex placed (see above)",
+    ("x/Testwuson.X", "dae", "bind pose (bone heads)"): "Blender Collada importer: one clip per target (see above)",
+}
+
+
+def skip_line():
+    """The line tests/util/sk_testutil.c prints when the corpus is not configured."""
+    return "SKINKIT_ASSETS not set: corpus tests skipped (set it to ../shared/assets)"
+
+
+def load_skinkit(cli):
+    """The numpy layer of the addon over the libskinkit.so that sits next to the CLI."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python_addon"))
+    from skinkit import api
+    lib = os.path.join(os.path.dirname(os.path.abspath(cli)), "libskinkit.so")
+    api.set_library_path(lib)
+    return api
+
+
+def library_read(api, path):
+    """What libskinkit reads from a converted file: pooled vertices of every skinned mesh (positions, one
+    {joint name: weight} per vertex) and the bind-pose origin of every bound joint (translation of the inverse of
+    its inverse bind matrix, in the same mesh space as the positions)."""
+    sc = api.Scene.load(path)
+    names = sc.skeleton.names if sc.skeleton is not None else []
+    rest_world = sc.skeleton.rest_world.astype(numpy.float64) if sc.skeleton is not None else []
+    pos, wts, heads, xs, rest_heads = [], [], {}, [], {}
+    for m in range(sc.mesh_count):
+        skin = sc.mesh_skin(m)
+        if skin is None:
+            continue
+        p = sc.mesh_positions(m)
+        off, jt, wt = skin.to_csr()
+        used = numpy.zeros(len(p), bool)
+        used[sc.mesh_triangles(m).reshape(-1)] = True
+        for v in range(len(p)):
+            if not used[v]:
+                continue
+            pos.append(p[v])
+            wts.append({names[jt[k]]: float(wt[k]) for k in range(off[v], off[v + 1]) if wt[k] > 0.0})
+        ib, bound = sc.mesh_inverse_binds(m)
+        for j in range(len(names)):
+            if bound[j] and names[j] not in heads:
+                heads[names[j]] = numpy.linalg.inv(ib[j].astype(numpy.float64))
+                xs.append(rest_world[j] @ ib[j].astype(numpy.float64))
+                rest_heads[names[j]] = rest_world[j][:3, 3]
+    sc.close()
+    # X = rest_world(j) * inverse_bind(j): one matrix for every bound joint when the file's node rest pose is its
+    # bind pose up to the mesh's own transform; identity when rest and bind coincide.
+    common = bool(xs) and max(numpy.abs(x - xs[0]).max() for x in xs) <= 1e-4 * (1 + numpy.abs(xs[0]).max())
+    x_off = float(numpy.abs(xs[0] - numpy.eye(4)).max()) if xs else 0.0
+    extra = {"rest_heads": rest_heads, "x_common": common, "x_offset": x_off}
+    return numpy.array(pos, numpy.float64).reshape(-1, 3), wts, heads, extra
+
+
+def blender_read():
+    """Blender's side: world positions and {group: weight} of every vertex of every mesh with vertex groups, and
+    the world-space head of every bone (rest pose) of every armature. Animation data is cleared first: Blender's
+    Collada importer can put the files' clips on the armature OBJECT (Testwuson: "Root.matrix (binding 0): expected
+    16 curves, got 48", three clips on one target), and an evaluated clip would move the object off its rest."""
+    for o in bpy.context.scene.objects:
+        o.animation_data_clear()
+        if o.type == "ARMATURE":
+            o.data.pose_position = "REST"
+    bpy.context.view_layer.update()
+    pos, wts, heads = [], [], {}
+    for o in bpy.context.scene.objects:
+        mw = o.matrix_world
+        if o.type == "MESH" and o.vertex_groups:
+            names = {g.index: g.name for g in o.vertex_groups}
+            for v in o.data.vertices:
+                pos.append(tuple(mw @ v.co))
+                wts.append({names[g.group]: g.weight for g in v.groups if g.weight > 0.0})
+        elif o.type == "ARMATURE":
+            for b in o.data.bones:
+                heads[b.name] = numpy.array(tuple(mw @ b.head_local))
+    return numpy.array(pos, numpy.float64).reshape(-1, 3), wts, heads
+
+
+class Grid:
+    """Spatial hash over points (cell = match tolerance): near(p) lists the indices within tol on every axis."""
+
+    def __init__(self, pts, tol):
+        self.pts, self.tol, self.cells = pts, tol, {}
+        for i, p in enumerate(pts):
+            self.cells.setdefault(tuple((p // tol).astype(numpy.int64)), []).append(i)
+
+    def near(self, p):
+        c = (p // self.tol).astype(numpy.int64)
+        out = []
+        for d in itertools.product((-1, 0, 1), repeat=3):
+            for i in self.cells.get((c[0] + d[0], c[1] + d[1], c[2] + d[2]), ()):
+                if numpy.all(numpy.abs(self.pts[i] - p) <= self.tol):
+                    out.append(i)
+        return out
+
+
+def proper_rotations():
+    """The 24 signed axis permutations with determinant +1 (every axis convention an importer may apply)."""
+    for perm in itertools.permutations(range(3)):
+        for signs in itertools.product((1.0, -1.0), repeat=3):
+            r = numpy.zeros((3, 3))
+            for i in range(3):
+                r[i, perm[i]] = signs[i]
+            if numpy.linalg.det(r) > 0:
+                yield r
+
+
+def weights_equal(a, b, tol):
+    return set(a) == set(b) and all(abs(a[n] - b[n]) <= tol for n in a)
+
+
+def fit_frame(lib_pos, bl_pos, tol_rel, lib_w=None, bl_w=None):
+    """Maps libskinkit's space onto Blender's world: Blender's importers convert axes (glTF Y-up to Z-up; Collada
+    and FBX per the file's axis settings) and units (FBX: Assimp writes centimetres, Blender applies x0.01),
+    sometimes on the objects, sometimes in the data. Rather than hard-coding each importer's convention, the frame is
+    the proper signed axis permutation R, uniform scale s (ratio of bounding-box diagonals) and translation (of the
+    box centres) under which most of a sample of libskinkit's vertices land on a Blender vertex. Returns
+    (R, s, t, Blender grid, match tolerance)."""
+    lo_l, hi_l, lo_b, hi_b = lib_pos.min(0), lib_pos.max(0), bl_pos.min(0), bl_pos.max(0)
+    diag_l, diag_b = numpy.linalg.norm(hi_l - lo_l), numpy.linalg.norm(hi_b - lo_b)
+    s = diag_b / diag_l if diag_l > 0 else 1.0
+    tol = tol_rel * diag_b
+    grid = Grid(bl_pos, tol)
+    step = max(1, len(lib_pos) // 200)
+    best = None
+    for r in proper_rotations():
+        t = (lo_b + hi_b) / 2 - s * r @ ((lo_l + hi_l) / 2)
+        hits = 0
+        for i in range(0, len(lib_pos), step):
+            near = grid.near(s * r @ lib_pos[i] + t)
+            # a symmetric mesh (quad_skin's square) lands on itself under several rotations: the one under which
+            # the weights agree too is the real frame
+            hits += 2 if near and lib_w and any(weights_equal(lib_w[i], bl_w[k], 2e-5) for k in near) else bool(near)
+        if best is None or hits > best[0]:
+            best = (hits, r, t)
+    return best[1], s, best[2], grid, tol
+
+
+def compare_asset(name, api, path, source=None):
+    """One converted file: Blender's import against libskinkit's read. Returns {check: (ok, detail)}."""
+    res = {}
+    lib_pos, lib_w, lib_heads, lib_extra = library_read(api, path)
+    bl_pos, bl_w, bl_heads = blender_read()
+    src = library_read(api, source) if source else None
+    res["vertex groups"] = (len(bl_pos) > 0, "%d Blender vertices in meshes with vertex groups" % len(bl_pos))
+    if not len(bl_pos) or not len(lib_pos):
+        return res
+    r, s, t, grid, tol = fit_frame(lib_pos, bl_pos, 1e-4, lib_w, bl_w)
+    # Vertices: Blender merges (Collada: one vertex per <vertices> position; glTF importer: per glTF vertex) or
+    # keeps them where libskinkit's Assimp read re-expands them per face corner, so vertices are matched by
+    # position (after the frame map) both ways: every libskinkit vertex must find a Blender vertex at its place
+    # with the same groups and weights (several may share a place; one with equal weights is enough), and every
+    # Blender vertex a libskinkit vertex at its place (nothing invented or moved).
+    unmatched, worst, bad_w, example = 0, 0.0, 0, None
+    for p, w in zip(lib_pos, lib_w):
+        cand = grid.near(s * r @ p + t)
+        if not cand:
+            unmatched += 1
+            continue
+        if any(weights_equal(w, bl_w[i], 2e-5) for i in cand):
+            continue
+        bad_w += 1
+        d = min(max(abs(w.get(n, 0.0) - bl_w[i].get(n, 0.0)) for n in set(w) | set(bl_w[i])) for i in cand)
+        if d > worst:
+            worst, example = d, (sorted(w.items())[:4], sorted(bl_w[cand[0]].items())[:4])
+    lib_grid = Grid(numpy.array([s * r @ p + t for p in lib_pos]), tol)
+    extra = sum(1 for q in bl_pos if not lib_grid.near(q))
+    res["every vertex placed"] = (unmatched == 0 and extra == 0,
+                                  "%d of %d libskinkit vertices have no Blender vertex within %.3g, %d of %d Blender "
+                                  "vertices no libskinkit vertex" % (unmatched, len(lib_pos), tol, extra, len(bl_pos)))
+    res["weights per vertex group"] = (bad_w == 0 and unmatched < len(lib_pos),
+                                       "%d of %d placed vertices differ, worst %.3g, e.g. lib %s vs Blender %s"
+                                       % (bad_w, len(lib_pos) - unmatched, worst, example[0] if example else "",
+                                          example[1] if example else ""))
+    # Joint names: the groups that carry weight on each side.
+    lib_groups = set(n for w in lib_w for n in w)
+    bl_groups = set(n for w in bl_w for n in w)
+    res["joint names"] = (lib_groups == bl_groups, "only libskinkit: %s; only Blender: %s"
+                          % (sorted(lib_groups - bl_groups)[:6], sorted(bl_groups - lib_groups)[:6]))
+    # Bind pose: Blender builds its rest pose from the file's bind matrices; each bone head must sit where the
+    # inverse bind matrix puts the joint (mapped into Blender's frame), within 1e-3 of the diagonal.
+    # When they are not, the detail also says how far the heads are from the file's node rest pose and whether
+    # rest * inverse_bind is one matrix X for every joint (the evidence behind BIND-REST).
+    diag_b = numpy.linalg.norm(bl_pos.max(0) - bl_pos.min(0))
+
+    def worst_head(points):
+        worst_h, missing, far = 0.0, [], None
+        for n, p in points.items():
+            if n not in lib_groups:
+                continue
+            if n not in bl_heads:
+                missing.append(n)
+                continue
+            d = numpy.linalg.norm(s * r @ p + t - bl_heads[n]) / diag_b
+            if d > worst_h:
+                worst_h, far = d, n
+        return worst_h, far, missing
+
+    worst_h, far, missing = worst_head({n: m[:3, 3] for n, m in lib_heads.items()})
+    ok = not missing and worst_h <= 1e-3
+    detail = "worst %.3g of the diagonal (%s); no bone for %s" % (worst_h, far, missing[:6])
+    if src is not None and len(src[0]):
+        # The source's own bind pose (what the converter meant to write), in Blender's frame fitted on the source's
+        # vertices: tells a reader that loses the binds (Assimp's FBX pair rebuilds them from the node tree) from
+        # an importer that misplaces bones.
+        r2, s2, t2, _, _ = fit_frame(src[0], bl_pos, 1e-4, src[1], bl_w)
+        w2, f2 = 0.0, None
+        for n, m in src[2].items():
+            if n in bl_heads and n in lib_groups:
+                d = numpy.linalg.norm(s2 * r2 @ m[:3, 3] + t2 - bl_heads[n]) / diag_b
+                if d > w2:
+                    w2, f2 = d, n
+        detail += "; vs the SOURCE's inverse binds: worst %.3g (%s)" % (w2, f2)
+    if not ok:
+        rest_h, rest_far, _ = worst_head(lib_extra["rest_heads"])
+        detail += "; vs the node rest pose: worst %.3g (%s); rest*inverse_bind %s, max |X - I| %.3g" % (
+            rest_h, rest_far, "is one X" if lib_extra["x_common"] else "varies", lib_extra["x_offset"])
+    res["bind pose (bone heads)"] = (ok, detail)
+    return res
+
+
+def corpus(cli, work):
+    root = os.environ.get("SKINKIT_ASSETS")
+    if not root:
+        print(skip_line())
+        return
+    api = load_skinkit(cli)
+    started = time.time()
+    for rel in CORPUS:
+        src = os.path.join(root, rel)
+        check("corpus file present: " + rel, os.path.isfile(src), src)
+        if not os.path.isfile(src):
+            continue
+        for ext, importer in IMPORTERS:
+            tag = "%s -> .%s" % (rel, ext)
+            out = os.path.join(work, os.path.basename(rel).replace(".", "_") + "." + ext)
+            r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+            if r.returncode:
+                check(tag + ": convert", False, r.stderr.strip())
+                continue
+            reset()
+            t0 = time.time()
+            try:
+                importer(out)
+            except Exception as e:  # a file Blender cannot open is exactly what this test is for
+                check(tag + ": Blender imports it", False, repr(e))
+                continue
+            for what, (ok, detail) in compare_asset(tag, api, out, src).items():
+                known = KNOWN.get((rel, ext, what))
+                if known and not ok:
+                    print("known %s: %s: %s [%s]" % (tag, what, detail, known))
+                elif known:
+                    print("note  %s: %s now matches (limitation gone?): %s" % (tag, what, known))
+                else:
+                    check("%s: %s" % (tag, what), ok, detail)
+            print("      %s: Blender import + compare %.1f s" % (tag, time.time() - t0))
+    print("corpus read-back took %.0f s" % (time.time() - started))
+
+
 def main(argv):
     cli, work = argv
     os.makedirs(work, exist_ok=True)
     want = expected_normalized()
     check("sample read by Blender's glTF importer", len(want) > 100, "%d weighted vertices" % len(want))
-    for ext, importer in (("glb", lambda p: bpy.ops.import_scene.gltf(filepath=p)),
-                          ("dae", lambda p: bpy.ops.wm.collada_import(filepath=p))):
+    for ext, importer in IMPORTERS:
         out = os.path.join(work, "readback." + ext)
         r = subprocess.run([cli, "convert", SAMPLE, out, "--normalize", "--force"], capture_output=True, text=True)
         check("convert to ." + ext, r.returncode == 0, r.stderr.strip())
@@ -93,9 +421,24 @@ def main(argv):
               str([g.name for g in obj.vertex_groups]))
         arm = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
         check("." + ext + " brings an armature", len(arm) == 1)
-        got = group_weights(obj)
+        got = group_weights(obj, world=ext == "fbx", digits=8 if ext == "fbx" else 4)
+        if ext == "fbx":
+            # Blender's FBX importer applies the file's unit (Assimp writes centimetres: x0.01) and axis
+            # conversion on the objects: the frame is fitted as for the corpus (fit_frame) and the expected
+            # positions mapped into it, then rounded like Blender's.
+            wk = list(want)
+            gk = list(got)
+            r, sc, t, grid, tol = fit_frame(numpy.array(wk, numpy.float64), numpy.array(gk, numpy.float64), 1e-4,
+                                            [want[k] for k in wk], [got[k] for k in gk])
+            mapped = {}
+            for k in wk:
+                near = grid.near(sc * r @ numpy.array(k) + t)
+                if near:
+                    mapped[k] = got[gk[near[0]]]
+            got = mapped
         # Collada keeps positions in the same frame here (identity roots), so vertices match by position.
         compare("." + ext + " normalized weights", got, want, 1e-3 if ext == "glb" else 1e-5)
+    corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -1,0 +1,21 @@
+/* fbx_fixup.h - repairs the binary FBX that Assimp 5.2.5's exporter writes (see fbx_fixup.c for the cause). */
+#ifndef SKIO_FBX_FIXUP_H
+#define SKIO_FBX_FIXUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+
+/* Rewrites the binary FBX `in` (n bytes) so that every node record with children ends with the null record
+ * (13 zero bytes before version 7500, 25 from 7500 on) that Assimp's and Blender's readers require, with every
+ * end offset recomputed and the footer's 16-byte alignment padding redone. A node that already ends with a null
+ * record keeps exactly one, so the fix is idempotent. Properties are copied byte for byte.
+ * On success *out is a malloc'd buffer of *out_n bytes (the caller frees it) and *out_added (may be NULL) the
+ * number of null records inserted. Errors: SKC_INVALID_ARGUMENT (NULL pointers), SKC_FORMAT (not binary FBX, or a
+ * record whose offsets leave its parent: the message gives the byte offset), SKC_OUT_OF_MEMORY; outputs are then
+ * untouched. Never reads outside in[0, n). */
+int skio_fbx_fix_sentinels(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, size_t* out_added,
+                           skc_err* err);
+
+#endif

@@ -1,0 +1,426 @@
+/* test_fbx_binary.c - binary FBX written through Assimp 5.2.5 and repaired by io/fbx_fixup.c.
+ *  - Assimp's raw binary output is still unreadable (the cause is asserted: nested lists end without their null
+ *    record), the repaired bytes read back, every nested list then ends with exactly one null record, and the
+ *    fix is idempotent;
+ *  - sk_scene_save to .fbx writes binary FBX that sk_scene_load (Assimp) reads back with every joint and every
+ *    influence of the source (vertices matched by position), and exactly what the ASCII FBX writer carries
+ *    (same exporter tree, same importer: the two read-backs must be equal);
+ *  - malformed input to the fix-up: an error code with a message, outputs untouched, never a read outside the
+ *    buffer (every truncation of a real file is tried; run under ASan in the sanitizer build);
+ *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints);
+ *    Assimp reads no animation back from binary FBX (pinned, see corpus_binary_fbx_equals_ascii_fbx). */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <assimp/cexport.h>
+#include <assimp/cimport.h>
+#include <assimp/scene.h>
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fbx_fixup.h"
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+/* tests/data/ from this file's own path (the build compiles it by absolute path). */
+static const char* data_path(const char* name) {
+  static char buf[4096];
+  const char* here = __FILE__;
+  const char* cut = strstr(here, "unit/test_fbx_binary.c");
+  ck_assert_msg(cut != NULL, "unexpected __FILE__ %s", here);
+  snprintf(buf, sizeof buf, "%.*sdata/%s", (int)(cut - here), here, name);
+  return buf;
+}
+
+static char g_tmp[64];
+static const char* tmp_path(const char* name) {
+  static char buf[256];
+  if (!g_tmp[0]) {
+    strcpy(g_tmp, "/tmp/skt_fbxbin_XXXXXX");
+    ck_assert(mkdtemp(g_tmp) != NULL);
+  }
+  snprintf(buf, sizeof buf, "%s/%s", g_tmp, name);
+  return buf;
+}
+
+static void rm_tmp(const char* const* names, size_t count) {
+  for (size_t i = 0; i < count; ++i) unlink(tmp_path(names[i]));
+  rmdir(g_tmp);
+  g_tmp[0] = 0;
+}
+
+/* ---- FBX record walk (independent of the fix-up's code) ---------------------------------------------------- */
+typedef struct walk_stats {
+  int ok;
+  size_t lists;          /* records with children */
+  size_t lists_with_null; /* ... that end with exactly one null record */
+} walk_stats;
+
+static uint64_t rd(const uint8_t* p, int wide) {
+  uint64_t v = 0;
+  for (int i = wide ? 7 : 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+static size_t walk(const uint8_t* d, size_t o, size_t end, int wide, walk_stats* st) {
+  size_t hdr = wide ? 25 : 13;
+  uint64_t e = rd(d + o, wide), pl = rd(d + o + (wide ? 16 : 8), wide);
+  size_t nl = d[o + (wide ? 24 : 12)];
+  size_t c = o + hdr + nl + (size_t)pl;
+  if (e > end || e < c) {
+    st->ok = 0;
+    return end;
+  }
+  int kids = 0, nulls = 0, last_null = 0;
+  while (c < e && st->ok) {
+    int is_null = e - c >= hdr;
+    for (size_t i = 0; is_null && i < hdr; ++i) is_null = d[c + i] == 0;
+    if (is_null) {
+      nulls++;
+      last_null = 1;
+      c += hdr;
+      continue;
+    }
+    last_null = 0;
+    c = walk(d, c, (size_t)e, wide, st);
+    kids++;
+  }
+  if (kids) {
+    st->lists++;
+    st->lists_with_null += nulls == 1 && last_null;
+  }
+  return (size_t)e;
+}
+
+static walk_stats walk_file(const uint8_t* d, size_t n) {
+  walk_stats st = {1, 0, 0};
+  int wide = (d[23] | d[24] << 8 | d[25] << 16 | d[26] << 24) >= 7500;
+  size_t hdr = wide ? 25 : 13, c = 27;
+  while (c + hdr <= n && st.ok) {
+    int is_null = 1;
+    for (size_t i = 0; is_null && i < hdr; ++i) is_null = d[c + i] == 0;
+    if (is_null) break;
+    c = walk(d, c, n, wide, &st);
+  }
+  return st;
+}
+
+/* Assimp's raw binary FBX of a file (as `assimp export` writes it). */
+static void raw_fbx_of(const char* src, uint8_t** out, size_t* n, unsigned* faces) {
+  const struct aiScene* sc = aiImportFile(src, 0);
+  ck_assert_msg(sc != NULL, "%s: %s", src, aiGetErrorString());
+  ck_assert_uint_ge(sc->mNumMeshes, 1);
+  if (faces) *faces = sc->mMeshes[0]->mNumFaces;
+  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "fbx", 0);
+  ck_assert(blob != NULL && blob->data != NULL);
+  *n = blob->size;
+  *out = malloc(blob->size);
+  ck_assert(*out != NULL);
+  memcpy(*out, blob->data, blob->size);
+  aiReleaseExportBlob(blob);
+  aiReleaseImport(sc);
+}
+
+START_TEST(raw_assimp_output_is_broken_and_fix_repairs_it) {
+  uint8_t* raw = NULL;
+  size_t n = 0;
+  unsigned faces = 0;
+  raw_fbx_of(data_path("cylinder_rig.glb"), &raw, &n, &faces);
+  ck_assert(n > 27 && memcmp(raw, "Kaydara FBX Binary  ", 21) == 0);
+  /* The cause: Assimp 5.2.5 ends no nested list with its null record. */
+  walk_stats before = walk_file(raw, n);
+  ck_assert(before.ok);
+  ck_assert_uint_gt(before.lists, 10);
+  ck_assert_uint_eq(before.lists_with_null, 0);
+  /* ... so its own reader rejects its own output (a fixed Assimp makes this fail: then drop the fix-up). */
+  const struct aiScene* bad = aiImportFileFromMemory((const char*)raw, (unsigned)n, 0, "fbx");
+  ck_assert_msg(bad == NULL, "Assimp now reads its raw binary FBX: the fix-up may be obsolete");
+  ck_assert(strstr(aiGetErrorString(), "block offset is out of range") != NULL);
+
+  uint8_t* fixed = NULL;
+  size_t fn = 0, added = 0;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_fbx_fix_sentinels(raw, n, &fixed, &fn, &added, &err), SKC_OK);
+  ck_assert_uint_eq(added, before.lists);
+  ck_assert_uint_ge(fn, n + added * 25);
+  ck_assert_uint_le(fn, n + added * 25 + 16); /* footer padding realigned */
+  ck_assert_uint_eq(fn % 16, 0);              /* Assimp's footer ends 16-aligned */
+  walk_stats after = walk_file(fixed, fn);
+  ck_assert(after.ok);
+  ck_assert_uint_eq(after.lists, before.lists);
+  ck_assert_uint_eq(after.lists_with_null, after.lists);
+  const struct aiScene* good = aiImportFileFromMemory((const char*)fixed, (unsigned)fn, 0, "fbx");
+  ck_assert_msg(good != NULL, "%s", aiGetErrorString());
+  ck_assert_uint_eq(good->mNumMeshes, 1);
+  ck_assert_uint_eq(good->mMeshes[0]->mNumFaces, faces);
+  ck_assert_uint_eq(good->mMeshes[0]->mNumVertices, 3 * faces); /* FBX: one vertex per face corner */
+  ck_assert_uint_ge(good->mMeshes[0]->mNumBones, 1);
+  aiReleaseImport(good);
+
+  /* idempotent: the repaired file comes out byte for byte */
+  uint8_t* again = NULL;
+  size_t an = 0, added2 = 99;
+  ck_assert_int_eq(skio_fbx_fix_sentinels(fixed, fn, &again, &an, &added2, &err), SKC_OK);
+  ck_assert_uint_eq(added2, 0);
+  ck_assert_uint_eq(an, fn);
+  ck_assert(memcmp(again, fixed, fn) == 0);
+  free(again);
+  free(fixed);
+  free(raw);
+}
+END_TEST
+
+START_TEST(fix_rejects_malformed_input) {
+  uint8_t* raw = NULL;
+  size_t n = 0;
+  raw_fbx_of(data_path("cylinder_rig.glb"), &raw, &n, NULL);
+  uint8_t* const untouched = (uint8_t*)&n; /* any marker address */
+  uint8_t* out = untouched;
+  size_t on = 12345, added = 777;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_fbx_fix_sentinels(NULL, n, &out, &on, &added, &err), SKC_INVALID_ARGUMENT);
+  ck_assert_int_eq(skio_fbx_fix_sentinels(raw, n, NULL, &on, &added, &err), SKC_INVALID_ARGUMENT);
+  ck_assert_int_eq(skio_fbx_fix_sentinels(raw, 10, &out, &on, &added, &err), SKC_FORMAT);
+  ck_assert(strstr(err.message, "not a binary FBX") != NULL);
+  const char ascii[] = "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n}\n";
+  ck_assert_int_eq(skio_fbx_fix_sentinels((const uint8_t*)ascii, sizeof ascii, &out, &on, &added, &err), SKC_FORMAT);
+  /* Every truncation: an error (never a crash or an out-of-bounds read, checked by ASan), outputs untouched. Only
+   * a cut inside the footer (at most 176 bytes, after the complete node list) may pass: it is copied as it is. */
+  for (size_t cut = 0; cut < n; cut += (cut < 4096 ? 1 : 97)) {
+    uint8_t* copy = malloc(cut + 1); /* exact-size heap copy: ASan sees a read past `cut` */
+    ck_assert(copy != NULL);
+    memcpy(copy, raw, cut);
+    int rc = skio_fbx_fix_sentinels(copy, cut, &out, &on, &added, &err);
+    if (rc == SKC_OK) {
+      ck_assert_uint_ge(cut, n - 176);
+      free(out);
+      out = untouched;
+      on = 12345;
+      added = 777;
+    } else {
+      ck_assert_uint_lt(cut, n - 144);
+      ck_assert_int_eq(rc, SKC_FORMAT);
+      ck_assert(err.message[0] != 0);
+      ck_assert(out == untouched && on == 12345 && added == 777);
+    }
+    free(copy);
+  }
+  /* An end offset past the end of the file, and one before its own properties. */
+  uint8_t* bad = malloc(n);
+  ck_assert(bad != NULL);
+  memcpy(bad, raw, n);
+  bad[27 + 7] = 0x7f; /* first record's uint64 end offset, high byte */
+  ck_assert_int_eq(skio_fbx_fix_sentinels(bad, n, &out, &on, &added, &err), SKC_FORMAT);
+  ck_assert_msg(strstr(err.message, "byte 27") != NULL, "%s", err.message);
+  ck_assert(out == untouched && on == 12345 && added == 777);
+  memcpy(bad, raw, n);
+  memset(bad + 27, 0, 8);
+  bad[27] = 30; /* ends inside its own header */
+  ck_assert_int_eq(skio_fbx_fix_sentinels(bad, n, &out, &on, &added, &err), SKC_FORMAT);
+  ck_assert(out == untouched && on == 12345 && added == 777);
+  free(bad);
+  free(raw);
+}
+END_TEST
+
+/* ---- scene comparison ------------------------------------------------------------------------------------- */
+/* Influences of vertex v of mesh m as "name=weight" pairs (joint names resolve differences in joint order). */
+static size_t influences(sk_scene* s, uint32_t m, size_t v, const char** names, float* w, size_t cap) {
+  sk_skin* sk = sk_scene_mesh_skin(s, m);
+  if (!sk) return 0;
+  uint32_t jj[64];
+  size_t c = sk_skin_get_vertex(sk, v, jj, w, cap < 64 ? cap : 64);
+  ck_assert_uint_le(c, cap);
+  for (size_t k = 0; k < c; ++k) names[k] = sk_skeleton_joint_name(sk_scene_skeleton(s), jj[k]);
+  return c;
+}
+
+static int same_vertex_weights(sk_scene* a, uint32_t ma, size_t va, sk_scene* b, uint32_t mb, size_t vb, float tol) {
+  const char *na[64], *nb[64];
+  float wa[64], wb[64];
+  size_t ca = influences(a, ma, va, na, wa, 64), cb = influences(b, mb, vb, nb, wb, 64);
+  if (ca != cb) return 0;
+  for (size_t i = 0; i < ca; ++i) {
+    int found = 0;
+    for (size_t k = 0; k < cb && !found; ++k) found = strcmp(na[i], nb[k]) == 0 && fabsf(wa[i] - wb[k]) <= tol;
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+/* Every vertex of every mesh of `got` has a vertex of `want` at the same position (within pos_tol) with the same
+ * influences by joint name (within 1e-6): FBX re-expands vertices per polygon corner, so positions repeat. */
+static void assert_weights_by_position(sk_scene* want, sk_scene* got, float pos_tol, const char* what) {
+  size_t checked = 0;
+  for (uint32_t mg = 0; mg < sk_scene_mesh_count(got); ++mg) {
+    size_t Vg = sk_scene_mesh_vertex_count(got, mg);
+    float* pg = malloc(Vg * 3 * sizeof(float) + 4);
+    sk_scene_mesh_positions(got, mg, pg, Vg * 3);
+    for (size_t v = 0; v < Vg; ++v) {
+      int found = 0;
+      for (uint32_t mw = 0; mw < sk_scene_mesh_count(want) && !found; ++mw) {
+        size_t Vw = sk_scene_mesh_vertex_count(want, mw);
+        float* pw = malloc(Vw * 3 * sizeof(float) + 4);
+        sk_scene_mesh_positions(want, mw, pw, Vw * 3);
+        for (size_t u = 0; u < Vw && !found; ++u)
+          found = fabsf(pw[u * 3] - pg[v * 3]) <= pos_tol && fabsf(pw[u * 3 + 1] - pg[v * 3 + 1]) <= pos_tol &&
+                  fabsf(pw[u * 3 + 2] - pg[v * 3 + 2]) <= pos_tol &&
+                  same_vertex_weights(want, mw, u, got, mg, v, 1e-6f);
+        free(pw);
+      }
+      ck_assert_msg(found, "%s: mesh %u vertex %zu at (%g %g %g) has no source vertex with its influences", what, mg, v,
+                    pg[v * 3], pg[v * 3 + 1], pg[v * 3 + 2]);
+      checked++;
+    }
+    free(pg);
+  }
+  ck_assert_uint_gt(checked, 0);
+}
+
+/* Binary and ASCII FBX read-backs are the same scene: meshes, vertex order, positions, influences, joints. */
+static void assert_same_readback(sk_scene* bin, sk_scene* asc, const char* what) {
+  ck_assert_uint_eq(sk_scene_mesh_count(bin), sk_scene_mesh_count(asc));
+  const sk_skeleton* kb = sk_scene_skeleton(bin);
+  const sk_skeleton* ka = sk_scene_skeleton(asc);
+  ck_assert(kb && ka);
+  ck_assert_uint_eq(sk_skeleton_joint_count(kb), sk_skeleton_joint_count(ka));
+  for (uint32_t j = 0; j < sk_skeleton_joint_count(kb); ++j) {
+    uint32_t other;
+    ck_assert_msg(sk_skeleton_find_joint(ka, sk_skeleton_joint_name(kb, j), &other) == SK_OK, "%s: joint %s",
+                  what, sk_skeleton_joint_name(kb, j));
+  }
+  for (uint32_t m = 0; m < sk_scene_mesh_count(bin); ++m) {
+    size_t V = sk_scene_mesh_vertex_count(bin, m);
+    ck_assert_uint_eq(V, sk_scene_mesh_vertex_count(asc, m));
+    float* pb = malloc(V * 3 * sizeof(float) + 4);
+    float* pa = malloc(V * 3 * sizeof(float) + 4);
+    sk_scene_mesh_positions(bin, m, pb, V * 3);
+    sk_scene_mesh_positions(asc, m, pa, V * 3);
+    for (size_t i = 0; i < V * 3; ++i)
+      ck_assert_msg(fabsf(pb[i] - pa[i]) <= 1e-5f * (1.0f + fabsf(pa[i])), "%s: position %zu", what, i);
+    /* ASCII FBX prints weights with %f-like precision; binary stores doubles: equal within 1e-6 */
+    for (size_t v = 0; v < V; ++v)
+      ck_assert_msg(same_vertex_weights(bin, m, v, asc, m, v, 1e-6f), "%s: mesh %u vertex %zu influences differ", what,
+                    m, v);
+    free(pb);
+    free(pa);
+  }
+}
+
+static int is_binary_fbx(const char* path) {
+  FILE* f = fopen(path, "rb");
+  char head[21] = {0};
+  int ok = f && fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, "Kaydara FBX Binary  ", 21) == 0;
+  if (f) fclose(f);
+  return ok;
+}
+
+/* Returns the animation counts of the binary and the ASCII read-back through *bin_anims / *ascii_anims. */
+static void binary_vs_ascii(const char* src, float pos_tol, int check_source, uint32_t* bin_anims,
+                            uint32_t* ascii_anims) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(src, NULL, &s, &err) == SK_OK, "%s: %s", src, err.message);
+  sk_save_options o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.overwrite = 1;
+  char bin_path[256], asc_path[256]; /* tmp_path returns one static buffer */
+  snprintf(bin_path, sizeof bin_path, "%s", tmp_path("out.fbx"));
+  snprintf(asc_path, sizeof asc_path, "%s", tmp_path("out_ascii.fbx"));
+  ck_assert_msg(sk_scene_save(s, bin_path, &o, &err) == SK_OK, "%s: %s", src, err.message);
+  o.format = "fbxa";
+  ck_assert_msg(sk_scene_save(s, asc_path, &o, &err) == SK_OK, "%s: %s", src, err.message);
+  ck_assert(is_binary_fbx(bin_path));
+  ck_assert(!is_binary_fbx(asc_path));
+  sk_scene *b = NULL, *a = NULL;
+  ck_assert_msg(sk_scene_load(bin_path, NULL, &b, &err) == SK_OK, "%s binary read-back: %s", src, err.message);
+  ck_assert_msg(sk_scene_load(asc_path, NULL, &a, &err) == SK_OK, "%s ASCII read-back: %s", src, err.message);
+  assert_same_readback(b, a, src);
+  if (bin_anims) *bin_anims = sk_scene_animation_count(b);
+  if (ascii_anims) *ascii_anims = sk_scene_animation_count(a);
+  if (check_source) {
+    assert_weights_by_position(s, b, pos_tol, src);
+    /* every source joint comes back by name */
+    const sk_skeleton* ks = sk_scene_skeleton(s);
+    for (uint32_t j = 0; j < sk_skeleton_joint_count(ks); ++j) {
+      uint32_t other;
+      ck_assert_msg(sk_skeleton_find_joint(sk_scene_skeleton(b), sk_skeleton_joint_name(ks, j), &other) == SK_OK,
+                    "%s: joint %s lost", src, sk_skeleton_joint_name(ks, j));
+    }
+  }
+  sk_scene_destroy(a);
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* names[] = {"out.fbx", "out_ascii.fbx"};
+  rm_tmp(names, 2);
+}
+
+START_TEST(save_fbx_reads_back_with_every_influence) {
+  binary_vs_ascii(data_path("cylinder_rig.glb"), 1e-5f, 1, NULL, NULL);
+}
+END_TEST
+
+START_TEST(save_fbx_refuses_existing_and_leaves_no_file_on_error) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(data_path("cylinder_rig.glb"), NULL, &s, &err), SK_OK);
+  const char* p = tmp_path("exists.fbx");
+  FILE* f = fopen(p, "wb");
+  ck_assert(f != NULL);
+  fputs("keep", f);
+  fclose(f);
+  ck_assert_int_eq(sk_scene_save(s, p, NULL, &err), SK_ERR_EXISTS);
+  f = fopen(p, "rb");
+  char buf[8] = {0};
+  ck_assert(f && fread(buf, 1, 4, f) == 4 && memcmp(buf, "keep", 4) == 0);
+  fclose(f);
+  ck_assert_int_eq(sk_scene_save(s, "/nonexistent-dir/x.fbx", NULL, &err), SK_ERR_IO);
+  ck_assert(strstr(err.message, "/nonexistent-dir/x.fbx") != NULL);
+  sk_scene_destroy(s);
+  const char* names[] = {"exists.fbx"};
+  rm_tmp(names, 1);
+}
+END_TEST
+
+START_TEST(corpus_binary_fbx_equals_ascii_fbx) {
+  if (!skt_assets_dir()) {
+    ck_assert_msg(!skt_assets_required(), "SKINKIT_ASSETS is set but unusable");
+    return;
+  }
+  /* Several sources: glTF (the issue's CesiumMan), FBX with weight sums below 1, 10 influences, Ogre (51 bones).
+   * Animations: Assimp 5.2.5's FBX reader brings NONE back from the repaired binary file, while it reads the ASCII
+   * writer's output with all of them, and Blender's FBX importer reads the binary file's animation (CesiumMan: one
+   * action, 190 curves, frames 2-49; tests/addon/blender_readback.py imports these files). Pinned here: a reader
+   * that starts reading them makes this fail (then update README and this test). */
+  const char* files[] = {"gltf/CesiumMan.glb", "fbx/huesitos.fbx", "gltf/quad_skin.glb", "ogre/Clonk/Graphics.mesh"};
+  const uint32_t ascii_anims_want[] = {1, 1, 0, 83};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+    const char* p = skt_asset(files[i]);
+    ck_assert_msg(access(p, R_OK) == 0, "corpus file missing: %s", p);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", p);
+    uint32_t nb = 99, na = 99;
+    binary_vs_ascii(path, 0, 0, &nb, &na);
+    ck_assert_msg(na == ascii_anims_want[i], "%s: ASCII FBX read-back has %u animations", files[i], na);
+    ck_assert_msg(nb == 0, "%s: Assimp now reads %u animations from binary FBX", files[i], nb);
+  }
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("fbx_binary");
+  TCase* t = tcase_create("fixup");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, raw_assimp_output_is_broken_and_fix_repairs_it);
+  tcase_add_test(t, fix_rejects_malformed_input);
+  tcase_add_test(t, save_fbx_reads_back_with_every_influence);
+  tcase_add_test(t, save_fbx_refuses_existing_and_leaves_no_file_on_error);
+  tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
