@@ -298,15 +298,17 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
       _mm256_store_ps(buf + 16 * i + 8, M.hi);
     }
   } else {
+    /* Three passes over the 8 vertices, each with short independent chains so the core overlaps vertices:
+     * pivot = largest weight (first on ties); each weight takes the sign of its real part's dot with the
+     * pivot's (four dot products per register); then the blend. */
+    uint32_t jl[SKC_SOA_W][8], jpiv[SKC_SOA_W];
+    _Alignas(32) float sw[SKC_SOA_W][8];
     _Pragma("GCC unroll 2")
     for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
-      uint32_t jl[8];
       _Pragma("GCC unroll 8")
-      for (uint32_t k = 0; k < K; ++k) jl[k] = soa_joint(jb, k, JT);
-      /* pivot = largest weight (first on ties), then each weight takes the sign of its real part's dot with the
-       * pivot's, four dot products per register */
+      for (uint32_t k = 0; k < K; ++k) jl[i][k] = soa_joint(jb, k, JT);
       const float* w = (const float*)(const void*)wb;
-      uint32_t jpiv = jl[0];
+      jpiv[i] = jl[i][0];
       if (K > 1) { /* branch-free: the first lane equal to the maximum (a NaN weight may pick any valid lane: the
                       l2 test of the blend sends that block to kgeneric anyway) */
         __m256 w8 = K >= 8 ? _mm256_loadu_ps(w)
@@ -320,42 +322,43 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
         mx = _mm256_max_ps(mx, _mm256_permute_ps(mx, _MM_SHUFFLE(1, 0, 3, 2)));
         mx = _mm256_max_ps(mx, _mm256_permute2f128_ps(mx, mx, 0x01));
         unsigned msk = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(w8, mx, _CMP_EQ_OQ)) & ((1u << K) - 1u);
-        jpiv = jl[msk ? __builtin_ctz(msk) : 0];
+        jpiv[i] = jl[i][msk ? __builtin_ctz(msk) : 0];
       }
-      const __m128 r0 = _mm_load_ps(DQ + 8 * (size_t)jpiv);
-      const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
-      __m256 D = _mm256_setzero_ps(), D1 = _mm256_setzero_ps();
+    }
+    wb = c->weights + v * ws;
+    const __m128 sign = _mm_castsi128_ps(_mm_set1_epi32((int)0x80000000u));
+    _Pragma("GCC unroll 2")
+    for (int i = 0; i < SKC_SOA_W; ++i, wb += ws) {
+      const float* w = (const float*)(const void*)wb;
+      const __m128 r0 = _mm_load_ps(DQ + 8 * (size_t)jpiv[i]);
       _Pragma("GCC unroll 2")
       for (uint32_t g = 0; g < K; g += 4) {
-        __m256 d8[4];
         __m128 m[4];
         _Pragma("GCC unroll 4")
-        for (uint32_t t = 0; t < 4; ++t) {
-          if (g + t < K) {
-            d8[t] = _mm256_load_ps(DQ + 8 * (size_t)jl[g + t]);
-            m[t] = _mm_mul_ps(_mm256_castps256_ps128(d8[t]), r0);
-          } else {
-            d8[t] = _mm256_setzero_ps();
-            m[t] = _mm_setzero_ps();
-          }
-        }
+        for (uint32_t t = 0; t < 4; ++t)
+          m[t] = g + t < K ? _mm_mul_ps(_mm_load_ps(DQ + 8 * (size_t)jl[i][g + t]), r0) : _mm_setzero_ps();
         __m128 dots = _mm_hadd_ps(_mm_hadd_ps(m[0], m[1]), _mm_hadd_ps(m[2], m[3]));
         __m128 wv = K - g >= 4   ? _mm_loadu_ps(w + g)
                     : K - g == 2 ? _mm_castpd_ps(_mm_load_sd((const double*)(const void*)(w + g)))
                                  : _mm_load_ss(w + g);
-        wv = _mm_xor_ps(wv, _mm_and_ps(dots, _mm256_castps256_ps128(sign)));
-        __m256 w8 = _mm256_castps128_ps256(wv);
-        _Pragma("GCC unroll 4")
-        for (uint32_t t = 0; t < 4; ++t) {
-          if (g + t >= K) break;
-          __m256 wt = _mm256_permutevar8x32_ps(w8, _mm256_set1_epi32((int)t));
-          if (t & 1)
-            D1 = _mm256_fmadd_ps(wt, d8[t], D1);
-          else
-            D = _mm256_fmadd_ps(wt, d8[t], D);
-        }
+        _mm_store_ps(&sw[i][g], _mm_xor_ps(wv, _mm_and_ps(dots, sign)));
       }
-      _mm256_store_ps(buf + 16 * i, _mm256_add_ps(D, D1));
+    }
+    _Pragma("GCC unroll 2")
+    for (int i = 0; i < SKC_SOA_W; ++i) {
+      __m256 D = _mm256_mul_ps(_mm256_broadcast_ss(&sw[i][0]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][0]));
+      if (K > 1) {
+        __m256 D1 = _mm256_mul_ps(_mm256_broadcast_ss(&sw[i][1]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][1]));
+        _Pragma("GCC unroll 4")
+        for (uint32_t k = 2; k < K; ++k) {
+          if (k & 1)
+            D1 = _mm256_fmadd_ps(_mm256_broadcast_ss(&sw[i][k]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][k]), D1);
+          else
+            D = _mm256_fmadd_ps(_mm256_broadcast_ss(&sw[i][k]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][k]), D);
+        }
+        D = _mm256_add_ps(D, D1);
+      }
+      _mm256_store_ps(buf + 16 * i, D);
     }
   }
 
