@@ -48,9 +48,11 @@ def register():
         setattr(getattr(bpy.types, type_name), attr, bpy.props.PointerProperty(type=group))
     for menu_name, draw in MENUS:
         getattr(bpy.types, menu_name).append(draw)
+    panels.register_keymap()
 
 
 def unregister():
+    panels.unregister_keymap()
     for menu_name, draw in reversed(MENUS):
         getattr(bpy.types, menu_name).remove(draw)
     for type_name, attr, _group in reversed(panels.POINTERS):

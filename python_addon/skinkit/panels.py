@@ -148,16 +148,62 @@ def menu_weights(self, context):
 
 
 def menu_parent(self, context):
-    """Entry of Object ▸ Parent and the Ctrl+P menu."""
+    """Entry of Object ▸ Parent."""
     layout = self.layout
     layout.separator()
     layout.operator("skinkit.auto_bind", text="Auto Bind (skinkit)")
 
 
+class SKINKIT_MT_parent_set(bpy.types.Menu):
+    """Ctrl+P in Object Mode: Blender's "Set Parent To" entries plus Auto Bind (skinkit).
+
+    Blender 3.4 draws its own Ctrl+P popup in C (object.parent_set's invoke), so an addon cannot append to it;
+    the addon keymap maps Ctrl+P to this menu instead (see register_keymap; users can switch it off in
+    Preferences ▸ Keymap ▸ Object Mode like any addon key)."""
+
+    bl_idname = "SKINKIT_MT_parent_set"
+    bl_label = "Set Parent To"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator_context = "EXEC_DEFAULT"
+        # the parenting types valid for this selection (object, armature deform with automatic weights, ...)
+        layout.operator_enum("object.parent_set", "type")
+        op = layout.operator("object.parent_set", text="Object (Keep Transform)")
+        op.type = "OBJECT"
+        op.keep_transform = True
+        layout.operator("object.parent_no_inverse_set", text="Object (Without Inverse)")
+        layout.separator()
+        layout.operator_context = "INVOKE_DEFAULT"
+        layout.operator("skinkit.auto_bind", text="Auto Bind (skinkit)")
+
+
+_keymap_items = []
+
+
+def register_keymap():
+    """Ctrl+P in Object Mode opens SKINKIT_MT_parent_set (addon keymaps take precedence over the default one).
+    No-op without a window manager key configuration (background mode)."""
+    wm = bpy.context.window_manager
+    kc = wm.keyconfigs.addon if wm else None
+    if kc is None:
+        return
+    km = kc.keymaps.new(name="Object Mode", space_type="EMPTY")
+    kmi = km.keymap_items.new("wm.call_menu", "P", "PRESS", ctrl=True)
+    kmi.properties.name = SKINKIT_MT_parent_set.bl_idname
+    _keymap_items.append((km, kmi))
+
+
+def unregister_keymap():
+    for km, kmi in _keymap_items:
+        km.keymap_items.remove(kmi)
+    _keymap_items.clear()
+
+
 # (menu type name, draw function): appended in register(), removed in unregister().
 MENUS = (("VIEW3D_MT_paint_weight", menu_weights), ("VIEW3D_MT_object_parent", menu_parent))
 
-classes = (SkinkitReport, SkinkitSettings, VIEW3D_PT_skinkit)
+classes = (SkinkitReport, SkinkitSettings, VIEW3D_PT_skinkit, SKINKIT_MT_parent_set)
 
 # (bpy type, attribute, property group): pointer properties added after the classes are registered.
 POINTERS = (("Object", "skinkit_report", SkinkitReport), ("Scene", "skinkit", SkinkitSettings))

@@ -686,6 +686,47 @@ def test_preferences_draw_and_panel():
     prefs.library_path = ""
 
 
+def _ctrl_p_items():
+    km = bpy.context.window_manager.keyconfigs.addon.keymaps.get("Object Mode")
+    if km is None:
+        return []
+    return [k for k in km.keymap_items
+            if k.idname == "wm.call_menu" and k.type == "P" and k.ctrl and not k.shift and not k.alt
+            and k.properties.name == "SKINKIT_MT_parent_set"]
+
+
+class _RecordingLayout:
+    """Stands in for a UI layout (background Blender draws no menus): records the operators a draw() adds."""
+
+    def __init__(self):
+        self.ops = []
+        self.operator_context = "INVOKE_DEFAULT"
+
+    def operator(self, idname, text=""):
+        self.ops.append((idname, text))
+        return type("Props", (), {})()
+
+    def operator_enum(self, idname, prop):
+        self.ops.append((idname, "<%s enum>" % prop))
+
+    def separator(self):
+        pass
+
+
+def test_ctrl_p_menu():
+    # Blender 3.4 draws its own Ctrl+P popup in C; the addon keymap maps Ctrl+P (Object Mode) to a menu with
+    # Blender's parenting entries plus Auto Bind.
+    expect(len(_ctrl_p_items()) == 1, "Ctrl+P addon keymap item missing (found %d)" % len(_ctrl_p_items()))
+    menu = getattr(bpy.types, "SKINKIT_MT_parent_set", None)
+    expect(menu is not None, "SKINKIT_MT_parent_set not registered")
+    fake = type("FakeMenu", (), {"layout": _RecordingLayout()})()
+    menu.draw(fake, bpy.context)
+    ids = [i for i, _t in fake.layout.ops]
+    expect("skinkit.auto_bind" in ids, "Auto Bind missing from the Ctrl+P menu: %s" % ids)
+    expect(("object.parent_set", "<type enum>") in fake.layout.ops, "Blender's parent types missing: %s" % ids)
+    expect("object.parent_no_inverse_set" in ids, "Object (Without Inverse) missing: %s" % ids)
+
+
 def test_disable_unregisters():
     import skinkit
 
@@ -697,7 +738,10 @@ def test_disable_unregisters():
     expect(not hasattr(bpy.types, "VIEW3D_PT_skinkit"), "panel still registered after disable")
     expect(draw not in bpy.types.VIEW3D_MT_paint_weight._dyn_ui_initialize(), "menu entry left behind")
     expect(not hasattr(bpy.types.Object, "skinkit_report"), "Object.skinkit_report left behind")
+    expect(not _ctrl_p_items(), "Ctrl+P keymap item left behind")
+    expect(not hasattr(bpy.types, "SKINKIT_MT_parent_set"), "Ctrl+P menu still registered")
     bpy.ops.preferences.addon_enable(module="skinkit")
+    expect(len(_ctrl_p_items()) == 1, "re-enable: Ctrl+P keymap item count %d" % len(_ctrl_p_items()))
     expect(hasattr(bpy.types, "SKINKIT_OT_normalize"), "re-enable failed")
 
 
@@ -713,7 +757,8 @@ def main():
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
              test_auto_bind_undo, test_smooth, test_remove_rogue, test_mirror_left_right,
-             test_library_missing_reports_error, test_preferences_draw_and_panel, test_disable_unregisters]
+             test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
+             test_disable_unregisters]
     for t in tests:
         check(t.__name__, t)
         if t is test_install_enable and not RESULTS[-1][1]:
