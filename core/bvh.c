@@ -35,34 +35,43 @@ typedef struct build_item {
  * stack holds at most depth + 1 entries). */
 #define BVH_SPATIAL_DEPTH 48
 
+/* Per-triangle record of the build: bounds, centroid, triangle index. The records are partitioned in place, so
+ * each level of the build reads memory sequentially instead of three scattered vertices per triangle. */
+typedef struct bvh_rec {
+  float lo[3], hi[3], c[3];
+  uint32_t t;
+} bvh_rec;
+
 int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t triangle_count, skc_bvh** out,
                   skc_err* err) {
   if (triangle_count == 0 || triangle_count > UINT32_MAX / 2)
     return skc_fail(err, SKC_OUT_OF_RANGE, "bvh needs 1 .. 2^31 triangles");
   size_t n = triangle_count;
   skc_bvh* b = calloc(1, sizeof *b);
-  uint32_t* order = malloc(n * sizeof *order);
-  float* cen = malloc(n * 3 * sizeof *cen);
+  bvh_rec* rec = malloc(n * sizeof *rec);
   build_item* stack = malloc(n * sizeof *stack + sizeof *stack);
   if (b) {
     b->nodes = malloc(2 * n * sizeof *b->nodes);
     b->tri = malloc(n * 9 * sizeof *b->tri);
     b->corner = malloc(n * 3 * sizeof *b->corner);
   }
-  if (!b || !order || !cen || !stack || !b->nodes || !b->tri || !b->corner) {
-    free(order);
-    free(cen);
+  if (!b || !rec || !stack || !b->nodes || !b->tri || !b->corner) {
+    free(rec);
     free(stack);
     skc_bvh_destroy(b);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory building the bvh of %zu triangles", n);
   }
   for (size_t t = 0; t < n; ++t) {
-    order[t] = (uint32_t)t;
+    const float* a = positions + 3 * (size_t)triangles[3 * t];
+    const float* c = positions + 3 * (size_t)triangles[3 * t + 1];
+    const float* d = positions + 3 * (size_t)triangles[3 * t + 2];
+    bvh_rec* r = &rec[t];
+    r->t = (uint32_t)t;
     for (int k = 0; k < 3; ++k) {
-      const float* a = positions + 3 * (size_t)triangles[3 * t];
-      const float* c = positions + 3 * (size_t)triangles[3 * t + 1];
-      const float* d = positions + 3 * (size_t)triangles[3 * t + 2];
-      cen[3 * t + k] = (a[k] + c[k] + d[k]) * (1.0f / 3.0f);
+      float lo = a[k] < c[k] ? a[k] : c[k], hi = a[k] > c[k] ? a[k] : c[k];
+      r->lo[k] = d[k] < lo ? d[k] : lo;
+      r->hi[k] = d[k] > hi ? d[k] : hi;
+      r->c[k] = (a[k] + c[k] + d[k]) * (1.0f / 3.0f);
     }
   }
   size_t top = 0, nodes = 1;
@@ -71,24 +80,18 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
     build_item it = stack[--top];
     bvh_node* nd = &b->nodes[it.node];
     float clo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, chi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
-    for (int k = 0; k < 3; ++k) {
-      nd->lo[k] = FLT_MAX;
-      nd->hi[k] = -FLT_MAX;
-    }
+    float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
     for (uint32_t i = it.first; i < it.first + it.count; ++i) {
-      uint32_t t = order[i];
-      for (int c = 0; c < 3; ++c) {
-        const float* p = positions + 3 * (size_t)triangles[3 * (size_t)t + c];
-        for (int k = 0; k < 3; ++k) {
-          if (p[k] < nd->lo[k]) nd->lo[k] = p[k];
-          if (p[k] > nd->hi[k]) nd->hi[k] = p[k];
-        }
-      }
+      const bvh_rec* r = &rec[i];
       for (int k = 0; k < 3; ++k) {
-        if (cen[3 * t + k] < clo[k]) clo[k] = cen[3 * t + k];
-        if (cen[3 * t + k] > chi[k]) chi[k] = cen[3 * t + k];
+        lo[k] = r->lo[k] < lo[k] ? r->lo[k] : lo[k];
+        hi[k] = r->hi[k] > hi[k] ? r->hi[k] : hi[k];
+        clo[k] = r->c[k] < clo[k] ? r->c[k] : clo[k];
+        chi[k] = r->c[k] > chi[k] ? r->c[k] : chi[k];
       }
     }
+    memcpy(nd->lo, lo, sizeof lo);
+    memcpy(nd->hi, hi, sizeof hi);
     if (it.count <= BVH_LEAF) {
       nd->first = it.first;
       nd->count = it.count;
@@ -100,13 +103,13 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
     float mid = 0.5f * (clo[axis] + chi[axis]);
     uint32_t i = it.first, j = it.first + it.count;
     while (i < j) { /* partition: centroids < mid first */
-      if (cen[3 * order[i] + axis] < mid) {
+      if (rec[i].c[axis] < mid) {
         ++i;
       } else {
         --j;
-        uint32_t tmp = order[i];
-        order[i] = order[j];
-        order[j] = tmp;
+        bvh_rec tmp = rec[i];
+        rec[i] = rec[j];
+        rec[j] = tmp;
       }
     }
     uint32_t left = i - it.first;
@@ -120,15 +123,14 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
   }
   b->node_count = nodes;
   for (size_t s = 0; s < n; ++s) {
-    size_t t = order[s];
+    size_t t = rec[s].t;
     for (int c = 0; c < 3; ++c) {
       uint32_t v = triangles[3 * t + c];
       b->corner[3 * s + c] = v;
       memcpy(b->tri + 9 * s + 3 * c, positions + 3 * (size_t)v, 3 * sizeof(float));
     }
   }
-  free(order);
-  free(cen);
+  free(rec);
   free(stack);
   *out = b;
   return SKC_OK;
