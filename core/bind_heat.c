@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <suitesparse/cholmod.h>
 
+#include "skc_chol.h"
 #include "skc_bind.h"
 
 #define HEAT_TIES 4           /* bones sharing the heat of one vertex */
@@ -255,27 +255,7 @@ static cholmod_factor* factor(heat_ctx* c, int32_t m, int clamp, cholmod_sparse*
     }
   }
   T->nnz = k;
-  cholmod_sparse* A = cholmod_triplet_to_sparse(T, k, cm);
-  cholmod_free_triplet(&T, cm);
-  if (!A) {
-    *oom = 1;
-    return NULL;
-  }
-  cholmod_factor* L = cholmod_analyze(A, cm);
-  if (!L) {
-    cholmod_free_sparse(&A, cm);
-    *oom = cm->status == CHOLMOD_OUT_OF_MEMORY;
-    return NULL;
-  }
-  cholmod_factorize(A, L, cm);
-  if (cm->status != CHOLMOD_OK || L->minor < L->n) {
-    *oom = cm->status == CHOLMOD_OUT_OF_MEMORY;
-    cholmod_free_factor(&L, cm);
-    cholmod_free_sparse(&A, cm);
-    return NULL;
-  }
-  *out_a = A;
-  return L;
+  return skc_chol_factor_triplet(&T, k, cm, out_a, oom);
 }
 
 /* Solves every heated bone, chunk by chunk, and offers the weights of the system rows. */

@@ -24,9 +24,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <suitesparse/cholmod.h>
 #include <time.h>
 
+#include "skc_chol.h"
 #include "mesh_adjacency.h"
 #include "skc_transfer.h"
 
@@ -327,27 +327,7 @@ static cholmod_factor* factor_q(const qsys* q, size_t m, cholmod_common* cm, cho
     tx[k] = q->uu.x[k];
   }
   T->nnz = q->uu.n;
-  cholmod_sparse* A = cholmod_triplet_to_sparse(T, q->uu.n, cm);
-  cholmod_free_triplet(&T, cm);
-  if (!A) {
-    *oom = 1;
-    return NULL;
-  }
-  cholmod_factor* L = cholmod_analyze(A, cm);
-  if (!L) {
-    *oom = cm->status == CHOLMOD_OUT_OF_MEMORY;
-    cholmod_free_sparse(&A, cm);
-    return NULL;
-  }
-  cholmod_factorize(A, L, cm);
-  if (cm->status != CHOLMOD_OK || L->minor < L->n) {
-    *oom = cm->status == CHOLMOD_OUT_OF_MEMORY;
-    cholmod_free_factor(&L, cm);
-    cholmod_free_sparse(&A, cm);
-    return NULL;
-  }
-  *out_a = A;
-  return L;
+  return skc_chol_factor_triplet(&T, q->uu.n, cm, out_a, oom);
 }
 
 /* Solves every joint present in the fixed values, SOLVE_CHUNK right-hand sides at a time; fills c->i_*. */
