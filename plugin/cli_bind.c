@@ -1,5 +1,4 @@
 /* cli_bind.c - `skinkit bind IN OUT`: automatic binding of every mesh of a rigged file, through sk_bind. */
-#define _DEFAULT_SOURCE /* realpath */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,8 +234,7 @@ int cli_bind(int argc, char** argv) {
     fputs(cli_bind_usage, stderr);
     return 2;
   }
-  char rin[PATH_MAX], rout[PATH_MAX];
-  if (realpath(in, rin) && realpath(out, rout) && !strcmp(rin, rout)) {
+  if (cli_same_file(in, out)) {
     fprintf(stderr, "skinkit bind: refusing to overwrite the input %s\n", in);
     return 2;
   }

@@ -33,5 +33,7 @@ extern const char cli_bind_usage[];
 
 /* JSON string output with escaping. */
 void cli_json_string(FILE* f, const char* s);
+/* 1 when both paths name the same existing file (by real path): commands never write over their input. */
+int cli_same_file(const char* a, const char* b);
 
 #endif

@@ -1,5 +1,4 @@
 /* cli_convert.c - `skinkit convert IN OUT`: re-export through the scene ABI. */
-#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -56,8 +55,7 @@ int cli_convert(int argc, char** argv) {
     fputs(cli_convert_usage, stderr);
     return 2;
   }
-  char rin[PATH_MAX], rout[PATH_MAX];
-  if (realpath(in, rin) && realpath(out, rout) && !strcmp(rin, rout)) {
+  if (cli_same_file(in, out)) {
     fprintf(stderr, "skinkit convert: refusing to overwrite the input %s\n", in);
     return 2;
   }

@@ -1,5 +1,8 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
+#define _DEFAULT_SOURCE /* realpath */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
@@ -39,6 +42,11 @@ void cli_json_string(FILE* f, const char* s) {
       fputc(*p, f);
   }
   fputc('"', f);
+}
+
+int cli_same_file(const char* a, const char* b) {
+  char ra[PATH_MAX], rb[PATH_MAX];
+  return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
 }
 
 static void usage(FILE* f) {

@@ -1,6 +1,5 @@
 /* cli_weights.c - `skinkit weights IN OUT [ops]`: weight editing operations on every skinned mesh of a scene, through
  * the public sk_weights_* functions, with a per-operation report; writes OUT through sk_scene_save. */
-#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -549,8 +548,7 @@ int cli_weights(int argc, char** argv) {
   opts o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
-  char rin[PATH_MAX], rout[PATH_MAX];
-  if (realpath(o.in, rin) && realpath(o.out, rout) && !strcmp(rin, rout)) {
+  if (cli_same_file(o.in, o.out)) {
     fprintf(stderr, "skinkit weights: refusing to overwrite the input %s\n", o.in);
     return 2;
   }

@@ -22,25 +22,15 @@ static char g_out[1 << 16];
 
 /* Runs `skinkit ARGS` from the source dir; stdout goes to g_out; returns the exit status (or -1). */
 static int run(const char* args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s/stderr.txt", SK_SOURCE_DIR, SK_CLI_PATH, args, g_tmp);
-  FILE* p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(g_out, 1, sizeof g_out - 1, p);
-  g_out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  char err[300];
+  snprintf(err, sizeof err, "%s/stderr.txt", g_tmp);
+  return skt_run_cli(SK_SOURCE_DIR, SK_CLI_PATH, args, err, g_out, sizeof g_out);
 }
 
 static const char* err_text(void) {
-  static char buf[8192];
   char path[300];
   snprintf(path, sizeof path, "%s/stderr.txt", g_tmp);
-  FILE* f = fopen(path, "r");
-  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-  buf[n] = 0;
-  if (f) fclose(f);
-  return buf;
+  return skt_read_text(path);
 }
 
 static const char* tmp_path(const char* name) {

@@ -1,10 +1,12 @@
 /* sk_testutil.c - shared helpers for tests and benchmarks. */
+#define _POSIX_C_SOURCE 200809L /* popen */
 #include "sk_testutil.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 const char* skt_assets_dir(void) {
   static int warned = 0;
@@ -52,4 +54,24 @@ int skt_run_suite(Suite* suite) {
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int skt_run_cli(const char* dir, const char* cli, const char* args, const char* err_path, char* out, size_t cap) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s", dir, cli, args, err_path);
+  FILE* p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = cap ? fread(out, 1, cap - 1, p) : 0;
+  if (cap) out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const char* skt_read_text(const char* path) {
+  static char buf[8192];
+  FILE* f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  buf[n] = 0;
+  if (f) fclose(f);
+  return buf;
 }

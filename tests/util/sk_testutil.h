@@ -21,6 +21,12 @@ uint32_t skt_rand_u32(skt_rng* r);
 float skt_rand_float(skt_rng* r); /* [0, 1) */
 float skt_rand_range(skt_rng* r, float lo, float hi);
 
+/* Runs `cli ARGS` through the shell from directory dir; stdout goes to out (cap bytes, NUL-terminated), stderr to
+ * the file err_path. Returns the exit status, or -1 when it could not run or did not exit normally. */
+int skt_run_cli(const char* dir, const char* cli, const char* args, const char* err_path, char* out, size_t cap);
+/* The text of a file (at most 8 KiB) in a static buffer; "" when it cannot be read. */
+const char* skt_read_text(const char* path);
+
 /* Runs a Check suite with CK_NORMAL output; returns the process exit status. */
 struct Suite;
 int skt_run_suite(struct Suite* suite);
