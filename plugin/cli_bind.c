@@ -1,4 +1,5 @@
 /* cli_bind.c - `skinkit bind IN OUT`: automatic binding of every mesh of a rigged file, through sk_bind. */
+#define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* cli_convert.c - `skinkit convert IN OUT`: re-export through the scene ABI. */
+#define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

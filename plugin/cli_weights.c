@@ -1,5 +1,6 @@
 /* cli_weights.c - `skinkit weights IN OUT [ops]`: weight editing operations on every skinned mesh of a scene, through
  * the public sk_weights_* functions, with a per-operation report; writes OUT through sk_scene_save. */
+#define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
