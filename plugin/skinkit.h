@@ -45,7 +45,7 @@ extern "C" {
 #define SK_VERSION 100
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 0
+#define SK_ABI_MINOR 1
 
 typedef enum sk_result {
   SK_OK = 0,

@@ -29,7 +29,7 @@ ABI_MAJOR = 1
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
 SK_VERSION = 100
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 0
+SK_ABI_MINOR = 1
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
