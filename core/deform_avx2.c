@@ -268,13 +268,6 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
   return (_mm_movemask_epi8(eq) & 0xffff) == 0xffff; /* an 8-byte load leaves zeros above: always <= lim */
 }
 
-static inline __attribute__((always_inline)) uint32_t soa_joint(const unsigned char* p, uint32_t k, const int JT) {
-  if (JT == 1) return p[k];
-  uint16_t x;
-  memcpy(&x, p + 2 * k, 2);
-  return x;
-}
-
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int DQS,
@@ -291,9 +284,9 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
       /* one FMA chain per vertex: the 8 vertices of the block are independent, so the core overlaps them */
       const float* w = (const float*)(const void*)wb;
-      vmat M = vm_scaled(P + 16 * (size_t)soa_joint(jb, 0, JT), w[0]);
+      vmat M = vm_scaled(P + 16 * (size_t)kload_joint(jb, 0, JT), w[0]);
       _Pragma("GCC unroll 8")
-      for (uint32_t k = 1; k < K; ++k) M = vm_fma(M, P + 16 * (size_t)soa_joint(jb, k, JT), w[k]);
+      for (uint32_t k = 1; k < K; ++k) M = vm_fma(M, P + 16 * (size_t)kload_joint(jb, k, JT), w[k]);
       _mm256_store_ps(buf + 16 * i, M.lo);
       _mm256_store_ps(buf + 16 * i + 8, M.hi);
     }
@@ -306,7 +299,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     _Pragma("GCC unroll 2")
     for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
       _Pragma("GCC unroll 8")
-      for (uint32_t k = 0; k < K; ++k) jl[i][k] = soa_joint(jb, k, JT);
+      for (uint32_t k = 0; k < K; ++k) jl[i][k] = kload_joint(jb, k, JT);
       const float* w = (const float*)(const void*)wb;
       jpiv[i] = jl[i][0];
       if (K > 1) { /* branch-free: the first lane equal to the maximum (a NaN weight may pick any valid lane: the
