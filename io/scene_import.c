@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "skio_iqm.h"
 #include "skio_scene.h"
 
 _Static_assert(sizeof(ai_real) == sizeof(float), "skinkit expects Assimp built with single-precision ai_real");
@@ -508,6 +509,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   int rc = check_file(path, err);
   if (rc) return rc;
+  if (skio_path_is_iqm(path)) return skio_iqm_import(path, out, err); /* Assimp drops IQM skins: skio_iqm.h */
   double t0 = now_seconds();
   unsigned int flags = aiProcess_Triangulate;
   if (opts) {

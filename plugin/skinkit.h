@@ -442,7 +442,7 @@ typedef struct sk_mesh_report {
   uint64_t singular_binds;  /* bound joints whose inverse bind is singular or not finite */
   uint64_t nonrigid_binds;  /* bound joints whose inverse bind has shear, non-uniform scale or a mirror */
   uint64_t unused_bones;    /* bones of the mesh without any non-zero weight (informational, not a finding) */
-  uint64_t dropped_weights; /* file entries naming a vertex past the end (not loadable) */
+  uint64_t dropped_weights; /* file entries naming a vertex past the end, or (.iqm) a missing joint */
   uint32_t findings;        /* 1 if the skin or the binds have findings */
   uint32_t reserved;
 } sk_mesh_report;
