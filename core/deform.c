@@ -28,6 +28,8 @@ const char* skc_deform_kernel_name(skc_deform_kernel k) {
       return "sse2";
     case SKC_KERNEL_AVX2:
       return "avx2";
+    case SKC_KERNEL_AVX512:
+      return "avx512";
     default:
       return "auto";
   }
@@ -43,6 +45,38 @@ static bool cpu_has_avx2(void) {
 #endif
 }
 
+/* AVX-512 needs the CPU feature bits and the OS saving the opmask and zmm state: XCR0 bits 1, 2 (SSE, AVX), 5, 6
+ * and 7 (opmask, zmm0-15 upper halves, zmm16-31), read with xgetbv after checking OSXSAVE (CPUID.1:ECX bit 27).
+ * libgcc's __builtin_cpu_supports checks XCR0 too; the explicit test keeps that independent of its version. */
+static bool cpu_has_avx512_probe(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  if (!skc_deform_kernel_avx512_available() || !cpu_has_avx2()) return false;
+  if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")))
+    return false;
+  uint32_t eax = 1, ebx, ecx = 0, edx;
+  __asm__ volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+  if (!(ecx & (1u << 27))) return false;
+  uint32_t lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  return (lo & 0xE6u) == 0xE6u;
+#else
+  return false;
+#endif
+}
+
+/* cpuid traps to the hypervisor on virtual machines: probe once per process */
+static bool cpu_has_avx512(void) {
+  static atomic_int cached = -1;
+  int v = atomic_load(&cached);
+  if (v < 0) {
+    v = cpu_has_avx512_probe() ? 1 : 0;
+    atomic_store(&cached, v);
+  }
+  return v == 1;
+}
+
 static bool kernel_supported(skc_deform_kernel k) {
   switch (k) {
     case SKC_KERNEL_SCALAR:
@@ -51,6 +85,8 @@ static bool kernel_supported(skc_deform_kernel k) {
       return skc_deform_kernel_sse2_available() != 0;
     case SKC_KERNEL_AVX2:
       return cpu_has_avx2();
+    case SKC_KERNEL_AVX512:
+      return cpu_has_avx512();
     default:
       return false;
   }
@@ -66,8 +102,11 @@ skc_deform_kernel skc_deform_active_kernel(void) {
       k = SKC_KERNEL_SSE2;
     else if (env && strcmp(env, "avx2") == 0)
       k = SKC_KERNEL_AVX2;
+    else if (env && strcmp(env, "avx512") == 0)
+      k = SKC_KERNEL_AVX512;
   }
   if (k != SKC_KERNEL_AUTO && kernel_supported(k)) return k;
+  if (cpu_has_avx512()) return SKC_KERNEL_AVX512;
   if (cpu_has_avx2()) return SKC_KERNEL_AVX2;
   if (skc_deform_kernel_sse2_available()) return SKC_KERNEL_SSE2;
   return SKC_KERNEL_SCALAR;
@@ -77,6 +116,8 @@ typedef size_t (*kernel_fn)(const skc_deform_ctx*, size_t, size_t);
 
 static kernel_fn kernel_of(skc_deform_kernel k) {
   switch (k) {
+    case SKC_KERNEL_AVX512:
+      return skc_deform_kernel_avx512;
     case SKC_KERNEL_AVX2:
       return skc_deform_kernel_avx2;
     case SKC_KERNEL_SSE2:
@@ -296,7 +337,9 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   if ((size_t)nt > chunks) nt = (int)chunks;
   if (nt > 1) {
     long long nchunks = (long long)chunks;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(+ : bad)
+    /* static: each thread takes one contiguous run of chunks (the kernels stream, so equal shares finish together,
+     * and a thread keeps writing the pages it wrote on the previous call) */
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : bad)
     for (long long i = 0; i < nchunks; ++i) {
       size_t b = (size_t)i * CHUNK;
       size_t e = b + CHUNK < V ? b + CHUNK : V;

@@ -5,7 +5,7 @@
  *
  * Layout: deform.c validates a job, prepares per-call palettes (aligned copy of M_j, normal matrices, dual
  * quaternions, stretch matrices) and splits the vertices into chunks run by one kernel, optionally on OpenMP
- * threads. A kernel (deform_scalar.c, deform_sse2.c, deform_avx2.c) is the same vertex-major loop
+ * threads. A kernel (deform_scalar.c, deform_sse2.c, deform_avx2.c; deform_avx512.c adds a 16-wide path) is the same vertex-major loop
  * (deform_kernel.inc) instantiated with a different set of small vector primitives: a generic loop for every
  * job, and a fast loop for packed LBS / DQS without tangents (unrolled per influence count for tightly packed
  * u8 / u16 joints with float weights, two stages per block of vertices, branch-free SIMD renormalization).
@@ -73,10 +73,16 @@ int skc_deform_validate(const skc_deform_args* a, skc_err* err);
 int skc_deform_run(const skc_deform_args* a, skc_err* err);
 
 /* ---- kernels (internal) --------------------------------------------------------------------------- */
-typedef enum skc_deform_kernel { SKC_KERNEL_AUTO = -1, SKC_KERNEL_SCALAR = 0, SKC_KERNEL_SSE2 = 1, SKC_KERNEL_AVX2 = 2 } skc_deform_kernel;
+typedef enum skc_deform_kernel {
+  SKC_KERNEL_AUTO = -1,
+  SKC_KERNEL_SCALAR = 0,
+  SKC_KERNEL_SSE2 = 1,
+  SKC_KERNEL_AVX2 = 2,
+  SKC_KERNEL_AVX512 = 3
+} skc_deform_kernel;
 
 /* Kernel that the next run will use: a forced one (skc_deform_force_kernel), else the environment variable
- * SKINKIT_KERNEL=scalar|sse2|avx2, else the best one this CPU supports. A request this CPU cannot run falls
+ * SKINKIT_KERNEL=scalar|sse2|avx2|avx512, else the best one this CPU supports. A request this CPU cannot run falls
  * back to the best supported kernel. */
 skc_deform_kernel skc_deform_active_kernel(void);
 const char* skc_deform_kernel_name(skc_deform_kernel k);
@@ -116,8 +122,12 @@ typedef struct skc_deform_ctx {
 size_t skc_deform_kernel_scalar(const skc_deform_ctx* c, size_t begin, size_t end);
 size_t skc_deform_kernel_sse2(const skc_deform_ctx* c, size_t begin, size_t end);
 size_t skc_deform_kernel_avx2(const skc_deform_ctx* c, size_t begin, size_t end);
-/* 1 if the kernel was compiled in (the SSE2/AVX2 ones need an x86 compiler). */
+/* 16-wide SoA path for the common packed jobs (deform_avx512.c); everything else goes to the AVX2 kernel, so
+ * it needs AVX2 + FMA as well as AVX-512 F/VL/BW/DQ. */
+size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t end);
+/* 1 if the kernel was compiled in (the SSE2/AVX2/AVX-512 ones need an x86 compiler). */
 int skc_deform_kernel_sse2_available(void);
 int skc_deform_kernel_avx2_available(void);
+int skc_deform_kernel_avx512_available(void);
 
 #endif

@@ -671,7 +671,21 @@ static float stream_diff(const unsigned char* a, const unsigned char* b, size_t 
   return worst;
 }
 
-static const char* kernel_names[3] = {"scalar", "sse2", "avx2"};
+#define NKERNELS 4
+static const char* kernel_names[NKERNELS] = {"scalar", "sse2", "avx2", "avx512"};
+
+/* Selects kernel k through SKINKIT_KERNEL; 0 when this CPU cannot run it (the dispatcher then falls back). The
+ * avx512 kernel being skipped is said once per process, so a run on a CPU without it is visible in the log. */
+static int use_kernel(int k) {
+  static int said;
+  setenv("SKINKIT_KERNEL", kernel_names[k], 1);
+  if (strcmp(sk_cpu_kernel(), kernel_names[k]) == 0) return 1;
+  if (k == 3 && !said) {
+    said = 1;
+    printf("test_deform: this CPU (or OS) lacks AVX-512 F/VL/BW/DQ: the avx512 kernel was NOT run\n");
+  }
+  return 0;
+}
 
 START_TEST(test_deform_kernels_match_scalar) {
   rng_seed(5);
@@ -702,9 +716,8 @@ START_TEST(test_deform_kernels_match_scalar) {
       j.threads = 1;
       sk_error e;
       ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "scalar: %s", e.message);
-      for (int k = normals == 2 ? 0 : 1; k < 3; ++k) {
-        setenv("SKINKIT_KERNEL", kernel_names[k], 1);
-        if (strcmp(sk_cpu_kernel(), kernel_names[k]) != 0) continue; /* CPU lacks it */
+      for (int k = normals == 2 ? 0 : 1; k < NKERNELS; ++k) {
+        if (!use_kernel(k)) continue; /* CPU lacks it */
         rscene_job(&s, &j, &out, method, flags, normals);
         ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "%s: %s", kernel_names[k], e.message);
         float dp = stream_diff(ref.p, out.p, s.V, s.ps, 3);
@@ -826,9 +839,8 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
           j.in_tangents = NULL;
           j.out_tangents = NULL;
           j.tangent_components = 0;
-          for (int k = 0; k < 3; ++k) {
-            setenv("SKINKIT_KERNEL", kernel_names[k], 1);
-            if (strcmp(sk_cpu_kernel(), kernel_names[k]) != 0) continue;
+          for (int k = 0; k < NKERNELS; ++k) {
+            if (!use_kernel(k)) continue;
             memset(op, 0, V * 12);
             memset(on, 0, V * 12);
             if (inplace) {
@@ -871,7 +883,21 @@ END_TEST
 START_TEST(test_deform_cpu_kernel_name) {
   unsetenv("SKINKIT_KERNEL");
   const char* k = sk_cpu_kernel();
-  ck_assert(strcmp(k, "scalar") == 0 || strcmp(k, "sse2") == 0 || strcmp(k, "avx2") == 0);
+  ck_assert(strcmp(k, "scalar") == 0 || strcmp(k, "sse2") == 0 || strcmp(k, "avx2") == 0 ||
+            strcmp(k, "avx512") == 0);
+  /* the default is the widest kernel the CPU runs: avx512 whenever it can be forced */
+  setenv("SKINKIT_KERNEL", "avx512", 1);
+  if (strcmp(sk_cpu_kernel(), "avx512") == 0) {
+    ck_assert_str_eq(k, "avx512");
+  } else { /* a CPU without it falls back to the default */
+    ck_assert_str_eq(sk_cpu_kernel(), k);
+    printf("test_deform: this CPU (or OS) lacks AVX-512 F/VL/BW/DQ: the avx512 kernel was NOT run\n");
+  }
+  setenv("SKINKIT_KERNEL", "avx2", 1);
+  ck_assert(strcmp(sk_cpu_kernel(), "avx2") == 0 || strcmp(k, "avx2") != 0);
+  skc_deform_force_kernel(SKC_KERNEL_AVX512);
+  ck_assert(strcmp(sk_cpu_kernel(), "avx512") == 0 || strcmp(k, "avx512") != 0);
+  skc_deform_force_kernel(SKC_KERNEL_AUTO);
   setenv("SKINKIT_KERNEL", "scalar", 1);
   ck_assert_str_eq(sk_cpu_kernel(), "scalar");
   setenv("SKINKIT_KERNEL", "bogus", 1);
@@ -935,9 +961,8 @@ START_TEST(test_deform_large_outputs_match_scalar) {
       j.out_normals = rn;
       setenv("SKINKIT_KERNEL", "scalar", 1);
       ck_assert_int_eq(sk_deform_run(&j, NULL), SK_ERR_OUT_OF_RANGE);
-      for (int k = 1; k < 3; ++k) {
-        setenv("SKINKIT_KERNEL", kernel_names[k], 1);
-        if (strcmp(sk_cpu_kernel(), kernel_names[k]) != 0) continue;
+      for (int k = 1; k < NKERNELS; ++k) {
+        if (!use_kernel(k)) continue;
         memset(op, 0, V * 12);
         memset(on, 0, V * 12);
         j.out_positions = op;

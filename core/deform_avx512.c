@@ -1,0 +1,451 @@
+/* deform_avx512.c - 16-wide (zmm) SoA deform path (built with -mavx512f/vl/bw/dq -mavx2 -mfma, picked at run
+ * time). Covers the common job: packed u8/u16 joints with K = 1, 2, 4 or 8 float weights, packed float3
+ * positions (and normals), LBS (rigid palette for normals; NO_RENORMALIZE allowed) or rigid-palette DQS. Every
+ * other job, the tail of a range and any block of 16 vertices with something unusual (joint out of range, weight
+ * sum 0 or not finite, zero or huge normal, cancelled DQS blend) go to the AVX2 kernel (whose results follow the
+ * scalar generic loop) before anything of the block is written. cglm must not be included here.
+ *
+ * LBS: joints -> byte offsets (SIMD), per vertex the blended 4x4 matrix in one zmm (one load + one FMA with a
+ * broadcast weight per influence), a 16x16 transpose, then the vertex math on x, y, z of 16 vertices at once.
+ * DQS: everything in SoA form: per influence the 16 dual quaternions transposed to 8 registers; the pivot (largest
+ * weight, first on ties) is picked from the transposed weights, each weight takes the sign of its real part's dot
+ * with the pivot's, the blend is 8 FMAs per influence for 16 vertices, then x -> x + s (w (q x x) + q x (q x x))
+ * + s (w d - d_w q + q x d) with s = 2 / |q|^2 (exact for an unnormalized blend). */
+#include "skc_deform.h"
+
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
+    defined(__FMA__) && defined(__AVX2__)
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define AI static inline __attribute__((always_inline))
+#define SW 16
+typedef __m512 V;
+
+AI float ldf(const unsigned char* p) {
+  float x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+AI uint32_t ldj(const unsigned char* p, uint32_t k, const int JT) {
+  if (JT == 1) return p[k];
+  uint16_t x;
+  memcpy(&x, p + 2 * k, sizeof x);
+  return x;
+}
+
+/* ---- packed float3 <-> SoA: two two-source permutes per component ---- */
+#define I16(M, a)                                                                                                   \
+  _mm512_setr_epi32(M(a, 0), M(a, 1), M(a, 2), M(a, 3), M(a, 4), M(a, 5), M(a, 6), M(a, 7), M(a, 8), M(a, 9),    \
+                    M(a, 10), M(a, 11), M(a, 12), M(a, 13), M(a, 14), M(a, 15))
+/* load: component c of vertex i is float 3i + c of the 48 (registers a | b | c) */
+#define LD1(c, i) ((3 * (i) + (c)) < 32 ? 3 * (i) + (c) : 0)
+#define LD2(c, i) ((3 * (i) + (c)) < 32 ? (i) : 16 + 3 * (i) + (c)-32)
+/* store: float n = 16 o + l is component n % 3 of vertex n / 3 */
+#define SN(o, l) (16 * (o) + (l))
+#define ST1(o, l) (SN(o, l) % 3 == 0 ? SN(o, l) / 3 : SN(o, l) % 3 == 1 ? 16 + SN(o, l) / 3 : 0)
+#define ST2(o, l) (SN(o, l) % 3 == 2 ? 16 + SN(o, l) / 3 : (l))
+
+AI void ld3(const unsigned char* p, V* x, V* y, V* z) {
+  const float* f = (const float*)(const void*)p;
+  const V a = _mm512_loadu_ps(f), b = _mm512_loadu_ps(f + 16), c = _mm512_loadu_ps(f + 32);
+  *x = _mm512_permutex2var_ps(_mm512_permutex2var_ps(a, I16(LD1, 0), b), I16(LD2, 0), c);
+  *y = _mm512_permutex2var_ps(_mm512_permutex2var_ps(a, I16(LD1, 1), b), I16(LD2, 1), c);
+  *z = _mm512_permutex2var_ps(_mm512_permutex2var_ps(a, I16(LD1, 2), b), I16(LD2, 2), c);
+}
+
+/* nt: non-temporal stores (p 64-byte aligned) */
+AI void st3(unsigned char* p, V x, V y, V z, int nt) {
+  float* f = (float*)(void*)p;
+  const V o0 = _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 0), y), I16(ST2, 0), z);
+  const V o1 = _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 1), y), I16(ST2, 1), z);
+  const V o2 = _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 2), y), I16(ST2, 2), z);
+  if (nt) {
+    _mm512_stream_ps(f, o0);
+    _mm512_stream_ps(f + 16, o1);
+    _mm512_stream_ps(f + 32, o2);
+  } else {
+    _mm512_storeu_ps(f, o0);
+    _mm512_storeu_ps(f + 16, o1);
+    _mm512_storeu_ps(f + 32, o2);
+  }
+}
+
+/* ---- vertex-major (16 x K) -> influence-major (K registers of 16 lanes): out[k] lane i = in[i K + k] ---- */
+#define TK2(k, i) (2 * (i) + (k))
+#define TK4(k, i) ((4 * (i) + (k)) & 31)
+#define TK8(k, i) ((8 * (i) + (k)) & 31)
+AI void soa_k(const V* in, const uint32_t K, V* out) {
+  if (K == 1) {
+    out[0] = in[0];
+  } else if (K == 2) {
+    out[0] = _mm512_permutex2var_ps(in[0], I16(TK2, 0), in[1]);
+    out[1] = _mm512_permutex2var_ps(in[0], I16(TK2, 1), in[1]);
+  } else if (K == 4) {
+#define TK4_(k)                                                                                    \
+  out[k] = _mm512_mask_blend_ps((__mmask16)0xFF00, _mm512_permutex2var_ps(in[0], I16(TK4, k), in[1]), \
+                                _mm512_permutex2var_ps(in[2], I16(TK4, k), in[3]))
+    TK4_(0);
+    TK4_(1);
+    TK4_(2);
+    TK4_(3);
+#undef TK4_
+  } else { /* K == 8: each register holds 2 vertices */
+#define TK8_(k)                                                                                          \
+  do {                                                                                                   \
+    const __m512i ix = I16(TK8, k);                                                                      \
+    V a = _mm512_permutex2var_ps(in[0], ix, in[1]), b = _mm512_permutex2var_ps(in[2], ix, in[3]);       \
+    V c = _mm512_permutex2var_ps(in[4], ix, in[5]), d = _mm512_permutex2var_ps(in[6], ix, in[7]);       \
+    out[k] = _mm512_mask_blend_ps((__mmask16)0xFF00, _mm512_mask_blend_ps((__mmask16)0x00F0, a, b),     \
+                                  _mm512_mask_blend_ps((__mmask16)0xF000, c, d));                       \
+  } while (0)
+    TK8_(0);
+    TK8_(1);
+    TK8_(2);
+    TK8_(3);
+    TK8_(4);
+    TK8_(5);
+    TK8_(6);
+    TK8_(7);
+#undef TK8_
+  }
+}
+
+/* The 16 K joints of the block as 32-bit integers (vertex-major, K registers); 1 if all are <= lim. */
+AI int load_joints(const unsigned char* jb, const int JT, const uint32_t K, __m512i lim, __m512i* j) {
+  __mmask16 bad = 0;
+  _Pragma("GCC unroll 8")
+  for (uint32_t o = 0; o < K; ++o) {
+    j[o] = JT == 1 ? _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i*)(const void*)(jb + 16 * o)))
+                   : _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(jb + 32 * o)));
+    bad |= _mm512_cmpgt_epu32_mask(j[o], lim);
+  }
+  return bad == 0;
+}
+
+/* lanes whose |x| lies outside [lo, hi] (bit patterns of positive floats; NaN is outside) */
+AI __mmask16 out_of_range(V x, uint32_t lo, uint32_t hi) {
+  __m512i b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7fffffff));
+  return _mm512_cmpgt_epu32_mask(_mm512_sub_epi32(b, _mm512_set1_epi32((int)lo)), _mm512_set1_epi32((int)(hi - lo)));
+}
+
+/* 16 matrices (one per register) -> r[R] lane i = m[i][R] */
+AI void transpose16(const V m[16], V r[16]) {
+  V t[16], u[16];
+  _Pragma("GCC unroll 8")
+  for (int p = 0; p < 8; ++p) {
+    t[2 * p] = _mm512_unpacklo_ps(m[2 * p], m[2 * p + 1]);
+    t[2 * p + 1] = _mm512_unpackhi_ps(m[2 * p], m[2 * p + 1]);
+  }
+  _Pragma("GCC unroll 4")
+  for (int g = 0; g < 4; ++g) {
+    __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
+    __m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
+    u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  _Pragma("GCC unroll 4")
+  for (int q = 0; q < 4; ++q) {
+    V v0 = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(1, 0, 1, 0));
+    V v1 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], _MM_SHUFFLE(1, 0, 1, 0));
+    V w0 = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(3, 2, 3, 2));
+    V w1 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], _MM_SHUFFLE(3, 2, 3, 2));
+    r[q] = _mm512_shuffle_f32x4(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
+    r[4 + q] = _mm512_shuffle_f32x4(v0, v1, _MM_SHUFFLE(3, 1, 3, 1));
+    r[8 + q] = _mm512_shuffle_f32x4(w0, w1, _MM_SHUFFLE(2, 0, 2, 0));
+    r[12 + q] = _mm512_shuffle_f32x4(w0, w1, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+/* R[p] = rows (a, a + 4) of 8 floats for a = p (p < 4) or p + 4 (p >= 4) -> x[c] lane i = row i [c]: the
+ * last stage is then one 128-bit-lane shuffle per output. */
+AI void transpose8(const V R[8], V x[8]) {
+  V t[8], u[8];
+  _Pragma("GCC unroll 4")
+  for (int p = 0; p < 4; ++p) {
+    t[2 * p] = _mm512_unpacklo_ps(R[2 * p], R[2 * p + 1]);
+    t[2 * p + 1] = _mm512_unpackhi_ps(R[2 * p], R[2 * p + 1]);
+  }
+  _Pragma("GCC unroll 2")
+  for (int g = 0; g < 2; ++g) {
+    __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
+    __m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
+    u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  _Pragma("GCC unroll 4")
+  for (int q = 0; q < 4; ++q) {
+    x[q] = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(2, 0, 2, 0));
+    x[4 + q] = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+/* hides the contents of a just-stored offset array from the optimizer, so the offsets are read back with plain
+ * loads (load ports) instead of being extracted lane by lane from the vector register (shuffle ports) */
+#define LAUNDER(ptr) __asm__("" : "+r"(ptr) : : "memory")
+
+/* 16 rows of 8 floats at base + off[i] -> x[c] lane i = row i [c] */
+AI void gather8(const unsigned char* base, const uint32_t* off, V x[8]) {
+  V R[8];
+  _Pragma("GCC unroll 8")
+  for (int p = 0; p < 8; ++p) {
+    const int a = p < 4 ? p : p + 4;
+    R[p] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps((const float*)(const void*)(base + off[a]))),
+                              _mm256_load_ps((const float*)(const void*)(base + off[a + 4])), 1);
+  }
+  transpose8(R, x);
+}
+
+/* 16 rows of 4 floats at base + off[i] -> x[c] lane i = row i [c] */
+AI void gather4(const unsigned char* base, const uint32_t* off, V x[4]) {
+  V Z[4];
+  _Pragma("GCC unroll 4")
+  for (int g = 0; g < 4; ++g) { /* lane L of Z[g] = row g + 4 L */
+    V z = _mm512_castps128_ps512(_mm_load_ps((const float*)(const void*)(base + off[g])));
+    z = _mm512_insertf32x4(z, _mm_load_ps((const float*)(const void*)(base + off[g + 4])), 1);
+    z = _mm512_insertf32x4(z, _mm_load_ps((const float*)(const void*)(base + off[g + 8])), 2);
+    Z[g] = _mm512_insertf32x4(z, _mm_load_ps((const float*)(const void*)(base + off[g + 12])), 3);
+  }
+  V t0 = _mm512_unpacklo_ps(Z[0], Z[1]), t1 = _mm512_unpackhi_ps(Z[0], Z[1]);
+  V t2 = _mm512_unpacklo_ps(Z[2], Z[3]), t3 = _mm512_unpackhi_ps(Z[2], Z[3]);
+  x[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+  x[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+  x[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+  x[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+}
+
+/* One block of 16 vertices starting at v; 0 = nothing written (the caller redoes it with the AVX2 kernel). */
+AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int HAS_N, const int DQS,
+               const int RENORM, __m512i lim, int nt) {
+  const unsigned char* jb = c->joints + v * K * (size_t)JT;
+  const unsigned char* wb = c->weights + v * K * 4;
+  __m512i jv[8];
+  if (!load_joints(jb, JT, K, lim, jv)) return 0;
+  _Alignas(64) uint32_t off[SW * 8];
+
+  V px, py, pz, nx = _mm512_setzero_ps(), ny = nx, nz = nx;
+  V ox, oy, oz, mx = nx, my = nx, mz = nx;
+  __mmask16 bad;
+  if (!DQS) {
+    const unsigned char* P = (const unsigned char*)c->palette;
+    V m[SW], r[SW];
+    _Pragma("GCC unroll 16")
+    for (uint32_t i = 0; i < SW; ++i) { /* joints read again as scalars: integer ports, no store forwarding */
+      const unsigned char* w = wb + 4 * K * i;
+      const unsigned char* jr = jb + (size_t)K * (size_t)JT * i;
+      V M = _mm512_setzero_ps();
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 0; k < K; ++k) {
+        const uint32_t j = ldj(jr, k, JT);
+        const V pm = _mm512_load_ps((const float*)(const void*)(P + 64 * (size_t)j));
+        M = k == 0 ? _mm512_mul_ps(_mm512_set1_ps(ldf(w + 4 * k)), pm) : _mm512_fmadd_ps(_mm512_set1_ps(ldf(w + 4 * k)), pm, M);
+      }
+      m[i] = M;
+    }
+    transpose16(m, r); /* r[4 col + row]; r[15] = the weight sum (palette bottom rows are 0 0 0 1) */
+    bad = out_of_range(r[15], 0x00800000u, 0x7f61b1e6u);
+    ld3(c->pin + v * 12, &px, &py, &pz);
+    ox = _mm512_fmadd_ps(r[8], pz, _mm512_fmadd_ps(r[4], py, _mm512_fmadd_ps(r[0], px, r[12])));
+    oy = _mm512_fmadd_ps(r[9], pz, _mm512_fmadd_ps(r[5], py, _mm512_fmadd_ps(r[1], px, r[13])));
+    oz = _mm512_fmadd_ps(r[10], pz, _mm512_fmadd_ps(r[6], py, _mm512_fmadd_ps(r[2], px, r[14])));
+    if (HAS_N) {
+      ld3(c->nin + v * 12, &nx, &ny, &nz);
+      mx = _mm512_fmadd_ps(r[8], nz, _mm512_fmadd_ps(r[4], ny, _mm512_mul_ps(r[0], nx)));
+      my = _mm512_fmadd_ps(r[9], nz, _mm512_fmadd_ps(r[5], ny, _mm512_mul_ps(r[1], nx)));
+      mz = _mm512_fmadd_ps(r[10], nz, _mm512_fmadd_ps(r[6], ny, _mm512_mul_ps(r[2], nx)));
+    }
+  } else {
+    /* influence-major: offk[k] lane i = byte offset of vertex i's k-th dual quaternion, wk[k] its weight */
+    V jkf[8], wk[8], wv[8];
+    _Pragma("GCC unroll 8")
+    for (uint32_t o = 0; o < K; ++o) wv[o] = _mm512_loadu_ps((const float*)(const void*)(wb + 64 * o));
+    soa_k(wv, K, wk);
+    _Pragma("GCC unroll 8")
+    for (uint32_t o = 0; o < K; ++o) wv[o] = _mm512_castsi512_ps(jv[o]);
+    soa_k(wv, K, jkf);
+    __m512i jk[8];
+    V wsum = wk[0];
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) {
+      jk[k] = _mm512_castps_si512(jkf[k]);
+      if (k) wsum = _mm512_add_ps(wsum, wk[k]);
+    }
+    /* |weight sum| in [FLT_MIN, 3e38] like kfast (kbody keeps the input of a vertex whose weights sum to 0) */
+    bad = out_of_range(wsum, 0x00800000u, 0x7f61b1e6u);
+    /* pivot: largest weight, first on ties (strict >, like kbody): its slot kp and joint pj per lane */
+    V wmax = wk[0];
+    __m512i kp = _mm512_setzero_si512(), pj = jk[0];
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 1; k < K; ++k) {
+      __mmask16 gt = _mm512_cmp_ps_mask(wk[k], wmax, _CMP_GT_OQ);
+      wmax = _mm512_mask_mov_ps(wmax, gt, wk[k]);
+      kp = _mm512_mask_mov_epi32(kp, gt, _mm512_set1_epi32((int)k));
+      pj = _mm512_mask_mov_epi32(pj, gt, jk[k]);
+    }
+    const unsigned char* DQ = (const unsigned char*)c->dq;
+    V D[8];
+    /* slot 0 and the pivot's slot swap per lane, so the pivot's dual quaternion is the first one gathered and the
+     * others' dots need no extra pass */
+    __m512i offk[8];
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) offk[k] = _mm512_slli_epi32(jk[k], 5);
+    if (K > 1) {
+      __m512i o0 = offk[0];
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 1; k < K; ++k) {
+        __mmask16 is = _mm512_cmpeq_epi32_mask(kp, _mm512_set1_epi32((int)k));
+        o0 = _mm512_mask_mov_epi32(o0, is, offk[k]);
+        offk[k] = _mm512_mask_mov_epi32(offk[k], is, offk[0]);
+        wk[k] = _mm512_mask_mov_ps(wk[k], is, wk[0]);
+      }
+      offk[0] = o0;
+      wk[0] = wmax;
+    }
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) _mm512_store_si512((void*)(off + 16 * k), offk[k]);
+    const uint32_t* offp = off;
+    LAUNDER(offp);
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    V X[8], pq[4];
+    pq[0] = pq[1] = pq[2] = pq[3] = _mm512_setzero_ps();
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) {
+      gather8(DQ, offp + 16 * k, X);
+      V w = wk[k];
+      if (k == 0) {
+        pq[0] = X[0];
+        pq[1] = X[1];
+        pq[2] = X[2];
+        pq[3] = X[3];
+      } else { /* the weight takes the sign of its real part's dot with the pivot's (d < 0 flips, like kbody) */
+        V d = _mm512_fmadd_ps(X[3], pq[3],
+                              _mm512_fmadd_ps(X[2], pq[2], _mm512_fmadd_ps(X[1], pq[1], _mm512_mul_ps(X[0], pq[0]))));
+        __mmask16 neg = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_LT_OQ);
+        w = _mm512_mask_xor_ps(w, neg, w, _mm512_castsi512_ps(sign));
+      }
+      _Pragma("GCC unroll 8")
+      for (int q = 0; q < 8; ++q) D[q] = k == 0 ? _mm512_mul_ps(w, X[q]) : _mm512_fmadd_ps(w, X[q], D[q]);
+    }
+    const V qx = D[0], qy = D[1], qz = D[2], qw = D[3];
+    const V l2 = _mm512_fmadd_ps(qw, qw, _mm512_fmadd_ps(qz, qz, _mm512_fmadd_ps(qy, qy, _mm512_mul_ps(qx, qx))));
+    bad |= out_of_range(l2, 0x0da24262u, 0x7f61b1e6u); /* (1e-30, 3e38] like kdq_matrix */
+    const V s = _mm512_div_ps(_mm512_set1_ps(2.0f), l2);
+#define CROSS(ax, ay, az, bx, by, bz, rx, ry, rz)      \
+  rx = _mm512_fmsub_ps(ay, bz, _mm512_mul_ps(az, by)); \
+  ry = _mm512_fmsub_ps(az, bx, _mm512_mul_ps(ax, bz)); \
+  rz = _mm512_fmsub_ps(ax, by, _mm512_mul_ps(ay, bx))
+    V tx, ty, tz, ex, ey, ez, fx, fy, fz;
+    CROSS(qx, qy, qz, D[4], D[5], D[6], tx, ty, tz);
+    tx = _mm512_fmadd_ps(qw, D[4], _mm512_fnmadd_ps(D[7], qx, tx));
+    ty = _mm512_fmadd_ps(qw, D[5], _mm512_fnmadd_ps(D[7], qy, ty));
+    tz = _mm512_fmadd_ps(qw, D[6], _mm512_fnmadd_ps(D[7], qz, tz));
+    ld3(c->pin + v * 12, &px, &py, &pz);
+    CROSS(qx, qy, qz, px, py, pz, ex, ey, ez);
+    CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+    ox = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ex, fx), tx), px);
+    oy = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ey, fy), ty), py);
+    oz = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ez, fz), tz), pz);
+    if (HAS_N) {
+      ld3(c->nin + v * 12, &nx, &ny, &nz);
+      CROSS(qx, qy, qz, nx, ny, nz, ex, ey, ez);
+      CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+      mx = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ex, fx), nx);
+      my = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ey, fy), ny);
+      mz = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ez, fz), nz);
+    }
+#undef CROSS
+  }
+  if (HAS_N && RENORM) { /* rsqrt14 and one Newton-Raphson step (~1e-7); |n|^2 in [FLT_MIN, 3e38] like vp_renorm */
+    const V l2 = _mm512_fmadd_ps(mz, mz, _mm512_fmadd_ps(my, my, _mm512_mul_ps(mx, mx)));
+    bad |= out_of_range(l2, 0x00800000u, 0x7f61b1e6u);
+    V r = _mm512_rsqrt14_ps(l2);
+    r = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), r),
+                      _mm512_fnmadd_ps(_mm512_mul_ps(l2, r), r, _mm512_set1_ps(3.0f)));
+    mx = _mm512_mul_ps(mx, r);
+    my = _mm512_mul_ps(my, r);
+    mz = _mm512_mul_ps(mz, r);
+  }
+  if (bad) return 0;
+  st3(c->pout + v * 12, ox, oy, oz, nt);
+  if (HAS_N) st3(c->nout + v * 12, mx, my, mz, nt);
+  return 1;
+}
+
+AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const uint32_t K, const int HAS_N,
+                const int DQS, const int RENORM) {
+  const __m512i lim = _mm512_set1_epi32((int)(c->jcount - 1));
+  size_t bad = 0, v = b;
+  /* large outputs bypass the caches: run a few vertices first so the 192-byte blocks start 64-byte aligned */
+  int nt = 0;
+  if (c->stream_out && c->pin != c->pout && (!HAS_N || c->nin != c->nout) && e - b >= 4 * SW) {
+    size_t s = 0;
+    while (s < SW && ((uintptr_t)(c->pout + (b + s) * 12) & 63) != 0) ++s;
+    if (s < SW && (!HAS_N || ((uintptr_t)(c->nout + (b + s) * 12) & 63) == 0)) {
+      nt = 1;
+      if (s) bad += skc_deform_kernel_avx2(c, b, b + s);
+      v = b + s;
+    }
+  }
+  for (; v + SW <= e; v += SW)
+    if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim, nt)) bad += skc_deform_kernel_avx2(c, v, v + SW);
+  if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
+  if (v < e) bad += skc_deform_kernel_avx2(c, v, e);
+  return bad;
+}
+
+#define R16_K(JT, HN, DQ, RN)                            \
+  switch (c->k) {                                        \
+    case 1: *bad = run16(c, b, e, JT, 1, HN, DQ, RN); return 1; \
+    case 2: *bad = run16(c, b, e, JT, 2, HN, DQ, RN); return 1; \
+    case 4: *bad = run16(c, b, e, JT, 4, HN, DQ, RN); return 1; \
+    case 8: *bad = run16(c, b, e, JT, 8, HN, DQ, RN); return 1; \
+    default: return 0;                                   \
+  }
+#define R16_N(JT, DQ)            \
+  if (!has_n) R16_K(JT, 0, DQ, 0) \
+  if (renorm) R16_K(JT, 1, DQ, 1) \
+  R16_K(JT, 1, DQ, 0)
+
+static __attribute__((noinline)) int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
+  const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
+  if (c->fmt == 0 || (jt != 1 && jt != 2) || wt != 4 || c->has_t) return 0;
+  if ((c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0) return 0;
+  const int dqs = c->method == SKC_DEFORM_DQS;
+  if (!(c->method == SKC_DEFORM_LBS || (dqs && !c->dqs_scaled))) return 0;
+  const int has_n = c->has_n, renorm = (c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0;
+  if (c->jstride != (size_t)c->k * (size_t)jt || c->wstride != (size_t)c->k * 4 || c->pis != 12 || c->pos != 12 ||
+      (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
+    return 0;
+  if (jt == 1) {
+    if (dqs) {
+      R16_N(1, 1)
+    }
+    R16_N(1, 0)
+  }
+  if (dqs) {
+    R16_N(2, 1)
+  }
+  R16_N(2, 0)
+}
+#undef R16_K
+#undef R16_N
+
+size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t end) {
+  size_t bad = 0;
+  if (wide(c, begin, end, &bad)) return bad;
+  return skc_deform_kernel_avx2(c, begin, end);
+}
+int skc_deform_kernel_avx512_available(void) { return 1; }
+
+#else
+size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t end) {
+  return skc_deform_kernel_avx2(c, begin, end);
+}
+int skc_deform_kernel_avx512_available(void) { return 0; }
+#endif
