@@ -93,6 +93,27 @@ void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tail
         for (int k = 0; k < 3; ++k) sum[k] += heads[3 * c + k];
         ++kids;
       }
+    if (kids > 1) { /* towards the children's average head, as far as the nearest child */
+      double dir[3], len2 = 0.0, near2 = INFINITY;
+      for (int k = 0; k < 3; ++k) {
+        dir[k] = sum[k] / kids - heads[3 * j + k];
+        len2 += dir[k] * dir[k];
+      }
+      for (uint32_t c = j + 1; c < n; ++c) {
+        if (s->parents[c] != (int32_t)j) continue;
+        double e2 = 0.0;
+        for (int k = 0; k < 3; ++k) {
+          double e = (double)heads[3 * c + k] - heads[3 * j + k];
+          e2 += e * e;
+        }
+        if (e2 < near2) near2 = e2;
+      }
+      if (near2 > 0.0 && len2 > 1e-12 * near2) {
+        double f = sqrt(near2 / len2);
+        for (int k = 0; k < 3; ++k) tails[3 * j + k] = (float)(heads[3 * j + k] + dir[k] * f);
+        continue;
+      }
+    }
     for (int k = 0; k < 3; ++k) {
       if (kids) {
         tails[3 * j + k] = (float)(sum[k] / kids);

@@ -211,3 +211,24 @@ int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3],
   }
   return 0;
 }
+
+size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3]) {
+  double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, inv[3];
+  for (int k = 0; k < 3; ++k) inv[k] = 1.0 / d[k];
+  uint32_t stack[BVH_STACK];
+  int top = 0;
+  size_t hits = 0;
+  stack[top++] = 0;
+  while (top) {
+    const bvh_node* nd = &b->nodes[stack[--top]];
+    if (!box_hit(nd, p, inv)) continue;
+    if (nd->count) {
+      for (uint32_t s = nd->first; s < nd->first + nd->count; ++s)
+        hits += (size_t)tri_hit(b->tri + 9 * (size_t)s, p, d, 0.0);
+    } else if (top + 2 <= BVH_STACK) {
+      stack[top++] = nd->first;
+      stack[top++] = nd->first + 1;
+    }
+  }
+  return hits;
+}

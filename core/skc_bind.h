@@ -75,8 +75,10 @@ void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w);
  * report may be NULL. On failure the skin is untouched. */
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err);
 
-/* Bone segments of a skeleton: head = world rest origin; tail = the only child's head, the average of the
- * children's heads, or for a leaf head + (head - parent head) (a root without children: tail = head). */
+/* Bone segments of a skeleton: head = world rest origin; tail = the only child's head; with several children,
+ * head + the unit direction to the children's average head times the distance of the nearest child (the average
+ * itself when it or a child coincides with the head: a hip's spine, tail and legs average to a point near the hip);
+ * for a leaf head + (head - parent head) (a root without children: tail = head). */
 void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails);
 /* The same segments carried into bind space (the space skinned mesh positions live in): each joint's segment is
  * moved by B_j * inverse(rest_world_j), so head = the bind matrix origin. Equal to the rest segments when the
@@ -119,5 +121,7 @@ void skc_bvh_destroy(skc_bvh* b);
 /* True when the open segment p + t (q - p), t in (t_eps, 1 - t_eps), crosses a triangle that does not have
  * skip_vertex as a corner. Thread-safe (read-only). */
 int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps);
+/* Number of triangles the segment p-q crosses (for inside/outside parity tests). Thread-safe (read-only). */
+size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3]);
 
 #endif

@@ -1035,8 +1035,12 @@ SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out,
  *    bone sees, point clouds and degenerate meshes get nearest-bone weights; only out of memory fails).
  *  - SK_BIND_HEAT: bone heat (Baran & Popovic 2007: cotangent Laplacian diffusion from the nearest visible bone,
  *    one sparse Cholesky factorization for all bones; heat weights fade out between 0.05 and 0.025 like
- *    Blender's). Parts no bone sees and point clouds still fall back to nearest bone (counted in the report;
- *    a part under 5% of the mesh size moves rigidly with the weights of its centroid);
+ *    Blender's; as in Blender, the distance to a bone is divided by (1.001 + cos) / 2, cos between the vertex
+ *    normal and the direction from the bone, so bones in front of the surface count as far, and heat_scale 1
+ *    has Blender's balance of heat and diffusion; a placement bone - head outside the mesh, most of its segment
+ *    outside, tail inside, like a root at the ground reaching into the hips - emits no heat). Parts no bone sees
+ *    and point clouds still fall back to nearest bone (counted in the report; a part under 5% of the mesh size
+ *    moves rigidly with the weights of its centroid);
  *    SK_ERR_NO_SOLUTION if the system is not positive definite.
  *  - SK_BIND_NEAREST: distance to the bone segments, rigid or blended by an inverse-distance falloff.
  *  - SK_BIND_CAPSULE: containment (seed 000): a capsule per bone (its segment and a radius r_j, given in
@@ -1118,7 +1122,8 @@ typedef enum sk_bone_space {
 } sk_bone_space;
 
 /* Bone segments of a skeleton, 3 * joint_count floats each: in rest space, head = the joint's world rest origin;
- * tail = its only child's head, the average of its children's heads, or for a leaf head + (head - parent head)
+ * tail = its only child's head; with several children, towards their average head as far as the nearest child
+ * (the average itself when it or a child coincides with the head); for a leaf head + (head - parent head)
  * (a lone root: tail = head). space = sk_bone_space (SK_ERR_INVALID_ARGUMENT otherwise). */
 SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t space, float* out_heads,
                                            float* out_tails, sk_error* err);

@@ -39,12 +39,18 @@
  * Blender's groups are matched to our joints by name (exact, else the unique joint name ending in it after a
  * separator: Assimp names Collada joints by node id). An asset whose bones do not sit in its mesh as loaded
  * (fewer than half the bound joints' bind-space heads inside the padded mesh box: an import problem) gets a
- * WARNING and no ratio lines. Prints `BENCH bind_<method>_<asset>_deform_mean <our % / Blender's %> ratio` (< 1:
- * closer to the artist than Blender), the raw figures and a table. Vertices are those Assimp loads (no joining):
+ * WARNING and no ratio lines, and so does one whose bound joints' segments all collapse onto one point (quad_skin,
+ * SimpleSkin: no method can tell the bones apart; the figures would compare influence limits). Prints
+ * `BENCH bind_<method>_<asset>_deform_mean <our % / Blender's %> ratio` (< 1: closer to the artist than Blender),
+ * the raw figures and a table. Vertices are those Assimp loads (no joining):
  * seam duplicates count several times, for us and for Blender alike.
  *
  * --quick (or env SKINKIT_BENCH_QUICK=1): the 40k cylinder and the assets but CesiumMan_subdiv2 (~1-2 min).
- * --only NAME: only meshes/assets whose name contains NAME. --no-blender: our figures only.
+ * --only NAME: only meshes/assets whose name contains NAME. --no-blender: our figures only. --per-joint: for each
+ * asset and method, the deformation error split by the artist's dominant joint of each vertex (mesh units; the
+ * figures of one line add up to the mean distance), to see which body part carries the error; with env
+ * SKINKIT_BENCH_PER_JOINT_MIX=1 also the bone segments and, per artist joint, where each method puts the weight
+ * of its vertices (the artist's own distribution first, on the Blender line).
  * Asserts nothing, but exits 1 if sk_bind fails on any mesh or asset (or the setup fails, e.g. a corpus file is
  * missing while SKINKIT_ASSETS is set), so a broken method is loud.
  */
@@ -150,6 +156,7 @@ typedef struct asset {
   size_t nv;              /* all parts */
   double diag;
   uint32_t heads_inside, heads_bound; /* bound joints whose bind-space head lies in the mesh's (padded) box */
+  int bones_coincide;     /* every bound joint's segment is the same point: no method can tell bones apart */
   char ours_path[512], out_prefix[512];
   blender_result bl;
   score ours[METHOD_COUNT];
@@ -168,6 +175,8 @@ typedef struct cylinder {
 } cylinder;
 
 static int g_failures; /* sk_bind errors and setup failures: exit status 1 */
+static int g_per_joint;   /* --per-joint: deformation error by the artist's dominant joint */
+static const char* g_label = ""; /* what score_part is scoring (for --per-joint) */
 static char g_workdir[256];
 
 /* ------------------------------------------------------------------------------------------ small helpers */
@@ -431,6 +440,8 @@ static int score_part(const part* p, uint32_t joints, const uint32_t* off, const
     s->werr_sum += weight_error_vertex(p->a_jt + p->a_off[v], p->a_w + p->a_off[v], p->a_off[v + 1] - p->a_off[v],
                                        jt + off[v], w + off[v], off[v + 1] - off[v], extra ? extra[v] : 0.0, joints,
                                        scratch);
+  /* --per-joint: per artist-dominant joint, the distance sum and the vertex count */
+  double* pj = g_per_joint || !strcmp(g_label, "artist") ? calloc(2 * (size_t)joints, sizeof *pj) : NULL;
   for (int k = 0; !rc && k < POSES; ++k) {
     rc = deform_csr(p, joints, k, off, jt, w, posed, err);
     const float* ref = p->artist_posed + (size_t)k * 3 * p->nv;
@@ -440,8 +451,54 @@ static int score_part(const part* p, uint32_t joints, const uint32_t* off, const
       double d = sqrt(dx * dx + dy * dy + dz * dz);
       s->dist_sum += d;
       if (d > s->dist_max) s->dist_max = d;
+      if (pj && p->a_off[v + 1] > p->a_off[v]) {
+        uint32_t best = p->a_off[v];
+        for (uint32_t i = p->a_off[v]; i < p->a_off[v + 1]; ++i)
+          if (p->a_w[i] > p->a_w[best]) best = i;
+        if (p->a_jt[best] < joints) pj[2 * p->a_jt[best]] += d, pj[2 * p->a_jt[best] + 1] += k == 0;
+      }
     }
   }
+  if (pj && !rc && getenv("SKINKIT_BENCH_PER_JOINT_MIX") && !strcmp(g_label, "Blender")) {
+    const char* saved = g_label;
+    g_label = "artist";
+    g_per_joint = 0;
+    score tmp;
+    memset(&tmp, 0, sizeof tmp);
+    score_part(p, joints, p->a_off, p->a_jt, p->a_w, NULL, &tmp, err);
+    g_per_joint = 1;
+    g_label = saved;
+  }
+  if (pj && !rc) { /* sum of each joint's share of the total (so the columns add up to the mean) */
+    printf("  per-joint %-8s", g_label);
+    for (uint32_t j = 0; j < joints; ++j)
+      if (pj[2 * j + 1] > 0)
+        printf(" %s=%.4f", sk_skeleton_joint_name(p->skel, j), pj[2 * j] / ((double)p->nv * POSES));
+    printf("\n");
+    if (getenv("SKINKIT_BENCH_PER_JOINT_MIX")) { /* where the weight of each artist joint's vertices goes */
+      double* mix = calloc((size_t)joints * joints, sizeof *mix);
+      for (size_t v = 0; mix && v < p->nv; ++v) {
+        if (p->a_off[v + 1] == p->a_off[v]) continue;
+        uint32_t best = p->a_off[v];
+        for (uint32_t i = p->a_off[v]; i < p->a_off[v + 1]; ++i)
+          if (p->a_w[i] > p->a_w[best]) best = i;
+        double sum = 0;
+        for (uint32_t i = off[v]; i < off[v + 1]; ++i) sum += w[i];
+        for (uint32_t i = off[v]; i < off[v + 1] && sum > 0; ++i)
+          if (jt[i] < joints && p->a_jt[best] < joints) mix[(size_t)p->a_jt[best] * joints + jt[i]] += w[i] / sum;
+      }
+      for (uint32_t j = 0; mix && j < joints; ++j) {
+        if (!(pj[2 * j + 1] > 0)) continue;
+        printf("    %s (%g v):", sk_skeleton_joint_name(p->skel, j), pj[2 * j + 1]);
+        for (uint32_t k = 0; k < joints; ++k)
+          if (mix[(size_t)j * joints + k] / pj[2 * j + 1] > 0.02)
+            printf(" %s %.2f", sk_skeleton_joint_name(p->skel, k), mix[(size_t)j * joints + k] / pj[2 * j + 1]);
+        printf("\n");
+      }
+      free(mix);
+    }
+  }
+  free(pj);
   if (!rc) s->vertices += p->nv;
   if (rc == SK_ERR_OUT_OF_MEMORY && err) snprintf(err->message, sizeof err->message, "out of memory");
   free(scratch);
@@ -452,6 +509,10 @@ static int score_part(const part* p, uint32_t joints, const uint32_t* off, const
 /* Fewer than half the bound joints' heads inside the mesh: the figures of this asset measure the import, not
  * the binding (no ratio lines). */
 static int frames_disagree(const asset* a) { return 2 * a->heads_inside < a->heads_bound; }
+/* Either of the above, or every bound bone at one point (quad_skin: ten zero-length bones at the origin; SimpleSkin:
+ * both joints' bind-space segments collapse onto one point): each method can only split the weights evenly, so
+ * the figures compare influence limits, not binding. */
+static int no_ratio(const asset* a) { return frames_disagree(a) || a->bones_coincide; }
 
 static double werr(const score* s) { return s->vertices ? s->werr_sum / (double)s->vertices : 0; }
 static double dmean_pct(const score* s, double diag) {
@@ -589,11 +650,21 @@ static int load_asset(asset* a, sk_error* err) {
    * diagonal) mean the mesh and the skeleton are in different frames as loaded. */
   float* heads = malloc(3 * (size_t)a->joints * sizeof *heads);
   float* tails = malloc(3 * (size_t)a->joints * sizeof *tails);
+  float first[3] = {0, 0, 0};
   for (uint32_t i = 0; i < a->part_count && !rc && heads && tails; ++i) {
     const part* p = &a->parts[i];
     if (sk_skeleton_bone_segments(p->skel, SK_BONE_SPACE_BIND, heads, tails, err)) continue;
     for (uint32_t j = 0; j < a->joints; ++j) {
+      if (g_per_joint && getenv("SKINKIT_BENCH_PER_JOINT_MIX") && i == 0)
+        printf("    segment %s%s: %.3g %.3g %.3g -> %.3g %.3g %.3g\n", sk_skeleton_joint_name(p->skel, j),
+               p->deform[j] ? "" : " (no deform)", heads[3 * j], heads[3 * j + 1], heads[3 * j + 2], tails[3 * j],
+               tails[3 * j + 1], tails[3 * j + 2]);
       if (!p->deform[j]) continue;
+      if (!a->heads_bound) memcpy(first, heads + 3 * j, sizeof first), a->bones_coincide = 1;
+      for (int k = 0; k < 3; ++k)
+        if (fabsf(heads[3 * j + k] - first[k]) > 1e-6f * (float)a->diag ||
+            fabsf(tails[3 * j + k] - first[k]) > 1e-6f * (float)a->diag)
+          a->bones_coincide = 0;
       int in = 1;
       for (int k = 0; k < 3; ++k)
         in &= heads[3 * j + k] >= lo[k] - 0.05 * a->diag && heads[3 * j + k] <= hi[k] + 0.05 * a->diag;
@@ -660,6 +731,7 @@ static int score_method(asset* a, size_t mi, int runs, sk_error* err) {
     part* p = &a->parts[i];
     sk_skin* skin = NULL;
     int rc = sk_skin_create(p->nv, a->joints, &skin, err);
+    g_label = k_methods[mi].name;
     double best = 1e300, best_cpu = 1e300;
     for (int r = 0; !rc && r < runs && (r == 0 || best < REPEAT_BELOW_MS); ++r) {
       double ms = 0, cpu = 0;
@@ -751,6 +823,7 @@ static void score_blender(asset* a) {
       }
     }
     if (!rc) off[p->nv] = (uint32_t)n;
+    g_label = "Blender";
     if (!rc) rc = score_part(p, a->joints, off, jt, w, extra, &a->blender, &err);
     free(off);
     free(jt);
@@ -879,10 +952,12 @@ int main(int argc, char** argv) {
       no_blender = 1;
     else if (!strcmp(argv[i], "--keep"))
       keep = 1;
+    else if (!strcmp(argv[i], "--per-joint"))
+      g_per_joint = 1;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--quick] [--no-blender] [--only NAME] [--keep]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--no-blender] [--only NAME] [--keep] [--per-joint]\n", argv[0]);
       return 2;
     }
   }
@@ -1035,6 +1110,11 @@ int main(int argc, char** argv) {
              "skeleton are in different frames (import problem), so binding from these bones cannot match the "
              "artist; figures printed, deform_mean ratio lines left out\n",
              a->heads_inside, a->heads_bound);
+    if (a->bones_coincide)
+      printf("  WARNING: all %u bound joints' bone segments are one point as loaded: every method can only split the "
+             "weights evenly, so the figures compare influence limits, not binding; deform_mean ratio lines left "
+             "out\n",
+             a->heads_bound);
     double bl_mean = a->blender.ok ? dmean_pct(&a->blender, a->diag) : 0;
     if (a->blender.ok)
       printf("BENCH blender_%s_weight_err %.4f\nBENCH blender_%s_deform_mean_pct %.4f %%\n"
@@ -1062,7 +1142,7 @@ int main(int argc, char** argv) {
              k_methods[k].name, a->name, dmax_pct(s, a->diag));
       if (s->fallback) printf("  (%s: %llu vertices by the nearest-bone fallback)\n", k_methods[k].name,
                               (unsigned long long)s->fallback);
-      if (a->blender.ok && bl_mean > 0 && !frames_disagree(a))
+      if (a->blender.ok && bl_mean > 0 && !no_ratio(a))
         printf("BENCH bind_%s_%s_deform_mean %.3f ratio\n", k_methods[k].name, a->name, mean / bl_mean);
     }
     if (a->def->speed) print_speedups(a->name, ours_ms, ours_ok, &a->bl);
@@ -1084,7 +1164,7 @@ int main(int argc, char** argv) {
       if (a->ours[k].ok) print_speed_row(a->name, a->nv, k, a->ours[k].ms, a->ours[k].cpu_ms, &a->bl);
   }
   printf("\n== quality table (weight err: mean 1/2 L1; deform: %% of bbox diagonal over %d poses; ratio: ours / "
-         "Blender deform mean; !: mesh and bones disagree as loaded, see WARNING) ==\n",
+         "Blender deform mean; !: mesh and bones disagree, or all bones coincide, as loaded: see WARNING) ==\n",
          POSES);
   printf("%-18s %7s %-9s %10s %10s %11s %10s %7s\n", "asset", "verts", "method", "ms", "weight err", "deform mean",
          "deform max", "ratio");
@@ -1097,7 +1177,7 @@ int main(int argc, char** argv) {
       if (!s->ok) continue;
       char ratio[32] = "-";
       if (k < METHOD_COUNT && bl_mean > 0)
-        snprintf(ratio, sizeof ratio, "%.2f%s", dmean_pct(s, a->diag) / bl_mean, frames_disagree(a) ? "!" : "");
+        snprintf(ratio, sizeof ratio, "%.2f%s", dmean_pct(s, a->diag) / bl_mean, no_ratio(a) ? "!" : "");
       printf("%-18s %7zu %-9s %10.1f %10.4f %10.3f%% %9.3f%% %7s\n", a->name, a->nv,
              k < METHOD_COUNT ? k_methods[k].name : "Blender", s->ms, werr(s), dmean_pct(s, a->diag),
              dmax_pct(s, a->diag), ratio);

@@ -348,8 +348,9 @@ START_TEST(bones_outside_the_mesh) {
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
     check_weights(s, m.nv, 2, 4);
-    /* bones beside the tube: weak heat (large distances) and half the tube unseen, so heat blends wide */
-    check_layout_min(&m, s, m.nv, 24, 40, 0.7f, 0.25f);
+    /* bones beside the tube: weak heat (large distances, larger still where the surface faces away from the
+     * bones) and half the tube unseen, so heat blends wide; the ends still go mostly to their bone */
+    check_layout_min(&m, s, m.nv, 24, 40, method == 1 ? 0.7f : 0.5f, method == 1 ? 0.25f : 0.4f);
     sk_skin_destroy(s);
   }
   free_mesh(&m);

@@ -556,6 +556,141 @@ START_TEST(split_triangles_keep_colocated_weights) {
 END_TEST
 
 /* The figure asked for in issue 6: both methods on a ~40k-vertex cylinder with 3 bones. */
+
+/* Blender's bone distance for heat: a bone in front of the surface (the side its normal points to: outside the
+ * body) counts as far. An open sheet facing +z, bone A 0.3 behind it (inside), bone B only 0.1 in front: plain
+ * distance would give the sheet to B, the surface-aware distance gives it to A. */
+START_TEST(heat_prefers_bones_behind_the_surface) {
+  enum { G = 21 };
+  float pos[3 * G * G];
+  uint32_t tri[6 * (G - 1) * (G - 1)];
+  size_t nt = 0;
+  for (int y = 0; y < G; ++y)
+    for (int x = 0; x < G; ++x) {
+      pos[3 * (y * G + x)] = (float)x / (G - 1);
+      pos[3 * (y * G + x) + 1] = (float)y / (G - 1);
+      pos[3 * (y * G + x) + 2] = 0.0f;
+    }
+  for (int y = 0; y + 1 < G; ++y)
+    for (int x = 0; x + 1 < G; ++x) { /* counter-clockwise seen from +z: normals +z */
+      uint32_t a = (uint32_t)(y * G + x), b = a + 1, c = a + G, e = a + G + 1;
+      uint32_t t[6] = {a, b, e, a, e, c};
+      memcpy(tri + 3 * nt, t, sizeof t);
+      nt += 2;
+    }
+  float heads[6] = {0.0f, 0.5f, -0.3f, 0.0f, 0.5f, 0.1f}, tails[6] = {1.0f, 0.5f, -0.3f, 1.0f, 0.5f, 0.1f};
+  for (int method = SK_BIND_ROBUST; method <= SK_BIND_HEAT; method += SK_BIND_HEAT) {
+    sk_bind_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.method = (uint32_t)method;
+    d.positions = pos;
+    d.vertex_count = G * G;
+    d.triangles = tri;
+    d.triangle_count = nt;
+    d.heads = heads;
+    d.tails = tails;
+    d.joint_count = 2;
+    sk_skin* s = new_skin(G * G, 2);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    check_weights(s, G * G, 2, 4);
+    for (size_t v = 0; v < G * G; ++v)
+      ck_assert_msg(weight_of(s, v, 0) > 0.99f, "method %d vertex %zu: bone behind %g", method, v,
+                    (double)weight_of(s, v, 0));
+    /* nearest bone knows nothing of surfaces: the sheet goes to the bone in front */
+    d.method = SK_BIND_NEAREST;
+    ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
+    ck_assert_float_gt(weight_of(s, (G / 2) * G + G / 2, 1), 0.5f);
+    sk_skin_destroy(s);
+  }
+}
+END_TEST
+
+/* A placement bone (the usual root at the ground reaching up into the hips: head outside the mesh, most of the
+ * segment outside, tail inside) gets no heat when bones inside the mesh do; its region goes to those bones. A
+ * bone whose head is inside, or one wholly outside the mesh, stays a heat source. */
+START_TEST(heat_ignores_placement_bones) {
+  mesh m = make_cylinder(24, 40, 2);
+  /* joint 2: from 1.5 below the tube up to its axis at x = 1 (1/6 of it inside the radius 0.25) */
+  float root_h[3] = {1.0f, -1.5f, 0.0f}, root_t[3] = {1.0f, 0.0f, 0.0f};
+  memcpy(m.heads + 6, root_h, sizeof root_h);
+  memcpy(m.tails + 6, root_t, sizeof root_t);
+  m.bones = 3;
+  for (int method = SK_BIND_ROBUST; method <= SK_BIND_HEAT; method += SK_BIND_HEAT) {
+    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    uint64_t counts[3] = {0, 0, 0};
+    sk_bind_report rep = new_report(counts);
+    sk_skin* s = new_skin(m.nv, 3);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+    check_weights(s, m.nv, 3, 4);
+    ck_assert_uint_eq(counts[2], 0);
+    ck_assert_uint_gt(counts[0], m.nv / 3);
+    ck_assert_uint_gt(counts[1], m.nv / 3);
+    /* the same bone flipped (head on the axis, inside): a source again, it takes the vertices around x = 1 */
+    memcpy(m.heads + 6, root_t, sizeof root_t);
+    memcpy(m.tails + 6, root_h, sizeof root_h);
+    d = desc_for(&m, (sk_bind_method)method);
+    ck_assert_int_eq(sk_bind(&d, s, &rep, &err), SK_OK);
+    ck_assert_uint_gt(counts[2], 0);
+    memcpy(m.heads + 6, root_h, sizeof root_h);
+    memcpy(m.tails + 6, root_t, sizeof root_t);
+    sk_skin_destroy(s);
+  }
+  /* every bone outside (beside the tube): none is a placement bone (their tails are outside too), all bind */
+  mesh o = make_cylinder(24, 40, 2);
+  for (int i = 0; i < 2; ++i) o.heads[3 * i + 1] = o.tails[3 * i + 1] = 0.6f;
+  sk_bind_desc d = desc_for(&o, SK_BIND_HEAT);
+  uint64_t counts[2] = {0, 0};
+  sk_bind_report rep = new_report(counts);
+  sk_skin* s = new_skin(o.nv, 2);
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_gt(counts[0], 0);
+  ck_assert_uint_gt(counts[1], 0);
+  sk_skin_destroy(s);
+  free_mesh(&o);
+  free_mesh(&m);
+}
+END_TEST
+
+/* Bone segments of a joint with several children: towards the children's centroid, as long as the nearest child
+ * is far (the centroid of a hip's spine, tail and legs lies almost on the hip: a point bone). */
+START_TEST(segments_of_branching_joints) {
+  float local[4 * 16];
+  for (int j = 0; j < 4; ++j) {
+    memset(local + 16 * j, 0, 16 * sizeof(float));
+    for (int k = 0; k < 4; ++k) local[16 * j + 5 * k] = 1.0f;
+  }
+  local[16 * 1 + 12] = 1.0f;  /* child 1 at (1, 0, 0) */
+  local[16 * 2 + 13] = 2.0f;  /* child 2 at (0, 2, 0) */
+  local[16 * 3 + 12] = -1.0f; /* child 3 at (-1, 0, 0) */
+  int32_t parents[4] = {-1, 0, 0, 0};
+  sk_skeleton_desc sd = {.size = sizeof sd, .joint_count = 4, .parents = parents, .rest_local = local};
+  sk_skeleton* sk = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_create(&sd, &sk, &err), SK_OK);
+  float h[12], t[12];
+  ck_assert_int_eq(sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  /* centroid (0, 2/3, 0): straight up, length 1 (the nearest child), not 2/3 */
+  ck_assert_float_eq_tol(t[0], 0.0f, 1e-6f);
+  ck_assert_float_eq_tol(t[1], 1.0f, 1e-6f);
+  ck_assert_float_eq_tol(t[2], 0.0f, 1e-6f);
+  /* leaves extend their parent direction: child 1 (1,0,0) -> (2,0,0) */
+  ck_assert_float_eq_tol(t[3], 2.0f, 1e-6f);
+  /* children whose centroid is the joint itself: the centroid (a point bone) */
+  local[16 * 2 + 13] = 0.0f;
+  sk_skeleton_destroy(sk);
+  sk = NULL;
+  ck_assert_int_eq(sk_skeleton_create(&sd, &sk, &err), SK_OK);
+  ck_assert_int_eq(sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  ck_assert_float_eq_tol(t[0], 0.0f, 1e-6f);
+  ck_assert_float_eq_tol(t[1], 0.0f, 1e-6f);
+  sk_skeleton_destroy(sk);
+}
+END_TEST
+
 START_TEST(timing_40k_cylinder) {
   mesh m = make_cylinder(128, 310, 3);
   ck_assert_uint_gt(m.nv, 39000);
@@ -590,6 +725,9 @@ static Suite* suite(void) {
   tcase_add_test(t, flat_and_degenerate_input);
   tcase_add_test(t, duplicated_shells_and_masks);
   tcase_add_test(t, split_triangles_keep_colocated_weights);
+  tcase_add_test(t, heat_prefers_bones_behind_the_surface);
+  tcase_add_test(t, heat_ignores_placement_bones);
+  tcase_add_test(t, segments_of_branching_joints);
   tcase_add_test(t, timing_40k_cylinder);
   suite_add_tcase(s, t);
   return s;
