@@ -32,6 +32,9 @@
  *    <node>_matrix-input", e.g. Fox.glb). Vertices are re-expanded per face corner by the Collada importer.
  *    A file with several animations comes back with every animation carrying one animation's keys (Fox: all
  *    1.158 s), asserted in tests/unit/test_roundtrip.c.
+ *  - For Blender's Collada and FBX importers (tests/addon/blender_readback.py): every skeleton node is written as
+ *    a bone (write_all_bones) so no plain node with a transform sits above the joints, and FBX gets its rest pose
+ *    equal to its bind pose (fbx_bake). Reasons at those functions.
  */
 #include <assimp/cexport.h>
 #include <assimp/cimport.h>
@@ -294,8 +297,94 @@ static bool common_rebind(const skio_mesh* m, const skc_skeleton* sk, float x[16
   return true;
 }
 
+/* Inverse bind written for a joint no mesh binds (all_bones): the joint's rest pose carried into the meshes'
+ * bind frame, inverse(rest_world(u)) * X with X = rest_world(k) * IB(k) of the first joint k (skeleton order)
+ * that some mesh binds (IB: the skeleton's, i.e. the first binding mesh's). X is one matrix for every bound joint
+ * when the file's rest pose is its bind pose up to the mesh transform (every corpus file), so an importer that
+ * builds bones from the inverse binds puts the unbound ones where the node tree does relative to the bound ones.
+ * Asserted in tests/unit/test_roundtrip.c. */
+static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  float x[16], inv[16];
+  skc_mat4_identity(x);
+  bool found = false;
+  for (uint32_t j = 0; j < sk->joint_count && !found; ++j)
+    for (uint32_t m = 0; m < s->mesh_count && !found; ++m)
+      if (s->meshes[m].skin && s->meshes[m].bound && s->meshes[m].bound[j]) {
+        skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, x);
+        found = true;
+      }
+  if (!skc_mat4_inverse(sk->rest_world + (size_t)u * 16, inv)) {
+    memcpy(out, sk->inverse_bind + (size_t)u * 16, 16 * sizeof(float));
+    return;
+  }
+  skc_mat4_mul(inv, x, out);
+}
+
+static bool joint_bound_anywhere(const skio_scene* s, uint32_t j) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].skin && s->meshes[m].bound && s->meshes[m].bound[j]) return true;
+  return false;
+}
+
+/* FBX only: X = rest_world(j) * IB(j), when it is one matrix for every joint some mesh binds and not the identity
+ * (the file's rest pose is its bind pose up to a mesh transform: CesiumMan's Z_UP turn, huesitos' x100), is baked
+ * into the written meshes (vertices *= X, normals by its normal matrix, inverse binds *= X^-1) so that the written
+ * rest pose IS the bind pose. Skinned positions are unchanged (world(j) * IB(j) X^-1 * X v). Why: Blender's FBX
+ * importer builds bones from the bind pose (cluster TransformLink) but plays the node curves relative to the node
+ * rest pose, so with X != I the posed mesh lands X away from the rest mesh (tests/addon/blender_readback.py "posed
+ * vertices": CesiumMan 0.76 of the diagonal, huesitos 65 before); and Assimp's FBX reader rebuilds inverse binds
+ * from the node tree, which is now right. Returns false (nothing to bake) otherwise. Mirrored in
+ * tests/unit/test_roundtrip.c. */
+static bool fbx_bake(const skio_scene* s, const char* id, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0)) return false;
+  bool have = false;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (!joint_bound_anywhere(s, j)) continue;
+    float xj[16];
+    skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, xj);
+    if (!have) {
+      memcpy(x, xj, sizeof xj);
+      have = true;
+    } else {
+      float scale = 1.0f;
+      for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(x[e]));
+      if (skc_mat4_max_abs_diff(x, xj) > 1e-4f * scale) return false;
+    }
+  }
+  float id4[16], inv[16];
+  skc_mat4_identity(id4);
+  if (!have || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
+  return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
+}
+
+/* Whether every skeleton joint is written as a bone of every skinned mesh (unbound ones with no weights and the
+ * inverse bind of unbound_inverse_bind), so that the whole skeleton is one joint tree and no plain node with a
+ * transform sits above the joints. Blender 3.4's importers (tests/addon/blender_readback.py):
+ *  - Collada: the plain parent node of the root joint becomes the armature object, and each bone's matrix is made
+ *    local to that object with the object's world matrix before that matrix is evaluated (identity), while the
+ *    mesh is placed by its bind shape: any transform above the joints (CesiumMan's Z_UP and Armature nodes, the
+ *    drone's MD5_Root, Testwuson's frame nodes) ends up between bones and mesh (0.3 to 1.2 bounding-box
+ *    diagonals). With every node a joint, the armature object is created at the origin and bones sit on the
+ *    inverse binds. Always done for Collada.
+ *  - FBX: same for the Null ancestors of the LimbNodes (CesiumMan, drone), but Blender's bones cannot carry scale:
+ *    a scaled node written as a LimbNode (huesitos' Armature, x100) throws its children 55 diagonals off, while
+ *    as a Null it is the armature object's transform and imports right. So for FBX only when every joint's rest
+ *    world matrix is rigid.
+ * Assimp's readers ignore or keep the weightless bones; libskinkit's reader marks them bound with the written
+ * inverse bind (test_roundtrip). */
+static bool write_all_bones(const skio_scene* s, const char* id) {
+  if (!s->skeleton) return false;
+  if (strcmp(id, "collada") == 0) return true;
+  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0) return false;
+  for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
+    if (!skc_mat4_is_rigid(s->skeleton->rest_world + (size_t)j * 16, 1e-4f)) return false;
+  return true;
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit,
-                      struct aiMesh** out, skc_err* err) {
+                      bool all_bones, const float* bake, struct aiMesh** out, skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
   struct aiMesh* am = calloc(1, sizeof *am);
@@ -313,6 +402,12 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
                       "mesh \"%s\" binds joints with inverse bind matrices that differ from the first mesh's in a "
                       "way no single mesh transform explains; Assimp writes one skin for all meshes",
                       m->name);
+    if (bake) { /* rest pose = bind pose: see fbx_bake */
+      float bx[16];
+      skc_mat4_mul(bake, x, bx);
+      memcpy(x, bx, sizeof bx);
+      ident = false;
+    }
     if (!ident && !skc_mat4_normal_matrix(x, nx))
       return skc_fail(err, SKC_UNSUPPORTED, "mesh \"%s\": singular rebind matrix", m->name);
   }
@@ -334,8 +429,12 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
       float n[3];
       if (ident)
         memcpy(n, m->normals + v * 3, sizeof n);
-      else
-        skc_mat4_transform_dir(nx, m->normals + v * 3, n);
+      else {
+        skc_mat4_transform_dir(nx, m->normals + v * 3, n); /* a scaled X: unit length again */
+        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (len > 0.0f && isfinite(len))
+          for (int k = 0; k < 3; ++k) n[k] /= len;
+      }
       am->mNormals[v].x = n[0];
       am->mNormals[v].y = n[1];
       am->mNormals[v].z = n[2];
@@ -383,7 +482,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     if (c.joints[e] < jc) per_joint[c.joints[e]]++;
   unsigned nb = 0;
   for (uint32_t j = 0; j < jc; ++j) {
-    bone_of[j] = (m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
+    bone_of[j] = (all_bones || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
   }
   am->mBones = calloc(nb + 1, sizeof *am->mBones);
   if (!am->mBones) {
@@ -403,8 +502,16 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     am->mBones[bone_of[j]] = b;
     set_name(&b->mName, sk->names[j]);
     /* shared inverse bind (the exporter keeps one per joint); the mesh was baked by X above */
-    skio_mat_to_ai(sk->inverse_bind + (size_t)j * 16,
-                   &b->mOffsetMatrix.a1);
+    float ib[16], inv_bake[16], baked[16];
+    if (m->bound[j] || per_joint[j] || joint_bound_anywhere(s, j))
+      memcpy(ib, sk->inverse_bind + (size_t)j * 16, sizeof ib);
+    else
+      unbound_inverse_bind(s, j, ib);
+    if (bake && skc_mat4_inverse(bake, inv_bake)) {
+      skc_mat4_mul(ib, inv_bake, baked);
+      memcpy(ib, baked, sizeof ib);
+    }
+    skio_mat_to_ai(ib, &b->mOffsetMatrix.a1);
   }
   for (size_t v = 0; v < V; ++v)
     for (uint32_t e = c.offsets[v]; e < c.offsets[v + 1]; ++e) {
@@ -638,9 +745,12 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
+  float bake[16];
+  const bool have_bake = fbx_bake(s, id, bake);
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
-    if ((rc = build_mesh(s, m, &o, limit, &sc->mMeshes[m], err))) goto done;
+    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), have_bake ? bake : NULL, &sc->mMeshes[m], err)))
+      goto done;
   }
   if (s->anim_count && s->skeleton) {
     if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations))) {
