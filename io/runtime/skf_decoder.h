@@ -871,7 +871,6 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
       if (n) {
         /* predictor: per joint, the mean weight among the already decoded corners of the vertex's first
          * triangle that have that joint; otherwise the set's last weights */
-        for (a = 0; a < n; ++a) ps[a] = pc[a] = 0;
         if (t != (size_t)-1 && fast4) {
           /* u8 x 4 output: the two other corners as words, SWAR match per joint (see skf__gather) */
           uint32_t wj[2] = {0, 0}, ww[2] = {0, 0}, nzm[2] = {0, 0}, nn = 0;
@@ -896,6 +895,7 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
             if (pred[a] > pred[imp]) imp = a;
           }
         } else {
+          for (a = 0; a < n; ++a) ps[a] = pc[a] = 0;
           if (t != (size_t)-1) {
             size_t c;
             for (c = t; c < t + 3 && c < ic; ++c) {
