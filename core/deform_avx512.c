@@ -202,24 +202,6 @@ AI void gather8(const unsigned char* base, const uint32_t* off, V x[8]) {
   transpose8(R, x);
 }
 
-/* 16 rows of 4 floats at base + off[i] -> x[c] lane i = row i [c] */
-AI void gather4(const unsigned char* base, const uint32_t* off, V x[4]) {
-  V Z[4];
-  _Pragma("GCC unroll 4")
-  for (int g = 0; g < 4; ++g) { /* lane L of Z[g] = row g + 4 L */
-    V z = _mm512_castps128_ps512(_mm_load_ps((const float*)(const void*)(base + off[g])));
-    z = _mm512_insertf32x4(z, _mm_load_ps((const float*)(const void*)(base + off[g + 4])), 1);
-    z = _mm512_insertf32x4(z, _mm_load_ps((const float*)(const void*)(base + off[g + 8])), 2);
-    Z[g] = _mm512_insertf32x4(z, _mm_load_ps((const float*)(const void*)(base + off[g + 12])), 3);
-  }
-  V t0 = _mm512_unpacklo_ps(Z[0], Z[1]), t1 = _mm512_unpackhi_ps(Z[0], Z[1]);
-  V t2 = _mm512_unpacklo_ps(Z[2], Z[3]), t3 = _mm512_unpackhi_ps(Z[2], Z[3]);
-  x[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
-  x[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
-  x[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
-  x[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
-}
-
 /* One block of 16 vertices starting at v; 0 = nothing written (the caller redoes it with the AVX2 kernel). */
 AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int HAS_N, const int DQS,
                const int RENORM, __m512i lim, int nt) {
