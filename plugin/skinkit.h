@@ -421,7 +421,7 @@ SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, doub
 typedef struct sk_save_options {
   uint32_t size;           /* sizeof(sk_save_options) */
   uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS */
-  const char* format;      /* NULL = from the extension: .glb, .gltf, .dae; "fbxa" = ASCII FBX */
+  const char* format;      /* NULL = from the extension: .glb, .gltf, .dae, .fbx; "fbxa" = ASCII FBX */
   uint32_t normalize;      /* 1 = renormalize each vertex's weights to sum 1 */
   uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, others all) */
   float prune;             /* drop weights below this first; 0 = keep */
@@ -429,8 +429,9 @@ typedef struct sk_save_options {
 } sk_save_options;
 
 /* Writes the scene through Assimp's exporter. glTF/GLB: one skin, <= 4 influences per vertex (default: the 4
- * largest, renormalized). Binary FBX is refused (SK_ERR_UNSUPPORTED: Assimp 5.2.5 writes files no reader
- * opens). Materials are not written (one untextured default). */
+ * largest, renormalized). Binary .fbx: Assimp 5.2.5's output with its missing null records repaired (Blender
+ * reads it whole; Assimp reads it back without animations; "fbxa" = ASCII FBX keeps them for Assimp). Materials
+ * are not written (one untextured default). */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err);
 

@@ -145,6 +145,39 @@ START_TEST(convert_fixes_and_never_overwrites) {
 }
 END_TEST
 
+/* A Valve SMD (written here) with one corner of 6 links: glTF can carry 4, so convert warns; binary FBX warns
+ * that Assimp readers lose the clip; Collada with one clip and .dae keeping all 6 links say nothing. */
+START_TEST(convert_warns_what_the_format_cannot_carry) {
+  write_file("six.smd",
+             "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\n2 \"c\" 1\n3 \"d\" 2\n4 \"e\" 3\n5 \"f\" 4\nend\n"
+             "skeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 1 0 0 0 0\n2 0 1 0 0 0 0\n3 0 1 0 0 0 0\n4 0 1 0 0 0 0\n"
+             "5 0 1 0 0 0 0\ntime 1\n0 0 0 0 0 0 0.5\n1 0 1 0 0 0 0\n2 0 1 0 0 0 0\n3 0 1 0 0 0 0\n"
+             "4 0 1 0 0 0 0\n5 0 1 0 0 0 0\nend\ntriangles\nm.bmp\n"
+             "0 0 0 0 0 0 1 0 0 6 0 0.3 1 0.2 2 0.2 3 0.1 4 0.1 5 0.1\n"
+             "0 1 0 0 0 0 1 0 0 1 1 1\n"
+             "0 0 1 0 0 0 1 0 0 1 2 1\nend\n");
+  char args[2048];
+  snprintf(args, sizeof args, "convert %s/six.smd %s/six.glb", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning: glTF carries 4 influences per vertex; 1 vertices have more") != NULL,
+                "%s", err_text());
+  snprintf(args, sizeof args, "convert %s/six.smd %s/six.dae", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning") == NULL, "%s", err_text());
+  snprintf(args, sizeof args, "info %s/six.dae", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "max 6 influences") != NULL, "%s", g_out);
+  snprintf(args, sizeof args, "convert %s/six.smd %s/six.fbx", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning: binary FBX: Blender reads the 1 animation(s) back") != NULL, "%s",
+                err_text());
+  /* asked for 4: no warning, the user chose it */
+  snprintf(args, sizeof args, "convert %s/six.smd %s/six4.glb --limit 4", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning") == NULL, "%s", err_text());
+}
+END_TEST
+
 START_TEST(info_and_sample) {
   ck_assert_int_eq(run("info tests/data/cylinder_rig.glb --json"), 0);
   ck_assert(strstr(g_out, "\"vertices\":1122") != NULL || strstr(g_out, "\"vertices\": 1122") != NULL);
@@ -199,6 +232,7 @@ static Suite* suite(void) {
   tcase_add_test(t, validate_bad_input);
   tcase_add_test(t, jsonl_shards_merge_with_report);
   tcase_add_test(t, convert_fixes_and_never_overwrites);
+  tcase_add_test(t, convert_warns_what_the_format_cannot_carry);
   tcase_add_test(t, info_and_sample);
   tcase_add_test(t, pack_info_unpack);
   suite_add_tcase(s, t);
