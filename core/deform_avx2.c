@@ -296,11 +296,17 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
      * pivot's (four dot products per register); then the blend. */
     uint32_t jl[SKC_SOA_W][8], jpiv[SKC_SOA_W];
     _Alignas(32) float sw[SKC_SOA_W][8];
+    int zero_sum = 0;
     _Pragma("GCC unroll 2")
     for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
       _Pragma("GCC unroll 8")
       for (uint32_t k = 0; k < K; ++k) jl[i][k] = kload_joint(jb, k, JT);
       const float* w = (const float*)(const void*)wb;
+      /* the generic loop keeps a vertex whose weights sum to 0 (e.g. 0.5 and -0.5): let it do this block */
+      float wsum = w[0];
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 1; k < K; ++k) wsum += w[k];
+      zero_sum |= wsum == 0.0f;
       jpiv[i] = jl[i][0];
       if (K > 1) { /* branch-free: the first lane equal to the maximum (a NaN weight may pick any valid lane: the
                       l2 test of the blend sends that block to kgeneric anyway) */
@@ -318,6 +324,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
         jpiv[i] = jl[i][msk ? __builtin_ctz(msk) : 0];
       }
     }
+    if (zero_sum) return 0; /* nothing written yet */
     wb = c->weights + v * ws;
     const __m128 sign = _mm_castsi128_ps(_mm_set1_epi32((int)0x80000000u));
     _Pragma("GCC unroll 2")

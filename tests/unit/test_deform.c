@@ -755,7 +755,8 @@ static float packed_diff(const float* a, const float* b, size_t n) {
 /* The fast loops with compile-time influence counts run only on tightly packed streams (the layout above is
  * strided on purpose): every kernel against the scalar generic loop on packed streams, K = 1..8, every joint
  * type with float weights (plus the quantized ones), with vertices that must bail out to the generic loop
- * (joint out of range, NaN weight, weight sum 0, zero normal), out of place and in place. */
+ * (joint out of range, NaN weight, weight sum 0 with zero or cancelling weights, zero normal), out of place and in
+ * place. */
 START_TEST(test_deform_packed_fast_matches_scalar) {
   rng_seed(11);
   const int jts[3] = {SK_TYPE_U8, SK_TYPE_U16, SK_TYPE_U32};
@@ -786,6 +787,7 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
           if (v % 97 == 5 && k == K - 1) jj = (uint32_t)J + (uint32_t)(v % 3); /* out of range */
           float wk = w[k] / sum;
           if (v % 89 == 7) wk = 0.0f; /* weight sum 0 */
+          if (wt == SK_TYPE_F32 && K >= 2 && v % 71 == 11) wk = k == 0 ? 0.5f : k == 1 ? -0.5f : 0.0f; /* sum 0, not all 0 */
           if (wt == SK_TYPE_F32 && v % 83 == 9 && k == 0) wk = NAN;
           put_joint(jb + (v * K + k) * jsz, jt, jj);
           put_weight(wb + (v * K + k) * wsz, wt, wk);
