@@ -4,106 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_bindmesh.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
 #define MAXW 300
 
-typedef struct mesh {
-  size_t nv, nt;
-  float* pos;
-  uint32_t* tri;
-  uint32_t bones;
-  float length;
-  float heads[3 * 16], tails[3 * 16];
-} mesh;
-
-static mesh make_cylinder(uint32_t segments, uint32_t rings, uint32_t bones) {
-  mesh m;
-  memset(&m, 0, sizeof m);
-  sk_cylinder_desc cd = {
-      .size = sizeof cd, .segments = segments, .rings = rings, .bones = bones, .radius = 0.25f, .length = 2.0f};
-  sk_error err;
-  ck_assert_int_eq(sk_mesh_cylinder(&cd, &m.nv, &m.nt, NULL, NULL, NULL, NULL, &err), SK_OK);
-  m.pos = malloc(m.nv * 3 * sizeof(float) + 13 * 8 * 3 * sizeof(float));
-  m.tri = malloc(m.nt * 3 * sizeof(uint32_t) + 13 * 12 * 3 * sizeof(uint32_t));
-  ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, m.pos, NULL, m.tri, NULL, &err), SK_OK);
-  m.bones = bones;
-  m.length = 2.0f;
-  for (uint32_t b = 0; b < bones; ++b) {
-    m.heads[3 * b] = m.length * (float)b / (float)bones;
-    m.tails[3 * b] = m.length * (float)(b + 1) / (float)bones;
-  }
-  return m;
-}
-
-static void free_mesh(mesh* m) {
-  free(m->pos);
-  free(m->tri);
-}
-
-/* Appends 13 closed 1 mm cubes just outside the cylinder wall (room was reserved by make_cylinder). */
-static void add_loose_cubes(mesh* m) {
-  static const float corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
-                                     {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
-  static const uint32_t faces[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
-                                        {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
-  for (uint32_t c = 0; c < 13; ++c) {
-    float x = 0.15f + 0.13f * (float)c, a = 0.9f * (float)c;
-    float base[3] = {x, 0.253f * cosf(a), 0.253f * sinf(a)};
-    uint32_t v0 = (uint32_t)m->nv;
-    for (int k = 0; k < 8; ++k)
-      for (int q = 0; q < 3; ++q) m->pos[3 * (m->nv + (size_t)k) + q] = base[q] + 0.001f * corner[k][q];
-    for (int f = 0; f < 12; ++f)
-      for (int q = 0; q < 3; ++q) m->tri[3 * (m->nt + (size_t)f) + q] = v0 + faces[f][q];
-    m->nv += 8;
-    m->nt += 12;
-  }
-}
-
-static sk_bind_desc desc_for(const mesh* m, sk_bind_method method) {
-  sk_bind_desc d;
-  memset(&d, 0, sizeof d);
-  d.size = sizeof d;
-  d.method = method;
-  d.positions = m->pos;
-  d.vertex_count = m->nv;
-  d.triangles = m->tri;
-  d.triangle_count = m->nt;
-  d.heads = m->heads;
-  d.tails = m->tails;
-  d.joint_count = m->bones;
-  return d;
-}
-
-static sk_skin* new_skin(size_t nv, uint32_t nj) {
-  sk_skin* s = NULL;
-  sk_error err;
-  ck_assert_int_eq(sk_skin_create(nv, nj, &s, &err), SK_OK);
-  return s;
-}
-
-/* Every vertex weighted, sorted, sum exactly 1 (|sum - 1| <= 1e-6), at most max_inf, valid joints. */
-static void check_weights_sorted(const sk_skin* s, size_t nv, uint32_t nj, uint32_t max_inf, int sorted) {
-  uint32_t j[MAXW];
-  float w[MAXW];
-  for (size_t v = 0; v < nv; ++v) {
-    size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
-    ck_assert_msg(n >= 1 && n <= max_inf, "vertex %zu has %zu influences", v, n);
-    float sum = 0.0f;
-    for (size_t i = 0; i < n; ++i) {
-      ck_assert_uint_lt(j[i], nj);
-      ck_assert_msg(w[i] > 0.0f && w[i] <= 1.0f, "vertex %zu weight %g", v, (double)w[i]);
-      if (i && sorted) ck_assert(w[i] <= w[i - 1]);
-      sum += w[i];
-    }
-    ck_assert_msg(fabsf(sum - 1.0f) <= 1e-6f, "vertex %zu sums to %.9g", v, (double)sum);
-  }
-}
-
-static void check_weights(const sk_skin* s, size_t nv, uint32_t nj, uint32_t max_inf) {
-  check_weights_sorted(s, nv, nj, max_inf, 1);
-}
+typedef skt_bind_mesh mesh; /* tests/util/sk_bindmesh.h */
 
 static float weight_of(const sk_skin* s, size_t v, uint32_t joint) {
   uint32_t j[MAXW];
@@ -143,9 +50,9 @@ static void check_cylinder_layout(const mesh* m, const sk_skin* s, size_t cyl_ve
 
 static void bind_cylinder(sk_bind_method method, uint32_t bones, uint32_t rigid) {
   const uint32_t S = 24, R = 40;
-  mesh m = make_cylinder(S, R, bones);
-  sk_skin* s = new_skin(m.nv, bones);
-  sk_bind_desc d = desc_for(&m, method);
+  mesh m = skt_bind_cylinder(S, R, bones);
+  sk_skin* s = skt_new_skin(m.nv, bones);
+  sk_bind_desc d = skt_bind_desc_for(&m, method);
   d.rigid = rigid;
   uint64_t counts[16];
   sk_bind_report rep;
@@ -154,7 +61,7 @@ static void bind_cylinder(sk_bind_method method, uint32_t bones, uint32_t rigid)
   rep.joint_vertex_counts = counts;
   sk_error err;
   ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-  check_weights(s, m.nv, bones, rigid ? 1 : 4);
+  skt_check_bind_weights(s, m.nv, bones, rigid ? 1 : 4, 1);
   check_cylinder_layout(&m, s, m.nv, S, R);
   ck_assert_uint_eq(rep.bound_vertices, m.nv);
   ck_assert_uint_eq(rep.fallback_vertices, 0);
@@ -168,7 +75,7 @@ static void bind_cylinder(sk_bind_method method, uint32_t bones, uint32_t rigid)
   ck_assert_uint_eq(total, sk_skin_influence_count(s));
   if (method != SK_BIND_NEAREST) ck_assert_uint_eq(rep.components, 1); /* caps welded to the tube */
   sk_skin_destroy(s);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 
 START_TEST(nearest_blended_cylinders) {
@@ -196,9 +103,9 @@ START_TEST(robust_cylinders) {
 END_TEST
 
 START_TEST(heat_blends_smoothly_across_the_joint) {
-  mesh m = make_cylinder(24, 40, 2);
-  sk_skin* s = new_skin(m.nv, 2);
-  sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+  mesh m = skt_bind_cylinder(24, 40, 2);
+  sk_skin* s = skt_new_skin(m.nv, 2);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
   sk_error err;
   ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
   /* at the joint ring (x = 1) both bones share about equally; a quarter away each side one bone leads */
@@ -208,24 +115,24 @@ START_TEST(heat_blends_smoothly_across_the_joint) {
   ck_assert_float_gt(weight_of(s, 25 * 24, 1), 0.6f);
   ck_assert_float_gt(weight_of(s, 15 * 24, 1), 0.0f); /* heat blends, it is not rigid */
   sk_skin_destroy(s);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(heat_with_loose_cubes_weights_everything) {
   const uint32_t S = 24, R = 40;
   for (int method = 0; method < 2; ++method) {
-    mesh m = make_cylinder(S, R, 3);
+    mesh m = skt_bind_cylinder(S, R, 3);
     size_t cyl = m.nv;
-    add_loose_cubes(&m);
-    sk_skin* s = new_skin(m.nv, 3);
-    sk_bind_desc d = desc_for(&m, method ? SK_BIND_HEAT : SK_BIND_ROBUST);
+    skt_bind_add_loose_cubes(&m);
+    sk_skin* s = skt_new_skin(m.nv, 3);
+    sk_bind_desc d = skt_bind_desc_for(&m, method ? SK_BIND_HEAT : SK_BIND_ROBUST);
     sk_bind_report rep;
     memset(&rep, 0, sizeof rep);
     rep.size = sizeof rep;
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     check_cylinder_layout(&m, s, cyl, S, R);
     ck_assert_uint_eq(rep.components, 14);
     ck_assert_uint_eq(rep.fallback_components, 13);
@@ -240,13 +147,13 @@ START_TEST(heat_with_loose_cubes_weights_everything) {
         for (uint32_t b = 0; b < 3; ++b) ck_assert_float_eq(weight_of(s, v + k, b), weight_of(s, v, b));
     }
     sk_skin_destroy(s);
-    free_mesh(&m);
+    skt_bind_mesh_free(&m);
   }
 }
 END_TEST
 
 START_TEST(isolated_vertices_and_unwelded_caps) {
-  mesh m = make_cylinder(24, 40, 2);
+  mesh m = skt_bind_cylinder(24, 40, 2);
   size_t cyl = m.nv;
   for (int i = 0; i < 5; ++i) { /* vertices no triangle uses, inside the tube near each end */
     m.pos[3 * (cyl + i)] = i < 3 ? 0.05f : 1.95f;
@@ -255,15 +162,15 @@ START_TEST(isolated_vertices_and_unwelded_caps) {
   }
   m.nv += 5;
   for (int weld = 0; weld < 2; ++weld) {
-    sk_skin* s = new_skin(m.nv, 2);
-    sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+    sk_skin* s = skt_new_skin(m.nv, 2);
+    sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
     d.no_weld = weld ? 0u : 1u;
     sk_bind_report rep;
     memset(&rep, 0, sizeof rep);
     rep.size = sizeof rep;
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 2, 4);
+    skt_check_bind_weights(s, m.nv, 2, 4, 1);
     check_cylinder_layout(&m, s, cyl, 24, 40);
     ck_assert_uint_eq(rep.fallback_vertices, 5);
     ck_assert_uint_eq(rep.fallback_components, 5);
@@ -271,15 +178,15 @@ START_TEST(isolated_vertices_and_unwelded_caps) {
     for (int i = 0; i < 5; ++i) ck_assert_float_eq(weight_of(s, cyl + i, i < 3 ? 0 : 1), 1.0f);
     sk_skin_destroy(s);
   }
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(point_cloud_falls_back_to_nearest) {
-  mesh m = make_cylinder(16, 20, 3);
-  sk_skin* heat = new_skin(m.nv, 3);
-  sk_skin* near = new_skin(m.nv, 3);
-  sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+  mesh m = skt_bind_cylinder(16, 20, 3);
+  sk_skin* heat = skt_new_skin(m.nv, 3);
+  sk_skin* near = skt_new_skin(m.nv, 3);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
   d.triangles = NULL;
   d.triangle_count = 0;
   sk_bind_report rep;
@@ -289,27 +196,27 @@ START_TEST(point_cloud_falls_back_to_nearest) {
   ck_assert_int_eq(sk_bind(&d, heat, &rep, &err), SK_OK);
   ck_assert_uint_eq(rep.method_used, SK_BIND_NEAREST);
   ck_assert_uint_eq(rep.fallback_vertices, m.nv);
-  check_weights(heat, m.nv, 3, 4);
+  skt_check_bind_weights(heat, m.nv, 3, 4, 1);
   d.method = SK_BIND_NEAREST;
   ck_assert_int_eq(sk_bind(&d, near, NULL, &err), SK_OK);
   for (size_t v = 0; v < m.nv; ++v)
     for (uint32_t b = 0; b < 3; ++b) ck_assert_float_eq(weight_of(heat, v, b), weight_of(near, v, b));
   d.method = SK_BIND_ROBUST;
   ck_assert_int_eq(sk_bind(&d, heat, NULL, &err), SK_OK);
-  check_weights(heat, m.nv, 3, 4);
+  skt_check_bind_weights(heat, m.nv, 3, 4, 1);
   sk_skin_destroy(heat);
   sk_skin_destroy(near);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(scale_invariance) {
   for (int method = 0; method < 3; ++method) {
-    mesh m = make_cylinder(20, 30, 3);
-    add_loose_cubes(&m);
-    sk_skin* ref = new_skin(m.nv, 3);
+    mesh m = skt_bind_cylinder(20, 30, 3);
+    skt_bind_add_loose_cubes(&m);
+    sk_skin* ref = skt_new_skin(m.nv, 3);
     sk_error err;
-    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_bind_desc d = skt_bind_desc_for(&m, (sk_bind_method)method);
     ck_assert_int_eq(sk_bind(&d, ref, NULL, &err), SK_OK);
     const float scales[2] = {0.001f, 1000.0f};
     for (int si = 0; si < 2; ++si) {
@@ -320,8 +227,8 @@ START_TEST(scale_invariance) {
         k.heads[i] = m.heads[i] * scales[si];
         k.tails[i] = m.tails[i] * scales[si];
       }
-      sk_skin* s = new_skin(m.nv, 3);
-      sk_bind_desc ds = desc_for(&k, (sk_bind_method)method);
+      sk_skin* s = skt_new_skin(m.nv, 3);
+      sk_bind_desc ds = skt_bind_desc_for(&k, (sk_bind_method)method);
       ck_assert_int_eq(sk_bind(&ds, s, NULL, &err), SK_OK);
       for (size_t v = 0; v < m.nv; ++v)
         for (uint32_t b = 0; b < 3; ++b)
@@ -331,29 +238,29 @@ START_TEST(scale_invariance) {
       free(k.pos);
     }
     sk_skin_destroy(ref);
-    free_mesh(&m);
+    skt_bind_mesh_free(&m);
   }
 }
 END_TEST
 
 START_TEST(bones_outside_the_mesh) {
-  mesh m = make_cylinder(24, 40, 2);
+  mesh m = skt_bind_cylinder(24, 40, 2);
   for (int i = 0; i < 2; ++i) { /* chain parallel to the axis, beside the tube */
     m.heads[3 * i + 1] = 0.6f;
     m.tails[3 * i + 1] = 0.6f;
   }
   for (int method = 0; method < 3; ++method) {
-    sk_skin* s = new_skin(m.nv, 2);
-    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_skin* s = skt_new_skin(m.nv, 2);
+    sk_bind_desc d = skt_bind_desc_for(&m, (sk_bind_method)method);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 2, 4);
+    skt_check_bind_weights(s, m.nv, 2, 4, 1);
     /* bones beside the tube: weak heat (large distances, larger still where the surface faces away from the
      * bones) and half the tube unseen, so heat blends wide; the ends still go mostly to their bone */
     check_layout_min(&m, s, m.nv, 24, 40, method == 1 ? 0.7f : 0.5f, method == 1 ? 0.25f : 0.4f);
     sk_skin_destroy(s);
   }
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
@@ -382,10 +289,10 @@ START_TEST(skeleton_bones_match_explicit_segments) {
   ck_assert_int_eq(sk_skeleton_bone_segments(NULL, SK_BONE_SPACE_REST, h, t, &err), SK_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(sk_skeleton_bone_segments(sk, 2, h, t, &err), SK_ERR_INVALID_ARGUMENT);
 
-  mesh m = make_cylinder(16, 30, 3);
-  sk_skin* a = new_skin(m.nv, 3);
-  sk_skin* b = new_skin(m.nv, 3);
-  sk_bind_desc d = desc_for(&m, SK_BIND_HEAT);
+  mesh m = skt_bind_cylinder(16, 30, 3);
+  sk_skin* a = skt_new_skin(m.nv, 3);
+  sk_skin* b = skt_new_skin(m.nv, 3);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
   ck_assert_int_eq(sk_bind(&d, a, NULL, &err), SK_OK);
   d.heads = d.tails = NULL;
   d.joint_count = 0;
@@ -427,7 +334,7 @@ START_TEST(skeleton_bones_match_explicit_segments) {
   memset(&rep, 0, sizeof rep);
   rep.size = sizeof rep;
   ck_assert_int_eq(sk_bind(&d, b, &rep, &err), SK_OK);
-  check_weights(b, m.nv, 3, 4);
+  skt_check_bind_weights(b, m.nv, 3, 4, 1);
   float diff = 0.0f;
   for (size_t v = 0; v < m.nv; ++v) diff += fabsf(weight_of(a, v, 0) - weight_of(b, v, 0));
   ck_assert_float_gt(diff / (float)m.nv, 0.05f);
@@ -436,34 +343,34 @@ START_TEST(skeleton_bones_match_explicit_segments) {
   sk_skin_destroy(a);
   sk_skin_destroy(b);
   sk_skeleton_destroy(sk);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(deform_mask_locks_and_vertex_mask) {
-  mesh m = make_cylinder(16, 30, 3);
+  mesh m = skt_bind_cylinder(16, 30, 3);
   for (int method = 0; method < 3; ++method) {
     sk_error err;
     /* deform mask: joint 1 gets nothing, the others cover everything */
-    sk_skin* s = new_skin(m.nv, 3);
+    sk_skin* s = skt_new_skin(m.nv, 3);
     uint8_t deform[3] = {1, 0, 1};
-    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_bind_desc d = skt_bind_desc_for(&m, (sk_bind_method)method);
     d.deform = deform;
     ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     for (size_t v = 0; v < m.nv; ++v) ck_assert_float_eq(weight_of(s, v, 1), 0.0f);
     sk_skin_destroy(s);
 
     /* vertex mask + locked joint over the cylinder's own rig weights */
     sk_cylinder_desc cd = {.size = sizeof cd, .segments = 16, .rings = 30, .bones = 3, .radius = 0.25f, .length = 2.0f};
-    sk_skin* orig = new_skin(m.nv, 3);
+    sk_skin* orig = skt_new_skin(m.nv, 3);
     ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, NULL, NULL, NULL, orig, &err), SK_OK);
     sk_skin* w = NULL;
     ck_assert_int_eq(sk_skin_clone(orig, &w, &err), SK_OK);
     uint8_t* mask = calloc(m.nv, 1);
     for (size_t v = 0; v < m.nv; v += 2) mask[v] = 1;
     uint8_t locked[3] = {0, 1, 0};
-    d = desc_for(&m, (sk_bind_method)method);
+    d = skt_bind_desc_for(&m, (sk_bind_method)method);
     d.vertex_mask = mask;
     d.locked = locked;
     sk_bind_report rep;
@@ -471,7 +378,7 @@ START_TEST(deform_mask_locks_and_vertex_mask) {
     rep.size = sizeof rep;
     ck_assert_int_eq(sk_bind(&d, w, &rep, &err), SK_OK);
     ck_assert_uint_eq(rep.bound_vertices, (m.nv + 1) / 2);
-    check_weights_sorted(w, m.nv, 3, 4, 0); /* the rig's own weights are not sorted */
+    skt_check_bind_weights(w, m.nv, 3, 4, 0); /* the rig's own weights are not sorted */
     for (size_t v = 0; v < m.nv; ++v) {
       ck_assert_float_eq(weight_of(w, v, 1), weight_of(orig, v, 1)); /* locked or unmasked: kept */
       if (!mask[v])
@@ -483,24 +390,24 @@ START_TEST(deform_mask_locks_and_vertex_mask) {
     sk_skin_destroy(w);
     sk_skin_destroy(orig);
   }
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(max_influences_limit) {
-  mesh m = make_cylinder(16, 60, 8);
+  mesh m = skt_bind_cylinder(16, 60, 8);
   for (int method = 0; method < 3; ++method) {
-    sk_skin* s = new_skin(m.nv, 8);
-    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_skin* s = skt_new_skin(m.nv, 8);
+    sk_bind_desc d = skt_bind_desc_for(&m, (sk_bind_method)method);
     d.max_influences = 2;
     d.prune = -1.0f;
     sk_error err;
     ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
-    check_weights(s, m.nv, 8, 2);
+    skt_check_bind_weights(s, m.nv, 8, 2, 1);
     check_layout_min(&m, s, m.nv, 16, 60, 0.75f, 0.01f); /* bones shorter than the radius blend wider */
     sk_skin_destroy(s);
   }
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
@@ -512,15 +419,15 @@ static void expect_untouched(const sk_skin* s, const sk_skin* ref) {
 }
 
 START_TEST(error_paths_leave_the_skin_untouched) {
-  mesh m = make_cylinder(8, 4, 2);
+  mesh m = skt_bind_cylinder(8, 4, 2);
   sk_cylinder_desc cd = {.size = sizeof cd, .segments = 8, .rings = 4, .bones = 2, .radius = 0.25f, .length = 2.0f};
-  sk_skin* ref = new_skin(m.nv, 2);
+  sk_skin* ref = skt_new_skin(m.nv, 2);
   sk_error err;
   ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, NULL, NULL, NULL, ref, &err), SK_OK);
   sk_skin* s = NULL;
   ck_assert_int_eq(sk_skin_clone(ref, &s, &err), SK_OK);
   for (int method = 0; method < 3; ++method) {
-    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_bind_desc d = skt_bind_desc_for(&m, (sk_bind_method)method);
     ck_assert_int_eq(sk_bind(NULL, s, NULL, &err), SK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(sk_bind(&d, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
     sk_bind_desc bad = d;
@@ -581,7 +488,7 @@ START_TEST(error_paths_leave_the_skin_untouched) {
   }
   sk_skin_destroy(s);
   sk_skin_destroy(ref);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
@@ -602,10 +509,10 @@ START_TEST(degenerate_geometry_is_robust) {
   d.joint_count = 2;
   for (int method = 0; method < 3; ++method) {
     d.method = (uint32_t)method;
-    sk_skin* s = new_skin(4, 2);
+    sk_skin* s = skt_new_skin(4, 2);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, 4, 2, 4);
+    skt_check_bind_weights(s, 4, 2, 4, 1);
     for (size_t v = 0; v < 4; ++v) ck_assert_float_eq(weight_of(s, v, 0), 1.0f);
     sk_skin_destroy(s);
   }

@@ -8,87 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_bindmesh.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
 #define MAXW 300
 
-typedef struct mesh {
-  size_t nv, nt;
-  float* pos;
-  uint32_t* tri;
-  uint32_t bones;
-  float length;
-  float heads[3 * 16], tails[3 * 16];
-} mesh;
-
-/* Cylinder along +x from 0 to 2 (radius 0.25), bones splitting it evenly; room for 13 cubes and a second shell. */
-static mesh make_cylinder(uint32_t segments, uint32_t rings, uint32_t bones) {
-  mesh m;
-  memset(&m, 0, sizeof m);
-  sk_cylinder_desc cd = {
-      .size = sizeof cd, .segments = segments, .rings = rings, .bones = bones, .radius = 0.25f, .length = 2.0f};
-  sk_error err;
-  ck_assert_int_eq(sk_mesh_cylinder(&cd, &m.nv, &m.nt, NULL, NULL, NULL, NULL, &err), SK_OK);
-  m.pos = malloc(2 * m.nv * 3 * sizeof(float) + 13 * 8 * 3 * sizeof(float));
-  m.tri = malloc(2 * m.nt * 3 * sizeof(uint32_t) + 13 * 12 * 3 * sizeof(uint32_t));
-  ck_assert_ptr_nonnull(m.pos);
-  ck_assert_ptr_nonnull(m.tri);
-  ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, m.pos, NULL, m.tri, NULL, &err), SK_OK);
-  m.bones = bones;
-  m.length = 2.0f;
-  for (uint32_t b = 0; b < bones; ++b) {
-    m.heads[3 * b] = m.length * (float)b / (float)bones;
-    m.tails[3 * b] = m.length * (float)(b + 1) / (float)bones;
-  }
-  return m;
-}
-
-static void free_mesh(mesh* m) {
-  free(m->pos);
-  free(m->tri);
-}
-
-/* 13 closed 1 mm cubes just outside the cylinder wall. */
-static void add_loose_cubes(mesh* m) {
-  static const float corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
-                                     {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
-  static const uint32_t faces[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
-                                        {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
-  for (uint32_t c = 0; c < 13; ++c) {
-    float x = 0.15f + 0.13f * (float)c, a = 0.9f * (float)c;
-    float base[3] = {x, 0.253f * cosf(a), 0.253f * sinf(a)};
-    uint32_t v0 = (uint32_t)m->nv;
-    for (int k = 0; k < 8; ++k)
-      for (int q = 0; q < 3; ++q) m->pos[3 * (m->nv + (size_t)k) + q] = base[q] + 0.001f * corner[k][q];
-    for (int f = 0; f < 12; ++f)
-      for (int q = 0; q < 3; ++q) m->tri[3 * (m->nt + (size_t)f) + q] = v0 + faces[f][q];
-    m->nv += 8;
-    m->nt += 12;
-  }
-}
-
-static sk_bind_desc desc_for(const mesh* m, sk_bind_method method) {
-  sk_bind_desc d;
-  memset(&d, 0, sizeof d);
-  d.size = sizeof d;
-  d.method = method;
-  d.positions = m->pos;
-  d.vertex_count = m->nv;
-  d.triangles = m->tri;
-  d.triangle_count = m->nt;
-  d.heads = m->heads;
-  d.tails = m->tails;
-  d.joint_count = m->bones;
-  return d;
-}
-
-static sk_skin* new_skin(size_t nv, uint32_t nj) {
-  sk_skin* s = NULL;
-  sk_error err;
-  ck_assert_int_eq(sk_skin_create(nv, nj, &s, &err), SK_OK);
-  return s;
-}
+typedef skt_bind_mesh mesh; /* tests/util/sk_bindmesh.h */
 
 static sk_bind_report new_report(uint64_t* counts) {
   sk_bind_report r;
@@ -96,25 +22,6 @@ static sk_bind_report new_report(uint64_t* counts) {
   r.size = sizeof r;
   r.joint_vertex_counts = counts;
   return r;
-}
-
-/* Every vertex weighted, sorted descending, sum exactly 1 (|sum - 1| <= 1e-6), at most max_inf, valid joints. */
-static void check_weights(const sk_skin* s, size_t nv, uint32_t nj, uint32_t max_inf) {
-  uint32_t j[MAXW];
-  float w[MAXW];
-  ck_assert_uint_eq(sk_skin_vertex_count(s), nv);
-  for (size_t v = 0; v < nv; ++v) {
-    size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
-    ck_assert_msg(n >= 1 && n <= max_inf, "vertex %zu has %zu influences", v, n);
-    float sum = 0.0f;
-    for (size_t i = 0; i < n; ++i) {
-      ck_assert_uint_lt(j[i], nj);
-      ck_assert_msg(w[i] > 0.0f && w[i] <= 1.0f, "vertex %zu weight %g", v, (double)w[i]);
-      if (i) ck_assert(w[i] <= w[i - 1]);
-      sum += w[i];
-    }
-    ck_assert_msg(fabsf(sum - 1.0f) <= 1e-6f, "vertex %zu sums to %.9g", v, (double)sum);
-  }
 }
 
 static float weight_of(const sk_skin* s, size_t v, uint32_t joint) {
@@ -154,14 +61,14 @@ static const sk_bind_method k_methods[2] = {SK_BIND_CAPSULE, SK_BIND_DELAUNAY};
 
 static void bind_cylinder(sk_bind_method method, uint32_t bones) {
   const uint32_t S = 24, R = 40;
-  mesh m = make_cylinder(S, R, bones);
-  sk_skin* s = new_skin(m.nv, bones);
-  sk_bind_desc d = desc_for(&m, method);
+  mesh m = skt_bind_cylinder(S, R, bones);
+  sk_skin* s = skt_new_skin(m.nv, bones);
+  sk_bind_desc d = skt_bind_desc_for(&m, method);
   uint64_t counts[16];
   sk_bind_report rep = new_report(counts);
   sk_error err;
   ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-  check_weights(s, m.nv, bones, 4);
+  skt_check_bind_weights(s, m.nv, bones, 4, 1);
   check_layout(&m, s, m.nv, S, R, 0.9f, 0.01f);
   ck_assert_uint_eq(rep.method_used, method);
   ck_assert_uint_eq(rep.bound_vertices, m.nv);
@@ -177,7 +84,7 @@ static void bind_cylinder(sk_bind_method method, uint32_t bones) {
   ck_assert_msg(fabsf(weight_of(s, mid, 0) - 0.5f) < 0.2f, "joint ring w0 %g", (double)weight_of(s, mid, 0));
   ck_assert_float_gt(weight_of(s, before, 0), 0.6f);
   sk_skin_destroy(s);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 
 START_TEST(capsule_cylinders) {
@@ -194,36 +101,36 @@ END_TEST
 
 START_TEST(capsule_radii_and_smoothing) {
   const uint32_t S = 24, R = 40;
-  mesh m = make_cylinder(S, R, 2);
+  mesh m = skt_bind_cylinder(S, R, 2);
   size_t mid = 20 * S;
   sk_error err;
   /* a fat capsule on bone 0 and a thin one on bone 1 move the blend towards bone 1 */
   float radii[2] = {1.0f, 0.02f};
-  sk_skin* est = new_skin(m.nv, 2);
-  sk_skin* given = new_skin(m.nv, 2);
-  sk_bind_desc d = desc_for(&m, SK_BIND_CAPSULE);
+  sk_skin* est = skt_new_skin(m.nv, 2);
+  sk_skin* given = skt_new_skin(m.nv, 2);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_CAPSULE);
   ck_assert_int_eq(sk_bind(&d, est, NULL, &err), SK_OK);
   d.capsule_radii = radii;
   ck_assert_int_eq(sk_bind(&d, given, NULL, &err), SK_OK);
-  check_weights(given, m.nv, 2, 4);
+  skt_check_bind_weights(given, m.nv, 2, 4, 1);
   ck_assert_float_gt(weight_of(given, mid, 0), 0.9f);
   ck_assert_float_lt(weight_of(est, mid, 0), 0.7f);
   /* a zero entry means "estimate": equal to the estimated run for that pattern */
   float half[2] = {0.0f, 0.0f};
   d.capsule_radii = half;
-  sk_skin* zero = new_skin(m.nv, 2);
+  sk_skin* zero = skt_new_skin(m.nv, 2);
   ck_assert_int_eq(sk_bind(&d, zero, NULL, &err), SK_OK);
   for (size_t v = 0; v < m.nv; ++v) ck_assert_float_eq(weight_of(zero, v, 0), weight_of(est, v, 0));
   /* no smoothing gives different (sharper) weights; more smoothing widens the blend */
   d.capsule_radii = NULL;
   d.smooth_iterations = SK_BIND_NO_SMOOTHING;
-  sk_skin* raw = new_skin(m.nv, 2);
+  sk_skin* raw = skt_new_skin(m.nv, 2);
   ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_OK);
-  check_weights(raw, m.nv, 2, 4);
+  skt_check_bind_weights(raw, m.nv, 2, 4, 1);
   d.smooth_iterations = 40;
-  sk_skin* wide = new_skin(m.nv, 2);
+  sk_skin* wide = skt_new_skin(m.nv, 2);
   ck_assert_int_eq(sk_bind(&d, wide, NULL, &err), SK_OK);
-  check_weights(wide, m.nv, 2, 4);
+  skt_check_bind_weights(wide, m.nv, 2, 4, 1);
   size_t blended_raw = 0, blended_wide = 0;
   float maxdiff = 0.0f;
   for (size_t v = 0; v < m.nv; ++v) {
@@ -252,50 +159,50 @@ START_TEST(capsule_radii_and_smoothing) {
   d.bone_samples = 0;
   d.method = 5;
   ck_assert_int_eq(sk_bind(&d, raw, NULL, &err), SK_ERR_INVALID_ARGUMENT);
-  check_weights(raw, m.nv, 2, 4); /* still the earlier weights */
+  skt_check_bind_weights(raw, m.nv, 2, 4, 1); /* still the earlier weights */
   sk_skin_destroy(est);
   sk_skin_destroy(given);
   sk_skin_destroy(zero);
   sk_skin_destroy(raw);
   sk_skin_destroy(wide);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(delaunay_bone_samples) {
-  mesh m = make_cylinder(24, 40, 3);
+  mesh m = skt_bind_cylinder(24, 40, 3);
   sk_error err;
   const uint32_t counts[3] = {1, 4, 64};
   for (int i = 0; i < 3; ++i) {
-    sk_skin* s = new_skin(m.nv, 3);
-    sk_bind_desc d = desc_for(&m, SK_BIND_DELAUNAY);
+    sk_skin* s = skt_new_skin(m.nv, 3);
+    sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_DELAUNAY);
     d.bone_samples = counts[i];
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     /* even one sample (the bone's middle) per bone keeps the ends on their bones */
     check_layout(&m, s, m.nv, 24, 40, counts[i] == 1 ? 0.7f : 0.9f, 0.05f);
     sk_skin_destroy(s);
   }
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
 START_TEST(point_cloud) {
   for (int mi = 0; mi < 2; ++mi) {
-    mesh m = make_cylinder(16, 30, 3);
-    sk_skin* s = new_skin(m.nv, 3);
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    mesh m = skt_bind_cylinder(16, 30, 3);
+    sk_skin* s = skt_new_skin(m.nv, 3);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     d.triangles = NULL;
     d.triangle_count = 0;
     sk_bind_report rep = new_report(NULL);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     check_layout(&m, s, m.nv, 16, 30, 0.9f, 0.01f);
     ck_assert_uint_eq(rep.method_used, k_methods[mi]); /* neither needs triangles */
     ck_assert_uint_eq(rep.fallback_vertices, 0);
     sk_skin_destroy(s);
-    free_mesh(&m);
+    skt_bind_mesh_free(&m);
   }
 }
 END_TEST
@@ -303,15 +210,15 @@ END_TEST
 START_TEST(loose_cubes) {
   const uint32_t S = 24, R = 40;
   for (int mi = 0; mi < 2; ++mi) {
-    mesh m = make_cylinder(S, R, 3);
+    mesh m = skt_bind_cylinder(S, R, 3);
     size_t cyl = m.nv;
-    add_loose_cubes(&m);
-    sk_skin* s = new_skin(m.nv, 3);
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    skt_bind_add_loose_cubes(&m);
+    sk_skin* s = skt_new_skin(m.nv, 3);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     sk_bind_report rep = new_report(NULL);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     check_layout(&m, s, cyl, S, R, 0.9f, 0.01f);
     ck_assert_uint_eq(rep.method_used, k_methods[mi]);
     for (uint32_t c = 0; c < 13; ++c) { /* a cube takes the bone it sits on */
@@ -323,18 +230,18 @@ START_TEST(loose_cubes) {
         ck_assert_msg(weight_of(s, v, bone) > 0.5f, "method %d cube %u w=%g", mi, c, (double)weight_of(s, v, bone));
     }
     sk_skin_destroy(s);
-    free_mesh(&m);
+    skt_bind_mesh_free(&m);
   }
 }
 END_TEST
 
 START_TEST(scale_x0001_and_x1000) {
   for (int mi = 0; mi < 2; ++mi) {
-    mesh m = make_cylinder(20, 30, 3);
-    add_loose_cubes(&m);
-    sk_skin* ref = new_skin(m.nv, 3);
+    mesh m = skt_bind_cylinder(20, 30, 3);
+    skt_bind_add_loose_cubes(&m);
+    sk_skin* ref = skt_new_skin(m.nv, 3);
     sk_error err;
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     ck_assert_int_eq(sk_bind(&d, ref, NULL, &err), SK_OK);
     const float scales[2] = {0.001f, 1000.0f};
     for (int si = 0; si < 2; ++si) {
@@ -346,12 +253,12 @@ START_TEST(scale_x0001_and_x1000) {
         k.heads[i] = m.heads[i] * scales[si];
         k.tails[i] = m.tails[i] * scales[si];
       }
-      sk_skin* s = new_skin(m.nv, 3);
-      sk_bind_desc ds = desc_for(&k, k_methods[mi]);
+      sk_skin* s = skt_new_skin(m.nv, 3);
+      sk_bind_desc ds = skt_bind_desc_for(&k, k_methods[mi]);
       sk_bind_report rep = new_report(NULL);
       ck_assert_msg(sk_bind(&ds, s, &rep, &err) == SK_OK, "%s", err.message);
       ck_assert_uint_eq(rep.method_used, k_methods[mi]);
-      check_weights(s, m.nv, 3, 4);
+      skt_check_bind_weights(s, m.nv, 3, 4, 1);
       check_layout(&k, s, 21 * 31, 20, 30, 0.9f, 0.01f);
       /* distances enter as ratios only: the same weights (float rounding of the scaled input aside) */
       size_t off = 0;
@@ -362,41 +269,41 @@ START_TEST(scale_x0001_and_x1000) {
       free(k.pos);
     }
     sk_skin_destroy(ref);
-    free_mesh(&m);
+    skt_bind_mesh_free(&m);
   }
 }
 END_TEST
 
 START_TEST(bones_outside_the_mesh) {
-  mesh m = make_cylinder(24, 40, 2);
+  mesh m = skt_bind_cylinder(24, 40, 2);
   for (int i = 0; i < 2; ++i) { /* chain parallel to the axis, beside the tube */
     m.heads[3 * i + 1] = 0.6f;
     m.tails[3 * i + 1] = 0.6f;
   }
   for (int mi = 0; mi < 2; ++mi) {
-    sk_skin* s = new_skin(m.nv, 2);
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_skin* s = skt_new_skin(m.nv, 2);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 2, 4);
+    skt_check_bind_weights(s, m.nv, 2, 4, 1);
     check_layout(&m, s, m.nv, 24, 40, 0.6f, 0.3f);
     sk_skin_destroy(s);
   }
   /* one bone far away from everything: still valid weights, the far bone gets (almost) nothing */
-  mesh f = make_cylinder(24, 40, 2);
+  mesh f = skt_bind_cylinder(24, 40, 2);
   f.heads[3] = 50.0f;
   f.tails[3] = 60.0f;
   for (int mi = 0; mi < 2; ++mi) {
-    sk_skin* s = new_skin(f.nv, 2);
-    sk_bind_desc d = desc_for(&f, k_methods[mi]);
+    sk_skin* s = skt_new_skin(f.nv, 2);
+    sk_bind_desc d = skt_bind_desc_for(&f, k_methods[mi]);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, f.nv, 2, 4);
+    skt_check_bind_weights(s, f.nv, 2, 4, 1);
     for (size_t v = 0; v < f.nv; ++v) ck_assert_float_gt(weight_of(s, v, 0), 0.5f);
     sk_skin_destroy(s);
   }
-  free_mesh(&m);
-  free_mesh(&f);
+  skt_bind_mesh_free(&m);
+  skt_bind_mesh_free(&f);
 }
 END_TEST
 
@@ -431,11 +338,11 @@ START_TEST(flat_and_degenerate_input) {
     d.heads = heads;
     d.tails = tails;
     d.joint_count = 2;
-    sk_skin* s = new_skin(N * N, 2);
+    sk_skin* s = skt_new_skin(N * N, 2);
     sk_bind_report rep = new_report(NULL);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, N * N, 2, 4);
+    skt_check_bind_weights(s, N * N, 2, 4, 1);
     /* the joggle before qhull makes a flat grid tetrahedralizable (slivers whose edges are the grid's 2-D
      * Delaunay edges), so it binds like any mesh */
     ck_assert_uint_eq(rep.method_used, k_methods[mi]);
@@ -462,11 +369,11 @@ START_TEST(flat_and_degenerate_input) {
       d.heads = c ? heads : h2;
       d.tails = c ? tails : t2;
       d.joint_count = 2;
-      sk_skin* s = new_skin(d.vertex_count, 2);
+      sk_skin* s = skt_new_skin(d.vertex_count, 2);
       sk_bind_report rep = new_report(NULL);
       sk_error err;
       ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-      check_weights(s, d.vertex_count, 2, 4);
+      skt_check_bind_weights(s, d.vertex_count, 2, 4, 1);
       if (k_methods[mi] == SK_BIND_DELAUNAY && c == 0) { /* 3 distinct points in all: no tetrahedron, nearest */
         ck_assert_uint_eq(rep.method_used, SK_BIND_NEAREST);
         ck_assert_uint_eq(rep.fallback_vertices, 4);
@@ -481,18 +388,18 @@ END_TEST
 START_TEST(duplicated_shells_and_masks) {
   const uint32_t S = 24, R = 40;
   for (int mi = 0; mi < 2; ++mi) {
-    mesh m = make_cylinder(S, R, 2);
+    mesh m = skt_bind_cylinder(S, R, 2);
     size_t n = m.nv, nt = m.nt; /* a second shell on top of the first (same positions, own triangles) */
     memcpy(m.pos + 3 * n, m.pos, 3 * n * sizeof(float));
     for (size_t i = 0; i < 3 * nt; ++i) m.tri[3 * nt + i] = m.tri[i] + (uint32_t)n;
     m.nv = 2 * n;
     m.nt = 2 * nt;
-    sk_skin* s = new_skin(m.nv, 2);
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_skin* s = skt_new_skin(m.nv, 2);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     sk_bind_report rep = new_report(NULL);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 2, 4);
+    skt_check_bind_weights(s, m.nv, 2, 4, 1);
     ck_assert_uint_eq(rep.fallback_vertices, 0);
     for (size_t v = 0; v < n; ++v) /* the copies weigh the same */
       for (uint32_t b = 0; b < 2; ++b) ck_assert_float_eq_tol(weight_of(s, v, b), weight_of(s, v + n, b), 1e-6f);
@@ -505,12 +412,12 @@ START_TEST(duplicated_shells_and_masks) {
     d.vertex_mask = mask;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
     ck_assert_uint_eq(rep.bound_vertices, n);
-    check_weights(s, m.nv, 2, 4);
+    skt_check_bind_weights(s, m.nv, 2, 4, 1);
     for (size_t v = n; v < m.nv; ++v) ck_assert_float_eq(weight_of(s, v, 0), 1.0f);
     ck_assert_float_gt(weight_of(s, n - 1, 1), 0.9f); /* the last cap vertex of the first shell: x = 2 */
     free(mask);
     sk_skin_destroy(s);
-    free_mesh(&m);
+    skt_bind_mesh_free(&m);
   }
 }
 END_TEST
@@ -518,7 +425,7 @@ END_TEST
 /* Flat shading: every triangle has its own 3 vertices. Vertices at one position must get identical weights (else
  * exporters that weld them write sums off 1), so smoothing runs over the welded mesh. */
 START_TEST(split_triangles_keep_colocated_weights) {
-  mesh m = make_cylinder(16, 20, 2);
+  mesh m = skt_bind_cylinder(16, 20, 2);
   size_t nt = m.nt;
   float* pos = malloc(9 * nt * sizeof(float));
   uint32_t* tri = malloc(3 * nt * sizeof(uint32_t));
@@ -529,16 +436,16 @@ START_TEST(split_triangles_keep_colocated_weights) {
     tri[i] = (uint32_t)i;
   }
   for (int mi = 0; mi < 2; ++mi) {
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     d.positions = pos;
     d.vertex_count = 3 * nt;
     d.triangles = tri;
-    sk_skin* s = new_skin(3 * nt, 2);
-    sk_skin* welded = new_skin(m.nv, 2);
+    sk_skin* s = skt_new_skin(3 * nt, 2);
+    sk_skin* welded = skt_new_skin(m.nv, 2);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, 3 * nt, 2, 4);
-    sk_bind_desc dw = desc_for(&m, k_methods[mi]);
+    skt_check_bind_weights(s, 3 * nt, 2, 4, 1);
+    sk_bind_desc dw = skt_bind_desc_for(&m, k_methods[mi]);
     ck_assert_int_eq(sk_bind(&dw, welded, NULL, &err), SK_OK);
     /* every copy of a vertex carries the weights the welded mesh gives it */
     for (size_t i = 0; i < 3 * nt; ++i)
@@ -551,7 +458,7 @@ START_TEST(split_triangles_keep_colocated_weights) {
   free(pos);
   free(tri);
   free(orig);
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
@@ -591,10 +498,10 @@ START_TEST(heat_prefers_bones_behind_the_surface) {
     d.heads = heads;
     d.tails = tails;
     d.joint_count = 2;
-    sk_skin* s = new_skin(G * G, 2);
+    sk_skin* s = skt_new_skin(G * G, 2);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
-    check_weights(s, G * G, 2, 4);
+    skt_check_bind_weights(s, G * G, 2, 4, 1);
     for (size_t v = 0; v < G * G; ++v)
       ck_assert_msg(weight_of(s, v, 0) > 0.99f, "method %d vertex %zu: bone behind %g", method, v,
                     (double)weight_of(s, v, 0));
@@ -611,27 +518,27 @@ END_TEST
  * segment outside, tail inside) gets no heat when bones inside the mesh do; its region goes to those bones. A
  * bone whose head is inside, or one wholly outside the mesh, stays a heat source. */
 START_TEST(heat_ignores_placement_bones) {
-  mesh m = make_cylinder(24, 40, 2);
+  mesh m = skt_bind_cylinder(24, 40, 2);
   /* joint 2: from 1.5 below the tube up to its axis at x = 1 (1/6 of it inside the radius 0.25) */
   float root_h[3] = {1.0f, -1.5f, 0.0f}, root_t[3] = {1.0f, 0.0f, 0.0f};
   memcpy(m.heads + 6, root_h, sizeof root_h);
   memcpy(m.tails + 6, root_t, sizeof root_t);
   m.bones = 3;
   for (int method = SK_BIND_ROBUST; method <= SK_BIND_HEAT; method += SK_BIND_HEAT) {
-    sk_bind_desc d = desc_for(&m, (sk_bind_method)method);
+    sk_bind_desc d = skt_bind_desc_for(&m, (sk_bind_method)method);
     uint64_t counts[3] = {0, 0, 0};
     sk_bind_report rep = new_report(counts);
-    sk_skin* s = new_skin(m.nv, 3);
+    sk_skin* s = skt_new_skin(m.nv, 3);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     ck_assert_uint_eq(counts[2], 0);
     ck_assert_uint_gt(counts[0], m.nv / 3);
     ck_assert_uint_gt(counts[1], m.nv / 3);
     /* the same bone flipped (head on the axis, inside): a source again, it takes the vertices around x = 1 */
     memcpy(m.heads + 6, root_t, sizeof root_t);
     memcpy(m.tails + 6, root_h, sizeof root_h);
-    d = desc_for(&m, (sk_bind_method)method);
+    d = skt_bind_desc_for(&m, (sk_bind_method)method);
     ck_assert_int_eq(sk_bind(&d, s, &rep, &err), SK_OK);
     ck_assert_uint_gt(counts[2], 0);
     memcpy(m.heads + 6, root_h, sizeof root_h);
@@ -639,19 +546,19 @@ START_TEST(heat_ignores_placement_bones) {
     sk_skin_destroy(s);
   }
   /* every bone outside (beside the tube): none is a placement bone (their tails are outside too), all bind */
-  mesh o = make_cylinder(24, 40, 2);
+  mesh o = skt_bind_cylinder(24, 40, 2);
   for (int i = 0; i < 2; ++i) o.heads[3 * i + 1] = o.tails[3 * i + 1] = 0.6f;
-  sk_bind_desc d = desc_for(&o, SK_BIND_HEAT);
+  sk_bind_desc d = skt_bind_desc_for(&o, SK_BIND_HEAT);
   uint64_t counts[2] = {0, 0};
   sk_bind_report rep = new_report(counts);
-  sk_skin* s = new_skin(o.nv, 2);
+  sk_skin* s = skt_new_skin(o.nv, 2);
   sk_error err;
   ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
   ck_assert_uint_gt(counts[0], 0);
   ck_assert_uint_gt(counts[1], 0);
   sk_skin_destroy(s);
-  free_mesh(&o);
-  free_mesh(&m);
+  skt_bind_mesh_free(&o);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
@@ -692,21 +599,21 @@ START_TEST(segments_of_branching_joints) {
 END_TEST
 
 START_TEST(timing_40k_cylinder) {
-  mesh m = make_cylinder(128, 310, 3);
+  mesh m = skt_bind_cylinder(128, 310, 3);
   ck_assert_uint_gt(m.nv, 39000);
   for (int mi = 0; mi < 2; ++mi) {
-    sk_skin* s = new_skin(m.nv, 3);
-    sk_bind_desc d = desc_for(&m, k_methods[mi]);
+    sk_skin* s = skt_new_skin(m.nv, 3);
+    sk_bind_desc d = skt_bind_desc_for(&m, k_methods[mi]);
     sk_bind_report rep = new_report(NULL);
     sk_error err;
     ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
-    check_weights(s, m.nv, 3, 4);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
     check_layout(&m, s, m.nv, 128, 310, 0.9f, 0.01f);
     printf("BIND %s cylinder %zu vertices: %.1f ms\n", mi ? "delaunay" : "capsule", m.nv, rep.milliseconds);
     fflush(stdout);
     sk_skin_destroy(s);
   }
-  free_mesh(&m);
+  skt_bind_mesh_free(&m);
 }
 END_TEST
 
