@@ -405,7 +405,8 @@ SK_API const sk_skeleton* sk_scene_skeleton(const sk_scene* scene);
 SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh);
 /* Inverse bind matrices of a skinned mesh, 16 * joint_count floats, column-major (the file's aiBone offset
  * matrices, transposed from Assimp's row-major; joints the mesh does not bind get the skeleton's inverse bind).
- * out_bound (joint_count bytes, optional): 1 where the mesh binds the joint. SK_ERR_NO_SKIN if unskinned. */
+ * out_bound (joint_count bytes, optional): 1 where the mesh binds the joint. Either output may be NULL (both NULL
+ * only asks whether the mesh is skinned). SK_ERR_NO_SKIN if unskinned, SK_ERR_OUT_OF_RANGE for a bad mesh index. */
 SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
                                             uint8_t* out_bound, sk_error* err);
 

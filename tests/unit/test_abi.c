@@ -1,0 +1,818 @@
+/* test_abi.c - the ABI contract of skinkit.h, function by function.
+ *
+ * Every function the header declares is called here with what a careless or hostile caller passes: NULL handles,
+ * NULL required pointers, desc/report structs whose size field is 0 or too small, out-of-range indices. Each call
+ * must come back (no crash, no abort), return the documented kind of error, write that code and a message into the
+ * caller's sk_error, accept a NULL sk_error the same way, and leave its outputs as they were. Getters return their
+ * documented "nothing" value (0, NULL, SK_NO_PARENT).
+ *
+ * The last test reads plugin/skinkit.h itself and fails when a declared function has no check here, so a function
+ * added to the ABI without error-path coverage breaks the build's tests. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#ifndef SK_SOURCE_DIR
+#error "SK_SOURCE_DIR must point at the source tree (set in tests/CMakeLists.txt)"
+#endif
+
+/* ---- names of the functions checked (filled as the checks run) ---- */
+#define MAX_CHECKED 256
+static const char* g_checked[MAX_CHECKED];
+static int g_checked_count;
+
+static void mark(const char* name) {
+  for (int i = 0; i < g_checked_count; ++i)
+    if (!strcmp(g_checked[i], name)) return;
+  if (g_checked_count < MAX_CHECKED) g_checked[g_checked_count++] = name;
+}
+
+/* An error record full of garbage, so that a function which fails without writing it is caught. */
+static sk_error poisoned(void) {
+  sk_error e;
+  e.code = -777;
+  memset(e.message, '#', sizeof e.message);
+  e.message[sizeof e.message - 1] = '\0';
+  return e;
+}
+
+static void check_error_record(const char* call, sk_result r, const sk_error* e) {
+  ck_assert_msg(e->code == (int32_t)r, "%s: err.code %d, returned %d", call, e->code, (int)r);
+  ck_assert_msg(e->message[0] != '\0' && e->message[0] != '#', "%s: no message in err", call);
+  ck_assert_msg(memchr(e->message, '\0', sizeof e->message) != NULL, "%s: message not terminated", call);
+}
+
+/* FAILS(expected, fn, args...): fn(args..., &err) must return `expected` and fill err; fn(args..., NULL) must return
+ * the same code. `expected` may be SK_OK-excluded wildcard ANY_ERROR when the header only promises "an error". */
+#define ANY_ERROR ((sk_result)-1)
+#define FAILS(expected, fn, ...)                                                                                   \
+  do {                                                                                                             \
+    mark(#fn);                                                                                                     \
+    sk_error e_ = poisoned();                                                                                      \
+    sk_result r_ = fn(__VA_ARGS__, &e_);                                                                           \
+    if ((expected) == ANY_ERROR)                                                                                   \
+      ck_assert_msg(r_ != SK_OK, "%s(%s) succeeded", #fn, #__VA_ARGS__);                                            \
+    else                                                                                                           \
+      ck_assert_msg(r_ == (expected), "%s(%s) returned %d (%s), expected %d", #fn, #__VA_ARGS__, (int)r_,          \
+                    sk_result_string(r_), (int)(expected));                                                        \
+    check_error_record(#fn, r_, &e_);                                                                              \
+    sk_result r2_ = fn(__VA_ARGS__, NULL);                                                                         \
+    ck_assert_msg(r2_ == r_, "%s(%s) with a NULL sk_error returned %d, with one %d", #fn, #__VA_ARGS__, (int)r2_, \
+                  (int)r_);                                                                                        \
+  } while (0)
+
+/* FAILS_NOERR: for the few sk_result functions without an sk_error parameter. */
+#define FAILS_NOERR(expected, fn, ...)                                                                             \
+  do {                                                                                                             \
+    mark(#fn);                                                                                                     \
+    sk_result r_ = fn(__VA_ARGS__);                                                                                \
+    ck_assert_msg(r_ == (expected), "%s(%s) returned %d, expected %d", #fn, #__VA_ARGS__, (int)r_, (int)(expected)); \
+  } while (0)
+
+#define GETTER(expected, fn, ...)                                                                                  \
+  do {                                                                                                             \
+    mark(#fn);                                                                                                     \
+    ck_assert_msg(fn(__VA_ARGS__) == (expected), "%s(%s) did not return %s", #fn, #__VA_ARGS__, #expected);       \
+  } while (0)
+
+#define DESTROY_NULL(fn) \
+  do {                   \
+    mark(#fn);           \
+    fn(NULL);            \
+  } while (0)
+
+/* A sentinel "handle" that must survive failed creates untouched. */
+static char g_sentinel_storage;
+#define SENTINEL ((void*)&g_sentinel_storage)
+
+/* ---- fixtures: a two-joint skeleton and a three-vertex skin over it ---- */
+static sk_skeleton* make_skeleton(void) {
+  const char* names[2] = {"root", "child"};
+  int32_t parents[2] = {SK_NO_PARENT, 0};
+  float rest[32] = {0};
+  for (int j = 0; j < 2; ++j)
+    for (int k = 0; k < 4; ++k) rest[j * 16 + k * 5] = 1.0f;
+  rest[16 + 12] = 1.0f; /* child one unit along x */
+  sk_skeleton_desc d = {sizeof d, 2, names, parents, rest, NULL, NULL};
+  sk_skeleton* s = NULL;
+  ck_assert_int_eq(sk_skeleton_create(&d, &s, NULL), SK_OK);
+  return s;
+}
+
+static sk_skin* make_skin(void) {
+  sk_skin* s = NULL;
+  ck_assert_int_eq(sk_skin_create(3, 2, &s, NULL), SK_OK);
+  uint32_t off[4] = {0, 1, 3, 4};
+  uint32_t j[4] = {0, 0, 1, 1};
+  float w[4] = {1.0f, 0.5f, 0.5f, 1.0f};
+  ck_assert_int_eq(sk_skin_set_csr(s, off, j, w, NULL), SK_OK);
+  return s;
+}
+
+static const float k_positions[9] = {0, 0, 0, 1, 0, 0, 2, 0, 0};
+
+/* ================================================================ common */
+
+START_TEST(common_version_and_result_strings) {
+  mark("sk_version");
+  mark("sk_version_string");
+  mark("sk_abi_major");
+  mark("sk_abi_minor");
+  mark("sk_cpu_kernel");
+  mark("sk_result_string");
+  ck_assert_uint_eq(sk_version(), SK_VERSION);
+  ck_assert_ptr_nonnull(sk_version_string());
+  char expect[32];
+  snprintf(expect, sizeof expect, "%d.%d.%d", SK_VERSION / 10000, SK_VERSION / 100 % 100, SK_VERSION % 100);
+  ck_assert_str_eq(sk_version_string(), expect);
+  ck_assert_uint_eq(sk_abi_major(), SK_ABI_MAJOR);
+  ck_assert_uint_ge(sk_abi_minor(), SK_ABI_MINOR);
+  const char* k = sk_cpu_kernel();
+  ck_assert(k && (!strcmp(k, "scalar") || !strcmp(k, "sse2") || !strcmp(k, "avx2") || !strcmp(k, "avx512")));
+  /* every code has its own non-empty text; unknown codes still get a text */
+  for (int a = SK_OK; a <= SK_ERR_INTERNAL; ++a) {
+    const char* sa = sk_result_string((sk_result)a);
+    ck_assert_msg(sa && sa[0], "code %d has no text", a);
+    for (int b = SK_OK; b < a; ++b) ck_assert_msg(strcmp(sa, sk_result_string((sk_result)b)) != 0, "%d and %d share a text", a, b);
+  }
+  ck_assert_ptr_nonnull(sk_result_string((sk_result)12345));
+  ck_assert_ptr_nonnull(sk_result_string((sk_result)-5));
+}
+END_TEST
+
+/* ================================================================ skeleton */
+
+START_TEST(skeleton_error_paths) {
+  sk_skeleton* out = SENTINEL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_create, NULL, &out);
+  ck_assert_ptr_eq(out, SENTINEL);
+  int32_t parents[2] = {SK_NO_PARENT, 0};
+  sk_skeleton_desc d = {0, 2, NULL, parents, NULL, NULL, NULL};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skeleton_create, &d, &out);
+  d.size = sizeof d;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_create, &d, NULL);
+  d.joint_count = 0;
+  FAILS(ANY_ERROR, sk_skeleton_create, &d, &out);
+  d.joint_count = 2;
+  d.parents = NULL;
+  FAILS(ANY_ERROR, sk_skeleton_create, &d, &out);
+  int32_t cycle[2] = {1, 0};
+  d.parents = cycle;
+  FAILS(SK_ERR_BAD_HIERARCHY, sk_skeleton_create, &d, &out);
+  int32_t past[2] = {SK_NO_PARENT, 7};
+  d.parents = past;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skeleton_create, &d, &out);
+  const char* dup[2] = {"a", "a"};
+  d.parents = parents;
+  d.names = dup;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_create, &d, &out);
+  float singular[32] = {0};
+  d.names = NULL;
+  d.bind = singular;
+  FAILS(SK_ERR_SINGULAR_MATRIX, sk_skeleton_create, &d, &out);
+  ck_assert_ptr_eq(out, SENTINEL);
+  DESTROY_NULL(sk_skeleton_destroy);
+
+  /* getters on NULL and out of range */
+  sk_skeleton* s = make_skeleton();
+  GETTER(0u, sk_skeleton_joint_count, NULL);
+  GETTER(NULL, sk_skeleton_joint_name, NULL, 0);
+  GETTER(NULL, sk_skeleton_joint_name, s, 2);
+  GETTER(SK_NO_PARENT, sk_skeleton_joint_parent, NULL, 1);
+  GETTER(SK_NO_PARENT, sk_skeleton_joint_parent, s, 99);
+  uint32_t idx = 42;
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_find_joint, NULL, "root", &idx);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_find_joint, s, NULL, &idx);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_find_joint, s, "root", NULL);
+  FAILS_NOERR(SK_ERR_NOT_FOUND, sk_skeleton_find_joint, s, "nobody", &idx);
+  ck_assert_uint_eq(idx, 42);
+  float m[32];
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_rest_local, NULL, m);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_rest_local, s, NULL);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_rest_world, NULL, m);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_rest_world, s, NULL);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_bind, NULL, m);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_bind, s, NULL);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_inverse_bind, NULL, m);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_inverse_bind, s, NULL);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_rest_trs, NULL, m);
+  FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_get_rest_trs, s, NULL);
+
+  uint32_t order[2] = {9, 9};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_hierarchy_order, NULL, 2, order);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_hierarchy_order, parents, 2, NULL);
+  FAILS(SK_ERR_BAD_HIERARCHY, sk_hierarchy_order, cycle, 2, order);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_hierarchy_order, past, 2, order);
+  ck_assert_uint_eq(order[0], 9);
+
+  float trs[20] = {0}, local[32], world[32];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_pose_local_from_trs, NULL, 2, local);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_pose_local_from_trs, trs, 2, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_world, NULL, local, NULL, world);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_world, s, NULL, NULL, world);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_world, s, local, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_palette_compute, NULL, world, NULL, m);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_palette_compute, s, NULL, NULL, m);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_palette_compute, s, world, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_palette_from_trs, NULL, NULL, NULL, m);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_palette_from_trs, s, NULL, NULL, NULL);
+
+  float heads[6], tails[6];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_bone_segments, NULL, SK_BONE_SPACE_REST, heads, tails);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_bone_segments, s, 7u, heads, tails);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_bone_segments, s, SK_BONE_SPACE_REST, NULL, NULL);
+
+  uint32_t map[2], mapped = 0;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_mirror_map, NULL, map, &mapped);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_mirror_map, s, NULL, &mapped);
+  char name[8];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_joint_mirror_name, NULL, name, sizeof name);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_joint_mirror_name, "hand.L", NULL, sizeof name);
+  FAILS(ANY_ERROR, sk_joint_mirror_name, "a_very_long_left_hand.L", name, 4);
+  sk_skeleton_destroy(s);
+}
+END_TEST
+
+/* ================================================================ skin */
+
+START_TEST(skin_error_paths) {
+  sk_skin* out = SENTINEL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_create, 3, 2, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skin_create, 3, 0, &out);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skin_create, 3, SK_MAX_JOINTS + 1, &out);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_clone, NULL, &out);
+  ck_assert_ptr_eq(out, SENTINEL);
+  DESTROY_NULL(sk_skin_destroy);
+  GETTER(0u, sk_skin_vertex_count, NULL);
+  GETTER(0u, sk_skin_joint_count, NULL);
+  GETTER(0u, sk_skin_influence_count, NULL);
+
+  sk_skin* s = make_skin();
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_clone, s, NULL);
+  uint32_t off[4] = {0, 1, 3, 4}, j[4] = {0, 0, 1, 1};
+  float w[4] = {1, 0.5f, 0.5f, 1};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_set_csr, NULL, off, j, w);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_set_csr, s, NULL, j, w);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_get_csr, NULL, off, j, w);
+  GETTER(0u, sk_skin_get_vertex, NULL, 0, j, w, 4);
+  GETTER(0u, sk_skin_get_vertex, s, 3, j, w, 4);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_set_vertex, NULL, 0, j, w, 1);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skin_set_vertex, s, 3, j, w, 1);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_set_vertex, s, 0, NULL, w, 1);
+
+  uint16_t pj[12];
+  float pw[12];
+  sk_packed_desc pd = {0, 4, SK_TYPE_U16, SK_TYPE_F32, pj, 0, pw, 0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skin_to_packed, s, &pd);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skin_from_packed, s, &pd);
+  pd.size = sizeof pd;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_to_packed, NULL, &pd);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_to_packed, s, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_from_packed, NULL, &pd);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_from_packed, s, NULL);
+  pd.influences = 9;
+  FAILS(ANY_ERROR, sk_skin_to_packed, s, &pd);
+  pd.influences = 4;
+  pd.joints = NULL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_to_packed, s, &pd);
+  ck_assert_uint_eq(sk_skin_influence_count(s), 4); /* failures left the skin alone */
+
+  sk_skin_report rep;
+  memset(&rep, 0xab, sizeof rep);
+  rep.size = 0;
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skin_validate, s, NULL, &rep, NULL);
+  rep.size = sizeof rep;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_validate, NULL, NULL, &rep, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_validate, s, NULL, NULL, NULL);
+  sk_validate_options vo = {0, 0, 0, 0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skin_validate, s, &vo, &rep, NULL);
+  sk_skin_destroy(s);
+}
+END_TEST
+
+/* ================================================================ deform + sample geometry */
+
+START_TEST(deform_error_paths) {
+  float palette[32] = {0};
+  for (int j = 0; j < 2; ++j)
+    for (int k = 0; k < 4; ++k) palette[j * 16 + k * 5] = 1.0f;
+  uint16_t joints[4] = {0, 1, 0, 0};
+  float weights[4] = {1, 0, 1, 0};
+  float in[6] = {0, 0, 0, 1, 1, 1}, outp[6] = {7, 7, 7, 7, 7, 7};
+  sk_deform_job job = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_validate, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_deform_validate, &job);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_deform_run, &job);
+  job.size = sizeof job;
+  job.vertex_count = 2;
+  job.palette = palette;
+  job.joint_count = 2;
+  job.influences = 2;
+  job.joint_type = SK_TYPE_U16;
+  job.weight_type = SK_TYPE_F32;
+  job.joints = joints;
+  job.weights = weights;
+  job.in_positions = in;
+  job.out_positions = outp;
+  job.threads = 1;
+  ck_assert_int_eq(sk_deform_validate(&job, NULL), SK_OK);
+  job.method = 3;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
+  job.method = SK_DEFORM_LBS;
+  job.out_positions = NULL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
+  job.out_positions = outp;
+  job.influences = 9;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_deform_run, &job);
+  job.influences = 2;
+  job.joint_count = 0;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_deform_run, &job);
+  job.joint_count = 2;
+  palette[16 + 12] = NAN; /* translation x of joint 1 (column-major) */
+  FAILS(SK_ERR_SINGULAR_MATRIX, sk_deform_run, &job);
+  palette[16 + 12] = 0.0f;
+  job.in_normals = in; /* half of a stream pair */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
+  job.in_normals = NULL;
+  job.flags = 1u << 30;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
+  job.flags = 0;
+  for (int i = 0; i < 6; ++i) ck_assert_float_eq(outp[i], 7.0f); /* validation precedes any write */
+  joints[1] = 5;                                                   /* a joint past the palette */
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_deform_run, &job);
+  ck_assert_float_eq(outp[0], 0.0f); /* that vertex keeps its input */
+
+  sk_cylinder_desc cd = {0};
+  size_t nv = 0, nt = 0;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_mesh_cylinder, NULL, &nv, &nt, NULL, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_mesh_cylinder, &cd, &nv, &nt, NULL, NULL, NULL, NULL);
+  cd.size = sizeof cd;
+  cd.segments = 2;
+  FAILS(ANY_ERROR, sk_mesh_cylinder, &cd, &nv, &nt, NULL, NULL, NULL, NULL);
+  cd.segments = 0;
+  sk_skin* small = NULL;
+  ck_assert_int_eq(sk_skin_create(3, 2, &small, NULL), SK_OK); /* too few vertices for the cylinder */
+  FAILS(ANY_ERROR, sk_mesh_cylinder, &cd, &nv, &nt, NULL, NULL, NULL, small);
+  sk_skin_destroy(small);
+}
+END_TEST
+
+/* ================================================================ scene (io) */
+
+START_TEST(scene_error_paths) {
+  sk_scene* out = SENTINEL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_load, NULL, NULL, &out);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_load, "x.glb", NULL, NULL);
+  FAILS(SK_ERR_IO, sk_scene_load, "/nonexistent/skinkit/x.glb", NULL, &out);
+  FAILS(SK_ERR_IO, sk_scene_load, SK_SOURCE_DIR, NULL, &out); /* a directory */
+  sk_load_options lo = {0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_load, SK_SOURCE_DIR "/tests/data/cylinder_rig.glb", &lo, &out);
+  ck_assert_ptr_eq(out, SENTINEL);
+  DESTROY_NULL(sk_scene_destroy);
+
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_require_skin, NULL);
+  GETTER(0.0, sk_scene_load_seconds, NULL);
+  GETTER(0u, sk_scene_mesh_count, NULL);
+  GETTER(NULL, sk_scene_mesh_name, NULL, 0);
+  GETTER(0u, sk_scene_mesh_vertex_count, NULL, 0);
+  GETTER(0u, sk_scene_mesh_index_count, NULL, 0);
+  float f[4];
+  uint32_t u[4];
+  GETTER(0u, sk_scene_mesh_positions, NULL, 0, f, 4);
+  GETTER(0u, sk_scene_mesh_normals, NULL, 0, f, 4);
+  GETTER(0u, sk_scene_mesh_tangents, NULL, 0, f, 4);
+  GETTER(0u, sk_scene_mesh_uv0, NULL, 0, f, 4);
+  GETTER(0u, sk_scene_mesh_indices, NULL, 0, u, 4);
+  GETTER(NULL, sk_scene_skeleton, NULL);
+  GETTER(NULL, sk_scene_mesh_skin, NULL, 0);
+  GETTER(0u, sk_scene_animation_count, NULL);
+  GETTER(NULL, sk_scene_animation_name, NULL, 0);
+  GETTER(0.0, sk_scene_animation_duration, NULL, 0);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_inverse_binds, NULL, 0, f, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_sample_pose, NULL, 0, 0.0, f);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_save, NULL, "/tmp/skinkit_abi_never.glb", NULL);
+  uint32_t findings = 0;
+  sk_mesh_report mr;
+  memset(&mr, 0, sizeof mr);
+  mr.size = sizeof mr;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_validate, NULL, NULL, &mr, 1, &findings);
+
+  /* a scene built in memory: one skinned mesh */
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = NULL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_create, skel, NULL);
+  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  uint32_t tri[3] = {0, 1, 2}, bad_tri[3] = {0, 1, 3};
+  sk_mesh_desc md = {0};
+  uint32_t mi = 77;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh, NULL, &md, &mi);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh, sc, NULL, &mi);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_add_mesh, sc, &md, &mi);
+  md.size = sizeof md;
+  md.vertex_count = 3;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh, sc, &md, &mi); /* no positions */
+  md.positions = k_positions;
+  md.indices = bad_tri;
+  md.index_count = 3;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_add_mesh, sc, &md, &mi);
+  ck_assert_uint_eq(mi, 77);
+  GETTER(0u, sk_scene_mesh_count, sc);
+  md.indices = tri;
+  md.skin = skin;
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, &mi, NULL), SK_OK);
+  ck_assert_uint_eq(mi, 0);
+  md.skin = NULL; /* mesh 1: not skinned */
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, &mi, NULL), SK_OK);
+  ck_assert_uint_eq(mi, 1);
+
+  /* indices past the end on a valid scene */
+  GETTER(NULL, sk_scene_mesh_name, sc, 2);
+  GETTER(0u, sk_scene_mesh_vertex_count, sc, 2);
+  GETTER(0u, sk_scene_mesh_positions, sc, 2, f, 4);
+  GETTER(NULL, sk_scene_mesh_skin, sc, 2);
+  GETTER(NULL, sk_scene_mesh_skin, sc, 1);
+  GETTER(NULL, sk_scene_animation_name, sc, 0);
+  GETTER(0.0, sk_scene_animation_duration, sc, 0);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_inverse_binds, sc, 2, f, NULL);
+  FAILS(SK_ERR_NO_SKIN, sk_scene_mesh_inverse_binds, sc, 1, f, NULL);
+  /* both outputs are optional: NULL, NULL only asks whether the mesh is skinned */
+  ck_assert_int_eq(sk_scene_mesh_inverse_binds(sc, 0, NULL, NULL, NULL), SK_OK);
+  FAILS(ANY_ERROR, sk_scene_sample_pose, sc, 0, 0.0, f); /* no animation 0 */
+  sk_mesh_report two[2];
+  memset(two, 0, sizeof two);
+  two[0].size = sizeof two[0];
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_validate, sc, NULL, two, 2, &findings); /* two[1].size 0 */
+  two[1].size = sizeof two[1];
+  FAILS(ANY_ERROR, sk_scene_validate, sc, NULL, two, 1, &findings); /* fewer reports than meshes */
+  ck_assert_int_eq(sk_scene_validate(sc, NULL, two, 2, &findings, NULL), SK_OK);
+  ck_assert_uint_eq(two[0].skinned, 1);
+  ck_assert_uint_eq(two[1].skinned, 0);
+  sk_save_options so = {0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_save, sc, "/tmp/skinkit_abi_never.glb", &so);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_save, sc, NULL, NULL);
+  so.size = sizeof so;
+  so.format = "no-such-format";
+  FAILS(ANY_ERROR, sk_scene_save, sc, "/tmp/skinkit_abi_never.xyz", &so);
+  /* an existing file is not replaced without overwrite */
+  char path[] = "/tmp/skinkit_abi_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE* fp = fdopen(fd, "w");
+  fputs("keep me", fp);
+  fclose(fp);
+  so.format = "glb";
+  FAILS(SK_ERR_EXISTS, sk_scene_save, sc, path, &so);
+  fp = fopen(path, "r");
+  char buf[16] = {0};
+  ck_assert_ptr_nonnull(fgets(buf, sizeof buf, fp));
+  fclose(fp);
+  ck_assert_str_eq(buf, "keep me");
+  remove(path);
+
+  /* a scene without bones: no skin to require, no skin on a mesh */
+  sk_scene* bare = NULL;
+  ck_assert_int_eq(sk_scene_create(NULL, &bare, NULL), SK_OK);
+  FAILS(SK_ERR_NO_SKIN, sk_scene_require_skin, bare);
+  md.skin = skin;
+  FAILS(SK_ERR_NO_SKIN, sk_scene_add_mesh, bare, &md, &mi);
+  sk_scene_destroy(bare);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+
+  mark("sk_import_extensions");
+  ck_assert_ptr_nonnull(sk_import_extensions());
+  ck_assert(strstr(sk_import_extensions(), "*.glb") != NULL);
+  GETTER(0, sk_import_extension_supported, NULL);
+  GETTER(0, sk_import_extension_supported, "");
+  GETTER(0, sk_import_extension_supported, ".skeleton");
+  GETTER(0, sk_import_extension_supported, "no-such-extension");
+}
+END_TEST
+
+/* ================================================================ weight editing */
+
+START_TEST(weights_error_paths) {
+  sk_skin* s = make_skin();
+  sk_weights_report rep = {0};
+  uint8_t mask[2] = {1, 1}; /* wrong length: the skin has 3 vertices */
+
+  sk_normalize_desc nd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_normalize, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_normalize, s, &nd, NULL);
+  nd.size = sizeof nd;
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_normalize, s, &nd, &rep); /* report.size 0 */
+  nd.scope.vertex_mask = mask;
+  nd.scope.vertex_mask_count = 2;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_normalize, s, &nd, NULL);
+
+  sk_limit_desc ld = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_limit, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_limit, s, &ld, NULL);
+  sk_prune_desc pd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_prune, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_prune, s, &pd, NULL);
+  sk_quantize_desc qd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_quantize, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_quantize, s, &qd, NULL);
+  sk_smooth_desc smd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_smooth, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_smooth, s, &smd, NULL);
+  smd.size = sizeof smd;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_smooth, s, &smd, NULL); /* no mesh */
+  sk_rogue_desc rd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_remove_rogue, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_remove_rogue, s, &rd, NULL);
+  rd.size = sizeof rd;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_remove_rogue, s, &rd, NULL); /* no mesh */
+  sk_mirror_desc mirror = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_mirror, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_mirror, s, &mirror, NULL);
+  mirror.size = sizeof mirror;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_mirror, s, &mirror, NULL); /* no positions */
+  sk_brush_desc bd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_brush, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_brush, s, &bd, NULL);
+  bd.size = sizeof bd;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_brush, s, &bd, NULL); /* no positions */
+  bd.positions = k_positions;
+  bd.position_count = 3;
+  float dab[5] = {0, 0, 0, 1, 0.5f};
+  bd.dabs = dab;
+  bd.dab_count = 1;
+  bd.joint = 2;
+  FAILS(ANY_ERROR, sk_weights_brush, s, &bd, NULL); /* joint past the skin */
+
+  sk_transfer_desc td = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_transfer, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_transfer, s, &td, NULL);
+  td.size = sizeof td;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_transfer, s, &td, NULL); /* no source */
+
+  sk_direct_desc dd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_direct, NULL, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_weights_direct, s, &dd, NULL);
+  dd.size = sizeof dd;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_weights_direct, s, &dd, NULL); /* no rest position / palettes / targets */
+  dd.vertex = 3;
+  float rest[3] = {0, 0, 0}, pal[32] = {0}, target[3] = {0, 0, 0};
+  dd.rest_position = rest;
+  dd.palettes = pal;
+  dd.targets = target;
+  FAILS(ANY_ERROR, sk_weights_direct, s, &dd, NULL); /* vertex past the end */
+
+  /* failures left the weights alone */
+  uint32_t j[4];
+  float w[4];
+  ck_assert_uint_eq(sk_skin_influence_count(s), 4);
+  ck_assert_int_eq(sk_skin_get_csr(s, NULL, j, w, NULL), SK_OK);
+  ck_assert_float_eq(w[1], 0.5f);
+  ck_assert_float_eq(w[2], 0.5f);
+
+  /* bone links */
+  sk_skeleton* skel = make_skeleton();
+  sk_skeleton* lsk = SENTINEL;
+  sk_skin* lskin = SENTINEL;
+  sk_bone_links_desc bl = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links, NULL, NULL, &bl, &lsk, &lskin, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links, skel, NULL, NULL, &lsk, &lskin, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_bone_links, skel, NULL, &bl, &lsk, &lskin, NULL);
+  bl.size = sizeof bl;
+  FAILS(ANY_ERROR, sk_bone_links, skel, NULL, &bl, &lsk, &lskin, NULL); /* neither ranges nor joints */
+  uint32_t link_joint = 0;
+  bl.joints = &link_joint;
+  bl.joint_list_count = 1;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links, skel, s, &bl, &lsk, &lskin, NULL); /* skin without positions */
+  ck_assert_ptr_eq(lsk, SENTINEL);
+  ck_assert_ptr_eq(lskin, SENTINEL);
+  uint32_t src[4], li[4];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links_source, NULL, skel, src, li);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links_source, skel, NULL, src, li);
+  float trs[20] = {0}, otrs[40];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links_pose, NULL, skel, trs, otrs);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links_pose, skel, skel, NULL, otrs);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links_pose, skel, skel, trs, NULL);
+  sk_skeleton_destroy(skel);
+  sk_skin_destroy(s);
+}
+END_TEST
+
+/* ================================================================ .skf */
+
+START_TEST(skf_error_paths) {
+  GETTER(0u, sk_skf_encode_bound, NULL);
+  sk_skf_encode_desc ed = {0};
+  GETTER(0u, sk_skf_encode_bound, &ed); /* size 0 */
+  unsigned char buf[4096];
+  size_t n = 12345;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_encode, NULL, buf, sizeof buf, &n);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skf_encode, &ed, buf, sizeof buf, &n);
+  ed.size = sizeof ed;
+  FAILS(ANY_ERROR, sk_skf_encode, &ed, buf, sizeof buf, &n); /* no skeleton */
+
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* s = make_skin();
+  sk_skf_mesh mesh = {0};
+  mesh.skin = s;
+  mesh.positions = k_positions;
+  ed.skeleton = skel;
+  ed.meshes = &mesh;
+  ed.mesh_count = 1;
+  size_t bound = sk_skf_encode_bound(&ed);
+  ck_assert_uint_gt(bound, 0);
+  ck_assert_uint_le(bound, sizeof buf);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_encode, &ed, NULL, sizeof buf, &n);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skf_encode, &ed, buf, 8, &n); /* capacity too small */
+  ck_assert_uint_eq(n, 12345);
+  ck_assert_int_eq(sk_skf_encode(&ed, buf, sizeof buf, &n, NULL), SK_OK);
+
+  sk_skf_info info = {0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skf_peek, buf, n, &info);
+  info.size = sizeof info;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_peek, NULL, n, &info);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_peek, buf, n, NULL);
+  FAILS(SK_ERR_TRUNCATED, sk_skf_peek, buf, 4, &info);
+  unsigned char bad[4096];
+  memcpy(bad, buf, n);
+  bad[0] ^= 0xff;
+  FAILS(SK_ERR_FORMAT, sk_skf_peek, bad, n, &info);
+  memcpy(bad, buf, n);
+  bad[n - 1] ^= 0x55;
+  FAILS(SK_ERR_CHECKSUM, sk_skf_peek, bad, n, &info);
+  ck_assert_int_eq(sk_skf_peek(buf, n, &info, NULL), SK_OK);
+
+  sk_skf_mesh_info mi = {0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skf_get_mesh_info, buf, n, 0, &mi);
+  mi.size = sizeof mi;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_get_mesh_info, NULL, n, 0, &mi);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skf_get_mesh_info, buf, n, 1, &mi);
+
+  mark("sk_skf_position_hash");
+  ck_assert_uint_eq(sk_skf_position_hash(k_positions, 3), sk_skf_position_hash(k_positions, 3));
+  ck_assert_uint_ne(sk_skf_position_hash(k_positions, 3), sk_skf_position_hash(k_positions, 2));
+  (void)sk_skf_position_hash(NULL, 0);
+  (void)sk_skf_position_hash(NULL, 100); /* no positions: no crash */
+
+  int32_t parents[2];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_decode_skeleton, NULL, n, parents, NULL, NULL, 0);
+  FAILS(SK_ERR_TRUNCATED, sk_skf_decode_skeleton, buf, 3, parents, NULL, NULL, 0);
+  char names[2];
+  FAILS(ANY_ERROR, sk_skf_decode_skeleton, buf, n, NULL, NULL, names, sizeof names); /* names do not fit */
+
+  uint8_t dj[12], dw[12];
+  sk_skf_decode_desc dd = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_decode, buf, n, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skf_decode, buf, n, &dd);
+  dd.size = sizeof dd;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_decode, NULL, n, &dd);
+  dd.joint_type = SK_TYPE_U8;
+  dd.weight_type = SK_TYPE_U8;
+  dd.influences = 4;
+  dd.joints = dj;
+  dd.weights = dw;
+  dd.vertex_capacity = 2; /* the mesh has 3 vertices */
+  FAILS(ANY_ERROR, sk_skf_decode, buf, n, &dd);
+  dd.vertex_capacity = 3;
+  dd.mesh = 1;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_skf_decode, buf, n, &dd);
+  dd.mesh = 0;
+  dd.joints = NULL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_decode, buf, n, &dd);
+
+  uint32_t count = 99;
+  sk_skf_chunk chunks[8];
+  for (int i = 0; i < 8; ++i) chunks[i].size = sizeof chunks[i];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_chunks, NULL, n, chunks, 8, &count);
+  ck_assert_int_eq(sk_skf_chunks(buf, n, chunks, 8, NULL, NULL), SK_OK); /* the count is optional */
+  FAILS(SK_ERR_TRUNCATED, sk_skf_chunks, buf, 5, chunks, 8, &count);
+  ck_assert_uint_eq(count, 99);
+  sk_skin_destroy(s);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* ================================================================ binding */
+
+START_TEST(bind_error_paths) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* s = make_skin();
+  sk_bind_desc bd = {0};
+  sk_bind_report br = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, NULL, s, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_bind, &bd, s, NULL);
+  bd.size = sizeof bd;
+  bd.positions = k_positions;
+  bd.vertex_count = 3;
+  bd.skeleton = skel;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, NULL, NULL);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_bind, &bd, s, &br); /* report.size 0 */
+  bd.method = 99;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, s, NULL);
+  bd.method = SK_BIND_NEAREST;
+  bd.vertex_count = 4; /* != the skin's */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, s, NULL);
+  bd.vertex_count = 3;
+  uint32_t tri[3] = {0, 1, 5};
+  bd.triangles = tri;
+  bd.triangle_count = 1;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_bind, &bd, s, NULL);
+  bd.triangles = NULL;
+  bd.triangle_count = 0;
+  float nan_pos[9] = {0, 0, 0, NAN, 0, 0, 2, 0, 0};
+  bd.positions = nan_pos;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, s, NULL);
+  bd.positions = k_positions;
+  bd.skeleton = NULL; /* and no heads/tails either */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, s, NULL);
+  /* every failure left the skin as it was */
+  float w[4];
+  ck_assert_uint_eq(sk_skin_influence_count(s), 4);
+  ck_assert_int_eq(sk_skin_get_csr(s, NULL, NULL, w, NULL), SK_OK);
+  ck_assert_float_eq(w[1], 0.5f);
+  /* and a valid call binds */
+  bd.skeleton = skel;
+  br.size = sizeof br;
+  ck_assert_int_eq(sk_bind(&bd, s, &br, NULL), SK_OK);
+  ck_assert_uint_eq(br.bound_vertices, 3);
+  sk_skin_destroy(s);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* ================================================================ completeness */
+
+/* Names declared with SK_API in skinkit.h, read from the source tree. */
+static int declared_functions(char names[][64], int cap) {
+  FILE* f = fopen(SK_SOURCE_DIR "/plugin/skinkit.h", "r");
+  ck_assert_msg(f != NULL, "cannot open " SK_SOURCE_DIR "/plugin/skinkit.h");
+  char line[1024];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "SK_API ", 7) != 0) continue;
+    char* paren = strchr(line, '(');
+    if (!paren) continue;
+    char* end = paren;
+    while (end > line && end[-1] == ' ') --end;
+    char* start = end;
+    while (start > line && (start[-1] == '_' || (start[-1] >= 'a' && start[-1] <= 'z') || (start[-1] >= '0' && start[-1] <= '9')))
+      --start;
+    size_t len = (size_t)(end - start);
+    if (len == 0 || len >= 64 || n >= cap) continue;
+    memcpy(names[n], start, len);
+    names[n][len] = '\0';
+    ++n;
+  }
+  fclose(f);
+  return n;
+}
+
+START_TEST(every_declared_function_has_error_path_checks) {
+  /* run every check in this process so that the marks are recorded whatever Check's fork mode is */
+  common_version_and_result_strings_fn(_i);
+  skeleton_error_paths_fn(_i);
+  skin_error_paths_fn(_i);
+  deform_error_paths_fn(_i);
+  scene_error_paths_fn(_i);
+  weights_error_paths_fn(_i);
+  skf_error_paths_fn(_i);
+  bind_error_paths_fn(_i);
+  static char names[256][64];
+  int n = declared_functions(names, 256);
+  ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
+  char missing[2048] = "";
+  for (int i = 0; i < n; ++i) {
+    int found = 0;
+    for (int k = 0; k < g_checked_count && !found; ++k) found = !strcmp(names[i], g_checked[k]);
+    if (!found && strlen(missing) + strlen(names[i]) + 2 < sizeof missing) {
+      strcat(missing, " ");
+      strcat(missing, names[i]);
+    }
+  }
+  ck_assert_msg(missing[0] == '\0', "functions in skinkit.h without error-path checks in test_abi.c:%s", missing);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("abi");
+  TCase* tc = tcase_create("error_paths");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, common_version_and_result_strings);
+  tcase_add_test(tc, skeleton_error_paths);
+  tcase_add_test(tc, skin_error_paths);
+  tcase_add_test(tc, deform_error_paths);
+  tcase_add_test(tc, scene_error_paths);
+  tcase_add_test(tc, weights_error_paths);
+  tcase_add_test(tc, skf_error_paths);
+  tcase_add_test(tc, bind_error_paths);
+  tcase_add_test(tc, every_declared_function_has_error_path_checks);
+  suite_add_tcase(s, tc);
+  return skt_run_suite(s);
+}
