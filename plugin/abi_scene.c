@@ -159,6 +159,19 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
   struct stat st;
   if (stat(path, &st) == 0 && !(options && options->overwrite))
     SK__FAIL(err, SKC_EXISTS, "%s exists (set overwrite to replace it)", path);
+  /* A missing folder is reported here: Assimp's writers only say "unknown error" for it. */
+  const char* slash = strrchr(path, '/');
+  if (slash && slash != path) {
+    size_t n = (size_t)(slash - path);
+    char* dir = malloc(n + 1);
+    if (!dir) SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory");
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    int ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!ok) skc_fail(&e, SKC_IO, "%s: folder %s does not exist", path, dir);
+    free(dir);
+    if (!ok) return sk__ret(e.code, &e, err);
+  }
   rc = skio_scene_export(scene->io, path, &o, &e);
   return sk__ret(rc, &e, err);
 }

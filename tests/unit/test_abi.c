@@ -468,6 +468,12 @@ START_TEST(scene_error_paths) {
   FILE* fp = fdopen(fd, "w");
   fputs("keep me", fp);
   fclose(fp);
+  so.format = NULL;
+  {
+    sk_error e = poisoned();
+    ck_assert_int_eq(sk_scene_save(sc, "/nonexistent/skinkit/out.glb", &so, &e), SK_ERR_IO);
+    ck_assert_msg(strstr(e.message, "folder /nonexistent/skinkit does not exist") != NULL, "%s", e.message);
+  }
   so.format = "glb";
   FAILS(SK_ERR_EXISTS, sk_scene_save, sc, path, &so);
   fp = fopen(path, "r");
