@@ -200,9 +200,108 @@ static int validate(const skc_bind_desc* d, const skc_skin* skin, skc_err* err) 
   return SKC_OK;
 }
 
-/* Writes one vertex: new candidates (sorted descending) scaled into what locked joints leave, exact sum. */
-static int finish_vertex(const skc_bind_desc* d, const skc_skin* old, size_t v, const uint32_t* cj,
-                         const float* cw, uint32_t cn, skc_skin_builder* b) {
+/* Bones with identical segments (a rig's duplicated or zero-length bones at one point, quad_skin's ten bones at
+ * the origin) cannot be told apart by any method: they are bound as one bone (the group's lowest index, the
+ * leader), and the leader's weight is then split evenly over the group, so coincident bones get identical weights
+ * instead of the lowest indices taking everything. */
+typedef struct bind_groups {
+  uint32_t* start;   /* joint_count + 1 over members, indexed by leader (start[j] == start[j + 1]: not a leader) */
+  uint32_t* members; /* the group's joints, ascending, leader first */
+  uint8_t* deform;   /* joint_count: the desc's deform with the non-leaders cleared */
+  uint32_t groups;   /* active leaders */
+  int any;           /* some group has more than one member */
+} bind_groups;
+
+static void groups_free(bind_groups* g) {
+  free(g->start);
+  free(g->members);
+  free(g->deform);
+  memset(g, 0, sizeof *g);
+}
+
+typedef struct head_key {
+  float x;
+  uint32_t j;
+} head_key;
+
+static int head_key_cmp(const void* a, const void* b) {
+  const head_key* p = a;
+  const head_key* q = b;
+  return p->x < q->x ? -1 : (p->x > q->x ? 1 : (p->j < q->j ? -1 : (p->j > q->j)));
+}
+
+/* Segments equal within 1e-6 of the mesh's bounding-box diagonal (float noise of the bind-space transform). Each
+ * active joint not yet grouped starts a group (in order of head x) and takes the later ones equal to it; the
+ * group's lowest index leads. */
+static int groups_build(const skc_bind_desc* d, bind_groups* g) {
+  uint32_t nj = d->joint_count;
+  memset(g, 0, sizeof *g);
+  g->start = calloc((size_t)nj + 1, sizeof *g->start);
+  g->members = malloc((size_t)nj * sizeof *g->members);
+  g->deform = malloc(nj);
+  head_key* order = malloc((size_t)nj * sizeof *order);
+  uint32_t* first = malloc((size_t)nj * sizeof *first); /* joint -> the group's first joint in order */
+  uint32_t* lead = malloc((size_t)nj * sizeof *lead);   /* first joint -> lowest index of its group */
+  if (!g->start || !g->members || !g->deform || !order || !first || !lead) {
+    free(order);
+    free(first);
+    free(lead);
+    groups_free(g);
+    return SKC_OUT_OF_MEMORY;
+  }
+  double eps = 1e-6 * skc_bind_bbox_diag(d->positions, d->vertex_count);
+  const float* h = d->heads;
+  const float* t = d->tails;
+  uint32_t na = 0;
+  for (uint32_t j = 0; j < nj; ++j) {
+    first[j] = UINT32_MAX;
+    lead[j] = j;
+    if (skc_bind_joint_active(d, j)) order[na++] = (head_key){h[3 * (size_t)j], j};
+  }
+  qsort(order, na, sizeof *order, head_key_cmp);
+  for (uint32_t a = 0; a < na; ++a) {
+    uint32_t i = order[a].j;
+    if (first[i] != UINT32_MAX) continue;
+    first[i] = i;
+    for (uint32_t b = a + 1; b < na && (double)order[b].x - order[a].x <= eps; ++b) {
+      uint32_t k = order[b].j;
+      int same = first[k] == UINT32_MAX;
+      for (int c = 0; c < 3 && same; ++c)
+        same = fabs((double)h[3 * (size_t)k + c] - h[3 * (size_t)i + c]) <= eps &&
+               fabs((double)t[3 * (size_t)k + c] - t[3 * (size_t)i + c]) <= eps;
+      if (!same) continue;
+      first[k] = i;
+      if (k < lead[i]) lead[i] = k;
+      g->any = 1;
+    }
+  }
+  /* members per leader (ascending: joints visited in index order), the deform mask without the non-leaders */
+  for (uint32_t j = 0; j < nj; ++j) {
+    g->deform[j] = (uint8_t)(!d->deform || d->deform[j]);
+    if (first[j] == UINT32_MAX) continue;
+    uint32_t l = lead[first[j]];
+    ++g->start[l + 1];
+    if (l != j)
+      g->deform[j] = 0;
+    else
+      ++g->groups;
+  }
+  for (uint32_t j = 0; j < nj; ++j) g->start[j + 1] += g->start[j];
+  for (uint32_t j = 0; j < nj; ++j) first[j] = first[j] == UINT32_MAX ? UINT32_MAX : lead[first[j]];
+  for (uint32_t j = 0; j < nj; ++j) lead[j] = g->start[j]; /* reused: next free slot per leader */
+  for (uint32_t j = 0; j < nj; ++j)
+    if (first[j] != UINT32_MAX) g->members[lead[first[j]]++] = j;
+  free(order);
+  free(first);
+  free(lead);
+  return SKC_OK;
+}
+
+/* Writes one vertex: new candidates (sorted descending, leaders of bone groups) scaled into what locked joints
+ * leave, exact sum. A group's weight is split evenly over its members; groups are kept whole while they fit
+ * max_influences (the first group alone is cut to the limit when it is larger). */
+static int finish_vertex(const skc_bind_desc* d, const bind_groups* g, const skc_skin* old, size_t v,
+                         const uint32_t* cj, const float* cw, uint32_t cn, skc_skin_builder* b) {
   uint32_t j[2 * BIND_MAX_INFLUENCES];
   float w[2 * BIND_MAX_INFLUENCES];
   uint32_t n = 0;
@@ -223,16 +322,32 @@ static int finish_vertex(const skc_bind_desc* d, const skc_skin* old, size_t v, 
   if (room > 1e-7) {
     uint32_t limit = d->max_influences > locked_n ? d->max_influences - locked_n : 1;
     double top = cn ? cw[0] : 0.0, sum = 0.0;
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < cn && keep < limit; ++i) {
+    uint32_t keep = 0, members = 0;
+    for (uint32_t i = 0; i < cn && members < limit; ++i) {
       if (!(cw[i] > 0.0f) || (double)cw[i] < (double)d->prune * top) break; /* sorted: the rest is smaller */
+      uint32_t size = g->start[cj[i] + 1] - g->start[cj[i]];
+      if (size == 0) size = 1; /* (only leaders are candidates) */
+      if (members + size > limit) {
+        if (members) break; /* a group does not fit whole after others: left out, so it is never split unevenly */
+        size = limit;
+      }
+      members += size;
       sum += cw[i];
       ++keep;
     }
     if (keep == 0 || !(sum > 0.0)) return SKC_INTERNAL;
     for (uint32_t i = 0; i < keep; ++i) {
-      j[n] = cj[i];
-      w[n++] = (float)((double)cw[i] / sum * room);
+      uint32_t g0 = g->start[cj[i]], size = g->start[cj[i] + 1] - g0;
+      if (size == 0) {
+        j[n] = cj[i];
+        w[n++] = (float)((double)cw[i] / sum * room);
+        continue;
+      }
+      if (size > limit) size = limit;
+      for (uint32_t q = 0; q < size; ++q) {
+        j[n] = g->members[g0 + q];
+        w[n++] = (float)((double)cw[i] / sum * room / size);
+      }
     }
     /* exact sum in float, summed in storage order: put the rounding residue on the largest new weight */
     for (int pass = 0; pass < 3; ++pass) {
@@ -263,38 +378,45 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
   double t0 = now_ms();
   int rc = validate(d, skin, err);
   if (rc) return rc;
-  uint32_t active = 0;
-  for (uint32_t j = 0; j < d->joint_count; ++j) active += (uint32_t)skc_bind_joint_active(d, j);
-  uint32_t stride = d->max_influences < active ? d->max_influences : active;
+  bind_groups groups;
+  if (groups_build(d, &groups))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for %u joints", d->joint_count);
+  skc_bind_desc gd = *d; /* coincident bones bound as one: the non-leaders do not deform for the methods */
+  gd.deform = groups.deform;
+  uint32_t stride = d->max_influences < groups.groups ? d->max_influences : groups.groups;
   skc_bind_report rep;
   memset(&rep, 0, sizeof rep);
   skc_bind_cands c;
   rc = skc_bind_cands_init(&c, d->vertex_count, stride, err);
-  if (rc) return rc;
+  if (rc) {
+    groups_free(&groups);
+    return rc;
+  }
   switch (d->method) {
     case SKC_BIND_NEAREST:
       rep.method_used = SKC_BIND_NEAREST;
-      rc = skc_bind_nearest(d, d->vertex_mask, &c, err);
+      rc = skc_bind_nearest(&gd, d->vertex_mask, &c, err);
       break;
     case SKC_BIND_HEAT:
-      rc = skc_bind_heat(d, 1, &c, &rep, err);
+      rc = skc_bind_heat(&gd, 1, &c, &rep, err);
       break;
     case SKC_BIND_CAPSULE:
       rep.method_used = SKC_BIND_CAPSULE;
-      rc = skc_bind_capsule(d, &c, &rep, err);
+      rc = skc_bind_capsule(&gd, &c, &rep, err);
       break;
     case SKC_BIND_DELAUNAY:
       rep.method_used = SKC_BIND_DELAUNAY;
-      rc = skc_bind_delaunay(d, &c, &rep, err);
+      rc = skc_bind_delaunay(&gd, &c, &rep, err);
       break;
     default:
-      rc = skc_bind_robust(d, &c, &rep, err);
+      rc = skc_bind_robust(&gd, &c, &rep, err);
       break;
   }
   skc_skin_builder b;
   if (!rc) rc = skc_skin_builder_init(&b, d->vertex_count, d->vertex_count * stride, err);
   if (rc) {
     skc_bind_cands_free(&c);
+    groups_free(&groups);
     return rc;
   }
   uint64_t bound = 0;
@@ -304,10 +426,11 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
       rc = skc_skin_builder_push(&b, skin->joints + e0, skin->weights + e0, e1 - e0) ? SKC_OUT_OF_MEMORY : SKC_OK;
       continue;
     }
-    rc = finish_vertex(d, skin, v, c.joints + v * stride, c.weights + v * stride, c.count[v], &b);
+    rc = finish_vertex(d, &groups, skin, v, c.joints + v * stride, c.weights + v * stride, c.count[v], &b);
     ++bound;
   }
   skc_bind_cands_free(&c);
+  groups_free(&groups);
   if (rc) {
     skc_skin_builder_free(&b);
     return skc_fail(err, rc, "bind: %s while writing the weights", skc_status_string(rc));

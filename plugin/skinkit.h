@@ -1058,6 +1058,8 @@ SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out,
  *    tetrahedralization leaves out (near-duplicates) and inputs it cannot tetrahedralize (fewer than 5 distinct
  *    points with the bone samples, qhull failure) fall back to nearest bone (counted in the report).
  * Vertices at identical positions are welded for the heat diffusion (UV seams do not split weights).
+ * Bones with identical segments (within 1e-6 of the mesh size) are bound as one bone whose weight is split evenly
+ * over them; the limit keeps such a group whole or leaves it out (only a group coming first is cut to the limit).
  * Every bound vertex ends with 1 .. max_influences weights, sorted by weight descending, summing to 1 exactly
  * in float (|sum - 1| <= 1e-6). On any error the skin is left untouched. */
 typedef enum sk_bind_method {

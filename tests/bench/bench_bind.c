@@ -37,10 +37,12 @@
  * takes the weights of the nearest Blender vertex (the script's docstring says how: similarity among the 48 axis
  * permutations/flips, scale and centre from the bounding boxes, k-d tree; the match distance is printed) and
  * Blender's groups are matched to our joints by name (exact, else the unique joint name ending in it after a
- * separator: Assimp names Collada joints by node id). An asset whose bones do not sit in its mesh as loaded
+ * separator: Assimp names Collada joints by node id; a glTF node without a name is "Node_N" in Blender and
+ * "nodes[N]" in Assimp). We bind with as many influences per vertex as the artist used, at least sk_bind's
+ * default 4 (quad_skin: 10; Blender has no limit). An asset whose bones do not sit in its mesh as loaded
  * (fewer than half the bound joints' bind-space heads inside the padded mesh box: an import problem) gets a
- * WARNING and no ratio lines, and so does one whose bound joints' segments all collapse onto one point (quad_skin,
- * SimpleSkin: no method can tell the bones apart; the figures would compare influence limits). Prints
+ * WARNING and no ratio lines. Bound joints whose segments all collapse onto one point (quad_skin, SimpleSkin) get
+ * a note: sk_bind binds coincident bones as one group sharing its weight evenly, as Blender does. Prints
  * `BENCH bind_<method>_<asset>_deform_mean <our % / Blender's %> ratio` (< 1: closer to the artist than Blender),
  * the raw figures and a table. Vertices are those Assimp loads (no joining):
  * seam duplicates count several times, for us and for Blender alike.
@@ -157,6 +159,7 @@ typedef struct asset {
   double diag;
   uint32_t heads_inside, heads_bound; /* bound joints whose bind-space head lies in the mesh's (padded) box */
   int bones_coincide;     /* every bound joint's segment is the same point: no method can tell bones apart */
+  uint32_t budget;        /* influences per vertex we bind with: the artist's largest count, at least 4 */
   char ours_path[512], out_prefix[512];
   blender_result bl;
   score ours[METHOD_COUNT];
@@ -509,10 +512,11 @@ static int score_part(const part* p, uint32_t joints, const uint32_t* off, const
 /* Fewer than half the bound joints' heads inside the mesh: the figures of this asset measure the import, not
  * the binding (no ratio lines). */
 static int frames_disagree(const asset* a) { return 2 * a->heads_inside < a->heads_bound; }
-/* Either of the above, or every bound bone at one point (quad_skin: ten zero-length bones at the origin; SimpleSkin:
- * both joints' bind-space segments collapse onto one point): each method can only split the weights evenly, so
- * the figures compare influence limits, not binding. */
-static int no_ratio(const asset* a) { return frames_disagree(a) || a->bones_coincide; }
+/* Every bound bone at one point (quad_skin: ten zero-length bones at the origin; SimpleSkin: both joints'
+ * bind-space segments collapse onto one point) still gets its ratio: coincident bones are bound as one group and
+ * share its weight evenly, over as many influences as the artist used (a->budget), which is all any method can
+ * do, Blender included. */
+static int no_ratio(const asset* a) { return frames_disagree(a); }
 
 static double werr(const score* s) { return s->vertices ? s->werr_sum / (double)s->vertices : 0; }
 static double dmean_pct(const score* s, double diag) {
@@ -644,6 +648,13 @@ static int load_asset(asset* a, sk_error* err) {
       if (p->pos[v] > hi[v % 3]) hi[v % 3] = p->pos[v];
     }
   }
+  a->budget = 4; /* sk_bind's default; more when the artist used more (quad_skin: 10), as Blender has no limit */
+  for (uint32_t i = 0; i < a->part_count && !rc; ++i)
+    for (size_t v = 0; v < a->parts[i].nv; ++v) {
+      uint32_t used = 0;
+      for (uint32_t e = a->parts[i].a_off[v]; e < a->parts[i].a_off[v + 1]; ++e) used += a->parts[i].a_w[e] > 0;
+      if (used > a->budget) a->budget = used;
+    }
   a->diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                  (hi[2] - lo[2]) * (hi[2] - lo[2]));
   /* Sanity of the import: the bones must sit in the mesh. Heads outside its box (padded by 5 % of the
@@ -702,12 +713,13 @@ static int write_ours(asset* a) {
   return rc;
 }
 
-static int bind_part(const part* p, uint32_t J, uint32_t method, sk_skin* out, double* ms, double* cpu_ms,
-                     uint64_t* fallback, sk_error* err) {
+static int bind_part(const part* p, uint32_t J, uint32_t method, uint32_t budget, sk_skin* out, double* ms,
+                     double* cpu_ms, uint64_t* fallback, sk_error* err) {
   sk_bind_desc d;
   memset(&d, 0, sizeof d);
   d.size = sizeof d;
   d.method = method;
+  d.max_influences = budget;
   d.positions = p->pos;
   d.vertex_count = p->nv;
   d.triangles = p->tri;
@@ -736,7 +748,7 @@ static int score_method(asset* a, size_t mi, int runs, sk_error* err) {
     for (int r = 0; !rc && r < runs && (r == 0 || best < REPEAT_BELOW_MS); ++r) {
       double ms = 0, cpu = 0;
       uint64_t fb = 0;
-      rc = bind_part(p, a->joints, k_methods[mi].method, skin, &ms, &cpu, &fb, err);
+      rc = bind_part(p, a->joints, k_methods[mi].method, a->budget, skin, &ms, &cpu, &fb, err);
       if (!rc && ms < best) best = ms;
       if (!rc && cpu < best_cpu) best_cpu = cpu;
       if (!rc && r == 0) s->fallback += fb;
@@ -766,6 +778,14 @@ static int score_method(asset* a, size_t mi, int runs, sk_error* err) {
 static int32_t match_joint(const sk_skeleton* skel, const char* name) {
   uint32_t j;
   if (sk_skeleton_find_joint(skel, name, &j) == SK_OK) return (int32_t)j;
+  /* a glTF node without a name: Blender's importer calls node N "Node_N", Assimp "nodes[N]" (SimpleSkin) */
+  unsigned node = 0;
+  int used = 0;
+  if (sscanf(name, "Node_%u%n", &node, &used) == 1 && name[used] == 0) {
+    char alt[32];
+    snprintf(alt, sizeof alt, "nodes[%u]", node);
+    if (sk_skeleton_find_joint(skel, alt, &j) == SK_OK) return (int32_t)j;
+  }
   int32_t found = -1;
   size_t n = strlen(name);
   for (j = 0; n && j < sk_skeleton_joint_count(skel); ++j) {
@@ -1111,10 +1131,10 @@ int main(int argc, char** argv) {
              "artist; figures printed, deform_mean ratio lines left out\n",
              a->heads_inside, a->heads_bound);
     if (a->bones_coincide)
-      printf("  WARNING: all %u bound joints' bone segments are one point as loaded: every method can only split the "
-             "weights evenly, so the figures compare influence limits, not binding; deform_mean ratio lines left "
-             "out\n",
+      printf("  note: all %u bound joints' bone segments are one point as loaded: they are bound as one group "
+             "sharing its weight evenly (Blender's automatic weights split it evenly too)\n",
              a->heads_bound);
+    if (a->budget != 4) printf("  influence budget: %u (the artist's largest count per vertex)\n", a->budget);
     double bl_mean = a->blender.ok ? dmean_pct(&a->blender, a->diag) : 0;
     if (a->blender.ok)
       printf("BENCH blender_%s_weight_err %.4f\nBENCH blender_%s_deform_mean_pct %.4f %%\n"
@@ -1164,7 +1184,7 @@ int main(int argc, char** argv) {
       if (a->ours[k].ok) print_speed_row(a->name, a->nv, k, a->ours[k].ms, a->ours[k].cpu_ms, &a->bl);
   }
   printf("\n== quality table (weight err: mean 1/2 L1; deform: %% of bbox diagonal over %d poses; ratio: ours / "
-         "Blender deform mean; !: mesh and bones disagree, or all bones coincide, as loaded: see WARNING) ==\n",
+         "Blender deform mean; !: mesh and bones disagree as loaded: see WARNING) ==\n",
          POSES);
   printf("%-18s %7s %-9s %10s %10s %11s %10s %7s\n", "asset", "verts", "method", "ms", "weight err", "deform mean",
          "deform max", "ratio");

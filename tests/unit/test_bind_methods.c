@@ -598,6 +598,70 @@ START_TEST(segments_of_branching_joints) {
 }
 END_TEST
 
+/* Bones with identical segments are one bone to every method: their weight is split evenly (quad_skin: ten
+ * zero-length bones at one point). A duplicated middle bone gets exactly the weights the single bone got, halved;
+ * ten coincident point bones share 1/10 each with room for ten influences, and the first four take 1/4 each with
+ * four; with two influences a group is kept whole or not at all (never one member alone after another bone). */
+START_TEST(coincident_bones_share_weights) {
+  static const sk_bind_method all[5] = {SK_BIND_ROBUST, SK_BIND_HEAT, SK_BIND_NEAREST, SK_BIND_CAPSULE,
+                                        SK_BIND_DELAUNAY};
+  mesh m = skt_bind_cylinder(24, 40, 3);
+  float heads[12], tails[12];
+  for (int b = 0, o = 0; b < 4; ++b) { /* 0, 1, 1 again, 2 */
+    memcpy(heads + 3 * b, m.heads + 3 * o, 3 * sizeof(float));
+    memcpy(tails + 3 * b, m.tails + 3 * o, 3 * sizeof(float));
+    o += b != 1;
+  }
+  for (int mi = 0; mi < 5; ++mi) {
+    sk_error err;
+    sk_skin* ref = skt_new_skin(m.nv, 3);
+    sk_skin* dup = skt_new_skin(m.nv, 4);
+    sk_bind_desc d = skt_bind_desc_for(&m, all[mi]);
+    ck_assert_msg(sk_bind(&d, ref, NULL, &err) == SK_OK, "%s", err.message);
+    d.heads = heads, d.tails = tails, d.joint_count = 4;
+    ck_assert_msg(sk_bind(&d, dup, NULL, &err) == SK_OK, "%s", err.message);
+    skt_check_bind_weights(dup, m.nv, 4, 4, 1);
+    for (size_t v = 0; v < m.nv; ++v) {
+      float a = weight_of(dup, v, 1), b = weight_of(dup, v, 2);
+      ck_assert_msg(fabsf(a - b) <= 2e-7f, "method %d vertex %zu: %g vs %g", (int)all[mi], v, (double)a, (double)b);
+      ck_assert_msg(fabsf(a + b - weight_of(ref, v, 1)) <= 1e-5f, "method %d vertex %zu", (int)all[mi], v);
+      ck_assert_msg(fabsf(weight_of(dup, v, 0) - weight_of(ref, v, 0)) <= 1e-5f, "method %d vertex %zu", (int)all[mi],
+                    v);
+    }
+    /* two influences: the pair is kept whole, or alone (cut to the limit) */
+    d.max_influences = 2;
+    ck_assert_msg(sk_bind(&d, dup, NULL, &err) == SK_OK, "%s", err.message);
+    skt_check_bind_weights(dup, m.nv, 4, 2, 1);
+    for (size_t v = 0; v < m.nv; ++v) {
+      float a = weight_of(dup, v, 1), b = weight_of(dup, v, 2);
+      ck_assert_msg((a > 0) == (b > 0), "method %d vertex %zu: one of the pair (%g, %g)", (int)all[mi], v, (double)a,
+                    (double)b);
+      ck_assert_msg(fabsf(a - b) <= 2e-7f, "method %d vertex %zu", (int)all[mi], v);
+    }
+    sk_skin_destroy(ref);
+    sk_skin_destroy(dup);
+  }
+  /* ten point bones at the cylinder's middle */
+  float ph[30], pt[30];
+  for (int b = 0; b < 10; ++b)
+    for (int k = 0; k < 3; ++k) ph[3 * b + k] = pt[3 * b + k] = k == 0 ? 1.0f : 0.0f;
+  for (int mi = 0; mi < 5; ++mi)
+    for (uint32_t limit = 4; limit <= 10; limit += 6) {
+      sk_error err;
+      sk_skin* s = skt_new_skin(m.nv, 10);
+      sk_bind_desc d = skt_bind_desc_for(&m, all[mi]);
+      d.heads = ph, d.tails = pt, d.joint_count = 10, d.max_influences = limit;
+      ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+      skt_check_bind_weights(s, m.nv, 10, limit, 1);
+      for (size_t v = 0; v < m.nv; v += 7)
+        for (uint32_t b = 0; b < 10; ++b)
+          ck_assert_float_eq_tol(weight_of(s, v, b), b < limit ? 1.0f / (float)limit : 0.0f, 2e-7f);
+      sk_skin_destroy(s);
+    }
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 START_TEST(timing_40k_cylinder) {
   mesh m = skt_bind_cylinder(128, 310, 3);
   ck_assert_uint_gt(m.nv, 39000);
@@ -635,6 +699,7 @@ static Suite* suite(void) {
   tcase_add_test(t, heat_prefers_bones_behind_the_surface);
   tcase_add_test(t, heat_ignores_placement_bones);
   tcase_add_test(t, segments_of_branching_joints);
+  tcase_add_test(t, coincident_bones_share_weights);
   tcase_add_test(t, timing_40k_cylinder);
   suite_add_tcase(s, t);
   return s;
