@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli_common.h"
 #include "cli_skf.h"
@@ -20,8 +21,10 @@ const char cli_unpack_usage[] =
     "usage: skinkit unpack IN.skf [--json] [--indices-from MODEL] [--max-vertices N]\n"
     "  Decodes an .skf file: joint table and per-vertex JOINTS/WEIGHTS of every mesh. Meshes coded in triangle\n"
     "  order need their index buffers: --indices-from takes them from the model the file was packed from\n"
-    "  (its skinned meshes in order). Text lists the first N vertices per mesh (default 8; JSON lists all\n"
-    "  unless --max-vertices is given).\n";
+    "  (its skinned meshes in order). Without it, the model is looked for beside IN: IN without its .skf\n"
+    "  (what `skinkit pack` names its output by default), else the same stem with a model extension (.glb,\n"
+    "  .gltf, .fbx, .dae, ...); a model whose index buffers do not match is refused. Text lists the first N\n"
+    "  vertices per mesh (default 8; JSON lists all unless --max-vertices is given).\n";
 
 const char cli_skf_info_usage[] =
     "usage: skinkit info FILE.skf [--json]\n"
@@ -219,6 +222,29 @@ static int load_skf(const char* cmd, const char* path, unsigned char** data, siz
   return 2;
 }
 
+/* The model an .skf was packed from, looked for beside it: "X.glb.skf" -> "X.glb" (pack's default output name),
+ * else "X.skf" -> "X.<ext>" for the usual model extensions. Returns a malloc'ed path or NULL. The decoder checks
+ * each mesh's index hash, so a wrong guess is refused, never decoded with wrong indices. */
+static char* find_model_beside(const char* in) {
+  size_t n = strlen(in);
+  if (n < 5 || strcasecmp(in + n - 4, ".skf")) return NULL;
+  static const char* const exts[] = {"", ".glb", ".gltf", ".fbx", ".dae", ".x", ".b3d", ".md5mesh", ".mesh", ".iqm", ".smd"};
+  for (size_t e = 0; e < sizeof exts / sizeof exts[0]; ++e) {
+    char* path = malloc(n + 16);
+    if (!path) return NULL;
+    memcpy(path, in, n - 4);
+    strcpy(path + n - 4, exts[e]);
+    struct stat st;
+    const char* slash = strrchr(path, '/');
+    const char* base = slash ? slash + 1 : path;
+    /* "" needs a stem that still has an extension of its own ("X.glb"), and never an .skf */
+    int ok = stat(path, &st) == 0 && S_ISREG(st.st_mode) && !cli_skf_is_skf(path) && (exts[e][0] || strchr(base, '.'));
+    if (ok) return path;
+    free(path);
+  }
+  return NULL;
+}
+
 int cli_unpack(int argc, char** argv) {
   const char *in = NULL, *model = NULL;
   int json = 0;
@@ -253,9 +279,23 @@ int cli_unpack(int argc, char** argv) {
   if (!load_skf("unpack", in, &data, &size, &info)) return 2;
   sk_error err;
   sk_scene* sc = NULL;
+  char* found = NULL;
+  if (!model) {
+    int needs = 0;
+    for (uint32_t m = 0; m < info.mesh_count && !needs; ++m) {
+      sk_skf_mesh_info mi = {0};
+      mi.size = sizeof mi;
+      needs = !sk_skf_get_mesh_info(data, size, m, &mi, NULL) && mi.order;
+    }
+    if (needs && (found = find_model_beside(in)) != NULL) {
+      model = found;
+      fprintf(stderr, "skinkit unpack: index buffers from %s (found beside %s; --indices-from overrides)\n", model, in);
+    }
+  }
   if (model && sk_scene_load(model, NULL, &sc, &err)) {
     fprintf(stderr, "skinkit unpack: %s\n", err.message);
     free(data);
+    free(found);
     return 2;
   }
   int status = 0;
@@ -300,14 +340,26 @@ int cli_unpack(int argc, char** argv) {
       break;
     }
     uint32_t* ix = NULL;
+    size_t ni = 0;
     /* the m-th skinned mesh of the model supplies the index buffer */
     while (sc && scene_m < scene_meshes && !sk_scene_mesh_skin(sc, scene_m)) ++scene_m;
     if (sc && scene_m < scene_meshes) {
-      size_t ni = sk_scene_mesh_index_count(sc, scene_m);
+      ni = sk_scene_mesh_index_count(sc, scene_m);
       ix = malloc(ni * sizeof *ix + 1);
       if (ix) sk_scene_mesh_indices(sc, scene_m, ix, ni);
       ++scene_m;
       ++skinned_seen;
+    }
+    if (mi.order && ix && ni != mi.index_count) {
+      /* never hand the decoder a shorter buffer than the count it is told */
+      fprintf(stderr, "skinkit unpack: mesh %u: %s has %zu indices for it, the file was packed with %llu: not the "
+              "model it was packed from\n", m, model, ni, (unsigned long long)mi.index_count);
+      free(ix);
+      ix = NULL;
+      status = 2;
+      if (json) printf("%s{\"name\":\"mesh%u\",\"vertices\":%llu,\"decoded\":false}", m ? "," : "", m,
+                       (unsigned long long)mi.vertex_count);
+      continue;
     }
     size_t vc = (size_t)mi.vertex_count;
     uint32_t k = mi.max_influences > 4 ? 8 : 4;
@@ -378,6 +430,7 @@ done:
   free(ib);
   free(names);
   free(data);
+  free(found);
   sk_scene_destroy(sc);
   return status;
 }
