@@ -25,6 +25,7 @@
 #include "fbx_fixup.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,10 @@ static const char k_magic[21] = "Kaydara FBX Binary  "; /* 20 characters + the t
 typedef struct fbx_fix {
   const uint8_t* in;
   size_t n;
+  const int64_t* stops; /* per AnimationStack: LocalStop / ReferenceStop written over Assimp's (NULL: kept) */
+  uint32_t stop_count;
+  uint32_t stacks;      /* AnimationStack records seen so far */
+  int64_t in_stack;     /* index of the AnimationStack being copied, -1 outside */
   uint8_t* dst; /* NULL in the sizing pass */
   size_t at;    /* output cursor, counted in both passes */
   size_t field; /* 4 or 8 bytes per record field */
@@ -75,6 +80,45 @@ static bool is_null_record(const fbx_fix* f, size_t o, size_t end) {
   return end - o >= f->hdr && zeros(f->in + o, f->hdr);
 }
 
+/* Records Assimp writes with an empty child list (FBX::Node::force_has_children: AnimationStack, AnimationLayer,
+ * References), which its ASCII writer shows as "{ }" and its binary writer as nothing at all (the lost null
+ * record). Readers need the scope: Assimp's FBX importer builds an AnimationLayer only from an element with a
+ * "{ }" scope (GetRequiredScope) and otherwise drops the layer, so every animation of a binary file came back
+ * empty (tests/unit/test_fbx_binary.c). Such a record gets its null record even without children. */
+static bool needs_scope(const uint8_t* name, size_t n) {
+  static const char* const k_names[] = {"AnimationStack", "AnimationLayer", "References"};
+  for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; ++i)
+    if (strlen(k_names[i]) == n && memcmp(name, k_names[i], n) == 0) return true;
+  return false;
+}
+
+/* Reads a string property ('S', uint32 length, bytes) at p within [p, end); returns the position after it, or 0. */
+static size_t string_prop(const uint8_t* in, size_t p, size_t end, const uint8_t** str, size_t* len) {
+  if (end - p < 5 || in[p] != 'S') return 0;
+  size_t l = (size_t)in[p + 1] | (size_t)in[p + 2] << 8 | (size_t)in[p + 3] << 16 | (size_t)in[p + 4] << 24;
+  if (l > end - p - 5) return 0;
+  *str = in + p + 5;
+  *len = l;
+  return p + 5 + l;
+}
+
+/* A "P" record inside AnimationStack k: P: "LocalStop" | "ReferenceStop", "KTime", "Time", "", int64. Assimp 5.2.5
+ * writes both as whole seconds (FBXExporter.cpp to_ktime(ticks, anim): (int64)ticks / (int64)ticks_per_second
+ * * FBX::SECOND, assimp issue #4556), and its FBX importer drops every key after LocalStop: SimpleSkin's last
+ * 0.5 s came back frozen (tests/unit/test_roundtrip.c samples the last key). The exact stop is written over the
+ * int64 in the copy at out_at (the record's properties start at input props, output out_at). */
+static void patch_stop(fbx_fix* f, size_t props, size_t plen, size_t out_at) {
+  if (!f->dst || !f->stops || f->in_stack < 0 || (uint64_t)f->in_stack >= f->stop_count) return;
+  const size_t end = props + plen;
+  const uint8_t* str;
+  size_t len, p = string_prop(f->in, props, end, &str, &len);
+  if (!p || !((len == 9 && !memcmp(str, "LocalStop", 9)) || (len == 13 && !memcmp(str, "ReferenceStop", 13)))) return;
+  for (int k = 0; k < 3 && p; ++k) p = string_prop(f->in, p, end, &str, &len); /* "KTime", "Time", "" */
+  if (!p || end - p < 9 || f->in[p] != 'L') return;
+  uint64_t v = (uint64_t)f->stops[f->in_stack];
+  for (int i = 0; i < 8; ++i) f->dst[out_at + (p + 1 - props) + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
 /* Copies the record at input offset o (which must lie within [o, end)) with its children; *next = its end. */
 static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* next) {
   if (depth > FBX_MAX_DEPTH)
@@ -89,6 +133,10 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
                     o, (unsigned long long)e, (unsigned long long)plen, end);
   size_t start = f->at;
   emit(f, f->in + o, f->hdr + name_len + (size_t)plen); /* the end field is rewritten below */
+  const uint8_t* name = f->in + o + f->hdr;
+  if (name_len == 1 && name[0] == 'P') patch_stop(f, props, (size_t)plen, start + f->hdr + name_len);
+  const int64_t outer_stack = f->in_stack;
+  if (name_len == 14 && !memcmp(name, "AnimationStack", 14)) f->in_stack = f->stacks++;
   size_t c = props + (size_t)plen;
   unsigned children = 0;
   bool ended_by_null = false;
@@ -103,8 +151,10 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
     if (rc) return rc;
     children++;
   }
-  if (children || ended_by_null) emit_zeros(f, f->hdr);
-  if (children && !ended_by_null) f->added++;
+  f->in_stack = outer_stack;
+  const bool scope = needs_scope(name, name_len);
+  if (children || ended_by_null || scope) emit_zeros(f, f->hdr);
+  if ((children || scope) && !ended_by_null) f->added++;
   if (f->field == 4 && f->at > UINT32_MAX)
     return skc_fail(f->err, SKC_FORMAT, "FBX: file grows past 4 GiB, beyond 32-bit record offsets");
   if (f->dst) put_field(f, start, f->at);
@@ -116,6 +166,8 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
 static int fix_pass(fbx_fix* f) {
   f->at = 0;
   f->added = 0;
+  f->stacks = 0;
+  f->in_stack = -1;
   emit(f, f->in, FBX_HEADER_BYTES);
   size_t c = FBX_HEADER_BYTES;
   while (c < f->n && !is_null_record(f, c, f->n)) {
@@ -142,12 +194,19 @@ static int fix_pass(fbx_fix* f) {
 
 int skio_fbx_fix_sentinels(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, size_t* out_added,
                            skc_err* err) {
-  if (!in || !out || !out_n) return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX fix-up: NULL argument");
+  return skio_fbx_fix_binary(in, n, NULL, 0, out, out_n, out_added, err);
+}
+
+int skio_fbx_fix_binary(const uint8_t* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, uint8_t** out,
+                        size_t* out_n, size_t* out_added, skc_err* err) {
+  if (!in || !out || !out_n || (stop_count && !stack_stops))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX fix-up: NULL argument");
   if (n < FBX_HEADER_BYTES || memcmp(in, k_magic, sizeof k_magic) != 0)
     return skc_fail(err, SKC_FORMAT, "FBX fix-up: not a binary FBX file (%zu bytes, no \"Kaydara FBX Binary\" header)",
                     n);
   uint32_t version = (uint32_t)in[23] | (uint32_t)in[24] << 8 | (uint32_t)in[25] << 16 | (uint32_t)in[26] << 24;
-  fbx_fix f = {.in = in, .n = n, .field = version >= 7500 ? 8 : 4, .err = err};
+  fbx_fix f = {.in = in, .n = n, .stops = stack_stops, .stop_count = stop_count, .field = version >= 7500 ? 8 : 4,
+               .err = err};
   f.hdr = 3 * f.field + 1;
   int rc = fix_pass(&f);
   if (rc) return rc;
@@ -162,5 +221,55 @@ int skio_fbx_fix_sentinels(const uint8_t* in, size_t n, uint8_t** out, size_t* o
   *out = buf;
   *out_n = size;
   if (out_added) *out_added = f.added;
+  return SKC_OK;
+}
+
+/* ASCII: in every "AnimationStack: ..." object (not the Definitions template, which is "ObjectType:
+ * \"AnimationStack\""), the number ending the line P: "LocalStop", ... / P: "ReferenceStop", ... */
+int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, char** out,
+                             size_t* out_n, skc_err* err) {
+  if (!in || !out || !out_n || (stop_count && !stack_stops))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX stop times: NULL argument");
+  static const char k_stack[] = "AnimationStack:";
+  static const char k_local[] = "P: \"LocalStop\", \"KTime\", \"Time\", \"\",";
+  static const char k_ref[] = "P: \"ReferenceStop\", \"KTime\", \"Time\", \"\",";
+  size_t cap = n + 64, o = 0;
+  char* buf = malloc(cap);
+  if (!buf) return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX stop times: out of memory for %zu bytes", n);
+  int64_t stack = -1, seen = 0;
+  for (size_t p = 0; p < n;) {
+    const char* nl = memchr(in + p, '\n', n - p);
+    const size_t line_end = nl ? (size_t)(nl - in) + 1 : n;
+    size_t q = p;
+    while (q < line_end && (in[q] == '\t' || in[q] == ' ')) ++q;
+    const size_t rest = line_end - q;
+    size_t keep = line_end - p; /* bytes of the line copied as they are */
+    bool stop = false;
+    if (rest >= sizeof k_stack - 1 && !memcmp(in + q, k_stack, sizeof k_stack - 1)) {
+      stack = seen++;
+    } else if (stack >= 0 && (uint64_t)stack < stop_count) {
+      if (rest >= sizeof k_local - 1 && !memcmp(in + q, k_local, sizeof k_local - 1))
+        keep = q - p + sizeof k_local - 1, stop = true;
+      else if (rest >= sizeof k_ref - 1 && !memcmp(in + q, k_ref, sizeof k_ref - 1))
+        keep = q - p + sizeof k_ref - 1, stop = true;
+    }
+    if (o + keep + 32 > cap) {
+      size_t nc = cap * 2 > o + keep + 32 ? cap * 2 : o + keep + 32;
+      char* grown = realloc(buf, nc);
+      if (!grown) {
+        free(buf);
+        return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX stop times: out of memory for %zu bytes", nc);
+      }
+      buf = grown;
+      cap = nc;
+    }
+    memcpy(buf + o, in + p, keep);
+    o += keep;
+    if (stop) o += (size_t)snprintf(buf + o, cap - o, " %lld%s", (long long)stack_stops[stack], nl ? "\n" : "");
+    p = line_end;
+  }
+  buf[o] = 0;
+  *out = buf;
+  *out_n = o;
   return SKC_OK;
 }

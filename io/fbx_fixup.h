@@ -18,4 +18,18 @@
 int skio_fbx_fix_sentinels(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, size_t* out_added,
                            skc_err* err);
 
+/* FBX time: ticks per second. */
+#define SKIO_FBX_TICKS_PER_SECOND 46186158000LL
+
+/* skio_fbx_fix_sentinels, plus: records Assimp writes with an empty child list (AnimationStack, AnimationLayer,
+ * References) get their null record even without children (Assimp's importer needs the scope), and the
+ * LocalStop / ReferenceStop properties of the k-th AnimationStack (k < stop_count) become stack_stops[k] (FBX
+ * ticks) instead of Assimp's whole seconds. stack_stops may be NULL when stop_count is 0. */
+int skio_fbx_fix_binary(const uint8_t* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, uint8_t** out,
+                        size_t* out_n, size_t* out_added, skc_err* err);
+
+/* The same stop times for Assimp's ASCII FBX text in[0, n): *out is malloc'd (*out_n bytes, NUL-terminated). */
+int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, char** out,
+                             size_t* out_n, skc_err* err);
+
 #endif

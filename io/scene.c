@@ -26,7 +26,7 @@ void skio_mesh_free(skio_mesh* m) {
   free(m->bound);
 }
 
-static void anim_free(skio_anim* a) {
+void skio_anim_free(skio_anim* a) {
   free(a->name);
   for (uint32_t c = 0; c < a->channel_count; ++c) {
     skio_channel* ch = &a->channels[c];
@@ -44,7 +44,7 @@ void skio_scene_destroy(skio_scene* s) {
   if (!s) return;
   for (uint32_t m = 0; m < s->mesh_count; ++m) skio_mesh_free(&s->meshes[m]);
   free(s->meshes);
-  for (uint32_t a = 0; a < s->anim_count; ++a) anim_free(&s->anims[a]);
+  for (uint32_t a = 0; a < s->anim_count; ++a) skio_anim_free(&s->anims[a]);
   free(s->anims);
   skc_skeleton_destroy(s->skeleton);
   free(s->source);

@@ -14,24 +14,30 @@
  *    rest value. One untextured default material is written.
  *  - Binary FBX ("fbx", .fbx): Assimp 5.2.5's binary writer leaves out the null record that must end every
  *    nested node list (cause and byte offsets in fbx_fixup.c), so its own reader ("FBX-Tokenize ... block offset
- *    is out of range") and Blender ("failed to read nested block sentinel") rejected every file. The scene is
- *    exported to memory (aiExportSceneToBlob), the records are repaired by skio_fbx_fix_sentinels and only then
- *    written. Assimp reads it back with the same meshes, joints and influences as the ASCII FBX of the same scene
- *    (same exporter tree; tests/unit/test_fbx_binary.c) but with NO animation (every corpus file; its ASCII twin
- *    keeps them), while Blender's FBX importer reads meshes, vertex groups, armature and the animation
- *    (tests/addon/blender_readback.py; CesiumMan: one action, 190 curves) - an Assimp 5.2.5 binary-reader gap,
- *    not diagnosed to the byte.
+ *    is out of range") and Blender ("failed to read nested block sentinel") rejected every file; records written
+ *    with an empty child list (AnimationLayer, ...) lost their "{ }" scope too, and Assimp's importer then dropped
+ *    every animation layer. The scene is exported to memory (aiExportSceneToBlob), repaired by skio_fbx_fix_binary
+ *    and only then written: Assimp reads it back with the same meshes, joints, influences and animations as the
+ *    ASCII FBX of the same scene (tests/unit/test_fbx_binary.c), Blender reads meshes, vertex groups, armature and
+ *    animation (tests/addon/blender_readback.py).
+ *  - Both FBX flavours: Assimp writes each clip's LocalStop/ReferenceStop as whole seconds (FBXExporter.cpp
+ *    to_ktime(ticks, anim) divides integers) and its importer drops the keys after LocalStop (SimpleSkin's last
+ *    0.5 s came back frozen); the exact stop is written over it (write_fbx). The importer also drops curves that
+ *    repeat the rest value (a rest-pose clip such as Testwuson's "Wuson_Bind" vanished): scene_import.c keeps them.
  *  - ASCII FBX ("fbxa", only when asked by name): Assimp reads it back with all joints, weights as written
- *    (10 influences kept), animations; Blender's FBX importer refuses ASCII FBX. The skeleton is always put
- *    under a synthetic identity root here (see build_nodes): Assimp's FBX exporter turns the aiScene root into
- *    the file's implicit root, dropping its name and transform. Remaining Assimp losses (inverse binds rebuilt
- *    from the node tree, Euler-angle curves, zero-length animations dropped) are listed per corpus file in
- *    tests/unit/test_roundtrip.c.
+ *    (10 influences kept), animations; node properties have 6 significant digits (huesitos' x100 node: 1.1e-4 of
+ *    the diagonal); Blender's FBX importer refuses ASCII FBX. The skeleton is always put under a synthetic
+ *    identity root here (see build_nodes): Assimp's FBX exporter turns the aiScene root into the file's implicit
+ *    root, dropping its name and transform. Remaining Assimp losses (inverse binds rebuilt from the node tree when
+ *    no one mesh transform explains them, rotations as Euler-angle curves that readers interpolate as angles
+ *    between keys) are listed per corpus file in tests/unit/test_roundtrip.c; `skinkit convert` warns about them.
  *  - Collada ("collada", .dae): reads back with joints, all influences and animations once every channel has
  *    equal T/R/S key counts (see build_anim; without that: "Unable to resolve library reference
  *    <node>_matrix-input", e.g. Fox.glb). Vertices are re-expanded per face corner by the Collada importer.
- *    A file with several animations comes back with every animation carrying one animation's keys (Fox: all
- *    1.158 s), asserted in tests/unit/test_roundtrip.c.
+ *    Several clips: Assimp's writer gave every <animation> the same source ids (its reader then gave every clip
+ *    one clip's keys) and Blender merged them into one action; they are now written in sequence on one timeline
+ *    with a <library_animation_clips> (build_timeline, io/skio_collada.h) and cut apart again on import: names,
+ *    key times and poses come back (tests/unit/test_collada_clips.c), Blender plays clip k at its start time.
  *  - For Blender's Collada and FBX importers (tests/addon/blender_readback.py): every skeleton node is written as
  *    a bone (write_all_bones) so no plain node with a transform sits above the joints, and FBX gets its rest pose
  *    equal to its bind pose (fbx_bake). Reasons at those functions.
@@ -49,6 +55,7 @@
 #include <strings.h>
 
 #include "fbx_fixup.h"
+#include "skio_collada.h"
 #include "skio_scene.h"
 
 static void set_name(struct aiString* s, const char* name) {
@@ -613,6 +620,137 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
   return rc;
 }
 
+/* Collada: every clip of the scene on one timeline in ONE aiAnimation, plus the clip table for
+ * skio_collada_add_clips (why: skio_collada.h). Clip k's local time 0 is at clips[k].start, a whole second at
+ * least 0.5 s after the previous clip's end (its last key or its duration, whichever is later); keys before local
+ * 0 (negative times) go before start. Every joint that any clip animates gets, in every clip, keys at the union
+ * of that clip's T/R/S key times for it plus local 0 and the clip's end, each key sampled from the clip
+ * (skio_anim_sample: a joint the clip does not animate holds its rest value, a clip's first and last keys hold
+ * before and after them), so the timeline played by a reader that knows no clips (Blender) shows every clip
+ * exactly, and the cut made by skio_collada_apply_clips gets back every key time of the source plus, where a
+ * track started after 0 or ended before the clip's end, a key there with the value held. */
+static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_clip* clips, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk->joint_count, na = s->anim_count;
+  uint8_t* animated = calloc(jc, 1);
+  skc_trs* pose = malloc(jc * sizeof *pose);
+  struct aiAnimation* aa = calloc(1, sizeof *aa);
+  size_t cap = 0;
+  int rc = SKC_OK;
+  *out = aa; /* the caller frees it with its scene, also on error */
+  if (!animated || !pose || !aa) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  double next = 0.0;
+  for (uint32_t k = 0; k < na; ++k) {
+    const skio_anim* a = &s->anims[k];
+    double l = 0.0, h = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
+    size_t keys = 0;
+    for (uint32_t c = 0; c < a->channel_count; ++c) {
+      const skio_channel* ch = &a->channels[c];
+      animated[ch->joint] = 1;
+      const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
+      const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
+      for (int t = 0; t < 3; ++t)
+        for (uint32_t i = 0; i < tn[t]; ++i)
+          if (isfinite(tt[t][i])) l = fmin(l, tt[t][i]), h = fmax(h, tt[t][i]);
+      keys += (size_t)tn[0] + tn[1] + tn[2];
+    }
+    if (keys + 2 > cap) cap = keys + 2;
+    clips[k].name = a->name;
+    clips[k].start = next - l; /* local 0 */
+    clips[k].end = clips[k].start + h;
+    next = ceil(clips[k].end + 0.5);
+  }
+  set_name(&aa->mName, na == 1 ? s->anims[0].name : "skinkit_clips");
+  aa->mTicksPerSecond = 1.0;
+  aa->mDuration = na ? clips[na - 1].end : 0.0;
+  uint32_t nj = 0;
+  for (uint32_t j = 0; j < jc; ++j) nj += animated[j];
+  if (!(aa->mChannels = calloc(nj + 1, sizeof *aa->mChannels))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  double* times = malloc(cap * sizeof *times);
+  if (!times) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (uint32_t j = 0; j < jc && !rc; ++j) {
+    if (!animated[j]) continue;
+    size_t total = 0;
+    for (uint32_t k = 0; k < na; ++k) { /* room: every key of the clip's channel for j, plus 2 */
+      const skio_anim* a = &s->anims[k];
+      size_t n = 2;
+      for (uint32_t c = 0; c < a->channel_count; ++c)
+        if (a->channels[c].joint == j)
+          n += (size_t)a->channels[c].pos_count + a->channels[c].rot_count + a->channels[c].scl_count;
+      total += n;
+    }
+    struct aiNodeAnim* ch = calloc(1, sizeof *ch);
+    if (!ch || !(ch->mPositionKeys = calloc(total, sizeof *ch->mPositionKeys)) ||
+        !(ch->mRotationKeys = calloc(total, sizeof *ch->mRotationKeys)) ||
+        !(ch->mScalingKeys = calloc(total, sizeof *ch->mScalingKeys))) {
+      if (ch) {
+        free(ch->mPositionKeys);
+        free(ch->mRotationKeys);
+      }
+      free(ch);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    aa->mChannels[aa->mNumChannels++] = ch;
+    set_name(&ch->mNodeName, sk->names[j]);
+    unsigned at = 0;
+    for (uint32_t k = 0; k < na && !rc; ++k) {
+      const skio_anim* a = &s->anims[k];
+      size_t n = 0;
+      const double h = clips[k].end - clips[k].start;
+      times[n++] = 0.0;
+      if (h > 0.0) times[n++] = h;
+      for (uint32_t c = 0; c < a->channel_count; ++c) {
+        if (a->channels[c].joint != j) continue;
+        const skio_channel* sc = &a->channels[c];
+        for (uint32_t i = 0; i < sc->pos_count; ++i) times[n++] = sc->pos_time[i];
+        for (uint32_t i = 0; i < sc->rot_count; ++i) times[n++] = sc->rot_time[i];
+        for (uint32_t i = 0; i < sc->scl_count; ++i) times[n++] = sc->scl_time[i];
+        break; /* the first channel of a joint is the one a reader keeps */
+      }
+      size_t u = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (isfinite(times[i])) times[u++] = times[i];
+      qsort(times, u, sizeof *times, cmp_double);
+      n = u ? 1 : 0;
+      for (size_t i = 1; i < u; ++i)
+        if (times[i] != times[n - 1]) times[n++] = times[i];
+      for (size_t i = 0; i < n && !rc; ++i) {
+        rc = skio_anim_sample(s, k, times[i], pose, err);
+        const skc_trs* p = &pose[j];
+        const double t = clips[k].start + times[i];
+        ch->mPositionKeys[at].mTime = ch->mRotationKeys[at].mTime = ch->mScalingKeys[at].mTime = t;
+        ch->mPositionKeys[at].mValue.x = p->t[0];
+        ch->mPositionKeys[at].mValue.y = p->t[1];
+        ch->mPositionKeys[at].mValue.z = p->t[2];
+        ch->mRotationKeys[at].mValue.x = p->r[0];
+        ch->mRotationKeys[at].mValue.y = p->r[1];
+        ch->mRotationKeys[at].mValue.z = p->r[2];
+        ch->mRotationKeys[at].mValue.w = p->r[3];
+        ch->mScalingKeys[at].mValue.x = p->s[0];
+        ch->mScalingKeys[at].mValue.y = p->s[1];
+        ch->mScalingKeys[at].mValue.z = p->s[2];
+        ++at;
+      }
+    }
+    ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
+  }
+  free(times);
+done:
+  free(animated);
+  free(pose);
+  return rc;
+}
+
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
  * exporter writes the scene's root node as the file's implicit root (which its importer calls "RootNode"), so
  * a skeleton root written as the aiScene root would lose its name and its transform (found by
@@ -670,36 +808,93 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
   return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
 }
 
-/* Binary FBX: Assimp writes to memory, fbx_fixup.c repairs the records, then the file is written (and removed
- * again if writing fails, so no half file is left). */
-static int write_fbx_binary(const struct aiScene* sc, const char* path, skc_err* err) {
-  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "fbx", 0);
-  if (!blob || !blob->data) {
-    const char* why = aiGetErrorString();
-    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (fbx): %s", path,
-                    why && why[0] ? why : "unknown error");
-  }
-  uint8_t* fixed = NULL;
-  size_t fixed_n = 0;
-  skc_err fix_err = {0};
-  int rc = skio_fbx_fix_sentinels(blob->data, blob->size, &fixed, &fixed_n, NULL, &fix_err);
-  aiReleaseExportBlob(blob);
-  if (rc)
-    return skc_fail(err, rc, "%s: not written: Assimp's binary FBX output could not be repaired (%s)", path,
-                    fix_err.message);
+/* Writes n bytes to path; a failed write removes the file again, so no half file is left. */
+static int write_bytes(const char* path, const void* data, size_t n, skc_err* err) {
   FILE* fp = fopen(path, "wb");
-  if (!fp) {
-    free(fixed);
-    return skc_fail(err, SKC_IO, "%s: cannot open for writing", path);
-  }
-  size_t wrote = fwrite(fixed, 1, fixed_n, fp);
+  if (!fp) return skc_fail(err, SKC_IO, "%s: cannot open for writing", path);
+  size_t wrote = fwrite(data, 1, n, fp);
   int closed = fclose(fp);
-  free(fixed);
-  if (wrote != fixed_n || closed != 0) {
+  if (wrote != n || closed != 0) {
     remove(path);
-    return skc_fail(err, SKC_IO, "%s: write failed after %zu of %zu bytes", path, wrote, fixed_n);
+    return skc_fail(err, SKC_IO, "%s: write failed after %zu of %zu bytes", path, wrote, n);
   }
   return SKC_OK;
+}
+
+/* Collada with clips: Assimp writes to memory, the clip table is added (skio_collada_add_clips), then the file
+ * is written. */
+static int write_collada_clips(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
+                               skc_err* err) {
+  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);
+  if (!blob || !blob->data) {
+    const char* why = aiGetErrorString();
+    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (collada): %s", path,
+                    why && why[0] ? why : "unknown error");
+  }
+  char* xml = NULL;
+  size_t xml_n = 0;
+  skc_err add_err = {0};
+  int rc = skio_collada_add_clips(blob->data, blob->size, clips, count, &xml, &xml_n, &add_err);
+  aiReleaseExportBlob(blob);
+  if (rc) return skc_fail(err, rc, "%s: not written: animation clips could not be added (%s)", path, add_err.message);
+  rc = write_bytes(path, xml, xml_n, err);
+  free(xml);
+  return rc;
+}
+
+/* FBX stop time (ticks) of every animation of sc: its duration or its last key, whichever is later (key times and
+ * durations are seconds here: mTicksPerSecond 1). NULL when sc has none or memory is short (*ok false then). */
+static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
+  *ok = true;
+  if (!sc->mNumAnimations) return NULL;
+  int64_t* stops = malloc(sc->mNumAnimations * sizeof *stops);
+  if (!stops) {
+    *ok = false;
+    return NULL;
+  }
+  for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
+    const struct aiAnimation* aa = sc->mAnimations[a];
+    double end = aa->mDuration > 0.0 ? aa->mDuration : 0.0;
+    for (unsigned c = 0; c < aa->mNumChannels; ++c) {
+      const struct aiNodeAnim* na = aa->mChannels[c];
+      if (na->mNumPositionKeys) end = fmax(end, na->mPositionKeys[na->mNumPositionKeys - 1].mTime);
+      if (na->mNumRotationKeys) end = fmax(end, na->mRotationKeys[na->mNumRotationKeys - 1].mTime);
+      if (na->mNumScalingKeys) end = fmax(end, na->mScalingKeys[na->mNumScalingKeys - 1].mTime);
+    }
+    stops[a] = end < 1e6 ? llround(end * (double)SKIO_FBX_TICKS_PER_SECOND) : 0;
+  }
+  return stops;
+}
+
+/* FBX: Assimp writes to memory; binary output gets its records repaired (fbx_fixup.c), and both get each
+ * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them); then the
+ * file is written (and removed again if writing fails, so no half file is left). */
+static int write_fbx(const struct aiScene* sc, const char* id, const char* path, skc_err* err) {
+  const bool binary = strcmp(id, "fbx") == 0;
+  bool ok = true;
+  int64_t* stops = fbx_stops(sc, &ok);
+  if (!ok) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, id, 0);
+  if (!blob || !blob->data) {
+    const char* why = aiGetErrorString();
+    free(stops);
+    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
+  }
+  void* fixed = NULL;
+  size_t fixed_n = 0;
+  skc_err fix_err = {0};
+  int rc = binary ? skio_fbx_fix_binary(blob->data, blob->size, stops, sc->mNumAnimations, (uint8_t**)&fixed,
+                                        &fixed_n, NULL, &fix_err)
+                  : skio_fbx_ascii_set_stops(blob->data, blob->size, stops, sc->mNumAnimations, (char**)&fixed,
+                                             &fixed_n, &fix_err);
+  aiReleaseExportBlob(blob);
+  free(stops);
+  if (rc)
+    return skc_fail(err, rc, "%s: not written: Assimp's %s FBX output could not be repaired (%s)", path,
+                    binary ? "binary" : "ASCII", fix_err.message);
+  rc = write_bytes(path, fixed, fixed_n, err);
+  free(fixed);
+  return rc;
 }
 
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
@@ -730,6 +925,7 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   } else if (!limit) {
     limit = fmt_max; /* default: 4 largest, sorted, renormalized */
   }
+  skio_clip* clips = NULL;
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0 || strcmp(id, "collada") == 0,
@@ -752,23 +948,38 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
     if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), have_bake ? bake : NULL, &sc->mMeshes[m], err)))
       goto done;
   }
-  if (s->anim_count && s->skeleton) {
+  bool any_channel = false;
+  for (uint32_t a = 0; a < s->anim_count; ++a) any_channel |= s->anims[a].channel_count > 0;
+  if (any_channel && s->skeleton) {
     if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
       goto done;
     }
-    for (uint32_t a = 0; a < s->anim_count; ++a) {
-      if (!s->anims[a].channel_count) continue;
-      if ((rc = build_anim(s, a, &sc->mAnimations[sc->mNumAnimations++], err))) goto done;
+    if (strcmp(id, "collada") == 0) { /* all clips on one timeline: skio_collada.h */
+      if (!(clips = calloc(s->anim_count, sizeof *clips))) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+        goto done;
+      }
+      rc = build_timeline(s, &sc->mAnimations[0], clips, err);
+      sc->mNumAnimations = sc->mAnimations[0] ? 1 : 0;
+      if (rc) goto done;
+    } else {
+      for (uint32_t a = 0; a < s->anim_count; ++a) {
+        if (!s->anims[a].channel_count) continue;
+        if ((rc = build_anim(s, a, &sc->mAnimations[sc->mNumAnimations++], err))) goto done;
+      }
     }
   }
-  if (strcmp(id, "fbx") == 0) {
-    rc = write_fbx_binary(sc, path, err);
+  if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
+    rc = write_fbx(sc, id, path, err);
+  } else if (clips) {
+    rc = write_collada_clips(sc, path, clips, s->anim_count, err);
   } else if (aiExportSceneEx(sc, id, path, NULL, 0) != aiReturn_SUCCESS) {
     const char* why = aiGetErrorString();
     rc = skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
   }
 done:
+  free(clips);
   free_ai_scene(sc);
   return rc;
 }

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "skio_collada.h"
 #include "skio_iqm.h"
 #include "skio_scene.h"
 
@@ -520,6 +521,9 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, 0);
+  /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
+   * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);
   if (opts && opts->isolate && (rc = preflight(path, flags, props, opts->timeout_seconds, err))) {
     aiReleasePropertyStore(props);
     return rc;
@@ -571,14 +575,19 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   free(b.nodes);
   free(b.orphans);
+  b.nodes = NULL;
+  b.orphans = NULL;
   aiReleaseImport(ai);
+  ai = NULL;
+  /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
+  if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
   s->load_seconds = now_seconds() - t0;
   *out = s;
   return SKC_OK;
 fail:
   free(b.nodes);
   free(b.orphans);
-  aiReleaseImport(ai);
+  if (ai) aiReleaseImport(ai);
   skio_scene_destroy(s);
   return rc;
 }

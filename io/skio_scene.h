@@ -77,7 +77,8 @@ typedef struct skio_import_options {
  * can be asked for with join_vertices), nothing that touches weights (no LimitBoneWeights, no Debone), no
  * ValidateDataStructure unless asked. FBX pivots are collapsed (AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS = 0)
  * so no $AssimpFbx$ helper nodes enter the skeleton; empty bones are kept
- * (AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES = 0) so validate can report them. */
+ * (AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES = 0) so validate can report them; FBX curves equal to the rest value are
+ * kept (AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES = 0) so a clip holding the rest pose is not dropped. */
 #define SKIO_IMPORT_FLAGS_BASE 0x8u /* aiProcess_Triangulate */
 
 /* Loads any file Assimp reads. Errors: SKC_IO (missing/unreadable), SKC_FORMAT (Assimp refused it: the
@@ -85,8 +86,9 @@ typedef struct skio_import_options {
  * bones loads with skeleton == NULL; use skio_scene_require_skin). */
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err);
 void skio_scene_destroy(skio_scene* s);
-/* Frees what one mesh owns (not the struct itself). */
+/* Frees what one mesh / one animation owns (not the struct itself). */
 void skio_mesh_free(skio_mesh* m);
+void skio_anim_free(skio_anim* a);
 /* SKC_NO_SKIN with a message naming the file when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);
 

@@ -7,8 +7,12 @@
  *    (same exporter tree, same importer: the two read-backs must be equal);
  *  - malformed input to the fix-up: an error code with a message, outputs untouched, never a read outside the
  *    buffer (every truncation of a real file is tried; run under ASan in the sanitizer build);
- *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints);
- *    Assimp reads no animation back from binary FBX (pinned, see corpus_binary_fbx_equals_ascii_fbx). */
+ *  - records Assimp writes with an empty child list (AnimationStack, AnimationLayer, References) get their null
+ *    record too: without it Assimp's importer drops every AnimationLayer and read no animation from binary FBX;
+ *  - animation stop times: Assimp writes whole seconds (and its importer drops the keys after them); the exact
+ *    stop is written into binary and ASCII FBX (a 1.48 s clip comes back 1.48 s long, its last pose with it);
+ *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
+ *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <assimp/cexport.h>
 #include <assimp/cimport.h>
@@ -56,6 +60,7 @@ typedef struct walk_stats {
   int ok;
   size_t lists;          /* records with children */
   size_t lists_with_null; /* ... that end with exactly one null record */
+  size_t empty_scopes;   /* AnimationStack / AnimationLayer / References records with neither children nor null */
 } walk_stats;
 
 static uint64_t rd(const uint8_t* p, int wide) {
@@ -90,12 +95,16 @@ static size_t walk(const uint8_t* d, size_t o, size_t end, int wide, walk_stats*
   if (kids) {
     st->lists++;
     st->lists_with_null += nulls == 1 && last_null;
+  } else if (!nulls) {
+    const char* nm = (const char*)d + o + hdr;
+    st->empty_scopes += (nl == 14 && !memcmp(nm, "AnimationStack", 14)) ||
+                        (nl == 14 && !memcmp(nm, "AnimationLayer", 14)) || (nl == 10 && !memcmp(nm, "References", 10));
   }
   return (size_t)e;
 }
 
 static walk_stats walk_file(const uint8_t* d, size_t n) {
-  walk_stats st = {1, 0, 0};
+  walk_stats st = {1, 0, 0, 0};
   int wide = (d[23] | d[24] << 8 | d[25] << 16 | d[26] << 24) >= 7500;
   size_t hdr = wide ? 25 : 13, c = 27;
   while (c + hdr <= n && st.ok) {
@@ -143,7 +152,8 @@ START_TEST(raw_assimp_output_is_broken_and_fix_repairs_it) {
   size_t fn = 0, added = 0;
   skc_err err = {0};
   ck_assert_int_eq(skio_fbx_fix_sentinels(raw, n, &fixed, &fn, &added, &err), SKC_OK);
-  ck_assert_uint_eq(added, before.lists);
+  ck_assert_uint_ge(before.empty_scopes, 1); /* References at least */
+  ck_assert_uint_eq(added, before.lists + before.empty_scopes);
   ck_assert_uint_ge(fn, n + added * 25);
   ck_assert_uint_le(fn, n + added * 25 + 16); /* footer padding realigned */
   ck_assert_uint_eq(fn % 16, 0);              /* Assimp's footer ends 16-aligned */
@@ -151,6 +161,7 @@ START_TEST(raw_assimp_output_is_broken_and_fix_repairs_it) {
   ck_assert(after.ok);
   ck_assert_uint_eq(after.lists, before.lists);
   ck_assert_uint_eq(after.lists_with_null, after.lists);
+  ck_assert_uint_eq(after.empty_scopes, 0);
   const struct aiScene* good = aiImportFileFromMemory((const char*)fixed, (unsigned)fn, 0, "fbx");
   ck_assert_msg(good != NULL, "%s", aiGetErrorString());
   ck_assert_uint_eq(good->mNumMeshes, 1);
@@ -309,6 +320,16 @@ static void assert_same_readback(sk_scene* bin, sk_scene* asc, const char* what)
   }
 }
 
+/* The same animations: names, durations (both carry the exact stop time). */
+static void assert_same_animations(sk_scene* bin, sk_scene* asc, const char* what) {
+  ck_assert_uint_eq(sk_scene_animation_count(bin), sk_scene_animation_count(asc));
+  for (uint32_t a = 0; a < sk_scene_animation_count(bin); ++a) {
+    ck_assert_str_eq(sk_scene_animation_name(bin, a), sk_scene_animation_name(asc, a));
+    ck_assert_msg(fabs(sk_scene_animation_duration(bin, a) - sk_scene_animation_duration(asc, a)) <= 1e-9, "%s: %s",
+                  what, sk_scene_animation_name(bin, a));
+  }
+}
+
 static int is_binary_fbx(const char* path) {
   FILE* f = fopen(path, "rb");
   char head[21] = {0};
@@ -339,6 +360,7 @@ static void binary_vs_ascii(const char* src, float pos_tol, int check_source, ui
   ck_assert_msg(sk_scene_load(bin_path, NULL, &b, &err) == SK_OK, "%s binary read-back: %s", src, err.message);
   ck_assert_msg(sk_scene_load(asc_path, NULL, &a, &err) == SK_OK, "%s ASCII read-back: %s", src, err.message);
   assert_same_readback(b, a, src);
+  assert_same_animations(b, a, src);
   if (bin_anims) *bin_anims = sk_scene_animation_count(b);
   if (ascii_anims) *ascii_anims = sk_scene_animation_count(a);
   if (check_source) {
@@ -390,11 +412,9 @@ START_TEST(corpus_binary_fbx_equals_ascii_fbx) {
     ck_assert_msg(!skt_assets_required(), "SKINKIT_ASSETS is set but unusable");
     return;
   }
-  /* Several sources: glTF (the issue's CesiumMan), FBX with weight sums below 1, 10 influences, Ogre (51 bones).
-   * Animations: Assimp 5.2.5's FBX reader brings NONE back from the repaired binary file, while it reads the ASCII
-   * writer's output with all of them, and Blender's FBX importer reads the binary file's animation (CesiumMan: one
-   * action, 190 curves, frames 2-49; tests/addon/blender_readback.py imports these files). Pinned here: a reader
-   * that starts reading them makes this fail (then update README and this test). */
+  /* Several sources: glTF (the issue's CesiumMan), FBX with weight sums below 1, 10 influences, Ogre (51 bones,
+   * 83 clips). Every animation comes back from binary FBX as from ASCII FBX (before the empty-scope fix Assimp
+   * read none from binary); Blender reads them too (tests/addon/blender_readback.py). */
   const char* files[] = {"gltf/CesiumMan.glb", "fbx/huesitos.fbx", "gltf/quad_skin.glb", "ogre/Clonk/Graphics.mesh"};
   const uint32_t ascii_anims_want[] = {1, 1, 0, 83};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
@@ -405,8 +425,97 @@ START_TEST(corpus_binary_fbx_equals_ascii_fbx) {
     uint32_t nb = 99, na = 99;
     binary_vs_ascii(path, 0, 0, &nb, &na);
     ck_assert_msg(na == ascii_anims_want[i], "%s: ASCII FBX read-back has %u animations", files[i], na);
-    ck_assert_msg(nb == 0, "%s: Assimp now reads %u animations from binary FBX", files[i], nb);
+    ck_assert_msg(nb == na, "%s: %u animations from binary FBX, %u from ASCII", files[i], nb, na);
   }
+}
+END_TEST
+
+/* A Valve SMD with two bones and 38 frames (25 fps: 1.48 s), the child turning 2 degrees per frame. */
+static void write_smd(const char* path) {
+  FILE* f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs("version 1\nnodes\n0 \"root\" -1\n1 \"arm\" 0\nend\nskeleton\n", f);
+  for (int fr = 0; fr < 38; ++fr)
+    fprintf(f, "time %d\n0 0 0 0 0 0 0\n1 0 1 0 0 0 %.6f\n", fr, fr * 2.0 * 3.14159265358979 / 180.0);
+  fputs("end\ntriangles\nm.bmp\n0 0 0 0 0 0 1 0 0 1 0 1\n1 1 0 0 0 0 1 0 0 1 1 1\n1 0 2 0 0 0 1 0 0 1 1 1\nend\n", f);
+  fclose(f);
+}
+
+START_TEST(fbx_keeps_the_exact_animation_length) {
+  const char* smd = tmp_path("clip.smd");
+  write_smd(smd);
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(smd, NULL, &s, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(sk_scene_animation_count(s), 1);
+  const double dur = sk_scene_animation_duration(s, 0);
+  ck_assert_msg(dur > 1.0 && fabs(dur - floor(dur)) > 0.1, "source clip lasts %g s", dur); /* not whole seconds */
+  const uint32_t jc = sk_skeleton_joint_count(sk_scene_skeleton(s));
+  float* want = malloc(jc * 10 * sizeof(float));
+  float* got = malloc(jc * 10 * sizeof(float));
+  ck_assert(want && got);
+  ck_assert_int_eq(sk_scene_sample_pose(s, 0, dur, want, &err), SK_OK);
+  uint32_t arm = 0;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(s), "arm", &arm), SK_OK);
+  const char* formats[2] = {NULL, "fbxa"};
+  for (int k = 0; k < 2; ++k) {
+    sk_save_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.overwrite = 1;
+    o.format = formats[k];
+    char out[256];
+    snprintf(out, sizeof out, "%s", tmp_path(k ? "clip_ascii.fbx" : "clip.fbx"));
+    ck_assert_msg(sk_scene_save(s, out, &o, &err) == SK_OK, "%s", err.message);
+    sk_scene* b = NULL;
+    ck_assert_msg(sk_scene_load(out, NULL, &b, &err) == SK_OK, "%s", err.message);
+    ck_assert_uint_eq(sk_scene_animation_count(b), 1);
+    /* Assimp alone: LocalStop 1 s, and the keys after 1 s dropped on import */
+    ck_assert_msg(fabs(sk_scene_animation_duration(b, 0) - dur) < 1e-6, "%s: %g s, source %g s", out,
+                  sk_scene_animation_duration(b, 0), dur);
+    const sk_skeleton* kb = sk_scene_skeleton(b);
+    uint32_t arm_b = 0;
+    ck_assert_int_eq(sk_skeleton_find_joint(kb, "arm", &arm_b), SK_OK);
+    float* pose = malloc(sk_skeleton_joint_count(kb) * 10 * sizeof(float));
+    ck_assert(pose != NULL);
+    ck_assert_int_eq(sk_scene_sample_pose(b, 0, dur, pose, &err), SK_OK);
+    const float* q = want + arm * 10 + 3;
+    const float* r = pose + arm_b * 10 + 3;
+    float d = fabsf(q[0] * r[0] + q[1] * r[1] + q[2] * r[2] + q[3] * r[3]);
+    ck_assert_msg(d > 0.99999f, "%s: the last frame's rotation came back as another (|dot| %g)", out, d);
+    free(pose);
+    sk_scene_destroy(b);
+  }
+  free(want);
+  free(got);
+  sk_scene_destroy(s);
+  const char* names[] = {"clip.smd", "clip.fbx", "clip_ascii.fbx"};
+  rm_tmp(names, 3);
+}
+END_TEST
+
+START_TEST(ascii_stop_times_only_in_animation_stacks) {
+  const char text[] = "Definitions:  {\n\tObjectType: \"AnimationStack\" {\n\t\tP: \"LocalStop\", \"KTime\", "
+                      "\"Time\", \"\",0\n\t}\n}\nObjects:  {\n\tAnimationStack: 1, \"AnimStack::a\", \"\" {\n"
+                      "\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",46186158000\n\t\tP: \"ReferenceStop\", "
+                      "\"KTime\", \"Time\", \"\",46186158000\n\t}\n\tAnimationStack: 2, \"AnimStack::b\", \"\" {\n"
+                      "\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",0";
+  const int64_t stops[1] = {68355513840}; /* 1.48 s */
+  char* out = NULL;
+  size_t n = 0;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_fbx_ascii_set_stops(text, sizeof text - 1, stops, 1, &out, &n, &err), SKC_OK);
+  ck_assert_uint_eq(n, strlen(out));
+  ck_assert_ptr_nonnull(strstr(out, "ObjectType: \"AnimationStack\" {\n\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",0\n"));
+  ck_assert_ptr_nonnull(strstr(out, "\"LocalStop\", \"KTime\", \"Time\", \"\", 68355513840\n"));
+  ck_assert_ptr_nonnull(strstr(out, "\"ReferenceStop\", \"KTime\", \"Time\", \"\", 68355513840\n"));
+  /* the second stack has no stop given: kept (here also the last line, without a newline) */
+  ck_assert_ptr_nonnull(strstr(out, "AnimStack::b\", \"\" {\n\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",0"));
+  free(out);
+  ck_assert_int_eq(skio_fbx_ascii_set_stops(NULL, 0, stops, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
+  ck_assert_int_eq(skio_fbx_ascii_set_stops(text, 4, NULL, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
+  ck_assert_int_eq(skio_fbx_fix_binary((const uint8_t*)text, 4, NULL, 1, (uint8_t**)&out, &n, NULL, &err),
+                   SKC_INVALID_ARGUMENT);
 }
 END_TEST
 
@@ -418,6 +527,8 @@ static Suite* suite(void) {
   tcase_add_test(t, fix_rejects_malformed_input);
   tcase_add_test(t, save_fbx_reads_back_with_every_influence);
   tcase_add_test(t, save_fbx_refuses_existing_and_leaves_no_file_on_error);
+  tcase_add_test(t, fbx_keeps_the_exact_animation_length);
+  tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
   suite_add_tcase(s, t);
   return s;

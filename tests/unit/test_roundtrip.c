@@ -7,10 +7,11 @@
  *    source, or of the documented normalization (glTF default: the 4 largest, sorted, renormalized; computed
  *    here from the source with sk_skin_to_packed, which applies the same rule);
  *  - inverse bind matrices per bound joint within 1e-5 relative;
- *  - LBS-skinned positions of the asset's own animation poses (sk_scene_sample_pose ->
- *    sk_skeleton_palette_from_trs with the mesh's inverse binds -> sk_deform_run) within 1e-4 of the bounding
- *    box diagonal, always for the rest pose too (so a lost animation is told apart from lost binds); the glTF
- *    side is skinned with the expected top-4 weights, which equal the source's for every <= 4 file.
+ *  - every animation comes back under its name, and the LBS-skinned positions of its poses (sk_scene_sample_pose
+ *    -> sk_skeleton_palette_from_trs with the mesh's inverse binds -> sk_deform_run) at 0, 0.37 and 0.81 of its
+ *    duration are within 1e-4 of the bounding box diagonal, always for the rest pose too (so a lost animation is
+ *    told apart from lost binds); the glTF side is skinned with the expected top-4 weights, which equal the
+ *    source's for every <= 4 file. Key times through Collada: tests/unit/test_collada_clips.c.
  * Each failed check sets a LOST_* bit; the bits of every (file, format) must equal the k_expect table, where
  * each known Assimp 5.2.5 limitation has its reason. Nothing is skipped: a limitation that goes away fails too.
  * Joint names: Collada returns names escaped as XML ids (rt_name reproduces the escaping); ASCII FBX returns
@@ -46,14 +47,9 @@ static const format_row k_formats[] = {
     {".gltf", NULL, 1},
     {".dae", NULL, 0},
     {".fbx", "fbxa", 0},
+    {".fbx", NULL, 0}, /* binary FBX (Assimp's output repaired by io/fbx_fixup.c) */
 };
 enum { NFORMATS = sizeof k_formats / sizeof k_formats[0] };
-
-/* How animation names come back. */
-enum anim_mode {
-  ANIM_SAME = 0,  /* same animations, same names */
-  ANIM_PREFIX = 1 /* Collada via Assimp: a multi-channel animation k comes back named "<animation 0>_<k>" */
-};
 
 /* What a round trip loses (each bit = one check of the file comment that fails). */
 enum {
@@ -66,47 +62,43 @@ enum {
 typedef struct expect_row {
   int file, format;
   int save_result;     /* SK_OK or the refusal code */
-  enum anim_mode anim;
   unsigned lost;       /* LOST_* bits: exactly these checks fail (asserted: a fix must update the table) */
   const char* why;     /* the documented limitation */
 } expect_row;
 
 /* Combinations that do not round-trip fully; every other (file, format) must pass every check with
- * no LOST_* bit (glTF animations come back whole under their names; Collada animations as "<first>_<name>"). */
+ * no LOST_* bit. Every format brings every animation back under its own name: Collada too, since scene_export.c
+ * writes the clips on one timeline with a <library_animation_clips> that scene_import.c cuts them back by
+ * (io/skio_collada.h; before, Assimp's Collada pair gave every clip another clip's keys). */
 enum { F_SIMPLESKIN, F_QUAD, F_FOX, F_CESIUM, F_SUBDIV2, F_HUESITOS, F_FOX_FBX, F_CESIUM_DAE, F_WUSON, F_B3D, F_MD5, F_OGRE };
-enum { GLB, GLTF, DAE, FBXA };
+enum { GLB, GLTF, DAE, FBXA, FBXB };
 static const expect_row k_expect[] = {
-    /* Collada, several animations: Assimp 5.2.5's Collada exporter + importer give every animation the keys
-     * and durations of another one (Fox: all three last 1.158 s, Run's; Testwuson: all 0 s, Wuson_Bind's;
-     * asserted below: some animation returns with another duration), so skinned animation poses differ;
-     * rest pose, binds and weights survive. Single-animation files round-trip through Collada. */
-    {F_FOX, DAE, SK_OK, ANIM_PREFIX, LOST_ANIM, "Collada: animations collapse onto the last one"},
-    {F_WUSON, DAE, SK_OK, ANIM_PREFIX, LOST_ANIM, "Collada: animations collapse onto the last one"},
-    {F_OGRE, DAE, SK_OK, ANIM_PREFIX, LOST_ANIM, "Collada: animations collapse onto the last one"},
     /* ASCII FBX: inverse binds are rebuilt by Assimp's FBX exporter/importer pair from the cluster
      * TransformLink and the node tree. Where the source's rest pose is its bind pose up to one mesh transform X
      * (SimpleSkin, quad_skin, CesiumMan, CesiumMan_blender, drone, huesitos), scene_export.c bakes X into the
      * written mesh so that the file's rest pose is its bind pose, and binds and rest-pose skinning come back
      * exactly (these rows listed binds + rest-pose losses before). Fox_blender's X differs per joint: not baked,
      * binds still rebuilt from the x100-scaled node tree (1 vs 0.01 on the diagonal). */
-    {F_FOX_FBX, FBXA, SK_OK, ANIM_SAME, LOST_BINDS | LOST_REST, "FBX: binds rebuilt from the scaled node tree"},
-    /* huesitos: binds come back, but its x100-scaled "Armature" node moves the rest-pose skinning off and the
-     * animation with it */
-    {F_HUESITOS, FBXA, SK_OK, ANIM_SAME, LOST_REST | LOST_ANIM, "FBX: x100-scaled node in the skeleton"},
+    {F_FOX_FBX, FBXA, SK_OK, LOST_BINDS | LOST_REST, "FBX: binds rebuilt from the scaled node tree"},
+    /* huesitos: binds come back; ASCII FBX writes node properties with 6 significant digits (Assimp's text
+     * writer: "Lcl Translation" -4.024, 0, -307.135 for -307.13538), which the x100-scaled "Armature" node turns
+     * into 1.1e-4 of the diagonal in the rest pose and up to 2.6e-4 posed. Binary FBX keeps every bit. */
+    {F_HUESITOS, FBXB, SK_OK, 0, NULL},
+    {F_HUESITOS, FBXA, SK_OK, LOST_REST | LOST_ANIM, "ASCII FBX: 6-digit node transforms x100 scale"},
     /* CesiumMan: poses between keys differ (Euler-angle curves, below) */
-    {F_CESIUM, FBXA, SK_OK, ANIM_SAME, LOST_ANIM, "FBX: Euler-angle curves interpolate differently between keys"},
+    {F_CESIUM, FBXA, SK_OK, LOST_ANIM, "FBX: Euler-angle curves interpolate differently between keys"},
     /* ASCII FBX: rotation curves are Euler angles per axis (Assimp's exporter converts each key); poses match at
      * the keys but in between the importer interpolates angles, not rotations, so in-between poses drift. */
-    {F_B3D, FBXA, SK_OK, ANIM_SAME, LOST_ANIM, "FBX: Euler-angle curves interpolate differently between keys"},
-    {F_OGRE, FBXA, SK_OK, ANIM_SAME, LOST_ANIM, "FBX: Euler-angle curves interpolate differently between keys"},
-    /* ASCII FBX: the zero-length animation "Wuson_Bind" is not written back (the other two match). */
-    {F_WUSON, FBXA, SK_OK, ANIM_SAME, LOST_ANIM, "FBX: zero-duration animation dropped"},
+    {F_B3D, FBXA, SK_OK, LOST_ANIM, "FBX: Euler-angle curves interpolate differently between keys"},
+    {F_OGRE, FBXA, SK_OK, LOST_ANIM, "FBX: Euler-angle curves interpolate differently between keys"},
 };
 
+/* Binary FBX goes through the same Assimp exporter tree and importer as ASCII FBX: the same rows apply. */
 static expect_row expectation(int file, int format) {
   for (size_t i = 0; i < sizeof k_expect / sizeof k_expect[0]; ++i)
-    if (k_expect[i].file == file && k_expect[i].format == format) return k_expect[i];
-  expect_row r = {file, format, SK_OK, strcmp(k_formats[format].ext, ".dae") ? ANIM_SAME : ANIM_PREFIX, 0, NULL};
+    if (k_expect[i].file == file && (k_expect[i].format == format || (format == FBXB && k_expect[i].format == FBXA)))
+      return k_expect[i];
+  expect_row r = {file, format, SK_OK, 0, NULL};
   return r;
 }
 
@@ -387,21 +379,13 @@ static float* skin_scene(sk_scene* s, const flat* f, const float* trs, const uin
   return out;
 }
 
-/* Name a joint comes back under. Collada: Assimp's exporter writes node names as XML ids (a leading '_' unless
- * the name starts with a character in 'A'..'z' or '_'; every character outside [A-Za-z0-9_.-] replaced by
- * "0-9A-Za-z_-."[c % 66]) and its importer names nodes by id, so e.g. "nodes[0]" -> "nodesP0R",
- * "$dummy_root" -> "_adummy_root", "<MD5_Root>" -> "_yMD5_Root_". */
+/* Name a joint comes back under. Collada: as an XML id (skt_collada_id). */
 static void rt_name(const char* ext, const char* name, int is_root, char* out, size_t cap) {
   (void)is_root;
   if (!strcmp(ext, ".fbx") && !strcmp(name, "RootNode")) {
     snprintf(out, cap, "RootNode#2"); /* the file's implicit root took the name first (see round_trip) */
   } else if (!strcmp(ext, ".dae")) {
-    static const char k_id[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-.";
-    size_t o = 0;
-    if (name[0] && !((name[0] >= 'A' && name[0] <= 'z') || name[0] == '_') && o + 1 < cap) out[o++] = '_';
-    for (const char* c = name; *c && o + 1 < cap; ++c)
-      out[o++] = strchr(k_id, *c) ? *c : k_id[(unsigned char)*c % sizeof k_id];
-    out[o] = 0;
+    skt_collada_id(name, out, cap);
   } else {
     snprintf(out, cap, "%s", name);
   }
@@ -438,8 +422,7 @@ static int name_is_bone(sk_scene* s, uint32_t j) {
 
 /* Pose of source animation a at time t, expressed in the round trip's skeleton (rt joints); returns how many
  * round-trip animations matched the name (1 expected). */
-static int rt_pose(sk_scene* rt, const char* first_name, const char* anim_name, enum anim_mode mode, double t,
-                    float* pose) {
+static int rt_pose(sk_scene* rt, const char* anim_name, double t, float* pose) {
   const sk_skeleton* sk = sk_scene_skeleton(rt);
   uint32_t jc = sk_skeleton_joint_count(sk);
   sk_error err;
@@ -447,12 +430,9 @@ static int rt_pose(sk_scene* rt, const char* first_name, const char* anim_name, 
   float* rest = malloc(jc * 10 * sizeof(float));
   float* tmp = malloc(jc * 10 * sizeof(float));
   memcpy(rest, pose, jc * 10 * sizeof(float));
-  char want[600];
-  snprintf(want, sizeof want, "%s_%s", first_name, anim_name);
   int hits = 0;
   for (uint32_t a = 0; a < sk_scene_animation_count(rt); ++a) {
-    const char* nm = sk_scene_animation_name(rt, a);
-    if (strcmp(nm, anim_name) && (mode != ANIM_PREFIX || strcmp(nm, want))) continue;
+    if (strcmp(sk_scene_animation_name(rt, a), anim_name)) continue;
     ++hits;
     ck_assert_int_eq(sk_scene_sample_pose(rt, a, t, tmp, &err), SK_OK);
     for (uint32_t j = 0; j < jc; ++j) {
@@ -702,15 +682,15 @@ START_TEST(round_trip) {
     free(pos_a);
   }
 
-  /* 4. skinned positions: the rest pose, then up to 3 of the asset's animations at 3 times each (1 time for the
-   * large file) */
+  /* 4. skinned positions: the rest pose, then every animation of the asset at 3 times each (1 time for the large
+   * file) */
   {
     float* trs_a = malloc(ja * 10 * sizeof(float));
     float* trs_b = malloc(jb * 10 * sizeof(float));
     uint32_t na = sk_scene_animation_count(a);
-    uint32_t anims = na > 3 ? 3 : na;
-    int ntimes = fa.n > 50000 ? 1 : 3;
-    const double fr[3] = {0.37, 0.0, 0.81};
+    uint32_t anims = na;
+    int ntimes = fa.n > 50000 ? 1 : 4;
+    const double fr[4] = {0.37, 0.0, 0.81, 1.0};
     const float dtol = 1e-4f * fa.diag;
     for (int64_t an = -1; an < (int64_t)anims; ++an) {
       for (int ti = 0; ti < (an >= 0 ? ntimes : 1); ++ti) {
@@ -720,8 +700,7 @@ START_TEST(round_trip) {
         if (an >= 0) {
           t = sk_scene_animation_duration(a, (uint32_t)an) * fr[ti];
           ck_assert_int_eq(sk_scene_sample_pose(a, (uint32_t)an, t, trs_a, &err), SK_OK);
-          if (rt_pose(b, sk_scene_animation_name(a, 0), sk_scene_animation_name(a, (uint32_t)an), ex.anim, t,
-                      trs_b) != 1) {
+          if (rt_pose(b, sk_scene_animation_name(a, (uint32_t)an), t, trs_b) != 1) {
             if (diag_on()) fprintf(stderr, "[rt] %s -> %s: animation %s missing\n", file, fmt->ext,
                                    sk_scene_animation_name(a, (uint32_t)an));
             seen |= LOST_ANIM;
@@ -752,20 +731,16 @@ START_TEST(round_trip) {
     free(trs_a);
     free(trs_b);
   }
-  if (ex.anim == ANIM_PREFIX && (ex.lost & LOST_ANIM)) {
-    /* the documented Collada loss, precisely: every animation returns with the last one's duration */
-    uint32_t na = sk_scene_animation_count(a);
-    ck_assert_uint_gt(na, 1);
-    ck_assert_uint_eq(sk_scene_animation_count(b), na);
-    uint32_t moved = 0;
-    for (uint32_t k = 0; k < na; ++k)
-      moved += fabs(sk_scene_animation_duration(b, k) - sk_scene_animation_duration(a, k)) > 1e-3;
-    ck_assert_msg(moved > 0, "%s -> %s: every animation kept its duration (limitation gone? update k_expect)", file,
-                  fmt->ext);
-  }
-  if (!strcmp(fmt->ext, ".fbx") && (ex.lost & LOST_ANIM) && fi == F_WUSON) {
-    ck_assert_uint_eq(sk_scene_animation_count(b), sk_scene_animation_count(a) - 1);
-    ck_assert_double_eq(sk_scene_animation_duration(a, 2), 0.0);
+  if (!(ex.lost & LOST_ANIM)) { /* nothing lost: the same animations, in order, with their durations */
+    ck_assert_uint_eq(sk_scene_animation_count(b), sk_scene_animation_count(a));
+    for (uint32_t k = 0; k < sk_scene_animation_count(a); ++k) {
+      ck_assert_str_eq(sk_scene_animation_name(b, k), sk_scene_animation_name(a, k));
+      /* a key past the source's duration lengthens a clip by that key (character.b3d: 3.667 -> 3.683 s) */
+      ck_assert_msg(sk_scene_animation_duration(b, k) >= sk_scene_animation_duration(a, k) - 1e-6 &&
+                        sk_scene_animation_duration(b, k) <= sk_scene_animation_duration(a, k) + 0.05,
+                    "%s -> %s: animation %u lasts %g s, source %g s", file, fmt->ext, k,
+                    sk_scene_animation_duration(b, k), sk_scene_animation_duration(a, k));
+    }
   }
   if (diag_on() || seen != ex.lost)
     fprintf(stderr, "[rt] %s -> %s: lost 0x%x (table 0x%x)\n", file, fmt->ext, seen, ex.lost);

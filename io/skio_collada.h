@@ -1,0 +1,45 @@
+/* skio_collada.h - animation clips in Collada files (collada_clips.c).
+ *
+ * Why: Assimp 5.2.5's Collada exporter writes every aiAnimation as its own top-level <animation> with the same
+ * <source> ids ("<node>_matrix-input", ...) in each, so its own reader resolves every clip to one clip's keys, and
+ * Blender 3.4's Collada importer merges all <animation>s that target a node into one action (3 clips = 48 curves
+ * on a 16-value matrix target: "expected 16 curves, got 48") and can pose none of them. Its reader also ignores
+ * <library_animation_clips>: ReadStructure hands the library element itself to ReadAnimationClipLibrary, which
+ * looks for <instance_animation> children of the library (they are children of each <animation_clip>), so no
+ * clip is ever registered (checked with `assimp info` on a file with a clip library: unchanged).
+ * So scene_export.c writes all clips of a scene as ONE aiAnimation, the clips placed in sequence on one timeline
+ * (every clip starts on a whole second, at least 0.5 s after the previous one ends, and every animated joint has
+ * keys at each clip's start and end, so a reader that plays the timeline - Blender - shows clip k at time
+ * start_k + t), and adds a <library_animation_clips> with one <animation_clip name start end> per clip;
+ * skio_scene_import (scene_import.c) cuts the one animation Assimp reads back into those clips again. */
+#ifndef SKIO_COLLADA_H
+#define SKIO_COLLADA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+#include "skio_scene.h"
+
+typedef struct skio_clip {
+  const char* name; /* clip name (XML-escaped when written) */
+  double start, end; /* seconds on the file's timeline, start <= end */
+} skio_clip;
+
+/* Inserts <library_animation_clips> (one <animation_clip> per clip, each instancing the first <animation> of
+ * <library_animations>) right after </library_animations> of the Collada document xml[0, n). *out is malloc'd
+ * (*out_n bytes, the caller frees it). SKC_FORMAT when the document has no <library_animations> with an
+ * <animation id="...">; SKC_OUT_OF_MEMORY. Outputs are untouched on error. */
+int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, uint32_t count, char** out,
+                           size_t* out_n, skc_err* err);
+
+/* When path is a Collada file (.dae) with a <library_animation_clips> and s has exactly one animation (what
+ * Assimp 5.2.5 reads from a single <animation>), replaces that animation by one per <animation_clip>: name =
+ * its name (else id, else "clip<k>"), duration = end - start, and per channel track the keys with
+ * start <= time <= end shifted by -start (a track with no key there gets the track's values at start and end).
+ * start defaults to 0 and end to the animation's duration, as in the Collada specification. A clip library
+ * that cannot be parsed (truncated, bad numbers, end < start, ...) is ignored: the one animation stays. Only
+ * SKC_OUT_OF_MEMORY is an error. */
+int skio_collada_apply_clips(const char* path, skio_scene* s, skc_err* err);
+
+#endif

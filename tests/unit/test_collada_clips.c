@@ -1,0 +1,549 @@
+#define _DEFAULT_SOURCE /* mkdtemp */
+/* test_collada_clips.c - several animation clips through Collada (io/skio_collada.h): scene_export.c writes every
+ * clip on one timeline in one <animation> plus a <library_animation_clips>; skio_scene_import cuts it back.
+ *  - a generated rig with three clips (special characters in the names, tracks that start after 0 and end before
+ *    the clip's end, a key at a negative time, a zero-length clip, joints animated in one clip only): names,
+ *    durations, key times (every source key inside the clip comes back; the only new keys are at 0 and at the
+ *    clip's end) and poses at and between keys; Assimp's own reading of the file is one animation whose keys at
+ *    start_k + t are clip k's at t;
+ *  - damaged clip libraries are ignored (the timeline stays one animation), defaults and entities are read, and
+ *    random byte damage inside the library never crashes the reader;
+ *  - corpus files with several clips (Testwuson.X 3, Fox.glb 3, Clonk 83): every clip, key time and pose. */
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skio_collada.h"
+#include "skio_scene.h"
+
+static char g_tmp[256];
+
+static void make_tmp(void) {
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/sk_test_clips_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+}
+static void rm_tmp(void) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  ck_assert_int_eq(system(cmd), 0);
+}
+static const char* tmp_path(const char* name) {
+  static char buf[2][512];
+  static int k;
+  k ^= 1;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", g_tmp, name);
+  return buf[k];
+}
+
+static char* read_all(const char* path, size_t* n) {
+  FILE* f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* p = malloc((size_t)len + 1);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(fread(p, 1, (size_t)len, f), (size_t)len);
+  fclose(f);
+  p[len] = 0;
+  *n = (size_t)len;
+  return p;
+}
+
+static void write_all(const char* path, const char* p, size_t n) {
+  FILE* f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+  fclose(f);
+}
+
+static size_t count_of(const char* hay, const char* needle) {
+  size_t c = 0;
+  for (const char* p = strstr(hay, needle); p; p = strstr(p + 1, needle)) ++c;
+  return c;
+}
+
+/* ---- the generated rig ------------------------------------------------------------------------------------ */
+static void track(double** tt, float** vv, uint32_t* n, int width, uint32_t count, const double* times,
+                  const float* vals) {
+  *tt = malloc(count * sizeof(double) + 8);
+  *vv = malloc(count * (size_t)width * sizeof(float) + 4);
+  ck_assert(*tt && *vv);
+  memcpy(*tt, times, count * sizeof(double));
+  memcpy(*vv, vals, count * (size_t)width * sizeof(float));
+  *n = count;
+}
+
+static void quat_z(float deg, float* q) {
+  float h = deg * 3.14159265f / 360.0f;
+  q[0] = 0.0f, q[1] = 0.0f, q[2] = sinf(h), q[3] = cosf(h);
+}
+
+/* root - mid - tip chain (1 apart on y), 6 vertices on two triangles weighted along it, three clips:
+ *  0 "Run & <Jump> \"1\"": 1 s; mid rotates (keys 0.25, 0.5, 0.75: starts after 0, ends before 1), mid moves
+ *    (keys 0, 1);
+ *  1 "Idle 'é'": 2 s; tip scales (keys 0, 0.5, 1, 1.5, 2) and moves (keys -0.5, 0.5, 1.5: a negative time);
+ *  2 "Bind": 0 s; root one key at 0. */
+static skio_scene* rig_scene(void) {
+  const char* names[3] = {"root", "mid", "tip"};
+  int32_t parents[3] = {-1, 0, 1};
+  float local[48];
+  for (int j = 0; j < 3; ++j) {
+    skc_mat4_identity(local + j * 16);
+    if (j) local[j * 16 + 13] = 1.0f;
+  }
+  skc_skeleton_init init = {3, names, parents, local, NULL, NULL};
+  skc_skeleton* sk = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skc_skeleton_create(&init, &sk, &err) == SKC_OK, "%s", err.message);
+  skio_scene* s = NULL;
+  ck_assert_int_eq(skio_scene_create(sk, &s, &err), SKC_OK);
+  skc_skeleton_destroy(sk);
+  const float pos[18] = {-0.2f, 0, 0, 0.2f, 0, 0, -0.2f, 1, 0, 0.2f, 1, 0, -0.2f, 2, 0, 0.2f, 2, 0};
+  const uint32_t idx[12] = {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5};
+  skc_skin* skin = NULL;
+  ck_assert_int_eq(skc_skin_create(6, 3, &skin, &err), SKC_OK);
+  const uint32_t off[7] = {0, 1, 2, 4, 6, 7, 8};
+  const uint32_t jt[8] = {0, 0, 0, 1, 0, 1, 2, 2};
+  const float wt[8] = {1, 1, 0.5f, 0.5f, 0.5f, 0.5f, 1, 1};
+  ck_assert_int_eq(skc_skin_set(skin, off, jt, wt, &err), SKC_OK);
+  skio_mesh_init mi = {"strip", 6, pos, NULL, NULL, NULL, idx, 12, skin, NULL};
+  ck_assert_msg(skio_scene_add_mesh(s, &mi, NULL, &err) == SKC_OK, "%s", err.message);
+  skc_skin_destroy(skin);
+
+  s->anims = calloc(3, sizeof *s->anims);
+  ck_assert_ptr_nonnull(s->anims);
+  s->anim_count = 3;
+  const char* an[3] = {"Run & <Jump> \"1\"", "Idle '\xc3\xa9'", "Bind"};
+  const double dur[3] = {1.0, 2.0, 0.0};
+  const uint32_t nch[3] = {1, 1, 1};
+  for (int a = 0; a < 3; ++a) {
+    s->anims[a].name = malloc(strlen(an[a]) + 1);
+    memcpy(s->anims[a].name, an[a], strlen(an[a]) + 1);
+    s->anims[a].duration = dur[a];
+    s->anims[a].ticks_per_second = 1.0;
+    s->anims[a].channels = calloc(nch[a], sizeof(skio_channel));
+    s->anims[a].channel_count = nch[a];
+  }
+  skio_channel* c = &s->anims[0].channels[0];
+  c->joint = 1;
+  {
+    const double t[3] = {0.25, 0.5, 0.75};
+    float q[12];
+    quat_z(10, q), quat_z(60, q + 4), quat_z(-30, q + 8);
+    track(&c->rot_time, &c->rot, &c->rot_count, 4, 3, t, q);
+    const double tp[2] = {0.0, 1.0};
+    const float p[6] = {0, 1, 0, 0.3f, 1, 0};
+    track(&c->pos_time, &c->pos, &c->pos_count, 3, 2, tp, p);
+  }
+  c = &s->anims[1].channels[0];
+  c->joint = 2;
+  {
+    const double t[5] = {0, 0.5, 1, 1.5, 2};
+    const float sc[15] = {1, 1, 1, 1.5f, 1, 1, 1, 2, 1, 0.5f, 0.5f, 0.5f, 1, 1, 1};
+    track(&c->scl_time, &c->scl, &c->scl_count, 3, 5, t, sc);
+    const double tp[3] = {-0.5, 0.5, 1.5};
+    const float p[9] = {0, 1, 0, 0, 1.5f, 0, 0.2f, 1, 0};
+    track(&c->pos_time, &c->pos, &c->pos_count, 3, 3, tp, p);
+  }
+  c = &s->anims[2].channels[0];
+  c->joint = 0;
+  {
+    const double t[1] = {0.0};
+    const float p[3] = {0, 0.5f, 0};
+    track(&c->pos_time, &c->pos, &c->pos_count, 3, 1, t, p);
+  }
+  return s;
+}
+
+/* ---- comparing clips ---------------------------------------------------------------------------------------- */
+static int32_t rt_joint(const skio_scene* rt, const char* name) {
+  char id[1200];
+  skt_collada_id(name, id, sizeof id);
+  return skc_skeleton_find(rt->skeleton, id);
+}
+
+static const skio_channel* channel_of(const skio_anim* a, uint32_t joint) {
+  for (uint32_t c = 0; c < a->channel_count; ++c)
+    if (a->channels[c].joint == joint) return &a->channels[c];
+  return NULL;
+}
+
+static int has_time(const double* t, uint32_t n, double want, double tol) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (fabs(t[i] - want) <= tol) return 1;
+  return 0;
+}
+
+/* Collada stores one matrix per key, so every track of the round trip has the union of the source channel's
+ * T/R/S times: each source time in [0, duration] must be in each round-trip track, and each round-trip time must be
+ * a source time, 0 or the duration. Returns how many source keys were found. */
+static size_t check_times(const char* what, const skio_channel* sc, const double* rt, uint32_t rn, double dur,
+                          double tol) {
+  const double* st[3] = {sc->pos_time, sc->rot_time, sc->scl_time};
+  const uint32_t sn[3] = {sc->pos_count, sc->rot_count, sc->scl_count};
+  size_t compared = 0;
+  for (int k = 0; k < 3; ++k)
+    for (uint32_t i = 0; i < sn[k]; ++i) {
+      if (st[k][i] < -tol || st[k][i] > dur + tol) continue;
+      ck_assert_msg(has_time(rt, rn, st[k][i], tol), "%s: key at %.9g s lost", what, st[k][i]);
+      ++compared;
+    }
+  for (uint32_t i = 0; i < rn; ++i)
+    ck_assert_msg(has_time(st[0], sn[0], rt[i], tol) || has_time(st[1], sn[1], rt[i], tol) ||
+                      has_time(st[2], sn[2], rt[i], tol) || fabs(rt[i]) <= tol || fabs(rt[i] - dur) <= tol,
+                  "%s: new key at %.9g s (only 0 and the end %.9g may be added)", what, rt[i], dur);
+  return compared;
+}
+
+/* TRS of two poses within tolerance (translation relative to the scale of the rig, rotations by angle). */
+static void check_pose(const char* what, double t, const skc_trs* a, const skc_trs* b, float ttol) {
+  for (int k = 0; k < 3; ++k) {
+    ck_assert_msg(fabsf(a->t[k] - b->t[k]) <= ttol, "%s t=%g: translation %g vs %g", what, t, a->t[k], b->t[k]);
+    ck_assert_msg(fabsf(a->s[k] - b->s[k]) <= 1e-5f * (1.0f + fabsf(a->s[k])), "%s t=%g: scale %g vs %g", what, t,
+                  a->s[k], b->s[k]);
+  }
+  double d = 0.0, na = 0.0, nb = 0.0; /* |cos| of half the angle between the rotations, in double */
+  for (int k = 0; k < 4; ++k) d += (double)a->r[k] * b->r[k], na += (double)a->r[k] * a->r[k], nb += (double)b->r[k] * b->r[k];
+  d = fabs(d) / sqrt(na * nb);
+  /* 2.8e-4 rad: Assimp keeps Collada key times as float milliseconds, so a key of a clip late on the timeline
+   * (Clonk's 45th, ~150 s in) moves by ~1e-5 s and a fast joint turns ~1e-4 rad in that time */
+  ck_assert_msg(d >= 1.0 - 1e-8, "%s t=%g: rotations differ (|dot| %.12g)", what, t, d);
+}
+
+/* Every clip of src comes back in rt (same order, name, duration), with every key time and the same poses at
+ * every key and half-way between keys. ttol: translation tolerance. Returns the number of keys compared. */
+static size_t compare_clips(const char* file, const skio_scene* src, const skio_scene* rt, float ttol) {
+  ck_assert_uint_eq(rt->anim_count, src->anim_count);
+  const uint32_t js = src->skeleton->joint_count, jr = rt->skeleton->joint_count;
+  int32_t* map = malloc(js * sizeof *map);
+  skc_trs* ps = malloc(js * sizeof *ps);
+  skc_trs* pr = malloc(jr * sizeof *pr);
+  ck_assert(map && ps && pr);
+  for (uint32_t j = 0; j < js; ++j) {
+    map[j] = rt_joint(rt, src->skeleton->names[j]);
+    ck_assert_msg(map[j] >= 0, "%s: joint %s lost", file, src->skeleton->names[j]);
+  }
+  size_t compared = 0;
+  for (uint32_t a = 0; a < src->anim_count; ++a) {
+    const skio_anim* sa = &src->anims[a];
+    const skio_anim* ra = &rt->anims[a];
+    char what[512];
+    snprintf(what, sizeof what, "%s clip %u \"%s\"", file, a, sa->name);
+    ck_assert_msg(!strcmp(ra->name, sa->name), "%s: came back as \"%s\"", what, ra->name);
+    /* a key past the source's duration extends the clip (b3d); none of these files has one */
+    ck_assert_msg(fabs(ra->duration - sa->duration) <= 1e-6 * (1.0 + sa->duration), "%s: duration %.9g vs %.9g", what,
+                  ra->duration, sa->duration);
+    const double tol = 1e-4; /* Assimp keeps Collada times as float milliseconds: 1.6e-5 s at 250 s */
+    for (uint32_t c = 0; c < sa->channel_count; ++c) {
+      const skio_channel* sc = &sa->channels[c];
+      const skio_channel* rc = channel_of(ra, (uint32_t)map[sc->joint]);
+      char w2[700];
+      snprintf(w2, sizeof w2, "%s joint %s", what, src->skeleton->names[sc->joint]);
+      ck_assert_msg(rc != NULL, "%s: channel lost", w2);
+      compared += check_times(w2, sc, rc->pos_time, rc->pos_count, sa->duration, tol);
+      compared += check_times(w2, sc, rc->rot_time, rc->rot_count, sa->duration, tol);
+      compared += check_times(w2, sc, rc->scl_time, rc->scl_count, sa->duration, tol);
+      /* poses at every key of this channel and half-way to the next */
+      const double* tt[3] = {sc->pos_time, sc->rot_time, sc->scl_time};
+      const uint32_t tn[3] = {sc->pos_count, sc->rot_count, sc->scl_count};
+      for (int k = 0; k < 3; ++k)
+        for (uint32_t i = 0; i < tn[k]; ++i)
+          for (int half = 0; half < 2; ++half) {
+            double t = tt[k][i];
+            if (half) {
+              if (i + 1 >= tn[k]) continue;
+              t = 0.5 * (tt[k][i] + tt[k][i + 1]);
+            }
+            if (t < 0.0 || t > sa->duration) continue;
+            ck_assert_int_eq(skio_anim_sample(src, a, t, ps, NULL), SKC_OK);
+            ck_assert_int_eq(skio_anim_sample(rt, a, t, pr, NULL), SKC_OK);
+            check_pose(w2, t, &ps[sc->joint], &pr[map[sc->joint]], ttol);
+          }
+    }
+    /* joints this clip does not animate stay at rest */
+    ck_assert_int_eq(skio_anim_sample(src, a, 0.5 * sa->duration, ps, NULL), SKC_OK);
+    ck_assert_int_eq(skio_anim_sample(rt, a, 0.5 * sa->duration, pr, NULL), SKC_OK);
+    for (uint32_t j = 0; j < js; ++j) check_pose(what, 0.5 * sa->duration, &ps[j], &pr[map[j]], ttol);
+  }
+  free(map);
+  free(ps);
+  free(pr);
+  return compared;
+}
+
+static skio_scene* load(const char* path) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s: %s", path, err.message);
+  return s;
+}
+
+static void save(const skio_scene* s, const char* path) {
+  skc_err err = {0};
+  skio_export_options o = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
+}
+
+/* ---- tests --------------------------------------------------------------------------------------------------- */
+START_TEST(rig_clips_come_back_with_names_keys_and_poses) {
+  make_tmp();
+  skio_scene* s = rig_scene();
+  const char* dae = tmp_path("rig.dae");
+  save(s, dae);
+  size_t n = 0;
+  char* text = read_all(dae, &n);
+  /* one <animation>, three clips on whole seconds: Run [0, 1], Idle local 0 at 2.5 (its key at -0.5 at 2.0),
+   * Bind at 5 (ceil(4.5 + 0.5)) */
+  ck_assert_uint_eq(count_of(text, "<animation "), 1);
+  ck_assert_uint_eq(count_of(text, "<animation_clip "), 3);
+  ck_assert_msg(strstr(text, "name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\" start=\"0\" end=\"1\"") != NULL, "%s",
+                strstr(text, "<library_animation_clips>"));
+  ck_assert_ptr_nonnull(strstr(text, "name=\"Idle &apos;\xc3\xa9&apos;\" start=\"2.5\" end=\"4.5\""));
+  ck_assert_ptr_nonnull(strstr(text, "name=\"Bind\" start=\"5\" end=\"5\""));
+  free(text);
+  skio_scene* rt = load(dae);
+  ck_assert_uint_ge(compare_clips("rig", s, rt, 1e-5f), 13);
+  /* the added keys, exactly: Run's rotation track gets 0 and 1 (0.25..0.75 held before and after); Idle's position
+   * track starts at 0 (the -0.5 key is before the clip: the value at 0 is interpolated) and ends at 2 */
+  const skio_channel* c = channel_of(&rt->anims[0], (uint32_t)rt_joint(rt, "mid"));
+  ck_assert_uint_eq(c->rot_count, 5);
+  ck_assert_double_eq_tol(c->rot_time[0], 0.0, 1e-6);
+  ck_assert_double_eq_tol(c->rot_time[4], 1.0, 1e-6);
+  c = channel_of(&rt->anims[1], (uint32_t)rt_joint(rt, "tip"));
+  ck_assert_uint_eq(c->pos_count, 5); /* union with the scale keys 0, 0.5, 1, 1.5, 2 */
+  ck_assert_float_eq_tol(c->pos[1], 1.25f, 1e-5f); /* at 0: half-way from 1 (at -0.5) to 1.5 (at 0.5) */
+
+  /* Assimp's own reading: one animation, the timeline; mid's rotation at Run's 0.5 s is Run's key */
+  const struct aiScene* ai = aiImportFile(dae, 0);
+  ck_assert_ptr_nonnull(ai);
+  ck_assert_uint_eq(ai->mNumAnimations, 1);
+  const struct aiAnimation* aa = ai->mAnimations[0];
+  double tps = aa->mTicksPerSecond > 0 ? aa->mTicksPerSecond : 1.0;
+  int found = 0;
+  for (unsigned k = 0; k < aa->mNumChannels; ++k) {
+    const struct aiNodeAnim* na = aa->mChannels[k];
+    if (strcmp(na->mNodeName.data, "mid")) continue;
+    for (unsigned i = 0; i < na->mNumRotationKeys; ++i)
+      if (fabs(na->mRotationKeys[i].mTime / tps - 0.5) < 1e-5) {
+        float q[4];
+        quat_z(60, q);
+        const struct aiQuaternion r = na->mRotationKeys[i].mValue;
+        ck_assert_float_ge(fabsf(r.x * q[0] + r.y * q[1] + r.z * q[2] + r.w * q[3]), 1.0f - 1e-6f);
+        found = 1;
+      }
+  }
+  ck_assert_msg(found, "no key for mid at 0.5 s in Assimp's timeline");
+  aiReleaseImport(ai);
+  skio_scene_destroy(rt);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
+/* text with every occurrence of from replaced by to (a new malloc'd string); from must occur. */
+static char* replaced(const char* text, const char* from, const char* to) {
+  ck_assert_msg(strstr(text, from) != NULL, "\"%s\" not in the file", from);
+  size_t fl = strlen(from), tl = strlen(to), n = strlen(text), hits = count_of(text, from);
+  char* out = malloc(n + hits * tl + 1);
+  ck_assert_ptr_nonnull(out);
+  char* o = out;
+  for (const char* p = text;;) {
+    const char* at = strstr(p, from);
+    if (!at) {
+      memcpy(o, p, strlen(p) + 1);
+      break;
+    }
+    memcpy(o, p, (size_t)(at - p));
+    o += at - p;
+    memcpy(o, to, tl);
+    o += tl;
+    p = at + fl;
+  }
+  return out;
+}
+
+static skio_scene* load_text(const char* text) {
+  const char* p = tmp_path("edited.dae");
+  write_all(p, text, strlen(text));
+  return load(p);
+}
+
+START_TEST(damaged_clip_libraries_are_ignored_and_defaults_read) {
+  make_tmp();
+  skio_scene* s = rig_scene();
+  const char* dae = tmp_path("rig.dae");
+  save(s, dae);
+  size_t n = 0;
+  char* text = read_all(dae, &n);
+  static const struct {
+    const char* from;
+    const char* to;
+    uint32_t clips; /* 1 = the library was ignored: Assimp's one animation stays */
+    const char* first_name;
+  } cases[] = {
+      {"start=\"2.5\" end=\"4.5\"", "start=\"2.5\" end=\"2.4\"", 1, NULL},       /* end before start */
+      {"start=\"2.5\"", "start=\"2.5abc\"", 1, NULL},                            /* not a number */
+      {"start=\"2.5\"", "start=\"nan\"", 1, NULL},                               /* not finite */
+      {"start=\"2.5\"", "start=\"1e300\"", 1, NULL},                             /* out of range */
+      {"animation_clips>", "animation_clipsX>", 1, NULL},                        /* another element */
+      {" end=\"5\"", "", 3, "Run & <Jump> \"1\""},                               /* end = the timeline's end */
+      {"name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "name=\"&#x263A;&#9731;&amp;bogus;\"", 3,
+       "\xe2\x98\xba\xe2\x98\x83&bogus;"},                                        /* references decoded */
+      {"name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "", 3, "skinkit-clip-0"},  /* no name: the id */
+      {"id=\"skinkit-clip-0\" name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "", 3, "clip0"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char* t = replaced(text, cases[i].from, cases[i].to);
+    skio_scene* rt = load_text(t);
+    ck_assert_msg(rt->anim_count == cases[i].clips, "case %zu: %u animations", i, rt->anim_count);
+    if (cases[i].first_name)
+      ck_assert_msg(!strcmp(rt->anims[0].name, cases[i].first_name), "case %zu: \"%s\"", i, rt->anims[0].name);
+    if (cases[i].clips == 1) ck_assert_double_eq_tol(rt->anims[0].duration, 5.0, 1e-4); /* the whole timeline */
+    if (!strcmp(cases[i].from, " end=\"5\"")) ck_assert_double_eq_tol(rt->anims[2].duration, 0.0, 1e-4);
+    skio_scene_destroy(rt);
+    free(t);
+  }
+  /* random damage inside the clip library: loads or fails cleanly (Assimp's XML parser refuses what is no longer
+   * well-formed), never crashes (the unit tests run under ASan in CI); every second round only with characters
+   * that keep the XML well-formed, so the clip scanner itself sees the damage */
+  const char* lib = strstr(text, "<library_animation_clips>");
+  const char* end = strstr(text, "</library_animation_clips>");
+  ck_assert(lib && end);
+  size_t lo = (size_t)(lib - text), span = (size_t)(end - lib) + 26;
+  skt_rng rng = {42};
+  char* t = malloc(n + 1);
+  ck_assert_ptr_nonnull(t);
+  int loaded = 0;
+  for (int it = 0; it < 300; ++it) {
+    memcpy(t, text, n + 1);
+    int flips = 1 + (int)(skt_rand_u32(&rng) % 6);
+    for (int f = 0; f < flips; ++f) {
+      static const char any[] = "<>\"'=&#;/ 0123456789.-eanx";
+      static const char safe[] = " 0123456789.-+eEanxINF";
+      const char* pool = it % 2 ? safe : any;
+      size_t pn = it % 2 ? sizeof safe - 1 : sizeof any - 1;
+      size_t at = lo + skt_rand_u32(&rng) % span;
+      if (it % 2 && (t[at] == '"' || t[at] == '<' || t[at] == '>' || t[at] == '&' || t[at] == '/')) continue;
+      t[at] = pool[skt_rand_u32(&rng) % pn];
+    }
+    const char* p = tmp_path("fuzz.dae");
+    write_all(p, t, n);
+    skio_scene* rt = NULL;
+    skc_err err = {0};
+    if (skio_scene_import(p, NULL, &rt, &err) == SKC_OK) {
+      ck_assert_uint_ge(rt->anim_count, 1);
+      for (uint32_t a = 0; a < rt->anim_count; ++a) ck_assert(rt->anims[a].duration >= 0.0);
+      ++loaded;
+      skio_scene_destroy(rt);
+    }
+  }
+  ck_assert_int_gt(loaded, 50);
+  free(t);
+  free(text);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
+START_TEST(clip_ranges_between_keys_take_the_values_there) {
+  /* A clip library from elsewhere may cut through keys: a track with no key inside a clip gets its values at the
+   * clip's start and end; keys inside are kept. */
+  make_tmp();
+  skio_scene* s = rig_scene();
+  const char* dae = tmp_path("rig.dae");
+  save(s, dae);
+  size_t n = 0;
+  char* text = read_all(dae, &n);
+  /* Run's rotation keys (timeline 0.25, 0.5, 0.75): a clip [0.3, 0.45] holds none */
+  char* t = replaced(text, "start=\"0\" end=\"1\"", "start=\"0.3\" end=\"0.45\"");
+  skio_scene* rt = load_text(t);
+  ck_assert_uint_eq(rt->anim_count, 3);
+  ck_assert_double_eq_tol(rt->anims[0].duration, 0.15, 1e-9);
+  const skio_channel* c = channel_of(&rt->anims[0], (uint32_t)rt_joint(rt, "mid"));
+  ck_assert_ptr_nonnull(c);
+  ck_assert_uint_eq(c->rot_count, 2);
+  ck_assert_double_eq_tol(c->rot_time[1], 0.15, 1e-6);
+  skc_trs want[3], got[3];
+  ck_assert_int_eq(skio_anim_sample(s, 0, 0.3, want, NULL), SKC_OK);
+  ck_assert_int_eq(skio_anim_sample(rt, 0, 0.0, got, NULL), SKC_OK);
+  check_pose("cut start", 0.3, &want[1], &got[rt_joint(rt, "mid")], 1e-5f);
+  ck_assert_int_eq(skio_anim_sample(s, 0, 0.45, want, NULL), SKC_OK);
+  ck_assert_int_eq(skio_anim_sample(rt, 0, 0.15, got, NULL), SKC_OK);
+  check_pose("cut end", 0.45, &want[1], &got[rt_joint(rt, "mid")], 1e-5f);
+  skio_scene_destroy(rt);
+  free(t);
+  free(text);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
+START_TEST(add_clips_refuses_documents_without_animations) {
+  skio_clip c = {"a", 0.0, 1.0};
+  char* out = (char*)1;
+  size_t n = 7;
+  skc_err err = {0};
+  const char doc[] = "<COLLADA><library_geometries/></COLLADA>";
+  ck_assert_int_eq(skio_collada_add_clips(doc, sizeof doc - 1, &c, 1, &out, &n, &err), SKC_FORMAT);
+  ck_assert_ptr_eq(out, (char*)1);
+  ck_assert_uint_eq(n, 7);
+  ck_assert_int_eq(skio_collada_add_clips(NULL, 0, &c, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
+  const char doc2[] = "<library_animations><animation id=\"x";
+  ck_assert_int_eq(skio_collada_add_clips(doc2, sizeof doc2 - 1, &c, 1, &out, &n, &err), SKC_FORMAT);
+}
+END_TEST
+
+START_TEST(corpus_clips_survive_collada) {
+  const char* dir = skt_assets_dir();
+  if (!dir) {
+    ck_assert_msg(!skt_assets_required(), "SKINKIT_ASSETS is set but not a directory");
+    return;
+  }
+  static const struct {
+    const char* file;
+    uint32_t clips;
+  } files[] = {{"x/Testwuson.X", 3}, {"gltf/Fox.glb", 3}, {"ogre/Clonk/Graphics.mesh", 83}};
+  make_tmp();
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+    skio_scene* s = load(skt_asset(files[i].file));
+    ck_assert_uint_eq(s->anim_count, files[i].clips);
+    const char* dae = tmp_path("corpus.dae");
+    save(s, dae);
+    skio_scene* rt = load(dae);
+    /* translations: 1e-4 of the rest skeleton's extent (the pose criterion of test_roundtrip; Clonk's Tumble, the
+     * 82nd clip, ~250 s into the timeline, moves its root ~20 units/s, so the float-millisecond key times of Assimp's
+     * Collada reader cost 3e-4 units there) */
+    float ext = 0.0f;
+    for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
+      for (int k = 0; k < 3; ++k) ext = fmaxf(ext, fabsf(s->skeleton->rest_world[j * 16 + 12 + k]));
+    size_t keys = compare_clips(files[i].file, s, rt, 1e-4f * (1.0f + ext));
+    ck_assert_uint_gt(keys, files[i].clips);
+    skio_scene_destroy(rt);
+    skio_scene_destroy(s);
+  }
+  rm_tmp();
+}
+END_TEST
+
+static Suite* clips_suite(void) {
+  Suite* s = suite_create("collada_clips");
+  TCase* t = tcase_create("clips");
+  tcase_add_test(t, rig_clips_come_back_with_names_keys_and_poses);
+  tcase_add_test(t, damaged_clip_libraries_are_ignored_and_defaults_read);
+  tcase_add_test(t, clip_ranges_between_keys_take_the_values_there);
+  tcase_add_test(t, add_clips_refuses_documents_without_animations);
+  tcase_add_test(t, corpus_clips_survive_collada);
+  tcase_set_timeout(t, 300);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(clips_suite()); }
