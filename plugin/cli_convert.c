@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,64 @@ const char cli_convert_usage[] =
     "  --prune EPS   drop weights below EPS first\n"
     "  --as-is       write weights unchanged (glTF: refused if a vertex has more than 4)\n"
     "  --force       replace an existing OUT (IN itself is never overwritten)\n"
-    "  Binary FBX: Assimp 5.2.5's output with its missing null records repaired; Assimp reads its meshes and\n"
-    "  weights back but not its animations (--format fbxa keeps them for Assimp readers; Blender reads binary).\n"
-    "  A warning says what the output format cannot carry (influences past 4 in glTF, several clips in\n"
-    "  Collada, clips in binary FBX for Assimp readers); the file is written all the same.\n"
+    "  Binary FBX: Assimp 5.2.5's output with its null records and clip lengths repaired (Assimp and Blender read\n"
+    "  it back whole); --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
+    "  Collada: several clips are written in sequence on one timeline and named in <library_animation_clips>.\n"
+    "  A warning says what the output format cannot carry (influences past 4 in glTF; in FBX, rotations between\n"
+    "  keys, and bind matrices that are not the rest pose up to one transform); the file is written all the same.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, unreadable IN, ...).\n";
 
-/* What the chosen output format cannot carry, said before writing (the file is still written). */
+/* Column-major 4x4: out = a * b. */
+static void mat4_mul(const float* a, const float* b, float* out) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      double acc = 0.0;
+      for (int k = 0; k < 4; ++k) acc += (double)a[k * 4 + r] * b[c * 4 + k];
+      out[c * 4 + r] = (float)acc;
+    }
+}
+
+/* 1 when rest_world(j) * inverse_bind(j) is not one matrix for every joint some mesh binds: then Assimp's FBX
+ * writer, which rebuilds inverse binds from the node tree, changes the binds (the same rule as the exporter's
+ * fbx_bake in io/scene_export.c, which bakes the one matrix into the mesh when there is one). */
+static int fbx_binds_rebuilt(sk_scene* s) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  if (!sk) return 0;
+  uint32_t jc = sk_skeleton_joint_count(sk);
+  float* rw = malloc((size_t)jc * 16 * sizeof(float));
+  float* ib = malloc((size_t)jc * 16 * sizeof(float));
+  float* mb = malloc((size_t)jc * 16 * sizeof(float));
+  unsigned char* bound = calloc(jc + 1, 1);
+  unsigned char* any = calloc(jc + 1, 1);
+  int rebuilt = 0;
+  if (rw && ib && mb && bound && any && sk_skeleton_get_rest_world(sk, rw) == SK_OK &&
+      sk_skeleton_get_inverse_bind(sk, ib) == SK_OK) {
+    for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+      if (sk_scene_mesh_skin(s, m) && sk_scene_mesh_inverse_binds(s, m, mb, bound, NULL) == SK_OK)
+        for (uint32_t j = 0; j < jc; ++j) any[j] |= bound[j];
+    float x0[16], x[16], scale = 1.0f;
+    int have = 0;
+    for (uint32_t j = 0; j < jc && !rebuilt; ++j) {
+      if (!any[j]) continue;
+      mat4_mul(rw + (size_t)j * 16, ib + (size_t)j * 16, have ? x : x0);
+      if (!have) {
+        for (int e = 0; e < 16; ++e) scale = fabsf(x0[e]) > scale ? fabsf(x0[e]) : scale;
+        have = 1;
+        continue;
+      }
+      for (int e = 0; e < 16; ++e) rebuilt |= fabsf(x[e] - x0[e]) > 1e-4f * scale;
+    }
+  }
+  free(rw);
+  free(ib);
+  free(mb);
+  free(bound);
+  free(any);
+  return rebuilt;
+}
+
+/* What the chosen output format cannot carry, said before writing (the file is still written). Measured causes:
+ * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. */
 static void convert_warnings(sk_scene* s, const char* out, const sk_save_options* o) {
   const char* fmt = o->format;
   if (!fmt) {
@@ -34,8 +86,8 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
   }
   int gltf = !strcasecmp(fmt, "glb") || !strcasecmp(fmt, "gltf") || !strcasecmp(fmt, "glb2") ||
              !strcasecmp(fmt, "gltf2");
-  int dae = !strcasecmp(fmt, "dae") || !strcasecmp(fmt, "collada");
-  int fbx_binary = !strcasecmp(fmt, "fbx");
+  int fbx_ascii = !strcasecmp(fmt, "fbxa");
+  int fbx = !strcasecmp(fmt, "fbx") || fbx_ascii;
   uint32_t anims = sk_scene_animation_count(s);
   if (gltf && !o->as_is) {
     uint32_t limit = o->max_influences ? o->max_influences : 4;
@@ -56,16 +108,19 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
               "largest are written, renormalized (.dae and .fbx keep them all)\n",
               (unsigned long long)over);
   }
-  if (dae && anims > 1)
+  if (fbx && anims)
     fprintf(stderr,
-            "skinkit convert: warning: Collada: %u animations written; Assimp reads them back with one "
-            "animation's keys and Blender 3.4 as one merged action (.glb or .fbx keep them apart)\n",
-            anims);
-  if (fbx_binary && anims)
+            "skinkit convert: warning: FBX: Assimp writes rotation keys as Euler angles; readers match them at the "
+            "keys but interpolate angles in between, so poses between keys can differ (.glb or .dae keep them)\n");
+  if (fbx && fbx_binds_rebuilt(s))
     fprintf(stderr,
-            "skinkit convert: warning: binary FBX: Blender reads the %u animation(s) back, Assimp reads none "
-            "(--format fbxa writes ASCII FBX, which Assimp reads with them)\n",
-            anims);
+            "skinkit convert: warning: FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this "
+            "file's bind pose differs from its rest pose joint by joint: binds and skinned positions change "
+            "(.glb or .dae keep them)\n");
+  if (fbx_ascii)
+    fprintf(stderr,
+            "skinkit convert: warning: ASCII FBX: Assimp writes node transforms with 6 significant digits "
+            "(binary .fbx keeps them exactly)\n");
 }
 
 int cli_convert(int argc, char** argv) {
