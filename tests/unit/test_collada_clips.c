@@ -471,13 +471,16 @@ START_TEST(clip_ranges_between_keys_take_the_values_there) {
   ck_assert_ptr_nonnull(c);
   ck_assert_uint_eq(c->rot_count, 2);
   ck_assert_double_eq_tol(c->rot_time[1], 0.15, 1e-6);
-  skc_trs want[3], got[3];
+  skc_trs want[3];
+  skc_trs* got = malloc(rt->skeleton->joint_count * sizeof *got); /* the round trip adds skinkit_root */
+  ck_assert_ptr_nonnull(got);
   ck_assert_int_eq(skio_anim_sample(s, 0, 0.3, want, NULL), SKC_OK);
   ck_assert_int_eq(skio_anim_sample(rt, 0, 0.0, got, NULL), SKC_OK);
   check_pose("cut start", 0.3, &want[1], &got[rt_joint(rt, "mid")], 1e-5f);
   ck_assert_int_eq(skio_anim_sample(s, 0, 0.45, want, NULL), SKC_OK);
   ck_assert_int_eq(skio_anim_sample(rt, 0, 0.15, got, NULL), SKC_OK);
   check_pose("cut end", 0.45, &want[1], &got[rt_joint(rt, "mid")], 1e-5f);
+  free(got);
   skio_scene_destroy(rt);
   free(t);
   free(text);
