@@ -1,5 +1,6 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
-/* test_io.c - scene import (corpus figures), bad input, glTF round trip, export refusals.
+/* test_io.c - scene import (corpus figures, and a generated Collada file with per-mesh binds, duplicate and
+ * missing influences), bad input, glTF round trip, export refusals.
  * Import post-processing is aiProcess_Triangulate only (no JoinIdenticalVertices), so vertex counts are those
  * of the files' vertex streams, larger than the README's joined counts for most formats; the figures below were
  * derived with this library and cross-checked against the README's bones / max influences / weight sums.
@@ -456,6 +457,189 @@ START_TEST(built_scene_round_trip_and_isolated_load) {
 }
 END_TEST
 
+/* A Collada file written here with the import cases the corpus does not have: two meshes sharing one skeleton,
+ * joint "ja" bound by both with different offset matrices (identity in A, a -5 y translation in B), a vertex
+ * without influences and a (bone, vertex) pair listed twice. Every entry is kept as in the file, validate reports
+ * both, and the export bakes mesh B's other bind into its vertices so that the rest pose skins the same. */
+static const char k_cases_dae[] =
+    "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+    "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+    "  <asset><unit meter=\"1\"/><up_axis>Y_UP</up_axis></asset>\n"
+    "  <library_geometries>\n"
+    "    <geometry id=\"gA\" name=\"A\"><mesh>\n"
+    "      <source id=\"gA-pos\"><float_array id=\"gA-pos-a\" count=\"12\">0 0 0 1 0 0 0 1 0 1 1 0</float_array>\n"
+    "        <technique_common><accessor source=\"#gA-pos-a\" count=\"4\" stride=\"3\"><param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+    "      <vertices id=\"gA-v\"><input semantic=\"POSITION\" source=\"#gA-pos\"/></vertices>\n"
+    "      <triangles count=\"2\"><input semantic=\"VERTEX\" source=\"#gA-v\" offset=\"0\"/><p>0 1 2 2 1 3</p></triangles>\n"
+    "    </mesh></geometry>\n"
+    "    <geometry id=\"gB\" name=\"B\"><mesh>\n"
+    "      <source id=\"gB-pos\"><float_array id=\"gB-pos-a\" count=\"9\">0 5 0 1 5 0 0 6 0</float_array>\n"
+    "        <technique_common><accessor source=\"#gB-pos-a\" count=\"3\" stride=\"3\"><param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+    "      <vertices id=\"gB-v\"><input semantic=\"POSITION\" source=\"#gB-pos\"/></vertices>\n"
+    "      <triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#gB-v\" offset=\"0\"/><p>0 1 2</p></triangles>\n"
+    "    </mesh></geometry>\n"
+    "  </library_geometries>\n"
+    "  <library_controllers>\n"
+    "    <controller id=\"cA\"><skin source=\"#gA\">\n"
+    "      <bind_shape_matrix>1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</bind_shape_matrix>\n"
+    "      <source id=\"cA-j\"><Name_array id=\"cA-j-a\" count=\"2\">ja jb</Name_array><technique_common><accessor source=\"#cA-j-a\" count=\"2\" stride=\"1\"><param name=\"JOINT\" type=\"name\"/></accessor></technique_common></source>\n"
+    "      <source id=\"cA-ib\"><float_array id=\"cA-ib-a\" count=\"32\">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1 1 0 0 0 0 1 0 -1 0 0 1 0 0 0 0 1</float_array><technique_common><accessor source=\"#cA-ib-a\" count=\"2\" stride=\"16\"><param name=\"TRANSFORM\" type=\"float4x4\"/></accessor></technique_common></source>\n"
+    "      <source id=\"cA-w\"><float_array id=\"cA-w-a\" count=\"3\">1 0.25 0.5</float_array><technique_common><accessor source=\"#cA-w-a\" count=\"3\" stride=\"1\"><param name=\"WEIGHT\" type=\"float\"/></accessor></technique_common></source>\n"
+    "      <joints><input semantic=\"JOINT\" source=\"#cA-j\"/><input semantic=\"INV_BIND_MATRIX\" source=\"#cA-ib\"/></joints>\n"
+    "      <vertex_weights count=\"4\"><input semantic=\"JOINT\" source=\"#cA-j\" offset=\"0\"/><input semantic=\"WEIGHT\" source=\"#cA-w\" offset=\"1\"/>\n"
+    "        <vcount>1 2 0 1</vcount><v>0 0 1 1 1 1 1 0</v></vertex_weights>\n"
+    "    </skin></controller>\n"
+    "    <controller id=\"cB\"><skin source=\"#gB\">\n"
+    "      <bind_shape_matrix>1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</bind_shape_matrix>\n"
+    "      <source id=\"cB-j\"><Name_array id=\"cB-j-a\" count=\"1\">ja</Name_array><technique_common><accessor source=\"#cB-j-a\" count=\"1\" stride=\"1\"><param name=\"JOINT\" type=\"name\"/></accessor></technique_common></source>\n"
+    "      <source id=\"cB-ib\"><float_array id=\"cB-ib-a\" count=\"16\">1 0 0 0 0 1 0 -5 0 0 1 0 0 0 0 1</float_array><technique_common><accessor source=\"#cB-ib-a\" count=\"1\" stride=\"16\"><param name=\"TRANSFORM\" type=\"float4x4\"/></accessor></technique_common></source>\n"
+    "      <source id=\"cB-w\"><float_array id=\"cB-w-a\" count=\"1\">1</float_array><technique_common><accessor source=\"#cB-w-a\" count=\"1\" stride=\"1\"><param name=\"WEIGHT\" type=\"float\"/></accessor></technique_common></source>\n"
+    "      <joints><input semantic=\"JOINT\" source=\"#cB-j\"/><input semantic=\"INV_BIND_MATRIX\" source=\"#cB-ib\"/></joints>\n"
+    "      <vertex_weights count=\"3\"><input semantic=\"JOINT\" source=\"#cB-j\" offset=\"0\"/><input semantic=\"WEIGHT\" source=\"#cB-w\" offset=\"1\"/>\n"
+    "        <vcount>1 1 1</vcount><v>0 0 0 0 0 0</v></vertex_weights>\n"
+    "    </skin></controller>\n"
+    "  </library_controllers>\n"
+    "  <library_visual_scenes><visual_scene id=\"s\" name=\"s\">\n"
+    "    <node id=\"ja\" sid=\"ja\" name=\"ja\" type=\"JOINT\"><matrix>1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix>\n"
+    "      <node id=\"jb\" sid=\"jb\" name=\"jb\" type=\"JOINT\"><matrix>1 0 0 0 0 1 0 1 0 0 1 0 0 0 0 1</matrix></node></node>\n"
+    "    <node id=\"mA\" name=\"mA\"><instance_controller url=\"#cA\"><skeleton>#ja</skeleton></instance_controller></node>\n"
+    "    <node id=\"mB\" name=\"mB\"><instance_controller url=\"#cB\"><skeleton>#ja</skeleton></instance_controller></node>\n"
+    "  </visual_scene></library_visual_scenes>\n"
+    "  <scene><instance_visual_scene url=\"#s\"/></scene>\n"
+    "</COLLADA>\n";
+
+/* Rest-pose LBS positions of mesh m (its own inverse binds), V * 3 floats, caller frees. */
+static float* rest_skinned(sk_scene* s, uint32_t m) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t jc = sk_skeleton_joint_count(sk);
+  size_t V = sk_scene_mesh_vertex_count(s, m);
+  float* ib = malloc(jc * 16 * sizeof(float));
+  float* pal = malloc(jc * 16 * sizeof(float));
+  float* pos = malloc(V * 3 * sizeof(float));
+  float* out = malloc(V * 3 * sizeof(float));
+  ck_assert(ib && pal && pos && out);
+  sk_error err;
+  ck_assert_int_eq(sk_scene_mesh_inverse_binds(s, m, ib, NULL, &err), SK_OK);
+  ck_assert_int_eq(sk_skeleton_palette_from_trs(sk, NULL, ib, pal, &err), SK_OK);
+  sk_scene_mesh_positions(s, m, pos, V * 3);
+  sk_skin* skin = sk_scene_mesh_skin(s, m);
+  uint32_t* off = malloc((V + 1) * sizeof(uint32_t));
+  size_t n = sk_skin_influence_count(skin);
+  uint32_t* jt = malloc(n * sizeof(uint32_t) + 4);
+  float* wt = malloc(n * sizeof(float) + 4);
+  ck_assert(off && jt && wt);
+  ck_assert_int_eq(sk_skin_get_csr(skin, off, jt, wt, &err), SK_OK);
+  sk_deform_job job;
+  memset(&job, 0, sizeof job);
+  job.size = sizeof job;
+  job.method = SK_DEFORM_LBS;
+  job.flags = SK_DEFORM_NORMALIZE_WEIGHTS; /* the half-weighted vertex and the unweighted one stay put */
+  job.vertex_count = V;
+  job.palette = pal;
+  job.joint_count = jc;
+  job.csr_offsets = off;
+  job.csr_joints = jt;
+  job.csr_weights = wt;
+  job.in_positions = pos;
+  job.out_positions = out;
+  ck_assert_msg(sk_deform_run(&job, &err) == SK_OK, "%s", err.message);
+  free(ib);
+  free(pal);
+  free(pos);
+  free(off);
+  free(jt);
+  free(wt);
+  return out;
+}
+
+START_TEST(meshes_with_own_binds_duplicates_and_unweighted_vertices) {
+  make_tmp();
+  const char* path = tmp_path("cases.dae");
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(k_cases_dae, f);
+  fclose(f);
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(sk_scene_mesh_count(s), 2);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t ja = 0, jb = 0, jc = sk_skeleton_joint_count(sk);
+  ck_assert_int_eq(sk_skeleton_find_joint(sk, "ja", &ja), SK_OK);
+  ck_assert_int_eq(sk_skeleton_find_joint(sk, "jb", &jb), SK_OK);
+  float* ib = malloc(jc * 16 * sizeof(float));
+  uint8_t* bound = malloc(jc);
+  ck_assert(ib && bound);
+  /* the same joint, two offset matrices (column-major: translation in 12..14) */
+  ck_assert_int_eq(sk_scene_mesh_inverse_binds(s, 0, ib, bound, &err), SK_OK);
+  ck_assert(bound[ja] && bound[jb]);
+  ck_assert_float_eq(ib[ja * 16 + 13], 0.0f);
+  ck_assert_float_eq(ib[jb * 16 + 13], -1.0f);
+  ck_assert_int_eq(sk_scene_mesh_inverse_binds(s, 1, ib, bound, &err), SK_OK);
+  ck_assert(bound[ja] && !bound[jb]);
+  ck_assert_float_eq(ib[ja * 16 + 13], -5.0f);
+  /* entries as in the file: Collada expands vertices per face corner (6 for mesh A); the corners of the file's
+   * vertex 1 carry jb twice (0.25 + 0.25), those of vertex 2 nothing */
+  ck_assert_uint_eq(sk_scene_mesh_vertex_count(s, 0), 6);
+  sk_mesh_report rep[2];
+  memset(rep, 0, sizeof rep);
+  for (int m = 0; m < 2; ++m) rep[m].size = sizeof rep[m], rep[m].skin.size = sizeof rep[m].skin;
+  uint32_t findings = 0;
+  ck_assert_int_eq(sk_scene_validate(s, NULL, rep, 2, &findings, &err), SK_OK);
+  ck_assert_uint_eq(findings, 1);
+  ck_assert_uint_eq(rep[0].skin.unweighted, 2);
+  ck_assert_uint_eq(rep[0].skin.duplicate, 2);
+  ck_assert_uint_eq(rep[0].skin.off_tolerance, 2);
+  ck_assert_uint_eq(rep[0].findings, 1);
+  ck_assert_uint_eq(rep[1].findings, 0);
+  sk_skin* skin = sk_scene_mesh_skin(s, 0);
+  int dup_seen = 0;
+  for (size_t v = 0; v < 6; ++v) {
+    uint32_t j[8];
+    float w[8];
+    size_t c = sk_skin_get_vertex(skin, v, j, w, 8);
+    if (c == 2) {
+      ck_assert(j[0] == jb && j[1] == jb && w[0] == 0.25f && w[1] == 0.25f);
+      dup_seen++;
+    }
+  }
+  ck_assert_int_eq(dup_seen, 2);
+  /* export: glTF keeps one inverse bind per joint, so mesh B's other bind is baked into its vertices (weights
+   * normalized by the glTF default); Collada writes one skin per mesh. The rest pose skins the same. */
+  float* want0 = rest_skinned(s, 0);
+  float* want1 = rest_skinned(s, 1);
+  const char* outs[2] = {"cases.glb", "cases_out.dae"};
+  for (int k = 0; k < 2; ++k) {
+    sk_save_options so = {sizeof so, 0, NULL, 0, 0, 0.0f, 0};
+    ck_assert_msg(sk_scene_save(s, tmp_path(outs[k]), &so, &err) == SK_OK, "%s", err.message);
+    sk_scene* b = NULL;
+    ck_assert_msg(sk_scene_load(tmp_path(outs[k]), NULL, &b, &err) == SK_OK, "%s", err.message);
+    ck_assert_uint_eq(sk_scene_mesh_count(b), 2);
+    for (uint32_t m = 0; m < 2; ++m) {
+      float* got = rest_skinned(b, m);
+      const float* want = m ? want1 : want0;
+      size_t Vs = sk_scene_mesh_vertex_count(s, m), Vb = sk_scene_mesh_vertex_count(b, m);
+      for (size_t v = 0; v < Vb; ++v) { /* each written vertex sits on a source vertex's skinned place */
+        int found = 0;
+        for (size_t u = 0; u < Vs && !found; ++u)
+          found = fabsf(got[v * 3] - want[u * 3]) < 1e-5f && fabsf(got[v * 3 + 1] - want[u * 3 + 1]) < 1e-5f &&
+                  fabsf(got[v * 3 + 2] - want[u * 3 + 2]) < 1e-5f;
+        ck_assert_msg(found, "%s mesh %u vertex %zu at (%g %g %g)", outs[k], m, v, got[v * 3], got[v * 3 + 1],
+                      got[v * 3 + 2]);
+      }
+      free(got);
+    }
+    sk_scene_destroy(b);
+  }
+  free(want0);
+  free(want1);
+  free(ib);
+  free(bound);
+  sk_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 static Suite* io_suite(void) {
   Suite* s = suite_create("io");
   TCase* v = tcase_create("validity");
@@ -463,6 +647,7 @@ static Suite* io_suite(void) {
   tcase_add_test(v, extensions_come_from_assimp);
   tcase_add_test(v, export_writes_binary_fbx_and_refuses_unknown);
   tcase_add_test(v, built_scene_round_trip_and_isolated_load);
+  tcase_add_test(v, meshes_with_own_binds_duplicates_and_unweighted_vertices);
   tcase_set_timeout(v, 120);
   suite_add_tcase(s, v);
   TCase* r = tcase_create("result");
