@@ -48,16 +48,40 @@ void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w) 
   if (n < s) c->count[v] = n + 1;
 }
 
-double skc_seg_dist2(const double p[3], const double a[3], const double b[3], double* out_t) {
-  double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
-  double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], t = 0.0;
-  if (l2 > 0.0) {
-    t = (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / l2;
-    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+static uint32_t pos_bits(float x) {
+  uint32_t u;
+  if (x == 0.0f) x = 0.0f; /* -0 and +0 are the same position */
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+int skc_bind_weld(const float* p, size_t n, uint32_t* rep) {
+  for (size_t v = 0; v < n; ++v) rep[v] = (uint32_t)v;
+  size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  uint32_t* table = malloc(cap * sizeof *table);
+  if (!table) return SKC_OUT_OF_MEMORY;
+  memset(table, 0xff, cap * sizeof *table);
+  for (size_t v = 0; v < n; ++v) {
+    uint32_t x = pos_bits(p[3 * v]), y = pos_bits(p[3 * v + 1]), z = pos_bits(p[3 * v + 2]);
+    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)z * 0x165667B19E3779F9ull;
+    h ^= h >> 29;
+    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+      uint32_t o = table[i];
+      if (o == UINT32_MAX) {
+        table[i] = (uint32_t)v;
+        break;
+      }
+      if (pos_bits(p[3 * (size_t)o]) == x && pos_bits(p[3 * (size_t)o + 1]) == y &&
+          pos_bits(p[3 * (size_t)o + 2]) == z) {
+        rep[v] = o;
+        break;
+      }
+    }
   }
-  double d[3] = {ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]};
-  if (out_t) *out_t = t;
-  return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  free(table);
+  return SKC_OK;
 }
 
 int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j) {

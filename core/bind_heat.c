@@ -11,10 +11,12 @@
  * that only place the skeleton - head outside the mesh, most of the segment outside, tail inside (a root at the
  * ground reaching up into the hips) - emit no heat while another bone does. Multiplying the Laplacian form by A
  * makes the system symmetric positive definite on every connected component with a visible bone and
- * scale-invariant (A H is dimensionless). One sparse Cholesky factorization (CHOLMOD: AMD order and simplicial up
- * to 100k rows, CHOLMOD's own choice above) serves every bone; the right-hand sides are solved in two halves on two
- * threads. Vertices at identical positions are welded for the Laplacian (hash of the exact coordinates), so UV
- * seams and split caps do not split the heat. A component that no bone sees is weighted by nearest bone instead:
+ * scale-invariant (A H is dimensionless). One sparse Cholesky factorization (CHOLMOD, AMD order; supernodal when
+ * it does more than HEAT_SUPERNODAL_SWITCH flops per entry of the factor, simplicial below) serves every bone; the
+ * matrix is assembled in compressed columns straight from the triangles, and its ordering and symbolic analysis run
+ * on one core while the BVH is built on the other (the pattern does not depend on the heat); the right-hand sides
+ * are solved in two halves on two threads. Vertices at identical positions are welded for the Laplacian (hash of
+ * the exact coordinates), so UV seams and split caps do not split the heat. A component that no bone sees is weighted by nearest bone instead:
  * rigidly by its centroid when it is small (under 5% of the mesh size: buttons, eyes), per vertex (blended)
  * otherwise; vertices the heat leaves empty also get per-vertex nearest weights.
  */
@@ -29,7 +31,7 @@
 #define HEAT_TIES 4           /* bones sharing the heat of one vertex */
 #define HEAT_VIS_TESTS 64     /* nearest bones tested for visibility per vertex */
 #define HEAT_CHUNK 16         /* right-hand sides solved at once (per thread) */
-#define HEAT_SIMPLICIAL_ROWS 100000 /* systems up to this size: AMD + simplicial factorization */
+#define HEAT_SUPERNODAL_SWITCH 100.0 /* flops per entry of L from which the factorization is supernodal */
 #define HEAT_FADE_START 0.05  /* heat weights below this fade linearly ... */
 #define HEAT_FADE_END 0.025   /* ... to 0 here */
 /* Blender's Laplacian is 1/4 of the cotangent one with vertex areas (cot weights over 4x the Voronoi area), so its
@@ -74,45 +76,13 @@ static void ctx_free(heat_ctx* c) {
   free(c->nrm);
 }
 
-static uint32_t pos_bits(float x) {
-  uint32_t u;
-  if (x == 0.0f) x = 0.0f; /* -0 and +0 are the same position */
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-
-/* rep[v] = the lowest index at v's exact position: one pass over an open-addressing hash table of the bit
- * patterns (positions are finite). */
+/* rep[v] = the lowest index at v's exact position (skc_bind_weld), or v itself with no_weld. */
 static int weld(heat_ctx* c) {
-  const skc_bind_desc* d = c->d;
-  for (size_t v = 0; v < c->n; ++v) c->rep[v] = (uint32_t)v;
-  if (d->no_weld) return SKC_OK;
-  size_t cap = 16;
-  while (cap < 2 * c->n) cap *= 2;
-  uint32_t* table = malloc(cap * sizeof *table);
-  if (!table) return SKC_OUT_OF_MEMORY;
-  memset(table, 0xff, cap * sizeof *table);
-  const float* p = d->positions;
-  for (size_t v = 0; v < c->n; ++v) {
-    uint32_t x = pos_bits(p[3 * v]), y = pos_bits(p[3 * v + 1]), z = pos_bits(p[3 * v + 2]);
-    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)z * 0x165667B19E3779F9ull;
-    h ^= h >> 29;
-    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
-      uint32_t o = table[i];
-      if (o == UINT32_MAX) {
-        table[i] = (uint32_t)v;
-        break;
-      }
-      if (pos_bits(p[3 * (size_t)o]) == x && pos_bits(p[3 * (size_t)o + 1]) == y &&
-          pos_bits(p[3 * (size_t)o + 2]) == z) {
-        c->rep[v] = o;
-        break;
-      }
-    }
+  if (c->d->no_weld) {
+    for (size_t v = 0; v < c->n; ++v) c->rep[v] = (uint32_t)v;
+    return SKC_OK;
   }
-  free(table);
-  return SKC_OK;
+  return skc_bind_weld(c->d->positions, c->n, c->rep);
 }
 
 /* Areas, components (over non-degenerate welded triangles). */
@@ -227,8 +197,8 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
 #endif
   {
     double* dist = malloc(nb * sizeof *dist);
-    uint32_t* order = malloc((HEAT_VIS_TESTS + 1) * sizeof *order);
-    if (!dist || !order) {
+    double* tpar = malloc(nb * sizeof *tpar);
+    if (!dist || !tpar) {
 #if defined(SK_HAVE_OPENMP)
 #pragma omp atomic write
 #endif
@@ -241,41 +211,42 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
       size_t v = (size_t)vi;
       c->h[v] = 0.0;
       c->hcount[v] = 0;
-      if (!dist || !order || c->rep[v] != v || !(c->area[v] > 0.0)) continue;
+      if (!dist || !tpar || c->rep[v] != v || !(c->area[v] > 0.0)) continue;
       double p[3] = {d->positions[3 * v], d->positions[3 * v + 1], d->positions[3 * v + 2]};
-      /* the HEAT_VIS_TESTS nearest active bones, ascending (insertion into a short sorted list) */
-      uint32_t m = 0;
+      const float* nv = c->nrm + 3 * v;
+      uint32_t sources = 0;
       for (uint32_t j = 0; j < nb; ++j) {
         dist[j] = INFINITY;
         if (!c->source[j]) continue;
+        ++sources;
         double a[3] = {d->heads[3 * j], d->heads[3 * j + 1], d->heads[3 * j + 2]};
         double b[3] = {d->tails[3 * j], d->tails[3 * j + 1], d->tails[3 * j + 2]};
-        double t;
-        dist[j] = sqrt(skc_seg_dist2(p, a, b, &t));
-        if (dist[j] > 0.0) { /* a bone the surface faces away from counts as farther (as Blender does) */
-          const float* nv = c->nrm + 3 * v;
+        double t, dj = sqrt(skc_seg_dist2(p, a, b, &t));
+        if (dj > 0.0) { /* a bone the surface faces away from counts as farther (as Blender does) */
           double cosine = 0.0;
           for (int k = 0; k < 3; ++k) cosine += (p[k] - (a[k] + t * (b[k] - a[k]))) * nv[k];
-          dist[j] /= 0.5 * (cosine / dist[j] + 1.001);
+          dj /= 0.5 * (cosine / dj + 1.001);
         }
-        if (m == HEAT_VIS_TESTS && dist[j] >= dist[order[m - 1]]) continue;
-        uint32_t i = m < HEAT_VIS_TESTS ? m++ : m - 1;
-        while (i > 0 && dist[order[i - 1]] > dist[j]) {
-          order[i] = order[i - 1];
-          --i;
-        }
-        order[i] = j;
+        dist[j] = dj;
+        tpar[j] = t;
       }
+      /* the nearest bones in ascending order (ties: lower index), picked one at a time: the nearest is visible
+       * for most vertices; at most HEAT_VIS_TESTS are tested */
       double dmin = -1.0;
-      for (uint32_t i = 0; i < m; ++i) {
-        uint32_t j = order[i];
-        if (dmin >= 0.0 && dist[j] > dmin * 1.0001) break;
-        double a[3] = {d->heads[3 * j], d->heads[3 * j + 1], d->heads[3 * j + 2]};
-        double b[3] = {d->tails[3 * j], d->tails[3 * j + 1], d->tails[3 * j + 2]}, t;
-        skc_seg_dist2(p, a, b, &t);
-        double q[3] = {a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2])};
+      uint32_t tests = sources < HEAT_VIS_TESTS ? sources : HEAT_VIS_TESTS;
+      for (uint32_t i = 0; i < tests; ++i) {
+        uint32_t j = 0;
+        double dj = INFINITY;
+        for (uint32_t k = 0; k < nb; ++k)
+          if (dist[k] < dj) dj = dist[k], j = k;
+        if (!(dj < INFINITY)) break;
+        dist[j] = INFINITY; /* taken */
+        if (dmin >= 0.0 && dj > dmin * 1.0001) break;
+        double t = tpar[j];
+        double q[3];
+        for (int k = 0; k < 3; ++k) q[k] = d->heads[3 * j + k] + t * ((double)d->tails[3 * j + k] - d->heads[3 * j + k]);
         if (skc_bvh_segment_hits(bvh, p, q, (uint32_t)v, 1e-5)) continue;
-        if (dmin < 0.0) dmin = dist[j];
+        if (dmin < 0.0) dmin = dj;
         if (c->hcount[v] < HEAT_TIES) c->hbone[v * HEAT_TIES + c->hcount[v]++] = j;
       }
       if (c->hcount[v]) {
@@ -284,7 +255,7 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
       }
     }
     free(dist);
-    free(order);
+    free(tpar);
   }
   return failed ? SKC_OUT_OF_MEMORY : SKC_OK;
 }
@@ -300,50 +271,147 @@ static double cot(const float* a, const float* b, const float* e) { /* cotangent
   return dot / sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
 }
 
-/* Assembles and factors -L + A H over the system rows; clamp = 1 uses max(cot, 0). Returns NULL if not SPD. */
-static cholmod_factor* factor(heat_ctx* c, int32_t m, int clamp, cholmod_sparse** out_a, cholmod_common* cm,
-                              int* oom) {
+/* The system matrix -L + A H over the rows (welded vertices with area), upper triangle in compressed columns,
+ * built straight from the triangles: the pattern depends on the mesh only, so it is ordered (AMD) while the BVH
+ * is built, and the values are filled once the heat is known. Each half-edge keeps its cotangent weight and the
+ * slot of its off-diagonal entry, so the values can be refilled with clamped (non-negative) weights. */
+typedef struct heat_sys {
+  cholmod_sparse* A; /* m x m, stype 1 (upper), sorted, packed */
+  double* lap;       /* m: diagonal of -L (sum of the row's cotangent weights) */
+  double* cotw;      /* 3 * triangle_count: 0.5 cot of the angle opposite edge e of triangle t */
+  uint32_t* slot;    /* 3 * triangle_count: entry of that edge in A->x (UINT32_MAX: triangle not in the system) */
+} heat_sys;
+
+static void sys_free(heat_sys* s, cholmod_common* cm) {
+  if (s->A) cholmod_free_sparse(&s->A, cm);
+  free(s->lap);
+  free(s->cotw);
+  free(s->slot);
+  memset(s, 0, sizeof *s);
+}
+
+/* Pattern, slots and cotangent weights; values are left to sys_fill. Returns SKC_OUT_OF_MEMORY or SKC_OK. */
+static int sys_build(heat_ctx* c, int32_t m, heat_sys* s, cholmod_common* cm) {
   const skc_bind_desc* d = c->d;
-  size_t nz = (size_t)m;
-  for (size_t t = 0; t < d->triangle_count; ++t)
-    if (c->tri_ok[t] && c->sidx[c->tri[3 * t]] >= 0) nz += 9;
-  if (nz > (size_t)INT_MAX) { /* beyond the 32-bit CHOLMOD interface */
-    *oom = 1;
-    return NULL;
+  size_t nt = d->triangle_count;
+  memset(s, 0, sizeof *s);
+  uint32_t* cnt = calloc((size_t)m + 1, sizeof *cnt);
+  s->lap = malloc((size_t)m * sizeof *s->lap);
+  s->cotw = malloc(3 * nt * sizeof *s->cotw);
+  s->slot = malloc(3 * nt * sizeof *s->slot);
+  if (!cnt || !s->lap || !s->cotw || !s->slot) {
+    free(cnt);
+    sys_free(s, cm);
+    return SKC_OUT_OF_MEMORY;
   }
-  cholmod_triplet* T = cholmod_allocate_triplet((size_t)m, (size_t)m, nz, -1, CHOLMOD_REAL, cm);
-  if (!T) {
-    *oom = 1;
-    return NULL;
-  }
-  int* ti = T->i;
-  int* tj = T->j;
-  double* tx = T->x;
-  size_t k = 0;
-  for (size_t v = 0; v < c->n; ++v)
-    if (c->sidx[v] >= 0) {
-      ti[k] = tj[k] = c->sidx[v];
-      tx[k++] = c->area[v] * c->h[v];
-    }
-  for (size_t t = 0; t < d->triangle_count; ++t) {
+  /* half-edges per column (the larger row index of the edge), with duplicates, plus the diagonal */
+  for (size_t t = 0; t < nt; ++t) {
     const uint32_t* tv = c->tri + 3 * t;
-    if (!c->tri_ok[t] || c->sidx[tv[0]] < 0) continue;
+    if (!c->tri_ok[t]) continue;
     for (int e = 0; e < 3; ++e) {
-      uint32_t a = tv[e], b = tv[(e + 1) % 3], o = tv[(e + 2) % 3];
-      double w = 0.5 * cot(d->positions + 3 * (size_t)o, d->positions + 3 * (size_t)a, d->positions + 3 * (size_t)b);
-      if (clamp && w < 0.0) w = 0.0;
-      int ia = c->sidx[a], ib = c->sidx[b];
-      ti[k] = tj[k] = ia;
-      tx[k++] = w;
-      ti[k] = tj[k] = ib;
-      tx[k++] = w;
-      ti[k] = ia > ib ? ia : ib;
-      tj[k] = ia > ib ? ib : ia;
-      tx[k++] = -w;
+      int32_t ia = c->sidx[tv[e]], ib = c->sidx[tv[(e + 1) % 3]];
+      ++cnt[(ia > ib ? ia : ib) + 1];
     }
   }
-  T->nnz = k;
-  return skc_chol_factor_triplet(&T, k, cm, out_a, oom);
+  for (int32_t r = 0; r < m; ++r) cnt[r + 1] += cnt[r] + 1; /* + 1: the diagonal */
+  size_t raw = cnt[m];
+  uint32_t* rows = malloc((raw ? raw : 1) * sizeof *rows);
+  uint32_t* fill = malloc((size_t)m * sizeof *fill);
+  if (!rows || !fill) {
+    free(cnt);
+    free(rows);
+    free(fill);
+    sys_free(s, cm);
+    return SKC_OUT_OF_MEMORY;
+  }
+  for (int32_t r = 0; r < m; ++r) fill[r] = cnt[r];
+  for (size_t t = 0; t < nt; ++t) {
+    const uint32_t* tv = c->tri + 3 * t;
+    if (!c->tri_ok[t]) continue;
+    for (int e = 0; e < 3; ++e) {
+      int32_t ia = c->sidx[tv[e]], ib = c->sidx[tv[(e + 1) % 3]];
+      rows[fill[ia > ib ? ia : ib]++] = (uint32_t)(ia > ib ? ib : ia);
+    }
+  }
+  /* sort each column (a handful of rows) and drop duplicates; the diagonal comes last */
+  size_t nz = 0;
+  for (int32_t col = 0; col < m; ++col) {
+    uint32_t e0 = cnt[col], e1 = fill[col];
+    for (uint32_t i = e0 + 1; i < e1; ++i) {
+      uint32_t x = rows[i], k = i;
+      while (k > e0 && rows[k - 1] > x) {
+        rows[k] = rows[k - 1];
+        --k;
+      }
+      rows[k] = x;
+    }
+    size_t start = nz;
+    for (uint32_t i = e0; i < e1; ++i)
+      if (i == e0 || rows[i] != rows[i - 1]) rows[nz++] = rows[i];
+    rows[nz++] = (uint32_t)col;
+    fill[col] = (uint32_t)start; /* reused: where the column starts once packed */
+  }
+  free(cnt);
+  s->A = cholmod_allocate_sparse((size_t)m, (size_t)m, nz, 1, 1, 1, CHOLMOD_REAL, cm);
+  if (!s->A) {
+    free(rows);
+    free(fill);
+    sys_free(s, cm);
+    return SKC_OUT_OF_MEMORY;
+  }
+  int* ap = s->A->p;
+  int* ai = s->A->i;
+  for (int32_t col = 0; col < m; ++col) ap[col] = (int)fill[col];
+  ap[m] = (int)nz;
+  for (size_t k = 0; k < nz; ++k) ai[k] = (int)rows[k];
+  free(rows);
+  free(fill);
+  /* cotangent weights and their slots (a short scan of the column) */
+  for (size_t t = 0; t < nt; ++t) {
+    const uint32_t* tv = c->tri + 3 * t;
+    for (int e = 0; e < 3; ++e) {
+      s->slot[3 * t + e] = UINT32_MAX;
+      if (!c->tri_ok[t]) continue;
+      uint32_t a = tv[e], b = tv[(e + 1) % 3], o = tv[(e + 2) % 3];
+      int32_t ia = c->sidx[a], ib = c->sidx[b];
+      int32_t col = ia > ib ? ia : ib, row = ia > ib ? ib : ia;
+      int k = ap[col];
+      while (ai[k] != row) ++k;
+      s->slot[3 * t + e] = (uint32_t)k;
+      s->cotw[3 * t + e] =
+          0.5 * cot(d->positions + 3 * (size_t)o, d->positions + 3 * (size_t)a, d->positions + 3 * (size_t)b);
+    }
+  }
+  return SKC_OK;
+}
+
+/* Values of -L + A H (clamp = 1: max(cot, 0)); rows of components without heat get A times the heat of a bone at
+ * the mesh's diagonal instead, which keeps the matrix positive definite there (their right-hand sides are zero,
+ * so their solution is exactly zero and never mixes with the heated components: no edge joins them). */
+static void sys_fill(heat_ctx* c, const uint8_t* comp_heated, double cold_heat, int clamp, heat_sys* s) {
+  const skc_bind_desc* d = c->d;
+  double* ax = s->A->x;
+  const int* ap = s->A->p;
+  size_t m = s->A->nrow;
+  memset(ax, 0, (size_t)ap[m] * sizeof *ax);
+  memset(s->lap, 0, m * sizeof *s->lap);
+  for (size_t t = 0; t < d->triangle_count; ++t) {
+    if (!c->tri_ok[t]) continue;
+    const uint32_t* tv = c->tri + 3 * t;
+    for (int e = 0; e < 3; ++e) {
+      double w = s->cotw[3 * t + e];
+      if (clamp && w < 0.0) w = 0.0;
+      ax[s->slot[3 * t + e]] -= w;
+      s->lap[c->sidx[tv[e]]] += w;
+      s->lap[c->sidx[tv[(e + 1) % 3]]] += w;
+    }
+  }
+  for (size_t v = 0; v < c->n; ++v) {
+    int32_t r = c->sidx[v];
+    if (r < 0) continue;
+    double h = comp_heated[c->comp[v]] ? c->h[v] : cold_heat;
+    ax[ap[r + 1] - 1] = s->lap[r] + c->area[v] * h;
+  }
 }
 
 /* Solves every heated bone, chunk by chunk, and offers the weights of the system rows. */
@@ -563,71 +631,111 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
     return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for heat on %zu vertices", n);
   }
   geometry(&c);
-  skc_bvh* bvh = NULL;
-  int rc = skc_bvh_build(d->positions, c.tri, nt, &bvh, err);
+  /* rows: every welded vertex with area (components without heat too, see sys_fill) */
+  int32_t m = 0;
+  for (size_t v = 0; v < n; ++v) c.sidx[v] = c.rep[v] == v && c.area[v] > 0.0 ? m++ : -1;
+  cholmod_common cm;
+  cholmod_start(&cm);
+  cm.print = 0;
+  cm.error_handler = NULL;
+  /* AMD order (a METIS trial costs more than it saves on surface meshes); supernodal (BLAS) once the
+   * factorization does enough work per entry, simplicial below (CesiumMan_subdiv2: 69 flops per entry of L,
+   * simplicial 34 ms vs supernodal 42; the 40k cylinder: 145, supernodal 46 ms vs simplicial 80) */
+  cm.nmethods = 1;
+  cm.method[0].ordering = CHOLMOD_AMD;
+  cm.supernodal = CHOLMOD_AUTO;
+  cm.supernodal_switch = HEAT_SUPERNODAL_SWITCH;
+  heat_sys sys;
+  memset(&sys, 0, sizeof sys);
+  int rc = m > 0 ? sys_build(&c, m, &sys, &cm) : SKC_OK;
   if (rc) {
+    cholmod_finish(&cm);
     ctx_free(&c);
-    return rc;
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for the heat system of %zu vertices", n);
   }
-  heat_sources(&c, bvh);
-  double dclamp = 1e-4 * skc_bind_bbox_diag(d->positions, n);
+  /* two independent jobs on the two cores: the BVH (and the heat sources, which use it), and the ordering and
+   * symbolic factorization of the system */
+  skc_bvh* bvh = NULL;
+  cholmod_factor* L = NULL;
+  int bvh_rc = SKC_OK;
+  skc_err bvh_err;
+  memset(&bvh_err, 0, sizeof bvh_err);
+#if defined(SK_HAVE_OPENMP)
+#pragma omp parallel sections num_threads(2) if (m > 4096)
+#endif
+  {
+#if defined(SK_HAVE_OPENMP)
+#pragma omp section
+#endif
+    {
+      bvh_rc = skc_bvh_build(d->positions, c.tri, nt, &bvh, &bvh_err);
+      if (!bvh_rc) heat_sources(&c, bvh);
+    }
+#if defined(SK_HAVE_OPENMP)
+#pragma omp section
+#endif
+    {
+      if (m > 0) L = cholmod_analyze(sys.A, &cm);
+    }
+  }
+  if (bvh_rc || (m > 0 && !L)) {
+    if (bvh_rc) {
+      if (err) *err = bvh_err;
+    } else {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory ordering the heat system");
+    }
+    skc_bvh_destroy(bvh);
+    if (L) cholmod_free_factor(&L, &cm);
+    sys_free(&sys, &cm);
+    cholmod_finish(&cm);
+    ctx_free(&c);
+    return bvh_rc ? bvh_rc : rc;
+  }
+  double diag = skc_bind_bbox_diag(d->positions, n);
+  double dclamp = 1e-4 * diag;
   rc = visibility(&c, bvh, dclamp > 0.0 ? dclamp : 1e-30);
   skc_bvh_destroy(bvh);
-  if (rc) {
-    ctx_free(&c);
-    return skc_fail(err, rc, "bind: out of memory in the visibility pass");
-  }
-  /* components: heated ones enter the system, the others fall back */
-  uint8_t* comp_heated = calloc(n, 1);
+  uint8_t* comp_heated = rc ? NULL : calloc(n, 1);
   if (!comp_heated) {
+    if (L) cholmod_free_factor(&L, &cm);
+    sys_free(&sys, &cm);
+    cholmod_finish(&cm);
     ctx_free(&c);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory");
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory in the visibility pass");
   }
+  /* components: heated ones are solved, the others fall back */
   uint64_t comps = 0, cold = 0;
+  int any_heat = 0;
   for (size_t v = 0; v < n; ++v)
-    if (c.rep[v] == v && c.h[v] > 0.0) comp_heated[c.comp[v]] = 1;
-  int32_t m = 0;
-  for (size_t v = 0; v < n; ++v) {
-    c.sidx[v] = -1;
-    if (c.rep[v] != v) continue;
-    if (c.comp[v] == v) {
+    if (c.rep[v] == v && c.h[v] > 0.0) comp_heated[c.comp[v]] = 1, any_heat = 1;
+  for (size_t v = 0; v < n; ++v)
+    if (c.rep[v] == v && c.comp[v] == v) {
       ++comps;
       cold += !comp_heated[v];
     }
-    if (comp_heated[c.comp[v]] && c.area[v] > 0.0) c.sidx[v] = m++;
-  }
   if (rep) {
     rep->components = comps;
     rep->fallback_components = cold;
   }
-  if (m > 0) {
-    cholmod_common cm;
-    cholmod_start(&cm);
-    cm.print = 0;
-    cm.error_handler = NULL;
-    /* Up to HEAT_SIMPLICIAL_ROWS rows: AMD order and a simplicial LDL' (the fill of a surface mesh stays low there,
-     * the supernodal BLAS path and a METIS trial only cost time: 67k rows, CesiumMan_subdiv2, ~30% less CPU).
-     * Above, CHOLMOD's own choice (AMD or METIS, supernodal once the fill grows: 2x faster at 200k rows). */
-    if (m <= HEAT_SIMPLICIAL_ROWS) {
-      cm.nmethods = 1;
-      cm.method[0].ordering = CHOLMOD_AMD;
-      cm.supernodal = CHOLMOD_SIMPLICIAL;
+  if (m > 0 && any_heat) {
+    double cold_heat = HEAT_BLENDER_SCALE * (double)d->heat_scale / (diag > 0.0 ? diag * diag : 1.0);
+    sys_fill(&c, comp_heated, cold_heat, 0, &sys);
+    cholmod_factorize(sys.A, L, &cm);
+    int ok = cm.status == CHOLMOD_OK && L->minor == L->n;
+    if (!ok && cm.status != CHOLMOD_OUT_OF_MEMORY && !strict) { /* retry with non-negative cotangents */
+      sys_fill(&c, comp_heated, cold_heat, 1, &sys);
+      cholmod_factorize(sys.A, L, &cm);
+      ok = cm.status == CHOLMOD_OK && L->minor == L->n;
     }
-    cholmod_sparse* A = NULL;
-    int oom = 0;
-    cholmod_factor* L = factor(&c, m, 0, &A, &cm, &oom);
-    if (!L && !oom && !strict) L = factor(&c, m, 1, &A, &cm, &oom);
-    if (!L) {
-      rc = oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory factoring the heat system")
+    if (!ok) {
+      rc = cm.status == CHOLMOD_OUT_OF_MEMORY
+               ? skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory factoring the heat system")
                : skc_fail(err, SKC_NO_SOLUTION,
                           "bind: the heat system is not positive definite (degenerate mesh); use the robust method");
     } else {
       rc = solve(&c, m, L, &cm, out);
       if (rc) rc = skc_fail(err, rc, "bind: solving the heat system failed (%s)", skc_status_string(rc));
-      cholmod_free_factor(&L, &cm);
-      cholmod_free_sparse(&A, &cm);
     }
-    cholmod_finish(&cm);
     if (rc && !strict && rc != SKC_OUT_OF_MEMORY) { /* robust: nearest for everything */
       for (size_t v = 0; v < n; ++v) out->count[v] = 0;
       skc_err_clear(err);
@@ -635,6 +743,9 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
       if (rep) rep->method_used = SKC_BIND_NEAREST;
     }
   }
+  if (L) cholmod_free_factor(&L, &cm);
+  sys_free(&sys, &cm);
+  cholmod_finish(&cm);
   if (!rc) rc = rigid_small_parts(&c, comp_heated, out, rep, err);
   free(comp_heated);
   if (!rc) { /* duplicates take their representative's weights */

@@ -86,10 +86,24 @@ void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tail
 void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails);
 
 /* ---- shared helpers (bind.c) -------------------------------------------------------------------- */
-/* Squared distance from p to segment a-b (a point when a == b); out_t (optional) = parameter of the closest. */
-double skc_seg_dist2(const double p[3], const double a[3], const double b[3], double* out_t);
+/* Squared distance from p to segment a-b (a point when a == b); out_t (optional) = parameter of the closest.
+ * Inline: the binders call it for every vertex and bone. */
+static inline double skc_seg_dist2(const double p[3], const double a[3], const double b[3], double* out_t) {
+  double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], t = 0.0;
+  if (l2 > 0.0) {
+    t = (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / l2;
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+  }
+  double d[3] = {ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]};
+  if (out_t) *out_t = t;
+  return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
 /* True when joint j receives new weights (deform and not locked). */
 int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j);
+/* rep[v] = the lowest vertex index at v's exact position (bit patterns, -0 = +0; one pass over a hash table).
+ * SKC_OUT_OF_MEMORY or SKC_OK. */
+int skc_bind_weld(const float* positions, size_t n, uint32_t* rep);
 /* Diagonal of the positions' bounding box (> 0 unless all points coincide). */
 double skc_bind_bbox_diag(const float* positions, size_t n);
 
