@@ -1,17 +1,25 @@
 /* bind_delaunay.c - Delaunay tetrahedralization binding (Shin & Shin 2000, seed 000).
  *
- * The space holding the skin vertices and the bones is cut into tetrahedra: a 3-D Delaunay tetrahedralization
- * (qhull, reentrant libqhull_r, "d Qt Qbb Qz") of the welded vertex positions plus sample points along every active
- * bone (bone_samples per bone, or one per mesh spacing, 2 .. 256). Each vertex is then attached to its topological
- * neighbours among the bones: a multi-source Dijkstra over the tet edges (edge length as cost) keeps for every
+ * Each vertex is attached to its topological neighbours among the bones in a graph that spans the volume of the
+ * mesh: a multi-source Dijkstra (edge length as cost) from sample points along every active bone keeps for every
  * node the K nearest bones (K = the candidate count) - a bone is among the K nearest of a node only if it is among
  * the K nearest of every node on its shortest path, so one search serves all bones - and the vertex blends them by
- * inverse graph distance with the smooth relative cutoff of the nearest-bone method. Coordinates are centred and
- * scaled into the unit box before qhull (scale-free) and joggled by 1e-6 (see jitter()). Vertices that the
- * tetrahedralization leaves out (qhull drops near-duplicates) fall back to nearest bone, as does every vertex when
- * qhull cannot tetrahedralize the input (fewer than 5 distinct points, or a qhull error). qhull reports errors through
- * setjmp inside qh_new_qhull and its exit code; its messages go to an in-memory stream, never to the process's
- * stderr, and it never exits the process.
+ * inverse graph distance with the smooth relative cutoff of the nearest-bone method.
+ *
+ * The graph: the welded vertices (identical positions joined) with the mesh's own edges, plus the edges of a 3-D
+ * Delaunay tetrahedralization (qhull, reentrant libqhull_r, "d Qt Qbb Qz") of a sample of the vertices and of the
+ * bone sample points. The vertex sample is all welded vertices up to DEL_TARGET_SAMPLES, else one vertex per cell
+ * of a grid (per connected part, so every part keeps one; the vertex nearest the cell's centroid) whose cell size
+ * gives about that many occupied cells, so qhull's time no longer grows with the mesh; bone samples are spaced like
+ * the cells. A tetrahedron edge that leaves the surface outward at a vertex end - more than 30 degrees above the
+ * tangent plane of that vertex's normal - runs through the air (between two legs, from an arm into the torso) and
+ * is dropped. Without triangles (a point cloud) every tetrahedron edge stays, and each vertex outside the sample is
+ * joined to its cell's sample.
+ * Coordinates are centred and scaled into the unit box before qhull (scale-free) and joggled by 1e-6 (see jitter()).
+ * Vertices the graph does not reach (a part whose every edge was dropped) fall back to nearest bone, as does every
+ * vertex when qhull cannot tetrahedralize the input (fewer than 5 distinct points, or a qhull error). qhull reports
+ * errors through setjmp inside qh_new_qhull and its exit code; its messages go to an in-memory stream, never to the
+ * process's stderr, and it never exits the process.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
@@ -25,26 +33,9 @@
 
 #define DEL_MIN_SAMPLES 2u
 #define DEL_MAX_SAMPLES 256u
-#define DEL_JITTER 1e-6 /* in the unit box */
-
-typedef struct del_key {
-  double x, y, z;
-  uint32_t i;
-} del_key;
-
-static int key_cmp(const void* a, const void* b) {
-  const del_key* p = a;
-  const del_key* q = b;
-  if (p->x != q->x) return p->x < q->x ? -1 : 1;
-  if (p->y != q->y) return p->y < q->y ? -1 : 1;
-  if (p->z != q->z) return p->z < q->z ? -1 : 1;
-  return p->i < q->i ? -1 : (p->i > q->i);
-}
-
-static int u32_cmp(const void* a, const void* b) {
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-  return x < y ? -1 : (x > y);
-}
+#define DEL_JITTER 1e-6          /* in the unit box */
+#define DEL_TARGET_SAMPLES 4000u /* vertex sample size for the tetrahedralization */
+#define DEL_OUTWARD 0.5          /* cos 60 deg: an edge leaving its end's tangent plane steeper than 30 deg is out */
 
 static double falloff(double ratio, double cutoff) {
   if (ratio <= 1.0) return 1.0;
@@ -64,28 +55,119 @@ static double jitter(size_t i) {
   return DEL_JITTER * ((double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
 }
 
-/* ---- graph: tet edges in CSR form over the welded points ---------------------------------------------- */
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint32_t uf_find(uint32_t* parent, uint32_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+static int u32_cmp(const void* a, const void* b) {
+  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* ---- edges: a growable list of node pairs, then CSR -------------------------------------------------------- */
+typedef struct del_edges {
+  uint32_t* a; /* 2 per edge */
+  size_t n, cap;
+} del_edges;
+
+static int edges_push(del_edges* e, uint32_t u, uint32_t v) {
+  if (e->n == e->cap) {
+    size_t cap = e->cap ? 2 * e->cap : 4096;
+    uint32_t* a = realloc(e->a, 2 * cap * sizeof *a);
+    if (!a) return 1;
+    e->a = a;
+    e->cap = cap;
+  }
+  e->a[2 * e->n] = u;
+  e->a[2 * e->n + 1] = v;
+  ++e->n;
+  return 0;
+}
+
 typedef struct del_graph {
-  size_t n;            /* welded points */
+  size_t n;            /* nodes */
   uint32_t* offsets;   /* n + 1 */
   uint32_t* neighbors; /* offsets[n] */
   float* length;       /* offsets[n] */
-  uint8_t* in_mesh;    /* n: a corner of some tetrahedron */
 } del_graph;
 
 static void graph_free(del_graph* g) {
   free(g->offsets);
   free(g->neighbors);
   free(g->length);
-  free(g->in_mesh);
   memset(g, 0, sizeof *g);
 }
 
-/* Tetrahedralizes coords (3 * n doubles, unit box) and fills g. Returns SKC_OK, SKC_OUT_OF_MEMORY, or
- * SKC_NO_SOLUTION (qhull could not build it; its messages are discarded). */
-static int tetrahedralize(double* coords, size_t n, del_graph* g) {
+/* Undirected CSR of the edge list, rows sorted and without duplicates or loops; lengths from pos (3 doubles per
+ * node). Returns 1 when out of memory. */
+static int graph_build(const del_edges* e, size_t n, const double* pos, del_graph* g) {
   memset(g, 0, sizeof *g);
   g->n = n;
+  g->offsets = calloc(n + 1, sizeof *g->offsets);
+  g->neighbors = malloc((2 * e->n + 1) * sizeof *g->neighbors);
+  uint32_t* fill = malloc((n + 1) * sizeof *fill);
+  if (!g->offsets || !g->neighbors || !fill) {
+    free(fill);
+    graph_free(g);
+    return 1;
+  }
+  for (size_t k = 0; k < e->n; ++k)
+    if (e->a[2 * k] != e->a[2 * k + 1]) ++g->offsets[e->a[2 * k] + 1], ++g->offsets[e->a[2 * k + 1] + 1];
+  for (size_t i = 0; i < n; ++i) g->offsets[i + 1] += g->offsets[i];
+  memcpy(fill, g->offsets, n * sizeof *fill);
+  for (size_t k = 0; k < e->n; ++k) {
+    uint32_t u = e->a[2 * k], v = e->a[2 * k + 1];
+    if (u == v) continue;
+    g->neighbors[fill[u]++] = v;
+    g->neighbors[fill[v]++] = u;
+  }
+  free(fill);
+  uint32_t w = 0;
+  for (size_t i = 0; i < n; ++i) { /* sort (insertion for the usual short rows), drop duplicates, compact */
+    uint32_t e0 = g->offsets[i], e1 = g->offsets[i + 1];
+    if (e1 - e0 > 32) qsort(g->neighbors + e0, e1 - e0, sizeof *g->neighbors, u32_cmp);
+    for (uint32_t x = e0 + 1; x < e1 && e1 - e0 <= 32; ++x) {
+      uint32_t y = g->neighbors[x], k = x;
+      while (k > e0 && g->neighbors[k - 1] > y) {
+        g->neighbors[k] = g->neighbors[k - 1];
+        --k;
+      }
+      g->neighbors[k] = y;
+    }
+    g->offsets[i] = w;
+    for (uint32_t x = e0; x < e1; ++x)
+      if (x == e0 || g->neighbors[x] != g->neighbors[x - 1]) g->neighbors[w++] = g->neighbors[x];
+  }
+  g->offsets[n] = w;
+  g->length = malloc((w ? w : 1) * sizeof *g->length);
+  if (!g->length) {
+    graph_free(g);
+    return 1;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (uint32_t x = g->offsets[i]; x < g->offsets[i + 1]; ++x) {
+      const double* p = pos + 3 * i;
+      const double* q = pos + 3 * (size_t)g->neighbors[x];
+      double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+      g->length[x] = (float)sqrt(dx * dx + dy * dy + dz * dz);
+    }
+  return 0;
+}
+
+/* ---- qhull -------------------------------------------------------------------------------------------------- */
+/* Tetrahedralizes coords (3 * count doubles, unit box) and appends the tetrahedra's edges, mapped by ids[], to e.
+ * Returns SKC_OK, SKC_OUT_OF_MEMORY, or SKC_NO_SOLUTION (qhull could not build it; its messages are discarded). */
+static int tetrahedralize(double* coords, size_t count, const uint32_t* ids, del_edges* e) {
   char* log_text = NULL;
   size_t log_size = 0;
   FILE* log = open_memstream(&log_text, &log_size);
@@ -98,47 +180,25 @@ static int tetrahedralize(double* coords, size_t n, del_graph* g) {
   }
   char cmd[] = "qhull d Qt Qbb Qz";
   qh_zero(qh, log);
-  int exitcode = qh_new_qhull(qh, 3, (int)n, coords, False, cmd, NULL, log);
+  int exitcode = qh_new_qhull(qh, 3, (int)count, coords, False, cmd, NULL, log);
   int rc = SKC_OK;
-  if (exitcode) {
-    rc = exitcode == qh_ERRmem ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
-  } else {
-    g->offsets = calloc(n + 1, sizeof *g->offsets);
-    g->in_mesh = calloc(n, 1);
-    if (!g->offsets || !g->in_mesh) rc = SKC_OUT_OF_MEMORY;
-  }
-  /* two passes over the lower Delaunay facets (tetrahedra): count the corner pairs, then fill them */
-  for (int pass = 0; pass < 2 && rc == SKC_OK; ++pass) {
+  if (exitcode) rc = exitcode == qh_ERRmem ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
+  if (!rc) {
     facetT* facet;
-    FORALLfacets {
+    FORALLfacets { /* the lower Delaunay facets are the tetrahedra */
       if (facet->upperdelaunay) continue;
       uint32_t id[4];
       int k = 0;
       vertexT *vertex, **vertexp;
       FOREACHvertex_(facet->vertices) {
         int pid = qh_pointid(qh, vertex->point);
-        if (k < 4 && pid >= 0 && (size_t)pid < n) id[k++] = (uint32_t)pid;
+        if (k < 4 && pid >= 0 && (size_t)pid < count) id[k++] = ids[pid];
       }
       if (k != 4) continue; /* a facet through the point at infinity (Qz) or a malformed one */
-      for (int a = 0; a < 4; ++a) {
-        g->in_mesh[id[a]] = 1;
-        for (int b = 0; b < 4; ++b) {
-          if (a == b) continue;
-          if (pass == 0)
-            ++g->offsets[id[a] + 1];
-          else
-            g->neighbors[g->offsets[id[a]]++] = id[b];
-        }
-      }
-    }
-    if (pass == 0) {
-      for (size_t i = 0; i < n; ++i) g->offsets[i + 1] += g->offsets[i];
-      size_t m = g->offsets[n];
-      g->neighbors = malloc((m ? m : 1) * sizeof *g->neighbors);
-      if (!g->neighbors) rc = SKC_OUT_OF_MEMORY;
-    } else {
-      for (size_t i = n; i > 0; --i) g->offsets[i] = g->offsets[i - 1]; /* fill advanced each start to the end */
-      g->offsets[0] = 0;
+      for (int a = 0; a < 4 && !rc; ++a)
+        for (int b = a + 1; b < 4 && !rc; ++b)
+          if (id[a] != id[b] && edges_push(e, id[a] < id[b] ? id[a] : id[b], id[a] < id[b] ? id[b] : id[a]))
+            rc = SKC_OUT_OF_MEMORY;
     }
   }
   int curlong = 0, totlong = 0;
@@ -147,33 +207,7 @@ static int tetrahedralize(double* coords, size_t n, del_graph* g) {
   free(qh);
   fclose(log);
   free(log_text);
-  if (rc) {
-    graph_free(g);
-    return rc;
-  }
-  /* sort and deduplicate each row (compacting in place), then the edge lengths */
-  uint32_t w = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t e0 = g->offsets[i], e1 = g->offsets[i + 1];
-    qsort(g->neighbors + e0, e1 - e0, sizeof *g->neighbors, u32_cmp);
-    g->offsets[i] = w;
-    for (uint32_t e = e0; e < e1; ++e)
-      if (e == e0 || g->neighbors[e] != g->neighbors[e - 1]) g->neighbors[w++] = g->neighbors[e];
-  }
-  g->offsets[n] = w;
-  g->length = malloc((w ? w : 1) * sizeof *g->length);
-  if (!g->length) {
-    graph_free(g);
-    return SKC_OUT_OF_MEMORY;
-  }
-  for (size_t i = 0; i < n; ++i)
-    for (uint32_t e = g->offsets[i]; e < g->offsets[i + 1]; ++e) {
-      const double* p = coords + 3 * i;
-      const double* q = coords + 3 * (size_t)g->neighbors[e];
-      double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-      g->length[e] = (float)sqrt(dx * dx + dy * dy + dz * dz);
-    }
-  return SKC_OK;
+  return rc;
 }
 
 /* ---- K nearest bones per node: one multi-source Dijkstra with K labels per node ------------------------ */
@@ -263,7 +297,7 @@ static int nearest_bones(const del_graph* g, const uint32_t* src_node, const uin
                          del_labels* L) {
   del_heap h = {0};
   for (size_t s = 0; s < src_count; ++s)
-    if (g->in_mesh[src_node[s]] && label_offer(L, src_node[s], src_bone[s], 0.0)) {
+    if (label_offer(L, src_node[s], src_bone[s], 0.0)) {
       del_item it = {0.0, src_node[s], src_bone[s]};
       if (heap_push(&h, it)) goto oom;
     }
@@ -286,32 +320,36 @@ oom:
   return SKC_OUT_OF_MEMORY;
 }
 
-/* Number of distinct vertex positions (0 only when out of memory). */
-static size_t distinct_positions(const float* positions, size_t n) {
-  del_key* k = malloc(n * sizeof *k);
-  if (!k) return 0;
-  for (size_t v = 0; v < n; ++v) k[v] = (del_key){positions[3 * v], positions[3 * v + 1], positions[3 * v + 2], 0};
-  qsort(k, n, sizeof *k, key_cmp);
-  size_t c = 0;
-  for (size_t i = 0; i < n; ++i) c += i == 0 || k[i].x != k[i - 1].x || k[i].y != k[i - 1].y || k[i].z != k[i - 1].z;
-  free(k);
-  return c;
+/* ---- the method ---------------------------------------------------------------------------------------- */
+typedef struct del_ctx {
+  const skc_bind_desc* d;
+  size_t n, nodes;      /* vertices; welded vertices + bone samples */
+  uint32_t* node_of;    /* n: vertex -> node (welded vertices first, in order of their lowest vertex) */
+  uint32_t* vert_of;    /* nodes: welded node -> its lowest vertex (UINT32_MAX for bone samples) */
+  double* pos;          /* 3 * nodes */
+  float* nrm;           /* 3 * welded: area-weighted normal (unit, or 0) */
+  uint32_t* comp;       /* welded: connected part (root node) */
+  uint32_t* tri;        /* 3 * triangle_count over the original vertex indices of the welded nodes */
+  size_t welded;        /* welded vertex nodes (the bone samples follow) */
+  uint32_t* sample_bone; /* bone samples: their joint */
+  size_t samples;        /* bone sample count */
+} del_ctx;
+
+static void ctx_free(del_ctx* c) {
+  free(c->node_of);
+  free(c->vert_of);
+  free(c->pos);
+  free(c->nrm);
+  free(c->comp);
+  free(c->tri);
+  free(c->sample_bone);
 }
 
-/* ---- the method ---------------------------------------------------------------------------------------- */
-int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err) {
-  const size_t n = d->vertex_count;
-  const uint32_t nj = d->joint_count;
-  /* bone samples: t = (i + 1/2) / count along each active bone; a point bone gets one */
-  double diag = skc_bind_bbox_diag(d->positions, n);
-  size_t distinct = distinct_positions(d->positions, n);
-  if (distinct == 0) return skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory for %zu vertices", n);
-  double spacing = diag / sqrt((double)distinct); /* welded: split normals or UVs do not change the sampling */
-  size_t sample_total = 0;
-  uint32_t* samples = malloc(nj * sizeof *samples);
-  if (!samples) return skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory");
-  for (uint32_t j = 0; j < nj; ++j) {
-    samples[j] = 0;
+/* Bone sample counts: bone_samples, or one per `spacing` along the bone (2 .. 256; a point bone gets one). */
+static size_t bone_sample_counts(const skc_bind_desc* d, double spacing, uint32_t* per_bone) {
+  size_t total = 0;
+  for (uint32_t j = 0; j < d->joint_count; ++j) {
+    per_bone[j] = 0;
     if (!skc_bind_joint_active(d, j)) continue;
     double len = 0.0;
     for (int k = 0; k < 3; ++k) {
@@ -328,85 +366,275 @@ int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_repo
         c = want < DEL_MIN_SAMPLES ? DEL_MIN_SAMPLES : (want > DEL_MAX_SAMPLES ? DEL_MAX_SAMPLES : (uint32_t)want);
       }
     }
-    samples[j] = c;
-    sample_total += c;
+    per_bone[j] = c;
+    total += c;
   }
-  const size_t total = n + sample_total;
-  del_key* keys = malloc(total * sizeof *keys);
-  uint32_t* uid = malloc(total * sizeof *uid);              /* point (vertex or sample) -> welded node */
-  uint32_t* sample_bone = malloc((sample_total ? sample_total : 1) * sizeof *sample_bone);
-  double* coords = malloc(3 * total * sizeof *coords);      /* welded nodes, unit box */
-  uint8_t* fallback = calloc(n, 1);
-  del_labels L = {0};
+  return total;
+}
+
+/* Chooses the tetrahedralized welded nodes: all of them up to DEL_TARGET_SAMPLES, else one per (grid cell, part),
+ * the cell size grown until at most 1.5 DEL_TARGET_SAMPLES cells are occupied. rep_of[i] = the chosen node of node
+ * i's cell. Returns the count, 0 when out of memory; *cell_out = the cell size (0: all taken). */
+static size_t choose_samples(const del_ctx* c, double surface_area, double diag, uint32_t* rep_of, double* cell_out) {
+  size_t nw = c->welded;
+  *cell_out = 0.0;
+  if (nw <= DEL_TARGET_SAMPLES) {
+    for (size_t i = 0; i < nw; ++i) rep_of[i] = (uint32_t)i;
+    return nw;
+  }
+  double lo[3] = {INFINITY, INFINITY, INFINITY};
+  for (size_t i = 0; i < nw; ++i)
+    for (int k = 0; k < 3; ++k) lo[k] = c->pos[3 * i + k] < lo[k] ? c->pos[3 * i + k] : lo[k];
+  double h = surface_area > 0.0 ? sqrt(surface_area / DEL_TARGET_SAMPLES) : diag / sqrt((double)DEL_TARGET_SAMPLES);
+  if (h < 1e-6 * diag) h = 1e-6 * diag; /* (needle triangles: keep the cell indices small) */
+  if (!(h > 0.0)) h = 1.0;
+  size_t cap = 16;
+  while (cap < 2 * nw) cap *= 2;
+  uint64_t* keys = malloc(cap * sizeof *keys);
+  uint32_t* slot_node = malloc(cap * sizeof *slot_node);
+  uint32_t* slot_of = malloc(nw * sizeof *slot_of);
+  double* acc = NULL;
+  size_t used = 0;
+  if (!keys || !slot_node || !slot_of) goto oom;
+  for (int round = 0; round < 40; ++round, h *= 1.25) {
+    memset(slot_node, 0xff, cap * sizeof *slot_node);
+    used = 0;
+    for (size_t i = 0; i < nw; ++i) {
+      uint64_t key = c->comp[i];
+      for (int k = 0; k < 3; ++k) key = key * 0x100000001b3ull ^ (uint64_t)(int64_t)floor((c->pos[3 * i + k] - lo[k]) / h);
+      uint64_t hh = mix64(key);
+      size_t s = (size_t)hh & (cap - 1);
+      for (;; s = (s + 1) & (cap - 1)) {
+        if (slot_node[s] == UINT32_MAX) {
+          slot_node[s] = (uint32_t)i;
+          keys[s] = key;
+          ++used;
+          break;
+        }
+        uint32_t o = slot_node[s];
+        if (keys[s] == key && c->comp[o] == c->comp[i]) {
+          int same = 1;
+          for (int k = 0; k < 3 && same; ++k)
+            same = floor((c->pos[3 * (size_t)o + k] - lo[k]) / h) == floor((c->pos[3 * i + k] - lo[k]) / h);
+          if (same) break;
+        }
+      }
+      slot_of[i] = (uint32_t)s;
+    }
+    if (used <= DEL_TARGET_SAMPLES + DEL_TARGET_SAMPLES / 2) break;
+  }
+  /* each cell's sample: its node nearest the cell's centroid */
+  acc = calloc(4 * cap, sizeof *acc);
+  if (!acc) goto oom;
+  for (size_t i = 0; i < nw; ++i) {
+    double* a = acc + 4 * (size_t)slot_of[i];
+    for (int k = 0; k < 3; ++k) a[k] += c->pos[3 * i + k];
+    a[3] += 1.0;
+  }
+  for (size_t s = 0; s < cap; ++s) { /* acc becomes (centroid, best squared distance); keys the best node */
+    keys[s] = UINT64_MAX;
+    if (acc[4 * s + 3] > 0.0)
+      for (int k = 0; k < 3; ++k) acc[4 * s + k] /= acc[4 * s + 3];
+  }
+  for (size_t i = 0; i < nw; ++i) {
+    double* a = acc + 4 * (size_t)slot_of[i];
+    double d2 = 0.0;
+    for (int k = 0; k < 3; ++k) d2 += (c->pos[3 * i + k] - a[k]) * (c->pos[3 * i + k] - a[k]);
+    if (keys[slot_of[i]] == UINT64_MAX || d2 < a[3]) {
+      keys[slot_of[i]] = i;
+      a[3] = d2;
+    }
+  }
+  for (size_t i = 0; i < nw; ++i) rep_of[i] = (uint32_t)keys[slot_of[i]];
+  free(keys);
+  free(slot_node);
+  free(slot_of);
+  free(acc);
+  *cell_out = h;
+  return used;
+oom:
+  free(keys);
+  free(slot_node);
+  free(slot_of);
+  free(acc);
+  return 0;
+}
+
+/* Drops the tetrahedron edges [first, e->n) that leave the surface outward at a vertex end (see the file comment),
+ * compacting the list. */
+static void filter_edges(const del_ctx* c, del_edges* e, size_t first) {
+  size_t w = first;
+  for (size_t i = first; i < e->n; ++i) {
+    const uint32_t* ab = e->a + 2 * i;
+    double dir[3], len2 = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      dir[k] = c->pos[3 * (size_t)ab[1] + k] - c->pos[3 * (size_t)ab[0] + k];
+      len2 += dir[k] * dir[k];
+    }
+    double len = sqrt(len2);
+    int keep = 1;
+    for (int end = 0; end < 2 && keep; ++end) {
+      uint32_t u = ab[end];
+      if (u >= c->welded) continue; /* a bone sample */
+      const float* nv = c->nrm + 3 * (size_t)u;
+      double out = (dir[0] * nv[0] + dir[1] * nv[1] + dir[2] * nv[2]) * (end ? -1.0 : 1.0);
+      keep = !(out > DEL_OUTWARD * len);
+    }
+    if (keep) {
+      e->a[2 * w] = ab[0];
+      e->a[2 * w + 1] = ab[1];
+      ++w;
+    }
+  }
+  e->n = w;
+}
+
+int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err) {
+  const size_t n = d->vertex_count, nt = d->triangle_count;
+  const uint32_t nj = d->joint_count;
+  del_ctx c;
+  memset(&c, 0, sizeof c);
+  c.d = d;
+  c.n = n;
+  del_edges e = {0};
   del_graph g = {0};
-  int rc = SKC_OK;
-  if (!keys || !uid || !sample_bone || !coords || !fallback) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory for %zu points", total);
-    goto done;
-  }
+  del_labels L = {0};
+  uint32_t* per_bone = malloc((nj ? nj : 1) * sizeof *per_bone);
+  uint32_t* rep = malloc(n * sizeof *rep);
+  uint32_t* rep_of = NULL;
+  uint32_t* ids = NULL;
+  double* coords = NULL;
+  uint8_t* fallback = NULL;
+  int rc = SKC_OK, qrc = SKC_NO_SOLUTION;
+  c.node_of = malloc(n * sizeof *c.node_of);
+  c.vert_of = malloc(n * sizeof *c.vert_of);
+  c.tri = malloc((3 * nt + 1) * sizeof *c.tri);
+  if (!per_bone || !rep || !c.node_of || !c.vert_of || !c.tri || skc_bind_weld(d->positions, n, rep)) goto oom;
+  /* welded nodes in order of their lowest vertex */
   for (size_t v = 0; v < n; ++v) {
-    keys[v].x = d->positions[3 * v];
-    keys[v].y = d->positions[3 * v + 1];
-    keys[v].z = d->positions[3 * v + 2];
-    keys[v].i = (uint32_t)v;
+    if (rep[v] == v) {
+      c.vert_of[c.welded] = (uint32_t)v;
+      c.node_of[v] = (uint32_t)c.welded++;
+    } else {
+      c.node_of[v] = c.node_of[rep[v]];
+    }
   }
+  double diag = skc_bind_bbox_diag(d->positions, n);
+  /* parts, normals and surface area over the welded, non-degenerate triangles */
+  c.comp = malloc(c.welded * sizeof *c.comp);
+  c.nrm = calloc(3 * c.welded, sizeof *c.nrm);
+  if (!c.comp || !c.nrm) goto oom;
+  for (size_t i = 0; i < c.welded; ++i) c.comp[i] = (uint32_t)i;
+  double area = 0.0;
+  size_t tris = 0;
+  for (size_t t = 0; t < nt; ++t) {
+    uint32_t a = c.node_of[d->triangles[3 * t]], b = c.node_of[d->triangles[3 * t + 1]],
+             q = c.node_of[d->triangles[3 * t + 2]];
+    if (a == b || b == q || a == q) continue;
+    const float* pa = d->positions + 3 * (size_t)c.vert_of[a];
+    const float* pb = d->positions + 3 * (size_t)c.vert_of[b];
+    const float* pq = d->positions + 3 * (size_t)c.vert_of[q];
+    double u[3], w[3];
+    for (int k = 0; k < 3; ++k) u[k] = (double)pb[k] - pa[k], w[k] = (double)pq[k] - pa[k];
+    double cr[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    area += 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+    uint32_t corner[3] = {a, b, q};
+    for (int k = 0; k < 3; ++k) {
+      for (int x = 0; x < 3; ++x) c.nrm[3 * (size_t)corner[k] + x] += (float)cr[x];
+      c.tri[3 * tris + (size_t)k] = c.vert_of[corner[k]];
+    }
+    ++tris;
+    uint32_t ra = uf_find(c.comp, a), rb = uf_find(c.comp, b), rq = uf_find(c.comp, q);
+    uint32_t r = ra < rb ? ra : rb;
+    r = r < rq ? r : rq;
+    c.comp[ra] = c.comp[rb] = c.comp[rq] = r;
+  }
+  for (size_t i = 0; i < c.welded; ++i) {
+    c.comp[i] = uf_find(c.comp, (uint32_t)i);
+    float* nv = c.nrm + 3 * i;
+    double l = sqrt((double)nv[0] * nv[0] + (double)nv[1] * nv[1] + (double)nv[2] * nv[2]);
+    for (int k = 0; k < 3; ++k) nv[k] = l > 0.0 ? (float)(nv[k] / l) : 0.0f;
+  }
+  /* node positions (double), the vertex sample, the bone samples */
+  c.pos = malloc(3 * (c.welded + 1) * sizeof *c.pos);
+  rep_of = malloc((c.welded + 1) * sizeof *rep_of);
+  if (!c.pos || !rep_of) goto oom;
+  for (size_t i = 0; i < c.welded; ++i)
+    for (int k = 0; k < 3; ++k) c.pos[3 * i + k] = d->positions[3 * (size_t)c.vert_of[i] + k];
+  double cell = 0.0;
+  size_t chosen = choose_samples(&c, area, diag, rep_of, &cell);
+  if (!chosen) goto oom;
+  double spacing = cell > 0.0 ? cell : diag / sqrt((double)c.welded);
+  c.samples = bone_sample_counts(d, spacing, per_bone);
+  c.nodes = c.welded + c.samples;
+  double* grown = realloc(c.pos, 3 * c.nodes * sizeof *c.pos);
+  if (!grown) goto oom;
+  c.pos = grown;
+  c.sample_bone = malloc((c.samples ? c.samples : 1) * sizeof *c.sample_bone);
+  if (!c.sample_bone) goto oom;
   size_t s = 0;
   for (uint32_t j = 0; j < nj; ++j)
-    for (uint32_t i = 0; i < samples[j]; ++i, ++s) {
-      double t = samples[j] == 1 ? 0.0 : ((double)i + 0.5) / (double)samples[j];
-      double p[3];
-      for (int k = 0; k < 3; ++k) p[k] = d->heads[3 * j + k] + t * ((double)d->tails[3 * j + k] - d->heads[3 * j + k]);
-      keys[n + s] = (del_key){p[0], p[1], p[2], (uint32_t)(n + s)};
-      sample_bone[s] = j;
+    for (uint32_t i = 0; i < per_bone[j]; ++i, ++s) {
+      double t = per_bone[j] == 1 ? 0.0 : ((double)i + 0.5) / (double)per_bone[j];
+      for (int k = 0; k < 3; ++k)
+        c.pos[3 * (c.welded + s) + (size_t)k] = d->heads[3 * j + k] + t * ((double)d->tails[3 * j + k] - d->heads[3 * j + k]);
+      c.sample_bone[s] = j;
     }
-  /* weld identical points, centre and scale into the unit box */
+  /* the mesh's edges */
+  for (size_t t = 0; t < tris; ++t)
+    for (int k = 0; k < 3; ++k)
+      if (edges_push(&e, c.node_of[c.tri[3 * t + (size_t)k]], c.node_of[c.tri[3 * t + (size_t)(k + 1) % 3]])) goto oom;
+  if (!tris) /* point cloud: every vertex joined to its cell's sample */
+    for (size_t i = 0; i < c.welded; ++i)
+      if (rep_of[i] != i && edges_push(&e, (uint32_t)i, rep_of[i])) goto oom;
+  /* tetrahedralize the sample and the bone samples (centred, scaled into the unit box, joggled) */
+  size_t tcount = 0;
+  ids = malloc((chosen + c.samples + 1) * sizeof *ids);
+  coords = malloc(3 * (chosen + c.samples + 1) * sizeof *coords);
+  if (!ids || !coords) goto oom;
+  for (size_t i = 0; i < c.welded; ++i)
+    if (rep_of[i] == i) ids[tcount++] = (uint32_t)i;
+  for (size_t k = 0; k < c.samples; ++k) ids[tcount++] = (uint32_t)(c.welded + k);
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t i = 0; i < total; ++i) {
-    double p[3] = {keys[i].x, keys[i].y, keys[i].z};
+  for (size_t i = 0; i < tcount; ++i)
     for (int k = 0; k < 3; ++k) {
-      if (p[k] < lo[k]) lo[k] = p[k];
-      if (p[k] > hi[k]) hi[k] = p[k];
+      double x = c.pos[3 * (size_t)ids[i] + k];
+      lo[k] = x < lo[k] ? x : lo[k];
+      hi[k] = x > hi[k] ? x : hi[k];
     }
-  }
   double extent = 0.0;
   for (int k = 0; k < 3; ++k) extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;
-  qsort(keys, total, sizeof *keys, key_cmp);
-  size_t nodes = 0;
-  for (size_t i = 0; i < total; ++i) {
-    const del_key* k = keys + i;
-    if (i == 0 || k->x != k[-1].x || k->y != k[-1].y || k->z != k[-1].z) {
-      double p[3] = {k->x, k->y, k->z};
-      for (int c = 0; c < 3; ++c)
-        coords[3 * nodes + c] =
-            extent > 0.0 ? (p[c] - 0.5 * (lo[c] + hi[c])) / extent + jitter(3 * nodes + (size_t)c) : 0.0;
-      ++nodes;
-    }
-    uid[k->i] = (uint32_t)(nodes - 1);
-  }
-  int qrc = SKC_NO_SOLUTION; /* fewer than 5 distinct points (bone samples included): no tetrahedra to speak of */
-  if (nodes >= 5 && extent > 0.0 && nodes < (size_t)INT32_MAX) qrc = tetrahedralize(coords, nodes, &g);
+  for (size_t i = 0; i < tcount; ++i)
+    for (int k = 0; k < 3; ++k)
+      coords[3 * i + (size_t)k] = extent > 0.0 ? (c.pos[3 * (size_t)ids[i] + k] - 0.5 * (lo[k] + hi[k])) / extent +
+                                                     jitter(3 * i + (size_t)k)
+                                               : 0.0;
+  size_t mesh_edges = e.n;
+  if (tcount >= 5 && extent > 0.0 && tcount < (size_t)INT32_MAX) qrc = tetrahedralize(coords, tcount, ids, &e);
   if (qrc == SKC_OUT_OF_MEMORY) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory in the tetrahedralization");
     goto done;
   }
   if (qrc == SKC_OK) {
+    if (tris) filter_edges(&c, &e, mesh_edges);
+    if (graph_build(&e, c.nodes, c.pos, &g)) goto oom;
     L.k = out->stride;
-    L.count = calloc(nodes, sizeof *L.count);
-    L.bone = malloc(nodes * L.k * sizeof *L.bone);
-    L.dist = malloc(nodes * L.k * sizeof *L.dist);
-    uint32_t* src_node = uid + n; /* the samples' nodes, in sample order */
-    if (!L.count || !L.bone || !L.dist || nearest_bones(&g, src_node, sample_bone, sample_total, &L)) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory for the graph search");
-      goto done;
-    }
+    L.count = calloc(c.nodes, sizeof *L.count);
+    L.bone = malloc(c.nodes * L.k * sizeof *L.bone);
+    L.dist = malloc(c.nodes * L.k * sizeof *L.dist);
+    if (!L.count || !L.bone || !L.dist) goto oom;
+    uint32_t* src = ids + chosen; /* the bone samples' nodes, in sample order */
+    if (nearest_bones(&g, src, c.sample_bone, c.samples, &L)) goto oom;
   }
-  const double power = d->falloff_power, cutoff = d->falloff_cutoff, eps = 1e-7;
+  fallback = calloc(n, 1);
+  if (!fallback) goto oom;
+  const double power = d->falloff_power, cutoff = d->falloff_cutoff, eps = 1e-7 * (diag > 0.0 ? diag : 1.0);
   uint64_t fell_back = 0;
   for (size_t v = 0; v < n; ++v) {
     if (d->vertex_mask && !d->vertex_mask[v]) continue;
     out->count[v] = 0;
-    uint32_t u = uid[v];
-    if (qrc != SKC_OK || !g.in_mesh[u] || L.count[u] == 0) {
+    uint32_t u = c.node_of[v];
+    if (qrc != SKC_OK || L.count[u] == 0) {
       fallback[v] = 1;
       ++fell_back;
       continue;
@@ -431,16 +659,21 @@ int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_repo
     report->method_used = qrc == SKC_OK ? SKC_BIND_DELAUNAY : SKC_BIND_NEAREST;
     report->fallback_vertices = fell_back;
   }
+  goto done;
+oom:
+  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory for %zu vertices", n);
 done:
-  free(samples);
-  free(keys);
-  free(uid);
-  free(sample_bone);
+  free(per_bone);
+  free(rep);
+  free(rep_of);
+  free(ids);
   free(coords);
   free(fallback);
+  free(e.a);
+  graph_free(&g);
   free(L.count);
   free(L.bone);
   free(L.dist);
-  graph_free(&g);
+  ctx_free(&c);
   return rc;
 }

@@ -120,11 +120,11 @@ int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report
  * that bone), score 1 / (1 + (d / r)^p), best scores blended, then smooth_iterations uniform smoothing passes over
  * mesh edges. Fails only for out of memory. */
 int skc_bind_capsule(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
-/* Delaunay binding (Shin & Shin 2000): qhull tetrahedralization of the welded vertices plus bone sample points,
- * k-nearest-bone multi-source Dijkstra over the tet edges (edge lengths), inverse-distance blend. Vertices left
- * out of the tetrahedralization, and every vertex when qhull cannot build one (< 5 distinct points, qhull error),
- * fall back to nearest bone (report->fallback_vertices; method_used NEAREST for a total fallback). Fails only for
- * out of memory. */
+/* Delaunay binding (Shin & Shin 2000): k-nearest-bone multi-source Dijkstra from bone samples over the mesh's edges
+ * plus the edges of a qhull tetrahedralization of a vertex sample (at most ~DEL_TARGET_SAMPLES grid cells) and the
+ * bone samples, edges leaving the surface outward dropped; inverse-distance blend. Vertices the graph does not
+ * reach, and every vertex when qhull cannot build one (< 5 distinct points, qhull error), fall back to nearest bone
+ * (report->fallback_vertices; method_used NEAREST for a total fallback). Fails only for out of memory. */
 int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
 
 /* ---- BVH over triangles (bvh.c) ----------------------------------------------------------------- */
