@@ -48,6 +48,7 @@ void skio_scene_destroy(skio_scene* s) {
   free(s->anims);
   skc_skeleton_destroy(s->skeleton);
   free(s->source);
+  free(s->no_skin_reason);
   free(s);
 }
 
@@ -56,6 +57,6 @@ int skio_scene_require_skin(const skio_scene* s, skc_err* err) {
   if (s->skeleton)
     for (uint32_t m = 0; m < s->mesh_count; ++m)
       if (s->meshes[m].skin) return SKC_OK;
-  return skc_fail(err, SKC_NO_SKIN, "%s: no skin (%u meshes, none with bones)", s->source ? s->source : "scene",
-                  s->mesh_count);
+  return skc_fail(err, SKC_NO_SKIN, "%s: no skin (%u meshes, none with bones)%s%s", s->source ? s->source : "scene",
+                  s->mesh_count, s->no_skin_reason ? ": " : "", s->no_skin_reason ? s->no_skin_reason : "");
 }

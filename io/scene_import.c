@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -448,6 +449,51 @@ static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, 
   return SKC_OK;
 }
 
+/* ---- Ogre skeleton link --------------------------------------------------------------------------- */
+static bool ends_with_ci(const char* s, const char* tail) {
+  size_t n = strlen(s), t = strlen(tail);
+  return n >= t && strcasecmp(s + n - t, tail) == 0;
+}
+
+static bool name_char(unsigned char c) { return c > 32 && c < 127 && c != '"' && c != '<' && c != '>' && c != '='; }
+
+/* An Ogre mesh names its skeleton (binary: the M_MESH_SKELETON_LINK chunk's string; XML: <skeletonlink
+ * name="...">); Assimp 5.2.5 reads it from the mesh's folder and, when it is missing, loads the mesh without bones
+ * and only logs the error. The reason for that case, or NULL: the first "<name>.skeleton" in the file (at most
+ * 64 MiB read) that does not exist beside it. */
+static char* ogre_missing_skeleton(const char* path) {
+  if (!ends_with_ci(path, ".mesh") && !ends_with_ci(path, ".mesh.xml")) return NULL;
+  struct stat fst;
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  const size_t cap = fstat(fileno(f), &fst) == 0 && fst.st_size > 0 && fst.st_size < (64 << 20) ? (size_t)fst.st_size
+                                                                                                  : (size_t)64 << 20;
+  char* buf = malloc(cap + 1);
+  size_t n = buf ? fread(buf, 1, cap, f) : 0;
+  fclose(f);
+  if (!buf) return NULL;
+  char* reason = NULL;
+  static const char k_ext[] = ".skeleton";
+  for (size_t i = 0; i + sizeof k_ext - 1 <= n && !reason; ++i) {
+    if (memcmp(buf + i, k_ext, sizeof k_ext - 1) != 0) continue;
+    size_t a = i, e = i + sizeof k_ext - 1;
+    while (a > 0 && name_char((unsigned char)buf[a - 1]) && i - a < 512) --a;
+    if (a == i) continue;
+    char name[600];
+    snprintf(name, sizeof name, "%.*s", (int)(e - a), buf + a);
+    const char* slash = strrchr(path, '/');
+    char beside[4600];
+    snprintf(beside, sizeof beside, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name);
+    struct stat st;
+    if (stat(beside, &st) == 0) break; /* present: the missing bones have another cause */
+    char msg[800];
+    snprintf(msg, sizeof msg, "its Ogre skeleton \"%s\" (named in the mesh) is not beside it", name);
+    reason = dup_str(msg);
+  }
+  free(buf);
+  return reason;
+}
+
 /* ---- entry -------------------------------------------------------------------------------------- */
 static int check_file(const char* path, skc_err* err) {
   struct stat st;
@@ -581,6 +627,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   ai = NULL;
   /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
   if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
+  if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
   s->load_seconds = now_seconds() - t0;
   *out = s;
   return SKC_OK;

@@ -64,6 +64,8 @@ typedef struct skio_scene {
   skio_anim* anims;
   unsigned int import_flags; /* Assimp post-processing flags used */
   double load_seconds;
+  char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
+                             is not beside it: Assimp then loads the mesh without bones and says nothing) */
 } skio_scene;
 
 typedef struct skio_import_options {
@@ -89,7 +91,7 @@ void skio_scene_destroy(skio_scene* s);
 /* Frees what one mesh / one animation owns (not the struct itself). */
 void skio_mesh_free(skio_mesh* m);
 void skio_anim_free(skio_anim* a);
-/* SKC_NO_SKIN with a message naming the file when no mesh has a skin. */
+/* SKC_NO_SKIN with a message naming the file (and no_skin_reason when set) when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);
 
 /* Building a scene in memory (scene_build.c). The skeleton is copied (NULL: a scene without bones). */

@@ -87,6 +87,8 @@ int cli_info(int argc, char** argv) {
     for (uint32_t a = 0; a < na && a < 20; ++a)
       printf("  animation %u \"%s\": %.3f s\n", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
     if (na > 20) printf("  ... %u more animations\n", na - 20);
+    sk_error e;
+    if (!skinned && sk_scene_require_skin(s, &e) == SK_ERR_NO_SKIN) printf("  note: %s\n", e.message);
   }
   free(reps);
   sk_scene_destroy(s);

@@ -104,6 +104,34 @@ START_TEST(validate_bad_input) {
   ck_assert(strstr(g_out, "time limit") != NULL);
   /* an empty --files-from list */
   ck_assert_int_eq(run("validate --files-from - < /dev/null"), 2);
+  /* a model without skin: an error unless --allow-unskinned */
+  write_file("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  snprintf(args, sizeof args, "validate %s/tri.obj --json -", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(g_out, "no skin") != NULL, "%s", g_out);
+  snprintf(args, sizeof args, "validate %s/tri.obj --allow-unskinned", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  /* info and convert on damaged files: exit 2 with the file named */
+  snprintf(args, sizeof args, "info %s/notes.glb", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "notes.glb") != NULL, "%s", err_text());
+  snprintf(args, sizeof args, "convert %s/notes.glb %s/out.dae", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "notes.glb") != NULL, "%s", err_text());
+  snprintf(args, sizeof args, "%s/out.dae", g_tmp);
+  ck_assert_int_eq(access(args, F_OK), -1);
+  /* an empty scene */
+  write_file("empty.gltf", "{\"asset\":{\"version\":\"2.0\"}}\n");
+  snprintf(args, sizeof args, "validate %s/empty.gltf", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(g_out, "No scene") != NULL, "%s", g_out); /* the table row says why */
+  /* an Ogre mesh whose .skeleton is not beside it (corpus) */
+  if (!skt_assets_dir()) return;
+  snprintf(args, sizeof args, "cp '%s' %s/Graphics.mesh", skt_asset("ogre/Clonk/Graphics.mesh"), g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "validate %s/Graphics.mesh", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(g_out, "\"Clonk.skeleton\" (named in the mesh) is not beside it") != NULL, "%s", g_out);
 }
 END_TEST
 

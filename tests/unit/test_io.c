@@ -209,6 +209,12 @@ START_TEST(bad_input_gives_codes_not_crashes) {
   so.size = 3;
   ck_assert_int_eq(sk_scene_save(s, tmp_path("x.glb"), &so, &err), SK_ERR_STRUCT_SIZE);
   sk_scene_destroy(s);
+  /* an empty scene: a glTF with nothing in it */
+  f = fopen(tmp_path("empty.gltf"), "w");
+  fputs("{\"asset\":{\"version\":\"2.0\"}}\n", f);
+  fclose(f);
+  ck_assert_int_eq(sk_scene_load(tmp_path("empty.gltf"), NULL, &s, &err), SK_ERR_FORMAT);
+  ck_assert_msg(strstr(err.message, "empty.gltf") && strstr(err.message, "No scene"), "%s", err.message);
   if (corpus_or_skip()) {
     /* truncated copies of a corpus file */
     const char* names[] = {"gltf/CesiumMan.glb", "fbx/huesitos.fbx", "ogre/Clonk/Graphics.mesh"};
@@ -233,6 +239,19 @@ START_TEST(bad_input_gives_codes_not_crashes) {
       ck_assert_msg(rc == SK_ERR_FORMAT || rc == SK_OK, "%s: %d", nm, rc);
       if (rc == SK_OK) sk_scene_destroy(s);
     }
+    /* an Ogre mesh without the .skeleton it names: Assimp loads it without bones and says nothing; the "no skin"
+     * message names the missing file */
+    FILE* in = fopen(skt_asset("ogre/Clonk/Graphics.mesh"), "rb");
+    f = fopen(tmp_path("Graphics.mesh"), "wb");
+    ck_assert(in && f);
+    for (int c; (c = fgetc(in)) != EOF;) fputc(c, f);
+    fclose(in);
+    fclose(f);
+    ck_assert_int_eq(sk_scene_load(tmp_path("Graphics.mesh"), NULL, &s, &err), SK_OK);
+    ck_assert_int_eq(sk_scene_require_skin(s, &err), SK_ERR_NO_SKIN);
+    ck_assert_msg(strstr(err.message, "Ogre skeleton \"Clonk.skeleton\"") && strstr(err.message, "not beside it"),
+                  "%s", err.message);
+    sk_scene_destroy(s);
   }
   rm_tmp();
 }
