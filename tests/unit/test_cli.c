@@ -135,6 +135,26 @@ START_TEST(validate_bad_input) {
 }
 END_TEST
 
+/* The progress bar: drawn on stderr only when it is a terminal (script(1) gives the run a pseudo-terminal), and
+ * wiped before the table; never in redirected output. */
+START_TEST(validate_progress_bar_only_on_a_terminal) {
+  if (system("command -v script > /dev/null 2>&1") != 0) return; /* util-linux script(1) not installed */
+  char args[2048];
+  snprintf(args, sizeof args, "script -qec \"'%s' validate tests/data\" /dev/null > %s/tty.txt", SK_CLI_PATH, g_tmp);
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s", SK_SOURCE_DIR, args);
+  ck_assert_int_eq(system(cmd), 256); /* exit 1: the drifted sample has findings */
+  snprintf(args, sizeof args, "%s/tty.txt", g_tmp);
+  const char* tty = skt_read_text(args);
+  ck_assert_msg(strstr(tty, "] 2/2") != NULL && strstr(tty, "[########################################]"), "%s",
+                tty);
+  ck_assert_ptr_nonnull(strstr(tty, "2 file(s): 1 ok, 1 with findings"));
+  ck_assert_int_eq(run("validate tests/data"), 1);
+  ck_assert_ptr_null(strstr(err_text(), "2/2"));
+  ck_assert_ptr_null(strstr(g_out, "2/2"));
+}
+END_TEST
+
 START_TEST(jsonl_shards_merge_with_report) {
   char args[2048];
   snprintf(args, sizeof args, "validate tests/data/cylinder_rig.glb --jsonl > %s/a.jsonl", g_tmp);
@@ -313,6 +333,7 @@ static Suite* suite(void) {
   tcase_add_test(t, help_version_and_unknown);
   tcase_add_test(t, validate_exit_codes_and_json);
   tcase_add_test(t, validate_bad_input);
+  tcase_add_test(t, validate_progress_bar_only_on_a_terminal);
   tcase_add_test(t, jsonl_shards_merge_with_report);
   tcase_add_test(t, convert_fixes_and_never_overwrites);
   tcase_add_test(t, convert_warns_what_the_format_cannot_carry);
