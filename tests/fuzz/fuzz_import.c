@@ -1,6 +1,8 @@
 /* fuzz_import.c - libFuzzer target for the import -> validate path (sk_scene_load, sk_scene_validate).
  * Assimp reads files by path and picks the importer from the extension and content, so the input is written to
- * a temporary file whose extension comes from the first byte. Seeds: the corpus files (scripts/fuzz.sh). */
+ * a temporary file whose extension comes from the first byte. Seeds: the corpus files (scripts/fuzz.sh) and
+ * tests/fuzz/seeds-fuzz_import/ (collada_clips: a two-clip rig skinkit wrote as .dae, so the clip-library scanner of
+ * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
