@@ -1,0 +1,1503 @@
+#define _DEFAULT_SOURCE /* fsync, O_CLOEXEC */
+/* gltf_write.c - skio_scene -> glTF 2.0 (.glb, or .gltf + .bin), written by us instead of Assimp's exporter.
+ * What is written and why: io/skio_gltf.h. Facts used from the glTF 2.0 specification:
+ *  - GLB: 12-byte header (magic "glTF", version 2, total length), then chunks of (length, type, data); the JSON
+ *    chunk first, padded with spaces to 4 bytes, then the BIN chunk padded with zeros; little-endian throughout.
+ *  - accessors: componentType 5121 u8, 5123 u16, 5125 u32, 5126 float; byteOffset (and bufferView offset plus
+ *    byteOffset) a multiple of the component size; vertex attribute data aligned to 4 bytes; byteStride is only
+ *    needed when several accessors share a view, so every vertex accessor gets a tightly packed view of its own
+ *    (target 34962; indices 34963). IBM and animation accessors share one view per kind, without byteStride.
+ *  - POSITION needs min/max; an animation input needs min/max, times >= 0 and strictly increasing; rotations are
+ *    unit quaternions x, y, z, w; a channel target (node, path) appears once per animation; a node animated
+ *    through TRS must not have "matrix"; index values must not be the primitive-restart value (65535 for u16).
+ *  - JOINTS_n: VEC4 u8/u16, WEIGHTS_n: VEC4 float; JOINTS values index skin.joints.
+ * Little-endian host assumed (x86-64 / aarch64, like the rest of skinkit's binary formats). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "skio_gltf.h"
+
+enum { CT_U8 = 5121, CT_U16 = 5123, CT_U32 = 5125, CT_F32 = 5126 };
+enum { TARGET_NONE = 0, TARGET_VERTEX = 34962, TARGET_INDEX = 34963 };
+enum { REGION_MAIN = 0, REGION_IBM = 1, REGION_ANIM = 2, REGIONS = 3 };
+
+/* ---- growable byte buffer (also used for JSON text) ------------------------------------------------- */
+typedef struct buf {
+  unsigned char* p;
+  size_t n, cap;
+  bool oom;
+} buf;
+
+static bool buf_reserve(buf* b, size_t extra) {
+  if (b->oom) return false;
+  if (extra > SIZE_MAX / 2 - b->n) {
+    b->oom = true;
+    return false;
+  }
+  size_t need = b->n + extra;
+  if (need <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < need) cap *= 2;
+  unsigned char* p = realloc(b->p, cap);
+  if (!p) {
+    b->oom = true;
+    return false;
+  }
+  b->p = p;
+  b->cap = cap;
+  return true;
+}
+
+static void buf_put(buf* b, const void* d, size_t n) {
+  if (n && buf_reserve(b, n)) {
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+  }
+}
+
+static void buf_str(buf* b, const char* s) { buf_put(b, s, strlen(s)); }
+
+static void buf_pad(buf* b, size_t align, unsigned char byte) {
+  while (b->n % align && !b->oom) buf_put(b, &byte, 1);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void buf_printf(buf* b, const char* fmt, ...) {
+  char small[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    b->oom = true;
+    return;
+  }
+  if ((size_t)n < sizeof small) {
+    buf_put(b, small, (size_t)n);
+    return;
+  }
+  if (!buf_reserve(b, (size_t)n + 1)) return;
+  va_start(ap, fmt);
+  vsnprintf((char*)b->p + b->n, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)n;
+}
+
+/* A float as the shortest-safe decimal that reads back to the same float (9 significant digits). Only finite
+ * values reach JSON. */
+static void put_float(buf* b, float v) { buf_printf(b, "%.9g", (double)v); }
+
+static void put_floats(buf* b, const float* v, int n) {
+  buf_str(b, "[");
+  for (int i = 0; i < n; ++i) {
+    if (i) buf_str(b, ",");
+    put_float(b, v[i]);
+  }
+  buf_str(b, "]");
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), 0 if invalid. */
+static size_t utf8_len(const unsigned char* p) {
+  unsigned c = p[0];
+  if (c >= 0xC2 && c <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80 ? 4 : 0;
+  }
+  return 0;
+}
+
+/* s as a JSON string: '"' and '\\' escaped, control characters as \b \f \n \r \t or \u00XX, valid UTF-8 kept,
+ * any other byte taken as Latin-1 (*fixed set). */
+static void put_json_string(buf* b, const char* s, bool* fixed) {
+  buf_str(b, "\"");
+  const unsigned char* p = (const unsigned char*)s;
+  while (*p) {
+    unsigned c = *p;
+    if (c < 0x80) {
+      switch (c) {
+        case '"': buf_str(b, "\\\""); break;
+        case '\\': buf_str(b, "\\\\"); break;
+        case '\b': buf_str(b, "\\b"); break;
+        case '\f': buf_str(b, "\\f"); break;
+        case '\n': buf_str(b, "\\n"); break;
+        case '\r': buf_str(b, "\\r"); break;
+        case '\t': buf_str(b, "\\t"); break;
+        default:
+          if (c < 0x20)
+            buf_printf(b, "\\u%04x", c);
+          else
+            buf_put(b, p, 1);
+      }
+      ++p;
+      continue;
+    }
+    size_t n = utf8_len(p);
+    if (n) {
+      buf_put(b, p, n);
+      p += n;
+    } else {
+      unsigned char two[2] = {(unsigned char)(0xC0 | (c >> 6)), (unsigned char)(0x80 | (c & 0x3F))};
+      buf_put(b, two, 2);
+      if (fixed) *fixed = true;
+      ++p;
+    }
+  }
+  buf_str(b, "\"");
+}
+
+/* ---- writer state ------------------------------------------------------------------------------------ */
+typedef struct view_rec {
+  int region;
+  size_t offset, length; /* within the region */
+  int target;
+} view_rec;
+
+typedef struct writer {
+  const skio_scene* s;
+  const char* path;
+  skio_gltf_options o;
+  skio_gltf_report rep;
+  buf data[REGIONS]; /* binary regions, concatenated at the end (each 4-aligned) */
+  view_rec* views;
+  uint32_t view_count, view_cap;
+  int32_t pool_view[REGIONS]; /* the shared view of a pooled region, -1 until used */
+  buf accessors;              /* JSON objects, comma-separated */
+  uint32_t accessor_count;
+  bool oom;
+  skc_err* err;
+} writer;
+
+static int32_t new_view(writer* w, int region, size_t offset, size_t length, int target) {
+  if (w->view_count == w->view_cap) {
+    uint32_t cap = w->view_cap ? w->view_cap * 2 : 64;
+    view_rec* v = realloc(w->views, cap * sizeof *v);
+    if (!v) {
+      w->oom = true;
+      return -1;
+    }
+    w->views = v;
+    w->view_cap = cap;
+  }
+  w->views[w->view_count] = (view_rec){region, offset, length, target};
+  return (int32_t)w->view_count++;
+}
+
+static const char* type_name(int comps) {
+  switch (comps) {
+    case 1: return "SCALAR";
+    case 2: return "VEC2";
+    case 3: return "VEC3";
+    case 4: return "VEC4";
+    default: return "MAT4";
+  }
+}
+
+/* Appends count elements of comps components (component size from ctype) to a region and declares the accessor;
+ * REGION_MAIN gets a view of its own (target), pooled regions share one. min/max: comps floats each, or NULL.
+ * Returns the accessor index, -1 when out of memory. */
+static int32_t put_accessor(writer* w, int region, const void* d, size_t count, int comps, int ctype, int target,
+                            const float* mn, const float* mx) {
+  size_t csize = ctype == CT_U8 ? 1 : ctype == CT_U16 ? 2 : 4;
+  size_t bytes = count * (size_t)comps * csize;
+  buf* b = &w->data[region];
+  buf_pad(b, 4, 0);
+  size_t at = b->n;
+  buf_put(b, d, bytes);
+  if (b->oom) {
+    w->oom = true;
+    return -1;
+  }
+  int32_t view;
+  size_t offset = 0;
+  if (region == REGION_MAIN) {
+    view = new_view(w, region, at, bytes, target);
+  } else {
+    if (w->pool_view[region] < 0) w->pool_view[region] = new_view(w, region, 0, 0, TARGET_NONE);
+    view = w->pool_view[region];
+    offset = at;
+  }
+  if (view < 0) return -1;
+  buf* a = &w->accessors;
+  if (w->accessor_count) buf_str(a, ",");
+  buf_printf(a, "{\"bufferView\":%d,", (int)view);
+  if (offset) buf_printf(a, "\"byteOffset\":%zu,", offset);
+  buf_printf(a, "\"componentType\":%d,\"count\":%zu,\"type\":\"%s\"", ctype, count, type_name(comps));
+  if (mn && mx) {
+    buf_str(a, ",\"min\":");
+    put_floats(a, mn, comps);
+    buf_str(a, ",\"max\":");
+    put_floats(a, mx, comps);
+  }
+  buf_str(a, "}");
+  if (a->oom) {
+    w->oom = true;
+    return -1;
+  }
+  return (int32_t)w->accessor_count++;
+}
+
+static int oom_fail(writer* w) { return skc_fail(w->err, SKC_OUT_OF_MEMORY, "%s: out of memory writing glTF", w->path); }
+
+static bool all_finite(const float* v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!isfinite(v[i])) return false;
+  return true;
+}
+
+/* ---- weights ----------------------------------------------------------------------------------------- */
+/* Sort (joint, weight) pairs by weight descending, ties lower joint first (the order skc_select_top keeps). */
+typedef struct jw {
+  uint32_t j;
+  float w;
+} jw;
+
+static int cmp_jw(const void* a, const void* b) {
+  const jw* x = a;
+  const jw* y = b;
+  if (x->w != y->w) return x->w > y->w ? -1 : 1;
+  return x->j < y->j ? -1 : x->j > y->j;
+}
+
+static int cmp_jw_joint(const void* a, const void* b) {
+  const jw* x = a;
+  const jw* y = b;
+  return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/* One vertex's influences as written (see skio_gltf_options): in = n stored entries; tmp has room for n; out
+ * receives at most n entries (joints are skeleton joints). Returns the count. */
+static size_t vertex_weights(const writer* w, uint32_t joint_count, const uint32_t* in_j, const float* in_w, size_t n,
+                             jw* tmp, uint32_t* out_j, float* out_w, skio_gltf_report* rep) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (in_j[i] >= joint_count || !(in_w[i] > 0.0f) || !isfinite(in_w[i])) {
+      rep->influences_dropped++;
+      continue;
+    }
+    tmp[c].j = in_j[i];
+    tmp[c].w = in_w[i];
+    ++c;
+  }
+  /* the same joint twice: add the later entries into the first (stored order kept for the sums) */
+  if (c > 1) {
+    if (c <= 64) {
+      size_t u = 0;
+      for (size_t i = 0; i < c; ++i) {
+        size_t k = 0;
+        while (k < u && tmp[k].j != tmp[i].j) ++k;
+        if (k < u) {
+          tmp[k].w += tmp[i].w;
+          rep->duplicates_merged++;
+        } else {
+          tmp[u++] = tmp[i];
+        }
+      }
+      c = u;
+    } else {
+      qsort(tmp, c, sizeof *tmp, cmp_jw_joint);
+      size_t u = 0;
+      for (size_t i = 0; i < c; ++i) {
+        if (u && tmp[u - 1].j == tmp[i].j) {
+          tmp[u - 1].w += tmp[i].w;
+          rep->duplicates_merged++;
+        } else {
+          tmp[u++] = tmp[i];
+        }
+      }
+      c = u;
+    }
+  }
+  if (w->o.prune > 0.0f && c) {
+    size_t keep = 0, best = 0;
+    for (size_t i = 0; i < c; ++i) {
+      if (tmp[i].w >= w->o.prune) keep++;
+      if (tmp[i].w > tmp[best].w || (tmp[i].w == tmp[best].w && tmp[i].j < tmp[best].j)) best = i;
+    }
+    if (keep == 0) { /* all below: keep the largest rather than unweighting the vertex */
+      tmp[0] = tmp[best];
+      rep->influences_dropped += c - 1;
+      c = 1;
+    } else {
+      size_t u = 0;
+      for (size_t i = 0; i < c; ++i)
+        if (tmp[i].w >= w->o.prune) tmp[u++] = tmp[i];
+      rep->influences_dropped += c - u;
+      c = u;
+    }
+  }
+  if (w->o.as_is) {
+    qsort(tmp, c, sizeof *tmp, cmp_jw);
+    for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
+    return c;
+  }
+  size_t k = w->o.limit ? w->o.limit : w->o.normalize ? c : 4;
+  /* skc_select_top reads separate arrays: unpack tmp into out first, then select in place through tmp */
+  uint32_t* sj = (uint32_t*)(void*)tmp;
+  float* sw = (float*)(void*)(sj + c);
+  uint32_t js[64];
+  float ws[64];
+  if (c <= 64) {
+    for (size_t i = 0; i < c; ++i) js[i] = tmp[i].j, ws[i] = tmp[i].w;
+    sj = js;
+    sw = ws;
+  } else { /* tmp holds c pairs = 2c words: lay the joints then the weights over it (joints first, in place) */
+    for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
+    memcpy(sj, out_j, c * sizeof *sj);
+    memcpy(sw, out_w, c * sizeof *sw);
+  }
+  size_t got = skc_select_top(sj, sw, c, k, out_j, out_w);
+  rep->influences_dropped += c - got;
+  return got;
+}
+
+/* True when the written influences of a vertex equal the stored ones (same count, same joint -> same bits). */
+static bool same_as_stored(const uint32_t* in_j, const float* in_w, size_t n, const uint32_t* out_j,
+                           const float* out_w, size_t m) {
+  if (n != m) return false;
+  for (size_t i = 0; i < m; ++i) {
+    bool found = false;
+    for (size_t k = 0; k < n && !found; ++k) found = in_j[k] == out_j[i] && memcmp(&in_w[k], &out_w[i], 4) == 0;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/* ---- per-mesh output ------------------------------------------------------------------------------------ */
+typedef struct mesh_out {
+  bool skinned;      /* written with a skin */
+  uint32_t listed;   /* joints in its skin */
+  uint32_t* joints;  /* listed skeleton joints, skeleton order */
+  int32_t ibm;       /* accessor */
+  int32_t skeleton;  /* node or -1 */
+} mesh_out;
+
+/* Writes the vertex streams of mesh mi and appends its JSON to meshes_json; fills mo. extra: joints its skin lists
+ * besides its own (NULL = none). */
+static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
+  const skio_scene* s = w->s;
+  const skio_mesh* m = &s->meshes[mi];
+  const skc_skeleton* sk = s->skeleton;
+  const size_t V = m->vertex_count;
+  bool fixed = false;
+  int rc = SKC_OK;
+  memset(mo, 0, sizeof *mo);
+  mo->ibm = -1;
+  mo->skeleton = -1;
+
+  /* POSITION with its bounds */
+  float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < V; ++v)
+    for (int k = 0; k < 3; ++k) {
+      float p = m->positions[v * 3 + k];
+      if (p < mn[k]) mn[k] = p;
+      if (p > mx[k]) mx[k] = p;
+    }
+  int32_t a_pos = put_accessor(w, REGION_MAIN, m->positions, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
+  int32_t a_nrm = -1, a_tan = -1, a_uv = -1, a_idx = -1;
+  if (m->normals) a_nrm = put_accessor(w, REGION_MAIN, m->normals, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
+  if (m->tangents) a_tan = put_accessor(w, REGION_MAIN, m->tangents, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  if (m->uv0) {
+    float* uv = malloc(V * 2 * sizeof *uv);
+    if (!uv) return oom_fail(w);
+    for (size_t v = 0; v < V; ++v) {
+      uv[v * 2] = m->uv0[v * 2];
+      uv[v * 2 + 1] = 1.0f - m->uv0[v * 2 + 1];
+    }
+    a_uv = put_accessor(w, REGION_MAIN, uv, V, 2, CT_F32, TARGET_VERTEX, NULL, NULL);
+    free(uv);
+  }
+  if (m->index_count) {
+    if (V <= 65535) {
+      uint16_t* ix = malloc(m->index_count * sizeof *ix);
+      if (!ix) return oom_fail(w);
+      for (size_t i = 0; i < m->index_count; ++i) ix[i] = (uint16_t)m->indices[i];
+      a_idx = put_accessor(w, REGION_MAIN, ix, m->index_count, 1, CT_U16, TARGET_INDEX, NULL, NULL);
+      free(ix);
+    } else {
+      a_idx = put_accessor(w, REGION_MAIN, m->indices, m->index_count, 1, CT_U32, TARGET_INDEX, NULL, NULL);
+    }
+  }
+  if (w->oom) return oom_fail(w);
+
+  /* skin: weights as written, then the joints the skin lists */
+  int32_t* a_joints = NULL; /* per set of 4 */
+  int32_t* a_weights = NULL;
+  uint32_t sets = 0;
+  if (m->skin && sk) {
+    const skc_skin* skin = m->skin;
+    const uint32_t jc = sk->joint_count;
+    size_t widest = 0;
+    for (size_t v = 0; v < V; ++v) {
+      size_t n = skin->offsets[v + 1] - skin->offsets[v];
+      if (n > widest) widest = n;
+    }
+    size_t entries = skin->offsets[V];
+    uint32_t* off = malloc((V + 1) * sizeof *off);
+    uint32_t* oj = malloc(entries * sizeof *oj + 4);
+    float* ow = malloc(entries * sizeof *ow + 4);
+    jw* tmp = malloc(widest * sizeof *tmp + sizeof *tmp);
+    uint8_t* listed = calloc(jc, 1);
+    uint32_t* local = malloc(jc * sizeof *local + 4);
+    uint8_t* jbuf = NULL;
+    float* wbuf = NULL;
+    float* ibm = NULL;
+    if (!off || !oj || !ow || !tmp || !listed || !local) {
+      rc = oom_fail(w);
+      goto skin_done;
+    }
+    size_t at = 0, most = 0;
+    off[0] = 0;
+    for (size_t v = 0; v < V; ++v) {
+      size_t b = skin->offsets[v], n = skin->offsets[v + 1] - b;
+      size_t got = vertex_weights(w, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
+      if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj + at, ow + at, got)) w->rep.vertices_changed++;
+      if (!got) w->rep.unweighted++;
+      for (size_t k = 0; k < got; ++k) listed[oj[at + k]] = 1;
+      at += got;
+      off[v + 1] = (uint32_t)at;
+      if (got > most) most = got;
+    }
+    for (uint32_t j = 0; j < jc; ++j) listed[j] |= (m->bound && m->bound[j]) || (extra && extra[j]);
+    uint32_t L = 0;
+    for (uint32_t j = 0; j < jc; ++j)
+      if (listed[j]) local[j] = L++;
+    if (L == 0) {
+      w->rep.unskinned_meshes++;
+      goto skin_done;
+    }
+    if (most > w->rep.max_influences) w->rep.max_influences = (uint32_t)most;
+    mo->joints = malloc(L * sizeof *mo->joints);
+    ibm = malloc((size_t)L * 16 * sizeof *ibm);
+    sets = (uint32_t)((most + 3) / 4);
+    if (sets == 0) sets = 1;
+    const bool wide = L > 256;
+    jbuf = calloc(V * 4, wide ? 2 : 1);
+    wbuf = malloc(V * 4 * sizeof *wbuf);
+    a_joints = malloc(sets * sizeof *a_joints);
+    a_weights = malloc(sets * sizeof *a_weights);
+    if (!mo->joints || !ibm || !jbuf || !wbuf || !a_joints || !a_weights) {
+      rc = oom_fail(w);
+      goto skin_done;
+    }
+    const float* src_ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
+    for (uint32_t j = 0, k = 0; j < jc; ++j) {
+      if (!listed[j]) continue;
+      mo->joints[k] = j;
+      memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
+      ++k;
+    }
+    if (!all_finite(ibm, (size_t)L * 16)) {
+      rc = skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has inverse bind matrices that are not finite",
+                    w->path, mi, m->name);
+      goto skin_done;
+    }
+    mo->listed = L;
+    mo->skinned = true;
+    for (uint32_t set = 0; set < sets; ++set) {
+      for (size_t v = 0; v < V; ++v) {
+        size_t b = off[v], n = off[v + 1] - b;
+        for (size_t slot = 0; slot < 4; ++slot) {
+          size_t k = (size_t)set * 4 + slot;
+          uint32_t jj = k < n ? local[oj[b + k]] : 0;
+          float ww = k < n ? ow[b + k] : 0.0f;
+          if (wide)
+            ((uint16_t*)(void*)jbuf)[v * 4 + slot] = (uint16_t)jj;
+          else
+            jbuf[v * 4 + slot] = (uint8_t)jj;
+          wbuf[v * 4 + slot] = ww;
+        }
+      }
+      a_joints[set] = put_accessor(w, REGION_MAIN, jbuf, V, 4, wide ? CT_U16 : CT_U8, TARGET_VERTEX, NULL, NULL);
+      a_weights[set] = put_accessor(w, REGION_MAIN, wbuf, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+      if (w->oom) {
+        rc = oom_fail(w);
+        goto skin_done;
+      }
+    }
+    mo->ibm = put_accessor(w, REGION_IBM, ibm, L, 16, CT_F32, TARGET_NONE, NULL, NULL);
+    if (w->oom) rc = oom_fail(w);
+  skin_done:
+    free(off);
+    free(oj);
+    free(ow);
+    free(tmp);
+    free(listed);
+    free(local);
+    free(jbuf);
+    free(wbuf);
+    free(ibm);
+    if (rc) {
+      free(a_joints);
+      free(a_weights);
+      return rc;
+    }
+    if (!mo->skinned) sets = 0;
+  }
+
+  /* JSON */
+  buf* j = meshes_json;
+  if (mi) buf_str(j, ",");
+  buf_str(j, "{\"name\":");
+  put_json_string(j, m->name, &fixed);
+  buf_printf(j, ",\"primitives\":[{\"attributes\":{\"POSITION\":%d", (int)a_pos);
+  if (a_nrm >= 0) buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
+  if (a_tan >= 0) buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
+  if (a_uv >= 0) buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
+  for (uint32_t set = 0; set < sets; ++set)
+    buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
+  buf_str(j, "}");
+  if (a_idx >= 0)
+    buf_printf(j, ",\"indices\":%d", (int)a_idx);
+  else
+    buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
+  buf_str(j, "}]}");
+  free(a_joints);
+  free(a_weights);
+  if (fixed) w->rep.names_fixed++;
+  return j->oom ? oom_fail(w) : SKC_OK;
+}
+
+/* ---- names ------------------------------------------------------------------------------------------------ */
+static char* dup_str(const char* s) {
+  size_t n = strlen(s);
+  char* d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static const char* const* g_sort_names; /* qsort has no user pointer: only used inside unique_names */
+
+static int cmp_name_index(const void* a, const void* b) {
+  return strcmp(g_sort_names[*(const uint32_t*)a], g_sort_names[*(const uint32_t*)b]);
+}
+
+/* Joint names as written: unique and non-empty, by the importer's rule (scene_import.c): "joint<j>" for an empty
+ * name, "<name>#2", "#3", ... for a repeat. Also returns the order that sorts them (for lookups). */
+static int unique_names(writer* w, char*** out_names, uint32_t** out_sorted) {
+  const skc_skeleton* sk = w->s->skeleton;
+  const uint32_t jc = sk->joint_count;
+  char** names = calloc(jc, sizeof *names);
+  uint32_t* order = malloc(jc * sizeof *order);
+  if (!names || !order) {
+    free(names);
+    free(order);
+    return oom_fail(w);
+  }
+  for (uint32_t j = 0; j < jc; ++j) order[j] = j;
+  g_sort_names = (const char* const*)sk->names;
+  qsort(order, jc, sizeof *order, cmp_name_index);
+  bool clash = jc && !sk->names[order[0]][0];
+  for (uint32_t k = 1; k < jc && !clash; ++k) clash = strcmp(sk->names[order[k - 1]], sk->names[order[k]]) == 0;
+  for (uint32_t j = 0; j < jc; ++j) {
+    const char* base = sk->names[j];
+    char tmp[32];
+    if (!base[0]) {
+      snprintf(tmp, sizeof tmp, "joint%u", j);
+      base = tmp;
+    }
+    if (!clash) {
+      names[j] = dup_str(base);
+    } else { /* rare: quadratic like the importer */
+      size_t len = strlen(base) + 16;
+      char* cand = malloc(len);
+      if (cand) {
+        snprintf(cand, len, "%s", base);
+        for (unsigned k = 2;; ++k) {
+          bool taken = false;
+          for (uint32_t i = 0; i < j && !taken; ++i) taken = strcmp(names[i], cand) == 0;
+          if (!taken) break;
+          snprintf(cand, len, "%s#%u", base, k);
+        }
+      }
+      names[j] = cand;
+    }
+    if (!names[j]) {
+      for (uint32_t i = 0; i < j; ++i) free(names[i]);
+      free(names);
+      free(order);
+      return oom_fail(w);
+    }
+    if (strcmp(names[j], sk->names[j]) != 0) w->rep.renamed_joints++;
+  }
+  if (clash) {
+    for (uint32_t j = 0; j < jc; ++j) order[j] = j;
+    g_sort_names = (const char* const*)names;
+    qsort(order, jc, sizeof *order, cmp_name_index);
+  }
+  g_sort_names = NULL;
+  *out_names = names;
+  *out_sorted = order;
+  return SKC_OK;
+}
+
+static bool name_in(char* const* names, const uint32_t* sorted, uint32_t n, const char* s) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(names[sorted[mid]], s);
+    if (c == 0) return true;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
+
+/* A node name that is no joint's: base, else base + suffix, base + suffix + "#2", ... (malloc'd). */
+static char* free_name(char* const* names, const uint32_t* sorted, uint32_t n, const char* base, const char* suffix) {
+  size_t len = strlen(base) + strlen(suffix) + 16;
+  char* cand = malloc(len);
+  if (!cand) return NULL;
+  snprintf(cand, len, "%s", base);
+  for (unsigned k = 1; name_in(names, sorted, n, cand); ++k) {
+    if (k == 1)
+      snprintf(cand, len, "%s%s", base, suffix);
+    else
+      snprintf(cand, len, "%s%s#%u", base, suffix, k);
+  }
+  return cand;
+}
+
+/* ---- animation ---------------------------------------------------------------------------------------- */
+/* The float time written for t: nearest, except at the clip's end E, which is rounded up far enough that a
+ * reader converting to milliseconds in float (Assimp: t * 1000.f) and back still reaches E, so the clip keeps
+ * at least its length. */
+static float time_to_float(double t, double end) {
+  float f = (float)t;
+  if (t == end)
+    for (int guard = 0; guard < 64 && ((double)f < end || (double)(f * 1000.0f) / 1000.0 < end); ++guard)
+      f = nextafterf(f, INFINITY);
+  return f;
+}
+
+static void slerp_shortest(const float* q0, const float* q1in, float a, float* out) {
+  float q1[4] = {q1in[0], q1in[1], q1in[2], q1in[3]};
+  float d = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3];
+  if (d < 0.0f) {
+    d = -d;
+    for (int i = 0; i < 4; ++i) q1[i] = -q1[i];
+  }
+  float w0 = 1.0f - a, w1 = a;
+  if (d <= 0.9995f) {
+    float th = acosf(d), sn = sinf(th);
+    w0 = sinf((1.0f - a) * th) / sn;
+    w1 = sinf(a * th) / sn;
+  }
+  for (int i = 0; i < 4; ++i) out[i] = w0 * q0[i] + w1 * q1[i];
+  skc_quat_normalize(out);
+}
+
+/* Keys of one track as written (see skio_gltf.h): returns the count; ot/ov have room for n + 1 keys. */
+static size_t build_track(const double* t, const float* v, size_t n, int comps, double end, float* ot, float* ov,
+                          uint64_t* dropped) {
+  size_t c = 0;
+  size_t first = 0; /* first valid key at t >= 0 */
+  long prev = -1;   /* last valid key at t < 0 */
+  while (first < n) {
+    bool valid = isfinite(t[first]) && all_finite(v + first * (size_t)comps, (size_t)comps);
+    if (valid && t[first] >= 0.0) break;
+    if (valid)
+      prev = (long)first;
+    else
+      (*dropped)++;
+    ++first;
+  }
+  if (prev >= 0) { /* keys before 0: one key at 0 holding the pose there */
+    const float* a = v + (size_t)prev * comps;
+    float val[4];
+    (*dropped)++;
+    for (long i = 0; i < prev; ++i) (*dropped) += isfinite(t[i]) && all_finite(v + (size_t)i * comps, (size_t)comps);
+    if (first < n && t[first] > 0.0) {
+      const float* b = v + first * (size_t)comps;
+      float al = (float)((0.0 - t[prev]) / (t[first] - t[prev]));
+      if (comps == 4) {
+        slerp_shortest(a, b, al, val);
+      } else {
+        for (int k = 0; k < comps; ++k) val[k] = a[k] + (b[k] - a[k]) * al;
+      }
+      ot[c] = 0.0f;
+      memcpy(ov, val, (size_t)comps * sizeof *ov);
+      ++c;
+    } else if (first >= n) {
+      ot[c] = 0.0f;
+      memcpy(ov, a, (size_t)comps * sizeof *ov);
+      ++c;
+    } /* else a key at exactly 0 follows */
+  }
+  for (size_t i = first; i < n; ++i) {
+    if (!isfinite(t[i]) || !all_finite(v + i * (size_t)comps, (size_t)comps)) {
+      (*dropped)++;
+      continue;
+    }
+    float f = time_to_float(t[i], end);
+    if (c && f <= ot[c - 1]) {
+      (*dropped)++;
+      if (f < ot[c - 1]) continue;   /* out of order */
+      memcpy(ov + (c - 1) * (size_t)comps, v + i * (size_t)comps, (size_t)comps * sizeof *ov); /* same time: last */
+      continue;
+    }
+    ot[c] = f;
+    memcpy(ov + c * (size_t)comps, v + i * (size_t)comps, (size_t)comps * sizeof *ov);
+    ++c;
+  }
+  if (comps == 4)
+    for (size_t i = 0; i < c; ++i) skc_quat_normalize(ov + i * 4);
+  return c;
+}
+
+typedef struct track_out {
+  uint32_t node;
+  const char* path;
+  int comps;
+  size_t count;
+  float* t;
+  float* v;
+} track_out;
+
+/* Input accessors of the current clip, to share one between tracks with the same times. */
+typedef struct input_rec {
+  int32_t accessor;
+  size_t offset, count;
+} input_rec;
+
+static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* matrix_joint, buf* out, bool* wrote) {
+  const skio_scene* s = w->s;
+  const skio_anim* a = &s->anims[ai];
+  const skc_skeleton* sk = s->skeleton;
+  *wrote = false;
+  if (!sk) {
+    w->rep.anims_dropped++;
+    return SKC_OK;
+  }
+  const uint32_t jc = sk->joint_count;
+  int rc = SKC_OK;
+  int32_t* first = malloc(jc * sizeof *first);
+  track_out* tracks = calloc((size_t)a->channel_count * 3 + 1, sizeof *tracks);
+  input_rec* inputs = calloc((size_t)a->channel_count * 3 + 1, sizeof *inputs);
+  buf samplers = {0}, channels = {0};
+  size_t nt = 0, ni = 0;
+  if (!first || !tracks || !inputs) {
+    rc = oom_fail(w);
+    goto done;
+  }
+  for (uint32_t j = 0; j < jc; ++j) first[j] = -1;
+  double end = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
+    const skio_channel* ch = &a->channels[c];
+    if (ch->joint >= jc) {
+      w->rep.channels_dropped++;
+      continue;
+    }
+    if (first[ch->joint] >= 0) {
+      w->rep.channels_dropped++;
+      continue;
+    }
+    first[ch->joint] = (int32_t)c;
+    const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
+    const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
+    for (int p = 0; p < 3; ++p)
+      for (uint32_t i = 0; i < tn[p]; ++i)
+        if (isfinite(tt[p][i]) && tt[p][i] > end) end = tt[p][i];
+  }
+  for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
+    const skio_channel* ch = &a->channels[c];
+    if (ch->joint >= jc || first[ch->joint] != (int32_t)c) continue;
+    const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
+    const float* vv[3] = {ch->pos, ch->rot, ch->scl};
+    const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
+    static const char* const paths[3] = {"translation", "rotation", "scale"};
+    for (int p = 0; p < 3; ++p) {
+      if (!tn[p] || !tt[p] || !vv[p]) continue;
+      const int comps = p == 1 ? 4 : 3;
+      track_out* tr = &tracks[nt];
+      tr->t = malloc(((size_t)tn[p] + 2) * sizeof *tr->t);
+      tr->v = malloc(((size_t)tn[p] + 2) * (size_t)comps * sizeof *tr->v);
+      if (!tr->t || !tr->v) {
+        free(tr->t);
+        free(tr->v);
+        rc = oom_fail(w);
+        break;
+      }
+      tr->node = ch->joint;
+      tr->path = paths[p];
+      tr->comps = comps;
+      tr->count = build_track(tt[p], vv[p], tn[p], comps, end, tr->t, tr->v, &w->rep.keys_dropped);
+      if (!tr->count) {
+        free(tr->t);
+        free(tr->v);
+        tr->t = NULL;
+        tr->v = NULL;
+        continue;
+      }
+      ++nt;
+    }
+  }
+  if (rc) goto done;
+  const float end_f = time_to_float(end, end);
+  if (nt == 0) { /* no track: hold the rest rotation of one joint, so the clip and its length survive */
+    if (rest_joint < 0) {
+      w->rep.anims_dropped++;
+      goto done;
+    }
+    track_out* tr = &tracks[0];
+    tr->t = malloc(2 * sizeof *tr->t);
+    tr->v = malloc(8 * sizeof *tr->v);
+    if (!tr->t || !tr->v) {
+      free(tr->t);
+      free(tr->v);
+      rc = oom_fail(w);
+      goto done;
+    }
+    skc_trs trs;
+    skc_mat4_to_trs(sk->rest_local + (size_t)rest_joint * 16, &trs, 1e-5f);
+    skc_quat_normalize(trs.r);
+    tr->node = (uint32_t)rest_joint;
+    tr->path = "rotation";
+    tr->comps = 4;
+    tr->t[0] = 0.0f;
+    memcpy(tr->v, trs.r, sizeof trs.r);
+    tr->count = 1;
+    nt = 1;
+  }
+  float last = 0.0f;
+  for (size_t i = 0; i < nt; ++i)
+    if (tracks[i].t[tracks[i].count - 1] > last) last = tracks[i].t[tracks[i].count - 1];
+  if (end_f > last) { /* the clip lasts past its last key: one more key repeating the last value */
+    track_out* tr = &tracks[0];
+    tr->t[tr->count] = end_f;
+    memcpy(tr->v + tr->count * (size_t)tr->comps, tr->v + (tr->count - 1) * (size_t)tr->comps,
+           (size_t)tr->comps * sizeof *tr->v);
+    tr->count++;
+  }
+  for (size_t i = 0; i < nt && !rc; ++i) {
+    track_out* tr = &tracks[i];
+    if (matrix_joint[tr->node]) { /* cannot happen: animated joints are written as TRS */
+      rc = skc_fail(w->err, SKC_INTERNAL, "%s: animation targets a matrix node", w->path);
+      break;
+    }
+    int32_t in = -1;
+    for (size_t k = 0; k < ni && in < 0; ++k)
+      if (inputs[k].count == tr->count &&
+          memcmp(w->data[REGION_ANIM].p + inputs[k].offset, tr->t, tr->count * sizeof *tr->t) == 0)
+        in = inputs[k].accessor;
+    if (in < 0) {
+      float tmin = tr->t[0], tmax = tr->t[tr->count - 1];
+      buf_pad(&w->data[REGION_ANIM], 4, 0);
+      size_t at = w->data[REGION_ANIM].n;
+      in = put_accessor(w, REGION_ANIM, tr->t, tr->count, 1, CT_F32, TARGET_NONE, &tmin, &tmax);
+      if (in < 0) {
+        rc = oom_fail(w);
+        break;
+      }
+      inputs[ni++] = (input_rec){in, at, tr->count};
+    }
+    int32_t outp = put_accessor(w, REGION_ANIM, tr->v, tr->count, tr->comps, CT_F32, TARGET_NONE, NULL, NULL);
+    if (outp < 0) {
+      rc = oom_fail(w);
+      break;
+    }
+    if (i) {
+      buf_str(&samplers, ",");
+      buf_str(&channels, ",");
+    }
+    buf_printf(&samplers, "{\"input\":%d,\"interpolation\":\"LINEAR\",\"output\":%d}", (int)in, (int)outp);
+    buf_printf(&channels, "{\"sampler\":%zu,\"target\":{\"node\":%u,\"path\":\"%s\"}}", i, tr->node, tr->path);
+  }
+  if (rc) goto done;
+  bool fixed = false;
+  buf_str(out, "{\"name\":");
+  put_json_string(out, a->name, &fixed);
+  buf_str(out, ",\"channels\":[");
+  buf_put(out, channels.p, channels.n);
+  buf_str(out, "],\"samplers\":[");
+  buf_put(out, samplers.p, samplers.n);
+  buf_str(out, "]}");
+  if (fixed) w->rep.names_fixed++;
+  if (out->oom || samplers.oom || channels.oom) rc = oom_fail(w);
+  *wrote = !rc;
+done:
+  if (tracks)
+    for (size_t i = 0; i < (size_t)a->channel_count * 3 + 1; ++i) {
+      free(tracks[i].t);
+      free(tracks[i].v);
+    }
+  free(tracks);
+  free(inputs);
+  free(first);
+  free(samplers.p);
+  free(channels.p);
+  return rc;
+}
+
+/* ---- files -------------------------------------------------------------------------------------------------- */
+static bool same_file(const char* a, const char* b) {
+  struct stat x, y;
+  if (!a || !b || !a[0] || !b[0] || stat(a, &x) != 0 || stat(b, &y) != 0) return false;
+  return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Writes the pieces to a new temporary file in path's folder; *tmp_out gets its name (malloc'd). */
+static int write_temp(const char* path, const buf* const* pieces, int count, char** tmp_out, skc_err* err) {
+  const char* slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  size_t cap = dir_len + 64;
+  char* tmp = malloc(cap);
+  if (!tmp) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  static unsigned counter;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    snprintf(tmp, cap, "%.*s.skinkit-%ld-%u.tmp", (int)dir_len, path, (long)getpid(), counter++);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    if (dir_len)
+      return skc_fail(err, SKC_IO, "%s: cannot create a file in folder \"%.*s\": %s", path, (int)(dir_len - 1), path,
+                      strerror(e));
+    return skc_fail(err, SKC_IO, "%s: cannot create a file in the current folder: %s", path, strerror(e));
+  }
+  int e = 0;
+  for (int i = 0; i < count && !e; ++i) {
+    const unsigned char* p = pieces[i]->p;
+    size_t left = pieces[i]->n;
+    while (left && !e) {
+      ssize_t got = write(fd, p, left);
+      if (got < 0) {
+        if (errno != EINTR) e = errno;
+        continue;
+      }
+      p += got;
+      left -= (size_t)got;
+    }
+  }
+  if (!e && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno;
+  if (close(fd) != 0 && !e) e = errno;
+  if (e) {
+    unlink(tmp);
+    free(tmp);
+    return skc_fail(err, SKC_IO, "%s: write failed: %s", path, strerror(e));
+  }
+  *tmp_out = tmp;
+  return SKC_OK;
+}
+
+static void percent_encode(buf* b, const char* s) {
+  for (const unsigned char* p = (const unsigned char*)s; *p; ++p) {
+    unsigned c = *p;
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~')
+      buf_put(b, p, 1);
+    else
+      buf_printf(b, "%%%02X", c);
+  }
+}
+
+/* ---- checks -------------------------------------------------------------------------------------------------- */
+static int check_scene(writer* w) {
+  const skio_scene* s = w->s;
+  const skc_skeleton* sk = s->skeleton;
+  if (s->mesh_count == 0) return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh to write", w->path);
+  if (s->mesh_count > 65535)
+    return skc_fail(w->err, SKC_UNSUPPORTED, "%s: %u meshes (at most 65535)", w->path, s->mesh_count);
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    const char* nm = m->name ? m->name : "";
+    if (!m->name) return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u has no name", w->path, mi);
+    if (!m->positions || m->vertex_count == 0)
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has no positions", w->path, mi, nm);
+    if (m->vertex_count >= UINT32_MAX)
+      return skc_fail(w->err, SKC_UNSUPPORTED, "%s: mesh %u \"%s\" has %zu vertices (at most 2^32-2)", w->path, mi, nm,
+                      m->vertex_count);
+    if (!all_finite(m->positions, m->vertex_count * 3))
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has positions that are not finite", w->path,
+                      mi, nm);
+    if (m->index_count % 3 || (m->index_count && !m->indices))
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\": %zu indices are not whole triangles",
+                      w->path, mi, nm, m->index_count);
+    for (size_t i = 0; i < m->index_count; ++i)
+      if (m->indices[i] >= m->vertex_count)
+        return skc_fail(w->err, SKC_OUT_OF_RANGE, "%s: mesh %u \"%s\": index %zu is %u, past the %zu vertices",
+                        w->path, mi, nm, i, m->indices[i], m->vertex_count);
+    if (!m->skin) continue;
+    if (!sk)
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has a skin but the scene has no skeleton",
+                      w->path, mi, nm);
+    const skc_skin* k = m->skin;
+    if (k->vertex_count != m->vertex_count || k->joint_count != sk->joint_count || !k->offsets)
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT,
+                      "%s: mesh %u \"%s\": skin of %zu vertices over %u joints, mesh of %zu, skeleton of %u", w->path,
+                      mi, nm, k->vertex_count, k->joint_count, m->vertex_count, sk->joint_count);
+    skc_err e2 = {0};
+    if (skc_offsets_check(k->offsets, k->vertex_count, &e2))
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\": %s", w->path, mi, nm, e2.message);
+  }
+  if (sk && !all_finite(sk->rest_local, (size_t)sk->joint_count * 16))
+    return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: the skeleton has rest transforms that are not finite", w->path);
+  return SKC_OK;
+}
+
+/* ---- entry ------------------------------------------------------------------------------------------------------ */
+int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* opts, skc_err* err) {
+  if (!s || !path || !path[0]) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL or empty");
+  writer w;
+  memset(&w, 0, sizeof w);
+  w.s = s;
+  w.path = path;
+  w.err = err;
+  if (opts) w.o = *opts;
+  for (int r = 0; r < REGIONS; ++r) w.pool_view[r] = -1;
+  if (w.o.as_is && (w.o.normalize || w.o.limit))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "as-is weights cannot be combined with normalize or a limit");
+  if (!(w.o.prune >= 0.0f) || !isfinite(w.o.prune))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "prune must be finite and >= 0 (got %g)", (double)w.o.prune);
+  if (w.o.limit > SKC_MAX_INFLUENCES_PER_VERTEX)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "limit %u is above %u", w.o.limit, SKC_MAX_INFLUENCES_PER_VERTEX);
+  int rc = check_scene(&w);
+  if (rc) return rc;
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a folder", path);
+  if (same_file(path, s->source))
+    return skc_fail(err, SKC_EXISTS, "%s: is the scene's source file; not overwritten", path);
+
+  /* .gltf: where the buffer goes */
+  char* bin_path = NULL;
+  buf uri = {0};
+  bool bin_existed = false;
+  if (!binary) {
+    const char* slash = strrchr(path, '/');
+    const char* base = slash ? slash + 1 : path;
+    const char* dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    if (!(bin_path = malloc(strlen(path) + 8))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    /* The buffer's name: the stem with every character outside [A-Za-z0-9._~-] replaced by '_', so that its URI
+     * needs no percent-encoding: Assimp 5.2.5 opens the URI as written ("my%20model.bin" is not found, measured),
+     * while the spec (and Blender, the Khronos validator) decode it. */
+    size_t at = (size_t)(base - path);
+    memcpy(bin_path, path, at);
+    for (const unsigned char* q = (const unsigned char*)base; q < (const unsigned char*)path + stem;) {
+      unsigned c = *q;
+      bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                  c == '.' || c == '_' || c == '~';
+      size_t n = c >= 0x80 ? utf8_len(q) : 1;
+      if (n == 0 || q + n > (const unsigned char*)path + stem) n = 1;
+      bin_path[at++] = safe ? (char)c : '_';
+      q += n;
+    }
+    strcpy(bin_path + at, ".bin");
+    if (strcmp(bin_path, path) == 0) strcpy(bin_path + at, ".bin.bin");
+    if (stat(bin_path, &st) == 0) {
+      bin_existed = true;
+      if (S_ISDIR(st.st_mode)) rc = skc_fail(err, SKC_IO, "%s: its buffer %s is a folder", path, bin_path);
+      else if (same_file(bin_path, s->source))
+        rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s is the scene's source file; not overwritten", path, bin_path);
+      else if (!w.o.replace_bin)
+        rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s exists (allow replacing it to overwrite)", path, bin_path);
+    }
+    if (!rc) {
+      const char* bslash = strrchr(bin_path, '/');
+      percent_encode(&uri, bslash ? bslash + 1 : bin_path);
+      if (uri.oom) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    }
+    if (rc) {
+      free(bin_path);
+      free(uri.p);
+      return rc;
+    }
+  }
+
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk ? sk->joint_count : 0;
+  const uint32_t M = s->mesh_count;
+  char** jnames = NULL;
+  uint32_t* jsorted = NULL;
+  char** mnames = NULL;
+  char* root_name = NULL;
+  uint8_t* orphan = NULL;
+  mesh_out* mo = calloc(M, sizeof *mo);
+  bool* animated = calloc(jc + 1, sizeof *animated);
+  bool* matrix_joint = calloc(jc + 1, sizeof *matrix_joint);
+  uint32_t* child_off = calloc(jc + 2, sizeof *child_off);
+  uint32_t* child = malloc((jc + 1) * sizeof *child);
+  buf meshes = {0}, anims = {0}, nodes = {0}, skins = {0}, json = {0}, bin = {0}, glb_head = {0};
+  char *tmp_bin = NULL, *tmp_main = NULL;
+  if (!mo || !animated || !matrix_joint || !child_off || !child) {
+    rc = oom_fail(&w);
+    goto done;
+  }
+  if (sk && (rc = unique_names(&w, &jnames, &jsorted))) goto done;
+
+  /* Joints no mesh binds and that are no ancestor of a bound joint (attachment points, IK targets, a rig's tip)
+   * are listed in the first skinned mesh's skin, with the skeleton's inverse bind: readers that build the
+   * skeleton from the skins' joints and their ancestors (Assimp, and through it skio_scene_import; Blender's
+   * bones) would lose them otherwise. */
+  if (jc && !(orphan = calloc(jc, 1))) {
+    rc = oom_fail(&w);
+    goto done;
+  }
+  uint32_t first_skinned = M;
+  for (uint32_t mi = 0; mi < M; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    if (!m->skin) continue;
+    if (first_skinned == M) first_skinned = mi;
+    for (uint32_t j = 0; j < jc; ++j)
+      if (m->bound && m->bound[j]) orphan[j] = 1; /* 1 = reached */
+    for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+      if (m->skin->joints[e] < jc) orphan[m->skin->joints[e]] = 1;
+  }
+  for (uint32_t j = jc; j-- > 0;) {
+    int32_t p = sk->parents[j];
+    if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1;
+  }
+  for (uint32_t j = 0; j < jc; ++j) {
+    orphan[j] = !orphan[j];
+    w.rep.orphans_listed += orphan[j] && first_skinned < M;
+  }
+
+  /* meshes first: which ones end up with a skin decides where the mesh nodes go */
+  for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, mi == first_skinned ? orphan : NULL, &meshes, &mo[mi]);
+  if (rc) goto done;
+
+  /* joints: animated ones, TRS or matrix, children lists */
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
+      const skio_channel* ch = &s->anims[a].channels[c];
+      if (ch->joint < jc && (ch->pos_count || ch->rot_count || ch->scl_count)) animated[ch->joint] = true;
+    }
+  uint32_t roots = 0, root = 0;
+  for (uint32_t j = 0; j < jc; ++j) {
+    int32_t p = sk->parents[j];
+    if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
+      if (roots++ == 0) root = j;
+    } else {
+      child_off[p + 1]++;
+    }
+  }
+  for (uint32_t j = 0; j < jc; ++j) child_off[j + 1] += child_off[j];
+  {
+    uint32_t* fill = malloc((jc + 1) * sizeof *fill);
+    if (!fill) {
+      rc = oom_fail(&w);
+      goto done;
+    }
+    memcpy(fill, child_off, (jc + 1) * sizeof *fill);
+    for (uint32_t j = 0; j < jc; ++j) {
+      int32_t p = sk->parents[j];
+      if (!(p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j)) child[fill[p]++] = j;
+    }
+    free(fill);
+  }
+  bool unskinned = false;
+  for (uint32_t mi = 0; mi < M; ++mi) unskinned |= !mo[mi].skinned;
+  bool synth = false;
+  if (jc) {
+    float id[16];
+    skc_mat4_identity(id);
+    synth = roots != 1 || (unskinned && (animated[root] || memcmp(sk->rest_local + (size_t)root * 16, id, sizeof id)));
+  }
+  const uint32_t synth_node = jc + M;
+  int32_t rest_joint = -1; /* a TRS joint to hold empty clips: the root when possible */
+
+  /* nodes: joints */
+  bool fixed = false;
+  for (uint32_t j = 0; j < jc; ++j) {
+    const float* m = sk->rest_local + (size_t)j * 16;
+    skc_trs trs;
+    bool trs_ok = skc_mat4_to_trs(m, &trs, 1e-5f);
+    if (!trs_ok && !animated[j]) {
+      matrix_joint[j] = true;
+      w.rep.matrix_nodes++;
+    } else if (!trs_ok) {
+      w.rep.sheared_animated++;
+    }
+    if (!matrix_joint[j] && (rest_joint < 0 || j == root)) rest_joint = (int32_t)j;
+    if (j) buf_str(&nodes, ",");
+    buf_str(&nodes, "{\"name\":");
+    put_json_string(&nodes, jnames[j], &fixed);
+    if (matrix_joint[j]) {
+      buf_str(&nodes, ",\"matrix\":");
+      put_floats(&nodes, m, 16);
+    } else {
+      skc_quat_normalize(trs.r);
+      if (trs.t[0] != 0.0f || trs.t[1] != 0.0f || trs.t[2] != 0.0f) {
+        buf_str(&nodes, ",\"translation\":");
+        put_floats(&nodes, trs.t, 3);
+      }
+      if (trs.r[0] != 0.0f || trs.r[1] != 0.0f || trs.r[2] != 0.0f || trs.r[3] != 1.0f) {
+        buf_str(&nodes, ",\"rotation\":");
+        put_floats(&nodes, trs.r, 4);
+      }
+      if (trs.s[0] != 1.0f || trs.s[1] != 1.0f || trs.s[2] != 1.0f) {
+        buf_str(&nodes, ",\"scale\":");
+        put_floats(&nodes, trs.s, 3);
+      }
+    }
+    bool mesh_children = !synth && j == root;
+    if (child_off[j + 1] > child_off[j] || mesh_children) {
+      buf_str(&nodes, ",\"children\":[");
+      bool comma = false;
+      for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
+      if (mesh_children)
+        for (uint32_t mi = 0; mi < M; ++mi, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mi);
+      buf_str(&nodes, "]");
+    }
+    buf_str(&nodes, "}");
+    if (fixed) {
+      w.rep.names_fixed++;
+      fixed = false;
+    }
+  }
+  /* nodes: meshes, then the synthetic root */
+  if (!(mnames = calloc(M, sizeof *mnames))) {
+    rc = oom_fail(&w);
+    goto done;
+  }
+  uint32_t skin_count = 0;
+  for (uint32_t mi = 0; mi < M; ++mi) {
+    mnames[mi] = jc ? free_name(jnames, jsorted, jc, s->meshes[mi].name, "_mesh") : dup_str(s->meshes[mi].name);
+    if (!mnames[mi]) {
+      rc = oom_fail(&w);
+      goto done;
+    }
+    if (jc || mi) buf_str(&nodes, ",");
+    buf_str(&nodes, "{\"name\":");
+    put_json_string(&nodes, mnames[mi], NULL);
+    buf_printf(&nodes, ",\"mesh\":%u", mi);
+    if (mo[mi].skinned) buf_printf(&nodes, ",\"skin\":%u", skin_count++);
+    buf_str(&nodes, "}");
+  }
+  if (synth) {
+    if (!(root_name = free_name(jnames, jsorted, jc, "skinkit_root", ""))) {
+      rc = oom_fail(&w);
+      goto done;
+    }
+    buf_str(&nodes, ",{\"name\":");
+    put_json_string(&nodes, root_name, NULL);
+    buf_str(&nodes, ",\"children\":[");
+    bool comma = false;
+    for (uint32_t j = 0; j < jc; ++j) {
+      int32_t p = sk->parents[j];
+      if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
+        buf_printf(&nodes, "%s%u", comma ? "," : "", j);
+        comma = true;
+      }
+    }
+    for (uint32_t mi = 0; mi < M; ++mi, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mi);
+    buf_str(&nodes, "]}");
+  }
+
+  /* skins: joints, inverse binds, the closest common ancestor as "skeleton" */
+  {
+    uint32_t* depth = calloc(jc + 1, sizeof *depth);
+    if (!depth) {
+      rc = oom_fail(&w);
+      goto done;
+    }
+    for (uint32_t j = 0; j < jc; ++j) {
+      int32_t p = sk->parents[j];
+      depth[j] = (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) ? 0 : depth[p] + 1;
+    }
+    uint32_t k = 0;
+    for (uint32_t mi = 0; mi < M; ++mi) {
+      if (!mo[mi].skinned) continue;
+      int64_t lca = mo[mi].joints[0];
+      for (uint32_t i = 1; i < mo[mi].listed && lca >= 0; ++i) {
+        int64_t b = mo[mi].joints[i];
+        while (lca >= 0 && b >= 0 && lca != b) {
+          if (depth[lca] >= depth[b]) {
+            int32_t p = sk->parents[lca];
+            lca = (p == SKC_NO_PARENT || p < 0 || p >= lca) ? -1 : p;
+          } else {
+            int32_t p = sk->parents[b];
+            b = (p == SKC_NO_PARENT || p < 0 || p >= b) ? -1 : p;
+          }
+        }
+        if (b < 0) lca = -1;
+      }
+      int64_t skel = lca >= 0 ? lca : synth ? (int64_t)synth_node : -1;
+      if (k++) buf_str(&skins, ",");
+      buf_str(&skins, "{\"name\":");
+      put_json_string(&skins, s->meshes[mi].name, NULL);
+      buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
+      for (uint32_t i = 0; i < mo[mi].listed; ++i) buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
+      buf_str(&skins, "]");
+      if (skel >= 0) buf_printf(&skins, ",\"skeleton\":%u", (uint32_t)skel);
+      buf_str(&skins, "}");
+    }
+    free(depth);
+  }
+
+  /* animations */
+  uint32_t anim_written = 0;
+  for (uint32_t a = 0; a < s->anim_count && !rc; ++a) {
+    buf one = {0};
+    bool wrote = false;
+    rc = write_anim(&w, a, rest_joint, matrix_joint, &one, &wrote);
+    if (!rc && wrote) {
+      if (anim_written++) buf_str(&anims, ",");
+      buf_put(&anims, one.p, one.n);
+    }
+    free(one.p);
+  }
+  if (rc) goto done;
+
+  /* the binary buffer: regions in order, 4-aligned */
+  size_t base[REGIONS];
+  for (int r = 0; r < REGIONS; ++r) {
+    buf_pad(&bin, 4, 0);
+    base[r] = bin.n;
+    buf_put(&bin, w.data[r].p, w.data[r].n);
+    if (w.pool_view[r] >= 0) w.views[w.pool_view[r]].length = w.data[r].n;
+  }
+  buf_pad(&bin, 4, 0);
+  if (binary && bin.n > (size_t)UINT32_MAX - 1024) {
+    rc = skc_fail(err, SKC_UNSUPPORTED, "%s: %zu bytes of buffer do not fit a .glb (4 GiB); write .gltf", path, bin.n);
+    goto done;
+  }
+
+  /* the JSON */
+  buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},\"scene\":0,\"scenes\":[{\"nodes\":[");
+  if (!jc) {
+    for (uint32_t mi = 0; mi < M; ++mi) buf_printf(&json, "%s%u", mi ? "," : "", mi);
+  } else {
+    buf_printf(&json, "%u", synth ? synth_node : root);
+  }
+  buf_str(&json, "]}],\"nodes\":[");
+  buf_put(&json, nodes.p, nodes.n);
+  buf_str(&json, "],\"meshes\":[");
+  buf_put(&json, meshes.p, meshes.n);
+  buf_str(&json, "]");
+  if (skins.n) {
+    buf_str(&json, ",\"skins\":[");
+    buf_put(&json, skins.p, skins.n);
+    buf_str(&json, "]");
+  }
+  if (anims.n) {
+    buf_str(&json, ",\"animations\":[");
+    buf_put(&json, anims.p, anims.n);
+    buf_str(&json, "]");
+  }
+  buf_str(&json, ",\"accessors\":[");
+  buf_put(&json, w.accessors.p, w.accessors.n);
+  buf_str(&json, "],\"bufferViews\":[");
+  for (uint32_t v = 0; v < w.view_count; ++v) {
+    const view_rec* r = &w.views[v];
+    buf_printf(&json, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "", base[r->region] + r->offset,
+               r->length);
+    if (r->target) buf_printf(&json, ",\"target\":%d", r->target);
+    buf_str(&json, "}");
+  }
+  buf_printf(&json, "],\"buffers\":[{\"byteLength\":%zu", bin.n);
+  if (!binary) {
+    buf_str(&json, ",\"uri\":\"");
+    buf_put(&json, uri.p, uri.n); /* percent-encoded: nothing to escape */
+    buf_str(&json, "\"");
+  }
+  buf_str(&json, "}]}");
+  if (w.oom || json.oom || bin.oom || nodes.oom || skins.oom || anims.oom || meshes.oom) {
+    rc = oom_fail(&w);
+    goto done;
+  }
+
+  if (binary) {
+    buf_pad(&json, 4, ' ');
+    uint32_t head[5];
+    const size_t total = 12 + 8 + json.n + 8 + bin.n;
+    head[0] = 0x46546C67u; /* "glTF" */
+    head[1] = 2;
+    head[2] = (uint32_t)total;
+    head[3] = (uint32_t)json.n;
+    head[4] = 0x4E4F534Au; /* "JSON" */
+    uint32_t bin_head[2] = {(uint32_t)bin.n, 0x004E4942u}; /* "BIN\0" */
+    buf_put(&glb_head, head, sizeof head);
+    buf bh = {0};
+    buf_put(&bh, bin_head, sizeof bin_head);
+    if (glb_head.oom || bh.oom || json.n > UINT32_MAX || total > UINT32_MAX) {
+      free(bh.p);
+      rc = total > UINT32_MAX ? skc_fail(err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", path) : oom_fail(&w);
+      goto done;
+    }
+    const buf* pieces[4] = {&glb_head, &json, &bh, &bin};
+    rc = write_temp(path, pieces, 4, &tmp_main, err);
+    free(bh.p);
+    if (rc) goto done;
+    if (rename(tmp_main, path) != 0) {
+      int e = errno;
+      unlink(tmp_main);
+      rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
+      goto done;
+    }
+  } else {
+    const buf* bp[1] = {&bin};
+    if ((rc = write_temp(bin_path, bp, 1, &tmp_bin, err))) goto done;
+    const buf* jp[1] = {&json};
+    if ((rc = write_temp(path, jp, 1, &tmp_main, err))) {
+      unlink(tmp_bin);
+      goto done;
+    }
+    if (rename(tmp_bin, bin_path) != 0) {
+      int e = errno;
+      unlink(tmp_bin);
+      unlink(tmp_main);
+      rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", path, bin_path, strerror(e));
+      goto done;
+    }
+    if (rename(tmp_main, path) != 0) {
+      int e = errno;
+      unlink(tmp_main);
+      if (!bin_existed) unlink(bin_path);
+      rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
+      goto done;
+    }
+  }
+  if (w.o.report) *w.o.report = w.rep;
+
+done:
+  if (jnames)
+    for (uint32_t j = 0; j < jc; ++j) free(jnames[j]);
+  free(jnames);
+  free(jsorted);
+  if (mnames)
+    for (uint32_t mi = 0; mi < M; ++mi) free(mnames[mi]);
+  free(mnames);
+  free(root_name);
+  free(orphan);
+  if (mo)
+    for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints);
+  free(mo);
+  free(animated);
+  free(matrix_joint);
+  free(child_off);
+  free(child);
+  free(meshes.p);
+  free(anims.p);
+  free(nodes.p);
+  free(skins.p);
+  free(json.p);
+  free(bin.p);
+  free(glb_head.p);
+  free(tmp_bin);
+  free(tmp_main);
+  free(bin_path);
+  free(uri.p);
+  for (int r = 0; r < REGIONS; ++r) free(w.data[r].p);
+  free(w.views);
+  free(w.accessors.p);
+  return rc;
+}

@@ -1,0 +1,100 @@
+/* skio_gltf.h - skinkit's own glTF 2.0 writer (io/gltf_write.c): an skio_scene as .glb (one JSON chunk + one
+ * BIN chunk) or .gltf (JSON + one .bin beside it). It exists because Assimp 5.2.5's glTF2 exporter cannot write
+ * our scenes losslessly: it throws on an animation named like another object (duplicate clip names, a clip named
+ * like a node), writes only JOINTS_0/WEIGHTS_0 and welds identical vertices (merging the weights of co-located
+ * vertices that differ). Our scene has no materials, so nothing the Assimp path kept is lost here.
+ *
+ * What is written (vertex i of a mesh is vertex i of its primitive; nothing is welded or reordered):
+ *  - one node per skeleton joint (its name; its rest local transform as translation/rotation/scale, or as
+ *    "matrix" when the transform has shear that TRS cannot hold and no clip animates the joint), the hierarchy
+ *    from the parents; one node per mesh (no transform); one scene. The scene's single root is the skeleton's
+ *    root joint with the mesh nodes among its children, so that readers that make a node for a scene with several
+ *    roots (Assimp: "ROOT") bring back the same joints. An identity node "skinkit_root" holds everything instead
+ *    when the skeleton has several roots, or when a mesh without a skin would otherwise sit under a root joint that
+ *    moves (rest not the identity, or animated). Without a skeleton every mesh node is a scene root.
+ *  - per mesh one primitive: POSITION (with min/max), NORMAL, TANGENT (vec4), TEXCOORD_0 stored as (u, 1 - v)
+ *    (glTF's v axis points down; Assimp and Blender flip it back), indices (u16 below 65535 vertices, else u32;
+ *    POINTS when the mesh has no triangles), and for a skinned mesh JOINTS_n (u8 when its skin lists <= 256 joints,
+ *    else u16) / WEIGHTS_n (float) for as many sets of 4 as its most influenced vertex needs; unused slots are
+ *    joint 0 with weight 0.
+ *  - per skinned mesh its own skin: the joints it binds (skio_mesh.bound) plus any joint its written weights use,
+ *    in skeleton order, with the mesh's own inverse binds (column-major float mat4) and "skeleton" = the closest
+ *    common ancestor of those joints. A skinned mesh with no such joint is written without skin. Joints that no
+ *    mesh binds and that are no ancestor of a bound joint (attachment points, a rig's tip) are also listed in the
+ *    first skinned mesh's skin, with the skeleton's inverse bind: readers that build their skeleton from skin
+ *    joints and their ancestors (Assimp, hence skio_scene_import; Blender's bones) would drop them otherwise. Read
+ *    back, that mesh binds them (with no weight).
+ *  - every animation under its own name (duplicates allowed), one LINEAR sampler per joint and path (the first
+ *    channel of a joint is the one written, as skio_anim_sample uses it), times in seconds as floats, rotations
+ *    normalized. glTF has no clip length: a clip whose duration runs past its last key gets one more key at the
+ *    duration repeating the last value of one track (the pose is unchanged), and a clip without channels gets a
+ *    rest-pose rotation track on one joint. Keys that glTF cannot hold are fixed where the pose allows: keys at
+ *    negative times become one key at 0 (the pose there), keys whose float times collide keep the last one,
+ *    non-finite keys and keys out of order are dropped (counted in the report).
+ *  - names as UTF-8 JSON strings (quotes, backslashes and control characters escaped; a byte that is not valid
+ *    UTF-8 is read as Latin-1). Joint names must be unique for readers that bind by name (Assimp): a repeated or
+ *    empty name is written as the importer would name it ("<name>#2", "joint<i>").
+ *
+ * Files: the output is built in memory, written to a temporary file in the target folder and renamed, so a failure
+ * never leaves a half file. .gltf: the buffer goes beside it, named after its stem with every character outside
+ * [A-Za-z0-9._~-] replaced by '_' ("my model.gltf" -> "my_model.bin"), so that the relative URI needs no
+ * percent-encoding: Assimp 5.2.5 does not decode one (a "my%20model.bin" URI is not found). An existing file of
+ * that name is replaced only with replace_bin, and never when it is the scene's own source file.
+ */
+#ifndef SKIO_GLTF_H
+#define SKIO_GLTF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+#include "skio_scene.h"
+
+/* What a write changed or could not carry (all zero: every stored datum went out as stored). */
+typedef struct skio_gltf_report {
+  uint64_t vertices_changed;   /* vertices whose written influences differ from the stored ones */
+  uint64_t influences_dropped; /* entries not written: past the limit, pruned, or not finite and > 0 */
+  uint64_t duplicates_merged;  /* entries added into an earlier entry of the same joint of the same vertex */
+  uint64_t unweighted;         /* vertices of skinned meshes written without any influence */
+  uint32_t max_influences;     /* most influences written for one vertex */
+  uint32_t unskinned_meshes;   /* meshes with a skin but no joint to list, written without skin */
+  uint32_t orphans_listed;     /* joints no mesh binds, listed in the first skinned mesh's skin (see below) */
+  uint32_t matrix_nodes;       /* joints written as "matrix" (sheared rest, not animated) */
+  uint32_t sheared_animated;   /* joints with a sheared rest written as TRS because a clip animates them */
+  uint32_t renamed_joints;     /* empty or repeated joint names written under another name */
+  uint32_t names_fixed;        /* names holding bytes that are not UTF-8 (read as Latin-1) */
+  uint64_t keys_dropped;       /* animation keys not written as stored (see the file comment) */
+  uint32_t channels_dropped;   /* further channels of a joint already animated by the same clip */
+  uint32_t anims_dropped;      /* clips with no joint that could hold them (scene without skeleton) */
+} skio_gltf_report;
+
+/* Weights (applied per vertex, in this order): entries that are not finite or not > 0 are dropped (glTF
+ * weights are non-negative; Assimp and the spec ignore zeros); entries naming the same joint are added into one
+ * (glTF forbids a joint twice in a vertex; skinning is unchanged); prune drops weights below `prune`, keeping the
+ * largest one when all are below; then
+ *  - default (everything 0/false): the 4 largest, sorted by weight (ties: lower joint), renormalized to sum 1,
+ *    i.e. skc_select_top with k = 4, the same rule as skio_scene_export's glTF default;
+ *  - limit N: the N largest, sorted, renormalized (skc_select_top with k = N);
+ *  - normalize (limit 0): every influence, sorted, renormalized (skc_select_top with k = all);
+ *  - as_is: every influence with its weight exactly as stored, sorted by weight; sums may differ from 1, which
+ *    glTF forbids (the Khronos validator reports ACCESSOR_WEIGHTS_NON_NORMALIZED): only on request. as_is with
+ *    normalize or a limit is SKC_INVALID_ARGUMENT.
+ * Mapping from skio_export_options: normalize -> normalize, limit -> limit, prune -> prune, keep_all -> as_is. */
+typedef struct skio_gltf_options {
+  bool as_is;
+  bool normalize;
+  uint32_t limit;           /* 0: 4 unless normalize or as_is (then all) */
+  float prune;              /* 0 = keep every weight; must be finite and >= 0 */
+  bool replace_bin;         /* .gltf: may replace an existing "<stem>.bin" (e.g. the CLI's --force) */
+  skio_gltf_report* report; /* optional: filled on success */
+} skio_gltf_options;
+
+/* Writes s to path: binary != 0 -> .glb, else .gltf + .bin (the extension of path is not checked). o may be NULL
+ * (defaults). Errors: SKC_INVALID_ARGUMENT (NULL scene/path, bad options, a mesh without positions or with
+ * non-finite geometry or bind matrices, indices out of range, a skin not matching its mesh or the skeleton),
+ * SKC_EXISTS (the .bin exists and replace_bin is off, or it is the scene's source), SKC_UNSUPPORTED (more than
+ * 4 GiB of buffer for .glb), SKC_OUT_OF_MEMORY, SKC_IO (folder missing or not writable, disk full; the message
+ * has the path and the system's reason). Nothing is left at path (or at the .bin) when it fails. */
+int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* o, skc_err* err);
+
+#endif
