@@ -373,27 +373,45 @@ static int finish_vertex(const skc_bind_desc* d, const bind_groups* g, const skc
         w[n++] = (float)((double)cw[i] / sum * room / size);
       }
     }
-    /* exact sum in float, summed in storage order: put the rounding residue on the largest new weight */
-    for (int pass = 0; pass < 3; ++pass) {
-      float s = 0.0f;
-      for (uint32_t i = 0; i < n; ++i) s += w[i];
-      float target = locked_n ? (float)(locked_sum + room) : 1.0f;
-      if (s == target) break;
-      w[locked_n] += target - s;
-    }
   }
-  /* sort by weight descending (insertion sort: n is small) */
+  /* sort by weight descending, ties by joint (insertion sort: n is small); lk marks the locked entries */
+  uint8_t lk[2 * BIND_MAX_INFLUENCES];
+  for (uint32_t i = 0; i < n; ++i) lk[i] = i < locked_n;
   for (uint32_t i = 1; i < n; ++i) {
     uint32_t tj = j[i];
     float tw = w[i];
+    uint8_t tl = lk[i];
     uint32_t k = i;
     while (k > 0 && (w[k - 1] < tw || (w[k - 1] == tw && j[k - 1] > tj))) {
       w[k] = w[k - 1];
       j[k] = j[k - 1];
+      lk[k] = lk[k - 1];
       --k;
     }
     w[k] = tw;
     j[k] = tj;
+    lk[k] = tl;
+  }
+  /* exact sum in float, summed in the order stored: the last weight (the smallest) becomes 1 - the sum before it,
+   * which is exact in float (that sum lies in [0.5, 1]) - unless it is locked or that would lift it above the one
+   * before it (a tie); then the residue goes to the largest new weight (a negative one to the last new weight
+   * equal to it, so the order stays descending), one unit in the last place at a time after a first full step */
+  if (n > locked_n) {
+    float p = 0.0f;
+    for (uint32_t i = 0; i + 1 < n; ++i) p += w[i];
+    float x = 1.0f - p;
+    if (!lk[n - 1] && x > 0.0f && (n == 1 || x <= w[n - 2])) w[n - 1] = x;
+    uint32_t a = 0;
+    while (lk[a]) ++a;
+    uint32_t last = a;
+    while (last + 1 < n && !lk[last + 1] && w[last + 1] == w[a]) ++last;
+    for (int pass = 0; pass < 24; ++pass) {
+      float sum = 0.0f;
+      for (uint32_t i = 0; i < n; ++i) sum += w[i];
+      if (sum == 1.0f) break;
+      uint32_t k = sum < 1.0f ? a : last;
+      w[k] = pass == 0 ? w[k] + (1.0f - sum) : nextafterf(w[k], sum < 1.0f ? 2.0f : 0.0f);
+    }
   }
   return skc_skin_builder_push(b, j, w, n) ? SKC_OUT_OF_MEMORY : SKC_OK;
 }

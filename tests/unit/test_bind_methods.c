@@ -662,6 +662,124 @@ START_TEST(coincident_bones_share_weights) {
 }
 END_TEST
 
+/* Issue 6's hard cases, every method on each: the cylinder with a non-manifold fin (a strip of triangles standing
+ * out of the surface along one line: its attachment edges have three triangles), two closed "eyes" floating inside
+ * the tube near its end, a "hair card" (one open quad) floating outside, the 13 loose 1 mm cubes, and a duplicate
+ * of the whole tube on top of it. Every vertex gets valid weights (robust: sums exactly 1 in float, summed in
+ * storage order), each floating part takes the bone it floats at, the fin the bone it stands on, and the two
+ * shells' copies of a vertex the same weights. */
+static size_t add_box(mesh* m, const float lo[3], const float hi[3]) {
+  static const uint32_t faces[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                                        {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+  size_t v0 = m->nv;
+  for (int k = 0; k < 8; ++k) {
+    int bits[3] = {(k == 1 || k == 2 || k == 5 || k == 6), (k == 2 || k == 3 || k == 6 || k == 7), k >= 4};
+    for (int q = 0; q < 3; ++q) m->pos[3 * (v0 + (size_t)k) + q] = bits[q] ? hi[q] : lo[q];
+  }
+  for (int f = 0; f < 12; ++f)
+    for (int q = 0; q < 3; ++q) m->tri[3 * m->nt + 3 * (size_t)f + q] = (uint32_t)v0 + faces[f][q];
+  m->nv += 8;
+  m->nt += 12;
+  return v0;
+}
+
+START_TEST(hard_cases_every_method) {
+  static const sk_bind_method all[5] = {SK_BIND_ROBUST, SK_BIND_HEAT, SK_BIND_NEAREST, SK_BIND_CAPSULE,
+                                        SK_BIND_DELAUNAY};
+  const uint32_t S = 24, R = 48;
+  mesh m = skt_bind_cylinder(S, R, 3);
+  size_t tube = m.nv, tube_tris = m.nt;
+  /* room for: the fin (R + 1 outer vertices, 2 R triangles), eyes and card, cubes, then the duplicate shell */
+  size_t cap_v = 4 * (tube + R + 64 + 13 * 8), cap_t = 4 * (tube_tris + 2 * R + 64 + 13 * 12);
+  m.pos = realloc(m.pos, cap_v * 3 * sizeof(float));
+  m.tri = realloc(m.tri, cap_t * 3 * sizeof(uint32_t));
+  /* fin: outward from the generator line at segment 0 of every ring (y = +0.25 .. 0.45, z = 0) */
+  size_t fin = m.nv;
+  for (uint32_t r = 0; r <= R; ++r) {
+    const float* base = m.pos + 3 * (size_t)r * S;
+    m.pos[3 * (fin + r)] = base[0];
+    m.pos[3 * (fin + r) + 1] = base[1] * 1.8f;
+    m.pos[3 * (fin + r) + 2] = base[2] * 1.8f;
+  }
+  m.nv += R + 1;
+  for (uint32_t r = 0; r < R; ++r) {
+    uint32_t a = r * S, b = (r + 1) * S, c = (uint32_t)(fin + r), e = (uint32_t)(fin + r + 1);
+    uint32_t q[6] = {a, b, e, a, e, c};
+    memcpy(m.tri + 3 * m.nt, q, sizeof q);
+    m.nt += 2;
+  }
+  /* two eyes inside the tube at x = 1.8 (bone 2), a hair card outside at x = 0.33 (bone 0) */
+  const float eye_lo[2][3] = {{1.78f, 0.10f, 0.05f}, {1.78f, 0.10f, -0.09f}};
+  size_t eyes = 0;
+  for (int k = 0; k < 2; ++k) {
+    float hi[3] = {eye_lo[k][0] + 0.04f, eye_lo[k][1] + 0.04f, eye_lo[k][2] + 0.04f};
+    size_t v = add_box(&m, eye_lo[k], hi);
+    if (!k) eyes = v;
+  }
+  size_t card = m.nv;
+  const float cq[4][3] = {{0.28f, 0.40f, 0.0f}, {0.38f, 0.40f, 0.0f}, {0.38f, 0.55f, 0.05f}, {0.28f, 0.55f, 0.05f}};
+  memcpy(m.pos + 3 * card, cq, sizeof cq);
+  m.nv += 4;
+  uint32_t ct[6] = {(uint32_t)card, (uint32_t)card + 1, (uint32_t)card + 2,
+                    (uint32_t)card, (uint32_t)card + 2, (uint32_t)card + 3};
+  memcpy(m.tri + 3 * m.nt, ct, sizeof ct);
+  m.nt += 2;
+  size_t cubes = m.nv;
+  skt_bind_add_loose_cubes(&m);
+  /* the duplicate shell: every vertex and triangle again, on top */
+  size_t n = m.nv, nt = m.nt;
+  memcpy(m.pos + 3 * n, m.pos, 3 * n * sizeof(float));
+  for (size_t i = 0; i < 3 * nt; ++i) m.tri[3 * nt + i] = m.tri[i] + (uint32_t)n;
+  m.nv = 2 * n;
+  m.nt = 2 * nt;
+  for (int mi = 0; mi < 5; ++mi) {
+    sk_skin* s = skt_new_skin(m.nv, 3);
+    sk_bind_desc d = skt_bind_desc_for(&m, all[mi]);
+    sk_bind_report rep = new_report(NULL);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "method %d: %s", (int)all[mi], err.message);
+    skt_check_bind_weights(s, m.nv, 3, 4, 1);
+    if (all[mi] == SK_BIND_ROBUST)
+      for (size_t v = 0; v < m.nv; ++v) {
+        uint32_t j[MAXW];
+        float w[MAXW], sum = 0.0f;
+        size_t k = sk_skin_get_vertex(s, v, j, w, MAXW);
+        for (size_t i = 0; i < k; ++i) sum += w[i];
+        ck_assert_msg(k >= 1 && sum == 1.0f, "robust vertex %zu: %zu weights summing to %.9g", v, k, (double)sum);
+      }
+    for (size_t v = 0; v < n; ++v) /* both shells alike */
+      for (uint32_t b = 0; b < 3; ++b)
+        ck_assert_msg(fabsf(weight_of(s, v, b) - weight_of(s, v + n, b)) <= 1e-6f, "method %d vertex %zu", (int)all[mi],
+                      v);
+    for (size_t v = eyes; v < eyes + 16; ++v)
+      ck_assert_msg(weight_of(s, v, 2) > 0.5f, "method %d eye vertex %zu: w2 %g", (int)all[mi], v,
+                    (double)weight_of(s, v, 2));
+    for (size_t v = card; v < card + 4; ++v)
+      ck_assert_msg(weight_of(s, v, 0) > 0.5f, "method %d card vertex %zu: w0 %g", (int)all[mi], v,
+                    (double)weight_of(s, v, 0));
+    for (uint32_t r = 0; r <= R; ++r) { /* fin vertices in the middle of a bone belong to it */
+      float x = m.pos[3 * (fin + r)], rel = x / (m.length / 3.0f);
+      uint32_t bone = (uint32_t)rel;
+      rel -= (float)bone;
+      if (bone < 3 && rel > 0.3f && rel < 0.7f)
+        ck_assert_msg(weight_of(s, fin + r, bone) > 0.5f, "method %d fin vertex %u: w%u %g", (int)all[mi], r, bone,
+                      (double)weight_of(s, fin + r, bone));
+    }
+    for (uint32_t c = 0; c < 13; ++c) { /* a cube takes the bone it sits on (away from the joints) */
+      size_t v = cubes + 8 * (size_t)c;
+      float rel = m.pos[3 * v] / (m.length / 3.0f);
+      uint32_t bone = (uint32_t)rel;
+      rel -= (float)bone;
+      if (rel > 0.25f && rel < 0.75f)
+        ck_assert_msg(weight_of(s, v, bone) > 0.5f, "method %d cube %u", (int)all[mi], c);
+    }
+    check_layout(&m, s, tube, S, R, 0.9f, 0.01f);
+    sk_skin_destroy(s);
+  }
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 START_TEST(timing_40k_cylinder) {
   mesh m = skt_bind_cylinder(128, 310, 3);
   ck_assert_uint_gt(m.nv, 39000);
@@ -700,6 +818,7 @@ static Suite* suite(void) {
   tcase_add_test(t, heat_ignores_placement_bones);
   tcase_add_test(t, segments_of_branching_joints);
   tcase_add_test(t, coincident_bones_share_weights);
+  tcase_add_test(t, hard_cases_every_method);
   tcase_add_test(t, timing_40k_cylinder);
   suite_add_tcase(s, t);
   return s;
