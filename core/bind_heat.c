@@ -191,7 +191,16 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
   const skc_bind_desc* d = c->d;
   uint32_t nb = d->joint_count;
   int failed = 0;
-  const long long n = (long long)c->n;
+  /* vertices in the tree's leaf order: consecutive queries start in the same part of the tree (cache) */
+  uint32_t* order = malloc((c->n ? c->n : 1) * sizeof *order);
+  size_t count = order ? skc_bvh_vertex_order(bvh, c->n, order) : SIZE_MAX;
+  if (count == SIZE_MAX) {
+    free(order);
+    return SKC_OUT_OF_MEMORY;
+  }
+  memset(c->h, 0, c->n * sizeof *c->h);
+  memset(c->hcount, 0, c->n);
+  const long long n = (long long)count;
 #if defined(SK_HAVE_OPENMP)
 #pragma omp parallel
 #endif
@@ -208,9 +217,7 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
 #pragma omp for schedule(dynamic, 256)
 #endif
     for (long long vi = 0; vi < n; ++vi) {
-      size_t v = (size_t)vi;
-      c->h[v] = 0.0;
-      c->hcount[v] = 0;
+      size_t v = order[vi];
       if (!dist || !tpar || c->rep[v] != v || !(c->area[v] > 0.0)) continue;
       double p[3] = {d->positions[3 * v], d->positions[3 * v + 1], d->positions[3 * v + 2]};
       const float* nv = c->nrm + 3 * v;
@@ -257,6 +264,7 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
     free(dist);
     free(tpar);
   }
+  free(order);
   return failed ? SKC_OUT_OF_MEMORY : SKC_OK;
 }
 

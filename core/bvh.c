@@ -44,6 +44,7 @@ struct skc_bvh {
   size_t quad_count;
   float* tri;       /* 9 floats per slot (corners, in slot order) */
   uint32_t* corner; /* 3 vertex indices per slot */
+  size_t tri_count;
 };
 
 typedef struct build_item {
@@ -255,6 +256,7 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
     nodes += 2;
   }
   b->node_count = nodes;
+  b->tri_count = n;
   for (size_t k = 0; k < nodes; ++k)
     for (int q = 0; q < 3; ++q) {
       b->nodes[k].lo[q] -= pad;
@@ -404,6 +406,18 @@ static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint
     for (int i = 0; i < ni; ++i) stack[top++] = inner[i];
   }
   return 0;
+}
+
+size_t skc_bvh_vertex_order(const skc_bvh* b, size_t vertex_count, uint32_t* order) {
+  uint8_t* seen = calloc(vertex_count ? vertex_count : 1, 1);
+  if (!seen) return SIZE_MAX;
+  size_t count = 0;
+  for (size_t k = 0; k < 3 * b->tri_count; ++k) {
+    uint32_t v = b->corner[k];
+    if (v < vertex_count && !seen[v]) seen[v] = 1, order[count++] = v;
+  }
+  free(seen);
+  return count;
 }
 
 int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps) {
