@@ -1051,12 +1051,14 @@ SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out,
  *    1 / (1 + (d_j / r_j)^p) (p = falloff_power; above 1/2 inside the capsule, smooth falloff outside), the best
  *    scores are blended (bones whose d/r exceeds falloff_cutoff times the best one's get 0), then smoothed over
  *    mesh edges (smooth_iterations, none for a point cloud).
- *  - SK_BIND_DELAUNAY: Shin & Shin 2000: a Delaunay tetrahedralization (qhull) of the vertices and of
- *    bone_samples points along each bone; each vertex takes the bones nearest to it in edge-length-weighted graph
- *    distance over the tet edges, blended by inverse distance like NEAREST (falloff_power, falloff_cutoff).
- *    Positions are joggled by 1e-6 of the mesh size for qhull (so flat input works too). Vertices the
- *    tetrahedralization leaves out (near-duplicates) and inputs it cannot tetrahedralize (fewer than 5 distinct
- *    points with the bone samples, qhull failure) fall back to nearest bone (counted in the report).
+ *  - SK_BIND_DELAUNAY: Shin & Shin 2000: a Delaunay tetrahedralization (qhull) of the vertices (a grid sample of
+ *    about 4000 of them on larger meshes, at least one per part) and of bone_samples points along each bone; each
+ *    vertex takes the bones nearest to it in edge-length-weighted graph distance over the mesh's edges and the tet
+ *    edges, blended by inverse distance like NEAREST (falloff_power, falloff_cutoff); tet edges that leave the
+ *    surface outward at a vertex (through the air between limbs) are not used. Positions are joggled by 1e-6 of
+ *    the mesh size for qhull (so flat input works too). Vertices the graph does not reach and inputs qhull cannot
+ *    tetrahedralize (fewer than 5 distinct points with the bone samples, qhull failure) fall back to nearest bone
+ *    (counted in the report).
  * Vertices at identical positions are welded for the heat diffusion (UV seams do not split weights).
  * Bones with identical segments (within 1e-6 of the mesh size) are bound as one bone whose weight is split evenly
  * over them; the limit keeps such a group whole or leaves it out (only a group coming first is cut to the limit).
