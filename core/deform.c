@@ -269,6 +269,52 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
   }
 }
 
+/* The hemisphere table of the AVX-512 DQS path (skc_deform_ctx.dq_pm / dq_sel) in one 64-byte aligned block: the
+ * sign test of every (pivot, joint) pair with the scalar loop's dot product, in the same order of operations (the
+ * loop over k vectorizes lane by lane, so each dot is the scalar one). Built when it pays off: rigid DQS with
+ * packed influences, K >= 2, at most DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices
+ * (an entry costs a small fraction of the dots it saves a vertex: measured faster from V = J^2 on for J = 64 and
+ * 256); NULL otherwise or when memory is short (the kernel then computes the dots per vertex). */
+#define DQ_TABLE_MAX_JOINTS 256
+static void* dq_hemi_table(skc_deform_ctx* c, size_t V) {
+  size_t J = c->jcount;
+  const uint32_t jt = c->fmt >> 3, wt = c->fmt & 7; /* the wide path's jobs: u8/u16 joints, f32 weights, K 2/4/8 */
+  if (c->method != SKC_DEFORM_DQS || c->dqs_scaled || c->has_t || (jt != SKC_TYPE_U8 && jt != SKC_TYPE_U16) ||
+      wt != SKC_TYPE_F32 || (c->k != 2 && c->k != 4 && c->k != 8) ||
+      (c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0 || J > DQ_TABLE_MAX_JOINTS || J * J > V)
+    return NULL;
+  uint32_t sh = 0;
+  while (((size_t)1 << sh) < J) ++sh;
+  size_t pm_bytes = 64 * J, bytes = (pm_bytes + (J << sh) * sizeof(uint16_t) + 63) & ~(size_t)63;
+  float* pm = aligned_alloc(64, bytes);
+  if (!pm) return NULL;
+  uint16_t* sel = (uint16_t*)(void*)((unsigned char*)pm + pm_bytes);
+  float qx[DQ_TABLE_MAX_JOINTS], qy[DQ_TABLE_MAX_JOINTS], qz[DQ_TABLE_MAX_JOINTS], qw[DQ_TABLE_MAX_JOINTS];
+  for (size_t j = 0; j < J; ++j) {
+    const float* q = c->dq + 8 * j;
+    for (int i = 0; i < 8; ++i) {
+      pm[16 * j + (size_t)i] = q[i];
+      pm[16 * j + 8 + (size_t)i] = -q[i];
+    }
+    qx[j] = q[0];
+    qy[j] = q[1];
+    qz[j] = q[2];
+    qw[j] = q[3];
+  }
+  for (size_t p = 0; p < J; ++p) {
+    const float x0 = qx[p], y0 = qy[p], z0 = qz[p], w0 = qw[p];
+    uint16_t* row = sel + (p << sh);
+    for (size_t k = 0; k < J; ++k) {
+      float d = qx[k] * x0 + qy[k] * y0 + qz[k] * z0 + qw[k] * w0; /* kbody: dq[0] * q0[0] + ... */
+      row[k] = (uint16_t)(64 * k + (d < 0.0f ? 32 : 0));
+    }
+  }
+  c->dq_pm = pm;
+  c->dq_sel = sel;
+  c->dq_sel_shift = sh;
+  return pm;
+}
+
 int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   int rc = skc_deform_validate(a, err);
   if (rc) return rc;
@@ -328,7 +374,10 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   }
   prepare(a, scratch, &c);
 
-  kernel_fn kernel = kernel_of(skc_deform_active_kernel());
+  skc_deform_kernel kid = skc_deform_active_kernel();
+  kernel_fn kernel = kernel_of(kid);
+  void* hemi = NULL;
+  if (kid == SKC_KERNEL_AVX512) hemi = dq_hemi_table(&c, a->vertex_count);
   size_t V = a->vertex_count;
   size_t chunks = (V + CHUNK - 1) / CHUNK;
   size_t bad = 0;
@@ -352,6 +401,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   (void)chunks;
   bad = kernel(&c, 0, V);
 #endif
+  free(hemi);
   free(heap);
   if (bad)
     return skc_fail(err, SKC_OUT_OF_RANGE,

@@ -5,12 +5,18 @@
  * sum 0 or not finite, zero or huge normal, cancelled DQS blend) go to the AVX2 kernel (whose results follow the
  * scalar generic loop) before anything of the block is written. cglm must not be included here.
  *
- * LBS: joints -> byte offsets (SIMD), per vertex the blended 4x4 matrix in one zmm (one load + one FMA with a
- * broadcast weight per influence), a 16x16 transpose, then the vertex math on x, y, z of 16 vertices at once.
- * DQS: everything in SoA form: per influence the 16 dual quaternions transposed to 8 registers; the pivot (largest
- * weight, first on ties) is picked from the transposed weights, each weight takes the sign of its real part's dot
- * with the pivot's, the blend is 8 FMAs per influence for 16 vertices, then x -> x + s (w (q x x) + q x (q x x))
- * + s (w d - d_w q + q x d) with s = 2 / |q|^2 (exact for an unnormalized blend). */
+ * LBS: per vertex the blended 4x4 matrix in one zmm (one load + one FMA with a broadcast weight per influence), a
+ * 16x16 transpose, then the vertex math on x, y, z of 16 vertices at once.
+ * DQS with the hemisphere table (deform.c builds it per call when the job has at least J^2 vertices, J <= 256):
+ * the pivot (largest weight, first on ties) per lane from the transposed weights, then per vertex the blend of its
+ * K dual quaternions in one ymm register, each read as +dq or -dq at the offset the table gives for (pivot, joint)
+ * - the scalar loop's sign test, no per-vertex dots and no shuffles - and one 16x8 transpose. The blocks are
+ * software-pipelined (pivot rows two blocks ahead, the next block's blend interleaved with this block's transform).
+ * DQS without the table: everything in SoA form: per influence the 16 dual quaternions transposed to 8 registers,
+ * the pivot swapped to slot 0 per lane, each weight takes the sign of its real part's dot with the pivot's, the
+ * blend is 8 FMAs per influence for 16 vertices.
+ * Both then apply x -> x + s (w (q x x) + q x (q x x)) + s (w d - d_w q + q x d) with s = 2 / |q|^2 (exact for an
+ * unnormalized blend). */
 #include "skc_deform.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
@@ -202,165 +208,357 @@ AI void gather8(const unsigned char* base, const uint32_t* off, V x[8]) {
   transpose8(R, x);
 }
 
-/* One block of 16 vertices starting at v; 0 = nothing written (the caller redoes it with the AVX2 kernel). */
+/* LBS blend: per vertex the blended matrix in one zmm (one load + one FMA with a broadcast weight per influence),
+ * then a 16 x 16 transpose: r[4 col + row] lane i = vertex i's matrix entry; r[15] = the weight sum (palette
+ * bottom rows are 0 0 0 1). */
+AI void lbs_blend(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb, const int JT,
+                  const uint32_t K, V r[SW]) {
+  const unsigned char* P = (const unsigned char*)c->palette;
+  V m[SW];
+  _Pragma("GCC unroll 16")
+  for (uint32_t i = 0; i < SW; ++i) { /* joints read again as scalars: integer ports, no store forwarding */
+    const unsigned char* w = wb + 4 * K * i;
+    const unsigned char* jr = jb + (size_t)K * (size_t)JT * i;
+    V M = _mm512_setzero_ps();
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) {
+      const uint32_t j = ldj(jr, k, JT);
+      const V pm = _mm512_load_ps((const float*)(const void*)(P + 64 * (size_t)j));
+      M = k == 0 ? _mm512_mul_ps(_mm512_set1_ps(ldf(w + 4 * k)), pm)
+                 : _mm512_fmadd_ps(_mm512_set1_ps(ldf(w + 4 * k)), pm, M);
+    }
+    m[i] = M;
+  }
+  transpose16(m, r);
+}
+
+/* The block's weights and joints transposed (wk[k], jk[k] lane i = vertex i's k-th weight / joint), the lanes
+ * whose weight sum is 0 or not finite (|sum| in [FLT_MIN, 3e38] like kfast; kbody keeps the input of a vertex
+ * whose weights sum to 0), and the pivot: largest weight, first on ties (strict >, like kbody), its weight wmax,
+ * slot kp and joint pj per lane. */
+AI __mmask16 dqs_soa_pivot(const unsigned char* wb, const uint32_t K, const __m512i* jv, V* wk, __m512i* jk, V* wmax,
+                           __m512i* kp, __m512i* pj) {
+  V wv[8], jkf[8];
+  _Pragma("GCC unroll 8")
+  for (uint32_t o = 0; o < K; ++o) wv[o] = _mm512_loadu_ps((const float*)(const void*)(wb + 64 * o));
+  soa_k(wv, K, wk);
+  _Pragma("GCC unroll 8")
+  for (uint32_t o = 0; o < K; ++o) wv[o] = _mm512_castsi512_ps(jv[o]);
+  soa_k(wv, K, jkf);
+  V wsum = wk[0], wm = wk[0];
+  __m512i ks = _mm512_setzero_si512(), js = _mm512_castps_si512(jkf[0]);
+  jk[0] = js;
+  _Pragma("GCC unroll 8")
+  for (uint32_t k = 1; k < K; ++k) {
+    jk[k] = _mm512_castps_si512(jkf[k]);
+    wsum = _mm512_add_ps(wsum, wk[k]);
+    __mmask16 gt = _mm512_cmp_ps_mask(wk[k], wm, _CMP_GT_OQ);
+    wm = _mm512_mask_mov_ps(wm, gt, wk[k]);
+    ks = _mm512_mask_mov_epi32(ks, gt, _mm512_set1_epi32((int)k));
+    js = _mm512_mask_mov_epi32(js, gt, jk[k]);
+  }
+  *wmax = wm;
+  *kp = ks;
+  *pj = js;
+  return out_of_range(wsum, 0x00800000u, 0x7f61b1e6u);
+}
+
+/* DQS blend computing the hemisphere dots, everything in SoA form: per influence the 16 dual quaternions
+ * transposed to 8 registers; the pivot (largest weight, first on ties) is picked from the transposed weights and
+ * swapped to slot 0 per lane, each weight takes the sign of its real part's dot with the pivot's, the blend is 8
+ * FMAs per influence. D[c] lane i = component c of vertex i's blend; returns the lanes whose weight sum is 0 or
+ * not finite. */
+AI __mmask16 dqs_blend_dots(const skc_deform_ctx* c, const unsigned char* wb, const uint32_t K, const __m512i* jv,
+                            V D[8]) {
+  /* influence-major: offk[k] lane i = byte offset of vertex i's k-th dual quaternion, wk[k] its weight */
+  V wk[8], wmax;
+  __m512i jk[8], kp, pj;
+  const __mmask16 bad = dqs_soa_pivot(wb, K, jv, wk, jk, &wmax, &kp, &pj);
+  const unsigned char* DQ = (const unsigned char*)c->dq;
+  /* slot 0 and the pivot's slot swap per lane, so the pivot's dual quaternion is the first one gathered and the
+   * others' dots need no extra pass */
+  __m512i offk[8];
+  _Pragma("GCC unroll 8")
+  for (uint32_t k = 0; k < K; ++k) offk[k] = _mm512_slli_epi32(jk[k], 5);
+  if (K > 1) {
+    __m512i o0 = offk[0];
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 1; k < K; ++k) {
+      __mmask16 is = _mm512_cmpeq_epi32_mask(kp, _mm512_set1_epi32((int)k));
+      o0 = _mm512_mask_mov_epi32(o0, is, offk[k]);
+      offk[k] = _mm512_mask_mov_epi32(offk[k], is, offk[0]);
+      wk[k] = _mm512_mask_mov_ps(wk[k], is, wk[0]);
+    }
+    offk[0] = o0;
+    wk[0] = wmax;
+  }
+  _Alignas(64) uint32_t off[SW * 8];
+  _Pragma("GCC unroll 8")
+  for (uint32_t k = 0; k < K; ++k) _mm512_store_si512((void*)(off + 16 * k), offk[k]);
+  const uint32_t* offp = off;
+  LAUNDER(offp);
+  const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+  V X[8], pq[4];
+  pq[0] = pq[1] = pq[2] = pq[3] = _mm512_setzero_ps();
+  _Pragma("GCC unroll 8")
+  for (uint32_t k = 0; k < K; ++k) {
+    gather8(DQ, offp + 16 * k, X);
+    V w = wk[k];
+    if (k == 0) {
+      pq[0] = X[0];
+      pq[1] = X[1];
+      pq[2] = X[2];
+      pq[3] = X[3];
+    } else { /* the weight takes the sign of its real part's dot with the pivot's (d < 0 flips, like kbody) */
+      V d = _mm512_fmadd_ps(X[3], pq[3],
+                            _mm512_fmadd_ps(X[2], pq[2], _mm512_fmadd_ps(X[1], pq[1], _mm512_mul_ps(X[0], pq[0]))));
+      __mmask16 neg = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_LT_OQ);
+      w = _mm512_mask_xor_ps(w, neg, w, _mm512_castsi512_ps(sign));
+    }
+    _Pragma("GCC unroll 8")
+    for (int q = 0; q < 8; ++q) D[q] = k == 0 ? _mm512_mul_ps(w, X[q]) : _mm512_fmadd_ps(w, X[q], D[q]);
+  }
+  return bad;
+}
+
+/* DQS with the hemisphere table (K >= 2), stage 1: per lane the byte offset of its pivot joint's table row
+ * (largest weight, first on ties, like kbody) from the transposed weights and joints, and the lanes whose weight
+ * sum is 0 or not finite. Returns 0 if a joint of the block is out of range (rows are then not to be used). */
+AI int dqs_pivot_rows(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, __m512i lim,
+                      const uint16_t* rows[SW], __mmask16* wbad) {
+  const unsigned char* jb = c->joints + v * K * (size_t)JT;
+  const unsigned char* wb = c->weights + v * K * 4;
+  __m512i jv[8];
+  if (!load_joints(jb, JT, K, lim, jv)) { /* rows that are safe to read (the blend reads a dummy block) */
+    _Pragma("GCC unroll 16")
+    for (int i = 0; i < SW; ++i) rows[i] = c->dq_sel;
+    return 0;
+  }
+  V wk[8], wmax;
+  __m512i jk[8], kp, pj;
+  *wbad = dqs_soa_pivot(wb, K, jv, wk, jk, &wmax, &kp, &pj);
+  /* row pointers: dq_sel + (pj << shift) entries */
+  const __m512i ro = _mm512_sllv_epi32(pj, _mm512_set1_epi32((int)c->dq_sel_shift + 1));
+  const __m512i base = _mm512_set1_epi64((long long)(uintptr_t)c->dq_sel);
+  const __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(ro));
+  const __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(ro, 1));
+  _mm512_store_si512((void*)rows, _mm512_add_epi64(base, lo));
+  _mm512_store_si512((void*)(rows + 8), _mm512_add_epi64(base, hi));
+  return 1;
+}
+
+/* Stage 2: per vertex the blend of its K dual quaternions in one ymm register (a broadcast weight times an aligned
+ * load of the table's choice of +dq or -dq: no shuffles, no per-vertex dots), A[i] for vertices [i0, i1) of the
+ * block with joints jb, weights wb and pivot rows rows. */
+AI void dqs_blend_table(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb, const int JT,
+                        const uint32_t K, const uint16_t* const* rp, const uint32_t i0, const uint32_t i1,
+                        __m256* A) {
+  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+  _Pragma("GCC unroll 16")
+  for (uint32_t i = i0; i < i1; ++i) {
+    const unsigned char* jr = jb + (size_t)K * (size_t)JT * i;
+    const unsigned char* wr = wb + (size_t)K * 4 * i;
+    const uint16_t* tr = rp[i];
+    __m256 a = _mm256_setzero_ps();
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) {
+      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + tr[ldj(jr, k, JT)]));
+      const __m256 w = _mm256_set1_ps(ldf(wr + 4 * k));
+      a = k == 0 ? _mm256_mul_ps(w, x) : _mm256_fmadd_ps(w, x, a);
+    }
+    A[i] = a;
+  }
+}
+
+/* The 16 blends as one 16 x 8 transpose, stored: out[16 c + i] = component c of vertex i's blend. */
+AI void dqs_blend_store(const __m256* A, float* out) {
+  V R[8], D[8];
+  _Pragma("GCC unroll 8")
+  for (int p = 0; p < 8; ++p) {
+    const int a = p < 4 ? p : p + 4;
+    R[p] = _mm512_insertf32x8(_mm512_castps256_ps512(A[a]), A[a + 4], 1);
+  }
+  transpose8(R, D);
+  _Pragma("GCC unroll 8")
+  for (int q = 0; q < 8; ++q) _mm512_store_ps(out + 16 * q, D[q]);
+}
+
+/* The blended dual quaternions D (SoA, unnormalized) applied to the block's positions (and normals):
+ * x -> x + s (w (q x x) + q x (q x x)) + s (w d - d_w q + q x d) with s = 2 / |q|^2 (exact for an unnormalized
+ * blend); returns the lanes whose |q|^2 is tiny or not finite.
+ * NX: the table blend of the next block (joints jbx, weights wbx, pivot rows rpx) into A, two vertices at each of
+ * eight points of this transform, pinned there by empty asm statements on values of both. One block's work is
+ * more than the out-of-order window holds, and the compiler would emit the whole load-bound blend before the
+ * arithmetic-bound transform; interleaved, the two overlap. */
+#define PIN(x) __asm__ volatile("" : "+v"(x))
+#define DQS_STEP(i, x0, x1, x2)                                                          \
+  if (NX) {                                                                             \
+    PIN(x0);                                                                            \
+    PIN(x1);                                                                            \
+    PIN(x2);                                                                            \
+    dqs_blend_table(c, jbx, wbx, JT, K, rpx, 2 * (i), 2 * (i) + 2, A);                  \
+    PIN(A[2 * (i)]);                                                                    \
+    PIN(A[2 * (i) + 1]);                                                                \
+  }
+#define CROSS(ax, ay, az, bx, by, bz, rx, ry, rz)      \
+  rx = _mm512_fmsub_ps(ay, bz, _mm512_mul_ps(az, by)); \
+  ry = _mm512_fmsub_ps(az, bx, _mm512_mul_ps(ax, bz)); \
+  rz = _mm512_fmsub_ps(ax, by, _mm512_mul_ps(ay, bx))
+AI __mmask16 dqs_apply_x(const skc_deform_ctx* c, size_t v, const V D[8], const int HAS_N, V* o, V* m, const int NX,
+                         const unsigned char* jbx, const unsigned char* wbx, const int JT, const uint32_t K,
+                         const uint16_t* const* rpx, __m256* A) {
+  const V qx = D[0], qy = D[1], qz = D[2], qw = D[3];
+  V l2 = _mm512_fmadd_ps(qw, qw, _mm512_fmadd_ps(qz, qz, _mm512_fmadd_ps(qy, qy, _mm512_mul_ps(qx, qx))));
+  const __mmask16 bad = out_of_range(l2, 0x0da24262u, 0x7f61b1e6u); /* (1e-30, 3e38] like kdq_matrix */
+  V s = _mm512_div_ps(_mm512_set1_ps(2.0f), l2);
+  DQS_STEP(0, s, l2, l2)
+  V px, py, pz, tx, ty, tz, ex, ey, ez, fx, fy, fz;
+  CROSS(qx, qy, qz, D[4], D[5], D[6], tx, ty, tz);
+  tx = _mm512_fmadd_ps(qw, D[4], _mm512_fnmadd_ps(D[7], qx, tx));
+  ty = _mm512_fmadd_ps(qw, D[5], _mm512_fnmadd_ps(D[7], qy, ty));
+  tz = _mm512_fmadd_ps(qw, D[6], _mm512_fnmadd_ps(D[7], qz, tz));
+  DQS_STEP(1, tx, ty, tz)
+  ld3(c->pin + v * 12, &px, &py, &pz);
+  CROSS(qx, qy, qz, px, py, pz, ex, ey, ez);
+  DQS_STEP(2, ex, ey, ez)
+  CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+  DQS_STEP(3, fx, fy, fz)
+  o[0] = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ex, fx), tx), px);
+  o[1] = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ey, fy), ty), py);
+  o[2] = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ez, fz), tz), pz);
+  DQS_STEP(4, o[0], o[1], o[2])
+  if (HAS_N) {
+    V nx, ny, nz;
+    ld3(c->nin + v * 12, &nx, &ny, &nz);
+    CROSS(qx, qy, qz, nx, ny, nz, ex, ey, ez);
+    DQS_STEP(5, ex, ey, ez)
+    CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+    DQS_STEP(6, fx, fy, fz)
+    m[0] = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ex, fx), nx);
+    m[1] = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ey, fy), ny);
+    m[2] = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ez, fz), nz);
+    DQS_STEP(7, m[0], m[1], m[2])
+  } else {
+    DQS_STEP(5, o[0], o[1], o[2])
+    DQS_STEP(6, o[0], o[1], o[2])
+    DQS_STEP(7, o[0], o[1], o[2])
+  }
+  return bad;
+}
+#undef CROSS
+#undef DQS_STEP
+#undef PIN
+AI __mmask16 dqs_apply(const skc_deform_ctx* c, size_t v, const V D[8], const int HAS_N, V* o, V* m) {
+  return dqs_apply_x(c, v, D, HAS_N, o, m, 0, NULL, NULL, 1, 1, NULL, NULL);
+}
+
+/* Renormalizes the normals (RENORM) and stores the block unless a lane is bad; 0 = nothing written. */
+AI int finish16(const skc_deform_ctx* c, size_t v, const int HAS_N, const int RENORM, __mmask16 bad, const V o[3],
+                V m[3], int nt) {
+  if (HAS_N && RENORM) { /* rsqrt14 and one Newton-Raphson step (~1e-7); |n|^2 in [FLT_MIN, 3e38] like vp_renorm */
+    const V l2 = _mm512_fmadd_ps(m[2], m[2], _mm512_fmadd_ps(m[1], m[1], _mm512_mul_ps(m[0], m[0])));
+    bad |= out_of_range(l2, 0x00800000u, 0x7f61b1e6u);
+    V r = _mm512_rsqrt14_ps(l2);
+    r = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), r),
+                      _mm512_fnmadd_ps(_mm512_mul_ps(l2, r), r, _mm512_set1_ps(3.0f)));
+    m[0] = _mm512_mul_ps(m[0], r);
+    m[1] = _mm512_mul_ps(m[1], r);
+    m[2] = _mm512_mul_ps(m[2], r);
+  }
+  if (bad) return 0;
+  st3(c->pout + v * 12, o[0], o[1], o[2], nt);
+  if (HAS_N) st3(c->nout + v * 12, m[0], m[1], m[2], nt);
+  return 1;
+}
+
+/* One block of 16 vertices starting at v (LBS, or DQS computing the dots); 0 = nothing written (the caller redoes
+ * it with the AVX2 kernel). */
 AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int HAS_N, const int DQS,
                const int RENORM, __m512i lim, int nt) {
   const unsigned char* jb = c->joints + v * K * (size_t)JT;
   const unsigned char* wb = c->weights + v * K * 4;
   __m512i jv[8];
   if (!load_joints(jb, JT, K, lim, jv)) return 0;
-  _Alignas(64) uint32_t off[SW * 8];
-
-  V px, py, pz, nx = _mm512_setzero_ps(), ny = nx, nz = nx;
-  V ox, oy, oz, mx = nx, my = nx, mz = nx;
+  V o[3], m[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
   __mmask16 bad;
   if (!DQS) {
-    const unsigned char* P = (const unsigned char*)c->palette;
-    V m[SW], r[SW];
-    _Pragma("GCC unroll 16")
-    for (uint32_t i = 0; i < SW; ++i) { /* joints read again as scalars: integer ports, no store forwarding */
-      const unsigned char* w = wb + 4 * K * i;
-      const unsigned char* jr = jb + (size_t)K * (size_t)JT * i;
-      V M = _mm512_setzero_ps();
-      _Pragma("GCC unroll 8")
-      for (uint32_t k = 0; k < K; ++k) {
-        const uint32_t j = ldj(jr, k, JT);
-        const V pm = _mm512_load_ps((const float*)(const void*)(P + 64 * (size_t)j));
-        M = k == 0 ? _mm512_mul_ps(_mm512_set1_ps(ldf(w + 4 * k)), pm) : _mm512_fmadd_ps(_mm512_set1_ps(ldf(w + 4 * k)), pm, M);
-      }
-      m[i] = M;
-    }
-    transpose16(m, r); /* r[4 col + row]; r[15] = the weight sum (palette bottom rows are 0 0 0 1) */
+    V r[SW], px, py, pz;
+    lbs_blend(c, jb, wb, JT, K, r);
     bad = out_of_range(r[15], 0x00800000u, 0x7f61b1e6u);
     ld3(c->pin + v * 12, &px, &py, &pz);
-    ox = _mm512_fmadd_ps(r[8], pz, _mm512_fmadd_ps(r[4], py, _mm512_fmadd_ps(r[0], px, r[12])));
-    oy = _mm512_fmadd_ps(r[9], pz, _mm512_fmadd_ps(r[5], py, _mm512_fmadd_ps(r[1], px, r[13])));
-    oz = _mm512_fmadd_ps(r[10], pz, _mm512_fmadd_ps(r[6], py, _mm512_fmadd_ps(r[2], px, r[14])));
+    o[0] = _mm512_fmadd_ps(r[8], pz, _mm512_fmadd_ps(r[4], py, _mm512_fmadd_ps(r[0], px, r[12])));
+    o[1] = _mm512_fmadd_ps(r[9], pz, _mm512_fmadd_ps(r[5], py, _mm512_fmadd_ps(r[1], px, r[13])));
+    o[2] = _mm512_fmadd_ps(r[10], pz, _mm512_fmadd_ps(r[6], py, _mm512_fmadd_ps(r[2], px, r[14])));
     if (HAS_N) {
+      V nx, ny, nz;
       ld3(c->nin + v * 12, &nx, &ny, &nz);
-      mx = _mm512_fmadd_ps(r[8], nz, _mm512_fmadd_ps(r[4], ny, _mm512_mul_ps(r[0], nx)));
-      my = _mm512_fmadd_ps(r[9], nz, _mm512_fmadd_ps(r[5], ny, _mm512_mul_ps(r[1], nx)));
-      mz = _mm512_fmadd_ps(r[10], nz, _mm512_fmadd_ps(r[6], ny, _mm512_mul_ps(r[2], nx)));
+      m[0] = _mm512_fmadd_ps(r[8], nz, _mm512_fmadd_ps(r[4], ny, _mm512_mul_ps(r[0], nx)));
+      m[1] = _mm512_fmadd_ps(r[9], nz, _mm512_fmadd_ps(r[5], ny, _mm512_mul_ps(r[1], nx)));
+      m[2] = _mm512_fmadd_ps(r[10], nz, _mm512_fmadd_ps(r[6], ny, _mm512_mul_ps(r[2], nx)));
     }
   } else {
-    /* influence-major: offk[k] lane i = byte offset of vertex i's k-th dual quaternion, wk[k] its weight */
-    V jkf[8], wk[8], wv[8];
-    _Pragma("GCC unroll 8")
-    for (uint32_t o = 0; o < K; ++o) wv[o] = _mm512_loadu_ps((const float*)(const void*)(wb + 64 * o));
-    soa_k(wv, K, wk);
-    _Pragma("GCC unroll 8")
-    for (uint32_t o = 0; o < K; ++o) wv[o] = _mm512_castsi512_ps(jv[o]);
-    soa_k(wv, K, jkf);
-    __m512i jk[8];
-    V wsum = wk[0];
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 0; k < K; ++k) {
-      jk[k] = _mm512_castps_si512(jkf[k]);
-      if (k) wsum = _mm512_add_ps(wsum, wk[k]);
-    }
-    /* |weight sum| in [FLT_MIN, 3e38] like kfast (kbody keeps the input of a vertex whose weights sum to 0) */
-    bad = out_of_range(wsum, 0x00800000u, 0x7f61b1e6u);
-    /* pivot: largest weight, first on ties (strict >, like kbody): its slot kp and joint pj per lane */
-    V wmax = wk[0];
-    __m512i kp = _mm512_setzero_si512(), pj = jk[0];
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 1; k < K; ++k) {
-      __mmask16 gt = _mm512_cmp_ps_mask(wk[k], wmax, _CMP_GT_OQ);
-      wmax = _mm512_mask_mov_ps(wmax, gt, wk[k]);
-      kp = _mm512_mask_mov_epi32(kp, gt, _mm512_set1_epi32((int)k));
-      pj = _mm512_mask_mov_epi32(pj, gt, jk[k]);
-    }
-    const unsigned char* DQ = (const unsigned char*)c->dq;
     V D[8];
-    /* slot 0 and the pivot's slot swap per lane, so the pivot's dual quaternion is the first one gathered and the
-     * others' dots need no extra pass */
-    __m512i offk[8];
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 0; k < K; ++k) offk[k] = _mm512_slli_epi32(jk[k], 5);
-    if (K > 1) {
-      __m512i o0 = offk[0];
-      _Pragma("GCC unroll 8")
-      for (uint32_t k = 1; k < K; ++k) {
-        __mmask16 is = _mm512_cmpeq_epi32_mask(kp, _mm512_set1_epi32((int)k));
-        o0 = _mm512_mask_mov_epi32(o0, is, offk[k]);
-        offk[k] = _mm512_mask_mov_epi32(offk[k], is, offk[0]);
-        wk[k] = _mm512_mask_mov_ps(wk[k], is, wk[0]);
-      }
-      offk[0] = o0;
-      wk[0] = wmax;
-    }
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 0; k < K; ++k) _mm512_store_si512((void*)(off + 16 * k), offk[k]);
-    const uint32_t* offp = off;
-    LAUNDER(offp);
-    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
-    V X[8], pq[4];
-    pq[0] = pq[1] = pq[2] = pq[3] = _mm512_setzero_ps();
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 0; k < K; ++k) {
-      gather8(DQ, offp + 16 * k, X);
-      V w = wk[k];
-      if (k == 0) {
-        pq[0] = X[0];
-        pq[1] = X[1];
-        pq[2] = X[2];
-        pq[3] = X[3];
-      } else { /* the weight takes the sign of its real part's dot with the pivot's (d < 0 flips, like kbody) */
-        V d = _mm512_fmadd_ps(X[3], pq[3],
-                              _mm512_fmadd_ps(X[2], pq[2], _mm512_fmadd_ps(X[1], pq[1], _mm512_mul_ps(X[0], pq[0]))));
-        __mmask16 neg = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_LT_OQ);
-        w = _mm512_mask_xor_ps(w, neg, w, _mm512_castsi512_ps(sign));
-      }
-      _Pragma("GCC unroll 8")
-      for (int q = 0; q < 8; ++q) D[q] = k == 0 ? _mm512_mul_ps(w, X[q]) : _mm512_fmadd_ps(w, X[q], D[q]);
-    }
-    const V qx = D[0], qy = D[1], qz = D[2], qw = D[3];
-    const V l2 = _mm512_fmadd_ps(qw, qw, _mm512_fmadd_ps(qz, qz, _mm512_fmadd_ps(qy, qy, _mm512_mul_ps(qx, qx))));
-    bad |= out_of_range(l2, 0x0da24262u, 0x7f61b1e6u); /* (1e-30, 3e38] like kdq_matrix */
-    const V s = _mm512_div_ps(_mm512_set1_ps(2.0f), l2);
-#define CROSS(ax, ay, az, bx, by, bz, rx, ry, rz)      \
-  rx = _mm512_fmsub_ps(ay, bz, _mm512_mul_ps(az, by)); \
-  ry = _mm512_fmsub_ps(az, bx, _mm512_mul_ps(ax, bz)); \
-  rz = _mm512_fmsub_ps(ax, by, _mm512_mul_ps(ay, bx))
-    V tx, ty, tz, ex, ey, ez, fx, fy, fz;
-    CROSS(qx, qy, qz, D[4], D[5], D[6], tx, ty, tz);
-    tx = _mm512_fmadd_ps(qw, D[4], _mm512_fnmadd_ps(D[7], qx, tx));
-    ty = _mm512_fmadd_ps(qw, D[5], _mm512_fnmadd_ps(D[7], qy, ty));
-    tz = _mm512_fmadd_ps(qw, D[6], _mm512_fnmadd_ps(D[7], qz, tz));
-    ld3(c->pin + v * 12, &px, &py, &pz);
-    CROSS(qx, qy, qz, px, py, pz, ex, ey, ez);
-    CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
-    ox = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ex, fx), tx), px);
-    oy = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ey, fy), ty), py);
-    oz = _mm512_fmadd_ps(s, _mm512_add_ps(_mm512_fmadd_ps(qw, ez, fz), tz), pz);
-    if (HAS_N) {
-      ld3(c->nin + v * 12, &nx, &ny, &nz);
-      CROSS(qx, qy, qz, nx, ny, nz, ex, ey, ez);
-      CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
-      mx = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ex, fx), nx);
-      my = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ey, fy), ny);
-      mz = _mm512_fmadd_ps(s, _mm512_fmadd_ps(qw, ez, fz), nz);
-    }
-#undef CROSS
+    bad = dqs_blend_dots(c, wb, K, jv, D);
+    bad |= dqs_apply(c, v, D, HAS_N, o, m);
   }
-  if (HAS_N && RENORM) { /* rsqrt14 and one Newton-Raphson step (~1e-7); |n|^2 in [FLT_MIN, 3e38] like vp_renorm */
-    const V l2 = _mm512_fmadd_ps(mz, mz, _mm512_fmadd_ps(my, my, _mm512_mul_ps(mx, mx)));
-    bad |= out_of_range(l2, 0x00800000u, 0x7f61b1e6u);
-    V r = _mm512_rsqrt14_ps(l2);
-    r = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), r),
-                      _mm512_fnmadd_ps(_mm512_mul_ps(l2, r), r, _mm512_set1_ps(3.0f)));
-    mx = _mm512_mul_ps(mx, r);
-    my = _mm512_mul_ps(my, r);
-    mz = _mm512_mul_ps(mz, r);
+  return finish16(c, v, HAS_N, RENORM, bad, o, m, nt);
+}
+
+/* DQS with the table over the blocks of [v, e), software-pipelined: stage 1 (pivot rows) runs two blocks ahead,
+ * and the blend of block n + 1 is interleaved with the transform of block n (one block's dependency chain is
+ * longer than the core's reorder window; this way the load-bound blend and the arithmetic-bound transform
+ * overlap). A block with a joint out of range is blended from a dummy block (nothing out of bounds is read) and
+ * redone by the AVX2 kernel. Returns the count of bad vertices; *vend = the first vertex not covered. */
+AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, const uint32_t K, const int HAS_N,
+                    const int RENORM, __m512i lim, int nt, size_t* vend) {
+  static const unsigned char zero[SW * 8 * 4] = {0};
+  const size_t nb = (e - v) / SW;
+  size_t bad = 0;
+  _Alignas(64) const uint16_t* rows[4][SW];
+  _Alignas(64) float dbuf[2][8 * SW];
+  __mmask16 wbad[4] = {0, 0, 0, 0};
+  int jok[4] = {0, 0, 0, 0};
+  __m256 A[SW];
+  if (nb == 0) {
+    *vend = v;
+    return 0;
   }
-  if (bad) return 0;
-  st3(c->pout + v * 12, ox, oy, oz, nt);
-  if (HAS_N) st3(c->nout + v * 12, mx, my, mz, nt);
-  return 1;
+  const uint16_t* safe[SW]; /* the rows of the dummy block after the last one */
+  _Pragma("GCC unroll 16")
+  for (int i = 0; i < SW; ++i) safe[i] = c->dq_sel;
+  for (size_t n = 0; n < nb && n < 2; ++n) jok[n] = dqs_pivot_rows(c, v + n * SW, JT, K, lim, rows[n], &wbad[n]);
+  {
+    const unsigned char* jb = jok[0] ? c->joints + v * K * (size_t)JT : zero;
+    const unsigned char* wb = jok[0] ? c->weights + v * K * 4 : zero;
+    dqs_blend_table(c, jb, wb, JT, K, rows[0], 0, SW, A);
+    dqs_blend_store(A, dbuf[0]);
+  }
+  for (size_t n = 0; n < nb; ++n) {
+    const size_t vn = v + n * SW;
+    if (n + 2 < nb) {
+      const size_t r = (n + 2) & 3;
+      jok[r] = dqs_pivot_rows(c, vn + 2 * SW, JT, K, lim, rows[r], &wbad[r]);
+    }
+    const int nx = n + 1 < nb && jok[(n + 1) & 3];
+    const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
+    const unsigned char* wbx = nx ? c->weights + (vn + SW) * K * 4 : zero;
+    const uint16_t* const* rpx = nx ? rows[(n + 1) & 3] : safe;
+    LAUNDER(rpx);
+    const float* db = dbuf[n & 1];
+    LAUNDER(db);
+    V D[8], o[3], m[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    _Pragma("GCC unroll 8")
+    for (int q = 0; q < 8; ++q) D[q] = _mm512_load_ps(db + 16 * q);
+    const __mmask16 b = wbad[n & 3] | dqs_apply_x(c, vn, D, HAS_N, o, m, 1, jbx, wbx, JT, K, rpx, A);
+    dqs_blend_store(A, dbuf[(n + 1) & 1]);
+    if (!jok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m, nt)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+  }
+  *vend = v + nb * SW;
+  return bad;
 }
 
 AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const uint32_t K, const int HAS_N,
-                const int DQS, const int RENORM) {
+                const int DQS, const int TAB, const int RENORM) {
   const __m512i lim = _mm512_set1_epi32((int)(c->jcount - 1));
   size_t bad = 0, v = b;
   /* large outputs bypass the caches: run a few vertices first so the 192-byte blocks start 64-byte aligned */
@@ -374,49 +572,56 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
       v = b + s;
     }
   }
-  for (; v + SW <= e; v += SW)
-    if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim, nt)) bad += skc_deform_kernel_avx2(c, v, v + SW);
+  if (TAB) {
+    bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, lim, nt, &v);
+  } else {
+    for (; v + SW <= e; v += SW)
+      if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim, nt)) bad += skc_deform_kernel_avx2(c, v, v + SW);
+  }
   if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
   if (v < e) bad += skc_deform_kernel_avx2(c, v, e);
   return bad;
 }
 
-#define R16_K(JT, HN, DQ, RN)                            \
-  switch (c->k) {                                        \
-    case 1: *bad = run16(c, b, e, JT, 1, HN, DQ, RN); return 1; \
-    case 2: *bad = run16(c, b, e, JT, 2, HN, DQ, RN); return 1; \
-    case 4: *bad = run16(c, b, e, JT, 4, HN, DQ, RN); return 1; \
-    case 8: *bad = run16(c, b, e, JT, 8, HN, DQ, RN); return 1; \
-    default: return 0;                                   \
+/* DQ: 0 = LBS, 1 = DQS computing the hemisphere dots, 2 = DQS with the table (K >= 2) */
+#define R16_K(JT, HN, DQ, RN)                                                    \
+  switch (c->k) {                                                                \
+    case 1: *bad = run16(c, b, e, JT, 1, HN, DQ != 0, 0, RN); return 1;         \
+    case 2: *bad = run16(c, b, e, JT, 2, HN, DQ != 0, DQ == 2, RN); return 1;   \
+    case 4: *bad = run16(c, b, e, JT, 4, HN, DQ != 0, DQ == 2, RN); return 1;   \
+    case 8: *bad = run16(c, b, e, JT, 8, HN, DQ != 0, DQ == 2, RN); return 1;   \
+    default: return 0;                                                           \
   }
-#define R16_N(JT, DQ)            \
-  if (!has_n) R16_K(JT, 0, DQ, 0) \
-  if (renorm) R16_K(JT, 1, DQ, 1) \
-  R16_K(JT, 1, DQ, 0)
+/* one function per joint type and method: an unoptimized (sanitizer) build gives every inlined variant its own
+ * locals, and all variants in one frame would not fit the default stack together with the AVX2 kernel's */
+#define R16_FN(NAME, JT, DQ)                                                                          \
+  static __attribute__((noinline)) int NAME(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) { \
+    if (!c->has_n) R16_K(JT, 0, DQ, 0)                                                                  \
+    if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) R16_K(JT, 1, DQ, 1)                                \
+    R16_K(JT, 1, DQ, 0)                                                                                 \
+  }
+R16_FN(wide_lbs_u8, 1, 0)
+R16_FN(wide_lbs_u16, 2, 0)
+R16_FN(wide_dqs_u8, 1, 1)
+R16_FN(wide_dqs_u16, 2, 1)
+R16_FN(wide_dqs_table_u8, 1, 2)
+R16_FN(wide_dqs_table_u16, 2, 2)
+#undef R16_K
+#undef R16_FN
 
-static __attribute__((noinline)) int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
+static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
   const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
   if (c->fmt == 0 || (jt != 1 && jt != 2) || wt != 4 || c->has_t) return 0;
   if ((c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0) return 0;
   const int dqs = c->method == SKC_DEFORM_DQS;
   if (!(c->method == SKC_DEFORM_LBS || (dqs && !c->dqs_scaled))) return 0;
-  const int has_n = c->has_n, renorm = (c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0;
   if (c->jstride != (size_t)c->k * (size_t)jt || c->wstride != (size_t)c->k * 4 || c->pis != 12 || c->pos != 12 ||
-      (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
+      (c->has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
     return 0;
-  if (jt == 1) {
-    if (dqs) {
-      R16_N(1, 1)
-    }
-    R16_N(1, 0)
-  }
-  if (dqs) {
-    R16_N(2, 1)
-  }
-  R16_N(2, 0)
+  if (!dqs) return jt == 1 ? wide_lbs_u8(c, b, e, bad) : wide_lbs_u16(c, b, e, bad);
+  if (c->dq_sel) return jt == 1 ? wide_dqs_table_u8(c, b, e, bad) : wide_dqs_table_u16(c, b, e, bad);
+  return jt == 1 ? wide_dqs_u8(c, b, e, bad) : wide_dqs_u16(c, b, e, bad);
 }
-#undef R16_K
-#undef R16_N
 
 size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t end) {
   size_t bad = 0;

@@ -102,6 +102,13 @@ typedef struct skc_deform_ctx {
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
   const float* dq;       /* DQS: 8 per joint (real xyzw, dual xyzw) */
+  /* DQS hemisphere table of the AVX-512 kernel (rigid palette, packed influences, enough vertices per joint pair),
+   * or NULL. dq_pm: per joint its dual quaternion, then the negation (16 floats, 64-byte aligned). dq_sel row p
+   * (entry (p << dq_sel_shift) + k): the byte offset in dq_pm of joint k's dual quaternion as the blend around
+   * pivot joint p takes it, negated when its real part has a negative dot with p's (the scalar loop's test). */
+  const float* dq_pm;
+  const uint16_t* dq_sel;
+  uint32_t dq_sel_shift;
   const float* stretch;  /* DQS scaled: 16 per joint (upper 3x3 = S_j, rest zero) */
   const unsigned char* joints;
   const unsigned char* weights;
