@@ -251,6 +251,9 @@ static float* copy_vec3(const struct aiVector3D* v, size_t n) {
   return d;
 }
 
+/* The CSR arrays are filled in place in the skin (no staging copies: this is on the import's critical path, see
+ * tests/bench/bench_io.c): a counting pass puts each vertex's count in offsets[v + 1], a running sum turns it into
+ * the vertex's start, and the fill pass advances offsets[v + 1] to the vertex's end. */
 static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err* err) {
   const skc_skeleton* sk = b->out->skeleton;
   uint32_t jc = sk->joint_count;
@@ -260,13 +263,12 @@ static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err
   if (rc) return rc;
   m->inverse_bind = malloc((size_t)jc * 16 * sizeof(float));
   m->bound = calloc(jc, 1);
-  uint32_t* offsets = calloc(V + 1, sizeof *offsets);
   int32_t* bone_j = malloc((am->mNumBones + 1) * sizeof *bone_j);
-  if (!m->inverse_bind || !m->bound || !offsets || !bone_j) {
-    free(offsets);
+  if (!m->inverse_bind || !m->bound || !bone_j) {
     free(bone_j);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the weights of mesh \"%s\"", b->path, m->name);
   }
+  uint32_t* offsets = m->skin->offsets; /* V + 1 zeros */
   memcpy(m->inverse_bind, sk->inverse_bind, (size_t)jc * 16 * sizeof(float));
   size_t total = 0;
   for (unsigned k = 0; k < am->mNumBones; ++k) {
@@ -285,43 +287,46 @@ static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err
         continue;
       }
       if (bone->mWeights[w].mWeight == 0.0f) continue; /* see the note at the top */
+      if (offsets[v + 1] == SKC_MAX_INFLUENCES_PER_VERTEX) {
+        free(bone_j);
+        return skc_fail(err, SKC_UNSUPPORTED, "%s: mesh \"%s\" vertex %u has more than %u influences", b->path,
+                        m->name, v, SKC_MAX_INFLUENCES_PER_VERTEX);
+      }
       offsets[v + 1]++;
       total++;
     }
   }
   if (total > UINT32_MAX) {
-    free(offsets);
     free(bone_j);
     return skc_fail(err, SKC_UNSUPPORTED, "%s: mesh \"%s\" has too many influences", b->path, m->name);
   }
-  for (size_t v = 0; v < V; ++v) offsets[v + 1] += offsets[v];
-  uint32_t* joints = malloc(total * sizeof *joints + 1);
-  float* weights = malloc(total * sizeof *weights + 1);
-  uint32_t* fill = malloc((V + 1) * sizeof *fill);
-  if (!joints || !weights || !fill) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the weights of mesh \"%s\"", b->path, m->name);
-  } else {
-    memcpy(fill, offsets, V * sizeof *fill);
-    /* bone order within a vertex = order of the aiBones in the mesh, as in the file */
-    for (unsigned k = 0; k < am->mNumBones; ++k) {
-      if (bone_j[k] < 0) continue;
-      const struct aiBone* bone = am->mBones[k];
-      for (unsigned w = 0; w < bone->mNumWeights; ++w) {
-        unsigned v = bone->mWeights[w].mVertexId;
-        if (v >= V || bone->mWeights[w].mWeight == 0.0f) continue;
-        uint32_t at = fill[v]++;
-        joints[at] = (uint32_t)bone_j[k];
-        weights[at] = bone->mWeights[w].mWeight;
-      }
-    }
-    rc = skc_skin_set(m->skin, offsets, joints, weights, err);
+  if ((rc = skc_skin_reserve(m->skin, total, err))) {
+    free(bone_j);
+    return rc;
   }
-  free(fill);
-  free(joints);
-  free(weights);
-  free(offsets);
+  uint32_t start = 0;
+  for (size_t v = 0; v < V; ++v) {
+    uint32_t c = offsets[v + 1];
+    offsets[v + 1] = start;
+    start += c;
+  }
+  uint32_t* joints = m->skin->joints;
+  float* weights = m->skin->weights;
+  /* bone order within a vertex = order of the aiBones in the mesh, as in the file */
+  for (unsigned k = 0; k < am->mNumBones; ++k) {
+    if (bone_j[k] < 0) continue;
+    const struct aiBone* bone = am->mBones[k];
+    const uint32_t j = (uint32_t)bone_j[k];
+    for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+      unsigned v = bone->mWeights[w].mVertexId;
+      if (v >= V || bone->mWeights[w].mWeight == 0.0f) continue;
+      uint32_t at = offsets[v + 1]++;
+      joints[at] = j;
+      weights[at] = bone->mWeights[w].mWeight;
+    }
+  }
   free(bone_j);
-  return rc;
+  return SKC_OK;
 }
 
 static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
@@ -370,9 +375,9 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
     }
   }
   if (!oom && am->mFaces && am->mNumFaces) {
-    size_t tris = 0;
-    for (unsigned f = 0; f < am->mNumFaces; ++f) tris += am->mFaces[f].mNumIndices == 3;
-    if ((m->indices = malloc(tris * 3 * sizeof *m->indices + 1))) {
+    /* room for every face as a triangle (after aiProcess_Triangulate all are, except points and lines, which are
+     * skipped): one pass over Assimp's face array instead of a counting pass first */
+    if ((m->indices = malloc((size_t)am->mNumFaces * 3 * sizeof *m->indices + 1))) {
       size_t at = 0;
       for (unsigned f = 0; f < am->mNumFaces; ++f) {
         const struct aiFace* face = &am->mFaces[f];
