@@ -360,9 +360,14 @@ AI void dqs_blend_table(const skc_deform_ctx* c, const unsigned char* jb, const 
     const unsigned char* wr = wb + (size_t)K * 4 * i;
     const uint16_t* tr = rp[i];
     __m256 a = _mm256_setzero_ps();
+    /* the vertex's K * JT joint bytes (2 to 16) in one or two integer loads, joints taken out by shifts */
+    uint64_t jw[2] = {0, 0};
+    memcpy(&jw[0], jr, K * JT < 8 ? K * JT : 8);
+    if (K * JT > 8) memcpy(&jw[1], jr + 8, 8);
     _Pragma("GCC unroll 8")
     for (uint32_t k = 0; k < K; ++k) {
-      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + tr[ldj(jr, k, JT)]));
+      const uint32_t j = (uint32_t)(jw[k * JT / 8] >> (8 * (k * JT % 8))) & (JT == 1 ? 0xffu : 0xffffu);
+      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + tr[j]));
       const __m256 w = _mm256_set1_ps(ldf(wr + 4 * k));
       a = k == 0 ? _mm256_mul_ps(w, x) : _mm256_fmadd_ps(w, x, a);
     }
