@@ -786,43 +786,46 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   }
   const uint32_t jc = sk->joint_count;
   int rc = SKC_OK;
-  int32_t* first = malloc(jc * sizeof *first);
+  int32_t* last = malloc((size_t)jc * 3 * sizeof *last + 4); /* per joint and path: the channel that is written */
   track_out* tracks = calloc((size_t)a->channel_count * 3 + 1, sizeof *tracks);
   input_rec* inputs = calloc((size_t)a->channel_count * 3 + 1, sizeof *inputs);
   buf samplers = {0}, channels = {0};
   size_t nt = 0, ni = 0;
-  if (!first || !tracks || !inputs) {
+  if (!last || !tracks || !inputs) {
     rc = oom_fail(w);
     goto done;
   }
-  for (uint32_t j = 0; j < jc; ++j) first[j] = -1;
-  double end = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
+  for (size_t i = 0; i < (size_t)jc * 3; ++i) last[i] = -1;
+  /* skio_anim_sample applies every channel in order, so for each joint and path the last channel holding keys wins */
   for (uint32_t c = 0; c < a->channel_count; ++c) {
     const skio_channel* ch = &a->channels[c];
-    if (ch->joint >= jc) {
-      w->rep.channels_dropped++;
-      continue;
-    }
-    if (first[ch->joint] >= 0) {
-      w->rep.channels_dropped++;
-      continue;
-    }
-    first[ch->joint] = (int32_t)c;
-    const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
     const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
-    for (int p = 0; p < 3; ++p)
-      for (uint32_t i = 0; i < tn[p]; ++i)
-        if (isfinite(tt[p][i]) && tt[p][i] > end) end = tt[p][i];
+    const bool have[3] = {ch->pos_time && ch->pos, ch->rot_time && ch->rot, ch->scl_time && ch->scl};
+    for (int p = 0; p < 3; ++p) {
+      if (!tn[p] || !have[p]) continue;
+      if (ch->joint >= jc || last[(size_t)ch->joint * 3 + p] >= 0) w->rep.tracks_dropped++;
+      if (ch->joint < jc) last[(size_t)ch->joint * 3 + p] = (int32_t)c;
+    }
+  }
+  double end = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
+  for (size_t i = 0; i < (size_t)jc * 3; ++i) {
+    if (last[i] < 0) continue;
+    const skio_channel* ch = &a->channels[last[i]];
+    const int p = (int)(i % 3);
+    const double* tt = p == 0 ? ch->pos_time : p == 1 ? ch->rot_time : ch->scl_time;
+    const uint32_t n = p == 0 ? ch->pos_count : p == 1 ? ch->rot_count : ch->scl_count;
+    for (uint32_t k = 0; k < n; ++k)
+      if (isfinite(tt[k]) && tt[k] > end) end = tt[k];
   }
   for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
     const skio_channel* ch = &a->channels[c];
-    if (ch->joint >= jc || first[ch->joint] != (int32_t)c) continue;
+    if (ch->joint >= jc) continue;
     const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
     const float* vv[3] = {ch->pos, ch->rot, ch->scl};
     const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
     static const char* const paths[3] = {"translation", "rotation", "scale"};
     for (int p = 0; p < 3; ++p) {
-      if (!tn[p] || !tt[p] || !vv[p]) continue;
+      if (last[(size_t)ch->joint * 3 + p] != (int32_t)c) continue;
       const int comps = p == 1 ? 4 : 3;
       track_out* tr = &tracks[nt];
       tr->t = malloc(((size_t)tn[p] + 2) * sizeof *tr->t);
@@ -874,10 +877,10 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
     tr->count = 1;
     nt = 1;
   }
-  float last = 0.0f;
+  float last_t = 0.0f;
   for (size_t i = 0; i < nt; ++i)
-    if (tracks[i].t[tracks[i].count - 1] > last) last = tracks[i].t[tracks[i].count - 1];
-  if (end_f > last) { /* the clip lasts past its last key: one more key repeating the last value */
+    if (tracks[i].t[tracks[i].count - 1] > last_t) last_t = tracks[i].t[tracks[i].count - 1];
+  if (end_f > last_t) { /* the clip lasts past its last key: one more key repeating the last value */
     track_out* tr = &tracks[0];
     tr->t[tr->count] = end_f;
     memcpy(tr->v + tr->count * (size_t)tr->comps, tr->v + (tr->count - 1) * (size_t)tr->comps,
@@ -938,7 +941,7 @@ done:
     }
   free(tracks);
   free(inputs);
-  free(first);
+  free(last);
   free(samplers.p);
   free(channels.p);
   return rc;

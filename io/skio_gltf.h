@@ -24,9 +24,9 @@
  *    first skinned mesh's skin, with the skeleton's inverse bind: readers that build their skeleton from skin
  *    joints and their ancestors (Assimp, hence skio_scene_import; Blender's bones) would drop them otherwise. Read
  *    back, that mesh binds them (with no weight).
- *  - every animation under its own name (duplicates allowed), one LINEAR sampler per joint and path (the first
- *    channel of a joint is the one written, as skio_anim_sample uses it), times in seconds as floats, rotations
- *    normalized. glTF has no clip length: a clip whose duration runs past its last key gets one more key at the
+ *  - every animation under its own name (duplicates allowed), one LINEAR sampler per joint and path (when a clip
+ *    has several channels for one joint, the last one holding keys for the path, which is what skio_anim_sample
+ *    poses with), times in seconds as floats, rotations normalized. glTF has no clip length: a clip whose duration runs past its last key gets one more key at the
  *    duration repeating the last value of one track (the pose is unchanged), and a clip without channels gets a
  *    rest-pose rotation track on one joint. Keys that glTF cannot hold are fixed where the pose allows: keys at
  *    negative times become one key at 0 (the pose there), keys whose float times collide keep the last one,
@@ -64,7 +64,7 @@ typedef struct skio_gltf_report {
   uint32_t renamed_joints;     /* empty or repeated joint names written under another name */
   uint32_t names_fixed;        /* names holding bytes that are not UTF-8 (read as Latin-1) */
   uint64_t keys_dropped;       /* animation keys not written as stored (see the file comment) */
-  uint32_t channels_dropped;   /* further channels of a joint already animated by the same clip */
+  uint32_t tracks_dropped;     /* T/R/S tracks replaced by a later channel of the same joint and clip, or of no joint */
   uint32_t anims_dropped;      /* clips with no joint that could hold them (scene without skeleton) */
 } skio_gltf_report;
 
