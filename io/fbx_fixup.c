@@ -24,7 +24,9 @@
  * A file that is already correct comes out byte-identical. */
 #include "fbx_fixup.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,11 @@ typedef struct fbx_fix {
   uint32_t stop_count;
   uint32_t stacks;      /* AnimationStack records seen so far */
   int64_t in_stack;     /* index of the AnimationStack being copied, -1 outside */
+  bool in_curve;        /* copying the children of an AnimationCurve */
+  size_t* curve_at;     /* output offset of each AnimationCurve's KeyValueFloat floats (output pass) */
+  uint32_t* curve_n;    /* ... and their count; SIZE_MAX offset = not a plain float array */
+  size_t curves, curves_cap;
+  bool curves_oom;
   uint8_t* dst; /* NULL in the sizing pass */
   size_t at;    /* output cursor, counted in both passes */
   size_t field; /* 4 or 8 bytes per record field */
@@ -119,6 +126,102 @@ static void patch_stop(fbx_fix* f, size_t props, size_t plen, size_t out_at) {
   for (int i = 0; i < 8; ++i) f->dst[out_at + (p + 1 - props) + (size_t)i] = (uint8_t)(v >> (8 * i));
 }
 
+/* KeyValueFloat of an AnimationCurve: remembers where its floats land in the output (plain 'f' arrays only:
+ * type, uint32 count, uint32 encoding 0, uint32 byte length = 4 * count), for unwrap_rotations. */
+static void note_curve_values(fbx_fix* f, size_t props, size_t plen, size_t out_at) {
+  if (!f->dst || f->curves_oom) return;
+  if (f->curves == f->curves_cap) {
+    size_t cap = f->curves_cap ? f->curves_cap * 2 : 256;
+    size_t* a = realloc(f->curve_at, cap * sizeof *a);
+    if (a) f->curve_at = a;
+    uint32_t* c = a ? realloc(f->curve_n, cap * sizeof *c) : NULL;
+    if (c) f->curve_n = c;
+    if (!a || !c) {
+      f->curves_oom = true;
+      return;
+    }
+    f->curves_cap = cap;
+  }
+  const uint8_t* p = f->in + props;
+  size_t at = SIZE_MAX;
+  uint32_t count = 0;
+  if (plen >= 13 && p[0] == 'f') {
+    count = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+    uint32_t enc = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 | (uint32_t)p[8] << 24;
+    uint32_t len = (uint32_t)p[9] | (uint32_t)p[10] << 8 | (uint32_t)p[11] << 16 | (uint32_t)p[12] << 24;
+    if (enc == 0 && (uint64_t)len == 4ull * count && 13 + (uint64_t)len <= plen) at = out_at + 13;
+  }
+  f->curve_at[f->curves] = at;
+  f->curve_n[f->curves++] = count;
+}
+
+/* ---- Euler unwrapping ----------------------------------------------------------------------------------- */
+/* Assimp 5.2.5's FBX writer turns every rotation key into Euler angles on its own (aiMatrix4x4::Decompose, XYZ,
+ * degrees in -180..180), so consecutive keys jump by about 360 degrees where a rotation crosses +-180, or switch
+ * to the other of the two Euler triples of one rotation. Its FBX importer converts Euler keys to quaternions at
+ * the key times, but where an angle changes by more than 180 degrees between two keys it first inserts keys
+ * interpolated linearly in Euler space, which then lie nowhere near the rotation between the keys (CesiumMan:
+ * keys at 0.729 and 0.750 s between the 0.708 and 0.750 keys, a leg turned about 180 degrees off, 8 % of the
+ * diagonal; Clonk up to 40 %). Each key is replaced by the equivalent triple closest to the key before it: the
+ * same triple or (x + 180, 180 - y, z + 180) (the same rotation for X-then-Y-then-Z order), each angle shifted by
+ * whole turns. The keys still describe the same rotations; only the jumps are gone. */
+static void euler_filter(double* x, double* y, double* z, size_t n) {
+  for (size_t k = 1; k < n; ++k) {
+    const double p[3] = {x[k - 1], y[k - 1], z[k - 1]};
+    const double c[2][3] = {{x[k], y[k], z[k]}, {x[k] + 180.0, 180.0 - y[k], z[k] + 180.0}};
+    double best[3] = {x[k], y[k], z[k]}, best_d = INFINITY;
+    for (int a = 0; a < 2; ++a) {
+      double v[3], d = 0.0;
+      for (int i = 0; i < 3; ++i) {
+        v[i] = c[a][i] + 360.0 * round((p[i] - c[a][i]) / 360.0);
+        d += fabs(v[i] - p[i]);
+      }
+      if (d < best_d) {
+        best_d = d;
+        memcpy(best, v, sizeof best);
+      }
+    }
+    if (!isfinite(best_d)) continue; /* a NaN key: left as written */
+    x[k] = best[0], y[k] = best[1], z[k] = best[2];
+  }
+}
+
+static float get_f32(const uint8_t* p) {
+  uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  float v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+static void put_f32(uint8_t* p, float v) {
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(u >> (8 * i));
+}
+
+/* Assimp writes 9 AnimationCurves per animated node, in the order T.x T.y T.z R.x R.y R.z S.x S.y S.z
+ * (FBXExporter::WriteObjects); the rotation triple of each group is unwrapped in buf. Anything else (a count that
+ * is no multiple of 9, arrays of different lengths, compressed arrays) is left alone. */
+static int unwrap_binary(fbx_fix* f, uint8_t* buf) {
+  if (f->curves % 9) return SKC_OK;
+  for (size_t g = 0; g < f->curves; g += 9) {
+    const size_t* at = f->curve_at + g + 3;
+    const uint32_t n = f->curve_n[g + 3];
+    if (at[0] == SIZE_MAX || at[1] == SIZE_MAX || at[2] == SIZE_MAX || f->curve_n[g + 4] != n ||
+        f->curve_n[g + 5] != n || n < 2)
+      continue;
+    double* v = malloc((size_t)n * 3 * sizeof *v);
+    if (!v) return skc_fail(f->err, SKC_OUT_OF_MEMORY, "FBX fix-up: out of memory");
+    for (int a = 0; a < 3; ++a)
+      for (uint32_t k = 0; k < n; ++k) v[(size_t)a * n + k] = get_f32(buf + at[a] + 4 * (size_t)k);
+    euler_filter(v, v + n, v + 2 * (size_t)n, n);
+    for (int a = 0; a < 3; ++a)
+      for (uint32_t k = 0; k < n; ++k) put_f32(buf + at[a] + 4 * (size_t)k, (float)v[(size_t)a * n + k]);
+    free(v);
+  }
+  return SKC_OK;
+}
+
 /* Copies the record at input offset o (which must lie within [o, end)) with its children; *next = its end. */
 static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* next) {
   if (depth > FBX_MAX_DEPTH)
@@ -135,8 +238,12 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
   emit(f, f->in + o, f->hdr + name_len + (size_t)plen); /* the end field is rewritten below */
   const uint8_t* name = f->in + o + f->hdr;
   if (name_len == 1 && name[0] == 'P') patch_stop(f, props, (size_t)plen, start + f->hdr + name_len);
+  if (f->in_curve && name_len == 13 && !memcmp(name, "KeyValueFloat", 13))
+    note_curve_values(f, props, (size_t)plen, start + f->hdr + name_len);
   const int64_t outer_stack = f->in_stack;
+  const bool outer_curve = f->in_curve;
   if (name_len == 14 && !memcmp(name, "AnimationStack", 14)) f->in_stack = f->stacks++;
+  f->in_curve = name_len == 14 && !memcmp(name, "AnimationCurve", 14);
   size_t c = props + (size_t)plen;
   unsigned children = 0;
   bool ended_by_null = false;
@@ -152,6 +259,7 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
     children++;
   }
   f->in_stack = outer_stack;
+  f->in_curve = outer_curve;
   const bool scope = needs_scope(name, name_len);
   if (children || ended_by_null || scope) emit_zeros(f, f->hdr);
   if ((children || scope) && !ended_by_null) f->added++;
@@ -168,6 +276,8 @@ static int fix_pass(fbx_fix* f) {
   f->added = 0;
   f->stacks = 0;
   f->in_stack = -1;
+  f->in_curve = false;
+  f->curves = 0;
   emit(f, f->in, FBX_HEADER_BYTES);
   size_t c = FBX_HEADER_BYTES;
   while (c < f->n && !is_null_record(f, c, f->n)) {
@@ -194,19 +304,19 @@ static int fix_pass(fbx_fix* f) {
 
 int skio_fbx_fix_sentinels(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, size_t* out_added,
                            skc_err* err) {
-  return skio_fbx_fix_binary(in, n, NULL, 0, out, out_n, out_added, err);
+  return skio_fbx_fix_binary(in, n, NULL, out, out_n, out_added, err);
 }
 
-int skio_fbx_fix_binary(const uint8_t* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, uint8_t** out,
-                        size_t* out_n, size_t* out_added, skc_err* err) {
-  if (!in || !out || !out_n || (stop_count && !stack_stops))
+int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options* opts, uint8_t** out, size_t* out_n,
+                        size_t* out_added, skc_err* err) {
+  if (!in || !out || !out_n || (opts && opts->stop_count && !opts->stack_stops))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX fix-up: NULL argument");
   if (n < FBX_HEADER_BYTES || memcmp(in, k_magic, sizeof k_magic) != 0)
     return skc_fail(err, SKC_FORMAT, "FBX fix-up: not a binary FBX file (%zu bytes, no \"Kaydara FBX Binary\" header)",
                     n);
   uint32_t version = (uint32_t)in[23] | (uint32_t)in[24] << 8 | (uint32_t)in[25] << 16 | (uint32_t)in[26] << 24;
-  fbx_fix f = {.in = in, .n = n, .stops = stack_stops, .stop_count = stop_count, .field = version >= 7500 ? 8 : 4,
-               .err = err};
+  fbx_fix f = {.in = in, .n = n, .stops = opts ? opts->stack_stops : NULL, .stop_count = opts ? opts->stop_count : 0,
+               .field = version >= 7500 ? 8 : 4, .err = err};
   f.hdr = 3 * f.field + 1;
   int rc = fix_pass(&f);
   if (rc) return rc;
@@ -214,9 +324,19 @@ int skio_fbx_fix_binary(const uint8_t* in, size_t n, const int64_t* stack_stops,
   uint8_t* buf = malloc(size ? size : 1);
   if (!buf) return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX fix-up: out of memory for %zu bytes", size);
   f.dst = buf;
-  if ((rc = fix_pass(&f)) != SKC_OK || f.at != size) {
+  if ((rc = fix_pass(&f)) != SKC_OK || f.at != size || f.curves_oom) {
     free(buf);
+    free(f.curve_at);
+    free(f.curve_n);
+    if (f.curves_oom && !rc) return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX fix-up: out of memory");
     return rc ? rc : skc_fail(err, SKC_INTERNAL, "FBX fix-up: passes disagree on the size");
+  }
+  rc = opts && opts->unwrap_rotations ? unwrap_binary(&f, buf) : SKC_OK;
+  free(f.curve_at);
+  free(f.curve_n);
+  if (rc) {
+    free(buf);
+    return rc;
   }
   *out = buf;
   *out_n = size;
@@ -272,4 +392,141 @@ int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stop
   *out = buf;
   *out_n = o;
   return SKC_OK;
+}
+
+/* ASCII: the same Euler unwrapping on the "a: ..." value lines of the KeyValueFloat arrays of every
+ * AnimationCurve (same 9-curve grouping as unwrap_binary); values are rewritten with 9 significant digits. */
+typedef struct value_line {
+  size_t begin, end; /* "\t\t\ta: v,v,...\n" up to the closing "}" line (Assimp wraps long arrays over lines) */
+  uint32_t count;    /* N of "KeyValueFloat: *N {", 0 = none found */
+  char* text;        /* replacement, or NULL */
+} value_line;
+
+static bool parse_values(const char* in, const value_line* l, double* v) {
+  size_t len = l->end - l->begin;
+  char* tmp = malloc(len + 1);
+  if (!tmp) return false;
+  memcpy(tmp, in + l->begin, len);
+  tmp[len] = 0;
+  char* p = strstr(tmp, "a:");
+  bool ok = p != NULL;
+  if (ok) p += 2;
+  for (uint32_t k = 0; ok && k < l->count; ++k) {
+    char* e = NULL;
+    v[k] = strtod(p, &e);
+    ok = e != p && isfinite(v[k]);
+    p = e;
+    while (ok && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+    if (ok && k + 1 < l->count) ok = *p++ == ',';
+  }
+  free(tmp);
+  return ok;
+}
+
+static char* format_values(const char* in, const value_line* l, const double* v) {
+  size_t indent = 0;
+  while (l->begin + indent < l->end && (in[l->begin + indent] == '\t' || in[l->begin + indent] == ' ')) ++indent;
+  size_t cap = indent + 8 + (size_t)l->count * 20;
+  char* t = malloc(cap);
+  if (!t) return NULL;
+  size_t o = 0;
+  memcpy(t, in + l->begin, indent);
+  o += indent;
+  o += (size_t)snprintf(t + o, cap - o, "a: ");
+  for (uint32_t k = 0; k < l->count; ++k) o += (size_t)snprintf(t + o, cap - o, "%s%.9g", k ? "," : "", v[k]);
+  snprintf(t + o, cap - o, "\n");
+  return t;
+}
+
+int skio_fbx_ascii_unwrap_rotations(const char* in, size_t n, char** out, size_t* out_n, skc_err* err) {
+  if (!in || !out || !out_n) return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX rotations: NULL argument");
+  value_line* lines = NULL;
+  size_t count = 0, cap = 0;
+  int rc = SKC_OK;
+  bool in_curve = false; /* after the first "AnimationCurve:" (Assimp writes all curves last in Objects) */
+  uint32_t pending = 0;  /* N of a "KeyValueFloat: *N {" line whose values come next */
+  for (size_t p = 0; p < n && !rc;) {
+    const char* nl = memchr(in + p, '\n', n - p);
+    const size_t e = nl ? (size_t)(nl - in) + 1 : n;
+    size_t q = p;
+    while (q < e && (in[q] == '\t' || in[q] == ' ')) ++q;
+    const size_t rest = e - q;
+    if (rest >= 15 && !memcmp(in + q, "AnimationCurve:", 15)) {
+      if (count == cap) {
+        size_t nc = cap ? cap * 2 : 256;
+        value_line* g = realloc(lines, nc * sizeof *g);
+        if (!g) {
+          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "FBX rotations: out of memory");
+          break;
+        }
+        lines = g;
+        cap = nc;
+      }
+      memset(&lines[count++], 0, sizeof *lines);
+      in_curve = true;
+      pending = 0;
+    } else if (in_curve && rest >= 16 && !memcmp(in + q, "KeyValueFloat: *", 16)) {
+      pending = (uint32_t)strtoul(in + q + 16, NULL, 10); /* digits end before the line's newline */
+    } else if (in_curve && pending && rest >= 2 && !memcmp(in + q, "a:", 2)) {
+      lines[count - 1].begin = p;
+      lines[count - 1].count = pending;
+      pending = 0;
+      size_t c = e; /* continuation lines up to the one that starts with "}" */
+      for (;;) {
+        size_t cq = c;
+        while (cq < n && (in[cq] == '\t' || in[cq] == ' ')) ++cq;
+        if (cq >= n || in[cq] == '}') break;
+        const char* cn = memchr(in + c, '\n', n - c);
+        c = cn ? (size_t)(cn - in) + 1 : n;
+      }
+      lines[count - 1].end = c;
+      p = c;
+      continue;
+    }
+    p = e;
+  }
+  if (!rc && count % 9 == 0) {
+    for (size_t g = 0; g < count && !rc; g += 9) {
+      value_line* r = lines + g + 3;
+      const uint32_t m = r[0].count;
+      if (m < 2 || r[1].count != m || r[2].count != m) continue;
+      double* v = malloc((size_t)m * 3 * sizeof *v);
+      if (!v) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "FBX rotations: out of memory");
+        break;
+      }
+      if (parse_values(in, &r[0], v) && parse_values(in, &r[1], v + m) && parse_values(in, &r[2], v + 2 * (size_t)m)) {
+        euler_filter(v, v + m, v + 2 * (size_t)m, m);
+        for (int a = 0; a < 3 && !rc; ++a)
+          if (!(r[a].text = format_values(in, &r[a], v + (size_t)a * m)))
+            rc = skc_fail(err, SKC_OUT_OF_MEMORY, "FBX rotations: out of memory");
+      }
+      free(v);
+    }
+  }
+  size_t total = n + 1;
+  for (size_t i = 0; i < count; ++i)
+    if (lines[i].text) total += strlen(lines[i].text);
+  char* buf = rc ? NULL : malloc(total);
+  if (!rc && !buf) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "FBX rotations: out of memory for %zu bytes", total);
+  if (!rc) {
+    size_t o = 0, p = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (!lines[i].text) continue;
+      memcpy(buf + o, in + p, lines[i].begin - p);
+      o += lines[i].begin - p;
+      size_t t = strlen(lines[i].text);
+      memcpy(buf + o, lines[i].text, t);
+      o += t;
+      p = lines[i].end;
+    }
+    memcpy(buf + o, in + p, n - p);
+    o += n - p;
+    buf[o] = 0;
+    *out = buf;
+    *out_n = o;
+  }
+  for (size_t i = 0; i < count; ++i) free(lines[i].text);
+  free(lines);
+  return rc;
 }

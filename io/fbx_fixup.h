@@ -2,6 +2,7 @@
 #ifndef SKIO_FBX_FIXUP_H
 #define SKIO_FBX_FIXUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,15 +22,27 @@ int skio_fbx_fix_sentinels(const uint8_t* in, size_t n, uint8_t** out, size_t* o
 /* FBX time: ticks per second. */
 #define SKIO_FBX_TICKS_PER_SECOND 46186158000LL
 
+typedef struct skio_fbx_fix_options {
+  const int64_t* stack_stops; /* per AnimationStack, its LocalStop / ReferenceStop in FBX ticks (NULL: kept) */
+  uint32_t stop_count;
+  bool unwrap_rotations;      /* make Assimp's Euler rotation curves continuous (see fbx_fixup.c, euler_filter) */
+} skio_fbx_fix_options;
+
 /* skio_fbx_fix_sentinels, plus: records Assimp writes with an empty child list (AnimationStack, AnimationLayer,
- * References) get their null record even without children (Assimp's importer needs the scope), and the
- * LocalStop / ReferenceStop properties of the k-th AnimationStack (k < stop_count) become stack_stops[k] (FBX
- * ticks) instead of Assimp's whole seconds. stack_stops may be NULL when stop_count is 0. */
-int skio_fbx_fix_binary(const uint8_t* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, uint8_t** out,
-                        size_t* out_n, size_t* out_added, skc_err* err);
+ * References) get their null record even without children (Assimp's importer needs the scope), the LocalStop /
+ * ReferenceStop properties of the k-th AnimationStack (k < stop_count) become stack_stops[k] (FBX ticks) instead
+ * of Assimp's whole seconds, and with unwrap_rotations every rotation curve triple Assimp wrote is made
+ * continuous. opts may be NULL (= skio_fbx_fix_sentinels). */
+int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options* opts, uint8_t** out, size_t* out_n,
+                        size_t* out_added, skc_err* err);
 
 /* The same stop times for Assimp's ASCII FBX text in[0, n): *out is malloc'd (*out_n bytes, NUL-terminated). */
 int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, char** out,
                              size_t* out_n, skc_err* err);
+
+/* The Euler unwrapping of skio_fbx_fix_binary for Assimp's ASCII FBX text (rotation values rewritten with 9
+ * significant digits); *out is malloc'd (*out_n bytes, NUL-terminated). Text that is not laid out as Assimp writes
+ * it comes out unchanged. */
+int skio_fbx_ascii_unwrap_rotations(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
 
 #endif

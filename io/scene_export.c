@@ -867,8 +867,10 @@ static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
 }
 
 /* FBX: Assimp writes to memory; binary output gets its records repaired (fbx_fixup.c), and both get each
- * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them); then the
- * file is written (and removed again if writing fails, so no half file is left). */
+ * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
+ * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
+ * degrees with keys interpolated in Euler space); then the file is written (and removed again if writing fails,
+ * so no half file is left). */
 static int write_fbx(const struct aiScene* sc, const char* id, const char* path, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
@@ -883,10 +885,17 @@ static int write_fbx(const struct aiScene* sc, const char* id, const char* path,
   void* fixed = NULL;
   size_t fixed_n = 0;
   skc_err fix_err = {0};
-  int rc = binary ? skio_fbx_fix_binary(blob->data, blob->size, stops, sc->mNumAnimations, (uint8_t**)&fixed,
-                                        &fixed_n, NULL, &fix_err)
-                  : skio_fbx_ascii_set_stops(blob->data, blob->size, stops, sc->mNumAnimations, (char**)&fixed,
-                                             &fixed_n, &fix_err);
+  int rc;
+  if (binary) {
+    const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
+    rc = skio_fbx_fix_binary(blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, NULL, &fix_err);
+  } else {
+    char* timed = NULL;
+    size_t timed_n = 0;
+    rc = skio_fbx_ascii_set_stops(blob->data, blob->size, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, (char**)&fixed, &fixed_n, &fix_err);
+    free(timed);
+  }
   aiReleaseExportBlob(blob);
   free(stops);
   if (rc)

@@ -22,8 +22,8 @@ const char cli_convert_usage[] =
     "  Binary FBX: Assimp 5.2.5's output with its null records and clip lengths repaired (Assimp and Blender read\n"
     "  it back whole); --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
     "  Collada: several clips are written in sequence on one timeline and named in <library_animation_clips>.\n"
-    "  A warning says what the output format cannot carry (influences past 4 in glTF; in FBX, rotations between\n"
-    "  keys, and bind matrices that are not the rest pose up to one transform); the file is written all the same.\n"
+    "  A warning says what the output format cannot carry (influences past 4 in glTF; in FBX, bind matrices that\n"
+    "  are not the rest pose up to one transform); the file is written all the same.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, unreadable IN, ...).\n";
 
 /* Column-major 4x4: out = a * b. */
@@ -88,7 +88,6 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
              !strcasecmp(fmt, "gltf2");
   int fbx_ascii = !strcasecmp(fmt, "fbxa");
   int fbx = !strcasecmp(fmt, "fbx") || fbx_ascii;
-  uint32_t anims = sk_scene_animation_count(s);
   if (gltf && !o->as_is) {
     uint32_t limit = o->max_influences ? o->max_influences : 4;
     uint64_t over = 0;
@@ -108,10 +107,6 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
               "largest are written, renormalized (.dae and .fbx keep them all)\n",
               (unsigned long long)over);
   }
-  if (fbx && anims)
-    fprintf(stderr,
-            "skinkit convert: warning: FBX: Assimp writes rotation keys as Euler angles; readers match them at the "
-            "keys but interpolate angles in between, so poses between keys can differ (.glb or .dae keep them)\n");
   if (fbx && fbx_binds_rebuilt(s))
     fprintf(stderr,
             "skinkit convert: warning: FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this "

@@ -11,6 +11,7 @@
  *    record too: without it Assimp's importer drops every AnimationLayer and read no animation from binary FBX;
  *  - animation stop times: Assimp writes whole seconds (and its importer drops the keys after them); the exact
  *    stop is written into binary and ASCII FBX (a 1.48 s clip comes back 1.48 s long, its last pose with it);
+ *  - Euler rotation curves made continuous: a turn through 180 degrees comes back right between the keys;
  *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
  *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -430,20 +431,21 @@ START_TEST(corpus_binary_fbx_equals_ascii_fbx) {
 }
 END_TEST
 
-/* A Valve SMD with two bones and 38 frames (25 fps: 1.48 s), the child turning 2 degrees per frame. */
-static void write_smd(const char* path) {
+/* A Valve SMD with two bones and 38 frames (25 fps: 1.48 s), the child turning about z by from + 2 degrees per
+ * frame. */
+static void write_smd(const char* path, double from) {
   FILE* f = fopen(path, "w");
   ck_assert(f != NULL);
   fputs("version 1\nnodes\n0 \"root\" -1\n1 \"arm\" 0\nend\nskeleton\n", f);
   for (int fr = 0; fr < 38; ++fr)
-    fprintf(f, "time %d\n0 0 0 0 0 0 0\n1 0 1 0 0 0 %.6f\n", fr, fr * 2.0 * 3.14159265358979 / 180.0);
+    fprintf(f, "time %d\n0 0 0 0 0 0 0\n1 0 1 0 0 0 %.6f\n", fr, (from + fr * 2.0) * 3.14159265358979 / 180.0);
   fputs("end\ntriangles\nm.bmp\n0 0 0 0 0 0 1 0 0 1 0 1\n1 1 0 0 0 0 1 0 0 1 1 1\n1 0 2 0 0 0 1 0 0 1 1 1\nend\n", f);
   fclose(f);
 }
 
 START_TEST(fbx_keeps_the_exact_animation_length) {
   const char* smd = tmp_path("clip.smd");
-  write_smd(smd);
+  write_smd(smd, 0.0);
   sk_error err;
   sk_scene* s = NULL;
   ck_assert_msg(sk_scene_load(smd, NULL, &s, &err) == SK_OK, "%s", err.message);
@@ -494,6 +496,58 @@ START_TEST(fbx_keeps_the_exact_animation_length) {
 }
 END_TEST
 
+/* The arm turns from 160 to 234 degrees: Assimp's writer gives the key at 180 degrees and the next ones Euler
+ * angles near -180 (a 360 degree jump), and its importer then inserts keys interpolated in Euler space between
+ * them, nowhere near the rotation. With the curves unwrapped (fbx_fixup.c euler_filter) every pose between keys
+ * comes back, in binary and ASCII FBX. */
+START_TEST(fbx_rotation_through_180_degrees_between_keys) {
+  const char* smd = tmp_path("turn.smd");
+  write_smd(smd, 160.0);
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(smd, NULL, &s, &err) == SK_OK, "%s", err.message);
+  const double dur = sk_scene_animation_duration(s, 0);
+  uint32_t arm = 0, jc = sk_skeleton_joint_count(sk_scene_skeleton(s));
+  ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(s), "arm", &arm), SK_OK);
+  float* want = malloc(jc * 10 * sizeof(float));
+  ck_assert(want != NULL);
+  const char* formats[2] = {NULL, "fbxa"};
+  for (int k = 0; k < 2; ++k) {
+    sk_save_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.overwrite = 1;
+    o.format = formats[k];
+    char out[256];
+    snprintf(out, sizeof out, "%s", tmp_path(k ? "turn_ascii.fbx" : "turn.fbx"));
+    ck_assert_msg(sk_scene_save(s, out, &o, &err) == SK_OK, "%s", err.message);
+    sk_scene* b = NULL;
+    ck_assert_msg(sk_scene_load(out, NULL, &b, &err) == SK_OK, "%s", err.message);
+    uint32_t arm_b = 0;
+    ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(b), "arm", &arm_b), SK_OK);
+    float* got = malloc(sk_skeleton_joint_count(sk_scene_skeleton(b)) * 10 * sizeof(float));
+    ck_assert(got != NULL);
+    double worst = 0.0;
+    for (int i = 0; i <= 148; ++i) { /* four samples per frame: keys and between them */
+      double t = dur * i / 148.0;
+      ck_assert_int_eq(sk_scene_sample_pose(s, 0, t, want, &err), SK_OK);
+      ck_assert_int_eq(sk_scene_sample_pose(b, 0, t, got, &err), SK_OK);
+      const float* q = want + arm * 10 + 3;
+      const float* r = got + arm_b * 10 + 3;
+      double d = 1.0 - fabs((double)q[0] * r[0] + (double)q[1] * r[1] + (double)q[2] * r[2] + (double)q[3] * r[3]);
+      if (d > worst) worst = d;
+    }
+    ck_assert_msg(worst < 1e-6, "%s: a rotation between keys came back off by 1-|dot| = %g", out, worst);
+    free(got);
+    sk_scene_destroy(b);
+  }
+  free(want);
+  sk_scene_destroy(s);
+  const char* names[] = {"turn.smd", "turn.fbx", "turn_ascii.fbx"};
+  rm_tmp(names, 3);
+}
+END_TEST
+
 START_TEST(ascii_stop_times_only_in_animation_stacks) {
   const char text[] = "Definitions:  {\n\tObjectType: \"AnimationStack\" {\n\t\tP: \"LocalStop\", \"KTime\", "
                       "\"Time\", \"\",0\n\t}\n}\nObjects:  {\n\tAnimationStack: 1, \"AnimStack::a\", \"\" {\n"
@@ -512,9 +566,10 @@ START_TEST(ascii_stop_times_only_in_animation_stacks) {
   /* the second stack has no stop given: kept (here also the last line, without a newline) */
   ck_assert_ptr_nonnull(strstr(out, "AnimStack::b\", \"\" {\n\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",0"));
   free(out);
+  const skio_fbx_fix_options bad_opts = {NULL, 1, false};
   ck_assert_int_eq(skio_fbx_ascii_set_stops(NULL, 0, stops, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
   ck_assert_int_eq(skio_fbx_ascii_set_stops(text, 4, NULL, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
-  ck_assert_int_eq(skio_fbx_fix_binary((const uint8_t*)text, 4, NULL, 1, (uint8_t**)&out, &n, NULL, &err),
+  ck_assert_int_eq(skio_fbx_fix_binary((const uint8_t*)text, 4, &bad_opts, (uint8_t**)&out, &n, NULL, &err),
                    SKC_INVALID_ARGUMENT);
 }
 END_TEST
@@ -528,6 +583,7 @@ static Suite* suite(void) {
   tcase_add_test(t, save_fbx_reads_back_with_every_influence);
   tcase_add_test(t, save_fbx_refuses_existing_and_leaves_no_file_on_error);
   tcase_add_test(t, fbx_keeps_the_exact_animation_length);
+  tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
   suite_add_tcase(s, t);
