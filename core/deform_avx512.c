@@ -375,17 +375,15 @@ AI void dqs_blend_table(const skc_deform_ctx* c, const unsigned char* jb, const 
   }
 }
 
-/* The 16 blends as one 16 x 8 transpose, stored: out[16 c + i] = component c of vertex i's blend. */
-AI void dqs_blend_store(const __m256* A, float* out) {
-  V R[8], D[8];
+/* The 16 blends as one 16 x 8 transpose: D[c] lane i = component c of vertex i's blend. */
+AI void dqs_blend_soa(const __m256* A, V D[8]) {
+  V R[8];
   _Pragma("GCC unroll 8")
   for (int p = 0; p < 8; ++p) {
     const int a = p < 4 ? p : p + 4;
     R[p] = _mm512_insertf32x8(_mm512_castps256_ps512(A[a]), A[a + 4], 1);
   }
   transpose8(R, D);
-  _Pragma("GCC unroll 8")
-  for (int q = 0; q < 8; ++q) _mm512_store_ps(out + 16 * q, D[q]);
 }
 
 /* The blended dual quaternions D (SoA, unnormalized) applied to the block's positions (and normals):
@@ -520,10 +518,10 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
   const size_t nb = (e - v) / SW;
   size_t bad = 0;
   _Alignas(64) const uint16_t* rows[4][SW];
-  _Alignas(64) float dbuf[2][8 * SW];
   __mmask16 wbad[4] = {0, 0, 0, 0};
   int jok[4] = {0, 0, 0, 0};
   __m256 A[SW];
+  V Dn[8]; /* the next block's blends, carried in registers */
   if (nb == 0) {
     *vend = v;
     return 0;
@@ -536,7 +534,7 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
     const unsigned char* jb = jok[0] ? c->joints + v * K * (size_t)JT : zero;
     const unsigned char* wb = jok[0] ? c->weights + v * K * 4 : zero;
     dqs_blend_table(c, jb, wb, JT, K, rows[0], 0, SW, A);
-    dqs_blend_store(A, dbuf[0]);
+    dqs_blend_soa(A, Dn);
   }
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SW;
@@ -549,13 +547,11 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
     const unsigned char* wbx = nx ? c->weights + (vn + SW) * K * 4 : zero;
     const uint16_t* const* rpx = nx ? rows[(n + 1) & 3] : safe;
     LAUNDER(rpx);
-    const float* db = dbuf[n & 1];
-    LAUNDER(db);
     V D[8], o[3], m[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     _Pragma("GCC unroll 8")
-    for (int q = 0; q < 8; ++q) D[q] = _mm512_load_ps(db + 16 * q);
+    for (int q = 0; q < 8; ++q) D[q] = Dn[q];
     const __mmask16 b = wbad[n & 3] | dqs_apply_x(c, vn, D, HAS_N, o, m, 1, jbx, wbx, JT, K, rpx, A);
-    dqs_blend_store(A, dbuf[(n + 1) & 1]);
+    dqs_blend_soa(A, Dn);
     if (!jok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m, nt)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
   }
   *vend = v + nb * SW;
