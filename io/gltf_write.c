@@ -500,6 +500,15 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
       memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
       ++k;
     }
+    /* glTF wants the bottom row of an inverse bind exactly (0, 0, 0, 1) (the Khronos validator flags 0.99999988,
+     * as inverted Ogre / MD5 binds have): rounding noise there is dropped, a real projective row is kept */
+    for (uint32_t k = 0; k < L; ++k) {
+      float* b = ibm + (size_t)k * 16;
+      if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
+        b[3] = b[7] = b[11] = 0.0f;
+        b[15] = 1.0f;
+      }
+    }
     if (!all_finite(ibm, (size_t)L * 16)) {
       rc = skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has inverse bind matrices that are not finite",
                     w->path, mi, m->name);

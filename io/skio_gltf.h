@@ -18,7 +18,8 @@
  *    else u16) / WEIGHTS_n (float) for as many sets of 4 as its most influenced vertex needs; unused slots are
  *    joint 0 with weight 0.
  *  - per skinned mesh its own skin: the joints it binds (skio_mesh.bound) plus any joint its written weights use,
- *    in skeleton order, with the mesh's own inverse binds (column-major float mat4) and "skeleton" = the closest
+ *    in skeleton order, with the mesh's own inverse binds (column-major float mat4; a bottom row within 1e-5 of
+ *    0 0 0 1 is written as exactly that, as glTF requires) and "skeleton" = the closest
  *    common ancestor of those joints. A skinned mesh with no such joint is written without skin. Joints that no
  *    mesh binds and that are no ancestor of a bound joint (attachment points, a rig's tip) are also listed in the
  *    first skinned mesh's skin, with the skeleton's inverse bind: readers that build their skeleton from skin

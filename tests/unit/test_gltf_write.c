@@ -16,7 +16,9 @@
  *    (duplicates too), every source key time within float precision, and LBS-skinned poses (skio_anim_sample ->
  *    FK -> palette with the mesh's inverse binds) at the source's key times within 1e-5 of the bounding-box diagonal.
  * Scenes are generated here (capped cylinder rig of core/primitives.c, a >256-joint fan, a sheared joint); with
- * SKINKIT_ASSETS set, every corpus file goes through .glb and .gltf too. */
+ * SKINKIT_ASSETS set, every corpus file goes through .glb and .gltf too. The Khronos validator is not part of this
+ * program (it needs node and the npm registry): tests/gltf_validator/validate.mjs runs it on the files this test
+ * keeps with SKT_GLTF_KEEP=DIR. */
 #include <check.h>
 #include <errno.h>
 #include <math.h>
@@ -34,11 +36,15 @@
 /* ---- temp folder ------------------------------------------------------------------------------------------ */
 static char g_tmp[256];
 
+/* SKT_GLTF_KEEP=DIR keeps every written file in a folder under DIR (for tests/gltf_validator/validate.mjs). */
 static void make_tmp(void) {
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/sk_test_gltfw_XXXXXX");
+  const char* keep = getenv("SKT_GLTF_KEEP");
+  snprintf(g_tmp, sizeof g_tmp, "%s/sk_test_gltfw_XXXXXX", keep && keep[0] ? keep : "/tmp");
   ck_assert_ptr_nonnull(mkdtemp(g_tmp));
 }
 static void rm_tmp(void) {
+  const char* keep = getenv("SKT_GLTF_KEEP");
+  if (keep && keep[0]) return;
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
   ck_assert_int_eq(system(cmd), 0);
@@ -83,7 +89,7 @@ typedef struct jv {
   int type;
   double num;
   char* str;        /* J_STR: decoded UTF-8 */
-  size_t n;         /* items of J_ARR / J_OBJ */
+  size_t n, cap;    /* items of J_ARR / J_OBJ */
   struct jv* items;
   char** keys;      /* J_OBJ */
 } jv;
@@ -178,13 +184,16 @@ static char* jstring(jp* s) {
 static void jvalue(jp* s, jv* v);
 
 static void jpush(jv* v, jv* item, char* key) {
-  v->items = realloc(v->items, (v->n + 1) * sizeof *v->items);
-  ck_assert_ptr_nonnull(v->items);
-  if (v->type == J_OBJ) {
-    v->keys = realloc(v->keys, (v->n + 1) * sizeof *v->keys);
-    ck_assert_ptr_nonnull(v->keys);
-    v->keys[v->n] = key;
+  if (v->n == v->cap) { /* geometric growth: files with thousands of accessors */
+    v->cap = v->cap ? v->cap * 2 : 8;
+    v->items = realloc(v->items, v->cap * sizeof *v->items);
+    ck_assert_ptr_nonnull(v->items);
+    if (v->type == J_OBJ) {
+      v->keys = realloc(v->keys, v->cap * sizeof *v->keys);
+      ck_assert_ptr_nonnull(v->keys);
+    }
   }
+  if (v->type == J_OBJ) v->keys[v->n] = key;
   v->items[v->n++] = *item;
 }
 
@@ -497,6 +506,10 @@ static gltf_facts check_file(const char* path, int normalized) {
       for (size_t b = a + 1; b < jlen(joints); ++b) ck_assert_int_ne(jint(jat(joints, a)), jint(jat(joints, b)));
     acc_view ibm = accessor(&g, jint(jget(sk, "inverseBindMatrices")));
     ck_assert(ibm.ctype == 5126 && ibm.comps == 16 && ibm.count >= jlen(joints));
+    for (size_t k = 0; k < ibm.count; ++k) /* affine: bottom row exactly 0 0 0 1 */
+      ck_assert_msg(acc_get(&ibm, k, 3) == 0.0 && acc_get(&ibm, k, 7) == 0.0 && acc_get(&ibm, k, 11) == 0.0 &&
+                        acc_get(&ibm, k, 15) == 1.0,
+                    "skin %zu: inverse bind %zu is not affine", s, k);
     const jv* skel = jget(sk, "skeleton");
     if (skel)
       for (size_t a = 0; a < jlen(joints); ++a) {
