@@ -292,14 +292,21 @@ static void save(const skio_scene* s, const char* path) {
   ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
 }
 
+/* A fresh temporary folder with the rig written to rig.dae: the scene, *dae its path, the file's text (*n bytes). */
+static char* rig_file(skio_scene** s, const char** dae, size_t* n) {
+  make_tmp();
+  *s = rig_scene();
+  *dae = tmp_path("rig.dae");
+  save(*s, *dae);
+  return read_all(*dae, n);
+}
+
 /* ---- tests --------------------------------------------------------------------------------------------------- */
 START_TEST(rig_clips_come_back_with_names_keys_and_poses) {
-  make_tmp();
-  skio_scene* s = rig_scene();
-  const char* dae = tmp_path("rig.dae");
-  save(s, dae);
+  skio_scene* s = NULL;
+  const char* dae = NULL;
   size_t n = 0;
-  char* text = read_all(dae, &n);
+  char* text = rig_file(&s, &dae, &n);
   /* one <animation>, three clips on whole seconds: Run [0, 1], Idle local 0 at 2.5 (its key at -0.5 at 2.0),
    * Bind at 5 (ceil(4.5 + 0.5)) */
   ck_assert_uint_eq(count_of(text, "<animation "), 1);
@@ -377,12 +384,10 @@ static skio_scene* load_text(const char* text) {
 }
 
 START_TEST(damaged_clip_libraries_are_ignored_and_defaults_read) {
-  make_tmp();
-  skio_scene* s = rig_scene();
-  const char* dae = tmp_path("rig.dae");
-  save(s, dae);
+  skio_scene* s = NULL;
+  const char* dae = NULL;
   size_t n = 0;
-  char* text = read_all(dae, &n);
+  char* text = rig_file(&s, &dae, &n);
   static const struct {
     const char* from;
     const char* to;
@@ -456,12 +461,10 @@ END_TEST
 START_TEST(clip_ranges_between_keys_take_the_values_there) {
   /* A clip library from elsewhere may cut through keys: a track with no key inside a clip gets its values at the
    * clip's start and end; keys inside are kept. */
-  make_tmp();
-  skio_scene* s = rig_scene();
-  const char* dae = tmp_path("rig.dae");
-  save(s, dae);
+  skio_scene* s = NULL;
+  const char* dae = NULL;
   size_t n = 0;
-  char* text = read_all(dae, &n);
+  char* text = rig_file(&s, &dae, &n);
   /* Run's rotation keys (timeline 0.25, 0.5, 0.75): a clip [0.3, 0.45] holds none */
   char* t = replaced(text, "start=\"0\" end=\"1\"", "start=\"0.3\" end=\"0.45\"");
   skio_scene* rt = load_text(t);

@@ -443,6 +443,22 @@ static void write_smd(const char* path, double from) {
   fclose(f);
 }
 
+/* s saved as binary (k = 0) or ASCII (k = 1) FBX to tmp_path(name) and read back. */
+static sk_scene* fbx_round_trip(sk_scene* s, int k, const char* name) {
+  sk_save_options o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.overwrite = 1;
+  o.format = k ? "fbxa" : NULL;
+  char out[256];
+  snprintf(out, sizeof out, "%s", tmp_path(name));
+  sk_error err;
+  ck_assert_msg(sk_scene_save(s, out, &o, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = NULL;
+  ck_assert_msg(sk_scene_load(out, NULL, &b, &err) == SK_OK, "%s", err.message);
+  return b;
+}
+
 START_TEST(fbx_keeps_the_exact_animation_length) {
   const char* smd = tmp_path("clip.smd");
   write_smd(smd, 0.0);
@@ -459,18 +475,9 @@ START_TEST(fbx_keeps_the_exact_animation_length) {
   ck_assert_int_eq(sk_scene_sample_pose(s, 0, dur, want, &err), SK_OK);
   uint32_t arm = 0;
   ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(s), "arm", &arm), SK_OK);
-  const char* formats[2] = {NULL, "fbxa"};
   for (int k = 0; k < 2; ++k) {
-    sk_save_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.overwrite = 1;
-    o.format = formats[k];
-    char out[256];
-    snprintf(out, sizeof out, "%s", tmp_path(k ? "clip_ascii.fbx" : "clip.fbx"));
-    ck_assert_msg(sk_scene_save(s, out, &o, &err) == SK_OK, "%s", err.message);
-    sk_scene* b = NULL;
-    ck_assert_msg(sk_scene_load(out, NULL, &b, &err) == SK_OK, "%s", err.message);
+    const char* out = k ? "clip_ascii.fbx" : "clip.fbx";
+    sk_scene* b = fbx_round_trip(s, k, out);
     ck_assert_uint_eq(sk_scene_animation_count(b), 1);
     /* Assimp alone: LocalStop 1 s, and the keys after 1 s dropped on import */
     ck_assert_msg(fabs(sk_scene_animation_duration(b, 0) - dur) < 1e-6, "%s: %g s, source %g s", out,
@@ -511,18 +518,9 @@ START_TEST(fbx_rotation_through_180_degrees_between_keys) {
   ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(s), "arm", &arm), SK_OK);
   float* want = malloc(jc * 10 * sizeof(float));
   ck_assert(want != NULL);
-  const char* formats[2] = {NULL, "fbxa"};
   for (int k = 0; k < 2; ++k) {
-    sk_save_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.overwrite = 1;
-    o.format = formats[k];
-    char out[256];
-    snprintf(out, sizeof out, "%s", tmp_path(k ? "turn_ascii.fbx" : "turn.fbx"));
-    ck_assert_msg(sk_scene_save(s, out, &o, &err) == SK_OK, "%s", err.message);
-    sk_scene* b = NULL;
-    ck_assert_msg(sk_scene_load(out, NULL, &b, &err) == SK_OK, "%s", err.message);
+    const char* out = k ? "turn_ascii.fbx" : "turn.fbx";
+    sk_scene* b = fbx_round_trip(s, k, out);
     uint32_t arm_b = 0;
     ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(b), "arm", &arm_b), SK_OK);
     float* got = malloc(sk_skeleton_joint_count(sk_scene_skeleton(b)) * 10 * sizeof(float));
