@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,29 +589,24 @@ static char* dup_str(const char* s) {
   return d;
 }
 
-static const char* const* g_sort_names; /* qsort has no user pointer: only used inside unique_names */
-
-static int cmp_name_index(const void* a, const void* b) {
-  return strcmp(g_sort_names[*(const uint32_t*)a], g_sort_names[*(const uint32_t*)b]);
-}
+static int cmp_str_ptr(const void* a, const void* b) { return strcmp(*(const char* const*)a, *(const char* const*)b); }
 
 /* Joint names as written: unique and non-empty, by the importer's rule (scene_import.c): "joint<j>" for an empty
- * name, "<name>#2", "#3", ... for a repeat. Also returns the order that sorts them (for lookups). */
-static int unique_names(writer* w, char*** out_names, uint32_t** out_sorted) {
+ * name, "<name>#2", "#3", ... for a repeat. Also returns them sorted (pointers into names, for lookups). */
+static int unique_names(writer* w, char*** out_names, const char*** out_sorted) {
   const skc_skeleton* sk = w->s->skeleton;
   const uint32_t jc = sk->joint_count;
   char** names = calloc(jc, sizeof *names);
-  uint32_t* order = malloc(jc * sizeof *order);
-  if (!names || !order) {
+  const char** sorted = malloc(jc * sizeof *sorted);
+  if (!names || !sorted) {
     free(names);
-    free(order);
+    free(sorted);
     return oom_fail(w);
   }
-  for (uint32_t j = 0; j < jc; ++j) order[j] = j;
-  g_sort_names = (const char* const*)sk->names;
-  qsort(order, jc, sizeof *order, cmp_name_index);
-  bool clash = jc && !sk->names[order[0]][0];
-  for (uint32_t k = 1; k < jc && !clash; ++k) clash = strcmp(sk->names[order[k - 1]], sk->names[order[k]]) == 0;
+  for (uint32_t j = 0; j < jc; ++j) sorted[j] = sk->names[j];
+  qsort(sorted, jc, sizeof *sorted, cmp_str_ptr);
+  bool clash = jc && !sorted[0][0];
+  for (uint32_t k = 1; k < jc && !clash; ++k) clash = strcmp(sorted[k - 1], sorted[k]) == 0;
   for (uint32_t j = 0; j < jc; ++j) {
     const char* base = sk->names[j];
     char tmp[32];
@@ -637,43 +633,29 @@ static int unique_names(writer* w, char*** out_names, uint32_t** out_sorted) {
     if (!names[j]) {
       for (uint32_t i = 0; i < j; ++i) free(names[i]);
       free(names);
-      free(order);
+      free(sorted);
       return oom_fail(w);
     }
     if (strcmp(names[j], sk->names[j]) != 0) w->rep.renamed_joints++;
   }
-  if (clash) {
-    for (uint32_t j = 0; j < jc; ++j) order[j] = j;
-    g_sort_names = (const char* const*)names;
-    qsort(order, jc, sizeof *order, cmp_name_index);
-  }
-  g_sort_names = NULL;
+  for (uint32_t j = 0; j < jc; ++j) sorted[j] = names[j];
+  qsort(sorted, jc, sizeof *sorted, cmp_str_ptr);
   *out_names = names;
-  *out_sorted = order;
+  *out_sorted = sorted;
   return SKC_OK;
 }
 
-static bool name_in(char* const* names, const uint32_t* sorted, uint32_t n, const char* s) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(names[sorted[mid]], s);
-    if (c == 0) return true;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return false;
+static bool name_in(const char* const* sorted, uint32_t n, const char* s) {
+  return n && bsearch(&s, sorted, n, sizeof *sorted, cmp_str_ptr) != NULL;
 }
 
 /* A node name that is no joint's: base, else base + suffix, base + suffix + "#2", ... (malloc'd). */
-static char* free_name(char* const* names, const uint32_t* sorted, uint32_t n, const char* base, const char* suffix) {
+static char* free_name(const char* const* sorted, uint32_t n, const char* base, const char* suffix) {
   size_t len = strlen(base) + strlen(suffix) + 16;
   char* cand = malloc(len);
   if (!cand) return NULL;
   snprintf(cand, len, "%s", base);
-  for (unsigned k = 1; name_in(names, sorted, n, cand); ++k) {
+  for (unsigned k = 1; name_in(sorted, n, cand); ++k) {
     if (k == 1)
       snprintf(cand, len, "%s%s", base, suffix);
     else
@@ -970,10 +952,10 @@ static int write_temp(const char* path, const buf* const* pieces, int count, cha
   size_t cap = dir_len + 64;
   char* tmp = malloc(cap);
   if (!tmp) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-  static unsigned counter;
+  static _Atomic unsigned counter; /* with the pid: unique per call, also across threads */
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    snprintf(tmp, cap, "%.*s.skinkit-%ld-%u.tmp", (int)dir_len, path, (long)getpid(), counter++);
+    snprintf(tmp, cap, "%.*s.skinkit-%ld-%u.tmp", (int)dir_len, path, (long)getpid(), atomic_fetch_add(&counter, 1u));
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -1138,7 +1120,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   const uint32_t jc = sk ? sk->joint_count : 0;
   const uint32_t M = s->mesh_count;
   char** jnames = NULL;
-  uint32_t* jsorted = NULL;
+  const char** jsorted = NULL;
   char** mnames = NULL;
   char* root_name = NULL;
   uint8_t* orphan = NULL;
@@ -1282,7 +1264,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   }
   uint32_t skin_count = 0;
   for (uint32_t mi = 0; mi < M; ++mi) {
-    mnames[mi] = jc ? free_name(jnames, jsorted, jc, s->meshes[mi].name, "_mesh") : dup_str(s->meshes[mi].name);
+    mnames[mi] = jc ? free_name(jsorted, jc, s->meshes[mi].name, "_mesh") : dup_str(s->meshes[mi].name);
     if (!mnames[mi]) {
       rc = oom_fail(&w);
       goto done;
@@ -1295,7 +1277,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     buf_str(&nodes, "}");
   }
   if (synth) {
-    if (!(root_name = free_name(jnames, jsorted, jc, "skinkit_root", ""))) {
+    if (!(root_name = free_name(jsorted, jc, "skinkit_root", ""))) {
       rc = oom_fail(&w);
       goto done;
     }
