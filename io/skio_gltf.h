@@ -19,19 +19,22 @@
  *    joint 0 with weight 0.
  *  - per skinned mesh its own skin: the joints it binds (skio_mesh.bound) plus any joint its written weights use,
  *    in skeleton order, with the mesh's own inverse binds (column-major float mat4; a bottom row within 1e-5 of
- *    0 0 0 1 is written as exactly that, as glTF requires) and "skeleton" = the closest
- *    common ancestor of those joints. A skinned mesh with no such joint is written without skin. Joints that no
+ *    0 0 0 1 is written as exactly that, as glTF requires) and "skeleton" = the closest common ancestor of those
+ *    joints. A skinned mesh with no such joint is written without skin. Joints that no
  *    mesh binds and that are no ancestor of a bound joint (attachment points, a rig's tip) are also listed in the
  *    first skinned mesh's skin, with the skeleton's inverse bind: readers that build their skeleton from skin
  *    joints and their ancestors (Assimp, hence skio_scene_import; Blender's bones) would drop them otherwise. Read
  *    back, that mesh binds them (with no weight).
  *  - every animation under its own name (duplicates allowed), one LINEAR sampler per joint and path (when a clip
  *    has several channels for one joint, the last one holding keys for the path, which is what skio_anim_sample
- *    poses with), times in seconds as floats, rotations normalized. glTF has no clip length: a clip whose duration runs past its last key gets one more key at the
- *    duration repeating the last value of one track (the pose is unchanged), and a clip without channels gets a
- *    rest-pose rotation track on one joint. Keys that glTF cannot hold are fixed where the pose allows: keys at
+ *    poses with), times in seconds as floats (the clip's end rounded up, so a reader's duration is never shorter),
+ *    rotations normalized. glTF has no clip length: a clip whose duration runs past its last key gets one more key
+ *    at the duration repeating the last value of one track (the pose is unchanged), and a clip without channels
+ *    gets a rest-pose rotation track on one joint. Keys that glTF cannot hold are fixed where the pose allows: keys at
  *    negative times become one key at 0 (the pose there), keys whose float times collide keep the last one,
  *    non-finite keys and keys out of order are dropped (counted in the report).
+ *  - normals, tangents and uvs exactly as stored (the Khronos validator reports ACCESSOR_VECTOR3_NON_UNIT where a
+ *    source's normals are not unit length: BVH, CSM, some Collada / SMD files read through Assimp).
  *  - names as UTF-8 JSON strings (quotes, backslashes and control characters escaped; a byte that is not valid
  *    UTF-8 is read as Latin-1). Joint names must be unique for readers that bind by name (Assimp): a repeated or
  *    empty name is written as the importer would name it ("<name>#2", "joint<i>").
@@ -95,7 +98,8 @@ typedef struct skio_gltf_options {
  * non-finite geometry or bind matrices, indices out of range, a skin not matching its mesh or the skeleton),
  * SKC_EXISTS (the .bin exists and replace_bin is off, or it is the scene's source), SKC_UNSUPPORTED (more than
  * 4 GiB of buffer for .glb), SKC_OUT_OF_MEMORY, SKC_IO (folder missing or not writable, disk full; the message
- * has the path and the system's reason). Nothing is left at path (or at the .bin) when it fails. */
+ * has the path and the system's reason). When it fails, path and the .bin are as they were before the call (an
+ * earlier file there is kept, no temporary is left). */
 int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* o, skc_err* err);
 
 #endif
