@@ -620,6 +620,18 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
   return rc;
 }
 
+/* Sorts v[0, n), drops non-finite values and repeats; returns the new count. */
+static size_t sorted_unique_finite(double* v, size_t n) {
+  size_t u = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (isfinite(v[i])) v[u++] = v[i];
+  qsort(v, u, sizeof *v, cmp_double);
+  size_t m = u ? 1 : 0;
+  for (size_t i = 1; i < u; ++i)
+    if (v[i] != v[m - 1]) v[m++] = v[i];
+  return m;
+}
+
 /* Collada: every clip of the scene on one timeline in ONE aiAnimation, plus the clip table for
  * skio_collada_add_clips (why: skio_collada.h). Clip k's local time 0 is at clips[k].start, a whole second at
  * least 0.5 s after the previous clip's end (its last key or its duration, whichever is later); keys before local
@@ -633,12 +645,11 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
   const skc_skeleton* sk = s->skeleton;
   const uint32_t jc = sk->joint_count, na = s->anim_count;
   uint8_t* animated = calloc(jc, 1);
-  skc_trs* pose = malloc(jc * sizeof *pose);
   struct aiAnimation* aa = calloc(1, sizeof *aa);
   size_t cap = 0;
   int rc = SKC_OK;
   *out = aa; /* the caller frees it with its scene, also on error */
-  if (!animated || !pose || !aa) {
+  if (!animated || !aa) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
@@ -672,15 +683,16 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
-  double* times = malloc(cap * sizeof *times);
-  if (!times) {
+  /* one channel per animated joint, room for every key of its channel in every clip plus 2 per clip */
+  struct aiNodeAnim** of_joint = calloc(jc, sizeof *of_joint);
+  if (!of_joint) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
   for (uint32_t j = 0; j < jc && !rc; ++j) {
     if (!animated[j]) continue;
     size_t total = 0;
-    for (uint32_t k = 0; k < na; ++k) { /* room: every key of the clip's channel for j, plus 2 */
+    for (uint32_t k = 0; k < na; ++k) {
       const skio_anim* a = &s->anims[k];
       size_t n = 2;
       for (uint32_t c = 0; c < a->channel_count; ++c)
@@ -701,12 +713,43 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
       break;
     }
     aa->mChannels[aa->mNumChannels++] = ch;
+    of_joint[j] = ch;
     set_name(&ch->mNodeName, sk->names[j]);
-    unsigned at = 0;
-    for (uint32_t k = 0; k < na && !rc; ++k) {
-      const skio_anim* a = &s->anims[k];
+  }
+  /* per clip: the pose at every key time of any of its channels, sampled once (skio_anim_sample poses the whole
+   * skeleton), then each joint's keys at its own channel's times plus the clip's 0 and end */
+  size_t all_cap = 0;
+  for (uint32_t k = 0; k < na; ++k) {
+    size_t n = 2;
+    for (uint32_t c = 0; c < s->anims[k].channel_count; ++c)
+      n += (size_t)s->anims[k].channels[c].pos_count + s->anims[k].channels[c].rot_count +
+           s->anims[k].channels[c].scl_count;
+    if (n > all_cap) all_cap = n;
+  }
+  double* all = rc ? NULL : malloc(all_cap * sizeof *all);
+  double* times = rc ? NULL : malloc(cap * sizeof *times);
+  skc_trs* poses = NULL;
+  if (!rc && (!all || !times || (size_t)jc > SIZE_MAX / sizeof(skc_trs) / all_cap ||
+              !(poses = malloc(all_cap * jc * sizeof *poses))))
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu poses of %u joints", all_cap, jc);
+  for (uint32_t k = 0; k < na && !rc; ++k) {
+    const skio_anim* a = &s->anims[k];
+    const double h = clips[k].end - clips[k].start;
+    size_t m = 0;
+    all[m++] = 0.0;
+    if (h > 0.0) all[m++] = h;
+    for (uint32_t c = 0; c < a->channel_count; ++c) {
+      const skio_channel* sc = &a->channels[c];
+      for (uint32_t i = 0; i < sc->pos_count; ++i) all[m++] = sc->pos_time[i];
+      for (uint32_t i = 0; i < sc->rot_count; ++i) all[m++] = sc->rot_time[i];
+      for (uint32_t i = 0; i < sc->scl_count; ++i) all[m++] = sc->scl_time[i];
+    }
+    m = sorted_unique_finite(all, m);
+    for (size_t i = 0; i < m && !rc; ++i) rc = skio_anim_sample(s, k, all[i], poses + i * jc, err);
+    for (uint32_t j = 0; j < jc && !rc; ++j) {
+      struct aiNodeAnim* ch = of_joint[j];
+      if (!ch) continue;
       size_t n = 0;
-      const double h = clips[k].end - clips[k].start;
       times[n++] = 0.0;
       if (h > 0.0) times[n++] = h;
       for (uint32_t c = 0; c < a->channel_count; ++c) {
@@ -717,16 +760,12 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
         for (uint32_t i = 0; i < sc->scl_count; ++i) times[n++] = sc->scl_time[i];
         break; /* the first channel of a joint is the one a reader keeps */
       }
-      size_t u = 0;
-      for (size_t i = 0; i < n; ++i)
-        if (isfinite(times[i])) times[u++] = times[i];
-      qsort(times, u, sizeof *times, cmp_double);
-      n = u ? 1 : 0;
-      for (size_t i = 1; i < u; ++i)
-        if (times[i] != times[n - 1]) times[n++] = times[i];
-      for (size_t i = 0; i < n && !rc; ++i) {
-        rc = skio_anim_sample(s, k, times[i], pose, err);
-        const skc_trs* p = &pose[j];
+      n = sorted_unique_finite(times, n);
+      unsigned at = ch->mNumPositionKeys;
+      size_t x = 0; /* times is a sorted subset of all */
+      for (size_t i = 0; i < n; ++i) {
+        while (all[x] != times[i]) ++x;
+        const skc_trs* p = poses + x * jc + j;
         const double t = clips[k].start + times[i];
         ch->mPositionKeys[at].mTime = ch->mRotationKeys[at].mTime = ch->mScalingKeys[at].mTime = t;
         ch->mPositionKeys[at].mValue.x = p->t[0];
@@ -741,13 +780,15 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
         ch->mScalingKeys[at].mValue.z = p->s[2];
         ++at;
       }
+      ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
     }
-    ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
   }
+  free(poses);
+  free(all);
   free(times);
+  free(of_joint);
 done:
   free(animated);
-  free(pose);
   return rc;
 }
 

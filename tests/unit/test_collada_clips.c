@@ -164,6 +164,11 @@ static skio_scene* rig_scene(void) {
 }
 
 /* ---- comparing clips ---------------------------------------------------------------------------------------- */
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
 static int32_t rt_joint(const skio_scene* rt, const char* name) {
   char id[1200];
   skt_collada_id(name, id, sizeof id);
@@ -176,10 +181,17 @@ static const skio_channel* channel_of(const skio_anim* a, uint32_t joint) {
   return NULL;
 }
 
+/* t[0, n) ascending (key times are): binary search for a time within tol of want. */
 static int has_time(const double* t, uint32_t n, double want, double tol) {
-  for (uint32_t i = 0; i < n; ++i)
-    if (fabs(t[i] - want) <= tol) return 1;
-  return 0;
+  uint32_t lo = 0, hi = n; /* first index with t >= want - tol */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (t[mid] < want - tol)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && t[lo] <= want + tol;
 }
 
 /* Collada stores one matrix per key, so every track of the round trip has the union of the source channel's
@@ -193,33 +205,36 @@ static size_t check_times(const char* what, const skio_channel* sc, const double
   for (int k = 0; k < 3; ++k)
     for (uint32_t i = 0; i < sn[k]; ++i) {
       if (st[k][i] < -tol || st[k][i] > dur + tol) continue;
-      ck_assert_msg(has_time(rt, rn, st[k][i], tol), "%s: key at %.9g s lost", what, st[k][i]);
+      if (!has_time(rt, rn, st[k][i], tol)) ck_abort_msg("%s: key at %.9g s lost", what, st[k][i]);
       ++compared;
     }
+  /* (plain ifs in these loops: every ck_assert leaves a record in Check's message file, millions here) */
   for (uint32_t i = 0; i < rn; ++i)
-    ck_assert_msg(has_time(st[0], sn[0], rt[i], tol) || has_time(st[1], sn[1], rt[i], tol) ||
-                      has_time(st[2], sn[2], rt[i], tol) || fabs(rt[i]) <= tol || fabs(rt[i] - dur) <= tol,
-                  "%s: new key at %.9g s (only 0 and the end %.9g may be added)", what, rt[i], dur);
+    if (!(has_time(st[0], sn[0], rt[i], tol) || has_time(st[1], sn[1], rt[i], tol) ||
+          has_time(st[2], sn[2], rt[i], tol) || fabs(rt[i]) <= tol || fabs(rt[i] - dur) <= tol))
+      ck_abort_msg("%s: new key at %.9g s (only 0 and the end %.9g may be added)", what, rt[i], dur);
   return compared;
 }
 
 /* TRS of two poses within tolerance (translation relative to the scale of the rig, rotations by angle). */
 static void check_pose(const char* what, double t, const skc_trs* a, const skc_trs* b, float ttol) {
   for (int k = 0; k < 3; ++k) {
-    ck_assert_msg(fabsf(a->t[k] - b->t[k]) <= ttol, "%s t=%g: translation %g vs %g", what, t, a->t[k], b->t[k]);
-    ck_assert_msg(fabsf(a->s[k] - b->s[k]) <= 1e-5f * (1.0f + fabsf(a->s[k])), "%s t=%g: scale %g vs %g", what, t,
-                  a->s[k], b->s[k]);
+    if (!(fabsf(a->t[k] - b->t[k]) <= ttol))
+      ck_abort_msg("%s t=%g: translation %g vs %g", what, t, a->t[k], b->t[k]);
+    if (!(fabsf(a->s[k] - b->s[k]) <= 1e-5f * (1.0f + fabsf(a->s[k]))))
+      ck_abort_msg("%s t=%g: scale %g vs %g", what, t, a->s[k], b->s[k]);
   }
   double d = 0.0, na = 0.0, nb = 0.0; /* |cos| of half the angle between the rotations, in double */
   for (int k = 0; k < 4; ++k) d += (double)a->r[k] * b->r[k], na += (double)a->r[k] * a->r[k], nb += (double)b->r[k] * b->r[k];
   d = fabs(d) / sqrt(na * nb);
   /* 2.8e-4 rad: Assimp keeps Collada key times as float milliseconds, so a key of a clip late on the timeline
    * (Clonk's 45th, ~150 s in) moves by ~1e-5 s and a fast joint turns ~1e-4 rad in that time */
-  ck_assert_msg(d >= 1.0 - 1e-8, "%s t=%g: rotations differ (|dot| %.12g)", what, t, d);
+  if (!(d >= 1.0 - 1e-8)) ck_abort_msg("%s t=%g: rotations differ (|dot| %.12g)", what, t, d);
 }
 
-/* Every clip of src comes back in rt (same order, name, duration), with every key time and the same poses at
- * every key and half-way between keys. ttol: translation tolerance. Returns the number of keys compared. */
+/* Every clip of src comes back in rt (same order, name, duration), with every key time and the same poses of every
+ * joint at every key time and half-way between keys. ttol: translation tolerance. Returns the number of keys
+ * compared. */
 static size_t compare_clips(const char* file, const skio_scene* src, const skio_scene* rt, float ttol) {
   ck_assert_uint_eq(rt->anim_count, src->anim_count);
   const uint32_t js = src->skeleton->joint_count, jr = rt->skeleton->joint_count;
@@ -251,23 +266,35 @@ static size_t compare_clips(const char* file, const skio_scene* src, const skio_
       compared += check_times(w2, sc, rc->pos_time, rc->pos_count, sa->duration, tol);
       compared += check_times(w2, sc, rc->rot_time, rc->rot_count, sa->duration, tol);
       compared += check_times(w2, sc, rc->scl_time, rc->scl_count, sa->duration, tol);
-      /* poses at every key of this channel and half-way to the next */
+    }
+    /* poses of every joint at every key time of the clip and half-way to the next one (sampled once per time) */
+    size_t nt = 0, cap = 16;
+    double* times = malloc(cap * sizeof *times);
+    ck_assert_ptr_nonnull(times);
+    for (uint32_t c = 0; c < sa->channel_count; ++c) {
+      const skio_channel* sc = &sa->channels[c];
       const double* tt[3] = {sc->pos_time, sc->rot_time, sc->scl_time};
       const uint32_t tn[3] = {sc->pos_count, sc->rot_count, sc->scl_count};
       for (int k = 0; k < 3; ++k)
-        for (uint32_t i = 0; i < tn[k]; ++i)
-          for (int half = 0; half < 2; ++half) {
-            double t = tt[k][i];
-            if (half) {
-              if (i + 1 >= tn[k]) continue;
-              t = 0.5 * (tt[k][i] + tt[k][i + 1]);
-            }
-            if (t < 0.0 || t > sa->duration) continue;
-            ck_assert_int_eq(skio_anim_sample(src, a, t, ps, NULL), SKC_OK);
-            ck_assert_int_eq(skio_anim_sample(rt, a, t, pr, NULL), SKC_OK);
-            check_pose(w2, t, &ps[sc->joint], &pr[map[sc->joint]], ttol);
+        for (uint32_t i = 0; i < tn[k]; ++i) {
+          if (nt + 2 > cap) {
+            cap *= 2;
+            times = realloc(times, cap * sizeof *times);
+            ck_assert_ptr_nonnull(times);
           }
+          times[nt++] = tt[k][i];
+          if (i + 1 < tn[k]) times[nt++] = 0.5 * (tt[k][i] + tt[k][i + 1]);
+        }
     }
+    qsort(times, nt, sizeof *times, cmp_double);
+    for (size_t i = 0; i < nt; ++i) {
+      const double t = times[i];
+      if ((i && t == times[i - 1]) || t < 0.0 || t > sa->duration) continue;
+      if (skio_anim_sample(src, a, t, ps, NULL) || skio_anim_sample(rt, a, t, pr, NULL))
+        ck_abort_msg("%s: cannot sample t=%g", what, t);
+      for (uint32_t j = 0; j < js; ++j) check_pose(what, t, &ps[j], &pr[map[j]], ttol);
+    }
+    free(times);
     /* joints this clip does not animate stay at rest */
     ck_assert_int_eq(skio_anim_sample(src, a, 0.5 * sa->duration, ps, NULL), SKC_OK);
     ck_assert_int_eq(skio_anim_sample(rt, a, 0.5 * sa->duration, pr, NULL), SKC_OK);
@@ -427,7 +454,7 @@ START_TEST(damaged_clip_libraries_are_ignored_and_defaults_read) {
   char* t = malloc(n + 1);
   ck_assert_ptr_nonnull(t);
   int loaded = 0;
-  for (int it = 0; it < 300; ++it) {
+  for (int it = 0; it < 120; ++it) {
     memcpy(t, text, n + 1);
     int flips = 1 + (int)(skt_rand_u32(&rng) % 6);
     for (int f = 0; f < flips; ++f) {
@@ -450,7 +477,7 @@ START_TEST(damaged_clip_libraries_are_ignored_and_defaults_read) {
       skio_scene_destroy(rt);
     }
   }
-  ck_assert_int_gt(loaded, 50);
+  ck_assert_int_gt(loaded, 20);
   free(t);
   free(text);
   skio_scene_destroy(s);
