@@ -541,18 +541,16 @@ static int cmp_double(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-/* Sorted distinct key times of all tracks of a channel (count returned; times has room for all keys + 1). */
-static size_t union_times(const skio_channel* ch, double* times) {
-  size_t n = 0;
-  for (uint32_t k = 0; k < ch->pos_count; ++k) times[n++] = ch->pos_time[k];
-  for (uint32_t k = 0; k < ch->rot_count; ++k) times[n++] = ch->rot_time[k];
-  for (uint32_t k = 0; k < ch->scl_count; ++k) times[n++] = ch->scl_time[k];
-  if (!n) times[n++] = 0.0;
-  qsort(times, n, sizeof *times, cmp_double);
-  size_t u = 1;
-  for (size_t i = 1; i < n; ++i)
-    if (times[i] != times[u - 1]) times[u++] = times[i];
-  return u;
+/* Sorts v[0, n), drops non-finite values and repeats; returns the new count. */
+static size_t sorted_unique_finite(double* v, size_t n) {
+  size_t u = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (isfinite(v[i])) v[u++] = v[i];
+  qsort(v, u, sizeof *v, cmp_double);
+  size_t m = u ? 1 : 0;
+  for (size_t i = 1; i < u; ++i)
+    if (v[i] != v[m - 1]) v[m++] = v[i];
+  return m;
 }
 
 /* Every channel is written with T, R and S keys at the same times (the union of its tracks' times, sampled
@@ -560,9 +558,74 @@ static size_t union_times(const skio_channel* ch, double* times) {
  * exporter silently skips the <source>s of a channel whose three key counts differ but still writes its
  * <sampler>, leaving "Unable to resolve library reference" for every reader; the glTF exporter writes an
  * empty sampler for a missing track. */
+/* Key times of every track of channel ch into times (room for all its keys + 1), sorted, distinct and finite; a
+ * channel without keys gets time 0. Returns the count. */
+static size_t channel_times(const skio_channel* ch, double* times) {
+  size_t n = 0;
+  for (uint32_t k = 0; k < ch->pos_count; ++k) times[n++] = ch->pos_time[k];
+  for (uint32_t k = 0; k < ch->rot_count; ++k) times[n++] = ch->rot_time[k];
+  for (uint32_t k = 0; k < ch->scl_count; ++k) times[n++] = ch->scl_time[k];
+  n = sorted_unique_finite(times, n);
+  if (!n) times[n++] = 0.0;
+  return n;
+}
+
+/* Poses of animation a at the sorted distinct times of all its channels (skio_anim_sample poses the whole
+ * skeleton: once per time, not once per channel and time). *out_times / *out_poses are malloc'd. */
+static int sample_all_times(const skio_scene* s, uint32_t a, double** out_times, size_t* out_n, skc_trs** out_poses,
+                            skc_err* err) {
+  const skio_anim* an = &s->anims[a];
+  const uint32_t jc = s->skeleton->joint_count;
+  size_t total = 1;
+  for (uint32_t c = 0; c < an->channel_count; ++c)
+    total += (size_t)an->channels[c].pos_count + an->channels[c].rot_count + an->channels[c].scl_count;
+  double* t = malloc(total * sizeof *t);
+  if (!t) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  size_t n = 0;
+  for (uint32_t c = 0; c < an->channel_count; ++c) {
+    const skio_channel* ch = &an->channels[c];
+    for (uint32_t k = 0; k < ch->pos_count; ++k) t[n++] = ch->pos_time[k];
+    for (uint32_t k = 0; k < ch->rot_count; ++k) t[n++] = ch->rot_time[k];
+    for (uint32_t k = 0; k < ch->scl_count; ++k) t[n++] = ch->scl_time[k];
+  }
+  n = sorted_unique_finite(t, n);
+  if (!n) t[n++] = 0.0;
+  skc_trs* poses = (size_t)jc <= SIZE_MAX / sizeof(skc_trs) / n ? malloc(n * jc * sizeof *poses) : NULL;
+  if (!poses) {
+    free(t);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu poses of %u joints", n, jc);
+  }
+  int rc = SKC_OK;
+  for (size_t i = 0; i < n && !rc; ++i) rc = skio_anim_sample(s, a, t[i], poses + i * jc, err);
+  if (rc) {
+    free(t);
+    free(poses);
+    return rc;
+  }
+  *out_times = t;
+  *out_n = n;
+  *out_poses = poses;
+  return SKC_OK;
+}
+
+static void put_key(struct aiNodeAnim* na, size_t k, double t, const skc_trs* p) {
+  na->mPositionKeys[k].mTime = na->mRotationKeys[k].mTime = na->mScalingKeys[k].mTime = t;
+  na->mPositionKeys[k].mValue.x = p->t[0];
+  na->mPositionKeys[k].mValue.y = p->t[1];
+  na->mPositionKeys[k].mValue.z = p->t[2];
+  na->mRotationKeys[k].mValue.x = p->r[0];
+  na->mRotationKeys[k].mValue.y = p->r[1];
+  na->mRotationKeys[k].mValue.z = p->r[2];
+  na->mRotationKeys[k].mValue.w = p->r[3];
+  na->mScalingKeys[k].mValue.x = p->s[0];
+  na->mScalingKeys[k].mValue.y = p->s[1];
+  na->mScalingKeys[k].mValue.z = p->s[2];
+}
+
 static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation** out, skc_err* err) {
   const skio_anim* a = &s->anims[ai_index];
   const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk->joint_count;
   struct aiAnimation* aa = calloc(1, sizeof *aa);
   if (!aa) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   *out = aa;
@@ -570,12 +633,11 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
   aa->mTicksPerSecond = 1.0; /* our key times are seconds */
   aa->mDuration = a->duration;
   aa->mChannels = calloc(a->channel_count + 1, sizeof *aa->mChannels);
-  skc_trs* pose = malloc(sk->joint_count * sizeof *pose);
-  if (!aa->mChannels || !pose) {
-    free(pose);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  }
-  int rc = SKC_OK;
+  if (!aa->mChannels) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  double* all = NULL;
+  skc_trs* poses = NULL;
+  size_t m = 0;
+  int rc = sample_all_times(s, ai_index, &all, &m, &poses, err);
   for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
     const skio_channel* ch = &a->channels[c];
     size_t total = (size_t)ch->pos_count + ch->rot_count + ch->scl_count + 1;
@@ -589,7 +651,7 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
     }
     aa->mChannels[aa->mNumChannels++] = na;
     set_name(&na->mNodeName, sk->names[ch->joint]);
-    size_t n = union_times(ch, times);
+    size_t n = channel_times(ch, times);
     na->mPositionKeys = calloc(n, sizeof *na->mPositionKeys);
     na->mRotationKeys = calloc(n, sizeof *na->mRotationKeys);
     na->mScalingKeys = calloc(n, sizeof *na->mScalingKeys);
@@ -599,37 +661,16 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
       break;
     }
     na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys = (unsigned)n;
-    for (size_t k = 0; k < n && !rc; ++k) {
-      rc = skio_anim_sample(s, ai_index, times[k], pose, err);
-      const skc_trs* p = &pose[ch->joint];
-      na->mPositionKeys[k].mTime = na->mRotationKeys[k].mTime = na->mScalingKeys[k].mTime = times[k];
-      na->mPositionKeys[k].mValue.x = p->t[0];
-      na->mPositionKeys[k].mValue.y = p->t[1];
-      na->mPositionKeys[k].mValue.z = p->t[2];
-      na->mRotationKeys[k].mValue.x = p->r[0];
-      na->mRotationKeys[k].mValue.y = p->r[1];
-      na->mRotationKeys[k].mValue.z = p->r[2];
-      na->mRotationKeys[k].mValue.w = p->r[3];
-      na->mScalingKeys[k].mValue.x = p->s[0];
-      na->mScalingKeys[k].mValue.y = p->s[1];
-      na->mScalingKeys[k].mValue.z = p->s[2];
+    size_t x = 0; /* times is a sorted subset of all */
+    for (size_t k = 0; k < n; ++k) {
+      while (x + 1 < m && all[x] != times[k]) ++x;
+      put_key(na, k, times[k], poses + x * jc + ch->joint);
     }
     free(times);
   }
-  free(pose);
+  free(all);
+  free(poses);
   return rc;
-}
-
-/* Sorts v[0, n), drops non-finite values and repeats; returns the new count. */
-static size_t sorted_unique_finite(double* v, size_t n) {
-  size_t u = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (isfinite(v[i])) v[u++] = v[i];
-  qsort(v, u, sizeof *v, cmp_double);
-  size_t m = u ? 1 : 0;
-  for (size_t i = 1; i < u; ++i)
-    if (v[i] != v[m - 1]) v[m++] = v[i];
-  return m;
 }
 
 /* Collada: every clip of the scene on one timeline in ONE aiAnimation, plus the clip table for
@@ -764,21 +805,8 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
       unsigned at = ch->mNumPositionKeys;
       size_t x = 0; /* times is a sorted subset of all */
       for (size_t i = 0; i < n; ++i) {
-        while (all[x] != times[i]) ++x;
-        const skc_trs* p = poses + x * jc + j;
-        const double t = clips[k].start + times[i];
-        ch->mPositionKeys[at].mTime = ch->mRotationKeys[at].mTime = ch->mScalingKeys[at].mTime = t;
-        ch->mPositionKeys[at].mValue.x = p->t[0];
-        ch->mPositionKeys[at].mValue.y = p->t[1];
-        ch->mPositionKeys[at].mValue.z = p->t[2];
-        ch->mRotationKeys[at].mValue.x = p->r[0];
-        ch->mRotationKeys[at].mValue.y = p->r[1];
-        ch->mRotationKeys[at].mValue.z = p->r[2];
-        ch->mRotationKeys[at].mValue.w = p->r[3];
-        ch->mScalingKeys[at].mValue.x = p->s[0];
-        ch->mScalingKeys[at].mValue.y = p->s[1];
-        ch->mScalingKeys[at].mValue.z = p->s[2];
-        ++at;
+        while (x + 1 < m && all[x] != times[i]) ++x;
+        put_key(ch, at++, clips[k].start + times[i], poses + x * jc + j);
       }
       ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
     }
