@@ -107,6 +107,75 @@ int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, ui
   return SKC_OK;
 }
 
+/* ---- node names ----------------------------------------------------------------------------------------- */
+int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* pairs, uint32_t count, char** out,
+                               size_t* out_n, skc_err* err) {
+  if (!xml || !out || !out_n || (count && !pairs)) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+  /* the escaped form of each written name, as the exporter puts it in name="..." */
+  strbuf* esc = calloc(count ? count : 1, sizeof *esc);
+  bool* seen = calloc(count ? count : 1, sizeof *seen);
+  if (!esc || !seen) {
+    free(esc);
+    free(seen);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  bool oom = false;
+  for (uint32_t k = 0; k < count; ++k) {
+    sb_attr(&esc[k], pairs[k].written);
+    oom |= esc[k].oom;
+  }
+  const char* end = xml + n;
+  const char* p = xml;
+  strbuf b = {0};
+  while (!oom) {
+    const char* tag = find(p, end, "<node ");
+    if (!tag) break;
+    const char* close = memchr(tag, '>', (size_t)(end - tag));
+    if (!close) break;
+    const char* attr = find(tag, close, " name=\"");
+    if (!attr) {
+      p = close;
+      continue;
+    }
+    const char* v = attr + strlen(" name=\"");
+    const char* q = memchr(v, '"', (size_t)(close - v));
+    if (!q) break;
+    for (uint32_t k = 0; k < count; ++k) {
+      if (esc[k].n != (size_t)(q - v) || memcmp(esc[k].p, v, esc[k].n) != 0) continue;
+      sb_put(&b, p, (size_t)(v - p));
+      sb_attr(&b, pairs[k].original);
+      p = q; /* the closing quote and the rest of the tag follow */
+      seen[k] = true;
+      break;
+    }
+    sb_put(&b, p, (size_t)(close - p));
+    p = close;
+  }
+  sb_put(&b, p, (size_t)(end - p));
+  oom |= b.oom;
+  uint32_t missing = count;
+  for (uint32_t k = count; k-- > 0;) {
+    if (!seen[k]) missing = k; /* the first one not found */
+    free(esc[k].p);
+  }
+  int rc = SKC_OK;
+  if (oom) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  } else if (missing < count) {
+    rc = skc_fail(err, SKC_FORMAT, "Collada export: no <node> named \"%s\" to rename back to \"%s\"",
+                  pairs[missing].written, pairs[missing].original);
+  }
+  free(esc);
+  free(seen);
+  if (rc) {
+    free(b.p);
+    return rc;
+  }
+  *out = b.p;
+  *out_n = b.n;
+  return SKC_OK;
+}
+
 /* ---- reading ------------------------------------------------------------------------------------------ */
 typedef struct parsed_clip {
   char* name;

@@ -48,6 +48,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -890,10 +891,141 @@ static int write_bytes(const char* path, const void* data, size_t n, skc_err* er
   return SKC_OK;
 }
 
-/* Collada with clips: Assimp writes to memory, the clip table is added (skio_collada_add_clips), then the file
- * is written. */
-static int write_collada_clips(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
-                               skc_err* err) {
+/* Collada node names with a '.' (skio_collada.h): every node whose name has one is renamed to a dot-free name
+ * (characters other than letters, digits, '_' and '-' become '_'; "_<k>" is appended until it is unique among the
+ * node names), and so are the bones and channels that refer to it. The pairs are returned for
+ * skio_collada_restore_names. */
+typedef struct name_list {
+  skio_name_pair* pairs;
+  uint32_t count, cap;
+  const char** all; /* every node name (original) */
+  uint32_t all_count, all_cap;
+} name_list;
+
+static bool list_push_name(name_list* l, const char* name) {
+  if (l->all_count == l->all_cap) {
+    uint32_t cap = l->all_cap ? 2 * l->all_cap : 64;
+    const char** a = realloc(l->all, cap * sizeof *a);
+    if (!a) return false;
+    l->all = a;
+    l->all_cap = cap;
+  }
+  l->all[l->all_count++] = name;
+  return true;
+}
+
+static bool collect_node_names(const struct aiNode* n, name_list* l) {
+  if (!list_push_name(l, n->mName.data)) return false;
+  for (unsigned c = 0; c < n->mNumChildren; ++c)
+    if (!collect_node_names(n->mChildren[c], l)) return false;
+  return true;
+}
+
+static bool name_taken(const name_list* l, const char* name) {
+  for (uint32_t i = 0; i < l->all_count; ++i)
+    if (strcmp(l->all[i], name) == 0) return true;
+  for (uint32_t i = 0; i < l->count; ++i)
+    if (strcmp(l->pairs[i].written, name) == 0) return true;
+  return false;
+}
+
+static const char* renamed(const name_list* l, const char* name) {
+  for (uint32_t i = 0; i < l->count; ++i)
+    if (strcmp(l->pairs[i].original, name) == 0) return l->pairs[i].written;
+  return NULL;
+}
+
+static void free_names(name_list* l) {
+  for (uint32_t i = 0; i < l->count; ++i) {
+    free(l->pairs[i].written);
+    free(l->pairs[i].original);
+  }
+  free(l->pairs);
+  free(l->all);
+  memset(l, 0, sizeof *l);
+}
+
+static char* dup_string(const char* s) {
+  size_t n = strlen(s) + 1;
+  char* d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static bool rename_nodes(struct aiNode* n, name_list* l) {
+  if (strchr(n->mName.data, '.') && !renamed(l, n->mName.data)) {
+    if (l->count == l->cap) {
+      uint32_t cap = l->cap ? 2 * l->cap : 16;
+      skio_name_pair* p = realloc(l->pairs, cap * sizeof *p);
+      if (!p) return false;
+      l->pairs = p;
+      l->cap = cap;
+    }
+    size_t len = n->mName.length;
+    char* w = malloc(len + 16);
+    char* o = dup_string(n->mName.data);
+    if (!w || !o) {
+      free(w);
+      free(o);
+      return false;
+    }
+    for (size_t i = 0; i < len; ++i) {
+      char c = o[i];
+      w[i] = (isalnum((unsigned char)c) || c == '_' || c == '-') ? c : '_';
+    }
+    w[len] = 0;
+    for (unsigned k = 1; name_taken(l, w); ++k) snprintf(w + len, 16, "_%u", k);
+    l->pairs[l->count].written = w;
+    l->pairs[l->count].original = o;
+    ++l->count;
+  }
+  const char* w = renamed(l, n->mName.data);
+  if (w) set_name(&n->mName, w);
+  for (unsigned c = 0; c < n->mNumChildren; ++c)
+    if (!rename_nodes(n->mChildren[c], l)) return false;
+  return true;
+}
+
+static int collada_safe_names(struct aiScene* sc, name_list* l, skc_err* err) {
+  memset(l, 0, sizeof *l);
+  if (!sc->mRootNode) return SKC_OK;
+  /* names are copied out first: renaming a node changes the string the list would point at */
+  name_list orig = {0};
+  bool ok = collect_node_names(sc->mRootNode, &orig);
+  char** copies = ok ? calloc(orig.all_count ? orig.all_count : 1, sizeof *copies) : NULL;
+  ok = ok && copies;
+  for (uint32_t i = 0; ok && i < orig.all_count; ++i) ok = (copies[i] = dup_string(orig.all[i])) != NULL;
+  for (uint32_t i = 0; ok && i < orig.all_count; ++i) ok = list_push_name(l, copies[i]);
+  ok = ok && rename_nodes(sc->mRootNode, l);
+  for (unsigned m = 0; ok && m < sc->mNumMeshes; ++m)
+    for (unsigned b = 0; b < sc->mMeshes[m]->mNumBones; ++b) {
+      const char* w = renamed(l, sc->mMeshes[m]->mBones[b]->mName.data);
+      if (w) set_name(&sc->mMeshes[m]->mBones[b]->mName, w);
+    }
+  for (unsigned a = 0; ok && a < sc->mNumAnimations; ++a)
+    for (unsigned c = 0; c < sc->mAnimations[a]->mNumChannels; ++c) {
+      const char* w = renamed(l, sc->mAnimations[a]->mChannels[c]->mNodeName.data);
+      if (w) set_name(&sc->mAnimations[a]->mChannels[c]->mNodeName, w);
+    }
+  free(l->all); /* the copies are freed below; only the pairs are kept */
+  l->all = NULL;
+  l->all_count = l->all_cap = 0;
+  if (copies)
+    for (uint32_t i = 0; i < orig.all_count; ++i) free(copies[i]);
+  free(copies);
+  free(orig.all);
+  if (!ok) {
+    free_names(l);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory renaming Collada nodes");
+  }
+  return SKC_OK;
+}
+
+/* Collada: Assimp writes to memory; the clip table is added (skio_collada_add_clips) when there are clips, the
+ * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), then the file is
+ * written. */
+static int write_collada(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
+                         const name_list* names, skc_err* err) {
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);
   if (!blob || !blob->data) {
     const char* why = aiGetErrorString();
@@ -902,11 +1034,31 @@ static int write_collada_clips(const struct aiScene* sc, const char* path, const
   }
   char* xml = NULL;
   size_t xml_n = 0;
-  skc_err add_err = {0};
-  int rc = skio_collada_add_clips(blob->data, blob->size, clips, count, &xml, &xml_n, &add_err);
+  skc_err sub = {0};
+  int rc = SKC_OK;
+  if (clips) {
+    rc = skio_collada_add_clips(blob->data, blob->size, clips, count, &xml, &xml_n, &sub);
+    if (rc) rc = skc_fail(err, rc, "%s: not written: animation clips could not be added (%s)", path, sub.message);
+  } else if (!(xml = malloc(blob->size ? blob->size : 1))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  } else {
+    memcpy(xml, blob->data, blob->size);
+    xml_n = blob->size;
+  }
   aiReleaseExportBlob(blob);
-  if (rc) return skc_fail(err, rc, "%s: not written: animation clips could not be added (%s)", path, add_err.message);
-  rc = write_bytes(path, xml, xml_n, err);
+  if (!rc && names->count) {
+    char* renamed_xml = NULL;
+    size_t renamed_n = 0;
+    rc = skio_collada_restore_names(xml, xml_n, names->pairs, names->count, &renamed_xml, &renamed_n, &sub);
+    if (rc) {
+      rc = skc_fail(err, rc, "%s: not written: node names could not be restored (%s)", path, sub.message);
+    } else {
+      free(xml);
+      xml = renamed_xml;
+      xml_n = renamed_n;
+    }
+  }
+  if (!rc) rc = write_bytes(path, xml, xml_n, err);
   free(xml);
   return rc;
 }
@@ -1050,8 +1202,12 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   }
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     rc = write_fbx(sc, id, path, err);
-  } else if (clips) {
-    rc = write_collada_clips(sc, path, clips, s->anim_count, err);
+  } else if (strcmp(id, "collada") == 0) {
+    name_list names;
+    if (!(rc = collada_safe_names(sc, &names, err))) {
+      rc = write_collada(sc, path, clips, s->anim_count, &names, err);
+      free_names(&names);
+    }
   } else if (aiExportSceneEx(sc, id, path, NULL, 0) != aiReturn_SUCCESS) {
     const char* why = aiGetErrorString();
     rc = skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");

@@ -575,6 +575,10 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
    * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);
+  /* Collada: name nodes (and so joints) by their name attribute, as Blender and other DCC tools show them, not by
+   * their id, which must be an XML NCName: ids rename "nodes[0]" to "nodesP0R" and "<IQMRoot>" to "_yIQMRoot_", so
+   * a joint name would not survive a round trip through .dae. Nodes without a name keep their id. */
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES, 1);
   if (opts && opts->isolate && (rc = preflight(path, flags, props, opts->timeout_seconds, err))) {
     aiReleasePropertyStore(props);
     return rc;

@@ -33,6 +33,24 @@ typedef struct skio_clip {
 int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, uint32_t count, char** out,
                            size_t* out_n, skc_err* err);
 
+/* Collada node ids with a '.' lose their animation in Assimp 5.2.5's reader: a channel target is "id/sid.member"
+ * and the reader splits it at the FIRST '.', so "Finger.L.001/matrix" resolves to no transform and the channel is
+ * dropped (Blender names bones "Finger.L.001", "Thigh.R"...). scene_export.c therefore gives Assimp's Collada
+ * exporter dot-free names (a pair per renamed node: the name written as id/sid/name, and the original), and
+ * skio_collada_restore_names puts each original back into the name attribute of its <node>. skio_scene_import
+ * reads Collada nodes by their name attribute (AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES), so joints, bones and
+ * channels come back under the original names. */
+typedef struct skio_name_pair {
+  char* written;  /* the dot-free name given to the exporter (unique among the scene's node names) */
+  char* original; /* the scene's own name */
+} skio_name_pair;
+
+/* Replaces name="<written>" by name="<original>" (XML-escaped) in every <node ...> start tag of xml[0, n) whose
+ * name attribute is one of the written names. *out is malloc'd (*out_n bytes). SKC_OUT_OF_MEMORY; SKC_FORMAT when
+ * a renamed node is not found (the exporter changed its output: nothing is written then). */
+int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* pairs, uint32_t count, char** out,
+                               size_t* out_n, skc_err* err);
+
 /* When path is a Collada file (.dae) with a <library_animation_clips> and s has exactly one animation (what
  * Assimp 5.2.5 reads from a single <animation>), replaces that animation by one per <animation_clip>: name =
  * its name (else id, else "clip<k>"), duration = end - start, and per channel track the keys with

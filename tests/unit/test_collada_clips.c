@@ -91,8 +91,8 @@ static void quat_z(float deg, float* q) {
  *    (keys 0, 1);
  *  1 "Idle 'é'": 2 s; tip scales (keys 0, 0.5, 1, 1.5, 2) and moves (keys -0.5, 0.5, 1.5: a negative time);
  *  2 "Bind": 0 s; root one key at 0. */
-static skio_scene* rig_scene(void) {
-  const char* names[3] = {"root", "mid", "tip"};
+static skio_scene* rig_scene_named(const char* const names_in[3]) {
+  const char* names[3] = {names_in[0], names_in[1], names_in[2]};
   int32_t parents[3] = {-1, 0, 1};
   float local[48];
   for (int j = 0; j < 3; ++j) {
@@ -163,17 +163,19 @@ static skio_scene* rig_scene(void) {
   return s;
 }
 
+static skio_scene* rig_scene(void) {
+  static const char* const names[3] = {"root", "mid", "tip"};
+  return rig_scene_named(names);
+}
+
 /* ---- comparing clips ---------------------------------------------------------------------------------------- */
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
 }
 
-static int32_t rt_joint(const skio_scene* rt, const char* name) {
-  char id[1200];
-  skt_collada_id(name, id, sizeof id);
-  return skc_skeleton_find(rt->skeleton, id);
-}
+/* Collada joints come back under their own names (the name attribute; skio_collada.h), not as XML ids */
+static int32_t rt_joint(const skio_scene* rt, const char* name) { return skc_skeleton_find(rt->skeleton, name); }
 
 static const skio_channel* channel_of(const skio_anim* a, uint32_t joint) {
   for (uint32_t c = 0; c < a->channel_count; ++c)
@@ -329,6 +331,32 @@ static char* rig_file(skio_scene** s, const char** dae, size_t* n) {
 }
 
 /* ---- tests --------------------------------------------------------------------------------------------------- */
+/* Blender-style joint names ("Finger.L.001"): Assimp's Collada reader splits a channel target "id/sid.member" at the
+ * first '.', so a dotted id loses its animation. The export writes dot-free ids ("a.b" -> "a_b", made unique
+ * against an existing "a_b" -> "a_b_1") and puts the names back; every joint, channel and pose returns under its
+ * own name. */
+START_TEST(dotted_joint_names_keep_names_and_animation) {
+  static const char* const names[3] = {"Root.<L>", "a.b", "a_b"};
+  make_tmp();
+  skio_scene* s = rig_scene_named(names);
+  const char* dae = tmp_path("dotted.dae");
+  save(s, dae);
+  size_t n = 0;
+  char* text = read_all(dae, &n);
+  ck_assert_ptr_nonnull(strstr(text, "<node id=\"a_b_1\" sid=\"a_b_1\" name=\"a.b\""));
+  ck_assert_ptr_nonnull(strstr(text, "<node id=\"a_b\" sid=\"a_b\" name=\"a_b\""));
+  ck_assert_ptr_nonnull(strstr(text, "name=\"Root.&lt;L&gt;\""));
+  ck_assert_ptr_null(strstr(text, "target=\"a.b/")); /* no dotted channel target left */
+  free(text);
+  skio_scene* rt = load(dae);
+  for (int j = 0; j < 3; ++j) ck_assert_msg(rt_joint(rt, names[j]) >= 0, "joint %s lost", names[j]);
+  ck_assert_uint_ge(compare_clips("dotted", s, rt, 1e-5f), 13);
+  skio_scene_destroy(rt);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 START_TEST(rig_clips_come_back_with_names_keys_and_poses) {
   skio_scene* s = NULL;
   const char* dae = NULL;
@@ -570,6 +598,7 @@ static Suite* clips_suite(void) {
   Suite* s = suite_create("collada_clips");
   TCase* t = tcase_create("clips");
   tcase_add_test(t, rig_clips_come_back_with_names_keys_and_poses);
+  tcase_add_test(t, dotted_joint_names_keep_names_and_animation);
   tcase_add_test(t, damaged_clip_libraries_are_ignored_and_defaults_read);
   tcase_add_test(t, clip_ranges_between_keys_take_the_values_there);
   tcase_add_test(t, add_clips_refuses_documents_without_animations);

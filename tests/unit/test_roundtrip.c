@@ -14,7 +14,8 @@
  *    source's for every <= 4 file. Key times through Collada: tests/unit/test_collada_clips.c.
  * Each failed check sets a LOST_* bit; the bits of every (file, format) must equal the k_expect table, where
  * each known Assimp 5.2.5 limitation has its reason. Nothing is skipped: a limitation that goes away fails too.
- * Joint names: Collada returns names escaped as XML ids (rt_name reproduces the escaping); ASCII FBX returns
+ * Joint names come back unchanged (Collada: read by the node name attribute, dotted names written dot-free as ids
+ * and restored, io/skio_collada.h); ASCII FBX returns
  * the synthetic export root as "RootNode" (an extra root joint, so a source joint "RootNode" returns as
  * "RootNode#2"). SKT_RT_DIAG=1 prints what each round trip lost. */
 #include <check.h>
@@ -377,13 +378,11 @@ static float* skin_scene(sk_scene* s, const flat* f, const float* trs, const uin
   return out;
 }
 
-/* Name a joint comes back under. Collada: as an XML id (skt_collada_id). */
+/* Name a joint comes back under: its own (Collada too: joints are read by their name attribute). */
 static void rt_name(const char* ext, const char* name, int is_root, char* out, size_t cap) {
   (void)is_root;
   if (!strcmp(ext, ".fbx") && !strcmp(name, "RootNode")) {
     snprintf(out, cap, "RootNode#2"); /* the file's implicit root took the name first (see round_trip) */
-  } else if (!strcmp(ext, ".dae")) {
-    skt_collada_id(name, out, cap);
   } else {
     snprintf(out, cap, "%s", name);
   }

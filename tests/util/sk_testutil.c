@@ -77,12 +77,3 @@ const char* skt_read_text(const char* path) {
   return buf;
 }
 
-void skt_collada_id(const char* name, char* out, size_t cap) {
-  static const char k_id[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-.";
-  size_t o = 0;
-  if (!cap) return;
-  if (name[0] && !((name[0] >= 'A' && name[0] <= 'z') || name[0] == '_') && o + 1 < cap) out[o++] = '_';
-  for (const char* c = name; *c && o + 1 < cap; ++c)
-    out[o++] = strchr(k_id, *c) ? *c : k_id[(unsigned char)*c % sizeof k_id];
-  out[o] = 0;
-}

@@ -27,12 +27,6 @@ int skt_run_cli(const char* dir, const char* cli, const char* args, const char* 
 /* The text of a file (at most 8 KiB) in a static buffer; "" when it cannot be read. */
 const char* skt_read_text(const char* path);
 
-/* Name a node comes back under from a Collada file Assimp wrote: Assimp's exporter writes node names as XML ids
- * (a leading '_' unless the name starts with a character in 'A'..'z' or '_'; every character outside
- * [A-Za-z0-9_.-] replaced by "0-9A-Za-z_-."[c % 67], the modulus counting the table's terminating zero as
- * Assimp's does) and its importer names nodes by id, so e.g. "nodes[0]" -> "nodesP0R", "$dummy_root" ->
- * "_adummy_root", "<MD5_Root>" -> "_yMD5_Root_". */
-void skt_collada_id(const char* name, char* out, size_t cap);
 
 /* Runs a Check suite with CK_NORMAL output; returns the process exit status. */
 struct Suite;
