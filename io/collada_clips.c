@@ -545,3 +545,111 @@ int skio_collada_apply_clips(const char* path, skio_scene* s, skc_err* err) {
   free_parsed(clips, count);
   return rc;
 }
+
+/* ---- node names on import ---------------------------------------------------------------------------------- */
+static int pair_by_written(const void* a, const void* b) {
+  return strcmp(((const skio_name_pair*)a)->written, ((const skio_name_pair*)b)->written);
+}
+static int pair_by_original(const void* a, const void* b) {
+  return strcmp(((const skio_name_pair*)a)->original, ((const skio_name_pair*)b)->original);
+}
+
+void skio_collada_free_names(skio_name_pair* pairs, uint32_t count) {
+  for (uint32_t i = 0; pairs && i < count; ++i) {
+    free(pairs[i].written);
+    free(pairs[i].original);
+  }
+  free(pairs);
+}
+
+int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* out_count, skc_err* err) {
+  if (!path || !out || !out_count) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+  *out = NULL;
+  *out_count = 0;
+  const char* dot = strrchr(path, '.');
+  if (!dot || strcasecmp(dot, ".dae") != 0) return SKC_OK;
+  FILE* f = fopen(path, "rb");
+  if (!f) return SKC_OK; /* Assimp read it a moment ago; without the text the names stay ids */
+  long len = -1;
+  if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
+  if (len <= 0 || len > (1L << 30) || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return SKC_OK;
+  }
+  char* text = malloc((size_t)len);
+  if (!text) {
+    fclose(f);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading node names", path);
+  }
+  size_t n = fread(text, 1, (size_t)len, f);
+  fclose(f);
+  const char* end = text + n;
+  skio_name_pair* pairs = NULL;
+  uint32_t count = 0, cap = 0;
+  bool oom = false;
+  for (const char* p = text; !oom && (p = find(p, end, "<node")) != NULL;) {
+    p += strlen("<node");
+    if (p >= end || !isspace((unsigned char)*p)) continue; /* <nodes...> or another element */
+    attr_view name = {0}, id = {0}, a = {0}, b = {0};
+    const char* next = parse_tag(p, end, &name, &id, &a, &b);
+    if (!next) continue;
+    p = next;
+    if (!name.set || !id.set || count == UINT32_MAX) continue;
+    if (count == cap) {
+      uint32_t c2 = cap ? 2 * cap : 64;
+      skio_name_pair* grown = realloc(pairs, (size_t)c2 * sizeof *grown);
+      if (!grown) {
+        oom = true;
+        break;
+      }
+      pairs = grown;
+      cap = c2;
+    }
+    skio_name_pair* q = &pairs[count];
+    q->written = unescape(id);
+    q->original = unescape(name);
+    if (!q->written || !q->original) {
+      free(q->written);
+      free(q->original);
+      oom = true;
+      break;
+    }
+    ++count;
+  }
+  free(text);
+  if (oom) {
+    skio_collada_free_names(pairs, count);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading node names", path);
+  }
+  /* keep a name only where it names one node and differs from the id: a name two nodes share (two armatures'
+   * "Hips") would make joints ambiguous, so those joints keep their ids */
+  if (count) qsort(pairs, count, sizeof *pairs, pair_by_original);
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < count;) {
+    uint32_t j = i + 1;
+    while (j < count && strcmp(pairs[j].original, pairs[i].original) == 0) ++j;
+    for (uint32_t k = i; k < j; ++k) {
+      if (j - i == 1 && strcmp(pairs[k].written, pairs[k].original) != 0 && pairs[k].original[0]) {
+        pairs[kept++] = pairs[k];
+      } else {
+        free(pairs[k].written);
+        free(pairs[k].original);
+      }
+    }
+    i = j;
+  }
+  if (kept) {
+    qsort(pairs, kept, sizeof *pairs, pair_by_written);
+    *out = pairs;
+    *out_count = kept;
+  } else {
+    free(pairs);
+  }
+  return SKC_OK;
+}
+
+const char* skio_collada_name_of(const skio_name_pair* pairs, uint32_t count, const char* id) {
+  skio_name_pair key = {(char*)id, NULL};
+  const skio_name_pair* hit = count ? bsearch(&key, pairs, count, sizeof *pairs, pair_by_written) : NULL;
+  return hit ? hit->original : NULL;
+}

@@ -158,7 +158,12 @@ static int build_skeleton(builder* b, skc_err* err) {
   float* bind = malloc((size_t)jc * 16 * sizeof(float));
   float* ibind = malloc((size_t)jc * 16 * sizeof(float));
   uint8_t* have = calloc(jc, 1);
-  int rc = SKC_OK;
+  /* Collada: Assimp names nodes by id; joints take their node's name attribute where it is unique
+   * (skio_collada.h) */
+  skio_name_pair* dae_names = NULL;
+  uint32_t dae_count = 0;
+  int rc = skio_collada_node_names(b->path, &dae_names, &dae_count, err);
+  if (rc) goto done;
   if (!names || !parents || !local || !world || !bind || !ibind || !have) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
     goto done;
@@ -184,6 +189,8 @@ static int build_skeleton(builder* b, skc_err* err) {
   for (uint32_t j = 0; j < jc; ++j) {
     const char* base = names[j];
     names[j] = NULL; /* from here on names[0..j-1] are owned copies */
+    const char* named = skio_collada_name_of(dae_names, dae_count, base);
+    if (named) base = named;
     char tmp[32];
     if (!base[0]) {
       snprintf(tmp, sizeof tmp, "joint%u", j);
@@ -236,6 +243,7 @@ done:
   free(bind);
   free(ibind);
   free(have);
+  skio_collada_free_names(dae_names, dae_count);
   return rc;
 }
 
@@ -575,10 +583,6 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
    * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);
-  /* Collada: name nodes (and so joints) by their name attribute, as Blender and other DCC tools show them, not by
-   * their id, which must be an XML NCName: ids rename "nodes[0]" to "nodesP0R" and "<IQMRoot>" to "_yIQMRoot_", so
-   * a joint name would not survive a round trip through .dae. Nodes without a name keep their id. */
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES, 1);
   if (opts && opts->isolate && (rc = preflight(path, flags, props, opts->timeout_seconds, err))) {
     aiReleasePropertyStore(props);
     return rc;

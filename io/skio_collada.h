@@ -33,13 +33,14 @@ typedef struct skio_clip {
 int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, uint32_t count, char** out,
                            size_t* out_n, skc_err* err);
 
-/* Collada node ids with a '.' lose their animation in Assimp 5.2.5's reader: a channel target is "id/sid.member"
- * and the reader splits it at the FIRST '.', so "Finger.L.001/matrix" resolves to no transform and the channel is
- * dropped (Blender names bones "Finger.L.001", "Thigh.R"...). scene_export.c therefore gives Assimp's Collada
- * exporter dot-free names (a pair per renamed node: the name written as id/sid/name, and the original), and
- * skio_collada_restore_names puts each original back into the name attribute of its <node>. skio_scene_import
- * reads Collada nodes by their name attribute (AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES), so joints, bones and
- * channels come back under the original names. */
+/* Collada node names. Assimp 5.2.5's Collada reader names nodes by their id, which must be an XML NCName, so
+ * "nodes[0]" came back as "nodesP0R" and "<IQMRoot>" as "_yIQMRoot_"; and it splits a channel target
+ * "id/sid.member" at the FIRST '.', so a dotted id ("Finger.L.001", Blender's naming) lost its animation.
+ * Writing: scene_export.c gives Assimp's Collada exporter dot-free names (a pair per renamed node: the name it
+ * writes as id/sid/name, and the original) and skio_collada_restore_names puts each original back into the name
+ * attribute of its <node>. Reading: Assimp still reads by id (ids are unique, so bones resolve unambiguously);
+ * skio_collada_node_names then gives each joint the name attribute of its node where that name is unique in the
+ * file (two armatures' "Hips" keep their ids). */
 typedef struct skio_name_pair {
   char* written;  /* the dot-free name given to the exporter (unique among the scene's node names) */
   char* original; /* the scene's own name */
@@ -50,6 +51,14 @@ typedef struct skio_name_pair {
  * a renamed node is not found (the exporter changed its output: nothing is written then). */
 int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* pairs, uint32_t count, char** out,
                                size_t* out_n, skc_err* err);
+
+/* For a .dae path: every <node> whose name attribute names no other node and differs from its id, as pairs
+ * (written = id, original = name), sorted by id, in *out (free with skio_collada_free_names). Other paths, an
+ * unreadable file or no such node: *out NULL, count 0, SKC_OK. SKC_OUT_OF_MEMORY. */
+int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* count, skc_err* err);
+/* The name for a node id from skio_collada_node_names, or NULL. */
+const char* skio_collada_name_of(const skio_name_pair* pairs, uint32_t count, const char* id);
+void skio_collada_free_names(skio_name_pair* pairs, uint32_t count);
 
 /* When path is a Collada file (.dae) with a <library_animation_clips> and s has exactly one animation (what
  * Assimp 5.2.5 reads from a single <animation>), replaces that animation by one per <animation_clip>: name =

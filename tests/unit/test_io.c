@@ -677,6 +677,63 @@ START_TEST(meshes_with_own_binds_duplicates_and_unweighted_vertices) {
 }
 END_TEST
 
+/* k_cases_dae with the first `from` replaced by `to` (malloc'd). */
+static char* cases_with(const char* from1, const char* to1, const char* from2, const char* to2) {
+  const char* src = k_cases_dae;
+  size_t n = strlen(src) + strlen(to1) + strlen(to2) + 1;
+  char* out = malloc(n);
+  ck_assert_ptr_nonnull(out);
+  const char* a = strstr(src, from1);
+  const char* b = strstr(src, from2);
+  ck_assert(a && b && a < b);
+  snprintf(out, n, "%.*s%s%.*s%s%s", (int)(a - src), src, to1, (int)(b - a - strlen(from1)), a + strlen(from1), to2,
+           b + strlen(from2));
+  return out;
+}
+
+/* Collada joints are named by their node's name attribute where it names one node (Assimp names nodes by id: an
+ * NCName, so "Spine <1>" could not come back), and keep the id where two nodes share a name (two armatures'
+ * "Hips"); bones are resolved by id either way, so every bind stays with its joint. */
+START_TEST(collada_joint_names_from_name_attributes) {
+  make_tmp();
+  const char* variants[2][2] = {{"Hip.L", "Spine &lt;1&gt;"}, {"Hips", "Hips"}};
+  const char* expect[2][2] = {{"Hip.L", "Spine <1>"}, {"ja", "jb"}};
+  for (int k = 0; k < 2; ++k) {
+    char to1[64], to2[64];
+    snprintf(to1, sizeof to1, "name=\"%s\"", variants[k][0]);
+    snprintf(to2, sizeof to2, "name=\"%s\"", variants[k][1]);
+    char* text = cases_with("name=\"ja\"", to1, "name=\"jb\"", to2);
+    const char* path = tmp_path(k ? "shared_names.dae" : "names.dae");
+    FILE* f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    sk_error err;
+    sk_scene* s = NULL;
+    ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s", err.message);
+    const sk_skeleton* sk = sk_scene_skeleton(s);
+    uint32_t ja = 0, jb = 0, jc = sk_skeleton_joint_count(sk);
+    ck_assert_msg(sk_skeleton_find_joint(sk, expect[k][0], &ja) == SK_OK, "variant %d: no joint %s", k, expect[k][0]);
+    ck_assert_msg(sk_skeleton_find_joint(sk, expect[k][1], &jb) == SK_OK, "variant %d: no joint %s", k, expect[k][1]);
+    float* ib = malloc(jc * 16 * sizeof(float));
+    uint8_t* bound = malloc(jc);
+    ck_assert(ib && bound);
+    ck_assert_int_eq(sk_scene_mesh_inverse_binds(s, 0, ib, bound, &err), SK_OK);
+    ck_assert(bound[ja] && bound[jb]);
+    ck_assert_float_eq(ib[ja * 16 + 13], 0.0f);
+    ck_assert_float_eq(ib[jb * 16 + 13], -1.0f);
+    ck_assert_int_eq(sk_scene_mesh_inverse_binds(s, 1, ib, bound, &err), SK_OK);
+    ck_assert(bound[ja] && !bound[jb]);
+    ck_assert_float_eq(ib[ja * 16 + 13], -5.0f);
+    free(ib);
+    free(bound);
+    sk_scene_destroy(s);
+  }
+  rm_tmp();
+}
+END_TEST
+
 static Suite* io_suite(void) {
   Suite* s = suite_create("io");
   TCase* v = tcase_create("validity");
@@ -685,6 +742,7 @@ static Suite* io_suite(void) {
   tcase_add_test(v, export_writes_binary_fbx_and_refuses_unknown);
   tcase_add_test(v, built_scene_round_trip_and_isolated_load);
   tcase_add_test(v, meshes_with_own_binds_duplicates_and_unweighted_vertices);
+  tcase_add_test(v, collada_joint_names_from_name_attributes);
   tcase_set_timeout(v, 120);
   suite_add_tcase(s, v);
   TCase* r = tcase_create("result");
