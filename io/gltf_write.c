@@ -180,6 +180,8 @@ typedef struct writer {
   uint32_t accessor_count;
   bool oom;
   skc_err* err;
+  const uint8_t* used; /* joint_count: 1 = some mesh binds the joint or weights it */
+  const float* bake;   /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
 } writer;
 
 static int32_t new_view(writer* w, int region, size_t offset, size_t length, int target) {
@@ -384,6 +386,8 @@ typedef struct mesh_out {
   uint32_t* joints;  /* listed skeleton joints, skeleton order */
   int32_t ibm;       /* accessor */
   int32_t skeleton;  /* node or -1 */
+  bool moved; /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
+  float t[16];
 } mesh_out;
 
 /* Writes the vertex streams of mesh mi and appends its JSON to meshes_json; fills mo. extra: joints its skin lists
@@ -399,18 +403,125 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
   mo->ibm = -1;
   mo->skeleton = -1;
 
+  /* A skinned mesh is written in the space of its skin: T = P^-1 X, X the bake (rest pose = bind pose, see
+   * skio_gltf_write) and P the rest world transform of the parent of the skin's root joint (the closest common
+   * ancestor of the joints it lists) when that parent is a plain node: vertices T v, normals and tangents by T
+   * (renormalized; the bitangent sign flips when T mirrors), inverse binds IB T^-1, so every skinned position is
+   * unchanged. Blender 3.4's glTF importer makes that plain node the armature object and reads the vertices in
+   * its space (huesitos' x100 "Armature" threw the mesh 37 diagonals away without P). */
+  bool gets_skin = false; /* the mesh will list some joint (else it is written without skin, and not moved) */
+  float tm[16];
+  bool moved = false;
+  if (m->skin && sk) {
+    const uint32_t jc = sk->joint_count;
+    uint8_t* set = calloc(jc ? jc : 1, 1);
+    if (!set) return oom_fail(w);
+    for (uint32_t j = 0; j < jc; ++j) set[j] = (m->bound && m->bound[j]) || (extra && extra[j]);
+    for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+      if (m->skin->joints[e] < jc && isfinite(m->skin->weights[e]) && m->skin->weights[e] > 0.0f) set[m->skin->joints[e]] = 1;
+    int32_t lca = -2; /* -2: none yet, -1: no common ancestor */
+    for (uint32_t j = 0; j < jc; ++j) {
+      if (!set[j]) continue;
+      gets_skin = true;
+      if (lca == -2) {
+        lca = (int32_t)j;
+        continue;
+      }
+      int32_t a = lca, b = (int32_t)j; /* parents come first: walk the larger index up */
+      while (a >= 0 && b >= 0 && a != b) {
+        if (a > b) {
+          int32_t p = sk->parents[a];
+          a = (p == SKC_NO_PARENT || p < 0 || p >= a) ? -1 : p;
+        } else {
+          int32_t p = sk->parents[b];
+          b = (p == SKC_NO_PARENT || p < 0 || p >= b) ? -1 : p;
+        }
+      }
+      lca = (a >= 0 && a == b) ? a : -1;
+      if (lca < 0) break;
+    }
+    free(set);
+    float pinv[16];
+    skc_mat4_identity(tm);
+    if (lca >= 0) {
+      int32_t p = sk->parents[lca];
+      if (!(p == SKC_NO_PARENT || p < 0 || p >= lca) && skc_mat4_inverse(sk->rest_world + (size_t)p * 16, pinv) &&
+          skc_mat4_is_finite(pinv)) {
+        memcpy(tm, pinv, sizeof tm);
+        moved = true;
+      }
+    }
+    if (w->bake && gets_skin) {
+      float t2[16];
+      skc_mat4_mul(tm, w->bake, t2);
+      memcpy(tm, t2, sizeof tm);
+      moved = true;
+    }
+    float tinv[16];
+    if (moved && (!skc_mat4_inverse(tm, tinv) || !skc_mat4_is_finite(tinv))) moved = false;
+  }
+  mo->moved = moved;
+  if (moved) memcpy(mo->t, tm, sizeof tm);
+  const float* pos = m->positions;
+  const float* nrm = m->normals;
+  const float* tan = m->tangents;
+  float *bpos = NULL, *bnrm = NULL, *btan = NULL;
+  if (moved && gets_skin) {
+    const float* x = tm;
+    float inv[16], nm[9];
+    skc_mat4_inverse(x, inv); /* checked above */
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) nm[c * 3 + r] = inv[r * 4 + c]; /* inverse transpose of the upper 3x3 */
+    const float det = x[0] * (x[5] * x[10] - x[9] * x[6]) - x[4] * (x[1] * x[10] - x[9] * x[2]) +
+                      x[8] * (x[1] * x[6] - x[5] * x[2]);
+    bpos = malloc(V * 3 * sizeof *bpos + 1);
+    bnrm = m->normals ? malloc(V * 3 * sizeof *bnrm) : NULL;
+    btan = m->tangents ? malloc(V * 4 * sizeof *btan) : NULL;
+    if (!bpos || (m->normals && !bnrm) || (m->tangents && !btan)) {
+      free(bpos);
+      free(bnrm);
+      free(btan);
+      return oom_fail(w);
+    }
+    for (size_t v = 0; v < V; ++v) {
+      const float* p = m->positions + v * 3;
+      for (int r = 0; r < 3; ++r) bpos[v * 3 + r] = x[r] * p[0] + x[4 + r] * p[1] + x[8 + r] * p[2] + x[12 + r];
+      if (bnrm) {
+        const float* n = m->normals + v * 3;
+        float o[3], l = 0.0f;
+        for (int r = 0; r < 3; ++r) o[r] = nm[r] * n[0] + nm[3 + r] * n[1] + nm[6 + r] * n[2], l += o[r] * o[r];
+        l = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
+        for (int r = 0; r < 3; ++r) bnrm[v * 3 + r] = l > 0.0f ? o[r] * l : n[r];
+      }
+      if (btan) {
+        const float* t = m->tangents + v * 4;
+        float o[3], l = 0.0f;
+        for (int r = 0; r < 3; ++r) o[r] = x[r] * t[0] + x[4 + r] * t[1] + x[8 + r] * t[2], l += o[r] * o[r];
+        l = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
+        for (int r = 0; r < 3; ++r) btan[v * 4 + r] = l > 0.0f ? o[r] * l : t[r];
+        btan[v * 4 + 3] = det < 0.0f ? -t[3] : t[3];
+      }
+    }
+    pos = bpos;
+    nrm = bnrm;
+    tan = btan;
+  }
+
   /* POSITION with its bounds */
   float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t v = 0; v < V; ++v)
     for (int k = 0; k < 3; ++k) {
-      float p = m->positions[v * 3 + k];
+      float p = pos[v * 3 + k];
       if (p < mn[k]) mn[k] = p;
       if (p > mx[k]) mx[k] = p;
     }
-  int32_t a_pos = put_accessor(w, REGION_MAIN, m->positions, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
+  int32_t a_pos = put_accessor(w, REGION_MAIN, pos, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
   int32_t a_nrm = -1, a_tan = -1, a_uv = -1, a_idx = -1;
-  if (m->normals) a_nrm = put_accessor(w, REGION_MAIN, m->normals, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
-  if (m->tangents) a_tan = put_accessor(w, REGION_MAIN, m->tangents, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  if (nrm) a_nrm = put_accessor(w, REGION_MAIN, nrm, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
+  if (tan) a_tan = put_accessor(w, REGION_MAIN, tan, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  free(bpos);
+  free(bnrm);
+  free(btan);
   if (m->uv0) {
     float* uv = malloc(V * 2 * sizeof *uv);
     if (!uv) return oom_fail(w);
@@ -495,11 +606,34 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
       goto skin_done;
     }
     const float* src_ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
+    /* A joint that no mesh binds gets inverse(rest_world(j)) * X, X = rest_world(k) * IB(k) of the mesh's first bound
+     * joint k: the same bind space as the joints the mesh binds, so a reader that places bones from the inverse
+     * binds (Blender) puts it where the rest pose has it relative to them (scene_export.c does the same for
+     * Collada and FBX). Joints another mesh binds keep their bind (the skeleton's). */
+    float x_mesh[16];
+    skc_mat4_identity(x_mesh);
+    for (uint32_t j = 0; j < jc; ++j)
+      if (m->bound && m->bound[j]) {
+        skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_mesh);
+        break;
+      }
     for (uint32_t j = 0, k = 0; j < jc; ++j) {
       if (!listed[j]) continue;
       mo->joints[k] = j;
-      memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
+      float inv[16];
+      if (!w->used[j] && skc_mat4_inverse(sk->rest_world + (size_t)j * 16, inv))
+        skc_mat4_mul(inv, x_mesh, ibm + (size_t)k * 16);
+      else
+        memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
       ++k;
+    }
+    if (mo->moved) { /* the mesh was moved by T above: IB T^-1 keeps every skinned position */
+      float inv[16], t[16];
+      skc_mat4_inverse(mo->t, inv);
+      for (uint32_t k = 0; k < L; ++k) {
+        skc_mat4_mul(ibm + (size_t)k * 16, inv, t);
+        memcpy(ibm + (size_t)k * 16, t, sizeof t);
+      }
     }
     /* glTF wants the bottom row of an inverse bind exactly (0, 0, 0, 1) (the Khronos validator flags 0.99999988,
      * as inverted Ogre / MD5 binds have): rounding noise there is dropped, a real projective row is kept */
@@ -1122,8 +1256,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   char** jnames = NULL;
   const char** jsorted = NULL;
   char** mnames = NULL;
-  char* root_name = NULL;
   uint8_t* orphan = NULL;
+  uint8_t* used = NULL;
   mesh_out* mo = calloc(M, sizeof *mo);
   bool* animated = calloc(jc + 1, sizeof *animated);
   bool* matrix_joint = calloc(jc + 1, sizeof *matrix_joint);
@@ -1137,38 +1271,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   }
   if (sk && (rc = unique_names(&w, &jnames, &jsorted))) goto done;
 
-  /* Joints no mesh binds and that are no ancestor of a bound joint (attachment points, IK targets, a rig's tip)
-   * are listed in the first skinned mesh's skin, with the skeleton's inverse bind: readers that build the
-   * skeleton from the skins' joints and their ancestors (Assimp, and through it skio_scene_import; Blender's
-   * bones) would lose them otherwise. */
-  if (jc && !(orphan = calloc(jc, 1))) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  uint32_t first_skinned = M;
-  for (uint32_t mi = 0; mi < M; ++mi) {
-    const skio_mesh* m = &s->meshes[mi];
-    if (!m->skin) continue;
-    if (first_skinned == M) first_skinned = mi;
-    for (uint32_t j = 0; j < jc; ++j)
-      if (m->bound && m->bound[j]) orphan[j] = 1; /* 1 = reached */
-    for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
-      if (m->skin->joints[e] < jc) orphan[m->skin->joints[e]] = 1;
-  }
-  for (uint32_t j = jc; j-- > 0;) {
-    int32_t p = sk->parents[j];
-    if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1;
-  }
-  for (uint32_t j = 0; j < jc; ++j) {
-    orphan[j] = !orphan[j];
-    w.rep.orphans_listed += orphan[j] && first_skinned < M;
-  }
-
-  /* meshes first: which ones end up with a skin decides where the mesh nodes go */
-  for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, mi == first_skinned ? orphan : NULL, &meshes, &mo[mi]);
-  if (rc) goto done;
-
-  /* joints: animated ones, TRS or matrix, children lists */
+  /* Joint roots and animated joints. */
   for (uint32_t a = 0; a < s->anim_count; ++a)
     for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
       const skio_channel* ch = &s->anims[a].channels[c];
@@ -1197,15 +1300,86 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     }
     free(fill);
   }
-  bool unskinned = false;
-  for (uint32_t mi = 0; mi < M; ++mi) unskinned |= !mo[mi].skinned;
-  bool synth = false;
-  if (jc) {
-    float id[16];
-    skc_mat4_identity(id);
-    synth = roots != 1 || (unskinned && (animated[root] || memcmp(sk->rest_local + (size_t)root * 16, id, sizeof id)));
+
+  /* Every skin lists every joint of the skeleton (unbound ones with the skeleton's inverse bind and no weight),
+   * so no plain transformed node sits above a skin's joints: Blender 3.4's glTF importer makes such a node the
+   * armature object and parents the mesh to it, which moved Testwuson.X and drone.md5mesh by 0.49-0.65 of the
+   * diagonal; and readers that build the skeleton from the skins' joints and their ancestors (Assimp, and
+   * through it skio_scene_import) bring back joints no mesh binds (attachment points, IK targets). */
+  if (jc && !(orphan = calloc(jc, 1))) {
+    rc = oom_fail(&w);
+    goto done;
   }
-  const uint32_t synth_node = jc + M;
+  {
+    used = calloc(jc ? jc : 1, 1);
+    if (!used) {
+      rc = oom_fail(&w);
+      goto done;
+    }
+    bool any_skin = false;
+    for (uint32_t mi = 0; mi < M; ++mi) {
+      const skio_mesh* m = &s->meshes[mi];
+      if (!m->skin) continue;
+      any_skin = true;
+      for (uint32_t j = 0; j < jc; ++j) used[j] |= m->bound && m->bound[j];
+      for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+        if (m->skin->joints[e] < jc) used[m->skin->joints[e]] = 1;
+    }
+    /* Every joint is listed when every rest transform is rigid. Blender's bones cannot carry scale: a scaled
+     * joint (huesitos' x100 Armature node) throws its children off, while as a plain node it becomes the armature
+     * object's transform and imports right (scene_export.c found the same for FBX). Then only the joints meshes
+     * bind are listed, plus those no mesh binds that are no ancestor of a bound joint (attachment points, a
+     * rig's tip), which readers would drop otherwise. */
+    bool all_rigid = true;
+    for (uint32_t j = 0; j < jc && all_rigid; ++j) all_rigid = skc_mat4_is_rigid(sk->rest_world + (size_t)j * 16, 1e-4f);
+    for (uint32_t j = 0; j < jc; ++j) orphan[j] = used[j];
+    for (uint32_t j = jc; j-- > 0;) {
+      int32_t p = sk->parents[j];
+      if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1; /* 1 = bound, or an ancestor of a bound joint */
+    }
+    for (uint32_t j = 0; j < jc; ++j) {
+      orphan[j] = all_rigid || !orphan[j]; /* listed in every skin (beside the joints a mesh binds) */
+      w.rep.orphans_listed += any_skin && !used[j] && orphan[j];
+    }
+    w.used = used;
+  }
+  /* Bake: X = rest_world(j) * IB(j), when it is one matrix for every joint a mesh binds and not the identity
+   * (the file's rest pose is its bind pose up to one transform: CesiumMan's Z_UP turn, huesitos' x100, SimpleSkin's
+   * offset), is baked into the skinned meshes (vertices X v, inverse binds IB X^-1) so that the written rest pose
+   * IS the bind pose. Skinned positions are unchanged. Blender 3.4's glTF importer places bones by the node rest
+   * pose and leaves the mesh as stored, so with X != I it put huesitos' mesh 36 diagonals away from its bones.
+   * The same rule as scene_export.c's fbx_bake. */
+  float bake_x[16];
+  if (jc) {
+    bool have = false, one = true;
+    for (uint32_t j = 0; j < jc && one; ++j) {
+      bool bound = false;
+      for (uint32_t mi = 0; mi < M && !bound; ++mi) bound = s->meshes[mi].skin && s->meshes[mi].bound && s->meshes[mi].bound[j];
+      if (!bound) continue;
+      float xj[16];
+      skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, xj);
+      if (!have) {
+        memcpy(bake_x, xj, sizeof xj);
+        have = true;
+      } else {
+        float scale = 1.0f;
+        for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(bake_x[e]));
+        one = skc_mat4_max_abs_diff(bake_x, xj) <= 1e-4f * scale;
+      }
+    }
+    float id4[16], inv[16];
+    skc_mat4_identity(id4);
+    if (have && one && skc_mat4_max_abs_diff(bake_x, id4) > 1e-6f && skc_mat4_is_finite(bake_x) &&
+        skc_mat4_inverse(bake_x, inv) && skc_mat4_is_finite(inv))
+      w.bake = bake_x;
+  }
+  for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &meshes, &mo[mi]);
+  if (rc) goto done;
+  /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
+   * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
+   * (Assimp turns them into the mesh node's space: offset = inverse bind * the node's global transform), and an
+   * unskinned mesh would move with it. Assimp gathers several top-level nodes under a node "ROOT" of its own,
+   * which skio_scene_import does not take for a joint. */
   int32_t rest_joint = -1; /* a TRS joint to hold empty clips: the root when possible */
 
   /* nodes: joints */
@@ -1242,13 +1416,10 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
         put_floats(&nodes, trs.s, 3);
       }
     }
-    bool mesh_children = !synth && j == root;
-    if (child_off[j + 1] > child_off[j] || mesh_children) {
+    if (child_off[j + 1] > child_off[j]) {
       buf_str(&nodes, ",\"children\":[");
       bool comma = false;
       for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
-      if (mesh_children)
-        for (uint32_t mi = 0; mi < M; ++mi, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mi);
       buf_str(&nodes, "]");
     }
     buf_str(&nodes, "}");
@@ -1257,7 +1428,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       fixed = false;
     }
   }
-  /* nodes: meshes, then the synthetic root */
+  /* nodes: meshes */
   if (!(mnames = calloc(M, sizeof *mnames))) {
     rc = oom_fail(&w);
     goto done;
@@ -1275,25 +1446,6 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     buf_printf(&nodes, ",\"mesh\":%u", mi);
     if (mo[mi].skinned) buf_printf(&nodes, ",\"skin\":%u", skin_count++);
     buf_str(&nodes, "}");
-  }
-  if (synth) {
-    if (!(root_name = free_name(jsorted, jc, "skinkit_root", ""))) {
-      rc = oom_fail(&w);
-      goto done;
-    }
-    buf_str(&nodes, ",{\"name\":");
-    put_json_string(&nodes, root_name, NULL);
-    buf_str(&nodes, ",\"children\":[");
-    bool comma = false;
-    for (uint32_t j = 0; j < jc; ++j) {
-      int32_t p = sk->parents[j];
-      if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
-        buf_printf(&nodes, "%s%u", comma ? "," : "", j);
-        comma = true;
-      }
-    }
-    for (uint32_t mi = 0; mi < M; ++mi, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mi);
-    buf_str(&nodes, "]}");
   }
 
   /* skins: joints, inverse binds, the closest common ancestor as "skeleton" */
@@ -1324,7 +1476,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
         }
         if (b < 0) lca = -1;
       }
-      int64_t skel = lca >= 0 ? lca : synth ? (int64_t)synth_node : -1;
+      int64_t skel = lca >= 0 ? lca : -1;
       if (k++) buf_str(&skins, ",");
       buf_str(&skins, "{\"name\":");
       put_json_string(&skins, s->meshes[mi].name, NULL);
@@ -1367,10 +1519,16 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
 
   /* the JSON */
   buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},\"scene\":0,\"scenes\":[{\"nodes\":[");
-  if (!jc) {
-    for (uint32_t mi = 0; mi < M; ++mi) buf_printf(&json, "%s%u", mi ? "," : "", mi);
-  } else {
-    buf_printf(&json, "%u", synth ? synth_node : root);
+  {
+    bool comma = false;
+    for (uint32_t j = 0; j < jc; ++j) {
+      int32_t p = sk->parents[j];
+      if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
+        buf_printf(&json, "%s%u", comma ? "," : "", j);
+        comma = true;
+      }
+    }
+    for (uint32_t mi = 0; mi < M; ++mi, comma = true) buf_printf(&json, "%s%u", comma ? "," : "", jc + mi);
   }
   buf_str(&json, "]}],\"nodes\":[");
   buf_put(&json, nodes.p, nodes.n);
@@ -1470,8 +1628,8 @@ done:
   if (mnames)
     for (uint32_t mi = 0; mi < M; ++mi) free(mnames[mi]);
   free(mnames);
-  free(root_name);
   free(orphan);
+  free(used);
   if (mo)
     for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints);
   free(mo);

@@ -1,17 +1,18 @@
-/* scene_export.c - skio_scene -> aiScene (built here in C, owned by us) -> Assimp exporter.
+/* scene_export.c - skio_scene -> aiScene (built here in C, owned by us) -> Assimp exporter (FBX, Collada); glTF
+ * goes to skinkit's own writer (skio_gltf_write).
  *
  * Assimp's exporter deep-copies the scene it is given (SceneCombiner::CopyScene) before running its own
  * post-processing, so a scene built with malloc here is only read by Assimp and freed by free_ai_scene.
  *
  * What Assimp 5.2.5 writes, per format (findings from round trips, see tests/unit/test_io.c):
- *  - glTF 2 (.glb "glb2", .gltf "gltf2"): one skin for the whole scene; per joint the offset matrix of the
- *    FIRST mesh binding it; at most 4 influences per vertex (JOINTS_0/WEIGHTS_0), taken in aiBone order,
- *    not by size, the rest silently dropped. Therefore: weights are limited to 4 here (largest first,
- *    renormalized) unless the caller asks for them as-is and no vertex has more than 4; a mesh whose inverse
- *    binds differ from the shared ones by one common matrix X is baked (vertices *= X); otherwise refused.
- *    Animations come back whole under their own names (tests/unit/test_roundtrip.c checks the skinned poses);
- *    the exporter writes an empty sampler for a missing T/R/S track, so missing tracks are filled here with the
- *    rest value. One untextured default material is written.
+ *  - glTF 2 (.glb "glb2", .gltf "gltf2") is NOT written through Assimp any more: skio_gltf_write (io/gltf_write.c,
+ *    io/skio_gltf.h) writes it. Assimp 5.2.5's glTF2 exporter wrote one skin for the whole scene (per joint the
+ *    offset matrix of the FIRST mesh binding it), at most 4 influences per vertex (JOINTS_0/WEIGHTS_0, in aiBone
+ *    order, the rest silently dropped; its importer reads every JOINTS_n), joined identical vertices (merging the
+ *    weights of co-located vertices that differ) and failed with an empty message when a clip name collided with
+ *    another object id (duplicate clip names, a clip named like a node: Assimp's own test models man.mdl and
+ *    box_nested_animation.dae). Our writer keeps every vertex in order, one skin per mesh with its own inverse
+ *    binds, every JOINTS_n/WEIGHTS_n set asked for, every clip under its own name.
  *  - Binary FBX ("fbx", .fbx): Assimp 5.2.5's binary writer leaves out the null record that must end every
  *    nested node list (cause and byte offsets in fbx_fixup.c), so its own reader ("FBX-Tokenize ... block offset
  *    is out of range") and Blender ("failed to read nested block sentinel") rejected every file; records written
@@ -57,6 +58,7 @@
 
 #include "fbx_fixup.h"
 #include "skio_collada.h"
+#include "skio_gltf.h"
 #include "skio_scene.h"
 
 static void set_name(struct aiString* s, const char* name) {
@@ -72,22 +74,15 @@ typedef struct format_entry {
   const char* ext;     /* lower-case, with dot */
   const char* id;      /* Assimp export id */
   const char* refused; /* NULL = supported; else the reason */
-  uint32_t max_influences;
 } format_entry;
 
 static const format_entry k_formats[] = {
-    {".glb", "glb2", NULL, 4},
-    {".gltf", "gltf2", NULL, 4},
-    {".fbx", "fbx", NULL, 0}, /* repaired after Assimp writes it: see write_fbx_binary */
-    {".fbx", "fbxa", NULL, 0},
-    {".dae", "collada", NULL, 0},
+    {".glb", "glb2", NULL}, /* skinkit's own writer (io/gltf_write.c): any number of influences */
+    {".gltf", "gltf2", NULL},
+    {".fbx", "fbx", NULL}, /* repaired after Assimp writes it: see write_fbx_binary */
+    {".fbx", "fbxa", NULL},
+    {".dae", "collada", NULL},
 };
-
-static const format_entry* find_format(const char* id) {
-  for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
-    if (strcmp(k_formats[i].id, id) == 0) return &k_formats[i];
-  return NULL;
-}
 
 int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext, skc_err* err) {
   const format_entry* hit = NULL;
@@ -1135,26 +1130,18 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   int rc = skio_export_format(path, o.format, &id, NULL, err);
   if (rc) return rc;
   if (s->mesh_count == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh to write", path);
-  const uint32_t fmt_max = find_format(id)->max_influences; /* glTF: JOINTS_0/WEIGHTS_0 only; 0 = any */
-  uint32_t limit = o.limit;
-  if (fmt_max && limit > fmt_max)
-    return skc_fail(err, SKC_UNSUPPORTED, "%s: Assimp's %s exporter writes at most %u influences per vertex, %u asked",
-                    path, id, fmt_max, limit);
-  if (!fmt_max) {
-    /* weights as-is unless a limit was asked */
-  } else if (o.keep_all && !limit) {
-    for (uint32_t m = 0; m < s->mesh_count; ++m) {
-      const skc_skin* sk = s->meshes[m].skin;
-      if (!sk) continue;
-      for (size_t v = 0; v < sk->vertex_count; ++v)
-        if (sk->offsets[v + 1] - sk->offsets[v] > fmt_max)
-          return skc_fail(err, SKC_UNSUPPORTED,
-                          "%s: mesh \"%s\" vertex %zu has %u influences; glTF via Assimp keeps %u (use a limit)", path,
-                          s->meshes[m].name, v, sk->offsets[v + 1] - sk->offsets[v], fmt_max);
-    }
-  } else if (!limit) {
-    limit = fmt_max; /* default: 4 largest, sorted, renormalized */
+  if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) {
+    /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
+     * a limit writes up to N (JOINTS_1/WEIGHTS_1... past 4), as_is every influence unchanged. */
+    skio_gltf_options go = {0};
+    go.as_is = o.keep_all;
+    go.normalize = o.normalize;
+    go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
+    go.prune = o.prune;
+    go.replace_bin = o.overwrite;
+    return skio_gltf_write(s, path, strcmp(id, "glb2") == 0, &go, err);
   }
+  const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");

@@ -91,6 +91,24 @@ static void flatten(builder* b, const struct aiNode* n, int32_t parent, uint32_t
   for (unsigned i = 0; i < n->mNumChildren; ++i) flatten(b, n->mChildren[i], (int32_t)me, depth + 1);
 }
 
+/* Assimp's glTF 2 importer gathers several top-level nodes of a scene under a node "ROOT" of its own that is not
+ * in the file (skio_gltf_write writes the root joints and the mesh nodes at the top level, as the glTF
+ * specification recommends for skinned meshes). Such a node is not taken for a joint: identity transform, no
+ * mesh, two or more children, and no bone of that name. */
+static bool synthetic_gltf_root(const char* path, const struct aiScene* ai) {
+  const struct aiNode* r = ai->mRootNode;
+  const char* dot = strrchr(path, '.');
+  if (!r || !dot || (strcasecmp(dot, ".gltf") != 0 && strcasecmp(dot, ".glb") != 0)) return false;
+  if (strcmp(r->mName.data, "ROOT") != 0 || r->mNumChildren < 2 || r->mNumMeshes) return false;
+  const float* m = &r->mTransformation.a1;
+  for (int i = 0; i < 16; ++i)
+    if (m[i] != ((i % 5) == 0 ? 1.0f : 0.0f)) return false;
+  for (unsigned k = 0; k < ai->mNumMeshes; ++k)
+    for (unsigned bi = 0; ai->mMeshes[k] && bi < ai->mMeshes[k]->mNumBones; ++bi)
+      if (ai->mMeshes[k]->mBones[bi] && strcmp(ai->mMeshes[k]->mBones[bi]->mName.data, "ROOT") == 0) return false;
+  return true;
+}
+
 /* First node in preorder with this name (what Assimp's own FindNode returns), or -1. */
 static int32_t find_node(const builder* b, const struct aiString* name) {
   for (uint32_t i = 0; i < b->node_count; ++i) {
@@ -610,7 +628,11 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   b.out = s;
   s->import_flags = flags;
-  flatten(&b, ai->mRootNode, -1, 0);
+  if (synthetic_gltf_root(path, ai)) {
+    for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(&b, ai->mRootNode->mChildren[i], -1, 1);
+  } else {
+    flatten(&b, ai->mRootNode, -1, 0);
+  }
   if ((rc = build_skeleton(&b, err))) goto fail;
   if (ai->mNumMeshes && ai->mMeshes) {
     if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes))) {

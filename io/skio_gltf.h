@@ -7,24 +7,32 @@
  * What is written (vertex i of a mesh is vertex i of its primitive; nothing is welded or reordered):
  *  - one node per skeleton joint (its name; its rest local transform as translation/rotation/scale, or as
  *    "matrix" when the transform has shear that TRS cannot hold and no clip animates the joint), the hierarchy
- *    from the parents; one node per mesh (no transform); one scene. The scene's single root is the skeleton's
- *    root joint with the mesh nodes among its children, so that readers that make a node for a scene with several
- *    roots (Assimp: "ROOT") bring back the same joints. An identity node "skinkit_root" holds everything instead
- *    when the skeleton has several roots, or when a mesh without a skin would otherwise sit under a root joint that
- *    moves (rest not the identity, or animated). Without a skeleton every mesh node is a scene root.
+ *    from the parents; one node per mesh (no transform); one scene whose top-level nodes are the root joints and
+ *    every mesh node (as the specification recommends for skinned meshes: a mesh under a transformed joint reads
+ *    back with other inverse binds in Assimp, which turns them into the mesh node's space). Assimp gathers several
+ *    top-level nodes under a "ROOT" node of its own, which skio_scene_import does not take for a joint.
  *  - per mesh one primitive: POSITION (with min/max), NORMAL, TANGENT (vec4), TEXCOORD_0 stored as (u, 1 - v)
  *    (glTF's v axis points down; Assimp and Blender flip it back), indices (u16 below 65535 vertices, else u32;
  *    POINTS when the mesh has no triangles), and for a skinned mesh JOINTS_n (u8 when its skin lists <= 256 joints,
  *    else u16) / WEIGHTS_n (float) for as many sets of 4 as its most influenced vertex needs; unused slots are
  *    joint 0 with weight 0.
- *  - per skinned mesh its own skin: the joints it binds (skio_mesh.bound) plus any joint its written weights use,
- *    in skeleton order, with the mesh's own inverse binds (column-major float mat4; a bottom row within 1e-5 of
- *    0 0 0 1 is written as exactly that, as glTF requires) and "skeleton" = the closest common ancestor of those
- *    joints. A skinned mesh with no such joint is written without skin. Joints that no
- *    mesh binds and that are no ancestor of a bound joint (attachment points, a rig's tip) are also listed in the
- *    first skinned mesh's skin, with the skeleton's inverse bind: readers that build their skeleton from skin
- *    joints and their ancestors (Assimp, hence skio_scene_import; Blender's bones) would drop them otherwise. Read
- *    back, that mesh binds them (with no weight).
+ *  - per skinned mesh its own skin listing every joint of the skeleton in skeleton order (bound or not: unbound
+ *    ones with the skeleton's inverse bind and no weight), with the mesh's own inverse binds (column-major float
+ *    mat4; a bottom row within 1e-5 of 0 0 0 1 is written as exactly that, as glTF requires) and "skeleton" = the
+ *    closest common ancestor of those joints. A skinned mesh with no joint to list is written without skin.
+ *    Listing every joint keeps plain transformed nodes from sitting above a skin's joints (Blender's importer
+ *    makes such a node the armature object and moves the mesh with it) and brings back joints no mesh binds
+ *    (readers such as Assimp build their skeleton from skin joints and their ancestors); read back, every mesh
+ *    binds every joint, most with no weight. When some joint's rest world transform is not rigid (scale, shear),
+ *    only the joints meshes bind are listed, plus those no mesh binds that are no ancestor of a bound joint:
+ *    Blender's bones cannot carry scale, and a scaled plain node becomes its armature object instead. A joint no
+ *    mesh binds gets inverse(rest_world(j)) * X, X = rest_world(k) * IB(k) of the mesh's first bound joint k.
+ *  - each skinned mesh in the space of its skin: T = P^-1 X, X = rest_world(j) * IB(j) when that is one matrix for
+ *    every bound joint and not the identity (the rest pose is the bind pose up to one transform: it is baked, so
+ *    the written rest pose IS the bind pose), P the rest world transform of the plain node above the skin's root
+ *    joint: vertices T v, normals and tangents by T, inverse binds IB T^-1. Skinned positions are unchanged; Blender
+ *    3.4's importer builds bones from the node rest pose and reads vertices in its armature object's space, so
+ *    without T it misplaced CesiumMan (1.1 bounding-box diagonals) and huesitos (37).
  *  - every animation under its own name (duplicates allowed), one LINEAR sampler per joint and path (when a clip
  *    has several channels for one joint, the last one holding keys for the path, which is what skio_anim_sample
  *    poses with), times in seconds as floats (the clip's end rounded up, so a reader's duration is never shorter),
@@ -62,7 +70,7 @@ typedef struct skio_gltf_report {
   uint64_t unweighted;         /* vertices of skinned meshes written without any influence */
   uint32_t max_influences;     /* most influences written for one vertex */
   uint32_t unskinned_meshes;   /* meshes with a skin but no joint to list, written without skin */
-  uint32_t orphans_listed;     /* joints no mesh binds, listed in the first skinned mesh's skin (see below) */
+  uint32_t orphans_listed;     /* joints no mesh binds, listed in every skin with no weight (see gltf_write.c) */
   uint32_t matrix_nodes;       /* joints written as "matrix" (sheared rest, not animated) */
   uint32_t sheared_animated;   /* joints with a sheared rest written as TRS because a clip animates them */
   uint32_t renamed_joints;     /* empty or repeated joint names written under another name */

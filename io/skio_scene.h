@@ -124,13 +124,15 @@ void skio_mat_to_ai(const float m[16], float* ai_row_major);
 const char* skio_import_extensions(void);
 int skio_extension_supported(const char* extension);
 
-/* Export. format: "glb2", "gltf2", "fbx", "fbxa", "collada" or NULL to take it from the path's extension. */
+/* Export. format: "glb2", "gltf2", "fbx", "fbxa", "collada" or NULL to take it from the path's extension. glb2/gltf2
+ * are written by skinkit's own glTF writer (io/skio_gltf.h), the others through Assimp's exporters. */
 typedef struct skio_export_options {
   const char* format;
   bool normalize;          /* renormalize each vertex to sum 1 */
   uint32_t limit;          /* keep the N largest influences (sorted, renormalized); 0 = format default */
   float prune;             /* drop weights below this (then renormalize if normalize/limit); 0 = keep */
   bool keep_all;           /* write weights as-is (only formats that can carry them) */
+  bool overwrite;          /* companion files (a .gltf's .bin) may be replaced too */
 } skio_export_options;
 
 /* Resolves the Assimp export format id for a path/format; SKC_UNSUPPORTED with the reason for formats this

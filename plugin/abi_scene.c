@@ -152,6 +152,7 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
     o.limit = options->max_influences;
     o.prune = options->prune;
     o.keep_all = options->as_is != 0;
+    o.overwrite = options->overwrite != 0;
   }
   skc_err e = {0};
   int rc = skio_export_format(path, o.format, NULL, NULL, &e);

@@ -15,15 +15,17 @@ const char cli_convert_usage[] =
     "usage: skinkit convert IN OUT [--normalize] [--limit N] [--prune EPS] [--as-is] [--format F] [--force]\n"
     "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae, .fbx; --format fbxa for ASCII FBX).\n"
     "  --normalize   renormalize each vertex's weights to sum 1\n"
-    "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4 (its maximum)\n"
+    "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4, past 4 in JOINTS_1...\n"
     "  --prune EPS   drop weights below EPS first\n"
-    "  --as-is       write weights unchanged (glTF: refused if a vertex has more than 4)\n"
+    "  --as-is       write weights unchanged (glTF: every influence, sums as stored)\n"
     "  --force       replace an existing OUT (IN itself is never overwritten)\n"
     "  Binary FBX: Assimp 5.2.5's output with its null records and clip lengths repaired (Assimp and Blender read\n"
     "  it back whole); --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
     "  Collada: several clips are written in sequence on one timeline and named in <library_animation_clips>.\n"
-    "  A warning says what the output format cannot carry (influences past 4 in glTF; in FBX, bind matrices that\n"
-    "  are not the rest pose up to one transform); the file is written all the same.\n"
+    "  glTF is written by skinkit's own writer: every vertex in order, a skin per mesh, every clip; by default\n"
+    "  the 4 largest influences (what every engine reads), all of them with --limit N or --as-is.\n"
+    "  A warning says what is not written as stored (influences past the glTF default; in FBX, bind matrices\n"
+    "  that are not the rest pose up to one transform); the file is written all the same.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, unreadable IN, ...).\n";
 
 /* Column-major 4x4: out = a * b. */
@@ -101,11 +103,11 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
       sk_error e;
       if (sk_skin_validate(skin, &vo, &r, NULL, &e) == SK_OK) over += r.over_limit;
     }
-    if (over && !o->max_influences)
+    if (over && !o->max_influences) /* a limit the user asked for is no surprise */
       fprintf(stderr,
-              "skinkit convert: warning: glTF carries 4 influences per vertex; %llu vertices have more: their 4 "
-              "largest are written, renormalized (.dae and .fbx keep them all)\n",
-              (unsigned long long)over);
+              "skinkit convert: warning: glTF: %llu vertices have more than %u influences: their %u largest are "
+              "written, renormalized (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)\n",
+              (unsigned long long)over, limit, limit);
   }
   if (fbx && fbx_binds_rebuilt(s))
     fprintf(stderr,

@@ -424,15 +424,19 @@ typedef struct sk_save_options {
   uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS */
   const char* format;      /* NULL = from the extension: .glb, .gltf, .dae, .fbx; "fbxa" = ASCII FBX */
   uint32_t normalize;      /* 1 = renormalize each vertex's weights to sum 1 */
-  uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, others all) */
+  uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, others all);
+                              glTF writes past 4 in JOINTS_1/WEIGHTS_1... */
   float prune;             /* drop weights below this first; 0 = keep */
-  uint32_t as_is;          /* 1 = write weights unchanged (glTF: refused if a vertex has more than 4) */
+  uint32_t as_is;          /* 1 = write weights unchanged (glTF: every influence; with max_influences: refused) */
 } sk_save_options;
 
-/* Writes the scene through Assimp's exporter. glTF/GLB: one skin, <= 4 influences per vertex (default: the 4
- * largest, renormalized). Binary .fbx: Assimp 5.2.5's output with its missing null records repaired (Blender
- * reads it whole; Assimp reads it back without animations; "fbxa" = ASCII FBX keeps them for Assimp). Materials
- * are not written (one untextured default). */
+/* Writes the scene. glTF/GLB: skinkit's own writer (every vertex in order, one skin per skinned mesh with its own
+ * inverse binds, every clip under its own name; default the 4 largest influences, renormalized; more in
+ * JOINTS_1/WEIGHTS_1... when asked; a .gltf writes its .bin beside it, replaced only with overwrite). A skinned
+ * mesh may be written in another space T (vertices T v, inverse binds IB T^-1, skinned positions unchanged) so
+ * that the file's rest pose is its bind pose and Blender places it right. Collada and FBX: Assimp's exporters,
+ * with fixes (binary FBX records repaired, Collada clips on one timeline, dot-free Collada ids). Materials are not
+ * written. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err);
 

@@ -559,7 +559,9 @@ START_TEST(round_trip) {
       float inv[16];
       if (!any_a[j] && mat4_affine_inverse(rwa + j * 16, inv)) mat4_mul(inv, x_a, iba + j * 16);
     }
-    if (!strcmp(fmt->ext, ".fbx") && mat4_affine_inverse(x_a, x_inv)) {
+    /* FBX and glTF bake one common X into the mesh (scene_export.c fbx_bake, gltf_write.c): binds come back IB X^-1 */
+    if ((!strcmp(fmt->ext, ".fbx") || !strcmp(fmt->ext, ".glb") || !strcmp(fmt->ext, ".gltf")) &&
+        mat4_affine_inverse(x_a, x_inv)) {
       for (int e = 0; e < 16; ++e) bake |= fabsf(x_a[e] - (e % 5 == 0 ? 1.0f : 0.0f)) > 1e-6f;
       /* only when X is one matrix for every bound joint (Fox_blender's is not: written as before) */
       float scale = 1.0f;
@@ -580,6 +582,38 @@ START_TEST(round_trip) {
     }
     free(any_a);
     free(rwa);
+    /* glTF: gltf_write.c writes a skinned mesh in the space of its skin, T = P^-1 X (X the bake above, P the rest
+     * world transform of the plain node above the skin's root joint, when there is one): binds come back IB T^-1
+     * and positions T v. T is read off the first bound joint of the first skinned mesh; every other bind (below)
+     * and every vertex position (section 2) must agree with that one T. */
+    if (fmt->gltf)
+      for (uint32_t m = 0; m < sk_scene_mesh_count(b); ++m) {
+        if (!sk_scene_mesh_skin(b, m)) continue;
+        ck_assert_int_eq(sk_scene_mesh_inverse_binds(b, m, ibb, bound, &err), SK_OK);
+        uint32_t j = 0;
+        while (j < jb && (!bound[j] || b2a[j] == UINT32_MAX)) ++j;
+        float ia[16], ti[16], t_total[16];
+        if (j == jb || !mat4_affine_inverse(iba + b2a[j] * 16, ia)) break;
+        mat4_mul(ia, ibb + j * 16, ti); /* T^-1 relative to the expectation so far */
+        int ident = 1;
+        for (int e = 0; e < 16; ++e) ident &= fabsf(ti[e] - (e % 5 == 0 ? 1.0f : 0.0f)) <= 1e-5f;
+        if (!ident && mat4_affine_inverse(ti, t_total)) {
+          float x_new[16];
+          if (bake) /* positions carry X already: T X */
+            mat4_mul(t_total, x_a, x_new);
+          else /* x_a holds the first bound joint's X, but nothing was baked */
+            memcpy(x_new, t_total, sizeof x_new);
+          memcpy(x_a, x_new, sizeof x_new);
+          ck_assert(mat4_affine_inverse(x_a, x_inv));
+          bake = 1;
+          for (uint32_t k = 0; k < ja; ++k) {
+            float t[16];
+            mat4_mul(iba + k * 16, ti, t);
+            memcpy(iba + k * 16, t, sizeof t);
+          }
+        }
+        break;
+      }
     for (uint32_t m = 0; m < sk_scene_mesh_count(b); ++m) {
       if (!sk_scene_mesh_skin(b, m)) continue;
       ck_assert_int_eq(sk_scene_mesh_inverse_binds(b, m, ibb, bound, &err), SK_OK);
