@@ -92,7 +92,7 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
   int fbx = !strcasecmp(fmt, "fbx") || fbx_ascii;
   if (gltf && !o->as_is) {
     uint32_t limit = o->max_influences ? o->max_influences : 4;
-    uint64_t over = 0;
+    uint64_t over = 0, off = 0;
     for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
       sk_skin* skin = sk_scene_mesh_skin(s, m);
       if (!skin) continue;
@@ -101,8 +101,13 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
       memset(&r, 0, sizeof r);
       r.size = sizeof r;
       sk_error e;
-      if (sk_skin_validate(skin, &vo, &r, NULL, &e) == SK_OK) over += r.over_limit;
+      if (sk_skin_validate(skin, &vo, &r, NULL, &e) == SK_OK) over += r.over_limit, off += r.off_tolerance;
     }
+    if (off && !o->normalize) /* glTF wants sums of 1, so its default renormalizes: skinned positions move */
+      fprintf(stderr,
+              "skinkit convert: warning: glTF: %llu vertices have weights that do not sum to 1: written "
+              "renormalized, as glTF requires (--as-is keeps them as stored)\n",
+              (unsigned long long)off);
     if (over && !o->max_influences) /* a limit the user asked for is no surprise */
       fprintf(stderr,
               "skinkit convert: warning: glTF: %llu vertices have more than %u influences: their %u largest are "

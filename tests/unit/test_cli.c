@@ -230,6 +230,14 @@ START_TEST(convert_warns_what_the_format_cannot_carry) {
   ck_assert_msg(strstr(err_text(), "warning: ASCII FBX: Assimp writes node transforms with 6 significant digits") !=
                     NULL,
                 "%s", err_text());
+  /* weight sums off 1: glTF's default renormalizes, and says so; --normalize asked for it */
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s/drift.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning: glTF: 224 vertices have weights that do not sum to 1") != NULL, "%s",
+                err_text());
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s/drift2.glb --normalize", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning") == NULL, "%s", err_text());
   /* asked for 4: no warning, the user chose it */
   snprintf(args, sizeof args, "convert %s/six.smd %s/six4.glb --limit 4", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 0);
