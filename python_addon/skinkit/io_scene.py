@@ -311,7 +311,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
 
 # ------------------------------------------------------------------------------------------- Assimp export
-_EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae", None), "FBXA": (".fbx", "fbxa")}
+_EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae", None), "FBX": (".fbx", "fbx"),
+                   "FBXA": (".fbx", "fbxa")}
 
 
 def _split_by_uv(mesh, uv_layer):
@@ -338,8 +339,8 @@ def _split_by_uv(mesh, uv_layer):
 
 
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
-    """Export the selected meshes, their armature and vertex groups through Assimp (glTF binary/text, Collada,
-    ASCII FBX), via the skinkit library"""
+    """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
+    writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired)"""
 
     bl_idname = "export_scene.skinkit_assimp"
     bl_label = "Export via skinkit (Assimp)"
@@ -350,14 +351,17 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
 
     format: EnumProperty(name="Format", items=(
         ("GLB", "glTF Binary (.glb)", ""), ("GLTF", "glTF Separate (.gltf)", ""), ("DAE", "Collada (.dae)", ""),
-        ("FBXA", "FBX ASCII (.fbx)", "Assimp 5.2.5's binary FBX cannot be read back, ASCII FBX is written")),
+        ("FBX", "FBX Binary (.fbx)", "Assimp's binary FBX with its records repaired by skinkit: Blender and Assimp "
+         "read it back"),
+        ("FBXA", "FBX ASCII (.fbx)", "Assimp reads it back; Blender does not read ASCII FBX")),
         default="GLB")
     use_selection: BoolProperty(name="Selected Only", description="Export the selected meshes only (otherwise every "
                                 "mesh of the scene)", default=True)
     only_deform: BoolProperty(name="Only Deform Bones", default=True)
     normalize: BoolProperty(name="Normalize", description="Each vertex's weights sum to 1", default=True)
     max_influences: IntProperty(name="Limit", description="Keep the N largest weights per vertex (0 = the format's "
-                                "default: 4 for glTF, all for the others)", default=4, min=0, max=64)
+                                "default: 4 for glTF, all for the others; glTF writes more than 4 in JOINTS_1...)",
+                                default=4, min=0, max=64)
     prune: FloatProperty(name="Prune Below", description="Drop weights below this first", default=0.0, min=0.0,
                          max=0.5, precision=4)
     uvs: BoolProperty(name="UVs", description="Write the active UV map (vertices split at UV seams)", default=True)
@@ -474,7 +478,7 @@ def menu_import(self, context):
 
 def menu_export(self, context):
     self.layout.operator(SKINKIT_OT_export_skf.bl_idname, text="Skin data (.skf)")
-    self.layout.operator(SKINKIT_OT_export_assimp.bl_idname, text="Assimp via skinkit (.glb .gltf .dae .fbx(ascii))")
+    self.layout.operator(SKINKIT_OT_export_assimp.bl_idname, text="skinkit (.glb .gltf .dae .fbx)")
 
 
 MENUS = (("TOPBAR_MT_file_import", menu_import), ("TOPBAR_MT_file_export", menu_export))

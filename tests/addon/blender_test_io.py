@@ -474,7 +474,7 @@ def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
 def test_export_assimp_glb_dae_fbx():
     obj, arm = make_rig(bones=3)
     names = ["b0", "b1", "b2"]
-    for fmt, ext in (("GLB", ".glb"), ("GLTF", ".gltf"), ("DAE", ".dae"), ("FBXA", ".fbx")):
+    for fmt, ext in (("GLB", ".glb"), ("GLTF", ".gltf"), ("DAE", ".dae"), ("FBX", ".fbx"), ("FBXA", ".fbx")):
         _check_export_readback(fmt, ext, obj, arm, names)
 
 
