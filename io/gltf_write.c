@@ -1348,31 +1348,9 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
    * offset), is baked into the skinned meshes (vertices X v, inverse binds IB X^-1) so that the written rest pose
    * IS the bind pose. Skinned positions are unchanged. Blender 3.4's glTF importer places bones by the node rest
    * pose and leaves the mesh as stored, so with X != I it put huesitos' mesh 36 diagonals away from its bones.
-   * The same rule as scene_export.c's fbx_bake. */
+   * The same rule as the FBX export (skio_scene_rest_to_bind). */
   float bake_x[16];
-  if (jc) {
-    bool have = false, one = true;
-    for (uint32_t j = 0; j < jc && one; ++j) {
-      bool bound = false;
-      for (uint32_t mi = 0; mi < M && !bound; ++mi) bound = s->meshes[mi].skin && s->meshes[mi].bound && s->meshes[mi].bound[j];
-      if (!bound) continue;
-      float xj[16];
-      skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, xj);
-      if (!have) {
-        memcpy(bake_x, xj, sizeof xj);
-        have = true;
-      } else {
-        float scale = 1.0f;
-        for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(bake_x[e]));
-        one = skc_mat4_max_abs_diff(bake_x, xj) <= 1e-4f * scale;
-      }
-    }
-    float id4[16], inv[16];
-    skc_mat4_identity(id4);
-    if (have && one && skc_mat4_max_abs_diff(bake_x, id4) > 1e-6f && skc_mat4_is_finite(bake_x) &&
-        skc_mat4_inverse(bake_x, inv) && skc_mat4_is_finite(inv))
-      w.bake = bake_x;
-  }
+  if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
   for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &meshes, &mo[mi]);
   if (rc) goto done;
   /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification

@@ -1,7 +1,9 @@
 /* scene.c - lifetime of skio_scene and the Assimp matrix layout conversion. */
 #include "skio_scene.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void skio_mat_from_ai(const float* ai, float out[16]) {
   /* ai is row-major: ai[row * 4 + col]. We store m[col * 4 + row]. */
@@ -59,4 +61,33 @@ int skio_scene_require_skin(const skio_scene* s, skc_err* err) {
       if (s->meshes[m].skin) return SKC_OK;
   return skc_fail(err, SKC_NO_SKIN, "%s: no skin (%u meshes, none with bones)%s%s", s->source ? s->source : "scene",
                   s->mesh_count, s->no_skin_reason ? ": " : "", s->no_skin_reason ? s->no_skin_reason : "");
+}
+
+bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].skin && s->meshes[m].bound && s->meshes[m].bound[j]) return true;
+  return false;
+}
+
+bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk) return false;
+  bool have = false;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (!skio_joint_bound_anywhere(s, j)) continue;
+    float xj[16];
+    skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, xj);
+    if (!have) {
+      memcpy(x, xj, sizeof xj);
+      have = true;
+    } else {
+      float scale = 1.0f;
+      for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(x[e]));
+      if (skc_mat4_max_abs_diff(x, xj) > 1e-4f * scale) return false;
+    }
+  }
+  float id4[16], inv[16];
+  skc_mat4_identity(id4);
+  if (!have || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
+  return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
 }

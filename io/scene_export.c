@@ -324,12 +324,6 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
   skc_mat4_mul(inv, x, out);
 }
 
-static bool joint_bound_anywhere(const skio_scene* s, uint32_t j) {
-  for (uint32_t m = 0; m < s->mesh_count; ++m)
-    if (s->meshes[m].skin && s->meshes[m].bound && s->meshes[m].bound[j]) return true;
-  return false;
-}
-
 /* FBX only: X = rest_world(j) * IB(j), when it is one matrix for every joint some mesh binds and not the identity
  * (the file's rest pose is its bind pose up to a mesh transform: CesiumMan's Z_UP turn, huesitos' x100), is baked
  * into the written meshes (vertices *= X, normals by its normal matrix, inverse binds *= X^-1) so that the written
@@ -340,26 +334,8 @@ static bool joint_bound_anywhere(const skio_scene* s, uint32_t j) {
  * from the node tree, which is now right. Returns false (nothing to bake) otherwise. Mirrored in
  * tests/unit/test_roundtrip.c. */
 static bool fbx_bake(const skio_scene* s, const char* id, float x[16]) {
-  const skc_skeleton* sk = s->skeleton;
-  if (!sk || (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0)) return false;
-  bool have = false;
-  for (uint32_t j = 0; j < sk->joint_count; ++j) {
-    if (!joint_bound_anywhere(s, j)) continue;
-    float xj[16];
-    skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, xj);
-    if (!have) {
-      memcpy(x, xj, sizeof xj);
-      have = true;
-    } else {
-      float scale = 1.0f;
-      for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(x[e]));
-      if (skc_mat4_max_abs_diff(x, xj) > 1e-4f * scale) return false;
-    }
-  }
-  float id4[16], inv[16];
-  skc_mat4_identity(id4);
-  if (!have || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
-  return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
+  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0) return false;
+  return skio_scene_rest_to_bind(s, x);
 }
 
 /* Whether every skeleton joint is written as a bone of every skinned mesh (unbound ones with no weights and the
@@ -506,7 +482,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     set_name(&b->mName, sk->names[j]);
     /* shared inverse bind (the exporter keeps one per joint); the mesh was baked by X above */
     float ib[16], inv_bake[16], baked[16];
-    if (m->bound[j] || per_joint[j] || joint_bound_anywhere(s, j))
+    if (m->bound[j] || per_joint[j] || skio_joint_bound_anywhere(s, j))
       memcpy(ib, sk->inverse_bind + (size_t)j * 16, sizeof ib);
     else
       unbound_inverse_bind(s, j, ib);

@@ -115,6 +115,14 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out
  * interpolation; rotations: shortest-arc slerp. */
 int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_pose, skc_err* err);
 
+/* Whether joint j is bound (skio_mesh.bound) by some skinned mesh. */
+bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j);
+/* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)
+ * for every joint some mesh binds, not the identity, and invertible: the scene's rest pose is its bind pose up to
+ * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes
+ * (vertices X v, inverse binds IB X^-1) so that a written file's rest pose IS its bind pose. false otherwise. */
+bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]);
+
 /* Row-major aiMatrix4x4 (16 floats a1..a4, b1..d4) <-> column-major. */
 void skio_mat_from_ai(const float* ai_row_major, float out[16]);
 void skio_mat_to_ai(const float m[16], float* ai_row_major);
