@@ -587,8 +587,17 @@ int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* ou
   skio_name_pair* pairs = NULL;
   uint32_t count = 0, cap = 0;
   bool oom = false;
-  for (const char* p = text; !oom && (p = find(p, end, "<node")) != NULL;) {
-    p += strlen("<node");
+  for (const char* p = text; !oom && p < end;) {
+    const char* tag = find(p, end, "<node");
+    if (!tag) break;
+    const char* comment = find(p, tag, "<!--"); /* a comment before the tag hides what it holds: go past it */
+    if (comment) {
+      const char* close = find(comment + 4, end, "-->");
+      if (!close) break;
+      p = close + 3;
+      continue;
+    }
+    p = tag + strlen("<node");
     if (p >= end || !isspace((unsigned char)*p)) continue; /* <nodes...> or another element */
     attr_view name = {0}, id = {0}, a = {0}, b = {0};
     const char* next = parse_tag(p, end, &name, &id, &a, &b);
