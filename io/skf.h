@@ -17,7 +17,9 @@
 
 typedef struct skio_skf_mesh {
   const skc_skin* skin;     /* required; joint indices < the skeleton's joint_count */
-  const float* positions;   /* optional: 3 * vertex_count rest positions, hashed into the mesh record */
+  const float* positions;   /* optional: 3 * vertex_count rest positions, hashed into the mesh record; a vertex at
+                               the position of a lower one with the same influences is then not coded at all
+                               (SKF_ORDER_WELDED, decoding needs the positions) unless no_weld */
   const uint32_t* indices;  /* optional triangle list: vertices are coded in order of first appearance */
   size_t index_count;
 } skio_skf_mesh;
@@ -27,6 +29,7 @@ typedef struct skio_skf_options {
   uint32_t max_influences;  /* 1..8 (0 = 4) */
   int level;                /* zlib level 1..9 (0 = 9) */
   bool file_order;          /* ignore indices for the coding order */
+  bool no_weld;             /* do not skip copies at equal positions (decoding then needs no positions) */
   size_t group_vertices;    /* small meshes share an influence chunk up to this many vertices (0 = 262144) */
 } skio_skf_options;
 

@@ -153,7 +153,7 @@ typedef struct enc_state {
   enc_set recs[SKF_VCACHE_SIZE];
   unsigned char rmtf[SKF_VCACHE_SIZE];
   uint32_t rlen;
-  skf_buf ops, cnt, jnt, wgt, nwg, far;
+  skf_buf ops, cnt, jnt, wgt, nwg, far, wld;
   uint32_t wb, jb, mask;
   /* history of vertices coded with weights (ops 1..62, 255), for SKF_OP_FAR; a hash of their content maps to the
    * latest history position */
@@ -428,6 +428,27 @@ static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, si
   return put_chunk_seg(out, tag, raw, raw_size, level, NULL, NULL, 0, err);
 }
 
+/* Position weld of a mesh (SKF_ORDER_WELDED): first[v] = lowest vertex at v's position; a vertex is a copy when
+ * that is another vertex with the same canonical influences (exceptions are coded). Returns 0 on no memory. */
+static int weld_mesh(const skio_skf_mesh* mesh, uint32_t k, uint32_t total, uint32_t* first, size_t* out_distinct,
+                     size_t* out_copies, uint32_t* out_check) {
+  const skc_skin* s = mesh->skin;
+  size_t vc = s->vertex_count, copies = 0;
+  uint32_t* table = malloc(skf_weld_scratch_count(vc) * sizeof *table);
+  if (!table) return 0;
+  *out_distinct = skf_weld_positions(mesh->positions, vc, first, table, out_check);
+  free(table);
+  for (size_t v = 0; v < vc; ++v) {
+    if (first[v] == v) continue;
+    uint32_t aj[SKF_MAX_INFLUENCES], aw[SKF_MAX_INFLUENCES], bj[SKF_MAX_INFLUENCES], bw[SKF_MAX_INFLUENCES];
+    uint32_t na = quantize_at(s, v, k, total, aj, aw), nb = quantize_at(s, first[v], k, total, bj, bw);
+    if (na == nb && !memcmp(aj, bj, na * sizeof *aj) && !memcmp(aw, bw, na * sizeof *aw)) ++copies;
+    else first[v] = (uint32_t)v; /* an exception: coded like a first vertex */
+  }
+  *out_copies = copies;
+  return 1;
+}
+
 static void resolve(const skio_skf_options* o, uint32_t* bits, uint32_t* k, int* level, size_t* group) {
   *bits = o && o->weight_bits ? o->weight_bits : 8;
   *k = o && o->max_influences ? o->max_influences : 4;
@@ -481,7 +502,7 @@ size_t skio_skf_encode_bound(const skc_skeleton* skel, const skio_skf_mesh* mesh
   for (uint32_t m = 0; m < mesh_count; ++m) v += meshes[m].skin->vertex_count;
   uint64_t jnts = 8u + 68u * (uint64_t)skel->joint_count + names_bytes(skel);
   uint64_t mdsc = 8u + (uint64_t)SKF_MESH_RECORD_SIZE * mesh_count;
-  uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) + v * 32u;
+  uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) + v * 40u; /* op, count, 16 joint and 14 weight bytes, a 5-byte far and a 5-byte weld number */
   /* zlib's conservative deflateBound (memLevel 9): n + n/8 + n/64 + 11 per stream, plus 5 bytes per forced block
    * end; chunks <= meshes + 3 (groups <= meshes + 1) */
   uint64_t total = SKF_HEADER_SIZE + (uint64_t)(mesh_count + 3u) * (SKF_CHUNK_HEADER_SIZE + 11u + 15u + 16u + 64u);
@@ -489,8 +510,8 @@ size_t skio_skf_encode_bound(const skc_skeleton* skel, const skio_skf_mesh* mesh
   return total > SIZE_MAX ? 0 : (size_t)total;
 }
 
-int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
-                    const skio_skf_options* opts, unsigned char** out, size_t* out_size, skc_err* err) {
+static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
+                       const skio_skf_options* opts, unsigned char** out, size_t* out_size, skc_err* err) {
   uint32_t bits, k;
   int level;
   size_t group_limit;
@@ -511,8 +532,11 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
   uint32_t* group_of = calloc(mesh_count ? mesh_count : 1, sizeof *group_of);
   unsigned char* meshk = calloc(mesh_count ? mesh_count : 1, 1);
   uint32_t chunk_count = 0, file_max_k = 0, group_count = 0;
+  uint32_t* first = NULL; /* weld: per vertex, the vertex it copies (itself when coded) */
+  uint32_t* wix = NULL;   /* weld: the index buffer with copies replaced */
+  unsigned char* morder = calloc(mesh_count ? mesh_count : 1, 1);
   uint64_t vertex_total = 0;
-  if (!e || !group_of || !meshk) {
+  if (!e || !group_of || !meshk || !morder) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the encoder");
     goto done;
   }
@@ -574,14 +598,32 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
     meshk[m] = (unsigned char)mk;
     if (mk > file_max_k) file_max_k = mk;
     int by_index = meshes[m].index_count && !(opts && opts->file_order);
+    size_t distinct = 0, copies = 0;
+    uint32_t check = 0;
+    if (meshes[m].positions && !(opts && opts->no_weld) && s->vertex_count) {
+      uint32_t* nf = realloc(first, s->vertex_count * sizeof *first);
+      if (!nf) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+        goto done;
+      }
+      first = nf;
+      if (!weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check)) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+        goto done;
+      }
+    }
+    morder[m] = copies ? SKF_ORDER_WELDED : by_index ? SKF_ORDER_INDEX_BUFFER : SKF_ORDER_FILE;
     buf_u64(&raw, s->vertex_count);
     buf_u64(&raw, by_index ? meshes[m].index_count : 0);
     buf_u32(&raw, by_index ? skf_hash_u32(meshes[m].indices, meshes[m].index_count) : 0);
     buf_u32(&raw, meshes[m].positions ? skf_hash_positions(meshes[m].positions, s->vertex_count) : 0);
-    unsigned char b4[4] = {(unsigned char)mk, by_index ? SKF_ORDER_INDEX_BUFFER : SKF_ORDER_FILE,
-                           meshes[m].positions ? 1 : 0, 0};
+    unsigned char b4[4] = {(unsigned char)mk, morder[m], meshes[m].positions ? 1 : 0, 0};
     buf_put(&raw, b4, 4);
     buf_u32(&raw, group_of[m]);
+    buf_u32(&raw, (uint32_t)(s->vertex_count - copies));
+    buf_u32(&raw, copies ? (uint32_t)distinct : 0u);
+    buf_u32(&raw, copies ? check : 0u);
+    buf_u32(&raw, 0u);
   }
   if (raw.failed) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the mesh table");
@@ -599,15 +641,16 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
     int best = 0;
     for (int trial = 0; trial <= SKF_FAR_POLICIES; ++trial) {
     e->far_mode = trial < SKF_FAR_POLICIES ? trial : best;
-    e->ops.n = e->cnt.n = e->jnt.n = e->wgt.n = e->nwg.n = e->far.n = 0;
+    e->ops.n = e->cnt.n = e->jnt.n = e->wgt.n = e->nwg.n = e->far.n = e->wld.n = 0;
     tab.n = 0;
     buf_u32(&tab, m0);
     buf_u32(&tab, m1 - m0);
     for (uint32_t m = m0; m < m1; ++m) {
       const skc_skin* s = meshes[m].skin;
       size_t vc = s->vertex_count;
-      size_t c0 = e->cnt.n, j0 = e->jnt.n, w0 = e->wgt.n, n0 = e->nwg.n, f0 = e->far.n;
+      size_t c0 = e->cnt.n, j0 = e->jnt.n, w0 = e->wgt.n, n0 = e->nwg.n, f0 = e->far.n, l0 = e->wld.n;
       int by_index = meshes[m].index_count && !(opts && opts->file_order);
+      const int welded = morder[m] == SKF_ORDER_WELDED;
       const uint32_t* ix = by_index ? meshes[m].indices : NULL;
       size_t ic = by_index ? meshes[m].index_count : 0;
       e->mtf_len = 0;
@@ -651,8 +694,45 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
         }
         pos[v] = UINT32_MAX;
       }
+      size_t coded = vc;
+      if (welded) {
+        /* copies are not coded; exceptions (a lower vertex at the same position has other influences) are listed
+         * in the weld stream, and the index buffer refers to the vertex each copy copies */
+        size_t distinct, copies, prev = 0, nexc = 0;
+        uint32_t* nw = realloc(wix, (ic ? ic : 1) * sizeof *wix);
+        uint32_t* nf = nw ? realloc(first, vc * sizeof *first) : NULL;
+        if (nw) wix = nw;
+        if (nf) first = nf;
+        uint32_t check;
+        if (!nw || !nf || !weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check)) {
+          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+          goto done;
+        }
+        wix = nw;
+        uint32_t* raw_first = malloc(vc * sizeof *raw_first);
+        uint32_t* table = raw_first ? malloc(skf_weld_scratch_count(vc) * sizeof *table) : NULL;
+        if (!table) {
+          free(raw_first);
+          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+          goto done;
+        }
+        skf_weld_positions(meshes[m].positions, vc, raw_first, table, NULL);
+        free(table);
+        for (size_t v = 0; v < vc; ++v)
+          if (raw_first[v] != v && first[v] == v) {
+            buf_varint(&e->wld, (uint32_t)(nexc ? v - prev - 1u : v));
+            prev = v;
+            ++nexc;
+          }
+        free(raw_first);
+        for (size_t i = 0; i < ic; ++i) wix[i] = first[ix[i]];
+        for (size_t v = 0; v < vc; ++v)
+          if (first[v] != v) pos[v] = 0; /* never coded, never a corner (the welded index buffer has no copies) */
+        ix = wix;
+        coded = vc - copies;
+      }
       /* coding order: first appearance in the index buffer (with the triangle that brought the vertex), then the
-       * vertices no triangle uses */
+       * vertices no triangle uses (copies excepted) */
       size_t kk = 0;
       for (size_t i = 0; i < ic; ++i) {
         uint32_t v = ix[i];
@@ -662,14 +742,14 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
         order[kk++] = v;
       }
       for (size_t v = 0; v < vc; ++v) {
-        if (pos[v] != UINT32_MAX && ix) continue;
+        if (pos[v] != UINT32_MAX && (ix || welded)) continue;
         pos[v] = (uint32_t)kk;
         tri[kk] = SIZE_MAX;
         order[kk++] = (uint32_t)v;
       }
-      for (size_t i = 0; i < vc; ++i) enc_vertex(e, q, order[i], (uint32_t)i, ix, ic, tri[i], pos);
+      for (size_t i = 0; i < coded; ++i) enc_vertex(e, q, order[i], (uint32_t)i, ix, ic, tri[i], pos);
       if (e->cnt.n - c0 > UINT32_MAX || e->jnt.n - j0 > UINT32_MAX || e->wgt.n - w0 > UINT32_MAX ||
-          e->nwg.n - n0 > UINT32_MAX || e->far.n - f0 > UINT32_MAX) {
+          e->nwg.n - n0 > UINT32_MAX || e->far.n - f0 > UINT32_MAX || e->wld.n - l0 > UINT32_MAX) {
         rc = skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: an influence stream exceeds 4 GiB", m);
         goto done;
       }
@@ -678,17 +758,18 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
       buf_u32(&tab, (uint32_t)(e->wgt.n - w0));
       buf_u32(&tab, (uint32_t)(e->nwg.n - n0));
       buf_u32(&tab, (uint32_t)(e->far.n - f0));
+      buf_u32(&tab, (uint32_t)(e->wld.n - l0));
     }
-    if (e->ops.failed || e->cnt.failed || e->jnt.failed || e->wgt.failed || e->nwg.failed || e->far.failed || tab.failed) {
+    if (e->ops.failed || e->cnt.failed || e->jnt.failed || e->wgt.failed || e->nwg.failed || e->far.failed || e->wld.failed || tab.failed) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for influence streams");
       goto done;
     }
     raw.n = 0;
     buf_put(&raw, tab.p, tab.n);
-    const skf_buf* parts[6] = {&e->ops, &e->cnt, &e->jnt, &e->wgt, &e->nwg, &e->far};
-    size_t seg[7];
+    const skf_buf* parts[7] = {&e->ops, &e->cnt, &e->jnt, &e->wgt, &e->nwg, &e->far, &e->wld};
+    size_t seg[8];
     seg[0] = raw.n;
-    for (int p = 0; p < 6; ++p) {
+    for (int p = 0; p < 7; ++p) {
       buf_put(&raw, parts[p]->p, parts[p]->n);
       seg[p + 1] = raw.n;
     }
@@ -697,9 +778,9 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
       goto done;
     }
     /* ops: Z_FILTERED (runs and short matches); residuals: Z_RLE (nearly match-free, Huffman does the work) */
-    static const int strat[7] = {Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_RLE, Z_FILTERED};
+    static const int strat[8] = {Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_RLE, Z_FILTERED, Z_FILTERED};
     size_t before = file.n;
-    if ((rc = put_chunk_seg(&file, "INFL", raw.p, raw.n, level, seg, strat, 7, err))) goto done;
+    if ((rc = put_chunk_seg(&file, "INFL", raw.p, raw.n, level, seg, strat, 8, err))) goto done;
     if (trial < SKF_FAR_POLICIES) {
       if (file.n - before < best_size) {
         best_size = file.n - before;
@@ -755,6 +836,7 @@ done:
     free(e->wgt.p);
     free(e->nwg.p);
     free(e->far.p);
+    free(e->wld.p);
     free(e->hist);
     free(e->hp);
     free(e->hmap);
@@ -767,5 +849,33 @@ done:
   free(tab.p);
   free(group_of);
   free(meshk);
+  free(morder);
+  free(first);
+  free(wix);
   return rc;
+}
+
+/* With positions, the weld usually pays (corner-split meshes store a fraction of their vertices), but on a small
+ * mesh whose copies sit far apart in the coding order it can cost a few bytes: the encoder keeps the smaller file
+ * (the decoder follows the mesh records either way). */
+int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
+                    const skio_skf_options* opts, unsigned char** out, size_t* out_size, skc_err* err) {
+  int any_positions = 0;
+  for (uint32_t m = 0; meshes && m < mesh_count; ++m) any_positions |= meshes[m].positions != NULL;
+  int rc = encode_once(skel, meshes, mesh_count, opts, out, out_size, err);
+  if (rc || !any_positions || (opts && opts->no_weld)) return rc;
+  skio_skf_options plain = {0};
+  if (opts) plain = *opts;
+  plain.no_weld = true;
+  unsigned char* alt = NULL;
+  size_t alt_size = 0;
+  if (encode_once(skel, meshes, mesh_count, &plain, &alt, &alt_size, NULL)) return SKC_OK; /* keep the welded one */
+  if (alt_size < *out_size) {
+    free(*out);
+    *out = alt;
+    *out_size = alt_size;
+  } else {
+    free(alt);
+  }
+  return SKC_OK;
 }

@@ -1,4 +1,5 @@
 /* abi_skf.c - .skf compressed skin files: encode, peek, decode (io/skf.h, io/runtime/skf_decoder.h). */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "abi_internal.h"
@@ -18,9 +19,9 @@ static int to_io(const sk_skf_encode_desc* d, skio_skf_mesh** out_meshes, skio_s
   o->max_influences = d->max_influences;
   o->level = (int)d->level;
   o->file_order = (d->flags & SK_SKF_FILE_ORDER) != 0;
-  if (d->flags & ~(uint32_t)SK_SKF_FILE_ORDER) {
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown sk_skf_encode_desc.flags bits 0x%x", d->flags & ~(uint32_t)SK_SKF_FILE_ORDER);
-  }
+  o->no_weld = (d->flags & SK_SKF_NO_WELD) != 0;
+  const uint32_t known = SK_SKF_FILE_ORDER | SK_SKF_NO_WELD;
+  if (d->flags & ~known) SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown sk_skf_encode_desc.flags bits 0x%x", d->flags & ~known);
   if (d->mesh_count && !d->meshes) SK__FAIL(err, SKC_INVALID_ARGUMENT, "meshes must not be NULL");
   skio_skf_mesh* m = calloc(d->mesh_count ? d->mesh_count : 1, sizeof *m);
   if (!m) SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for %u meshes", d->mesh_count);
@@ -100,12 +101,24 @@ SK_API sk_result sk_skf_peek(const void* data, size_t size, sk_skf_info* info, s
 
 SK_API sk_result sk_skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, sk_skf_mesh_info* info,
                                       sk_error* err) {
+  /* ABI 1.1 callers pass the size without coded_count and distinct_positions */
+  const size_t size_1_1 = offsetof(sk_skf_mesh_info, coded_count);
+  if (info && info->size == size_1_1) {
+    sk_skf_mesh_info full;
+    memset(&full, 0, sizeof full);
+    full.size = sizeof full;
+    sk_result r = sk_skf_get_mesh_info(data, size, mesh, &full, err);
+    if (!r) memcpy((char*)info + sizeof info->size, (char*)&full + sizeof full.size, size_1_1 - sizeof info->size);
+    return r;
+  }
   SK__CHECK_SIZE(info, sk_skf_mesh_info, err);
   skf_mesh_info mi;
   skf_error fe;
   int c = skf_get_mesh_info(data, size, mesh, &mi, &fe);
   if (c) return skf_ret(c, &fe, err);
   memset((char*)info + sizeof info->size, 0, sizeof *info - sizeof info->size);
+  info->coded_count = mi.coded_count;
+  info->distinct_positions = mi.distinct_positions;
   info->max_influences = mi.max_influences;
   info->order = mi.order;
   info->has_position_hash = mi.has_position_hash;
@@ -129,7 +142,10 @@ SK_API sk_result sk_skf_decode_skeleton(const void* data, size_t size, int32_t* 
 }
 
 SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decode_desc* desc, sk_error* err) {
-  SK__CHECK_SIZE(desc, sk_skf_decode_desc, err);
+  /* ABI 1.1 callers pass the size without positions */
+  const size_t size_1_1 = offsetof(sk_skf_decode_desc, positions);
+  const int has_positions = desc && desc->size == sizeof *desc;
+  if (!desc || desc->size != size_1_1) SK__CHECK_SIZE(desc, sk_skf_decode_desc, err);
   if (!desc->joints || !desc->weights) SK__FAIL(err, SKC_INVALID_ARGUMENT, "joints and weights must not be NULL");
   skf_info fi;
   skf_error fe;
@@ -149,6 +165,7 @@ SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decod
   o.weight_bytes = wt == SK_TYPE_U8 ? 1 : 2;
   o.indices = desc->indices;
   o.index_count = desc->index_count;
+  o.positions = has_positions ? desc->positions : NULL;
   c = skf_decode_mesh(data, size, desc->mesh, &o, &fe);
   return c ? skf_ret(c, &fe, err) : sk__ret(SKC_OK, NULL, err);
 }

@@ -10,18 +10,21 @@
 #include "skinkit.h"
 
 const char cli_pack_usage[] =
-    "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--level 1..9] [--force]\n"
+    "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--no-weld] [--level 1..9]\n"
+    "       [--force]\n"
     "  Compresses the skin of a model file (any format the library reads) into an .skf file: joint table\n"
     "  (names, parents, inverse binds) and per-vertex joints/weights quantized to 8 (sum 255) or 16 bits\n"
     "  (sum 65535), at most N influences per vertex (default 4, max 8). Vertices are coded in triangle order\n"
-    "  unless --file-order (then decoding needs no index buffer). OUT defaults to IN with .skf appended; an\n"
+    "  unless --file-order (then decoding needs no index buffer). A vertex at the same position as a lower one\n"
+    "  with the same influences (seam and corner copies) is not stored, unless --no-weld (then decoding needs\n"
+    "  no positions). OUT defaults to IN with .skf appended; an\n"
     "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself.\n";
 
 const char cli_unpack_usage[] =
     "usage: skinkit unpack IN.skf [--json] [--indices-from MODEL] [--max-vertices N]\n"
     "  Decodes an .skf file: joint table and per-vertex JOINTS/WEIGHTS of every mesh. Meshes coded in triangle\n"
-    "  order need their index buffers: --indices-from takes them from the model the file was packed from\n"
-    "  (its skinned meshes in order). Without it, the model is looked for beside IN: IN without its .skf\n"
+    "  order need their index buffers, welded meshes their positions: --indices-from takes both from the model\n"
+    "  the file was packed from (its skinned meshes in order). Without it, the model is looked for beside IN: IN without its .skf\n"
     "  (what `skinkit pack` names its output by default), else the same stem with a model extension (.glb,\n"
     "  .gltf, .fbx, .dae, ...); a model whose index buffers do not match is refused. Text lists the first N\n"
     "  vertices per mesh (default 8; JSON lists all unless --max-vertices is given).\n";
@@ -103,6 +106,8 @@ int cli_pack(int argc, char** argv) {
       }
     } else if (!strcmp(a, "--file-order")) {
       d.flags |= SK_SKF_FILE_ORDER;
+    } else if (!strcmp(a, "--no-weld")) {
+      d.flags |= SK_SKF_NO_WELD;
     } else if (!strcmp(a, "--force")) {
       force = 1;
     } else if (!in && a[0] != '-') {
@@ -340,21 +345,30 @@ int cli_unpack(int argc, char** argv) {
       break;
     }
     uint32_t* ix = NULL;
-    size_t ni = 0;
-    /* the m-th skinned mesh of the model supplies the index buffer */
+    float* pos = NULL;
+    size_t ni = 0, np = 0;
+    /* the m-th skinned mesh of the model supplies the index buffer and the positions */
     while (sc && scene_m < scene_meshes && !sk_scene_mesh_skin(sc, scene_m)) ++scene_m;
     if (sc && scene_m < scene_meshes) {
       ni = sk_scene_mesh_index_count(sc, scene_m);
+      np = sk_scene_mesh_vertex_count(sc, scene_m);
       ix = malloc(ni * sizeof *ix + 1);
+      pos = malloc(np * 3 * sizeof *pos + 1);
       if (ix) sk_scene_mesh_indices(sc, scene_m, ix, ni);
+      if (pos) sk_scene_mesh_positions(sc, scene_m, pos, np * 3);
       ++scene_m;
       ++skinned_seen;
     }
-    if (mi.order && ix && ni != mi.index_count) {
+    if ((mi.order && ix && ni != mi.index_count) || (mi.order == 2 && pos && np != mi.vertex_count)) {
       /* never hand the decoder a shorter buffer than the count it is told */
-      fprintf(stderr, "skinkit unpack: mesh %u: %s has %zu indices for it, the file was packed with %llu: not the "
-              "model it was packed from\n", m, model, ni, (unsigned long long)mi.index_count);
+      if (ni != mi.index_count)
+        fprintf(stderr, "skinkit unpack: mesh %u: %s has %zu indices for it, the file was packed with %llu: not the "
+                "model it was packed from\n", m, model, ni, (unsigned long long)mi.index_count);
+      else
+        fprintf(stderr, "skinkit unpack: mesh %u: %s has %zu vertices for it, the file was packed with %llu: not the "
+                "model it was packed from\n", m, model, np, (unsigned long long)mi.vertex_count);
       free(ix);
+      free(pos);
       ix = NULL;
       status = 2;
       if (json) printf("%s{\"name\":\"mesh%u\",\"vertices\":%llu,\"decoded\":false}", m ? "," : "", m,
@@ -376,6 +390,7 @@ int cli_unpack(int argc, char** argv) {
     d.vertex_capacity = vc;
     d.indices = mi.order ? ix : NULL;
     d.index_count = mi.order ? (size_t)mi.index_count : 0;
+    d.positions = mi.order == 2 ? pos : NULL;
     sk_result rc = jo && we ? sk_skf_decode(data, size, &d, &err) : SK_ERR_OUT_OF_MEMORY;
     if (rc) {
       fprintf(stderr, "skinkit unpack: mesh %u: %s%s\n", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
@@ -392,7 +407,7 @@ int cli_unpack(int argc, char** argv) {
       printf("%s{\"name\":", m ? "," : "");
       cli_json_string(stdout, mname ? mname : fallback);
       printf(",\"vertices\":%zu,\"max_influences\":%u,\"order\":\"%s\",\"decoded\":%s", vc, mi.max_influences,
-             mi.order ? "index_buffer" : "file", rc ? "false" : "true");
+             mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file", rc ? "false" : "true");
       const unsigned div = info.weight_bits == 8 ? 257u : 1u; /* decoded as u16: 8-bit values come as w * 257 */
       for (int pass = 0; !rc && pass < 2; ++pass) {
         printf(pass ? ",\"weights\":[" : ",\"joints\":[");
@@ -411,7 +426,7 @@ int cli_unpack(int argc, char** argv) {
       printf("}");
     } else {
       printf("mesh %u: %zu vertices, up to %u influences, %s order%s\n", m, vc, mi.max_influences,
-             mi.order ? "triangle" : "file", rc ? " (not decoded)" : "");
+             mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", rc ? " (not decoded)" : "");
       for (size_t v = 0; !rc && v < vc && v < max_v; ++v) {
         printf("  v%zu:", v);
         for (uint32_t s = 0; s < k; ++s)
@@ -422,6 +437,7 @@ int cli_unpack(int argc, char** argv) {
     free(jo);
     free(we);
     free(ix);
+    free(pos);
   }
   if (json) printf("]}\n");
   (void)skinned_seen;
@@ -506,11 +522,11 @@ int cli_skf_info(int argc, char** argv) {
     }
     if (json)
       printf("%s{\"vertices\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s", m ? "," : "",
-             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order ? "index_buffer" : "file",
+             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file",
              (unsigned long long)mi.index_count, mi.group, mi.has_position_hash ? "" : "}");
     else
       printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u\n", m,
-             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order ? "triangle" : "file", mi.group);
+             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", mi.group);
     if (json && mi.has_position_hash) printf(",\"position_hash\":\"%08x\"}", mi.position_hash);
   }
   if (json) printf("]}\n");

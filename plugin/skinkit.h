@@ -45,7 +45,7 @@ extern "C" {
 #define SK_VERSION 100
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 1
+#define SK_ABI_MINOR 2
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -928,20 +928,24 @@ SK_API sk_result sk_bone_links_pose(const sk_skeleton* original, const sk_skelet
  * Per-vertex joints and weights plus the skeleton's joint table (names, parents, inverse binds), small on disk
  * and decoded straight into glTF-style JOINTS_0/WEIGHTS_0 arrays. Weights are quantized to 8 bits summing
  * exactly to 255 (or 16 bits summing to 65535); joints are lossless. Vertices of a mesh given with triangles are
- * coded in order of first appearance in its index buffer, so decoding that mesh needs the same index buffer.
+ * coded in order of first appearance in its index buffer, so decoding that mesh needs the same index buffer. A
+ * mesh given with positions is welded: a vertex at the same position as a lower one with the same influences (a
+ * seam or corner copy) is not stored at all, so decoding that mesh needs the same positions (SK_SKF_NO_WELD
+ * turns this off).
  * A standalone decoder (one header, zlib + libc) for engines ships as skf_decoder.h (io/runtime/). */
 
 /* One mesh to encode. */
 typedef struct sk_skf_mesh {
   const sk_skin* skin;       /* required; joint indices refer to the skeleton of the desc */
   const float* positions;    /* optional: 3 * vertex_count rest positions, hashed so a runtime can detect a
-                                mismatched mesh (sk_skf_position_hash) */
+                                mismatched mesh (sk_skf_position_hash), and welded (order 2) unless SK_SKF_NO_WELD */
   const uint32_t* indices;   /* optional triangle list (index_count entries < vertex_count): coding order */
   size_t index_count;
 } sk_skf_mesh;
 
 enum {
-  SK_SKF_FILE_ORDER = 1 << 0 /* ignore indices for the coding order (decoding then needs no index buffer) */
+  SK_SKF_FILE_ORDER = 1 << 0, /* ignore indices for the coding order (decoding then needs no index buffer) */
+  SK_SKF_NO_WELD = 1 << 1     /* positions are only hashed, never welded (decoding then needs no positions) */
 };
 
 typedef struct sk_skf_encode_desc {
@@ -985,14 +989,19 @@ SK_API sk_result sk_skf_peek(const void* data, size_t size, sk_skf_info* info, s
 typedef struct sk_skf_mesh_info {
   uint32_t size;             /* sizeof(sk_skf_mesh_info) */
   uint32_t max_influences;
-  uint32_t order;            /* 0 = vertex order, 1 = first appearance in the index buffer (decode needs it) */
+  uint32_t order;            /* 0 = vertex order, 1 = first appearance in the index buffer (decode needs it),
+                                2 = welded by position (decode needs the positions, and the index buffer if
+                                index_count is not 0) */
   uint32_t has_position_hash;
   uint32_t position_hash;
   uint32_t index_hash;
   uint32_t group;
   uint32_t reserved;
   uint64_t vertex_count;
-  uint64_t index_count;      /* indices the decoder must be given (order 1) */
+  uint64_t index_count;      /* indices the decoder must be given (order 1, or 2 when not 0) */
+  /* since ABI 1.2 (a caller passing the 1.1 size gets the fields above only): */
+  uint32_t coded_count;      /* vertices stored in the file (order 2: the vertices that are no copies) */
+  uint32_t distinct_positions; /* order 2: distinct rest positions of the mesh, else 0 */
 } sk_skf_mesh_info;
 SK_API sk_result sk_skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, sk_skf_mesh_info* info,
                                       sk_error* err);
@@ -1014,11 +1023,13 @@ typedef struct sk_skf_decode_desc {
   sk_type joint_type;        /* SK_TYPE_U8 (<= 256 joints) or SK_TYPE_U16 (0 = U16) */
   sk_type weight_type;       /* SK_TYPE_U8 (8-bit files) or SK_TYPE_U16 (0 = U8 for 8-bit files, else U16) */
   uint32_t reserved;
-  const uint32_t* indices;   /* the mesh's index buffer when its order is 1 */
+  const uint32_t* indices;   /* the mesh's index buffer when its order is 1 (or 2 with an index_count) */
   size_t index_count;
   void* joints;              /* vertex_capacity * influences components */
   void* weights;             /* vertex_capacity * influences components */
   size_t vertex_capacity;    /* >= the mesh's vertex count */
+  /* since ABI 1.2 (a caller passing the 1.1 size decodes orders 0 and 1 only): */
+  const float* positions;    /* 3 * vertex count rest positions when the mesh's order is 2 (welded) */
 } sk_skf_decode_desc;
 SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decode_desc* desc, sk_error* err);
 

@@ -46,9 +46,9 @@
 extern "C" {
 #endif
 
-#define SKF_VERSION_MAJOR 2
+#define SKF_VERSION_MAJOR 3
 #define SKF_VERSION_MINOR 0
-#define SKF_HEADER_SIZE 64u        /* fixed header of major 2 (header_size may be larger in later minors) */
+#define SKF_HEADER_SIZE 64u        /* fixed header of major 3 (header_size may be larger in later minors) */
 #define SKF_CHUNK_HEADER_SIZE 12u  /* tag[4], stored_size u32, raw_size u32 */
 #define SKF_MAX_INFLUENCES 8u
 #define SKF_MAX_JOINTS 65535u
@@ -59,9 +59,11 @@ extern "C" {
 #define SKF_FLAGS_KNOWN 1u         /* any other flag bit set: SKF_ERR_UNSUPPORTED */
 #define SKF_ORDER_FILE 0u          /* vertices coded in vertex-buffer order */
 #define SKF_ORDER_INDEX_BUFFER 1u  /* coded in order of first appearance in the index buffer, then unreferenced ones */
-#define SKF_MESH_RECORD_SIZE 32u
+#define SKF_ORDER_WELDED 2u        /* copies of an earlier vertex at the same position are not coded; the others in
+                                      order of first appearance in the welded index buffer (needs positions) */
+#define SKF_MESH_RECORD_SIZE 48u
 #define SKF_INFL_TABLE_SIZE 8u         /* INFL: first_mesh, mesh_count */
-#define SKF_INFL_MESH_SIZE 20u         /* INFL: per mesh, lengths of its counts, joints, weights, nweights, far streams */
+#define SKF_INFL_MESH_SIZE 24u         /* INFL: per mesh, lengths of its counts, joints, weights, nweights, far, weld streams */
 #define SKF_OP_REPEAT 0u
 #define SKF_OP_FAR 254u            /* an older vertex: distance back in the history of coded vertices (far stream) */
 #define SKF_OP_NEW_SET 255u
@@ -104,6 +106,9 @@ typedef struct skf_mesh_info {
   uint32_t order;           /* SKF_ORDER_* */
   uint32_t has_position_hash;
   uint32_t group;           /* which INFL chunk holds it */
+  uint32_t coded_count;     /* vertices with an op: vertex_count, or with SKF_ORDER_WELDED those that are no copies */
+  uint32_t distinct_positions; /* SKF_ORDER_WELDED: vertices that are the first (lowest index) at their position */
+  uint32_t weld_check;      /* SKF_ORDER_WELDED: checksum of the weld map (skf_weld_positions), else 0 */
 } skf_mesh_info;
 
 typedef struct skf_mesh_output {
@@ -113,8 +118,10 @@ typedef struct skf_mesh_output {
   uint32_t influences;      /* slots per vertex, 1..8 and >= the mesh's max_influences */
   uint32_t joint_bytes;     /* 1 (needs joint_count <= 256) or 2 */
   uint32_t weight_bytes;    /* 1 (needs an 8-bit file) or 2 */
-  const uint32_t* indices;  /* the mesh's index buffer, required when its order is SKF_ORDER_INDEX_BUFFER */
+  const uint32_t* indices;  /* the mesh's index buffer, required when its order is SKF_ORDER_INDEX_BUFFER, and with
+                               SKF_ORDER_WELDED when the mesh record's index_count is not 0 */
   size_t index_count;
+  const float* positions;   /* 3 * vertex_count rest positions, required when its order is SKF_ORDER_WELDED */
 } skf_mesh_output;
 
 /* Validates the header, both checksums and the chunk list; fills info. */
@@ -142,6 +149,13 @@ SKF_API const char* skf_result_string(int code);
 /* 32-bit hash (docs/skf.md) of 3 * vertex_count float32 positions / of count uint32 values. */
 SKF_API uint32_t skf_hash_positions(const float* positions, size_t vertex_count);
 SKF_API uint32_t skf_hash_u32(const uint32_t* values, size_t count);
+/* Position weld of SKF_ORDER_WELDED: out_first[v] = the lowest vertex index whose 3 floats are bit-identical to v's
+ * (v itself if none is lower). scratch: skf_weld_scratch_count(vertex_count) uint32 values. Returns the number of
+ * distinct positions (vertices with out_first[v] == v); out_check (may be NULL) receives the sum over the other
+ * vertices of (out_first[v] ^ (v * 0x9E3779B1)) * 0x85EBCA77, modulo 2^32. */
+SKF_API size_t skf_weld_scratch_count(size_t vertex_count);
+SKF_API size_t skf_weld_positions(const float* positions, size_t vertex_count, uint32_t* out_first, uint32_t* scratch,
+                                  uint32_t* out_check);
 /* Coding order of SKF_ORDER_INDEX_BUFFER: out_order[k] = vertex coded k-th. seen: vertex_count bytes scratch.
  * Returns SKF_ERR_OUT_OF_RANGE if an index is >= vertex_count. */
 SKF_API skf_result skf_traversal_order(const uint32_t* indices, size_t index_count, size_t vertex_count,
@@ -266,6 +280,48 @@ SKF_API skf_result skf_traversal_order(const uint32_t* indices, size_t index_cou
   for (i = 0; i < vertex_count; ++i)
     if (!seen[i]) out_order[k++] = (uint32_t)i;
   return SKF_OK;
+}
+
+SKF_API size_t skf_weld_scratch_count(size_t vertex_count) {
+  size_t n = 16;
+  while (n < 2 * vertex_count) n *= 2; /* load factor <= 1/2 */
+  return n;
+}
+
+/* Open addressing over the bit patterns of the 3 floats; slots hold vertex + 1. Vertices are inserted in increasing
+ * order, so the first one found at a position is its lowest index, whatever the hash. */
+SKF_API size_t skf_weld_positions(const float* positions, size_t vertex_count, uint32_t* out_first, uint32_t* scratch,
+                                  uint32_t* out_check) {
+  const size_t tn = skf_weld_scratch_count(vertex_count), mask = tn - 1;
+  const unsigned char* p = (const unsigned char*)positions;
+  size_t v, distinct = 0;
+  uint32_t check = 0;
+  memset(scratch, 0, tn * sizeof *scratch);
+  for (v = 0; v < vertex_count; ++v) {
+    uint32_t x[3], h;
+    size_t at;
+    memcpy(x, p + 12 * v, 12);
+    h = x[0] * 0x9E3779B1u ^ (x[1] * 0x85EBCA77u + (x[1] >> 17)) ^ (x[2] * 0xC2B2AE3Du + (x[2] >> 13));
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    for (at = h & mask;; at = (at + 1) & mask) {
+      uint32_t s = scratch[at];
+      if (!s) {
+        scratch[at] = (uint32_t)v + 1u;
+        out_first[v] = (uint32_t)v;
+        ++distinct;
+        break;
+      }
+      if (memcmp(p + 12 * (size_t)(s - 1u), x, 12) == 0) {
+        out_first[v] = s - 1u;
+        check += ((s - 1u) ^ ((uint32_t)v * 0x9E3779B1u)) * 0x85EBCA77u;
+        break;
+      }
+    }
+  }
+  if (out_check) *out_check = check;
+  return distinct;
 }
 
 static uint32_t skf__crc(uint32_t crc, const unsigned char* p, uint64_t n) {
@@ -488,8 +544,11 @@ static skf_result skf__meshes(const skf__file* f, unsigned char** out_table, skf
   for (m = 0; m < f->info.mesh_count; ++m) {
     const unsigned char* r = t + 8 + (size_t)m * SKF_MESH_RECORD_SIZE;
     uint64_t vc = skf__rd64(r);
-    uint32_t mi = r[24], order = r[25], g = skf__rd32(r + 28);
-    if (mi > f->info.max_influences || order > SKF_ORDER_INDEX_BUFFER || r[26] > 1 || r[27] != 0 ||
+    uint32_t mi = r[24], order = r[25], g = skf__rd32(r + 28), coded = skf__rd32(r + 32), distinct = skf__rd32(r + 36);
+    int weld_ok = order == SKF_ORDER_WELDED ? distinct <= coded && coded <= vc && (distinct > 0) == (vc > 0)
+                                             : coded == vc && distinct == 0 && skf__rd32(r + 40) == 0;
+    weld_ok = weld_ok && skf__rd32(r + 44) == 0;
+    if (mi > f->info.max_influences || order > SKF_ORDER_WELDED || r[26] > 1 || r[27] != 0 || !weld_ok ||
         (g != expect_group && g != expect_group + 1) || (m == 0 && g != 0) || g >= groups || vc > UINT32_MAX) {
       SKF_FREE(t);
       return skf__fail(err, SKF_ERR_FORMAT, "mesh record %u is malformed", m);
@@ -515,6 +574,9 @@ static void skf__mesh_record(const unsigned char* t, uint32_t m, skf_mesh_info* 
   o->order = r[25];
   o->has_position_hash = r[26];
   o->group = skf__rd32(r + 28);
+  o->coded_count = skf__rd32(r + 32);
+  o->distinct_positions = skf__rd32(r + 36);
+  o->weld_check = skf__rd32(r + 40);
 }
 
 SKF_API skf_result skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, skf_mesh_info* out, skf_error* err) {
@@ -612,10 +674,26 @@ static unsigned char skf__vc_hit(skf__state* st, uint32_t r) {
   return slot;
 }
 
-/* One mesh's slice of the five streams. */
+/* One mesh's slice of the six streams. */
 typedef struct skf__streams {
-  const unsigned char *ops, *cnt, *cnt_end, *jnt, *jnt_end, *wgt, *wgt_end, *nwg, *nwg_end, *far, *far_end;
+  const unsigned char *ops, *cnt, *cnt_end, *jnt, *jnt_end, *wgt, *wgt_end, *nwg, *nwg_end, *far, *far_end, *wld,
+      *wld_end;
 } skf__streams;
+
+/* Next LEB128 number of a stream (7 bits per byte, low first, at most 5 bytes); 0 = ok. */
+static int skf__leb(const unsigned char** p, const unsigned char* end, uint32_t* out) {
+  uint32_t d = 0, sh = 0;
+  for (;;) {
+    uint32_t b;
+    if (*p == end || sh > 28) return 1;
+    b = *(*p)++;
+    d |= (b & 0x7fu) << sh;
+    sh += 7;
+    if (!(b & 0x80u)) break;
+  }
+  *out = d;
+  return 0;
+}
 
 static void skf__cell(const skf__set* s, uint32_t k, uint32_t jb, uint32_t wb, uint32_t wscale, unsigned char* cj,
                       unsigned char* cw) {
@@ -743,15 +821,18 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
   const int fast4 = ojb == 1 && owb == 1 && k == 4, cell8 = ojb == 1 && owb == 1;
   unsigned char* jout = (unsigned char*)o->joints;
   unsigned char* wout = (unsigned char*)o->weights;
-  const uint32_t* ix = mi->order == SKF_ORDER_INDEX_BUFFER ? o->indices : NULL;
-  const size_t ic = ix ? o->index_count : 0;
+  const uint32_t* ix = mi->order != SKF_ORDER_FILE && mi->index_count ? o->indices : NULL;
+  const size_t ic = ix ? o->index_count : 0, coded = mi->coded_count;
+  const int welded = mi->order == SKF_ORDER_WELDED;
+  uint32_t* first = NULL; /* SKF_ORDER_WELDED: per vertex, the vertex whose output it copies (itself if coded) */
+  uint32_t* wix = NULL;   /* SKF_ORDER_WELDED: the index buffer with every copy replaced by the vertex it copies */
   unsigned char* seen = NULL;
   uint32_t* hist = NULL; /* vertices coded with weights, in coding order (SKF_OP_FAR refers back into it) */
   uint32_t* hp = NULL;   /* per decoded vertex: history position of its content */
   uint32_t hist_len = 0, cur_hp = 0;
   unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
   const unsigned char* ops = s->ops;
-  size_t i = 0, unref = 0, done;
+  size_t i = 0, unref = 0, done = 0;
   const char* why = NULL;
   st->mtf_len = 0;
   st->rlen = 0;
@@ -760,16 +841,49 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
     /* vc <= the caller's vertex_capacity: these allocations are bounded by the caller's buffers */
     hist = (uint32_t*)SKF_MALLOC(vc * sizeof *hist);
     hp = (uint32_t*)SKF_MALLOC(vc * sizeof *hp);
-    seen = ix ? (unsigned char*)SKF_MALLOC(vc) : NULL;
-    if (!hist || !hp || (ix && !seen)) {
-      SKF_FREE(hist);
-      SKF_FREE(hp);
-      SKF_FREE(seen);
-      return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
+    seen = ix || welded ? (unsigned char*)SKF_MALLOC(vc) : NULL;
+    if (welded) {
+      first = (uint32_t*)SKF_MALLOC(vc * sizeof *first);
+      wix = (uint32_t*)SKF_MALLOC((ic ? ic : 1) * sizeof *wix);
+    }
+    if (!hist || !hp || ((ix || welded) && !seen) || (welded && (!first || !wix))) {
+      why = NULL;
+      goto nomem;
     }
     if (seen) memset(seen, 0, vc);
   }
-  for (done = 0; done < vc; ++done) {
+  if (welded && vc) {
+    /* copies: vertices at the position of a lower one, except those the weld stream lists (coded anyway) */
+    uint32_t* table = (uint32_t*)SKF_MALLOC(skf_weld_scratch_count(vc) * sizeof *table);
+    size_t distinct, x, prev = 0, n_exc = coded - mi->distinct_positions;
+    uint32_t check = 0;
+    if (!table) goto nomem;
+    distinct = skf_weld_positions(o->positions, vc, first, table, &check);
+    SKF_FREE(table);
+    if (distinct != mi->distinct_positions || check != mi->weld_check) {
+      SKF_FREE(seen);
+      SKF_FREE(hist);
+      SKF_FREE(hp);
+      SKF_FREE(first);
+      SKF_FREE(wix);
+      return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,
+                       "mesh %u: these positions weld differently (%zu distinct points, encoded with %u): not its positions",
+                       m, distinct, mi->distinct_positions);
+    }
+    for (x = 0; x < n_exc; ++x) {
+      uint32_t d;
+      size_t u;
+      if (skf__leb(&s->wld, s->wld_end, &d)) SKF__BAD("weld stream ends early or holds a bad number");
+      u = x == 0 ? (size_t)d : prev + 1u + d;
+      if (u >= vc || first[u] == u) SKF__BAD("weld stream lists a vertex that is no copy");
+      first[u] = (uint32_t)u;
+      prev = u;
+    }
+    for (x = 0; x < vc; ++x) seen[x] = first[x] != x; /* copies are never coded */
+    for (x = 0; x < ic; ++x) wix[x] = first[ix[x]];
+    ix = wix;
+  }
+  for (done = 0; done < coded; ++done) {
     size_t v, t = (size_t)-1;
     uint32_t op = *ops++;
     /* next vertex in coding order: first appearance in the index buffer, then the unreferenced ones */
@@ -789,17 +903,10 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
     if (op == SKF_OP_REPEAT) {
       if (!st->rlen) SKF__BAD("first vertex repeats nothing");
     } else if (op == SKF_OP_FAR) {
-      uint32_t d = 0, sh = 0, slot, anchor = hist_len;
+      uint32_t d = 0, slot, anchor = hist_len;
       uint64_t at;
       size_t u;
-      for (;;) {
-        uint32_t b;
-        if (s->far == s->far_end || sh > 28) SKF__BAD("far stream ends early or holds a bad number");
-        b = *s->far++;
-        d |= (b & 0x7fu) << sh;
-        sh += 7;
-        if (!(b & 0x80u)) break;
-      }
+      if (skf__leb(&s->far, s->far_end, &d)) SKF__BAD("far stream ends early or holds a bad number");
       /* relative to the history position of the first decoded corner of the vertex's first triangle */
       if (t != (size_t)-1) {
         size_t c;
@@ -947,15 +1054,43 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
       memcpy(wout + v * wstride, cw, wstride);
     }
   }
+  if (welded) {
+    /* every copy takes the output of the vertex it copies (coded: it is no copy itself) */
+    size_t u;
+    if (jstride == 4 && wstride == 4) {
+      for (u = 0; u < vc; ++u)
+        if (first[u] != u) {
+          memcpy(jout + u * 4, jout + (size_t)first[u] * 4, 4);
+          memcpy(wout + u * 4, wout + (size_t)first[u] * 4, 4);
+        }
+    } else {
+      for (u = 0; u < vc; ++u)
+        if (first[u] != u) {
+          memcpy(jout + u * jstride, jout + (size_t)first[u] * jstride, jstride);
+          memcpy(wout + u * wstride, wout + (size_t)first[u] * wstride, wstride);
+        }
+    }
+  }
   SKF_FREE(seen);
   SKF_FREE(hist);
   SKF_FREE(hp);
+  SKF_FREE(first);
+  SKF_FREE(wix);
   s->ops = ops;
   return SKF_OK;
+nomem:
+  SKF_FREE(seen);
+  SKF_FREE(hist);
+  SKF_FREE(hp);
+  SKF_FREE(first);
+  SKF_FREE(wix);
+  return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
 bad:
   SKF_FREE(seen);
   SKF_FREE(hist);
   SKF_FREE(hp);
+  SKF_FREE(first);
+  SKF_FREE(wix);
   return skf__fail(err, SKF_ERR_FORMAT, "mesh %u, vertex %zu: %s", m, done, why);
 }
 #undef SKF__BAD
@@ -971,8 +1106,8 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
   skf__streams s;
   uint32_t first = 0, count = 0, m, wanted = 0, wb = f->info.weight_bits == 16 ? 2u : 1u;
   uint32_t jb = f->info.joint_bits == 16 ? 2u : 1u;
-  uint64_t vsum = 0, bound, tsize, lens[5] = {0, 0, 0, 0, 0}, pos;
-  const unsigned char* base[6];
+  uint64_t vsum = 0, csum = 0, bound, tsize, lens[6] = {0, 0, 0, 0, 0, 0}, pos;
+  const unsigned char* base[7];
   skf_result rc;
   for (m = 0; m < f->info.mesh_count; ++m) {
     skf_mesh_info mi;
@@ -981,15 +1116,16 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
       if (!count) first = m;
       ++count;
       vsum += mi.vertex_count;
+      csum += mi.coded_count;
       if (m >= outs_base && m - outs_base < outs_count && outs[m - outs_base].joints) ++wanted;
     }
   }
   if (!wanted) return SKF_OK;
   if ((rc = skf__walk(f, "INFL", group, &c, NULL, err))) return rc;
   if (vsum > UINT32_MAX) return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: more than 2^32-1 vertices", group);
-  /* per vertex at most: op, count, 8 joints, 7 weights */
+  /* per vertex at most: op, count, 8 joints, 7 weights, and a far or weld number */
   tsize = SKF_INFL_TABLE_SIZE + (uint64_t)SKF_INFL_MESH_SIZE * count;
-  bound = tsize + vsum * (2u + SKF_MAX_INFLUENCES * jb + (SKF_MAX_INFLUENCES - 1u) * wb);
+  bound = tsize + vsum * (2u + SKF_MAX_INFLUENCES * jb + (SKF_MAX_INFLUENCES - 1u) * wb + 10u);
   if (c.raw_size < tsize || c.raw_size > bound)
     return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: %u raw bytes cannot hold %u meshes of %llu vertices", group,
                      c.raw_size, count, (unsigned long long)vsum);
@@ -999,9 +1135,9 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
     rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: mesh range disagrees with the mesh table", group);
   for (m = 0; !rc && m < count; ++m) {
     uint32_t q;
-    for (q = 0; q < 5; ++q) lens[q] += skf__rd32(raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * m + 4u * q);
+    for (q = 0; q < 6; ++q) lens[q] += skf__rd32(raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * m + 4u * q);
   }
-  if (!rc && tsize + vsum + lens[0] + lens[1] + lens[2] + lens[3] + lens[4] != c.raw_size)
+  if (!rc && tsize + csum + lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] != c.raw_size)
     rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream lengths disagree with its size", group);
   if (!rc && !(st = (skf__state*)SKF_MALLOC(sizeof *st)))
     rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for decoder state");
@@ -1010,17 +1146,19 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
     return rc;
   }
   base[0] = raw + tsize;
-  base[1] = base[0] + vsum;
+  base[1] = base[0] + csum;
   base[2] = base[1] + lens[0];
   base[3] = base[2] + lens[1];
   base[4] = base[3] + lens[2];
   base[5] = base[4] + lens[3];
+  base[6] = base[5] + lens[4];
   s.ops = base[0];
   s.cnt = base[1];
   s.jnt = base[2];
   s.wgt = base[3];
   s.nwg = base[4];
   s.far = base[5];
+  s.wld = base[6];
   for (m = first, pos = 0; !rc && m < first + count; ++m, ++pos) {
     skf_mesh_info mi;
     const skf_mesh_output* o = (m >= outs_base && m - outs_base < outs_count) ? &outs[m - outs_base] : NULL;
@@ -1031,19 +1169,21 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
     s.wgt_end = s.wgt + skf__rd32(row + 8);
     s.nwg_end = s.nwg + skf__rd32(row + 12);
     s.far_end = s.far + skf__rd32(row + 16);
+    s.wld_end = s.wld + skf__rd32(row + 20);
     if (o && o->joints) {
       rc = skf__decode_one(f, m, &mi, &s, o, st, err);
       if (!rc && (s.cnt != s.cnt_end || s.jnt != s.jnt_end || s.wgt != s.wgt_end || s.nwg != s.nwg_end ||
-                  s.far != s.far_end))
+                  s.far != s.far_end || s.wld != s.wld_end))
         rc = skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
     } else {
-      s.ops += mi.vertex_count;
+      s.ops += mi.coded_count;
     }
     s.cnt = s.cnt_end;
     s.jnt = s.jnt_end;
     s.wgt = s.wgt_end;
     s.nwg = s.nwg_end;
     s.far = s.far_end;
+    s.wld = s.wld_end;
   }
   SKF_FREE(st);
   SKF_FREE(raw);
@@ -1071,7 +1211,11 @@ static skf_result skf__check_output(const skf__file* f, const unsigned char* tab
   if (o->vertex_capacity < mi.vertex_count)
     return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "mesh %u has %llu vertices, output holds %zu", m,
                      (unsigned long long)mi.vertex_count, o->vertex_capacity);
-  if (mi.order == SKF_ORDER_INDEX_BUFFER) {
+  if (mi.order == SKF_ORDER_WELDED && mi.vertex_count && !o->positions)
+    return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,
+                     "mesh %u was coded with copies at equal positions: pass its %llu rest positions", m,
+                     (unsigned long long)mi.vertex_count);
+  if (mi.order != SKF_ORDER_FILE && mi.index_count) {
     uint32_t maxi = 0, h;
     if (!o->indices || o->index_count != mi.index_count)
       return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,

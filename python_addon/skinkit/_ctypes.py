@@ -29,7 +29,7 @@ ABI_MAJOR = 1
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
 SK_VERSION = 100
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 1
+SK_ABI_MINOR = 2
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -119,6 +119,7 @@ SK_TRANSFER_VERTEX_FAILED = 4
 
 # skf
 SK_SKF_FILE_ORDER = 1 << 0
+SK_SKF_NO_WELD = 1 << 1
 
 # bind
 SK_BIND_ROBUST = 0
@@ -491,7 +492,8 @@ class SkSkfInfo(Structure):
 class SkSkfMeshInfo(Structure):
     _fields_ = [("size", c_uint32)] + [(n, c_uint32) for n in (
         "max_influences", "order", "has_position_hash", "position_hash", "index_hash", "group", "reserved")] + [
-            ("vertex_count", c_uint64), ("index_count", c_uint64)]
+            ("vertex_count", c_uint64), ("index_count", c_uint64), ("coded_count", c_uint32),
+            ("distinct_positions", c_uint32)]
 
 
 class SkSkfDecodeDesc(Structure):
@@ -507,6 +509,7 @@ class SkSkfDecodeDesc(Structure):
         ("joints", c_void_p),
         ("weights", c_void_p),
         ("vertex_capacity", c_size_t),
+        ("positions", c_void_p),
     ]
 
 

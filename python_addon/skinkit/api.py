@@ -959,8 +959,9 @@ def _bytes_arg(data):
     return buf, (buf.ctypes.data if buf.size else None), buf.size
 
 
-def skf_encode(skeleton, meshes, weight_bits=8, max_influences=4, level=9, file_order=False):
-    """Encodes .skf bytes. meshes: list of Skin or (skin, positions or None, triangles/indices or None)."""
+def skf_encode(skeleton, meshes, weight_bits=8, max_influences=4, level=9, file_order=False, weld=True):
+    """Encodes .skf bytes. meshes: list of Skin or (skin, positions or None, triangles/indices or None).
+    With positions and weld, copies at equal positions are not stored (decoding then needs the positions)."""
     keep = []
     arr = (C.SkSkfMesh * max(len(meshes), 1))()
     for i, m in enumerate(meshes):
@@ -975,7 +976,8 @@ def skf_encode(skeleton, meshes, weight_bits=8, max_influences=4, level=9, file_
             keep.append(ix)
             arr[i].indices, arr[i].index_count = _ptr(ix), ix.size
     desc = C.new(C.SkSkfEncodeDesc, weight_bits=int(weight_bits), max_influences=int(max_influences),
-                 level=int(level), flags=C.SK_SKF_FILE_ORDER if file_order else 0, mesh_count=len(meshes),
+                 level=int(level), flags=(C.SK_SKF_FILE_ORDER if file_order else 0) | (0 if weld else C.SK_SKF_NO_WELD),
+                 mesh_count=len(meshes),
                  skeleton=skeleton.handle, meshes=arr)
     lib = skeleton._lib
     bound = int(lib.sk_skf_encode_bound(byref(desc)))
@@ -1024,8 +1026,9 @@ def skf_decode_skeleton(data):
     return ([x.decode("utf-8") for x in names.tobytes().split(b"\0")[:j]], parents, matrices_from_c(ib, j))
 
 
-def skf_decode(data, mesh=0, influences=4, joint_dtype=np.uint16, weight_dtype=None, indices=None):
-    """Decodes one mesh into packed (joints (V, K), weights (V, K)); weight_dtype None = the file's width."""
+def skf_decode(data, mesh=0, influences=4, joint_dtype=np.uint16, weight_dtype=None, indices=None, positions=None):
+    """Decodes one mesh into packed (joints (V, K), weights (V, K)); weight_dtype None = the file's width.
+    indices: the mesh's index buffer (order 1, or 2 with an index count); positions: its rest positions (order 2)."""
     mi = skf_mesh_info(data, mesh)
     buf, addr, n = _bytes_arg(data)
     v = mi["vertex_count"]
@@ -1043,6 +1046,10 @@ def skf_decode(data, mesh=0, influences=4, joint_dtype=np.uint16, weight_dtype=N
     if indices is not None:
         ix = _arr(indices, np.uint32, "indices").reshape(-1)
         desc.indices, desc.index_count = _ptr(ix), ix.size
+    pos = None
+    if positions is not None:
+        pos = _arr(positions, np.float32, "positions", shape=(v, 3))
+        desc.positions = _ptr(pos)
     library().sk_skf_decode(addr, n, byref(desc))
     return jt, wt
 

@@ -87,6 +87,9 @@ class SKINKIT_OT_export_skf(bpy.types.Operator, ExportHelper):
                               default=True)
     position_hash: BoolProperty(name="Position Hash", description="Store a hash of the rest positions (armature "
                                 "space) so a runtime can detect a mismatched mesh", default=True)
+    weld: BoolProperty(name="Weld Copies", description="Do not store a vertex at the same rest position as an earlier "
+                       "one with the same weights (smaller files; decoding then needs the armature-space rest "
+                       "positions, whose hash is then stored too)", default=True)
     level: IntProperty(name="Compression", description="zlib level", default=9, min=1, max=9)
 
     @classmethod
@@ -135,14 +138,14 @@ class SKINKIT_OT_export_skf(bpy.types.Operator, ExportHelper):
                     unweighted += int(np.count_nonzero(np.diff(off.astype(np.int64)) == 0))
                     skin = api.Skin.from_csr(off, jt, wt, len(names))
                     skins.append(skin)
-                    pos = _armature_space_positions(obj, arm) if self.position_hash else None
+                    pos = _armature_space_positions(obj, arm) if self.position_hash or self.weld else None
                     tri = bridge.mesh_triangles(obj.data) if self.vertex_order == "INDEX" else None
                     items.append((skin, pos, tri))
                     vertices += skin.vertex_count
                     wm.progress_update(i + 1)
                 data = api.skf_encode(sk, items, weight_bits=int(self.weight_bits),
                                       max_influences=self.max_influences, level=self.level,
-                                      file_order=self.vertex_order == "FILE")
+                                      file_order=self.vertex_order == "FILE", weld=self.weld)
             with open(bpy.path.abspath(self.filepath), "wb") as f:
                 f.write(data)
         except Exception as e:

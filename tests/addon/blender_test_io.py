@@ -227,15 +227,29 @@ def test_export_skf_matches_vertex_groups():
     rest = np.stack([np.array(arm.data.bones[n].matrix_local) for n in names])
     close(np.linalg.inv(ib), rest, 1e-5, "inverse binds vs bone.matrix_local")
     mi = api.skf_mesh_info(data, 0)
-    expect(mi["order"] == 1 and mi["vertex_count"] == len(obj.data.vertices), "mesh info %s" % mi)
+    # the rig's cylinder has seam vertices at equal positions with equal weights: the encoder welds them (order 2)
+    # when that makes the file smaller, else keeps triangle order (1)
+    expect(mi["order"] in (1, 2) and mi["vertex_count"] == len(obj.data.vertices), "mesh info %s" % mi)
     tri = bridge.mesh_triangles(obj.data)
     expect(mi["index_count"] == tri.size, "index count %d vs loop triangles %d" % (mi["index_count"], tri.size))
     # position hash: base mesh in armature space
     m = np.array(arm.matrix_world.inverted() @ obj.matrix_world)
-    pos = bridge.mesh_positions(obj.data) @ m[:3, :3].T + m[:3, 3]
-    expect(mi["has_position_hash"] and mi["position_hash"] == api.skf_position_hash(pos.astype(np.float32)),
+    pos = (bridge.mesh_positions(obj.data) @ m[:3, :3].T + m[:3, 3]).astype(np.float32)
+    expect(mi["has_position_hash"] and mi["position_hash"] == api.skf_position_hash(pos),
            "position hash differs from the armature-space positions")
-    jt, wt = api.skf_decode(data, 0, indices=tri)
+    distinct = len({tuple(p) for p in pos.view(np.uint32).reshape(-1, 3).tolist()})
+    expect(distinct < len(pos), "the rig has no vertices at equal positions")
+    if mi["order"] == 2:
+        expect(mi["distinct_positions"] == distinct and mi["coded_count"] < mi["vertex_count"],
+               "weld counts %s vs %d distinct positions" % (mi, distinct))
+        try:
+            api.skf_decode(data, 0, indices=tri)
+            raise AssertionError("decode of a welded mesh without positions succeeded")
+        except api.SkinkitError:
+            pass
+    else:
+        expect(mi["coded_count"] == mi["vertex_count"] and mi["distinct_positions"] == 0, "mesh info %s" % mi)
+    jt, wt = api.skf_decode(data, 0, indices=tri, positions=pos)
     got = np.zeros_like(want)
     np.add.at(got, (np.repeat(np.arange(len(jt)), 4), jt.reshape(-1).astype(np.int64)), wt.reshape(-1) / 255.0)
     expect((wt.astype(np.int64).sum(axis=1) == 255).all(), "quantized weights do not sum to 255")
@@ -249,7 +263,7 @@ def test_export_skf_matches_vertex_groups():
     close(got, ref, 1e-9, "decoded weights vs the library's quantization")
     # wrong index buffer: refused
     try:
-        api.skf_decode(data, 0, indices=tri[::-1])
+        api.skf_decode(data, 0, indices=tri[::-1], positions=pos)
         raise AssertionError("decode with another index buffer succeeded")
     except api.SkinkitError:
         pass
@@ -268,8 +282,8 @@ def test_export_skf_16bit_file_order_two_meshes():
     obj2.vertex_groups["b0"].add(list(range(len(obj2.data.vertices))), 0.7, "REPLACE")
     select_only(obj, obj2)
     path = os.path.join(TMP, "two.skf")
-    expect(bpy.ops.export_scene.skf(filepath=path, weight_bits="16", vertex_order="FILE", max_influences=2)
-           == {"FINISHED"}, "16-bit export")
+    expect(bpy.ops.export_scene.skf(filepath=path, weight_bits="16", vertex_order="FILE", max_influences=2,
+                                    weld=False) == {"FINISHED"}, "16-bit export")
     data = open(path, "rb").read()
     peek = api.skf_peek(data)
     expect(peek["weight_bits"] == 16 and peek["mesh_count"] == 2, "header %s" % peek)
@@ -298,6 +312,8 @@ def test_export_skf_failures():
     obj2, arm2 = make_rig(bones=2)
     expect_report_error(lambda: bpy.ops.export_scene.skf(filepath=os.path.join(TMP, "no_dir", "x.skf")), "Skinkit")
     # an unweighted vertex is written with zero weights and counted (a warning, not a failure)
+    import numpy as np
+
     import skinkit
     from skinkit import api, bridge
 
@@ -306,7 +322,9 @@ def test_export_skf_failures():
     path = os.path.join(TMP, "unweighted.skf")
     expect(bpy.ops.export_scene.skf(filepath=path) == {"FINISHED"}, "export with an unweighted vertex")
     expect(skinkit.io_scene.LAST_EXPORT_SKF["unweighted"] == 1, "unweighted vertex not counted")
-    jt, wt = api.skf_decode(open(path, "rb").read(), 0, indices=bridge.mesh_triangles(obj2.data))
+    m2 = np.array(arm2.matrix_world.inverted() @ obj2.matrix_world)
+    pos2 = (bridge.mesh_positions(obj2.data) @ m2[:3, :3].T + m2[:3, 3]).astype(np.float32)
+    jt, wt = api.skf_decode(open(path, "rb").read(), 0, indices=bridge.mesh_triangles(obj2.data), positions=pos2)
     expect(int(wt[0].sum()) == 0 and (wt[1:].astype(int).sum(axis=1) == 255).all(), "unweighted vertex decoded wrong")
 
 

@@ -578,7 +578,7 @@ class SkfTests(unittest.TestCase):
         self.assertEqual(names, ["j0", "j1", "j2"])
         self.assertEqual(parents.tolist(), [-1, 0, 1])
         np.testing.assert_allclose(ib, sk.inverse_bind, atol=1e-6)
-        jt, wt = api.skf_decode(data, 0, influences=4)
+        jt, wt = api.skf_decode(data, 0, influences=4, positions=c.positions)
         self.assertTrue(np.all(wt.astype(int).sum(axis=1) == 255))
         ref_j, ref_w = c.skin.to_packed(4, np.uint16, np.uint8)
         for v in range(len(c.positions)):  # same joint -> weight maps (slot order differs)
@@ -592,6 +592,35 @@ class SkfTests(unittest.TestCase):
             api.skf_peek(bytes(bad))
         self.assertIn(cm.exception.code, (C.SK_ERR_CHECKSUM, C.SK_ERR_FORMAT, C.SK_ERR_TRUNCATED))
         expect_code(self, C.SK_ERR_TRUNCATED, api.skf_peek, data[:len(data) // 2])
+
+
+    def test_weld(self):
+        # a corner-split cylinder (every triangle has its own 3 vertices, as Collada and unindexed glTF store it)
+        c = api.cylinder(segments=8, rings=6, bones=3)
+        idx = c.triangles.reshape(-1)
+        pj, pw = c.skin.to_packed(4, np.uint16, np.float32)
+        n = idx.size
+        skin = api.Skin.from_csr(np.arange(0, 4 * n + 1, 4, dtype=np.uint32),
+                                 pj[idx].reshape(-1).astype(np.uint32), pw[idx].reshape(-1), 3)
+        pos = c.positions[idx]
+        sk = chain(3)
+        data = api.skf_encode(sk, [(skin, pos, None)])
+        mi = api.skf_mesh_info(data, 0)
+        distinct = len({tuple(p) for p in pos.view(np.uint32).tolist()})
+        self.assertEqual((mi["order"], mi["coded_count"], mi["distinct_positions"]), (2, distinct, distinct))
+        expect_code(self, C.SK_ERR_INVALID_ARGUMENT, api.skf_decode, data, 0)  # needs the positions
+        moved = pos.copy()
+        moved[5] += 1.0
+        expect_code(self, C.SK_ERR_INVALID_ARGUMENT, api.skf_decode, data, 0, positions=moved)
+        jt, wt = api.skf_decode(data, 0, positions=pos)
+        plain = api.skf_encode(sk, [(skin, pos, None)], weld=False)
+        self.assertEqual(api.skf_mesh_info(plain, 0)["order"], 0)
+        self.assertGreater(len(plain), len(data))
+        ref_j, ref_w = api.skf_decode(plain, 0)
+        np.testing.assert_array_equal(jt, ref_j)
+        np.testing.assert_array_equal(wt, ref_w)
+        # every corner decodes to the weights of its cylinder vertex
+        np.testing.assert_array_equal(wt, api.skf_decode(api.skf_encode(sk, [(c.skin, None, None)]), 0)[1][idx])
 
 
 class SceneTests(unittest.TestCase):

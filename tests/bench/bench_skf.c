@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
       outs[m].weight_bytes = 1;
       outs[m].indices = ms[m].indices;
       outs[m].index_count = ms[m].index_count;
+      outs[m].positions = ms[m].positions;
       base += s->vertex_count;
     }
     size_t u8z = zsize(jw, verts * 8), varz = zsize(var, vn);

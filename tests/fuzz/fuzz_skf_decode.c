@@ -27,8 +27,10 @@ static size_t put_chunk(unsigned char* out, const char* tag, const unsigned char
   return 12 + zn;
 }
 
-/* indices/index_count: the index buffer of mesh 0 when it was coded in triangle order (container mode) */
-static void decode_everything(const unsigned char* d, size_t n, const uint32_t* indices, size_t index_count) {
+/* indices/index_count: the index buffer of mesh 0 when it was coded in triangle order, positions its rest
+ * positions when welded (container mode) */
+static void decode_everything(const unsigned char* d, size_t n, const uint32_t* indices, size_t index_count,
+                              const float* positions) {
   sk_skf_info info = {0};
   info.size = sizeof info;
   sk_error err;
@@ -51,7 +53,8 @@ static void decode_everything(const unsigned char* d, size_t n, const uint32_t* 
     mi.size = sizeof mi;
     if (sk_skf_get_mesh_info(d, n, m, &mi, &err) != SK_OK) return;
     if (mi.vertex_count > (1u << 20)) continue; /* the caller sizes buffers; keep them sane */
-    if (mi.order != 0 && !(m == 0 && indices)) continue;
+    if (mi.order == 1 && !(m == 0 && indices)) continue;
+    if (mi.order == 2 && !(m == 0 && positions)) continue;
     size_t vc = (size_t)mi.vertex_count;
     /* u16 x 8 and u8 x 4 (the decoder's fast path) outputs */
     for (int pass = 0; pass < 2; ++pass) {
@@ -69,6 +72,7 @@ static void decode_everything(const unsigned char* d, size_t n, const uint32_t* 
       if (mi.order != 0) {
         dd.indices = indices;
         dd.index_count = index_count;
+        dd.positions = positions;
       }
       sk_skf_decode(d, n, &dd, &err);
       free(jo);
@@ -81,19 +85,18 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   if ((data[0] & 1) == 0 || size < 4) {
-    decode_everything(data + 1, size - 1, NULL, 0);
+    decode_everything(data + 1, size - 1, NULL, 0, NULL);
     return 0;
   }
-  /* container mode: byte 1 = flags (bit0 16-bit weights, bit1 > 256 joints, bit2 triangle order), byte 2 = max
-   * influences, byte 3 = vertex count / 4; the raw INFL streams' lengths are derived from the remaining bytes.
-   * In triangle order the index buffer is a fixed pseudo-random triangle list over the vertices. */
+  /* container mode: byte 1 = flags (bit0 16-bit weights, bit1 > 256 joints, bit2 triangle order, bit3 welded),
+   * byte 2 = max influences, byte 3 = vertex count / 4; the raw INFL streams' lengths are derived from the
+   * remaining bytes. In triangle order the index buffer is a fixed pseudo-random triangle list over the vertices;
+   * welded meshes get pseudo-random positions with many repeats, and as many exceptions as byte 2 says. */
   uint32_t bits16 = data[1] & 1, joints = (data[1] & 2) ? 300 : 20, k = 1 + data[2] % 8, vc = data[3] * 4u;
-  int tri_order = (data[1] & 4) != 0;
+  int tri_order = (data[1] & 4) != 0, welded = (data[1] & 8) != 0;
   const unsigned char* body = data + 4;
   size_t blen = size - 4;
   if (blen < vc) vc = (uint32_t)blen;
-  size_t rest = blen - vc, cnt = rest / 8, jnt = rest / 3, nwg = rest / 5, far = rest / 16;
-  size_t wgt = rest - cnt - jnt - nwg - far;
   size_t ic = tri_order && vc ? 3u * (vc + vc / 2u) : 0;
   uint32_t* ix = malloc(ic * sizeof *ix + 4);
   uint32_t seed = 0x9E3779B9u ^ vc;
@@ -101,13 +104,31 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     seed = seed * 1664525u + 1013904223u;
     ix[i] = (i % 3 == 0 || seed % 4 == 0) ? (uint32_t)((seed >> 8) % vc) : (uint32_t)((ix[i - 1] + 1u) % vc);
   }
+  float* positions = NULL;
+  uint32_t coded = vc, distinct = 0, check = 0;
+  if (welded && vc) {
+    positions = malloc(3 * (size_t)vc * sizeof *positions);
+    uint32_t* first = malloc(vc * sizeof *first);
+    uint32_t* scratch = malloc(skf_weld_scratch_count(vc) * sizeof *scratch);
+    for (uint32_t v = 0; v < vc; ++v) {
+      seed = seed * 1664525u + 1013904223u;
+      positions[3 * v] = (float)((seed >> 8) % (vc / 2u + 1u));
+      positions[3 * v + 1] = positions[3 * v + 2] = 0.0f;
+    }
+    distinct = (uint32_t)skf_weld_positions(positions, vc, first, scratch, &check);
+    coded = distinct + (data[2] >> 3) % (vc - distinct + 1u);
+    free(first);
+    free(scratch);
+  }
+  size_t rest = blen - coded, cnt = rest / 8, jnt = rest / 3, nwg = rest / 5, far = rest / 16, wld = welded ? rest / 32 : 0;
+  size_t wgt = rest - cnt - jnt - nwg - far - wld;
   size_t jsize = 4 + 68 * joints + 4 + 2 * joints;
   unsigned char* jraw = calloc(1, jsize);
   wr32(jraw, joints);
   for (uint32_t i = 0; i < joints; ++i) wr32(jraw + 4 + 4 * i, 0xffffffffu);
   wr32(jraw + 4 + 68 * joints, 2 * joints);
   for (uint32_t i = 0; i < joints; ++i) jraw[8 + 68 * joints + 2 * i] = 'j';
-  unsigned char mraw[8 + 32];
+  unsigned char mraw[8 + SKF_MESH_RECORD_SIZE];
   memset(mraw, 0, sizeof mraw);
   wr32(mraw, 1);
   wr32(mraw + 4, 1);
@@ -116,6 +137,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     wr64(mraw + 16, ic);
     wr32(mraw + 24, skf_hash_u32(ix, ic));
     mraw[8 + 25] = SKF_ORDER_INDEX_BUFFER;
+  }
+  wr32(mraw + 8 + 32, coded);
+  if (positions) {
+    mraw[8 + 25] = SKF_ORDER_WELDED;
+    wr32(mraw + 8 + 36, distinct);
+    wr32(mraw + 8 + 40, check);
   }
   mraw[8 + 24] = (unsigned char)k;
   size_t tsize = SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE;
@@ -128,6 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wr32(iraw + 16, (uint32_t)wgt);
   wr32(iraw + 20, (uint32_t)nwg);
   wr32(iraw + 24, (uint32_t)far);
+  wr32(iraw + 28, (uint32_t)wld);
   memcpy(iraw + tsize, body, blen);
   size_t cap = SKF_HEADER_SIZE + 3 * 12 + compressBound((uLong)jsize) + compressBound(sizeof mraw) +
                compressBound((uLong)isize) + 64;
@@ -149,7 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wr32(f + 48, k);
   wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
   wr32(f + 60, (uint32_t)crc32(0, f, 60));
-  decode_everything(f, pos, ix, ic);
+  decode_everything(f, pos, ix, ic, positions);
+  free(positions);
   free(ix);
   free(f);
   free(iraw);

@@ -69,6 +69,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ms[m].indices = ix;
       ms[m].index_count = ni;
     }
+    if ((mode & 0x80) && nv) { /* positions with repeats: the encoder may weld (copies with equal influences) */
+      float* pos = malloc(3 * nv * sizeof *pos);
+      uint32_t spread = 1 + take(&r, 1);
+      for (size_t v = 0; v < nv; ++v) {
+        pos[3 * v] = (float)(take(&r, 1) % spread);
+        pos[3 * v + 1] = (v & 1) ? 0.0f : -0.0f;
+        pos[3 * v + 2] = 1.0f;
+      }
+      ms[m].positions = pos;
+    }
   }
   sk_skf_encode_desc d = {0};
   d.size = sizeof d;
@@ -103,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     dd.vertex_capacity = nv;
     dd.indices = ms[m].indices;
     dd.index_count = ms[m].index_count;
+    dd.positions = ms[m].positions;
     if (sk_skf_decode(buf, n, &dd, &err)) {
       fprintf(stderr, "decode failed: %s\n", err.message);
       abort();
@@ -127,6 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t m = 0; m < mesh_count; ++m) {
     sk_skin_destroy((sk_skin*)ms[m].skin);
     free((void*)ms[m].indices);
+    free((void*)ms[m].positions);
   }
   sk_skeleton_destroy(skel);
   return 0;

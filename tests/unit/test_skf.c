@@ -3,6 +3,7 @@
  * library decoder, quantization error, and every corpus file when SKINKIT_ASSETS is set. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,7 @@ static double check_mesh(const unsigned char* file, size_t size, uint32_t m, con
   d.weight_type = SK_TYPE_U16;
   d.indices = src->indices;
   d.index_count = src->index_count;
+  d.positions = src->positions;
   d.joints = jo;
   d.weights = we;
   d.vertex_capacity = nv;
@@ -303,6 +305,225 @@ START_TEST(runtime_decoder_matches_library) {
   }
   free(file);
   sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* A skin where about a third of the vertices sit at the position of an earlier one (seam and corner copies): most
+ * take that vertex's entries, some keep their own (the encoder must list them as exceptions), and a few differ
+ * from their twin only by the sign of a zero coordinate (bit-different: not a copy). Returns positions. */
+static float* make_welded(skt_rng* r, size_t nv, uint32_t nj, uint32_t k, sk_skin** io_skin, size_t* out_copies) {
+  sk_skin* base = make_skin(r, nv, nj, k);
+  float* pos = malloc(nv * 3 * sizeof *pos + 1);
+  uint32_t* src = malloc(nv * sizeof *src + 1);
+  uint32_t* off = malloc((nv + 1) * sizeof *off);
+  uint32_t* jo = malloc(nv * 64 * sizeof *jo + 1);
+  float* we = malloc(nv * 64 * sizeof *we + 1);
+  uint32_t e = 0;
+  off[0] = 0;
+  for (size_t v = 0; v < nv; ++v) {
+    uint32_t kind = skt_rand_u32(r) % 12;
+    src[v] = (uint32_t)v;
+    pos[3 * v] = (float)(skt_rand_u32(r) % 1000) * 0.01f;
+    pos[3 * v + 1] = v % 5 == 0 ? 0.0f : (float)(skt_rand_u32(r) % 1000) * 0.01f;
+    pos[3 * v + 2] = (float)v;
+    if (v > 0 && kind < 5) { /* a copy of a recent vertex: its position, mostly its influences */
+      size_t u = v - 1 - skt_rand_u32(r) % (v < 8 ? v : 8);
+      memcpy(pos + 3 * v, pos + 3 * u, 12);
+      if (kind < 4) src[v] = src[u];
+      if (kind == 0 && pos[3 * v + 1] == 0.0f) pos[3 * v + 1] = -0.0f; /* bit-different: no copy */
+    }
+    uint32_t cj[64];
+    float cw[64];
+    size_t cnt = sk_skin_get_vertex(base, src[v], cj, cw, 64);
+    for (size_t i = 0; i < cnt; ++i) {
+      jo[e] = cj[i];
+      we[e++] = cw[i];
+    }
+    off[v + 1] = e;
+  }
+  sk_skin* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(nv, nj, &s, &err), SK_OK);
+  ck_assert_int_eq(sk_skin_set_csr(s, off, jo, we, &err), SK_OK);
+  /* the expected copy count, by brute force: the lowest vertex at the same bits, same canonical influences */
+  size_t copies = 0;
+  uint32_t total = 255;
+  for (size_t v = 0; v < nv; ++v) {
+    size_t u = 0;
+    while (u < v && memcmp(pos + 3 * u, pos + 3 * v, 12)) ++u;
+    if (u == v) continue;
+    uint32_t aj[8], aw[8], bj[8], bw[8], xj[64], yj[64];
+    float xw[64], yw[64];
+    size_t xn = sk_skin_get_vertex(s, v, xj, xw, 64), yn = sk_skin_get_vertex(s, u, yj, yw, 64);
+    size_t na = skio_skf_quantize_vertex(xj, xw, xn, k, total, aj, aw);
+    size_t nb = skio_skf_quantize_vertex(yj, yw, yn, k, total, bj, bw);
+    copies += na == nb && !memcmp(aj, bj, na * 4) && !memcmp(aw, bw, na * 4);
+  }
+  *out_copies = copies;
+  *io_skin = s;
+  sk_skin_destroy(base);
+  free(src);
+  free(off);
+  free(jo);
+  free(we);
+  return pos;
+}
+
+/* Position weld (order 2): copies are not stored, exceptions are, decoding needs the positions and refuses others. */
+START_TEST(weld_round_trip) {
+  skt_rng r = {2024u + (uint64_t)_i};
+  const uint32_t nj = _i ? 300 : 30, k = _i ? 8 : 4, bits = _i ? 16 : 8;
+  sk_skeleton* skel = make_skeleton(nj);
+  enum { NV = 1500 };
+  sk_skf_mesh m[2];
+  memset(m, 0, sizeof m);
+  size_t copies[2];
+  m[0].positions = make_welded(&r, NV, nj, k, (sk_skin**)&m[0].skin, &copies[0]);
+  m[0].index_count = 3 * NV;
+  m[0].indices = make_triangles(&r, NV, NV);
+  m[1].positions = make_welded(&r, NV / 3, nj, k, (sk_skin**)&m[1].skin, &copies[1]); /* no triangles */
+  ck_assert_uint_gt(copies[0], NV / 5);
+  size_t size, plain_size;
+  unsigned char* f = encode(skel, m, 2, bits, k, &size);
+  sk_error err;
+  for (uint32_t i = 0; i < 2; ++i) {
+    sk_skf_mesh_info mi = {0};
+    mi.size = sizeof mi;
+    ck_assert_int_eq(sk_skf_get_mesh_info(f, size, i, &mi, &err), SK_OK);
+    ck_assert_uint_eq(mi.order, SKF_ORDER_WELDED);
+    ck_assert_uint_eq(mi.index_count, i ? 0 : 3 * NV);
+    ck_assert_uint_eq(mi.coded_count, sk_skin_vertex_count(m[i].skin) - copies[i]);
+    ck_assert_uint_lt(mi.distinct_positions, mi.coded_count); /* exceptions and -0.0 twins exist */
+    check_mesh(f, size, i, &m[i], bits, k);
+  }
+  /* the same meshes without the weld: bigger, and decodable without positions */
+  sk_skf_encode_desc ed = {0};
+  ed.size = sizeof ed;
+  ed.weight_bits = bits;
+  ed.max_influences = k;
+  ed.flags = SK_SKF_NO_WELD;
+  ed.skeleton = skel;
+  ed.meshes = m;
+  ed.mesh_count = 2;
+  size_t bound = sk_skf_encode_bound(&ed);
+  unsigned char* plain = malloc(bound);
+  ck_assert_int_eq(sk_skf_encode(&ed, plain, bound, &plain_size, &err), SK_OK);
+  ck_assert_uint_gt(plain_size, size);
+  sk_skf_mesh no_pos[2];
+  memcpy(no_pos, m, sizeof m);
+  no_pos[0].positions = no_pos[1].positions = NULL;
+  for (uint32_t i = 0; i < 2; ++i) check_mesh(plain, plain_size, i, &no_pos[i], bits, k);
+
+  /* decoding a welded mesh: without positions, with other positions, with an ABI 1.1 desc (no positions field) */
+  uint16_t* jo = malloc(NV * 8 * 2);
+  uint16_t* we = malloc(NV * 8 * 2);
+  sk_skf_decode_desc d = {0};
+  d.size = sizeof d;
+  d.influences = 8;
+  d.joint_type = SK_TYPE_U16;
+  d.weight_type = SK_TYPE_U16;
+  d.joints = jo;
+  d.weights = we;
+  d.vertex_capacity = NV;
+  d.indices = m[0].indices;
+  d.index_count = m[0].index_count;
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err.message, "positions") != NULL, "%s", err.message);
+  float* moved = malloc(NV * 3 * sizeof *moved);
+  /* c: a copy (an earlier vertex has its bits); w: a vertex alone at its position */
+  size_t c = 1, w = 0;
+  for (;; ++c) {
+    size_t u = 0;
+    while (u < c && memcmp(m[0].positions + 3 * u, m[0].positions + 3 * c, 12)) ++u;
+    if (u < c) break;
+  }
+  for (;; ++w) {
+    size_t u = 0;
+    while (u < NV && (u == w || memcmp(m[0].positions + 3 * u, m[0].positions + 3 * w, 12))) ++u;
+    if (u == NV) break;
+  }
+  memcpy(moved, m[0].positions, NV * 3 * sizeof *moved);
+  moved[3 * c + 2] = -12345.0f; /* the copy moves away: one more distinct point */
+  d.positions = moved;
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err.message, "not its positions") != NULL, "%s", err.message);
+  memcpy(moved, m[0].positions, NV * 3 * sizeof *moved);
+  memcpy(moved + 3 * c, m[0].positions + 3 * w, 12); /* c and w swap: same distinct count, another weld map */
+  memcpy(moved + 3 * w, m[0].positions + 3 * c, 12);
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_ERR_INVALID_ARGUMENT);
+  d.positions = m[0].positions;
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_OK);
+  d.size = (uint32_t)offsetof(sk_skf_decode_desc, positions);
+  ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sk_skf_decode(plain, plain_size, &d, &err), SK_OK);
+  sk_skf_mesh_info old = {0};
+  old.size = (uint32_t)offsetof(sk_skf_mesh_info, coded_count);
+  ck_assert_int_eq(sk_skf_get_mesh_info(f, size, 0, &old, &err), SK_OK);
+  ck_assert_uint_eq(old.order, SKF_ORDER_WELDED);
+  ck_assert_uint_eq(old.coded_count, 0); /* past the 1.1 size: not written */
+
+  /* the runtime decoder, u8 x 8 output, all meshes at once, equals the library */
+  if (bits == 8) {
+    skf_mesh_output outs[2];
+    unsigned char* rj[2];
+    unsigned char* rw[2];
+    memset(outs, 0, sizeof outs);
+    for (int i = 0; i < 2; ++i) {
+      size_t n = sk_skin_vertex_count(m[i].skin);
+      rj[i] = malloc(n * 8);
+      rw[i] = malloc(n * 8);
+      outs[i].joints = rj[i];
+      outs[i].weights = rw[i];
+      outs[i].vertex_capacity = n;
+      outs[i].influences = 8;
+      outs[i].joint_bytes = 1;
+      outs[i].weight_bytes = 1;
+      outs[i].indices = m[i].indices;
+      outs[i].index_count = m[i].index_count;
+      outs[i].positions = m[i].positions;
+    }
+    skf_error fe;
+    ck_assert_int_eq(skf_decode_all(f, size, outs, &fe), SKF_OK);
+    d.size = sizeof d;
+    d.positions = m[0].positions;
+    ck_assert_int_eq(sk_skf_decode(f, size, &d, &err), SK_OK);
+    for (size_t x = 0; x < NV * 8; ++x) {
+      ck_assert_uint_eq(rj[0][x], jo[x]);
+      ck_assert_uint_eq(rw[0][x] * 257u, we[x]);
+    }
+    for (int i = 0; i < 2; ++i) {
+      free(rj[i]);
+      free(rw[i]);
+    }
+  }
+  free(moved);
+  free(jo);
+  free(we);
+  free(plain);
+  free(f);
+  for (int i = 0; i < 2; ++i) {
+    sk_skin_destroy((sk_skin*)m[i].skin);
+    free((void*)m[i].positions);
+    free((void*)m[i].indices);
+  }
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* The weld helper itself: lowest index per bit pattern, -0.0 apart from 0.0, NaN payloads compared as bits. */
+START_TEST(weld_positions_rule) {
+  const float nan = NAN;
+  float p[7][3] = {{1, 2, 3}, {0, 0, 0}, {1, 2, 3}, {-0.0f, 0, 0}, {nan, 1, 1}, {nan, 1, 1}, {0, 0, 0}};
+  uint32_t first[7], scratch[64];
+  ck_assert_uint_le(skf_weld_scratch_count(7), 64);
+  uint32_t check = 1;
+  ck_assert_uint_eq(skf_weld_positions(&p[0][0], 7, first, scratch, &check), 4);
+  ck_assert_uint_eq(check, ((0u ^ 2u * 0x9E3779B1u) * 0x85EBCA77u) + ((4u ^ 5u * 0x9E3779B1u) * 0x85EBCA77u) +
+                               ((1u ^ 6u * 0x9E3779B1u) * 0x85EBCA77u));
+  static const uint32_t want[7] = {0, 1, 0, 3, 4, 4, 1};
+  for (int i = 0; i < 7; ++i) ck_assert_uint_eq(first[i], want[i]);
+  ck_assert_uint_eq(skf_weld_positions(NULL, 0, first, scratch, &check), 0);
+  ck_assert_uint_eq(check, 0);
 }
 END_TEST
 
@@ -796,6 +1017,11 @@ START_TEST(corpus_round_trip) {
       mi.size = sizeof mi;
       ck_assert_int_eq(sk_skf_get_mesh_info(f, size, m, &mi, &err), SK_OK);
       ck_assert_uint_eq(mi.position_hash, sk_skf_position_hash(ms[m].positions, sk_skin_vertex_count(ms[m].skin)));
+      /* a corner-split Collada mesh (every triangle has its own vertices) is welded to far fewer stored vertices */
+      if (strstr(rel, ".dae")) {
+        ck_assert_uint_eq(mi.order, SKF_ORDER_WELDED);
+        ck_assert_uint_lt(mi.coded_count * 4, mi.vertex_count);
+      }
     }
     ck_assert(max_err < 1.0);
     free(f);
@@ -815,6 +1041,8 @@ static Suite* skf_suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_loop_test(t, round_trip_generated, 0, 2);
   tcase_add_test(t, runtime_decoder_matches_library);
+  tcase_add_loop_test(t, weld_round_trip, 0, 2);
+  tcase_add_test(t, weld_positions_rule);
   tcase_add_test(t, header_errors);
   tcase_add_test(t, decode_argument_errors);
   tcase_add_test(t, crafted_streams);
