@@ -294,7 +294,8 @@ int cli_unpack(int argc, char** argv) {
     }
     if (needs && (found = find_model_beside(in)) != NULL) {
       model = found;
-      fprintf(stderr, "skinkit unpack: index buffers from %s (found beside %s; --indices-from overrides)\n", model, in);
+      fprintf(stderr, "skinkit unpack: index buffers and positions from %s (found beside %s; --indices-from "
+              "overrides)\n", model, in);
     }
   }
   if (model && sk_scene_load(model, NULL, &sc, &err)) {
