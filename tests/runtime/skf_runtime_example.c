@@ -4,7 +4,9 @@
  * usage: skf_runtime_example FILE.skf [REFERENCE.bin]
  * Decodes every mesh to JOINTS_0/WEIGHTS_0 (u8 joints when <= 256 joints else u16, u8 weights, 4 or 8 slots)
  * and the inverse bind matrices; checks weight sums; with a reference (written by skf_runtime_gen from the
- * library decoder) compares byte for byte. Exit 0 on success. */
+ * library decoder) compares byte for byte. Meshes coded in triangle order or welded by position need the
+ * engine's own geometry: it is read from FILE.skf.geo (written by skf_runtime_gen) when present. Exit 0 on
+ * success. */
 #define SKF_DECODER_IMPLEMENTATION
 #include "skf_decoder.h"
 
@@ -39,6 +41,11 @@ int main(int argc, char** argv) {
   float* inverse_binds;
   uint32_t m;
   int failed = 0;
+  unsigned char* geo = NULL;
+  size_t geo_size = 0, geo_pos = 0, index_count;
+  float* positions;
+  uint32_t* indices;
+  char geo_path[4096];
   if (argc < 2) {
     fprintf(stderr, "usage: %s FILE.skf [REFERENCE.bin]\n", argv[0]);
     return 2;
@@ -49,6 +56,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (argc > 2) ref = read_file(argv[2], &ref_size);
+  if (strlen(argv[1]) + 5 <= sizeof geo_path) {
+    sprintf(geo_path, "%s.geo", argv[1]);
+    geo = read_file(geo_path, &geo_size);
+  }
   if (skf_peek(data, size, &info, &err) != SKF_OK) {
     fprintf(stderr, "%s: %s\n", argv[1], err.message);
     return 1;
@@ -78,17 +89,44 @@ int main(int argc, char** argv) {
       fprintf(stderr, "mesh %u: %s\n", m, err.message);
       return 1;
     }
-    if (mi.order != SKF_ORDER_FILE) {
-      fprintf(stderr, "mesh %u needs its index buffer (this example has none)\n", m);
+    vc = (size_t)mi.vertex_count;
+    /* the engine's geometry of this mesh (what it renders with): rest positions and the triangle list */
+    positions = NULL;
+    indices = NULL;
+    index_count = 0;
+    if (geo) {
+      uint32_t hdr[2];
+      size_t pbytes, ibytes;
+      if (geo_size - geo_pos < sizeof hdr) return 1;
+      memcpy(hdr, geo + geo_pos, sizeof hdr);
+      pbytes = 12u * (size_t)hdr[0];
+      ibytes = 4u * (size_t)hdr[1];
+      if (hdr[0] != vc || geo_size - geo_pos - sizeof hdr < pbytes + ibytes) {
+        fprintf(stderr, "mesh %u: the geometry file does not match\n", m);
+        return 1;
+      }
+      positions = (float*)malloc(pbytes + 4);
+      indices = (uint32_t*)malloc(ibytes + 4);
+      if (!positions || !indices) return 1;
+      memcpy(positions, geo + geo_pos + sizeof hdr, pbytes);
+      memcpy(indices, geo + geo_pos + sizeof hdr + pbytes, ibytes);
+      index_count = hdr[1];
+      geo_pos += sizeof hdr + pbytes + ibytes;
+    }
+    if (mi.order != SKF_ORDER_FILE && !geo) {
+      fprintf(stderr, "mesh %u needs its %s (no geometry file)\n", m,
+              mi.order == SKF_ORDER_WELDED ? "rest positions" : "index buffer");
       return 1;
     }
-    vc = (size_t)mi.vertex_count;
     slots = mi.max_influences > 4 ? 8u : 4u;
     memset(&out, 0, sizeof out);
     out.influences = slots;
     out.joint_bytes = info.joint_count > 256 ? 2u : 1u;
     out.weight_bytes = 1;
     out.vertex_capacity = vc;
+    out.indices = indices;
+    out.index_count = index_count;
+    out.positions = positions;
     jbytes = vc * slots * out.joint_bytes;
     out.joints = malloc(jbytes + 1);
     out.weights = malloc(vc * slots + 1);
@@ -114,15 +152,19 @@ int main(int argc, char** argv) {
       }
       ref_pos += jbytes + vc * slots;
     }
-    printf("mesh %u: %lu vertices, %u slots, OK\n", m, (unsigned long)vc, slots);
+    printf("mesh %u: %lu vertices, %u slots, %s order, OK\n", m, (unsigned long)vc, slots,
+           mi.order == SKF_ORDER_WELDED ? "welded" : mi.order == SKF_ORDER_INDEX_BUFFER ? "triangle" : "file");
     free(out.joints);
     free(out.weights);
+    free(positions);
+    free(indices);
   }
   if (ref && ref_pos != ref_size) {
     fprintf(stderr, "reference has %lu extra bytes\n", (unsigned long)(ref_size - ref_pos));
     failed = 1;
   }
   free(inverse_binds);
+  free(geo);
   free(ref);
   free(data);
   puts(failed ? "FAILED" : "all meshes decoded");
