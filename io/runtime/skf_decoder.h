@@ -16,15 +16,18 @@
  *     skf_mesh_output out = {0};
  *     out.joints = joints;  out.weights = weights;  out.vertex_capacity = mi.vertex_count;
  *     out.influences = 4;   out.joint_bytes = 1;     out.weight_bytes = 1;
- *     out.indices = indices; out.index_count = index_count;   // only if mi.order == SKF_ORDER_INDEX_BUFFER
+ *     out.indices = indices; out.index_count = index_count;   // if mi.order != SKF_ORDER_FILE and mi.index_count
+ *     out.positions = positions;                               // if mi.order == SKF_ORDER_WELDED (3 floats/vertex)
  *     skf_decode_mesh(data, size, 0, &out, NULL);
  *
  * Slots of a vertex hold its joints in ascending joint order; unused slots are joint 0, weight 0. u8 weights
  * of a vertex sum to exactly 255, u16 weights to exactly 65535 (a file with 8-bit weights decoded to u16 gives
  * w * 257, still exact). A vertex without influences is all zeros.
  *
- * Format version 2.0 (docs/skf.md). Each mesh decodes on its own: a mesh coded in triangle order needs only its
- * own index buffer (the decoder walks it and predicts weights from the triangle corners it already decoded).
+ * Format version 3.0 (docs/skf.md). Each mesh decodes on its own: a mesh coded in triangle order needs only its
+ * own index buffer (the decoder walks it and predicts weights from the triangle corners it already decoded); a
+ * welded mesh also needs its rest positions (a vertex at the bit-identical position of a lower one with the same
+ * influences was not stored: the decoder finds it again and copies). Both are what an engine renders with.
  *
  * Safe on untrusted input: every read is bounds-checked, both CRC-32s are verified before any chunk is inflated,
  * and no allocation is made before the sizes behind it were checked against the file and the caller's buffers.
