@@ -434,7 +434,8 @@ static int weld_mesh(const skio_skf_mesh* mesh, uint32_t k, uint32_t total, uint
                      size_t* out_copies, uint32_t* out_check) {
   const skc_skin* s = mesh->skin;
   size_t vc = s->vertex_count, copies = 0;
-  uint32_t* table = malloc(skf_weld_scratch_count(vc) * sizeof *table);
+  size_t tn = skf_weld_scratch_count(vc);
+  uint32_t* table = tn ? malloc(tn * sizeof *table) : NULL;
   if (!table) return 0;
   *out_distinct = skf_weld_positions(mesh->positions, vc, first, table, out_check);
   free(table);
@@ -710,7 +711,8 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
         }
         wix = nw;
         uint32_t* raw_first = malloc(vc * sizeof *raw_first);
-        uint32_t* table = raw_first ? malloc(skf_weld_scratch_count(vc) * sizeof *table) : NULL;
+        size_t tn = skf_weld_scratch_count(vc);
+        uint32_t* table = raw_first && tn ? malloc(tn * sizeof *table) : NULL;
         if (!table) {
           free(raw_first);
           rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);

@@ -153,7 +153,8 @@ SKF_API const char* skf_result_string(int code);
 SKF_API uint32_t skf_hash_positions(const float* positions, size_t vertex_count);
 SKF_API uint32_t skf_hash_u32(const uint32_t* values, size_t count);
 /* Position weld of SKF_ORDER_WELDED: out_first[v] = the lowest vertex index whose 3 floats are bit-identical to v's
- * (v itself if none is lower). scratch: skf_weld_scratch_count(vertex_count) uint32 values. Returns the number of
+ * (v itself if none is lower). scratch: skf_weld_scratch_count(vertex_count) uint32 values (0: too many vertices
+ * for this address space; then don't call it). Returns the number of
  * distinct positions (vertices with out_first[v] == v); out_check (may be NULL) receives the sum over the other
  * vertices of (out_first[v] ^ (v * 0x9E3779B1)) * 0x85EBCA77, modulo 2^32. */
 SKF_API size_t skf_weld_scratch_count(size_t vertex_count);
@@ -287,7 +288,8 @@ SKF_API skf_result skf_traversal_order(const uint32_t* indices, size_t index_cou
 
 SKF_API size_t skf_weld_scratch_count(size_t vertex_count) {
   size_t n = 16;
-  while (n < 2 * vertex_count) n *= 2; /* load factor <= 1/2 */
+  if (vertex_count > ((size_t)-1) / 16u) return 0; /* the table could not be allocated */
+  while (n < 2 * vertex_count) n *= 2;            /* load factor <= 1/2 */
   return n;
 }
 
@@ -857,7 +859,8 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
   }
   if (welded && vc) {
     /* copies: vertices at the position of a lower one, except those the weld stream lists (coded anyway) */
-    uint32_t* table = (uint32_t*)SKF_MALLOC(skf_weld_scratch_count(vc) * sizeof *table);
+    size_t tn = skf_weld_scratch_count(vc);
+    uint32_t* table = tn ? (uint32_t*)SKF_MALLOC(tn * sizeof *table) : NULL;
     size_t distinct, x, prev = 0, n_exc = coded - mi->distinct_positions;
     uint32_t check = 0;
     if (!table) goto nomem;
