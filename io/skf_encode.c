@@ -429,11 +429,13 @@ static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, si
 }
 
 /* Position weld of a mesh (SKF_ORDER_WELDED): first[v] = lowest vertex at v's position; a vertex is a copy when
- * that is another vertex with the same canonical influences (exceptions are coded). Returns 0 on no memory. */
+ * that is another vertex with the same canonical influences. The others at a shared position are exceptions:
+ * first[v] = v (coded like a first vertex), and when wld is given they are appended to it as the weld stream
+ * (LEB128 gaps). Returns 0 on no memory. */
 static int weld_mesh(const skio_skf_mesh* mesh, uint32_t k, uint32_t total, uint32_t* first, size_t* out_distinct,
-                     size_t* out_copies, uint32_t* out_check) {
+                     size_t* out_copies, uint32_t* out_check, skf_buf* wld) {
   const skc_skin* s = mesh->skin;
-  size_t vc = s->vertex_count, copies = 0;
+  size_t vc = s->vertex_count, copies = 0, prev = 0, nexc = 0;
   size_t tn = skf_weld_scratch_count(vc);
   uint32_t* table = tn ? malloc(tn * sizeof *table) : NULL;
   if (!table) return 0;
@@ -443,8 +445,14 @@ static int weld_mesh(const skio_skf_mesh* mesh, uint32_t k, uint32_t total, uint
     if (first[v] == v) continue;
     uint32_t aj[SKF_MAX_INFLUENCES], aw[SKF_MAX_INFLUENCES], bj[SKF_MAX_INFLUENCES], bw[SKF_MAX_INFLUENCES];
     uint32_t na = quantize_at(s, v, k, total, aj, aw), nb = quantize_at(s, first[v], k, total, bj, bw);
-    if (na == nb && !memcmp(aj, bj, na * sizeof *aj) && !memcmp(aw, bw, na * sizeof *aw)) ++copies;
-    else first[v] = (uint32_t)v; /* an exception: coded like a first vertex */
+    if (na == nb && !memcmp(aj, bj, na * sizeof *aj) && !memcmp(aw, bw, na * sizeof *aw)) {
+      ++copies;
+      continue;
+    }
+    first[v] = (uint32_t)v; /* an exception: coded like a first vertex */
+    if (wld) buf_varint(wld, (uint32_t)(nexc ? v - prev - 1u : v));
+    prev = v;
+    ++nexc;
   }
   *out_copies = copies;
   return 1;
@@ -608,7 +616,7 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
         goto done;
       }
       first = nf;
-      if (!weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check)) {
+      if (!weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check, NULL)) {
         rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
         goto done;
       }
@@ -699,34 +707,16 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
       if (welded) {
         /* copies are not coded; exceptions (a lower vertex at the same position has other influences) are listed
          * in the weld stream, and the index buffer refers to the vertex each copy copies */
-        size_t distinct, copies, prev = 0, nexc = 0;
+        size_t distinct, copies;
         uint32_t* nw = realloc(wix, (ic ? ic : 1) * sizeof *wix);
         uint32_t* nf = nw ? realloc(first, vc * sizeof *first) : NULL;
         if (nw) wix = nw;
         if (nf) first = nf;
         uint32_t check;
-        if (!nw || !nf || !weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check)) {
+        if (!nw || !nf || !weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check, &e->wld)) {
           rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
           goto done;
         }
-        wix = nw;
-        uint32_t* raw_first = malloc(vc * sizeof *raw_first);
-        size_t tn = skf_weld_scratch_count(vc);
-        uint32_t* table = raw_first && tn ? malloc(tn * sizeof *table) : NULL;
-        if (!table) {
-          free(raw_first);
-          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
-          goto done;
-        }
-        skf_weld_positions(meshes[m].positions, vc, raw_first, table, NULL);
-        free(table);
-        for (size_t v = 0; v < vc; ++v)
-          if (raw_first[v] != v && first[v] == v) {
-            buf_varint(&e->wld, (uint32_t)(nexc ? v - prev - 1u : v));
-            prev = v;
-            ++nexc;
-          }
-        free(raw_first);
         for (size_t i = 0; i < ic; ++i) wix[i] = first[ix[i]];
         for (size_t v = 0; v < vc; ++v)
           if (first[v] != v) pos[v] = 0; /* never coded, never a corner (the welded index buffer has no copies) */
