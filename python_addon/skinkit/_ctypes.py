@@ -13,13 +13,15 @@ Layout of this module:
 """
 
 import ctypes
+import operator
 import os
 import sys
 import threading
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_float, c_int32, c_size_t,
                     c_uint32, c_uint64, c_void_p, sizeof)
 
-__all__ = ["ABI_MAJOR", "SkinkitError", "Library", "load_library", "find_library", "candidate_paths",
+__all__ = ["ABI_MAJOR", "SkinkitError", "ArgumentRangeError", "check_value", "int_limits", "Library", "load_library",
+           "find_library", "candidate_paths",
            "new", "FUNCTIONS", "STRUCTS", "CONSTANTS"]
 
 # ABI major this binding was written for; a library reporting another sk_abi_major() is refused.
@@ -154,12 +156,68 @@ class SkinkitError(Exception):
         return "%s (%s)" % (self.message, self.name)
 
 
+class ArgumentRangeError(SkinkitError, ValueError):
+    """A count, index or string that does not fit its C parameter or struct field (a uint32 count of 2**32 + 5
+    would reach the library as 5, a path with a NUL byte would be cut at it): raised before any native call.
+    Both a SkinkitError (SK_ERR_INVALID_ARGUMENT) and a ValueError."""
+
+    def __init__(self, message):
+        SkinkitError.__init__(self, SK_ERR_INVALID_ARGUMENT, message)
+
+
+_INT_CODES = "bBhHiIlLqQ"  # ctypes integer type codes (c_size_t is c_ulong or c_ulonglong)
+
+
+def int_limits(ctype):
+    """(min, max) of a ctypes integer type, or None for any other type."""
+    code = getattr(ctype, "_type_", None)
+    if not isinstance(code, str) or code not in _INT_CODES:
+        return None
+    bits = 8 * sizeof(ctype)
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if code.islower() else (0, (1 << bits) - 1)
+
+
+def check_value(ctype, value, what):
+    """Raises ArgumentRangeError when value cannot reach C as ctype unchanged: an integer outside the type's
+    range, or bytes with a NUL for a char*. Anything else is left to ctypes (which rejects wrong types)."""
+    limits = int_limits(ctype)
+    if limits is not None:
+        if isinstance(value, bool) or value is None:
+            return
+        try:
+            i = operator.index(value)
+        except TypeError:
+            return
+        if not limits[0] <= i <= limits[1]:
+            raise ArgumentRangeError("%s: %d is outside the range of its C type (%d..%d)" % (what, i, *limits))
+    elif ctype is c_char_p and isinstance(value, (bytes, bytearray)) and b"\0" in value:
+        raise ArgumentRangeError("%s: contains a NUL byte (C strings end at the first one)" % what)
+
+
+class _Struct(Structure):
+    """Base of the struct mirrors: integer and char* fields are range-checked on assignment (check_value)."""
+
+    def __setattr__(self, name, value):
+        ctype = type(self)._field_types().get(name)
+        if ctype is not None:
+            check_value(ctype, value, "%s.%s" % (type(self).__name__, name))
+        super().__setattr__(name, value)
+
+    @classmethod
+    def _field_types(cls):
+        types = cls.__dict__.get("_checked_fields")
+        if types is None:
+            types = {f[0]: f[1] for f in cls._fields_ if int_limits(f[1]) is not None or f[1] is c_char_p}
+            cls._checked_fields = types
+        return types
+
+
 # ------------------------------------------------------------------------------------------- structs
-class SkError(Structure):
+class SkError(_Struct):
     _fields_ = [("code", c_int32), ("message", c_char * SK_ERROR_MESSAGE_SIZE)]
 
 
-class SkSkeletonDesc(Structure):
+class SkSkeletonDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("joint_count", c_uint32),
@@ -171,7 +229,7 @@ class SkSkeletonDesc(Structure):
     ]
 
 
-class SkPackedDesc(Structure):
+class SkPackedDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("influences", c_uint32),
@@ -184,7 +242,7 @@ class SkPackedDesc(Structure):
     ]
 
 
-class SkSkinReport(Structure):
+class SkSkinReport(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("max_influences", c_uint32),
@@ -206,7 +264,7 @@ class SkSkinReport(Structure):
     ]
 
 
-class SkValidateOptions(Structure):
+class SkValidateOptions(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("max_influences", c_uint32),
@@ -215,7 +273,7 @@ class SkValidateOptions(Structure):
     ]
 
 
-class SkDeformJob(Structure):
+class SkDeformJob(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("method", c_uint32),
@@ -252,7 +310,7 @@ class SkDeformJob(Structure):
     ]
 
 
-class SkCylinderDesc(Structure):
+class SkCylinderDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("segments", c_uint32),
@@ -265,7 +323,7 @@ class SkCylinderDesc(Structure):
     ]
 
 
-class SkLoadOptions(Structure):
+class SkLoadOptions(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("join_vertices", c_uint32),
@@ -276,7 +334,7 @@ class SkLoadOptions(Structure):
     ]
 
 
-class SkSaveOptions(Structure):
+class SkSaveOptions(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("overwrite", c_uint32),
@@ -288,7 +346,7 @@ class SkSaveOptions(Structure):
     ]
 
 
-class SkMeshReport(Structure):
+class SkMeshReport(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("skinned", c_uint32),
@@ -302,7 +360,7 @@ class SkMeshReport(Structure):
     ]
 
 
-class SkMeshDesc(Structure):
+class SkMeshDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("reserved", c_uint32),
@@ -319,7 +377,7 @@ class SkMeshDesc(Structure):
     ]
 
 
-class SkWeightScope(Structure):
+class SkWeightScope(_Struct):
     _fields_ = [
         ("vertex_mask", c_void_p),
         ("vertex_mask_count", c_size_t),
@@ -328,7 +386,7 @@ class SkWeightScope(Structure):
     ]
 
 
-class SkWeightsReport(Structure):
+class SkWeightsReport(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("reserved", c_uint32),
@@ -347,7 +405,7 @@ class SkWeightsReport(Structure):
     ]
 
 
-class SkNormalizeDesc(Structure):
+class SkNormalizeDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("flags", c_uint32),
@@ -357,7 +415,7 @@ class SkNormalizeDesc(Structure):
     ]
 
 
-class SkLimitDesc(Structure):
+class SkLimitDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("max_influences", c_uint32),
@@ -367,7 +425,7 @@ class SkLimitDesc(Structure):
     ]
 
 
-class SkPruneDesc(Structure):
+class SkPruneDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("flags", c_uint32),
@@ -377,7 +435,7 @@ class SkPruneDesc(Structure):
     ]
 
 
-class SkQuantizeDesc(Structure):
+class SkQuantizeDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("bits", c_uint32),
@@ -387,7 +445,7 @@ class SkQuantizeDesc(Structure):
     ]
 
 
-class SkSmoothDesc(Structure):
+class SkSmoothDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("method", c_uint32),
@@ -408,7 +466,7 @@ class SkSmoothDesc(Structure):
     ]
 
 
-class SkRogueDesc(Structure):
+class SkRogueDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("flags", c_uint32),
@@ -424,7 +482,7 @@ class SkRogueDesc(Structure):
     ]
 
 
-class SkMirrorDesc(Structure):
+class SkMirrorDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("mode", c_uint32),
@@ -439,7 +497,7 @@ class SkMirrorDesc(Structure):
     ]
 
 
-class SkBrushDesc(Structure):
+class SkBrushDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("mode", c_uint32),
@@ -460,7 +518,7 @@ class SkBrushDesc(Structure):
     ]
 
 
-class SkSkfMesh(Structure):
+class SkSkfMesh(_Struct):
     _fields_ = [
         ("skin", c_void_p),
         ("positions", c_void_p),
@@ -469,7 +527,7 @@ class SkSkfMesh(Structure):
     ]
 
 
-class SkSkfEncodeDesc(Structure):
+class SkSkfEncodeDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("weight_bits", c_uint32),
@@ -482,21 +540,21 @@ class SkSkfEncodeDesc(Structure):
     ]
 
 
-class SkSkfInfo(Structure):
+class SkSkfInfo(_Struct):
     _fields_ = [("size", c_uint32)] + [(n, c_uint32) for n in (
         "major", "minor", "flags", "weight_bits", "joint_bits", "joint_count", "mesh_count", "max_influences",
         "chunk_count", "group_count", "header_crc", "payload_crc", "reserved")] + [(n, c_uint64) for n in (
             "vertex_count", "header_size", "payload_size", "file_size", "names_size")]
 
 
-class SkSkfMeshInfo(Structure):
+class SkSkfMeshInfo(_Struct):
     _fields_ = [("size", c_uint32)] + [(n, c_uint32) for n in (
         "max_influences", "order", "has_position_hash", "position_hash", "index_hash", "group", "reserved")] + [
             ("vertex_count", c_uint64), ("index_count", c_uint64), ("coded_count", c_uint32),
             ("distinct_positions", c_uint32)]
 
 
-class SkSkfDecodeDesc(Structure):
+class SkSkfDecodeDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("mesh", c_uint32),
@@ -513,7 +571,7 @@ class SkSkfDecodeDesc(Structure):
     ]
 
 
-class SkSkfChunk(Structure):
+class SkSkfChunk(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("tag", c_char * 8),
@@ -523,7 +581,7 @@ class SkSkfChunk(Structure):
     ]
 
 
-class SkBindDesc(Structure):
+class SkBindDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("method", c_uint32),
@@ -552,7 +610,7 @@ class SkBindDesc(Structure):
     ]
 
 
-class SkBindReport(Structure):
+class SkBindReport(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("method_used", c_uint32),
@@ -565,7 +623,7 @@ class SkBindReport(Structure):
     ]
 
 
-class SkBoneLinksDesc(Structure):
+class SkBoneLinksDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("links", c_uint32),
@@ -582,7 +640,7 @@ class SkBoneLinksDesc(Structure):
     ]
 
 
-class SkTransferDesc(Structure):
+class SkTransferDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("flags", c_uint32),
@@ -611,7 +669,7 @@ class SkTransferDesc(Structure):
     ]
 
 
-class SkTransferReport(Structure):
+class SkTransferReport(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("reserved", c_uint32),
@@ -628,7 +686,7 @@ class SkTransferReport(Structure):
     ]
 
 
-class SkDirectDesc(Structure):
+class SkDirectDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("pose_count", c_uint32),
@@ -642,7 +700,7 @@ class SkDirectDesc(Structure):
     ]
 
 
-class SkDirectReport(Structure):
+class SkDirectReport(_Struct):
     _fields_ = [
         ("size", c_uint32),
         ("candidates_used", c_uint32),
@@ -899,17 +957,44 @@ class _Missing:
                            % (self.name, self.path))
 
 
-class _Checked:
-    """Calls a function returning sk_result; raises SkinkitError on a non-zero code."""
+def _checked_args(argtypes):
+    """(position, ctype) of the arguments check_value looks at: integers and char*."""
+    return tuple((i, t) for i, t in enumerate(argtypes) if int_limits(t) is not None or t is c_char_p)
 
-    __slots__ = ("name", "fn", "nargs", "takes_err", "lib")
+
+def _check_args(name, checks, args):
+    for i, t in checks:
+        if i < len(args):
+            check_value(t, args[i], "%s argument %d" % (name, i + 1))
+
+
+class _Guarded:
+    """Calls a function that returns a value (not sk_result) after checking its integer and char* arguments."""
+
+    __slots__ = ("name", "fn", "checks")
+
+    def __init__(self, name, fn, checks):
+        self.name, self.fn, self.checks = name, fn, checks
+
+    def __call__(self, *args):
+        _check_args(self.name, self.checks, args)
+        return self.fn(*args)
+
+
+class _Checked:
+    """Calls a function returning sk_result (integer and char* arguments checked first); raises SkinkitError on
+    a non-zero code."""
+
+    __slots__ = ("name", "fn", "nargs", "takes_err", "lib", "checks")
 
     def __init__(self, lib, name, fn, argtypes):
         self.lib, self.name, self.fn = lib, name, fn
         self.nargs = len(argtypes)
         self.takes_err = bool(argtypes) and argtypes[-1] is ERR
+        self.checks = _checked_args(argtypes)
 
     def __call__(self, *args):
+        _check_args(self.name, self.checks, args)
         err = None
         if self.takes_err and len(args) == self.nargs - 1:
             err = SkError()
@@ -961,7 +1046,8 @@ class Library:
             setattr(self, name, _Checked(self, name, fn, argtypes))
         else:
             fn.restype = restype
-            setattr(self, name, fn)
+            checks = _checked_args(argtypes)
+            setattr(self, name, _Guarded(name, fn, checks) if checks else fn)
 
     def has(self, name):
         return name not in self.missing and hasattr(self, name)

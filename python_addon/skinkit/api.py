@@ -11,6 +11,7 @@ Conventions (differences from the C ABI are handled here, nowhere else):
     garbage-collected.
 """
 
+import os
 from collections import namedtuple
 from ctypes import byref, c_char_p, c_uint32, c_void_p
 
@@ -61,6 +62,20 @@ def cpu_kernel():
 # ------------------------------------------------------------------------------------------- array helpers
 def _ptr(a):
     return None if a is None else a.ctypes.data
+
+
+def _text(raw):
+    """A C string from the library as str: bytes that are not UTF-8 (a joint name from a Latin-1 FBX) become
+    U+FFFD instead of raising UnicodeDecodeError. None stays None."""
+    return None if raw is None else raw.decode("utf-8", "replace")
+
+
+def _path_arg(path):
+    """A file path (str, bytes or os.PathLike) as the bytes the library opens; a NUL byte raises ValueError
+    (ArgumentRangeError) instead of opening the part before it."""
+    raw = os.fsencode(path)
+    C.check_value(c_char_p, raw, "path")
+    return raw
 
 
 def _arr(x, dtype, name, shape=None, size=None):
@@ -170,6 +185,8 @@ class Skeleton(_Handle):
             if len(names) != n:
                 raise ShapeError("names: %d names for %d parents" % (len(names), n))
             enc = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in names]
+            for i, e in enumerate(enc):
+                C.check_value(c_char_p, e, "names[%d]" % i)
             arr = (c_char_p * n)(*enc)
             keep += [enc, arr]
             desc.names = arr
@@ -193,7 +210,7 @@ class Skeleton(_Handle):
     @property
     def names(self):
         h = self.handle
-        return [self._lib.sk_skeleton_joint_name(h, i).decode("utf-8") for i in range(self.joint_count)]
+        return [_text(self._lib.sk_skeleton_joint_name(h, i)) for i in range(self.joint_count)]
 
     @property
     def parents(self):
@@ -583,7 +600,7 @@ def cylinder(segments=0, rings=0, bones=0, radius=0.0, length=0.0, blend=0.0, jo
 # ------------------------------------------------------------------------------------------- scenes (io)
 def import_extensions():
     """Extensions the importer reads, as a list like ['*.fbx', '*.gltf', ...]."""
-    return [e for e in library().sk_import_extensions().decode().split(";") if e]
+    return [e for e in _text(library().sk_import_extensions()).split(";") if e]
 
 
 def import_extension_supported(ext):
@@ -607,7 +624,7 @@ class Scene(_Handle):
                      validate_structure=int(bool(validate_structure)), isolate=int(bool(isolate)),
                      timeout_seconds=float(timeout_seconds))
         out = c_void_p()
-        lib.sk_scene_load(str(path).encode("utf-8"), byref(opts), byref(out))
+        lib.sk_scene_load(_path_arg(path), byref(opts), byref(out))
         return cls(lib, out.value)
 
     @classmethod
@@ -743,7 +760,7 @@ class Scene(_Handle):
         fmt = format.encode("utf-8") if format else None
         opts = C.new(C.SkSaveOptions, overwrite=int(bool(overwrite)), format=fmt, normalize=int(bool(normalize)),
                      max_influences=int(max_influences), prune=float(prune), as_is=int(bool(as_is)))
-        self._lib.sk_scene_save(self.handle, str(path).encode("utf-8"), byref(opts))
+        self._lib.sk_scene_save(self.handle, _path_arg(path), byref(opts))
 
     def validate(self, tolerance=1e-3, max_influences=0):
         """(list of per-mesh dicts (None for unskinned meshes), any findings)."""
@@ -949,7 +966,7 @@ def joint_mirror_name(name):
         if e.code == C.SK_ERR_NOT_FOUND:
             return None
         raise
-    return buf.value.decode("utf-8")
+    return _text(buf.value)
 
 
 # ------------------------------------------------------------------------------------------- .skf files
@@ -990,7 +1007,7 @@ def skf_encode(skeleton, meshes, weight_bits=8, max_influences=4, level=9, file_
 
 
 def _struct_dict(s):
-    return {name: (int(getattr(s, name)) if not isinstance(getattr(s, name), bytes) else getattr(s, name).decode())
+    return {name: (int(getattr(s, name)) if not isinstance(getattr(s, name), bytes) else _text(getattr(s, name)))
             for name, _t in s._fields_ if name not in ("size", "reserved")}
 
 
@@ -1023,7 +1040,7 @@ def skf_decode_skeleton(data):
     ib = np.empty(16 * j, np.float32)
     names = np.zeros(max(info["names_size"], 1), np.uint8)
     library().sk_skf_decode_skeleton(addr, n, _ptr(parents), _ptr(ib), _ptr(names), names.size)
-    return ([x.decode("utf-8") for x in names.tobytes().split(b"\0")[:j]], parents, matrices_from_c(ib, j))
+    return ([_text(x) for x in names.tobytes().split(b"\0")[:j]], parents, matrices_from_c(ib, j))
 
 
 def skf_decode(data, mesh=0, influences=4, joint_dtype=np.uint16, weight_dtype=None, indices=None, positions=None):

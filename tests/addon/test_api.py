@@ -563,6 +563,65 @@ class BindTests(unittest.TestCase):
             api.bind(c.positions, c.triangles)
 
 
+class HostileArguments(unittest.TestCase):
+    """Counts and indices that do not fit their C type, NUL bytes in paths and names, and names that are not
+    UTF-8: each gives ValueError (or a replacement character), never a silently truncated call."""
+
+    def test_counts_past_uint32_refused(self):
+        with self.assertRaises(ValueError):
+            Skin(10, 2**32 + 5)  # would otherwise make a skin over 5 joints
+        with self.assertRaises(ValueError):
+            Skin(-1, 3)
+        with self.assertRaises(ValueError):
+            Skin(2**64, 3)
+        expect_code(self, C.SK_ERR_OUT_OF_RANGE, Skin, 10, 2**16)  # fits uint32: the library's own check
+        with Skin(10, 2**16 - 1) as s:
+            self.assertEqual(s.joint_count, 2**16 - 1)
+
+    def test_index_past_uint32_refused(self):
+        with Skin(4, 3) as s:
+            with self.assertRaises(ValueError):
+                s.set_vertex(2**64 + 1, [0], [1.0])  # size_t: not vertex 1
+            expect_code(self, C.SK_ERR_OUT_OF_RANGE, s.set_vertex, 2**32 + 1, [0], [1.0])  # fits size_t
+            self.assertEqual(s.vertex(1)[0].size, 0)
+        sk = chain(2)
+        with self.assertRaises(ValueError):
+            sk._lib.sk_skeleton_joint_name(sk.handle, 2**32)
+        with self.assertRaises(ValueError):
+            sk._lib.sk_skeleton_joint_parent(sk.handle, -1)
+
+    def test_nul_in_path_and_names(self):
+        with self.assertRaises(ValueError):
+            api.Scene.load("/tmp/a\0b.glb")
+        with self.assertRaises(ValueError):
+            api.Scene.load(b"/tmp/a\0b.glb")
+        with self.assertRaises(ValueError):
+            Skeleton(["a\0b", "c"], [-1, 0])
+        sk = chain(2)
+        with self.assertRaises(ValueError):
+            sk.find("j0\0x")  # not "j0"
+        self.assertIsNone(sk.find("nope"))
+        with self.assertRaises(ValueError):
+            api.joint_mirror_name("Left\0Arm")
+
+    def test_missing_file_path_types(self):
+        for p in ("/nonexistent/x.glb", b"/nonexistent/x.glb"):
+            expect_code(self, C.SK_ERR_IO, api.Scene.load, p)
+
+    def test_non_utf8_joint_names(self):
+        raw = [b"caf\xe9", b"\xff\xfe", b"ok"]
+        sk = Skeleton(raw, [-1, 0, 1])
+        names = sk.names
+        self.assertEqual(names, ["caf\ufffd", "\ufffd\ufffd", "ok"])
+        self.assertIsNone(sk.find("caf\u00e9"))  # UTF-8 "café" is not the Latin-1 bytes
+        with Skin(1, 3) as skin:
+            skin.set_vertex(0, [0], [1.0])
+            data = api.skf_encode(sk, [skin])
+        got, parents, _ib = api.skf_decode_skeleton(data)
+        self.assertEqual(got, names)
+        self.assertEqual(list(parents), [-1, 0, 1])
+
+
 class SkfTests(unittest.TestCase):
     def test_roundtrip(self):
         c = api.cylinder(segments=8, rings=6, bones=3)

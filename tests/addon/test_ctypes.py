@@ -232,6 +232,81 @@ class ConstantsAndStructs(unittest.TestCase):
         self.assertGreater(seen, 50)
 
 
+class RangeChecks(unittest.TestCase):
+    """Counts, indices and strings that ctypes would silently truncate are refused before any native call."""
+
+    def test_limits(self):
+        self.assertEqual(C.int_limits(ctypes.c_uint32), (0, 2**32 - 1))
+        self.assertEqual(C.int_limits(ctypes.c_int32), (-2**31, 2**31 - 1))
+        self.assertEqual(C.int_limits(ctypes.c_size_t), (0, 2**(8 * ctypes.sizeof(ctypes.c_size_t)) - 1))
+        self.assertIsNone(C.int_limits(ctypes.c_float))
+        self.assertIsNone(C.int_limits(ctypes.c_char_p))
+
+    def test_check_value(self):
+        for ctype, bad in ((ctypes.c_uint32, 2**32 + 5), (ctypes.c_uint32, -1), (ctypes.c_int32, 2**31),
+                           (ctypes.c_size_t, -3), (ctypes.c_uint64, 2**64)):
+            with self.assertRaises(ValueError, msg="%s %d" % (ctype.__name__, bad)) as cm:
+                C.check_value(ctype, bad, "x")
+            self.assertIsInstance(cm.exception, C.SkinkitError)
+            self.assertEqual(cm.exception.code, C.SK_ERR_INVALID_ARGUMENT)
+        for ctype, good in ((ctypes.c_uint32, 2**32 - 1), (ctypes.c_int32, -2**31), (ctypes.c_size_t, 0)):
+            C.check_value(ctype, good, "x")
+        with self.assertRaises(ValueError):
+            C.check_value(ctypes.c_char_p, b"a\0b", "path")
+        C.check_value(ctypes.c_char_p, b"ab", "path")
+        C.check_value(ctypes.c_char_p, None, "path")
+
+    def test_struct_fields_checked(self):
+        with self.assertRaises(ValueError):
+            C.new(C.SkPackedDesc, influences=2**32 + 4)
+        d = C.new(C.SkPackedDesc, influences=4)
+        with self.assertRaises(ValueError):
+            d.joints_stride = -1
+        with self.assertRaises(ValueError):
+            d.joint_type = 2**31
+        self.assertEqual(d.influences, 4)
+        with self.assertRaises(ValueError):
+            C.new(C.SkSaveOptions, format=b"glb\0x")
+        arr = (C.SkSkfMesh * 2)()
+        with self.assertRaises(ValueError):
+            arr[1].index_count = -5
+
+    def test_every_integer_argument_checked(self):
+        """Each FUNCTIONS row: an out-of-range integer or a NUL in a char* raises ValueError on call (no library
+        call is made, so a fake function that fails the test if reached stands in for the native one)."""
+
+        class Fake:
+            argtypes = None
+
+            def __call__(self, *args):
+                raise AssertionError("native function reached")
+
+        class FakeLib(C.Library):
+            def __init__(self):
+                self.path, self.missing, self.raw = "fake", [], None
+
+        lib = FakeLib()
+        checked = 0
+        for name, restype, argtypes in C.FUNCTIONS:
+            fn = Fake()
+            lib.raw = type("Raw", (), {name: fn})()
+            lib._bind(name, restype, argtypes)
+            for i, t in enumerate(argtypes):
+                bad = None
+                if C.int_limits(t) is not None:
+                    bad = C.int_limits(t)[1] + 1
+                elif t is ctypes.c_char_p:
+                    bad = b"x\0y"
+                if bad is None:
+                    continue
+                args = [None] * len(argtypes)
+                args[i] = bad
+                with self.assertRaises(ValueError, msg="%s argument %d" % (name, i + 1)):
+                    getattr(lib, name)(*args)
+                checked += 1
+        self.assertGreater(checked, 40)
+
+
 class LibraryExports(unittest.TestCase):
     def test_library_exports_header(self):
         try:
