@@ -1,5 +1,6 @@
 /* scene.c - lifetime of skio_scene and the Assimp matrix layout conversion. */
 #include "skio_scene.h"
+#include "skio_gltf_doc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ void skio_scene_destroy(skio_scene* s) {
   skc_skeleton_destroy(s->skeleton);
   free(s->source);
   free(s->no_skin_reason);
+  skio_gltf_doc_destroy(s->gltf);
+  free(s->joint_node);
   free(s);
 }
 

@@ -38,6 +38,9 @@ typedef struct skio_mesh {
                              joints it binds, the skeleton's inverse bind for the others */
   uint8_t* bound;         /* joint_count flags when skin != NULL: 1 = this mesh has an aiBone for the joint */
   size_t dropped_weights; /* (bone, vertex) entries whose vertex id was out of range (not representable) */
+  /* Origin in a glTF read by skinkit's own reader (io/gltf_import.c); meaningful only when the scene's gltf
+   * document is set: the glTF mesh, its primitive, and the node that instances it (-1 when none). */
+  int32_t gltf_mesh, gltf_primitive, gltf_node;
 } skio_mesh;
 
 typedef struct skio_channel {
@@ -64,6 +67,9 @@ typedef struct skio_scene {
   skio_anim* anims;
   unsigned int import_flags; /* Assimp post-processing flags used */
   double load_seconds;
+  struct skio_gltf_doc* gltf; /* the source document when read by skinkit's glTF reader (owned), else NULL: the
+                             glTF writer then edits that document in place instead of writing a new one */
+  int32_t* joint_node;    /* gltf: skeleton joint -> glTF node index (joint_count entries), else NULL */
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
 } skio_scene;
@@ -73,6 +79,7 @@ typedef struct skio_import_options {
   bool join_vertices;         /* also run aiProcess_JoinIdenticalVertices (slow on huge meshes) */
   bool isolate;               /* read the file once in a child process first (crash / hang protection) */
   double timeout_seconds;     /* with isolate: give up after this long (0 = no limit) */
+  uint32_t max_memory_mb;     /* with isolate: address-space growth allowed to the child, MiB (0 = no limit) */
 } skio_import_options;
 
 /* Post-processing always used: aiProcess_Triangulate only. No JoinIdenticalVertices (slow on huge meshes; it

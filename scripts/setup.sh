@@ -20,7 +20,7 @@ done
 # factorization than the reference BLAS it would otherwise pick up).
 # Tests: python3-numpy (addon layers outside Blender), blender (addon tests in real headless Blender 3.4),
 # clang + its sanitizer/fuzzer runtime (libFuzzer targets).
-PACKAGES=(build-essential cmake pkg-config libassimp-dev assimp-utils libcglm-dev zlib1g-dev check libsuitesparse-dev libopenblas0-pthread libqhull-dev
+PACKAGES=(build-essential cmake pkg-config libassimp-dev assimp-utils libcglm-dev zlib1g-dev check libsuitesparse-dev libopenblas0-pthread libqhull-dev libjsmn-dev libmeshoptimizer-dev libdraco-dev
           python3 python3-numpy clang libclang-rt-14-dev blender)
 
 missing=()

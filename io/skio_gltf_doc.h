@@ -1,0 +1,145 @@
+/* skio_gltf_doc.h - a glTF 2.0 file as it is on disk: the JSON text with a token view into it (jsmn), the buffers
+ * (GLB BIN chunk, data: URIs, external files) and decoded buffer views (EXT_meshopt_compression /
+ * KHR_meshopt_compression through libmeshoptimizer). Nothing is converted: the importer (gltf_import.c), the raw
+ * validator and the in-place editor (gltf_edit.c) all read the same document, and the editor can splice the JSON
+ * text because every token keeps its byte span.
+ *
+ * Why jsmn: it is the only one of Debian's JSON libraries (jsmn, cJSON, jansson, json-c) that tells where each
+ * value sits in the text. Editing a user's glTF in place means rewriting only the spans an operation changes and
+ * keeping every other byte (number spelling, key order, whitespace, extensions we do not know); a DOM library would
+ * re-print the whole document. It is header-only, allocation-free (we give it the token array) and iterative.
+ *
+ * Files: gltf_doc.c (file, GLB, JSON tokens, buffers, views), gltf_accessor.c (accessors, every form the
+ * specification allows: float, normalized and plain integers, KHR_mesh_quantization types, byte strides, sparse).
+ * Limits (hostile files): JSON text <= 256 MiB, a buffer <= 2 GiB and never past its source, an accessor's element
+ * count <= 2^31; every offset and length is checked before it is used.
+ */
+#ifndef SKIO_GLTF_DOC_H
+#define SKIO_GLTF_DOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+
+/* glTF componentType values. */
+enum {
+  SKIO_GLTF_BYTE = 5120,
+  SKIO_GLTF_UNSIGNED_BYTE = 5121,
+  SKIO_GLTF_SHORT = 5122,
+  SKIO_GLTF_UNSIGNED_SHORT = 5123,
+  SKIO_GLTF_UNSIGNED_INT = 5125,
+  SKIO_GLTF_FLOAT = 5126
+};
+
+typedef struct skio_json_tok {
+  int type;  /* 1 object, 2 array, 3 string, 4 primitive (number, true, false, null) */
+  int start; /* byte span in the JSON text: [start, end); strings exclude their quotes */
+  int end;
+  int size;  /* object: keys; array: elements; key string: 1 */
+} skio_json_tok;
+
+typedef struct skio_gltf_buffer {
+  const uint8_t* data; /* NULL until resolved, or when it has no data (a meshopt fallback buffer) */
+  size_t size;         /* bytes available (>= byteLength once resolved) */
+  size_t byte_length;  /* as declared */
+  uint8_t* owned;      /* data we allocated (data URI, external file), else NULL */
+  bool resolved;
+} skio_gltf_buffer;
+
+typedef struct skio_gltf_view {
+  const uint8_t* data; /* resolved bytes (points into a buffer or into decoded) */
+  size_t size;
+  size_t stride;       /* byteStride, 0 when absent */
+  uint8_t* decoded;    /* meshopt-decoded bytes we own */
+  int compression;     /* 0 none, 1 EXT_meshopt_compression, 2 KHR_meshopt_compression */
+  bool resolved;
+} skio_gltf_view;
+
+typedef struct skio_gltf_doc {
+  char* path;            /* source path ("" for memory) */
+  char* base_dir;        /* directory for relative URIs, NULL: external URIs refused (memory parse) */
+  uint8_t* file;         /* the whole file (owned) */
+  size_t file_size;
+  bool is_glb;
+  const char* json;      /* JSON text (inside file) */
+  size_t json_size;
+  const uint8_t* bin;    /* GLB BIN chunk or NULL */
+  size_t bin_size;
+  size_t bin_chunk_offset; /* offset of the BIN chunk header in file (GLB), 0 if none */
+  skio_json_tok* tok;
+  int* next;             /* next[i]: first token after the subtree of token i */
+  int tok_count;
+  /* top-level arrays (token index or -1) and their lengths */
+  int t_accessors, t_views, t_buffers, t_meshes, t_nodes, t_skins, t_animations, t_scenes, t_materials;
+  uint32_t accessor_count, view_count, buffer_count, mesh_count, node_count, skin_count, animation_count;
+  skio_gltf_buffer* buffers;
+  skio_gltf_view* views;
+} skio_gltf_doc;
+
+/* Loads path (.gltf or .glb, told apart by the GLB magic). External buffers are read lazily, when first used.
+ * Errors: SKC_IO (unreadable, not a regular file), SKC_FORMAT (not glTF, bad GLB chunks, JSON syntax, a required
+ * field of the wrong type), SKC_VERSION (asset.version not 2.x, GLB version 1), SKC_UNSUPPORTED (an
+ * extensionsRequired entry that changes geometry and that we cannot decode: the message names it). */
+int skio_gltf_doc_load(const char* path, skio_gltf_doc** out, skc_err* err);
+/* The same from memory (copied); base_dir NULL refuses external URIs (fuzzing, memory input). */
+int skio_gltf_doc_parse(const void* data, size_t size, const char* base_dir, skio_gltf_doc** out, skc_err* err);
+void skio_gltf_doc_destroy(skio_gltf_doc* d);
+/* True when the bytes start like a GLB or like a JSON glTF (for format sniffing). */
+bool skio_gltf_sniff(const void* data, size_t size);
+
+/* ---- JSON view (tok = token index; -1 = absent, and every function accepts -1) ---- */
+int skio_json_get(const skio_gltf_doc* d, int obj, const char* key);      /* value token of key, or -1 */
+int skio_json_len(const skio_gltf_doc* d, int arr);                       /* array length (0 for non-arrays) */
+int skio_json_at(const skio_gltf_doc* d, int arr, int i);                 /* element i, or -1 */
+int skio_json_key_at(const skio_gltf_doc* d, int obj, int i);             /* key token i of an object (value: +1) */
+bool skio_json_is(const skio_gltf_doc* d, int tok, int type);
+bool skio_json_num(const skio_gltf_doc* d, int tok, double* out);         /* a finite number */
+bool skio_json_u32(const skio_gltf_doc* d, int tok, uint32_t* out);       /* a non-negative integer < 2^32 */
+bool skio_json_size(const skio_gltf_doc* d, int tok, size_t* out);        /* a non-negative integer <= 2^53 */
+bool skio_json_bool(const skio_gltf_doc* d, int tok, bool* out);
+bool skio_json_streq(const skio_gltf_doc* d, int tok, const char* s);     /* a string equal to s (escapes decoded) */
+char* skio_json_strdup(const skio_gltf_doc* d, int tok);                  /* decoded UTF-8 string (malloc) or NULL */
+/* Number of floats read into out (up to n) from an array of numbers; -1 when tok is not such an array. */
+int skio_json_floats(const skio_gltf_doc* d, int tok, float* out, int n);
+/* Element i of a top-level array ("accessors", "nodes", ...), or -1. */
+int skio_gltf_item(const skio_gltf_doc* d, const char* array, uint32_t i);
+/* Whether name is in extensionsUsed / extensionsRequired. */
+bool skio_gltf_extension_used(const skio_gltf_doc* d, const char* name);
+bool skio_gltf_extension_required(const skio_gltf_doc* d, const char* name);
+
+/* ---- buffers and views ---- */
+/* Bytes of buffer i (resolving a data: URI or reading the external file on first use). SKC_FORMAT when it has
+ * no data (a meshopt fallback buffer, a GLB buffer 0 with no BIN chunk), SKC_IO for an unreadable file. */
+int skio_gltf_buffer_data(skio_gltf_doc* d, uint32_t i, const uint8_t** data, size_t* size, skc_err* err);
+/* Bytes of buffer view i (decompressed when it uses meshopt compression), and its byteStride (0 if none). */
+int skio_gltf_view_data(skio_gltf_doc* d, uint32_t i, const uint8_t** data, size_t* size, size_t* stride,
+                        skc_err* err);
+
+/* ---- accessors (gltf_accessor.c) ---- */
+typedef struct skio_gltf_accessor {
+  uint32_t index;
+  size_t count;
+  uint32_t component_type; /* SKIO_GLTF_* */
+  uint32_t components;     /* SCALAR 1, VEC2 2, VEC3 3, VEC4 4, MAT2 4, MAT3 9, MAT4 16 */
+  bool normalized;
+  int view;                /* buffer view or -1 (zeros, possibly with sparse values) */
+  size_t byte_offset;
+  size_t sparse_count;     /* 0 when not sparse */
+  int tok;                 /* the accessor's JSON object */
+} skio_gltf_accessor;
+
+size_t skio_gltf_component_size(uint32_t component_type); /* 1, 2, 4, or 0 for an unknown type */
+
+/* Reads the accessor's declaration (checked: types, counts, offsets inside its view, alignment). */
+int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t index, skio_gltf_accessor* out, skc_err* err);
+/* Every element as floats, components per element = the accessor's (out: count * components floats). Normalized
+ * integers map as the specification says (unsigned c / max, signed max(c / max, -1)); plain integers convert to
+ * their value. Sparse substitutions applied. */
+int skio_gltf_accessor_floats(skio_gltf_doc* d, uint32_t index, float* out, skc_err* err);
+/* Every element as unsigned integers (integer component types only; out: count * components). Negative values of
+ * signed types are refused with SKC_FORMAT. Sparse substitutions applied. */
+int skio_gltf_accessor_uints(skio_gltf_doc* d, uint32_t index, uint32_t* out, skc_err* err);
+
+#endif
