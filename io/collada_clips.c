@@ -526,24 +526,44 @@ static int split(skio_scene* s, parsed_clip* clips, uint32_t count, skc_err* err
   return SKC_OK;
 }
 
-int skio_collada_apply_clips(const char* path, skio_scene* s, skc_err* err) {
-  if (!path || !s) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
-  const char* dot = strrchr(path, '.');
-  if (!dot || strcasecmp(dot, ".dae") != 0 || s->anim_count != 1 || !s->skeleton) return SKC_OK;
-  size_t n = 0;
-  bool oom = false;
-  char* lib = read_library(path, &n, &oom);
-  if (!lib) return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading animation clips", path) : SKC_OK;
+/* Splits s's one animation by the clips of the library text lib[0, n) (name: the file, for messages). */
+static int apply_library(const char* lib, size_t n, const char* name, skio_scene* s, skc_err* err) {
   uint32_t count = 0;
+  bool oom = false;
   parsed_clip* clips = parse_clips(lib, n, &count, &oom);
-  free(lib);
   if (!clips || !count) {
     free_parsed(clips, count);
-    return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading animation clips", path) : SKC_OK;
+    return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading animation clips", name) : SKC_OK;
   }
   int rc = split(s, clips, count, err);
   free_parsed(clips, count);
   return rc;
+}
+
+static bool clips_apply(const skio_scene* s) { return s->anim_count == 1 && s->skeleton; }
+
+int skio_collada_apply_clips(const char* path, skio_scene* s, skc_err* err) {
+  if (!path || !s) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+  const char* dot = strrchr(path, '.');
+  if (!dot || strcasecmp(dot, ".dae") != 0 || !clips_apply(s)) return SKC_OK;
+  size_t n = 0;
+  bool oom = false;
+  char* lib = read_library(path, &n, &oom);
+  if (!lib) return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading animation clips", path) : SKC_OK;
+  int rc = apply_library(lib, n, path, s, err);
+  free(lib);
+  return rc;
+}
+
+int skio_collada_apply_clips_memory(const char* xml, size_t n, skio_scene* s, skc_err* err) {
+  if (!xml || !s) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+  if (!clips_apply(s)) return SKC_OK;
+  const char* end = xml + n;
+  const char* open = find(xml, end, "<library_animation_clips");
+  const char* close = open ? find(open, end, "</library_animation_clips>") : NULL;
+  if (!close) return SKC_OK;
+  close += strlen("</library_animation_clips>");
+  return apply_library(open, (size_t)(close - open), s->source ? s->source : "Collada", s, err);
 }
 
 /* ---- node names on import ---------------------------------------------------------------------------------- */
@@ -583,6 +603,17 @@ int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* ou
   }
   size_t n = fread(text, 1, (size_t)len, f);
   fclose(f);
+  int rc = skio_collada_node_names_memory(text, n, out, out_count, err);
+  free(text);
+  if (rc) skc_fail(err, rc, "%s: out of memory reading node names", path);
+  return rc;
+}
+
+int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* out_count,
+                                   skc_err* err) {
+  if (!text || !out || !out_count) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+  *out = NULL;
+  *out_count = 0;
   const char* end = text + n;
   skio_name_pair* pairs = NULL;
   uint32_t count = 0, cap = 0;
@@ -625,10 +656,9 @@ int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* ou
     }
     ++count;
   }
-  free(text);
   if (oom) {
     skio_collada_free_names(pairs, count);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading node names", path);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading node names");
   }
   /* keep a name only where it names one node and differs from the id: a name two nodes share (two armatures'
    * "Hips") would make joints ambiguous, so those joints keep their ids */

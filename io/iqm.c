@@ -424,6 +424,38 @@ static int read_anims(const iqm* q, skio_scene* s, skc_err* err) {
   return SKC_OK;
 }
 
+/* ---- totals ------------------------------------------------------------------------------------------- */
+/* What a small file could make the reader allocate, capped before anything is allocated (each cap is far above
+ * any real model): meshes may share vertex and triangle ranges, so n meshes over the whole range cost n copies;
+ * every skinned mesh gets an inverse-bind table of joint_count matrices; and an animation stores a key per frame
+ * and pose, while a file whose poses animate no channel holds no frame data at all, so num_frames alone is
+ * bounded by nothing. */
+enum { IQM_RANGE_SHARING = 4, IQM_MAX_BIND_MATRICES = 1 << 24, IQM_MAX_KEYS = 1 << 24 };
+
+static int check_totals(const iqm* q, skc_err* err) {
+  uint64_t verts = 0, tris = 0, keys = 0, nm = q->h[H_NUM_MESHES], jc = q->h[H_NUM_JOINTS] + 1u;
+  for (uint32_t m = 0; m < nm; ++m) {
+    const uint8_t* p = q->d + q->h[H_OFS_MESHES] + (size_t)m * MESH_SIZE;
+    verts += rd32(p + 12);
+    tris += rd32(p + 20);
+  }
+  for (uint32_t a = 0; a < q->h[H_NUM_ANIMS]; ++a)
+    keys += (uint64_t)rd32(q->d + q->h[H_OFS_ANIMS] + (size_t)a * ANIM_SIZE + 8) * q->h[H_NUM_POSES];
+  const int skinned = q->arrays[VA_BLENDINDEXES] && q->arrays[VA_BLENDWEIGHTS] && q->h[H_NUM_JOINTS];
+  if (verts > IQM_RANGE_SHARING * (uint64_t)q->h[H_NUM_VERTEXES] ||
+      tris > IQM_RANGE_SHARING * (uint64_t)q->h[H_NUM_TRIANGLES])
+    return skc_fail(err, SKC_FORMAT, "%s: IQM meshes reference %llu vertices / %llu triangles of the file's %u / %u",
+                    q->path, (unsigned long long)verts, (unsigned long long)tris, q->h[H_NUM_VERTEXES],
+                    q->h[H_NUM_TRIANGLES]);
+  if (skinned && nm * jc > IQM_MAX_BIND_MATRICES)
+    return skc_fail(err, SKC_FORMAT, "%s: IQM file with %llu skinned meshes over %llu joints (at most %u bind "
+                    "matrices)", q->path, (unsigned long long)nm, (unsigned long long)jc, IQM_MAX_BIND_MATRICES);
+  if (keys > IQM_MAX_KEYS)
+    return skc_fail(err, SKC_FORMAT, "%s: IQM animations hold %llu keys (frames x poses; at most %u)", q->path,
+                    (unsigned long long)keys, IQM_MAX_KEYS);
+  return SKC_OK;
+}
+
 /* ---- entry -------------------------------------------------------------------------------------------- */
 int skio_path_is_iqm(const char* path) {
   size_t n = path ? strlen(path) : 0;
@@ -455,25 +487,26 @@ static int read_file(const char* path, uint8_t** out, size_t* size, skc_err* err
   return SKC_OK;
 }
 
-int skio_iqm_import(const char* path, skio_scene** out, skc_err* err) {
-  if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
+int skio_iqm_load_memory(const uint8_t* data, size_t n, const char* name, skio_scene** out, skc_err* err) {
+  if (!data || !name || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "data, name and out must not be NULL");
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  uint8_t* data = NULL;
   iqm q = {0};
-  q.path = path;
-  int rc = read_file(path, &data, &q.n, err);
-  if (rc) return rc;
+  q.path = name;
   q.d = data;
+  q.n = n;
+  int rc;
   skio_scene* s = calloc(1, sizeof *s);
-  if (!s || !(s->source = dup_name(path, "", 0))) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  if (!s || !(s->source = dup_name(name, "", 0))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", name);
     goto done;
   }
-  if ((rc = read_header(&q, err)) || (rc = read_arrays(&q, err)) || (rc = read_skeleton(&q, s, err))) goto done;
+  if ((rc = read_header(&q, err)) || (rc = read_arrays(&q, err)) || (rc = check_totals(&q, err)) ||
+      (rc = read_skeleton(&q, s, err)))
+    goto done;
   uint32_t nm = q.h[H_NUM_MESHES];
   if (nm && !(s->meshes = calloc(nm, sizeof *s->meshes))) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", name);
     goto done;
   }
   for (uint32_t m = 0; m < nm && !rc; ++m) {
@@ -483,7 +516,6 @@ int skio_iqm_import(const char* path, skio_scene** out, skc_err* err) {
   if (!rc) rc = read_anims(&q, s, err);
 done:
   free(q.va);
-  free(data);
   if (rc) {
     skio_scene_destroy(s);
     return rc;
@@ -491,5 +523,21 @@ done:
   clock_gettime(CLOCK_MONOTONIC, &t1);
   s->load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   *out = s;
+  return SKC_OK;
+}
+
+int skio_iqm_import(const char* path, skio_scene** out, skc_err* err) {
+  if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint8_t* data = NULL;
+  size_t n = 0;
+  int rc = read_file(path, &data, &n, err);
+  if (rc) return rc;
+  rc = skio_iqm_load_memory(data, n, path, out, err);
+  free(data);
+  if (rc) return rc;
+  clock_gettime(CLOCK_MONOTONIC, &t1); /* the file read counts too */
+  (*out)->load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   return SKC_OK;
 }

@@ -56,6 +56,8 @@ int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* 
  * (written = id, original = name), sorted by id, in *out (free with skio_collada_free_names). Other paths, an
  * unreadable file or no such node: *out NULL, count 0, SKC_OK. SKC_OUT_OF_MEMORY. */
 int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* count, skc_err* err);
+/* The same for Collada text already in memory, text[0, n) (need not be NUL-terminated). */
+int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* count, skc_err* err);
 /* The name for a node id from skio_collada_node_names, or NULL. */
 const char* skio_collada_name_of(const skio_name_pair* pairs, uint32_t count, const char* id);
 void skio_collada_free_names(skio_name_pair* pairs, uint32_t count);
@@ -68,5 +70,8 @@ void skio_collada_free_names(skio_name_pair* pairs, uint32_t count);
  * that cannot be parsed (truncated, bad numbers, end < start, ...) is ignored: the one animation stays. Only
  * SKC_OUT_OF_MEMORY is an error. */
 int skio_collada_apply_clips(const char* path, skio_scene* s, skc_err* err);
+/* The same for Collada text already in memory, xml[0, n) (need not be NUL-terminated; the first
+ * <library_animation_clips> of any size is used). */
+int skio_collada_apply_clips_memory(const char* xml, size_t n, skio_scene* s, skc_err* err);
 
 #endif

@@ -20,4 +20,8 @@ int skio_path_is_iqm(const char* path);
  * naming a missing vertex. */
 int skio_iqm_import(const char* path, skio_scene** out, skc_err* err);
 
+/* The same for an IQM file already in memory, data[0, n) (not kept: the scene owns copies); name stands for the
+ * path in messages and becomes skio_scene.source. */
+int skio_iqm_load_memory(const uint8_t* data, size_t n, const char* name, skio_scene** out, skc_err* err);
+
 #endif

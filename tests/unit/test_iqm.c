@@ -3,8 +3,8 @@
  * public API: joints, per-vertex blend weights and the animation come back (Assimp 5.2.5 alone drops all three),
  * the animated frame deforms as the analytic rotation says, unnormalized float weights stay as stored, blend
  * indexes naming a missing joint are counted as dropped, and damaged files (bad magic, version 1, truncation,
- * tables or references outside the file, 3000 random byte corruptions) give SK_ERR_FORMAT or a consistent
- * scene, never a crash (the ASan build runs this too). */
+ * tables or references outside the file, an animation of 4 billion empty frames, 3000 random byte corruptions)
+ * give SK_ERR_FORMAT or a consistent scene, never a crash (the ASan build runs this too). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +41,10 @@ static void putf(buf* b, float f) {
 }
 static void set32(buf* b, size_t at, uint32_t v) {
   for (int i = 0; i < 4; ++i) b->d[at + i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get32(const buf* b, size_t at) {
+  return (uint32_t)b->d[at] | (uint32_t)b->d[at + 1] << 8 | (uint32_t)b->d[at + 2] << 16 |
+         (uint32_t)b->d[at + 3] << 24;
 }
 static void pad4(buf* b) {
   while (b->n % 4) put(b, "", 1);
@@ -403,6 +407,15 @@ START_TEST(damaged_files_give_clear_errors) {
   COPY();
   set32(&b, OFS_NUM_JOINTS, 2); /* 3 poses for 2 joints */
   expect_format_error(&b, "poses.iqm", "poses");
+  /* 4 billion frames of an animation whose poses animate no channel: no frame data in the file at all, so only
+   * the key cap stops the reader from allocating 4G keys per joint */
+  COPY();
+  const uint32_t ofs_poses = get32(&b, 16 + 16 * 4), ofs_anims = get32(&b, 16 + 18 * 4);
+  set32(&b, ofs_poses + 88 + 4, 0); /* the knee's channel mask */
+  set32(&b, 16 + 19 * 4, 0xffffffffu); /* num_frames */
+  set32(&b, 16 + 20 * 4, 0);           /* num_framechannels */
+  set32(&b, ofs_anims + 8, 0xffffffffu); /* the animation's frame count */
+  expect_format_error(&b, "keys.iqm", "keys");
   /* a joint name offset outside the text: a fallback name, not a read past the table */
   COPY();
   set32(&b, g_joint_table + 48, 100000);

@@ -1,0 +1,89 @@
+#define _POSIX_C_SOURCE 200809L /* strdup */
+/* fuzz_collada_clips.c - libFuzzer target for the Collada scanners of our own (io/collada_clips.c), in process:
+ * the input is the document text. The clip library reader (skio_collada_apply_clips_memory) cuts the one
+ * animation of a small fixed scene (2 joints, keys every 0.25 s over 4 s) into the file's clips, which are then
+ * sampled; the node-name scanner (skio_collada_node_names_memory) reads the <node> tags; the two writers
+ * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text. Seeds: tests/fuzz/seeds-fuzz_collada_clips/
+ * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
+ * (scripts/fuzz.sh). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_collada.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+enum { KEYS = 17 };
+
+static skio_scene* make_scene(void) {
+  static const char* const names[2] = {"root", "arm"};
+  static const int32_t parents[2] = {-1, 0};
+  float rest[32] = {0};
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 4; ++i) rest[16 * j + 5 * i] = 1.0f;
+  skc_skeleton* sk = NULL;
+  skio_scene* s = NULL;
+  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL};
+  if (skc_skeleton_create(&init, &sk, NULL) || skio_scene_create(sk, &s, NULL)) goto fail;
+  skc_skeleton_destroy(sk);
+  sk = NULL;
+  if (!(s->anims = calloc(1, sizeof *s->anims)) || !(s->anims[0].channels = calloc(1, sizeof(skio_channel)))) goto fail;
+  s->anim_count = 1;
+  skio_anim* a = &s->anims[0];
+  a->duration = 4.0;
+  a->channel_count = 1;
+  a->name = strdup("timeline");
+  skio_channel* ch = &a->channels[0];
+  ch->joint = 1;
+  ch->pos_count = ch->rot_count = KEYS; /* no scale keys: the rest scale */
+  ch->pos_time = malloc(KEYS * sizeof(double));
+  ch->rot_time = malloc(KEYS * sizeof(double));
+  ch->pos = malloc(KEYS * 3 * sizeof(float));
+  ch->rot = calloc(KEYS * 4, sizeof(float));
+  if (!a->name || !ch->pos_time || !ch->rot_time || !ch->pos || !ch->rot) goto fail;
+  for (int k = 0; k < KEYS; ++k) {
+    ch->pos_time[k] = ch->rot_time[k] = 0.25 * k;
+    ch->pos[3 * k] = ch->pos[3 * k + 1] = ch->pos[3 * k + 2] = (float)k;
+    ch->rot[4 * k + 3] = 1.0f;
+  }
+  return s;
+fail:
+  skc_skeleton_destroy(sk);
+  skio_scene_destroy(s);
+  return NULL;
+}
+
+static void clips(const char* xml, size_t n) {
+  skio_scene* s = make_scene();
+  if (!s) return;
+  if (skio_collada_apply_clips_memory(xml, n, s, NULL) == SKC_OK) {
+    skc_trs pose[2];
+    for (uint32_t a = 0; a < s->anim_count; ++a)
+      for (int k = 0; k < 3; ++k) skio_anim_sample(s, a, s->anims[a].duration * k / 2.0, pose, NULL);
+  }
+  skio_scene_destroy(s);
+}
+
+static void names(const char* xml, size_t n) {
+  skio_name_pair* pairs = NULL;
+  uint32_t count = 0;
+  if (skio_collada_node_names_memory(xml, n, &pairs, &count, NULL) != SKC_OK) return;
+  if (count) skio_collada_name_of(pairs, count, pairs[count / 2].written);
+  char* out = NULL;
+  size_t on = 0;
+  if (skio_collada_restore_names(xml, n, pairs, count, &out, &on, NULL) == SKC_OK) free(out);
+  skio_collada_free_names(pairs, count);
+  const skio_clip c[2] = {{"walk & <run>", 0.0, 1.0}, {NULL, 2.0, 2.5}};
+  if (skio_collada_add_clips(xml, n, c, 2, &out, &on, NULL) == SKC_OK) free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  char* xml = malloc(size ? size : 1); /* exactly the bytes, no terminator: ASan sees any read past them */
+  if (!xml) return 0;
+  memcpy(xml, data, size);
+  clips(xml, size);
+  names(xml, size);
+  free(xml);
+  return 0;
+}

@@ -1,0 +1,69 @@
+"""make_seeds.py - (re)writes the seed files of the in-process fuzz targets from inputs our own tests make.
+
+Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT_ROOT default: tests/fuzz)
+
+  seeds-fuzz_iqm/          the 3-joint IQM model of tests/unit/test_iqm.c (tests/hostile/iqm_writer.py), with and
+                           without its animation
+  seeds-fuzz_fbx_fixup/    the generated cylinder rig (`skinkit sample`) written by `skinkit convert` as binary FBX
+                           (first byte 0: record repair, 1: with stop times and Euler unwrapping) and ASCII FBX
+                           (2: stop times, 3: Euler unwrapping); see fuzz_fbx_fixup.c
+  seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld), first byte 0 (the
+                           file as is; see fuzz_skf_decode.c)
+  seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
+                           extension byte (a <library_animation_clips>, renamed <node>s)
+
+The files are kept small (a coarse cylinder). They are committed; rerun after a change to the writers.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "hostile"))
+from iqm_writer import write_iqm  # noqa: E402
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def cli(exe, *args):
+    subprocess.run([exe] + list(args), check=True, stdout=subprocess.DEVNULL, timeout=120)
+
+
+def main():
+    exe = sys.argv[1]
+    root = sys.argv[2] if len(sys.argv) > 2 else HERE
+    write(os.path.join(root, "seeds-fuzz_iqm", "model_anim.iqm"), write_iqm(anim=True))
+    write(os.path.join(root, "seeds-fuzz_iqm", "model_static.iqm"), write_iqm(anim=False))
+    with tempfile.TemporaryDirectory() as tmp:
+        rig = os.path.join(tmp, "rig.glb")
+        cli(exe, "sample", rig, "--segments", "4", "--rings", "3", "--bones", "3")
+        fbx, fbxa, dae = (os.path.join(tmp, n) for n in ("rig.fbx", "rig_ascii.fbx", "rig.dae"))
+        cli(exe, "convert", rig, fbx)
+        cli(exe, "convert", rig, fbxa, "--format", "fbxa")
+        cli(exe, "convert", rig, dae)
+        out = os.path.join(root, "seeds-fuzz_fbx_fixup")
+        for name, src, mode in (("binary", fbx, 0), ("binary_opts", fbx, 1), ("ascii_stops", fbxa, 2),
+                                ("ascii_unwrap", fbxa, 3)):
+            with open(src, "rb") as f:
+                write(os.path.join(out, name), bytes([mode]) + f.read())
+        out = os.path.join(root, "seeds-fuzz_collada_clips")
+        with open(dae, "rb") as f:
+            write(os.path.join(out, "rig.dae"), f.read())
+        out = os.path.join(root, "seeds-fuzz_skf_decode")
+        for name, extra in (("rig8", []), ("rig16", ["--bits", "16"]), ("rig_file_order", ["--file-order"]),
+                            ("rig_no_weld", ["--no-weld", "--file-order"])):
+            skf = os.path.join(tmp, name + ".skf")
+            cli(exe, "pack", rig, "-o", skf, *extra)
+            with open(skf, "rb") as f:
+                write(os.path.join(out, name), b"\0" + f.read())  # even first byte: the file as is
+    with open(os.path.join(HERE, "seeds-fuzz_import", "collada_clips"), "rb") as f:
+        write(os.path.join(root, "seeds-fuzz_collada_clips", "two_clips.dae"), f.read()[1:])
+
+
+if __name__ == "__main__":
+    main()
