@@ -85,6 +85,7 @@ int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t i, skio_gltf_access
   if (nt >= 0 && !skio_json_bool(d, nt, &a->normalized)) return fail_acc(d, i, "normalized is not a boolean", err);
   if (a->normalized && (a->component_type == SKIO_GLTF_FLOAT || a->component_type == SKIO_GLTF_UNSIGNED_INT))
     return fail_acc(d, i, "normalized float or unsigned int components", err);
+  a->draco = skio_gltf_draco_claims(d, i);
   return read_sparse_decl(d, skio_json_get(d, t, "sparse"), a, err);
 }
 
@@ -142,7 +143,8 @@ static void read_elements(const uint8_t* base, size_t stride, size_t count, cons
     size_t dst = (targets ? targets[e] : e) * l->comps;
     for (uint32_t c = 0; c < l->cols; ++c)
       for (uint32_t r = 0; r < l->rows; ++r)
-        put(s, dst + c * l->rows + r, component(el + c * l->col_bytes + r * l->cs, a->component_type, a->normalized));
+        put(s, dst + c * l->rows + r,
+            component(el + c * l->col_bytes + r * l->cs, a->component_type, a->normalized && s->f));
   }
 }
 
@@ -227,7 +229,13 @@ static int read_all(skio_gltf_doc* d, uint32_t i, sink* s, skc_err* err) {
   uint32_t cols = a.components == 16 ? 4 : a.components == 9 ? 3 : 1;
   if (a.components == 4 && skio_json_streq(d, skio_json_get(d, a.tok, "type"), "MAT2")) cols = 2;
   layout l = layout_of(&a, cols);
-  if ((rc = read_dense(d, &a, &l, s, err))) return rc;
+  if (a.draco) {
+    const uint8_t* values; /* decoded, tightly packed (gltf_draco.c refuses matrices) */
+    if ((rc = skio_gltf_draco_values(d, &a, &values, err))) return rc;
+    read_elements(values, l.elem, a.count, &a, &l, NULL, s);
+  } else if ((rc = read_dense(d, &a, &l, s, err))) {
+    return rc;
+  }
   if (a.sparse_count && (rc = apply_sparse(d, &a, &l, s, err))) return rc;
   return SKC_OK;
 }

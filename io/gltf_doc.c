@@ -22,6 +22,7 @@
 #define MAX_JSON ((size_t)256 << 20)
 #define MAX_BUFFER ((size_t)2 << 30)
 #define MAX_FILE ((size_t)4 << 30)
+#define MAX_DEPTH 1000
 
 /* ---------------------------------------------------------------------------------------- file reading */
 
@@ -109,9 +110,32 @@ static int split_glb(skio_gltf_doc* d, skc_err* err) {
 
 /* ---------------------------------------------------------------------------------------- JSON tokens */
 
+/* Deepest bracket nesting outside strings. jsmn closes a bracket by walking up from the last token, so its time is
+ * tokens x depth: a hostile 1,000,000-deep document would take hours. glTF itself nests 6 deep; extras rarely 20. */
+static size_t nesting_depth(const char* s, size_t n) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < n; ++i) {
+    char c = s[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > deepest) deepest = depth;
+    } else if ((c == '}' || c == ']') && depth) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 static int tokenize(skio_gltf_doc* d, skc_err* err) {
   if (d->json_size > MAX_JSON)
     return skc_fail(err, SKC_UNSUPPORTED, "%s: JSON of %zu bytes (at most %zu are read)", d->path, d->json_size, MAX_JSON);
+  if (nesting_depth(d->json, d->json_size) > MAX_DEPTH)
+    return skc_fail(err, SKC_FORMAT, "%s: JSON nested deeper than %d levels", d->path, MAX_DEPTH);
   jsmn_parser p;
   jsmn_init(&p);
   int n = jsmn_parse(&p, d->json, d->json_size, NULL, 0);
@@ -394,7 +418,7 @@ static int index_document(skio_gltf_doc* d, skc_err* err) {
   d->buffers = calloc(d->buffer_count ? d->buffer_count : 1, sizeof *d->buffers);
   d->views = calloc(d->view_count ? d->view_count : 1, sizeof *d->views);
   if (!d->buffers || !d->views) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
-  return SKC_OK;
+  return skio_gltf_draco_index(d, err);
 }
 
 static int open_document(skio_gltf_doc* d, skc_err* err) {
@@ -465,6 +489,7 @@ void skio_gltf_doc_destroy(skio_gltf_doc* d) {
   if (!d) return;
   for (uint32_t i = 0; d->buffers && i < d->buffer_count; ++i) free(d->buffers[i].owned);
   for (uint32_t i = 0; d->views && i < d->view_count; ++i) free(d->views[i].decoded);
+  skio_gltf_draco_free(d);
   free(d->buffers);
   free(d->views);
   free(d->tok);
