@@ -10,7 +10,9 @@
  * re-print the whole document. It is header-only, allocation-free (we give it the token array) and iterative.
  *
  * Files: gltf_doc.c (file, GLB, JSON tokens, buffers, views), gltf_accessor.c (accessors, every form the
- * specification allows: float, normalized and plain integers, KHR_mesh_quantization types, byte strides, sparse).
+ * specification allows: float, normalized and plain integers, KHR_mesh_quantization types, byte strides, sparse),
+ * gltf_draco.c (KHR_draco_mesh_compression: the accessors of a Draco primitive read from its decoded data, through
+ * libdraco behind draco_decode.cpp).
  * Limits (hostile files): JSON text <= 256 MiB, a buffer <= 2 GiB and never past its source, an accessor's element
  * count <= 2^31; every offset and length is checked before it is used.
  */
@@ -76,6 +78,9 @@ typedef struct skio_gltf_doc {
   uint32_t accessor_count, view_count, buffer_count, mesh_count, node_count, skin_count, animation_count;
   skio_gltf_buffer* buffers;
   skio_gltf_view* views;
+  /* KHR_draco_mesh_compression (gltf_draco.c): per accessor (accessor_count), which Draco primitive supplies its
+   * values and, once one of that primitive's accessors was read, the values; NULL when no primitive uses Draco. */
+  struct skio_gltf_draco_acc* draco;
 } skio_gltf_doc;
 
 /* Loads path (.gltf or .glb, told apart by the GLB magic). External buffers are read lazily, when first used.
@@ -128,6 +133,8 @@ typedef struct skio_gltf_accessor {
   size_t byte_offset;
   size_t sparse_count;     /* 0 when not sparse */
   int tok;                 /* the accessor's JSON object */
+  bool draco;              /* a KHR_draco_mesh_compression primitive's attribute or indices: the values come from
+                              its Draco data (view is then usually -1), decoded on the first read */
 } skio_gltf_accessor;
 
 size_t skio_gltf_component_size(uint32_t component_type); /* 1, 2, 4, or 0 for an unknown type */
@@ -141,5 +148,20 @@ int skio_gltf_accessor_floats(skio_gltf_doc* d, uint32_t index, float* out, skc_
 /* Every element as unsigned integers (integer component types only; out: count * components). Negative values of
  * signed types are refused with SKC_FORMAT. Sparse substitutions applied. */
 int skio_gltf_accessor_uints(skio_gltf_doc* d, uint32_t index, uint32_t* out, skc_err* err);
+/* Both read a Draco primitive's accessors from its decoded data: the first read decodes the primitive's
+ * KHR_draco_mesh_compression bufferView and keeps every one of its accessors' values (in their componentType);
+ * SKC_FORMAT when the data does not decode, a count or component count differs from the decoded mesh, a value
+ * does not fit the componentType, or the extension's fields are invalid; SKC_UNSUPPORTED for a mode other than
+ * TRIANGLES. */
+
+/* ---- KHR_draco_mesh_compression (gltf_draco.c; used by gltf_doc.c and gltf_accessor.c) ---- */
+/* Finds the Draco primitives at load (nothing decoded): fills d->draco. Only SKC_OUT_OF_MEMORY. */
+int skio_gltf_draco_index(skio_gltf_doc* d, skc_err* err);
+/* Whether accessor i belongs to a Draco primitive (its values come from skio_gltf_draco_values). */
+bool skio_gltf_draco_claims(const skio_gltf_doc* d, uint32_t i);
+/* The values of Draco accessor a (a->draco): count * components tightly packed components of its componentType,
+ * decoding its primitive on the first call. */
+int skio_gltf_draco_values(skio_gltf_doc* d, const skio_gltf_accessor* a, const uint8_t** out, skc_err* err);
+void skio_gltf_draco_free(skio_gltf_doc* d);
 
 #endif

@@ -1,0 +1,137 @@
+// draco_decode.cpp - the C-callable shim over libdraco (skio_draco.h). Everything C++ stays in this file: every
+// Draco call sits inside one try block, Draco's Status errors and any exception (std::bad_alloc, length_error)
+// become a nonzero return with a message, and the output is plain malloc'ed C arrays.
+#include "skio_draco.h"
+
+#include <draco/compression/decode.h>
+#include <draco/core/decoder_buffer.h>
+#include <draco/mesh/mesh.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+
+namespace {
+
+const size_t kMaxCount = size_t(1) << 31;
+
+int fail(char* msg, size_t msg_size, const char* what, const char* detail = nullptr) {
+  if (msg && msg_size) std::snprintf(msg, msg_size, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
+  return 1;
+}
+
+bool is_integer(draco::DataType t) {
+  return t == draco::DT_INT8 || t == draco::DT_UINT8 || t == draco::DT_INT16 || t == draco::DT_UINT16 ||
+         t == draco::DT_INT32 || t == draco::DT_UINT32 || t == draco::DT_INT64 || t == draco::DT_UINT64;
+}
+
+bool is_signed(draco::DataType t) {
+  return t == draco::DT_INT8 || t == draco::DT_INT16 || t == draco::DT_INT32 || t == draco::DT_INT64;
+}
+
+// Fills a from Draco's attribute p (point_count points). Returns nullptr or what went wrong.
+const char* convert(const draco::PointAttribute& p, size_t point_count, skio_draco_attribute* a) {
+  const int comps = p.num_components();
+  if (comps < 1 || comps > 4) return "an attribute has more than 4 components";
+  a->unique_id = p.unique_id();
+  a->components = uint32_t(comps);
+  a->integer = is_integer(p.data_type());
+  a->is_signed = is_signed(p.data_type());
+  a->normalized = p.normalized();
+  if (p.data_type() != draco::DT_FLOAT32 && p.data_type() != draco::DT_FLOAT64 && !a->integer)
+    return "an attribute of a type glTF has no use for (bool or invalid)";
+  const size_t n = point_count * size_t(comps);
+  a->floats = static_cast<float*>(std::malloc((n ? n : 1) * sizeof(float)));
+  if (a->integer) a->uints = static_cast<uint32_t*>(std::malloc((n ? n : 1) * sizeof(uint32_t)));
+  if (!a->floats || (a->integer && !a->uints)) return "out of memory";
+  if (!p.is_mapping_identity() && p.indices_map_size() < point_count) return "an attribute maps fewer points than the mesh has";
+  for (size_t i = 0; i < point_count; ++i) {
+    const draco::AttributeValueIndex v = p.mapped_index(draco::PointIndex(uint32_t(i)));
+    if (v.value() >= p.size()) return "an attribute maps a point to a value that does not exist";
+    float* f = a->floats + i * size_t(comps);
+    if (!p.ConvertValue<float>(v, int8_t(comps), f)) return "an attribute value does not convert";
+    if (a->integer) {
+      int64_t w[4];
+      if (!p.ConvertValue<int64_t>(v, int8_t(comps), w)) return "an attribute value does not convert";
+      for (int c = 0; c < comps; ++c) {
+        if (w[c] < INT32_MIN || w[c] > int64_t(UINT32_MAX)) return "an integer attribute value past 32 bits";
+        a->uints[i * size_t(comps) + size_t(c)] = uint32_t(w[c]);
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" void skio_draco_free(skio_draco_mesh* m) {
+  if (!m) return;
+  for (size_t i = 0; m->attributes && i < m->attribute_count; ++i) {
+    std::free(m->attributes[i].floats);
+    std::free(m->attributes[i].uints);
+  }
+  std::free(m->attributes);
+  std::free(m->indices);
+  std::free(m);
+}
+
+extern "C" int skio_draco_decode(const uint8_t* data, size_t size, skio_draco_mesh** out, char* msg,
+                                 size_t msg_size) {
+  if (msg && msg_size) msg[0] = 0;
+  if (!data || !out) return fail(msg, msg_size, "no data");
+  skio_draco_mesh* m = nullptr;
+  try {
+    draco::DecoderBuffer buffer;
+    buffer.Init(reinterpret_cast<const char*>(data), size);
+    auto type = draco::Decoder::GetEncodedGeometryType(&buffer);
+    if (!type.ok()) return fail(msg, msg_size, "not Draco data", type.status().error_msg());
+    if (type.value() != draco::TRIANGULAR_MESH) return fail(msg, msg_size, "a Draco point cloud, not a triangle mesh");
+    draco::Decoder decoder;
+    auto decoded = decoder.DecodeMeshFromBuffer(&buffer);
+    if (!decoded.ok()) return fail(msg, msg_size, "Draco data does not decode", decoded.status().error_msg());
+    std::unique_ptr<draco::Mesh> mesh = std::move(decoded).value();
+    if (!mesh) return fail(msg, msg_size, "Draco data does not decode");
+    const size_t points = mesh->num_points(), faces = mesh->num_faces();
+    if (points > kMaxCount || faces > kMaxCount / 3) return fail(msg, msg_size, "Draco mesh too large");
+    m = static_cast<skio_draco_mesh*>(std::calloc(1, sizeof *m));
+    if (!m) return fail(msg, msg_size, "out of memory");
+    m->point_count = points;
+    m->face_count = faces;
+    m->indices = static_cast<uint32_t*>(std::malloc((faces ? faces * 3 : 1) * sizeof(uint32_t)));
+    const int na = mesh->num_attributes();
+    m->attributes = static_cast<skio_draco_attribute*>(std::calloc(na > 0 ? size_t(na) : 1, sizeof *m->attributes));
+    if (!m->indices || !m->attributes) {
+      skio_draco_free(m);
+      return fail(msg, msg_size, "out of memory");
+    }
+    for (size_t f = 0; f < faces; ++f) {
+      const draco::Mesh::Face& face = mesh->face(draco::FaceIndex(uint32_t(f)));
+      for (int c = 0; c < 3; ++c) {
+        if (face[c].value() >= points) {
+          skio_draco_free(m);
+          return fail(msg, msg_size, "a Draco face names a point that does not exist");
+        }
+        m->indices[f * 3 + size_t(c)] = face[c].value();
+      }
+    }
+    for (int i = 0; i < na; ++i) {
+      const draco::PointAttribute* p = mesh->attribute(i);
+      m->attribute_count = size_t(i) + 1;
+      const char* why = p ? convert(*p, points, &m->attributes[i]) : "a missing attribute";
+      if (why) {
+        skio_draco_free(m);
+        return fail(msg, msg_size, why);
+      }
+    }
+    *out = m;
+    return 0;
+  } catch (const std::exception& e) {
+    skio_draco_free(m);
+    return fail(msg, msg_size, "Draco decoding failed", e.what());
+  } catch (...) {
+    skio_draco_free(m);
+    return fail(msg, msg_size, "Draco decoding failed");
+  }
+}
