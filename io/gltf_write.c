@@ -283,8 +283,8 @@ static int cmp_jw_joint(const void* a, const void* b) {
 
 /* One vertex's influences as written (see skio_gltf_options): in = n stored entries; tmp has room for n; out
  * receives at most n entries (joints are skeleton joints). Returns the count. */
-static size_t vertex_weights(const writer* w, uint32_t joint_count, const uint32_t* in_j, const float* in_w, size_t n,
-                             jw* tmp, uint32_t* out_j, float* out_w, skio_gltf_report* rep) {
+static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, const uint32_t* in_j, const float* in_w,
+                             size_t n, jw* tmp, uint32_t* out_j, float* out_w, skio_gltf_report* rep) {
   size_t c = 0;
   for (size_t i = 0; i < n; ++i) {
     if (in_j[i] >= joint_count || !(in_w[i] > 0.0f) || !isfinite(in_w[i])) {
@@ -324,10 +324,10 @@ static size_t vertex_weights(const writer* w, uint32_t joint_count, const uint32
       c = u;
     }
   }
-  if (w->o.prune > 0.0f && c) {
+  if (o->prune > 0.0f && c) {
     size_t keep = 0, best = 0;
     for (size_t i = 0; i < c; ++i) {
-      if (tmp[i].w >= w->o.prune) keep++;
+      if (tmp[i].w >= o->prune) keep++;
       if (tmp[i].w > tmp[best].w || (tmp[i].w == tmp[best].w && tmp[i].j < tmp[best].j)) best = i;
     }
     if (keep == 0) { /* all below: keep the largest rather than unweighting the vertex */
@@ -337,17 +337,17 @@ static size_t vertex_weights(const writer* w, uint32_t joint_count, const uint32
     } else {
       size_t u = 0;
       for (size_t i = 0; i < c; ++i)
-        if (tmp[i].w >= w->o.prune) tmp[u++] = tmp[i];
+        if (tmp[i].w >= o->prune) tmp[u++] = tmp[i];
       rep->influences_dropped += c - u;
       c = u;
     }
   }
-  if (w->o.as_is) {
+  if (o->as_is) {
     qsort(tmp, c, sizeof *tmp, cmp_jw);
     for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
     return c;
   }
-  size_t k = w->o.limit ? w->o.limit : w->o.normalize ? c : 4;
+  size_t k = o->limit ? o->limit : o->normalize ? c : 4;
   /* skc_select_top reads separate arrays: unpack tmp into out first, then select in place through tmp */
   uint32_t* sj = (uint32_t*)(void*)tmp;
   float* sw = (float*)(void*)(sj + c);
@@ -365,6 +365,12 @@ static size_t vertex_weights(const writer* w, uint32_t joint_count, const uint32
   size_t got = skc_select_top(sj, sw, c, k, out_j, out_w);
   rep->influences_dropped += c - got;
   return got;
+}
+
+size_t skio_gltf_vertex_weights(const skio_gltf_options* o, uint32_t joint_count, const uint32_t* in_j,
+                                const float* in_w, size_t n, void* tmp, uint32_t* out_j, float* out_w,
+                                skio_gltf_report* rep) {
+  return vertex_weights(o, joint_count, in_j, in_w, n, tmp, out_j, out_w, rep);
 }
 
 /* True when the written influences of a vertex equal the stored ones (same count, same joint -> same bits). */
@@ -575,7 +581,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     off[0] = 0;
     for (size_t v = 0; v < V; ++v) {
       size_t b = skin->offsets[v], n = skin->offsets[v + 1] - b;
-      size_t got = vertex_weights(w, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
+      size_t got = vertex_weights(&w->o, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
       if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj + at, ow + at, got)) w->rep.vertices_changed++;
       if (!got) w->rep.unweighted++;
       for (size_t k = 0; k < got; ++k) listed[oj[at + k]] = 1;

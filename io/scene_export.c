@@ -59,6 +59,7 @@
 #include "fbx_fixup.h"
 #include "skio_collada.h"
 #include "skio_gltf.h"
+#include "skio_gltf_edit.h"
 #include "skio_scene.h"
 
 static void set_name(struct aiString* s, const char* name) {
@@ -1115,6 +1116,16 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
     go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
     go.prune = o.prune;
     go.replace_bin = o.overwrite;
+    if (o.note && o.note_size) o.note[0] = 0;
+    if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
+      char why[200] = "";
+      skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL};
+      rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
+      if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
+      if (o.note && o.note_size)
+        snprintf(o.note, o.note_size, "written from the scene (materials, textures and extensions of the source are "
+                 "not kept): %s", why);
+    }
     return skio_gltf_write(s, path, strcmp(id, "glb2") == 0, &go, err);
   }
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */

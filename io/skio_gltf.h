@@ -101,6 +101,13 @@ typedef struct skio_gltf_options {
   skio_gltf_report* report; /* optional: filled on success */
 } skio_gltf_options;
 
+/* One vertex's influences by the rules above (o: the weight fields; the report's counters are added to): n stored
+ * entries (skeleton joints, < joint_count) in, at most n out, sorted by weight; tmp: scratch of 8 * n bytes. Returns
+ * the count written. The in-place glTF editor (skio_gltf_edit.h) applies the same rules. */
+size_t skio_gltf_vertex_weights(const skio_gltf_options* o, uint32_t joint_count, const uint32_t* in_j,
+                                const float* in_w, size_t n, void* tmp, uint32_t* out_j, float* out_w,
+                                skio_gltf_report* rep);
+
 /* Writes s to path: binary != 0 -> .glb, else .gltf + .bin (the extension of path is not checked). o may be NULL
  * (defaults). Errors: SKC_INVALID_ARGUMENT (NULL scene/path, bad options, a mesh without positions or with
  * non-finite geometry or bind matrices, indices out of range, a skin not matching its mesh or the skeleton),

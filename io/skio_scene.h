@@ -148,6 +148,10 @@ typedef struct skio_export_options {
   float prune;             /* drop weights below this (then renormalize if normalize/limit); 0 = keep */
   bool keep_all;           /* write weights as-is (only formats that can carry them) */
   bool overwrite;          /* companion files (a .gltf's .bin) may be replaced too */
+  uint32_t weights_type;   /* glTF: skio_weights_type (skio_gltf_edit.h); 0 = the source's (float when new) */
+  char* note;              /* optional, note_size bytes: on success, why a glTF source could not be edited in
+                              place and the scene was written whole instead ("" when it was, or not glTF) */
+  size_t note_size;
 } skio_export_options;
 
 /* Resolves the Assimp export format id for a path/format; SKC_UNSUPPORTED with the reason for formats this

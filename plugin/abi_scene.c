@@ -1,5 +1,7 @@
 /* abi_scene.c - public scene ABI (sk_scene_*) over io/skio_scene.h. */
 #include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -144,8 +146,13 @@ SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, doub
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err) {
   if (!scene || !path) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
-  if (options) SK__CHECK_SIZE(options, sk_save_options, err);
+  /* 1.2 callers pass the struct without weights_type */
+  const size_t size_1_2 = offsetof(sk_save_options, weights_type);
+  if (options && options->size != size_1_2) SK__CHECK_SIZE(options, sk_save_options, err);
   skio_export_options o = {0};
+  char note[SK_ERROR_MESSAGE_SIZE] = "";
+  o.note = note;
+  o.note_size = sizeof note;
   if (options) {
     o.format = options->format;
     o.normalize = options->normalize != 0;
@@ -153,6 +160,11 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
     o.prune = options->prune;
     o.keep_all = options->as_is != 0;
     o.overwrite = options->overwrite != 0;
+    if (options->size != size_1_2) {
+      if (options->weights_type > SK_WEIGHTS_U16)
+        SK__FAIL(err, SKC_INVALID_ARGUMENT, "weights_type %u (0 source, 1 float, 2 u8, 3 u16)", options->weights_type);
+      o.weights_type = options->weights_type;
+    }
   }
   skc_err e = {0};
   int rc = skio_export_format(path, o.format, NULL, NULL, &e);
@@ -174,7 +186,9 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
     if (!ok) return sk__ret(e.code, &e, err);
   }
   rc = skio_scene_export(scene->io, path, &o, &e);
-  return sk__ret(rc, &e, err);
+  sk_result r = sk__ret(rc, &e, err);
+  if (rc == SKC_OK && err && note[0]) snprintf(err->message, sizeof err->message, "%s", note);
+  return r;
 }
 
 SK_API sk_result sk_scene_validate(const sk_scene* scene, const sk_validate_options* options,

@@ -12,13 +12,18 @@
 #include "skinkit.h"
 
 const char cli_convert_usage[] =
-    "usage: skinkit convert IN OUT [--normalize] [--limit N] [--prune EPS] [--as-is] [--format F] [--force]\n"
+    "usage: skinkit convert IN OUT [--normalize] [--limit N] [--prune EPS] [--as-is] [--format F]\n"
+    "                           [--weights-type float|u8|u16] [--force]\n"
     "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae, .fbx; --format fbxa for ASCII FBX).\n"
     "  --normalize   renormalize each vertex's weights to sum 1\n"
     "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4, past 4 in JOINTS_1...\n"
     "  --prune EPS   drop weights below EPS first\n"
     "  --as-is       write weights unchanged (glTF: every influence, sums as stored)\n"
+    "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the\n"
+    "                type of a glTF IN (float otherwise)\n"
     "  --force       replace an existing OUT (IN itself is never overwritten)\n"
+    "  glTF IN -> glTF OUT (same container) edits IN: materials, textures, extensions, cameras, morph targets,\n"
+    "  names and every other byte stay; only JOINTS_n/WEIGHTS_n change (a .gltf's new data in OUT_skin.bin).\n"
     "  Binary FBX: Assimp 5.2.5's output with its null records and clip lengths repaired (Assimp and Blender read\n"
     "  it back whole); --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
     "  Collada: several clips are written in sequence on one timeline and named in <library_animation_clips>.\n"
@@ -142,6 +147,14 @@ int cli_convert(int argc, char** argv) {
       o.max_influences = (uint32_t)strtoul(argv[++i], NULL, 10);
     } else if (!strcmp(a, "--prune") && i + 1 < argc) {
       o.prune = strtof(argv[++i], NULL);
+    } else if (!strcmp(a, "--weights-type") && i + 1 < argc) {
+      const char* t = argv[++i];
+      o.weights_type = !strcmp(t, "float") ? SK_WEIGHTS_FLOAT : !strcmp(t, "u8") ? SK_WEIGHTS_U8
+                       : !strcmp(t, "u16") ? SK_WEIGHTS_U16 : 99u;
+      if (o.weights_type == 99u) {
+        fprintf(stderr, "skinkit convert: --weights-type takes float, u8 or u16, not \"%s\"\n", t);
+        return 2;
+      }
     } else if (!strcmp(a, "--format") && i + 1 < argc) {
       o.format = argv[++i];
     } else if (a[0] == '-' && a[1]) {
@@ -177,6 +190,7 @@ int cli_convert(int argc, char** argv) {
     fprintf(stderr, "skinkit convert: %s\n", err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
+  if (err.message[0]) fprintf(stderr, "skinkit convert: warning: %s\n", err.message);
   printf("wrote %s\n", out);
   return 0;
 }

@@ -16,7 +16,8 @@ const char cli_weights_usage[] =
     "usage: skinkit weights IN OUT [--normalize] [--limit N] [--prune EPS] [--quantize 8|16] [--smooth ITER[:FACTOR]]\n"
     "                              [--cotangent] [--remove-rogue [--per-component]] [--mirror +x|-x|flip]\n"
     "                              [--joints a,b] [--lock a,b]"
-    " [--links JOINT:DEGREES,...] [--force] [--json]\n"
+    " [--links JOINT:DEGREES,...]\n"
+    "                              [--weights-type float|u8|u16] [--force] [--json]\n"
     "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, .dae;\n"
     "  IN itself is never overwritten). The operations asked for run in this fixed order:\n"
     "    1. --remove-rogue        rogue-vertex removal (Weber 2000): attachments cut off from their joint's connected\n"
@@ -38,6 +39,9 @@ const char cli_weights_usage[] =
     "                             are not carried over)\n"
     "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints only\n"
     "  --lock a,b     the weights of these joints never change (the others are renormalized around them)\n"
+    "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the type\n"
+    "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (same container) edits IN in place: only\n"
+    "                 JOINTS_n/WEIGHTS_n change, materials, textures, extensions and every other byte stay\n"
     "  --force        replace an existing OUT\n"
     "  --json         print the report as one JSON object instead of text\n"
     "  The report gives, per mesh and operation, the vertices visited, changed and flagged (left unchanged: invalid\n"
@@ -50,7 +54,7 @@ const char cli_weights_usage[] =
 typedef struct opts {
   const char *in, *out;
   int normalize, cotangent, rogue, per_component, force, json;
-  uint32_t limit, quantize, smooth_iter;
+  uint32_t limit, quantize, smooth_iter, weights_type;
   float prune, smooth_factor;
   int mirror; /* -1 = none, else sk_mirror_mode */
   const char *joints, *lock, *links;
@@ -90,6 +94,12 @@ static int parse_args(int argc, char** argv, opts* o) {
       o->force = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--weights-type")) {
+      if (!next) return bad("%s needs a value", a);
+      ++i;
+      o->weights_type = !strcmp(next, "float") ? SK_WEIGHTS_FLOAT : !strcmp(next, "u8") ? SK_WEIGHTS_U8
+                        : !strcmp(next, "u16") ? SK_WEIGHTS_U16 : 99u;
+      if (o->weights_type == 99u) return bad("--weights-type takes float, u8 or u16, not \"%s\"", next);
     } else if (!strcmp(a, "--limit") || !strcmp(a, "--prune") || !strcmp(a, "--quantize") || !strcmp(a, "--smooth") ||
                !strcmp(a, "--mirror") || !strcmp(a, "--joints") || !strcmp(a, "--lock") || !strcmp(a, "--links")) {
       if (!next) return bad("%s needs a value", a);
@@ -662,6 +672,7 @@ int cli_weights(int argc, char** argv) {
     memset(&so, 0, sizeof so);
     so.size = sizeof so;
     so.overwrite = (uint32_t)o.force;
+    so.weights_type = o.weights_type;
     int gltf = ends_with_ci(o.out, ".glb") || ends_with_ci(o.out, ".gltf");
     const char* warning = NULL;
     if (gltf && max_infl > 4)
@@ -684,6 +695,7 @@ int cli_weights(int argc, char** argv) {
       goto done;
     }
     if (warning) fprintf(stderr, "skinkit weights: warning: %s\n", warning);
+    if (err.message[0]) fprintf(stderr, "skinkit weights: warning: %s\n", err.message);
     if (!o.json) printf("wrote %s\n", o.out);
   }
 done:

@@ -45,7 +45,7 @@ extern "C" {
 #define SK_VERSION 100
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 2
+#define SK_ABI_MINOR 3
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -428,7 +428,18 @@ typedef struct sk_save_options {
                               glTF writes past 4 in JOINTS_1/WEIGHTS_1... */
   float prune;             /* drop weights below this first; 0 = keep */
   uint32_t as_is;          /* 1 = write weights unchanged (glTF: every influence; with max_influences: refused) */
+  uint32_t weights_type;   /* glTF weight components, sk_weights_type: 0 = as the source glTF has them (float
+                              for other sources), or float / normalized u8 / normalized u16 (integer sums exact:
+                              255 / 65535 per vertex). ABI 1.3; a 1.2-sized struct (without it) is accepted. */
 } sk_save_options;
+
+/* sk_save_options.weights_type */
+typedef enum sk_weights_type {
+  SK_WEIGHTS_SOURCE = 0,
+  SK_WEIGHTS_FLOAT = 1,
+  SK_WEIGHTS_U8 = 2,
+  SK_WEIGHTS_U16 = 3
+} sk_weights_type;
 
 /* Writes the scene. glTF/GLB: skinkit's own writer (every vertex in order, one skin per skinned mesh with its own
  * inverse binds, every clip under its own name; default the 4 largest influences, renormalized; more in
@@ -436,7 +447,12 @@ typedef struct sk_save_options {
  * mesh may be written in another space T (vertices T v, inverse binds IB T^-1, skinned positions unchanged) so
  * that the file's rest pose is its bind pose and Blender places it right. Collada and FBX: Assimp's exporters,
  * with fixes (binary FBX records repaired, Collada clips on one timeline, dot-free Collada ids). Materials are not
- * written. */
+ * written, except glTF -> glTF: a scene read from a .glb/.gltf by skinkit's glTF reader is written as an edit of
+ * that file, same container: only JOINTS_n/WEIGHTS_n change (in place when their layout allows, else new accessors
+ * appended; a .gltf gets its new data in "<stem>_skin.bin" and copies of its files when written to another folder);
+ * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. When the scene
+ * no longer maps onto its source (a joint the primitive's skin does not list, another container), it is written
+ * whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to such edits. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err);
 

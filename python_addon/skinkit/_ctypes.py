@@ -31,7 +31,7 @@ ABI_MAJOR = 1
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
 SK_VERSION = 100
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 2
+SK_ABI_MINOR = 3
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -343,6 +343,7 @@ class SkSaveOptions(_Struct):
         ("max_influences", c_uint32),
         ("prune", c_float),
         ("as_is", c_uint32),
+        ("weights_type", c_uint32),
     ]
 
 

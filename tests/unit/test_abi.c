@@ -459,6 +459,9 @@ START_TEST(scene_error_paths) {
   FAILS(SK_ERR_STRUCT_SIZE, sk_scene_save, sc, "/tmp/skinkit_abi_never.glb", &so);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_save, sc, NULL, NULL);
   so.size = sizeof so;
+  so.weights_type = 4;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_save, sc, "/tmp/skinkit_abi_never.glb", &so);
+  so.weights_type = 0;
   so.format = "no-such-format";
   FAILS(ANY_ERROR, sk_scene_save, sc, "/tmp/skinkit_abi_never.xyz", &so);
   /* an existing file is not replaced without overwrite */

@@ -1,0 +1,1011 @@
+#define _DEFAULT_SOURCE /* fsync, O_CLOEXEC */
+/* gltf_edit.c - a glTF that skinkit read, written again with new JOINTS_n / WEIGHTS_n and every other byte kept: the
+ * JSON text is spliced (only the changed spans are rewritten), the BIN chunk is copied and new data appended. What
+ * changes and why: skio_gltf_edit.h. Facts used from the glTF 2.0 specification (3.7.3.3, 3.6.2): JOINTS_n are
+ * VEC4 unsigned byte / unsigned short, WEIGHTS_n VEC4 float / normalized unsigned byte / normalized unsigned short;
+ * sets are numbered from 0 without gaps; vertex attribute data starts at a multiple of 4 bytes; weights of a vertex
+ * sum to 1 (for normalized integers: the integer sum is the type's maximum); a joint appears once per vertex with a
+ * non-zero weight. Little-endian host assumed, like the rest of skinkit's binary formats. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "skc_skin.h"
+#include "skio_gltf_edit.h"
+
+#define MAX_SETS 64u /* 256 influences per vertex */
+
+/* ---- growable bytes ------------------------------------------------------------------------------------------ */
+typedef struct buf {
+  unsigned char* p;
+  size_t n, cap;
+  bool oom;
+} buf;
+
+static bool buf_reserve(buf* b, size_t extra) {
+  if (b->oom) return false;
+  if (extra > SIZE_MAX / 2 - b->n) return !(b->oom = true);
+  size_t need = b->n + extra;
+  if (need <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < need) cap *= 2;
+  unsigned char* p = realloc(b->p, cap);
+  if (!p) return !(b->oom = true);
+  b->p = p;
+  b->cap = cap;
+  return true;
+}
+
+static void buf_put(buf* b, const void* d, size_t n) {
+  if (n && buf_reserve(b, n)) {
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+  }
+}
+
+static void buf_pad(buf* b, size_t align, unsigned char byte) {
+  while (b->n % align && !b->oom) buf_put(b, &byte, 1);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void buf_printf(buf* b, const char* fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof small) {
+    b->oom = true; /* only short fragments are printed here */
+    return;
+  }
+  buf_put(b, small, (size_t)n);
+}
+
+/* ---- JSON splices -------------------------------------------------------------------------------------------- */
+typedef struct splice {
+  int start, end; /* replaced span of the source JSON ([start, start) = an insertion) */
+  int seq;        /* insertion order, for splices at one position */
+  char* text;     /* owned, NUL-terminated; "" = deletion */
+} splice;
+
+typedef struct splices {
+  splice* s;
+  size_t n, cap;
+  int seq;
+  bool oom;
+} splices;
+
+static void add_splice(splices* l, int start, int end, const char* text, size_t len) {
+  if (l->oom) return;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 32;
+    splice* p = realloc(l->s, cap * sizeof *p);
+    if (!p) {
+      l->oom = true;
+      return;
+    }
+    l->s = p;
+    l->cap = cap;
+  }
+  char* t = malloc(len + 1);
+  if (!t) {
+    l->oom = true;
+    return;
+  }
+  memcpy(t, text, len);
+  t[len] = 0;
+  l->s[l->n++] = (splice){start, end, l->seq++, t};
+}
+
+static void add_splice_buf(splices* l, int start, int end, const buf* b) {
+  if (b->oom) l->oom = true;
+  else add_splice(l, start, end, b->n ? (const char*)b->p : "", b->n);
+}
+
+static int cmp_splice(const void* a, const void* b) {
+  const splice* x = a;
+  const splice* y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The spliced JSON text into out; false when two replaced spans overlap (a bug, reported as SKC_INTERNAL). */
+static bool apply_splices(const skio_gltf_doc* d, size_t json_len, splices* l, buf* out) {
+  qsort(l->s, l->n, sizeof *l->s, cmp_splice);
+  size_t at = 0;
+  for (size_t i = 0; i < l->n; ++i) {
+    const splice* s = &l->s[i];
+    if ((size_t)s->start < at) return false;
+    buf_put(out, d->json + at, (size_t)s->start - at);
+    buf_put(out, s->text, strlen(s->text));
+    at = (size_t)s->end;
+  }
+  buf_put(out, d->json + at, json_len - at);
+  return true;
+}
+
+static void free_splices(splices* l) {
+  for (size_t i = 0; i < l->n; ++i) free(l->s[i].text);
+  free(l->s);
+}
+
+/* "JOINTS_<n>" / "WEIGHTS_<n>" key: 1 joints, 2 weights, 0 other; *set = n. */
+static int skin_key(const skio_gltf_doc* d, int key, uint32_t* set) {
+  if (!skio_json_is(d, key, 3)) return 0;
+  const char* s = d->json + d->tok[key].start;
+  size_t len = (size_t)(d->tok[key].end - d->tok[key].start);
+  int kind = 0;
+  size_t p = 0;
+  if (len > 7 && memcmp(s, "JOINTS_", 7) == 0) kind = 1, p = 7;
+  else if (len > 8 && memcmp(s, "WEIGHTS_", 8) == 0) kind = 2, p = 8;
+  if (!kind || len - p > 6) return 0;
+  uint32_t v = 0;
+  for (; p < len; ++p) {
+    if (s[p] < '0' || s[p] > '9') return 0;
+    v = v * 10 + (uint32_t)(s[p] - '0');
+  }
+  *set = v;
+  return kind;
+}
+
+/* Removes the key/value pairs of object obj whose key index is flagged in drop (obj's size entries): each run of
+ * removed pairs goes with the comma before it (or after it, for a run at the start). */
+static void remove_pairs(const skio_gltf_doc* d, int obj, const bool* drop, splices* l) {
+  const int n = d->tok[obj].size;
+  for (int a = 0; a < n;) {
+    if (!drop[a]) {
+      ++a;
+      continue;
+    }
+    int b = a;
+    while (b + 1 < n && drop[b + 1]) ++b;
+    int kb = skio_json_key_at(d, obj, b);
+    int end_b = d->tok[kb + 1].end;
+    if (d->tok[kb + 1].type == 3) end_b++; /* a string value's closing quote */
+    if (a > 0) {
+      int kp = skio_json_key_at(d, obj, a - 1);
+      int end_p = d->tok[kp + 1].end + (d->tok[kp + 1].type == 3 ? 1 : 0);
+      add_splice(l, end_p, end_b, "", 0);
+    } else if (b + 1 < n) {
+      int ka = skio_json_key_at(d, obj, a), kn = skio_json_key_at(d, obj, b + 1);
+      add_splice(l, d->tok[ka].start - 1, d->tok[kn].start - 1, "", 0);
+    } else { /* every pair: keep the braces */
+      int ka = skio_json_key_at(d, obj, a);
+      add_splice(l, d->tok[ka].start - 1, end_b, "", 0);
+    }
+    a = b + 1;
+  }
+}
+
+/* Appends items (JSON text "{...},{...}" without a leading comma) to the top-level array name (creating it). */
+static void append_items(const skio_gltf_doc* d, const char* name, const buf* items, splices* l) {
+  if (!items->n) return;
+  buf t = {0};
+  int arr = skio_json_get(d, 0, name);
+  if (skio_json_is(d, arr, 2)) {
+    if (d->tok[arr].size) buf_put(&t, ",", 1);
+    buf_put(&t, items->p, items->n);
+    add_splice_buf(l, d->tok[arr].end - 1, d->tok[arr].end - 1, &t);
+  } else {
+    buf_printf(&t, "%s\"%s\":[", d->tok[0].size ? "," : "", name);
+    buf_put(&t, items->p, items->n);
+    buf_put(&t, "]", 1);
+    add_splice_buf(l, d->tok[0].end - 1, d->tok[0].end - 1, &t);
+  }
+  if (items->oom) l->oom = true;
+  free(t.p);
+}
+
+/* ---- influences -------------------------------------------------------------------------------------------- */
+typedef struct jw {
+  uint32_t j;
+  float w;
+} jw;
+
+static int cmp_jw(const void* a, const void* b) {
+  const jw* x = a;
+  const jw* y = b;
+  if (x->w != y->w) return x->w > y->w ? -1 : 1;
+  return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/* One vertex as written: entries (j, w) sorted, integer weights in q (total 255 / 65535; NULL for floats); returns
+ * the count kept. tmp holds n entries, q n values. */
+static size_t vertex_out(const uint32_t* j, const float* w, size_t n, uint32_t total, jw* tmp, uint32_t* q,
+                         float* qw) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (isfinite(w[i]) && w[i] > 0.0f) tmp[c++] = (jw){j[i], w[i]};
+  if (c > 1) qsort(tmp, c, sizeof *tmp, cmp_jw);
+  if (!total || !c) return c;
+  for (size_t i = 0; i < c; ++i) qw[i] = tmp[i].w;
+  skc_quantize_weights(qw, c, total, q);
+  size_t u = 0; /* drop entries that quantized to 0 (the order is kept: largest remainder preserves it) */
+  for (size_t i = 0; i < c; ++i)
+    if (q[i]) tmp[u] = tmp[i], q[u++] = q[i];
+  return u;
+}
+
+/* ---- per primitive --------------------------------------------------------------------------------------------- */
+typedef struct prim_plan {
+  int prim, attrs;                /* tokens */
+  uint32_t sets;                  /* sets written */
+  uint32_t jct, wct;              /* component types */
+  size_t V;
+  uint8_t* jdata;                 /* sets * V * 4 * jsize */
+  uint8_t* wdata;                 /* sets * V * 4 * wsize */
+  int64_t old_j[MAX_SETS], old_w[MAX_SETS]; /* old accessors per set (-1 none) */
+} prim_plan;
+
+static int attr_accessor(const skio_gltf_doc* d, int attrs, const char* key) {
+  uint32_t a;
+  int t = skio_json_get(d, attrs, key);
+  return skio_json_u32(d, t, &a) && a < d->accessor_count ? (int)a : -1;
+}
+
+static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weights_type wt, prim_plan* pl,
+                      skc_err* err) {
+  int mesh = skio_gltf_item(d, "meshes", e->mesh);
+  int prim = skio_json_at(d, skio_json_get(d, mesh, "primitives"), (int)e->primitive);
+  int attrs = skio_json_get(d, prim, "attributes");
+  if (!skio_json_is(d, attrs, 1))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u].primitives[%u] does not exist", d->path, e->mesh,
+                    e->primitive);
+  pl->prim = prim;
+  pl->attrs = attrs;
+  pl->V = e->vertex_count;
+  int pos = attr_accessor(d, attrs, "POSITION");
+  skio_gltf_accessor a;
+  if (pos < 0 || skio_gltf_accessor_info(d, (uint32_t)pos, &a, NULL) || a.count != e->vertex_count)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u].primitives[%u] has %zu vertices, the edit %zu",
+                    d->path, e->mesh, e->primitive, pos < 0 ? (size_t)0 : a.count, e->vertex_count);
+  if (e->joint_limit == 0 || e->joint_limit > 65536u)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: a skin of %u joints", d->path, e->mesh, e->joint_limit);
+  for (uint32_t s = 0; s < MAX_SETS; ++s) {
+    char key[24];
+    snprintf(key, sizeof key, "JOINTS_%u", s);
+    pl->old_j[s] = attr_accessor(d, attrs, key);
+    snprintf(key, sizeof key, "WEIGHTS_%u", s);
+    pl->old_w[s] = attr_accessor(d, attrs, key);
+  }
+  /* component types: the source's when they fit */
+  pl->jct = e->joint_limit <= 256 ? SKIO_GLTF_UNSIGNED_BYTE : SKIO_GLTF_UNSIGNED_SHORT;
+  if (pl->old_j[0] >= 0 && !skio_gltf_accessor_info(d, (uint32_t)pl->old_j[0], &a, NULL) &&
+      a.component_type == SKIO_GLTF_UNSIGNED_SHORT)
+    pl->jct = SKIO_GLTF_UNSIGNED_SHORT;
+  pl->wct = SKIO_GLTF_FLOAT;
+  if (wt == SKIO_WEIGHTS_U8) pl->wct = SKIO_GLTF_UNSIGNED_BYTE;
+  else if (wt == SKIO_WEIGHTS_U16) pl->wct = SKIO_GLTF_UNSIGNED_SHORT;
+  else if (wt == SKIO_WEIGHTS_SOURCE && pl->old_w[0] >= 0 && !skio_gltf_accessor_info(d, (uint32_t)pl->old_w[0], &a, NULL) &&
+           a.normalized && (a.component_type == SKIO_GLTF_UNSIGNED_BYTE || a.component_type == SKIO_GLTF_UNSIGNED_SHORT))
+    pl->wct = a.component_type;
+  const uint32_t total = pl->wct == SKIO_GLTF_UNSIGNED_BYTE ? 255u : pl->wct == SKIO_GLTF_UNSIGNED_SHORT ? 65535u : 0u;
+
+  /* pass 1: checks and the widest vertex */
+  const size_t V = e->vertex_count;
+  size_t widest = 0;
+  if (e->offsets) {
+    if (e->offsets[0] != 0)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: offsets[0] is not 0", d->path, e->mesh);
+    for (size_t v = 0; v < V; ++v) {
+      if (e->offsets[v + 1] < e->offsets[v])
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: offsets decrease at vertex %zu", d->path, e->mesh, v);
+      size_t n = e->offsets[v + 1] - e->offsets[v];
+      if (n > widest) widest = n;
+    }
+  } else {
+    widest = e->k;
+  }
+  const size_t entries = e->offsets ? e->offsets[V] : V * e->k;
+  if (entries && (!e->joints || !e->weights))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: joints and weights must not be NULL", d->path, e->mesh);
+  for (size_t i = 0; i < entries; ++i)
+    if (e->joints[i] >= e->joint_limit && isfinite(e->weights[i]) && e->weights[i] > 0.0f)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: joint %u, the skin has %u", d->path, e->mesh,
+                      e->joints[i], e->joint_limit);
+  jw* tmp = malloc((widest + 1) * sizeof *tmp);
+  uint32_t* q = malloc((widest + 1) * sizeof *q);
+  float* qw = malloc((widest + 1) * sizeof *qw);
+  if (!tmp || !q || !qw) {
+    free(tmp), free(q), free(qw);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
+  }
+  size_t most = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t b = e->offsets ? e->offsets[v] : v * e->k, n = e->offsets ? e->offsets[v + 1] - b : e->k;
+    size_t c = vertex_out(e->joints + b, e->weights + b, n, total, tmp, q, qw);
+    if (c > most) most = c;
+  }
+  uint32_t sets = (uint32_t)((most + 3) / 4);
+  if (sets == 0) sets = 1;
+  if (sets > MAX_SETS) {
+    free(tmp), free(q), free(qw);
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: meshes[%u]: %zu influences on one vertex (at most %u)", d->path,
+                    e->mesh, most, MAX_SETS * 4);
+  }
+  pl->sets = sets;
+  const size_t js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
+  pl->jdata = calloc((size_t)sets * V * 4, js);
+  pl->wdata = calloc((size_t)sets * V * 4, ws);
+  if (!pl->jdata || !pl->wdata) {
+    free(tmp), free(q), free(qw);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
+  }
+  /* pass 2: the streams, set by set (set s holds entries 4s..4s+3 of every vertex) */
+  for (size_t v = 0; v < V; ++v) {
+    size_t b = e->offsets ? e->offsets[v] : v * e->k, n = e->offsets ? e->offsets[v + 1] - b : e->k;
+    size_t c = vertex_out(e->joints + b, e->weights + b, n, total, tmp, q, qw);
+    for (size_t i = 0; i < c; ++i) {
+      size_t at = ((i / 4) * V + v) * 4 + i % 4; /* element index in the set-major stream */
+      if (js == 1) pl->jdata[at] = (uint8_t)tmp[i].j;
+      else {
+        uint16_t x = (uint16_t)tmp[i].j;
+        memcpy(pl->jdata + at * 2, &x, 2);
+      }
+      if (pl->wct == SKIO_GLTF_FLOAT) memcpy(pl->wdata + at * 4, &tmp[i].w, 4);
+      else if (ws == 1) pl->wdata[at] = (uint8_t)q[i];
+      else {
+        uint16_t x = (uint16_t)q[i];
+        memcpy(pl->wdata + at * 2, &x, 2);
+      }
+    }
+  }
+  free(tmp), free(q), free(qw);
+  return SKC_OK;
+}
+
+/* Accessors referenced by primitives (attributes and morph targets), counted: an accessor two primitives share is
+ * never overwritten in place. */
+static uint32_t* attribute_refs(const skio_gltf_doc* d) {
+  uint32_t* refs = calloc(d->accessor_count + 1, sizeof *refs);
+  if (!refs) return NULL;
+  for (uint32_t m = 0; m < d->mesh_count; ++m) {
+    int prims = skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives");
+    for (int p = 0, np = skio_json_len(d, prims); p < np; ++p) {
+      int prim = skio_json_at(d, prims, p);
+      int targets = skio_json_get(d, prim, "targets");
+      for (int t = -1, nt = skio_json_len(d, targets); t < nt; ++t) {
+        int obj = t < 0 ? skio_json_get(d, prim, "attributes") : skio_json_at(d, targets, t);
+        for (int k = 0, nk = skio_json_is(d, obj, 1) ? d->tok[obj].size : 0; k < nk; ++k) {
+          uint32_t a;
+          if (skio_json_u32(d, skio_json_key_at(d, obj, k) + 1, &a) && a < d->accessor_count) refs[a]++;
+        }
+      }
+    }
+  }
+  return refs;
+}
+
+/* Where accessor a's elements sit in the GLB BIN chunk when it can be overwritten with ct / normalized / count V
+ * (see skio_gltf_edit.h); false otherwise. */
+static bool in_place_slot(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool normalized, size_t V, const uint32_t* refs,
+                          size_t* offset, size_t* stride) {
+  skio_gltf_accessor a;
+  if (ai < 0 || !d->is_glb || !d->bin || refs[ai] != 1 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL)) return false;
+  if (a.view < 0 || a.sparse_count || a.count != V || a.components != 4 || a.component_type != ct ||
+      a.normalized != normalized || skio_json_get(d, a.tok, "min") >= 0 || skio_json_get(d, a.tok, "max") >= 0)
+    return false;
+  const uint8_t* data;
+  size_t size, st;
+  if (skio_gltf_view_data(d, (uint32_t)a.view, &data, &size, &st, NULL) || d->views[a.view].compression) return false;
+  if (data < d->bin || data + size > d->bin + d->bin_size) return false; /* not in the BIN chunk */
+  const size_t elem = 4 * skio_gltf_component_size(ct);
+  if (!st) st = elem;
+  if (st < elem || a.byte_offset > size || (V - 1) > (size - a.byte_offset - elem) / st || size - a.byte_offset < elem)
+    return false;
+  *offset = (size_t)(data - d->bin) + a.byte_offset;
+  *stride = st;
+  return true;
+}
+
+/* ---- files ------------------------------------------------------------------------------------------------- */
+static bool same_file(const char* a, const char* b) {
+  struct stat x, y;
+  if (!a || !b || !a[0] || !b[0] || stat(a, &x) != 0 || stat(b, &y) != 0) return false;
+  return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Writes n bytes to a new temporary file beside path, flushed; *tmp_out gets its name (malloc'd). */
+static int write_temp(const char* path, const void* data, size_t n, char** tmp_out, skc_err* err) {
+  const char* slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  size_t cap = dir_len + 64;
+  char* tmp = malloc(cap);
+  if (!tmp) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  static _Atomic unsigned counter;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    snprintf(tmp, cap, "%.*s.skinkit-edit-%ld-%u.tmp", (int)dir_len, path, (long)getpid(),
+             atomic_fetch_add(&counter, 1u));
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return skc_fail(err, SKC_IO, "%s: cannot create a file beside it: %s", path, strerror(e));
+  }
+  int e = 0;
+  const unsigned char* p = data;
+  while (n && !e) {
+    ssize_t got = write(fd, p, n);
+    if (got < 0) {
+      if (errno != EINTR) e = errno;
+      continue;
+    }
+    p += got;
+    n -= (size_t)got;
+  }
+  if (!e && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno;
+  if (close(fd) != 0 && !e) e = errno;
+  if (e) {
+    unlink(tmp);
+    free(tmp);
+    return skc_fail(err, SKC_IO, "%s: write failed: %s", path, strerror(e));
+  }
+  *tmp_out = tmp;
+  return SKC_OK;
+}
+
+/* A companion file to write: its final path, its bytes, whether it existed before. */
+typedef struct outfile {
+  char* path;
+  const uint8_t* data;
+  size_t size;
+  uint8_t* owned; /* data read here (an image), else NULL */
+  bool existed;
+} outfile;
+
+static char* dir_of(const char* path) {
+  const char* slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 1;
+  char* d = malloc(n + 1);
+  if (!d) return NULL;
+  memcpy(d, slash ? path : ".", n);
+  d[n] = 0;
+  return d;
+}
+
+static char* join(const char* dir, const char* name) {
+  size_t a = strlen(dir), b = strlen(name);
+  char* p = malloc(a + b + 2);
+  if (!p) return NULL;
+  memcpy(p, dir, a);
+  p[a] = '/';
+  memcpy(p + a + 1, name, b + 1);
+  return p;
+}
+
+/* Percent-decoded relative URI, or NULL (data: URI, absolute, scheme, "..", out of memory). */
+static char* relative_file(const char* uri) {
+  if (!uri || strncmp(uri, "data:", 5) == 0 || uri[0] == '/' || strchr(uri, ':')) return NULL;
+  size_t n = strlen(uri);
+  char* p = malloc(n + 1);
+  if (!p) return NULL;
+  size_t o = 0;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned h1, h2;
+    if (uri[i] == '%' && i + 2 < n && sscanf(uri + i + 1, "%1x%1x", &h1, &h2) == 2 && (h1 | h2)) {
+      p[o++] = (char)(h1 * 16 + h2);
+      i += 2;
+    } else {
+      p[o++] = uri[i];
+    }
+  }
+  p[o] = 0;
+  if (strstr(p, "..")) {
+    free(p);
+    return NULL;
+  }
+  return p;
+}
+
+static void base64_into(buf* b, const uint8_t* p, size_t n) {
+  static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+    char q[4] = {a[v >> 18 & 63], a[v >> 12 & 63], i + 1 < n ? a[v >> 6 & 63] : '=', i + 2 < n ? a[v & 63] : '='};
+    buf_put(b, q, 4);
+  }
+}
+
+/* ---- the edit ---------------------------------------------------------------------------------------------- */
+int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
+                         int binary, const skio_gltf_edit_options* opts, skc_err* err) {
+  if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
+  skio_gltf_edit_options o = {0};
+  if (opts) o = *opts;
+  if ((o.weights_type < SKIO_WEIGHTS_SOURCE || o.weights_type > SKIO_WEIGHTS_U16))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
+  if ((binary != 0) != d->is_glb)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: the source %s is a %s; an edit keeps the container", path, d->path,
+                    d->is_glb ? ".glb" : ".gltf");
+  if (same_file(path, d->path))
+    return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
+  for (size_t i = 0; i < count; ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (edits[i].mesh == edits[k].mesh && edits[i].primitive == edits[k].primitive)
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "meshes[%u].primitives[%u] is edited twice", edits[i].mesh,
+                        edits[i].primitive);
+  skio_gltf_edit_report rep = {0};
+  int rc = SKC_OK;
+  prim_plan* plans = calloc(count + 1, sizeof *plans);
+  uint32_t* refs = attribute_refs(d);
+  splices sp = {0};
+  buf bin = {0}, add = {0}, views = {0}, accs = {0}, json = {0}, file = {0}, bufs = {0};
+  char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *tmp_main = NULL;
+  outfile* files = NULL;
+  size_t nfiles = 0;
+  if (!plans || !refs) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  /* where new data goes: the BIN chunk (GLB whose buffer 0 is it), else one new buffer */
+  const int b0 = skio_gltf_item(d, "buffers", 0);
+  const bool into_bin = d->is_glb && d->bin && b0 >= 0 && skio_json_get(d, b0, "uri") < 0;
+  if (into_bin) buf_put(&bin, d->bin, d->bin_size);
+  const size_t base = into_bin ? (d->bin_size + 3) & ~(size_t)3 : 0;
+  const uint32_t new_buffer = into_bin ? 0u : d->buffer_count;
+  uint32_t next_view = d->view_count, next_acc = d->accessor_count;
+
+  for (size_t i = 0; i < count && !rc; ++i) {
+    prim_plan* pl = &plans[i];
+    if ((rc = build_plan(d, &edits[i], o.weights_type, pl, err))) break;
+    rep.primitives++;
+    rep.weights_component = pl->wct;
+    const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
+    buf attr_add = {0};
+    for (uint32_t s = 0; s < pl->sets; ++s) {
+      for (int kind = 0; kind < 2; ++kind) {
+        const uint32_t ct = kind ? pl->wct : pl->jct;
+        const size_t cs = kind ? ws : js;
+        const uint8_t* src = (kind ? pl->wdata : pl->jdata) + (size_t)s * V * 4 * cs;
+        const int64_t old = kind ? pl->old_w[s] : pl->old_j[s];
+        const bool normalized = kind && ct != SKIO_GLTF_FLOAT;
+        size_t off, stride;
+        if (in_place_slot(d, old, ct, normalized, V, refs, &off, &stride)) {
+          for (size_t v = 0; v < V; ++v) memcpy(bin.p + off + v * stride, src + v * 4 * cs, 4 * cs);
+          rep.in_place++;
+          continue;
+        }
+        /* a new accessor on a tightly packed view of its own */
+        buf_pad(&add, 4, 0);
+        const size_t at = base + add.n, len = V * 4 * cs;
+        buf_put(&add, src, len);
+        buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}", views.n ? "," : "",
+                   new_buffer, at, len);
+        buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
+                   accs.n ? "," : "", next_view++, ct, V, normalized ? ",\"normalized\":true" : "");
+        const uint32_t acc = next_acc++;
+        rep.added++;
+        char key[24];
+        snprintf(key, sizeof key, "%s_%u", kind ? "WEIGHTS" : "JOINTS", s);
+        int val = skio_json_get(d, pl->attrs, key);
+        if (val >= 0) {
+          char num[16];
+          int n = snprintf(num, sizeof num, "%u", acc);
+          int vs = d->tok[val].start - (d->tok[val].type == 3 ? 1 : 0), ve = d->tok[val].end + (d->tok[val].type == 3 ? 1 : 0);
+          add_splice(&sp, vs, ve, num, (size_t)n);
+        } else {
+          buf_printf(&attr_add, ",\"%s\":%u", key, acc);
+        }
+      }
+    }
+    /* sets no longer needed, here and in the Draco attribute map (which would replace the new streams) */
+    const int attrs = pl->attrs;
+    int draco = skio_json_get(d, skio_json_get(d, skio_json_get(d, pl->prim, "extensions"), "KHR_draco_mesh_compression"),
+                              "attributes");
+    for (int pass = 0; pass < 2; ++pass) {
+      int obj = pass ? draco : attrs;
+      if (!skio_json_is(d, obj, 1)) continue;
+      int n = d->tok[obj].size;
+      bool* drop = calloc((size_t)n + 1, sizeof *drop);
+      if (!drop) {
+        sp.oom = true;
+        break;
+      }
+      bool any = false;
+      for (int k = 0; k < n; ++k) {
+        uint32_t set;
+        int kind = skin_key(d, skio_json_key_at(d, obj, k), &set);
+        drop[k] = kind && (pass || set >= pl->sets);
+        if (drop[k] && !pass && kind == 1) rep.sets_removed++;
+        any |= drop[k];
+      }
+      if (any) remove_pairs(d, obj, drop, &sp);
+      free(drop);
+    }
+    if (attr_add.n) {
+      if (d->tok[attrs].size == 0) { /* "{}" cannot be: POSITION was found; kept general all the same */
+        add_splice(&sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, (const char*)attr_add.p + 1, attr_add.n - 1);
+      } else {
+        add_splice_buf(&sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, &attr_add);
+      }
+    }
+    if (attr_add.oom) sp.oom = true;
+    free(attr_add.p);
+  }
+  if (rc) goto done;
+  append_items(d, "accessors", &accs, &sp);
+  append_items(d, "bufferViews", &views, &sp);
+  rep.bytes_appended = add.n;
+
+  /* buffers */
+  out_dir = dir_of(path);
+  src_dir = dir_of(d->path);
+  if (!out_dir || !src_dir) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  if (into_bin && add.n) {
+    buf_pad(&bin, 4, 0);
+    buf_put(&bin, add.p, add.n);
+    int bl = skio_json_get(d, b0, "byteLength");
+    char num[24];
+    int n = snprintf(num, sizeof num, "%zu", bin.n);
+    if (bl >= 0) add_splice(&sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
+  } else if (add.n) {
+    if (d->is_glb) { /* no BIN chunk to extend: a data URI */
+      buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", add.n);
+      base64_into(&bufs, add.p, add.n);
+      buf_put(&bufs, "\"}", 2);
+    } else {
+      /* "<stem>_skin.bin" beside the output, a name none of the source's buffers uses */
+      const char* slash = strrchr(path, '/');
+      const char* stem = slash ? slash + 1 : path;
+      const char* dot = strrchr(stem, '.');
+      size_t sl = dot && dot != stem ? (size_t)(dot - stem) : strlen(stem);
+      bin_name = malloc(sl + 32);
+      if (!bin_name) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+        goto done;
+      }
+      for (int attempt = 1;; ++attempt) {
+        size_t k = 0;
+        for (size_t c = 0; c < sl; ++c) {
+          unsigned char ch = (unsigned char)stem[c];
+          bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                    ch == '_' || ch == '~' || ch == '-';
+          bin_name[k++] = ok ? (char)ch : '_';
+        }
+        if (attempt == 1) snprintf(bin_name + k, 32, "_skin.bin");
+        else snprintf(bin_name + k, 32, "_skin%d.bin", attempt);
+        bool taken = false;
+        for (uint32_t b = 0; b < d->buffer_count && !taken; ++b) {
+          char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
+          char* rel = relative_file(u);
+          if (rel) {
+            char* sp_ = join(src_dir, rel);
+            char* op_ = join(out_dir, bin_name);
+            taken = strcmp(rel, bin_name) == 0 || (sp_ && op_ && same_file(sp_, op_));
+            free(sp_);
+            free(op_);
+          }
+          free(rel);
+          free(u);
+        }
+        if (!taken || attempt > 1000) break;
+      }
+      buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"%s\"}", add.n, bin_name);
+    }
+    append_items(d, "buffers", &bufs, &sp);
+  }
+
+  /* companion files: the new buffer, and copies of the source's relative files when writing to another folder */
+  files = calloc(d->buffer_count + 64 + 2, sizeof *files);
+  if (!files) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  if (bin_name) {
+    files[nfiles].path = join(out_dir, bin_name);
+    files[nfiles].data = add.p;
+    files[nfiles++].size = add.n;
+  }
+  if (!d->is_glb && !same_file(out_dir, src_dir)) {
+    int imgs = skio_json_get(d, 0, "images");
+    uint32_t ni = (uint32_t)skio_json_len(d, imgs);
+    for (uint32_t k = 0; k < d->buffer_count + ni && !rc; ++k) {
+      const bool is_buf = k < d->buffer_count;
+      int item = is_buf ? skio_gltf_item(d, "buffers", k) : skio_json_at(d, imgs, (int)(k - d->buffer_count));
+      int ut = skio_json_get(d, item, "uri");
+      if (ut < 0) continue;
+      char* u = skio_json_strdup(d, ut);
+      char* rel = relative_file(u);
+      if (!rel && u && strncmp(u, "data:", 5) != 0)
+        rc = skc_fail(err, SKC_UNSUPPORTED, "%s: \"%.60s\" is not a file beside the source; write into %s instead",
+                      path, u, src_dir);
+      free(u);
+      if (!rel) continue;
+      if (nfiles >= d->buffer_count + 64) {
+        free(rel);
+        rc = skc_fail(err, SKC_UNSUPPORTED, "%s: more than 64 images to copy beside it; write into %s instead", path,
+                      src_dir);
+        break;
+      }
+      char* src = join(src_dir, rel);
+      outfile* f = &files[nfiles++];
+      f->path = join(out_dir, rel);
+      free(rel);
+      if (!src || !f->path) {
+        free(src);
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+        break;
+      }
+      if (is_buf) {
+        const uint8_t* data;
+        size_t size;
+        if ((rc = skio_gltf_buffer_data(d, k, &data, &size, err))) {
+          free(src);
+          break;
+        }
+        f->data = data;
+        f->size = d->buffers[k].size;
+      } else {
+        FILE* fp = fopen(src, "rb");
+        uint8_t* data = NULL;
+        long n = -1;
+        if (fp && fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
+            (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, fp) == (size_t)n) {
+          f->data = data;
+          f->size = (size_t)n;
+          f->owned = data;
+        } else {
+          free(data);
+          rc = skc_fail(err, SKC_IO, "%s: cannot read %s to copy it beside the output", path, src);
+        }
+        if (fp) fclose(fp);
+      }
+      free(src);
+    }
+  }
+  if (rc) goto done;
+
+  /* the JSON */
+  if (sp.oom || accs.oom || views.oom || bufs.oom || add.oom || bin.oom) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+    goto done;
+  }
+  size_t json_len = d->json_size;
+  if (d->is_glb)
+    while (json_len && (d->json[json_len - 1] == ' ' || d->json[json_len - 1] == 0)) --json_len; /* chunk padding */
+  if (!apply_splices(d, json_len, &sp, &json)) {
+    rc = skc_fail(err, SKC_INTERNAL, "%s: overlapping JSON edits", path);
+    goto done;
+  }
+  if (d->is_glb) {
+    buf_pad(&json, 4, ' ');
+    buf_pad(&bin, 4, 0);
+    const bool has_bin = d->bin != NULL;
+    size_t total = 12 + 8 + json.n + (has_bin ? 8 + bin.n : 0);
+    /* other chunks after JSON and BIN are kept as they were, in their order */
+    size_t at = 12;
+    const uint8_t* f = d->file;
+    uint32_t glen;
+    memcpy(&glen, f + 8, 4);
+    bool first = true;
+    while (at + 8 <= glen && at + 8 <= d->file_size) {
+      uint32_t clen, ctype;
+      memcpy(&clen, f + at, 4);
+      memcpy(&ctype, f + at + 4, 4);
+      if (!first && at != d->bin_chunk_offset) total += 8 + (size_t)clen;
+      first = false;
+      at += 8 + (size_t)clen;
+    }
+    if (total > UINT32_MAX || json.n > UINT32_MAX) {
+      rc = skc_fail(err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", path);
+      goto done;
+    }
+    uint32_t head[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)json.n, 0x4E4F534Au};
+    buf_put(&file, head, sizeof head);
+    buf_put(&file, json.p, json.n);
+    if (has_bin) {
+      uint32_t bh[2] = {(uint32_t)bin.n, 0x004E4942u};
+      buf_put(&file, bh, sizeof bh);
+      buf_put(&file, bin.p, bin.n);
+    }
+    at = 12;
+    first = true;
+    while (at + 8 <= glen && at + 8 <= d->file_size) {
+      uint32_t clen;
+      memcpy(&clen, f + at, 4);
+      if (!first && at != d->bin_chunk_offset) buf_put(&file, f + at, 8 + (size_t)clen);
+      first = false;
+      at += 8 + (size_t)clen;
+    }
+  } else {
+    buf_put(&file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
+    buf_put(&file, json.p, json.n);
+  }
+  if (file.oom) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+    goto done;
+  }
+
+  /* write: companions first (never one of the source's files), then the main file */
+  for (size_t i = 0; i < nfiles && !rc; ++i) {
+    outfile* f = &files[i];
+    if (!f->path) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    bool is_source = same_file(f->path, d->path);
+    for (uint32_t b = 0; b < d->buffer_count && !is_source; ++b) {
+      char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
+      char* rel = relative_file(u);
+      char* sp_ = rel ? join(src_dir, rel) : NULL;
+      is_source = sp_ && same_file(sp_, f->path);
+      free(sp_);
+      free(rel);
+      free(u);
+    }
+    if (is_source) {
+      rc = skc_fail(err, SKC_EXISTS, "%s: %s is one of the source's files", path, f->path);
+      break;
+    }
+    struct stat st;
+    f->existed = stat(f->path, &st) == 0;
+    if (f->existed && !o.replace_files) {
+      rc = skc_fail(err, SKC_EXISTS, "%s: %s exists (allow replacing it to write there)", path, f->path);
+      break;
+    }
+  }
+  char** tmps = rc ? NULL : calloc(nfiles + 1, sizeof *tmps);
+  if (!rc && !tmps) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < nfiles && !rc; ++i) rc = write_temp(files[i].path, files[i].data, files[i].size, &tmps[i], err);
+  if (!rc) rc = write_temp(path, file.p, file.n, &tmp_main, err);
+  for (size_t i = 0; i < nfiles && !rc; ++i)
+    if (rename(tmps[i], files[i].path) != 0) {
+      int e = errno;
+      rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", path, files[i].path, strerror(e));
+      for (size_t k = 0; k < i; ++k)
+        if (!files[k].existed) unlink(files[k].path);
+    } else {
+      free(tmps[i]);
+      tmps[i] = NULL;
+    }
+  if (!rc && rename(tmp_main, path) != 0) {
+    int e = errno;
+    rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
+    for (size_t k = 0; k < nfiles; ++k)
+      if (!files[k].existed) unlink(files[k].path);
+  }
+  if (rc && tmp_main) unlink(tmp_main);
+  for (size_t i = 0; tmps && i < nfiles; ++i)
+    if (tmps[i]) {
+      unlink(tmps[i]);
+      free(tmps[i]);
+    }
+  free(tmps);
+  if (!rc && o.report) *o.report = rep;
+
+done:
+  for (size_t i = 0; plans && i < count; ++i) {
+    free(plans[i].jdata);
+    free(plans[i].wdata);
+  }
+  free(plans);
+  free(refs);
+  free_splices(&sp);
+  for (size_t i = 0; files && i < nfiles; ++i) {
+    free(files[i].path);
+    free(files[i].owned);
+  }
+  free(files);
+  free(bin.p), free(add.p), free(views.p), free(accs.p), free(json.p), free(file.p), free(bufs.p);
+  free(out_dir), free(src_dir), free(bin_name), free(tmp_main);
+  return rc;
+}
+
+/* ---- from a scene ------------------------------------------------------------------------------------------- */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int cannot(char* why, size_t n, const char* fmt, ...) {
+  if (why && n) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+  }
+  return SKIO_GLTF_EDIT_CANNOT;
+}
+
+int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
+                         const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
+  if (!s || !path || !w) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, path and options must not be NULL");
+  skio_gltf_doc* d = s->gltf;
+  const skc_skeleton* sk = s->skeleton;
+  if (!d || !s->joint_node || !sk) return cannot(why, why_size, "the scene was not read from a glTF with a skin");
+  if ((binary != 0) != d->is_glb)
+    return cannot(why, why_size, "%s is a %s: an in-place edit keeps the container", d->path, d->is_glb ? ".glb" : ".gltf");
+  const uint32_t jc = sk->joint_count;
+  for (uint32_t j = 0; j < jc; ++j)
+    if (s->joint_node[j] < 0 || (uint32_t)s->joint_node[j] >= d->node_count)
+      return cannot(why, why_size, "joint %u no longer maps onto a node of %s", j, d->path);
+  skio_gltf_prim_edit* edits = calloc(s->mesh_count + 1, sizeof *edits);
+  uint32_t** offs = calloc(s->mesh_count + 1, sizeof *offs);
+  uint32_t** js = calloc(s->mesh_count + 1, sizeof *js);
+  float** ws = calloc(s->mesh_count + 1, sizeof *ws);
+  int32_t* local = malloc((d->node_count + 1) * sizeof *local);
+  size_t ne = 0;
+  int rc = SKC_OK;
+  if (!edits || !offs || !js || !ws || !local) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (uint32_t mi = 0; mi < s->mesh_count && !rc; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    if (!m->skin) continue;
+    if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0) {
+      rc = cannot(why, why_size, "mesh %s is not a primitive of %s", m->name, d->path);
+      break;
+    }
+    bool dup = false;
+    for (size_t k = 0; k < ne && !dup; ++k)
+      dup = edits[k].mesh == (uint32_t)m->gltf_mesh && edits[k].primitive == (uint32_t)m->gltf_primitive;
+    if (dup) continue; /* a second instance of one primitive: written from the first */
+    uint32_t skin;
+    int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
+    int joints = skio_json_get(d, skio_gltf_item(d, "skins", skio_json_u32(d, skio_json_get(d, node, "skin"), &skin) ? skin : UINT32_MAX), "joints");
+    int L = skio_json_len(d, joints);
+    if (L <= 0 || L > 65536) {
+      rc = cannot(why, why_size, "mesh %s: its node has no skin with joints", m->name);
+      break;
+    }
+    for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
+    for (int k = 0, t = joints + 1; k < L; ++k, t = d->next[t]) {
+      uint32_t n;
+      if (skio_json_u32(d, t, &n) && n < d->node_count && local[n] < 0) local[n] = k;
+    }
+    const size_t V = m->vertex_count, entries = m->skin->offsets[V];
+    size_t widest = 0;
+    for (size_t v = 0; v < V; ++v)
+      if (m->skin->offsets[v + 1] - m->skin->offsets[v] > widest) widest = m->skin->offsets[v + 1] - m->skin->offsets[v];
+    uint32_t* off = malloc((V + 1) * sizeof *off);
+    uint32_t* oj = malloc(entries * sizeof *oj + 4);
+    float* ow = malloc(entries * sizeof *ow + 4);
+    void* tmp = malloc(widest * 8 + 8);
+    offs[ne] = off, js[ne] = oj, ws[ne] = ow;
+    if (!off || !oj || !ow || !tmp) {
+      free(tmp);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    skio_gltf_report rep = {0};
+    size_t at = 0;
+    off[0] = 0;
+    for (size_t v = 0; v < V && !rc; ++v) {
+      size_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
+      size_t got = skio_gltf_vertex_weights(w, jc, m->skin->joints + b, m->skin->weights + b, n, tmp, oj + at, ow + at, &rep);
+      for (size_t k = 0; k < got; ++k) {
+        int32_t l = local[s->joint_node[oj[at + k]]];
+        if (l < 0) {
+          rc = cannot(why, why_size, "mesh %s: joint %s is not in the skin of its node in %s", m->name,
+                      sk->names && sk->names[oj[at + k]] ? sk->names[oj[at + k]] : "?", d->path);
+          break;
+        }
+        oj[at + k] = (uint32_t)l;
+      }
+      at += got;
+      off[v + 1] = (uint32_t)at;
+    }
+    free(tmp);
+    edits[ne++] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
+                                        (uint32_t)L};
+  }
+  if (!rc) rc = skio_gltf_edit_write(d, edits, ne, path, binary, o, err);
+done:
+  for (size_t k = 0; k < s->mesh_count + 1 && offs && js && ws; ++k) free(offs[k]), free(js[k]), free(ws[k]);
+  free(offs), free(js), free(ws), free(edits), free(local);
+  return rc;
+}

@@ -1,0 +1,98 @@
+/* skio_gltf_edit.h - writing a glTF that skinkit read back with new skin weights, as an edit of the source document
+ * (io/gltf_edit.c) instead of a new file from the scene (io/gltf_write.c): every byte an operation does not change
+ * stays as it was (materials, textures, images, samplers, cameras, lights, morph targets, unskinned meshes, node
+ * order and names, joint order, clip names, extensions and extras, number spelling, whitespace).
+ *
+ * What changes, per edited primitive (mesh, primitive):
+ *  - JOINTS_n / WEIGHTS_n. The old accessors' bytes are overwritten in place when the new data has their layout
+ *    (same sets, component types, normalized flag and count; a plain, uncompressed view in the GLB's BIN chunk; no
+ *    sparse, no min/max; referenced by no other primitive): the JSON does not change. Otherwise the attribute values
+ *    point at new accessors (tightly packed views of their own, appended at the end of "accessors" and "bufferViews";
+ *    the old accessors and views stay, referenced by nothing new: a meshopt-compressed view is never rewritten).
+ *    Sets no longer needed lose their attributes (also in KHR_draco_mesh_compression's attribute map, whose decoded
+ *    JOINTS/WEIGHTS would otherwise replace the new ones).
+ *  - Buffers. GLB: the BIN chunk is kept byte for byte (except in-place accessors) and the new data is appended at
+ *    its end (4-byte aligned), buffers[0].byteLength updated. .gltf: the input's .bin files are never modified; new
+ *    data goes to one more buffer, a file "<stem>_skin.bin" beside the output (characters outside [A-Za-z0-9._~-]
+ *    replaced by '_', a counter added when the name is taken by one of the document's own files); files the
+ *    document references by relative URI (buffers, images) are copied beside the output when it is written to
+ *    another folder. A GLB whose buffer 0 is not its BIN chunk gets the new data as a data: URI buffer.
+ *    extensionsUsed never needs a change (u8/u16 normalized weights and u8/u16 joints are core glTF).
+ * Weights: entries that are not finite or not > 0 are left out; each vertex's influences are written sorted by
+ * weight (descending, ties lower joint), 4 per set, unused slots joint 0 weight 0. Component type: the source
+ * WEIGHTS_0's (float, normalized u8 or u16; float when it had none) or the one asked for. Floats are written as
+ * given; u8 / u16 are the weights divided by their sum, quantized with exact integer sums 255 / 65535 (largest
+ * remainder, skc_quantize_weights), entries that quantize to 0 left out. Joints: the source JOINTS_0's component
+ * type when every index fits, else u8 when the skin has <= 256 joints, u16 up to 65536.
+ * Files: built in memory, each written to a temporary file in the target folder, flushed and renamed (companion
+ * files first, the .glb/.gltf last); on failure the previous output is unchanged. The output (or a companion file)
+ * is never one of the source's own files (device and inode compared): SKC_EXISTS.
+ */
+#ifndef SKIO_GLTF_EDIT_H
+#define SKIO_GLTF_EDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+#include "skio_gltf.h"
+#include "skio_gltf_doc.h"
+#include "skio_scene.h"
+
+/* Weight component type written (skio_export_options.weights_type, sk_save_options.weights_type). */
+typedef enum skio_weights_type {
+  SKIO_WEIGHTS_SOURCE = 0, /* as the source file has them (glTF edit); float for files written from the scene */
+  SKIO_WEIGHTS_FLOAT = 1,
+  SKIO_WEIGHTS_U8 = 2,     /* unsigned byte, normalized (sums exactly 255) */
+  SKIO_WEIGHTS_U16 = 3     /* unsigned short, normalized (sums exactly 65535) */
+} skio_weights_type;
+
+/* New influences of one primitive. Vertex i is vertex i of the primitive (its POSITION accessor's element i);
+ * joints are indices into the "joints" of the skin of the node that instances the primitive. */
+typedef struct skio_gltf_prim_edit {
+  uint32_t mesh, primitive;
+  size_t vertex_count;     /* must equal the primitive's POSITION count */
+  const uint32_t* offsets; /* CSR: vertex_count + 1 entries; NULL: k entries per vertex */
+  uint32_t k;
+  const uint32_t* joints;  /* offsets[vertex_count] (or vertex_count * k) entries, each < joint_limit */
+  const float* weights;    /* as many */
+  uint32_t joint_limit;    /* joints in that skin (1..65536) */
+} skio_gltf_prim_edit;
+
+typedef struct skio_gltf_edit_report {
+  uint32_t primitives;        /* primitives edited */
+  uint32_t in_place;          /* accessors overwritten in place */
+  uint32_t added;             /* accessors appended */
+  uint32_t sets_removed;      /* JOINTS_n/WEIGHTS_n pairs removed */
+  uint32_t weights_component; /* component type of the weights written by the last primitive (SKIO_GLTF_*) */
+  size_t bytes_appended;      /* new buffer bytes */
+} skio_gltf_edit_report;
+
+typedef struct skio_gltf_edit_options {
+  skio_weights_type weights_type;
+  bool replace_files;            /* companion files ("<stem>_skin.bin", copies) may replace existing ones */
+  skio_gltf_edit_report* report; /* optional: filled on success */
+} skio_gltf_edit_options;
+
+/* Writes d with the edits applied to path: binary != 0 -> .glb (d must be a GLB), else .gltf (d must be a .gltf:
+ * SKC_UNSUPPORTED for a change of container). o may be NULL. Errors: SKC_INVALID_ARGUMENT (a primitive that does
+ * not exist or is listed twice, a vertex count that differs from the primitive's, a joint index >= joint_limit,
+ * bad offsets), SKC_FORMAT (the source's accessors or buffers do not read), SKC_EXISTS (path or a companion file is
+ * one of the source's files; or a companion file exists and replace_files is off), SKC_UNSUPPORTED (more than 4 GiB
+ * for .glb), SKC_OUT_OF_MEMORY, SKC_IO. On failure nothing at path (or beside it) has changed. */
+int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
+                         int binary, const skio_gltf_edit_options* o, skc_err* err);
+
+/* skio_scene_export's glTF path for a scene that skinkit's glTF reader loaded (s->gltf set): each skinned mesh's
+ * influences, through the writer's weight rules (w: skio_gltf_vertex_weights), mapped from skeleton joints to the
+ * joints of the skin of the node instancing its primitive (s->joint_node), then skio_gltf_edit_write. A primitive
+ * instanced by several meshes is written from the first. Returns SKC_OK, an error of skio_gltf_edit_write, or
+ * SKIO_GLTF_EDIT_CANNOT with a sentence in why when the scene no longer maps onto its document (a change of
+ * container, a joint the primitive's skin does not list, a mesh without a skinned node): the caller then writes
+ * the scene with the full writer (skio_gltf_write). */
+#define SKIO_GLTF_EDIT_CANNOT (-1)
+int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
+                         const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err);
+
+#endif

@@ -1,0 +1,556 @@
+/* test_gltf_edit.c - the in-place glTF editor (io/gltf_edit.c): a source read with the document layer, new
+ * influences written with skio_gltf_edit_write, the output read back with the same layer and compared with the
+ * source. Sources: tests/data/cylinder_rig.glb (u16 joints, float weights) and gltfpack 1.3 outputs of it
+ * (tests/data/cylinder_rig_gltfpack*.glb: normalized u8 weights; -noq plain views, default quantized, -c meshopt
+ * compressed), plus a .gltf + .bin made here from one of them. Checks (the reference is the source file itself and
+ * the influences handed to the editor, never an earlier run):
+ *  - every top-level member other than accessors/bufferViews/buffers/meshes has the same text; every mesh and
+ *    primitive member has the same text except JOINTS_n/WEIGHTS_n (and the Draco attribute map); the source's
+ *    accessors and bufferViews have the same text; buffers differ at most in buffers[0].byteLength;
+ *  - the source's buffer bytes are a prefix of the new BIN, except the bytes of overwritten JOINTS/WEIGHTS elements;
+ *  - the weights read back are the ones given: floats bit-equal (sorted), u8 / u16 normalized with integer sums of
+ *    exactly 255 / 65535 per vertex and within one unit of the given weight; joints equal.
+ * With SKINKIT_ASSETS set, every corpus .glb/.gltf with a skin goes through the scene path (skio_scene_export on a
+ * scene read by skinkit's glTF reader, --normalize) with the same JSON and buffer checks (tag "corpus"). */
+#define _DEFAULT_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skio_gltf_doc.h"
+#include "skio_gltf_edit.h"
+#include "skio_scene.h"
+
+static char g_data[1024];
+
+static const char* data_path(const char* name) {
+  static char p[1200];
+  if (!g_data[0]) {
+    snprintf(g_data, sizeof g_data, "%s", __FILE__);
+    char* s = strstr(g_data, "tests/unit/");
+    if (s) *s = 0;
+    strcat(g_data, "tests/data/");
+  }
+  snprintf(p, sizeof p, "%s%s", g_data, name);
+  return p;
+}
+
+static char g_tmp[256];
+static const char* tmp_dir(void) {
+  if (!g_tmp[0]) {
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/skinkit_gltf_edit_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+  }
+  return g_tmp;
+}
+
+static skio_gltf_doc* load(const char* path) {
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  int rc = skio_gltf_doc_load(path, &d, &err);
+  ck_assert_msg(rc == SKC_OK, "%s: %s", path, err.message);
+  return d;
+}
+
+/* ---- text comparison ---------------------------------------------------------------------------------------- */
+static bool tok_text_eq(const skio_gltf_doc* a, int ta, const skio_gltf_doc* b, int tb) {
+  if ((ta < 0) != (tb < 0)) return false;
+  if (ta < 0) return true;
+  int la = a->tok[ta].end - a->tok[ta].start, lb = b->tok[tb].end - b->tok[tb].start;
+  return la == lb && memcmp(a->json + a->tok[ta].start, b->json + b->tok[tb].start, (size_t)la) == 0;
+}
+
+static bool key_is(const skio_gltf_doc* d, int key, const char* s) { return skio_json_streq(d, key, s); }
+
+static bool skin_attr(const skio_gltf_doc* d, int key) {
+  char* s = skio_json_strdup(d, key);
+  bool r = s && (strncmp(s, "JOINTS_", 7) == 0 || strncmp(s, "WEIGHTS_", 8) == 0);
+  free(s);
+  return r;
+}
+
+/* Every member of object a (except the skipped keys) has the same text in b. */
+static void same_members(const skio_gltf_doc* a, int oa, const skio_gltf_doc* b, int ob, const char* const* skip,
+                         bool skip_skin, const char* where) {
+  ck_assert_msg(skio_json_is(a, oa, 1) && skio_json_is(b, ob, 1), "%s: not objects", where);
+  for (int k = 0; k < a->tok[oa].size; ++k) {
+    int key = skio_json_key_at(a, oa, k);
+    bool skipped = skip_skin && skin_attr(a, key);
+    for (int s = 0; skip && skip[s]; ++s) skipped |= key_is(a, key, skip[s]);
+    if (skipped) continue;
+    char* name = skio_json_strdup(a, key);
+    int vb = skio_json_get(b, ob, name);
+    ck_assert_msg(tok_text_eq(a, key + 1, b, vb), "%s: member \"%s\" changed", where, name);
+    free(name);
+  }
+}
+
+static void same_json(const skio_gltf_doc* a, const skio_gltf_doc* b) {
+  static const char* const top_skip[] = {"accessors", "bufferViews", "buffers", "meshes", NULL};
+  same_members(a, 0, b, 0, top_skip, false, "top level");
+  for (uint32_t i = 0; i < a->accessor_count; ++i)
+    ck_assert_msg(tok_text_eq(a, skio_gltf_item(a, "accessors", i), b, skio_gltf_item(b, "accessors", i)),
+                  "accessors[%u] changed", i);
+  for (uint32_t i = 0; i < a->view_count; ++i)
+    ck_assert_msg(tok_text_eq(a, skio_gltf_item(a, "bufferViews", i), b, skio_gltf_item(b, "bufferViews", i)),
+                  "bufferViews[%u] changed", i);
+  static const char* const buf_skip[] = {"byteLength", NULL};
+  for (uint32_t i = 0; i < a->buffer_count; ++i)
+    same_members(a, skio_gltf_item(a, "buffers", i), b, skio_gltf_item(b, "buffers", i), i ? NULL : buf_skip, false,
+                 "buffers");
+  ck_assert_uint_eq(a->mesh_count, b->mesh_count);
+  static const char* const mesh_skip[] = {"primitives", NULL};
+  static const char* const prim_skip[] = {"attributes", "extensions", NULL};
+  for (uint32_t m = 0; m < a->mesh_count; ++m) {
+    int ma = skio_gltf_item(a, "meshes", m), mb = skio_gltf_item(b, "meshes", m);
+    same_members(a, ma, b, mb, mesh_skip, false, "mesh");
+    int pa = skio_json_get(a, ma, "primitives"), pb = skio_json_get(b, mb, "primitives");
+    ck_assert_int_eq(skio_json_len(a, pa), skio_json_len(b, pb));
+    for (int p = 0; p < skio_json_len(a, pa); ++p) {
+      int qa = skio_json_at(a, pa, p), qb = skio_json_at(b, pb, p);
+      same_members(a, qa, b, qb, prim_skip, false, "primitive");
+      same_members(a, skio_json_get(a, qa, "attributes"), b, skio_json_get(b, qb, "attributes"), NULL, true,
+                   "attributes");
+      int ea = skio_json_get(a, qa, "extensions"), eb = skio_json_get(b, qb, "extensions");
+      if (ea >= 0) {
+        static const char* const draco[] = {"KHR_draco_mesh_compression", NULL};
+        same_members(a, ea, b, eb, draco, false, "primitive extensions");
+      }
+    }
+  }
+}
+
+/* The source's buffer 0 bytes are a prefix of the output's, except bytes inside mask (may be NULL). */
+static void same_bin(skio_gltf_doc* a, skio_gltf_doc* b, const uint8_t* mask) {
+  if (!a->buffer_count) return;
+  const uint8_t *pa, *pb;
+  size_t na, nb;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_buffer_data(a, 0, &pa, &na, &err), SKC_OK);
+  ck_assert_int_eq(skio_gltf_buffer_data(b, 0, &pb, &nb, &err), SKC_OK);
+  ck_assert_uint_ge(nb, na);
+  size_t diff = 0;
+  for (size_t i = 0; i < na; ++i)
+    if (pa[i] != pb[i] && !(mask && mask[i])) diff++;
+  ck_assert_msg(diff == 0, "%zu source buffer bytes changed outside the skin accessors", diff);
+}
+
+/* ---- influences --------------------------------------------------------------------------------------------- */
+typedef struct infl {
+  size_t V;
+  uint32_t sets, L;
+  uint32_t* j; /* V * 4 * sets, vertex-major: vertex v entry i at v * 4 * sets + i */
+  float* w;
+} infl;
+
+static uint32_t attr_acc(const skio_gltf_doc* d, int prim, const char* key) {
+  uint32_t a = UINT32_MAX;
+  skio_json_u32(d, skio_json_get(d, skio_json_get(d, prim, "attributes"), key), &a);
+  return a;
+}
+
+static int prim_tok(const skio_gltf_doc* d, uint32_t m, uint32_t p) {
+  return skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives"), (int)p);
+}
+
+static infl read_infl(skio_gltf_doc* d, uint32_t m, uint32_t p) {
+  infl r = {0};
+  int prim = prim_tok(d, m, p);
+  char key[32];
+  while (r.sets < 16) {
+    snprintf(key, sizeof key, "JOINTS_%u", r.sets);
+    if (attr_acc(d, prim, key) == UINT32_MAX) break;
+    r.sets++;
+  }
+  skio_gltf_accessor a;
+  ck_assert_int_eq(skio_gltf_accessor_info(d, attr_acc(d, prim, "POSITION"), &a, NULL), SKC_OK);
+  r.V = a.count;
+  r.j = calloc(r.V * 4 * r.sets + 1, sizeof *r.j);
+  r.w = calloc(r.V * 4 * r.sets + 1, sizeof *r.w);
+  uint32_t* tj = malloc(r.V * 4 * sizeof *tj);
+  float* tw = malloc(r.V * 4 * sizeof *tw);
+  for (uint32_t s = 0; s < r.sets; ++s) {
+    skc_err err = {0};
+    snprintf(key, sizeof key, "JOINTS_%u", s);
+    ck_assert_msg(skio_gltf_accessor_uints(d, attr_acc(d, prim, key), tj, &err) == SKC_OK, "%s", err.message);
+    snprintf(key, sizeof key, "WEIGHTS_%u", s);
+    ck_assert_msg(skio_gltf_accessor_floats(d, attr_acc(d, prim, key), tw, &err) == SKC_OK, "%s", err.message);
+    for (size_t v = 0; v < r.V; ++v)
+      for (int i = 0; i < 4; ++i) {
+        r.j[v * 4 * r.sets + s * 4 + i] = tj[v * 4 + i];
+        r.w[v * 4 * r.sets + s * 4 + i] = tw[v * 4 + i];
+      }
+  }
+  free(tj);
+  free(tw);
+  int node_skin = -1;
+  for (uint32_t n = 0; n < d->node_count && node_skin < 0; ++n) {
+    uint32_t mm, sk;
+    int nt = skio_gltf_item(d, "nodes", n);
+    if (skio_json_u32(d, skio_json_get(d, nt, "mesh"), &mm) && mm == m &&
+        skio_json_u32(d, skio_json_get(d, nt, "skin"), &sk))
+      node_skin = (int)sk;
+  }
+  ck_assert_int_ge(node_skin, 0);
+  r.L = (uint32_t)skio_json_len(d, skio_json_get(d, skio_gltf_item(d, "skins", (uint32_t)node_skin), "joints"));
+  return r;
+}
+
+/* Byte mask of the source's JOINTS/WEIGHTS element bytes (in buffer 0) of primitive (m, p). */
+static void mask_skin(skio_gltf_doc* d, uint32_t m, uint32_t p, uint8_t* mask, size_t n) {
+  int prim = prim_tok(d, m, p);
+  int attrs = skio_json_get(d, prim, "attributes");
+  for (int k = 0; k < d->tok[attrs].size; ++k) {
+    int key = skio_json_key_at(d, attrs, k);
+    uint32_t ai;
+    skio_gltf_accessor a;
+    if (!skin_attr(d, key) || !skio_json_u32(d, key + 1, &ai) || skio_gltf_accessor_info(d, ai, &a, NULL) || a.view < 0)
+      continue;
+    int vt = skio_gltf_item(d, "bufferViews", (uint32_t)a.view);
+    size_t off = 0, stride = 0;
+    skio_json_size(d, skio_json_get(d, vt, "byteOffset"), &off);
+    skio_json_size(d, skio_json_get(d, vt, "byteStride"), &stride);
+    size_t elem = 4 * skio_gltf_component_size(a.component_type);
+    if (!stride) stride = elem;
+    for (size_t e = 0; e < a.count; ++e)
+      for (size_t b = 0; b < elem; ++b) {
+        size_t at = off + a.byte_offset + e * stride + b;
+        if (at < n) mask[at] = 1;
+      }
+  }
+}
+
+enum { IN_NONE, IN_ALL, IN_SOME };
+
+typedef struct edit_case {
+  const char* src;
+  skio_weights_type type;
+  uint32_t expect_wct;
+  int extra;        /* 1: give every vertex 5 influences (a second set) */
+  int in_place;     /* IN_NONE / IN_ALL (the JSON must not change) / IN_SOME */
+  bool gltf;        /* write the source as .gltf + .bin first and edit that */
+} edit_case;
+
+/* Sorted (weight desc, joint asc) expected entries of a vertex. */
+typedef struct jwp {
+  uint32_t j;
+  float w;
+} jwp;
+static int cmp_jwp(const void* a, const void* b) {
+  const jwp *x = a, *y = b;
+  if (x->w != y->w) return x->w > y->w ? -1 : 1;
+  return x->j < y->j ? -1 : x->j > y->j;
+}
+
+static void check_readback(skio_gltf_doc* out, uint32_t m, uint32_t p, const uint32_t* off, const uint32_t* js,
+                           const float* ws, uint32_t wct, uint32_t L) {
+  infl r = read_infl(out, m, p);
+  int prim = prim_tok(out, m, p);
+  skio_gltf_accessor a;
+  ck_assert_int_eq(skio_gltf_accessor_info(out, attr_acc(out, prim, "WEIGHTS_0"), &a, NULL), SKC_OK);
+  ck_assert_uint_eq(a.component_type, wct);
+  ck_assert(a.normalized == (wct != SKIO_GLTF_FLOAT));
+  ck_assert_int_eq(skio_gltf_accessor_info(out, attr_acc(out, prim, "JOINTS_0"), &a, NULL), SKC_OK);
+  if (L > 256) ck_assert_uint_eq(a.component_type, SKIO_GLTF_UNSIGNED_SHORT);
+  const double total = wct == SKIO_GLTF_UNSIGNED_BYTE ? 255.0 : wct == SKIO_GLTF_UNSIGNED_SHORT ? 65535.0 : 0.0;
+  for (size_t v = 0; v < r.V; ++v) {
+    size_t n = off[v + 1] - off[v];
+    jwp e[16];
+    double sum = 0;
+    size_t c = 0;
+    for (size_t i = 0; i < n && c < 16; ++i)
+      if (ws[off[v] + i] > 0) e[c++] = (jwp){js[off[v] + i], ws[off[v] + i]}, sum += ws[off[v] + i];
+    qsort(e, c, sizeof *e, cmp_jwp);
+    const uint32_t* gj = r.j + v * 4 * r.sets;
+    const float* gw = r.w + v * 4 * r.sets;
+    if (total == 0.0) {
+      for (size_t i = 0; i < 4 * r.sets; ++i) {
+        float want = i < c ? e[i].w : 0.0f;
+        ck_assert_msg(memcmp(&gw[i], &want, 4) == 0, "vertex %zu entry %zu: %g, want %g", v, i, gw[i], want);
+        if (i < c) ck_assert_uint_eq(gj[i], e[i].j);
+      }
+    } else {
+      long isum = 0;
+      for (size_t i = 0; i < 4 * r.sets; ++i) {
+        long q = lround(gw[i] * total);
+        isum += q;
+        if (q == 0) continue;
+        ck_assert_msg(i < c && gj[i] == e[i].j, "vertex %zu entry %zu: joint %u", v, i, gj[i]);
+        ck_assert_msg(fabs(q - e[i].w / sum * total) < 1.0, "vertex %zu entry %zu: %ld for %g", v, i, q, e[i].w / sum);
+      }
+      ck_assert_msg(c == 0 || isum == (long)total, "vertex %zu: integer sum %ld", v, isum);
+    }
+  }
+  free(r.j);
+  free(r.w);
+}
+
+/* Writes doc d as .gltf + .bin (its BIN chunk as a file, buffers[0] given a uri) for the .gltf cases. */
+static const char* as_gltf(const char* src) {
+  skio_gltf_doc* d = load(src);
+  static char out[512];
+  snprintf(out, sizeof out, "%s/src_gltf", tmp_dir());
+  mkdir(out, 0777);
+  char bin[600];
+  snprintf(bin, sizeof bin, "%s/src.bin", out);
+  FILE* f = fopen(bin, "wb");
+  fwrite(d->bin, 1, d->bin_size, f);
+  fclose(f);
+  int b0 = skio_gltf_item(d, "buffers", 0);
+  int bl = skio_json_get(d, b0, "byteLength");
+  snprintf(out + strlen(out), sizeof out - strlen(out), "/src.gltf");
+  f = fopen(out, "wb");
+  fwrite(d->json, 1, (size_t)d->tok[bl].end, f);
+  fputs(",\"uri\":\"src.bin\"", f);
+  size_t rest = d->json_size - (size_t)d->tok[bl].end;
+  fwrite(d->json + d->tok[bl].end, 1, rest, f);
+  fclose(f);
+  skio_gltf_doc_destroy(d);
+  return out;
+}
+
+static void run_case(const edit_case* c) {
+  const char* src = c->gltf ? as_gltf(data_path(c->src)) : data_path(c->src);
+  skio_gltf_doc* d = load(src);
+  /* new influences for every skinned primitive: the source's, normalized (plus a fifth small one) */
+  skio_gltf_prim_edit edits[16];
+  uint32_t* offs[16];
+  uint32_t* js[16];
+  float* ws[16];
+  size_t ne = 0;
+  uint8_t* mask = calloc(d->bin_size + 1, 1);
+  for (uint32_t m = 0; m < d->mesh_count; ++m) {
+    int prims = skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives");
+    for (int p = 0; p < skio_json_len(d, prims) && ne < 16; ++p) {
+      if (attr_acc(d, skio_json_at(d, prims, p), "JOINTS_0") == UINT32_MAX) continue;
+      infl r = read_infl(d, m, (uint32_t)p);
+      uint32_t* off = calloc(r.V + 1, sizeof *off);
+      uint32_t* jj = calloc(r.V * (4 * r.sets + 1), sizeof *jj);
+      float* ww = calloc(r.V * (4 * r.sets + 1), sizeof *ww);
+      size_t at = 0;
+      for (size_t v = 0; v < r.V; ++v) {
+        double sum = 0;
+        size_t b = at;
+        for (size_t i = 0; i < 4 * r.sets; ++i)
+          if (r.w[v * 4 * r.sets + i] > 0) {
+            jj[at] = r.j[v * 4 * r.sets + i];
+            ww[at] = r.w[v * 4 * r.sets + i];
+            sum += ww[at++];
+          }
+        if (c->extra && at - b < 5) { /* a small influence on joints not yet used by the vertex */
+          for (uint32_t j = 0; j < r.L && at - b < 5; ++j) {
+            bool used = false;
+            for (size_t k = b; k < at; ++k) used |= jj[k] == j;
+            if (used) continue;
+            jj[at] = j;
+            ww[at++] = 0.01f;
+            sum += 0.01f;
+          }
+        }
+        for (size_t k = b; k < at; ++k) ww[k] = (float)(ww[k] / sum);
+        off[v + 1] = (uint32_t)at;
+      }
+      edits[ne] = (skio_gltf_prim_edit){m, (uint32_t)p, r.V, off, 0, jj, ww, r.L};
+      offs[ne] = off, js[ne] = jj, ws[ne] = ww;
+      ne++;
+      if (d->is_glb) mask_skin(d, m, (uint32_t)p, mask, d->bin_size);
+      free(r.j);
+      free(r.w);
+    }
+  }
+  ck_assert_uint_gt(ne, 0);
+  char out[600];
+  snprintf(out, sizeof out, "%s/out_%s_%d_%d%s", tmp_dir(), c->src, (int)c->type, c->extra, c->gltf ? ".gltf" : "");
+  skio_gltf_edit_report rep = {0};
+  skio_gltf_edit_options o = {c->type, true, &rep};
+  skc_err err = {0};
+  int rc = skio_gltf_edit_write(d, edits, ne, out, d->is_glb, &o, &err);
+  ck_assert_msg(rc == SKC_OK, "%s: %s", c->src, err.message);
+  ck_assert_uint_eq(rep.primitives, ne);
+  if (c->in_place == IN_ALL) ck_assert_uint_eq(rep.added, 0);
+  if (c->in_place == IN_NONE) ck_assert_uint_eq(rep.in_place, 0);
+  if (c->in_place != IN_NONE) ck_assert_uint_gt(rep.in_place, 0);
+  if (c->in_place != IN_ALL) ck_assert_uint_gt(rep.added, 0);
+  skio_gltf_doc* o2 = load(out);
+  same_json(d, o2);
+  if (d->is_glb) {
+    same_bin(d, o2, c->in_place != IN_NONE ? mask : NULL);
+    if (c->in_place == IN_ALL) ck_assert_uint_eq(o2->bin_size, d->bin_size);
+  } else {
+    same_bin(d, o2, NULL); /* the .bin is referenced unchanged */
+  }
+  if (c->in_place == IN_ALL) /* layout kept: the JSON is the source's, byte for byte */
+    ck_assert(o2->json_size == d->json_size && memcmp(o2->json, d->json, d->json_size) == 0);
+  for (size_t e = 0; e < ne; ++e)
+    check_readback(o2, edits[e].mesh, edits[e].primitive, offs[e], js[e], ws[e], c->expect_wct, edits[e].joint_limit);
+  /* the source is never the output */
+  ck_assert_int_eq(skio_gltf_edit_write(d, edits, ne, src, d->is_glb, &o, &err), SKC_EXISTS);
+  for (size_t e = 0; e < ne; ++e) free(offs[e]), free(js[e]), free(ws[e]);
+  free(mask);
+  skio_gltf_doc_destroy(o2);
+  skio_gltf_doc_destroy(d);
+}
+
+START_TEST(test_cylinder_float) {
+  /* u16 joints, float weights; its accessors carry min/max, which new data would contradict: new accessors */
+  edit_case c = {"cylinder_rig.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_FLOAT, 0, IN_NONE, false};
+  run_case(&c);
+  edit_case u8 = {"cylinder_rig.glb", SKIO_WEIGHTS_U8, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_NONE, false};
+  run_case(&u8);
+  edit_case u16 = {"cylinder_rig.glb", SKIO_WEIGHTS_U16, SKIO_GLTF_UNSIGNED_SHORT, 1, IN_NONE, false};
+  run_case(&u16);
+}
+END_TEST
+
+START_TEST(test_gltfpack_plain) {
+  /* same layout: overwritten in place, the JSON unchanged */
+  edit_case c = {"cylinder_rig_gltfpack_noq.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_ALL, false};
+  run_case(&c);
+  edit_case q = {"cylinder_rig_gltfpack.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_ALL, false};
+  run_case(&q);
+  /* float weights asked: the u8 joints stay in place, the weights get a new accessor */
+  edit_case f = {"cylinder_rig_gltfpack.glb", SKIO_WEIGHTS_FLOAT, SKIO_GLTF_FLOAT, 0, IN_SOME, false};
+  run_case(&f);
+  /* (the rig has 2 joints: a second set cannot be made from it) */
+}
+END_TEST
+
+START_TEST(test_gltfpack_meshopt) {
+  /* compressed views are never rewritten: new accessors */
+  edit_case c = {"cylinder_rig_gltfpack_c.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_NONE, false};
+  run_case(&c);
+  edit_case f = {"cylinder_rig_gltfpack_c.glb", SKIO_WEIGHTS_U16, SKIO_GLTF_UNSIGNED_SHORT, 1, IN_NONE, false};
+  run_case(&f);
+}
+END_TEST
+
+START_TEST(test_gltf_bin) {
+  /* .gltf + .bin: the .bin is kept as it is, new data in "<stem>_skin.bin" */
+  edit_case c = {"cylinder_rig_gltfpack_noq.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_NONE, true};
+  run_case(&c);
+  char p[600];
+  snprintf(p, sizeof p, "%s/out_cylinder_rig_gltfpack_noq.glb_0_0_skin.bin", tmp_dir());
+  struct stat st;
+  ck_assert_int_eq(stat(p, &st), 0);
+  snprintf(p, sizeof p, "%s/src.bin", tmp_dir()); /* written to another folder: the source .bin copied beside it */
+  ck_assert_int_eq(stat(p, &st), 0);
+}
+END_TEST
+
+START_TEST(test_bad_edits) {
+  skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
+  uint32_t off[2] = {0, 1}, j[1] = {5};
+  float w[1] = {1};
+  skio_gltf_prim_edit e = {0, 0, 1, off, 0, j, w, 2};
+  skc_err err = {0};
+  char out[600];
+  snprintf(out, sizeof out, "%s/bad.glb", tmp_dir());
+  ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT); /* vertex count */
+  e.mesh = 99;
+  ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT);
+  ck_assert_int_eq(skio_gltf_edit_write(d, NULL, 0, out, 0, NULL, &err), SKC_UNSUPPORTED); /* container */
+  struct stat st;
+  ck_assert_int_ne(stat(out, &st), 0); /* nothing written */
+  skio_gltf_doc_destroy(d);
+}
+END_TEST
+
+/* ---- corpus: the scene path --------------------------------------------------------------------------------- */
+static int walk(const char* dir, char (*list)[512], int n, int cap) {
+  DIR* dp = opendir(dir);
+  if (!dp) return n;
+  struct dirent* e;
+  while ((e = readdir(dp)) && n < cap) {
+    if (e->d_name[0] == '.') continue;
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      n = walk(p, list, n, cap);
+    } else {
+      size_t l = strlen(p);
+      if ((l > 4 && !strcasecmp(p + l - 4, ".glb")) || (l > 5 && !strcasecmp(p + l - 5, ".gltf")))
+        snprintf(list[n++], 512, "%s", p);
+    }
+  }
+  closedir(dp);
+  return n;
+}
+
+START_TEST(test_corpus) {
+  const char* root = skt_assets_dir();
+  if (!root) {
+    ck_assert(!skt_assets_required());
+    return;
+  }
+  static char list[512][512];
+  int n = walk(root, list, 0, 512), edited = 0;
+  for (int i = 0; i < n; ++i) {
+    skio_scene* s = NULL;
+    skc_err err = {0};
+    if (skio_scene_import(list[i], NULL, &s, &err) != SKC_OK) continue;
+    if (!s->gltf || !s->skeleton) {
+      skio_scene_destroy(s);
+      continue;
+    }
+    const char* ext = strrchr(list[i], '.');
+    char out[600];
+    snprintf(out, sizeof out, "%s/corpus_%d%s", tmp_dir(), i, ext);
+    char note[256] = "";
+    skio_export_options o = {0};
+    o.normalize = true;
+    o.overwrite = true;
+    o.note = note;
+    o.note_size = sizeof note;
+    int rc = skio_scene_export(s, out, &o, &err);
+    ck_assert_msg(rc == SKC_OK, "%s: %s", list[i], err.message);
+    if (note[0]) {
+      fprintf(stderr, "%s: %s\n", list[i], note);
+    } else {
+      skio_gltf_doc* o2 = load(out);
+      same_json(s->gltf, o2);
+      if (s->gltf->is_glb) {
+        uint8_t* mask = calloc(s->gltf->bin_size + 1, 1);
+        for (uint32_t m = 0; m < s->mesh_count; ++m)
+          if (s->meshes[m].skin && s->meshes[m].gltf_mesh >= 0)
+            mask_skin(s->gltf, (uint32_t)s->meshes[m].gltf_mesh, (uint32_t)s->meshes[m].gltf_primitive, mask,
+                      s->gltf->bin_size);
+        same_bin(s->gltf, o2, mask);
+        free(mask);
+      }
+      skio_gltf_doc_destroy(o2);
+      edited++;
+    }
+    skio_scene_destroy(s);
+  }
+  fprintf(stderr, "test_gltf_edit corpus: %d files, %d edited in place\n", n, edited);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("gltf_edit");
+  TCase* t = tcase_create("edit");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_cylinder_float);
+  tcase_add_test(t, test_gltfpack_plain);
+  tcase_add_test(t, test_gltfpack_meshopt);
+  tcase_add_test(t, test_gltf_bin);
+  tcase_add_test(t, test_bad_edits);
+  suite_add_tcase(s, t);
+  TCase* c = tcase_create("corpus");
+  tcase_set_timeout(c, 600);
+  tcase_add_test(c, test_corpus);
+  tcase_set_tags(c, "corpus");
+  suite_add_tcase(s, c);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
