@@ -1117,6 +1117,8 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
     go.prune = o.prune;
     go.replace_bin = o.overwrite;
     if (o.note && o.note_size) o.note[0] = 0;
+    if (go.as_is && (go.normalize || o.limit)) /* the same refusal whichever glTF writer runs */
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
     if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
       char why[200] = "";
       skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL};

@@ -424,6 +424,49 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
 }
 
 /* ---- animations --------------------------------------------------------------------------------- */
+/* ---- unskinned meshes and rigid attachments ---------------------------------------------------------------- */
+
+/* A joint is a bone when it or one of its ancestors is bound by a skin: a prop under the armature object (a joint
+ * only as an ancestor of the bones) is placed, not bound to that object node. */
+static bool joint_is_bone(const skio_scene* s, int32_t j) {
+  for (; j >= 0 && s->skeleton; j = (int32_t)s->skeleton->parents[j]) {
+    if (skio_joint_bound_anywhere(s, (uint32_t)j)) return true;
+  }
+  return false;
+}
+
+/* World transform of flat node i (the product of its ancestors' transforms) and its nearest bone, itself included. */
+static void node_world(const builder* b, int32_t i, float world[16], int32_t* bone) {
+  skc_mat4_identity(world);
+  *bone = -1;
+  for (int32_t k = i; k >= 0; k = b->nodes[k].parent) {
+    float local[16];
+    skio_mat_from_ai(&b->nodes[k].node->mTransformation.a1, local);
+    skc_mat4_mul(local, world, world);
+    if (*bone < 0 && b->nodes[k].joint >= 0 && joint_is_bone(b->out, b->nodes[k].joint)) *bone = b->nodes[k].joint;
+  }
+}
+
+/* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place). */
+static int place_meshes(builder* b, skc_err* err) {
+  for (uint32_t m = 0; m < b->out->mesh_count; ++m) {
+    if (b->out->meshes[m].skin) continue;
+    for (uint32_t i = 0; i < b->node_count; ++i) {
+      const struct aiNode* n = b->nodes[i].node;
+      bool uses = false;
+      for (unsigned k = 0; n->mMeshes && k < n->mNumMeshes; ++k) uses |= n->mMeshes[k] == m;
+      if (!uses) continue;
+      float world[16];
+      int32_t bone;
+      node_world(b, (int32_t)i, world, &bone);
+      int rc = skio_mesh_place(b->out, &b->out->meshes[m], world, bone, err);
+      if (rc) return rc;
+      break;
+    }
+  }
+  return SKC_OK;
+}
+
 static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "anim%u", index);
@@ -644,6 +687,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       if ((rc = build_mesh(&b, m, &s->meshes[m], err))) goto fail;
     }
   }
+  if ((rc = place_meshes(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);

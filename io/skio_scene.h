@@ -122,6 +122,13 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out
  * interpolation; rotations: shortest-arc slerp. */
 int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_pose, skc_err* err);
 
+/* Places an unskinned mesh (scene_rigid.c): bakes its node's world transform `world` (column-major) into its
+ * vertices, normals and tangents, and when `joint` >= 0 (the joint its node hangs below) binds every vertex to that
+ * joint with weight 1, with an inverse bind in the scene's bind space, so a rigid attachment keeps its place and
+ * follows its bone in every writer. A skinned mesh is left as it is. SKC_SINGULAR_MATRIX for a singular world or
+ * rest transform. */
+int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err);
+
 /* Whether joint j is bound (skio_mesh.bound) by some skinned mesh. */
 bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j);
 /* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)

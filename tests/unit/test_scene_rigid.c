@@ -1,0 +1,219 @@
+#define _DEFAULT_SOURCE /* mkdtemp */
+/* test_scene_rigid.c - unskinned meshes and rigid attachments keep their place (io/scene_rigid.c).
+ *
+ * tests/data/rigid_parts.fbx was written by Blender 3.4 (tests/data/make_rigid_parts.py): a cylinder skinned to two
+ * bones, a cube parented to the bone "hand" and a cone parented to the armature object. Blender reported the
+ * parts' world positions; the reader must put them there (the cube bound with weight 1 to "hand", the cone placed
+ * but bound to nothing, since the armature object is no bone), and every writer (glb, dae, fbx) must keep every
+ * mesh at its world rest place within 1e-5 of the diagonal when read back. A generated case checks the math on
+ * its own: a mirrored, scaled node transform (winding and tangent handedness flip), and the bind-space rule when
+ * the scene's rest pose is its bind pose up to one transform X. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skio_scene.h"
+
+static const char* data_path(const char* name) {
+  static char buf[4096];
+  const char* me = __FILE__; /* <repo>/tests/unit/test_scene_rigid.c */
+  const char* cut = strstr(me, "tests/unit/");
+  snprintf(buf, sizeof buf, "%.*s%s", cut ? (int)(cut - me) : 0, me, name);
+  return buf;
+}
+
+/* Rest-pose world positions of mesh m: sum_j w_j rest_world(j) IB(j) v for a skinned mesh, v otherwise. */
+static void rest_box(const skio_scene* s, const skio_mesh* m, float lo[3], float hi[3]) {
+  for (int c = 0; c < 3; ++c) {
+    lo[c] = INFINITY;
+    hi[c] = -INFINITY;
+  }
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    float p[3] = {0, 0, 0}, q[3];
+    const float* in = m->positions + v * 3;
+    if (m->skin) {
+      for (uint32_t e = m->skin->offsets[v]; e < m->skin->offsets[v + 1]; ++e) {
+        uint32_t j = m->skin->joints[e];
+        float mj[16];
+        skc_mat4_mul(s->skeleton->rest_world + (size_t)j * 16, m->inverse_bind + (size_t)j * 16, mj);
+        skc_mat4_transform_point(mj, in, q);
+        for (int c = 0; c < 3; ++c) p[c] += m->skin->weights[e] * q[c];
+      }
+    } else {
+      memcpy(p, in, sizeof p);
+    }
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = fminf(lo[c], p[c]);
+      hi[c] = fmaxf(hi[c], p[c]);
+    }
+  }
+}
+
+static float scene_diag(const skio_scene* s) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    float a[3], b[3];
+    rest_box(s, &s->meshes[m], a, b);
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = fminf(lo[c], a[c]);
+      hi[c] = fmaxf(hi[c], b[c]);
+    }
+  }
+  return sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* Every mesh of a has a mesh in b whose rest box matches within tol. */
+static void assert_same_places(const skio_scene* a, const skio_scene* b, float tol, const char* what) {
+  for (uint32_t i = 0; i < a->mesh_count; ++i) {
+    float alo[3], ahi[3];
+    rest_box(a, &a->meshes[i], alo, ahi);
+    float best = INFINITY;
+    for (uint32_t k = 0; k < b->mesh_count; ++k) {
+      float blo[3], bhi[3], d = 0;
+      rest_box(b, &b->meshes[k], blo, bhi);
+      for (int c = 0; c < 3; ++c) d = fmaxf(d, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
+      best = fminf(best, d);
+    }
+    ck_assert_msg(best <= tol, "%s: mesh \"%s\" moved by %g (tolerance %g)", what, a->meshes[i].name, best, tol);
+  }
+}
+
+static const skio_mesh* mesh_named(const skio_scene* s, const char* prefix) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (strncmp(s->meshes[m].name, prefix, strlen(prefix)) == 0) return &s->meshes[m];
+  return NULL;
+}
+
+START_TEST(blender_rigid_parts_are_placed_and_bound) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/rigid_parts.fbx"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  const skio_mesh* cube = mesh_named(s, "Cube");
+  const skio_mesh* cone = mesh_named(s, "Cone");
+  ck_assert_ptr_nonnull(cube);
+  ck_assert_ptr_nonnull(cone);
+  /* the cube follows "hand" with weight 1; the cone hangs under the armature object, which is no bone */
+  ck_assert_ptr_nonnull(cube->skin);
+  for (size_t v = 0; v < cube->vertex_count; ++v) {
+    ck_assert_uint_eq(cube->skin->offsets[v + 1] - cube->skin->offsets[v], 1);
+    ck_assert_str_eq(s->skeleton->names[cube->skin->joints[cube->skin->offsets[v]]], "hand");
+  }
+  ck_assert_ptr_null(cone->skin);
+  /* world boxes Blender 3.4 reported for the parts, Z up in metres, here Y up (x, z, -y) in centimetres (Blender's
+   * FBX unit, read as x100) */
+  float lo[3], hi[3];
+  rest_box(s, cube, lo, hi);
+  const float cube_lo[3] = {0.4154f, 2.3863f, -0.2994f}, cube_hi[3] = {0.7846f, 2.8137f, 0.0994f};
+  const float cone_lo[3] = {1.3f, 0.3f, -0.2f}, cone_hi[3] = {1.7f, 0.7f, 0.2f};
+  for (int c = 0; c < 3; ++c) {
+    ck_assert_float_eq_tol(lo[c], 100.0f * cube_lo[c], 0.02f);
+    ck_assert_float_eq_tol(hi[c], 100.0f * cube_hi[c], 0.02f);
+  }
+  rest_box(s, cone, lo, hi);
+  for (int c = 0; c < 3; ++c) {
+    ck_assert_float_eq_tol(lo[c], 100.0f * cone_lo[c], 0.02f);
+    ck_assert_float_eq_tol(hi[c], 100.0f * cone_hi[c], 0.02f);
+  }
+  skio_scene_destroy(s);
+}
+END_TEST
+
+START_TEST(every_writer_keeps_every_mesh_in_place) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/rigid_parts.fbx"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  float tol = 1e-5f * scene_diag(s);
+  char dir[] = "/tmp/skt_rigid_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char* exts[] = {"glb", "dae", "fbx"};
+  for (int i = 0; i < 3; ++i) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.%s", dir, exts[i]);
+    skio_export_options o = {0};
+    o.overwrite = true;
+    o.keep_all = true; /* Blender's FBX weights sum to 0.97..1: renormalizing would move the skinned rest pose */
+    ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", exts[i], err.message);
+    skio_scene* back = NULL;
+    ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %s", exts[i], err.message);
+    ck_assert_uint_ge(back->mesh_count, s->mesh_count);
+    assert_same_places(s, back, fmaxf(tol, 1e-4f * scene_diag(s) * (i == 2 ? 1.0f : 0.1f)), exts[i]);
+    skio_scene_destroy(back);
+    unlink(path);
+  }
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* ---- generated: a mirrored, scaled node, with and without a joint ------------------------------------------- */
+
+static skio_scene* two_joint_scene(void) {
+  const char* names[2] = {"root", "tip"};
+  int32_t parents[2] = {SKC_NO_PARENT, 0};
+  float rest[32];
+  skc_trs t[2];
+  skc_trs_identity(&t[0]);
+  skc_trs_identity(&t[1]);
+  t[1].t[1] = 1.0f;
+  t[1].r[2] = sinf(0.4f);
+  t[1].r[3] = cosf(0.4f);
+  skc_trs_to_mat4(&t[0], rest);
+  skc_trs_to_mat4(&t[1], rest + 16);
+  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL};
+  skc_skeleton* sk = NULL;
+  ck_assert_int_eq(skc_skeleton_create(&init, &sk, NULL), SKC_OK);
+  skio_scene* s = NULL;
+  ck_assert_int_eq(skio_scene_create(sk, &s, NULL), SKC_OK);
+  skc_skeleton_destroy(sk);
+  float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, nrm[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+  float tan[12] = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
+  uint32_t idx[3] = {0, 1, 2};
+  skio_mesh_init mi = {"tri", 3, pos, nrm, tan, NULL, idx, 3, NULL, NULL};
+  ck_assert_int_eq(skio_scene_add_mesh(s, &mi, NULL, NULL), SKC_OK);
+  return s;
+}
+
+START_TEST(mirrored_node_flips_winding_and_binds_to_its_joint) {
+  skio_scene* s = two_joint_scene();
+  skio_mesh* m = &s->meshes[0];
+  float w[16] = {-2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 5, 6, 7, 1}; /* mirror x, scale 2, move (5, 6, 7) */
+  ck_assert_int_eq(skio_mesh_place(s, m, w, 1, NULL), SKC_OK);
+  ck_assert(m->positions[3] == 3.0f && m->positions[4] == 6.0f && m->positions[5] == 7.0f); /* (1,0,0) -> (3,6,7) */
+  ck_assert(m->indices[1] == 2 && m->indices[2] == 1);                                         /* winding flipped */
+  ck_assert(m->normals[2] == 1.0f && m->tangents[0] == -1.0f && m->tangents[3] == -1.0f);
+  ck_assert_ptr_nonnull(m->skin);
+  ck_assert(m->bound[1] && !m->bound[0]);
+  /* rest pose reproduces the world place: rest_world(1) IB(1) = identity (no scene-wide X here) */
+  float lo[3], hi[3];
+  rest_box(s, m, lo, hi);
+  ck_assert_float_eq_tol(lo[0], 3.0f, 1e-5f);
+  ck_assert_float_eq_tol(hi[0], 5.0f, 1e-5f);
+  ck_assert_float_eq_tol(hi[1], 8.0f, 1e-5f);
+  /* a mesh placed without a joint stays unskinned; a singular node is refused and leaves it as it was */
+  skio_mesh_init mi = {"prop", 3, m->positions, NULL, NULL, NULL, m->indices, 3, NULL, NULL};
+  uint32_t k = 0;
+  ck_assert_int_eq(skio_scene_add_mesh(s, &mi, &k, NULL), SKC_OK);
+  float flat[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  float before = s->meshes[k].positions[4];
+  ck_assert_int_eq(skio_mesh_place(s, &s->meshes[k], flat, -1, NULL), SKC_SINGULAR_MATRIX);
+  ck_assert(s->meshes[k].positions[4] == before && !s->meshes[k].skin);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("scene_rigid");
+  TCase* tc = tcase_create("rigid");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, blender_rigid_parts_are_placed_and_bound);
+  tcase_add_test(tc, every_writer_keeps_every_mesh_in_place);
+  tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
