@@ -920,6 +920,18 @@ static int cannot(char* why, size_t n, const char* fmt, ...) {
   return SKIO_GLTF_EDIT_CANNOT;
 }
 
+/* A mesh the reader bound rigidly to its parent joint (skio_mesh_place) whose skin is still that: every vertex one
+ * influence of weight 1 on that joint. */
+static bool still_rigid(const skio_mesh* m) {
+  if (m->rigid_joint < 0 || !m->skin) return false;
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    uint32_t b = m->skin->offsets[v];
+    if (m->skin->offsets[v + 1] - b != 1 || m->skin->joints[b] != (uint32_t)m->rigid_joint || m->skin->weights[b] != 1.0f)
+      return false;
+  }
+  return true;
+}
+
 int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                          const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
   if (!s || !path || !w) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, path and options must not be NULL");
@@ -956,6 +968,7 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
     if (dup) continue; /* a second instance of one primitive: written from the first */
     uint32_t skin;
     int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
+    if (skio_json_get(d, node, "skin") < 0 && still_rigid(m)) continue; /* a rigid child in the file: kept as is */
     int joints = skio_json_get(d, skio_gltf_item(d, "skins", skio_json_u32(d, skio_json_get(d, node, "skin"), &skin) ? skin : UINT32_MAX), "joints");
     int L = skio_json_len(d, joints);
     if (L <= 0 || L > 65536) {

@@ -88,6 +88,7 @@ static int bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, const f
     skc_mat4_mul(inv_rest, x, m->inverse_bind + (size_t)joint * 16);
     m->bound[joint] = 1;
     m->bone_count = 1;
+    m->rigid_joint = (int32_t)joint;
     m->skin = skin;
     skin = NULL;
   } else {
@@ -106,6 +107,7 @@ static int bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, const f
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err) {
   if (!s || !m || !world) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, mesh and world must not be NULL");
   if (m->skin) return SKC_OK; /* skinned: its vertices are in bind space, the node transform does not apply */
+  m->rigid_joint = -1;
   bool rigid = joint >= 0 && s->skeleton && (uint32_t)joint < s->skeleton->joint_count;
   float x[16], xinv[16], M[16];
   skc_mat4_identity(x);
