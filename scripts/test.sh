@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JOBS=$(nproc)
-FUZZ_SECONDS=${SKINKIT_FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${SKINKIT_FUZZ_SECONDS:-15}
 passed=0; failed=0
 summary() { echo "$1 passed, $2 failed"; }
 
