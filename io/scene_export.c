@@ -57,6 +57,7 @@
 #include <strings.h>
 
 #include "fbx_fixup.h"
+#include "skio_atomic.h"
 #include "skio_collada.h"
 #include "skio_gltf.h"
 #include "skio_gltf_edit.h"
@@ -850,17 +851,23 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
   return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
 }
 
-/* Writes n bytes to path; a failed write removes the file again, so no half file is left. */
+/* Writes n bytes to path atomically (skio_atomic.h): a failed write leaves no half file and the previous file, if
+ * any, unchanged. */
 static int write_bytes(const char* path, const void* data, size_t n, skc_err* err) {
-  FILE* fp = fopen(path, "wb");
-  if (!fp) return skc_fail(err, SKC_IO, "%s: cannot open for writing", path);
-  size_t wrote = fwrite(data, 1, n, fp);
-  int closed = fclose(fp);
-  if (wrote != n || closed != 0) {
-    remove(path);
-    return skc_fail(err, SKC_IO, "%s: write failed after %zu of %zu bytes", path, wrote, n);
+  return skio_atomic_write(path, data, n, err);
+}
+
+/* Formats Assimp writes to a path itself: into a temporary file beside path, then renamed over it. */
+static int export_by_assimp(struct aiScene* sc, const char* id, const char* path, skc_err* err) {
+  char* tmp = NULL;
+  int rc = skio_atomic_temp(path, &tmp, err);
+  if (rc) return rc;
+  if (aiExportSceneEx(sc, id, tmp, NULL, 0) != aiReturn_SUCCESS) {
+    const char* why = aiGetErrorString();
+    skio_atomic_abort(tmp);
+    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
   }
-  return SKC_OK;
+  return skio_atomic_commit(tmp, path, err);
 }
 
 /* Collada node names with a '.' (skio_collada.h): every node whose name has one is renamed to a dot-free name
@@ -1062,8 +1069,7 @@ static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
 /* FBX: Assimp writes to memory; binary output gets its records repaired (fbx_fixup.c), and both get each
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
- * degrees with keys interpolated in Euler space); then the file is written (and removed again if writing fails,
- * so no half file is left). */
+ * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
 static int write_fbx(const struct aiScene* sc, const char* id, const char* path, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
@@ -1184,9 +1190,8 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
       rc = write_collada(sc, path, clips, s->anim_count, &names, err);
       free_names(&names);
     }
-  } else if (aiExportSceneEx(sc, id, path, NULL, 0) != aiReturn_SUCCESS) {
-    const char* why = aiGetErrorString();
-    rc = skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
+  } else {
+    rc = export_by_assimp(sc, id, path, err);
   }
 done:
   free(clips);

@@ -1,4 +1,4 @@
-#define _DEFAULT_SOURCE /* clock_gettime, fork, kill */
+#define _DEFAULT_SOURCE /* clock_gettime, fork, kill, strsignal, setrlimit */
 /* scene_import.c - any skinned file Assimp reads -> skio_scene (meshes, one skeleton, CSR skins, per-mesh
  * inverse binds, animations).
  *
@@ -22,12 +22,14 @@
 #include <assimp/scene.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h> /* setrlimit */
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -569,61 +571,176 @@ static char* ogre_missing_skeleton(const char* path) {
 }
 
 /* ---- entry -------------------------------------------------------------------------------------- */
+/* Opened without blocking (a FIFO without a writer would block open() forever) and checked to be a regular file
+ * before anything reads it: FIFOs, devices and sockets never end or never start. */
 static int check_file(const char* path, skc_err* err) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a directory, not a file", path);
+    return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(e));
+  }
   struct stat st;
-  if (stat(path, &st) != 0) return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(errno));
+  int ok = fstat(fd, &st) == 0;
+  int e = errno;
+  close(fd);
+  if (!ok) return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(e));
   if (S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a directory, not a file", path);
-  FILE* f = fopen(path, "rb");
-  if (!f) return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(errno));
-  fclose(f);
+  if (!S_ISREG(st.st_mode))
+    return skc_fail(err, SKC_IO, "%s: not a regular file (%s): refused", path,
+                    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
   if (st.st_size == 0) return skc_fail(err, SKC_FORMAT, "%s: file is empty", path);
   return SKC_OK;
 }
 
-/* Reads the file once in a child process first: Assimp 5.2.5 crashes on some damaged files (found by
- * tests/fuzz/fuzz_import.c, e.g. a heap corruption in its MD5 reader) or may not finish; a crash or a time-out
- * there rejects the file instead of taking the caller's process down. The import is deterministic, so a file
- * that the child read safely is then read in this process. Costs one extra parse. */
-static int preflight(const char* path, unsigned int flags, const struct aiPropertyStore* props, double timeout,
-                     skc_err* err) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(errno));
-  if (pid == 0) {
-    /* Default actions for fatal signals, so a crash shows as a signal even where a host program (a fuzzer, a
-     * crash reporter) installed its own handlers. */
-    const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
-    const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
-    int ok = ai != NULL;
-    if (ai) aiReleaseImport(ai); /* releasing can crash too (a fuzzed scene was freed twice in ~aiScene) */
-    _exit(ok ? 0 : 3); /* no atexit handlers, no leak checks: the child only answers "did it survive" */
+static const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGXFSZ: return "SIGXFSZ";
+    case SIGSYS: return "SIGSYS";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "signal";
   }
+}
+
+/* Address space of this process in bytes (/proc/self/statm), 0 when unknown. */
+static uint64_t memory_now(void) {
+  FILE* f = fopen("/proc/self/statm", "r");
+  unsigned long long size = 0;
+  if (!f) return 0;
+  if (fscanf(f, "%llu", &size) != 1) size = 0;
+  fclose(f);
+  long page = sysconf(_SC_PAGESIZE);
+  return size * (uint64_t)(page > 0 ? page : 4096);
+}
+
+/* Peak address space of this process in bytes (VmPeak), 0 when unknown. */
+static uint64_t memory_peak(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned long long kib = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmPeak: %llu kB", &kib) == 1) break;
+  if (f) fclose(f);
+  return (uint64_t)kib << 10;
+}
+
+/* In the child: the address space may grow by at most limit_mb MiB from what the fork inherited (so sanitizer
+ * shadow memory and the caller's own heap do not count against the file). */
+static void limit_memory(uint64_t start, uint32_t limit_mb) {
+  if (!limit_mb) return;
+  uint64_t cap = start + ((uint64_t)limit_mb << 20);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) != 0) return;
+  if (rl.rlim_max != RLIM_INFINITY && cap > rl.rlim_max) cap = rl.rlim_max;
+  rl.rlim_cur = (rlim_t)cap;
+  (void)setrlimit(RLIMIT_AS, &rl);
+}
+
+/* The isolated reader: import, report a refusal on fd (one flag byte, 'M' when the address space came within
+ * half the limit of it, so an allocation failure is the likely reason, else '-'; then Assimp's reason), leave. */
+static void isolated_child(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                           uint32_t limit_mb, int fd) {
+  /* Default actions for fatal signals, so a crash shows as a signal even where a host program (a fuzzer, a
+   * crash reporter) installed its own handlers. */
+  const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
+  const uint64_t start = memory_now();
+  limit_memory(start, limit_mb);
+  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  if (!ai) {
+    const char* why = aiGetErrorString();
+    const uint64_t peak = memory_peak();
+    const char flag = limit_mb && peak > start && peak - start >= ((uint64_t)limit_mb << 19) ? 'M' : '-';
+    if (write(fd, &flag, 1) == 1 && why && why[0] && write(fd, why, strnlen(why, SKC_ERR_MESSAGE_SIZE - 2)) < 0)
+      _exit(3);
+    _exit(3);
+  }
+  aiReleaseImport(ai); /* releasing can crash too (a fuzzed scene was freed twice in ~aiScene) */
+  _exit(0);            /* no atexit handlers, no leak checks: the child only answers "did it survive" */
+}
+
+/* Why the isolated reader did not succeed, as an error (status from wait4, report what the child wrote: flag
+ * byte and Assimp's reason). A crash is reported by its signal: the memory limit is named only when the reader
+ * said so (or Assimp did: std::bad_alloc). */
+static int child_failure(const char* path, int st, const char* report, uint32_t limit_mb, skc_err* err) {
+  const char* why = report[0] ? report + 1 : report;
+  const bool oom_msg = strstr(why, "bad_alloc") || strstr(why, "memory");
+  if (limit_mb && (report[0] == 'M' || oom_msg))
+    return skc_fail(err, SKC_FORMAT, "%s: reading it needs more than the memory limit of %u MiB (isolated reader)",
+                    path, limit_mb);
+  if (WIFSIGNALED(st))
+    return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (%s, %s, in an isolated reader)", path,
+                    signal_name(WTERMSIG(st)), strsignal(WTERMSIG(st)));
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why[0] ? why : "unknown error");
+  return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (isolated reader exit %d)", path,
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1); /* a handler made the crash an exit */
+}
+
+/* Waits for the child (killing it after timeout seconds, 0 = never); 1 = exited (*st set), 0 = timed out, -1 = lost
+ * (errno). */
+static int wait_child(pid_t pid, double timeout, int* st) {
   double waited = 0.0;
   struct timespec step = {0, 1000000}; /* 1 ms, growing to 50 ms */
   for (;;) {
-    int st = 0;
-    pid_t r = waitpid(pid, &st, WNOHANG);
-    if (r == pid) {
-      if (WIFSIGNALED(st))
-        return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (signal %d in an isolated reader)",
-                        path, WTERMSIG(st));
-      if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) /* a handler made it an exit */
-        return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (isolated reader exit %d)", path,
-                        WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-      return SKC_OK;
-    }
-    if (r < 0 && errno != EINTR) return skc_fail(err, SKC_IO, "%s: lost the isolated reader: %s", path, strerror(errno));
+    pid_t r = waitpid(pid, st, WNOHANG);
+    if (r == pid) return 1;
+    if (r < 0 && errno != EINTR) return -1;
     if (timeout > 0.0 && waited > timeout) {
       kill(pid, SIGKILL);
-      while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
       }
-      return skc_fail(err, SKC_FORMAT, "%s: the importer did not finish within %.0f s", path, timeout);
+      return 0;
     }
     nanosleep(&step, NULL);
     waited += step.tv_sec + step.tv_nsec * 1e-9;
     if (step.tv_nsec < 50000000) step.tv_nsec *= 2;
   }
+}
+
+/* Reads the file once in a child process first: Assimp 5.2.5 crashes on some damaged files (found by
+ * tests/fuzz/fuzz_import.c, e.g. a heap corruption in its MD5 reader), may not finish or may need more memory than
+ * the machine has; a crash, a time-out or the memory limit there rejects the file with the reason instead of
+ * taking the caller's process down. The import is deterministic, so a file that the child read safely is then read
+ * in this process (one extra parse); a file the child's Assimp refused is refused with its reason, unread here. */
+static int preflight(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                     const skio_import_options* opts, skc_err* err) {
+  int fds[2];
+  if (pipe(fds) != 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(errno));
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(e));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    isolated_child(path, flags, props, opts->max_memory_mb, fds[1]);
+  }
+  close(fds[1]);
+  int st = 0;
+  int done = wait_child(pid, opts->timeout_seconds, &st);
+  char why[SKC_ERR_MESSAGE_SIZE] = {0};
+  ssize_t got = done == 1 ? read(fds[0], why, sizeof why - 1) : 0; /* the child has exited: never blocks */
+  why[got > 0 ? got : 0] = 0;
+  close(fds[0]);
+  if (done < 0) return skc_fail(err, SKC_IO, "%s: lost the isolated reader: %s", path, strerror(errno));
+  if (done == 0)
+    return skc_fail(err, SKC_FORMAT, "%s: the importer did not finish within the time limit of %g s", path,
+                    opts->timeout_seconds);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return SKC_OK;
+  return child_failure(path, st, why, opts->max_memory_mb, err);
 }
 
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err) {
@@ -644,7 +761,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
    * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);
-  if (opts && opts->isolate && (rc = preflight(path, flags, props, opts->timeout_seconds, err))) {
+  if (opts && opts->isolate && (rc = preflight(path, flags, props, opts, err))) {
     aiReleasePropertyStore(props);
     return rc;
   }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "abi_internal.h"
+#include "skio_atomic.h"
 #include "skio_scene.h"
 #include "skinkit.h"
 
@@ -25,6 +26,7 @@ SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options,
     o.isolate = options->isolate != 0;
     if (!(options->timeout_seconds >= 0.0f)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "timeout_seconds must be >= 0");
     o.timeout_seconds = options->timeout_seconds;
+    o.max_memory_mb = options->max_memory_mb;
   }
   sk_scene* s = calloc(1, sizeof *s);
   if (!s) SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -36,6 +38,13 @@ SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options,
   }
   *out = s;
   return sk__ret(SKC_OK, NULL, err);
+}
+
+SK_API sk_result sk_write_file_atomic(const char* path, const void* data, size_t size, sk_error* err) {
+  if (!path || (!data && size)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "path must not be NULL, nor data with a size");
+  skc_err e = {0};
+  int rc = skio_atomic_write(path, data, size, &e);
+  return sk__ret(rc, &e, err);
 }
 
 SK_API void sk_scene_destroy(sk_scene* scene) {

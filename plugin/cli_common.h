@@ -2,7 +2,11 @@
 #ifndef SK_CLI_COMMON_H
 #define SK_CLI_COMMON_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "skinkit.h"
 
 /* One sub-command. To add one: write plugin/cli_<name>.c with its run function and add a row to k_commands in
  * cli_main.c. run gets argv starting at the command name; it returns the process exit status. */
@@ -31,9 +35,47 @@ int cli_bind(int argc, char** argv);
 extern const char cli_bind_usage[];
 /* SK_CLI_SECTION declarations: add run functions and usage texts above this line */
 
-/* JSON string output with escaping. */
+/* JSON string output with escaping; always valid UTF-8 (invalid bytes become U+FFFD, controls \u00XX). */
 void cli_json_string(FILE* f, const char* s);
-/* 1 when both paths name the same existing file (by real path): commands never write over their input. */
+/* Writes s with every invalid UTF-8 sequence replaced by U+FFFD (for JSON text passed through unparsed). */
+void cli_utf8_fputs(FILE* f, const char* s);
+/* 1 when both paths name the same existing file (same device and inode, so also through hard and symbolic
+ * links): commands never write over their input and exit 2. */
 int cli_same_file(const char* a, const char* b);
+
+/* ---- reading untrusted files, replacing output files (cli_load.c) ---- */
+typedef struct cli_load_config {
+  int isolate;            /* 0 with --no-isolate */
+  double timeout;         /* --timeout S; < 0 = the command's default */
+  uint32_t max_memory_mb; /* --max-memory MB (when memory_set) */
+  int memory_set;
+} cli_load_config;
+extern cli_load_config cli_load_cfg;
+extern const char cli_load_usage[]; /* the options above, appended to the usage of commands that read models */
+/* 1 for the commands that read models (and take the options above). */
+int cli_is_loader(const char* cmd);
+/* Takes --no-isolate, --timeout S and --max-memory MB out of argv (argv[0] = cmd) for the commands that read
+ * models; 0, or 2 after an error line for a bad value. */
+int cli_take_load_flags(const char* cmd, int* argc, char** argv);
+/* The memory limit for reading path, MiB (--max-memory, else 4096 or 32 x the file size; 0 = none). */
+uint32_t cli_memory_limit_mb(const char* path);
+/* Address space of this process in bytes, now (peak 0) or at its peak (1); 0 when unknown (/proc/self/status). */
+uint64_t cli_address_space(int peak);
+/* Limits this process's address space growth to mb MiB (setrlimit RLIMIT_AS; for worker processes). */
+void cli_limit_memory(uint32_t mb);
+/* 0 when path is a regular file; else 2 after one error line (missing, directory, FIFO, device, socket). */
+int cli_check_input(const char* cmd, const char* path);
+/* Loads a model contained (cli_load_cfg); 0, or 2 after one "skinkit CMD: reason" line. */
+int cli_load_scene(const char* cmd, const char* path, sk_scene** out);
+/* An output file written in memory and then replaced atomically ("-" = stdout). */
+typedef struct cli_out {
+  const char* path;
+  FILE* f;
+  char* data;
+  size_t size;
+} cli_out;
+FILE* cli_out_open(cli_out* o, const char* path);
+/* Closes and writes the file; 0, or 2 after one error line (the previous file is then unchanged). */
+int cli_out_close(cli_out* o, const char* cmd);
 
 #endif

@@ -31,7 +31,9 @@ const char cli_convert_usage[] =
     "  the 4 largest influences (what every engine reads), all of them with --limit N or --as-is.\n"
     "  A warning says what is not written as stored (influences past the glTF default; in FBX, bind matrices\n"
     "  that are not the rest pose up to one transform); the file is written all the same.\n"
-    "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, unreadable IN, ...).\n";
+    "  OUT is replaced atomically: a failed or killed write leaves the previous OUT as it was.\n"
+    "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN or a link to it,\n"
+    "  unreadable or damaged IN, write failed, ...).\n";
 
 /* Column-major 4x4: out = a * b. */
 static void mat4_mul(const float* a, const float* b, float* out) {
@@ -179,10 +181,7 @@ int cli_convert(int argc, char** argv) {
   }
   sk_error err;
   sk_scene* s = NULL;
-  if (sk_scene_load(in, NULL, &s, &err)) {
-    fprintf(stderr, "skinkit convert: %s\n", err.message);
-    return 2;
-  }
+  if (cli_load_scene("convert", in, &s)) return 2;
   convert_warnings(s, out, &o);
   int rc = sk_scene_save(s, out, &o, &err);
   sk_scene_destroy(s);

@@ -29,13 +29,11 @@ int cli_info(int argc, char** argv) {
     fputs(cli_info_usage, stderr);
     return 2;
   }
+  if (cli_check_input("info", path)) return 2;
   if (cli_skf_is_skf(path)) return cli_skf_info(argc, argv);
   sk_error err;
   sk_scene* s = NULL;
-  if (sk_scene_load(path, NULL, &s, &err)) {
-    fprintf(stderr, "skinkit info: %s\n", err.message);
-    return 2;
-  }
+  if (cli_load_scene("info", path, &s)) return 2;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   uint32_t nm = sk_scene_mesh_count(s), na = sk_scene_animation_count(s);
   sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);

@@ -1,9 +1,8 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
-#define _DEFAULT_SOURCE /* realpath */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_common.h"
 #include "cli_skf.h"
@@ -27,26 +26,58 @@ static const cli_command k_commands[] = {
 };
 static const size_t k_command_count = sizeof k_commands / sizeof k_commands[0];
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one (stray continuation byte, overlong
+ * form, surrogate, past U+10FFFF, cut short). */
+static int utf8_length(const unsigned char* p) {
+  if (p[0] < 0x80) return 1;
+  const int n = p[0] >= 0xf5 ? 0 : p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  for (int i = 1; i < n; ++i)
+    if ((p[i] & 0xc0) != 0x80) return 0; /* also stops at the terminating NUL */
+  if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0;
+  if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0;
+  return n;
+}
+
 void cli_json_string(FILE* f, const char* s) {
   fputc('"', f);
-  for (const unsigned char* p = (const unsigned char*)(s ? s : ""); *p; ++p) {
+  for (const unsigned char* p = (const unsigned char*)(s ? s : ""); *p;) {
+    int n = utf8_length(p);
     if (*p == '"' || *p == '\\')
       fprintf(f, "\\%c", *p);
     else if (*p == '\n')
       fputs("\\n", f);
     else if (*p == '\t')
       fputs("\\t", f);
-    else if (*p < 0x20)
+    else if (*p < 0x20 || *p == 0x7f)
       fprintf(f, "\\u%04x", *p);
+    else if (n == 0)
+      fputs("\\ufffd", f); /* an invalid byte */
     else
-      fputc(*p, f);
+      fwrite(p, 1, (size_t)n, f);
+    p += n ? n : 1;
   }
   fputc('"', f);
 }
 
+void cli_utf8_fputs(FILE* f, const char* s) {
+  for (const unsigned char* p = (const unsigned char*)s; *p;) {
+    int n = utf8_length(p);
+    if (n)
+      fwrite(p, 1, (size_t)n, f);
+    else
+      fputs("\xef\xbf\xbd", f); /* U+FFFD */
+    p += n ? n : 1;
+  }
+}
+
 int cli_same_file(const char* a, const char* b) {
-  char ra[PATH_MAX], rb[PATH_MAX];
-  return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The reading options (cli_load.c) after the usage of a command that reads models. */
+static void print_load_usage(const char* cmd) {
+  if (cli_is_loader(cmd)) fputs(cli_load_usage, stdout);
 }
 
 static void usage(FILE* f) {
@@ -65,6 +96,7 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < k_command_count; ++i)
         if (!strcmp(argv[2], k_commands[i].name)) {
           fputs(k_commands[i].usage, stdout);
+          print_load_usage(k_commands[i].name);
           return 0;
         }
     usage(stdout);
@@ -80,9 +112,12 @@ int main(int argc, char** argv) {
       for (int a = 2; a < argc; ++a)
         if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
           fputs(k_commands[i].usage, stdout);
+          print_load_usage(k_commands[i].name);
           return 0;
         }
-      return k_commands[i].run(argc - 1, argv + 1);
+      int sub_argc = argc - 1;
+      if (cli_take_load_flags(argv[1], &sub_argc, argv + 1)) return 2;
+      return k_commands[i].run(sub_argc, argv + 1);
     }
   fprintf(stderr, "skinkit: unknown command \"%s\"\n", argv[1]);
   usage(stderr);

@@ -51,13 +51,11 @@ int cli_report(int argc, char** argv) {
   const char* out_path = "-";
   size_t files = 0, ok = 0, findings = 0, errors = 0, bad = 0, pieces = 0;
   FILE* out = NULL;
+  cli_out sink;
   for (int i = 1; i < argc; ++i)
     if (!strcmp(argv[i], "--json") && i + 1 < argc) out_path = argv[++i];
-  out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-  if (!out) {
-    fprintf(stderr, "skinkit report: cannot write %s\n", out_path);
-    return 2;
-  }
+  out = cli_out_open(&sink, out_path); /* written in memory, then replaced atomically */
+  if (!out) return cli_out_close(&sink, "report");
   fputs("{\"files\":[", out);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--json")) {
@@ -89,7 +87,8 @@ int cli_report(int argc, char** argv) {
         fprintf(stderr, "skinkit report: %s:%zu is not a `validate --jsonl` line\n", argv[i], line_no);
         bad++;
       } else {
-        fprintf(out, "%s%s", files ? "," : "", line);
+        fputs(files ? "," : "", out);
+        cli_utf8_fputs(out, line); /* valid UTF-8 whatever the piece holds */
         files++;
         ok += st[0] == 'o';
         findings += st[0] == 'f';
@@ -100,7 +99,7 @@ int cli_report(int argc, char** argv) {
     if (f != stdin) fclose(f);
   }
   fprintf(out, "],\"summary\":{\"files\":%zu,\"ok\":%zu,\"findings\":%zu,\"errors\":%zu}}\n", files, ok, findings, errors);
-  if (out != stdout) fclose(out);
+  if (cli_out_close(&sink, "report")) bad++;
   fprintf(stderr, "%zu piece(s), %zu file(s): %zu ok, %zu with findings, %zu error(s)%s\n", pieces, files, ok, findings,
           errors, bad ? " (some input was unreadable or malformed)" : "");
   if (!pieces) fprintf(stderr, "skinkit report: no pieces given\n%s", cli_report_usage);

@@ -1,9 +1,13 @@
 /* cli_skf.c - `skinkit pack`, `skinkit unpack` and the .skf part of `skinkit info` (uses only skinkit.h). */
+#define _DEFAULT_SOURCE /* fdopen, O_CLOEXEC */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_common.h"
 #include "cli_skf.h"
@@ -33,15 +37,38 @@ const char cli_skf_info_usage[] =
     "usage: skinkit info FILE.skf [--json]\n"
     "  Header (version, flags, counts, CRCs), meshes and chunk list of an .skf file.\n";
 
-static unsigned char* read_all(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
+/* Largest .skf file read (the format's counts allow less in practice; a device such as /dev/zero never ends). */
+#define CLI_SKF_MAX_FILE ((size_t)1 << 30)
+
+/* Opens path for reading without blocking on a FIFO; NULL (errno set, EINVAL for a FIFO, device or socket) unless
+ * it is a regular file. */
+static FILE* open_regular(const char* path) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int e = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    close(fd);
+    errno = e;
+    return NULL;
+  }
+  FILE* f = fdopen(fd, "rb");
+  if (!f) close(fd);
+  return f;
+}
+
+/* The whole file (regular files up to CLI_SKF_MAX_FILE only); NULL with *why set otherwise. */
+static unsigned char* read_all(const char* path, size_t* size, const char** why) {
+  FILE* f = open_regular(path);
+  *why = errno == EINVAL ? "not a regular file (FIFO, device or socket): refused" : strerror(errno);
   if (!f) return NULL;
   unsigned char* buf = NULL;
   size_t cap = 0, n = 0;
   for (;;) {
     if (n == cap) {
       cap = cap ? cap * 2 : 65536;
-      unsigned char* b = realloc(buf, cap);
+      unsigned char* b = cap <= CLI_SKF_MAX_FILE + 65536 ? realloc(buf, cap) : NULL;
+      *why = b ? *why : cap > CLI_SKF_MAX_FILE + 65536 ? "larger than 1 GiB: refused" : "out of memory";
       if (!b) {
         free(buf);
         fclose(f);
@@ -55,7 +82,8 @@ static unsigned char* read_all(const char* path, size_t* size) {
   }
   int bad = ferror(f);
   fclose(f);
-  if (bad) {
+  if (bad || n > CLI_SKF_MAX_FILE) {
+    *why = bad ? "read error" : "larger than 1 GiB: refused";
     free(buf);
     return NULL;
   }
@@ -64,7 +92,7 @@ static unsigned char* read_all(const char* path, size_t* size) {
 }
 
 int cli_skf_is_skf(const char* path) {
-  FILE* f = fopen(path, "rb");
+  FILE* f = open_regular(path);
   unsigned char m[4] = {0};
   if (!f) return 0;
   size_t n = fread(m, 1, 4, f);
@@ -128,9 +156,9 @@ int cli_pack(int argc, char** argv) {
     sprintf(def_out, "%s.skf", in);
     out = def_out;
   }
-  struct stat st_in, st_out;
+  struct stat st_out;
   if (stat(out, &st_out) == 0) {
-    if (stat(in, &st_in) == 0 && st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino) {
+    if (cli_same_file(in, out)) {
       fprintf(stderr, "skinkit pack: refusing to overwrite the input %s\n", in);
       free(def_out);
       return 2;
@@ -147,7 +175,8 @@ int cli_pack(int argc, char** argv) {
   sk_skf_mesh* ms = NULL;
   unsigned char* buf = NULL;
   uint32_t n = 0;
-  if (sk_scene_load(in, NULL, &s, &err) || sk_scene_require_skin(s, &err)) {
+  if (cli_load_scene("pack", in, &s)) goto done;
+  if (sk_scene_require_skin(s, &err)) {
     fprintf(stderr, "skinkit pack: %s\n", err.message);
     goto done;
   }
@@ -189,11 +218,8 @@ int cli_pack(int argc, char** argv) {
     fprintf(stderr, "skinkit pack: %s\n", err.message);
     goto done;
   }
-  FILE* f = fopen(out, "wb");
-  int wrote = f && fwrite(buf, 1, size, f) == size;
-  if (f && fclose(f) != 0) wrote = 0;
-  if (!wrote) {
-    fprintf(stderr, "skinkit pack: cannot write %s\n", out);
+  if (sk_write_file_atomic(out, buf, size, &err)) { /* a failed write leaves the previous OUT unchanged */
+    fprintf(stderr, "skinkit pack: %s\n", err.message);
     goto done;
   }
   printf("%s: %u skinned meshes, %zu vertices, %u joints -> %s: %zu bytes (%.3f bytes/vertex with the joint table)\n",
@@ -213,9 +239,10 @@ done:
 
 static int load_skf(const char* cmd, const char* path, unsigned char** data, size_t* size, sk_skf_info* info) {
   sk_error err;
-  *data = read_all(path, size);
+  const char* why = "";
+  *data = read_all(path, size, &why);
   if (!*data) {
-    fprintf(stderr, "skinkit %s: cannot read %s\n", cmd, path);
+    fprintf(stderr, "skinkit %s: cannot read %s: %s\n", cmd, path, why);
     return 0;
   }
   info->size = sizeof *info;
@@ -298,8 +325,7 @@ int cli_unpack(int argc, char** argv) {
               "overrides)\n", model, in);
     }
   }
-  if (model && sk_scene_load(model, NULL, &sc, &err)) {
-    fprintf(stderr, "skinkit unpack: %s\n", err.message);
+  if (model && cli_load_scene("unpack", model, &sc)) {
     free(data);
     free(found);
     return 2;
@@ -500,9 +526,12 @@ int cli_skf_info(int argc, char** argv) {
            info.major, info.minor, info.flags, info.weight_bits, info.joint_bits, info.joint_count, info.mesh_count,
            (unsigned long long)info.vertex_count, info.max_influences, (unsigned long long)info.file_size,
            info.header_crc, info.payload_crc);
-    for (uint32_t i = 0; i < cc; ++i)
-      printf("%s{\"tag\":\"%s\",\"offset\":%llu,\"stored_size\":%u,\"raw_size\":%u}", i ? "," : "", ch[i].tag,
-             (unsigned long long)ch[i].offset, ch[i].stored_size, ch[i].raw_size);
+    for (uint32_t i = 0; i < cc; ++i) {
+      printf("%s{\"tag\":", i ? "," : "");
+      cli_json_string(stdout, ch[i].tag); /* from the file: any bytes */
+      printf(",\"offset\":%llu,\"stored_size\":%u,\"raw_size\":%u}", (unsigned long long)ch[i].offset,
+             ch[i].stored_size, ch[i].raw_size);
+    }
     printf("],\"mesh_list\":[");
   } else {
     printf("%s: skf %u.%u, %u joints, %u meshes, %llu vertices, %u-bit weights, up to %u influences, %llu bytes\n", in,

@@ -30,7 +30,10 @@ const char cli_validate_usage[] =
     "  --json OUT   summary JSON to OUT ('-' = stdout); --jsonl: one JSON object per file per line on stdout\n"
     "  --jobs N     files checked at once (default: CPU count). Each file is read in its own worker process,\n"
     "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
-    "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit)\n";
+    "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit); also bounds collecting files\n"
+    "  Folders: symbolic links to a folder already walked are not followed again, a file reached through two\n"
+    "  links is checked once, FIFOs, devices and sockets are skipped with a note. --json OUT is replaced\n"
+    "  atomically. Workers get the --max-memory limit.\n";
 
 typedef struct mesh_row {
   char* name;
@@ -192,7 +195,14 @@ static int spawn(worker* w, job* j, file_result* fr, size_t index) {
   }
   if (pid == 0) { /* the worker: check one file, send the result, leave without running atexit handlers */
     close(fds[0]);
+    const uint32_t limit = cli_memory_limit_mb(fr->path);
+    const uint64_t start = cli_address_space(0);
+    cli_limit_memory(limit);
     check_file(j, fr);
+    const uint64_t peak = cli_address_space(1);
+    if (fr->status == 2 && limit && peak > start && peak - start >= ((uint64_t)limit << 19)) /* half of it used */
+      snprintf(fr->error, sizeof fr->error, "%s: reading it needs more than the memory limit of %u MiB", fr->path,
+               limit);
     buf b = {0};
     serialize(fr, &b);
     write_all(fds[1], b.p, b.n);
@@ -321,7 +331,47 @@ static int push(list* l, const char* s) {
 
 static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
-static void walk(list* l, const char* dir, int depth) {
+/* Folders and files already reached (device, inode): a symbolic link back up the tree (two links to "." make the
+ * walk branch forever) is not followed again, and one file reached through two links is checked once. */
+typedef struct seen {
+  struct {
+    dev_t dev;
+    ino_t ino;
+  } * v;
+  size_t n, cap;
+} seen;
+
+/* 1 when (dev, ino) was seen before; else records it and returns 0 (also when memory is short: no dedup then). */
+static int seen_before(seen* s, const struct stat* st) {
+  for (size_t i = 0; i < s->n; ++i)
+    if (s->v[i].dev == st->st_dev && s->v[i].ino == st->st_ino) return 1;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    void* v = realloc(s->v, cap * sizeof *s->v);
+    if (!v) return 0;
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n].dev = st->st_dev;
+  s->v[s->n++].ino = st->st_ino;
+  return 0;
+}
+
+typedef struct walker {
+  seen dirs, files;
+  struct timespec start;
+  double timeout; /* the whole walk; 0 = no limit */
+  int timed_out;
+  size_t skipped;
+} walker;
+
+static const char* special_kind(mode_t m) {
+  return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a file";
+}
+
+static void walk_entry(walker* wk, list* local, const char* p, const char* name, int depth);
+
+static void walk(walker* wk, list* l, const char* dir, int depth) {
   if (depth > 64) return;
   DIR* d = opendir(dir);
   if (!d) return;
@@ -329,19 +379,15 @@ static void walk(list* l, const char* dir, int depth) {
   list local = {0};
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;
+    if (wk->timeout > 0.0 && since(&wk->start) > wk->timeout) {
+      wk->timed_out = 1;
+      break;
+    }
     size_t n = strlen(dir) + strlen(e->d_name) + 2;
     char* p = malloc(n);
     if (!p) continue;
     snprintf(p, n, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(p, &st) == 0) {
-      if (S_ISDIR(st.st_mode)) {
-        walk(&local, p, depth + 1);
-      } else if (S_ISREG(st.st_mode)) {
-        const char* dot = strrchr(e->d_name, '.');
-        if (dot && sk_import_extension_supported(dot)) push(&local, p);
-      }
-    }
+    walk_entry(wk, &local, p, e->d_name, depth);
     free(p);
   }
   closedir(d);
@@ -353,15 +399,32 @@ static void walk(list* l, const char* dir, int depth) {
   free(local.v);
 }
 
-static void add_path(list* l, const char* p) {
+static void walk_entry(walker* wk, list* local, const char* p, const char* name, int depth) {
   struct stat st;
-  if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-    walk(l, p, 0);
-  else
-    push(l, p); /* files named explicitly are checked whatever their extension (errors say why) */
+  if (stat(p, &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    if (!seen_before(&wk->dirs, &st)) walk(wk, local, p, depth + 1);
+  } else if (S_ISREG(st.st_mode)) {
+    const char* dot = strrchr(name, '.');
+    if (dot && sk_import_extension_supported(dot) && !seen_before(&wk->files, &st)) push(local, p);
+  } else {
+    fprintf(stderr, "note: skipped %s: %s, not a regular file\n", p, special_kind(st.st_mode));
+    wk->skipped++;
+  }
 }
 
-static void add_files_from(list* l, const char* src) {
+static void add_path(walker* wk, list* l, const char* p) {
+  struct stat st;
+  if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!seen_before(&wk->dirs, &st)) walk(wk, l, p, 0);
+  } else if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && seen_before(&wk->files, &st)) {
+    return; /* named twice (or through a link): checked once */
+  } else {
+    push(l, p); /* files named explicitly are checked whatever their extension (errors say why) */
+  }
+}
+
+static void add_files_from(walker* wk, list* l, const char* src) {
   FILE* f = strcmp(src, "-") ? fopen(src, "r") : stdin;
   if (!f) {
     fprintf(stderr, "skinkit validate: cannot open %s\n", src);
@@ -370,7 +433,7 @@ static void add_files_from(list* l, const char* src) {
   char line[4096];
   while (fgets(line, sizeof line, f)) {
     line[strcspn(line, "\r\n")] = 0;
-    if (line[0]) add_path(l, line);
+    if (line[0]) add_path(wk, l, line);
   }
   if (f != stdin) fclose(f);
 }
@@ -408,9 +471,14 @@ static void write_json_file(FILE* f, const file_result* fr) {
 
 int cli_validate(int argc, char** argv) {
   list files = {0};
+  walker wk;
+  memset(&wk, 0, sizeof wk);
+  clock_gettime(CLOCK_MONOTONIC, &wk.start);
+  int walk_error = 0;
   const char* json_out = NULL;
   int jsonl = 0, jobs = 0, allow_unskinned = 0;
-  double timeout = 300.0;
+  double timeout = cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 300.0;
+  wk.timeout = timeout;
   sk_validate_options opts;
   memset(&opts, 0, sizeof opts);
   opts.size = sizeof opts;
@@ -429,15 +497,19 @@ int cli_validate(int argc, char** argv) {
       allow_unskinned = 1;
     else if (!strcmp(a, "--jobs") && more)
       jobs = atoi(argv[++i]);
-    else if (!strcmp(a, "--timeout") && more)
-      timeout = strtod(argv[++i], NULL);
     else if (!strcmp(a, "--files-from") && more)
-      add_files_from(&files, argv[++i]);
+      add_files_from(&wk, &files, argv[++i]);
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "skinkit validate: unknown or incomplete option %s\n%s", a, cli_validate_usage);
       return 2;
     } else
-      add_path(&files, a);
+      add_path(&wk, &files, a);
+  }
+  free(wk.dirs.v);
+  free(wk.files.v);
+  if (wk.timed_out) {
+    fprintf(stderr, "skinkit validate: gave up collecting files after the time limit of %g s\n", timeout);
+    walk_error = 1;
   }
   if (files.n == 0) {
     fprintf(stderr, "skinkit validate: no files to check\n%s", cli_validate_usage);
@@ -462,7 +534,7 @@ int cli_validate(int argc, char** argv) {
   for (size_t i = 0; i < files.n; ++i) results[i].path = files.v[i];
   run_all(&j, results, files.n, jobs, timeout);
 
-  size_t n_ok = 0, n_find = 0, n_err = 0;
+  size_t n_ok = 0, n_find = 0, n_err = (size_t)walk_error;
   FILE* human = (json_out && !strcmp(json_out, "-")) || jsonl ? stderr : stdout;
   for (size_t i = 0; i < files.n; ++i) {
     const file_result* fr = &results[i];
@@ -498,10 +570,10 @@ int cli_validate(int argc, char** argv) {
   }
   fprintf(human, "%zu file(s): %zu ok, %zu with findings, %zu error(s)\n", files.n, n_ok, n_find, n_err);
   if (json_out) {
-    FILE* f = strcmp(json_out, "-") ? fopen(json_out, "w") : stdout;
+    cli_out out;
+    FILE* f = cli_out_open(&out, json_out); /* written in memory, then replaced atomically */
     if (!f) {
-      fprintf(stderr, "skinkit validate: cannot write %s\n", json_out);
-      n_err++;
+      n_err += cli_out_close(&out, "validate") != 0;
     } else {
       fprintf(f, "{\"files\":[");
       for (size_t i = 0; i < files.n; ++i) {
@@ -510,7 +582,7 @@ int cli_validate(int argc, char** argv) {
       }
       fprintf(f, "],\"summary\":{\"files\":%zu,\"ok\":%zu,\"findings\":%zu,\"errors\":%zu}}\n", files.n, n_ok, n_find,
               n_err);
-      if (f != stdout) fclose(f);
+      if (cli_out_close(&out, "validate")) n_err++;
     }
   }
   for (size_t i = 0; i < files.n; ++i) {

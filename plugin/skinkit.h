@@ -45,7 +45,7 @@ extern "C" {
 #define SK_VERSION 100
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 3
+#define SK_ABI_MINOR 4
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -371,11 +371,16 @@ typedef struct sk_load_options {
                                   hang on a damaged file becomes SK_ERR_FORMAT instead of killing the caller
                                   (POSIX fork; costs one extra parse). Use it for untrusted files. */
   float timeout_seconds;       /* with isolate: reject a file whose reading takes longer (0 = no limit) */
-  uint32_t reserved;
+  uint32_t max_memory_mb;      /* with isolate: the child may grow its address space by at most this many MiB
+                                  (setrlimit RLIMIT_AS); a file needing more is rejected (0 = no limit). ABI 1.4;
+                                  the field was reserved (0) before. */
 } sk_load_options;
 
-/* Loads a file. SK_ERR_IO: missing/unreadable/directory; SK_ERR_FORMAT: empty file or Assimp refused it (the
- * message names the file and carries Assimp's reason). A file without bones loads (no skeleton, no skins). */
+/* Loads a file. SK_ERR_IO: missing/unreadable/directory/not a regular file (FIFOs, devices and sockets are refused
+ * before anything is read); SK_ERR_FORMAT: empty file or Assimp refused it (the message names the file and carries
+ * Assimp's reason). With isolate, SK_ERR_FORMAT also when the isolated reader crashed (message: the signal's
+ * name), ran out of time ("did not finish within") or over max_memory_mb ("memory limit"); the file is then not
+ * read in the caller's process. A file without bones loads (no skeleton, no skins). */
 SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err);
 SK_API void sk_scene_destroy(sk_scene* scene);
 /* SK_ERR_NO_SKIN (message names the file) when no mesh has a skin; SK_OK otherwise. */
@@ -455,6 +460,15 @@ typedef enum sk_weights_type {
  * whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to such edits. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err);
+
+/* Replaces the file at path with size bytes of data (size 0: an empty file) atomically: the bytes go to a new
+ * temporary file in path's folder, are flushed to disk (fsync), and the temporary file is renamed over path (a
+ * symbolic link at path is replaced, not followed); the folder is flushed too. On any failure (disk full, file
+ * size limit, no permission, path is a folder) the temporary file is removed, the previous file at path is left
+ * byte-identical and SK_ERR_IO names the reason. A killed writer leaves the old file and at most a stray
+ * ".NAME.*.tmp" file beside it. sk_scene_save and the .skf writers of the CLI replace files the same way.
+ * SK_ERR_INVALID_ARGUMENT: path NULL, or data NULL with size > 0. */
+SK_API sk_result sk_write_file_atomic(const char* path, const void* data, size_t size, sk_error* err);
 
 /* Per-mesh validation report: the skin report plus bind-matrix checks. */
 typedef struct sk_mesh_report {

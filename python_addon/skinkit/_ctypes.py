@@ -31,7 +31,7 @@ ABI_MAJOR = 1
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
 SK_VERSION = 100
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 3
+SK_ABI_MINOR = 4
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -330,7 +330,7 @@ class SkLoadOptions(_Struct):
         ("validate_structure", c_uint32),
         ("isolate", c_uint32),
         ("timeout_seconds", c_float),
-        ("reserved", c_uint32),
+        ("max_memory_mb", c_uint32),
     ]
 
 
@@ -844,6 +844,7 @@ FUNCTIONS = [
     ("sk_scene_animation_duration", c_double, [HANDLE, u32]),
     ("sk_scene_sample_pose", RESULT, [HANDLE, u32, c_double, BUF, ERR]),
     ("sk_scene_save", RESULT, [HANDLE, c_char_p, POINTER(SkSaveOptions), ERR]),
+    ("sk_write_file_atomic", RESULT, [c_char_p, BUF, size, ERR]),
     ("sk_scene_validate", RESULT, [HANDLE, POINTER(SkValidateOptions), POINTER(SkMeshReport), size,
                                    POINTER(c_uint32), ERR]),
     ("sk_scene_create", RESULT, [HANDLE, OUT_HANDLE, ERR]),

@@ -485,6 +485,9 @@ START_TEST(scene_error_paths) {
   fclose(fp);
   ck_assert_str_eq(buf, "keep me");
   remove(path);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_write_file_atomic, NULL, "x", 1);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_write_file_atomic, "/tmp/skinkit_abi_never.bin", NULL, 1);
+  FAILS(SK_ERR_IO, sk_write_file_atomic, "/nonexistent/skinkit/out.bin", "x", 1);
 
   /* a scene without bones: no skin to require, no skin on a mesh */
   sk_scene* bare = NULL;

@@ -1,0 +1,24 @@
+/* skio_atomic.h - replacing a file atomically: write a temporary file in the target's folder, flush it to disk,
+ * rename it over the target, flush the folder. A reader (or a later run) sees either the old file or the whole new
+ * one, whether the writer fails (disk full, file size limit), is killed, or the machine stops; on failure the
+ * temporary file is removed and the old target is left byte-identical. */
+#ifndef SKIO_ATOMIC_H
+#define SKIO_ATOMIC_H
+
+#include <stddef.h>
+
+#include "skc_status.h"
+
+/* Replaces path with size bytes of data (size 0 writes an empty file). SKC_IO with the reason on failure. */
+int skio_atomic_write(const char* path, const void* data, size_t size, skc_err* err);
+
+/* For writers that take a path (Assimp's exporters): *tmp_out gets a new, empty temporary file's name (malloc'd)
+ * in path's folder. Write it, then skio_atomic_commit (which frees *tmp_out) or skio_atomic_abort. */
+int skio_atomic_temp(const char* path, char** tmp_out, skc_err* err);
+/* Flushes the written temporary file, renames it over path and flushes the folder; removes it on failure. Frees
+ * tmp. */
+int skio_atomic_commit(char* tmp, const char* path, skc_err* err);
+/* Removes the temporary file and frees tmp (NULL is allowed). */
+void skio_atomic_abort(char* tmp);
+
+#endif

@@ -1,0 +1,169 @@
+/* cli_load.c - how the CLI reads untrusted files and replaces output files (uses only skinkit.h).
+ *
+ * Every command that reads a model loads it contained by default: the library reads it once in a child process
+ * (sk_load_options.isolate) with a time limit and a memory limit, so an importer crash, hang or runaway
+ * allocation on a damaged file becomes one error line and exit status 2, never a signal. Non-regular files
+ * (FIFOs, devices, sockets) are refused before anything opens them. Output files are written in memory and then
+ * replaced atomically (sk_write_file_atomic). */
+#define _DEFAULT_SOURCE /* open_memstream, setrlimit */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "skinkit.h"
+
+cli_load_config cli_load_cfg = {1, -1.0, 0, 0};
+
+const char cli_load_usage[] =
+    "  Reading (every command that reads a model): each file is read once in an isolated child process first,\n"
+    "  so a damaged file that crashes or hangs the importer is refused with exit 2 and one error line.\n"
+    "  --timeout S       give up on a file after S seconds (default 60, validate 300; 0 = no limit)\n"
+    "  --max-memory MB   memory the reader may use per file (default 4096, or 32 x the file size if larger;\n"
+    "                    0 = no limit)\n"
+    "  --no-isolate      read in this process (faster; trusted files only)\n"
+    "  FIFOs, devices and sockets are refused.\n";
+
+static const char* const k_loaders[] = {"info", "validate", "convert", "pack", "unpack", "weights", "bind"};
+
+static int parse_seconds(const char* s, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!s[0] || *end || errno || !(v >= 0.0) || v > 1e7) return 0;
+  *out = v;
+  return 1;
+}
+
+static int parse_mb(const char* s, uint32_t* out) {
+  char* end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (!s[0] || s[0] == '-' || *end || errno || v > 0xffffffffULL) return 0;
+  *out = (uint32_t)v;
+  return 1;
+}
+
+int cli_is_loader(const char* cmd) {
+  for (size_t i = 0; i < sizeof k_loaders / sizeof k_loaders[0]; ++i)
+    if (!strcmp(cmd, k_loaders[i])) return 1;
+  return 0;
+}
+
+int cli_take_load_flags(const char* cmd, int* argc, char** argv) {
+  if (!cli_is_loader(cmd)) return 0;
+  int w = 1;
+  for (int r = 1; r < *argc; ++r) {
+    const char* a = argv[r];
+    const int more = r + 1 < *argc;
+    if (!strcmp(a, "--no-isolate")) {
+      cli_load_cfg.isolate = 0;
+    } else if (!strcmp(a, "--timeout") || !strcmp(a, "--max-memory")) {
+      const int secs = a[2] == 't';
+      if (!more || (secs ? !parse_seconds(argv[r + 1], &cli_load_cfg.timeout)
+                         : !parse_mb(argv[r + 1], &cli_load_cfg.max_memory_mb))) {
+        fprintf(stderr, "skinkit %s: %s needs %s\n", cmd, a,
+                secs ? "a number of seconds >= 0" : "a whole number of MiB >= 0");
+        return 2;
+      }
+      if (!secs) cli_load_cfg.memory_set = 1;
+      ++r;
+    } else {
+      argv[w++] = argv[r];
+    }
+  }
+  *argc = w;
+  argv[w] = NULL;
+  return 0;
+}
+
+uint32_t cli_memory_limit_mb(const char* path) {
+  if (cli_load_cfg.memory_set) return cli_load_cfg.max_memory_mb;
+  struct stat st;
+  uint64_t mb = 4096;
+  if (path && stat(path, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size / (1u << 20) * 32 > mb)
+    mb = (uint64_t)st.st_size / (1u << 20) * 32;
+  return mb > 0xffffffffu ? 0xffffffffu : (uint32_t)mb;
+}
+
+uint64_t cli_address_space(int peak) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned long long kib = 0;
+  const char* key = peak ? "VmPeak: %llu kB" : "VmSize: %llu kB";
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, key, &kib) == 1) break;
+  if (f) fclose(f);
+  return (uint64_t)kib << 10;
+}
+
+void cli_limit_memory(uint32_t mb) {
+  if (!mb) return;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) != 0) return;
+  rlim_t cap = (rlim_t)(cli_address_space(0) + ((uint64_t)mb << 20));
+  if (rl.rlim_max != RLIM_INFINITY && cap > rl.rlim_max) cap = rl.rlim_max;
+  rl.rlim_cur = cap;
+  (void)setrlimit(RLIMIT_AS, &rl);
+}
+
+int cli_check_input(const char* cmd, const char* path) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "skinkit %s: %s: cannot open: %s\n", cmd, path, strerror(errno));
+    return 2;
+  }
+  if (S_ISREG(st.st_mode)) return 0;
+  fprintf(stderr, "skinkit %s: %s: %s, not a regular file: refused\n", cmd, path,
+          S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                                                      : "a device");
+  return 2;
+}
+
+int cli_load_scene(const char* cmd, const char* path, sk_scene** out) {
+  *out = NULL;
+  if (cli_check_input(cmd, path)) return 2;
+  sk_load_options lo;
+  memset(&lo, 0, sizeof lo);
+  lo.size = sizeof lo;
+  lo.isolate = cli_load_cfg.isolate != 0;
+  lo.timeout_seconds = (float)(cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 60.0);
+  lo.max_memory_mb = cli_memory_limit_mb(path);
+  sk_error err;
+  if (sk_scene_load(path, &lo, out, &err)) {
+    fprintf(stderr, "skinkit %s: %s\n", cmd, err.message);
+    *out = NULL;
+    return 2;
+  }
+  return 0;
+}
+
+FILE* cli_out_open(cli_out* o, const char* path) {
+  memset(o, 0, sizeof *o);
+  o->path = path;
+  if (!strcmp(path, "-")) return o->f = stdout;
+  return o->f = open_memstream(&o->data, &o->size);
+}
+
+int cli_out_close(cli_out* o, const char* cmd) {
+  if (!o->f) {
+    fprintf(stderr, "skinkit %s: cannot write %s: out of memory\n", cmd, o->path);
+    return 2;
+  }
+  if (o->f == stdout) return fflush(stdout) == 0 ? 0 : 2;
+  int bad = fclose(o->f) != 0;
+  sk_error err;
+  if (bad) {
+    fprintf(stderr, "skinkit %s: cannot write %s: out of memory\n", cmd, o->path);
+  } else if (sk_write_file_atomic(o->path, o->data, o->size, &err)) {
+    fprintf(stderr, "skinkit %s: %s\n", cmd, err.message);
+    bad = 1;
+  }
+  free(o->data);
+  o->data = NULL;
+  return bad ? 2 : 0;
+}

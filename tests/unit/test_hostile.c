@@ -1,0 +1,403 @@
+/* test_hostile.c - the CLI and the loader on hostile input and faults (issue 16): a crashing file, FIFOs and
+ * devices, a full disk (RLIMIT_FSIZE), a writer killed mid-write, same-file outputs through links, symbolic-link
+ * loops in folders, invalid UTF-8 in file names, the per-load memory limit. Every input is generated here. */
+#define _DEFAULT_SOURCE /* mkdtemp, setrlimit, kill, symlink, link, mkfifo */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#ifndef SK_CLI_PATH
+#error "SK_CLI_PATH must name the built skinkit executable"
+#endif
+
+static char g_dir[256];
+static char g_err[8192]; /* stderr of the last run */
+
+static const char* at(const char* name) {
+  static char buf[4][1024];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
+  return buf[k];
+}
+
+typedef struct run_opts {
+  long fsize;     /* RLIMIT_FSIZE in bytes (SIGXFSZ ignored), 0 = none */
+  double kill_at; /* SIGKILL after this many seconds, 0 = never */
+  const char* out; /* stdout to this file, NULL = /dev/null */
+} run_opts;
+
+/* Runs the CLI with argv (NULL-terminated, argv[0] ignored) in g_dir; stderr is kept in g_err. Returns the exit
+ * status, 128 + signal when killed by one, -1 when it could not run or ran longer than 60 s. */
+static int run(const char* const* argv, const run_opts* o) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out = open(o && o->out ? o->out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    if (chdir(g_dir) != 0) _exit(126);
+    if (o && o->fsize) {
+      signal(SIGXFSZ, SIG_IGN);
+      struct rlimit rl = {(rlim_t)o->fsize, (rlim_t)o->fsize};
+      setrlimit(RLIMIT_FSIZE, &rl);
+    }
+    execv(SK_CLI_PATH, (char* const*)argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  size_t n = 0;
+  int st = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    ssize_t r = read(fds[0], g_err + n, sizeof g_err - 1 - n);
+    if (r > 0) n += (size_t)r;
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid) break;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double s = (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9;
+    if ((o && o->kill_at > 0.0 && s >= o->kill_at) || s > 60.0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      if (s > 60.0) st = -1;
+      break;
+    }
+    struct timespec d = {0, 1000000};
+    nanosleep(&d, NULL);
+  }
+  ssize_t r;
+  while (n < sizeof g_err - 1 && (r = read(fds[0], g_err + n, sizeof g_err - 1 - n)) > 0) n += (size_t)r;
+  g_err[n] = 0;
+  close(fds[0]);
+  if (st == -1) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define RUN(...) run((const char* const[]){"skinkit", __VA_ARGS__, NULL}, NULL)
+
+static unsigned char* slurp(const char* path, size_t* n) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char* d = malloc((size_t)len + 1);
+  *n = d ? fread(d, 1, (size_t)len, f) : 0;
+  fclose(f);
+  return d;
+}
+
+static void put(const char* path, const char* text) {
+  FILE* f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* 1 when the file holds exactly these bytes. */
+static int same_bytes(const char* path, const unsigned char* d, size_t n) {
+  size_t m = 0;
+  unsigned char* e = slurp(path, &m);
+  int same = e && m == n && memcmp(d, e, n) == 0;
+  free(e);
+  return same;
+}
+
+/* Number of entries in g_dir/sub whose name contains ".tmp" (a writer's leftovers). */
+static int temp_files(void) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c '\\.tmp$'", g_dir);
+  FILE* p = popen(cmd, "r");
+  int c = 0;
+  if (p && fscanf(p, "%d", &c) != 1) c = 0;
+  if (p) pclose(p);
+  return c;
+}
+
+/* Collada with a chain of n nested nodes: Assimp 5.2's recursive node reader overflows its stack on it. */
+static void write_deep_dae(const char* path, int n) {
+  FILE* f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+        "version=\"1.4.1\">\n<library_visual_scenes><visual_scene id=\"s\">",
+        f);
+  for (int i = 0; i < n; ++i) fprintf(f, "<node id=\"n%d\">", i);
+  for (int i = 0; i < n; ++i) fputs("</node>", f);
+  fputs("</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>\n", f);
+  fclose(f);
+}
+
+static void setup(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/skinkit_hostile_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  ck_assert_int_eq(RUN("sample", "rig.glb"), 0);
+  ck_assert_int_eq(RUN("sample", "rig.dae"), 0);
+}
+
+static void teardown(void) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+}
+
+/* ---- a crashing input is contained ---- */
+START_TEST(crash_contained) {
+  write_deep_dae(at("deep.dae"), 100000);
+  const char* const* cmds[] = {
+      (const char* const[]){"skinkit", "info", "deep.dae", NULL},
+      (const char* const[]){"skinkit", "convert", "deep.dae", "out.glb", NULL},
+      (const char* const[]){"skinkit", "pack", "deep.dae", "-o", "out.skf", NULL},
+      (const char* const[]){"skinkit", "weights", "deep.dae", "w.glb", "--normalize", NULL},
+      (const char* const[]){"skinkit", "bind", "deep.dae", "b.glb", NULL},
+  };
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
+    ck_assert_msg(run(cmds[i], NULL) == 2, "%s: %s", cmds[i][1], g_err);
+    ck_assert_msg(strstr(g_err, "crashed") && strstr(g_err, "SIGSEGV"), "%s: %s", cmds[i][1], g_err);
+    ck_assert_msg(strchr(g_err, '\n') == g_err + strlen(g_err) - 1, "one line: %s", g_err);
+  }
+  run_opts o = {0};
+  o.out = at("v.txt");
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "validate", "deep.dae", NULL}, &o), 2);
+  ck_assert_ptr_nonnull(strstr(skt_read_text(at("v.txt")), "crashed"));
+  /* through the ABI */
+  sk_load_options lo = {0};
+  lo.size = sizeof lo;
+  lo.isolate = 1;
+  lo.timeout_seconds = 60.0f;
+  lo.max_memory_mb = 4096;
+  sk_scene* s = NULL;
+  sk_error e;
+  ck_assert_int_eq(sk_scene_load(at("deep.dae"), &lo, &s, &e), SK_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(e.message, "SIGSEGV"));
+  ck_assert_ptr_null(s);
+}
+END_TEST
+
+/* ---- FIFOs and devices ---- */
+START_TEST(fifo_and_devices_refused) {
+  ck_assert_int_eq(mkfifo(at("pipe.dae"), 0644), 0);
+  ck_assert_int_eq(RUN("info", "pipe.dae"), 2);
+  ck_assert_msg(strstr(g_err, "FIFO"), "%s", g_err);
+  ck_assert_int_eq(RUN("convert", "pipe.dae", "o.glb"), 2);
+  ck_assert_int_eq(RUN("pack", "pipe.dae", "-o", "o.skf"), 2);
+  ck_assert_int_eq(RUN("unpack", "pipe.dae"), 2);
+  ck_assert_int_eq(RUN("unpack", "/dev/zero"), 2);
+  ck_assert_msg(strstr(g_err, "not a regular file"), "%s", g_err);
+  ck_assert_int_eq(RUN("info", "/dev/zero"), 2);
+  ck_assert_int_eq(RUN("validate", "pipe.dae"), 2); /* named explicitly: an error */
+  /* the library itself, isolated or not, refuses before opening for a blocking read */
+  sk_load_options lo = {0};
+  lo.size = sizeof lo;
+  lo.isolate = 1;
+  lo.timeout_seconds = 3.0f;
+  sk_scene* s = NULL;
+  sk_error e;
+  ck_assert_int_eq(sk_scene_load(at("pipe.dae"), &lo, &s, &e), SK_ERR_IO);
+  ck_assert_int_eq(sk_scene_load(at("pipe.dae"), NULL, &s, &e), SK_ERR_IO);
+  ck_assert_int_eq(sk_scene_load("/dev/zero", NULL, &s, &e), SK_ERR_IO);
+}
+END_TEST
+
+/* ---- disk full: the previous OUT stays byte-identical ---- */
+static void full_disk_case(const char* const* argv, const char* out) {
+  static const char old[] = "previous output, must survive\n";
+  put(at(out), old);
+  run_opts o = {0};
+  o.fsize = 16; /* smaller than any of these outputs */
+  int rc = run(argv, &o);
+  ck_assert_msg(rc == 2, "%s %s: exit %d: %s", argv[1], out, rc, g_err);
+  ck_assert_msg(same_bytes(at(out), (const unsigned char*)old, sizeof old - 1), "%s changed", out);
+  ck_assert_int_eq(temp_files(), 0);
+}
+
+START_TEST(disk_full_keeps_old_output) {
+  full_disk_case((const char* const[]){"skinkit", "pack", "rig.glb", "-o", "o.skf", "--force", NULL}, "o.skf");
+  full_disk_case((const char* const[]){"skinkit", "convert", "rig.glb", "o.dae", "--force", NULL}, "o.dae");
+  full_disk_case((const char* const[]){"skinkit", "convert", "rig.glb", "o.fbx", "--force", NULL}, "o.fbx");
+  full_disk_case((const char* const[]){"skinkit", "convert", "rig.dae", "o.glb", "--force", NULL}, "o.glb");
+  full_disk_case((const char* const[]){"skinkit", "weights", "rig.glb", "o2.dae", "--normalize", "--force", NULL},
+                 "o2.dae");
+  full_disk_case((const char* const[]){"skinkit", "validate", "rig.glb", "--json", "v.json", NULL}, "v.json");
+  /* and without the limit the same commands write */
+  ck_assert_int_eq(RUN("pack", "rig.glb", "-o", "o.skf", "--force"), 0);
+  ck_assert_int_eq(RUN("validate", "rig.glb", "--json", "v.json"), 0);
+  ck_assert_ptr_nonnull(strstr(skt_read_text(at("v.json")), "\"summary\""));
+}
+END_TEST
+
+/* ---- a writer killed mid-write leaves the old OUT or the whole new one ---- */
+START_TEST(killed_writer_keeps_old_output) {
+  /* .glb: byte-identical from run to run (Collada carries a time stamp) */
+  ck_assert_int_eq(RUN("sample", "new.glb", "--segments", "300", "--rings", "300"), 0);
+  ck_assert_int_eq(RUN("sample", "big.glb", "--segments", "280", "--rings", "280"), 0);
+  size_t nn = 0, no = 0;
+  unsigned char* fresh = slurp(at("new.glb"), &nn);
+  unsigned char* old = slurp(at("big.glb"), &no);
+  ck_assert(fresh && old && nn > (1u << 20));
+  skt_rng rng = {12345};
+  int killed = 0;
+  for (int k = 0; k < 6; ++k) {
+    run_opts o = {0};
+    o.kill_at = 0.005 + 0.25 * skt_rand_float(&rng); /* the whole run takes about 0.2 s here */
+    int rc = run((const char* const[]){"skinkit", "sample", "big.glb", "--segments", "300", "--rings", "300",
+                                       "--force", NULL},
+                 &o);
+    killed += rc == 128 + SIGKILL;
+    int is_old = same_bytes(at("big.glb"), old, no), is_new = same_bytes(at("big.glb"), fresh, nn);
+    ck_assert_msg(is_old || is_new, "run %d (kill at %.3f s, exit %d): big.glb is neither", k, o.kill_at, rc);
+    if (is_new) { /* start over from the old file */
+      FILE* f = fopen(at("big.glb"), "wb");
+      fwrite(old, 1, no, f);
+      fclose(f);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/.*.tmp", g_dir); /* a killed writer may leave its temporary file */
+    ck_assert_int_eq(system(cmd), 0);
+  }
+  ck_assert_int_gt(killed, 0);
+  free(fresh);
+  free(old);
+}
+END_TEST
+
+/* ---- same file through links: exit 2, IN untouched ---- */
+START_TEST(same_file_refused) {
+  size_t n = 0;
+  unsigned char* in = slurp(at("rig.glb"), &n);
+  ck_assert_int_eq(link(at("rig.glb"), at("hard.glb")), 0);
+  ck_assert_int_eq(symlink("rig.glb", at("soft.glb")), 0);
+  const char* outs[] = {"hard.glb", "soft.glb"};
+  for (int i = 0; i < 2; ++i) {
+    const char* out = outs[i];
+    ck_assert_int_eq(RUN("convert", "rig.glb", out, "--force"), 2);
+    ck_assert_int_eq(RUN("bind", "rig.glb", out, "--force"), 2);
+    ck_assert_int_eq(RUN("weights", "rig.glb", out, "--normalize", "--force"), 2);
+    ck_assert_int_eq(RUN("pack", "rig.glb", "-o", out, "--force"), 2);
+    ck_assert_msg(strstr(g_err, "refusing to overwrite the input"), "%s", g_err);
+    ck_assert(same_bytes(at("rig.glb"), in, n));
+  }
+  free(in);
+}
+END_TEST
+
+/* ---- folders: symbolic-link loops, special files, one file through two links ---- */
+START_TEST(walk_loops_terminate) {
+  ck_assert_int_eq(mkdir(at("tree"), 0755), 0);
+  ck_assert_int_eq(mkdir(at("tree/sub"), 0755), 0);
+  ck_assert_int_eq(symlink(".", at("tree/a")), 0);
+  ck_assert_int_eq(symlink(".", at("tree/b")), 0);
+  ck_assert_int_eq(symlink("..", at("tree/sub/up")), 0);
+  ck_assert_int_eq(link(at("rig.glb"), at("tree/sub/one.glb")), 0);
+  ck_assert_int_eq(symlink("sub/one.glb", at("tree/two.glb")), 0);
+  ck_assert_int_eq(mkfifo(at("tree/pipe.dae"), 0644), 0);
+  run_opts o = {0};
+  o.out = at("walk.txt");
+  int rc = run((const char* const[]){"skinkit", "validate", "tree", "--timeout", "30", NULL}, &o);
+  ck_assert_msg(rc == 0, "exit %d: %s", rc, g_err);
+  ck_assert_msg(strstr(skt_read_text(at("walk.txt")), "1 file(s): 1 ok"), "%s", skt_read_text(at("walk.txt")));
+  ck_assert_msg(strstr(g_err, "skipped") && strstr(g_err, "FIFO"), "%s", g_err);
+}
+END_TEST
+
+/* ---- invalid UTF-8 in names: the JSON stays valid ---- */
+static int python_json_ok(const char* path) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd,
+           "/usr/bin/python3 -c 'import json,sys; json.loads(open(sys.argv[1],\"rb\").read().decode(\"utf-8\"))' "
+           "'%s'",
+           path);
+  return system(cmd) == 0;
+}
+
+START_TEST(json_valid_utf8) {
+  if (access("/usr/bin/python3", X_OK) != 0) return;
+  const char* dir = "bad\xff\xfe\x01name";
+  const char* file = "bad\xff\xfe\x01name/r\xc3\x28\xed\xa0\x80\xf4\x90\x80\x80\"q\\.dae";
+  ck_assert_int_eq(mkdir(at(dir), 0755), 0);
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", at("rig.dae"), at(file));
+  ck_assert_int_eq(system(cmd), 0);
+  run_opts o = {0};
+  o.out = at("info.json");
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "info", file, "--json", NULL}, &o), 0);
+  ck_assert(python_json_ok(at("info.json")));
+  ck_assert_int_eq(RUN("validate", dir, "--json", "v.json"), 0);
+  ck_assert(python_json_ok(at("v.json")));
+  o.out = at("v.jsonl");
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "validate", dir, "--jsonl", NULL}, &o), 0);
+  ck_assert(python_json_ok(at("v.jsonl")));
+  /* a piece holding raw invalid bytes inside a string: the report is valid UTF-8 all the same */
+  put(at("raw.jsonl"), "{\"path\":\"x\xff\xc0.glb\",\"status\":\"ok\",\"error\":null,\"meshes\":[]}\n");
+  ck_assert_int_eq(RUN("report", "v.jsonl", "raw.jsonl", "--json", "r.json"), 0);
+  ck_assert(python_json_ok(at("r.json")));
+  ck_assert_ptr_nonnull(strstr(skt_read_text(at("r.json")), "\"files\":2"));
+}
+END_TEST
+
+/* ---- options and limits ---- */
+START_TEST(memory_and_time_limits) {
+  ck_assert_int_eq(RUN("sample", "m.dae", "--segments", "120", "--rings", "120"), 0);
+  ck_assert_int_eq(RUN("info", "m.dae", "--max-memory", "4"), 2);
+  ck_assert_msg(strstr(g_err, "memory limit of 4 MiB"), "%s", g_err);
+  run_opts o = {0};
+  o.out = at("v.txt");
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "validate", "m.dae", "--max-memory", "4", NULL}, &o), 2);
+  ck_assert_msg(strstr(skt_read_text(at("v.txt")), "memory limit of 4 MiB"), "%s", skt_read_text(at("v.txt")));
+  ck_assert_int_eq(RUN("info", "m.dae"), 0);
+  ck_assert_int_eq(RUN("info", "m.dae", "--no-isolate", "--max-memory", "0", "--timeout", "0"), 0);
+  ck_assert_int_eq(RUN("info", "m.dae", "--timeout", "-1"), 2);
+  ck_assert_int_eq(RUN("info", "m.dae", "--max-memory", "lots"), 2);
+  ck_assert_int_eq(RUN("info", "m.dae", "--timeout"), 2);
+}
+END_TEST
+
+/* ---- sk_write_file_atomic ---- */
+START_TEST(atomic_write_api) {
+  put(at("a.bin"), "old");
+  sk_error e;
+  ck_assert_int_eq(sk_write_file_atomic(at("a.bin"), "new bytes", 9, &e), SK_OK);
+  ck_assert_str_eq(skt_read_text(at("a.bin")), "new bytes");
+  ck_assert_int_eq(sk_write_file_atomic(at("a.bin"), NULL, 0, &e), SK_OK);
+  ck_assert_str_eq(skt_read_text(at("a.bin")), "");
+  ck_assert_int_eq(mkdir(at("d"), 0755), 0);
+  ck_assert_int_eq(sk_write_file_atomic(at("d"), "x", 1, &e), SK_ERR_IO); /* a folder is not replaced */
+  ck_assert_int_eq(sk_write_file_atomic(at("nope/x.bin"), "x", 1, &e), SK_ERR_IO);
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("hostile");
+  TCase* tc = tcase_create("cli");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, crash_contained);
+  tcase_add_test(tc, fifo_and_devices_refused);
+  tcase_add_test(tc, disk_full_keeps_old_output);
+  tcase_add_test(tc, killed_writer_keeps_old_output);
+  tcase_add_test(tc, same_file_refused);
+  tcase_add_test(tc, walk_loops_terminate);
+  tcase_add_test(tc, json_valid_utf8);
+  tcase_add_test(tc, memory_and_time_limits);
+  tcase_add_test(tc, atomic_write_api);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
