@@ -1,12 +1,15 @@
-/* scene_validate.c - per-mesh checks of an imported scene: the skin weights (skc_skin_validate) plus the
- * mesh's inverse bind matrices and bones that influence nothing. */
+/* scene_validate.c - per-mesh checks of an imported scene: the skin weights plus the mesh's inverse bind matrices
+ * and bones that influence nothing. Weights: for a glTF read by skinkit's own reader, the file's JOINTS_n /
+ * WEIGHTS_n values themselves (gltf_validate.c: padding, out-of-range joints and integer sums are only visible
+ * there); for every other file, the scene's skin (skc_skin_validate), i.e. what the importer kept. */
 #include <math.h>
 #include <string.h>
 
+#include "skio_gltf_validate.h"
 #include "skio_scene.h"
 
 /* Upper 3x3 is a rotation times a uniform positive scale (no shear, no non-uniform scale, no mirror). */
-static bool is_similarity(const float m[16], float tol) {
+static bool is_similarity(const float m[16], float tol, float affine_tol) {
   float len[3];
   for (int c = 0; c < 3; ++c)
     len[c] = sqrtf(m[c * 4] * m[c * 4] + m[c * 4 + 1] * m[c * 4 + 1] + m[c * 4 + 2] * m[c * 4 + 2]);
@@ -19,7 +22,20 @@ static bool is_similarity(const float m[16], float tol) {
       float d = m[a * 4] * m[b * 4] + m[a * 4 + 1] * m[b * 4 + 1] + m[a * 4 + 2] * m[b * 4 + 2];
       if (fabsf(d) > tol * len[a] * len[b]) return false;
     }
-  return skc_mat3_det_of_mat4(m) > 0.0f && skc_mat4_is_affine(m, tol);
+  return skc_mat3_det_of_mat4(m) > 0.0f && skc_mat4_is_affine(m, affine_tol);
+}
+
+/* Singular relative to its own scale: |det A| <= 1e-6 ||A||_F^3 for the upper 3x3 A. |det A| / ||A||_F^3 is
+ * s1 s2 s3 / (s1^2 + s2^2 + s3^2)^(3/2) for the singular values s, which does not change when the matrix is scaled:
+ * 3^(-3/2) = 0.19 for any rotation times any uniform scale (gltfpack's -q inverse binds carry the dequantization
+ * scale, e.g. 1.2e-4, so det 1.8e-12), about s3 / (2.8 s1) when s1 = s2 >> s3, 0 for a rank-deficient
+ * A. A fixed |det| < 1e-12 called those scaled binds singular. */
+static bool is_singular(const float m[16]) {
+  double f2 = 0.0;
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) f2 += (double)m[c * 4 + r] * m[c * 4 + r];
+  double det = fabs((double)skc_mat3_det_of_mat4(m));
+  return !(f2 > 0.0) || !(det > 1e-6 * f2 * sqrt(f2));
 }
 
 int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32_t max_influences,
@@ -31,9 +47,17 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
   if (!m->skin || !s->skeleton)
     return skc_fail(err, SKC_NO_SKIN, "%s: mesh \"%s\" has no skin", s->source, m->name);
   memset(out, 0, sizeof *out);
-  skc_skin_view v = skc_skin_as_view(m->skin);
-  int rc = skc_skin_validate(&v, tolerance, max_influences, &out->skin, NULL, err);
-  if (rc) return rc;
+  bool raw = false;
+  int rc;
+  if (s->gltf && m->gltf_node >= 0 && m->gltf_primitive >= 0 &&
+      (rc = skio_gltf_validate_primitive(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive,
+                                         m->vertex_count, m->skin, s->joint_node, tolerance, max_influences,
+                                         &out->skin, &raw, err)))
+    return rc;
+  if (!raw) {
+    skc_skin_view v = skc_skin_as_view(m->skin);
+    if ((rc = skc_skin_validate(&v, tolerance, max_influences, &out->skin, NULL, err))) return rc;
+  }
   uint32_t jc = s->skeleton->joint_count;
   size_t entries = skc_skin_entries(m->skin);
   uint8_t used[SKC_MAX_JOINTS / 8 + 1];
@@ -46,9 +70,9 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
     if (!m->bound[j]) continue;
     const float* ib = m->inverse_bind + (size_t)j * 16;
     float inv[16];
-    if (!skc_mat4_is_finite(ib) || !skc_mat4_inverse(ib, inv) || fabsf(skc_mat3_det_of_mat4(ib)) < 1e-12f)
+    if (!skc_mat4_is_finite(ib) || !skc_mat4_inverse(ib, inv) || is_singular(ib))
       out->singular_binds++;
-    else if (!is_similarity(ib, 1e-3f))
+    else if (!is_similarity(ib, 1e-3f, s->gltf ? 0.0f : 1e-3f)) /* glTF: bottom row exactly 0 0 0 1 */
       out->nonrigid_binds++;
     if (!(used[j >> 3] & (1u << (j & 7)))) out->unused_bones++;
   }

@@ -1,0 +1,243 @@
+/* gltf_validate.c - skin checks on the JOINTS_n / WEIGHTS_n values of a glTF document (rules in
+ * skio_gltf_validate.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_gltf_doc.h"
+#include "skio_gltf_validate.h"
+
+/* The validator's float32 slack per summed weight (InfluencesChecker: threshold += 2e-7). */
+#define KHRONOS_SLACK 2e-7f
+
+typedef struct set_data {
+  uint32_t* joints;  /* 4 * V */
+  float* weights;    /* 4 * V */
+  uint32_t* iweight; /* 4 * V raw integers of unsigned normalized weights, else NULL */
+  uint32_t imax;     /* 255 / 65535 for unsigned normalized weights, else 0 */
+} set_data;
+
+static void free_sets(set_data* s, uint32_t n) {
+  for (uint32_t i = 0; s && i < n; ++i) {
+    free(s[i].joints);
+    free(s[i].weights);
+    free(s[i].iweight);
+  }
+  free(s);
+}
+
+/* Declaration of attribute `key` of the primitive's attributes object; false when absent. */
+static int attribute(skio_gltf_doc* d, int attrs, const char* key, skio_gltf_accessor* a, bool* found,
+                     skc_err* err) {
+  *found = false;
+  int t = skio_json_get(d, attrs, key);
+  if (t < 0) return SKC_OK;
+  uint32_t idx;
+  if (!skio_json_u32(d, t, &idx)) return skc_fail(err, SKC_FORMAT, "%s: %s is not an accessor index", d->path, key);
+  int rc = skio_gltf_accessor_info(d, idx, a, err);
+  if (rc) return rc;
+  *found = true;
+  return SKC_OK;
+}
+
+static bool same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive, size_t V,
+                                 const skc_skin* kept, const int32_t* joint_node, float tolerance,
+                                 uint32_t max_influences, skc_skin_report* r, bool* checked, skc_err* err) {
+  if (!d || !r || !checked) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, report and checked must be set");
+  memset(r, 0, sizeof *r);
+  *checked = false;
+  if (!(tolerance > 0.0f)) tolerance = 1e-3f;
+  int nt = skio_gltf_item(d, "nodes", node);
+  uint32_t skin_i, mesh_i;
+  if (!skio_json_u32(d, skio_json_get(d, nt, "skin"), &skin_i) ||
+      !skio_json_u32(d, skio_json_get(d, nt, "mesh"), &mesh_i))
+    return SKC_OK;
+  int skin = skio_gltf_item(d, "skins", skin_i);
+  int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", mesh_i), "primitives"), (int)primitive);
+  int attrs = skio_json_get(d, pt, "attributes");
+  if (skin < 0 || attrs < 0) return SKC_OK;
+  int joints_tok = skio_json_get(d, skin, "joints");
+  uint32_t joint_count = (uint32_t)skio_json_len(d, joints_tok);
+  if (kept && (kept->vertex_count != V || !joint_node)) return SKC_OK;
+
+  uint32_t sets = 0;
+  for (;; ++sets) {
+    char k[32];
+    snprintf(k, sizeof k, "JOINTS_%u", sets);
+    if (skio_json_get(d, attrs, k) < 0) break;
+  }
+  if (!sets) return SKC_OK;
+  if (sets > SKC_MAX_INFLUENCES_PER_VERTEX / 4)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: node %u primitive %u: %u JOINTS_n sets", d->path, node, primitive,
+                    sets);
+  set_data* sd = calloc(sets, sizeof *sd);
+  if (!sd) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+  int rc = SKC_OK;
+  bool usable = true;
+  for (uint32_t n = 0; n < sets && !rc && usable; ++n) {
+    char jk[32], wk[32];
+    snprintf(jk, sizeof jk, "JOINTS_%u", n);
+    snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
+    skio_gltf_accessor ja, wa;
+    bool jf, wf;
+    if ((rc = attribute(d, attrs, jk, &ja, &jf, err)) || (rc = attribute(d, attrs, wk, &wa, &wf, err))) break;
+    if (!wf) {
+      rc = skc_fail(err, SKC_FORMAT, "%s: node %u primitive %u: %s without %s", d->path, node, primitive, jk, wk);
+      break;
+    }
+    if (ja.components != 4 || wa.components != 4) {
+      rc = skc_fail(err, SKC_FORMAT, "%s: node %u primitive %u: %s / %s are not VEC4", d->path, node, primitive,
+                    jk, wk);
+      break;
+    }
+    if (ja.count != V || wa.count != V) {
+      usable = false;
+      break;
+    }
+    size_t cells = V * 4;
+    bool unorm = wa.normalized &&
+                 (wa.component_type == SKIO_GLTF_UNSIGNED_BYTE || wa.component_type == SKIO_GLTF_UNSIGNED_SHORT);
+    sd[n].joints = malloc((cells ? cells : 1) * sizeof(uint32_t));
+    sd[n].weights = malloc((cells ? cells : 1) * sizeof(float));
+    if (unorm) {
+      sd[n].iweight = malloc((cells ? cells : 1) * sizeof(uint32_t));
+      sd[n].imax = wa.component_type == SKIO_GLTF_UNSIGNED_BYTE ? 255u : 65535u;
+    }
+    if (!sd[n].joints || !sd[n].weights || (unorm && !sd[n].iweight)) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+      break;
+    }
+    if ((rc = skio_gltf_accessor_uints(d, ja.index, sd[n].joints, err)) ||
+        (rc = skio_gltf_accessor_floats(d, wa.index, sd[n].weights, err)) ||
+        (unorm && (rc = skio_gltf_accessor_uints(d, wa.index, sd[n].iweight, err))))
+      break;
+  }
+  if (rc || !usable) {
+    free_sets(sd, sets);
+    return rc;
+  }
+
+  /* stamp[j] = last vertex (+1) that gave joint j a non-zero weight; used[j]: a finite non-zero weight somewhere */
+  size_t* stamp = calloc(joint_count ? joint_count : 1, sizeof *stamp);
+  uint8_t* used = calloc(joint_count ? joint_count : 1, 1);
+  if (!stamp || !used) {
+    free(stamp);
+    free(used);
+    free_sets(sd, sets);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+  }
+  /* skin joint -> skeleton joint, to compare the file with the scene's skin (kept) */
+  uint32_t* to_skel = NULL;
+  if (kept) {
+    int32_t* node_joint = malloc((d->node_count ? d->node_count : 1) * sizeof *node_joint);
+    to_skel = malloc((joint_count ? joint_count : 1) * sizeof *to_skel);
+    if (!node_joint || !to_skel) {
+      free(node_joint);
+      free(to_skel);
+      free(stamp);
+      free(used);
+      free_sets(sd, sets);
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+    }
+    for (uint32_t i = 0; i < d->node_count; ++i) node_joint[i] = -1;
+    for (uint32_t j = 0; j < kept->joint_count; ++j)
+      if (joint_node[j] >= 0 && (uint32_t)joint_node[j] < d->node_count) node_joint[joint_node[j]] = (int32_t)j;
+    for (uint32_t k = 0; k < joint_count; ++k) {
+      uint32_t nd;
+      to_skel[k] = skio_json_u32(d, skio_json_at(d, joints_tok, (int)k), &nd) && nd < d->node_count &&
+                           node_joint[nd] >= 0
+                       ? (uint32_t)node_joint[nd]
+                       : UINT32_MAX;
+    }
+    free(node_joint);
+  }
+  bool edited = false; /* the scene's skin is no longer what the reader kept from these values */
+  r->vertex_count = V;
+  bool any_sum = false;
+  float smin = 0.0f, smax = 0.0f;
+  for (size_t v = 0; v < V; ++v) {
+    uint8_t f = 0;
+    uint32_t n_inf = 0, summed = 0;
+    float sum = 0.0f;   /* float32 running sum, as the validator keeps it */
+    uint64_t isum = 0;  /* integer sum of unsigned normalized weights */
+    uint32_t scale = 0; /* their common maximum (255, 65535); UINT32_MAX when float or mixed weights were summed */
+    bool nonzero = false;
+    size_t e = kept ? kept->offsets[v] : 0, e_end = kept ? kept->offsets[v + 1] : 0;
+    for (uint32_t n = 0; n < sets; ++n) {
+      for (int c = 0; c < 4; ++c) {
+        size_t at = v * 4 + (size_t)c;
+        uint32_t j = sd[n].joints[at];
+        float w = sd[n].weights[at];
+        if (w != 0.0f) n_inf++; /* NaN too */
+        if (j >= joint_count) {
+          f |= SKC_VFLAG_BAD_JOINT;
+          continue;
+        }
+        if (w == 0.0f) continue;
+        if (kept) { /* the reader keeps every non-zero weight on a joint of the skin, in this order */
+          if (e >= e_end || kept->joints[e] != to_skel[j] || !same_float(kept->weights[e], w)) edited = true;
+          e++;
+        }
+        if (!isfinite(w)) {
+          f |= SKC_VFLAG_NAN;
+          continue;
+        }
+        nonzero = true;
+        used[j] = 1;
+        bool dup = stamp[j] == v + 1;
+        stamp[j] = v + 1;
+        if (dup) f |= SKC_VFLAG_DUPLICATE;
+        if (w < 0.0f) {
+          f |= SKC_VFLAG_NEGATIVE;
+        } else if (!dup) {
+          sum += w;
+          summed++;
+          uint32_t m = sd[n].imax ? sd[n].imax : UINT32_MAX;
+          scale = !scale || scale == m ? m : UINT32_MAX;
+          if (sd[n].iweight) isum += sd[n].iweight[at];
+        }
+      }
+    }
+    if (kept && e != e_end) edited = true;
+    if (n_inf > r->max_influences) r->max_influences = n_inf;
+    r->influence_count += n_inf;
+    r->histogram[n_inf < SKC_HISTOGRAM_BINS - 1 ? n_inf : SKC_HISTOGRAM_BINS - 1]++;
+    if (f & SKC_VFLAG_NAN) {
+      /* the sum of a vertex with a NaN weight means nothing (the validator's comparison with NaN is false too) */
+    } else if (!nonzero) {
+      f |= SKC_VFLAG_UNWEIGHTED;
+    } else {
+      if (!any_sum || sum < smin) smin = sum;
+      if (!any_sum || sum > smax) smax = sum;
+      any_sum = true;
+      float slack = KHRONOS_SLACK * (float)summed;
+      if (scale && scale != UINT32_MAX ? isum != scale : fabsf(sum - 1.0f) > (tolerance > slack ? tolerance : slack))
+        f |= SKC_VFLAG_SUM_OFF;
+    }
+    if (max_influences && n_inf > max_influences) f |= SKC_VFLAG_OVER_LIMIT;
+    if (f & SKC_VFLAG_SUM_OFF) r->off_tolerance++;
+    if (f & SKC_VFLAG_UNWEIGHTED) r->unweighted++;
+    if (f & SKC_VFLAG_NAN) r->nan++;
+    if (f & SKC_VFLAG_NEGATIVE) r->negative++;
+    if (f & SKC_VFLAG_BAD_JOINT) r->bad_joint++;
+    if (f & SKC_VFLAG_DUPLICATE) r->duplicate++;
+    if (f & SKC_VFLAG_OVER_LIMIT) r->over_limit++;
+  }
+  for (uint32_t j = 0; j < joint_count; ++j) r->joints_used += used[j];
+  r->weight_sum_min = smin;
+  r->weight_sum_max = smax;
+  r->findings = r->off_tolerance || r->unweighted || r->nan || r->negative || r->bad_joint || r->duplicate ||
+                r->over_limit;
+  free(stamp);
+  free(used);
+  free(to_skel);
+  free_sets(sd, sets);
+  if (edited)
+    memset(r, 0, sizeof *r);
+  else
+    *checked = true;
+  return SKC_OK;
+}
