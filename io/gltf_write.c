@@ -14,6 +14,7 @@
  * Little-endian host assumed (x86-64 / aarch64, like the rest of skinkit's binary formats). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -714,6 +715,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     buf_printf(j, ",\"indices\":%d", (int)a_idx);
   else
     buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
+  if (m->material < s->material_count) buf_printf(j, ",\"material\":%u", m->material);
   buf_str(j, "}]}");
   free(a_joints);
   free(a_weights);
@@ -1143,6 +1145,156 @@ static void percent_encode(buf* b, const char* s) {
   }
 }
 
+/* ---- materials, textures, images ------------------------------------------------------------------------- */
+static void note_add(writer* w, const char* what, const char* name) {
+  char* n = w->o.note;
+  size_t size = w->o.note_size;
+  if (!n || !size) return;
+  size_t at = strlen(n);
+  if (at + 8 < size) snprintf(n + at, size - at, "%s%s '%s'", at ? "; " : "", what, name);
+}
+
+/* Whether file sits in the folder of out (both resolved). */
+static bool beside(const char* file, const char* out) {
+  char a[PATH_MAX], b[PATH_MAX];
+  char* fd = strdup(file);
+  char* od = strdup(out);
+  bool same = false;
+  if (fd && od) {
+    char* s1 = strrchr(fd, '/');
+    char* s2 = strrchr(od, '/');
+    const char* d1 = s1 ? (*s1 = 0, fd[0] ? fd : "/") : ".";
+    const char* d2 = s2 ? (*s2 = 0, od[0] ? od : "/") : ".";
+    same = realpath(d1, a) && realpath(d2, b) && strcmp(a, b) == 0;
+  }
+  free(fd);
+  free(od);
+  return same;
+}
+
+/* The scene's materials as glTF materials (same order, so skio_mesh.material indexes them), with the textures and
+ * images they use: one texture per image (default sampler 0), images in the buffer as bufferViews with mimeType,
+ * except in a .gltf an image file beside the output, kept by relative URI. WebP / KTX2 images go through
+ * EXT_texture_webp / KHR_texture_basisu (required: there is no fallback). An image without bytes or of a type glTF
+ * cannot carry is not written, and its references are dropped with a note. */
+static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* imgs, bool* webp, bool* ktx2) {
+  const skio_scene* s = w->s;
+  int32_t* tex_of = malloc((s->image_count + 1) * sizeof *tex_of); /* scene image -> texture (-1 not yet, -2 not writable) */
+  if (!tex_of) return oom_fail(w);
+  for (uint32_t i = 0; i < s->image_count; ++i) tex_of[i] = -1;
+  uint32_t tex_count = 0;
+  for (uint32_t mi = 0; mi < s->material_count; ++mi) {
+    const skio_material* m = &s->materials[mi];
+    const skio_texref* refs[5] = {&m->base_color_tex, &m->metallic_roughness_tex, &m->normal_tex, &m->occlusion_tex,
+                                  &m->emissive_tex};
+    int32_t tex[5];
+    for (int k = 0; k < 5; ++k) {
+      tex[k] = -1;
+      int32_t im = refs[k]->image;
+      if (im < 0 || (uint32_t)im >= s->image_count) continue;
+      if (tex_of[im] == -1) {
+        const skio_image* img = &s->images[im];
+        bool is_webp = !strcmp(img->mime, "image/webp"), is_ktx2 = !strcmp(img->mime, "image/ktx2");
+        bool core = !strcmp(img->mime, "image/png") || !strcmp(img->mime, "image/jpeg");
+        bool by_uri = !binary && img->path && beside(img->path, w->path);
+        if (!core && !is_webp && !is_ktx2) {
+          tex_of[im] = -2;
+          note_add(w, img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
+        } else if (!img->data && !by_uri) {
+          tex_of[im] = -2;
+          note_add(w, "image not found, not written:", img->uri ? img->uri : img->name);
+        } else {
+          uint32_t n = tex_count++;
+          if (n) buf_str(imgs, ",");
+          buf_str(imgs, "{\"name\":");
+          put_json_string(imgs, img->name, NULL);
+          if (by_uri) {
+            const char* slash = strrchr(img->path, '/');
+            buf_str(imgs, ",\"uri\":\"");
+            percent_encode(imgs, slash ? slash + 1 : img->path);
+            buf_str(imgs, "\"");
+          } else {
+            buf* b = &w->data[REGION_MAIN];
+            buf_pad(b, 4, 0);
+            size_t at = b->n;
+            buf_put(b, img->data, img->size);
+            int32_t v = b->oom ? -1 : new_view(w, REGION_MAIN, at, img->size, TARGET_NONE);
+            if (v < 0) {
+              free(tex_of);
+              return oom_fail(w);
+            }
+            buf_printf(imgs, ",\"bufferView\":%d,\"mimeType\":\"%s\"", (int)v, img->mime);
+          }
+          buf_str(imgs, "}");
+          if (n) buf_str(texs, ",");
+          if (is_webp || is_ktx2) {
+            buf_printf(texs, "{\"sampler\":0,\"extensions\":{\"%s\":{\"source\":%u}}}",
+                       is_webp ? "EXT_texture_webp" : "KHR_texture_basisu", n);
+            *webp |= is_webp;
+            *ktx2 |= is_ktx2;
+          } else {
+            buf_printf(texs, "{\"sampler\":0,\"source\":%u}", n);
+          }
+          tex_of[im] = (int32_t)n;
+        }
+      }
+      tex[k] = tex_of[im] >= 0 ? tex_of[im] : -1;
+      if (tex[k] >= 0 && refs[k]->uv != 0) note_add(w, "texture uv set above 0 not kept (TEXCOORD_0 used), material", m->name);
+    }
+    if (mi) buf_str(mats, ",");
+    buf_str(mats, "{\"name\":");
+    put_json_string(mats, m->name, NULL);
+    buf_str(mats, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":");
+    float bc[4];
+    for (int c = 0; c < 4; ++c) bc[c] = isfinite(m->base_color[c]) ? fminf(fmaxf(m->base_color[c], 0.0f), 1.0f) : 1.0f;
+    put_floats(mats, bc, 4);
+    buf_str(mats, ",\"metallicFactor\":");
+    put_float(mats, isfinite(m->metallic) ? fminf(fmaxf(m->metallic, 0.0f), 1.0f) : 1.0f);
+    buf_str(mats, ",\"roughnessFactor\":");
+    put_float(mats, isfinite(m->roughness) ? fminf(fmaxf(m->roughness, 0.0f), 1.0f) : 1.0f);
+    if (tex[0] >= 0) buf_printf(mats, ",\"baseColorTexture\":{\"index\":%d}", (int)tex[0]);
+    if (tex[1] >= 0) buf_printf(mats, ",\"metallicRoughnessTexture\":{\"index\":%d}", (int)tex[1]);
+    buf_str(mats, "}");
+    if (tex[2] >= 0) {
+      buf_printf(mats, ",\"normalTexture\":{\"index\":%d", (int)tex[2]);
+      if (isfinite(m->normal_tex.scale) && m->normal_tex.scale != 1.0f) {
+        buf_str(mats, ",\"scale\":");
+        put_float(mats, m->normal_tex.scale);
+      }
+      buf_str(mats, "}");
+    }
+    if (tex[3] >= 0) {
+      buf_printf(mats, ",\"occlusionTexture\":{\"index\":%d", (int)tex[3]);
+      float st = m->occlusion_tex.scale;
+      if (isfinite(st) && st >= 0.0f && st <= 1.0f && st != 1.0f) {
+        buf_str(mats, ",\"strength\":");
+        put_float(mats, st);
+      }
+      buf_str(mats, "}");
+    }
+    if (tex[4] >= 0) buf_printf(mats, ",\"emissiveTexture\":{\"index\":%d}", (int)tex[4]);
+    float em[3];
+    for (int c = 0; c < 3; ++c) em[c] = isfinite(m->emissive[c]) ? fminf(fmaxf(m->emissive[c], 0.0f), 1.0f) : 0.0f;
+    if (em[0] != 0.0f || em[1] != 0.0f || em[2] != 0.0f) {
+      buf_str(mats, ",\"emissiveFactor\":");
+      put_floats(mats, em, 3);
+    }
+    if (m->alpha_mode == SKIO_ALPHA_MASK) {
+      buf_str(mats, ",\"alphaMode\":\"MASK\"");
+      if (isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0.0f && m->alpha_cutoff != 0.5f) {
+        buf_str(mats, ",\"alphaCutoff\":");
+        put_float(mats, m->alpha_cutoff);
+      }
+    } else if (m->alpha_mode == SKIO_ALPHA_BLEND) {
+      buf_str(mats, ",\"alphaMode\":\"BLEND\"");
+    }
+    if (m->double_sided) buf_str(mats, ",\"doubleSided\":true");
+    buf_str(mats, "}");
+  }
+  free(tex_of);
+  return mats->oom || texs->oom || imgs->oom ? oom_fail(w) : SKC_OK;
+}
+
 /* ---- checks -------------------------------------------------------------------------------------------------- */
 static int check_scene(writer* w) {
   const skio_scene* s = w->s;
@@ -1270,6 +1422,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   uint32_t* child_off = calloc(jc + 2, sizeof *child_off);
   uint32_t* child = malloc((jc + 1) * sizeof *child);
   buf meshes = {0}, anims = {0}, nodes = {0}, skins = {0}, json = {0}, bin = {0}, glb_head = {0};
+  buf mats = {0}, texs = {0}, imgs = {0};
+  bool ext_webp = false, ext_ktx2 = false;
   char *tmp_bin = NULL, *tmp_main = NULL;
   if (!mo || !animated || !matrix_joint || !child_off || !child) {
     rc = oom_fail(&w);
@@ -1359,6 +1513,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
   for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &meshes, &mo[mi]);
   if (rc) goto done;
+  if (s->material_count && (rc = write_materials(&w, binary, &mats, &texs, &imgs, &ext_webp, &ext_ktx2))) goto done;
   /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
    * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
    * (Assimp turns them into the mesh node's space: offset = inverse bind * the node's global transform), and an
@@ -1502,7 +1657,14 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   }
 
   /* the JSON */
-  buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},\"scene\":0,\"scenes\":[{\"nodes\":[");
+  buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},");
+  if (ext_webp || ext_ktx2) {
+    const char* list = ext_webp && ext_ktx2 ? "\"EXT_texture_webp\",\"KHR_texture_basisu\""
+                       : ext_webp           ? "\"EXT_texture_webp\""
+                                            : "\"KHR_texture_basisu\"";
+    buf_printf(&json, "\"extensionsUsed\":[%s],\"extensionsRequired\":[%s],", list, list);
+  }
+  buf_str(&json, "\"scene\":0,\"scenes\":[{\"nodes\":[");
   {
     bool comma = false;
     for (uint32_t j = 0; j < jc; ++j) {
@@ -1527,6 +1689,18 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   if (anims.n) {
     buf_str(&json, ",\"animations\":[");
     buf_put(&json, anims.p, anims.n);
+    buf_str(&json, "]");
+  }
+  if (mats.n) {
+    buf_str(&json, ",\"materials\":[");
+    buf_put(&json, mats.p, mats.n);
+    buf_str(&json, "]");
+  }
+  if (texs.n) {
+    buf_str(&json, ",\"textures\":[");
+    buf_put(&json, texs.p, texs.n);
+    buf_str(&json, "],\"samplers\":[{}],\"images\":[");
+    buf_put(&json, imgs.p, imgs.n);
     buf_str(&json, "]");
   }
   buf_str(&json, ",\"accessors\":[");
@@ -1622,6 +1796,9 @@ done:
   free(child_off);
   free(child);
   free(meshes.p);
+  free(mats.p);
+  free(texs.p);
+  free(imgs.p);
   free(anims.p);
   free(nodes.p);
   free(skins.p);

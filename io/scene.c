@@ -53,6 +53,7 @@ void skio_scene_destroy(skio_scene* s) {
   free(s->source);
   free(s->no_skin_reason);
   skio_gltf_doc_destroy(s->gltf);
+  skio_scene_free_materials(s);
   free(s->joint_node);
   free(s);
 }

@@ -244,35 +244,6 @@ static bool add_child(struct aiNode* p, struct aiNode* c) {
   return true;
 }
 
-/* Material with just a name (the glTF exporter reads properties with defaults). */
-static struct aiMaterial* default_material(void) {
-  struct aiMaterial* mat = calloc(1, sizeof *mat);
-  struct aiMaterialProperty* p = calloc(1, sizeof *p);
-  struct aiMaterialProperty** list = calloc(1, sizeof *list);
-  const char* nm = "skinkit_default";
-  size_t len = strlen(nm);
-  char* data = calloc(1, 4 + len + 1); /* aiString as stored in properties: uint32 length + chars + NUL */
-  if (!mat || !p || !list || !data) {
-    free(mat);
-    free(p);
-    free(list);
-    free(data);
-    return NULL;
-  }
-  uint32_t l32 = (uint32_t)len;
-  memcpy(data, &l32, 4);
-  memcpy(data + 4, nm, len + 1);
-  set_name(&p->mKey, "?mat.name");
-  p->mType = aiPTI_String;
-  p->mDataLength = (unsigned)(4 + len + 1);
-  p->mData = data;
-  list[0] = p;
-  mat->mProperties = list;
-  mat->mNumProperties = 1;
-  mat->mNumAllocated = 1;
-  return mat;
-}
-
 /* X with IB_mesh(j) = IB_shared(j) * X for every bound joint, if one common X exists. */
 static bool common_rebind(const skio_mesh* m, const skc_skeleton* sk, float x[16], bool* identity) {
   bool have = false;
@@ -1122,6 +1093,8 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
     go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
     go.prune = o.prune;
     go.replace_bin = o.overwrite;
+    go.note = o.note; /* images the writer leaves out are appended */
+    go.note_size = o.note_size;
     if (o.note && o.note_size) o.note[0] = 0;
     if (go.as_is && (go.normalize || o.limit)) /* the same refusal whichever glTF writer runs */
       return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
@@ -1143,12 +1116,13 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0 || strcmp(id, "collada") == 0,
                         err)))
     goto done;
-  sc->mMaterials = calloc(1, sizeof *sc->mMaterials);
-  if (!sc->mMaterials || !(sc->mMaterials[0] = default_material())) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  /* materials from the scene's table (scene_material.c), with a default one for meshes without; image files
+   * beside the output; what the format cannot carry goes to the note */
+  uint32_t no_material = 0;
+  if (o.note && o.note_size) o.note[0] = 0;
+  if ((rc = skio_ai_materials(s, id, path, o.overwrite, &sc->mMaterials, &sc->mNumMaterials, &no_material, o.note,
+                              o.note_size, err)))
     goto done;
-  }
-  sc->mNumMaterials = 1;
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
@@ -1159,6 +1133,7 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
     sc->mNumMeshes = m + 1;
     if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), have_bake ? bake : NULL, &sc->mMeshes[m], err)))
       goto done;
+    sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
   }
   bool any_channel = false;
   for (uint32_t a = 0; a < s->anim_count; ++a) any_channel |= s->anims[a].channel_count > 0;

@@ -804,6 +804,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       if ((rc = build_mesh(&b, m, &s->meshes[m], err))) goto fail;
     }
   }
+  if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
   if ((rc = place_meshes(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {

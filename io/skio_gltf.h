@@ -2,7 +2,7 @@
  * BIN chunk) or .gltf (JSON + one .bin beside it). It exists because Assimp 5.2.5's glTF2 exporter cannot write
  * our scenes losslessly: it throws on an animation named like another object (duplicate clip names, a clip named
  * like a node), writes only JOINTS_0/WEIGHTS_0 and welds identical vertices (merging the weights of co-located
- * vertices that differ). Our scene has no materials, so nothing the Assimp path kept is lost here.
+ * vertices that differ).
  *
  * What is written (vertex i of a mesh is vertex i of its primitive; nothing is welded or reordered):
  *  - one node per skeleton joint (its name; its rest local transform as translation/rotation/scale, or as
@@ -43,6 +43,13 @@
  *    non-finite keys and keys out of order are dropped (counted in the report).
  *  - normals, tangents and uvs exactly as stored (the Khronos validator reports ACCESSOR_VECTOR3_NON_UNIT where a
  *    source's normals are not unit length: BVH, CSM, some Collada / SMD files read through Assimp).
+ *  - the scene's materials in order (each primitive's "material" is its mesh's): pbrMetallicRoughness (base colour,
+ *    metallic, roughness factors and textures), normalTexture (scale), occlusionTexture (strength), emissiveTexture
+ *    and emissiveFactor, alphaMode / alphaCutoff, doubleSided; one texture per image with one default sampler; image
+ *    bytes as bufferViews with their mimeType (.glb, and .gltf for embedded images or files elsewhere), or in a .gltf
+ *    the relative URI of an image file that sits beside the output. WebP / KTX2 through EXT_texture_webp /
+ *    KHR_texture_basisu (required). An image without bytes or of another type (TGA, DDS...) is not written: its
+ *    references are dropped and named in the note. Texture uv sets above 0 read TEXCOORD_0 (the only set written).
  *  - names as UTF-8 JSON strings (quotes, backslashes and control characters escaped; a byte that is not valid
  *    UTF-8 is read as Latin-1). Joint names must be unique for readers that bind by name (Assimp): a repeated or
  *    empty name is written as the importer would name it ("<name>#2", "joint<i>").
@@ -99,6 +106,9 @@ typedef struct skio_gltf_options {
   float prune;              /* 0 = keep every weight; must be finite and >= 0 */
   bool replace_bin;         /* .gltf: may replace an existing "<stem>.bin" (e.g. the CLI's --force) */
   skio_gltf_report* report; /* optional: filled on success */
+  char* note;               /* optional, a string in note_size bytes: the images / texture references not written
+                               (no bytes, a type glTF cannot hold) are appended to it, "; "-separated */
+  size_t note_size;
 } skio_gltf_options;
 
 /* One vertex's influences by the rules above (o: the weight fields; the report's counters are added to): n stored

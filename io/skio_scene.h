@@ -76,6 +76,13 @@ typedef struct skio_scene {
   int32_t* joint_node;    /* gltf: skeleton joint -> glTF node index (joint_count entries), else NULL */
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
+  /* Materials and images (scene_material.c), read on the Assimp path; skio_mesh.material indexes materials
+   * (UINT32_MAX or any index >= material_count: none). Empty for the other readers. */
+  uint32_t material_count;
+  struct skio_material* materials;
+  uint32_t image_count;
+  struct skio_image* images;
+  char* material_note;    /* what of the source's materials could not be read (one line), or NULL */
 } skio_scene;
 
 typedef struct skio_import_options {
@@ -184,5 +191,59 @@ typedef struct skio_mesh_report {
 /* Validates mesh m (must have a skin). tolerance <= 0: 1e-3. max_influences 0: no limit. */
 int skio_mesh_validate(const skio_scene* s, uint32_t m, float tolerance, uint32_t max_influences,
                        skio_mesh_report* out, skc_err* err);
+
+/* ---- materials (scene_material.c) ---- */
+/* A texture reference: image index (-1 = none) and the uv set it reads. scale: normal scale / occlusion strength. */
+typedef struct skio_texref {
+  int32_t image;
+  uint32_t uv;
+  float scale;
+} skio_texref;
+
+enum { SKIO_ALPHA_OPAQUE = 0, SKIO_ALPHA_MASK = 1, SKIO_ALPHA_BLEND = 2 };
+
+/* glTF's metallic-roughness material: factors with glTF's meaning (the base colour multiplies the texture). */
+typedef struct skio_material {
+  char* name;              /* never NULL ("material<i>" when unnamed) */
+  float base_color[4];     /* linear RGBA */
+  float metallic, roughness;
+  float emissive[3];       /* in [0, 1] */
+  uint32_t alpha_mode;     /* SKIO_ALPHA_* */
+  float alpha_cutoff;      /* SKIO_ALPHA_MASK: 0.5 default */
+  bool double_sided;
+  skio_texref base_color_tex, normal_tex, metallic_roughness_tex, emissive_tex, occlusion_tex;
+} skio_material;
+
+/* An image as the source refers to it. Bytes are held when embedded, or when the file could be read beside the
+ * model (a relative path, or its file name in the model's folder) or at its absolute path; at most
+ * SKIO_IMAGE_MAX_BYTES each. */
+#define SKIO_IMAGE_MAX_BYTES (64u << 20)
+typedef struct skio_image {
+  char* name;              /* never NULL: the file name, or "image<i>" for an unnamed embedded one */
+  char* uri;               /* the path as found in the source (NULL for embedded images) */
+  char* path;              /* the file the bytes were read from, or NULL (embedded, or not found) */
+  unsigned char* data;     /* NULL when not embedded and not readable */
+  size_t size;
+  char mime[16];           /* "image/png", "image/jpeg", "image/webp", "image/ktx2", or "" when unknown */
+  bool embedded;
+} skio_image;
+
+/* Frees the material and image tables (skio_scene_destroy calls it). */
+void skio_scene_free_materials(skio_scene* s);
+/* Defaults of glTF: base colour 1 1 1 1, metallic 1, roughness 1, no emission, opaque, cutoff 0.5, one-sided. */
+void skio_material_init(skio_material* m);
+/* MIME type from magic bytes (PNG, JPEG, WebP, KTX2), else from the name's extension; "" when unknown. */
+const char* skio_image_mime(const unsigned char* data, size_t size, const char* name);
+/* Reads aiScene's materials and textures into s (Assimp path of skio_scene_import) and sets each mesh's material
+ * (meshes are in aiScene order). Only SKC_OUT_OF_MEMORY fails; what cannot be read goes to material_note. */
+struct aiScene;
+int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const char* path, skc_err* err);
+/* For the Assimp exporters (scene_export.c): aiMaterials from the table, one more default material at the end when
+ * some mesh has none (*none_index: its index). Images with bytes whose file is not in out_path's folder are written
+ * there (never over a different existing file unless overwrite). What the format ("collada", "fbx", "fbxa") cannot
+ * carry is appended to note (one line). */
+struct aiMaterial;
+int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite, struct aiMaterial*** out,
+                      unsigned* count, uint32_t* none_index, char* note, size_t note_size, skc_err* err);
 
 #endif

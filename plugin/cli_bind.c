@@ -18,6 +18,9 @@ const char cli_bind_usage[] =
     "  --method M           robust (default) | heat | nearest | capsule | delaunay\n"
     "  --max-influences N   1 .. 255 (default 4)\n"
     "  --joints a,b,...     only these joints receive weights (names as in `skinkit info`)\n"
+    "  --all-joints         let every skeleton node receive weights; by default only the deform joints do: the\n"
+    "                       joints some skin of IN lists (never the scene root, an armature object node or an\n"
+    "                       importer's synthetic root, which are in the skeleton only as ancestors)\n"
     "  --force              replace an existing OUT (IN itself is never overwritten)\n"
     "  --report             also print the vertex count of every joint, per mesh\n"
     "  --json               print the report as JSON on stdout (per-joint counts and timings included)\n"
@@ -73,6 +76,25 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
   free(names);
   free(parents);
   return out;
+}
+
+/* The deform joints of IN: every joint some mesh's skin lists (sk_scene_mesh_inverse_binds' bound flags), as a
+ * joint_count mask with its count in *n; NULL (every joint) when no skin lists any or memory runs out. */
+static uint8_t* skin_joints(sk_scene* s, uint32_t nj, uint32_t nm, uint32_t* n) {
+  uint8_t* mask = calloc(nj ? nj : 1, 1);
+  uint8_t* bound = calloc(nj ? nj : 1, 1);
+  *n = 0;
+  for (uint32_t m = 0; mask && bound && m < nm; ++m) {
+    if (sk_scene_mesh_inverse_binds(s, m, NULL, bound, NULL) != SK_OK) continue;
+    for (uint32_t j = 0; j < nj; ++j) mask[j] |= bound[j];
+  }
+  for (uint32_t j = 0; mask && j < nj; ++j) *n += mask[j];
+  free(bound);
+  if (*n == 0) {
+    free(mask);
+    return NULL;
+  }
+  return mask;
 }
 
 /* Sets deform[j] = 1 for every joint named in the comma-separated list; returns 0 or prints the unknown name. */
@@ -191,11 +213,13 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
 int cli_bind(int argc, char** argv) {
   const char *in = NULL, *out = NULL, *joints = NULL;
   uint32_t method = SK_BIND_ROBUST, max_inf = 4;
-  int force = 0, per_joint = 0, json = 0;
+  int force = 0, per_joint = 0, json = 0, all_joints = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--force")) {
       force = 1;
+    } else if (!strcmp(a, "--all-joints")) {
+      all_joints = 1;
     } else if (!strcmp(a, "--report")) {
       per_joint = 1;
     } else if (!strcmp(a, "--json")) {
@@ -264,6 +288,11 @@ int cli_bind(int argc, char** argv) {
       sk_scene_destroy(s);
       return 2;
     }
+  } else if (!all_joints) {
+    uint32_t nd = 0;
+    deform = skin_joints(s, nj, nm, &nd);
+    if (deform && nd < nj && !json)
+      printf("deform joints: %u of %u skeleton nodes (the joints IN's skins list; --all-joints for every node)\n", nd, nj);
   }
   int all_skinned = 1;
   for (uint32_t m = 0; m < nm; ++m)

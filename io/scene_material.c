@@ -1,0 +1,692 @@
+#define _DEFAULT_SOURCE /* realpath */
+/* scene_material.c - the scene's materials and images (skio_scene.h): read from Assimp's aiMaterial / aiTexture
+ * into glTF's metallic-roughness model, and turned back into aiMaterials for the Assimp exporters.
+ *
+ * Reading (skio_scene_read_materials):
+ *  - base colour: AI_MATKEY_BASE_COLOR when the importer sets it (glTF, some FBX PBR), else the diffuse colour with
+ *    AI_MATKEY_OPACITY as alpha. A legacy diffuse colour is replaced by white when a diffuse texture is present:
+ *    FBX / Collada readers (Blender's among them) show the texture instead of the colour, while glTF multiplies.
+ *  - metallic / roughness: AI_MATKEY_METALLIC_FACTOR / AI_MATKEY_ROUGHNESS_FACTOR when present, else 0 and 1 (a
+ *    legacy material is not a metal; glTF's default metallic 1 would turn it into one).
+ *  - emissive colour (clamped to [0, 1]), two-sided flag, glTF alpha mode / cutoff when present, else BLEND when the
+ *    opacity is below 1.
+ *  - textures: base colour (BASE_COLOR, else DIFFUSE), normal (NORMALS, else NORMAL_CAMERA), metallic-roughness
+ *    (glTF importer's UNKNOWN slot), emissive (EMISSIVE, else EMISSION_COLOR), occlusion (AMBIENT_OCCLUSION, else
+ *    LIGHTMAP), each with its uv set (AI_MATKEY_UVWSRC). A path "*<n>" or the file name of an embedded aiTexture is
+ *    that texture's bytes (compressed ones as stored; uncompressed texels are encoded as PNG); any other path is a
+ *    file read beside the model (the relative path, then its file name in the model's folder) or at its absolute
+ *    path, at most SKIO_IMAGE_MAX_BYTES. Images are shared by path.
+ */
+#include <assimp/GltfMaterial.h>
+#include <assimp/material.h>
+#include <assimp/scene.h>
+#include <assimp/texture.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "skio_scene.h"
+
+static char* dup_n(const char* s, size_t n) {
+  char* d = malloc(n + 1);
+  if (!d) return NULL;
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+static char* dup_s(const char* s) { return dup_n(s, strlen(s)); }
+
+void skio_material_init(skio_material* m) {
+  memset(m, 0, sizeof *m);
+  for (int c = 0; c < 4; ++c) m->base_color[c] = 1.0f;
+  m->metallic = 1.0f;
+  m->roughness = 1.0f;
+  m->alpha_cutoff = 0.5f;
+  skio_texref none = {-1, 0, 1.0f};
+  m->base_color_tex = m->normal_tex = m->metallic_roughness_tex = m->emissive_tex = m->occlusion_tex = none;
+}
+
+void skio_scene_free_materials(skio_scene* s) {
+  if (!s) return;
+  for (uint32_t i = 0; i < s->material_count; ++i) free(s->materials[i].name);
+  free(s->materials);
+  for (uint32_t i = 0; i < s->image_count; ++i) {
+    free(s->images[i].name);
+    free(s->images[i].uri);
+    free(s->images[i].path);
+    free(s->images[i].data);
+  }
+  free(s->images);
+  free(s->material_note);
+  s->materials = NULL;
+  s->images = NULL;
+  s->material_note = NULL;
+  s->material_count = s->image_count = 0;
+}
+
+const char* skio_image_mime(const unsigned char* d, size_t n, const char* name) {
+  static const unsigned char png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  static const unsigned char ktx2[12] = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A};
+  if (d && n >= 8 && memcmp(d, png, 8) == 0) return "image/png";
+  if (d && n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return "image/jpeg";
+  if (d && n >= 12 && memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0) return "image/webp";
+  if (d && n >= 12 && memcmp(d, ktx2, 12) == 0) return "image/ktx2";
+  if (d && n >= 4) return ""; /* bytes of another kind: the extension would lie */
+  const char* dot = name ? strrchr(name, '.') : NULL;
+  if (!dot) return "";
+  if (!strcasecmp(dot, ".png")) return "image/png";
+  if (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg")) return "image/jpeg";
+  if (!strcasecmp(dot, ".webp")) return "image/webp";
+  if (!strcasecmp(dot, ".ktx2")) return "image/ktx2";
+  return "";
+}
+
+/* ---- notes ---- */
+static void note_add(skio_scene* s, const char* fmt, const char* a) {
+  char line[400];
+  snprintf(line, sizeof line, fmt, a);
+  size_t old = s->material_note ? strlen(s->material_note) : 0;
+  if (old > 2000) return;
+  char* n = realloc(s->material_note, old + strlen(line) + 3);
+  if (!n) return;
+  if (old) strcpy(n + old, "; ");
+  else n[0] = 0;
+  strcat(n, line);
+  s->material_note = n;
+}
+
+/* ---- PNG encoding of uncompressed aiTexels (BGRA) ---- */
+static void put_be32(unsigned char* p, uint32_t v) {
+  p[0] = (unsigned char)(v >> 24);
+  p[1] = (unsigned char)(v >> 16);
+  p[2] = (unsigned char)(v >> 8);
+  p[3] = (unsigned char)v;
+}
+
+static unsigned char* png_chunk(unsigned char* p, const char* type, const unsigned char* d, uint32_t n) {
+  put_be32(p, n);
+  memcpy(p + 4, type, 4);
+  if (n) memcpy(p + 8, d, n);
+  uLong crc = crc32(0L, p + 4, 4 + n);
+  put_be32(p + 8 + n, (uint32_t)crc);
+  return p + 12 + n;
+}
+
+static unsigned char* encode_png(const struct aiTexel* t, unsigned w, unsigned h, size_t* out_n) {
+  if (!w || !h || w > 16384 || h > 16384) return NULL;
+  size_t raw_n = (size_t)h * (1 + (size_t)w * 4);
+  unsigned char* raw = malloc(raw_n);
+  uLongf z_n = compressBound((uLong)raw_n);
+  unsigned char* z = malloc(z_n);
+  unsigned char* out = malloc(8 + 25 + 12 + z_n + 12);
+  if (!raw || !z || !out) goto fail;
+  for (unsigned y = 0; y < h; ++y) {
+    unsigned char* row = raw + (size_t)y * (1 + (size_t)w * 4);
+    row[0] = 0;
+    for (unsigned x = 0; x < w; ++x) {
+      const struct aiTexel* px = &t[(size_t)y * w + x];
+      row[1 + x * 4] = px->r;
+      row[2 + x * 4] = px->g;
+      row[3 + x * 4] = px->b;
+      row[4 + x * 4] = px->a;
+    }
+  }
+  if (compress2(z, &z_n, raw, (uLong)raw_n, 6) != Z_OK) goto fail;
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  unsigned char ihdr[13];
+  put_be32(ihdr, w);
+  put_be32(ihdr + 4, h);
+  ihdr[8] = 8; /* bit depth */
+  ihdr[9] = 6; /* RGBA */
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;
+  memcpy(out, sig, 8);
+  unsigned char* p = png_chunk(out + 8, "IHDR", ihdr, 13);
+  p = png_chunk(p, "IDAT", z, (uint32_t)z_n);
+  p = png_chunk(p, "IEND", NULL, 0);
+  *out_n = (size_t)(p - out);
+  free(raw);
+  free(z);
+  return out;
+fail:
+  free(raw);
+  free(z);
+  free(out);
+  return NULL;
+}
+
+/* ---- files ---- */
+static unsigned char* read_file(const char* path, size_t* out_n, bool* too_big) {
+  struct stat st;
+  *too_big = false;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+  if ((uint64_t)st.st_size > SKIO_IMAGE_MAX_BYTES) {
+    *too_big = true;
+    return NULL;
+  }
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t n = (size_t)st.st_size;
+  unsigned char* d = malloc(n ? n : 1);
+  if (d && fread(d, 1, n, f) != n) {
+    free(d);
+    d = NULL;
+  }
+  fclose(f);
+  if (d) *out_n = n;
+  return d;
+}
+
+/* dir of path with a trailing '/', or "" */
+static char* dir_of(const char* path) {
+  const char* slash = strrchr(path, '/');
+  return slash ? dup_n(path, (size_t)(slash - path + 1)) : dup_s("");
+}
+
+static void percent_decode(char* s) {
+  char* o = s;
+  for (char* p = s; *p; ++p) {
+    unsigned v;
+    if (p[0] == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
+      *o++ = (char)v;
+      p += 2;
+    } else {
+      *o++ = *p;
+    }
+  }
+  *o = 0;
+}
+
+/* Tries the candidates for a path found in the model: relative to the model's folder (or absolute), then
+ * percent-decoded, then its file name in the model's folder. Fills img->data / size / path. */
+static bool load_external(skio_image* img, const char* model_dir, bool* too_big) {
+  char* p = dup_s(img->uri);
+  if (!p) return false;
+  for (char* q = p; *q; ++q)
+    if (*q == '\\') *q = '/';
+  char* rel = p;
+  if (!strncmp(rel, "file://", 7)) rel += 7;
+  bool ok = false;
+  for (int attempt = 0; attempt < 3 && !ok; ++attempt) {
+    if (attempt == 1) {
+      if (!strchr(rel, '%')) continue;
+      percent_decode(rel);
+    }
+    const char* name = rel;
+    if (attempt == 2) {
+      const char* slash = strrchr(rel, '/');
+      name = slash ? slash + 1 : rel;
+      if (!name[0]) break;
+    }
+    bool absolute = name[0] == '/' && attempt < 2;
+    size_t n = strlen(model_dir) + strlen(name) + 1;
+    char* full = malloc(n);
+    if (!full) break;
+    snprintf(full, n, "%s%s", absolute ? "" : model_dir, name);
+    bool big = false;
+    img->data = read_file(full, &img->size, &big);
+    *too_big |= big;
+    if (img->data) {
+      img->path = full;
+      ok = true;
+    } else {
+      free(full);
+    }
+  }
+  free(p);
+  return ok;
+}
+
+static const char* base_name(const char* p) {
+  const char* a = strrchr(p, '/');
+  const char* b = strrchr(p, '\\');
+  if (b && (!a || b > a)) a = b;
+  return a ? a + 1 : p;
+}
+
+/* The image for a texture path (shared by path); -1 when out of memory. */
+static int32_t image_for(skio_scene* s, const struct aiScene* ai, const char* tpath, const char* model_dir,
+                         uint32_t* cap) {
+  for (uint32_t i = 0; i < s->image_count; ++i) {
+    const skio_image* im = &s->images[i];
+    if (im->uri && !strcmp(im->uri, tpath)) return (int32_t)i;
+  }
+  /* embedded: "*<n>", or the file name of an aiTexture */
+  int emb = -1;
+  if (tpath[0] == '*') {
+    char* end = NULL;
+    long k = strtol(tpath + 1, &end, 10);
+    if (end && !*end && k >= 0 && (unsigned long)k < ai->mNumTextures) emb = (int)k;
+  } else {
+    for (unsigned k = 0; k < ai->mNumTextures && emb < 0; ++k) {
+      const struct aiTexture* t = ai->mTextures[k];
+      if (t && t->mFilename.length && !strcmp(base_name(t->mFilename.data), base_name(tpath))) emb = (int)k;
+    }
+  }
+  if (s->image_count == *cap) {
+    uint32_t nc = *cap ? *cap * 2 : 8;
+    skio_image* ni = realloc(s->images, nc * sizeof *ni);
+    if (!ni) return -1;
+    s->images = ni;
+    *cap = nc;
+  }
+  skio_image* im = &s->images[s->image_count];
+  memset(im, 0, sizeof *im);
+  if (!(im->uri = dup_s(tpath))) return -1;
+  s->image_count++;
+  if (emb >= 0) {
+    const struct aiTexture* t = ai->mTextures[emb];
+    im->embedded = true;
+    const char* fname = t && t->mFilename.length ? base_name(t->mFilename.data) : "";
+    if (tpath[0] != '*') fname = base_name(tpath);
+    char def[32];
+    snprintf(def, sizeof def, "image%u", s->image_count - 1);
+    if (!(im->name = dup_s(fname[0] ? fname : def))) return -1;
+    if (t && t->pcData && t->mHeight == 0 && t->mWidth) {
+      if (t->mWidth <= SKIO_IMAGE_MAX_BYTES && (im->data = malloc(t->mWidth))) {
+        memcpy(im->data, t->pcData, t->mWidth);
+        im->size = t->mWidth;
+      } else {
+        note_add(s, "embedded image %s too large: not kept", im->name);
+      }
+      const char* mime = skio_image_mime(im->data, im->size, NULL);
+      if (!mime[0]) {
+        char hint[16];
+        snprintf(hint, sizeof hint, "x.%.8s", t->achFormatHint);
+        mime = skio_image_mime(NULL, 0, hint);
+      }
+      snprintf(im->mime, sizeof im->mime, "%s", mime);
+    } else if (t && t->pcData && t->mHeight) {
+      if ((im->data = encode_png(t->pcData, t->mWidth, t->mHeight, &im->size))) snprintf(im->mime, sizeof im->mime, "image/png");
+      else note_add(s, "embedded image %s (uncompressed) could not be encoded: not kept", im->name);
+    }
+    return (int32_t)(s->image_count - 1);
+  }
+  if (!(im->name = dup_s(base_name(tpath)[0] ? base_name(tpath) : tpath))) return -1;
+  bool too_big = false;
+  if (!load_external(im, model_dir, &too_big))
+    note_add(s, too_big ? "image %s larger than 64 MiB: not read" : "image %s not found beside the model: not read", tpath);
+  snprintf(im->mime, sizeof im->mime, "%s", skio_image_mime(im->data, im->size, tpath));
+  return (int32_t)(s->image_count - 1);
+}
+
+static bool get_floats(const struct aiMaterial* m, const char* key, unsigned type, unsigned idx, float* out,
+                       unsigned n) {
+  ai_real tmp[4];
+  unsigned got = n;
+  if (aiGetMaterialFloatArray(m, key, type, idx, tmp, &got) != aiReturn_SUCCESS || got < 1) return false;
+  for (unsigned i = 0; i < got && i < n; ++i) out[i] = (float)tmp[i];
+  return true;
+}
+
+static float clamp01(float v) { return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; }
+
+/* Texture of the first of two types that has one; returns whether found. */
+static int tex_ref(skio_scene* s, const struct aiScene* ai, const struct aiMaterial* m, enum aiTextureType t1,
+                   enum aiTextureType t2, const char* dir, uint32_t* cap, skio_texref* out) {
+  enum aiTextureType types[2] = {t1, t2};
+  for (int k = 0; k < 2; ++k) {
+    if (aiGetMaterialTextureCount(m, types[k]) == 0) continue;
+    struct aiString path;
+    path.length = 0;
+    path.data[0] = 0;
+    unsigned uv = 0;
+    if (aiGetMaterialTexture(m, types[k], 0, &path, NULL, &uv, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS ||
+        !path.length)
+      continue;
+    int uvsrc = 0;
+    unsigned one = 1;
+    if (aiGetMaterialIntegerArray(m, _AI_MATKEY_UVWSRC_BASE, types[k], 0, &uvsrc, &one) == aiReturn_SUCCESS &&
+        uvsrc >= 0)
+      uv = (unsigned)uvsrc;
+    int32_t im = image_for(s, ai, path.data, dir, cap);
+    if (im < 0) return -1;
+    out->image = im;
+    out->uv = uv;
+    float sc = 1.0f;
+    if (types[k] == aiTextureType_NORMALS && get_floats(m, _AI_MATKEY_GLTF_SCALE_BASE, types[k], 0, &sc, 1)) out->scale = sc;
+    if (types[k] == aiTextureType_LIGHTMAP && get_floats(m, _AI_MATKEY_GLTF_STRENGTH_BASE, types[k], 0, &sc, 1))
+      out->scale = sc;
+    return 1;
+  }
+  return 0;
+}
+
+int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const char* path, skc_err* err) {
+  if (!s || !ai) return SKC_OK;
+  char* dir = dir_of(path ? path : "");
+  if (!dir) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  uint32_t cap = 0;
+  int rc = SKC_OK;
+  if (ai->mNumMaterials && ai->mMaterials) {
+    if (!(s->materials = calloc(ai->mNumMaterials, sizeof *s->materials))) {
+      rc = SKC_OUT_OF_MEMORY;
+      goto done;
+    }
+    for (unsigned i = 0; i < ai->mNumMaterials; ++i) {
+      const struct aiMaterial* m = ai->mMaterials[i];
+      skio_material* o = &s->materials[i];
+      skio_material_init(o);
+      s->material_count = i + 1;
+      struct aiString name;
+      name.length = 0;
+      name.data[0] = 0;
+      char def[32];
+      snprintf(def, sizeof def, "material%u", i);
+      if (m) aiGetMaterialString(m, AI_MATKEY_NAME, &name);
+      if (!(o->name = dup_s(name.length ? name.data : def))) {
+        rc = SKC_OUT_OF_MEMORY;
+        goto done;
+      }
+      if (!m) continue;
+      if ((tex_ref(s, ai, m, aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE, dir, &cap, &o->base_color_tex)) < 0 ||
+          (tex_ref(s, ai, m, aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA, dir, &cap, &o->normal_tex)) < 0 ||
+          (tex_ref(s, ai, m, aiTextureType_EMISSIVE, aiTextureType_EMISSION_COLOR, dir, &cap, &o->emissive_tex)) < 0 ||
+          (tex_ref(s, ai, m, aiTextureType_LIGHTMAP, aiTextureType_AMBIENT_OCCLUSION, dir, &cap, &o->occlusion_tex)) < 0) {
+        rc = SKC_OUT_OF_MEMORY;
+        goto done;
+      }
+      struct aiColor4D c;
+      bool pbr = false;
+      if (aiGetMaterialColor(m, AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS) {
+        pbr = true;
+        o->base_color[0] = c.r, o->base_color[1] = c.g, o->base_color[2] = c.b, o->base_color[3] = c.a;
+      } else {
+        if (aiGetMaterialColor(m, AI_MATKEY_COLOR_DIFFUSE, &c) == aiReturn_SUCCESS && o->base_color_tex.image < 0)
+          o->base_color[0] = c.r, o->base_color[1] = c.g, o->base_color[2] = c.b;
+        float op = 1.0f;
+        if (get_floats(m, AI_MATKEY_OPACITY, &op, 1)) o->base_color[3] = op;
+      }
+      for (int k = 0; k < 4; ++k) o->base_color[k] = isfinite(o->base_color[k]) ? clamp01(o->base_color[k]) : 1.0f;
+      if (pbr && tex_ref(s, ai, m, aiTextureType_UNKNOWN, aiTextureType_UNKNOWN, dir, &cap, &o->metallic_roughness_tex) < 0) {
+        rc = SKC_OUT_OF_MEMORY;
+        goto done;
+      }
+      float f = 0.0f;
+      o->metallic = 0.0f;
+      if (get_floats(m, AI_MATKEY_METALLIC_FACTOR, &f, 1) && isfinite(f)) o->metallic = clamp01(f);
+      else if (pbr) o->metallic = 1.0f;
+      if (get_floats(m, AI_MATKEY_ROUGHNESS_FACTOR, &f, 1) && isfinite(f)) o->roughness = clamp01(f);
+      if (aiGetMaterialColor(m, AI_MATKEY_COLOR_EMISSIVE, &c) == aiReturn_SUCCESS) {
+        o->emissive[0] = isfinite(c.r) ? clamp01(c.r) : 0.0f;
+        o->emissive[1] = isfinite(c.g) ? clamp01(c.g) : 0.0f;
+        o->emissive[2] = isfinite(c.b) ? clamp01(c.b) : 0.0f;
+      }
+      int two = 0;
+      unsigned one = 1;
+      if (aiGetMaterialIntegerArray(m, AI_MATKEY_TWOSIDED, &two, &one) == aiReturn_SUCCESS) o->double_sided = two != 0;
+      struct aiString mode;
+      mode.length = 0;
+      if (aiGetMaterialString(m, AI_MATKEY_GLTF_ALPHAMODE, &mode) == aiReturn_SUCCESS && mode.length) {
+        o->alpha_mode = !strcmp(mode.data, "MASK") ? SKIO_ALPHA_MASK : !strcmp(mode.data, "BLEND") ? SKIO_ALPHA_BLEND
+                                                                                                  : SKIO_ALPHA_OPAQUE;
+        if (get_floats(m, AI_MATKEY_GLTF_ALPHACUTOFF, &f, 1) && isfinite(f) && f >= 0.0f) o->alpha_cutoff = f;
+      } else if (o->base_color[3] < 1.0f) {
+        o->alpha_mode = SKIO_ALPHA_BLEND;
+      }
+    }
+  }
+  for (uint32_t k = 0; k < s->mesh_count && k < ai->mNumMeshes; ++k) {
+    const struct aiMesh* am = ai->mMeshes[k];
+    s->meshes[k].material = am && am->mMaterialIndex < s->material_count ? am->mMaterialIndex : UINT32_MAX;
+  }
+done:
+  free(dir);
+  return rc ? skc_fail(err, rc, "%s: out of memory reading materials", path ? path : "scene") : SKC_OK;
+}
+
+/* ---- aiMaterials for the Assimp exporters ---- */
+typedef struct prop_list {
+  struct aiMaterialProperty** p;
+  unsigned n, cap;
+  bool oom;
+} prop_list;
+
+static void prop_add(prop_list* l, const char* key, unsigned semantic, unsigned index, enum aiPropertyTypeInfo type,
+                     const void* data, size_t size) {
+  if (l->oom) return;
+  if (l->n == l->cap) {
+    unsigned nc = l->cap ? l->cap * 2 : 16;
+    struct aiMaterialProperty** np = realloc(l->p, nc * sizeof *np);
+    if (!np) {
+      l->oom = true;
+      return;
+    }
+    l->p = np;
+    l->cap = nc;
+  }
+  struct aiMaterialProperty* p = calloc(1, sizeof *p);
+  void* d = malloc(size);
+  if (!p || !d) {
+    free(p);
+    free(d);
+    l->oom = true;
+    return;
+  }
+  memcpy(d, data, size);
+  size_t kl = strlen(key);
+  if (kl >= MAXLEN) kl = MAXLEN - 1;
+  memcpy(p->mKey.data, key, kl);
+  p->mKey.data[kl] = 0;
+  p->mKey.length = (ai_uint32)kl;
+  p->mSemantic = semantic;
+  p->mIndex = index;
+  p->mType = type;
+  p->mDataLength = (unsigned)size;
+  p->mData = d;
+  l->p[l->n++] = p;
+}
+
+static void prop_string(prop_list* l, const char* key, unsigned semantic, const char* v) {
+  size_t n = strlen(v);
+  if (n >= MAXLEN) n = MAXLEN - 1;
+  unsigned char* d = calloc(1, 4 + n + 1); /* aiString as stored in properties: uint32 length + chars + NUL */
+  if (!d) {
+    l->oom = true;
+    return;
+  }
+  uint32_t l32 = (uint32_t)n;
+  memcpy(d, &l32, 4);
+  memcpy(d + 4, v, n);
+  prop_add(l, key, semantic, 0, aiPTI_String, d, 4 + n + 1);
+  free(d);
+}
+
+static void prop_floats(prop_list* l, const char* key, const float* v, unsigned n) {
+  ai_real r[4];
+  for (unsigned i = 0; i < n && i < 4; ++i) r[i] = (ai_real)v[i];
+  prop_add(l, key, 0, 0, aiPTI_Float, r, n * sizeof(ai_real));
+}
+
+static void free_ai_material(struct aiMaterial* m) {
+  if (!m) return;
+  for (unsigned p = 0; p < m->mNumProperties; ++p) {
+    free(m->mProperties[p]->mData);
+    free(m->mProperties[p]);
+  }
+  free(m->mProperties);
+  free(m);
+}
+
+static struct aiMaterial* make_material(prop_list* l) {
+  struct aiMaterial* m = calloc(1, sizeof *m);
+  if (!m || l->oom) {
+    free(m);
+    for (unsigned i = 0; i < l->n; ++i) {
+      free(l->p[i]->mData);
+      free(l->p[i]);
+    }
+    free(l->p);
+    return NULL;
+  }
+  m->mProperties = l->p;
+  m->mNumProperties = l->n;
+  m->mNumAllocated = l->cap;
+  return m;
+}
+
+static bool same_bytes(const char* path, const unsigned char* d, size_t n) {
+  size_t got = 0;
+  bool big = false;
+  unsigned char* f = read_file(path, &got, &big);
+  bool same = f && got == n && memcmp(f, d, n) == 0;
+  free(f);
+  return same;
+}
+
+static bool write_file(const char* path, const unsigned char* d, size_t n) {
+  FILE* f = fopen(path, "wb");
+  if (!f) return false;
+  size_t w = fwrite(d, 1, n, f);
+  if (fclose(f) != 0 || w != n) {
+    remove(path);
+    return false;
+  }
+  return true;
+}
+
+static void note_cat(char* note, size_t size, const char* what, const char* name) {
+  if (!note || !size) return;
+  size_t at = strlen(note);
+  if (at + 8 >= size) return;
+  snprintf(note + at, size - at, "%s%s%s%s%s", at ? "; " : "", what, name ? " '" : "", name ? name : "",
+           name ? "'" : "");
+}
+
+/* The file name an image is referenced by from out_dir (written there when needed), or NULL (noted). */
+static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, const char* out_stem, bool overwrite,
+                          char* note, size_t note_size) {
+  const skio_image* im = &s->images[i];
+  if (im->path) { /* a file already: beside the output? */
+    char* d = dir_of(im->path);
+    char a[PATH_MAX], b[PATH_MAX];
+    bool beside = d && realpath(d[0] ? d : ".", a) && realpath(out_dir[0] ? out_dir : ".", b) && !strcmp(a, b);
+    free(d);
+    if (beside) return dup_s(base_name(im->path));
+  }
+  if (!im->data) {
+    note_cat(note, note_size, "image not found, referenced by its path only:", im->uri ? im->uri : im->name);
+    return dup_s(im->uri ? im->uri : im->name);
+  }
+  /* written beside the output: its own name when free (or holding these bytes), else <stem>_<name> */
+  const char* ext = !strcmp(im->mime, "image/png") ? ".png" : !strcmp(im->mime, "image/jpeg") ? ".jpg"
+                    : !strcmp(im->mime, "image/webp") ? ".webp" : !strcmp(im->mime, "image/ktx2") ? ".ktx2" : "";
+  const char* nm = base_name(im->name);
+  bool has_ext = strrchr(nm, '.') != NULL;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    size_t n = strlen(out_dir) + strlen(out_stem) + strlen(nm) + 32;
+    char* full = malloc(n);
+    if (!full) return NULL;
+    int off = snprintf(full, n, "%s", out_dir);
+    if (attempt) off += snprintf(full + off, n - (size_t)off, "%s_", out_stem);
+    for (const char* c = nm; *c; ++c) full[off++] = (*c == '/' || *c == '\\' || *c == ':') ? '_' : *c;
+    full[off] = 0;
+    if (!has_ext) strcat(full, ext);
+    struct stat st;
+    bool exists = stat(full, &st) == 0;
+    if ((exists && same_bytes(full, im->data, im->size)) ||
+        ((!exists || (attempt && overwrite)) && write_file(full, im->data, im->size))) {
+      char* r = dup_s(full + strlen(out_dir));
+      free(full);
+      return r;
+    }
+    free(full);
+  }
+  note_cat(note, note_size, "image not written (a different file of its name exists):", im->name);
+  return NULL;
+}
+
+int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite,
+                      struct aiMaterial*** out, unsigned* count, uint32_t* none_index, char* note, size_t note_size,
+                      skc_err* err) {
+  const bool collada = format_id && !strcmp(format_id, "collada");
+  const char* fmt = collada ? "Collada" : "FBX";
+  const uint32_t M = s->material_count;
+  bool need_default = M == 0;
+  for (uint32_t k = 0; k < s->mesh_count; ++k) need_default |= s->meshes[k].material >= M;
+  const unsigned total = M + (need_default ? 1 : 0);
+  struct aiMaterial** mats = calloc(total, sizeof *mats);
+  char** files = calloc(s->image_count + 1, sizeof *files);
+  bool* tried = calloc(s->image_count + 1, sizeof *tried);
+  char* out_dir = dir_of(out_path);
+  const char* stem0 = base_name(out_path);
+  char* stem = dup_s(stem0);
+  int rc = SKC_OK;
+  if (!mats || !files || !tried || !out_dir || !stem) {
+    rc = SKC_OUT_OF_MEMORY;
+    goto done;
+  }
+  if (strrchr(stem, '.')) *strrchr(stem, '.') = 0;
+  bool noted_pbr = false, noted_mr = false, noted_occ = false, noted_alpha = false;
+  for (unsigned i = 0; i < total; ++i) {
+    prop_list l = {0};
+    if (i == M) { /* default material for meshes without one */
+      prop_string(&l, "?mat.name", 0, "skinkit_default");
+    } else {
+      const skio_material* m = &s->materials[i];
+      prop_string(&l, "?mat.name", 0, m->name);
+      float diffuse[4] = {m->base_color[0], m->base_color[1], m->base_color[2], m->base_color[3]};
+      prop_floats(&l, "$clr.diffuse", diffuse, 4);
+      prop_floats(&l, "$clr.emissive", m->emissive, 3);
+      prop_floats(&l, "$mat.opacity", &m->base_color[3], 1);
+      int two = m->double_sided ? 1 : 0;
+      prop_add(&l, "$mat.twosided", 0, 0, aiPTI_Integer, &two, sizeof two);
+      const skio_texref* refs[3] = {&m->base_color_tex, &m->normal_tex, &m->emissive_tex};
+      const enum aiTextureType types[3] = {aiTextureType_DIFFUSE, aiTextureType_NORMALS, aiTextureType_EMISSIVE};
+      for (int t = 0; t < 3; ++t) {
+        int32_t im = refs[t]->image;
+        if (im < 0 || (uint32_t)im >= s->image_count) continue;
+        if (!tried[im]) {
+          tried[im] = true;
+          files[im] = export_image(s, (uint32_t)im, out_dir, stem, overwrite, note, note_size);
+        }
+        if (!files[im]) continue;
+        prop_string(&l, "$tex.file", types[t], files[im]);
+        int uv = (int)refs[t]->uv;
+        prop_add(&l, "$tex.uvwsrc", types[t], 0, aiPTI_Integer, &uv, sizeof uv);
+      }
+      if (!noted_pbr && (m->metallic != 0.0f || m->roughness != 1.0f)) {
+        noted_pbr = true;
+        char what[80];
+        snprintf(what, sizeof what, "%s has no metallic/roughness factors: not written, material", fmt);
+        note_cat(note, note_size, what, m->name);
+      }
+      if (!noted_mr && m->metallic_roughness_tex.image >= 0) {
+        noted_mr = true;
+        note_cat(note, note_size, "metallic-roughness texture not written, material", m->name);
+      }
+      if (!noted_occ && m->occlusion_tex.image >= 0) {
+        noted_occ = true;
+        note_cat(note, note_size, "occlusion texture not written, material", m->name);
+      }
+      if (!noted_alpha && m->alpha_mode == SKIO_ALPHA_MASK) {
+        noted_alpha = true;
+        note_cat(note, note_size, "alpha mask cutoff not written, material", m->name);
+      }
+    }
+    if (!(mats[i] = make_material(&l))) {
+      rc = SKC_OUT_OF_MEMORY;
+      goto done;
+    }
+  }
+  *out = mats;
+  *count = total;
+  *none_index = need_default ? M : 0;
+  mats = NULL;
+done:
+  if (mats)
+    for (unsigned i = 0; i < total; ++i) free_ai_material(mats[i]);
+  free(mats);
+  if (files)
+    for (uint32_t i = 0; i < s->image_count; ++i) free(files[i]);
+  free(files);
+  free(tried);
+  free(out_dir);
+  free(stem);
+  return rc ? skc_fail(err, rc, "%s: out of memory building materials", out_path) : SKC_OK;
+}

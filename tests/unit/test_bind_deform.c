@@ -1,0 +1,202 @@
+#define _DEFAULT_SOURCE /* mkdtemp, readlink */
+/* test_bind_deform.c - `skinkit bind` weights only deform joints by default: the joints some skin of the input lists,
+ * never the scene root, an armature object node or an importer's synthetic root (which are in the skeleton only as
+ * ancestors of the bones). Checked through the real CLI (build/skinkit, beside this test) on Blender 3.4's
+ * tests/data/rigid_parts.fbx (RootNode and the armature object "Rig" above the bones) for every method, with
+ * `--all-joints` as the control that does reach them; and, when SKINKIT_ASSETS is set, on every skinned corpus file
+ * for every method (release builds only: five binds per file take minutes under the sanitizers). */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+static const char* const k_methods[] = {"robust", "heat", "nearest", "capsule", "delaunay"};
+
+static const char* cli_path(void) {
+  static char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 16);
+  ck_assert(n > 0);
+  buf[n] = 0;
+  char* slash = strrchr(buf, '/');
+  strcpy(slash + 1, "skinkit");
+  return buf;
+}
+
+static const char* data_path(const char* name) {
+  static char buf[4096];
+  const char* me = __FILE__;
+  const char* cut = strstr(me, "tests/unit/");
+  snprintf(buf, sizeof buf, "%.*s%s", cut ? (int)(cut - me) : 0, me, name);
+  return buf;
+}
+
+/* Names of the joints some mesh of `path` binds (a NUL-separated list in a malloc'd buffer), or NULL. */
+static char* deform_names(const char* path, uint32_t* count) {
+  sk_scene* s = NULL;
+  *count = 0;
+  if (sk_scene_load(path, NULL, &s, NULL) != SK_OK) return NULL;
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t nj = sk ? sk_skeleton_joint_count(sk) : 0;
+  uint8_t* any = calloc(nj + 1, 1);
+  uint8_t* bound = calloc(nj + 1, 1);
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (sk_scene_mesh_inverse_binds(s, m, NULL, bound, NULL) == SK_OK)
+      for (uint32_t j = 0; j < nj; ++j) any[j] |= bound[j];
+  size_t len = 1;
+  for (uint32_t j = 0; j < nj; ++j) len += any[j] ? strlen(sk_skeleton_joint_name(sk, j)) + 1 : 0;
+  char* names = calloc(len, 1);
+  char* at = names;
+  for (uint32_t j = 0; j < nj; ++j)
+    if (any[j]) {
+      strcpy(at, sk_skeleton_joint_name(sk, j));
+      at += strlen(at) + 1;
+      ++*count;
+    }
+  free(any);
+  free(bound);
+  sk_scene_destroy(s);
+  return names;
+}
+
+static int in_list(const char* names, uint32_t count, const char* name) {
+  for (uint32_t k = 0; k < count; ++k, names += strlen(names) + 1)
+    if (strcmp(names, name) == 0) return 1;
+  return 0;
+}
+
+/* Joint names of `out` that carry weight but are not in the allowed list: how many, and the first in *first. */
+static uint32_t foreign_weight(const char* out, const char* names, uint32_t count, char* first, size_t cap) {
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(out, NULL, &s, NULL) == SK_OK, "cannot read back %s", out);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t bad = 0;
+  for (uint32_t m = 0; sk && m < sk_scene_mesh_count(s); ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    size_t nv = skin ? sk_scene_mesh_vertex_count(s, m) : 0;
+    for (size_t v = 0; v < nv; ++v) {
+      uint32_t j[64];
+      float w[64];
+      size_t n = sk_skin_get_vertex(skin, v, j, w, 64);
+      for (size_t k = 0; k < n && k < 64; ++k) {
+        const char* nm = sk_skeleton_joint_name(sk, j[k]);
+        if (w[k] > 0.0f && !in_list(names, count, nm)) {
+          if (!bad++) snprintf(first, cap, "%s", nm);
+        }
+      }
+    }
+  }
+  sk_scene_destroy(s);
+  return bad;
+}
+
+static uint32_t bind_and_count(const char* in, const char* method, const char* extra, const char* names,
+                               uint32_t count, char* first, int* exit_code) {
+  char dir[] = "/tmp/skt_bdeform_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char args[8192], out[4096], errp[4200], text[4096];
+  snprintf(out, sizeof out, "%s/out.glb", dir);
+  snprintf(errp, sizeof errp, "%s/err.txt", dir);
+  snprintf(args, sizeof args, "bind '%s' '%s' --method %s %s", in, out, method, extra);
+  *exit_code = skt_run_cli(dir, cli_path(), args, errp, text, sizeof text);
+  uint32_t bad = *exit_code == 0 ? foreign_weight(out, names, count, first, 128) : 0;
+  unlink(out);
+  unlink(errp);
+  rmdir(dir);
+  return bad;
+}
+
+START_TEST(bind_weights_only_the_skins_joints) {
+  const char* in = data_path("tests/data/rigid_parts.fbx");
+  uint32_t count;
+  char* names = deform_names(in, &count);
+  ck_assert_ptr_nonnull(names);
+  ck_assert(in_list(names, count, "upper") && in_list(names, count, "lower") && !in_list(names, count, "Rig"));
+  for (size_t m = 0; m < sizeof k_methods / sizeof *k_methods; ++m) {
+    char first[128] = "";
+    int rc;
+    uint32_t bad = bind_and_count(in, k_methods[m], "", names, count, first, &rc);
+    ck_assert_msg(rc == 0, "%s: exit %d", k_methods[m], rc);
+    ck_assert_msg(bad == 0, "%s: %u weights on non-deform joints (first %s)", k_methods[m], bad, first);
+  }
+  /* the control: with every node allowed, nearest binding does reach a non-deform node */
+  char first[128] = "";
+  int rc;
+  ck_assert_uint_gt(bind_and_count(in, "nearest", "--all-joints", names, count, first, &rc), 0);
+  ck_assert_int_eq(rc, 0);
+  free(names);
+}
+END_TEST
+
+static const char* const k_exts[] = {".glb", ".gltf", ".fbx", ".dae", ".x", ".X", ".b3d", ".md5mesh", ".mesh", ".iqm"};
+
+static void walk(const char* dir, int* files) {
+  DIR* d = opendir(dir);
+  if (!d) return;
+  struct dirent* e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      walk(p, files);
+      continue;
+    }
+    const char* dot = strrchr(e->d_name, '.');
+    int known = 0;
+    for (size_t k = 0; dot && k < sizeof k_exts / sizeof *k_exts; ++k) known |= strcmp(dot, k_exts[k]) == 0;
+    if (!known || st.st_size > 4 * 1024 * 1024) continue;
+    uint32_t count;
+    char* names = deform_names(p, &count);
+    if (names && count) {
+      ++*files;
+      for (size_t m = 0; m < sizeof k_methods / sizeof *k_methods; ++m) {
+        char first[128] = "";
+        int rc;
+        uint32_t bad = bind_and_count(p, k_methods[m], "", names, count, first, &rc);
+        ck_assert_msg(bad == 0, "%s %s: %u weights on non-deform joints (first %s)", p, k_methods[m], bad, first);
+      }
+    }
+    free(names);
+  }
+  closedir(d);
+}
+
+START_TEST(corpus_binds_touch_no_non_deform_node) {
+  const char* root = skt_assets_dir();
+  if (!root || SANITIZED) return;
+  int files = 0;
+  walk(root, &files);
+  ck_assert_int_gt(files, 5);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("bind_deform");
+  TCase* tc = tcase_create("deform");
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, bind_weights_only_the_skins_joints);
+  tcase_add_test(tc, corpus_binds_touch_no_non_deform_node);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
