@@ -1157,9 +1157,9 @@ static skio_scene* cylinder_scene(uint32_t bones, int kind, const char* const* n
   return s;
 }
 
-static const skio_gltf_options k_as_is = {true, false, 0, 0.0f, false, NULL};
-static const skio_gltf_options k_default = {false, false, 0, 0.0f, false, NULL};
-static const skio_gltf_options k_normalize = {false, true, 0, 0.0f, false, NULL};
+static const skio_gltf_options k_as_is = {.as_is = true};
+static const skio_gltf_options k_default = {.as_is = false};
+static const skio_gltf_options k_normalize = {.normalize = true};
 
 /* ---- tests --------------------------------------------------------------------------------------------------------- */
 START_TEST(cylinder_weights_every_mode) {
