@@ -1197,12 +1197,12 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
         bool is_webp = !strcmp(img->mime, "image/webp"), is_ktx2 = !strcmp(img->mime, "image/ktx2");
         bool core = !strcmp(img->mime, "image/png") || !strcmp(img->mime, "image/jpeg");
         bool by_uri = !binary && img->path && beside(img->path, w->path);
-        if (!core && !is_webp && !is_ktx2) {
-          tex_of[im] = -2;
-          note_add(w, img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
-        } else if (!img->data && !by_uri) {
+        if (!img->data && !by_uri) {
           tex_of[im] = -2;
           note_add(w, "image not found, not written:", img->uri ? img->uri : img->name);
+        } else if (!core && !is_webp && !is_ktx2) {
+          tex_of[im] = -2;
+          note_add(w, img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
         } else {
           uint32_t n = tex_count++;
           if (n) buf_str(imgs, ",");

@@ -119,6 +119,12 @@ SK_TRANSFER_VERTEX_FALLBACK = 3
 SK_TRANSFER_VERTEX_FAILED = 4
 # SK_PY_SECTION weights constants: add above this line
 
+# weight component type of glTF writes (sk_save_options.weights_type)
+SK_WEIGHTS_SOURCE = 0
+SK_WEIGHTS_FLOAT = 1
+SK_WEIGHTS_U8 = 2
+SK_WEIGHTS_U16 = 3
+
 # skf
 SK_SKF_FILE_ORDER = 1 << 0
 SK_SKF_NO_WELD = 1 << 1
