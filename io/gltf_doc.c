@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,12 @@ static size_t nesting_depth(const char* s, size_t n) {
   return deepest;
 }
 
+_Static_assert(sizeof(skio_json_tok) == sizeof(jsmntok_t) && offsetof(skio_json_tok, start) == offsetof(jsmntok_t, start) &&
+                   offsetof(skio_json_tok, end) == offsetof(jsmntok_t, end) &&
+                   offsetof(skio_json_tok, size) == offsetof(jsmntok_t, size) &&
+                   offsetof(skio_json_tok, parent) == offsetof(jsmntok_t, parent) && sizeof(jsmntype_t) == sizeof(int),
+               "skio_json_tok mirrors jsmntok_t (with JSMN_PARENT_LINKS)");
+
 static int tokenize(skio_gltf_doc* d, skc_err* err) {
   if (d->json_size > MAX_JSON)
     return skc_fail(err, SKC_UNSUPPORTED, "%s: JSON of %zu bytes (at most %zu are read)", d->path, d->json_size, MAX_JSON);
@@ -141,21 +148,12 @@ static int tokenize(skio_gltf_doc* d, skc_err* err) {
   int n = jsmn_parse(&p, d->json, d->json_size, NULL, 0);
   if (n <= 0)
     return skc_fail(err, SKC_FORMAT, "%s: not valid JSON (%s)", d->path, n == JSMN_ERROR_PART ? "truncated" : "syntax error");
-  jsmntok_t* t = malloc((size_t)n * sizeof *t);
-  d->tok = malloc((size_t)n * sizeof *d->tok);
+  d->tok = malloc((size_t)n * sizeof *d->tok); /* jsmn writes into it directly (same layout, checked above) */
   d->next = malloc((size_t)n * sizeof *d->next);
-  if (!t || !d->tok || !d->next) {
-    free(t);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %d JSON tokens", d->path, n);
-  }
+  if (!d->tok || !d->next) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %d JSON tokens", d->path, n);
   jsmn_init(&p);
-  int m = jsmn_parse(&p, d->json, d->json_size, t, (unsigned)n);
-  if (m != n) {
-    free(t);
+  if (jsmn_parse(&p, d->json, d->json_size, (jsmntok_t*)d->tok, (unsigned)n) != n)
     return skc_fail(err, SKC_FORMAT, "%s: not valid JSON", d->path);
-  }
-  for (int i = 0; i < n; ++i) d->tok[i] = (skio_json_tok){(int)t[i].type, t[i].start, t[i].end, t[i].size};
-  free(t);
   d->tok_count = n;
   /* subtree ends, children before parents: every child token comes after its parent */
   for (int i = n - 1; i >= 0; --i) {

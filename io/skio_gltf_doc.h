@@ -35,11 +35,17 @@ enum {
   SKIO_GLTF_FLOAT = 5126
 };
 
-typedef struct skio_json_tok {
+#if defined(__GNUC__)
+#define SKIO_MAY_ALIAS __attribute__((may_alias)) /* jsmn writes the array as its jsmntok_t (gltf_doc.c) */
+#else
+#define SKIO_MAY_ALIAS
+#endif
+typedef struct SKIO_MAY_ALIAS skio_json_tok {
   int type;  /* 1 object, 2 array, 3 string, 4 primitive (number, true, false, null) */
   int start; /* byte span in the JSON text: [start, end); strings exclude their quotes */
   int end;
   int size;  /* object: keys; array: elements; key string: 1 */
+  int parent; /* enclosing token, -1 for the root (jsmn's parent link: the array is jsmn's own, not a copy) */
 } skio_json_tok;
 
 typedef struct skio_gltf_buffer {
