@@ -6,7 +6,8 @@ Environment: SKINKIT_HOSTILE_COUNT (mutants per seed file, default 6; 300 = the 
 SKINKIT_HOSTILE_TIMEOUT (seconds per command, default 20), SKINKIT_HOSTILE_SEED (mutation seed, default 1).
 
 Every model mutant goes through `info`, `info --json`, `validate --json -`, `convert` to .glb and to .dae, `pack`,
-`weights --normalize` and `bind`; every .skf mutant through `info`, `info --json`, `unpack` and `unpack --json`.
+`weights --normalize` and `bind`; every .skf mutant through `info`, `info --json`, `unpack` and `unpack --json`;
+each with `--timeout 5` (the commands' own limit on reading the file in their contained child).
 For each run:
   * no exit by a signal (Python's returncode < 0) and no exit code >= 128 (a shell's way of saying the same);
   * no hang: the command ends within the timeout;
@@ -31,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL_COMMANDS = [
     ("info", ["info", "{in}"], None),
     ("info --json", ["info", "{in}", "--json"], None),
-    ("validate --json -", ["validate", "{in}", "--json", "-", "--timeout", "5"], None),
+    ("validate --json -", ["validate", "{in}", "--json", "-"], None),
     ("convert .glb", ["convert", "{in}", "{out}"], "out.glb"),
     ("convert .dae", ["convert", "{in}", "{out}"], "out.dae"),
     ("pack", ["pack", "{in}", "-o", "{out}"], "out.skf"),
@@ -46,12 +47,16 @@ SKF_COMMANDS = [
 ]
 
 
+CHILD_TIMEOUT = 5  # seconds: the commands' own limit on reading one file (--timeout)
+
+
 def run_one(exe, name, argv, out_name, path, timeout):
     """None when the run behaved, else the reason."""
     work = tempfile.mkdtemp(prefix="skinkit-hostile-")
     try:
         out = os.path.join(work, out_name) if out_name else None
-        args = [exe] + [a.format(**{"in": path, "out": out}) for a in argv]
+        # every command reads its input in a contained child; --timeout bounds that read well inside ours
+        args = [exe] + [a.format(**{"in": path, "out": out}) for a in argv] + ["--timeout", str(CHILD_TIMEOUT)]
         try:
             p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, cwd=work)
         except subprocess.TimeoutExpired:
@@ -83,7 +88,7 @@ def check_output(exe, work, out, rc, timeout):
     if not os.path.exists(out):
         return None
     try:
-        p = subprocess.run([exe, "info", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
+        p = subprocess.run([exe, "info", out, "--timeout", str(CHILD_TIMEOUT)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "exit %d left an output that `skinkit info` hangs on" % rc
     if p.returncode != 0:
