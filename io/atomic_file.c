@@ -133,3 +133,29 @@ void skio_atomic_abort(char* tmp) {
   unlink(tmp);
   free(tmp);
 }
+
+int skio_atomic_stage(const char* path, const void* const* data, const size_t* sizes, int count, char** tmp_out,
+                      skc_err* err) {
+  if (!path || !tmp_out || count < 0 || (count && (!data || !sizes)))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "path, pieces and tmp_out must not be NULL");
+  char* tmp = NULL;
+  int fd = -1, rc = create_temp(path, &fd, &tmp, err);
+  if (rc) return rc;
+  int e = 0;
+  for (int i = 0; i < count && !e; ++i) e = write_fd(fd, data[i], sizes[i]);
+  if (!e) e = sync_fd(fd);
+  if (close(fd) != 0 && !e) e = errno;
+  if (e) {
+    unlink(tmp);
+    free(tmp);
+    return skc_fail(err, SKC_IO, "%s: not written (the previous file, if any, is unchanged): %s", path, strerror(e));
+  }
+  *tmp_out = tmp;
+  return SKC_OK;
+}
+
+bool skio_same_file(const char* a, const char* b) {
+  struct stat x, y;
+  if (!a || !b || !a[0] || !b[0] || stat(a, &x) != 0 || stat(b, &y) != 0) return false;
+  return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}

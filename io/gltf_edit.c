@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "skc_skin.h"
+#include "skio_atomic.h"
 #include "skio_gltf_edit.h"
 
 #define MAX_SETS 64u /* 256 influences per vertex */
@@ -407,53 +408,10 @@ static bool in_place_slot(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool normal
   return true;
 }
 
-/* ---- files ------------------------------------------------------------------------------------------------- */
-static bool same_file(const char* a, const char* b) {
-  struct stat x, y;
-  if (!a || !b || !a[0] || !b[0] || stat(a, &x) != 0 || stat(b, &y) != 0) return false;
-  return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
-/* Writes n bytes to a new temporary file beside path, flushed; *tmp_out gets its name (malloc'd). */
+/* Writes n bytes to a new temporary file beside path, flushed (skio_atomic_stage); *tmp_out gets its name. */
 static int write_temp(const char* path, const void* data, size_t n, char** tmp_out, skc_err* err) {
-  const char* slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t cap = dir_len + 64;
-  char* tmp = malloc(cap);
-  if (!tmp) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-  static _Atomic unsigned counter;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    snprintf(tmp, cap, "%.*s.skinkit-edit-%ld-%u.tmp", (int)dir_len, path, (long)getpid(),
-             atomic_fetch_add(&counter, 1u));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    return skc_fail(err, SKC_IO, "%s: cannot create a file beside it: %s", path, strerror(e));
-  }
-  int e = 0;
-  const unsigned char* p = data;
-  while (n && !e) {
-    ssize_t got = write(fd, p, n);
-    if (got < 0) {
-      if (errno != EINTR) e = errno;
-      continue;
-    }
-    p += got;
-    n -= (size_t)got;
-  }
-  if (!e && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno;
-  if (close(fd) != 0 && !e) e = errno;
-  if (e) {
-    unlink(tmp);
-    free(tmp);
-    return skc_fail(err, SKC_IO, "%s: write failed: %s", path, strerror(e));
-  }
-  *tmp_out = tmp;
-  return SKC_OK;
+  return skio_atomic_stage(path, &data, &n, 1, tmp_out, err);
 }
 
 /* A companion file to write: its final path, its bytes, whether it existed before. */
@@ -529,7 +487,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if ((binary != 0) != d->is_glb)
     return skc_fail(err, SKC_UNSUPPORTED, "%s: the source %s is a %s; an edit keeps the container", path, d->path,
                     d->is_glb ? ".glb" : ".gltf");
-  if (same_file(path, d->path))
+  if (skio_same_file(path, d->path))
     return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
   for (size_t i = 0; i < count; ++i)
     for (size_t k = 0; k < i; ++k)
@@ -686,7 +644,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
           if (rel) {
             char* sp_ = join(src_dir, rel);
             char* op_ = join(out_dir, bin_name);
-            taken = strcmp(rel, bin_name) == 0 || (sp_ && op_ && same_file(sp_, op_));
+            taken = strcmp(rel, bin_name) == 0 || (sp_ && op_ && skio_same_file(sp_, op_));
             free(sp_);
             free(op_);
           }
@@ -711,7 +669,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     files[nfiles].data = add.p;
     files[nfiles++].size = add.n;
   }
-  if (!d->is_glb && !same_file(out_dir, src_dir)) {
+  if (!d->is_glb && !skio_same_file(out_dir, src_dir)) {
     int imgs = skio_json_get(d, 0, "images");
     uint32_t ni = (uint32_t)skio_json_len(d, imgs);
     for (uint32_t k = 0; k < d->buffer_count + ni && !rc; ++k) {
@@ -838,12 +796,12 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
       break;
     }
-    bool is_source = same_file(f->path, d->path);
+    bool is_source = skio_same_file(f->path, d->path);
     for (uint32_t b = 0; b < d->buffer_count && !is_source; ++b) {
       char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
       char* rel = relative_file(u);
       char* sp_ = rel ? join(src_dir, rel) : NULL;
-      is_source = sp_ && same_file(sp_, f->path);
+      is_source = sp_ && skio_same_file(sp_, f->path);
       free(sp_);
       free(rel);
       free(u);

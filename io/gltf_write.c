@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "skio_atomic.h"
 #include "skio_gltf.h"
 
 enum { CT_U8 = 5121, CT_U16 = 5123, CT_U32 = 5125, CT_F32 = 5126 };
@@ -1080,58 +1081,16 @@ done:
   return rc;
 }
 
-/* ---- files -------------------------------------------------------------------------------------------------- */
-static bool same_file(const char* a, const char* b) {
-  struct stat x, y;
-  if (!a || !b || !a[0] || !b[0] || stat(a, &x) != 0 || stat(b, &y) != 0) return false;
-  return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
-/* Writes the pieces to a new temporary file in path's folder; *tmp_out gets its name (malloc'd). */
+/* Writes the pieces to a new temporary file in path's folder (skio_atomic_stage); *tmp_out gets its name. */
 static int write_temp(const char* path, const buf* const* pieces, int count, char** tmp_out, skc_err* err) {
-  const char* slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t cap = dir_len + 64;
-  char* tmp = malloc(cap);
-  if (!tmp) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-  static _Atomic unsigned counter; /* with the pid: unique per call, also across threads */
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    snprintf(tmp, cap, "%.*s.skinkit-%ld-%u.tmp", (int)dir_len, path, (long)getpid(), atomic_fetch_add(&counter, 1u));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
+  const void* data[4];
+  size_t sizes[4];
+  for (int i = 0; i < count && i < 4; ++i) {
+    data[i] = pieces[i]->p;
+    sizes[i] = pieces[i]->n;
   }
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    if (dir_len)
-      return skc_fail(err, SKC_IO, "%s: cannot create a file in folder \"%.*s\": %s", path, (int)(dir_len - 1), path,
-                      strerror(e));
-    return skc_fail(err, SKC_IO, "%s: cannot create a file in the current folder: %s", path, strerror(e));
-  }
-  int e = 0;
-  for (int i = 0; i < count && !e; ++i) {
-    const unsigned char* p = pieces[i]->p;
-    size_t left = pieces[i]->n;
-    while (left && !e) {
-      ssize_t got = write(fd, p, left);
-      if (got < 0) {
-        if (errno != EINTR) e = errno;
-        continue;
-      }
-      p += got;
-      left -= (size_t)got;
-    }
-  }
-  if (!e && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno;
-  if (close(fd) != 0 && !e) e = errno;
-  if (e) {
-    unlink(tmp);
-    free(tmp);
-    return skc_fail(err, SKC_IO, "%s: write failed: %s", path, strerror(e));
-  }
-  *tmp_out = tmp;
-  return SKC_OK;
+  return skio_atomic_stage(path, data, sizes, count < 4 ? count : 4, tmp_out, err);
 }
 
 static void percent_encode(buf* b, const char* s) {
@@ -1359,7 +1318,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   if (rc) return rc;
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a folder", path);
-  if (same_file(path, s->source))
+  if (skio_same_file(path, s->source))
     return skc_fail(err, SKC_EXISTS, "%s: is the scene's source file; not overwritten", path);
 
   /* .gltf: where the buffer goes */
@@ -1391,7 +1350,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     if (stat(bin_path, &st) == 0) {
       bin_existed = true;
       if (S_ISDIR(st.st_mode)) rc = skc_fail(err, SKC_IO, "%s: its buffer %s is a folder", path, bin_path);
-      else if (same_file(bin_path, s->source))
+      else if (skio_same_file(bin_path, s->source))
         rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s is the scene's source file; not overwritten", path, bin_path);
       else if (!w.o.replace_bin)
         rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s exists (allow replacing it to overwrite)", path, bin_path);

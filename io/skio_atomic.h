@@ -5,6 +5,7 @@
 #ifndef SKIO_ATOMIC_H
 #define SKIO_ATOMIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "skc_status.h"
@@ -20,5 +21,14 @@ int skio_atomic_temp(const char* path, char** tmp_out, skc_err* err);
 int skio_atomic_commit(char* tmp, const char* path, skc_err* err);
 /* Removes the temporary file and frees tmp (NULL is allowed). */
 void skio_atomic_abort(char* tmp);
+
+/* For a set of files that must all be replaced or none (a .gltf and its .bin): writes the pieces (count buffers, in
+ * order) to a new temporary file beside path and flushes it; *tmp_out gets its name (malloc'd). Stage every file,
+ * then skio_atomic_commit each, or skio_atomic_abort all when one fails. */
+int skio_atomic_stage(const char* path, const void* const* data, const size_t* sizes, int count, char** tmp_out,
+                      skc_err* err);
+
+/* True when a and b name one existing file (device and inode: hard links and symbolic links included). */
+bool skio_same_file(const char* a, const char* b);
 
 #endif
