@@ -18,24 +18,9 @@
 
 /* ---- building documents --------------------------------------------------------------------------------- */
 
-static char* base64(const uint8_t* p, size_t n) {
-  static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char* o = malloc(n / 3 * 4 + 8);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-    o[k++] = a[v >> 18 & 63];
-    o[k++] = a[v >> 12 & 63];
-    o[k++] = i + 1 < n ? a[v >> 6 & 63] : '=';
-    o[k++] = i + 2 < n ? a[v & 63] : '=';
-  }
-  o[k] = 0;
-  return o;
-}
-
 /* A document whose buffer 0 is `bin` as a data URI; body holds the other top-level members (no leading comma). */
 static skio_gltf_doc* doc_with(const uint8_t* bin, size_t n, const char* body, int* rc, skc_err* err) {
-  char* b64 = base64(bin, n);
+  char* b64 = skt_base64(bin, n);
   size_t cap = strlen(b64) + strlen(body) + 256;
   char* json = malloc(cap);
   snprintf(json, cap,
@@ -338,7 +323,7 @@ END_TEST
 START_TEST(random_corruptions_never_crash) {
   uint8_t bin[64];
   for (int i = 0; i < 64; ++i) bin[i] = (uint8_t)(i * 37);
-  char* b64 = base64(bin, sizeof bin);
+  char* b64 = skt_base64(bin, sizeof bin);
   char base[2048];
   snprintf(base, sizeof base,
            "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":64,\"uri\":\"data:application/octet-stream;base64,%s\"}],"

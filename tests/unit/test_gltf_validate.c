@@ -110,21 +110,6 @@ static const row k_rows[] = {
 };
 #define ROWS (sizeof k_rows / sizeof k_rows[0])
 
-static char* base64(const uint8_t* p, size_t n) {
-  static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char* o = malloc(n / 3 * 4 + 8);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-    o[k++] = a[v >> 18 & 63];
-    o[k++] = a[v >> 12 & 63];
-    o[k++] = i + 1 < n ? a[v >> 6 & 63] : '=';
-    o[k++] = i + 2 < n ? a[v & 63] : '=';
-  }
-  o[k] = 0;
-  return o;
-}
-
 /* Column-major inverse binds of joints j0 (at the origin) and j1 (at x = 1), altered as the row asks. */
 static void row_ibms(int kind, float m[32]) {
   memset(m, 0, 32 * sizeof(float));
@@ -193,7 +178,7 @@ static const char* write_row(const row* r) {
   float ibm[32];
   row_ibms(r->ibm, ibm);
   memcpy(bin + 96, ibm, sizeof ibm);
-  char* b64 = base64(bin, sizeof bin);
+  char* b64 = skt_base64(bin, sizeof bin);
   snprintf(path, sizeof path, "%s/%s.gltf", g_dir, r->name);
   FILE* f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
@@ -448,7 +433,7 @@ START_TEST(rules_in_detail) {
       memcpy(big + w1_at, w1, wb);
     }
     size_t total = w1_at + wb;
-    char* b64 = base64(big, total);
+    char* b64 = skt_base64(big, total);
     char json[2048];
     snprintf(json, sizeof json,
              "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0,\"skin\":0},{\"children\":[2]},{}],"

@@ -77,3 +77,19 @@ const char* skt_read_text(const char* path) {
   return buf;
 }
 
+
+char* skt_base64(const uint8_t* p, size_t n) {
+  static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char* o = malloc(n / 3 * 4 + 8);
+  if (!o) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+    o[k++] = a[v >> 18 & 63];
+    o[k++] = a[v >> 12 & 63];
+    o[k++] = i + 1 < n ? a[v >> 6 & 63] : '=';
+    o[k++] = i + 2 < n ? a[v & 63] : '=';
+  }
+  o[k] = 0;
+  return o;
+}

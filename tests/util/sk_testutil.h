@@ -28,6 +28,9 @@ int skt_run_cli(const char* dir, const char* cli, const char* args, const char* 
 const char* skt_read_text(const char* path);
 
 
+/* Standard base64 (with '=' padding) of n bytes, NUL-terminated, malloc'd (for glTF data: URIs). */
+char* skt_base64(const uint8_t* data, size_t n);
+
 /* Runs a Check suite with CK_NORMAL output; returns the process exit status. */
 struct Suite;
 int skt_run_suite(struct Suite* suite);
