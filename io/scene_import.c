@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "skio_collada.h"
+#include "skio_gltf_import.h"
 #include "skio_iqm.h"
 #include "skio_scene.h"
 
@@ -748,6 +749,9 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   int rc = check_file(path, err);
   if (rc) return rc;
   if (skio_path_is_iqm(path)) return skio_iqm_import(path, out, err); /* Assimp drops IQM skins: skio_iqm.h */
+  /* glTF through our own reader (skio_gltf_import.h); JoinIdenticalVertices, which that reader does not do, still
+   * through Assimp */
+  if (skio_path_is_gltf(path) && !(opts && opts->join_vertices)) return skio_gltf_import(path, out, err);
   double t0 = now_seconds();
   unsigned int flags = aiProcess_Triangulate;
   if (opts) {

@@ -1,0 +1,1010 @@
+#define _DEFAULT_SOURCE /* clock_gettime */
+/* gltf_import.c - a glTF 2.0 document (skio_gltf_doc.h) -> skio_scene. Rules:
+ *
+ * Nodes: the node forest in preorder (parents first, children in file order) from the roots of the default scene
+ * ("scene", else scene 0), then every other root in index order, so nodes outside every scene are read too. A node
+ * listed as the child of two nodes (or of itself), or a cycle, is SKC_FORMAT (the specification requires a forest).
+ *
+ * Skeleton: every node some skin lists as a joint plus all its ancestors, in that preorder; no synthetic root.
+ * Names: the node's name, "node<i>" for a node without one; a name already taken gets "#2", "#3", ... (as
+ * scene_import.c does). rest_local = the node's matrix, or T * R * S (rotation normalized). bind = inverse of the
+ * inverse bind matrix of the first skin listing the joint whose matrix is finite and invertible; an absent
+ * inverseBindMatrices means identity matrices (specification); joints without one: bind = rest world. More than
+ * SKC_MAX_JOINTS joints is SKC_UNSUPPORTED, refused before any per-joint array is allocated.
+ *
+ * Meshes: for each node with a mesh (preorder above), for each primitive of mode TRIANGLES (default),
+ * TRIANGLE_STRIP or TRIANGLE_FAN (turned into triangles as the specification orders their corners) one skio_mesh:
+ * gltf_mesh / gltf_primitive / gltf_node say where it comes from, vertex i is vertex i of the primitive. POINTS and
+ * LINES primitives and primitives without POSITION are skipped (counted in the report). POSITION, NORMAL, TANGENT,
+ * TEXCOORD_0 are read in any form the specification allows (KHR_mesh_quantization types, normalized or not, sparse,
+ * meshopt-compressed views); TEXCOORD_0 is stored as (u, 1 - v) like Assimp (the writer flips it back). Name: the
+ * mesh's name ("mesh<m>" without one) and, when the mesh has several primitives, "-<p>" (Assimp's convention).
+ * Skinned positions are bind-space as stored (glTF ignores the node transform of a skinned mesh); a primitive
+ * without a skin is placed by skio_mesh_place: its node's world transform baked in and, below a bone, bound to the
+ * nearest bone rigidly (skio_mesh.rigid_joint), as the Assimp path does.
+ * Indices: an index past the vertices is SKC_FORMAT; without indices the vertices are taken in order.
+ *
+ * Skins (node with "skin" and a skeleton): JOINTS_n / WEIGHTS_n for n = 0, 1, ... while JOINTS_n exists (a
+ * JOINTS_n without WEIGHTS_n is SKC_FORMAT). Per vertex the sets in order, four entries each, kept as in the file
+ * (NaN, negative, sums off 1, duplicates survive for validate to report) except weights exactly 0 (padding).
+ * Joint indices go through the skin's joints to skeleton joints; a non-zero weight naming an index past the skin's
+ * joints cannot be stored and is counted in skio_mesh.dropped_weights. inverse_bind = the skin's matrices for the
+ * joints it lists (bound = 1), the skeleton's inverse bind for the others; bone_count = joints listed.
+ *
+ * KHR_draco_mesh_compression: the document layer decodes such primitives (gltf_draco.c); its errors pass through.
+ *
+ * Animations: every clip under its own name ("anim<i>" when unnamed), ticks_per_second 1 (times in seconds).
+ * Channels on joint nodes with path translation / rotation / scale become one skio_channel per joint (a second
+ * channel for the same joint and path replaces the first); LINEAR and STEP samplers give their keys, CUBICSPLINE
+ * the value element of each (in-tangent, value, out-tangent) triplet. Other channels ("weights", nodes that are
+ * not joints, no target node) are skipped and counted. duration = the largest finite key time of the clip's
+ * channels (all of them, skipped ones too).
+ *
+ * Hostile files: every index is checked against its array, every accessor through the document's checked
+ * readers; data volume is bounded (accessors without a bufferView, which cost no file bytes, may hold at most
+ * max(2^24, file size) elements; mesh instances and their vertices are capped as above).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "skio_gltf_doc.h"
+#include "skio_gltf_import.h"
+#include "skio_scene.h"
+
+#define MAX_INSTANCES 65535u
+#define MAX_TOTAL_VERTICES ((size_t)1 << 27)
+#define MAX_VIEWLESS ((size_t)1 << 24)
+
+enum { MODE_POINTS = 0, MODE_TRIANGLES = 4, MODE_STRIP = 5, MODE_FAN = 6 };
+
+typedef struct skin_info {
+  uint32_t count;  /* joints listed */
+  uint32_t* node;  /* count node indices */
+  uint32_t* joint; /* count skeleton joints */
+  float* ibm;      /* 16 * count (identity when the skin has no inverseBindMatrices) */
+} skin_info;
+
+typedef struct importer {
+  const char* path;
+  skio_gltf_doc* d;
+  skio_scene* s;
+  skio_gltf_import_report rep;
+  uint32_t node_count;
+  int32_t* parent;   /* node -> parent node or -1 */
+  uint32_t* order;   /* preorder of the node forest */
+  int32_t* joint_of; /* node -> skeleton joint or -1 */
+  uint32_t jc;
+  skin_info* skins;
+  uint32_t skin_count;
+  size_t total_vertices;
+} importer;
+
+static char* dup_str(const char* s) {
+  size_t n = strlen(s);
+  char* d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int fail(const importer* im, skc_err* err, int code, const char* fmt, ...) {
+  char msg[SKC_ERR_MESSAGE_SIZE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return skc_fail(err, code, "%s: %s", im->path, msg);
+}
+
+static int oom(const importer* im, skc_err* err) { return fail(im, err, SKC_OUT_OF_MEMORY, "out of memory"); }
+
+int skio_path_is_gltf(const char* path) {
+  const char* dot = path ? strrchr(path, '.') : NULL;
+  return dot && (strcasecmp(dot, ".gltf") == 0 || strcasecmp(dot, ".glb") == 0);
+}
+
+/* ---- accessors ------------------------------------------------------------------------------------- */
+/* Declaration of accessor `tok` (a JSON index), checked for its components and its size. */
+static int accessor(importer* im, int tok, const char* what, uint32_t components, skio_gltf_accessor* a,
+                    skc_err* err) {
+  uint32_t index;
+  if (!skio_json_u32(im->d, tok, &index)) return fail(im, err, SKC_FORMAT, "%s: accessor index is not valid", what);
+  int rc = skio_gltf_accessor_info(im->d, index, a, err);
+  if (rc) return rc;
+  if (components && a->components != components)
+    return fail(im, err, SKC_FORMAT, "%s: accessor %u has %u components, %u expected", what, index, a->components,
+                components);
+  size_t cap = im->d->file_size > MAX_VIEWLESS ? im->d->file_size : MAX_VIEWLESS;
+  if (a->view < 0 && a->count > cap)
+    return fail(im, err, SKC_UNSUPPORTED, "%s: accessor %u has %zu elements but no buffer view", what, index,
+                a->count);
+  return SKC_OK;
+}
+
+static float* read_floats(importer* im, const skio_gltf_accessor* a, skc_err* err) {
+  float* out = malloc(a->count * a->components * sizeof(float));
+  if (!out) {
+    oom(im, err);
+    return NULL;
+  }
+  if (skio_gltf_accessor_floats(im->d, a->index, out, err)) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+static uint32_t* read_uints(importer* im, const skio_gltf_accessor* a, skc_err* err) {
+  uint32_t* out = malloc(a->count * a->components * sizeof(uint32_t));
+  if (!out) {
+    oom(im, err);
+    return NULL;
+  }
+  if (skio_gltf_accessor_uints(im->d, a->index, out, err)) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* ---- node forest ----------------------------------------------------------------------------------- */
+static int build_forest(importer* im, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  uint32_t n = im->node_count;
+  im->parent = malloc((n + 1) * sizeof *im->parent);
+  im->order = malloc((n + 1) * sizeof *im->order);
+  im->joint_of = malloc((n + 1) * sizeof *im->joint_of);
+  uint32_t* stack = malloc((n + 1) * sizeof *stack);
+  uint8_t* seen = calloc(n + 1, 1);
+  int rc = SKC_OK;
+  if (!im->parent || !im->order || !im->joint_of || !stack || !seen) {
+    rc = oom(im, err);
+    goto done;
+  }
+  for (uint32_t i = 0; i < n; ++i) im->parent[i] = im->joint_of[i] = -1;
+  for (uint32_t i = 0; i < n && !rc; ++i) {
+    int children = skio_json_get(d, skio_gltf_item(d, "nodes", i), "children");
+    int len = skio_json_len(d, children);
+    for (int k = 0; k < len; ++k) {
+      uint32_t c;
+      if (!skio_json_u32(d, skio_json_at(d, children, k), &c) || c >= n) {
+        rc = fail(im, err, SKC_FORMAT, "node %u: child %d is not a node index", i, k);
+        break;
+      }
+      if (c == i || im->parent[c] >= 0) {
+        rc = fail(im, err, SKC_FORMAT, "node %u is the child of two nodes (or of itself): nodes must form a forest", c);
+        break;
+      }
+      im->parent[c] = (int32_t)i;
+    }
+  }
+  if (rc) goto done;
+  /* roots: the default scene's, then every other root */
+  uint32_t scene = 0, done_count = 0;
+  int st = skio_json_get(d, 0, "scene");
+  if (st >= 0 && !skio_json_u32(d, st, &scene)) scene = 0;
+  int roots = skio_json_get(d, skio_gltf_item(d, "scenes", scene), "nodes");
+  int rlen = skio_json_len(d, roots);
+  for (int k = 0; k <= rlen; ++k) {
+    /* k < rlen: the scene's roots; k == rlen: every node in index order (roots not yet visited) */
+    for (uint32_t i = 0; i < (k < rlen ? 1u : n); ++i) {
+      uint32_t root = i;
+      if (k < rlen && (!skio_json_u32(d, skio_json_at(d, roots, k), &root) || root >= n)) {
+        rc = fail(im, err, SKC_FORMAT, "scene %u: node %d is not a node index", scene, k);
+        goto done;
+      }
+      if (seen[root] || im->parent[root] >= 0) continue; /* a scene listing a child node: read under its parent */
+      uint32_t sp = 0;
+      stack[sp++] = root;
+      seen[root] = 1;
+      while (sp) {
+        uint32_t node = stack[--sp];
+        im->order[done_count++] = node;
+        int children = skio_json_get(d, skio_gltf_item(d, "nodes", node), "children");
+        for (int c = skio_json_len(d, children) - 1; c >= 0; --c) {
+          uint32_t ch = 0;
+          skio_json_u32(d, skio_json_at(d, children, c), &ch); /* checked above */
+          if (!seen[ch]) {
+            seen[ch] = 1;
+            stack[sp++] = ch;
+          }
+        }
+      }
+    }
+  }
+  if (done_count != n) rc = fail(im, err, SKC_FORMAT, "the node hierarchy has a cycle: nodes must form a forest");
+done:
+  free(stack);
+  free(seen);
+  return rc;
+}
+
+/* rest local transform of a node: "matrix" or T * R * S */
+static int node_local(importer* im, uint32_t i, float out[16], skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  int nt = skio_gltf_item(d, "nodes", i);
+  int mt = skio_json_get(d, nt, "matrix");
+  if (mt >= 0) {
+    if (skio_json_floats(d, mt, out, 16) != 16 || skio_json_len(d, mt) != 16)
+      return fail(im, err, SKC_FORMAT, "node %u: matrix is not 16 numbers", i);
+    return SKC_OK;
+  }
+  skc_trs trs;
+  skc_trs_identity(&trs);
+  int t = skio_json_get(d, nt, "translation"), r = skio_json_get(d, nt, "rotation"), s = skio_json_get(d, nt, "scale");
+  if (t >= 0 && (skio_json_len(d, t) != 3 || skio_json_floats(d, t, trs.t, 3) != 3))
+    return fail(im, err, SKC_FORMAT, "node %u: translation is not 3 numbers", i);
+  if (r >= 0 && (skio_json_len(d, r) != 4 || skio_json_floats(d, r, trs.r, 4) != 4))
+    return fail(im, err, SKC_FORMAT, "node %u: rotation is not 4 numbers", i);
+  if (s >= 0 && (skio_json_len(d, s) != 3 || skio_json_floats(d, s, trs.s, 3) != 3))
+    return fail(im, err, SKC_FORMAT, "node %u: scale is not 3 numbers", i);
+  double len = sqrt((double)trs.r[0] * trs.r[0] + (double)trs.r[1] * trs.r[1] + (double)trs.r[2] * trs.r[2] +
+                    (double)trs.r[3] * trs.r[3]);
+  if (len > 0.0 && isfinite(len)) {
+    for (int k = 0; k < 4; ++k) trs.r[k] = (float)(trs.r[k] / len);
+  } else {
+    trs.r[0] = trs.r[1] = trs.r[2] = 0.0f;
+    trs.r[3] = 1.0f;
+  }
+  skc_trs_to_mat4(&trs, out);
+  return SKC_OK;
+}
+
+/* ---- unique joint names ---------------------------------------------------------------------------- */
+typedef struct name_slot {
+  const char* name;
+  uint32_t next; /* next "#k" suffix to try for this base name */
+} name_slot;
+
+static uint64_t name_hash(const char* s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* slot of name (empty slot where it would go when absent) */
+static name_slot* name_find(name_slot* t, size_t mask, const char* name) {
+  for (size_t i = (size_t)name_hash(name) & mask;; i = (i + 1) & mask)
+    if (!t[i].name || strcmp(t[i].name, name) == 0) return &t[i];
+}
+
+/* names[j] (malloc'd, from the file) -> unique names in place */
+static int unique_names(importer* im, char** names, uint32_t jc, skc_err* err) {
+  size_t cap = 16;
+  while (cap < (size_t)jc * 2 + 2) cap <<= 1;
+  name_slot* t = calloc(cap, sizeof *t);
+  if (!t) return oom(im, err);
+  int rc = SKC_OK;
+  for (uint32_t j = 0; j < jc && !rc; ++j) {
+    name_slot* slot = name_find(t, cap - 1, names[j]);
+    if (!slot->name) {
+      slot->name = names[j];
+      slot->next = 2;
+      continue;
+    }
+    name_slot* base = slot;
+    size_t blen = strlen(names[j]);
+    char* cand = malloc(blen + 16);
+    if (!cand) {
+      rc = oom(im, err);
+      break;
+    }
+    name_slot* free_slot;
+    for (;;) {
+      snprintf(cand, blen + 16, "%s#%u", names[j], base->next++);
+      free_slot = name_find(t, cap - 1, cand);
+      if (!free_slot->name) break;
+    }
+    free(names[j]);
+    names[j] = cand;
+    free_slot->name = cand;
+    free_slot->next = 2;
+  }
+  free(t);
+  return rc;
+}
+
+/* ---- skeleton -------------------------------------------------------------------------------------- */
+static int read_skins(importer* im, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  uint32_t sc = d->skin_count;
+  if (!sc) return SKC_OK;
+  if (!(im->skins = calloc(sc, sizeof *im->skins))) return oom(im, err);
+  im->skin_count = sc;
+  uint8_t* needed = calloc(im->node_count + 1, 1);
+  if (!needed) return oom(im, err);
+  int rc = SKC_OK;
+  for (uint32_t s = 0; s < sc && !rc; ++s) {
+    skin_info* si = &im->skins[s];
+    int st = skio_gltf_item(d, "skins", s);
+    int jt = skio_json_get(d, st, "joints");
+    if (!skio_json_is(d, jt, 2)) {
+      rc = fail(im, err, SKC_FORMAT, "skin %u has no joints array", s);
+      break;
+    }
+    uint32_t len = (uint32_t)skio_json_len(d, jt);
+    si->node = malloc((len + 1) * sizeof *si->node);
+    si->joint = malloc((len + 1) * sizeof *si->joint);
+    if (!si->node || !si->joint) {
+      rc = oom(im, err);
+      break;
+    }
+    si->count = len;
+    for (uint32_t k = 0; k < len; ++k) {
+      uint32_t node;
+      if (!skio_json_u32(d, skio_json_at(d, jt, (int)k), &node) || node >= im->node_count) {
+        rc = fail(im, err, SKC_FORMAT, "skin %u: joint %u is not a node index", s, k);
+        break;
+      }
+      si->node[k] = node;
+      for (int32_t p = (int32_t)node; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
+    }
+  }
+  if (!rc) {
+    uint32_t jc = 0;
+    for (uint32_t i = 0; i < im->node_count; ++i) jc += needed[i];
+    if (jc > SKC_MAX_JOINTS)
+      rc = fail(im, err, SKC_UNSUPPORTED, "its skins need %u joints, more than the limit of %u", jc, SKC_MAX_JOINTS);
+    for (uint32_t k = 0; k < im->node_count && !rc; ++k) {
+      uint32_t node = im->order[k];
+      if (needed[node]) im->joint_of[node] = (int32_t)im->jc++;
+    }
+  }
+  free(needed);
+  if (rc) return rc;
+  /* skeleton joints and inverse bind matrices of every skin */
+  for (uint32_t s = 0; s < sc; ++s) {
+    skin_info* si = &im->skins[s];
+    for (uint32_t k = 0; k < si->count; ++k) si->joint[k] = (uint32_t)im->joint_of[si->node[k]];
+    if (!(si->ibm = malloc(((size_t)si->count + 1) * 16 * sizeof(float)))) return oom(im, err);
+    for (uint32_t k = 0; k < si->count; ++k) skc_mat4_identity(si->ibm + (size_t)k * 16);
+    int it = skio_json_get(d, skio_gltf_item(d, "skins", s), "inverseBindMatrices");
+    if (it < 0 || !si->count) continue;
+    skio_gltf_accessor a;
+    char what[48];
+    snprintf(what, sizeof what, "skin %u inverseBindMatrices", s);
+    if ((rc = accessor(im, it, what, 16, &a, err))) return rc;
+    if (a.count < si->count)
+      return fail(im, err, SKC_FORMAT, "%s: %zu matrices for %u joints", what, a.count, si->count);
+    float* m = read_floats(im, &a, err);
+    if (!m) return err ? err->code : SKC_FORMAT;
+    memcpy(si->ibm, m, (size_t)si->count * 16 * sizeof(float));
+    free(m);
+  }
+  return SKC_OK;
+}
+
+static int build_skeleton(importer* im, skc_err* err) {
+  uint32_t jc = im->jc;
+  if (!jc) return SKC_OK;
+  skio_gltf_doc* d = im->d;
+  char** names = calloc(jc, sizeof *names);
+  int32_t* parents = malloc(jc * sizeof *parents);
+  float* local = malloc((size_t)jc * 16 * sizeof(float));
+  float* world = malloc((size_t)jc * 16 * sizeof(float));
+  float* bind = malloc((size_t)jc * 16 * sizeof(float));
+  float* ibind = malloc((size_t)jc * 16 * sizeof(float));
+  uint8_t* have = calloc(jc, 1);
+  int rc = SKC_OK;
+  if (!names || !parents || !local || !world || !bind || !ibind || !have ||
+      !(im->s->joint_node = malloc(jc * sizeof *im->s->joint_node))) {
+    rc = oom(im, err);
+    goto done;
+  }
+  for (uint32_t node = 0; node < im->node_count && !rc; ++node) {
+    int32_t j = im->joint_of[node];
+    if (j < 0) continue;
+    im->s->joint_node[j] = (int32_t)node;
+    parents[j] = im->parent[node] >= 0 ? im->joint_of[im->parent[node]] : SKC_NO_PARENT;
+    if ((rc = node_local(im, node, local + (size_t)j * 16, err))) break;
+    int nt = skio_json_get(d, skio_gltf_item(d, "nodes", node), "name");
+    char* nm = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
+    if (nm && !nm[0]) {
+      free(nm);
+      nm = NULL;
+    }
+    if (!nm) {
+      char tmp[32];
+      snprintf(tmp, sizeof tmp, "node%u", node);
+      nm = dup_str(tmp);
+    }
+    if (!(names[j] = nm)) rc = oom(im, err);
+  }
+  if (rc || (rc = unique_names(im, names, jc, err))) goto done;
+  skc_fk(parents, jc, local, NULL, world);
+  for (uint32_t s = 0; s < im->skin_count; ++s) {
+    const skin_info* si = &im->skins[s];
+    for (uint32_t k = 0; k < si->count; ++k) {
+      uint32_t j = si->joint[k];
+      float m[16], inv[16];
+      memcpy(m, si->ibm + (size_t)k * 16, sizeof m);
+      if (have[j] || !skc_mat4_is_finite(m) || !skc_mat4_inverse(m, inv)) continue;
+      memcpy(ibind + (size_t)j * 16, m, sizeof m);
+      memcpy(bind + (size_t)j * 16, inv, sizeof inv);
+      have[j] = 1;
+    }
+  }
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (have[j]) continue;
+    memcpy(bind + (size_t)j * 16, world + (size_t)j * 16, 16 * sizeof(float));
+    if (!skc_mat4_inverse(world + (size_t)j * 16, ibind + (size_t)j * 16)) skc_mat4_identity(ibind + (size_t)j * 16);
+  }
+  skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind};
+  skc_err e2 = {0};
+  if ((rc = skc_skeleton_create(&init, &im->s->skeleton, &e2)))
+    rc = fail(im, err, rc == SKC_OUT_OF_MEMORY ? rc : SKC_FORMAT, "skeleton: %s", e2.message);
+done:
+  if (names)
+    for (uint32_t j = 0; j < jc; ++j) free(names[j]);
+  free(names);
+  free(parents);
+  free(local);
+  free(world);
+  free(bind);
+  free(ibind);
+  free(have);
+  return rc;
+}
+
+/* ---- meshes ---------------------------------------------------------------------------------------- */
+typedef struct prim_ref {
+  uint32_t node, mesh, prim;
+} prim_ref;
+
+static int prim_mode(const skio_gltf_doc* d, int pt) {
+  uint32_t mode = MODE_TRIANGLES;
+  int mt = skio_json_get(d, pt, "mode");
+  if (mt >= 0 && !skio_json_u32(d, mt, &mode)) return -1;
+  return mode <= MODE_FAN ? (int)mode : -1;
+}
+
+/* One attribute of a primitive: its accessor declaration, or found = false. */
+static int attribute(importer* im, int attrs, const char* key, uint32_t components, size_t vertices,
+                     const char* where, skio_gltf_accessor* a, bool* found, skc_err* err) {
+  int t = skio_json_get(im->d, attrs, key);
+  *found = t >= 0;
+  if (t < 0) return SKC_OK;
+  char what[160];
+  snprintf(what, sizeof what, "%s %s", where, key);
+  int rc = accessor(im, t, what, components, a, err);
+  if (rc) return rc;
+  if (vertices && a->count != vertices)
+    return fail(im, err, SKC_FORMAT, "%s: %zu elements for %zu vertices", what, a->count, vertices);
+  return SKC_OK;
+}
+
+static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, const char* where, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  const skc_skeleton* sk = im->s->skeleton;
+  uint32_t si_index;
+  if (!skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin"), &si_index) ||
+      si_index >= im->skin_count)
+    return fail(im, err, SKC_FORMAT, "node %u: skin is not a skin index", r->node);
+  const skin_info* si = &im->skins[si_index];
+  if (!sk || !si->count) return SKC_OK; /* a skin without joints: the mesh stays unskinned */
+  uint32_t jc = sk->joint_count;
+  size_t V = m->vertex_count;
+  /* every JOINTS_n / WEIGHTS_n set, read whole */
+  uint32_t sets = 0;
+  uint32_t** joints = NULL;
+  float** weights = NULL;
+  int rc = SKC_OK;
+  for (;; ++sets) {
+    char jk[32];
+    snprintf(jk, sizeof jk, "JOINTS_%u", sets);
+    if (skio_json_get(d, attrs, jk) < 0) break;
+  }
+  if (sets > SKC_MAX_INFLUENCES_PER_VERTEX / 4)
+    return fail(im, err, SKC_UNSUPPORTED, "%s: %u JOINTS_n sets, more than %u influences per vertex", where, sets,
+                SKC_MAX_INFLUENCES_PER_VERTEX);
+  joints = calloc(sets + 1, sizeof *joints);
+  weights = calloc(sets + 1, sizeof *weights);
+  if (!joints || !weights) {
+    rc = oom(im, err);
+    goto done;
+  }
+  for (uint32_t n = 0; n < sets && !rc; ++n) {
+    char jk[32], wk[32];
+    snprintf(jk, sizeof jk, "JOINTS_%u", n);
+    snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
+    skio_gltf_accessor ja, wa;
+    bool jf, wf;
+    if ((rc = attribute(im, attrs, jk, 4, V, where, &ja, &jf, err)) ||
+        (rc = attribute(im, attrs, wk, 4, V, where, &wa, &wf, err)))
+      break;
+    if (!wf) {
+      rc = fail(im, err, SKC_FORMAT, "%s: %s without %s", where, jk, wk);
+      break;
+    }
+    if (!(joints[n] = read_uints(im, &ja, err)) || !(weights[n] = read_floats(im, &wa, err)))
+      rc = err ? err->code : SKC_FORMAT;
+  }
+  if (rc) goto done;
+  if ((rc = skc_skin_create(V, jc, &m->skin, err))) goto done;
+  m->inverse_bind = malloc((size_t)jc * 16 * sizeof(float));
+  m->bound = calloc(jc, 1);
+  if (!m->inverse_bind || !m->bound) {
+    rc = oom(im, err);
+    goto done;
+  }
+  memcpy(m->inverse_bind, sk->inverse_bind, (size_t)jc * 16 * sizeof(float));
+  for (uint32_t k = 0; k < si->count; ++k) {
+    uint32_t j = si->joint[k];
+    if (m->bound[j]) continue;
+    m->bound[j] = 1;
+    m->bone_count++;
+    memcpy(m->inverse_bind + (size_t)j * 16, si->ibm + (size_t)k * 16, 16 * sizeof(float));
+  }
+  /* counting pass into offsets[v + 1], running sum, fill pass (as scene_import.c's build_skin) */
+  uint32_t* offsets = m->skin->offsets;
+  size_t total = 0;
+  for (size_t v = 0; v < V; ++v)
+    for (uint32_t n = 0; n < sets; ++n)
+      for (int c = 0; c < 4; ++c) {
+        float w = weights[n][v * 4 + (size_t)c];
+        if (w == 0.0f) continue;
+        if (joints[n][v * 4 + (size_t)c] >= si->count) {
+          m->dropped_weights++;
+          continue;
+        }
+        offsets[v + 1]++;
+        total++;
+      }
+  if (total > UINT32_MAX) {
+    rc = fail(im, err, SKC_UNSUPPORTED, "%s has too many influences", where);
+    goto done;
+  }
+  if ((rc = skc_skin_reserve(m->skin, total, err))) goto done;
+  uint32_t start = 0;
+  for (size_t v = 0; v < V; ++v) {
+    uint32_t c = offsets[v + 1];
+    offsets[v + 1] = start;
+    start += c;
+  }
+  for (size_t v = 0; v < V; ++v)
+    for (uint32_t n = 0; n < sets; ++n)
+      for (int c = 0; c < 4; ++c) {
+        float w = weights[n][v * 4 + (size_t)c];
+        uint32_t jj = joints[n][v * 4 + (size_t)c];
+        if (w == 0.0f || jj >= si->count) continue;
+        uint32_t at = offsets[v + 1]++;
+        m->skin->joints[at] = si->joint[jj];
+        m->skin->weights[at] = w;
+      }
+  im->rep.dropped_weights += m->dropped_weights;
+done:
+  for (uint32_t n = 0; joints && n < sets; ++n) free(joints[n]);
+  for (uint32_t n = 0; weights && n < sets; ++n) free(weights[n]);
+  free(joints);
+  free(weights);
+  return rc;
+}
+
+/* triangles of a primitive's corner list (indices or 0..n-1) by mode */
+static int triangulate(importer* im, const uint32_t* c, size_t n, int mode, skio_mesh* m, skc_err* err) {
+  size_t tris = mode == MODE_TRIANGLES ? n / 3 : (n >= 3 ? n - 2 : 0);
+  if (!(m->indices = malloc(tris * 3 * sizeof *m->indices + 1))) return oom(im, err);
+  uint32_t* o = m->indices;
+  for (size_t t = 0; t < tris; ++t, o += 3) {
+    if (mode == MODE_TRIANGLES) {
+      o[0] = c[t * 3], o[1] = c[t * 3 + 1], o[2] = c[t * 3 + 2];
+    } else if (mode == MODE_STRIP) { /* {v_i, v_(i + 1 + i % 2), v_(i + 2 - i % 2)} */
+      o[0] = c[t], o[1] = c[t + 1 + t % 2], o[2] = c[t + 2 - t % 2];
+    } else { /* fan: {v_(i + 1), v_(i + 2), v_0} */
+      o[0] = c[t + 1], o[1] = c[t + 2], o[2] = c[0];
+    }
+  }
+  m->index_count = tris * 3;
+  return SKC_OK;
+}
+
+static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  int mt = skio_gltf_item(d, "meshes", r->mesh);
+  int prims = skio_json_get(d, mt, "primitives");
+  int pt = skio_json_at(d, prims, (int)r->prim);
+  int attrs = skio_json_get(d, pt, "attributes");
+  int mode = prim_mode(d, pt);
+  m->gltf_mesh = (int32_t)r->mesh;
+  m->gltf_primitive = (int32_t)r->prim;
+  m->gltf_node = (int32_t)r->node;
+  int nt = skio_json_get(d, mt, "name");
+  char* base = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
+  char tmp[48];
+  snprintf(tmp, sizeof tmp, "mesh%u", r->mesh);
+  size_t blen = base && base[0] ? strlen(base) : strlen(tmp);
+  if ((m->name = malloc(blen + 16))) {
+    if (skio_json_len(d, prims) > 1)
+      snprintf(m->name, blen + 16, "%s-%u", base && base[0] ? base : tmp, r->prim);
+    else
+      snprintf(m->name, blen + 16, "%s", base && base[0] ? base : tmp);
+  }
+  free(base);
+  if (!m->name) return oom(im, err);
+  char where[96];
+  snprintf(where, sizeof where, "mesh %u primitive %u", r->mesh, r->prim);
+
+  skio_gltf_accessor pa, na, ta, ua, ia;
+  bool pf, nf, tf, uf;
+  int rc = attribute(im, attrs, "POSITION", 3, 0, where, &pa, &pf, err);
+  if (rc) return rc;
+  size_t V = pa.count;
+  if ((rc = attribute(im, attrs, "NORMAL", 3, V, where, &na, &nf, err)) ||
+      (rc = attribute(im, attrs, "TANGENT", 4, V, where, &ta, &tf, err)) ||
+      (rc = attribute(im, attrs, "TEXCOORD_0", 2, V, where, &ua, &uf, err)))
+    return rc;
+  if (V >= UINT32_MAX) return fail(im, err, SKC_UNSUPPORTED, "%s has %zu vertices", where, V);
+  m->vertex_count = V;
+  if (!(m->positions = read_floats(im, &pa, err))) return err ? err->code : SKC_FORMAT;
+  if (nf && !(m->normals = read_floats(im, &na, err))) return err ? err->code : SKC_FORMAT;
+  if (tf && !(m->tangents = read_floats(im, &ta, err))) return err ? err->code : SKC_FORMAT;
+  if (uf) {
+    if (!(m->uv0 = read_floats(im, &ua, err))) return err ? err->code : SKC_FORMAT;
+    for (size_t v = 0; v < V; ++v) m->uv0[v * 2 + 1] = 1.0f - m->uv0[v * 2 + 1];
+  }
+  uint32_t material = 0;
+  if (skio_json_u32(d, skio_json_get(d, pt, "material"), &material)) m->material = material;
+  /* corners */
+  int it = skio_json_get(d, pt, "indices");
+  if (it >= 0) {
+    char what[112];
+    snprintf(what, sizeof what, "%s indices", where);
+    if ((rc = accessor(im, it, what, 1, &ia, err))) return rc;
+    if (ia.component_type == SKIO_GLTF_FLOAT || ia.normalized)
+      return fail(im, err, SKC_FORMAT, "%s: indices are not unsigned integers", where);
+    uint32_t* idx = read_uints(im, &ia, err);
+    if (!idx) return err ? err->code : SKC_FORMAT;
+    for (size_t k = 0; k < ia.count; ++k)
+      if (idx[k] >= V) {
+        rc = fail(im, err, SKC_FORMAT, "%s: index %u (corner %zu) is past the %zu vertices", where, idx[k], k, V);
+        break;
+      }
+    if (!rc) rc = triangulate(im, idx, ia.count, mode, m, err);
+    free(idx);
+  } else {
+    uint32_t* seq = malloc(V * sizeof *seq + 1);
+    if (!seq) return oom(im, err);
+    for (size_t v = 0; v < V; ++v) seq[v] = (uint32_t)v;
+    rc = triangulate(im, seq, V, mode, m, err);
+    free(seq);
+  }
+  if (rc) return rc;
+  if (skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin") >= 0)
+    return build_skin(im, r, attrs, m, where, err);
+  return SKC_OK;
+}
+
+static int build_meshes(importer* im, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  /* list the (node, mesh, primitive) triples first */
+  size_t count = 0, cap = 0;
+  prim_ref* refs = NULL;
+  int rc = SKC_OK;
+  for (uint32_t k = 0; k < im->node_count && !rc; ++k) {
+    uint32_t node = im->order[k], mesh;
+    int nt = skio_gltf_item(d, "nodes", node);
+    int mt = skio_json_get(d, nt, "mesh");
+    if (mt < 0) continue;
+    if (!skio_json_u32(d, mt, &mesh) || mesh >= d->mesh_count) {
+      rc = fail(im, err, SKC_FORMAT, "node %u: mesh is not a mesh index", node);
+      break;
+    }
+    int prims = skio_json_get(d, skio_gltf_item(d, "meshes", mesh), "primitives");
+    int len = skio_json_len(d, prims);
+    for (int p = 0; p < len; ++p) {
+      int pt = skio_json_at(d, prims, p);
+      int mode = prim_mode(d, pt);
+      if (mode < 0) {
+        rc = fail(im, err, SKC_FORMAT, "mesh %u primitive %d: mode is not 0..6", mesh, p);
+        break;
+      }
+      if (mode < MODE_TRIANGLES || skio_json_get(d, skio_json_get(d, pt, "attributes"), "POSITION") < 0) {
+        im->rep.primitives_skipped++;
+        continue;
+      }
+      if (count == MAX_INSTANCES) {
+        rc = fail(im, err, SKC_UNSUPPORTED, "more than %u triangle primitives (counting each node instancing one)",
+                  MAX_INSTANCES);
+        break;
+      }
+      if (count == cap) {
+        cap = cap ? cap * 2 : 16;
+        prim_ref* grown = realloc(refs, cap * sizeof *refs);
+        if (!grown) {
+          rc = oom(im, err);
+          break;
+        }
+        refs = grown;
+      }
+      refs[count++] = (prim_ref){node, mesh, (uint32_t)p};
+    }
+  }
+  if (!rc && count) {
+    if (!(im->s->meshes = calloc(count, sizeof *im->s->meshes))) rc = oom(im, err);
+    for (size_t i = 0; i < count && !rc; ++i) {
+      skio_mesh* m = &im->s->meshes[i];
+      m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1;
+      im->s->mesh_count = (uint32_t)i + 1;
+      /* vertex budget before reading: POSITION's declared count */
+      skio_gltf_accessor pa;
+      int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", refs[i].mesh), "primitives"),
+                            (int)refs[i].prim);
+      char where[96];
+      snprintf(where, sizeof where, "mesh %u primitive %u POSITION", refs[i].mesh, refs[i].prim);
+      if ((rc = accessor(im, skio_json_get(d, skio_json_get(d, pt, "attributes"), "POSITION"), where, 3, &pa, err)))
+        break;
+      im->total_vertices += pa.count;
+      if (im->total_vertices > MAX_TOTAL_VERTICES) {
+        rc = fail(im, err, SKC_UNSUPPORTED, "more than %zu vertices in all mesh instances", MAX_TOTAL_VERTICES);
+        break;
+      }
+      rc = build_mesh(im, &refs[i], m, err);
+    }
+  }
+  free(refs);
+  return rc;
+}
+
+/* ---- unskinned meshes at their place ---------------------------------------------------------------------- */
+/* Every mesh without a skin gets its node's world transform baked in and, when the node hangs below a bone (a
+ * joint some skin binds, or a joint below one), a rigid binding to the nearest such joint (skio_mesh_place, as the
+ * Assimp path does). World transforms are computed once per node on the paths from those nodes to their roots. */
+static int place_unskinned(importer* im, skc_err* err) {
+  skio_scene* s = im->s;
+  bool any = false;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) any |= s->meshes[m].skin == NULL;
+  if (!any) return SKC_OK;
+  uint32_t n = im->node_count, jc = im->jc, marked = 0;
+  int32_t* widx = malloc((n + 1) * sizeof *widx);
+  uint8_t* isbone = calloc(jc + 1, 1);
+  int rc = SKC_OK;
+  float* world = NULL;
+  int32_t* bone = NULL;
+  if (!widx || !isbone) {
+    rc = oom(im, err);
+    goto done;
+  }
+  for (uint32_t i = 0; i < n; ++i) widx[i] = -1;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    if (s->meshes[m].skin) continue;
+    for (int32_t p = s->meshes[m].gltf_node; p >= 0 && widx[p] == -1; p = im->parent[p]) widx[p] = -2, ++marked;
+  }
+  /* a joint is a bone when it or a joint above it is bound by a skin (scene_import.c's joint_is_bone) */
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].skin && s->meshes[m].bound)
+      for (uint32_t j = 0; j < jc; ++j) isbone[j] |= s->meshes[m].bound[j];
+  for (uint32_t j = 0; j < jc; ++j)
+    if (s->skeleton->parents[j] >= 0) isbone[j] |= isbone[s->skeleton->parents[j]];
+  world = malloc(((size_t)marked + 1) * 16 * sizeof *world);
+  bone = malloc(((size_t)marked + 1) * sizeof *bone);
+  if (!world || !bone) {
+    rc = oom(im, err);
+    goto done;
+  }
+  uint32_t k = 0;
+  for (uint32_t o = 0; o < n && !rc; ++o) { /* preorder: parents first */
+    uint32_t node = im->order[o];
+    if (widx[node] != -2) continue;
+    float local[16];
+    if ((rc = node_local(im, node, local, err))) break;
+    int32_t p = im->parent[node], j = im->joint_of[node];
+    if (p >= 0) {
+      skc_mat4_mul(world + (size_t)widx[p] * 16, local, world + (size_t)k * 16);
+      bone[k] = bone[widx[p]];
+    } else {
+      memcpy(world + (size_t)k * 16, local, sizeof local);
+      bone[k] = -1;
+    }
+    if (j >= 0 && isbone[j]) bone[k] = j;
+    widx[node] = (int32_t)k++;
+  }
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
+    skio_mesh* me = &s->meshes[m];
+    if (me->skin) continue;
+    int32_t w = widx[me->gltf_node];
+    skc_err e2 = {0};
+    if ((rc = skio_mesh_place(s, me, world + (size_t)w * 16, bone[w], &e2)))
+      rc = fail(im, err, rc, "mesh %u primitive %u at node %u: %s", (unsigned)me->gltf_mesh,
+                (unsigned)me->gltf_primitive, (unsigned)me->gltf_node, e2.message);
+  }
+done:
+  free(widx);
+  free(isbone);
+  free(world);
+  free(bone);
+  return rc;
+}
+
+/* ---- animations ------------------------------------------------------------------------------------ */
+static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  skio_anim* a = &im->s->anims[ai];
+  int at = skio_gltf_item(d, "animations", ai);
+  int nt = skio_json_get(d, at, "name");
+  a->name = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
+  if (a->name && !a->name[0]) {
+    free(a->name);
+    a->name = NULL;
+  }
+  if (!a->name) {
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "anim%u", ai);
+    if (!(a->name = dup_str(tmp))) return oom(im, err);
+  }
+  a->ticks_per_second = 1.0;
+  int channels = skio_json_get(d, at, "channels"), samplers = skio_json_get(d, at, "samplers");
+  int cn = skio_json_len(d, channels), sn = skio_json_len(d, samplers);
+  uint32_t cap = (uint32_t)cn < im->jc ? (uint32_t)cn : im->jc;
+  if (cap && !(a->channels = calloc(cap, sizeof *a->channels))) return oom(im, err);
+  int rc = SKC_OK;
+  double duration = 0.0;
+  for (int c = 0; c < cn && !rc; ++c) {
+    int ct = skio_json_at(d, channels, c);
+    int tt = skio_json_get(d, ct, "target");
+    uint32_t node = UINT32_MAX, sampler;
+    if (!skio_json_u32(d, skio_json_get(d, ct, "sampler"), &sampler) || sampler >= (uint32_t)sn) {
+      rc = fail(im, err, SKC_FORMAT, "animation %u channel %d: sampler is not a sampler index", ai, c);
+      break;
+    }
+    int nodet = skio_json_get(d, tt, "node");
+    if (nodet >= 0 && (!skio_json_u32(d, nodet, &node) || node >= im->node_count)) {
+      rc = fail(im, err, SKC_FORMAT, "animation %u channel %d: target node is not a node index", ai, c);
+      break;
+    }
+    int pth = skio_json_get(d, tt, "path");
+    int path = skio_json_streq(d, pth, "translation") ? 0
+               : skio_json_streq(d, pth, "rotation")  ? 1
+               : skio_json_streq(d, pth, "scale")     ? 2
+                                                      : -1;
+    int st = skio_json_at(d, samplers, (int)sampler);
+    int interp = skio_json_get(d, st, "interpolation");
+    bool cubic = skio_json_streq(d, interp, "CUBICSPLINE");
+    if (interp >= 0 && !cubic && !skio_json_streq(d, interp, "LINEAR") && !skio_json_streq(d, interp, "STEP")) {
+      rc = fail(im, err, SKC_FORMAT, "animation %u sampler %u: unknown interpolation", ai, sampler);
+      break;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "animation %u sampler %u input", ai, sampler);
+    skio_gltf_accessor ia, oa;
+    if ((rc = accessor(im, skio_json_get(d, st, "input"), what, 1, &ia, err))) break;
+    float* times = read_floats(im, &ia, err);
+    if (!times) {
+      rc = err ? err->code : SKC_FORMAT;
+      break;
+    }
+    for (size_t k = 0; k < ia.count; ++k)
+      if (isfinite(times[k]) && times[k] > duration) duration = times[k];
+    int32_t j = node < im->node_count ? im->joint_of[node] : -1;
+    if (path < 0 || j < 0) {
+      free(times);
+      im->rep.channels_skipped++;
+      continue;
+    }
+    uint32_t comps = path == 1 ? 4 : 3;
+    snprintf(what, sizeof what, "animation %u sampler %u output", ai, sampler);
+    float* values = NULL;
+    size_t need = ia.count * (cubic ? 3 : 1);
+    if (!(rc = accessor(im, skio_json_get(d, st, "output"), what, comps, &oa, err)) && oa.count < need)
+      rc = fail(im, err, SKC_FORMAT, "%s: %zu values for %zu keys", what, oa.count, ia.count);
+    if (!rc && !(values = read_floats(im, &oa, err))) rc = err ? err->code : SKC_FORMAT;
+    double* dt = rc ? NULL : malloc(ia.count * sizeof *dt);
+    float* dv = rc ? NULL : malloc(ia.count * comps * sizeof *dv);
+    if (!rc && (!dt || !dv)) rc = oom(im, err);
+    if (rc) {
+      free(times);
+      free(values);
+      free(dt);
+      free(dv);
+      break;
+    }
+    for (size_t k = 0; k < ia.count; ++k) {
+      dt[k] = times[k];
+      memcpy(dv + k * comps, values + (k * (cubic ? 3 : 1) + (cubic ? 1 : 0)) * comps, comps * sizeof(float));
+    }
+    free(times);
+    free(values);
+    if (chan_of[j] < 0) {
+      chan_of[j] = (int32_t)a->channel_count;
+      a->channels[a->channel_count++].joint = (uint32_t)j;
+    }
+    skio_channel* ch = &a->channels[chan_of[j]];
+    double** tslot = path == 0 ? &ch->pos_time : path == 1 ? &ch->rot_time : &ch->scl_time;
+    float** vslot = path == 0 ? &ch->pos : path == 1 ? &ch->rot : &ch->scl;
+    uint32_t* nslot = path == 0 ? &ch->pos_count : path == 1 ? &ch->rot_count : &ch->scl_count;
+    free(*tslot);
+    free(*vslot);
+    *tslot = dt;
+    *vslot = dv;
+    *nslot = (uint32_t)ia.count;
+  }
+  for (uint32_t c = 0; c < a->channel_count; ++c) chan_of[a->channels[c].joint] = -1;
+  a->duration = duration;
+  return rc;
+}
+
+static int build_anims(importer* im, skc_err* err) {
+  uint32_t n = im->d->animation_count;
+  if (!n) return SKC_OK;
+  if (!(im->s->anims = calloc(n, sizeof *im->s->anims))) return oom(im, err);
+  int32_t* chan_of = malloc(((size_t)im->jc + 1) * sizeof *chan_of);
+  if (!chan_of) return oom(im, err);
+  for (uint32_t j = 0; j < im->jc; ++j) chan_of[j] = -1;
+  int rc = SKC_OK;
+  for (uint32_t a = 0; a < n && !rc; ++a) {
+    im->s->anim_count = a + 1;
+    rc = build_anim(im, a, chan_of, err);
+  }
+  free(chan_of);
+  return rc;
+}
+
+/* ---- entry ----------------------------------------------------------------------------------------- */
+static int import_doc(skio_gltf_doc* doc, const char* name, skio_gltf_import_report* report, skio_scene** out,
+                      skc_err* err) {
+  importer im = {0};
+  im.path = name;
+  im.d = doc;
+  im.node_count = doc->node_count;
+  int rc = SKC_OK;
+  if (!(im.s = calloc(1, sizeof *im.s)) || !(im.s->source = dup_str(name))) {
+    rc = oom(&im, err);
+    goto done;
+  }
+  im.s->gltf = doc;
+  doc = NULL; /* the scene owns it from here */
+  if ((rc = build_forest(&im, err)) || (rc = read_skins(&im, err)) || (rc = build_skeleton(&im, err)) ||
+      (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)))
+    goto done;
+  if (report) *report = im.rep;
+  *out = im.s;
+  im.s = NULL;
+done:
+  skio_scene_destroy(im.s);
+  skio_gltf_doc_destroy(doc);
+  free(im.parent);
+  free(im.order);
+  free(im.joint_of);
+  for (uint32_t s = 0; im.skins && s < im.skin_count; ++s) {
+    free(im.skins[s].node);
+    free(im.skins[s].joint);
+    free(im.skins[s].ibm);
+  }
+  free(im.skins);
+  return rc;
+}
+
+int skio_gltf_import_doc(skio_gltf_doc* doc, skio_gltf_import_report* report, skio_scene** out, skc_err* err) {
+  if (!doc || !out) {
+    skio_gltf_doc_destroy(doc);
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "document and out must not be NULL");
+  }
+  return import_doc(doc, doc->path && doc->path[0] ? doc->path : "(memory)", report, out, err);
+}
+
+int skio_gltf_import(const char* path, skio_scene** out, skc_err* err) {
+  if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  skio_gltf_doc* doc = NULL;
+  int rc = skio_gltf_doc_load(path, &doc, err);
+  if (rc) return rc;
+  if ((rc = import_doc(doc, path, NULL, out, err))) return rc;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  (*out)->load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return SKC_OK;
+}
+
+int skio_gltf_load_memory(const void* data, size_t size, const char* name, skio_scene** out, skc_err* err) {
+  if (!data || !name || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "data, name and out must not be NULL");
+  skio_gltf_doc* doc = NULL;
+  int rc = skio_gltf_doc_parse(data, size, NULL, &doc, err);
+  if (rc) return rc;
+  return import_doc(doc, name, NULL, out, err);
+}

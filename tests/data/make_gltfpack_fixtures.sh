@@ -1,0 +1,22 @@
+#!/bin/sh
+# Regenerates the gltfpack / glTF-Transform fixtures of tests/unit/test_gltf_read.c from our own sample rig:
+#   skinrig.glb           skinkit sample, 3 bones, 12 segments x 8 rings (float positions and weights): the reference
+#   skinrig_u8n.glb       gltfpack -noq: float positions, WEIGHTS_0 UNSIGNED_BYTE normalized, vertices reordered
+#   skinrig_q.glb         gltfpack: KHR_mesh_quantization (u16 positions, dequantization folded into the inverse binds)
+#   skinrig_meshopt.glb   gltfpack -c: the same, EXT_meshopt_compression buffer views
+#   skinrig_meshopt_cc.glb gltfpack -cc: the same, higher compression (filters)
+#   skinrig_u16n.glb      gltf-transform quantize --quantize-weight 16 --quantize-position 16: WEIGHTS_0 UNSIGNED_SHORT
+#                         normalized, SHORT normalized positions, interleaved
+# Usage: sh tests/data/make_gltfpack_fixtures.sh BUILD_DIR [NPM_BIN]  (NPM_BIN holds gltfpack and gltf-transform;
+# default /tmp/npmtools/node_modules/.bin; made with gltfpack 1.3 and gltf-transform 4.5.1 from npm).
+set -eu
+build=${1:?usage: make_gltfpack_fixtures.sh BUILD_DIR [NPM_BIN]}
+bin=${2:-/tmp/npmtools/node_modules/.bin}
+here=$(cd "$(dirname "$0")" && pwd)
+"$build/skinkit" sample "$here/skinrig.glb" --segments 12 --rings 8 --bones 3 --force
+"$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_u8n.glb" -noq
+"$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_q.glb"
+"$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_meshopt.glb" -c
+"$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_meshopt_cc.glb" -cc
+"$bin/gltf-transform" quantize "$here/skinrig.glb" "$here/skinrig_u16n.glb" --quantize-weight 16 \
+  --quantize-position 16
