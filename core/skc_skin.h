@@ -103,6 +103,11 @@ typedef struct skc_skin_report {
   bool findings;
 } skc_skin_report;
 
+/* Adds one vertex's SKC_VFLAG_* flags to the report's counters (skc_skin_validate and the glTF raw check). */
+void skc_skin_report_tally(skc_skin_report* r, uint8_t flags);
+/* Sets r->findings from the counters. */
+void skc_skin_report_finish(skc_skin_report* r);
+
 /* tolerance <= 0 means 1e-3; max_influences 0 = no limit. flags (vertex_count bytes) may be NULL. */
 int skc_skin_validate(const skc_skin_view* v, float tolerance, uint32_t max_influences, skc_skin_report* r,
                       uint8_t* flags, skc_err* err);

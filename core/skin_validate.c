@@ -60,13 +60,7 @@ int skc_skin_validate(const skc_skin_view* v, float tolerance, uint32_t max_infl
       if (fabs(sum - 1.0) > tolerance) f |= SKC_VFLAG_SUM_OFF;
     }
     if (max_influences && n > max_influences) f |= SKC_VFLAG_OVER_LIMIT;
-    if (f & SKC_VFLAG_SUM_OFF) r->off_tolerance++;
-    if (f & SKC_VFLAG_UNWEIGHTED) r->unweighted++;
-    if (f & SKC_VFLAG_NAN) r->nan++;
-    if (f & SKC_VFLAG_NEGATIVE) r->negative++;
-    if (f & SKC_VFLAG_BAD_JOINT) r->bad_joint++;
-    if (f & SKC_VFLAG_DUPLICATE) r->duplicate++;
-    if (f & SKC_VFLAG_OVER_LIMIT) r->over_limit++;
+    skc_skin_report_tally(r, f);
     if (flags) flags[vi] = f;
   }
   for (uint32_t j = 0; j < v->joint_count; ++j) r->joints_used += used[j];
@@ -74,7 +68,21 @@ int skc_skin_validate(const skc_skin_view* v, float tolerance, uint32_t max_infl
   free(stamp);
   r->weight_sum_min = smin;
   r->weight_sum_max = smax;
+  skc_skin_report_finish(r);
+  return SKC_OK;
+}
+
+void skc_skin_report_tally(skc_skin_report* r, uint8_t f) {
+  if (f & SKC_VFLAG_SUM_OFF) r->off_tolerance++;
+  if (f & SKC_VFLAG_UNWEIGHTED) r->unweighted++;
+  if (f & SKC_VFLAG_NAN) r->nan++;
+  if (f & SKC_VFLAG_NEGATIVE) r->negative++;
+  if (f & SKC_VFLAG_BAD_JOINT) r->bad_joint++;
+  if (f & SKC_VFLAG_DUPLICATE) r->duplicate++;
+  if (f & SKC_VFLAG_OVER_LIMIT) r->over_limit++;
+}
+
+void skc_skin_report_finish(skc_skin_report* r) {
   r->findings = r->off_tolerance || r->unweighted || r->nan || r->negative || r->bad_joint || r->duplicate ||
                 r->over_limit;
-  return SKC_OK;
 }

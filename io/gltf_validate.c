@@ -218,19 +218,12 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
         f |= SKC_VFLAG_SUM_OFF;
     }
     if (max_influences && n_inf > max_influences) f |= SKC_VFLAG_OVER_LIMIT;
-    if (f & SKC_VFLAG_SUM_OFF) r->off_tolerance++;
-    if (f & SKC_VFLAG_UNWEIGHTED) r->unweighted++;
-    if (f & SKC_VFLAG_NAN) r->nan++;
-    if (f & SKC_VFLAG_NEGATIVE) r->negative++;
-    if (f & SKC_VFLAG_BAD_JOINT) r->bad_joint++;
-    if (f & SKC_VFLAG_DUPLICATE) r->duplicate++;
-    if (f & SKC_VFLAG_OVER_LIMIT) r->over_limit++;
+    skc_skin_report_tally(r, f);
   }
   for (uint32_t j = 0; j < joint_count; ++j) r->joints_used += used[j];
   r->weight_sum_min = smin;
   r->weight_sum_max = smax;
-  r->findings = r->off_tolerance || r->unweighted || r->nan || r->negative || r->bad_joint || r->duplicate ||
-                r->over_limit;
+  skc_skin_report_finish(r);
   free(stamp);
   free(used);
   free(to_skel);
