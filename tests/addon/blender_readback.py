@@ -16,6 +16,7 @@ Run: blender -b --factory-startup --python tests/addon/blender_readback.py --pyt
 Prints `N passed, N failed` last; exit status 1 on any failure. SKT_RB_DETAIL=1 prints the measured figures of
 passing checks too.
 """
+import re
 import itertools
 import os
 import subprocess
@@ -239,7 +240,12 @@ def blender_pick_clips(anims, ext, path):
         if [c[0] for c in clips] != [a[0] for a in anims]:
             return None, "clips in the file %s, libskinkit read %s" % (clips, [a[0] for a in anims])
         return [(k, c[1]) for k, c in enumerate(clips)], None
-    hits = [a for a, (n, _) in enumerate(anims) if n and (actions[0].startswith(n + "_") or "|%s|" % n in actions[0])]
+    # an unnamed glTF clip: skinkit's reader calls it "anim<i>", Blender's importer "Anim_<i>"
+    def unnamed(n):
+        m = re.fullmatch(r"anim(\d+)", n)
+        return ext in ("glb", "gltf") and m is not None and actions[0].startswith("Anim_%s_" % m.group(1))
+    hits = [a for a, (n, _) in enumerate(anims)
+            if n and (actions[0].startswith(n + "_") or "|%s|" % n in actions[0] or unnamed(n))]
     if len(hits) != 1:
         return None, "Blender's action %s matches libskinkit clips %s" % (actions[0], [anims[a][0] for a in hits])
     return [(hits[0], 0.0)], None

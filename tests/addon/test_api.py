@@ -692,7 +692,8 @@ class SceneTests(unittest.TestCase):
         with tempfile.NamedTemporaryFile(suffix=".glb") as f:
             f.write(b"glTF" + bytes(range(256)) * 4)
             f.flush()
-            expect_code(self, C.SK_ERR_FORMAT, api.Scene.load, f.name, isolate=True, timeout_seconds=20)
+            # skinkit's glTF reader: the bytes after the magic are a GLB version it does not read
+            expect_code(self, C.SK_ERR_VERSION, api.Scene.load, f.name, isolate=True, timeout_seconds=20)
 
     def test_extensions(self):
         exts = api.import_extensions()
