@@ -224,41 +224,31 @@ int cli_bind(int argc, char** argv) {
       per_joint = 1;
     } else if (!strcmp(a, "--json")) {
       json = 1;
-    } else if (!strcmp(a, "--method") && i + 1 < argc) {
-      const char* m = argv[++i];
+    } else if (!strcmp(a, "--method")) {
+      const char* m = cli_arg_value("bind", argc, argv, &i);
+      if (!m) return 2;
       method = (uint32_t)METHOD_COUNT;
       for (uint32_t k = 0; k < METHOD_COUNT; ++k)
         if (!strcmp(m, k_method_names[k])) method = k;
-      if (method == METHOD_COUNT) {
-        fprintf(stderr, "skinkit bind: unknown method \"%s\" (robust, heat, nearest, capsule, delaunay)\n", m);
-        return 2;
-      }
-    } else if (!strcmp(a, "--max-influences") && i + 1 < argc) {
-      char* end = NULL;
-      unsigned long n = strtoul(argv[++i], &end, 10);
-      if (!end || *end || n < 1 || n > 255) {
-        fprintf(stderr, "skinkit bind: --max-influences wants 1 .. 255, not \"%s\"\n", argv[i]);
-        return 2;
-      }
-      max_inf = (uint32_t)n;
-    } else if (!strcmp(a, "--joints") && i + 1 < argc) {
-      joints = argv[++i];
+      if (method == METHOD_COUNT)
+        return cli_arg_error("bind", "unknown method \"%s\" for --method (robust, heat, nearest, capsule, delaunay)", m);
+    } else if (!strcmp(a, "--max-influences")) {
+      const char* v = cli_arg_value("bind", argc, argv, &i);
+      if (!v || cli_arg_u32("bind", a, v, 1, 255, &max_inf)) return 2;
+    } else if (!strcmp(a, "--joints")) {
+      if (!(joints = cli_arg_value("bind", argc, argv, &i))) return 2;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "skinkit bind: unknown option %s\n%s", a, cli_bind_usage);
-      return 2;
+      return cli_arg_unknown("bind", a);
     } else if (!in) {
       in = a;
     } else if (!out) {
       out = a;
     } else {
-      fprintf(stderr, "skinkit bind: too many arguments\n%s", cli_bind_usage);
-      return 2;
+      return cli_arg_error("bind", "too many arguments (at \"%s\")", a);
     }
   }
-  if (!in || !out) {
-    fputs(cli_bind_usage, stderr);
-    return 2;
-  }
+  if (!in || !out) return cli_arg_error("bind", "needs IN and OUT");
+  if (cli_check_output_dir("bind", out)) return 2;
   if (cli_same_file(in, out)) {
     fprintf(stderr, "skinkit bind: refusing to overwrite the input %s\n", in);
     return 2;

@@ -78,4 +78,26 @@ FILE* cli_out_open(cli_out* o, const char* path);
 /* Closes and writes the file; 0, or 2 after one error line (the previous file is then unchanged). */
 int cli_out_close(cli_out* o, const char* cmd);
 
+/* ---- strict arguments (cli_args.c): an argument error is one line ("skinkit CMD: ...") then
+ * "see skinkit CMD --help" on stderr, and the command exits 2 -- never the whole help text. ---- */
+/* Prints the error line (printf format) and the --help pointer; returns 2. */
+int cli_arg_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The value after the option argv[*i] (advancing *i), or NULL after "OPTION needs a value". */
+const char* cli_arg_value(const char* cmd, int argc, char** argv, int* i);
+/* "unknown option -x" / "unexpected argument \"x\"" through cli_arg_error; returns 2. */
+int cli_arg_unknown(const char* cmd, const char* arg);
+#define CLI_OPEN_LO 1u /* cli_arg_real: lo itself is out of range */
+#define CLI_OPEN_HI 2u /* cli_arg_real: hi itself is out of range */
+/* Strict parsers, 1 on success: the whole string is the number (no blanks, no trailing text); integers are plain
+ * decimal digits in [lo, hi]; reals are finite (no nan, inf, or overflow such as 1e999) and within the range. */
+int cli_parse_u32(const char* s, uint32_t lo, uint32_t hi, uint32_t* out);
+int cli_parse_real(const char* s, double lo, double hi, unsigned open, double* out);
+/* The same, printing "FLAG needs ..., not \"S\"" through cli_arg_error on failure: 0, or 2. */
+int cli_arg_u32(const char* cmd, const char* flag, const char* s, uint32_t lo, uint32_t hi, uint32_t* out);
+int cli_arg_real(const char* cmd, const char* flag, const char* s, double lo, double hi, unsigned open, double* out);
+int cli_arg_float(const char* cmd, const char* flag, const char* s, double lo, double hi, unsigned open, float* out);
+/* 0 when the folder that would hold the output file path exists ("-" and bare names always); else 2 after one
+ * "skinkit CMD: cannot write PATH: the folder DIR does not exist" line. */
+int cli_check_output_dir(const char* cmd, const char* path);
+
 #endif

@@ -132,6 +132,22 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
             "(binary .fbx keeps them exactly)\n");
 }
 
+/* --format F must name a format we write and agree with OUT's extension (glTF bytes in a .fbx file help no
+ * one): 0, or 2 after one error line. */
+static int check_format(const char* format, const char* out) {
+  static const char* const k_map[][2] = {{"glb", ".glb"},  {"glb2", ".glb"}, {"gltf", ".gltf"}, {"gltf2", ".gltf"},
+                                         {"fbx", ".fbx"},  {"fbxa", ".fbx"}, {"dae", ".dae"},   {"collada", ".dae"}};
+  const char* ext = NULL;
+  for (size_t k = 0; k < sizeof k_map / sizeof k_map[0]; ++k)
+    if (!strcasecmp(format, k_map[k][0])) ext = k_map[k][1];
+  if (!ext) return cli_arg_error("convert", "--format takes glb, gltf, fbx, fbxa or dae, not \"%s\"", format);
+  const char* slash = strrchr(out, '/');
+  const char* dot = strrchr(slash ? slash : out, '.');
+  if (dot && strcasecmp(dot, ext))
+    return cli_arg_error("convert", "--format %s writes %s files, but OUT is %s (change one of them)", format, ext, out);
+  return 0;
+}
+
 int cli_convert(int argc, char** argv) {
   const char *in = NULL, *out = NULL;
   sk_save_options o;
@@ -145,36 +161,34 @@ int cli_convert(int argc, char** argv) {
       o.overwrite = 1;
     } else if (!strcmp(a, "--as-is")) {
       o.as_is = 1;
-    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      o.max_influences = (uint32_t)strtoul(argv[++i], NULL, 10);
-    } else if (!strcmp(a, "--prune") && i + 1 < argc) {
-      o.prune = strtof(argv[++i], NULL);
-    } else if (!strcmp(a, "--weights-type") && i + 1 < argc) {
-      const char* t = argv[++i];
+    } else if (!strcmp(a, "--limit")) {
+      const char* v = cli_arg_value("convert", argc, argv, &i);
+      if (!v || cli_arg_u32("convert", a, v, 1, 255, &o.max_influences)) return 2;
+    } else if (!strcmp(a, "--prune")) {
+      const char* v = cli_arg_value("convert", argc, argv, &i);
+      if (!v || cli_arg_float("convert", a, v, 0.0, 1.0, CLI_OPEN_HI, &o.prune)) return 2;
+    } else if (!strcmp(a, "--weights-type")) {
+      const char* t = cli_arg_value("convert", argc, argv, &i);
+      if (!t) return 2;
       o.weights_type = !strcmp(t, "float") ? SK_WEIGHTS_FLOAT : !strcmp(t, "u8") ? SK_WEIGHTS_U8
                        : !strcmp(t, "u16") ? SK_WEIGHTS_U16 : 99u;
-      if (o.weights_type == 99u) {
-        fprintf(stderr, "skinkit convert: --weights-type takes float, u8 or u16, not \"%s\"\n", t);
-        return 2;
-      }
-    } else if (!strcmp(a, "--format") && i + 1 < argc) {
-      o.format = argv[++i];
+      if (o.weights_type == 99u)
+        return cli_arg_error("convert", "--weights-type takes float, u8 or u16, not \"%s\"", t);
+    } else if (!strcmp(a, "--format")) {
+      if (!(o.format = cli_arg_value("convert", argc, argv, &i))) return 2;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "skinkit convert: unknown option %s\n%s", a, cli_convert_usage);
-      return 2;
+      return cli_arg_unknown("convert", a);
     } else if (!in) {
       in = a;
     } else if (!out) {
       out = a;
     } else {
-      fprintf(stderr, "skinkit convert: too many arguments\n%s", cli_convert_usage);
-      return 2;
+      return cli_arg_error("convert", "too many arguments (at \"%s\")", a);
     }
   }
-  if (!in || !out) {
-    fputs(cli_convert_usage, stderr);
-    return 2;
-  }
+  if (!in || !out) return cli_arg_error("convert", "needs IN and OUT");
+  if (o.format && check_format(o.format, out)) return 2;
+  if (cli_check_output_dir("convert", out)) return 2;
   if (cli_same_file(in, out)) {
     fprintf(stderr, "skinkit convert: refusing to overwrite the input %s\n", in);
     return 2;

@@ -122,10 +122,7 @@ static int build_mesh(uint32_t segments, uint32_t rings, demo_mesh* m, sk_error*
 }
 
 int cli_demo(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    fprintf(stderr, "skinkit demo: unknown argument '%s' (see skinkit demo --help)\n", argv[i]);
-    return 2;
-  }
+  if (argc > 1) return cli_arg_unknown("demo", argv[1]);
   sk_error err = {0};
   const char* names[2] = {"upper", "lower"};
   int32_t parents[2] = {SK_NO_PARENT, 0};
@@ -205,31 +202,30 @@ const char cli_sample_usage[] =
 
 int cli_sample(int argc, char** argv) {
   const char* out = NULL;
-  unsigned segments = 32, rings = 32, bones = 2;
+  uint32_t segments = 32, rings = 32, bones = 2;
   float drift = 0.0f;
   int force = 0;
   for (int i = 1; i < argc; ++i) {
-    int more = i + 1 < argc;
-    if (!strcmp(argv[i], "--segments") && more)
-      segments = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--rings") && more)
-      rings = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--bones") && more)
-      bones = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--drift") && more)
-      drift = strtof(argv[++i], NULL);
-    else if (!strcmp(argv[i], "--force"))
+    const char* a = argv[i];
+    if (!strcmp(a, "--segments") || !strcmp(a, "--rings") || !strcmp(a, "--bones") || !strcmp(a, "--drift")) {
+      const char* v = cli_arg_value("sample", argc, argv, &i);
+      if (!v) return 2;
+      if (!strcmp(a, "--drift")) {
+        if (cli_arg_float("sample", a, v, 0.0, 1.0, CLI_OPEN_HI, &drift)) return 2;
+      } else if (cli_arg_u32("sample", a, v, a[2] == 'b' ? 1 : a[2] == 's' ? 3 : 1, a[2] == 'b' ? 64 : 4096,
+                             a[2] == 's' ? &segments : a[2] == 'r' ? &rings : &bones)) {
+        return 2;
+      }
+    } else if (!strcmp(a, "--force")) {
       force = 1;
-    else if (argv[i][0] == '-' || out) {
-      fprintf(stderr, "skinkit sample: unexpected argument '%s'\n%s", argv[i], cli_sample_usage);
-      return 2;
-    } else
-      out = argv[i];
+    } else if (a[0] == '-' || out) {
+      return cli_arg_unknown("sample", a);
+    } else {
+      out = a;
+    }
   }
-  if (!out || bones < 1 || bones > 64 || !(drift >= 0.0f && drift < 1.0f)) {
-    fprintf(stderr, "skinkit sample: need OUT, 1..64 bones and 0 <= drift < 1\n%s", cli_sample_usage);
-    return 2;
-  }
+  if (!out) return cli_arg_error("sample", "needs OUT");
+  if (cli_check_output_dir("sample", out)) return 2;
   sk_error err = {0};
   int rc = 0;
   /* bones along +X: joint k at x = k * 2 / bones, each a child of the previous */

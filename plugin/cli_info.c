@@ -8,42 +8,107 @@
 #include "skinkit.h"
 
 const char cli_info_usage[] =
-    "usage: skinkit info FILE [--json]\n"
-    "  Meshes, vertices, joints, influence histogram, weight-sum range and animations of one file.\n"
-    "  For an .skf file: header, meshes and the chunk list (tag, stored and raw sizes, influence_bytes).\n";
+    "usage: skinkit info FILE... [--json]\n"
+    "  Meshes, vertices, influence histogram, weight-sum range, animations and the joint tree of each file: per\n"
+    "  joint its parent, deform (1 when some mesh's skin lists it) and the vertices it moves (non-zero weight,\n"
+    "  over all meshes). --json: one JSON object per file per line, with \"joint_count\" and\n"
+    "  \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertices\"}].\n"
+    "  For an .skf file: header, meshes and the chunk list (tag, stored and raw sizes, influence_bytes).\n"
+    "  Exit 0: every file read; 2: some file could not be read (the others are still listed).\n";
 
-int cli_info(int argc, char** argv) {
-  const char* path = NULL;
-  int json = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--json"))
-      json = 1;
-    else if (!path && argv[i][0] != '-')
-      path = argv[i];
-    else {
-      fprintf(stderr, "skinkit info: unexpected argument %s\n%s", argv[i], cli_info_usage);
-      return 2;
+/* Per joint: deform (some mesh binds it: sk_scene_mesh_inverse_binds' out_bound) and the number of vertices
+ * with a non-zero weight on it, over all meshes. 0, or 1 when out of memory. */
+static int joint_stats(sk_scene* s, uint32_t nj, uint8_t* deform, uint64_t* verts) {
+  uint8_t* bound = malloc(nj ? nj : 1);
+  int rc = bound == NULL;
+  for (uint32_t m = 0; !rc && m < sk_scene_mesh_count(s); ++m) {
+    sk_error e;
+    if (sk_scene_mesh_inverse_binds(s, m, NULL, bound, &e) == SK_OK)
+      for (uint32_t j = 0; j < nj; ++j) deform[j] |= bound[j] != 0;
+    const sk_skin* skin = sk_scene_mesh_skin(s, m);
+    if (!skin) continue;
+    size_t nv = sk_skin_vertex_count(skin), ni = sk_skin_influence_count(skin);
+    uint32_t* off = malloc((nv + 1) * sizeof *off);
+    uint32_t* jt = malloc((ni ? ni : 1) * sizeof *jt);
+    float* w = malloc((ni ? ni : 1) * sizeof *w);
+    if (!off || !jt || !w) rc = 1;
+    if (!rc && sk_skin_get_csr(skin, off, jt, w, &e) == SK_OK)
+      for (size_t v = 0; v < nv; ++v)
+        for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+          if (jt[k] >= nj || w[k] == 0.0f) continue;
+          uint32_t dup = 0; /* a joint listed twice for one vertex counts once */
+          for (uint32_t q = off[v]; q < k; ++q) dup |= jt[q] == jt[k] && w[q] != 0.0f;
+          if (!dup) verts[jt[k]]++;
+        }
+    free(off);
+    free(jt);
+    free(w);
+  }
+  free(bound);
+  return rc;
+}
+
+/* The joint tree, depth-first from each root, two spaces per level. */
+static void print_tree(const sk_skeleton* sk, uint32_t nj, const uint8_t* deform, const uint64_t* verts) {
+  uint32_t* stack = malloc((size_t)(nj ? nj : 1) * sizeof *stack);
+  uint32_t* depth = calloc(nj ? nj : 1, sizeof *depth);
+  if (!stack || !depth) {
+    free(stack);
+    free(depth);
+    return;
+  }
+  printf("  joints:\n");
+  for (uint32_t root = 0; root < nj; ++root) {
+    int32_t p = sk_skeleton_joint_parent(sk, root);
+    if (p >= 0 && (uint32_t)p < nj && (uint32_t)p != root) continue;
+    size_t top = 0;
+    stack[top++] = root;
+    depth[root] = 0;
+    while (top) {
+      uint32_t j = stack[--top];
+      printf("    %*s%s%s  %llu vertices\n", (int)(2 * (depth[j] < 40 ? depth[j] : 40)), "",
+             sk_skeleton_joint_name(sk, j), deform[j] ? "  deform" : "", (unsigned long long)verts[j]);
+      for (uint32_t c = nj; c-- > 0;) /* children pushed in reverse: printed in index order */
+        if (c != j && sk_skeleton_joint_parent(sk, c) == (int32_t)j && top < nj) {
+          depth[c] = depth[j] + 1;
+          stack[top++] = c;
+        }
     }
   }
-  if (!path) {
-    fputs(cli_info_usage, stderr);
-    return 2;
-  }
+  free(stack);
+  free(depth);
+}
+
+
+static int info_one(const char* path, int json) {
   if (cli_check_input("info", path)) return 2;
-  if (cli_skf_is_skf(path)) return cli_skf_info(argc, argv);
+  if (cli_skf_is_skf(path)) {
+    char* sub[4] = {"info", (char*)path, json ? "--json" : NULL, NULL};
+    return cli_skf_info(json ? 3 : 2, sub);
+  }
   sk_error err;
   sk_scene* s = NULL;
   if (cli_load_scene("info", path, &s)) return 2;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   uint32_t nm = sk_scene_mesh_count(s), na = sk_scene_animation_count(s);
+  uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0;
   sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);
+  uint8_t* deform = calloc(joints ? joints : 1, 1);
+  uint64_t* verts = calloc(joints ? joints : 1, sizeof *verts);
+  if (!reps || !deform || !verts || joint_stats(s, joints, deform, verts)) {
+    fprintf(stderr, "skinkit info: %s: out of memory\n", path);
+    free(reps);
+    free(deform);
+    free(verts);
+    sk_scene_destroy(s);
+    return 2;
+  }
   for (uint32_t m = 0; m < nm; ++m) reps[m].size = sizeof *reps;
   int skinned = sk_scene_validate(s, NULL, reps, nm, NULL, &err) == SK_OK;
-  uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0;
   if (json) {
     printf("{\"path\":");
     cli_json_string(stdout, path);
-    printf(",\"load_seconds\":%.4f,\"joints\":%u,\"meshes\":[", sk_scene_load_seconds(s), joints);
+    printf(",\"load_seconds\":%.4f,\"joint_count\":%u,\"meshes\":[", sk_scene_load_seconds(s), joints);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("%s{\"name\":", m ? "," : "");
@@ -63,6 +128,14 @@ int cli_info(int argc, char** argv) {
       printf("%s{\"name\":", a ? "," : "");
       cli_json_string(stdout, sk_scene_animation_name(s, a));
       printf(",\"duration\":%.4f}", sk_scene_animation_duration(s, a));
+    }
+    printf("],\"joints\":[");
+    for (uint32_t j = 0; j < joints; ++j) {
+      printf("%s{\"name\":", j ? "," : "");
+      cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
+      int32_t p = sk_skeleton_joint_parent(sk, j);
+      printf(",\"parent\":%d,\"deform\":%d,\"vertices\":%llu}", p >= 0 && (uint32_t)p < joints ? (int)p : -1,
+             deform[j], (unsigned long long)verts[j]);
     }
     printf("]}\n");
   } else {
@@ -85,10 +158,34 @@ int cli_info(int argc, char** argv) {
     for (uint32_t a = 0; a < na && a < 20; ++a)
       printf("  animation %u \"%s\": %.3f s\n", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
     if (na > 20) printf("  ... %u more animations\n", na - 20);
+    if (joints) print_tree(sk, joints, deform, verts);
     sk_error e;
     if (!skinned && sk_scene_require_skin(s, &e) == SK_ERR_NO_SKIN) printf("  note: %s\n", e.message);
   }
   free(reps);
+  free(deform);
+  free(verts);
   sk_scene_destroy(s);
   return 0;
+}
+
+int cli_info(int argc, char** argv) {
+  int json = 0, files = 0, rc = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--json"))
+      json = 1;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return cli_arg_unknown("info", argv[i]);
+    else
+      files++;
+  }
+  if (!files) return cli_arg_error("info", "needs FILE");
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--json")) continue;
+    if (!json && files > 1 && i > 1) printf("\n");
+    fflush(stdout);
+    if (info_one(argv[i], json)) rc = 2;
+    fflush(stdout);
+  }
+  return rc;
 }

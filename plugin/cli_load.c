@@ -30,24 +30,6 @@ const char cli_load_usage[] =
 
 static const char* const k_loaders[] = {"info", "validate", "convert", "pack", "unpack", "weights", "bind"};
 
-static int parse_seconds(const char* s, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!s[0] || *end || errno || !(v >= 0.0) || v > 1e7) return 0;
-  *out = v;
-  return 1;
-}
-
-static int parse_mb(const char* s, uint32_t* out) {
-  char* end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (!s[0] || s[0] == '-' || *end || errno || v > 0xffffffffULL) return 0;
-  *out = (uint32_t)v;
-  return 1;
-}
-
 int cli_is_loader(const char* cmd) {
   for (size_t i = 0; i < sizeof k_loaders / sizeof k_loaders[0]; ++i)
     if (!strcmp(cmd, k_loaders[i])) return 1;
@@ -59,19 +41,15 @@ int cli_take_load_flags(const char* cmd, int* argc, char** argv) {
   int w = 1;
   for (int r = 1; r < *argc; ++r) {
     const char* a = argv[r];
-    const int more = r + 1 < *argc;
     if (!strcmp(a, "--no-isolate")) {
       cli_load_cfg.isolate = 0;
-    } else if (!strcmp(a, "--timeout") || !strcmp(a, "--max-memory")) {
-      const int secs = a[2] == 't';
-      if (!more || (secs ? !parse_seconds(argv[r + 1], &cli_load_cfg.timeout)
-                         : !parse_mb(argv[r + 1], &cli_load_cfg.max_memory_mb))) {
-        fprintf(stderr, "skinkit %s: %s needs %s\n", cmd, a,
-                secs ? "a number of seconds >= 0" : "a whole number of MiB >= 0");
-        return 2;
-      }
-      if (!secs) cli_load_cfg.memory_set = 1;
-      ++r;
+    } else if (!strcmp(a, "--timeout")) {
+      const char* v = cli_arg_value(cmd, *argc, argv, &r);
+      if (!v || cli_arg_real(cmd, a, v, 0.0, 1e7, 0, &cli_load_cfg.timeout)) return 2;
+    } else if (!strcmp(a, "--max-memory")) {
+      const char* v = cli_arg_value(cmd, *argc, argv, &r);
+      if (!v || cli_arg_u32(cmd, a, v, 0, 0xffffffffu, &cli_load_cfg.max_memory_mb)) return 2;
+      cli_load_cfg.memory_set = 1;
     } else {
       argv[w++] = argv[r];
     }

@@ -52,19 +52,23 @@ int cli_report(int argc, char** argv) {
   size_t files = 0, ok = 0, findings = 0, errors = 0, bad = 0, pieces = 0;
   FILE* out = NULL;
   cli_out sink;
-  for (int i = 1; i < argc; ++i)
-    if (!strcmp(argv[i], "--json") && i + 1 < argc) out_path = argv[++i];
+  for (int i = 1; i < argc; ++i) /* argument errors before anything is read or written */
+    if (!strcmp(argv[i], "--json")) {
+      if (!(out_path = cli_arg_value("report", argc, argv, &i))) return 2;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return cli_arg_unknown("report", argv[i]);
+    } else {
+      pieces++;
+    }
+  if (!pieces) return cli_arg_error("report", "no pieces given");
+  pieces = 0;
+  if (cli_check_output_dir("report", out_path)) return 2;
   out = cli_out_open(&sink, out_path); /* written in memory, then replaced atomically */
   if (!out) return cli_out_close(&sink, "report");
   fputs("{\"files\":[", out);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--json")) {
       ++i;
-      continue;
-    }
-    if (argv[i][0] == '-' && argv[i][1]) {
-      fprintf(stderr, "skinkit report: unknown option %s\n%s", argv[i], cli_report_usage);
-      bad++;
       continue;
     }
     FILE* f = strcmp(argv[i], "-") ? fopen(argv[i], "r") : stdin;
@@ -102,6 +106,5 @@ int cli_report(int argc, char** argv) {
   if (cli_out_close(&sink, "report")) bad++;
   fprintf(stderr, "%zu piece(s), %zu file(s): %zu ok, %zu with findings, %zu error(s)%s\n", pieces, files, ok, findings,
           errors, bad ? " (some input was unreadable or malformed)" : "");
-  if (!pieces) fprintf(stderr, "skinkit report: no pieces given\n%s", cli_report_usage);
   return (errors || bad || !pieces) ? 2 : findings ? 1 : 0;
 }

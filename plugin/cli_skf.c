@@ -100,14 +100,6 @@ int cli_skf_is_skf(const char* path) {
   return n == 4 && m[0] == 0x89 && m[1] == 'S' && m[2] == 'K' && m[3] == 'F';
 }
 
-static int parse_u32(const char* s, uint32_t* out) {
-  char* end = NULL;
-  unsigned long v = strtoul(s, &end, 10);
-  if (!s[0] || *end || v > 0xffffffffUL) return 0;
-  *out = (uint32_t)v;
-  return 1;
-}
-
 int cli_pack(int argc, char** argv) {
   const char *in = NULL, *out = NULL;
   int force = 0;
@@ -115,23 +107,19 @@ int cli_pack(int argc, char** argv) {
   d.size = sizeof d;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    if (!strcmp(a, "-o") && i + 1 < argc) {
-      out = argv[++i];
-    } else if (!strcmp(a, "--bits") && i + 1 < argc) {
-      if (!parse_u32(argv[++i], &d.weight_bits) || (d.weight_bits != 8 && d.weight_bits != 16)) {
-        fprintf(stderr, "skinkit pack: --bits must be 8 or 16\n");
-        return 2;
-      }
-    } else if (!strcmp(a, "--max-influences") && i + 1 < argc) {
-      if (!parse_u32(argv[++i], &d.max_influences) || d.max_influences < 1 || d.max_influences > 8) {
-        fprintf(stderr, "skinkit pack: --max-influences must be 1..8\n");
-        return 2;
-      }
-    } else if (!strcmp(a, "--level") && i + 1 < argc) {
-      if (!parse_u32(argv[++i], &d.level) || d.level < 1 || d.level > 9) {
-        fprintf(stderr, "skinkit pack: --level must be 1..9\n");
-        return 2;
-      }
+    if (!strcmp(a, "-o")) {
+      if (!(out = cli_arg_value("pack", argc, argv, &i))) return 2;
+    } else if (!strcmp(a, "--bits")) {
+      const char* v = cli_arg_value("pack", argc, argv, &i);
+      if (!v) return 2;
+      if (!cli_parse_u32(v, 8, 16, &d.weight_bits) || (d.weight_bits != 8 && d.weight_bits != 16))
+        return cli_arg_error("pack", "--bits takes 8 or 16, not \"%s\"", v);
+    } else if (!strcmp(a, "--max-influences")) {
+      const char* v = cli_arg_value("pack", argc, argv, &i);
+      if (!v || cli_arg_u32("pack", a, v, 1, 8, &d.max_influences)) return 2;
+    } else if (!strcmp(a, "--level")) {
+      const char* v = cli_arg_value("pack", argc, argv, &i);
+      if (!v || cli_arg_u32("pack", a, v, 1, 9, &d.level)) return 2;
     } else if (!strcmp(a, "--file-order")) {
       d.flags |= SK_SKF_FILE_ORDER;
     } else if (!strcmp(a, "--no-weld")) {
@@ -141,14 +129,11 @@ int cli_pack(int argc, char** argv) {
     } else if (!in && a[0] != '-') {
       in = a;
     } else {
-      fprintf(stderr, "skinkit pack: unexpected argument %s\n%s", a, cli_pack_usage);
-      return 2;
+      return cli_arg_unknown("pack", a);
     }
   }
-  if (!in) {
-    fputs(cli_pack_usage, stderr);
-    return 2;
-  }
+  if (!in) return cli_arg_error("pack", "needs IN");
+  if (out && cli_check_output_dir("pack", out)) return 2;
   char* def_out = NULL;
   if (!out) {
     def_out = malloc(strlen(in) + 5);
@@ -285,25 +270,19 @@ int cli_unpack(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--json")) {
       json = 1;
-    } else if (!strcmp(argv[i], "--indices-from") && i + 1 < argc) {
-      model = argv[++i];
-    } else if (!strcmp(argv[i], "--max-vertices") && i + 1 < argc) {
-      if (!parse_u32(argv[++i], &max_v)) {
-        fprintf(stderr, "skinkit unpack: --max-vertices needs a number\n");
-        return 2;
-      }
+    } else if (!strcmp(argv[i], "--indices-from")) {
+      if (!(model = cli_arg_value("unpack", argc, argv, &i))) return 2;
+    } else if (!strcmp(argv[i], "--max-vertices")) {
+      const char* v = cli_arg_value("unpack", argc, argv, &i);
+      if (!v || cli_arg_u32("unpack", "--max-vertices", v, 0, 0xffffffffu, &max_v)) return 2;
       max_set = 1;
     } else if (!in && argv[i][0] != '-') {
       in = argv[i];
     } else {
-      fprintf(stderr, "skinkit unpack: unexpected argument %s\n%s", argv[i], cli_unpack_usage);
-      return 2;
+      return cli_arg_unknown("unpack", argv[i]);
     }
   }
-  if (!in) {
-    fputs(cli_unpack_usage, stderr);
-    return 2;
-  }
+  if (!in) return cli_arg_error("unpack", "needs IN");
   if (!max_set) max_v = json ? 0xffffffffu : 8u;
   unsigned char* data;
   size_t size;
@@ -486,15 +465,10 @@ int cli_skf_info(int argc, char** argv) {
       json = 1;
     else if (!in && argv[i][0] != '-')
       in = argv[i];
-    else {
-      fprintf(stderr, "skinkit info: unexpected argument %s\n%s", argv[i], cli_skf_info_usage);
-      return 2;
-    }
+    else
+      return cli_arg_unknown("info", argv[i]);
   }
-  if (!in) {
-    fputs(cli_skf_info_usage, stderr);
-    return 2;
-  }
+  if (!in) return cli_arg_error("info", "needs FILE");
   unsigned char* data;
   size_t size;
   sk_skf_info info;

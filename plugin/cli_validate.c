@@ -477,33 +477,57 @@ int cli_validate(int argc, char** argv) {
   clock_gettime(CLOCK_MONOTONIC, &wk.start);
   int walk_error = 0;
   const char* json_out = NULL;
-  int jsonl = 0, jobs = 0, allow_unskinned = 0;
+  int jsonl = 0, jobs = 0, allow_unskinned = 0, named = 0;
   double timeout = cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 300.0;
   wk.timeout = timeout;
   sk_validate_options opts;
   memset(&opts, 0, sizeof opts);
   opts.size = sizeof opts;
+  /* options first (an argument error exits before any folder is walked), then the paths in order */
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    int more = i + 1 < argc;
-    if (!strcmp(a, "--tolerance") && more)
-      opts.tolerance = strtof(argv[++i], NULL);
-    else if (!strcmp(a, "--max-influences") && more)
-      opts.max_influences = (uint32_t)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--json") && more)
-      json_out = argv[++i];
-    else if (!strcmp(a, "--jsonl"))
+    const char* v = NULL;
+    if (!strcmp(a, "--jsonl")) {
       jsonl = 1;
-    else if (!strcmp(a, "--allow-unskinned"))
+      continue;
+    }
+    if (!strcmp(a, "--allow-unskinned")) {
       allow_unskinned = 1;
-    else if (!strcmp(a, "--jobs") && more)
-      jobs = atoi(argv[++i]);
-    else if (!strcmp(a, "--files-from") && more)
+      continue;
+    }
+    if (a[0] != '-' || !a[1]) { /* a path ("-" is not an option) */
+      named++;
+      continue;
+    }
+    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--json") && strcmp(a, "--jobs") &&
+        strcmp(a, "--files-from"))
+      return cli_arg_unknown("validate", a);
+    if (!(v = cli_arg_value("validate", argc, argv, &i))) return 2;
+    if (!strcmp(a, "--tolerance")) {
+      if (cli_arg_float("validate", a, v, 0.0, 1.0, CLI_OPEN_LO, &opts.tolerance)) return 2;
+    } else if (!strcmp(a, "--max-influences")) {
+      if (cli_arg_u32("validate", a, v, 1, 255, &opts.max_influences)) return 2;
+    } else if (!strcmp(a, "--jobs")) {
+      uint32_t n;
+      if (cli_arg_u32("validate", a, v, 1, 4096, &n)) return 2;
+      jobs = (int)n;
+    } else if (!strcmp(a, "--json")) {
+      json_out = v;
+    } else {
+      named++; /* --files-from */
+    }
+  }
+  if (!named) return cli_arg_error("validate", "no PATH to check");
+  if (json_out && cli_check_output_dir("validate", json_out)) return 2;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--jsonl") || !strcmp(a, "--allow-unskinned"))
+      continue;
+    else if (!strcmp(a, "--files-from"))
       add_files_from(&wk, &files, argv[++i]);
-    else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "skinkit validate: unknown or incomplete option %s\n%s", a, cli_validate_usage);
-      return 2;
-    } else
+    else if (a[0] == '-' && a[1])
+      ++i; /* an option with its value, read above */
+    else
       add_path(&wk, &files, a);
   }
   free(wk.dirs.v);
@@ -513,7 +537,7 @@ int cli_validate(int argc, char** argv) {
     walk_error = 1;
   }
   if (files.n == 0) {
-    fprintf(stderr, "skinkit validate: no files to check\n%s", cli_validate_usage);
+    fprintf(stderr, "skinkit validate: no files to check\n");
     free(files.v);
     return 2;
   }

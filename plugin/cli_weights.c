@@ -63,17 +63,13 @@ typedef struct opts {
 static int bad(const char* fmt, const char* arg) {
   fprintf(stderr, "skinkit weights: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n%s", cli_weights_usage);
+  fprintf(stderr, "\nsee skinkit weights --help\n");
   return 2;
 }
 
+/* 0 when s is a whole number lo..hi (cli_parse_u32), else -1. */
 static int parse_u32(const char* s, uint32_t lo, uint32_t hi, uint32_t* out) {
-  char* end = NULL;
-  errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) return -1;
-  *out = (uint32_t)v;
-  return 0;
+  return cli_parse_u32(s, lo, hi, out) ? 0 : -1;
 }
 
 static int parse_args(int argc, char** argv, opts* o) {
@@ -107,9 +103,8 @@ static int parse_args(int argc, char** argv, opts* o) {
       if (!strcmp(a, "--limit")) {
         if (parse_u32(next, 1, 255, &o->limit)) return bad("--limit needs an integer 1..255, not \"%s\"", next);
       } else if (!strcmp(a, "--prune")) {
-        char* end = NULL;
-        double v = strtod(next, &end);
-        if (end == next || *end || !(v > 0.0 && v <= 1.0)) return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
+        double v = 0.0;
+        if (!cli_parse_real(next, 0.0, 1.0, CLI_OPEN_LO, &v)) return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
         o->prune = (float)v;
       } else if (!strcmp(a, "--quantize")) {
         if (parse_u32(next, 8, 16, &o->quantize) || (o->quantize != 8 && o->quantize != 16))
@@ -122,9 +117,8 @@ static int parse_args(int argc, char** argv, opts* o) {
         o->smooth_factor = 0.5f;
         if (colon) {
           *colon = 0;
-          char* end = NULL;
-          double f = strtod(colon + 1, &end);
-          if (end == colon + 1 || *end || !(f > 0.0 && f <= 1.0))
+          double f = 0.0;
+          if (!cli_parse_real(colon + 1, 0.0, 1.0, CLI_OPEN_LO, &f))
             return bad("--smooth factor must be in (0, 1], not \"%s\"", next);
           o->smooth_factor = (float)f;
         }
@@ -157,6 +151,7 @@ static int parse_args(int argc, char** argv, opts* o) {
     }
   }
   if (!o->in || !o->out) return bad("%s", "IN and OUT are required");
+  if (cli_check_output_dir("weights", o->out)) return 2;
   if (o->cotangent && !o->smooth_iter) return bad("%s", "--cotangent goes with --smooth");
   if (o->per_component && !o->rogue) return bad("%s", "--per-component goes with --remove-rogue");
   if (!o->normalize && !o->limit && !o->prune && !o->quantize && !o->smooth_iter && !o->rogue && o->mirror < 0 &&
@@ -208,9 +203,8 @@ static int resolve_links(const sk_skeleton* sk, const char* spec, float* ranges)
     memcpy(item, p, len);
     item[len] = 0;
     char* colon = strrchr(item, ':');
-    char* end = NULL;
-    double deg = colon ? strtod(colon + 1, &end) : -1.0;
-    if (!colon || colon == item || end == colon + 1 || *end || !(deg >= 0.0 && deg <= 360.0)) {
+    double deg = -1.0;
+    if (!colon || colon == item || !cli_parse_real(colon + 1, 0.0, 360.0, 0, &deg)) {
       fprintf(stderr, "skinkit weights: --links item \"%s\" is not JOINT:DEGREES with 0 <= DEGREES <= 360\n", item);
       return 2;
     }

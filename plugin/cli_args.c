@@ -1,0 +1,103 @@
+/* cli_args.c - strict command-line arguments for every skinkit command: whole-string numbers with ranges
+ * (finite only), missing values, unknown options. An argument error is one line naming the flag and the value,
+ * then "see skinkit CMD --help", and exit status 2 -- never the whole help text. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_common.h"
+
+int cli_arg_error(const char* cmd, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "skinkit %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nsee skinkit %s --help\n", cmd);
+  va_end(ap);
+  return 2;
+}
+
+const char* cli_arg_value(const char* cmd, int argc, char** argv, int* i) {
+  if (*i + 1 >= argc) {
+    cli_arg_error(cmd, "%s needs a value", argv[*i]);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+int cli_arg_unknown(const char* cmd, const char* arg) {
+  if (arg[0] == '-' && arg[1]) return cli_arg_error(cmd, "unknown option %s", arg);
+  return cli_arg_error(cmd, "unexpected argument \"%s\"", arg);
+}
+
+/* Text that strtod/strtoull would skip or read in part is refused here: leading blanks, an empty string. */
+static int plain(const char* s) { return s && s[0] && !isspace((unsigned char)s[0]); }
+
+int cli_parse_u32(const char* s, uint32_t lo, uint32_t hi, uint32_t* out) {
+  if (!plain(s) || s[0] == '-' || s[0] == '+') return 0;
+  for (const char* p = s; *p; ++p)
+    if (*p < '0' || *p > '9') return 0;
+  errno = 0;
+  char* end = NULL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return 0;
+  *out = (uint32_t)v;
+  return 1;
+}
+
+int cli_parse_real(const char* s, double lo, double hi, unsigned open, double* out) {
+  if (!plain(s)) return 0;
+  errno = 0;
+  char* end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno == ERANGE || !isfinite(v)) return 0;
+  if ((open & CLI_OPEN_LO) ? !(v > lo) : !(v >= lo)) return 0;
+  if ((open & CLI_OPEN_HI) ? !(v < hi) : !(v <= hi)) return 0;
+  *out = v;
+  return 1;
+}
+
+int cli_arg_u32(const char* cmd, const char* flag, const char* s, uint32_t lo, uint32_t hi, uint32_t* out) {
+  if (cli_parse_u32(s, lo, hi, out)) return 0;
+  return cli_arg_error(cmd, "%s needs a whole number %u..%u, not \"%s\"", flag, lo, hi, s);
+}
+
+int cli_arg_real(const char* cmd, const char* flag, const char* s, double lo, double hi, unsigned open, double* out) {
+  if (cli_parse_real(s, lo, hi, open, out)) return 0;
+  return cli_arg_error(cmd, "%s needs a number %s%g, %g%s, not \"%s\"", flag, (open & CLI_OPEN_LO) ? "in (" : "in [",
+                       lo, hi, (open & CLI_OPEN_HI) ? ")" : "]", s);
+}
+
+int cli_arg_float(const char* cmd, const char* flag, const char* s, double lo, double hi, unsigned open, float* out) {
+  double v = 0.0;
+  if (cli_arg_real(cmd, flag, s, lo, hi, open, &v)) return 2;
+  *out = (float)v;
+  return 0;
+}
+
+int cli_check_output_dir(const char* cmd, const char* path) {
+  if (!path || !strcmp(path, "-")) return 0;
+  const char* slash = strrchr(path, '/');
+  if (!slash) return 0; /* the current folder */
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  char* dir = malloc(n + 1);
+  if (!dir) return 2;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  struct stat st;
+  int rc = 0;
+  if (stat(dir, &st) != 0) {
+    fprintf(stderr, "skinkit %s: cannot write %s: the folder %s does not exist\n", cmd, path, dir);
+    rc = 2;
+  } else if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "skinkit %s: cannot write %s: %s is not a folder\n", cmd, path, dir);
+    rc = 2;
+  }
+  free(dir);
+  return rc;
+}
