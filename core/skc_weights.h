@@ -121,11 +121,18 @@ typedef struct skc_smooth_params {
 int skc_weights_smooth(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err);
 
 /* ---- rogue-vertex removal (Weber 2000) ------------------------------------------------------------ */
-enum { SKC_ROGUE_PER_COMPONENT = 1 << 0 };
+enum { SKC_ROGUE_PER_COMPONENT = 1 << 0 }; /* accepted, no effect: loose parts are always separate */
+/* An island of a joint on a part is small when both its total weight and its vertex count are below this fraction
+ * of the main island's; a small island is rogue when none of its vertices reaches the main island over edges
+ * within SKC_ROGUE_GAP of the part's bounding-box diagonal (without positions: within 2 edges). */
+#define SKC_ROGUE_ISLAND_RATIO 0.05
+#define SKC_ROGUE_GAP 0.1
+/* A vertex whose weights move by at most this much is no change (below a float weight's stored precision). */
+#define SKC_ROGUE_NO_CHANGE 1e-6
 typedef struct skc_rogue_params {
-  const float* positions; size_t positions_stride; /* optional: tie-break by distance to the joint */
+  const float* positions; size_t positions_stride; /* optional: vertices at one position are connected */
   const uint32_t* triangles; size_t triangle_count;
-  const skc_skeleton* skeleton; /* optional, with positions */
+  const skc_skeleton* skeleton; /* optional; only checked (joint count) */
   float epsilon;                /* attachment = weight > epsilon */
   uint32_t flags;
   float tolerance;

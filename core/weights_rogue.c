@@ -1,14 +1,21 @@
-/* weights_rogue.c - rogue-vertex removal (Weber 2000, as summarized in seed 000).
+/* weights_rogue.c - rogue-vertex removal (after Weber 2000), per loose part.
  *
- * For every joint, its best-attached vertex (highest weight; ties: closest to the joint's bind position when a
- * skeleton and positions are given, else the lowest vertex index) seeds a flood over mesh edges through the
- * vertices attached to that joint (weight > epsilon). Attachments the flood does not reach are rogue. A rogue
- * attachment of a selected vertex on an unlocked joint is removed and its weight handed to the unlocked joints of
- * the nearest valid vertex (edge hops, multi-source BFS from the vertices whose attachments are all valid),
- * proportionally to that vertex's weights; then the normalization rule. With SKC_ROGUE_PER_COMPONENT every
- * connected component gets its own seed per joint (separate pieces such as eyes or props are not rogue).
- * The floods of all joints are computed at once as connected sets of attachments (union-find over the edges, in
- * vertex order for memory locality): O(edges * influences^2) near-linear work. */
+ * A part is a connected component of the mesh over its triangle edges (shared vertex indices). For every part and
+ * joint, the joint's influence region on that part is split into islands: the connected components, over the
+ * part's edges, of the vertices whose weight for the joint is > epsilon. The main island is the one with the
+ * largest total weight (ties: more vertices, then the lowest vertex index). Another island of the same joint in
+ * the same part is rogue when its total weight is below SKC_ROGUE_ISLAND_RATIO times the main island's; a joint
+ * whose weight on a part is one island is never touched, and neither is anything on another part (so separate
+ * pieces - eyes, props, the loose parts of a game character - keep their weights).
+ *
+ * A rogue attachment of a selected vertex on an unlocked joint is removed and the vertex renormalized over its
+ * remaining joints (the normalization rule). A vertex left with no unlocked weight takes the unlocked weights of
+ * the nearest vertex of its part (edge hops, multi-source BFS) whose attachments are all valid, in proportion.
+ * A vertex whose weights move by at most SKC_ROGUE_NO_CHANGE (below a float weight's stored precision) is left as
+ * it was and not counted.
+ *
+ * Islands of all joints are found at once as connected sets of attachments (union-find over the edges, in vertex
+ * order for memory locality), then sorted by (part, joint, total weight): O(edges * influences^2 + N log N). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,11 +40,106 @@ static void uf_union(uint32_t* parent, uint32_t a, uint32_t b) {
     parent[a] = b;
 }
 
-static float dist2_to_joint(const skc_rogue_params* p, size_t v, uint32_t j) {
-  const float* x = skc_pos(p->positions, p->positions_stride, v);
-  const float* B = p->skeleton->bind + 16 * (size_t)j;
-  float dx = x[0] - B[12], dy = x[1] - B[13], dz = x[2] - B[14];
-  return dx * dx + dy * dy + dz * dz;
+/* One island: a connected set of attachments of one joint on one part. */
+typedef struct island {
+  uint32_t part, joint, root, count, first_vertex;
+  double total;
+} island;
+
+static int island_cmp(const void* pa, const void* pb) {
+  const island *a = pa, *b = pb;
+  if (a->part != b->part) return a->part < b->part ? -1 : 1;
+  if (a->joint != b->joint) return a->joint < b->joint ? -1 : 1;
+  if (a->total != b->total) return a->total > b->total ? -1 : 1;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  return a->first_vertex < b->first_vertex ? -1 : a->first_vertex > b->first_vertex;
+}
+
+static bool carries(const skc_skin* s, const uint8_t* att, uint32_t* parent, uint32_t u, uint32_t j,
+                    uint32_t main_root) {
+  for (size_t i = s->offsets[u]; i < s->offsets[u + 1]; ++i)
+    if (s->joints[i] == j) return att[i] && uf_find(parent, (uint32_t)i) == main_root;
+  return false;
+}
+
+/* Whether the island vertex v is near the main island (root main_root) of joint j: a vertex carrying it is
+ * reachable over edges through vertices within sqrt(reach2) of v (with positions), or within 2 edges (without).
+ * stamp/queue: V entries; stamp holds no value >= *tick. */
+static bool near_main(const skc_adjacency* adj, const skc_skin* s, const uint8_t* att, uint32_t* parent,
+                      const skc_rogue_params* p, double reach2, uint32_t* stamp, uint32_t* tick, uint32_t* queue,
+                      uint32_t v, uint32_t j, uint32_t main_root) {
+  if (!p->positions) {
+    for (size_t k = adj->offsets[v]; k < adj->offsets[v + 1]; ++k) {
+      uint32_t x = adj->neighbors[k];
+      if (carries(s, att, parent, x, j, main_root)) return true;
+      for (size_t kk = adj->offsets[x]; kk < adj->offsets[x + 1]; ++kk)
+        if (carries(s, att, parent, adj->neighbors[kk], j, main_root)) return true;
+    }
+    return false;
+  }
+  uint32_t t = ++*tick;
+  const float* o = skc_pos(p->positions, p->positions_stride, v);
+  size_t head = 0, tail = 0;
+  queue[tail++] = v;
+  stamp[v] = t;
+  while (head < tail) {
+    uint32_t u = queue[head++];
+    for (size_t k = adj->offsets[u]; k < adj->offsets[u + 1]; ++k) {
+      uint32_t x = adj->neighbors[k];
+      if (stamp[x] == t) continue;
+      stamp[x] = t;
+      const float* y = skc_pos(p->positions, p->positions_stride, x);
+      double dx = y[0] - o[0], dy = y[1] - o[1], dz = y[2] - o[2];
+      if (dx * dx + dy * dy + dz * dz > reach2) continue;
+      if (carries(s, att, parent, x, j, main_root)) return true;
+      queue[tail++] = x;
+    }
+  }
+  return false;
+}
+
+typedef struct keyed {
+  float x, y, z;
+  uint32_t v;
+} keyed;
+
+static int keyed_cmp(const void* pa, const void* pb) {
+  const keyed *a = pa, *b = pb;
+  if (a->x != b->x) return a->x < b->x ? -1 : 1;
+  if (a->y != b->y) return a->y < b->y ? -1 : 1;
+  if (a->z != b->z) return a->z < b->z ? -1 : 1;
+  return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* Mesh edges, plus (with positions) an edge between vertices at exactly the same position: the copies a mesh
+ * split at UV seams or normal creases keeps of one point are one point for connectivity. */
+static int build_adjacency(skc_adjacency* adj, size_t V, const skc_rogue_params* p, skc_err* err) {
+  if (!p->positions || V < 2) return skc_adjacency_build(adj, V, p->triangles, p->triangle_count, err);
+  keyed* ord = malloc(V * sizeof *ord);
+  uint32_t* tri = malloc((3 * p->triangle_count + 3 * V) * sizeof *tri);
+  if (!ord || !tri) {
+    free(ord);
+    free(tri);
+    memset(adj, 0, sizeof *adj);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory removing rogue vertices");
+  }
+  for (size_t v = 0; v < V; ++v) {
+    const float* x = skc_pos(p->positions, p->positions_stride, v);
+    ord[v] = (keyed){x[0], x[1], x[2], (uint32_t)v};
+  }
+  qsort(ord, V, sizeof *ord, keyed_cmp);
+  memcpy(tri, p->triangles, 3 * p->triangle_count * sizeof *tri);
+  size_t t = p->triangle_count;
+  for (size_t k = 1; k < V; ++k) {
+    if (ord[k - 1].x != ord[k].x || ord[k - 1].y != ord[k].y || ord[k - 1].z != ord[k].z) continue;
+    tri[3 * t] = tri[3 * t + 1] = ord[k - 1].v; /* degenerate triangle = the one edge */
+    tri[3 * t + 2] = ord[k].v;
+    ++t;
+  }
+  int rc = skc_adjacency_build(adj, V, tri, t, err);
+  free(ord);
+  free(tri);
+  return rc;
 }
 
 int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_params* p, skc_wreport* r,
@@ -51,7 +153,6 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
                     s->joint_count);
   size_t V = s->vertex_count;
   uint32_t J = s->joint_count;
-  bool use_dist = p->skeleton && p->positions;
   if (p->positions) {
     if (p->positions_stride && p->positions_stride < 12)
       return skc_fail(err, SKC_INVALID_ARGUMENT, "positions stride %zu is below 12 bytes", p->positions_stride);
@@ -62,7 +163,7 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
     }
   }
   skc_adjacency adj;
-  int rc = skc_adjacency_build(&adj, V, p->triangles, p->triangle_count, err);
+  int rc = build_adjacency(&adj, V, p, err);
   if (rc) return rc;
   const float eps = p->epsilon;
   size_t N = skc_skin_entries(s);
@@ -70,53 +171,49 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
   const uint32_t* SJ = s->joints;
   const float* SW = s->weights;
   uint8_t* valid = calloc(N ? N : 1, 1);
-  uint32_t* order = malloc((V ? V : 1) * sizeof *order);
-  uint32_t* region_end = NULL;
-  uint32_t* best_e = malloc(J * sizeof *best_e);
-  uint32_t* best_v = malloc(J * sizeof *best_v);
-  uint32_t* stamp = calloc(J, sizeof *stamp);
-  uint32_t* qv = malloc((N > V ? N : V ? V : 1) * sizeof *qv);
+  uint8_t* rogue_set = calloc(N ? N : 1, 1);
+  uint32_t* part = malloc((V ? V : 1) * sizeof *part);
+  uint32_t* qv = malloc((V ? V : 1) * sizeof *qv);
   uint32_t* parent = malloc((N ? N : 1) * sizeof *parent);
-  uint8_t* seedok = calloc(N ? N : 1, 1);
-  uint32_t* donor = malloc((V ? V : 1) * sizeof *donor);
-  uint32_t* per_joint = calloc(J, sizeof *per_joint);
+  island* isl = malloc((N ? N : 1) * sizeof *isl);
+  uint32_t* slot = malloc((N ? N : 1) * sizeof *slot); /* root entry -> its island */
+  uint32_t* donor = calloc(V ? V : 1, sizeof *donor); /* first the BFS stamps of near_main */
+  float* box = malloc(6 * (V ? V : 1) * sizeof *box);  /* per part: min xyz, max xyz */
+  uint32_t* per_joint = calloc(J ? J : 1, sizeof *per_joint);
   size_t maxd = skc_wmax_degree(s);
   uint32_t* tj = malloc((2 * maxd + 1) * sizeof *tj);
   float* tw = malloc((2 * maxd + 1) * sizeof *tw);
   skc_skin_builder bld;
   bool have_builder = false;
-  if (!valid || !order || !best_e || !best_v || !stamp || !qv || !parent || !seedok || !donor || !per_joint || !tj || !tw) goto oom;
-
-  /* regions: the whole mesh, or connected components in BFS order */
-  size_t regions = 1;
-  if (p->flags & SKC_ROGUE_PER_COMPONENT) {
-    memset(donor, 0xff, V * sizeof *donor); /* reused as "seen" */
-    region_end = malloc((V + 1) * sizeof *region_end);
-    if (!region_end) goto oom;
-    size_t head = 0, tail = 0;
-    regions = 0;
-    for (size_t v0 = 0; v0 < V; ++v0) {
-      if (donor[v0] != UINT32_MAX) continue;
-      donor[v0] = 0;
-      order[tail++] = (uint32_t)v0;
-      while (head < tail) {
-        uint32_t u = order[head++];
-        for (size_t k = adj.offsets[u]; k < adj.offsets[u + 1]; ++k) {
-          uint32_t x = adj.neighbors[k];
-          if (donor[x] == UINT32_MAX) {
-            donor[x] = 0;
-            order[tail++] = x;
-          }
-        }
-      }
-      region_end[regions++] = (uint32_t)tail;
-    }
-  } else {
-    for (size_t v = 0; v < V; ++v) order[v] = (uint32_t)v;
+  if (!valid || !rogue_set || !part || !qv || !parent || !isl || !slot || !donor || !per_joint || !tj || !tw || !box)
+    goto oom;
+  for (size_t k = 0; k < V; ++k) {
+    box[6 * k] = box[6 * k + 1] = box[6 * k + 2] = INFINITY;
+    box[6 * k + 3] = box[6 * k + 4] = box[6 * k + 5] = -INFINITY;
   }
 
-  /* connected sets of attachments: union (u, j) with (x, j) over every edge u-x where both carry j. Vertex order
-   * keeps memory access local (a BFS flood jumps around the mesh and is bound by cache misses). */
+  /* parts: connected components over the edges */
+  for (size_t v = 0; v < V; ++v) part[v] = UINT32_MAX;
+  uint32_t parts = 0;
+  for (size_t v0 = 0; v0 < V; ++v0) {
+    if (part[v0] != UINT32_MAX) continue;
+    size_t head = 0, tail = 0;
+    part[v0] = parts;
+    qv[tail++] = (uint32_t)v0;
+    while (head < tail) {
+      uint32_t u = qv[head++];
+      for (size_t k = adj.offsets[u]; k < adj.offsets[u + 1]; ++k) {
+        uint32_t x = adj.neighbors[k];
+        if (part[x] == UINT32_MAX) {
+          part[x] = parts;
+          qv[tail++] = x;
+        }
+      }
+    }
+    ++parts;
+  }
+
+  /* islands: union (u, j) with (x, j) over every edge u-x where both carry j */
   for (size_t i = 0; i < N; ++i) {
     parent[i] = (uint32_t)i;
     valid[i] = SW[i] > eps && skc_wentry_valid(SJ[i], SW[i], J); /* attachment; becomes "valid" below */
@@ -137,47 +234,67 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
       }
     }
   }
-  /* seeds: best attachment per (region, joint); the set of each seed is valid */
-  size_t qn = 0, rb = 0;
-  for (size_t reg = 0; reg < regions; ++reg) {
-    size_t re = region_end ? region_end[reg] : V;
-    size_t first_seed = qn;
-    for (size_t k = rb; k < re; ++k) {
-      uint32_t v = order[k];
-      for (size_t i = off[v]; i < off[v + 1]; ++i) {
-        uint32_t j = SJ[i];
-        float w = SW[i];
-        if (!skc_wentry_valid(j, w, J) || !(w > eps)) continue;
-        if (stamp[j] != reg + 1) {
-          stamp[j] = (uint32_t)(reg + 1);
-          best_e[j] = (uint32_t)i;
-          best_v[j] = v;
-          qv[qn] = j; /* joints seen in this region, resolved below */
-          ++qn;
-          continue;
-        }
-        float bw = SW[best_e[j]];
-        bool better = w > bw;
-        if (w == bw) {
-          if (use_dist) {
-            float d = dist2_to_joint(p, v, j), bd = dist2_to_joint(p, best_v[j], j);
-            better = d < bd || (d == bd && v < best_v[j]);
-          } else {
-            better = v < best_v[j];
-          }
-        }
-        if (better) {
-          best_e[j] = (uint32_t)i;
-          best_v[j] = v;
-        }
+  /* island totals; the root is the lowest entry of its set, met first in vertex order */
+  size_t ni = 0;
+  for (size_t v = 0; v < V; ++v)
+    for (size_t i = off[v]; i < off[v + 1]; ++i) {
+      if (!valid[i]) continue;
+      uint32_t root = uf_find(parent, (uint32_t)i);
+      if (root == i) {
+        isl[ni] = (island){part[v], SJ[i], root, 0, (uint32_t)v, 0.0};
+        slot[root] = (uint32_t)ni++;
+      }
+      island* t = &isl[slot[root]];
+      t->count++;
+      t->total += SW[i];
+    }
+  qsort(isl, ni, sizeof *isl, island_cmp);
+  /* candidates: the small islands besides the main one of each (part, joint); slot[root] = its main island's root */
+  size_t candidates = 0;
+  for (size_t a = 0; a < ni;) {
+    size_t b = a + 1;
+    while (b < ni && isl[b].part == isl[a].part && isl[b].joint == isl[a].joint) {
+      if (isl[b].total < SKC_ROGUE_ISLAND_RATIO * isl[a].total &&
+          (double)isl[b].count < SKC_ROGUE_ISLAND_RATIO * (double)isl[a].count) {
+        rogue_set[isl[b].root] = 1;
+        slot[isl[b].root] = isl[a].root;
+        ++candidates;
+      }
+      ++b;
+    }
+    a = b;
+  }
+  /* a small island close to its main island (SKC_ROGUE_GAP of the part's size, along the surface) is the main
+   * region's falloff cut by an influence limit or by quantization, not rogue */
+  if (candidates && p->positions) {
+    for (size_t v = 0; v < V; ++v) {
+      const float* x = skc_pos(p->positions, p->positions_stride, v);
+      float* b = box + 6 * (size_t)part[v];
+      for (int k = 0; k < 3; ++k) {
+        if (x[k] < b[k]) b[k] = x[k];
+        if (x[k] > b[3 + k]) b[3 + k] = x[k];
       }
     }
-    for (size_t k = first_seed; k < qn; ++k) seedok[uf_find(parent, best_e[qv[k]])] = 1;
-    rb = re;
   }
-  for (size_t i = 0; i < N; ++i) valid[i] = valid[i] && seedok[uf_find(parent, (uint32_t)i)];
+  uint32_t tick = 0;
+  for (size_t v = 0; v < V && candidates; ++v)
+    for (size_t i = off[v]; i < off[v + 1]; ++i) {
+      if (!valid[i]) continue;
+      uint32_t root = uf_find(parent, (uint32_t)i);
+      if (rogue_set[root] != 1) continue;
+      double reach2 = 0.0;
+      if (p->positions) {
+        const float* b = box + 6 * (size_t)part[v];
+        double dx = b[3] - b[0], dy = b[4] - b[1], dz = b[5] - b[2];
+        reach2 = SKC_ROGUE_GAP * SKC_ROGUE_GAP * (dx * dx + dy * dy + dz * dz);
+      }
+      if (near_main(&adj, s, valid, parent, p, reach2, donor, &tick, qv, (uint32_t)v, SJ[i], slot[root]))
+        rogue_set[root] = 2;
+    }
+  for (size_t i = 0; i < N; ++i) valid[i] = valid[i] && rogue_set[uf_find(parent, (uint32_t)i)] != 1;
 
-  /* donors: vertices with attachments, all valid; multi-source BFS gives every vertex its nearest donor */
+  /* donors: vertices with attachments, all valid; multi-source BFS gives every vertex its nearest donor (edges
+   * never leave a part, so the donor is on the vertex's own part) */
   size_t head = 0, tail = 0;
   for (size_t v = 0; v < V; ++v) {
     bool any = false, all = true;
@@ -200,31 +317,11 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
     }
   }
 
-  /* nothing rogue on a selected vertex (the common case): report and keep the skin as it is */
-  size_t any_rogue = 0;
-  for (size_t v = 0; v < V && !any_rogue; ++v)
-    if (skc_wsel(sc, v))
-      for (size_t i = off[v]; i < off[v + 1]; ++i)
-        if (SW[i] > eps && !valid[i] && skc_wentry_valid(SJ[i], SW[i], J) && !skc_wlocked(sc, SJ[i])) ++any_rogue;
-  if (!any_rogue) {
-    skc_wreport_begin(r, s);
-    for (size_t v = 0; v < V; ++v) {
-      if (!skc_wsel(sc, v)) continue;
-      r->vertices_visited++;
-      size_t bad = skc_wcount_invalid(s, off[v], off[v + 1]);
-      if (bad) {
-        r->invalid_entries += bad;
-        skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
-      }
-    }
-    r->influences_after = N;
-    rc = SKC_OK;
-    goto done;
-  }
-  if ((rc = skc_skin_builder_init(&bld, V, N + N / 4 + 16, err))) goto done;
+  if ((rc = skc_skin_builder_init(&bld, V, N + 16, err))) goto done;
   have_builder = true;
   skc_wreport_begin(r, s);
   const double tol = p->tolerance > 0.0f ? p->tolerance : 1e-5;
+  size_t changed_entries = 0;
   for (size_t v = 0; v < V; ++v) {
     size_t b = off[v], e = off[v + 1], n = e - b;
     bool sel = skc_wsel(sc, v);
@@ -243,18 +340,20 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
       continue;
     }
     size_t m = 0;
-    double moved = 0.0;
+    double moved = 0.0, left = 0.0;
     for (size_t i = b; i < e; ++i) {
       if (SW[i] > eps && !valid[i] && !skc_wlocked(sc, SJ[i])) {
         moved += SW[i];
         continue;
       }
+      if (!skc_wlocked(sc, SJ[i])) left += SW[i];
       tj[m] = SJ[i];
       tw[m] = SW[i];
       ++m;
     }
     uint32_t d = donor[v];
-    if (d != UINT32_MAX && moved > 0.0) {
+    if (!(left > 0.0) && d != UINT32_MAX && moved > 0.0) {
+      /* nothing unlocked left to renormalize: the nearest valid vertex's unlocked weights, in proportion */
       double dsum = 0.0;
       for (size_t i = off[d]; i < off[d + 1]; ++i)
         if (SW[i] > eps && !skc_wlocked(sc, SJ[i])) dsum += SW[i];
@@ -277,14 +376,37 @@ int skc_weights_remove_rogue(skc_skin* s, const skc_wscope* sc, const skc_rogue_
       skc_skin_builder_push(&bld, SJ + b, SW + b, n);
       continue;
     }
+    /* a real change only: some weight moved by more than the stored precision */
+    double diff = 0.0;
+    for (size_t i = b; i < e; ++i) {
+      float now = 0.0f;
+      for (size_t k = 0; k < m; ++k)
+        if (tj[k] == SJ[i]) now = tw[k];
+      double dd = fabs((double)now - (double)SW[i]);
+      if (dd > diff) diff = dd;
+    }
+    for (size_t k = 0; k < m; ++k) {
+      bool old = false;
+      for (size_t i = b; i < e && !old; ++i) old = SJ[i] == tj[k];
+      if (!old && tw[k] > diff) diff = tw[k];
+    }
+    if (!(diff > SKC_ROGUE_NO_CHANGE)) {
+      skc_skin_builder_push(&bld, SJ + b, SW + b, n);
+      continue;
+    }
     for (size_t i = b; i < e; ++i)
       if (SW[i] > eps && !valid[i] && !skc_wlocked(sc, SJ[i])) per_joint[SJ[i]]++;
-    r->entries_changed += rogue;
+    changed_entries += rogue;
     skc_wreport_flag(r, v, SKC_WFLAG_CHANGED | SKC_WFLAG_ROGUE);
     skc_skin_builder_push(&bld, tj, tw, m);
   }
+  r->entries_changed = changed_entries;
   have_builder = false;
-  if ((rc = skc_skin_builder_finish(&bld, s, err))) goto done;
+  if (r->vertices_changed) {
+    if ((rc = skc_skin_builder_finish(&bld, s, err))) goto done;
+  } else {
+    skc_skin_builder_free(&bld); /* nothing changed: keep the skin exactly as it is */
+  }
   for (uint32_t j = 0; j < J; ++j) r->joints_affected += per_joint[j] != 0;
   if (r->joint_counts) memcpy(r->joint_counts, per_joint, J * sizeof *per_joint);
   r->influences_after = skc_skin_entries(s);
@@ -296,15 +418,14 @@ done:
   if (have_builder) skc_skin_builder_free(&bld);
   skc_adjacency_free(&adj);
   free(valid);
-  free(order);
-  free(region_end);
-  free(best_e);
-  free(best_v);
-  free(stamp);
+  free(rogue_set);
+  free(part);
   free(qv);
   free(parent);
-  free(seedok);
+  free(isl);
+  free(slot);
   free(donor);
+  free(box);
   free(per_joint);
   free(tj);
   free(tw);

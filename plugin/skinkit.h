@@ -668,30 +668,35 @@ typedef struct sk_smooth_desc {
 SK_API sk_result sk_weights_smooth(sk_skin* skin, const sk_smooth_desc* desc, sk_weights_report* report,
                                    sk_error* err);
 
-enum { SK_ROGUE_PER_COMPONENT = 1 << 0 }; /* one seed per joint and connected component (separate pieces) */
+enum { SK_ROGUE_PER_COMPONENT = 1 << 0 }; /* accepted, no effect: every loose part is on its own (the default) */
 
 typedef struct sk_rogue_desc {
   uint32_t size;            /* sizeof(sk_rogue_desc) */
   uint32_t flags;           /* SK_ROGUE_* */
   sk_weight_scope scope;
-  const float* positions;   /* optional: with skeleton, ties of the best vertex go to the one nearest the joint */
+  const float* positions;   /* optional (recommended): vertices at the same position count as connected */
   size_t positions_stride;
   size_t position_count;    /* must equal vertex_count when positions are given */
   const uint32_t* triangles; /* required */
   size_t triangle_count;
-  const sk_skeleton* skeleton; /* optional; joint positions from its bind matrices */
+  const sk_skeleton* skeleton; /* optional; only checked (enough joints) */
   float epsilon;            /* a vertex is attached to a joint when its weight > epsilon; 0 = 0 (any weight) */
   float tolerance;          /* 0 = 1e-5 */
 } sk_rogue_desc;
 
-/* Rogue-vertex removal (Weber 2000): per joint, the best-attached vertex (highest weight; ties: nearest the joint
- * if a skeleton and positions are given, else the lowest index) seeds a flood over mesh edges through vertices
- * attached to that joint. Attachments the flood misses are rogue: on selected vertices and unlocked joints they
- * are removed and their weight goes to the unlocked joints of the nearest valid vertex (edge hops), then the
- * vertex is renormalized. report: vertices_changed, entries_changed (attachments moved), joints_affected,
- * joint_counts[j], SK_WFLAG_ROGUE. Connectivity is by shared vertex indices only: a mesh split at UV seams or made
- * of separate pieces is several components, and in the default (global) mode every component but the seed's loses
- * that joint; weld such meshes first or pass SK_ROGUE_PER_COMPONENT. */
+/* Rogue-vertex removal (after Weber 2000), per loose part. A part is a connected component over the mesh edges
+ * (plus, with positions, vertices at exactly the same position: UV-seam copies). On each part, a joint's influence
+ * region (vertices with weight > epsilon) splits into islands (connected components over the part's edges); the
+ * main island has the largest total weight. Another island of that joint on that part is rogue when it is small -
+ * below 5 % of the main island's total weight and below 5 % of its vertex count - and far - no vertex of it reaches
+ * the main island over edges within 10 % of the part's bounding-box diagonal (without positions: within 2 edges;
+ * closer islands are the main region's falloff cut by an influence limit). A joint whose weight on a part is one
+ * island is never touched, nor is anything on another part. Rogue attachments of selected vertices on unlocked
+ * joints are removed and the vertex renormalized over its other joints; a vertex left without unlocked weight
+ * takes the unlocked weights of the nearest vertex (edge hops) with no rogue attachment. Only real changes count:
+ * a vertex whose weights would move by at most 1e-6 is left as it is. report: vertices_changed, entries_changed
+ * (attachments removed), joints_affected, joint_counts[j], SK_WFLAG_ROGUE; vertices_failed counts vertices left
+ * unchanged because of an invalid entry or because locked weights leave nothing to renormalize. */
 SK_API sk_result sk_weights_remove_rogue(sk_skin* skin, const sk_rogue_desc* desc, sk_weights_report* report,
                                          sk_error* err);
 

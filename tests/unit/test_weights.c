@@ -857,20 +857,21 @@ END_TEST
 /* ------------------------------------------------------------------------------------------ rogue */
 
 START_TEST(test_rogue_island_is_reattached) {
-  /* 12 x 3 grid: joint 0 on x < 6, joint 1 on x >= 6; vertex (9, 1) also carries joint 0 (an island) */
-  mesh m = make_grid(12, 3, 0.0f);
+  /* 24 x 3 grid: joint 0 on x < 12, joint 1 on x >= 12; vertex (21, 1) also carries joint 0 (a small island far
+   * from joint 0's main region on the same part) */
+  mesh m = make_grid(24, 3, 0.0f);
   uint32_t* ja = malloc(m.V * sizeof *ja);
   uint32_t* jb = malloc(m.V * sizeof *jb);
   float* wa = malloc(m.V * sizeof *wa);
   for (size_t v = 0; v < m.V; ++v) {
-    ja[v] = (v % 12) < 6 ? 0 : 1;
+    ja[v] = (v % 24) < 12 ? 0 : 1;
     jb[v] = ja[v];
     wa[v] = 1.0f;
   }
-  size_t rogue_v = 12 + 9;
+  size_t rogue_v = 24 + 21;
   ja[rogue_v] = 0, jb[rogue_v] = 1, wa[rogue_v] = 0.4f; /* joint 0 at 0.4 next to nothing of joint 0 */
   sk_skin* s = skin_two(m.V, 3, ja, jb, wa);
-  uint8_t flags[36];
+  uint8_t flags[72];
   uint32_t per_joint[3];
   sk_weights_report r = new_report(flags, per_joint);
   sk_rogue_desc d = {.size = sizeof d, .triangles = m.tri, .triangle_count = m.T};
@@ -897,9 +898,9 @@ START_TEST(test_rogue_island_is_reattached) {
   ck_assert(wof(s, rogue_v, 0) == 0.4f);
   d.scope.locked_joints = NULL;
   d.scope.locked_joint_count = 0;
-  uint8_t mask[36] = {0};
+  uint8_t mask[72] = {0};
   d.scope.vertex_mask = mask;
-  d.scope.vertex_mask_count = 36;
+  d.scope.vertex_mask_count = 72;
   ck_assert_int_eq(sk_weights_remove_rogue(s, &d, &r, NULL), SK_OK);
   ck_assert(wof(s, rogue_v, 0) == 0.4f);
   ck_assert_uint_eq(r.vertices_changed, 0);
@@ -912,8 +913,8 @@ START_TEST(test_rogue_island_is_reattached) {
 END_TEST
 
 START_TEST(test_rogue_per_component_and_tie_breaks) {
-  /* two separate strips, both fully on joint 0: globally the second strip is rogue (and has no valid donor of
-   * another joint... it gets joint 0 back from nothing -> failed); per component, nothing is rogue */
+  /* two separate strips, both fully on joint 0: separate parts are never rogue, with or without the (now
+   * default) SK_ROGUE_PER_COMPONENT flag, with or without a skeleton */
   mesh a = make_grid(4, 2, 0.0f);
   mesh m;
   m.V = 2 * a.V;
@@ -927,7 +928,6 @@ START_TEST(test_rogue_per_component_and_tie_breaks) {
   uint32_t* ja = calloc(m.V, sizeof *ja);
   float* wa = malloc(m.V * sizeof *wa);
   for (size_t v = 0; v < m.V; ++v) wa[v] = 1.0f;
-  /* first strip: joint 1 on its last column, so the first strip has donors of both joints */
   ja[3] = ja[7] = 1;
   sk_skin* s = skin_two(m.V, 2, ja, ja, wa);
   sk_rogue_desc d = {.size = sizeof d, .triangles = m.tri, .triangle_count = m.T, .flags = SK_ROGUE_PER_COMPONENT};
@@ -936,16 +936,14 @@ START_TEST(test_rogue_per_component_and_tie_breaks) {
   ck_assert_uint_eq(r.vertices_changed, 0);
   d.flags = 0;
   ck_assert_int_eq(sk_weights_remove_rogue(s, &d, &r, NULL), SK_OK);
-  /* the seed of joint 0 is vertex 0 (tie -> lowest index): the second strip is rogue but has no donor */
-  ck_assert_uint_eq(r.vertices_failed, a.V);
   ck_assert_uint_eq(r.vertices_changed, 0);
-  /* with a skeleton whose joint 0 sits at the second strip, the tie goes there instead */
+  ck_assert_uint_eq(r.vertices_failed, 0);
   const char* names[2] = {"root", "tip"};
   int32_t parents[2] = {-1, 0};
   float rest[32] = {0};
   for (int k = 0; k < 2; ++k) rest[16 * k] = rest[16 * k + 5] = rest[16 * k + 10] = rest[16 * k + 15] = 1.0f;
   rest[12] = 11.0f;
-  rest[16 + 12] = -11.0f; /* tip is relative to root: at world x = 0 */
+  rest[16 + 12] = -11.0f;
   sk_skeleton_desc sd = {.size = sizeof sd, .joint_count = 2, .names = names, .parents = parents, .rest_local = rest};
   sk_skeleton* sk = NULL;
   ck_assert_int_eq(sk_skeleton_create(&sd, &sk, NULL), SK_OK);
@@ -953,10 +951,7 @@ START_TEST(test_rogue_per_component_and_tie_breaks) {
   d.positions = m.pos;
   d.position_count = m.V;
   ck_assert_int_eq(sk_weights_remove_rogue(s, &d, &r, NULL), SK_OK);
-  /* now the first strip's joint-0 vertices are rogue; they take joint 1 from the donors on its last column */
-  ck_assert_uint_eq(r.vertices_changed, 6);
-  ck_assert_float_eq_tol(wof(s, 0, 1), 1.0f, 1e-6f);
-  ck_assert_float_eq_tol(wof(s, a.V, 0), 1.0f, 1e-6f);
+  ck_assert_uint_eq(r.vertices_changed, 0);
   /* errors */
   sk_error e;
   d.triangle_count = 0;
@@ -984,6 +979,122 @@ START_TEST(test_rogue_per_component_and_tie_breaks) {
   sk_skin_destroy(s);
   mesh_free(&m);
   mesh_free(&a);
+}
+END_TEST
+
+/* five loose cylinders (12 rings x 8), each weighted to 1-3 of 4 joints with smooth ramps along Y; joint 0 is on
+ * three parts, so a whole-mesh flood would take it from two of them */
+enum { MP_PARTS = 5, MP_RINGS = 12, MP_SEG = 8, MP_PV = MP_RINGS * MP_SEG };
+static float mp_ramp(size_t ring) { return ring < 4 ? 1.0f : ring >= 8 ? 0.0f : (float)(8 - ring) / 4.0f; }
+static mesh make_multipart(uint32_t* ja, uint32_t* jb, float* wa) {
+  mesh c = make_cylinder(MP_RINGS, MP_SEG), m;
+  m.V = MP_PARTS * c.V;
+  m.T = MP_PARTS * c.T;
+  m.pos = malloc(3 * m.V * sizeof *m.pos);
+  m.tri = malloc(3 * m.T * sizeof *m.tri);
+  static const uint32_t pa[MP_PARTS] = {0, 1, 0, 2, 0}, pb[MP_PARTS] = {0, 2, 1, 3, 3};
+  for (size_t k = 0; k < MP_PARTS; ++k) {
+    for (size_t i = 0; i < 3 * c.V; ++i) m.pos[3 * c.V * k + i] = c.pos[i] + (i % 3 == 0 ? 5.0f * (float)k : 0.0f);
+    for (size_t i = 0; i < 3 * c.T; ++i) m.tri[3 * c.T * k + i] = c.tri[i] + (uint32_t)(c.V * k);
+    for (size_t v = 0; v < c.V; ++v) {
+      size_t g = k * c.V + v;
+      ja[g] = pa[k], jb[g] = pb[k];
+      wa[g] = pa[k] == pb[k] ? 1.0f : mp_ramp(v / MP_SEG);
+    }
+  }
+  mesh_free(&c);
+  return m;
+}
+
+START_TEST(test_rogue_multipart_clean_and_planted) {
+  uint32_t ja[MP_PARTS * MP_PV], jb[MP_PARTS * MP_PV];
+  float wa[MP_PARTS * MP_PV];
+  mesh m = make_multipart(ja, jb, wa);
+  for (int with_pos = 0; with_pos < 2; ++with_pos) {
+    /* clean: nothing changes, and the skin is kept bit for bit */
+    sk_skin* s = skin_two(m.V, 4, ja, jb, wa);
+    sk_skin* before = skin_two(m.V, 4, ja, jb, wa);
+    sk_rogue_desc d = {.size = sizeof d, .triangles = m.tri, .triangle_count = m.T};
+    if (with_pos) d.positions = m.pos, d.position_count = m.V;
+    sk_weights_report r = new_report(NULL, NULL);
+    ck_assert_int_eq(sk_weights_remove_rogue(s, &d, &r, NULL), SK_OK);
+    ck_assert_uint_eq(r.vertices_changed, 0);
+    ck_assert_uint_eq(r.vertices_failed, 0);
+    ck_assert_uint_eq(r.entries_changed, 0);
+    for (size_t v = 0; v < m.V; ++v)
+      for (uint32_t j = 0; j < 4; ++j) ck_assert(wof(s, v, j) == wof(before, v, j));
+    sk_skin_destroy(s);
+    /* planted: two neighbouring vertices of part 1's top ring carry joint 1 at 0.05 (its main region is rings 0-7
+     * of that part); a weight below float precision (1e-8) on part 3's top ring is no change */
+    uint32_t pja[MP_PARTS * MP_PV], pjb[MP_PARTS * MP_PV];
+    float pwa[MP_PARTS * MP_PV];
+    memcpy(pja, ja, sizeof pja), memcpy(pjb, jb, sizeof pjb), memcpy(pwa, wa, sizeof pwa);
+    size_t p1 = 1 * MP_PV + 11 * MP_SEG + 2, p2 = p1 + 1, tiny = 3 * MP_PV + 11 * MP_SEG + 5;
+    pja[p1] = pja[p2] = 1, pjb[p1] = pjb[p2] = 2, pwa[p1] = pwa[p2] = 0.05f;
+    pja[tiny] = 2, pjb[tiny] = 3, pwa[tiny] = 1e-8f;
+    s = skin_two(m.V, 4, pja, pjb, pwa);
+    uint8_t* flags = malloc(m.V);
+    uint32_t per_joint[4];
+    r = new_report(flags, per_joint);
+    ck_assert_int_eq(sk_weights_remove_rogue(s, &d, &r, NULL), SK_OK);
+    ck_assert_uint_eq(r.vertices_changed, 2);
+    ck_assert_uint_eq(r.entries_changed, 2);
+    ck_assert_uint_eq(r.joints_affected, 1);
+    ck_assert_uint_eq(per_joint[1], 2);
+    for (size_t v = 0; v < m.V; ++v) {
+      if (v == p1 || v == p2) {
+        ck_assert_uint_eq(flags[v], SK_WFLAG_CHANGED | SK_WFLAG_ROGUE);
+        ck_assert(wof(s, v, 1) == 0.0f);
+        ck_assert_float_eq_tol(wof(s, v, 2), 1.0f, 1e-6f);
+        continue;
+      }
+      ck_assert_uint_eq(flags[v], 0);
+      for (uint32_t j = 0; j < 4; ++j) ck_assert(wof(s, v, j) == (v == tiny && j == 2 ? 1e-8f : wof(before, v, j)) ||
+                                                 (v == tiny && j == 3));
+    }
+    free(flags);
+    sk_skin_destroy(s);
+    sk_skin_destroy(before);
+  }
+  mesh_free(&m);
+}
+END_TEST
+
+/* The clean corpus meshes (real characters made of loose parts, split at UV seams) lose nothing. */
+START_TEST(test_corpus_rogue_leaves_clean_meshes) {
+  if (!skt_assets_dir()) {
+    ck_assert(!skt_assets_required());
+    return;
+  }
+  const char* files[] = {"gltf/CesiumMan.glb", "gltf/CesiumMan_subdiv2.glb", "gltf/Fox.glb", "gltf/quad_skin.glb",
+                         "gltf/SimpleSkin.gltf"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; ++f) {
+    sk_scene* sc = NULL;
+    sk_error e;
+    ck_assert_msg(sk_scene_load(skt_asset(files[f]), NULL, &sc, &e) == SK_OK, "%s: %s", files[f], e.message);
+    for (uint32_t k = 0; k < sk_scene_mesh_count(sc); ++k) {
+      sk_skin* skin = sk_scene_mesh_skin(sc, k);
+      if (!skin) continue;
+      size_t np = sk_scene_mesh_positions(sc, k, NULL, 0), ni = sk_scene_mesh_indices(sc, k, NULL, 0);
+      if (!ni) continue;
+      float* pos = malloc(np * sizeof *pos);
+      uint32_t* idx = malloc(ni * sizeof *idx);
+      sk_scene_mesh_positions(sc, k, pos, np);
+      sk_scene_mesh_indices(sc, k, idx, ni);
+      for (int with_pos = 0; with_pos < 2; ++with_pos) {
+        sk_rogue_desc d = {.size = sizeof d, .triangles = idx, .triangle_count = ni / 3};
+        if (with_pos) d.positions = pos, d.position_count = np / 3;
+        sk_weights_report r = new_report(NULL, NULL);
+        ck_assert_int_eq(sk_weights_remove_rogue(skin, &d, &r, NULL), SK_OK);
+        if (with_pos) ck_assert_msg(r.vertices_changed == 0, "%s mesh %u: %llu vertices changed", files[f], k,
+                                    (unsigned long long)r.vertices_changed);
+        ck_assert_uint_eq(r.vertices_failed, 0);
+      }
+      free(pos);
+      free(idx);
+    }
+    sk_scene_destroy(sc);
+  }
 }
 END_TEST
 
@@ -1517,6 +1628,7 @@ static Suite* weights_suite(void) {
   tcase_add_test(tc, test_smooth_mask_locks_and_joint_list);
   tcase_add_test(tc, test_rogue_island_is_reattached);
   tcase_add_test(tc, test_rogue_per_component_and_tie_breaks);
+  tcase_add_test(tc, test_rogue_multipart_clean_and_planted);
   tcase_add_test(tc, test_joint_mirror_name_conventions);
   tcase_add_test(tc, test_skeleton_mirror_map);
   tcase_add_test(tc, test_mirror_copy_positive_to_negative);
@@ -1533,6 +1645,7 @@ static Suite* weights_suite(void) {
   tcase_set_timeout(tcorp, 120);
   tcase_add_loop_test(tcorp, test_corpus_pipeline_keeps_invariants, 0, 5);
   tcase_add_test(tcorp, test_corpus_fox_mirror_map_is_involution);
+  tcase_add_test(tcorp, test_corpus_rogue_leaves_clean_meshes);
   suite_add_tcase(s, tcorp);
   return s;
 }
