@@ -20,10 +20,11 @@ const char cli_weights_usage[] =
     "                              [--weights-type float|u8|u16] [--force] [--json]\n"
     "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, .dae;\n"
     "  IN itself is never overwritten). The operations asked for run in this fixed order:\n"
-    "    1. --remove-rogue        rogue-vertex removal (Weber 2000): attachments cut off from their joint's connected\n"
-    "                             region go to the joints of the nearest valid vertex. Connectivity is by shared\n"
-    "                             vertices: a mesh split at UV seams (most glTF files) is many pieces, and all but\n"
-    "                             one piece per joint would lose it; --per-component seeds every piece instead\n"
+    "    1. --remove-rogue        rogue-vertex removal (Weber 2000), per loose part: on each part, a small island of\n"
+    "                             a joint's weights (< 5 % of its main region) far from that region (> 10 % of the\n"
+    "                             part's size) loses that joint, the vertex renormalized over its other joints.\n"
+    "                             Weights a part carries in one region are never touched (--per-component: the\n"
+    "                             default, accepted)\n"
     "    2. --mirror +x|-x|flip   mirror across the X = 0 plane: +x copies the +X side onto the -X side, -x the other\n"
     "                             way, flip swaps the sides; joint names are mapped Left <-> Right\n"
     "    3. --smooth ITER[:F]     Laplacian smoothing over mesh edges: ITER iterations (1..10000), factor F in (0, 1]\n"
@@ -44,8 +45,9 @@ const char cli_weights_usage[] =
     "                 JOINTS_n/WEIGHTS_n change, materials, textures, extensions and every other byte stay\n"
     "  --force        replace an existing OUT\n"
     "  --json         print the report as one JSON object instead of text\n"
-    "  The report gives, per mesh and operation, the vertices visited, changed and flagged (left unchanged: invalid\n"
-    "  entries, locked weights in the way, no mirror partner) and the entries removed or moved.\n"
+    "  The report gives, per mesh and operation, the vertices visited, changed (a weight moved by more than 1e-6)\n"
+    "  and flagged (the operation could not apply and left them unchanged: invalid entries, locked weights in the\n"
+    "  way, no mirror partner) and the entries removed or moved.\n"
     "  OUT receives the weights as edited; glTF holds at most 4 influences per vertex, so a vertex with more is written\n"
     "  with its 4 largest, renormalized (a warning says so; use --limit 4 to decide yourself).\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (bad arguments, OUT is IN, unreadable IN,\n"
@@ -262,7 +264,8 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
       printf("  %-13s skipped: %s\n", ops[i].op, ops[i].note);
       continue;
     }
-    printf("  %-13s %llu changed, %llu flagged of %llu visited", ops[i].op, (unsigned long long)r->vertices_changed,
+    printf("  %-13s %llu changed, %llu flagged (left unchanged) of %llu visited", ops[i].op,
+           (unsigned long long)r->vertices_changed,
            (unsigned long long)r->vertices_failed, (unsigned long long)r->vertices_visited);
     if (r->entries_changed)
       printf(", %llu entries %s", (unsigned long long)r->entries_changed,

@@ -254,6 +254,7 @@ class _WeightOp(bpy.types.Operator):
         try:
             api = _load_api(context)
             changed = failed = 0
+            any_locked = False
             names = []
             for obj in self.targets(context):
                 created = self.prepare(api, obj)
@@ -269,6 +270,7 @@ class _WeightOp(bpy.types.Operator):
                     locked = None
                     if self.respect_locks:
                         locked = np.array([obj.vertex_groups[g].lock_weight for g in groups], np.uint8)
+                        any_locked = any_locked or bool(locked.any())
                     try:
                         rep = self.apply(api, skin, mask, locked, obj, groups)
                     except BaseException:
@@ -290,7 +292,8 @@ class _WeightOp(bpy.types.Operator):
             return {"CANCELLED"}
         msg = "%s: %d vertices changed" % (", ".join(names), changed)
         if failed:
-            msg += ", %d left unchanged (locked groups or invalid weights)" % failed
+            msg += ", %d left unchanged (%s)" % (failed, "locked groups or invalid weights" if any_locked
+                                                 else "invalid weights")
             self.report({"WARNING"}, msg)
         else:
             self.report({"INFO"}, msg)
@@ -389,8 +392,9 @@ class SKINKIT_OT_remove_rogue(_WeightOp):
 
     epsilon: FloatProperty(name="Epsilon", description="Weights at or below this count as zero when finding "
                            "connected regions", default=0.0, min=0.0, max=1.0, precision=4)
-    per_component: BoolProperty(name="Per Mesh Part", description="Keep the largest region of each group in "
-                                "every loose part of the mesh", default=False)
+    per_component: BoolProperty(name="Per Mesh Part", description="Always on: each loose part keeps its own "
+                                "regions; only small islands far from a group's main region on the same part go",
+                                default=True)
 
     def apply(self, api, skin, mask, locked, obj, groups):
         pos, tri = _object_geometry(obj)
