@@ -132,10 +132,28 @@ static size_t nesting_depth(const char* s, size_t n) {
   return deepest;
 }
 
+/* Child tables: the keys of every object and the elements of every array, so that element i or key i is one lookup
+ * (walking next[] for each would make a loop over a 1,000,000-node array quadratic). The parent links are no longer
+ * needed once parsed; their field holds where a container's children start. */
+static int index_children(skio_gltf_doc* d, skc_err* err) {
+  size_t total = 0;
+  for (int i = 0; i < d->tok_count; ++i)
+    if (d->tok[i].type == JSMN_OBJECT || d->tok[i].type == JSMN_ARRAY) total += (size_t)d->tok[i].size;
+  d->elems = malloc((total ? total : 1) * sizeof *d->elems);
+  if (!d->elems) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the JSON index", d->path);
+  size_t at = 0;
+  for (int i = 0; i < d->tok_count; ++i) {
+    if (d->tok[i].type != JSMN_OBJECT && d->tok[i].type != JSMN_ARRAY) continue;
+    d->tok[i].aux = (int)at;
+    for (int k = 0, c = i + 1; k < d->tok[i].size && c < d->tok_count; ++k, c = d->next[c]) d->elems[at++] = c;
+  }
+  return SKC_OK;
+}
+
 _Static_assert(sizeof(skio_json_tok) == sizeof(jsmntok_t) && offsetof(skio_json_tok, start) == offsetof(jsmntok_t, start) &&
                    offsetof(skio_json_tok, end) == offsetof(jsmntok_t, end) &&
                    offsetof(skio_json_tok, size) == offsetof(jsmntok_t, size) &&
-                   offsetof(skio_json_tok, parent) == offsetof(jsmntok_t, parent) && sizeof(jsmntype_t) == sizeof(int),
+                   offsetof(skio_json_tok, aux) == offsetof(jsmntok_t, parent) && sizeof(jsmntype_t) == sizeof(int),
                "skio_json_tok mirrors jsmntok_t (with JSMN_PARENT_LINKS)");
 
 static int tokenize(skio_gltf_doc* d, skc_err* err) {
@@ -164,7 +182,7 @@ static int tokenize(skio_gltf_doc* d, skc_err* err) {
   }
   if (d->tok[0].type != JSMN_OBJECT) return skc_fail(err, SKC_FORMAT, "%s: the JSON is not an object", d->path);
   if (d->next[0] != n) return skc_fail(err, SKC_FORMAT, "%s: text after the JSON object", d->path);
-  return SKC_OK;
+  return index_children(d, err);
 }
 
 bool skio_json_is(const skio_gltf_doc* d, int tok, int type) {
@@ -178,9 +196,7 @@ static bool span_eq(const skio_gltf_doc* d, int tok, const char* s) {
 
 int skio_json_key_at(const skio_gltf_doc* d, int obj, int i) {
   if (!skio_json_is(d, obj, JSMN_OBJECT) || i < 0 || i >= d->tok[obj].size) return -1;
-  int c = obj + 1;
-  for (int k = 0; k < i; ++k) c = d->next[c];
-  return c;
+  return d->elems[d->tok[obj].aux + i];
 }
 
 int skio_json_get(const skio_gltf_doc* d, int obj, const char* key) {
@@ -198,9 +214,7 @@ int skio_json_len(const skio_gltf_doc* d, int arr) {
 
 int skio_json_at(const skio_gltf_doc* d, int arr, int i) {
   if (!skio_json_is(d, arr, JSMN_ARRAY) || i < 0 || i >= d->tok[arr].size) return -1;
-  int c = arr + 1;
-  for (int k = 0; k < i; ++k) c = d->next[c];
-  return c;
+  return d->elems[d->tok[arr].aux + i];
 }
 
 bool skio_json_num(const skio_gltf_doc* d, int tok, double* out) {
@@ -492,6 +506,7 @@ void skio_gltf_doc_destroy(skio_gltf_doc* d) {
   free(d->views);
   free(d->tok);
   free(d->next);
+  free(d->elems);
   free(d->file);
   free(d->path);
   free(d->base_dir);

@@ -45,7 +45,8 @@ typedef struct SKIO_MAY_ALIAS skio_json_tok {
   int start; /* byte span in the JSON text: [start, end); strings exclude their quotes */
   int end;
   int size;  /* object: keys; array: elements; key string: 1 */
-  int parent; /* enclosing token, -1 for the root (jsmn's parent link: the array is jsmn's own, not a copy) */
+  int aux;   /* while jsmn parses: its parent link (the array is jsmn's own, not a copy); once loaded, for objects
+                and arrays: where their children start in skio_gltf_doc.elems (O(1) element and key access) */
 } skio_json_tok;
 
 typedef struct skio_gltf_buffer {
@@ -78,6 +79,7 @@ typedef struct skio_gltf_doc {
   size_t bin_chunk_offset; /* offset of the BIN chunk header in file (GLB), 0 if none */
   skio_json_tok* tok;
   int* next;             /* next[i]: first token after the subtree of token i */
+  int* elems;            /* child tokens of every object (its keys) and array (its elements), at tok[i].aux */
   int tok_count;
   /* top-level arrays (token index or -1) and their lengths */
   int t_accessors, t_views, t_buffers, t_meshes, t_nodes, t_skins, t_animations, t_scenes, t_materials;

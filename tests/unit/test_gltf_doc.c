@@ -15,6 +15,18 @@
 
 #include "sk_testutil.h"
 #include "skio_gltf_doc.h"
+#include "skio_gltf_import.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZER_SLOWDOWN 15.0 /* the bound is for release builds; ASan + UBSan run this about 10x slower */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZER_SLOWDOWN 15.0
+#endif
+#endif
+#ifndef SANITIZER_SLOWDOWN
+#define SANITIZER_SLOWDOWN 1.0
+#endif
 
 /* ---- building documents --------------------------------------------------------------------------------- */
 
@@ -357,6 +369,36 @@ START_TEST(random_corruptions_never_crash) {
 }
 END_TEST
 
+/* A 1,000,000-node chain, every node a joint of one skin: reading every node by index is linear (child tables), and
+ * the importer refuses the skin (over 65,535 joints) before building anything: both well under 2 s. */
+START_TEST(a_million_joints_is_refused_quickly) {
+  const int n = 1000000;
+  size_t cap = (size_t)n * 40 + 256, k = 0;
+  char* j = malloc(cap);
+  k += (size_t)sprintf(j + k, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[");
+  for (int i = 0; i < n; ++i)
+    k += i + 1 < n ? (size_t)sprintf(j + k, "{\"children\":[%d]},", i + 1) : (size_t)sprintf(j + k, "{}");
+  k += (size_t)sprintf(j + k, "],\"skins\":[{\"joints\":[");
+  for (int i = 0; i < n; ++i) k += (size_t)sprintf(j + k, i ? ",%d" : "%d", i);
+  k += (size_t)sprintf(j + k, "]}]}");
+  clock_t t0 = clock();
+  skio_gltf_doc* d = NULL;
+  ck_assert_int_eq(skio_gltf_doc_parse(j, k, NULL, &d, NULL), SKC_OK);
+  free(j);
+  long sum = 0;
+  for (uint32_t i = 0; i < d->node_count; ++i) sum += skio_gltf_item(d, "nodes", i) > 0;
+  int joints = skio_json_get(d, skio_gltf_item(d, "skins", 0), "joints");
+  for (int i = 0; i < n; ++i) sum += skio_json_at(d, joints, i) > 0;
+  ck_assert_int_eq(sum, 2L * n);
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_import_doc(d, NULL, &s, &err), SKC_UNSUPPORTED); /* takes d, even on failure */
+  ck_assert_ptr_nonnull(strstr(err.message, "65535"));
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  ck_assert_msg(secs < 2.0 * SANITIZER_SLOWDOWN, "a million joints took %.2f s", secs);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("gltf_doc");
   TCase* tc = tcase_create("doc");
@@ -368,6 +410,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, hostile_documents_fail_cleanly);
   tcase_add_test(tc, glb_chunks_and_external_uris);
   tcase_add_test(tc, random_corruptions_never_crash);
+  tcase_add_test(tc, a_million_joints_is_refused_quickly);
   suite_add_tcase(s, tc);
   return s;
 }
