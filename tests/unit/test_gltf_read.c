@@ -762,8 +762,14 @@ static Suite* suite(void) {
   tcase_add_test(t, rules_on_a_written_document);
   tcase_add_test(t, hostile_documents_give_codes);
   tcase_add_test(t, random_corruptions_never_crash);
-  tcase_add_test(t, corpus_gltf_files);
   suite_add_tcase(s, t);
+  /* every corpus glTF against Assimp (CesiumMan_subdiv2: minutes under the sanitizers): release suite only, as
+   * test_gltf_read_corpus (tests/CMakeLists.txt) */
+  TCase* c = tcase_create("corpus");
+  tcase_set_timeout(c, 900);
+  tcase_set_tags(c, "corpus");
+  tcase_add_test(c, corpus_gltf_files);
+  suite_add_tcase(s, c);
   return s;
 }
 
