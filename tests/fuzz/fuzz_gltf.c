@@ -1,11 +1,14 @@
-/* fuzz_gltf.c - libFuzzer target: the native glTF document layer (io/gltf_doc.c, io/gltf_accessor.c) in process.
- * The input is a .glb or .gltf as is (external URIs refused: no base directory); every accessor is then read as
- * floats and, for integer types, as unsigned integers, which exercises buffer views, strides, sparse substitution
- * and the meshopt decoder. Every call must return a code, never crash or read out of bounds. */
+/* fuzz_gltf.c - libFuzzer target: the native glTF reader in process: the document layer (io/gltf_doc.c,
+ * io/gltf_accessor.c, io/gltf_draco.c) and the importer (io/gltf_import.c). The input is a .glb or .gltf as is
+ * (external URIs refused: no base directory); every accessor is read as floats and, for integer types, as unsigned
+ * integers (buffer views, strides, sparse substitution, the meshopt and Draco decoders), then the importer builds a
+ * scene from the document (skeleton, skins, placement, animations). Every call must return a code, never crash or
+ * read out of bounds. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "skio_gltf_doc.h"
+#include "skio_gltf_import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -30,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     skio_json_floats(d, skio_json_get(d, n, "matrix"), m, 16);
     free(skio_json_strdup(d, skio_json_get(d, n, "name")));
   }
-  skio_gltf_doc_destroy(d);
+  skio_scene* s = NULL;
+  if (skio_gltf_import_doc(d, NULL, &s, NULL) == SKC_OK) skio_scene_destroy(s); /* the scene owns d; freed either way */
   return 0;
 }
