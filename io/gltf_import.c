@@ -31,6 +31,9 @@
  * joints cannot be stored and is counted in skio_mesh.dropped_weights. inverse_bind = the skin's matrices for the
  * joints it lists (bound = 1), the skeleton's inverse bind for the others; bone_count = joints listed.
  *
+ * Materials and images: the scene's tables (skio_scene.materials / images) and each mesh's material from its
+ * primitive's "material" (UINT32_MAX for none), by io/gltf_import_material.c.
+ *
  * KHR_draco_mesh_compression: the document layer decodes such primitives (gltf_draco.c); its errors pass through.
  *
  * Animations: every clip under its own name ("anim<i>" when unnamed), ticks_per_second 1 (times in seconds).
@@ -649,8 +652,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
     if (!(m->uv0 = read_floats(im, &ua, err))) return err ? err->code : SKC_FORMAT;
     for (size_t v = 0; v < V; ++v) m->uv0[v * 2 + 1] = 1.0f - m->uv0[v * 2 + 1];
   }
-  uint32_t material = 0;
-  if (skio_json_u32(d, skio_json_get(d, pt, "material"), &material)) m->material = material;
+  m->material = UINT32_MAX; /* set by skio_gltf_read_materials once the tables are read */
   /* corners */
   int it = skio_json_get(d, pt, "indices");
   if (it >= 0) {
@@ -960,7 +962,8 @@ static int import_doc(skio_gltf_doc* doc, const char* name, skio_gltf_import_rep
   im.s->gltf = doc;
   doc = NULL; /* the scene owns it from here */
   if ((rc = build_forest(&im, err)) || (rc = read_skins(&im, err)) || (rc = build_skeleton(&im, err)) ||
-      (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)))
+      (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)) ||
+      (rc = skio_gltf_read_materials(im.s, im.s->gltf, err)))
     goto done;
   if (report) *report = im.rep;
   *out = im.s;

@@ -1104,8 +1104,8 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
       rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
       if (o.note && o.note_size)
-        snprintf(o.note, o.note_size, "written from the scene (materials, textures and extensions of the source are "
-                 "not kept): %s", why);
+        snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
+                 "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
     }
     return skio_gltf_write(s, path, strcmp(id, "glb2") == 0, &go, err);
   }

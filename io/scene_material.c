@@ -242,6 +242,13 @@ static bool load_external(skio_image* img, const char* model_dir, bool* too_big)
   return ok;
 }
 
+bool skio_image_load_file(skio_image* img, const char* model_dir, bool* too_big) {
+  bool big = false;
+  bool ok = img && img->uri && model_dir && load_external(img, model_dir, &big);
+  if (too_big) *too_big = big;
+  return ok;
+}
+
 static const char* base_name(const char* p) {
   const char* a = strrchr(p, '/');
   const char* b = strrchr(p, '\\');

@@ -45,4 +45,9 @@ int skio_gltf_import_doc(struct skio_gltf_doc* doc, skio_gltf_import_report* rep
  * skio_scene.source. */
 int skio_gltf_load_memory(const void* data, size_t size, const char* name, skio_scene** out, skc_err* err);
 
+/* Fills s's material and image tables from d and sets each mesh's material (gltf_import_material.c: every rule
+ * there). Nothing in the file makes it fail (what cannot be read is named in s->material_note): only
+ * SKC_OUT_OF_MEMORY. */
+int skio_gltf_read_materials(skio_scene* s, struct skio_gltf_doc* d, skc_err* err);
+
 #endif

@@ -77,7 +77,8 @@ typedef struct skio_scene {
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
   /* Materials and images (scene_material.c), read on the Assimp path; skio_mesh.material indexes materials
-   * (UINT32_MAX or any index >= material_count: none). Empty for the other readers. */
+   * (UINT32_MAX or any index >= material_count: none); the glTF reader fills them from the document
+   * (gltf_import_material.c). Empty for the other readers. */
   uint32_t material_count;
   struct skio_material* materials;
   uint32_t image_count;
@@ -234,6 +235,10 @@ void skio_scene_free_materials(skio_scene* s);
 void skio_material_init(skio_material* m);
 /* MIME type from magic bytes (PNG, JPEG, WebP, KTX2), else from the name's extension; "" when unknown. */
 const char* skio_image_mime(const unsigned char* data, size_t size, const char* name);
+/* Reads img->uri as a file (scene_material.c's rules: relative to model_dir, which ends in '/', or absolute; then
+ * percent-decoded; then its file name in model_dir), at most SKIO_IMAGE_MAX_BYTES: fills data, size and path.
+ * false when not found or too large (*too_big, optional, says which). */
+bool skio_image_load_file(skio_image* img, const char* model_dir, bool* too_big);
 /* Reads aiScene's materials and textures into s (Assimp path of skio_scene_import) and sets each mesh's material
  * (meshes are in aiScene order). Only SKC_OUT_OF_MEMORY fails; what cannot be read goes to material_note. */
 struct aiScene;

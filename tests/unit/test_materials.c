@@ -6,8 +6,11 @@
  * and a material "Paint" (base colour 0.8 0.2 0.1 1, no texture). The .fbx embeds the PNG files, the .dae refers to
  * the one it exports (the albedo) by relative path. References: the script's values and the PNG files' bytes (an
  * image must come back byte for byte). Read back: .glb / .gltf through our own document layer (skio_gltf_doc.h:
- * the JSON and the image bufferViews), .dae / .fbx through Assimp (skio_scene_import). */
+ * the JSON and the image bufferViews), .dae / .fbx through Assimp (skio_scene_import). A .glb / .gltf read by
+ * skinkit's glTF reader fills the same tables from the document (io/gltf_import_material.c): checked against the
+ * FBX scene it was written from and, for the corpus glTFs, against the documents' own material and image arrays. */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 
 #include "sk_testutil.h"
 #include "skio_gltf_doc.h"
+#include "skio_gltf_import.h"
 #include "skio_scene.h"
 
 static const char* data_path(const char* name) {
@@ -169,6 +173,10 @@ static void check_gltf(const skio_scene* s, const char* path, bool expect_uri) {
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     int prim = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives"), 0);
     uint32_t mat = UINT32_MAX;
+    if (s->meshes[m].material >= s->material_count) { /* none */
+      ck_assert_int_lt(skio_json_get(d, prim, "material"), 0);
+      continue;
+    }
     ck_assert(skio_json_u32(d, skio_json_get(d, prim, "material"), &mat));
     ck_assert_uint_eq(mat, s->meshes[m].material);
   }
@@ -270,6 +278,193 @@ START_TEST(collada_and_fbx_writers_keep_materials) {
 }
 END_TEST
 
+/* Removes every file of dir, then dir. */
+static void rm_dir(const char* dir) {
+  DIR* dd = opendir(dir);
+  ck_assert_ptr_nonnull(dd);
+  struct dirent* e;
+  char path[1024];
+  while ((e = readdir(dd)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      ck_assert_int_eq(unlink(path), 0);
+    }
+  closedir(dd);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+
+/* The tables of b (read back) equal a's (what was written): counts, factors, flags, texture slots and image bytes. */
+static void assert_same_materials(const skio_scene* a, const skio_scene* b, const char* what) {
+  ck_assert_msg(b->material_count == a->material_count, "%s: %u materials, %u written", what, b->material_count,
+                a->material_count);
+  ck_assert_msg(b->image_count == a->image_count, "%s: %u images, %u written", what, b->image_count, a->image_count);
+  for (uint32_t i = 0; i < a->material_count; ++i) {
+    const skio_material* x = &a->materials[i];
+    const skio_material* y = find_material(b, x->name);
+    ck_assert_msg(y != NULL, "%s: material %s missing", what, x->name);
+    for (int c = 0; c < 4; ++c) ck_assert_float_eq_tol(y->base_color[c], x->base_color[c], 1e-6f);
+    for (int c = 0; c < 3; ++c) ck_assert_float_eq_tol(y->emissive[c], x->emissive[c], 1e-6f);
+    ck_assert_float_eq_tol(y->metallic, x->metallic, 1e-6f);
+    ck_assert_float_eq_tol(y->roughness, x->roughness, 1e-6f);
+    ck_assert_uint_eq(y->alpha_mode, x->alpha_mode);
+    ck_assert_int_eq(y->double_sided, x->double_sided);
+    const skio_texref* xr[5] = {&x->base_color_tex, &x->normal_tex, &x->metallic_roughness_tex, &x->emissive_tex,
+                                &x->occlusion_tex};
+    const skio_texref* yr[5] = {&y->base_color_tex, &y->normal_tex, &y->metallic_roughness_tex, &y->emissive_tex,
+                                &y->occlusion_tex};
+    for (int k = 0; k < 5; ++k) {
+      ck_assert_msg((xr[k]->image >= 0) == (yr[k]->image >= 0), "%s: %s texture slot %d", what, x->name, k);
+      if (xr[k]->image < 0) continue;
+      ck_assert_uint_lt((uint32_t)yr[k]->image, b->image_count);
+      ck_assert_uint_eq(yr[k]->uv, xr[k]->uv);
+      const skio_image* xi = &a->images[xr[k]->image];
+      const skio_image* yi = &b->images[yr[k]->image];
+      ck_assert_msg(yi->data && yi->size == xi->size && memcmp(yi->data, xi->data, xi->size) == 0,
+                    "%s: image of %s slot %d: bytes differ", what, x->name, k);
+      ck_assert_str_eq(yi->mime, xi->mime);
+    }
+  }
+}
+
+/* FBX -> .glb with the library; the .glb read back by skinkit's glTF reader has the FBX scene's tables; written on to
+ * .gltf (a change of container: the whole writer, not the in-place editor) and to .dae they are kept. */
+START_TEST(gltf_reader_fills_material_tables) {
+  skc_err err = {0};
+  skio_scene* s = NULL;
+  ck_assert_msg(skio_scene_import(data_path("tests/data/textured_rig.fbx"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  char dir[] = "/tmp/skt_matg_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char glb[512], path[512];
+  snprintf(glb, sizeof glb, "%s/rig.glb", dir);
+  skio_export_options o = {0};
+  o.keep_all = true;
+  ck_assert_msg(skio_scene_export(s, glb, &o, &err) == SKC_OK, "%s", err.message);
+  skio_scene* g = NULL;
+  ck_assert_msg(skio_scene_import(glb, NULL, &g, &err) == SKC_OK, "%s", err.message);
+  ck_assert_ptr_nonnull(g->gltf); /* the native reader */
+  ck_assert_msg(g->material_note == NULL, "note: %s", g->material_note);
+  assert_same_materials(s, g, "fbx -> glb");
+  assert_blender_materials(g, true, "glb");
+  for (uint32_t i = 0; i < g->image_count; ++i) ck_assert(g->images[i].embedded);
+
+  /* .glb -> .gltf: the in-place editor cannot change the container */
+  snprintf(path, sizeof path, "%s/rig.gltf", dir);
+  char note[512] = "";
+  o.note = note;
+  o.note_size = sizeof note;
+  ck_assert_msg(skio_scene_export(g, path, &o, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(strstr(note, "written from the scene (materials, textures and images kept") == note, "note: %s", note);
+  check_gltf(g, path, false);
+  skio_scene* back = NULL;
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  assert_same_materials(g, back, "glb -> gltf");
+  skio_scene_destroy(back);
+
+  /* .glb -> .dae: images written beside it, read back by Assimp */
+  snprintf(path, sizeof path, "%s/rig.dae", dir);
+  ck_assert_msg(skio_scene_export(g, path, &o, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(back->material_count, g->material_count);
+  ck_assert_uint_eq(back->image_count, g->image_count);
+  assert_blender_materials(back, true, "glb -> dae");
+  skio_scene_destroy(back);
+  skio_scene_destroy(g);
+  skio_scene_destroy(s);
+  rm_dir(dir);
+}
+END_TEST
+
+/* Hostile tables: indices past their arrays, a data: URI image, a missing file, bad factors. Nothing fails. */
+START_TEST(gltf_reader_material_hostile) {
+  static const char json[] =
+      "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,"
+      "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA\"}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteLength\":99999}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+      "\"images\":[{\"uri\":\"data:image/png;base64,iVBORw0KGgo=\"},{\"bufferView\":7},{\"uri\":\"missing.png\"},"
+      "{\"bufferView\":1},{\"uri\":\"/etc/passwd\"},{}],"
+      "\"textures\":[{\"source\":0},{\"source\":99},{\"extensions\":{\"EXT_texture_webp\":{\"source\":2}}}],"
+      "\"materials\":[{\"name\":\"a\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[2,-1,0.5],"
+      "\"metallicFactor\":7,\"baseColorTexture\":{\"index\":0,\"texCoord\":1}},\"normalTexture\":{\"index\":1},"
+      "\"emissiveTexture\":{\"index\":55},\"occlusionTexture\":{\"index\":2,\"strength\":0.5},"
+      "\"alphaMode\":\"MASK\",\"alphaCutoff\":0.25,\"doubleSided\":true},{}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"material\":1}]},"
+      "{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"material\":9}]},{\"primitives\":[{\"attributes\":"
+      "{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0},{\"mesh\":1},{\"mesh\":2}],\"scenes\":[{\"nodes\":[0,1,2]}]}";
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_load_memory(json, sizeof json - 1, "hostile.gltf", &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(s->material_count, 2);
+  ck_assert_uint_eq(s->image_count, 6);
+  ck_assert_ptr_nonnull(s->material_note);
+  const skio_material* a = &s->materials[0];
+  ck_assert_str_eq(a->name, "a");
+  ck_assert_str_eq(s->materials[1].name, "material1");
+  ck_assert_float_eq(a->base_color[0], 1.0f); /* 3 values: the default stays */
+  ck_assert_float_eq(a->metallic, 1.0f);
+  ck_assert_int_eq(a->base_color_tex.image, 0);
+  ck_assert_uint_eq(a->base_color_tex.uv, 1);
+  ck_assert_int_lt(a->normal_tex.image, 0);
+  ck_assert_int_lt(a->emissive_tex.image, 0);
+  ck_assert_int_eq(a->occlusion_tex.image, 2);
+  ck_assert_float_eq(a->occlusion_tex.scale, 0.5f);
+  ck_assert_uint_eq(a->alpha_mode, SKIO_ALPHA_MASK);
+  ck_assert_float_eq(a->alpha_cutoff, 0.25f);
+  ck_assert(a->double_sided);
+  ck_assert_uint_eq(s->images[0].size, 8);
+  ck_assert_str_eq(s->images[0].mime, "image/png");
+  for (uint32_t i = 1; i < 6; ++i) ck_assert_ptr_null(s->images[i].data);
+  ck_assert_str_eq(s->images[2].name, "missing.png");
+  ck_assert_uint_eq(s->mesh_count, 3);
+  for (uint32_t m = 0; m < 3; ++m)
+    ck_assert_uint_eq(s->meshes[m].material, s->meshes[m].gltf_mesh == 0 ? 1u : UINT32_MAX);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* Corpus glTFs: the tables hold every material and image of the document; a change of container keeps them. */
+START_TEST(corpus_gltf_materials_kept) {
+  static const char* files[] = {"CesiumMan.glb", "CesiumMan_subdiv2.glb", "Fox.glb", "SimpleSkin.gltf", "quad_skin.glb"};
+  char dir[] = "/tmp/skt_matc_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  for (size_t f = 0; f < sizeof files / sizeof *files; ++f) {
+    if (!skt_assets_dir()) {
+      ck_assert(!skt_assets_required());
+      break;
+    }
+    char rel[64];
+    snprintf(rel, sizeof rel, "gltf/%s", files[f]);
+    const char* src = skt_asset(rel);
+    skc_err err = {0};
+    skio_scene* s = NULL;
+    ck_assert_msg(skio_scene_import(src, NULL, &s, &err) == SKC_OK, "%s", err.message);
+    ck_assert_ptr_nonnull(s->gltf);
+    int mats = skio_json_len(s->gltf, skio_json_get(s->gltf, 0, "materials"));
+    int imgs = skio_json_len(s->gltf, skio_json_get(s->gltf, 0, "images"));
+    ck_assert_int_eq((int)s->material_count, mats);
+    ck_assert_int_eq((int)s->image_count, imgs);
+    for (uint32_t i = 0; i < s->image_count; ++i)
+      ck_assert_msg(s->images[i].data && s->images[i].mime[0], "%s: image %u", files[f], i);
+    bool glb = strstr(files[f], ".glb") != NULL;
+    char out[512];
+    snprintf(out, sizeof out, "%s/out.%s", dir, glb ? "gltf" : "glb");
+    skio_export_options o = {0};
+    o.keep_all = true;
+    o.overwrite = true;
+    ck_assert_msg(skio_scene_export(s, out, &o, &err) == SKC_OK, "%s: %s", files[f], err.message);
+    check_gltf(s, out, false);
+    skio_gltf_doc* d = NULL;
+    ck_assert_msg(skio_gltf_doc_load(out, &d, &err) == SKC_OK, "%s", err.message);
+    ck_assert_int_eq(skio_json_len(d, skio_json_get(d, 0, "materials")), mats);
+    ck_assert_int_eq(skio_json_len(d, skio_json_get(d, 0, "images")), imgs);
+    skio_gltf_doc_destroy(d);
+    fprintf(stderr, "%s: %d materials, %d images kept\n", files[f], mats, imgs);
+    skio_scene_destroy(s);
+  }
+  rm_dir(dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("materials");
   TCase* tc = tcase_create("materials");
@@ -277,6 +472,9 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_fbx_and_dae_materials_are_read);
   tcase_add_test(tc, gltf_writer_keeps_materials_textures_and_images);
   tcase_add_test(tc, collada_and_fbx_writers_keep_materials);
+  tcase_add_test(tc, gltf_reader_fills_material_tables);
+  tcase_add_test(tc, gltf_reader_material_hostile);
+  tcase_add_test(tc, corpus_gltf_materials_kept);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,308 @@
+/* gltf_import_material.c - the scene's material and image tables (skio_scene.h) from a glTF document, so that a
+ * glTF written whole (a change of container, a scene the in-place editor cannot map) or as Collada / FBX keeps its
+ * materials, textures and images. Called by gltf_import.c once the meshes exist.
+ *
+ *  - materials: every "materials" entry in order (skio_mesh.material is the primitive's "material" unchanged, or
+ *    UINT32_MAX): name ("material<i>" when unnamed), pbrMetallicRoughness baseColorFactor / metallicFactor /
+ *    roughnessFactor (clamped to [0, 1], glTF's default for anything absent or not finite), emissiveFactor,
+ *    alphaMode / alphaCutoff, doubleSided; baseColorTexture, metallicRoughnessTexture, normalTexture (scale),
+ *    occlusionTexture (strength), emissiveTexture with their texCoord. A texture reference is its texture's
+ *    "source", else its EXT_texture_webp / KHR_texture_basisu source (the core source is the fallback every reader
+ *    has); a texture or image index past its array is no texture (noted). Samplers, KHR_texture_transform and
+ *    KHR_materials_* are not kept.
+ *  - images: every "images" entry in order (so image i is glTF image i): bytes from its bufferView
+ *    (skio_gltf_view_data), a base64 data: URI, or a relative file beside the .gltf (as scene_material.c reads one:
+ *    the path, percent-decoded, then the file name in the folder; absolute paths and other schemes are refused like
+ *    external buffers, and a document parsed from memory reads no file). At most SKIO_IMAGE_MAX_BYTES each and
+ *    256 MiB + 4 x the file size in all (many images may share one view). mimeType from the magic bytes, else the
+ *    JSON's mimeType / data URI type, else the extension. name: the image's, else the URI's file name, else
+ *    "image<i>"; uri kept for external files.
+ * Nothing here fails on file content: what cannot be read is left out and named in skio_scene.material_note. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_gltf_doc.h"
+#include "skio_gltf_import.h"
+#include "skio_scene.h"
+
+#define BUDGET_BASE ((size_t)256 << 20)
+
+typedef struct mat_reader {
+  skio_scene* s;
+  skio_gltf_doc* d;
+  size_t budget; /* image bytes still allowed */
+  uint32_t texture_count;
+  bool oom;
+} mat_reader;
+
+static char* dup_s(const char* s) {
+  size_t n = strlen(s);
+  char* p = malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+static void note(mat_reader* r, const char* fmt, unsigned i, const char* a) {
+  skio_scene* s = r->s;
+  char line[300];
+  snprintf(line, sizeof line, fmt, i, a ? a : "");
+  size_t old = s->material_note ? strlen(s->material_note) : 0;
+  if (old > 2000) return;
+  char* n = realloc(s->material_note, old + strlen(line) + 3);
+  if (!n) return;
+  if (old) strcpy(n + old, "; ");
+  else n[0] = 0;
+  strcat(n, line);
+  s->material_note = n;
+}
+
+static float clamp01(double v, float dflt) {
+  if (!isfinite(v)) return dflt;
+  return v > 0.0 ? (v < 1.0 ? (float)v : 1.0f) : 0.0f;
+}
+
+/* ---- images -------------------------------------------------------------------------------------------- */
+static int b64(int c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+/* Base64 text -> bytes (malloc), stopping at '=' ; NULL on a bad character or out of memory. */
+static unsigned char* decode_base64(const char* t, size_t n, size_t* out_n) {
+  unsigned char* out = malloc(n / 4 * 3 + 3);
+  if (!out) return NULL;
+  size_t o = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n && t[i] != '='; ++i) {
+    int v = b64((unsigned char)t[i]);
+    if (v < 0) {
+      free(out);
+      return NULL;
+    }
+    acc = acc << 6 | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (unsigned char)(acc >> bits);
+    }
+  }
+  *out_n = o;
+  return out;
+}
+
+static bool take(mat_reader* r, unsigned i, const char* name, size_t n) {
+  if (n > SKIO_IMAGE_MAX_BYTES) {
+    note(r, "image %u (%s) larger than 64 MiB: not read", i, name);
+    return false;
+  }
+  if (n > r->budget) {
+    note(r, "image %u (%s) past the total image bytes allowed: not read", i, name);
+    return false;
+  }
+  r->budget -= n;
+  return true;
+}
+
+static void read_image(mat_reader* r, unsigned i, skio_image* img, const char* dir) {
+  skio_gltf_doc* d = r->d;
+  int it = skio_json_at(d, skio_json_get(d, 0, "images"), (int)i);
+  char def[32];
+  snprintf(def, sizeof def, "image%u", i);
+  int nt = skio_json_get(d, it, "name");
+  char* name = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
+  char* uri = NULL;
+  int ut = skio_json_get(d, it, "uri");
+  if (skio_json_is(d, ut, 3)) uri = skio_json_strdup(d, ut);
+  char* mt = NULL;
+  int mtt = skio_json_get(d, it, "mimeType");
+  if (skio_json_is(d, mtt, 3)) mt = skio_json_strdup(d, mtt);
+  bool is_data = uri && !strncmp(uri, "data:", 5);
+  if (!name || !name[0]) {
+    free(name);
+    const char* base = uri && !is_data ? strrchr(uri, '/') : NULL;
+    base = base ? base + 1 : uri;
+    name = dup_s(uri && !is_data && base[0] ? base : def);
+  }
+  if (!name) {
+    r->oom = true;
+    goto done;
+  }
+  img->name = name;
+  name = NULL;
+  uint32_t view = 0;
+  const char* hint = uri && !is_data ? uri : NULL;
+  if (skio_json_u32(d, skio_json_get(d, it, "bufferView"), &view)) {
+    img->embedded = true;
+    const uint8_t* bytes = NULL;
+    size_t n = 0, stride = 0;
+    skc_err e = {0};
+    if (view >= d->view_count || skio_gltf_view_data(d, view, &bytes, &n, &stride, &e) != SKC_OK || !bytes) {
+      note(r, "image %u (%s): its bufferView cannot be read", i, img->name);
+    } else if (take(r, i, img->name, n)) {
+      if ((img->data = malloc(n ? n : 1))) {
+        memcpy(img->data, bytes, n);
+        img->size = n;
+      } else {
+        r->oom = true;
+      }
+    }
+  } else if (is_data) {
+    img->embedded = true;
+    const char* comma = strchr(uri, ',');
+    const char* semi = strstr(uri, ";base64,");
+    if (!comma || !semi || semi + 7 != comma) {
+      note(r, "image %u (%s): data URI is not base64", i, img->name);
+    } else if (take(r, i, img->name, strlen(comma + 1) / 4 * 3)) {
+      if (!(img->data = decode_base64(comma + 1, strlen(comma + 1), &img->size)))
+        note(r, "image %u (%s): bad base64 data URI", i, img->name);
+      if (!mt && semi - uri > 5 && semi - uri - 5 < 15) { /* data:image/png;base64, */
+        char m[16];
+        snprintf(m, sizeof m, "%.*s", (int)(semi - uri - 5), uri + 5);
+        mt = dup_s(m);
+      }
+    }
+  } else if (uri) {
+    if (!(img->uri = dup_s(uri))) {
+      r->oom = true;
+      goto done;
+    }
+    bool too_big = false;
+    if (!dir) note(r, "image %u (%s): external file not read (memory input)", i, uri);
+    else if (uri[0] == '/' || uri[0] == '\\' || strchr(uri, ':'))
+      note(r, "image %u (%s): not a relative file name, not read", i, uri);
+    else if (!skio_image_load_file(img, dir, &too_big))
+      note(r, too_big ? "image %u (%s) larger than 64 MiB: not read" : "image %u (%s) not found beside the file: not read",
+           i, uri);
+    else if (!take(r, i, uri, img->size)) {
+      free(img->data);
+      img->data = NULL;
+      img->size = 0;
+    }
+  } else {
+    note(r, "image %u (%s) has neither bufferView nor uri", i, img->name);
+  }
+  const char* mime = skio_image_mime(img->data, img->size, NULL);
+  if (!mime[0] && mt && strlen(mt) < sizeof img->mime) mime = mt;
+  if (!mime[0] && !img->data) mime = skio_image_mime(NULL, 0, hint);
+  snprintf(img->mime, sizeof img->mime, "%s", mime);
+done:
+  free(name);
+  free(uri);
+  free(mt);
+}
+
+/* ---- materials ----------------------------------------------------------------------------------------- */
+static void tex_ref(mat_reader* r, unsigned mi, int info, const char* scale_key, skio_texref* out) {
+  skio_gltf_doc* d = r->d;
+  if (!skio_json_is(d, info, 1)) return;
+  uint32_t t = 0;
+  if (!skio_json_u32(d, skio_json_get(d, info, "index"), &t) || t >= r->texture_count) {
+    note(r, "material %u: texture index past the textures%s", mi, "");
+    return;
+  }
+  int tt = skio_gltf_item(d, "textures", t);
+  uint32_t src = 0;
+  bool has = skio_json_u32(d, skio_json_get(d, tt, "source"), &src);
+  int ext = skio_json_get(d, tt, "extensions");
+  if (!has) has = skio_json_u32(d, skio_json_get(d, skio_json_get(d, ext, "EXT_texture_webp"), "source"), &src);
+  if (!has) has = skio_json_u32(d, skio_json_get(d, skio_json_get(d, ext, "KHR_texture_basisu"), "source"), &src);
+  if (!has || src >= r->s->image_count) {
+    note(r, "material %u: a texture has no valid image source%s", mi, "");
+    return;
+  }
+  out->image = (int32_t)src;
+  uint32_t uv = 0;
+  if (skio_json_u32(d, skio_json_get(d, info, "texCoord"), &uv)) out->uv = uv;
+  double sc = 1.0;
+  if (scale_key && skio_json_num(d, skio_json_get(d, info, scale_key), &sc) && isfinite(sc)) out->scale = (float)sc;
+}
+
+static void read_material(mat_reader* r, unsigned i, skio_material* m) {
+  skio_gltf_doc* d = r->d;
+  int mt = skio_json_at(d, d->t_materials, (int)i);
+  skio_material_init(m);
+  int nt = skio_json_get(d, mt, "name");
+  char* name = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
+  if (!name || !name[0]) {
+    free(name);
+    char def[32];
+    snprintf(def, sizeof def, "material%u", i);
+    name = dup_s(def);
+  }
+  if (!(m->name = name)) {
+    r->oom = true;
+    return;
+  }
+  int pbr = skio_json_get(d, mt, "pbrMetallicRoughness");
+  float bc[4];
+  if (skio_json_floats(d, skio_json_get(d, pbr, "baseColorFactor"), bc, 4) == 4)
+    for (int c = 0; c < 4; ++c) m->base_color[c] = clamp01(bc[c], 1.0f);
+  double f = 0.0;
+  if (skio_json_num(d, skio_json_get(d, pbr, "metallicFactor"), &f)) m->metallic = clamp01(f, 1.0f);
+  if (skio_json_num(d, skio_json_get(d, pbr, "roughnessFactor"), &f)) m->roughness = clamp01(f, 1.0f);
+  float em[3];
+  if (skio_json_floats(d, skio_json_get(d, mt, "emissiveFactor"), em, 3) == 3)
+    for (int c = 0; c < 3; ++c) m->emissive[c] = clamp01(em[c], 0.0f);
+  int am = skio_json_get(d, mt, "alphaMode");
+  m->alpha_mode = skio_json_streq(d, am, "MASK") ? SKIO_ALPHA_MASK
+                  : skio_json_streq(d, am, "BLEND") ? SKIO_ALPHA_BLEND : SKIO_ALPHA_OPAQUE;
+  if (skio_json_num(d, skio_json_get(d, mt, "alphaCutoff"), &f) && isfinite(f) && f >= 0.0) m->alpha_cutoff = (float)f;
+  bool ds = false;
+  if (skio_json_bool(d, skio_json_get(d, mt, "doubleSided"), &ds)) m->double_sided = ds;
+  tex_ref(r, i, skio_json_get(d, pbr, "baseColorTexture"), NULL, &m->base_color_tex);
+  tex_ref(r, i, skio_json_get(d, pbr, "metallicRoughnessTexture"), NULL, &m->metallic_roughness_tex);
+  tex_ref(r, i, skio_json_get(d, mt, "normalTexture"), "scale", &m->normal_tex);
+  tex_ref(r, i, skio_json_get(d, mt, "occlusionTexture"), "strength", &m->occlusion_tex);
+  tex_ref(r, i, skio_json_get(d, mt, "emissiveTexture"), NULL, &m->emissive_tex);
+}
+
+int skio_gltf_read_materials(skio_scene* s, skio_gltf_doc* d, skc_err* err) {
+  if (!s || !d) return SKC_OK;
+  mat_reader r = {s, d, BUDGET_BASE, 0, false};
+  size_t extra = d->file_size > (SIZE_MAX - BUDGET_BASE) / 4 ? SIZE_MAX - BUDGET_BASE : d->file_size * 4;
+  r.budget += extra;
+  r.texture_count = (uint32_t)skio_json_len(d, skio_json_get(d, 0, "textures"));
+  char* dir = NULL;
+  if (d->base_dir) {
+    size_t n = strlen(d->base_dir);
+    if (!(dir = malloc(n + 2))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    memcpy(dir, d->base_dir, n);
+    dir[n] = '/';
+    dir[n + 1] = 0;
+  }
+  int images = skio_json_len(d, skio_json_get(d, 0, "images"));
+  int mats = skio_json_len(d, d->t_materials);
+  if (images > 0 && !(s->images = calloc((size_t)images, sizeof *s->images))) r.oom = true;
+  for (int i = 0; i < images && !r.oom; ++i) {
+    s->image_count = (uint32_t)i + 1;
+    read_image(&r, (unsigned)i, &s->images[i], dir);
+  }
+  if (!r.oom && mats > 0 && !(s->materials = calloc((size_t)mats, sizeof *s->materials))) r.oom = true;
+  for (int i = 0; i < mats && !r.oom; ++i) {
+    s->material_count = (uint32_t)i + 1;
+    read_material(&r, (unsigned)i, &s->materials[i]);
+  }
+  free(dir);
+  if (r.oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading materials", s->source ? s->source : "");
+  for (uint32_t k = 0; k < s->mesh_count; ++k) {
+    skio_mesh* m = &s->meshes[k];
+    uint32_t mi = 0;
+    int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", (uint32_t)m->gltf_mesh), "primitives"),
+                          m->gltf_primitive);
+    if (m->gltf_mesh < 0 || !skio_json_u32(d, skio_json_get(d, pt, "material"), &mi)) {
+      mi = UINT32_MAX;
+    } else if (mi >= s->material_count) {
+      note(&r, "mesh %u: material index past the materials%s", k, "");
+      mi = UINT32_MAX;
+    }
+    m->material = mi;
+  }
+  return SKC_OK;
+}
