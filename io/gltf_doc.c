@@ -578,6 +578,10 @@ static int uri_path(const skio_gltf_doc* d, const char* uri, char** out, skc_err
 
 static int resolve_buffer(skio_gltf_doc* d, uint32_t i, skc_err* err) {
   skio_gltf_buffer* b = &d->buffers[i];
+  free(b->owned); /* an earlier attempt that failed (truncated data) */
+  b->owned = NULL;
+  b->data = NULL;
+  b->size = 0;
   int t = skio_json_at(d, d->t_buffers, (int)i);
   if (!skio_json_size(d, skio_json_get(d, t, "byteLength"), &b->byte_length) || b->byte_length > MAX_BUFFER)
     return skc_fail(err, SKC_FORMAT, "%s: buffers[%u] has no valid byteLength", d->path, i);

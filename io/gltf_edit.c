@@ -121,7 +121,7 @@ static int cmp_splice(const void* a, const void* b) {
 
 /* The spliced JSON text into out; false when two replaced spans overlap (a bug, reported as SKC_INTERNAL). */
 static bool apply_splices(const skio_gltf_doc* d, size_t json_len, splices* l, buf* out) {
-  qsort(l->s, l->n, sizeof *l->s, cmp_splice);
+  if (l->n) qsort(l->s, l->n, sizeof *l->s, cmp_splice); /* no splice at all: the JSON is kept as it is */
   size_t at = 0;
   for (size_t i = 0; i < l->n; ++i) {
     const splice* s = &l->s[i];
