@@ -19,57 +19,13 @@
 
 #include "skc_skin.h"
 #include "skio_atomic.h"
+#include "skio_buf.h"
 #include "skio_gltf_edit.h"
 
 #define MAX_SETS 64u /* 256 influences per vertex */
 
-/* ---- growable bytes ------------------------------------------------------------------------------------------ */
-typedef struct buf {
-  unsigned char* p;
-  size_t n, cap;
-  bool oom;
-} buf;
-
-static bool buf_reserve(buf* b, size_t extra) {
-  if (b->oom) return false;
-  if (extra > SIZE_MAX / 2 - b->n) return !(b->oom = true);
-  size_t need = b->n + extra;
-  if (need <= b->cap) return true;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap < need) cap *= 2;
-  unsigned char* p = realloc(b->p, cap);
-  if (!p) return !(b->oom = true);
-  b->p = p;
-  b->cap = cap;
-  return true;
-}
-
-static void buf_put(buf* b, const void* d, size_t n) {
-  if (n && buf_reserve(b, n)) {
-    memcpy(b->p + b->n, d, n);
-    b->n += n;
-  }
-}
-
-static void buf_pad(buf* b, size_t align, unsigned char byte) {
-  while (b->n % align && !b->oom) buf_put(b, &byte, 1);
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void buf_printf(buf* b, const char* fmt, ...) {
-  char small[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof small) {
-    b->oom = true; /* only short fragments are printed here */
-    return;
-  }
-  buf_put(b, small, (size_t)n);
-}
+/* ---- growable bytes: skio_buf.h ------------------------------------------------------------------------------ */
+typedef skio_buf buf;
 
 /* ---- JSON splices -------------------------------------------------------------------------------------------- */
 typedef struct splice {
@@ -126,11 +82,11 @@ static bool apply_splices(const skio_gltf_doc* d, size_t json_len, splices* l, b
   for (size_t i = 0; i < l->n; ++i) {
     const splice* s = &l->s[i];
     if ((size_t)s->start < at) return false;
-    buf_put(out, d->json + at, (size_t)s->start - at);
-    buf_put(out, s->text, strlen(s->text));
+    skio_buf_put(out, d->json + at, (size_t)s->start - at);
+    skio_buf_put(out, s->text, strlen(s->text));
     at = (size_t)s->end;
   }
-  buf_put(out, d->json + at, json_len - at);
+  skio_buf_put(out, d->json + at, json_len - at);
   return true;
 }
 
@@ -193,13 +149,13 @@ static void append_items(const skio_gltf_doc* d, const char* name, const buf* it
   buf t = {0};
   int arr = skio_json_get(d, 0, name);
   if (skio_json_is(d, arr, 2)) {
-    if (d->tok[arr].size) buf_put(&t, ",", 1);
-    buf_put(&t, items->p, items->n);
+    if (d->tok[arr].size) skio_buf_put(&t, ",", 1);
+    skio_buf_put(&t, items->p, items->n);
     add_splice_buf(l, d->tok[arr].end - 1, d->tok[arr].end - 1, &t);
   } else {
-    buf_printf(&t, "%s\"%s\":[", d->tok[0].size ? "," : "", name);
-    buf_put(&t, items->p, items->n);
-    buf_put(&t, "]", 1);
+    skio_buf_printf(&t, "%s\"%s\":[", d->tok[0].size ? "," : "", name);
+    skio_buf_put(&t, items->p, items->n);
+    skio_buf_put(&t, "]", 1);
     add_splice_buf(l, d->tok[0].end - 1, d->tok[0].end - 1, &t);
   }
   if (items->oom) l->oom = true;
@@ -472,7 +428,7 @@ static void base64_into(buf* b, const uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; i += 3) {
     uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
     char q[4] = {a[v >> 18 & 63], a[v >> 12 & 63], i + 1 < n ? a[v >> 6 & 63] : '=', i + 2 < n ? a[v & 63] : '='};
-    buf_put(b, q, 4);
+    skio_buf_put(b, q, 4);
   }
 }
 
@@ -510,7 +466,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   /* where new data goes: the BIN chunk (GLB whose buffer 0 is it), else one new buffer */
   const int b0 = skio_gltf_item(d, "buffers", 0);
   const bool into_bin = d->is_glb && d->bin && b0 >= 0 && skio_json_get(d, b0, "uri") < 0;
-  if (into_bin) buf_put(&bin, d->bin, d->bin_size);
+  if (into_bin) skio_buf_put(&bin, d->bin, d->bin_size);
   const size_t base = into_bin ? (d->bin_size + 3) & ~(size_t)3 : 0;
   const uint32_t new_buffer = into_bin ? 0u : d->buffer_count;
   uint32_t next_view = d->view_count, next_acc = d->accessor_count;
@@ -536,12 +492,12 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
           continue;
         }
         /* a new accessor on a tightly packed view of its own */
-        buf_pad(&add, 4, 0);
+        skio_buf_pad(&add, 4, 0);
         const size_t at = base + add.n, len = V * 4 * cs;
-        buf_put(&add, src, len);
-        buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}", views.n ? "," : "",
+        skio_buf_put(&add, src, len);
+        skio_buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}", views.n ? "," : "",
                    new_buffer, at, len);
-        buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
+        skio_buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
                    accs.n ? "," : "", next_view++, ct, V, normalized ? ",\"normalized\":true" : "");
         const uint32_t acc = next_acc++;
         rep.added++;
@@ -554,7 +510,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
           int vs = d->tok[val].start - (d->tok[val].type == 3 ? 1 : 0), ve = d->tok[val].end + (d->tok[val].type == 3 ? 1 : 0);
           add_splice(&sp, vs, ve, num, (size_t)n);
         } else {
-          buf_printf(&attr_add, ",\"%s\":%u", key, acc);
+          skio_buf_printf(&attr_add, ",\"%s\":%u", key, acc);
         }
       }
     }
@@ -605,17 +561,17 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     goto done;
   }
   if (into_bin && add.n) {
-    buf_pad(&bin, 4, 0);
-    buf_put(&bin, add.p, add.n);
+    skio_buf_pad(&bin, 4, 0);
+    skio_buf_put(&bin, add.p, add.n);
     int bl = skio_json_get(d, b0, "byteLength");
     char num[24];
     int n = snprintf(num, sizeof num, "%zu", bin.n);
     if (bl >= 0) add_splice(&sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
   } else if (add.n) {
     if (d->is_glb) { /* no BIN chunk to extend: a data URI */
-      buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", add.n);
+      skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", add.n);
       base64_into(&bufs, add.p, add.n);
-      buf_put(&bufs, "\"}", 2);
+      skio_buf_put(&bufs, "\"}", 2);
     } else {
       /* "<stem>_skin.bin" beside the output, a name none of the source's buffers uses */
       const char* slash = strrchr(path, '/');
@@ -653,7 +609,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
         }
         if (!taken || attempt > 1000) break;
       }
-      buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"%s\"}", add.n, bin_name);
+      skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"%s\"}", add.n, bin_name);
     }
     append_items(d, "buffers", &bufs, &sp);
   }
@@ -741,8 +697,8 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     goto done;
   }
   if (d->is_glb) {
-    buf_pad(&json, 4, ' ');
-    buf_pad(&bin, 4, 0);
+    skio_buf_pad(&json, 4, ' ');
+    skio_buf_pad(&bin, 4, 0);
     const bool has_bin = d->bin != NULL;
     size_t total = 12 + 8 + json.n + (has_bin ? 8 + bin.n : 0);
     /* other chunks after JSON and BIN are kept as they were, in their order */
@@ -764,25 +720,25 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
       goto done;
     }
     uint32_t head[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)json.n, 0x4E4F534Au};
-    buf_put(&file, head, sizeof head);
-    buf_put(&file, json.p, json.n);
+    skio_buf_put(&file, head, sizeof head);
+    skio_buf_put(&file, json.p, json.n);
     if (has_bin) {
       uint32_t bh[2] = {(uint32_t)bin.n, 0x004E4942u};
-      buf_put(&file, bh, sizeof bh);
-      buf_put(&file, bin.p, bin.n);
+      skio_buf_put(&file, bh, sizeof bh);
+      skio_buf_put(&file, bin.p, bin.n);
     }
     at = 12;
     first = true;
     while (at + 8 <= glen && at + 8 <= d->file_size) {
       uint32_t clen;
       memcpy(&clen, f + at, 4);
-      if (!first && at != d->bin_chunk_offset) buf_put(&file, f + at, 8 + (size_t)clen);
+      if (!first && at != d->bin_chunk_offset) skio_buf_put(&file, f + at, 8 + (size_t)clen);
       first = false;
       at += 8 + (size_t)clen;
     }
   } else {
-    buf_put(&file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
-    buf_put(&file, json.p, json.n);
+    skio_buf_put(&file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
+    skio_buf_put(&file, json.p, json.n);
   }
   if (file.oom) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);

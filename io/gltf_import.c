@@ -424,21 +424,9 @@ static int build_skeleton(importer* im, skc_err* err) {
   skc_fk(parents, jc, local, NULL, world);
   for (uint32_t s = 0; s < im->skin_count; ++s) {
     const skin_info* si = &im->skins[s];
-    for (uint32_t k = 0; k < si->count; ++k) {
-      uint32_t j = si->joint[k];
-      float m[16], inv[16];
-      memcpy(m, si->ibm + (size_t)k * 16, sizeof m);
-      if (have[j] || !skc_mat4_is_finite(m) || !skc_mat4_inverse(m, inv)) continue;
-      memcpy(ibind + (size_t)j * 16, m, sizeof m);
-      memcpy(bind + (size_t)j * 16, inv, sizeof inv);
-      have[j] = 1;
-    }
+    for (uint32_t k = 0; k < si->count; ++k) skio_bind_take(si->joint[k], si->ibm + (size_t)k * 16, bind, ibind, have);
   }
-  for (uint32_t j = 0; j < jc; ++j) {
-    if (have[j]) continue;
-    memcpy(bind + (size_t)j * 16, world + (size_t)j * 16, 16 * sizeof(float));
-    if (!skc_mat4_inverse(world + (size_t)j * 16, ibind + (size_t)j * 16)) skc_mat4_identity(ibind + (size_t)j * 16);
-  }
+  skio_bind_fill_rest(jc, world, have, bind, ibind);
   skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind};
   skc_err e2 = {0};
   if ((rc = skc_skeleton_create(&init, &im->s->skeleton, &e2)))

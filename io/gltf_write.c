@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "skio_atomic.h"
+#include "skio_buf.h"
 #include "skio_gltf.h"
 
 enum { CT_U8 = 5121, CT_U16 = 5123, CT_U32 = 5125, CT_F32 = 5126 };
@@ -32,80 +33,19 @@ enum { TARGET_NONE = 0, TARGET_VERTEX = 34962, TARGET_INDEX = 34963 };
 enum { REGION_MAIN = 0, REGION_IBM = 1, REGION_ANIM = 2, REGIONS = 3 };
 
 /* ---- growable byte buffer (also used for JSON text) ------------------------------------------------- */
-typedef struct buf {
-  unsigned char* p;
-  size_t n, cap;
-  bool oom;
-} buf;
-
-static bool buf_reserve(buf* b, size_t extra) {
-  if (b->oom) return false;
-  if (extra > SIZE_MAX / 2 - b->n) {
-    b->oom = true;
-    return false;
-  }
-  size_t need = b->n + extra;
-  if (need <= b->cap) return true;
-  size_t cap = b->cap ? b->cap : 1024;
-  while (cap < need) cap *= 2;
-  unsigned char* p = realloc(b->p, cap);
-  if (!p) {
-    b->oom = true;
-    return false;
-  }
-  b->p = p;
-  b->cap = cap;
-  return true;
-}
-
-static void buf_put(buf* b, const void* d, size_t n) {
-  if (n && buf_reserve(b, n)) {
-    memcpy(b->p + b->n, d, n);
-    b->n += n;
-  }
-}
-
-static void buf_str(buf* b, const char* s) { buf_put(b, s, strlen(s)); }
-
-static void buf_pad(buf* b, size_t align, unsigned char byte) {
-  while (b->n % align && !b->oom) buf_put(b, &byte, 1);
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void buf_printf(buf* b, const char* fmt, ...) {
-  char small[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    b->oom = true;
-    return;
-  }
-  if ((size_t)n < sizeof small) {
-    buf_put(b, small, (size_t)n);
-    return;
-  }
-  if (!buf_reserve(b, (size_t)n + 1)) return;
-  va_start(ap, fmt);
-  vsnprintf((char*)b->p + b->n, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  b->n += (size_t)n;
-}
+typedef skio_buf buf;
 
 /* A float as the shortest-safe decimal that reads back to the same float (9 significant digits). Only finite
  * values reach JSON. */
-static void put_float(buf* b, float v) { buf_printf(b, "%.9g", (double)v); }
+static void put_float(buf* b, float v) { skio_buf_printf(b, "%.9g", (double)v); }
 
 static void put_floats(buf* b, const float* v, int n) {
-  buf_str(b, "[");
+  skio_buf_str(b, "[");
   for (int i = 0; i < n; ++i) {
-    if (i) buf_str(b, ",");
+    if (i) skio_buf_str(b, ",");
     put_float(b, v[i]);
   }
-  buf_str(b, "]");
+  skio_buf_str(b, "]");
 }
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), 0 if invalid. */
@@ -126,40 +66,40 @@ static size_t utf8_len(const unsigned char* p) {
 /* s as a JSON string: '"' and '\\' escaped, control characters as \b \f \n \r \t or \u00XX, valid UTF-8 kept,
  * any other byte taken as Latin-1 (*fixed set). */
 static void put_json_string(buf* b, const char* s, bool* fixed) {
-  buf_str(b, "\"");
+  skio_buf_str(b, "\"");
   const unsigned char* p = (const unsigned char*)s;
   while (*p) {
     unsigned c = *p;
     if (c < 0x80) {
       switch (c) {
-        case '"': buf_str(b, "\\\""); break;
-        case '\\': buf_str(b, "\\\\"); break;
-        case '\b': buf_str(b, "\\b"); break;
-        case '\f': buf_str(b, "\\f"); break;
-        case '\n': buf_str(b, "\\n"); break;
-        case '\r': buf_str(b, "\\r"); break;
-        case '\t': buf_str(b, "\\t"); break;
+        case '"': skio_buf_str(b, "\\\""); break;
+        case '\\': skio_buf_str(b, "\\\\"); break;
+        case '\b': skio_buf_str(b, "\\b"); break;
+        case '\f': skio_buf_str(b, "\\f"); break;
+        case '\n': skio_buf_str(b, "\\n"); break;
+        case '\r': skio_buf_str(b, "\\r"); break;
+        case '\t': skio_buf_str(b, "\\t"); break;
         default:
           if (c < 0x20)
-            buf_printf(b, "\\u%04x", c);
+            skio_buf_printf(b, "\\u%04x", c);
           else
-            buf_put(b, p, 1);
+            skio_buf_put(b, p, 1);
       }
       ++p;
       continue;
     }
     size_t n = utf8_len(p);
     if (n) {
-      buf_put(b, p, n);
+      skio_buf_put(b, p, n);
       p += n;
     } else {
       unsigned char two[2] = {(unsigned char)(0xC0 | (c >> 6)), (unsigned char)(0x80 | (c & 0x3F))};
-      buf_put(b, two, 2);
+      skio_buf_put(b, two, 2);
       if (fixed) *fixed = true;
       ++p;
     }
   }
-  buf_str(b, "\"");
+  skio_buf_str(b, "\"");
 }
 
 /* ---- writer state ------------------------------------------------------------------------------------ */
@@ -219,9 +159,9 @@ static int32_t put_accessor(writer* w, int region, const void* d, size_t count, 
   size_t csize = ctype == CT_U8 ? 1 : ctype == CT_U16 ? 2 : 4;
   size_t bytes = count * (size_t)comps * csize;
   buf* b = &w->data[region];
-  buf_pad(b, 4, 0);
+  skio_buf_pad(b, 4, 0);
   size_t at = b->n;
-  buf_put(b, d, bytes);
+  skio_buf_put(b, d, bytes);
   if (b->oom) {
     w->oom = true;
     return -1;
@@ -237,17 +177,17 @@ static int32_t put_accessor(writer* w, int region, const void* d, size_t count, 
   }
   if (view < 0) return -1;
   buf* a = &w->accessors;
-  if (w->accessor_count) buf_str(a, ",");
-  buf_printf(a, "{\"bufferView\":%d,", (int)view);
-  if (offset) buf_printf(a, "\"byteOffset\":%zu,", offset);
-  buf_printf(a, "\"componentType\":%d,\"count\":%zu,\"type\":\"%s\"", ctype, count, type_name(comps));
+  if (w->accessor_count) skio_buf_str(a, ",");
+  skio_buf_printf(a, "{\"bufferView\":%d,", (int)view);
+  if (offset) skio_buf_printf(a, "\"byteOffset\":%zu,", offset);
+  skio_buf_printf(a, "\"componentType\":%d,\"count\":%zu,\"type\":\"%s\"", ctype, count, type_name(comps));
   if (mn && mx) {
-    buf_str(a, ",\"min\":");
+    skio_buf_str(a, ",\"min\":");
     put_floats(a, mn, comps);
-    buf_str(a, ",\"max\":");
+    skio_buf_str(a, ",\"max\":");
     put_floats(a, mx, comps);
   }
-  buf_str(a, "}");
+  skio_buf_str(a, "}");
   if (a->oom) {
     w->oom = true;
     return -1;
@@ -702,22 +642,22 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
 
   /* JSON */
   buf* j = meshes_json;
-  if (mi) buf_str(j, ",");
-  buf_str(j, "{\"name\":");
+  if (mi) skio_buf_str(j, ",");
+  skio_buf_str(j, "{\"name\":");
   put_json_string(j, m->name, &fixed);
-  buf_printf(j, ",\"primitives\":[{\"attributes\":{\"POSITION\":%d", (int)a_pos);
-  if (a_nrm >= 0) buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
-  if (a_tan >= 0) buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
-  if (a_uv >= 0) buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
+  skio_buf_printf(j, ",\"primitives\":[{\"attributes\":{\"POSITION\":%d", (int)a_pos);
+  if (a_nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
+  if (a_tan >= 0) skio_buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
+  if (a_uv >= 0) skio_buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
   for (uint32_t set = 0; set < sets; ++set)
-    buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
-  buf_str(j, "}");
+    skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
+  skio_buf_str(j, "}");
   if (a_idx >= 0)
-    buf_printf(j, ",\"indices\":%d", (int)a_idx);
+    skio_buf_printf(j, ",\"indices\":%d", (int)a_idx);
   else
-    buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
-  if (m->material < s->material_count) buf_printf(j, ",\"material\":%u", m->material);
-  buf_str(j, "}]}");
+    skio_buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
+  if (m->material < s->material_count) skio_buf_printf(j, ",\"material\":%u", m->material);
+  skio_buf_str(j, "}]}");
   free(a_joints);
   free(a_weights);
   if (fixed) w->rep.names_fixed++;
@@ -1034,7 +974,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
         in = inputs[k].accessor;
     if (in < 0) {
       float tmin = tr->t[0], tmax = tr->t[tr->count - 1];
-      buf_pad(&w->data[REGION_ANIM], 4, 0);
+      skio_buf_pad(&w->data[REGION_ANIM], 4, 0);
       size_t at = w->data[REGION_ANIM].n;
       in = put_accessor(w, REGION_ANIM, tr->t, tr->count, 1, CT_F32, TARGET_NONE, &tmin, &tmax);
       if (in < 0) {
@@ -1049,21 +989,21 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       break;
     }
     if (i) {
-      buf_str(&samplers, ",");
-      buf_str(&channels, ",");
+      skio_buf_str(&samplers, ",");
+      skio_buf_str(&channels, ",");
     }
-    buf_printf(&samplers, "{\"input\":%d,\"interpolation\":\"LINEAR\",\"output\":%d}", (int)in, (int)outp);
-    buf_printf(&channels, "{\"sampler\":%zu,\"target\":{\"node\":%u,\"path\":\"%s\"}}", i, tr->node, tr->path);
+    skio_buf_printf(&samplers, "{\"input\":%d,\"interpolation\":\"LINEAR\",\"output\":%d}", (int)in, (int)outp);
+    skio_buf_printf(&channels, "{\"sampler\":%zu,\"target\":{\"node\":%u,\"path\":\"%s\"}}", i, tr->node, tr->path);
   }
   if (rc) goto done;
   bool fixed = false;
-  buf_str(out, "{\"name\":");
+  skio_buf_str(out, "{\"name\":");
   put_json_string(out, a->name, &fixed);
-  buf_str(out, ",\"channels\":[");
-  buf_put(out, channels.p, channels.n);
-  buf_str(out, "],\"samplers\":[");
-  buf_put(out, samplers.p, samplers.n);
-  buf_str(out, "]}");
+  skio_buf_str(out, ",\"channels\":[");
+  skio_buf_put(out, channels.p, channels.n);
+  skio_buf_str(out, "],\"samplers\":[");
+  skio_buf_put(out, samplers.p, samplers.n);
+  skio_buf_str(out, "]}");
   if (fixed) w->rep.names_fixed++;
   if (out->oom || samplers.oom || channels.oom) rc = oom_fail(w);
   *wrote = !rc;
@@ -1098,9 +1038,9 @@ static void percent_encode(buf* b, const char* s) {
     unsigned c = *p;
     if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
         c == '_' || c == '~')
-      buf_put(b, p, 1);
+      skio_buf_put(b, p, 1);
     else
-      buf_printf(b, "%%%02X", c);
+      skio_buf_printf(b, "%%%02X", c);
   }
 }
 
@@ -1164,35 +1104,35 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
           note_add(w, img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
         } else {
           uint32_t n = tex_count++;
-          if (n) buf_str(imgs, ",");
-          buf_str(imgs, "{\"name\":");
+          if (n) skio_buf_str(imgs, ",");
+          skio_buf_str(imgs, "{\"name\":");
           put_json_string(imgs, img->name, NULL);
           if (by_uri) {
             const char* slash = strrchr(img->path, '/');
-            buf_str(imgs, ",\"uri\":\"");
+            skio_buf_str(imgs, ",\"uri\":\"");
             percent_encode(imgs, slash ? slash + 1 : img->path);
-            buf_str(imgs, "\"");
+            skio_buf_str(imgs, "\"");
           } else {
             buf* b = &w->data[REGION_MAIN];
-            buf_pad(b, 4, 0);
+            skio_buf_pad(b, 4, 0);
             size_t at = b->n;
-            buf_put(b, img->data, img->size);
+            skio_buf_put(b, img->data, img->size);
             int32_t v = b->oom ? -1 : new_view(w, REGION_MAIN, at, img->size, TARGET_NONE);
             if (v < 0) {
               free(tex_of);
               return oom_fail(w);
             }
-            buf_printf(imgs, ",\"bufferView\":%d,\"mimeType\":\"%s\"", (int)v, img->mime);
+            skio_buf_printf(imgs, ",\"bufferView\":%d,\"mimeType\":\"%s\"", (int)v, img->mime);
           }
-          buf_str(imgs, "}");
-          if (n) buf_str(texs, ",");
+          skio_buf_str(imgs, "}");
+          if (n) skio_buf_str(texs, ",");
           if (is_webp || is_ktx2) {
-            buf_printf(texs, "{\"sampler\":0,\"extensions\":{\"%s\":{\"source\":%u}}}",
+            skio_buf_printf(texs, "{\"sampler\":0,\"extensions\":{\"%s\":{\"source\":%u}}}",
                        is_webp ? "EXT_texture_webp" : "KHR_texture_basisu", n);
             *webp |= is_webp;
             *ktx2 |= is_ktx2;
           } else {
-            buf_printf(texs, "{\"sampler\":0,\"source\":%u}", n);
+            skio_buf_printf(texs, "{\"sampler\":0,\"source\":%u}", n);
           }
           tex_of[im] = (int32_t)n;
         }
@@ -1200,55 +1140,55 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
       tex[k] = tex_of[im] >= 0 ? tex_of[im] : -1;
       if (tex[k] >= 0 && refs[k]->uv != 0) note_add(w, "texture uv set above 0 not kept (TEXCOORD_0 used), material", m->name);
     }
-    if (mi) buf_str(mats, ",");
-    buf_str(mats, "{\"name\":");
+    if (mi) skio_buf_str(mats, ",");
+    skio_buf_str(mats, "{\"name\":");
     put_json_string(mats, m->name, NULL);
-    buf_str(mats, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":");
+    skio_buf_str(mats, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":");
     float bc[4];
     for (int c = 0; c < 4; ++c) bc[c] = isfinite(m->base_color[c]) ? fminf(fmaxf(m->base_color[c], 0.0f), 1.0f) : 1.0f;
     put_floats(mats, bc, 4);
-    buf_str(mats, ",\"metallicFactor\":");
+    skio_buf_str(mats, ",\"metallicFactor\":");
     put_float(mats, isfinite(m->metallic) ? fminf(fmaxf(m->metallic, 0.0f), 1.0f) : 1.0f);
-    buf_str(mats, ",\"roughnessFactor\":");
+    skio_buf_str(mats, ",\"roughnessFactor\":");
     put_float(mats, isfinite(m->roughness) ? fminf(fmaxf(m->roughness, 0.0f), 1.0f) : 1.0f);
-    if (tex[0] >= 0) buf_printf(mats, ",\"baseColorTexture\":{\"index\":%d}", (int)tex[0]);
-    if (tex[1] >= 0) buf_printf(mats, ",\"metallicRoughnessTexture\":{\"index\":%d}", (int)tex[1]);
-    buf_str(mats, "}");
+    if (tex[0] >= 0) skio_buf_printf(mats, ",\"baseColorTexture\":{\"index\":%d}", (int)tex[0]);
+    if (tex[1] >= 0) skio_buf_printf(mats, ",\"metallicRoughnessTexture\":{\"index\":%d}", (int)tex[1]);
+    skio_buf_str(mats, "}");
     if (tex[2] >= 0) {
-      buf_printf(mats, ",\"normalTexture\":{\"index\":%d", (int)tex[2]);
+      skio_buf_printf(mats, ",\"normalTexture\":{\"index\":%d", (int)tex[2]);
       if (isfinite(m->normal_tex.scale) && m->normal_tex.scale != 1.0f) {
-        buf_str(mats, ",\"scale\":");
+        skio_buf_str(mats, ",\"scale\":");
         put_float(mats, m->normal_tex.scale);
       }
-      buf_str(mats, "}");
+      skio_buf_str(mats, "}");
     }
     if (tex[3] >= 0) {
-      buf_printf(mats, ",\"occlusionTexture\":{\"index\":%d", (int)tex[3]);
+      skio_buf_printf(mats, ",\"occlusionTexture\":{\"index\":%d", (int)tex[3]);
       float st = m->occlusion_tex.scale;
       if (isfinite(st) && st >= 0.0f && st <= 1.0f && st != 1.0f) {
-        buf_str(mats, ",\"strength\":");
+        skio_buf_str(mats, ",\"strength\":");
         put_float(mats, st);
       }
-      buf_str(mats, "}");
+      skio_buf_str(mats, "}");
     }
-    if (tex[4] >= 0) buf_printf(mats, ",\"emissiveTexture\":{\"index\":%d}", (int)tex[4]);
+    if (tex[4] >= 0) skio_buf_printf(mats, ",\"emissiveTexture\":{\"index\":%d}", (int)tex[4]);
     float em[3];
     for (int c = 0; c < 3; ++c) em[c] = isfinite(m->emissive[c]) ? fminf(fmaxf(m->emissive[c], 0.0f), 1.0f) : 0.0f;
     if (em[0] != 0.0f || em[1] != 0.0f || em[2] != 0.0f) {
-      buf_str(mats, ",\"emissiveFactor\":");
+      skio_buf_str(mats, ",\"emissiveFactor\":");
       put_floats(mats, em, 3);
     }
     if (m->alpha_mode == SKIO_ALPHA_MASK) {
-      buf_str(mats, ",\"alphaMode\":\"MASK\"");
+      skio_buf_str(mats, ",\"alphaMode\":\"MASK\"");
       if (isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0.0f && m->alpha_cutoff != 0.5f) {
-        buf_str(mats, ",\"alphaCutoff\":");
+        skio_buf_str(mats, ",\"alphaCutoff\":");
         put_float(mats, m->alpha_cutoff);
       }
     } else if (m->alpha_mode == SKIO_ALPHA_BLEND) {
-      buf_str(mats, ",\"alphaMode\":\"BLEND\"");
+      skio_buf_str(mats, ",\"alphaMode\":\"BLEND\"");
     }
-    if (m->double_sided) buf_str(mats, ",\"doubleSided\":true");
-    buf_str(mats, "}");
+    if (m->double_sided) skio_buf_str(mats, ",\"doubleSided\":true");
+    skio_buf_str(mats, "}");
   }
   free(tex_of);
   return mats->oom || texs->oom || imgs->oom ? oom_fail(w) : SKC_OK;
@@ -1493,34 +1433,34 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       w.rep.sheared_animated++;
     }
     if (!matrix_joint[j] && (rest_joint < 0 || j == root)) rest_joint = (int32_t)j;
-    if (j) buf_str(&nodes, ",");
-    buf_str(&nodes, "{\"name\":");
+    if (j) skio_buf_str(&nodes, ",");
+    skio_buf_str(&nodes, "{\"name\":");
     put_json_string(&nodes, jnames[j], &fixed);
     if (matrix_joint[j]) {
-      buf_str(&nodes, ",\"matrix\":");
+      skio_buf_str(&nodes, ",\"matrix\":");
       put_floats(&nodes, m, 16);
     } else {
       skc_quat_normalize(trs.r);
       if (trs.t[0] != 0.0f || trs.t[1] != 0.0f || trs.t[2] != 0.0f) {
-        buf_str(&nodes, ",\"translation\":");
+        skio_buf_str(&nodes, ",\"translation\":");
         put_floats(&nodes, trs.t, 3);
       }
       if (trs.r[0] != 0.0f || trs.r[1] != 0.0f || trs.r[2] != 0.0f || trs.r[3] != 1.0f) {
-        buf_str(&nodes, ",\"rotation\":");
+        skio_buf_str(&nodes, ",\"rotation\":");
         put_floats(&nodes, trs.r, 4);
       }
       if (trs.s[0] != 1.0f || trs.s[1] != 1.0f || trs.s[2] != 1.0f) {
-        buf_str(&nodes, ",\"scale\":");
+        skio_buf_str(&nodes, ",\"scale\":");
         put_floats(&nodes, trs.s, 3);
       }
     }
     if (child_off[j + 1] > child_off[j]) {
-      buf_str(&nodes, ",\"children\":[");
+      skio_buf_str(&nodes, ",\"children\":[");
       bool comma = false;
-      for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
-      buf_str(&nodes, "]");
+      for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) skio_buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
+      skio_buf_str(&nodes, "]");
     }
-    buf_str(&nodes, "}");
+    skio_buf_str(&nodes, "}");
     if (fixed) {
       w.rep.names_fixed++;
       fixed = false;
@@ -1538,12 +1478,12 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       rc = oom_fail(&w);
       goto done;
     }
-    if (jc || mi) buf_str(&nodes, ",");
-    buf_str(&nodes, "{\"name\":");
+    if (jc || mi) skio_buf_str(&nodes, ",");
+    skio_buf_str(&nodes, "{\"name\":");
     put_json_string(&nodes, mnames[mi], NULL);
-    buf_printf(&nodes, ",\"mesh\":%u", mi);
-    if (mo[mi].skinned) buf_printf(&nodes, ",\"skin\":%u", skin_count++);
-    buf_str(&nodes, "}");
+    skio_buf_printf(&nodes, ",\"mesh\":%u", mi);
+    if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
+    skio_buf_str(&nodes, "}");
   }
 
   /* skins: joints, inverse binds, the closest common ancestor as "skeleton" */
@@ -1575,14 +1515,14 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
         if (b < 0) lca = -1;
       }
       int64_t skel = lca >= 0 ? lca : -1;
-      if (k++) buf_str(&skins, ",");
-      buf_str(&skins, "{\"name\":");
+      if (k++) skio_buf_str(&skins, ",");
+      skio_buf_str(&skins, "{\"name\":");
       put_json_string(&skins, s->meshes[mi].name, NULL);
-      buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
-      for (uint32_t i = 0; i < mo[mi].listed; ++i) buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
-      buf_str(&skins, "]");
-      if (skel >= 0) buf_printf(&skins, ",\"skeleton\":%u", (uint32_t)skel);
-      buf_str(&skins, "}");
+      skio_buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
+      for (uint32_t i = 0; i < mo[mi].listed; ++i) skio_buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
+      skio_buf_str(&skins, "]");
+      if (skel >= 0) skio_buf_printf(&skins, ",\"skeleton\":%u", (uint32_t)skel);
+      skio_buf_str(&skins, "}");
     }
     free(depth);
   }
@@ -1594,8 +1534,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     bool wrote = false;
     rc = write_anim(&w, a, rest_joint, matrix_joint, &one, &wrote);
     if (!rc && wrote) {
-      if (anim_written++) buf_str(&anims, ",");
-      buf_put(&anims, one.p, one.n);
+      if (anim_written++) skio_buf_str(&anims, ",");
+      skio_buf_put(&anims, one.p, one.n);
     }
     free(one.p);
   }
@@ -1604,88 +1544,88 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   /* the binary buffer: regions in order, 4-aligned */
   size_t base[REGIONS];
   for (int r = 0; r < REGIONS; ++r) {
-    buf_pad(&bin, 4, 0);
+    skio_buf_pad(&bin, 4, 0);
     base[r] = bin.n;
-    buf_put(&bin, w.data[r].p, w.data[r].n);
+    skio_buf_put(&bin, w.data[r].p, w.data[r].n);
     if (w.pool_view[r] >= 0) w.views[w.pool_view[r]].length = w.data[r].n;
   }
-  buf_pad(&bin, 4, 0);
+  skio_buf_pad(&bin, 4, 0);
   if (binary && bin.n > (size_t)UINT32_MAX - 1024) {
     rc = skc_fail(err, SKC_UNSUPPORTED, "%s: %zu bytes of buffer do not fit a .glb (4 GiB); write .gltf", path, bin.n);
     goto done;
   }
 
   /* the JSON */
-  buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},");
+  skio_buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},");
   if (ext_webp || ext_ktx2) {
     const char* list = ext_webp && ext_ktx2 ? "\"EXT_texture_webp\",\"KHR_texture_basisu\""
                        : ext_webp           ? "\"EXT_texture_webp\""
                                             : "\"KHR_texture_basisu\"";
-    buf_printf(&json, "\"extensionsUsed\":[%s],\"extensionsRequired\":[%s],", list, list);
+    skio_buf_printf(&json, "\"extensionsUsed\":[%s],\"extensionsRequired\":[%s],", list, list);
   }
-  buf_str(&json, "\"scene\":0,\"scenes\":[{\"nodes\":[");
+  skio_buf_str(&json, "\"scene\":0,\"scenes\":[{\"nodes\":[");
   {
     bool comma = false;
     for (uint32_t j = 0; j < jc; ++j) {
       int32_t p = sk->parents[j];
       if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
-        buf_printf(&json, "%s%u", comma ? "," : "", j);
+        skio_buf_printf(&json, "%s%u", comma ? "," : "", j);
         comma = true;
       }
     }
-    for (uint32_t mi = 0; mi < M; ++mi, comma = true) buf_printf(&json, "%s%u", comma ? "," : "", jc + mi);
+    for (uint32_t mi = 0; mi < M; ++mi, comma = true) skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mi);
   }
-  buf_str(&json, "]}],\"nodes\":[");
-  buf_put(&json, nodes.p, nodes.n);
-  buf_str(&json, "],\"meshes\":[");
-  buf_put(&json, meshes.p, meshes.n);
-  buf_str(&json, "]");
+  skio_buf_str(&json, "]}],\"nodes\":[");
+  skio_buf_put(&json, nodes.p, nodes.n);
+  skio_buf_str(&json, "],\"meshes\":[");
+  skio_buf_put(&json, meshes.p, meshes.n);
+  skio_buf_str(&json, "]");
   if (skins.n) {
-    buf_str(&json, ",\"skins\":[");
-    buf_put(&json, skins.p, skins.n);
-    buf_str(&json, "]");
+    skio_buf_str(&json, ",\"skins\":[");
+    skio_buf_put(&json, skins.p, skins.n);
+    skio_buf_str(&json, "]");
   }
   if (anims.n) {
-    buf_str(&json, ",\"animations\":[");
-    buf_put(&json, anims.p, anims.n);
-    buf_str(&json, "]");
+    skio_buf_str(&json, ",\"animations\":[");
+    skio_buf_put(&json, anims.p, anims.n);
+    skio_buf_str(&json, "]");
   }
   if (mats.n) {
-    buf_str(&json, ",\"materials\":[");
-    buf_put(&json, mats.p, mats.n);
-    buf_str(&json, "]");
+    skio_buf_str(&json, ",\"materials\":[");
+    skio_buf_put(&json, mats.p, mats.n);
+    skio_buf_str(&json, "]");
   }
   if (texs.n) {
-    buf_str(&json, ",\"textures\":[");
-    buf_put(&json, texs.p, texs.n);
-    buf_str(&json, "],\"samplers\":[{}],\"images\":[");
-    buf_put(&json, imgs.p, imgs.n);
-    buf_str(&json, "]");
+    skio_buf_str(&json, ",\"textures\":[");
+    skio_buf_put(&json, texs.p, texs.n);
+    skio_buf_str(&json, "],\"samplers\":[{}],\"images\":[");
+    skio_buf_put(&json, imgs.p, imgs.n);
+    skio_buf_str(&json, "]");
   }
-  buf_str(&json, ",\"accessors\":[");
-  buf_put(&json, w.accessors.p, w.accessors.n);
-  buf_str(&json, "],\"bufferViews\":[");
+  skio_buf_str(&json, ",\"accessors\":[");
+  skio_buf_put(&json, w.accessors.p, w.accessors.n);
+  skio_buf_str(&json, "],\"bufferViews\":[");
   for (uint32_t v = 0; v < w.view_count; ++v) {
     const view_rec* r = &w.views[v];
-    buf_printf(&json, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "", base[r->region] + r->offset,
+    skio_buf_printf(&json, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "", base[r->region] + r->offset,
                r->length);
-    if (r->target) buf_printf(&json, ",\"target\":%d", r->target);
-    buf_str(&json, "}");
+    if (r->target) skio_buf_printf(&json, ",\"target\":%d", r->target);
+    skio_buf_str(&json, "}");
   }
-  buf_printf(&json, "],\"buffers\":[{\"byteLength\":%zu", bin.n);
+  skio_buf_printf(&json, "],\"buffers\":[{\"byteLength\":%zu", bin.n);
   if (!binary) {
-    buf_str(&json, ",\"uri\":\"");
-    buf_put(&json, uri.p, uri.n); /* percent-encoded: nothing to escape */
-    buf_str(&json, "\"");
+    skio_buf_str(&json, ",\"uri\":\"");
+    skio_buf_put(&json, uri.p, uri.n); /* percent-encoded: nothing to escape */
+    skio_buf_str(&json, "\"");
   }
-  buf_str(&json, "}]}");
+  skio_buf_str(&json, "}]}");
   if (w.oom || json.oom || bin.oom || nodes.oom || skins.oom || anims.oom || meshes.oom) {
     rc = oom_fail(&w);
     goto done;
   }
 
   if (binary) {
-    buf_pad(&json, 4, ' ');
+    skio_buf_pad(&json, 4, ' ');
     uint32_t head[5];
     const size_t total = 12 + 8 + json.n + 8 + bin.n;
     head[0] = 0x46546C67u; /* "glTF" */
@@ -1694,9 +1634,9 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     head[3] = (uint32_t)json.n;
     head[4] = 0x4E4F534Au; /* "JSON" */
     uint32_t bin_head[2] = {(uint32_t)bin.n, 0x004E4942u}; /* "BIN\0" */
-    buf_put(&glb_head, head, sizeof head);
+    skio_buf_put(&glb_head, head, sizeof head);
     buf bh = {0};
-    buf_put(&bh, bin_head, sizeof bin_head);
+    skio_buf_put(&bh, bin_head, sizeof bin_head);
     if (glb_head.oom || bh.oom || json.n > UINT32_MAX || total > UINT32_MAX) {
       free(bh.p);
       rc = total > UINT32_MAX ? skc_fail(err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", path) : oom_fail(&w);

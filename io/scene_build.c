@@ -108,3 +108,21 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   s->mesh_count++;
   return SKC_OK;
 }
+
+bool skio_bind_take(uint32_t j, const float ibm[16], float* bind, float* ibind, uint8_t* have) {
+  float m[16], inv[16];
+  memcpy(m, ibm, sizeof m);
+  if (have[j] || !skc_mat4_is_finite(m) || !skc_mat4_inverse(m, inv)) return false;
+  memcpy(ibind + (size_t)j * 16, m, sizeof m);
+  memcpy(bind + (size_t)j * 16, inv, sizeof inv);
+  have[j] = 1;
+  return true;
+}
+
+void skio_bind_fill_rest(uint32_t jc, const float* world, const uint8_t* have, float* bind, float* ibind) {
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (have[j]) continue;
+    memcpy(bind + (size_t)j * 16, world + (size_t)j * 16, 16 * sizeof(float));
+    if (!skc_mat4_inverse(world + (size_t)j * 16, ibind + (size_t)j * 16)) skc_mat4_identity(ibind + (size_t)j * 16);
+  }
+}

@@ -236,20 +236,12 @@ static int build_skeleton(builder* b, skc_err* err) {
       if (!bone) continue;
       int32_t j = bone_joint(b, bone);
       if (j < 0 || have[j]) continue;
-      float off[16], inv[16];
+      float off[16];
       skio_mat_from_ai(&bone->mOffsetMatrix.a1, off);
-      if (skc_mat4_is_finite(off) && skc_mat4_inverse(off, inv)) {
-        memcpy(ibind + (size_t)j * 16, off, sizeof off);
-        memcpy(bind + (size_t)j * 16, inv, sizeof inv);
-        have[j] = 1;
-      }
+      skio_bind_take((uint32_t)j, off, bind, ibind, have);
     }
   }
-  for (uint32_t j = 0; j < jc; ++j) {
-    if (have[j]) continue;
-    memcpy(bind + (size_t)j * 16, world + (size_t)j * 16, 16 * sizeof(float));
-    if (!skc_mat4_inverse(world + (size_t)j * 16, ibind + (size_t)j * 16)) skc_mat4_identity(ibind + (size_t)j * 16);
-  }
+  skio_bind_fill_rest(jc, world, have, bind, ibind);
   skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind};
   skc_err e2 = {0};
   if ((rc = skc_skeleton_create(&init, &b->out->skeleton, &e2)))

@@ -127,6 +127,11 @@ typedef struct skio_mesh_init {
   const float* inverse_bind;  /* optional, 16 * joint_count; NULL = the skeleton's */
 } skio_mesh_init;
 int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* err);
+/* Bind pose of an imported skeleton. skio_bind_take records joint j's inverse bind matrix `ibm` (and its inverse
+ * as the bind matrix) unless j already has one or `ibm` is not finite and invertible; false when it was not taken.
+ * skio_bind_fill_rest gives every joint still without one its rest world matrix (world: 16 * jc) as bind. */
+bool skio_bind_take(uint32_t j, const float ibm[16], float* bind, float* ibind, uint8_t* have);
+void skio_bind_fill_rest(uint32_t jc, const float* world, const uint8_t* have, float* bind, float* ibind);
 int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out_index, skc_err* err);
 
 /* Pose of animation a at time t (seconds, clamped to the keys) as joint_count skc_trs. Joints without a

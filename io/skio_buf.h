@@ -1,0 +1,27 @@
+/* skio_buf.h - growable byte buffer for the writers that build JSON and binary chunks in memory (gltf_write.c,
+ * gltf_edit.c). An allocation failure sets `oom` and turns every later call into a no-op, so a writer appends
+ * freely and checks `oom` once at the end. Internal to io/. */
+#ifndef SKIO_BUF_H
+#define SKIO_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct skio_buf {
+  unsigned char* p;
+  size_t n, cap;
+  bool oom;
+} skio_buf;
+
+/* Room for `extra` more bytes; false (and oom set) when that cannot be had. */
+bool skio_buf_reserve(skio_buf* b, size_t extra);
+void skio_buf_put(skio_buf* b, const void* d, size_t n);
+void skio_buf_str(skio_buf* b, const char* s);
+/* Appends `byte` until the length is a multiple of `align`. */
+void skio_buf_pad(skio_buf* b, size_t align, unsigned char byte);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void skio_buf_printf(skio_buf* b, const char* fmt, ...);
+
+#endif
