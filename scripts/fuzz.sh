@@ -5,7 +5,9 @@
 # Prints one line per target with its exec count; fails if a target finds a crash (the reproducer is left in
 # BUILD_DIR). --long (a run by hand before changing a parser): also appends "FUZZ <target> <seconds> <execs>
 # <execs/s> <corpus files>" per target to BUILD_DIR/fuzz-stats.txt, for docs/fuzzing.md.
-# FUZZ_TARGETS="fuzz_iqm fuzz_fbx_fixup" limits the run to those targets.
+# FUZZ_TARGETS="fuzz_iqm fuzz_fbx_fixup" limits the run to those targets; FUZZ_RUNS=N stops each target after N
+# executions (SECONDS stays the cap), e.g. FUZZ_RUNS=10000000 for the ten-million-execution long run;
+# FUZZ_MAX_LEN=N caps the input length (libFuzzer otherwise takes the largest seed's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LONG=0
@@ -62,20 +64,24 @@ for bin in "$B"/fuzz_*; do
   # full unwinding on malloc lets the LSan suppressions see the libassimp frames (fuzz_import); the in-process
   # targets never reach Assimp and run twice as fast without it
   unwind=1; [ "$name" = fuzz_import ] && unwind=0
+  runs=(); [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
+  [ -n "${FUZZ_MAX_LEN:-}" ] && runs+=(-max_len="$FUZZ_MAX_LEN")
+  t0=$(date +%s)
   ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=$unwind LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp "$bin" -print_final_stats=1 -max_total_time="$SECS" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=20 -artifact_prefix="$B/$name-" \
-    "$work" "${seeds[@]}" >"$log" 2>&1
+    "${runs[@]}" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
+  took=$(( $(date +%s) - t0 )); [ "$took" -lt 1 ] && took=1
   execs=$(grep -Eo "stat::number_of_executed_units: *[0-9]+" "$log" | grep -Eo "[0-9]+$" | tail -1)
   [ -z "$execs" ] && execs=$(grep -Eo "#[0-9]+" "$log" | tail -1 | tr -d '#')
   if [ $rc -eq 0 ]; then
-    echo "fuzz $name: ${SECS}s, ${execs:-?} executions, no crash"
+    echo "fuzz $name: ${took}s, ${execs:-?} executions, no crash"
   else
     echo "fuzz $name: FAILED (exit $rc) after ${execs:-?} executions; log $log"; tail -30 "$log"; status=1
   fi
   if [ $LONG -eq 1 ]; then
     files=$(find "$work" -type f | wc -l)
-    rate=$(( ${execs:-0} / (SECS > 0 ? SECS : 1) ))
-    line="FUZZ $name $SECS ${execs:-0} $rate $files"
+    rate=$(( ${execs:-0} / took ))
+    line="FUZZ $name $took ${execs:-0} $rate $files"
     [ $rc -ne 0 ] && line="$line FAILED"
     echo "$line" | tee -a "$B/fuzz-stats.txt"
   fi
