@@ -16,17 +16,6 @@
 #include "sk_testutil.h"
 #include "skinkit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 static const char* const k_methods[] = {"robust", "heat", "nearest", "capsule", "delaunay"};
 
 static const char* cli_path(void) {

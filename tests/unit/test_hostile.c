@@ -18,17 +18,6 @@
 #include "sk_testutil.h"
 #include "skinkit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 #ifndef SK_CLI_PATH
 #error "SK_CLI_PATH must name the built skinkit executable"
 #endif

@@ -5,6 +5,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SANITIZED: 1 in an AddressSanitizer build (gcc or clang), where tests skip what ASan cannot run under
+ * (address-space limits) or what takes too long there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 /* Corpus root from $SKINKIT_ASSETS, or NULL (and one "skipped" line on stderr, printed once) when unset.
  * When it is set but not a directory, returns NULL after printing an error; callers then fail. */
 const char* skt_assets_dir(void);
