@@ -353,16 +353,83 @@ static int read_mesh(const iqm* q, const skio_scene* s, uint32_t index, skio_mes
 }
 
 /* ---- animations --------------------------------------------------------------------------------------- */
+/* The channels pose p animates (bits 0..9; higher bits mean nothing and hold no frame data). */
+static uint32_t pose_mask(const iqm* q, uint32_t p) {
+  return rd32(q->d + q->h[H_OFS_POSES] + (size_t)p * POSE_SIZE + 4) & 0x3ffu;
+}
+
+/* The ten channel values (translation, rotation, scale) of pose p in frame fp (NULL: the pose's base values, for
+ * a pose that animates no channel); returns the frame pointer past the values this pose consumed. */
+static const uint8_t* pose_values(const iqm* q, uint32_t p, const uint8_t* fp, float ch10[10]) {
+  const uint8_t* pp = q->d + q->h[H_OFS_POSES] + (size_t)p * POSE_SIZE;
+  uint32_t mask = pose_mask(q, p);
+  for (int c = 0; c < 10; ++c) {
+    ch10[c] = rdf(pp + 8 + 4 * c);
+    if (fp && (mask >> c & 1u)) {
+      ch10[c] += (float)(fp[0] | fp[1] << 8) * rdf(pp + 48 + 4 * c);
+      fp += 2;
+    }
+  }
+  return fp;
+}
+
+/* Keys of one channel: `count` frames for a pose that animates something; a pose that animates nothing is
+ * constant, so it gets one key at 0 and one at the end (a file of a few bytes can claim millions of frames of
+ * such poses: they hold no frame data). */
+static uint32_t pose_keys(const iqm* q, uint32_t p, uint32_t count) { return pose_mask(q, p) ? count : (count > 1 ? 2 : 1); }
+
+static void set_key(skio_channel* ch, uint32_t k, double t, const float ch10[10]) {
+  ch->pos_time[k] = ch->rot_time[k] = ch->scl_time[k] = t;
+  memcpy(ch->pos + 3 * k, ch10, 3 * sizeof(float));
+  memcpy(ch->rot + 4 * k, ch10 + 3, 4 * sizeof(float));
+  skc_quat_normalize(ch->rot + 4 * k);
+  memcpy(ch->scl + 3 * k, ch10 + 7, 3 * sizeof(float));
+}
+
+static int read_anim_keys(const iqm* q, skio_anim* an, uint32_t first, uint32_t count, double fps, skc_err* err) {
+  uint32_t np = q->h[H_NUM_POSES], nc = q->h[H_NUM_FRAMECHANNELS];
+  if (!(an->channels = calloc(np, sizeof *an->channels)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", q->path);
+  for (uint32_t p = 0; p < np; ++p) {
+    skio_channel* ch = &an->channels[p];
+    an->channel_count = p + 1;
+    ch->joint = p + 1;
+    uint32_t kc = pose_keys(q, p, count);
+    ch->pos_count = ch->rot_count = ch->scl_count = kc;
+    ch->pos_time = malloc(kc * sizeof(double));
+    ch->rot_time = malloc(kc * sizeof(double));
+    ch->scl_time = malloc(kc * sizeof(double));
+    ch->pos = malloc((size_t)kc * 3 * sizeof(float));
+    ch->rot = malloc((size_t)kc * 4 * sizeof(float));
+    ch->scl = malloc((size_t)kc * 3 * sizeof(float));
+    if (!ch->pos_time || !ch->rot_time || !ch->scl_time || !ch->pos || !ch->rot || !ch->scl)
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for animation \"%s\"", q->path, an->name);
+    if (!pose_mask(q, p)) { /* constant pose */
+      float ch10[10];
+      pose_values(q, p, NULL, ch10);
+      for (uint32_t k = 0; k < kc; ++k) set_key(ch, k, k ? an->duration : 0.0, ch10);
+    }
+  }
+  for (uint32_t f = 0; f < count; ++f) {
+    const uint8_t* fp = q->d + q->h[H_OFS_FRAMES] + (size_t)(first + f) * nc * 2;
+    for (uint32_t p = 0; p < np; ++p) {
+      if (!pose_mask(q, p)) continue;
+      float ch10[10];
+      fp = pose_values(q, p, fp, ch10);
+      set_key(&an->channels[p], f, f / fps, ch10);
+    }
+  }
+  return SKC_OK;
+}
+
 static int read_anims(const iqm* q, skio_scene* s, skc_err* err) {
   uint32_t na = q->h[H_NUM_ANIMS], np = q->h[H_NUM_POSES], nf = q->h[H_NUM_FRAMES], nc = q->h[H_NUM_FRAMECHANNELS];
   if (na == 0 || !s->skeleton) return SKC_OK;
   if (np != q->h[H_NUM_JOINTS])
     return skc_fail(err, SKC_FORMAT, "%s: IQM has %u poses for %u joints", q->path, np, q->h[H_NUM_JOINTS]);
   uint64_t used = 0;
-  for (uint32_t p = 0; p < np; ++p) {
-    uint32_t mask = rd32(q->d + q->h[H_OFS_POSES] + (size_t)p * POSE_SIZE + 4);
-    for (int c = 0; c < 10; ++c) used += (mask >> c) & 1u;
-  }
+  for (uint32_t p = 0; p < np; ++p)
+    for (int c = 0; c < 10; ++c) used += (pose_mask(q, p) >> c) & 1u;
   if (used != nc)
     return skc_fail(err, SKC_FORMAT, "%s: IQM poses animate %llu channels, frames hold %u", q->path,
                     (unsigned long long)used, nc);
@@ -382,44 +449,8 @@ static int read_anims(const iqm* q, skio_scene* s, skc_err* err) {
     double fps = an->ticks_per_second > 0.0 ? an->ticks_per_second : 25.0;
     an->duration = count > 1 ? (count - 1) / fps : 0.0;
     if (count == 0 || np == 0) continue;
-    if (!(an->channels = calloc(np, sizeof *an->channels)))
-      return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", q->path);
-    for (uint32_t p = 0; p < np; ++p) {
-      skio_channel* ch = &an->channels[p];
-      an->channel_count = p + 1;
-      ch->joint = p + 1;
-      ch->pos_count = ch->rot_count = ch->scl_count = count;
-      ch->pos_time = malloc(count * sizeof(double));
-      ch->rot_time = malloc(count * sizeof(double));
-      ch->scl_time = malloc(count * sizeof(double));
-      ch->pos = malloc((size_t)count * 3 * sizeof(float));
-      ch->rot = malloc((size_t)count * 4 * sizeof(float));
-      ch->scl = malloc((size_t)count * 3 * sizeof(float));
-      if (!ch->pos_time || !ch->rot_time || !ch->scl_time || !ch->pos || !ch->rot || !ch->scl)
-        return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for animation \"%s\"", q->path, an->name);
-    }
-    for (uint32_t f = 0; f < count; ++f) {
-      const uint8_t* fp = q->d + q->h[H_OFS_FRAMES] + (size_t)(first + f) * nc * 2;
-      for (uint32_t p = 0; p < np; ++p) {
-        const uint8_t* pp = q->d + q->h[H_OFS_POSES] + (size_t)p * POSE_SIZE;
-        uint32_t mask = rd32(pp + 4);
-        float ch10[10];
-        for (int c = 0; c < 10; ++c) {
-          ch10[c] = rdf(pp + 8 + 4 * c);
-          if (mask >> c & 1u) {
-            ch10[c] += (float)(fp[0] | fp[1] << 8) * rdf(pp + 48 + 4 * c);
-            fp += 2;
-          }
-        }
-        skio_channel* ch = &an->channels[p];
-        double t = f / fps;
-        ch->pos_time[f] = ch->rot_time[f] = ch->scl_time[f] = t;
-        memcpy(ch->pos + 3 * f, ch10, 3 * sizeof(float));
-        memcpy(ch->rot + 4 * f, ch10 + 3, 4 * sizeof(float));
-        skc_quat_normalize(ch->rot + 4 * f);
-        memcpy(ch->scl + 3 * f, ch10 + 7, 3 * sizeof(float));
-      }
-    }
+    int rc = read_anim_keys(q, an, first, count, fps, err);
+    if (rc) return rc;
   }
   return SKC_OK;
 }
@@ -428,8 +459,7 @@ static int read_anims(const iqm* q, skio_scene* s, skc_err* err) {
 /* What a small file could make the reader allocate, capped before anything is allocated (each cap is far above
  * any real model): meshes may share vertex and triangle ranges, so n meshes over the whole range cost n copies;
  * every skinned mesh gets an inverse-bind table of joint_count matrices; and an animation stores a key per frame
- * and pose, while a file whose poses animate no channel holds no frame data at all, so num_frames alone is
- * bounded by nothing. */
+ * for each pose that animates a channel (its frames are in the file) and two keys for each pose that does not. */
 enum { IQM_RANGE_SHARING = 4, IQM_MAX_BIND_MATRICES = 1 << 24, IQM_MAX_KEYS = 1 << 24 };
 
 static int check_totals(const iqm* q, skc_err* err) {
@@ -439,8 +469,11 @@ static int check_totals(const iqm* q, skc_err* err) {
     verts += rd32(p + 12);
     tris += rd32(p + 20);
   }
+  uint64_t animated = 0, still = 0; /* poses with / without animated channels: the latter get two keys */
+  if (q->h[H_NUM_ANIMS])
+    for (uint32_t p = 0; p < q->h[H_NUM_POSES]; ++p) *(pose_mask(q, p) ? &animated : &still) += 1;
   for (uint32_t a = 0; a < q->h[H_NUM_ANIMS]; ++a)
-    keys += (uint64_t)rd32(q->d + q->h[H_OFS_ANIMS] + (size_t)a * ANIM_SIZE + 8) * q->h[H_NUM_POSES];
+    keys += (uint64_t)rd32(q->d + q->h[H_OFS_ANIMS] + (size_t)a * ANIM_SIZE + 8) * animated + 2 * still;
   const int skinned = q->arrays[VA_BLENDINDEXES] && q->arrays[VA_BLENDWEIGHTS] && q->h[H_NUM_JOINTS];
   if (verts > IQM_RANGE_SHARING * (uint64_t)q->h[H_NUM_VERTEXES] ||
       tris > IQM_RANGE_SHARING * (uint64_t)q->h[H_NUM_TRIANGLES])
