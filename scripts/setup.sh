@@ -19,9 +19,10 @@ done
 # SuiteSparse CHOLMOD (sparse Cholesky for bone-heat binding) with OpenBLAS under it (about 4x faster
 # factorization than the reference BLAS it would otherwise pick up).
 # Tests: python3-numpy (addon layers outside Blender), blender (addon tests in real headless Blender 3.4),
-# clang + its sanitizer/fuzzer runtime (libFuzzer targets).
+# clang + its sanitizer/fuzzer runtime (libFuzzer targets), python3-distributed (Dask: the scale-out front end
+# python3 -m skinkit.batch and its test tests/batch/; docs/scaleout.md).
 PACKAGES=(build-essential cmake pkg-config libassimp-dev assimp-utils libcglm-dev zlib1g-dev check libsuitesparse-dev libopenblas0-pthread libqhull-dev libjsmn-dev libmeshoptimizer-dev libdraco-dev
-          python3 python3-numpy clang libclang-rt-14-dev blender)
+          python3 python3-numpy python3-distributed clang libclang-rt-14-dev blender)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
