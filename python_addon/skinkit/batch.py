@@ -315,9 +315,11 @@ def is_killed_worker(exc):
 
 
 class Runner:
-    """Submits shard tasks and yields (tag, result) as they finish. A shard whose worker died more than the
-    scheduler's allowed-failures times (KilledWorker) is split into one task per file; a file whose task kills its
-    worker that often becomes an error row: nothing is retried forever, nothing is dropped."""
+    """Submits shard tasks and yields (tag, fn, args, result, exception, alone) as they finish. A shard whose worker
+    died more than the scheduler's allowed-failures times (KilledWorker) is split into one task per file by the
+    caller. A single file whose worker died may only have shared that worker with the file that killed it, so it is
+    deferred: once everything else is done, deferred files run one at a time, alone in the cluster, and only a file
+    that kills its worker there is reported (alone=True). Nothing is retried forever, nothing is dropped."""
 
     def __init__(self, client):
         from distributed import as_completed
@@ -325,24 +327,44 @@ class Runner:
         self.client = client
         self.ac = as_completed([], with_results=False)
         self.tags = {}
+        self.deferred = []
+        self.alone_key = None
 
     def submit(self, tag, fn, *a):
         f = self.client.submit(fn, *a, pure=False)
         self.tags[f.key] = (tag, fn, a)
         self.ac.add(f)
+        return f
+
+    def defer(self, tag, fn, *a):
+        self.deferred.append((tag, fn, a))
 
     def results(self):
-        for f in self.ac:
-            tag, fn, a = self.tags.pop(f.key)
-            if f.status == "finished":
-                yield tag, fn, a, f.result(), None
-            else:
-                try:
-                    exc = f.exception()
-                except BaseException as e:  # cancelled
-                    exc = e
-                yield tag, fn, a, None, exc
-            f.release()
+        while True:
+            for f in self.ac:
+                tag, fn, a = self.tags.pop(f.key)
+                alone = f.key == self.alone_key
+                if f.status == "finished":
+                    yield tag, fn, a, f.result(), None, alone
+                else:
+                    try:
+                        exc = f.exception()
+                    except BaseException as e:  # cancelled
+                        exc = e
+                    yield tag, fn, a, None, exc, alone
+                f.release()
+            if not self.deferred:
+                return
+            tag, fn, a = self.deferred.pop(0)
+            self.alone_key = self.submit(tag, fn, *a).key
+
+
+def death_note(args, exc, alone):
+    if exc is None or not is_killed_worker(exc):
+        return None
+    if alone:
+        return "the worker running this file alone died; not retried again"
+    return "the worker running this file died (%d time(s)); not retried again" % (args.allowed_failures + 1)
 
 
 # ------------------------------------------------------------------------------------------- validate
@@ -389,7 +411,7 @@ def run_validate(args, cli, files, extra):
             else:
                 run.submit(("shard", i), T.validate_shard, cli, cwd, paths, extra, args.timeout, hosts)
         singles = {}
-        for tag, fn, a, res, exc in run.results():
+        for tag, fn, a, res, exc, alone in run.results():
             paths = a[2]
             rows = res["rows"] if res else None
             if rows is None and tag[0] == "shard" and len(paths) > 1:  # split: one task per file
@@ -397,11 +419,13 @@ def run_validate(args, cli, files, extra):
                 for k, p in enumerate(paths):
                     run.submit(("file", tag[1], k), fn, cli, cwd, [p], extra, args.timeout, hosts)
                 continue
+            if rows is None and not alone and death_note(args, exc, alone):  # maybe only beside the culprit
+                run.defer(tag, fn, *a)
+                continue
             if rows is None:
-                why = ("the worker running this file died (%d time(s)); not retried again" % (args.allowed_failures + 1)
-                       if exc is not None and is_killed_worker(exc) else
-                       "task failed: %s" % (exc if exc is not None else (res["stderr"].strip()[-300:] or
-                                                                         "no result (exit %s)" % res["rc"])))
+                why = death_note(args, exc, alone) or (
+                    "task failed: %s" % (exc if exc is not None else (res["stderr"].strip()[-300:] or
+                                                                      "no result (exit %s)" % res["rc"])))
                 rows = [template.error(paths[0], why)] if len(paths) == 1 else [template.error(p, why) for p in paths]
             if tag[0] == "file":
                 i = tag[1]
@@ -471,7 +495,7 @@ def run_files(args, cli, verb, files, roots, extra):
         run = Runner(client)
         for s in shards:
             run.submit(tuple(s), T.file_shard, cli, cwd, verb, [items[k] for k in s], extra, args.timeout, hosts)
-        for tag, fn, a, res, exc in run.results():
+        for tag, fn, a, res, exc, alone in run.results():
             if res is not None:
                 for k, line in zip(tag, res):
                     rows[k] = json.loads(line)
@@ -479,9 +503,10 @@ def run_files(args, cli, verb, files, roots, extra):
             elif len(tag) > 1 and exc is not None and is_killed_worker(exc):
                 for k in tag:
                     run.submit((k,), fn, cli, cwd, verb, [items[k]], extra, args.timeout, hosts)
+            elif not alone and death_note(args, exc, alone):  # maybe only beside the culprit: run it alone later
+                run.defer(tag, fn, *a)
             else:
-                why = ("the worker running this file died (%d time(s)); not retried again" % (args.allowed_failures + 1)
-                       if is_killed_worker(exc) else "task failed: %s" % exc)
+                why = death_note(args, exc, alone) or "task failed: %s" % exc
                 for k in tag:
                     p, out = items[k]
                     rows[k] = {"path": p, "output": out, "status": "error", "error": "%s: %s" % (p, why)}

@@ -165,9 +165,11 @@ def test_validate(cli, cl, tmp):
           "--resume redid only the shard of the touched file (%s)" % ", ".join(sorted(changed)))
 
 
-def test_killer(cli, tmp):
-    """A test double of the CLI kills the worker running any shard that lists a file named *killer*."""
-    tree = os.path.join(tmp, "ktree")
+def test_killer(cli, tmp, workers):
+    """A test double of the CLI kills the worker running any shard that lists a file named *killer*. With one
+    worker every file of the split shard is queued on the worker the killer takes down, so each of them has "died"
+    once: only the one that kills its worker when running alone may become an error row."""
+    tree = os.path.join(tmp, "ktree%d" % workers)
     os.makedirs(tree)
     models = batch_tree.data_models()
     for i in range(11):
@@ -180,9 +182,9 @@ def test_killer(cli, tmp):
                 'if [ "$1" = validate ] && grep -q killer "$tmp"; then rm -f "$tmp"; kill -9 $PPID; exit 1; fi\n'
                 '"%s" "$@" < "$tmp"; rc=$?; rm -f "$tmp"; exit $rc\n' % cli)
     os.chmod(fake, 0o755)
-    out = os.path.join(tmp, "k.json")
+    out = os.path.join(tmp, "k%d.json" % workers)
     t0 = time.monotonic()
-    rc, _so, se = batch(["validate", tree, "--workers", "2", "--allowed-failures", "0", "--shard-size", "4",
+    rc, _so, se = batch(["validate", tree, "--workers", str(workers), "--allowed-failures", "0", "--shard-size", "4",
                          "--skinkit", fake, "--json", out])
     ref = subprocess.run([cli, "validate", tree, "--json", "-"], capture_output=True)
     a, b = json.load(open(out)), json.loads(ref.stdout)
@@ -191,10 +193,11 @@ def test_killer(cli, tmp):
     killer = os.path.join(tree, "f05_killer.glb")
     text = json.dumps(rows.get(killer))
     check(rc == 2 and '"error"' in text and "died" in text,
-          "a file that kills its worker is an error row (%s) after %.1f s" % (text, time.monotonic() - t0))
+          "%d worker(s): a file that kills its worker is an error row (%s) after %.1f s" %
+          (workers, text, time.monotonic() - t0))
     others = [r for r in a["files"] if r[key] != killer]
     check(others == [r for r in b["files"] if r[key] != killer] and len(a["files"]) == len(b["files"]),
-          "every other file of that shard has the CLI's row")
+          "%d worker(s): every other file of that shard has the CLI's row" % workers)
 
 
 # ------------------------------------------------------------------------------------------- pack / convert
@@ -255,7 +258,8 @@ def main():
         test_validate(cli, cl, tmp)
         test_files(cli, cl, tmp, "pack", [], ".skf")
         test_files(cli, cl, tmp, "convert", ["--format", "glb"], ".glb")
-        test_killer(cli, tmp)
+        test_killer(cli, tmp, 2)
+        test_killer(cli, tmp, 1)
     finally:
         cl.close()
         shutil.rmtree(tmp, ignore_errors=True)
