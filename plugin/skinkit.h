@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 -> 100). */
-#define SK_VERSION 100
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.5.0 -> 10500); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 10500
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 4
+#define SK_ABI_MINOR 5
 
 typedef enum sk_result {
   SK_OK = 0,

@@ -29,9 +29,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 100
+SK_VERSION = 10500
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 4
+SK_ABI_MINOR = 5
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skinkit.h"
 
 #ifndef SK_CLI_PATH
 #error "SK_CLI_PATH must name the built skinkit executable"
@@ -53,7 +54,9 @@ static void teardown(void) {
 
 START_TEST(help_version_and_unknown) {
   ck_assert_int_eq(run("--version"), 0);
-  ck_assert(strstr(g_out, "skinkit 0.1.0") != NULL);
+  char version[48];
+  snprintf(version, sizeof version, "skinkit %d.%d.%d", SK_VERSION / 10000, SK_VERSION / 100 % 100, SK_VERSION % 100);
+  ck_assert(strstr(g_out, version) != NULL);
   ck_assert_int_eq(run("--help"), 0);
   ck_assert(strstr(g_out, "validate") && strstr(g_out, "convert") && strstr(g_out, "report"));
   ck_assert_int_eq(run("validate --help"), 0);
