@@ -386,8 +386,30 @@ static void set_key(skio_channel* ch, uint32_t k, double t, const float ch10[10]
   memcpy(ch->scl + 3 * k, ch10 + 7, 3 * sizeof(float));
 }
 
+/* The frames' keys of the poses that animate a channel; the loop visits only those poses, so its work is bounded
+ * by the frame data in the file (frames x channels), not by frames x poses: a file of still poses may claim
+ * millions of frames for free. */
+static int read_frames(const iqm* q, skio_anim* an, uint32_t first, uint32_t count, double fps, skc_err* err) {
+  uint32_t np = q->h[H_NUM_POSES], nc = q->h[H_NUM_FRAMECHANNELS], na = 0;
+  if (nc == 0) return SKC_OK;
+  uint32_t* moving = malloc(np * sizeof *moving);
+  if (!moving) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", q->path);
+  for (uint32_t p = 0; p < np; ++p)
+    if (pose_mask(q, p)) moving[na++] = p;
+  for (uint32_t f = 0; f < count; ++f) {
+    const uint8_t* fp = q->d + q->h[H_OFS_FRAMES] + (size_t)(first + f) * nc * 2;
+    for (uint32_t i = 0; i < na; ++i) {
+      float ch10[10];
+      fp = pose_values(q, moving[i], fp, ch10);
+      set_key(&an->channels[moving[i]], f, f / fps, ch10);
+    }
+  }
+  free(moving);
+  return SKC_OK;
+}
+
 static int read_anim_keys(const iqm* q, skio_anim* an, uint32_t first, uint32_t count, double fps, skc_err* err) {
-  uint32_t np = q->h[H_NUM_POSES], nc = q->h[H_NUM_FRAMECHANNELS];
+  uint32_t np = q->h[H_NUM_POSES];
   if (!(an->channels = calloc(np, sizeof *an->channels)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", q->path);
   for (uint32_t p = 0; p < np; ++p) {
@@ -410,16 +432,7 @@ static int read_anim_keys(const iqm* q, skio_anim* an, uint32_t first, uint32_t 
       for (uint32_t k = 0; k < kc; ++k) set_key(ch, k, k ? an->duration : 0.0, ch10);
     }
   }
-  for (uint32_t f = 0; f < count; ++f) {
-    const uint8_t* fp = q->d + q->h[H_OFS_FRAMES] + (size_t)(first + f) * nc * 2;
-    for (uint32_t p = 0; p < np; ++p) {
-      if (!pose_mask(q, p)) continue;
-      float ch10[10];
-      fp = pose_values(q, p, fp, ch10);
-      set_key(&an->channels[p], f, f / fps, ch10);
-    }
-  }
-  return SKC_OK;
+  return read_frames(q, an, first, count, fps, err);
 }
 
 static int read_anims(const iqm* q, skio_scene* s, skc_err* err) {
