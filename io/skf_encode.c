@@ -381,6 +381,18 @@ static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, c
   hist_add(e, q, v);
 }
 
+/* zlib's window and memory level for a chunk of n bytes: the smallest window that still reaches back over the whole
+ * chunk (zlib keeps 262 bytes of lookahead out of it) and a hash table and block buffer of the same order, capped
+ * at zlib's maxima (32 KiB window, memLevel 9). Output is then the same matches as with the maxima, but a small
+ * chunk no longer clears and touches ~400 KiB of zlib state: packing small skins (and the round-trip fuzz target)
+ * was dominated by that memset and its page faults. */
+static void zlib_sizes(size_t n, int* wbits, int* mem_level) {
+  int w = 9;
+  while (w < 15 && ((size_t)1 << w) < n + 262u) ++w;
+  *wbits = w;
+  *mem_level = w - 6 < 1 ? 1 : w - 6 > 9 ? 9 : w - 6;
+}
+
 /* Deflates raw into a chunk appended to out: one zlib stream. seg_ends[i] ends segment i (the last one ends at
  * raw_size); each segment gets its own deflate blocks (Huffman tables) and zlib strategy strat[i]. */
 static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level,
@@ -388,9 +400,11 @@ static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw
   if (raw_size > UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
   z_stream zs;
   memset(&zs, 0, sizeof zs);
-  int zr = deflateInit2(&zs, level, Z_DEFLATED, 15, 9, seg_count ? strat[0] : Z_FILTERED);
+  int wbits, mem_level;
+  zlib_sizes(raw_size, &wbits, &mem_level);
+  int zr = deflateInit2(&zs, level, Z_DEFLATED, wbits, mem_level, seg_count ? strat[0] : Z_FILTERED);
   if (zr != Z_OK) return skc_fail(err, SKC_OUT_OF_MEMORY, "zlib deflateInit2 failed (%d) on chunk %s", zr, tag);
-  /* deflateBound is conservative for memLevel 9 (any strategy); each forced block end may add 5 bytes */
+  /* deflateBound is conservative for these parameters (any strategy); each forced block end may add 5 bytes */
   uint64_t bound = (uint64_t)deflateBound(&zs, (uLong)raw_size) + 16u * (uint64_t)seg_count + 64u;
   if (bound > 0xffffffffu) {
     deflateEnd(&zs);
