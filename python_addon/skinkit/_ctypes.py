@@ -17,6 +17,11 @@ import operator
 import os
 import sys
 import threading
+
+try:
+    from . import _bundle
+except ImportError:  # loaded as a plain module, outside the package
+    import _bundle
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_float, c_int32, c_size_t,
                     c_uint32, c_uint64, c_void_p, sizeof)
 
@@ -1025,6 +1030,7 @@ class Library:
     def __init__(self, path):
         self.path = path
         try:
+            _bundle.preload(os.path.dirname(path))  # the self-contained zip: its native dependencies first
             self.raw = ctypes.CDLL(path)
         except OSError as e:
             raise SkinkitError(SK_ERR_IO, "cannot load %s: %s" % (path, e)) from None
