@@ -101,3 +101,48 @@ int cli_check_output_dir(const char* cmd, const char* path) {
   free(dir);
   return rc;
 }
+
+void cli_argv_drop(int* argc, char** argv, int i, int n) {
+  memmove(argv + i, argv + i + n, (size_t)(*argc - i - n + 1) * sizeof *argv); /* argv[argc] (NULL) moves too */
+  *argc -= n;
+}
+
+/* -o OUT / --output OUT / --output=OUT out of argv; OUT goes back as the last positional argument (pack: as
+ * "-o OUT", its own spelling). 0, or 2 after one error. */
+int cli_take_output(const char* cmd, int* argc, char** argv) {
+  static char dash_o[] = "-o";
+  static const char* const writers[] = {"convert", "bind", "weights", "sample", "pack"};
+  int writer = 0;
+  for (size_t k = 0; k < sizeof writers / sizeof writers[0]; ++k) writer |= !strcmp(cmd, writers[k]);
+  if (!writer) return 0;
+  char* out = NULL;
+  for (int i = 1; i < *argc;) {
+    char* v = NULL;
+    int n = 1;
+    if (!strncmp(argv[i], "--output=", 9)) {
+      v = argv[i] + 9;
+    } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+      if (i + 1 >= *argc) return cli_arg_error(cmd, "%s needs a value", argv[i]);
+      v = argv[i + 1];
+      n = 2;
+    } else {
+      ++i;
+      continue;
+    }
+    if (!v[0]) return cli_arg_error(cmd, "--output= needs a file name");
+    if (out) return cli_arg_error(cmd, "-o/--output given twice");
+    out = v;
+    cli_argv_drop(argc, argv, i, n);
+  }
+  if (!out) return 0;
+  if (!strcmp(cmd, "pack")) argv[(*argc)++] = dash_o;
+  argv[(*argc)++] = out;
+  argv[*argc] = NULL;
+  return 0;
+}
+
+int cli_check_model_output(const char* cmd, const char* path) {
+  if (!strcmp(path, "-"))
+    return cli_arg_error(cmd, "OUT \"-\": %s writes a file, not stdout (name the file)", cmd);
+  return cli_check_output_dir(cmd, path);
+}

@@ -11,7 +11,8 @@
 #include "skinkit.h"
 
 const char cli_bind_usage[] =
-    "usage: skinkit bind IN OUT [--method M] [--max-influences N] [--joints a,b,...] [--force] [--report] [--json]\n"
+    "usage: skinkit bind IN OUT [--method M] [--max-influences N] [--joints a,b,...] [--force] [--report]\n"
+    "                   [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
     "  Computes new skin weights for every mesh of IN (existing weights are ignored) from the file's skeleton and\n"
     "  writes OUT (.glb, .gltf, .dae; glTF keeps the 4 largest weights). Bones sit where the mesh's inverse bind\n"
     "  matrices put them (bind pose).\n"
@@ -23,7 +24,8 @@ const char cli_bind_usage[] =
     "                       importer's synthetic root, which are in the skeleton only as ancestors)\n"
     "  --force              replace an existing OUT (IN itself is never overwritten)\n"
     "  --report             also print the vertex count of every joint, per mesh\n"
-    "  --json               print the report as JSON on stdout (per-joint counts and timings included)\n"
+    "  --json               print the report as JSON on stdout (per-joint counts and timings included; schema\n"
+    "                       skinkit.bind, docs/json.md); --json FILE.json or --json=FILE writes it to FILE\n"
     "  A file whose meshes all have skins keeps its animations; when some mesh has no skin (a rigged file whose\n"
     "  skeleton comes from another mesh) the scene is rebuilt from meshes and skeleton, without animations.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, no skeleton, bad option).\n";
@@ -167,11 +169,12 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
                          double load_ms, double save_ms, double total_ms) {
   uint32_t nj = sk_skeleton_joint_count(sk);
   if (json) {
-    printf("{\"input\":");
+    cli_json_head(stdout, "bind");
+    printf(",\"path\":");
     cli_json_string(stdout, in);
     printf(",\"output\":");
     cli_json_string(stdout, out);
-    printf(",\"method\":\"%s\",\"max_influences\":%u,\"joints\":%u,\"meshes\":[", method_name(method), max_inf, nj);
+    printf(",\"method\":\"%s\",\"max_influences\":%u,\"joint_count\":%u,\"meshes\":[", method_name(method), max_inf, nj);
     int first = 1;
     for (uint32_t m = 0; m < nm; ++m) {
       if (!res[m].bound) continue;
@@ -179,10 +182,10 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
       first = 0;
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
       const sk_bind_report* r = &res[m].rep;
-      printf(",\"vertices\":%zu,\"triangles\":%zu,\"method_used\":\"%s\",\"milliseconds\":%.3f,"
-             "\"bound_vertices\":%llu,\"fallback_vertices\":%llu,\"joint_vertex_counts\":{",
+      printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"method_used\":\"%s\",\"seconds\":%.6f,"
+             "\"bound_vertex_count\":%llu,\"fallback_vertex_count\":%llu,\"joint_vertex_counts\":{",
              sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3, method_name(r->method_used),
-             r->milliseconds, (unsigned long long)r->bound_vertices, (unsigned long long)r->fallback_vertices);
+             r->milliseconds / 1e3, (unsigned long long)r->bound_vertices, (unsigned long long)r->fallback_vertices);
       for (uint32_t j = 0; j < nj; ++j) {
         if (j) putchar(',');
         cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
@@ -190,7 +193,8 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
       }
       printf("}}");
     }
-    printf("],\"load_ms\":%.3f,\"save_ms\":%.3f,\"total_ms\":%.3f}\n", load_ms, save_ms, total_ms);
+    printf("],\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", load_ms / 1e3, save_ms / 1e3,
+           total_ms / 1e3);
     return;
   }
   for (uint32_t m = 0; m < nm; ++m) {
@@ -248,7 +252,7 @@ int cli_bind(int argc, char** argv) {
     }
   }
   if (!in || !out) return cli_arg_error("bind", "needs IN and OUT");
-  if (cli_check_output_dir("bind", out)) return 2;
+  if (cli_check_model_output("bind", out)) return 2;
   if (cli_same_file(in, out)) {
     fprintf(stderr, "skinkit bind: refusing to overwrite the input %s\n", in);
     return 2;

@@ -99,5 +99,21 @@ int cli_arg_float(const char* cmd, const char* flag, const char* s, double lo, d
 /* 0 when the folder that would hold the output file path exists ("-" and bare names always); else 2 after one
  * "skinkit CMD: cannot write PATH: the folder DIR does not exist" line. */
 int cli_check_output_dir(const char* cmd, const char* path);
+/* Removes argv[i .. i+n-1] (argv[*argc] = NULL moves along); *argc -= n. */
+void cli_argv_drop(int* argc, char** argv, int i, int n);
+/* -o OUT, --output OUT and --output=OUT of the writers (convert, bind, weights, sample, pack) out of argv; OUT goes
+ * back as the last positional argument (pack: "-o OUT"). 0, or 2 after one error line (no value, given twice). */
+int cli_take_output(const char* cmd, int* argc, char** argv);
+/* As cli_check_output_dir, and "-" is refused: the writers write files, never stdout. 0, or 2. */
+int cli_check_model_output(const char* cmd, const char* path);
+
+/* ---- the JSON family (cli_json.c, docs/json.md, docs/schema/): every --json object starts with
+ * {"schema":"skinkit.CMD","version":CLI_JSON_VERSION; the version changes only when a key is renamed or removed. */
+#define CLI_JSON_VERSION 1
+/* Prints {"schema":"skinkit.<name>","version":1 (no closing brace: the caller goes on with ",\"key\":..."). */
+void cli_json_head(FILE* f, const char* name);
+/* Runs one command: takes -o/--output (cli_take_output) and --json [FILE|-] / --json=FILE (commands printing JSON
+ * on stdout; FILE then receives it atomically, when the command succeeds) out of argv first. */
+int cli_run_command(const char* cmd, int (*run)(int, char**), int argc, char** argv);
 
 #endif

@@ -7,13 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cli_common.h"
 #include "skinkit.h"
 
 const char cli_convert_usage[] =
     "usage: skinkit convert IN OUT [--normalize] [--limit N] [--prune EPS] [--as-is] [--format F]\n"
-    "                           [--weights-type float|u8|u16] [--force]\n"
+    "                           [--weights-type float|u8|u16] [--force] [--json [FILE|-]]\n"
+    "       skinkit convert IN -o OUT ...   (-o/--output OUT: OUT as an option)\n"
     "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae, .fbx; --format fbxa for ASCII FBX).\n"
     "  --normalize   renormalize each vertex's weights to sum 1\n"
     "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4, past 4 in JOINTS_1...\n"
@@ -22,6 +24,8 @@ const char cli_convert_usage[] =
     "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the\n"
     "                type of a glTF IN (float otherwise)\n"
     "  --force       replace an existing OUT (IN itself is never overwritten)\n"
+    "  --json        a summary on stdout instead of \"wrote OUT\" (schema skinkit.convert, docs/json.md);\n"
+    "                --json FILE.json or --json=FILE writes it to FILE\n"
     "  glTF IN -> glTF OUT (same container) edits IN: materials, textures, extensions, cameras, morph targets,\n"
     "  names and every other byte stay; only JOINTS_n/WEIGHTS_n change (a .gltf's new data in OUT_skin.bin).\n"
     "  Binary FBX: Assimp 5.2.5's output with its null records and clip lengths repaired (Assimp and Blender read\n"
@@ -148,8 +152,45 @@ static int check_format(const char* format, const char* out) {
   return 0;
 }
 
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The --json summary (schema skinkit.convert). */
+static void convert_json(sk_scene* s, const char* in, const char* out, const char* format, double seconds) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t nm = sk_scene_mesh_count(s);
+  cli_json_head(stdout, "convert");
+  printf(",\"path\":");
+  cli_json_string(stdout, in);
+  printf(",\"output\":");
+  cli_json_string(stdout, out);
+  printf(",\"format\":");
+  cli_json_string(stdout, format);
+  printf(",\"seconds\":%.4f,\"joint_count\":%u,\"mesh_count\":%u,\"meshes\":[", seconds,
+         sk ? sk_skeleton_joint_count(sk) : 0u, nm);
+  for (uint32_t m = 0; m < nm; ++m) {
+    printf("%s{\"name\":", m ? "," : "");
+    cli_json_string(stdout, sk_scene_mesh_name(s, m));
+    printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s}", sk_scene_mesh_vertex_count(s, m),
+           sk_scene_mesh_index_count(s, m) / 3, sk_scene_mesh_skin(s, m) ? "true" : "false");
+  }
+  printf("]}\n");
+}
+
+/* OUT's extension without the dot ("" when none): the format written when --format is not given. */
+static const char* out_extension(const char* out) {
+  const char* slash = strrchr(out, '/');
+  const char* dot = strrchr(slash ? slash : out, '.');
+  return dot ? dot + 1 : "";
+}
+
 int cli_convert(int argc, char** argv) {
   const char *in = NULL, *out = NULL;
+  int json = 0;
+  double t0 = seconds_now();
   sk_save_options o;
   memset(&o, 0, sizeof o);
   o.size = sizeof o;
@@ -159,6 +200,8 @@ int cli_convert(int argc, char** argv) {
       o.normalize = 1;
     } else if (!strcmp(a, "--force")) {
       o.overwrite = 1;
+    } else if (!strcmp(a, "--json")) {
+      json = 1;
     } else if (!strcmp(a, "--as-is")) {
       o.as_is = 1;
     } else if (!strcmp(a, "--limit")) {
@@ -188,7 +231,7 @@ int cli_convert(int argc, char** argv) {
   }
   if (!in || !out) return cli_arg_error("convert", "needs IN and OUT");
   if (o.format && check_format(o.format, out)) return 2;
-  if (cli_check_output_dir("convert", out)) return 2;
+  if (cli_check_model_output("convert", out)) return 2;
   if (cli_same_file(in, out)) {
     fprintf(stderr, "skinkit convert: refusing to overwrite the input %s\n", in);
     return 2;
@@ -198,12 +241,16 @@ int cli_convert(int argc, char** argv) {
   if (cli_load_scene("convert", in, &s)) return 2;
   convert_warnings(s, out, &o);
   int rc = sk_scene_save(s, out, &o, &err);
-  sk_scene_destroy(s);
   if (rc) {
+    sk_scene_destroy(s);
     fprintf(stderr, "skinkit convert: %s\n", err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
   if (err.message[0]) fprintf(stderr, "skinkit convert: warning: %s\n", err.message);
-  printf("wrote %s\n", out);
+  if (json)
+    convert_json(s, in, out, o.format ? o.format : out_extension(out), seconds_now() - t0);
+  else
+    printf("wrote %s\n", out);
+  sk_scene_destroy(s);
   return 0;
 }

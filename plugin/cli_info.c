@@ -8,11 +8,12 @@
 #include "skinkit.h"
 
 const char cli_info_usage[] =
-    "usage: skinkit info FILE... [--json]\n"
+    "usage: skinkit info FILE... [--json [FILE|-]]\n"
     "  Meshes, vertices, influence histogram, weight-sum range, animations and the joint tree of each file: per\n"
     "  joint its parent, deform (1 when some mesh's skin lists it) and the vertices it moves (non-zero weight,\n"
-    "  over all meshes). --json: one JSON object per file per line, with \"joint_count\" and\n"
-    "  \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertices\"}].\n"
+    "  over all meshes). --json: one JSON object per file per line (schema skinkit.info, docs/json.md), with\n"
+    "  \"joint_count\" and \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertex_count\"}];\n"
+    "  --json FILE.json (or --json=FILE) writes them to FILE instead of stdout.\n"
     "  For an .skf file: header, meshes and the chunk list (tag, stored and raw sizes, influence_bytes).\n"
     "  Exit 0: every file read; 2: some file could not be read (the others are still listed).\n";
 
@@ -106,14 +107,16 @@ static int info_one(const char* path, int json) {
   for (uint32_t m = 0; m < nm; ++m) reps[m].size = sizeof *reps;
   int skinned = sk_scene_validate(s, NULL, reps, nm, NULL, &err) == SK_OK;
   if (json) {
-    printf("{\"path\":");
+    cli_json_head(stdout, "info");
+    printf(",\"path\":");
     cli_json_string(stdout, path);
-    printf(",\"load_seconds\":%.4f,\"joint_count\":%u,\"meshes\":[", sk_scene_load_seconds(s), joints);
+    printf(",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"mesh_count\":%u,\"animation_count\":%u,"
+           "\"meshes\":[", sk_scene_load_seconds(s), joints, nm, na);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("%s{\"name\":", m ? "," : "");
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
-      printf(",\"vertices\":%zu,\"triangles\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
+      printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
              sk_scene_mesh_index_count(s, m) / 3, reps[m].skinned ? "true" : "false");
       if (reps[m].skinned) {
         printf(",\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,\"histogram\":[",
@@ -134,8 +137,8 @@ static int info_one(const char* path, int json) {
       printf("%s{\"name\":", j ? "," : "");
       cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
       int32_t p = sk_skeleton_joint_parent(sk, j);
-      printf(",\"parent\":%d,\"deform\":%d,\"vertices\":%llu}", p >= 0 && (uint32_t)p < joints ? (int)p : -1,
-             deform[j], (unsigned long long)verts[j]);
+      printf(",\"parent\":%d,\"deform\":%s,\"vertex_count\":%llu}", p >= 0 && (uint32_t)p < joints ? (int)p : -1,
+             deform[j] ? "true" : "false", (unsigned long long)verts[j]);
     }
     printf("]}\n");
   } else {

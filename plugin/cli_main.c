@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         }
       int sub_argc = argc - 1;
       if (cli_take_load_flags(argv[1], &sub_argc, argv + 1)) return 2;
-      return k_commands[i].run(sub_argc, argv + 1);
+      return cli_run_command(argv[1], k_commands[i].run, sub_argc, argv + 1);
     }
   fprintf(stderr, "skinkit: unknown command \"%s\"\n", argv[1]);
   usage(stderr);

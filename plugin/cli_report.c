@@ -9,7 +9,8 @@
 const char cli_report_usage[] =
     "usage: skinkit report PIECE... [--json OUT|-]\n"
     "  Reads JSON-lines files written by `skinkit validate --jsonl` ('-' = stdin), one object per checked file,\n"
-    "  and writes {\"files\": [...], \"summary\": {\"files\", \"ok\", \"findings\", \"errors\"}} to OUT (default stdout).\n"
+    "  and writes the summary a single `validate --json` run writes (schema skinkit.validate: \"files\": [...],\n"
+    "  \"summary\": {\"file_count\", \"ok_count\", \"findings_count\", \"error_count\"}) to OUT (default stdout).\n"
     "  Exit 0: all clean; 1: findings; 2: a file had an error, or a piece could not be read or is malformed.\n";
 
 /* The status key can only appear unescaped as a key: inside a JSON string every quote is escaped. */
@@ -65,7 +66,8 @@ int cli_report(int argc, char** argv) {
   if (cli_check_output_dir("report", out_path)) return 2;
   out = cli_out_open(&sink, out_path); /* written in memory, then replaced atomically */
   if (!out) return cli_out_close(&sink, "report");
-  fputs("{\"files\":[", out);
+  cli_json_head(out, "validate"); /* the merged document is a validate summary, byte for byte */
+  fputs(",\"files\":[", out);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--json")) {
       ++i;
@@ -102,7 +104,8 @@ int cli_report(int argc, char** argv) {
     }
     if (f != stdin) fclose(f);
   }
-  fprintf(out, "],\"summary\":{\"files\":%zu,\"ok\":%zu,\"findings\":%zu,\"errors\":%zu}}\n", files, ok, findings, errors);
+  fprintf(out, "],\"summary\":{\"file_count\":%zu,\"ok_count\":%zu,\"findings_count\":%zu,\"error_count\":%zu}}\n", files,
+          ok, findings, errors);
   if (cli_out_close(&sink, "report")) bad++;
   fprintf(stderr, "%zu piece(s), %zu file(s): %zu ok, %zu with findings, %zu error(s)%s\n", pieces, files, ok, findings,
           errors, bad ? " (some input was unreadable or malformed)" : "");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -15,26 +16,29 @@
 
 const char cli_pack_usage[] =
     "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--no-weld] [--level 1..9]\n"
-    "       [--force]\n"
+    "       [--force] [--json [FILE|-]]\n"
     "  Compresses the skin of a model file (any format the library reads) into an .skf file: joint table\n"
     "  (names, parents, inverse binds) and per-vertex joints/weights quantized to 8 (sum 255) or 16 bits\n"
     "  (sum 65535), at most N influences per vertex (default 4, max 8). Vertices are coded in triangle order\n"
     "  unless --file-order (then decoding needs no index buffer). A vertex at the same position as a lower one\n"
     "  with the same influences (seam and corner copies) is not stored, unless --no-weld (then decoding needs\n"
     "  no positions). OUT defaults to IN with .skf appended; an\n"
-    "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself.\n";
+    "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself. -o/--output OUT;\n"
+    "  -o - is refused (exit 2): an .skf file is binary, name the file. --json: a summary on stdout instead of\n"
+    "  the text line (schema skinkit.pack, docs/json.md); --json FILE.json or --json=FILE writes it to FILE.\n";
 
 const char cli_unpack_usage[] =
-    "usage: skinkit unpack IN.skf [--json] [--indices-from MODEL] [--max-vertices N]\n"
+    "usage: skinkit unpack IN.skf [--json [FILE|-]] [--indices-from MODEL] [--max-vertices N]\n"
     "  Decodes an .skf file: joint table and per-vertex JOINTS/WEIGHTS of every mesh. Meshes coded in triangle\n"
     "  order need their index buffers, welded meshes their positions: --indices-from takes both from the model\n"
     "  the file was packed from (its skinned meshes in order). Without it, the model is looked for beside IN: IN without its .skf\n"
     "  (what `skinkit pack` names its output by default), else the same stem with a model extension (.glb,\n"
     "  .gltf, .fbx, .dae, ...); a model whose index buffers do not match is refused. Text lists the first N\n"
-    "  vertices per mesh (default 8; JSON lists all unless --max-vertices is given).\n";
+    "  vertices per mesh (default 8; JSON lists all unless --max-vertices is given). --json: schema\n"
+    "  skinkit.unpack (docs/json.md) on stdout, or to FILE (a .json name, or --json=FILE).\n";
 
 const char cli_skf_info_usage[] =
-    "usage: skinkit info FILE.skf [--json]\n"
+    "usage: skinkit info FILE.skf [--json [FILE|-]]\n"
     "  Header (version, flags, counts, CRCs), meshes and chunk list of an .skf file.\n";
 
 /* Largest .skf file read (the format's counts allow less in practice; a device such as /dev/zero never ends). */
@@ -100,9 +104,39 @@ int cli_skf_is_skf(const char* path) {
   return n == 4 && m[0] == 0x89 && m[1] == 'S' && m[2] == 'K' && m[3] == 'F';
 }
 
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The --json summary of pack (schema skinkit.pack): one entry per packed (skinned) mesh. */
+static void pack_json(sk_scene* s, const char* in, const char* out, const sk_skf_encode_desc* d, size_t bytes,
+                      size_t verts, double seconds) {
+  cli_json_head(stdout, "pack");
+  printf(",\"path\":");
+  cli_json_string(stdout, in);
+  printf(",\"output\":");
+  cli_json_string(stdout, out);
+  printf(",\"seconds\":%.4f,\"bytes\":%zu,\"bytes_per_vertex\":%.4f,\"weight_bits\":%u,\"joint_count\":%u,"
+         "\"vertex_count\":%zu,\"mesh_count\":%u,\"meshes\":[",
+         seconds, bytes, verts ? (double)bytes / (double)verts : 0.0, d->weight_bits ? d->weight_bits : 8u,
+         sk_skeleton_joint_count(d->skeleton), verts, d->mesh_count);
+  uint32_t k = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
+    if (!sk_scene_mesh_skin(s, m)) continue;
+    printf("%s{\"name\":", k++ ? "," : "");
+    cli_json_string(stdout, sk_scene_mesh_name(s, m));
+    printf(",\"vertex_count\":%zu,\"triangle_count\":%zu}", sk_scene_mesh_vertex_count(s, m),
+           sk_scene_mesh_index_count(s, m) / 3);
+  }
+  printf("]}\n");
+}
+
 int cli_pack(int argc, char** argv) {
   const char *in = NULL, *out = NULL;
-  int force = 0;
+  int force = 0, json = 0;
+  double t0 = seconds_now();
   sk_skf_encode_desc d = {0};
   d.size = sizeof d;
   for (int i = 1; i < argc; ++i) {
@@ -126,6 +160,8 @@ int cli_pack(int argc, char** argv) {
       d.flags |= SK_SKF_NO_WELD;
     } else if (!strcmp(a, "--force")) {
       force = 1;
+    } else if (!strcmp(a, "--json")) {
+      json = 1;
     } else if (!in && a[0] != '-') {
       in = a;
     } else {
@@ -133,7 +169,7 @@ int cli_pack(int argc, char** argv) {
     }
   }
   if (!in) return cli_arg_error("pack", "needs IN");
-  if (out && cli_check_output_dir("pack", out)) return 2;
+  if (out && cli_check_model_output("pack", out)) return 2;
   char* def_out = NULL;
   if (!out) {
     def_out = malloc(strlen(in) + 5);
@@ -207,8 +243,11 @@ int cli_pack(int argc, char** argv) {
     fprintf(stderr, "skinkit pack: %s\n", err.message);
     goto done;
   }
-  printf("%s: %u skinned meshes, %zu vertices, %u joints -> %s: %zu bytes (%.3f bytes/vertex with the joint table)\n",
-         in, n, verts, sk_skeleton_joint_count(d.skeleton), out, size, verts ? (double)size / verts : 0.0);
+  if (json)
+    pack_json(s, in, out, &d, size, verts, seconds_now() - t0);
+  else
+    printf("%s: %u skinned meshes, %zu vertices, %u joints -> %s: %zu bytes (%.3f bytes/vertex with the joint "
+           "table)\n", in, n, verts, sk_skeleton_joint_count(d.skeleton), out, size, verts ? (double)size / verts : 0.0);
   status = 0;
 done:
   for (uint32_t m = 0; ms && m < n; ++m) {
@@ -320,9 +359,11 @@ int cli_unpack(int argc, char** argv) {
     goto done;
   }
   if (json) {
-    printf("{\"file\":");
+    cli_json_head(stdout, "unpack");
+    printf(",\"path\":");
     cli_json_string(stdout, in);
-    printf(",\"weight_bits\":%u,\"joints\":[", info.weight_bits);
+    printf(",\"weight_bits\":%u,\"joint_count\":%u,\"mesh_count\":%u,\"joints\":[", info.weight_bits, nj,
+           info.mesh_count);
   } else {
     printf("%s: %u joints, %u meshes, %llu vertices, %u-bit weights\n", in, nj, info.mesh_count,
            (unsigned long long)info.vertex_count, info.weight_bits);
@@ -377,7 +418,7 @@ int cli_unpack(int argc, char** argv) {
       free(pos);
       ix = NULL;
       status = 2;
-      if (json) printf("%s{\"name\":\"mesh%u\",\"vertices\":%llu,\"decoded\":false}", m ? "," : "", m,
+      if (json) printf("%s{\"name\":\"mesh%u\",\"vertex_count\":%llu,\"decoded\":false}", m ? "," : "", m,
                        (unsigned long long)mi.vertex_count);
       continue;
     }
@@ -405,18 +446,18 @@ int cli_unpack(int argc, char** argv) {
     }
     const double scale = 65535.0; /* decoded as u16 either way (8-bit files: w * 257) */
     if (json) {
-      /* {"name", "vertices", "joints": [[...] per vertex], "weights": [[...] per vertex, integers in the file's
+      /* {"name", "vertex_count", "vertex_joints": [[...] per vertex], "vertex_weights": [[...] per vertex, integers in the file's
        * precision: sum 255 for 8-bit files, 65535 for 16-bit]}; only non-zero influences are listed */
       const char* mname = sc && skinned_seen ? sk_scene_mesh_name(sc, scene_m - 1) : NULL;
       char fallback[32];
       snprintf(fallback, sizeof fallback, "mesh%u", m);
       printf("%s{\"name\":", m ? "," : "");
       cli_json_string(stdout, mname ? mname : fallback);
-      printf(",\"vertices\":%zu,\"max_influences\":%u,\"order\":\"%s\",\"decoded\":%s", vc, mi.max_influences,
+      printf(",\"vertex_count\":%zu,\"max_influences\":%u,\"order\":\"%s\",\"decoded\":%s", vc, mi.max_influences,
              mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file", rc ? "false" : "true");
       const unsigned div = info.weight_bits == 8 ? 257u : 1u; /* decoded as u16: 8-bit values come as w * 257 */
       for (int pass = 0; !rc && pass < 2; ++pass) {
-        printf(pass ? ",\"weights\":[" : ",\"joints\":[");
+        printf(pass ? ",\"vertex_weights\":[" : ",\"vertex_joints\":[");
         for (size_t v = 0; v < vc && v < max_v; ++v) {
           printf("%s[", v ? "," : "");
           int first = 1;
@@ -457,6 +498,32 @@ done:
   return status;
 }
 
+/* ],"joints":[{"name","parent"}...] of an .skf's joint table (closing the chunk list); 0, or 2 after an error line. */
+static int print_skf_joints(const unsigned char* data, size_t size, const sk_skf_info* info) {
+  uint32_t nj = info->joint_count;
+  int32_t* parents = malloc((size_t)nj * sizeof *parents + 1);
+  float* ib = malloc(16 * (size_t)nj * sizeof *ib + 1);
+  char* names = malloc(info->names_size + 1);
+  sk_error err;
+  int rc = !parents || !ib || !names || sk_skf_decode_skeleton(data, size, parents, ib, names, info->names_size, &err);
+  if (rc) {
+    fprintf(stderr, "skinkit info: %s\n", parents && ib && names ? err.message : "out of memory");
+  } else {
+    printf("],\"joints\":[");
+    const char* nm = names;
+    for (uint32_t j = 0; j < nj; ++j, nm += strlen(nm) + 1) {
+      printf("%s{\"name\":", j ? "," : "");
+      cli_json_string(stdout, nm);
+      printf(",\"parent\":%d}", parents[j]);
+    }
+    printf("]");
+  }
+  free(parents);
+  free(ib);
+  free(names);
+  return rc ? 2 : 0;
+}
+
 int cli_skf_info(int argc, char** argv) {
   const char* in = NULL;
   int json = 0;
@@ -491,11 +558,13 @@ int cli_skf_info(int argc, char** argv) {
   for (uint32_t i = 0; i < cc; ++i)
     if (!strcmp(ch[i].tag, "INFL")) influence_bytes += ch[i].stored_size;
   if (json) {
-    printf("{\"file\":");
+    cli_json_head(stdout, "info");
+    printf(",\"path\":");
     cli_json_string(stdout, in);
     printf(",\"influence_bytes\":%llu", influence_bytes);
-    printf(",\"format\":\"skf\",\"version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,\"joints\":%u,"
-           "\"meshes\":%u,\"vertices\":%llu,\"max_influences\":%u,\"file_size\":%llu,\"header_crc\":\"%08x\","
+    printf(",\"format\":\"skf\",\"skf_version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,"
+           "\"joint_count\":%u,\"mesh_count\":%u,\"vertex_count\":%llu,\"max_influences\":%u,\"file_size\":%llu,"
+           "\"header_crc\":\"%08x\","
            "\"payload_crc\":\"%08x\",\"chunks\":[",
            info.major, info.minor, info.flags, info.weight_bits, info.joint_bits, info.joint_count, info.mesh_count,
            (unsigned long long)info.vertex_count, info.max_influences, (unsigned long long)info.file_size,
@@ -506,7 +575,13 @@ int cli_skf_info(int argc, char** argv) {
       printf(",\"offset\":%llu,\"stored_size\":%u,\"raw_size\":%u}", (unsigned long long)ch[i].offset,
              ch[i].stored_size, ch[i].raw_size);
     }
-    printf("],\"mesh_list\":[");
+    if (print_skf_joints(data, size, &info)) {
+      printf("]}\n");
+      free(ch);
+      free(data);
+      return 2;
+    }
+    printf(",\"meshes\":[");
   } else {
     printf("%s: skf %u.%u, %u joints, %u meshes, %llu vertices, %u-bit weights, up to %u influences, %llu bytes\n", in,
            info.major, info.minor, info.joint_count, info.mesh_count, (unsigned long long)info.vertex_count,
@@ -525,7 +600,7 @@ int cli_skf_info(int argc, char** argv) {
       break;
     }
     if (json)
-      printf("%s{\"vertices\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s", m ? "," : "",
+      printf("%s{\"vertex_count\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s", m ? "," : "",
              (unsigned long long)mi.vertex_count, mi.max_influences, mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file",
              (unsigned long long)mi.index_count, mi.group, mi.has_position_hash ? "" : "}");
     else

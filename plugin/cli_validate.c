@@ -29,6 +29,7 @@ const char cli_validate_usage[] =
     "  JOINTS_n/WEIGHTS_n values (normalized u8/u16 weights must sum to exactly 255/65535).\n"
     "  Exit 0: clean; 1: findings; 2: a file could not be read or has no skin (unless --allow-unskinned).\n"
     "  --json OUT   summary JSON to OUT ('-' = stdout); --jsonl: one JSON object per file per line on stdout\n"
+    "               (schemas skinkit.validate and skinkit.validate.file, docs/json.md)\n"
     "  --jobs N     files checked at once (default: CPU count). Each file is read in its own worker process,\n"
     "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
     "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit); also bounds collecting files\n"
@@ -442,7 +443,8 @@ static void add_files_from(walker* wk, list* l, const char* src) {
 static const char* k_status[] = {"ok", "findings", "error"};
 
 static void write_json_file(FILE* f, const file_result* fr) {
-  fprintf(f, "{\"path\":");
+  cli_json_head(f, "validate.file");
+  fprintf(f, ",\"path\":");
   cli_json_string(f, fr->path);
   fprintf(f, ",\"status\":\"%s\",\"error\":", k_status[fr->status]);
   if (fr->error[0])
@@ -456,10 +458,11 @@ static void write_json_file(FILE* f, const file_result* fr) {
     fprintf(f, "%s{\"name\":", m ? "," : "");
     cli_json_string(f, fr->meshes[m].name);
     fprintf(f,
-            ",\"vertices\":%llu,\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,"
-            "\"off_tolerance\":%llu,\"unweighted\":%llu,\"nan\":%llu,\"negative\":%llu,\"over_limit\":%llu,"
-            "\"bad_joint\":%llu,\"duplicate\":%llu,\"singular_binds\":%llu,\"nonrigid_binds\":%llu,"
-            "\"unused_bones\":%llu,\"dropped_weights\":%llu}",
+            ",\"vertex_count\":%llu,\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,"
+            "\"off_tolerance_count\":%llu,\"unweighted_count\":%llu,\"nan_count\":%llu,\"negative_count\":%llu,"
+            "\"over_limit_count\":%llu,\"bad_joint_count\":%llu,\"duplicate_count\":%llu,"
+            "\"singular_bind_count\":%llu,\"nonrigid_bind_count\":%llu,\"unused_bone_count\":%llu,"
+            "\"dropped_weight_count\":%llu}",
             (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min, k->weight_sum_max,
             (unsigned long long)k->off_tolerance, (unsigned long long)k->unweighted, (unsigned long long)k->nan,
             (unsigned long long)k->negative, (unsigned long long)k->over_limit, (unsigned long long)k->bad_joint,
@@ -600,13 +603,14 @@ int cli_validate(int argc, char** argv) {
     if (!f) {
       n_err += cli_out_close(&out, "validate") != 0;
     } else {
-      fprintf(f, "{\"files\":[");
+      cli_json_head(f, "validate");
+      fprintf(f, ",\"files\":[");
       for (size_t i = 0; i < files.n; ++i) {
         if (i) fputc(',', f);
         write_json_file(f, &results[i]);
       }
-      fprintf(f, "],\"summary\":{\"files\":%zu,\"ok\":%zu,\"findings\":%zu,\"errors\":%zu}}\n", files.n, n_ok, n_find,
-              n_err);
+      fprintf(f, "],\"summary\":{\"file_count\":%zu,\"ok_count\":%zu,\"findings_count\":%zu,\"error_count\":%zu}}\n",
+              files.n, n_ok, n_find, n_err);
       if (cli_out_close(&out, "validate")) n_err++;
     }
   }

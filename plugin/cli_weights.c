@@ -17,7 +17,7 @@ const char cli_weights_usage[] =
     "                              [--cotangent] [--remove-rogue [--per-component]] [--mirror +x|-x|flip]\n"
     "                              [--joints a,b] [--lock a,b]"
     " [--links JOINT:DEGREES,...]\n"
-    "                              [--weights-type float|u8|u16] [--force] [--json]\n"
+    "                              [--weights-type float|u8|u16] [--force] [--json [FILE|-]] [-o OUT]\n"
     "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, .dae;\n"
     "  IN itself is never overwritten). The operations asked for run in this fixed order:\n"
     "    1. --remove-rogue        rogue-vertex removal (Weber 2000), per loose part: on each part, a small island of\n"
@@ -44,7 +44,8 @@ const char cli_weights_usage[] =
     "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (same container) edits IN in place: only\n"
     "                 JOINTS_n/WEIGHTS_n change, materials, textures, extensions and every other byte stay\n"
     "  --force        replace an existing OUT\n"
-    "  --json         print the report as one JSON object instead of text\n"
+    "  --json         print the report as one JSON object instead of text (schema skinkit.weights, docs/json.md);\n"
+    "                 --json FILE.json or --json=FILE writes it to FILE. -o/--output OUT: OUT as an option\n"
     "  The report gives, per mesh and operation, the vertices visited, changed (a weight moved by more than 1e-6)\n"
     "  and flagged (the operation could not apply and left them unchanged: invalid entries, locked weights in the\n"
     "  way, no mirror partner) and the entries removed or moved.\n"
@@ -235,7 +236,7 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
   if (json) {
     printf("%s{\"name\":", first ? "" : ",");
     cli_json_string(stdout, mesh);
-    printf(",\"vertices\":%zu,\"operations\":[", V);
+    printf(",\"vertex_count\":%zu,\"operations\":[", V);
     for (int i = 0; i < nops; ++i) {
       const sk_weights_report* r = &ops[i].r;
       printf("%s{\"op\":\"%s\"", i ? "," : "", ops[i].op);
@@ -243,9 +244,9 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
         printf(",\"skipped\":");
         cli_json_string(stdout, ops[i].note);
       } else {
-        printf(",\"visited\":%llu,\"changed\":%llu,\"flagged\":%llu,\"invalid_entries\":%llu,\"sum_off\":%llu,"
-               "\"entries_changed\":%llu,\"unmatched\":%llu,\"joints_affected\":%llu,\"influences_before\":%llu,"
-               "\"influences_after\":%llu",
+        printf(",\"visited_count\":%llu,\"changed_count\":%llu,\"flagged_count\":%llu,\"invalid_entry_count\":%llu,"
+               "\"sum_off_count\":%llu,\"changed_entry_count\":%llu,\"unmatched_count\":%llu,"
+               "\"affected_joint_count\":%llu,\"before_influence_count\":%llu,\"after_influence_count\":%llu",
                (unsigned long long)r->vertices_visited, (unsigned long long)r->vertices_changed,
                (unsigned long long)r->vertices_failed, (unsigned long long)r->invalid_entries,
                (unsigned long long)r->sum_off, (unsigned long long)r->entries_changed,
@@ -618,7 +619,8 @@ int cli_weights(int argc, char** argv) {
     sk_skeleton_destroy(lsk);
   }
   if (o.json) {
-    printf("{\"input\":");
+    cli_json_head(stdout, "weights");
+    printf(",\"path\":");
     cli_json_string(stdout, o.in);
     printf(",\"output\":");
     cli_json_string(stdout, o.out);

@@ -73,14 +73,14 @@ START_TEST(validate_exit_codes_and_json) {
   ck_assert_int_eq(run("validate tests/data/cylinder_rig.glb tests/data/cylinder_rig_drift.glb --json -"), 1);
   ck_assert(strstr(g_out, "\"files\":[") != NULL);
   ck_assert(strstr(g_out, "\"status\":\"findings\"") != NULL);
-  ck_assert(strstr(g_out, "\"off_tolerance\":224") != NULL);
+  ck_assert(strstr(g_out, "\"off_tolerance_count\":224") != NULL);
   ck_assert(strstr(g_out, "\"weight_sum_min\":0.96") != NULL);
-  ck_assert(strstr(g_out, "\"summary\":{\"files\":2,\"ok\":1,\"findings\":1,\"errors\":0}") != NULL);
+  ck_assert(strstr(g_out, "\"summary\":{\"file_count\":2,\"ok_count\":1,\"findings_count\":1,\"error_count\":0}") != NULL);
   /* a looser tolerance accepts the drift */
   ck_assert_int_eq(run("validate tests/data/cylinder_rig_drift.glb --tolerance 0.05"), 0);
   /* a limit of one influence flags the blended vertices */
   ck_assert_int_eq(run("validate tests/data/cylinder_rig.glb --max-influences 1 --json -"), 1);
-  ck_assert(strstr(g_out, "\"over_limit\":224") != NULL);
+  ck_assert(strstr(g_out, "\"over_limit_count\":224") != NULL);
 }
 END_TEST
 
@@ -91,7 +91,7 @@ START_TEST(validate_bad_input) {
   ck_assert_int_eq(run(args), 2);
   ck_assert(strstr(g_out, "\"status\":\"error\"") != NULL);
   ck_assert(strstr(g_out, "notes.glb") != NULL);
-  ck_assert(strstr(g_out, "\"errors\":1") != NULL);
+  ck_assert(strstr(g_out, "\"error_count\":1") != NULL);
   snprintf(args, sizeof args, "validate %s/missing.glb", g_tmp);
   ck_assert_int_eq(run(args), 2);
   ck_assert(strstr(err_text(), "missing.glb") != NULL || strstr(g_out, "missing.glb") != NULL);
@@ -165,7 +165,7 @@ START_TEST(jsonl_shards_merge_with_report) {
   ck_assert_int_eq(run(args), 1);
   snprintf(args, sizeof args, "report %s/a.jsonl %s/b.jsonl", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 1);
-  ck_assert(strstr(g_out, "\"summary\":{\"files\":2,\"ok\":1,\"findings\":1,\"errors\":0}") != NULL);
+  ck_assert(strstr(g_out, "\"summary\":{\"file_count\":2,\"ok_count\":1,\"findings_count\":1,\"error_count\":0}") != NULL);
   write_file("bad.jsonl", "{\"path\":\"x\"}\n");
   snprintf(args, sizeof args, "report %s/a.jsonl %s/bad.jsonl", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 2);
@@ -275,7 +275,7 @@ END_TEST
 
 START_TEST(info_and_sample) {
   ck_assert_int_eq(run("info tests/data/cylinder_rig.glb --json"), 0);
-  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL || strstr(g_out, "\"vertices\": 1122") != NULL);
+  ck_assert(strstr(g_out, "\"vertex_count\":1122") != NULL);
   char args[2048];
   snprintf(args, sizeof args, "sample %s/rig3.glb --bones 3 --segments 16 --rings 24", g_tmp);
   ck_assert_int_eq(run(args), 0);
@@ -300,13 +300,13 @@ START_TEST(pack_info_unpack) {
   snprintf(args, sizeof args, "info %s/rig.skf --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert(strstr(g_out, "\"influence_bytes\":") != NULL);
-  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"vertex_count\":1122") != NULL);
   ck_assert(strstr(g_out, "\"tag\":\"INFL\"") != NULL);
   snprintf(args, sizeof args, "unpack %s/rig.skf --json --indices-from tests/data/cylinder_rig.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert(strstr(g_out, "\"joints\":[{\"name\":\"bone0\",\"parent\":-1") != NULL);
-  ck_assert(strstr(g_out, "\"name\":\"cylinder\",\"vertices\":1122") != NULL);
-  ck_assert(strstr(g_out, "\"weights\":[[255]") != NULL || strstr(g_out, "\"weights\":[[") != NULL);
+  ck_assert(strstr(g_out, "\"name\":\"cylinder\",\"vertex_count\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"vertex_weights\":[[255]") != NULL || strstr(g_out, "\"vertex_weights\":[[") != NULL);
   /* triangle-ordered meshes need their index buffer */
   snprintf(args, sizeof args, "unpack %s/rig.skf --json", g_tmp);
   ck_assert_int_eq(run(args), 2);

@@ -233,15 +233,15 @@ END_TEST
 START_TEST(info_joints_and_files) {
   ck_assert_int_eq(run("info " RIG " --json"), 0);
   ck_assert_msg(strstr(g_out, "\"joint_count\":2") != NULL, "%s", g_out);
-  ck_assert_msg(strstr(g_out, "\"joints\":[{\"name\":\"bone0\",\"parent\":-1,\"deform\":1,\"vertices\":") != NULL, "%s",
+  ck_assert_msg(strstr(g_out, "\"joints\":[{\"name\":\"bone0\",\"parent\":-1,\"deform\":true,\"vertex_count\":") != NULL, "%s",
                 g_out);
-  ck_assert(strstr(g_out, "{\"name\":\"bone1\",\"parent\":0,\"deform\":1,\"vertices\":") != NULL);
+  ck_assert(strstr(g_out, "{\"name\":\"bone1\",\"parent\":0,\"deform\":true,\"vertex_count\":") != NULL);
   /* independent reference: every vertex of the rig has a non-zero weight on some joint, so the counts over
    * the two joints add up to at least the vertex count (blended vertices count on both) */
-  const char* v0 = strstr(g_out, "\"name\":\"bone0\",\"parent\":-1,\"deform\":1,\"vertices\":");
-  const char* v1 = strstr(g_out, "\"name\":\"bone1\",\"parent\":0,\"deform\":1,\"vertices\":");
+  const char* v0 = strstr(g_out, "\"name\":\"bone0\",\"parent\":-1,\"deform\":true,\"vertex_count\":");
+  const char* v1 = strstr(g_out, "\"name\":\"bone1\",\"parent\":0,\"deform\":true,\"vertex_count\":");
   ck_assert(v0 && v1);
-  long n0 = strtol(strstr(v0, "\"vertices\":") + 11, NULL, 10), n1 = strtol(strstr(v1, "\"vertices\":") + 11, NULL, 10);
+  long n0 = strtol(strstr(v0, "\"vertex_count\":") + 15, NULL, 10), n1 = strtol(strstr(v1, "\"vertex_count\":") + 15, NULL, 10);
   ck_assert_msg(n0 > 0 && n1 > 0 && n0 + n1 >= 1122 && n0 < 1122 && n1 < 1122, "%ld %ld", n0, n1);
   /* text: a tree after the meshes */
   ck_assert_int_eq(run("info " RIG), 0);

@@ -79,10 +79,10 @@ START_TEST(weights_normalize_fixes_sums) {
   ck_assert(strstr(g_out, "wrote ") != NULL);
   snprintf(args, sizeof args, "validate %s/fixed.glb --json -", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert(strstr(g_out, "\"off_tolerance\":0") != NULL);
+  ck_assert(strstr(g_out, "\"off_tolerance_count\":0") != NULL);
   snprintf(args, sizeof args, "info %s/fixed.glb --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert(strstr(g_out, "\"vertices\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"vertex_count\":1122") != NULL);
 }
 END_TEST
 
@@ -94,7 +94,7 @@ START_TEST(weights_written_as_edited) {
   ck_assert(strstr(g_out, "0 changed") != NULL);
   snprintf(args, sizeof args, "validate %s/limited.glb --json -", g_tmp);
   ck_assert_int_eq(run(args), 1);
-  ck_assert(strstr(g_out, "\"off_tolerance\":224") != NULL);
+  ck_assert(strstr(g_out, "\"off_tolerance_count\":224") != NULL);
   /* limit 1 keeps one influence per vertex, renormalized */
   snprintf(args, sizeof args, "weights " DRIFT " %s/one.glb --limit 1", g_tmp);
   ck_assert_int_eq(run(args), 0);
@@ -115,13 +115,13 @@ START_TEST(weights_json_report_and_chain) {
   const char* qu = strstr(g_out, "\"op\":\"quantize-8\"");
   ck_assert_msg(sm && no && pr && qu && sm < no && no < pr && pr < qu, "report: %s", g_out);
   ck_assert(strstr(g_out, "\"written\":true") != NULL);
-  ck_assert(strstr(g_out, "\"input\":\"" DRIFT "\"") != NULL);
+  ck_assert(strstr(g_out, "\"path\":\"" DRIFT "\"") != NULL);
   snprintf(args, sizeof args, "validate %s/q.glb --json -", g_tmp);
   ck_assert_int_eq(run(args), 0);
   /* rogue removal on the rig (one connected piece per joint region): nothing is rogue */
   snprintf(args, sizeof args, "weights " DRIFT " %s/r.glb --remove-rogue --per-component --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(g_out, "\"op\":\"remove-rogue\",\"visited\":1122,\"changed\":0") != NULL, "report: %s", g_out);
+  ck_assert_msg(strstr(g_out, "\"op\":\"remove-rogue\",\"visited_count\":1122,\"changed_count\":0") != NULL, "report: %s", g_out);
   /* mirroring a mesh that lies on one side of the plane is reported as skipped, not an error */
   snprintf(args, sizeof args, "weights " DRIFT " %s/m.glb --mirror +x", g_tmp);
   ck_assert_int_eq(run(args), 0);
@@ -134,19 +134,19 @@ START_TEST(weights_lock_and_joints) {
   /* bone1 locked: bone0 takes the remainder, sums are fixed all the same */
   snprintf(args, sizeof args, "weights " DRIFT " %s/locked.glb --normalize --lock bone1 --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert(strstr(g_out, "\"changed\":224") != NULL);
+  ck_assert(strstr(g_out, "\"changed_count\":224") != NULL);
   snprintf(args, sizeof args, "validate %s/locked.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   /* both locked: nothing can move, the drifting vertices are flagged and the file keeps them */
   snprintf(args, sizeof args, "weights " DRIFT " %s/both.glb --normalize --lock bone0,bone1 --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert(strstr(g_out, "\"changed\":0") != NULL);
-  ck_assert(strstr(g_out, "\"flagged\":224") != NULL);
+  ck_assert(strstr(g_out, "\"changed_count\":0") != NULL);
+  ck_assert(strstr(g_out, "\"flagged_count\":224") != NULL);
   /* only vertices influenced by bone1 (the x >= 0.75 half) are visited */
   snprintf(args, sizeof args, "weights " DRIFT " %s/half.glb --normalize --joints bone1 --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert(strstr(g_out, "\"visited\":1122") == NULL);
-  ck_assert(strstr(g_out, "\"changed\":224") != NULL);
+  ck_assert(strstr(g_out, "\"visited_count\":1122") == NULL);
+  ck_assert(strstr(g_out, "\"changed_count\":224") != NULL);
 }
 END_TEST
 

@@ -347,7 +347,7 @@ START_TEST(json_valid_utf8) {
   put(at("raw.jsonl"), "{\"path\":\"x\xff\xc0.glb\",\"status\":\"ok\",\"error\":null,\"meshes\":[]}\n");
   ck_assert_int_eq(RUN("report", "v.jsonl", "raw.jsonl", "--json", "r.json"), 0);
   ck_assert(python_json_ok(at("r.json")));
-  ck_assert_ptr_nonnull(strstr(skt_read_text(at("r.json")), "\"files\":2"));
+  ck_assert_ptr_nonnull(strstr(skt_read_text(at("r.json")), "\"file_count\":2"));
 }
 END_TEST
 
