@@ -141,6 +141,24 @@ int cli_take_output(const char* cmd, int* argc, char** argv) {
   return 0;
 }
 
+int cli_arg_json(const char* cmd, int argc, char** argv, int i, const char** dest) {
+  if (!strncmp(argv[i], "--json=", 7)) {
+    if (!argv[i][7]) {
+      cli_arg_error(cmd, "--json= needs a file name (or -)");
+      return -1;
+    }
+    *dest = argv[i] + 7;
+    return 1;
+  }
+  if (strcmp(argv[i], "--json")) return 0;
+  if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1])) { /* nothing or an option next: stdout */
+    *dest = "-";
+    return 1;
+  }
+  *dest = argv[i + 1];
+  return 2;
+}
+
 int cli_check_model_output(const char* cmd, const char* path) {
   if (!strcmp(path, "-"))
     return cli_arg_error(cmd, "OUT \"-\": %s writes a file, not stdout (name the file)", cmd);

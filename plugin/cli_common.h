@@ -106,6 +106,10 @@ void cli_argv_drop(int* argc, char** argv, int i, int n);
 int cli_take_output(const char* cmd, int* argc, char** argv);
 /* As cli_check_output_dir, and "-" is refused: the writers write files, never stdout. 0, or 2. */
 int cli_check_model_output(const char* cmd, const char* path);
+/* validate's and report's --json [OUT|-]: argv[i] is --json=OUT (1), --json OUT (2), or a bare --json with nothing
+ * or an option after it (1, *dest = "-"). Returns how many arguments it takes, 0 when argv[i] is not --json, -1
+ * after an error line (--json= without a name). */
+int cli_arg_json(const char* cmd, int argc, char** argv, int i, const char** dest);
 
 /* ---- the JSON family (cli_json.c, docs/json.md, docs/schema/): every --json object starts with
  * {"schema":"skinkit.CMD","version":CLI_JSON_VERSION; the version changes only when a key is renamed or removed. */

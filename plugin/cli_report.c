@@ -7,7 +7,7 @@
 #include "cli_common.h"
 
 const char cli_report_usage[] =
-    "usage: skinkit report PIECE... [--json OUT|-]\n"
+    "usage: skinkit report PIECE... [--json [OUT|-]]\n"
     "  Reads JSON-lines files written by `skinkit validate --jsonl` ('-' = stdin), one object per checked file,\n"
     "  and writes the summary a single `validate --json` run writes (schema skinkit.validate: \"files\": [...],\n"
     "  \"summary\": {\"file_count\", \"ok_count\", \"findings_count\", \"error_count\"}) to OUT (default stdout).\n"
@@ -53,14 +53,17 @@ int cli_report(int argc, char** argv) {
   size_t files = 0, ok = 0, findings = 0, errors = 0, bad = 0, pieces = 0;
   FILE* out = NULL;
   cli_out sink;
-  for (int i = 1; i < argc; ++i) /* argument errors before anything is read or written */
-    if (!strcmp(argv[i], "--json")) {
-      if (!(out_path = cli_arg_value("report", argc, argv, &i))) return 2;
+  for (int i = 1; i < argc; ++i) { /* argument errors before anything is read or written */
+    int jn = cli_arg_json("report", argc, argv, i, &out_path);
+    if (jn < 0) return 2;
+    if (jn) {
+      i += jn - 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return cli_arg_unknown("report", argv[i]);
     } else {
       pieces++;
     }
+  }
   if (!pieces) return cli_arg_error("report", "no pieces given");
   pieces = 0;
   if (cli_check_output_dir("report", out_path)) return 2;
@@ -69,8 +72,10 @@ int cli_report(int argc, char** argv) {
   cli_json_head(out, "validate"); /* the merged document is a validate summary, byte for byte */
   fputs(",\"files\":[", out);
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--json")) {
-      ++i;
+    const char* skip = NULL;
+    int jn = cli_arg_json("report", argc, argv, i, &skip);
+    if (jn) {
+      i += jn - 1;
       continue;
     }
     FILE* f = strcmp(argv[i], "-") ? fopen(argv[i], "r") : stdin;

@@ -21,14 +21,15 @@
 #include "skinkit.h"
 
 const char cli_validate_usage[] =
-    "usage: skinkit validate PATH... [--tolerance T] [--max-influences N] [--json OUT|-] [--jsonl]\n"
+    "usage: skinkit validate PATH... [--tolerance T] [--max-influences N] [--json [OUT|-]] [--jsonl]\n"
     "                        [--jobs N] [--files-from FILE|-] [--allow-unskinned]\n"
     "  Checks every file (folders recursively, every extension Assimp reads; Ogre .skeleton files are read\n"
     "  with their .mesh): weight sums (off by more than T, default 1e-3), NaN/Inf, negative, unweighted,\n"
     "  more than N influences, bad joints, duplicates, singular/non-rigid inverse binds. glTF: the file's own\n"
     "  JOINTS_n/WEIGHTS_n values (normalized u8/u16 weights must sum to exactly 255/65535).\n"
     "  Exit 0: clean; 1: findings; 2: a file could not be read or has no skin (unless --allow-unskinned).\n"
-    "  --json OUT   summary JSON to OUT ('-' = stdout); --jsonl: one JSON object per file per line on stdout\n"
+    "  --json OUT   summary JSON to OUT ('-', or nothing after --json = stdout; --json=OUT for a name that\n"
+    "               starts with '-'); --jsonl: one JSON object per file per line on stdout\n"
     "               (schemas skinkit.validate and skinkit.validate.file, docs/json.md)\n"
     "  --jobs N     files checked at once (default: CPU count). Each file is read in its own worker process,\n"
     "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
@@ -498,11 +499,17 @@ int cli_validate(int argc, char** argv) {
       allow_unskinned = 1;
       continue;
     }
+    int jn = cli_arg_json("validate", argc, argv, i, &json_out);
+    if (jn < 0) return 2;
+    if (jn) {
+      i += jn - 1;
+      continue;
+    }
     if (a[0] != '-' || !a[1]) { /* a path ("-" is not an option) */
       named++;
       continue;
     }
-    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--json") && strcmp(a, "--jobs") &&
+    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--jobs") &&
         strcmp(a, "--files-from"))
       return cli_arg_unknown("validate", a);
     if (!(v = cli_arg_value("validate", argc, argv, &i))) return 2;
@@ -514,8 +521,6 @@ int cli_validate(int argc, char** argv) {
       uint32_t n;
       if (cli_arg_u32("validate", a, v, 1, 4096, &n)) return 2;
       jobs = (int)n;
-    } else if (!strcmp(a, "--json")) {
-      json_out = v;
     } else {
       named++; /* --files-from */
     }
@@ -524,6 +529,12 @@ int cli_validate(int argc, char** argv) {
   if (json_out && cli_check_output_dir("validate", json_out)) return 2;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
+    const char* json_skip = NULL;
+    int jn = cli_arg_json("validate", argc, argv, i, &json_skip);
+    if (jn) {
+      i += jn - 1;
+      continue;
+    }
     if (!strcmp(a, "--jsonl") || !strcmp(a, "--allow-unskinned"))
       continue;
     else if (!strcmp(a, "--files-from"))

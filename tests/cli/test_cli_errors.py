@@ -86,6 +86,9 @@ CASES = [
     (["convert", "rig.glb", "a.glb", "-o", "b.glb"], "argument"),
     (["pack", "rig.glb", "-o", "a.skf", "--output", "b.skf"], "twice"),
     (["info", "rig.glb", "--json=rig.glb"], "rig.glb"),
+    (["validate", "rig.glb", "--json="], "--json="),
+    (["report", "rig.glb", "--json="], "--json="),
+    (["convert", "rig.glb", "out.glb", "--json="], "--json="),
 ]
 
 

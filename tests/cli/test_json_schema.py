@@ -173,6 +173,11 @@ def generated(r):
         f.writelines(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n" for x in rows)
     r.json_of(["report", "rows.jsonl", "--json", "-"], "validate", codes=(1,))
     r.json_of(["report", "rows.jsonl"], "validate", codes=(1,))
+    r.json_of(["validate", "rig.glb", "--json", "--jobs", "1"], "validate")  # bare --json: stdout
+    r.json_of(["report", "rows.jsonl", "--json"], "validate", codes=(1,))
+    for argv in (["validate", "rig.glb", "--json=v.json"], ["report", "--json=v.json", "rows.jsonl"]):
+        if r.run(argv, (0, 1)) is not None:
+            r.validate(" ".join(argv), json.load(open(os.path.join(r.tmp, "v.json"))), "validate")
     r.json_of(["convert", "drift.glb", "fixed.glb", "--normalize", "--json"], "convert")
     r.json_of(["convert", "rig.glb", "-o", "rig2.dae", "--json"], "convert")
     r.json_of(["pack", "rig.glb", "-o", "rig.skf", "--json"], "pack")
