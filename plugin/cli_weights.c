@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -553,7 +554,15 @@ done:
   return rc;
 }
 
+static double seconds_since(const struct timespec* t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
 int cli_weights(int argc, char** argv) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   opts o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
@@ -678,7 +687,7 @@ int cli_weights(int argc, char** argv) {
       so.as_is = 1;
     sk_result sr = sk_scene_save(linked_scene ? linked_scene : s, o.out, &so, &err);
     if (o.json) {
-      printf("],\"written\":%s", sr == SK_OK ? "true" : "false");
+      printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(&t0));
       if (warning) {
         printf(",\"warning\":");
         cli_json_string(stdout, warning);
