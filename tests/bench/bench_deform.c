@@ -1,12 +1,26 @@
-/* bench_deform.c - LBS / DQS throughput against the memory-copy bandwidth of this machine.
+/* bench_deform.c - LBS / DQS throughput measured so that it cannot flatter itself.
  *
- * Main figures use u16 joints + f32 weights (the glTF-style packed layout), 64 rigid joints, random normalized
- * weights, tightly packed float32 streams. Effective bandwidth counts bytes read + written: positions (and
- * normals) in and out as float32, plus the joint and weight streams as stored. Best of N runs, CLOCK_MONOTONIC.
- * Prints a human table and machine-readable "BENCH <name> <value> <unit>" lines. Asserts nothing.
+ * Every figure is a ratio taken inside one round: each round runs every contender of a case once (kernel jobs,
+ * a memcpy of the same number of bytes, and our own ozz-style reference loop), in an order shuffled
+ * from round to round, so a busy machine slows all of them alike. N rounds; the table prints the median and the
+ * min-max of each ratio over the rounds. A case whose working set fits the last-level cache (sysfs, else 8 MiB)
+ * is labelled "cache" and not compared with memory-copy bandwidth.
+ *
+ * Data: u16 joints + f32 weights (the glTF-style packed layout), 64 rigid joints, random normalized weights,
+ * tightly packed float32 streams. Bytes of a job = positions (and normals) in and out + joints + weights; the
+ * copy moves the same bytes (half read, half written).
+ *
+ * Reference loop ("ref"): what an engine's CPU skinning loop (ozz-animation's SkinningJob style) does, in plain
+ * C compiled here: AoS vertices {position, normal, 4 u16 joints, 4 f32 weights} -> {position, normal}, 4x4
+ * matrices blended with 4 weights, normals transformed by the blended matrix, not renormalized. Built for AVX2 +
+ * FMA (function target attribute) when the CPU has them, so the yardstick gets the same ISA as our AVX2 tier.
+ *
+ * The kernel tier of a contender is chosen with SKINKIT_KERNEL (docs/cpu_dispatch.md), set and unset in-process.
+ * Prints "BENCH <id> <value> <unit>" lines (medians). Asserts nothing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,32 +55,35 @@ static int max_threads(void) {
 #endif
 }
 
-/* Best-of-reps copy bandwidth (GB/s, bytes read + written) over `bytes`-sized arrays on nt threads. */
-static double copy_bandwidth(char* dst, const char* src, size_t bytes, int nt, int reps) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    double t0 = now();
-#if defined(SK_HAVE_OPENMP)
-    if (nt > 1) {
-#pragma omp parallel num_threads(nt)
-      {
-        int id = omp_get_thread_num(), n = omp_get_num_threads();
-        size_t per = (bytes / (size_t)n + 4095) & ~(size_t)4095;
-        size_t b = per * (size_t)id, e = b + per < bytes ? b + per : bytes;
-        if (b < e) memcpy(dst + b, src + b, e - b);
-      }
-    } else {
-      memcpy(dst, src, bytes);
+/* Last-level cache size from sysfs (the largest cpu0 cache index size), else 8 MiB. */
+static size_t llc_bytes(void) {
+  size_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    FILE* f = fopen(path, "r");
+    if (!f) continue;
+    unsigned long n = 0;
+    char unit = 0;
+    if (fscanf(f, "%lu%c", &n, &unit) >= 1) {
+      size_t b = (size_t)n * (unit == 'K' ? 1024u : unit == 'M' ? 1048576u : 1u);
+      if (b > best) best = b;
     }
-#else
-    (void)nt;
-    memcpy(dst, src, bytes);
-#endif
-    double t = now() - t0;
-    if (t < best) best = t;
+    fclose(f);
   }
-  return 2.0 * (double)bytes / best / 1e9;
+  return best ? best : (size_t)8 << 20;
 }
+
+/* ---------------------------------------------------------------------------------------------- data */
+
+typedef struct ref_in {
+  float p[3], n[3];
+  uint16_t j[4];
+  float w[4];
+} ref_in;
+typedef struct ref_out {
+  float p[3], n[3];
+} ref_out;
 
 typedef struct scene {
   size_t V, J;
@@ -75,6 +92,8 @@ typedef struct scene {
   uint16_t* joints;
   float* weights;
   float *pin, *nin, *pout, *nout;
+  ref_in* rin;   /* K == 4 only */
+  ref_out* rout;
 } scene;
 
 static void random_rigid(float m[16]) {
@@ -89,18 +108,29 @@ static void random_rigid(float m[16]) {
   memcpy(m, r, sizeof r);
 }
 
+static void* xmalloc(size_t n) {
+  void* p = malloc(n);
+  if (!p) {
+    fprintf(stderr, "bench_deform: out of memory (%zu bytes)\n", n);
+    exit(1);
+  }
+  memset(p, 0, n); /* faulted in before timing */
+  return p;
+}
+
 static void scene_make(scene* s, size_t V, uint32_t K) {
+  memset(s, 0, sizeof *s);
   s->V = V;
   s->J = 64;
   s->K = K;
-  s->palette = malloc(16 * s->J * sizeof(float));
+  s->palette = xmalloc(16 * s->J * sizeof(float));
   for (size_t j = 0; j < s->J; ++j) random_rigid(s->palette + 16 * j);
-  s->joints = malloc(V * K * sizeof(uint16_t));
-  s->weights = malloc(V * K * sizeof(float));
-  s->pin = malloc(3 * V * sizeof(float));
-  s->nin = malloc(3 * V * sizeof(float));
-  s->pout = malloc(3 * V * sizeof(float));
-  s->nout = malloc(3 * V * sizeof(float));
+  s->joints = xmalloc(V * K * sizeof(uint16_t));
+  s->weights = xmalloc(V * K * sizeof(float));
+  s->pin = xmalloc(3 * V * sizeof(float));
+  s->nin = xmalloc(3 * V * sizeof(float));
+  s->pout = xmalloc(3 * V * sizeof(float));
+  s->nout = xmalloc(3 * V * sizeof(float));
   for (size_t v = 0; v < V; ++v) {
     float sum = 0;
     for (uint32_t k = 0; k < K; ++k) {
@@ -114,8 +144,16 @@ static void scene_make(scene* s, size_t V, uint32_t K) {
     float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     for (int i = 0; i < 3; ++i) s->nin[3 * v + i] = n[i] / l;
   }
-  memset(s->pout, 0, 3 * V * sizeof(float));
-  memset(s->nout, 0, 3 * V * sizeof(float));
+  if (K == 4) {
+    s->rin = xmalloc(V * sizeof(ref_in));
+    s->rout = xmalloc(V * sizeof(ref_out));
+    for (size_t v = 0; v < V; ++v) {
+      memcpy(s->rin[v].p, s->pin + 3 * v, 12);
+      memcpy(s->rin[v].n, s->nin + 3 * v, 12);
+      memcpy(s->rin[v].j, s->joints + 4 * v, 8);
+      memcpy(s->rin[v].w, s->weights + 4 * v, 16);
+    }
+  }
 }
 
 static void scene_free(scene* s) {
@@ -126,15 +164,110 @@ static void scene_free(scene* s) {
   free(s->nin);
   free(s->pout);
   free(s->nout);
+  free(s->rin);
+  free(s->rout);
 }
 
-/* Best time (s) of reps runs. */
-static double time_deform(const scene* s, int method, int normals, int threads, int reps) {
+static double job_bytes(const scene* s, int normals) {
+  return (double)s->V * ((normals ? 48.0 : 24.0) + s->K * (2.0 + 4.0));
+}
+
+/* ---------------------------------------------------------------------------------------------- reference */
+
+#define REF_BODY                                                                                    \
+  for (size_t v = b; v < e; ++v) {                                                                  \
+    const ref_in* s = in + v;                                                                       \
+    const float* m0 = pal + 16 * (size_t)s->j[0];                                                   \
+    const float* m1 = pal + 16 * (size_t)s->j[1];                                                   \
+    const float* m2 = pal + 16 * (size_t)s->j[2];                                                   \
+    const float* m3 = pal + 16 * (size_t)s->j[3];                                                   \
+    float m[16];                                                                                    \
+    for (int i = 0; i < 16; ++i) m[i] = s->w[0] * m0[i] + s->w[1] * m1[i] + s->w[2] * m2[i] + s->w[3] * m3[i]; \
+    ref_out* o = out + v;                                                                           \
+    for (int r = 0; r < 3; ++r) {                                                                   \
+      o->p[r] = m[r] * s->p[0] + m[4 + r] * s->p[1] + m[8 + r] * s->p[2] + m[12 + r];               \
+      o->n[r] = m[r] * s->n[0] + m[4 + r] * s->n[1] + m[8 + r] * s->n[2];                           \
+    }                                                                                               \
+  }
+
+static void ref_plain(const ref_in* in, ref_out* out, size_t b, size_t e, const float* pal) { REF_BODY }
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define HAVE_REF_AVX2 1
+__attribute__((target("avx2,fma"))) static void ref_avx2(const ref_in* in, ref_out* out, size_t b, size_t e,
+                                                         const float* pal) {
+  REF_BODY
+}
+#endif
+
+static int g_ref_avx2;
+
+static void ref_run(const scene* s, int threads) {
+  void (*fn)(const ref_in*, ref_out*, size_t, size_t, const float*) = ref_plain;
+#ifdef HAVE_REF_AVX2
+  if (g_ref_avx2) fn = ref_avx2;
+#endif
+#if defined(SK_HAVE_OPENMP)
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    {
+      int id = omp_get_thread_num(), n = omp_get_num_threads();
+      size_t per = (s->V + (size_t)n - 1) / (size_t)n;
+      size_t b = per * (size_t)id, e = b + per < s->V ? b + per : s->V;
+      if (b < e) fn(s->rin, s->rout, b, e, s->palette);
+    }
+    return;
+  }
+#else
+  (void)threads;
+#endif
+  fn(s->rin, s->rout, 0, s->V, s->palette);
+}
+
+/* ---------------------------------------------------------------------------------------------- contenders */
+
+static char *g_csrc, *g_cdst;
+
+static void copy_run(size_t bytes, int threads) {
+#if defined(SK_HAVE_OPENMP)
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    {
+      int id = omp_get_thread_num(), n = omp_get_num_threads();
+      size_t per = (bytes / (size_t)n + 4095) & ~(size_t)4095;
+      size_t b = per * (size_t)id, e = b + per < bytes ? b + per : bytes;
+      if (b < e) memcpy(g_cdst + b, g_csrc + b, e - b);
+    }
+    return;
+  }
+#else
+  (void)threads;
+#endif
+  memcpy(g_cdst, g_csrc, bytes);
+}
+
+typedef enum { C_COPY, C_REF, C_JOB } ckind;
+typedef struct contender {
+  ckind kind;
+  int method, normals, threads;
+  uint32_t flags;
+  const char* kernel; /* SKINKIT_KERNEL value, NULL = the default */
+} contender;
+
+static void set_kernel(const char* k) {
+  if (k)
+    setenv("SKINKIT_KERNEL", k, 1);
+  else
+    unsetenv("SKINKIT_KERNEL");
+}
+
+static void job_run(const scene* s, const contender* c) {
   sk_deform_job j;
   memset(&j, 0, sizeof j);
   j.size = sizeof j;
-  j.method = (uint32_t)method;
-  j.threads = (uint32_t)threads;
+  j.method = (uint32_t)c->method;
+  j.flags = c->flags;
+  j.threads = (uint32_t)c->threads;
   j.vertex_count = s->V;
   j.palette = s->palette;
   j.joint_count = s->J;
@@ -145,92 +278,257 @@ static double time_deform(const scene* s, int method, int normals, int threads, 
   j.weights = s->weights;
   j.in_positions = s->pin;
   j.out_positions = s->pout;
-  if (normals) {
+  if (c->normals) {
     j.in_normals = s->nin;
     j.out_normals = s->nout;
   }
   sk_error e;
-  if (sk_deform_run(&j, &e) != SK_OK) { /* warm-up, and a sanity check */
-    fprintf(stderr, "deform failed: %s\n", e.message);
+  if (sk_deform_run(&j, &e) != SK_OK) {
+    fprintf(stderr, "bench_deform: deform failed: %s\n", e.message);
     exit(1);
   }
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    double t0 = now();
-    sk_deform_run(&j, NULL);
-    double t = now() - t0;
-    if (t < best) best = t;
+}
+
+static double run_once(const scene* s, const contender* c, size_t copy_bytes) {
+  set_kernel(c->kernel);
+  double t0 = now();
+  if (c->kind == C_COPY)
+    copy_run(copy_bytes, c->threads);
+  else if (c->kind == C_REF)
+    ref_run(s, c->threads);
+  else
+    job_run(s, c);
+  double t = now() - t0;
+  set_kernel(NULL);
+  return t;
+}
+
+/* times[r * n + i]: round r, contender i; one warm-up run each, then each round in a fresh random order (a
+ * rotating order would keep every contender behind the same neighbour, whose cache and store state it inherits) */
+static void measure(const scene* s, const contender* cs, int n, int rounds, size_t copy_bytes, double* times) {
+  int order[32];
+  for (int i = 0; i < n; ++i) {
+    order[i] = i;
+    run_once(s, &cs[i], copy_bytes);
   }
-  return best;
-}
-
-static double bytes_per_vertex(uint32_t K, int normals) {
-  return (normals ? 48.0 : 24.0) + K * (2.0 + 4.0);
-}
-
-int main(void) {
-  int nt_all = max_threads();
-  printf("bench_deform: kernel %s, %d threads available; u16 joints + f32 weights, 64 joints, float32 streams\n",
-         sk_cpu_kernel(), nt_all);
-
-  size_t copy_bytes = (size_t)256 << 20;
-  char* src = malloc(copy_bytes);
-  char* dst = malloc(copy_bytes);
-  memset(src, 1, copy_bytes);
-  memset(dst, 2, copy_bytes);
-  double bw1 = copy_bandwidth(dst, src, copy_bytes, 1, 5);
-  double bwn = copy_bandwidth(dst, src, copy_bytes, nt_all, 5);
-  free(src);
-  free(dst);
-  printf("memcpy 256 MB (read + write): 1 thread %.2f GB/s, %d threads %.2f GB/s\n\n", bw1, nt_all, bwn);
-
-  printf("%-6s %-8s %2s %-4s %4s %10s %9s %10s %8s\n", "method", "vertices", "K", "data", "thr", "time(ms)", "Mvert/s",
-         "eff GB/s", "of copy");
-  const size_t sizes[2] = {100000, 1000000};
-  const uint32_t ks[3] = {1, 2, 4};
-  double lbs_pn4_1m_t1 = 0, lbs_pn4_1m_t2 = 0, dqs_pn4_1m_t1 = 0, lbs_pn4_1m_tall = 0, dqs_pn4_1m_tall = 0;
-  double lbs_pn4_1m_t1_gbps = 0;
-  for (int si = 0; si < 2; ++si)
-    for (int ki = 0; ki < 3; ++ki) {
-      scene s;
-      scene_make(&s, sizes[si], ks[ki]);
-      int reps = sizes[si] >= 1000000 ? 9 : 25;
-      for (int method = 0; method < 2; ++method)
-        for (int normals = 0; normals < 2; ++normals) {
-          int tlist[2] = {1, nt_all};
-          for (int ti = 0; ti < (nt_all > 1 ? 2 : 1); ++ti) {
-            int threads = tlist[ti];
-            double t = time_deform(&s, method, normals, threads, reps);
-            double mvps = (double)s.V / t / 1e6;
-            double gbps = (double)s.V * bytes_per_vertex(s.K, normals) / t / 1e9;
-            double ref = threads == 1 ? bw1 : bwn;
-            printf("%-6s %-8zu %2u %-4s %4d %10.3f %9.1f %10.2f %7.0f%%\n", method ? "DQS" : "LBS", s.V, s.K,
-                   normals ? "p+n" : "p", threads, t * 1e3, mvps, gbps, 100.0 * gbps / ref);
-            if (s.V == 1000000 && s.K == 4 && normals) {
-              if (method == 0 && threads == 1) {
-                lbs_pn4_1m_t1 = t;
-                lbs_pn4_1m_t1_gbps = gbps;
-              }
-              if (method == 1 && threads == 1) dqs_pn4_1m_t1 = t;
-              if (method == 0 && threads > 1) lbs_pn4_1m_tall = t;
-              if (method == 1 && threads > 1) dqs_pn4_1m_tall = t;
-            }
-          }
-        }
-      if (s.V == 1000000 && s.K == 4) lbs_pn4_1m_t2 = time_deform(&s, 0, 1, 2, reps);
-      scene_free(&s);
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = n - 1; i > 0; --i) {
+      int k = (int)(rnd_u32() % (uint32_t)(i + 1)), t = order[i];
+      order[i] = order[k];
+      order[k] = t;
     }
+    for (int k = 0; k < n; ++k) times[r * n + order[k]] = run_once(s, &cs[order[k]], copy_bytes);
+  }
+}
 
+static int cmp_d(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct stat3 {
+  double med, lo, hi;
+} stat3;
+
+/* over rounds: times[r][num] / times[r][den] (den < 0: times[r][num] alone) */
+static stat3 ratio_stat(const double* times, int n, int rounds, int num, int den) {
+  double v[64];
+  for (int r = 0; r < rounds; ++r) v[r] = times[r * n + num] / (den < 0 ? 1.0 : times[r * n + den]);
+  qsort(v, (size_t)rounds, sizeof v[0], cmp_d);
+  stat3 st = {rounds & 1 ? v[rounds / 2] : 0.5 * (v[rounds / 2 - 1] + v[rounds / 2]), v[0], v[rounds - 1]};
+  return st;
+}
+
+static void print_stat(const char* label, stat3 st, const char* unit) {
+  printf("  %-54s %8.3f  [%.3f - %.3f] %s\n", label, st.med, st.lo, st.hi, unit);
+}
+
+static void bench_line(const char* id, double v, const char* unit) { printf("BENCH %s %.3f %s\n", id, v, unit); }
+
+/* ---------------------------------------------------------------------------------------------- table */
+
+/* One row per (method, data, threads): median M vertices/s with its range, and the median speed relative to
+ * the copy of the same bytes in the same rounds (memory-sized cases only). */
+static void table_case(const scene* s, int nt_all, size_t llc, int rounds) {
+  contender cs[16];
+  int n = 0;
+  int tl[2] = {1, nt_all};
+  int nthr = nt_all > 1 ? 2 : 1;
+  for (int ti = 0; ti < nthr; ++ti) {
+    cs[n++] = (contender){C_COPY, 0, 0, tl[ti], 0, NULL};
+    cs[n++] = (contender){C_COPY, 0, 1, tl[ti], 0, NULL};
+    for (int method = 0; method < 2; ++method)
+      for (int normals = 0; normals < 2; ++normals) cs[n++] = (contender){C_JOB, method, normals, tl[ti], 0, NULL};
+  }
+  /* the two copies of a thread count have the byte counts of p and p+n: run copies per data kind */
+  for (int normals = 0; normals < 2; ++normals) {
+    double bytes = job_bytes(s, normals);
+    int cached = bytes <= (double)llc;
+    contender sub[8];
+    int m = 0;
+    for (int i = 0; i < n; ++i)
+      if (cs[i].normals == normals) sub[m++] = cs[i];
+    double* st = xmalloc((size_t)rounds * (size_t)m * sizeof(double));
+    measure(s, sub, m, rounds, (size_t)(bytes / 2), st);
+    for (int i = 0; i < m; ++i) {
+      if (sub[i].kind != C_JOB) continue;
+      int copy = -1;
+      for (int k = 0; k < m; ++k)
+        if (sub[k].kind == C_COPY && sub[k].threads == sub[i].threads) copy = k;
+      stat3 t = ratio_stat(st, m, rounds, i, -1);
+      stat3 rc = ratio_stat(st, m, rounds, copy, i); /* copy time / job time = share of copy speed */
+      char of_copy[48];
+      if (cached)
+        snprintf(of_copy, sizeof of_copy, "cache (%.1f MB <= LLC)", bytes / 1e6);
+      else
+        snprintf(of_copy, sizeof of_copy, "%.2f [%.2f-%.2f]", rc.med, rc.lo, rc.hi);
+      printf("%-4s %-8zu %2u %-4s %3d %9.1f [%7.1f-%7.1f] %s\n", sub[i].method ? "DQS" : "LBS", s->V, s->K,
+             normals ? "p+n" : "p", sub[i].threads, (double)s->V / t.med / 1e6, (double)s->V / t.hi / 1e6,
+             (double)s->V / t.lo / 1e6, of_copy);
+    }
+    free(st);
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------- headline */
+
+enum { H_COPY, H_REF, H_LBS, H_DQS, H_LBS_NR, H_DQS_NR, H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_N };
+
+static void headline(int rounds, int have_avx2) {
+  scene s;
+  scene_make(&s, 1000000, 4);
+  const uint32_t NR = SK_DEFORM_NO_RENORMALIZE;
+  const char* a2 = have_avx2 ? "avx2" : NULL;
+  contender cs[H_N] = {
+      [H_COPY] = {C_COPY, 0, 1, 1, 0, NULL},       [H_REF] = {C_REF, 0, 1, 1, 0, NULL},
+      [H_LBS] = {C_JOB, 0, 1, 1, 0, NULL},         [H_DQS] = {C_JOB, 1, 1, 1, 0, NULL},
+      [H_LBS_NR] = {C_JOB, 0, 1, 1, NR, NULL},     [H_DQS_NR] = {C_JOB, 1, 1, 1, NR, NULL},
+      [H_LBS2] = {C_JOB, 0, 1, 1, 0, a2},          [H_DQS2] = {C_JOB, 1, 1, 1, 0, a2},
+      [H_LBS2_NR] = {C_JOB, 0, 1, 1, NR, a2},      [H_DQS2_NR] = {C_JOB, 1, 1, 1, NR, a2},
+  };
+  double bytes = job_bytes(&s, 1);
+  double* t = xmalloc((size_t)rounds * H_N * sizeof(double));
+  measure(&s, cs, H_N, rounds, (size_t)(bytes / 2), t);
+  printf("\n1M vertices, 4 influences, positions + normals, 1 thread, %d rounds (median [min - max] over rounds)\n",
+         rounds);
+  printf("  reference loop: AoS, plain C, %s\n", g_ref_avx2 ? "AVX2+FMA target" : "default target");
+  stat3 copy = ratio_stat(t, H_N, rounds, H_COPY, -1), ref = ratio_stat(t, H_N, rounds, H_REF, -1);
+  printf("  %-54s %8.1f  [%.1f - %.1f] GB/s (read + write)\n", "memcpy of the same bytes", bytes / copy.med / 1e9,
+         bytes / copy.hi / 1e9, bytes / copy.lo / 1e9);
+  printf("  %-54s %8.1f  [%.1f - %.1f] M vertices/s\n", "reference loop", 1.0 / ref.med, 1.0 / ref.hi,
+         1.0 / ref.lo);
+  const char* dk = sk_cpu_kernel();
+  char lab[96];
+  struct {
+    int i;
+    const char* name;
+  } rows[] = {{H_LBS, "LBS"}, {H_DQS, "DQS"}, {H_LBS_NR, "LBS no-renormalize"}, {H_DQS_NR, "DQS no-renormalize"},
+              {H_LBS2, "LBS"}, {H_DQS2, "DQS"}, {H_LBS2_NR, "LBS no-renormalize"},
+              {H_DQS2_NR, "DQS no-renormalize"}};
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
+    int i = rows[r].i;
+    if (i >= H_LBS2 && !have_avx2) continue;
+    snprintf(lab, sizeof lab, "%s [%s] M vertices/s", rows[r].name, i >= H_LBS2 ? "avx2" : dk);
+    stat3 a = ratio_stat(t, H_N, rounds, i, -1);
+    printf("  %-54s %8.1f  [%.1f - %.1f]\n", lab, 1.0 / a.med, 1.0 / a.hi, 1.0 / a.lo);
+    snprintf(lab, sizeof lab, "  %s [%s] speed / reference loop", rows[r].name, i >= H_LBS2 ? "avx2" : dk);
+    print_stat(lab, ratio_stat(t, H_N, rounds, H_REF, i), "");
+  }
+  stat3 lbs_copy = ratio_stat(t, H_N, rounds, H_COPY, H_LBS);
+  stat3 dqs_lbs = ratio_stat(t, H_N, rounds, H_DQS, H_LBS);
+  stat3 nr_lbs = ratio_stat(t, H_N, rounds, H_LBS_NR, H_LBS), nr_dqs = ratio_stat(t, H_N, rounds, H_DQS_NR, H_DQS);
+  print_stat("LBS speed / copy speed (same bytes)", lbs_copy, "");
+  print_stat("DQS time / LBS time", dqs_lbs, "");
+  print_stat("LBS no-renormalize time / renormalize time", nr_lbs, "");
+  print_stat("DQS no-renormalize time / renormalize time", nr_dqs, "");
+  stat3 l2 = {0, 0, 0}, d2 = {0, 0, 0}, nr2 = {0, 0, 0}, dnr2 = {0, 0, 0}, dl2 = {0, 0, 0};
+  if (have_avx2) {
+    l2 = ratio_stat(t, H_N, rounds, H_REF, H_LBS2);
+    d2 = ratio_stat(t, H_N, rounds, H_REF, H_DQS2);
+    dl2 = ratio_stat(t, H_N, rounds, H_DQS2, H_LBS2);
+    nr2 = ratio_stat(t, H_N, rounds, H_LBS2_NR, H_LBS2);
+    dnr2 = ratio_stat(t, H_N, rounds, H_DQS2_NR, H_DQS2);
+    print_stat("DQS time / LBS time [avx2]", dl2, "");
+    print_stat("LBS no-renormalize time / renormalize [avx2]", nr2, "");
+    print_stat("DQS no-renormalize time / renormalize [avx2]", dnr2, "");
+  }
   printf("\n");
-  printf("BENCH copy_bw_t1 %.3f gbps\n", bw1);
-  printf("BENCH copy_bw_all %.3f gbps\n", bwn);
-  printf("BENCH lbs_pn4_1m_t1 %.1f mvps\n", 1.0 / lbs_pn4_1m_t1);
-  printf("BENCH lbs_pn4_1m_t1_bw %.3f ratio\n", lbs_pn4_1m_t1_gbps / bw1);
-  printf("BENCH lbs_pn4_1m_t2 %.1f mvps\n", 1.0 / lbs_pn4_1m_t2);
-  printf("BENCH lbs_pn4_1m_t2_speedup %.3f ratio\n", lbs_pn4_1m_t1 / lbs_pn4_1m_t2);
-  if (lbs_pn4_1m_tall > 0) printf("BENCH lbs_pn4_1m_tall %.1f mvps\n", 1.0 / lbs_pn4_1m_tall);
-  printf("BENCH dqs_pn4_1m_t1 %.1f mvps\n", 1.0 / dqs_pn4_1m_t1);
-  if (dqs_pn4_1m_tall > 0) printf("BENCH dqs_pn4_1m_tall %.1f mvps\n", 1.0 / dqs_pn4_1m_tall);
-  printf("BENCH dqs_over_lbs_pn4_1m_t1 %.3f ratio\n", dqs_pn4_1m_t1 / lbs_pn4_1m_t1);
+  printf("BENCH kernel_default %s name\n", dk);
+  bench_line("copy_bw_pn4_1m_t1", bytes / copy.med / 1e9, "gbps");
+  bench_line("ref_pn4_1m_t1", 1.0 / ref.med, "mvps");
+  bench_line("lbs_pn4_1m_t1", 1.0 / ratio_stat(t, H_N, rounds, H_LBS, -1).med, "mvps");
+  bench_line("dqs_pn4_1m_t1", 1.0 / ratio_stat(t, H_N, rounds, H_DQS, -1).med, "mvps");
+  bench_line("lbs_over_ref_pn4_1m_t1", ratio_stat(t, H_N, rounds, H_REF, H_LBS).med, "ratio");
+  bench_line("dqs_over_ref_pn4_1m_t1", ratio_stat(t, H_N, rounds, H_REF, H_DQS).med, "ratio");
+  bench_line("dqs_over_lbs_pn4_1m_t1", dqs_lbs.med, "ratio");
+  bench_line("lbs_over_copy_pn4_1m_t1", lbs_copy.med, "ratio");
+  bench_line("lbs_norenorm_over_renorm_pn4_1m_t1", nr_lbs.med, "ratio");
+  bench_line("dqs_norenorm_over_renorm_pn4_1m_t1", nr_dqs.med, "ratio");
+  if (have_avx2) {
+    bench_line("lbs_over_ref_pn4_1m_t1_avx2", l2.med, "ratio");
+    bench_line("dqs_over_ref_pn4_1m_t1_avx2", d2.med, "ratio");
+    bench_line("dqs_over_lbs_pn4_1m_t1_avx2", dl2.med, "ratio");
+    bench_line("lbs_norenorm_over_renorm_pn4_1m_t1_avx2", nr2.med, "ratio");
+    bench_line("dqs_norenorm_over_renorm_pn4_1m_t1_avx2", dnr2.med, "ratio");
+  }
+  free(t);
+  scene_free(&s);
+}
+
+static int have_avx2_cpu(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return 0;
+#endif
+}
+
+int main(int argc, char** argv) {
+  int rounds = 15, quick = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--quick") == 0) {
+      quick = 1;
+      rounds = 5;
+    } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+      rounds = atoi(argv[++i]);
+    } else {
+      fprintf(stderr, "usage: bench_deform [--quick] [--rounds N (1..63)]\n");
+      return 2;
+    }
+  }
+  if (rounds < 1 || rounds > 63) {
+    fprintf(stderr, "bench_deform: --rounds must be 1..63\n");
+    return 2;
+  }
+  int nt_all = max_threads();
+  int have_avx2 = have_avx2_cpu();
+  g_ref_avx2 = have_avx2;
+  size_t llc = llc_bytes();
+  size_t cbytes = (size_t)40 << 20;
+  g_csrc = xmalloc(cbytes);
+  g_cdst = xmalloc(cbytes);
+  memset(g_csrc, 1, cbytes);
+  printf("bench_deform: default kernel %s, %d threads available, last-level cache %.1f MB; u16 joints + f32 "
+         "weights, 64 joints, float32 streams\n",
+         sk_cpu_kernel(), nt_all, (double)llc / 1048576.0);
+
+  headline(rounds, have_avx2);
+
+  if (!quick) {
+    printf("\n%-4s %-8s %2s %-4s %3s %9s %17s %s\n", "", "vertices", "K", "data", "thr", "Mvert/s", "[min - max]",
+           "speed / copy of the same bytes, same rounds (median [min-max])");
+    const size_t sizes[2] = {100000, 1000000};
+    const uint32_t ks[3] = {1, 2, 4};
+    for (int si = 0; si < 2; ++si)
+      for (int ki = 0; ki < 3; ++ki) {
+        scene s;
+        scene_make(&s, sizes[si], ks[ki]);
+        table_case(&s, nt_all, llc, sizes[si] >= 1000000 ? rounds : 2 * rounds + 1 > 63 ? 63 : 2 * rounds + 1);
+        scene_free(&s);
+      }
+  }
+  free(g_csrc);
+  free(g_cdst);
   return 0;
 }
