@@ -45,7 +45,8 @@ fi
 [ "$deps_only" -eq 1 ] && exit 0
 
 echo "== building (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# the same flags as scripts/test.sh's release stage, so the test run reuses this build instead of redoing it
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSKINKIT_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 echo "== sample job"
