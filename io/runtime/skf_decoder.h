@@ -141,6 +141,20 @@ SKF_API skf_result skf_decode_mesh(const void* data, size_t size, uint32_t mesh,
 /* Decodes all meshes at once: outs has mesh_count entries (an entry with joints == NULL is skipped). Faster than
  * mesh by mesh when small meshes share an influence chunk. */
 SKF_API skf_result skf_decode_all(const void* data, size_t size, const skf_mesh_output* outs, skf_error* err);
+/* A reusable decoder: it keeps its scratch (inflate state, the inflated chunk, per-vertex tables) between calls and
+ * grows it only when a mesh needs more than any before, so decoding many meshes and files with one decoder makes no
+ * allocation once it has seen the largest. Same results and checks as skf_decode_mesh / skf_decode_all (which make
+ * a decoder per call). Not thread-safe: one decoder per thread. skf_decoder_reserve sizes the scratch up front for
+ * meshes of up to max_vertices vertices and max_indices indices (e.g. from skf_get_mesh_info); it is optional. */
+typedef struct skf_decoder skf_decoder;
+SKF_API skf_decoder* skf_decoder_create(void); /* NULL: out of memory */
+SKF_API void skf_decoder_destroy(skf_decoder* dec);
+SKF_API skf_result skf_decoder_reserve(skf_decoder* dec, size_t max_vertices, size_t max_indices, skf_error* err);
+SKF_API size_t skf_decoder_scratch_bytes(const skf_decoder* dec); /* bytes the decoder holds now */
+SKF_API skf_result skf_decoder_decode_mesh(skf_decoder* dec, const void* data, size_t size, uint32_t mesh,
+                                           const skf_mesh_output* out, skf_error* err);
+SKF_API skf_result skf_decoder_decode_all(skf_decoder* dec, const void* data, size_t size, const skf_mesh_output* outs,
+                                          skf_error* err);
 /* Chunk index (0 .. chunk_count-1) of a validated file: tag, offset of its 12-byte header in the file, sizes. */
 typedef struct skf_chunk_info {
   char tag[5];
@@ -469,35 +483,59 @@ static skf_result skf__open(const void* data, size_t size, skf__file* f, skf_err
   return SKF_OK;
 }
 
-/* Inflates a chunk into a new buffer of exactly raw_size bytes (caller frees). */
-static skf_result skf__inflate(const skf__chunk* c, unsigned char** out, skf_error* err) {
-  z_stream zs;
+/* Inflates a chunk into buf (raw_size bytes). *ready: zs was initialised by an earlier call and is only reset
+ * (a reused decoder keeps its inflate state and window). */
+static skf_result skf__inflate_into(z_stream* zs, int* ready, const skf__chunk* c, unsigned char* buf, skf_error* err) {
   int zr;
-  unsigned char* buf = (unsigned char*)SKF_MALLOC(c->raw_size ? c->raw_size : 1u);
-  if (!buf) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for %u bytes of chunk '%.4s'", c->raw_size, (const char*)c->tag);
-  memset(&zs, 0, sizeof zs);
-  if (inflateInit(&zs) != Z_OK) {
-    SKF_FREE(buf);
-    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "inflateInit failed");
+  if (*ready) {
+    if (inflateReset(zs) != Z_OK) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "inflateReset failed");
+  } else {
+    memset(zs, 0, sizeof *zs);
+    if (inflateInit(zs) != Z_OK) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "inflateInit failed");
+    *ready = 1;
   }
-  zs.next_in = (Bytef*)(uintptr_t)c->stored;
-  zs.avail_in = c->stored_size;
-  zs.next_out = buf;
-  zs.avail_out = c->raw_size;
-  zr = inflate(&zs, Z_FINISH);
-  if (zr != Z_STREAM_END || zs.total_out != c->raw_size || zs.avail_in != 0) {
-    int complete = zr == Z_STREAM_END;
-    inflateEnd(&zs);
-    SKF_FREE(buf);
-    if (complete)
+  zs->next_in = (Bytef*)(uintptr_t)c->stored;
+  zs->avail_in = c->stored_size;
+  zs->next_out = buf;
+  zs->avail_out = c->raw_size;
+  zr = inflate(zs, Z_FINISH);
+  if (zr != Z_STREAM_END || zs->total_out != c->raw_size || zs->avail_in != 0) {
+    if (zr == Z_STREAM_END)
       return skf__fail(err, SKF_ERR_FORMAT, "chunk '%.4s' inflates to a size other than its stated %u bytes",
                        (const char*)c->tag, c->raw_size);
     return skf__fail(err, SKF_ERR_FORMAT, "chunk '%.4s' is not a valid zlib stream of %u bytes (%s)", (const char*)c->tag,
-                     c->raw_size, zs.msg ? zs.msg : "size mismatch");
+                     c->raw_size, zs->msg ? zs->msg : "size mismatch");
   }
-  inflateEnd(&zs);
+  return SKF_OK;
+}
+
+/* Inflates a chunk into a new buffer of exactly raw_size bytes (caller frees). */
+static skf_result skf__inflate(const skf__chunk* c, unsigned char** out, skf_error* err) {
+  z_stream zs;
+  int ready = 0;
+  skf_result rc;
+  unsigned char* buf = (unsigned char*)SKF_MALLOC(c->raw_size ? c->raw_size : 1u);
+  if (!buf) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for %u bytes of chunk '%.4s'", c->raw_size, (const char*)c->tag);
+  rc = skf__inflate_into(&zs, &ready, c, buf, err);
+  if (ready) inflateEnd(&zs);
+  if (rc) {
+    SKF_FREE(buf);
+    return rc;
+  }
   *out = buf;
   return SKF_OK;
+}
+
+/* Grows a scratch buffer to at least n bytes (contents not kept); 0 = ok. */
+static int skf__grow(unsigned char** buf, size_t* cap, size_t n) {
+  unsigned char* b;
+  if (n <= *cap && *buf) return 0;
+  b = (unsigned char*)SKF_MALLOC(n ? n : 1u);
+  if (!b) return 1;
+  SKF_FREE(*buf);
+  *buf = b;
+  *cap = n ? n : 1u;
+  return 0;
 }
 
 SKF_API skf_result skf_get_chunk(const void* data, size_t size, uint32_t index, skf_chunk_info* out, skf_error* err) {
@@ -528,8 +566,10 @@ SKF_API skf_result skf_peek(const void* data, size_t size, skf_info* info, skf_e
   return SKF_OK;
 }
 
-/* Reads the mesh table (MDSC) and checks it against the header. */
-static skf_result skf__meshes(const skf__file* f, unsigned char** out_table, skf_error* err) {
+/* Reads the mesh table (MDSC) and checks it against the header. With zs (a decoder's inflate state) the table goes
+ * to the decoder's buffer *tab (capacity *tab_cap) and the caller must not free it; else to a new buffer. */
+static skf_result skf__meshes(const skf__file* f, z_stream* zs, int* zs_ready, unsigned char** tab, size_t* tab_cap,
+                              unsigned char** out_table, skf_error* err) {
   skf__chunk c;
   unsigned char* t = NULL;
   uint64_t total = 0;
@@ -538,12 +578,18 @@ static skf_result skf__meshes(const skf__file* f, unsigned char** out_table, skf
   if (rc) return rc;
   if (c.raw_size != 8u + (uint64_t)SKF_MESH_RECORD_SIZE * f->info.mesh_count)
     return skf__fail(err, SKF_ERR_FORMAT, "mesh table of %u bytes does not hold %u meshes", c.raw_size, f->info.mesh_count);
-  rc = skf__inflate(&c, &t, err);
+  if (zs) {
+    if (skf__grow(tab, tab_cap, c.raw_size)) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the mesh table");
+    rc = skf__inflate_into(zs, zs_ready, &c, *tab, err);
+    t = *tab;
+  } else {
+    rc = skf__inflate(&c, &t, err);
+  }
   if (rc) return rc;
   groups = skf__rd32(t + 4);
   if (skf__rd32(t) != f->info.mesh_count || groups != f->info.group_count) {
     uint32_t tm = skf__rd32(t);
-    SKF_FREE(t);
+    if (!zs) SKF_FREE(t);
     return skf__fail(err, SKF_ERR_FORMAT, "mesh table counts (%u meshes, %u groups) disagree with the file", tm, groups);
   }
   for (m = 0; m < f->info.mesh_count; ++m) {
@@ -555,14 +601,14 @@ static skf_result skf__meshes(const skf__file* f, unsigned char** out_table, skf
     weld_ok = weld_ok && skf__rd32(r + 44) == 0;
     if (mi > f->info.max_influences || order > SKF_ORDER_WELDED || r[26] > 1 || r[27] != 0 || !weld_ok ||
         (g != expect_group && g != expect_group + 1) || (m == 0 && g != 0) || g >= groups || vc > UINT32_MAX) {
-      SKF_FREE(t);
+      if (!zs) SKF_FREE(t);
       return skf__fail(err, SKF_ERR_FORMAT, "mesh record %u is malformed", m);
     }
     expect_group = g;
     total += vc;
   }
   if ((f->info.mesh_count && expect_group + 1 != groups) || (!f->info.mesh_count && groups) || total != f->info.vertex_count) {
-    SKF_FREE(t);
+    if (!zs) SKF_FREE(t);
     return skf__fail(err, SKF_ERR_FORMAT, "mesh table disagrees with the header (groups or vertex total)");
   }
   *out_table = t;
@@ -593,7 +639,7 @@ SKF_API skf_result skf_get_mesh_info(const void* data, size_t size, uint32_t mes
   if ((rc = skf__open(data, size, &f, err))) return rc;
   if (mesh >= f.info.mesh_count)
     return skf__fail(err, SKF_ERR_OUT_OF_RANGE, "mesh %u of %u", mesh, f.info.mesh_count);
-  if ((rc = skf__meshes(&f, &t, err))) return rc;
+  if ((rc = skf__meshes(&f, NULL, NULL, NULL, NULL, &t, err))) return rc;
   skf__mesh_record(t, mesh, out);
   SKF_FREE(t);
   return SKF_OK;
@@ -815,9 +861,20 @@ static void skf__gather(const skf__set* s, const unsigned char* uj, const unsign
     goto bad;          \
   } while (0)
 
-/* Decodes one mesh (docs/skf.md section 3) into its output. */
+/* Per-mesh scratch (bytes) of a mesh of vc vertices and ic indices: hist and hp; with a traversal (order 1 with
+ * indices, order 2) the marks; for order 2 first[], the welded index buffer and the weld table. 0: too large for
+ * this address space. */
+static size_t skf__mesh_scratch(size_t vc, size_t ic, int traversal, int welded) {
+  size_t n = 8 * vc, tn = welded ? skf_weld_scratch_count(vc) : 0;
+  if (vc > ((size_t)-1) / 64u || ic > ((size_t)-1) / 16u || (welded && !tn)) return 0;
+  if (traversal) n += vc;
+  if (welded) n += 4 * vc + 4 * ic + 4 * tn;
+  return n + 16;
+}
+
+/* Decodes one mesh (docs/skf.md section 3) into its output. mem: skf__mesh_scratch bytes. */
 static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh_info* mi, skf__streams* s,
-                                  const skf_mesh_output* o, skf__state* st, skf_error* err) {
+                                  const skf_mesh_output* o, skf__state* st, unsigned char* mem, skf_error* err) {
   const uint32_t wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
   const uint32_t total = wb == 2 ? 65535u : 255u, wmask = wb == 2 ? 0xffffu : 0xffu;
   const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
@@ -828,12 +885,14 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
   unsigned char* wout = (unsigned char*)o->weights;
   const uint32_t* ix = mi->order != SKF_ORDER_FILE && mi->index_count ? o->indices : NULL;
   const size_t ic = ix ? o->index_count : 0, coded = mi->coded_count;
-  const int welded = mi->order == SKF_ORDER_WELDED;
-  uint32_t* first = NULL; /* SKF_ORDER_WELDED: per vertex, the vertex whose output it copies (itself if coded) */
-  uint32_t* wix = NULL;   /* SKF_ORDER_WELDED: the index buffer with every copy replaced by the vertex it copies */
-  unsigned char* seen = NULL;
-  uint32_t* hist = NULL; /* vertices coded with weights, in coding order (SKF_OP_FAR refers back into it) */
-  uint32_t* hp = NULL;   /* per decoded vertex: history position of its content */
+  const int welded = mi->order == SKF_ORDER_WELDED, traversal = ix || welded;
+  uint32_t* hist = (uint32_t*)mem;      /* vertices coded with weights, in coding order (SKF_OP_FAR refers back) */
+  uint32_t* hp = hist + vc;             /* per decoded vertex: history position of its content */
+  uint32_t* first = hp + vc;            /* SKF_ORDER_WELDED: per vertex, the vertex whose output it copies */
+  uint32_t* wix = first + (welded ? vc : 0);    /* SKF_ORDER_WELDED: the index buffer, copies replaced */
+  uint32_t* table = wix + (welded ? ic : 0);    /* SKF_ORDER_WELDED: the weld table */
+  /* traversal: vertices taken by the coding order so far (copies from the start) */
+  unsigned char* seen = (unsigned char*)(table + (welded ? skf_weld_scratch_count(vc) : 0));
   uint32_t hist_len = 0, cur_hp = 0;
   unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
   const unsigned char* ops = s->ops;
@@ -842,40 +901,16 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
   st->mtf_len = 0;
   st->rlen = 0;
   st->head = 0;
-  if (vc) {
-    /* vc <= the caller's vertex_capacity: these allocations are bounded by the caller's buffers */
-    hist = (uint32_t*)SKF_MALLOC(vc * sizeof *hist);
-    hp = (uint32_t*)SKF_MALLOC(vc * sizeof *hp);
-    seen = ix || welded ? (unsigned char*)SKF_MALLOC(vc) : NULL;
-    if (welded) {
-      first = (uint32_t*)SKF_MALLOC(vc * sizeof *first);
-      wix = (uint32_t*)SKF_MALLOC((ic ? ic : 1) * sizeof *wix);
-    }
-    if (!hist || !hp || ((ix || welded) && !seen) || (welded && (!first || !wix))) {
-      why = NULL;
-      goto nomem;
-    }
-    if (seen) memset(seen, 0, vc);
-  }
+  if (traversal) memset(seen, 0, vc);
   if (welded && vc) {
     /* copies: vertices at the position of a lower one, except those the weld stream lists (coded anyway) */
-    size_t tn = skf_weld_scratch_count(vc);
-    uint32_t* table = tn ? (uint32_t*)SKF_MALLOC(tn * sizeof *table) : NULL;
     size_t distinct, x, prev = 0, n_exc = coded - mi->distinct_positions;
     uint32_t check = 0;
-    if (!table) goto nomem;
     distinct = skf_weld_positions(o->positions, vc, first, table, &check);
-    SKF_FREE(table);
-    if (distinct != mi->distinct_positions || check != mi->weld_check) {
-      SKF_FREE(seen);
-      SKF_FREE(hist);
-      SKF_FREE(hp);
-      SKF_FREE(first);
-      SKF_FREE(wix);
+    if (distinct != mi->distinct_positions || check != mi->weld_check)
       return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,
                        "mesh %u: these positions weld differently (%zu distinct points, encoded with %u): not its positions",
                        m, distinct, mi->distinct_positions);
-    }
     for (x = 0; x < n_exc; ++x) {
       uint32_t d;
       size_t u;
@@ -893,7 +928,7 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
     size_t v, t = (size_t)-1;
     uint32_t op = *ops++;
     /* next vertex in coding order: first appearance in the index buffer, then the unreferenced ones */
-    if (seen) {
+    if (traversal) {
       while (i < ic && seen[ix[i]]) ++i;
       if (i < ic) {
         v = ix[i];
@@ -1077,38 +1112,56 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
         }
     }
   }
-  SKF_FREE(seen);
-  SKF_FREE(hist);
-  SKF_FREE(hp);
-  SKF_FREE(first);
-  SKF_FREE(wix);
   s->ops = ops;
   return SKF_OK;
-nomem:
-  SKF_FREE(seen);
-  SKF_FREE(hist);
-  SKF_FREE(hp);
-  SKF_FREE(first);
-  SKF_FREE(wix);
-  return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
 bad:
-  SKF_FREE(seen);
-  SKF_FREE(hist);
-  SKF_FREE(hp);
-  SKF_FREE(first);
-  SKF_FREE(wix);
   return skf__fail(err, SKF_ERR_FORMAT, "mesh %u, vertex %zu: %s", m, done, why);
 }
 #undef SKF__BAD
 #undef SKF__CELLCPY
 
+struct skf_decoder {
+  skf__state st;
+  z_stream zs;
+  int zs_ready;
+  unsigned char *raw, *tab, *mem; /* inflated INFL chunk, mesh table, per-mesh scratch (skf__mesh_scratch) */
+  size_t raw_cap, tab_cap, mem_cap;
+};
+
+SKF_API skf_decoder* skf_decoder_create(void) {
+  skf_decoder* d = (skf_decoder*)SKF_MALLOC(sizeof *d);
+  if (d) memset(d, 0, sizeof *d);
+  return d;
+}
+
+SKF_API void skf_decoder_destroy(skf_decoder* d) {
+  if (!d) return;
+  if (d->zs_ready) inflateEnd(&d->zs);
+  SKF_FREE(d->raw);
+  SKF_FREE(d->tab);
+  SKF_FREE(d->mem);
+  SKF_FREE(d);
+}
+
+SKF_API size_t skf_decoder_scratch_bytes(const skf_decoder* d) {
+  return d ? sizeof *d + d->raw_cap + d->tab_cap + d->mem_cap : 0;
+}
+
+SKF_API skf_result skf_decoder_reserve(skf_decoder* d, size_t max_vertices, size_t max_indices, skf_error* err) {
+  size_t n = skf__mesh_scratch(max_vertices, max_indices, 1, 1);
+  if (!d) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "decoder is NULL");
+  if (!n || skf__grow(&d->mem, &d->mem_cap, n))
+    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the scratch of %zu vertices", max_vertices);
+  return SKF_OK;
+}
+
 /* Decodes the meshes of one INFL chunk that have an output (outs[m - outs_base] with joints != NULL). */
-static skf_result skf__decode_group(const skf__file* f, const unsigned char* table, uint32_t group,
+static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
                                     const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
                                     skf_error* err) {
   skf__chunk c;
   unsigned char* raw = NULL;
-  skf__state* st = NULL;
+  skf__state* st = &dec->st;
   skf__streams s;
   uint32_t first = 0, count = 0, m, wanted = 0, wb = f->info.weight_bits == 16 ? 2u : 1u;
   uint32_t jb = f->info.joint_bits == 16 ? 2u : 1u;
@@ -1135,7 +1188,10 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
   if (c.raw_size < tsize || c.raw_size > bound)
     return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: %u raw bytes cannot hold %u meshes of %llu vertices", group,
                      c.raw_size, count, (unsigned long long)vsum);
-  if ((rc = skf__inflate(&c, &raw, err))) return rc;
+  if (skf__grow(&dec->raw, &dec->raw_cap, c.raw_size))
+    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for %u bytes of influence chunk %u", c.raw_size, group);
+  raw = dec->raw;
+  if ((rc = skf__inflate_into(&dec->zs, &dec->zs_ready, &c, raw, err))) return rc;
   rc = SKF_OK;
   if (skf__rd32(raw) != first || skf__rd32(raw + 4) != count)
     rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: mesh range disagrees with the mesh table", group);
@@ -1145,12 +1201,7 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
   }
   if (!rc && tsize + csum + lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] != c.raw_size)
     rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream lengths disagree with its size", group);
-  if (!rc && !(st = (skf__state*)SKF_MALLOC(sizeof *st)))
-    rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for decoder state");
-  if (rc) {
-    SKF_FREE(raw);
-    return rc;
-  }
+  if (rc) return rc;
   base[0] = raw + tsize;
   base[1] = base[0] + csum;
   base[2] = base[1] + lens[0];
@@ -1177,7 +1228,15 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
     s.far_end = s.far + skf__rd32(row + 16);
     s.wld_end = s.wld + skf__rd32(row + 20);
     if (o && o->joints) {
-      rc = skf__decode_one(f, m, &mi, &s, o, st, err);
+      /* vertex_count <= the caller's vertex_capacity and index_count = the caller's (checked): the scratch is
+       * bounded by the caller's own buffers */
+      int trav = (mi.order != SKF_ORDER_FILE && mi.index_count) || mi.order == SKF_ORDER_WELDED;
+      size_t need = skf__mesh_scratch((size_t)mi.vertex_count, mi.order != SKF_ORDER_FILE && mi.index_count ? o->index_count : 0,
+                                      trav, mi.order == SKF_ORDER_WELDED);
+      if (!need || skf__grow(&dec->mem, &dec->mem_cap, need))
+        rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
+      else
+        rc = skf__decode_one(f, m, &mi, &s, o, st, dec->mem, err);
       if (!rc && (s.cnt != s.cnt_end || s.jnt != s.jnt_end || s.wgt != s.wgt_end || s.nwg != s.nwg_end ||
                   s.far != s.far_end || s.wld != s.wld_end))
         rc = skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
@@ -1191,8 +1250,6 @@ static skf_result skf__decode_group(const skf__file* f, const unsigned char* tab
     s.far = s.far_end;
     s.wld = s.wld_end;
   }
-  SKF_FREE(st);
-  SKF_FREE(raw);
   return rc;
 }
 
@@ -1237,38 +1294,56 @@ static skf_result skf__check_output(const skf__file* f, const unsigned char* tab
   return SKF_OK;
 }
 
-SKF_API skf_result skf_decode_mesh(const void* data, size_t size, uint32_t mesh, const skf_mesh_output* out,
-                                   skf_error* err) {
+SKF_API skf_result skf_decoder_decode_mesh(skf_decoder* dec, const void* data, size_t size, uint32_t mesh,
+                                           const skf_mesh_output* out, skf_error* err) {
   skf__file f;
   unsigned char* t = NULL;
   skf_mesh_info mi;
   skf_result rc;
   memset(&f, 0, sizeof f);
+  if (!dec) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "decoder is NULL");
   if (!out || !out->joints) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "output and its joints must not be NULL");
   if ((rc = skf__open(data, size, &f, err))) return rc;
   if (mesh >= f.info.mesh_count) return skf__fail(err, SKF_ERR_OUT_OF_RANGE, "mesh %u of %u", mesh, f.info.mesh_count);
-  if ((rc = skf__meshes(&f, &t, err))) return rc;
+  if ((rc = skf__meshes(&f, &dec->zs, &dec->zs_ready, &dec->tab, &dec->tab_cap, &t, err))) return rc;
   rc = skf__check_output(&f, t, mesh, out, err);
-  if (!rc) {
-    skf__mesh_record(t, mesh, &mi);
-    rc = skf__decode_group(&f, t, mi.group, out, mesh, 1, err);
-  }
-  SKF_FREE(t);
-  return rc;
+  if (rc) return rc;
+  skf__mesh_record(t, mesh, &mi);
+  return skf__decode_group(dec, &f, t, mi.group, out, mesh, 1, err);
 }
 
-SKF_API skf_result skf_decode_all(const void* data, size_t size, const skf_mesh_output* outs, skf_error* err) {
+SKF_API skf_result skf_decoder_decode_all(skf_decoder* dec, const void* data, size_t size, const skf_mesh_output* outs,
+                                          skf_error* err) {
   skf__file f;
   unsigned char* t = NULL;
   uint32_t m, g;
   skf_result rc;
   memset(&f, 0, sizeof f);
+  if (!dec) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "decoder is NULL");
   if ((rc = skf__open(data, size, &f, err))) return rc;
   if (f.info.mesh_count && !outs) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "outputs must not be NULL");
-  if ((rc = skf__meshes(&f, &t, err))) return rc;
+  if ((rc = skf__meshes(&f, &dec->zs, &dec->zs_ready, &dec->tab, &dec->tab_cap, &t, err))) return rc;
   for (m = 0; !rc && m < f.info.mesh_count; ++m) rc = skf__check_output(&f, t, m, &outs[m], err);
-  for (g = 0; !rc && g < f.info.group_count; ++g) rc = skf__decode_group(&f, t, g, outs, 0, f.info.mesh_count, err);
-  SKF_FREE(t);
+  for (g = 0; !rc && g < f.info.group_count; ++g) rc = skf__decode_group(dec, &f, t, g, outs, 0, f.info.mesh_count, err);
+  return rc;
+}
+
+SKF_API skf_result skf_decode_mesh(const void* data, size_t size, uint32_t mesh, const skf_mesh_output* out,
+                                   skf_error* err) {
+  skf_decoder* dec = skf_decoder_create();
+  skf_result rc;
+  if (!dec) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the decoder");
+  rc = skf_decoder_decode_mesh(dec, data, size, mesh, out, err);
+  skf_decoder_destroy(dec);
+  return rc;
+}
+
+SKF_API skf_result skf_decode_all(const void* data, size_t size, const skf_mesh_output* outs, skf_error* err) {
+  skf_decoder* dec = skf_decoder_create();
+  skf_result rc;
+  if (!dec) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the decoder");
+  rc = skf_decoder_decode_all(dec, data, size, outs, err);
+  skf_decoder_destroy(dec);
   return rc;
 }
 
