@@ -2,13 +2,18 @@
  * glTF u8 (8 B/vertex), u8 JOINTS+WEIGHTS + zlib-9, var-length (count, joints, weights per vertex) + zlib-9.
  * Sizes count the influence data only (MDSC + INFL chunks with their chunk headers); the joint table is apart.
  * Prints BENCH skf_corpus_bpv and BENCH skf_decode_subdiv2 (decode speed in thread CPU time: GB/s of the
- * 8-byte-per-vertex u8 JOINTS+WEIGHTS output). Needs SKINKIT_ASSETS.
+ * 8-byte-per-vertex u8 JOINTS+WEIGHTS output, one reused skf_decoder, median of 31 rounds with min-max), and
+ * meshoptimizer's vertex codec (meshopt_decodeVertexBuffer) on the same decoded JOINTS+WEIGHTS as 8-byte
+ * u8x4+u8x4 vertices, timed in the same rounds, alternating with it: BENCH skf_over_meshopt_decode_subdiv2 (speed
+ * ratio, median) and BENCH skf_over_meshopt_size_subdiv2 (bytes of .skf influence data / meshopt's). Needs
+ * SKINKIT_ASSETS.
  * usage: bench_skf [--join] [asset-substring]   (--join: weld identical vertices on import first) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <meshoptimizer.h>
 #include <zlib.h>
 
 #include "sk_testutil.h"
@@ -26,6 +31,85 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* median, min, max of n values (sorts them) */
+static void spread(double* v, int n, double* med, double* lo, double* hi) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  *lo = v[0];
+  *hi = v[n - 1];
+}
+
+/* skf decode (one reused decoder) against meshoptimizer's vertex codec on the same JOINTS+WEIGHTS (u8x4 + u8x4 per
+ * vertex, mesh by mesh as skf does), alternated: each round takes the best of 5 calls of each, so a round measures
+ * both under the same load; the rounds give median and min-max. */
+static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh_output* outs, uint32_t mc, size_t verts,
+                         size_t infl) {
+  enum { ROUNDS = 31, CALLS = 5 };
+  unsigned char** enc = calloc(mc, sizeof *enc);
+  size_t* enc_n = calloc(mc, sizeof *enc_n);
+  unsigned char* vb = malloc(verts * 8 + 8);
+  unsigned char* back = malloc(verts * 8 + 8);
+  size_t mo_bytes = 0;
+  skf_decoder* dec = skf_decoder_create();
+  skf_error de;
+  double g_skf[ROUNDS], g_mo[ROUNDS], ratio[ROUNDS], med, lo, hi;
+  int ok = dec && vb && back && enc && enc_n;
+  for (uint32_t m = 0; m < mc; ++m) ok = ok && outs[m].joint_bytes == 1 && outs[m].influences == 4;
+  for (uint32_t m = 0; ok && m < mc; ++m) {
+    size_t nv = outs[m].vertex_capacity;
+    for (size_t v = 0; v < nv; ++v) {
+      memcpy(vb + 8 * v, (const unsigned char*)outs[m].joints + 4 * v, 4);
+      memcpy(vb + 8 * v + 4, (const unsigned char*)outs[m].weights + 4 * v, 4);
+    }
+    enc[m] = malloc(meshopt_encodeVertexBufferBound(nv, 8));
+    ok = enc[m] != NULL;
+    if (ok) enc_n[m] = meshopt_encodeVertexBuffer(enc[m], meshopt_encodeVertexBufferBound(nv, 8), vb, nv, 8);
+    mo_bytes += enc_n[m];
+  }
+  for (int r = 0; ok && r < ROUNDS; ++r) {
+    double bs = 1e30, bm = 1e30;
+    for (int c = 0; c < CALLS; ++c) {
+      double t0 = now();
+      ok = skf_decoder_decode_all(dec, file, fsize, outs, &de) == SKF_OK;
+      double t1 = now();
+      for (uint32_t m = 0; m < mc; ++m)
+        ok = ok && meshopt_decodeVertexBuffer(back, outs[m].vertex_capacity, 8, enc[m], enc_n[m]) == 0;
+      double t2 = now();
+      if (t1 - t0 < bs) bs = t1 - t0;
+      if (t2 - t1 < bm) bm = t2 - t1;
+    }
+    g_skf[r] = verts * 8.0 / bs / 1e9;
+    g_mo[r] = verts * 8.0 / bm / 1e9;
+    ratio[r] = bm / bs;
+  }
+  if (ok) {
+    printf("skf decoder scratch %zu bytes (reused, allocated once)\n", skf_decoder_scratch_bytes(dec));
+    spread(g_skf, ROUNDS, &med, &lo, &hi);
+    printf("decode skf     %.3f GB/s (min %.3f, max %.3f over %d rounds)  %zu B influence data\n", med, lo, hi, ROUNDS, infl);
+    printf("BENCH skf_decode_subdiv2 %.3f gbps\n", med);
+    spread(g_mo, ROUNDS, &med, &lo, &hi);
+    printf("decode meshopt %.3f GB/s (min %.3f, max %.3f)  %zu B (meshopt_encodeVertexBuffer, u8x4+u8x4)\n", med, lo, hi,
+           mo_bytes);
+    spread(ratio, ROUNDS, &med, &lo, &hi);
+    printf("skf / meshopt decode speed %.3f (min %.3f, max %.3f), size %.3f\n", med, lo, hi, (double)infl / mo_bytes);
+    printf("BENCH skf_over_meshopt_decode_subdiv2 %.3f ratio\n", med);
+    printf("BENCH skf_over_meshopt_size_subdiv2 %.3f ratio\n", (double)infl / mo_bytes);
+  } else {
+    printf("FAIL decode race: %s\n", dec ? de.message : "no decoder");
+  }
+  for (uint32_t m = 0; enc && m < mc; ++m) free(enc[m]);
+  free(enc);
+  free(enc_n);
+  free(vb);
+  free(back);
+  skf_decoder_destroy(dec);
 }
 
 static size_t zsize(const unsigned char* p, size_t n) {
@@ -157,7 +241,7 @@ int main(int argc, char** argv) {
     }
     double dec_gbps = 0;
     if (!drc && strstr(k_assets[a], "subdiv2")) {
-      /* best of many runs (at least 20, for at least 1 s of thread CPU time): the machine is shared */
+      /* one-shot API (a decoder per call): best of many runs (at least 20, for at least 1 s of thread CPU time) */
       int iters = 0;
       double t1 = now(), best = 1e30;
       while (iters < 20 || now() - t1 < 1.0) {
@@ -188,15 +272,15 @@ int main(int argc, char** argv) {
         if (t4 - t3 < best_infl) best_infl = t4 - t3;
       }
       free(scratch);
-      printf("decode %s: %.3f ms best of %d (peek: crc + chunk walk %.3f ms; inflate INFL alone ~%.3f ms)\n", k_assets[a],
+      printf("decode %s (skf_decode_all): %.3f ms best of %d (peek: crc + chunk walk %.3f ms; inflate INFL alone ~%.3f ms)\n", k_assets[a],
              best * 1e3, iters, best_peek * 1e3, best_infl * 1e3);
     }
     printf("%-30s %8zu %6u %8.3f %8.3f %8.3f %8.3f %9.5f %9.6f %8.1f", k_assets[a], verts, mc, (double)infl / verts,
            (double)u8z / verts, (double)varz / verts, 8.0, a_max * 255, a_n ? a_sum / a_n * 255 : 0,
            verts * 8.0 / enc_s / 1e6);
-    if (dec_gbps > 0) printf("  decode %.2f GB/s", dec_gbps);
+    if (dec_gbps > 0) printf("  skf_decode_all best %.2f GB/s", dec_gbps);
     printf("   (file %zu B, influence %zu B)\n", fsize, infl);
-    if (dec_gbps > 0) printf("BENCH skf_decode_subdiv2 %.3f gbps\n", dec_gbps);
+    if (dec_gbps > 0) race_meshopt(file, fsize, outs, mc, verts, infl);
     tv += verts;
     t_skf += infl;
     t_u8z += u8z;
