@@ -17,6 +17,21 @@
 /* ---------------------------------------------------------------------------------------------- kernels */
 
 static atomic_int g_forced = SKC_KERNEL_AUTO;
+static _Atomic uint64_t g_path[SKC_DEFORM_PATH_COUNT];
+
+void skc_deform_path_note(skc_deform_path p, size_t n) {
+  if ((unsigned)p < SKC_DEFORM_PATH_COUNT) atomic_fetch_add_explicit(&g_path[p], (uint64_t)n, memory_order_relaxed);
+}
+void skc_deform_path_counts(uint64_t out[SKC_DEFORM_PATH_COUNT]) {
+  for (int i = 0; i < SKC_DEFORM_PATH_COUNT; ++i) out[i] = atomic_load_explicit(&g_path[i], memory_order_relaxed);
+}
+void skc_deform_path_reset(void) {
+  for (int i = 0; i < SKC_DEFORM_PATH_COUNT; ++i) atomic_store_explicit(&g_path[i], 0, memory_order_relaxed);
+}
+const char* skc_deform_path_name(skc_deform_path p) {
+  static const char* const names[SKC_DEFORM_PATH_COUNT] = {"generic", "fast", "soa8", "wide16"};
+  return (unsigned)p < SKC_DEFORM_PATH_COUNT ? names[p] : "?";
+}
 
 void skc_deform_force_kernel(skc_deform_kernel k) { atomic_store(&g_forced, (int)k); }
 

@@ -271,7 +271,7 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int DQS,
-                                                           __m256i lim, int check_joints, int nt) {
+                                                           const int RN, __m256i lim, int check_joints, int nt) {
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   const unsigned char* jb = c->joints + v * js;
   const unsigned char* wb = c->weights + v * ws;
@@ -417,15 +417,20 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     }
 #undef SOA_CROSS
   }
-  if (HAS_N) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
+  if (HAS_N) {
+    /* the length check also without renormalization: a block with a zero or non-finite normal goes to the
+     * generic loop, which writes the same values (no effect on results), and the check keeps the normal math
+     * ahead of the branch (without it the no-renormalize loop ran ~25 % slower than the renormalizing one) */
     __m256 l2 = _mm256_fmadd_ps(mz, mz, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mx, mx)));
     badm = _mm256_or_si256(badm, soa_out_of_range(l2, 0x00800000, 0x7f61b1e6));
-    __m256 r = _mm256_rsqrt_ps(l2);
-    r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
-                      _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
-    mx = _mm256_mul_ps(mx, r);
-    my = _mm256_mul_ps(my, r);
-    mz = _mm256_mul_ps(mz, r);
+    if (RN) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
+      __m256 r = _mm256_rsqrt_ps(l2);
+      r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
+                        _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
+      mx = _mm256_mul_ps(mx, r);
+      my = _mm256_mul_ps(my, r);
+      mz = _mm256_mul_ps(mz, r);
+    }
   }
   if (!_mm256_testz_si256(badm, badm)) return 0;
   soa_store3(pout, ox, oy, oz, nt);
@@ -435,7 +440,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
 
 static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
                                                             const int JT, const uint32_t K, const int HAS_N,
-                                                            const int DQS) {
+                                                            const int DQS, const int RN) {
   const uint32_t maxj = JT == 1 ? 255u : 65535u;
   const uint32_t lim = c->jcount - 1 < maxj ? c->jcount - 1 : maxj;
   const int check = lim < maxj;
@@ -446,20 +451,35 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
                  (!HAS_N || ((uintptr_t)(c->nout + b * 12) & 15) == 0) && c->pin != c->pout;
   size_t bad = 0, v = b;
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
-    if (!soa_block(c, v, JT, K, HAS_N, DQS, vlim, check, nt)) bad += kgeneric(c, v, v + SKC_SOA_W);
+    if (!soa_block(c, v, JT, K, HAS_N, DQS, RN, vlim, check, nt)) bad += kgeneric(c, v, v + SKC_SOA_W);
   if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
   if (v < e) bad += kfast_dispatch(c, v, e);
   return bad;
 }
 
-#define SOA_K(JT, HN, DQ)                                   \
-  switch (c->k) {                                           \
-    case 1: *bad = soa_run(c, b, e, JT, 1, HN, DQ); return 1; \
-    case 2: *bad = soa_run(c, b, e, JT, 2, HN, DQ); return 1; \
-    case 4: *bad = soa_run(c, b, e, JT, 4, HN, DQ); return 1; \
-    case 8: *bad = soa_run(c, b, e, JT, 8, HN, DQ); return 1; \
-    default: return 0;                                      \
+/* RN: renormalize the normals (0 with SKC_DEFORM_NO_RENORMALIZE: the normals are written as transformed) */
+#define SOA_K(JT, HN, DQ, RN)                                     \
+  switch (c->k) {                                                 \
+    case 1: *bad = soa_run(c, b, e, JT, 1, HN, DQ, RN); return 1; \
+    case 2: *bad = soa_run(c, b, e, JT, 2, HN, DQ, RN); return 1; \
+    case 4: *bad = soa_run(c, b, e, JT, 4, HN, DQ, RN); return 1; \
+    case 8: *bad = soa_run(c, b, e, JT, 8, HN, DQ, RN); return 1; \
+    default: return 0;                                            \
   }
+/* one function per joint type and method (as in deform_avx512.c: an unoptimized sanitizer build gives every
+ * inlined variant its own locals, and all of them in one frame would be large) */
+#define SOA_FN(NAME, JT, DQ)                                                                          \
+  static __attribute__((noinline)) int NAME(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) { \
+    if (!c->has_n) SOA_K(JT, 0, DQ, 0)                                                                  \
+    if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) SOA_K(JT, 1, DQ, 1)                                \
+    SOA_K(JT, 1, DQ, 0)                                                                                 \
+  }
+SOA_FN(soa_lbs_u8, 1, 0)
+SOA_FN(soa_lbs_u16, 2, 0)
+SOA_FN(soa_dqs_u8, 1, 1)
+SOA_FN(soa_dqs_u16, 2, 1)
+#undef SOA_K
+#undef SOA_FN
 
 static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
   /* the caller checked: packed influences, no tangents, no flags but NO_RENORMALIZE, LBS or unscaled DQS */
@@ -467,22 +487,11 @@ static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, siz
   if ((jt != 1 && jt != 2) || wt != 4 || c->k == 0) return 0;
   const int has_n = c->has_n;
   if (c->jstride != (size_t)c->k * (size_t)jt || c->wstride != (size_t)c->k * 4 || c->pis != 12 || c->pos != 12 ||
-      (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid || (c->flags & SKC_DEFORM_NO_RENORMALIZE))))
+      (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
     return 0;
-  const int dqs = c->method == SKC_DEFORM_DQS;
-  if (jt == 1) {
-    if (dqs) {
-      if (has_n) SOA_K(1, 1, 1) else SOA_K(1, 0, 1)
-    } else {
-      if (has_n) SOA_K(1, 1, 0) else SOA_K(1, 0, 0)
-    }
-  }
-  if (dqs) {
-    if (has_n) SOA_K(2, 1, 1) else SOA_K(2, 0, 1)
-  }
-  if (has_n) SOA_K(2, 1, 0) else SOA_K(2, 0, 0)
+  if (c->method == SKC_DEFORM_DQS) return jt == 1 ? soa_dqs_u8(c, b, e, bad) : soa_dqs_u16(c, b, e, bad);
+  return jt == 1 ? soa_lbs_u8(c, b, e, bad) : soa_lbs_u16(c, b, e, bad);
 }
-#undef SOA_K
 
 int skc_deform_kernel_avx2_available(void) { return 1; }
 

@@ -626,7 +626,10 @@ static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
 
 size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t end) {
   size_t bad = 0;
-  if (wide(c, begin, end, &bad)) return bad;
+  if (wide(c, begin, end, &bad)) {
+    skc_deform_path_note(SKC_DEFORM_PATH_WIDE16, end - begin);
+    return bad;
+  }
   return skc_deform_kernel_avx2(c, begin, end);
 }
 int skc_deform_kernel_avx512_available(void) { return 1; }

@@ -132,6 +132,25 @@ size_t skc_deform_kernel_avx2(const skc_deform_ctx* c, size_t begin, size_t end)
 /* 16-wide SoA path for the common packed jobs (deform_avx512.c); everything else goes to the AVX2 kernel, so
  * it needs AVX2 + FMA as well as AVX-512 F/VL/BW/DQ. */
 size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t end);
+/* Which loop took a job's vertices, counted per chunk in the whole process (for tests and benchmarks: a job that
+ * silently falls back to a slower loop shows up here). GENERIC: the per-vertex generic loop (kbody) took the
+ * chunk whole; FAST: the per-vertex fast loop; SOA8: the AVX2 8-wide path; WIDE16: the AVX-512 16-wide path.
+ * Blocks that a fast path hands to the generic loop for unusual vertices (bad joint, zero normal, ...) are not
+ * counted separately: they are part of the path that took the chunk. */
+typedef enum skc_deform_path {
+  SKC_DEFORM_PATH_GENERIC = 0,
+  SKC_DEFORM_PATH_FAST = 1,
+  SKC_DEFORM_PATH_SOA8 = 2,
+  SKC_DEFORM_PATH_WIDE16 = 3,
+  SKC_DEFORM_PATH_COUNT = 4
+} skc_deform_path;
+/* Adds n vertices to a path's counter (relaxed atomics; called by the kernels once per chunk). */
+void skc_deform_path_note(skc_deform_path p, size_t n);
+/* Copies the counters (vertices per path since the last reset) into out[SKC_DEFORM_PATH_COUNT]. */
+void skc_deform_path_counts(uint64_t out[SKC_DEFORM_PATH_COUNT]);
+void skc_deform_path_reset(void);
+const char* skc_deform_path_name(skc_deform_path p);
+
 /* 1 if the kernel was compiled in (the SSE2/AVX2/AVX-512 ones need an x86 compiler). */
 int skc_deform_kernel_sse2_available(void);
 int skc_deform_kernel_avx2_available(void);

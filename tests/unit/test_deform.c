@@ -1027,6 +1027,129 @@ START_TEST(test_deform_dqs_table_matches_scalar) {
 }
 END_TEST
 
+/* Which loop each packed job takes, on every kernel this CPU runs (skc_deform_path_counts): a job the tier's
+ * SIMD path is meant to take must not fall back to a slower loop unnoticed (NO_RENORMALIZE with normals used to
+ * drop from the AVX2 8-wide path to the generic loop, slower than renormalizing). Expected: scalar and sse2 the
+ * per-vertex fast loop, avx2 the 8-wide path, avx512 the 16-wide path, for packed u8/u16 joints + f32 weights,
+ * K = 1/2/4/8, LBS and DQS, with and without normals, flags 0 and NO_RENORMALIZE; the flags the fast loops do not
+ * implement (ADDITIVE, NORMALIZE_WEIGHTS, NORMAL_FAST) the generic loop on every tier. Outputs match the scalar
+ * generic loop. */
+static int expected_path(int k, uint32_t flags) {
+  if (flags & ~(uint32_t)SK_DEFORM_NO_RENORMALIZE) return SKC_DEFORM_PATH_GENERIC;
+  return k == 3 ? SKC_DEFORM_PATH_WIDE16 : k == 2 ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_FAST;
+}
+
+static void packed_job(sk_deform_job* j, int method, uint32_t flags, size_t V, size_t J, uint32_t K, int jt,
+                       const float* pal, const void* jb, const float* wb, const float* pin, const float* nin,
+                       float* pout, float* nout) {
+  job_init(j);
+  j->method = (uint32_t)method;
+  j->flags = flags;
+  j->threads = 1;
+  j->vertex_count = V;
+  j->palette = pal;
+  j->joint_count = J;
+  j->influences = K;
+  j->joint_type = (sk_type)jt;
+  j->weight_type = SK_TYPE_F32;
+  j->joints = jb;
+  j->weights = wb;
+  j->in_positions = pin;
+  j->out_positions = pout;
+  if (nin) {
+    j->in_normals = nin;
+    j->out_normals = nout;
+  }
+}
+
+START_TEST(test_deform_simd_path_taken) {
+  rng_seed(20);
+  const size_t V = 1003, J = 40; /* not a multiple of 8 or 16: the tails go through the fallback loops */
+  float* pal = malloc(16 * J * sizeof(float));
+  for (size_t j = 0; j < J; ++j) random_matrix(pal + 16 * j, 0);
+  float* pin = malloc(3 * V * sizeof(float));
+  float* nin = malloc(3 * V * sizeof(float));
+  float *pref = malloc(3 * V * sizeof(float)), *nref = malloc(3 * V * sizeof(float));
+  float *pout = malloc(3 * V * sizeof(float)), *nout = malloc(3 * V * sizeof(float));
+  for (size_t v = 0; v < V; ++v) {
+    for (int i = 0; i < 3; ++i) pin[3 * v + i] = rnd(-2, 2);
+    random_unit(nin + 3 * v);
+  }
+  const uint32_t ks[4] = {1, 2, 4, 8};
+  const uint32_t flag_sets[5] = {0, SK_DEFORM_NO_RENORMALIZE, SK_DEFORM_ADDITIVE, SK_DEFORM_NORMALIZE_WEIGHTS,
+                                 SK_DEFORM_NORMAL_FAST};
+  int checked = 0;
+  for (int ki = 0; ki < 4; ++ki)
+    for (int jti = 0; jti < 2; ++jti) {
+      const uint32_t K = ks[ki];
+      const int jt = jti ? SK_TYPE_U16 : SK_TYPE_U8;
+      unsigned char* jb = malloc(V * K * 2);
+      float* wb = malloc(V * K * sizeof(float));
+      for (size_t v = 0; v < V; ++v) {
+        float sum = 0;
+        for (uint32_t k = 0; k < K; ++k) {
+          uint32_t x = rnd_u32() % (uint32_t)J;
+          if (jt == SK_TYPE_U8)
+            jb[v * K + k] = (unsigned char)x;
+          else {
+            uint16_t y = (uint16_t)x;
+            memcpy(jb + 2 * (v * K + k), &y, 2);
+          }
+          wb[v * K + k] = rnd(0.05f, 1.0f);
+          sum += wb[v * K + k];
+        }
+        for (uint32_t k = 0; k < K; ++k) wb[v * K + k] /= sum;
+      }
+      for (int method = 0; method < 2; ++method)
+        for (int normals = 0; normals < 2; ++normals)
+          for (int fi = 0; fi < 5; ++fi) {
+            const uint32_t flags = flag_sets[fi];
+            sk_deform_job j;
+            sk_error e;
+            setenv("SKINKIT_KERNEL", "scalar", 1);
+            packed_job(&j, method, flags, V, J, K, jt, pal, jb, wb, pin, normals ? nin : NULL, pref, nref);
+            ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "scalar: %s", e.message);
+            for (int k = 0; k < NKERNELS; ++k) {
+              if (!use_kernel(k)) continue;
+              packed_job(&j, method, flags, V, J, K, jt, pal, jb, wb, pin, normals ? nin : NULL, pout, nout);
+              skc_deform_path_reset();
+              ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "%s: %s", kernel_names[k], e.message);
+              uint64_t n[SKC_DEFORM_PATH_COUNT];
+              skc_deform_path_counts(n);
+              const int want = expected_path(k, flags);
+              /* the wide paths hand tails and odd blocks to the narrower ones, which count as their own path:
+               * the expected path takes most vertices, the per-vertex loops none (unless one is the one expected) */
+              uint64_t slower = want == SKC_DEFORM_PATH_GENERIC ? 0 : n[SKC_DEFORM_PATH_GENERIC];
+              if (want >= SKC_DEFORM_PATH_SOA8) slower += n[SKC_DEFORM_PATH_FAST];
+              ck_assert_msg(n[want] >= V / 2 && (want == SKC_DEFORM_PATH_GENERIC || slower == 0),
+                            "%s K=%u jt=%d method=%d normals=%d flags=%u: want path %s, got generic %llu fast %llu "
+                            "soa8 %llu wide16 %llu",
+                            kernel_names[k], K, jt, method, normals, flags,
+                            skc_deform_path_name((skc_deform_path)want), (unsigned long long)n[0],
+                            (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3]);
+              float dp = packed_diff(pref, pout, 3 * V);
+              float dn = normals ? packed_diff(nref, nout, 3 * V) : 0.0f;
+              ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s K=%u method=%d flags=%u: positions %g normals %g",
+                            kernel_names[k], K, method, flags, dp, dn);
+              checked++;
+            }
+          }
+      free(jb);
+      free(wb);
+    }
+  unsetenv("SKINKIT_KERNEL");
+  printf("simd path taken: %d jobs checked\n", checked);
+  ck_assert_int_gt(checked, 0);
+  free(pal);
+  free(pin);
+  free(nin);
+  free(pref);
+  free(nref);
+  free(pout);
+  free(nout);
+}
+END_TEST
+
 START_TEST(test_deform_cpu_kernel_name) {
   unsetenv("SKINKIT_KERNEL");
   const char* k = sk_cpu_kernel();
@@ -1648,6 +1771,7 @@ static Suite* deform_suite(void) {
   tcase_add_test(r, test_deform_dqs_equals_lbs_for_translations);
   tcase_add_test(r, test_deform_lbs_inside_hull_of_joint_images);
   tcase_add_test(r, test_deform_cpu_kernel_name);
+  tcase_add_test(r, test_deform_simd_path_taken);
   tcase_add_test(r, test_deform_kernels_match_scalar);
   tcase_add_test(r, test_deform_packed_fast_matches_scalar);
   tcase_add_test(r, test_deform_dqs_table_matches_scalar);
