@@ -2,10 +2,16 @@
 (meshes and armatures built from a library scene, CSR merging/remapping). No operators or UI here; the pure numpy
 helpers (merge_csr_duplicates, csr_take, bone_layout) need no Blender (tests/addon/test_bridge.py).
 
-Bulk data moves with foreach_get/foreach_set. Vertex groups are read per vertex (Blender has no bulk reader
-for them) and written in batches: one VertexGroup.add(indices, weight, 'REPLACE') per distinct
-(group, weight value) and one VertexGroup.remove(indices) per group, never vertex by vertex.
+Bulk data moves with foreach_get/foreach_set. Blender (3.4 .. 4.x) has no foreach reader or writer for vertex
+groups, so they go through a throw-away Geometry Nodes modifier, which sees every vertex group as a float point
+attribute: reading copies each group into a generic attribute of the evaluated mesh (foreach_get, one dense
+float32 array per group); writing stores generic attributes (foreach_set) into the groups and applies the
+modifier. Where that cannot run (shape keys block modifier_apply, no Geometry Nodes, a mismatched evaluated mesh)
+or costs more (few distinct weights), vertex groups are written in batches - one VertexGroup.add(indices, weight,
+'REPLACE') per distinct (group, weight value) - and read vertex by vertex. docs/addon.md has the measurements.
 """
+
+import os
 
 import numpy as np
 
@@ -95,13 +101,147 @@ def deform_group_indices(obj, subset="BONE_DEFORM"):
     return [g.index for g in groups if g.name in bones]
 
 
-def vertex_groups_to_csr(obj, group_indices=None):
+# Batches of VertexGroup.add above which the Geometry Nodes writer is faster (measured in Blender 3.4: an add
+# call costs ~15 us, the node writer ~50 ms plus ~1 ms per group on 92k vertices; docs/addon.md).
+GN_WRITE_MIN_BATCHES = 4000
+# Which vertex-group paths run: "auto" (Geometry Nodes where it pays, see above), "gn", or "loop" (vertex loop
+# and batched adds); env SKINKIT_BRIDGE overrides, for the benchmark.
+BRIDGE_PATH = os.environ.get("SKINKIT_BRIDGE", "auto")
+# Statistics of the last read/write ("gn" or "loop"/"add"), for the benchmark and the tests.
+LAST_PATH = {"read": None, "write": None}
+
+
+def _node_tree(name, pairs):
+    """A Geometry Nodes tree copying, for each (src, dst) in pairs, the float point attribute src into dst
+    (Named Attribute -> Store Named Attribute, chained)."""
+    import bpy
+
+    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
+    gin, gout = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    if hasattr(tree, "interface"):  # Blender 4.0+
+        tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+        tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    else:
+        tree.inputs.new("NodeSocketGeometry", "Geometry")
+        tree.outputs.new("NodeSocketGeometry", "Geometry")
+    prev = gin.outputs[0]
+    for src, dst in pairs:
+        get = tree.nodes.new("GeometryNodeInputNamedAttribute")
+        get.data_type = "FLOAT"
+        get.inputs[0].default_value = src
+        put = tree.nodes.new("GeometryNodeStoreNamedAttribute")
+        put.data_type, put.domain = "FLOAT", "POINT"
+        put.inputs["Name"].default_value = dst
+        tree.links.new(prev, put.inputs["Geometry"])
+        tree.links.new(_socket(get.outputs, "VALUE"), _socket(put.inputs, "VALUE", "Value"))
+        prev = put.outputs[0]
+    tree.links.new(prev, gout.inputs[0])
+    return tree
+
+
+def _socket(sockets, kind, name=None):
+    return next(s for s in sockets if s.type == kind and (name is None or s.name == name) and s.enabled)
+
+
+class _Muted:
+    """Context: obj's other modifiers hidden from the viewport evaluation (the evaluated mesh keeps obj.data's
+    vertices) and a temporary Geometry Nodes modifier running `tree` added; all undone on exit."""
+
+    def __init__(self, obj, tree):
+        self.obj, self.tree, self.mod, self.shown, self.smooth = obj, tree, None, [], False
+
+    def __enter__(self):
+        self.shown = [m for m in self.obj.modifiers if m.show_viewport]
+        for m in self.shown:
+            m.show_viewport = False
+        self.smooth = getattr(self.obj.data, "use_auto_smooth", False)  # no split normals to compute meanwhile
+        if self.smooth:
+            self.obj.data.use_auto_smooth = False
+        self.mod = self.obj.modifiers.new("skinkit_bridge", "NODES")
+        self.mod.node_group = self.tree
+        return self.mod
+
+    def __exit__(self, *exc):
+        import bpy
+
+        if self.mod is not None and self.mod.name in self.obj.modifiers:
+            self.obj.modifiers.remove(self.mod)
+        for m in self.shown:
+            m.show_viewport = True
+        if self.smooth:
+            self.obj.data.use_auto_smooth = True
+        bpy.data.node_groups.remove(self.tree)
+        return False
+
+
+def _dense_read_gn(obj, names):
+    """(G, V) float32 weights of the named vertex groups (0 where a vertex is not in the group) through a
+    Geometry Nodes evaluation, or None when the evaluated mesh does not match obj.data."""
+    import bpy
+
+    nverts = len(obj.data.vertices)
+    tmp = ["skinkit_r%d" % k for k in range(len(names))]
+    tree = _node_tree("skinkit_read", list(zip(names, tmp)))
+    dense = np.empty((len(names), nverts), np.float32)
+    with _Muted(obj, tree):
+        evobj = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        ev = evobj.to_mesh()
+        try:
+            if len(ev.vertices) != nverts:
+                return None
+            for k, nm in enumerate(tmp):
+                attr = ev.attributes.get(nm)
+                if attr is None or len(attr.data) != nverts:
+                    return None
+                attr.data.foreach_get("value", dense[k])
+        finally:
+            evobj.to_mesh_clear()
+    return dense
+
+
+# The last bulk read (a write under a mask right after it reuses it for the unmasked vertices instead of reading
+# again); popped by that write, replaced by each read.
+_LAST_DENSE = {}
+
+
+def _dense_key(obj, names):
+    return (obj.data.as_pointer(), len(obj.data.vertices), tuple(names))
+
+
+def dense_to_csr(dense):
+    """CSR (offsets, joints, weights) of a (G, V) dense weight array: per vertex its nonzero groups in order."""
+    vt, jt = np.nonzero(dense.T)
+    offsets = np.zeros(dense.shape[1] + 1, np.uint32)
+    np.cumsum(np.bincount(vt, minlength=dense.shape[1]), out=offsets[1:])
+    return offsets, jt.astype(np.uint32), dense.T[vt, jt].astype(np.float32)
+
+
+def vertex_groups_to_csr(obj, group_indices=None, path=None):
     """CSR weights of obj's vertex groups: (offsets uint32[V+1], joints uint32[N], weights float32[N]) where
     joint k is group_indices[k] (default: every group, joint = group index). Groups outside the list are
-    ignored. Entries keep Blender's per-vertex order."""
-    mesh = obj.data
+    ignored. path: "gn" (bulk, Geometry Nodes; entries sorted by joint, memberships of weight 0 left out),
+    "loop" (vertex by vertex, Blender's per-vertex order, zero memberships kept) or None (gn when it works)."""
     if group_indices is None:
         group_indices = [g.index for g in obj.vertex_groups]
+    path = path or (None if BRIDGE_PATH == "auto" else BRIDGE_PATH)
+    if path != "loop" and group_indices and len(obj.data.vertices):
+        dense = None
+        try:
+            dense = _dense_read_gn(obj, [obj.vertex_groups[int(g)].name for g in group_indices])
+        except Exception:
+            if path == "gn":
+                raise
+        if dense is not None:
+            LAST_PATH["read"] = "gn"
+            _LAST_DENSE.update(key=_dense_key(obj, [obj.vertex_groups[int(g)].name for g in group_indices]),
+                               dense=dense)
+            return dense_to_csr(dense)
+    LAST_PATH["read"] = "loop"
+    return _vertex_groups_to_csr_loop(obj, group_indices)
+
+
+def _vertex_groups_to_csr_loop(obj, group_indices):
+    mesh = obj.data
     remap = {int(g): k for k, g in enumerate(group_indices)}
     counts = np.zeros(len(mesh.vertices), np.uint32)
     joints, weights = [], []
@@ -119,10 +259,70 @@ def vertex_groups_to_csr(obj, group_indices=None):
     return offsets, np.array(joints, np.uint32), np.array(weights, np.float32)
 
 
-def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask=None):
+def _gn_write_ok(obj):
+    import bpy
+
+    return (obj.data.shape_keys is None and obj.data.users == 1 and bpy.context.mode in {"OBJECT", "PAINT_WEIGHT"}
+            and hasattr(bpy.types, "GeometryNodeStoreNamedAttribute"))
+
+
+def _call_op(idname, **kw):
+    """Runs an operator without the view-layer updates bpy.ops wraps around each call from Python (each one
+    re-evaluates the scene: ~0.2-0.5 s on a 92k-vertex mesh); falls back to bpy.ops."""
+    import bpy
+
+    try:
+        from _bpy import ops as _ops
+
+        ret = _ops.call(idname, None, kw)
+    except (ImportError, AttributeError, TypeError):
+        mod, name = idname.split(".")
+        ret = getattr(getattr(bpy.ops, mod), name)(**kw)
+    if "FINISHED" not in ret:
+        raise RuntimeError("%s returned %s" % (idname, ret))
+
+
+def _dense_write_gn(obj, names, dense, mask):
+    """Stores the (G, V) dense weights into the named vertex groups (for the vertices in mask, every vertex when
+    None) by applying a temporary Geometry Nodes modifier. A zero weight leaves no membership. Returns False
+    (nothing written) when the current weights outside the mask cannot be read in bulk."""
+    import bpy
+
+    mesh = obj.data
+    if mask is not None:  # Blender 3.4's Store Named Attribute has no selection: keep the others' weights
+        cached = _LAST_DENSE.pop("key", None), _LAST_DENSE.pop("dense", None)
+        old = cached[1] if cached[0] == _dense_key(obj, names) else _dense_read_gn(obj, names)
+        if old is None:
+            return False
+        keep = ~np.asarray(mask, bool)
+        dense[:, keep] = old[:, keep]
+    tmp = ["skinkit_w%d" % k for k in range(len(names))]
+    made = []
+    try:
+        for k, nm in enumerate(tmp):
+            attr = mesh.attributes.new(nm, "FLOAT", "POINT")
+            made.append(nm)
+            attr.data.foreach_set("value", np.ascontiguousarray(dense[k], np.float32))
+        tree = _node_tree("skinkit_write", list(zip(tmp, names)))
+        with _Muted(obj, tree) as mod:
+            with bpy.context.temp_override(object=obj, active_object=obj):
+                if len(obj.modifiers) > 1:  # first in the stack: no "modifier was not first" report
+                    _call_op("object.modifier_move_to_index", modifier=mod.name, index=0)
+                _call_op("object.modifier_apply", modifier=mod.name, report=False)
+    finally:
+        for nm in made:
+            attr = mesh.attributes.get(nm)
+            if attr is not None:
+                mesh.attributes.remove(attr)
+    return True
+
+
+def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask=None, path=None):
     """Writes CSR weights back into vertex groups, replacing the memberships of the listed groups for the
-    vertices in mask (all vertices when None). Zero weights are written as memberships of weight 0 only if
-    present in the CSR. Returns the number of VertexGroup.add calls (one per distinct (group, weight))."""
+    vertices in mask (all vertices when None). path "add": one VertexGroup.add per distinct (group, weight),
+    zero weights in the CSR written as memberships of weight 0; "gn": one Geometry Nodes apply, zero weights
+    leave no membership; None: gn when there are many batches and it can run (no shape keys, Object or Weight
+    Paint mode). Returns the number of VertexGroup.add calls (0 on the gn path)."""
     if group_indices is None:
         group_indices = [g.index for g in obj.vertex_groups]
     groups = [obj.vertex_groups[int(g)] for g in group_indices]
@@ -142,6 +342,16 @@ def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask
         touched = np.nonzero(sel)[0]
         keep = sel[verts]
         verts, joints, weights = verts[keep], joints[keep], weights[keep]
+    path = path or {"auto": None, "loop": "add"}.get(BRIDGE_PATH, BRIDGE_PATH)
+    if path != "add" and groups and (path == "gn" or _gn_write_ok(obj)):
+        nbatch = np.unique(joints.astype(np.uint64) << np.uint64(32) | weights.view(np.uint32)).size
+        if path == "gn" or nbatch >= GN_WRITE_MIN_BATCHES:
+            dense = np.zeros((len(groups), nverts), np.float32)
+            dense[joints, verts] = weights
+            if _dense_write_gn(obj, [g.name for g in groups], dense, mask):
+                LAST_PATH["write"] = "gn"
+                return 0
+    LAST_PATH["write"] = "add"
     touched_list = touched.tolist()
     for g in groups:
         g.remove(touched_list)

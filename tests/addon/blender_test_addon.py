@@ -341,6 +341,57 @@ def test_vertex_group_writes_are_batched():
     expect(order(off, jt, wt) == order(off2, jt2, wt2), "round trip changed weights")
 
 
+def _random_groups(obj, groups=6, seed=3):
+    """Continuous random weights (every entry its own value, so VertexGroup.add cannot batch) on obj."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    nverts = len(obj.data.vertices)
+    rng = np.random.default_rng(seed)
+    dense = rng.uniform(0.01, 1.0, (groups, nverts)).astype(np.float32)
+    dense[rng.random((groups, nverts)) < 0.6] = 0.0
+    for k in range(groups):
+        obj.vertex_groups.new(name="G%d" % k)
+    return bridge.dense_to_csr(dense)
+
+
+def test_bridge_bulk_paths():
+    """The Geometry Nodes reader/writer agree with the vertex-by-vertex reader and the batched writer, keep other
+    modifiers, leave no node group, modifier or attribute behind, honour a vertex mask, and fall back on shape
+    keys."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    reset_scene()
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=64, ring_count=48)
+    obj = bpy.context.active_object
+    obj.modifiers.new("sub", "SUBSURF")
+    off, jt, wt = _random_groups(obj)
+    bridge.csr_to_vertex_groups(obj, off, jt, wt, path="gn")
+    expect(bridge.LAST_PATH["write"] == "gn", "gn write not taken: %s" % bridge.LAST_PATH)
+    for path in ("gn", "loop"):
+        got = bridge.vertex_groups_to_csr(obj, path=path)
+        expect(bridge.LAST_PATH["read"] == path, "%s read not taken" % path)
+        expect(all(np.array_equal(a, b) for a, b in zip(got, (off, jt, wt))), "%s read differs" % path)
+    expect([m.name for m in obj.modifiers] == ["sub"], "modifiers left: %s" % [m.name for m in obj.modifiers])
+    expect(not [a.name for a in obj.data.attributes if a.name.startswith("skinkit")], "temporary attributes left")
+    expect(not [g for g in bpy.data.node_groups if g.name.startswith("skinkit")], "node groups left")
+    mask = np.zeros(len(obj.data.vertices), bool)
+    mask[::2] = True  # clear the even vertices only
+    empty = np.zeros(len(obj.data.vertices) + 1, np.uint32)
+    bridge.csr_to_vertex_groups(obj, empty, np.zeros(0, np.uint32), np.zeros(0, np.float32), mask=mask, path="gn")
+    o2, _j2, _w2 = bridge.vertex_groups_to_csr(obj)
+    counts, before = np.diff(o2.astype(np.int64)), np.diff(off.astype(np.int64))
+    expect(counts[mask].sum() == 0 and np.array_equal(counts[~mask], before[~mask]), "masked gn write wrong")
+    obj.shape_key_add(name="Basis")  # modifier_apply refuses shape keys: the batched writer takes over
+    bridge.csr_to_vertex_groups(obj, off, jt, wt)
+    expect(bridge.LAST_PATH["write"] == "add", "shape keys: %s" % bridge.LAST_PATH)
+    got = bridge.vertex_groups_to_csr(obj)
+    expect(all(np.array_equal(a, b) for a, b in zip(got, (off, jt, wt))), "write with shape keys differs")
+
+
 def test_undo():
     """Operators push their own undo step: undo right after one restores the weights it changed.
 
@@ -752,7 +803,8 @@ def main():
         numpy.bool = bool
     tests = [test_install_enable, test_registered, test_poll_without_mesh, test_validate_and_select_invalid,
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
-             test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched, test_undo,
+             test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
+             test_bridge_bulk_paths, test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
