@@ -215,6 +215,27 @@ def _remove_groups(obj, names):
             obj.vertex_groups.remove(g)
 
 
+# A weight moving by at most this much is no change (below a float32 weight's precision near 1: 6e-8 .. 1e-7,
+# with margin for a renormalization's rounding); the same bound as the library's rogue removal.
+NO_CHANGE = 1e-6
+
+
+def real_changes(before, after, eps=NO_CHANGE):
+    """bool[V]: vertices whose CSR weights (offsets, joints, weights) differ between before and after by more
+    than eps in some entry, or in their joints or entry count (entries compared in order)."""
+    import numpy as np
+
+    o0, j0, w0 = before
+    o1, j1, w1 = after
+    c0, c1 = np.diff(o0.astype(np.int64)), np.diff(o1.astype(np.int64))
+    same = c0 == c1
+    v0 = np.repeat(np.arange(c0.size), c0)
+    e0, e1 = same[v0], same[np.repeat(np.arange(c1.size), c1)]
+    diff = (j0[e0] != j1[e1]) | (np.abs(w0[e0].astype(np.float64) - w1[e1]) > eps)
+    moved = np.bincount(v0[e0][diff], minlength=c0.size) > 0
+    return ~same | moved
+
+
 class _WeightOp(bpy.types.Operator):
     """Base of the operators that edit vertex-group weights through the library."""
 
@@ -266,6 +287,7 @@ class _WeightOp(bpy.types.Operator):
                 if skin is None:
                     continue
                 with skin:
+                    before = skin.to_csr()
                     mask = _vertex_mask(context, obj)
                     locked = None
                     if self.respect_locks:
@@ -276,13 +298,13 @@ class _WeightOp(bpy.types.Operator):
                     except BaseException:
                         _remove_groups(obj, created)
                         raise
-                    flags = rep.get("vertex_flags")
-                    write = mask
-                    if flags is not None:
-                        write = (flags & api.WFLAG_CHANGED) != 0
-                    if write is None or np.any(write):
-                        bridge.csr_to_vertex_groups(obj, *skin.to_csr(), group_indices=groups, mask=write)
-                changed += rep.get("vertices_changed", 0)
+                    after = skin.to_csr()
+                    write = real_changes(before, after)  # a change below float precision is no change
+                    if mask is not None:
+                        write &= np.asarray(mask, bool)
+                    if np.any(write):
+                        bridge.csr_to_vertex_groups(obj, *after, group_indices=groups, mask=write)
+                changed += int(np.count_nonzero(write))
                 failed += rep.get("vertices_failed", 0)
                 names.append(obj.name)
         except Exception as e:

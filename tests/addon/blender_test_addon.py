@@ -647,6 +647,56 @@ def test_remove_rogue():
     expect(abs(w[top].sum() - 1) < 1e-5, "rogue vertex sums to %g" % w[top].sum())
 
 
+def test_clean_corpus_unchanged():
+    """Once normalized, the clean multi-part corpus characters (CesiumMan: 138 loose parts; Fox) are left exactly
+    as they are, weight for weight, by a second Normalize and by Remove Rogue (issue 21: Remove Rogue used to
+    change 905 CesiumMan vertices, Normalize on normalized weights reported 612, then 47, then 18)."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    assets = os.environ.get("SKINKIT_ASSETS")
+    if not assets or not os.path.isdir(os.path.join(assets, "gltf")):
+        NOTES.append("test_clean_corpus_unchanged: SKINKIT_ASSETS not set, skipped")
+        return
+    for name in ("CesiumMan.glb", "Fox.glb"):
+        reset_scene()
+        bpy.ops.import_scene.gltf(filepath=os.path.join(assets, "gltf", name))
+        obj = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+        select_only(obj)
+        expect(bpy.ops.skinkit.normalize(group_subset="ALL") == {"FINISHED"}, "normalize on %s" % name)
+        before = bridge.vertex_groups_to_csr(obj, path="loop")
+        # normalized weights: a second Normalize and Remove Rogue are no change at all
+        for op in (bpy.ops.skinkit.normalize, bpy.ops.skinkit.remove_rogue):
+            expect(op(group_subset="ALL") == {"FINISHED"}, "%s on %s did not finish" % (op, name))
+            after = bridge.vertex_groups_to_csr(obj, path="loop")
+            same = all(np.array_equal(a, b) for a, b in zip(before, after))
+            expect(same, "%s changed the clean weights of %s" % (op.idname_py(), name))
+
+
+def test_rogue_island_on_loose_part_removed():
+    """A planted rogue island on a mesh of several loose parts is still removed, the other parts untouched."""
+    import numpy as np
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=24, rings=24, cubes=6)
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind(method="nearest", max_influences=1) == {"FINISHED"}, "rigid bind")
+    names = ["b0", "b1", "b2"]
+    w0 = S.weight_matrix(obj, names)
+    z = np.array([v.co.z for v in obj.data.vertices[:24 * 25]])
+    top = int(np.argmax(z))
+    obj.vertex_groups["b0"].add([top], 0.5, "REPLACE")
+    obj.vertex_groups["b2"].add([top], 0.5, "REPLACE")
+    select_only(obj)
+    expect(bpy.ops.skinkit.remove_rogue() == {"FINISHED"}, "remove_rogue did not finish")
+    w = S.weight_matrix(obj, names)
+    expect(w[top, 0] == 0.0 and abs(w[top].sum() - 1) < 1e-5, "rogue b0 weight kept: %s" % w[top])
+    others = np.ones(len(w), bool)
+    others[top] = False
+    expect(np.array_equal(w[others], w0[others]), "vertices other than the rogue one changed")
+
+
 def test_mirror_left_right():
     import numpy as np
 
@@ -808,7 +858,8 @@ def main():
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
-             test_auto_bind_undo, test_smooth, test_remove_rogue, test_mirror_left_right,
+             test_auto_bind_undo, test_smooth, test_remove_rogue,
+             test_clean_corpus_unchanged, test_rogue_island_on_loose_part_removed, test_mirror_left_right,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
              test_disable_unregisters]
     for t in tests:
