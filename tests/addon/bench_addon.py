@@ -1,0 +1,155 @@
+"""Benchmark: the addon's operators against Blender's own on the same data, in one headless Blender process.
+
+    SKINKIT_LIBRARY=build/libskinkit.so SKINKIT_ASSETS=/path/to/assets \\
+        blender -b --factory-startup --python tests/addon/bench_addon.py -- [--repeat 3] [--quick]
+
+Uses the addon from python_addon/ of this checkout (registered in-process). Each contender runs --repeat times on
+a fresh copy of the scene and the median wall time is printed as `BENCH <id> <seconds> s`, then
+`BENCH <id>_ratio <blender/ours> ratio` (> 1: skinkit is faster):
+  autobind_1k / autobind_3k / autobind_40k: skinkit.auto_bind vs parent_set(type='ARMATURE_AUTO') on a 1k-vertex
+      cylinder rig, CesiumMan ($SKINKIT_ASSETS/gltf/CesiumMan.glb, weights cleared) and a 40k-vertex cylinder rig;
+  autobind_first_call: the first auto_bind of the session (library load included) on the 1k rig;
+  normalize / limit_total / clean / quantize / smooth: the weight tools vs object.vertex_group_* on all groups of
+      CesiumMan_subdiv2 (92k vertices). --quick: the 1k rig and the weight tools only, one run each.
+"""
+
+import os
+import statistics
+import sys
+import time
+
+import bpy
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python_addon"))
+
+import bpy_scenes as S  # noqa: E402
+
+ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+QUICK = "--quick" in ARGV
+REPEAT = 1 if QUICK else (int(ARGV[ARGV.index("--repeat") + 1]) if "--repeat" in ARGV else 3)
+ASSETS = os.environ.get("SKINKIT_ASSETS", "")
+
+
+def timed(fn):
+    t = time.perf_counter()
+    res = fn()
+    dt = time.perf_counter() - t
+    if isinstance(res, set) and "FINISHED" not in res:
+        raise SystemExit("operator returned %s" % res)
+    return dt
+
+
+def emit(name, ours, theirs):
+    mo, mt = statistics.median(ours), statistics.median(theirs)
+    print("BENCH %s %.4f s" % (name, mo))
+    print("BENCH %s_blender %.4f s" % (name, mt))
+    print("BENCH %s_ratio %.2f ratio" % (name, mt / mo))
+    sys.stdout.flush()
+
+
+def import_gltf(path):
+    S.reset_scene()
+    bpy.ops.import_scene.gltf(filepath=path)
+    mesh = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    return mesh, arm
+
+
+def unbound_gltf(path):
+    """CesiumMan with its weights, Armature modifier and parent removed, selected for parenting."""
+    mesh, arm = import_gltf(path)
+    mesh.vertex_groups.clear()
+    for m in [m for m in mesh.modifiers if m.type == "ARMATURE"]:
+        mesh.modifiers.remove(m)
+    world = mesh.matrix_world.copy()
+    mesh.parent = None
+    mesh.matrix_world = world
+    S.select_for_parenting([mesh], arm)
+    return mesh, arm
+
+
+def bench_bind(name, make, repeat):
+    ours, theirs = [], []
+    for _ in range(repeat):
+        make()
+        ours.append(timed(lambda: bpy.ops.skinkit.auto_bind()))
+        make()
+        theirs.append(timed(lambda: bpy.ops.object.parent_set(type="ARMATURE_AUTO")))
+    emit(name, ours, theirs)
+
+
+def rig(seg, rings):
+    def make():
+        obj, arm = S.cylinder_rig(segments=seg, rings=rings)
+        S.select_for_parenting([obj], arm)
+        return obj
+    return make
+
+
+TOOLS = (
+    ("normalize", lambda: bpy.ops.skinkit.normalize(group_subset="ALL"),
+     lambda: bpy.ops.object.vertex_group_normalize_all(group_select_mode="ALL", lock_active=False)),
+    ("limit_total", lambda: bpy.ops.skinkit.limit_total(group_subset="ALL", limit=4, normalize=False),
+     lambda: bpy.ops.object.vertex_group_limit_total(group_select_mode="ALL", limit=4)),
+    ("clean", lambda: bpy.ops.skinkit.clean(group_subset="ALL", threshold=0.01),
+     lambda: bpy.ops.object.vertex_group_clean(group_select_mode="ALL", limit=0.01)),
+    ("quantize", lambda: bpy.ops.skinkit.quantize(group_subset="ALL", bits="8"),
+     lambda: bpy.ops.object.vertex_group_quantize(group_select_mode="ALL", steps=255)),
+    ("smooth", lambda: bpy.ops.skinkit.smooth(group_subset="ALL", iterations=1),
+     lambda: bpy.ops.object.vertex_group_smooth(group_select_mode="ALL", factor=0.5, repeat=1)),
+)
+
+
+def bench_tools(repeat):
+    mesh, _arm = import_gltf(os.path.join(ASSETS, "gltf", "CesiumMan_subdiv2.glb"))
+    for o in bpy.context.scene.objects:
+        o.select_set(o == mesh)
+    bpy.context.view_layer.objects.active = mesh
+    base = mesh.data.copy()
+    print("weight tools on %s: %d vertices, %d groups" % (mesh.name, len(base.vertices), len(mesh.vertex_groups)))
+    for name, ours_op, theirs_op in TOOLS:
+        ours, theirs = [], []
+        for _ in range(repeat):
+            for op, out in ((ours_op, ours), (theirs_op, theirs)):
+                old = mesh.data
+                mesh.data = base.copy()
+                bpy.data.meshes.remove(old)
+                if name == "smooth":  # Blender's Smooth polls for a vertex selection: Weight Paint, all selected
+                    mesh.data.vertices.foreach_set("select", [True] * len(mesh.data.vertices))
+                    mesh.data.use_paint_mask_vertex = True
+                    bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+                out.append(timed(op))
+                if name == "smooth":
+                    bpy.ops.object.mode_set(mode="OBJECT")
+        emit(name, ours, theirs)
+
+
+def main():
+    import numpy
+
+    if not hasattr(numpy, "bool"):  # Blender 3.4's glTF importer uses np.bool, removed in numpy 1.24
+        numpy.bool = bool
+    import skinkit
+
+    skinkit.register()
+    from skinkit import _ctypes, api
+
+    print("Blender %s, %d run(s) each, median" % (bpy.app.version_string, REPEAT))
+    make1k = rig(32, 32)
+    make1k()
+    t = time.perf_counter()
+    bpy.ops.skinkit.auto_bind()
+    print("BENCH autobind_first_call %.4f s" % (time.perf_counter() - t))
+    print("library %s (%s)" % (api.library().path, api.cpu_kernel()))
+    bench_bind("autobind_1k", make1k, REPEAT)
+    if not QUICK:
+        cesium = os.path.join(ASSETS, "gltf", "CesiumMan.glb")
+        bench_bind("autobind_3k", lambda: unbound_gltf(cesium), REPEAT)
+        bench_bind("autobind_40k", rig(200, 200), REPEAT)
+    bench_tools(REPEAT)
+    del _ctypes
+
+
+main()
