@@ -70,6 +70,22 @@ static int in_list(const char* names, uint32_t count, const char* name) {
   return 0;
 }
 
+/* A node that never deforms whatever the skins say: a synthetic root (Assimp's RootNode/ROOT, Z_UP, Scene), an
+ * armature object node (Armature, *_rig), or the skeleton's root when it has children (the scene root). This is
+ * checked independently of the CLI's own rule, so the test does not only echo it. */
+static int never_deforms(const sk_skeleton* sk, uint32_t j) {
+  static const char* const k_synthetic[] = {"RootNode", "ROOT", "Z_UP", "Scene", "Armature"};
+  const char* nm = sk_skeleton_joint_name(sk, j);
+  for (size_t k = 0; k < sizeof k_synthetic / sizeof *k_synthetic; ++k)
+    if (strcmp(nm, k_synthetic[k]) == 0) return 1;
+  size_t len = strlen(nm);
+  if (len >= 4 && strcmp(nm + len - 4, "_rig") == 0) return 1;
+  if (sk_skeleton_joint_parent(sk, j) >= 0) return 0;
+  for (uint32_t c = 0; c < sk_skeleton_joint_count(sk); ++c)
+    if (sk_skeleton_joint_parent(sk, c) == (int32_t)j) return 1;
+  return 0;
+}
+
 /* Joint names of `out` that carry weight but are not in the allowed list: how many, and the first in *first. */
 static uint32_t foreign_weight(const char* out, const char* names, uint32_t count, char* first, size_t cap) {
   sk_scene* s = NULL;
@@ -85,7 +101,7 @@ static uint32_t foreign_weight(const char* out, const char* names, uint32_t coun
       size_t n = sk_skin_get_vertex(skin, v, j, w, 64);
       for (size_t k = 0; k < n && k < 64; ++k) {
         const char* nm = sk_skeleton_joint_name(sk, j[k]);
-        if (w[k] > 0.0f && !in_list(names, count, nm)) {
+        if (w[k] > 0.0f && (!in_list(names, count, nm) || never_deforms(sk, j[k]))) {
           if (!bad++) snprintf(first, cap, "%s", nm);
         }
       }
