@@ -85,6 +85,27 @@ void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tail
  * bind matrices are the rest pose. A joint whose rest matrix is singular keeps its rest segment. */
 void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails);
 
+/* ---- fit check (bind_fit.c): does the armature sit in the mesh? ---------------------------------------------
+ * Head, middle and tail of every deform bone (at most 768 points) are tested against the mesh: inside its box
+ * grown by SKC_FIT_GROW of the box diagonal and within SKC_FIT_NEAR of the diagonal of a mesh vertex. ok when at
+ * least SKC_FIT_INSIDE_SHARE of them are, and the bones' box diagonal is SKC_FIT_SCALE_MIN..MAX of the mesh's
+ * (checked from 4 points on). Otherwise hint: SCALE (size off: units), AXIS (the bones fit once turned 90 degrees
+ * about X: Y-up vs Z-up) or OFFSET (moved away, or another character's armature). */
+#define SKC_FIT_GROW 0.10
+#define SKC_FIT_NEAR 0.35
+#define SKC_FIT_INSIDE_SHARE 0.75
+#define SKC_FIT_SCALE_MIN 0.1
+#define SKC_FIT_SCALE_MAX 3.0
+enum { SKC_FIT_HINT_NONE = 0, SKC_FIT_HINT_SCALE = 1, SKC_FIT_HINT_AXIS = 2, SKC_FIT_HINT_OFFSET = 3 };
+typedef struct skc_bind_fit {
+  double inside_share; /* of the bone points, 0..1 */
+  double scale_ratio;  /* bones' box diagonal / mesh box diagonal */
+  int ok;
+  int hint; /* SKC_FIT_HINT_* (NONE when ok) */
+} skc_bind_fit;
+void skc_bind_fit_check(const float* positions, size_t vertex_count, const float* heads, const float* tails,
+                        uint32_t joint_count, const uint8_t* deform, skc_bind_fit* out);
+
 /* ---- shared helpers (bind.c) -------------------------------------------------------------------- */
 /* Squared distance from p to segment a-b (a point when a == b); out_t (optional) = parameter of the closest.
  * Inline: the binders call it for every vertex and bone. */

@@ -17,6 +17,57 @@ SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t
   return sk__ret(SKC_OK, NULL, err);
 }
 
+/* The bone segments desc names: its skeleton's (in desc->bone_space; *seg is then allocated, free it) or its
+ * heads/tails. 1 when out of memory. */
+static int bones_of(const sk_bind_desc* desc, float** seg, const float** heads, const float** tails, uint32_t* nj) {
+  *seg = NULL;
+  if (!desc->skeleton) {
+    *heads = desc->heads;
+    *tails = desc->tails;
+    *nj = desc->joint_count;
+    return 0;
+  }
+  uint32_t n = desc->skeleton->joint_count;
+  if (!(*seg = malloc((size_t)n * 6 * sizeof **seg))) return 1;
+  if (desc->bone_space == SK_BONE_SPACE_REST)
+    skc_skeleton_bone_segments(desc->skeleton, *seg, *seg + 3 * (size_t)n);
+  else
+    skc_skeleton_bone_segments_bind(desc->skeleton, *seg, *seg + 3 * (size_t)n);
+  *heads = *seg;
+  *tails = *seg + 3 * (size_t)n;
+  *nj = n;
+  return 0;
+}
+
+SK_API sk_result sk_bind_fit_check(const sk_bind_desc* desc, sk_bind_fit* out, sk_error* err) {
+  SK__CHECK_SIZE(desc, sk_bind_desc, err);
+  if (!out || out->size != sizeof(sk_bind_fit))
+    SK__FAIL(err, SKC_STRUCT_SIZE, "sk_bind_fit_check: out must be set and out->size = sizeof(sk_bind_fit)");
+  if (desc->skeleton && (desc->heads || desc->tails))
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind_fit_check: give either a skeleton or heads/tails, not both");
+  if (desc->bone_space > SK_BONE_SPACE_REST)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind_fit_check: unknown bone_space %u", desc->bone_space);
+  if (desc->vertex_count && !desc->positions)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind_fit_check: positions must not be NULL");
+  float* seg = NULL;
+  const float *heads, *tails;
+  uint32_t nj;
+  if (bones_of(desc, &seg, &heads, &tails, &nj)) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind_fit_check: out of memory");
+  if (nj && (!heads || !tails)) {
+    free(seg);
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind_fit_check: give a skeleton or heads and tails");
+  }
+  skc_bind_fit f;
+  skc_bind_fit_check(desc->positions, desc->vertex_count, heads, tails, nj, desc->deform, &f);
+  free(seg);
+  out->ok = (uint32_t)f.ok;
+  out->hint = (uint32_t)f.hint;
+  out->reserved = 0;
+  out->inside_share = f.inside_share;
+  out->scale_ratio = f.scale_ratio;
+  return SK_OK;
+}
+
 SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report* report, sk_error* err) {
   SK__CHECK_SIZE(desc, sk_bind_desc, err);
   if (report && report->size != sizeof(sk_bind_report))
@@ -53,22 +104,7 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   d.no_weld = desc->no_weld != 0;
   d.prune = desc->prune == 0.0f ? 0.01f : (desc->prune < 0.0f ? 0.0f : desc->prune);
   float* seg = NULL;
-  if (desc->skeleton) {
-    uint32_t nj = desc->skeleton->joint_count;
-    seg = malloc((size_t)nj * 6 * sizeof *seg);
-    if (!seg) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind: out of memory");
-    if (desc->bone_space == SK_BONE_SPACE_REST)
-      skc_skeleton_bone_segments(desc->skeleton, seg, seg + 3 * (size_t)nj);
-    else
-      skc_skeleton_bone_segments_bind(desc->skeleton, seg, seg + 3 * (size_t)nj);
-    d.heads = seg;
-    d.tails = seg + 3 * (size_t)nj;
-    d.joint_count = nj;
-  } else {
-    d.heads = desc->heads;
-    d.tails = desc->tails;
-    d.joint_count = desc->joint_count;
-  }
+  if (bones_of(desc, &seg, &d.heads, &d.tails, &d.joint_count)) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind: out of memory");
   skc_bind_report rep = {0};
   rep.joint_vertex_counts = report ? report->joint_vertex_counts : NULL;
   skc_err e;

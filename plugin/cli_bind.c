@@ -15,7 +15,9 @@ const char cli_bind_usage[] =
     "                   [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
     "  Computes new skin weights for every mesh of IN (existing weights are ignored) from the file's skeleton and\n"
     "  writes OUT (.glb, .gltf, .dae; glTF keeps the 4 largest weights). Bones sit where the mesh's inverse bind\n"
-    "  matrices put them (bind pose).\n"
+    "  matrices put them (bind pose). First a fit check: when under 75 % of the deform bones' points sit in the\n"
+    "  skinned meshes, or the bones are not 0.1 .. 3 x the model's size, a warning names the figures and the likely\n"
+    "  cause (scale: units; axis: Y-up vs Z-up; offset: moved or another armature); the bind still runs.\n"
     "  --method M           robust (default) | heat | nearest | capsule | delaunay\n"
     "  --max-influences N   1 .. 255 (default 4)\n"
     "  --joints a,b,...     only these joints receive weights (names as in `skinkit info`)\n"
@@ -47,6 +49,61 @@ typedef struct bind_result {
   sk_bind_report rep;
   uint64_t* counts; /* joint_count */
 } bind_result;
+
+static const char* const k_fit_hints[] = {"", "scale", "axis", "offset"};
+
+/* 1 when mesh m's vertices count for the fit check: skinned meshes (their positions are in the skeleton's bind
+ * space), or every mesh when none is skinned (a rigid mesh's positions are in its own node's space). */
+static int fit_mesh(sk_scene* s, uint32_t m, int any_skinned) {
+  return !any_skinned || sk_scene_mesh_skin(s, m) != NULL;
+}
+
+/* The fit check before binding: the deform bones (bind space) against the skinned meshes' vertices together (a
+ * character is often several meshes: body, eyes, armour). A warning with the figures and the likely cause on
+ * stderr when the armature does not sit in the model; the bind still runs (the user may know better).
+ * fit->size = 0: not run. */
+static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform, sk_bind_fit* fit) {
+  memset(fit, 0, sizeof *fit);
+  size_t nv = 0;
+  int any = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) any |= sk_scene_mesh_skin(s, m) != NULL;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (fit_mesh(s, m, any)) nv += sk_scene_mesh_positions(s, m, NULL, 0);
+  float* pos = malloc((nv ? nv : 1) * sizeof *pos);
+  if (!pos) return;
+  for (uint32_t m = 0, at = 0; m < sk_scene_mesh_count(s); ++m)
+    if (fit_mesh(s, m, any)) at += (uint32_t)sk_scene_mesh_positions(s, m, pos + at, nv - at);
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.positions = pos;
+  d.vertex_count = nv / 3;
+  d.skeleton = sk;
+  d.deform = deform;
+  fit->size = sizeof *fit;
+  sk_error err;
+  int rc = sk_bind_fit_check(&d, fit, &err);
+  free(pos);
+  if (rc != SK_OK) fit->size = 0;
+  if (rc != SK_OK || fit->ok) return;
+  static const char* const why[] = {"", "its size is off: a unit mismatch (cm vs m)?",
+                                    "it fits once turned 90 degrees about X: imported with the wrong up axis?",
+                                    "it sits away from the mesh: moved, or another character's armature?"};
+  fprintf(stderr,
+          "skinkit bind: warning: the armature does not fit the model (%.0f %% of the bone points in it, bones %.3g x "
+          "its size); %s\n",
+          100.0 * fit->inside_share, fit->scale_ratio, why[fit->hint <= 3 ? fit->hint : 0]);
+}
+
+static void print_fit_json(const sk_bind_fit* f) {
+  if (!f->size) return;
+  printf(",\"fit\":{\"ok\":%s,\"inside_share\":%.4f,\"scale_ratio\":%.4g,\"hint\":", f->ok ? "true" : "false",
+         f->inside_share, f->scale_ratio);
+  if (f->ok || f->hint == 0 || f->hint > 3)
+    printf("null}");
+  else
+    printf("\"%s\"}", k_fit_hints[f->hint]);
+}
 
 /* A skeleton like the scene's but with this mesh's inverse bind matrices (bones in the mesh's bind space). NULL
  * when the mesh has none or they are unusable; the scene skeleton is used then. */
@@ -166,7 +223,7 @@ static int mesh_data_read(const sk_scene* s, uint32_t m, mesh_data* d) {
 
 static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_result* res, uint32_t nm,
                          const char* in, const char* out, uint32_t method, uint32_t max_inf, int per_joint, int json,
-                         double load_ms, double save_ms, double total_ms) {
+                         const sk_bind_fit* fit, double load_ms, double save_ms, double total_ms) {
   uint32_t nj = sk_skeleton_joint_count(sk);
   if (json) {
     cli_json_head(stdout, "bind");
@@ -193,7 +250,9 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
       }
       printf("}}");
     }
-    printf("],\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", load_ms / 1e3, save_ms / 1e3,
+    putchar(']');
+    print_fit_json(fit);
+    printf(",\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", load_ms / 1e3, save_ms / 1e3,
            total_ms / 1e3);
     return;
   }
@@ -288,6 +347,8 @@ int cli_bind(int argc, char** argv) {
     if (deform && nd < nj && !json)
       printf("deform joints: %u of %u skeleton nodes (the joints IN's skins list; --all-joints for every node)\n", nd, nj);
   }
+  sk_bind_fit fit;
+  check_fit(s, sk, deform, &fit);
   int all_skinned = 1;
   for (uint32_t m = 0; m < nm; ++m)
     if (sk_scene_mesh_vertex_count(s, m) && !sk_scene_mesh_skin(s, m)) all_skinned = 0;
@@ -383,7 +444,8 @@ int cli_bind(int argc, char** argv) {
       rc = src == SK_ERR_EXISTS ? 1 : 2;
     }
   }
-  if (!rc) print_report(s, sk, res, nm, in, out, method, max_inf, per_joint, json, load_ms, save_ms, now_ms() - t0);
+  if (!rc) print_report(s, sk, res, nm, in, out, method, max_inf, per_joint, json, &fit, load_ms, save_ms,
+                         now_ms() - t0);
   for (uint32_t m = 0; res && m < nm; ++m) free(res[m].counts);
   free(res);
   free(deform);

@@ -1187,6 +1187,29 @@ SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t
  * SK_ERR_INVALID_ARGUMENT when the counts differ). report (optional) must have .size set. */
 SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report* report, sk_error* err);
 
+/* Fit check (ABI 1.5): does the armature sit in the mesh? Run it before sk_bind: bones imported with the wrong
+ * axis or scale, moved away or taken from another character give weights worse than none, yet every method
+ * succeeds. Reads desc's positions, vertex_count, skeleton + bone_space (or heads/tails/joint_count) and deform;
+ * ignores the rest. Head, middle and tail of each deform bone (at most 768 points) must lie inside the mesh's box
+ * grown by 10 % of its diagonal and within 35 % of the diagonal of a mesh vertex; ok when >= 75 % of them do and
+ * the bones' box diagonal is 0.1 .. 3 x the mesh's. Bounded work: at most 768 points x 4096 vertices. */
+typedef enum sk_bind_fit_hint {
+  SK_BIND_FIT_HINT_NONE = 0,   /* ok */
+  SK_BIND_FIT_HINT_SCALE = 1,  /* the bones' size is off (scale_ratio): a unit mismatch, cm vs m? */
+  SK_BIND_FIT_HINT_AXIS = 2,   /* the bones fit once turned 90 degrees about X: a Y-up / Z-up mix-up */
+  SK_BIND_FIT_HINT_OFFSET = 3, /* moved away from the mesh, or another character's armature */
+  SK_BIND_FIT_HINT_MAX_ENUM = 0x7fffffff
+} sk_bind_fit_hint;
+typedef struct sk_bind_fit {
+  uint32_t size;       /* sizeof(sk_bind_fit), set by the caller */
+  uint32_t ok;         /* 1 = the armature fits the mesh */
+  uint32_t hint;       /* sk_bind_fit_hint */
+  uint32_t reserved;
+  double inside_share; /* share of the bone points that sit in the mesh, 0..1 */
+  double scale_ratio;  /* the bones' box diagonal / the mesh box diagonal */
+} sk_bind_fit;
+SK_API sk_result sk_bind_fit_check(const sk_bind_desc* desc, sk_bind_fit* out, sk_error* err);
+
 /* SK_SECTION bind (automatic binding): add declarations above this line */
 
 #ifdef __cplusplus

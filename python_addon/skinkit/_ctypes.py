@@ -143,6 +143,10 @@ SK_BONE_SPACE_REST = 1
 SK_BIND_CAPSULE = 3
 SK_BIND_DELAUNAY = 4
 SK_BIND_NO_SMOOTHING = 0xFFFFFFFF
+SK_BIND_FIT_HINT_NONE = 0
+SK_BIND_FIT_HINT_SCALE = 1
+SK_BIND_FIT_HINT_AXIS = 2
+SK_BIND_FIT_HINT_OFFSET = 3
 # SK_PY_SECTION bind constants: add above this line
 
 # Names of the mirrored constants (the struct test compiles a C program printing each one).
@@ -635,6 +639,17 @@ class SkBindReport(_Struct):
     ]
 
 
+class SkBindFit(_Struct):
+    _fields_ = [
+        ("size", c_uint32),
+        ("ok", c_uint32),
+        ("hint", c_uint32),
+        ("reserved", c_uint32),
+        ("inside_share", c_double),
+        ("scale_ratio", c_double),
+    ]
+
+
 class SkBoneLinksDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
@@ -760,6 +775,7 @@ STRUCTS = {
     "sk_skf_chunk": SkSkfChunk,
     "sk_bind_desc": SkBindDesc,
     "sk_bind_report": SkBindReport,
+    "sk_bind_fit": SkBindFit,
     "sk_bone_links_desc": SkBoneLinksDesc,
     "sk_transfer_desc": SkTransferDesc,
     "sk_transfer_report": SkTransferReport,
@@ -892,6 +908,7 @@ FUNCTIONS = [
     # bind
     ("sk_skeleton_bone_segments", RESULT, [HANDLE, u32, BUF, BUF, ERR]),
     ("sk_bind", RESULT, [POINTER(SkBindDesc), HANDLE, POINTER(SkBindReport), ERR]),
+    ("sk_bind_fit_check", RESULT, [POINTER(SkBindDesc), POINTER(SkBindFit), ERR]),
     # SK_PY_SECTION bind functions: add rows above this line
 ]
 

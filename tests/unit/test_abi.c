@@ -726,6 +726,11 @@ START_TEST(bind_error_paths) {
   bd.skeleton = skel;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, NULL, NULL);
   FAILS(SK_ERR_STRUCT_SIZE, sk_bind, &bd, s, &br); /* report.size 0 */
+  sk_bind_fit bf = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind_fit_check, NULL, &bf);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_bind_fit_check, &bd, &bf); /* fit.size 0 */
+  bf.size = sizeof bf;
+  ck_assert_int_eq(sk_bind_fit_check(&bd, &bf, NULL), SK_OK);
   bd.method = 99;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_bind, &bd, s, NULL);
   bd.method = SK_BIND_NEAREST;
