@@ -71,8 +71,9 @@ static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform,
     if (fit_mesh(s, m, any)) nv += sk_scene_mesh_positions(s, m, NULL, 0);
   float* pos = malloc((nv ? nv : 1) * sizeof *pos);
   if (!pos) return;
-  for (uint32_t m = 0, at = 0; m < sk_scene_mesh_count(s); ++m)
-    if (fit_mesh(s, m, any)) at += (uint32_t)sk_scene_mesh_positions(s, m, pos + at, nv - at);
+  size_t at = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (fit_mesh(s, m, any)) at += sk_scene_mesh_positions(s, m, pos + at, nv - at);
   sk_bind_desc d;
   memset(&d, 0, sizeof d);
   d.size = sizeof d;
