@@ -1140,6 +1140,31 @@ def bind(positions, triangles, skeleton=None, heads=None, tails=None, method="ro
     return out, d
 
 
+BIND_FIT_HINTS = {C.SK_BIND_FIT_HINT_NONE: "none", C.SK_BIND_FIT_HINT_SCALE: "scale",
+                  C.SK_BIND_FIT_HINT_AXIS: "axis", C.SK_BIND_FIT_HINT_OFFSET: "offset"}
+
+
+def bind_fit_check(positions, heads, tails, deform=None):
+    """Does the armature sit in the mesh (sk_bind_fit_check)? positions (V, 3) in the bones' space, heads/tails
+    (J, 3), deform (bool[J], None = all). Returns {"ok": bool, "hint": "none"|"scale"|"axis"|"offset",
+    "inside_share": 0..1, "scale_ratio": bones' box diagonal / mesh box diagonal}."""
+    pos = _arr(positions, np.float32, "positions", shape=(None, 3))
+    h = _arr(heads, np.float32, "heads", shape=(None, 3))
+    t = _arr(tails, np.float32, "tails", shape=(h.shape[0], 3))
+    keep = [pos, h, t]
+    desc = C.new(C.SkBindDesc, positions=_ptr(pos), vertex_count=pos.shape[0], heads=_ptr(h), tails=_ptr(t),
+                 joint_count=h.shape[0])
+    if deform is not None:
+        d = _arr(np.asarray(deform).astype(bool), np.uint8, "deform", size=h.shape[0])
+        keep.append(d)
+        desc.deform = _ptr(d)
+    fit = C.new(C.SkBindFit)
+    library().sk_bind_fit_check(byref(desc), byref(fit))
+    del keep
+    return {"ok": bool(fit.ok), "hint": BIND_FIT_HINTS.get(fit.hint, str(fit.hint)),
+            "inside_share": float(fit.inside_share), "scale_ratio": float(fit.scale_ratio)}
+
+
 # ------------------------------------------------------------------------------------------- transfer, direct
 TRANSFER_STATUS_NAMES = {C.SK_TRANSFER_VERTEX_KEPT: "kept", C.SK_TRANSFER_VERTEX_MATCHED: "matched",
                          C.SK_TRANSFER_VERTEX_INPAINTED: "inpainted", C.SK_TRANSFER_VERTEX_FALLBACK: "fallback",

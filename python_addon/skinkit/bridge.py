@@ -59,6 +59,21 @@ def selected_vertex_mask(mesh):
     return sel.astype(np.uint8)
 
 
+def selected_face_vertex_mask(mesh):
+    """uint8[V]: 1 for the vertices of selected faces (the Weight Paint face-selection mask)."""
+    out = np.zeros(len(mesh.vertices), np.uint8)
+    if not len(mesh.polygons):
+        return out
+    fsel = np.zeros(len(mesh.polygons), bool)
+    mesh.polygons.foreach_get("select", fsel)
+    counts = np.empty(len(mesh.polygons), np.int32)
+    mesh.polygons.foreach_get("loop_total", counts)
+    lv = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", lv)
+    out[lv[np.repeat(fsel, counts)]] = 1
+    return out
+
+
 def select_vertices(mesh, mask):
     """Selects exactly the vertices where mask is true (edges/faces follow)."""
     m = np.asarray(mask, bool)
@@ -262,7 +277,8 @@ def _vertex_groups_to_csr_loop(obj, group_indices):
 def _gn_write_ok(obj):
     import bpy
 
-    return (obj.data.shape_keys is None and obj.data.users == 1 and bpy.context.mode in {"OBJECT", "PAINT_WEIGHT"}
+    return (obj.data.shape_keys is None and obj.data.users == 1
+            and bpy.context.mode in {"OBJECT", "PAINT_WEIGHT", "POSE"}
             and hasattr(bpy.types, "GeometryNodeStoreNamedAttribute"))
 
 
@@ -321,8 +337,8 @@ def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask
     """Writes CSR weights back into vertex groups, replacing the memberships of the listed groups for the
     vertices in mask (all vertices when None). path "add": one VertexGroup.add per distinct (group, weight),
     zero weights in the CSR written as memberships of weight 0; "gn": one Geometry Nodes apply, zero weights
-    leave no membership; None: gn when there are many batches and it can run (no shape keys, Object or Weight
-    Paint mode). Returns the number of VertexGroup.add calls (0 on the gn path)."""
+    leave no membership; None: gn when there are many batches and it can run (no shape keys, Object, Weight
+    Paint or Pose mode). Returns the number of VertexGroup.add calls (0 on the gn path)."""
     if group_indices is None:
         group_indices = [g.index for g in obj.vertex_groups]
     groups = [obj.vertex_groups[int(g)] for g in group_indices]

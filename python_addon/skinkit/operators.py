@@ -4,9 +4,10 @@ skinkit.transfer, skinkit.auto_bind (the file operators are in io_scene.py).
 
 Every operator: bl_options REGISTER + UNDO, a poll, heavy imports (numpy, the ctypes layer) inside execute,
 and failures reported with self.report({'ERROR'}, ...) + {'CANCELLED'}; nothing raises into the UI.
-A new weight operator is a _WeightOp subclass with its properties and an apply(api, skin, mask, locked, obj,
-groups) method returning the library's report dict (obj: the mesh object, groups: the vertex-group index of
-each joint of skin).
+A new weight operator is a _WeightOp subclass with its properties (group_select_mode with Blender's default for
+that tool) and an apply(api, skin, mask, locked, obj, groups) method returning the library's report dict (obj: the
+mesh object, groups: the vertex-group index of each joint of skin; a "csr" entry replaces the skin's weights);
+read_groups and lock_flags change which groups the library sees and keeps.
 """
 
 import bpy
@@ -19,6 +20,21 @@ GROUP_SUBSET_ITEMS = (
      "(all groups when the mesh has no armature)"),
     ("ALL", "All Groups", "Every vertex group"),
 )
+
+# The vertex-group subsets of Blender's own weight tools (object.vertex_group_* "group_select_mode"): same
+# identifiers, labels and descriptions as Blender 3.4. Normalize All and Limit Total offer no Active Group (their
+# default is All Groups); Clean, Quantize, Smooth... default to Active Group, as Blender's do.
+_SELECT_ACTIVE = ("ACTIVE", "Active Group", "The active Vertex Group")
+_SELECT_DEFORM = ("BONE_DEFORM", "Deform Pose Bones", "All Vertex Groups assigned to Deform Bones (every group "
+                  "when the mesh has no armature)")
+_SELECT_ALL = ("ALL", "All Groups", "All Vertex Groups")
+GROUP_SELECT_ITEMS = (_SELECT_ACTIVE, _SELECT_DEFORM, _SELECT_ALL)
+GROUP_SELECT_ITEMS_NO_ACTIVE = (_SELECT_DEFORM, _SELECT_ALL)
+
+
+def _group_select_mode(default, with_active=True):
+    return EnumProperty(name="Subset", description="Define which subset of groups shall be used",
+                        items=GROUP_SELECT_ITEMS if with_active else GROUP_SELECT_ITEMS_NO_ACTIVE, default=default)
 
 # Validation flags that make a vertex "invalid" for select_invalid (over_limit only counts with a limit).
 _INVALID_FLAG_NAMES = ("sum_off", "unweighted", "nan", "negative", "bad_joint", "duplicate", "over_limit")
@@ -53,21 +69,47 @@ def _editable_mode(context):
     return context.mode in {"OBJECT", "PAINT_WEIGHT"}
 
 
-def _vertex_mask(context, obj):
-    """Selected-vertex mask when Weight Paint's vertex selection masking is on, else None (all)."""
+# Modes the weight tools run in: Edit Mode acts on the selected vertices (like Blender's vertex-group tools).
+_WEIGHT_MODES = {"OBJECT", "PAINT_WEIGHT", "EDIT_MESH"}
+
+
+def _vertex_mask(context, obj, mode=None):
+    """The vertices a tool may change, or None (all): Edit Mode's selected vertices; in Weight Paint the selected
+    vertices with vertex selection masking on, the vertices of the selected faces with face selection masking.
+    mode: the mode the tool was started in (default context.mode). For Edit Mode, call it after leaving for Object
+    Mode (the mesh then holds the edit selection)."""
     from . import bridge
 
     mesh = obj.data
-    if context.mode == "PAINT_WEIGHT" and (mesh.use_paint_mask_vertex or mesh.use_paint_mask):
+    mode = mode or context.mode
+    if mode == "EDIT_MESH":
         return bridge.selected_vertex_mask(mesh)
+    if mode == "PAINT_WEIGHT":
+        if mesh.use_paint_mask_vertex:
+            return bridge.selected_vertex_mask(mesh)
+        if mesh.use_paint_mask:
+            return bridge.selected_face_vertex_mask(mesh)
     return None
 
 
-def _object_skin(api, obj, subset):
-    """(skin, group indices) of obj's vertex groups restricted to the subset; (None, []) without groups."""
+def _subset_group_indices(obj, mode):
+    """Vertex-group indices of a group_select_mode / group_subset: ACTIVE (the active group), BONE_DEFORM, ALL."""
     from . import bridge
 
-    groups = bridge.deform_group_indices(obj, subset)
+    if mode == "ACTIVE":
+        if obj.vertex_groups.active_index < 0 or not obj.vertex_groups:
+            raise ValueError("%s has no active vertex group (Subset: Active Group)" % obj.name)
+        return [obj.vertex_groups.active_index]
+    return bridge.deform_group_indices(obj, mode)
+
+
+def _object_skin(api, obj, subset, groups=None):
+    """(skin, group indices) of obj's vertex groups restricted to the subset (or the given group indices);
+    (None, []) without groups."""
+    from . import bridge
+
+    if groups is None:
+        groups = _subset_group_indices(obj, subset)
     if not groups:
         return None, []
     offsets, joints, weights = bridge.vertex_groups_to_csr(obj, groups)
@@ -237,26 +279,59 @@ def real_changes(before, after, eps=NO_CHANGE):
 
 
 class _WeightOp(bpy.types.Operator):
-    """Base of the operators that edit vertex-group weights through the library."""
+    """Base of the operators that edit vertex-group weights through the library.
+
+    group_select_mode picks the groups a tool edits, like Blender's own tools (each subclass sets Blender's
+    default); the library sees only those groups unless read_groups says otherwise. In Edit Mode the tool leaves
+    for Object Mode (vertex groups cannot be written meanwhile), edits the selected vertices and comes back."""
 
     bl_options = {"REGISTER", "UNDO"}
 
-    group_subset: EnumProperty(name="Groups", items=GROUP_SUBSET_ITEMS, default="BONE_DEFORM")
+    group_select_mode: _group_select_mode("BONE_DEFORM", with_active=False)
+    # Before group_select_mode (scripts may still pass it): when set, it wins.
+    group_subset: EnumProperty(name="Groups", items=GROUP_SUBSET_ITEMS, default="BONE_DEFORM",
+                               options={"HIDDEN", "SKIP_SAVE"})
     respect_locks: BoolProperty(name="Respect Locks", description="Never change locked vertex groups",
                                 default=True)
 
     @classmethod
     def poll(cls, context):
-        if not _editable_mode(context):
-            cls.poll_message_set("Needs Object or Weight Paint mode")
+        if context.mode not in _WEIGHT_MODES:
+            cls.poll_message_set("Needs Object, Edit or Weight Paint mode")
             return False
-        if not any(o.vertex_groups for o in _mesh_targets(context)):
+        if not any(o.vertex_groups for o in cls.mode_targets(context)):
             cls.poll_message_set("No selected mesh with vertex groups")
             return False
         return True
 
+    @staticmethod
+    def mode_targets(context):
+        """Meshes in Edit Mode there, else the selected meshes and the active one."""
+        if context.mode == "EDIT_MESH":
+            return [o for o in (context.objects_in_mode or []) if o.type == "MESH"]
+        return _mesh_targets(context)
+
+    def subset(self):
+        """The effective group_select_mode (the legacy group_subset wins when a script set it)."""
+        if self.properties.is_property_set("group_subset"):
+            return self.group_subset
+        return self.group_select_mode
+
     def apply(self, api, skin, mask, locked, obj, groups):  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def read_groups(self, obj):
+        """(vertex-group indices the library sees, bool per group: editable). Default: the subset, all editable."""
+        groups = _subset_group_indices(obj, self.subset())
+        return groups, [True] * len(groups)
+
+    def lock_flags(self, obj, groups):
+        """uint8 per group: 1 = the library keeps it (Respect Locks: the groups' lock flags)."""
+        import numpy as np
+
+        if not self.respect_locks:
+            return np.zeros(len(groups), np.uint8)
+        return np.array([obj.vertex_groups[g].lock_weight for g in groups], np.uint8)
 
     def prepare(self, api, obj):
         """Hook run on each target before its weights are read; returns the names of vertex groups it created
@@ -264,10 +339,21 @@ class _WeightOp(bpy.types.Operator):
         return []
 
     def targets(self, context):
-        """The mesh objects the operation edits (default: the selected meshes and the active one)."""
-        return _mesh_targets(context)
+        """The mesh objects the operation edits (default: see mode_targets)."""
+        return self.mode_targets(context)
 
     def execute(self, context):
+        mode = context.mode
+        targets = self.targets(context)
+        if mode == "EDIT_MESH":  # vertex groups cannot be written in Edit Mode: leave it for the edit
+            bpy.ops.object.mode_set(mode="OBJECT")
+        try:
+            return self._run(context, mode, targets)
+        finally:
+            if mode == "EDIT_MESH":
+                bpy.ops.object.mode_set(mode="EDIT")
+
+    def _run(self, context, mode, targets):
         import numpy as np
 
         from . import bridge
@@ -276,29 +362,32 @@ class _WeightOp(bpy.types.Operator):
             api = _load_api(context)
             changed = failed = 0
             any_locked = False
-            names = []
-            for obj in self.targets(context):
+            names, unselected = [], []
+            for obj in targets:
+                mask = _vertex_mask(context, obj, mode)
+                if mask is not None and not np.any(mask):
+                    unselected.append(obj.name)
+                    continue
                 created = self.prepare(api, obj)
                 try:
-                    skin, groups = _object_skin(api, obj, self.group_subset)
+                    groups, editable = self.read_groups(obj)
+                    skin, groups = _object_skin(api, obj, None, groups)
                 except BaseException:
                     _remove_groups(obj, created)
                     raise
                 if skin is None:
                     continue
+                self._editable = np.asarray(editable, bool)
                 with skin:
                     before = skin.to_csr()
-                    mask = _vertex_mask(context, obj)
-                    locked = None
-                    if self.respect_locks:
-                        locked = np.array([obj.vertex_groups[g].lock_weight for g in groups], np.uint8)
-                        any_locked = any_locked or bool(locked.any())
+                    locked = self.lock_flags(obj, groups)
+                    any_locked = any_locked or bool(locked.any())
                     try:
                         rep = self.apply(api, skin, mask, locked, obj, groups)
                     except BaseException:
                         _remove_groups(obj, created)
                         raise
-                    after = skin.to_csr()
+                    after = rep.pop("csr", None) or skin.to_csr()
                     write = real_changes(before, after)  # a change below float precision is no change
                     if mask is not None:
                         write &= np.asarray(mask, bool)
@@ -310,7 +399,10 @@ class _WeightOp(bpy.types.Operator):
         except Exception as e:
             return _fail(self, e)
         if not names:
-            self.report({"WARNING"}, "Skinkit: no vertex groups to edit")
+            if unselected:
+                self.report({"WARNING"}, "Skinkit: no vertex selected in %s" % ", ".join(unselected))
+            else:
+                self.report({"WARNING"}, "Skinkit: no vertex groups to edit")
             return {"CANCELLED"}
         msg = "%s: %d vertices changed" % (", ".join(names), changed)
         if failed:
@@ -328,9 +420,18 @@ class SKINKIT_OT_normalize(_WeightOp):
     bl_idname = "skinkit.normalize"
     bl_label = "Normalize Weights"
 
+    group_select_mode: _group_select_mode("ALL", with_active=False)
+    lock_active: BoolProperty(name="Lock Active", description="Keep the values of the active group while "
+                              "normalizing others", default=True)
     drop_invalid: BoolProperty(name="Drop Invalid", description="Remove NaN/negative weights before normalizing "
                                "(otherwise such vertices are left unchanged)", default=True)
     tolerance: FloatProperty(name="Tolerance", default=1e-4, min=0.0, max=0.1, precision=6)
+
+    def lock_flags(self, obj, groups):
+        locked = _WeightOp.lock_flags(self, obj, groups)
+        if self.lock_active and obj.vertex_groups.active_index in groups:
+            locked[groups.index(obj.vertex_groups.active_index)] = 1
+        return locked
 
     def apply(self, api, skin, mask, locked, obj, groups):
         return api.normalize_weights(skin, mask=mask, locked=locked, drop_invalid=self.drop_invalid,
@@ -343,6 +444,7 @@ class SKINKIT_OT_limit_total(_WeightOp):
     bl_idname = "skinkit.limit_total"
     bl_label = "Limit Total Influences"
 
+    group_select_mode: _group_select_mode("ALL", with_active=False)
     limit: IntProperty(name="Limit", default=4, min=1, max=32)
     normalize: BoolProperty(name="Normalize", default=True)
 
@@ -356,14 +458,33 @@ class SKINKIT_OT_clean(_WeightOp):
     bl_idname = "skinkit.clean"
     bl_label = "Clean Weights"
 
+    group_select_mode: _group_select_mode("ACTIVE")
     threshold: FloatProperty(name="Threshold", default=0.01, min=0.0, max=1.0, precision=4)
     keep_single: BoolProperty(name="Keep Single", description="Keep the largest weight of a vertex that would "
-                              "lose all its influences", default=True)
+                              "lose all its influences (weights in groups outside the subset count as "
+                              "influences, as in Blender)", default=True)
     normalize: BoolProperty(name="Normalize", default=False)
 
     def apply(self, api, skin, mask, locked, obj, groups):
-        return api.prune_weights(skin, self.threshold, mask=mask, locked=locked, keep_one=self.keep_single,
-                                 normalize=self.normalize)
+        import numpy as np
+
+        if not self.keep_single or len(groups) == len(obj.vertex_groups):
+            return api.prune_weights(skin, self.threshold, mask=mask, locked=locked, keep_one=self.keep_single,
+                                     normalize=self.normalize)
+        # Keep Single protects only vertices with no weight outside the subset (two calls, split by that)
+        from . import bridge
+
+        others = [g.index for g in obj.vertex_groups if g.index not in set(groups)]
+        off, _jt, _wt = bridge.vertex_groups_to_csr(obj, others)
+        outside = np.diff(off.astype(np.int64)) > 0
+        sel = np.ones(outside.size, bool) if mask is None else np.asarray(mask, bool)
+        total = {"vertices_failed": 0}
+        for part, keep in ((sel & ~outside, True), (sel & outside, False)):
+            if part.any():
+                rep = api.prune_weights(skin, self.threshold, mask=part, locked=locked, keep_one=keep,
+                                        normalize=self.normalize)
+                total["vertices_failed"] += rep.get("vertices_failed", 0)
+        return total
 
 
 class SKINKIT_OT_quantize(_WeightOp):
@@ -372,11 +493,24 @@ class SKINKIT_OT_quantize(_WeightOp):
     bl_idname = "skinkit.quantize"
     bl_label = "Quantize Weights"
 
+    group_select_mode: _group_select_mode("ACTIVE")
     bits: EnumProperty(name="Bits", items=(("8", "8-bit", "Steps of 1/255"), ("16", "16-bit", "Steps of 1/65535")),
                        default="8")
 
     def apply(self, api, skin, mask, locked, obj, groups):
-        return api.quantize_weights(skin, int(self.bits), mask=mask, locked=locked)
+        if self.subset() != "ACTIVE":
+            return api.quantize_weights(skin, int(self.bits), mask=mask, locked=locked)
+        # one group: each weight rounded to the grid on its own, like Blender's Quantize (no sum to keep exact)
+        import numpy as np
+
+        off, jt, wt = skin.to_csr()
+        steps = float((1 << int(self.bits)) - 1)
+        verts = np.repeat(np.arange(off.size - 1), np.diff(off.astype(np.int64)))
+        edit = ~np.asarray(locked, bool)[jt]
+        if mask is not None:
+            edit &= np.asarray(mask, bool)[verts]
+        snapped = (np.floor(wt.astype(np.float64) * steps + 0.5) / steps).astype(np.float32)
+        return {"csr": (off, jt, np.where(edit, snapped, wt)), "vertices_failed": 0}
 
 
 def _object_geometry(obj):
@@ -392,6 +526,7 @@ class SKINKIT_OT_smooth(_WeightOp):
     bl_idname = "skinkit.smooth"
     bl_label = "Smooth Weights"
 
+    group_select_mode: _group_select_mode("ACTIVE")
     iterations: IntProperty(name="Iterations", default=1, min=1, max=200)
     factor: FloatProperty(name="Factor", description="Blend towards the neighbour average per iteration",
                           default=0.5, min=0.0, max=1.0)
@@ -399,11 +534,26 @@ class SKINKIT_OT_smooth(_WeightOp):
         ("uniform", "Uniform", "Every edge neighbour counts the same"),
         ("cotangent", "Cotangent", "Cotangent weights (follows the surface geometry)")), default="uniform")
 
+    def read_groups(self, obj):
+        """Active Group: the active group is smoothed and the other deform groups of each vertex are scaled so it
+        still sums to 1 (they are read too; locked ones stay)."""
+        if self.subset() != "ACTIVE":
+            return _WeightOp.read_groups(self, obj)
+        active = _subset_group_indices(obj, "ACTIVE")[0]
+        groups = _subset_group_indices(obj, "BONE_DEFORM")
+        if active not in groups:
+            raise ValueError("the active group %s is not a deform group: Active Group smoothing renormalizes "
+                             "against the deform groups (use All Groups)" % obj.vertex_groups[active].name)
+        return groups, [g == active for g in groups]
+
     def apply(self, api, skin, mask, locked, obj, groups):
+        import numpy as np
+
         pos, tri = _object_geometry(obj)
+        joints = None if self._editable.all() else np.nonzero(self._editable)[0].astype(np.uint32)
         return api.smooth_weights(skin, tri, positions=pos if self.method == "cotangent" else None,
                                   iterations=self.iterations, factor=self.factor, method=self.method, mask=mask,
-                                  locked=locked)
+                                  locked=locked, joints=joints)
 
 
 class SKINKIT_OT_remove_rogue(_WeightOp):
@@ -412,6 +562,7 @@ class SKINKIT_OT_remove_rogue(_WeightOp):
     bl_idname = "skinkit.remove_rogue"
     bl_label = "Remove Rogue Weights"
 
+    group_select_mode: _group_select_mode("BONE_DEFORM")
     epsilon: FloatProperty(name="Epsilon", description="Weights at or below this count as zero when finding "
                            "connected regions", default=0.0, min=0.0, max=1.0, precision=4)
     per_component: BoolProperty(name="Per Mesh Part", description="Always on: each loose part keeps its own "
@@ -448,11 +599,9 @@ class SKINKIT_OT_mirror(_WeightOp):
     def prepare(self, api, obj):
         if not self.create_groups:
             return []
-        from . import bridge
-
         names = {g.name for g in obj.vertex_groups}
         created = []
-        for gi in bridge.deform_group_indices(obj, self.group_subset):
+        for gi in _subset_group_indices(obj, self.subset()):
             other = api.joint_mirror_name(obj.vertex_groups[gi].name)
             if other and other not in names:
                 obj.vertex_groups.new(name=other)
@@ -546,7 +695,7 @@ class SKINKIT_OT_transfer(_WeightOp):
         src = self._source
         names = {g.name for g in obj.vertex_groups}
         created = []
-        for gi in bridge.deform_group_indices(src, self.group_subset):
+        for gi in bridge.deform_group_indices(src, self.subset()):
             name = src.vertex_groups[gi].name
             if name not in names:
                 obj.vertex_groups.new(name=name)
@@ -593,14 +742,14 @@ WEIGHT_OPERATORS = (SKINKIT_OT_normalize, SKINKIT_OT_limit_total, SKINKIT_OT_cle
 
 
 # ------------------------------------------------------------------------------------------- automatic binding
-_BIND_MODES = {"OBJECT", "PAINT_WEIGHT", "EDIT_MESH"}
+_BIND_MODES = {"OBJECT", "POSE", "PAINT_WEIGHT", "EDIT_MESH"}
 
 
 def _bind_targets(context):
-    """(armature, meshes). Object mode: the active armature and the selected meshes. Weight Paint / Edit mode: the
-    active mesh and a selected armature (else the armature of its Armature modifier or parent)."""
+    """(armature, meshes). Object and Pose Mode: the active armature and the selected meshes. Weight Paint / Edit
+    mode: the active mesh and a selected armature (else the armature of its Armature modifier or parent)."""
     act = context.active_object
-    if context.mode == "OBJECT":
+    if context.mode in {"OBJECT", "POSE"}:
         if act is None or act.type != "ARMATURE":
             return None, []
         return act, [o for o in (context.selected_objects or []) if o.type == "MESH"]
@@ -708,9 +857,7 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     new_off = np.zeros(off.size, np.int64)
     np.cumsum(np.bincount(verts[keep], minlength=off.size - 1), out=new_off[1:])
     bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups, mask=mask)
-    if not any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers):
-        mod = obj.modifiers.new(name=arm.name, type="ARMATURE")
-        mod.object = arm
+    rep["modifier_note"] = _armature_modifier_for(obj, arm)
     if obj.parent != arm:
         world = obj.matrix_world.copy()
         obj.parent = arm
@@ -722,8 +869,63 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     return rep
 
 
-# Reports of the last skinkit.auto_bind run, one dict per mesh (bind_object's): read by tests and the benchmark.
+def _armature_modifier_for(obj, arm):
+    """Leaves exactly one Armature modifier on obj, deforming with arm: the one already using arm, else the first
+    Armature modifier retargeted to arm (its place in the stack and its settings kept), else a new one. Any other
+    Armature modifier goes (the mesh would deform twice). Returns what was replaced, '' when nothing was."""
+    mods = [m.name for m in obj.modifiers if m.type == "ARMATURE"]
+    keep = next((n for n in mods if obj.modifiers[n].object == arm), None)
+    notes = []
+    if keep is None and mods:
+        keep = mods[0]
+        old = obj.modifiers[keep].object
+        obj.modifiers[keep].object = arm
+        notes.append("Armature modifier %s retargeted from %s to %s" % (keep, old.name if old else "no object",
+                                                                        arm.name))
+    if keep is None:
+        obj.modifiers.new(name=arm.name, type="ARMATURE").object = arm
+    for n in mods:
+        if n != keep:
+            old = obj.modifiers[n].object
+            obj.modifiers.remove(obj.modifiers[n])
+            notes.append("Armature modifier %s (%s) removed" % (n, old.name if old else "no object"))
+    return "; ".join(notes)
+
+
+_FIT_HINTS = {"scale": "the bones' size is off: a unit mismatch (cm vs m)?",
+              "axis": "the bones fit once turned 90 degrees about X: a Y-up / Z-up mix-up?",
+              "offset": "the armature is moved away from the mesh, or belongs to another character"}
+
+
+def bind_fit(api, meshes, arm, deform_only=True):
+    """The library's fit check (sk_bind_fit_check) of arm's deform bones against all the meshes together (the rest
+    pose, armature space, like the bind). Returns its dict plus "message": '' when the armature fits."""
+    import numpy as np
+
+    bones = list(arm.data.bones)
+    deform = np.array([b.use_deform or not deform_only for b in bones], bool)
+    if not bones or not deform.any() or not api.library().has("sk_bind_fit_check"):
+        return {"ok": True, "message": ""}
+    heads = np.array([tuple(b.head_local) for b in bones], np.float32)
+    tails = np.array([tuple(b.tail_local) for b in bones], np.float32)
+    pos = np.concatenate([_armature_space_positions(o, arm) for o in meshes])
+    if pos.shape[0] == 0:
+        return {"ok": True, "message": ""}
+    fit = api.bind_fit_check(pos, heads, tails, deform)
+    fit["message"] = ""
+    if not fit["ok"]:
+        fit["message"] = ("armature %s may not fit %s: %.0f%% of the bone points lie in the mesh (75%% needed), "
+                          "the bones span %.2fx the mesh's size (0.1-3x expected); %s. Bound anyway"
+                          % (arm.name, ", ".join(o.name for o in meshes), 100 * fit["inside_share"],
+                             fit["scale_ratio"], _FIT_HINTS.get(fit["hint"], "hint %s" % fit["hint"])))
+    return fit
+
+
+# Reports of the last skinkit.auto_bind run, one dict per mesh (bind_object's), its fit check (bind_fit's) and the
+# (level, message) reports it made: read by tests and the benchmark.
 LAST_BIND_REPORTS = []
+LAST_BIND_FIT = {}
+LAST_BIND_MESSAGES = []
 
 
 class SKINKIT_OT_auto_bind(bpy.types.Operator):
@@ -755,11 +957,11 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         if context.mode not in _BIND_MODES:
-            cls.poll_message_set("Needs Object, Edit or Weight Paint mode")
+            cls.poll_message_set("Needs Object, Pose, Edit or Weight Paint mode")
             return False
         arm, meshes = _bind_targets(context)
         if arm is None:
-            if context.mode == "OBJECT":
+            if context.mode in {"OBJECT", "POSE"}:
                 cls.poll_message_set("Active object is not an armature")
             else:
                 cls.poll_message_set("Active object is not a mesh with an armature (select one or add an Armature "
@@ -783,8 +985,14 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
             bpy.ops.object.mode_set(mode="OBJECT")
         wm.progress_begin(0, len(meshes))
         LAST_BIND_REPORTS.clear()
+        LAST_BIND_FIT.clear()
+        LAST_BIND_MESSAGES.clear()
+        notes = []
         try:
             api = _load_api(context)
+            LAST_BIND_FIT.update(bind_fit(api, meshes, arm, self.only_deform))
+            if LAST_BIND_FIT["message"]:
+                self._report("WARNING", "Skinkit: " + LAST_BIND_FIT["message"])
             for i, obj in enumerate(meshes):
                 rep = bind_object(api, obj, arm, self.method, self.max_influences, self.only_deform,
                                   self.respect_locks, vertex_mask=masks[i])
@@ -795,6 +1003,9 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
                 extra = ""
                 if rep["fallback_vertices"]:
                     extra = ", %d by nearest-bone fallback" % rep["fallback_vertices"]
+                if rep["modifier_note"]:
+                    notes.append("%s: %s" % (obj.name, rep["modifier_note"]))
+                    extra += "; " + rep["modifier_note"]
                 lines.append("%s: %d vertices bound (%s%s) in %.0f ms (read %.0f, bind %.0f, write %.0f)"
                              % (obj.name, rep["bound_vertices"], used, extra,
                                 1e3 * (rep["transfer_in"] + rep["bind"] + rep["write_back"]),
@@ -805,8 +1016,12 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
             wm.progress_end()
             if mode == "EDIT_MESH":
                 bpy.ops.object.mode_set(mode="EDIT")
-        self.report({"INFO"}, "; ".join(lines))
+        self._report("WARNING" if notes else "INFO", "; ".join(lines))
         return {"FINISHED"}
+
+    def _report(self, level, msg):
+        LAST_BIND_MESSAGES.append((level, msg))
+        self.report({level}, msg)
 
 
 classes = (SKINKIT_OT_validate, SKINKIT_OT_select_invalid) + WEIGHT_OPERATORS + (SKINKIT_OT_auto_bind,)

@@ -1,6 +1,6 @@
 """UI: the "Skinkit" tab of the 3D View sidebar (N panel), the stored validation report, the Weight Paint
-▸ Weights menu entries and the Object ▸ Parent (Ctrl+P) entry (appended in register, removed in unregister; the
-File ▸ Import/Export entries are io_scene.MENUS)."""
+▸ Weights menu entries, the Object ▸ Parent entry and the Ctrl+P menu (appended in register, removed in
+unregister; the File ▸ Import/Export entries are io_scene.MENUS)."""
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
@@ -94,16 +94,17 @@ class VIEW3D_PT_skinkit(bpy.types.Panel):
 
         col = layout.column(align=True)
         col.label(text="Fix Weights")
-        col.operator("skinkit.normalize").group_subset = settings.group_subset
+        # the Blender-like tools keep Blender's Subset default (Adjust Last Operation changes it)
+        col.operator("skinkit.normalize")
         op = col.operator("skinkit.limit_total")
-        op.limit, op.group_subset = max(1, settings.max_influences), settings.group_subset
+        op.limit = max(1, settings.max_influences)
         row = col.row(align=True)
         op = row.operator("skinkit.clean")
-        op.threshold, op.group_subset = settings.clean_threshold, settings.group_subset
+        op.threshold = settings.clean_threshold
         row.prop(settings, "clean_threshold", text="")
         row = col.row(align=True)
         op = row.operator("skinkit.quantize")
-        op.bits, op.group_subset = settings.quantize_bits, settings.group_subset
+        op.bits = settings.quantize_bits
         row.prop(settings, "quantize_bits", text="")
 
         col = layout.column(align=True)
@@ -112,16 +113,15 @@ class VIEW3D_PT_skinkit(bpy.types.Panel):
         op = row.operator("skinkit.smooth")
         op.iterations, op.factor, op.method = settings.smooth_iterations, settings.smooth_factor, \
             settings.smooth_method
-        op.group_subset = settings.group_subset
         row.prop(settings, "smooth_iterations", text="")
         row = col.row(align=True)
         row.prop(settings, "smooth_factor")
         row.prop(settings, "smooth_method", text="")
-        col.operator("skinkit.remove_rogue").group_subset = settings.group_subset
-        col.operator("skinkit.transfer").group_subset = settings.group_subset
+        col.operator("skinkit.remove_rogue").group_select_mode = settings.group_subset
+        col.operator("skinkit.transfer").group_select_mode = settings.group_subset
         row = col.row(align=True)
         op = row.operator("skinkit.mirror")
-        op.axis, op.mode, op.group_subset = settings.mirror_axis, settings.mirror_mode, settings.group_subset
+        op.axis, op.mode, op.group_select_mode = settings.mirror_axis, settings.mirror_mode, settings.group_subset
         row.prop(settings, "mirror_axis", text="")
         row.prop(settings, "mirror_mode", text="")
 
@@ -154,43 +154,93 @@ def menu_parent(self, context):
     layout.operator("skinkit.auto_bind", text="Auto Bind (skinkit)")
 
 
-class SKINKIT_MT_parent_set(bpy.types.Menu):
-    """Ctrl+P in Object Mode: Blender's "Set Parent To" entries plus Auto Bind (skinkit).
+def _parent_children(context):
+    """Object types among the selected objects other than the active one (the would-be children)."""
+    act = context.active_object
+    return {o.type for o in (context.selected_editable_objects or []) if o != act}
 
-    Blender 3.4 draws its own Ctrl+P popup in C (object.parent_set's invoke), so an addon cannot append to it;
-    the addon keymap maps Ctrl+P to this menu instead (see register_keymap; users can switch it off in
-    Preferences ▸ Keymap ▸ Object Mode like any addon key)."""
+
+def _parent_type_name(ident):
+    return bpy.ops.object.parent_set.get_rna_type().properties["type"].enum_items[ident].name
+
+
+def draw_parent_set(layout, context):
+    """Blender's own "Set Parent To" popup for an armature parent (object.parent_set's menu, built in C by
+    parent_set_invoke_menu in Blender 3.4 .. 4.x, mirrored entry for entry) with Auto Bind (skinkit) after
+    "With Automatic Weights"."""
+    kinds = _parent_children(context)
+    gpencil = bool(kinds & {"GPENCIL", "GREASEPENCIL"})
+    layout.operator_context = "EXEC_DEFAULT"
+    op = layout.operator("object.parent_set", text="Object")
+    op.type, op.keep_transform = "OBJECT", False
+    op = layout.operator("object.parent_set", text="Object (Keep Transform)")
+    op.type, op.keep_transform = "OBJECT", True
+    layout.operator_context = "INVOKE_DEFAULT"
+    noinv = bpy.ops.object.parent_no_inverse_set.get_rna_type().properties
+    op = layout.operator("object.parent_no_inverse_set", text="Object (Without Inverse)")
+    if "keep_transform" in noinv:  # Blender 3.5+
+        op.keep_transform = False
+        op = layout.operator("object.parent_no_inverse_set", text="Object (Keep Transform Without Inverse)")
+        op.keep_transform = True
+    types = ["ARMATURE", "ARMATURE_NAME"]
+    if not gpencil:
+        types.append("ARMATURE_ENVELOPE")
+    if "MESH" in kinds or gpencil:
+        types.append("ARMATURE_AUTO")
+    types += ["BONE", "BONE_RELATIVE"]
+    for t in types:
+        layout.operator("object.parent_set", text=_parent_type_name(t)).type = t
+        if t == "ARMATURE_AUTO" and "MESH" in kinds:
+            layout.operator("skinkit.auto_bind", text="   With Automatic Weights (skinkit)")
+
+
+class SKINKIT_MT_parent_set(bpy.types.Menu):
+    """Ctrl+P in Object Mode with an active armature and selected meshes: Blender's "Set Parent To" entries for
+    that selection plus Auto Bind (skinkit). Opened by SKINKIT_OT_parent_set_menu; in any other selection Ctrl+P
+    stays Blender's own popup."""
 
     bl_idname = "SKINKIT_MT_parent_set"
     bl_label = "Set Parent To"
 
     def draw(self, context):
-        layout = self.layout
-        layout.operator_context = "EXEC_DEFAULT"
-        # the parenting types valid for this selection (object, armature deform with automatic weights, ...)
-        layout.operator_enum("object.parent_set", "type")
-        op = layout.operator("object.parent_set", text="Object (Keep Transform)")
-        op.type = "OBJECT"
-        op.keep_transform = True
-        layout.operator("object.parent_no_inverse_set", text="Object (Without Inverse)")
-        layout.separator()
-        layout.operator_context = "INVOKE_DEFAULT"
-        layout.operator("skinkit.auto_bind", text="Auto Bind (skinkit)")
+        draw_parent_set(self.layout, context)
+
+
+class SKINKIT_OT_parent_set_menu(bpy.types.Operator):
+    """Set the object's parenting (Blender's Set Parent To menu, plus skinkit's Auto Bind for meshes)"""
+
+    bl_idname = "skinkit.parent_set_menu"
+    bl_label = "Set Parent To"
+
+    @classmethod
+    def poll(cls, context):
+        # False lets Ctrl+P through to Blender's own object.parent_set popup (the next keymap item)
+        act = context.active_object
+        return (context.mode == "OBJECT" and act is not None and act.type == "ARMATURE"
+                and "MESH" in _parent_children(context))
+
+    def invoke(self, context, event):
+        context.window_manager.popup_menu(lambda menu, ctx: draw_parent_set(menu.layout, ctx),
+                                          title=SKINKIT_MT_parent_set.bl_label)
+        return {"FINISHED"}
+
+    def execute(self, context):
+        return {"PASS_THROUGH"}
 
 
 _keymap_items = []
 
 
 def register_keymap():
-    """Ctrl+P in Object Mode opens SKINKIT_MT_parent_set (addon keymaps take precedence over the default one).
-    No-op without a window manager key configuration (background mode)."""
+    """Ctrl+P in Object Mode runs SKINKIT_OT_parent_set_menu before Blender's own Ctrl+P (addon keymap items come
+    first); it polls true only for an active armature with selected meshes, so every other Ctrl+P is Blender's
+    untouched. No-op without a window manager key configuration (background mode)."""
     wm = bpy.context.window_manager
     kc = wm.keyconfigs.addon if wm else None
     if kc is None:
         return
     km = kc.keymaps.new(name="Object Mode", space_type="EMPTY")
-    kmi = km.keymap_items.new("wm.call_menu", "P", "PRESS", ctrl=True)
-    kmi.properties.name = SKINKIT_MT_parent_set.bl_idname
+    kmi = km.keymap_items.new(SKINKIT_OT_parent_set_menu.bl_idname, "P", "PRESS", ctrl=True)
     _keymap_items.append((km, kmi))
 
 
@@ -203,7 +253,7 @@ def unregister_keymap():
 # (menu type name, draw function): appended in register(), removed in unregister().
 MENUS = (("VIEW3D_MT_paint_weight", menu_weights), ("VIEW3D_MT_object_parent", menu_parent))
 
-classes = (SkinkitReport, SkinkitSettings, VIEW3D_PT_skinkit, SKINKIT_MT_parent_set)
+classes = (SkinkitReport, SkinkitSettings, VIEW3D_PT_skinkit, SKINKIT_MT_parent_set, SKINKIT_OT_parent_set_menu)
 
 # (bpy type, attribute, property group): pointer properties added after the classes are registered.
 POINTERS = (("Object", "skinkit_report", SkinkitReport), ("Scene", "skinkit", SkinkitSettings))
