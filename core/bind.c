@@ -17,7 +17,8 @@ int skc_bind_cands_init(skc_bind_cands* c, size_t vertex_count, uint32_t stride,
   c->count = calloc(vertex_count, sizeof *c->count);
   c->joints = malloc(vertex_count * stride * sizeof *c->joints);
   c->weights = malloc(vertex_count * stride * sizeof *c->weights);
-  if (!c->count || !c->joints || !c->weights) {
+  c->fallback = calloc(vertex_count ? vertex_count : 1, 1);
+  if (!c->count || !c->joints || !c->weights || !c->fallback) {
     skc_bind_cands_free(c);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu x %u binding candidates", vertex_count, stride);
   }
@@ -28,6 +29,7 @@ void skc_bind_cands_free(skc_bind_cands* c) {
   free(c->count);
   free(c->joints);
   free(c->weights);
+  free(c->fallback);
   memset(c, 0, sizeof *c);
 }
 
@@ -416,6 +418,27 @@ static int finish_vertex(const skc_bind_desc* d, const bind_groups* g, const skc
   return skc_skin_builder_push(b, j, w, n) ? SKC_OUT_OF_MEMORY : SKC_OK;
 }
 
+/* The report's optional per-joint arrays from the written skin: vertices with a non-zero weight, weight sums, and
+ * of those vertices the ones the fallback weighted (fell[v]; NULL: none). */
+static void joint_figures(const skc_skin* skin, uint32_t nj, const uint8_t* fell_back, skc_bind_report* rep) {
+  uint64_t* counts = rep->joint_vertex_counts;
+  uint64_t* fb = rep->joint_fallback_counts;
+  double* sums = rep->joint_weight_sums;
+  if (counts) memset(counts, 0, nj * sizeof *counts);
+  if (fb) memset(fb, 0, nj * sizeof *fb);
+  if (sums) memset(sums, 0, nj * sizeof *sums);
+  for (size_t v = 0; v < skin->vertex_count; ++v) {
+    int fell = fell_back && fell_back[v];
+    for (uint32_t e = skin->offsets[v]; e < skin->offsets[v + 1]; ++e) {
+      uint32_t j = skin->joints[e];
+      if (!(skin->weights[e] > 0.0f) || j >= nj) continue;
+      if (counts) ++counts[j];
+      if (fb && fell) ++fb[j];
+      if (sums) sums[j] += skin->weights[e];
+    }
+  }
+}
+
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err) {
   double t0 = now_ms();
   int rc = validate(d, skin, err);
@@ -462,6 +485,9 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
     return rc;
   }
   uint64_t bound = 0;
+  uint8_t* fell = c.fallback; /* kept past the candidates: masked to the bound vertices */
+  c.fallback = NULL;
+  for (size_t v = 0; v < d->vertex_count; ++v) fell[v] = fell[v] && (!d->vertex_mask || d->vertex_mask[v]);
   for (size_t v = 0; v < d->vertex_count && !rc; ++v) {
     if (d->vertex_mask && !d->vertex_mask[v]) {
       uint32_t e0 = skin->offsets[v], e1 = skin->offsets[v + 1];
@@ -474,22 +500,26 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
   skc_bind_cands_free(&c);
   groups_free(&groups);
   if (rc) {
+    free(fell);
     skc_skin_builder_free(&b);
     return skc_fail(err, rc, "bind: %s while writing the weights", skc_status_string(rc));
   }
   rc = skc_skin_builder_finish(&b, skin, err);
-  if (rc) return rc;
+  if (rc) {
+    free(fell);
+    return rc;
+  }
   if (report) {
-    uint64_t* counts = report->joint_vertex_counts;
     rep.bound_vertices = bound;
-    rep.joint_vertex_counts = counts;
-    if (counts) {
-      memset(counts, 0, d->joint_count * sizeof *counts);
-      for (size_t e = 0; e < skc_skin_entries(skin); ++e)
-        if (skin->weights[e] > 0.0f && skin->joints[e] < d->joint_count) ++counts[skin->joints[e]];
-    }
+    rep.joint_vertex_counts = report->joint_vertex_counts;
+    rep.vertex_fallback = report->vertex_fallback;
+    rep.joint_fallback_counts = report->joint_fallback_counts;
+    rep.joint_weight_sums = report->joint_weight_sums;
+    if (rep.vertex_fallback) memcpy(rep.vertex_fallback, fell, d->vertex_count);
+    joint_figures(skin, d->joint_count, fell, &rep);
     rep.milliseconds = now_ms() - t0;
     *report = rep;
   }
+  free(fell);
   return SKC_OK;
 }

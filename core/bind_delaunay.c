@@ -635,7 +635,7 @@ int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_repo
     out->count[v] = 0;
     uint32_t u = c.node_of[v];
     if (qrc != SKC_OK || L.count[u] == 0) {
-      fallback[v] = 1;
+      fallback[v] = out->fallback[v] = 1;
       ++fell_back;
       continue;
     }

@@ -518,6 +518,7 @@ static int nearest_fallback(const skc_bind_desc* d, skc_bind_cands* out, skc_bin
   uint64_t count = 0;
   for (size_t v = 0; v < d->vertex_count; ++v) {
     need[v] = out->count[v] == 0 && (!d->vertex_mask || d->vertex_mask[v]);
+    out->fallback[v] |= need[v];
     count += need[v];
   }
   int rc = count ? skc_bind_nearest(d, need, out, err) : SKC_OK;
@@ -587,7 +588,8 @@ static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, skc_bind_c
     for (size_t v = 0; v < n; ++v) {
       uint32_t r = c->rep[v], k = slot[c->comp[r]];
       if (k == UINT32_MAX || !small[k]) continue;
-      count += !d->vertex_mask || d->vertex_mask[v];
+      out->fallback[v] = !d->vertex_mask || d->vertex_mask[v];
+      count += out->fallback[v];
       if (r != v) continue; /* duplicates copy their representative later */
       out->count[v] = pc.count[k];
       memcpy(out->joints + v * s, pc.joints + (size_t)k * s, pc.count[k] * sizeof *out->joints);

@@ -20,7 +20,10 @@ int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report
     skc_err_clear(err);
     rc = skc_bind_nearest(d, d->vertex_mask, out, err);
     rep.method_used = SKC_BIND_NEAREST;
-    for (size_t v = 0; v < d->vertex_count; ++v) rep.fallback_vertices += !d->vertex_mask || d->vertex_mask[v];
+    for (size_t v = 0; v < d->vertex_count; ++v) {
+      out->fallback[v] = !d->vertex_mask || d->vertex_mask[v];
+      rep.fallback_vertices += out->fallback[v];
+    }
   }
   if (rc) return rc;
   for (size_t v = 0; v < d->vertex_count; ++v) /* guarantee: every bound vertex has a weight */

@@ -55,6 +55,10 @@ typedef struct skc_bind_report {
   uint64_t fallback_components; /* components no bone sees (weighted by nearest) */
   uint64_t bound_vertices;      /* vertices (re)weighted */
   uint64_t* joint_vertex_counts; /* optional, joint_count: vertices with a non-zero weight, whole skin */
+  /* optional caller arrays, filled by skc_bind after the weights are written: */
+  uint8_t* vertex_fallback;        /* vertex_count: 1 = weighted by the nearest-bone fallback (0 for unbound) */
+  uint64_t* joint_fallback_counts; /* joint_count: fallback vertices with a non-zero weight on the joint */
+  double* joint_weight_sums;       /* joint_count: sum of the joint's weights, whole skin */
 } skc_bind_report;
 
 /* Candidates produced by a method: vertex v owns count[v] pairs at v * stride (stride = max candidates). */
@@ -64,6 +68,7 @@ typedef struct skc_bind_cands {
   uint32_t* count;
   uint32_t* joints;
   float* weights;
+  uint8_t* fallback; /* vertex_count: 1 = the nearest-bone fallback gave v its candidates (set by the methods) */
 } skc_bind_cands;
 
 int skc_bind_cands_init(skc_bind_cands* c, size_t vertex_count, uint32_t stride, skc_err* err);

@@ -146,6 +146,12 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_
  * rest transform. */
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err);
 
+/* The deform joints (scene_deform.c, where the rule is spelled out): mask (joint_count bytes) = 1 for the joints
+ * some skin lists (rule SKIO_DEFORM_SKINS); when no skin lists any, the bone hierarchy without the scene root,
+ * armature object nodes, importers' synthetic roots and mesh nodes (SKIO_DEFORM_HIERARCHY), or every joint when that
+ * leaves none (SKIO_DEFORM_ALL); SKIO_DEFORM_NONE without a skeleton. *out_count / *out_rule optional. */
+enum { SKIO_DEFORM_NONE = 0, SKIO_DEFORM_SKINS = 1, SKIO_DEFORM_HIERARCHY = 2, SKIO_DEFORM_ALL = 3 };
+int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_count, int* out_rule, skc_err* err);
 /* Whether joint j is bound (skio_mesh.bound) by some skinned mesh. */
 bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j);
 /* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)

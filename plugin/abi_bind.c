@@ -1,4 +1,5 @@
 /* abi_bind.c - automatic binding (sk_bind) and bone segments of a skeleton. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "abi_internal.h"
@@ -70,9 +71,11 @@ SK_API sk_result sk_bind_fit_check(const sk_bind_desc* desc, sk_bind_fit* out, s
 
 SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report* report, sk_error* err) {
   SK__CHECK_SIZE(desc, sk_bind_desc, err);
-  if (report && report->size != sizeof(sk_bind_report))
+  const size_t size_1_4 = offsetof(sk_bind_report, vertex_fallback); /* 1.4 callers end at joint_vertex_counts */
+  if (report && report->size != sizeof(sk_bind_report) && report->size != size_1_4)
     SK__FAIL(err, SKC_STRUCT_SIZE, "sk_bind_report.size is %u, this library expects %zu (set it to sizeof)",
              (unsigned)report->size, sizeof(sk_bind_report));
+  int full = report && report->size == sizeof(sk_bind_report);
   if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: output skin must not be NULL");
   if (desc->skeleton && (desc->heads || desc->tails))
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: give either a skeleton or heads/tails, not both");
@@ -107,6 +110,11 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   if (bones_of(desc, &seg, &d.heads, &d.tails, &d.joint_count)) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind: out of memory");
   skc_bind_report rep = {0};
   rep.joint_vertex_counts = report ? report->joint_vertex_counts : NULL;
+  if (full) {
+    rep.vertex_fallback = report->vertex_fallback;
+    rep.joint_fallback_counts = report->joint_fallback_counts;
+    rep.joint_weight_sums = report->joint_weight_sums;
+  }
   skc_err e;
   skc_err_clear(&e);
   int rc = skc_bind(&d, out, &rep, &e);

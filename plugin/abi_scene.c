@@ -133,6 +133,24 @@ SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mes
   return sk__ret(SKC_OK, NULL, err);
 }
 
+SK_API sk_result sk_scene_deform_joints(const sk_scene* scene, uint8_t* out_mask, uint32_t mask_count,
+                                        uint32_t* out_count, uint32_t* out_rule, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  uint32_t jc = scene->io->skeleton ? scene->io->skeleton->joint_count : 0;
+  if (jc && (!out_mask || mask_count < jc))
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "out_mask must hold the %u joints (mask_count %u)", jc, mask_count);
+  _Static_assert((int)SK_DEFORM_RULE_SKINS == SKIO_DEFORM_SKINS && (int)SK_DEFORM_RULE_ALL == SKIO_DEFORM_ALL &&
+                     (int)SK_DEFORM_RULE_HIERARCHY == SKIO_DEFORM_HIERARCHY &&
+                     (int)SK_DEFORM_RULE_NONE == SKIO_DEFORM_NONE,
+                 "deform rule values");
+  uint8_t none = 0;
+  int rule = SKIO_DEFORM_NONE;
+  skc_err e = {0};
+  int rc = skio_scene_deform_joints(scene->io, out_mask ? out_mask : &none, out_count, &rule, &e);
+  if (!rc && out_rule) *out_rule = (uint32_t)rule;
+  return sk__ret(rc, &e, err);
+}
+
 SK_API uint32_t sk_scene_animation_count(const sk_scene* scene) { return scene ? scene->io->anim_count : 0; }
 
 SK_API const char* sk_scene_animation_name(const sk_scene* scene, uint32_t anim) {

@@ -21,13 +21,19 @@ const char cli_bind_usage[] =
     "  --method M           robust (default) | heat | nearest | capsule | delaunay\n"
     "  --max-influences N   1 .. 255 (default 4)\n"
     "  --joints a,b,...     only these joints receive weights (names as in `skinkit info`)\n"
-    "  --all-joints         let every skeleton node receive weights; by default only the deform joints do: the\n"
-    "                       joints some skin of IN lists (never the scene root, an armature object node or an\n"
-    "                       importer's synthetic root, which are in the skeleton only as ancestors)\n"
+    "  --all-joints         let every skeleton node receive weights; by default only the deform joints do\n"
+    "                       (`skinkit info` marks them): when some skin of IN lists joints, exactly those; when\n"
+    "                       none does, the bone hierarchy below, never including, the wrappers at the top of the\n"
+    "                       tree - importers' synthetic and scene roots (RootNode, ROOT, Scene, Z_UP, Y_UP,\n"
+    "                       <MD5_Root>, <MD5_Mesh>, <MD5_Hierarchy>), armature object nodes (Armature, Armature.001,\n"
+    "                       Rig, *_rig; any case) and the only root above such a node - and never a node carrying a\n"
+    "                       mesh; every node when that leaves none (docs/bind.md)\n"
     "  --force              replace an existing OUT (IN itself is never overwritten)\n"
-    "  --report             also print the vertex count of every joint, per mesh\n"
-    "  --json               print the report as JSON on stdout (per-joint counts and timings included; schema\n"
-    "                       skinkit.bind, docs/json.md); --json FILE.json or --json=FILE writes it to FILE\n"
+    "  --report             also print per mesh, for every joint that got weight: its vertices, its share of the\n"
+    "                       mesh's weight and the vertices of it the nearest-bone fallback weighted\n"
+    "  --json               print the report as JSON on stdout (per mesh and joint: vertices, weight share, method,\n"
+    "                       fallback count; timings; schema skinkit.bind, docs/json.md); --json FILE.json or\n"
+    "                       --json=FILE writes it to FILE\n"
     "  A file whose meshes all have skins keeps its animations; when some mesh has no skin (a rigged file whose\n"
     "  skeleton comes from another mesh) the scene is rebuilt from meshes and skeleton, without animations.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, no skeleton, bad option).\n";
@@ -47,8 +53,57 @@ static const char* method_name(uint32_t m) { return m < METHOD_COUNT ? k_method_
 typedef struct bind_result {
   uint32_t bound; /* 0: mesh skipped (no vertices) */
   sk_bind_report rep;
-  uint64_t* counts; /* joint_count */
+  uint64_t* counts;   /* joint_count: vertices with a non-zero weight */
+  uint64_t* fallback; /* joint_count: of those, weighted by the nearest-bone fallback */
+  double* sums;       /* joint_count: sum of the joint's weights */
 } bind_result;
+
+static void bind_result_free(bind_result* r) {
+  free(r->counts);
+  free(r->fallback);
+  free(r->sums);
+}
+
+/* What the run was asked and chose, for the report. */
+typedef struct bind_run {
+  const char *in, *out;
+  uint32_t method, max_inf;
+  int per_joint, json;
+  const uint8_t* deform; /* NULL: every joint */
+  uint32_t deform_count;
+  const char* deform_rule; /* skins, hierarchy, all (sk_scene_deform_joints), joints (--joints), all_joints */
+  sk_bind_fit fit;
+  double load_ms, save_ms;
+} bind_run;
+
+/* 1 when joint j belongs in the per-joint report: a deform joint (every joint without a mask) or one with weight. */
+static int reported(const bind_result* r, const uint8_t* deform, uint32_t j) {
+  return !deform || deform[j] || r->counts[j];
+}
+
+static double weight_total(const bind_result* r, uint32_t nj) {
+  double t = 0.0;
+  for (uint32_t j = 0; j < nj; ++j) t += r->sums[j];
+  return t > 0.0 ? t : 1.0;
+}
+
+/* "joints":[{"name","vertex_count","weight_share","method","fallback_count"}] of one mesh. */
+static void print_joints_json(const sk_skeleton* sk, const bind_result* r, const uint8_t* deform) {
+  uint32_t nj = sk_skeleton_joint_count(sk);
+  double total = weight_total(r, nj);
+  printf(",\"joints\":[");
+  int first = 1;
+  for (uint32_t j = 0; j < nj; ++j) {
+    if (!reported(r, deform, j)) continue;
+    printf("%s{\"name\":", first ? "" : ",");
+    first = 0;
+    cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
+    printf(",\"vertex_count\":%llu,\"weight_share\":%.6f,\"method\":\"%s\",\"fallback_count\":%llu}",
+           (unsigned long long)r->counts[j], r->sums[j] / total, method_name(r->rep.method_used),
+           (unsigned long long)r->fallback[j]);
+  }
+  putchar(']');
+}
 
 static const char* const k_fit_hints[] = {"", "scale", "axis", "offset"};
 
@@ -138,23 +193,15 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
   return out;
 }
 
-/* The deform joints of IN: every joint some mesh's skin lists (sk_scene_mesh_inverse_binds' bound flags), as a
- * joint_count mask with its count in *n; NULL (every joint) when no skin lists any or memory runs out. */
-static uint8_t* skin_joints(sk_scene* s, uint32_t nj, uint32_t nm, uint32_t* n) {
+/* The deform joints of IN (sk_scene_deform_joints: the skins' joints, else the bone hierarchy) as a joint_count
+ * mask, with their count in *n and the rule in *rule; NULL (every joint) when memory runs out. */
+static uint8_t* deform_joints(const sk_scene* s, uint32_t nj, uint32_t* n, uint32_t* rule) {
   uint8_t* mask = calloc(nj ? nj : 1, 1);
-  uint8_t* bound = calloc(nj ? nj : 1, 1);
   *n = 0;
-  for (uint32_t m = 0; mask && bound && m < nm; ++m) {
-    if (sk_scene_mesh_inverse_binds(s, m, NULL, bound, NULL) != SK_OK) continue;
-    for (uint32_t j = 0; j < nj; ++j) mask[j] |= bound[j];
-  }
-  for (uint32_t j = 0; mask && j < nj; ++j) *n += mask[j];
-  free(bound);
-  if (*n == 0) {
-    free(mask);
-    return NULL;
-  }
-  return mask;
+  *rule = SK_DEFORM_RULE_NONE;
+  if (mask && sk_scene_deform_joints(s, mask, nj, n, rule, NULL) == SK_OK) return mask;
+  free(mask);
+  return NULL;
 }
 
 /* Sets deform[j] = 1 for every joint named in the comma-separated list; returns 0 or prints the unknown name. */
@@ -181,6 +228,33 @@ static int parse_joints(const sk_skeleton* sk, const char* list, uint8_t* deform
     if (*p == ',') ++p;
   }
   return 0;
+}
+
+/* The joints that receive weights: --joints' list (NULL after a message when a name is unknown), else the deform
+ * joints of IN (NULL, every joint, when memory runs out); count and rule into run, and a line saying so. */
+static uint8_t* choose_deform(const sk_scene* s, const char* joints, bind_run* run) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t nj = sk_skeleton_joint_count(sk), nd = 0, rule = 0;
+  if (joints) {
+    uint8_t* deform = calloc(nj ? nj : 1, 1);
+    if (!deform || parse_joints(sk, joints, deform)) {
+      free(deform);
+      return NULL;
+    }
+    for (uint32_t j = 0; j < nj; ++j) nd += deform[j];
+    run->deform_count = nd;
+    run->deform_rule = "joints";
+    return deform;
+  }
+  static const char* const k_rules[] = {"all", "skins", "hierarchy", "all"};
+  uint8_t* deform = deform_joints(s, nj, &nd, &rule);
+  run->deform_count = deform ? nd : nj;
+  run->deform_rule = deform ? k_rules[rule <= 3 ? rule : 0] : "all";
+  if (deform && nd < nj && !run->json)
+    printf("deform joints: %u of %u skeleton nodes (%s; --all-joints for every node)\n", nd, nj,
+           rule == SK_DEFORM_RULE_SKINS ? "the joints IN's skins list"
+                                        : "no skin: the bones below the scene root and armature nodes");
+  return deform;
 }
 
 typedef struct mesh_data {
@@ -222,17 +296,51 @@ static int mesh_data_read(const sk_scene* s, uint32_t m, mesh_data* d) {
   return 0;
 }
 
-static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_result* res, uint32_t nm,
-                         const char* in, const char* out, uint32_t method, uint32_t max_inf, int per_joint, int json,
-                         const sk_bind_fit* fit, double load_ms, double save_ms, double total_ms) {
+/* The top-level "joints": every reported joint over all bound meshes (weight share of the total weight; method
+ * "mixed" when the meshes that weight it used different methods). */
+static void print_all_joints_json(const sk_skeleton* sk, const bind_result* res, uint32_t nm, const bind_run* run) {
   uint32_t nj = sk_skeleton_joint_count(sk);
-  if (json) {
+  double total = 0.0;
+  for (uint32_t m = 0; m < nm; ++m)
+    for (uint32_t j = 0; res[m].bound && j < nj; ++j) total += res[m].sums[j];
+  printf(",\"joints\":[");
+  int first = 1;
+  for (uint32_t j = 0; j < nj; ++j) {
+    unsigned long long verts = 0, fb = 0;
+    double sum = 0.0;
+    int used = -1, listed = !run->deform || run->deform[j];
+    for (uint32_t m = 0; m < nm; ++m) {
+      if (!res[m].bound) continue;
+      verts += res[m].counts[j];
+      fb += res[m].fallback[j];
+      sum += res[m].sums[j];
+      int mu = (int)res[m].rep.method_used;
+      if (res[m].counts[j]) used = used == -1 || used == mu ? mu : -2;
+    }
+    if (!listed && !verts) continue;
+    printf("%s{\"name\":", first ? "" : ",");
+    first = 0;
+    cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
+    printf(",\"vertex_count\":%llu,\"weight_share\":%.6f,\"method\":\"%s\",\"fallback_count\":%llu}", verts,
+           total > 0.0 ? sum / total : 0.0,
+           used == -2 ? "mixed" : method_name(used >= 0 ? (uint32_t)used : run->method), fb);
+  }
+  putchar(']');
+}
+
+static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_result* res, uint32_t nm,
+                         const bind_run* run, double total_ms) {
+  uint32_t nj = sk_skeleton_joint_count(sk);
+  const uint8_t* deform = run->deform;
+  if (run->json) {
     cli_json_head(stdout, "bind");
     printf(",\"path\":");
-    cli_json_string(stdout, in);
+    cli_json_string(stdout, run->in);
     printf(",\"output\":");
-    cli_json_string(stdout, out);
-    printf(",\"method\":\"%s\",\"max_influences\":%u,\"joint_count\":%u,\"meshes\":[", method_name(method), max_inf, nj);
+    cli_json_string(stdout, run->out);
+    printf(",\"method\":\"%s\",\"max_influences\":%u,\"joint_count\":%u,\"deform_joint_count\":%u,"
+           "\"deform_rule\":\"%s\",\"meshes\":[",
+           method_name(run->method), run->max_inf, nj, run->deform_count, run->deform_rule);
     int first = 1;
     for (uint32_t m = 0; m < nm; ++m) {
       if (!res[m].bound) continue;
@@ -249,12 +357,15 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
         cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
         printf(":%llu", (unsigned long long)res[m].counts[j]);
       }
-      printf("}}");
+      putchar('}');
+      print_joints_json(sk, &res[m], deform);
+      putchar('}');
     }
     putchar(']');
-    print_fit_json(fit);
-    printf(",\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", load_ms / 1e3, save_ms / 1e3,
-           total_ms / 1e3);
+    print_all_joints_json(sk, res, nm, run);
+    print_fit_json(&run->fit);
+    printf(",\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", run->load_ms / 1e3,
+           run->save_ms / 1e3, total_ms / 1e3);
     return;
   }
   for (uint32_t m = 0; m < nm; ++m) {
@@ -266,12 +377,17 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
     if (r->fallback_vertices)
       printf(", %llu vertices by nearest-bone fallback", (unsigned long long)r->fallback_vertices);
     printf("\n");
-    if (!per_joint) continue;
-    for (uint32_t j = 0; j < nj; ++j)
-      if (res[m].counts[j])
-        printf("  %-32s %llu\n", sk_skeleton_joint_name(sk, j), (unsigned long long)res[m].counts[j]);
+    if (!run->per_joint) continue;
+    double total = weight_total(&res[m], nj);
+    for (uint32_t j = 0; j < nj; ++j) {
+      if (!res[m].counts[j]) continue;
+      printf("  %-32s %8llu vertices %6.2f %%", sk_skeleton_joint_name(sk, j), (unsigned long long)res[m].counts[j],
+             100.0 * res[m].sums[j] / total);
+      if (res[m].fallback[j]) printf(", %llu by fallback", (unsigned long long)res[m].fallback[j]);
+      putchar('\n');
+    }
   }
-  printf("load %.1f ms, save %.1f ms, total %.1f ms\nwrote %s\n", load_ms, save_ms, total_ms, out);
+  printf("load %.1f ms, save %.1f ms, total %.1f ms\nwrote %s\n", run->load_ms, run->save_ms, total_ms, run->out);
 }
 
 int cli_bind(int argc, char** argv) {
@@ -334,22 +450,17 @@ int cli_bind(int argc, char** argv) {
     return 2;
   }
   uint32_t nj = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
+  bind_run run = {in, out, method, max_inf, per_joint, json, NULL, nj, "all_joints", {0}, load_ms, 0.0};
   uint8_t* deform = NULL;
-  if (joints) {
-    deform = calloc(nj, 1);
-    if (!deform || parse_joints(sk, joints, deform)) {
-      free(deform);
+  if (joints || !all_joints) {
+    deform = choose_deform(s, joints, &run);
+    if (!deform && joints) {
       sk_scene_destroy(s);
       return 2;
     }
-  } else if (!all_joints) {
-    uint32_t nd = 0;
-    deform = skin_joints(s, nj, nm, &nd);
-    if (deform && nd < nj && !json)
-      printf("deform joints: %u of %u skeleton nodes (the joints IN's skins list; --all-joints for every node)\n", nd, nj);
+    run.deform = deform;
   }
-  sk_bind_fit fit;
-  check_fit(s, sk, deform, &fit);
+  check_fit(s, sk, deform, &run.fit);
   int all_skinned = 1;
   for (uint32_t m = 0; m < nm; ++m)
     if (sk_scene_mesh_vertex_count(s, m) && !sk_scene_mesh_skin(s, m)) all_skinned = 0;
@@ -373,7 +484,11 @@ int cli_bind(int argc, char** argv) {
     sk_skeleton* bind_sk = target ? mesh_bind_skeleton(s, m, sk) : NULL;
     float* ib = NULL;
     if (md.nv && (target || sk_skin_create(md.nv, nj, &fresh, &err) == SK_OK)) {
-      res[m].counts = calloc(nj, sizeof *res[m].counts);
+      res[m].counts = calloc(nj ? nj : 1, sizeof *res[m].counts);
+      res[m].fallback = calloc(nj ? nj : 1, sizeof *res[m].fallback);
+      res[m].sums = calloc(nj ? nj : 1, sizeof *res[m].sums);
+      uint8_t* vfb = calloc(md.nv, 1);
+      int have = res[m].counts && res[m].fallback && res[m].sums && vfb;
       sk_bind_desc d;
       memset(&d, 0, sizeof d);
       d.size = sizeof d;
@@ -388,11 +503,16 @@ int cli_bind(int argc, char** argv) {
       d.bone_space = SK_BONE_SPACE_BIND;
       res[m].rep.size = sizeof res[m].rep;
       res[m].rep.joint_vertex_counts = res[m].counts;
-      if (!res[m].counts || sk_bind(&d, target ? target : fresh, &res[m].rep, &err)) {
+      res[m].rep.joint_fallback_counts = res[m].fallback;
+      res[m].rep.joint_weight_sums = res[m].sums;
+      res[m].rep.vertex_fallback = vfb;
+      if (!have || sk_bind(&d, target ? target : fresh, &res[m].rep, &err)) {
         fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m),
-                res[m].counts ? err.message : "out of memory");
+                have ? err.message : "out of memory");
         rc = 2;
       }
+      free(vfb);
+      res[m].rep.vertex_fallback = NULL;
       res[m].bound = 1;
     } else if (md.nv) {
       fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
@@ -445,9 +565,9 @@ int cli_bind(int argc, char** argv) {
       rc = src == SK_ERR_EXISTS ? 1 : 2;
     }
   }
-  if (!rc) print_report(s, sk, res, nm, in, out, method, max_inf, per_joint, json, &fit, load_ms, save_ms,
-                         now_ms() - t0);
-  for (uint32_t m = 0; res && m < nm; ++m) free(res[m].counts);
+  run.save_ms = save_ms;
+  if (!rc) print_report(s, sk, res, nm, &run, now_ms() - t0);
+  for (uint32_t m = 0; res && m < nm; ++m) bind_result_free(&res[m]);
   free(res);
   free(deform);
   sk_scene_destroy(rebuilt);

@@ -10,22 +10,23 @@
 const char cli_info_usage[] =
     "usage: skinkit info FILE... [--json [FILE|-]]\n"
     "  Meshes, vertices, influence histogram, weight-sum range, animations and the joint tree of each file: per\n"
-    "  joint its parent, deform (1 when some mesh's skin lists it) and the vertices it moves (non-zero weight,\n"
-    "  over all meshes). --json: one JSON object per file per line (schema skinkit.info, docs/json.md), with\n"
+    "  joint its parent, whether it is a deform joint (the joints `skinkit bind` weights: those some skin lists;\n"
+    "  without skins the bone hierarchy below the scene root, armature object nodes and importers' synthetic\n"
+    "  roots, see `skinkit bind --help`) and the vertices it moves (non-zero weight, over all meshes); the count of\n"
+    "  deform joints in the header. --json: one JSON object per file per line (schema skinkit.info, docs/json.md),\n"
+    "  with \"deform_joint_count\", \"deform_rule\" (\"skins\", \"hierarchy\", \"all\" or \"none\"),\n"
     "  \"joint_count\" and \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertex_count\"}];\n"
     "  --json FILE.json (or --json=FILE) writes them to FILE instead of stdout.\n"
     "  For an .skf file: header, meshes and the chunk list (tag, stored and raw sizes, influence_bytes).\n"
     "  Exit 0: every file read; 2: some file could not be read (the others are still listed).\n";
 
-/* Per joint: deform (some mesh binds it: sk_scene_mesh_inverse_binds' out_bound) and the number of vertices
- * with a non-zero weight on it, over all meshes. 0, or 1 when out of memory. */
-static int joint_stats(sk_scene* s, uint32_t nj, uint8_t* deform, uint64_t* verts) {
-  uint8_t* bound = malloc(nj ? nj : 1);
-  int rc = bound == NULL;
+/* Per joint: deform (sk_scene_deform_joints: the joints some skin lists, else the bone hierarchy; the rule in
+ * *rule, the count in *nd) and the number of vertices with a non-zero weight on it, over all meshes. 0, or 1 when
+ * out of memory. */
+static int joint_stats(sk_scene* s, uint32_t nj, uint8_t* deform, uint64_t* verts, uint32_t* nd, uint32_t* rule) {
+  sk_error e;
+  int rc = sk_scene_deform_joints(s, deform, nj, nd, rule, &e) != SK_OK;
   for (uint32_t m = 0; !rc && m < sk_scene_mesh_count(s); ++m) {
-    sk_error e;
-    if (sk_scene_mesh_inverse_binds(s, m, NULL, bound, &e) == SK_OK)
-      for (uint32_t j = 0; j < nj; ++j) deform[j] |= bound[j] != 0;
     const sk_skin* skin = sk_scene_mesh_skin(s, m);
     if (!skin) continue;
     size_t nv = sk_skin_vertex_count(skin), ni = sk_skin_influence_count(skin);
@@ -45,7 +46,6 @@ static int joint_stats(sk_scene* s, uint32_t nj, uint8_t* deform, uint64_t* vert
     free(jt);
     free(w);
   }
-  free(bound);
   return rc;
 }
 
@@ -96,7 +96,8 @@ static int info_one(const char* path, int json) {
   sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);
   uint8_t* deform = calloc(joints ? joints : 1, 1);
   uint64_t* verts = calloc(joints ? joints : 1, sizeof *verts);
-  if (!reps || !deform || !verts || joint_stats(s, joints, deform, verts)) {
+  uint32_t ndeform = 0, rule = 0;
+  if (!reps || !deform || !verts || joint_stats(s, joints, deform, verts, &ndeform, &rule)) {
     fprintf(stderr, "skinkit info: %s: out of memory\n", path);
     free(reps);
     free(deform);
@@ -110,8 +111,10 @@ static int info_one(const char* path, int json) {
     cli_json_head(stdout, "info");
     printf(",\"path\":");
     cli_json_string(stdout, path);
-    printf(",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"mesh_count\":%u,\"animation_count\":%u,"
-           "\"meshes\":[", sk_scene_load_seconds(s), joints, nm, na);
+    static const char* const k_rule_json[] = {"none", "skins", "hierarchy", "all"};
+    printf(",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"deform_joint_count\":%u,"
+           "\"deform_rule\":\"%s\",\"mesh_count\":%u,\"animation_count\":%u,\"meshes\":[",
+           sk_scene_load_seconds(s), joints, ndeform, k_rule_json[rule <= 3 ? rule : 0], nm, na);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("%s{\"name\":", m ? "," : "");
@@ -142,8 +145,11 @@ static int info_one(const char* path, int json) {
     }
     printf("]}\n");
   } else {
+    static const char* const k_rule[] = {"", "listed by the skins", "no skin: the bone hierarchy",
+                                         "no skin: every node"};
     printf("%s: %u mesh(es), %u joint(s), %u animation(s), loaded in %.3f s%s\n", path, nm, joints, na,
            sk_scene_load_seconds(s), skinned ? "" : " -- no skin");
+    if (joints) printf("  deform joints: %u of %u (%s)\n", ndeform, joints, k_rule[rule <= 3 ? rule : 0]);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("  mesh %u \"%s\": %zu vertices, %zu triangles", m, sk_scene_mesh_name(s, m),

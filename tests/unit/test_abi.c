@@ -432,6 +432,11 @@ START_TEST(scene_error_paths) {
   md.skin = NULL; /* mesh 1: not skinned */
   ck_assert_int_eq(sk_scene_add_mesh(sc, &md, &mi, NULL), SK_OK);
   ck_assert_uint_eq(mi, 1);
+  /* deform joints: NULL scene, a mask missing or shorter than the skeleton */
+  uint8_t dmask[8];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_deform_joints, NULL, dmask, 8, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_deform_joints, sc, NULL, 8, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_deform_joints, sc, dmask, 0, NULL, NULL);
 
   /* indices past the end on a valid scene */
   GETTER(NULL, sk_scene_mesh_name, sc, 2);

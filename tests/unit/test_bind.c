@@ -1,6 +1,7 @@
 /* test_bind.c - automatic binding: nearest bone, bone heat, robust mode, masks, locks and error paths. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +166,66 @@ START_TEST(isolated_vertices_and_unwelded_caps) {
     sk_skin* s = skt_new_skin(m.nv, 2);
     sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
     d.no_weld = weld ? 0u : 1u;
+/* The per-joint figures of the report (ABI 1.5): the loose cubes are the fallback vertices, flagged one by one;
+ * each joint's fallback count, vertex count and weight sum agree with the skin written. A 1.4-sized report is still
+ * accepted and leaves the new arrays alone. */
+START_TEST(report_per_joint_fallback_and_shares) {
+  mesh m = skt_bind_cylinder(24, 40, 3);
+  size_t cyl = m.nv;
+  skt_bind_add_loose_cubes(&m);
+  sk_skin* s = skt_new_skin(m.nv, 3);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_ROBUST);
+  uint8_t* flags = malloc(m.nv);
+  uint64_t counts[3], fb[3];
+  double sums[3];
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  rep.vertex_fallback = flags;
+  rep.joint_vertex_counts = counts;
+  rep.joint_fallback_counts = fb;
+  rep.joint_weight_sums = sums;
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(rep.fallback_vertices, 13 * 8);
+  for (size_t v = 0; v < m.nv; ++v) ck_assert_uint_eq(flags[v], v >= cyl);
+  uint64_t want_n[3] = {0}, want_fb[3] = {0};
+  double want_w[3] = {0}, total = 0.0;
+  for (size_t v = 0; v < m.nv; ++v)
+    for (uint32_t b = 0; b < 3; ++b) {
+      float w = weight_of(s, v, b);
+      if (w <= 0.0f) continue;
+      want_n[b]++;
+      want_fb[b] += v >= cyl;
+      want_w[b] += w;
+    }
+  uint64_t fb_total = 0;
+  for (uint32_t b = 0; b < 3; ++b) {
+    ck_assert_uint_eq(counts[b], want_n[b]);
+    ck_assert_uint_eq(fb[b], want_fb[b]);
+    ck_assert_double_eq_tol(sums[b], want_w[b], 1e-9);
+    ck_assert_uint_gt(fb[b], 0); /* the 13 cubes sit along the whole tube */
+    total += sums[b];
+    fb_total += fb[b];
+  }
+  ck_assert_double_eq_tol(total, (double)m.nv, 1e-3); /* every vertex sums to 1 */
+  ck_assert_uint_ge(fb_total, rep.fallback_vertices);
+  /* 1.4-sized report: accepted, the new arrays are not written */
+  memset(flags, 7, m.nv);
+  fb[0] = 99;
+  rep.size = (uint32_t)offsetof(sk_bind_report, vertex_fallback);
+  ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(flags[0], 7);
+  ck_assert_uint_eq(fb[0], 99);
+  ck_assert_uint_eq(counts[0], want_n[0]);
+  rep.size = (uint32_t)offsetof(sk_bind_report, vertex_fallback) + 8;
+  ck_assert_int_eq(sk_bind(&d, s, &rep, &err), SK_ERR_STRUCT_SIZE);
+  free(flags);
+  sk_skin_destroy(s);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
     sk_bind_report rep;
     memset(&rep, 0, sizeof rep);
     rep.size = sizeof rep;
@@ -543,5 +604,6 @@ static Suite* suite(void) {
   suite_add_tcase(s, e);
   return s;
 }
+  tcase_add_test(t, report_per_joint_fallback_and_shares);
 
 int main(void) { return skt_run_suite(suite()); }

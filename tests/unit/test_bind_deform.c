@@ -149,6 +149,125 @@ START_TEST(bind_weights_only_the_skins_joints) {
 }
 END_TEST
 
+/* A scene built in memory over the joints (names, parents; rest_local NULL) with one unskinned triangle, or
+ * (skin_joint >= 0) a triangle whose skin weights every vertex to that joint. */
+static sk_scene* scene_of(const char* const* names, const int32_t* parents, uint32_t n, int skin_joint) {
+  sk_skeleton_desc sd = {sizeof sd, n, names, parents, NULL, NULL, NULL};
+  sk_skeleton* sk = NULL;
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_skeleton_create(&sd, &sk, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_create(sk, &s, NULL), SK_OK);
+  static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  static const uint32_t tri[3] = {0, 1, 2};
+  sk_skin* skin = NULL;
+  if (skin_joint >= 0) {
+    ck_assert_int_eq(sk_skin_create(3, n, &skin, NULL), SK_OK);
+    uint32_t off[4] = {0, 1, 2, 3}, jt[3] = {(uint32_t)skin_joint, (uint32_t)skin_joint, (uint32_t)skin_joint};
+    float w[3] = {1, 1, 1};
+    ck_assert_int_eq(sk_skin_set_csr(skin, off, jt, w, NULL), SK_OK);
+  }
+  sk_mesh_desc md;
+  memset(&md, 0, sizeof md);
+  md.size = sizeof md;
+  md.vertex_count = 3;
+  md.positions = pos;
+  md.indices = tri;
+  md.index_count = 3;
+  md.skin = skin;
+  ck_assert_int_eq(sk_scene_add_mesh(s, &md, NULL, NULL), SK_OK);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(sk);
+  return s;
+}
+
+/* sk_scene_deform_joints on the scene: expect[j] per joint, the count and the rule. */
+static void expect_deform(sk_scene* s, const char* expect, uint32_t rule) {
+  uint32_t n = (uint32_t)strlen(expect), count = 99, got_rule = 99;
+  uint8_t mask[16];
+  memset(mask, 7, sizeof mask);
+  sk_error err;
+  ck_assert_msg(sk_scene_deform_joints(s, mask, 16, &count, &got_rule, &err) == SK_OK, "%s", err.message);
+  uint32_t want = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    ck_assert_msg(mask[j] == (expect[j] == '1'), "joint %u: %u, expected %c (%s)", j, mask[j], expect[j], expect);
+    want += expect[j] == '1';
+  }
+  ck_assert_uint_eq(count, want);
+  ck_assert_uint_eq(got_rule, rule);
+}
+
+/* The rule of sk_scene_deform_joints (skinkit.h): a skin's list wins; without one the hierarchy below the scene
+ * root, armature nodes and synthetic roots; every joint when nothing is left. */
+START_TEST(deform_rule_cases) {
+  /* RootNode -> Armature -> hips -> spine, leg: no skin -> the bones below the two wrappers */
+  const char* const rig[] = {"RootNode", "Armature", "hips", "spine", "leg"};
+  const int32_t rig_p[] = {-1, 0, 1, 2, 2};
+  sk_scene* s = scene_of(rig, rig_p, 5, -1);
+  expect_deform(s, "00111", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
+  /* the same with a skin listing only spine: exactly the skin's list */
+  s = scene_of(rig, rig_p, 5, 3);
+  expect_deform(s, "00010", SK_DEFORM_RULE_SKINS);
+  sk_scene_destroy(s);
+  /* a skeleton whose root is a bone keeps it */
+  const char* const bare[] = {"Hips", "Spine", "Leg.L", "Leg.R"};
+  const int32_t bare_p[] = {-1, 0, 0, 0};
+  s = scene_of(bare, bare_p, 4, -1);
+  expect_deform(s, "1111", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
+  /* an unnamed scene root above an armature object (any case, numbered) and a *_rig node; a bone named like a
+   * wrapper below a bone stays a bone */
+  const char* const odd[] = {"Scene_0", "armature.001", "Fox_RIG", "pelvis", "root", "ROOT#2"};
+  const int32_t odd_p[] = {-1, 0, 1, 2, 3, 4};
+  s = scene_of(odd, odd_p, 6, -1);
+  expect_deform(s, "000111", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
+  const char* const wrapped[] = {"Z_UP", "Armature", "ArmatureBone"}; /* "ArmatureBone": a letter follows */
+  const int32_t wrapped_p[] = {-1, 0, 1};
+  s = scene_of(wrapped, wrapped_p, 3, -1);
+  expect_deform(s, "001", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
+  const char* const rig2[] = {"Rig", "upper", "Rigging"}; /* Blender's rigid_parts.fbx armature object */
+  const int32_t rig2_p[] = {-1, 0, 1};
+  s = scene_of(rig2, rig2_p, 3, -1);
+  expect_deform(s, "011", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
+  /* only wrappers: every joint */
+  const char* const lone[] = {"RootNode", "Armature"};
+  const int32_t lone_p[] = {-1, 0};
+  s = scene_of(lone, lone_p, 2, -1);
+  expect_deform(s, "11", SK_DEFORM_RULE_ALL);
+  sk_scene_destroy(s);
+  /* no skeleton; bad arguments */
+  ck_assert_int_eq(sk_scene_create(NULL, &s, NULL), SK_OK);
+  uint32_t count = 9, rule = 9;
+  ck_assert_int_eq(sk_scene_deform_joints(s, NULL, 0, &count, &rule, NULL), SK_OK);
+  ck_assert_uint_eq(count, 0);
+  ck_assert_uint_eq(rule, SK_DEFORM_RULE_NONE);
+  sk_scene_destroy(s);
+  s = scene_of(rig, rig_p, 5, -1);
+  uint8_t mask[5];
+  sk_error err;
+  ck_assert_int_eq(sk_scene_deform_joints(s, mask, 4, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sk_scene_deform_joints(s, NULL, 5, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sk_scene_deform_joints(NULL, mask, 5, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sk_scene_deform_joints(s, mask, 5, NULL, NULL, NULL), SK_OK);
+  sk_scene_destroy(s);
+}
+END_TEST
+
+/* rigid_parts.fbx (RootNode -> Rig -> upper -> lower -> hand): its skins list upper, lower and hand */
+START_TEST(deform_rule_on_a_skinned_file) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(data_path("tests/data/rigid_parts.fbx"), NULL, &s, NULL), SK_OK);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  ck_assert_str_eq(sk_skeleton_joint_name(sk, 0), "RootNode");
+  ck_assert_str_eq(sk_skeleton_joint_name(sk, 1), "Rig");
+  expect_deform(s, "00111", SK_DEFORM_RULE_SKINS);
+  sk_scene_destroy(s);
+}
+END_TEST
+
 static const char* const k_exts[] = {".glb", ".gltf", ".fbx", ".dae", ".x", ".X", ".b3d", ".md5mesh", ".mesh", ".iqm"};
 
 static void walk(const char* dir, int* files) {
@@ -198,6 +317,8 @@ static Suite* suite(void) {
   Suite* s = suite_create("bind_deform");
   TCase* tc = tcase_create("deform");
   tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, deform_rule_cases);
+  tcase_add_test(tc, deform_rule_on_a_skinned_file);
   tcase_add_test(tc, bind_weights_only_the_skins_joints);
   tcase_add_test(tc, corpus_binds_touch_no_non_deform_node);
   suite_add_tcase(s, tc);

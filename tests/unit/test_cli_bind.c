@@ -218,6 +218,130 @@ START_TEST(bad_inputs) {
 }
 END_TEST
 
+/* A glTF whose skin no mesh uses (an armature beside unskinned meshes): Armature -> hips -> spine -> Gun (a node
+ * instancing the box mesh) -> muzzle; the skin lists hips, spine and muzzle; the box mesh (2 tall, 0.5 wide, along
+ * +Y) also at a root node "Body". No skin lists a joint for a mesh, so the deform joints follow the hierarchy. */
+static const char* write_noskin_gltf(void) {
+  float pos[24];
+  for (int v = 0; v < 8; ++v) {
+    pos[3 * v] = (v & 1) ? 0.25f : -0.25f;
+    pos[3 * v + 1] = (v & 2) ? 2.0f : 0.0f;
+    pos[3 * v + 2] = (v & 4) ? 0.25f : -0.25f;
+  }
+  static const uint32_t idx[36] = {0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1,
+                                   2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3};
+  uint8_t bin[96 + 144];
+  memcpy(bin, pos, 96);
+  memcpy(bin + 96, idx, 144);
+  char* b64 = skt_base64(bin, sizeof bin);
+  const char* path = tmp_path("noskin.gltf");
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,5]}],"
+          "\"nodes\":[{\"name\":\"Armature\",\"children\":[1]},"
+          "{\"name\":\"hips\",\"translation\":[0,0.5,0],\"children\":[2]},"
+          "{\"name\":\"spine\",\"translation\":[0,0.5,0],\"children\":[3]},"
+          "{\"name\":\"Gun\",\"translation\":[0,0.4,0],\"scale\":[0.2,0.2,0.2],\"mesh\":0,\"children\":[4]},"
+          "{\"name\":\"muzzle\",\"translation\":[0,1,0]},{\"name\":\"Body\",\"mesh\":0}],"
+          "\"skins\":[{\"joints\":[1,2,4]}],"
+          "\"meshes\":[{\"name\":\"box\",\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+          "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,\"type\":\"VEC3\","
+          "\"min\":[-0.25,0,-0.25],\"max\":[0.25,2,0.25]},"
+          "{\"bufferView\":1,\"componentType\":5125,\"count\":36,\"type\":\"SCALAR\"}],"
+          "\"bufferViews\":[{\"buffer\":0,\"byteLength\":96},{\"buffer\":0,\"byteOffset\":96,\"byteLength\":144}],"
+          "\"buffers\":[{\"byteLength\":240,\"uri\":\"data:application/octet-stream;base64,%s\"}]}\n",
+          b64);
+  fclose(f);
+  free(b64);
+  return path;
+}
+
+/* Weight on joint `name` in a written file, summed over every mesh and vertex. */
+static double weight_on(const char* path, const char* name) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &s, NULL), SK_OK);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t j = 0;
+  double sum = 0.0;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk, name, &j), SK_OK);
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    for (size_t v = 0; skin && v < sk_scene_mesh_vertex_count(s, m); ++v) {
+      uint32_t jt[16];
+      float w[16];
+      size_t n = sk_skin_get_vertex(skin, v, jt, w, 16);
+      for (size_t k = 0; k < n && k < 16; ++k) sum += jt[k] == j ? w[k] : 0.0f;
+    }
+  }
+  sk_scene_destroy(s);
+  return sum;
+}
+
+/* No skin lists a joint: info and bind take the bone hierarchy below the armature object, without the mesh node. */
+START_TEST(deform_joints_without_a_skin) {
+  char in[512], args[2048];
+  snprintf(in, sizeof in, "%s", write_noskin_gltf()); /* tmp_path's buffers are reused */
+  snprintf(args, sizeof args, "info %s --json", in);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "\"deform_joint_count\":3,\"deform_rule\":\"hierarchy\"") != NULL, "%s", g_out);
+  ck_assert(strstr(g_out, "{\"name\":\"Armature\",\"parent\":-1,\"deform\":false") != NULL);
+  ck_assert(strstr(g_out, "{\"name\":\"hips\",\"parent\":0,\"deform\":true") != NULL);
+  ck_assert(strstr(g_out, "{\"name\":\"spine\",\"parent\":1,\"deform\":true") != NULL);
+  ck_assert(strstr(g_out, "{\"name\":\"Gun\",\"parent\":2,\"deform\":false") != NULL);
+  ck_assert(strstr(g_out, "{\"name\":\"muzzle\",\"parent\":3,\"deform\":true") != NULL);
+  snprintf(args, sizeof args, "info %s", in);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "deform joints: 3 of 5 (no skin: the bone hierarchy)") != NULL, "%s", g_out);
+  snprintf(args, sizeof args, "bind %s %s --method nearest", in, tmp_path("n.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "deform joints: 3 of 5 skeleton nodes (no skin") != NULL, "%s", g_out);
+  ck_assert_double_eq(weight_on(tmp_path("n.glb"), "Armature"), 0.0);
+  ck_assert_double_eq(weight_on(tmp_path("n.glb"), "Gun"), 0.0);
+  ck_assert_double_gt(weight_on(tmp_path("n.glb"), "hips"), 1.0);
+  snprintf(args, sizeof args, "bind %s %s --method heat --json", in, tmp_path("h.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "\"deform_joint_count\":3,\"deform_rule\":\"hierarchy\"") != NULL);
+  ck_assert(strstr(g_out, "\"Armature\":0,") != NULL && strstr(g_out, "\"Gun\":0,") != NULL);
+  /* --all-joints lets the armature object and the mesh node take weight again (the control) */
+  snprintf(args, sizeof args, "bind %s %s --method nearest --all-joints", in, tmp_path("a.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "deform joints:") == NULL);
+  ck_assert_double_gt(weight_on(tmp_path("a.glb"), "Armature") + weight_on(tmp_path("a.glb"), "Gun"), 0.0);
+}
+END_TEST
+
+/* bind --json per joint: vertex_count, weight_share (summing to 1), method, fallback_count; the top-level list over
+ * all meshes; --report prints shares. A skinned input: the deform joints are its skin's. */
+START_TEST(per_joint_report) {
+  char args[2048];
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method heat --json", tmp_path("p.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "\"deform_joint_count\":2,\"deform_rule\":\"skins\"") != NULL);
+  const char* mesh_joints = strstr(g_out, "\"joints\":[{\"name\":\"bone0\",\"vertex_count\":");
+  ck_assert_ptr_nonnull(mesh_joints);
+  double share = 0.0;
+  int listed = 0;
+  for (const char* p = mesh_joints; (p = strstr(p, "\"weight_share\":")) && listed < 2; ++listed) {
+    p += strlen("\"weight_share\":");
+    double x = strtod(p, NULL);
+    ck_assert_double_gt(x, 0.2); /* each bone has about half the tube */
+    share += x;
+  }
+  ck_assert_int_eq(listed, 2);
+  ck_assert_double_eq_tol(share, 1.0, 1e-5);
+  ck_assert(strstr(mesh_joints, "\"method\":\"heat\",\"fallback_count\":0}") != NULL);
+  ck_assert(strstr(g_out, "],\"joints\":[{\"name\":\"bone0\"") != NULL); /* the top-level list */
+  snprintf(args, sizeof args, "bind tests/data/rigid_parts.fbx %s --method nearest --report", tmp_path("r.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "deform joints: 3 of 5 skeleton nodes (the joints IN's skins list") != NULL);
+  ck_assert(strstr(g_out, " vertices ") != NULL && strstr(g_out, " %") != NULL);
+  ck_assert(strstr(g_out, "  Rig ") == NULL && strstr(g_out, "  RootNode ") == NULL);
+  ck_assert_int_eq(run("info tests/data/rigid_parts.fbx --json"), 0);
+  ck_assert(strstr(g_out, "\"deform_joint_count\":3,\"deform_rule\":\"skins\"") != NULL);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -228,6 +352,8 @@ static Suite* suite(void) {
   tcase_add_test(t, joints_and_max_influences);
   tcase_add_test(t, never_overwrites_input_and_needs_force);
   tcase_add_test(t, bad_inputs);
+  tcase_add_test(t, deform_joints_without_a_skin);
+  tcase_add_test(t, per_joint_report);
   suite_add_tcase(s, t);
   return s;
 }

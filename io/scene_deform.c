@@ -1,0 +1,112 @@
+/* scene_deform.c - the deform joints of a scene (skio_scene_deform_joints, skio_scene.h).
+ *
+ * Rule 1, some skin lists a joint: the joints some mesh's skin lists (skio_mesh.bound: the file's aiBones or glTF
+ * skin joints; for a scene built in memory, the joints some vertex names). The file's own statement of which nodes
+ * deform wins over any guess.
+ * Rule 2, no skin lists a joint (a bare skeleton, an armature beside unskinned meshes): every joint except
+ *  - wrappers: a joint whose ancestors are all wrappers (the top of the tree) and whose name is an importer's
+ *    synthetic root or scene root (RootNode, ROOT, Scene, Z_UP, Y_UP, <MD5_Root>, <MD5_Mesh>, <MD5_Hierarchy>) or an
+ *    armature object (Armature, Armature.001, Rig, Rig_2 ...: "armature" or "rig" then nothing or a non-letter;
+ *    any name ending in "_rig"); case-insensitive;
+ *  - the scene root: the skeleton's only root joint when a child of it is named as above (it holds the armature
+ *    object, it is not a bone);
+ *  - nodes that carry a mesh (glTF: the node that instances a mesh primitive).
+ * When that leaves no joint (every node a wrapper), every joint deforms. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "skio_scene.h"
+
+static bool wrapper_name(const char* nm) {
+  static const char* const k_roots[] = {"RootNode", "ROOT",      "Scene",         "Z_UP",
+                                        "Y_UP",     "<MD5_Root>", "<MD5_Mesh>", "<MD5_Hierarchy>"};
+  for (size_t k = 0; k < sizeof k_roots / sizeof *k_roots; ++k)
+    if (strcasecmp(nm, k_roots[k]) == 0) return true;
+  if (strncasecmp(nm, "armature", 8) == 0 && !isalpha((unsigned char)nm[8])) return true;
+  if (strncasecmp(nm, "rig", 3) == 0 && !isalpha((unsigned char)nm[3])) return true;
+  size_t len = strlen(nm);
+  return len >= 4 && strcasecmp(nm + len - 4, "_rig") == 0;
+}
+
+/* carries[j] = 1 when joint j's node instances a mesh (known for glTF read by skinkit's reader only). Through a
+ * node -> joint map, so the work is joints + meshes. 1 when out of memory. */
+static int mesh_nodes(const skio_scene* s, uint8_t* carries) {
+  uint32_t jc = s->skeleton->joint_count;
+  if (!s->gltf || !s->joint_node) return 0;
+  int32_t top = -1;
+  for (uint32_t j = 0; j < jc; ++j)
+    if (s->joint_node[j] > top) top = s->joint_node[j];
+  if (top < 0) return 0;
+  int32_t* joint_of = malloc(((size_t)top + 1) * sizeof *joint_of);
+  if (!joint_of) return 1;
+  for (int32_t n = 0; n <= top; ++n) joint_of[n] = -1;
+  for (uint32_t j = 0; j < jc; ++j)
+    if (s->joint_node[j] >= 0) joint_of[s->joint_node[j]] = (int32_t)j;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    int32_t node = s->meshes[m].gltf_node;
+    if (node >= 0 && node <= top && joint_of[node] >= 0) carries[joint_of[node]] = 1;
+  }
+  free(joint_of);
+  return 0;
+}
+
+static uint32_t by_skins(const skio_scene* s, uint8_t* mask) {
+  uint32_t jc = s->skeleton->joint_count, n = 0;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skio_mesh* me = &s->meshes[m];
+    if (!me->skin || !me->bound) continue;
+    for (uint32_t j = 0; j < jc; ++j) mask[j] |= me->bound[j] != 0;
+  }
+  for (uint32_t j = 0; j < jc; ++j) n += mask[j];
+  return n;
+}
+
+/* Rule 2 into mask; returns the count. wrap[] and carries[] are jc zeroed scratch bytes, carries[] filled. */
+static uint32_t by_hierarchy(const skio_scene* s, uint8_t* mask, uint8_t* wrap, const uint8_t* carries) {
+  const skc_skeleton* sk = s->skeleton;
+  uint32_t jc = sk->joint_count, roots = 0, n = 0;
+  for (uint32_t j = 0; j < jc; ++j) {
+    wrap[j] = wrapper_name(sk->names[j]);
+    roots += sk->parents[j] < 0;
+  }
+  for (uint32_t j = 0; roots == 1 && j < jc; ++j) { /* a lone root holding a wrapper is the scene root */
+    int32_t p = sk->parents[j];
+    if (p >= 0 && sk->parents[p] < 0 && wrap[j]) wrap[p] = 1;
+  }
+  for (uint32_t j = 0; j < jc; ++j) { /* parents come first: a wrapper only below wrappers */
+    int32_t p = sk->parents[j];
+    if (p >= 0 && !wrap[p]) wrap[j] = 0;
+    mask[j] = !wrap[j] && !carries[j];
+    n += mask[j];
+  }
+  return n;
+}
+
+int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_count, int* out_rule, skc_err* err) {
+  if (!s || !mask) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and mask must not be NULL");
+  uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0, n = 0;
+  int rule = SKIO_DEFORM_NONE;
+  memset(mask, 0, jc);
+  if (jc && (n = by_skins(s, mask)) > 0) {
+    rule = SKIO_DEFORM_SKINS;
+  } else if (jc) {
+    uint8_t* scratch = calloc(2 * (size_t)jc, 1);
+    if (!scratch || mesh_nodes(s, scratch + jc)) {
+      free(scratch);
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u joints", jc);
+    }
+    n = by_hierarchy(s, mask, scratch, scratch + jc);
+    free(scratch);
+    rule = SKIO_DEFORM_HIERARCHY;
+    if (n == 0) {
+      memset(mask, 1, jc);
+      n = jc;
+      rule = SKIO_DEFORM_ALL;
+    }
+  }
+  if (out_count) *out_count = n;
+  if (out_rule) *out_rule = rule;
+  return SKC_OK;
+}
