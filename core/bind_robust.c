@@ -3,8 +3,10 @@
  * Bone heat with every fallback enabled: identical positions welded, components that no bone sees and vertices
  * the heat leaves empty weighted by nearest bone, a system that is not positive definite (degenerate or
  * self-overlapping triangles give negative cotangent weights) retried with clamped non-negative cotangents,
- * and if that fails too (or the mesh is beyond the solver's limits) nearest bone for the whole mesh. Only
- * running out of memory is reported as an error.
+ * and if that fails too (or the mesh is beyond the solver's limits) nearest bone for the whole mesh. Then what
+ * sets it apart from heat: the parts the heat could not see (shells over the body, plates, eyes) follow the body
+ * under them instead of the nearest bone (skc_bind_follow_body, bind_body.c). Only running out of memory is
+ * reported as an error.
  */
 #include <string.h>
 
@@ -25,6 +27,7 @@ int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report
       rep.fallback_vertices += out->fallback[v];
     }
   }
+  if (!rc) rc = skc_bind_follow_body(d, out, NULL, err); /* parts the heat could not see follow the body */
   if (rc) return rc;
   for (size_t v = 0; v < d->vertex_count; ++v) /* guarantee: every bound vertex has a weight */
     if (out->count[v] == 0 && (!d->vertex_mask || d->vertex_mask[v]))

@@ -340,7 +340,13 @@ static int boxes4(const bvh4_node* nd, const seg* s, float* t0) {
 }
 #endif
 
-static int tri_hit(const float* tri, const double o[3], const double d[3], double t_eps) {
+#define BVH_EDGE_TOL 1e-9 /* barycentric: 1e-9 of an edge, far above double rounding, far below any gap */
+
+/* Does o + t d, t in (t_eps, 1 - t_eps), cross the triangle? edge_tol widens the triangle by that much in
+ * barycentric terms: an occlusion query (edge_tol > 0) must not see through the skin where the segment passes
+ * exactly through a shared edge or vertex (rounding then puts it just outside every triangle around it); a
+ * crossing count (edge_tol = 0) must not count one crossing twice. */
+static int tri_hit(const float* tri, const double o[3], const double d[3], double t_eps, double edge_tol) {
   double v0[3], e1[3], e2[3];
   for (int k = 0; k < 3; ++k) {
     v0[k] = tri[k];
@@ -355,10 +361,10 @@ static int tri_hit(const float* tri, const double o[3], const double d[3], doubl
   double inv = 1.0 / det;
   double s[3] = {o[0] - v0[0], o[1] - v0[1], o[2] - v0[2]};
   double u = (s[0] * pv[0] + s[1] * pv[1] + s[2] * pv[2]) * inv;
-  if (u < 0.0 || u > 1.0) return 0;
+  if (u < -edge_tol || u > 1.0 + edge_tol) return 0;
   double qv[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
   double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) * inv;
-  if (v < 0.0 || u + v > 1.0) return 0;
+  if (v < -edge_tol || u + v > 1.0 + edge_tol) return 0;
   double t = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) * inv;
   return t > t_eps && t < 1.0 - t_eps;
 }
@@ -396,7 +402,7 @@ static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint
       for (uint32_t t = nd->ref[l]; t < nd->ref[l] + nd->count[l]; ++t) {
         const uint32_t* c = b->corner + 3 * (size_t)t;
         if (c[0] == skip || c[1] == skip || c[2] == skip) continue;
-        if (tri_hit(b->tri + 9 * (size_t)t, p, d, t_eps)) {
+        if (tri_hit(b->tri + 9 * (size_t)t, p, d, t_eps, count ? 0.0 : BVH_EDGE_TOL)) {
           if (!count) return 1;
           ++*count;
         }

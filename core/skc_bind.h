@@ -140,8 +140,12 @@ int skc_bind_nearest(const skc_bind_desc* d, const uint8_t* only, skc_bind_cands
 /* Bone heat (Baran & Popovic 2007). strict = 1: a factorization failure is an error (SKC_NO_SOLUTION);
  * strict = 0 retries with clamped non-negative cotangents, then nearest. */
 int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
-/* Heat with every fallback enabled; never fails on valid input except out of memory. */
+/* Heat with every fallback enabled, then skc_bind_follow_body; never fails on valid input except out of memory. */
 int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+/* Vertices the fallback weighted (out->fallback) take the weights of the closest point of the surface the heat
+ * weighted when it is closer than every bone; small parts (<= 5 % of the mesh's diagonal) as one, at their
+ * centroid (bind_body.c). moved (optional) = vertices that did. SKC_OK or SKC_OUT_OF_MEMORY. */
+int skc_bind_follow_body(const skc_bind_desc* d, skc_bind_cands* out, uint64_t* moved, skc_err* err);
 /* Capsule containment (seed 000): per-bone capsule radius (given or the median distance of the vertices nearest
  * that bone), score 1 / (1 + (d / r)^p), best scores blended, then smooth_iterations uniform smoothing passes over
  * mesh edges. Fails only for out of memory. */

@@ -139,11 +139,24 @@ START_TEST(heat_with_loose_cubes_weights_everything) {
     ck_assert_uint_eq(rep.fallback_components, 13);
     ck_assert_uint_eq(rep.fallback_vertices, 13 * 8);
     ck_assert_uint_eq(rep.method_used, SK_BIND_HEAT);
-    /* a cube gets the bone nearest to it */
+    /* heat: a cube gets the bone nearest to it; robust: the weights of the skin under it (the nearest vertex of
+     * the cylinder, 3 mm away: its weights differ from the closest surface point's by the slope over 3 mm) */
     for (uint32_t c = 0; c < 13; ++c) {
       size_t v = cyl + 8 * (size_t)c;
       uint32_t bone = (uint32_t)(m.pos[3 * v] / (m.length / 3.0f));
-      ck_assert_float_gt(weight_of(s, v, bone), 0.5f);
+      if (method) ck_assert_float_gt(weight_of(s, v, bone), 0.5f);
+      else {
+        size_t near = 0;
+        float best = INFINITY;
+        for (size_t u = 0; u < cyl; ++u) {
+          float e = 0.0f;
+          for (int q = 0; q < 3; ++q) e += (m.pos[3 * u + q] - m.pos[3 * v + q]) * (m.pos[3 * u + q] - m.pos[3 * v + q]);
+          if (e < best) best = e, near = u;
+        }
+        for (uint32_t b = 0; b < 3; ++b)
+          ck_assert_msg(fabsf(weight_of(s, v, b) - weight_of(s, near, b)) < 0.1f, "cube %u bone %u: %g, skin %g", c, b,
+                        (double)weight_of(s, v, b), (double)weight_of(s, near, b));
+      }
       for (size_t k = 1; k < 8; ++k) /* a small loose part moves rigidly: identical weights on every corner */
         for (uint32_t b = 0; b < 3; ++b) ck_assert_float_eq(weight_of(s, v + k, b), weight_of(s, v, b));
     }
@@ -153,19 +166,6 @@ START_TEST(heat_with_loose_cubes_weights_everything) {
 }
 END_TEST
 
-START_TEST(isolated_vertices_and_unwelded_caps) {
-  mesh m = skt_bind_cylinder(24, 40, 2);
-  size_t cyl = m.nv;
-  for (int i = 0; i < 5; ++i) { /* vertices no triangle uses, inside the tube near each end */
-    m.pos[3 * (cyl + i)] = i < 3 ? 0.05f : 1.95f;
-    m.pos[3 * (cyl + i) + 1] = 0.02f * (float)i;
-    m.pos[3 * (cyl + i) + 2] = 0.0f;
-  }
-  m.nv += 5;
-  for (int weld = 0; weld < 2; ++weld) {
-    sk_skin* s = skt_new_skin(m.nv, 2);
-    sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
-    d.no_weld = weld ? 0u : 1u;
 /* The per-joint figures of the report (ABI 1.5): the loose cubes are the fallback vertices, flagged one by one;
  * each joint's fallback count, vertex count and weight sum agree with the skin written. A 1.4-sized report is still
  * accepted and leaves the new arrays alone. */
@@ -226,6 +226,19 @@ START_TEST(report_per_joint_fallback_and_shares) {
 }
 END_TEST
 
+START_TEST(isolated_vertices_and_unwelded_caps) {
+  mesh m = skt_bind_cylinder(24, 40, 2);
+  size_t cyl = m.nv;
+  for (int i = 0; i < 5; ++i) { /* vertices no triangle uses, inside the tube near each end */
+    m.pos[3 * (cyl + i)] = i < 3 ? 0.05f : 1.95f;
+    m.pos[3 * (cyl + i) + 1] = 0.02f * (float)i;
+    m.pos[3 * (cyl + i) + 2] = 0.0f;
+  }
+  m.nv += 5;
+  for (int weld = 0; weld < 2; ++weld) {
+    sk_skin* s = skt_new_skin(m.nv, 2);
+    sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
+    d.no_weld = weld ? 0u : 1u;
     sk_bind_report rep;
     memset(&rep, 0, sizeof rep);
     rep.size = sizeof rep;
@@ -317,8 +330,9 @@ START_TEST(bones_outside_the_mesh) {
     ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
     skt_check_bind_weights(s, m.nv, 2, 4, 1);
     /* bones beside the tube: weak heat (large distances, larger still where the surface faces away from the
-     * bones) and half the tube unseen, so heat blends wide; the ends still go mostly to their bone */
-    check_layout_min(&m, s, m.nv, 24, 40, method == 1 ? 0.7f : 0.5f, method == 1 ? 0.25f : 0.4f);
+     * bones) and half the tube unseen, so heat blends wide; the ends still go mostly to their bone (0.43 at the
+     * far end since lines through a vertex of the near wall are blocked: they used to slip through it) */
+    check_layout_min(&m, s, m.nv, 24, 40, method == 1 ? 0.7f : 0.5f, method == 1 ? 0.25f : 0.45f);
     sk_skin_destroy(s);
   }
   skt_bind_mesh_free(&m);
@@ -590,6 +604,7 @@ static Suite* suite(void) {
   tcase_add_test(t, robust_cylinders);
   tcase_add_test(t, heat_blends_smoothly_across_the_joint);
   tcase_add_test(t, heat_with_loose_cubes_weights_everything);
+  tcase_add_test(t, report_per_joint_fallback_and_shares);
   tcase_add_test(t, isolated_vertices_and_unwelded_caps);
   tcase_add_test(t, point_cloud_falls_back_to_nearest);
   tcase_add_test(t, scale_invariance);
@@ -604,6 +619,5 @@ static Suite* suite(void) {
   suite_add_tcase(s, e);
   return s;
 }
-  tcase_add_test(t, report_per_joint_fallback_and_shares);
 
 int main(void) { return skt_run_suite(suite()); }

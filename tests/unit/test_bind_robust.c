@@ -1,0 +1,192 @@
+/* test_bind_robust.c - what the robust method adds over bone heat (issue 17): parts no bone sees (a sleeve over an
+ * arm, a plate over the body, a ring around it) follow the body under them instead of the nearest bone.
+ *
+ * The generated case: the 3-bone cylinder arm (tests/util/sk_bindmesh.h) in a sleeve, an open tube over its middle
+ * 15 % wider, so every line from a sleeve vertex to a bone crosses the arm: bone heat sees nothing of it. The
+ * reference an artist would paint is the arm's weights under each sleeve vertex (the vertex it was copied from).
+ * Measured: the weight difference to that reference and, bending the elbow 60 degrees with LBS, how far each
+ * sleeve vertex moves from where it sits relative to its arm vertex (the sleeve cutting into the arm or lifting). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_bindmesh.h"
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+#define MAXW 16
+
+typedef skt_bind_mesh mesh;
+
+static void weights_of(const sk_skin* s, size_t v, float out[3]) {
+  uint32_t j[MAXW];
+  float w[MAXW];
+  size_t n = sk_skin_get_vertex(s, v, j, w, MAXW);
+  out[0] = out[1] = out[2] = 0.0f;
+  for (size_t i = 0; i < n; ++i)
+    if (j[i] < 3) out[j[i]] += w[i];
+}
+
+/* The arm and its sleeve: an open tube over the side rings with 0.3 <= x <= 1.7 (both joints), 15 % wider. The
+ * arm's vertices come first; sleeve vertex nv0 + i copies arm vertex src[i] (returned, *count of them). */
+static mesh arm_in_sleeve(uint32_t** src_out, size_t* count) {
+  const uint32_t S = 24, R = 48;
+  mesh m = skt_bind_cylinder(S, R, 3);
+  size_t n = m.nv, nt = m.nt, side = (size_t)(R + 1) * S, k = 0;
+  uint32_t* map = malloc(n * sizeof *map);
+  uint32_t* src = malloc(n * sizeof *src);
+  ck_assert_ptr_nonnull(map);
+  ck_assert_ptr_nonnull(src);
+  for (size_t v = 0; v < n; ++v) {
+    const float* p = m.pos + 3 * v;
+    map[v] = UINT32_MAX;
+    if (v >= side || p[0] < 0.3f || p[0] > 1.7f) continue;
+    float* q = m.pos + 3 * (n + k);
+    q[0] = p[0]; /* the line from q to its bone passes exactly through arm vertex v: it must still be blocked */
+    q[1] = p[1] * 1.15f;
+    q[2] = p[2] * 1.15f;
+    src[k] = (uint32_t)v;
+    map[v] = (uint32_t)(n + k++);
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    const uint32_t* tv = m.tri + 3 * t;
+    if (map[tv[0]] == UINT32_MAX || map[tv[1]] == UINT32_MAX || map[tv[2]] == UINT32_MAX) continue;
+    for (int c = 0; c < 3; ++c) m.tri[3 * m.nt + c] = map[tv[c]];
+    ++m.nt;
+  }
+  m.nv = n + k;
+  free(map);
+  *src_out = src;
+  *count = k;
+  return m;
+}
+
+/* LBS of p with weights w: bone 0 stays, bones 1 and 2 turn by `deg` about z around the elbow (x = 2/3). */
+static void bend(const float p[3], const float w[3], float deg, float out[3]) {
+  float a = deg * 3.14159265f / 180.0f, c = cosf(a), s = sinf(a), ex = 2.0f / 3.0f;
+  float r[3] = {ex + c * (p[0] - ex) - s * p[1], s * (p[0] - ex) + c * p[1], p[2]};
+  float moved = w[1] + w[2], sum = w[0] + moved;
+  for (int k = 0; k < 3; ++k) out[k] = (w[0] * p[k] + moved * r[k]) / sum;
+}
+
+typedef struct sleeve_score {
+  double weight_err;  /* mean 1/2 L1 to the arm vertex's weights */
+  double drift_mean;  /* bent: mean change of the sleeve-to-arm offset, in % of the arm's radius */
+  double drift_max;
+  uint64_t fallback;  /* the report's fallback vertices */
+} sleeve_score;
+
+static sleeve_score score(const mesh* m, const uint32_t* src, size_t n, sk_bind_method method) {
+  size_t first = m->nv - n;
+  sk_skin* s = skt_new_skin(m->nv, 3);
+  sk_bind_desc d = skt_bind_desc_for(m, method);
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, &rep, &err) == SK_OK, "%s", err.message);
+  skt_check_bind_weights(s, m->nv, 3, 4, 1);
+  sleeve_score sc = {0, 0, 0, rep.fallback_vertices};
+  for (size_t i = 0; i < n; ++i) {
+    size_t v = src[i], sv = first + i;
+    float wa[3], ws[3], pa[3], ps[3];
+    weights_of(s, v, wa);
+    weights_of(s, sv, ws);
+    sc.weight_err += 0.5 * (fabs(wa[0] - ws[0]) + fabs(wa[1] - ws[1]) + fabs(wa[2] - ws[2]));
+    bend(m->pos + 3 * v, wa, 60.0f, pa);
+    bend(m->pos + 3 * sv, ws, 60.0f, ps);
+    /* the offset sleeve - arm, bent, against the rest offset turned by the arm vertex's own blend of the turn */
+    float rest[3], rot[3], zero[3] = {0, 0, 0}, origin[3];
+    for (int k = 0; k < 3; ++k) rest[k] = m->pos[3 * sv + k] - m->pos[3 * v + k];
+    bend(rest, wa, 60.0f, rot);
+    bend(zero, wa, 60.0f, origin);
+    double e2 = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      double e = (double)(ps[k] - pa[k]) - (double)(rot[k] - origin[k]);
+      e2 += e * e;
+    }
+    double e = 100.0 * sqrt(e2) / 0.25;
+    sc.drift_mean += e;
+    if (e > sc.drift_max) sc.drift_max = e;
+  }
+  sc.weight_err /= (double)n;
+  sc.drift_mean /= (double)n;
+  sk_skin_destroy(s);
+  return sc;
+}
+
+START_TEST(sleeve_follows_the_arm) {
+  size_t n;
+  uint32_t* src;
+  mesh m = arm_in_sleeve(&src, &n);
+  sleeve_score heat = score(&m, src, n, SK_BIND_HEAT), robust = score(&m, src, n, SK_BIND_ROBUST);
+  printf("sleeve over the arm (%zu + %zu vertices): heat (nearest-bone fallback) weight err %.4f, drift mean %.2f %% "
+         "max %.2f %% of the radius; robust %.4f, %.2f %%, %.2f %%\n",
+         m.nv - n, n, heat.weight_err, heat.drift_mean, heat.drift_max, robust.weight_err, robust.drift_mean,
+         robust.drift_max);
+  fflush(stdout);
+  ck_assert_uint_ge(heat.fallback, n); /* the sleeve is invisible to the heat: the whole of it falls back */
+  ck_assert_uint_ge(robust.fallback, n);
+  ck_assert_double_lt(robust.weight_err, 0.02);
+  ck_assert_double_lt(robust.drift_max, 5.0);
+  ck_assert_double_lt(robust.drift_mean, 0.5 * heat.drift_mean);
+  ck_assert_double_lt(robust.weight_err, 0.5 * heat.weight_err);
+  free(src);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
+/* A small part no bone sees (a 4 cm ring around the arm's middle bone, outside the skin) moves rigidly with the
+ * body's weights at its centroid: all its vertices the same weights; so does a prop 3 units away (the skin under it
+ * is still closer than any bone). */
+START_TEST(small_parts_move_as_one) {
+  mesh m = skt_bind_cylinder(24, 48, 3);
+  size_t n = m.nv;
+  m.pos = realloc(m.pos, (n + 16) * 3 * sizeof(float));
+  m.tri = realloc(m.tri, (m.nt + 24) * 3 * sizeof(uint32_t));
+  static const uint32_t faces[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                                        {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+  const float lo[2][3] = {{1.0f, 0.27f, -0.02f}, {1.0f, 3.0f, 0.0f}}; /* a stud on the skin; a prop 3 units away */
+  for (int b = 0; b < 2; ++b) {
+    for (int k = 0; k < 8; ++k) {
+      int bits[3] = {(k == 1 || k == 2 || k == 5 || k == 6), (k == 2 || k == 3 || k == 6 || k == 7), k >= 4};
+      for (int q = 0; q < 3; ++q) m.pos[3 * (m.nv + (size_t)k) + q] = lo[b][q] + (bits[q] ? 0.04f : 0.0f);
+    }
+    for (int f = 0; f < 12; ++f)
+      for (int q = 0; q < 3; ++q) m.tri[3 * m.nt + 3 * (size_t)f + q] = (uint32_t)m.nv + faces[f][q];
+    m.nv += 8;
+    m.nt += 12;
+  }
+  sk_skin* s = skt_new_skin(m.nv, 3);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_ROBUST);
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+  skt_check_bind_weights(s, m.nv, 3, 4, 1);
+  float first[3], w[3];
+  weights_of(s, n, first);
+  for (size_t v = n + 1; v < n + 8; ++v) {
+    weights_of(s, v, w);
+    for (int k = 0; k < 3; ++k) ck_assert_float_eq_tol(w[k], first[k], 1e-6f);
+  }
+  ck_assert_float_gt(first[1], 0.9f); /* x = 1.0 .. 1.04: the middle bone's, as the skin under it */
+  weights_of(s, n + 8, w); /* the prop: the middle bone's too (x = 1.0 .. 1.04) */
+  ck_assert_float_gt(w[1], 0.5f);
+  sk_skin_destroy(s);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("bind_robust");
+  TCase* t = tcase_create("robust");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, sleeve_follows_the_arm);
+  tcase_add_test(t, small_parts_move_as_one);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
