@@ -343,25 +343,6 @@ typedef struct sk_cylinder_desc {
   uint32_t rings;    /* along the axis, 1 .. 1e5 (0 = 64) */
   uint32_t bones;    /* 1 .. 1000 (0 = 2) */
   float radius;      /* 0 = 0.25 */
-/* Precompute of SK_DEFORM_COR (ABI 1.5): one centre of rotation per vertex, written to out_centers (3 *
- * vertex_count floats, caller-owned), from the rest pose: positions (3 * vertex_count floats), triangles
- * (3 * triangle_count indices; NULL when triangle_count is 0) and CSR influences (csr_offsets[vertex_count + 1],
- * csr_joints / csr_weights[csr_offsets[vertex_count]], e.g. from sk_skin_get_csr). Le & Hodgins 2016: the centre
- * of vertex i is sum_t s(w_i, w_t) A_t c_t / sum_t s(w_i, w_t) A_t over the triangles t (area A_t, centroid c_t,
- * w_t = mean of the corners' weights), s(a, b) = sum over joint pairs j < k of a_j a_k b_j b_k
- * exp(-(a_j b_k - a_k b_j)^2 / sigma^2). Each vertex's weights are first sorted, merged per joint, stripped of
- * entries <= 0 and rescaled to sum 1. A vertex with nothing similar (one joint, no weights, no triangle sharing a
- * joint pair) gets its own position, so COR moves it as LBS does. sigma: 0 = 0.1 (the paper's default).
- * threads: 0 = all OpenMP threads, 1 = the calling thread only; results do not depend on it. The work is done once
- * per distinct weight vector and only over triangles sharing a joint pair (docs/deform.md has timings: about
- * 0.1 s for a 200k-vertex generated cylinder). Errors: SK_ERR_INVALID_ARGUMENT (NULL arrays, vertex_count 0, sigma
- * negative or not finite, a non-finite position or weight), SK_ERR_OUT_OF_RANGE (a joint >= joint_count, a
- * triangle index >= vertex_count, offsets not starting at 0 or decreasing), SK_ERR_OUT_OF_MEMORY. */
-SK_API sk_result sk_cor_compute(const float* positions, size_t vertex_count, const uint32_t* triangles,
-                                size_t triangle_count, const uint32_t* csr_offsets, const uint32_t* csr_joints,
-                                const float* csr_weights, size_t joint_count, float sigma, uint32_t threads,
-                                float* out_centers, sk_error* err);
-
   float length;      /* 0 = 2 */
   float blend;       /* half-width of the linear weight ramp around each joint (0 = 0.25; negative = rigid) */
   uint32_t reserved;
@@ -434,15 +415,6 @@ SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh);
 SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
                                             uint8_t* out_bound, sk_error* err);
 
-SK_API uint32_t sk_scene_animation_count(const sk_scene* scene);
-SK_API const char* sk_scene_animation_name(const sk_scene* scene, uint32_t anim);
-/* Duration in seconds (0 for an out-of-range index). */
-SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim);
-/* TRS pose (10 * joint_count floats) of an animation at time seconds (clamped to the keys). Linear for
- * translation/scale, slerp for rotation; joints without a channel keep their rest TRS. */
-SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,
-                                      sk_error* err);
-
 /* Deform joints (ABI 1.5): the joints that should receive weights when the scene is bound (sk_bind's deform).
  *  1. Some skin lists a joint (SK_DEFORM_RULE_SKINS): exactly the joints some mesh's skin lists (the file's bones:
  *     sk_scene_mesh_inverse_binds' out_bound, over all meshes).
@@ -465,6 +437,16 @@ typedef enum sk_deform_rule {
 } sk_deform_rule;
 SK_API sk_result sk_scene_deform_joints(const sk_scene* scene, uint8_t* out_mask, uint32_t mask_count,
                                         uint32_t* out_count, uint32_t* out_rule, sk_error* err);
+
+SK_API uint32_t sk_scene_animation_count(const sk_scene* scene);
+SK_API const char* sk_scene_animation_name(const sk_scene* scene, uint32_t anim);
+/* Duration in seconds (0 for an out-of-range index). */
+SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim);
+/* TRS pose (10 * joint_count floats) of an animation at time seconds (clamped to the keys). Linear for
+ * translation/scale, slerp for rotation; joints without a channel keep their rest TRS. */
+SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,
+                                      sk_error* err);
+
 typedef struct sk_save_options {
   uint32_t size;           /* sizeof(sk_save_options) */
   uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS */
@@ -1124,8 +1106,10 @@ SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out,
 
 /* ---- automatic binding --------------------------------------------------------------------------------
  * Skin weights from a mesh and bone segments (head -> tail per joint). Methods:
- *  - SK_BIND_ROBUST (default): bone heat with every fallback; never leaves a vertex unweighted (loose parts no
- *    bone sees, point clouds and degenerate meshes get nearest-bone weights; only out of memory fails).
+ *  - SK_BIND_ROBUST (default): bone heat with every fallback; never leaves a vertex unweighted (only out of
+ *    memory fails). Parts no bone sees (sleeves, plates, hair shells over the body, eyes) take the weights of the
+ *    closest point of the heat-weighted surface when it is closer than every bone, small parts (<= 5 % of the
+ *    mesh's diagonal) rigidly at their centroid; point clouds and degenerate meshes get nearest-bone weights.
  *  - SK_BIND_HEAT: bone heat (Baran & Popovic 2007: cotangent Laplacian diffusion from the nearest visible bone,
  *    one sparse Cholesky factorization for all bones; heat weights fade out between 0.05 and 0.025 like
  *    Blender's; as in Blender, the distance to a bone is divided by (1.001 + cos) / 2, cos between the vertex
@@ -1206,6 +1190,12 @@ typedef struct sk_bind_report {
   uint64_t fallback_components;  /* parts no bone sees */
   uint64_t* joint_vertex_counts; /* optional caller array of joint_count: vertices with a non-zero weight per
                                     joint in the resulting skin; NULL = not computed */
+  /* ABI 1.5 (a report of the 1.4 size, ending above, is still accepted): optional caller arrays, NULL = not
+   * computed. weight share of joint j = joint_weight_sums[j] / the sum over all joints. */
+  uint8_t* vertex_fallback;        /* vertex_count: 1 = weighted by the nearest-bone fallback (0: by the method, or
+                                      not bound) */
+  uint64_t* joint_fallback_counts; /* joint_count: of the joint's vertices (non-zero weight), the fallback ones */
+  double* joint_weight_sums;       /* joint_count: sum of the joint's weights over the resulting skin */
 } sk_bind_report;
 
 /* Where bone segments are placed. BIND (default): in the skin's bind space, where skinned mesh positions live
