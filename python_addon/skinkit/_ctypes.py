@@ -130,13 +130,13 @@ SK_WEIGHTS_FLOAT = 1
 SK_WEIGHTS_U8 = 2
 SK_WEIGHTS_U16 = 3
 
-# skf
 # deform joints of a scene (sk_scene_deform_joints' out_rule)
 SK_DEFORM_RULE_NONE = 0
 SK_DEFORM_RULE_SKINS = 1
 SK_DEFORM_RULE_HIERARCHY = 2
 SK_DEFORM_RULE_ALL = 3
 
+# skf
 SK_SKF_FILE_ORDER = 1 << 0
 SK_SKF_NO_WELD = 1 << 1
 
@@ -642,12 +642,12 @@ class SkBindReport(_Struct):
         ("components", c_uint64),
         ("fallback_components", c_uint64),
         ("joint_vertex_counts", c_void_p),
-    ]
-
-
         ("vertex_fallback", c_void_p),  # ABI 1.5
         ("joint_fallback_counts", c_void_p),
         ("joint_weight_sums", c_void_p),
+    ]
+
+
 class SkBindFit(_Struct):
     _fields_ = [
         ("size", c_uint32),
@@ -875,11 +875,11 @@ FUNCTIONS = [
     ("sk_scene_skeleton", HANDLE, [HANDLE]),
     ("sk_scene_mesh_skin", HANDLE, [HANDLE, u32]),
     ("sk_scene_mesh_inverse_binds", RESULT, [HANDLE, u32, BUF, BUF, ERR]),
+    ("sk_scene_deform_joints", RESULT, [HANDLE, BUF, u32, POINTER(c_uint32), POINTER(c_uint32), ERR]),
     ("sk_scene_animation_count", u32, [HANDLE]),
     ("sk_scene_animation_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_animation_duration", c_double, [HANDLE, u32]),
     ("sk_scene_sample_pose", RESULT, [HANDLE, u32, c_double, BUF, ERR]),
-    ("sk_scene_deform_joints", RESULT, [HANDLE, BUF, u32, POINTER(c_uint32), POINTER(c_uint32), ERR]),
     ("sk_scene_save", RESULT, [HANDLE, c_char_p, POINTER(SkSaveOptions), ERR]),
     ("sk_write_file_atomic", RESULT, [c_char_p, BUF, size, ERR]),
     ("sk_scene_validate", RESULT, [HANDLE, POINTER(SkValidateOptions), POINTER(SkMeshReport), size,
