@@ -104,53 +104,135 @@ double skc_bind_bbox_diag(const float* positions, size_t n) {
   return sqrt(s);
 }
 
+/* Unit direction of joint j's signed local axis (0..5: +X +Y +Z -X -Y -Z) in the rest pose; 0 when degenerate. */
+static int axis_dir(const skc_skeleton* s, uint32_t j, int axis, double out[3]) {
+  const float* col = s->rest_world + 16 * (size_t)j + 4 * (axis % 3);
+  double sign = axis < 3 ? 1.0 : -1.0, len2 = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    out[k] = sign * col[k];
+    len2 += out[k] * out[k];
+  }
+  if (!(len2 > 1e-20)) return 0;
+  for (int k = 0; k < 3; ++k) out[k] /= sqrt(len2);
+  return 1;
+}
+
+/* The skeleton's bone axis: the signed local axis that points at the only child (within 8 degrees) in at least
+ * 75 % of the joints with one child, at least 3 of them; -1 when none does. Blender's bones point along +Y (its
+ * FBX, glTF and Collada exports keep that), Maya's and 3ds Max's joints usually along +X. */
+static int bone_axis(const skc_skeleton* s, const float* heads) {
+  uint32_t n = s->joint_count, hits[6] = {0}, single = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint32_t kids = 0, child = 0;
+    for (uint32_t c = j + 1; c < n && kids < 2; ++c)
+      if (s->parents[c] == (int32_t)j) child = c, ++kids;
+    if (kids != 1) continue;
+    double d[3], len2 = 0.0, u[3];
+    for (int k = 0; k < 3; ++k) {
+      d[k] = (double)heads[3 * child + k] - heads[3 * j + k];
+      len2 += d[k] * d[k];
+    }
+    if (!(len2 > 0.0)) continue;
+    ++single;
+    for (int a = 0; a < 6; ++a)
+      if (axis_dir(s, j, a, u) && (u[0] * d[0] + u[1] * d[1] + u[2] * d[2]) > 0.99 * sqrt(len2)) ++hits[a];
+  }
+  for (int a = 0; a < 6; ++a)
+    if (single >= 3 && 4 * hits[a] >= 3 * single) return a;
+  return -1;
+}
+
+/* Joint j's tail along the skeleton's bone axis: as far as the child most in line with the axis reaches along it
+ * (a hip reaches for its spine, not its legs), else the nearest child's distance; a leaf as long as the distance
+ * to its parent's head. Returns 0 when there is no length to take (a root without children) or the axis is
+ * degenerate. */
+static int tail_on_axis(const skc_skeleton* s, const float* heads, uint32_t j, int axis, float* tail) {
+  double u[3], ahead = 0.0, near2 = INFINITY, len = 0.0, best_cos = -1.0;
+  if (!axis_dir(s, j, axis, u)) return 0;
+  const float* h = heads + 3 * (size_t)j;
+  for (uint32_t c = j + 1; c < s->joint_count; ++c) {
+    if (s->parents[c] != (int32_t)j) continue;
+    double d[3] = {(double)heads[3 * c] - h[0], (double)heads[3 * c + 1] - h[1], (double)heads[3 * c + 2] - h[2]};
+    double along = u[0] * d[0] + u[1] * d[1] + u[2] * d[2], e2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double cosine = e2 > 0.0 ? along / sqrt(e2) : -1.0;
+    if (along > 0.0 && cosine > best_cos) best_cos = cosine, ahead = along;
+    if (e2 < near2) near2 = e2;
+  }
+  if (ahead > 0.0) len = ahead;
+  else if (near2 < INFINITY) len = sqrt(near2);
+  else if (s->parents[j] >= 0) {
+    const float* ph = heads + 3 * (size_t)s->parents[j];
+    len = sqrt(((double)h[0] - ph[0]) * ((double)h[0] - ph[0]) + ((double)h[1] - ph[1]) * ((double)h[1] - ph[1]) +
+               ((double)h[2] - ph[2]) * ((double)h[2] - ph[2]));
+  }
+  if (!(len > 0.0)) return 0;
+  for (int k = 0; k < 3; ++k) tail[k] = (float)(h[k] + u[k] * len);
+  return 1;
+}
+
+/* Without a bone axis: towards the children's average head as far as the nearest child (the average itself when
+ * it or a child coincides with the head), the only child's head, or a leaf's parent direction. */
+static void tail_from_children(const skc_skeleton* s, const float* heads, uint32_t j, float* tail) {
+  uint32_t n = s->joint_count, kids = 0;
+  double sum[3] = {0, 0, 0};
+  for (uint32_t c = j + 1; c < n; ++c)
+    if (s->parents[c] == (int32_t)j) {
+      for (int k = 0; k < 3; ++k) sum[k] += heads[3 * c + k];
+      ++kids;
+    }
+  const float* h = heads + 3 * (size_t)j;
+  if (kids > 1) { /* towards the children's average head, as far as the nearest child */
+    double dir[3], len2 = 0.0, near2 = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+      dir[k] = sum[k] / kids - h[k];
+      len2 += dir[k] * dir[k];
+    }
+    for (uint32_t c = j + 1; c < n; ++c) {
+      if (s->parents[c] != (int32_t)j) continue;
+      double e2 = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        double e = (double)heads[3 * c + k] - h[k];
+        e2 += e * e;
+      }
+      if (e2 < near2) near2 = e2;
+    }
+    if (near2 > 0.0 && len2 > 1e-12 * near2) {
+      double f = sqrt(near2 / len2);
+      for (int k = 0; k < 3; ++k) tail[k] = (float)(h[k] + dir[k] * f);
+      return;
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (kids) {
+      tail[k] = (float)(sum[k] / kids);
+    } else if (s->parents[j] >= 0) {
+      const float* ph = heads + 3 * (size_t)s->parents[j];
+      tail[k] = h[k] + (h[k] - ph[k]);
+    } else {
+      tail[k] = h[k];
+    }
+  }
+}
+
+/* Whether joint j's tail follows the bone axis: a joint with several children, or a leaf that ends a chain (its
+ * parent's only child: a finger tip, a toe, a tail's last bone). Sibling leaves (ears and jaw under a head,
+ * facial points) keep the parent direction: their orientation is often arbitrary. */
+static int tail_follows_axis(const skc_skeleton* s, uint32_t j) {
+  uint32_t n = s->joint_count, kids = 0, siblings = 0;
+  for (uint32_t c = j + 1; c < n && kids < 2; ++c) kids += s->parents[c] == (int32_t)j;
+  if (kids == 1) return 0;
+  if (kids > 1) return 1;
+  for (uint32_t c = 0; c < n && s->parents[j] >= 0 && siblings < 2; ++c) siblings += s->parents[c] == s->parents[j];
+  return siblings == 1;
+}
+
 void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails) {
   uint32_t n = s->joint_count;
-  for (uint32_t j = 0; j < n; ++j) {
-    memcpy(heads + 3 * j, s->rest_world + 16 * j + 12, 3 * sizeof(float));
-    tails[3 * j] = tails[3 * j + 1] = tails[3 * j + 2] = 0.0f;
-  }
-  /* children sums in double, counted in a scratch pass over the parents (children come after parents) */
-  for (uint32_t j = 0; j < n; ++j) {
-    double sum[3] = {0, 0, 0};
-    uint32_t kids = 0;
-    for (uint32_t c = j + 1; c < n; ++c)
-      if (s->parents[c] == (int32_t)j) {
-        for (int k = 0; k < 3; ++k) sum[k] += heads[3 * c + k];
-        ++kids;
-      }
-    if (kids > 1) { /* towards the children's average head, as far as the nearest child */
-      double dir[3], len2 = 0.0, near2 = INFINITY;
-      for (int k = 0; k < 3; ++k) {
-        dir[k] = sum[k] / kids - heads[3 * j + k];
-        len2 += dir[k] * dir[k];
-      }
-      for (uint32_t c = j + 1; c < n; ++c) {
-        if (s->parents[c] != (int32_t)j) continue;
-        double e2 = 0.0;
-        for (int k = 0; k < 3; ++k) {
-          double e = (double)heads[3 * c + k] - heads[3 * j + k];
-          e2 += e * e;
-        }
-        if (e2 < near2) near2 = e2;
-      }
-      if (near2 > 0.0 && len2 > 1e-12 * near2) {
-        double f = sqrt(near2 / len2);
-        for (int k = 0; k < 3; ++k) tails[3 * j + k] = (float)(heads[3 * j + k] + dir[k] * f);
-        continue;
-      }
-    }
-    for (int k = 0; k < 3; ++k) {
-      if (kids) {
-        tails[3 * j + k] = (float)(sum[k] / kids);
-      } else if (s->parents[j] >= 0) {
-        const float* ph = heads + 3 * (size_t)s->parents[j];
-        tails[3 * j + k] = heads[3 * j + k] + (heads[3 * j + k] - ph[k]);
-      } else {
-        tails[3 * j + k] = heads[3 * j + k];
-      }
-    }
-  }
+  for (uint32_t j = 0; j < n; ++j) memcpy(heads + 3 * j, s->rest_world + 16 * j + 12, 3 * sizeof(float));
+  int axis = bone_axis(s, heads);
+  for (uint32_t j = 0; j < n; ++j)
+    if (axis < 0 || !tail_follows_axis(s, j) || !tail_on_axis(s, heads, j, axis, tails + 3 * (size_t)j))
+      tail_from_children(s, heads, j, tails + 3 * (size_t)j);
 }
 
 void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails) {

@@ -80,10 +80,13 @@ void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w);
  * report may be NULL. On failure the skin is untouched. */
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err);
 
-/* Bone segments of a skeleton: head = world rest origin; tail = the only child's head; with several children,
- * head + the unit direction to the children's average head times the distance of the nearest child (the average
- * itself when it or a child coincides with the head: a hip's spine, tail and legs average to a point near the hip);
- * for a leaf head + (head - parent head) (a root without children: tail = head). */
+/* Bone segments of a skeleton: head = world rest origin; tail = the only child's head. When the skeleton has a
+ * bone axis (a signed local axis pointing at the only child for >= 75 % of the >= 3 single-child joints: Blender's
+ * +Y, Maya's +X), joints with several children and chain-ending leaves point along it (plugin/skinkit.h,
+ * sk_skeleton_bone_segments, has the rule). Otherwise, with several children, head + the unit direction to the
+ * children's average head times the distance of the nearest child (the average itself when it or a child
+ * coincides with the head: a hip's spine, tail and legs average to a point near the hip); for a leaf
+ * head + (head - parent head) (a root without children: tail = head). */
 void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails);
 /* The same segments carried into bind space (the space skinned mesh positions live in): each joint's segment is
  * moved by B_j * inverse(rest_world_j), so head = the bind matrix origin. Equal to the rest segments when the

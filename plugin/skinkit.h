@@ -1209,9 +1209,15 @@ typedef enum sk_bone_space {
 } sk_bone_space;
 
 /* Bone segments of a skeleton, 3 * joint_count floats each: in rest space, head = the joint's world rest origin;
- * tail = its only child's head; with several children, towards their average head as far as the nearest child
- * (the average itself when it or a child coincides with the head); for a leaf head + (head - parent head)
- * (a lone root: tail = head). space = sk_bone_space (SK_ERR_INVALID_ARGUMENT otherwise). */
+ * tail = its only child's head. The other tails follow the authoring tool's bone axis when the skeleton has one:
+ * the signed local axis that points at the only child (within 8 degrees) for at least 75 % of the joints with one
+ * child, at least 3 of them (Blender: +Y, kept by its FBX, glTF and Collada exports; Maya, 3ds Max and DirectX
+ * exporters: usually +X). Then a joint with several children points along that axis as far as its child most in
+ * line with the axis reaches along it (a hip reaches for its spine, not its legs), and a leaf that ends a chain (its
+ * parent's only child: finger tip, toe, head) points along it for the distance to its parent's head. Otherwise, and
+ * for sibling leaves (ears, jaw): with several children towards their average head as far as the nearest child
+ * (the average itself when it or a child coincides with the head); a leaf head + (head - parent head) (a lone
+ * root: tail = head). space = sk_bone_space (SK_ERR_INVALID_ARGUMENT otherwise). */
 SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t space, float* out_heads,
                                            float* out_tails, sk_error* err);
 /* Binds the mesh: writes weights into out (created by the caller with sk_skin_create(vertex_count, joint_count);

@@ -1,0 +1,189 @@
+/* test_bone_segments.c - where bind puts each bone (sk_skeleton_bone_segments, issue 17): the authoring tool's bone
+ * axis when the skeleton has one (Blender +Y, Maya/DirectX +X), the children's heads otherwise.
+ *
+ * A generated Blender-style character (local +Y along every bone) checks each case of the rule; the same joints
+ * with identity rotations check the fallback; and one corpus file per format checks which axis is found there:
+ * Blender's FBX (Fox_blender.fbx, +Y), a glTF made elsewhere (Fox.glb, +X), id's md5mesh (drone, +Y), DirectX .X
+ * (Testwuson, +X) and a glTF without a convention (CesiumMan). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+
+enum { HIP, SPINE, CHEST, HEAD, EAR_L, EAR_R, LEG_L, SHIN_L, FOOT_L, LEG_R, SHIN_R, FOOT_R, TAIL, N };
+
+static const int32_t k_parents[N] = {-1, HIP, SPINE, CHEST, HEAD, HEAD, HIP, LEG_L, SHIN_L, HIP, LEG_R, SHIN_R, HIP};
+static const float k_heads[N][3] = {{0, 1, 0},      {0, 1.3f, 0},   {0, 1.6f, 0},     {0, 1.9f, 0},     {0.1f, 2.1f, 0},
+                                    {-0.1f, 2.1f, 0}, {0.2f, 0.9f, 0}, {0.2f, 0.5f, 0}, {0.2f, 0.1f, 0}, {-0.2f, 0.9f, 0},
+                                    {-0.2f, 0.5f, 0}, {-0.2f, 0.1f, 0}, {0, 1, -0.3f}};
+
+/* World rest matrix (column-major) with origin o and local +Y along y (unit), +Z along z (unit, orthogonal). */
+static void frame(const float o[3], const float y[3], const float z[3], float* m) {
+  float x[3] = {y[1] * z[2] - y[2] * z[1], y[2] * z[0] - y[0] * z[2], y[0] * z[1] - y[1] * z[0]};
+  memset(m, 0, 16 * sizeof *m);
+  for (int k = 0; k < 3; ++k) {
+    m[k] = x[k];
+    m[4 + k] = y[k];
+    m[8 + k] = z[k];
+    m[12 + k] = o[k];
+  }
+  m[15] = 1.0f;
+}
+
+/* Local = inverse(parent world) * world, for rigid frames (transpose of the rotation). */
+static void to_local(const float* pw, const float* w, float* out) {
+  memset(out, 0, 16 * sizeof *out);
+  out[15] = 1.0f;
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 3; ++r) {
+      float v = 0.0f;
+      for (int k = 0; k < 3; ++k) v += pw[4 * r + k] * (w[4 * c + k] - (c == 3 ? pw[12 + k] : 0.0f));
+      out[4 * c + r] = v;
+    }
+}
+
+/* The character: blender = 1 gives every joint Blender's frame (+Y along the bone: to its child, up for the head,
+ * forward (+Z) for the feet and the tail, outward for the ears); 0 gives identity rotations. */
+static sk_skeleton* character(int blender) {
+  float world[N][16], local[16 * N];
+  static const float up[3] = {0, 1, 0}, down[3] = {0, -1, 0}, fwd[3] = {0, 0, 1}, back[3] = {0, 0, -1};
+  static const float right[3] = {1, 0, 0}, left[3] = {-1, 0, 0};
+  for (int j = 0; j < N; ++j) {
+    const float *y = up, *z = fwd;
+    if (blender) {
+      if (j == LEG_L || j == SHIN_L || j == LEG_R || j == SHIN_R) y = down, z = back;
+      if (j == FOOT_L || j == FOOT_R || j == TAIL) y = j == TAIL ? back : fwd, z = up;
+      if (j == EAR_L || j == EAR_R) y = j == EAR_L ? right : left;
+    }
+    frame(k_heads[j], y, z, world[j]);
+    if (!blender) memcpy(world[j] + 12, k_heads[j], sizeof k_heads[j]);
+  }
+  for (int j = 0; j < N; ++j) {
+    if (k_parents[j] < 0) memcpy(local + 16 * j, world[j], sizeof world[j]);
+    else to_local(world[k_parents[j]], world[j], local + 16 * j);
+  }
+  sk_skeleton_desc d = {.size = sizeof d, .joint_count = N, .parents = k_parents, .rest_local = local};
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
+  return s;
+}
+
+static void assert_point(const float* got, float x, float y, float z, const char* what) {
+  ck_assert_msg(fabsf(got[0] - x) < 1e-4f && fabsf(got[1] - y) < 1e-4f && fabsf(got[2] - z) < 1e-4f,
+                "%s: (%g %g %g), expected (%g %g %g)", what, (double)got[0], (double)got[1], (double)got[2], (double)x,
+                (double)y, (double)z);
+}
+
+START_TEST(blender_axis_rule) {
+  sk_skeleton* s = character(1);
+  float h[3 * N], t[3 * N];
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  assert_point(t + 3 * HIP, 0, 1.3f, 0, "hip reaches for its spine, not the legs or tail");
+  assert_point(t + 3 * SPINE, 0, 1.6f, 0, "one child: its head");
+  assert_point(t + 3 * HEAD, 0, 2.1f, 0, "head (two ears) along +Y as far as they reach up");
+  assert_point(t + 3 * FOOT_L, 0.2f, 0.1f, 0.4f, "foot ends the leg: forward along its +Y, the shin's length");
+  assert_point(t + 3 * EAR_L, 0.2f, 2.3f, 0, "sibling leaf: parent direction");
+  assert_point(t + 3 * TAIL, 0, 1, -0.6f, "sibling leaf of the hip: parent direction");
+  sk_skeleton_destroy(s);
+}
+END_TEST
+
+START_TEST(no_axis_uses_the_children) {
+  sk_skeleton* s = character(0); /* identity rotations: +Y points at 2 of the 6 only children, -Y at 4: no axis */
+  float h[3 * N], t[3 * N];
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  /* hip: towards the average of spine, legs and tail, as far as the nearest child (a leg, sqrt(0.05)) */
+  double dir[3] = {0, 0, 0};
+  for (int c = 1; c < N; ++c)
+    if (k_parents[c] == HIP)
+      for (int k = 0; k < 3; ++k) dir[k] += (k_heads[c][k] - k_heads[HIP][k]) / 4.0;
+  double len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]), f = sqrt(0.05) / len;
+  assert_point(t + 3 * HIP, (float)(dir[0] * f), (float)(1.0 + dir[1] * f), (float)(dir[2] * f), "hip");
+  assert_point(t + 3 * FOOT_L, 0.2f, -0.3f, 0, "leaf: parent direction");
+  sk_skeleton_destroy(s);
+}
+END_TEST
+
+/* Corpus: the first joint with several children of each file points along the expected signed local axis (0..5 =
+ * +X +Y +Z -X -Y -Z), or along none when the file has no convention (-1). */
+typedef struct corpus_case {
+  const char* path;
+  int axis;
+} corpus_case;
+
+static int axis_of(const float* world, const float* head, const float* tail) {
+  float d[3] = {tail[0] - head[0], tail[1] - head[1], tail[2] - head[2]};
+  float dl = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  for (int a = 0; a < 6 && dl > 0.0f; ++a) {
+    const float* c = world + 4 * (a % 3);
+    float cl = sqrtf(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), sign = a < 3 ? 1.0f : -1.0f;
+    if (sign * (c[0] * d[0] + c[1] * d[1] + c[2] * d[2]) > 0.9999f * cl * dl) return a;
+  }
+  return -1;
+}
+
+START_TEST(corpus_axis_per_format) {
+  const char* root = getenv("SKINKIT_ASSETS");
+  if (!root || !*root) {
+    printf("SKINKIT_ASSETS not set: corpus axis cases skipped\n");
+    return;
+  }
+  static const corpus_case cases[] = {{"fbx/Fox_blender.fbx", 1}, {"gltf/Fox.glb", 0}, {"md5/drone.md5mesh", 1},
+                                      {"x/Testwuson.X", 0},       {"gltf/CesiumMan.glb", -1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, cases[i].path);
+    sk_scene* sc = NULL;
+    sk_error err;
+    ck_assert_msg(sk_scene_load(path, NULL, &sc, &err) == SK_OK, "%s: %s", path, err.message);
+    const sk_skeleton* s = sk_scene_skeleton(sc);
+    ck_assert_ptr_nonnull(s);
+    uint32_t n = sk_skeleton_joint_count(s);
+    float* h = malloc(3 * n * sizeof *h);
+    float* t = malloc(3 * n * sizeof *t);
+    float* w = malloc(16 * n * sizeof *w);
+    int32_t* par = malloc(n * sizeof *par);
+    ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+    ck_assert_int_eq(sk_skeleton_get_rest_world(s, w), SK_OK);
+    for (uint32_t j = 0; j < n; ++j) par[j] = sk_skeleton_joint_parent(s, j);
+    int checked = 0;
+    for (uint32_t j = 0; j < n && !checked; ++j) {
+      uint32_t kids = 0;
+      for (uint32_t c = 0; c < n; ++c) kids += par[c] == (int32_t)j;
+      if (kids < 2) continue;
+      int got = axis_of(w + 16 * j, h + 3 * j, t + 3 * j);
+      printf("%s: joint %u (%u children) points along axis %d\n", cases[i].path, j, kids, got);
+      if (cases[i].axis >= 0) ck_assert_int_eq(got, cases[i].axis);
+      else ck_assert_int_lt(got, 0);
+      checked = 1;
+    }
+    ck_assert_msg(checked, "%s: no joint with several children", cases[i].path);
+    free(h);
+    free(t);
+    free(w);
+    free(par);
+    sk_scene_destroy(sc);
+  }
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("bone_segments");
+  TCase* t = tcase_create("segments");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, blender_axis_rule);
+  tcase_add_test(t, no_axis_uses_the_children);
+  tcase_add_test(t, corpus_axis_per_format);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
