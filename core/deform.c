@@ -169,7 +169,11 @@ static int check_stream(const void* in, size_t in_stride, const void* out, size_
 
 int skc_deform_validate(const skc_deform_args* a, skc_err* err) {
   if (!a) return skc_fail(err, SKC_INVALID_ARGUMENT, "job must not be NULL");
-  if (a->method > SKC_DEFORM_RIGID) return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown method %u", a->method);
+  if (a->method > SKC_DEFORM_COR) return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown method %u", a->method);
+  if (a->method == SKC_DEFORM_COR && !a->centers)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "method COR needs centers (3 floats per vertex, from sk_cor_compute)");
+  if (a->method == SKC_DEFORM_COR && a->centers_stride != 0 && a->centers_stride < 12)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "centers_stride %zu is below the element size 12", a->centers_stride);
   if (a->flags & ~(uint32_t)SKC_DEFORM_ALL_FLAGS)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown flag bits 0x%x", a->flags & ~(uint32_t)SKC_DEFORM_ALL_FLAGS);
   if (a->vertex_count == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "vertex_count is 0");
@@ -256,7 +260,7 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
     for (size_t j = 0; j < J; ++j)
       if (!skc_mat4_normal_matrix(pal + 16 * j, npal + 16 * j)) memset(npal + 16 * j, 0, 16 * sizeof(float));
   }
-  if (a->method == SKC_DEFORM_DQS) {
+  if (a->method == SKC_DEFORM_DQS || a->method == SKC_DEFORM_COR) { /* COR blends the rotations the same way */
     c->dq = dq;
     c->dqs_scaled = nonrigid;
     if (nonrigid) c->stretch = st;
@@ -364,6 +368,10 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
     c.nout = (unsigned char*)a->out_normals;
     c.nis = a->in_normals_stride ? a->in_normals_stride : 12;
     c.nos = a->out_normals_stride ? a->out_normals_stride : 12;
+  }
+  if (a->method == SKC_DEFORM_COR) {
+    c.cin = (const unsigned char*)a->centers;
+    c.cis = a->centers_stride ? a->centers_stride : 12;
   }
   c.has_t = a->in_tangents != NULL;
   c.tc4 = a->tangent_components == 4;

@@ -1,4 +1,4 @@
-/* skc_deform.h - skinning deformers (rigid, LBS, DQS) over strided streams, and their run-time kernels.
+/* skc_deform.h - skinning deformers (rigid, LBS, DQS, COR) over strided streams, and their run-time kernels.
  *
  * skc_deform_args mirrors the public sk_deform_job (plugin/skinkit.h) minus its size field; see the doc comments
  * there for the contract. The numeric values of methods, flags and types are the public ones.
@@ -18,7 +18,11 @@
 
 #include "skc_status.h"
 
-enum { SKC_DEFORM_LBS = 0, SKC_DEFORM_DQS = 1, SKC_DEFORM_RIGID = 2 };
+/* COR: optimized centres of rotation (Le & Hodgins 2016; centres from skc_cor_compute, skc_cor.h). Per vertex the
+ * rotation q = normalized blend of the joints' rotation quaternions (hemisphere of the largest-weight joint, as
+ * DQS), the stretch S = sum w_j S_j (polar split as DQS, identity for rigid palettes), and
+ * p' = R(q) S (p - c) + (sum w_j M_j) c, with c the vertex's centre. Only the generic loop implements it. */
+enum { SKC_DEFORM_LBS = 0, SKC_DEFORM_DQS = 1, SKC_DEFORM_RIGID = 2, SKC_DEFORM_COR = 3 };
 enum {
   SKC_DEFORM_ADDITIVE = 1 << 0,
   SKC_DEFORM_NORMALIZE_WEIGHTS = 1 << 1,
@@ -35,7 +39,7 @@ enum {
 #define SKC_DEFORM_STREAM_BYTES ((size_t)16 << 20)
 
 typedef struct skc_deform_args {
-  uint32_t method; /* SKC_DEFORM_LBS / DQS / RIGID */
+  uint32_t method; /* SKC_DEFORM_LBS / DQS / RIGID / COR */
   uint32_t flags;  /* SKC_DEFORM_* bits */
   uint32_t threads;
   size_t vertex_count;
@@ -64,6 +68,8 @@ typedef struct skc_deform_args {
   float* out_tangents;
   size_t out_tangents_stride;
   uint32_t tangent_components; /* 0/3 or 4 */
+  const float* centers;        /* COR: 3 floats per vertex at centers_stride bytes (0 = 12); required for COR */
+  size_t centers_stride;
 } skc_deform_args;
 
 /* O(joint_count) checks that touch no per-vertex data. Returns SKC_OK or the error code (message in err). */
@@ -96,12 +102,12 @@ typedef struct skc_deform_ctx {
   uint32_t k;
   uint32_t jcount;
   int nonrigid;    /* some palette matrix has scale/shear: npalette holds inverse transposes */
-  int dqs_scaled;  /* DQS: stretch holds S_j of the polar decompositions */
+  int dqs_scaled;  /* DQS / COR: stretch holds S_j of the polar decompositions */
   int has_n, has_t, tc4;
   int stream_out;  /* outputs are large (>= SKC_DEFORM_STREAM_BYTES): the wide path may use non-temporal stores */
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
-  const float* dq;       /* DQS: 8 per joint (real xyzw, dual xyzw) */
+  const float* dq;       /* DQS / COR: 8 per joint (real xyzw, dual xyzw) */
   /* DQS hemisphere table of the AVX-512 kernel (rigid palette, packed influences, enough vertices per joint pair),
    * or NULL. dq_pm: per joint its dual quaternion, then the negation (16 floats, 64-byte aligned). dq_sel row p
    * (entry (p << dq_sel_shift) + k): the byte offset in dq_pm of joint k's dual quaternion as the blend around
@@ -123,6 +129,8 @@ typedef struct skc_deform_ctx {
   const unsigned char* tin;
   unsigned char* tout;
   size_t pis, pos, nis, nos, tis, tos;
+  const unsigned char* cin; /* COR centres */
+  size_t cis;
 } skc_deform_ctx;
 
 /* Each deforms vertices [begin, end) and returns how many were left at their input for bad influences. */

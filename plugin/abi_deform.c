@@ -1,9 +1,11 @@
 /* abi_deform.c - deformer entry points: sk_deform_validate, sk_deform_run, sk_cpu_kernel. */
+#include <stddef.h>
+
 #include "abi_internal.h"
 #include "skc_deform.h"
 
 _Static_assert((int)SK_DEFORM_LBS == (int)SKC_DEFORM_LBS && (int)SK_DEFORM_DQS == (int)SKC_DEFORM_DQS &&
-                   (int)SK_DEFORM_RIGID == (int)SKC_DEFORM_RIGID,
+                   (int)SK_DEFORM_RIGID == (int)SKC_DEFORM_RIGID && (int)SK_DEFORM_COR == (int)SKC_DEFORM_COR,
                "deform methods differ");
 _Static_assert((int)SK_DEFORM_ADDITIVE == (int)SKC_DEFORM_ADDITIVE &&
                    (int)SK_DEFORM_NORMALIZE_WEIGHTS == (int)SKC_DEFORM_NORMALIZE_WEIGHTS &&
@@ -41,20 +43,42 @@ static void to_args(const sk_deform_job* j, skc_deform_args* a) {
   a->out_tangents = j->out_tangents;
   a->out_tangents_stride = j->out_tangents_stride;
   a->tangent_components = j->tangent_components;
+  a->centers = j->centers;
+  a->centers_stride = j->centers_stride;
+}
+
+/* The ABI 1.4 job ended before `centers`. */
+#define SK__DEFORM_JOB_SIZE_1_4 offsetof(sk_deform_job, centers)
+
+/* Copies the caller's job (current or ABI 1.4 size; the missing fields read as 0) into args. */
+static sk_result job_args(const sk_deform_job* job, skc_deform_args* a, sk_error* err) {
+  if (!job) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_deform_job pointer must not be NULL");
+  if (job->size != sizeof(sk_deform_job) && job->size != SK__DEFORM_JOB_SIZE_1_4)
+    SK__FAIL(err, SKC_STRUCT_SIZE, "sk_deform_job.size is %u, this library expects %zu (set it to sizeof; %zu, the "
+             "ABI 1.4 size, is accepted without COR)", (unsigned)job->size, sizeof(sk_deform_job),
+             (size_t)SK__DEFORM_JOB_SIZE_1_4);
+  sk_deform_job full;
+  memset(&full, 0, sizeof full);
+  memcpy(&full, job, job->size);
+  if (job->size < sizeof(sk_deform_job) && full.method == SK_DEFORM_COR)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "method COR needs the centers fields of ABI 1.5: sk_deform_job.size is %u, "
+             "set it to sizeof(sk_deform_job) = %zu", (unsigned)job->size, sizeof(sk_deform_job));
+  to_args(&full, a);
+  return SK_OK;
 }
 
 SK_API sk_result sk_deform_validate(const sk_deform_job* job, sk_error* err) {
-  SK__CHECK_SIZE(job, sk_deform_job, err);
   skc_deform_args a;
-  to_args(job, &a);
+  sk_result rc = job_args(job, &a, err);
+  if (rc) return rc;
   skc_err e;
   return sk__ret(skc_deform_validate(&a, &e), &e, err);
 }
 
 SK_API sk_result sk_deform_run(const sk_deform_job* job, sk_error* err) {
-  SK__CHECK_SIZE(job, sk_deform_job, err);
   skc_deform_args a;
-  to_args(job, &a);
+  sk_result rc = job_args(job, &a, err);
+  if (rc) return rc;
   skc_err e;
   return sk__ret(skc_deform_run(&a, &e), &e, err);
 }

@@ -248,7 +248,8 @@ SK_API sk_result sk_skin_validate(const sk_skin* skin, const sk_validate_options
 typedef enum sk_deform_method {
   SK_DEFORM_LBS = 0,  /* linear blend (smooth) skinning */
   SK_DEFORM_DQS = 1,  /* dual quaternion skinning (Kavan et al. 2008), scale/shear in a separate linear pass */
-  SK_DEFORM_RIGID = 2 /* each vertex follows its largest-weight joint only (rigid parts / simple skin) */
+  SK_DEFORM_RIGID = 2, /* each vertex follows its largest-weight joint only (rigid parts / simple skin) */
+  SK_DEFORM_COR = 3    /* optimized centres of rotation (Le & Hodgins 2016), needs centers (sk_cor_compute); ABI 1.5 */
 } sk_deform_method;
 
 enum {
@@ -273,7 +274,13 @@ enum {
  * into rotation R_j and stretch S_j; stretches are blended linearly (p_s = sum w S_j p, skipped when every M_j is
  * rigid), then (R_j, t_j) are blended as dual quaternions aligned to the hemisphere of the vertex's
  * largest-weight joint and applied to p_s. RIGID moves each vertex by its largest-weight joint only (weights
- * otherwise ignored). When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the
+ * otherwise ignored). COR (ABI 1.5) needs job.centers, one centre c per vertex from sk_cor_compute: the rotation R is
+ * the normalized blend of the joints' rotation quaternions (hemisphere of the largest-weight joint, as DQS), the
+ * stretch S = sum w_j S_j (polar split as DQS, identity when every M_j is rigid), and p' = R S (p - c) + LBS(c),
+ * LBS(c) = (sum w_j M_j) c: no candy-wrapper collapse (like DQS), and the paper's answer to DQS's bulging at
+ * bends; normals and tangents follow R (and S as DQS). A vertex with one joint moves exactly as LBS. COR runs in
+ * the generic loop of every kernel (no SIMD path yet).
+ * When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the
  * blended stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
  * SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
  * A vertex whose weight sum is 0 keeps its input values (with SK_DEFORM_ADDITIVE the formula applies instead),
@@ -282,10 +289,12 @@ enum {
  * influences > 8), SK_ERR_SINGULAR_MATRIX (a non-finite entry in the upper 3 rows of a palette matrix),
  * SK_ERR_INVALID_ARGUMENT (everything else: method, unknown flags, vertex_count 0, NULL palette/streams,
  * half of a stream pair, types, strides below the element size, tangent_components, in-place with unequal
- * strides). joint_type / weight_type 0 mean U16 / F32, as in sk_packed_desc.
+ * strides; COR with centers NULL or a job of the ABI 1.4 size). joint_type / weight_type 0 mean U16 / F32, as in
+ * sk_packed_desc.
  * The deformer kernel (sk_cpu_kernel) is chosen at run time; SKINKIT_KERNEL=scalar|sse2|avx2 forces one. */
 typedef struct sk_deform_job {
-  uint32_t size;            /* sizeof(sk_deform_job) */
+  uint32_t size;            /* sizeof(sk_deform_job); the ABI 1.4 size, offsetof(sk_deform_job, centers), is still
+                               accepted for LBS / DQS / RIGID (the fields after it then count as NULL / 0) */
   uint32_t method;          /* sk_deform_method */
   uint32_t flags;           /* SK_DEFORM_* */
   uint32_t threads;         /* 0 = all available, 1 = calling thread only */
@@ -322,6 +331,9 @@ typedef struct sk_deform_job {
   size_t out_tangents_stride;
   uint32_t tangent_components; /* 3 or 4 (0 = 3) */
   uint32_t reserved1;
+  /* ABI 1.5: COR centres, 3 floats per vertex (sk_cor_compute); required by SK_DEFORM_COR, ignored otherwise. */
+  const float* centers;
+  size_t centers_stride; /* 0 = tightly packed (12 bytes) */
 } sk_deform_job;
 
 /* Checks the job without running it: size field, method, counts, strides, K, types, required pairs of
@@ -332,6 +344,27 @@ SK_API sk_result sk_deform_validate(const sk_deform_job* job, sk_error* err);
  * says how many vertices) after finishing all other vertices. threads: 0 = all OpenMP threads, 1 = the calling
  * thread only, n = at most n; results do not depend on the thread count. */
 SK_API sk_result sk_deform_run(const sk_deform_job* job, sk_error* err);
+
+/* Precompute of SK_DEFORM_COR (ABI 1.5): one centre of rotation per vertex, written to out_centers (3 *
+ * vertex_count floats, caller-owned), from the rest pose: positions (3 * vertex_count floats), triangles
+ * (3 * triangle_count indices; NULL when triangle_count is 0) and CSR influences (csr_offsets[vertex_count + 1],
+ * csr_joints / csr_weights[csr_offsets[vertex_count]], e.g. from sk_skin_get_csr). Le & Hodgins 2016: the centre
+ * of vertex i is sum_t s(w_i, w_t) A_t c_t / sum_t s(w_i, w_t) A_t over the triangles t (area A_t, centroid c_t,
+ * w_t = mean of the corners' weights), s(a, b) = sum over joint pairs j < k of a_j a_k b_j b_k
+ * exp(-(a_j b_k - a_k b_j)^2 / sigma^2). Each vertex's weights are first sorted, merged per joint, stripped of
+ * entries <= 0 and rescaled to sum 1. A vertex with nothing similar (one joint, no weights, no triangle sharing a
+ * joint pair) gets its own position, so COR moves it as LBS does. sigma: 0 = 0.1 (the paper's default).
+ * threads: 0 = all OpenMP threads, 1 = the calling thread only; results do not depend on it. The work is done once
+ * per distinct weight vector and only over triangles sharing a joint pair; very large pair groups are merged into
+ * small cells of weight space (relative error ~1e-5). docs/deform.md has timings (200k-vertex cylinder: 0.2 s
+ * with one weight vector per ring, 6-9 s with every vertex's weights distinct).
+ * Errors: SK_ERR_INVALID_ARGUMENT (NULL arrays, vertex_count 0, sigma negative or not finite, a non-finite position
+ * or weight, offsets not starting at 0 or decreasing), SK_ERR_OUT_OF_RANGE (a joint >= joint_count, a triangle
+ * index >= vertex_count, a vertex above 65535 influences), SK_ERR_OUT_OF_MEMORY. */
+SK_API sk_result sk_cor_compute(const float* positions, size_t vertex_count, const uint32_t* triangles,
+                                size_t triangle_count, const uint32_t* csr_offsets, const uint32_t* csr_joints,
+                                const float* csr_weights, size_t joint_count, float sigma, uint32_t threads,
+                                float* out_centers, sk_error* err);
 
 /* ============================================================================================ sample geometry */
 
@@ -414,7 +447,6 @@ SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh);
  * only asks whether the mesh is skinned). SK_ERR_NO_SKIN if unskinned, SK_ERR_OUT_OF_RANGE for a bad mesh index. */
 SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
                                             uint8_t* out_bound, sk_error* err);
-
 /* Deform joints (ABI 1.5): the joints that should receive weights when the scene is bound (sk_bind's deform).
  *  1. Some skin lists a joint (SK_DEFORM_RULE_SKINS): exactly the joints some mesh's skin lists (the file's bones:
  *     sk_scene_mesh_inverse_binds' out_bound, over all meshes).

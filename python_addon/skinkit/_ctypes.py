@@ -80,6 +80,7 @@ SK_VFLAG_OVER_LIMIT = 1 << 6
 SK_DEFORM_LBS = 0
 SK_DEFORM_DQS = 1
 SK_DEFORM_RIGID = 2
+SK_DEFORM_COR = 3
 SK_DEFORM_ADDITIVE = 1 << 0
 SK_DEFORM_NORMALIZE_WEIGHTS = 1 << 1
 SK_DEFORM_NORMAL_FAST = 1 << 2
@@ -328,6 +329,8 @@ class SkDeformJob(_Struct):
         ("out_tangents_stride", c_size_t),
         ("tangent_components", c_uint32),
         ("reserved1", c_uint32),
+        ("centers", c_void_p),
+        ("centers_stride", c_size_t),
     ]
 
 
@@ -855,6 +858,7 @@ FUNCTIONS = [
     # deform
     ("sk_deform_validate", RESULT, [POINTER(SkDeformJob), ERR]),
     ("sk_deform_run", RESULT, [POINTER(SkDeformJob), ERR]),
+    ("sk_cor_compute", RESULT, [BUF, size, BUF, size, BUF, BUF, BUF, size, c_float, u32, BUF, ERR]),
     # sample geometry
     ("sk_mesh_cylinder", RESULT, [POINTER(SkCylinderDesc), POINTER(c_size_t), POINTER(c_size_t), BUF, BUF, BUF,
                                   HANDLE, ERR]),

@@ -1,4 +1,4 @@
-/* bench_deform.c - LBS / DQS throughput measured so that it cannot flatter itself.
+/* bench_deform.c - LBS / DQS / COR throughput measured so that it cannot flatter itself.
  *
  * Every figure is a ratio taken inside one round: each round runs every contender of a case once (kernel jobs,
  * a memcpy of the same number of bytes, and our own ozz-style reference loop), in an order shuffled
@@ -16,6 +16,9 @@
  * FMA (function target attribute) when the CPU has them, so the yardstick gets the same ISA as our AVX2 tier.
  *
  * The kernel tier of a contender is chosen with SKINKIT_KERNEL (docs/cpu_dispatch.md), set and unset in-process.
+ * COR (optimized centres of rotation) runs in the generic loop of every tier; its row uses the vertices as their own
+ * centres (the cost does not depend on the values). The precompute (sk_cor_compute) is timed on its own, on
+ * generated cylinders, with the median of the rounds.
  * Prints "BENCH <id> <value> <unit>" lines (medians). Asserts nothing.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -92,6 +95,7 @@ typedef struct scene {
   uint16_t* joints;
   float* weights;
   float *pin, *nin, *pout, *nout;
+  float* centers; /* COR: a copy of pin */
   ref_in* rin;   /* K == 4 only */
   ref_out* rout;
 } scene;
@@ -144,6 +148,8 @@ static void scene_make(scene* s, size_t V, uint32_t K) {
     float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     for (int i = 0; i < 3; ++i) s->nin[3 * v + i] = n[i] / l;
   }
+  s->centers = xmalloc(3 * V * sizeof(float));
+  memcpy(s->centers, s->pin, 3 * V * sizeof(float));
   if (K == 4) {
     s->rin = xmalloc(V * sizeof(ref_in));
     s->rout = xmalloc(V * sizeof(ref_out));
@@ -164,6 +170,7 @@ static void scene_free(scene* s) {
   free(s->nin);
   free(s->pout);
   free(s->nout);
+  free(s->centers);
   free(s->rin);
   free(s->rout);
 }
@@ -278,6 +285,7 @@ static void job_run(const scene* s, const contender* c) {
   j.weights = s->weights;
   j.in_positions = s->pin;
   j.out_positions = s->pout;
+  j.centers = s->centers;
   if (c->normals) {
     j.in_normals = s->nin;
     j.out_normals = s->nout;
@@ -392,7 +400,7 @@ static void table_case(const scene* s, int nt_all, size_t llc, int rounds) {
 
 /* ---------------------------------------------------------------------------------------------- headline */
 
-enum { H_COPY, H_REF, H_LBS, H_DQS, H_LBS_NR, H_DQS_NR, H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_N };
+enum { H_COPY, H_REF, H_LBS, H_DQS, H_LBS_NR, H_DQS_NR, H_COR, H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_N };
 
 static void headline(int rounds, int have_avx2) {
   scene s;
@@ -403,6 +411,7 @@ static void headline(int rounds, int have_avx2) {
       [H_COPY] = {C_COPY, 0, 1, 1, 0, NULL},       [H_REF] = {C_REF, 0, 1, 1, 0, NULL},
       [H_LBS] = {C_JOB, 0, 1, 1, 0, NULL},         [H_DQS] = {C_JOB, 1, 1, 1, 0, NULL},
       [H_LBS_NR] = {C_JOB, 0, 1, 1, NR, NULL},     [H_DQS_NR] = {C_JOB, 1, 1, 1, NR, NULL},
+      [H_COR] = {C_JOB, SK_DEFORM_COR, 1, 1, 0, NULL},
       [H_LBS2] = {C_JOB, 0, 1, 1, 0, a2},          [H_DQS2] = {C_JOB, 1, 1, 1, 0, a2},
       [H_LBS2_NR] = {C_JOB, 0, 1, 1, NR, a2},      [H_DQS2_NR] = {C_JOB, 1, 1, 1, NR, a2},
   };
@@ -423,6 +432,7 @@ static void headline(int rounds, int have_avx2) {
     int i;
     const char* name;
   } rows[] = {{H_LBS, "LBS"}, {H_DQS, "DQS"}, {H_LBS_NR, "LBS no-renormalize"}, {H_DQS_NR, "DQS no-renormalize"},
+              {H_COR, "COR (generic loop)"},
               {H_LBS2, "LBS"}, {H_DQS2, "DQS"}, {H_LBS2_NR, "LBS no-renormalize"},
               {H_DQS2_NR, "DQS no-renormalize"}};
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
@@ -439,6 +449,8 @@ static void headline(int rounds, int have_avx2) {
   stat3 nr_lbs = ratio_stat(t, H_N, rounds, H_LBS_NR, H_LBS), nr_dqs = ratio_stat(t, H_N, rounds, H_DQS_NR, H_DQS);
   print_stat("LBS speed / copy speed (same bytes)", lbs_copy, "");
   print_stat("DQS time / LBS time", dqs_lbs, "");
+  stat3 cor_lbs = ratio_stat(t, H_N, rounds, H_COR, H_LBS);
+  print_stat("COR time / LBS time", cor_lbs, "");
   print_stat("LBS no-renormalize time / renormalize time", nr_lbs, "");
   print_stat("DQS no-renormalize time / renormalize time", nr_dqs, "");
   stat3 l2 = {0, 0, 0}, d2 = {0, 0, 0}, nr2 = {0, 0, 0}, dnr2 = {0, 0, 0}, dl2 = {0, 0, 0};
@@ -461,6 +473,8 @@ static void headline(int rounds, int have_avx2) {
   bench_line("lbs_over_ref_pn4_1m_t1", ratio_stat(t, H_N, rounds, H_REF, H_LBS).med, "ratio");
   bench_line("dqs_over_ref_pn4_1m_t1", ratio_stat(t, H_N, rounds, H_REF, H_DQS).med, "ratio");
   bench_line("dqs_over_lbs_pn4_1m_t1", dqs_lbs.med, "ratio");
+  bench_line("cor_pn4_1m_t1", 1.0 / ratio_stat(t, H_N, rounds, H_COR, -1).med, "mvps");
+  bench_line("cor_over_lbs_pn4_1m_t1", cor_lbs.med, "ratio");
   bench_line("lbs_over_copy_pn4_1m_t1", lbs_copy.med, "ratio");
   bench_line("lbs_norenorm_over_renorm_pn4_1m_t1", nr_lbs.med, "ratio");
   bench_line("dqs_norenorm_over_renorm_pn4_1m_t1", nr_dqs.med, "ratio");
@@ -473,6 +487,72 @@ static void headline(int rounds, int have_avx2) {
   }
   free(t);
   scene_free(&s);
+}
+
+/* ---------------------------------------------------------------------------------------------- COR precompute */
+
+/* sk_cor_compute on a generated cylinder of about `vertices` vertices (64 segments, 4 bones, every side vertex
+ * blended between two joints), as generated (one weight vector per ring) and with every vertex's weights jittered
+ * by up to 1e-3 (every vector distinct, as on a painted mesh). Median of the rounds (all threads; 1 thread too). */
+static void cor_precompute_case(size_t vertices, int rounds, int nt_all) {
+  sk_cylinder_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.segments = 64;
+  d.rings = (uint32_t)(vertices / 64);
+  d.bones = 4;
+  size_t nv, nt;
+  sk_skin* skin = NULL;
+  if (sk_mesh_cylinder(&d, &nv, &nt, NULL, NULL, NULL, NULL, NULL) != SK_OK ||
+      sk_skin_create(nv, d.bones, &skin, NULL) != SK_OK) {
+    fprintf(stderr, "bench_deform: cylinder failed\n");
+    exit(1);
+  }
+  float* pos = xmalloc(3 * nv * sizeof(float));
+  uint32_t* tri = xmalloc(3 * nt * sizeof(uint32_t));
+  uint32_t* off = xmalloc((nv + 1) * sizeof(uint32_t));
+  sk_mesh_cylinder(&d, &nv, &nt, pos, NULL, tri, skin, NULL);
+  sk_skin_get_csr(skin, off, NULL, NULL, NULL);
+  uint32_t* jn = xmalloc((off[nv] + 1) * sizeof(uint32_t));
+  float* w = xmalloc((off[nv] + 1) * sizeof(float));
+  sk_skin_get_csr(skin, off, jn, w, NULL);
+  sk_skin_destroy(skin);
+  float* centers = xmalloc(3 * nv * sizeof(float));
+  for (int jitter = 0; jitter < 2; ++jitter) {
+    if (jitter)
+      for (size_t v = 0; v < nv; ++v)
+        if (off[v + 1] - off[v] == 2) {
+          float e = rnd(-1e-3f, 1e-3f);
+          w[off[v]] += e;
+          w[off[v] + 1] -= e;
+        }
+    int tl[2] = {nt_all, 1};
+    for (int ti = 0; ti < (nt_all > 1 ? 2 : 1); ++ti) {
+      double v[64];
+      for (int r = 0; r < rounds; ++r) {
+        double t0 = now();
+        sk_error e;
+        if (sk_cor_compute(pos, nv, tri, nt, off, jn, w, d.bones, 0.0f, (uint32_t)tl[ti], centers, &e) != SK_OK) {
+          fprintf(stderr, "bench_deform: sk_cor_compute failed: %s\n", e.message);
+          exit(1);
+        }
+        v[r] = now() - t0;
+      }
+      qsort(v, (size_t)rounds, sizeof v[0], cmp_d);
+      printf("  sk_cor_compute, cylinder %zu vertices / %zu triangles, %s, %d thread(s): %.1f ms [%.1f - %.1f]\n",
+             nv, nt, jitter ? "every vertex its own weights" : "one weight vector per ring", tl[ti],
+             1e3 * v[rounds / 2], 1e3 * v[0], 1e3 * v[rounds - 1]);
+      char id[96];
+      snprintf(id, sizeof id, "cor_precompute_%zuk_%s_t%d", nv / 1000, jitter ? "distinct" : "rings", tl[ti]);
+      bench_line(id, 1e3 * v[rounds / 2], "ms");
+    }
+  }
+  free(pos);
+  free(tri);
+  free(off);
+  free(jn);
+  free(w);
+  free(centers);
 }
 
 static int have_avx2_cpu(void) {
@@ -514,6 +594,9 @@ int main(int argc, char** argv) {
          sk_cpu_kernel(), nt_all, (double)llc / 1048576.0);
 
   headline(rounds, have_avx2);
+  printf("\nCOR precompute (median [min - max] over %d rounds)\n", rounds);
+  cor_precompute_case(40000, rounds, nt_all);
+  if (!quick) cor_precompute_case(200000, rounds, nt_all);
 
   if (!quick) {
     printf("\n%-4s %-8s %2s %-4s %3s %9s %17s %s\n", "", "vertices", "K", "data", "thr", "Mvert/s", "[min - max]",

@@ -323,9 +323,19 @@ START_TEST(deform_error_paths) {
   job.out_positions = outp;
   job.threads = 1;
   ck_assert_int_eq(sk_deform_validate(&job, NULL), SK_OK);
-  job.method = 3;
+  job.method = 4; /* unknown */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
+  job.method = SK_DEFORM_COR; /* without centers */
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
   job.method = SK_DEFORM_LBS;
+  {
+    uint32_t off[3] = {0, 1, 2}, cj[2] = {0, 1}, tri[3] = {0, 1, 0};
+    float cw[2] = {1, 1}, centers[6];
+    FAILS(SK_ERR_INVALID_ARGUMENT, sk_cor_compute, NULL, 2, tri, 1, off, cj, cw, 2, 0.0f, 1, centers);
+    FAILS(SK_ERR_INVALID_ARGUMENT, sk_cor_compute, in, 2, tri, 1, off, cj, cw, 2, 0.0f, 1, NULL);
+    FAILS(SK_ERR_OUT_OF_RANGE, sk_cor_compute, in, 2, tri, 1, off, cj, cw, 1, 0.0f, 1, centers);
+    ck_assert_int_eq(sk_cor_compute(in, 2, tri, 1, off, cj, cw, 2, 0.0f, 1, centers, NULL), SK_OK);
+  }
   job.out_positions = NULL;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_deform_run, &job);
   job.out_positions = outp;
