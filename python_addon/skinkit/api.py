@@ -496,7 +496,7 @@ def _report_dict(rep):
 # ------------------------------------------------------------------------------------------- deform
 Deformed = namedtuple("Deformed", "positions normals tangents")
 
-_METHODS = {"lbs": C.SK_DEFORM_LBS, "dqs": C.SK_DEFORM_DQS, "rigid": C.SK_DEFORM_RIGID}
+_METHODS = {"lbs": C.SK_DEFORM_LBS, "dqs": C.SK_DEFORM_DQS, "rigid": C.SK_DEFORM_RIGID, "cor": C.SK_DEFORM_COR}
 _FLAGS = {"additive": C.SK_DEFORM_ADDITIVE, "normalize": C.SK_DEFORM_NORMALIZE_WEIGHTS,
           "normal_fast": C.SK_DEFORM_NORMAL_FAST, "no_renormalize": C.SK_DEFORM_NO_RENORMALIZE}
 
@@ -512,18 +512,38 @@ def _flag_bits(flags):
     return bits
 
 
-def deform(positions, normals, palette, weights, method="lbs", flags=(), tangents=None, threads=0):
+def cor_centers(positions, triangles, skin, sigma=0.0, threads=0):
+    """Centres of rotation for deform(method='cor') (sk_cor_compute, Le & Hodgins 2016): positions (V, 3) and
+    triangles (T, 3) of the rest mesh, skin a :class:`Skin` over it. sigma 0 = the paper's 0.1. Returns (V, 3)
+    float32; a vertex with one joint (or nothing similar) keeps its own position."""
+    pos = _arr(positions, np.float32, "positions", shape=(None, 3))
+    tri = _arr(triangles, np.uint32, "triangles", shape=(None, 3))
+    if skin.vertex_count != pos.shape[0]:
+        raise ShapeError("skin has %d vertices, positions %d" % (skin.vertex_count, pos.shape[0]))
+    off, jt, wt = skin.to_csr()
+    out = np.empty_like(pos)
+    skin._lib.sk_cor_compute(_ptr(pos), pos.shape[0], _ptr(tri), tri.shape[0], _ptr(off), _ptr(jt), _ptr(wt),
+                             skin.joint_count, float(sigma), int(threads), _ptr(out))
+    return out
+
+
+def deform(positions, normals, palette, weights, method="lbs", flags=(), tangents=None, threads=0, centers=None):
     """Skins positions (V, 3) and optional normals (V, 3) / tangents (V, 3 or 4) with a (J, 4, 4) palette.
 
     weights: a :class:`Skin` (CSR) or a (joints (V, K), weights (V, K)) pair of packed arrays.
-    method: 'lbs', 'dqs' or 'rigid'; flags: names from 'additive', 'normalize', 'normal_fast',
-    'no_renormalize' (or the SK_DEFORM_* bits). Returns Deformed(positions, normals, tangents) (None for
-    streams not given)."""
+    method: 'lbs', 'dqs', 'rigid' or 'cor' (optimized centres of rotation: needs centers (V, 3) from
+    cor_centers); flags: names from 'additive', 'normalize', 'normal_fast', 'no_renormalize' (or the
+    SK_DEFORM_* bits). Returns Deformed(positions, normals, tangents) (None for streams not given)."""
     lib = weights._lib if isinstance(weights, Skin) else library()
     if method not in _METHODS:
         raise ShapeError("method must be one of %s, not %r" % (", ".join(sorted(_METHODS)), method))
     pos = _arr(positions, np.float32, "positions", shape=(None, 3))
     v = pos.shape[0]
+    cen = None
+    if method == "cor":
+        if centers is None:
+            raise ShapeError("method 'cor' needs centers (V, 3) from cor_centers()")
+        cen = _arr(centers, np.float32, "centers", shape=(v, 3))
     pal = np.asarray(palette, dtype=np.float32)
     if pal.ndim != 3 or pal.shape[1:] != (4, 4):
         raise ShapeError("palette: expected shape (J, 4, 4), got %s" % (pal.shape,))
@@ -532,6 +552,9 @@ def deform(positions, normals, palette, weights, method="lbs", flags=(), tangent
     job = C.new(C.SkDeformJob, method=_METHODS[method], flags=_flag_bits(flags), threads=int(threads),
                 vertex_count=v, palette=_ptr(pal), joint_count=jcount)
     keep = [pal, pos]
+    if cen is not None:
+        keep.append(cen)
+        job.centers = _ptr(cen)
     if isinstance(weights, Skin):
         if weights.vertex_count != v:
             raise ShapeError("skin has %d vertices, positions %d" % (weights.vertex_count, v))

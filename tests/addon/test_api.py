@@ -395,6 +395,26 @@ class DeformTests(unittest.TestCase):
         lb = api.deform(self.pos, None, self.palette, single, method="lbs").positions
         np.testing.assert_allclose(dq, lb, atol=1e-4)
 
+    def test_cor_keeps_a_twisted_cylinder_round(self):
+        # two-bone sample cylinder along +X, the far bone twisted 180 degrees about X: LBS collapses the middle
+        # ring to the axis, optimized centres of rotation keep its radius
+        cyl = api.cylinder(segments=32, rings=40, bones=2)
+        centers = api.cor_centers(cyl.positions, cyl.triangles, cyl.skin)
+        self.assertEqual(centers.shape, cyl.positions.shape)
+        sk = Skeleton(None, [-1, 0], rest_local=np.stack([np.eye(4), translate(1, 0, 0)]).astype(np.float32))
+        trs = sk.rest_trs()
+        trs[1, 3:7] = (1.0, 0.0, 0.0, 0.0)  # x y z w: 180 degrees about X
+        pal = sk.palette(trs)
+        mid = np.abs(cyl.positions[:, 0] - 1.0) < 1e-4
+        ring = lambda p: float(np.mean(np.linalg.norm(p[mid][:, 1:], axis=1)))
+        lbs = api.deform(cyl.positions, None, pal, cyl.skin, method="lbs").positions
+        cor = api.deform(cyl.positions, None, pal, cyl.skin, method="cor", centers=centers).positions
+        rest = ring(cyl.positions)
+        self.assertLess(ring(lbs), 0.05 * rest)
+        self.assertGreater(ring(cor), 0.95 * rest)
+        with self.assertRaises(ShapeError):
+            api.deform(cyl.positions, None, pal, cyl.skin, method="cor")
+
     def test_quantized_weights(self):
         j8, w8 = self.skin.to_packed(2, np.uint8, np.uint8)
         r = api.deform(self.pos, None, self.palette, (j8, w8))
