@@ -28,9 +28,13 @@
 #include "skc_chol.h"
 #include "skc_bind.h"
 
+#if defined(SK_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
 #define HEAT_TIES 4           /* bones sharing the heat of one vertex */
 #define HEAT_VIS_TESTS 64     /* nearest bones tested for visibility per vertex */
-#define HEAT_CHUNK 16         /* right-hand sides solved at once (per thread) */
+#define HEAT_CHUNK 4          /* right-hand sides solved at once (per thread) */
 #define HEAT_SUPERNODAL_SWITCH 100.0 /* flops per entry of L from which the factorization is supernodal */
 #define HEAT_FADE_START 0.05  /* heat weights below this fade linearly ... */
 #define HEAT_FADE_END 0.025   /* ... to 0 here */
@@ -281,11 +285,12 @@ static double cot(const float* a, const float* b, const float* e) { /* cotangent
 
 /* The system matrix -L + A H over the rows (welded vertices with area), upper triangle in compressed columns,
  * built straight from the triangles: the pattern depends on the mesh only, so it is ordered (AMD) while the BVH
- * is built, and the values are filled once the heat is known. Each half-edge keeps its cotangent weight and the
- * slot of its off-diagonal entry, so the values can be refilled with clamped (non-negative) weights. */
+ * is built, and the values are filled once the heat is known. For each fill (and a refill with clamped,
+ * non-negative weights) every half-edge gets its cotangent weight and the slot of its off-diagonal entry. */
 typedef struct heat_sys {
   cholmod_sparse* A; /* m x m, stype 1 (upper), sorted, packed */
-  double* lap;       /* m: diagonal of -L (sum of the row's cotangent weights) */
+  double* lap;       /* m: diagonal of -L (sum of the row's cotangent weights); this and the next two exist only
+                        around sys_fill (sys_weights .. sys_drop_weights) */
   double* cotw;      /* 3 * triangle_count: 0.5 cot of the angle opposite edge e of triangle t */
   uint32_t* slot;    /* 3 * triangle_count: entry of that edge in A->x (UINT32_MAX: triangle not in the system) */
 } heat_sys;
@@ -298,20 +303,14 @@ static void sys_free(heat_sys* s, cholmod_common* cm) {
   memset(s, 0, sizeof *s);
 }
 
-/* Pattern, slots and cotangent weights; values are left to sys_fill. Returns SKC_OUT_OF_MEMORY or SKC_OK. */
+/* The pattern of A; slots, weights and values are left to sys_weights and sys_fill. Returns SKC_OUT_OF_MEMORY or
+ * SKC_OK. */
 static int sys_build(heat_ctx* c, int32_t m, heat_sys* s, cholmod_common* cm) {
   const skc_bind_desc* d = c->d;
   size_t nt = d->triangle_count;
   memset(s, 0, sizeof *s);
   uint32_t* cnt = calloc((size_t)m + 1, sizeof *cnt);
-  s->lap = malloc((size_t)m * sizeof *s->lap);
-  s->cotw = malloc(3 * nt * sizeof *s->cotw);
-  s->slot = malloc(3 * nt * sizeof *s->slot);
-  if (!cnt || !s->lap || !s->cotw || !s->slot) {
-    free(cnt);
-    sys_free(s, cm);
-    return SKC_OUT_OF_MEMORY;
-  }
+  if (!cnt) return SKC_OUT_OF_MEMORY;
   /* half-edges per column (the larger row index of the edge), with duplicates, plus the diagonal */
   for (size_t t = 0; t < nt; ++t) {
     const uint32_t* tv = c->tri + 3 * t;
@@ -374,7 +373,32 @@ static int sys_build(heat_ctx* c, int32_t m, heat_sys* s, cholmod_common* cm) {
   for (size_t k = 0; k < nz; ++k) ai[k] = (int)rows[k];
   free(rows);
   free(fill);
-  /* cotangent weights and their slots (a short scan of the column) */
+  return SKC_OK;
+}
+
+static void sys_drop_weights(heat_sys* s) {
+  free(s->lap);
+  free(s->cotw);
+  free(s->slot);
+  s->lap = NULL;
+  s->cotw = NULL;
+  s->slot = NULL;
+}
+
+/* Cotangent weights and their slots in A (a short scan of the column), and the diagonal's scratch: 80 bytes per
+ * vertex that only sys_fill needs, so they live just around it, not through the BVH and the factorization. */
+static int sys_weights(heat_ctx* c, heat_sys* s) {
+  const skc_bind_desc* d = c->d;
+  size_t nt = d->triangle_count;
+  const int* ap = s->A->p;
+  const int* ai = s->A->i;
+  s->lap = malloc(s->A->nrow * sizeof *s->lap);
+  s->cotw = malloc(3 * nt * sizeof *s->cotw);
+  s->slot = malloc(3 * nt * sizeof *s->slot);
+  if (!s->lap || !s->cotw || !s->slot) {
+    sys_drop_weights(s);
+    return SKC_OUT_OF_MEMORY;
+  }
   for (size_t t = 0; t < nt; ++t) {
     const uint32_t* tv = c->tri + 3 * t;
     for (int e = 0; e < 3; ++e) {
@@ -422,7 +446,76 @@ static void sys_fill(heat_ctx* c, const uint8_t* comp_heated, double cold_heat, 
   }
 }
 
-/* Solves every heated bone, chunk by chunk, and offers the weights of the system rows. */
+/* Numeric factorization. CHOLMOD's supernodal code opens an OpenMP region of 4 threads (fixed when it was built)
+ * for every large supernode to clear and scatter it: on a 2-core machine those threads outnumber the cores, spin
+ * and wake each other for work worth microseconds. With dynamic adjustment on for this thread only, the runtime
+ * gives such regions no more threads than idle cores. */
+static void factorize(cholmod_sparse* A, cholmod_factor* L, cholmod_common* cm) {
+#if defined(SK_HAVE_OPENMP)
+  int dynamic = omp_get_dynamic();
+  omp_set_dynamic(1);
+#endif
+  cholmod_factorize(A, L, cm);
+#if defined(SK_HAVE_OPENMP)
+  omp_set_dynamic(dynamic);
+#endif
+}
+
+/* Values (clamp: see sys_fill) and numeric factorization; 1 when L is positive definite. *oom = 1 when memory ran
+ * out. */
+static int fill_and_factorize(heat_ctx* c, const uint8_t* comp_heated, double cold_heat, int clamp, heat_sys* s,
+                              cholmod_factor* L, cholmod_common* cm, int* oom) {
+  *oom = 0;
+  if (sys_weights(c, s)) {
+    *oom = 1;
+    return 0;
+  }
+  sys_fill(c, comp_heated, cold_heat, clamp, s);
+  sys_drop_weights(s);
+  factorize(s->A, L, cm);
+  *oom = cm->status == CHOLMOD_OUT_OF_MEMORY;
+  return cm->status == CHOLMOD_OK && L->minor == L->n;
+}
+
+/* One thread's dense blocks of the solve, kept from group to group (cholmod_solve2 reuses X and its workspace Y
+ * and E when their sizes match), so a bind allocates and faults them in once, not once per group of bones. */
+typedef struct heat_rhs {
+  cholmod_common* cm;
+  cholmod_dense *B, *X, *Y, *E;
+} heat_rhs;
+
+static void rhs_free(heat_rhs* s) {
+  cholmod_free_dense(&s->B, s->cm);
+  cholmod_free_dense(&s->X, s->cm);
+  cholmod_free_dense(&s->Y, s->cm);
+  cholmod_free_dense(&s->E, s->cm);
+}
+
+/* Right-hand sides of bones[0 .. cols) (A H p_j over the rows) and their solutions in s->X. */
+static int rhs_solve(const heat_ctx* c, int32_t m, const int32_t* row_v, const uint32_t* bones, uint32_t cols,
+                     cholmod_factor* L, heat_rhs* s) {
+  if (s->B && s->B->ncol != cols) cholmod_free_dense(&s->B, s->cm);
+  if (!s->B) s->B = cholmod_allocate_dense((size_t)m, cols, (size_t)m, CHOLMOD_REAL, s->cm);
+  if (!s->B) return SKC_OUT_OF_MEMORY;
+  double* bx = s->B->x;
+  size_t ld = s->B->d;
+  memset(bx, 0, ld * cols * sizeof *bx);
+  for (int32_t r = 0; r < m; ++r) {
+    size_t v = (size_t)row_v[r];
+    uint32_t hc = c->hcount[v];
+    for (uint32_t i = 0; i < hc; ++i) {
+      uint32_t j = c->hbone[v * HEAT_TIES + i];
+      for (uint32_t q = 0; q < cols; ++q)
+        if (bones[q] == j) bx[q * ld + (size_t)r] = c->area[v] * c->h[v] / hc;
+    }
+  }
+  if (cholmod_solve2(CHOLMOD_A, L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, s->cm)) return SKC_OK;
+  return s->cm->status == CHOLMOD_OUT_OF_MEMORY ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
+}
+
+/* Solves every heated bone, HEAT_CHUNK bones per thread at a time (bounded dense blocks: B, X and CHOLMOD's Y are
+ * 3 m-vectors per bone of a chunk, whatever the number of bones; 16 per thread cost CesiumMan_subdiv2's bind 12 MB
+ * more for no speed), and offers the weights of the system rows. */
 static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, skc_bind_cands* out) {
   const skc_bind_desc* d = c->d;
   uint32_t nb = d->joint_count;
@@ -449,39 +542,18 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
   cholmod_start(&own);
   own.print = 0;
   own.error_handler = NULL;
-  cholmod_common* cms[2] = {cm, &own};
+  heat_rhs rs[2] = {{cm, NULL, NULL, NULL, NULL}, {&own, NULL, NULL, NULL, NULL}};
   int rc = SKC_OK;
   for (uint32_t g0 = 0; g0 < nh && !rc; g0 += 2 * HEAT_CHUNK) {
     uint32_t gcols = nh - g0 < 2 * HEAT_CHUNK ? nh - g0 : 2 * HEAT_CHUNK;
     uint32_t half = (gcols + 1) / 2;
-    cholmod_dense* X[2] = {NULL, NULL};
     int part_rc[2] = {SKC_OK, SKC_OK};
 #if defined(SK_HAVE_OPENMP)
 #pragma omp parallel for num_threads(2) schedule(static, 1) if (gcols > 1 && m > 4096)
 #endif
     for (int h = 0; h < 2; ++h) {
       uint32_t q0 = h ? half : 0, cols = h ? gcols - half : half;
-      if (!cols) continue;
-      cholmod_common* cc = cms[h];
-      cholmod_dense* B = cholmod_zeros((size_t)m, cols, CHOLMOD_REAL, cc);
-      if (!B) {
-        part_rc[h] = SKC_OUT_OF_MEMORY;
-        continue;
-      }
-      double* bx = B->x;
-      size_t ld = B->d;
-      for (int32_t r = 0; r < m; ++r) {
-        size_t v = (size_t)row_v[r];
-        uint32_t hc = c->hcount[v];
-        for (uint32_t i = 0; i < hc; ++i) {
-          uint32_t j = c->hbone[v * HEAT_TIES + i];
-          for (uint32_t q = 0; q < cols; ++q)
-            if (bones[g0 + q0 + q] == j) bx[q * ld + (size_t)r] = c->area[v] * c->h[v] / hc;
-        }
-      }
-      X[h] = cholmod_solve(CHOLMOD_A, L, B, cc);
-      cholmod_free_dense(&B, cc);
-      if (!X[h]) part_rc[h] = cc->status == CHOLMOD_OUT_OF_MEMORY ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
+      if (cols) part_rc[h] = rhs_solve(c, m, row_v, bones + g0 + q0, cols, L, &rs[h]);
     }
     rc = part_rc[0] ? part_rc[0] : part_rc[1];
     if (!rc) {
@@ -492,7 +564,7 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
       for (long long ri = 0; ri < rows; ++ri) {
         size_t r = (size_t)ri;
         for (uint32_t q = 0; q < gcols; ++q) {
-          const cholmod_dense* x = X[q < half ? 0 : 1];
+          const cholmod_dense* x = rs[q < half ? 0 : 1].X;
           double w = ((const double*)x->x)[(q < half ? q : q - half) * x->d + r];
           /* heat leaks a few percent along the whole mesh: fade it out between HEAT_FADE_END and
            * HEAT_FADE_START (continuous, so weights stay smooth), which keeps far bones off a vertex */
@@ -502,9 +574,9 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
         }
       }
     }
-    cholmod_free_dense(&X[0], cm);
-    cholmod_free_dense(&X[1], &own);
   }
+  rhs_free(&rs[0]);
+  rhs_free(&rs[1]);
   cholmod_finish(&own);
   free(heated);
   free(bones);
@@ -705,6 +777,8 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
   double dclamp = 1e-4 * diag;
   rc = visibility(&c, bvh, dclamp > 0.0 ? dclamp : 1e-30);
   skc_bvh_destroy(bvh);
+  free(c.nrm); /* only the visibility pass needs the normals: less memory at the factorization's peak */
+  c.nrm = NULL;
   uint8_t* comp_heated = rc ? NULL : calloc(n, 1);
   if (!comp_heated) {
     if (L) cholmod_free_factor(&L, &cm);
@@ -729,16 +803,12 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
   }
   if (m > 0 && any_heat) {
     double cold_heat = HEAT_BLENDER_SCALE * (double)d->heat_scale / (diag > 0.0 ? diag * diag : 1.0);
-    sys_fill(&c, comp_heated, cold_heat, 0, &sys);
-    cholmod_factorize(sys.A, L, &cm);
-    int ok = cm.status == CHOLMOD_OK && L->minor == L->n;
-    if (!ok && cm.status != CHOLMOD_OUT_OF_MEMORY && !strict) { /* retry with non-negative cotangents */
-      sys_fill(&c, comp_heated, cold_heat, 1, &sys);
-      cholmod_factorize(sys.A, L, &cm);
-      ok = cm.status == CHOLMOD_OK && L->minor == L->n;
-    }
+    int oom = 0;
+    int ok = fill_and_factorize(&c, comp_heated, cold_heat, 0, &sys, L, &cm, &oom);
+    if (!ok && !oom && !strict) /* retry with non-negative cotangents */
+      ok = fill_and_factorize(&c, comp_heated, cold_heat, 1, &sys, L, &cm, &oom);
     if (!ok) {
-      rc = cm.status == CHOLMOD_OUT_OF_MEMORY
+      rc = oom
                ? skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory factoring the heat system")
                : skc_fail(err, SKC_NO_SOLUTION,
                           "bind: the heat system is not positive definite (degenerate mesh); use the robust method");

@@ -1,8 +1,12 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_common.h"
 #include "cli_skf.h"
@@ -86,7 +90,57 @@ static void usage(FILE* f) {
   fprintf(f, "\n  --help      this text\n  --version   library version and ABI\n");
 }
 
+/* Settings for a one-shot process on a few cores (issue 20: `skinkit bind` spent as much time in the kernel as
+ * in its own code). A multithreaded OpenBLAS (what Debian links CHOLMOD's BLAS to) wakes its worker threads for
+ * every small dense block of the heat factorization and lets them spin on sched_yield in between, while the bind
+ * already keeps both cores busy with its own threads: one BLAS thread, unless OPENBLAS_NUM_THREADS or
+ * GOTO_NUM_THREADS says otherwise. And glibc returns every freed block over 128 KiB to the kernel at once, so
+ * each array of a bind that reuses the space of a freed one faults its pages in again: keep freed memory in the
+ * process (it exits soon). */
+static void tune_process(void) {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+  if (getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS")) return;
+  void (*set_threads)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (set_threads) set_threads(1);
+}
+
+/* Start-up settings of `skinkit bind` that the C library and the OpenMP runtime read only from the environment
+ * when the process starts, so the command runs itself once more with them (a few milliseconds), unless the
+ * user's environment already sets them or the exec fails:
+ * - transparent huge pages: binding touches about 1 KB of fresh memory per vertex (the heat system's factor, the
+ *   BVH, candidate arrays) and on virtual machines a 4 KiB page fault costs ~10 us, so faults made up most of the
+ *   system time (11,000 for a 38k-vertex mesh, 20,000 for CesiumMan_subdiv2: 3,400 and 5,300 with huge pages).
+ *   Where the kernel gives huge pages to memory that asks for them (enabled = madvise, the common default),
+ *   glibc's malloc asks when its tunable glibc.malloc.hugetlb=1 is set;
+ * - OMP_WAIT_POLICY=passive: threads that wait at the end of a parallel loop sleep instead of spinning, which on a
+ *   machine with more runnable threads than cores only burns the time the working threads need. */
+static void exec_with_settings(char** argv) {
+#if defined(__GLIBC__) && defined(__linux__)
+  if (getenv("GLIBC_TUNABLES") || getenv("SKINKIT_NO_REEXEC")) return;
+  FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  char mode[128] = "";
+  if (f) {
+    if (!fgets(mode, sizeof mode, f)) mode[0] = 0;
+    fclose(f);
+  }
+  if (!strstr(mode, "[madvise]") || setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1)) return;
+  int wait_set = getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT");
+  if (!wait_set) setenv("OMP_WAIT_POLICY", "passive", 1);
+  fflush(NULL);
+  execv("/proc/self/exe", argv);
+  unsetenv("GLIBC_TUNABLES"); /* the exec failed: carry on without */
+  if (!wait_set) unsetenv("OMP_WAIT_POLICY");
+#else
+  (void)argv;
+#endif
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && !strcmp(argv[1], "bind")) exec_with_settings(argv);
+  tune_process();
   if (argc < 2) {
     usage(stderr);
     return 2;

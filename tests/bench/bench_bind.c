@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, clock_gettime */
+#define _DEFAULT_SOURCE /* wait4 */
 /* bench_bind.c - automatic binding: speed and quality against Blender 3.4's automatic weights, in one run.
  *
  *   build/bench_bind [--quick] [--no-blender] [--only NAME] [--keep]
@@ -19,6 +20,15 @@
  * of 2 / 1 / 1 for Blender. Wall and process CPU times are both printed (the machine is shared: wall times carry
  * the load of other jobs). Prints `BENCH bind_<method>_<mesh>_ms`, `BENCH blender_autoweights_<mesh>_ms` and
  * `BENCH bind_<method>_<mesh>_speedup <Blender wall time / our wall time> ratio`.
+ *
+ * The CLI as users run it (issue 20): `skinkit bind IN OUT --force` (default method, isolated reading) as a whole
+ * process, fork/exec of the skinkit binary beside this program (env SKINKIT_CLI overrides) on each cylinder
+ * (written as .glb by `skinkit sample`, same mesh and bones) and on CesiumMan_subdiv2: wall, user and system time
+ * and peak RSS from wait4 (they include the isolated reader child), best wall of up to 5 runs (1 at 614k), user
+ * and sys of the run that used least CPU. A third cylinder, 512 x 1196 = 613,890 vertices (full runs only, not
+ * given to Blender), is the memory yardstick. Prints `BENCH cli_bind_<mesh>_{wall,user,sys}_ms`,
+ * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio`, a
+ * table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest mesh the CLI bound.
  *
  * Quality: every corpus asset with artist weights (SKINKIT_ASSETS): all twelve files of its README, as they are
  * small (the largest, CesiumMan_subdiv2, only in full runs). Per skinned mesh: a skeleton whose rest pose is the
@@ -58,11 +68,14 @@
  * missing while SKINKIT_ASSETS is set), so a broken method is loud.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,7 +105,8 @@ typedef struct cylinder_def {
   uint32_t segments, rings;
   int runs_ours, runs_blender, full_only;
 } cylinder_def;
-static const cylinder_def k_cylinders[] = {{"40k", 128, 300, 7, 2, 0}, {"200k", 256, 780, 3, 1, 1}};
+static const cylinder_def k_cylinders[] = {
+    {"40k", 128, 300, 7, 2, 0}, {"200k", 256, 780, 3, 1, 1}, {"614k", 512, 1196, 1, 0, 1} /* no Blender: memory */};
 #define CYLINDER_COUNT (sizeof k_cylinders / sizeof k_cylinders[0])
 
 typedef struct asset_def {
@@ -135,6 +149,14 @@ typedef struct score {
   uint64_t fallback;
 } score;
 
+/* One `skinkit` process: wall time, user and system CPU time and peak resident memory (wait4; they include the
+ * isolated reader child, which the CLI waits for). */
+typedef struct cli_run {
+  int ok;
+  double wall_ms, user_ms, sys_ms;
+  long maxrss_kb;
+} cli_run;
+
 typedef struct part { /* one skinned mesh of an asset */
   size_t nv, nt;
   float* pos;
@@ -164,6 +186,7 @@ typedef struct asset {
   blender_result bl;
   score ours[METHOD_COUNT];
   score blender;
+  cli_run cli;            /* speed assets: `skinkit bind` as a whole process */
 } asset;
 
 typedef struct cylinder {
@@ -175,6 +198,7 @@ typedef struct cylinder {
   blender_result bl;
   double ours_ms[METHOD_COUNT], ours_cpu_ms[METHOD_COUNT];
   int ours_ok[METHOD_COUNT];
+  cli_run cli;            /* `skinkit bind` as a whole process */
 } cylinder;
 
 static int g_failures; /* sk_bind errors and setup failures: exit status 1 */
@@ -951,6 +975,132 @@ static void print_speed_row(const char* mesh, size_t nv, size_t k, double ms, do
          speedup, cpu_speedup);
 }
 
+/* ------------------------------------------------------------------------------------------ the CLI as users run it */
+
+static double wall_ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The skinkit binary beside this benchmark (env SKINKIT_CLI overrides). */
+static const char* find_cli(char* buf, size_t cap) {
+  const char* env = getenv("SKINKIT_CLI");
+  if (env && env[0]) return access(env, X_OK) == 0 ? env : NULL;
+  ssize_t n = readlink("/proc/self/exe", buf, cap - 16);
+  if (n <= 0) return NULL;
+  buf[n] = 0;
+  char* slash = strrchr(buf, '/');
+  if (!slash) return NULL;
+  strcpy(slash + 1, "skinkit");
+  return access(buf, X_OK) == 0 ? buf : NULL;
+}
+
+/* Runs argv (stdout and stderr to /dev/null) and measures it; ok = exit status 0. */
+static cli_run run_cli(char* const* argv) {
+  cli_run r;
+  memset(&r, 0, sizeof r);
+  double t0 = wall_ms_now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  if (pid < 0) return r;
+  int st = 0;
+  struct rusage ru;
+  if (wait4(pid, &st, 0, &ru) != pid) return r;
+  r.wall_ms = wall_ms_now() - t0;
+  r.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  r.user_ms = ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec * 1e-3;
+  r.sys_ms = ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec * 1e-3;
+  r.maxrss_kb = ru.ru_maxrss;
+  return r;
+}
+
+/* `skinkit bind IN OUT --force` (default method, isolated reading: as a user runs it) `runs` times: best wall time;
+ * user and system time of the run that used the least CPU; the largest peak RSS. */
+static cli_run time_cli_bind(const char* cli, const char* in, const char* name, int runs) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/%s_cli_out.glb", g_workdir, name);
+  char* argv[] = {(char*)cli, "bind", (char*)in, out, "--force", NULL};
+  cli_run best;
+  memset(&best, 0, sizeof best);
+  double best_wall = 1e300, best_cpu = 1e300;
+  for (int i = 0; i < runs; ++i) {
+    cli_run r = run_cli(argv);
+    if (!r.ok) {
+      printf("FAIL skinkit bind %s (exit status or signal; run it by hand to see why)\n", in);
+      ++g_failures;
+      best.ok = 0;
+      return best;
+    }
+    best.ok = 1;
+    if (r.wall_ms < best_wall) best_wall = r.wall_ms;
+    if (r.user_ms + r.sys_ms < best_cpu) best_cpu = r.user_ms + r.sys_ms, best.user_ms = r.user_ms, best.sys_ms = r.sys_ms;
+    if (r.maxrss_kb > best.maxrss_kb) best.maxrss_kb = r.maxrss_kb;
+  }
+  best.wall_ms = best_wall;
+  return best;
+}
+
+/* Prints the CLI lines of one mesh; blender_ms <= 0: no Blender figure. */
+static void print_cli(const char* mesh, size_t nv, const cli_run* r, double blender_ms) {
+  if (!r->ok) return;
+  double kbv = (double)r->maxrss_kb / (double)nv;
+  printf("  skinkit bind (whole process: load + bind + save): wall %.1f ms, user %.1f ms, sys %.1f ms (%.0f %% of "
+         "user), peak RSS %.1f MB = %.3f KB/vertex\n",
+         r->wall_ms, r->user_ms, r->sys_ms, r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0,
+         r->maxrss_kb / 1024.0, kbv);
+  printf("BENCH cli_bind_%s_wall_ms %.1f ms\nBENCH cli_bind_%s_user_ms %.1f ms\nBENCH cli_bind_%s_sys_ms %.1f ms\n"
+         "BENCH cli_bind_%s_peak_kb_per_vertex %.3f KB\n",
+         mesh, r->wall_ms, mesh, r->user_ms, mesh, r->sys_ms, mesh, kbv);
+  if (blender_ms > 0)
+    printf("BENCH cli_bind_%s_speedup %.2f ratio\n", mesh, blender_ms / r->wall_ms);
+}
+
+/* The cylinder as a skinned .glb for the CLI: `skinkit sample` writes the same mesh (sk_mesh_cylinder, radius
+ * 0.25, length 2) with the same 3-bone chain. */
+static int write_cylinder_glb(const char* cli, const cylinder* c, char* path, size_t cap) {
+  snprintf(path, cap, "%s/cyl_%s.glb", g_workdir, c->def->name);
+  char seg[16], rings[16];
+  snprintf(seg, sizeof seg, "%u", c->def->segments);
+  snprintf(rings, sizeof rings, "%u", c->def->rings);
+  char* argv[] = {(char*)cli, "sample", path, "--segments", seg, "--rings", rings, "--bones", "3", "--force", NULL};
+  return run_cli(argv).ok ? 0 : 1;
+}
+
+/* The whole-process table, and the peak memory per vertex of the largest mesh the CLI bound. */
+static void print_cli_table(const cylinder* cyl, const asset* assets) {
+  printf("\n== skinkit bind as a whole process (load + bind + save; default method; best wall of runs, user/sys of "
+         "the run with least CPU, largest peak RSS; speedup = Blender ARMATURE_AUTO wall / ours) ==\n");
+  printf("%-18s %8s %10s %10s %10s %6s %9s %8s %8s\n", "mesh", "vertices", "wall ms", "user ms", "sys ms", "sys %",
+         "peak MB", "KB/vert", "speedup");
+  const cli_run* largest = NULL;
+  size_t largest_nv = 0;
+  for (size_t i = 0; i < CYLINDER_COUNT + ASSET_COUNT; ++i) {
+    const cli_run* r = i < CYLINDER_COUNT ? &cyl[i].cli : &assets[i - CYLINDER_COUNT].cli;
+    if (!r->ok) continue;
+    const char* name = i < CYLINDER_COUNT ? cyl[i].def->name : assets[i - CYLINDER_COUNT].name;
+    size_t nv = i < CYLINDER_COUNT ? cyl[i].nv : assets[i - CYLINDER_COUNT].nv;
+    const blender_result* b = i < CYLINDER_COUNT ? &cyl[i].bl : &assets[i - CYLINDER_COUNT].bl;
+    char speedup[32] = "-";
+    if (b->ok) snprintf(speedup, sizeof speedup, "%.1fx", b->best_seconds * 1000.0 / r->wall_ms);
+    printf("%-18s %8zu %10.1f %10.1f %10.1f %5.0f%% %9.1f %8.3f %8s\n", name, nv, r->wall_ms, r->user_ms, r->sys_ms,
+           r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0, r->maxrss_kb / 1024.0,
+           (double)r->maxrss_kb / (double)nv, speedup);
+    if (nv > largest_nv) largest = r, largest_nv = nv;
+  }
+  if (largest)
+    printf("BENCH bind_peak_kb_per_vertex %.3f KB\n(peak RSS of `skinkit bind` on the largest mesh, %zu vertices)\n",
+           (double)largest->maxrss_kb / (double)largest_nv, largest_nv);
+}
+
 /* ------------------------------------------------------------------------------------------ main */
 
 static int name_selected(const char* only, const char* name) { return !only || strstr(name, only) != NULL; }
@@ -1002,6 +1152,9 @@ int main(int argc, char** argv) {
     printf("Blender: script %s missing (set SKINKIT_BENCH_SCRIPTS): skinkit figures only\n", script);
     blender = NULL;
   }
+  char cbuf[1024];
+  const char* cli = find_cli(cbuf, sizeof cbuf);
+  if (!cli) printf("skinkit CLI: not found beside this program (env SKINKIT_CLI): no whole-process figures\n");
   snprintf(g_workdir, sizeof g_workdir, "/tmp/skinkit_bench_bind.XXXXXX");
   if (!mkdtemp(g_workdir)) {
     fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
@@ -1024,7 +1177,8 @@ int main(int argc, char** argv) {
     }
     snprintf(cyl[i].mesh_path, sizeof cyl[i].mesh_path, "%s/cyl_%s.bin", g_workdir, k_cylinders[i].name);
     snprintf(cyl[i].out_prefix, sizeof cyl[i].out_prefix, "%s/cyl_%s", g_workdir, k_cylinders[i].name);
-    if (blender && write_cylinder(&cyl[i], heads, tails)) fail("write", cyl[i].mesh_path, NULL);
+    if (blender && k_cylinders[i].runs_blender && write_cylinder(&cyl[i], heads, tails))
+      fail("write", cyl[i].mesh_path, NULL);
   }
   asset assets[ASSET_COUNT];
   memset(assets, 0, sizeof assets);
@@ -1056,7 +1210,7 @@ int main(int argc, char** argv) {
     if (f) {
       fprintf(f, "{\"jobs\": [");
       for (size_t i = 0; i < CYLINDER_COUNT; ++i) {
-        if (!cyl[i].pos) continue;
+        if (!cyl[i].pos || !cyl[i].def->runs_blender) continue;
         fprintf(f, "%s\n {\"name\": \"%s\", \"kind\": \"mesh\", \"mesh\": \"%s\", \"repeat\": %d, \"out\": \"%s\"}",
                 jobs++ ? "," : "", cyl[i].def->name, cyl[i].mesh_path, cyl[i].def->runs_blender, cyl[i].out_prefix);
         cyl[i].bl.ran = 1;
@@ -1104,6 +1258,14 @@ int main(int argc, char** argv) {
              c->bl.best_seconds, c->bl.unweighted, c->nv);
     }
     print_speedups(c->def->name, c->ours_ms, c->ours_ok, &c->bl);
+    char glb[600];
+    if (cli && write_cylinder_glb(cli, c, glb, sizeof glb)) {
+      fail("skinkit sample", c->def->name, NULL);
+    } else if (cli) {
+      c->cli = time_cli_bind(cli, glb, c->def->name, c->def->runs_ours < 5 ? c->def->runs_ours : 5);
+      print_cli(c->def->name, c->nv, &c->cli, c->bl.ok ? c->bl.best_seconds * 1000.0 : 0.0);
+      remove(glb);
+    }
   }
 
   /* quality (and speed on the speed assets) */
@@ -1166,6 +1328,10 @@ int main(int argc, char** argv) {
         printf("BENCH bind_%s_%s_deform_mean %.3f ratio\n", k_methods[k].name, a->name, mean / bl_mean);
     }
     if (a->def->speed) print_speedups(a->name, ours_ms, ours_ok, &a->bl);
+    if (a->def->speed && cli) {
+      a->cli = time_cli_bind(cli, skt_asset(a->def->path), a->name, 5);
+      print_cli(a->name, a->nv, &a->cli, a->bl.ok ? a->bl.best_seconds * 1000.0 : 0.0);
+    }
   }
 
   /* tables */
@@ -1183,6 +1349,7 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < METHOD_COUNT; ++k)
       if (a->ours[k].ok) print_speed_row(a->name, a->nv, k, a->ours[k].ms, a->ours[k].cpu_ms, &a->bl);
   }
+  print_cli_table(cyl, assets);
   printf("\n== quality table (weight err: mean 1/2 L1; deform: %% of bbox diagonal over %d poses; ratio: ours / "
          "Blender deform mean; !: mesh and bones disagree as loaded: see WARNING) ==\n",
          POSES);
