@@ -171,6 +171,7 @@ static inline __attribute__((always_inline)) int vd_to_mat(vdq D, vmat* M) {
 
 #define SKC_KERNEL_FN skc_deform_kernel_avx2
 #define SKC_SOA_FN ksoa
+#define SKC_SOA_COR 1 /* ksoa takes COR jobs too */
 static int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad);
 #include "deform_kernel.inc"
 
@@ -269,17 +270,58 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
 }
 
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
+/* x + s (w (v x x) + v x (v x x)) for the 8 quaternions q (v = q[0..2], w = q[3]; s = 2 / |q|^2): x rotated. */
+static inline __attribute__((always_inline)) void soa_rotate(const __m256 q[4], __m256 s, __m256 x, __m256 y,
+                                                             __m256 z, __m256* ox, __m256* oy, __m256* oz) {
+  __m256 ex = _mm256_fmsub_ps(q[1], z, _mm256_mul_ps(q[2], y));
+  __m256 ey = _mm256_fmsub_ps(q[2], x, _mm256_mul_ps(q[0], z));
+  __m256 ez = _mm256_fmsub_ps(q[0], y, _mm256_mul_ps(q[1], x));
+  __m256 fx = _mm256_fmsub_ps(q[1], ez, _mm256_mul_ps(q[2], ey));
+  __m256 fy = _mm256_fmsub_ps(q[2], ex, _mm256_mul_ps(q[0], ez));
+  __m256 fz = _mm256_fmsub_ps(q[0], ey, _mm256_mul_ps(q[1], ex));
+  *ox = _mm256_fmadd_ps(s, _mm256_fmadd_ps(q[3], ex, fx), x);
+  *oy = _mm256_fmadd_ps(s, _mm256_fmadd_ps(q[3], ey, fy), y);
+  *oz = _mm256_fmadd_ps(s, _mm256_fmadd_ps(q[3], ez, fz), z);
+}
+
+/* COR positions of 8 vertices: R (p - c) + M c, R from the blended quaternions in bufq, M the blended matrices in
+ * buf (16 floats per vertex), c the centres. badm: lanes whose blend cancelled out or whose weight sum is not a
+ * positive finite number (kgeneric redoes the block). Returns x; y and z through oy, oz. */
+static inline __attribute__((always_inline)) __m256 soa_cor(const skc_deform_ctx* c, size_t v, const float* buf,
+                                                            const float* bufq, __m256 px, __m256 py, __m256 pz,
+                                                            __m256* oy, __m256* oz, __m256i* badm) {
+  __m256 q[4], c0[4], c1[4], c2[4], c3[4], cx, cy, cz, rx, ry, rz;
+  soa_transpose4(bufq, 16, 0, q);
+  soa_transpose4(buf, 16, 0, c0);
+  soa_transpose4(buf, 16, 4, c1);
+  soa_transpose4(buf, 16, 8, c2);
+  soa_transpose4(buf, 16, 12, c3);
+  const __m256 l2 = _mm256_fmadd_ps(q[3], q[3],
+                                    _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
+  *badm = _mm256_or_si256(soa_out_of_range(l2, 0x0da24262, 0x7f61b1e6), soa_out_of_range(c3[3], 0x00800000, 0x7f61b1e6));
+  soa_load3(c->cin + v * 12, &cx, &cy, &cz);
+  soa_rotate(q, _mm256_div_ps(_mm256_set1_ps(2.0f), l2), _mm256_sub_ps(px, cx), _mm256_sub_ps(py, cy),
+             _mm256_sub_ps(pz, cz), &rx, &ry, &rz);
+  *oy = _mm256_add_ps(ry, _mm256_fmadd_ps(c2[1], cz, _mm256_fmadd_ps(c1[1], cy, _mm256_fmadd_ps(c0[1], cx, c3[1]))));
+  *oz = _mm256_add_ps(rz, _mm256_fmadd_ps(c2[2], cz, _mm256_fmadd_ps(c1[2], cy, _mm256_fmadd_ps(c0[2], cx, c3[2]))));
+  return _mm256_add_ps(rx, _mm256_fmadd_ps(c2[0], cz, _mm256_fmadd_ps(c1[0], cy, _mm256_fmadd_ps(c0[0], cx, c3[0]))));
+}
+
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
-                                                           const uint32_t K, const int HAS_N, const int DQS,
+                                                           const uint32_t K, const int HAS_N, const int MODE,
                                                            const int RN, __m256i lim, int check_joints, int nt) {
+  /* MODE 0: LBS; 1: DQS; 2: COR (the LBS matrix for the centre and the DQS rotation blend, both) */
+  const int DQS = MODE == 1;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   const unsigned char* jb = c->joints + v * js;
   const unsigned char* wb = c->weights + v * ws;
   if (check_joints && !soa_joints_ok(jb, SKC_SOA_W * js, JT, lim)) return 0;
   _Alignas(32) float buf[SKC_SOA_W * 16];
+  _Alignas(32) float bufq[MODE == 2 ? SKC_SOA_W * 16 : 1];
+  float* qbuf = MODE == 2 ? bufq : buf; /* where the rotation blend goes */
   const float* P = c->palette;
   const float* DQ = c->dq;
-  if (!DQS) {
+  if (MODE != 1) {
     _Pragma("GCC unroll 8")
     for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
       /* one FMA chain per vertex: the 8 vertices of the block are independent, so the core overlaps them */
@@ -290,7 +332,10 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
       _mm256_store_ps(buf + 16 * i, M.lo);
       _mm256_store_ps(buf + 16 * i + 8, M.hi);
     }
-  } else {
+    jb = c->joints + v * js;
+    wb = c->weights + v * ws;
+  }
+  if (MODE != 0) {
     /* Three passes over the 8 vertices, each with short independent chains so the core overlaps vertices:
      * pivot = largest weight (first on ties); each weight takes the sign of its real part's dot with the
      * pivot's (four dot products per register); then the blend. */
@@ -358,7 +403,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
         }
         D = _mm256_add_ps(D, D1);
       }
-      _mm256_store_ps(buf + 16 * i, D);
+      _mm256_store_ps(qbuf + 16 * i, D);
     }
   }
 
@@ -369,7 +414,16 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
   if (HAS_N) soa_load3(c->nin + v * 12, &nx, &ny, &nz);
   __m256 ox, oy, oz, mx = _mm256_setzero_ps(), my = mx, mz = mx;
   __m256i badm;
-  if (!DQS) {
+  if (MODE == 2) {
+    ox = soa_cor(c, v, buf, bufq, px, py, pz, &oy, &oz, &badm);
+    if (HAS_N) {
+      __m256 q[4];
+      soa_transpose4(bufq, 16, 0, q);
+      const __m256 l2 = _mm256_fmadd_ps(q[3], q[3],
+                                        _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
+      soa_rotate(q, _mm256_div_ps(_mm256_set1_ps(2.0f), l2), nx, ny, nz, &mx, &my, &mz);
+    }
+  } else if (!DQS) {
     __m256 c0[4], c1[4], c2[4], c3[4];
     soa_transpose4(buf, 16, 0, c0);
     soa_transpose4(buf, 16, 4, c1);
@@ -440,7 +494,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
 
 static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
                                                             const int JT, const uint32_t K, const int HAS_N,
-                                                            const int DQS, const int RN) {
+                                                            const int MODE, const int RN) {
   const uint32_t maxj = JT == 1 ? 255u : 65535u;
   const uint32_t lim = c->jcount - 1 < maxj ? c->jcount - 1 : maxj;
   const int check = lim < maxj;
@@ -451,9 +505,9 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
                  (!HAS_N || ((uintptr_t)(c->nout + b * 12) & 15) == 0) && c->pin != c->pout;
   size_t bad = 0, v = b;
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
-    if (!soa_block(c, v, JT, K, HAS_N, DQS, RN, vlim, check, nt)) bad += kgeneric(c, v, v + SKC_SOA_W);
+    if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check, nt)) bad += kgeneric(c, v, v + SKC_SOA_W);
   if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
-  if (v < e) bad += kfast_dispatch(c, v, e);
+  if (v < e) bad += MODE == 2 ? kgeneric(c, v, e) : kfast_dispatch(c, v, e); /* COR has no fast loop */
   return bad;
 }
 
@@ -478,11 +532,13 @@ SOA_FN(soa_lbs_u8, 1, 0)
 SOA_FN(soa_lbs_u16, 2, 0)
 SOA_FN(soa_dqs_u8, 1, 1)
 SOA_FN(soa_dqs_u16, 2, 1)
+SOA_FN(soa_cor_u8, 1, 2)
+SOA_FN(soa_cor_u16, 2, 2)
 #undef SOA_K
 #undef SOA_FN
 
 static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
-  /* the caller checked: packed influences, no tangents, no flags but NO_RENORMALIZE, LBS or unscaled DQS */
+  /* the caller checked: packed influences, no tangents, no flags but NO_RENORMALIZE, LBS or unscaled DQS / COR */
   const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
   if ((jt != 1 && jt != 2) || wt != 4 || c->k == 0) return 0;
   const int has_n = c->has_n;
@@ -490,6 +546,10 @@ static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, siz
       (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
     return 0;
   if (c->method == SKC_DEFORM_DQS) return jt == 1 ? soa_dqs_u8(c, b, e, bad) : soa_dqs_u16(c, b, e, bad);
+  if (c->method == SKC_DEFORM_COR) {
+    if (c->cis != 12) return 0;
+    return jt == 1 ? soa_cor_u8(c, b, e, bad) : soa_cor_u16(c, b, e, bad);
+  }
   return jt == 1 ? soa_lbs_u8(c, b, e, bad) : soa_lbs_u16(c, b, e, bad);
 }
 

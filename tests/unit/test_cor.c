@@ -174,7 +174,7 @@ START_TEST(cor_candy_wrapper) {
   skc_deform_path_counts(before);
   run_ok(&j);
   skc_deform_path_counts(after);
-  /* COR has no SIMD path: every vertex goes through the generic loop, and the counters say so */
+  /* CSR influences: COR's wide paths take packed ones only, so every vertex goes through the generic loop */
   ck_assert_uint_eq(after[SKC_DEFORM_PATH_GENERIC] - before[SKC_DEFORM_PATH_GENERIC], r.nv);
   for (int p = 1; p < SKC_DEFORM_PATH_COUNT; ++p) ck_assert_uint_eq(after[p], before[p]);
   int n_rest, n_lbs, n_cor;
@@ -188,6 +188,96 @@ START_TEST(cor_candy_wrapper) {
   ck_assert_double_ge(rc, 0.95 * rest);
   free(lbs);
   free(cor);
+  rig_free(&r);
+}
+END_TEST
+
+/* Packed influences (u8 / u16 joints, K = 1, 2, 4 or 8 float weights, the engine layouts) on every kernel this CPU
+ * runs: the avx2 and avx512 kernels take COR on their 8-wide path (path counter SOA8), the others the generic loop,
+ * and every kernel gives the CSR generic result within 2e-6 (positions; normals renormalized or not). A 4-bone
+ * cylinder bent at every joint, with 3 vertices past the last block of 8 (the tail goes to the generic loop). */
+START_TEST(cor_packed_kernels_match_generic) {
+  static const char* kernels[4] = {"scalar", "sse2", "avx2", "avx512"};
+  rig r = rig_cylinder(24, 40, 4, 0.3f);
+  rig_centers(&r);
+  float pal[4 * 16];
+  for (uint32_t j = 0; j < 4; ++j) rot_about(j % 2 ? 2 : 0, 0.4f + 0.3f * (float)j, 0.5f * (float)j, pal + 16 * j);
+  size_t nv = r.nv - (r.nv % 8 == 3 ? 0 : (r.nv % 8 + 5) % 8); /* nv = 3 (mod 8) */
+  ck_assert_uint_eq(nv % 8, 3);
+  float* ref = malloc(3 * nv * sizeof(float));
+  float* refn = malloc(3 * nv * sizeof(float));
+  float* out = malloc(3 * nv * sizeof(float));
+  float* outn = malloc(3 * nv * sizeof(float));
+  uint16_t* j16 = malloc(8 * nv * sizeof *j16);
+  uint8_t* j8 = malloc(8 * nv);
+  float* w = malloc(8 * nv * sizeof *w);
+  static const uint32_t ks[4] = {1, 2, 4, 8};
+  for (int ki = 0; ki < 4; ++ki) {
+    uint32_t K = ks[ki];
+    for (size_t v = 0; v < nv; ++v) { /* the CSR influences, largest first, cut to K and padded with zeros */
+      uint32_t n = r.off[v + 1] - r.off[v];
+      for (uint32_t i = 0; i < K; ++i) {
+        uint32_t src = i < n ? r.off[v] + i : 0;
+        j16[K * v + i] = (uint16_t)(i < n ? r.jnt[src] : 0);
+        j8[K * v + i] = (uint8_t)j16[K * v + i];
+        w[K * v + i] = i < n ? r.wgt[src] : 0.0f;
+      }
+    }
+    for (int rn = 0; rn < 2; ++rn) {
+      /* the reference: the same packed weights through the CSR generic loop */
+      uint32_t* off = malloc((nv + 1) * sizeof *off);
+      uint32_t* jj = malloc(K * nv * sizeof *jj);
+      for (size_t v = 0; v <= nv; ++v) off[v] = (uint32_t)(K * v);
+      for (size_t i = 0; i < K * nv; ++i) jj[i] = j16[i];
+      sk_deform_job g = rig_job(&r, SK_DEFORM_COR, pal, ref, refn);
+      g.vertex_count = nv;
+      g.csr_offsets = off;
+      g.csr_joints = jj;
+      g.csr_weights = w;
+      g.flags = rn ? SK_DEFORM_NO_RENORMALIZE : 0;
+      run_ok(&g);
+      for (int kn = 0; kn < 4; ++kn) {
+        setenv("SKINKIT_KERNEL", kernels[kn], 1);
+        if (strcmp(sk_cpu_kernel(), kernels[kn]) != 0) continue; /* this CPU lacks it */
+        for (int jt = 0; jt < 2; ++jt) {
+          sk_deform_job j = rig_job(&r, SK_DEFORM_COR, pal, out, outn);
+          j.vertex_count = nv;
+          j.csr_offsets = NULL;
+          j.influences = K;
+          j.joint_type = jt ? SK_TYPE_U16 : SK_TYPE_U8;
+          j.joints = jt ? (const void*)j16 : (const void*)j8;
+          j.weight_type = SK_TYPE_F32;
+          j.weights = w;
+          j.flags = g.flags;
+          uint64_t before[SKC_DEFORM_PATH_COUNT], after[SKC_DEFORM_PATH_COUNT];
+          skc_deform_path_counts(before);
+          run_ok(&j);
+          skc_deform_path_counts(after);
+          int wide = kn >= 2;
+          ck_assert_uint_eq(after[wide ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_GENERIC] -
+                                before[wide ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_GENERIC],
+                            nv);
+          float worst = 0.0f;
+          for (size_t i = 0; i < 3 * nv; ++i) {
+            float e = fmaxf(fabsf(out[i] - ref[i]), fabsf(outn[i] - refn[i]));
+            if (!(e <= worst)) worst = e;
+          }
+          ck_assert_msg(worst <= 2e-6f, "kernel %s K %u %s %s: max difference %g", kernels[kn], K, jt ? "u16" : "u8",
+                        rn ? "no renormalize" : "renormalize", (double)worst);
+        }
+      }
+      free(off);
+      free(jj);
+    }
+  }
+  unsetenv("SKINKIT_KERNEL");
+  free(ref);
+  free(refn);
+  free(out);
+  free(outn);
+  free(j16);
+  free(j8);
+  free(w);
   rig_free(&r);
 }
 END_TEST
@@ -564,6 +654,7 @@ static Suite* suite(void) {
   tcase_add_test(q, cor_single_influence_is_lbs);
   tcase_add_test(q, cor_equal_joints_is_lbs);
   tcase_add_test(q, cor_flags_and_threads);
+  tcase_add_test(q, cor_packed_kernels_match_generic);
   suite_add_tcase(s, q);
   TCase* p = tcase_create("precompute");
   tcase_set_timeout(p, 60);
