@@ -27,9 +27,12 @@ GROUP_SUBSET_ITEMS = (
 _SELECT_ACTIVE = ("ACTIVE", "Active Group", "The active Vertex Group")
 _SELECT_DEFORM = ("BONE_DEFORM", "Deform Pose Bones", "All Vertex Groups assigned to Deform Bones (every group "
                   "when the mesh has no armature)")
+_SELECT_BONES = ("BONE_SELECT", "Selected Pose Bones", "All Vertex Groups assigned to Selection")
 _SELECT_ALL = ("ALL", "All Groups", "All Vertex Groups")
-GROUP_SELECT_ITEMS = (_SELECT_ACTIVE, _SELECT_DEFORM, _SELECT_ALL)
-GROUP_SELECT_ITEMS_NO_ACTIVE = (_SELECT_DEFORM, _SELECT_ALL)
+# Blender lists Selected Pose Bones (and Deform Pose Bones) only while the mesh's armature is in Pose Mode (a
+# dynamic enum); ours are static, in Blender's order, and Selected Pose Bones reads the bones' selection anyway.
+GROUP_SELECT_ITEMS = (_SELECT_ACTIVE, _SELECT_BONES, _SELECT_DEFORM, _SELECT_ALL)
+GROUP_SELECT_ITEMS_NO_ACTIVE = (_SELECT_BONES, _SELECT_DEFORM, _SELECT_ALL)
 
 
 def _group_select_mode(default, with_active=True):
@@ -93,13 +96,16 @@ def _vertex_mask(context, obj, mode=None):
 
 
 def _subset_group_indices(obj, mode):
-    """Vertex-group indices of a group_select_mode / group_subset: ACTIVE (the active group), BONE_DEFORM, ALL."""
+    """Vertex-group indices of a group_select_mode / group_subset: ACTIVE (the active group), BONE_SELECT (groups
+    of the selected bones of the mesh's armature), BONE_DEFORM, ALL."""
     from . import bridge
 
     if mode == "ACTIVE":
         if obj.vertex_groups.active_index < 0 or not obj.vertex_groups:
             raise ValueError("%s has no active vertex group (Subset: Active Group)" % obj.name)
         return [obj.vertex_groups.active_index]
+    if mode == "BONE_SELECT" and bridge.mesh_armature(obj) is None:
+        raise ValueError("%s has no armature (Subset: Selected Pose Bones)" % obj.name)
     return bridge.deform_group_indices(obj, mode)
 
 
@@ -391,8 +397,8 @@ class _WeightOp(bpy.types.Operator):
                     write = real_changes(before, after)  # a change below float precision is no change
                     if mask is not None:
                         write &= np.asarray(mask, bool)
-                    if np.any(write):
-                        bridge.csr_to_vertex_groups(obj, *after, group_indices=groups, mask=write)
+                    if np.any(write):  # only the changed memberships (one call per group or per value)
+                        bridge.write_csr_changes(obj, before, after, groups, mask=write)
                 changed += int(np.count_nonzero(write))
                 failed += rep.get("vertices_failed", 0)
                 names.append(obj.name)
@@ -786,11 +792,73 @@ def _armature_space_positions(obj, arm):
     return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32)
 
 
+def _bone_visible(arm, bone):
+    """Not hidden and on a visible layer (Blender < 4.0) or in a visible bone collection (4.x), or in none."""
+    layers = getattr(arm.data, "layers", None)
+    if layers is not None and hasattr(bone, "layers"):
+        if not any(a and b for a, b in zip(layers, bone.layers)):
+            return False
+    colls = list(getattr(bone, "collections", None) or [])
+    if colls and not any(getattr(c, "is_visible", True) for c in colls):
+        return False
+    return not bone.hide
+
+
+def bind_targets(arm, deform_only=True, selected_bones=False, bbone_segments=True):
+    """The bind targets of an armature, in armature space: a dict with the bones (arm.data.bones order), names,
+    bones' deform flags (bool[B]: deforming, and selected and visible with selected_bones, like Blender's Assign
+    Automatic From Bones), and the targets the library binds to: heads/tails float32[T, 3] and owner int64[T]
+    (the bone of each target). A deforming B-Bone with bbone_segments > 1 gives one target per segment along its
+    rest-pose curve (PoseBone.bbone_segment_matrix(k, rest=True), as Blender's Automatic Weights does); others one."""
+    import numpy as np
+
+    bones = list(arm.data.bones)
+    deform = np.array([(b.use_deform or not deform_only) and (not selected_bones or (b.select and
+                                                                                      _bone_visible(arm, b)))
+                       for b in bones], bool)
+    heads, tails, owner = [], [], []
+    for j, b in enumerate(bones):
+        pb = arm.pose.bones.get(b.name) if arm.pose is not None else None
+        nseg = int(getattr(b, "bbone_segments", 1)) if bbone_segments and deform[j] and pb is not None else 1
+        if nseg <= 1:
+            heads.append(tuple(b.head_local))
+            tails.append(tuple(b.tail_local))
+            owner.append(j)
+            continue
+        pts = [tuple((b.matrix_local @ pb.bbone_segment_matrix(k, rest=True)).translation) for k in range(nseg)]
+        pts.append(tuple(b.tail_local))
+        heads.extend(pts[:-1])
+        tails.extend(pts[1:])
+        owner.extend([j] * nseg)
+    return {"bones": bones, "names": [b.name for b in bones], "deform": deform,
+            "heads": np.array(heads, np.float32).reshape(-1, 3), "tails": np.array(tails, np.float32).reshape(-1, 3),
+            "owner": np.array(owner, np.int64)}
+
+
+def _merge_segments(api, off, jt, wt, owner, nbones, max_influences, locked, mask):
+    """CSR over the bones from a CSR over the bind targets: each B-Bone's segment weights summed onto its bone,
+    then at most max_influences bones per vertex (largest kept, renormalized; locked bones kept) on the bound
+    vertices."""
+    import numpy as np
+
+    from . import bridge
+
+    off, jt, wt = bridge.merge_csr_duplicates(off, owner[jt], wt)
+    if int(np.diff(off.astype(np.int64)).max(initial=0)) <= max_influences:
+        return off, jt, wt
+    with api.Skin.from_csr(off, jt, wt, nbones) as skin:
+        api.limit_weights(skin, max_influences, mask=mask, locked=locked if locked.any() else None, normalize=True)
+        return skin.to_csr()
+
+
 def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=True, respect_locks=True,
-                vertex_mask=None):
+                vertex_mask=None, selected_bones=False, bbone_segments=True):
     """Binds one mesh object to an armature object (weights, Armature modifier, parent). Returns a dict with
     the library's report plus timings (seconds: transfer_in, bind, write_back) and the bone names.
     vertex_mask (bool/uint8[V], optional): only these vertices are bound; the others keep their weights.
+    selected_bones: only the selected (visible) deforming bones are targets and only their groups are written (the
+    other groups untouched: Blender's Assign Automatic From Bones). bbone_segments: a B-Bone binds as its curved
+    chain of segments, whose weights are summed back onto the bone's group (bind_targets).
     The base mesh (obj.data, the Basis shape) is bound, not the evaluated one: the vertex groups belong to it.
     Raises SkinkitError/ValueError before touching the object when the library refuses the input."""
     import time
@@ -800,20 +868,19 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     from . import bridge
 
     t0 = time.perf_counter()
-    bones = list(arm.data.bones)
-    if not bones:
+    if not len(arm.data.bones):
         raise ValueError("armature %s has no bones" % arm.name)
-    names = [b.name for b in bones]
-    heads = np.array([tuple(b.head_local) for b in bones], np.float32)
-    tails = np.array([tuple(b.tail_local) for b in bones], np.float32)
-    deform = np.array([b.use_deform or not deform_only for b in bones], np.uint8)
+    tg = bind_targets(arm, deform_only, selected_bones, bbone_segments)
+    names, deform, owner = tg["names"], tg["deform"], tg["owner"]
     if not deform.any():
-        raise ValueError("armature %s has no deforming bone (disable Only Deform Bones)" % arm.name)
+        raise ValueError("armature %s has no %sdeforming bone%s" % (
+            arm.name, "selected visible " if selected_bones else "",
+            " (select bones in Pose Mode)" if selected_bones else " (disable Only Deform Bones)"))
     pos = _armature_space_positions(obj, arm)
     tri = bridge.mesh_triangles(obj.data)
     if pos.shape[0] == 0:
         raise ValueError("mesh %s has no vertices" % obj.name)
-    locked = np.zeros(len(bones), np.uint8)
+    locked = np.zeros(len(names), np.uint8)
     existing = {g.name: g for g in obj.vertex_groups}
     if respect_locks:
         for j, n in enumerate(names):
@@ -826,23 +893,34 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
             raise ValueError("vertex mask has %d entries for %d vertices" % (mask.size, pos.shape[0]))
         if not mask.any():
             raise ValueError("no vertex selected in %s (the bind acts on the vertex selection)" % obj.name)
+    ntg = owner.size
+    first = np.full(len(names), -1, np.int64)  # each bone's first target: kept weights start there
+    first[owner[::-1]] = np.arange(ntg)[::-1]
     skin = None
-    # starting skin: locked groups keep their weights, and with a mask every bone group of the unmasked vertices
-    keep_joints = [j for j, n in enumerate(names) if n in existing and (locked[j] or mask is not None)]
+    # starting skin: locked groups keep their weights, and with a mask every bound group of the unmasked vertices
+    keep_joints = [j for j, n in enumerate(names) if n in existing and (locked[j] or mask is not None)
+                   and (deform[j] or not selected_bones)]
     if keep_joints:
         keep_groups = [existing[names[j]].index for j in keep_joints]
         off, jt, wt = bridge.vertex_groups_to_csr(obj, keep_groups)
-        skin = api.Skin.from_csr(off, np.array(keep_joints, np.uint32)[jt], wt, len(names))
+        skin = api.Skin.from_csr(off, first[np.array(keep_joints, np.int64)][jt].astype(np.uint32), wt, ntg)
+    segmented = ntg != len(names)
+    bind_max = min(32, max_influences * int(np.bincount(owner).max())) if segmented else max_influences
     t1 = time.perf_counter()
     try:
-        skin, rep = api.bind(pos, tri, heads=heads, tails=tails, method=method, max_influences=max_influences,
-                             deform=deform, locked=locked if locked.any() else None, vertex_mask=mask, skin=skin)
+        skin, rep = api.bind(pos, tri, heads=tg["heads"], tails=tg["tails"], method=method, max_influences=bind_max,
+                             deform=deform[owner], locked=locked[owner] if locked.any() else None, vertex_mask=mask,
+                             skin=skin)
         with skin:
             off, jt, wt = skin.to_csr()
     except BaseException:
         if skin is not None:
             skin.close()
         raise
+    if segmented:
+        off, jt, wt = _merge_segments(api, off, jt, wt, owner, len(names), max_influences, locked, mask)
+        rep["joint_vertex_counts"] = np.bincount(jt.astype(np.int64), minlength=len(names)).astype(np.uint64)
+    rep["targets"] = ntg
     t2 = time.perf_counter()
     # write back the bound groups (deforming, unlocked bones): create them, replace all their weights
     bound = [j for j in range(len(names)) if deform[j] and not locked[j]]
@@ -950,6 +1028,12 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
                               default=True)
     respect_locks: BoolProperty(name="Respect Locked Groups", description="Vertex groups that are locked keep "
                                 "their weights; the new weights fill the rest", default=True)
+    only_selected_bones: BoolProperty(name="Only Selected Bones", description="Bind only to the selected (visible) "
+                                      "deforming bones; the other bones' groups stay untouched (Blender's Weight "
+                                      "Paint > Assign Automatic From Bones)", default=False)
+    bbone_segments: BoolProperty(name="B-Bone Segments", description="A B-Bone with several segments binds as its "
+                                 "curved chain of segments (rest pose), their weights summed onto the bone's group, "
+                                 "like Blender's Automatic Weights", default=True)
     only_selected: BoolProperty(name="Only Selected Vertices", description="In Edit mode, and in Weight Paint with "
                                 "selection masking, bind only the selected vertices (the others keep their weights)",
                                 default=True)
@@ -995,7 +1079,8 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
                 self._report("WARNING", "Skinkit: " + LAST_BIND_FIT["message"])
             for i, obj in enumerate(meshes):
                 rep = bind_object(api, obj, arm, self.method, self.max_influences, self.only_deform,
-                                  self.respect_locks, vertex_mask=masks[i])
+                                  self.respect_locks, vertex_mask=masks[i], selected_bones=self.only_selected_bones,
+                                  bbone_segments=self.bbone_segments)
                 wm.progress_update(i + 1)
                 LAST_BIND_REPORTS.append(rep)
                 used = ", ".join("%s %d" % (n, c) for n, c in zip(rep["names"], rep["joint_vertex_counts"].tolist())

@@ -145,6 +145,7 @@ def menu_weights(self, context):
     layout.operator("skinkit.mirror", text="Skinkit: Mirror")
     layout.operator("skinkit.transfer", text="Skinkit: Transfer Weights (from selected)")
     layout.operator("skinkit.auto_bind", text="Skinkit: Auto Bind (selection)")
+    layout.operator("skinkit.auto_bind", text="Skinkit: Assign Automatic From Bones").only_selected_bones = True
 
 
 def menu_parent(self, context):

@@ -392,6 +392,63 @@ def test_bridge_bulk_paths():
     expect(all(np.array_equal(a, b) for a, b in zip(got, (off, jt, wt))), "write with shape keys differs")
 
 
+def test_write_only_changes():
+    """bridge.write_csr_changes writes exactly `after` (same weights as the full batched writer) while calling
+    Blender only for what changed: removals one call per group, changed values one call per (group, weight), the
+    unmasked vertices untouched; many continuous changes go through the bulk writer."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    reset_scene()
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=96, ring_count=64)
+    obj = bpy.context.active_object
+    before = _random_groups(obj)
+    bridge.csr_to_vertex_groups(obj, *before, path="add")
+    before = bridge.vertex_groups_to_csr(obj)
+    off, jt, wt = before
+    nverts = len(obj.data.vertices)
+    # Limit Total / Clean: drop the smallest entry of every vertex with 3+ entries -> only removals
+    verts = np.repeat(np.arange(nverts), np.diff(off.astype(np.int64)))
+    drop = np.zeros(jt.size, bool)
+    for v in np.flatnonzero(np.diff(off.astype(np.int64)) >= 3)[:400]:
+        lo, hi = int(off[v]), int(off[v + 1])
+        drop[lo + int(np.argmin(wt[lo:hi]))] = True
+    keep = ~drop
+    after = (np.concatenate(([0], np.cumsum(np.bincount(verts[keep], minlength=nverts)))).astype(np.uint32),
+             jt[keep], wt[keep])
+    calls = bridge.write_csr_changes(obj, before, after, list(range(len(obj.vertex_groups))))
+    expect(bridge.LAST_PATH["write"] == "diff" and calls <= len(obj.vertex_groups), "removals: %d calls via %s"
+           % (calls, bridge.LAST_PATH["write"]))
+    got = bridge.vertex_groups_to_csr(obj)
+    expect(all(np.array_equal(a, b) for a, b in zip(got, after)), "removal write differs")
+    # Quantize-like: every weight to 1/15 steps (few distinct values), one new membership, a masked half
+    q = (np.round(after[2] * 15) / 15).astype(np.float32)
+    mask = np.zeros(nverts, bool)
+    mask[: nverts // 2] = True
+    calls = bridge.write_csr_changes(obj, after, (after[0], after[1], q), list(range(len(obj.vertex_groups))),
+                                     mask=mask)
+    expect(bridge.LAST_PATH["write"] == "diff" and calls <= 16 * len(obj.vertex_groups), "quantize: %d calls" % calls)
+    got = bridge.vertex_groups_to_csr(obj, path="loop")  # Blender's order: a removal moves the last entry up
+
+    def dense(csr):
+        out = np.zeros((nverts, len(obj.vertex_groups)))
+        out[np.repeat(np.arange(nverts), np.diff(csr[0].astype(np.int64))), csr[1]] = csr[2]
+        return out
+
+    v2 = np.repeat(np.arange(nverts), np.diff(after[0].astype(np.int64)))
+    want = np.where(mask[v2], q, after[2])
+    expect(np.array_equal(dense(got), dense((after[0], after[1], want))) and got[1].size == want.size,
+           "masked quantize write differs")
+    # continuous changes (every entry its own value: ~14k batches) go through the bulk writer
+    got = bridge.vertex_groups_to_csr(obj)
+    cont = (got[2] * np.float32(0.999)).astype(np.float32)
+    calls = bridge.write_csr_changes(obj, got, (got[0], got[1], cont), list(range(len(obj.vertex_groups))))
+    expect(bridge.LAST_PATH["write"] == "gn" and calls == 0, "continuous: %s" % bridge.LAST_PATH["write"])
+    got = bridge.vertex_groups_to_csr(obj)
+    expect(np.array_equal(got[2], cont), "bulk write via write_csr_changes differs")
+
+
 def test_undo():
     """Operators push their own undo step: undo right after one restores the weights it changed.
 
@@ -1057,6 +1114,171 @@ def test_auto_bind_rebind_other_armature():
     expect(any("Old (Rig) removed" in m for _lv, m in reps), "removal not reported: %s" % reps)
 
 
+def _expect_error(fn, text):
+    try:
+        fn()
+    except RuntimeError as e:
+        expect(text in str(e), "unclear error: %s" % e)
+        return
+    raise AssertionError("no error report (expected %r)" % text)
+
+
+def _select_bones(arm, names):
+    for b in arm.data.bones:
+        b.select = b.name in names
+        b.select_head = b.select_tail = False
+
+
+def test_auto_bind_selected_bones():
+    """Only Selected Bones (Blender's Assign Automatic From Bones): the selected bones are the only targets, their
+    groups get weights that sum to 1 among themselves, the other bones' groups keep every weight."""
+    import numpy as np
+
+    import skinkit
+
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=32, rings=32)
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.skinkit.auto_bind() == {"FINISHED"}, "first bind")
+    names = ["b0", "b1", "b2"]
+    before = S.weight_matrix(obj, names)
+    obj.vertex_groups.new(name="mask").add([0, 1, 2], 0.25, "REPLACE")
+    _select_bones(arm, {"b1", "b2"})
+    expect(bpy.ops.skinkit.auto_bind(only_selected_bones=True) == {"FINISHED"}, "bind to selected bones")
+    after = S.weight_matrix(obj, names)
+    expect(np.array_equal(after[:, 0], before[:, 0]), "the unselected bone's group changed")
+    close(after[:, 1] + after[:, 2], np.ones(len(after)), 1e-5, "selected bones' weights sum to 1 among themselves")
+    low = before[:, 0] > 0.99  # the vertices b0 owned now go to b1, the nearest selected bone
+    expect(low.any() and (after[low, 1] > 0.5).all(), "b0's region did not go to b1")
+    expect([g.name for g in obj.vertex_groups] == ["b0", "b1", "b2", "mask"], "groups %s"
+           % [g.name for g in obj.vertex_groups])
+    expect(all(obj.vertex_groups["mask"].weight(v) == 0.25 for v in (0, 1, 2)), "a non-bone group changed")
+    rep = skinkit.operators.LAST_BIND_REPORTS[0]
+    expect(rep["joint_vertex_counts"][0] == 0, "unselected bone counted as bound: %s" % rep["joint_vertex_counts"])
+    # hidden bones are not targets (as in Blender), and nothing selected is an error, not a silent no-op
+    arm.data.bones["b2"].hide = True
+    expect(bpy.ops.skinkit.auto_bind(only_selected_bones=True) == {"FINISHED"}, "bind with b2 hidden")
+    close(S.weight_matrix(obj, names)[:, 1], np.ones(len(after)), 1e-6, "hidden b2 still a target")
+    arm.data.bones["b2"].hide = False
+    _select_bones(arm, set())
+    _expect_error(lambda: bpy.ops.skinkit.auto_bind(only_selected_bones=True), "no selected visible deforming bone")
+
+
+def test_selected_pose_bones_subset():
+    """Subset Selected Pose Bones: the groups of the armature's selected bones, with Blender's label and
+    description (Blender lists it while the armature is in Pose Mode)."""
+    obj, arm, weights = make_rig(bones=2)
+    # Blender's own enum, with the armature in Pose Mode and the mesh in Weight Paint
+    select_only(arm)
+    bpy.ops.object.mode_set(mode="POSE")
+    select_only(obj)
+    bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+    wm = bpy.context.window_manager
+    try:
+        for ours, theirs in _BLENDER_WEIGHT_OPS:
+            expect(getattr(bpy.ops.object, theirs)() == {"FINISHED"}, "Blender's %s" % theirs)
+            props = wm.operator_properties_last("object." + theirs)
+            prop = getattr(bpy.ops.skinkit, ours).get_rna_type().properties["group_select_mode"]
+            label = bpy.types.UILayout.enum_item_name(props, "group_select_mode", "BONE_SELECT")
+            desc = bpy.types.UILayout.enum_item_description(props, "group_select_mode", "BONE_SELECT")
+            expect(label == "Selected Pose Bones" and prop.enum_items["BONE_SELECT"].name == label
+                   and prop.enum_items["BONE_SELECT"].description == desc, "skinkit.%s BONE_SELECT %r/%r, Blender "
+                   "%r/%r" % (ours, prop.enum_items["BONE_SELECT"].name, prop.enum_items["BONE_SELECT"].description,
+                              label, desc))
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+        select_only(arm)
+        bpy.ops.object.mode_set(mode="OBJECT")
+    obj, arm, weights = make_rig(bones=2)
+    bad, _unw = corrupt(obj, weights)
+    before = read_groups(obj)
+    _select_bones(arm, {"b1"})
+    select_only(obj)
+    expect(bpy.ops.skinkit.normalize(group_select_mode="BONE_SELECT", lock_active=False) == {"FINISHED"}, "normalize")
+    after = read_groups(obj)
+    for v, d in enumerate(after):
+        expect(d.get("b0") == before[v].get("b0"), "unselected b0 of vertex %d changed" % v)
+        if before[v].get("b1", 0) > 0:
+            close(d["b1"], 1.0, 1e-6, "b1 of vertex %d normalized on its own" % v)
+    _select_bones(arm, set())
+    before = read_groups(obj)
+    res = bpy.ops.skinkit.normalize(group_select_mode="BONE_SELECT")  # no group in the subset: nothing to do
+    expect(res == {"CANCELLED"} and read_groups(obj) == before, "empty Selected Pose Bones subset edited")
+
+
+def _bbone_rig(segments):
+    """The 3-bone cylinder rig (+Z) with b1 a B-Bone of `segments` segments curved in its rest pose."""
+    S = _scenes()
+    obj, arm = S.cylinder_rig(segments=32, rings=48)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.data.edit_bones["b1"]
+    eb.bbone_segments = segments
+    eb.bbone_curveinx = eb.bbone_curveoutx = 0.3  # bulges sideways, still inside the 0.5-radius cylinder
+    bpy.ops.object.mode_set(mode="OBJECT")
+    S.select_for_parenting([obj], arm)
+    return S, obj, arm
+
+
+def test_auto_bind_bbone_segments():
+    """A B-Bone binds as its curved chain of segments (rest pose, Blender's B-Bone geometry), the segments'
+    weights summed onto the bone's one group: exactly the library's bind to the segment heads/tails, merged."""
+    import numpy as np
+
+    import skinkit
+    from skinkit import api, operators
+
+    S, obj, arm = _bbone_rig(4)
+    tg = operators.bind_targets(arm)
+    expect(tg["owner"].tolist() == [0, 1, 1, 1, 1, 2], "targets' bones %s" % tg["owner"].tolist())
+    mids = tg["heads"][2:5]
+    expect(float(np.abs(mids[:, 0]).max()) > 0.02, "segment joints on the straight line: %s" % mids.tolist())
+    close(tg["heads"][1], arm.data.bones["b1"].head_local, 1e-5, "first segment starts at the head")
+    close(tg["tails"][4], arm.data.bones["b1"].tail_local, 1e-5, "last segment ends at the tail")
+    expect(bpy.ops.skinkit.auto_bind(method="heat", max_influences=8) == {"FINISHED"}, "bind")
+    expect([g.name for g in obj.vertex_groups] == ["b0", "b1", "b2"], "groups %s"
+           % [g.name for g in obj.vertex_groups])
+    got = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    expect(skinkit.operators.LAST_BIND_REPORTS[0]["targets"] == 6, "library targets")
+    pos = operators._armature_space_positions(obj, arm)
+    from skinkit import bridge
+
+    skin, _rep = api.bind(pos, bridge.mesh_triangles(obj.data), heads=tg["heads"], tails=tg["tails"], method="heat",
+                          max_influences=24)
+    with skin:
+        off, jt, wt = skin.to_csr()
+    ref = np.zeros((len(pos), 3))
+    np.add.at(ref, (np.repeat(np.arange(len(pos)), np.diff(off.astype(np.int64))), tg["owner"][jt]), wt)
+    close(got, ref, 1e-5, "weights vs the library's bind to the segments, merged")
+    close(got.sum(axis=1), np.ones(len(got)), 1e-5, "sums")
+    expect(bpy.ops.skinkit.auto_bind(method="heat", max_influences=8, bbone_segments=False) == {"FINISHED"}, "plain")
+    plain = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    expect(float(np.abs(plain - got).max()) > 0.05, "segments changed nothing (max %.3g)"
+           % float(np.abs(plain - got).max()))
+    # Blender's own Automatic Weights treats the B-Bone as segments too, and ours moves the same way
+    S.select_for_parenting([obj], arm)
+    expect(bpy.ops.object.parent_set(type="ARMATURE_AUTO") == {"FINISHED"}, "Blender's bind")
+    theirs = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    arm.data.bones["b1"].bbone_segments = 1
+    expect(bpy.ops.object.parent_set(type="ARMATURE_AUTO") == {"FINISHED"}, "Blender's bind, 1 segment")
+    theirs_plain = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    arm.data.bones["b1"].bbone_segments = 4
+    expect(float(np.abs(theirs - theirs_plain).max()) > 0.05, "Blender ignores the segments?")
+    NOTES.append("B-Bone: mean |ours - Blender| %.4f with segments, %.4f without; Blender's own change %.3f"
+                 % (float(np.abs(got - theirs).mean()), float(np.abs(plain - theirs).mean()),
+                    float(np.abs(theirs - theirs_plain).max())))
+    expect(np.abs(got - theirs).mean() < np.abs(plain - theirs).mean(), "segments moved ours away from Blender's")
+    for g in list(obj.vertex_groups):
+        obj.vertex_groups.remove(g)
+    # Max Influences counts bones, not segments: 4 segments never crowd out the neighbour bone
+    expect(bpy.ops.skinkit.auto_bind(method="heat", max_influences=2) == {"FINISHED"}, "bind, 2 influences")
+    two = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    expect(((two > 0).sum(axis=1) <= 2).all(), "more than 2 bones on a vertex")
+    both = (got[:, 1] > 0.1) & (got[:, 0] > 0.1) & (got[:, 2] < 1e-6)
+    expect(both.any() and ((two[both, 0] > 0) & (two[both, 1] > 0)).all(), "the neighbour bone was crowded out")
+    close(two.sum(axis=1), np.ones(len(two)), 1e-5, "sums with 2 influences")
+
+
 def test_library_missing_reports_error():
     obj, _arm, weights = make_rig()
     corrupt(obj, weights)
@@ -1194,7 +1416,7 @@ def main():
     tests = [test_install_enable, test_registered, test_poll_without_mesh, test_validate_and_select_invalid,
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
-             test_bridge_bulk_paths, test_undo,
+             test_bridge_bulk_paths, test_write_only_changes, test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
@@ -1203,6 +1425,7 @@ def main():
              test_group_select_mode_like_blender, test_normalize_lock_active, test_group_select_mode_subsets,
              test_edit_mode_selected_vertices, test_edit_mode_undo, test_weight_paint_face_mask, test_auto_bind_pose_mode,
              test_auto_bind_fit_warning, test_auto_bind_rebind_other_armature,
+             test_auto_bind_selected_bones, test_selected_pose_bones_subset, test_auto_bind_bbone_segments,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
              test_disable_unregisters]
     for t in tests:
