@@ -31,7 +31,11 @@ typedef struct skio_skf_options {
   bool file_order;          /* ignore indices for the coding order */
   bool no_weld;             /* do not skip copies at equal positions (decoding then needs no positions) */
   size_t group_vertices;    /* small meshes share an influence chunk up to this many vertices (0 = 262144) */
+  uint32_t profile;         /* SKIO_SKF_PROFILE_*: FAST codes every mesh in vertex order without zlib (3.1 file,
+                               header flag SKF_FLAG_FAST; ignores indices, positions only hashed) */
 } skio_skf_options;
+
+enum { SKIO_SKF_PROFILE_DEFAULT = 0, SKIO_SKF_PROFILE_FAST = 1 };
 
 /* The canonical quantization of one vertex (what .skf stores and decodes to): duplicate joints merged, the K
  * largest valid weights kept and renormalized (skc_select_top), quantized to sum `total` (skc_quantize_weights),

@@ -442,6 +442,115 @@ static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, si
   return put_chunk_seg(out, tag, raw, raw_size, level, NULL, NULL, 0, err);
 }
 
+/* A chunk stored as it is (speed profile INFL: stored_size = raw_size, no zlib). */
+static int put_chunk_raw(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, skc_err* err) {
+  if (raw_size > UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
+  unsigned char h[SKF_CHUNK_HEADER_SIZE];
+  memcpy(h, tag, 4);
+  wr32(h + 4, (uint32_t)raw_size);
+  wr32(h + 8, (uint32_t)raw_size);
+  buf_put(out, h, sizeof h);
+  buf_put(out, raw, raw_size);
+  return out->failed ? skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for chunk %s", tag) : SKC_OK;
+}
+
+/* Speed profile, one byte plane of nl literal rows (stride r), docs/skf.md 3.1: byte deltas from the previous
+ * literal (mod 256) in groups of SKF_FAST_GROUP; each group at 0, 2, 4 or 8 bits (2-bit codes, all codes first),
+ * at 2 and 4 bits biased by 1 and 7 with the largest code an escape to a raw delta byte after the group's packed
+ * bytes. Each group takes the width that costs the fewest bytes. */
+static void fast_plane(skf_buf* b, const unsigned char* rows, size_t nl, size_t r) {
+  size_t groups = (nl + SKF_FAST_GROUP - 1) / SKF_FAST_GROUP, hn = (groups + 3) / 4, h0 = b->n;
+  unsigned prev = 0;
+  for (size_t i = 0; i < hn; ++i) buf_u8(b, 0);
+  for (size_t g = 0; g < groups; ++g) {
+    unsigned char d[SKF_FAST_GROUP] = {0};
+    unsigned nz = 0, out1 = 0, out2 = 0;
+    for (size_t t = 0; t < SKF_FAST_GROUP && g * SKF_FAST_GROUP + t < nl; ++t) {
+      unsigned v = rows[(g * SKF_FAST_GROUP + t) * r];
+      d[t] = (unsigned char)(v - prev);
+      prev = v;
+    }
+    for (unsigned t = 0; t < SKF_FAST_GROUP; ++t) {
+      int sd = (int)(signed char)d[t];
+      nz += d[t] != 0;
+      out1 += sd < -1 || sd > 1;
+      out2 += sd < -7 || sd > 7;
+    }
+    unsigned w = 3, cost = 16;
+    if (!nz) w = 0, cost = 0;
+    /* at most SKF_FAST_ESCAPES escapes a group: the decoder patches that many without a branch */
+    if (w && out2 <= SKF_FAST_ESCAPES && 8 + out2 <= cost) w = 2, cost = 8 + out2;
+    if (w && out1 <= SKF_FAST_ESCAPES && 4 + out1 <= cost) w = 1, cost = 4 + out1;
+    if (!b->failed) b->p[h0 + g / 4] |= (unsigned char)(w << ((g & 3u) * 2u));
+    if (w == 3) buf_put(b, d, SKF_FAST_GROUP);
+    if (w != 1 && w != 2) continue;
+    const unsigned lim = w == 1 ? 3u : 15u, bias = w == 1 ? 1u : 7u, nb = w == 1 ? 4u : 8u, bits = w == 1 ? 2u : 4u;
+    unsigned char packed[8] = {0};
+    for (unsigned t = 0; t < SKF_FAST_GROUP; ++t) {
+      int c = (int)(signed char)d[t] + (int)bias;
+      unsigned code = c >= 0 && c < (int)lim ? (unsigned)c : lim;
+      packed[t % nb] |= (unsigned char)(code << ((t / nb) * bits));
+    }
+    buf_put(b, packed, nb);
+    for (unsigned t = 0; t < SKF_FAST_GROUP; ++t) {
+      int c = (int)(signed char)d[t] + (int)bias;
+      if (!(c >= 0 && c < (int)lim)) buf_u8(b, d[t]);
+    }
+  }
+}
+
+/* Speed profile, one mesh in vertex order: rows of mk joints then mk weights (jb / wb bytes each, LE), ops (2 bits
+ * per vertex: copy of the vertex 1..3 before, or 3 = next literal) into ops, literal planes into lit. *out_nl:
+ * literal rows. 0 = no memory. */
+static int fast_mesh(const skc_skin* s, uint32_t k, uint32_t total, uint32_t mk, uint32_t jb, uint32_t wb, skf_buf* ops,
+                     skf_buf* lit, uint32_t* out_nl, uint32_t* out_nj) {
+  size_t vc = s->vertex_count, r = (size_t)mk * (jb + wb), nl = 0;
+  unsigned char* rows = calloc(vc ? vc : 1, r ? r : 1);
+  unsigned char* lrows = calloc(vc ? vc : 1, r ? r : 1);
+  size_t o0 = ops->n;
+  if (!rows || !lrows) {
+    free(rows);
+    free(lrows);
+    return 0;
+  }
+  for (size_t i = 0; i < (vc + 3) / 4; ++i) buf_u8(ops, 0);
+  for (size_t v = 0; v < vc; ++v) {
+    uint32_t qj[SKF_MAX_INFLUENCES], qw[SKF_MAX_INFLUENCES];
+    uint32_t n = quantize_at(s, v, k, total, qj, qw);
+    unsigned char* q = rows + v * r;
+    for (uint32_t i = 0; i < n; ++i) {
+      for (uint32_t b = 0; b < jb; ++b) q[i * jb + b] = (unsigned char)(qj[i] >> (8 * b));
+      for (uint32_t b = 0; b < wb; ++b) q[mk * jb + i * wb + b] = (unsigned char)(qw[i] >> (8 * b));
+    }
+    uint32_t op = 3;
+    for (uint32_t back = 1; back <= 3 && back <= v; ++back)
+      if (memcmp(q, q - back * r, r) == 0) {
+        op = back - 1;
+        break;
+      }
+    if (op == 3) memcpy(lrows + nl++ * r, q, r);
+    if (!ops->failed) ops->p[o0 + v / 4] |= (unsigned char)(op << ((v & 3u) * 2u));
+  }
+  /* a bit per literal: its joints differ from the previous literal's (all 0 before the first); only those joint
+   * parts are stored, as their own planes */
+  size_t jn = (size_t)mk * jb, nj = 0, f0 = lit->n;
+  for (size_t i = 0; i < (nl + 7) / 8; ++i) buf_u8(lit, 0);
+  for (size_t i = 0; i < nl; ++i) {
+    static const unsigned char zero[2 * SKF_MAX_INFLUENCES] = {0};
+    const unsigned char* prev = nj ? rows + (nj - 1) * jn : zero;
+    if (!memcmp(lrows + i * r, prev, jn)) continue;
+    memcpy(rows + nj++ * jn, lrows + i * r, jn); /* rows is free again: it holds the stored joint parts now */
+    if (!lit->failed) lit->p[f0 + i / 8] |= (unsigned char)(1u << (i & 7u));
+  }
+  for (size_t p = 0; p < jn; ++p) fast_plane(lit, rows + p, nj, jn);
+  for (size_t p = jn; p < (mk > 1 ? r - wb : r); ++p) fast_plane(lit, lrows + p, nl, r); /* the last weight is implied */
+  free(rows);
+  free(lrows);
+  *out_nl = (uint32_t)nl;
+  *out_nj = (uint32_t)nj;
+  return 1;
+}
+
 /* Position weld of a mesh (SKF_ORDER_WELDED): first[v] = lowest vertex at v's position; a vertex is a copy when
  * that is another vertex with the same canonical influences. The others at a shared position are exceptions:
  * first[v] = v (coded like a first vertex), and when wld is given they are appended to it as the weld stream
@@ -491,6 +600,8 @@ static int check_input(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
   if (bits != 8 && bits != 16) return skc_fail(err, SKC_INVALID_ARGUMENT, "weight bits must be 8 or 16, got %u", bits);
   if (k < 1 || k > SKF_MAX_INFLUENCES) return skc_fail(err, SKC_OUT_OF_RANGE, "max influences must be 1..8, got %u", k);
   if (level < 1 || level > 9) return skc_fail(err, SKC_INVALID_ARGUMENT, "zlib level must be 1..9, got %d", level);
+  if (opts && opts->profile > SKIO_SKF_PROFILE_FAST)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown .skf coding profile %u", opts->profile);
   if (skel->joint_count < 1 || skel->joint_count > SKF_MAX_JOINTS)
     return skc_fail(err, SKC_OUT_OF_RANGE, "skeleton has %u joints (1..65535)", skel->joint_count);
   for (uint32_t m = 0; m < mesh_count; ++m) {
@@ -526,6 +637,7 @@ size_t skio_skf_encode_bound(const skc_skeleton* skel, const skio_skf_mesh* mesh
   uint64_t jnts = 8u + 68u * (uint64_t)skel->joint_count + names_bytes(skel);
   uint64_t mdsc = 8u + (uint64_t)SKF_MESH_RECORD_SIZE * mesh_count;
   uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) + v * 40u; /* op, count, 16 joint and 14 weight bytes, a 5-byte far and a 5-byte weld number */
+  if (opts && opts->profile == SKIO_SKF_PROFILE_FAST) infl += 600u * (uint64_t)mesh_count; /* 32 planes' last group + header */
   /* zlib's conservative deflateBound (memLevel 9): n + n/8 + n/64 + 11 per stream, plus 5 bytes per forced block
    * end; chunks <= meshes + 3 (groups <= meshes + 1) */
   uint64_t total = SKF_HEADER_SIZE + (uint64_t)(mesh_count + 3u) * (SKF_CHUNK_HEADER_SIZE + 11u + 15u + 16u + 64u);
@@ -559,6 +671,7 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
   uint32_t* wix = NULL;   /* weld: the index buffer with copies replaced */
   unsigned char* morder = calloc(mesh_count ? mesh_count : 1, 1);
   uint64_t vertex_total = 0;
+  const bool fast = opts && opts->profile == SKIO_SKF_PROFILE_FAST;
   if (!e || !group_of || !meshk || !morder) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the encoder");
     goto done;
@@ -620,10 +733,10 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
     }
     meshk[m] = (unsigned char)mk;
     if (mk > file_max_k) file_max_k = mk;
-    int by_index = meshes[m].index_count && !(opts && opts->file_order);
+    int by_index = meshes[m].index_count && !(opts && opts->file_order) && !fast;
     size_t distinct = 0, copies = 0;
     uint32_t check = 0;
-    if (meshes[m].positions && !(opts && opts->no_weld) && s->vertex_count) {
+    if (meshes[m].positions && !(opts && opts->no_weld) && !fast && s->vertex_count) {
       uint32_t* nf = realloc(first, s->vertex_count * sizeof *first);
       if (!nf) {
         rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
@@ -655,8 +768,45 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
   if ((rc = put_chunk(&file, "MDSC", raw.p, raw.n, level, err))) goto done;
   ++chunk_count;
 
+  /* speed profile: one raw INFL chunk per group (docs/skf.md 3.1) */
+  for (uint32_t m0 = 0; fast && m0 < mesh_count;) {
+    uint32_t m1 = m0;
+    while (m1 < mesh_count && group_of[m1] == group_of[m0]) ++m1;
+    tab.n = 0;
+    e->ops.n = e->wgt.n = 0;
+    buf_u32(&tab, m0);
+    buf_u32(&tab, m1 - m0);
+    for (uint32_t m = m0; m < m1; ++m) {
+      size_t l0 = e->wgt.n;
+      uint32_t nl = 0, nj = 0;
+      if (!fast_mesh(meshes[m].skin, k, total, meshk[m], jb, e->wb, &e->ops, &e->wgt, &nl, &nj)) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the rows of mesh %u", m);
+        goto done;
+      }
+      if (e->wgt.n - l0 > UINT32_MAX) {
+        rc = skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: its literal stream exceeds 4 GiB", m);
+        goto done;
+      }
+      buf_u32(&tab, nl);
+      buf_u32(&tab, (uint32_t)(e->wgt.n - l0));
+      buf_u32(&tab, nj);
+      for (int z = 0; z < 3; ++z) buf_u32(&tab, 0);
+    }
+    raw.n = 0;
+    buf_put(&raw, tab.p, tab.n);
+    buf_put(&raw, e->ops.p, e->ops.n);
+    buf_put(&raw, e->wgt.p, e->wgt.n);
+    if (raw.failed || tab.failed || e->ops.failed || e->wgt.failed) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for an influence chunk");
+      goto done;
+    }
+    if ((rc = put_chunk_raw(&file, "INFL", raw.p, raw.n, err))) goto done;
+    ++chunk_count;
+    m0 = m1;
+  }
+
   /* INFL per group: each mesh starts from an empty model (a reader can decode one mesh without the others) */
-  for (uint32_t m0 = 0; m0 < mesh_count;) {
+  for (uint32_t m0 = 0; !fast && m0 < mesh_count;) {
     uint32_t m1 = m0;
     while (m1 < mesh_count && group_of[m1] == group_of[m0]) ++m1;
     /* the decoder follows any choice the encoder makes: try each far-reference policy, keep the smallest chunk */
@@ -807,9 +957,9 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
     memcpy(h, magic, 8);
     h[8] = SKF_VERSION_MAJOR;
     h[9] = 0;
-    h[10] = SKF_VERSION_MINOR;
+    h[10] = fast ? 1 : 0; /* the lowest minor that can express the file */
     h[11] = 0;
-    wr32(h + 12, bits == 16 ? SKF_FLAG_WEIGHTS16 : 0u);
+    wr32(h + 12, (bits == 16 ? SKF_FLAG_WEIGHTS16 : 0u) | (fast ? SKF_FLAG_FAST : 0u));
     wr32(h + 16, SKF_HEADER_SIZE);
     wr32(h + 20, chunk_count);
     wr32(h + 24, skel->joint_count);
@@ -869,7 +1019,7 @@ int skio_skf_encode(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint3
   int any_positions = 0;
   for (uint32_t m = 0; meshes && m < mesh_count; ++m) any_positions |= meshes[m].positions != NULL;
   int rc = encode_once(skel, meshes, mesh_count, opts, out, out_size, err);
-  if (rc || !any_positions || (opts && opts->no_weld)) return rc;
+  if (rc || !any_positions || (opts && opts->no_weld) || (opts && opts->profile == SKIO_SKF_PROFILE_FAST)) return rc;
   skio_skf_options plain = {0};
   if (opts) plain = *opts;
   plain.no_weld = true;

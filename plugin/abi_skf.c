@@ -20,7 +20,8 @@ static int to_io(const sk_skf_encode_desc* d, skio_skf_mesh** out_meshes, skio_s
   o->level = (int)d->level;
   o->file_order = (d->flags & SK_SKF_FILE_ORDER) != 0;
   o->no_weld = (d->flags & SK_SKF_NO_WELD) != 0;
-  const uint32_t known = SK_SKF_FILE_ORDER | SK_SKF_NO_WELD;
+  o->profile = (d->flags & SK_SKF_FAST) ? SKIO_SKF_PROFILE_FAST : SKIO_SKF_PROFILE_DEFAULT;
+  const uint32_t known = SK_SKF_FILE_ORDER | SK_SKF_NO_WELD | SK_SKF_FAST;
   if (d->flags & ~known) SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown sk_skf_encode_desc.flags bits 0x%x", d->flags & ~known);
   if (d->mesh_count && !d->meshes) SK__FAIL(err, SKC_INVALID_ARGUMENT, "meshes must not be NULL");
   skio_skf_mesh* m = calloc(d->mesh_count ? d->mesh_count : 1, sizeof *m);

@@ -16,13 +16,15 @@
 
 const char cli_pack_usage[] =
     "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--no-weld] [--level 1..9]\n"
-    "       [--force] [--json [FILE|-]]\n"
+    "       [--profile default|fast] [--force] [--json [FILE|-]]\n"
     "  Compresses the skin of a model file (any format the library reads) into an .skf file: joint table\n"
     "  (names, parents, inverse binds) and per-vertex joints/weights quantized to 8 (sum 255) or 16 bits\n"
     "  (sum 65535), at most N influences per vertex (default 4, max 8). Vertices are coded in triangle order\n"
     "  unless --file-order (then decoding needs no index buffer). A vertex at the same position as a lower one\n"
     "  with the same influences (seam and corner copies) is not stored, unless --no-weld (then decoding needs\n"
-    "  no positions). OUT defaults to IN with .skf appended; an\n"
+    "  no positions). --profile fast: the speed profile (.skf 3.1), every mesh in vertex order without zlib or\n"
+    "  weld: several times larger, decodes several times faster, needs neither indices nor positions.\n"
+    "  OUT defaults to IN with .skf appended; an\n"
     "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself. -o/--output OUT;\n"
     "  -o - is refused (exit 2): an .skf file is binary, name the file. --json: a summary on stdout instead of\n"
     "  the text line (schema skinkit.pack, docs/json.md); --json FILE.json or --json=FILE writes it to FILE.\n";
@@ -118,9 +120,10 @@ static void pack_json(sk_scene* s, const char* in, const char* out, const sk_skf
   cli_json_string(stdout, in);
   printf(",\"output\":");
   cli_json_string(stdout, out);
-  printf(",\"seconds\":%.4f,\"bytes\":%zu,\"bytes_per_vertex\":%.4f,\"weight_bits\":%u,\"joint_count\":%u,"
-         "\"vertex_count\":%zu,\"mesh_count\":%u,\"meshes\":[",
-         seconds, bytes, verts ? (double)bytes / (double)verts : 0.0, d->weight_bits ? d->weight_bits : 8u,
+  printf(",\"seconds\":%.4f,\"bytes\":%zu,\"bytes_per_vertex\":%.4f,\"profile\":\"%s\",\"weight_bits\":%u,"
+         "\"joint_count\":%u,\"vertex_count\":%zu,\"mesh_count\":%u,\"meshes\":[",
+         seconds, bytes, verts ? (double)bytes / (double)verts : 0.0, (d->flags & SK_SKF_FAST) ? "fast" : "default",
+         d->weight_bits ? d->weight_bits : 8u,
          sk_skeleton_joint_count(d->skeleton), verts, d->mesh_count);
   uint32_t k = 0;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
@@ -158,6 +161,15 @@ int cli_pack(int argc, char** argv) {
       d.flags |= SK_SKF_FILE_ORDER;
     } else if (!strcmp(a, "--no-weld")) {
       d.flags |= SK_SKF_NO_WELD;
+    } else if (!strcmp(a, "--profile")) {
+      const char* v = cli_arg_value("pack", argc, argv, &i);
+      if (!v) return 2;
+      if (!strcmp(v, "fast"))
+        d.flags |= SK_SKF_FAST;
+      else if (!strcmp(v, "default"))
+        d.flags &= ~(uint32_t)SK_SKF_FAST;
+      else
+        return cli_arg_error("pack", "--profile takes default or fast, not \"%s\"", v);
     } else if (!strcmp(a, "--force")) {
       force = 1;
     } else if (!strcmp(a, "--json")) {

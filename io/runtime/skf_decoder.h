@@ -24,7 +24,9 @@
  * of a vertex sum to exactly 255, u16 weights to exactly 65535 (a file with 8-bit weights decoded to u16 gives
  * w * 257, still exact). A vertex without influences is all zeros.
  *
- * Format version 3.0 (docs/skf.md). Each mesh decodes on its own: a mesh coded in triangle order needs only its
+ * Format version 3.1 (docs/skf.md; reads 3.0 too). A file of the speed profile (header flag SKF_FLAG_FAST, 3.1)
+ * is coded in vertex order without zlib and decodes about 8x faster; it needs neither indices nor positions. Each
+ * mesh decodes on its own: a mesh coded in triangle order needs only its
  * own index buffer (the decoder walks it and predicts weights from the triangle corners it already decoded); a
  * welded mesh also needs its rest positions (a vertex at the bit-identical position of a lower one with the same
  * influences was not stored: the decoder finds it again and copies). Both are what an engine renders with.
@@ -50,7 +52,7 @@ extern "C" {
 #endif
 
 #define SKF_VERSION_MAJOR 3
-#define SKF_VERSION_MINOR 0
+#define SKF_VERSION_MINOR 1         /* highest minor this decoder knows (it reads every minor of major 3) */
 #define SKF_HEADER_SIZE 64u        /* fixed header of major 3 (header_size may be larger in later minors) */
 #define SKF_CHUNK_HEADER_SIZE 12u  /* tag[4], stored_size u32, raw_size u32 */
 #define SKF_MAX_INFLUENCES 8u
@@ -59,7 +61,10 @@ extern "C" {
 #define SKF_VCACHE_SIZE 191u       /* recent distinct vertices (move-to-front); ops 63..253 name one of them */
 #define SKF_OP_VCACHE 63u
 #define SKF_FLAG_WEIGHTS16 1u      /* header flag: weights are 16-bit (sum 65535), else 8-bit (sum 255) */
-#define SKF_FLAGS_KNOWN 1u         /* any other flag bit set: SKF_ERR_UNSUPPORTED */
+#define SKF_FLAG_FAST 2u           /* header flag (3.1): speed profile, INFL chunks stored raw (docs/skf.md 3.1) */
+#define SKF_FLAGS_KNOWN 3u         /* any other flag bit set: SKF_ERR_UNSUPPORTED */
+#define SKF_FAST_GROUP 16u         /* speed profile: deltas per width group of a byte plane */
+#define SKF_FAST_ESCAPES 0         /* speed profile: escapes a group the encoder writes at most (a decoder: any) */
 #define SKF_ORDER_FILE 0u          /* vertices coded in vertex-buffer order */
 #define SKF_ORDER_INDEX_BUFFER 1u  /* coded in order of first appearance in the index buffer, then unreferenced ones */
 #define SKF_ORDER_WELDED 2u        /* copies of an earlier vertex at the same position are not coded; the others in
@@ -599,6 +604,7 @@ static skf_result skf__meshes(const skf__file* f, z_stream* zs, int* zs_ready, u
     int weld_ok = order == SKF_ORDER_WELDED ? distinct <= coded && coded <= vc && (distinct > 0) == (vc > 0)
                                              : coded == vc && distinct == 0 && skf__rd32(r + 40) == 0;
     weld_ok = weld_ok && skf__rd32(r + 44) == 0;
+    if ((f->info.flags & SKF_FLAG_FAST) && order != SKF_ORDER_FILE) weld_ok = 0; /* speed profile: vertex order */
     if (mi > f->info.max_influences || order > SKF_ORDER_WELDED || r[26] > 1 || r[27] != 0 || !weld_ok ||
         (g != expect_group && g != expect_group + 1) || (m == 0 && g != 0) || g >= groups || vc > UINT32_MAX) {
       if (!zs) SKF_FREE(t);
@@ -1147,13 +1153,20 @@ SKF_API size_t skf_decoder_scratch_bytes(const skf_decoder* d) {
   return d ? sizeof *d + d->raw_cap + d->tab_cap + d->mem_cap : 0;
 }
 
+static size_t skf__fast_scratch(size_t vc, size_t r);
+
 SKF_API skf_result skf_decoder_reserve(skf_decoder* d, size_t max_vertices, size_t max_indices, skf_error* err) {
-  size_t n = skf__mesh_scratch(max_vertices, max_indices, 1, 1);
+  size_t n = skf__mesh_scratch(max_vertices, max_indices, 1, 1), nf = skf__fast_scratch(max_vertices, 32u);
+  if (nf > n || !nf) n = nf; /* the speed profile's rows (up to 32 bytes per vertex) */
   if (!d) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "decoder is NULL");
   if (!n || skf__grow(&d->mem, &d->mem_cap, n))
     return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the scratch of %zu vertices", max_vertices);
   return SKF_OK;
 }
+
+static skf_result skf__fast_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
+                                  const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
+                                  skf_error* err);
 
 /* Decodes the meshes of one INFL chunk that have an output (outs[m - outs_base] with joints != NULL). */
 static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
@@ -1168,6 +1181,7 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
   uint64_t vsum = 0, csum = 0, bound, tsize, lens[6] = {0, 0, 0, 0, 0, 0}, pos;
   const unsigned char* base[7];
   skf_result rc;
+  if (f->info.flags & SKF_FLAG_FAST) return skf__fast_group(dec, f, table, group, outs, outs_base, outs_count, err);
   for (m = 0; m < f->info.mesh_count; ++m) {
     skf_mesh_info mi;
     skf__mesh_record(table, m, &mi);
@@ -1251,6 +1265,452 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
     s.wld = s.wld_end;
   }
   return rc;
+}
+
+/* ---- speed profile (SKF_FLAG_FAST, docs/skf.md section 3.1) ------------------------------------------------ */
+/* Scratch of a speed-profile mesh of vc vertices with rows of r bytes: literal rows (with a group of slack) and
+ * the source row of each vertex. 0: too large. */
+static size_t skf__fast_scratch(size_t vc, size_t r) {
+  if (vc > ((size_t)-1) / 64u - SKF_FAST_GROUP) return 0;
+  return (vc + SKF_FAST_GROUP) * r * 2 + 4 * vc + 16; /* rows, stored joint parts, src */
+}
+
+/* ops with value 3 (a literal) among the first n 2-bit ops */
+static size_t skf__fast_literals(const unsigned char* ops, size_t n) {
+  size_t i, c = 0, full = n / 4;
+  for (i = 0; i + 8 <= full; i += 8) {
+    uint64_t x;
+    memcpy(&x, ops + i, 8);
+    x = x & (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    c += (size_t)((x * 0x0101010101010101ull) >> 56);
+  }
+  for (i *= 4; i < n; ++i) c += ((ops[i >> 2] >> ((i & 3u) * 2u)) & 3u) == 3u;
+  return c;
+}
+
+/* A group of 16 byte deltas with width code w: 0 = all 0; 1 = 4 bytes, delta t is bits 2(t/4).. of byte t%4,
+ * minus 1; 2 = 8 bytes, delta t is bits 4(t/8).. of byte t%8, minus 7; 3 = 16 raw bytes. At widths 1 and 2 the
+ * largest code (3, 15) is an escape: the delta is the next byte after the group's packed bytes, in order. Values
+ * are the running sum mod 256 from the previous group's last (0 at the start of a plane). */
+#define SKF__LO7 0x7f7f7f7f7f7f7f7full
+#define SKF__B1 0x0101010101010101ull
+static uint64_t skf__addb(uint64_t a, uint64_t b) { return ((a & SKF__LO7) + (b & SKF__LO7)) ^ ((a ^ b) & ~SKF__LO7); }
+/* bytes of x equal to c get their high bit set (exact, no borrow between bytes) */
+static uint64_t skf__eqb(uint64_t x, unsigned c) {
+  uint64_t y = x ^ (c * SKF__B1);
+  return ~(((y & SKF__LO7) + SKF__LO7) | y | SKF__LO7);
+}
+/* running byte sums of 8 deltas, from carry-in byte c */
+static uint64_t skf__scanb(uint64_t x, unsigned c) {
+  x = skf__addb(x, x << 8);
+  x = skf__addb(x, x << 16);
+  x = skf__addb(x, x << 32);
+  return skf__addb(x, c * SKF__B1);
+}
+
+/* index of the lowest set bit of x != 0 */
+static unsigned skf__ctz(unsigned x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctz(x);
+#else
+  unsigned n = 0;
+  while (!(x & 1u)) x >>= 1, ++n;
+  return n;
+#endif
+}
+
+/* Bytes 0..7 of c0 and of c1 (little-endian words) to d[0], d[r], ... d[15 r]: byte planes go straight into rows. */
+static void skf__put16(unsigned char* d, size_t r, uint64_t c0, uint64_t c1) {
+  unsigned t;
+  for (t = 0; t < 8; ++t) {
+    d[t * r] = (unsigned char)(c0 >> (8 * t));
+    d[(t + 8) * r] = (unsigned char)(c1 >> (8 * t));
+  }
+}
+
+/* Codes of a group (width 1 or 2) as two little-endian words of 8 bytes each. */
+static void skf__fast_codes(const unsigned char* p, unsigned w, uint64_t* c0, uint64_t* c1) {
+  if (w == 1) {
+    uint32_t x = skf__rd32(p);
+    uint64_t lo = x & 0x03030303u, a = (x >> 2) & 0x03030303u, b = (x >> 4) & 0x03030303u, c = (x >> 6) & 0x03030303u;
+    *c0 = lo | a << 32;
+    *c1 = b | c << 32;
+  } else {
+    uint64_t x = skf__rd64(p);
+    *c0 = x & 0x0f0f0f0f0f0f0f0full;
+    *c1 = (x >> 4) & 0x0f0f0f0f0f0f0f0full;
+  }
+}
+
+/* One group (w 1..3) at p to d[0..15]; *prev carries the running value. Returns the bytes it took, 0 if they run
+ * past end. SWAR on little-endian words: no branch per value; escapes (rare) are patched one by one. */
+static size_t skf__fast_grp(const unsigned char* p, const unsigned char* end, unsigned w, unsigned* prev,
+                            unsigned char* d, size_t r) {
+  const size_t bytes = w == 1 ? 4u : w == 2 ? 8u : 16u;
+  uint64_t c0, c1;
+  size_t e = 0;
+  unsigned mask;
+  if ((size_t)(end - p) < bytes) return 0;
+  if (w == 3) {
+    c0 = skf__rd64(p);
+    c1 = skf__rd64(p + 8);
+  } else {
+    const unsigned lim = w == 1 ? 3u : 15u, bias = w == 1 ? 1u : 7u;
+    skf__fast_codes(p, w, &c0, &c1);
+    /* escapes: a 16-bit mask of their positions, patched one by one (no branch per value) */
+    mask = (unsigned)(((skf__eqb(c0, lim) >> 7) * 0x0102040810204080ull) >> 56) |
+           (unsigned)(((skf__eqb(c1, lim) >> 7) * 0x0102040810204080ull) >> 56) << 8;
+    while (mask) {
+      unsigned t = skf__ctz(mask), x;
+      if (p + bytes + e >= end) return 0;
+      x = ((unsigned)p[bytes + e++] + bias) & 0xffu; /* the bias is taken off below */
+      if (t < 8)
+        c0 ^= (uint64_t)(x ^ lim) << (8 * t);
+      else
+        c1 ^= (uint64_t)(x ^ lim) << (8 * (t - 8));
+      mask &= mask - 1u;
+    }
+    c0 = skf__addb(c0, (256u - bias) * SKF__B1);
+    c1 = skf__addb(c1, (256u - bias) * SKF__B1);
+  }
+  c0 = skf__scanb(c0, *prev);
+  c1 = skf__scanb(c1, (unsigned)(c0 >> 56));
+  *prev = (unsigned)(c1 >> 56);
+  skf__put16(d, r, c0, c1);
+  return bytes + e;
+}
+
+/* The same without a branch on the width: every width is unpacked and one is kept by masks, and up to
+ * SKF_FAST_ESCAPES escapes are patched without a branch (more take a loop; skinkit's encoder writes no more). The
+ * caller guarantees 16 + SKF_FAST_ESCAPES readable bytes at p. */
+static size_t skf__fast_grp_nb(const unsigned char* p, const unsigned char* end, unsigned w, unsigned* prev,
+                               unsigned char* d, size_t r) {
+  static const unsigned char k_bytes[4] = {0, 4, 8, 16}, k_bias[4] = {0, 1, 7, 0}, k_lim[4] = {0, 3, 15, 0};
+  const uint64_t m1 = 0u - (uint64_t)(w == 1), m2 = 0u - (uint64_t)(w == 2), m3 = 0u - (uint64_t)(w == 3);
+  const unsigned bytes = k_bytes[w], bias = k_bias[w], lim = k_lim[w];
+  const uint32_t x32 = skf__rd32(p);
+  const uint64_t x0 = skf__rd64(p), x1 = skf__rd64(p + 8);
+  uint64_t a0 = (x32 & 0x03030303u) | (uint64_t)((x32 >> 2) & 0x03030303u) << 32;
+  uint64_t a1 = ((x32 >> 4) & 0x03030303u) | (uint64_t)((x32 >> 6) & 0x03030303u) << 32;
+  uint64_t c0 = (a0 & m1) | (x0 & 0x0f0f0f0f0f0f0f0full & m2) | (x0 & m3);
+  uint64_t c1 = (a1 & m1) | ((x0 >> 4) & 0x0f0f0f0f0f0f0f0full & m2) | (x1 & m3);
+  /* any escape at all? (code 3 = both bits of a pair set, 15 = all four of a nibble): cheaper than the mask */
+  const uint64_t any = ((uint64_t)(x32 & (x32 >> 1) & 0x55555555u) & m1) |
+                       (x0 & (x0 >> 1) & (x0 >> 2) & (x0 >> 3) & 0x1111111111111111ull & m2);
+  unsigned mask = any ? ((unsigned)(((skf__eqb(c0, lim) >> 7) * 0x0102040810204080ull) >> 56) |
+                         (unsigned)(((skf__eqb(c1, lim) >> 7) * 0x0102040810204080ull) >> 56) << 8)
+                      : 0u;
+  size_t e = 0;
+  int k;
+  for (k = 0; k < SKF_FAST_ESCAPES; ++k) { /* branch-free: t = 16 and valid = 0 when no escape is left */
+    unsigned t = skf__ctz(mask | 0x10000u), valid = mask != 0;
+    uint64_t x = (uint64_t)((((unsigned)p[bytes + e] + bias) ^ lim) & 0xffu & (0u - valid)) << (8 * (t & 7u));
+    c0 ^= x & (0u - (uint64_t)(t < 8));
+    c1 ^= x & (0u - (uint64_t)(t >= 8));
+    e += valid;
+    mask &= mask - 1u;
+  }
+  while (mask) {
+    unsigned t = skf__ctz(mask), x;
+    if (p + bytes + e >= end) return 0;
+    x = ((unsigned)p[bytes + e++] + bias) & 0xffu;
+    if (t < 8)
+      c0 ^= (uint64_t)(x ^ lim) << (8 * t);
+    else
+      c1 ^= (uint64_t)(x ^ lim) << (8 * (t - 8));
+    mask &= mask - 1u;
+  }
+  if (p + bytes + e > end) return 0; /* the branch-free escapes were read inside the 19 bytes, but must be in the
+                                        stream */
+  c0 = skf__addb(c0, ((256u - bias) & 0xffu) * SKF__B1);
+  c1 = skf__addb(c1, ((256u - bias) & 0xffu) * SKF__B1);
+  c0 = skf__scanb(c0, *prev);
+  c1 = skf__scanb(c1, (unsigned)(c0 >> 56));
+  *prev = (unsigned)(c1 >> 56);
+  skf__put16(d, r, c0, c1);
+  return bytes + e + (w == 0); /* w == 0 takes no bytes: + 1 here, taken off by the caller */
+}
+
+/* The same, one byte at a time (any byte order). */
+static size_t skf__fast_grp_be(const unsigned char* p, const unsigned char* end, unsigned w, unsigned* prev,
+                               unsigned char* d, size_t r) {
+  const size_t bytes = w == 1 ? 4u : w == 2 ? 8u : 16u;
+  const unsigned lim = w == 1 ? 3u : w == 2 ? 15u : 256u, bias = w == 1 ? 1u : w == 2 ? 7u : 0u;
+  unsigned t, v = *prev;
+  size_t e = 0;
+  if ((size_t)(end - p) < bytes) return 0;
+  for (t = 0; t < 16; ++t) {
+    unsigned c = w == 1 ? (p[t & 3u] >> ((t >> 2) * 2u)) & 3u : w == 2 ? (p[t & 7u] >> ((t >> 3) * 4u)) & 15u : p[t];
+    if (c == lim) {
+      if (p + bytes + e >= end) return 0;
+      c = p[bytes + e++] + bias;
+    }
+    v = (v + c - bias) & 0xffu;
+    d[t * r] = (unsigned char)v;
+  }
+  *prev = v;
+  return bytes + e;
+}
+
+/* Decodes one byte plane of nl literals into byte p of each row (rows + p, stride r; nl + 15 rows are written):
+ * 2-bit width codes of all groups first, then the groups; *pp advances. 0 = ok. */
+static int skf__fast_plane(const unsigned char** pp, const unsigned char* end, size_t nl, unsigned char* rows,
+                           size_t r) {
+  const uint16_t one = 1;
+  unsigned char le;
+  const unsigned char* hdr = *pp;
+  size_t groups = (nl + SKF_FAST_GROUP - 1) / SKF_FAST_GROUP, hn = (groups + 3) / 4, g;
+  const unsigned char* p;
+  unsigned prev = 0;
+  memcpy(&le, &one, 1);
+  if ((size_t)(end - hdr) < hn) return 1;
+  p = hdr + hn;
+  for (g = 0; g < groups; ++g) {
+    unsigned w = (hdr[g >> 2] >> ((g & 3u) * 2u)) & 3u, t;
+    unsigned char* d = rows + g * SKF_FAST_GROUP * r;
+    size_t took;
+    if (le && end - p >= 16 + SKF_FAST_ESCAPES) {
+      took = skf__fast_grp_nb(p, end, w, &prev, d, r);
+      if (!took) return 1;
+      p += took - (w == 0);
+      continue;
+    }
+    if (w == 0) {
+      for (t = 0; t < SKF_FAST_GROUP; ++t) d[t * r] = (unsigned char)prev;
+      continue;
+    }
+    took = le ? skf__fast_grp(p, end, w, &prev, d, r) : skf__fast_grp_be(p, end, w, &prev, d, r);
+    if (!took) return 1;
+    p += took;
+  }
+  *pp = p;
+  return 0;
+}
+
+/* set bits among the first n bits of b (low bit first) */
+static size_t skf__bits(const unsigned char* b, size_t n) {
+  size_t i, c = 0;
+  for (i = 0; i < (n + 7) / 8; ++i) {
+    unsigned x = b[i] & (i + 1 < (n + 7) / 8 || !(n & 7u) ? 0xffu : (1u << (n & 7u)) - 1u);
+    x = x - ((x >> 1) & 0x55u);
+    x = (x & 0x33u) + ((x >> 2) & 0x33u);
+    c += (x + (x >> 4)) & 0x0fu;
+  }
+  return c;
+}
+
+/* Completes and checks the literal rows in place. Joints: literal v takes the next stored joint part when bit v
+ * of flags is set, else keeps the previous literal's (zeros before the first); stored joints must be below
+ * joint_count. Weights: the last (not stored when n >= 2) is the total minus the others, or 0 for an empty vertex
+ * (weight 0 is 0); stored weights must not sum past the total, and an empty vertex has no weight. The caller
+ * checked that flags has nj bits set. 1 = ok. */
+static int skf__fast_rows(unsigned char* rows, size_t nl, const unsigned char* flags, const unsigned char* jrows,
+                          size_t nj, uint32_t n, uint32_t jb, uint32_t wb, uint32_t joints, uint32_t total) {
+  size_t v, ji = 0;
+  const size_t r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
+  uint32_t bad = 0, i;
+  for (v = 0; v < nj * n; ++v) bad |= (uint32_t)((jb == 1 ? jrows[v] : skf__rd16(jrows + 2 * v)) >= joints);
+  if (jb == 1 && wb == 1 && n == 4) {
+    uint32_t jcur = 0;
+    for (v = 0; v < nl; ++v) {
+      unsigned char* o = rows + v * 8;
+      uint32_t fl = (flags[v >> 3] >> (v & 7u)) & 1u, jv, sum = (uint32_t)o[4] + o[5] + o[6];
+      memcpy(&jv, jrows + ji * 4, 4);
+      jcur = fl ? jv : jcur;
+      ji += fl;
+      memcpy(o, &jcur, 4);
+      bad |= (uint32_t)(sum > total) | ((uint32_t)(o[4] == 0) & (uint32_t)(sum != 0));
+      o[7] = (unsigned char)(o[4] ? total - sum : 0u);
+    }
+    return !bad;
+  }
+  {
+    unsigned char jcur[2 * SKF_MAX_INFLUENCES] = {0};
+    for (v = 0; v < nl; ++v) {
+      unsigned char* o = rows + v * r;
+      unsigned char* ow = o + jn;
+      uint32_t sum = 0, w0 = 0, last = n > 1 ? n - 1 : n;
+      if ((flags[v >> 3] >> (v & 7u)) & 1u) memcpy(jcur, jrows + ji++ * jn, jn);
+      memcpy(o, jcur, jn);
+      for (i = 0; i < last; ++i) sum += wb == 1 ? ow[i] : skf__rd16(ow + 2 * i);
+      if (n) w0 = wb == 1 ? ow[0] : skf__rd16(ow);
+      if (n <= 1) {
+        bad |= (uint32_t)(sum != total && sum != 0);
+        continue;
+      }
+      bad |= (uint32_t)(sum > total) | ((uint32_t)(w0 == 0) & (uint32_t)(sum != 0));
+      sum = w0 ? total - sum : 0u;
+      ow[wb * last] = (unsigned char)(sum & 0xffu);
+      if (wb == 2) ow[2 * last + 1] = (unsigned char)(sum >> 8);
+    }
+  }
+  return !bad;
+}
+
+/* Vertex i's op: 0..2 = copy of the vertex 1..3 before it, 3 = the next literal row. The first three vertices
+ * are checked apart, so the loops need no bound checks. 0 = ok. */
+static int skf__fast_head(const unsigned char* ops, size_t vc) {
+  size_t i;
+  for (i = 0; i < vc && i < 3; ++i) {
+    uint32_t op = (ops[0] >> (i * 2u)) & 3u;
+    if (op != 3u && op >= i) return 1;
+  }
+  return 0;
+}
+
+/* u8 x 4 output from u8 x 4 rows: each vertex is one 4-byte copy of joints and of weights, branch-free. */
+static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigned char* rows, unsigned char* jo,
+                              unsigned char* wo) {
+  size_t i, li = 0;
+  uint64_t r1 = 0, r2 = 0, r3 = 0; /* the last three vertices' rows (joints, weights), kept in registers */
+  for (i = 0; i < vc; ++i) {
+    uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
+    uint64_t v;
+    memcpy(&v, rows + li * 8, 8);
+    v = op == 2u ? r3 : v; /* the previous vertex last: one select on the loop-carried chain */
+    v = op == 1u ? r2 : v;
+    v = op == 0u ? r1 : v;
+    memcpy(jo + 4 * i, &v, 4); /* rows are byte sequences: the halves are joints and weights in either byte order */
+    memcpy(wo + 4 * i, (const unsigned char*)&v + 4, 4);
+    li += op == 3u;
+    r3 = r2, r2 = r1, r1 = v;
+  }
+}
+
+/* Any output layout: the source row of each vertex, then each vertex converted from its row. */
+static void skf__fast_expand(const unsigned char* ops, size_t vc, const unsigned char* rows, uint32_t* src, uint32_t n,
+                             uint32_t jb, uint32_t wb, const skf_mesh_output* o) {
+  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
+  const uint32_t wscale = (owb == 2 && wb == 1) ? 257u : 1u;
+  const size_t r = (size_t)n * (jb + wb);
+  unsigned char* jo = (unsigned char*)o->joints;
+  unsigned char* wo = (unsigned char*)o->weights;
+  size_t i, li = 0;
+  for (i = 0; i < vc; ++i) {
+    uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
+    src[i] = op == 3u ? (uint32_t)li++ : src[i - op - 1u];
+  }
+  for (i = 0; i < vc; ++i) {
+    const unsigned char* q = rows + (size_t)src[i] * r;
+    unsigned char* dj = jo + i * k * ojb;
+    unsigned char* dw = wo + i * k * owb;
+    uint32_t s;
+    memset(dj, 0, (size_t)k * ojb);
+    memset(dw, 0, (size_t)k * owb);
+    for (s = 0; s < n; ++s) {
+      uint32_t j = jb == 1 ? q[s] : skf__rd16(q + 2 * s);
+      uint32_t w = (wb == 1 ? q[n * jb + s] : skf__rd16(q + n * jb + 2 * s)) * wscale;
+      if (ojb == 1) {
+        dj[s] = (unsigned char)j;
+      } else {
+        dj[2 * s] = (unsigned char)(j & 0xffu);
+        dj[2 * s + 1] = (unsigned char)(j >> 8);
+      }
+      if (owb == 1) {
+        dw[s] = (unsigned char)w;
+      } else {
+        dw[2 * s] = (unsigned char)(w & 0xffu);
+        dw[2 * s + 1] = (unsigned char)(w >> 8);
+      }
+    }
+  }
+}
+
+/* One speed-profile mesh: ops (ceil(vc/4) bytes), then its literal rows' byte planes (lit_len bytes). */
+static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t m, const skf_mesh_info* mi,
+                                 const unsigned char* ops, const unsigned char* lit, size_t nl, size_t lit_len,
+                                 size_t nj, const skf_mesh_output* o, skf_error* err);
+
+/* Decodes the meshes of one raw speed-profile INFL chunk that have an output. */
+static skf_result skf__fast_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
+                                  const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
+                                  skf_error* err) {
+  skf__chunk c;
+  uint32_t first = 0, count = 0, m, wanted = 0, pos;
+  uint64_t osum = 0, lsum = 0, tsize;
+  const unsigned char *raw, *ops, *lit;
+  skf_result rc = SKF_OK;
+  for (m = 0; m < f->info.mesh_count; ++m) {
+    skf_mesh_info mi;
+    skf__mesh_record(table, m, &mi);
+    if (mi.group != group) continue;
+    if (!count) first = m;
+    ++count;
+    osum += (mi.vertex_count + 3u) / 4u;
+    if (m >= outs_base && m - outs_base < outs_count && outs[m - outs_base].joints) ++wanted;
+  }
+  if (!wanted) return SKF_OK;
+  if ((rc = skf__walk(f, "INFL", group, &c, NULL, err))) return rc;
+  raw = c.stored;
+  tsize = SKF_INFL_TABLE_SIZE + (uint64_t)SKF_INFL_MESH_SIZE * count;
+  if (c.stored_size != c.raw_size || c.raw_size < tsize)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: a raw chunk of %u bytes cannot hold %u meshes", group,
+                     c.raw_size, count);
+  if (skf__rd32(raw) != first || skf__rd32(raw + 4) != count)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: mesh range disagrees with the mesh table", group);
+  for (m = 0; m < count; ++m) {
+    const unsigned char* row = raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * m;
+    skf_mesh_info mi;
+    skf__mesh_record(table, first + m, &mi);
+    if (skf__rd32(row) > mi.vertex_count || skf__rd32(row + 8) > skf__rd32(row) || skf__rd32(row + 12) ||
+        skf__rd32(row + 16) || skf__rd32(row + 20))
+      return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: row of mesh %u is malformed", group, first + m);
+    lsum += skf__rd32(row + 4);
+  }
+  if (tsize + osum + lsum != c.raw_size)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream lengths disagree with its size", group);
+  ops = raw + tsize;
+  lit = ops + osum;
+  for (m = first, pos = 0; !rc && m < first + count; ++m, ++pos) {
+    skf_mesh_info mi;
+    const skf_mesh_output* o = (m >= outs_base && m - outs_base < outs_count) ? &outs[m - outs_base] : NULL;
+    const unsigned char* row = raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * pos;
+    size_t nl = skf__rd32(row), lit_len = skf__rd32(row + 4), nj = skf__rd32(row + 8);
+    skf__mesh_record(table, m, &mi);
+    if (o && o->joints) rc = skf__fast_mesh(dec, f, m, &mi, ops, lit, nl, lit_len, nj, o, err);
+    ops += (size_t)((mi.vertex_count + 3u) / 4u);
+    lit += lit_len;
+  }
+  return rc;
+}
+
+static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t m, const skf_mesh_info* mi,
+                                 const unsigned char* ops, const unsigned char* lit, size_t nl, size_t lit_len,
+                                 size_t nj, const skf_mesh_output* o, skf_error* err) {
+  const uint32_t wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
+  const uint32_t n = mi->max_influences, total = wb == 2 ? 65535u : 255u;
+  const size_t vc = (size_t)mi->vertex_count, r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
+  const size_t fb = (nl + 7) / 8, r1 = r ? r : 1u;
+  const unsigned char *p = lit + fb, *end = lit + lit_len;
+  size_t need = skf__fast_scratch(vc, r1), q;
+  unsigned char *rows, *jrows;
+  if (!vc) return lit_len || nl ? skf__fail(err, SKF_ERR_FORMAT, "mesh %u: literals without vertices", m) : SKF_OK;
+  if (skf__fast_literals(ops, vc) != nl || skf__fast_head(ops, vc))
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: ops disagree with its %zu literal rows", m, nl);
+  if (lit_len < fb || skf__bits(lit, nl) != nj)
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: joint flags disagree with its %zu joint rows", m, nj);
+  if (!need || skf__grow(&dec->mem, &dec->mem_cap, need))
+    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the rows of mesh %u", m);
+  rows = dec->mem;
+  jrows = rows + (vc + SKF_FAST_GROUP) * r1;
+  for (q = 0; q < jn; ++q)
+    if (skf__fast_plane(&p, end, nj, jrows + q, jn))
+      return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: joint plane %zu runs past its stream", m, q);
+  for (q = jn; q < (n > 1 ? r - wb : r); ++q) /* the last weight is implied */
+    if (skf__fast_plane(&p, end, nl, rows + q, r))
+      return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: weight plane %zu runs past its stream", m, q);
+  if (p != end) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
+  if (!skf__fast_rows(rows, nl, lit, jrows, nj, n, jb, wb, f->info.joint_count, total))
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: a literal row has a joint past the table or a bad weight sum", m);
+  if (n == 4 && jb == 1 && wb == 1 && o->influences == 4 && o->joint_bytes == 1 && o->weight_bytes == 1)
+    skf__fast_expand4(ops, vc, rows, (unsigned char*)o->joints, (unsigned char*)o->weights);
+  else
+    skf__fast_expand(ops, vc, rows,
+                     (uint32_t*)(void*)(jrows + (((vc + SKF_FAST_GROUP) * (jn ? jn : 1u) + 3u) & ~(size_t)3)), n, jb,
+                     wb, o);
+  return SKF_OK;
 }
 
 /* Checks one output description against its mesh record. */

@@ -140,6 +140,9 @@ SK_DEFORM_RULE_ALL = 3
 # skf
 SK_SKF_FILE_ORDER = 1 << 0
 SK_SKF_NO_WELD = 1 << 1
+SK_SKF_FAST = 1 << 2  # speed profile (.skf 3.1)
+SK_SKF_INFO_WEIGHTS16 = 1 << 0  # sk_skf_info.flags
+SK_SKF_INFO_FAST = 1 << 1
 
 # bind
 SK_BIND_ROBUST = 0

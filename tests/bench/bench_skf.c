@@ -5,7 +5,9 @@
  * 8-byte-per-vertex u8 JOINTS+WEIGHTS output, one reused skf_decoder, median of 31 rounds with min-max), and
  * meshoptimizer's vertex codec (meshopt_decodeVertexBuffer) on the same decoded JOINTS+WEIGHTS as 8-byte
  * u8x4+u8x4 vertices, timed in the same rounds, alternating with it: BENCH skf_over_meshopt_decode_subdiv2 (speed
- * ratio, median) and BENCH skf_over_meshopt_size_subdiv2 (bytes of .skf influence data / meshopt's). Needs
+ * ratio, median) and BENCH skf_over_meshopt_size_subdiv2 (bytes of .skf influence data / meshopt's); the speed
+ * profile (SK_SKF_FAST, .skf 3.1) in the same rounds: BENCH skf_fast_over_meshopt_decode_subdiv2 and
+ * BENCH skf_fast_over_meshopt_size_subdiv2, and its corpus size BENCH skf_fast_corpus_bpv. Needs
  * SKINKIT_ASSETS.
  * usage: bench_skf [--join] [asset-substring]   (--join: weld identical vertices on import first) */
 #include <math.h>
@@ -50,8 +52,9 @@ static void spread(double* v, int n, double* med, double* lo, double* hi) {
  * vertex, mesh by mesh as skf does), alternated: each round takes the best of 5 calls of each, so a round measures
  * both under the same load; the rounds give median and min-max. */
 static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh_output* outs, uint32_t mc, size_t verts,
-                         size_t infl) {
+                         size_t infl, const unsigned char* ffile, size_t ffsize, size_t finfl) {
   enum { ROUNDS = 31, CALLS = 5 };
+  double g_fast[ROUNDS], fratio[ROUNDS];
   unsigned char** enc = calloc(mc, sizeof *enc);
   size_t* enc_n = calloc(mc, sizeof *enc_n);
   unsigned char* vb = malloc(verts * 8 + 8);
@@ -74,7 +77,7 @@ static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh
     mo_bytes += enc_n[m];
   }
   for (int r = 0; ok && r < ROUNDS; ++r) {
-    double bs = 1e30, bm = 1e30;
+    double bs = 1e30, bm = 1e30, bf = 1e30;
     for (int c = 0; c < CALLS; ++c) {
       double t0 = now();
       ok = skf_decoder_decode_all(dec, file, fsize, outs, &de) == SKF_OK;
@@ -82,12 +85,17 @@ static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh
       for (uint32_t m = 0; m < mc; ++m)
         ok = ok && meshopt_decodeVertexBuffer(back, outs[m].vertex_capacity, 8, enc[m], enc_n[m]) == 0;
       double t2 = now();
+      ok = ok && skf_decoder_decode_all(dec, ffile, ffsize, outs, &de) == SKF_OK;
+      double t3 = now();
       if (t1 - t0 < bs) bs = t1 - t0;
       if (t2 - t1 < bm) bm = t2 - t1;
+      if (t3 - t2 < bf) bf = t3 - t2;
     }
     g_skf[r] = verts * 8.0 / bs / 1e9;
     g_mo[r] = verts * 8.0 / bm / 1e9;
+    g_fast[r] = verts * 8.0 / bf / 1e9;
     ratio[r] = bm / bs;
+    fratio[r] = bm / bf;
   }
   if (ok) {
     printf("skf decoder scratch %zu bytes (reused, allocated once)\n", skf_decoder_scratch_bytes(dec));
@@ -101,6 +109,13 @@ static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh
     printf("skf / meshopt decode speed %.3f (min %.3f, max %.3f), size %.3f\n", med, lo, hi, (double)infl / mo_bytes);
     printf("BENCH skf_over_meshopt_decode_subdiv2 %.3f ratio\n", med);
     printf("BENCH skf_over_meshopt_size_subdiv2 %.3f ratio\n", (double)infl / mo_bytes);
+    spread(g_fast, ROUNDS, &med, &lo, &hi);
+    printf("decode skf fast %.3f GB/s (min %.3f, max %.3f)  %zu B influence data (speed profile)\n", med, lo, hi, finfl);
+    spread(fratio, ROUNDS, &med, &lo, &hi);
+    printf("skf fast / meshopt decode speed %.3f (min %.3f, max %.3f), size %.3f\n", med, lo, hi,
+           (double)finfl / mo_bytes);
+    printf("BENCH skf_fast_over_meshopt_decode_subdiv2 %.3f ratio\n", med);
+    printf("BENCH skf_fast_over_meshopt_size_subdiv2 %.3f ratio\n", (double)finfl / mo_bytes);
   } else {
     printf("FAIL decode race: %s\n", dec ? de.message : "no decoder");
   }
@@ -137,6 +152,7 @@ int main(int argc, char** argv) {
   /* --join: weld identical vertices first (Assimp JoinIdenticalVertices), as the corpus README counts them */
   int join = argc > 1 && !strcmp(argv[1], "--join");
   const char* only = argc > 1 + join ? argv[1 + join] : NULL;
+  double t_fast = 0;
   double tv = 0, t_skf = 0, t_u8z = 0, t_varz = 0, max_err = 0, err_sum = 0, err_n = 0;
   int failures = 0;
   printf("%-30s %8s %6s %8s %8s %8s %8s %9s %9s %8s\n", "asset", "verts", "meshes", "skf", "u8+z9", "var+z9", "gltf", "maxerr",
@@ -183,7 +199,16 @@ int main(int argc, char** argv) {
     }
     double enc_s = now() - t0;
     size_t infl = influence_bytes(file, fsize);
-
+    /* the speed profile of the same meshes: decoded below against the default file's output */
+    skio_skf_options fopt = opt;
+    fopt.profile = SKIO_SKF_PROFILE_FAST;
+    unsigned char* ffile = NULL;
+    size_t ffsize = 0;
+    if (skio_skf_encode(sc->skeleton, ms, mc, &fopt, &ffile, &ffsize, &e)) {
+      printf("FAIL %s: encode (speed profile): %s\n", k_assets[a], e.message);
+      ++failures;
+    }
+    size_t finfl = ffile ? influence_bytes(ffile, ffsize) : 0;
     /* baselines: canonical quantization, 4 slots, u8 */
     unsigned char* jw = calloc(verts * 8 + 1, 1);
     unsigned char* var = malloc(verts * 9 + 1);
@@ -239,6 +264,37 @@ int main(int argc, char** argv) {
       printf("FAIL %s: decode: %s\n", k_assets[a], de.message);
       ++failures;
     }
+    if (!drc && ffile) { /* the speed profile decodes to exactly the same arrays */
+      int same = 1;
+      unsigned char** fj = calloc(mc, sizeof *fj);
+      unsigned char** fw = calloc(mc, sizeof *fw);
+      skf_mesh_output* fo = calloc(mc, sizeof *fo);
+      for (uint32_t m = 0; fj && fw && fo && m < mc; ++m) {
+        fo[m] = outs[m];
+        fj[m] = malloc(outs[m].vertex_capacity * 4 * outs[m].joint_bytes + 1);
+        fw[m] = malloc(outs[m].vertex_capacity * 4 + 1);
+        fo[m].joints = fj[m];
+        fo[m].weights = fw[m];
+      }
+      if (!fj || !fw || !fo || skf_decode_all(ffile, ffsize, fo, &de)) {
+        same = 0;
+      } else {
+        for (uint32_t m = 0; m < mc; ++m)
+          same = same && !memcmp(fj[m], outs[m].joints, outs[m].vertex_capacity * 4 * outs[m].joint_bytes) &&
+                 !memcmp(fw[m], outs[m].weights, outs[m].vertex_capacity * 4);
+      }
+      if (!same) {
+        printf("FAIL %s: speed profile decodes differently (%s)\n", k_assets[a], de.message);
+        ++failures;
+      }
+      for (uint32_t m = 0; fj && fw && m < mc; ++m) {
+        free(fj[m]);
+        free(fw[m]);
+      }
+      free(fj);
+      free(fw);
+      free(fo);
+    }
     double dec_gbps = 0;
     if (!drc && strstr(k_assets[a], "subdiv2")) {
       /* one-shot API (a decoder per call): best of many runs (at least 20, for at least 1 s of thread CPU time) */
@@ -280,9 +336,12 @@ int main(int argc, char** argv) {
            verts * 8.0 / enc_s / 1e6);
     if (dec_gbps > 0) printf("  skf_decode_all best %.2f GB/s", dec_gbps);
     printf("   (file %zu B, influence %zu B)\n", fsize, infl);
-    if (dec_gbps > 0) race_meshopt(file, fsize, outs, mc, verts, infl);
+    printf("%-30s speed profile %.3f B/vertex\n", "", (double)finfl / verts);
+    if (dec_gbps > 0 && ffile) race_meshopt(file, fsize, outs, mc, verts, infl, ffile, ffsize, finfl);
+    free(ffile);
     tv += verts;
     t_skf += infl;
+    t_fast += finfl;
     t_u8z += u8z;
     t_varz += varz;
     err_sum += a_sum;
@@ -305,6 +364,7 @@ int main(int argc, char** argv) {
     printf("%-30s %8.0f %6s %8.3f %8.3f %8.3f %8.3f %9.5f %9.6f  (weight errors in units of 1/255)\n", "TOTAL (vertex-weighted)", tv,
            "", t_skf / tv, t_u8z / tv, t_varz / tv, 8.0, max_err * 255, err_n ? err_sum / err_n * 255 : 0);
     printf("BENCH skf_corpus_bpv%s %.4f bpv\n", join ? "_joined" : "", t_skf / tv);
+    printf("BENCH skf_fast_corpus_bpv%s %.4f bpv\n", join ? "_joined" : "", t_fast / tv);
   }
   return failures ? 1 : 0;
 }

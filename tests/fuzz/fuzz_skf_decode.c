@@ -1,7 +1,8 @@
 /* fuzz_skf_decode.c - libFuzzer target: the .skf decoder on untrusted bytes.
  * Two modes by the first input byte: (a) the input is an .skf file as is (header, CRC, chunk checks);
  * (b) the rest of the input becomes the raw influence streams of a valid container (zlib and CRCs recomputed),
- * so the stream decoder behind the checksums is fuzzed too. Every call must return a code, never crash. */
+ * so the stream decoder behind the checksums is fuzzed too (byte 1 bit 4: a speed-profile container, raw INFL).
+ * Every call must return a code, never crash. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,88 @@ static void decode_everything(const unsigned char* d, size_t n, const uint32_t* 
   }
 }
 
+/* Wraps JNTS, MDSC (one mesh record) and INFL chunks in a header with valid CRCs; the INFL chunk stored raw when
+ * fast (speed profile), else deflated. Returns the file size. */
+static size_t container(unsigned char* f, uint32_t flags, uint32_t joints, uint32_t vc, uint32_t k,
+                        const unsigned char* mraw, const unsigned char* iraw, size_t isize, int fast) {
+  size_t jsize = 4 + 68 * joints + 4 + 2 * joints;
+  unsigned char* jraw = calloc(1, jsize);
+  wr32(jraw, joints);
+  for (uint32_t i = 0; i < joints; ++i) wr32(jraw + 4 + 4 * i, 0xffffffffu);
+  wr32(jraw + 4 + 68 * joints, 2 * joints);
+  for (uint32_t i = 0; i < joints; ++i) jraw[8 + 68 * joints + 2 * i] = 'j';
+  size_t pos = SKF_HEADER_SIZE;
+  pos += put_chunk(f + pos, "JNTS", jraw, jsize);
+  pos += put_chunk(f + pos, "MDSC", mraw, 8 + SKF_MESH_RECORD_SIZE);
+  if (fast) {
+    memcpy(f + pos, "INFL", 4);
+    wr32(f + pos + 4, (uint32_t)isize);
+    wr32(f + pos + 8, (uint32_t)isize);
+    memcpy(f + pos + 12, iraw, isize);
+    pos += 12 + isize;
+  } else {
+    pos += put_chunk(f + pos, "INFL", iraw, isize);
+  }
+  static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
+  memcpy(f, magic, 8);
+  f[8] = SKF_VERSION_MAJOR;
+  f[10] = fast ? 1 : 0;
+  wr32(f + 12, flags);
+  wr32(f + 16, SKF_HEADER_SIZE);
+  wr32(f + 20, 3);
+  wr32(f + 24, joints);
+  wr32(f + 28, 1);
+  wr64(f + 32, vc);
+  wr64(f + 40, pos - SKF_HEADER_SIZE);
+  wr32(f + 48, k);
+  wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
+  wr32(f + 60, (uint32_t)crc32(0, f, 60));
+  free(jraw);
+  return pos;
+}
+
+/* Speed-profile container (byte 1 bit 4): byte 1 bit 0 16-bit weights, bit 1 > 256 joints; byte 2 max influences,
+ * byte 3 vertex count / 4; the rest is the mesh's ops (ceil(vc/4) bytes) then its literal planes. The literal
+ * count is the ops' count of literals, so the plane decoder behind the checks is reached. */
+static void fast_container(const uint8_t* data, size_t size) {
+  uint32_t bits16 = data[1] & 1, joints = (data[1] & 2) ? 300 : 20, k = 1 + data[2] % 8, vc = data[3] * 4u;
+  const unsigned char* body = data + 4;
+  size_t blen = size - 4, on;
+  if (blen < (vc + 3) / 4) vc = (uint32_t)(blen * 4);
+  on = (vc + 3) / 4;
+  uint32_t nl = 0;
+  for (uint32_t i = 0; i < vc; ++i) nl += ((body[i >> 2] >> ((i & 3u) * 2u)) & 3u) == 3u;
+  unsigned char mraw[8 + SKF_MESH_RECORD_SIZE];
+  memset(mraw, 0, sizeof mraw);
+  wr32(mraw, 1);
+  wr32(mraw + 4, 1);
+  wr64(mraw + 8, vc);
+  wr32(mraw + 8 + 32, vc);
+  mraw[8 + 24] = (unsigned char)k;
+  size_t tsize = SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE, isize = tsize + blen;
+  unsigned char* iraw = calloc(1, isize);
+  wr32(iraw + 4, 1);
+  wr32(iraw + 8, nl);
+  wr32(iraw + 12, (uint32_t)(blen - on));
+  memcpy(iraw + tsize, body, blen);
+  size_t jsize = 4 + 68 * joints + 4 + 2 * joints;
+  unsigned char* f = calloc(1, SKF_HEADER_SIZE + 3 * 12 + compressBound((uLong)jsize) + compressBound(sizeof mraw) +
+                                   isize + 64);
+  size_t n = container(f, (bits16 ? 1u : 0u) | SKF_FLAG_FAST, joints, vc, k, mraw, iraw, isize, 1);
+  decode_everything(f, n, NULL, 0, NULL);
+  free(f);
+  free(iraw);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   if ((data[0] & 1) == 0 || size < 4) {
     decode_everything(data + 1, size - 1, NULL, 0, NULL);
+    return 0;
+  }
+  if (data[1] & 16) {
+    fast_container(data, size);
     return 0;
   }
   /* container mode: byte 1 = flags (bit0 16-bit weights, bit1 > 256 joints, bit2 triangle order, bit3 welded),

@@ -1,5 +1,6 @@
 /* fuzz_skf_roundtrip.c - libFuzzer target: the input describes a skeleton and skins (counts, joints, weights,
- * triangles); encode -> decode must succeed and give exactly the canonical quantization, sums exact. */
+ * triangles; mode bit 0x20: the speed profile); encode -> decode must succeed and give exactly the canonical
+ * quantization, sums exact. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   d.size = sizeof d;
   d.weight_bits = bits;
   d.max_influences = k;
+  d.flags = (mode & 0x20) ? SK_SKF_FAST : 0u; /* the speed profile (.skf 3.1) */
   d.skeleton = skel;
   d.meshes = ms;
   d.mesh_count = mesh_count;

@@ -7,7 +7,7 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
   seeds-fuzz_fbx_fixup/    the generated cylinder rig (`skinkit sample`) written by `skinkit convert` as binary FBX
                            (first byte 0: record repair, 1: with stop times and Euler unwrapping) and ASCII FBX
                            (2: stop times, 3: Euler unwrapping); see fuzz_fbx_fixup.c
-  seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld), first byte 0 (the
+  seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld, --profile fast), first byte 0 (the
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
                            extension byte (a <library_animation_clips>, renamed <node>s)
@@ -56,7 +56,7 @@ def main():
             write(os.path.join(out, "rig.dae"), f.read())
         out = os.path.join(root, "seeds-fuzz_skf_decode")
         for name, extra in (("rig8", []), ("rig16", ["--bits", "16"]), ("rig_file_order", ["--file-order"]),
-                            ("rig_no_weld", ["--no-weld", "--file-order"])):
+                            ("rig_no_weld", ["--no-weld", "--file-order"]), ("rig_fast", ["--profile", "fast"])):
             skf = os.path.join(tmp, name + ".skf")
             cli(exe, "pack", rig, "-o", skf, *extra)
             with open(skf, "rb") as f:

@@ -244,6 +244,231 @@ START_TEST(round_trip_generated) {
 }
 END_TEST
 
+/* The speed profile (SK_SKF_FAST, .skf 3.1) gives back exactly what the default profile gives, in u16 x K (the
+ * generic path, checked against the canonical quantization) and u8 x 4 (the decoder's fast path) outputs. */
+START_TEST(fast_profile_round_trip) {
+  static const struct {
+    uint32_t joints, bits, k, meshes;
+  } cfg[] = {{20, 8, 4, 1}, {20, 8, 8, 3}, {300, 8, 4, 2}, {300, 16, 8, 2}, {256, 16, 4, 1}, {1000, 8, 8, 4},
+             {3, 8, 1, 1}, {7, 8, 2, 2}, {40, 8, 3, 1}};
+  skt_rng r = {4242u + (uint64_t)_i};
+  for (size_t c = 0; c < sizeof cfg / sizeof *cfg; ++c) {
+    sk_skeleton* skel = make_skeleton(cfg[c].joints);
+    sk_skf_mesh ms[4];
+    memset(ms, 0, sizeof ms);
+    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
+      size_t nv = m == 1 ? 0 : 1 + skt_rand_u32(&r) % 3000; /* mesh 1 is empty */
+      ms[m].skin = make_skin(&r, nv, cfg[c].joints, cfg[c].k);
+      if (nv && m == 0) { /* indices are ignored by the speed profile */
+        ms[m].index_count = 3 * (nv / 2);
+        ms[m].indices = make_triangles(&r, nv, nv / 2);
+      }
+    }
+    size_t size = 0, dsize = 0;
+    unsigned char* file = encode_flags(skel, ms, cfg[c].meshes, cfg[c].bits, cfg[c].k, SK_SKF_FAST, &size);
+    unsigned char* dfile = encode(skel, ms, cfg[c].meshes, cfg[c].bits, cfg[c].k, &dsize);
+    sk_skf_info info = {0};
+    info.size = sizeof info;
+    sk_error err;
+    ck_assert_int_eq(sk_skf_peek(file, size, &info, &err), SK_OK);
+    ck_assert_uint_eq(info.major, 3);
+    ck_assert_uint_eq(info.minor, 1);
+    ck_assert_uint_eq(info.flags & SK_SKF_INFO_FAST, SK_SKF_INFO_FAST);
+    ck_assert_uint_eq(info.weight_bits, cfg[c].bits);
+    ck_assert_int_eq(sk_skf_peek(dfile, dsize, &info, &err), SK_OK);
+    ck_assert_uint_eq(info.minor, 0); /* a default-profile file stays 3.0 */
+    ck_assert_uint_eq(info.flags & SK_SKF_INFO_FAST, 0);
+    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
+      sk_skf_mesh plain = ms[m];
+      plain.indices = NULL; /* decoding needs neither indices nor positions */
+      plain.index_count = 0;
+      check_mesh(file, size, m, &plain, cfg[c].bits, cfg[c].k);
+      sk_skf_mesh_info mi = {0};
+      mi.size = sizeof mi;
+      ck_assert_int_eq(sk_skf_get_mesh_info(file, size, m, &mi, &err), SK_OK);
+      ck_assert_uint_eq(mi.order, SKF_ORDER_FILE);
+      size_t nv = sk_skin_vertex_count(ms[m].skin);
+      if (cfg[c].bits != 8 || cfg[c].joints > 256 || cfg[c].k > 4 || !nv) continue;
+      /* u8 x 4: byte for byte what the default profile decodes to */
+      unsigned char* a = calloc(nv * 8 + 8, 1);
+      unsigned char* b = calloc(nv * 8 + 8, 1);
+      skf_mesh_output oa;
+      memset(&oa, 0, sizeof oa);
+      oa.joints = a;
+      oa.weights = a + 4 * nv;
+      oa.vertex_capacity = nv;
+      oa.influences = 4;
+      oa.joint_bytes = oa.weight_bytes = 1;
+      oa.indices = ms[m].indices;
+      oa.index_count = ms[m].index_count;
+      skf_mesh_output ob = oa;
+      ob.joints = b;
+      ob.weights = b + 4 * nv;
+      ob.indices = NULL;
+      ob.index_count = 0;
+      skf_error e;
+      ck_assert_int_eq(skf_decode_mesh(dfile, dsize, m, &oa, &e), SKF_OK);
+      ck_assert_msg(skf_decode_mesh(file, size, m, &ob, &e) == SKF_OK, "fast u8x4: %s", e.message);
+      ck_assert(memcmp(a, b, nv * 8) == 0);
+      free(a);
+      free(b);
+    }
+    free(file);
+    free(dfile);
+    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
+      sk_skin_destroy((sk_skin*)ms[m].skin);
+      free((void*)ms[m].indices);
+    }
+    sk_skeleton_destroy(skel);
+  }
+}
+END_TEST
+
+/* A 3.0 file (the skin of docs/skf.md section 7 over make_skeleton(2), as the 3.0 encoder wrote it) still decodes,
+ * and the default profile still writes exactly it. */
+static const unsigned char k_v30_file[] = {
+    0x89, 0x53, 0x4b, 0x46, 0x0d, 0x0a, 0x1a, 0x0a, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x40, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+    0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xa2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0xfc, 0x51, 0xa5, 0x99, 0xa1, 0x2c, 0x79,
+    0x4a, 0x4e, 0x54, 0x53, 0x3b, 0x00, 0x00, 0x00, 0x9e, 0x00, 0x00, 0x00, 0x18, 0xd3, 0x63, 0x62,
+    0x60, 0x60, 0xf8, 0xff, 0xff, 0xff, 0x7f, 0x06, 0x06, 0x06, 0x06, 0x06, 0x86, 0x06, 0x7b, 0x06,
+    0x0c, 0x40, 0x48, 0xac, 0x61, 0x1f, 0x42, 0x8c, 0x34, 0xfd, 0x67, 0xcf, 0x9c, 0xd9, 0xcb, 0xc0,
+    0xc0, 0xb0, 0x1f, 0x26, 0xc6, 0xc7, 0xc0, 0xc0, 0x90, 0x95, 0x9f, 0x99, 0x57, 0x62, 0x00, 0xa1,
+    0x0c, 0x19, 0x00, 0x5c, 0x1f, 0x13, 0xcd, 0x4d, 0x44, 0x53, 0x43, 0x18, 0x00, 0x00, 0x00, 0x38,
+    0x00, 0x00, 0x00, 0x18, 0xd3, 0x63, 0x64, 0x60, 0x60, 0x60, 0x64, 0x60, 0x60, 0x60, 0x61, 0xc0,
+    0x0e, 0x98, 0xa0, 0x34, 0xba, 0x3c, 0x00, 0x01, 0xd4, 0x00, 0x0d, 0x49, 0x4e, 0x46, 0x4c, 0x2b,
+    0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x18, 0xd3, 0x62, 0x60, 0x60, 0x60, 0x60, 0x64, 0x60,
+    0x60, 0x60, 0x66, 0x60, 0x60, 0x60, 0x81, 0xb2, 0x91, 0x01, 0x40, 0xff, 0xff, 0x33, 0xfc, 0x07,
+    0x88, 0x91, 0x89, 0x11, 0x20, 0x06, 0x06, 0x06, 0x46, 0x80, 0x1a, 0x00, 0x03, 0x00, 0x21, 0xda,
+    0x03, 0x8c};
+
+START_TEST(reads_version_3_0) {
+  sk_skeleton* skel = make_skeleton(2);
+  sk_skin* skin = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(4, 2, &skin, &err), SK_OK);
+  const uint32_t j0[1] = {0}, j1[2] = {0, 1}, j3[1] = {1};
+  const float w0[1] = {1.0f}, w1[2] = {0.75f, 0.25f}, w3[1] = {1.0f};
+  ck_assert_int_eq(sk_skin_set_vertex(skin, 0, j0, w0, 1, &err), SK_OK);
+  ck_assert_int_eq(sk_skin_set_vertex(skin, 1, j1, w1, 2, &err), SK_OK);
+  ck_assert_int_eq(sk_skin_set_vertex(skin, 2, j1, w1, 2, &err), SK_OK);
+  ck_assert_int_eq(sk_skin_set_vertex(skin, 3, j3, w3, 1, &err), SK_OK);
+  sk_skf_mesh m = {0};
+  m.skin = skin;
+  size_t size = 0;
+  unsigned char* f = encode(skel, &m, 1, 8, 4, &size);
+  /* the 3.0 header as documented: major 3, minor 0, flags 0 */
+  ck_assert_uint_eq(f[8], 3);
+  ck_assert_uint_eq(f[10], 0);
+  ck_assert_uint_eq(rd32(f + 12), 0);
+  static const unsigned char want_j[16] = {0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+  static const unsigned char want_w[16] = {255, 0, 0, 0, 191, 64, 0, 0, 191, 64, 0, 0, 255, 0, 0, 0};
+  unsigned char jo[16], wo[16];
+  skf_mesh_output o;
+  memset(&o, 0, sizeof o);
+  o.joints = jo;
+  o.weights = wo;
+  o.vertex_capacity = 4;
+  o.influences = 4;
+  o.joint_bytes = o.weight_bytes = 1;
+  skf_error e;
+  ck_assert_int_eq(skf_decode_mesh(f, size, 0, &o, &e), SKF_OK);
+  ck_assert_mem_eq(jo, want_j, 16);
+  ck_assert_mem_eq(wo, want_w, 16);
+  /* the frozen 3.0 file of this skin (written by the 3.0 encoder, before the speed profile existed) */
+  ck_assert_uint_eq(size, sizeof k_v30_file);
+  ck_assert_mem_eq(f, k_v30_file, size);
+  memset(jo, 0xee, sizeof jo);
+  memset(wo, 0xee, sizeof wo);
+  ck_assert_int_eq(skf_decode_mesh(k_v30_file, sizeof k_v30_file, 0, &o, &e), SKF_OK);
+  ck_assert_mem_eq(jo, want_j, 16);
+  ck_assert_mem_eq(wo, want_w, 16);
+  /* and the speed profile of the same skin */
+  size_t fsize = 0;
+  unsigned char* ff = encode_flags(skel, &m, 1, 8, 4, SK_SKF_FAST, &fsize);
+  memset(jo, 0xee, sizeof jo);
+  memset(wo, 0xee, sizeof wo);
+  ck_assert_int_eq(skf_decode_mesh(ff, fsize, 0, &o, &e), SKF_OK);
+  ck_assert_mem_eq(jo, want_j, 16);
+  ck_assert_mem_eq(wo, want_w, 16);
+  free(ff);
+  free(f);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
+/* Hostile speed-profile files: every flipped byte behind valid checksums gives a code, never a crash, and the
+ * structural lies give FORMAT. */
+START_TEST(fast_profile_corrupt) {
+  skt_rng r = {99};
+  sk_skeleton* skel = make_skeleton(30);
+  sk_skf_mesh ms = {0};
+  ms.skin = make_skin(&r, 700, 30, 4);
+  size_t size = 0;
+  unsigned char* f = encode_flags(skel, &ms, 1, 8, 4, SK_SKF_FAST, &size);
+  unsigned char* g = malloc(size);
+  unsigned char jo[4 * 700], wo[4 * 700];
+  skf_mesh_output o;
+  memset(&o, 0, sizeof o);
+  o.joints = jo;
+  o.weights = wo;
+  o.vertex_capacity = 700;
+  o.influences = 4;
+  o.joint_bytes = o.weight_bytes = 1;
+  skf_error e;
+  ck_assert_int_eq(skf_decode_mesh(f, size, 0, &o, &e), SKF_OK);
+  /* find the INFL chunk */
+  size_t pos = SKF_HEADER_SIZE, infl = 0;
+  while (pos + 12 <= size) {
+    if (!memcmp(f + pos, "INFL", 4)) infl = pos;
+    pos += 12 + rd32(f + pos + 4);
+  }
+  ck_assert_uint_gt(infl, 0);
+  ck_assert_uint_eq(rd32(f + infl + 4), rd32(f + infl + 8)); /* stored raw */
+  size_t raw = infl + 12, n = rd32(f + infl + 4);
+  for (size_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      memcpy(g, f, size);
+      g[raw + i] ^= (unsigned char)(1u << (skt_rand_u32(&r) % 8));
+      fix_payload_crc(g, size);
+      int rc = skf_decode_mesh(g, size, 0, &o, &e);
+      ck_assert_msg(rc == SKF_OK || rc == SKF_ERR_FORMAT, "byte %zu: %d %s", i, rc, e.message);
+    }
+  }
+  /* a literal count that disagrees with the ops, a reserved row field, a truncated literal stream */
+  memcpy(g, f, size);
+  wr32(g + raw + 8, rd32(g + raw + 8) + 1);
+  fix_payload_crc(g, size);
+  ck_assert_int_eq(skf_decode_mesh(g, size, 0, &o, &e), SKF_ERR_FORMAT);
+  memcpy(g, f, size);
+  wr32(g + raw + 8 + 12, 1);
+  fix_payload_crc(g, size);
+  ck_assert_int_eq(skf_decode_mesh(g, size, 0, &o, &e), SKF_ERR_FORMAT);
+  memcpy(g, f, size);
+  wr32(g + raw + 8 + 4, rd32(g + raw + 8 + 4) - 1);
+  fix_payload_crc(g, size);
+  ck_assert_int_eq(skf_decode_mesh(g, size, 0, &o, &e), SKF_ERR_FORMAT);
+  /* an unknown flag bit: a newer reader is needed */
+  memcpy(g, f, size);
+  wr32(g + 12, rd32(g + 12) | 4u);
+  fix_header_crc(g);
+  ck_assert_int_eq(skf_decode_mesh(g, size, 0, &o, &e), SKF_ERR_UNSUPPORTED);
+  /* a default-profile file claiming the speed profile: its deflated chunk is not a raw one */
+  size_t dsize = 0;
+  unsigned char* d = encode(skel, &ms, 1, 8, 4, &dsize);
+  wr32(d + 12, rd32(d + 12) | 2u);
+  fix_header_crc(d);
+  ck_assert_int_eq(skf_decode_mesh(d, dsize, 0, &o, &e), SKF_ERR_FORMAT);
+  free(d);
+  free(g);
+  free(f);
+  sk_skin_destroy((sk_skin*)ms.skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 START_TEST(runtime_decoder_matches_library) {
   skt_rng r = {777};
   sk_skeleton* skel = make_skeleton(40);
@@ -1055,6 +1280,11 @@ START_TEST(corpus_round_trip) {
   ck_assert_ptr_nonnull(dec);
   for (uint32_t bits = 8; bits <= 16; bits += 8) {
     size_t size;
+    /* the speed profile: same canonical data back, through a reused decoder too */
+    unsigned char* ff = encode_flags(skel, ms, n, bits, bits == 8 ? 4 : 8, SK_SKF_FAST, &size);
+    check_decoder_reuse(dec, ff, size, ms, n, bits);
+    for (uint32_t m = 0; m < n; ++m) check_mesh(ff, size, m, &ms[m], bits, bits == 8 ? 4 : 8);
+    free(ff);
     unsigned char* f = encode(skel, ms, n, bits, bits == 8 ? 4 : 8, &size);
     check_decoder_reuse(dec, f, size, ms, n, bits);
     double max_err = 0;
@@ -1089,6 +1319,9 @@ static Suite* skf_suite(void) {
   TCase* t = tcase_create("format");
   tcase_set_timeout(t, 300);
   tcase_add_loop_test(t, round_trip_generated, 0, 2);
+  tcase_add_loop_test(t, fast_profile_round_trip, 0, 2);
+  tcase_add_test(t, reads_version_3_0);
+  tcase_add_test(t, fast_profile_corrupt);
   tcase_add_test(t, runtime_decoder_matches_library);
   tcase_add_loop_test(t, weld_round_trip, 0, 2);
   tcase_add_test(t, weld_positions_rule);
