@@ -82,6 +82,26 @@ static void decode_everything(const unsigned char* d, size_t n, const uint32_t* 
   }
 }
 
+/* The 64-byte header of a file of pos bytes (chunks already at f + SKF_HEADER_SIZE): one mesh, 3 chunks, the
+ * speed profile's minor version when fast, both CRCs valid. */
+static void put_header(unsigned char* f, size_t pos, int fast, uint32_t flags, uint32_t joints, uint32_t vc,
+                       uint32_t k) {
+  static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
+  memcpy(f, magic, 8);
+  f[8] = SKF_VERSION_MAJOR;
+  f[10] = fast ? 1 : 0;
+  wr32(f + 12, flags);
+  wr32(f + 16, SKF_HEADER_SIZE);
+  wr32(f + 20, 3);
+  wr32(f + 24, joints);
+  wr32(f + 28, 1);
+  wr64(f + 32, vc);
+  wr64(f + 40, pos - SKF_HEADER_SIZE);
+  wr32(f + 48, k);
+  wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
+  wr32(f + 60, (uint32_t)crc32(0, f, 60));
+}
+
 /* Wraps JNTS, MDSC (one mesh record) and INFL chunks in a header with valid CRCs; the INFL chunk stored raw when
  * fast (speed profile), else deflated. Returns the file size. */
 static size_t container(unsigned char* f, uint32_t flags, uint32_t joints, uint32_t vc, uint32_t k,
@@ -104,20 +124,7 @@ static size_t container(unsigned char* f, uint32_t flags, uint32_t joints, uint3
   } else {
     pos += put_chunk(f + pos, "INFL", iraw, isize);
   }
-  static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
-  memcpy(f, magic, 8);
-  f[8] = SKF_VERSION_MAJOR;
-  f[10] = fast ? 1 : 0;
-  wr32(f + 12, flags);
-  wr32(f + 16, SKF_HEADER_SIZE);
-  wr32(f + 20, 3);
-  wr32(f + 24, joints);
-  wr32(f + 28, 1);
-  wr64(f + 32, vc);
-  wr64(f + 40, pos - SKF_HEADER_SIZE);
-  wr32(f + 48, k);
-  wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
-  wr32(f + 60, (uint32_t)crc32(0, f, 60));
+  put_header(f, pos, fast, flags, joints, vc, k);
   free(jraw);
   return pos;
 }
@@ -242,19 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pos += put_chunk(f + pos, "JNTS", jraw, jsize);
   pos += put_chunk(f + pos, "MDSC", mraw, sizeof mraw);
   pos += put_chunk(f + pos, "INFL", iraw, isize);
-  static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
-  memcpy(f, magic, 8);
-  f[8] = SKF_VERSION_MAJOR;
-  wr32(f + 12, bits16 ? 1u : 0u);
-  wr32(f + 16, SKF_HEADER_SIZE);
-  wr32(f + 20, 3);
-  wr32(f + 24, joints);
-  wr32(f + 28, 1);
-  wr64(f + 32, vc);
-  wr64(f + 40, pos - SKF_HEADER_SIZE);
-  wr32(f + 48, k);
-  wr32(f + 56, (uint32_t)crc32(0, f + SKF_HEADER_SIZE, (uInt)(pos - SKF_HEADER_SIZE)));
-  wr32(f + 60, (uint32_t)crc32(0, f, 60));
+  put_header(f, pos, 0, bits16 ? 1u : 0u, joints, vc, k);
   decode_everything(f, pos, ix, ic, positions);
   free(positions);
   free(ix);

@@ -179,6 +179,14 @@ static double check_mesh(const unsigned char* file, size_t size, uint32_t m, con
   return max_err * total;
 }
 
+/* Frees the skins and index arrays of meshes made by the round-trip tests. */
+static void free_meshes(sk_skf_mesh* ms, uint32_t count) {
+  for (uint32_t m = 0; m < count; ++m) {
+    sk_skin_destroy((sk_skin*)ms[m].skin);
+    free((void*)ms[m].indices);
+  }
+}
+
 /* ---- round trips --------------------------------------------------------------------------------------------- */
 START_TEST(round_trip_generated) {
   static const struct {
@@ -235,10 +243,7 @@ START_TEST(round_trip_generated) {
     free(ib_ref);
     free(names);
     free(file);
-    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
-      sk_skin_destroy((sk_skin*)ms[m].skin);
-      free((void*)ms[m].indices);
-    }
+    free_meshes(ms, cfg[c].meshes);
     sk_skeleton_destroy(skel);
   }
 }
@@ -315,10 +320,7 @@ START_TEST(fast_profile_round_trip) {
     }
     free(file);
     free(dfile);
-    for (uint32_t m = 0; m < cfg[c].meshes; ++m) {
-      sk_skin_destroy((sk_skin*)ms[m].skin);
-      free((void*)ms[m].indices);
-    }
+    free_meshes(ms, cfg[c].meshes);
     sk_skeleton_destroy(skel);
   }
 }
