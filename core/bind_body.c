@@ -132,8 +132,8 @@ static double nearest_bone2(const skc_bind_desc* d, const float q[3]) {
   return best;
 }
 
-/* Vertex v takes the blend of the hit triangle's corners' weights: the stride largest, normalized. joints and w
- * are scratch of 3 * stride entries. */
+/* Vertex v takes the blend of the hit triangle's corners' weights: the stride largest, normalized (its old
+ * weights stay if the blend has no positive weight). joints and w are scratch of 3 * stride entries. */
 static void take_blend(body_ctx* c, size_t v, const skc_closest_hit* hit, uint32_t* joints, float* w) {
   skc_bind_cands* o = c->out;
   uint32_t s = o->stride, m = 0;
@@ -147,6 +147,9 @@ static void take_blend(body_ctx* c, size_t v, const skc_closest_hit* hit, uint32
       w[e] += hit->bary[k] * o->weights[(size_t)u * s + i];
     }
   }
+  float total = 0.0f;
+  for (uint32_t e = 0; e < m; ++e) total += w[e] > 0.0f ? w[e] : 0.0f;
+  if (!(total > 0.0f)) return; /* nothing to take (cannot happen with positive source weights): keep the old */
   o->count[v] = 0;
   for (uint32_t e = 0; e < m; ++e) skc_bind_cands_offer(o, v, joints[e], w[e]);
   float sum = 0.0f;
