@@ -1706,10 +1706,11 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
     return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: a literal row has a joint past the table or a bad weight sum", m);
   if (n == 4 && jb == 1 && wb == 1 && o->influences == 4 && o->joint_bytes == 1 && o->weight_bytes == 1)
     skf__fast_expand4(ops, vc, rows, (unsigned char*)o->joints, (unsigned char*)o->weights);
-  else
-    skf__fast_expand(ops, vc, rows,
-                     (uint32_t*)(void*)(jrows + (((vc + SKF_FAST_GROUP) * (jn ? jn : 1u) + 3u) & ~(size_t)3)), n, jb,
-                     wb, o);
+  else { /* the source-row table after the joint rows, at a 4-byte aligned address (skf__fast_scratch has room) */
+    unsigned char* sp = jrows + (vc + SKF_FAST_GROUP) * (jn ? jn : 1u);
+    sp += (4u - ((uintptr_t)sp & 3u)) & 3u;
+    skf__fast_expand(ops, vc, rows, (uint32_t*)(void*)sp, n, jb, wb, o);
+  }
   return SKF_OK;
 }
 
