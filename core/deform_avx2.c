@@ -317,8 +317,8 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
   const unsigned char* wb = c->weights + v * ws;
   if (check_joints && !soa_joints_ok(jb, SKC_SOA_W * js, JT, lim)) return 0;
   _Alignas(32) float buf[SKC_SOA_W * 16];
-  _Alignas(32) float bufq[MODE == 2 ? SKC_SOA_W * 16 : 1];
-  float* qbuf = MODE == 2 ? bufq : buf; /* where the rotation blend goes */
+  _Alignas(32) float bufq[SKC_SOA_W * 16]; /* COR's rotation blend (unused, and dropped by the compiler, otherwise) */
+  float* qbuf = MODE == 2 ? bufq : buf;    /* where the rotation blend goes */
   const float* P = c->palette;
   const float* DQ = c->dq;
   if (MODE != 1) {
