@@ -53,6 +53,9 @@ int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint1
     free(c);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory quantizing weights");
   }
+  /* the 8-bit levels q / 255 as floats, the same values the division gives, without a division per entry */
+  float level8[256], *level = bits == 8 ? level8 : NULL;
+  for (uint32_t k = 0; level && k <= T; k++) level8[k] = (float)((double)k / T);
   skc_wreport_begin(r, s);
   for (size_t v = 0; v < s->vertex_count; ++v) {
     size_t b = s->offsets[v], n = s->offsets[v + 1] - b;
@@ -118,7 +121,7 @@ int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint1
         bool changed = false;
         for (size_t i = 0; i < n; ++i) {
           if (skc_wlocked(sc, J[i])) continue;
-          float nw = (float)((double)q[i] / T);
+          float nw = level ? level[q[i]] : (float)((double)q[i] / T);
           changed |= nw != W[i];
           W[i] = nw;
         }

@@ -1012,6 +1012,47 @@ SK_API sk_result sk_bone_links_source(const sk_skeleton* original, const sk_skel
 SK_API sk_result sk_bone_links_pose(const sk_skeleton* original, const sk_skeleton* linked, const float* trs,
                                     float* out_trs, sk_error* err);
 
+/* ---- per-vertex weight records (ABI 1.5) ---------------------------------------------------------------
+ * Weights kept as one record per vertex pointing at its own (group, weight) array: the layout Blender keeps vertex
+ * groups in (MDeformVert / MDeformWeight). The Blender addon reads and edits a mesh's groups through these without
+ * a scene evaluation (python_addon/skinkit/bridge.py). A record array of vertex_count records must be valid memory:
+ * these functions check counts and pointers for sanity (a count outside 0 .. SK_RECORD_MAX_ENTRIES, a NULL array
+ * with a count: SK_ERR_INVALID_ARGUMENT, nothing written) but cannot check that an address is mapped.
+ * group_to_joint[g] (group_count entries) maps group g to a joint of the CSR, or -1 for a group not read or
+ * written; entries of groups >= group_count are left alone like -1. Each joint must come from one group. */
+#define SK_RECORD_MAX_ENTRIES 65536
+
+typedef struct sk_weight_entry {
+  uint32_t group;
+  float weight;
+} sk_weight_entry;
+
+typedef struct sk_weight_record {
+  sk_weight_entry* entries; /* count entries, owned by whoever made the records */
+  int32_t count;
+  int32_t flags;            /* not read or written */
+} sk_weight_record;
+
+/* CSR of the mapped entries, per vertex in record order (entries of weight 0 included). out_offsets (vertex_count
+ * + 1) is always filled and *out_entry_count set; out_joints / out_weights (capacity entries each) are filled when
+ * both are given, SK_ERR_OUT_OF_RANGE (offsets filled, entries up to capacity) when capacity is below the entry
+ * count. One pass over the records: a capacity of the sum of the records' counts always suffices. */
+SK_API sk_result sk_records_read(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                                 uint32_t group_count, uint32_t* out_offsets, uint32_t* out_joints,
+                                 float* out_weights, size_t capacity, size_t* out_entry_count, sk_error* err);
+
+/* Makes the mapped entries of each record equal the CSR row of its vertex (offsets vertex_count + 1, joints and
+ * weights as from sk_records_read), in place: weights rewritten, entries whose joint is not in the row removed (the
+ * rest keep their order; memory is not freed: count shrinks). Unmapped entries are kept. Only vertices with
+ * mask[v] != 0 are visited (every vertex when mask is NULL). A vertex the records cannot hold without allocating
+ * (a joint in its row that has no entry, or every entry removed) is left untouched and marked out_deferred[v] = 1
+ * (out_deferred: vertex_count bytes, all written); *out_changed (optional) counts the vertices changed.
+ * SK_ERR_INVALID_ARGUMENT (nothing written) for a joint that no group maps to or a bad record. */
+SK_API sk_result sk_records_update(sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                                   uint32_t group_count, const uint32_t* offsets, const uint32_t* joints,
+                                   const float* weights, const uint8_t* mask, uint8_t* out_deferred,
+                                   size_t* out_changed, sk_error* err);
+
 /* SK_SECTION weights (weight editing operations): add declarations above this line */
 
 /* ---- .skf compressed skin files (spec: docs/skf.md) ----------------------------------------------------

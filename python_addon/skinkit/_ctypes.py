@@ -116,6 +116,7 @@ SK_FALLOFF_SHARP = 3
 SK_BRUSH_GEODESIC = 1 << 0
 SK_BRUSH_NO_NORMALIZE = 1 << 1
 SK_BONE_LINKS_MAX = 32
+SK_RECORD_MAX_ENTRIES = 65536
 SK_TRANSFER_ALLOW_FLIPPED_NORMALS = 1 << 0
 SK_TRANSFER_UNIFORM_LAPLACIAN = 1 << 1
 SK_TRANSFER_VERTEX_KEPT = 0
@@ -665,6 +666,14 @@ class SkBindFit(_Struct):
     ]
 
 
+class SkWeightEntry(_Struct):
+    _fields_ = [("group", c_uint32), ("weight", c_float)]
+
+
+class SkWeightRecord(_Struct):
+    _fields_ = [("entries", c_void_p), ("count", c_int32), ("flags", c_int32)]
+
+
 class SkBoneLinksDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
@@ -792,6 +801,8 @@ STRUCTS = {
     "sk_bind_report": SkBindReport,
     "sk_bind_fit": SkBindFit,
     "sk_bone_links_desc": SkBoneLinksDesc,
+    "sk_weight_entry": SkWeightEntry,
+    "sk_weight_record": SkWeightRecord,
     "sk_transfer_desc": SkTransferDesc,
     "sk_transfer_report": SkTransferReport,
     "sk_direct_desc": SkDirectDesc,
@@ -912,6 +923,8 @@ FUNCTIONS = [
     ("sk_bone_links_pose", RESULT, [HANDLE, HANDLE, BUF, BUF, ERR]),
     ("sk_weights_transfer", RESULT, [HANDLE, POINTER(SkTransferDesc), POINTER(SkTransferReport), ERR]),
     ("sk_weights_direct", RESULT, [HANDLE, POINTER(SkDirectDesc), POINTER(SkDirectReport), ERR]),
+    ("sk_records_read", RESULT, [POINTER(SkWeightRecord), size, BUF, u32, BUF, BUF, BUF, size, POINTER(c_size_t), ERR]),
+    ("sk_records_update", RESULT, [POINTER(SkWeightRecord), size, BUF, u32, BUF, BUF, BUF, BUF, BUF, POINTER(c_size_t), ERR]),
     # SK_PY_SECTION weights functions: add rows above this line
     # skf
     ("sk_skf_encode_bound", size, [POINTER(SkSkfEncodeDesc)]),

@@ -629,6 +629,29 @@ START_TEST(weights_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_bone_links_pose, skel, skel, trs, NULL);
   sk_skeleton_destroy(skel);
   sk_skin_destroy(s);
+
+  /* weight records: a bad count or a NULL array with entries, a missing output, a joint no group maps to */
+  sk_weight_entry ent[2] = {{0, 0.5f}, {1, 0.5f}};
+  sk_weight_record rec[2] = {{ent, 2, 0}, {NULL, 1, 0}};
+  int32_t gmap[2] = {0, 1};
+  uint32_t roff[3], rj[4], dup_off[2] = {0, 1}, bad_joint = 7;
+  float rw[4];
+  uint8_t deferred[2];
+  size_t rn = 0;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_read, rec, 2, gmap, 2, roff, rj, rw, 4, &rn); /* NULL entries */
+  rec[1].count = -1;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_read, rec, 2, gmap, 2, roff, rj, rw, 4, &rn);
+  rec[1].count = SK_RECORD_MAX_ENTRIES + 1;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_read, rec, 2, gmap, 2, roff, rj, rw, 4, &rn);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_read, rec, 1, gmap, 2, NULL, rj, rw, 4, &rn);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_read, rec, 1, gmap, 2, roff, rj, NULL, 4, &rn);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_records_read, rec, 1, gmap, 2, roff, rj, rw, 1, &rn);
+  ck_assert_uint_eq(rn, 2);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_update, rec, 1, gmap, 2, dup_off, &bad_joint, rw, NULL, deferred, NULL);
+  int32_t twice[2] = {0, 0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_update, rec, 1, twice, 2, dup_off, rj, rw, NULL, deferred, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_update, rec, 1, gmap, 2, dup_off, rj, rw, NULL, NULL, NULL);
+  ck_assert(ent[0].weight == 0.5f && ent[1].weight == 0.5f && rec[0].count == 2); /* nothing written */
 }
 END_TEST
 
