@@ -992,6 +992,48 @@ def joint_mirror_name(name):
     return _text(buf.value)
 
 
+# ------------------------------------------------------------------------------------------- weight records
+# Per-vertex weight records at a raw address, in the layout of Blender's MDeformVert (skinkit.h, "per-vertex
+# weight records"). The caller vouches for the address: bridge.py finds and checks it before calling these.
+def _records(address):
+    return C.ctypes.cast(int(address), C.POINTER(C.SkWeightRecord))
+
+
+def records_read(address, vertex_count, group_to_joint):
+    """CSR (offsets uint32[V+1], joints uint32[N], weights float32[N]) of the records' entries whose group maps to
+    a joint (group_to_joint[g] >= 0), per vertex in record order."""
+    gmap = np.ascontiguousarray(group_to_joint, np.int32)
+    off = np.empty(int(vertex_count) + 1, np.uint32)
+    # the records' own counts bound the entries: read once into arrays that large (16-byte records, count at 8)
+    counts = np.ctypeslib.as_array((C.ctypes.c_int32 * (4 * int(vertex_count))).from_address(int(address)))[2::4]
+    cap = int(np.maximum(counts, 0).sum(dtype=np.int64))
+    jt = np.empty(cap, np.uint32)
+    wt = np.empty(cap, np.float32)
+    n = C.c_size_t()
+    library().sk_records_read(_records(address), int(vertex_count), _ptr(gmap), gmap.size, _ptr(off), _ptr(jt), _ptr(wt),
+                              cap, C.ctypes.byref(n))
+    return off, jt[:n.value], wt[:n.value]
+
+
+def records_update(address, vertex_count, group_to_joint, offsets, joints, weights, mask=None):
+    """Rewrites the mapped entries of the records in place from a CSR; (deferred bool[V], changed vertex count):
+    the deferred vertices need an allocation (a new membership, or none left) and were not touched."""
+    gmap = np.ascontiguousarray(group_to_joint, np.int32)
+    off = np.ascontiguousarray(offsets, np.uint32)
+    jt = np.ascontiguousarray(joints, np.uint32)
+    wt = np.ascontiguousarray(weights, np.float32)
+    if off.size != int(vertex_count) + 1 or jt.size < int(off[-1]) or wt.size < int(off[-1]):
+        raise ValueError("CSR does not match %d vertices" % vertex_count)
+    m = None if mask is None else np.ascontiguousarray(mask, np.uint8)
+    if m is not None and m.size != int(vertex_count):
+        raise ValueError("mask has %d entries for %d vertices" % (m.size, vertex_count))
+    deferred = np.zeros(int(vertex_count), np.uint8)
+    changed = C.c_size_t()
+    library().sk_records_update(_records(address), int(vertex_count), _ptr(gmap), gmap.size, _ptr(off), _ptr(jt),
+                                _ptr(wt), _ptr(m), _ptr(deferred), C.ctypes.byref(changed))
+    return deferred.astype(bool), int(changed.value)
+
+
 # ------------------------------------------------------------------------------------------- .skf files
 def _bytes_arg(data):
     """(keep-alive object, address, size) of a bytes-like object."""

@@ -125,11 +125,227 @@ def deform_group_indices(obj, subset="BONE_DEFORM"):
 # Batches of VertexGroup.add above which the Geometry Nodes writer is faster (measured in Blender 3.4: an add
 # call costs ~15 us, the node writer ~50 ms plus ~1 ms per group on 92k vertices; docs/addon.md).
 GN_WRITE_MIN_BATCHES = 4000
-# Which vertex-group paths run: "auto" (Geometry Nodes where it pays, see above), "gn", or "loop" (vertex loop
-# and batched adds); env SKINKIT_BRIDGE overrides, for the benchmark.
+# Which vertex-group paths run: "auto" (in place where it can, else Geometry Nodes where it pays, see above),
+# "direct" (in place only), "indirect" (auto without the in-place path), "gn", or "loop" (vertex loop and batched
+# adds); env SKINKIT_BRIDGE overrides, for the benchmark.
 BRIDGE_PATH = os.environ.get("SKINKIT_BRIDGE", "auto")
-# Statistics of the last read/write ("gn" or "loop"/"add"), for the benchmark and the tests.
+# Statistics of the last read/write ("direct", "gn" or "loop"/"add"/"diff"), for the benchmark and the tests.
 LAST_PATH = {"read": None, "write": None}
+
+# ------------------------------------------------------------------------------------------- groups in place
+# Blender keeps a mesh's vertex groups as one MDeformVert record per vertex ({MDeformWeight *dw; int totweight;
+# int flag}, 16 bytes) pointing at {uint def_nr; float weight} pairs - a layout unchanged since 2.5. Python has no
+# bulk access to them, and reading them through a scene evaluation (the Geometry Nodes path) tags the object, so
+# the update after the operator re-evaluates its modifiers even when nothing changed (docs/addon.md). The record
+# array is found here without trusting any struct layout: VertexGroupElement.as_pointer() gives the address of
+# a vertex's first pair, so the array is the address P at which the records of sample vertices hold exactly those
+# addresses and counts; P is looked for among the pointers in the Mesh struct and one level below (the vertex
+# CustomData's layer array), every read going through /proc/self/mem, which fails with an error, never a crash,
+# on an unmapped address. The library then reads (sk_records_read) or edits (sk_records_update) the records.
+
+_RECORD = 16  # sizeof(MDeformVert) on 64-bit
+_SAMPLES = 16
+_MEM = {}     # "fd": /proc/self/mem, "path": (offset in Mesh, offset in the block it points to or None)
+
+
+def _mem_fd():
+    import sys
+
+    if "fd" not in _MEM:
+        ok = sys.platform.startswith("linux") and sys.byteorder == "little" and np.dtype(np.intp).itemsize == 8
+        try:
+            _MEM["fd"] = os.open("/proc/self/mem", os.O_RDONLY) if ok else None
+        except OSError:
+            _MEM["fd"] = None
+    return _MEM["fd"]
+
+
+def _peek(addr, n):
+    """n bytes at addr of this process, or None where they are not mapped."""
+    if not 0x10000 <= addr < 1 << 47:
+        return None
+    try:
+        b = os.pread(_mem_fd(), n, addr)
+    except OSError:
+        return None
+    return b if len(b) == n else None
+
+
+def _word(block, off):
+    return int(np.frombuffer(block, np.uint64, 1, off)[0])
+
+
+def _record_samples(mesh):
+    """[(vertex, address of its first MDeformWeight, count)] of up to _SAMPLES vertices with groups, spread over the
+    mesh and including the last one that has any; [] when no vertex has a group."""
+    verts = mesh.vertices
+    n = len(verts)
+    picks = sorted(set(np.linspace(0, n - 1, 4 * _SAMPLES).astype(np.int64).tolist()))
+    out = [(i, verts[i].groups) for i in picks]
+    out = [(i, g[0].as_pointer(), len(g)) for i, g in out if len(g)][:_SAMPLES - 1]
+    for i in range(n - 1, -1, -1):  # the array must reach the end: a sample near it
+        g = verts[i].groups
+        if len(g):
+            return out + [(i, g[0].as_pointer(), len(g))]
+        if i < n - 64 and out:
+            break
+    return out
+
+
+def _holds_samples(p, samples):
+    for i, dw, count in samples:
+        b = _peek(p + _RECORD * i, 12)
+        if b is None or _word(b, 0) != dw or int(np.frombuffer(b, np.int32, 1, 8)[0]) != count:
+            return False
+    return True
+
+
+def _follow(base, path):
+    blk = _peek(base + path[0], 8)
+    p = blk and _word(blk, 0)
+    if p and path[1] is not None:
+        blk = _peek(p + path[1], 8)
+        p = blk and _word(blk, 0)
+    return p
+
+
+def _search_records(base, samples):
+    """(address, path) of the record array among the pointers of the Mesh struct at base and of the blocks they
+    point to, or (None, None)."""
+    blk = _peek(base, 2048) or _peek(base, 1024)
+    for off in range(0, len(blk or b""), 8):
+        p = _word(blk, off)
+        if p % 8 or _peek(p, 8) is None:
+            continue
+        if _holds_samples(p, samples):
+            return p, (off, None)
+        sub = _peek(p, 1024)
+        for o2 in range(0, len(sub or b""), 8):
+            q = _word(sub, o2)
+            if q % 8 == 0 and _holds_samples(q, samples):
+                return q, (off, o2)
+    return None, None
+
+
+def mesh_records(obj):
+    """(address of obj's MDeformVert array or 0 when no vertex has a group, vertex count), or None when the groups
+    cannot be reached in place (Edit Mode, no /proc/self/mem, a library without sk_records_read)."""
+    mesh = obj.data
+    if BRIDGE_PATH not in ("auto", "direct") or obj.mode == "EDIT" or mesh.is_editmode or not _mem_fd():
+        return None
+    from . import api
+
+    if not api.library().has("sk_records_read"):
+        return None
+    samples = _record_samples(mesh)
+    if not samples:
+        return 0, len(mesh.vertices)
+    path = _MEM.get("path")
+    p = _follow(mesh.as_pointer(), path) if path else None
+    if not (p and _holds_samples(p, samples)):
+        p, path = _search_records(mesh.as_pointer(), samples)
+        if p is None:
+            return None
+        _MEM["path"] = path
+    return p, len(mesh.vertices)
+
+
+def records_writable(obj):
+    """Whether the records may be edited in place: before Blender 3.6 a mesh's arrays belong to it alone (3.6's
+    implicit sharing lets the evaluated mesh and undo steps share them)."""
+    import bpy
+
+    mesh = obj.data
+    editable = getattr(mesh, "is_editable", mesh.library is None)  # linked data: Blender's API refuses, as it should
+    return bpy.app.version < (3, 6) and BRIDGE_PATH in ("auto", "direct") and editable
+
+
+def _group_map(obj, group_indices):
+    gmap = np.full(max(len(obj.vertex_groups), 1), -1, np.int32)
+    gmap[np.asarray(group_indices, np.int64)] = np.arange(len(group_indices), dtype=np.int32)
+    return gmap
+
+
+def _read_records(obj, group_indices):
+    """CSR of the listed groups read in place (Blender's per-vertex order, zero memberships kept), or None."""
+    from . import api
+
+    where = mesh_records(obj)
+    if where is None:
+        return None
+    addr, nverts = where
+    if not addr:
+        return np.zeros(nverts + 1, np.uint32), np.zeros(0, np.uint32), np.zeros(0, np.float32)
+    return api.records_read(addr, nverts, _group_map(obj, group_indices))
+
+
+def _write_records(obj, after, group_indices, mask):
+    """Makes the listed groups of the vertices in mask (all when None) hold exactly `after` (CSR over
+    group_indices; a zero weight is a membership of weight 0), in place: sk_records_update rewrites weights and
+    removes memberships; the vertices whose membership set must grow (or empty: Blender then frees the array) get
+    their memberships from Blender first - one VertexGroup.remove and one VertexGroup.add(weight 0) per group that
+    differs, for those vertices only - and their weights in place after. Returns the number of such calls, or None
+    when the groups cannot be written in place (nothing done)."""
+    from . import api
+
+    where = records_writable(obj) and mesh_records(obj)
+    if not where:
+        return None
+    addr, nverts = where
+    gmap = _group_map(obj, group_indices)
+    if addr:
+        deferred, changed = api.records_update(addr, nverts, gmap, *after, mask=mask)
+    else:  # no vertex in any group yet (Blender may not even have the records)
+        deferred, changed = (np.ones(nverts, bool) if mask is None else np.asarray(mask, bool).copy()), 0
+    calls = 0
+    if deferred.any():
+        before = _read_records(obj, group_indices) if addr else _empty_csr(nverts)
+        calls = _set_memberships(obj, before, after, group_indices, deferred)
+        addr, nverts = mesh_records(obj) or (0, nverts)
+        if addr:
+            left, more = api.records_update(addr, nverts, gmap, *after, mask=deferred)
+            changed += more
+            if left.any():
+                raise RuntimeError("%s: %d vertices kept other vertex groups than written"
+                                   % (obj.name, int(np.count_nonzero(left))))
+    LAST_PATH["deferred"] = int(np.count_nonzero(deferred))
+    if changed or calls:  # what Blender's own weight tools tag; Mesh.update() would also mark the normals dirty
+        obj.update_tag(refresh={"DATA"})
+    return calls
+
+
+def _empty_csr(nverts):
+    return np.zeros(nverts + 1, np.uint32), np.zeros(0, np.uint32), np.zeros(0, np.float32)
+
+
+def _set_memberships(obj, before, after, group_indices, verts):
+    """Gives the vertices in verts (bool[V]) the memberships `after` lists among the listed groups and no others
+    (`before`: the memberships they have), through Blender's API: per group one remove and one add of weight 0,
+    each for the vertices that differ. Returns the number of calls."""
+    groups = [obj.vertex_groups[int(g)] for g in group_indices]
+    ng = max(len(groups), 1)
+    k0 = _csr_keys(*before, ng, verts)[0]
+    k1 = _csr_keys(*after, ng, verts)[0]
+    calls = 0
+    for k, vs in _per_group(k0[~_in_sorted(k0, k1)[0]], ng):
+        groups[k].remove(vs)
+        calls += 1
+    for k, vs in _per_group(k1[~_in_sorted(k1, k0)[0]], ng):
+        groups[k].add(vs, 0.0, "REPLACE")
+        calls += 1
+    return calls
+
+
+def _per_group(keys, ng):
+    """(group position, ascending vertex list) for each group among (vertex * ng + group) keys."""
+    if not keys.size:
+        return
+    j, v = keys % ng, keys // ng
+    order = np.argsort(j, kind="stable")
+    j, v = j[order], v[order]
+    cuts = np.flatnonzero(np.diff(j)) + 1
+    for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [j.size])).tolist()):
+        yield int(j[lo]), v[lo:hi].tolist()
 
 
 def _node_tree(name, pairs):
@@ -254,11 +470,19 @@ def vertex_groups_to_csr(obj, group_indices=None, path=None):
     """CSR weights of obj's vertex groups: (offsets uint32[V+1], joints uint32[N], weights float32[N]) where
     joint k is group_indices[k] (default: every group, joint = group index). Groups outside the list are
     ignored. path: "gn" (bulk, Geometry Nodes; entries sorted by joint, memberships of weight 0 left out),
-    "loop" (vertex by vertex, Blender's per-vertex order, zero memberships kept) or None (gn when it works)."""
+    "direct" (in place, mesh_records: Blender's per-vertex order, zero memberships kept), "loop" (vertex by
+    vertex, as direct but slower) or None (direct, else gn, else loop)."""
     if group_indices is None:
         group_indices = [g.index for g in obj.vertex_groups]
-    path = path or (None if BRIDGE_PATH == "auto" else BRIDGE_PATH)
-    if path != "loop" and group_indices and len(obj.data.vertices):
+    path = path or (None if BRIDGE_PATH in ("auto", "indirect") else BRIDGE_PATH)
+    if path in (None, "direct") and group_indices and len(obj.data.vertices):
+        csr = _read_records(obj, group_indices)
+        if csr is not None:
+            LAST_PATH["read"] = "direct"
+            return csr
+        if path == "direct":
+            raise RuntimeError("%s: vertex groups cannot be read in place" % obj.name)
+    if path not in ("loop", "direct") and group_indices and len(obj.data.vertices):
         dense = None
         try:
             dense = _dense_read_gn(obj, [obj.vertex_groups[int(g)].name for g in group_indices])
@@ -319,7 +543,8 @@ def _call_op(idname, **kw):
 
 def _dense_write_gn(obj, names, dense, mask):
     """Stores the (G, V) dense weights into the named vertex groups (for the vertices in mask, every vertex when
-    None) by applying a temporary Geometry Nodes modifier. A zero weight leaves no membership. Returns False
+    None) by applying a temporary Geometry Nodes modifier. A zero weight adds no membership, but a membership the
+    vertex had stays, with weight 0 (what the gn reader does not see; the loop and direct readers do). Returns False
     (nothing written) when the current weights outside the mask cannot be read in bulk."""
     import bpy
 
@@ -354,7 +579,10 @@ def _dense_write_gn(obj, names, dense, mask):
 
 def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask=None, path=None):
     """Writes CSR weights back into vertex groups, replacing the memberships of the listed groups for the
-    vertices in mask (all vertices when None). path "add": one VertexGroup.add per distinct (group, weight),
+    vertices in mask (all vertices when None). path None or "direct": in place where the groups allow it
+    (_write_records: memberships through two calls per group at most, weights in Blender's records; a zero weight
+    is a membership of weight 0); otherwise, or with "add" ("indirect": None without the in-place path): one
+    VertexGroup.add per distinct (group, weight),
     zero weights in the CSR written as memberships of weight 0; "gn": one Geometry Nodes apply, zero weights
     leave no membership; None: gn when there are many batches and it can run (no shape keys, Object, Weight
     Paint or Pose mode). Returns the number of VertexGroup.add calls (0 on the gn path)."""
@@ -369,6 +597,14 @@ def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask
         raise ValueError("CSR has %d vertices, mesh %s has %d" % (nverts, obj.name, len(obj.data.vertices)))
     if joints.size and (joints.min() < 0 or joints.max() >= len(groups)):
         raise ValueError("CSR joint index outside the %d written groups" % len(groups))
+    if path in (None, "direct") and BRIDGE_PATH in ("auto", "direct"):
+        csr = offsets.astype(np.uint32), joints.astype(np.uint32), weights
+        calls = _write_records(obj, csr, group_indices, mask)
+        if calls is not None:
+            LAST_PATH["write"] = "direct"
+            return calls
+        if path == "direct":
+            raise RuntimeError("%s: vertex groups cannot be written in place" % obj.name)
     verts = np.repeat(np.arange(nverts, dtype=np.int64), np.diff(offsets))
     if mask is None:
         touched = np.arange(nverts)
@@ -377,7 +613,7 @@ def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask
         touched = np.nonzero(sel)[0]
         keep = sel[verts]
         verts, joints, weights = verts[keep], joints[keep], weights[keep]
-    path = path or {"auto": None, "loop": "add"}.get(BRIDGE_PATH, BRIDGE_PATH)
+    path = path or {"auto": None, "indirect": None, "loop": "add"}.get(BRIDGE_PATH, BRIDGE_PATH)
     if path != "add" and groups and (path == "gn" or _gn_write_ok(obj)):
         if path == "gn" or np.unique(joints.astype(np.uint64) << np.uint64(32)
                                      | weights.view(np.uint32)).size >= GN_WRITE_MIN_BATCHES:
@@ -433,7 +669,20 @@ def write_csr_changes(obj, before, after, group_indices, mask=None, path=None):
     values. When the changed entries still make >= max(GN_WRITE_MIN_BATCHES, V/8) batches (continuous weights:
     Normalize, Smooth), csr_to_vertex_groups writes the masked vertices in bulk (Geometry Nodes) instead. Zero
     weights in `after` are written as memberships of weight 0 on the batched path (as csr_to_vertex_groups's).
+    Before all that, where the groups can be edited in place (mesh_records, records_writable), _write_records does
+    the whole write instead: changed weights and removed memberships straight into Blender's records, and only the
+    vertices whose membership set grows or empties through one remove / add call per group (path "diff": never in
+    place).
     Returns the number of calls (removes + adds) made, 0 on the bulk path."""
+    if path in (None, "direct") and BRIDGE_PATH in ("auto", "direct"):
+        calls = _write_records(obj, after, group_indices, mask)
+        if calls is not None:
+            LAST_PATH["write"] = "direct"
+            return calls
+        if path == "direct":
+            raise RuntimeError("%s: vertex groups cannot be written in place" % obj.name)
+    if path == "diff":  # the calls below, not in place (tests)
+        path = None
     groups = [obj.vertex_groups[int(g)] for g in group_indices]
     ng = max(len(groups), 1)
     k0, w0 = _csr_keys(*before, ng, mask)
@@ -442,7 +691,7 @@ def write_csr_changes(obj, before, after, group_indices, mask=None, path=None):
     changed = ~found | (w0[pos] != w1 if w0.size else True)
     gone = ~_in_sorted(k0, k1)[0]
     sk, sw = k1[changed], w1[changed]
-    path = path or {"auto": None, "loop": "add"}.get(BRIDGE_PATH, BRIDGE_PATH)
+    path = path or {"auto": None, "indirect": None, "loop": "add"}.get(BRIDGE_PATH, BRIDGE_PATH)
     # one key per (group, weight) batch
     batch = (sk % ng).astype(np.uint64) << np.uint64(32) | sw.view(np.uint32).astype(np.uint64)
     # the bulk write costs a modifier evaluation that grows with the mesh (~0.45 s at 92k vertices, ~0.04 s at 3k):

@@ -275,13 +275,17 @@ def real_changes(before, after, eps=NO_CHANGE):
 
     o0, j0, w0 = before
     o1, j1, w1 = after
-    c0, c1 = np.diff(o0.astype(np.int64)), np.diff(o1.astype(np.int64))
+    c0, c1 = np.diff(o0), np.diff(o1)
     same = c0 == c1
-    v0 = np.repeat(np.arange(c0.size), c0)
-    e0, e1 = same[v0], same[np.repeat(np.arange(c1.size), c1)]
-    diff = (j0[e0] != j1[e1]) | (np.abs(w0[e0].astype(np.float64) - w1[e1]) > eps)
-    moved = np.bincount(v0[e0][diff], minlength=c0.size) > 0
-    return ~same | moved
+    if same.all():  # same entry counts (most tools): every entry is compared
+        e0 = e1 = slice(None)
+        rows = o0
+    else:  # entries of the vertices whose count did not change, and their rows among them
+        e0, e1 = np.repeat(same, c0), np.repeat(same, c1)
+        rows = np.concatenate(([0], np.cumsum(np.where(same, c0, 0), dtype=np.int64)))
+    d = (j0[e0] != j1[e1]) | (np.abs(w0[e0].astype(np.float64) - w1[e1]) > eps)
+    cs = np.concatenate(([0], np.cumsum(d, dtype=np.int64)))  # a row differs where its prefix sums do
+    return ~same | (cs[rows[1:]] != cs[rows[:-1]])
 
 
 class _WeightOp(bpy.types.Operator):

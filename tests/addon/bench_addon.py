@@ -10,7 +10,8 @@ a fresh copy of the scene and the median wall time is printed as `BENCH <id> <se
       cylinder rig, CesiumMan ($SKINKIT_ASSETS/gltf/CesiumMan.glb, weights cleared) and a 40k-vertex cylinder rig;
   autobind_first_call: the first auto_bind of the session (library load included) on the 1k rig;
   normalize / limit_total / clean / quantize / smooth: the weight tools vs object.vertex_group_* on all groups of
-      CesiumMan_subdiv2 (92k vertices). --quick: the 1k rig and the weight tools only, one run each.
+      CesiumMan_subdiv2 (92k vertices). --quick: the 1k rig and the weight tools only, one run each; --tools: the
+      weight tools only. SKINKIT_BRIDGE=indirect times the addon without its in-place vertex-group path.
 """
 
 import os
@@ -28,6 +29,7 @@ import bpy_scenes as S  # noqa: E402
 
 ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
 QUICK = "--quick" in ARGV
+TOOLS_ONLY = "--tools" in ARGV  # the weight tools only (with --repeat)
 REPEAT = 1 if QUICK else (int(ARGV[ARGV.index("--repeat") + 1]) if "--repeat" in ARGV else 3)
 ASSETS = os.environ.get("SKINKIT_ASSETS", "")
 
@@ -143,8 +145,9 @@ def main():
     bpy.ops.skinkit.auto_bind()
     print("BENCH autobind_first_call %.4f s" % (time.perf_counter() - t))
     print("library %s (%s)" % (api.library().path, api.cpu_kernel()))
-    bench_bind("autobind_1k", make1k, REPEAT)
-    if not QUICK:
+    if not TOOLS_ONLY:
+        bench_bind("autobind_1k", make1k, REPEAT)
+    if not QUICK and not TOOLS_ONLY:
         cesium = os.path.join(ASSETS, "gltf", "CesiumMan.glb")
         bench_bind("autobind_3k", lambda: unbound_gltf(cesium), REPEAT)
         bench_bind("autobind_40k", rig(200, 200), REPEAT)

@@ -332,7 +332,9 @@ def test_vertex_group_writes_are_batched():
     obj, _arm, _w = make_rig(rings=16)
     off, jt, wt = bridge.vertex_groups_to_csr(obj)
     distinct = len({(int(j), float(w)) for j, w in zip(jt, wt)})
-    calls = bridge.csr_to_vertex_groups(obj, off, jt, wt)
+    calls = bridge.csr_to_vertex_groups(obj, off, jt, wt)  # in place: same memberships, so no call at all
+    expect(calls == 0 and bridge.LAST_PATH["write"] == "direct", "in place: %d calls" % calls)
+    calls = bridge.csr_to_vertex_groups(obj, off, jt, wt, path="add")
     expect(calls == distinct, "%d add calls for %d distinct (group, weight) pairs" % (calls, distinct))
     expect(calls < len(jt), "no batching: %d calls for %d entries" % (calls, len(jt)))
     off2, jt2, wt2 = bridge.vertex_groups_to_csr(obj)
@@ -371,7 +373,7 @@ def test_bridge_bulk_paths():
     off, jt, wt = _random_groups(obj)
     bridge.csr_to_vertex_groups(obj, off, jt, wt, path="gn")
     expect(bridge.LAST_PATH["write"] == "gn", "gn write not taken: %s" % bridge.LAST_PATH)
-    for path in ("gn", "loop"):
+    for path in ("gn", "loop", "direct"):
         got = bridge.vertex_groups_to_csr(obj, path=path)
         expect(bridge.LAST_PATH["read"] == path, "%s read not taken" % path)
         expect(all(np.array_equal(a, b) for a, b in zip(got, (off, jt, wt))), "%s read differs" % path)
@@ -382,14 +384,21 @@ def test_bridge_bulk_paths():
     mask[::2] = True  # clear the even vertices only
     empty = np.zeros(len(obj.data.vertices) + 1, np.uint32)
     bridge.csr_to_vertex_groups(obj, empty, np.zeros(0, np.uint32), np.zeros(0, np.float32), mask=mask, path="gn")
-    o2, _j2, _w2 = bridge.vertex_groups_to_csr(obj)
+    o2, _j2, _w2 = bridge.vertex_groups_to_csr(obj, path="gn")
     counts, before = np.diff(o2.astype(np.int64)), np.diff(off.astype(np.int64))
     expect(counts[mask].sum() == 0 and np.array_equal(counts[~mask], before[~mask]), "masked gn write wrong")
+    o3, _j3, w3 = bridge.vertex_groups_to_csr(obj, path="direct")  # the memberships stay, with weight 0
+    expect(not np.any(w3[np.repeat(mask, np.diff(o3.astype(np.int64)))]), "masked gn write left weights")
     obj.shape_key_add(name="Basis")  # modifier_apply refuses shape keys: the batched writer takes over
-    bridge.csr_to_vertex_groups(obj, off, jt, wt)
+    bridge.csr_to_vertex_groups(obj, off, jt, wt, path="indirect")
     expect(bridge.LAST_PATH["write"] == "add", "shape keys: %s" % bridge.LAST_PATH)
-    got = bridge.vertex_groups_to_csr(obj)
+    got = bridge.vertex_groups_to_csr(obj, path="gn")
     expect(all(np.array_equal(a, b) for a, b in zip(got, (off, jt, wt))), "write with shape keys differs")
+    bridge.csr_to_vertex_groups(obj, off, jt, wt * np.float32(0.5), path="direct")  # in place ignores shape keys
+    bridge.csr_to_vertex_groups(obj, off, jt, wt)
+    expect(bridge.LAST_PATH["write"] == "direct", "shape keys, in place: %s" % bridge.LAST_PATH)
+    got = bridge.vertex_groups_to_csr(obj, path="gn")
+    expect(all(np.array_equal(a, b) for a, b in zip(got, (off, jt, wt))), "in-place write with shape keys differs")
 
 
 def test_write_only_changes():
@@ -417,17 +426,17 @@ def test_write_only_changes():
     keep = ~drop
     after = (np.concatenate(([0], np.cumsum(np.bincount(verts[keep], minlength=nverts)))).astype(np.uint32),
              jt[keep], wt[keep])
-    calls = bridge.write_csr_changes(obj, before, after, list(range(len(obj.vertex_groups))))
+    calls = bridge.write_csr_changes(obj, before, after, list(range(len(obj.vertex_groups))), path="diff")
     expect(bridge.LAST_PATH["write"] == "diff" and calls <= len(obj.vertex_groups), "removals: %d calls via %s"
            % (calls, bridge.LAST_PATH["write"]))
-    got = bridge.vertex_groups_to_csr(obj)
+    got = bridge.vertex_groups_to_csr(obj, path="gn")  # sorted by group: a removal reorders Blender's entries
     expect(all(np.array_equal(a, b) for a, b in zip(got, after)), "removal write differs")
     # Quantize-like: every weight to 1/15 steps (few distinct values), one new membership, a masked half
     q = (np.round(after[2] * 15) / 15).astype(np.float32)
     mask = np.zeros(nverts, bool)
     mask[: nverts // 2] = True
     calls = bridge.write_csr_changes(obj, after, (after[0], after[1], q), list(range(len(obj.vertex_groups))),
-                                     mask=mask)
+                                     mask=mask, path="diff")
     expect(bridge.LAST_PATH["write"] == "diff" and calls <= 16 * len(obj.vertex_groups), "quantize: %d calls" % calls)
     got = bridge.vertex_groups_to_csr(obj, path="loop")  # Blender's order: a removal moves the last entry up
 
@@ -441,12 +450,114 @@ def test_write_only_changes():
     expect(np.array_equal(dense(got), dense((after[0], after[1], want))) and got[1].size == want.size,
            "masked quantize write differs")
     # continuous changes (every entry its own value: ~14k batches) go through the bulk writer
-    got = bridge.vertex_groups_to_csr(obj)
+    got = bridge.vertex_groups_to_csr(obj, path="gn")
     cont = (got[2] * np.float32(0.999)).astype(np.float32)
-    calls = bridge.write_csr_changes(obj, got, (got[0], got[1], cont), list(range(len(obj.vertex_groups))))
+    calls = bridge.write_csr_changes(obj, got, (got[0], got[1], cont), list(range(len(obj.vertex_groups))),
+                                     path="diff")
     expect(bridge.LAST_PATH["write"] == "gn" and calls == 0, "continuous: %s" % bridge.LAST_PATH["write"])
-    got = bridge.vertex_groups_to_csr(obj)
+    got = bridge.vertex_groups_to_csr(obj, path="gn")
     expect(np.array_equal(got[2], cont), "bulk write via write_csr_changes differs")
+
+
+def test_write_in_place():
+    """In Object Mode the groups are read and written in place (bridge.mesh_records): removals and changed weights
+    make no Blender call and leave exactly `after`; a new membership or a vertex losing all of its groups goes
+    through Blender's API for that vertex only; a vertex outside the mask and the groups not listed are untouched;
+    Edit Mode falls back to the other paths."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    reset_scene()
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=96, ring_count=64)
+    obj = bpy.context.active_object
+    bridge.csr_to_vertex_groups(obj, *_random_groups(obj, groups=6), path="add")
+    listed = [0, 2, 3, 5]  # groups 1 and 4 are not written
+    before = bridge.vertex_groups_to_csr(obj, listed)
+    expect(bridge.LAST_PATH["read"] == "direct", "read: %s" % bridge.LAST_PATH)
+    expect(all(np.array_equal(a, b) for a, b in zip(before, bridge.vertex_groups_to_csr(obj, listed, path="loop"))),
+           "direct read differs from the vertex loop")
+    others = bridge.vertex_groups_to_csr(obj, [1, 4], path="loop")
+    off, jt, wt = (a.copy() for a in before)
+    nverts = len(obj.data.vertices)
+    counts = np.diff(off.astype(np.int64))
+    wt = (np.round(wt * 15) / 15).astype(np.float32)  # changed weights
+    verts = np.repeat(np.arange(nverts), counts)
+    keep = np.ones(jt.size, bool)
+    multi = np.flatnonzero(counts >= 2)[:300]
+    keep[off[multi]] = False  # removals
+    lone = int(np.flatnonzero(counts == 1)[0])
+    keep[off[lone]] = False  # this vertex may lose all its groups: deferred unless groups 1/4 hold it
+    rows = [(jt[keep & (verts == v)].tolist(), wt[keep & (verts == v)].tolist()) for v in range(nverts)]
+    empty = int(np.flatnonzero(counts == 0)[0])
+    rows[empty] = ([1], [0.5])  # a new membership: deferred
+    off2 = np.concatenate(([0], np.cumsum([len(r[0]) for r in rows]))).astype(np.uint32)
+    after = (off2, np.array(sum((r[0] for r in rows), []), np.uint32), np.array(sum((r[1] for r in rows), []),
+                                                                                np.float32))
+    mask = np.ones(nverts, bool)
+    mask[-10:] = False
+    after_masked = [list(r) for r in rows]
+    calls = bridge.write_csr_changes(obj, before, after, listed, mask=mask)
+    expect(bridge.LAST_PATH["deferred"] in (1, 2), "deferred: %s" % bridge.LAST_PATH)
+    expect(calls <= 4, "%d calls for the deferred vertices" % calls)
+    got = bridge.vertex_groups_to_csr(obj, listed, path="loop")
+    for v in (list(range(0, nverts, 37)) + [lone, empty] + list(range(nverts - 10, nverts))):
+        want = after_masked[v] if mask[v] else (before[1][before[0][v]:before[0][v + 1]].tolist(),
+                                                before[2][before[0][v]:before[0][v + 1]].tolist())
+        g = got[1][got[0][v]:got[0][v + 1]].tolist(), got[2][got[0][v]:got[0][v + 1]].tolist()
+        expect(sorted(zip(*g)) == sorted(zip(*want)), "vertex %d: %s, want %s" % (v, g, want))
+    expect(all(np.array_equal(a, b) for a, b in zip(others, bridge.vertex_groups_to_csr(obj, [1, 4], path="loop"))),
+           "groups not listed changed")
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        expect(bridge.mesh_records(obj) is None, "Edit Mode must not be read in place")
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_write_in_place_deforms():
+    """After an in-place write the Armature modifier deforms with the new weights (the evaluated mesh is updated,
+    as after Blender's own tools), and undo brings the old weights and deformation back."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    obj, arm_obj, _w = make_rig(bones=2, rings=10)
+    pb = arm_obj.pose.bones["b1"]
+    pb.rotation_mode = "XYZ"
+    pb.rotation_euler = (0.0, 0.0, 1.2)
+    bpy.context.view_layer.update()
+
+    def deformed():
+        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        me = ev.to_mesh()
+        try:
+            return bridge.mesh_positions(me)
+        finally:
+            ev.to_mesh_clear()
+
+    groups = [g.index for g in obj.vertex_groups]
+    before = bridge.vertex_groups_to_csr(obj, groups)
+    off, jt, wt = before
+    swapped = (off, jt, np.where(jt == 0, np.float32(0.0), np.float32(1.0)).astype(np.float32))  # all on b1
+    wm = bpy.context.window_manager
+    with bpy.context.temp_override(window=wm.windows[0]):
+        bpy.ops.ed.undo_push(message="skinkit test: before in-place write")
+        bpy.context.view_layer.update()  # nothing pending: only the write's own tag can re-evaluate
+        pos0 = deformed()
+        bridge.write_csr_changes(obj, before, swapped, groups)
+        expect(bridge.LAST_PATH["write"] == "direct", "write: %s" % bridge.LAST_PATH)
+        pos1 = deformed()  # before the undo push, which would re-evaluate anyway
+        bpy.ops.ed.undo_push(message="skinkit test: in-place write")
+        ref = np.asarray(bridge.vertex_groups_to_csr(obj, groups)[2])
+        expect(np.array_equal(ref, swapped[2]), "weights not written")
+        moved = np.linalg.norm(pos1 - pos0, axis=1)
+        expect(moved.max() > 0.1, "deformation did not follow the new weights (max move %.3g)" % moved.max())
+        bpy.ops.ed.undo()
+    obj = bpy.data.objects["Cylinder"]
+    got = bridge.vertex_groups_to_csr(obj, groups)
+    expect(all(np.array_equal(a, b) for a, b in zip(got, before)), "undo did not restore the weights")
+    close(deformed(), pos0, 1e-5, "deformation after undo")
 
 
 def test_undo():
@@ -1416,7 +1527,8 @@ def main():
     tests = [test_install_enable, test_registered, test_poll_without_mesh, test_validate_and_select_invalid,
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
-             test_bridge_bulk_paths, test_write_only_changes, test_undo,
+             test_bridge_bulk_paths, test_write_only_changes, test_write_in_place, test_write_in_place_deforms,
+             test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
