@@ -175,9 +175,10 @@ def _word(block, off):
     return int(np.frombuffer(block, np.uint64, 1, off)[0])
 
 
-def _record_samples(mesh):
+def _record_samples(mesh, quick=False):
     """[(vertex, address of its first MDeformWeight, count)] of up to _SAMPLES vertices with groups, spread over the
-    mesh and including the last one that has any; [] when no vertex has a group."""
+    mesh and including the last one that has any; [] when no vertex has a group (quick: when none of the ~128
+    vertices probed has one; sparse weights elsewhere are possible)."""
     verts = mesh.vertices
     n = len(verts)
     picks = sorted(set(np.linspace(0, n - 1, 4 * _SAMPLES).astype(np.int64).tolist()))
@@ -187,7 +188,7 @@ def _record_samples(mesh):
         g = verts[i].groups
         if len(g):
             return out + [(i, g[0].as_pointer(), len(g))]
-        if i < n - 64 and out:
+        if i < n - 64 and (out or quick):
             break
     return out
 
@@ -227,9 +228,10 @@ def _search_records(base, samples):
     return None, None
 
 
-def mesh_records(obj):
+def mesh_records(obj, quick=False):
     """(address of obj's MDeformVert array or 0 when no vertex has a group, vertex count), or None when the groups
-    cannot be reached in place (Edit Mode, no /proc/self/mem, a library without sk_records_read)."""
+    cannot be reached in place (Edit Mode, no /proc/self/mem, a library without sk_records_read). quick: 0 may
+    also mean that no group was found without a scan of every vertex (see _record_samples)."""
     mesh = obj.data
     if BRIDGE_PATH not in ("auto", "direct") or obj.mode == "EDIT" or mesh.is_editmode or not _mem_fd():
         return None
@@ -237,7 +239,7 @@ def mesh_records(obj):
 
     if not api.library().has("sk_records_read"):
         return None
-    samples = _record_samples(mesh)
+    samples = _record_samples(mesh, quick)
     if not samples:
         return 0, len(mesh.vertices)
     path = _MEM.get("path")
@@ -288,20 +290,20 @@ def _write_records(obj, after, group_indices, mask):
     when the groups cannot be written in place (nothing done)."""
     from . import api
 
-    where = records_writable(obj) and mesh_records(obj)
+    where = records_writable(obj) and mesh_records(obj, quick=True)
     if not where:
         return None
     addr, nverts = where
     gmap = _group_map(obj, group_indices)
     if addr:
         deferred, changed = api.records_update(addr, nverts, gmap, *after, mask=mask)
-    else:  # no vertex in any group yet (Blender may not even have the records)
+    else:  # no group found in a quick look (Blender may not even have the records): every vertex through the API
         deferred, changed = (np.ones(nverts, bool) if mask is None else np.asarray(mask, bool).copy()), 0
     calls = 0
     if deferred.any():
-        before = _read_records(obj, group_indices) if addr else _empty_csr(nverts)
+        before = _read_records(obj, group_indices) if addr else None
         calls = _set_memberships(obj, before, after, group_indices, deferred)
-        addr, nverts = mesh_records(obj) or (0, nverts)
+        addr, nverts = mesh_records(obj, quick=True) or (0, nverts)
         if addr:
             left, more = api.records_update(addr, nverts, gmap, *after, mask=deferred)
             changed += more
@@ -314,19 +316,22 @@ def _write_records(obj, after, group_indices, mask):
     return calls
 
 
-def _empty_csr(nverts):
-    return np.zeros(nverts + 1, np.uint32), np.zeros(0, np.uint32), np.zeros(0, np.float32)
-
-
 def _set_memberships(obj, before, after, group_indices, verts):
     """Gives the vertices in verts (bool[V]) the memberships `after` lists among the listed groups and no others
-    (`before`: the memberships they have), through Blender's API: per group one remove and one add of weight 0,
-    each for the vertices that differ. Returns the number of calls."""
+    (`before`: the memberships they have, None when unknown), through Blender's API: per group one remove and one
+    add of weight 0, each for the vertices that differ (unknown: a remove of every vertex in verts). Returns the
+    number of calls."""
     groups = [obj.vertex_groups[int(g)] for g in group_indices]
     ng = max(len(groups), 1)
-    k0 = _csr_keys(*before, ng, verts)[0]
     k1 = _csr_keys(*after, ng, verts)[0]
     calls = 0
+    if before is None:
+        everyone = np.flatnonzero(verts).tolist()
+        for g in groups:
+            g.remove(everyone)
+        calls, k0 = len(groups), k1[:0]
+    else:
+        k0 = _csr_keys(*before, ng, verts)[0]
     for k, vs in _per_group(k0[~_in_sorted(k0, k1)[0]], ng):
         groups[k].remove(vs)
         calls += 1
