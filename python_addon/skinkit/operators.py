@@ -109,17 +109,18 @@ def _subset_group_indices(obj, mode):
     return bridge.deform_group_indices(obj, mode)
 
 
-def _object_skin(api, obj, subset, groups=None):
+def _object_skin(api, obj, subset, groups=None, with_csr=False):
     """(skin, group indices) of obj's vertex groups restricted to the subset (or the given group indices);
-    (None, []) without groups."""
+    (None, []) without groups. with_csr: (skin, group indices, the CSR the skin holds)."""
     from . import bridge
 
     if groups is None:
         groups = _subset_group_indices(obj, subset)
     if not groups:
-        return None, []
-    offsets, joints, weights = bridge.vertex_groups_to_csr(obj, groups)
-    return api.Skin.from_csr(offsets, joints, weights, len(groups)), groups
+        return (None, [], None) if with_csr else (None, [])
+    csr = bridge.vertex_groups_to_csr(obj, groups)
+    skin = api.Skin.from_csr(*csr, len(groups))
+    return (skin, groups, csr) if with_csr else (skin, groups)
 
 
 def _validate_object(api, obj, subset, tolerance, max_influences):
@@ -283,7 +284,9 @@ def real_changes(before, after, eps=NO_CHANGE):
     else:  # entries of the vertices whose count did not change, and their rows among them
         e0, e1 = np.repeat(same, c0), np.repeat(same, c1)
         rows = np.concatenate(([0], np.cumsum(np.where(same, c0, 0), dtype=np.int64)))
-    d = (j0[e0] != j1[e1]) | (np.abs(w0[e0].astype(np.float64) - w1[e1]) > eps)
+    # float32 differences: exact for weights within a factor 2 of each other (Sterbenz), so the test against eps
+    # only moves for differences within float rounding of eps itself
+    d = (j0[e0] != j1[e1]) | (np.abs(w0[e0] - w1[e1]) > np.float32(eps))
     cs = np.concatenate(([0], np.cumsum(d, dtype=np.int64)))  # a row differs where its prefix sums do
     return ~same | (cs[rows[1:]] != cs[rows[:-1]])
 
@@ -381,15 +384,14 @@ class _WeightOp(bpy.types.Operator):
                 created = self.prepare(api, obj)
                 try:
                     groups, editable = self.read_groups(obj)
-                    skin, groups = _object_skin(api, obj, None, groups)
+                    skin, groups, before = _object_skin(api, obj, None, groups, with_csr=True)
                 except BaseException:
                     _remove_groups(obj, created)
                     raise
                 if skin is None:
                     continue
                 self._editable = np.asarray(editable, bool)
-                with skin:
-                    before = skin.to_csr()
+                with skin:  # before: the skin's CSR (sk_skin_set_csr stores it as given)
                     locked = self.lock_flags(obj, groups)
                     any_locked = any_locked or bool(locked.any())
                     try:
