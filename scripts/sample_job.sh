@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sample_job.sh - the README's main job, on samples our own code generated (tests/data/, see its README):
-#  1. pose the cylinder rig and print LBS/DQS deformation figures;
+#  1. pose the cylinder rig and print LBS/DQS/COR deformation figures;
 #  2. inspect and validate the samples (the drifted one has weight-sum findings: exit 1 is expected);
 #  3. convert it with --normalize and validate the result (must be clean).
 set -euo pipefail

@@ -2,6 +2,7 @@
  * never overwriting inputs, bad input. Runs the real build/skinkit on the generated samples in tests/data/. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,13 @@ START_TEST(info_and_sample) {
   ck_assert_int_eq(run("sample"), 2);
   ck_assert_int_eq(run("demo"), 0);
   ck_assert(strstr(g_out, "DQS") != NULL && strstr(g_out, "volume ratio") != NULL);
+  /* COR keeps the twisted ring (issue 20: radius >= 0.95 at 180 deg) and the bent volume within 2 % */
+  double vol = 0, ring = 0;
+  const char* bend = strstr(g_out, "bend 90 deg (z)    COR");
+  const char* twist = strstr(g_out, "twist 180 deg (x)  COR");
+  ck_assert(bend && sscanf(bend + 23, "%lf", &vol) == 1);
+  ck_assert(twist && sscanf(twist + 23, "%lf %lf", &ring, &ring) == 2);
+  ck_assert_msg(fabs(vol - 1.0) <= 0.02 && ring >= 0.95, "COR volume %.4f, twisted ring %.4f", vol, ring);
 }
 END_TEST
 
