@@ -27,14 +27,14 @@ if bpy is not None:
         import importlib
         import sys
 
-        for _name in ("_ctypes", "api", "bridge", "preferences", "operators", "io_scene", "panels"):
+        for _name in ("_ctypes", "api", "bridge", "preferences", "operators", "bake", "io_scene", "panels"):
             _mod = sys.modules.get(__name__ + "." + _name)
             if _mod is not None:
                 importlib.reload(_mod)
     # numpy and the ctypes layer (api, bridge) are imported lazily inside execute, keeping registration cheap.
-    from . import io_scene, operators, panels, preferences
+    from . import bake, io_scene, operators, panels, preferences
 
-    classes = preferences.classes + panels.classes + operators.classes + io_scene.classes
+    classes = preferences.classes + panels.classes + operators.classes + bake.classes + io_scene.classes
     MENUS = panels.MENUS + io_scene.MENUS
 else:
     classes = ()

@@ -128,6 +128,7 @@ class VIEW3D_PT_skinkit(bpy.types.Panel):
         col = layout.column(align=True)
         col.label(text="Bind")
         col.operator("skinkit.auto_bind", icon="ARMATURE_DATA")
+        col.operator("skinkit.bake_deformation", icon="MOD_MESHDEFORM")
 
 
 def menu_weights(self, context):

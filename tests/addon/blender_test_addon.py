@@ -560,6 +560,66 @@ def test_write_in_place_deforms():
     close(deformed(), pos0, 1e-5, "deformation after undo")
 
 
+def _ring_radius(rest, pos, x=1.0):
+    """Mean distance from their centroid of the vertices of the ring at rest x (the joint of make_rig's 2 bones)."""
+    import numpy as np
+
+    ring = np.abs(rest[:, 0] - x) < 1e-4
+    p = pos[ring]
+    return float(np.linalg.norm(p - p.mean(axis=0), axis=1).mean())
+
+
+def test_bake_deformation():
+    """Bake Deformation writes a PC2 cache played by a Mesh Cache modifier in the Armature modifier's place: with
+    LBS the played-back mesh equals the Armature modifier's at every frame (same skinning); with COR the joint ring
+    keeps its radius at a 180 degree twist where the modifier's collapses (the candy wrapper)."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    def setup():
+        obj, arm, _w = make_rig(bones=2, segments=16, rings=20)
+        pb = arm.pose.bones["b1"]
+        pb.rotation_mode = "XYZ"
+        pb.rotation_euler = (0.0, 0.0, 0.0)
+        pb.keyframe_insert("rotation_euler", frame=1)
+        pb.rotation_euler = (0.0, 3.14159265, 0.0)  # about the bone's own axis: a twist
+        pb.keyframe_insert("rotation_euler", frame=3)
+        scene = bpy.context.scene
+        scene.frame_start, scene.frame_end = 1, 3
+        select_only(obj)
+        return obj, scene
+
+    def evaluated(obj, frame):
+        bpy.context.scene.frame_set(frame)
+        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        me = ev.to_mesh()
+        try:
+            return bridge.mesh_positions(me)
+        finally:
+            ev.to_mesh_clear()
+
+    tmp = tempfile.mkdtemp()
+    obj, scene = setup()
+    rest = bridge.mesh_positions(obj.data)
+    modifier = [evaluated(obj, f) for f in (1, 2, 3)]
+    path = os.path.join(tmp, "lbs.pc2")
+    expect(bpy.ops.skinkit.bake_deformation(method="lbs", filepath=path) == {"FINISHED"}, "bake lbs")
+    expect(os.path.getsize(path) == 32 + 3 * len(rest) * 12, "PC2 size %d" % os.path.getsize(path))
+    kinds = [(m.type, m.show_viewport) for m in obj.modifiers]
+    expect(kinds == [("MESH_CACHE", True), ("ARMATURE", False)], "modifiers after the bake: %s" % kinds)
+    for f in (1, 2, 3):
+        close(evaluated(obj, f), modifier[f - 1], 1e-4, "LBS cache vs Armature modifier at frame %d" % f)
+    lbs_ring = _ring_radius(rest, modifier[2]) / _ring_radius(rest, rest)
+    obj, scene = setup()
+    path = os.path.join(tmp, "cor.pc2")
+    expect(bpy.ops.skinkit.bake_deformation(method="cor", filepath=path) == {"FINISHED"}, "bake cor")
+    cor_ring = _ring_radius(rest, evaluated(obj, 3)) / _ring_radius(rest, rest)
+    expect(lbs_ring < 0.1 and cor_ring > 0.95, "ring radius at 180 deg: LBS %.3f, COR %.3f" % (lbs_ring, cor_ring))
+    NOTES.append("bake: 180 deg twist ring radius, Armature modifier %.3f, COR cache %.3f" % (lbs_ring, cor_ring))
+    scene.frame_set(1)
+
+
 def test_undo():
     """Operators push their own undo step: undo right after one restores the weights it changed.
 
@@ -1528,7 +1588,7 @@ def main():
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
              test_bridge_bulk_paths, test_write_only_changes, test_write_in_place, test_write_in_place_deforms,
-             test_undo,
+             test_bake_deformation, test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
