@@ -540,6 +540,46 @@ class BrushTests(unittest.TestCase):
             api.brush_weights(c.skin, 1, c.positions, [[0, 0, 0, 1]])
 
 
+class RecordTests(unittest.TestCase):
+    """api.records_read / records_update over records built with ctypes in Blender's MDeformVert layout (what
+    bridge.mesh_records finds inside Blender)."""
+
+    def make(self, rows):
+        entries = [(C.SkWeightEntry * max(len(r), 1))(*[C.SkWeightEntry(g, w) for g, w in r]) for r in rows]
+        recs = (C.SkWeightRecord * len(rows))()
+        for v, (r, e) in enumerate(zip(rows, entries)):
+            recs[v].entries, recs[v].count = ctypes.addressof(e), len(r)
+        self._keep = entries
+        return recs, entries
+
+    def test_read_update_round_trip(self):
+        recs, entries = self.make([[(0, 0.5), (3, 0.5)], [(2, 1.0)], [(1, 0.25), (0, 0.75)], []])
+        gmap = [0, 1, -1, 2]  # group 2 is not read
+        off, jt, wt = api.records_read(ctypes.addressof(recs), 4, gmap)
+        self.assertEqual(off.tolist(), [0, 2, 2, 4, 4])
+        self.assertEqual(jt.tolist(), [0, 2, 1, 0])
+        np.testing.assert_array_equal(wt, np.float32([0.5, 0.5, 0.25, 0.75]))
+        # vertex 0 drops joint 2 (group 3), vertex 2 reweights, vertex 3 gains joint 0: deferred
+        new = (np.uint32([0, 1, 1, 3, 4]), np.uint32([0, 1, 0, 0]), np.float32([1.0, 0.5, 0.5, 1.0]))
+        deferred, changed = api.records_update(ctypes.addressof(recs), 4, gmap, *new)
+        self.assertEqual(deferred.tolist(), [False, False, False, True])
+        self.assertEqual(changed, 2)
+        self.assertEqual((recs[0].count, entries[0][0].group, entries[0][0].weight), (1, 0, 1.0))
+        self.assertEqual([(e.group, e.weight) for e in entries[2]], [(1, 0.5), (0, 0.5)])
+        self.assertEqual((recs[1].count, entries[1][0].weight), (1, 1.0))  # only an unread group
+        mask = [False, False, True, False]
+        _, changed = api.records_update(ctypes.addressof(recs), 4, gmap, *api.records_read(ctypes.addressof(recs),
+                                                                                               4, gmap), mask=mask)
+        self.assertEqual(changed, 0)
+
+    def test_bad_records_refused(self):
+        recs, _entries = self.make([[(0, 1.0)]])
+        recs[0].count = C.SK_RECORD_MAX_ENTRIES + 1
+        expect_code(self, C.SK_ERR_INVALID_ARGUMENT, api.records_read, ctypes.addressof(recs), 1, [0])
+        with self.assertRaises(ValueError):
+            api.records_update(ctypes.addressof(recs), 1, [0], np.uint32([0]), np.uint32([]), np.float32([]))
+
+
 class MirrorCylinder(unittest.TestCase):
     def test_mirror_cylinder_terminates(self):
         # Run in a child process: sk_weights_mirror has been seen to loop forever in its k-d tree build on
