@@ -316,6 +316,19 @@ def _write_records(obj, after, group_indices, mask):
     return calls
 
 
+def _write_in_place(obj, csr, group_indices, mask, path):
+    """_write_records when path and BRIDGE_PATH allow it: its call count, or None to go on with the other writers
+    (path "direct" raises instead)."""
+    if path not in (None, "direct") or BRIDGE_PATH not in ("auto", "direct"):
+        return None
+    calls = _write_records(obj, csr, group_indices, mask)
+    if calls is not None:
+        LAST_PATH["write"] = "direct"
+    elif path == "direct":
+        raise RuntimeError("%s: vertex groups cannot be written in place" % obj.name)
+    return calls
+
+
 def _set_memberships(obj, before, after, group_indices, verts):
     """Gives the vertices in verts (bool[V]) the memberships `after` lists among the listed groups and no others
     (`before`: the memberships they have, None when unknown), through Blender's API: per group one remove and one
@@ -602,14 +615,10 @@ def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask
         raise ValueError("CSR has %d vertices, mesh %s has %d" % (nverts, obj.name, len(obj.data.vertices)))
     if joints.size and (joints.min() < 0 or joints.max() >= len(groups)):
         raise ValueError("CSR joint index outside the %d written groups" % len(groups))
-    if path in (None, "direct") and BRIDGE_PATH in ("auto", "direct"):
-        csr = offsets.astype(np.uint32), joints.astype(np.uint32), weights
-        calls = _write_records(obj, csr, group_indices, mask)
-        if calls is not None:
-            LAST_PATH["write"] = "direct"
-            return calls
-        if path == "direct":
-            raise RuntimeError("%s: vertex groups cannot be written in place" % obj.name)
+    calls = _write_in_place(obj, (offsets.astype(np.uint32), joints.astype(np.uint32), weights), group_indices,
+                            mask, path)
+    if calls is not None:
+        return calls
     verts = np.repeat(np.arange(nverts, dtype=np.int64), np.diff(offsets))
     if mask is None:
         touched = np.arange(nverts)
@@ -679,13 +688,9 @@ def write_csr_changes(obj, before, after, group_indices, mask=None, path=None):
     vertices whose membership set grows or empties through one remove / add call per group (path "diff": never in
     place).
     Returns the number of calls (removes + adds) made, 0 on the bulk path."""
-    if path in (None, "direct") and BRIDGE_PATH in ("auto", "direct"):
-        calls = _write_records(obj, after, group_indices, mask)
-        if calls is not None:
-            LAST_PATH["write"] = "direct"
-            return calls
-        if path == "direct":
-            raise RuntimeError("%s: vertex groups cannot be written in place" % obj.name)
+    calls = _write_in_place(obj, after, group_indices, mask, path)
+    if calls is not None:
+        return calls
     if path == "diff":  # the calls below, not in place (tests)
         path = None
     groups = [obj.vertex_groups[int(g)] for g in group_indices]

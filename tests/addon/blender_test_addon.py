@@ -515,6 +515,18 @@ def test_write_in_place():
         bpy.ops.object.mode_set(mode="OBJECT")
 
 
+def _evaluated_positions(obj):
+    """(V, 3) positions of obj's evaluated mesh (modifiers applied) at the current frame."""
+    from skinkit import bridge
+
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    try:
+        return bridge.mesh_positions(me)
+    finally:
+        ev.to_mesh_clear()
+
+
 def test_write_in_place_deforms():
     """After an in-place write the Armature modifier deforms with the new weights (the evaluated mesh is updated,
     as after Blender's own tools), and undo brings the old weights and deformation back."""
@@ -529,12 +541,7 @@ def test_write_in_place_deforms():
     bpy.context.view_layer.update()
 
     def deformed():
-        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-        me = ev.to_mesh()
-        try:
-            return bridge.mesh_positions(me)
-        finally:
-            ev.to_mesh_clear()
+        return _evaluated_positions(obj)
 
     groups = [g.index for g in obj.vertex_groups]
     before = bridge.vertex_groups_to_csr(obj, groups)
@@ -592,12 +599,7 @@ def test_bake_deformation():
 
     def evaluated(obj, frame):
         bpy.context.scene.frame_set(frame)
-        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-        me = ev.to_mesh()
-        try:
-            return bridge.mesh_positions(me)
-        finally:
-            ev.to_mesh_clear()
+        return _evaluated_positions(obj)
 
     tmp = tempfile.mkdtemp()
     obj, scene = setup()
