@@ -233,7 +233,9 @@ def mesh_records(obj, quick=False):
     cannot be reached in place (Edit Mode, no /proc/self/mem, a library without sk_records_read). quick: 0 may
     also mean that no group was found without a scan of every vertex (see _record_samples)."""
     mesh = obj.data
-    if BRIDGE_PATH not in ("auto", "direct") or obj.mode == "EDIT" or mesh.is_editmode or not _mem_fd():
+    # Object and Weight Paint Mode only: Edit Mode (and dynamic-topology Sculpt) keep the mesh in a BMesh meanwhile
+    if BRIDGE_PATH not in ("auto", "direct") or obj.mode not in ("OBJECT", "WEIGHT_PAINT") or mesh.is_editmode \
+            or not _mem_fd():
         return None
     from . import api
 
@@ -313,6 +315,8 @@ def _write_records(obj, after, group_indices, mask):
     LAST_PATH["deferred"] = int(np.count_nonzero(deferred))
     if changed or calls:  # what Blender's own weight tools tag; Mesh.update() would also mark the normals dirty
         obj.update_tag(refresh={"DATA"})
+        if obj.data.users > 1:  # the other objects using the mesh see the change too
+            obj.data.update_tag()
     return calls
 
 
