@@ -142,20 +142,34 @@ static int bone_axis(const skc_skeleton* s, const float* heads) {
   return -1;
 }
 
+/* How far joint j's child most in line with direction d (length dlen) reaches along it; 0 when no child lies
+ * ahead. */
+static double reach_in_line(const skc_skeleton* s, const float* heads, uint32_t j, const double d[3], double dlen) {
+  double ahead = 0.0, best_cos = -1.0;
+  const float* h = heads + 3 * (size_t)j;
+  for (uint32_t c = j + 1; c < s->joint_count; ++c) {
+    if (s->parents[c] != (int32_t)j) continue;
+    double e[3] = {(double)heads[3 * c] - h[0], (double)heads[3 * c + 1] - h[1], (double)heads[3 * c + 2] - h[2]};
+    double along = (d[0] * e[0] + d[1] * e[1] + d[2] * e[2]) / dlen, e2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    double cosine = e2 > 0.0 ? along / sqrt(e2) : -1.0;
+    if (along > 0.0 && cosine > best_cos) best_cos = cosine, ahead = along;
+  }
+  return ahead;
+}
+
 /* Joint j's tail along the skeleton's bone axis: as far as the child most in line with the axis reaches along it
  * (a hip reaches for its spine, not its legs), else the nearest child's distance; a leaf as long as the distance
  * to its parent's head. Returns 0 when there is no length to take (a root without children) or the axis is
  * degenerate. */
 static int tail_on_axis(const skc_skeleton* s, const float* heads, uint32_t j, int axis, float* tail) {
-  double u[3], ahead = 0.0, near2 = INFINITY, len = 0.0, best_cos = -1.0;
+  double u[3], near2 = INFINITY, len = 0.0;
   if (!axis_dir(s, j, axis, u)) return 0;
   const float* h = heads + 3 * (size_t)j;
+  double ahead = reach_in_line(s, heads, j, u, 1.0);
   for (uint32_t c = j + 1; c < s->joint_count; ++c) {
     if (s->parents[c] != (int32_t)j) continue;
     double d[3] = {(double)heads[3 * c] - h[0], (double)heads[3 * c + 1] - h[1], (double)heads[3 * c + 2] - h[2]};
-    double along = u[0] * d[0] + u[1] * d[1] + u[2] * d[2], e2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    double cosine = e2 > 0.0 ? along / sqrt(e2) : -1.0;
-    if (along > 0.0 && cosine > best_cos) best_cos = cosine, ahead = along;
+    double e2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     if (e2 < near2) near2 = e2;
   }
   if (ahead > 0.0) len = ahead;
@@ -170,8 +184,10 @@ static int tail_on_axis(const skc_skeleton* s, const float* heads, uint32_t j, i
   return 1;
 }
 
-/* Without a bone axis: towards the children's average head as far as the nearest child (the average itself when
- * it or a child coincides with the head), the only child's head, or a leaf's parent direction. */
+/* Without a bone axis: towards the children's average head as far as the child most in line with that direction
+ * reaches along it (a body joint whose legs and arms start beside it reaches its neck, not a hip), else as far as
+ * the nearest child (the average itself when it or a child coincides with the head); the only child's head; or a
+ * leaf's parent direction. */
 static void tail_from_children(const skc_skeleton* s, const float* heads, uint32_t j, float* tail) {
   uint32_t n = s->joint_count, kids = 0;
   double sum[3] = {0, 0, 0};
@@ -181,7 +197,7 @@ static void tail_from_children(const skc_skeleton* s, const float* heads, uint32
       ++kids;
     }
   const float* h = heads + 3 * (size_t)j;
-  if (kids > 1) { /* towards the children's average head, as far as the nearest child */
+  if (kids > 1) { /* towards the children's average head */
     double dir[3], len2 = 0.0, near2 = INFINITY;
     for (int k = 0; k < 3; ++k) {
       dir[k] = sum[k] / kids - h[k];
@@ -196,6 +212,8 @@ static void tail_from_children(const skc_skeleton* s, const float* heads, uint32
       }
       if (e2 < near2) near2 = e2;
     }
+    double ahead = len2 > 0.0 ? reach_in_line(s, heads, j, dir, sqrt(len2)) : 0.0;
+    if (ahead > 0.0) near2 = ahead * ahead;
     if (near2 > 0.0 && len2 > 1e-12 * near2) {
       double f = sqrt(near2 / len2);
       for (int k = 0; k < 3; ++k) tail[k] = (float)(h[k] + dir[k] * f);

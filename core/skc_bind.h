@@ -84,14 +84,23 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
  * bone axis (a signed local axis pointing at the only child for >= 75 % of the >= 3 single-child joints: Blender's
  * +Y, Maya's +X), joints with several children and chain-ending leaves point along it (plugin/skinkit.h,
  * sk_skeleton_bone_segments, has the rule). Otherwise, with several children, head + the unit direction to the
- * children's average head times the distance of the nearest child (the average itself when it or a child
- * coincides with the head: a hip's spine, tail and legs average to a point near the hip); for a leaf
+ * children's average head times how far the child most in line with it reaches along it (else the distance of the
+ * nearest child; the average itself when it or a child coincides with the head: a hip's spine, tail and legs
+ * average to a point near the hip); for a leaf
  * head + (head - parent head) (a root without children: tail = head). */
 void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails);
 /* The same segments carried into bind space (the space skinned mesh positions live in): each joint's segment is
  * moved by B_j * inverse(rest_world_j), so head = the bind matrix origin. Equal to the rest segments when the
  * bind matrices are the rest pose. A joint whose rest matrix is singular keeps its rest segment. */
 void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails);
+
+/* Sibling leaves (a leaf whose parent has other children: limbs hung from one body joint, ears, a jaw) have no
+ * direction in the skeleton (bind_aim.c): when the leaf's head lies on a connected part of the mesh (triangles
+ * over welded vertices; its box grown by 1 % of the mesh diagonal) whose centroid is nearer the leaf's head than
+ * the parent's, the largest such part, tail = head + 2 (centroid - head). deform: NULL = every joint; heads,
+ * tails and positions in one space. Out of memory: tails unchanged. */
+void skc_bind_aim_sibling_leaves(const skc_skeleton* s, const uint8_t* deform, const float* positions, size_t n,
+                                 const uint32_t* tris, size_t nt, const float* heads, float* tails);
 
 /* ---- fit check (bind_fit.c): does the armature sit in the mesh? ---------------------------------------------
  * Head, middle and tail of every deform bone (at most 768 points) are tested against the mesh: inside its box

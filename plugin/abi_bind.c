@@ -34,6 +34,8 @@ static int bones_of(const sk_bind_desc* desc, float** seg, const float** heads, 
     skc_skeleton_bone_segments(desc->skeleton, *seg, *seg + 3 * (size_t)n);
   else
     skc_skeleton_bone_segments_bind(desc->skeleton, *seg, *seg + 3 * (size_t)n);
+  skc_bind_aim_sibling_leaves(desc->skeleton, desc->deform, desc->positions, desc->vertex_count, desc->triangles,
+                              desc->triangle_count, *seg, *seg + 3 * (size_t)n);
   *heads = *seg;
   *tails = *seg + 3 * (size_t)n;
   *nj = n;

@@ -1234,7 +1234,8 @@ typedef struct sk_bind_desc {
   size_t vertex_count;        /* >= 1, equal to the skin's */
   const uint32_t* triangles;  /* 3 * triangle_count (indices >= vertex_count: SK_ERR_OUT_OF_RANGE) */
   size_t triangle_count;      /* 0 = point cloud (nearest bone) */
-  /* Bones: either a skeleton (segments as sk_skeleton_bone_segments) or explicit heads and tails. */
+  /* Bones: either a skeleton (segments as sk_skeleton_bone_segments, sibling leaves aimed at the mesh part their
+   * head lies on) or explicit heads and tails. */
   const sk_skeleton* skeleton;
   const float* heads;         /* 3 * joint_count; used when skeleton is NULL */
   const float* tails;         /* 3 * joint_count; tail == head is a point bone */
@@ -1294,9 +1295,12 @@ typedef enum sk_bone_space {
  * exporters: usually +X). Then a joint with several children points along that axis as far as its child most in
  * line with the axis reaches along it (a hip reaches for its spine, not its legs), and a leaf that ends a chain (its
  * parent's only child: finger tip, toe, head) points along it for the distance to its parent's head. Otherwise, and
- * for sibling leaves (ears, jaw): with several children towards their average head as far as the nearest child
- * (the average itself when it or a child coincides with the head); a leaf head + (head - parent head) (a lone
- * root: tail = head). space = sk_bone_space (SK_ERR_INVALID_ARGUMENT otherwise). */
+ * for sibling leaves (ears, jaw): with several children towards their average head as far as the child most in
+ * line with that direction reaches along it (a body joint with limbs beside it reaches its neck; else as far as
+ * the nearest child; the average itself when it or a child coincides with the head); a leaf head + (head - parent
+ * head) (a lone root: tail = head). sk_bind with a skeleton then aims sibling leaves at the mesh: a leaf whose
+ * head lies on a connected part of the mesh nearer to it than to its parent's head points through that part.
+ * space = sk_bone_space (SK_ERR_INVALID_ARGUMENT otherwise). */
 SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t space, float* out_heads,
                                            float* out_tails, sk_error* err);
 /* Binds the mesh: writes weights into out (created by the caller with sk_skin_create(vertex_count, joint_count);

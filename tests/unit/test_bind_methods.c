@@ -562,8 +562,9 @@ START_TEST(heat_ignores_placement_bones) {
 }
 END_TEST
 
-/* Bone segments of a joint with several children: towards the children's centroid, as long as the nearest child
- * is far (the centroid of a hip's spine, tail and legs lies almost on the hip: a point bone). */
+/* Bone segments of a joint with several children: towards the children's centroid, as far as the child most in
+ * line with it reaches along it (the centroid of a hip's spine, tail and legs lies almost on the hip: a point
+ * bone). */
 START_TEST(segments_of_branching_joints) {
   float local[4 * 16];
   for (int j = 0; j < 4; ++j) {
@@ -580,9 +581,9 @@ START_TEST(segments_of_branching_joints) {
   ck_assert_int_eq(sk_skeleton_create(&sd, &sk, &err), SK_OK);
   float h[12], t[12];
   ck_assert_int_eq(sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
-  /* centroid (0, 2/3, 0): straight up, length 1 (the nearest child), not 2/3 */
+  /* centroid (0, 2/3, 0): straight up, length 2 (child 2, straight up), not 2/3 nor the nearest child's 1 */
   ck_assert_float_eq_tol(t[0], 0.0f, 1e-6f);
-  ck_assert_float_eq_tol(t[1], 1.0f, 1e-6f);
+  ck_assert_float_eq_tol(t[1], 2.0f, 1e-6f);
   ck_assert_float_eq_tol(t[2], 0.0f, 1e-6f);
   /* leaves extend their parent direction: child 1 (1,0,0) -> (2,0,0) */
   ck_assert_float_eq_tol(t[3], 2.0f, 1e-6f);

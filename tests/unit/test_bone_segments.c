@@ -100,15 +100,122 @@ START_TEST(no_axis_uses_the_children) {
   float h[3 * N], t[3 * N];
   sk_error err;
   ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
-  /* hip: towards the average of spine, legs and tail, as far as the nearest child (a leg, sqrt(0.05)) */
+  /* hip: towards the average of spine, legs and tail (0, 0.025, -0.075), as far as the child most in line with
+   * that reaches along it (the tail, cosine 0.95: 0.0225 / |dir|) */
   double dir[3] = {0, 0, 0};
   for (int c = 1; c < N; ++c)
     if (k_parents[c] == HIP)
       for (int k = 0; k < 3; ++k) dir[k] += (k_heads[c][k] - k_heads[HIP][k]) / 4.0;
-  double len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]), f = sqrt(0.05) / len;
+  double len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]), f = (0.0225 / len) / len;
   assert_point(t + 3 * HIP, (float)(dir[0] * f), (float)(1.0 + dir[1] * f), (float)(dir[2] * f), "hip");
   assert_point(t + 3 * FOOT_L, 0.2f, -0.3f, 0, "leaf: parent direction");
   sk_skeleton_destroy(s);
+}
+END_TEST
+
+/* A blocky character built from separate boxes (as character.b3d): legs and arms hang from joints beside the body
+ * joint, so the skeleton alone points them sideways (a sibling leaf continues its parent's direction). */
+enum { B_ROOT, B_BODY, B_HEAD, B_ARM_L, B_ARM_R, B_LEG_L, B_LEG_R, BN };
+static const int32_t k_block_parents[BN] = {-1, B_ROOT, B_BODY, B_BODY, B_BODY, B_BODY, B_BODY};
+static const float k_block_heads[BN][3] = {{0, 0, 0},     {0, 6, 0},     {0, 12, 0}, {-3, 11, 0},
+                                           {3, 11, 0}, {-1, 6, 0}, {1, 6, 0}};
+/* Box of each deform joint: lo x, y, z, hi x, y, z (torso, head, arms, legs). */
+static const float k_block_boxes[BN][6] = {{0},
+                                           {-2, 6, -1, 2, 12, 1},
+                                           {-2, 12, -2, 2, 16, 2},
+                                           {-4, 6, -1, -2, 12, 1},
+                                           {2, 6, -1, 4, 12, 1},
+                                           {-2, 0, -1, 0, 6, 1},
+                                           {0, 0, -1, 2, 6, 1}};
+
+static sk_skeleton* block_skeleton(void) {
+  float local[16 * BN];
+  for (int j = 0; j < BN; ++j) { /* identity rotations: translations only */
+    float* m = local + 16 * j;
+    memset(m, 0, 16 * sizeof *m);
+    m[0] = m[5] = m[10] = m[15] = 1.0f;
+    for (int k = 0; k < 3; ++k)
+      m[12 + k] = k_block_heads[j][k] - (k_block_parents[j] < 0 ? 0.0f : k_block_heads[k_block_parents[j]][k]);
+  }
+  sk_skeleton_desc d = {.size = sizeof d, .joint_count = BN, .parents = k_block_parents, .rest_local = local};
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
+  return s;
+}
+
+/* Box b's surface, a 3x3 grid of quads per face (6 * 16 vertices, unwelded between faces as exported meshes are). */
+static void add_box(const float* box, float* pos, uint32_t* tri, size_t* nv, size_t* nt) {
+  for (int f = 0; f < 6; ++f) {
+    int a = f % 3, u = (a + 1) % 3, w = (a + 2) % 3;
+    size_t base = *nv;
+    for (int i = 0; i <= 3; ++i)
+      for (int k = 0; k <= 3; ++k) {
+        float* p = pos + 3 * (*nv)++;
+        float lo[3], hi[3]; /* 0.05 inside the box: neighbouring parts touch but share no vertex */
+        for (int c = 0; c < 3; ++c) lo[c] = box[c] + 0.05f, hi[c] = box[3 + c] - 0.05f;
+        p[a] = f < 3 ? lo[a] : hi[a];
+        p[u] = lo[u] + (hi[u] - lo[u]) * (float)i / 3.0f;
+        p[w] = lo[w] + (hi[w] - lo[w]) * (float)k / 3.0f;
+      }
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) {
+        uint32_t q = (uint32_t)(base + 4 * (size_t)i + (size_t)k), quad[4] = {q, q + 4, q + 5, q + 1};
+        int flip = f < 3; /* outward: (+u) x (+w) = +a, so the low faces turn */
+        uint32_t* t = tri + 3 * (*nt);
+        t[0] = quad[0], t[1] = quad[flip ? 2 : 1], t[2] = quad[flip ? 1 : 2];
+        t[3] = quad[0], t[4] = quad[flip ? 3 : 2], t[5] = quad[flip ? 2 : 3];
+        *nt += 2;
+      }
+  }
+}
+
+/* Binds the boxes with the default method, over the skeleton (aim = 1) or over its segments as
+ * sk_skeleton_bone_segments gives them (aim = 0: the skeleton alone); ok[b] = share of box b's vertices whose
+ * largest weight is b's joint. */
+static void bind_blocks(const float* pos, const uint32_t* tri, size_t nv, size_t nt, int aim, double* ok) {
+  sk_skeleton* s = block_skeleton();
+  uint8_t deform[BN] = {0, 1, 1, 1, 1, 1, 1};
+  float heads[3 * BN], tails[3 * BN];
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_BIND, heads, tails, &err), SK_OK);
+  sk_bind_desc d = {.size = sizeof d, .positions = pos, .vertex_count = nv, .triangles = tri, .triangle_count = nt,
+                    .deform = deform};
+  if (aim) d.skeleton = s;
+  else d.heads = heads, d.tails = tails, d.joint_count = BN;
+  sk_skin* skin = NULL;
+  ck_assert_int_eq(sk_skin_create(nv, BN, &skin, &err), SK_OK);
+  ck_assert_msg(sk_bind(&d, skin, NULL, &err) == SK_OK, "%s", err.message);
+  for (size_t v = 0; v < nv; ++v) {
+    uint32_t j[8], b = 1 + (uint32_t)(v / 96), top = 0;
+    float w[8];
+    size_t k = sk_skin_get_vertex(skin, v, j, w, 8);
+    for (size_t i = 1; i < k; ++i)
+      if (w[i] > w[top]) top = (uint32_t)i;
+    ok[b] += (k && j[top] == b) / 96.0;
+  }
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(s);
+}
+
+/* Each limb box moves with its own joint, as its modeller weighted it (the top of a leg may go to the body joint
+ * beside it); the skeleton alone gives 40 % of each arm to the leg below it. The torso is not checked: a third of
+ * it, at the hips, goes to the legs whose joints sit beside the body joint. */
+START_TEST(blocky_limbs_follow_their_part) {
+  float pos[3 * 96 * BN];
+  uint32_t tri[3 * 108 * BN];
+  size_t nv = 0, nt = 0;
+  for (int b = 1; b < BN; ++b) add_box(k_block_boxes[b], pos, tri, &nv, &nt);
+  double ok[BN] = {0}, alone[BN] = {0};
+  bind_blocks(pos, tri, nv, nt, 1, ok);
+  bind_blocks(pos, tri, nv, nt, 0, alone);
+  static const char* names[BN] = {"root", "body", "head", "left arm", "right arm", "left leg", "right leg"};
+  for (int b = B_HEAD; b < BN; ++b) {
+    double need = b >= B_LEG_L ? 0.8 : 0.99;
+    ck_assert_msg(ok[b] >= need, "%s: %.0f %% of its vertices on its joint", names[b], 100.0 * ok[b]);
+  }
+  for (int b = B_ARM_L; b <= B_ARM_R; ++b)
+    ck_assert_msg(alone[b] < 0.75, "control, %s without the rule: %.0f %%", names[b], 100.0 * alone[b]);
 }
 END_TEST
 
@@ -182,6 +289,7 @@ static Suite* suite(void) {
   tcase_add_test(t, blender_axis_rule);
   tcase_add_test(t, no_axis_uses_the_children);
   tcase_add_test(t, corpus_axis_per_format);
+  tcase_add_test(t, blocky_limbs_follow_their_part);
   suite_add_tcase(s, t);
   return s;
 }
