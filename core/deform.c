@@ -288,18 +288,19 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
   }
 }
 
-/* The hemisphere table of the AVX-512 DQS path (skc_deform_ctx.dq_pm / dq_sel) in one 64-byte aligned block: the
- * sign test of every (pivot, joint) pair with the scalar loop's dot product, in the same order of operations (the
- * loop over k vectorizes lane by lane, so each dot is the scalar one). Built when it pays off: rigid DQS with
- * packed influences, K >= 2, at most DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices
- * (an entry costs a small fraction of the dots it saves a vertex: measured faster from V = J^2 on for J = 64 and
- * 256); NULL otherwise or when memory is short (the kernel then computes the dots per vertex). */
+/* The hemisphere table of the AVX-512 and AVX2 wide paths (skc_deform_ctx.dq_pm / dq_sel) in one 64-byte aligned
+ * block: the sign test of every (pivot, joint) pair with the scalar loop's dot product, in the same order of
+ * operations (the loop over k vectorizes lane by lane, so each dot is the scalar one). Built when it pays off:
+ * rigid DQS or COR (same rotation blend; only the AVX2 path has COR) with packed influences, K >= 2, at most
+ * DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices (an entry costs a small fraction of
+ * the dots it saves a vertex: measured faster from V = J^2 on for J = 64 and 256); NULL otherwise or when memory
+ * is short (the kernel then computes the dots per vertex). */
 #define DQ_TABLE_MAX_JOINTS 256
 static void* dq_hemi_table(skc_deform_ctx* c, size_t V) {
   size_t J = c->jcount;
   const uint32_t jt = c->fmt >> 3, wt = c->fmt & 7; /* the wide path's jobs: u8/u16 joints, f32 weights, K 2/4/8 */
-  if (c->method != SKC_DEFORM_DQS || c->dqs_scaled || c->has_t || (jt != SKC_TYPE_U8 && jt != SKC_TYPE_U16) ||
-      wt != SKC_TYPE_F32 || (c->k != 2 && c->k != 4 && c->k != 8) ||
+  if ((c->method != SKC_DEFORM_DQS && c->method != SKC_DEFORM_COR) || c->dqs_scaled || c->has_t ||
+      (jt != SKC_TYPE_U8 && jt != SKC_TYPE_U16) || wt != SKC_TYPE_F32 || (c->k != 2 && c->k != 4 && c->k != 8) ||
       (c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0 || J > DQ_TABLE_MAX_JOINTS || J * J > V)
     return NULL;
   uint32_t sh = 0;
@@ -400,7 +401,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   skc_deform_kernel kid = skc_deform_active_kernel();
   kernel_fn kernel = kernel_of(kid);
   void* hemi = NULL;
-  if (kid == SKC_KERNEL_AVX512) hemi = dq_hemi_table(&c, a->vertex_count);
+  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2) hemi = dq_hemi_table(&c, a->vertex_count);
   size_t V = a->vertex_count;
   size_t chunks = (V + CHUNK - 1) / CHUNK;
   size_t bad = 0;

@@ -200,9 +200,9 @@ static inline __attribute__((always_inline)) void soa_load3(const unsigned char*
   *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
 }
 
-/* inverse of soa_load3; nt: non-temporal stores (p 16-byte aligned) */
-static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z,
-                                                             int nt) {
+/* inverse of soa_load3. Plain stores: non-temporal ones (16 bytes at a time, two output streams) made the whole
+ * job 3.5x slower on this path (AMD Zen 3, 1M vertices, p+n: LBS 60 against 213 M vertices/s) */
+static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z) {
   float* f = (float*)(void*)p;
   __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
   __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
@@ -210,15 +210,6 @@ static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, _
   __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
   __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
   __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
-  if (nt) {
-    _mm_stream_ps(f + 0, _mm256_castps256_ps128(r03));
-    _mm_stream_ps(f + 4, _mm256_castps256_ps128(r14));
-    _mm_stream_ps(f + 8, _mm256_castps256_ps128(r25));
-    _mm_stream_ps(f + 12, _mm256_extractf128_ps(r03, 1));
-    _mm_stream_ps(f + 16, _mm256_extractf128_ps(r14, 1));
-    _mm_stream_ps(f + 20, _mm256_extractf128_ps(r25, 1));
-    return;
-  }
   _mm_storeu_ps(f + 0, _mm256_castps256_ps128(r03));
   _mm_storeu_ps(f + 4, _mm256_castps256_ps128(r14));
   _mm_storeu_ps(f + 8, _mm256_castps256_ps128(r25));
@@ -241,6 +232,14 @@ static inline __attribute__((always_inline)) void soa_transpose4(const float* bu
   out[1] = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2));
   out[2] = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0));
   out[3] = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/* 2 / x for x in (1e-30, 2^126): reciprocal estimate and one Newton-Raphson step (~2e-7 relative). Measured
+ * against the division in the DQS block: 7.95 against 9.5 ms (1M vertices, K = 4, p + n, min of 20 runs). */
+static inline __attribute__((always_inline)) __m256 soa_two_over(__m256 x) {
+  const __m256 r = _mm256_rcp_ps(x);
+  const __m256 r2 = _mm256_add_ps(r, r);
+  return _mm256_fmadd_ps(r2, _mm256_fnmadd_ps(x, r, _mm256_set1_ps(1.0f)), r2);
 }
 
 /* lanes whose |x| lies outside [lo, hi] (bit patterns of positive floats; NaN is outside), as a mask */
@@ -267,6 +266,145 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
   __m128i l = _mm256_castsi256_si128(lim);
   __m128i eq = JT == 1 ? _mm_cmpeq_epi8(_mm_max_epu8(x, l), l) : _mm_cmpeq_epi16(_mm_max_epu16(x, l), l);
   return (_mm_movemask_epi8(eq) & 0xffff) == 0xffff; /* an 8-byte load leaves zeros above: always <= lim */
+}
+
+/* 8 rows (one register per vertex) -> 8 columns: out[c] lane i = r[i] element c (24 shuffles, no memory) */
+static inline __attribute__((always_inline)) void soa_transpose8(const __m256 r[8], __m256 out[8]) {
+  __m256 t[8], u[8];
+  _Pragma("GCC unroll 4")
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  _Pragma("GCC unroll 2")
+  for (int h = 0; h < 8; h += 4) { /* rows h..h+3: u[h + c] = element c (low half) and c + 4 (high half) */
+    u[h + 0] = _mm256_shuffle_ps(t[h], t[h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[h + 1] = _mm256_shuffle_ps(t[h], t[h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  _Pragma("GCC unroll 4")
+  for (int i = 0; i < 4; ++i) {
+    out[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+    out[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+  }
+}
+
+/* Index of the largest of the K weights w (the first on ties, like kbody; a NaN weight may pick any lane: its
+ * blend is NaN and the block goes to kgeneric anyway). */
+static inline __attribute__((always_inline)) uint32_t soa_pivot(const float* w, const uint32_t K) {
+  if (K == 1) return 0;
+  if (K == 2) return w[1] > w[0];
+  unsigned msk;
+  if (K == 4) {
+    const __m128 w4 = _mm_loadu_ps(w);
+    __m128 mx = _mm_max_ps(w4, _mm_permute_ps(w4, _MM_SHUFFLE(2, 3, 0, 1)));
+    mx = _mm_max_ps(mx, _mm_permute_ps(mx, _MM_SHUFFLE(1, 0, 3, 2)));
+    msk = (unsigned)_mm_movemask_ps(_mm_cmp_ps(w4, mx, _CMP_EQ_OQ));
+  } else {
+    const __m256 w8 = _mm256_loadu_ps(w);
+    __m256 mx = _mm256_max_ps(w8, _mm256_permute_ps(w8, _MM_SHUFFLE(2, 3, 0, 1)));
+    mx = _mm256_max_ps(mx, _mm256_permute_ps(mx, _MM_SHUFFLE(1, 0, 3, 2)));
+    mx = _mm256_max_ps(mx, _mm256_permute2f128_ps(mx, mx, 0x01));
+    msk = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(w8, mx, _CMP_EQ_OQ));
+  }
+  return msk ? (uint32_t)__builtin_ctz(msk) : 0;
+}
+
+/* joint k of a vertex whose K * JT joint bytes (at most 16) are jw[0..1], little-endian: shifts, no memory (k may
+ * be a run-time value, as the pivot's is) */
+static inline __attribute__((always_inline)) uint32_t soa_jw_joint(const uint64_t jw[2], uint32_t k, const int JT,
+                                                                  const uint32_t K) {
+  const uint32_t bit = 8 * k * (uint32_t)JT;
+  const uint64_t hi = K * (uint32_t)JT > 8 ? (uint64_t)0 - (uint64_t)(bit >> 6) : 0; /* branch-free pick */
+  return (uint32_t)(((jw[0] & ~hi) | (jw[1] & hi)) >> (bit & 63)) & (JT == 1 ? 0xffu : 0xffffu);
+}
+
+/* Pivots (index of the largest weight, first on ties, as kbody) and "weights sum to 0" of the 8 vertices of a
+ * block at once for K = 2 and 4: the weights transposed into K registers (lane L holds vertex map[L]), the sum
+ * in kbody's order, the pivot by K - 1 compares. kp[i] = vertex i's pivot. Returns 1 if a sum is 0. Other K:
+ * per vertex (soa_pivot). */
+static inline __attribute__((always_inline)) int soa_pivots(const float* w, const uint32_t K, uint32_t kp[8]) {
+  if (K != 2 && K != 4) {
+    int zero_sum = 0;
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < SKC_SOA_W; ++i) {
+      const float* wi = w + (size_t)K * (size_t)i;
+      float wsum = wi[0];
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 1; k < K; ++k) wsum += wi[k];
+      zero_sum |= wsum == 0.0f;
+      kp[i] = soa_pivot(wi, K);
+    }
+    return zero_sum;
+  }
+  __m256 W[4];
+  static const int map4[8] = {0, 4, 1, 5, 2, 6, 3, 7}, map2[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+  if (K == 4) { /* lanes: vertices 0 2 4 6 | 1 3 5 7 */
+    const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
+    const __m256 r2 = _mm256_loadu_ps(w + 16), r3 = _mm256_loadu_ps(w + 24);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    W[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    W[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    W[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    W[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  } else { /* lanes: vertices 0 1 4 5 | 2 3 6 7 */
+    const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
+    W[0] = _mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0));
+    W[1] = _mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+  __m256 sum = W[0], best = W[0];
+  __m256i idx = _mm256_setzero_si256();
+  _Pragma("GCC unroll 4")
+  for (uint32_t k = 1; k < K; ++k) {
+    sum = _mm256_add_ps(sum, W[k]);
+    const __m256 gt = _mm256_cmp_ps(W[k], best, _CMP_GT_OQ);
+    best = _mm256_blendv_ps(best, W[k], gt);
+    idx = _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(idx), _mm256_castsi256_ps(_mm256_set1_epi32((int)k)), gt));
+  }
+  uint32_t lanes[8];
+  _mm256_storeu_si256((__m256i*)(void*)lanes, idx);
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i) kp[i] = lanes[K == 4 ? map4[i] : map2[i]];
+  return _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0;
+}
+
+/* The rotation blends of the block with the hemisphere table (c->dq_sel, built by deform.c for rigid DQS and COR
+ * when it pays off): per vertex its pivot's row gives, for each joint, the byte offset of +dq or -dq in c->dq_pm
+ * (the sign of kbody's dot), so a vertex is K aligned loads and K FMAs, no dots. Two passes so that no vertex
+ * waits on its own pivot: the 8 pivot rows first (short independent chains), then the loads. A[i] = vertex i's
+ * blend (unnormalized dual quaternion; COR uses its real part). Returns 0 if a vertex's weights sum to 0 (kbody
+ * keeps its input: the block goes to kgeneric). */
+static inline __attribute__((always_inline)) int soa_dq_blend_table(const skc_deform_ctx* c, const unsigned char* jb,
+                                                                   const unsigned char* wb, const int JT,
+                                                                   const uint32_t K, __m256 A[8]) {
+  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
+  uint64_t jw[SKC_SOA_W][2];
+  const uint16_t* row[SKC_SOA_W];
+  uint32_t kp[SKC_SOA_W];
+  const int zero_sum = soa_pivots((const float*)(const void*)wb, K, kp);
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i) {
+    jw[i][0] = jw[i][1] = 0;
+    memcpy(&jw[i][0], jb + js * (size_t)i, js < 8 ? js : 8);
+    if (js > 8) memcpy(&jw[i][1], jb + js * (size_t)i + 8, 8);
+    row[i] = c->dq_sel + ((size_t)soa_jw_joint(jw[i], kp[i], JT, K) << c->dq_sel_shift);
+  }
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i) {
+    const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
+    __m256 a = _mm256_setzero_ps();
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) {
+      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + row[i][soa_jw_joint(jw[i], k, JT, K)]));
+      a = k == 0 ? _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), x) : _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]), x, a);
+    }
+    A[i] = a;
+  }
+  return !zero_sum;
 }
 
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
@@ -309,7 +447,7 @@ static inline __attribute__((always_inline)) __m256 soa_cor(const skc_deform_ctx
 
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int MODE,
-                                                           const int RN, __m256i lim, int check_joints, int nt) {
+                                                           const int RN, __m256i lim, int check_joints) {
   /* MODE 0: LBS; 1: DQS; 2: COR (the LBS matrix for the centre and the DQS rotation blend, both) */
   const int DQS = MODE == 1;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
@@ -335,7 +473,19 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     jb = c->joints + v * js;
     wb = c->weights + v * ws;
   }
-  if (MODE != 0) {
+  __m256 D[8]; /* DQS: the blends in SoA form */
+  const int table = MODE != 0 && c->dq_sel != NULL;
+  if (table) {
+    __m256 A[SKC_SOA_W];
+    if (!soa_dq_blend_table(c, jb, wb, JT, K, A)) return 0;
+    if (MODE == 1) {
+      soa_transpose8(A, D);
+    } else { /* COR: the rotation rows where soa_cor and the normals read them */
+      _Pragma("GCC unroll 8")
+      for (int i = 0; i < SKC_SOA_W; ++i) _mm_store_ps(qbuf + 16 * i, _mm256_castps256_ps128(A[i]));
+    }
+  }
+  if (MODE != 0 && !table) {
     /* Three passes over the 8 vertices, each with short independent chains so the core overlaps vertices:
      * pivot = largest weight (first on ties); each weight takes the sign of its real part's dot with the
      * pivot's (four dot products per register); then the blend. */
@@ -391,19 +541,19 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     }
     _Pragma("GCC unroll 2")
     for (int i = 0; i < SKC_SOA_W; ++i) {
-      __m256 D = _mm256_mul_ps(_mm256_broadcast_ss(&sw[i][0]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][0]));
+      __m256 B = _mm256_mul_ps(_mm256_broadcast_ss(&sw[i][0]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][0]));
       if (K > 1) {
-        __m256 D1 = _mm256_mul_ps(_mm256_broadcast_ss(&sw[i][1]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][1]));
+        __m256 B1 = _mm256_mul_ps(_mm256_broadcast_ss(&sw[i][1]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][1]));
         _Pragma("GCC unroll 4")
         for (uint32_t k = 2; k < K; ++k) {
           if (k & 1)
-            D1 = _mm256_fmadd_ps(_mm256_broadcast_ss(&sw[i][k]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][k]), D1);
+            B1 = _mm256_fmadd_ps(_mm256_broadcast_ss(&sw[i][k]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][k]), B1);
           else
-            D = _mm256_fmadd_ps(_mm256_broadcast_ss(&sw[i][k]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][k]), D);
+            B = _mm256_fmadd_ps(_mm256_broadcast_ss(&sw[i][k]), _mm256_load_ps(DQ + 8 * (size_t)jl[i][k]), B);
         }
-        D = _mm256_add_ps(D, D1);
+        B = _mm256_add_ps(B, B1);
       }
-      _mm256_store_ps(qbuf + 16 * i, D);
+      _mm256_store_ps(qbuf + 16 * i, B);
     }
   }
 
@@ -439,13 +589,18 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
       mz = _mm256_fmadd_ps(c2[2], nz, _mm256_fmadd_ps(c1[2], ny, _mm256_mul_ps(c0[2], nx)));
     }
   } else {
-    __m256 q[4], d[4];
-    soa_transpose4(buf, 16, 0, q);
-    soa_transpose4(buf, 16, 4, d);
+    if (!table) {
+      soa_transpose4(buf, 16, 0, D);
+      soa_transpose4(buf, 16, 4, D + 4);
+    }
+    const __m256* q = D;
+    const __m256* d = D + 4;
     __m256 l2 = _mm256_fmadd_ps(q[3], q[3],
                                 _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
-    badm = soa_out_of_range(l2, 0x0da24262, 0x7f61b1e6); /* (1e-30, 3e38] like vd_to_mat */
-    const __m256 s = _mm256_div_ps(_mm256_set1_ps(2.0f), l2);
+    /* (1e-30, 2^126): vd_to_mat takes up to 3e38, kgeneric redoes the (absurd) blocks between; below 2^126 the
+     * reciprocal estimate is not flushed to 0 */
+    badm = soa_out_of_range(l2, 0x0da24262, 0x7e7fffff);
+    const __m256 s = soa_two_over(l2);
     const __m256 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
     /* x -> x + s (w (v x x) + v x (v x x)) + s (w d_v - d_w v + v x d_v) */
 #define SOA_CROSS(ax, ay, az, bx, by, bz, rx, ry, rz)       \
@@ -487,8 +642,8 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     }
   }
   if (!_mm256_testz_si256(badm, badm)) return 0;
-  soa_store3(pout, ox, oy, oz, nt);
-  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz, nt);
+  soa_store3(pout, ox, oy, oz);
+  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz);
   return 1;
 }
 
@@ -499,14 +654,9 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
   const uint32_t lim = c->jcount - 1 < maxj ? c->jcount - 1 : maxj;
   const int check = lim < maxj;
   const __m256i vlim = JT == 1 ? _mm256_set1_epi8((char)lim) : _mm256_set1_epi16((short)lim);
-  /* large outputs bypass the caches (no read-for-ownership of lines that are overwritten whole); every block
-   * starts at a multiple of 8 vertices from b, so its 96 bytes stay 16-byte aligned when b's are */
-  const int nt = c->stream_out && ((uintptr_t)(c->pout + b * 12) & 15) == 0 &&
-                 (!HAS_N || ((uintptr_t)(c->nout + b * 12) & 15) == 0) && c->pin != c->pout;
   size_t bad = 0, v = b;
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
-    if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check, nt)) bad += kgeneric(c, v, v + SKC_SOA_W);
-  if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
+    if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
   if (v < e) bad += MODE == 2 ? kgeneric(c, v, e) : kfast_dispatch(c, v, e); /* COR has no fast loop */
   return bad;
 }

@@ -108,10 +108,11 @@ typedef struct skc_deform_ctx {
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
   const float* dq;       /* DQS / COR: 8 per joint (real xyzw, dual xyzw) */
-  /* DQS hemisphere table of the AVX-512 kernel (rigid palette, packed influences, enough vertices per joint pair),
-   * or NULL. dq_pm: per joint its dual quaternion, then the negation (16 floats, 64-byte aligned). dq_sel row p
-   * (entry (p << dq_sel_shift) + k): the byte offset in dq_pm of joint k's dual quaternion as the blend around
-   * pivot joint p takes it, negated when its real part has a negative dot with p's (the scalar loop's test). */
+  /* DQS / COR hemisphere table of the AVX-512 and AVX2 kernels (rigid palette, packed influences, enough vertices
+   * per joint pair), or NULL. dq_pm: per joint its dual quaternion, then the negation (16 floats, 64-byte
+   * aligned). dq_sel row p (entry (p << dq_sel_shift) + k): the byte offset in dq_pm of joint k's dual quaternion
+   * as the blend around pivot joint p takes it, negated when its real part has a negative dot with p's (the scalar
+   * loop's test). */
   const float* dq_pm;
   const uint16_t* dq_sel;
   uint32_t dq_sel_shift;
