@@ -190,6 +190,9 @@ static void heat_sources(heat_ctx* c, const skc_bvh* bvh) {
   free(placement);
 }
 
+/* Vertex-bone queries below which the visibility pass runs on the calling thread alone. */
+#define VISIBILITY_PARALLEL_MIN 100000
+
 /* Nearest visible bone(s) of every representative vertex with area. */
 static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
   const skc_bind_desc* d = c->d;
@@ -205,8 +208,10 @@ static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
   memset(c->h, 0, c->n * sizeof *c->h);
   memset(c->hcount, 0, c->n);
   const long long n = (long long)count;
+  /* a small mesh's queries take a few milliseconds: waking a thread team (and leaving it spinning) costs more than
+   * it saves, and far more on a machine with other work on its cores */
 #if defined(SK_HAVE_OPENMP)
-#pragma omp parallel
+#pragma omp parallel if (n * (long long)nb > VISIBILITY_PARALLEL_MIN)
 #endif
   {
     double* dist = malloc(nb * sizeof *dist);
