@@ -22,7 +22,7 @@ int skc_bind_nearest(const skc_bind_desc* d, const uint8_t* only, skc_bind_cands
   const double eps2 = eps * eps, power = d->falloff_power, cutoff = d->falloff_cutoff;
   const long long n = (long long)d->vertex_count;
 #if defined(SK_HAVE_OPENMP)
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (n > 8192) /* a small mesh: no thread team to wake */
 #endif
   for (long long vi = 0; vi < n; ++vi) {
     size_t v = (size_t)vi;

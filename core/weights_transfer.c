@@ -164,7 +164,7 @@ static int match(tctx* c, const skc_tri_bvh* bvh, float thr, skc_err* err) {
   double thr2 = (double)thr * thr;
   ptrdiff_t nv = (ptrdiff_t)c->nv;
 #ifdef SK_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (nv > 2048) /* a small mesh: no thread team to wake */
 #endif
   for (ptrdiff_t vi = 0; vi < nv; ++vi) {
     size_t v = (size_t)vi;
