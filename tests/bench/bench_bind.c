@@ -80,6 +80,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sk_hardcases.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
@@ -110,18 +111,20 @@ static const cylinder_def k_cylinders[] = {
 #define CYLINDER_COUNT (sizeof k_cylinders / sizeof k_cylinders[0])
 
 typedef struct asset_def {
-  const char* path; /* relative to SKINKIT_ASSETS */
+  const char* path; /* relative to SKINKIT_ASSETS, or a file of the work dir for generated cases */
   int blender;      /* Blender 3.4 has an importer for it */
   int speed;        /* also a speed mesh */
   int full_only;    /* skipped by --quick */
+  int generated;    /* written by skt_write_hard_cases (sk_hardcases.c) with reference weights */
 } asset_def;
 static const asset_def k_assets[] = {
-    {"gltf/SimpleSkin.gltf", 1, 0, 0},          {"gltf/quad_skin.glb", 1, 0, 0},
-    {"gltf/Fox.glb", 1, 0, 0},                  {"gltf/CesiumMan.glb", 1, 0, 0},
-    {"gltf/CesiumMan_subdiv2.glb", 1, 1, 1},    {"fbx/huesitos.fbx", 1, 0, 0},
-    {"fbx/Fox_blender.fbx", 1, 0, 0},           {"collada/CesiumMan_blender.dae", 1, 0, 0},
-    {"x/Testwuson.X", 0, 0, 0},                 {"b3d/character.b3d", 0, 0, 0},
-    {"md5/drone.md5mesh", 0, 0, 0},             {"ogre/Clonk/Graphics.mesh", 0, 0, 0},
+    {"gltf/SimpleSkin.gltf", 1, 0, 0, 0},          {"gltf/quad_skin.glb", 1, 0, 0, 0},
+    {"gltf/Fox.glb", 1, 0, 0, 0},                  {"gltf/CesiumMan.glb", 1, 0, 0, 0},
+    {"gltf/CesiumMan_subdiv2.glb", 1, 1, 1, 0},    {"fbx/huesitos.fbx", 1, 0, 0, 0},
+    {"fbx/Fox_blender.fbx", 1, 0, 0, 0},           {"collada/CesiumMan_blender.dae", 1, 0, 0, 0},
+    {"x/Testwuson.X", 0, 0, 0, 0},                 {"b3d/character.b3d", 0, 0, 0, 0},
+    {"md5/drone.md5mesh", 0, 0, 0, 0},             {"ogre/Clonk/Graphics.mesh", 0, 0, 0, 0},
+    {"multipart.glb", 1, 0, 0, 1},              {"outside.glb", 1, 0, 0, 1},
 };
 #define ASSET_COUNT (sizeof k_assets / sizeof k_assets[0])
 
@@ -182,6 +185,7 @@ typedef struct asset {
   uint32_t heads_inside, heads_bound; /* bound joints whose bind-space head lies in the mesh's (padded) box */
   int bones_coincide;     /* every bound joint's segment is the same point: no method can tell bones apart */
   uint32_t budget;        /* influences per vertex we bind with: the artist's largest count, at least 4 */
+  char file[512];         /* the file read (corpus or work dir) */
   char ours_path[512], out_prefix[512];
   blender_result bl;
   score ours[METHOD_COUNT];
@@ -653,8 +657,7 @@ static int load_part(asset* a, uint32_t m, part* p, sk_error* err) {
 }
 
 static int load_asset(asset* a, sk_error* err) {
-  const char* path = skt_asset(a->def->path);
-  int rc = sk_scene_load(path, NULL, &a->scene, err);
+  int rc = sk_scene_load(a->file, NULL, &a->scene, err);
   if (!rc) rc = sk_scene_require_skin(a->scene, err);
   if (rc) return rc;
   a->joints = sk_skeleton_joint_count(sk_scene_skeleton(a->scene));
@@ -1184,11 +1187,20 @@ int main(int argc, char** argv) {
   memset(assets, 0, sizeof assets);
   const char* adir = skt_assets_dir(); /* prints the one skip line when SKINKIT_ASSETS is unset */
   if (!adir && skt_assets_required()) ++g_failures;
-  for (size_t i = 0; adir && i < ASSET_COUNT; ++i) {
+  sk_error gerr;
+  memset(&gerr, 0, sizeof gerr);
+  int generated = !skt_write_hard_cases(g_workdir, &gerr);
+  if (!generated) fail("generate", "hard cases", &gerr);
+  for (size_t i = 0; i < ASSET_COUNT; ++i) {
     asset* a = &assets[i];
     a->def = &k_assets[i];
     safe_name(a->def->path, a->name, sizeof a->name);
     if ((quick && a->def->full_only) || !name_selected(only, a->name)) continue;
+    if (a->def->generated ? !generated : !adir) continue;
+    if (a->def->generated)
+      snprintf(a->file, sizeof a->file, "%s/%s", g_workdir, a->def->path);
+    else
+      snprintf(a->file, sizeof a->file, "%s", skt_asset(a->def->path));
     sk_error err;
     memset(&err, 0, sizeof err);
     if (load_asset(a, &err)) {
@@ -1218,7 +1230,7 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < ASSET_COUNT; ++i) {
         if (!assets[i].loaded || !assets[i].def->blender) continue;
         fprintf(f, "%s\n {\"name\": \"%s\", \"kind\": \"import\", \"file\": \"%s\", \"ours\": \"%s\", \"out\": \"%s\"}",
-                jobs++ ? "," : "", assets[i].name, skt_asset(assets[i].def->path), assets[i].ours_path,
+                jobs++ ? "," : "", assets[i].name, assets[i].file, assets[i].ours_path,
                 assets[i].out_prefix);
         assets[i].bl.ran = 1;
       }
@@ -1329,7 +1341,7 @@ int main(int argc, char** argv) {
     }
     if (a->def->speed) print_speedups(a->name, ours_ms, ours_ok, &a->bl);
     if (a->def->speed && cli) {
-      a->cli = time_cli_bind(cli, skt_asset(a->def->path), a->name, 5);
+      a->cli = time_cli_bind(cli, a->file, a->name, 5);
       print_cli(a->name, a->nv, &a->cli, a->bl.ok ? a->bl.best_seconds * 1000.0 : 0.0);
     }
   }
