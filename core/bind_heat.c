@@ -145,13 +145,17 @@ static void geometry(heat_ctx* c) {
 }
 
 
-/* Inside test by ray parity: the majority of three rays (fixed, non-axial directions) to beyond the mesh. */
+/* Inside test: the majority of three rays (fixed, non-axial directions) to beyond the mesh, each saying inside by
+ * an odd crossing count or by a positive winding (it leaves more surfaces than it enters): a point inside two
+ * overlapping closed parts (an arm inside its sleeve) crosses an even number of surfaces, leaving both. */
 static int point_inside(const skc_bvh* bvh, const double p[3], double reach) {
   static const double dirs[3][3] = {{0.5773, 0.5774, 0.5774}, {-0.6247, 0.2182, 0.7497}, {0.1387, -0.8321, -0.5373}};
   int votes = 0;
   for (int r = 0; r < 3; ++r) {
     double q[3] = {p[0] + reach * dirs[r][0], p[1] + reach * dirs[r][1], p[2] + reach * dirs[r][2]};
-    votes += (int)(skc_bvh_segment_count(bvh, p, q) & 1u);
+    long winding = 0;
+    size_t hits = skc_bvh_segment_count(bvh, p, q, &winding);
+    votes += (hits & 1u) || winding > 0;
   }
   return votes >= 2;
 }

@@ -342,9 +342,10 @@ static int boxes4(const bvh4_node* nd, const seg* s, float* t0) {
 
 #define BVH_EDGE_TOL 1e-9 /* barycentric: 1e-9 of an edge, far above double rounding, far below any gap */
 
-/* Does o + t d, t in (t_eps, 1 - t_eps), cross the triangle? edge_tol widens the triangle by that much in
- * barycentric terms: an occlusion query (edge_tol > 0) must not see through the skin where the segment passes
- * exactly through a shared edge or vertex (rounding then puts it just outside every triangle around it); a
+/* Does o + t d, t in (t_eps, 1 - t_eps), cross the triangle? 0 when not; +1 when it leaves through the
+ * triangle's front (d along the counter-clockwise normal), -1 when it enters. edge_tol widens the triangle by that
+ * much in barycentric terms: an occlusion query (edge_tol > 0) must not see through the skin where the segment
+ * passes exactly through a shared edge or vertex (rounding then puts it just outside every triangle around it); a
  * crossing count (edge_tol = 0) must not count one crossing twice. */
 static int tri_hit(const float* tri, const double o[3], const double d[3], double t_eps, double edge_tol) {
   double v0[3], e1[3], e2[3];
@@ -366,14 +367,15 @@ static int tri_hit(const float* tri, const double o[3], const double d[3], doubl
   double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) * inv;
   if (v < -edge_tol || u + v > 1.0 + edge_tol) return 0;
   double t = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) * inv;
-  return t > t_eps && t < 1.0 - t_eps;
+  if (!(t > t_eps && t < 1.0 - t_eps)) return 0;
+  return det < 0.0 ? 1 : -1; /* det = -d . (e1 x e2) */
 }
 
 /* Visits the leaves the segment's boxes reach; for each triangle without skip as a corner, count == NULL stops at
- * the first crossing (returns 1), otherwise every crossing is counted. Leaves are tested as soon as their box is
- * hit, inner children are stacked farthest first. */
+ * the first crossing (returns 1), otherwise every crossing is counted, and its sign (tri_hit) added to *winding.
+ * Leaves are tested as soon as their box is hit, inner children are stacked farthest first. */
 static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip, double t_eps,
-                    size_t* count) {
+                    size_t* count, long* winding) {
   double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
   seg s = seg_make(p, d);
   uint32_t stack[BVH_STACK];
@@ -402,9 +404,11 @@ static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint
       for (uint32_t t = nd->ref[l]; t < nd->ref[l] + nd->count[l]; ++t) {
         const uint32_t* c = b->corner + 3 * (size_t)t;
         if (c[0] == skip || c[1] == skip || c[2] == skip) continue;
-        if (tri_hit(b->tri + 9 * (size_t)t, p, d, t_eps, count ? 0.0 : BVH_EDGE_TOL)) {
+        int side = tri_hit(b->tri + 9 * (size_t)t, p, d, t_eps, count ? 0.0 : BVH_EDGE_TOL);
+        if (side) {
           if (!count) return 1;
           ++*count;
+          *winding += side;
         }
       }
     }
@@ -427,11 +431,13 @@ size_t skc_bvh_vertex_order(const skc_bvh* b, size_t vertex_count, uint32_t* ord
 }
 
 int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps) {
-  return traverse(b, p, q, skip_vertex, t_eps, NULL);
+  return traverse(b, p, q, skip_vertex, t_eps, NULL, NULL);
 }
 
-size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3]) {
+size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3], long* winding) {
   size_t hits = 0;
-  traverse(b, p, q, UINT32_MAX, 0.0, &hits);
+  long w = 0;
+  traverse(b, p, q, UINT32_MAX, 0.0, &hits, &w);
+  if (winding) *winding = w;
   return hits;
 }

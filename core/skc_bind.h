@@ -180,7 +180,9 @@ int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3],
 /* The triangles' corner vertices (< vertex_count) in the tree's leaf order, each once, into order (vertex_count
  * entries): neighbouring queries then walk the same nodes. Returns the count, SIZE_MAX when out of memory. */
 size_t skc_bvh_vertex_order(const skc_bvh* b, size_t vertex_count, uint32_t* order);
-/* Number of triangles the segment p-q crosses (for inside/outside parity tests). Thread-safe (read-only). */
-size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3]);
+/* Number of triangles the segment p-q crosses (for inside/outside parity tests); *winding (optional) gets the
+ * crossings leaving through a triangle's front (counter-clockwise normal) minus those entering: from inside k
+ * nested closed outward-facing surfaces to beyond them all, k. Thread-safe (read-only). */
+size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3], long* winding);
 
 #endif
