@@ -2,10 +2,11 @@
  *
  * Steps: canonical weight vector per vertex (sorted, merged, positive, sum 1) -> distinct vertex vectors (hash)
  * -> distinct triangle vectors with summed area and area-weighted centroid (hash) -> index of the triangle
- * vectors by joint pair -> per distinct vertex vector, the similarity-weighted mean over the triangle vectors of
- * its pairs (OpenMP) -> centre per vertex. s(a, b) is a sum of one term per shared joint pair, so walking the
- * pair buckets and adding each bucket's term gives exactly the full sum, with no triangle visited for a pair it
- * lacks. Sums are in double.
+ * vectors by joint pair (large buckets merged per cell) -> the buckets copied as SoA -> one task per (distinct
+ * vertex vector, joint pair of it), run grouped by bucket (OpenMP) -> per distinct vertex vector, the
+ * similarity-weighted mean over its tasks' sums -> centre per vertex. s(a, b) is a sum of one term per shared
+ * joint pair, so walking the pair buckets and adding each bucket's term gives exactly the full sum, with no
+ * triangle visited for a pair it lacks. Sums are in double (the AVX2 walk's kernel values in float).
  */
 #include "skc_cor.h"
 
@@ -14,7 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skc_deform.h"
 #include "skc_skin.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define COR_HAVE_AVX2 1
+#include <immintrin.h>
+#endif
 
 #if defined(SK_HAVE_OPENMP)
 #include <omp.h>
@@ -216,6 +223,13 @@ typedef struct cor_state {
     float wj, wk;
     uint32_t t;
   }* entries;
+  /* the buckets again for the walk, streamed: per bucket (starts in soa_off, padded to a multiple of 8 with
+   * massless entries) w_j, w_k (floats) and the masses times w_j w_k (four arrays of doubles) */
+  size_t* soa_off;
+  size_t soa_n;
+  float *wj, *wk;
+  double* m[4];
+  bool avx2;
   double* centre; /* per vertex vector: x, y, z, ok */
 } cor_state;
 
@@ -228,6 +242,9 @@ static void state_free(cor_state* s) {
   free(s->pair_bucket);
   free(s->bucket_off);
   free(s->entries);
+  free(s->soa_off);
+  free(s->wj);
+  free(s->m[0]);
   free(s->centre);
 }
 
@@ -497,31 +514,237 @@ static int merge_cells(cor_state* s, double sigma, skc_err* err) {
   return SKC_OK;
 }
 
-/* Centre of distinct vertex vector d into out[4] (x, y, z, 1), or out[3] = 0 when no triangle is similar. */
-static void centre_of(const cor_state* s, size_t d, double inv_s2, double out[4]) {
-  double den = 0.0, num[3] = {0.0, 0.0, 0.0};
-  size_t o = s->vv.off[d], n = s->vv.off[d + 1] - o;
-  for (size_t x = 0; x < n; ++x)
-    for (size_t y = x + 1; y < n; ++y) {
-      size_t b = pair_lookup(s, s->vv.j[o + x], s->vv.j[o + y]);
-      if (b == SIZE_MAX) continue;
-      double pj = s->vv.w[o + x], pk = s->vv.w[o + y];
-      for (size_t e = s->bucket_off[b]; e < s->bucket_off[b + 1]; ++e) {
-        const struct pair_entry* pe = &s->entries[e];
-        double dj = pe->wj, dk = pe->wk, diff = pj * dk - pk * dj;
-        double sim = pj * pk * dj * dk * exp(-diff * diff * inv_s2);
-        const double* m = s->tmass + 4 * (size_t)pe->t;
-        den += sim * m[0];
-        num[0] += sim * m[1];
-        num[1] += sim * m[2];
-        num[2] += sim * m[3];
-      }
+/* ---- the walk: per bucket, sum over its entries of exp(-(p_j w_k - p_k w_j)^2 / sigma^2) times the four masses
+ * (A, A c) times w_j w_k, streamed from SoA arrays. With AVX2+FMA (when the deformer kernels are not forced below
+ * it) 8 entries at a time in float (block_sums_avx2), else 4 lanes in scalar double code whose exponential is a
+ * polynomial: 2^n e^r, |r| <= ln 2 / 2, degree 9 Taylor (relative error < 2e-11), 0 below -708 (as libm's). ---- */
+
+static int build_soa(cor_state* s, skc_err* err) {
+  size_t nb = s->buckets, n = 0;
+  s->soa_off = malloc((nb + 1) * sizeof *s->soa_off);
+  if (!s->soa_off) return oom(err, "streamed joint pair index");
+  for (size_t b = 0; b < nb; ++b) {
+    s->soa_off[b] = n;
+    n += (s->bucket_off[b + 1] - s->bucket_off[b] + 7) & ~(size_t)7;
+  }
+  s->soa_off[nb] = n;
+  s->soa_n = n;
+  s->wj = calloc(2 * (n ? n : 1), sizeof *s->wj);
+  s->m[0] = calloc(4 * (n ? n : 1), sizeof *s->m[0]);
+  if (!s->wj || !s->m[0]) return oom(err, "streamed joint pair index");
+  s->wk = s->wj + n;
+  for (int c = 1; c < 4; ++c) s->m[c] = s->m[0] + (size_t)c * n;
+  for (size_t b = 0; b < nb; ++b)
+    for (size_t e = s->bucket_off[b], o = s->soa_off[b]; e < s->bucket_off[b + 1]; ++e, ++o) {
+      const struct pair_entry* pe = &s->entries[e];
+      const double* tm = s->tmass + 4 * (size_t)pe->t;
+      double wjk = (double)pe->wj * pe->wk;
+      s->wj[o] = pe->wj;
+      s->wk[o] = pe->wk;
+      for (int c = 0; c < 4; ++c) s->m[c][o] = tm[c] * wjk;
     }
+  return SKC_OK;
+}
+
+#define COR_EXP_MIN -708.0
+#define COR_LOG2E 1.4426950408889634
+#define COR_LN2_HI 0.693145751953125
+#define COR_LN2_LO 1.42860682030941723212e-6
+#define COR_ROUND 6755399441055744.0 /* 1.5 * 2^52: adding it rounds to an integer held in the low bits */
+
+static double exp_le0(double x) {
+  if (x < COR_EXP_MIN) return 0.0;
+  double k = x * COR_LOG2E + COR_ROUND, n = k - COR_ROUND;
+  double r = (x - n * COR_LN2_HI) - n * COR_LN2_LO;
+  double p = 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  uint64_t bits;
+  memcpy(&bits, &k, sizeof bits);
+  bits = (bits + 1023) << 52;
+  double scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+/* acc[c][l] += over the entries [o, o + n) (n a multiple of 4) at lane l = e % 4 of c's mass times the kernel. */
+static void block_sums_scalar(const cor_state* s, size_t o, size_t n, double pj, double pk, double neg_inv_s2,
+                              double acc[4][4]) {
+  for (size_t i = o; i < o + n; i += 4)
+    for (int l = 0; l < 4; ++l) {
+      double u = pj * s->wk[i + l] - pk * s->wj[i + l];
+      double g = exp_le0(u * u * neg_inv_s2);
+      for (int c = 0; c < 4; ++c) acc[c][l] += g * s->m[c][i + l];
+    }
+}
+
+#if defined(COR_HAVE_AVX2)
+/* e^x for x <= 0 in float (cephes' expf polynomial, relative error ~1e-7), 0 below COR_EXPF_MIN */
+#define COR_EXPF_MIN -86.0f
+
+__attribute__((target("avx2,fma"))) static __m256 expf_le0_avx2(__m256 x) {
+  __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(COR_EXPF_MIN), _CMP_GE_OQ);
+  x = _mm256_max_ps(x, _mm256_set1_ps(COR_EXPF_MIN));
+  __m256 k = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), _mm256_set1_ps(12582912.0f));
+  __m256 n = _mm256_sub_ps(k, _mm256_set1_ps(12582912.0f));
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(k), _mm256_set1_epi32(127)), 23);
+  return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)), keep);
+}
+
+/* As block_sums_scalar (same lanes), the kernel in float (8 wide), the sums in double; returns the largest kernel
+ * value met, so that a task whose terms are all tiny (float's range and relative error are then not enough) can
+ * be redone in double. */
+__attribute__((target("avx2,fma"))) static float block_sums_avx2(const cor_state* s, size_t o, size_t n, double pj,
+                                                                double pk, double neg_inv_s2, double acc_io[4][4]) {
+  __m256 vpj = _mm256_set1_ps((float)pj), vpk = _mm256_set1_ps((float)pk), vs = _mm256_set1_ps((float)neg_inv_s2);
+  __m256 gmax = _mm256_setzero_ps();
+  __m256d acc[4];
+  for (int c = 0; c < 4; ++c) acc[c] = _mm256_loadu_pd(acc_io[c]);
+  for (size_t i = o; i < o + n; i += 8) {
+    __m256 u = _mm256_fmsub_ps(vpj, _mm256_loadu_ps(s->wk + i), _mm256_mul_ps(vpk, _mm256_loadu_ps(s->wj + i)));
+    __m256 g = expf_le0_avx2(_mm256_mul_ps(_mm256_mul_ps(u, u), vs));
+    gmax = _mm256_max_ps(gmax, g);
+    __m256d g0 = _mm256_cvtps_pd(_mm256_castps256_ps128(g)), g1 = _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1));
+    for (int c = 0; c < 4; ++c) {
+      acc[c] = _mm256_fmadd_pd(g0, _mm256_loadu_pd(s->m[c] + i), acc[c]);
+      acc[c] = _mm256_fmadd_pd(g1, _mm256_loadu_pd(s->m[c] + i + 4), acc[c]);
+    }
+  }
+  for (int c = 0; c < 4; ++c) _mm256_storeu_pd(acc_io[c], acc[c]);
+  float l[8];
+  _mm256_storeu_ps(l, gmax);
+  float m = l[0];
+  for (int i = 1; i < 8; ++i) m = l[i] > m ? l[i] : m;
+  return m;
+}
+#endif
+
+static bool use_avx2(void) {
+#if defined(COR_HAVE_AVX2)
+  skc_deform_kernel k = skc_deform_active_kernel();
+  return k == SKC_KERNEL_AVX2 || k == SKC_KERNEL_AVX512;
+#else
+  return false;
+#endif
+}
+
+/* ---- tasks: one per (distinct vertex vector, joint pair of it with a bucket). They are run grouped by bucket,
+ * COR_GROUP at a time over blocks of COR_BLOCK entries, so a block is read from memory once per group instead of
+ * once per task (a large bucket is ~ 0.5 MB); each task keeps its lanes between blocks, so its sums do not depend
+ * on the grouping or the threads. ---- */
+#define COR_GROUP 16
+#define COR_BLOCK 512
+
+typedef struct cor_task {
+  uint32_t b;      /* bucket */
+  double pj, pk;   /* the vertex vector's weights of the pair */
+  double sum[4];   /* out: the bucket's sums (A, A c) */
+} cor_task;
+
+/* A task whose largest kernel value stays below this (x < -9.7) is redone in double. */
+#define COR_FLOAT_MIN 6e-5f
+
+static void run_group(const cor_state* s, cor_task* const* g, size_t n, double neg_inv_s2) {
+  double acc[COR_GROUP][4][4];
+  float gmax[COR_GROUP];
+  memset(acc, 0, sizeof acc);
+  memset(gmax, 0, sizeof gmax);
+  size_t o = s->soa_off[g[0]->b], end = s->soa_off[g[0]->b + 1];
+  for (size_t blk = o; blk < end; blk += COR_BLOCK) {
+    size_t len = end - blk < COR_BLOCK ? end - blk : COR_BLOCK;
+    for (size_t t = 0; t < n; ++t) {
+#if defined(COR_HAVE_AVX2)
+      if (s->avx2) {
+        float m = block_sums_avx2(s, blk, len, g[t]->pj, g[t]->pk, neg_inv_s2, acc[t]);
+        gmax[t] = m > gmax[t] ? m : gmax[t];
+        continue;
+      }
+#endif
+      block_sums_scalar(s, blk, len, g[t]->pj, g[t]->pk, neg_inv_s2, acc[t]);
+    }
+  }
+  for (size_t t = 0; s->avx2 && t < n; ++t)
+    if (gmax[t] < COR_FLOAT_MIN) {
+      memset(acc[t], 0, sizeof acc[t]);
+      block_sums_scalar(s, o, end - o, g[t]->pj, g[t]->pk, neg_inv_s2, acc[t]);
+    }
+  for (size_t t = 0; t < n; ++t)
+    for (int c = 0; c < 4; ++c) g[t]->sum[c] = (acc[t][c][0] + acc[t][c][1]) + (acc[t][c][2] + acc[t][c][3]);
+}
+
+/* Tasks of every vertex vector in order (starts in *first, nd + 1), or NULL (memory). */
+static cor_task* make_tasks(const cor_state* s, size_t** first) {
+  size_t nd = s->vv.n, n = 0;
+  *first = malloc((nd + 1) * sizeof **first);
+  for (size_t d = 0; d < nd; ++d) {
+    size_t k = s->vv.off[d + 1] - s->vv.off[d];
+    n += k * (k - 1) / 2;
+  }
+  cor_task* t = malloc((n ? n : 1) * sizeof *t);
+  if (!*first || !t) {
+    free(t);
+    return NULL;
+  }
+  n = 0;
+  for (size_t d = 0; d < nd; ++d) {
+    (*first)[d] = n;
+    size_t o = s->vv.off[d], k = s->vv.off[d + 1] - o;
+    for (size_t x = 0; x < k; ++x)
+      for (size_t y = x + 1; y < k; ++y) {
+        size_t b = pair_lookup(s, s->vv.j[o + x], s->vv.j[o + y]);
+        if (b == SIZE_MAX) continue;
+        t[n].b = (uint32_t)b;
+        t[n].pj = s->vv.w[o + x];
+        t[n++].pk = s->vv.w[o + y];
+      }
+  }
+  (*first)[nd] = n;
+  return t;
+}
+
+/* Pointers to the tasks sorted by bucket (stable), or NULL (memory). */
+static cor_task** tasks_by_bucket(const cor_state* s, cor_task* t, size_t n) {
+  size_t* start = calloc(s->buckets + 1, sizeof *start);
+  cor_task** by = malloc((n ? n : 1) * sizeof *by);
+  if (!start || !by) {
+    free(start);
+    free(by);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; ++i) start[t[i].b + 1]++;
+  for (size_t b = 0; b < s->buckets; ++b) start[b + 1] += start[b];
+  for (size_t i = 0; i < n; ++i) by[start[t[i].b]++] = &t[i];
+  free(start);
+  return by;
+}
+
+/* Centre of distinct vertex vector d from its tasks into out[4] (x, y, z, 1), or out[3] = 0 when nothing is
+ * similar. */
+static void centre_of(const cor_task* t, size_t n, double out[4]) {
+  double sum[4] = {0.0, 0.0, 0.0, 0.0};
+  for (size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 4; ++c) sum[c] += t[i].pj * t[i].pk * t[i].sum[c];
   out[3] = 0.0;
-  if (den > 0.0 && isfinite(den)) {
-    out[0] = num[0] / den;
-    out[1] = num[1] / den;
-    out[2] = num[2] / den;
+  if (sum[0] > 0.0 && isfinite(sum[0])) {
+    out[0] = sum[1] / sum[0];
+    out[1] = sum[2] / sum[0];
+    out[2] = sum[3] / sum[0];
     out[3] = 1.0;
   }
 }
@@ -532,15 +755,37 @@ static int solve(const skc_cor_args* a, cor_state* s, skc_err* err) {
   if (!s->centre) return oom(err, "centres");
   double sigma = a->sigma > 0.0f ? (double)a->sigma : (double)SKC_COR_DEFAULT_SIGMA;
   int rc = merge_cells(s, sigma, err);
+  if (!rc) rc = build_soa(s, err);
   if (rc) return rc;
-  double inv_s2 = 1.0 / (sigma * sigma);
-  long long count = (long long)nd;
+  s->avx2 = use_avx2();
+  double neg_inv_s2 = -1.0 / (sigma * sigma);
+  size_t* first = NULL;
+  cor_task* tasks = make_tasks(s, &first);
+  cor_task** by = tasks ? tasks_by_bucket(s, tasks, first[nd]) : NULL;
+  size_t nt = tasks ? first[nd] : 0, groups = 0;
+  size_t* gstart = by ? malloc((nt + s->buckets + 1) * sizeof *gstart) : NULL;
+  if (!gstart) {
+    free(first);
+    free(tasks);
+    free(by);
+    return oom(err, "tasks");
+  }
+  for (size_t i = 0; i < nt; ++i) /* a group: up to COR_GROUP consecutive tasks of one bucket */
+    if (i == 0 || by[i]->b != by[i - 1]->b || i - gstart[groups - 1] == COR_GROUP) gstart[groups++] = i;
+  gstart[groups] = nt;
+  long long count = (long long)groups;
 #if defined(SK_HAVE_OPENMP)
-  int nt = a->threads == 0 ? omp_get_max_threads() : (int)(a->threads > 4096 ? 4096 : a->threads);
-  if (count < 64) nt = 1;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
+  int nth = a->threads == 0 ? omp_get_max_threads() : (int)(a->threads > 4096 ? 4096 : a->threads);
+  if (count < 4) nth = 1;
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 #endif
-  for (long long d = 0; d < count; ++d) centre_of(s, (size_t)d, inv_s2, s->centre + 4 * (size_t)d);
+  for (long long g = 0; g < count; ++g)
+    run_group(s, by + gstart[g], gstart[g + 1] - gstart[g], neg_inv_s2);
+  for (size_t d = 0; d < nd; ++d) centre_of(tasks + first[d], first[d + 1] - first[d], s->centre + 4 * d);
+  free(gstart);
+  free(by);
+  free(tasks);
+  free(first);
   return SKC_OK;
 }
 

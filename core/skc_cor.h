@@ -13,12 +13,14 @@
  * Cost: the work is done once per distinct weight vector (vertices with equal canonical vectors share a centre;
  * triangles with equal vectors are merged, summing A_t and A_t c_t), and a vertex visits only the triangle
  * vectors of each joint pair it has (a triangle sharing no pair contributes s = 0): triangle vectors are indexed
- * by joint pair. The distinct vertex vectors are split over OpenMP threads. A pair bucket with more than 2048
- * triangle vectors (a painted mesh: every vector distinct) is merged per cell of side sigma / 256 in (w_j, w_k)
- * (summed masses, area-weighted mean weights; error second order in the cell size: 1.6e-5 on a 4k-vertex test
- * cylinder of length 2, test_cor). Measured (loaded 2-core machine, medians, bench_deform): generated cylinder,
- * 64 segments, 4 bones, 40k vertices: 8-20 ms with one weight vector per ring, 1.1-1.3 s with every vertex's
- * weights jittered (distinct); 200k vertices: 0.17 s and 6.3 s (2 threads) / 8.8 s (1 thread). docs/deform.md.
+ * by joint pair. A pair bucket with more than 2048 triangle vectors (a painted mesh: every vector distinct) is
+ * merged per cell of side sigma / 256 in (w_j, w_k) (summed masses, area-weighted mean weights; error second order
+ * in the cell size: 1.6e-5 on a 4k-vertex test cylinder of length 2, test_cor). The walk over the buckets is
+ * streamed (SoA, tasks grouped by bucket over cache-sized blocks, OpenMP over the groups); with AVX2+FMA the
+ * kernel is computed 8 wide in float and summed in double, and a task whose terms are all tiny is redone in
+ * double. Measured (loaded 2-core machine): CesiumMan_subdiv2 (92,569 vertices) 0.72-1.16 s with 2 threads
+ * (7.6-20.2 s before the streamed walk); generated cylinder, 200k vertices, every vertex's weights jittered: 0.45 s
+ * (2 threads) / 0.71 s (1 thread). docs/deform.md.
  */
 #ifndef SKC_COR_H
 #define SKC_COR_H
