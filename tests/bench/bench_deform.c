@@ -555,6 +555,48 @@ static void cor_precompute_case(size_t vertices, int rounds, int nt_all) {
   free(centers);
 }
 
+/* sk_cor_compute on the corpus' CesiumMan_subdiv2 (92,569 vertices, painted weights: ~46k distinct vectors), the
+ * issue's yardstick: `BENCH cor_precompute_subdiv2 <s> s`, median of the rounds, all threads. Skipped (one line)
+ * without $SKINKIT_ASSETS. */
+static void cor_precompute_subdiv2(int rounds) {
+  const char* dir = getenv("SKINKIT_ASSETS");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/gltf/CesiumMan_subdiv2.glb", dir ? dir : "");
+  sk_scene* sc = NULL;
+  sk_error e;
+  if (!dir || !dir[0] || sk_scene_load(path, NULL, &sc, &e) != SK_OK) {
+    printf("  CesiumMan_subdiv2: not measured (%s)\n", dir && dir[0] ? e.message : "SKINKIT_ASSETS not set");
+    return;
+  }
+  size_t nv = sk_scene_mesh_vertex_count(sc, 0), ni = sk_scene_mesh_index_count(sc, 0);
+  const sk_skin* skin = sk_scene_mesh_skin(sc, 0);
+  float* pos = xmalloc(3 * nv * sizeof(float));
+  uint32_t* tri = xmalloc((ni + 1) * sizeof(uint32_t));
+  uint32_t* off = xmalloc((nv + 1) * sizeof(uint32_t));
+  size_t ne = skin ? sk_skin_influence_count(skin) : 0;
+  uint32_t* jn = xmalloc((ne + 1) * sizeof(uint32_t));
+  float* w = xmalloc((ne + 1) * sizeof(float));
+  float* centers = xmalloc(3 * nv * sizeof(float));
+  int ok = skin && sk_scene_mesh_positions(sc, 0, pos, 3 * nv) == 3 * nv &&
+           sk_scene_mesh_indices(sc, 0, tri, ni) == ni && sk_skin_get_csr(skin, off, jn, w, &e) == SK_OK;
+  double v[64];
+  for (int r = 0; ok && r < rounds; ++r) {
+    double t0 = now();
+    ok = sk_cor_compute(pos, nv, tri, ni / 3, off, jn, w, sk_skin_joint_count(skin), 0.0f, 0, centers, &e) == SK_OK;
+    v[r] = now() - t0;
+  }
+  if (ok) {
+    qsort(v, (size_t)rounds, sizeof v[0], cmp_d);
+    printf("  sk_cor_compute, CesiumMan_subdiv2 %zu vertices / %zu triangles, all threads: %.3f s [%.3f - %.3f]\n", nv,
+           ni / 3, v[rounds / 2], v[0], v[rounds - 1]);
+    bench_line("cor_precompute_subdiv2", v[rounds / 2], "s");
+  } else {
+    printf("  CesiumMan_subdiv2: sk_cor_compute failed (%s)\n", e.message);
+  }
+  free(pos), free(tri), free(off), free(jn), free(w), free(centers);
+  sk_scene_destroy(sc);
+}
+
 static int have_avx2_cpu(void) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
   __builtin_cpu_init();
@@ -597,6 +639,7 @@ int main(int argc, char** argv) {
   printf("\nCOR precompute (median [min - max] over %d rounds)\n", rounds);
   cor_precompute_case(40000, rounds, nt_all);
   if (!quick) cor_precompute_case(200000, rounds, nt_all);
+  cor_precompute_subdiv2(rounds < 3 ? rounds : 3);
 
   if (!quick) {
     printf("\n%-4s %-8s %2s %-4s %3s %9s %17s %s\n", "", "vertices", "K", "data", "thr", "Mvert/s", "[min - max]",
