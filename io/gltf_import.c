@@ -114,6 +114,23 @@ int skio_path_is_gltf(const char* path) {
 }
 
 /* ---- accessors ------------------------------------------------------------------------------------- */
+/* The count of a view-backed accessor, checked against its view before read_floats / read_uints allocate count x
+ * components values: the reader checks the bytes only when it reads, so a 6 KB file claiming 6E8 indices made the
+ * importer allocate 2.4 GB first (fuzz_gltf). Every element takes at least components x component-size bytes
+ * (byteStride is never smaller), so this refuses nothing the reader would accept. */
+static int fits_view(importer* im, const skio_gltf_accessor* a, const char* what, skc_err* err) {
+  const uint8_t* data;
+  size_t size, stride;
+  int rc = skio_gltf_view_data(im->d, (uint32_t)a->view, &data, &size, &stride, err);
+  if (rc) return rc;
+  size_t elem = a->components * skio_gltf_component_size(a->component_type);
+  size_t room = a->byte_offset < size ? size - a->byte_offset : 0;
+  if (a->count > room / elem)
+    return fail(im, err, SKC_FORMAT, "%s: accessor %u has %zu elements of %zu bytes, more than the %zu bytes of "
+                "bufferView %d past byteOffset %zu", what, a->index, a->count, elem, room, a->view, a->byte_offset);
+  return SKC_OK;
+}
+
 /* Declaration of accessor `tok` (a JSON index), checked for its components and its size. */
 static int accessor(importer* im, int tok, const char* what, uint32_t components, skio_gltf_accessor* a,
                     skc_err* err) {
@@ -128,7 +145,7 @@ static int accessor(importer* im, int tok, const char* what, uint32_t components
   if (a->view < 0 && a->count > cap)
     return fail(im, err, SKC_UNSUPPORTED, "%s: accessor %u has %zu elements but no buffer view", what, index,
                 a->count);
-  return SKC_OK;
+  return a->view >= 0 && !a->draco ? fits_view(im, a, what, err) : SKC_OK;
 }
 
 static float* read_floats(importer* im, const skio_gltf_accessor* a, skc_err* err) {

@@ -592,6 +592,9 @@ START_TEST(hostile_documents_give_codes) {
       /* a billion view-less elements */
       {",{\"componentType\":5126,\"count\":1000000000,\"type\":\"VEC3\"}", "{\"POSITION\":13}", "", NULL, NULL,
        SKC_UNSUPPORTED, "no buffer view"},
+      /* 6E8 indices in an 8-byte view: refused before 2.4 GB of indices are allocated (fuzz_gltf, session 10) */
+      {"", ATTRS, "", "\"componentType\":5123,\"count\":4,", "\"componentType\":5123,\"count\":600000000,",
+       SKC_FORMAT, "more than the 8 bytes"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     memset(&err, 0, sizeof err);
