@@ -41,103 +41,135 @@ static uint16_t round_clamped(float w, uint32_t T) {
   return (uint16_t)lrint((double)w * T);
 }
 
+/* Scratch of one quantization: integers and remainder candidates (max degree entries each), 8-bit levels. */
+typedef struct qwork {
+  uint32_t T;
+  uint32_t* q;
+  rem_t* c;
+  const float* level; /* q / 255 as floats (the values the division gives), NULL for 16 bits */
+} qwork;
+
+/* Locked entries: their integers (they must already sit on the grid) into q, their sum into *QL, the unlocked
+ * weights' sum into *U. Returns failure flags or 0. */
+static uint8_t quantize_locked(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, qwork* k,
+                               uint64_t* QL, double* U) {
+  for (size_t i = 0; i < n; ++i) {
+    if (skc_wlocked(sc, J[i])) {
+      double x = (double)W[i] * k->T, rq = floor(x + 0.5);
+      if (fabs(x - rq) > 1e-3) return SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
+      k->q[i] = (uint32_t)rq;
+      *QL += k->q[i];
+    } else {
+      *U += W[i];
+    }
+  }
+  return 0;
+}
+
+/* Rounding each scaled weight to nearest hands R out exactly in most vertices; when it does, the entries rounded
+ * up are exactly those with a remainder >= 1/2, which are the largest remainders: the same integers as the
+ * largest-remainder rule below, with no candidate list and no sort. Returns 1 when it applied. */
+static int distribute_nearest(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, double scale,
+                              uint32_t R, uint32_t* q) {
+  uint32_t given = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (skc_wlocked(sc, J[i])) continue;
+    double x = W[i] * scale, fl = (double)(uint32_t)x;
+    q[i] = (uint32_t)fl + (x - fl >= 0.5);
+    given += q[i];
+  }
+  return given == R;
+}
+
+/* Largest remainder: floors, then one more unit to each of the largest remainders until the unlocked integers sum
+ * to R (see rem_cmp for ties). */
+static void distribute_remainders(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, double scale,
+                                  uint32_t R, uint32_t* q, rem_t* c) {
+  uint32_t given = 0;
+  size_t nc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (skc_wlocked(sc, J[i])) continue;
+    double x = W[i] * scale; /* >= 0, <= R (+ rounding) */
+    q[i] = (uint32_t)x;      /* truncation = floor for x >= 0 */
+    double fl = (double)q[i];
+    given += q[i];
+    if (x > fl) c[nc++] = (rem_t){x - fl, W[i], (uint32_t)i};
+  }
+  /* the missing units are fewer than the entries with a fractional part; if rounding left none with a fraction
+   * (exact division), the floors already sum to R */
+  if (given < R) {
+    sort_rems(c, nc);
+    for (size_t k = 0; k < nc && given < R; ++k, ++given) q[c[k].i]++;
+    /* pathological float rounding: hand any rest to the largest unlocked weight */
+    if (given < R) {
+      size_t best = SIZE_MAX;
+      for (size_t i = 0; i < n; ++i)
+        if (!skc_wlocked(sc, J[i]) && (best == SIZE_MAX || W[i] > W[best])) best = i;
+      if (best != SIZE_MAX) q[best] += R - given;
+    }
+  }
+  while (given > R) { /* float rounding pushed a floor over an integer: take it back from the largest */
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n; ++i)
+      if (!skc_wlocked(sc, J[i]) && q[i] > 0 && (best == SIZE_MAX || q[i] > q[best])) best = i;
+    q[best]--;
+    given--;
+  }
+}
+
+/* One selected vertex: integers into k->q and the dequantized floats over W. Returns its report flags. */
+static uint8_t quantize_vertex(const skc_wscope* sc, const uint32_t* J, float* W, size_t n, qwork* k) {
+  uint64_t QL = 0;
+  double U = 0.0;
+  uint8_t f = quantize_locked(sc, J, W, n, k, &QL, &U);
+  if (!f && QL > k->T) f = SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
+  if (!f && (n == 0 || (U <= 0.0 && QL != k->T))) f = SKC_WFLAG_FAILED | SKC_WFLAG_UNWEIGHTED;
+  if (f) return f;
+  uint32_t R = (uint32_t)(k->T - QL);
+  double scale = U > 0.0 ? R / U : 0.0;
+  if (!distribute_nearest(sc, J, W, n, scale, R, k->q)) distribute_remainders(sc, J, W, n, scale, R, k->q, k->c);
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (skc_wlocked(sc, J[i])) continue;
+    float nw = k->level ? k->level[k->q[i]] : (float)((double)k->q[i] / k->T);
+    changed |= nw != W[i];
+    W[i] = nw;
+  }
+  return changed ? SKC_WFLAG_CHANGED : 0;
+}
+
 int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint16_t* out_values, skc_wreport* r,
                          skc_err* err) {
   if (bits != 8 && bits != 16) return skc_fail(err, SKC_INVALID_ARGUMENT, "quantization bits must be 8 or 16, got %u", bits);
-  uint32_t T = bits == 8 ? 255u : 65535u;
   size_t maxd = skc_wmax_degree(s);
-  uint32_t* q = malloc((maxd ? maxd : 1) * sizeof *q);
-  rem_t* c = malloc((maxd ? maxd : 1) * sizeof *c);
-  if (!q || !c) {
-    free(q);
-    free(c);
+  float level8[256];
+  qwork k = {bits == 8 ? 255u : 65535u, malloc((maxd ? maxd : 1) * sizeof(uint32_t)),
+             malloc((maxd ? maxd : 1) * sizeof(rem_t)), bits == 8 ? level8 : NULL};
+  if (!k.q || !k.c) {
+    free(k.q);
+    free(k.c);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory quantizing weights");
   }
-  /* the 8-bit levels q / 255 as floats, the same values the division gives, without a division per entry */
-  float level8[256], *level = bits == 8 ? level8 : NULL;
-  for (uint32_t k = 0; level && k <= T; k++) level8[k] = (float)((double)k / T);
+  for (uint32_t i = 0; k.level && i <= k.T; i++) level8[i] = (float)((double)i / k.T);
   skc_wreport_begin(r, s);
   for (size_t v = 0; v < s->vertex_count; ++v) {
     size_t b = s->offsets[v], n = s->offsets[v + 1] - b;
-    const uint32_t* J = s->joints + b;
     float* W = s->weights + b;
     uint8_t f = 0;
+    int quantized = 0;
     if (skc_wsel(sc, v)) {
       r->vertices_visited++;
       size_t bad = skc_wcount_invalid(s, b, b + n);
       r->invalid_entries += bad;
-      if (bad) f = SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
-      uint64_t QL = 0;
-      double U = 0.0;
-      for (size_t i = 0; i < n && !f; ++i) {
-        if (skc_wlocked(sc, J[i])) {
-          double x = (double)W[i] * T, rq = floor(x + 0.5);
-          if (fabs(x - rq) > 1e-3) f = SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
-          q[i] = (uint32_t)rq;
-          QL += q[i];
-        } else {
-          U += W[i];
-        }
-      }
-      if (!f && QL > T) f = SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
-      if (!f && (n == 0 || (U <= 0.0 && QL != T))) f = SKC_WFLAG_FAILED | SKC_WFLAG_UNWEIGHTED;
-      if (!f) {
-        uint32_t R = (uint32_t)(T - QL), given = 0;
-        size_t nc = 0;
-        double scale = U > 0.0 ? R / U : 0.0;
-        for (size_t i = 0; i < n; ++i) {
-          if (skc_wlocked(sc, J[i])) continue;
-          double x = W[i] * scale; /* >= 0, <= R (+ rounding) */
-          q[i] = (uint32_t)x;        /* truncation = floor for x >= 0 */
-          double fl = (double)q[i];
-          given += q[i];
-          if (x > fl) {
-            c[nc].rem = x - fl;
-            c[nc].w = W[i];
-            c[nc].i = (uint32_t)i;
-            ++nc;
-          }
-        }
-        /* the missing units are fewer than the entries with a fractional part; if rounding left none with a
-         * fraction (exact division), the floors already sum to R */
-        if (given < R) {
-          sort_rems(c, nc);
-          for (size_t k = 0; k < nc && given < R; ++k, ++given) q[c[k].i]++;
-          /* pathological float rounding: hand any rest to the largest unlocked weight */
-          if (given < R) {
-            size_t best = SIZE_MAX;
-            for (size_t i = 0; i < n; ++i)
-              if (!skc_wlocked(sc, J[i]) && (best == SIZE_MAX || W[i] > W[best])) best = i;
-            if (best != SIZE_MAX) q[best] += R - given;
-          }
-        }
-        while (given > R) { /* float rounding pushed a floor over an integer: take it back from the largest */
-          size_t best = SIZE_MAX;
-          for (size_t i = 0; i < n; ++i)
-            if (!skc_wlocked(sc, J[i]) && q[i] > 0 && (best == SIZE_MAX || q[i] > q[best])) best = i;
-          q[best]--;
-          given--;
-        }
-        bool changed = false;
-        for (size_t i = 0; i < n; ++i) {
-          if (skc_wlocked(sc, J[i])) continue;
-          float nw = level ? level[q[i]] : (float)((double)q[i] / T);
-          changed |= nw != W[i];
-          W[i] = nw;
-        }
-        if (changed) f = SKC_WFLAG_CHANGED;
-        if (out_values)
-          for (size_t i = 0; i < n; ++i) out_values[b + i] = (uint16_t)q[i];
-        if (f) skc_wreport_flag(r, v, f);
-        continue;
-      }
-      skc_wreport_flag(r, v, f);
+      f = bad ? SKC_WFLAG_FAILED | SKC_WFLAG_INVALID : quantize_vertex(sc, s->joints + b, W, n, &k);
+      quantized = !(f & SKC_WFLAG_FAILED);
+      if (f) skc_wreport_flag(r, v, f);
     }
-    if (out_values)
-      for (size_t i = 0; i < n; ++i) out_values[b + i] = round_clamped(W[i], T);
+    for (size_t i = 0; out_values && i < n; ++i)
+      out_values[b + i] = quantized ? (uint16_t)k.q[i] : round_clamped(W[i], k.T);
   }
-  free(q);
-  free(c);
+  free(k.q);
+  free(k.c);
   r->influences_after = skc_skin_entries(s);
   return SKC_OK;
 }
