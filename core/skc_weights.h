@@ -105,6 +105,9 @@ int skc_weights_prune(skc_skin* s, const skc_wscope* sc, float threshold, uint32
  * one per entry, like the CSR) receives q_i; for unquantized vertices round(clamp(w, 0, 1) T). */
 int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint16_t* out_values, skc_wreport* r,
                          skc_err* err);
+/* Each unlocked weight of the selected vertices rounded on its own to the nearest q / steps (steps 1 .. 65535), no
+ * sum kept: Blender's Quantize. Invalid entries fail the vertex (SKC_WFLAG_INVALID), which is left unchanged. */
+int skc_weights_round(skc_skin* s, const skc_wscope* sc, uint32_t steps, skc_wreport* r, skc_err* err);
 
 /* ---- smooth --------------------------------------------------------------------------------------- */
 typedef struct skc_smooth_params {

@@ -173,3 +173,29 @@ int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint1
   r->influences_after = skc_skin_entries(s);
   return SKC_OK;
 }
+
+int skc_weights_round(skc_skin* s, const skc_wscope* sc, uint32_t steps, skc_wreport* r, skc_err* err) {
+  if (steps < 1 || steps > 65535) return skc_fail(err, SKC_INVALID_ARGUMENT, "rounding steps must be 1 .. 65535, got %u", steps);
+  skc_wreport_begin(r, s);
+  for (size_t v = 0; v < s->vertex_count; ++v) {
+    if (!skc_wsel(sc, v)) continue;
+    size_t b = s->offsets[v], e = s->offsets[v + 1];
+    r->vertices_visited++;
+    size_t bad = skc_wcount_invalid(s, b, e);
+    r->invalid_entries += bad;
+    if (bad) {
+      skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
+      continue;
+    }
+    bool changed = false;
+    for (size_t i = b; i < e; ++i) {
+      if (skc_wlocked(sc, s->joints[i])) continue;
+      float nw = (float)(floor((double)s->weights[i] * steps + 0.5) / steps);
+      changed |= nw != s->weights[i];
+      s->weights[i] = nw;
+    }
+    if (changed) skc_wreport_flag(r, v, SKC_WFLAG_CHANGED);
+  }
+  r->influences_after = skc_skin_entries(s);
+  return SKC_OK;
+}

@@ -41,4 +41,7 @@ static inline sk_result sk__ret(int code, const skc_err* e, sk_error* out) {
                (unsigned)(ptr)->size, sizeof(type));                                                    \
   } while (0)
 
+/* abi_weights.c: Blender's per-weight Quantize, used by sk_records_edit (abi_records.c). */
+sk_result sk__weights_round(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report, sk_error* err);
+
 #endif

@@ -2,9 +2,13 @@
  * reads a mesh's vertex groups through these in a few milliseconds instead of evaluating the scene, and writes the
  * changes a weight tool made without allocating: weights rewritten, memberships removed. Anything that needs an
  * allocation (a new membership, a vertex left with none) is handed back as deferred, for the caller's own API. */
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi_internal.h"
+#include "skc_skin.h"
 
 _Static_assert(sizeof(sk_weight_entry) == 8, "sk_weight_entry must match MDeformWeight");
 
@@ -201,5 +205,133 @@ SK_API sk_result sk_records_update(sk_weight_record* records, size_t vertex_coun
   }
   free(group_of);
   if (out_changed && rc == SK_OK) *out_changed = changed;
+  return rc;
+}
+
+/* ---- sk_records_edit ------------------------------------------------------------------------------------ */
+
+/* The mapped entries as a CSR, as sk_records_read gives it (arrays sized by the records' own counts). */
+typedef struct records_csr {
+  uint32_t* offsets;
+  uint32_t* joints;
+  float* weights;
+} records_csr;
+
+static void csr_free(records_csr* c) {
+  free(c->offsets);
+  free(c->joints);
+  free(c->weights);
+}
+
+static sk_result read_csr(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                          uint32_t group_count, records_csr* c, sk_error* err) {
+  size_t cap = 0;
+  for (size_t v = 0; v < vertex_count; v++) cap += (size_t)records[v].count; /* counts checked by check_common */
+  c->offsets = malloc((vertex_count + 1) * sizeof *c->offsets);
+  c->joints = malloc((cap ? cap : 1) * sizeof *c->joints);
+  c->weights = malloc((cap ? cap : 1) * sizeof *c->weights);
+  if (!c->offsets || !c->joints || !c->weights)
+    SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for the %zu weights of %zu vertices", cap, vertex_count);
+  size_t n = 0;
+  return sk_records_read(records, vertex_count, group_to_joint, group_count, c->offsets, c->joints, c->weights, cap,
+                         &n, err);
+}
+
+static sk_result run_op(sk_skin* skin, const sk_records_edit_desc* d, sk_weights_report* report, sk_error* err) {
+  switch (d->op) {
+    case SK_RECORDS_NORMALIZE:
+      return sk_weights_normalize(skin, d->op_desc, report, err);
+    case SK_RECORDS_LIMIT:
+      return sk_weights_limit(skin, d->op_desc, report, err);
+    case SK_RECORDS_PRUNE:
+      return sk_weights_prune(skin, d->op_desc, report, err);
+    case SK_RECORDS_QUANTIZE: {
+      const sk_quantize_desc* q = d->op_desc;
+      if (q && q->size == sizeof *q && q->out_values)
+        SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_records_edit does not fill out_values");
+      return sk_weights_quantize(skin, d->op_desc, report, err);
+    }
+    case SK_RECORDS_ROUND:
+      return sk__weights_round(skin, d->op_desc, report, err);
+    default:
+      SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown records operation %u", d->op);
+  }
+}
+
+/* Whether two rows differ: another entry count, another joint at some place, or a weight moved by more than eps. */
+static int rows_differ(const uint32_t* j0, const float* w0, uint32_t n0, const uint32_t* j1, const float* w1,
+                       uint32_t n1, float eps) {
+  if (n0 != n1) return 1;
+  for (uint32_t k = 0; k < n0; k++)
+    if (j0[k] != j1[k] || !(fabsf(w0[k] - w1[k]) <= eps)) return 1;
+  return 0;
+}
+
+/* Writes the rows of `after` that differ from `before` into the records (see sk_records_edit); returns the
+ * number of vertices changed, deferred ones included. */
+static size_t write_changes(sk_weight_record* records, size_t vertex_count, const int32_t* map, uint32_t group_count,
+                            const int32_t* group_of, const records_csr* before, const sk_skin* after, float eps,
+                            uint8_t* state, size_t* deferred, uint8_t* flags) {
+  const uint32_t *ob = before->offsets, *oa = after->offsets, *ja = after->joints;
+  const float* wa = after->weights;
+  size_t changed = 0;
+  for (size_t v = 0; v < vertex_count; v++) {
+    uint8_t st = 0;
+    if (rows_differ(before->joints + ob[v], before->weights + ob[v], ob[v + 1] - ob[v], ja + oa[v], wa + oa[v],
+                    oa[v + 1] - oa[v], eps)) {
+      changed++;
+      sk_weight_record* r = &records[v];
+      if (same_entries(r, map, group_count, ja, wa, oa[v], oa[v + 1]) >= 0)
+        st = 1;
+      else if (fits(r, map, group_count, group_of, ja, oa[v], oa[v + 1]))
+        st = (uint8_t)(apply_row(r, map, group_count, ja, wa, oa[v], oa[v + 1]), 1);
+      else
+        st = 2;
+      *deferred += st == 2;
+    } else if (flags) {
+      flags[v] &= (uint8_t)~SK_WFLAG_CHANGED; /* a change below no_change is no change */
+    }
+    if (state) state[v] = st;
+  }
+  return changed;
+}
+
+SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                                 uint32_t group_count, const sk_records_edit_desc* desc, uint8_t* out_state,
+                                 size_t* out_deferred, sk_weights_report* report, sk_error* err) {
+  SK__CHECK_SIZE(desc, sk_records_edit_desc, err);
+  if (!(desc->no_change >= 0.0f) || desc->reserved) SK__FAIL(err, SKC_INVALID_ARGUMENT, "no_change must be >= 0 and reserved 0");
+  if (report) SK__CHECK_SIZE(report, sk_weights_report, err);
+  sk_result rc = check_common(records, vertex_count, group_to_joint, group_count, err);
+  if (rc != SK_OK) return rc;
+  uint32_t joint_count = 0;
+  int32_t* group_of = group_of_joints(group_to_joint, group_count, &joint_count, &rc, err);
+  if (!group_of) return rc;
+  records_csr before = {0};
+  sk_skin* skin = NULL;
+  if (report && report->vertex_flags) memset(report->vertex_flags, 0, vertex_count);
+  if (out_state) memset(out_state, 0, vertex_count);
+  if (out_deferred) *out_deferred = 0;
+  if (joint_count == 0) { /* no group mapped: nothing to edit */
+    free(group_of);
+    if (report) /* the counters, not the caller's arrays */
+      memset(&report->vertices_visited, 0,
+             offsetof(sk_weights_report, joint_counts) - offsetof(sk_weights_report, vertices_visited));
+    return sk__ret(0, NULL, err);
+  }
+  rc = read_csr(records, vertex_count, group_to_joint, group_count, &before, err);
+  if (rc == SK_OK) rc = sk_skin_create(vertex_count, joint_count, &skin, err);
+  if (rc == SK_OK) rc = sk_skin_set_csr(skin, before.offsets, before.joints, before.weights, err);
+  if (rc == SK_OK) rc = run_op(skin, desc, report, err);
+  /* no row check: these operations only rewrite, drop or reorder a vertex's own joints, all from groups */
+  size_t deferred = 0, changed = 0;
+  if (rc == SK_OK)
+    changed = write_changes(records, vertex_count, group_to_joint, group_count, group_of, &before, skin,
+                            desc->no_change, out_state, &deferred, report ? report->vertex_flags : NULL);
+  if (rc == SK_OK && report) report->vertices_changed = changed;
+  if (rc == SK_OK && out_deferred) *out_deferred = deferred;
+  sk_skin_destroy(skin);
+  csr_free(&before);
+  free(group_of);
   return rc;
 }

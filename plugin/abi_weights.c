@@ -123,6 +123,16 @@ SK_API sk_result sk_weights_quantize(sk_skin* skin, const sk_quantize_desc* desc
   WEIGHTS_EPILOGUE();
 }
 
+/* Blender's Quantize for sk_records_edit (SK_RECORDS_ROUND): not exported on its own. */
+sk_result sk__weights_round(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report, sk_error* err) {
+  WEIGHTS_PROLOGUE(sk_quantize_desc);
+  uint32_t bits = desc->bits ? desc->bits : 8;
+  if (bits != 8 && bits != 16) SK__FAIL(err, SKC_INVALID_ARGUMENT, "quantization bits must be 8 or 16, got %u", bits);
+  if (desc->out_values) SK__FAIL(err, SKC_INVALID_ARGUMENT, "rounding has no out_values");
+  rc = skc_weights_round(skin, &sc, (1u << bits) - 1u, &r, &e);
+  WEIGHTS_EPILOGUE();
+}
+
 SK_API sk_result sk_weights_smooth(sk_skin* skin, const sk_smooth_desc* desc, sk_weights_report* report, sk_error* err) {
   WEIGHTS_PROLOGUE(sk_smooth_desc);
   if (desc->method != SK_SMOOTH_UNIFORM && desc->method != SK_SMOOTH_COTANGENT)

@@ -1053,6 +1053,39 @@ SK_API sk_result sk_records_update(sk_weight_record* records, size_t vertex_coun
                                    const float* weights, const uint8_t* mask, uint8_t* out_deferred,
                                    size_t* out_changed, sk_error* err);
 
+/* A weight operation run straight on the records (ABI 1.5): what the addon's weight tools call, one pass over
+ * Blender's own memory instead of a read, an operation and a write. */
+typedef enum sk_records_op {
+  SK_RECORDS_NORMALIZE = 1, /* op_desc: const sk_normalize_desc* (sk_weights_normalize) */
+  SK_RECORDS_LIMIT = 2,     /* const sk_limit_desc* (sk_weights_limit) */
+  SK_RECORDS_PRUNE = 3,     /* const sk_prune_desc* (sk_weights_prune) */
+  SK_RECORDS_QUANTIZE = 4,  /* const sk_quantize_desc* (sk_weights_quantize; out_values must be NULL) */
+  SK_RECORDS_ROUND = 5      /* const sk_quantize_desc*: each unlocked weight rounded on its own to the nearest
+                               q / (2^bits - 1), no sum kept (Blender's Quantize); invalid entries fail the vertex */
+} sk_records_op;
+
+typedef struct sk_records_edit_desc {
+  uint32_t size;          /* sizeof(sk_records_edit_desc) */
+  uint32_t op;            /* sk_records_op */
+  const void* op_desc;    /* the operation's descriptor. Its scope applies: vertex_mask (vertex_count entries) and
+                             locked_joints (one per joint: joint_count = the largest group_to_joint entry + 1) */
+  float no_change;        /* a vertex whose row keeps its joints, in order, and moves no weight by more than this
+                             is left as it was (0: any difference counts); must be >= 0 */
+  uint32_t reserved;      /* 0 */
+} sk_records_edit_desc;
+
+/* Reads the mapped entries of the records (as sk_records_read), applies the operation to them exactly as the
+ * sk_weights_* function does, and writes back (as sk_records_update) the vertices it changed by more than
+ * no_change. A vertex whose new row the record cannot hold without an allocation (every entry removed, for
+ * Prune) is deferred: its record is untouched and out_state[v] = 2 (run the operation for those vertices through
+ * the caller's own API); else out_state[v] = 1 where the record was rewritten, 0 where it was left as it was.
+ * out_state (vertex_count bytes) and out_deferred (the count of 2s) are optional. report (optional) is the
+ * operation's, except that vertices_changed counts the vertices changed beyond no_change (deferred included) and
+ * vertex_flags has SK_WFLAG_CHANGED only on those. On an error nothing is written. */
+SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                                 uint32_t group_count, const sk_records_edit_desc* desc, uint8_t* out_state,
+                                 size_t* out_deferred, sk_weights_report* report, sk_error* err);
+
 /* SK_SECTION weights (weight editing operations): add declarations above this line */
 
 /* ---- .skf compressed skin files (spec: docs/skf.md) ----------------------------------------------------

@@ -98,6 +98,11 @@ SK_WFLAG_ROGUE = 1 << 7
 SK_NORMALIZE_DROP_INVALID = 1 << 0
 SK_LIMIT_NO_NORMALIZE = 1 << 0
 SK_PRUNE_KEEP_ONE = 1 << 0
+SK_RECORDS_NORMALIZE = 1
+SK_RECORDS_LIMIT = 2
+SK_RECORDS_PRUNE = 3
+SK_RECORDS_QUANTIZE = 4
+SK_RECORDS_ROUND = 5
 SK_PRUNE_NORMALIZE = 1 << 1
 SK_SMOOTH_UNIFORM = 0
 SK_SMOOTH_COTANGENT = 1
@@ -674,6 +679,16 @@ class SkWeightRecord(_Struct):
     _fields_ = [("entries", c_void_p), ("count", c_int32), ("flags", c_int32)]
 
 
+class SkRecordsEditDesc(_Struct):
+    _fields_ = [
+        ("size", c_uint32),
+        ("op", c_uint32),
+        ("op_desc", c_void_p),
+        ("no_change", c_float),
+        ("reserved", c_uint32),
+    ]
+
+
 class SkBoneLinksDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
@@ -803,6 +818,7 @@ STRUCTS = {
     "sk_bone_links_desc": SkBoneLinksDesc,
     "sk_weight_entry": SkWeightEntry,
     "sk_weight_record": SkWeightRecord,
+    "sk_records_edit_desc": SkRecordsEditDesc,
     "sk_transfer_desc": SkTransferDesc,
     "sk_transfer_report": SkTransferReport,
     "sk_direct_desc": SkDirectDesc,
@@ -925,6 +941,8 @@ FUNCTIONS = [
     ("sk_weights_direct", RESULT, [HANDLE, POINTER(SkDirectDesc), POINTER(SkDirectReport), ERR]),
     ("sk_records_read", RESULT, [POINTER(SkWeightRecord), size, BUF, u32, BUF, BUF, BUF, size, POINTER(c_size_t), ERR]),
     ("sk_records_update", RESULT, [POINTER(SkWeightRecord), size, BUF, u32, BUF, BUF, BUF, BUF, BUF, POINTER(c_size_t), ERR]),
+    ("sk_records_edit", RESULT, [POINTER(SkWeightRecord), size, BUF, u32, POINTER(SkRecordsEditDesc), BUF,
+                                 POINTER(c_size_t), POINTER(SkWeightsReport), ERR]),
     # SK_PY_SECTION weights functions: add rows above this line
     # skf
     ("sk_skf_encode_bound", size, [POINTER(SkSkfEncodeDesc)]),

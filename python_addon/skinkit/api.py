@@ -46,9 +46,18 @@ def set_library_path(path):
     _library_path = path or None
 
 
+_last = [None, None]  # (lookup key, Library) of the last library() call
+
+
 def library(path=None):
     """The loaded libskinkit (see _ctypes.candidate_paths for the lookup order). Raises SkinkitError."""
-    return C.load_library(path or _library_path)
+    # the lookup stats a dozen paths (~0.1-1 ms): a weight tool makes several calls, so the answer is kept while
+    # the inputs of the lookup stay the same
+    key = (path or _library_path, os.environ.get("SKINKIT_LIBRARY"))
+    if _last[0] != key or _last[1] is None:
+        _last[1] = C.load_library(key[0])
+        _last[0] = key
+    return _last[1]
 
 
 def version():
@@ -1032,6 +1041,56 @@ def records_update(address, vertex_count, group_to_joint, offsets, joints, weigh
     library().sk_records_update(_records(address), int(vertex_count), _ptr(gmap), gmap.size, _ptr(off), _ptr(jt),
                                 _ptr(wt), _ptr(m), _ptr(deferred), C.ctypes.byref(changed))
     return deferred.astype(bool), int(changed.value)
+
+
+_RECORD_OPS = {"normalize": (C.SK_RECORDS_NORMALIZE, C.SkNormalizeDesc), "limit": (C.SK_RECORDS_LIMIT, C.SkLimitDesc),
+               "prune": (C.SK_RECORDS_PRUNE, C.SkPruneDesc), "quantize": (C.SK_RECORDS_QUANTIZE, C.SkQuantizeDesc),
+               "round": (C.SK_RECORDS_ROUND, C.SkQuantizeDesc)}
+
+
+def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=None, no_change=0.0, **params):
+    """Runs a weight operation straight on the records (sk_records_edit): op "normalize" (drop_invalid,
+    tolerance), "limit" (max_influences, normalize, tolerance), "prune" (threshold, keep_one, normalize, tolerance),
+    "quantize" (bits) or "round" (bits: each weight on its own, Blender's Quantize). mask: bool[V] or None; locked:
+    bool per joint (joint k = the group mapped to k) or None. Returns (report dict as the weight functions give,
+    state uint8[V]: 0 left, 1 rewritten in place, 2 deferred - not written, its row needs an allocation)."""
+    code, desc_type = _RECORD_OPS[op]
+    gmap = np.ascontiguousarray(group_to_joint, np.int32)
+    nj = int(gmap.max()) + 1 if gmap.size and gmap.max() >= 0 else 0
+    desc = C.new(desc_type)
+    if op == "normalize":
+        desc.flags = C.SK_NORMALIZE_DROP_INVALID if params.get("drop_invalid") else 0
+    elif op == "limit":
+        desc.max_influences = int(params.get("max_influences", 4))
+        desc.flags = 0 if params.get("normalize", True) else C.SK_LIMIT_NO_NORMALIZE
+    elif op == "prune":
+        desc.threshold = float(params["threshold"])
+        desc.flags = ((C.SK_PRUNE_KEEP_ONE if params.get("keep_one", True) else 0)
+                      | (C.SK_PRUNE_NORMALIZE if params.get("normalize") else 0))
+    else:
+        desc.bits = int(params.get("bits", 8))
+    if op in ("normalize", "limit", "prune"):
+        desc.tolerance = float(params.get("tolerance", 0.0))
+    keep = []
+    if mask is not None:
+        m = _arr(np.asarray(mask).astype(bool), np.uint8, "mask", size=int(vertex_count))
+        keep.append(m)
+        desc.scope.vertex_mask, desc.scope.vertex_mask_count = _ptr(m), m.size
+    if locked is not None and nj:
+        lk = _arr(np.asarray(locked).astype(bool)[:nj], np.uint8, "locked", size=nj)
+        keep.append(lk)
+        desc.scope.locked_joints, desc.scope.locked_joint_count = _ptr(lk), nj
+    edit = C.new(C.SkRecordsEditDesc, op=code, op_desc=C.ctypes.addressof(desc), no_change=float(no_change))
+    flags = np.zeros(int(vertex_count), np.uint8)
+    state = np.zeros(int(vertex_count), np.uint8)
+    report = C.new(C.SkWeightsReport, vertex_flags=_ptr(flags))
+    deferred = C.c_size_t()
+    library().sk_records_edit(_records(address), int(vertex_count), _ptr(gmap), gmap.size, byref(edit), _ptr(state),
+                              byref(deferred), byref(report))
+    d = {name: int(getattr(report, name)) for name, _t in C.SkWeightsReport._fields_
+         if name not in ("size", "reserved", "joint_counts", "vertex_flags")}
+    d["vertex_flags"] = flags
+    return d, state
 
 
 # ------------------------------------------------------------------------------------------- .skf files

@@ -313,11 +313,39 @@ def _write_records(obj, after, group_indices, mask):
                 raise RuntimeError("%s: %d vertices kept other vertex groups than written"
                                    % (obj.name, int(np.count_nonzero(left))))
     LAST_PATH["deferred"] = int(np.count_nonzero(deferred))
-    if changed or calls:  # what Blender's own weight tools tag; Mesh.update() would also mark the normals dirty
-        obj.update_tag(refresh={"DATA"})
-        if obj.data.users > 1:  # the other objects using the mesh see the change too
-            obj.data.update_tag()
+    if changed or calls:
+        _tag_written(obj)
     return calls
+
+
+def _tag_written(obj):
+    """What Blender's own weight tools tag after editing groups (Mesh.update() would also mark the normals dirty)."""
+    obj.update_tag(refresh={"DATA"})
+    if obj.data.users > 1:  # the other objects using the mesh see the change too
+        obj.data.update_tag()
+
+
+def edit_records(obj, group_indices, op, mask=None, locked=None, no_change=0.0, **params):
+    """Runs a weight operation (api.records_edit: normalize, limit, prune, quantize, round) over the listed groups
+    straight in Blender's records, one library call: (report dict, deferred bool[V]) - the deferred vertices need
+    a new membership or lose every one, so they were left untouched for the caller's general path - or None when
+    the groups cannot be edited in place (nothing done)."""
+    from . import api
+
+    if BRIDGE_PATH not in ("auto", "direct") or not api.library().has("sk_records_edit"):
+        return None
+    where = records_writable(obj) and mesh_records(obj)
+    if not where or not where[0]:
+        return None
+    addr, nverts = where
+    rep, state = api.records_edit(addr, nverts, _group_map(obj, group_indices), op, mask=mask, locked=locked,
+                                  no_change=no_change, **params)
+    LAST_PATH["read"] = LAST_PATH["write"] = "direct"
+    deferred = state == 2
+    LAST_PATH["deferred"] = int(np.count_nonzero(deferred))
+    if (state == 1).any():
+        _tag_written(obj)
+    return rep, deferred
 
 
 def _write_in_place(obj, csr, group_indices, mask, path):
@@ -723,12 +751,12 @@ def write_csr_changes(obj, before, after, group_indices, mask=None, path=None):
     LAST_PATH["write"] = "diff"
     calls = 0
     rk = k0[gone]
-    if rk.size:
+    if rk.size:  # (its own sort and cuts: order and cuts above belong to the adds below)
         rj, rv = rk % ng, rk // ng
-        order = np.argsort(rj, kind="stable")
-        rj, rv = rj[order], rv[order]
-        cuts = np.flatnonzero(np.diff(rj)) + 1
-        for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [rj.size])).tolist()):
+        rorder = np.argsort(rj, kind="stable")
+        rj, rv = rj[rorder], rv[rorder]
+        rcuts = np.flatnonzero(np.diff(rj)) + 1
+        for lo, hi in zip(np.concatenate(([0], rcuts)).tolist(), np.concatenate((rcuts, [rj.size])).tolist()):
             groups[int(rj[lo])].remove(rv[lo:hi].tolist())
             calls += 1
     if sk.size:

@@ -366,10 +366,13 @@ class _WeightOp(bpy.types.Operator):
             if mode == "EDIT_MESH":
                 bpy.ops.object.mode_set(mode="EDIT")
 
+    def records_calls(self, obj, groups, mask):
+        """The tool as sk_records_edit calls [(op, params, mask)] (see bridge.edit_records), or None when it has
+        no such form (then the general path runs: read, library call on a Skin, write)."""
+        return None
+
     def _run(self, context, mode, targets):
         import numpy as np
-
-        from . import bridge
 
         try:
             api = _load_api(context)
@@ -381,32 +384,12 @@ class _WeightOp(bpy.types.Operator):
                 if mask is not None and not np.any(mask):
                     unselected.append(obj.name)
                     continue
-                created = self.prepare(api, obj)
-                try:
-                    groups, editable = self.read_groups(obj)
-                    skin, groups, before = _object_skin(api, obj, None, groups, with_csr=True)
-                except BaseException:
-                    _remove_groups(obj, created)
-                    raise
-                if skin is None:
+                done = self._edit_in_place(api, obj, mask) or self._edit(api, obj, mask)
+                if done is None:
                     continue
-                self._editable = np.asarray(editable, bool)
-                with skin:  # before: the skin's CSR (sk_skin_set_csr stores it as given)
-                    locked = self.lock_flags(obj, groups)
-                    any_locked = any_locked or bool(locked.any())
-                    try:
-                        rep = self.apply(api, skin, mask, locked, obj, groups)
-                    except BaseException:
-                        _remove_groups(obj, created)
-                        raise
-                    after = rep.pop("csr", None) or skin.to_csr()
-                    write = real_changes(before, after)  # a change below float precision is no change
-                    if mask is not None:
-                        write &= np.asarray(mask, bool)
-                    if np.any(write):  # only the changed memberships (one call per group or per value)
-                        bridge.write_csr_changes(obj, before, after, groups, mask=write)
-                changed += int(np.count_nonzero(write))
-                failed += rep.get("vertices_failed", 0)
+                changed += done[0]
+                failed += done[1]
+                any_locked = any_locked or done[2]
                 names.append(obj.name)
         except Exception as e:
             return _fail(self, e)
@@ -424,6 +407,68 @@ class _WeightOp(bpy.types.Operator):
         else:
             self.report({"INFO"}, msg)
         return {"FINISHED"}
+
+    def _edit_in_place(self, api, obj, mask):
+        """The tool as library calls over Blender's own records (records_calls): (vertices changed, vertices
+        failed, any group locked), or None (nothing done) where the tool or the mesh has no such path. Vertices
+        a call defers (they need a new membership or lose every one) go through the general path after."""
+        import numpy as np
+
+        from . import bridge
+
+        groups, _editable = self.read_groups(obj)
+        calls = self.records_calls(obj, groups, mask) if groups else None
+        if not calls or not bridge.records_writable(obj):
+            return None
+        locked = self.lock_flags(obj, groups)
+        changed = failed = 0
+        deferred = None
+        for op, params, part in calls:
+            res = bridge.edit_records(obj, groups, op, mask=part, locked=locked, no_change=NO_CHANGE, **params)
+            if res is None:
+                if deferred is None:  # nothing written yet: the general path does the whole tool
+                    return None
+                raise RuntimeError("%s: vertex groups can no longer be edited in place" % obj.name)
+            rep, left = res
+            changed += rep["vertices_changed"] - int(np.count_nonzero(left))
+            failed += rep["vertices_failed"]
+            deferred = left if deferred is None else deferred | left
+        if deferred.any():
+            more = self._edit(api, obj, deferred)
+            changed += more[0] if more else 0
+        return changed, failed, bool(locked.any())
+
+    def _edit(self, api, obj, mask):
+        """The general path on one object: its groups read into a Skin, apply(), the real changes written back.
+        (vertices changed, vertices failed, any group locked), or None when it has no group to edit."""
+        import numpy as np
+
+        from . import bridge
+
+        created = self.prepare(api, obj)
+        try:
+            groups, editable = self.read_groups(obj)
+            skin, groups, before = _object_skin(api, obj, None, groups, with_csr=True)
+        except BaseException:
+            _remove_groups(obj, created)
+            raise
+        if skin is None:
+            return None
+        self._editable = np.asarray(editable, bool)
+        with skin:  # before: the skin's CSR (sk_skin_set_csr stores it as given)
+            locked = self.lock_flags(obj, groups)
+            try:
+                rep = self.apply(api, skin, mask, locked, obj, groups)
+            except BaseException:
+                _remove_groups(obj, created)
+                raise
+            after = rep.pop("csr", None) or skin.to_csr()
+            write = real_changes(before, after)  # a change below float precision is no change
+            if mask is not None:
+                write &= np.asarray(mask, bool)
+            if np.any(write):  # only the changed memberships (one call per group or per value)
+                bridge.write_csr_changes(obj, before, after, groups, mask=write)
+        return int(np.count_nonzero(write)), rep.get("vertices_failed", 0), bool(locked.any())
 
 
 class SKINKIT_OT_normalize(_WeightOp):
@@ -449,6 +494,9 @@ class SKINKIT_OT_normalize(_WeightOp):
         return api.normalize_weights(skin, mask=mask, locked=locked, drop_invalid=self.drop_invalid,
                                      tolerance=self.tolerance)
 
+    def records_calls(self, obj, groups, mask):
+        return [("normalize", dict(drop_invalid=self.drop_invalid, tolerance=self.tolerance), mask)]
+
 
 class SKINKIT_OT_limit_total(_WeightOp):
     """Keep the largest influences of each vertex (then renormalize unless disabled)"""
@@ -462,6 +510,9 @@ class SKINKIT_OT_limit_total(_WeightOp):
 
     def apply(self, api, skin, mask, locked, obj, groups):
         return api.limit_weights(skin, self.limit, mask=mask, locked=locked, normalize=self.normalize)
+
+    def records_calls(self, obj, groups, mask):
+        return [("limit", dict(max_influences=self.limit, normalize=self.normalize), mask)]
 
 
 class SKINKIT_OT_clean(_WeightOp):
@@ -477,26 +528,32 @@ class SKINKIT_OT_clean(_WeightOp):
                               "influences, as in Blender)", default=True)
     normalize: BoolProperty(name="Normalize", default=False)
 
-    def apply(self, api, skin, mask, locked, obj, groups):
+    def _parts(self, obj, groups, mask):
+        """[(mask, keep_one)]: Keep Single protects only vertices with no weight outside the subset, so with a
+        subset the selection splits by that (two calls)."""
         import numpy as np
 
         if not self.keep_single or len(groups) == len(obj.vertex_groups):
-            return api.prune_weights(skin, self.threshold, mask=mask, locked=locked, keep_one=self.keep_single,
-                                     normalize=self.normalize)
-        # Keep Single protects only vertices with no weight outside the subset (two calls, split by that)
+            return [(mask, self.keep_single)]
         from . import bridge
 
         others = [g.index for g in obj.vertex_groups if g.index not in set(groups)]
         off, _jt, _wt = bridge.vertex_groups_to_csr(obj, others)
         outside = np.diff(off.astype(np.int64)) > 0
         sel = np.ones(outside.size, bool) if mask is None else np.asarray(mask, bool)
+        return [(part, keep) for part, keep in ((sel & ~outside, True), (sel & outside, False)) if part.any()]
+
+    def apply(self, api, skin, mask, locked, obj, groups):
         total = {"vertices_failed": 0}
-        for part, keep in ((sel & ~outside, True), (sel & outside, False)):
-            if part.any():
-                rep = api.prune_weights(skin, self.threshold, mask=part, locked=locked, keep_one=keep,
-                                        normalize=self.normalize)
-                total["vertices_failed"] += rep.get("vertices_failed", 0)
+        for part, keep in self._parts(obj, groups, mask):
+            rep = api.prune_weights(skin, self.threshold, mask=part, locked=locked, keep_one=keep,
+                                    normalize=self.normalize)
+            total["vertices_failed"] += rep.get("vertices_failed", 0)
         return total
+
+    def records_calls(self, obj, groups, mask):
+        return [("prune", dict(threshold=self.threshold, keep_one=keep, normalize=self.normalize), part)
+                for part, keep in self._parts(obj, groups, mask)]
 
 
 class SKINKIT_OT_quantize(_WeightOp):
@@ -523,6 +580,9 @@ class SKINKIT_OT_quantize(_WeightOp):
             edit &= np.asarray(mask, bool)[verts]
         snapped = (np.floor(wt.astype(np.float64) * steps + 0.5) / steps).astype(np.float32)
         return {"csr": (off, jt, np.where(edit, snapped, wt)), "vertices_failed": 0}
+
+    def records_calls(self, obj, groups, mask):
+        return [("quantize" if self.subset() != "ACTIVE" else "round", dict(bits=int(self.bits)), mask)]
 
 
 def _object_geometry(obj):

@@ -515,6 +515,60 @@ def test_write_in_place():
         bpy.ops.object.mode_set(mode="OBJECT")
 
 
+def test_weight_tools_in_place_match_general():
+    """Normalize, Limit Total, Clean and Quantize run as one library call over Blender's records (sk_records_edit)
+    and leave exactly the weights the general path (read, Skin, write) leaves: all groups and a subset, a locked
+    group, Lock Active, vertices Clean empties (deferred to the API), a Weight Paint vertex mask."""
+    import numpy as np
+
+    from skinkit import bridge
+
+    reset_scene()
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=48, ring_count=32)
+    obj = bpy.context.active_object
+    bridge.csr_to_vertex_groups(obj, *_random_groups(obj, groups=6, seed=11), path="add")
+    obj.vertex_groups[4].lock_weight = True
+    obj.vertex_groups.active_index = 1
+    base = obj.data.copy()
+    nverts = len(base.vertices)
+    cases = [("normalize", {"group_select_mode": "ALL"}),
+             ("limit_total", {"group_select_mode": "ALL", "limit": 2}),
+             ("clean", {"group_select_mode": "ALL", "threshold": 0.5, "keep_single": False}),
+             ("clean", {"group_select_mode": "ACTIVE", "threshold": 0.4}),
+             ("quantize", {"group_select_mode": "ALL", "bits": "8"}),
+             ("quantize", {"group_select_mode": "ACTIVE", "bits": "8"})]
+    saved = bridge.BRIDGE_PATH
+    try:
+        for masked in (False, True):
+            for tool, props in cases:
+                got = {}
+                for path in ("auto", "indirect"):
+                    bridge.BRIDGE_PATH = path
+                    old = obj.data
+                    obj.data = base.copy()
+                    bpy.data.meshes.remove(old)
+                    if masked:  # every third vertex selected, Weight Paint with vertex masking
+                        obj.data.vertices.foreach_set("select", (np.arange(nverts) % 3 == 0).tolist())
+                        obj.data.use_paint_mask_vertex = True
+                        bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+                    bridge.LAST_PATH["write"] = None
+                    res = getattr(bpy.ops.skinkit, tool)(**props)
+                    expect(res == {"FINISHED"}, "%s %s: %s" % (tool, props, res))
+                    if path == "auto":
+                        expect(bridge.LAST_PATH["write"] == "direct", "%s: write %s" % (tool, bridge.LAST_PATH))
+                        if tool == "clean" and not props.get("keep_single", True):  # emptied vertices: the API's
+                            expect(bridge.LAST_PATH["deferred"] > 0, "clean: nothing deferred %s" % bridge.LAST_PATH)
+                    if masked:
+                        bpy.ops.object.mode_set(mode="OBJECT")
+                    got[path] = bridge.vertex_groups_to_csr(obj, list(range(6)), path="loop")
+                # the same memberships and weights per vertex (the API's writes may reorder a vertex's groups)
+                a, b = (bridge._csr_keys(*got[p], 6, None) for p in ("auto", "indirect"))
+                same = np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+                expect(same, "%s %s (mask %s): in place differs from the general path" % (tool, props, masked))
+    finally:
+        bridge.BRIDGE_PATH = saved
+
+
 def _evaluated_positions(obj):
     """(V, 3) positions of obj's evaluated mesh (modifiers applied) at the current frame."""
     from skinkit import bridge
@@ -1590,6 +1644,7 @@ def main():
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
              test_bridge_bulk_paths, test_write_only_changes, test_write_in_place, test_write_in_place_deforms,
+             test_weight_tools_in_place_match_general,
              test_bake_deformation, test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,

@@ -572,6 +572,29 @@ class RecordTests(unittest.TestCase):
                                                                                                4, gmap), mask=mask)
         self.assertEqual(changed, 0)
 
+    def test_records_edit_runs_tools_in_place(self):
+        rows = [[(0, 0.5), (3, 0.3), (2, 0.9)], [(1, 0.02), (0, 0.98)], [(1, 0.6)], []]
+        recs, entries = self.make(rows)
+        gmap = [0, 1, -1, 2]  # group 2 is not read (nor written)
+        rep, state = api.records_edit(ctypes.addressof(recs), 4, gmap, "normalize")
+        self.assertEqual(state.tolist(), [1, 0, 1, 0])
+        self.assertEqual(rep["vertices_changed"], 2)
+        self.assertAlmostEqual(entries[0][0].weight, 0.625, places=6)
+        self.assertEqual((entries[0][2].group, entries[0][2].weight), (2, np.float32(0.9)))
+        self.assertEqual(entries[2][0].weight, 1.0)
+        # Clean without Keep Single: vertex 2 would lose its only membership (deferred, untouched)
+        recs[2].count = 1
+        entries[2][0].weight = 0.01
+        rep, state = api.records_edit(ctypes.addressof(recs), 4, gmap, "prune", threshold=0.05, keep_one=False,
+                                      mask=[False, True, True, True])
+        self.assertEqual(state.tolist(), [0, 1, 2, 0])
+        self.assertEqual((recs[1].count, entries[1][0].group), (1, 0))
+        self.assertEqual((recs[2].count, entries[2][0].weight), (1, np.float32(0.01)))
+        # locked joint 0 (group 0) keeps its value; the other weights quantize around it
+        rep, state = api.records_edit(ctypes.addressof(recs), 4, gmap, "round", bits=8, locked=[True, False, False])
+        self.assertEqual(entries[0][0].weight, np.float32(0.625))
+        self.assertEqual(entries[0][1].weight, np.float32(round(0.375 * 255) / 255))
+
     def test_bad_records_refused(self):
         recs, _entries = self.make([[(0, 1.0)]])
         recs[0].count = C.SK_RECORD_MAX_ENTRIES + 1

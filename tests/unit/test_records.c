@@ -1,7 +1,8 @@
 /* test_records.c - per-vertex weight records (sk_records_read, sk_records_update), the layout Blender keeps vertex
  * groups in: reading only the mapped groups in record order, rewriting weights and removing entries in place
  * without touching unmapped groups or unmasked vertices, deferring what needs an allocation, and a read -> edit ->
- * update round trip against a reference on random records. */
+ * update round trip against a reference on random records; sk_records_edit against the sk_weights_* functions
+ * on the same random records, for every operation. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,147 @@ START_TEST(test_round_trip_random) {
 }
 END_TEST
 
+
+/* Random records over G groups (some unmapped, as a tool's subset leaves them), each vertex its own array. */
+enum { RV = 600, RG = 6 };
+static const int32_t rmap[RG] = {3, -1, 0, 2, -1, 1};
+
+static sk_weight_record* random_records(sk_weight_entry* pool, unsigned seed) {
+  srand(seed);
+  sk_weight_record* rec = calloc(RV, sizeof *rec);
+  for (int v = 0; v < RV; v++) {
+    int n = rand() % (RG + 1), used = 0;
+    rec[v].entries = pool + (size_t)v * RG;
+    for (int g = 0; g < RG && used < n; g++)
+      if (rand() % 2) rec[v].entries[used++] = (sk_weight_entry){(uint32_t)g, (float)(rand() % 1000) / 1000.0f};
+    rec[v].count = used;
+  }
+  return rec;
+}
+
+/* The mapped entries of one record as a row (joints, weights); returns the count. */
+static uint32_t record_row(const sk_weight_record* r, uint32_t* j, float* w) {
+  uint32_t n = 0;
+  for (int i = 0; i < r->count; i++)
+    if (rmap[r->entries[i].group] >= 0) j[n] = (uint32_t)rmap[r->entries[i].group], w[n++] = r->entries[i].weight;
+  return n;
+}
+
+static sk_result run_reference(sk_skin* s, uint32_t op, const void* d) {
+  switch (op) {
+    case SK_RECORDS_NORMALIZE:
+      return sk_weights_normalize(s, d, NULL, NULL);
+    case SK_RECORDS_LIMIT:
+      return sk_weights_limit(s, d, NULL, NULL);
+    case SK_RECORDS_PRUNE:
+      return sk_weights_prune(s, d, NULL, NULL);
+    default:
+      return sk_weights_quantize(s, d, NULL, NULL);
+  }
+}
+
+/* sk_records_edit(op) leaves every record holding exactly what the sk_weights_* function gives on the read CSR
+ * (deferred vertices untouched and their rows empty), states and the changed count agreeing. */
+static void check_edit_matches(uint32_t op, void* op_desc, sk_weight_scope* scope) {
+  sk_weight_entry* pool = calloc((size_t)RV * RG, sizeof *pool);
+  sk_weight_record* rec = random_records(pool, 7 + op);
+  uint32_t* off = malloc((RV + 1) * sizeof *off);
+  uint32_t* j = malloc((size_t)RV * RG * sizeof *j);
+  float* w = malloc((size_t)RV * RG * sizeof *w);
+  size_t n = 0;
+  ck_assert_int_eq(sk_records_read(rec, RV, rmap, RG, off, j, w, (size_t)RV * RG, &n, NULL), SK_OK);
+  sk_skin* ref = NULL;
+  ck_assert_int_eq(sk_skin_create(RV, 4, &ref, NULL), SK_OK);
+  ck_assert_int_eq(sk_skin_set_csr(ref, off, j, w, NULL), SK_OK);
+  uint8_t mask[RV], locked[4] = {0, 0, 1, 0};
+  for (int v = 0; v < RV; v++) mask[v] = v % 3 != 0;
+  *scope = (sk_weight_scope){mask, RV, locked, 4};
+  ck_assert_int_eq(run_reference(ref, op, op_desc), SK_OK);
+  sk_records_edit_desc d = {sizeof d, op, op_desc, 0.0f, 0};
+  uint8_t state[RV], flags[RV];
+  size_t deferred = 0, changed = 0;
+  sk_weights_report rep = {.size = sizeof rep, .vertex_flags = flags};
+  ck_assert_int_eq(sk_records_edit(rec, RV, rmap, RG, &d, state, &deferred, &rep, NULL), SK_OK);
+  size_t ndef = 0;
+  for (int v = 0; v < RV; v++) {
+    uint32_t rj[RG], oj[RG], got[RG];
+    float rw[RG], ow[RG], gw[RG];
+    uint32_t rn = (uint32_t)sk_skin_get_vertex(ref, (size_t)v, rj, rw, RG);
+    uint32_t on = off[v + 1] - off[v];
+    memcpy(oj, j + off[v], on * sizeof *oj);
+    memcpy(ow, w + off[v], on * sizeof *ow);
+    int differs = rn != on || memcmp(rj, oj, rn * sizeof *rj) || memcmp(rw, ow, rn * sizeof *rw);
+    changed += (size_t)differs;
+    ck_assert_int_eq(state[v] != 0, differs);
+    ck_assert_int_eq((flags[v] & SK_WFLAG_CHANGED) != 0, differs);
+    uint32_t gn = record_row(&rec[v], got, gw);
+    if (state[v] == 2) { /* untouched, and the reference left it nothing */
+      ndef++;
+      ck_assert_uint_eq(rn, 0);
+      ck_assert_uint_eq(gn, on);
+      continue;
+    }
+    ck_assert_uint_eq(gn, rn);
+    for (uint32_t k = 0; k < rn; k++) {
+      ck_assert_uint_eq(got[k], rj[k]);
+      ck_assert(gw[k] == rw[k]);
+    }
+  }
+  ck_assert_uint_eq(deferred, ndef);
+  ck_assert_uint_eq(rep.vertices_changed, changed);
+  ck_assert_uint_gt(changed, 50); /* the operation did something */
+  sk_skin_destroy(ref);
+  free(pool), free(rec), free(off), free(j), free(w);
+}
+
+START_TEST(test_edit_matches_weight_ops) {
+  sk_normalize_desc nd = {.size = sizeof nd};
+  check_edit_matches(SK_RECORDS_NORMALIZE, &nd, &nd.scope);
+  sk_limit_desc ld = {.size = sizeof ld, .max_influences = 2};
+  check_edit_matches(SK_RECORDS_LIMIT, &ld, &ld.scope);
+  sk_prune_desc pd = {.size = sizeof pd, .threshold = 0.3f, .flags = SK_PRUNE_KEEP_ONE};
+  check_edit_matches(SK_RECORDS_PRUNE, &pd, &pd.scope);
+  sk_prune_desc pe = {.size = sizeof pe, .threshold = 0.5f}; /* vertices losing every entry: deferred */
+  check_edit_matches(SK_RECORDS_PRUNE, &pe, &pe.scope);
+  sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
+  check_edit_matches(SK_RECORDS_QUANTIZE, &qd, &qd.scope);
+}
+END_TEST
+
+START_TEST(test_edit_round_no_change_and_errors) {
+  sk_weight_entry e[3] = {{0, 0.5f}, {1, 0.3f}, {3, 0.2004f}};
+  sk_weight_record r = {e, 3, 0};
+  const int32_t map[4] = {0, 1, -1, 2};
+  /* Blender's Quantize: each weight on its own, no sum kept */
+  sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
+  sk_records_edit_desc d = {sizeof d, SK_RECORDS_ROUND, &qd, 0.0f, 0};
+  uint8_t state = 9;
+  ck_assert_int_eq(sk_records_edit(&r, 1, map, 4, &d, &state, NULL, NULL, NULL), SK_OK);
+  ck_assert_uint_eq(state, 1);
+  ck_assert(e[0].weight == (float)(128.0 / 255.0) && e[1].weight == (float)(77.0 / 255.0) &&
+            e[2].weight == (float)(51.0 / 255.0));
+  /* a move below no_change is no change: nothing written */
+  e[2].weight = 0.2004f;
+  sk_normalize_desc nd = {.size = sizeof nd};
+  float before = e[0].weight;
+  d = (sk_records_edit_desc){sizeof d, SK_RECORDS_NORMALIZE, &nd, 0.01f, 0};
+  ck_assert_int_eq(sk_records_edit(&r, 1, map, 4, &d, &state, NULL, NULL, NULL), SK_OK);
+  ck_assert_uint_eq(state, 0);
+  ck_assert(e[0].weight == before && e[2].weight == 0.2004f);
+  /* errors write nothing */
+  sk_error err;
+  d.op = 99;
+  ck_assert_int_eq(sk_records_edit(&r, 1, map, 4, &d, &state, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  uint16_t vals[3];
+  qd.out_values = vals, qd.out_values_count = 3;
+  d = (sk_records_edit_desc){sizeof d, SK_RECORDS_QUANTIZE, &qd, 0.0f, 0};
+  ck_assert_int_eq(sk_records_edit(&r, 1, map, 4, &d, &state, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  d = (sk_records_edit_desc){sizeof d, SK_RECORDS_NORMALIZE, &nd, -1.0f, 0};
+  ck_assert_int_eq(sk_records_edit(&r, 1, map, 4, &d, &state, NULL, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert(e[0].weight == before && e[2].weight == 0.2004f);
+}
+END_TEST
+
 static Suite* records_suite(void) {
   Suite* s = suite_create("records");
   TCase* tc = tcase_create("records");
@@ -179,6 +321,8 @@ static Suite* records_suite(void) {
   tcase_add_test(tc, test_update_in_place);
   tcase_add_test(tc, test_update_defers_allocations_and_honours_mask);
   tcase_add_test(tc, test_round_trip_random);
+  tcase_add_test(tc, test_edit_matches_weight_ops);
+  tcase_add_test(tc, test_edit_round_no_change_and_errors);
   suite_add_tcase(s, tc);
   return s;
 }
