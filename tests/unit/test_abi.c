@@ -651,6 +651,19 @@ START_TEST(weights_error_paths) {
   int32_t twice[2] = {0, 0};
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_update, rec, 1, twice, 2, dup_off, rj, rw, NULL, deferred, NULL);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_update, rec, 1, gmap, 2, dup_off, rj, rw, NULL, NULL, NULL);
+  /* sk_records_edit: descriptor size, the operation's own descriptor, two groups on one joint, a bad record */
+  sk_limit_desc rld = {.size = sizeof rld, .max_influences = 1};
+  sk_records_edit_desc ed = {sizeof ed - 4, SK_RECORDS_LIMIT, &rld, 0.0f, 0};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_records_edit, rec, 1, gmap, 2, &ed, NULL, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 1, gmap, 2, NULL, NULL, NULL, NULL);
+  ed.size = sizeof ed;
+  rld.size = 3;
+  FAILS(SK_ERR_STRUCT_SIZE, sk_records_edit, rec, 1, gmap, 2, &ed, NULL, NULL, NULL);
+  rld.size = sizeof rld;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 1, twice, 2, &ed, NULL, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 2, gmap, 2, &ed, NULL, NULL, NULL); /* count too large */
+  ed.reserved = 1;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 1, gmap, 2, &ed, NULL, NULL, NULL);
   ck_assert(ent[0].weight == 0.5f && ent[1].weight == 0.5f && rec[0].count == 2); /* nothing written */
 }
 END_TEST
