@@ -676,6 +676,39 @@ def test_bake_deformation():
     scene.frame_set(1)
 
 
+def test_bake_deformation_refusals():
+    """Bake Deformation refuses what it cannot bake with a clear message and leaves the object as it was: no
+    Armature modifier (poll), an empty frame range, a modifier before the Armature modifier, a cache file that
+    cannot be written (the Armature modifier is shown again, no Mesh Cache modifier, no file)."""
+    obj, arm, _w = make_rig(bones=2, segments=8, rings=6)
+    select_only(obj)
+
+    def refused(expect_text, **props):
+        kinds = [(m.type, m.show_viewport) for m in obj.modifiers]
+        try:
+            bpy.ops.skinkit.bake_deformation(**props)
+            raise AssertionError("bake_deformation %s did not fail" % props)
+        except RuntimeError as e:
+            expect(expect_text in str(e), "unclear error: %s" % e)
+        after = [(m.type, m.show_viewport) for m in obj.modifiers]
+        expect(after == kinds, "a refused bake changed the modifiers: %s -> %s" % (kinds, after))
+
+    tmp = tempfile.mkdtemp()
+    refused("frame range", use_scene_range=False, frame_start=5, frame_end=2, filepath=os.path.join(tmp, "a.pc2"))
+    bad = os.path.join(tmp, "missing", "dir", "b.pc2")
+    refused("Skinkit", use_scene_range=False, frame_start=1, frame_end=2, filepath=bad)
+    expect(not os.path.exists(bad), "a failed bake left %s" % bad)
+    sub = obj.modifiers.new("Sub", "SUBSURF")
+    with bpy.context.temp_override(object=obj, active_object=obj):
+        bpy.ops.object.modifier_move_to_index(modifier=sub.name, index=0)
+    refused("must come first", use_scene_range=False, frame_start=1, frame_end=2,
+            filepath=os.path.join(tmp, "c.pc2"))
+    expect(not os.listdir(tmp), "refused bakes wrote %s" % os.listdir(tmp))
+    obj.modifiers.remove(sub)
+    obj.modifiers.remove(next(m for m in obj.modifiers if m.type == "ARMATURE"))
+    expect(not bpy.ops.skinkit.bake_deformation.poll(), "bake polls true without an Armature modifier")
+
+
 def test_undo():
     """Operators push their own undo step: undo right after one restores the weights it changed.
 
@@ -1645,7 +1678,7 @@ def main():
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
              test_bridge_bulk_paths, test_write_only_changes, test_write_in_place, test_write_in_place_deforms,
              test_weight_tools_in_place_match_general,
-             test_bake_deformation, test_undo,
+             test_bake_deformation, test_bake_deformation_refusals, test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
