@@ -109,20 +109,29 @@ END_TEST
 /* Random records over 6 groups (4 mapped, shuffled joint ids); random edits of the read CSR that remove and
  * reweight entries; after the update every record's mapped entries equal the edited row (in order) and its
  * unmapped entries are the originals, in order. */
-START_TEST(test_round_trip_random) {
-  enum { V = 500, G = 6 };
-  srand(42);
-  sk_weight_entry* pool = calloc((size_t)V * G, sizeof *pool);
-  sk_weight_entry* orig = calloc((size_t)V * G, sizeof *orig);
-  sk_weight_record* rec = calloc(V, sizeof *rec);
-  const int32_t map[G] = {3, -1, 0, 2, -1, 1};
-  for (int v = 0; v < V; v++) {
-    int n = rand() % (G + 1), used = 0;
-    rec[v].entries = pool + (size_t)v * G;
-    for (int g = 0; g < G && used < n; g++)
+/* Random records over G groups (some unmapped, as a tool's subset leaves them), each vertex its own array. */
+enum { RV = 600, RG = 6 };
+static const int32_t rmap[RG] = {3, -1, 0, 2, -1, 1};
+
+static sk_weight_record* random_records(sk_weight_entry* pool, unsigned seed) {
+  srand(seed);
+  sk_weight_record* rec = calloc(RV, sizeof *rec);
+  for (int v = 0; v < RV; v++) {
+    int n = rand() % (RG + 1), used = 0;
+    rec[v].entries = pool + (size_t)v * RG;
+    for (int g = 0; g < RG && used < n; g++)
       if (rand() % 2) rec[v].entries[used++] = (sk_weight_entry){(uint32_t)g, (float)(rand() % 1000) / 1000.0f};
     rec[v].count = used;
   }
+  return rec;
+}
+
+START_TEST(test_round_trip_random) {
+  enum { V = RV, G = RG };
+  const int32_t* map = rmap;
+  sk_weight_entry* pool = calloc((size_t)V * G, sizeof *pool);
+  sk_weight_entry* orig = calloc((size_t)V * G, sizeof *orig);
+  sk_weight_record* rec = random_records(pool, 42);
   memcpy(orig, pool, (size_t)V * G * sizeof *pool);
   uint32_t* off = malloc((V + 1) * sizeof *off);
   uint32_t* j = malloc((size_t)V * G * sizeof *j);
@@ -173,23 +182,6 @@ START_TEST(test_round_trip_random) {
 }
 END_TEST
 
-
-/* Random records over G groups (some unmapped, as a tool's subset leaves them), each vertex its own array. */
-enum { RV = 600, RG = 6 };
-static const int32_t rmap[RG] = {3, -1, 0, 2, -1, 1};
-
-static sk_weight_record* random_records(sk_weight_entry* pool, unsigned seed) {
-  srand(seed);
-  sk_weight_record* rec = calloc(RV, sizeof *rec);
-  for (int v = 0; v < RV; v++) {
-    int n = rand() % (RG + 1), used = 0;
-    rec[v].entries = pool + (size_t)v * RG;
-    for (int g = 0; g < RG && used < n; g++)
-      if (rand() % 2) rec[v].entries[used++] = (sk_weight_entry){(uint32_t)g, (float)(rand() % 1000) / 1000.0f};
-    rec[v].count = used;
-  }
-  return rec;
-}
 
 /* The mapped entries of one record as a row (joints, weights); returns the count. */
 static uint32_t record_row(const sk_weight_record* r, uint32_t* j, float* w) {
