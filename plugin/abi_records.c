@@ -36,19 +36,16 @@ static sk_result check_common(const sk_weight_record* records, size_t vertex_cou
   return sk__ret(0, NULL, err);
 }
 
-SK_API sk_result sk_records_read(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
-                                 uint32_t group_count, uint32_t* out_offsets, uint32_t* out_joints,
-                                 float* out_weights, size_t capacity, size_t* out_entry_count, sk_error* err) {
-  if (!out_offsets || !out_entry_count) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out_offsets and out_entry_count are required");
-  if (!out_joints != !out_weights) SK__FAIL(err, SKC_INVALID_ARGUMENT, "give both out_joints and out_weights, or neither");
-  sk_result rc = check_common(records, vertex_count, group_to_joint, group_count, err);
-  if (rc != SK_OK) return rc;
+/* sk_records_read after the checks; take (optional): vertices whose entries are read, the others get empty rows. */
+static sk_result read_rows(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                           uint32_t group_count, const uint8_t* take, uint32_t* out_offsets, uint32_t* out_joints,
+                           float* out_weights, size_t capacity, size_t* out_entry_count, sk_error* err) {
   /* one pass: a cold record array costs a cache miss per vertex, so entries are copied while counting */
   size_t total = 0;
   int fill = out_joints != NULL;
   out_offsets[0] = 0;
   for (size_t v = 0; v < vertex_count; v++) {
-    for (int32_t i = 0; i < records[v].count; i++) {
+    for (int32_t i = 0; (!take || take[v]) && i < records[v].count; i++) {
       int32_t j = joint_of(group_to_joint, group_count, records[v].entries[i].group);
       if (j < 0) continue;
       if (fill && total < capacity) {
@@ -64,6 +61,17 @@ SK_API sk_result sk_records_read(const sk_weight_record* records, size_t vertex_
   if (fill && capacity < total)
     SK__FAIL(err, SKC_OUT_OF_RANGE, "capacity %zu is below the %zu entries", capacity, total);
   return sk__ret(0, NULL, err);
+}
+
+SK_API sk_result sk_records_read(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                                 uint32_t group_count, uint32_t* out_offsets, uint32_t* out_joints,
+                                 float* out_weights, size_t capacity, size_t* out_entry_count, sk_error* err) {
+  if (!out_offsets || !out_entry_count) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out_offsets and out_entry_count are required");
+  if (!out_joints != !out_weights) SK__FAIL(err, SKC_INVALID_ARGUMENT, "give both out_joints and out_weights, or neither");
+  sk_result rc = check_common(records, vertex_count, group_to_joint, group_count, err);
+  if (rc != SK_OK) return rc;
+  return read_rows(records, vertex_count, group_to_joint, group_count, NULL, out_offsets, out_joints, out_weights,
+                   capacity, out_entry_count, err);
 }
 
 /* The group of each joint (joint_count entries, -1 where none); NULL (err set) when two groups map to one joint. */
@@ -224,17 +232,18 @@ static void csr_free(records_csr* c) {
 }
 
 static sk_result read_csr(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
-                          uint32_t group_count, records_csr* c, sk_error* err) {
+                          uint32_t group_count, const uint8_t* take, records_csr* c, sk_error* err) {
   size_t cap = 0;
-  for (size_t v = 0; v < vertex_count; v++) cap += (size_t)records[v].count; /* counts checked by check_common */
+  for (size_t v = 0; v < vertex_count; v++) /* counts checked by check_common */
+    cap += !take || take[v] ? (size_t)records[v].count : 0;
   c->offsets = malloc((vertex_count + 1) * sizeof *c->offsets);
   c->joints = malloc((cap ? cap : 1) * sizeof *c->joints);
   c->weights = malloc((cap ? cap : 1) * sizeof *c->weights);
   if (!c->offsets || !c->joints || !c->weights)
     SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for the %zu weights of %zu vertices", cap, vertex_count);
   size_t n = 0;
-  return sk_records_read(records, vertex_count, group_to_joint, group_count, c->offsets, c->joints, c->weights, cap,
-                         &n, err);
+  return read_rows(records, vertex_count, group_to_joint, group_count, take, c->offsets, c->joints, c->weights, cap,
+                   &n, err);
 }
 
 static sk_result run_op(sk_skin* skin, const sk_records_edit_desc* d, sk_weights_report* report, sk_error* err) {
@@ -256,6 +265,31 @@ static sk_result run_op(sk_skin* skin, const sk_records_edit_desc* d, sk_weights
     default:
       SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown records operation %u", d->op);
   }
+}
+
+/* The vertices the operation can change, whose entries are read (NULL: all, *rc set on failure): the scope's mask,
+ * and for Limit only records holding more entries than the limit (a record's count bounds its mapped entries, and
+ * counts sit in the contiguous record array, so a mesh already within the limit costs no scattered read). */
+static uint8_t* candidates(const sk_weight_record* records, size_t vertex_count, const sk_records_edit_desc* d,
+                           sk_result* rc, sk_error* err) {
+  const sk_weight_scope* sc = NULL;
+  uint32_t limit = 0;
+  if (d->op == SK_RECORDS_LIMIT && d->op_desc && ((const sk_limit_desc*)d->op_desc)->size == sizeof(sk_limit_desc)) {
+    sc = &((const sk_limit_desc*)d->op_desc)->scope;
+    limit = ((const sk_limit_desc*)d->op_desc)->max_influences;
+  }
+  if (!sc || !limit) return NULL; /* (a bad desc: the operation's own checks report it) */
+  if (sc->vertex_mask && sc->vertex_mask_count != vertex_count) return NULL;
+  uint8_t* take = malloc(vertex_count ? vertex_count : 1);
+  if (!take) {
+    skc_err e;
+    skc_fail(&e, SKC_OUT_OF_MEMORY, "no memory for a vertex mask of %zu", vertex_count);
+    *rc = sk__ret(e.code, &e, err);
+    return NULL;
+  }
+  for (size_t v = 0; v < vertex_count; v++)
+    take[v] = (!sc->vertex_mask || sc->vertex_mask[v]) && records[v].count > (int32_t)limit;
+  return take;
 }
 
 /* Whether two rows differ: another entry count, another joint at some place, or a weight moved by more than eps. */
@@ -319,7 +353,8 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
              offsetof(sk_weights_report, joint_counts) - offsetof(sk_weights_report, vertices_visited));
     return sk__ret(0, NULL, err);
   }
-  rc = read_csr(records, vertex_count, group_to_joint, group_count, &before, err);
+  uint8_t* take = candidates(records, vertex_count, desc, &rc, err);
+  if (rc == SK_OK) rc = read_csr(records, vertex_count, group_to_joint, group_count, take, &before, err);
   if (rc == SK_OK) rc = sk_skin_create(vertex_count, joint_count, &skin, err);
   if (rc == SK_OK) rc = sk_skin_set_csr(skin, before.offsets, before.joints, before.weights, err);
   if (rc == SK_OK) rc = run_op(skin, desc, report, err);
@@ -332,6 +367,7 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
   if (rc == SK_OK && out_deferred) *out_deferred = deferred;
   sk_skin_destroy(skin);
   csr_free(&before);
+  free(take);
   free(group_of);
   return rc;
 }
