@@ -267,19 +267,34 @@ static sk_result run_op(sk_skin* skin, const sk_records_edit_desc* d, sk_weights
   }
 }
 
+/* The scope of the operation's descriptor, NULL when the descriptor is missing or of another size. */
+static const sk_weight_scope* op_scope(const sk_records_edit_desc* d) {
+  const void* p = d->op_desc;
+  if (!p) return NULL;
+  switch (d->op) {
+    case SK_RECORDS_NORMALIZE:
+      return ((const sk_normalize_desc*)p)->size == sizeof(sk_normalize_desc) ? &((const sk_normalize_desc*)p)->scope : NULL;
+    case SK_RECORDS_LIMIT:
+      return ((const sk_limit_desc*)p)->size == sizeof(sk_limit_desc) ? &((const sk_limit_desc*)p)->scope : NULL;
+    case SK_RECORDS_PRUNE:
+      return ((const sk_prune_desc*)p)->size == sizeof(sk_prune_desc) ? &((const sk_prune_desc*)p)->scope : NULL;
+    case SK_RECORDS_QUANTIZE:
+    case SK_RECORDS_ROUND:
+      return ((const sk_quantize_desc*)p)->size == sizeof(sk_quantize_desc) ? &((const sk_quantize_desc*)p)->scope : NULL;
+    default:
+      return NULL;
+  }
+}
+
 /* The vertices the operation can change, whose entries are read (NULL: all, *rc set on failure): the scope's mask,
  * and for Limit only records holding more entries than the limit (a record's count bounds its mapped entries, and
  * counts sit in the contiguous record array, so a mesh already within the limit costs no scattered read). */
 static uint8_t* candidates(const sk_weight_record* records, size_t vertex_count, const sk_records_edit_desc* d,
                            sk_result* rc, sk_error* err) {
-  const sk_weight_scope* sc = NULL;
-  uint32_t limit = 0;
-  if (d->op == SK_RECORDS_LIMIT && d->op_desc && ((const sk_limit_desc*)d->op_desc)->size == sizeof(sk_limit_desc)) {
-    sc = &((const sk_limit_desc*)d->op_desc)->scope;
-    limit = ((const sk_limit_desc*)d->op_desc)->max_influences;
-  }
-  if (!sc || !limit) return NULL; /* (a bad desc: the operation's own checks report it) */
-  if (sc->vertex_mask && sc->vertex_mask_count != vertex_count) return NULL;
+  const sk_weight_scope* sc = op_scope(d);
+  uint32_t limit = d->op == SK_RECORDS_LIMIT && sc ? ((const sk_limit_desc*)d->op_desc)->max_influences : 0;
+  /* (a bad desc or mask: the operation's own checks report it) */
+  if (!sc || (!sc->vertex_mask && !limit) || (sc->vertex_mask && sc->vertex_mask_count != vertex_count)) return NULL;
   uint8_t* take = malloc(vertex_count ? vertex_count : 1);
   if (!take) {
     skc_err e;
@@ -288,7 +303,7 @@ static uint8_t* candidates(const sk_weight_record* records, size_t vertex_count,
     return NULL;
   }
   for (size_t v = 0; v < vertex_count; v++)
-    take[v] = (!sc->vertex_mask || sc->vertex_mask[v]) && records[v].count > (int32_t)limit;
+    take[v] = (!sc->vertex_mask || sc->vertex_mask[v]) && (!limit || records[v].count > (int32_t)limit);
   return take;
 }
 
