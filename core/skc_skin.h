@@ -112,4 +112,18 @@ void skc_skin_report_finish(skc_skin_report* r);
 int skc_skin_validate(const skc_skin_view* v, float tolerance, uint32_t max_influences, skc_skin_report* r,
                       uint8_t* flags, skc_err* err);
 
+/* ---- partition by influence count (skin_partition.c; sk_skin_partition) ---------------------------------- */
+#define SKC_PARTITION_MAX_RANGES 4
+typedef struct skc_partition_range {
+  size_t first, count;   /* vertices [first, first + count) of the new order */
+  uint32_t influences;   /* K: 1, 2, 4 or 8 */
+  uint32_t reserved;
+  size_t entry_offset;   /* the range's count * K packed entries start here */
+} skc_partition_range;
+/* order (vertex_count: new -> old), ranges in ascending K (only non-empty ones; *range_count of them), joints /
+ * weights (*entry_count each). order NULL: counts only. joints NULL (order given): the order alone.
+ * SKC_OUT_OF_RANGE: a vertex with more than 8 influences or more than 65536 joints. */
+int skc_skin_partition(const skc_skin* s, uint32_t* order, skc_partition_range ranges[SKC_PARTITION_MAX_RANGES],
+                       uint32_t* range_count, uint16_t* joints, float* weights, size_t* entry_count, skc_err* err);
+
 #endif

@@ -1,4 +1,6 @@
 /* abi_skin.c - skin weight storage, packing and validation entry points. */
+#include <stddef.h>
+
 #include "abi_internal.h"
 #include "skc_skin.h"
 
@@ -122,4 +124,23 @@ SK_API sk_result sk_skin_validate(const sk_skin* skin, const sk_validate_options
   memcpy(report->histogram, r.histogram, sizeof report->histogram);
   report->findings = r.findings ? 1u : 0u;
   return sk__ret(SKC_OK, NULL, err);
+}
+
+_Static_assert(sizeof(sk_partition_range) == sizeof(skc_partition_range) &&
+                   offsetof(sk_partition_range, entry_offset) == offsetof(skc_partition_range, entry_offset) &&
+                   SK_PARTITION_MAX_RANGES == SKC_PARTITION_MAX_RANGES,
+               "sk_partition_range must match skc_partition_range");
+
+SK_API sk_result sk_skin_partition(const sk_skin* skin, uint32_t* out_order,
+                                   sk_partition_range out_ranges[SK_PARTITION_MAX_RANGES], uint32_t* out_range_count,
+                                   uint16_t* out_joints, float* out_weights, size_t* out_entry_count, sk_error* err) {
+  if (!skin || !out_ranges || !out_range_count || !out_entry_count)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "skin, out_ranges, out_range_count and out_entry_count are required");
+  if (!out_joints != !out_weights) SK__FAIL(err, SKC_INVALID_ARGUMENT, "give both out_joints and out_weights, or neither");
+  if (out_joints && !out_order) SK__FAIL(err, SKC_INVALID_ARGUMENT, "packed streams need out_order");
+  if (skin->vertex_count > UINT32_MAX) SK__FAIL(err, SKC_OUT_OF_RANGE, "%zu vertices do not fit out_order", skin->vertex_count);
+  skc_err e;
+  int rc = skc_skin_partition(skin, out_order, (skc_partition_range*)out_ranges, out_range_count, out_joints,
+                              out_weights, out_entry_count, &e);
+  return sk__ret(rc, rc ? &e : NULL, err);
 }

@@ -198,6 +198,32 @@ SK_API sk_result sk_skin_to_packed(const sk_skin* skin, const sk_packed_desc* pa
 /* Replaces the skin's weights with packed streams (vertex_count vertices); zero weights are dropped. */
 SK_API sk_result sk_skin_from_packed(sk_skin* skin, const sk_packed_desc* packed, sk_error* err);
 
+/* Skin partition (ABI 1.5): a skin's vertices ordered by influence count for engines that prepare a mesh once and
+ * skin it every frame. Ranges, in this order: 0-1 influences (K = 1: one matrix per vertex, a rigid transform),
+ * 2 (K = 2), 3-4 (K = 4), 5-8 (K = 8); each keeps its vertices' own order and packs K (uint16 joint, float weight)
+ * slots per vertex: the vertex's own entries in order, then weight-0 copies of its first joint (joint 0 for a
+ * vertex without influences, which the deformer keeps at rest). So no vertex pays for more joints than its range's
+ * K, where one packed stream makes every vertex pay the largest count. The caller reorders its vertex streams
+ * once by out_order (out_order[new] = old vertex), then runs one sk_deform_job per range (vertex_count = count,
+ * influences = K, joint_type U16, weight_type F32, joints / weights from entry_offset, vertex streams from first):
+ * the same positions, normals and tangents as one job over the whole skin. */
+#define SK_PARTITION_MAX_RANGES 4
+typedef struct sk_partition_range {
+  size_t first;        /* first vertex of the range in the new order */
+  size_t count;        /* its vertices */
+  uint32_t influences; /* K of its packed streams: 1, 2, 4 or 8 */
+  uint32_t reserved;
+  size_t entry_offset; /* its count * K joints and weights start here in out_joints / out_weights */
+} sk_partition_range;
+
+/* out_ranges (SK_PARTITION_MAX_RANGES entries; the first *out_range_count are the non-empty ranges) and
+ * *out_entry_count (the size of out_joints and of out_weights) are always filled; out_order (vertex_count) NULL:
+ * nothing else; out_joints / out_weights (both or neither) NULL: the order only. SK_ERR_OUT_OF_RANGE: a vertex with
+ * more than 8 influences (limit first) or more than 65536 joints. */
+SK_API sk_result sk_skin_partition(const sk_skin* skin, uint32_t* out_order,
+                                   sk_partition_range out_ranges[SK_PARTITION_MAX_RANGES], uint32_t* out_range_count,
+                                   uint16_t* out_joints, float* out_weights, size_t* out_entry_count, sk_error* err);
+
 /* Per-vertex problem bits written by sk_skin_validate into an optional flags array. */
 enum {
   SK_VFLAG_SUM_OFF = 1 << 0,    /* |sum - 1| > tolerance (vertices with influences only) */

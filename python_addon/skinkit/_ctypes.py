@@ -98,6 +98,7 @@ SK_WFLAG_ROGUE = 1 << 7
 SK_NORMALIZE_DROP_INVALID = 1 << 0
 SK_LIMIT_NO_NORMALIZE = 1 << 0
 SK_PRUNE_KEEP_ONE = 1 << 0
+SK_PARTITION_MAX_RANGES = 4
 SK_RECORDS_NORMALIZE = 1
 SK_RECORDS_LIMIT = 2
 SK_RECORDS_PRUNE = 3
@@ -679,6 +680,16 @@ class SkWeightRecord(_Struct):
     _fields_ = [("entries", c_void_p), ("count", c_int32), ("flags", c_int32)]
 
 
+class SkPartitionRange(_Struct):
+    _fields_ = [
+        ("first", c_size_t),
+        ("count", c_size_t),
+        ("influences", c_uint32),
+        ("reserved", c_uint32),
+        ("entry_offset", c_size_t),
+    ]
+
+
 class SkRecordsEditDesc(_Struct):
     _fields_ = [
         ("size", c_uint32),
@@ -819,6 +830,7 @@ STRUCTS = {
     "sk_weight_entry": SkWeightEntry,
     "sk_weight_record": SkWeightRecord,
     "sk_records_edit_desc": SkRecordsEditDesc,
+    "sk_partition_range": SkPartitionRange,
     "sk_transfer_desc": SkTransferDesc,
     "sk_transfer_report": SkTransferReport,
     "sk_direct_desc": SkDirectDesc,
@@ -883,6 +895,8 @@ FUNCTIONS = [
     ("sk_skin_get_vertex", size, [HANDLE, size, BUF, BUF, size]),
     ("sk_skin_set_vertex", RESULT, [HANDLE, size, BUF, BUF, size, ERR]),
     ("sk_skin_to_packed", RESULT, [HANDLE, POINTER(SkPackedDesc), ERR]),
+    ("sk_skin_partition", RESULT, [HANDLE, BUF, POINTER(SkPartitionRange), POINTER(c_uint32), BUF, BUF,
+                                   POINTER(c_size_t), ERR]),
     ("sk_skin_from_packed", RESULT, [HANDLE, POINTER(SkPackedDesc), ERR]),
     ("sk_skin_validate", RESULT, [HANDLE, POINTER(SkValidateOptions), POINTER(SkSkinReport), BUF, ERR]),
     # deform

@@ -474,6 +474,21 @@ class Skin(_Handle):
         self._lib.sk_skin_to_packed(self.handle, byref(desc))
         return jt, wt
 
+    def partition(self):
+        """Vertices ordered by influence count for deformation (sk_skin_partition): (order uint32[V] - order[new]
+        = old vertex -, ranges [(first, count, K)] with K in 1, 2, 4, 8, joints uint16[N], weights float32[N]); range
+        r's vertices are order[first:first + count], their K packed slots at joints[entry: entry + count * K] in the
+        range order, entry the sum of count * K over the ranges before."""
+        rg = (C.SkPartitionRange * C.SK_PARTITION_MAX_RANGES)()
+        nr, n = c_uint32(), C.c_size_t()
+        self._lib.sk_skin_partition(self.handle, None, rg, byref(nr), None, None, byref(n))
+        order = np.empty(self.vertex_count, np.uint32)
+        jt = np.empty(n.value, np.uint16)
+        wt = np.empty(n.value, np.float32)
+        self._lib.sk_skin_partition(self.handle, _ptr(order), rg, byref(nr), _ptr(jt), _ptr(wt), byref(n))
+        ranges = [(int(r.first), int(r.count), int(r.influences)) for r in rg[:nr.value]]
+        return order, ranges, jt, wt
+
     def validate(self, tolerance=1e-3, max_influences=0):
         """(report dict, per-vertex flags uint8[V] of SK_VFLAG_* bits; see FLAG_NAMES)."""
         opts = C.new(C.SkValidateOptions, tolerance=float(tolerance), max_influences=int(max_influences))

@@ -540,6 +540,20 @@ class BrushTests(unittest.TestCase):
             api.brush_weights(c.skin, 1, c.positions, [[0, 0, 0, 1]])
 
 
+class PartitionTests(unittest.TestCase):
+    def test_partition_orders_by_influence_count(self):
+        off = np.uint32([0, 2, 3, 3, 8, 9])
+        jt = np.uint32([1, 2, 0, 0, 1, 2, 3, 4, 5])
+        wt = np.float32([0.5, 0.5, 1, 0.2, 0.2, 0.2, 0.2, 0.2, 1])
+        with api.Skin.from_csr(off, jt, wt, 6) as skin:
+            order, ranges, pj, pw = skin.partition()
+        self.assertEqual(order.tolist(), [1, 2, 4, 0, 3])  # 1 influence (and none), 2, then 5 -> K 8
+        self.assertEqual(ranges, [(0, 3, 1), (3, 1, 2), (4, 1, 8)])
+        self.assertEqual(pj.tolist(), [0, 0, 5, 1, 2, 0, 1, 2, 3, 4, 0, 0, 0])
+        np.testing.assert_array_equal(pw[:5], np.float32([1, 0, 1, 0.5, 0.5]))
+        self.assertEqual(pw[10:].tolist(), [0, 0, 0])
+
+
 class RecordTests(unittest.TestCase):
     """api.records_read / records_update over records built with ctypes in Blender's MDeformVert layout (what
     bridge.mesh_records finds inside Blender)."""

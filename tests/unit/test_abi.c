@@ -283,6 +283,16 @@ START_TEST(skin_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_to_packed, s, &pd);
   ck_assert_uint_eq(sk_skin_influence_count(s), 4); /* failures left the skin alone */
 
+  /* partition: required outputs, streams without an order, half a stream pair */
+  sk_partition_range prg[SK_PARTITION_MAX_RANGES];
+  uint32_t pnr = 0, porder[3];
+  size_t pn = 0;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_partition, NULL, porder, prg, &pnr, NULL, NULL, &pn);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_partition, s, porder, NULL, &pnr, NULL, NULL, &pn);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_partition, s, porder, prg, NULL, NULL, NULL, &pn);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_partition, s, NULL, prg, &pnr, pj, pw, &pn);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skin_partition, s, porder, prg, &pnr, pj, NULL, &pn);
+
   sk_skin_report rep;
   memset(&rep, 0xab, sizeof rep);
   rep.size = 0;
