@@ -199,11 +199,21 @@ int skio_json_key_at(const skio_gltf_doc* d, int obj, int i) {
   return d->elems[d->tok[obj].aux + i];
 }
 
+/* Whether key token tok spells key (klen bytes). Every escape takes more bytes in the file than it decodes to, so
+ * only a token longer than the key and holding a backslash can match once decoded (the slow comparison). */
+static bool key_is(const skio_gltf_doc* d, int tok, const char* key, size_t klen) {
+  const char* s = d->json + d->tok[tok].start;
+  size_t len = (size_t)(d->tok[tok].end - d->tok[tok].start);
+  if (len == klen) return memcmp(s, key, klen) == 0;
+  return len > klen && memchr(s, '\\', len) && skio_json_streq(d, tok, key);
+}
+
 int skio_json_get(const skio_gltf_doc* d, int obj, const char* key) {
   if (!skio_json_is(d, obj, JSMN_OBJECT)) return -1;
+  size_t klen = strlen(key);
   int c = obj + 1, found = -1;
   for (int k = 0; k < d->tok[obj].size && c < d->tok_count; ++k, c = d->next[c])
-    if (d->tok[c].type == JSMN_STRING && c + 1 < d->tok_count && (span_eq(d, c, key) || skio_json_streq(d, c, key)))
+    if (d->tok[c].type == JSMN_STRING && c + 1 < d->tok_count && key_is(d, c, key, klen))
       found = c + 1; /* the last of repeated keys wins, as most JSON readers do */
   return found;
 }

@@ -205,7 +205,8 @@ END_TEST
 
 START_TEST(strings_numbers_and_keys) {
   const char* j = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"A\\u00e9\\\"\\ud83d\\ude00\\n\",\"a\":1},"
-                  "{\"name\":\"x\",\"name\":\"last\",\"m\":[1,2.5e0,-3]}, {\"bad\":\"\\ud800z\"}]}";
+                  "{\"name\":\"x\",\"name\":\"last\",\"m\":[1,2.5e0,-3]}, {\"bad\":\"\\ud800z\"}],"
+                  "\"extras\":{\"na\\u006de\":\"escaped key\",\"a\\/b\":2,\"nam\":3}}";
   skio_gltf_doc* d = NULL;
   ck_assert_int_eq(skio_gltf_doc_parse(j, strlen(j), NULL, &d, NULL), SKC_OK);
   char* s = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "nodes", 0), "name"));
@@ -219,6 +220,11 @@ START_TEST(strings_numbers_and_keys) {
   ck_assert_str_eq(s, "\xef\xbf\xbdz"); /* lone surrogate -> U+FFFD */
   free(s);
   ck_assert_int_eq(skio_gltf_item(d, "nodes", 3), -1);
+  /* keys spelled with escapes match once decoded; a shorter raw key does not */
+  int ex = skio_json_get(d, 0, "extras");
+  ck_assert(skio_json_streq(d, skio_json_get(d, ex, "name"), "escaped key"));
+  ck_assert_int_ge(skio_json_get(d, ex, "a/b"), 0);
+  ck_assert_int_eq(skio_json_get(d, ex, "na"), -1);
   ck_assert_uint_eq(d->node_count, 3);
   skio_gltf_doc_destroy(d);
 }
