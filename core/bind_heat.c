@@ -470,17 +470,31 @@ static void factorize(cholmod_sparse* A, cholmod_factor* L, cholmod_common* cm) 
 #endif
 }
 
+/* The welded triangles (corners remapped to representatives), which the geometry pass computed; rebuilt here for
+ * the rare refill after they were dropped. */
+static int tri_remap(heat_ctx* c) {
+  const skc_bind_desc* d = c->d;
+  if (c->tri) return SKC_OK;
+  c->tri = malloc(3 * d->triangle_count * sizeof *c->tri);
+  if (!c->tri) return SKC_OUT_OF_MEMORY;
+  for (size_t k = 0; k < 3 * d->triangle_count; ++k) c->tri[k] = c->rep[d->triangles[k]];
+  return SKC_OK;
+}
+
 /* Values (clamp: see sys_fill) and numeric factorization; 1 when L is positive definite. *oom = 1 when memory ran
- * out. */
+ * out. The welded triangles (12 bytes per triangle) are dropped before the factorization: nothing after the fill
+ * needs them and the factorization is the bind's peak of memory. */
 static int fill_and_factorize(heat_ctx* c, const uint8_t* comp_heated, double cold_heat, int clamp, heat_sys* s,
                               cholmod_factor* L, cholmod_common* cm, int* oom) {
   *oom = 0;
-  if (sys_weights(c, s)) {
+  if (tri_remap(c) || sys_weights(c, s)) {
     *oom = 1;
     return 0;
   }
   sys_fill(c, comp_heated, cold_heat, clamp, s);
   sys_drop_weights(s);
+  free(c->tri);
+  c->tri = NULL;
   factorize(s->A, L, cm);
   *oom = cm->status == CHOLMOD_OUT_OF_MEMORY;
   return cm->status == CHOLMOD_OK && L->minor == L->n;
@@ -782,6 +796,9 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
     ctx_free(&c);
     return bvh_rc ? bvh_rc : rc;
   }
+  /* the ordering's workspace (6 integers per row) would stay in cm to the end; the factorization allocates the
+   * smaller one it needs */
+  cholmod_free_work(&cm);
   double diag = skc_bind_bbox_diag(d->positions, n);
   double dclamp = 1e-4 * diag;
   rc = visibility(&c, bvh, dclamp > 0.0 ? dclamp : 1e-30);

@@ -277,13 +277,17 @@ static void mesh_data_free(mesh_data* m) {
   memset(m, 0, sizeof *m);
 }
 
-/* Copies the streams of a mesh; optional ones stay NULL when absent. Returns 0 or 1 (out of memory). */
-static int mesh_data_read(const sk_scene* s, uint32_t m, mesh_data* d) {
+/* Copies the streams of a mesh: positions and indices, and with all_streams (a rebuilt scene needs them) the
+ * optional ones, which stay NULL when absent. The bind reads only the first two: normals, tangents and UVs (up to
+ * 36 bytes per vertex) are not held through its peak of memory. Returns 0 or 1 (out of memory). */
+static int mesh_data_read(const sk_scene* s, uint32_t m, int all_streams, mesh_data* d) {
   memset(d, 0, sizeof *d);
   d->nv = sk_scene_mesh_vertex_count(s, m);
   d->ni = sk_scene_mesh_index_count(s, m);
-  size_t np = sk_scene_mesh_positions(s, m, NULL, 0), nn = sk_scene_mesh_normals(s, m, NULL, 0);
-  size_t nt = sk_scene_mesh_tangents(s, m, NULL, 0), nu = sk_scene_mesh_uv0(s, m, NULL, 0);
+  size_t np = sk_scene_mesh_positions(s, m, NULL, 0);
+  size_t nn = all_streams ? sk_scene_mesh_normals(s, m, NULL, 0) : 0;
+  size_t nt = all_streams ? sk_scene_mesh_tangents(s, m, NULL, 0) : 0;
+  size_t nu = all_streams ? sk_scene_mesh_uv0(s, m, NULL, 0) : 0;
   d->pos = malloc((np ? np : 1) * sizeof(float));
   d->idx = malloc((d->ni ? d->ni : 1) * sizeof(uint32_t));
   if (nn) d->nrm = malloc(nn * sizeof(float));
@@ -475,7 +479,7 @@ int cli_bind(int argc, char** argv) {
   }
   for (uint32_t m = 0; m < nm && !rc; ++m) {
     mesh_data md;
-    if (mesh_data_read(s, m, &md)) {
+    if (mesh_data_read(s, m, rebuilt != NULL, &md)) {
       fprintf(stderr, "skinkit bind: out of memory reading mesh %u\n", m);
       mesh_data_free(&md);
       rc = 2;
