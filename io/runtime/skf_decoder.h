@@ -312,32 +312,61 @@ SKF_API size_t skf_weld_scratch_count(size_t vertex_count) {
   return n;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SKF__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SKF__PREFETCH(p) ((void)0)
+#endif
+
+/* Hash of a position's 12 bytes (the bit patterns of its 3 floats). */
+static uint32_t skf__pos_hash(const unsigned char* q) {
+  uint32_t x[3], h;
+  memcpy(x, q, 12);
+  h = x[0] * 0x9E3779B1u ^ (x[1] * 0x85EBCA77u + (x[1] >> 17)) ^ (x[2] * 0xC2B2AE3Du + (x[2] >> 13));
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  return h ^ (h >> 12);
+}
+
 /* Open addressing over the bit patterns of the 3 floats; slots hold vertex + 1. Vertices are inserted in increasing
- * order, so the first one found at a position is its lowest index, whatever the hash. */
+ * order, so the first one found at a position is its lowest index, whatever the hash. The table is larger than the
+ * caches and probed at random: each vertex's slot is prefetched SKF__WELD_AHEAD vertices early (hashes wait in a
+ * ring), so the probe finds it loaded instead of stalling on memory; positions compare as two words inline. */
+#define SKF__WELD_AHEAD 16u
 SKF_API size_t skf_weld_positions(const float* positions, size_t vertex_count, uint32_t* out_first, uint32_t* scratch,
                                   uint32_t* out_check) {
   const size_t tn = skf_weld_scratch_count(vertex_count), mask = tn - 1;
   const unsigned char* p = (const unsigned char*)positions;
+  uint32_t ring[SKF__WELD_AHEAD];
   size_t v, distinct = 0;
   uint32_t check = 0;
   memset(scratch, 0, tn * sizeof *scratch);
+  for (v = 0; v < vertex_count && v < SKF__WELD_AHEAD; ++v) ring[v] = skf__pos_hash(p + 12 * v);
   for (v = 0; v < vertex_count; ++v) {
-    uint32_t x[3], h;
+    const unsigned char* q = p + 12 * v;
+    uint64_t a;
+    uint32_t b, h = ring[v % SKF__WELD_AHEAD];
     size_t at;
-    memcpy(x, p + 12 * v, 12);
-    h = x[0] * 0x9E3779B1u ^ (x[1] * 0x85EBCA77u + (x[1] >> 17)) ^ (x[2] * 0xC2B2AE3Du + (x[2] >> 13));
-    h ^= h >> 15;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12;
+    if (v + SKF__WELD_AHEAD < vertex_count) {
+      uint32_t hn = skf__pos_hash(q + 12 * SKF__WELD_AHEAD);
+      ring[v % SKF__WELD_AHEAD] = hn;
+      SKF__PREFETCH(scratch + (hn & mask));
+    }
+    memcpy(&a, q, 8);
+    memcpy(&b, q + 8, 4);
     for (at = h & mask;; at = (at + 1) & mask) {
       uint32_t s = scratch[at];
+      uint64_t sa;
+      uint32_t sb;
       if (!s) {
         scratch[at] = (uint32_t)v + 1u;
         out_first[v] = (uint32_t)v;
         ++distinct;
         break;
       }
-      if (memcmp(p + 12 * (size_t)(s - 1u), x, 12) == 0) {
+      memcpy(&sa, p + 12 * (size_t)(s - 1u), 8);
+      memcpy(&sb, p + 12 * (size_t)(s - 1u) + 8, 4);
+      if (((sa ^ a) | (sb ^ b)) == 0) {
         out_first[v] = s - 1u;
         check += ((s - 1u) ^ ((uint32_t)v * 0x9E3779B1u)) * 0x85EBCA77u;
         break;
@@ -868,15 +897,52 @@ static void skf__gather(const skf__set* s, const unsigned char* uj, const unsign
   } while (0)
 
 /* Per-mesh scratch (bytes) of a mesh of vc vertices and ic indices: hist and hp; with a traversal (order 1 with
- * indices, order 2) the marks; for order 2 first[], the welded index buffer and the weld table. 0: too large for
- * this address space. */
+ * indices, order 2) the first appearances and their list; for order 2 first[] and the weld table. 0: too large
+ * for this address space (or index positions that do not fit 32 bits). */
 static size_t skf__mesh_scratch(size_t vc, size_t ic, int traversal, int welded) {
   size_t n = 8 * vc, tn = welded ? skf_weld_scratch_count(vc) : 0;
-  if (vc > ((size_t)-1) / 64u || ic > ((size_t)-1) / 16u || (welded && !tn)) return 0;
-  if (traversal) n += vc;
-  if (welded) n += 4 * vc + 4 * ic + 4 * tn;
+  if (vc > ((size_t)-1) / 64u || ic > ((size_t)-1) / 16u || ic >= 0xffffffffu || (welded && !tn)) return 0;
+  if (traversal) n += 4 * vc + ic / 8 + 16;
+  if (welded) n += 4 * vc + 4 * tn;
   return n + 16;
 }
+
+/* index of the lowest set bit of x != 0 */
+static unsigned skf__ctz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctzll(x);
+#else
+  unsigned n = 0;
+  while (!(x & 1u)) x >>= 1, ++n;
+  return n;
+#endif
+}
+
+/* Coding order over an index buffer (docs/skf.md section 3), with copies replaced by first[] when first is given:
+ * fpos[v] = the first position of coded vertex v in it (0xffffffff: none), and bit i of bits (ceil(ic / 64) words)
+ * set where a coded vertex appears first. A scan that tests and marks vertex by vertex mispredicts at every new
+ * vertex, and remapping each index through first[] costs a random read per index; here each index costs one store
+ * and the weld is applied per vertex (a copy's first position counts for the vertex it copies). */
+static void skf__first_appearances(const uint32_t* ix, size_t ic, const uint32_t* first, size_t vc, uint32_t* fpos,
+                                   uint64_t* bits) {
+  size_t i, u;
+  memset(fpos, 0xff, vc * sizeof *fpos);
+  memset(bits, 0, (ic + 63) / 64 * sizeof *bits);
+  for (i = ic; i-- > 0;) fpos[ix[i]] = (uint32_t)i;
+  for (u = 0; first && u < vc; ++u) { /* a copy is no vertex's first[], so its own entry is final here */
+    uint32_t a = fpos[u], b = fpos[first[u]];
+    fpos[first[u]] = a < b ? a : b;
+  }
+  for (u = 0; u < vc; ++u) {
+    uint32_t q = fpos[u];
+    uint64_t take = (uint64_t)(q != 0xffffffffu) & (uint64_t)(!first || first[u] == u); /* no branch */
+    q &= 0u - (uint32_t)take;
+    bits[q >> 6] |= take << (q & 63);
+  }
+}
+
+/* Entry c of the index buffer the coding order walks: for SKF_ORDER_WELDED with copies replaced (remap = first[]) */
+#define SKF__IX(c) (remap ? (size_t)remap[ix[c]] : (size_t)ix[c])
 
 /* Decodes one mesh (docs/skf.md section 3) into its output. mem: skf__mesh_scratch bytes. */
 static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh_info* mi, skf__streams* s,
@@ -895,19 +961,21 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
   uint32_t* hist = (uint32_t*)mem;      /* vertices coded with weights, in coding order (SKF_OP_FAR refers back) */
   uint32_t* hp = hist + vc;             /* per decoded vertex: history position of its content */
   uint32_t* first = hp + vc;            /* SKF_ORDER_WELDED: per vertex, the vertex whose output it copies */
-  uint32_t* wix = first + (welded ? vc : 0);    /* SKF_ORDER_WELDED: the index buffer, copies replaced */
-  uint32_t* table = wix + (welded ? ic : 0);    /* SKF_ORDER_WELDED: the weld table */
-  /* traversal: vertices taken by the coding order so far (copies from the start) */
-  unsigned char* seen = (unsigned char*)(table + (welded ? skf_weld_scratch_count(vc) : 0));
+  uint32_t* table = first + (welded ? vc : 0);  /* SKF_ORDER_WELDED: the weld table */
+  const uint32_t* remap = welded ? first : NULL; /* the welded index buffer is first[ix[]], read as it goes */
+  /* traversal: per vertex its first position in the (welded) index buffer, and a bit per first appearance */
+  uint32_t* fpos = table + (welded ? skf_weld_scratch_count(vc) : 0);
+  uint64_t* bits = (uint64_t*)(((uintptr_t)(fpos + vc) + 7u) & ~(uintptr_t)7u); /* 8-byte aligned */
+  uint64_t word = 0;
+  size_t wi = 0, n_words = (ic + 63) / 64;
   uint32_t hist_len = 0, cur_hp = 0;
   unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
   const unsigned char* ops = s->ops;
-  size_t i = 0, unref = 0, done = 0;
+  size_t unref = 0, done = 0;
   const char* why = NULL;
   st->mtf_len = 0;
   st->rlen = 0;
   st->head = 0;
-  if (traversal) memset(seen, 0, vc);
   if (welded && vc) {
     /* copies: vertices at the position of a lower one, except those the weld stream lists (coded anyway) */
     size_t distinct, x, prev = 0, n_exc = coded - mi->distinct_positions;
@@ -926,24 +994,28 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
       first[u] = (uint32_t)u;
       prev = u;
     }
-    for (x = 0; x < vc; ++x) seen[x] = first[x] != x; /* copies are never coded */
-    for (x = 0; x < ic; ++x) wix[x] = first[ix[x]];
-    ix = wix;
+  }
+  if (traversal) {
+    skf__first_appearances(ix, ic, remap, vc, fpos, bits);
+    word = n_words ? bits[0] : 0;
   }
   for (done = 0; done < coded; ++done) {
-    size_t v, t = (size_t)-1;
+    size_t v, t = (size_t)-1, i = 0;
     uint32_t op = *ops++;
-    /* next vertex in coding order: first appearance in the index buffer, then the unreferenced ones */
+    /* next vertex in coding order: first appearance in the index buffer, then the unreferenced ones (no copies).
+     * A corner u of v's first triangle (at index i) was decoded before v exactly when fpos[u] < i. */
     if (traversal) {
-      while (i < ic && seen[ix[i]]) ++i;
-      if (i < ic) {
-        v = ix[i];
+      while (!word && wi + 1 < n_words) word = bits[++wi];
+      if (word) {
+        i = wi * 64 + skf__ctz64(word);
+        word &= word - 1;
+        v = SKF__IX(i);
         t = i - i % 3;
       } else {
-        while (seen[unref]) ++unref;
-        v = unref;
+        while (unref < vc && (fpos[unref] != 0xffffffffu || (remap && remap[unref] != unref))) ++unref;
+        if (unref == vc) SKF__BAD("more coded vertices than the mesh has");
+        v = unref++;
       }
-      seen[v] = 1;
     } else {
       v = done;
     }
@@ -958,8 +1030,8 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
       if (t != (size_t)-1) {
         size_t c;
         for (c = t; c < t + 3 && c < ic; ++c)
-          if (ix[c] != v && seen[ix[c]]) {
-            anchor = hp[ix[c]];
+          if (fpos[SKF__IX(c)] < i) {
+            anchor = hp[SKF__IX(c)];
             break;
           }
       }
@@ -1027,15 +1099,18 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
          * triangle that have that joint; otherwise the set's last weights */
         if (t != (size_t)-1 && fast4) {
           /* u8 x 4 output: the two other corners as words, SWAR match per joint (see skf__gather) */
-          uint32_t wj[2] = {0, 0}, ww[2] = {0, 0}, nzm[2] = {0, 0}, nn = 0;
-          size_t c;
-          for (c = t; c < t + 3 && c < ic; ++c) {
-            size_t u = ix[c];
-            if (u == v || !seen[u]) continue;
-            memcpy(&wj[nn], jout + u * 4, 4);
-            memcpy(&ww[nn], wout + u * 4, 4);
-            nzm[nn] = (((ww[nn] & 0x7f7f7f7fu) + 0x7f7f7f7fu) | ww[nn]) & 0x80808080u;
-            ++nn;
+          /* the triangle's two other entries, without a branch: one that is not decoded before v (or past the
+           * index buffer, or v again) reads v's own slot and is masked to nothing */
+          uint32_t wj[2], ww[2], nzm[2], q;
+          const size_t ce[2] = {t + (i == t), t + 2 - (i == t + 2)};
+          for (q = 0; q < 2; ++q) {
+            size_t u = ce[q] < ic ? SKF__IX(ce[q]) : v;
+            uint32_t keep = 0u - (uint32_t)(fpos[u] < i);
+            memcpy(&wj[q], jout + u * 4, 4);
+            memcpy(&ww[q], wout + u * 4, 4);
+            wj[q] &= keep;
+            ww[q] &= keep;
+            nzm[q] = (((ww[q] & 0x7f7f7f7fu) + 0x7f7f7f7fu) | ww[q]) & 0x80808080u;
           }
           for (a = 0; a < n; ++a) {
             uint32_t jj = set->j[a] * 0x01010101u, x0 = wj[0] ^ jj, x1 = wj[1] ^ jj;
@@ -1044,7 +1119,9 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
             uint32_t s0 = ((ww[0] & ((h0 >> 7) * 0xffu)) * 0x01010101u) >> 24;
             uint32_t s1 = ((ww[1] & ((h1 >> 7) * 0xffu)) * 0x01010101u) >> 24;
             uint32_t c0 = h0 != 0, c1 = h1 != 0;
-            pred[a] = (c0 & c1) ? (s0 + s1 + 1u) >> 1 : (c0 | c1) ? s0 + s1 : set->w[a];
+            /* (c0 & c1) ? mean : (c0 | c1) ? the one : the set's own, by masks (a branch here mispredicts) */
+            uint32_t m2 = 0u - (c0 & c1), m1 = 0u - (c0 ^ c1);
+            pred[a] = (((s0 + s1 + 1u) >> 1) & m2) | ((s0 + s1) & m1) | (set->w[a] & ~(m2 | m1));
             nb |= c0 | c1;
             if (pred[a] > pred[imp]) imp = a;
           }
@@ -1053,8 +1130,8 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
           if (t != (size_t)-1) {
             size_t c;
             for (c = t; c < t + 3 && c < ic; ++c) {
-              size_t u = ix[c];
-              if (u == v || !seen[u]) continue;
+              size_t u = SKF__IX(c);
+              if (fpos[u] >= i) continue; /* not decoded before v (or v itself) */
               skf__gather(set, jout + u * jstride, wout + u * wstride, k, ojb, owb, wscale, ps, pc);
             }
           }
@@ -1105,11 +1182,13 @@ static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh
     /* every copy takes the output of the vertex it copies (coded: it is no copy itself) */
     size_t u;
     if (jstride == 4 && wstride == 4) {
-      for (u = 0; u < vc; ++u)
-        if (first[u] != u) {
-          memcpy(jout + u * 4, jout + (size_t)first[u] * 4, 4);
-          memcpy(wout + u * 4, wout + (size_t)first[u] * 4, 4);
-        }
+      for (u = 0; u < vc; ++u) { /* coded vertices copy themselves: no branch on the copy pattern */
+        uint32_t x, y;
+        memcpy(&x, jout + (size_t)first[u] * 4, 4);
+        memcpy(&y, wout + (size_t)first[u] * 4, 4);
+        memcpy(jout + u * 4, &x, 4);
+        memcpy(wout + u * 4, &y, 4);
+      }
     } else {
       for (u = 0; u < vc; ++u)
         if (first[u] != u) {
@@ -1125,6 +1204,7 @@ bad:
 }
 #undef SKF__BAD
 #undef SKF__CELLCPY
+#undef SKF__IX
 
 struct skf_decoder {
   skf__state st;
@@ -1518,7 +1598,7 @@ static int skf__fast_rows(unsigned char* rows, size_t nl, const unsigned char* f
       unsigned char* o = rows + v * 8;
       uint32_t fl = (flags[v >> 3] >> (v & 7u)) & 1u, jv, sum = (uint32_t)o[4] + o[5] + o[6];
       memcpy(&jv, jrows + ji * 4, 4);
-      jcur = fl ? jv : jcur;
+      jcur ^= (jv ^ jcur) & (0u - fl); /* a select by mask: gcc may compile the ?: to a branch, which mispredicts */
       ji += fl;
       memcpy(o, &jcur, 4);
       bad |= (uint32_t)(sum > total) | ((uint32_t)(o[4] == 0) & (uint32_t)(sum != 0));
