@@ -350,6 +350,8 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
                                  size_t* out_deferred, sk_weights_report* report, sk_error* err) {
   SK__CHECK_SIZE(desc, sk_records_edit_desc, err);
   if (!(desc->no_change >= 0.0f) || desc->reserved) SK__FAIL(err, SKC_INVALID_ARGUMENT, "no_change must be >= 0 and reserved 0");
+  if (desc->op < SK_RECORDS_NORMALIZE || desc->op > SK_RECORDS_ROUND || !desc->op_desc)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown records operation %u or no op_desc", desc->op);
   if (report) SK__CHECK_SIZE(report, sk_weights_report, err);
   sk_result rc = check_common(records, vertex_count, group_to_joint, group_count, err);
   if (rc != SK_OK) return rc;

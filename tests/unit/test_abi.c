@@ -674,6 +674,13 @@ START_TEST(weights_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 2, gmap, 2, &ed, NULL, NULL, NULL); /* count too large */
   ed.reserved = 1;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 1, gmap, 2, &ed, NULL, NULL, NULL);
+  ed.reserved = 0;
+  int32_t none[2] = {-1, -1}; /* no group mapped: still a bad operation is an error */
+  ed.op = 0;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 1, none, 2, &ed, NULL, NULL, NULL);
+  ed.op = SK_RECORDS_LIMIT;
+  ed.op_desc = NULL;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_records_edit, rec, 1, none, 2, &ed, NULL, NULL, NULL);
   ck_assert(ent[0].weight == 0.5f && ent[1].weight == 0.5f && rec[0].count == 2); /* nothing written */
 }
 END_TEST
