@@ -288,34 +288,74 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
   }
 }
 
-/* The hemisphere table of the AVX-512 and AVX2 wide paths (skc_deform_ctx.dq_pm / dq_sel) in one 64-byte aligned
- * block: the sign test of every (pivot, joint) pair with the scalar loop's dot product, in the same order of
- * operations (the loop over k vectorizes lane by lane, so each dot is the scalar one). Built when it pays off:
- * rigid DQS or COR (same rotation blend; only the AVX2 path has COR) with packed influences, K >= 2, at most
- * DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices (an entry costs a small fraction of
- * the dots it saves a vertex: measured faster from V = J^2 on for J = 64 and 256); NULL otherwise or when memory
- * is short (the kernel then computes the dots per vertex). */
+/* The per-call tables of the AVX-512 and AVX2 wide paths (skc_deform_ctx.dq_pm / cor_pm / dq_sel) in one 64-byte
+ * aligned block, for the jobs those paths take (rigid DQS or COR, packed u8 / u16 joints with K = 1, 2, 4 or 8 f32
+ * weights, packed float3 streams, no tangents, no flags but NO_RENORMALIZE):
+ * - COR: cor_pm, always (the AVX2 path blends nothing else);
+ * - DQS: dq_pm, only with the hemisphere table;
+ * - the hemisphere table dq_sel: the sign test of every (pivot, joint) pair with the scalar loop's dot product, in
+ *   the same order of operations (the loop over k vectorizes lane by lane, so each dot is the scalar one). Built
+ *   when it pays off: K >= 2, at most DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices
+ *   (an entry costs a small fraction of the dots it saves a vertex: measured faster from V = J^2 on for J = 64
+ *   and 256).
+ * NULL when the job is not one of those or memory is short (DQS then computes the dots per vertex; COR runs the
+ * generic loop). */
 #define DQ_TABLE_MAX_JOINTS 256
-static void* dq_hemi_table(skc_deform_ctx* c, size_t V) {
+static bool wide_job(const skc_deform_ctx* c) {
+  const uint32_t jt = c->fmt >> 3, wt = c->fmt & 7, K = c->k;
+  return (c->method == SKC_DEFORM_DQS || c->method == SKC_DEFORM_COR) && !c->dqs_scaled && !c->has_t &&
+         (jt == SKC_TYPE_U8 || jt == SKC_TYPE_U16) && wt == SKC_TYPE_F32 && (K == 1 || K == 2 || K == 4 || K == 8) &&
+         (c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) == 0 && c->jstride == (size_t)K * jt &&
+         c->wstride == (size_t)K * 4 && c->pis == 12 && c->pos == 12 && (!c->has_n || (c->nis == 12 && c->nos == 12)) &&
+         (c->method != SKC_DEFORM_COR || c->cis == 12);
+}
+
+/* COR's two records of joint j (32 floats): rows 0..2 of M_j (row-major, 12 floats) then +q_j, and the same rows
+ * then -q_j, so that a vertex blends one 16-float record per influence (the cost of an LBS blend) and takes the
+ * sign of each q_j by picking the record. */
+static void cor_records(const skc_deform_ctx* c, size_t j, float* rec) {
+  const float* m = c->palette + 16 * j;
+  const float* q = c->dq + 8 * j;
+  for (int r = 0; r < 3; ++r)
+    for (int col = 0; col < 4; ++col) rec[4 * r + col] = rec[16 + 4 * r + col] = m[4 * col + r];
+  for (int i = 0; i < 4; ++i) {
+    rec[12 + i] = q[i];
+    rec[28 + i] = -q[i];
+  }
+}
+
+static void* wide_tables(skc_deform_ctx* c, size_t V) {
   size_t J = c->jcount;
-  const uint32_t jt = c->fmt >> 3, wt = c->fmt & 7; /* the wide path's jobs: u8/u16 joints, f32 weights, K 2/4/8 */
-  if ((c->method != SKC_DEFORM_DQS && c->method != SKC_DEFORM_COR) || c->dqs_scaled || c->has_t ||
-      (jt != SKC_TYPE_U8 && jt != SKC_TYPE_U16) || wt != SKC_TYPE_F32 || (c->k != 2 && c->k != 4 && c->k != 8) ||
-      (c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0 || J > DQ_TABLE_MAX_JOINTS || J * J > V)
-    return NULL;
+  if (!wide_job(c)) return NULL;
+  const bool cor = c->method == SKC_DEFORM_COR;
+  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V;
+  if (!cor && !table) return NULL;
   uint32_t sh = 0;
   while (((size_t)1 << sh) < J) ++sh;
-  size_t pm_bytes = 64 * J, bytes = (pm_bytes + (J << sh) * sizeof(uint16_t) + 63) & ~(size_t)63;
+  const size_t rec = cor ? 128 : 64; /* bytes per joint: the + and - records */
+  size_t pm_bytes = rec * J, bytes = (pm_bytes + (table ? (J << sh) * sizeof(uint16_t) : 0) + 63) & ~(size_t)63;
   float* pm = aligned_alloc(64, bytes);
   if (!pm) return NULL;
-  uint16_t* sel = (uint16_t*)(void*)((unsigned char*)pm + pm_bytes);
-  float qx[DQ_TABLE_MAX_JOINTS], qy[DQ_TABLE_MAX_JOINTS], qz[DQ_TABLE_MAX_JOINTS], qw[DQ_TABLE_MAX_JOINTS];
   for (size_t j = 0; j < J; ++j) {
+    if (cor) {
+      cor_records(c, j, pm + 32 * j);
+      continue;
+    }
     const float* q = c->dq + 8 * j;
     for (int i = 0; i < 8; ++i) {
       pm[16 * j + (size_t)i] = q[i];
       pm[16 * j + 8 + (size_t)i] = -q[i];
     }
+  }
+  if (cor)
+    c->cor_pm = pm;
+  else
+    c->dq_pm = pm;
+  if (!table) return pm;
+  uint16_t* sel = (uint16_t*)(void*)((unsigned char*)pm + pm_bytes);
+  float qx[DQ_TABLE_MAX_JOINTS], qy[DQ_TABLE_MAX_JOINTS], qz[DQ_TABLE_MAX_JOINTS], qw[DQ_TABLE_MAX_JOINTS];
+  for (size_t j = 0; j < J; ++j) {
+    const float* q = c->dq + 8 * j;
     qx[j] = q[0];
     qy[j] = q[1];
     qz[j] = q[2];
@@ -326,10 +366,9 @@ static void* dq_hemi_table(skc_deform_ctx* c, size_t V) {
     uint16_t* row = sel + (p << sh);
     for (size_t k = 0; k < J; ++k) {
       float d = qx[k] * x0 + qy[k] * y0 + qz[k] * z0 + qw[k] * w0; /* kbody: dq[0] * q0[0] + ... */
-      row[k] = (uint16_t)(64 * k + (d < 0.0f ? 32 : 0));
+      row[k] = (uint16_t)(rec * k + (d < 0.0f ? rec / 2 : 0));
     }
   }
-  c->dq_pm = pm;
   c->dq_sel = sel;
   c->dq_sel_shift = sh;
   return pm;
@@ -376,7 +415,6 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   }
   c.has_t = a->in_tangents != NULL;
   c.tc4 = a->tangent_components == 4;
-  c.stream_out = a->vertex_count * (c.has_n ? 24u : 12u) >= SKC_DEFORM_STREAM_BYTES;
   if (c.has_t) {
     size_t tb = c.tc4 ? 16 : 12;
     c.tin = (const unsigned char*)a->in_tangents;
@@ -401,7 +439,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   skc_deform_kernel kid = skc_deform_active_kernel();
   kernel_fn kernel = kernel_of(kid);
   void* hemi = NULL;
-  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2) hemi = dq_hemi_table(&c, a->vertex_count);
+  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2) hemi = wide_tables(&c, a->vertex_count);
   size_t V = a->vertex_count;
   size_t chunks = (V + CHUNK - 1) / CHUNK;
   size_t bad = 0;

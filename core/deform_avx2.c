@@ -177,8 +177,8 @@ static int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad);
 
 /* ---- 8-wide path: influences -> per-vertex matrix (or dual quaternion) in registers, then the vertex math for
  * 8 vertices at once in SoA form (x, y, z of 8 vertices per register). Covers the common job: packed u8/u16
- * joints with K = 1, 2, 4 or 8 float weights, packed float3 positions (and normals), LBS or rigid-palette DQS.
- * A block of 8 vertices with anything unusual (bad joint or weight, weight sum 0 or not finite, zero normal,
+ * joints with K = 1, 2, 4 or 8 float weights, packed float3 positions (and normals), LBS, or rigid-palette DQS
+ * or COR. A block of 8 vertices with anything unusual (bad joint or weight, weight sum 0 or not finite, zero normal,
  * cancelled DQS blend) is redone by kgeneric before anything of it is written, so results follow kbody. */
 
 #define SKC_SOA_W 8
@@ -268,28 +268,6 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
   return (_mm_movemask_epi8(eq) & 0xffff) == 0xffff; /* an 8-byte load leaves zeros above: always <= lim */
 }
 
-/* 8 rows (one register per vertex) -> 8 columns: out[c] lane i = r[i] element c (24 shuffles, no memory) */
-static inline __attribute__((always_inline)) void soa_transpose8(const __m256 r[8], __m256 out[8]) {
-  __m256 t[8], u[8];
-  _Pragma("GCC unroll 4")
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  _Pragma("GCC unroll 2")
-  for (int h = 0; h < 8; h += 4) { /* rows h..h+3: u[h + c] = element c (low half) and c + 4 (high half) */
-    u[h + 0] = _mm256_shuffle_ps(t[h], t[h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    u[h + 1] = _mm256_shuffle_ps(t[h], t[h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  _Pragma("GCC unroll 4")
-  for (int i = 0; i < 4; ++i) {
-    out[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    out[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
-}
-
 /* Index of the largest of the K weights w (the first on ties, like kbody; a NaN weight may pick any lane: its
  * blend is NaN and the block goes to kgeneric anyway). */
 static inline __attribute__((always_inline)) uint32_t soa_pivot(const float* w, const uint32_t K) {
@@ -309,15 +287,6 @@ static inline __attribute__((always_inline)) uint32_t soa_pivot(const float* w, 
     msk = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(w8, mx, _CMP_EQ_OQ));
   }
   return msk ? (uint32_t)__builtin_ctz(msk) : 0;
-}
-
-/* joint k of a vertex whose K * JT joint bytes (at most 16) are jw[0..1], little-endian: shifts, no memory (k may
- * be a run-time value, as the pivot's is) */
-static inline __attribute__((always_inline)) uint32_t soa_jw_joint(const uint64_t jw[2], uint32_t k, const int JT,
-                                                                  const uint32_t K) {
-  const uint32_t bit = 8 * k * (uint32_t)JT;
-  const uint64_t hi = K * (uint32_t)JT > 8 ? (uint64_t)0 - (uint64_t)(bit >> 6) : 0; /* branch-free pick */
-  return (uint32_t)(((jw[0] & ~hi) | (jw[1] & hi)) >> (bit & 63)) & (JT == 1 ? 0xffu : 0xffffu);
 }
 
 /* Pivots (index of the largest weight, first on ties, as kbody) and "weights sum to 0" of the 8 vertices of a
@@ -371,43 +340,6 @@ static inline __attribute__((always_inline)) int soa_pivots(const float* w, cons
   return _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0;
 }
 
-/* The rotation blends of the block with the hemisphere table (c->dq_sel, built by deform.c for rigid DQS and COR
- * when it pays off): per vertex its pivot's row gives, for each joint, the byte offset of +dq or -dq in c->dq_pm
- * (the sign of kbody's dot), so a vertex is K aligned loads and K FMAs, no dots. Two passes so that no vertex
- * waits on its own pivot: the 8 pivot rows first (short independent chains), then the loads. A[i] = vertex i's
- * blend (unnormalized dual quaternion; COR uses its real part). Returns 0 if a vertex's weights sum to 0 (kbody
- * keeps its input: the block goes to kgeneric). */
-static inline __attribute__((always_inline)) int soa_dq_blend_table(const skc_deform_ctx* c, const unsigned char* jb,
-                                                                   const unsigned char* wb, const int JT,
-                                                                   const uint32_t K, __m256 A[8]) {
-  const unsigned char* PM = (const unsigned char*)c->dq_pm;
-  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
-  uint64_t jw[SKC_SOA_W][2];
-  const uint16_t* row[SKC_SOA_W];
-  uint32_t kp[SKC_SOA_W];
-  const int zero_sum = soa_pivots((const float*)(const void*)wb, K, kp);
-  _Pragma("GCC unroll 8")
-  for (int i = 0; i < SKC_SOA_W; ++i) {
-    jw[i][0] = jw[i][1] = 0;
-    memcpy(&jw[i][0], jb + js * (size_t)i, js < 8 ? js : 8);
-    if (js > 8) memcpy(&jw[i][1], jb + js * (size_t)i + 8, 8);
-    row[i] = c->dq_sel + ((size_t)soa_jw_joint(jw[i], kp[i], JT, K) << c->dq_sel_shift);
-  }
-  _Pragma("GCC unroll 8")
-  for (int i = 0; i < SKC_SOA_W; ++i) {
-    const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
-    __m256 a = _mm256_setzero_ps();
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 0; k < K; ++k) {
-      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + row[i][soa_jw_joint(jw[i], k, JT, K)]));
-      a = k == 0 ? _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), x) : _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]), x, a);
-    }
-    A[i] = a;
-  }
-  return !zero_sum;
-}
-
-/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
 /* x + s (w (v x x) + v x (v x x)) for the 8 quaternions q (v = q[0..2], w = q[3]; s = 2 / |q|^2): x rotated. */
 static inline __attribute__((always_inline)) void soa_rotate(const __m256 q[4], __m256 s, __m256 x, __m256 y,
                                                              __m256 z, __m256* ox, __m256* oy, __m256* oz) {
@@ -422,44 +354,232 @@ static inline __attribute__((always_inline)) void soa_rotate(const __m256 q[4], 
   *oz = _mm256_fmadd_ps(s, _mm256_fmadd_ps(q[3], ez, fz), z);
 }
 
-/* COR positions of 8 vertices: R (p - c) + M c, R from the blended quaternions in bufq, M the blended matrices in
- * buf (16 floats per vertex), c the centres. badm: lanes whose blend cancelled out or whose weight sum is not a
- * positive finite number (kgeneric redoes the block). Returns x; y and z through oy, oz. */
-static inline __attribute__((always_inline)) __m256 soa_cor(const skc_deform_ctx* c, size_t v, const float* buf,
-                                                            const float* bufq, __m256 px, __m256 py, __m256 pz,
-                                                            __m256* oy, __m256* oz, __m256i* badm) {
-  __m256 q[4], c0[4], c1[4], c2[4], c3[4], cx, cy, cz, rx, ry, rz;
-  soa_transpose4(bufq, 16, 0, q);
-  soa_transpose4(buf, 16, 0, c0);
-  soa_transpose4(buf, 16, 4, c1);
-  soa_transpose4(buf, 16, 8, c2);
-  soa_transpose4(buf, 16, 12, c3);
-  const __m256 l2 = _mm256_fmadd_ps(q[3], q[3],
-                                    _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
-  *badm = _mm256_or_si256(soa_out_of_range(l2, 0x0da24262, 0x7f61b1e6), soa_out_of_range(c3[3], 0x00800000, 0x7f61b1e6));
-  soa_load3(c->cin + v * 12, &cx, &cy, &cz);
-  soa_rotate(q, _mm256_div_ps(_mm256_set1_ps(2.0f), l2), _mm256_sub_ps(px, cx), _mm256_sub_ps(py, cy),
-             _mm256_sub_ps(pz, cz), &rx, &ry, &rz);
-  *oy = _mm256_add_ps(ry, _mm256_fmadd_ps(c2[1], cz, _mm256_fmadd_ps(c1[1], cy, _mm256_fmadd_ps(c0[1], cx, c3[1]))));
-  *oz = _mm256_add_ps(rz, _mm256_fmadd_ps(c2[2], cz, _mm256_fmadd_ps(c1[2], cy, _mm256_fmadd_ps(c0[2], cx, c3[2]))));
-  return _mm256_add_ps(rx, _mm256_fmadd_ps(c2[0], cz, _mm256_fmadd_ps(c1[0], cy, _mm256_fmadd_ps(c0[0], cx, c3[0]))));
+/* First pass over a block for the hemisphere-aligned blends (COR; DQS with the table). ok: the block can take the
+ * 8-wide path (joints in range, no vertex whose weights sum to 0: kbody keeps those, kgeneric redoes the block).
+ * With the table dq_sel: row[i] = the row of vertex i's pivot joint (index of the largest weight, as kbody);
+ * without (COR only): neg[i] bit k = influence k of vertex i takes -q_j (a negative dot with the pivot's q, kbody's
+ * test; the dots four at a time as in the DQS loop). */
+typedef struct soa_hemi_pre {
+  int ok;
+  const uint16_t* row[SKC_SOA_W];
+  uint32_t neg[SKC_SOA_W];
+} soa_hemi_pre;
+
+static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform_ctx* c, size_t v, const int JT,
+                                                              const uint32_t K, __m256i lim, int check_joints,
+                                                              soa_hemi_pre* pre) {
+  const size_t js = (size_t)K * (size_t)JT;
+  const unsigned char* jb = c->joints + v * js;
+  const unsigned char* wb = c->weights + v * (size_t)K * 4;
+  pre->ok = 0;
+  if (check_joints && !soa_joints_ok(jb, SKC_SOA_W * js, JT, lim)) return;
+  if (K == 1) { /* a joint is in its own hemisphere */
+    const __m256 w = _mm256_loadu_ps((const float*)(const void*)wb);
+    pre->ok = _mm256_movemask_ps(_mm256_cmp_ps(w, _mm256_setzero_ps(), _CMP_EQ_OQ)) == 0;
+    return;
+  }
+  uint32_t kp[SKC_SOA_W];
+  const int zero_sum = soa_pivots((const float*)(const void*)wb, K, kp);
+  if (c->dq_sel) {
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < SKC_SOA_W; ++i)
+      pre->row[i] = c->dq_sel + ((size_t)kload_joint(jb + js * (size_t)i, kp[i], JT) << c->dq_sel_shift);
+  } else {
+    const unsigned char* PM = (const unsigned char*)c->cor_pm;
+    _Pragma("GCC unroll 2")
+    for (int i = 0; i < SKC_SOA_W; ++i) {
+      const unsigned char* ji = jb + js * (size_t)i;
+      const __m128 r0 = _mm_load_ps((const float*)(const void*)(PM + 128 * (size_t)kload_joint(ji, kp[i], JT) + 48));
+      uint32_t bits = 0;
+      _Pragma("GCC unroll 2")
+      for (uint32_t g = 0; g < K; g += 4) {
+        __m128 m[4];
+        _Pragma("GCC unroll 4")
+        for (uint32_t t = 0; t < 4; ++t) {
+          const size_t o = 128 * (size_t)kload_joint(ji, g + t < K ? g + t : 0, JT) + 48; /* q_j */
+          m[t] = g + t < K ? _mm_mul_ps(_mm_load_ps((const float*)(const void*)(PM + o)), r0) : _mm_setzero_ps();
+        }
+        const __m128 dots = _mm_hadd_ps(_mm_hadd_ps(m[0], m[1]), _mm_hadd_ps(m[2], m[3]));
+        bits |= (uint32_t)_mm_movemask_ps(_mm_cmplt_ps(dots, _mm_setzero_ps())) << g; /* kbody: d < 0 */
+      }
+      pre->neg[i] = bits;
+    }
+  }
+  pre->ok = !zero_sum;
 }
 
+/* Record address of influence k of a vertex: PM + the table entry (row = the pivot's row), or joint j's record
+ * with the sign bit of neg (no table). */
+static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsigned char* PM, const uint16_t* row,
+                                                                      uint32_t neg, uint32_t j, uint32_t k,
+                                                                      const uint32_t K, const int table) {
+  const size_t o = K == 1 ? 128 * (size_t)j : table ? row[j] : 128 * (size_t)j + 64 * ((neg >> k) & 1u);
+  return (const float*)(const void*)(PM + o);
+}
+
+/* The COR records of the block (c->cor_pm, built by deform.c: joint j's with +q_j or -q_j as the hemisphere test
+ * against the vertex's pivot picks) blended per vertex as LBS blends its matrices, two FMAs per influence, into
+ * buf row i (16 floats: rows 0..2 of M, then q). One FMA chain per vertex: the 8 vertices are independent, so the
+ * core overlaps them. */
+static inline __attribute__((always_inline)) void soa_cor_blend(const skc_deform_ctx* c, const unsigned char* jb,
+                                                               const unsigned char* wb, const int JT, const uint32_t K,
+                                                               const soa_hemi_pre* pre, const int table, float* buf) {
+  const unsigned char* PM = (const unsigned char*)c->cor_pm;
+  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i) {
+    const unsigned char* ji = jb + js * (size_t)i;
+    const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
+    const uint16_t* row = table ? pre->row[i] : NULL;
+    const uint32_t neg = table || K == 1 ? 0 : pre->neg[i];
+    const float* r = soa_cor_rec(PM, row, neg, kload_joint(ji, 0, JT), 0, K, table);
+    const __m256 w0 = _mm256_broadcast_ss(&w[0]);
+    __m256 lo = _mm256_mul_ps(w0, _mm256_load_ps(r)), hi = _mm256_mul_ps(w0, _mm256_load_ps(r + 8));
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 1; k < K; ++k) {
+      const __m256 wk = _mm256_broadcast_ss(&w[k]);
+      r = soa_cor_rec(PM, row, neg, kload_joint(ji, k, JT), k, K, table);
+      lo = _mm256_fmadd_ps(wk, _mm256_load_ps(r), lo);
+      hi = _mm256_fmadd_ps(wk, _mm256_load_ps(r + 8), hi);
+    }
+    _mm256_store_ps(buf + 16 * i, lo);
+    _mm256_store_ps(buf + 16 * i + 8, hi);
+  }
+}
+
+/* DQS with the table: the blends of the block from c->dq_pm (+dq_j or -dq_j as the pivot's row of dq_sel picks),
+ * blended as LBS blends its matrices (one FMA chain per vertex, stored to memory), then transposed from memory:
+ * D[c] lane i = vertex i's blend, float c. Kept in registers for a shuffle transpose, GCC loaded and spilled
+ * every record and weight of the block before the first FMA (DQS, 1M vertices, K = 4: 8.3 -> 7.5 ms). */
+static inline __attribute__((always_inline)) void soa_dq_blend_rows(const skc_deform_ctx* c, const unsigned char* jb,
+                                                                   const unsigned char* wb, const int JT,
+                                                                   const uint32_t K, const soa_hemi_pre* pre,
+                                                                   __m256 D[8]) {
+  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
+  _Alignas(32) float buf[SKC_SOA_W * 8];
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i) {
+    const unsigned char* ji = jb + js * (size_t)i;
+    const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
+    const uint16_t* row = pre->row[i];
+    __m256 a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]),
+                             _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, 0, JT)])));
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 1; k < K; ++k)
+      a = _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]),
+                          _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, k, JT)])), a);
+    _mm256_store_ps(buf + 8 * i, a);
+  }
+  const float* b = buf;
+  __asm__("" : "+r"(b) : : "memory"); /* GCC would keep buf "in registers" (spilled) otherwise */
+  soa_transpose4(b, 8, 0, D);
+  soa_transpose4(b, 8, 4, D + 4);
+}
+
+/* COR positions (and rotated normals) of the block at v: p' = R (p - c) + M c with M = sum w_j M_j and R from the
+ * blended q, both from buf (soa_cor_blend). badm: lanes whose rotation blend cancelled out or is not finite (a
+ * non-finite weight; kgeneric redoes the block). */
+static inline __attribute__((always_inline)) void soa_cor(const skc_deform_ctx* c, size_t v, const float* buf,
+                                                         const int HAS_N, __m256 o[3], __m256 m[3], __m256i* badm) {
+  /* In an order that keeps few registers live (GCC does not schedule before register allocation on x86), from a
+   * laundered buf: seeing through it, GCC kept all 32 half-rows of buf "in registers", i.e. copied them to other
+   * stack slots, before the first transpose. */
+  const float* b = buf;
+  __asm__("" : "+r"(b) : : "memory");
+  __m256 q[4], x, y, z;
+  soa_transpose4(b, 16, 12, q);
+  const __m256 l2 =
+      _mm256_fmadd_ps(q[3], q[3], _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
+  *badm = soa_out_of_range(l2, 0x0da24262, 0x7e7fffff); /* the DQS range: soa_two_over */
+  const __m256 s = soa_two_over(l2);
+  if (HAS_N) {
+    soa_load3(c->nin + v * 12, &x, &y, &z);
+    soa_rotate(q, s, x, y, z, &m[0], &m[1], &m[2]);
+  }
+  __m256 cx, cy, cz, r[4];
+  soa_load3(c->pin + v * 12, &x, &y, &z);
+  soa_load3(c->cin + v * 12, &cx, &cy, &cz);
+  soa_rotate(q, s, _mm256_sub_ps(x, cx), _mm256_sub_ps(y, cy), _mm256_sub_ps(z, cz), &o[0], &o[1], &o[2]);
+  _Pragma("GCC unroll 3")
+  for (int i = 0; i < 3; ++i) { /* + row i of M times c */
+    soa_transpose4(b, 16, 4 * (size_t)i, r);
+    o[i] = _mm256_add_ps(o[i], _mm256_fmadd_ps(r[2], cz, _mm256_fmadd_ps(r[1], cy, _mm256_fmadd_ps(r[0], cx, r[3]))));
+  }
+}
+
+/* The end of a block: the normals' length check (and renormalization), then the stores unless a lane of badm or
+ * of that check is set. Returns 0 if nothing was written (redo with kgeneric). */
+static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx* c, size_t v, const int HAS_N,
+                                                           const int RN, __m256i badm, __m256 ox, __m256 oy,
+                                                           __m256 oz, __m256 mx, __m256 my, __m256 mz) {
+  if (HAS_N) {
+    /* the length check also without renormalization: a block with a zero or non-finite normal goes to the
+     * generic loop, which writes the same values (no effect on results), and the check keeps the normal math
+     * ahead of the branch (without it the no-renormalize loop ran ~25 % slower than the renormalizing one) */
+    __m256 l2 = _mm256_fmadd_ps(mz, mz, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mx, mx)));
+    badm = _mm256_or_si256(badm, soa_out_of_range(l2, 0x00800000, 0x7f61b1e6));
+    if (RN) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
+      __m256 r = _mm256_rsqrt_ps(l2);
+      r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
+                        _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
+      mx = _mm256_mul_ps(mx, r);
+      my = _mm256_mul_ps(my, r);
+      mz = _mm256_mul_ps(mz, r);
+    }
+  }
+  if (!_mm256_testz_si256(badm, badm)) return 0;
+  soa_store3(c->pout + v * 12, ox, oy, oz);
+  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz);
+  return 1;
+}
+
+/* COR over the blocks of [v, e): the first pass (soa_hemi_prep) one block ahead, so that its chain of dependent
+ * loads (weights -> pivot -> pivot's joint -> table row) can overlap the previous block's work (a three-stage
+ * version, the blend also a block ahead, measured no faster), then the blend and the vertex math. A block whose
+ * first pass or math fails is redone by kgeneric. Returns the count of bad vertices; *vend = the first vertex not
+ * covered. */
+static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform_ctx* c, size_t v, size_t e,
+                                                               const int JT, const uint32_t K, const int HAS_N,
+                                                               const int RN, __m256i lim, int check, size_t* vend) {
+  const size_t nb = (e - v) / SKC_SOA_W;
+  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
+  const int table = K > 1 && c->dq_sel != NULL;
+  soa_hemi_pre pre[2];
+  size_t bad = 0;
+  *vend = v + nb * SKC_SOA_W;
+  if (nb) soa_hemi_prep(c, v, JT, K, lim, check, &pre[0]);
+  for (size_t n = 0; n < nb; ++n) {
+    const size_t vn = v + n * SKC_SOA_W;
+    if (n + 1 < nb) soa_hemi_prep(c, vn + SKC_SOA_W, JT, K, lim, check, &pre[(n + 1) & 1]);
+    int done = 0;
+    if (pre[n & 1].ok) {
+      _Alignas(32) float buf[SKC_SOA_W * 16];
+      __m256 o[3], m[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+      __m256i badm;
+      soa_cor_blend(c, c->joints + vn * js, c->weights + vn * ws, JT, K, &pre[n & 1], table, buf);
+      soa_cor(c, vn, buf, HAS_N, o, m, &badm);
+      done = soa_finish(c, vn, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
+    }
+    if (!done) bad += kgeneric(c, vn, vn + SKC_SOA_W);
+  }
+  return bad;
+}
+
+/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int MODE,
                                                            const int RN, __m256i lim, int check_joints) {
-  /* MODE 0: LBS; 1: DQS; 2: COR (the LBS matrix for the centre and the DQS rotation blend, both) */
+  /* MODE 0: LBS; 1: DQS (COR: soa_cor_run) */
   const int DQS = MODE == 1;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   const unsigned char* jb = c->joints + v * js;
   const unsigned char* wb = c->weights + v * ws;
   if (check_joints && !soa_joints_ok(jb, SKC_SOA_W * js, JT, lim)) return 0;
   _Alignas(32) float buf[SKC_SOA_W * 16];
-  _Alignas(32) float bufq[SKC_SOA_W * 16]; /* COR's rotation blend (unused, and dropped by the compiler, otherwise) */
-  float* qbuf = MODE == 2 ? bufq : buf;    /* where the rotation blend goes */
   const float* P = c->palette;
   const float* DQ = c->dq;
-  if (MODE != 1) {
+  if (MODE == 0) {
     _Pragma("GCC unroll 8")
     for (int i = 0; i < SKC_SOA_W; ++i, jb += js, wb += ws) {
       /* one FMA chain per vertex: the 8 vertices of the block are independent, so the core overlaps them */
@@ -470,22 +590,16 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
       _mm256_store_ps(buf + 16 * i, M.lo);
       _mm256_store_ps(buf + 16 * i + 8, M.hi);
     }
-    jb = c->joints + v * js;
-    wb = c->weights + v * ws;
   }
   __m256 D[8]; /* DQS: the blends in SoA form */
-  const int table = MODE != 0 && c->dq_sel != NULL;
+  const int table = MODE == 1 && K > 1 && c->dq_sel != NULL; /* deform.c builds it for K >= 2 only */
   if (table) {
-    __m256 A[SKC_SOA_W];
-    if (!soa_dq_blend_table(c, jb, wb, JT, K, A)) return 0;
-    if (MODE == 1) {
-      soa_transpose8(A, D);
-    } else { /* COR: the rotation rows where soa_cor and the normals read them */
-      _Pragma("GCC unroll 8")
-      for (int i = 0; i < SKC_SOA_W; ++i) _mm_store_ps(qbuf + 16 * i, _mm256_castps256_ps128(A[i]));
-    }
+    soa_hemi_pre pre; /* the joints are checked */
+    soa_hemi_prep(c, v, JT, K, lim, 0, &pre);
+    if (!pre.ok) return 0;
+    soa_dq_blend_rows(c, jb, wb, JT, K, &pre, D);
   }
-  if (MODE != 0 && !table) {
+  if (MODE == 1 && !table) {
     /* Three passes over the 8 vertices, each with short independent chains so the core overlaps vertices:
      * pivot = largest weight (first on ties); each weight takes the sign of its real part's dot with the
      * pivot's (four dot products per register); then the blend. */
@@ -553,27 +667,17 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
         }
         B = _mm256_add_ps(B, B1);
       }
-      _mm256_store_ps(qbuf + 16 * i, B);
+      _mm256_store_ps(buf + 16 * i, B);
     }
   }
 
   const unsigned char* pin = c->pin + v * 12;
-  unsigned char* pout = c->pout + v * 12;
   __m256 px, py, pz, nx = _mm256_setzero_ps(), ny = nx, nz = nx;
   soa_load3(pin, &px, &py, &pz);
   if (HAS_N) soa_load3(c->nin + v * 12, &nx, &ny, &nz);
   __m256 ox, oy, oz, mx = _mm256_setzero_ps(), my = mx, mz = mx;
   __m256i badm;
-  if (MODE == 2) {
-    ox = soa_cor(c, v, buf, bufq, px, py, pz, &oy, &oz, &badm);
-    if (HAS_N) {
-      __m256 q[4];
-      soa_transpose4(bufq, 16, 0, q);
-      const __m256 l2 = _mm256_fmadd_ps(q[3], q[3],
-                                        _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
-      soa_rotate(q, _mm256_div_ps(_mm256_set1_ps(2.0f), l2), nx, ny, nz, &mx, &my, &mz);
-    }
-  } else if (!DQS) {
+  if (!DQS) {
     __m256 c0[4], c1[4], c2[4], c3[4];
     soa_transpose4(buf, 16, 0, c0);
     soa_transpose4(buf, 16, 4, c1);
@@ -626,25 +730,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     }
 #undef SOA_CROSS
   }
-  if (HAS_N) {
-    /* the length check also without renormalization: a block with a zero or non-finite normal goes to the
-     * generic loop, which writes the same values (no effect on results), and the check keeps the normal math
-     * ahead of the branch (without it the no-renormalize loop ran ~25 % slower than the renormalizing one) */
-    __m256 l2 = _mm256_fmadd_ps(mz, mz, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mx, mx)));
-    badm = _mm256_or_si256(badm, soa_out_of_range(l2, 0x00800000, 0x7f61b1e6));
-    if (RN) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
-      __m256 r = _mm256_rsqrt_ps(l2);
-      r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
-                        _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
-      mx = _mm256_mul_ps(mx, r);
-      my = _mm256_mul_ps(my, r);
-      mz = _mm256_mul_ps(mz, r);
-    }
-  }
-  if (!_mm256_testz_si256(badm, badm)) return 0;
-  soa_store3(pout, ox, oy, oz);
-  if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz);
-  return 1;
+  return soa_finish(c, v, HAS_N, RN, badm, ox, oy, oz, mx, my, mz);
 }
 
 static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
@@ -655,9 +741,14 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
   const int check = lim < maxj;
   const __m256i vlim = JT == 1 ? _mm256_set1_epi8((char)lim) : _mm256_set1_epi16((short)lim);
   size_t bad = 0, v = b;
+  if (MODE == 2) { /* COR: no fast loop for the tail */
+    bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, vlim, check, &v);
+    if (v < e) bad += kgeneric(c, v, e);
+    return bad;
+  }
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
     if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
-  if (v < e) bad += MODE == 2 ? kgeneric(c, v, e) : kfast_dispatch(c, v, e); /* COR has no fast loop */
+  if (v < e) bad += kfast_dispatch(c, v, e);
   return bad;
 }
 
@@ -697,7 +788,7 @@ static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, siz
     return 0;
   if (c->method == SKC_DEFORM_DQS) return jt == 1 ? soa_dqs_u8(c, b, e, bad) : soa_dqs_u16(c, b, e, bad);
   if (c->method == SKC_DEFORM_COR) {
-    if (c->cis != 12) return 0;
+    if (c->cis != 12 || !c->cor_pm) return 0; /* no records (memory short): the generic loop */
     return jt == 1 ? soa_cor_u8(c, b, e, bad) : soa_cor_u16(c, b, e, bad);
   }
   return jt == 1 ? soa_lbs_u8(c, b, e, bad) : soa_lbs_u16(c, b, e, bad);

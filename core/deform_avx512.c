@@ -62,21 +62,13 @@ AI void ld3(const unsigned char* p, V* x, V* y, V* z) {
   *z = _mm512_permutex2var_ps(_mm512_permutex2var_ps(a, I16(LD1, 2), b), I16(LD2, 2), c);
 }
 
-/* nt: non-temporal stores (p 64-byte aligned) */
-AI void st3(unsigned char* p, V x, V y, V z, int nt) {
+/* Plain stores, as the AVX2 path's: non-temporal ones made a 1M-vertex job 3.4x slower there when the output is
+ * read again soon after (the usual case: the next pass, or the upload, reads it back from memory). */
+AI void st3(unsigned char* p, V x, V y, V z) {
   float* f = (float*)(void*)p;
-  const V o0 = _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 0), y), I16(ST2, 0), z);
-  const V o1 = _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 1), y), I16(ST2, 1), z);
-  const V o2 = _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 2), y), I16(ST2, 2), z);
-  if (nt) {
-    _mm512_stream_ps(f, o0);
-    _mm512_stream_ps(f + 16, o1);
-    _mm512_stream_ps(f + 32, o2);
-  } else {
-    _mm512_storeu_ps(f, o0);
-    _mm512_storeu_ps(f + 16, o1);
-    _mm512_storeu_ps(f + 32, o2);
-  }
+  _mm512_storeu_ps(f, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 0), y), I16(ST2, 0), z));
+  _mm512_storeu_ps(f + 16, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 1), y), I16(ST2, 1), z));
+  _mm512_storeu_ps(f + 32, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, I16(ST1, 2), y), I16(ST2, 2), z));
 }
 
 /* ---- vertex-major (16 x K) -> influence-major (K registers of 16 lanes): out[k] lane i = in[i K + k] ---- */
@@ -457,7 +449,7 @@ AI __mmask16 dqs_apply(const skc_deform_ctx* c, size_t v, const V D[8], const in
 
 /* Renormalizes the normals (RENORM) and stores the block unless a lane is bad; 0 = nothing written. */
 AI int finish16(const skc_deform_ctx* c, size_t v, const int HAS_N, const int RENORM, __mmask16 bad, const V o[3],
-                V m[3], int nt) {
+                V m[3]) {
   if (HAS_N && RENORM) { /* rsqrt14 and one Newton-Raphson step (~1e-7); |n|^2 in [FLT_MIN, 3e38] like vp_renorm */
     const V l2 = _mm512_fmadd_ps(m[2], m[2], _mm512_fmadd_ps(m[1], m[1], _mm512_mul_ps(m[0], m[0])));
     bad |= out_of_range(l2, 0x00800000u, 0x7f61b1e6u);
@@ -469,15 +461,15 @@ AI int finish16(const skc_deform_ctx* c, size_t v, const int HAS_N, const int RE
     m[2] = _mm512_mul_ps(m[2], r);
   }
   if (bad) return 0;
-  st3(c->pout + v * 12, o[0], o[1], o[2], nt);
-  if (HAS_N) st3(c->nout + v * 12, m[0], m[1], m[2], nt);
+  st3(c->pout + v * 12, o[0], o[1], o[2]);
+  if (HAS_N) st3(c->nout + v * 12, m[0], m[1], m[2]);
   return 1;
 }
 
 /* One block of 16 vertices starting at v (LBS, or DQS computing the dots); 0 = nothing written (the caller redoes
  * it with the AVX2 kernel). */
 AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int HAS_N, const int DQS,
-               const int RENORM, __m512i lim, int nt) {
+               const int RENORM, __m512i lim) {
   const unsigned char* jb = c->joints + v * K * (size_t)JT;
   const unsigned char* wb = c->weights + v * K * 4;
   __m512i jv[8];
@@ -504,7 +496,7 @@ AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K
     bad = dqs_blend_dots(c, wb, K, jv, D);
     bad |= dqs_apply(c, v, D, HAS_N, o, m);
   }
-  return finish16(c, v, HAS_N, RENORM, bad, o, m, nt);
+  return finish16(c, v, HAS_N, RENORM, bad, o, m);
 }
 
 /* DQS with the table over the blocks of [v, e), software-pipelined: stage 1 (pivot rows) runs two blocks ahead,
@@ -513,7 +505,7 @@ AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K
  * overlap). A block with a joint out of range is blended from a dummy block (nothing out of bounds is read) and
  * redone by the AVX2 kernel. Returns the count of bad vertices; *vend = the first vertex not covered. */
 AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, const uint32_t K, const int HAS_N,
-                    const int RENORM, __m512i lim, int nt, size_t* vend) {
+                    const int RENORM, __m512i lim, size_t* vend) {
   static const unsigned char zero[SW * 8 * 4] = {0};
   const size_t nb = (e - v) / SW;
   size_t bad = 0;
@@ -552,7 +544,7 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
     for (int q = 0; q < 8; ++q) D[q] = Dn[q];
     const __mmask16 b = wbad[n & 3] | dqs_apply_x(c, vn, D, HAS_N, o, m, 1, jbx, wbx, JT, K, rpx, A);
     dqs_blend_soa(A, Dn);
-    if (!jok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m, nt)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+    if (!jok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
   }
   *vend = v + nb * SW;
   return bad;
@@ -562,24 +554,12 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
                 const int DQS, const int TAB, const int RENORM) {
   const __m512i lim = _mm512_set1_epi32((int)(c->jcount - 1));
   size_t bad = 0, v = b;
-  /* large outputs bypass the caches: run a few vertices first so the 192-byte blocks start 64-byte aligned */
-  int nt = 0;
-  if (c->stream_out && c->pin != c->pout && (!HAS_N || c->nin != c->nout) && e - b >= 4 * SW) {
-    size_t s = 0;
-    while (s < SW && ((uintptr_t)(c->pout + (b + s) * 12) & 63) != 0) ++s;
-    if (s < SW && (!HAS_N || ((uintptr_t)(c->nout + (b + s) * 12) & 63) == 0)) {
-      nt = 1;
-      if (s) bad += skc_deform_kernel_avx2(c, b, b + s);
-      v = b + s;
-    }
-  }
   if (TAB) {
-    bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, lim, nt, &v);
+    bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, lim, &v);
   } else {
     for (; v + SW <= e; v += SW)
-      if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim, nt)) bad += skc_deform_kernel_avx2(c, v, v + SW);
+      if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim)) bad += skc_deform_kernel_avx2(c, v, v + SW);
   }
-  if (nt) _mm_sfence(); /* the streamed stores are visible before the run returns (or its thread joins) */
   if (v < e) bad += skc_deform_kernel_avx2(c, v, e);
   return bad;
 }

@@ -21,7 +21,9 @@
 /* COR: optimized centres of rotation (Le & Hodgins 2016; centres from skc_cor_compute, skc_cor.h). Per vertex the
  * rotation q = normalized blend of the joints' rotation quaternions (hemisphere of the largest-weight joint, as
  * DQS), the stretch S = sum w_j S_j (polar split as DQS, identity for rigid palettes), and
- * p' = R(q) S (p - c) + (sum w_j M_j) c, with c the vertex's centre. Only the generic loop implements it. */
+ * p' = R(q) S (p - c) + (sum w_j M_j) c, with c the vertex's centre. The generic loop implements it all; the AVX2
+ * 8-wide path (also under AVX-512) takes rigid packed jobs, blending per influence one 16-float record of
+ * skc_deform_ctx.cor_pm (rows 0..2 of M_j and the hemisphere-aligned q_j: the cost of an LBS blend). */
 enum { SKC_DEFORM_LBS = 0, SKC_DEFORM_DQS = 1, SKC_DEFORM_RIGID = 2, SKC_DEFORM_COR = 3 };
 enum {
   SKC_DEFORM_ADDITIVE = 1 << 0,
@@ -34,9 +36,6 @@ enum {
 #define SKC_DEFORM_MAX_JOINTS 65535u
 /* A palette matrix counts as rigid when its upper 3x3 is orthonormal within this tolerance. */
 #define SKC_DEFORM_RIGID_TOL 1e-4f
-/* Output size from which a job's results are written around the caches (they would evict everything else and
- * are usually consumed later, e.g. by a GPU upload): 16 MiB. */
-#define SKC_DEFORM_STREAM_BYTES ((size_t)16 << 20)
 
 typedef struct skc_deform_args {
   uint32_t method; /* SKC_DEFORM_LBS / DQS / RIGID / COR */
@@ -104,16 +103,17 @@ typedef struct skc_deform_ctx {
   int nonrigid;    /* some palette matrix has scale/shear: npalette holds inverse transposes */
   int dqs_scaled;  /* DQS / COR: stretch holds S_j of the polar decompositions */
   int has_n, has_t, tc4;
-  int stream_out;  /* outputs are large (>= SKC_DEFORM_STREAM_BYTES): the wide path may use non-temporal stores */
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
   const float* dq;       /* DQS / COR: 8 per joint (real xyzw, dual xyzw) */
-  /* DQS / COR hemisphere table of the AVX-512 and AVX2 kernels (rigid palette, packed influences, enough vertices
-   * per joint pair), or NULL. dq_pm: per joint its dual quaternion, then the negation (16 floats, 64-byte
-   * aligned). dq_sel row p (entry (p << dq_sel_shift) + k): the byte offset in dq_pm of joint k's dual quaternion
-   * as the blend around pivot joint p takes it, negated when its real part has a negative dot with p's (the scalar
-   * loop's test). */
+  /* DQS / COR tables of the AVX-512 and AVX2 kernels (rigid palette, packed influences; deform.c wide_tables), or
+   * NULL. dq_pm (DQS with dq_sel): per joint its dual quaternion, then the negation (16 floats, 64-byte aligned).
+   * cor_pm (COR): per joint two 64-byte records, rows 0..2 of M_j (row-major) then q_j, and the same rows then
+   * -q_j. dq_sel (enough vertices per joint pair) row p, entry (p << dq_sel_shift) + k: the byte offset in dq_pm
+   * (DQS) or cor_pm (COR) of joint k's entry as the blend around pivot joint p takes it, the negated one when its
+   * rotation quaternion has a negative dot with p's (the scalar loop's test). */
   const float* dq_pm;
+  const float* cor_pm;
   const uint16_t* dq_sel;
   uint32_t dq_sel_shift;
   const float* stretch;  /* DQS scaled: 16 per joint (upper 3x3 = S_j, rest zero) */

@@ -19,7 +19,7 @@
  * COR (optimized centres of rotation) takes the 8-wide path of the avx2 kernel (also under avx512) and the generic
  * loop of the other tiers; its row uses the vertices as their own centres (the cost does not depend on the values). The precompute (sk_cor_compute) is timed on its own, on
  * generated cylinders, with the median of the rounds.
- * Prints "BENCH <id> <value> <unit>" lines (medians). Asserts nothing.
+ * Prints "BENCH <id> <value> <unit>" lines (medians). Asserts nothing. --headline: the 1M-vertex headline ratios only.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -607,15 +607,17 @@ static int have_avx2_cpu(void) {
 }
 
 int main(int argc, char** argv) {
-  int rounds = 15, quick = 0;
+  int rounds = 15, quick = 0, headline_only = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
       rounds = 5;
+    } else if (strcmp(argv[i], "--headline") == 0) {
+      headline_only = 1;
     } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: bench_deform [--quick] [--rounds N (1..63)]\n");
+      fprintf(stderr, "usage: bench_deform [--quick] [--headline] [--rounds N (1..63)]\n");
       return 2;
     }
   }
@@ -636,6 +638,11 @@ int main(int argc, char** argv) {
          sk_cpu_kernel(), nt_all, (double)llc / 1048576.0);
 
   headline(rounds, have_avx2);
+  if (headline_only) { /* the 1M-vertex ratios alone (quick before/after comparisons of the kernels) */
+    free(g_csrc);
+    free(g_cdst);
+    return 0;
+  }
   printf("\nCOR precompute (median [min - max] over %d rounds)\n", rounds);
   cor_precompute_case(40000, rounds, nt_all);
   if (!quick) cor_precompute_case(200000, rounds, nt_all);

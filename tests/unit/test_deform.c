@@ -882,148 +882,183 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
 }
 END_TEST
 
-/* Rigid DQS jobs with at least J^2 vertices take the AVX-512 path that reads each joint's dual quaternion as +dq
- * or -dq from a (pivot, joint) hemisphere table instead of computing the dots per vertex: every kernel against
- * the scalar generic loop for K = 2, 4, 8, u8 / u16 joints, vertex counts from one block to many (the pipeline's
- * start and end, tails), joints in opposite hemispheres (rotations of +-170 and +-179 degrees about one axis,
- * whose quaternions have dots near -1, so the sign decides the result), ties for the pivot, and vertices to keep or
- * redo (joint out of range, NaN weight, weights summing to 0, cancelling weights, zero normal), in and out of
- * place, positions only and with normals. */
+/* One packed rigid DQS or COR job of V vertices over J joints with K influences (u8 or u16 joints) against the
+ * scalar generic loop: joints 0..3 in opposite hemispheres (rotations of +-170 and +-179 degrees about one axis,
+ * whose quaternions have dots near -1, so the sign decides the result) and blended by half the vertices, ties for
+ * the pivot, and vertices to keep or redo (joint out of range, NaN weight, weights summing to 0, cancelling
+ * weights, zero normal), in and out of place, positions only and with normals. COR jobs must stay on the avx2 /
+ * avx512 kernels' 8-wide path (path counter SOA8). Returns the number of (kernel, variant) runs compared. */
+static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt) {
+  const size_t jsz = tsize(jt);
+  float* pal = malloc(16 * J * sizeof(float));
+  unsigned char* jb = malloc(V * K * jsz);
+  float* wb = malloc(V * K * sizeof(float));
+  float *pin = malloc(V * 12), *nin = malloc(V * 12), *tin = malloc(V * 16), *cen = malloc(V * 12);
+  ck_assert(pal && jb && wb && pin && nin && tin && cen);
+  const float axis[3] = {0.48f, -0.6f, 0.64f};
+  const float degrees[4] = {170.0f, -170.0f, 179.0f, -179.0f};
+  for (size_t j = 0; j < J; ++j) {
+    if (j < 4) {
+      const float t[3] = {0.1f * (float)j, -0.2f, 0.3f}, one[3] = {1, 1, 1};
+      make_trs(axis, degrees[j] * PI_F / 180.0f, t, one, pal + 16 * j);
+    } else {
+      random_matrix(pal + 16 * j, 0);
+    }
+  }
+  int bad_expected = 0;
+  for (size_t v = 0; v < V; ++v) {
+    float w[8], sum = 0;
+    for (uint32_t k = 0; k < K; ++k) {
+      w[k] = v % 7 == 2 ? 1.0f : rnd_u32() % 5 == 0 ? 0.0f : rnd(0.05f, 1.0f); /* v % 7 == 2: all tied */
+      sum += w[k];
+    }
+    if (sum == 0) w[0] = sum = 1;
+    for (uint32_t k = 0; k < K; ++k) {
+      /* half the vertices blend the opposite-hemisphere joints 0..3 */
+      uint32_t jj = v % 2 ? rnd_u32() % 4 : rnd_u32() % (uint32_t)J;
+      float wk = w[k] / sum;
+      if (v % 97 == 5 && k == K - 1) {
+        jj = (uint32_t)J + (uint32_t)(v % 3); /* out of range */
+        bad_expected = 1;
+      }
+      if (v % 89 == 7) wk = 0.0f;                                         /* weight sum 0 */
+      if (v % 71 == 11 && K > 1) wk = k == 0 ? 0.5f : k == 1 ? -0.5f : 0.0f; /* sum 0, not all 0 */
+      if (v % 83 == 9 && k == 0) {
+        wk = NAN;
+        bad_expected = 1;
+      }
+      put_joint(jb + (v * K + k) * jsz, jt, jj);
+      memcpy(wb + v * K + k, &wk, sizeof wk);
+    }
+    float n[3];
+    random_unit(n);
+    if (v % 79 == 3) n[0] = n[1] = n[2] = 0.0f; /* zero normal: keeps the input */
+    for (int i = 0; i < 3; ++i) {
+      pin[3 * v + (size_t)i] = rnd(-3, 3);
+      cen[3 * v + (size_t)i] = pin[3 * v + (size_t)i] * 0.5f + rnd(-0.2f, 0.2f); /* a centre near the vertex */
+      nin[3 * v + (size_t)i] = n[i];
+      tin[4 * v + (size_t)i] = n[(i + 1) % 3];
+    }
+    tin[4 * v + 3] = 1.0f;
+  }
+  int configs = 0;
+  for (int variant = 0; variant < 4; ++variant) {
+    const int normals = variant != 1, inplace = variant == 2;
+    const uint32_t flags = variant == 3 ? SK_DEFORM_NO_RENORMALIZE : 0;
+    float *rp = calloc(V, 12), *rn = calloc(V, 12), *rt = calloc(V, 16), *op = calloc(V, 12), *on = calloc(V, 12);
+    ck_assert(rp && rn && rt && op && on);
+    sk_deform_job j;
+    job_init(&j);
+    j.method = method;
+    j.flags = flags;
+    j.threads = 1;
+    j.vertex_count = V;
+    j.palette = pal;
+    j.joint_count = J;
+    j.influences = K;
+    j.joint_type = (sk_type)jt;
+    j.weight_type = SK_TYPE_F32;
+    j.joints = jb;
+    j.weights = wb;
+    j.in_positions = pin;
+    j.out_positions = rp;
+    if (method == SK_DEFORM_COR) j.centers = cen;
+    if (normals) {
+      j.in_normals = nin;
+      j.out_normals = rn;
+    }
+    j.in_tangents = tin; /* the reference: scalar kernel, with tangents so it runs the generic loop */
+    j.out_tangents = rt;
+    j.tangent_components = 4;
+    setenv("SKINKIT_KERNEL", "scalar", 1);
+    sk_error e;
+    const int rc_ref = sk_deform_run(&j, &e);
+    ck_assert_int_eq(rc_ref, bad_expected ? SK_ERR_OUT_OF_RANGE : SK_OK);
+    j.in_tangents = NULL;
+    j.out_tangents = NULL;
+    j.tangent_components = 0;
+    for (int k = 0; k < NKERNELS; ++k) {
+      if (!use_kernel(k)) continue;
+      memset(op, 0, V * 12);
+      memset(on, 0, V * 12);
+      if (inplace) {
+        memcpy(op, pin, V * 12);
+        memcpy(on, nin, V * 12);
+        j.in_positions = op;
+        if (normals) j.in_normals = on;
+      }
+      j.out_positions = op;
+      if (normals) j.out_normals = on;
+      skc_deform_path_reset();
+      const int rc = sk_deform_run(&j, &e);
+      uint64_t n[SKC_DEFORM_PATH_COUNT];
+      skc_deform_path_counts(n);
+      j.in_positions = pin;
+      if (normals) j.in_normals = nin;
+      ck_assert_int_eq(rc, rc_ref);
+      if (method == SK_DEFORM_COR && k >= 2)
+        ck_assert_msg(n[SKC_DEFORM_PATH_SOA8] == V, "%s COR J=%zu V=%zu K=%u: soa8 took %llu of the vertices",
+                      kernel_names[k], J, V, K, (unsigned long long)n[SKC_DEFORM_PATH_SOA8]);
+      const float dp = packed_diff(rp, op, 3 * V), dn = normals ? packed_diff(rn, on, 3 * V) : 0.0f;
+      ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s %s J=%zu V=%zu K=%u jt=%d variant=%d: positions %g normals %g",
+                    kernel_names[k], method == SK_DEFORM_COR ? "COR" : "DQS", J, V, K, jt, variant, dp, dn);
+      configs++;
+    }
+    free(rp);
+    free(rn);
+    free(rt);
+    free(op);
+    free(on);
+  }
+  free(pal);
+  free(jb);
+  free(wb);
+  free(pin);
+  free(nin);
+  free(tin);
+  free(cen);
+  return configs;
+}
+
+/* Rigid DQS and COR jobs with at least J^2 vertices take the wide paths that read each joint's entry as +q or -q
+ * from a (pivot, joint) hemisphere table instead of computing the dots per vertex (hemi_case): every kernel
+ * against the scalar generic loop for K = 2, 4, 8, u8 / u16 joints, vertex counts from one block to many (the
+ * pipelines' start and end, tails). */
 START_TEST(test_deform_dqs_table_matches_scalar) {
   rng_seed(13);
   const size_t Js[3] = {6, 12, 40};
   const size_t Vs[3][5] = {{36, 47, 48, 50, 63}, {144, 191, 192, 300, 1003}, {1600, 1615, 2049, 4099, 4100}};
   const uint32_t Ks[3] = {2, 4, 8};
-  const float axis[3] = {0.48f, -0.6f, 0.64f};
   int configs = 0;
-  for (int ji = 0; ji < 3; ++ji)
-    for (int vi = 0; vi < 5; ++vi)
-      for (int ki = 0; ki < 3; ++ki) {
-        const size_t J = Js[ji], V = Vs[ji][vi];
-        const uint32_t K = Ks[ki];
-        const int jt = (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16;
-        const size_t jsz = tsize(jt);
-        ck_assert_uint_ge(V, J * J); /* the table's condition */
-        float* pal = malloc(16 * J * sizeof(float));
-        unsigned char* jb = malloc(V * K * jsz);
-        float* wb = malloc(V * K * sizeof(float));
-        float *pin = malloc(V * 12), *nin = malloc(V * 12), *tin = malloc(V * 16);
-        ck_assert(pal && jb && wb && pin && nin && tin);
-        const float degrees[4] = {170.0f, -170.0f, 179.0f, -179.0f};
-        for (size_t j = 0; j < J; ++j) {
-          if (j < 4) {
-            const float t[3] = {0.1f * (float)j, -0.2f, 0.3f}, one[3] = {1, 1, 1};
-            make_trs(axis, degrees[j] * PI_F / 180.0f, t, one, pal + 16 * j);
-          } else {
-            random_matrix(pal + 16 * j, 0);
-          }
+  for (int method = 0; method < 2; ++method)
+    for (int ji = 0; ji < 3; ++ji)
+      for (int vi = 0; vi < 5; ++vi)
+        for (int ki = 0; ki < 3; ++ki) {
+          ck_assert_uint_ge(Vs[ji][vi], Js[ji] * Js[ji]); /* the table's condition */
+          configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji][vi], Ks[ki],
+                               (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16);
         }
-        int bad_expected = 0;
-        for (size_t v = 0; v < V; ++v) {
-          float w[8], sum = 0;
-          for (uint32_t k = 0; k < K; ++k) {
-            w[k] = v % 7 == 2 ? 1.0f : rnd_u32() % 5 == 0 ? 0.0f : rnd(0.05f, 1.0f); /* v % 7 == 2: all tied */
-            sum += w[k];
-          }
-          if (sum == 0) w[0] = sum = 1;
-          for (uint32_t k = 0; k < K; ++k) {
-            /* half the vertices blend the opposite-hemisphere joints 0..3 */
-            uint32_t jj = v % 2 ? rnd_u32() % 4 : rnd_u32() % (uint32_t)J;
-            float wk = w[k] / sum;
-            if (v % 97 == 5 && k == K - 1) {
-              jj = (uint32_t)J + (uint32_t)(v % 3); /* out of range */
-              bad_expected = 1;
-            }
-            if (v % 89 == 7) wk = 0.0f;                                         /* weight sum 0 */
-            if (v % 71 == 11) wk = k == 0 ? 0.5f : k == 1 ? -0.5f : 0.0f;        /* sum 0, not all 0 */
-            if (v % 83 == 9 && k == 0) {
-              wk = NAN;
-              bad_expected = 1;
-            }
-            put_joint(jb + (v * K + k) * jsz, jt, jj);
-            memcpy(wb + v * K + k, &wk, sizeof wk);
-          }
-          float n[3];
-          random_unit(n);
-          if (v % 79 == 3) n[0] = n[1] = n[2] = 0.0f; /* zero normal: keeps the input */
-          for (int i = 0; i < 3; ++i) {
-            pin[3 * v + (size_t)i] = rnd(-3, 3);
-            nin[3 * v + (size_t)i] = n[i];
-            tin[4 * v + (size_t)i] = n[(i + 1) % 3];
-          }
-          tin[4 * v + 3] = 1.0f;
-        }
-        for (int variant = 0; variant < 4; ++variant) {
-          const int normals = variant != 1, inplace = variant == 2;
-          const uint32_t flags = variant == 3 ? SK_DEFORM_NO_RENORMALIZE : 0;
-          float *rp = calloc(V, 12), *rn = calloc(V, 12), *rt = calloc(V, 16), *op = calloc(V, 12),
-                *on = calloc(V, 12);
-          ck_assert(rp && rn && rt && op && on);
-          sk_deform_job j;
-          job_init(&j);
-          j.method = SK_DEFORM_DQS;
-          j.flags = flags;
-          j.threads = 1;
-          j.vertex_count = V;
-          j.palette = pal;
-          j.joint_count = J;
-          j.influences = K;
-          j.joint_type = (sk_type)jt;
-          j.weight_type = SK_TYPE_F32;
-          j.joints = jb;
-          j.weights = wb;
-          j.in_positions = pin;
-          j.out_positions = rp;
-          if (normals) {
-            j.in_normals = nin;
-            j.out_normals = rn;
-          }
-          j.in_tangents = tin; /* the reference: scalar kernel, with tangents so it runs the generic loop */
-          j.out_tangents = rt;
-          j.tangent_components = 4;
-          setenv("SKINKIT_KERNEL", "scalar", 1);
-          sk_error e;
-          const int rc_ref = sk_deform_run(&j, &e);
-          ck_assert_int_eq(rc_ref, bad_expected ? SK_ERR_OUT_OF_RANGE : SK_OK);
-          j.in_tangents = NULL;
-          j.out_tangents = NULL;
-          j.tangent_components = 0;
-          for (int k = 0; k < NKERNELS; ++k) {
-            if (!use_kernel(k)) continue;
-            memset(op, 0, V * 12);
-            memset(on, 0, V * 12);
-            if (inplace) {
-              memcpy(op, pin, V * 12);
-              memcpy(on, nin, V * 12);
-              j.in_positions = op;
-              if (normals) j.in_normals = on;
-            }
-            j.out_positions = op;
-            if (normals) j.out_normals = on;
-            const int rc = sk_deform_run(&j, &e);
-            j.in_positions = pin;
-            if (normals) j.in_normals = nin;
-            ck_assert_int_eq(rc, rc_ref);
-            const float dp = packed_diff(rp, op, 3 * V), dn = normals ? packed_diff(rn, on, 3 * V) : 0.0f;
-            ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s J=%zu V=%zu K=%u jt=%d variant=%d: positions %g normals %g",
-                          kernel_names[k], J, V, K, jt, variant, dp, dn);
-            configs++;
-          }
-          free(rp);
-          free(rn);
-          free(rt);
-          free(op);
-          free(on);
-        }
-        free(pal);
-        free(jb);
-        free(wb);
-        free(pin);
-        free(nin);
-        free(tin);
+  unsetenv("SKINKIT_KERNEL");
+  ck_assert_int_ge(configs, 2 * 3 * 5 * 3 * 4 * 3);
+}
+END_TEST
+
+/* The same without the table (fewer than J^2 vertices, or more than 256 joints): COR's 8-wide path takes the
+ * hemisphere signs from per-vertex dots, DQS's from its own; K = 1 too. */
+START_TEST(test_deform_hemisphere_untabled_matches_scalar) {
+  rng_seed(14);
+  const size_t Js[2] = {40, 300}, Vs[2] = {1003, 1600};
+  const uint32_t Ks[4] = {1, 2, 4, 8};
+  int configs = 0;
+  for (int method = 0; method < 2; ++method)
+    for (int ji = 0; ji < 2; ++ji)
+      for (int ki = 0; ki < 4; ++ki) {
+        ck_assert(Vs[ji] < Js[ji] * Js[ji]);
+        configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji], Ks[ki],
+                             ki % 2 ? SK_TYPE_U16 : (Js[ji] > 255 ? SK_TYPE_U16 : SK_TYPE_U8));
       }
   unsetenv("SKINKIT_KERNEL");
-  ck_assert_int_ge(configs, 3 * 5 * 3 * 4 * 3);
+  ck_assert_int_ge(configs, 2 * 2 * 4 * 4 * 3);
 }
 END_TEST
 
@@ -1180,8 +1215,9 @@ START_TEST(test_deform_cpu_kernel_name) {
 }
 END_TEST
 
-/* Outputs of 16 MiB and more take the streaming (non-temporal store) variant of the wide path: it must give what
- * the scalar kernel gives, on one thread and on several, with a few vertices that bail out to the generic loop. */
+/* Outputs of 16 MiB and more (they used to take a non-temporal store variant of the wide paths; all stores are plain
+ * since session 11) must give what the scalar kernel gives, on one thread and on several, with a few vertices that
+ * bail out to the generic loop. */
 START_TEST(test_deform_large_outputs_match_scalar) {
   rng_seed(12);
   const size_t V = 720000, J = 50; /* 720000 * 24 bytes of positions + normals > 16 MiB */
@@ -1775,6 +1811,7 @@ static Suite* deform_suite(void) {
   tcase_add_test(r, test_deform_kernels_match_scalar);
   tcase_add_test(r, test_deform_packed_fast_matches_scalar);
   tcase_add_test(r, test_deform_dqs_table_matches_scalar);
+  tcase_add_test(r, test_deform_hemisphere_untabled_matches_scalar);
   tcase_add_test(r, test_deform_large_outputs_match_scalar);
   tcase_add_test(r, test_deform_threads_identical);
   tcase_add_test(r, test_deform_in_place);
