@@ -183,15 +183,18 @@ int skc_deform_validate(const skc_deform_args* a, skc_err* err) {
   if (a->influences > SKC_DEFORM_MAX_INFLUENCES)
     return skc_fail(err, SKC_OUT_OF_RANGE, "influences %u is outside 1..%u (0 selects CSR)", a->influences,
                     SKC_DEFORM_MAX_INFLUENCES);
+  const uint32_t implied = (a->flags & SKC_DEFORM_IMPLIED_LAST_WEIGHT) != 0;
+  if (implied && a->influences == 0)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "IMPLIED_LAST_WEIGHT needs packed influences (influences 1..8)");
   if (a->influences > 0) {
     int jt = a->joint_type ? a->joint_type : SKC_TYPE_U16;
     int wt = a->weight_type ? a->weight_type : SKC_TYPE_F32;
     if (!type_ok_joint(jt)) return skc_fail(err, SKC_INVALID_ARGUMENT, "joint_type %d is not U8, U16 or U32", jt);
     if (!type_ok_weight(wt)) return skc_fail(err, SKC_INVALID_ARGUMENT, "weight_type %d is not F32, U8 or U16", wt);
-    if (!a->joints || !a->weights)
+    if (!a->joints || (!a->weights && a->influences > implied))
       return skc_fail(err, SKC_INVALID_ARGUMENT, "joints and weights must not be NULL with influences = %u",
                       a->influences);
-    size_t jrow = skc_type_size(jt) * a->influences, wrow = skc_type_size(wt) * a->influences;
+    size_t jrow = skc_type_size(jt) * a->influences, wrow = skc_type_size(wt) * (a->influences - implied);
     if (a->joints_stride != 0 && a->joints_stride < jrow)
       return skc_fail(err, SKC_INVALID_ARGUMENT, "joints_stride %zu is below %u influences of %zu bytes",
                       a->joints_stride, a->influences, skc_type_size(jt));
@@ -391,7 +394,8 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
     c.joints = (const unsigned char*)a->joints;
     c.weights = (const unsigned char*)a->weights;
     c.jstride = a->joints_stride ? a->joints_stride : skc_type_size(jt) * a->influences;
-    c.wstride = a->weights_stride ? a->weights_stride : skc_type_size(wt) * a->influences;
+    c.wstride = a->weights_stride ? a->weights_stride
+                                  : skc_type_size(wt) * (a->influences - ((a->flags & SKC_DEFORM_IMPLIED_LAST_WEIGHT) != 0));
   } else {
     c.fmt = 0;
     c.csr_offsets = a->csr_offsets;

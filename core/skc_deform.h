@@ -30,7 +30,8 @@ enum {
   SKC_DEFORM_NORMALIZE_WEIGHTS = 1 << 1,
   SKC_DEFORM_NORMAL_FAST = 1 << 2,
   SKC_DEFORM_NO_RENORMALIZE = 1 << 3,
-  SKC_DEFORM_ALL_FLAGS = (1 << 4) - 1
+  SKC_DEFORM_IMPLIED_LAST_WEIGHT = 1 << 4, /* packed weights hold K - 1 per vertex; the last is what they leave */
+  SKC_DEFORM_ALL_FLAGS = (1 << 5) - 1
 };
 #define SKC_DEFORM_MAX_INFLUENCES 8u
 #define SKC_DEFORM_MAX_JOINTS 65535u

@@ -22,6 +22,8 @@ typedef struct skio_skf_mesh {
                                (SKF_ORDER_WELDED, decoding needs the positions) unless no_weld */
   const uint32_t* indices;  /* optional triangle list: vertices are coded in order of first appearance */
   size_t index_count;
+  const float* centers;     /* optional: 3 * vertex_count centres of rotation (sk_cor_compute), stored quantized in a
+                               CORC chunk (file version 3.2, docs/skf.md 3.2); all meshes or none */
 } skio_skf_mesh;
 
 typedef struct skio_skf_options {

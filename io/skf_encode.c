@@ -1,5 +1,6 @@
 /* skf_encode.c - .skf encoder: canonical quantization, joint-set modelling (repeat / move-to-front / new set),
  * stream split and per-chunk deflate. The decoder is io/runtime/skf_decoder.h; docs/skf.md is the spec. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -614,6 +615,11 @@ static int check_input(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
       if (meshes[m].indices[i] >= s->vertex_count)
         return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: index %zu is %u, past %zu vertices", m, i, meshes[m].indices[i],
                         s->vertex_count);
+    if ((meshes[m].centers != NULL) != (meshes[0].centers != NULL))
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh %u: centres of rotation are given for all meshes or none", m);
+    for (size_t i = 0; meshes[m].centers && i < 3 * s->vertex_count; ++i)
+      if (!isfinite(meshes[m].centers[i]))
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh %u: centre of vertex %zu is not finite", m, i / 3);
     size_t entries = s->offsets[s->vertex_count];
     for (size_t i = 0; i < entries; ++i)
       if (s->weights[i] > 0.0f && s->joints[i] >= skel->joint_count)
@@ -638,11 +644,88 @@ size_t skio_skf_encode_bound(const skc_skeleton* skel, const skio_skf_mesh* mesh
   uint64_t mdsc = 8u + (uint64_t)SKF_MESH_RECORD_SIZE * mesh_count;
   uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) + v * 40u; /* op, count, 16 joint and 14 weight bytes, a 5-byte far and a 5-byte weld number */
   if (opts && opts->profile == SKIO_SKF_PROFILE_FAST) infl += 600u * (uint64_t)mesh_count; /* 32 planes' last group + header */
+  if (mesh_count && meshes[0].centers) /* CORC: a chunk per mesh, 6 raw bytes a vertex, deflate slack */
+    infl += (SKF_CORC_HEAD_SIZE + 200u) * (uint64_t)mesh_count + v * 7u;
   /* zlib's conservative deflateBound (memLevel 9): n + n/8 + n/64 + 11 per stream, plus 5 bytes per forced block
    * end; chunks <= meshes + 3 (groups <= meshes + 1) */
   uint64_t total = SKF_HEADER_SIZE + (uint64_t)(mesh_count + 3u) * (SKF_CHUNK_HEADER_SIZE + 11u + 15u + 16u + 64u);
   total += jnts + jnts / 8 + jnts / 64 + mdsc + mdsc / 8 + mdsc / 64 + infl + infl / 8 + infl / 64 + 64;
   return total > SIZE_MAX ? 0 : (size_t)total;
+}
+
+/* Grid index of centre component c on the grid org + step * q (q in 0..65535): the q whose decoded float (the
+ * decoder's expression) is nearest to c, so the error is at most half a step plus the rounding of that sum. */
+static uint32_t corc_grid(float c, float org, float step) {
+  if (!(step > 0.0f)) return 0;
+  double g = floor((double)(c - org) / step + 0.5);
+  uint32_t q = g < 0.0 ? 0u : g > 65535.0 ? 65535u : (uint32_t)g, best = q;
+  float e = fabsf(org + step * (float)q - c);
+  for (uint32_t t = q ? q - 1u : 0u; t <= q + 1u && t <= 65535u; ++t)
+    if (fabsf(org + step * (float)t - c) < e) {
+      e = fabsf(org + step * (float)t - c);
+      best = t;
+    }
+  return best;
+}
+
+/* CORC chunk of mesh m (docs/skf.md 3.2): the centres of its coded vertices (first[v] == v; every vertex when first
+ * is NULL) in its coding order (first appearance in ix, welded through first[], then the rest in increasing index)
+ * on a 16-bit grid over their bounding box, as zigzag deltas split into a low and a high byte plane per axis.
+ * order: vc scratch entries. */
+static int put_corc(skf_buf* file, skf_buf* raw, uint32_t m, const float* c, size_t vc, const uint32_t* ix, size_t ic,
+                    const uint32_t* first, uint32_t* order, int level, skc_err* err) {
+  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, step[3];
+  size_t n = 0;
+  unsigned char* seen = calloc(vc ? vc : 1, 1);
+  if (!seen) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the centres of mesh %u", m);
+  for (size_t i = 0; i < ic; ++i) {
+    uint32_t u = first ? first[ix[i]] : ix[i];
+    if (!seen[u]) order[n++] = u;
+    seen[u] = 1;
+  }
+  for (size_t v = 0; v < vc; ++v)
+    if (!seen[v] && (!first || first[v] == v)) order[n++] = (uint32_t)v;
+  free(seen);
+  for (size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) {
+      float x = c[3 * (size_t)order[i] + (size_t)a];
+      if (!i || x < lo[a]) lo[a] = x;
+      if (!i || x > hi[a]) hi[a] = x;
+    }
+  if (!isfinite(hi[0] - lo[0]) || !isfinite(hi[1] - lo[1]) || !isfinite(hi[2] - lo[2]))
+    return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: the centres' extent is not a finite float", m);
+  raw->n = 0;
+  buf_u32(raw, m);
+  buf_u32(raw, (uint32_t)n);
+  for (int a = 0; a < 3; ++a) {
+    uint32_t x;
+    memcpy(&x, &lo[a], 4);
+    buf_u32(raw, x);
+  }
+  for (int a = 0; a < 3; ++a) {
+    uint32_t x;
+    step[a] = (hi[a] - lo[a]) / 65535.0f;
+    memcpy(&x, &step[a], 4);
+    buf_u32(raw, x);
+  }
+  size_t head = raw->n, seg[6];
+  if (raw->failed || !buf_reserve(raw, 6 * n))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the centres of mesh %u", m);
+  unsigned char* pl = raw->p + head;
+  raw->n = head + 6 * n;
+  for (int a = 0; a < 3; ++a) {
+    uint32_t prev = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t q = corc_grid(c[3 * (size_t)order[i] + (size_t)a], lo[a], step[a]);
+      uint32_t d = (q - prev) & 0xffffu, z = d < 0x8000u ? 2u * d : 2u * (0x10000u - d) - 1u; /* zigzag of int16 */
+      pl[(size_t)(2 * a) * n + i] = (unsigned char)z;
+      pl[(size_t)(2 * a + 1) * n + i] = (unsigned char)(z >> 8);
+      prev = q;
+    }
+  }
+  for (int p = 0; p < 6; ++p) seg[p] = head + (size_t)(p + 1) * n;
+  static const int strat[6] = {Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED};
+  return put_chunk_seg(file, "CORC", raw->p, raw->n, level, seg, strat, 6, err);
 }
 
 static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
@@ -949,6 +1032,32 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
     m0 = m1;
   }
 
+  /* CORC per mesh (3.2): centres of the coded vertices; a welded mesh's copies take their first's centre */
+  const bool centers = mesh_count && meshes[0].centers;
+  for (uint32_t m = 0; centers && m < mesh_count; ++m) {
+    size_t vc = meshes[m].skin->vertex_count, distinct, copies;
+    uint32_t check;
+    int by_index = meshes[m].index_count && !(opts && opts->file_order) && !fast; /* as in the mesh record */
+    uint32_t* no = realloc(order, (vc ? vc : 1) * sizeof *order);
+    if (!no) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the centres of mesh %u", m);
+      goto done;
+    }
+    order = no;
+    if (morder[m] == SKF_ORDER_WELDED) {
+      uint32_t* nf = realloc(first, vc * sizeof *first);
+      if (nf) first = nf;
+      if (!nf || !weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check, NULL)) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+        goto done;
+      }
+    }
+    if ((rc = put_corc(&file, &raw, m, meshes[m].centers, vc, by_index ? meshes[m].indices : NULL,
+                       by_index ? meshes[m].index_count : 0, morder[m] == SKF_ORDER_WELDED ? first : NULL, order,
+                       level, err)))
+      goto done;
+    ++chunk_count;
+  }
 
   {
     unsigned char* h = file.p;
@@ -957,7 +1066,7 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
     memcpy(h, magic, 8);
     h[8] = SKF_VERSION_MAJOR;
     h[9] = 0;
-    h[10] = fast ? 1 : 0; /* the lowest minor that can express the file */
+    h[10] = centers ? 2 : fast ? 1 : 0; /* the lowest minor that can express the file */
     h[11] = 0;
     wr32(h + 12, (bits == 16 ? SKF_FLAG_WEIGHTS16 : 0u) | (fast ? SKF_FLAG_FAST : 0u));
     wr32(h + 16, SKF_HEADER_SIZE);

@@ -10,7 +10,8 @@ _Static_assert((int)SK_DEFORM_LBS == (int)SKC_DEFORM_LBS && (int)SK_DEFORM_DQS =
 _Static_assert((int)SK_DEFORM_ADDITIVE == (int)SKC_DEFORM_ADDITIVE &&
                    (int)SK_DEFORM_NORMALIZE_WEIGHTS == (int)SKC_DEFORM_NORMALIZE_WEIGHTS &&
                    (int)SK_DEFORM_NORMAL_FAST == (int)SKC_DEFORM_NORMAL_FAST &&
-                   (int)SK_DEFORM_NO_RENORMALIZE == (int)SKC_DEFORM_NO_RENORMALIZE,
+                   (int)SK_DEFORM_NO_RENORMALIZE == (int)SKC_DEFORM_NO_RENORMALIZE &&
+                   (int)SK_DEFORM_IMPLIED_LAST_WEIGHT == (int)SKC_DEFORM_IMPLIED_LAST_WEIGHT,
                "deform flags differ");
 
 static void to_args(const sk_deform_job* j, skc_deform_args* a) {

@@ -24,6 +24,9 @@ static int to_io(const sk_skf_encode_desc* d, skio_skf_mesh** out_meshes, skio_s
   const uint32_t known = SK_SKF_FILE_ORDER | SK_SKF_NO_WELD | SK_SKF_FAST;
   if (d->flags & ~known) SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown sk_skf_encode_desc.flags bits 0x%x", d->flags & ~known);
   if (d->mesh_count && !d->meshes) SK__FAIL(err, SKC_INVALID_ARGUMENT, "meshes must not be NULL");
+  const float* const* centers = d->size == sizeof *d ? d->centers : NULL; /* ABI 1.4 descs have none */
+  for (uint32_t i = 0; centers && i < d->mesh_count; ++i)
+    if (!centers[i]) SK__FAIL(err, SKC_INVALID_ARGUMENT, "centers[%u] is NULL (give every mesh's centres or none)", i);
   skio_skf_mesh* m = calloc(d->mesh_count ? d->mesh_count : 1, sizeof *m);
   if (!m) SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for %u meshes", d->mesh_count);
   for (uint32_t i = 0; i < d->mesh_count; ++i) {
@@ -31,13 +34,19 @@ static int to_io(const sk_skf_encode_desc* d, skio_skf_mesh** out_meshes, skio_s
     m[i].positions = d->meshes[i].positions;
     m[i].indices = d->meshes[i].indices;
     m[i].index_count = d->meshes[i].index_count;
+    m[i].centers = centers ? centers[i] : NULL;
   }
   *out_meshes = m;
   return SK_OK;
 }
 
+/* ABI 1.4 descs end before centers */
+static int encode_desc_size_ok(const sk_skf_encode_desc* d) {
+  return d && (d->size == sizeof *d || d->size == offsetof(sk_skf_encode_desc, centers));
+}
+
 SK_API size_t sk_skf_encode_bound(const sk_skf_encode_desc* desc) {
-  if (!desc || desc->size != sizeof *desc) return 0;
+  if (!encode_desc_size_ok(desc)) return 0;
   skio_skf_mesh* m = NULL;
   skio_skf_options o;
   if (to_io(desc, &m, &o, NULL)) return 0;
@@ -48,7 +57,7 @@ SK_API size_t sk_skf_encode_bound(const sk_skf_encode_desc* desc) {
 
 SK_API sk_result sk_skf_encode(const sk_skf_encode_desc* desc, void* out, size_t capacity, size_t* out_size,
                                sk_error* err) {
-  SK__CHECK_SIZE(desc, sk_skf_encode_desc, err);
+  if (!encode_desc_size_ok(desc)) SK__CHECK_SIZE(desc, sk_skf_encode_desc, err);
   if (!out || !out_size) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out and out_size must not be NULL");
   skio_skf_mesh* m = NULL;
   skio_skf_options o;
@@ -102,14 +111,15 @@ SK_API sk_result sk_skf_peek(const void* data, size_t size, sk_skf_info* info, s
 
 SK_API sk_result sk_skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, sk_skf_mesh_info* info,
                                       sk_error* err) {
-  /* ABI 1.1 callers pass the size without coded_count and distinct_positions */
-  const size_t size_1_1 = offsetof(sk_skf_mesh_info, coded_count);
-  if (info && info->size == size_1_1) {
+  /* ABI 1.1 callers pass the size without coded_count and distinct_positions, 1.2-1.4 callers without has_centers */
+  const size_t size_1_1 = offsetof(sk_skf_mesh_info, coded_count), size_1_2 = offsetof(sk_skf_mesh_info, has_centers);
+  if (info && (info->size == size_1_1 || info->size == size_1_2)) {
+    const size_t n = info->size;
     sk_skf_mesh_info full;
     memset(&full, 0, sizeof full);
     full.size = sizeof full;
     sk_result r = sk_skf_get_mesh_info(data, size, mesh, &full, err);
-    if (!r) memcpy((char*)info + sizeof info->size, (char*)&full + sizeof full.size, size_1_1 - sizeof info->size);
+    if (!r) memcpy((char*)info + sizeof info->size, (char*)&full + sizeof full.size, n - sizeof info->size);
     return r;
   }
   SK__CHECK_SIZE(info, sk_skf_mesh_info, err);
@@ -128,6 +138,7 @@ SK_API sk_result sk_skf_get_mesh_info(const void* data, size_t size, uint32_t me
   info->group = mi.group;
   info->vertex_count = mi.vertex_count;
   info->index_count = mi.index_count;
+  info->has_centers = mi.has_centers;
   return sk__ret(SKC_OK, NULL, err);
 }
 
@@ -143,10 +154,11 @@ SK_API sk_result sk_skf_decode_skeleton(const void* data, size_t size, int32_t* 
 }
 
 SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decode_desc* desc, sk_error* err) {
-  /* ABI 1.1 callers pass the size without positions */
-  const size_t size_1_1 = offsetof(sk_skf_decode_desc, positions);
-  const int has_positions = desc && desc->size == sizeof *desc;
-  if (!desc || desc->size != size_1_1) SK__CHECK_SIZE(desc, sk_skf_decode_desc, err);
+  /* ABI 1.1 callers pass the size without positions, 1.2-1.4 callers without centers */
+  const size_t size_1_1 = offsetof(sk_skf_decode_desc, positions), size_1_2 = offsetof(sk_skf_decode_desc, centers);
+  const int has_positions = desc && (desc->size == sizeof *desc || desc->size == size_1_2);
+  const int has_centers = desc && desc->size == sizeof *desc;
+  if (!desc || (desc->size != size_1_1 && desc->size != size_1_2)) SK__CHECK_SIZE(desc, sk_skf_decode_desc, err);
   if (!desc->joints || !desc->weights) SK__FAIL(err, SKC_INVALID_ARGUMENT, "joints and weights must not be NULL");
   skf_info fi;
   skf_error fe;
@@ -167,6 +179,7 @@ SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decod
   o.indices = desc->indices;
   o.index_count = desc->index_count;
   o.positions = has_positions ? desc->positions : NULL;
+  o.centers = has_centers ? desc->centers : NULL;
   c = skf_decode_mesh(data, size, desc->mesh, &o, &fe);
   return c ? skf_ret(c, &fe, err) : sk__ret(SKC_OK, NULL, err);
 }

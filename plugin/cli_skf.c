@@ -16,7 +16,7 @@
 
 const char cli_pack_usage[] =
     "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--no-weld] [--level 1..9]\n"
-    "       [--profile default|fast] [--force] [--json [FILE|-]]\n"
+    "       [--profile default|fast] [--cor] [--force] [--json [FILE|-]]\n"
     "  Compresses the skin of a model file (any format the library reads) into an .skf file: joint table\n"
     "  (names, parents, inverse binds) and per-vertex joints/weights quantized to 8 (sum 255) or 16 bits\n"
     "  (sum 65535), at most N influences per vertex (default 4, max 8). Vertices are coded in triangle order\n"
@@ -24,6 +24,8 @@ const char cli_pack_usage[] =
     "  with the same influences (seam and corner copies) is not stored, unless --no-weld (then decoding needs\n"
     "  no positions). --profile fast: the speed profile (.skf 3.1), every mesh in vertex order without zlib or\n"
     "  weld: several times larger, decodes several times faster, needs neither indices nor positions.\n"
+    "  --cor: also stores each mesh's centres of rotation for the COR deformer (sk_cor_compute on the rest mesh,\n"
+    "  default sigma), quantized to 16 bits over their bounding box (.skf 3.2; older readers skip them).\n"
     "  OUT defaults to IN with .skf appended; an\n"
     "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself. -o/--output OUT;\n"
     "  -o - is refused (exit 2): an .skf file is binary, name the file. --json: a summary on stdout instead of\n"
@@ -136,9 +138,33 @@ static void pack_json(sk_scene* s, const char* in, const char* out, const sk_skf
   printf("]}\n");
 }
 
+/* Centres of rotation of one mesh (sk_cor_compute over its rest positions, triangles and CSR weights) into a new
+ * array of 3 * vertex_count floats; NULL after an error line. */
+static float* pack_centers(sk_skin* skin, const float* pos, size_t nv, const uint32_t* ix, size_t ni) {
+  sk_error err;
+  size_t ne = sk_skin_influence_count(skin);
+  uint32_t* off = malloc((nv + 1) * sizeof *off);
+  uint32_t* jn = malloc(ne * sizeof *jn + 1);
+  float* wt = malloc(ne * sizeof *wt + 1);
+  float* c = malloc(nv * 3 * sizeof *c + 1);
+  int ok = off && jn && wt && c;
+  if (ok && (sk_skin_get_csr(skin, off, jn, wt, &err) ||
+             (nv && sk_cor_compute(pos, nv, ix, ni / 3, off, jn, wt, sk_skin_joint_count(skin), 0.0f, 0, c, &err)))) {
+    fprintf(stderr, "skinkit pack: centres of rotation: %s\n", err.message);
+    ok = 0;
+  } else if (!ok) {
+    fprintf(stderr, "skinkit pack: out of memory\n");
+  }
+  free(off);
+  free(jn);
+  free(wt);
+  if (!ok) free(c);
+  return ok ? c : NULL;
+}
+
 int cli_pack(int argc, char** argv) {
   const char *in = NULL, *out = NULL;
-  int force = 0, json = 0;
+  int force = 0, json = 0, cor = 0;
   double t0 = seconds_now();
   sk_skf_encode_desc d = {0};
   d.size = sizeof d;
@@ -170,6 +196,8 @@ int cli_pack(int argc, char** argv) {
         d.flags &= ~(uint32_t)SK_SKF_FAST;
       else
         return cli_arg_error("pack", "--profile takes default or fast, not \"%s\"", v);
+    } else if (!strcmp(a, "--cor")) {
+      cor = 1;
     } else if (!strcmp(a, "--force")) {
       force = 1;
     } else if (!strcmp(a, "--json")) {
@@ -206,6 +234,7 @@ int cli_pack(int argc, char** argv) {
   sk_scene* s = NULL;
   int status = 2;
   sk_skf_mesh* ms = NULL;
+  float** cs = NULL; /* --cor: per packed mesh, its centres */
   unsigned char* buf = NULL;
   uint32_t n = 0;
   if (cli_load_scene("pack", in, &s)) goto done;
@@ -215,7 +244,8 @@ int cli_pack(int argc, char** argv) {
   }
   uint32_t mc = sk_scene_mesh_count(s);
   ms = calloc(mc ? mc : 1, sizeof *ms);
-  if (!ms) goto done;
+  cs = calloc(mc ? mc : 1, sizeof *cs);
+  if (!ms || !cs) goto done;
   size_t verts = 0;
   for (uint32_t m = 0; m < mc; ++m) {
     sk_skin* skin = sk_scene_mesh_skin(s, m);
@@ -237,10 +267,12 @@ int cli_pack(int argc, char** argv) {
     ms[n].index_count = ni;
     verts += nv;
     ++n;
+    if (cor && !(cs[n - 1] = pack_centers(skin, pos, nv, ix, ni))) goto done;
   }
   d.skeleton = sk_scene_skeleton(s);
   d.meshes = ms;
   d.mesh_count = n;
+  d.centers = cor ? (const float* const*)cs : NULL;
   size_t bound = sk_skf_encode_bound(&d), size = 0;
   buf = bound ? malloc(bound) : NULL;
   if (!buf) {
@@ -265,8 +297,10 @@ done:
   for (uint32_t m = 0; ms && m < n; ++m) {
     free((void*)ms[m].positions);
     free((void*)ms[m].indices);
+    if (cs) free(cs[m]);
   }
   free(ms);
+  free(cs);
   free(buf);
   free(def_out);
   sk_scene_destroy(s);
@@ -450,7 +484,10 @@ int cli_unpack(int argc, char** argv) {
     d.indices = mi.order ? ix : NULL;
     d.index_count = mi.order ? (size_t)mi.index_count : 0;
     d.positions = mi.order == 2 ? pos : NULL;
-    sk_result rc = jo && we ? sk_skf_decode(data, size, &d, &err) : SK_ERR_OUT_OF_MEMORY;
+    float* cen = mi.has_centers && !json ? malloc(vc * 3 * sizeof *cen + 1) : NULL; /* the JSON schema has no centres */
+    d.centers = cen;
+    sk_result rc = jo && we && (cen || !mi.has_centers || json) ? sk_skf_decode(data, size, &d, &err)
+                                                                 : SK_ERR_OUT_OF_MEMORY;
     if (rc) {
       fprintf(stderr, "skinkit unpack: mesh %u: %s%s\n", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
               mi.order && !model ? " (use --indices-from MODEL)" : "");
@@ -484,17 +521,20 @@ int cli_unpack(int argc, char** argv) {
       }
       printf("}");
     } else {
-      printf("mesh %u: %zu vertices, up to %u influences, %s order%s\n", m, vc, mi.max_influences,
-             mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", rc ? " (not decoded)" : "");
+      printf("mesh %u: %zu vertices, up to %u influences, %s order%s%s\n", m, vc, mi.max_influences,
+             mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", cen ? ", centres of rotation" : "",
+             rc ? " (not decoded)" : "");
       for (size_t v = 0; !rc && v < vc && v < max_v; ++v) {
         printf("  v%zu:", v);
         for (uint32_t s = 0; s < k; ++s)
           if (we[v * k + s]) printf(" %u:%.4f", jo[v * k + s], we[v * k + s] / scale);
+        if (cen) printf("  centre (%.6g, %.6g, %.6g)", cen[3 * v], cen[3 * v + 1], cen[3 * v + 2]);
         printf("\n");
       }
     }
     free(jo);
     free(we);
+    free(cen);
     free(ix);
     free(pos);
   }
@@ -616,8 +656,10 @@ int cli_skf_info(int argc, char** argv) {
              (unsigned long long)mi.vertex_count, mi.max_influences, mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file",
              (unsigned long long)mi.index_count, mi.group, mi.has_position_hash ? "" : "}");
     else
-      printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u\n", m,
-             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", mi.group);
+      printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u%s\n", m,
+             (unsigned long long)mi.vertex_count, mi.max_influences,
+             mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", mi.group,
+             mi.has_centers ? ", centres of rotation" : "");
     if (json && mi.has_position_hash) printf(",\"position_hash\":\"%08x\"}", mi.position_hash);
   }
   if (json) printf("]}\n");

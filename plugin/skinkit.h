@@ -287,7 +287,12 @@ enum {
   /* Normals and tangents follow the largest-weight joint only (seed 000's fast path; no blending). */
   SK_DEFORM_NORMAL_FAST = 1 << 2,
   /* Leave blended normals / tangents unnormalized. */
-  SK_DEFORM_NO_RENORMALIZE = 1 << 3
+  SK_DEFORM_NO_RENORMALIZE = 1 << 3,
+  /* ABI 1.5. Packed influences (influences = K >= 1) store K joints but only K - 1 weights per vertex; the last is
+   * what the others leave of the whole, in the weight type's own units (U8: (255 - sum) / 255, U16: of 65535, F32:
+   * 1 - sum; never below 0). The 56-bit layout of 4 x U8 joints + 3 x U8 weights, as compact runtime formats store
+   * it. weights_stride 0 means K - 1 weights tightly packed; with K = 1, weights may be NULL (the weight is 1). */
+  SK_DEFORM_IMPLIED_LAST_WEIGHT = 1 << 4
 };
 
 /* A deformation job: plain inputs and outputs over strided streams, validated before any work. No
@@ -304,8 +309,8 @@ enum {
  * the normalized blend of the joints' rotation quaternions (hemisphere of the largest-weight joint, as DQS), the
  * stretch S = sum w_j S_j (polar split as DQS, identity when every M_j is rigid), and p' = R S (p - c) + LBS(c),
  * LBS(c) = (sum w_j M_j) c: no candy-wrapper collapse (like DQS), and the paper's answer to DQS's bulging at
- * bends; normals and tangents follow R (and S as DQS). A vertex with one joint moves exactly as LBS. COR runs in
- * the generic loop of every kernel (no SIMD path yet).
+ * bends; normals and tangents follow R (and S as DQS). A vertex with one joint moves exactly as LBS. COR takes
+ * the AVX2 8-wide path (also under AVX-512) for rigid packed jobs, the generic loop otherwise.
  * When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the
  * blended stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
  * SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
@@ -1121,7 +1126,8 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
  * coded in order of first appearance in its index buffer, so decoding that mesh needs the same index buffer. A
  * mesh given with positions is welded: a vertex at the same position as a lower one with the same influences (a
  * seam or corner copy) is not stored at all, so decoding that mesh needs the same positions (SK_SKF_NO_WELD
- * turns this off).
+ * turns this off). Optionally (ABI 1.5, .skf 3.2) each mesh's centres of rotation for SK_DEFORM_COR are stored
+ * too (sk_skf_encode_desc.centers, sk_skf_decode_desc.centers), so a runtime skips sk_cor_compute at load.
  * A standalone decoder (one header, zlib + libc) for engines ships as skf_decoder.h (io/runtime/). */
 
 /* One mesh to encode. */
@@ -1153,6 +1159,15 @@ typedef struct sk_skf_encode_desc {
   uint32_t mesh_count;
   const sk_skeleton* skeleton; /* required: the joint table */
   const sk_skf_mesh* meshes;   /* mesh_count entries */
+  /* since ABI 1.5 (a caller passing the 1.4 size, offsetof(sk_skf_encode_desc, centers), stores none): */
+  const float* const* centers; /* optional: mesh_count pointers, each to 3 * that mesh's vertex_count centres of
+                                  rotation (sk_cor_compute on the rest mesh), all non-NULL. Stored per mesh in a
+                                  CORC chunk (.skf 3.2; an older reader skips it) on a 16-bit grid over the centres'
+                                  bounding box: each decoded component is within half a grid step (1/131070 of
+                                  the mesh's centre extent on that axis, plus float rounding) of the given one;
+                                  a welded copy gets the centre of the vertex it copies. 3.3-6 bytes
+                                  per stored (coded) vertex after deflate (docs/skf.md 3.2, 6.3). SK_ERR_INVALID_ARGUMENT for a NULL entry or a
+                                  non-finite centre. NULL: no chunk, the file is byte-identical to before. */
 } sk_skf_encode_desc;
 
 /* Worst-case size of sk_skf_encode's output for this desc; 0 if the desc is invalid. */
@@ -1198,6 +1213,9 @@ typedef struct sk_skf_mesh_info {
   /* since ABI 1.2 (a caller passing the 1.1 size gets the fields above only): */
   uint32_t coded_count;      /* vertices stored in the file (order 2: the vertices that are no copies) */
   uint32_t distinct_positions; /* order 2: distinct rest positions of the mesh, else 0 */
+  /* since ABI 1.5 (a caller passing the 1.2 size, offsetof(sk_skf_mesh_info, has_centers), gets the fields above): */
+  uint32_t has_centers;      /* 1: the file stores centres of rotation (sk_skf_decode_desc.centers), else 0 */
+  uint32_t reserved2;
 } sk_skf_mesh_info;
 SK_API sk_result sk_skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, sk_skf_mesh_info* info,
                                       sk_error* err);
@@ -1226,6 +1244,11 @@ typedef struct sk_skf_decode_desc {
   size_t vertex_capacity;    /* >= the mesh's vertex count */
   /* since ABI 1.2 (a caller passing the 1.1 size decodes orders 0 and 1 only): */
   const float* positions;    /* 3 * vertex count rest positions when the mesh's order is 2 (welded) */
+  /* since ABI 1.5 (a caller passing the 1.2 size, offsetof(sk_skf_decode_desc, centers), gets no centres): */
+  float* centers;            /* optional: 3 * vertex_capacity floats receive the stored centres of rotation of every
+                                vertex (for SK_DEFORM_COR's job.centers; bound at sk_skf_encode_desc.centers).
+                                SK_ERR_NOT_FOUND, nothing written, when the file has none (has_centers 0). NULL:
+                                not read, decoding costs what it did without them. */
 } sk_skf_decode_desc;
 SK_API sk_result sk_skf_decode(const void* data, size_t size, const sk_skf_decode_desc* desc, sk_error* err);
 

@@ -24,8 +24,9 @@
  * of a vertex sum to exactly 255, u16 weights to exactly 65535 (a file with 8-bit weights decoded to u16 gives
  * w * 257, still exact). A vertex without influences is all zeros.
  *
- * Format version 3.1 (docs/skf.md; reads 3.0 too). A file of the speed profile (header flag SKF_FLAG_FAST, 3.1)
- * is coded in vertex order without zlib and decodes about 8x faster; it needs neither indices nor positions. Each
+ * Format version 3.2 (docs/skf.md; reads 3.0 and 3.1 too). A 3.2 file may store each mesh's centres of rotation
+ * for skinkit's COR deformer (skf_mesh_output.centers; an older reader skips them). A file of the speed profile
+ * (header flag SKF_FLAG_FAST, 3.1) is coded in vertex order without zlib and decodes about 8x faster; it needs neither indices nor positions. Each
  * mesh decodes on its own: a mesh coded in triangle order needs only its
  * own index buffer (the decoder walks it and predicts weights from the triangle corners it already decoded); a
  * welded mesh also needs its rest positions (a vertex at the bit-identical position of a lower one with the same
@@ -52,7 +53,7 @@ extern "C" {
 #endif
 
 #define SKF_VERSION_MAJOR 3
-#define SKF_VERSION_MINOR 1         /* highest minor this decoder knows (it reads every minor of major 3) */
+#define SKF_VERSION_MINOR 2         /* highest minor this decoder knows (it reads every minor of major 3) */
 #define SKF_HEADER_SIZE 64u        /* fixed header of major 3 (header_size may be larger in later minors) */
 #define SKF_CHUNK_HEADER_SIZE 12u  /* tag[4], stored_size u32, raw_size u32 */
 #define SKF_MAX_INFLUENCES 8u
@@ -72,6 +73,7 @@ extern "C" {
 #define SKF_MESH_RECORD_SIZE 48u
 #define SKF_INFL_TABLE_SIZE 8u         /* INFL: first_mesh, mesh_count */
 #define SKF_INFL_MESH_SIZE 24u         /* INFL: per mesh, lengths of its counts, joints, weights, nweights, far, weld streams */
+#define SKF_CORC_HEAD_SIZE 32u         /* CORC (3.2): mesh, count, origin[3], step[3]; then 6 byte planes */
 #define SKF_OP_REPEAT 0u
 #define SKF_OP_FAR 254u            /* an older vertex: distance back in the history of coded vertices (far stream) */
 #define SKF_OP_NEW_SET 255u
@@ -117,6 +119,8 @@ typedef struct skf_mesh_info {
   uint32_t coded_count;     /* vertices with an op: vertex_count, or with SKF_ORDER_WELDED those that are no copies */
   uint32_t distinct_positions; /* SKF_ORDER_WELDED: vertices that are the first (lowest index) at their position */
   uint32_t weld_check;      /* SKF_ORDER_WELDED: checksum of the weld map (skf_weld_positions), else 0 */
+  uint32_t has_centers;     /* 3.2: the file stores centres of rotation (a CORC chunk per mesh); set by
+                               skf_get_mesh_info only */
 } skf_mesh_info;
 
 typedef struct skf_mesh_output {
@@ -130,6 +134,10 @@ typedef struct skf_mesh_output {
                                SKF_ORDER_WELDED when the mesh record's index_count is not 0 */
   size_t index_count;
   const float* positions;   /* 3 * vertex_count rest positions, required when its order is SKF_ORDER_WELDED */
+  float* centers;           /* optional (3.2): 3 * vertex_count floats receive the mesh's stored centres of rotation
+                               (docs/skf.md 3.2: within half a quantization step, 1/65535 of the centres' extent,
+                               per axis); SKF_ERR_NOT_FOUND, nothing written, when the file has none (see
+                               skf_mesh_info.has_centers). NULL: not read, costs nothing. */
 } skf_mesh_output;
 
 /* Validates the header, both checksums and the chunk list; fills info. */
@@ -392,6 +400,7 @@ typedef struct skf__file {
   skf_info info;
   const unsigned char* payload;
   uint64_t payload_size;
+  uint32_t corc_count; /* CORC chunks (3.2): 0, or one per mesh for a file with centres */
 } skf__file;
 
 typedef struct skf__chunk {
@@ -406,7 +415,7 @@ static int skf__tag(const unsigned char* t, const char* s) { return memcmp(t, s,
 static skf_result skf__walk(const skf__file* f, const char* want_tag, uint32_t which, skf__chunk* out,
                             uint32_t* out_counts, skf_error* err) {
   uint64_t pos = 0;
-  uint32_t i, seen = 0, n_jnts = 0, n_mdsc = 0, n_infl = 0;
+  uint32_t i, seen = 0, n_jnts = 0, n_mdsc = 0, n_infl = 0, n_corc = 0;
   for (i = 0; i < f->info.chunk_count; ++i) {
     const unsigned char* h;
     uint32_t stored, raw;
@@ -425,6 +434,7 @@ static skf_result skf__walk(const skf__file* f, const char* want_tag, uint32_t w
     if (skf__tag(h, "JNTS")) ++n_jnts;
     if (skf__tag(h, "MDSC")) ++n_mdsc;
     if (skf__tag(h, "INFL")) ++n_infl;
+    if (skf__tag(h, "CORC")) ++n_corc;
     if (want_tag && skf__tag(h, want_tag)) {
       if (seen == which && out) {
         out->tag = h;
@@ -443,14 +453,17 @@ static skf_result skf__walk(const skf__file* f, const char* want_tag, uint32_t w
   if (n_jnts != 1 || n_mdsc != 1)
     return skf__fail(err, SKF_ERR_FORMAT, "a file needs exactly one JNTS and one MDSC chunk (has %u and %u)", n_jnts,
                      n_mdsc);
-  if (out_counts) *out_counts = n_infl;
+  if (out_counts) {
+    out_counts[0] = n_infl;
+    out_counts[1] = n_corc;
+  }
   return SKF_OK;
 }
 
 static skf_result skf__open(const void* data, size_t size, skf__file* f, skf_error* err) {
   const unsigned char* p = (const unsigned char*)data;
   uint64_t header_size, payload_size;
-  uint32_t crc, n_infl = 0, flags;
+  uint32_t crc, n_counts[2] = {0, 0}, flags;
   skf_result rc;
   if (!data && size) return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "data is NULL");
   if (size < 8) {
@@ -511,9 +524,10 @@ static skf_result skf__open(const void* data, size_t size, skf__file* f, skf_err
   crc = skf__crc((uint32_t)crc32(0L, Z_NULL, 0), f->payload, payload_size);
   if (crc != f->info.payload_crc)
     return skf__fail(err, SKF_ERR_CHECKSUM, "payload CRC-32 is %08x, stored %08x", crc, f->info.payload_crc);
-  rc = skf__walk(f, NULL, 0, NULL, &n_infl, err);
+  rc = skf__walk(f, NULL, 0, NULL, n_counts, err);
   if (rc) return rc;
-  f->info.group_count = n_infl;
+  f->info.group_count = n_counts[0];
+  f->corc_count = n_counts[1];
   return SKF_OK;
 }
 
@@ -652,6 +666,7 @@ static skf_result skf__meshes(const skf__file* f, z_stream* zs, int* zs_ready, u
 
 static void skf__mesh_record(const unsigned char* t, uint32_t m, skf_mesh_info* o) {
   const unsigned char* r = t + 8 + (size_t)m * SKF_MESH_RECORD_SIZE;
+  o->has_centers = 0;
   o->vertex_count = skf__rd64(r);
   o->index_count = skf__rd64(r + 8);
   o->index_hash = skf__rd32(r + 16);
@@ -676,6 +691,7 @@ SKF_API skf_result skf_get_mesh_info(const void* data, size_t size, uint32_t mes
     return skf__fail(err, SKF_ERR_OUT_OF_RANGE, "mesh %u of %u", mesh, f.info.mesh_count);
   if ((rc = skf__meshes(&f, NULL, NULL, NULL, NULL, &t, err))) return rc;
   skf__mesh_record(t, mesh, out);
+  out->has_centers = f.corc_count != 0;
   SKF_FREE(t);
   return SKF_OK;
 }
@@ -1211,7 +1227,8 @@ struct skf_decoder {
   z_stream zs;
   int zs_ready;
   unsigned char *raw, *tab, *mem; /* inflated INFL chunk, mesh table, per-mesh scratch (skf__mesh_scratch) */
-  size_t raw_cap, tab_cap, mem_cap;
+  unsigned char* cor;              /* inflated CORC chunk (only when centres are asked for) */
+  size_t raw_cap, tab_cap, mem_cap, cor_cap;
 };
 
 SKF_API skf_decoder* skf_decoder_create(void) {
@@ -1226,11 +1243,12 @@ SKF_API void skf_decoder_destroy(skf_decoder* d) {
   SKF_FREE(d->raw);
   SKF_FREE(d->tab);
   SKF_FREE(d->mem);
+  SKF_FREE(d->cor);
   SKF_FREE(d);
 }
 
 SKF_API size_t skf_decoder_scratch_bytes(const skf_decoder* d) {
-  return d ? sizeof *d + d->raw_cap + d->tab_cap + d->mem_cap : 0;
+  return d ? sizeof *d + d->raw_cap + d->tab_cap + d->mem_cap + d->cor_cap : 0;
 }
 
 static size_t skf__fast_scratch(size_t vc, size_t r);
@@ -1247,6 +1265,80 @@ SKF_API skf_result skf_decoder_reserve(skf_decoder* d, size_t max_vertices, size
 static skf_result skf__fast_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
                                   const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
                                   skf_error* err);
+
+static float skf__rdf32(const unsigned char* p) {
+  uint32_t u = skf__rd32(p);
+  float x;
+  memcpy(&x, &u, 4);
+  return x;
+}
+
+/* Next centre of the CORC planes (entry i of n) into c: zigzag delta of each 16-bit grid index, low and high byte. */
+static void skf__center_at(const unsigned char* pl, size_t n, size_t i, uint32_t q[3], const float org[3],
+                           const float step[3], float* c) {
+  int a;
+  for (a = 0; a < 3; ++a) {
+    uint32_t z = (uint32_t)pl[(size_t)(2 * a) * n + i] | ((uint32_t)pl[(size_t)(2 * a + 1) * n + i] << 8);
+    q[a] = (q[a] + ((z >> 1) ^ (0u - (z & 1u)))) & 0xffffu;
+    c[a] = org[a] + step[a] * (float)q[a];
+  }
+}
+
+/* Centres of rotation of mesh m (docs/skf.md 3.2): the m-th CORC chunk holds one quantized centre per coded vertex
+ * in the mesh's coding order (section 3: first appearance in the index buffer, welded through first[], then the
+ * other coded vertices in increasing index); a copy (first[v] != v) takes its first's centre. ix: the checked index
+ * buffer when the record has an index_count, else NULL. The chunk's size is checked against the mesh record before
+ * anything is allocated; the scratch is the chunk plus a byte per vertex. */
+static skf_result skf__centers(skf_decoder* dec, const skf__file* f, uint32_t m, const skf_mesh_info* mi,
+                               const uint32_t* ix, const uint32_t* first, float* out, skf_error* err) {
+  skf__chunk c;
+  const size_t vc = (size_t)mi->vertex_count, n = mi->coded_count, ic = ix ? (size_t)mi->index_count : 0;
+  const unsigned char* pl;
+  unsigned char* seen;
+  float org[3], step[3];
+  uint32_t q[3] = {0, 0, 0};
+  size_t v, i = 0;
+  int a;
+  skf_result rc;
+  if (f->corc_count != f->info.mesh_count)
+    return skf__fail(err, SKF_ERR_FORMAT, "%u CORC chunks for %u meshes (one per mesh)", f->corc_count,
+                     f->info.mesh_count);
+  if ((rc = skf__walk(f, "CORC", m, &c, NULL, err))) return rc;
+  if ((uint64_t)c.raw_size != SKF_CORC_HEAD_SIZE + 6u * (uint64_t)n)
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: a CORC chunk of %u raw bytes does not hold %zu centres", m,
+                     c.raw_size, n);
+  if (skf__grow(&dec->cor, &dec->cor_cap, (size_t)c.raw_size + vc))
+    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for %u bytes of centres", c.raw_size);
+  if ((rc = skf__inflate_into(&dec->zs, &dec->zs_ready, &c, dec->cor, err))) return rc;
+  if (skf__rd32(dec->cor) != m || skf__rd32(dec->cor + 4) != n)
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: its CORC chunk is for mesh %u with %u centres", m,
+                     skf__rd32(dec->cor), skf__rd32(dec->cor + 4));
+  for (a = 0; a < 3; ++a) {
+    org[a] = skf__rdf32(dec->cor + 8 + 4 * a);
+    step[a] = skf__rdf32(dec->cor + 20 + 4 * a);
+    if (!(org[a] - org[a] == 0.0f) || !(step[a] >= 0.0f && step[a] - step[a] == 0.0f)) /* NaN / Inf / negative */
+      return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: centre origin or step is not finite", m);
+  }
+  pl = dec->cor + SKF_CORC_HEAD_SIZE;
+  seen = dec->cor + c.raw_size;
+  memset(seen, 0, vc);
+  for (v = 0; v < ic; ++v) { /* first appearances (a copy's index names the vertex it copies) */
+    size_t u = first ? (size_t)first[ix[v]] : (size_t)ix[v];
+    if (seen[u]) continue;
+    seen[u] = 1;
+    if (i == n) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: more coded vertices than centres", m);
+    skf__center_at(pl, n, i++, q, org, step, out + 3 * u);
+  }
+  for (v = 0; v < vc; ++v) {
+    if (seen[v] || (first && first[v] != v)) continue;
+    if (i == n) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: more coded vertices than centres", m);
+    skf__center_at(pl, n, i++, q, org, step, out + 3 * v);
+  }
+  if (i != n) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: fewer coded vertices than centres", m);
+  for (v = 0; first && v < vc; ++v) /* first[v] < v: already written */
+    if (first[v] != v) memcpy(out + 3 * v, out + 3 * (size_t)first[v], 3 * sizeof *out);
+  return SKF_OK;
+}
 
 /* Decodes the meshes of one INFL chunk that have an output (outs[m - outs_base] with joints != NULL). */
 static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
@@ -1331,6 +1423,11 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
         rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
       else
         rc = skf__decode_one(f, m, &mi, &s, o, st, dec->mem, err);
+      if (!rc && o->centers) { /* skf__decode_one keeps first[] after hist and hp in the scratch */
+        const uint32_t* fm = (const uint32_t*)(void*)dec->mem + 2u * (size_t)mi.vertex_count;
+        rc = skf__centers(dec, f, m, &mi, mi.order != SKF_ORDER_FILE && mi.index_count ? o->indices : NULL,
+                          mi.order == SKF_ORDER_WELDED ? fm : NULL, o->centers, err);
+      }
       if (!rc && (s.cnt != s.cnt_end || s.jnt != s.jnt_end || s.wgt != s.wgt_end || s.nwg != s.nwg_end ||
                   s.far != s.far_end || s.wld != s.wld_end))
         rc = skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
@@ -1750,6 +1847,7 @@ static skf_result skf__fast_group(skf_decoder* dec, const skf__file* f, const un
     size_t nl = skf__rd32(row), lit_len = skf__rd32(row + 4), nj = skf__rd32(row + 8);
     skf__mesh_record(table, m, &mi);
     if (o && o->joints) rc = skf__fast_mesh(dec, f, m, &mi, ops, lit, nl, lit_len, nj, o, err);
+    if (!rc && o && o->joints && o->centers) rc = skf__centers(dec, f, m, &mi, NULL, NULL, o->centers, err);
     ops += (size_t)((mi.vertex_count + 3u) / 4u);
     lit += lit_len;
   }
@@ -1815,6 +1913,8 @@ static skf_result skf__check_output(const skf__file* f, const unsigned char* tab
   if (o->vertex_capacity < mi.vertex_count)
     return skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "mesh %u has %llu vertices, output holds %zu", m,
                      (unsigned long long)mi.vertex_count, o->vertex_capacity);
+  if (o->centers && !f->corc_count)
+    return skf__fail(err, SKF_ERR_NOT_FOUND, "mesh %u: the file stores no centres of rotation (pack --cor)", m);
   if (mi.order == SKF_ORDER_WELDED && mi.vertex_count && !o->positions)
     return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,
                      "mesh %u was coded with copies at equal positions: pass its %llu rest positions", m,

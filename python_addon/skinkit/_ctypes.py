@@ -85,6 +85,7 @@ SK_DEFORM_ADDITIVE = 1 << 0
 SK_DEFORM_NORMALIZE_WEIGHTS = 1 << 1
 SK_DEFORM_NORMAL_FAST = 1 << 2
 SK_DEFORM_NO_RENORMALIZE = 1 << 3
+SK_DEFORM_IMPLIED_LAST_WEIGHT = 1 << 4
 
 # weights
 SK_WFLAG_CHANGED = 1 << 0
@@ -572,6 +573,7 @@ class SkSkfEncodeDesc(_Struct):
         ("mesh_count", c_uint32),
         ("skeleton", c_void_p),
         ("meshes", POINTER(SkSkfMesh)),
+        ("centers", c_void_p),  # ABI 1.5: NULL or mesh_count float pointers (centres of rotation)
     ]
 
 
@@ -586,7 +588,7 @@ class SkSkfMeshInfo(_Struct):
     _fields_ = [("size", c_uint32)] + [(n, c_uint32) for n in (
         "max_influences", "order", "has_position_hash", "position_hash", "index_hash", "group", "reserved")] + [
             ("vertex_count", c_uint64), ("index_count", c_uint64), ("coded_count", c_uint32),
-            ("distinct_positions", c_uint32)]
+            ("distinct_positions", c_uint32), ("has_centers", c_uint32), ("reserved2", c_uint32)]
 
 
 class SkSkfDecodeDesc(_Struct):
@@ -603,6 +605,7 @@ class SkSkfDecodeDesc(_Struct):
         ("weights", c_void_p),
         ("vertex_capacity", c_size_t),
         ("positions", c_void_p),
+        ("centers", c_void_p),  # ABI 1.5: optional 3 * vertex_capacity floats
     ]
 
 

@@ -61,6 +61,7 @@ static void decode_everything(const unsigned char* d, size_t n, const uint32_t* 
     for (int pass = 0; pass < 2; ++pass) {
       uint16_t* jo = malloc(vc * 8 * 2 + 2);
       uint16_t* we = malloc(vc * 8 * 2 + 2);
+      float* ce = mi.has_centers && pass ? malloc(vc * 12 + 4) : NULL; /* the CORC chunk, when the file has one */
       sk_skf_decode_desc dd = {0};
       dd.size = sizeof dd;
       dd.mesh = m;
@@ -75,9 +76,11 @@ static void decode_everything(const unsigned char* d, size_t n, const uint32_t* 
         dd.index_count = index_count;
         dd.positions = positions;
       }
+      dd.centers = ce;
       sk_skf_decode(d, n, &dd, &err);
       free(jo);
       free(we);
+      free(ce);
     }
   }
 }

@@ -712,6 +712,11 @@ START_TEST(skf_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_encode, &ed, NULL, sizeof buf, &n);
   FAILS(SK_ERR_OUT_OF_RANGE, sk_skf_encode, &ed, buf, 8, &n); /* capacity too small */
   ck_assert_uint_eq(n, 12345);
+  const float* no_centers[1] = {NULL};
+  ed.centers = no_centers;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_encode, &ed, buf, sizeof buf, &n); /* a NULL centres entry */
+  ck_assert_uint_eq(n, 12345);
+  ed.centers = NULL;
   ck_assert_int_eq(sk_skf_encode(&ed, buf, sizeof buf, &n, NULL), SK_OK);
 
   sk_skf_info info = {0};
@@ -764,6 +769,10 @@ START_TEST(skf_error_paths) {
   dd.mesh = 1;
   FAILS(SK_ERR_OUT_OF_RANGE, sk_skf_decode, buf, n, &dd);
   dd.mesh = 0;
+  float dc[9];
+  dd.centers = dc;
+  FAILS(SK_ERR_NOT_FOUND, sk_skf_decode, buf, n, &dd); /* the file stores no centres of rotation */
+  dd.centers = NULL;
   dd.joints = NULL;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_skf_decode, buf, n, &dd);
 

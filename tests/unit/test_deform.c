@@ -1557,6 +1557,85 @@ START_TEST(test_deform_rigid_method_picks_largest) {
 }
 END_TEST
 
+/* SK_DEFORM_IMPLIED_LAST_WEIGHT: K joints and K - 1 stored weights per vertex give exactly the job whose K-th weight
+ * is what the others leave (U8: 255 - sum, U16: 65535 - sum, F32: 1 - sum), for every method; K = 1 needs no weights;
+ * CSR influences are refused. */
+START_TEST(test_deform_implied_last_weight) {
+  enum { V = 300, J = 6 };
+  float pal[16 * J], pin[3 * V], nin[3 * V], want_p[3 * V], want_n[3 * V], got_p[3 * V], got_n[3 * V];
+  rng_seed(31);
+  for (int j = 0; j < J; ++j) {
+    float ax[3] = {rnd(-1, 1), rnd(-1, 1), rnd(-1, 1)}, t[3] = {rnd(-1, 1), rnd(-1, 1), rnd(-1, 1)}, one[3] = {1, 1, 1};
+    make_trs(ax, rnd(-2.5f, 2.5f), t, one, pal + 16 * j);
+  }
+  for (int v = 0; v < V; ++v) {
+    for (int i = 0; i < 3; ++i) pin[3 * v + i] = rnd(-2, 2);
+    random_unit(nin + 3 * v);
+  }
+  const uint32_t ks[3] = {4, 2, 3};
+  const sk_type wts[3] = {SK_TYPE_U8, SK_TYPE_U16, SK_TYPE_F32};
+  for (int method = 0; method < 3; ++method) /* LBS, DQS, RIGID */
+    for (int c = 0; c < 3; ++c) {
+      const uint32_t K = ks[c];
+      uint8_t jt[V * 4], w8[V * 4], s8[V * 4];
+      uint16_t w16[V * 4], s16[V * 4];
+      float wf[V * 4], sf[V * 4];
+      for (int v = 0; v < V; ++v) {
+        uint32_t left8 = 255, left16 = 65535;
+        float leftf = 1.0f;
+        for (uint32_t k = 0; k < K; ++k) {
+          jt[K * v + k] = (uint8_t)((v + k) % J);
+          int last = k == K - 1;
+          uint32_t q8 = last ? left8 : (uint32_t)(rnd(0, 1) * (float)left8);
+          uint32_t q16 = last ? left16 : (uint32_t)(rnd(0, 1) * (float)left16);
+          float f = last ? leftf : rnd(0, 1) * leftf;
+          left8 -= q8, left16 -= q16, leftf -= f;
+          w8[K * v + k] = (uint8_t)q8, w16[K * v + k] = (uint16_t)q16, wf[K * v + k] = f;
+          if (!last) s8[(K - 1) * v + k] = (uint8_t)q8, s16[(K - 1) * v + k] = (uint16_t)q16, sf[(K - 1) * v + k] = f;
+        }
+        wf[K * v + K - 1] = 1.0f; /* F32 reference: the same 1 - sum the deformer computes */
+        for (uint32_t k = 0; k + 1 < K; ++k) wf[K * v + K - 1] -= wf[K * v + k];
+        if (wf[K * v + K - 1] < 0.0f) wf[K * v + K - 1] = 0.0f;
+      }
+      const void* full = wts[c] == SK_TYPE_U8 ? (const void*)w8 : wts[c] == SK_TYPE_U16 ? (const void*)w16 : (const void*)wf;
+      const void* part = wts[c] == SK_TYPE_U8 ? (const void*)s8 : wts[c] == SK_TYPE_U16 ? (const void*)s16 : (const void*)sf;
+      sk_deform_job j;
+      job_init(&j);
+      j.method = (uint32_t)method, j.threads = 1, j.vertex_count = V, j.palette = pal, j.joint_count = J;
+      j.influences = K, j.joint_type = SK_TYPE_U8, j.weight_type = wts[c], j.joints = jt, j.weights = full;
+      j.in_positions = pin, j.out_positions = want_p, j.in_normals = nin, j.out_normals = want_n;
+      ck_assert_int_eq(sk_deform_run(&j, NULL), SK_OK);
+      j.flags = SK_DEFORM_IMPLIED_LAST_WEIGHT, j.weights = part, j.out_positions = got_p, j.out_normals = got_n;
+      ck_assert_int_eq(sk_deform_run(&j, NULL), SK_OK);
+      for (int i = 0; i < 3 * V; ++i) {
+        /* the explicit job may take a SIMD path, the implied one the generic loop: equal within rounding */
+        ck_assert_msg(fabsf(got_p[i] - want_p[i]) <= 1e-5f && fabsf(got_n[i] - want_n[i]) <= 1e-5f,
+                      "method %d K %u type %d: component %d %g / %g vs %g / %g", method, K, wts[c], i,
+                      (double)got_p[i], (double)got_n[i], (double)want_p[i], (double)want_n[i]);
+      }
+    }
+  /* K = 1: no weights at all, every vertex fully on its joint */
+  uint16_t j1[V];
+  for (int v = 0; v < V; ++v) j1[v] = (uint16_t)(v % J);
+  sk_deform_job j;
+  job_init(&j);
+  j.threads = 1, j.vertex_count = V, j.palette = pal, j.joint_count = J, j.influences = 1, j.joint_type = SK_TYPE_U16;
+  j.joints = j1, j.flags = SK_DEFORM_IMPLIED_LAST_WEIGHT, j.in_positions = pin, j.out_positions = got_p;
+  ck_assert_int_eq(sk_deform_run(&j, NULL), SK_OK);
+  for (int v = 0; v < V; ++v)
+    for (int i = 0; i < 3; ++i) {
+      const float* m = pal + 16 * (v % J);
+      float e = m[i] * pin[3 * v] + m[4 + i] * pin[3 * v + 1] + m[8 + i] * pin[3 * v + 2] + m[12 + i];
+      ck_assert_float_eq_tol(got_p[3 * v + i], e, 1e-5f);
+    }
+  /* CSR influences have no implied weight */
+  uint32_t off[2] = {0, 1}, cj[1] = {0};
+  float cw[1] = {1.0f};
+  j.vertex_count = 1, j.influences = 0, j.csr_offsets = off, j.csr_joints = cj, j.csr_weights = cw;
+  ck_assert_int_eq(sk_deform_run(&j, NULL), SK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
 START_TEST(test_deform_dqs_nonuniform_scale) {
   /* joint 0 = T * R * S(2, 1, 1); DQS must reproduce M p exactly for vertices 100 % on it, whether through the
    * single-joint fast path (packed) or the full blend (CSR, two half entries on the same joint) */
@@ -1822,6 +1901,7 @@ static Suite* deform_suite(void) {
   tcase_add_test(r, test_deform_no_renormalize_and_tangent_w);
   tcase_add_test(r, test_deform_zero_length_normal_keeps_input);
   tcase_add_test(r, test_deform_rigid_method_picks_largest);
+  tcase_add_test(r, test_deform_implied_last_weight);
   tcase_add_test(r, test_deform_dqs_nonuniform_scale);
   suite_add_tcase(s, r);
   TCase* q = tcase_create("quality");
