@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_testutil.h"
 #include "skc_deform.h"
 #include "skinkit.h"
 
@@ -69,29 +70,6 @@ static void rig_centers(rig* r) {
   ck_assert_msg(sk_cor_compute(r->pos, r->nv, r->tri, r->nt, r->off, r->jnt, r->wgt, r->joints, 0.0f, 0,
                                r->centers, &e) == SK_OK,
                 "%s", e.message);
-}
-
-/* Column-major rotation by angle about the X (axis 0) or Z (axis 2) axis through the point (px, 0, 0). */
-static void rot_about(int axis, float angle, float px, float m[16]) {
-  memset(m, 0, 16 * sizeof(float));
-  float c = cosf(angle), s = sinf(angle);
-  m[15] = 1.0f;
-  if (axis == 0) {
-    m[0] = 1.0f;
-    m[5] = c;
-    m[6] = s;
-    m[9] = -s;
-    m[10] = c;
-  } else {
-    m[0] = c;
-    m[1] = s;
-    m[4] = -s;
-    m[5] = c;
-    m[10] = 1.0f;
-  }
-  m[12] = px - m[0] * px; /* t = p - R p for p = (px, 0, 0) */
-  m[13] = -m[1] * px;
-  m[14] = -m[2] * px;
 }
 
 static void identity(float m[16]) {
@@ -164,7 +142,7 @@ START_TEST(cor_candy_wrapper) {
   rig_centers(&r);
   float pal[32];
   identity(pal);
-  rot_about(0, PI_F, 1.0f, pal + 16);
+  skt_rot_about(0, PI_F, 1.0f, pal + 16);
   float* lbs = malloc(3 * r.nv * sizeof(float));
   float* cor = malloc(3 * r.nv * sizeof(float));
   sk_deform_job j = rig_job(&r, SK_DEFORM_LBS, pal, lbs, NULL);
@@ -201,7 +179,7 @@ START_TEST(cor_packed_kernels_match_generic) {
   rig r = rig_cylinder(24, 40, 4, 0.3f);
   rig_centers(&r);
   float pal[4 * 16];
-  for (uint32_t j = 0; j < 4; ++j) rot_about(j % 2 ? 2 : 0, 0.4f + 0.3f * (float)j, 0.5f * (float)j, pal + 16 * j);
+  for (uint32_t j = 0; j < 4; ++j) skt_rot_about(j % 2 ? 2 : 0, 0.4f + 0.3f * (float)j, 0.5f * (float)j, pal + 16 * j);
   size_t nv = r.nv - (r.nv % 8 == 3 ? 0 : (r.nv % 8 + 5) % 8); /* nv = 3 (mod 8) */
   ck_assert_uint_eq(nv % 8, 3);
   float* ref = malloc(3 * nv * sizeof(float));
@@ -310,7 +288,7 @@ START_TEST(cor_bend_volume) {
   rig_centers(&r);
   float pal[32];
   identity(pal);
-  rot_about(2, 0.5f * PI_F, 1.0f, pal + 16);
+  skt_rot_about(2, 0.5f * PI_F, 1.0f, pal + 16);
   float* out = malloc(3 * r.nv * sizeof(float));
   double v0 = volume(&r, r.pos), r0 = ring_own_radius(&r, r.pos, 1.0f), err[3], rad[3];
   const uint32_t methods[3] = {SK_DEFORM_LBS, SK_DEFORM_DQS, SK_DEFORM_COR};
@@ -341,9 +319,9 @@ START_TEST(cor_single_influence_is_lbs) {
   rig r = rig_cylinder(16, 32, 3, 0.2f);
   rig_centers(&r);
   float pal[48];
-  rot_about(2, 0.3f, 0.2f, pal);
-  rot_about(0, 1.1f, 0.7f, pal + 16);
-  rot_about(2, -0.8f, 1.4f, pal + 32);
+  skt_rot_about(2, 0.3f, 0.2f, pal);
+  skt_rot_about(0, 1.1f, 0.7f, pal + 16);
+  skt_rot_about(2, -0.8f, 1.4f, pal + 32);
   pal[12] += 0.5f;
   pal[29] -= 0.25f;
   float *pl = malloc(3 * r.nv * sizeof(float)), *nl = malloc(3 * r.nv * sizeof(float));
@@ -377,7 +355,7 @@ START_TEST(cor_equal_joints_is_lbs) {
   rig r = rig_cylinder(16, 32, 3, 0.3f);
   rig_centers(&r);
   float pal[48];
-  rot_about(2, 0.9f, 0.5f, pal);
+  skt_rot_about(2, 0.9f, 0.5f, pal);
   for (int k = 0; k < 3; ++k) {
     pal[k] *= 1.5f; /* column 0 scaled: non-uniform scale */
     pal[8 + k] *= 0.8f;
@@ -411,8 +389,8 @@ START_TEST(cor_flags_and_threads) {
   rig_centers(&r);
   float pal[48];
   identity(pal);
-  rot_about(0, 2.0f, 0.7f, pal + 16);
-  rot_about(2, 1.2f, 1.3f, pal + 32);
+  skt_rot_about(0, 2.0f, 0.7f, pal + 16);
+  skt_rot_about(2, 1.2f, 1.3f, pal + 32);
   size_t bytes = 3 * r.nv * sizeof(float);
   float *p1 = malloc(bytes), *n1 = malloc(bytes), *p2 = malloc(bytes), *n2 = malloc(bytes);
   sk_deform_job j = rig_job(&r, SK_DEFORM_COR, pal, p1, n1);
@@ -639,7 +617,7 @@ START_TEST(cor_old_job_size_still_works) {
   rig r = rig_cylinder(8, 8, 2, 0.25f);
   float pal[32];
   identity(pal);
-  rot_about(2, 0.7f, 1.0f, pal + 16);
+  skt_rot_about(2, 0.7f, 1.0f, pal + 16);
   float *a = malloc(3 * r.nv * sizeof(float)), *b = malloc(3 * r.nv * sizeof(float));
   const size_t old = offsetof(sk_deform_job, centers);
   for (uint32_t m = SK_DEFORM_LBS; m <= SK_DEFORM_RIGID; ++m) {

@@ -171,28 +171,6 @@ static cyl make_cyl(void) {
   return r;
 }
 
-static void rot_about(int axis, float angle, float px, float m[16]) {
-  memset(m, 0, 16 * sizeof(float));
-  float c = cosf(angle), s = sinf(angle);
-  m[15] = 1.0f;
-  if (axis == 0) {
-    m[0] = 1.0f;
-    m[5] = c;
-    m[6] = s;
-    m[9] = -s;
-    m[10] = c;
-  } else {
-    m[0] = c;
-    m[1] = s;
-    m[4] = -s;
-    m[5] = c;
-    m[10] = 1.0f;
-  }
-  m[12] = px - m[0] * px;
-  m[13] = -m[1] * px;
-  m[14] = -m[2] * px;
-}
-
 static void cor_deform(const cyl* r, const float* pal, const float* centers, float* out) {
   uint32_t* off = malloc((r->nv + 1) * sizeof *off);
   ck_assert_int_eq(sk_skin_get_csr(r->skin, off, NULL, NULL, NULL), SK_OK);
@@ -261,7 +239,7 @@ START_TEST(cylinder_twist_bend_after_round_trip) {
   memset(pal, 0, sizeof pal);
   pal[0] = pal[5] = pal[10] = pal[15] = 1.0f;
   /* 180 degree twist: the middle ring keeps its radius with the decoded centres as with the computed ones */
-  rot_about(0, PI_F, 1.0f, pal + 16);
+  skt_rot_about(0, PI_F, 1.0f, pal + 16);
   cor_deform(&r, pal, c, a);
   cor_deform(&r, pal, dc, b);
   double rest = ring_radius(&r, r.pos, 1.0f), ra = ring_radius(&r, a, 1.0f), rb = ring_radius(&r, b, 1.0f), dmax = 0;
@@ -271,7 +249,7 @@ START_TEST(cylinder_twist_bend_after_round_trip) {
   ck_assert_double_ge(rb, 0.95 * rest);
   ck_assert_double_le(dmax, 4.0 * abs_err + 1e-6); /* COR moves a vertex by at most ~2x its centre's error */
   /* 90 degree bend: the volume within 2 % as with the computed centres */
-  rot_about(2, 0.5f * PI_F, 1.0f, pal + 16);
+  skt_rot_about(2, 0.5f * PI_F, 1.0f, pal + 16);
   cor_deform(&r, pal, c, a);
   cor_deform(&r, pal, dc, b);
   double v0 = volume(&r, r.pos), va = volume(&r, a), vb = volume(&r, b);

@@ -3,6 +3,7 @@
 #include "sk_testutil.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,4 +93,26 @@ char* skt_base64(const uint8_t* p, size_t n) {
   }
   o[k] = 0;
   return o;
+}
+
+void skt_rot_about(int axis, float angle, float px, float m[16]) {
+  memset(m, 0, 16 * sizeof(float));
+  float c = cosf(angle), s = sinf(angle);
+  m[15] = 1.0f;
+  if (axis == 0) {
+    m[0] = 1.0f;
+    m[5] = c;
+    m[6] = s;
+    m[9] = -s;
+    m[10] = c;
+  } else {
+    m[0] = c;
+    m[1] = s;
+    m[4] = -s;
+    m[5] = c;
+    m[10] = 1.0f;
+  }
+  m[12] = px - m[0] * px; /* t = p - R p for p = (px, 0, 0) */
+  m[13] = -m[1] * px;
+  m[14] = -m[2] * px;
 }

@@ -34,6 +34,9 @@ uint32_t skt_rand_u32(skt_rng* r);
 float skt_rand_float(skt_rng* r); /* [0, 1) */
 float skt_rand_range(skt_rng* r, float lo, float hi);
 
+/* Column-major rotation by angle about the X (axis 0) or Z (axis 2) axis through the point (px, 0, 0). */
+void skt_rot_about(int axis, float angle, float px, float m[16]);
+
 /* Runs `cli ARGS` through the shell from directory dir; stdout goes to out (cap bytes, NUL-terminated), stderr to
  * the file err_path. Returns the exit status, or -1 when it could not run or did not exit normally. */
 int skt_run_cli(const char* dir, const char* cli, const char* args, const char* err_path, char* out, size_t cap);
