@@ -14,6 +14,13 @@ typedef struct vmat {
 } vmat;
 typedef __m256 vdq;
 
+/* Two floats into the low half (the rest 0) from an address that need only be float-aligned: the weights of a K = 2
+ * range start wherever the ranges before it end. _mm_load_sd would read them as a double, which C requires to be
+ * 8-byte aligned (UBSan flags it); _mm_loadl_epi64 takes an unaligned pointer. */
+static inline __attribute__((always_inline)) __m128 load2(const float* p) {
+  return _mm_castsi128_ps(_mm_loadl_epi64((const __m128i_u*)(const void*)p));
+}
+
 static inline __attribute__((always_inline)) vmat vm_zero(void) {
   vmat r = {_mm256_setzero_ps(), _mm256_setzero_ps()};
   return r;
@@ -621,7 +628,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
                       l2 test of the blend sends that block to kgeneric anyway) */
         __m256 w8 = K >= 8 ? _mm256_loadu_ps(w)
                            : _mm256_castps128_ps256(K >= 4 ? _mm_loadu_ps(w)
-                                                           : _mm_castpd_ps(_mm_load_sd((const double*)(const void*)w)));
+                                                           : load2(w));
         if (K < 8) { /* lanes >= K are -inf (a variable mask: unoptimized builds do not fold K into an immediate) */
           __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)K), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
           w8 = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), w8, _mm256_castsi256_ps(in));
@@ -648,7 +655,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
           m[t] = g + t < K ? _mm_mul_ps(_mm_load_ps(DQ + 8 * (size_t)jl[i][g + t]), r0) : _mm_setzero_ps();
         __m128 dots = _mm_hadd_ps(_mm_hadd_ps(m[0], m[1]), _mm_hadd_ps(m[2], m[3]));
         __m128 wv = K - g >= 4   ? _mm_loadu_ps(w + g)
-                    : K - g == 2 ? _mm_castpd_ps(_mm_load_sd((const double*)(const void*)(w + g)))
+                    : K - g == 2 ? load2(w + g)
                                  : _mm_load_ss(w + g);
         _mm_store_ps(&sw[i][g], _mm_xor_ps(wv, _mm_and_ps(dots, sign)));
       }
