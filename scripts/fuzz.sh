@@ -7,7 +7,8 @@
 # <execs/s> <corpus files>" per target to BUILD_DIR/fuzz-stats.txt, for docs/fuzzing.md.
 # FUZZ_TARGETS="fuzz_iqm fuzz_fbx_fixup" limits the run to those targets; FUZZ_RUNS=N stops each target after N
 # executions (SECONDS stays the cap), e.g. FUZZ_RUNS=10000000 for the ten-million-execution long run;
-# FUZZ_MAX_LEN=N caps the input length (libFuzzer otherwise takes the largest seed's).
+# FUZZ_MAX_LEN=N caps the input length (libFuzzer otherwise takes the largest seed's); FUZZ_TIMEOUT=S is the
+# per-input time limit (20 s; a long run at nice 19 on a shared machine needs more, or CPU starvation reads as a hang).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LONG=0
@@ -67,7 +68,7 @@ for bin in "$B"/fuzz_*; do
   runs=(); [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
   [ -n "${FUZZ_MAX_LEN:-}" ] && runs+=(-max_len="$FUZZ_MAX_LEN")
   t0=$(date +%s)
-  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=$unwind LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp "$bin" -print_final_stats=1 -max_total_time="$SECS" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=20 -artifact_prefix="$B/$name-" \
+  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=$unwind LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp "$bin" -print_final_stats=1 -max_total_time="$SECS" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-20}" -artifact_prefix="$B/$name-" \
     "${runs[@]}" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - t0 )); [ "$took" -lt 1 ] && took=1
