@@ -195,7 +195,7 @@ static void heat_sources(heat_ctx* c, const skc_bvh* bvh) {
 }
 
 /* Vertex-bone queries below which the visibility pass runs on the calling thread alone. */
-#define VISIBILITY_PARALLEL_MIN 100000
+#define VISIBILITY_PARALLEL_MIN 10000
 
 /* Nearest visible bone(s) of every representative vertex with area. */
 static int visibility(heat_ctx* c, const skc_bvh* bvh, double dclamp) {
@@ -572,7 +572,7 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
     uint32_t half = (gcols + 1) / 2;
     int part_rc[2] = {SKC_OK, SKC_OK};
 #if defined(SK_HAVE_OPENMP)
-#pragma omp parallel for num_threads(2) schedule(static, 1) if (gcols > 1 && m > 4096)
+#pragma omp parallel for num_threads(2) schedule(static, 1) if (gcols > 1 && m > 1024)
 #endif
     for (int h = 0; h < 2; ++h) {
       uint32_t q0 = h ? half : 0, cols = h ? gcols - half : half;
@@ -582,7 +582,7 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
     if (!rc) {
       const long long rows = m;
 #if defined(SK_HAVE_OPENMP)
-#pragma omp parallel for schedule(static, 2048) if (m > 4096)
+#pragma omp parallel for schedule(static, 1024) if (m > 2048)
 #endif
       for (long long ri = 0; ri < rows; ++ri) {
         size_t r = (size_t)ri;
@@ -766,7 +766,7 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
   skc_err bvh_err;
   memset(&bvh_err, 0, sizeof bvh_err);
 #if defined(SK_HAVE_OPENMP)
-#pragma omp parallel sections num_threads(2) if (m > 4096)
+#pragma omp parallel sections num_threads(2) if (m > 1024)
 #endif
   {
 #if defined(SK_HAVE_OPENMP)
