@@ -321,12 +321,12 @@ _EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae
 def _split_by_uv(mesh, uv_layer):
     """(src vertex per new vertex, triangles over the new vertices, uv per new vertex): vertices are split where
     their loops carry different UVs (a per-vertex UV stream). Loose vertices keep UV (0, 0)."""
+    from .bridge import get_ints
+
     np = _np()
     mesh.calc_loop_triangles()
-    lt = np.empty(len(mesh.loop_triangles) * 3, np.int32)
-    mesh.loop_triangles.foreach_get("loops", lt)
-    lv = np.empty(len(mesh.loops), np.int32)
-    mesh.loops.foreach_get("vertex_index", lv)
+    lt = get_ints(mesh.loop_triangles, "MeshLoopTriangle", "loops", len(mesh.loop_triangles) * 3).astype(np.int64)
+    lv = get_ints(mesh.loops, "MeshLoop", "vertex_index", len(mesh.loops)).astype(np.int64)
     uv = np.empty(len(mesh.loops) * 2, np.float32)
     uv_layer.data.foreach_get("uv", uv)
     uv = uv.reshape(-1, 2)

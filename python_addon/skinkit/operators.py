@@ -918,7 +918,7 @@ def _merge_segments(api, off, jt, wt, owner, nbones, max_influences, locked, mas
 
 
 def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=True, respect_locks=True,
-                vertex_mask=None, selected_bones=False, bbone_segments=True):
+                vertex_mask=None, selected_bones=False, bbone_segments=True, positions=None):
     """Binds one mesh object to an armature object (weights, Armature modifier, parent). Returns a dict with
     the library's report plus timings (seconds: transfer_in, bind, write_back) and the bone names.
     vertex_mask (bool/uint8[V], optional): only these vertices are bound; the others keep their weights.
@@ -926,6 +926,7 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     other groups untouched: Blender's Assign Automatic From Bones). bbone_segments: a B-Bone binds as its curved
     chain of segments, whose weights are summed back onto the bone's group (bind_targets).
     The base mesh (obj.data, the Basis shape) is bound, not the evaluated one: the vertex groups belong to it.
+    positions: its _armature_space_positions when the caller has them already (bind_fit's).
     Raises SkinkitError/ValueError before touching the object when the library refuses the input."""
     import time
 
@@ -942,7 +943,7 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
         raise ValueError("armature %s has no %sdeforming bone%s" % (
             arm.name, "selected visible " if selected_bones else "",
             " (select bones in Pose Mode)" if selected_bones else " (disable Only Deform Bones)"))
-    pos = _armature_space_positions(obj, arm)
+    pos = _armature_space_positions(obj, arm) if positions is None else positions
     tri = bridge.mesh_triangles(obj.data)
     if pos.shape[0] == 0:
         raise ValueError("mesh %s has no vertices" % obj.name)
@@ -992,15 +993,19 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     bound = [j for j in range(len(names)) if deform[j] and not locked[j]]
     remap = np.full(len(names), -1, np.int64)
     remap[bound] = np.arange(len(bound))
-    groups = []
+    groups, created = [], []
     for j in bound:
-        g = obj.vertex_groups.get(names[j]) or obj.vertex_groups.new(name=names[j])
+        g = obj.vertex_groups.get(names[j])
+        if g is None:
+            g = obj.vertex_groups.new(name=names[j])
+            created.append(g.index)
         groups.append(g.index)
     keep = remap[jt] >= 0
     verts = np.repeat(np.arange(off.size - 1), np.diff(off.astype(np.int64)))
     new_off = np.zeros(off.size, np.int64)
     np.cumsum(np.bincount(verts[keep], minlength=off.size - 1), out=new_off[1:])
-    bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups, mask=mask)
+    bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups, mask=mask,
+                                new_groups=created)
     rep["modifier_note"] = _armature_modifier_for(obj, arm)
     if obj.parent != arm:
         world = obj.matrix_world.copy()
@@ -1041,9 +1046,10 @@ _FIT_HINTS = {"scale": "the bones' size is off: a unit mismatch (cm vs m)?",
               "offset": "the armature is moved away from the mesh, or belongs to another character"}
 
 
-def bind_fit(api, meshes, arm, deform_only=True):
+def bind_fit(api, meshes, arm, deform_only=True, positions=None):
     """The library's fit check (sk_bind_fit_check) of arm's deform bones against all the meshes together (the rest
-    pose, armature space, like the bind). Returns its dict plus "message": '' when the armature fits."""
+    pose, armature space, like the bind; positions: each mesh's _armature_space_positions, when the caller has
+    them). Returns its dict plus "message": '' when the armature fits."""
     import numpy as np
 
     bones = list(arm.data.bones)
@@ -1052,7 +1058,9 @@ def bind_fit(api, meshes, arm, deform_only=True):
         return {"ok": True, "message": ""}
     heads = np.array([tuple(b.head_local) for b in bones], np.float32)
     tails = np.array([tuple(b.tail_local) for b in bones], np.float32)
-    pos = np.concatenate([_armature_space_positions(o, arm) for o in meshes])
+    if positions is None:
+        positions = [_armature_space_positions(o, arm) for o in meshes]
+    pos = np.concatenate(positions)
     if pos.shape[0] == 0:
         return {"ok": True, "message": ""}
     fit = api.bind_fit_check(pos, heads, tails, deform)
@@ -1140,13 +1148,14 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
         notes = []
         try:
             api = _load_api(context)
-            LAST_BIND_FIT.update(bind_fit(api, meshes, arm, self.only_deform))
+            spaces = [_armature_space_positions(o, arm) for o in meshes]  # the fit check's and the binds'
+            LAST_BIND_FIT.update(bind_fit(api, meshes, arm, self.only_deform, spaces))
             if LAST_BIND_FIT["message"]:
                 self._report("WARNING", "Skinkit: " + LAST_BIND_FIT["message"])
             for i, obj in enumerate(meshes):
                 rep = bind_object(api, obj, arm, self.method, self.max_influences, self.only_deform,
                                   self.respect_locks, vertex_mask=masks[i], selected_bones=self.only_selected_bones,
-                                  bbone_segments=self.bbone_segments)
+                                  bbone_segments=self.bbone_segments, positions=spaces[i])
                 wm.progress_update(i + 1)
                 LAST_BIND_REPORTS.append(rep)
                 used = ", ".join("%s %d" % (n, c) for n, c in zip(rep["names"], rep["joint_vertex_counts"].tolist())

@@ -11,7 +11,8 @@ a fresh copy of the scene and the median wall time is printed as `BENCH <id> <se
   autobind_first_call: the first auto_bind of the session (library load included) on the 1k rig;
   normalize / limit_total / clean / quantize / smooth: the weight tools vs object.vertex_group_* on all groups of
       CesiumMan_subdiv2 (92k vertices). --quick: the 1k rig and the weight tools only, one run each; --tools: the
-      weight tools only. SKINKIT_BRIDGE=indirect times the addon without its in-place vertex-group path.
+      weight tools only; --only ID[,ID...]: those benchmarks only (e.g. --only autobind_3k --repeat 9).
+SKINKIT_BRIDGE=indirect times the addon without its in-place vertex-group path.
 """
 
 import os
@@ -32,6 +33,12 @@ QUICK = "--quick" in ARGV
 TOOLS_ONLY = "--tools" in ARGV  # the weight tools only (with --repeat)
 REPEAT = 1 if QUICK else (int(ARGV[ARGV.index("--repeat") + 1]) if "--repeat" in ARGV else 3)
 ASSETS = os.environ.get("SKINKIT_ASSETS", "")
+ONLY = set(ARGV[ARGV.index("--only") + 1].split(",")) if "--only" in ARGV else None
+
+
+def wanted(name):
+    """Whether --only (when given) lists the benchmark."""
+    return ONLY is None or name in ONLY
 
 
 def timed(fn):
@@ -105,6 +112,8 @@ TOOLS = (
 
 
 def bench_tools(repeat):
+    if not any(wanted(t[0]) for t in TOOLS):
+        return
     mesh, _arm = import_gltf(os.path.join(ASSETS, "gltf", "CesiumMan_subdiv2.glb"))
     for o in bpy.context.scene.objects:
         o.select_set(o == mesh)
@@ -112,6 +121,8 @@ def bench_tools(repeat):
     base = mesh.data.copy()
     print("weight tools on %s: %d vertices, %d groups" % (mesh.name, len(base.vertices), len(mesh.vertex_groups)))
     for name, ours_op, theirs_op in TOOLS:
+        if not wanted(name):
+            continue
         ours, theirs = [], []
         for _ in range(repeat):
             for op, out in ((ours_op, ours), (theirs_op, theirs)):
@@ -145,12 +156,13 @@ def main():
     bpy.ops.skinkit.auto_bind()
     print("BENCH autobind_first_call %.4f s" % (time.perf_counter() - t))
     print("library %s (%s)" % (api.library().path, api.cpu_kernel()))
-    if not TOOLS_ONLY:
-        bench_bind("autobind_1k", make1k, REPEAT)
-    if not QUICK and not TOOLS_ONLY:
+    binds = [("autobind_1k", make1k)]
+    if not QUICK:
         cesium = os.path.join(ASSETS, "gltf", "CesiumMan.glb")
-        bench_bind("autobind_3k", lambda: unbound_gltf(cesium), REPEAT)
-        bench_bind("autobind_40k", rig(200, 200), REPEAT)
+        binds += [("autobind_3k", lambda: unbound_gltf(cesium)), ("autobind_40k", rig(200, 200))]
+    for name, make in binds:
+        if not TOOLS_ONLY and wanted(name):
+            bench_bind(name, make, REPEAT)
     bench_tools(REPEAT)
     del _ctypes
 
