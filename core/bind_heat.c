@@ -607,6 +607,36 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
   return rc;
 }
 
+/* Robust only: a connected part whose vertices see a bone over less than SHELL_VISIBLE_SHARE of its area, in a mesh
+ * where another part sees its bones over most of its own, is a shell over that body (a sleeve whose caps dip into
+ * the arm): its few visible vertices would heat the whole shell from inside the body. It is made cold instead, so
+ * that it takes the body's weights (bind_body.c) or moves rigidly when small. */
+#define SHELL_VISIBLE_SHARE 0.25
+#define BODY_VISIBLE_SHARE 0.5
+
+static int demote_shells(heat_ctx* c) {
+  size_t n = c->n;
+  double* acc = calloc(2 * n, sizeof *acc); /* per component root: area, visible area */
+  if (!acc) return SKC_OUT_OF_MEMORY;
+  for (size_t v = 0; v < n; ++v) {
+    if (c->rep[v] != v) continue;
+    acc[2 * c->comp[v]] += c->area[v];
+    if (c->h[v] > 0.0) acc[2 * c->comp[v] + 1] += c->area[v];
+  }
+  int body = 0;
+  for (size_t v = 0; v < n && !body; ++v)
+    body = c->rep[v] == v && c->comp[v] == v && acc[2 * v] > 0.0 && acc[2 * v + 1] >= BODY_VISIBLE_SHARE * acc[2 * v];
+  for (size_t v = 0; v < n && body; ++v) {
+    const double* a = acc + 2 * (size_t)c->comp[c->rep[v]];
+    if (a[1] > 0.0 && a[1] < SHELL_VISIBLE_SHARE * a[0]) {
+      c->h[v] = 0.0;
+      c->hcount[v] = 0;
+    }
+  }
+  free(acc);
+  return SKC_OK;
+}
+
 static int nearest_fallback(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
   uint8_t* need = malloc(d->vertex_count);
   if (!need) return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory");
@@ -802,6 +832,7 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
   double diag = skc_bind_bbox_diag(d->positions, n);
   double dclamp = 1e-4 * diag;
   rc = visibility(&c, bvh, dclamp > 0.0 ? dclamp : 1e-30);
+  if (!rc && !strict) rc = demote_shells(&c);
   skc_bvh_destroy(bvh);
   free(c.nrm); /* only the visibility pass needs the normals: less memory at the factorization's peak */
   c.nrm = NULL;
