@@ -4,7 +4,7 @@
         blender -b --factory-startup --python tests/addon/bench_addon.py -- [--repeat 3] [--quick]
 
 Uses the addon from python_addon/ of this checkout (registered in-process). Each contender runs --repeat times on
-a fresh copy of the scene and the median wall time is printed as `BENCH <id> <seconds> s`, then
+a fresh copy of the scene, the two taking turns to go first, and the median wall time is printed as `BENCH <id> <seconds> s`, then
 `BENCH <id>_ratio <blender/ours> ratio` (> 1: skinkit is faster):
   autobind_1k / autobind_3k / autobind_40k: skinkit.auto_bind vs parent_set(type='ARMATURE_AUTO') on a 1k-vertex
       cylinder rig, CesiumMan ($SKINKIT_ASSETS/gltf/CesiumMan.glb, weights cleared) and a 40k-vertex cylinder rig;
@@ -81,12 +81,19 @@ def unbound_gltf(path):
 
 def bench_bind(name, make, repeat):
     ours, theirs = [], []
-    for _ in range(repeat):
-        make()
-        ours.append(timed(lambda: bpy.ops.skinkit.auto_bind()))
-        make()
-        theirs.append(timed(lambda: bpy.ops.object.parent_set(type="ARMATURE_AUTO")))
+    runs = ((ours, lambda: bpy.ops.skinkit.auto_bind()),
+            (theirs, lambda: bpy.ops.object.parent_set(type="ARMATURE_AUTO")))
+    for r in range(repeat):
+        for out, op in alternated(runs, r):
+            make()
+            out.append(timed(op))
     emit(name, ours, theirs)
+
+
+def alternated(pair, r):
+    """The two contenders in turn, the first one first on even rounds and second on odd ones (whatever a run
+    leaves behind - allocator state, caches, a busy neighbour - falls on both alike)."""
+    return pair if r % 2 == 0 else pair[::-1]
 
 
 def rig(seg, rings):
@@ -124,8 +131,8 @@ def bench_tools(repeat):
         if not wanted(name):
             continue
         ours, theirs = [], []
-        for _ in range(repeat):
-            for op, out in ((ours_op, ours), (theirs_op, theirs)):
+        for r in range(repeat):
+            for op, out in alternated(((ours_op, ours), (theirs_op, theirs)), r):
                 old = mesh.data
                 mesh.data = base.copy()
                 bpy.data.meshes.remove(old)
