@@ -608,9 +608,10 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
 }
 
 /* Robust only: a connected part whose vertices see a bone over less than SHELL_VISIBLE_SHARE of its area, in a mesh
- * where another part sees its bones over most of its own, is a shell over that body (a sleeve whose caps dip into
- * the arm): its few visible vertices would heat the whole shell from inside the body. It is made cold instead, so
- * that it takes the body's weights (bind_body.c) or moves rigidly when small. */
+ * where another part sees its bones over at least BODY_VISIBLE_SHARE of its own and over at least half the shell's
+ * area (a body, not an eye), is a shell over that body (a sleeve whose caps dip into the arm): its few visible
+ * vertices would heat the whole shell from inside the body. It is made cold instead, so that it takes the body's
+ * weights (bind_body.c) or moves rigidly when small. */
 #define SHELL_VISIBLE_SHARE 0.25
 #define BODY_VISIBLE_SHARE 0.5
 
@@ -623,12 +624,14 @@ static int demote_shells(heat_ctx* c) {
     acc[2 * c->comp[v]] += c->area[v];
     if (c->h[v] > 0.0) acc[2 * c->comp[v] + 1] += c->area[v];
   }
-  int body = 0;
-  for (size_t v = 0; v < n && !body; ++v)
-    body = c->rep[v] == v && c->comp[v] == v && acc[2 * v] > 0.0 && acc[2 * v + 1] >= BODY_VISIBLE_SHARE * acc[2 * v];
-  for (size_t v = 0; v < n && body; ++v) {
+  double body = 0.0; /* the largest visible area of a part seen over most of its own */
+  for (size_t v = 0; v < n; ++v)
+    if (c->rep[v] == v && c->comp[v] == v && acc[2 * v] > 0.0 && acc[2 * v + 1] >= BODY_VISIBLE_SHARE * acc[2 * v] &&
+        acc[2 * v + 1] > body)
+      body = acc[2 * v + 1];
+  for (size_t v = 0; v < n && body > 0.0; ++v) {
     const double* a = acc + 2 * (size_t)c->comp[c->rep[v]];
-    if (a[1] > 0.0 && a[1] < SHELL_VISIBLE_SHARE * a[0]) {
+    if (a[1] > 0.0 && a[1] < SHELL_VISIBLE_SHARE * a[0] && body >= 0.5 * a[0]) {
       c->h[v] = 0.0;
       c->hcount[v] = 0;
     }
