@@ -116,7 +116,10 @@ static void tune_process(void) {
  *   Where the kernel gives huge pages to memory that asks for them (enabled = madvise, the common default),
  *   glibc's malloc asks when its tunable glibc.malloc.hugetlb=1 is set;
  * - OMP_WAIT_POLICY=passive: threads that wait at the end of a parallel loop sleep instead of spinning, which on a
- *   machine with more runnable threads than cores only burns the time the working threads need. */
+ *   machine with more runnable threads than cores only burns the time the working threads need;
+ * - OPENBLAS_NUM_THREADS=1: OpenBLAS starts its worker threads when it is loaded, before tune_process can say one
+ *   thread, and each spins on sched_yield for about 0.1 s before it sleeps (a seventh of a 38k-vertex bind's
+ *   samples, all in the kernel); told by the environment, it starts none. */
 static void exec_with_settings(char** argv) {
 #if defined(__GLIBC__) && defined(__linux__)
   if (getenv("GLIBC_TUNABLES") || getenv("SKINKIT_NO_REEXEC")) return;
@@ -129,10 +132,13 @@ static void exec_with_settings(char** argv) {
   if (!strstr(mode, "[madvise]") || setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1)) return;
   int wait_set = getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT");
   if (!wait_set) setenv("OMP_WAIT_POLICY", "passive", 1);
+  int blas_set = getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS");
+  if (!blas_set) setenv("OPENBLAS_NUM_THREADS", "1", 1);
   fflush(NULL);
   execv("/proc/self/exe", argv);
   unsetenv("GLIBC_TUNABLES"); /* the exec failed: carry on without */
   if (!wait_set) unsetenv("OMP_WAIT_POLICY");
+  if (!blas_set) unsetenv("OPENBLAS_NUM_THREADS");
 #else
   (void)argv;
 #endif
