@@ -752,6 +752,76 @@ static float packed_diff(const float* a, const float* b, size_t n) {
   return worst;
 }
 
+/* The reference of a kernel comparison: job j (inputs pin, and nin when normals) on the scalar kernel, with
+ * tangents (tin, 4 components) so it runs the generic loop, into rp / rn / rt. Returns its result code. */
+static int scalar_reference(sk_deform_job* j, const float* pin, const float* nin, const float* tin, int normals,
+                            float* rp, float* rn, float* rt) {
+  j->in_positions = pin;
+  j->out_positions = rp;
+  if (normals) {
+    j->in_normals = nin;
+    j->out_normals = rn;
+  }
+  j->in_tangents = tin;
+  j->out_tangents = rt;
+  j->tangent_components = 4;
+  setenv("SKINKIT_KERNEL", "scalar", 1);
+  sk_error e;
+  int rc = sk_deform_run(j, &e);
+  j->in_tangents = NULL;
+  j->out_tangents = NULL;
+  j->tangent_components = 0;
+  return rc;
+}
+
+/* One comparison set-up for kernels_match_reference: the job's inputs, the reference (scalar_reference), the
+ * output buffers, whether the avx2 / avx512 kernels must run every vertex through the 8-wide path, and a label for
+ * failure messages. */
+typedef struct kernel_run {
+  size_t V;
+  const float *pin, *nin;
+  int normals, inplace, rc_ref;
+  const float *rp, *rn;
+  float *op, *on;
+  int soa8_only;
+  const char* label;
+} kernel_run;
+
+/* Runs j on every kernel the CPU has, in place (outputs over a copy of the inputs) or not, and checks each
+ * against the reference: same result code, positions and normals within 1e-5. Returns the kernels compared. */
+static int kernels_match_reference(sk_deform_job* j, const kernel_run* r) {
+  const size_t V = r->V;
+  int compared = 0;
+  for (int k = 0; k < NKERNELS; ++k) {
+    if (!use_kernel(k)) continue;
+    memset(r->op, 0, V * 12);
+    memset(r->on, 0, V * 12);
+    if (r->inplace) {
+      memcpy(r->op, r->pin, V * 12);
+      memcpy(r->on, r->nin, V * 12);
+      j->in_positions = r->op;
+      if (r->normals) j->in_normals = r->on;
+    }
+    j->out_positions = r->op;
+    if (r->normals) j->out_normals = r->on;
+    skc_deform_path_reset();
+    sk_error e;
+    const int rc = sk_deform_run(j, &e);
+    uint64_t n[SKC_DEFORM_PATH_COUNT];
+    skc_deform_path_counts(n);
+    j->in_positions = r->pin;
+    if (r->normals) j->in_normals = r->nin;
+    ck_assert_int_eq(rc, r->rc_ref);
+    if (r->soa8_only && k >= 2)
+      ck_assert_msg(n[SKC_DEFORM_PATH_SOA8] == V, "%s %s: soa8 took %llu of the vertices", kernel_names[k], r->label,
+                    (unsigned long long)n[SKC_DEFORM_PATH_SOA8]);
+    const float dp = packed_diff(r->rp, r->op, 3 * V), dn = r->normals ? packed_diff(r->rn, r->on, 3 * V) : 0.0f;
+    ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s %s: positions %g normals %g", kernel_names[k], r->label, dp, dn);
+    compared++;
+  }
+  return compared;
+}
+
 /* The fast loops with compile-time influence counts run only on tightly packed streams (the layout above is
  * strided on purpose): every kernel against the scalar generic loop on packed streams, K = 1..8, every joint
  * type with float weights (plus the quantized ones), with vertices that must bail out to the generic loop
@@ -824,46 +894,13 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
           j.weight_type = (sk_type)wt;
           j.joints = jb;
           j.weights = wb;
-          j.in_positions = pin;
-          j.out_positions = rp;
-          if (normals) {
-            j.in_normals = nin;
-            j.out_normals = rn;
-          }
-          /* the reference: scalar kernel, with tangents so it runs the generic loop */
-          j.in_tangents = tin;
-          j.out_tangents = rt;
-          j.tangent_components = 4;
-          setenv("SKINKIT_KERNEL", "scalar", 1);
-          sk_error e;
-          int rc_ref = sk_deform_run(&j, &e);
+          const int rc_ref = scalar_reference(&j, pin, nin, tin, normals, rp, rn, rt);
           ck_assert_int_eq(rc_ref, SK_ERR_OUT_OF_RANGE); /* the out-of-range joints and NaN weights */
-          j.in_tangents = NULL;
-          j.out_tangents = NULL;
-          j.tangent_components = 0;
-          for (int k = 0; k < NKERNELS; ++k) {
-            if (!use_kernel(k)) continue;
-            memset(op, 0, V * 12);
-            memset(on, 0, V * 12);
-            if (inplace) {
-              memcpy(op, pin, V * 12);
-              memcpy(on, nin, V * 12);
-              j.in_positions = op;
-              if (normals) j.in_normals = on;
-            }
-            j.out_positions = op;
-            if (normals) j.out_normals = on;
-            int rc = sk_deform_run(&j, &e);
-            j.in_positions = pin;
-            if (normals) j.in_normals = nin;
-            ck_assert_int_eq(rc, rc_ref);
-            float dp = packed_diff(rp, op, 3 * V);
-            float dn = normals ? packed_diff(rn, on, 3 * V) : 0.0f;
-            ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f,
-                          "%s K=%u jt=%d wt=%d method=%d normals=%d inplace=%d flags=%u: positions %g normals %g",
-                          kernel_names[k], K, jt, wt, method, normals, inplace, flags, dp, dn);
-            configs++;
-          }
+          char label[96];
+          snprintf(label, sizeof label, "K=%u jt=%d wt=%d method=%d normals=%d inplace=%d flags=%u", K, jt, wt,
+                   method, normals, inplace, flags);
+          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label};
+          configs += kernels_match_reference(&j, &run);
           free(rp);
           free(rn);
           free(rt);
@@ -960,50 +997,14 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt) {
     j.weight_type = SK_TYPE_F32;
     j.joints = jb;
     j.weights = wb;
-    j.in_positions = pin;
-    j.out_positions = rp;
     if (method == SK_DEFORM_COR) j.centers = cen;
-    if (normals) {
-      j.in_normals = nin;
-      j.out_normals = rn;
-    }
-    j.in_tangents = tin; /* the reference: scalar kernel, with tangents so it runs the generic loop */
-    j.out_tangents = rt;
-    j.tangent_components = 4;
-    setenv("SKINKIT_KERNEL", "scalar", 1);
-    sk_error e;
-    const int rc_ref = sk_deform_run(&j, &e);
+    const int rc_ref = scalar_reference(&j, pin, nin, tin, normals, rp, rn, rt);
     ck_assert_int_eq(rc_ref, bad_expected ? SK_ERR_OUT_OF_RANGE : SK_OK);
-    j.in_tangents = NULL;
-    j.out_tangents = NULL;
-    j.tangent_components = 0;
-    for (int k = 0; k < NKERNELS; ++k) {
-      if (!use_kernel(k)) continue;
-      memset(op, 0, V * 12);
-      memset(on, 0, V * 12);
-      if (inplace) {
-        memcpy(op, pin, V * 12);
-        memcpy(on, nin, V * 12);
-        j.in_positions = op;
-        if (normals) j.in_normals = on;
-      }
-      j.out_positions = op;
-      if (normals) j.out_normals = on;
-      skc_deform_path_reset();
-      const int rc = sk_deform_run(&j, &e);
-      uint64_t n[SKC_DEFORM_PATH_COUNT];
-      skc_deform_path_counts(n);
-      j.in_positions = pin;
-      if (normals) j.in_normals = nin;
-      ck_assert_int_eq(rc, rc_ref);
-      if (method == SK_DEFORM_COR && k >= 2)
-        ck_assert_msg(n[SKC_DEFORM_PATH_SOA8] == V, "%s COR J=%zu V=%zu K=%u: soa8 took %llu of the vertices",
-                      kernel_names[k], J, V, K, (unsigned long long)n[SKC_DEFORM_PATH_SOA8]);
-      const float dp = packed_diff(rp, op, 3 * V), dn = normals ? packed_diff(rn, on, 3 * V) : 0.0f;
-      ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s %s J=%zu V=%zu K=%u jt=%d variant=%d: positions %g normals %g",
-                    kernel_names[k], method == SK_DEFORM_COR ? "COR" : "DQS", J, V, K, jt, variant, dp, dn);
-      configs++;
-    }
+    char label[96];
+    snprintf(label, sizeof label, "%s J=%zu V=%zu K=%u jt=%d variant=%d", method == SK_DEFORM_COR ? "COR" : "DQS", J,
+             V, K, jt, variant);
+    const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR, label};
+    configs += kernels_match_reference(&j, &run);
     free(rp);
     free(rn);
     free(rt);
