@@ -90,14 +90,7 @@ static unsigned char* encode_flags(const sk_skeleton* skel, const sk_skf_mesh* m
   d.skeleton = skel;
   d.meshes = ms;
   d.mesh_count = mc;
-  size_t bound = sk_skf_encode_bound(&d);
-  ck_assert_uint_gt(bound, 0);
-  unsigned char* buf = malloc(bound);
-  sk_error err;
-  sk_result rc = sk_skf_encode(&d, buf, bound, out_size, &err);
-  ck_assert_msg(rc == SK_OK, "encode: %s", err.message);
-  ck_assert_uint_le(*out_size, bound);
-  return buf;
+  return skt_skf_encode(&d, out_size);
 }
 static unsigned char* encode(const sk_skeleton* skel, const sk_skf_mesh* ms, uint32_t mc, uint32_t bits, uint32_t k,
                              size_t* out_size) {

@@ -62,13 +62,7 @@ static unsigned char* encode_c(const sk_skeleton* skel, const sk_skf_mesh* ms, u
   d.meshes = ms;
   d.mesh_count = mc;
   d.centers = cs;
-  size_t bound = sk_skf_encode_bound(&d);
-  ck_assert_uint_gt(bound, 0);
-  unsigned char* buf = malloc(bound);
-  sk_error err;
-  ck_assert_msg(sk_skf_encode(&d, buf, bound, out_size, &err) == SK_OK, "encode: %s", err.message);
-  ck_assert_uint_le(*out_size, bound);
-  return buf;
+  return skt_skf_encode(&d, out_size);
 }
 
 /* The documented bound of one component: half the grid step of the centres' extent on that axis (1/65535 of it),

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include "sk_testutil.h"
 
+#include "skinkit.h"
+
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -115,4 +117,15 @@ void skt_rot_about(int axis, float angle, float px, float m[16]) {
   m[12] = px - m[0] * px; /* t = p - R p for p = (px, 0, 0) */
   m[13] = -m[1] * px;
   m[14] = -m[2] * px;
+}
+
+unsigned char* skt_skf_encode(const sk_skf_encode_desc* d, size_t* out_size) {
+  size_t bound = sk_skf_encode_bound(d);
+  ck_assert_uint_gt(bound, 0);
+  unsigned char* buf = malloc(bound);
+  ck_assert_ptr_nonnull(buf);
+  sk_error err;
+  ck_assert_msg(sk_skf_encode(d, buf, bound, out_size, &err) == SK_OK, "encode: %s", err.message);
+  ck_assert_uint_le(*out_size, bound);
+  return buf;
 }

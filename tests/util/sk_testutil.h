@@ -47,6 +47,11 @@ const char* skt_read_text(const char* path);
 /* Standard base64 (with '=' padding) of n bytes, NUL-terminated, malloc'd (for glTF data: URIs). */
 char* skt_base64(const uint8_t* data, size_t n);
 
+/* sk_skf_encode into a malloc'd buffer of sk_skf_encode_bound's size (Check assertions on every step); the size
+ * written goes to *out_size. */
+struct sk_skf_encode_desc;
+unsigned char* skt_skf_encode(const struct sk_skf_encode_desc* d, size_t* out_size);
+
 /* Runs a Check suite with CK_NORMAL output; returns the process exit status. */
 struct Suite;
 int skt_run_suite(struct Suite* suite);
