@@ -46,7 +46,6 @@ def set_ints(coll, struct, prop, values):
     coll.foreach_set(prop, np.ascontiguousarray(values, int_dtype(struct, prop)).reshape(-1))
 
 
-
 def mesh_positions(mesh):
     """(V, 3) float32 object-space vertex positions."""
     out = np.empty(len(mesh.vertices) * 3, np.float32)
@@ -393,12 +392,7 @@ def _set_memberships(obj, before, after, group_indices, verts, new_groups=()):
     k1 = _csr_keys(*after, ng, verts)[0]
     calls = 0
     if before is None:
-        everyone = np.flatnonzero(verts).tolist()
-        new = {int(g) for g in new_groups}
-        for gi, g in zip(group_indices, groups):
-            if int(gi) not in new:
-                g.remove(everyone)
-                calls += 1
+        calls = _remove_members(groups, group_indices, np.flatnonzero(verts).tolist(), new_groups)
         k0 = k1[:0]
     else:
         k0 = _csr_keys(*before, ng, verts)[0]
@@ -408,6 +402,18 @@ def _set_memberships(obj, before, after, group_indices, verts, new_groups=()):
     for k, vs in _per_group(k1[~_in_sorted(k1, k0)[0]], ng):
         groups[k].add(vs, 0.0, "REPLACE")
         calls += 1
+    return calls
+
+
+def _remove_members(groups, group_indices, vertices, new_groups):
+    """VertexGroup.remove(vertices) on each of groups (indices group_indices) but the new_groups, which the caller
+    has just created and so have no member. Returns the number of calls."""
+    new = {int(g) for g in new_groups}
+    calls = 0
+    for gi, g in zip(group_indices, groups):
+        if int(gi) not in new:
+            g.remove(vertices)
+            calls += 1
     return calls
 
 
@@ -695,11 +701,7 @@ def csr_to_vertex_groups(obj, offsets, joints, weights, group_indices=None, mask
                 LAST_PATH["write"] = "gn"
                 return 0
     LAST_PATH["write"] = "add"
-    touched_list = touched.tolist()
-    new = {int(g) for g in new_groups}
-    for gi, g in zip(group_indices, groups):
-        if int(gi) not in new:
-            g.remove(touched_list)
+    _remove_members(groups, group_indices, touched.tolist(), new_groups)
     calls = 0
     if verts.size:
         order = np.lexsort((verts, weights, joints))
