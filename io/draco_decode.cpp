@@ -64,6 +64,112 @@ const char* convert(const draco::PointAttribute& p, size_t point_count, skio_dra
   return nullptr;
 }
 
+// ------------------------------------------------------------------ the counts in the header, before decoding
+// libdraco sizes its tables from counts in the stream before it reads the data that would contradict them (a 7 KB
+// stream naming 226 million faces makes it allocate 2.7 GB), so they are read here first, after the format's own
+// layout (Draco bitstream versions 1.0 to 2.2): "DRACO", major, minor, encoder type, method, flags (u16), the
+// metadata if flagged (1.3 on), then for the edgebreaker method a traversal byte, [new vertices], vertices, faces;
+// for the sequential method faces, points. Counts are little-endian u32 before 2.0 (2.2 for sequential), varints
+// after.
+
+struct Reader {
+  const uint8_t* p;
+  size_t left;
+  bool byte(uint8_t* v) {
+    if (!left) return false;
+    *v = *p++;
+    --left;
+    return true;
+  }
+  bool skip(size_t n) {
+    if (n > left) return false;
+    p += n;
+    left -= n;
+    return true;
+  }
+  bool u32(uint32_t* v) {
+    if (left < 4) return false;
+    *v = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+    return skip(4);
+  }
+  bool varint(uint32_t* v) {  // LEB128, at most 5 bytes, kept to 32 bits as Draco keeps it
+    uint64_t x = 0;
+    for (int i = 0; i < 5; ++i) {
+      uint8_t b;
+      if (!byte(&b)) return false;
+      x |= uint64_t(b & 0x7F) << (7 * i);
+      if (!(b & 0x80)) {
+        *v = uint32_t(x);
+        return true;
+      }
+    }
+    return false;
+  }
+  bool name() {
+    uint8_t n;
+    return byte(&n) && skip(n);
+  }
+};
+
+// One metadata element: entries (name, varint size, bytes), then named sub-elements, nested at most `depth` deep.
+bool skip_metadata_element(Reader* r, int depth) {
+  uint32_t entries, subs, size;
+  if (depth <= 0 || !r->varint(&entries)) return false;
+  for (uint32_t i = 0; i < entries; ++i)
+    if (!r->name() || !r->varint(&size) || size == 0 || !r->skip(size)) return false;
+  if (!r->varint(&subs)) return false;
+  for (uint32_t i = 0; i < subs; ++i)
+    if (!r->name() || !skip_metadata_element(r, depth - 1)) return false;
+  return true;
+}
+
+bool skip_metadata(Reader* r) {
+  uint32_t attributes, id;
+  if (!r->varint(&attributes)) return false;
+  for (uint32_t i = 0; i < attributes; ++i)
+    if (!r->varint(&id) || !skip_metadata_element(r, 64)) return false;
+  return skip_metadata_element(r, 64);
+}
+
+struct HeaderCounts {
+  uint64_t faces = 0, vertices = 0;  // vertices: points (sequential) or new + encoded vertices (edgebreaker)
+  bool sequential = false;
+};
+
+// Returns nullptr with the counts, or why the header does not parse.
+const char* header_counts(const uint8_t* data, size_t size, HeaderCounts* h) {
+  Reader r{data, size};
+  uint8_t major, minor, type, method, flags_lo, flags_hi, traversal;
+  if (!r.skip(5) || !r.byte(&major) || !r.byte(&minor) || !r.byte(&type) || !r.byte(&method) || !r.byte(&flags_lo) ||
+      !r.byte(&flags_hi))
+    return "a truncated Draco header";
+  const unsigned version = unsigned(major) << 8 | minor;
+  if (version >= 0x0103 && (flags_hi & 0x80) && !skip_metadata(&r)) return "Draco metadata does not parse";
+  uint32_t a = 0, b = 0, extra = 0;
+  h->sequential = method == 0;
+  bool ok;
+  if (h->sequential)
+    ok = version < 0x0202 ? r.u32(&a) && r.u32(&b) : r.varint(&a) && r.varint(&b);
+  else if (version < 0x0200)
+    ok = r.byte(&traversal) && r.u32(&extra) && r.u32(&b) && r.u32(&a);
+  else if (version < 0x0202)
+    ok = r.byte(&traversal) && r.varint(&extra) && r.varint(&b) && r.varint(&a);
+  else
+    ok = r.byte(&traversal) && r.varint(&b) && r.varint(&a);
+  if (!ok) return "a truncated Draco connectivity header";
+  h->faces = a;
+  h->vertices = uint64_t(b) + extra;
+  return nullptr;
+}
+
+// The header's counts against what the glTF accessors declare (0: no bound of that kind).
+const char* check_counts(const HeaderCounts& h, size_t max_faces, size_t max_points) {
+  if (max_faces && h.faces > max_faces) return "its header names more triangles than the accessors declare";
+  const uint64_t vertex_cap = h.sequential ? max_points : 3 * uint64_t(max_faces);
+  if (vertex_cap && h.vertices > vertex_cap) return "its header names more vertices than the accessors declare";
+  return nullptr;
+}
+
 }  // namespace
 
 extern "C" void skio_draco_free(skio_draco_mesh* m) {
@@ -77,8 +183,8 @@ extern "C" void skio_draco_free(skio_draco_mesh* m) {
   std::free(m);
 }
 
-extern "C" int skio_draco_decode(const uint8_t* data, size_t size, skio_draco_mesh** out, char* msg,
-                                 size_t msg_size) {
+extern "C" int skio_draco_decode(const uint8_t* data, size_t size, size_t max_faces, size_t max_points,
+                                 skio_draco_mesh** out, char* msg, size_t msg_size) {
   if (msg && msg_size) msg[0] = 0;
   if (!data || !out) return fail(msg, msg_size, "no data");
   skio_draco_mesh* m = nullptr;
@@ -88,6 +194,10 @@ extern "C" int skio_draco_decode(const uint8_t* data, size_t size, skio_draco_me
     auto type = draco::Decoder::GetEncodedGeometryType(&buffer);
     if (!type.ok()) return fail(msg, msg_size, "not Draco data", type.status().error_msg());
     if (type.value() != draco::TRIANGULAR_MESH) return fail(msg, msg_size, "a Draco point cloud, not a triangle mesh");
+    HeaderCounts counts;
+    const char* refused = header_counts(data, size, &counts);
+    if (!refused) refused = check_counts(counts, max_faces, max_points);
+    if (refused) return fail(msg, msg_size, "Draco data refused before decoding", refused);
     draco::Decoder decoder;
     auto decoded = decoder.DecodeMeshFromBuffer(&buffer);
     if (!decoded.ok()) return fail(msg, msg_size, "Draco data does not decode", decoded.status().error_msg());

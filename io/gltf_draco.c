@@ -196,6 +196,26 @@ static int convert(skio_gltf_doc* d, const decoded* dec, const skio_gltf_draco_a
   return SKC_OK;
 }
 
+/* What prim's accessors let its Draco data decode to (skio_draco_decode's bounds): triangles from "indices" (or
+ * from the attributes' count when there are none, one vertex per corner), points from the attributes' counts.
+ * An accessor whose description does not read leaves its bound alone; convert() reports it after the decode. */
+static void declared_counts(skio_gltf_doc* d, int prim, bool indexed, size_t* faces, size_t* points) {
+  *faces = *points = 0;
+  for (uint32_t i = 0; i < d->accessor_count; ++i) {
+    skio_gltf_accessor a;
+    skc_err ignored = {0};
+    if (d->draco[i].prim != prim || skio_gltf_accessor_info(d, i, &a, &ignored)) continue;
+    if (d->draco[i].attr == ATTR_INDICES) {
+      if (a.count / 3 > *faces) *faces = a.count / 3;
+    } else if (a.count > *points) {
+      *points = a.count;
+    }
+  }
+  if (!indexed) *faces = *points / 3;
+  if (*faces == 0) *faces = 1; /* 0 would mean "no bound"; a count this small fails convert() anyway */
+  if (*points == 0) *points = 1;
+}
+
 /* Decodes primitive prim and fills the values of every accessor it supplies. All or nothing. */
 static int decode_primitive(skio_gltf_doc* d, int prim, uint32_t asking, skc_err* err) {
   int ext = draco_ext(d, prim);
@@ -213,10 +233,13 @@ static int decode_primitive(skio_gltf_doc* d, int prim, uint32_t asking, skc_err
   if (rc) return rc;
   skio_draco_mesh* mesh = NULL;
   char msg[160];
-  if (skio_draco_decode(bytes, size, &mesh, msg, sizeof msg))
+  size_t max_faces, max_points;
+  bool indexed = skio_json_get(d, prim, "indices") >= 0;
+  declared_counts(d, prim, indexed, &max_faces, &max_points);
+  if (skio_draco_decode(bytes, size, max_faces, max_points, &mesh, msg, sizeof msg))
     return skc_fail(err, SKC_FORMAT, "%s: accessors[%u]: KHR_draco_mesh_compression data in bufferViews[%u]: %s",
                     d->path, asking, view, msg);
-  decoded dec = {mesh, skio_json_get(d, prim, "indices") >= 0, 0, view};
+  decoded dec = {mesh, indexed, 0, view};
   dec.vertices = dec.indexed ? mesh->point_count : 3 * mesh->face_count;
   for (uint32_t i = 0; !rc && i < d->accessor_count; ++i) {
     skio_gltf_draco_acc* e = &d->draco[i];

@@ -37,8 +37,15 @@ typedef struct skio_draco_mesh {
 /* Decodes a Draco mesh (a point cloud is refused). Returns 0 and sets *out (free with skio_draco_free), or
  * nonzero with a message in msg (msg_size bytes; may be 0) for: data that does not decode, a point cloud, more
  * than 2^31 points or triangle corners, an attribute of more than 4 components, an integer past 32 bits, a face
- * naming a point that does not exist, out of memory. Never throws; hostile bytes give an error, not a crash. */
-int skio_draco_decode(const uint8_t* data, size_t size, skio_draco_mesh** out, char* msg, size_t msg_size);
+ * naming a point that does not exist, out of memory. Never throws; hostile bytes give an error, not a crash.
+ *
+ * Memory: Draco compresses a regular mesh to a few bits per thousand triangles, so a small stream may rightly
+ * decode to a large mesh, and libdraco allocates from the counts in the stream's header before reading the data.
+ * The header is therefore read first and its counts held to what the caller expects: at most max_faces
+ * triangles, and at most max_points points (sequential method) or 3 * max_faces vertices (edgebreaker); 0 sets
+ * no bound of that kind. The glTF layer passes the primitive's accessor counts, which a valid file matches. */
+int skio_draco_decode(const uint8_t* data, size_t size, size_t max_faces, size_t max_points, skio_draco_mesh** out,
+                      char* msg, size_t msg_size);
 void skio_draco_free(skio_draco_mesh* m);
 
 #ifdef __cplusplus

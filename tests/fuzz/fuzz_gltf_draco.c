@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t points = 3, faces = 1;
   uint32_t ids[4] = {0, 1, 2, 3}, comps[4] = {3, 3, 4, 4};
   int integer[4] = {0, 0, 1, 0}, na = 4;
-  if (skio_draco_decode(data, size, &m, NULL, 0) == 0) {
+  if (skio_draco_decode(data, size, 1u << 20, 1u << 20, &m, NULL, 0) == 0) {
     points = m->point_count;
     faces = m->face_count;
     na = m->attribute_count < 4 ? (int)m->attribute_count : 4;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "sk_testutil.h"
 #include "skio_draco.h"
@@ -272,11 +273,11 @@ START_TEST(damaged_draco_data_is_a_format_error) {
   }
   /* the shim on its own: empty, garbage and a truncated stream */
   skio_draco_mesh* m = NULL;
-  ck_assert_int_ne(skio_draco_decode(orig + at, 0, &m, msg, sizeof msg), 0);
-  ck_assert_int_ne(skio_draco_decode((const uint8_t*)"DRACO\2\2\1\1\0\0\0", 12, &m, msg, sizeof msg), 0);
-  ck_assert_int_ne(skio_draco_decode(orig + at, 100, &m, NULL, 0), 0);
+  ck_assert_int_ne(skio_draco_decode(orig + at, 0, 0, 0, &m, msg, sizeof msg), 0);
+  ck_assert_int_ne(skio_draco_decode((const uint8_t*)"DRACO\2\2\1\1\0\0\0", 12, 0, 0, &m, msg, sizeof msg), 0);
+  ck_assert_int_ne(skio_draco_decode(orig + at, 100, 0, 0, &m, NULL, 0), 0);
   ck_assert(m == NULL);
-  ck_assert_int_eq(skio_draco_decode(orig + at, len, &m, msg, sizeof msg), 0);
+  ck_assert_int_eq(skio_draco_decode(orig + at, len, NI / 3, NV, &m, msg, sizeof msg), 0);
   ck_assert_uint_eq(m->point_count, NV);
   ck_assert_uint_eq(m->face_count, NI / 3);
   ck_assert_uint_eq(m->attribute_count, 4);
@@ -331,6 +332,40 @@ START_TEST(bad_declarations_are_refused) {
 }
 END_TEST
 
+/* libdraco sizes its corner table from the header's face count before it reads anything that could contradict
+ * it: a 7 KB stream (a fuzzer's mutant of cylinder_rig_draco.glb) naming 226 million faces made it allocate
+ * 2.7 GB. The header is read first and held to the accessors' counts. */
+START_TEST(header_counts_past_the_accessors_are_refused_before_decoding) {
+  size_t n, len;
+  char msg[512];
+  uint8_t* glb = slurp("cylinder_rig_draco.glb", &n);
+  size_t at = draco_span(glb, n, &len);
+  /* "DRACO" 2.2 mesh edgebreaker, flags, traversal 0, then varints: 1058 vertices (a2 08), 2112 faces (c0 10) */
+  ck_assert(memcmp(glb + at + 12, "\xa2\x08\xc0\x10", 4) == 0);
+  skio_draco_mesh* m = NULL;
+  ck_assert_int_ne(skio_draco_decode(glb + at, len, NI / 3 - 1, NV, &m, msg, sizeof msg), 0);
+  ck_assert_msg(strstr(msg, "refused before decoding") && strstr(msg, "more triangles"), "%s", msg);
+  glb[at + 14] = 0xff; /* faces 16383 (ff 7f), same length */
+  glb[at + 15] = 0x7f;
+  int rc = read_code(glb, n, msg, sizeof msg);
+  ck_assert_msg(rc == SKC_FORMAT && strstr(msg, "refused before decoding"), "code %d: %s", rc, msg);
+  free(glb);
+
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  glb = slurp("draco_header_226m_faces.glb", &n);
+  at = draco_span(glb, n, &len);
+  ck_assert_int_ne(skio_draco_decode(glb + at, len, NI / 3, NV, &m, msg, sizeof msg), 0);
+  ck_assert_msg(strstr(msg, "more triangles"), "%s", msg);
+  ck_assert(m == NULL);
+  rc = read_code(glb, n, msg, sizeof msg);
+  ck_assert_msg(rc != SKC_OK && rc != SKC_OUT_OF_MEMORY, "code %d: %s", rc, msg);
+  getrusage(RUSAGE_SELF, &after);
+  ck_assert_msg(after.ru_maxrss - before.ru_maxrss < 100 * 1024, "peak grew by %ld KB", after.ru_maxrss - before.ru_maxrss);
+  free(glb);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("gltf_draco");
   TCase* tc = tcase_create("draco");
@@ -339,6 +374,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, unindexed_primitive_gets_corners);
   tcase_add_test(tc, damaged_draco_data_is_a_format_error);
   tcase_add_test(tc, bad_declarations_are_refused);
+  tcase_add_test(tc, header_counts_past_the_accessors_are_refused_before_decoding);
   suite_add_tcase(s, tc);
   return s;
 }
