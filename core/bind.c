@@ -575,6 +575,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
       break;
     default:
       rc = skc_bind_robust(&gd, &c, &rep, err);
+      if (!rc) skc_bind_merge_branches(&gd, &c);
       break;
   }
   skc_skin_builder b;

@@ -45,6 +45,7 @@ typedef struct skc_bind_desc {
   uint32_t bone_samples; /* points per bone (0 = from the mesh density) */
   /* finish */
   float prune; /* relative: drop weights below prune * the vertex's largest weight */
+  const int32_t* parents; /* joint_count parent indices (-1: root), NULL when the bones have no hierarchy */
 } skc_bind_desc;
 
 typedef struct skc_bind_report {
@@ -80,6 +81,14 @@ void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w);
  * report may be NULL. On failure the skin is untouched. */
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err);
 
+/* Robust's last step (bind_branches.c): weight that two branches of the skeleton pull on one vertex goes to the
+ * joint where they meet. For the pair of candidates (a, b), neither above the other, with the largest smaller
+ * weight m, when m > SKC_BRANCH_SHARE of the vertex's candidate weight: m is taken from both and 2 m given to
+ * their lowest common deform ancestor (unlocked; none: left as is), repeated while such a pair remains. A vertex
+ * between two legs follows the pelvis, one between two ears the head. Needs d->parents (else nothing). */
+#define SKC_BRANCH_SHARE 0.2
+void skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c);
+
 /* Bone segments of a skeleton: head = world rest origin; tail = the only child's head. When the skeleton has a
  * bone axis (a signed local axis pointing at the only child for >= 75 % of the >= 3 single-child joints: Blender's
  * +Y, Maya's +X), joints with several children and chain-ending leaves point along it (plugin/skinkit.h,
@@ -101,6 +110,7 @@ void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float*
  * tails and positions in one space. Out of memory: tails unchanged. */
 void skc_bind_aim_sibling_leaves(const skc_skeleton* s, const uint8_t* deform, const float* positions, size_t n,
                                  const uint32_t* tris, size_t nt, const float* heads, float* tails);
+
 
 /* ---- fit check (bind_fit.c): does the armature sit in the mesh? ---------------------------------------------
  * Head, middle and tail of every deform bone (at most 768 points) are tested against the mesh: inside its box

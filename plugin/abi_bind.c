@@ -108,6 +108,7 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   d.heat_scale = desc->heat_scale != 0.0f ? desc->heat_scale : 1.0f;
   d.no_weld = desc->no_weld != 0;
   d.prune = desc->prune == 0.0f ? 0.01f : (desc->prune < 0.0f ? 0.0f : desc->prune);
+  d.parents = desc->skeleton ? desc->skeleton->parents : NULL;
   float* seg = NULL;
   if (bones_of(desc, &seg, &d.heads, &d.tails, &d.joint_count)) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind: out of memory");
   skc_bind_report rep = {0};

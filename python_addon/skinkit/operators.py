@@ -1088,8 +1088,9 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     method: EnumProperty(name="Method", items=(
-        ("robust", "Robust", "Heat diffusion that also copes with loose parts, holes and overlapping geometry "
-         "(falls back to the nearest bone where heat cannot reach)"),
+        ("robust", "Robust", "Bone heat that also copes with loose parts, holes and overlapping geometry: parts "
+         "no bone sees follow the body under them, and weight two limbs pull on one vertex goes to the joint "
+         "they hang from"),
         ("heat", "Heat", "Bone heat diffusion over the surface (like Blender's Automatic Weights)"),
         ("nearest", "Nearest", "Distance to the nearest bones only"),
         ("capsule", "Capsule", "A capsule around each bone (radius estimated from the mesh), smooth falloff "

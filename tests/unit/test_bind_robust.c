@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sk_bindmesh.h"
+#include "skc_bind.h"
 #include "sk_hardcases.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
@@ -276,6 +277,49 @@ START_TEST(closed_sleeve_seen_through_its_caps_takes_the_arm_weights) {
 }
 END_TEST
 
+/* The last step of robust (core/bind_branches.c) on candidate lists: joints 0 pelvis, 1 left thigh, 2 right thigh,
+ * 3 left shin (under 1). Weight two branches pull on one vertex goes to where they meet; a chain's blend stays. */
+static void merged(const uint8_t* deform, const uint8_t* locked, uint32_t n, const uint32_t* j, const float* w,
+                   uint32_t want_n, const uint32_t* want_j, const float* want_w) {
+  static const int32_t parents[4] = {-1, 0, 0, 1};
+  skc_bind_desc d = {0};
+  d.joint_count = 4;
+  d.parents = parents;
+  d.deform = deform;
+  d.locked = locked;
+  uint32_t cj[4] = {0}, count = n;
+  float cw[4] = {0};
+  memcpy(cj, j, n * sizeof *j);
+  memcpy(cw, w, n * sizeof *w);
+  skc_bind_cands c = {1, 4, &count, cj, cw, NULL};
+  skc_bind_merge_branches(&d, &c);
+  ck_assert_uint_eq(count, want_n);
+  for (uint32_t i = 0; i < want_n; ++i) {
+    ck_assert_uint_eq(cj[i], want_j[i]);
+    ck_assert_msg(fabsf(cw[i] - want_w[i]) < 1e-6f, "weight %u: %g, wanted %g", i, (double)cw[i], (double)want_w[i]);
+  }
+}
+
+START_TEST(weight_between_two_branches_goes_where_they_meet) {
+  /* a crotch: both thighs alike -> the pelvis */
+  merged(NULL, NULL, 2, (uint32_t[]){1, 2}, (float[]){0.5f, 0.5f}, 1, (uint32_t[]){0}, (float[]){1.0f});
+  /* leaning to one leg: the smaller pull twice to the pelvis, the rest stays */
+  merged(NULL, NULL, 2, (uint32_t[]){1, 2}, (float[]){0.7f, 0.3f}, 2, (uint32_t[]){0, 1}, (float[]){0.6f, 0.4f});
+  /* the smaller pull at most SKC_BRANCH_SHARE of the vertex: left as heat gave it */
+  merged(NULL, NULL, 2, (uint32_t[]){1, 2}, (float[]){0.85f, 0.15f}, 2, (uint32_t[]){1, 2}, (float[]){0.85f, 0.15f});
+  /* along one chain (knee: thigh and shin): untouched */
+  merged(NULL, NULL, 2, (uint32_t[]){3, 1}, (float[]){0.5f, 0.5f}, 2, (uint32_t[]){3, 1}, (float[]){0.5f, 0.5f});
+  /* shin and the other thigh meet at the pelvis too; the pelvis already a candidate takes it */
+  merged(NULL, NULL, 3, (uint32_t[]){3, 2, 0}, (float[]){0.4f, 0.4f, 0.2f}, 1, (uint32_t[]){0}, (float[]){1.0f});
+  /* a pelvis that does not deform, or is locked, with nothing above it: nowhere to go */
+  const uint8_t no_pelvis[4] = {0, 1, 1, 1};
+  merged(no_pelvis, NULL, 2, (uint32_t[]){1, 2}, (float[]){0.5f, 0.5f}, 2, (uint32_t[]){1, 2}, (float[]){0.5f, 0.5f});
+  const uint8_t pelvis_locked[4] = {1, 0, 0, 0};
+  merged(NULL, pelvis_locked, 2, (uint32_t[]){1, 2}, (float[]){0.5f, 0.5f}, 2, (uint32_t[]){1, 2},
+         (float[]){0.5f, 0.5f});
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("bind_robust");
   TCase* t = tcase_create("robust");
@@ -284,6 +328,7 @@ static Suite* suite(void) {
   tcase_add_test(t, small_parts_move_as_one);
   tcase_add_test(t, bone_through_overlapping_parts_emits_heat);
   tcase_add_test(t, closed_sleeve_seen_through_its_caps_takes_the_arm_weights);
+  tcase_add_test(t, weight_between_two_branches_goes_where_they_meet);
   suite_add_tcase(s, t);
   return s;
 }

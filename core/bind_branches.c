@@ -1,0 +1,95 @@
+/* bind_branches.c - robust's last step: weight that two branches of the skeleton pull on one vertex goes to the
+ * joint where the branches meet (see skc_bind_merge_branches in skc_bind.h).
+ *
+ * Bone heat weights a vertex by the bones it sees nearest. A vertex on the midline between two limbs (a chest
+ * between the front legs, a crotch, the top of a head between its ears) sees both limbs about equally, so it gets
+ * half of each, and any pose that moves the limbs apart tears it between them; an artist gives it to the body
+ * joint the limbs hang from. Weight on two joints of which neither is above the other is exactly that: the smaller
+ * of the two is taken from both and given twice to their lowest common ancestor, which keeps the sum and leaves a
+ * vertex that leans to one limb with the rest of it. Weight along one chain (a parent and its child) is not
+ * touched: it is the blend across a joint that skinning needs.
+ */
+#include <stdlib.h>
+
+#include "skc_bind.h"
+
+/* Whether joint a is b or above it (the walk is bounded, so a parent cycle cannot hang it). */
+static int at_or_above(const int32_t* parents, uint32_t nj, uint32_t a, uint32_t b) {
+  int32_t x = (int32_t)b;
+  for (uint32_t steps = 0; x >= 0 && steps <= nj; x = parents[x], ++steps)
+    if ((uint32_t)x == a) return 1;
+  return 0;
+}
+
+/* The lowest deform, unlocked joint above both a and b; -1 when none. */
+static int32_t meeting_joint(const skc_bind_desc* d, uint32_t a, uint32_t b) {
+  int32_t x = d->parents[a];
+  for (uint32_t steps = 0; x >= 0 && steps <= d->joint_count; x = d->parents[x], ++steps)
+    if (at_or_above(d->parents, d->joint_count, (uint32_t)x, b)) break;
+  while (x >= 0 && ((d->deform && !d->deform[x]) || (d->locked && d->locked[x]))) x = d->parents[x];
+  return x;
+}
+
+/* The pair of candidates on two branches with the largest smaller weight (*m); 0 when there is none. */
+static int worst_pair(const skc_bind_desc* d, const uint32_t* j, const float* w, uint32_t n, uint32_t* pa,
+                      uint32_t* pb, float* m) {
+  *m = 0.0f;
+  for (uint32_t a = 0; a < n; ++a)
+    for (uint32_t b = a + 1; b < n; ++b) {
+      float s = w[a] < w[b] ? w[a] : w[b];
+      if (s > *m && !at_or_above(d->parents, d->joint_count, j[a], j[b]) &&
+          !at_or_above(d->parents, d->joint_count, j[b], j[a])) {
+        *m = s;
+        *pa = a;
+        *pb = b;
+      }
+    }
+  return *m > 0.0f;
+}
+
+/* Drops zero weights and sorts by weight, descending (n is at most the candidate stride). */
+static uint32_t compact(uint32_t* j, float* w, uint32_t n) {
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    if (w[i] > 0.0f) j[m] = j[i], w[m++] = w[i];
+  for (uint32_t i = 1; i < m; ++i)
+    for (uint32_t k = i; k > 0 && w[k - 1] < w[k]; --k) {
+      float tw = w[k];
+      uint32_t tj = j[k];
+      w[k] = w[k - 1], j[k] = j[k - 1];
+      w[k - 1] = tw, j[k - 1] = tj;
+    }
+  return m;
+}
+
+/* One vertex's candidates (sorted by weight); each pass empties one candidate, so n passes at most. */
+static void merge_vertex(const skc_bind_desc* d, uint32_t* j, float* w, uint32_t* count) {
+  uint32_t n = *count, a = 0, b = 0;
+  double total = 0.0;
+  for (uint32_t i = 0; i < n; ++i) total += w[i];
+  float m;
+  int merged = 0;
+  for (uint32_t pass = 0; pass < n && worst_pair(d, j, w, n, &a, &b, &m) && m > SKC_BRANCH_SHARE * total; ++pass) {
+    int32_t x = meeting_joint(d, j[a], j[b]);
+    if (x < 0) break;
+    w[a] -= m;
+    w[b] -= m;
+    uint32_t at = n;
+    for (uint32_t i = 0; i < n; ++i)
+      if (j[i] == (uint32_t)x) at = i;
+    if (at == n) { /* a slot the move emptied */
+      at = w[a] <= 0.0f ? a : b;
+      j[at] = (uint32_t)x;
+      w[at] = 0.0f;
+    }
+    w[at] += 2.0f * m;
+    merged = 1;
+  }
+  if (merged) *count = compact(j, w, n);
+}
+
+void skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c) {
+  if (!d->parents) return;
+  for (size_t v = 0; v < c->vertex_count; ++v)
+    if (c->count[v] > 1) merge_vertex(d, c->joints + v * c->stride, c->weights + v * c->stride, &c->count[v]);
+}
