@@ -481,7 +481,7 @@ static int score_part(const part* p, uint32_t joints, const uint32_t* off, const
              dz = posed[3 * v + 2] - ref[3 * v + 2];
       double d = sqrt(dx * dx + dy * dy + dz * dz);
       s->dist_sum += d;
-      if (d > s->dist_max && getenv("SKB_WORST")) {
+      if (getenv("SKB_WORST") && (d > s->dist_max || (getenv("SKB_OVER") && d > atof(getenv("SKB_OVER"))))) {
         fprintf(stderr, "WORST %s v%zu pose %d d %.4f at (%.3f %.3f %.3f) ours:", g_label, v, k, d, p->pos[3*v], p->pos[3*v+1], p->pos[3*v+2]);
         for (uint32_t i = off[v]; i < off[v + 1]; ++i) fprintf(stderr, " %s=%.2f", sk_skeleton_joint_name(p->skel, jt[i]), w[i]);
         fprintf(stderr, " artist:");
