@@ -366,6 +366,32 @@ START_TEST(header_counts_past_the_accessors_are_refused_before_decoding) {
 }
 END_TEST
 
+/* Streams whose header carries metadata (flag 0x8000): the counts come after it, in both methods. */
+START_TEST(header_counts_are_found_past_metadata) {
+  const char* names[] = {"grid_meta_edgebreaker.drc", "grid_meta_sequential.drc"};
+  for (int i = 0; i < 2; ++i) {
+    size_t n;
+    char msg[256];
+    uint8_t* drc = slurp(names[i], &n);
+    ck_assert_uint_eq(drc[10] & 0x80, 0x80); /* flags (bytes 9-10, little-endian): metadata */
+    skio_draco_mesh* m = NULL;
+    ck_assert_msg(skio_draco_decode(drc, n, 18, 16, &m, msg, sizeof msg) == 0, "%s: %s", names[i], msg);
+    ck_assert_uint_eq(m->face_count, 18);
+    ck_assert_uint_eq(m->point_count, 16);
+    skio_draco_free(m);
+    ck_assert_int_ne(skio_draco_decode(drc, n, 17, 16, &m, msg, sizeof msg), 0);
+    ck_assert_msg(strstr(msg, "more triangles"), "%s: %s", names[i], msg);
+    if (i == 1) { /* sequential: points bounded too */
+      ck_assert_int_ne(skio_draco_decode(drc, n, 18, 15, &m, msg, sizeof msg), 0);
+      ck_assert_msg(strstr(msg, "more vertices"), "%s: %s", names[i], msg);
+    }
+    for (size_t cut = 12; cut < 40; ++cut) /* cut inside the metadata or the counts: an error, never a read past */
+      ck_assert_int_ne(skio_draco_decode(drc, cut, 18, 16, &m, NULL, 0), 0);
+    free(drc);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("gltf_draco");
   TCase* tc = tcase_create("draco");
@@ -375,6 +401,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, damaged_draco_data_is_a_format_error);
   tcase_add_test(tc, bad_declarations_are_refused);
   tcase_add_test(tc, header_counts_past_the_accessors_are_refused_before_decoding);
+  tcase_add_test(tc, header_counts_are_found_past_metadata);
   suite_add_tcase(s, tc);
   return s;
 }
