@@ -220,9 +220,10 @@ SK_API sk_result sk_records_update(sk_weight_record* records, size_t vertex_coun
 
 /* The records are edited a block of vertices at a time: read into a CSR (the rows as sk_records_read gives them),
  * copied into a skin over the same block, edited by the sk_weights_* function, compared and written back. A block
- * of EDIT_BLOCK vertices stays in the cache from read to write, and the few buffers are allocated once per call:
- * the whole-mesh version (one CSR and one skin of every vertex) spent most of its time in page faults and cache
- * misses on 92k vertices. Each operation edits every vertex on its own, so blocks give the same result. */
+ * of EDIT_BLOCK vertices stays in the cache from read to write, and the few buffers are allocated once per call
+ * instead of two copies of every vertex's weights (92k-vertex records in a driver: Prune 3.4 -> 2.1 ms, the other
+ * operations unchanged, their time being the operation itself and the scattered first read of each record). Each
+ * operation edits every vertex on its own, so blocks give the same result. */
 enum { EDIT_BLOCK = 2048 };
 
 typedef struct edit_buffers {
