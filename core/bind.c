@@ -575,7 +575,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
       break;
     default:
       rc = skc_bind_robust(&gd, &c, &rep, err);
-      if (!rc) skc_bind_merge_branches(&gd, &c);
+      if (!rc && skc_bind_merge_branches(&gd, &c)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory");
       break;
   }
   skc_skin_builder b;

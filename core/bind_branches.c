@@ -13,32 +13,50 @@
 
 #include "skc_bind.h"
 
-/* Whether joint a is b or above it (the walk is bounded, so a parent cycle cannot hang it). */
-static int at_or_above(const int32_t* parents, uint32_t nj, uint32_t a, uint32_t b) {
-  int32_t x = (int32_t)b;
-  for (uint32_t steps = 0; x >= 0 && steps <= nj; x = parents[x], ++steps)
-    if ((uint32_t)x == a) return 1;
-  return 0;
+/* Depth of every joint (roots 0); parents come before their children (skc_skeleton's order), and a parent index
+ * that does not is taken for a root. */
+static void joint_depths(const int32_t* parents, uint32_t nj, uint32_t* depth) {
+  for (uint32_t j = 0; j < nj; ++j)
+    depth[j] = parents[j] >= 0 && (uint32_t)parents[j] < j ? depth[parents[j]] + 1 : 0;
 }
 
-/* The lowest deform, unlocked joint above both a and b; -1 when none. */
-static int32_t meeting_joint(const skc_bind_desc* d, uint32_t a, uint32_t b) {
-  int32_t x = d->parents[a];
-  for (uint32_t steps = 0; x >= 0 && steps <= d->joint_count; x = d->parents[x], ++steps)
-    if (at_or_above(d->parents, d->joint_count, (uint32_t)x, b)) break;
-  while (x >= 0 && ((d->deform && !d->deform[x]) || (d->locked && d->locked[x]))) x = d->parents[x];
+/* parents and depth together: walks that stop at a root or at the depth of the joint sought. */
+typedef struct tree {
+  const int32_t* parents;
+  const uint32_t* depth;
+} tree;
+
+static int32_t up(const tree* t, int32_t x) {
+  return t->parents[x] >= 0 && (uint32_t)t->parents[x] < (uint32_t)x ? t->parents[x] : -1;
+}
+
+/* Whether joint a is b or above it. */
+static int at_or_above(const tree* t, uint32_t a, uint32_t b) {
+  int32_t x = (int32_t)b;
+  while (x >= 0 && t->depth[x] > t->depth[a]) x = up(t, x);
+  return x == (int32_t)a;
+}
+
+/* The lowest joint above both a and b, then the first deform, unlocked one from there up; -1 when none. */
+static int32_t meeting_joint(const skc_bind_desc* d, const tree* t, uint32_t a, uint32_t b) {
+  int32_t x = (int32_t)a, y = (int32_t)b;
+  while (x >= 0 && y >= 0 && x != y) {
+    if (t->depth[x] >= t->depth[y]) x = up(t, x);
+    else y = up(t, y);
+  }
+  if (x != y) return -1;
+  while (x >= 0 && ((d->deform && !d->deform[x]) || (d->locked && d->locked[x]))) x = up(t, x);
   return x;
 }
 
 /* The pair of candidates on two branches with the largest smaller weight (*m); 0 when there is none. */
-static int worst_pair(const skc_bind_desc* d, const uint32_t* j, const float* w, uint32_t n, uint32_t* pa,
+static int worst_pair(const tree* t, const uint32_t* j, const float* w, uint32_t n, uint32_t* pa,
                       uint32_t* pb, float* m) {
   *m = 0.0f;
   for (uint32_t a = 0; a < n; ++a)
     for (uint32_t b = a + 1; b < n; ++b) {
       float s = w[a] < w[b] ? w[a] : w[b];
-      if (s > *m && !at_or_above(d->parents, d->joint_count, j[a], j[b]) &&
-          !at_or_above(d->parents, d->joint_count, j[b], j[a])) {
+      if (s > *m && !at_or_above(t, j[a], j[b]) && !at_or_above(t, j[b], j[a])) {
         *m = s;
         *pa = a;
         *pb = b;
@@ -63,14 +81,14 @@ static uint32_t compact(uint32_t* j, float* w, uint32_t n) {
 }
 
 /* One vertex's candidates (sorted by weight); each pass empties one candidate, so n passes at most. */
-static void merge_vertex(const skc_bind_desc* d, uint32_t* j, float* w, uint32_t* count) {
+static void merge_vertex(const skc_bind_desc* d, const tree* t, uint32_t* j, float* w, uint32_t* count) {
   uint32_t n = *count, a = 0, b = 0;
   double total = 0.0;
   for (uint32_t i = 0; i < n; ++i) total += w[i];
   float m;
   int merged = 0;
-  for (uint32_t pass = 0; pass < n && worst_pair(d, j, w, n, &a, &b, &m) && m > SKC_BRANCH_SHARE * total; ++pass) {
-    int32_t x = meeting_joint(d, j[a], j[b]);
+  for (uint32_t pass = 0; pass < n && worst_pair(t, j, w, n, &a, &b, &m) && m > SKC_BRANCH_SHARE * total; ++pass) {
+    int32_t x = meeting_joint(d, t, j[a], j[b]);
     if (x < 0) break;
     w[a] -= m;
     w[b] -= m;
@@ -88,8 +106,14 @@ static void merge_vertex(const skc_bind_desc* d, uint32_t* j, float* w, uint32_t
   if (merged) *count = compact(j, w, n);
 }
 
-void skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c) {
-  if (!d->parents) return;
+int skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c) {
+  if (!d->parents || d->joint_count == 0) return SKC_OK;
+  uint32_t* depth = malloc(d->joint_count * sizeof *depth);
+  if (!depth) return SKC_OUT_OF_MEMORY;
+  joint_depths(d->parents, d->joint_count, depth);
+  const tree t = {d->parents, depth};
   for (size_t v = 0; v < c->vertex_count; ++v)
-    if (c->count[v] > 1) merge_vertex(d, c->joints + v * c->stride, c->weights + v * c->stride, &c->count[v]);
+    if (c->count[v] > 1) merge_vertex(d, &t, c->joints + v * c->stride, c->weights + v * c->stride, &c->count[v]);
+  free(depth);
+  return SKC_OK;
 }

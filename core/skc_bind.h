@@ -87,7 +87,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
  * their lowest common deform ancestor (unlocked; none: left as is), repeated while such a pair remains. A vertex
  * between two legs follows the pelvis, one between two ears the head. Needs d->parents (else nothing). */
 #define SKC_BRANCH_SHARE 0.2
-void skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c);
+int skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c); /* SKC_OK or SKC_OUT_OF_MEMORY */
 
 /* Bone segments of a skeleton: head = world rest origin; tail = the only child's head. When the skeleton has a
  * bone axis (a signed local axis pointing at the only child for >= 75 % of the >= 3 single-child joints: Blender's

@@ -292,7 +292,7 @@ static void merged(const uint8_t* deform, const uint8_t* locked, uint32_t n, con
   memcpy(cj, j, n * sizeof *j);
   memcpy(cw, w, n * sizeof *w);
   skc_bind_cands c = {1, 4, &count, cj, cw, NULL};
-  skc_bind_merge_branches(&d, &c);
+  ck_assert_int_eq(skc_bind_merge_branches(&d, &c), SKC_OK);
   ck_assert_uint_eq(count, want_n);
   for (uint32_t i = 0; i < want_n; ++i) {
     ck_assert_uint_eq(cj[i], want_j[i]);
