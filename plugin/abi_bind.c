@@ -42,8 +42,33 @@ static int bones_of(const sk_bind_desc* desc, float** seg, const float** heads, 
   return 0;
 }
 
-SK_API sk_result sk_bind_fit_check(const sk_bind_desc* desc, sk_bind_fit* out, sk_error* err) {
-  SK__CHECK_SIZE(desc, sk_bind_desc, err);
+/* The caller's descriptor as this version's: one of the 1.5 size (ending before parents) gets no parents. */
+static sk_result desc_in(const sk_bind_desc* desc, sk_bind_desc* full, const char* fn, sk_error* err) {
+  const size_t size_1_5 = offsetof(sk_bind_desc, parents);
+  if (!desc) SK__FAIL(err, SKC_INVALID_ARGUMENT, "%s: sk_bind_desc pointer must not be NULL", fn);
+  if (desc->size != sizeof(sk_bind_desc) && desc->size != size_1_5)
+    SK__FAIL(err, SKC_STRUCT_SIZE, "sk_bind_desc.size is %u, this library expects %zu (set it to sizeof)",
+             (unsigned)desc->size, sizeof(sk_bind_desc));
+  memset(full, 0, sizeof *full);
+  memcpy(full, desc, desc->size);
+  return sk__ret(0, NULL, err);
+}
+
+/* Heads/tails with parents: each -1 or an earlier joint (so the hierarchy has no cycle). */
+static sk_result check_parents(const sk_bind_desc* desc, sk_error* err) {
+  if (!desc->parents || desc->skeleton) return sk__ret(0, NULL, err);
+  for (uint32_t j = 0; j < desc->joint_count; ++j)
+    if (desc->parents[j] < -1 || desc->parents[j] >= (int32_t)j)
+      SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_bind: parents[%u] is %d: a parent must be -1 or an earlier joint", j,
+               (int)desc->parents[j]);
+  return sk__ret(0, NULL, err);
+}
+
+SK_API sk_result sk_bind_fit_check(const sk_bind_desc* caller_desc, sk_bind_fit* out, sk_error* err) {
+  sk_bind_desc full;
+  sk_result in = desc_in(caller_desc, &full, "sk_bind_fit_check", err);
+  if (in != SK_OK) return in;
+  const sk_bind_desc* desc = &full;
   if (!out || out->size != sizeof(sk_bind_fit))
     SK__FAIL(err, SKC_STRUCT_SIZE, "sk_bind_fit_check: out must be set and out->size = sizeof(sk_bind_fit)");
   if (desc->skeleton && (desc->heads || desc->tails))
@@ -71,8 +96,11 @@ SK_API sk_result sk_bind_fit_check(const sk_bind_desc* desc, sk_bind_fit* out, s
   return SK_OK;
 }
 
-SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report* report, sk_error* err) {
-  SK__CHECK_SIZE(desc, sk_bind_desc, err);
+SK_API sk_result sk_bind(const sk_bind_desc* caller_desc, sk_skin* out, sk_bind_report* report, sk_error* err) {
+  sk_bind_desc whole;
+  sk_result in = desc_in(caller_desc, &whole, "sk_bind", err);
+  if (in != SK_OK) return in;
+  const sk_bind_desc* desc = &whole;
   const size_t size_1_4 = offsetof(sk_bind_report, vertex_fallback); /* 1.4 callers end at joint_vertex_counts */
   if (report && report->size != sizeof(sk_bind_report) && report->size != size_1_4)
     SK__FAIL(err, SKC_STRUCT_SIZE, "sk_bind_report.size is %u, this library expects %zu (set it to sizeof)",
@@ -108,7 +136,8 @@ SK_API sk_result sk_bind(const sk_bind_desc* desc, sk_skin* out, sk_bind_report*
   d.heat_scale = desc->heat_scale != 0.0f ? desc->heat_scale : 1.0f;
   d.no_weld = desc->no_weld != 0;
   d.prune = desc->prune == 0.0f ? 0.01f : (desc->prune < 0.0f ? 0.0f : desc->prune);
-  d.parents = desc->skeleton ? desc->skeleton->parents : NULL;
+  if ((in = check_parents(desc, err)) != SK_OK) return in;
+  d.parents = desc->skeleton ? desc->skeleton->parents : desc->parents;
   float* seg = NULL;
   if (bones_of(desc, &seg, &d.heads, &d.tails, &d.joint_count)) SK__FAIL(err, SKC_OUT_OF_MEMORY, "sk_bind: out of memory");
   skc_bind_report rep = {0};

@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.5.0 -> 10500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 10500
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.6.0 -> 10600); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 10600
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 5
+#define SK_ABI_MINOR 6
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -1342,6 +1342,11 @@ typedef struct sk_bind_desc {
                                  estimated (negative or non-finite: SK_ERR_INVALID_ARGUMENT) */
   uint32_t smooth_iterations; /* capsule: smoothing passes over mesh edges (0 = 2; SK_BIND_NO_SMOOTHING = none) */
   uint32_t bone_samples;      /* delaunay: points per bone, 1 .. 4096 (0 = from the mesh density, 2 .. 256) */
+  /* since ABI 1.6 (a desc of the 1.5 size, offsetof(sk_bind_desc, parents), is still accepted and has none): */
+  const int32_t* parents;     /* with heads/tails: joint_count parent indices, -1 for a root, each parent before
+                                 its child (SK_ERR_INVALID_ARGUMENT otherwise); NULL = no hierarchy. robust uses it
+                                 to give weight two branches pull on one vertex to the joint they meet at. Ignored
+                                 with a skeleton, which has its own. */
 } sk_bind_desc;
 #define SK_BIND_NO_SMOOTHING 0xffffffffu
 

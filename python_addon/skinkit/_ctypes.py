@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 10500
+SK_VERSION = 10600
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 5
+SK_ABI_MINOR = 6
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -645,6 +645,7 @@ class SkBindDesc(_Struct):
         ("capsule_radii", c_void_p),
         ("smooth_iterations", c_uint32),
         ("bone_samples", c_uint32),
+        ("parents", c_void_p),  # ABI 1.6
     ]
 
 

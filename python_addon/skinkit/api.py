@@ -1230,10 +1230,12 @@ _BIND_METHODS = {"robust": C.SK_BIND_ROBUST, "nearest": C.SK_BIND_NEAREST, "heat
 
 def bind(positions, triangles, skeleton=None, heads=None, tails=None, method="robust", max_influences=4,
          deform=None, locked=None, vertex_mask=None, prune=0.0, rigid=False, falloff_power=0.0,
-         falloff_cutoff=0.0, heat_scale=0.0, weld=True, skin=None):
+         falloff_cutoff=0.0, heat_scale=0.0, weld=True, skin=None, parents=None):
     """Automatic skin weights for a mesh ((V, 3) positions, (T, 3) triangles; T may be 0) from a Skeleton or
-    explicit (J, 3) bone heads/tails. method 'robust', 'heat' or 'nearest'. Writes into `skin` when given
-    (kept weights: locked joints, unmasked vertices), else a new Skin. Returns (skin, report dict)."""
+    explicit (J, 3) bone heads/tails (with parents: int[J], -1 for a root, each parent before its child, which
+    robust uses for weight two branches pull on one vertex). method 'robust', 'heat' or 'nearest'. Writes into
+    `skin` when given (kept weights: locked joints, unmasked vertices), else a new Skin. Returns (skin, report
+    dict)."""
     if method not in _BIND_METHODS:
         raise ShapeError("method must be one of %s, not %r" % (", ".join(sorted(_BIND_METHODS)), method))
     pos = _arr(positions, np.float32, "positions", shape=(None, 3))
@@ -1256,6 +1258,10 @@ def bind(positions, triangles, skeleton=None, heads=None, tails=None, method="ro
         t = _arr(tails, np.float32, "tails", shape=(j, 3))
         keep += [h, t]
         desc.heads, desc.tails, desc.joint_count = _ptr(h), _ptr(t), j
+        if parents is not None:
+            par = _arr(parents, np.int32, "parents", size=j)
+            keep.append(par)
+            desc.parents = _ptr(par)
         lib = library()
     for field, arr, n in (("deform", deform, j), ("locked", locked, j), ("vertex_mask", vertex_mask, v)):
         if arr is not None:

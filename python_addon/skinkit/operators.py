@@ -874,7 +874,9 @@ def bind_targets(arm, deform_only=True, selected_bones=False, bbone_segments=Tru
     """The bind targets of an armature, in armature space: a dict with the bones (arm.data.bones order), names,
     bones' deform flags (bool[B]: deforming, and selected and visible with selected_bones, like Blender's Assign
     Automatic From Bones), and the targets the library binds to: heads/tails float32[T, 3] and owner int64[T]
-    (the bone of each target). A deforming B-Bone with bbone_segments > 1 gives one target per segment along its
+    (the bone of each target), and parents int32[T] (the target each hangs from: a segment's previous segment, a
+    bone's first target the last one of its parent bone; -1 for roots; None when a parent bone comes after its
+    child in arm.data.bones). A deforming B-Bone with bbone_segments > 1 gives one target per segment along its
     rest-pose curve (PoseBone.bbone_segment_matrix(k, rest=True), as Blender's Automatic Weights does); others one."""
     import numpy as np
 
@@ -882,10 +884,16 @@ def bind_targets(arm, deform_only=True, selected_bones=False, bbone_segments=Tru
     deform = np.array([(b.use_deform or not deform_only) and (not selected_bones or (b.select and
                                                                                       _bone_visible(arm, b)))
                        for b in bones], bool)
-    heads, tails, owner = [], [], []
+    heads, tails, owner, parents, last = [], [], [], [], {}
     for j, b in enumerate(bones):
         pb = arm.pose.bones.get(b.name) if arm.pose is not None else None
         nseg = int(getattr(b, "bbone_segments", 1)) if bbone_segments and deform[j] and pb is not None else 1
+        up = -1 if b.parent is None else last.get(b.parent.name, None)
+        if parents is not None and up is None:
+            parents = None  # a parent listed after its child: no hierarchy for the library
+        if parents is not None:
+            parents.extend([up] + list(range(len(heads), len(heads) + max(nseg, 1) - 1)))
+        last[b.name] = len(heads) + max(nseg, 1) - 1
         if nseg <= 1:
             heads.append(tuple(b.head_local))
             tails.append(tuple(b.tail_local))
@@ -898,7 +906,8 @@ def bind_targets(arm, deform_only=True, selected_bones=False, bbone_segments=Tru
         owner.extend([j] * nseg)
     return {"bones": bones, "names": [b.name for b in bones], "deform": deform,
             "heads": np.array(heads, np.float32).reshape(-1, 3), "tails": np.array(tails, np.float32).reshape(-1, 3),
-            "owner": np.array(owner, np.int64)}
+            "owner": np.array(owner, np.int64),
+            "parents": None if parents is None else np.array(parents, np.int32)}
 
 
 def _merge_segments(api, off, jt, wt, owner, nbones, max_influences, locked, mask):
@@ -977,7 +986,7 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     try:
         skin, rep = api.bind(pos, tri, heads=tg["heads"], tails=tg["tails"], method=method, max_influences=bind_max,
                              deform=deform[owner], locked=locked[owner] if locked.any() else None, vertex_mask=mask,
-                             skin=skin)
+                             skin=skin, parents=tg.get("parents"))
         with skin:
             off, jt, wt = skin.to_csr()
     except BaseException:

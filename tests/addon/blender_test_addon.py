@@ -1521,6 +1521,8 @@ def test_auto_bind_bbone_segments():
     S, obj, arm = _bbone_rig(4)
     tg = operators.bind_targets(arm)
     expect(tg["owner"].tolist() == [0, 1, 1, 1, 1, 2], "targets' bones %s" % tg["owner"].tolist())
+    # the chain of targets the library sees (robust's branch rule): b1's segments one after another, b2 after b1's last
+    expect(tg["parents"].tolist() == [-1, 0, 1, 2, 3, 4], "targets' parents %s" % tg["parents"].tolist())
     mids = tg["heads"][2:5]
     expect(float(np.abs(mids[:, 0]).max()) > 0.02, "segment joints on the straight line: %s" % mids.tolist())
     close(tg["heads"][1], arm.data.bones["b1"].head_local, 1e-5, "first segment starts at the head")

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,65 @@ START_TEST(weight_between_two_branches_goes_where_they_meet) {
 }
 END_TEST
 
+/* Weight on joint j summed over the skin, and the vertices where j1 and j2 both hold more than share. */
+static double joint_total(const sk_skin* s, uint32_t j) {
+  double t = 0.0;
+  for (size_t v = 0; v < sk_skin_vertex_count(s); ++v) {
+    float w[3];
+    weights_of(s, v, w);
+    t += w[j];
+  }
+  return t;
+}
+
+static size_t torn(const sk_skin* s, uint32_t j1, uint32_t j2, float share) {
+  size_t n = 0;
+  for (size_t v = 0; v < sk_skin_vertex_count(s); ++v) {
+    float w[3];
+    weights_of(s, v, w);
+    n += w[j1] > share && w[j2] > share;
+  }
+  return n;
+}
+
+static sk_skin* bind_with(const mesh* m, const int32_t* parents, uint32_t size) {
+  sk_bind_desc d = skt_bind_desc_for(m, SK_BIND_ROBUST);
+  d.parents = parents;
+  d.size = size;
+  sk_skin* s = skt_new_skin(m->nv, 3);
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+  return s;
+}
+
+/* sk_bind_desc.parents (ABI 1.6) with heads and tails: the three-bone arm told that bones 1 and 2 both hang from
+ * bone 0 (siblings) gives the vertices around their meeting point to bone 0; told the real chain, or nothing, it
+ * binds as before; a desc of the 1.5 size still binds; a parent after its child is refused. */
+START_TEST(heads_and_tails_with_parents) {
+  mesh m = skt_bind_cylinder(24, 48, 3);
+  const int32_t chain[3] = {-1, 0, 1}, siblings[3] = {-1, 0, 0}, later[3] = {-1, 2, 0};
+  sk_skin* none = bind_with(&m, NULL, sizeof(sk_bind_desc));
+  sk_skin* old = bind_with(&m, NULL, (uint32_t)offsetof(sk_bind_desc, parents));
+  sk_skin* along = bind_with(&m, chain, sizeof(sk_bind_desc));
+  sk_skin* apart = bind_with(&m, siblings, sizeof(sk_bind_desc));
+  for (size_t v = 0; v < m.nv; ++v) {
+    float a[3], b[3], c[3];
+    weights_of(none, v, a), weights_of(old, v, b), weights_of(along, v, c);
+    ck_assert(memcmp(a, b, sizeof a) == 0 && memcmp(a, c, sizeof a) == 0);
+  }
+  ck_assert_uint_gt(torn(none, 1, 2, 0.3f), 0); /* heat blends the two across their joint */
+  ck_assert_uint_eq(torn(apart, 1, 2, 0.3f), 0);
+  ck_assert_double_gt(joint_total(apart, 0), joint_total(none, 0) + 1.0);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_ROBUST);
+  d.parents = later;
+  sk_error err;
+  ck_assert_int_eq(sk_bind(&d, apart, NULL, &err), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(err.message, "parents[1]"));
+  sk_skin_destroy(none), sk_skin_destroy(old), sk_skin_destroy(along), sk_skin_destroy(apart);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("bind_robust");
   TCase* t = tcase_create("robust");
@@ -329,6 +389,7 @@ static Suite* suite(void) {
   tcase_add_test(t, bone_through_overlapping_parts_emits_heat);
   tcase_add_test(t, closed_sleeve_seen_through_its_caps_takes_the_arm_weights);
   tcase_add_test(t, weight_between_two_branches_goes_where_they_meet);
+  tcase_add_test(t, heads_and_tails_with_parents);
   suite_add_tcase(s, t);
   return s;
 }
