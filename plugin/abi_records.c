@@ -413,8 +413,9 @@ typedef struct edit_call {
 /* Vertices v0 .. v0 + n - 1: read, edit, compare, write. */
 static sk_result edit_block(edit_call* c, size_t v0, size_t n, sk_error* err) {
   edit_buffers* b = &c->buf;
+  sk_weight_record* records = n ? c->records + v0 : c->records; /* (no offset on the NULL of an empty mesh) */
   size_t entries = 0;
-  sk_result rc = read_rows(c->records + v0, n, c->map, c->group_count, c->take ? c->take + v0 : NULL, b->offsets,
+  sk_result rc = read_rows(records, n, c->map, c->group_count, c->take ? c->take + v0 : NULL, b->offsets,
                            b->joints, b->weights, c->cap, &entries, err);
   if (rc != SK_OK) return rc;
   memcpy(b->skin_offsets, b->offsets, (n + 1) * sizeof *b->offsets);
@@ -428,7 +429,7 @@ static sk_result edit_block(edit_call* c, size_t v0, size_t n, sk_error* err) {
   rc = run_op(&skin, c->desc->op, block_desc(c->desc, c->scope, v0, n, &u), &r, err);
   if (rc != SK_OK) return rc;
   if (c->report) report_add(c->report, &r);
-  c->changed += write_changes(c->records + v0, n, c->map, c->group_count, c->group_of, b, &skin, c->desc->no_change,
+  c->changed += write_changes(records, n, c->map, c->group_count, c->group_of, b, &skin, c->desc->no_change,
                               c->state ? c->state + v0 : NULL, &c->deferred, flags);
   return SK_OK;
 }

@@ -300,6 +300,13 @@ START_TEST(test_edit_round_no_change_and_errors) {
   ck_assert_int_eq(sk_records_edit(&r, 1, map, 4, &d, &state, NULL, NULL, NULL), SK_OK);
   ck_assert_uint_eq(state, 0);
   ck_assert(e[0].weight == before && e[2].weight == 0.2004f);
+  /* an empty mesh (no records at all): nothing to do, and the descriptor is still checked */
+  sk_weights_report rep = {.size = sizeof rep};
+  ck_assert_int_eq(sk_records_edit(NULL, 0, map, 4, &d, NULL, NULL, &rep, NULL), SK_OK);
+  ck_assert_uint_eq(rep.vertices_changed, 0);
+  sk_normalize_desc bad = {.size = sizeof bad, .tolerance = 2.0f};
+  sk_records_edit_desc db = {sizeof db, SK_RECORDS_NORMALIZE, &bad, 0.0f, 0};
+  ck_assert_int_eq(sk_records_edit(NULL, 0, map, 4, &db, NULL, NULL, NULL, NULL), SK_ERR_INVALID_ARGUMENT);
   /* errors write nothing */
   sk_error err;
   d.op = 99;
