@@ -29,7 +29,7 @@ void skc_deform_path_reset(void) {
   for (int i = 0; i < SKC_DEFORM_PATH_COUNT; ++i) atomic_store_explicit(&g_path[i], 0, memory_order_relaxed);
 }
 const char* skc_deform_path_name(skc_deform_path p) {
-  static const char* const names[SKC_DEFORM_PATH_COUNT] = {"generic", "fast", "soa8", "wide16"};
+  static const char* const names[SKC_DEFORM_PATH_COUNT] = {"generic", "fast", "soa8", "wide16", "uniform-signs"};
   return (unsigned)p < SKC_DEFORM_PATH_COUNT ? names[p] : "?";
 }
 
@@ -300,7 +300,12 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
  *   the same order of operations (the loop over k vectorizes lane by lane, so each dot is the scalar one). Built
  *   when it pays off: K >= 2, at most DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices
  *   (an entry costs a small fraction of the dots it saves a vertex: measured faster from V = J^2 on for J = 64
- *   and 256).
+ *   and 256);
+ * - dq_uni, with the table, when its signs are consistent (a sign per joint explains every pair's test; a posed
+ *   character's joints, all turned less than 180 degrees from the bind pose, have one): each joint's record with
+ *   that sign. Every blend the table makes is then s_p times the blend of these records (s_p: the pivot's sign,
+ *   negation is exact) and a dual quaternion and its negation move a point alike, so the AVX2 path blends them
+ *   without a pivot and gets the table's results bit for bit.
  * NULL when the job is not one of those or memory is short (DQS then computes the dots per vertex; COR runs the
  * generic loop). */
 #define DQ_TABLE_MAX_JOINTS 256
@@ -327,6 +332,39 @@ static void cor_records(const skc_deform_ctx* c, size_t j, float* rec) {
   }
 }
 
+/* The sign table dq_sel (row p, entry k: joint k's record as the blend around pivot p takes it) from the scalar
+ * loop's dot products. Returns 1 when the signs are consistent: a sign s_k per joint (s_0 = +) with "q_k has a
+ * negative dot with q_p" exactly when s_p != s_k, for every pair; neg0[k] then holds s_k != s_0. */
+static int sign_table(const skc_deform_ctx* c, size_t J, size_t rec, uint32_t sh, uint16_t* sel, uint8_t* neg0) {
+  float qx[DQ_TABLE_MAX_JOINTS], qy[DQ_TABLE_MAX_JOINTS], qz[DQ_TABLE_MAX_JOINTS], qw[DQ_TABLE_MAX_JOINTS];
+  for (size_t j = 0; j < J; ++j) {
+    const float* q = c->dq + 8 * j;
+    qx[j] = q[0];
+    qy[j] = q[1];
+    qz[j] = q[2];
+    qw[j] = q[3];
+  }
+  int consistent = 1;
+  for (size_t p = 0; p < J; ++p) {
+    const float x0 = qx[p], y0 = qy[p], z0 = qz[p], w0 = qw[p];
+    uint16_t* row = sel + (p << sh);
+    for (size_t k = 0; k < J; ++k) {
+      float d = qx[k] * x0 + qy[k] * y0 + qz[k] * z0 + qw[k] * w0; /* kbody: dq[0] * q0[0] + ... */
+      const int neg = d < 0.0f;
+      row[k] = (uint16_t)(rec * k + (neg ? rec / 2 : 0));
+      if (p == 0) neg0[k] = (uint8_t)neg;
+      else consistent &= neg == (neg0[p] != neg0[k]);
+    }
+  }
+  return consistent;
+}
+
+/* The consistently signed records (skc_deform_ctx.dq_uni): joint k's + or - record of pm as neg0 says. */
+static void uniform_records(const float* pm, size_t J, size_t rec, const uint8_t* neg0, float* uni) {
+  const size_t f = rec / 8; /* floats per signed record */
+  for (size_t k = 0; k < J; ++k) memcpy(uni + f * k, pm + 2 * f * k + (neg0[k] ? f : 0), f * sizeof *uni);
+}
+
 static void* wide_tables(skc_deform_ctx* c, size_t V) {
   size_t J = c->jcount;
   if (!wide_job(c)) return NULL;
@@ -336,7 +374,9 @@ static void* wide_tables(skc_deform_ctx* c, size_t V) {
   uint32_t sh = 0;
   while (((size_t)1 << sh) < J) ++sh;
   const size_t rec = cor ? 128 : 64; /* bytes per joint: the + and - records */
-  size_t pm_bytes = rec * J, bytes = (pm_bytes + (table ? (J << sh) * sizeof(uint16_t) : 0) + 63) & ~(size_t)63;
+  /* pm | uni (J signed records, with the table) | sel (with the table); every part a multiple of 32 bytes */
+  const size_t pm_bytes = rec * J, uni_bytes = table ? rec / 2 * J : 0;
+  size_t bytes = (pm_bytes + uni_bytes + (table ? (J << sh) * sizeof(uint16_t) : 0) + 63) & ~(size_t)63;
   float* pm = aligned_alloc(64, bytes);
   if (!pm) return NULL;
   for (size_t j = 0; j < J; ++j) {
@@ -355,22 +395,12 @@ static void* wide_tables(skc_deform_ctx* c, size_t V) {
   else
     c->dq_pm = pm;
   if (!table) return pm;
-  uint16_t* sel = (uint16_t*)(void*)((unsigned char*)pm + pm_bytes);
-  float qx[DQ_TABLE_MAX_JOINTS], qy[DQ_TABLE_MAX_JOINTS], qz[DQ_TABLE_MAX_JOINTS], qw[DQ_TABLE_MAX_JOINTS];
-  for (size_t j = 0; j < J; ++j) {
-    const float* q = c->dq + 8 * j;
-    qx[j] = q[0];
-    qy[j] = q[1];
-    qz[j] = q[2];
-    qw[j] = q[3];
-  }
-  for (size_t p = 0; p < J; ++p) {
-    const float x0 = qx[p], y0 = qy[p], z0 = qz[p], w0 = qw[p];
-    uint16_t* row = sel + (p << sh);
-    for (size_t k = 0; k < J; ++k) {
-      float d = qx[k] * x0 + qy[k] * y0 + qz[k] * z0 + qw[k] * w0; /* kbody: dq[0] * q0[0] + ... */
-      row[k] = (uint16_t)(rec * k + (d < 0.0f ? rec / 2 : 0));
-    }
+  float* uni = (float*)(void*)((unsigned char*)pm + pm_bytes);
+  uint16_t* sel = (uint16_t*)(void*)((unsigned char*)uni + uni_bytes);
+  uint8_t neg0[DQ_TABLE_MAX_JOINTS];
+  if (sign_table(c, J, rec, sh, sel, neg0)) {
+    uniform_records(pm, J, rec, neg0, uni);
+    c->dq_uni = uni;
   }
   c->dq_sel = sel;
   c->dq_sel_shift = sh;

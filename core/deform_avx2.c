@@ -296,6 +296,46 @@ static inline __attribute__((always_inline)) uint32_t soa_pivot(const float* w, 
   return msk ? (uint32_t)__builtin_ctz(msk) : 0;
 }
 
+/* The weights of the 8 vertices of a block for K = 2 or 4, transposed: W[k] lane L = weight k of vertex map[L]
+ * (K = 4: vertices 0 2 4 6 | 1 3 5 7; K = 2: 0 1 4 5 | 2 3 6 7). */
+static inline __attribute__((always_inline)) void soa_weights_t(const float* w, const uint32_t K, __m256 W[4]) {
+  if (K == 4) {
+    const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
+    const __m256 r2 = _mm256_loadu_ps(w + 16), r3 = _mm256_loadu_ps(w + 24);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    W[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    W[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    W[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    W[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  } else {
+    const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
+    W[0] = _mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0));
+    W[1] = _mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+/* 1 if some vertex of the block has weights summing to 0 (in kbody's order), which kbody keeps as it is. */
+static inline __attribute__((always_inline)) int soa_zero_sum(const float* w, const uint32_t K) {
+  if (K != 2 && K != 4) {
+    int zero_sum = 0;
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < SKC_SOA_W; ++i) {
+      const float* wi = w + (size_t)K * (size_t)i;
+      float wsum = wi[0];
+      _Pragma("GCC unroll 8")
+      for (uint32_t k = 1; k < K; ++k) wsum += wi[k];
+      zero_sum |= wsum == 0.0f;
+    }
+    return zero_sum;
+  }
+  __m256 W[4];
+  soa_weights_t(w, K, W);
+  __m256 sum = _mm256_add_ps(W[0], W[1]);
+  if (K == 4) sum = _mm256_add_ps(_mm256_add_ps(sum, W[2]), W[3]);
+  return _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0;
+}
+
 /* Pivots (index of the largest weight, first on ties, as kbody) and "weights sum to 0" of the 8 vertices of a
  * block at once for K = 2 and 4: the weights transposed into K registers (lane L holds vertex map[L]), the sum
  * in kbody's order, the pivot by K - 1 compares. kp[i] = vertex i's pivot. Returns 1 if a sum is 0. Other K:
@@ -316,20 +356,7 @@ static inline __attribute__((always_inline)) int soa_pivots(const float* w, cons
   }
   __m256 W[4];
   static const int map4[8] = {0, 4, 1, 5, 2, 6, 3, 7}, map2[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-  if (K == 4) { /* lanes: vertices 0 2 4 6 | 1 3 5 7 */
-    const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
-    const __m256 r2 = _mm256_loadu_ps(w + 16), r3 = _mm256_loadu_ps(w + 24);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    W[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    W[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    W[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    W[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-  } else { /* lanes: vertices 0 1 4 5 | 2 3 6 7 */
-    const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
-    W[0] = _mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0));
-    W[1] = _mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1));
-  }
+  soa_weights_t(w, K, W);
   __m256 sum = W[0], best = W[0];
   __m256i idx = _mm256_setzero_si256();
   _Pragma("GCC unroll 4")
@@ -385,6 +412,10 @@ static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform
     pre->ok = _mm256_movemask_ps(_mm256_cmp_ps(w, _mm256_setzero_ps(), _CMP_EQ_OQ)) == 0;
     return;
   }
+  if (c->dq_uni) { /* consistent signs: no pivot needed */
+    pre->ok = !soa_zero_sum((const float*)(const void*)wb, K);
+    return;
+  }
   uint32_t kp[SKC_SOA_W];
   const int zero_sum = soa_pivots((const float*)(const void*)wb, K, kp);
   if (c->dq_sel) {
@@ -415,12 +446,17 @@ static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform
   pre->ok = !zero_sum;
 }
 
-/* Record address of influence k of a vertex: PM + the table entry (row = the pivot's row), or joint j's record
- * with the sign bit of neg (no table). */
-static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsigned char* PM, const uint16_t* row,
-                                                                      uint32_t neg, uint32_t j, uint32_t k,
-                                                                      const uint32_t K, const int table) {
-  const size_t o = K == 1 ? 128 * (size_t)j : table ? row[j] : 128 * (size_t)j + 64 * ((neg >> k) & 1u);
+/* How a COR block picks each influence's record (SOA_SIGN_*): by the sign bits of soa_hemi_pre.neg, by the pivot's
+ * row of the table, or joint j's consistently signed record (c->dq_uni). */
+enum { SOA_SIGN_BITS = 0, SOA_SIGN_TABLE = 1, SOA_SIGN_UNIFORM = 2 };
+
+/* Record address of influence k of a vertex (joint j): PM + the table entry (row = the pivot's row), UNI's record
+ * of j, or j's record with the sign bit of neg. */
+static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsigned char* PM, const unsigned char* UNI,
+                                                                      const uint16_t* row, uint32_t neg, uint32_t j,
+                                                                      uint32_t k, const uint32_t K, const int sign) {
+  if (K > 1 && sign == SOA_SIGN_UNIFORM) return (const float*)(const void*)(UNI + 64 * (size_t)j);
+  const size_t o = K == 1 ? 128 * (size_t)j : sign == SOA_SIGN_TABLE ? row[j] : 128 * (size_t)j + 64 * ((neg >> k) & 1u);
   return (const float*)(const void*)(PM + o);
 }
 
@@ -430,22 +466,23 @@ static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsi
  * core overlaps them. */
 static inline __attribute__((always_inline)) void soa_cor_blend(const skc_deform_ctx* c, const unsigned char* jb,
                                                                const unsigned char* wb, const int JT, const uint32_t K,
-                                                               const soa_hemi_pre* pre, const int table, float* buf) {
+                                                               const soa_hemi_pre* pre, const int sign, float* buf) {
   const unsigned char* PM = (const unsigned char*)c->cor_pm;
+  const unsigned char* UNI = (const unsigned char*)c->dq_uni;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   _Pragma("GCC unroll 8")
   for (int i = 0; i < SKC_SOA_W; ++i) {
     const unsigned char* ji = jb + js * (size_t)i;
     const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
-    const uint16_t* row = table ? pre->row[i] : NULL;
-    const uint32_t neg = table || K == 1 ? 0 : pre->neg[i];
-    const float* r = soa_cor_rec(PM, row, neg, kload_joint(ji, 0, JT), 0, K, table);
+    const uint16_t* row = sign == SOA_SIGN_TABLE ? pre->row[i] : NULL;
+    const uint32_t neg = sign != SOA_SIGN_BITS || K == 1 ? 0 : pre->neg[i];
+    const float* r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, 0, JT), 0, K, sign);
     const __m256 w0 = _mm256_broadcast_ss(&w[0]);
     __m256 lo = _mm256_mul_ps(w0, _mm256_load_ps(r)), hi = _mm256_mul_ps(w0, _mm256_load_ps(r + 8));
     _Pragma("GCC unroll 8")
     for (uint32_t k = 1; k < K; ++k) {
       const __m256 wk = _mm256_broadcast_ss(&w[k]);
-      r = soa_cor_rec(PM, row, neg, kload_joint(ji, k, JT), k, K, table);
+      r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, k, JT), k, K, sign);
       lo = _mm256_fmadd_ps(wk, _mm256_load_ps(r), lo);
       hi = _mm256_fmadd_ps(wk, _mm256_load_ps(r + 8), hi);
     }
@@ -454,7 +491,8 @@ static inline __attribute__((always_inline)) void soa_cor_blend(const skc_deform
   }
 }
 
-/* DQS with the table: the blends of the block from c->dq_pm (+dq_j or -dq_j as the pivot's row of dq_sel picks),
+/* DQS with the table: the blends of the block from c->dq_pm (+dq_j or -dq_j as the pivot's row of dq_sel picks;
+ * pre NULL: the consistently signed records of c->dq_uni, no pivot),
  * blended as LBS blends its matrices (one FMA chain per vertex, stored to memory), then transposed from memory:
  * D[c] lane i = vertex i's blend, float c. Kept in registers for a shuffle transpose, GCC loaded and spilled
  * every record and weight of the block before the first FMA (DQS, 1M vertices, K = 4: 8.3 -> 7.5 ms). */
@@ -463,19 +501,21 @@ static inline __attribute__((always_inline)) void soa_dq_blend_rows(const skc_de
                                                                    const uint32_t K, const soa_hemi_pre* pre,
                                                                    __m256 D[8]) {
   const unsigned char* PM = (const unsigned char*)c->dq_pm;
+  const unsigned char* UNI = (const unsigned char*)c->dq_uni;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   _Alignas(32) float buf[SKC_SOA_W * 8];
   _Pragma("GCC unroll 8")
   for (int i = 0; i < SKC_SOA_W; ++i) {
     const unsigned char* ji = jb + js * (size_t)i;
     const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
-    const uint16_t* row = pre->row[i];
-    __m256 a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]),
-                             _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, 0, JT)])));
+    const uint16_t* row = pre ? pre->row[i] : NULL;
+#define SOA_DQ_REC(k)                                                                          \
+  ((const float*)(const void*)(pre ? PM + row[kload_joint(ji, k, JT)]                       \
+                                   : UNI + 32 * (size_t)kload_joint(ji, k, JT)))
+    __m256 a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), _mm256_load_ps(SOA_DQ_REC(0)));
     _Pragma("GCC unroll 8")
-    for (uint32_t k = 1; k < K; ++k)
-      a = _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]),
-                          _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, k, JT)])), a);
+    for (uint32_t k = 1; k < K; ++k) a = _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]), _mm256_load_ps(SOA_DQ_REC(k)), a);
+#undef SOA_DQ_REC
     _mm256_store_ps(buf + 8 * i, a);
   }
   const float* b = buf;
@@ -551,7 +591,7 @@ static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform
                                                                const int RN, __m256i lim, int check, size_t* vend) {
   const size_t nb = (e - v) / SKC_SOA_W;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
-  const int table = K > 1 && c->dq_sel != NULL;
+  const int sign = K > 1 && c->dq_uni ? SOA_SIGN_UNIFORM : K > 1 && c->dq_sel ? SOA_SIGN_TABLE : SOA_SIGN_BITS;
   soa_hemi_pre pre[2];
   size_t bad = 0;
   *vend = v + nb * SKC_SOA_W;
@@ -564,7 +604,7 @@ static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform
       _Alignas(32) float buf[SKC_SOA_W * 16];
       __m256 o[3], m[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
       __m256i badm;
-      soa_cor_blend(c, c->joints + vn * js, c->weights + vn * ws, JT, K, &pre[n & 1], table, buf);
+      soa_cor_blend(c, c->joints + vn * js, c->weights + vn * ws, JT, K, &pre[n & 1], sign, buf);
       soa_cor(c, vn, buf, HAS_N, o, m, &badm);
       done = soa_finish(c, vn, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
     }
@@ -600,7 +640,10 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
   }
   __m256 D[8]; /* DQS: the blends in SoA form */
   const int table = MODE == 1 && K > 1 && c->dq_sel != NULL; /* deform.c builds it for K >= 2 only */
-  if (table) {
+  if (table && c->dq_uni) { /* consistent signs: no pivot */
+    if (soa_zero_sum((const float*)(const void*)wb, K)) return 0;
+    soa_dq_blend_rows(c, jb, wb, JT, K, NULL, D);
+  } else if (table) {
     soa_hemi_pre pre; /* the joints are checked */
     soa_hemi_prep(c, v, JT, K, lim, 0, &pre);
     if (!pre.ok) return 0;
@@ -748,6 +791,7 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
   const int check = lim < maxj;
   const __m256i vlim = JT == 1 ? _mm256_set1_epi8((char)lim) : _mm256_set1_epi16((short)lim);
   size_t bad = 0, v = b;
+  if (MODE != 0 && K > 1 && c->dq_uni) skc_deform_path_note(SKC_DEFORM_PATH_UNIFORM_SIGNS, e - b);
   if (MODE == 2) { /* COR: no fast loop for the tail */
     bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, vlim, check, &v);
     if (v < e) bad += kgeneric(c, v, e);

@@ -115,6 +115,10 @@ typedef struct skc_deform_ctx {
    * rotation quaternion has a negative dot with p's (the scalar loop's test). */
   const float* dq_pm;
   const float* cor_pm;
+  /* with dq_sel, when its signs are consistent (deform.c sign_table): joint k's record of dq_pm (8 floats) or
+   * cor_pm (16) with the sign s_k, so that every row of dq_sel picks s_p s_k: a blend around any pivot is +-
+   * the blend of these */
+  const float* dq_uni;
   const uint16_t* dq_sel;
   uint32_t dq_sel_shift;
   const float* stretch;  /* DQS scaled: 16 per joint (upper 3x3 = S_j, rest zero) */
@@ -146,13 +150,15 @@ size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t en
  * silently falls back to a slower loop shows up here). GENERIC: the per-vertex generic loop (kbody) took the
  * chunk whole; FAST: the per-vertex fast loop; SOA8: the AVX2 8-wide path; WIDE16: the AVX-512 16-wide path.
  * Blocks that a fast path hands to the generic loop for unusual vertices (bad joint, zero normal, ...) are not
- * counted separately: they are part of the path that took the chunk. */
+ * counted separately: they are part of the path that took the chunk. UNIFORM_SIGNS is not a loop but a count
+ * within SOA8: the DQS / COR vertices it blended from consistently signed records (skc_deform_ctx.dq_uni). */
 typedef enum skc_deform_path {
   SKC_DEFORM_PATH_GENERIC = 0,
   SKC_DEFORM_PATH_FAST = 1,
   SKC_DEFORM_PATH_SOA8 = 2,
   SKC_DEFORM_PATH_WIDE16 = 3,
-  SKC_DEFORM_PATH_COUNT = 4
+  SKC_DEFORM_PATH_UNIFORM_SIGNS = 4,
+  SKC_DEFORM_PATH_COUNT = 5
 } skc_deform_path;
 /* Adds n vertices to a path's counter (relaxed atomics; called by the kernels once per chunk). */
 void skc_deform_path_note(skc_deform_path p, size_t n);

@@ -92,6 +92,7 @@ typedef struct scene {
   size_t V, J;
   uint32_t K;
   float* palette;
+  float* posed; /* the palette of a posed character (posed_rigid) */
   uint16_t* joints;
   float* weights;
   float *pin, *nin, *pout, *nout;
@@ -100,16 +101,46 @@ typedef struct scene {
   ref_out* rout;
 } scene;
 
-static void random_rigid(float m[16]) {
-  float q[4] = {rnd(-1, 1), rnd(-1, 1), rnd(-1, 1), rnd(-1, 1)};
-  float l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  for (int i = 0; i < 4; ++i) q[i] /= l;
+static void rigid_from_quat(const float q[4], float m[16]) {
   float x = q[0], y = q[1], z = q[2], w = q[3];
   float r[16] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0,
                  2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0,
                  2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0,
                  rnd(-1, 1), rnd(-1, 1), rnd(-1, 1), 1};
   memcpy(m, r, sizeof r);
+}
+
+static void random_unit_quat(float q[4]) {
+  float l = 0.0f;
+  while (!(l > 1e-3f)) {
+    for (int i = 0; i < 4; ++i) q[i] = rnd(-1, 1);
+    l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  }
+  for (int i = 0; i < 4; ++i) q[i] /= l;
+}
+
+/* A joint of a random palette: any rotation (the worst case for DQS and COR: their hemisphere signs need a pivot) */
+static void random_rigid(float m[16]) {
+  float q[4];
+  random_unit_quat(q);
+  rigid_from_quat(q, m);
+}
+
+/* A joint of a posed character: the character turned by g, the joint turned up to 90 degrees from its bind pose
+ * about a random axis (then one sign per joint explains every pair's hemisphere test; skc_deform_ctx.dq_uni). */
+static void posed_rigid(const float g[4], float m[16]) {
+  float a[3], l = 0.0f;
+  while (!(l > 1e-3f)) {
+    for (int i = 0; i < 3; ++i) a[i] = rnd(-1, 1);
+    l = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  }
+  const float h = 0.5f * rnd(0.0f, 1.5707963f), sh = sinf(h) / l;
+  const float r[4] = {a[0] * sh, a[1] * sh, a[2] * sh, cosf(h)};
+  const float q[4] = {g[3] * r[0] + g[0] * r[3] + g[1] * r[2] - g[2] * r[1],
+                      g[3] * r[1] - g[0] * r[2] + g[1] * r[3] + g[2] * r[0],
+                      g[3] * r[2] + g[0] * r[1] - g[1] * r[0] + g[2] * r[3],
+                      g[3] * r[3] - g[0] * r[0] - g[1] * r[1] - g[2] * r[2]}; /* g r */
+  rigid_from_quat(q, m);
 }
 
 static void* xmalloc(size_t n) {
@@ -129,6 +160,10 @@ static void scene_make(scene* s, size_t V, uint32_t K) {
   s->K = K;
   s->palette = xmalloc(16 * s->J * sizeof(float));
   for (size_t j = 0; j < s->J; ++j) random_rigid(s->palette + 16 * j);
+  s->posed = xmalloc(16 * s->J * sizeof(float));
+  float g[4];
+  random_unit_quat(g);
+  for (size_t j = 0; j < s->J; ++j) posed_rigid(g, s->posed + 16 * j);
   s->joints = xmalloc(V * K * sizeof(uint16_t));
   s->weights = xmalloc(V * K * sizeof(float));
   s->pin = xmalloc(3 * V * sizeof(float));
@@ -164,6 +199,7 @@ static void scene_make(scene* s, size_t V, uint32_t K) {
 
 static void scene_free(scene* s) {
   free(s->palette);
+  free(s->posed);
   free(s->joints);
   free(s->weights);
   free(s->pin);
@@ -259,6 +295,7 @@ typedef struct contender {
   int method, normals, threads;
   uint32_t flags;
   const char* kernel; /* SKINKIT_KERNEL value, NULL = the default */
+  int posed;          /* the posed palette instead of the random one */
 } contender;
 
 static void set_kernel(const char* k) {
@@ -276,7 +313,7 @@ static void job_run(const scene* s, const contender* c) {
   j.flags = c->flags;
   j.threads = (uint32_t)c->threads;
   j.vertex_count = s->V;
-  j.palette = s->palette;
+  j.palette = c->posed ? s->posed : s->palette;
   j.joint_count = s->J;
   j.influences = s->K;
   j.joint_type = SK_TYPE_U16;
@@ -363,10 +400,10 @@ static void table_case(const scene* s, int nt_all, size_t llc, int rounds) {
   int tl[2] = {1, nt_all};
   int nthr = nt_all > 1 ? 2 : 1;
   for (int ti = 0; ti < nthr; ++ti) {
-    cs[n++] = (contender){C_COPY, 0, 0, tl[ti], 0, NULL};
-    cs[n++] = (contender){C_COPY, 0, 1, tl[ti], 0, NULL};
+    cs[n++] = (contender){C_COPY, 0, 0, tl[ti], 0, NULL, 0};
+    cs[n++] = (contender){C_COPY, 0, 1, tl[ti], 0, NULL, 0};
     for (int method = 0; method < 2; ++method)
-      for (int normals = 0; normals < 2; ++normals) cs[n++] = (contender){C_JOB, method, normals, tl[ti], 0, NULL};
+      for (int normals = 0; normals < 2; ++normals) cs[n++] = (contender){C_JOB, method, normals, tl[ti], 0, NULL, 0};
   }
   /* the two copies of a thread count have the byte counts of p and p+n: run copies per data kind */
   for (int normals = 0; normals < 2; ++normals) {
@@ -400,7 +437,10 @@ static void table_case(const scene* s, int nt_all, size_t llc, int rounds) {
 
 /* ---------------------------------------------------------------------------------------------- headline */
 
-enum { H_COPY, H_REF, H_LBS, H_DQS, H_LBS_NR, H_DQS_NR, H_COR, H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_N };
+enum {
+  H_COPY, H_REF, H_LBS, H_DQS, H_LBS_NR, H_DQS_NR, H_COR, H_DQS_P, H_COR_P,
+  H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_DQS2_P, H_N
+};
 
 static void headline(int rounds, int have_avx2) {
   scene s;
@@ -408,12 +448,14 @@ static void headline(int rounds, int have_avx2) {
   const uint32_t NR = SK_DEFORM_NO_RENORMALIZE;
   const char* a2 = have_avx2 ? "avx2" : NULL;
   contender cs[H_N] = {
-      [H_COPY] = {C_COPY, 0, 1, 1, 0, NULL},       [H_REF] = {C_REF, 0, 1, 1, 0, NULL},
-      [H_LBS] = {C_JOB, 0, 1, 1, 0, NULL},         [H_DQS] = {C_JOB, 1, 1, 1, 0, NULL},
-      [H_LBS_NR] = {C_JOB, 0, 1, 1, NR, NULL},     [H_DQS_NR] = {C_JOB, 1, 1, 1, NR, NULL},
-      [H_COR] = {C_JOB, SK_DEFORM_COR, 1, 1, 0, NULL},
-      [H_LBS2] = {C_JOB, 0, 1, 1, 0, a2},          [H_DQS2] = {C_JOB, 1, 1, 1, 0, a2},
-      [H_LBS2_NR] = {C_JOB, 0, 1, 1, NR, a2},      [H_DQS2_NR] = {C_JOB, 1, 1, 1, NR, a2},
+      [H_COPY] = {C_COPY, 0, 1, 1, 0, NULL, 0},       [H_REF] = {C_REF, 0, 1, 1, 0, NULL, 0},
+      [H_LBS] = {C_JOB, 0, 1, 1, 0, NULL, 0},         [H_DQS] = {C_JOB, 1, 1, 1, 0, NULL, 0},
+      [H_LBS_NR] = {C_JOB, 0, 1, 1, NR, NULL, 0},     [H_DQS_NR] = {C_JOB, 1, 1, 1, NR, NULL, 0},
+      [H_COR] = {C_JOB, SK_DEFORM_COR, 1, 1, 0, NULL, 0},
+      [H_DQS_P] = {C_JOB, 1, 1, 1, 0, NULL, 1},    [H_COR_P] = {C_JOB, SK_DEFORM_COR, 1, 1, 0, NULL, 1},
+      [H_DQS2_P] = {C_JOB, 1, 1, 1, 0, a2, 1},
+      [H_LBS2] = {C_JOB, 0, 1, 1, 0, a2, 0},          [H_DQS2] = {C_JOB, 1, 1, 1, 0, a2, 0},
+      [H_LBS2_NR] = {C_JOB, 0, 1, 1, NR, a2, 0},      [H_DQS2_NR] = {C_JOB, 1, 1, 1, NR, a2, 0},
   };
   double bytes = job_bytes(&s, 1);
   double* t = xmalloc((size_t)rounds * H_N * sizeof(double));
@@ -432,9 +474,9 @@ static void headline(int rounds, int have_avx2) {
     int i;
     const char* name;
   } rows[] = {{H_LBS, "LBS"}, {H_DQS, "DQS"}, {H_LBS_NR, "LBS no-renormalize"}, {H_DQS_NR, "DQS no-renormalize"},
-              {H_COR, "COR"},
+              {H_COR, "COR"}, {H_DQS_P, "DQS posed"}, {H_COR_P, "COR posed"},
               {H_LBS2, "LBS"}, {H_DQS2, "DQS"}, {H_LBS2_NR, "LBS no-renormalize"},
-              {H_DQS2_NR, "DQS no-renormalize"}};
+              {H_DQS2_NR, "DQS no-renormalize"}, {H_DQS2_P, "DQS posed"}};
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
     int i = rows[r].i;
     if (i >= H_LBS2 && !have_avx2) continue;
@@ -451,16 +493,21 @@ static void headline(int rounds, int have_avx2) {
   print_stat("DQS time / LBS time", dqs_lbs, "");
   stat3 cor_lbs = ratio_stat(t, H_N, rounds, H_COR, H_LBS);
   print_stat("COR time / LBS time", cor_lbs, "");
+  stat3 dqsp_lbs = ratio_stat(t, H_N, rounds, H_DQS_P, H_LBS), corp_lbs = ratio_stat(t, H_N, rounds, H_COR_P, H_LBS);
+  print_stat("DQS time / LBS time, posed palette", dqsp_lbs, "");
+  print_stat("COR time / LBS time, posed palette", corp_lbs, "");
   print_stat("LBS no-renormalize time / renormalize time", nr_lbs, "");
   print_stat("DQS no-renormalize time / renormalize time", nr_dqs, "");
-  stat3 l2 = {0, 0, 0}, d2 = {0, 0, 0}, nr2 = {0, 0, 0}, dnr2 = {0, 0, 0}, dl2 = {0, 0, 0};
+  stat3 l2 = {0, 0, 0}, d2 = {0, 0, 0}, nr2 = {0, 0, 0}, dnr2 = {0, 0, 0}, dl2 = {0, 0, 0}, dpl2 = {0, 0, 0};
   if (have_avx2) {
     l2 = ratio_stat(t, H_N, rounds, H_REF, H_LBS2);
     d2 = ratio_stat(t, H_N, rounds, H_REF, H_DQS2);
     dl2 = ratio_stat(t, H_N, rounds, H_DQS2, H_LBS2);
     nr2 = ratio_stat(t, H_N, rounds, H_LBS2_NR, H_LBS2);
     dnr2 = ratio_stat(t, H_N, rounds, H_DQS2_NR, H_DQS2);
+    dpl2 = ratio_stat(t, H_N, rounds, H_DQS2_P, H_LBS2);
     print_stat("DQS time / LBS time [avx2]", dl2, "");
+    print_stat("DQS time / LBS time, posed palette [avx2]", dpl2, "");
     print_stat("LBS no-renormalize time / renormalize [avx2]", nr2, "");
     print_stat("DQS no-renormalize time / renormalize [avx2]", dnr2, "");
   }
@@ -475,6 +522,9 @@ static void headline(int rounds, int have_avx2) {
   bench_line("dqs_over_lbs_pn4_1m_t1", dqs_lbs.med, "ratio");
   bench_line("cor_pn4_1m_t1", 1.0 / ratio_stat(t, H_N, rounds, H_COR, -1).med, "mvps");
   bench_line("cor_over_lbs_pn4_1m_t1", cor_lbs.med, "ratio");
+  bench_line("dqs_posed_over_lbs_pn4_1m_t1", dqsp_lbs.med, "ratio");
+  bench_line("dqs_posed_over_ref_pn4_1m_t1", ratio_stat(t, H_N, rounds, H_REF, H_DQS_P).med, "ratio");
+  bench_line("cor_posed_over_lbs_pn4_1m_t1", corp_lbs.med, "ratio");
   bench_line("lbs_over_copy_pn4_1m_t1", lbs_copy.med, "ratio");
   bench_line("lbs_norenorm_over_renorm_pn4_1m_t1", nr_lbs.med, "ratio");
   bench_line("dqs_norenorm_over_renorm_pn4_1m_t1", nr_dqs.med, "ratio");
@@ -482,6 +532,8 @@ static void headline(int rounds, int have_avx2) {
     bench_line("lbs_over_ref_pn4_1m_t1_avx2", l2.med, "ratio");
     bench_line("dqs_over_ref_pn4_1m_t1_avx2", d2.med, "ratio");
     bench_line("dqs_over_lbs_pn4_1m_t1_avx2", dl2.med, "ratio");
+    bench_line("dqs_posed_over_lbs_pn4_1m_t1_avx2", dpl2.med, "ratio");
+    bench_line("dqs_posed_over_ref_pn4_1m_t1_avx2", ratio_stat(t, H_N, rounds, H_REF, H_DQS2_P).med, "ratio");
     bench_line("lbs_norenorm_over_renorm_pn4_1m_t1_avx2", nr2.med, "ratio");
     bench_line("dqs_norenorm_over_renorm_pn4_1m_t1_avx2", dnr2.med, "ratio");
   }

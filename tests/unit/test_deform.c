@@ -785,6 +785,7 @@ typedef struct kernel_run {
   float *op, *on;
   int soa8_only;
   const char* label;
+  int uniform; /* the avx2 kernel must blend every vertex from consistently signed records (dq_uni) */
 } kernel_run;
 
 /* Runs j on every kernel the CPU has, in place (outputs over a copy of the inputs) or not, and checks each
@@ -812,6 +813,9 @@ static int kernels_match_reference(sk_deform_job* j, const kernel_run* r) {
     j->in_positions = r->pin;
     if (r->normals) j->in_normals = r->nin;
     ck_assert_int_eq(rc, r->rc_ref);
+    if (r->uniform && k == 2)
+      ck_assert_msg(n[SKC_DEFORM_PATH_UNIFORM_SIGNS] == V, "%s %s: uniform signs took %llu of the vertices",
+                    kernel_names[k], r->label, (unsigned long long)n[SKC_DEFORM_PATH_UNIFORM_SIGNS]);
     if (r->soa8_only && k >= 2)
       ck_assert_msg(n[SKC_DEFORM_PATH_SOA8] == V, "%s %s: soa8 took %llu of the vertices", kernel_names[k], r->label,
                     (unsigned long long)n[SKC_DEFORM_PATH_SOA8]);
@@ -899,7 +903,7 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
           char label[96];
           snprintf(label, sizeof label, "K=%u jt=%d wt=%d method=%d normals=%d inplace=%d flags=%u", K, jt, wt,
                    method, normals, inplace, flags);
-          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label};
+          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label, 0};
           configs += kernels_match_reference(&j, &run);
           free(rp);
           free(rn);
@@ -924,8 +928,11 @@ END_TEST
  * whose quaternions have dots near -1, so the sign decides the result) and blended by half the vertices, ties for
  * the pivot, and vertices to keep or redo (joint out of range, NaN weight, weights summing to 0, cancelling
  * weights, zero normal), in and out of place, positions only and with normals. COR jobs must stay on the avx2 /
- * avx512 kernels' 8-wide path (path counter SOA8). Returns the number of (kernel, variant) runs compared. */
-static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt) {
+ * avx512 kernels' 8-wide path (path counter SOA8). posed: every other joint turned 30-150 degrees about the same
+ * axis, so that one sign per joint explains every pair's hemisphere test (joints 1 and 3 take the negative one)
+ * and the avx2 kernel must blend without pivots (path counter UNIFORM_SIGNS). Returns the number of (kernel,
+ * variant) runs compared. */
+static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt, int posed) {
   const size_t jsz = tsize(jt);
   float* pal = malloc(16 * J * sizeof(float));
   unsigned char* jb = malloc(V * K * jsz);
@@ -938,6 +945,9 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt) {
     if (j < 4) {
       const float t[3] = {0.1f * (float)j, -0.2f, 0.3f}, one[3] = {1, 1, 1};
       make_trs(axis, degrees[j] * PI_F / 180.0f, t, one, pal + 16 * j);
+    } else if (posed) {
+      const float t[3] = {rnd(-1, 1), rnd(-1, 1), rnd(-1, 1)}, one[3] = {1, 1, 1};
+      make_trs(axis, rnd(30.0f, 150.0f) * PI_F / 180.0f, t, one, pal + 16 * j);
     } else {
       random_matrix(pal + 16 * j, 0);
     }
@@ -1003,7 +1013,8 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt) {
     char label[96];
     snprintf(label, sizeof label, "%s J=%zu V=%zu K=%u jt=%d variant=%d", method == SK_DEFORM_COR ? "COR" : "DQS", J,
              V, K, jt, variant);
-    const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR, label};
+    const kernel_run run = {V,  pin, nin, normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR, label,
+                            posed && K > 1 && V >= J * J && J <= 256};
     configs += kernels_match_reference(&j, &run);
     free(rp);
     free(rn);
@@ -1037,10 +1048,30 @@ START_TEST(test_deform_dqs_table_matches_scalar) {
         for (int ki = 0; ki < 3; ++ki) {
           ck_assert_uint_ge(Vs[ji][vi], Js[ji] * Js[ji]); /* the table's condition */
           configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji][vi], Ks[ki],
-                               (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16);
+                               (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16, 0);
         }
   unsetenv("SKINKIT_KERNEL");
   ck_assert_int_ge(configs, 2 * 3 * 5 * 3 * 4 * 3);
+}
+END_TEST
+
+/* A posed palette (hemi_case's posed: one sign per joint explains every pair's test): the avx2 kernel blends the
+ * consistently signed records without a pivot, and every kernel still matches the scalar generic loop, hemisphere
+ * flips, ties, kept and redone vertices included; K = 2, 4, 8, u8 / u16 joints, one block to many. */
+START_TEST(test_deform_uniform_signs_match_scalar) {
+  rng_seed(15);
+  const size_t Js[2] = {6, 40};
+  const size_t Vs[2][3] = {{36, 50, 1003}, {1600, 2049, 4100}};
+  const uint32_t Ks[3] = {2, 4, 8};
+  int configs = 0;
+  for (int method = 0; method < 2; ++method)
+    for (int ji = 0; ji < 2; ++ji)
+      for (int vi = 0; vi < 3; ++vi)
+        for (int ki = 0; ki < 3; ++ki)
+          configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji][vi], Ks[ki],
+                               (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16, 1);
+  unsetenv("SKINKIT_KERNEL");
+  ck_assert_int_ge(configs, 2 * 2 * 3 * 3 * 4 * 3);
 }
 END_TEST
 
@@ -1056,7 +1087,7 @@ START_TEST(test_deform_hemisphere_untabled_matches_scalar) {
       for (int ki = 0; ki < 4; ++ki) {
         ck_assert(Vs[ji] < Js[ji] * Js[ji]);
         configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji], Ks[ki],
-                             ki % 2 ? SK_TYPE_U16 : (Js[ji] > 255 ? SK_TYPE_U16 : SK_TYPE_U8));
+                             ki % 2 ? SK_TYPE_U16 : (Js[ji] > 255 ? SK_TYPE_U16 : SK_TYPE_U8), 0);
       }
   unsetenv("SKINKIT_KERNEL");
   ck_assert_int_ge(configs, 2 * 2 * 4 * 4 * 3);
@@ -1892,6 +1923,7 @@ static Suite* deform_suite(void) {
   tcase_add_test(r, test_deform_packed_fast_matches_scalar);
   tcase_add_test(r, test_deform_dqs_table_matches_scalar);
   tcase_add_test(r, test_deform_hemisphere_untabled_matches_scalar);
+  tcase_add_test(r, test_deform_uniform_signs_match_scalar);
   tcase_add_test(r, test_deform_large_outputs_match_scalar);
   tcase_add_test(r, test_deform_threads_identical);
   tcase_add_test(r, test_deform_in_place);
