@@ -295,20 +295,22 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
  * aligned block, for the jobs those paths take (rigid DQS or COR, packed u8 / u16 joints with K = 1, 2, 4 or 8 f32
  * weights, packed float3 streams, no tangents, no flags but NO_RENORMALIZE):
  * - COR: cor_pm, always (the AVX2 path blends nothing else);
- * - DQS: dq_pm, only with the hemisphere table;
+ * - DQS: dq_pm, only with the hemisphere table (dq_uni holds what the AVX2 path needs);
  * - the hemisphere table dq_sel: the sign test of every (pivot, joint) pair with the scalar loop's dot product, in
  *   the same order of operations (the loop over k vectorizes lane by lane, so each dot is the scalar one). Built
  *   when it pays off: K >= 2, at most DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices
  *   (an entry costs a small fraction of the dots it saves a vertex: measured faster from V = J^2 on for J = 64
  *   and 256);
- * - dq_uni, with the table, when its signs are consistent (a sign per joint explains every pair's test; a posed
- *   character's joints, all turned less than 180 degrees from the bind pose, have one): each joint's record with
- *   that sign. Every blend the table makes is then s_p times the blend of these records (s_p: the pivot's sign,
- *   negation is exact) and a dual quaternion and its negation move a point alike, so the AVX2 path blends them
- *   without a pivot and gets the table's results bit for bit.
+ * - dq_uni, when the signs are consistent (one sign per joint explains every pair's test;
+ *   a posed character's joints, all turned less than 180 degrees from the bind pose relative to one rotation,
+ *   have one): each joint's record with that sign. K >= 2, at most DQ_UNIFORM_MAX_JOINTS joints and at least
+ *   J^2 / 8 vertices (the check costs up to J^2 / 2 dots). Every blend around a pivot p is then s_p times the
+ *   blend of these records (negation is exact) and a dual quaternion and its negation move a point alike, so the
+ *   AVX2 path blends them without a pivot and gets the per-pivot results bit for bit.
  * NULL when the job is not one of those or memory is short (DQS then computes the dots per vertex; COR runs the
  * generic loop). */
 #define DQ_TABLE_MAX_JOINTS 256
+#define DQ_UNIFORM_MAX_JOINTS 1024
 static bool wide_job(const skc_deform_ctx* c) {
   const uint32_t jt = c->fmt >> 3, wt = c->fmt & 7, K = c->k;
   return (c->method == SKC_DEFORM_DQS || c->method == SKC_DEFORM_COR) && !c->dqs_scaled && !c->has_t &&
@@ -332,10 +334,27 @@ static void cor_records(const skc_deform_ctx* c, size_t j, float* rec) {
   }
 }
 
-/* The sign table dq_sel (row p, entry k: joint k's record as the blend around pivot p takes it) from the scalar
- * loop's dot products. Returns 1 when the signs are consistent: a sign s_k per joint (s_0 = +) with "q_k has a
- * negative dot with q_p" exactly when s_p != s_k, for every pair; neg0[k] then holds s_k != s_0. */
-static int sign_table(const skc_deform_ctx* c, size_t J, size_t rec, uint32_t sh, uint16_t* sel, uint8_t* neg0) {
+/* The scalar loop's hemisphere test of joint k around pivot p: q_k . q_p < 0, in its order of operations (kbody:
+ * dq[0] * q0[0] + ...; the products commute, so the test of (p, k) is that of (k, p)). */
+static int neg_dot(const float* dq, size_t p, size_t k) {
+  const float *a = dq + 8 * k, *b = dq + 8 * p;
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f;
+}
+
+/* Whether one sign s_k per joint (s_0 = +) explains every pair's test: "q_k has a negative dot with q_p" exactly
+ * when s_p != s_k. neg0[k] then holds s_k != s_0. Stops at the first pair that disagrees (a palette of unrelated
+ * rotations does so within a few joints). */
+static int uniform_signs(const skc_deform_ctx* c, size_t J, uint8_t* neg0) {
+  for (size_t k = 0; k < J; ++k) neg0[k] = (uint8_t)neg_dot(c->dq, 0, k);
+  for (size_t p = 1; p < J; ++p)
+    for (size_t k = p + 1; k < J; ++k)
+      if (neg_dot(c->dq, p, k) != (neg0[p] != neg0[k])) return 0;
+  return 1;
+}
+
+/* The sign table dq_sel: row p, entry k = the byte offset of joint k's record as the blend around pivot p takes
+ * it (the negated one after a negative dot). */
+static void sign_table(const skc_deform_ctx* c, size_t J, size_t rec, uint32_t sh, uint16_t* sel) {
   float qx[DQ_TABLE_MAX_JOINTS], qy[DQ_TABLE_MAX_JOINTS], qz[DQ_TABLE_MAX_JOINTS], qw[DQ_TABLE_MAX_JOINTS];
   for (size_t j = 0; j < J; ++j) {
     const float* q = c->dq + 8 * j;
@@ -344,41 +363,18 @@ static int sign_table(const skc_deform_ctx* c, size_t J, size_t rec, uint32_t sh
     qz[j] = q[2];
     qw[j] = q[3];
   }
-  int consistent = 1;
   for (size_t p = 0; p < J; ++p) {
     const float x0 = qx[p], y0 = qy[p], z0 = qz[p], w0 = qw[p];
     uint16_t* row = sel + (p << sh);
     for (size_t k = 0; k < J; ++k) {
       float d = qx[k] * x0 + qy[k] * y0 + qz[k] * z0 + qw[k] * w0; /* kbody: dq[0] * q0[0] + ... */
-      const int neg = d < 0.0f;
-      row[k] = (uint16_t)(rec * k + (neg ? rec / 2 : 0));
-      if (p == 0) neg0[k] = (uint8_t)neg;
-      else consistent &= neg == (neg0[p] != neg0[k]);
+      row[k] = (uint16_t)(rec * k + (d < 0.0f ? rec / 2 : 0));
     }
   }
-  return consistent;
 }
 
-/* The consistently signed records (skc_deform_ctx.dq_uni): joint k's + or - record of pm as neg0 says. */
-static void uniform_records(const float* pm, size_t J, size_t rec, const uint8_t* neg0, float* uni) {
-  const size_t f = rec / 8; /* floats per signed record */
-  for (size_t k = 0; k < J; ++k) memcpy(uni + f * k, pm + 2 * f * k + (neg0[k] ? f : 0), f * sizeof *uni);
-}
-
-static void* wide_tables(skc_deform_ctx* c, size_t V) {
-  size_t J = c->jcount;
-  if (!wide_job(c)) return NULL;
-  const bool cor = c->method == SKC_DEFORM_COR;
-  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V;
-  if (!cor && !table) return NULL;
-  uint32_t sh = 0;
-  while (((size_t)1 << sh) < J) ++sh;
-  const size_t rec = cor ? 128 : 64; /* bytes per joint: the + and - records */
-  /* pm | uni (J signed records, with the table) | sel (with the table); every part a multiple of 32 bytes */
-  const size_t pm_bytes = rec * J, uni_bytes = table ? rec / 2 * J : 0;
-  size_t bytes = (pm_bytes + uni_bytes + (table ? (J << sh) * sizeof(uint16_t) : 0) + 63) & ~(size_t)63;
-  float* pm = aligned_alloc(64, bytes);
-  if (!pm) return NULL;
+/* Joint j's + and - records (rec bytes together) at pm + rec j: COR's (cor_records) or DQS's dual quaternion. */
+static void signed_records(const skc_deform_ctx* c, bool cor, size_t J, float* pm) {
   for (size_t j = 0; j < J; ++j) {
     if (cor) {
       cor_records(c, j, pm + 32 * j);
@@ -390,20 +386,51 @@ static void* wide_tables(skc_deform_ctx* c, size_t V) {
       pm[16 * j + 8 + (size_t)i] = -q[i];
     }
   }
-  if (cor)
-    c->cor_pm = pm;
-  else
-    c->dq_pm = pm;
-  if (!table) return pm;
-  float* uni = (float*)(void*)((unsigned char*)pm + pm_bytes);
-  uint16_t* sel = (uint16_t*)(void*)((unsigned char*)uni + uni_bytes);
-  uint8_t neg0[DQ_TABLE_MAX_JOINTS];
-  if (sign_table(c, J, rec, sh, sel, neg0)) {
-    uniform_records(pm, J, rec, neg0, uni);
-    c->dq_uni = uni;
+}
+
+static void* wide_tables(skc_deform_ctx* c, size_t V) {
+  size_t J = c->jcount;
+  if (!wide_job(c)) return NULL;
+  const bool cor = c->method == SKC_DEFORM_COR;
+  /* the consistency check costs up to J^2 / 2 dots: worth it from J^2 / 8 vertices (4 dots each otherwise) */
+  uint8_t neg0[DQ_UNIFORM_MAX_JOINTS];
+  const bool uni = c->k >= 2 && J <= DQ_UNIFORM_MAX_JOINTS && J * J <= 8 * V && uniform_signs(c, J, neg0);
+  /* the table also with uniform signs: the AVX-512 16-wide DQS path reads it */
+  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V;
+  if (!cor && !table && !uni) return NULL;
+  uint32_t sh = 0;
+  while (((size_t)1 << sh) < J) ++sh;
+  const size_t rec = cor ? 128 : 64; /* bytes per joint: the + and - records */
+  /* pm (COR, or DQS with the table) | uni | sel; every part a multiple of 32 bytes */
+  const size_t pm_bytes = cor || table ? rec * J : 0, uni_bytes = uni ? rec / 2 * J : 0;
+  const size_t bytes = (pm_bytes + uni_bytes + (table ? (J << sh) * sizeof(uint16_t) : 0) + 63) & ~(size_t)63;
+  float* pm = aligned_alloc(64, bytes);
+  if (!pm) return NULL;
+  float* recs = pm;
+  if (pm_bytes) {
+    signed_records(c, cor, J, pm);
+    if (cor)
+      c->cor_pm = pm;
+    else
+      c->dq_pm = pm;
   }
-  c->dq_sel = sel;
-  c->dq_sel_shift = sh;
+  if (uni) {
+    float* u = (float*)(void*)((unsigned char*)pm + pm_bytes);
+    const size_t f = rec / 8; /* floats per signed record */
+    if (!pm_bytes) { /* DQS: the records are only needed signed */
+      for (size_t k = 0; k < J; ++k)
+        for (size_t i = 0; i < f; ++i) u[f * k + i] = neg0[k] ? -c->dq[8 * k + i] : c->dq[8 * k + i];
+    } else {
+      for (size_t k = 0; k < J; ++k) memcpy(u + f * k, recs + 2 * f * k + (neg0[k] ? f : 0), f * sizeof *u);
+    }
+    c->dq_uni = u;
+  }
+  if (table) {
+    uint16_t* sel = (uint16_t*)(void*)((unsigned char*)pm + pm_bytes + uni_bytes);
+    sign_table(c, J, rec, sh, sel);
+    c->dq_sel = sel;
+    c->dq_sel_shift = sh;
+  }
   return pm;
 }
 

@@ -639,8 +639,10 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     }
   }
   __m256 D[8]; /* DQS: the blends in SoA form */
-  const int table = MODE == 1 && K > 1 && c->dq_sel != NULL; /* deform.c builds it for K >= 2 only */
-  if (table && c->dq_uni) { /* consistent signs: no pivot */
+  /* deform.c builds dq_uni and dq_sel for K >= 2 only */
+  const int uni = MODE == 1 && K > 1 && c->dq_uni != NULL;
+  const int table = MODE == 1 && K > 1 && (uni || c->dq_sel != NULL);
+  if (uni) { /* consistent signs: no pivot */
     if (soa_zero_sum((const float*)(const void*)wb, K)) return 0;
     soa_dq_blend_rows(c, jb, wb, JT, K, NULL, D);
   } else if (table) {

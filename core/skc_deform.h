@@ -115,9 +115,9 @@ typedef struct skc_deform_ctx {
    * rotation quaternion has a negative dot with p's (the scalar loop's test). */
   const float* dq_pm;
   const float* cor_pm;
-  /* with dq_sel, when its signs are consistent (deform.c sign_table): joint k's record of dq_pm (8 floats) or
-   * cor_pm (16) with the sign s_k, so that every row of dq_sel picks s_p s_k: a blend around any pivot is +-
-   * the blend of these */
+  /* when one sign s_k per joint explains every pair's hemisphere test (deform.c uniform_signs): joint k's DQS
+   * (8 floats) or COR (16) record with the sign s_k, so that a blend around any pivot p is s_p times the blend of
+   * these */
   const float* dq_uni;
   const uint16_t* dq_sel;
   uint32_t dq_sel_shift;

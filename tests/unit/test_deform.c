@@ -924,14 +924,17 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
 END_TEST
 
 /* One packed rigid DQS or COR job of V vertices over J joints with K influences (u8 or u16 joints) against the
- * scalar generic loop: joints 0..3 in opposite hemispheres (rotations of +-170 and +-179 degrees about one axis,
- * whose quaternions have dots near -1, so the sign decides the result) and blended by half the vertices, ties for
+ * scalar generic loop: joints 0..3 turned +-170 and +-179 degrees about one axis and blended by half the vertices
+ * (Shepperd's conversion gives those four quaternions within 10 degrees of each other, dots 0.985-1; the other
+ * joints are random rotations, about half in the opposite hemisphere of any given joint, and there the sign
+ * decides the result; a posed palette below has genuine flips among joints near one axis), ties for
  * the pivot, and vertices to keep or redo (joint out of range, NaN weight, weights summing to 0, cancelling
  * weights, zero normal), in and out of place, positions only and with normals. COR jobs must stay on the avx2 /
- * avx512 kernels' 8-wide path (path counter SOA8). posed: every other joint turned 30-150 degrees about the same
- * axis, so that one sign per joint explains every pair's hemisphere test (joints 1 and 3 take the negative one)
- * and the avx2 kernel must blend without pivots (path counter UNIFORM_SIGNS). Returns the number of (kernel,
- * variant) runs compared. */
+ * avx512 kernels' 8-wide path (path counter SOA8). posed: every other joint turned +-100 to 180 degrees about the
+ * same axis, so that the quaternions (Shepperd's signs: w > 0 below 120 degrees, the axis component otherwise) lie
+ * in two opposite 80-degree arcs: one sign per joint explains every pair's hemisphere test, some joints need the
+ * negative one, and the avx2 kernel must blend without pivots (path counter UNIFORM_SIGNS). Returns the number of
+ * (kernel, variant) runs compared. */
 static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt, int posed) {
   const size_t jsz = tsize(jt);
   float* pal = malloc(16 * J * sizeof(float));
@@ -947,7 +950,8 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt, in
       make_trs(axis, degrees[j] * PI_F / 180.0f, t, one, pal + 16 * j);
     } else if (posed) {
       const float t[3] = {rnd(-1, 1), rnd(-1, 1), rnd(-1, 1)}, one[3] = {1, 1, 1};
-      make_trs(axis, rnd(30.0f, 150.0f) * PI_F / 180.0f, t, one, pal + 16 * j);
+      const float deg = rnd(100.0f, 180.0f) * (rnd_u32() % 2 ? 1.0f : -1.0f);
+      make_trs(axis, deg * PI_F / 180.0f, t, one, pal + 16 * j);
     } else {
       random_matrix(pal + 16 * j, 0);
     }
@@ -1014,7 +1018,7 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt, in
     snprintf(label, sizeof label, "%s J=%zu V=%zu K=%u jt=%d variant=%d", method == SK_DEFORM_COR ? "COR" : "DQS", J,
              V, K, jt, variant);
     const kernel_run run = {V,  pin, nin, normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR, label,
-                            posed && K > 1 && V >= J * J && J <= 256};
+                            posed && K > 1 && 8 * V >= J * J && J <= 1024};
     configs += kernels_match_reference(&j, &run);
     free(rp);
     free(rn);
@@ -1056,22 +1060,24 @@ START_TEST(test_deform_dqs_table_matches_scalar) {
 END_TEST
 
 /* A posed palette (hemi_case's posed: one sign per joint explains every pair's test): the avx2 kernel blends the
- * consistently signed records without a pivot, and every kernel still matches the scalar generic loop, hemisphere
- * flips, ties, kept and redone vertices included; K = 2, 4, 8, u8 / u16 joints, one block to many. */
+ * consistently signed records without a pivot, with or without the (pivot, joint) table, and every kernel still
+ * matches the scalar generic loop, hemisphere flips, ties, kept and redone vertices included; K = 2, 4, 8, u8 / u16
+ * joints, one block to many. */
 START_TEST(test_deform_uniform_signs_match_scalar) {
   rng_seed(15);
-  const size_t Js[2] = {6, 40};
-  const size_t Vs[2][3] = {{36, 50, 1003}, {1600, 2049, 4100}};
+  const size_t Js[3] = {6, 40, 40};
+  /* J = 40 below J^2 vertices: no (pivot, joint) table, uniform signs still (from J^2 / 8) */
+  const size_t Vs[3][3] = {{36, 50, 1003}, {1600, 2049, 4100}, {203, 500, 1003}};
   const uint32_t Ks[3] = {2, 4, 8};
   int configs = 0;
   for (int method = 0; method < 2; ++method)
-    for (int ji = 0; ji < 2; ++ji)
+    for (int ji = 0; ji < 3; ++ji)
       for (int vi = 0; vi < 3; ++vi)
         for (int ki = 0; ki < 3; ++ki)
           configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji][vi], Ks[ki],
                                (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16, 1);
   unsetenv("SKINKIT_KERNEL");
-  ck_assert_int_ge(configs, 2 * 2 * 3 * 3 * 4 * 3);
+  ck_assert_int_ge(configs, 2 * 3 * 3 * 3 * 4 * 3);
 }
 END_TEST
 
