@@ -342,17 +342,9 @@ static inline __attribute__((always_inline)) int soa_zero_sum(const float* w, co
  * per vertex (soa_pivot). */
 static inline __attribute__((always_inline)) int soa_pivots(const float* w, const uint32_t K, uint32_t kp[8]) {
   if (K != 2 && K != 4) {
-    int zero_sum = 0;
     _Pragma("GCC unroll 8")
-    for (int i = 0; i < SKC_SOA_W; ++i) {
-      const float* wi = w + (size_t)K * (size_t)i;
-      float wsum = wi[0];
-      _Pragma("GCC unroll 8")
-      for (uint32_t k = 1; k < K; ++k) wsum += wi[k];
-      zero_sum |= wsum == 0.0f;
-      kp[i] = soa_pivot(wi, K);
-    }
-    return zero_sum;
+    for (int i = 0; i < SKC_SOA_W; ++i) kp[i] = soa_pivot(w + (size_t)K * (size_t)i, K);
+    return soa_zero_sum(w, K);
   }
   __m256 W[4];
   static const int map4[8] = {0, 4, 1, 5, 2, 6, 3, 7}, map2[8] = {0, 1, 4, 5, 2, 3, 6, 7};
