@@ -388,13 +388,40 @@ static void signed_records(const skc_deform_ctx* c, bool cor, size_t J, float* p
   }
 }
 
+/* Joint k's dual quaternion with the sign s_k (neg0[k]: negated), 8 floats each. */
+static void signed_dq(const skc_deform_ctx* c, size_t J, const uint8_t* neg0, float* u) {
+  for (size_t k = 0; k < J; ++k)
+    for (size_t i = 0; i < 8; ++i) u[8 * k + i] = neg0[k] ? -c->dq[8 * k + i] : c->dq[8 * k + i];
+}
+
+/* Whether the uniform-sign check is worth running: K >= 2, at most DQ_UNIFORM_MAX_JOINTS joints, and at least J^2
+ * / 8 vertices (it costs up to J^2 / 2 dots; a vertex's own test costs K). */
+static bool uniform_worth(const skc_deform_ctx* c, size_t J, size_t V) {
+  return c->k >= 2 && J <= DQ_UNIFORM_MAX_JOINTS && J * J <= 8 * V;
+}
+
+/* For the other kernels' per-vertex fast loop (packed rigid DQS): dq_uni alone when the signs are uniform, so the
+ * loop skips its pivot and dot products. NULL when not (or memory is short: the loop computes them). */
+static void* uniform_dq(skc_deform_ctx* c, size_t V) {
+  size_t J = c->jcount;
+  uint8_t neg0[DQ_UNIFORM_MAX_JOINTS];
+  if (c->method != SKC_DEFORM_DQS || c->dqs_scaled || c->fmt == 0 || !uniform_worth(c, J, V) ||
+      !uniform_signs(c, J, neg0))
+    return NULL;
+  float* u = aligned_alloc(64, (32 * J + 63) & ~(size_t)63);
+  if (!u) return NULL;
+  signed_dq(c, J, neg0, u);
+  c->dq_uni = u;
+  return u;
+}
+
 static void* wide_tables(skc_deform_ctx* c, size_t V) {
   size_t J = c->jcount;
   if (!wide_job(c)) return NULL;
   const bool cor = c->method == SKC_DEFORM_COR;
   /* the consistency check costs up to J^2 / 2 dots: worth it from J^2 / 8 vertices (4 dots each otherwise) */
   uint8_t neg0[DQ_UNIFORM_MAX_JOINTS];
-  const bool uni = c->k >= 2 && J <= DQ_UNIFORM_MAX_JOINTS && J * J <= 8 * V && uniform_signs(c, J, neg0);
+  const bool uni = uniform_worth(c, J, V) && uniform_signs(c, J, neg0);
   /* the table also with uniform signs: the AVX-512 16-wide DQS path reads it */
   const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V;
   if (!cor && !table && !uni) return NULL;
@@ -418,8 +445,7 @@ static void* wide_tables(skc_deform_ctx* c, size_t V) {
     float* u = (float*)(void*)((unsigned char*)pm + pm_bytes);
     const size_t f = rec / 8; /* floats per signed record */
     if (!pm_bytes) { /* DQS: the records are only needed signed */
-      for (size_t k = 0; k < J; ++k)
-        for (size_t i = 0; i < f; ++i) u[f * k + i] = neg0[k] ? -c->dq[8 * k + i] : c->dq[8 * k + i];
+      signed_dq(c, J, neg0, u);
     } else {
       for (size_t k = 0; k < J; ++k) memcpy(u + f * k, recs + 2 * f * k + (neg0[k] ? f : 0), f * sizeof *u);
     }
@@ -500,7 +526,10 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   skc_deform_kernel kid = skc_deform_active_kernel();
   kernel_fn kernel = kernel_of(kid);
   void* hemi = NULL;
-  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2) hemi = wide_tables(&c, a->vertex_count);
+  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2)
+    hemi = wide_tables(&c, a->vertex_count);
+  else
+    hemi = uniform_dq(&c, a->vertex_count);
   size_t V = a->vertex_count;
   size_t chunks = (V + CHUNK - 1) / CHUNK;
   size_t bad = 0;
