@@ -6,7 +6,8 @@
  * min-max of each ratio over the rounds. A case whose working set fits the last-level cache (sysfs, else 8 MiB)
  * is labelled "cache" and not compared with memory-copy bandwidth.
  *
- * Data: u16 joints + f32 weights (the glTF-style packed layout), 64 rigid joints, random normalized weights,
+ * Data: u16 joints + f32 weights (the glTF-style packed layout), 64 rigid joints (a palette of random rotations,
+ * and for the "posed" lines one of a posed character, see posed_rigid), random normalized weights,
  * tightly packed float32 streams. Bytes of a job = positions (and normals) in and out + joints + weights; the
  * copy moves the same bytes (half read, half written).
  *
