@@ -415,15 +415,15 @@ static void* uniform_dq(skc_deform_ctx* c, size_t V) {
   return u;
 }
 
-static void* wide_tables(skc_deform_ctx* c, size_t V) {
+static void* wide_tables(skc_deform_ctx* c, size_t V, bool avx512) {
   size_t J = c->jcount;
   if (!wide_job(c)) return NULL;
   const bool cor = c->method == SKC_DEFORM_COR;
   /* the consistency check costs up to J^2 / 2 dots: worth it from J^2 / 8 vertices (4 dots each otherwise) */
   uint8_t neg0[DQ_UNIFORM_MAX_JOINTS];
   const bool uni = uniform_worth(c, J, V) && uniform_signs(c, J, neg0);
-  /* the table also with uniform signs: the AVX-512 16-wide DQS path reads it */
-  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V;
+  /* with uniform signs only the AVX-512 16-wide DQS path still reads the table (the AVX2 path and COR do not) */
+  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V && (!uni || (avx512 && !cor));
   if (!cor && !table && !uni) return NULL;
   uint32_t sh = 0;
   while (((size_t)1 << sh) < J) ++sh;
@@ -527,7 +527,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   kernel_fn kernel = kernel_of(kid);
   void* hemi = NULL;
   if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2)
-    hemi = wide_tables(&c, a->vertex_count);
+    hemi = wide_tables(&c, a->vertex_count, kid == SKC_KERNEL_AVX512);
   else
     hemi = uniform_dq(&c, a->vertex_count);
   size_t V = a->vertex_count;
