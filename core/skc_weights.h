@@ -66,7 +66,12 @@ static inline bool skc_wentry_valid(uint32_t j, float w, uint32_t joint_count) {
 
 /* Zeroes counters and the optional arrays; records influences_before. */
 void skc_wreport_begin(skc_wreport* r, const skc_skin* s);
-void skc_wreport_flag(skc_wreport* r, size_t v, uint8_t bits);
+static inline void skc_wreport_flag(skc_wreport* r, size_t v, uint8_t bits) {
+  r->vertices_changed += (bits & SKC_WFLAG_CHANGED) != 0;
+  r->vertices_failed += (bits & SKC_WFLAG_FAILED) != 0;
+  r->sum_off += (bits & SKC_WFLAG_SUM_OFF) != 0;
+  if (r->vertex_flags) r->vertex_flags[v] |= bits;
+}
 /* Scans [b, e) and returns the number of invalid entries. */
 size_t skc_wcount_invalid(const skc_skin* s, size_t b, size_t e);
 /* Largest per-vertex influence count of the skin. */
@@ -108,6 +113,51 @@ int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint1
 /* Each unlocked weight of the selected vertices rounded on its own to the nearest q / steps (steps 1 .. 65535), no
  * sum kept: Blender's Quantize. Invalid entries fail the vertex (SKC_WFLAG_INVALID), which is left unchanged. */
 int skc_weights_round(skc_skin* s, const skc_wscope* sc, uint32_t steps, skc_wreport* r, skc_err* err);
+
+/* ---- per-vertex edits: one row at a time -------------------------------------------------------- */
+/* Normalize, limit, prune, quantize and round edit each vertex on its own: skc_wrow_op describes the edit,
+ * skc_wrow_apply applies it to one selected vertex's entries, and skc_weights_rows runs it over a skin (the
+ * skc_weights_* functions above are that loop). sk_records_edit applies the same rows straight to Blender's
+ * records. A row is edited in place and only ever loses entries (order kept), so *n can only shrink. */
+enum { SKC_WROW_NORMALIZE, SKC_WROW_LIMIT, SKC_WROW_PRUNE, SKC_WROW_QUANTIZE, SKC_WROW_ROUND };
+typedef struct skc_wrow_op {
+  int kind;             /* SKC_WROW_* */
+  uint32_t flags;       /* the operation's SKC_NORMALIZE_ / SKC_LIMIT_ / SKC_PRUNE_ flags */
+  uint32_t count;       /* limit: max_influences; quantize: T (255 or 65535); round: steps */
+  float threshold;      /* prune */
+  double tol;           /* the normalization rule's tolerance */
+  uint32_t joint_count; /* an entry whose joint is >= this is invalid */
+  float level[256];     /* quantize to 8 bits: q / 255 as floats (the values the division gives) */
+} skc_wrow_op;
+/* Checks the operation's arguments as the skin-wide function does and fills op. count: limit max_influences
+ * (>= 1), quantize bits (8 or 16), round steps (1 .. 65535); threshold: prune, in [0, 1]. */
+int skc_wrow_init(skc_wrow_op* op, int kind, uint32_t joint_count, uint32_t flags, uint32_t count, float threshold,
+                  float tolerance, skc_err* err);
+/* Bytes of scratch skc_wrow_apply needs for rows of up to max_n entries. */
+size_t skc_wrow_scratch_bytes(size_t max_n);
+/* One selected vertex (J, W: *n entries): returns its SKC_WFLAG_* bits and adds to r->invalid_entries and
+ * r->entries_changed; the caller counts vertices_visited and records the bits (skc_wreport_flag). scratch:
+ * skc_wrow_scratch_bytes(*n) bytes, 8-byte aligned. After a quantization that did not fail, the first *n
+ * uint32_t of scratch are the integers q_i. */
+uint8_t skc_wrow_apply(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
+                       skc_wreport* r);
+int skc_weights_rows(skc_skin* s, const skc_wscope* sc, const skc_wrow_op* op, skc_wreport* r, skc_err* err);
+/* The rows of each kind (skc_wrow_apply's cases), and the invalid entries of a row. */
+uint8_t skc_wrow_normalize(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
+                           skc_wreport* r);
+uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
+                       skc_wreport* r);
+uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
+                       skc_wreport* r);
+uint8_t skc_wrow_quantize(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,
+                          void* scratch, skc_wreport* r);
+uint8_t skc_wrow_round(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,
+                       skc_wreport* r);
+static inline size_t skc_wrow_invalid(const uint32_t* J, const float* W, size_t n, uint32_t joint_count) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) bad += !skc_wentry_valid(J[i], W[i], joint_count);
+  return bad;
+}
 
 /* ---- smooth --------------------------------------------------------------------------------------- */
 typedef struct skc_smooth_params {

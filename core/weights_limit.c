@@ -1,6 +1,5 @@
 /* weights_limit.c - cap the influence count per vertex, keeping locked joints and the largest weights. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "skc_weights.h"
 
@@ -34,88 +33,57 @@ static void sort_cands(cand* c, size_t n) {
   }
 }
 
+/* Marks in keep the entries to keep (locked non-zero ones, then the largest unlocked); returns 0 or the failure
+ * bits when the locked entries alone are too many. */
+static uint8_t choose(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, size_t max, cand* c,
+                      uint8_t* keep) {
+  size_t nl = 0, nc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    keep[i] = 0;
+    if (!(W[i] > 0.0f)) continue;
+    if (skc_wlocked(sc, J[i])) {
+      keep[i] = 1;
+      ++nl;
+    } else {
+      c[nc++] = (cand){W[i], J[i], (uint32_t)i};
+    }
+  }
+  if (nl > max) return SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
+  sort_cands(c, nc);
+  for (size_t k = 0; k < nc && k < max - nl; ++k) keep[c[k].i] = 1;
+  return 0;
+}
+
+uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
+                       skc_wreport* r) {
+  size_t N = *n;
+  if (N <= op->count) return 0;
+  size_t bad = skc_wrow_invalid(J, W, N, op->joint_count);
+  r->invalid_entries += bad;
+  if (bad) return SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
+  cand* c = scratch;
+  uint8_t* keep = (uint8_t*)(c + N);
+  uint8_t f = choose(sc, J, W, N, op->count, c, keep);
+  if (f) return f;
+  size_t out = 0;
+  for (size_t i = 0; i < N; ++i)
+    if (keep[i]) {
+      J[out] = J[i];
+      W[out++] = W[i];
+    }
+  *n = out;
+  r->entries_changed += N - out;
+  f = SKC_WFLAG_CHANGED;
+  if (!(op->flags & SKC_LIMIT_NO_NORMALIZE)) {
+    int nf = skc_wnormalize_vertex(J, W, out, sc->locked, op->tol, NULL);
+    if (nf) f |= (uint8_t)(SKC_WFLAG_SUM_OFF | nf);
+  }
+  return f;
+}
+
 int skc_weights_limit(skc_skin* s, const skc_wscope* sc, uint32_t max_influences, uint32_t flags, float tolerance,
                       skc_wreport* r, skc_err* err) {
-  if (max_influences == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "max_influences must be at least 1");
-  double tol = tolerance > 0.0f ? tolerance : 1e-5;
-  size_t maxd = skc_wmax_degree(s);
-  cand* c = NULL;
-  uint8_t* keep = NULL;
-  if (maxd > max_influences) {
-    c = malloc(maxd * sizeof *c);
-    keep = malloc(maxd);
-    if (!c || !keep) {
-      free(c);
-      free(keep);
-      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory limiting influences");
-    }
-  }
-  skc_wreport_begin(r, s);
-  size_t V = s->vertex_count, out = 0, b = 0;
-  for (size_t v = 0; v < V; ++v) {
-    size_t e = s->offsets[v + 1], n = e - b;
-    bool sel = skc_wsel(sc, v);
-    if (sel) r->vertices_visited++;
-    uint8_t f = 0;
-    if (sel && n > max_influences) {
-      size_t bad = skc_wcount_invalid(s, b, e);
-      r->invalid_entries += bad;
-      if (bad) {
-        f = SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
-      } else {
-        size_t nl = 0, nc = 0;
-        for (size_t i = 0; i < n; ++i) {
-          uint32_t j = s->joints[b + i];
-          float w = s->weights[b + i];
-          keep[i] = 0;
-          if (!(w > 0.0f)) continue;
-          if (skc_wlocked(sc, j)) {
-            keep[i] = 1;
-            ++nl;
-          } else {
-            c[nc].w = w;
-            c[nc].j = j;
-            c[nc].i = (uint32_t)i;
-            ++nc;
-          }
-        }
-        if (nl > max_influences) {
-          f = SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
-        } else {
-          sort_cands(c, nc);
-          size_t room = max_influences - nl;
-          for (size_t k = 0; k < nc && k < room; ++k) keep[c[k].i] = 1;
-          size_t start = out;
-          for (size_t i = 0; i < n; ++i)
-            if (keep[i]) {
-              s->joints[out] = s->joints[b + i];
-              s->weights[out] = s->weights[b + i];
-              ++out;
-            }
-          r->entries_changed += n - (out - start);
-          f = SKC_WFLAG_CHANGED;
-          if (!(flags & SKC_LIMIT_NO_NORMALIZE)) {
-            int nf = skc_wnormalize_vertex(s->joints + start, s->weights + start, out - start, sc->locked, tol, NULL);
-            if (nf) f |= (uint8_t)(SKC_WFLAG_SUM_OFF | nf);
-          }
-          skc_wreport_flag(r, v, f);
-          b = e;
-          s->offsets[v + 1] = (uint32_t)out;
-          continue;
-        }
-      }
-    }
-    if (f) skc_wreport_flag(r, v, f);
-    if (out != b) {
-      memmove(s->joints + out, s->joints + b, n * sizeof *s->joints);
-      memmove(s->weights + out, s->weights + b, n * sizeof *s->weights);
-    }
-    out += n;
-    b = e;
-    s->offsets[v + 1] = (uint32_t)out;
-  }
-  free(c);
-  free(keep);
-  r->influences_after = skc_skin_entries(s);
-  return SKC_OK;
+  skc_wrow_op op;
+  int rc = skc_wrow_init(&op, SKC_WROW_LIMIT, s->joint_count, flags, max_influences, 0.0f, tolerance, err);
+  return rc ? rc : skc_weights_rows(s, sc, &op, r, err);
 }

@@ -16,13 +16,6 @@ void skc_wreport_begin(skc_wreport* r, const skc_skin* s) {
   if (vf && s->vertex_count) memset(vf, 0, s->vertex_count);
 }
 
-void skc_wreport_flag(skc_wreport* r, size_t v, uint8_t bits) {
-  if (bits & SKC_WFLAG_CHANGED) r->vertices_changed++;
-  if (bits & SKC_WFLAG_FAILED) r->vertices_failed++;
-  if (bits & SKC_WFLAG_SUM_OFF) r->sum_off++;
-  if (r->vertex_flags) r->vertex_flags[v] |= bits;
-}
-
 size_t skc_wcount_invalid(const skc_skin* s, size_t b, size_t e) {
   size_t n = 0;
   for (size_t i = b; i < e; ++i) n += !skc_wentry_valid(s->joints[i], s->weights[i], s->joint_count);
@@ -64,48 +57,37 @@ int skc_wnormalize_vertex(const uint32_t* joints, float* w, size_t n, const uint
   return 0;
 }
 
+/* Drops the invalid entries of a row (order kept); returns the new count. */
+static size_t keep_valid(uint32_t* J, float* W, size_t n, uint32_t joint_count) {
+  size_t out = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (skc_wentry_valid(J[i], W[i], joint_count)) {
+      J[out] = J[i];
+      W[out++] = W[i];
+    }
+  return out;
+}
+
+uint8_t skc_wrow_normalize(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
+                           skc_wreport* r) {
+  size_t bad = skc_wrow_invalid(J, W, *n, op->joint_count);
+  r->invalid_entries += bad;
+  uint8_t f = bad ? SKC_WFLAG_INVALID : 0;
+  bool changed = false;
+  if (bad && !(op->flags & SKC_NORMALIZE_DROP_INVALID)) return f | SKC_WFLAG_FAILED;
+  if (bad) {
+    *n = keep_valid(J, W, *n, op->joint_count);
+    changed = true;
+  }
+  int nf = skc_wnormalize_vertex(J, W, *n, sc->locked, op->tol, &changed);
+  if (nf) f |= (uint8_t)(nf | (changed ? SKC_WFLAG_SUM_OFF : SKC_WFLAG_FAILED));
+  if (changed) f |= SKC_WFLAG_CHANGED;
+  return f;
+}
+
 int skc_weights_normalize(skc_skin* s, const skc_wscope* sc, uint32_t flags, float tolerance, skc_wreport* r,
                           skc_err* err) {
-  (void)err;
-  double tol = tolerance > 0.0f ? tolerance : 1e-5;
-  bool drop = (flags & SKC_NORMALIZE_DROP_INVALID) != 0;
-  skc_wreport_begin(r, s);
-  size_t V = s->vertex_count, out = 0, b = 0;
-  for (size_t v = 0; v < V; ++v) {
-    size_t e = s->offsets[v + 1];
-    bool sel = skc_wsel(sc, v), changed = false;
-    size_t bad = sel ? skc_wcount_invalid(s, b, e) : 0;
-    size_t start = out;
-    if (bad && drop) {
-      for (size_t i = b; i < e; ++i)
-        if (skc_wentry_valid(s->joints[i], s->weights[i], s->joint_count)) {
-          s->joints[out] = s->joints[i];
-          s->weights[out] = s->weights[i];
-          ++out;
-        }
-      changed = true;
-    } else if (out != b) {
-      memmove(s->joints + out, s->joints + b, (e - b) * sizeof *s->joints);
-      memmove(s->weights + out, s->weights + b, (e - b) * sizeof *s->weights);
-      out += e - b;
-    } else {
-      out = e;
-    }
-    b = e;
-    s->offsets[v + 1] = (uint32_t)out;
-    if (!sel) continue;
-    r->vertices_visited++;
-    r->invalid_entries += bad;
-    uint8_t f = bad ? SKC_WFLAG_INVALID : 0;
-    if (bad && !drop) {
-      skc_wreport_flag(r, v, f | SKC_WFLAG_FAILED);
-      continue;
-    }
-    int nf = skc_wnormalize_vertex(s->joints + start, s->weights + start, out - start, sc->locked, tol, &changed);
-    if (nf) f |= (uint8_t)(nf | (changed ? SKC_WFLAG_SUM_OFF : SKC_WFLAG_FAILED));
-    if (changed) f |= SKC_WFLAG_CHANGED;
-    if (f) skc_wreport_flag(r, v, f);
-  }
-  r->influences_after = skc_skin_entries(s);
-  return SKC_OK;
+  skc_wrow_op op;
+  int rc = skc_wrow_init(&op, SKC_WROW_NORMALIZE, s->joint_count, flags, 0, 0.0f, tolerance, err);
+  return rc ? rc : skc_weights_rows(s, sc, &op, r, err);
 }

@@ -46,7 +46,7 @@ typedef struct qwork {
   uint32_t T;
   uint32_t* q;
   rem_t* c;
-  const float* level; /* q / 255 as floats (the values the division gives), NULL for 16 bits */
+  const float* level; /* q / 255 as floats (skc_wrow_op.level), NULL for 16 bits */
 } qwork;
 
 /* Locked entries: their integers (they must already sit on the grid) into q, their sum into *QL, the unlocked
@@ -68,9 +68,9 @@ static uint8_t quantize_locked(const skc_wscope* sc, const uint32_t* J, const fl
 
 /* Rounding each scaled weight to nearest hands R out exactly in most vertices; when it does, the entries rounded
  * up are exactly those with a remainder >= 1/2, which are the largest remainders: the same integers as the
- * largest-remainder rule below, with no candidate list and no sort. Returns 1 when it applied. */
-static int distribute_nearest(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, double scale,
-                              uint32_t R, uint32_t* q) {
+ * largest-remainder rule below, with no candidate list and no sort. Returns the units handed out. */
+static uint32_t distribute_nearest(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, double scale,
+                                   uint32_t* q) {
   uint32_t given = 0;
   for (size_t i = 0; i < n; ++i) {
     if (skc_wlocked(sc, J[i])) continue;
@@ -78,7 +78,29 @@ static int distribute_nearest(const skc_wscope* sc, const uint32_t* J, const flo
     q[i] = (uint32_t)fl + (x - fl >= 0.5);
     given += q[i];
   }
-  return given == R;
+  return given;
+}
+
+/* When rounding to nearest handed out one unit too many (too few), the largest-remainder integers differ from it in
+ * one entry: the rounded-up entry last in rem_cmp order gives its unit back (the rounded-down entry with a fraction
+ * first in that order takes one) - the rounded-up entries being exactly the first ones in that order. Returns 0
+ * (q unusable) when the difference is larger or no such entry exists: then the full rule runs. */
+static int nearest_off_by_one(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, double scale,
+                              uint32_t given, uint32_t R, uint32_t* q) {
+  int up = given == R + 1u; /* one too many: take one back */
+  if (!up && given + 1u != R) return 0;
+  size_t pick = SIZE_MAX;
+  rem_t best = {0.0, 0.0f, 0};
+  for (size_t i = 0; i < n; ++i) {
+    if (skc_wlocked(sc, J[i])) continue;
+    double x = W[i] * scale, fl = (double)(uint32_t)x;
+    rem_t c = {x - fl, W[i], (uint32_t)i};
+    if (up ? !(c.rem >= 0.5) : !(c.rem < 0.5 && c.rem > 0.0)) continue;
+    if (pick == SIZE_MAX || (up ? rem_cmp(&c, &best) > 0 : rem_cmp(&c, &best) < 0)) best = c, pick = i;
+  }
+  if (pick == SIZE_MAX) return 0;
+  q[pick] = up ? q[pick] - 1u : q[pick] + 1u;
+  return 1;
 }
 
 /* Largest remainder: floors, then one more unit to each of the largest remainders until the unlocked integers sum
@@ -127,7 +149,9 @@ static uint8_t quantize_vertex(const skc_wscope* sc, const uint32_t* J, float* W
   if (f) return f;
   uint32_t R = (uint32_t)(k->T - QL);
   double scale = U > 0.0 ? R / U : 0.0;
-  if (!distribute_nearest(sc, J, W, n, scale, R, k->q)) distribute_remainders(sc, J, W, n, scale, R, k->q, k->c);
+  uint32_t given = distribute_nearest(sc, J, W, n, scale, k->q);
+  if (given != R && !nearest_off_by_one(sc, J, W, n, scale, given, R, k->q))
+    distribute_remainders(sc, J, W, n, scale, R, k->q, k->c);
   bool changed = false;
   for (size_t i = 0; i < n; ++i) {
     if (skc_wlocked(sc, J[i])) continue;
@@ -138,64 +162,64 @@ static uint8_t quantize_vertex(const skc_wscope* sc, const uint32_t* J, float* W
   return changed ? SKC_WFLAG_CHANGED : 0;
 }
 
-int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint16_t* out_values, skc_wreport* r,
-                         skc_err* err) {
-  if (bits != 8 && bits != 16) return skc_fail(err, SKC_INVALID_ARGUMENT, "quantization bits must be 8 or 16, got %u", bits);
-  size_t maxd = skc_wmax_degree(s);
-  float level8[256];
-  qwork k = {bits == 8 ? 255u : 65535u, malloc((maxd ? maxd : 1) * sizeof(uint32_t)),
-             malloc((maxd ? maxd : 1) * sizeof(rem_t)), bits == 8 ? level8 : NULL};
-  if (!k.q || !k.c) {
-    free(k.q);
-    free(k.c);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory quantizing weights");
-  }
-  for (uint32_t i = 0; k.level && i <= k.T; i++) level8[i] = (float)((double)i / k.T);
+uint8_t skc_wrow_quantize(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,
+                          void* scratch, skc_wreport* r) {
+  size_t bad = skc_wrow_invalid(J, W, n, op->joint_count);
+  r->invalid_entries += bad;
+  if (bad) return SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
+  /* scratch: the integers, then the remainder records (8-byte aligned) */
+  qwork k = {op->count, scratch, (rem_t*)((char*)scratch + ((n * sizeof(uint32_t) + 7) & ~(size_t)7)),
+             op->count == 255u ? op->level : NULL};
+  return quantize_vertex(sc, J, W, n, &k);
+}
+
+/* The skin-wide loop with the integers of every entry kept (out_values). */
+static int quantize_with_values(skc_skin* s, const skc_wscope* sc, const skc_wrow_op* op, uint16_t* out_values,
+                                skc_wreport* r, skc_err* err) {
+  uint32_t* q = malloc(skc_wrow_scratch_bytes(skc_wmax_degree(s)));
+  if (!q) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory quantizing weights");
   skc_wreport_begin(r, s);
   for (size_t v = 0; v < s->vertex_count; ++v) {
     size_t b = s->offsets[v], n = s->offsets[v + 1] - b;
-    float* W = s->weights + b;
-    uint8_t f = 0;
     int quantized = 0;
     if (skc_wsel(sc, v)) {
       r->vertices_visited++;
-      size_t bad = skc_wcount_invalid(s, b, b + n);
-      r->invalid_entries += bad;
-      f = bad ? SKC_WFLAG_FAILED | SKC_WFLAG_INVALID : quantize_vertex(sc, s->joints + b, W, n, &k);
+      uint8_t f = skc_wrow_quantize(op, sc, s->joints + b, s->weights + b, n, q, r);
       quantized = !(f & SKC_WFLAG_FAILED);
       if (f) skc_wreport_flag(r, v, f);
     }
-    for (size_t i = 0; out_values && i < n; ++i)
-      out_values[b + i] = quantized ? (uint16_t)k.q[i] : round_clamped(W[i], k.T);
+    for (size_t i = 0; i < n; ++i) out_values[b + i] = quantized ? (uint16_t)q[i] : round_clamped(s->weights[b + i], op->count);
   }
-  free(k.q);
-  free(k.c);
+  free(q);
   r->influences_after = skc_skin_entries(s);
   return SKC_OK;
 }
 
-int skc_weights_round(skc_skin* s, const skc_wscope* sc, uint32_t steps, skc_wreport* r, skc_err* err) {
-  if (steps < 1 || steps > 65535) return skc_fail(err, SKC_INVALID_ARGUMENT, "rounding steps must be 1 .. 65535, got %u", steps);
-  skc_wreport_begin(r, s);
-  for (size_t v = 0; v < s->vertex_count; ++v) {
-    if (!skc_wsel(sc, v)) continue;
-    size_t b = s->offsets[v], e = s->offsets[v + 1];
-    r->vertices_visited++;
-    size_t bad = skc_wcount_invalid(s, b, e);
-    r->invalid_entries += bad;
-    if (bad) {
-      skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
-      continue;
-    }
-    bool changed = false;
-    for (size_t i = b; i < e; ++i) {
-      if (skc_wlocked(sc, s->joints[i])) continue;
-      float nw = (float)(floor((double)s->weights[i] * steps + 0.5) / steps);
-      changed |= nw != s->weights[i];
-      s->weights[i] = nw;
-    }
-    if (changed) skc_wreport_flag(r, v, SKC_WFLAG_CHANGED);
+int skc_weights_quantize(skc_skin* s, const skc_wscope* sc, uint32_t bits, uint16_t* out_values, skc_wreport* r,
+                         skc_err* err) {
+  skc_wrow_op op;
+  int rc = skc_wrow_init(&op, SKC_WROW_QUANTIZE, s->joint_count, 0, bits, 0.0f, 0.0f, err);
+  if (rc) return rc;
+  return out_values ? quantize_with_values(s, sc, &op, out_values, r, err) : skc_weights_rows(s, sc, &op, r, err);
+}
+
+uint8_t skc_wrow_round(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,
+                       skc_wreport* r) {
+  size_t bad = skc_wrow_invalid(J, W, n, op->joint_count);
+  r->invalid_entries += bad;
+  if (bad) return SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (skc_wlocked(sc, J[i])) continue;
+    float nw = (float)(floor((double)W[i] * op->count + 0.5) / op->count);
+    changed |= nw != W[i];
+    W[i] = nw;
   }
-  r->influences_after = skc_skin_entries(s);
-  return SKC_OK;
+  return changed ? SKC_WFLAG_CHANGED : 0;
+}
+
+int skc_weights_round(skc_skin* s, const skc_wscope* sc, uint32_t steps, skc_wreport* r, skc_err* err) {
+  skc_wrow_op op;
+  int rc = skc_wrow_init(&op, SKC_WROW_ROUND, s->joint_count, 0, steps, 0.0f, 0.0f, err);
+  return rc ? rc : skc_weights_rows(s, sc, &op, r, err);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "skc_status.h"
+#include "skc_weights.h"
 #include "skinkit.h"
 
 /* Copies a core error into the caller's sk_error (may be NULL) and returns the code as sk_result. */
@@ -43,5 +44,9 @@ static inline sk_result sk__ret(int code, const skc_err* e, sk_error* out) {
 
 /* abi_weights.c: Blender's per-weight Quantize, used by sk_records_edit (abi_records.c). */
 sk_result sk__weights_round(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report, sk_error* err);
+/* abi_weights.c: the row operation of an SK_RECORDS_* kind and its descriptor, checked as the sk_weights_* function
+ * checks it (used by sk_records_edit). */
+sk_result sk__wrow_from_desc(uint32_t kind, const void* desc, size_t vertex_count, uint32_t joint_count,
+                             skc_wrow_op* op, skc_wscope* sc, sk_error* err);
 
 #endif

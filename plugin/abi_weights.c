@@ -14,17 +14,18 @@ _Static_assert((int)SK_MIRROR_POSITIVE_TO_NEGATIVE == SKC_MIRROR_POS_TO_NEG &&
                "mirror modes differ");
 
 /* Common checks: skin, desc size (done by the caller's macro), report size, scope sizes. */
-static int check_scope(const sk_skin* skin, const sk_weight_scope* sc, skc_wscope* out, skc_err* e) {
-  if (sc->vertex_mask && sc->vertex_mask_count != skin->vertex_count)
+static int check_scope(size_t vertex_count, uint32_t joint_count, const sk_weight_scope* sc, skc_wscope* out,
+                       skc_err* e) {
+  if (sc->vertex_mask && sc->vertex_mask_count != vertex_count)
     return skc_fail(e, SKC_INVALID_ARGUMENT,
                     "vertex_mask has %zu entries but the skin has %zu vertices (a joint mask passed as vertex mask?)",
-                    sc->vertex_mask_count, skin->vertex_count);
+                    sc->vertex_mask_count, vertex_count);
   if (!sc->vertex_mask && sc->vertex_mask_count)
     return skc_fail(e, SKC_INVALID_ARGUMENT, "vertex_mask_count is %zu but vertex_mask is NULL", sc->vertex_mask_count);
-  if (sc->locked_joints && sc->locked_joint_count != skin->joint_count)
+  if (sc->locked_joints && sc->locked_joint_count != joint_count)
     return skc_fail(e, SKC_INVALID_ARGUMENT,
                     "locked_joints has %zu entries but the skin has %u joints (a vertex mask passed as joint locks?)",
-                    sc->locked_joint_count, skin->joint_count);
+                    sc->locked_joint_count, joint_count);
   if (!sc->locked_joints && sc->locked_joint_count)
     return skc_fail(e, SKC_INVALID_ARGUMENT, "locked_joint_count is %zu but locked_joints is NULL", sc->locked_joint_count);
   out->mask = sc->vertex_mask;
@@ -73,64 +74,108 @@ static void report_out(const skc_wreport* r, sk_weights_report* out) {
     r.joint_counts = report->joint_counts;                                       \
     r.vertex_flags = report->vertex_flags;                                       \
   }                                                                              \
-  int rc = check_scope(skin, &desc->scope, &sc, &e);                             \
+  int rc = check_scope(skin->vertex_count, skin->joint_count, &desc->scope, &sc, &e);                             \
   if (rc) return sk__ret(rc, &e, err)
 
 #define WEIGHTS_EPILOGUE()         \
   if (rc == SKC_OK) report_out(&r, report); \
   return sk__ret(rc, &e, err)
 
+/* The checks shared by the row operations' descriptors: size, flags, tolerance, scope. */
+#define ROW_DESC_CHECKS(type, allowed_flags, name)                                                    \
+  do {                                                                                                \
+    const type* d_ = desc;                                                                            \
+    SK__CHECK_SIZE(d_, type, err);                                                                    \
+    if (d_->flags & ~(uint32_t)(allowed_flags))                                                       \
+      SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown " name " flags 0x%x", d_->flags);                  \
+    if (!(d_->tolerance >= 0.0f && d_->tolerance < 1.0f))                                             \
+      SK__FAIL(err, SKC_INVALID_ARGUMENT, "tolerance %g is outside [0, 1)", (double)d_->tolerance);   \
+    scope = &d_->scope;                                                                               \
+  } while (0)
+
+/* The row operation (core/weights_rows.c) of an SK_RECORDS_* kind and its descriptor, checked as the
+ * sk_weights_* function checks it, for vertex_count vertices and joint_count joints. */
+sk_result sk__wrow_from_desc(uint32_t kind, const void* desc, size_t vertex_count, uint32_t joint_count,
+                             skc_wrow_op* op, skc_wscope* sc, sk_error* err) {
+  const sk_weight_scope* scope = NULL;
+  skc_err e;
+  int rc;
+  if (kind == SK_RECORDS_NORMALIZE) {
+    ROW_DESC_CHECKS(sk_normalize_desc, SK_NORMALIZE_DROP_INVALID, "normalize");
+    const sk_normalize_desc* d = desc;
+    rc = skc_wrow_init(op, SKC_WROW_NORMALIZE, joint_count, d->flags, 0, 0.0f, d->tolerance, &e);
+  } else if (kind == SK_RECORDS_LIMIT) {
+    ROW_DESC_CHECKS(sk_limit_desc, SK_LIMIT_NO_NORMALIZE, "limit");
+    const sk_limit_desc* d = desc;
+    rc = skc_wrow_init(op, SKC_WROW_LIMIT, joint_count, d->flags, d->max_influences ? d->max_influences : 4, 0.0f,
+                       d->tolerance, &e);
+  } else if (kind == SK_RECORDS_PRUNE) {
+    ROW_DESC_CHECKS(sk_prune_desc, SK_PRUNE_KEEP_ONE | SK_PRUNE_NORMALIZE, "prune");
+    const sk_prune_desc* d = desc;
+    rc = skc_wrow_init(op, SKC_WROW_PRUNE, joint_count, d->flags, 0, d->threshold, d->tolerance, &e);
+  } else if (kind == SK_RECORDS_QUANTIZE || kind == SK_RECORDS_ROUND) {
+    const sk_quantize_desc* d = desc;
+    SK__CHECK_SIZE(d, sk_quantize_desc, err);
+    uint32_t bits = d->bits ? d->bits : 8;
+    if (kind == SK_RECORDS_ROUND && bits != 8 && bits != 16)
+      SK__FAIL(err, SKC_INVALID_ARGUMENT, "quantization bits must be 8 or 16, got %u", bits);
+    scope = &d->scope;
+    rc = kind == SK_RECORDS_QUANTIZE ? skc_wrow_init(op, SKC_WROW_QUANTIZE, joint_count, 0, bits, 0.0f, 0.0f, &e)
+                                     : skc_wrow_init(op, SKC_WROW_ROUND, joint_count, 0, (1u << bits) - 1u, 0.0f, 0.0f, &e);
+  } else {
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown records operation %u", kind);
+  }
+  if (!rc) rc = check_scope(vertex_count, joint_count, scope, sc, &e);
+  return sk__ret(rc, &e, err);
+}
+
+/* sk_weights_normalize, _limit, _prune, _quantize (without out_values) and Blender's rounding: one row loop. */
+static sk_result weights_rows(sk_skin* skin, uint32_t kind, const void* desc, sk_weights_report* report,
+                              sk_error* err) {
+  if (!skin) SK__FAIL(err, SKC_INVALID_ARGUMENT, "skin must not be NULL");
+  if (report) SK__CHECK_SIZE(report, sk_weights_report, err);
+  skc_wrow_op op;
+  skc_wscope sc;
+  sk_result res = sk__wrow_from_desc(kind, desc, skin->vertex_count, skin->joint_count, &op, &sc, err);
+  if (res != SK_OK) return res;
+  skc_wreport r = {.joint_counts = report ? report->joint_counts : NULL,
+                   .vertex_flags = report ? report->vertex_flags : NULL};
+  skc_err e;
+  int rc = skc_weights_rows(skin, &sc, &op, &r, &e);
+  if (rc == SKC_OK) report_out(&r, report);
+  return sk__ret(rc, &e, err);
+}
+
 SK_API sk_result sk_weights_normalize(sk_skin* skin, const sk_normalize_desc* desc, sk_weights_report* report,
                                       sk_error* err) {
-  WEIGHTS_PROLOGUE(sk_normalize_desc);
-  if (desc->flags & ~(uint32_t)SK_NORMALIZE_DROP_INVALID)
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown normalize flags 0x%x", desc->flags);
-  if (!(desc->tolerance >= 0.0f && desc->tolerance < 1.0f))
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "tolerance %g is outside [0, 1)", (double)desc->tolerance);
-  rc = skc_weights_normalize(skin, &sc, desc->flags, desc->tolerance, &r, &e);
-  WEIGHTS_EPILOGUE();
+  return weights_rows(skin, SK_RECORDS_NORMALIZE, desc, report, err);
 }
 
 SK_API sk_result sk_weights_limit(sk_skin* skin, const sk_limit_desc* desc, sk_weights_report* report, sk_error* err) {
-  WEIGHTS_PROLOGUE(sk_limit_desc);
-  if (desc->flags & ~(uint32_t)SK_LIMIT_NO_NORMALIZE)
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown limit flags 0x%x", desc->flags);
-  if (!(desc->tolerance >= 0.0f && desc->tolerance < 1.0f))
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "tolerance %g is outside [0, 1)", (double)desc->tolerance);
-  uint32_t n = desc->max_influences ? desc->max_influences : 4;
-  rc = skc_weights_limit(skin, &sc, n, desc->flags, desc->tolerance, &r, &e);
-  WEIGHTS_EPILOGUE();
+  return weights_rows(skin, SK_RECORDS_LIMIT, desc, report, err);
 }
 
 SK_API sk_result sk_weights_prune(sk_skin* skin, const sk_prune_desc* desc, sk_weights_report* report, sk_error* err) {
-  WEIGHTS_PROLOGUE(sk_prune_desc);
-  if (desc->flags & ~(uint32_t)(SK_PRUNE_KEEP_ONE | SK_PRUNE_NORMALIZE))
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown prune flags 0x%x", desc->flags);
-  if (!(desc->tolerance >= 0.0f && desc->tolerance < 1.0f))
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "tolerance %g is outside [0, 1)", (double)desc->tolerance);
-  rc = skc_weights_prune(skin, &sc, desc->threshold, desc->flags, desc->tolerance, &r, &e);
-  WEIGHTS_EPILOGUE();
+  return weights_rows(skin, SK_RECORDS_PRUNE, desc, report, err);
 }
 
 SK_API sk_result sk_weights_quantize(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report,
                                      sk_error* err) {
+  if (!skin || !desc || desc->size != sizeof *desc || !desc->out_values)
+    return weights_rows(skin, SK_RECORDS_QUANTIZE, desc, report, err);
   WEIGHTS_PROLOGUE(sk_quantize_desc);
-  uint32_t bits = desc->bits ? desc->bits : 8;
-  if (desc->out_values && desc->out_values_count < skc_skin_entries(skin))
+  if (desc->out_values_count < skc_skin_entries(skin))
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "out_values holds %zu entries, the skin has %zu influences",
              desc->out_values_count, (size_t)skc_skin_entries(skin));
-  rc = skc_weights_quantize(skin, &sc, bits, desc->out_values, &r, &e);
+  rc = skc_weights_quantize(skin, &sc, desc->bits ? desc->bits : 8, desc->out_values, &r, &e);
   WEIGHTS_EPILOGUE();
 }
 
 /* Blender's Quantize for sk_records_edit (SK_RECORDS_ROUND): not exported on its own. */
 sk_result sk__weights_round(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report, sk_error* err) {
-  WEIGHTS_PROLOGUE(sk_quantize_desc);
-  uint32_t bits = desc->bits ? desc->bits : 8;
-  if (bits != 8 && bits != 16) SK__FAIL(err, SKC_INVALID_ARGUMENT, "quantization bits must be 8 or 16, got %u", bits);
-  if (desc->out_values) SK__FAIL(err, SKC_INVALID_ARGUMENT, "rounding has no out_values");
-  rc = skc_weights_round(skin, &sc, (1u << bits) - 1u, &r, &e);
-  WEIGHTS_EPILOGUE();
+  if (desc && desc->size == sizeof *desc && desc->out_values)
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "rounding has no out_values");
+  return weights_rows(skin, SK_RECORDS_ROUND, desc, report, err);
 }
 
 SK_API sk_result sk_weights_smooth(sk_skin* skin, const sk_smooth_desc* desc, sk_weights_report* report, sk_error* err) {

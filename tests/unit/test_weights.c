@@ -523,6 +523,69 @@ START_TEST(test_quantize_sums_exactly_and_roundtrips) {
 }
 END_TEST
 
+/* The largest-remainder integers of one row, computed the plain way (floors, then sorted remainders). */
+static void reference_quantize(const float* w, size_t n, uint32_t T, uint32_t* q) {
+  double U = 0.0;
+  for (size_t i = 0; i < n; ++i) U += w[i];
+  double scale = T / U;
+  uint32_t given = 0;
+  size_t order[16];
+  double rem[16];
+  for (size_t i = 0; i < n; ++i) {
+    double x = w[i] * scale;
+    q[i] = (uint32_t)x;
+    rem[i] = x - (double)q[i];
+    given += q[i];
+    order[i] = i;
+  }
+  for (size_t a = 0; a < n; ++a) /* larger remainder, then larger weight, then earlier entry */
+    for (size_t b = a + 1; b < n; ++b) {
+      size_t i = order[a], j = order[b];
+      int better = rem[j] != rem[i] ? rem[j] > rem[i] : w[j] != w[i] ? w[j] > w[i] : j < i;
+      if (better) order[a] = j, order[b] = i;
+    }
+  for (size_t k = 0; k < n && given < T; ++k)
+    if (rem[order[k]] > 0.0) q[order[k]]++, given++;
+}
+
+START_TEST(test_quantize_matches_reference) {
+  /* every path of the quantizer (nearest rounding, its one-unit corrections, the full rule) against the plain
+   * rule: continuous weights, weights from a few levels (ties of remainders and weights), unnormalized sums */
+  skt_rng rng = {777};
+  for (int bits = 8; bits <= 16; bits += 8)
+    for (int kind = 0; kind < 3; ++kind) {
+      uint32_t T = bits == 8 ? 255u : 65535u;
+      enum { V = 3000, K = 8 };
+      uint32_t off[V + 1], jt[V * K];
+      float wt[V * K];
+      size_t n = 0;
+      off[0] = 0;
+      for (size_t v = 0; v < V; ++v) {
+        uint32_t k = 2 + skt_rand_u32(&rng) % (K - 1);
+        float sum = 0.0f, s = kind == 2 ? skt_rand_range(&rng, 0.3f, 3.0f) : 1.0f;
+        for (uint32_t i = 0; i < k; ++i) {
+          jt[n + i] = i;
+          wt[n + i] = kind == 1 ? (float)(1 + skt_rand_u32(&rng) % 4) : skt_rand_range(&rng, 0.001f, 1.0f);
+          sum += wt[n + i];
+        }
+        for (uint32_t i = 0; i < k; ++i) wt[n + i] = wt[n + i] / sum * s;
+        n += k;
+        off[v + 1] = (uint32_t)n;
+      }
+      sk_skin* sk = make_skin(V, K, off, jt, wt);
+      uint16_t q[V * K];
+      sk_quantize_desc d = {.size = sizeof d, .bits = (uint32_t)bits, .out_values = q, .out_values_count = n};
+      ck_assert_int_eq(sk_weights_quantize(sk, &d, NULL, NULL), SK_OK);
+      for (size_t v = 0; v < V; ++v) {
+        uint32_t ref[K];
+        reference_quantize(wt + off[v], off[v + 1] - off[v], T, ref);
+        for (uint32_t i = off[v]; i < off[v + 1]; ++i) ck_assert_uint_eq(q[i], ref[i - off[v]]);
+      }
+      sk_skin_destroy(sk);
+    }
+}
+END_TEST
+
 START_TEST(test_quantize_largest_remainder_values) {
   /* thirds: 85 each; (0.5, 0.25, 0.25) -> 127.5, 63.75, 63.75 -> the .75 remainders win;
    * (0.25, 0.5, 0.25) x 2 = (0.25, 0.5, 0.25) / 1 ... ; (0.5, 0.5) -> equal remainders and weights: earlier entry */
@@ -1619,6 +1682,7 @@ static Suite* weights_suite(void) {
   tcase_add_test(tc, test_prune_threshold_keep_one_normalize);
   tcase_add_test(tc, test_quantize_sums_exactly_and_roundtrips);
   tcase_add_test(tc, test_quantize_largest_remainder_values);
+  tcase_add_test(tc, test_quantize_matches_reference);
   tcase_add_test(tc, test_quantize_locked_grid_rule);
   tcase_add_test(tc, test_quantize_then_pack_implied_last_weight);
   tcase_add_test(tc, test_adjacency_grid_and_cotangent);
