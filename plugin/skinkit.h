@@ -1112,10 +1112,10 @@ typedef struct sk_records_edit_desc {
  * the caller's own API); else out_state[v] = 1 where the record was rewritten, 0 where it was left as it was.
  * out_state (vertex_count bytes) and out_deferred (the count of 2s) are optional. report (optional) is the
  * operation's, except that vertices_changed counts the vertices changed beyond no_change (deferred included) and
- * vertex_flags has SK_WFLAG_CHANGED only on those. The records are edited a block of vertices at a time (so the
- * call allocates a few small buffers, not copies of the mesh); argument errors are found before anything is
- * written, and only an out-of-memory failure inside the operation can stop it partway, with the vertices of the
- * blocks before edited (each vertex whole) and the rest untouched. */
+ * vertex_flags has SK_WFLAG_CHANGED only on those. The records are edited one vertex at a time, with the same
+ * per-vertex code as the sk_weights_* function (a large mesh by the library's threads, in chunks): nothing is
+ * allocated but a row's buffers per thread. Argument errors are found before anything is written; only an
+ * out-of-memory failure for those buffers can stop it partway, with each vertex edited whole or not at all. */
 SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
                                  uint32_t group_count, const sk_records_edit_desc* desc, uint8_t* out_state,
                                  size_t* out_deferred, sk_weights_report* report, sk_error* err);
