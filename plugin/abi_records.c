@@ -224,8 +224,7 @@ SK_API sk_result sk_records_update(sk_weight_record* records, size_t vertex_coun
 
 /* Each selected vertex's mapped entries are gathered into a row, edited by the operation's row function (the one
  * sk_weights_* runs over a skin, core/weights_rows.c), compared with the entries read and written back: one pass
- * over the records, nothing copied but the row in hand (a block-CSR version took 4.6 ms for Quantize on 92k
- * cold records against Blender's whole operator's 1.8 ms). */
+ * over the records, nothing copied but the row in hand (docs/addon.md has the figures). */
 
 /* The row being edited: as read (j0, w0, and where each entry sits in the record: at) and as edited (j1, w1),
  * with the operation's scratch; grown on demand. */
@@ -242,7 +241,7 @@ static void row_buf_free(row_buf* b) {
 }
 
 static int row_buf_reserve(row_buf* b, size_t n) {
-  if (n <= b->cap) return 1;
+  if (b->cap && n <= b->cap) return 1; /* (allocated even for an empty row: the row functions take real arrays) */
   size_t cap = n < 32 ? 32 : n;
   row_buf_free(b);
   b->j0 = malloc(cap * sizeof *b->j0), b->j1 = malloc(cap * sizeof *b->j1), b->at = malloc(cap * sizeof *b->at);
@@ -256,12 +255,13 @@ static int row_buf_reserve(row_buf* b, size_t n) {
   return 1;
 }
 
-/* Whether two rows differ: another entry count, another joint at some place, or a weight moved by more than eps. */
+/* Whether two rows differ: another entry count, another joint at some place, or a weight moved by more than eps
+ * (a weight left bit for bit as it was, NaN included, has not moved). */
 static int rows_differ(const uint32_t* j0, const float* w0, size_t n0, const uint32_t* j1, const float* w1, size_t n1,
                        float eps) {
   if (n0 != n1) return 1;
   for (size_t k = 0; k < n0; k++)
-    if (j0[k] != j1[k] || !(fabsf(w0[k] - w1[k]) <= eps)) return 1;
+    if (j0[k] != j1[k] || (memcmp(&w0[k], &w1[k], sizeof *w0) && !(fabsf(w0[k] - w1[k]) <= eps))) return 1;
   return 0;
 }
 
@@ -380,13 +380,19 @@ static int edit_all(edit_call* c, size_t vertex_count) {
 #if defined(SK_HAVE_OPENMP)
 #pragma omp for schedule(dynamic, EDIT_CHUNK)
 #endif
-    for (long long v = 0; v < nv; v++)
-      if (!failed && skc_wsel(&p->scope, (size_t)v) && !edit_vertex(p, (size_t)v)) {
+    for (long long v = 0; v < nv; v++) {
+      int stop;
+#if defined(SK_HAVE_OPENMP)
+#pragma omp atomic read
+#endif
+      stop = failed;
+      if (!stop && skc_wsel(&p->scope, (size_t)v) && !edit_vertex(p, (size_t)v)) {
 #if defined(SK_HAVE_OPENMP)
 #pragma omp atomic write
 #endif
         failed = 1;
       }
+    }
     row_buf_free(&p->row);
   }
   for (int t = 0; t < nt; t++) counters_add(c, &parts[t]);

@@ -281,6 +281,34 @@ START_TEST(test_edit_matches_weight_ops) {
 }
 END_TEST
 
+START_TEST(test_edit_leaves_invalid_vertices) {
+  /* a record holding a NaN weight fails the operation: untouched, counted as failed, not as changed */
+  sk_weight_entry e[3] = {{0, 0.5f}, {1, NAN}, {2, 0.25f}};
+  sk_weight_entry ok[2] = {{0, 0.3f}, {1, 0.3f}};
+  sk_weight_record r[3] = {{e, 3, 0}, {ok, 2, 0}, {NULL, 0, 0}};
+  const int32_t map[3] = {0, 1, 2};
+  sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
+  sk_normalize_desc nd = {.size = sizeof nd};
+  const void* descs[2] = {&qd, &nd};
+  const uint32_t ops[2] = {SK_RECORDS_QUANTIZE, SK_RECORDS_NORMALIZE};
+  for (int t = 0; t < 2; t++) {
+    sk_records_edit_desc d = {sizeof d, ops[t], descs[t], 0.0f, 0};
+    uint8_t state[3], flags[3];
+    sk_weights_report rep = {.size = sizeof rep, .vertex_flags = flags};
+    ck_assert_int_eq(sk_records_edit(r, 3, map, 3, &d, state, NULL, &rep, NULL), SK_OK);
+    ck_assert_uint_eq(state[0], 0);
+    ck_assert(e[0].weight == 0.5f && isnan(e[1].weight) && e[2].weight == 0.25f);
+    ck_assert_uint_eq(flags[0], SK_WFLAG_FAILED | SK_WFLAG_INVALID);
+    ck_assert_uint_eq(rep.invalid_entries, 1);
+    ck_assert_uint_eq(state[1], 1); /* the valid vertex is edited */
+    ck_assert_uint_eq(rep.vertices_changed, 1);
+    ck_assert_uint_eq(state[2], 0); /* no entry: nothing to write (quantize: failed, unweighted) */
+    ck_assert_uint_eq(rep.vertices_failed, 2);
+    ok[0].weight = ok[1].weight = 0.3f;
+  }
+}
+END_TEST
+
 START_TEST(test_edit_round_no_change_and_errors) {
   sk_weight_entry e[3] = {{0, 0.5f}, {1, 0.3f}, {3, 0.2004f}};
   sk_weight_record r = {e, 3, 0};
@@ -330,6 +358,7 @@ static Suite* records_suite(void) {
   tcase_add_test(tc, test_update_defers_allocations_and_honours_mask);
   tcase_add_test(tc, test_round_trip_random);
   tcase_add_test(tc, test_edit_matches_weight_ops);
+  tcase_add_test(tc, test_edit_leaves_invalid_vertices);
   tcase_add_test(tc, test_edit_round_no_change_and_errors);
   suite_add_tcase(s, tc);
   return s;
