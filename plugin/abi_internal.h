@@ -42,10 +42,10 @@ static inline sk_result sk__ret(int code, const skc_err* e, sk_error* out) {
                (unsigned)(ptr)->size, sizeof(type));                                                    \
   } while (0)
 
-/* abi_weights.c: Blender's per-weight Quantize, used by sk_records_edit (abi_records.c). */
-sk_result sk__weights_round(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report, sk_error* err);
+/* abi_weights.c: a core weights report's counters into the caller's (NULL: nothing). */
+void sk__report_out(const skc_wreport* r, sk_weights_report* out);
 /* abi_weights.c: the row operation of an SK_RECORDS_* kind and its descriptor, checked as the sk_weights_* function
- * checks it (used by sk_records_edit). */
+ * checks it (used by sk_records_edit; SK_RECORDS_ROUND, Blender's per-weight Quantize, exists only there). */
 sk_result sk__wrow_from_desc(uint32_t kind, const void* desc, size_t vertex_count, uint32_t joint_count,
                              skc_wrow_op* op, skc_wscope* sc, sk_error* err);
 

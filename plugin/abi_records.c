@@ -399,19 +399,6 @@ static int edit_all(edit_call* c, size_t vertex_count) {
   return !failed;
 }
 
-static void report_out(const skc_wreport* r, size_t changed, sk_weights_report* out) {
-  out->vertices_visited = r->vertices_visited;
-  out->vertices_changed = changed;
-  out->vertices_failed = r->vertices_failed;
-  out->invalid_entries = r->invalid_entries;
-  out->sum_off = r->sum_off;
-  out->influences_before = r->influences_before;
-  out->influences_after = r->influences_after;
-  out->unmatched = r->unmatched;
-  out->entries_changed = r->entries_changed;
-  out->joints_affected = r->joints_affected;
-}
-
 static sk_result check_edit(const sk_records_edit_desc* desc, const sk_weights_report* report, sk_error* err) {
   SK__CHECK_SIZE(desc, sk_records_edit_desc, err);
   if (!(desc->no_change >= 0.0f) || desc->reserved) SK__FAIL(err, SKC_INVALID_ARGUMENT, "no_change must be >= 0 and reserved 0");
@@ -419,7 +406,7 @@ static sk_result check_edit(const sk_records_edit_desc* desc, const sk_weights_r
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown records operation %u or no op_desc", desc->op);
   if (report) SK__CHECK_SIZE(report, sk_weights_report, err);
   const sk_quantize_desc* q = desc->op_desc;
-  if (desc->op == SK_RECORDS_QUANTIZE && q->size == sizeof *q && q->out_values)
+  if ((desc->op == SK_RECORDS_QUANTIZE || desc->op == SK_RECORDS_ROUND) && q->size == sizeof *q && q->out_values)
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_records_edit does not fill out_values");
   return sk__ret(0, NULL, err);
 }
@@ -447,7 +434,8 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
   free(group_of);
   if (rc != SK_OK) return rc;
   if (!done) SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for the rows of the records");
-  if (report) report_out(&c.r, c.changed, report);
+  c.r.vertices_changed = c.changed; /* beyond no_change (the flags' count includes smaller changes) */
+  sk__report_out(&c.r, report);
   if (out_deferred) *out_deferred = c.deferred;
   return sk__ret(0, NULL, err);
 }

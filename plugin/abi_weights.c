@@ -49,7 +49,7 @@ static int check_positions(const sk_skin* skin, const float* positions, size_t s
   return SKC_OK;
 }
 
-static void report_out(const skc_wreport* r, sk_weights_report* out) {
+void sk__report_out(const skc_wreport* r, sk_weights_report* out) {
   if (!out) return;
   out->vertices_visited = r->vertices_visited;
   out->vertices_changed = r->vertices_changed;
@@ -78,7 +78,7 @@ static void report_out(const skc_wreport* r, sk_weights_report* out) {
   if (rc) return sk__ret(rc, &e, err)
 
 #define WEIGHTS_EPILOGUE()         \
-  if (rc == SKC_OK) report_out(&r, report); \
+  if (rc == SKC_OK) sk__report_out(&r, report); \
   return sk__ret(rc, &e, err)
 
 /* The checks shared by the row operations' descriptors: size, flags, tolerance, scope. */
@@ -129,7 +129,7 @@ sk_result sk__wrow_from_desc(uint32_t kind, const void* desc, size_t vertex_coun
   return sk__ret(rc, &e, err);
 }
 
-/* sk_weights_normalize, _limit, _prune, _quantize (without out_values) and Blender's rounding: one row loop. */
+/* sk_weights_normalize, _limit, _prune and _quantize (without out_values): one row loop. */
 static sk_result weights_rows(sk_skin* skin, uint32_t kind, const void* desc, sk_weights_report* report,
                               sk_error* err) {
   if (!skin) SK__FAIL(err, SKC_INVALID_ARGUMENT, "skin must not be NULL");
@@ -142,7 +142,7 @@ static sk_result weights_rows(sk_skin* skin, uint32_t kind, const void* desc, sk
                    .vertex_flags = report ? report->vertex_flags : NULL};
   skc_err e;
   int rc = skc_weights_rows(skin, &sc, &op, &r, &e);
-  if (rc == SKC_OK) report_out(&r, report);
+  if (rc == SKC_OK) sk__report_out(&r, report);
   return sk__ret(rc, &e, err);
 }
 
@@ -169,13 +169,6 @@ SK_API sk_result sk_weights_quantize(sk_skin* skin, const sk_quantize_desc* desc
              desc->out_values_count, (size_t)skc_skin_entries(skin));
   rc = skc_weights_quantize(skin, &sc, desc->bits ? desc->bits : 8, desc->out_values, &r, &e);
   WEIGHTS_EPILOGUE();
-}
-
-/* Blender's Quantize for sk_records_edit (SK_RECORDS_ROUND): not exported on its own. */
-sk_result sk__weights_round(sk_skin* skin, const sk_quantize_desc* desc, sk_weights_report* report, sk_error* err) {
-  if (desc && desc->size == sizeof *desc && desc->out_values)
-    SK__FAIL(err, SKC_INVALID_ARGUMENT, "rounding has no out_values");
-  return weights_rows(skin, SK_RECORDS_ROUND, desc, report, err);
 }
 
 SK_API sk_result sk_weights_smooth(sk_skin* skin, const sk_smooth_desc* desc, sk_weights_report* report, sk_error* err) {
