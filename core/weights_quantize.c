@@ -188,7 +188,8 @@ static int quantize_with_values(skc_skin* s, const skc_wscope* sc, const skc_wro
       quantized = !(f & SKC_WFLAG_FAILED);
       if (f) skc_wreport_flag(r, v, f);
     }
-    for (size_t i = 0; i < n; ++i) out_values[b + i] = quantized ? (uint16_t)q[i] : round_clamped(s->weights[b + i], op->count);
+    for (size_t i = 0; i < n; ++i)
+      out_values[b + i] = quantized ? (uint16_t)q[i] : round_clamped(s->weights[b + i], op->count);
   }
   free(q);
   r->influences_after = skc_skin_entries(s);

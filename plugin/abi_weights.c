@@ -74,7 +74,7 @@ void sk__report_out(const skc_wreport* r, sk_weights_report* out) {
     r.joint_counts = report->joint_counts;                                       \
     r.vertex_flags = report->vertex_flags;                                       \
   }                                                                              \
-  int rc = check_scope(skin->vertex_count, skin->joint_count, &desc->scope, &sc, &e);                             \
+  int rc = check_scope(skin->vertex_count, skin->joint_count, &desc->scope, &sc, &e); \
   if (rc) return sk__ret(rc, &e, err)
 
 #define WEIGHTS_EPILOGUE()         \
@@ -120,8 +120,10 @@ sk_result sk__wrow_from_desc(uint32_t kind, const void* desc, size_t vertex_coun
     if (kind == SK_RECORDS_ROUND && bits != 8 && bits != 16)
       SK__FAIL(err, SKC_INVALID_ARGUMENT, "quantization bits must be 8 or 16, got %u", bits);
     scope = &d->scope;
-    rc = kind == SK_RECORDS_QUANTIZE ? skc_wrow_init(op, SKC_WROW_QUANTIZE, joint_count, 0, bits, 0.0f, 0.0f, &e)
-                                     : skc_wrow_init(op, SKC_WROW_ROUND, joint_count, 0, (1u << bits) - 1u, 0.0f, 0.0f, &e);
+    if (kind == SK_RECORDS_QUANTIZE)
+      rc = skc_wrow_init(op, SKC_WROW_QUANTIZE, joint_count, 0, bits, 0.0f, 0.0f, &e);
+    else
+      rc = skc_wrow_init(op, SKC_WROW_ROUND, joint_count, 0, (1u << bits) - 1u, 0.0f, 0.0f, &e);
   } else {
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "unknown records operation %u", kind);
   }
