@@ -363,6 +363,12 @@ static int edit_all(edit_call* c, size_t vertex_count) {
   if (nt > EDIT_MAX_THREADS) nt = EDIT_MAX_THREADS;
 #endif
   edit_call parts[EDIT_MAX_THREADS];
+  for (int t = 0; t < nt; t++) { /* all of them: the team may come out smaller than asked */
+    parts[t] = *c;
+    parts[t].row = (row_buf){0};
+    parts[t].r = (skc_wreport){.vertex_flags = c->r.vertex_flags};
+    parts[t].changed = parts[t].deferred = 0;
+  }
   const long long nv = (long long)vertex_count;
 #if defined(SK_HAVE_OPENMP)
 #pragma omp parallel num_threads(nt)
@@ -373,10 +379,6 @@ static int edit_all(edit_call* c, size_t vertex_count) {
 #else
     edit_call* p = &parts[0];
 #endif
-    *p = *c;
-    p->row = (row_buf){0};
-    p->r = (skc_wreport){.vertex_flags = c->r.vertex_flags};
-    p->changed = p->deferred = 0;
 #if defined(SK_HAVE_OPENMP)
 #pragma omp for schedule(dynamic, EDIT_CHUNK)
 #endif

@@ -281,6 +281,18 @@ START_TEST(test_edit_matches_weight_ops) {
 }
 END_TEST
 
+START_TEST(test_edit_inside_a_parallel_region) {
+  /* called from a thread of the caller's own OpenMP team, where sk_records_edit's team comes out smaller than
+   * omp_get_max_threads() says (nesting off): counters must still add up */
+  sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
+#if defined(SK_HAVE_OPENMP)
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#endif
+  check_edit_matches(SK_RECORDS_QUANTIZE, &qd, &qd.scope);
+}
+END_TEST
+
 START_TEST(test_edit_leaves_invalid_vertices) {
   /* a record holding a NaN weight fails the operation: untouched, counted as failed, not as changed */
   sk_weight_entry e[3] = {{0, 0.5f}, {1, NAN}, {2, 0.25f}};
@@ -358,6 +370,7 @@ static Suite* records_suite(void) {
   tcase_add_test(tc, test_update_defers_allocations_and_honours_mask);
   tcase_add_test(tc, test_round_trip_random);
   tcase_add_test(tc, test_edit_matches_weight_ops);
+  tcase_add_test(tc, test_edit_inside_a_parallel_region);
   tcase_add_test(tc, test_edit_leaves_invalid_vertices);
   tcase_add_test(tc, test_edit_round_no_change_and_errors);
   suite_add_tcase(s, tc);
