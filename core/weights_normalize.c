@@ -17,9 +17,7 @@ void skc_wreport_begin(skc_wreport* r, const skc_skin* s) {
 }
 
 size_t skc_wcount_invalid(const skc_skin* s, size_t b, size_t e) {
-  size_t n = 0;
-  for (size_t i = b; i < e; ++i) n += !skc_wentry_valid(s->joints[i], s->weights[i], s->joint_count);
-  return n;
+  return skc_wrow_invalid(s->joints + b, s->weights + b, e - b, s->joint_count);
 }
 
 size_t skc_wmax_degree(const skc_skin* s) {
