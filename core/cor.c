@@ -10,6 +10,7 @@
  */
 #include "skc_cor.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -734,6 +735,203 @@ static cor_task** tasks_by_bucket(const cor_state* s, cor_task* t, size_t n) {
   return by;
 }
 
+/* ---- interpolation grids. A bucket's four sums are smooth functions of the query's (p_j, p_k): a sum of
+ * Gaussians of width sigma across lines through the origin. Where a bucket has far more queries than grid nodes
+ * around them (large meshes, painted weights: one query per distinct vertex vector), the nodes at spacing
+ * h = sigma / COR_GRID_PER_SIGMA are computed as tasks and each query takes the tensor-product cubic (4-point
+ * Lagrange) interpolation of the 4 x 4 nodes around it; the bucket's cost then grows with its nodes (bounded by
+ * the unit square) instead of with its queries. The error of a Gaussian term is ~ 0.02 (h / sigma)^4 (2x)^4 of its
+ * value x sigma-widths from its line's centre (4e-8 near the centre, ~1e-4 at x = 4), so a query whose stencil
+ * spans a steep tail (largest / smallest node sum above COR_GRID_STEEP) is computed exactly instead. ---- */
+#define COR_GRID_PER_SIGMA 8.0
+#define COR_GRID_MAX_BOX ((size_t)1 << 20) /* nodes in one bucket's bounding box */
+#define COR_GRID_INTERP_COST 96            /* one interpolation, in kernel terms of the walk */
+#define COR_GRID_STEEP 2.0
+
+typedef struct cor_grid {
+  long long i0, k0;  /* box node (0, 0) is node (i0, k0), at (i0 h, k0 h) */
+  size_t nx, ny;
+  uint32_t* node;    /* nx * ny: 1 + index of the node's task, 0 = not needed; NULL: bucket walked exactly */
+} cor_grid;
+
+/* The work of a solve: the query tasks (per distinct vertex vector), the same sorted by bucket, grids and their
+ * node tasks, and the lists of tasks to walk. */
+typedef struct cor_work {
+  cor_task* tasks;
+  size_t* first; /* per distinct vertex vector, its first task (nd + 1) */
+  cor_task** by; /* tasks by bucket */
+  size_t* bstart; /* per bucket, its first task in by (buckets + 1) */
+  double h;
+  uint32_t flags;  /* skc_cor_args.flags */
+  cor_grid* grid; /* per bucket */
+  cor_task* nodes;
+  size_t n_nodes;
+  cor_task** run; /* walked: every node task and the queries of buckets without a grid; then the steep queries */
+  size_t n_run;
+} cor_work;
+
+static void work_free(cor_work* w, size_t buckets) {
+  for (size_t b = 0; w->grid && b < buckets; ++b) free(w->grid[b].node);
+  free(w->grid);
+  free(w->nodes);
+  free(w->run);
+  free(w->bstart);
+  free(w->by);
+  free(w->tasks);
+  free(w->first);
+}
+
+/* Node index and fraction of coordinate p at spacing h. */
+static long long grid_base(double p, double h, double* t) {
+  double x = p / h, f = floor(x);
+  *t = x - f;
+  return (long long)f;
+}
+
+/* Marks the stencils of bucket b's queries in a new grid; returns the nodes marked, 0 when the bucket is better
+ * walked exactly (few queries, box too large, or the grid would not save a fifth of its kernel terms, counting an
+ * interpolation as COR_GRID_INTERP_COST terms). */
+static size_t grid_plan(const cor_state* s, cor_work* w, size_t b) {
+  cor_task* const* q = w->by + w->bstart[b];
+  size_t nq = w->bstart[b + 1] - w->bstart[b], ne = s->soa_off[b + 1] - s->soa_off[b];
+  if (nq < 64 || (w->flags & SKC_COR_EXACT)) return 0;
+  double t;
+  long long imin = LLONG_MAX, imax = LLONG_MIN, kmin = LLONG_MAX, kmax = LLONG_MIN;
+  for (size_t i = 0; i < nq; ++i) {
+    long long x = grid_base(q[i]->pj, w->h, &t), y = grid_base(q[i]->pk, w->h, &t);
+    imin = x < imin ? x : imin, imax = x > imax ? x : imax;
+    kmin = y < kmin ? y : kmin, kmax = y > kmax ? y : kmax;
+  }
+  cor_grid* g = &w->grid[b];
+  g->i0 = imin - 1, g->k0 = kmin - 1;
+  g->nx = (size_t)(imax - imin + 4), g->ny = (size_t)(kmax - kmin + 4);
+  if (g->nx * g->ny > COR_GRID_MAX_BOX || !(g->node = calloc(g->nx * g->ny, sizeof *g->node))) return 0;
+  size_t marked = 0;
+  for (size_t i = 0; i < nq; ++i) {
+    size_t x = (size_t)(grid_base(q[i]->pj, w->h, &t) - 1 - g->i0), y = (size_t)(grid_base(q[i]->pk, w->h, &t) - 1 - g->k0);
+    for (size_t dy = 0; dy < 4; ++dy)
+      for (size_t dx = 0; dx < 4; ++dx) {
+        uint32_t* m = &g->node[(y + dy) * g->nx + x + dx];
+        marked += !*m;
+        *m = 1;
+      }
+  }
+  if (5 * (marked * ne + nq * COR_GRID_INTERP_COST) < 4 * nq * ne) return marked;
+  free(g->node);
+  g->node = NULL;
+  return 0;
+}
+
+/* Grids for the buckets that gain from one, their node tasks, and the first walk list. Returns false (memory). */
+static bool grid_tasks(const cor_state* s, cor_work* w) {
+  size_t nb = s->buckets, total = 0;
+  w->grid = calloc(nb ? nb : 1, sizeof *w->grid);
+  if (!w->grid) return false;
+  for (size_t b = 0; b < nb; ++b) total += grid_plan(s, w, b);
+  w->nodes = malloc((total ? total : 1) * sizeof *w->nodes);
+  w->run = malloc((w->bstart[nb] + total + 1) * sizeof *w->run);
+  if (!w->nodes || !w->run || total >= UINT32_MAX) return false;
+  for (size_t b = 0; b < nb; ++b) {
+    cor_grid* g = &w->grid[b];
+    if (!g->node) {
+      for (size_t i = w->bstart[b]; i < w->bstart[b + 1]; ++i) w->run[w->n_run++] = w->by[i];
+      continue;
+    }
+    for (size_t y = 0; y < g->ny; ++y)
+      for (size_t x = 0; x < g->nx; ++x) {
+        uint32_t* m = &g->node[y * g->nx + x];
+        if (!*m) continue;
+        cor_task* n = &w->nodes[w->n_nodes];
+        *n = (cor_task){(uint32_t)b, (double)(g->i0 + (long long)x) * w->h, (double)(g->k0 + (long long)y) * w->h,
+                        {0.0, 0.0, 0.0, 0.0}};
+        w->run[w->n_run++] = n;
+        *m = (uint32_t)++w->n_nodes;
+      }
+  }
+  return true;
+}
+
+/* 4-point Lagrange weights at fraction t of the interval between nodes 0 and 1 (nodes -1, 0, 1, 2). */
+static void lagrange4(double t, double l[4]) {
+  l[0] = -t * (t - 1.0) * (t - 2.0) / 6.0;
+  l[1] = (t + 1.0) * (t - 1.0) * (t - 2.0) / 2.0;
+  l[2] = -(t + 1.0) * t * (t - 2.0) / 2.0;
+  l[3] = (t + 1.0) * t * (t - 1.0) / 6.0;
+}
+
+/* Query q's sums from its bucket's grid; false when the stencil is too steep (then q is to be walked). */
+static bool grid_interpolate(const cor_work* w, const cor_grid* g, cor_task* q) {
+  double tx, ty, lx[4], ly[4], lo = INFINITY, hi = 0.0, sum[4] = {0.0, 0.0, 0.0, 0.0};
+  size_t x = (size_t)(grid_base(q->pj, w->h, &tx) - 1 - g->i0), y = (size_t)(grid_base(q->pk, w->h, &ty) - 1 - g->k0);
+  lagrange4(tx, lx);
+  lagrange4(ty, ly);
+  for (size_t dy = 0; dy < 4; ++dy)
+    for (size_t dx = 0; dx < 4; ++dx) {
+      const double* ns = w->nodes[g->node[(y + dy) * g->nx + x + dx] - 1].sum;
+      lo = ns[0] < lo ? ns[0] : lo, hi = ns[0] > hi ? ns[0] : hi;
+      for (int c = 0; c < 4; ++c) sum[c] += lx[dx] * ly[dy] * ns[c];
+    }
+  if (!(lo > 0.0) || hi > COR_GRID_STEEP * lo) return false;
+  memcpy(q->sum, sum, sizeof sum);
+  return true;
+}
+
+/* Walks the listed tasks (sorted by bucket): groups of up to COR_GROUP tasks of one bucket, OpenMP over the
+ * groups. Returns false (memory). */
+static bool walk(const cor_state* s, cor_task** list, size_t n, double neg_inv_s2, int threads) {
+  size_t* gstart = malloc((n + 1) * sizeof *gstart), groups = 0;
+  if (!gstart) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (i == 0 || list[i]->b != list[i - 1]->b || i - gstart[groups - 1] == COR_GROUP) gstart[groups++] = i;
+  gstart[groups] = n;
+  long long count = (long long)groups;
+#if defined(SK_HAVE_OPENMP)
+  int nth = count < 4 ? 1 : threads;
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#else
+  (void)threads;
+#endif
+  for (long long g = 0; g < count; ++g)
+    run_group(s, list + gstart[g], gstart[g + 1] - gstart[g], neg_inv_s2);
+  free(gstart);
+  return true;
+}
+
+/* Fills the sums of the grid buckets' queries; the steep ones are collected in w->run (sorted by bucket) and
+ * walked. */
+static bool grid_finish(const cor_state* s, cor_work* w, double neg_inv_s2, int threads) {
+  w->n_run = 0;
+  for (size_t b = 0; b < s->buckets; ++b) {
+    if (!w->grid[b].node) continue;
+    for (size_t i = w->bstart[b]; i < w->bstart[b + 1]; ++i)
+      if (!grid_interpolate(w, &w->grid[b], w->by[i])) w->run[w->n_run++] = w->by[i];
+  }
+  return walk(s, w->run, w->n_run, neg_inv_s2, threads);
+}
+
+static void work_stats(const cor_state* s, const cor_work* w, skc_cor_stats* st) {
+  st->queries = w->bstart[s->buckets];
+  st->nodes = w->n_nodes;
+  st->steep = w->n_run; /* the last walk list: the steep queries */
+  st->interpolated = 0;
+  for (size_t b = 0; b < s->buckets; ++b)
+    if (w->grid[b].node) st->interpolated += w->bstart[b + 1] - w->bstart[b];
+  st->interpolated -= w->n_run;
+}
+
+/* Query tasks, sorted by bucket, and the per-bucket starts. Returns false (memory). */
+static bool query_tasks(const cor_state* s, cor_work* w) {
+  w->tasks = make_tasks(s, &w->first);
+  if (!w->tasks) return false;
+  size_t nt = w->first[s->vv.n];
+  w->by = tasks_by_bucket(s, w->tasks, nt);
+  w->bstart = calloc(s->buckets + 1, sizeof *w->bstart);
+  if (!w->by || !w->bstart) return false;
+  for (size_t i = 0; i < nt; ++i) w->bstart[w->tasks[i].b + 1]++;
+  for (size_t b = 0; b < s->buckets; ++b) w->bstart[b + 1] += w->bstart[b];
+  return true;
+}
+
 /* Centre of distinct vertex vector d from its tasks into out[4] (x, y, z, 1), or out[3] = 0 when nothing is
  * similar. */
 static void centre_of(const cor_task* t, size_t n, double out[4]) {
@@ -759,34 +957,21 @@ static int solve(const skc_cor_args* a, cor_state* s, skc_err* err) {
   if (rc) return rc;
   s->avx2 = use_avx2();
   double neg_inv_s2 = -1.0 / (sigma * sigma);
-  size_t* first = NULL;
-  cor_task* tasks = make_tasks(s, &first);
-  cor_task** by = tasks ? tasks_by_bucket(s, tasks, first[nd]) : NULL;
-  size_t nt = tasks ? first[nd] : 0, groups = 0;
-  size_t* gstart = by ? malloc((nt + s->buckets + 1) * sizeof *gstart) : NULL;
-  if (!gstart) {
-    free(first);
-    free(tasks);
-    free(by);
-    return oom(err, "tasks");
-  }
-  for (size_t i = 0; i < nt; ++i) /* a group: up to COR_GROUP consecutive tasks of one bucket */
-    if (i == 0 || by[i]->b != by[i - 1]->b || i - gstart[groups - 1] == COR_GROUP) gstart[groups++] = i;
-  gstart[groups] = nt;
-  long long count = (long long)groups;
+  int threads = 1;
 #if defined(SK_HAVE_OPENMP)
-  int nth = a->threads == 0 ? omp_get_max_threads() : (int)(a->threads > 4096 ? 4096 : a->threads);
-  if (count < 4) nth = 1;
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+  threads = a->threads == 0 ? omp_get_max_threads() : (int)(a->threads > 4096 ? 4096 : a->threads);
 #endif
-  for (long long g = 0; g < count; ++g)
-    run_group(s, by + gstart[g], gstart[g + 1] - gstart[g], neg_inv_s2);
-  for (size_t d = 0; d < nd; ++d) centre_of(tasks + first[d], first[d + 1] - first[d], s->centre + 4 * d);
-  free(gstart);
-  free(by);
-  free(tasks);
-  free(first);
-  return SKC_OK;
+  cor_work w;
+  memset(&w, 0, sizeof w);
+  w.h = sigma / COR_GRID_PER_SIGMA;
+  w.flags = a->flags;
+  bool ok = query_tasks(s, &w) && grid_tasks(s, &w) && walk(s, w.run, w.n_run, neg_inv_s2, threads) &&
+            grid_finish(s, &w, neg_inv_s2, threads);
+  if (ok)
+    for (size_t d = 0; d < nd; ++d) centre_of(w.tasks + w.first[d], w.first[d + 1] - w.first[d], s->centre + 4 * d);
+  if (ok && a->stats) work_stats(s, &w, a->stats);
+  work_free(&w, s->buckets);
+  return ok ? SKC_OK : oom(err, "tasks");
 }
 
 int skc_cor_compute(const skc_cor_args* a, float* out_centers, skc_err* err) {

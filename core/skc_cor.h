@@ -18,9 +18,12 @@
  * in the cell size: 1.6e-5 on a 4k-vertex test cylinder of length 2, test_cor). The walk over the buckets is
  * streamed (SoA, tasks grouped by bucket over cache-sized blocks, OpenMP over the groups); with AVX2+FMA the
  * kernel is computed 8 wide in float and summed in double, and a task whose terms are all tiny is redone in
- * double. Measured (loaded 2-core machine): CesiumMan_subdiv2 (92,569 vertices) 0.72-1.16 s with 2 threads
- * (7.6-20.2 s before the streamed walk); generated cylinder, 200k vertices, every vertex's weights jittered: 0.45 s
- * (2 threads) / 0.71 s (1 thread). docs/deform.md.
+ * double. A bucket with many more queries than grid nodes around them (spacing sigma / 8 in (p_j, p_k)) walks the
+ * nodes instead and interpolates its queries (bicubic; a query on a steep tail is walked): the work then grows
+ * with the nodes, not the vertices (2.2e-6 of the diagonal from the unmerged exact sums on CesiumMan_subdiv2, as
+ * before). Measured (2-core machine): CesiumMan_subdiv2 (92,569 vertices) 0.36 s with 2 threads (0.72-0.77 s
+ * without the grids); generated cylinder, every vertex's weights jittered, 2 threads: 40k vertices 36-47 ms,
+ * 200k 0.23 s, 1M 1.25-1.34 s (62, 470-555 ms and 2.46 s without). docs/deform.md.
  */
 #ifndef SKC_COR_H
 #define SKC_COR_H
@@ -31,6 +34,14 @@
 #include "skc_status.h"
 
 #define SKC_COR_DEFAULT_SIGMA 0.1f
+
+enum { SKC_COR_EXACT = 1u << 0 };
+
+/* Counts of one precompute: queries = (distinct vertex vector, joint pair) tasks, of which interpolated from a
+ * grid of `nodes` walked nodes, and steep = queries of grid buckets walked after all (steep stencil). */
+typedef struct skc_cor_stats {
+  size_t queries, interpolated, nodes, steep;
+} skc_cor_stats;
 
 typedef struct skc_cor_args {
   const float* positions; /* 3 * vertex_count, rest pose */
@@ -43,6 +54,8 @@ typedef struct skc_cor_args {
   size_t joint_count; /* every joint index must be below it */
   float sigma;        /* similarity width; 0 = SKC_COR_DEFAULT_SIGMA */
   uint32_t threads;   /* 0 = all OpenMP threads, 1 = calling thread only, n = at most n */
+  uint32_t flags;     /* SKC_COR_EXACT: every query walked (no interpolation grid; tests compare against it) */
+  skc_cor_stats* stats; /* optional: what the walk did */
 } skc_cor_args;
 
 /* Fills out_centers (3 * vertex_count floats). Errors: SKC_INVALID_ARGUMENT (NULL arrays, vertex_count 0,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sk_testutil.h"
+#include "skc_cor.h"
 #include "skc_deform.h"
 #include "skinkit.h"
 
@@ -558,6 +559,118 @@ START_TEST(cor_precompute_merged_cells) {
 }
 END_TEST
 
+/* Centres from core's skc_cor_compute with flags (SKC_COR_EXACT or 0) into out; the walk's counts into st. */
+static void core_centres(const rig* r, uint32_t flags, float* out, skc_cor_stats* st) {
+  skc_cor_args a = {r->pos, r->nv, r->tri, r->nt, r->off, r->jnt, r->wgt, r->joints, 0.0f, 0, flags, st};
+  skc_err e;
+  ck_assert_msg(skc_cor_compute(&a, out, &e) == SKC_OK, "skc_cor_compute: %s", e.message);
+}
+
+/* Largest distance between the interpolated and the walked centres, in units of the bounding box diagonal. */
+static double grid_error(const rig* r, const float* grid, const float* walked) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  double worst = 0.0, diag = 0.0;
+  for (size_t v = 0; v < r->nv; ++v) {
+    double d = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      float p = r->pos[3 * v + k];
+      lo[k] = p < lo[k] ? p : lo[k], hi[k] = p > hi[k] ? p : hi[k];
+      double x = (double)grid[3 * v + k] - walked[3 * v + k];
+      d += x * x;
+    }
+    worst = sqrt(d) > worst ? sqrt(d) : worst;
+  }
+  for (int k = 0; k < 3; ++k) diag += (double)(hi[k] - lo[k]) * (hi[k] - lo[k]);
+  return worst / sqrt(diag);
+}
+
+static uint64_t xorshift(uint64_t* g) {
+  *g ^= *g << 13;
+  *g ^= *g >> 7;
+  *g ^= *g << 17;
+  return *g;
+}
+
+/* Four joints along the cylinder, every vertex on all four with smooth, jittered weights: every joint pair's
+ * queries cover a region of the (p_j, p_k) plane, as on a painted mesh, and the buckets are large, so cor.c
+ * interpolates most queries from its node grids. They must match the exact walk. */
+START_TEST(cor_grid_matches_walk) {
+  rig r = rig_cylinder(32, 160, 2, 0.5f);
+  free(r.jnt);
+  free(r.wgt);
+  r.jnt = malloc(4 * r.nv * sizeof(uint32_t));
+  r.wgt = malloc(4 * r.nv * sizeof(float));
+  r.joints = 4;
+  float x0 = INFINITY, x1 = -INFINITY;
+  for (size_t v = 0; v < r.nv; ++v) x0 = r.pos[3 * v] < x0 ? r.pos[3 * v] : x0, x1 = r.pos[3 * v] > x1 ? r.pos[3 * v] : x1;
+  uint64_t g = 0x9E3779B97F4A7C15ull;
+  for (size_t v = 0; v < r.nv; ++v) {
+    float t = (r.pos[3 * v] - x0) / (x1 - x0);
+    r.off[v] = (uint32_t)(4 * v);
+    for (uint32_t j = 0; j < 4; ++j) {
+      float c = (j + 0.5f) / 4.0f, d = (t - c) / 0.3f;
+      r.jnt[4 * v + j] = j;
+      r.wgt[4 * v + j] = expf(-d * d) + 0.05f * (float)(xorshift(&g) >> 40) / 16777216.0f;
+    }
+  }
+  r.off[r.nv] = (uint32_t)(4 * r.nv);
+  float* walked = malloc(3 * r.nv * sizeof(float));
+  skc_cor_stats st = {0}, ex = {0};
+  core_centres(&r, 0, r.centers, &st);
+  core_centres(&r, SKC_COR_EXACT, walked, &ex);
+  double err = grid_error(&r, r.centers, walked);
+  printf("grid: %zu of %zu queries interpolated from %zu nodes, %zu steep; max difference to the walk %.2e of the "
+         "diagonal\n", st.interpolated, st.queries, st.nodes, st.steep, err);
+  ck_assert_uint_gt(st.interpolated, st.queries / 2);
+  ck_assert_uint_eq(ex.interpolated + ex.nodes, 0);
+  ck_assert_double_lt(err, 1e-5);
+  free(walked);
+  rig_free(&r);
+}
+END_TEST
+
+/* Queries far from every triangle of their bucket (weight ratios no triangle has: loose vertices at 1-99 %, the
+ * triangles within 40-60 %) sit on the steep tails of the bucket's Gaussians, where interpolation is poor: cor.c
+ * walks them exactly. The centres match the exact walk. */
+START_TEST(cor_grid_walks_steep_queries) {
+  rig r = rig_cylinder(32, 256, 2, 0.5f);
+  size_t nv = r.nv, loose = 600;
+  uint64_t g = 0x2545F4914F6CDD1Dull;
+  for (size_t v = 0; v < nv; ++v)
+    if (r.off[v + 1] - r.off[v] == 2) {
+      float a = 0.4f + 0.2f * r.wgt[r.off[v]] + 1e-3f * (float)(xorshift(&g) >> 40) / 16777216.0f;
+      r.wgt[r.off[v]] = a;
+      r.wgt[r.off[v] + 1] = 1.0f - a;
+    }
+  r.nv = nv + loose;
+  r.pos = realloc(r.pos, 3 * r.nv * sizeof(float));
+  r.off = realloc(r.off, (r.nv + 1) * sizeof(uint32_t));
+  r.jnt = realloc(r.jnt, (r.off[nv] + 2 * loose) * sizeof(uint32_t));
+  r.wgt = realloc(r.wgt, (r.off[nv] + 2 * loose) * sizeof(float));
+  r.centers = realloc(r.centers, 3 * r.nv * sizeof(float));
+  for (size_t i = 0; i < loose; ++i) {
+    size_t v = nv + i, e = r.off[v];
+    for (int k = 0; k < 3; ++k) r.pos[3 * v + k] = r.pos[3 * (i * 7 % nv) + k];
+    r.jnt[e] = 0, r.jnt[e + 1] = 1;
+    r.wgt[e] = 0.01f + 0.98f * (float)i / (float)(loose - 1);
+    r.wgt[e + 1] = 1.0f - r.wgt[e];
+    r.off[v + 1] = (uint32_t)(e + 2);
+  }
+  float* walked = malloc(3 * r.nv * sizeof(float));
+  skc_cor_stats st = {0};
+  core_centres(&r, 0, r.centers, &st);
+  core_centres(&r, SKC_COR_EXACT, walked, NULL);
+  double err = grid_error(&r, r.centers, walked);
+  printf("grid: %zu of %zu queries interpolated from %zu nodes, %zu steep; max difference to the walk %.2e of the "
+         "diagonal\n", st.interpolated, st.queries, st.nodes, st.steep, err);
+  ck_assert_uint_gt(st.interpolated, 0);
+  ck_assert_uint_gt(st.steep, 0);
+  ck_assert_double_lt(err, 1e-5);
+  free(walked);
+  rig_free(&r);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- arguments */
 
 START_TEST(cor_bad_arguments) {
@@ -655,6 +768,8 @@ static Suite* suite(void) {
   tcase_add_test(p, cor_precompute_matches_reference);
   tcase_add_test(p, cor_precompute_merged_cells);
   tcase_add_test(p, cor_precompute_narrow_sigma);
+  tcase_add_test(p, cor_grid_matches_walk);
+  tcase_add_test(p, cor_grid_walks_steep_queries);
   suite_add_tcase(s, p);
   TCase* a = tcase_create("arguments");
   tcase_add_test(a, cor_bad_arguments);
