@@ -747,6 +747,7 @@ static cor_task** tasks_by_bucket(const cor_state* s, cor_task* t, size_t n) {
 #define COR_GRID_MAX_BOX ((size_t)1 << 20) /* nodes in one bucket's bounding box */
 #define COR_GRID_INTERP_COST 96            /* one interpolation, in kernel terms of the walk */
 #define COR_GRID_STEEP 2.0
+#define COR_GRID_MIN_H 1e-9 /* node indices of weights <= 1 stay far inside long long (and the box cap applies) */
 
 typedef struct cor_grid {
   long long i0, k0;  /* box node (0, 0) is node (i0, k0), at (i0 h, k0 h) */
@@ -794,7 +795,7 @@ static long long grid_base(double p, double h, double* t) {
 static size_t grid_plan(const cor_state* s, cor_work* w, size_t b) {
   cor_task* const* q = w->by + w->bstart[b];
   size_t nq = w->bstart[b + 1] - w->bstart[b], ne = s->soa_off[b + 1] - s->soa_off[b];
-  if (nq < 64 || (w->flags & SKC_COR_EXACT)) return 0;
+  if (nq < 64 || (w->flags & SKC_COR_EXACT) || !(w->h >= COR_GRID_MIN_H)) return 0;
   double t;
   long long imin = LLONG_MAX, imax = LLONG_MIN, kmin = LLONG_MAX, kmax = LLONG_MIN;
   for (size_t i = 0; i < nq; ++i) {

@@ -624,6 +624,15 @@ START_TEST(cor_grid_matches_walk) {
   ck_assert_uint_gt(st.interpolated, st.queries / 2);
   ck_assert_uint_eq(ex.interpolated + ex.nodes, 0);
   ck_assert_double_lt(err, 1e-5);
+  /* extreme widths: a node spacing far below any weight step (no grid) or above the whole range (one cell) */
+  const float sigmas[2] = {1e-20f, 1e30f};
+  for (int i = 0; i < 2; ++i) {
+    skc_cor_args a = {r.pos, r.nv, r.tri, r.nt, r.off, r.jnt, r.wgt, r.joints, sigmas[i], 0, 0, &st};
+    skc_err e;
+    ck_assert_int_eq(skc_cor_compute(&a, r.centers, &e), SKC_OK);
+    for (size_t k = 0; k < 3 * r.nv; ++k) ck_assert(isfinite(r.centers[k]));
+    printf("sigma %g: %zu of %zu queries interpolated\n", (double)sigmas[i], st.interpolated, st.queries);
+  }
   free(walked);
   rig_free(&r);
 }
