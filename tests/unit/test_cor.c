@@ -602,7 +602,10 @@ START_TEST(cor_grid_matches_walk) {
   r.wgt = malloc(4 * r.nv * sizeof(float));
   r.joints = 4;
   float x0 = INFINITY, x1 = -INFINITY;
-  for (size_t v = 0; v < r.nv; ++v) x0 = r.pos[3 * v] < x0 ? r.pos[3 * v] : x0, x1 = r.pos[3 * v] > x1 ? r.pos[3 * v] : x1;
+  for (size_t v = 0; v < r.nv; ++v) {
+    x0 = r.pos[3 * v] < x0 ? r.pos[3 * v] : x0;
+    x1 = r.pos[3 * v] > x1 ? r.pos[3 * v] : x1;
+  }
   uint64_t g = 0x9E3779B97F4A7C15ull;
   for (size_t v = 0; v < r.nv; ++v) {
     float t = (r.pos[3 * v] - x0) / (x1 - x0);
