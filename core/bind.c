@@ -539,6 +539,23 @@ static void joint_figures(const skc_skin* skin, uint32_t nj, const uint8_t* fell
   }
 }
 
+static int heat_strict(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
+  return skc_bind_heat(d, 1, out, rep, err);
+}
+
+static int robust_branches(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
+  int rc = skc_bind_robust(d, out, rep, err);
+  if (!rc && skc_bind_merge_branches(d, out)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory");
+  return rc;
+}
+
+/* Heat and robust on a simplified copy of a very large mesh (skc_bind_coarse); SKC_BIND_NOT_COARSE: bind in full. */
+static int bind_coarse(const skc_bind_desc* d, skc_bind_cands* c, skc_bind_report* rep, skc_err* err) {
+  int m = d->method;
+  if (m == SKC_BIND_NEAREST || m == SKC_BIND_CAPSULE || m == SKC_BIND_DELAUNAY) return SKC_BIND_NOT_COARSE;
+  return skc_bind_coarse(d, m == SKC_BIND_HEAT ? heat_strict : robust_branches, c, rep, err);
+}
+
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err) {
   double t0 = now_ms();
   int rc = validate(d, skin, err);
@@ -557,13 +574,16 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
     groups_free(&groups);
     return rc;
   }
-  switch (d->method) {
+  rc = bind_coarse(&gd, &c, &rep, err);
+  switch (rc == SKC_BIND_NOT_COARSE ? d->method : -1) {
+    case -1: /* bound on a simplified mesh (or failed there) */
+      break;
     case SKC_BIND_NEAREST:
       rep.method_used = SKC_BIND_NEAREST;
       rc = skc_bind_nearest(&gd, d->vertex_mask, &c, err);
       break;
     case SKC_BIND_HEAT:
-      rc = skc_bind_heat(&gd, 1, &c, &rep, err);
+      rc = heat_strict(&gd, &c, &rep, err);
       break;
     case SKC_BIND_CAPSULE:
       rep.method_used = SKC_BIND_CAPSULE;
@@ -574,8 +594,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
       rc = skc_bind_delaunay(&gd, &c, &rep, err);
       break;
     default:
-      rc = skc_bind_robust(&gd, &c, &rep, err);
-      if (!rc && skc_bind_merge_branches(&gd, &c)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory");
+      rc = robust_branches(&gd, &c, &rep, err);
       break;
   }
   skc_skin_builder b;

@@ -46,6 +46,10 @@ typedef struct skc_bind_desc {
   /* finish */
   float prune; /* relative: drop weights below prune * the vertex's largest weight */
   const int32_t* parents; /* joint_count parent indices (-1: root), NULL when the bones have no hierarchy */
+  /* heat and robust on very large meshes (bind_coarse.c): solved on a simplified copy above coarse_above vertices
+   * (0 = SKC_BIND_COARSE_ABOVE; SIZE_MAX = never), of at most coarse_target vertices (0 = SKC_BIND_COARSE_TARGET) */
+  size_t coarse_above;
+  size_t coarse_target;
 } skc_bind_desc;
 
 typedef struct skc_bind_report {
@@ -55,6 +59,7 @@ typedef struct skc_bind_report {
   uint64_t components;          /* connected components (heat) */
   uint64_t fallback_components; /* components no bone sees (weighted by nearest) */
   uint64_t bound_vertices;      /* vertices (re)weighted */
+  uint64_t coarse_vertices;     /* > 0: heat / robust ran on a simplified mesh of that many vertices */
   uint64_t* joint_vertex_counts; /* optional, joint_count: vertices with a non-zero weight, whole skin */
   /* optional caller arrays, filled by skc_bind after the weights are written: */
   uint8_t* vertex_fallback;        /* vertex_count: 1 = weighted by the nearest-bone fallback (0 for unbound) */
@@ -164,6 +169,17 @@ int skc_bind_nearest(const skc_bind_desc* d, const uint8_t* only, skc_bind_cands
 int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
 /* Heat with every fallback enabled, then skc_bind_follow_body; never fails on valid input except out of memory. */
 int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+/* A method over a whole mesh (heat in its strict or lenient form, robust). */
+typedef int (*skc_bind_method_fn)(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
+/* Meshes of more than coarse_above vertices (no vertex mask, welding on): the method on a simplified copy of at most
+ * coarse_target vertices, the candidates carried to every vertex (its kept vertex's, or the barycentric blend at
+ * its closest point on the simplified surface). SKC_BIND_NOT_COARSE when the mesh is not simplified (small,
+ * masked, or it would not shrink by a quarter): the caller runs the method itself. */
+#define SKC_BIND_NOT_COARSE (-1)
+#define SKC_BIND_COARSE_ABOVE 300000
+#define SKC_BIND_COARSE_TARGET 150000
+int skc_bind_coarse(const skc_bind_desc* d, skc_bind_method_fn method, skc_bind_cands* out, skc_bind_report* report,
+                    skc_err* err);
 /* Vertices the fallback weighted (out->fallback) take the weights of the closest point of the surface the heat
  * weighted when it is closer than every bone; small parts (<= 5 % of the mesh's diagonal) as one, at their
  * centroid (bind_body.c). moved (optional) = vertices that did. SKC_OK or SKC_OUT_OF_MEMORY. */
