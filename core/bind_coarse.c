@@ -5,7 +5,7 @@
  * coarse_above), the mesh is welded and simplified by meshoptimizer's vertex clustering (meshopt_simplifySloppy: a
  * uniform grid, so triangles stay about equally sized - the edge-collapse simplifier, meshopt_simplify, leaves
  * flat and straight regions as long slivers, on which the heat solution differed from the full one by 0.19 on
- * average on a cylinder); kept vertices are original ones, at most SKC_BIND_COARSE_TARGET of them. The method runs
+ * average on a cylinder); kept vertices are original ones, about SKC_BIND_COARSE_TARGET of them. The method runs
  * on the simplified mesh, and every vertex takes the candidates of its own kept vertex or, for a collapsed one,
  * the barycentric blend of the candidates at its closest point on the simplified surface. Memory then stays near
  * that of a SKC_BIND_COARSE_TARGET-vertex bind plus the mesh itself. A clustering cell can join parts that pass
@@ -45,8 +45,9 @@ static size_t welded_triangles(const skc_bind_desc* d, const uint32_t* rep, uint
   return n;
 }
 
-/* Simplifies d's welded mesh to at most `target` vertices. Returns SKC_OK with m filled, SKC_BIND_NOT_COARSE when
- * it would not shrink the mesh to 3/4 (the caller binds the full mesh), or SKC_OUT_OF_MEMORY. */
+/* Simplifies d's welded mesh to about `target` vertices (asks the clustering for the triangles `target` of the
+ * input's vertices carry). Returns SKC_OK with m filled, SKC_BIND_NOT_COARSE when it would not shrink the mesh to
+ * 3/4 (the caller binds the full mesh), or SKC_OUT_OF_MEMORY. */
 static int simplify(const skc_bind_desc* d, size_t target, coarse_mesh* m) {
   size_t nv = d->vertex_count, ni = 3 * d->triangle_count;
   uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);

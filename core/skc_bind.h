@@ -47,7 +47,7 @@ typedef struct skc_bind_desc {
   float prune; /* relative: drop weights below prune * the vertex's largest weight */
   const int32_t* parents; /* joint_count parent indices (-1: root), NULL when the bones have no hierarchy */
   /* heat and robust on very large meshes (bind_coarse.c): solved on a simplified copy above coarse_above vertices
-   * (0 = SKC_BIND_COARSE_ABOVE; SIZE_MAX = never), of at most coarse_target vertices (0 = SKC_BIND_COARSE_TARGET) */
+   * (0 = SKC_BIND_COARSE_ABOVE; SIZE_MAX = never), of about coarse_target vertices (0 = SKC_BIND_COARSE_TARGET) */
   size_t coarse_above;
   size_t coarse_target;
 } skc_bind_desc;
@@ -171,7 +171,7 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
 int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
 /* A method over a whole mesh (heat in its strict or lenient form, robust). */
 typedef int (*skc_bind_method_fn)(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err);
-/* Meshes of more than coarse_above vertices (no vertex mask, welding on): the method on a simplified copy of at most
+/* Meshes of more than coarse_above vertices (no vertex mask, welding on): the method on a simplified copy of about
  * coarse_target vertices, the candidates carried to every vertex (its kept vertex's, or the barycentric blend at
  * its closest point on the simplified surface). SKC_BIND_NOT_COARSE when the mesh is not simplified (small,
  * masked, or it would not shrink by a quarter): the caller runs the method itself. */
