@@ -276,6 +276,11 @@ START_TEST(test_edit_matches_weight_ops) {
   check_edit_matches(SK_RECORDS_PRUNE, &pd, &pd.scope);
   sk_prune_desc pe = {.size = sizeof pe, .threshold = 0.5f}; /* vertices losing every entry: deferred */
   check_edit_matches(SK_RECORDS_PRUNE, &pe, &pe.scope);
+  /* most records keep every entry (prune_keeps_all skips their rows); weights of exactly 0.01 stay, zeros go */
+  sk_prune_desc pk = {.size = sizeof pk, .threshold = 0.01f, .flags = SK_PRUNE_KEEP_ONE};
+  check_edit_matches(SK_RECORDS_PRUNE, &pk, &pk.scope);
+  sk_prune_desc pn = {.size = sizeof pn, .threshold = 0.01f, .flags = SK_PRUNE_NORMALIZE}; /* no skip: rows renormalized */
+  check_edit_matches(SK_RECORDS_PRUNE, &pn, &pn.scope);
   sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
   check_edit_matches(SK_RECORDS_QUANTIZE, &qd, &qd.scope);
 }
