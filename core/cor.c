@@ -225,11 +225,12 @@ typedef struct cor_state {
     uint32_t t;
   }* entries;
   /* the buckets again for the walk, streamed: per bucket (starts in soa_off, padded to a multiple of 8 with
-   * massless entries) w_j, w_k (floats) and the masses times w_j w_k (four arrays of doubles) */
+   * massless entries) w_j, w_k and the masses times w_j w_k (four arrays), all floats: the sums are kept in
+   * double (block_sums_*), and a mass's rounding (6e-8 relative) is far below the cell merging's error */
   size_t* soa_off;
   size_t soa_n;
   float *wj, *wk;
-  double* m[4];
+  float* m[4];
   bool avx2;
   double* centre; /* per vertex vector: x, y, z, ok */
 } cor_state;
@@ -535,6 +536,18 @@ static int build_soa(cor_state* s, skc_err* err) {
   if (!s->wj || !s->m[0]) return oom(err, "streamed joint pair index");
   s->wk = s->wj + n;
   for (int c = 1; c < 4; ++c) s->m[c] = s->m[0] + (size_t)c * n;
+  /* the masses scaled by one power of two (exact; the centres are ratios of the sums) so that the largest is about
+   * 1 and float holds them whatever the model's units (areas times coordinates of 1e13 would overflow float) */
+  double top = 0.0;
+  for (size_t e = 0; e < s->bucket_off[nb]; ++e)
+    for (int c = 0; c < 4; ++c) {
+      const struct pair_entry* pe = &s->entries[e];
+      double x = fabs(s->tmass[4 * (size_t)pe->t + c] * ((double)pe->wj * pe->wk));
+      top = x > top ? x : top;
+    }
+  int ex = 0;
+  if (top > 0.0) frexp(top, &ex);
+  const double unit = ldexp(1.0, -ex);
   for (size_t b = 0; b < nb; ++b)
     for (size_t e = s->bucket_off[b], o = s->soa_off[b]; e < s->bucket_off[b + 1]; ++e, ++o) {
       const struct pair_entry* pe = &s->entries[e];
@@ -542,7 +555,7 @@ static int build_soa(cor_state* s, skc_err* err) {
       double wjk = (double)pe->wj * pe->wk;
       s->wj[o] = pe->wj;
       s->wk[o] = pe->wk;
-      for (int c = 0; c < 4; ++c) s->m[c][o] = tm[c] * wjk;
+      for (int c = 0; c < 4; ++c) s->m[c][o] = (float)(tm[c] * wjk * unit);
     }
   return SKC_OK;
 }
@@ -582,7 +595,7 @@ static void block_sums_scalar(const cor_state* s, size_t o, size_t n, double pj,
     for (int l = 0; l < 4; ++l) {
       double u = pj * s->wk[i + l] - pk * s->wj[i + l];
       double g = exp_le0(u * u * neg_inv_s2);
-      for (int c = 0; c < 4; ++c) acc[c][l] += g * s->m[c][i + l];
+      for (int c = 0; c < 4; ++c) acc[c][l] += g * (double)s->m[c][i + l];
     }
 }
 
@@ -608,26 +621,26 @@ __attribute__((target("avx2,fma"))) static __m256 expf_le0_avx2(__m256 x) {
   return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)), keep);
 }
 
-/* As block_sums_scalar (same lanes), the kernel in float (8 wide), the sums in double; returns the largest kernel
- * value met, so that a task whose terms are all tiny (float's range and relative error are then not enough) can
- * be redone in double. */
+/* As block_sums_scalar, the kernel in float (8 wide) and summed in float over the block (at most COR_BLOCK / 8
+ * terms per lane: relative error ~1e-6 at worst, below the grid's and the cell merging's), then added in double to
+ * lane l % 4 of the task's sums; returns the largest kernel value met, so that a task whose terms are all tiny
+ * (float's range and relative error are then not enough) can be redone in double. Float sums: 4 FMAs per 8 terms
+ * instead of 8 double FMAs and 2 conversions (CesiumMan_subdiv2, docs/deform.md). */
 __attribute__((target("avx2,fma"))) static float block_sums_avx2(const cor_state* s, size_t o, size_t n, double pj,
                                                                 double pk, double neg_inv_s2, double acc_io[4][4]) {
   __m256 vpj = _mm256_set1_ps((float)pj), vpk = _mm256_set1_ps((float)pk), vs = _mm256_set1_ps((float)neg_inv_s2);
   __m256 gmax = _mm256_setzero_ps();
-  __m256d acc[4];
-  for (int c = 0; c < 4; ++c) acc[c] = _mm256_loadu_pd(acc_io[c]);
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   for (size_t i = o; i < o + n; i += 8) {
     __m256 u = _mm256_fmsub_ps(vpj, _mm256_loadu_ps(s->wk + i), _mm256_mul_ps(vpk, _mm256_loadu_ps(s->wj + i)));
     __m256 g = expf_le0_avx2(_mm256_mul_ps(_mm256_mul_ps(u, u), vs));
     gmax = _mm256_max_ps(gmax, g);
-    __m256d g0 = _mm256_cvtps_pd(_mm256_castps256_ps128(g)), g1 = _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1));
-    for (int c = 0; c < 4; ++c) {
-      acc[c] = _mm256_fmadd_pd(g0, _mm256_loadu_pd(s->m[c] + i), acc[c]);
-      acc[c] = _mm256_fmadd_pd(g1, _mm256_loadu_pd(s->m[c] + i + 4), acc[c]);
-    }
+    for (int c = 0; c < 4; ++c) acc[c] = _mm256_fmadd_ps(g, _mm256_loadu_ps(s->m[c] + i), acc[c]);
   }
-  for (int c = 0; c < 4; ++c) _mm256_storeu_pd(acc_io[c], acc[c]);
+  for (int c = 0; c < 4; ++c) {
+    __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(acc[c])), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(acc[c], 1));
+    _mm256_storeu_pd(acc_io[c], _mm256_add_pd(_mm256_loadu_pd(acc_io[c]), _mm256_add_pd(lo, hi)));
+  }
   float l[8];
   _mm256_storeu_ps(l, gmax);
   float m = l[0];

@@ -594,7 +594,8 @@ static uint64_t xorshift(uint64_t* g) {
 /* Four joints along the cylinder, every vertex on all four with smooth, jittered weights: every joint pair's
  * queries cover a region of the (p_j, p_k) plane, as on a painted mesh, and the buckets are large, so cor.c
  * interpolates most queries from its node grids. They must match the exact walk. */
-START_TEST(cor_grid_matches_walk) {
+/* A 5,152-vertex cylinder whose every vertex has four joints with smooth, jittered weights (all distinct). */
+static rig rig_smooth4(void) {
   rig r = rig_cylinder(32, 160, 2, 0.5f);
   free(r.jnt);
   free(r.wgt);
@@ -617,6 +618,11 @@ START_TEST(cor_grid_matches_walk) {
     }
   }
   r.off[r.nv] = (uint32_t)(4 * r.nv);
+  return r;
+}
+
+START_TEST(cor_grid_matches_walk) {
+  rig r = rig_smooth4();
   float* walked = malloc(3 * r.nv * sizeof(float));
   skc_cor_stats st = {0}, ex = {0};
   core_centres(&r, 0, r.centers, &st);
@@ -637,6 +643,30 @@ START_TEST(cor_grid_matches_walk) {
     printf("sigma %g: %zu of %zu queries interpolated\n", (double)sigmas[i], st.interpolated, st.queries);
   }
   free(walked);
+  rig_free(&r);
+}
+END_TEST
+
+/* The walk keeps its masses as floats scaled to the model by a power of two: a model 2^50 times larger (areas times
+ * coordinates past float's range) or smaller gets exactly the same centres, scaled. */
+START_TEST(cor_units_do_not_matter) {
+  rig r = rig_smooth4();
+  const size_t n = 3 * r.nv;
+  float* base = malloc(n * sizeof(float));
+  float* pos = r.pos;
+  float* scaled = malloc(n * sizeof(float));
+  core_centres(&r, 0, base, NULL);
+  const float scales[2] = {0x1p50f, 0x1p-50f};
+  for (int i = 0; i < 2; ++i) {
+    r.pos = malloc(n * sizeof(float));
+    for (size_t k = 0; k < n; ++k) r.pos[k] = pos[k] * scales[i];
+    core_centres(&r, 0, scaled, NULL);
+    for (size_t k = 0; k < n; ++k) ck_assert_msg(scaled[k] == base[k] * scales[i], "scale %g: %zu", (double)scales[i], k);
+    free(r.pos);
+  }
+  r.pos = pos;
+  free(base);
+  free(scaled);
   rig_free(&r);
 }
 END_TEST
@@ -782,6 +812,7 @@ static Suite* suite(void) {
   tcase_add_test(p, cor_precompute_narrow_sigma);
   tcase_add_test(p, cor_grid_matches_walk);
   tcase_add_test(p, cor_grid_walks_steep_queries);
+  tcase_add_test(p, cor_units_do_not_matter);
   suite_add_tcase(s, p);
   TCase* a = tcase_create("arguments");
   tcase_add_test(a, cor_bad_arguments);
