@@ -608,18 +608,17 @@ static void cor_precompute_case(size_t vertices, int rounds, int nt_all) {
   free(centers);
 }
 
-/* sk_cor_compute on the corpus' CesiumMan_subdiv2 (92,569 vertices, painted weights: ~46k distinct vectors), the
- * issue's yardstick: `BENCH cor_precompute_subdiv2 <s> s`, median of the rounds, all threads. Skipped (one line)
- * without $SKINKIT_ASSETS. */
-static void cor_precompute_subdiv2(int rounds) {
+/* sk_cor_compute on a corpus file's first mesh (gltf/NAME.glb), all threads: the median of the rounds in seconds into
+ * *secs and the vertex count into *nv; 0 when not measured (no $SKINKIT_ASSETS, a load or compute error: one line). */
+static int cor_precompute_asset(const char* name, int rounds, double* secs, size_t* nv_out) {
   const char* dir = getenv("SKINKIT_ASSETS");
   char path[1024];
-  snprintf(path, sizeof path, "%s/gltf/CesiumMan_subdiv2.glb", dir ? dir : "");
+  snprintf(path, sizeof path, "%s/gltf/%s.glb", dir ? dir : "", name);
   sk_scene* sc = NULL;
   sk_error e;
   if (!dir || !dir[0] || sk_scene_load(path, NULL, &sc, &e) != SK_OK) {
-    printf("  CesiumMan_subdiv2: not measured (%s)\n", dir && dir[0] ? e.message : "SKINKIT_ASSETS not set");
-    return;
+    printf("  %s: not measured (%s)\n", name, dir && dir[0] ? e.message : "SKINKIT_ASSETS not set");
+    return 0;
   }
   size_t nv = sk_scene_mesh_vertex_count(sc, 0), ni = sk_scene_mesh_index_count(sc, 0);
   const sk_skin* skin = sk_scene_mesh_skin(sc, 0);
@@ -640,14 +639,32 @@ static void cor_precompute_subdiv2(int rounds) {
   }
   if (ok) {
     qsort(v, (size_t)rounds, sizeof v[0], cmp_d);
-    printf("  sk_cor_compute, CesiumMan_subdiv2 %zu vertices / %zu triangles, all threads: %.3f s [%.3f - %.3f]\n", nv,
-           ni / 3, v[rounds / 2], v[0], v[rounds - 1]);
-    bench_line("cor_precompute_subdiv2", v[rounds / 2], "s");
+    printf("  sk_cor_compute, %s %zu vertices / %zu triangles, all threads: %.4f s [%.4f - %.4f]\n", name, nv, ni / 3,
+           v[rounds / 2], v[0], v[rounds - 1]);
+    *secs = v[rounds / 2];
+    *nv_out = nv;
   } else {
-    printf("  CesiumMan_subdiv2: sk_cor_compute failed (%s)\n", e.message);
+    printf("  %s: sk_cor_compute failed (%s)\n", name, e.message);
   }
   free(pos), free(tri), free(off), free(jn), free(w), free(centers);
   sk_scene_destroy(sc);
+  return ok;
+}
+
+/* The issue's yardsticks on the corpus: `BENCH cor_precompute_subdiv2 <s> s` (CesiumMan_subdiv2, 92,569 vertices,
+ * painted weights: ~46k distinct vectors) and the growth from CesiumMan (3,273 vertices) to it,
+ * `BENCH cor_precompute_growth_cesiumman_subdiv2 <exponent>` (time ~ N^exponent between the two). */
+static void cor_precompute_corpus(int rounds) {
+  double t1 = 0.0, t2 = 0.0;
+  size_t n1 = 0, n2 = 0;
+  int small = cor_precompute_asset("CesiumMan", 15, &t1, &n1);
+  if (!cor_precompute_asset("CesiumMan_subdiv2", rounds, &t2, &n2)) return;
+  bench_line("cor_precompute_subdiv2", t2, "s");
+  if (small && t1 > 0.0 && n2 > n1) {
+    double ex = log(t2 / t1) / log((double)n2 / (double)n1);
+    printf("  growth CesiumMan -> CesiumMan_subdiv2: N^%.2f\n", ex);
+    bench_line("cor_precompute_growth_cesiumman_subdiv2", ex, "exponent");
+  }
 }
 
 static int have_avx2_cpu(void) {
@@ -699,7 +716,7 @@ int main(int argc, char** argv) {
   printf("\nCOR precompute (median [min - max] over %d rounds)\n", rounds);
   cor_precompute_case(40000, rounds, nt_all);
   if (!quick) cor_precompute_case(200000, rounds, nt_all);
-  cor_precompute_subdiv2(rounds < 3 ? rounds : 3);
+  cor_precompute_corpus(rounds < 3 ? rounds : 3);
 
   if (!quick) {
     printf("\n%-4s %-8s %2s %-4s %3s %9s %17s %s\n", "", "vertices", "K", "data", "thr", "Mvert/s", "[min - max]",
