@@ -751,16 +751,19 @@ static cor_task** tasks_by_bucket(const cor_state* s, cor_task* t, size_t n) {
 /* ---- interpolation grids. A bucket's four sums are smooth functions of the query's (p_j, p_k): a sum of
  * Gaussians of width sigma across lines through the origin. Where a bucket has far more queries than grid nodes
  * around them (large meshes, painted weights: one query per distinct vertex vector), the nodes at spacing
- * h = sigma / COR_GRID_PER_SIGMA are computed as tasks and each query takes the tensor-product cubic (4-point
- * Lagrange) interpolation of the 4 x 4 nodes around it; the bucket's cost then grows with its nodes (bounded by
- * the unit square) instead of with its queries. Measured with every bucket of CesiumMan_subdiv2 on a grid: centres
- * within 1.1e-6 of the diagonal from the walk's (docs/deform.md). A cubic can overshoot on a steep Gaussian tail,
- * down to a non-positive sum (which would drop the vertex's similarity): a query whose stencil's mass sums are
- * not all positive or differ by more than COR_GRID_STEEP times is walked exactly instead. ---- */
-#define COR_GRID_PER_SIGMA 8.0
+ * h = sigma / COR_GRID_PER_SIGMA are computed as tasks and each query takes the tensor-product Lagrange
+ * interpolation of the COR_GRID_ORDER x COR_GRID_ORDER nodes around it (quintic: 6 x 6 at sigma / 4); the bucket's
+ * cost then grows with its nodes (bounded by the unit square) instead of with its queries. Measured on
+ * CesiumMan_subdiv2: centres within 1.8e-6 of the diagonal from the walk's (the cubic at sigma / 8 before: 1.2e-6,
+ * with 1.7x the nodes; docs/deform.md). An interpolant can overshoot on a steep Gaussian tail, down to a
+ * non-positive sum (which would drop the vertex's similarity): a query whose stencil's mass sums are not all
+ * positive or differ by more than COR_GRID_STEEP times is walked exactly instead. ---- */
+#define COR_GRID_PER_SIGMA 4.0
+#define COR_GRID_ORDER 6                   /* nodes per axis of a query's stencil (Lagrange points) */
+#define COR_GRID_BEHIND (COR_GRID_ORDER / 2 - 1) /* stencil nodes before the query's cell */
 #define COR_GRID_MAX_BOX ((size_t)1 << 20) /* nodes in one bucket's bounding box */
-#define COR_GRID_INTERP_COST 96            /* one interpolation, in kernel terms of the walk */
-#define COR_GRID_STEEP 2.0
+#define COR_GRID_INTERP_COST (6 * COR_GRID_ORDER * COR_GRID_ORDER) /* one interpolation, in kernel terms */
+#define COR_GRID_STEEP 8.0
 #define COR_GRID_MIN_H 1e-9 /* node indices of weights <= 1 stay far inside long long (and the box cap applies) */
 
 typedef struct cor_grid {
@@ -818,15 +821,15 @@ static size_t grid_plan(const cor_state* s, cor_work* w, size_t b) {
     kmin = y < kmin ? y : kmin, kmax = y > kmax ? y : kmax;
   }
   cor_grid* g = &w->grid[b];
-  g->i0 = imin - 1, g->k0 = kmin - 1;
-  g->nx = (size_t)(imax - imin + 4), g->ny = (size_t)(kmax - kmin + 4);
+  g->i0 = imin - COR_GRID_BEHIND, g->k0 = kmin - COR_GRID_BEHIND;
+  g->nx = (size_t)(imax - imin + COR_GRID_ORDER), g->ny = (size_t)(kmax - kmin + COR_GRID_ORDER);
   if (g->nx * g->ny > COR_GRID_MAX_BOX || !(g->node = calloc(g->nx * g->ny, sizeof *g->node))) return 0;
   size_t marked = 0;
   for (size_t i = 0; i < nq; ++i) {
-    size_t x = (size_t)(grid_base(q[i]->pj, w->h, &t) - 1 - g->i0);
-    size_t y = (size_t)(grid_base(q[i]->pk, w->h, &t) - 1 - g->k0);
-    for (size_t dy = 0; dy < 4; ++dy)
-      for (size_t dx = 0; dx < 4; ++dx) {
+    size_t x = (size_t)(grid_base(q[i]->pj, w->h, &t) - COR_GRID_BEHIND - g->i0);
+    size_t y = (size_t)(grid_base(q[i]->pk, w->h, &t) - COR_GRID_BEHIND - g->k0);
+    for (size_t dy = 0; dy < COR_GRID_ORDER; ++dy)
+      for (size_t dx = 0; dx < COR_GRID_ORDER; ++dx) {
         uint32_t* m = &g->node[(y + dy) * g->nx + x + dx];
         marked += !*m;
         *m = 1;
@@ -867,22 +870,31 @@ static bool grid_tasks(const cor_state* s, cor_work* w) {
   return true;
 }
 
-/* 4-point Lagrange weights at fraction t of the interval between nodes 0 and 1 (nodes -1, 0, 1, 2). */
-static void lagrange4(double t, double l[4]) {
-  l[0] = -t * (t - 1.0) * (t - 2.0) / 6.0;
-  l[1] = (t + 1.0) * (t - 1.0) * (t - 2.0) / 2.0;
-  l[2] = -(t + 1.0) * t * (t - 2.0) / 2.0;
-  l[3] = (t + 1.0) * t * (t - 1.0) / 6.0;
+/* Lagrange weights at fraction t of the interval between nodes 0 and 1, over the stencil's nodes x_n = n -
+ * COR_GRID_BEHIND (n < COR_GRID_ORDER): l_m = prod_{n != m} (t - x_n) / (m - n), the numerators from prefix and
+ * suffix products, the denominators (-1)^(ORDER-1-m) m! (ORDER-1-m)!. */
+static void lagrange(double t, double l[COR_GRID_ORDER]) {
+  static const double fact[8] = {1.0, 1.0, 2.0, 6.0, 24.0, 120.0, 720.0, 5040.0};
+  _Static_assert(COR_GRID_ORDER <= 8, "fact[] covers orders up to 8");
+  double pre[COR_GRID_ORDER + 1], suf[COR_GRID_ORDER + 1];
+  pre[0] = suf[COR_GRID_ORDER] = 1.0;
+  for (int n = 0; n < COR_GRID_ORDER; ++n) pre[n + 1] = pre[n] * (t - (double)(n - COR_GRID_BEHIND));
+  for (int n = COR_GRID_ORDER - 1; n >= 0; --n) suf[n] = suf[n + 1] * (t - (double)(n - COR_GRID_BEHIND));
+  for (int m = 0; m < COR_GRID_ORDER; ++m) {
+    double den = fact[m] * fact[COR_GRID_ORDER - 1 - m];
+    l[m] = pre[m] * suf[m + 1] / ((COR_GRID_ORDER - 1 - m) % 2 ? -den : den);
+  }
 }
 
 /* Query q's sums from its bucket's grid; false when the stencil is too steep (then q is to be walked). */
 static bool grid_interpolate(const cor_work* w, const cor_grid* g, cor_task* q) {
-  double tx, ty, lx[4], ly[4], lo = INFINITY, hi = 0.0, sum[4] = {0.0, 0.0, 0.0, 0.0};
-  size_t x = (size_t)(grid_base(q->pj, w->h, &tx) - 1 - g->i0), y = (size_t)(grid_base(q->pk, w->h, &ty) - 1 - g->k0);
-  lagrange4(tx, lx);
-  lagrange4(ty, ly);
-  for (size_t dy = 0; dy < 4; ++dy)
-    for (size_t dx = 0; dx < 4; ++dx) {
+  double tx, ty, lx[COR_GRID_ORDER], ly[COR_GRID_ORDER], lo = INFINITY, hi = 0.0, sum[4] = {0.0, 0.0, 0.0, 0.0};
+  size_t x = (size_t)(grid_base(q->pj, w->h, &tx) - COR_GRID_BEHIND - g->i0);
+  size_t y = (size_t)(grid_base(q->pk, w->h, &ty) - COR_GRID_BEHIND - g->k0);
+  lagrange(tx, lx);
+  lagrange(ty, ly);
+  for (size_t dy = 0; dy < COR_GRID_ORDER; ++dy)
+    for (size_t dx = 0; dx < COR_GRID_ORDER; ++dx) {
       const double* ns = w->nodes[g->node[(y + dy) * g->nx + x + dx] - 1].sum;
       lo = ns[0] < lo ? ns[0] : lo, hi = ns[0] > hi ? ns[0] : hi;
       for (int c = 0; c < 4; ++c) sum[c] += lx[dx] * ly[dy] * ns[c];
@@ -916,12 +928,22 @@ static bool walk(const cor_state* s, cor_task** list, size_t n, double neg_inv_s
 /* Fills the sums of the grid buckets' queries; the steep ones are collected in w->run (sorted by bucket) and
  * walked. */
 static bool grid_finish(const cor_state* s, cor_work* w, double neg_inv_s2, int threads) {
-  w->n_run = 0;
-  for (size_t b = 0; b < s->buckets; ++b) {
-    if (!w->grid[b].node) continue;
-    for (size_t i = w->bstart[b]; i < w->bstart[b + 1]; ++i)
-      if (!grid_interpolate(w, &w->grid[b], w->by[i])) w->run[w->n_run++] = w->by[i];
+  const size_t nq = w->bstart[s->buckets];
+  uint8_t* steep = calloc(nq ? nq : 1, 1);
+  if (!steep) return false;
+  const long long n = (long long)nq;
+#if defined(SK_HAVE_OPENMP)
+  int nth = n < 4096 ? 1 : threads;
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1024)
+#endif
+  for (long long i = 0; i < n; ++i) {
+    const cor_grid* g = &w->grid[w->by[i]->b];
+    steep[i] = g->node && !grid_interpolate(w, g, w->by[i]);
   }
+  w->n_run = 0;
+  for (size_t i = 0; i < nq; ++i)
+    if (steep[i]) w->run[w->n_run++] = w->by[i];
+  free(steep);
   return walk(s, w->run, w->n_run, neg_inv_s2, threads);
 }
 

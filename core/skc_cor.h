@@ -18,8 +18,8 @@
  * in the cell size: 1.6e-5 on a 4k-vertex test cylinder of length 2, test_cor). The walk over the buckets is
  * streamed (SoA, tasks grouped by bucket over cache-sized blocks, OpenMP over the groups); with AVX2+FMA the
  * kernel is computed 8 wide in float and summed in double, and a task whose terms are all tiny is redone in
- * double. A bucket with many more queries than grid nodes around them (spacing sigma / 8 in (p_j, p_k)) walks the
- * nodes instead and interpolates its queries (bicubic; a query on a steep tail is walked): the work then grows
+ * double. A bucket with many more queries than grid nodes around them (spacing sigma / 4 in (p_j, p_k)) walks the
+ * nodes instead and interpolates its queries (6 x 6 Lagrange; a query on a steep tail is walked): the work then grows
  * with the nodes, not the vertices (2.2e-6 of the diagonal from the unmerged exact sums on CesiumMan_subdiv2, as
  * before). Measured (2-core machine): CesiumMan_subdiv2 (92,569 vertices) 0.36 s with 2 threads (0.72-0.77 s
  * without the grids); generated cylinder, every vertex's weights jittered, 2 threads: 40k vertices 36-47 ms,
