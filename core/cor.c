@@ -916,7 +916,9 @@ static bool grid_interpolate(const cor_work* w, const cor_grid* g, cor_task* q) 
       lo = ns[0] < lo ? ns[0] : lo, hi = ns[0] > hi ? ns[0] : hi;
       for (int c = 0; c < 4; ++c) sum[c] += lx[dx] * ly[dy] * ns[c];
     }
-  if (!(lo > 0.0) || hi > COR_GRID_STEEP * lo) return false;
+  /* with the stencil's sums within COR_GRID_STEEP of each other, the order-6 weights (some negative) could still,
+   * in principle, interpolate a non-positive mass: such a query is walked too */
+  if (!(lo > 0.0) || hi > COR_GRID_STEEP * lo || !(sum[0] > 0.0)) return false;
   memcpy(q->sum, sum, sizeof sum);
   return true;
 }
