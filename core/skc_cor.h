@@ -16,14 +16,14 @@
  * by joint pair. A pair bucket with more than 2048 triangle vectors (a painted mesh: every vector distinct) is
  * merged per cell of side sigma / 256 in (w_j, w_k) (summed masses, area-weighted mean weights; error second order
  * in the cell size: 1.6e-5 on a 4k-vertex test cylinder of length 2, test_cor). The walk over the buckets is
- * streamed (SoA, tasks grouped by bucket over cache-sized blocks, OpenMP over the groups); with AVX2+FMA the
- * kernel is computed 8 wide in float and summed in double, and a task whose terms are all tiny is redone in
- * double. A bucket with many more queries than grid nodes around them (spacing sigma / 4 in (p_j, p_k)) walks the
+ * streamed (SoA, masses as floats scaled to the model, tasks grouped by bucket over cache-sized blocks, OpenMP
+ * over the groups); with AVX2+FMA the kernel is computed 8 wide in float and summed in float per block, in double
+ * across blocks, and a task whose terms are all tiny is redone in double. A bucket with many more queries than grid nodes around them (spacing sigma / 4 in (p_j, p_k)) walks the
  * nodes instead and interpolates its queries (6 x 6 Lagrange; a query on a steep tail is walked): the work then grows
- * with the nodes, not the vertices (2.2e-6 of the diagonal from the unmerged exact sums on CesiumMan_subdiv2, as
- * before). Measured (2-core machine): CesiumMan_subdiv2 (92,569 vertices) 0.36 s with 2 threads (0.72-0.77 s
- * without the grids); generated cylinder, every vertex's weights jittered, 2 threads: 40k vertices 36-47 ms,
- * 200k 0.23 s, 1M 1.25-1.34 s (62, 470-555 ms and 2.46 s without). docs/deform.md.
+ * with the nodes, not the vertices (1.8e-6 of the diagonal from the exact walk on CesiumMan_subdiv2). Measured
+ * (2-core machine): CesiumMan_subdiv2 (92,569 vertices) 0.18-0.22 s with 2 threads (0.72-0.77 s without the grids
+ * and float sums); generated cylinder, every vertex's weights jittered, 2 threads: 40k vertices 42-54 ms, 200k
+ * 0.21-0.25 s, 1M 1.1-1.3 s. docs/deform.md.
  */
 #ifndef SKC_COR_H
 #define SKC_COR_H
