@@ -225,8 +225,9 @@ typedef struct cor_state {
     uint32_t t;
   }* entries;
   /* the buckets again for the walk, streamed: per bucket (starts in soa_off, padded to a multiple of 8 with
-   * massless entries) w_j, w_k and the masses times w_j w_k (four arrays), all floats: the sums are kept in
-   * double (block_sums_*), and a mass's rounding (6e-8 relative) is far below the cell merging's error */
+   * massless entries) w_j, w_k and the masses times w_j w_k (four arrays), all floats, the masses scaled to the
+   * model (build_soa): a task's sums are kept in double across blocks (block_sums_*), and a mass's rounding (6e-8
+   * relative) is far below the cell merging's error */
   size_t* soa_off;
   size_t soa_n;
   float *wj, *wk;
@@ -459,13 +460,13 @@ static bool tmass_append(cor_state* s, const double m[4]) {
 /* Merges bucket b (entries [b0, b1), in k in their order; tmp: sort scratch) into out; returns the merged count, or
  * SIZE_MAX (memory). */
 static size_t merge_bucket(cor_state* s, keyed* k, keyed* tmp, size_t n, double cell, struct pair_entry* out) {
-  uint32_t cj = 0;
-  for (size_t i = 0; i < n; ++i) { /* (cell of w_j, cell of w_k) packed as high and low bits of the key */
+  uint32_t top_k = 0; /* the key: (cell of w_j, cell of w_k) as high and low bits, the low ones just wide enough */
+  for (size_t i = 0; i < n; ++i) {
     const uint32_t c = cell_of(s->entries[k[i].at].wk, cell);
-    cj = c > cj ? c : cj;
+    top_k = c > top_k ? c : top_k;
   }
   unsigned bits = 0;
-  while (bits < 32 && (cj >> bits)) ++bits;
+  while (bits < 32 && (top_k >> bits)) ++bits;
   for (size_t i = 0; i < n; ++i) {
     const struct pair_entry* e = &s->entries[k[i].at];
     k[i].key = (uint64_t)cell_of(e->wj, cell) << bits | cell_of(e->wk, cell);

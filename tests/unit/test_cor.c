@@ -591,10 +591,9 @@ static uint64_t xorshift(uint64_t* g) {
   return *g;
 }
 
-/* Four joints along the cylinder, every vertex on all four with smooth, jittered weights: every joint pair's
- * queries cover a region of the (p_j, p_k) plane, as on a painted mesh, and the buckets are large, so cor.c
- * interpolates most queries from its node grids. They must match the exact walk. */
-/* A 5,152-vertex cylinder whose every vertex has four joints with smooth, jittered weights (all distinct). */
+/* A 5,152-vertex cylinder, four joints along it, every vertex on all four with smooth, jittered weights (all
+ * distinct): every joint pair's queries cover a region of the (p_j, p_k) plane, as on a painted mesh, and the
+ * buckets are large. */
 static rig rig_smooth4(void) {
   rig r = rig_cylinder(32, 160, 2, 0.5f);
   free(r.jnt);
@@ -621,6 +620,7 @@ static rig rig_smooth4(void) {
   return r;
 }
 
+/* On rig_smooth4, cor.c interpolates most queries from its node grids. They must match the exact walk. */
 START_TEST(cor_grid_matches_walk) {
   rig r = rig_smooth4();
   float* walked = malloc(3 * r.nv * sizeof(float));
