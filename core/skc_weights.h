@@ -147,6 +147,9 @@ uint8_t skc_wrow_normalize(const skc_wrow_op* op, const skc_wscope* sc, uint32_t
                            skc_wreport* r);
 uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
                        skc_wreport* r);
+/* Prune's rule for an unlocked entry: it stays when its weight reaches the threshold and is not zero (locked
+ * entries always stay). */
+static inline bool skc_wprune_keeps(float w, float threshold) { return w >= threshold && w > 0.0f; }
 uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
                        skc_wreport* r);
 uint8_t skc_wrow_quantize(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,

@@ -14,13 +14,13 @@ uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J,
   bool survivor = false;
   for (size_t i = 0; i < N; ++i) {
     bool lk = skc_wlocked(sc, J[i]);
-    if (lk ? W[i] > 0.0f : (W[i] >= threshold && W[i] > 0.0f)) survivor = true;
+    if (lk ? W[i] > 0.0f : skc_wprune_keeps(W[i], threshold)) survivor = true;
     if (!lk && W[i] > 0.0f && (best == SIZE_MAX || W[i] > W[best])) best = i;
   }
   bool keep_best = (op->flags & SKC_PRUNE_KEEP_ONE) && !survivor && best != SIZE_MAX;
   size_t out = 0;
   for (size_t i = 0; i < N; ++i)
-    if (skc_wlocked(sc, J[i]) || (W[i] >= threshold && W[i] > 0.0f) || (keep_best && i == best)) {
+    if (skc_wlocked(sc, J[i]) || skc_wprune_keeps(W[i], threshold) || (keep_best && i == best)) {
       J[out] = J[i];
       W[out++] = W[i];
     }

@@ -332,7 +332,7 @@ static int prune_keeps_all(edit_call* c, size_t v) {
   for (int32_t i = 0; i < 4; i++) {
     const sk_weight_entry e = rec->entries[i < n ? i : 0];
     keep &= joint_of(c->map, c->group_count, e.group) >= 0;
-    keep &= e.weight >= c->op.threshold && e.weight > 0.0f && e.weight <= FLT_MAX;
+    keep &= skc_wprune_keeps(e.weight, c->op.threshold) && e.weight <= FLT_MAX; /* kept, and finite */
   }
   if (!keep) return 0;
   c->r.vertices_visited++;
