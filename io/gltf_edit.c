@@ -851,10 +851,17 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
   if (!s || !path || !w) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, path and options must not be NULL");
   skio_gltf_doc* d = s->gltf;
   const skc_skeleton* sk = s->skeleton;
-  if (!d || !s->joint_node || !sk) return cannot(why, why_size, "the scene was not read from a glTF with a skin");
+  if (!d) return cannot(why, why_size, "the scene was not read from a glTF");
   if ((binary != 0) != d->is_glb)
     return cannot(why, why_size, "%s is a %s: an in-place edit keeps the container", d->path, d->is_glb ? ".glb" : ".gltf");
-  const uint32_t jc = sk->joint_count;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) { /* a mesh added to the scene has no place in the document */
+    const skio_mesh* m = &s->meshes[mi];
+    if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0)
+      return cannot(why, why_size, "mesh %s is not a primitive of %s", m->name, d->path);
+    if (m->skin && (!sk || !s->joint_node)) return cannot(why, why_size, "mesh %s has a skin the document lacks", m->name);
+  }
+  /* no skeleton: no skin to edit, the document is written as it is (a container change at most) */
+  const uint32_t jc = sk && s->joint_node ? sk->joint_count : 0;
   for (uint32_t j = 0; j < jc; ++j)
     if (s->joint_node[j] < 0 || (uint32_t)s->joint_node[j] >= d->node_count)
       return cannot(why, why_size, "joint %u no longer maps onto a node of %s", j, d->path);
@@ -872,10 +879,6 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
   for (uint32_t mi = 0; mi < s->mesh_count && !rc; ++mi) {
     const skio_mesh* m = &s->meshes[mi];
     if (!m->skin) continue;
-    if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0) {
-      rc = cannot(why, why_size, "mesh %s is not a primitive of %s", m->name, d->path);
-      break;
-    }
     bool dup = false;
     for (size_t k = 0; k < ne && !dup; ++k)
       dup = edits[k].mesh == (uint32_t)m->gltf_mesh && edits[k].primitive == (uint32_t)m->gltf_primitive;

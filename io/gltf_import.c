@@ -85,6 +85,7 @@ typedef struct importer {
   skin_info* skins;
   uint32_t skin_count;
   size_t total_vertices;
+  bool bare; /* skio_import_options.skeleton_from_nodes */
 } importer;
 
 static char* dup_str(const char* s) {
@@ -332,10 +333,50 @@ static int unique_names(importer* im, char** names, uint32_t jc, skc_err* err) {
 }
 
 /* ---- skeleton -------------------------------------------------------------------------------------- */
+/* The needed nodes become the joints, numbered in preorder (parents first). */
+static int number_joints(importer* im, const uint8_t* needed, skc_err* err) {
+  uint32_t jc = 0;
+  for (uint32_t i = 0; i < im->node_count; ++i) jc += needed[i];
+  if (jc > SKC_MAX_JOINTS)
+    return fail(im, err, SKC_UNSUPPORTED, "its skins need %u joints, more than the limit of %u", jc, SKC_MAX_JOINTS);
+  for (uint32_t k = 0; k < im->node_count; ++k) {
+    uint32_t node = im->order[k];
+    if (needed[node]) im->joint_of[node] = (int32_t)im->jc++;
+  }
+  return SKC_OK;
+}
+
+/* skeleton_from_nodes, for a document without skins: the nodes with no mesh, camera or light at or below them, and
+ * their ancestors; no skeleton when there is none. */
+static int bare_skeleton(importer* im, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  uint32_t n = im->node_count;
+  uint8_t* payload = calloc(n + 1, 1); /* the node or one below it carries a mesh, camera or light */
+  uint8_t* needed = calloc(n + 1, 1);
+  if (!payload || !needed) {
+    free(payload);
+    free(needed);
+    return oom(im, err);
+  }
+  for (uint32_t k = n; k-- > 0;) { /* preorder backwards: children before their parent */
+    uint32_t node = im->order[k];
+    int nt = skio_gltf_item(d, "nodes", node);
+    payload[node] |= skio_json_get(d, nt, "mesh") >= 0 || skio_json_get(d, nt, "camera") >= 0 ||
+                     skio_json_get(d, skio_json_get(d, nt, "extensions"), "KHR_lights_punctual") >= 0;
+    if (payload[node] && im->parent[node] >= 0) payload[im->parent[node]] = 1;
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    for (int32_t p = payload[i] ? -1 : (int32_t)i; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
+  int rc = number_joints(im, needed, err);
+  free(payload);
+  free(needed);
+  return rc;
+}
+
 static int read_skins(importer* im, skc_err* err) {
   skio_gltf_doc* d = im->d;
   uint32_t sc = d->skin_count;
-  if (!sc) return SKC_OK;
+  if (!sc) return im->bare ? bare_skeleton(im, err) : SKC_OK;
   if (!(im->skins = calloc(sc, sizeof *im->skins))) return oom(im, err);
   im->skin_count = sc;
   uint8_t* needed = calloc(im->node_count + 1, 1);
@@ -367,16 +408,7 @@ static int read_skins(importer* im, skc_err* err) {
       for (int32_t p = (int32_t)node; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
     }
   }
-  if (!rc) {
-    uint32_t jc = 0;
-    for (uint32_t i = 0; i < im->node_count; ++i) jc += needed[i];
-    if (jc > SKC_MAX_JOINTS)
-      rc = fail(im, err, SKC_UNSUPPORTED, "its skins need %u joints, more than the limit of %u", jc, SKC_MAX_JOINTS);
-    for (uint32_t k = 0; k < im->node_count && !rc; ++k) {
-      uint32_t node = im->order[k];
-      if (needed[node]) im->joint_of[node] = (int32_t)im->jc++;
-    }
-  }
+  if (!rc) rc = number_joints(im, needed, err);
   free(needed);
   if (rc) return rc;
   /* skeleton joints and inverse bind matrices of every skin */
@@ -953,10 +985,11 @@ static int build_anims(importer* im, skc_err* err) {
 }
 
 /* ---- entry ----------------------------------------------------------------------------------------- */
-static int import_doc(skio_gltf_doc* doc, const char* name, skio_gltf_import_report* report, skio_scene** out,
-                      skc_err* err) {
+static int import_doc(skio_gltf_doc* doc, const char* name, bool bare, skio_gltf_import_report* report,
+                      skio_scene** out, skc_err* err) {
   importer im = {0};
   im.path = name;
+  im.bare = bare;
   im.d = doc;
   im.node_count = doc->node_count;
   int rc = SKC_OK;
@@ -988,22 +1021,23 @@ done:
   return rc;
 }
 
-int skio_gltf_import_doc(skio_gltf_doc* doc, skio_gltf_import_report* report, skio_scene** out, skc_err* err) {
+int skio_gltf_import_doc(skio_gltf_doc* doc, bool skeleton_from_nodes, skio_gltf_import_report* report,
+                         skio_scene** out, skc_err* err) {
   if (!doc || !out) {
     skio_gltf_doc_destroy(doc);
     return skc_fail(err, SKC_INVALID_ARGUMENT, "document and out must not be NULL");
   }
-  return import_doc(doc, doc->path && doc->path[0] ? doc->path : "(memory)", report, out, err);
+  return import_doc(doc, doc->path && doc->path[0] ? doc->path : "(memory)", skeleton_from_nodes, report, out, err);
 }
 
-int skio_gltf_import(const char* path, skio_scene** out, skc_err* err) {
+int skio_gltf_import(const char* path, bool skeleton_from_nodes, skio_scene** out, skc_err* err) {
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   skio_gltf_doc* doc = NULL;
   int rc = skio_gltf_doc_load(path, &doc, err);
   if (rc) return rc;
-  if ((rc = import_doc(doc, path, NULL, out, err))) return rc;
+  if ((rc = import_doc(doc, path, skeleton_from_nodes, NULL, out, err))) return rc;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   (*out)->load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   return SKC_OK;
@@ -1014,5 +1048,5 @@ int skio_gltf_load_memory(const void* data, size_t size, const char* name, skio_
   skio_gltf_doc* doc = NULL;
   int rc = skio_gltf_doc_parse(data, size, NULL, &doc, err);
   if (rc) return rc;
-  return import_doc(doc, name, NULL, out, err);
+  return import_doc(doc, name, false, NULL, out, err);
 }

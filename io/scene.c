@@ -55,6 +55,7 @@ void skio_scene_destroy(skio_scene* s) {
   skio_gltf_doc_destroy(s->gltf);
   skio_scene_free_materials(s);
   free(s->joint_node);
+  free(s->joint_mesh);
   free(s);
 }
 

@@ -74,6 +74,7 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   s->meshes = grown;
   skio_mesh* m = &s->meshes[s->mesh_count];
   memset(m, 0, sizeof *m);
+  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1; /* from no document, attached to nothing */
   char fallback[32];
   snprintf(fallback, sizeof fallback, "mesh%u", s->mesh_count);
   m->name = dup_str(in->name && in->name[0] ? in->name : fallback);

@@ -10,7 +10,8 @@
  *    any name ending in "_rig"); case-insensitive;
  *  - the scene root: the skeleton's only root joint when a child of it is named as above (it holds the armature
  *    object, it is not a bone);
- *  - nodes that carry a mesh (glTF: the node that instances a mesh primitive).
+ *  - nodes that carry a mesh (glTF: the node that instances a mesh primitive; a skeleton built from the nodes on
+ *    the Assimp path: skio_scene.joint_mesh).
  * When that leaves no joint (every node a wrapper), every joint deforms. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -30,10 +31,11 @@ static bool wrapper_name(const char* nm) {
   return len >= 4 && strcasecmp(nm + len - 4, "_rig") == 0;
 }
 
-/* carries[j] = 1 when joint j's node instances a mesh (known for glTF read by skinkit's reader only). Through a
- * node -> joint map, so the work is joints + meshes. 1 when out of memory. */
+/* carries[j] = 1 when joint j's node instances a mesh (known for glTF read by skinkit's reader and for skeletons
+ * built from the nodes). Through a node -> joint map, so the work is joints + meshes. 1 when out of memory. */
 static int mesh_nodes(const skio_scene* s, uint8_t* carries) {
   uint32_t jc = s->skeleton->joint_count;
+  if (s->joint_mesh) memcpy(carries, s->joint_mesh, jc);
   if (!s->gltf || !s->joint_node) return 0;
   int32_t top = -1;
   for (uint32_t j = 0; j < jc; ++j)

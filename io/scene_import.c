@@ -74,6 +74,7 @@ typedef struct builder {
   const struct aiBone** orphans;
   uint32_t orphan_count;
   uint32_t joint_count;
+  bool bare; /* skio_import_options.skeleton_from_nodes */
   skio_scene* out;
 } builder;
 
@@ -141,12 +142,13 @@ static bool name_taken(char** names, uint32_t count, const char* nm) {
   return false;
 }
 
-static int build_skeleton(builder* b, skc_err* err) {
+static void mark_needed(builder* b, int32_t n) {
+  for (int32_t p = n; p >= 0 && !b->nodes[p].needed; p = b->nodes[p].parent) b->nodes[p].needed = true;
+}
+
+/* The nodes of the meshes' bones and their ancestors (needed), and the bones without a node (orphans). */
+static int mark_bones(builder* b, uint32_t bone_total, skc_err* err) {
   const struct aiScene* ai = b->ai;
-  uint32_t bone_total = 0;
-  for (unsigned m = 0; m < ai->mNumMeshes; ++m)
-    if (ai->mMeshes[m]) bone_total += ai->mMeshes[m]->mNumBones;
-  if (bone_total == 0) return SKC_OK;
   b->orphans = calloc(bone_total, sizeof *b->orphans);
   if (!b->orphans) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
@@ -156,12 +158,59 @@ static int build_skeleton(builder* b, skc_err* err) {
       const struct aiBone* bone = mesh->mBones[k];
       if (!bone) continue;
       int32_t n = find_node(b, &bone->mName);
-      if (n < 0) {
-        if (find_orphan(b, &bone->mName) < 0) b->orphans[b->orphan_count++] = bone;
-        continue;
-      }
-      for (int32_t p = n; p >= 0 && !b->nodes[p].needed; p = b->nodes[p].parent) b->nodes[p].needed = true;
+      if (n >= 0) mark_needed(b, n);
+      else if (find_orphan(b, &bone->mName) < 0) b->orphans[b->orphan_count++] = bone;
     }
+  }
+  return SKC_OK;
+}
+
+/* Whether flat node i is a camera's or a light's (Assimp ties them to a node by name). */
+static bool camera_or_light(const builder* b, uint32_t i) {
+  const struct aiString* nm = &b->nodes[i].node->mName;
+  for (unsigned k = 0; b->ai->mCameras && k < b->ai->mNumCameras; ++k)
+    if (b->ai->mCameras[k] && strcmp(b->ai->mCameras[k]->mName.data, nm->data) == 0) return true;
+  for (unsigned k = 0; b->ai->mLights && k < b->ai->mNumLights; ++k)
+    if (b->ai->mLights[k] && strcmp(b->ai->mLights[k]->mName.data, nm->data) == 0) return true;
+  return false;
+}
+
+/* skeleton_from_nodes, for a file whose meshes reference no bone: the nodes with no mesh, camera or light at or
+ * below them, and their ancestors (needed). Returns false when there is none (or no memory: then no skeleton). */
+static bool mark_bare_bones(builder* b) {
+  uint8_t* payload = calloc(b->node_count + 1, 1); /* the node or one below it carries a mesh, camera or light */
+  if (!payload) return false;
+  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
+    payload[i] |= b->nodes[i].node->mNumMeshes > 0 || camera_or_light(b, i);
+    if (payload[i] && b->nodes[i].parent >= 0) payload[b->nodes[i].parent] = 1;
+  }
+  bool any = false;
+  for (uint32_t i = 0; i < b->node_count; ++i)
+    if (!payload[i]) {
+      mark_needed(b, (int32_t)i);
+      any = true;
+    }
+  free(payload);
+  return any;
+}
+
+/* joint_mesh of a bare skeleton: the joints whose node carries a mesh (ancestors of bones). */
+static int mark_mesh_joints(builder* b, uint32_t jc, skc_err* err) {
+  if (!(b->out->joint_mesh = calloc(jc, 1))) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  for (uint32_t i = 0; i < b->node_count; ++i)
+    if (b->nodes[i].joint >= 0) b->out->joint_mesh[b->nodes[i].joint] = b->nodes[i].node->mNumMeshes > 0;
+  return SKC_OK;
+}
+
+static int build_skeleton(builder* b, skc_err* err) {
+  const struct aiScene* ai = b->ai;
+  uint32_t bone_total = 0;
+  for (unsigned m = 0; m < ai->mNumMeshes; ++m)
+    if (ai->mMeshes[m]) bone_total += ai->mMeshes[m]->mNumBones;
+  if (bone_total == 0 && (!b->bare || !mark_bare_bones(b))) return SKC_OK;
+  if (bone_total) {
+    int rc = mark_bones(b, bone_total, err);
+    if (rc) return rc;
   }
   uint32_t jc = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)
@@ -171,6 +220,10 @@ static int build_skeleton(builder* b, skc_err* err) {
   if (jc > SKC_MAX_JOINTS)
     return skc_fail(err, SKC_UNSUPPORTED, "%s: %u joints exceed the limit of %u", b->path, jc, SKC_MAX_JOINTS);
   b->joint_count = jc;
+  if (!bone_total) {
+    int rc = mark_mesh_joints(b, jc, err);
+    if (rc) return rc;
+  }
 
   char** names = calloc(jc, sizeof *names);
   int32_t* parents = malloc(jc * sizeof *parents);
@@ -743,7 +796,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (skio_path_is_iqm(path)) return skio_iqm_import(path, out, err); /* Assimp drops IQM skins: skio_iqm.h */
   /* glTF through our own reader (skio_gltf_import.h); JoinIdenticalVertices, which that reader does not do, still
    * through Assimp */
-  if (skio_path_is_gltf(path) && !(opts && opts->join_vertices)) return skio_gltf_import(path, out, err);
+  if (skio_path_is_gltf(path) && !(opts && opts->join_vertices))
+    return skio_gltf_import(path, opts && opts->skeleton_from_nodes, out, err);
   double t0 = now_seconds();
   unsigned int flags = aiProcess_Triangulate;
   if (opts) {
@@ -775,6 +829,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   builder b = {0};
   b.path = path;
   b.ai = ai;
+  b.bare = opts && opts->skeleton_from_nodes;
   skio_scene* s = calloc(1, sizeof *s);
   uint32_t nc = count_nodes(ai->mRootNode, 0);
   b.nodes = calloc(nc ? nc : 1, sizeof *b.nodes);

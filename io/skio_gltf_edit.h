@@ -89,8 +89,9 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
  * joints of the skin of the node instancing its primitive (s->joint_node), then skio_gltf_edit_write. A primitive
  * instanced by several meshes is written from the first. Returns SKC_OK, an error of skio_gltf_edit_write, or
  * SKIO_GLTF_EDIT_CANNOT with a sentence in why when the scene no longer maps onto its document (a change of
- * container, a joint the primitive's skin does not list, a mesh without a skinned node): the caller then writes
- * the scene with the full writer (skio_gltf_write). */
+ * container, a joint the primitive's skin does not list, a mesh without a skinned node, a mesh added to the scene):
+ * the caller then writes the scene with the full writer (skio_gltf_write). A scene without a skeleton (a document
+ * without skins) has nothing to edit: the document is written as it is. */
 #define SKIO_GLTF_EDIT_CANNOT (-1)
 int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                          const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err);

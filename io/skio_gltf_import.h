@@ -34,12 +34,13 @@ int skio_path_is_gltf(const char* path);
  * of itself, an index past its array, attribute counts that differ, an index past the vertices, an accessor of the
  * wrong type), SKC_UNSUPPORTED for sizes past the limits (65535 joints, 65535 mesh instances, 2^27 vertices in
  * all), SKC_SINGULAR_MATRIX from skio_mesh_place (an unskinned mesh under a singular node transform),
- * SKC_OUT_OF_MEMORY. Every message starts with the path. *out is untouched on failure. */
-int skio_gltf_import(const char* path, skio_scene** out, skc_err* err);
+ * SKC_OUT_OF_MEMORY. Every message starts with the path. *out is untouched on failure. skeleton_from_nodes: a document
+ * without skins gets the skeleton skio_import_options describes. */
+int skio_gltf_import(const char* path, bool skeleton_from_nodes, skio_scene** out, skc_err* err);
 
 /* The same from a loaded document, which the scene takes over (destroyed here on failure). report may be NULL. */
-int skio_gltf_import_doc(struct skio_gltf_doc* doc, skio_gltf_import_report* report, skio_scene** out,
-                         skc_err* err);
+int skio_gltf_import_doc(struct skio_gltf_doc* doc, bool skeleton_from_nodes, skio_gltf_import_report* report,
+                         skio_scene** out, skc_err* err);
 
 /* The same for a file in memory (copied; external URIs refused); name stands for the path in messages and becomes
  * skio_scene.source. */

@@ -74,6 +74,8 @@ typedef struct skio_scene {
   struct skio_gltf_doc* gltf; /* the source document when read by skinkit's glTF reader (owned), else NULL: the
                              glTF writer then edits that document in place instead of writing a new one */
   int32_t* joint_node;    /* gltf: skeleton joint -> glTF node index (joint_count entries), else NULL */
+  uint8_t* joint_mesh;    /* a skeleton read with skeleton_from_nodes on the Assimp path: 1 per joint whose node
+                             carries a mesh (an ancestor of the bones; never a deform joint), else NULL */
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
   /* Materials and images (scene_material.c), read on the Assimp path; skio_mesh.material indexes materials
@@ -92,6 +94,9 @@ typedef struct skio_import_options {
   bool isolate;               /* read the file once in a child process first (crash / hang protection) */
   double timeout_seconds;     /* with isolate: give up after this long (0 = no limit) */
   uint32_t max_memory_mb;     /* with isolate: address-space growth allowed to the child, MiB (0 = no limit) */
+  bool skeleton_from_nodes;   /* a file whose meshes reference no bone (an armature beside the unweighted mesh it is
+                                 meant to deform): the skeleton is the nodes that can be bones - no mesh, camera or
+                                 light at or below them - and their ancestors; without it such a file has none */
 } skio_import_options;
 
 /* Post-processing always used: aiProcess_Triangulate only. No JoinIdenticalVertices (slow on huge meshes; it

@@ -18,9 +18,13 @@ struct sk_scene {
 
 SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err) {
   if (!path || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
-  if (options) SK__CHECK_SIZE(options, sk_load_options, err);
+  const size_t size_1_6 = offsetof(sk_load_options, skeleton_from_nodes);
+  if (options && options->size != sizeof(sk_load_options) && options->size != size_1_6)
+    SK__FAIL(err, SKC_STRUCT_SIZE, "sk_load_options.size is %u, this library expects %zu (set it to sizeof)",
+             (unsigned)options->size, sizeof(sk_load_options));
   skio_import_options o = {0};
   if (options) {
+    o.skeleton_from_nodes = options->size == sizeof(sk_load_options) && options->skeleton_from_nodes != 0;
     o.join_vertices = options->join_vertices != 0;
     o.validate_structure = options->validate_structure != 0;
     o.isolate = options->isolate != 0;

@@ -39,7 +39,11 @@ const char cli_bind_usage[] =
     "                       fallback count; timings; schema skinkit.bind, docs/json.md); --json FILE.json or\n"
     "                       --json=FILE writes it to FILE\n"
     "  A file whose meshes all have skins keeps its animations; when some mesh has no skin (a rigged file whose\n"
-    "  skeleton comes from another mesh) the scene is rebuilt from meshes and skeleton, without animations.\n"
+    "  skeleton comes from another mesh) the scene is rebuilt from meshes and skeleton, without animations; such a\n"
+    "  mesh is bound where it sits in the rest pose and stays there.\n"
+    "  Without any skin (an armature beside the unweighted mesh it is meant to deform, as FBX, Collada and glTF\n"
+    "  exporters write it) the skeleton is the file's nodes that can be bones: no mesh, camera or light at or below\n"
+    "  them (plus their ancestors), in their rest pose.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN, no skeleton, bad option).\n";
 
 static const char* const k_method_names[] = {"robust", "nearest", "heat", "capsule", "delaunay"};
@@ -165,8 +169,11 @@ static void print_fit_json(const sk_bind_fit* f) {
     printf("\"%s\"}", k_fit_hints[f->hint]);
 }
 
-/* A skeleton like the scene's but with this mesh's inverse bind matrices (bones in the mesh's bind space). NULL
- * when the mesh has none or they are unusable; the scene skeleton is used then. */
+/* A skeleton like the scene's whose bind pose is the skinned mesh's (its inverse bind matrices: bones in the mesh's
+ * bind space) or, for a mesh without a skin (mesh UINT32_MAX), the rest pose: such a mesh sits where the file places
+ * it in the rest pose (io places unskinned meshes so), and the scene's bind pose may be another (a file's skins are
+ * bound in a pose of their own, or in units of their own: FBX's x100). NULL when the mesh's inverse binds are
+ * missing or unusable; the scene skeleton is used then. */
 static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, const sk_skeleton* base) {
   uint32_t nj = sk_skeleton_joint_count(base);
   float* ib = malloc((size_t)nj * 16 * sizeof *ib);
@@ -174,7 +181,8 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
   const char** names = malloc((size_t)nj * sizeof *names);
   int32_t* parents = malloc((size_t)nj * sizeof *parents);
   sk_skeleton* out = NULL;
-  if (ib && local && names && parents && sk_scene_mesh_inverse_binds(scene, mesh, ib, NULL, NULL) == SK_OK &&
+  if (ib && local && names && parents &&
+      (mesh == UINT32_MAX || sk_scene_mesh_inverse_binds(scene, mesh, ib, NULL, NULL) == SK_OK) &&
       sk_skeleton_get_rest_local(base, local) == SK_OK) {
     for (uint32_t j = 0; j < nj; ++j) {
       names[j] = sk_skeleton_joint_name(base, j);
@@ -187,7 +195,7 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
     sd.names = names;
     sd.parents = parents;
     sd.rest_local = local;
-    sd.inverse_bind = ib;
+    sd.inverse_bind = mesh == UINT32_MAX ? NULL : ib; /* none: bind = rest */
     if (sk_skeleton_create(&sd, &out, NULL) != SK_OK) out = NULL;
   }
   free(ib);
@@ -453,7 +461,10 @@ int cli_bind(int argc, char** argv) {
   double load_ms = now_ms() - t0;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   if (!sk) {
-    fprintf(stderr, "skinkit bind: %s has no skeleton (no mesh references a bone): nothing to bind to\n", in);
+    fprintf(stderr,
+            "skinkit bind: %s has no skeleton (no mesh references a bone and no node can be one: every node carries "
+            "a mesh, camera or light or holds one): nothing to bind to\n",
+            in);
     sk_scene_destroy(s);
     return 2;
   }
@@ -489,7 +500,7 @@ int cli_bind(int argc, char** argv) {
     }
     sk_skin* target = sk_scene_mesh_skin(s, m); /* bound in place when the mesh has a skin */
     sk_skin* fresh = NULL;
-    sk_skeleton* bind_sk = target ? mesh_bind_skeleton(s, m, sk) : NULL;
+    sk_skeleton* bind_sk = mesh_bind_skeleton(s, target ? m : UINT32_MAX, sk);
     float* ib = NULL;
     if (md.nv && (target || sk_skin_create(md.nv, nj, &fresh, &err) == SK_OK)) {
       res[m].counts = calloc(nj ? nj : 1, sizeof *res[m].counts);
@@ -526,13 +537,12 @@ int cli_bind(int argc, char** argv) {
       fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
       rc = 2;
     }
-    if (!rc && rebuilt) {
-      if (target) {
-        ib = malloc((size_t)nj * 16 * sizeof *ib);
-        if (ib && sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL) != SK_OK) {
-          free(ib);
-          ib = NULL;
-        }
+    if (!rc && rebuilt) { /* the inverse binds the mesh was bound with */
+      ib = malloc((size_t)nj * 16 * sizeof *ib);
+      if (ib && (target ? sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL)
+                        : bind_sk ? sk_skeleton_get_inverse_bind(bind_sk, ib) : SK_ERR_NOT_FOUND) != SK_OK) {
+        free(ib);
+        ib = NULL;
       }
       sk_mesh_desc mdsc;
       memset(&mdsc, 0, sizeof mdsc);

@@ -111,6 +111,9 @@ int cli_load_scene(const char* cmd, const char* path, sk_scene** out) {
   lo.isolate = cli_load_cfg.isolate != 0;
   lo.timeout_seconds = (float)(cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 60.0);
   lo.max_memory_mb = cli_memory_limit_mb(path);
+  /* an armature beside an unweighted mesh is what bind is for; info shows the joints bind would choose; convert
+   * keeps such an armature (and other plain nodes) in what it writes */
+  lo.skeleton_from_nodes = !strcmp(cmd, "bind") || !strcmp(cmd, "info") || !strcmp(cmd, "convert");
   sk_error err;
   if (sk_scene_load(path, &lo, out, &err)) {
     fprintf(stderr, "skinkit %s: %s\n", cmd, err.message);

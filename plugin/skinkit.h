@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.6.0 -> 10600); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 10600
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.7.0 -> 10700); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 10700
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 6
+#define SK_ABI_MINOR 7
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -438,13 +438,21 @@ typedef struct sk_load_options {
   uint32_t max_memory_mb;      /* with isolate: the child may grow its address space by at most this many MiB
                                   (setrlimit RLIMIT_AS); a file needing more is rejected (0 = no limit). ABI 1.4;
                                   the field was reserved (0) before. */
+  /* since ABI 1.7 (options of the 1.6 size, offsetof(sk_load_options, skeleton_from_nodes), are still accepted and
+     leave it 0): */
+  uint32_t skeleton_from_nodes; /* 1 = a file whose meshes reference no bone - an armature beside the unweighted
+                                   mesh it is meant to deform, as modellers hand it over for binding - gets a
+                                   skeleton anyway: the nodes with no mesh, camera or light at or below them, plus
+                                   their ancestors, in their rest pose (bind pose = rest pose). Its deform joints
+                                   are then chosen by the hierarchy rule (sk_scene_deform_joints). 0 = such a file
+                                   has no skeleton. Files with skins are read the same either way. */
 } sk_load_options;
 
 /* Loads a file. SK_ERR_IO: missing/unreadable/directory/not a regular file (FIFOs, devices and sockets are refused
  * before anything is read); SK_ERR_FORMAT: empty file or Assimp refused it (the message names the file and carries
  * Assimp's reason). With isolate, SK_ERR_FORMAT also when the isolated reader crashed (message: the signal's
  * name), ran out of time ("did not finish within") or over max_memory_mb ("memory limit"); the file is then not
- * read in the caller's process. A file without bones loads (no skeleton, no skins). */
+ * read in the caller's process. A file without bones loads (no skins; no skeleton unless skeleton_from_nodes). */
 SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err);
 SK_API void sk_scene_destroy(sk_scene* scene);
 /* SK_ERR_NO_SKIN (message names the file) when no mesh has a skin; SK_OK otherwise. */

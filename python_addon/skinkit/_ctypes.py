@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 10600
+SK_VERSION = 10700
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 6
+SK_ABI_MINOR = 7
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -366,6 +366,7 @@ class SkLoadOptions(_Struct):
         ("isolate", c_uint32),
         ("timeout_seconds", c_float),
         ("max_memory_mb", c_uint32),
+        ("skeleton_from_nodes", c_uint32),  # ABI 1.7
     ]
 
 

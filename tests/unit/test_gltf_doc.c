@@ -398,7 +398,7 @@ START_TEST(a_million_joints_is_refused_quickly) {
   ck_assert_int_eq(sum, 2L * n);
   skio_scene* s = NULL;
   skc_err err = {0};
-  ck_assert_int_eq(skio_gltf_import_doc(d, NULL, &s, &err), SKC_UNSUPPORTED); /* takes d, even on failure */
+  ck_assert_int_eq(skio_gltf_import_doc(d, false, NULL, &s, &err), SKC_UNSUPPORTED); /* takes d, even on failure */
   ck_assert_ptr_nonnull(strstr(err.message, "65535"));
   double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
   ck_assert_msg(secs < 2.0 * SANITIZER_SLOWDOWN, "a million joints took %.2f s", secs);

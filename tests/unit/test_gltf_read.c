@@ -43,7 +43,7 @@ static const char* data_path(const char* name) {
 static skio_scene* must_load(const char* path) {
   skio_scene* s = NULL;
   skc_err err = {0};
-  int rc = skio_gltf_import(path, &s, &err);
+  int rc = skio_gltf_import(path, false, &s, &err);
   ck_assert_msg(rc == SKC_OK, "%s: %s", path, err.message);
   ck_assert_ptr_nonnull(s->gltf);
   return s;
@@ -444,7 +444,7 @@ static int load_json(const char* json, skio_scene** out, skio_gltf_import_report
   skio_gltf_doc* d = NULL;
   int rc = skio_gltf_doc_parse(json, strlen(json), NULL, &d, err);
   if (rc) return rc;
-  return skio_gltf_import_doc(d, rep, out, err);
+  return skio_gltf_import_doc(d, false, rep, out, err);
 }
 
 static int variant_code(const uint8_t* bin, const char* acc, const char* attrs0, const char* prim0, const char* from,
@@ -744,6 +744,73 @@ static void corpus_walk(const char* dir, int* files) {
   closedir(dd);
 }
 
+/* A document without skins read with skeleton_from_nodes: the nodes with nothing (mesh, camera, light) at or below
+ * them, plus their ancestors, make the skeleton; a mesh node above a bone is a joint that never deforms; without
+ * the option, or with nothing that can be a bone, there is no skeleton. */
+START_TEST(skeleton_from_the_nodes_of_a_document_without_skins) {
+  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  char* b64 = base64((const uint8_t*)tri, sizeof tri);
+  char json[4096];
+  snprintf(json, sizeof json,
+           "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_lights_punctual\"],"
+           "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+           "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+           "\"min\":[0,0,0],\"max\":[1,1,0]}],"
+           "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+           "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":1,\"znear\":0.1}}],"
+           "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"point\"}]}},"
+           "\"nodes\":[{\"name\":\"Armature\",\"children\":[1,3],\"scale\":[2,2,2]},{\"name\":\"Hips\","
+           "\"children\":[2],\"translation\":[0,1,0]},{\"name\":\"Spine\",\"translation\":[0,1,0]},"
+           "{\"name\":\"Body\",\"mesh\":0},{\"name\":\"Cam\",\"camera\":0},"
+           "{\"name\":\"Lamp\",\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}}},"
+           "{\"name\":\"Prop\",\"mesh\":0,\"children\":[7]},{\"name\":\"Socket\"}],"
+           "\"scenes\":[{\"nodes\":[0,4,5,6]}]}",
+           b64);
+  free(b64);
+  for (int bare = 0; bare < 2; ++bare) {
+    skio_gltf_doc* d = NULL;
+    skc_err err = {0};
+    ck_assert_int_eq(skio_gltf_doc_parse(json, strlen(json), NULL, &d, &err), SKC_OK);
+    skio_scene* s = NULL;
+    ck_assert_msg(skio_gltf_import_doc(d, bare, NULL, &s, &err) == SKC_OK, "%s", err.message);
+    ck_assert_uint_eq(s->mesh_count, 2);
+    if (!bare) {
+      ck_assert_ptr_null(s->skeleton);
+      skio_scene_destroy(s);
+      continue;
+    }
+    ck_assert_ptr_nonnull(s->skeleton);
+    const char* const joints[] = {"Armature", "Hips", "Spine", "Prop", "Socket"}; /* preorder of the scene */
+    const uint8_t deform[] = {0, 1, 1, 0, 1};
+    ck_assert_uint_eq(s->skeleton->joint_count, 5);
+    uint8_t mask[5];
+    uint32_t count = 0;
+    int rule = 0;
+    ck_assert_int_eq(skio_scene_deform_joints(s, mask, &count, &rule, &err), SKC_OK);
+    ck_assert_int_eq(rule, SKIO_DEFORM_HIERARCHY);
+    for (uint32_t j = 0; j < 5; ++j) {
+      ck_assert_str_eq(s->skeleton->names[j], joints[j]);
+      ck_assert_uint_eq(mask[j], deform[j]);
+    }
+    ck_assert_float_eq_tol(s->skeleton->rest_world[2 * 16 + 13], 4.0f, 1e-6f); /* Spine: 2 x (1 + 1) up */
+    ck_assert_float_eq_tol(s->skeleton->bind[2 * 16 + 13], 4.0f, 1e-6f);      /* bind = rest */
+    skio_scene_destroy(s);
+  }
+  /* nothing can be a bone (a static prop: every node carries a mesh or holds one): no skeleton */
+  char* prop = strstr(json, "\"nodes\":[{\"name\":\"Armature\"");
+  ck_assert_ptr_nonnull(prop);
+  strcpy(prop, "\"nodes\":[{\"name\":\"Group\",\"children\":[1]},{\"name\":\"Cube\",\"mesh\":0}],"
+               "\"scenes\":[{\"nodes\":[0]}]}");
+  skio_gltf_doc* d = NULL;
+  ck_assert_int_eq(skio_gltf_doc_parse(json, strlen(json), NULL, &d, NULL), SKC_OK);
+  skio_scene* s = NULL;
+  ck_assert_int_eq(skio_gltf_import_doc(d, true, NULL, &s, NULL), SKC_OK);
+  ck_assert_ptr_null(s->skeleton);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(corpus_gltf_files) {
   const char* dir = skt_assets_dir();
   if (!dir) {
@@ -765,6 +832,7 @@ static Suite* suite(void) {
   tcase_add_test(t, rules_on_a_written_document);
   tcase_add_test(t, hostile_documents_give_codes);
   tcase_add_test(t, random_corruptions_never_crash);
+  tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
   suite_add_tcase(s, t);
   /* every corpus glTF against Assimp (CesiumMan_subdiv2: minutes under the sanitizers): release suite only, as
    * test_gltf_read_corpus (tests/CMakeLists.txt) */

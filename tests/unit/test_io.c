@@ -113,7 +113,7 @@ START_TEST(corpus_file_loads_with_expected_figures) {
   free(ib);
   sk_scene_destroy(s);
   /* with JoinIdenticalVertices asked for, the vertex count is the README's; influences stay as they were */
-  sk_load_options lo = {sizeof lo, 1, 0, 0, 0.0f, 0};
+  sk_load_options lo = {sizeof lo, 1, 0, 0, 0.0f, 0, 0};
   ck_assert_msg(sk_scene_load(skt_asset(row->file), &lo, &s, &err) == SK_OK, "%s: %s", row->file, err.message);
   size_t J = 0;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) J += sk_scene_mesh_vertex_count(s, m);
@@ -150,7 +150,7 @@ START_TEST(b3d_loads_and_fails_only_with_structure_validation) {
   ck_assert_int_eq(sk_scene_load(skt_asset("b3d/character.b3d"), NULL, &s, &err), SK_OK);
   sk_scene_destroy(s);
   s = NULL;
-  sk_load_options o = {sizeof o, 0, 1, 0, 0.0f, 0};
+  sk_load_options o = {sizeof o, 0, 1, 0, 0.0f, 0, 0};
   ck_assert_int_eq(sk_scene_load(skt_asset("b3d/character.b3d"), &o, &s, &err), SK_ERR_FORMAT);
   ck_assert_ptr_null(s);
   ck_assert(strstr(err.message, "character.b3d") && strstr(err.message, "Validation failed"));
@@ -486,7 +486,7 @@ START_TEST(built_scene_round_trip_and_isolated_load) {
   ck_assert_int_eq(sk_scene_save(built, glb, &so, &err), SK_OK);
   ck_assert_int_eq(sk_scene_save(built, glb, &so, &err), SK_ERR_EXISTS);
 
-  sk_load_options lo = {sizeof lo, 0, 0, 1, 30.0f, 0};
+  sk_load_options lo = {sizeof lo, 0, 0, 1, 30.0f, 0, 0};
   sk_scene* back = NULL;
   ck_assert_int_eq(sk_scene_load(glb, &lo, &back, &err), SK_OK);
   ck_assert_uint_eq(sk_scene_mesh_vertex_count(back, 0), nv);
