@@ -347,7 +347,8 @@ static int number_joints(importer* im, const uint8_t* needed, skc_err* err) {
 }
 
 /* skeleton_from_nodes, for a document without skins: the nodes with no mesh, camera or light at or below them, and
- * their ancestors; no skeleton when there is none. */
+ * their ancestors; no skeleton when there is none or more than a skeleton may hold (the document then loads as
+ * without the option). */
 static int bare_skeleton(importer* im, skc_err* err) {
   skio_gltf_doc* d = im->d;
   uint32_t n = im->node_count;
@@ -365,9 +366,10 @@ static int bare_skeleton(importer* im, skc_err* err) {
                      skio_json_get(d, skio_json_get(d, nt, "extensions"), "KHR_lights_punctual") >= 0;
     if (payload[node] && im->parent[node] >= 0) payload[im->parent[node]] = 1;
   }
+  uint32_t jc = 0;
   for (uint32_t i = 0; i < n; ++i)
-    for (int32_t p = payload[i] ? -1 : (int32_t)i; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
-  int rc = number_joints(im, needed, err);
+    for (int32_t p = payload[i] ? -1 : (int32_t)i; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1, ++jc;
+  int rc = jc <= SKC_MAX_JOINTS ? number_joints(im, needed, err) : SKC_OK;
   free(payload);
   free(needed);
   return rc;

@@ -176,7 +176,8 @@ static bool camera_or_light(const builder* b, uint32_t i) {
 }
 
 /* skeleton_from_nodes, for a file whose meshes reference no bone: the nodes with no mesh, camera or light at or
- * below them, and their ancestors (needed). Returns false when there is none (or no memory: then no skeleton). */
+ * below them, and their ancestors (needed). Returns false when there is none, or more than a skeleton may hold (a
+ * file of many plain nodes then loads without a skeleton, as without the option), or no memory. */
 static bool mark_bare_bones(builder* b) {
   uint8_t* payload = calloc(b->node_count + 1, 1); /* the node or one below it carries a mesh, camera or light */
   if (!payload) return false;
@@ -184,14 +185,14 @@ static bool mark_bare_bones(builder* b) {
     payload[i] |= b->nodes[i].node->mNumMeshes > 0 || camera_or_light(b, i);
     if (payload[i] && b->nodes[i].parent >= 0) payload[b->nodes[i].parent] = 1;
   }
-  bool any = false;
+  uint32_t n = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)
-    if (!payload[i]) {
-      mark_needed(b, (int32_t)i);
-      any = true;
-    }
+    if (!payload[i]) mark_needed(b, (int32_t)i);
+  for (uint32_t i = 0; i < b->node_count; ++i) n += b->nodes[i].needed;
   free(payload);
-  return any;
+  if (n <= SKC_MAX_JOINTS) return n > 0;
+  for (uint32_t i = 0; i < b->node_count; ++i) b->nodes[i].needed = false;
+  return false;
 }
 
 /* joint_mesh of a bare skeleton: the joints whose node carries a mesh (ancestors of bones). */

@@ -808,6 +808,22 @@ START_TEST(skeleton_from_the_nodes_of_a_document_without_skins) {
   ck_assert_int_eq(skio_gltf_import_doc(d, true, NULL, &s, NULL), SKC_OK);
   ck_assert_ptr_null(s->skeleton);
   skio_scene_destroy(s);
+  /* more plain nodes than a skeleton holds (65,536 in a chain beside the mesh): loaded without a skeleton, as
+   * without the option, not refused */
+  const uint32_t chain = 65536;
+  size_t cap = strlen(json) + (size_t)chain * 40;
+  char* big = malloc(cap);
+  char* w = big + sprintf(big, "%.*s\"nodes\":[{\"mesh\":0}", (int)(prop - json), json);
+  for (uint32_t i = 1; i <= chain; ++i)
+    w += i < chain ? sprintf(w, ",{\"children\":[%u]}", i + 1) : sprintf(w, ",{}");
+  sprintf(w, "],\"scenes\":[{\"nodes\":[0,1]}]}");
+  d = NULL;
+  ck_assert_int_eq(skio_gltf_doc_parse(big, strlen(big), NULL, &d, NULL), SKC_OK);
+  ck_assert_int_eq(skio_gltf_import_doc(d, true, NULL, &s, NULL), SKC_OK);
+  ck_assert_ptr_null(s->skeleton);
+  ck_assert_uint_eq(s->mesh_count, 1);
+  skio_scene_destroy(s);
+  free(big);
 }
 END_TEST
 
