@@ -11,13 +11,14 @@
 #include "skinkit.h"
 
 const char cli_bind_usage[] =
-    "usage: skinkit bind IN OUT [--method M] [--max-influences N] [--joints a,b,...] [--force] [--report]\n"
-    "                   [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
-    "  Computes new skin weights for every mesh of IN (existing weights are ignored) from the file's skeleton and\n"
-    "  writes OUT (.glb, .gltf, .dae; glTF keeps the 4 largest weights). Bones sit where the mesh's inverse bind\n"
-    "  matrices put them (bind pose). First a fit check: when under 75 % of the deform bones' points sit in the\n"
-    "  skinned meshes, or the bones are not 0.1 .. 3 x the model's size, a warning names the figures and the likely\n"
-    "  cause (scale: units; axis: Y-up vs Z-up; offset: moved or another armature); the bind still runs.\n"
+    "usage: skinkit bind IN OUT [--method M] [--max-influences N] [--joints a,b,...] [--meshes a,b,...] [--force]\n"
+    "                   [--report] [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
+    "  Computes new skin weights for every mesh of IN (existing weights are ignored; --meshes: the meshes named)\n"
+    "  from the file's skeleton and writes OUT (.glb, .gltf, .dae; glTF keeps the 4 largest weights). Bones sit\n"
+    "  where the mesh's inverse bind matrices put them (bind pose). First a fit check: when under 75 % of the\n"
+    "  deform bones' points sit in the skinned (or chosen) meshes, or the bones are not 0.1 .. 3 x the model's\n"
+    "  size, a warning names the figures and the likely cause (scale: units; axis: Y-up vs Z-up; offset: moved\n"
+    "  or another armature); the bind still runs.\n"
     "  --method M           robust (default: bone heat; parts no bone sees - sleeves, plates, eyes - take the\n"
     "                       weights of the body under them; weight two limbs pull on one vertex, as between the\n"
     "                       legs, goes to the joint they hang from) | heat (Blender-style bone heat; such parts\n"
@@ -25,6 +26,8 @@ const char cli_bind_usage[] =
     "                       capsule | delaunay\n"
     "  --max-influences N   1 .. 255 (default 4)\n"
     "  --joints a,b,...     only these joints receive weights (names as in `skinkit info`)\n"
+    "  --meshes a,b,...     bind only these meshes (names as in `skinkit info`; a repeated name: every mesh of\n"
+    "                       it); the others are written as they were (a prop beside the character stays a prop)\n"
     "  --all-joints         let every skeleton node receive weights; by default only the deform joints do\n"
     "                       (`skinkit info` marks them): when some skin of IN lists joints, exactly those; when\n"
     "                       none does, the bone hierarchy below, never including, the wrappers at the top of the\n"
@@ -82,6 +85,7 @@ typedef struct bind_run {
   const char* deform_rule; /* skins, hierarchy, all (sk_scene_deform_joints), joints (--joints), all_joints */
   sk_bind_fit fit;
   double load_ms, save_ms;
+  const uint8_t* meshes; /* --meshes: 1 per mesh to bind; NULL: every mesh */
 } bind_run;
 
 /* 1 when joint j belongs in the per-joint report: a deform joint (every joint without a mask) or one with weight. */
@@ -115,9 +119,10 @@ static void print_joints_json(const sk_skeleton* sk, const bind_result* r, const
 
 static const char* const k_fit_hints[] = {"", "scale", "axis", "offset"};
 
-/* 1 when mesh m's vertices count for the fit check: skinned meshes (their positions are in the skeleton's bind
- * space), or every mesh when none is skinned (a rigid mesh's positions are in its own node's space). */
-static int fit_mesh(sk_scene* s, uint32_t m, int any_skinned) {
+/* 1 when mesh m's vertices count for the fit check: the meshes --meshes chose (chosen != NULL), else skinned meshes
+ * (their positions are in the skeleton's bind space), or every mesh when none is skinned (placed in the rest pose). */
+static int fit_mesh(sk_scene* s, uint32_t m, int any_skinned, const uint8_t* chosen) {
+  if (chosen) return chosen[m];
   return !any_skinned || sk_scene_mesh_skin(s, m) != NULL;
 }
 
@@ -125,18 +130,19 @@ static int fit_mesh(sk_scene* s, uint32_t m, int any_skinned) {
  * character is often several meshes: body, eyes, armour). A warning with the figures and the likely cause on
  * stderr when the armature does not sit in the model; the bind still runs (the user may know better).
  * fit->size = 0: not run. */
-static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform, sk_bind_fit* fit) {
+static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform, const uint8_t* chosen,
+                      sk_bind_fit* fit) {
   memset(fit, 0, sizeof *fit);
   size_t nv = 0;
   int any = 0;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) any |= sk_scene_mesh_skin(s, m) != NULL;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
-    if (fit_mesh(s, m, any)) nv += sk_scene_mesh_positions(s, m, NULL, 0);
+    if (fit_mesh(s, m, any, chosen)) nv += sk_scene_mesh_positions(s, m, NULL, 0);
   float* pos = malloc((nv ? nv : 1) * sizeof *pos);
   if (!pos) return;
   size_t at = 0;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
-    if (fit_mesh(s, m, any)) at += sk_scene_mesh_positions(s, m, pos + at, nv - at);
+    if (fit_mesh(s, m, any, chosen)) at += sk_scene_mesh_positions(s, m, pos + at, nv - at);
   sk_bind_desc d;
   memset(&d, 0, sizeof d);
   d.size = sizeof d;
@@ -217,6 +223,30 @@ static uint8_t* deform_joints(const sk_scene* s, uint32_t nj, uint32_t* n, uint3
 }
 
 /* Sets deform[j] = 1 for every joint named in the comma-separated list; returns 0 or prints the unknown name. */
+/* --meshes a,b,...: 1 for each mesh of s named in the list (every mesh of a repeated name); NULL after a message when
+ * a name is not a mesh of IN (or no memory). */
+static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
+  uint32_t nm = sk_scene_mesh_count(s);
+  uint8_t* pick = calloc(nm ? nm : 1, 1);
+  char* copy = strdup(list);
+  int bad = !pick || !copy;
+  for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+    int found = 0;
+    for (uint32_t m = 0; m < nm; ++m)
+      if (!strcmp(sk_scene_mesh_name(s, m), tok)) pick[m] = found = 1;
+    if (!found) {
+      fprintf(stderr, "skinkit bind: --meshes: no mesh \"%s\" in IN (its meshes:", tok);
+      for (uint32_t m = 0; m < nm; ++m) fprintf(stderr, "%s \"%s\"", m ? "," : "", sk_scene_mesh_name(s, m));
+      fprintf(stderr, ")\n");
+      bad = 1;
+    }
+  }
+  free(copy);
+  if (!bad) return pick;
+  free(pick);
+  return NULL;
+}
+
 static int parse_joints(const sk_skeleton* sk, const char* list, uint8_t* deform) {
   const char* p = list;
   while (*p) {
@@ -312,6 +342,107 @@ static int mesh_data_read(const sk_scene* s, uint32_t m, int all_streams, mesh_d
   return 0;
 }
 
+/* Weights of mesh m (its data in md) into skin (the mesh's own, bound in place, or a fresh one), with the bones of
+ * bind_sk (NULL: the scene skeleton's); the report into r. 0, or 2 after a message. */
+static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, const sk_skeleton* bind_sk,
+                        const bind_run* run, const mesh_data* md, sk_skin* skin, bind_result* r) {
+  uint32_t nj = sk_skeleton_joint_count(sk);
+  r->counts = calloc(nj ? nj : 1, sizeof *r->counts);
+  r->fallback = calloc(nj ? nj : 1, sizeof *r->fallback);
+  r->sums = calloc(nj ? nj : 1, sizeof *r->sums);
+  uint8_t* vfb = calloc(md->nv, 1);
+  int have = r->counts && r->fallback && r->sums && vfb;
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.method = run->method;
+  d.positions = md->pos;
+  d.vertex_count = md->nv;
+  d.triangles = md->idx;
+  d.triangle_count = md->ni / 3;
+  d.skeleton = bind_sk ? bind_sk : sk;
+  d.max_influences = run->max_inf;
+  d.deform = run->deform;
+  d.bone_space = SK_BONE_SPACE_BIND;
+  r->rep.size = sizeof r->rep;
+  r->rep.joint_vertex_counts = r->counts;
+  r->rep.joint_fallback_counts = r->fallback;
+  r->rep.joint_weight_sums = r->sums;
+  r->rep.vertex_fallback = vfb;
+  sk_error err;
+  int rc = 0;
+  if (!have || sk_bind(&d, skin, &r->rep, &err)) {
+    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), have ? err.message : "out of memory");
+    rc = 2;
+  }
+  free(vfb);
+  r->rep.vertex_fallback = NULL;
+  r->bound = 1;
+  return rc;
+}
+
+/* Mesh m into the rebuilt scene: with skin (NULL: none) and the inverse binds it was bound with - its own when it
+ * had a skin, bind_sk's for a new one. 0, or 2 after a message. */
+static int add_rebuilt(sk_scene* rebuilt, const sk_scene* s, uint32_t m, const mesh_data* md, const sk_skin* skin,
+                       int own_skin, const sk_skeleton* bind_sk) {
+  uint32_t nj = sk_skeleton_joint_count(sk_scene_skeleton(s));
+  float* ib = skin ? malloc((size_t)nj * 16 * sizeof *ib) : NULL;
+  if (ib && (own_skin ? sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL)
+                      : bind_sk ? sk_skeleton_get_inverse_bind(bind_sk, ib) : SK_ERR_NOT_FOUND) != SK_OK) {
+    free(ib);
+    ib = NULL;
+  }
+  sk_mesh_desc mdsc;
+  memset(&mdsc, 0, sizeof mdsc);
+  mdsc.size = sizeof mdsc;
+  mdsc.name = sk_scene_mesh_name(s, m);
+  mdsc.vertex_count = md->nv;
+  mdsc.positions = md->pos;
+  mdsc.normals = md->nrm;
+  mdsc.tangents = md->tan;
+  mdsc.uv0 = md->uv;
+  mdsc.indices = md->idx;
+  mdsc.index_count = md->ni;
+  mdsc.skin = skin;
+  mdsc.inverse_bind = ib;
+  sk_error err;
+  int rc = 0;
+  if (md->nv && sk_scene_add_mesh(rebuilt, &mdsc, NULL, &err)) {
+    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
+    rc = 2;
+  }
+  free(ib);
+  return rc;
+}
+
+/* Binds mesh m unless --meshes leaves it out (then it is written as it was) and adds it to the rebuilt scene
+ * (rebuilt != NULL: some mesh had no skin). 0, or 2 after a message. */
+static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_run* run, sk_scene* rebuilt,
+                     bind_result* r) {
+  mesh_data md;
+  if (mesh_data_read(s, m, rebuilt != NULL, &md)) {
+    fprintf(stderr, "skinkit bind: out of memory reading mesh %u\n", m);
+    mesh_data_free(&md);
+    return 2;
+  }
+  sk_skin* target = sk_scene_mesh_skin(s, m); /* bound in place when the mesh has a skin */
+  const int chosen = !run->meshes || run->meshes[m];
+  sk_skin* fresh = NULL;
+  sk_skeleton* bind_sk = chosen ? mesh_bind_skeleton(s, target ? m : UINT32_MAX, sk) : NULL;
+  sk_error err;
+  int rc = 0;
+  if (chosen && md.nv && !target && sk_skin_create(md.nv, sk_skeleton_joint_count(sk), &fresh, &err) != SK_OK) {
+    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
+    rc = 2;
+  }
+  if (!rc && chosen && md.nv) rc = bind_weights(s, m, sk, bind_sk, run, &md, target ? target : fresh, r);
+  if (!rc && rebuilt) rc = add_rebuilt(rebuilt, s, m, &md, target ? target : fresh, target != NULL, bind_sk);
+  sk_skin_destroy(fresh);
+  sk_skeleton_destroy(bind_sk);
+  mesh_data_free(&md);
+  return rc;
+}
+
 /* The top-level "joints": every reported joint over all bound meshes (weight share of the total weight; method
  * "mixed" when the meshes that weight it used different methods). */
 static void print_all_joints_json(const sk_skeleton* sk, const bind_result* res, uint32_t nm, const bind_run* run) {
@@ -385,6 +516,8 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
     return;
   }
   for (uint32_t m = 0; m < nm; ++m) {
+    if (run->meshes && !run->meshes[m])
+      printf("mesh \"%s\": not bound (not in --meshes), written as it was\n", sk_scene_mesh_name(s, m));
     if (!res[m].bound) continue;
     const sk_bind_report* r = &res[m].rep;
     printf("mesh \"%s\": %zu vertices, %zu triangles, %s, %.1f ms", sk_scene_mesh_name(s, m),
@@ -407,7 +540,7 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
 }
 
 int cli_bind(int argc, char** argv) {
-  const char *in = NULL, *out = NULL, *joints = NULL;
+  const char *in = NULL, *out = NULL, *joints = NULL, *meshes = NULL;
   uint32_t method = SK_BIND_ROBUST, max_inf = 4;
   int force = 0, per_joint = 0, json = 0, all_joints = 0;
   for (int i = 1; i < argc; ++i) {
@@ -433,6 +566,8 @@ int cli_bind(int argc, char** argv) {
       if (!v || cli_arg_u32("bind", a, v, 1, 255, &max_inf)) return 2;
     } else if (!strcmp(a, "--joints")) {
       if (!(joints = cli_arg_value("bind", argc, argv, &i))) return 2;
+    } else if (!strcmp(a, "--meshes")) {
+      if (!(meshes = cli_arg_value("bind", argc, argv, &i))) return 2;
     } else if (a[0] == '-' && a[1]) {
       return cli_arg_unknown("bind", a);
     } else if (!in) {
@@ -469,17 +604,24 @@ int cli_bind(int argc, char** argv) {
     return 2;
   }
   uint32_t nj = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
-  bind_run run = {in, out, method, max_inf, per_joint, json, NULL, nj, "all_joints", {0}, load_ms, 0.0};
+  bind_run run = {in, out, method, max_inf, per_joint, json, NULL, nj, "all_joints", {0}, load_ms, 0.0, NULL};
+  uint8_t* chosen = meshes ? parse_meshes(s, meshes) : NULL;
+  if (meshes && !chosen) {
+    sk_scene_destroy(s);
+    return 2;
+  }
+  run.meshes = chosen;
   uint8_t* deform = NULL;
   if (joints || !all_joints) {
     deform = choose_deform(s, joints, &run);
     if (!deform && joints) {
+      free(chosen);
       sk_scene_destroy(s);
       return 2;
     }
     run.deform = deform;
   }
-  check_fit(s, sk, deform, &run.fit);
+  check_fit(s, sk, deform, chosen, &run.fit);
   int all_skinned = 1;
   for (uint32_t m = 0; m < nm; ++m)
     if (sk_scene_mesh_vertex_count(s, m) && !sk_scene_mesh_skin(s, m)) all_skinned = 0;
@@ -490,83 +632,8 @@ int cli_bind(int argc, char** argv) {
     fprintf(stderr, "skinkit bind: %s\n", err.message);
     rc = 2;
   }
-  for (uint32_t m = 0; m < nm && !rc; ++m) {
-    mesh_data md;
-    if (mesh_data_read(s, m, rebuilt != NULL, &md)) {
-      fprintf(stderr, "skinkit bind: out of memory reading mesh %u\n", m);
-      mesh_data_free(&md);
-      rc = 2;
-      break;
-    }
-    sk_skin* target = sk_scene_mesh_skin(s, m); /* bound in place when the mesh has a skin */
-    sk_skin* fresh = NULL;
-    sk_skeleton* bind_sk = mesh_bind_skeleton(s, target ? m : UINT32_MAX, sk);
-    float* ib = NULL;
-    if (md.nv && (target || sk_skin_create(md.nv, nj, &fresh, &err) == SK_OK)) {
-      res[m].counts = calloc(nj ? nj : 1, sizeof *res[m].counts);
-      res[m].fallback = calloc(nj ? nj : 1, sizeof *res[m].fallback);
-      res[m].sums = calloc(nj ? nj : 1, sizeof *res[m].sums);
-      uint8_t* vfb = calloc(md.nv, 1);
-      int have = res[m].counts && res[m].fallback && res[m].sums && vfb;
-      sk_bind_desc d;
-      memset(&d, 0, sizeof d);
-      d.size = sizeof d;
-      d.method = method;
-      d.positions = md.pos;
-      d.vertex_count = md.nv;
-      d.triangles = md.idx;
-      d.triangle_count = md.ni / 3;
-      d.skeleton = bind_sk ? bind_sk : sk;
-      d.max_influences = max_inf;
-      d.deform = deform;
-      d.bone_space = SK_BONE_SPACE_BIND;
-      res[m].rep.size = sizeof res[m].rep;
-      res[m].rep.joint_vertex_counts = res[m].counts;
-      res[m].rep.joint_fallback_counts = res[m].fallback;
-      res[m].rep.joint_weight_sums = res[m].sums;
-      res[m].rep.vertex_fallback = vfb;
-      if (!have || sk_bind(&d, target ? target : fresh, &res[m].rep, &err)) {
-        fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m),
-                have ? err.message : "out of memory");
-        rc = 2;
-      }
-      free(vfb);
-      res[m].rep.vertex_fallback = NULL;
-      res[m].bound = 1;
-    } else if (md.nv) {
-      fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
-      rc = 2;
-    }
-    if (!rc && rebuilt) { /* the inverse binds the mesh was bound with */
-      ib = malloc((size_t)nj * 16 * sizeof *ib);
-      if (ib && (target ? sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL)
-                        : bind_sk ? sk_skeleton_get_inverse_bind(bind_sk, ib) : SK_ERR_NOT_FOUND) != SK_OK) {
-        free(ib);
-        ib = NULL;
-      }
-      sk_mesh_desc mdsc;
-      memset(&mdsc, 0, sizeof mdsc);
-      mdsc.size = sizeof mdsc;
-      mdsc.name = sk_scene_mesh_name(s, m);
-      mdsc.vertex_count = md.nv;
-      mdsc.positions = md.pos;
-      mdsc.normals = md.nrm;
-      mdsc.tangents = md.tan;
-      mdsc.uv0 = md.uv;
-      mdsc.indices = md.idx;
-      mdsc.index_count = md.ni;
-      mdsc.skin = target ? target : fresh;
-      mdsc.inverse_bind = ib;
-      if (md.nv && sk_scene_add_mesh(rebuilt, &mdsc, NULL, &err)) {
-        fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
-        rc = 2;
-      }
-    }
-    free(ib);
-    sk_skin_destroy(fresh);
-    sk_skeleton_destroy(bind_sk);
-    mesh_data_free(&md);
-  }
+  for (uint32_t m = 0; m < nm && !rc; ++m)
+    rc = bind_mesh(s, m, sk, &run, rebuilt, &res[m]);
   double save_ms = 0.0;
   if (!rc) {
     if (rebuilt)
@@ -588,6 +655,7 @@ int cli_bind(int argc, char** argv) {
   for (uint32_t m = 0; res && m < nm; ++m) bind_result_free(&res[m]);
   free(res);
   free(deform);
+  free(chosen);
   sk_scene_destroy(rebuilt);
   sk_scene_destroy(s);
   return rc;

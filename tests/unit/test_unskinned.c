@@ -391,6 +391,51 @@ START_TEST(added_mesh_is_written) {
 }
 END_TEST
 
+/* Index of the mesh named `name` in s (-1: none). */
+static int mesh_named(const sk_scene* s, const char* name) {
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (!strcmp(sk_scene_mesh_name(s, m), name)) return (int)m;
+  return -1;
+}
+
+/* bind --meshes binds only the meshes named: the others are written as they were (the crate beside the armature
+ * stays unskinned, rigid_parts' bone-parented cube keeps its one-bone skin, its cone stays a prop) and in place; an
+ * unknown name is exit 2 with the file's mesh names. */
+START_TEST(bind_only_the_chosen_meshes) {
+  static const struct {
+    const char* in;
+    const char* chosen;
+    const char* skinned;  /* must come out skinned */
+    const char* kept;     /* must come out unskinned */
+  } k_cases[] = {{"bare_rig.dae", "Body-mesh", "Body-mesh", "Cube-mesh"},
+                 {"bare_rig.glb", "Body", "Body", "Cube"},
+                 {"rigid_parts.fbx", "Cylinder", "Cylinder", "Cone"}};
+  const char* name = k_cases[_i].in;
+  char dir[] = "/tmp/skt_unsk_XXXXXX", out[4096], fmt[256];
+  snprintf(fmt, sizeof fmt, "bind '%%s' '%%s' --meshes %s", k_cases[_i].chosen);
+  ck_assert_int_eq(run_in_tmp(dir, fmt, data_path(name), "glb", out, sizeof out), 0);
+  sk_scene* b = NULL;
+  ck_assert_int_eq(sk_scene_load(out, NULL, &b, NULL), SK_OK);
+  int ms = mesh_named(b, k_cases[_i].skinned), mk = mesh_named(b, k_cases[_i].kept);
+  ck_assert_int_ge(ms, 0);
+  ck_assert_int_ge(mk, 0);
+  ck_assert_ptr_nonnull(sk_scene_mesh_skin(b, (uint32_t)ms));
+  ck_assert_ptr_null(sk_scene_mesh_skin(b, (uint32_t)mk));
+  if (strstr(name, "rigid_parts")) { /* the cube: still the one-bone skin of its parent bone */
+    int mc = mesh_named(b, "Cube");
+    ck_assert_int_ge(mc, 0);
+    const sk_skin* skin = sk_scene_mesh_skin(b, (uint32_t)mc);
+    ck_assert_ptr_nonnull(skin);
+    ck_assert_uint_eq(sk_skin_influence_count(skin), sk_skin_vertex_count(skin)); /* one weight a vertex */
+  }
+  sk_scene_destroy(b);
+  done(dir, out);
+  char dir2[] = "/tmp/skt_unsk_XXXXXX";
+  ck_assert_int_eq(run_in_tmp(dir2, "bind '%s' '%s' --meshes NoSuchMesh", data_path(name), "glb", out, sizeof out), 2);
+  done(dir2, out);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("unskinned");
   TCase* tc = tcase_create("core");
@@ -400,6 +445,7 @@ static Suite* suite(void) {
   tcase_add_loop_test(tc, bind_keeps_every_mesh_in_place, 0, 4);
   tcase_add_loop_test(tc, convert_keeps_the_armature, 0, 3);
   tcase_add_test(tc, added_mesh_is_written);
+  tcase_add_loop_test(tc, bind_only_the_chosen_meshes, 0, 3);
   suite_add_tcase(s, tc);
   return s;
 }
