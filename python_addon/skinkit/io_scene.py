@@ -210,6 +210,10 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                                  "armature's own rest position is always the bind pose)", default=True)
     isolate: BoolProperty(name="Safe Load", description="Parse the file in a child process first, so a damaged file "
                           "cannot crash Blender (one extra parse)", default=False)
+    armature_from_nodes: BoolProperty(name="Armature Without Skin", description="When no mesh of the file is skinned "
+                                      "(an armature exported beside an unweighted mesh), build the armature from the "
+                                      "file's nodes that hold no mesh, camera or light, ready for Auto Bind",
+                                      default=True)
 
     @classmethod
     def poll(cls, context):
@@ -244,7 +248,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         wm.progress_begin(0, 100)
         try:
             api = ops._load_api(context)
-            with api.Scene.load(path, join_vertices=self.join_vertices, isolate=self.isolate) as scene:
+            with api.Scene.load(path, join_vertices=self.join_vertices, isolate=self.isolate,
+                                skeleton_from_nodes=self.armature_from_nodes) as scene:
                 wm.progress_update(10)
                 sk = scene.skeleton
                 arm_obj, bone_names = None, []

@@ -412,6 +412,36 @@ def test_import_cylinder_rig_glb():
     _check_import(os.path.join(DATA, "cylinder_rig.glb"), "cylinder_rig.glb")
 
 
+def test_import_bare_armature():
+    """An armature exported beside an unweighted mesh (no skin in the .dae): imported as an armature with the mesh
+    parented to it, where the file places it, ready for Auto Bind; without the option, meshes only (as before)."""
+    import numpy as np
+
+    import skinkit
+
+    path = os.path.join(HERE, "..", "unskinned", "bare_rig.dae")
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "bare_rig.dae: import did not finish")
+    info = skinkit.io_scene.LAST_IMPORT
+    expect(info["armature"] is not None, "bare_rig.dae: no armature")
+    arm = bpy.data.objects[info["armature"]]
+    for b in ("upper", "lower", "hand"):
+        expect(b in arm.data.bones, "bare_rig.dae: no bone %s" % b)
+    body = [bpy.data.objects[n] for n in info["meshes"] if n.startswith("Body")]
+    expect(len(body) == 1 and body[0].parent == arm, "bare_rig.dae: the body is not parented to the armature")
+    # the body is the cylinder around the chain: every vertex within 0.3 (+ slack) of the bones' axis, in world
+    heads = [arm.matrix_world @ arm.data.bones[b].head_local for b in ("upper", "hand")]
+    axis = (heads[1] - heads[0]).normalized()
+    world = np.array([body[0].matrix_world @ v.co for v in body[0].data.vertices])
+    rel = world - np.array(heads[0])
+    along = rel @ np.array(axis)
+    off = np.linalg.norm(rel - np.outer(along, np.array(axis)), axis=1)
+    expect(float(off.max()) <= 0.3 * 1.001, "bare_rig.dae: body %.4f from the bones' axis" % float(off.max()))
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path, armature_from_nodes=False) == {"FINISHED"}, "no option")
+    expect(skinkit.io_scene.LAST_IMPORT["armature"] is None, "an armature without armature_from_nodes")
+
+
 def _corpus_test(rel):
     def t():
         if not ASSETS:  # the standard line once, then a short one
@@ -743,6 +773,7 @@ def main():
     if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
         numpy.bool = bool
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
+             test_import_bare_armature,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_export_assimp_glb_dae_fbx, test_export_assimp_uv_seams_limit,
