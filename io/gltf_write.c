@@ -1194,11 +1194,61 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
   return mats->oom || texs->oom || imgs->oom ? oom_fail(w) : SKC_OK;
 }
 
+/* A scene whose skeleton no mesh is skinned to (an armature alone with its clips, or beside unweighted meshes):
+ * one skin over its deform joints (every joint when the rule finds none; joint j is node j) with the skeleton's
+ * inverse binds, as Blender writes an armature without meshes, so that readers make the joints an armature rather
+ * than empties. Appended to skins_json. */
+static int skeleton_skin(writer* w, buf* skins_json) {
+  const skc_skeleton* sk = w->s->skeleton;
+  const uint32_t jc = sk->joint_count;
+  uint8_t* mask = calloc(jc, 1);
+  float* ibm = malloc((size_t)jc * 16 * sizeof *ibm);
+  uint32_t* joints = malloc(jc * sizeof *joints);
+  uint32_t n = 0;
+  int rc = SKC_OK;
+  if (!mask || !ibm || !joints || skio_scene_deform_joints(w->s, mask, NULL, NULL, NULL) != SKC_OK) {
+    rc = oom_fail(w);
+    goto done;
+  }
+  for (uint32_t j = 0; j < jc; ++j) n += mask[j];
+  for (uint32_t j = 0, k = 0; j < jc; ++j) {
+    if (n && !mask[j]) continue;
+    float* b = ibm + (size_t)k * 16;
+    memcpy(b, sk->inverse_bind + (size_t)j * 16, 16 * sizeof *b);
+    if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
+      b[3] = b[7] = b[11] = 0.0f; /* glTF wants the bottom row exact (see write_mesh) */
+      b[15] = 1.0f;
+    }
+    joints[k++] = j;
+  }
+  n = n ? n : jc;
+  if (!all_finite(ibm, (size_t)n * 16)) {
+    rc = skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: the skeleton's inverse bind matrices are not finite", w->path);
+    goto done;
+  }
+  int32_t acc = put_accessor(w, REGION_IBM, ibm, n, 16, CT_F32, TARGET_NONE, NULL, NULL);
+  if (acc < 0) {
+    rc = oom_fail(w);
+    goto done;
+  }
+  skio_buf_str(skins_json, "{\"name\":");
+  put_json_string(skins_json, sk->names && sk->names[0] ? sk->names[0] : "skeleton", NULL);
+  skio_buf_printf(skins_json, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)acc);
+  for (uint32_t k = 0; k < n; ++k) skio_buf_printf(skins_json, "%s%u", k ? "," : "", joints[k]);
+  skio_buf_str(skins_json, "]}");
+done:
+  free(mask);
+  free(ibm);
+  free(joints);
+  return rc;
+}
+
 /* ---- checks -------------------------------------------------------------------------------------------------- */
 static int check_scene(writer* w) {
   const skio_scene* s = w->s;
   const skc_skeleton* sk = s->skeleton;
-  if (s->mesh_count == 0) return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh to write", w->path);
+  if (s->mesh_count == 0 && !sk) /* a skeleton alone (with its clips) is a file: an animation library */
+    return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh and no skeleton to write", w->path);
   if (s->mesh_count > 65535)
     return skc_fail(w->err, SKC_UNSUPPORTED, "%s: %u meshes (at most 65535)", w->path, s->mesh_count);
   for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
@@ -1525,6 +1575,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       skio_buf_str(&skins, "}");
     }
     free(depth);
+    if (!k && jc) rc = skeleton_skin(&w, &skins);
+    if (rc) goto done;
   }
 
   /* animations */
@@ -1577,9 +1629,12 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   }
   skio_buf_str(&json, "]}],\"nodes\":[");
   skio_buf_put(&json, nodes.p, nodes.n);
-  skio_buf_str(&json, "],\"meshes\":[");
-  skio_buf_put(&json, meshes.p, meshes.n);
   skio_buf_str(&json, "]");
+  if (meshes.n) { /* none: a skeleton with its clips (glTF forbids empty arrays) */
+    skio_buf_str(&json, ",\"meshes\":[");
+    skio_buf_put(&json, meshes.p, meshes.n);
+    skio_buf_str(&json, "]");
+  }
   if (skins.n) {
     skio_buf_str(&json, ",\"skins\":[");
     skio_buf_put(&json, skins.p, skins.n);

@@ -1083,7 +1083,8 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   const char* id = NULL;
   int rc = skio_export_format(path, o.format, &id, NULL, err);
   if (rc) return rc;
-  if (s->mesh_count == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh to write", path);
+  if (s->mesh_count == 0 && !s->skeleton)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh and no skeleton to write", path);
   if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) {
     /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
      * a limit writes up to N (JOINTS_1/WEIGHTS_1... past 4), as_is every influence unchanged. */

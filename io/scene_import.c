@@ -809,6 +809,10 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, 0);
+  /* a file of a skeleton and no mesh (an animation library, an armature alone) stays so: without this, Assimp's
+   * Collada, BVH and MD5 readers invent a mesh of pyramids along the bones, skinned to them, which then reads as
+   * the file's own mesh and is written out with it */
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
   /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
    * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);

@@ -31,7 +31,7 @@ static const char* data_path(const char* name) {
   const char* me = __FILE__;
   const char* cut = strstr(me, "tests/unit/");
   snprintf(buf, sizeof buf, "%.*stests/%s/%s", cut ? (int)(cut - me) : 0, me,
-           strncmp(name, "bare_rig", 8) ? "data" : "unskinned", name);
+           strncmp(name, "bare_rig", 8) && strncmp(name, "anim_only", 9) ? "data" : "unskinned", name);
   return buf;
 }
 
@@ -52,6 +52,17 @@ static sk_scene* load(const char* name, uint32_t size, uint32_t from_nodes) {
   sk_scene* s = NULL;
   sk_error err;
   ck_assert_msg(sk_scene_load(data_path(name), &lo, &s, &err) == SK_OK, "%s: %s", name, err.message);
+  return s;
+}
+
+static sk_scene* load_path(const char* path) {
+  sk_load_options lo;
+  memset(&lo, 0, sizeof lo);
+  lo.size = sizeof lo;
+  lo.skeleton_from_nodes = 1;
+  sk_scene* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_scene_load(path, &lo, &s, &err) == SK_OK, "%s: %s", path, err.message);
   return s;
 }
 
@@ -436,6 +447,60 @@ START_TEST(bind_only_the_chosen_meshes) {
 }
 END_TEST
 
+/* World position of joint `name` of s in animation 0 at time t (its rest pose without clips). */
+static void joint_at(const sk_scene* s, const char* name, double t, double out[3]) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t nj = sk_skeleton_joint_count(sk), j = 0;
+  ck_assert_msg(sk_skeleton_find_joint(sk, name, &j) == SK_OK, "no joint %s", name);
+  float* trs = malloc(10 * (size_t)nj * sizeof *trs);
+  float* local = malloc(16 * (size_t)nj * sizeof *local);
+  float* world = malloc(16 * (size_t)nj * sizeof *world);
+  if (sk_scene_animation_count(s))
+    ck_assert_int_eq(sk_scene_sample_pose(s, 0, t, trs, NULL), SK_OK);
+  else
+    ck_assert_int_eq(sk_skeleton_get_rest_trs(sk, trs), SK_OK);
+  ck_assert_int_eq(sk_pose_local_from_trs(trs, nj, local, NULL), SK_OK);
+  ck_assert_int_eq(sk_skeleton_world(sk, local, NULL, world, NULL), SK_OK);
+  for (int k = 0; k < 3; ++k) out[k] = world[16 * (size_t)j + 12 + k];
+  free(trs), free(local), free(world);
+}
+
+/* An armature and its clip without any mesh (an animation library file) converts: read without Assimp's made-up
+ * bone mesh (Collada: it read as the file's one mesh, skinned), written as glTF with the joints, one skin over them
+ * (so that readers make an armature, as Blender writes it) and the clip: the spine's end follows the same path. */
+START_TEST(convert_an_armature_without_mesh) {
+  static const char* const k_in[] = {"anim_only.fbx", "anim_only.dae", "anim_only.glb"};
+  const char* name = k_in[_i];
+  sk_scene* a = load(name, sizeof(sk_load_options), 1);
+  ck_assert_uint_eq(sk_scene_mesh_count(a), 0);
+  ck_assert_uint_eq(sk_scene_animation_count(a), 1);
+  char dir[] = "/tmp/skt_unsk_XXXXXX", out[4096];
+  ck_assert_int_eq(run_in_tmp(dir, "convert '%s' '%s'", data_path(name), "glb", out, sizeof out), 0);
+  size_t n = 0;
+  char* json = glb_json(out, &n);
+  ck_assert_ptr_nonnull(json);
+  json[n] = 0;
+  ck_assert_msg(!strstr(json, "\"meshes\""), "%s: meshes written", name);
+  ck_assert_msg(strstr(json, "\"skins\":[{"), "%s: no skin over the joints", name);
+  free(json);
+  sk_scene* b = load_path(out);
+  ck_assert_uint_eq(sk_scene_mesh_count(b), 0);
+  ck_assert_uint_eq(sk_scene_animation_count(b), 1);
+  double dur = sk_scene_animation_duration(a, 0);
+  for (int i = 0; i <= 8; ++i) {
+    double pa[3], pb[3], t = dur * i / 8.0;
+    joint_at(a, "Spine", t, pa);
+    joint_at(b, "Spine", t, pb);
+    for (int k = 0; k < 3; ++k)
+      ck_assert_msg(fabs(pa[k] - pb[k]) <= 1e-4 * (1.0 + fabs(pa[k])), "%s: Spine at %.3f s: %g vs %g", name, t, pa[k],
+                    pb[k]);
+  }
+  sk_scene_destroy(a);
+  sk_scene_destroy(b);
+  done(dir, out);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("unskinned");
   TCase* tc = tcase_create("core");
@@ -446,6 +511,7 @@ static Suite* suite(void) {
   tcase_add_loop_test(tc, convert_keeps_the_armature, 0, 3);
   tcase_add_test(tc, added_mesh_is_written);
   tcase_add_loop_test(tc, bind_only_the_chosen_meshes, 0, 3);
+  tcase_add_loop_test(tc, convert_an_armature_without_mesh, 0, 3);
   suite_add_tcase(s, tc);
   return s;
 }
