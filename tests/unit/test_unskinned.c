@@ -199,25 +199,35 @@ static uint32_t check_body(sk_scene* s, const char* name) {
   return checked;
 }
 
+/* Runs `skinkit ARGS` in a fresh directory whose out.EXT path is in *out (the caller removes it with done()). */
+static int run_in_tmp(char* dir, const char* fmt_args, const char* in, const char* ext, char* out, size_t cap) {
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char errp[4200], args[9000], text[4096];
+  snprintf(out, cap, "%s/out.%s", dir, ext);
+  snprintf(errp, sizeof errp, "%s/err.txt", dir);
+  snprintf(args, sizeof args, fmt_args, in, out);
+  int rc = skt_run_cli(dir, cli_path(), args, errp, text, sizeof text);
+  if (rc) fprintf(stderr, "skinkit %s: exit %d: %s\n", args, rc, skt_read_text(errp));
+  unlink(errp);
+  return rc;
+}
+
+static void done(const char* dir, const char* out) {
+  unlink(out);
+  rmdir(dir);
+}
+
 START_TEST(bind_weights_the_bare_armature) {
   const char* name = k_files[_i];
-  char dir[] = "/tmp/skt_bare_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char out[4096], errp[4200], args[9000], text[4096];
-  snprintf(out, sizeof out, "%s/out.glb", dir);
-  snprintf(errp, sizeof errp, "%s/err.txt", dir);
-  snprintf(args, sizeof args, "bind '%s' '%s'", data_path(name), out);
-  int rc = skt_run_cli(dir, cli_path(), args, errp, text, sizeof text);
-  ck_assert_msg(rc == 0, "%s: skinkit bind exit %d: %s", name, rc, skt_read_text(errp));
+  char dir[] = "/tmp/skt_bare_XXXXXX", out[4096];
+  ck_assert_int_eq(run_in_tmp(dir, "bind '%s' '%s'", data_path(name), "glb", out, sizeof out), 0);
   sk_scene* s = NULL;
   sk_error err;
   ck_assert_msg(sk_scene_load(out, NULL, &s, &err) == SK_OK, "%s", err.message);
   uint32_t checked = check_body(s, name);
   ck_assert_msg(checked > 100, "%s: only %u vertices away from the joints", name, checked);
   sk_scene_destroy(s);
-  unlink(out);
-  unlink(errp);
-  rmdir(dir);
+  done(dir, out);
 }
 END_TEST
 
@@ -261,14 +271,8 @@ static float* rest_positions(sk_scene* s, uint32_t m, size_t* nv_out) {
 START_TEST(bind_keeps_every_mesh_in_place) {
   static const char* const k_in[] = {"bare_rig.fbx", "bare_rig.dae", "bare_rig.glb", "rigid_parts.fbx"};
   const char* name = k_in[_i];
-  char dir[] = "/tmp/skt_bare_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char out[4096], errp[4200], args[9000], text[4096];
-  snprintf(out, sizeof out, "%s/out.glb", dir);
-  snprintf(errp, sizeof errp, "%s/err.txt", dir);
-  snprintf(args, sizeof args, "bind '%s' '%s'", data_path(name), out);
-  int rc = skt_run_cli(dir, cli_path(), args, errp, text, sizeof text);
-  ck_assert_msg(rc == 0, "%s: skinkit bind exit %d: %s", name, rc, skt_read_text(errp));
+  char dir[] = "/tmp/skt_bare_XXXXXX", out[4096];
+  ck_assert_int_eq(run_in_tmp(dir, "bind '%s' '%s'", data_path(name), "glb", out, sizeof out), 0);
   sk_scene* a = load(name, sizeof(sk_load_options), 1);
   sk_scene* b = NULL;
   ck_assert_int_eq(sk_scene_load(out, NULL, &b, NULL), SK_OK);
@@ -292,29 +296,9 @@ START_TEST(bind_keeps_every_mesh_in_place) {
   }
   sk_scene_destroy(a);
   sk_scene_destroy(b);
-  unlink(out);
-  unlink(errp);
-  rmdir(dir);
+  done(dir, out);
 }
 END_TEST
-
-/* Runs `skinkit ARGS` in a fresh directory whose out.EXT path is in *out (the caller removes it with done()). */
-static int run_in_tmp(char* dir, const char* fmt_args, const char* in, const char* ext, char* out, size_t cap) {
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char errp[4200], args[9000], text[4096];
-  snprintf(out, cap, "%s/out.%s", dir, ext);
-  snprintf(errp, sizeof errp, "%s/err.txt", dir);
-  snprintf(args, sizeof args, fmt_args, in, out);
-  int rc = skt_run_cli(dir, cli_path(), args, errp, text, sizeof text);
-  if (rc) fprintf(stderr, "skinkit %s: exit %d: %s\n", args, rc, skt_read_text(errp));
-  unlink(errp);
-  return rc;
-}
-
-static void done(const char* dir, const char* out) {
-  unlink(out);
-  rmdir(dir);
-}
 
 /* The JSON chunk of a .glb (malloc'd), or NULL. */
 static char* glb_json(const char* path, size_t* n) {
