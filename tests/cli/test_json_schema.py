@@ -191,6 +191,11 @@ def generated(r):
               "weights")
     r.json_of(["weights", "drift.glb", "w2.glb", "--remove-rogue", "--smooth", "2", "--quantize", "8", "--json"],
               "weights")
+    unskinned = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unskinned")  # files without skins
+    for m in ("bare_rig.dae", "anim_only.glb"):
+        r.json_of(["info", os.path.join(unskinned, m), "--json"], "info")
+    r.json_of(["bind", os.path.join(unskinned, "bare_rig.glb"), "bare.glb", "--meshes", "Body", "--json"], "bind")
+    r.json_of(["convert", os.path.join(unskinned, "anim_only.fbx"), "anim.glb", "--json"], "convert")
     r.json_of(["demo", "--json"], "demo")
     r.to_file(["info", "rig.glb"], "info", "info.json")
     r.to_file(["unpack", "rig.skf", "--indices-from", "rig.glb"], "unpack", "unpack.json")
