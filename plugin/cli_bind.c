@@ -229,8 +229,9 @@ static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
   uint32_t nm = sk_scene_mesh_count(s);
   uint8_t* pick = calloc(nm ? nm : 1, 1);
   char* copy = strdup(list);
-  int bad = !pick || !copy;
-  for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+  int bad = !pick || !copy, any = 0;
+  char* save = NULL;
+  for (char* tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad; tok = strtok_r(NULL, ",", &save)) {
     int found = 0;
     for (uint32_t m = 0; m < nm; ++m)
       if (!strcmp(sk_scene_mesh_name(s, m), tok)) pick[m] = found = 1;
@@ -240,9 +241,11 @@ static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
       fprintf(stderr, ")\n");
       bad = 1;
     }
+    any |= found;
   }
   free(copy);
-  if (!bad) return pick;
+  if (!bad && !any) fprintf(stderr, "skinkit bind: --meshes needs at least one mesh name\n");
+  if (!bad && any) return pick;
   free(pick);
   return NULL;
 }

@@ -428,6 +428,9 @@ START_TEST(bind_only_the_chosen_meshes) {
   char dir2[] = "/tmp/skt_unsk_XXXXXX";
   ck_assert_int_eq(run_in_tmp(dir2, "bind '%s' '%s' --meshes NoSuchMesh", data_path(name), "glb", out, sizeof out), 2);
   done(dir2, out);
+  char dir3[] = "/tmp/skt_unsk_XXXXXX"; /* an empty list binds nothing: refused */
+  ck_assert_int_eq(run_in_tmp(dir3, "bind '%s' '%s' --meshes ,", data_path(name), "glb", out, sizeof out), 2);
+  done(dir3, out);
 }
 END_TEST
 
