@@ -385,6 +385,11 @@ static inline __attribute__((always_inline)) void soa_rotate(const __m256 q[4], 
  * With the table dq_sel: row[i] = the row of vertex i's pivot joint (index of the largest weight, as kbody);
  * without (COR only): neg[i] bit k = influence k of vertex i takes -q_j (a negative dot with the pivot's q, kbody's
  * test; the dots four at a time as in the DQS loop). */
+/* How a COR or DQS block picks each influence's record (SOA_SIGN_*, a constant of each loop: the
+ * record addressing then has no branch): by the sign bits of soa_hemi_pre.neg, by the pivot's
+ * row of the table, or joint j's consistently signed record (c->dq_uni). */
+enum { SOA_SIGN_BITS = 0, SOA_SIGN_TABLE = 1, SOA_SIGN_UNIFORM = 2 };
+
 typedef struct soa_hemi_pre {
   int ok;
   const uint16_t* row[SKC_SOA_W];
@@ -392,8 +397,8 @@ typedef struct soa_hemi_pre {
 } soa_hemi_pre;
 
 static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform_ctx* c, size_t v, const int JT,
-                                                              const uint32_t K, __m256i lim, int check_joints,
-                                                              soa_hemi_pre* pre) {
+                                                              const uint32_t K, const int SIGN, __m256i lim,
+                                                              int check_joints, soa_hemi_pre* pre) {
   const size_t js = (size_t)K * (size_t)JT;
   const unsigned char* jb = c->joints + v * js;
   const unsigned char* wb = c->weights + v * (size_t)K * 4;
@@ -404,13 +409,13 @@ static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform
     pre->ok = _mm256_movemask_ps(_mm256_cmp_ps(w, _mm256_setzero_ps(), _CMP_EQ_OQ)) == 0;
     return;
   }
-  if (c->dq_uni) { /* consistent signs: no pivot needed */
+  if (SIGN == SOA_SIGN_UNIFORM) { /* consistent signs: no pivot needed */
     pre->ok = !soa_zero_sum((const float*)(const void*)wb, K);
     return;
   }
   uint32_t kp[SKC_SOA_W];
   const int zero_sum = soa_pivots((const float*)(const void*)wb, K, kp);
-  if (c->dq_sel) {
+  if (SIGN == SOA_SIGN_TABLE) {
     _Pragma("GCC unroll 8")
     for (int i = 0; i < SKC_SOA_W; ++i)
       pre->row[i] = c->dq_sel + ((size_t)kload_joint(jb + js * (size_t)i, kp[i], JT) << c->dq_sel_shift);
@@ -437,10 +442,6 @@ static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform
   }
   pre->ok = !zero_sum;
 }
-
-/* How a COR block picks each influence's record (SOA_SIGN_*): by the sign bits of soa_hemi_pre.neg, by the pivot's
- * row of the table, or joint j's consistently signed record (c->dq_uni). */
-enum { SOA_SIGN_BITS = 0, SOA_SIGN_TABLE = 1, SOA_SIGN_UNIFORM = 2 };
 
 /* Record address of influence k of a vertex (joint j): PM + the table entry (row = the pivot's row), UNI's record
  * of j, or j's record with the sign bit of neg. */
@@ -580,24 +581,27 @@ static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx
  * covered. */
 static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform_ctx* c, size_t v, size_t e,
                                                                const int JT, const uint32_t K, const int HAS_N,
-                                                               const int RN, __m256i lim, int check, size_t* vend) {
+                                                               const int RN, const int SIGN, __m256i lim, int check,
+                                                               size_t* vend) {
   const size_t nb = (e - v) / SKC_SOA_W;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
-  const int sign = K > 1 && c->dq_uni ? SOA_SIGN_UNIFORM : K > 1 && c->dq_sel ? SOA_SIGN_TABLE : SOA_SIGN_BITS;
   soa_hemi_pre pre[2];
   size_t bad = 0;
   *vend = v + nb * SKC_SOA_W;
-  if (nb) soa_hemi_prep(c, v, JT, K, lim, check, &pre[0]);
+  if (nb) soa_hemi_prep(c, v, JT, K, SIGN, lim, check, &pre[0]);
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SKC_SOA_W;
-    if (n + 1 < nb) soa_hemi_prep(c, vn + SKC_SOA_W, JT, K, lim, check, &pre[(n + 1) & 1]);
+    if (n + 1 < nb) soa_hemi_prep(c, vn + SKC_SOA_W, JT, K, SIGN, lim, check, &pre[(n + 1) & 1]);
     int done = 0;
     if (pre[n & 1].ok) {
       _Alignas(32) float buf[SKC_SOA_W * 16];
       __m256 o[3], m[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
       __m256i badm;
-      soa_cor_blend(c, c->joints + vn * js, c->weights + vn * ws, JT, K, &pre[n & 1], sign, buf);
+      soa_cor_blend(c, c->joints + vn * js, c->weights + vn * ws, JT, K, &pre[n & 1], SIGN, buf);
       soa_cor(c, vn, buf, HAS_N, o, m, &badm);
+      /* the results in registers before soa_finish's branch: GCC sank their arithmetic past it and kept the
+       * loads of buf above, so 24 half-rows of buf went through other stack slots */
+      __asm__("" : "+x"(o[0]), "+x"(o[1]), "+x"(o[2]), "+x"(m[0]), "+x"(m[1]), "+x"(m[2]));
       done = soa_finish(c, vn, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
     }
     if (!done) bad += kgeneric(c, vn, vn + SKC_SOA_W);
@@ -639,7 +643,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
     soa_dq_blend_rows(c, jb, wb, JT, K, NULL, D);
   } else if (table) {
     soa_hemi_pre pre; /* the joints are checked */
-    soa_hemi_prep(c, v, JT, K, lim, 0, &pre);
+    soa_hemi_prep(c, v, JT, K, SOA_SIGN_TABLE, lim, 0, &pre);
     if (!pre.ok) return 0;
     soa_dq_blend_rows(c, jb, wb, JT, K, &pre, D);
   }
@@ -787,7 +791,12 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
   size_t bad = 0, v = b;
   if (MODE != 0 && K > 1 && c->dq_uni) skc_deform_path_note(SKC_DEFORM_PATH_UNIFORM_SIGNS, e - b);
   if (MODE == 2) { /* COR: no fast loop for the tail */
-    bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, vlim, check, &v);
+    if (K > 1 && c->dq_uni)
+      bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, SOA_SIGN_UNIFORM, vlim, check, &v);
+    else if (K > 1 && c->dq_sel)
+      bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, SOA_SIGN_TABLE, vlim, check, &v);
+    else
+      bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, SOA_SIGN_BITS, vlim, check, &v);
     if (v < e) bad += kgeneric(c, v, e);
     return bad;
   }
