@@ -255,6 +255,13 @@ static inline __attribute__((always_inline)) __m256i soa_out_of_range(__m256 x, 
   return _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(lo), b), _mm256_cmpgt_epi32(b, _mm256_set1_epi32(hi)));
 }
 
+/* soa_out_of_range for a squared length x (>= 0 or NaN): two compares with the bounds as float constants, which
+ * GCC takes as memory operands (the integer version's four broadcasts were rebuilt in every block of the COR loop) */
+static inline __attribute__((always_inline)) __m256i soa_l2_out_of_range(__m256 x, int lo, int hi) {
+  const __m256 l = _mm256_castsi256_ps(_mm256_set1_epi32(lo)), h = _mm256_castsi256_ps(_mm256_set1_epi32(hi));
+  return _mm256_castps_si256(_mm256_or_ps(_mm256_cmp_ps(x, l, _CMP_NGE_UQ), _mm256_cmp_ps(x, h, _CMP_NLE_UQ)));
+}
+
 /* 1 if every joint of the block (bytes = 8 K JT) is <= lim */
 static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned char* jb, const size_t bytes,
                                                               const int JT, __m256i lim) {
@@ -531,7 +538,7 @@ static inline __attribute__((always_inline)) void soa_cor(const skc_deform_ctx* 
   soa_transpose4(b, 16, 12, q);
   const __m256 l2 =
       _mm256_fmadd_ps(q[3], q[3], _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
-  *badm = soa_out_of_range(l2, 0x0da24262, 0x7e7fffff); /* the DQS range: soa_two_over */
+  *badm = soa_l2_out_of_range(l2, 0x0da24262, 0x7e7fffff); /* the DQS range: soa_two_over */
   const __m256 s = soa_two_over(l2);
   if (HAS_N) {
     soa_load3(c->nin + v * 12, &x, &y, &z);
@@ -558,7 +565,7 @@ static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx
      * generic loop, which writes the same values (no effect on results), and the check keeps the normal math
      * ahead of the branch (without it the no-renormalize loop ran ~25 % slower than the renormalizing one) */
     __m256 l2 = _mm256_fmadd_ps(mz, mz, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mx, mx)));
-    badm = _mm256_or_si256(badm, soa_out_of_range(l2, 0x00800000, 0x7f61b1e6));
+    badm = _mm256_or_si256(badm, soa_l2_out_of_range(l2, 0x00800000, 0x7f61b1e6));
     if (RN) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
       __m256 r = _mm256_rsqrt_ps(l2);
       r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
@@ -751,7 +758,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
                                 _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
     /* (1e-30, 2^126): vd_to_mat takes up to 3e38, kgeneric redoes the (absurd) blocks between; below 2^126 the
      * reciprocal estimate is not flushed to 0 */
-    badm = soa_out_of_range(l2, 0x0da24262, 0x7e7fffff);
+    badm = soa_l2_out_of_range(l2, 0x0da24262, 0x7e7fffff);
     const __m256 s = soa_two_over(l2);
     const __m256 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
     /* x -> x + s (w (v x x) + v x (v x x)) + s (w d_v - d_w v + v x d_v) */
