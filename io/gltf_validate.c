@@ -234,3 +234,54 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
     *checked = true;
   return SKC_OK;
 }
+
+/* parent[i] = the first node listing node i among its children, or -1 (a node listing itself is skipped). */
+static void node_parents(skio_gltf_doc* d, int32_t* parent) {
+  for (uint32_t i = 0; i < d->node_count; ++i) parent[i] = -1;
+  for (uint32_t i = 0; i < d->node_count; ++i) {
+    int ch = skio_json_get(d, skio_gltf_item(d, "nodes", i), "children");
+    for (int k = 0, n = skio_json_len(d, ch); k < n; ++k) {
+      uint32_t c;
+      if (skio_json_u32(d, skio_json_at(d, ch, k), &c) && c < d->node_count && c != i && parent[c] < 0)
+        parent[c] = (int32_t)i;
+    }
+  }
+}
+
+uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
+  uint32_t skin_i;
+  if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "skin"), &skin_i)) return 0;
+  int skin = skio_gltf_item(d, "skins", skin_i);
+  int joints = skio_json_get(d, skin, "joints");
+  uint32_t n = d->node_count, first;
+  if (skin < 0 || !n || !skio_json_u32(d, skio_json_at(d, joints, 0), &first) || first >= n) return 0;
+  int32_t* parent = malloc(n * sizeof *parent);
+  uint32_t* up = malloc(n * sizeof *up); /* up[x] = steps from the first joint up to its ancestor x, or UINT32_MAX */
+  if (!parent || !up) {
+    free(parent);
+    free(up);
+    return 0;
+  }
+  node_parents(d, parent);
+  for (uint32_t i = 0; i < n; ++i) up[i] = UINT32_MAX;
+  uint32_t depth = 0; /* the first joint's chain, at most n nodes (a loop ends it) */
+  for (int32_t x = (int32_t)first; x >= 0 && up[x] == UINT32_MAX; x = parent[x]) up[x] = depth++;
+  uint32_t root_at = 0, flags = 0; /* the closest common root: the first joint's ancestor root_at steps up */
+  for (int k = 1, nj = skio_json_len(d, joints); k < nj && !flags; ++k) {
+    uint32_t j, steps = 0;
+    if (!skio_json_u32(d, skio_json_at(d, joints, k), &j) || j >= n) continue;
+    int32_t x = (int32_t)j;
+    while (x >= 0 && up[x] == UINT32_MAX && steps++ <= n) x = parent[x];
+    if (x < 0 || up[x] == UINT32_MAX)
+      flags |= SKIO_SKIN_NO_COMMON_ROOT;
+    else if (up[x] > root_at)
+      root_at = up[x];
+  }
+  uint32_t sk;
+  if (!flags && skio_json_u32(d, skio_json_get(d, skin, "skeleton"), &sk) && (sk >= n || up[sk] == UINT32_MAX ||
+                                                                               up[sk] < root_at))
+    flags |= SKIO_SKIN_SKELETON_INVALID;
+  free(parent);
+  free(up);
+  return flags;
+}

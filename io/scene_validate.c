@@ -77,7 +77,9 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
     if (!(used[j >> 3] & (1u << (j & 7)))) out->unused_bones++;
   }
   out->dropped_weights = m->dropped_weights;
+  if (s->gltf && m->gltf_node >= 0) out->skin_structure = skio_gltf_skin_structure(s->gltf, (uint32_t)m->gltf_node);
   /* unused bones are informational: glTF skins routinely list joints (roots, helpers) that carry no weight */
-  out->findings = out->skin.findings || out->singular_binds || out->nonrigid_binds || out->dropped_weights;
+  out->findings = out->skin.findings || out->singular_binds || out->nonrigid_binds || out->dropped_weights ||
+                  out->skin_structure;
   return SKC_OK;
 }

@@ -46,4 +46,15 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
                                  const skc_skin* kept, const int32_t* joint_node, float tolerance,
                                  uint32_t max_influences, skc_skin_report* r, bool* checked, skc_err* err);
 
+/* The skin-structure rules of the specification (3.7.3.1, joint hierarchy) for the skin of node `node`, as the
+ * Khronos glTF-Validator reports them, as SKIO_SKIN_* bits (0: none, or the node has no skin):
+ *   SKIO_SKIN_NO_COMMON_ROOT    no node is an ancestor of (or one of) every joint (SKIN_NO_COMMON_ROOT)
+ *   SKIO_SKIN_SKELETON_INVALID  skin.skeleton is not the joints' closest common root or one of its ancestors
+ *                               (SKIN_SKELETON_INVALID; not judged without a common root)
+ * Parents come from the nodes' children lists (the first parent listed wins; a loop ends the walk up, as the
+ * reader does). A joint index that is no node is skipped (the reader refuses such a file). Allocates two arrays
+ * of node_count entries; 0 when that fails. */
+enum { SKIO_SKIN_NO_COMMON_ROOT = 1u, SKIO_SKIN_SKELETON_INVALID = 2u };
+uint32_t skio_gltf_skin_structure(struct skio_gltf_doc* d, uint32_t node);
+
 #endif

@@ -202,6 +202,7 @@ typedef struct skio_mesh_report {
   uint64_t nonrigid_binds;  /* bound joints whose inverse bind has scale/shear (not a rotation+translation) */
   uint64_t unused_bones;    /* aiBones of the mesh with no non-zero weight */
   uint64_t dropped_weights; /* see skio_mesh */
+  uint32_t skin_structure;  /* glTF: SKIO_SKIN_* bits of the mesh node's skin (skio_gltf_skin_structure) */
   bool findings;
 } skio_mesh_report;
 

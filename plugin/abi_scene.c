@@ -265,6 +265,7 @@ SK_API sk_result sk_scene_validate(const sk_scene* scene, const sk_validate_opti
     r->nonrigid_binds = mr.nonrigid_binds;
     r->unused_bones = mr.unused_bones;
     r->dropped_weights = mr.dropped_weights;
+    r->skin_structure = mr.skin_structure;
     r->findings = mr.findings;
     any |= r->findings;
   }

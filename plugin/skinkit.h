@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.7.0 -> 10700); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 10700
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.8.0 -> 10800); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 10800
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 7
+#define SK_ABI_MINOR 8
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -573,9 +573,16 @@ typedef struct sk_mesh_report {
   uint64_t nonrigid_binds;  /* bound joints whose inverse bind has shear, non-uniform scale or a mirror */
   uint64_t unused_bones;    /* bones of the mesh without any non-zero weight (informational, not a finding) */
   uint64_t dropped_weights; /* file entries naming a vertex past the end, or (.iqm) a missing joint */
-  uint32_t findings;        /* 1 if the skin or the binds have findings */
-  uint32_t reserved;
+  uint32_t findings;        /* 1 if the skin, the binds or the skin's structure have findings */
+  uint32_t skin_structure;  /* glTF (ABI 1.8; 0 before): SK_SKIN_* bits, the Khronos validator's skin errors */
 } sk_mesh_report;
+
+/* sk_mesh_report.skin_structure bits (glTF files; the specification's joint-hierarchy rules):
+ * SK_SKIN_NO_COMMON_ROOT    no node is an ancestor of (or one of) every joint of the skin (SKIN_NO_COMMON_ROOT)
+ * SK_SKIN_SKELETON_INVALID  skin.skeleton is not the joints' closest common root or one of its ancestors
+ *                           (SKIN_SKELETON_INVALID) */
+#define SK_SKIN_NO_COMMON_ROOT 1u
+#define SK_SKIN_SKELETON_INVALID 2u
 
 /* Validates every mesh: reports holds report_count entries (>= mesh count; each .size set). Unskinned meshes
  * get skinned = 0. SK_ERR_NO_SKIN if no mesh is skinned; out_findings (optional) = 1 if any mesh has findings. */

@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 10700
+SK_VERSION = 10800
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 7
+SK_ABI_MINOR = 8
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -105,6 +105,8 @@ SK_RECORDS_LIMIT = 2
 SK_RECORDS_PRUNE = 3
 SK_RECORDS_QUANTIZE = 4
 SK_RECORDS_ROUND = 5
+SK_SKIN_NO_COMMON_ROOT = 1 << 0  # sk_mesh_report.skin_structure (ABI 1.8)
+SK_SKIN_SKELETON_INVALID = 1 << 1
 SK_PRUNE_NORMALIZE = 1 << 1
 SK_SMOOTH_UNIFORM = 0
 SK_SMOOTH_COTANGENT = 1
@@ -393,7 +395,7 @@ class SkMeshReport(_Struct):
         ("unused_bones", c_uint64),
         ("dropped_weights", c_uint64),
         ("findings", c_uint32),
-        ("reserved", c_uint32),
+        ("skin_structure", c_uint32),
     ]
 
 

@@ -829,6 +829,9 @@ class Scene(_Handle):
             d = _report_dict(r.skin)
             for k in ("singular_binds", "nonrigid_binds", "unused_bones", "dropped_weights"):
                 d[k] = int(getattr(r, k))
+            # glTF: the Khronos validator's skin-structure errors (library ABI 1.8; always False before)
+            d["skin_no_common_root"] = bool(r.skin_structure & C.SK_SKIN_NO_COMMON_ROOT)
+            d["skin_skeleton_invalid"] = bool(r.skin_structure & C.SK_SKIN_SKELETON_INVALID)
             d["findings"] = bool(r.findings)
             out.append(d)
         return out, bool(findings.value)

@@ -820,6 +820,46 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(None) as empty:
             expect_code(self, C.SK_ERR_NO_SKIN, empty.add_mesh, c.positions, c.triangles, skin=c.skin)
 
+    def test_validate_joint_hierarchy(self):
+        """A glTF skin whose joints are two scene roots has no common root (the Khronos validator's
+        SKIN_NO_COMMON_ROOT): Scene.validate says so and counts it as a finding; joined under one root it is clean."""
+        import base64
+        import json
+        import struct
+        import tempfile
+        data = (struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0) + bytes([0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0]) +
+                struct.pack("<12f", 1, 0, 0, 0, .5, .5, 0, 0, 1, 0, 0, 0) +
+                struct.pack("<32f", *(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                                      1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 1)))
+
+        def doc(j0_children, roots):
+            return {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": roots}],
+                    "nodes": [{"mesh": 0, "skin": 0}, dict(name="j0", **j0_children),
+                              {"name": "j1", "translation": [1, 0, 0]}],
+                    "skins": [{"joints": [1, 2], "inverseBindMatrices": 3}],
+                    "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}}]}],
+                    "buffers": [{"byteLength": len(data), "uri": "data:application/octet-stream;base64," +
+                                 base64.b64encode(data).decode()}],
+                    "bufferViews": [{"buffer": 0, "byteOffset": o, "byteLength": n}
+                                    for o, n in ((0, 36), (36, 12), (48, 48), (96, 128))],
+                    "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                                   "min": [0, 0, 0], "max": [1, 1, 0]},
+                                  {"bufferView": 1, "componentType": 5121, "count": 3, "type": "VEC4"},
+                                  {"bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4"},
+                                  {"bufferView": 3, "componentType": 5126, "count": 2, "type": "MAT4"}]}
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, j0, roots, broken in (("split", {}, [0, 1, 2], True), ("chain", {"children": [2]}, [0, 1], False)):
+                path = os.path.join(tmp, name + ".gltf")
+                with open(path, "w") as f:
+                    json.dump(doc(j0, roots), f)
+                with api.Scene.load(path) as scene:
+                    reports, findings = scene.validate()
+                self.assertEqual(reports[0]["skin_no_common_root"], broken, name)
+                self.assertFalse(reports[0]["skin_skeleton_invalid"], name)
+                self.assertEqual(findings, broken, name)
+                self.assertEqual(reports[0]["findings"], broken, name)
+
     def test_corpus_roundtrip(self):
         assets = os.environ.get("SKINKIT_ASSETS")
         if not assets:

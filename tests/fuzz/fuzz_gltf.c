@@ -2,13 +2,14 @@
  * io/gltf_accessor.c, io/gltf_draco.c) and the importer (io/gltf_import.c). The input is a .glb or .gltf as is
  * (external URIs refused: no base directory); every accessor is read as floats and, for integer types, as unsigned
  * integers (buffer views, strides, sparse substitution, the meshopt and Draco decoders), then the importer builds a
- * scene from the document (skeleton, skins, placement, animations). Every call must return a code, never crash or
- * read out of bounds. */
+ * scene from the document (skeleton, skins, placement, animations); every node's skin goes through validate's
+ * joint-hierarchy check (io/gltf_validate.c). Every call must return a code, never crash or read out of bounds. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "skio_gltf_doc.h"
 #include "skio_gltf_import.h"
+#include "skio_gltf_validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -32,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     float m[16];
     skio_json_floats(d, skio_json_get(d, n, "matrix"), m, 16);
     free(skio_json_strdup(d, skio_json_get(d, n, "name")));
+    (void)skio_gltf_skin_structure(d, i);
   }
   skio_scene* s = NULL;
   /* skeleton_from_nodes: a document with skins reads the same; one without takes its skeleton from the nodes */

@@ -146,8 +146,10 @@ static void row_ibms(int kind, float m[32]) {
   }
 }
 
-/* Writes DIR/NAME.gltf for row r; returns the path (static). */
-static const char* write_row(const row* r) {
+/* Writes DIR/NAME.gltf with row r's vertex data and the given node list, scene roots and skin (JSON texts);
+ * returns the path (static). */
+static const char* write_gltf(const row* r, const char* name, const char* nodes, const char* roots,
+                              const char* skin) {
   static char path[512];
   uint8_t bin[224];
   memset(bin, 0, sizeof bin);
@@ -179,14 +181,12 @@ static const char* write_row(const row* r) {
   row_ibms(r->ibm, ibm);
   memcpy(bin + 96, ibm, sizeof ibm);
   char* b64 = skt_base64(bin, sizeof bin);
-  snprintf(path, sizeof path, "%s/%s.gltf", g_dir, r->name);
+  snprintf(path, sizeof path, "%s/%s.gltf", g_dir, name);
   FILE* f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
   fprintf(f,
-          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
-          "\"nodes\":[{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"j0\",\"children\":[2]},"
-          "{\"name\":\"j1\",\"translation\":[1,0,0]}],"
-          "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":3}],"
+          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":%s}],\"nodes\":%s,"
+          "\"skins\":[%s],"
           "\"meshes\":[{\"name\":\"tri\",\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,"
           "\"WEIGHTS_0\":2}}]}],"
           "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
@@ -199,10 +199,17 @@ static const char* write_row(const row* r) {
           "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
           "{\"bufferView\":2,\"componentType\":%u,%s\"count\":3,\"type\":\"VEC4\"},"
           "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"}]}\n",
-          sizeof bin, b64, wbytes, ct, r->wtype == W_FLOAT ? "" : "\"normalized\":true,");
+          roots, nodes, skin, sizeof bin, b64, wbytes, ct, r->wtype == W_FLOAT ? "" : "\"normalized\":true,");
   fclose(f);
   free(b64);
   return path;
+}
+
+/* Writes DIR/NAME.gltf for row r: node 0 the mesh, joints j0 (node 1) and its child j1 (node 2). */
+static const char* write_row(const row* r) {
+  return write_gltf(r, r->name, "[{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"j0\",\"children\":[2]},"
+                                "{\"name\":\"j1\",\"translation\":[1,0,0]}]",
+                    "[0,1]", "{\"joints\":[1,2],\"inverseBindMatrices\":3}");
 }
 
 /* The counter "key":N in a JSON text, or -1. */
@@ -465,6 +472,95 @@ START_TEST(rules_in_detail) {
 }
 END_TEST
 
+/* ---- joint hierarchy ------------------------------------------------------------------------------------ */
+
+/* The specification's joint-hierarchy rules (3.7.3.1): the joints of a skin have a common root, and skin.skeleton
+ * is that closest common root or above it. Node 0 is the mesh; `khronos` is what the Khronos glTF-Validator
+ * (2.0.0-dev.3.10) reports for the file (checked by hand with SKT_GLTF_KEEP and tests/gltf_validator). */
+typedef struct hier_row {
+  const char* name;
+  const char* nodes;
+  const char* roots;
+  const char* skin;
+  uint32_t flags; /* SK_SKIN_* */
+  const char* khronos;
+} hier_row;
+
+#define HM "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}"
+#define HJ1 "{\"name\":\"j1\",\"translation\":[1,0,0]}"
+static const hier_row k_hier[] = {
+    {"chain", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]", "\"joints\":[1,2]", 0, "none"},
+    {"no_common_root", "[" HM ",{\"name\":\"j0\"}," HJ1 "]", "[0,1,2]", "\"joints\":[1,2]", SK_SKIN_NO_COMMON_ROOT,
+     "SKIN_NO_COMMON_ROOT"},
+    {"deep_no_common_root",
+     "[" HM ",{\"name\":\"A\",\"children\":[2]},{\"name\":\"j0\"},{\"name\":\"B\",\"children\":[4]}," HJ1 "]",
+     "[0,1,3]", "\"joints\":[2,4]", SK_SKIN_NO_COMMON_ROOT, "SKIN_NO_COMMON_ROOT"},
+    {"plain_root", "[" HM ",{\"name\":\"R\",\"children\":[2,3]},{\"name\":\"j0\"}," HJ1 "]", "[0,1]",
+     "\"joints\":[2,3]", 0, "none"},
+    {"mesh_node_is_root", "[{\"name\":\"mesh\",\"mesh\":0,\"skin\":0,\"children\":[1,2]},{\"name\":\"j0\"}," HJ1 "]",
+     "[0]", "\"joints\":[1,2]", 0, "none"},
+    {"skeleton_common_root", "[" HM ",{\"name\":\"R\",\"children\":[2,3]},{\"name\":\"j0\"}," HJ1 "]", "[0,1]",
+     "\"joints\":[2,3],\"skeleton\":1", 0, "none"},
+    {"skeleton_above_root",
+     "[" HM ",{\"name\":\"A\",\"children\":[2]},{\"name\":\"R\",\"children\":[3,4]},{\"name\":\"j0\"}," HJ1 "]",
+     "[0,1]", "\"joints\":[3,4],\"skeleton\":1", 0, "none"},
+    {"skeleton_joint_root", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
+     "\"joints\":[1,2],\"skeleton\":1", 0, "none"},
+    {"skeleton_below_root", "[" HM ",{\"name\":\"R\",\"children\":[2,3]},{\"name\":\"j0\"}," HJ1 "]", "[0,1]",
+     "\"joints\":[2,3],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+    {"skeleton_joint_child", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
+     "\"joints\":[1,2],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+    {"skeleton_unrelated", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
+     "\"joints\":[1,2],\"skeleton\":0", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+};
+#undef HM
+#undef HJ1
+#define HIER_ROWS (sizeof k_hier / sizeof k_hier[0])
+
+START_TEST(joint_hierarchy_table) {
+  const row* clean = &k_rows[0];
+  for (size_t i = 0; i < HIER_ROWS; ++i) {
+    const hier_row* h = &k_hier[i];
+    char skin[160];
+    snprintf(skin, sizeof skin, "{%s,\"inverseBindMatrices\":3}", h->skin);
+    const char* path = write_gltf(clean, h->name, h->nodes, h->roots, skin);
+
+    skio_gltf_doc* d = NULL;
+    skc_err e = {0};
+    ck_assert_msg(skio_gltf_doc_load(path, &d, &e) == SKC_OK, "%s: %s", h->name, e.message);
+    ck_assert_msg(skio_gltf_skin_structure(d, 0) == h->flags, "%s: flags %u, expected %u", h->name,
+                  skio_gltf_skin_structure(d, 0), h->flags);
+    ck_assert_uint_eq(skio_gltf_skin_structure(d, 1), 0); /* a node without skin */
+    skio_gltf_doc_destroy(d);
+    if (!native_reader(path)) continue;
+
+    sk_scene* s = NULL;
+    sk_error err;
+    ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s: %s", h->name, err.message);
+    sk_mesh_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.size = sizeof rep;
+    uint32_t findings = 9;
+    ck_assert_int_eq(sk_scene_validate(s, NULL, &rep, 1, &findings, &err), SK_OK);
+    sk_scene_destroy(s);
+    ck_assert_msg(rep.skin_structure == h->flags, "%s (C report): %u", h->name, rep.skin_structure);
+    ck_assert_uint_eq(findings, h->flags != 0);
+    ck_assert_uint_eq(rep.findings, h->flags != 0);
+
+    char args[700], errp[300];
+    snprintf(args, sizeof args, "validate --json - '%s'", path);
+    snprintf(errp, sizeof errp, "%s/stderr.txt", g_dir);
+    int rc = skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out);
+    ck_assert_msg(rc == (h->flags ? 1 : 0), "%s: exit %d (%s)", h->name, rc, skt_read_text(errp));
+    char want[128];
+    snprintf(want, sizeof want, "\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s",
+             h->flags & SK_SKIN_NO_COMMON_ROOT ? "true" : "false",
+             h->flags & SK_SKIN_SKELETON_INVALID ? "true" : "false");
+    ck_assert_msg(strstr(g_out, want) != NULL, "%s (CLI): %s", h->name, g_out);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("gltf_validate");
   TCase* t = tcase_create("core");
@@ -474,6 +570,7 @@ static Suite* suite(void) {
   tcase_add_test(t, gltfpack_outputs_are_clean);
   tcase_add_test(t, edited_skin_is_checked_as_edited);
   tcase_add_test(t, rules_in_detail);
+  tcase_add_test(t, joint_hierarchy_table);
   suite_add_tcase(s, t);
   return s;
 }
