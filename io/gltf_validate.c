@@ -257,11 +257,21 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
   if (skin < 0 || !n || !skio_json_u32(d, skio_json_at(d, joints, 0), &first) || first >= n) return 0;
   int32_t* parent = malloc(n * sizeof *parent);
   uint32_t* up = malloc(n * sizeof *up); /* up[x] = steps from the first joint up to its ancestor x, or UINT32_MAX */
-  if (!parent || !up) {
+  uint8_t* listed = calloc(n, 1);
+  if (!parent || !up || !listed) {
     free(parent);
     free(up);
+    free(listed);
     return 0;
   }
+  uint32_t dup = 0;
+  for (int k = 0, nj = skio_json_len(d, joints); k < nj; ++k) {
+    uint32_t j;
+    if (!skio_json_u32(d, skio_json_at(d, joints, k), &j) || j >= n) continue;
+    if (listed[j]) dup = SKIO_SKIN_DUPLICATE_JOINT;
+    listed[j] = 1;
+  }
+  free(listed);
   node_parents(d, parent);
   for (uint32_t i = 0; i < n; ++i) up[i] = UINT32_MAX;
   uint32_t depth = 0; /* the first joint's chain, at most n nodes (a loop ends it) */
@@ -283,5 +293,5 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
     flags |= SKIO_SKIN_SKELETON_INVALID;
   free(parent);
   free(up);
-  return flags;
+  return flags | dup;
 }

@@ -27,7 +27,7 @@ const char cli_validate_usage[] =
     "  with their .mesh): weight sums (off by more than T, default 1e-3), NaN/Inf, negative, unweighted,\n"
     "  more than N influences, bad joints, duplicates, singular/non-rigid inverse binds. glTF: the file's own\n"
     "  JOINTS_n/WEIGHTS_n values (normalized u8/u16 weights must sum to exactly 255/65535), and each skin's\n"
-    "  joints must have a common root that skin.skeleton (when set) is or lies above.\n"
+    "  joints must be distinct and have a common root that skin.skeleton (when set) is or lies above.\n"
     "  Exit 0: clean; 1: findings; 2: a file could not be read or has no skin (unless --allow-unskinned).\n"
     "  --json OUT   summary JSON to OUT ('-', or nothing after --json = stdout; --json=OUT for a name that\n"
     "               starts with '-'); --jsonl: one JSON object per file per line on stdout\n"
@@ -464,14 +464,15 @@ static void write_json_file(FILE* f, const file_result* fr) {
             "\"off_tolerance_count\":%llu,\"unweighted_count\":%llu,\"nan_count\":%llu,\"negative_count\":%llu,"
             "\"over_limit_count\":%llu,\"bad_joint_count\":%llu,\"duplicate_count\":%llu,"
             "\"singular_bind_count\":%llu,\"nonrigid_bind_count\":%llu,\"unused_bone_count\":%llu,"
-            "\"dropped_weight_count\":%llu,\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s}",
+            "\"dropped_weight_count\":%llu,\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s,\"skin_duplicate_joint\":%s}",
             (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min, k->weight_sum_max,
             (unsigned long long)k->off_tolerance, (unsigned long long)k->unweighted, (unsigned long long)k->nan,
             (unsigned long long)k->negative, (unsigned long long)k->over_limit, (unsigned long long)k->bad_joint,
             (unsigned long long)k->duplicate, (unsigned long long)r->singular_binds,
             (unsigned long long)r->nonrigid_binds, (unsigned long long)r->unused_bones,
             (unsigned long long)r->dropped_weights, r->skin_structure & SK_SKIN_NO_COMMON_ROOT ? "true" : "false",
-            r->skin_structure & SK_SKIN_SKELETON_INVALID ? "true" : "false");
+            r->skin_structure & SK_SKIN_SKELETON_INVALID ? "true" : "false",
+            r->skin_structure & SK_SKIN_DUPLICATE_JOINT ? "true" : "false");
   }
   fprintf(f, "]}");
 }
@@ -608,6 +609,7 @@ int cli_validate(int argc, char** argv) {
       if (r->unused_bones) fprintf(human, " unused_bones=%llu", (unsigned long long)r->unused_bones);
       if (r->skin_structure & SK_SKIN_NO_COMMON_ROOT) fputs(" no_common_root", human);
       if (r->skin_structure & SK_SKIN_SKELETON_INVALID) fputs(" skeleton_invalid", human);
+      if (r->skin_structure & SK_SKIN_DUPLICATE_JOINT) fputs(" duplicate_skin_joint", human);
       fputc('\n', human);
     }
   }

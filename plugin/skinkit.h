@@ -580,9 +580,11 @@ typedef struct sk_mesh_report {
 /* sk_mesh_report.skin_structure bits (glTF files; the specification's joint-hierarchy rules):
  * SK_SKIN_NO_COMMON_ROOT    no node is an ancestor of (or one of) every joint of the skin (SKIN_NO_COMMON_ROOT)
  * SK_SKIN_SKELETON_INVALID  skin.skeleton is not the joints' closest common root or one of its ancestors
- *                           (SKIN_SKELETON_INVALID) */
+ *                           (SKIN_SKELETON_INVALID)
+ * SK_SKIN_DUPLICATE_JOINT   skin.joints lists a node twice (DUPLICATE_ELEMENTS) */
 #define SK_SKIN_NO_COMMON_ROOT 1u
 #define SK_SKIN_SKELETON_INVALID 2u
+#define SK_SKIN_DUPLICATE_JOINT 4u
 
 /* Validates every mesh: reports holds report_count entries (>= mesh count; each .size set). Unskinned meshes
  * get skinned = 0. SK_ERR_NO_SKIN if no mesh is skinned; out_findings (optional) = 1 if any mesh has findings. */

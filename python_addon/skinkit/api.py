@@ -832,6 +832,7 @@ class Scene(_Handle):
             # glTF: the Khronos validator's skin-structure errors (library ABI 1.8; always False before)
             d["skin_no_common_root"] = bool(r.skin_structure & C.SK_SKIN_NO_COMMON_ROOT)
             d["skin_skeleton_invalid"] = bool(r.skin_structure & C.SK_SKIN_SKELETON_INVALID)
+            d["skin_duplicate_joint"] = bool(r.skin_structure & C.SK_SKIN_DUPLICATE_JOINT)
             d["findings"] = bool(r.findings)
             out.append(d)
         return out, bool(findings.value)

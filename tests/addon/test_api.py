@@ -857,6 +857,7 @@ class SceneTests(unittest.TestCase):
                     reports, findings = scene.validate()
                 self.assertEqual(reports[0]["skin_no_common_root"], broken, name)
                 self.assertFalse(reports[0]["skin_skeleton_invalid"], name)
+                self.assertFalse(reports[0]["skin_duplicate_joint"], name)
                 self.assertEqual(findings, broken, name)
                 self.assertEqual(reports[0]["findings"], broken, name)
 

@@ -512,6 +512,8 @@ static const hier_row k_hier[] = {
      "\"joints\":[1,2],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
     {"skeleton_unrelated", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
      "\"joints\":[1,2],\"skeleton\":0", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+    {"joint_listed_twice", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]", "\"joints\":[1,1]",
+     SK_SKIN_DUPLICATE_JOINT, "DUPLICATE_ELEMENTS"},
 };
 #undef HM
 #undef HJ1
@@ -553,9 +555,11 @@ START_TEST(joint_hierarchy_table) {
     int rc = skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out);
     ck_assert_msg(rc == (h->flags ? 1 : 0), "%s: exit %d (%s)", h->name, rc, skt_read_text(errp));
     char want[128];
-    snprintf(want, sizeof want, "\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s",
+    snprintf(want, sizeof want,
+             "\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s,\"skin_duplicate_joint\":%s",
              h->flags & SK_SKIN_NO_COMMON_ROOT ? "true" : "false",
-             h->flags & SK_SKIN_SKELETON_INVALID ? "true" : "false");
+             h->flags & SK_SKIN_SKELETON_INVALID ? "true" : "false",
+             h->flags & SK_SKIN_DUPLICATE_JOINT ? "true" : "false");
     ck_assert_msg(strstr(g_out, want) != NULL, "%s (CLI): %s", h->name, g_out);
   }
 }
