@@ -1076,6 +1076,15 @@ static int write_fbx(const struct aiScene* sc, const char* id, const char* path,
   return rc;
 }
 
+/* What the reader could not take from the source's materials (an image not found beside the model, a texture
+ * naming no embedded image): the output lacks it too, so the note says so (the in-place glTF edit keeps the
+ * source's own references and needs no note). */
+static void note_read_losses(const skio_scene* s, char* note, size_t size) {
+  if (!s->material_note || !note || !size) return;
+  size_t n = strlen(note);
+  if (n + 1 < size) snprintf(note + n, size - n, "%sfrom the source: %s", n ? "; " : "", s->material_note);
+}
+
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
   if (!s || !path) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
   skio_export_options o = {0};
@@ -1108,7 +1117,9 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
         snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
                  "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
     }
-    return skio_gltf_write(s, path, strcmp(id, "glb2") == 0, &go, err);
+    if ((rc = skio_gltf_write(s, path, strcmp(id, "glb2") == 0, &go, err))) return rc;
+    note_read_losses(s, o.note, o.note_size);
+    return SKC_OK;
   }
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
@@ -1172,5 +1183,6 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
 done:
   free(clips);
   free_ai_scene(sc);
+  if (!rc) note_read_losses(s, o.note, o.note_size);
   return rc;
 }

@@ -256,7 +256,9 @@ static const char* base_name(const char* p) {
   return a ? a + 1 : p;
 }
 
-/* The image for a texture path (shared by path); -1 when out of memory. */
+/* The image for a texture path (shared by path); -1 when out of memory, -2 for "*<n>" naming no embedded image of
+ * the file (Assimp's X exporter writes "*0" for a texture it embedded nowhere; kept, Assimp's own Collada exporter
+ * then fails on it): no texture, and a note. */
 static int32_t image_for(skio_scene* s, const struct aiScene* ai, const char* tpath, const char* model_dir,
                          uint32_t* cap) {
   for (uint32_t i = 0; i < s->image_count; ++i) {
@@ -269,6 +271,10 @@ static int32_t image_for(skio_scene* s, const struct aiScene* ai, const char* tp
     char* end = NULL;
     long k = strtol(tpath + 1, &end, 10);
     if (end && !*end && k >= 0 && (unsigned long)k < ai->mNumTextures) emb = (int)k;
+    if (emb < 0) {
+      note_add(s, "texture %s names no embedded image of the file: dropped", tpath);
+      return -2;
+    }
   } else {
     for (unsigned k = 0; k < ai->mNumTextures && emb < 0; ++k) {
       const struct aiTexture* t = ai->mTextures[k];
@@ -352,6 +358,7 @@ static int tex_ref(skio_scene* s, const struct aiScene* ai, const struct aiMater
         uvsrc >= 0)
       uv = (unsigned)uvsrc;
     int32_t im = image_for(s, ai, path.data, dir, cap);
+    if (im == -2) continue; /* a dangling embedded reference: no texture of this type */
     if (im < 0) return -1;
     out->image = im;
     out->uv = uv;

@@ -465,6 +465,49 @@ START_TEST(corpus_gltf_materials_kept) {
 }
 END_TEST
 
+/* Assimp's X exporter writes TextureFilename "*0" (its notation for an embedded image) for a texture it embeds
+ * nowhere. The reader drops that dangling reference with a note (it was kept, and Assimp's Collada exporter then
+ * failed the whole conversion with "unknown error"), and every writer passes the note on; a file written
+ * without it has no texture on that material. */
+START_TEST(dangling_embedded_texture_is_dropped_with_a_note) {
+  char dir[] = "/tmp/skt_matx_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[600];
+  snprintf(path, sizeof path, "%s/in.x", dir);
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("xof 0303txt 0032\nFrame Root {\n Mesh tri {\n  3;\n  0.0;0.0;0.0;,\n  1.0;0.0;0.0;,\n  0.0;1.0;0.0;;\n"
+        "  1;\n  3;0,1,2;;\n  MeshMaterialList {\n   1;\n   1;\n   0;;\n   Material paint {\n    1.0;0.5;0.25;1.0;;\n"
+        "    0.0;\n    0.0;0.0;0.0;;\n    0.0;0.0;0.0;;\n    TextureFilename { \"*0\"; }\n   }\n  }\n }\n}\n",
+        f);
+  fclose(f);
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_ptr_nonnull(s->material_note);
+  ck_assert_ptr_nonnull(strstr(s->material_note, "*0"));
+  ck_assert_uint_eq(s->image_count, 0);
+  const char* outs[] = {"out.dae", "out.glb", "out.fbx"};
+  for (int k = 0; k < 3; ++k) {
+    char note[512] = "", out[700];
+    snprintf(out, sizeof out, "%s/%s", dir, outs[k]);
+    skio_export_options o = {0};
+    o.note = note;
+    o.note_size = sizeof note;
+    ck_assert_msg(skio_scene_export(s, out, &o, &err) == SKC_OK, "%s: %s", outs[k], err.message);
+    ck_assert_msg(strstr(note, "texture *0 names no embedded image") != NULL, "%s: note \"%s\"", outs[k], note);
+    skio_scene* back = NULL;
+    ck_assert_msg(skio_scene_import(out, NULL, &back, &err) == SKC_OK, "%s: %s", outs[k], err.message);
+    ck_assert_uint_eq(back->image_count, 0);
+    skio_scene_destroy(back);
+    unlink(out);
+  }
+  skio_scene_destroy(s);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("materials");
   TCase* tc = tcase_create("materials");
@@ -475,6 +518,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, gltf_reader_fills_material_tables);
   tcase_add_test(tc, gltf_reader_material_hostile);
   tcase_add_test(tc, corpus_gltf_materials_kept);
+  tcase_add_test(tc, dangling_embedded_texture_is_dropped_with_a_note);
   suite_add_tcase(s, tc);
   return s;
 }
