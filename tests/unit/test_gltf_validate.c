@@ -231,6 +231,20 @@ static int native_reader(const char* path) {
   return native;
 }
 
+/* sk_scene_validate's report of the one mesh of the file at path; returns its out_findings. */
+static uint32_t scene_report(const char* path, const char* name, sk_mesh_report* rep) {
+  sk_scene* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s: %s", name, err.message);
+  ck_assert_uint_eq(sk_scene_mesh_count(s), 1);
+  memset(rep, 0, sizeof *rep);
+  rep->size = sizeof *rep;
+  uint32_t findings = 9;
+  ck_assert_int_eq(sk_scene_validate(s, NULL, rep, 1, &findings, &err), SK_OK);
+  sk_scene_destroy(s);
+  return findings;
+}
+
 START_TEST(broken_file_table) {
   int native = -1;
   for (size_t i = 0; i < ROWS; ++i) {
@@ -259,16 +273,8 @@ START_TEST(broken_file_table) {
     if (!native) continue;
 
     /* the C report */
-    sk_scene* s = NULL;
-    sk_error err;
-    ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s: %s", r->name, err.message);
-    ck_assert_uint_eq(sk_scene_mesh_count(s), 1);
     sk_mesh_report rep;
-    memset(&rep, 0, sizeof rep);
-    rep.size = sizeof rep;
-    uint32_t findings = 9;
-    ck_assert_int_eq(sk_scene_validate(s, NULL, &rep, 1, &findings, &err), SK_OK);
-    sk_scene_destroy(s);
+    uint32_t findings = scene_report(path, r->name, &rep);
     ck_assert_msg(rep.skin.off_tolerance == x->off && rep.skin.unweighted == x->unweighted &&
                       rep.skin.nan == x->nan && rep.skin.negative == x->negative &&
                       rep.skin.bad_joint == x->bad_joint && rep.skin.duplicate == x->duplicate &&
@@ -536,15 +542,8 @@ START_TEST(joint_hierarchy_table) {
     skio_gltf_doc_destroy(d);
     if (!native_reader(path)) continue;
 
-    sk_scene* s = NULL;
-    sk_error err;
-    ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s: %s", h->name, err.message);
     sk_mesh_report rep;
-    memset(&rep, 0, sizeof rep);
-    rep.size = sizeof rep;
-    uint32_t findings = 9;
-    ck_assert_int_eq(sk_scene_validate(s, NULL, &rep, 1, &findings, &err), SK_OK);
-    sk_scene_destroy(s);
+    uint32_t findings = scene_report(path, h->name, &rep);
     ck_assert_msg(rep.skin_structure == h->flags, "%s (C report): %u", h->name, rep.skin_structure);
     ck_assert_uint_eq(findings, h->flags != 0);
     ck_assert_uint_eq(rep.findings, h->flags != 0);
