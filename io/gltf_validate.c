@@ -248,6 +248,22 @@ static void node_parents(skio_gltf_doc* d, int32_t* parent) {
   }
 }
 
+/* The node of the first joint's chain (up[x] set) that the walk up from x reaches, or -2 when it reaches none (a
+ * root outside the chain, or a loop). Every node passed on the way remembers the answer in reach (-1: not known
+ * yet), so all the walks of one skin together visit each node once: a skin of 65,535 joints down a chain as long
+ * takes linear time, not one walk per joint. */
+static int32_t chain_hit(const int32_t* parent, const uint32_t* up, int32_t* reach, uint32_t* stack, uint32_t n,
+                         int32_t x) {
+  uint32_t sp = 0;
+  while (x >= 0 && up[x] == UINT32_MAX && reach[x] == -1 && sp < n) {
+    stack[sp++] = (uint32_t)x;
+    x = parent[x];
+  }
+  int32_t hit = x < 0 || sp == n ? -2 : up[x] != UINT32_MAX ? x : reach[x];
+  while (sp) reach[stack[--sp]] = hit;
+  return hit;
+}
+
 uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
   uint32_t skin_i;
   if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "skin"), &skin_i)) return 0;
@@ -257,13 +273,11 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
   if (skin < 0 || !n || !skio_json_u32(d, skio_json_at(d, joints, 0), &first) || first >= n) return 0;
   int32_t* parent = malloc(n * sizeof *parent);
   uint32_t* up = malloc(n * sizeof *up); /* up[x] = steps from the first joint up to its ancestor x, or UINT32_MAX */
+  int32_t* reach = malloc(n * sizeof *reach);
+  uint32_t* stack = malloc(n * sizeof *stack);
   uint8_t* listed = calloc(n, 1);
-  if (!parent || !up || !listed) {
-    free(parent);
-    free(up);
-    free(listed);
-    return 0;
-  }
+  uint32_t flags = 0;
+  if (!parent || !up || !reach || !stack || !listed) goto done;
   uint32_t dup = 0;
   for (int k = 0, nj = skio_json_len(d, joints); k < nj; ++k) {
     uint32_t j;
@@ -271,18 +285,16 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
     if (listed[j]) dup = SKIO_SKIN_DUPLICATE_JOINT;
     listed[j] = 1;
   }
-  free(listed);
   node_parents(d, parent);
-  for (uint32_t i = 0; i < n; ++i) up[i] = UINT32_MAX;
+  for (uint32_t i = 0; i < n; ++i) up[i] = UINT32_MAX, reach[i] = -1;
   uint32_t depth = 0; /* the first joint's chain, at most n nodes (a loop ends it) */
   for (int32_t x = (int32_t)first; x >= 0 && up[x] == UINT32_MAX; x = parent[x]) up[x] = depth++;
-  uint32_t root_at = 0, flags = 0; /* the closest common root: the first joint's ancestor root_at steps up */
+  uint32_t root_at = 0; /* the closest common root: the first joint's ancestor root_at steps up */
   for (int k = 1, nj = skio_json_len(d, joints); k < nj && !flags; ++k) {
-    uint32_t j, steps = 0;
+    uint32_t j;
     if (!skio_json_u32(d, skio_json_at(d, joints, k), &j) || j >= n) continue;
-    int32_t x = (int32_t)j;
-    while (x >= 0 && up[x] == UINT32_MAX && steps++ <= n) x = parent[x];
-    if (x < 0 || up[x] == UINT32_MAX)
+    int32_t x = chain_hit(parent, up, reach, stack, n, (int32_t)j);
+    if (x < 0)
       flags |= SKIO_SKIN_NO_COMMON_ROOT;
     else if (up[x] > root_at)
       root_at = up[x];
@@ -291,7 +303,12 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
   if (!flags && skio_json_u32(d, skio_json_get(d, skin, "skeleton"), &sk) && (sk >= n || up[sk] == UINT32_MAX ||
                                                                                up[sk] < root_at))
     flags |= SKIO_SKIN_SKELETON_INVALID;
+  flags |= dup;
+done:
   free(parent);
   free(up);
-  return flags | dup;
+  free(reach);
+  free(stack);
+  free(listed);
+  return flags;
 }
