@@ -367,6 +367,24 @@ int skio_gltf_item(const skio_gltf_doc* d, const char* array, uint32_t i) {
   return skio_json_at(d, skio_json_get(d, 0, array), (int)(i > INT_MAX ? -1 : (int)i));
 }
 
+int skio_gltf_node_parents(const skio_gltf_doc* d, const char* path, int32_t* parent, skc_err* err) {
+  const uint32_t n = d->node_count;
+  for (uint32_t i = 0; i < n; ++i) parent[i] = -1;
+  for (uint32_t i = 0; i < n; ++i) {
+    int children = skio_json_get(d, skio_gltf_item(d, "nodes", i), "children");
+    for (int k = 0, len = skio_json_len(d, children); k < len; ++k) {
+      uint32_t c;
+      if (!skio_json_u32(d, skio_json_at(d, children, k), &c) || c >= n)
+        return skc_fail(err, SKC_FORMAT, "%s: node %u: child %d is not a node index", path, i, k);
+      if (c == i || parent[c] >= 0)
+        return skc_fail(err, SKC_FORMAT, "%s: node %u is the child of two nodes (or of itself): nodes must form a forest",
+                        path, c);
+      parent[c] = (int32_t)i;
+    }
+  }
+  return SKC_OK;
+}
+
 static bool list_has(const skio_gltf_doc* d, const char* list, const char* name) {
   int arr = skio_json_get(d, 0, list);
   for (int i = 0, n = skio_json_len(d, arr); i < n; ++i)

@@ -189,24 +189,8 @@ static int build_forest(importer* im, skc_err* err) {
     rc = oom(im, err);
     goto done;
   }
-  for (uint32_t i = 0; i < n; ++i) im->parent[i] = im->joint_of[i] = -1;
-  for (uint32_t i = 0; i < n && !rc; ++i) {
-    int children = skio_json_get(d, skio_gltf_item(d, "nodes", i), "children");
-    int len = skio_json_len(d, children);
-    for (int k = 0; k < len; ++k) {
-      uint32_t c;
-      if (!skio_json_u32(d, skio_json_at(d, children, k), &c) || c >= n) {
-        rc = fail(im, err, SKC_FORMAT, "node %u: child %d is not a node index", i, k);
-        break;
-      }
-      if (c == i || im->parent[c] >= 0) {
-        rc = fail(im, err, SKC_FORMAT, "node %u is the child of two nodes (or of itself): nodes must form a forest", c);
-        break;
-      }
-      im->parent[c] = (int32_t)i;
-    }
-  }
-  if (rc) goto done;
+  for (uint32_t i = 0; i < n; ++i) im->joint_of[i] = -1;
+  if ((rc = skio_gltf_node_parents(d, im->path, im->parent, err))) goto done;
   /* roots: the default scene's, then every other root */
   uint32_t scene = 0, done_count = 0;
   int st = skio_json_get(d, 0, "scene");

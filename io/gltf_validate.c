@@ -235,19 +235,6 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
   return SKC_OK;
 }
 
-/* parent[i] = the first node listing node i among its children, or -1 (a node listing itself is skipped). */
-static void node_parents(skio_gltf_doc* d, int32_t* parent) {
-  for (uint32_t i = 0; i < d->node_count; ++i) parent[i] = -1;
-  for (uint32_t i = 0; i < d->node_count; ++i) {
-    int ch = skio_json_get(d, skio_gltf_item(d, "nodes", i), "children");
-    for (int k = 0, n = skio_json_len(d, ch); k < n; ++k) {
-      uint32_t c;
-      if (skio_json_u32(d, skio_json_at(d, ch, k), &c) && c < d->node_count && c != i && parent[c] < 0)
-        parent[c] = (int32_t)i;
-    }
-  }
-}
-
 /* The node of the first joint's chain (up[x] set) that the walk up from x reaches, or -2 when it reaches none (a
  * root outside the chain, or a loop). Every node passed on the way remembers the answer in reach (-1: not known
  * yet), so all the walks of one skin together visit each node once: a skin of 65,535 joints down a chain as long
@@ -285,7 +272,7 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
     if (listed[j]) dup = SKIO_SKIN_DUPLICATE_JOINT;
     listed[j] = 1;
   }
-  node_parents(d, parent);
+  if (skio_gltf_node_parents(d, "", parent, NULL)) goto done; /* no forest: the reader refuses the file */
   for (uint32_t i = 0; i < n; ++i) up[i] = UINT32_MAX, reach[i] = -1;
   uint32_t depth = 0; /* the first joint's chain, at most n nodes (a loop ends it) */
   for (int32_t x = (int32_t)first; x >= 0 && up[x] == UINT32_MAX; x = parent[x]) up[x] = depth++;

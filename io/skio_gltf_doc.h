@@ -118,6 +118,10 @@ char* skio_json_strdup(const skio_gltf_doc* d, int tok);                  /* dec
 int skio_json_floats(const skio_gltf_doc* d, int tok, float* out, int n);
 /* Element i of a top-level array ("accessors", "nodes", ...), or -1. */
 int skio_gltf_item(const skio_gltf_doc* d, const char* array, uint32_t i);
+/* parent[i] (node_count entries) = the node listing node i among its "children", or -1. SKC_FORMAT (the message
+ * starts with `path`) when a child index is no node, or a node is the child of two nodes or of itself: glTF nodes
+ * form a forest. */
+int skio_gltf_node_parents(const skio_gltf_doc* d, const char* path, int32_t* parent, skc_err* err);
 /* Whether name is in extensionsUsed / extensionsRequired. */
 bool skio_gltf_extension_used(const skio_gltf_doc* d, const char* name);
 bool skio_gltf_extension_required(const skio_gltf_doc* d, const char* name);

@@ -52,9 +52,9 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
  *   SKIO_SKIN_SKELETON_INVALID  skin.skeleton is not the joints' closest common root or one of its ancestors
  *                               (SKIN_SKELETON_INVALID; not judged without a common root)
  *   SKIO_SKIN_DUPLICATE_JOINT   skin.joints lists a node twice (DUPLICATE_ELEMENTS)
- * Parents come from the nodes' children lists (the first parent listed wins; a loop ends the walk up, as the
- * reader does). A joint index that is no node is skipped (the reader refuses such a file). Allocates three
- * arrays of node_count entries; 0 when that fails. */
+ * Parents come from the nodes' children lists (skio_gltf_node_parents); nodes that do not form a forest, which
+ * the reader refuses, give 0, and a loop through the parent links ends a walk up. A joint index that is no node is
+ * skipped. Allocates five arrays of node_count entries; 0 when that fails. */
 enum { SKIO_SKIN_NO_COMMON_ROOT = 1u, SKIO_SKIN_SKELETON_INVALID = 2u, SKIO_SKIN_DUPLICATE_JOINT = 4u };
 uint32_t skio_gltf_skin_structure(struct skio_gltf_doc* d, uint32_t node);
 
