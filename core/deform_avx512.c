@@ -1,6 +1,7 @@
 /* deform_avx512.c - 16-wide (zmm) SoA deform path (built with -mavx512f/vl/bw/dq -mavx2 -mfma, picked at run
  * time). Covers the common job: packed u8/u16 joints with K = 1, 2, 4 or 8 float weights, packed float3
- * positions (and normals), LBS (rigid palette for normals; NO_RENORMALIZE allowed) or rigid-palette DQS. Every
+ * positions (and normals), LBS (rigid palette for normals; NO_RENORMALIZE allowed), rigid-palette DQS, or COR
+ * whose record signs need no per-vertex dot (K = 1, uniform signs or the hemisphere table; see the COR section). Every
  * other job, the tail of a range and any block of 16 vertices with something unusual (joint out of range, weight
  * sum 0 or not finite, zero or huge normal, cancelled DQS blend) go to the AVX2 kernel (whose results follow the
  * scalar generic loop) before anything of the block is written. cglm must not be included here.
@@ -564,6 +565,192 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
   return bad;
 }
 
+/* ---- COR: per vertex the blend of its K records (rows 0..2 of M_j, then q_j with the sign the hemisphere test
+ * picks; deform.c cor_records) in one zmm, one load + one FMA per influence as LBS blends its matrices, a 16 x 16
+ * transpose, then p' = R(q) (p - c) + M c and n' = R(q) n for 16 vertices at once. The record of each influence:
+ * COR_K1 (K = 1) joint j's + record; COR_UNI the consistently signed record of c->dq_uni (no pivot); COR_TAB the
+ * pivot's row of the hemisphere table c->dq_sel. A job with neither (K >= 2, signs from per-vertex dots) stays on
+ * the AVX2 path. */
+enum { COR_K1 = 0, COR_UNI = 1, COR_TAB = 2 };
+
+/* Stage 1 of a block: joints in range (0: the rows are a safe dummy and the block goes to the AVX2 kernel), the
+ * lanes whose weight sum is 0 or not finite (the generic loop keeps such a vertex as it is), and with the table the
+ * row of each lane's pivot joint. */
+AI int cor_prep(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int SIGN, __m512i lim,
+                const uint16_t* rows[SW], __mmask16* wbad) {
+  if (SIGN == COR_TAB) return dqs_pivot_rows(c, v, JT, K, lim, rows, wbad);
+  __m512i jv[8], jk[8], kp, pj;
+  V wk[8], wmax;
+  if (!load_joints(c->joints + v * K * (size_t)JT, JT, K, lim, jv)) return 0;
+  *wbad = dqs_soa_pivot(c->weights + v * K * 4, K, jv, wk, jk, &wmax, &kp, &pj);
+  return 1;
+}
+
+/* m[i] = vertex i's blended record (16 floats: rows 0..2 of M, then q) for vertices [i0, i1) of the block with
+ * joints jb, weights wb and (COR_TAB) pivot rows rp */
+AI void cor_blend_rows(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb, const int JT,
+                       const uint32_t K, const int SIGN, const uint16_t* const* rp, const uint32_t i0,
+                       const uint32_t i1, V* m) {
+  const unsigned char* base = (const unsigned char*)(SIGN == COR_UNI ? c->dq_uni : c->cor_pm);
+  _Pragma("GCC unroll 16")
+  for (uint32_t i = i0; i < i1; ++i) {
+    const unsigned char* w = wb + 4 * K * i;
+    const unsigned char* jr = jb + (size_t)K * (size_t)JT * i;
+    const uint16_t* tr = SIGN == COR_TAB ? rp[i] : NULL;
+    V M = _mm512_setzero_ps();
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 0; k < K; ++k) {
+      const uint32_t j = ldj(jr, k, JT);
+      const size_t o = SIGN == COR_TAB ? tr[j] : SIGN == COR_UNI ? 64 * (size_t)j : 128 * (size_t)j;
+      const V rec = _mm512_load_ps((const float*)(const void*)(base + o));
+      M = k == 0 ? _mm512_mul_ps(_mm512_set1_ps(ldf(w)), rec) : _mm512_fmadd_ps(_mm512_set1_ps(ldf(w + 4 * k)), rec, M);
+    }
+    m[i] = M;
+  }
+}
+
+/* x + s (w (v x x) + v x (v x x)) for the quaternions q = (v, w) of the 16 lanes, s = 2 / |q|^2: x rotated */
+AI void cor_rotate(const V* q, V s, V x, V y, V z, V* o) {
+  const V ex = _mm512_fmsub_ps(q[1], z, _mm512_mul_ps(q[2], y));
+  const V ey = _mm512_fmsub_ps(q[2], x, _mm512_mul_ps(q[0], z));
+  const V ez = _mm512_fmsub_ps(q[0], y, _mm512_mul_ps(q[1], x));
+  const V fx = _mm512_fmsub_ps(q[1], ez, _mm512_mul_ps(q[2], ey));
+  const V fy = _mm512_fmsub_ps(q[2], ex, _mm512_mul_ps(q[0], ez));
+  const V fz = _mm512_fmsub_ps(q[0], ey, _mm512_mul_ps(q[1], ex));
+  o[0] = _mm512_fmadd_ps(s, _mm512_fmadd_ps(q[3], ex, fx), x);
+  o[1] = _mm512_fmadd_ps(s, _mm512_fmadd_ps(q[3], ey, fy), y);
+  o[2] = _mm512_fmadd_ps(s, _mm512_fmadd_ps(q[3], ez, fz), z);
+}
+
+/* The blended records r applied to the block at v: positions R (p - c) + M c, normals R n (R from the blended q,
+ * unnormalized: s = 2 / |q|^2). Returns the lanes whose |q|^2 is tiny or not finite (the AVX2 COR path's range).
+ * NX: the next block's blend (joints jbx, weights wbx, pivot rows rpx) into mx, two vertices at each of eight
+ * points of this transform, pinned there by empty asm statements, as run16_tab interleaves DQS: one block's work
+ * is more than the out-of-order window holds, and the compiler would emit the load-bound blend and the
+ * arithmetic-bound transform one after the other. */
+#define PIN(x) __asm__ volatile("" : "+v"(x))
+#define COR_STEP(i, x0, x1, x2)                                                         \
+  if (NX) {                                                                             \
+    PIN(x0);                                                                            \
+    PIN(x1);                                                                            \
+    PIN(x2);                                                                            \
+    cor_blend_rows(c, jbx, wbx, JT, K, SIGN, rpx, 2 * (i), 2 * (i) + 2, mx);           \
+    PIN(mx[2 * (i)]);                                                                   \
+    PIN(mx[2 * (i) + 1]);                                                               \
+  }
+AI __mmask16 cor_apply_x(const skc_deform_ctx* c, size_t v, const V r[SW], const int HAS_N, V* o, V* m, const int NX,
+                         const unsigned char* jbx, const unsigned char* wbx, const int JT, const uint32_t K,
+                         const int SIGN, const uint16_t* const* rpx, V* mx) {
+  const V* q = r + 12;
+  V l2 = _mm512_fmadd_ps(q[3], q[3], _mm512_fmadd_ps(q[2], q[2], _mm512_fmadd_ps(q[1], q[1], _mm512_mul_ps(q[0], q[0]))));
+  const __mmask16 bad = out_of_range(l2, 0x0da24262u, 0x7e7fffffu);
+  V s = _mm512_div_ps(_mm512_set1_ps(2.0f), l2);
+  COR_STEP(0, s, l2, l2)
+  V px, py, pz, cx, cy, cz;
+  if (HAS_N) {
+    V nx, ny, nz;
+    ld3(c->nin + v * 12, &nx, &ny, &nz);
+    COR_STEP(1, nx, ny, nz)
+    cor_rotate(q, s, nx, ny, nz, m);
+    COR_STEP(2, m[0], m[1], m[2])
+  }
+  ld3(c->pin + v * 12, &px, &py, &pz);
+  ld3(c->cin + v * 12, &cx, &cy, &cz);
+  COR_STEP(3, px, cx, cz)
+  px = _mm512_sub_ps(px, cx);
+  py = _mm512_sub_ps(py, cy);
+  pz = _mm512_sub_ps(pz, cz);
+  COR_STEP(4, px, py, pz)
+  cor_rotate(q, s, px, py, pz, o);
+  COR_STEP(5, o[0], o[1], o[2])
+  if (!HAS_N) {
+    COR_STEP(1, o[0], o[1], o[2])
+    COR_STEP(2, o[0], o[1], o[2])
+  }
+  _Pragma("GCC unroll 3")
+  for (int i = 0; i < 3; ++i) /* + row i of M times c */
+    o[i] = _mm512_add_ps(o[i], _mm512_fmadd_ps(r[4 * i + 2], cz,
+                                               _mm512_fmadd_ps(r[4 * i + 1], cy, _mm512_fmadd_ps(r[4 * i], cx, r[4 * i + 3]))));
+  COR_STEP(6, o[0], o[1], o[2])
+  COR_STEP(7, o[0], o[1], o[2])
+  return bad;
+}
+#undef COR_STEP
+#undef PIN
+
+/* COR over the blocks of [v, e), software-pipelined as run16_tab: stage 1 (cor_prep) two blocks ahead, and the
+ * blend of block n + 1 interleaved with the transform of block n (cor_apply_x). A block with a joint out of range
+ * is blended from a dummy block (nothing out of bounds is read) and redone by the AVX2 kernel, as is a block whose
+ * math fails. Returns the count of bad vertices; *vend = the first vertex not covered. */
+AI size_t run16_cor(const skc_deform_ctx* c, size_t v, size_t e, const int JT, const uint32_t K, const int HAS_N,
+                    const int RENORM, const int SIGN, size_t* vend) {
+  static const unsigned char zero[SW * 8 * 4] = {0};
+  const __m512i lim = _mm512_set1_epi32((int)(c->jcount - 1));
+  const size_t nb = (e - v) / SW;
+  _Alignas(64) const uint16_t* rows[4][SW];
+  const uint16_t* safe[SW]; /* rows of the dummy block (any row holds offsets of real records) */
+  __mmask16 wbad[4] = {0, 0, 0, 0};
+  int ok[4] = {0, 0, 0, 0};
+  size_t bad = 0;
+  V mn[SW]; /* the next block's blends */
+  *vend = v + nb * SW;
+  if (nb == 0) return 0;
+  _Pragma("GCC unroll 16")
+  for (int i = 0; i < SW; ++i) safe[i] = c->dq_sel;
+  for (size_t n = 0; n < nb && n < 2; ++n) ok[n] = cor_prep(c, v + n * SW, JT, K, SIGN, lim, rows[n], &wbad[n]);
+  {
+    const uint16_t* const* rp = ok[0] ? (const uint16_t* const*)rows[0] : safe;
+    cor_blend_rows(c, ok[0] ? c->joints + v * K * (size_t)JT : zero, ok[0] ? c->weights + v * K * 4 : zero, JT, K,
+                   SIGN, rp, 0, SW, mn);
+  }
+  for (size_t n = 0; n < nb; ++n) {
+    const size_t vn = v + n * SW;
+    if (n + 2 < nb) ok[(n + 2) & 3] = cor_prep(c, vn + 2 * SW, JT, K, SIGN, lim, rows[(n + 2) & 3], &wbad[(n + 2) & 3]);
+    const int nx = n + 1 < nb && ok[(n + 1) & 3];
+    const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
+    const unsigned char* wbx = nx ? c->weights + (vn + SW) * K * 4 : zero;
+    const uint16_t* const* rpx = nx ? (const uint16_t* const*)rows[(n + 1) & 3] : safe;
+    LAUNDER(rpx);
+    V r[SW], o[3], m[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    transpose16(mn, r);
+    const __mmask16 b = wbad[n & 3] | cor_apply_x(c, vn, r, HAS_N, o, m, 1, jbx, wbx, JT, K, SIGN, rpx, mn);
+    if (!ok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+  }
+  return bad;
+}
+
+AI size_t run16c(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const uint32_t K, const int HAS_N,
+                 const int RENORM, const int SIGN) {
+  size_t v = b, bad = run16_cor(c, b, e, JT, K, HAS_N, RENORM, SIGN, &v);
+  if (v < e) bad += skc_deform_kernel_avx2(c, v, e);
+  return bad;
+}
+
+/* SIGN COR_K1 is the K = 1 function, the others take K = 2, 4 or 8 */
+#define C16_K(JT, HN, RN, SIGN)                                                                  \
+  switch (c->k) {                                                                                \
+    case 1: *bad = SIGN == COR_K1 ? run16c(c, b, e, JT, 1, HN, RN, COR_K1) : 0; return 1;      \
+    case 2: *bad = SIGN != COR_K1 ? run16c(c, b, e, JT, 2, HN, RN, SIGN) : 0; return 1;        \
+    case 4: *bad = SIGN != COR_K1 ? run16c(c, b, e, JT, 4, HN, RN, SIGN) : 0; return 1;        \
+    case 8: *bad = SIGN != COR_K1 ? run16c(c, b, e, JT, 8, HN, RN, SIGN) : 0; return 1;        \
+    default: return 0;                                                                           \
+  }
+/* one function per joint type and sign mode, as R16_FN (the frames of an unoptimized build stay small) */
+#define C16_FN(NAME, JT, SIGN)                                                                        \
+  static __attribute__((noinline)) int NAME(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) { \
+    if (!c->has_n) C16_K(JT, 0, 0, SIGN)                                                                \
+    if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) C16_K(JT, 1, 1, SIGN)                              \
+    C16_K(JT, 1, 0, SIGN)                                                                               \
+  }
+C16_FN(wide_cor_k1_u8, 1, COR_K1)
+C16_FN(wide_cor_k1_u16, 2, COR_K1)
+C16_FN(wide_cor_uni_u8, 1, COR_UNI)
+C16_FN(wide_cor_uni_u16, 2, COR_UNI)
+C16_FN(wide_cor_tab_u8, 1, COR_TAB)
+C16_FN(wide_cor_tab_u16, 2, COR_TAB)
+#undef C16_K
+#undef C16_FN
+
 /* DQ: 0 = LBS, 1 = DQS computing the hemisphere dots, 2 = DQS with the table (K >= 2) */
 #define R16_K(JT, HN, DQ, RN)                                                    \
   switch (c->k) {                                                                \
@@ -594,11 +781,18 @@ static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
   const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
   if (c->fmt == 0 || (jt != 1 && jt != 2) || wt != 4 || c->has_t) return 0;
   if ((c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0) return 0;
-  const int dqs = c->method == SKC_DEFORM_DQS;
-  if (!(c->method == SKC_DEFORM_LBS || (dqs && !c->dqs_scaled))) return 0;
+  const int dqs = c->method == SKC_DEFORM_DQS, cor = c->method == SKC_DEFORM_COR;
+  if (!(c->method == SKC_DEFORM_LBS || ((dqs || cor) && !c->dqs_scaled))) return 0;
   if (c->jstride != (size_t)c->k * (size_t)jt || c->wstride != (size_t)c->k * 4 || c->pis != 12 || c->pos != 12 ||
       (c->has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
     return 0;
+  if (cor) { /* records built (deform.c wide_tables), and a way to sign them without per-vertex dots */
+    if (c->cis != 12 || !c->cor_pm) return 0;
+    if (c->k == 1) return jt == 1 ? wide_cor_k1_u8(c, b, e, bad) : wide_cor_k1_u16(c, b, e, bad);
+    if (c->dq_uni) return jt == 1 ? wide_cor_uni_u8(c, b, e, bad) : wide_cor_uni_u16(c, b, e, bad);
+    if (c->dq_sel) return jt == 1 ? wide_cor_tab_u8(c, b, e, bad) : wide_cor_tab_u16(c, b, e, bad);
+    return 0;
+  }
   if (!dqs) return jt == 1 ? wide_lbs_u8(c, b, e, bad) : wide_lbs_u16(c, b, e, bad);
   if (c->dq_sel) return jt == 1 ? wide_dqs_table_u8(c, b, e, bad) : wide_dqs_table_u16(c, b, e, bad);
   return jt == 1 ? wide_dqs_u8(c, b, e, bad) : wide_dqs_u16(c, b, e, bad);

@@ -786,6 +786,7 @@ typedef struct kernel_run {
   int soa8_only;
   const char* label;
   int uniform; /* the avx2 kernel must blend every vertex from consistently signed records (dq_uni) */
+  int wide16;  /* with soa8_only: the avx512 kernel must take every vertex on its 16-wide path instead */
 } kernel_run;
 
 /* Runs j on every kernel the CPU has, in place (outputs over a copy of the inputs) or not, and checks each
@@ -816,9 +817,11 @@ static int kernels_match_reference(sk_deform_job* j, const kernel_run* r) {
     if (r->uniform && k == 2)
       ck_assert_msg(n[SKC_DEFORM_PATH_UNIFORM_SIGNS] == V, "%s %s: uniform signs took %llu of the vertices",
                     kernel_names[k], r->label, (unsigned long long)n[SKC_DEFORM_PATH_UNIFORM_SIGNS]);
-    if (r->soa8_only && k >= 2)
-      ck_assert_msg(n[SKC_DEFORM_PATH_SOA8] == V, "%s %s: soa8 took %llu of the vertices", kernel_names[k], r->label,
-                    (unsigned long long)n[SKC_DEFORM_PATH_SOA8]);
+    if (r->soa8_only && k >= 2) {
+      const int path = k == 3 && r->wide16 ? SKC_DEFORM_PATH_WIDE16 : SKC_DEFORM_PATH_SOA8;
+      ck_assert_msg(n[path] == V, "%s %s: %s took %llu of the vertices", kernel_names[k], r->label,
+                    path == SKC_DEFORM_PATH_WIDE16 ? "wide16" : "soa8", (unsigned long long)n[path]);
+    }
     const float dp = packed_diff(r->rp, r->op, 3 * V), dn = r->normals ? packed_diff(r->rn, r->on, 3 * V) : 0.0f;
     ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s %s: positions %g normals %g", kernel_names[k], r->label, dp, dn);
     compared++;
@@ -903,7 +906,7 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
           char label[96];
           snprintf(label, sizeof label, "K=%u jt=%d wt=%d method=%d normals=%d inplace=%d flags=%u", K, jt, wt,
                    method, normals, inplace, flags);
-          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label, 0};
+          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label, 0, 0};
           configs += kernels_match_reference(&j, &run);
           free(rp);
           free(rn);
@@ -1017,8 +1020,12 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt, in
     char label[96];
     snprintf(label, sizeof label, "%s J=%zu V=%zu K=%u jt=%d variant=%d", method == SK_DEFORM_COR ? "COR" : "DQS", J,
              V, K, jt, variant);
-    const kernel_run run = {V,  pin, nin, normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR, label,
-                            posed && K > 1 && 8 * V >= J * J && J <= 1024};
+    const int uniform = posed && K > 1 && 8 * V >= J * J && J <= 1024;
+    /* COR on avx512: the 16-wide path when each record's sign needs no per-vertex dot (K = 1, uniform signs, or the
+     * (pivot, joint) table: deform.c wide_tables); the AVX2 8-wide path otherwise */
+    const int wide16 = method == SK_DEFORM_COR && (K == 1 || uniform || (J <= 256 && J * J <= V));
+    const kernel_run run = {V,     pin,   nin,     normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR,
+                            label, uniform, wide16};
     configs += kernels_match_reference(&j, &run);
     free(rp);
     free(rn);
