@@ -616,6 +616,131 @@ static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform
   return bad;
 }
 
+/* DQS with the table, software-pipelined as the AVX-512 kernel's run16_tab: the first pass (soa_hemi_prep: pivot
+ * -> pivot's joint -> table row, a chain of dependent loads) two blocks ahead, and the blend of block n + 1 (one
+ * ymm FMA chain per vertex over the table's +dq / -dq records, stored to a row buffer) interleaved with the
+ * transform of block n, one vertex at each of eight points pinned by empty asm statements: one block's chain is
+ * longer than the out-of-order window, and the compiler would otherwise emit the load-bound blend and the
+ * arithmetic-bound transform one after the other. A block whose first pass or math fails is redone by kgeneric.
+ * Returns the count of bad vertices; *vend = the first vertex not covered. */
+static inline __attribute__((always_inline)) void soa_dq_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
+                                                                  const unsigned char* wb, const int JT,
+                                                                  const uint32_t K, const soa_hemi_pre* pre, int i,
+                                                                  float* buf) {
+  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+  const unsigned char* ji = jb + (size_t)K * (size_t)JT * (size_t)i;
+  const float* w = (const float*)(const void*)(wb + (size_t)K * 4 * (size_t)i);
+  const uint16_t* row = pre->row[i];
+  __m256 a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, 0, JT)])));
+  _Pragma("GCC unroll 8")
+  for (uint32_t k = 1; k < K; ++k)
+    a = _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]),
+                        _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, k, JT)])), a);
+  _mm256_store_ps(buf + 8 * i, a);
+}
+
+#define SOA_PIN(x) __asm__ volatile("" : "+x"(x))
+#define SOA_DQ_STEP(i, x0, x1, x2)                                      \
+  if (NX) {                                                             \
+    SOA_PIN(x0);                                                        \
+    SOA_PIN(x1);                                                        \
+    SOA_PIN(x2);                                                        \
+    soa_dq_blend_row(c, jbx, wbx, JT, K, prx, (i), bufx);               \
+  }
+#define SOA_CROSS(ax, ay, az, bx, by, bz, rx, ry, rz)       \
+  rx = _mm256_fmsub_ps(ay, bz, _mm256_mul_ps(az, by)); \
+  ry = _mm256_fmsub_ps(az, bx, _mm256_mul_ps(ax, bz)); \
+  rz = _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx))
+/* The transform of soa_block's DQS branch on the blends in buf (8 rows of 8 floats) for the block at v, with the
+ * next block's blend (joints jbx, weights wbx, first pass prx, into bufx) interleaved when NX. */
+static inline __attribute__((always_inline)) int soa_dq_apply_x(const skc_deform_ctx* c, size_t v, const float* buf,
+                                                                const int HAS_N, const int RN, const int NX,
+                                                                const unsigned char* jbx, const unsigned char* wbx,
+                                                                const int JT, const uint32_t K,
+                                                                const soa_hemi_pre* prx, float* bufx) {
+  __m256 D[8];
+  const float* b = buf;
+  __asm__("" : "+r"(b) : : "memory");
+  soa_transpose4(b, 8, 0, D);
+  soa_transpose4(b, 8, 4, D + 4);
+  const __m256* d = D + 4;
+  __m256 qx = D[0], qy = D[1], qz = D[2], qw = D[3];
+  __m256 l2 = _mm256_fmadd_ps(qw, qw, _mm256_fmadd_ps(qz, qz, _mm256_fmadd_ps(qy, qy, _mm256_mul_ps(qx, qx))));
+  __m256i badm = soa_l2_out_of_range(l2, 0x0da24262, 0x7e7fffff); /* as soa_block */
+  __m256 s = soa_two_over(l2);
+  SOA_DQ_STEP(0, s, l2, qw)
+  __m256 tx, ty, tz, ex, ey, ez, fx, fy, fz, px, py, pz, ox, oy, oz;
+  __m256 nx = _mm256_setzero_ps(), ny = nx, nz = nx, mx = nx, my = nx, mz = nx;
+  SOA_CROSS(qx, qy, qz, d[0], d[1], d[2], tx, ty, tz);
+  tx = _mm256_fmadd_ps(qw, d[0], _mm256_fnmadd_ps(d[3], qx, tx));
+  ty = _mm256_fmadd_ps(qw, d[1], _mm256_fnmadd_ps(d[3], qy, ty));
+  tz = _mm256_fmadd_ps(qw, d[2], _mm256_fnmadd_ps(d[3], qz, tz));
+  SOA_DQ_STEP(1, tx, ty, tz)
+  soa_load3(c->pin + v * 12, &px, &py, &pz);
+  SOA_CROSS(qx, qy, qz, px, py, pz, ex, ey, ez);
+  SOA_DQ_STEP(2, ex, ey, ez)
+  SOA_CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+  SOA_DQ_STEP(3, fx, fy, fz)
+  ox = _mm256_fmadd_ps(s, _mm256_add_ps(_mm256_fmadd_ps(qw, ex, fx), tx), px);
+  oy = _mm256_fmadd_ps(s, _mm256_add_ps(_mm256_fmadd_ps(qw, ey, fy), ty), py);
+  oz = _mm256_fmadd_ps(s, _mm256_add_ps(_mm256_fmadd_ps(qw, ez, fz), tz), pz);
+  SOA_DQ_STEP(4, ox, oy, oz)
+  if (HAS_N) {
+    soa_load3(c->nin + v * 12, &nx, &ny, &nz);
+    SOA_CROSS(qx, qy, qz, nx, ny, nz, ex, ey, ez);
+    SOA_DQ_STEP(5, ex, ey, ez)
+    SOA_CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+    SOA_DQ_STEP(6, fx, fy, fz)
+    mx = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ex, fx), nx);
+    my = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ey, fy), ny);
+    mz = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ez, fz), nz);
+    SOA_DQ_STEP(7, mx, my, mz)
+  } else {
+    SOA_DQ_STEP(5, ox, oy, oz)
+    SOA_DQ_STEP(6, ox, oy, oz)
+    SOA_DQ_STEP(7, ox, oy, oz)
+  }
+  return soa_finish(c, v, HAS_N, RN, badm, ox, oy, oz, mx, my, mz);
+}
+#undef SOA_CROSS
+#undef SOA_DQ_STEP
+#undef SOA_PIN
+
+static inline __attribute__((always_inline)) size_t soa_dq_tab_run(const skc_deform_ctx* c, size_t v, size_t e,
+                                                                  const int JT, const uint32_t K, const int HAS_N,
+                                                                  const int RN, __m256i lim, int check,
+                                                                  size_t* vend) {
+  const size_t nb = (e - v) / SKC_SOA_W;
+  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
+  soa_hemi_pre pre[4];
+  _Alignas(32) float buf[2][SKC_SOA_W * 8];
+  size_t bad = 0;
+  *vend = v + nb * SKC_SOA_W;
+  if (nb == 0) return 0;
+  for (size_t n = 0; n < nb && n < 2; ++n) soa_hemi_prep(c, v + n * SKC_SOA_W, JT, K, SOA_SIGN_TABLE, lim, check, &pre[n]);
+  if (pre[0].ok) {
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < SKC_SOA_W; ++i) soa_dq_blend_row(c, c->joints + v * js, c->weights + v * ws, JT, K, &pre[0], i, buf[0]);
+  }
+  for (size_t n = 0; n < nb; ++n) {
+    const size_t vn = v + n * SKC_SOA_W;
+    if (n + 2 < nb) soa_hemi_prep(c, vn + 2 * SKC_SOA_W, JT, K, SOA_SIGN_TABLE, lim, check, &pre[(n + 2) & 3]);
+    const int nx = n + 1 < nb && pre[(n + 1) & 3].ok;
+    const unsigned char* jbx = c->joints + (vn + SKC_SOA_W) * js;
+    const unsigned char* wbx = c->weights + (vn + SKC_SOA_W) * ws;
+    int done = 0;
+    if (pre[n & 3].ok) {
+      done = nx ? soa_dq_apply_x(c, vn, buf[n & 1], HAS_N, RN, 1, jbx, wbx, JT, K, &pre[(n + 1) & 3], buf[(n + 1) & 1])
+                : soa_dq_apply_x(c, vn, buf[n & 1], HAS_N, RN, 0, NULL, NULL, JT, K, NULL, NULL);
+    } else if (nx) {
+      _Pragma("GCC unroll 8")
+      for (int i = 0; i < SKC_SOA_W; ++i) soa_dq_blend_row(c, jbx, wbx, JT, K, &pre[(n + 1) & 3], i, buf[(n + 1) & 1]);
+    }
+    if (!done) bad += kgeneric(c, vn, vn + SKC_SOA_W);
+  }
+  return bad;
+}
+
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int MODE,
@@ -807,6 +932,8 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
     if (v < e) bad += kgeneric(c, v, e);
     return bad;
   }
+  if (MODE == 1 && K > 1 && !c->dq_uni && c->dq_sel) /* DQS with the table: the pipelined loop */
+    bad = soa_dq_tab_run(c, b, e, JT, K, HAS_N, RN, vlim, check, &v);
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
     if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
   if (v < e) bad += kfast_dispatch(c, v, e);
