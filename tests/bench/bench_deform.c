@@ -441,7 +441,7 @@ static void table_case(const scene* s, int nt_all, size_t llc, int rounds) {
 
 enum {
   H_COPY, H_REF, H_LBS, H_DQS, H_LBS_NR, H_DQS_NR, H_COR, H_DQS_P, H_COR_P,
-  H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_DQS2_P, H_N
+  H_LBS2, H_DQS2, H_LBS2_NR, H_DQS2_NR, H_DQS2_P, H_COR2, H_COR2_P, H_N
 };
 
 static void headline(int rounds, int have_avx2, size_t llc) {
@@ -458,6 +458,7 @@ static void headline(int rounds, int have_avx2, size_t llc) {
       [H_DQS2_P] = {C_JOB, 1, 1, 1, 0, a2, 1},
       [H_LBS2] = {C_JOB, 0, 1, 1, 0, a2, 0},          [H_DQS2] = {C_JOB, 1, 1, 1, 0, a2, 0},
       [H_LBS2_NR] = {C_JOB, 0, 1, 1, NR, a2, 0},      [H_DQS2_NR] = {C_JOB, 1, 1, 1, NR, a2, 0},
+      [H_COR2] = {C_JOB, SK_DEFORM_COR, 1, 1, 0, a2, 0}, [H_COR2_P] = {C_JOB, SK_DEFORM_COR, 1, 1, 0, a2, 1},
   };
   double bytes = job_bytes(&s, 1);
   double* t = xmalloc((size_t)rounds * H_N * sizeof(double));
@@ -478,7 +479,7 @@ static void headline(int rounds, int have_avx2, size_t llc) {
   } rows[] = {{H_LBS, "LBS"}, {H_DQS, "DQS"}, {H_LBS_NR, "LBS no-renormalize"}, {H_DQS_NR, "DQS no-renormalize"},
               {H_COR, "COR"}, {H_DQS_P, "DQS posed"}, {H_COR_P, "COR posed"},
               {H_LBS2, "LBS"}, {H_DQS2, "DQS"}, {H_LBS2_NR, "LBS no-renormalize"},
-              {H_DQS2_NR, "DQS no-renormalize"}, {H_DQS2_P, "DQS posed"}};
+              {H_DQS2_NR, "DQS no-renormalize"}, {H_DQS2_P, "DQS posed"}, {H_COR2, "COR"}, {H_COR2_P, "COR posed"}};
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
     int i = rows[r].i;
     if (i >= H_LBS2 && !have_avx2) continue;
@@ -504,6 +505,7 @@ static void headline(int rounds, int have_avx2, size_t llc) {
   print_stat("LBS no-renormalize time / renormalize time", nr_lbs, "");
   print_stat("DQS no-renormalize time / renormalize time", nr_dqs, "");
   stat3 l2 = {0, 0, 0}, d2 = {0, 0, 0}, nr2 = {0, 0, 0}, dnr2 = {0, 0, 0}, dl2 = {0, 0, 0}, dpl2 = {0, 0, 0};
+  stat3 cl2 = {0, 0, 0}, cpl2 = {0, 0, 0};
   if (have_avx2) {
     l2 = ratio_stat(t, H_N, rounds, H_REF, H_LBS2);
     d2 = ratio_stat(t, H_N, rounds, H_REF, H_DQS2);
@@ -511,8 +513,12 @@ static void headline(int rounds, int have_avx2, size_t llc) {
     nr2 = ratio_stat(t, H_N, rounds, H_LBS2_NR, H_LBS2);
     dnr2 = ratio_stat(t, H_N, rounds, H_DQS2_NR, H_DQS2);
     dpl2 = ratio_stat(t, H_N, rounds, H_DQS2_P, H_LBS2);
+    cl2 = ratio_stat(t, H_N, rounds, H_COR2, H_LBS2);
+    cpl2 = ratio_stat(t, H_N, rounds, H_COR2_P, H_LBS2);
     print_stat("DQS time / LBS time [avx2]", dl2, "");
     print_stat("DQS time / LBS time, posed palette [avx2]", dpl2, "");
+    print_stat("COR time / LBS time [avx2]", cl2, "");
+    print_stat("COR time / LBS time, posed palette [avx2]", cpl2, "");
     print_stat("LBS no-renormalize time / renormalize [avx2]", nr2, "");
     print_stat("DQS no-renormalize time / renormalize [avx2]", dnr2, "");
   }
@@ -539,6 +545,8 @@ static void headline(int rounds, int have_avx2, size_t llc) {
     bench_line("dqs_over_lbs_pn4_1m_t1_avx2", dl2.med, "ratio");
     bench_line("dqs_posed_over_lbs_pn4_1m_t1_avx2", dpl2.med, "ratio");
     bench_line("dqs_posed_over_ref_pn4_1m_t1_avx2", ratio_stat(t, H_N, rounds, H_REF, H_DQS2_P).med, "ratio");
+    bench_line("cor_over_lbs_pn4_1m_t1_avx2", cl2.med, "ratio");
+    bench_line("cor_posed_over_lbs_pn4_1m_t1_avx2", cpl2.med, "ratio");
     bench_line("lbs_norenorm_over_renorm_pn4_1m_t1_avx2", nr2.med, "ratio");
     bench_line("dqs_norenorm_over_renorm_pn4_1m_t1_avx2", dnr2.med, "ratio");
   }
