@@ -464,31 +464,35 @@ static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsi
  * against the vertex's pivot picks) blended per vertex as LBS blends its matrices, two FMAs per influence, into
  * buf row i (16 floats: rows 0..2 of M, then q). One FMA chain per vertex: the 8 vertices are independent, so the
  * core overlaps them. */
+static inline __attribute__((always_inline)) void soa_cor_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
+                                                                   const unsigned char* wb, const int JT,
+                                                                   const uint32_t K, const soa_hemi_pre* pre,
+                                                                   const int sign, int i, float* buf) {
+  const unsigned char* PM = (const unsigned char*)c->cor_pm;
+  const unsigned char* UNI = (const unsigned char*)c->dq_uni;
+  const unsigned char* ji = jb + (size_t)K * (size_t)JT * (size_t)i;
+  const float* w = (const float*)(const void*)(wb + (size_t)K * 4 * (size_t)i);
+  const uint16_t* row = sign == SOA_SIGN_TABLE ? pre->row[i] : NULL;
+  const uint32_t neg = sign != SOA_SIGN_BITS || K == 1 ? 0 : pre->neg[i];
+  const float* r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, 0, JT), 0, K, sign);
+  const __m256 w0 = _mm256_broadcast_ss(&w[0]);
+  __m256 lo = _mm256_mul_ps(w0, _mm256_load_ps(r)), hi = _mm256_mul_ps(w0, _mm256_load_ps(r + 8));
+  _Pragma("GCC unroll 8")
+  for (uint32_t k = 1; k < K; ++k) {
+    const __m256 wk = _mm256_broadcast_ss(&w[k]);
+    r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, k, JT), k, K, sign);
+    lo = _mm256_fmadd_ps(wk, _mm256_load_ps(r), lo);
+    hi = _mm256_fmadd_ps(wk, _mm256_load_ps(r + 8), hi);
+  }
+  _mm256_store_ps(buf + 16 * i, lo);
+  _mm256_store_ps(buf + 16 * i + 8, hi);
+}
+
 static inline __attribute__((always_inline)) void soa_cor_blend(const skc_deform_ctx* c, const unsigned char* jb,
                                                                const unsigned char* wb, const int JT, const uint32_t K,
                                                                const soa_hemi_pre* pre, const int sign, float* buf) {
-  const unsigned char* PM = (const unsigned char*)c->cor_pm;
-  const unsigned char* UNI = (const unsigned char*)c->dq_uni;
-  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   _Pragma("GCC unroll 8")
-  for (int i = 0; i < SKC_SOA_W; ++i) {
-    const unsigned char* ji = jb + js * (size_t)i;
-    const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
-    const uint16_t* row = sign == SOA_SIGN_TABLE ? pre->row[i] : NULL;
-    const uint32_t neg = sign != SOA_SIGN_BITS || K == 1 ? 0 : pre->neg[i];
-    const float* r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, 0, JT), 0, K, sign);
-    const __m256 w0 = _mm256_broadcast_ss(&w[0]);
-    __m256 lo = _mm256_mul_ps(w0, _mm256_load_ps(r)), hi = _mm256_mul_ps(w0, _mm256_load_ps(r + 8));
-    _Pragma("GCC unroll 8")
-    for (uint32_t k = 1; k < K; ++k) {
-      const __m256 wk = _mm256_broadcast_ss(&w[k]);
-      r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, k, JT), k, K, sign);
-      lo = _mm256_fmadd_ps(wk, _mm256_load_ps(r), lo);
-      hi = _mm256_fmadd_ps(wk, _mm256_load_ps(r + 8), hi);
-    }
-    _mm256_store_ps(buf + 16 * i, lo);
-    _mm256_store_ps(buf + 16 * i + 8, hi);
-  }
+  for (int i = 0; i < SKC_SOA_W; ++i) soa_cor_blend_row(c, jb, wb, JT, K, pre, sign, i, buf);
 }
 
 /* DQS with the table: the blends of the block from c->dq_pm (+dq_j or -dq_j as the pivot's row of dq_sel picks;
@@ -527,33 +531,60 @@ static inline __attribute__((always_inline)) void soa_dq_blend_rows(const skc_de
 /* COR positions (and rotated normals) of the block at v: p' = R (p - c) + M c with M = sum w_j M_j and R from the
  * blended q, both from buf (soa_cor_blend). badm: lanes whose rotation blend cancelled out or is not finite (a
  * non-finite weight; kgeneric redoes the block). */
+#define SOA_PIN(x) __asm__ volatile("" : "+x"(x))
+#define SOA_COR_STEP(i, x0, x1, x2)                                     \
+  if (NX) {                                                             \
+    SOA_PIN(x0);                                                        \
+    SOA_PIN(x1);                                                        \
+    SOA_PIN(x2);                                                        \
+    soa_cor_blend_row(c, jbx, wbx, JT, K, prx, SIGN, (i), bufx);        \
+  }
 static inline __attribute__((always_inline)) void soa_cor(const skc_deform_ctx* c, size_t v, const float* buf,
-                                                         const int HAS_N, __m256 o[3], __m256 m[3], __m256i* badm) {
+                                                         const int HAS_N, __m256 o[3], __m256 m[3], __m256i* badm,
+                                                         const int NX, const unsigned char* jbx,
+                                                         const unsigned char* wbx, const int JT, const uint32_t K,
+                                                         const soa_hemi_pre* prx, const int SIGN, float* bufx) {
   /* In an order that keeps few registers live (GCC does not schedule before register allocation on x86), from a
    * laundered buf: seeing through it, GCC kept all 32 half-rows of buf "in registers", i.e. copied them to other
-   * stack slots, before the first transpose. */
+   * stack slots, before the first transpose. NX: the next block's blend into bufx, one vertex at each of eight
+   * points (see soa_cor_run). */
   const float* b = buf;
   __asm__("" : "+r"(b) : : "memory");
   __m256 q[4], x, y, z;
   soa_transpose4(b, 16, 12, q);
-  const __m256 l2 =
+  __m256 l2 =
       _mm256_fmadd_ps(q[3], q[3], _mm256_fmadd_ps(q[2], q[2], _mm256_fmadd_ps(q[1], q[1], _mm256_mul_ps(q[0], q[0]))));
   *badm = soa_l2_out_of_range(l2, 0x0da24262, 0x7e7fffff); /* the DQS range: soa_two_over */
-  const __m256 s = soa_two_over(l2);
+  __m256 s = soa_two_over(l2);
+  SOA_COR_STEP(0, s, l2, q[3])
   if (HAS_N) {
     soa_load3(c->nin + v * 12, &x, &y, &z);
+    SOA_COR_STEP(1, x, y, z)
     soa_rotate(q, s, x, y, z, &m[0], &m[1], &m[2]);
+    SOA_COR_STEP(2, m[0], m[1], m[2])
   }
   __m256 cx, cy, cz, r[4];
   soa_load3(c->pin + v * 12, &x, &y, &z);
   soa_load3(c->cin + v * 12, &cx, &cy, &cz);
-  soa_rotate(q, s, _mm256_sub_ps(x, cx), _mm256_sub_ps(y, cy), _mm256_sub_ps(z, cz), &o[0], &o[1], &o[2]);
+  SOA_COR_STEP(3, x, cx, cz)
+  x = _mm256_sub_ps(x, cx);
+  y = _mm256_sub_ps(y, cy);
+  z = _mm256_sub_ps(z, cz);
+  soa_rotate(q, s, x, y, z, &o[0], &o[1], &o[2]);
+  SOA_COR_STEP(4, o[0], o[1], o[2])
+  if (!HAS_N) {
+    SOA_COR_STEP(1, o[0], o[1], o[2])
+    SOA_COR_STEP(2, o[0], o[1], o[2])
+  }
   _Pragma("GCC unroll 3")
   for (int i = 0; i < 3; ++i) { /* + row i of M times c */
     soa_transpose4(b, 16, 4 * (size_t)i, r);
     o[i] = _mm256_add_ps(o[i], _mm256_fmadd_ps(r[2], cz, _mm256_fmadd_ps(r[1], cy, _mm256_fmadd_ps(r[0], cx, r[3]))));
+    SOA_COR_STEP(5 + i, o[0], o[1], o[2])
   }
 }
+#undef SOA_COR_STEP
+#undef SOA_PIN
 
 /* The end of a block: the normals' length check (and renormalization), then the stores unless a lane of badm or
  * of that check is set. Returns 0 if nothing was written (redo with kgeneric). */
@@ -581,35 +612,43 @@ static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx
   return 1;
 }
 
-/* COR over the blocks of [v, e): the first pass (soa_hemi_prep) one block ahead, so that its chain of dependent
- * loads (weights -> pivot -> pivot's joint -> table row) can overlap the previous block's work (a three-stage
- * version, the blend also a block ahead, measured no faster), then the blend and the vertex math. A block whose
- * first pass or math fails is redone by kgeneric. Returns the count of bad vertices; *vend = the first vertex not
- * covered. */
+/* COR over the blocks of [v, e), software-pipelined as soa_dq_tab_run: the first pass (soa_hemi_prep: weights ->
+ * pivot -> pivot's joint -> table row or sign bits, a chain of dependent loads) two blocks ahead, and the blend
+ * of block n + 1 interleaved with the transform of block n (soa_cor's NX). A block whose first pass or math fails
+ * is redone by kgeneric. Returns the count of bad vertices; *vend = the first vertex not covered. */
 static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform_ctx* c, size_t v, size_t e,
                                                                const int JT, const uint32_t K, const int HAS_N,
                                                                const int RN, const int SIGN, __m256i lim, int check,
                                                                size_t* vend) {
   const size_t nb = (e - v) / SKC_SOA_W;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
-  soa_hemi_pre pre[2];
+  soa_hemi_pre pre[4];
+  _Alignas(32) float buf[2][SKC_SOA_W * 16];
   size_t bad = 0;
   *vend = v + nb * SKC_SOA_W;
-  if (nb) soa_hemi_prep(c, v, JT, K, SIGN, lim, check, &pre[0]);
+  if (nb == 0) return 0;
+  for (size_t n = 0; n < nb && n < 2; ++n) soa_hemi_prep(c, v + n * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[n]);
+  if (pre[0].ok) soa_cor_blend(c, c->joints + v * js, c->weights + v * ws, JT, K, &pre[0], SIGN, buf[0]);
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SKC_SOA_W;
-    if (n + 1 < nb) soa_hemi_prep(c, vn + SKC_SOA_W, JT, K, SIGN, lim, check, &pre[(n + 1) & 1]);
+    if (n + 2 < nb) soa_hemi_prep(c, vn + 2 * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[(n + 2) & 3]);
+    const int nx = n + 1 < nb && pre[(n + 1) & 3].ok;
+    const unsigned char* jbx = c->joints + (vn + SKC_SOA_W) * js;
+    const unsigned char* wbx = c->weights + (vn + SKC_SOA_W) * ws;
     int done = 0;
-    if (pre[n & 1].ok) {
-      _Alignas(32) float buf[SKC_SOA_W * 16];
+    if (pre[n & 3].ok) {
       __m256 o[3], m[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
       __m256i badm;
-      soa_cor_blend(c, c->joints + vn * js, c->weights + vn * ws, JT, K, &pre[n & 1], SIGN, buf);
-      soa_cor(c, vn, buf, HAS_N, o, m, &badm);
+      if (nx)
+        soa_cor(c, vn, buf[n & 1], HAS_N, o, m, &badm, 1, jbx, wbx, JT, K, &pre[(n + 1) & 3], SIGN, buf[(n + 1) & 1]);
+      else
+        soa_cor(c, vn, buf[n & 1], HAS_N, o, m, &badm, 0, NULL, NULL, JT, K, NULL, SIGN, NULL);
       /* the results in registers before soa_finish's branch: GCC sank their arithmetic past it and kept the
        * loads of buf above, so 24 half-rows of buf went through other stack slots */
       __asm__("" : "+x"(o[0]), "+x"(o[1]), "+x"(o[2]), "+x"(m[0]), "+x"(m[1]), "+x"(m[2]));
       done = soa_finish(c, vn, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
+    } else if (nx) {
+      soa_cor_blend(c, jbx, wbx, JT, K, &pre[(n + 1) & 3], SIGN, buf[(n + 1) & 1]);
     }
     if (!done) bad += kgeneric(c, vn, vn + SKC_SOA_W);
   }
