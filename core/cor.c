@@ -621,19 +621,30 @@ static void block_sums_scalar(const cor_state* s, size_t o, size_t n, double pj,
 /* e^x for x <= 0 in float (cephes' expf polynomial, relative error ~1e-7), 0 below COR_EXPF_MIN */
 #define COR_EXPF_MIN -86.0f
 
+/* e^x for x <= 0 in float (2^n e^r, |r| <= ln 2 / 2, degree-7 polynomial), shared by the 8- and 16-wide walks */
+#define COR_EXPF_LOG2E 1.44269504f
+#define COR_EXPF_SHIFT 12582912.0f /* 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits */
+#define COR_EXPF_LN2_HI 0.693359375f
+#define COR_EXPF_LN2_LO (-2.12194440e-4f)
+#define COR_EXPF_P0 1.9875691500e-4f
+#define COR_EXPF_P1 1.3981999507e-3f
+#define COR_EXPF_P2 8.3334519073e-3f
+#define COR_EXPF_P3 4.1665795894e-2f
+#define COR_EXPF_P4 1.6666665459e-1f
+#define COR_EXPF_P5 5.0000001201e-1f
 __attribute__((target("avx2,fma"))) static __m256 expf_le0_avx2(__m256 x) {
   __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(COR_EXPF_MIN), _CMP_GE_OQ);
   x = _mm256_max_ps(x, _mm256_set1_ps(COR_EXPF_MIN));
-  __m256 k = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), _mm256_set1_ps(12582912.0f));
-  __m256 n = _mm256_sub_ps(k, _mm256_set1_ps(12582912.0f));
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  __m256 k = _mm256_fmadd_ps(x, _mm256_set1_ps(COR_EXPF_LOG2E), _mm256_set1_ps(COR_EXPF_SHIFT));
+  __m256 n = _mm256_sub_ps(k, _mm256_set1_ps(COR_EXPF_SHIFT));
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(COR_EXPF_LN2_HI), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(COR_EXPF_LN2_LO), r);
+  __m256 p = _mm256_set1_ps(COR_EXPF_P0);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(COR_EXPF_P1));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(COR_EXPF_P2));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(COR_EXPF_P3));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(COR_EXPF_P4));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(COR_EXPF_P5));
   p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
   __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(k), _mm256_set1_epi32(127)), 23);
   return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)), keep);
@@ -671,16 +682,16 @@ __attribute__((target("avx2,fma"))) static float block_sums_avx2(const cor_state
 __attribute__((target("avx512f,fma"))) static __m512 expf_le0_avx512(__m512 x) {
   __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(COR_EXPF_MIN), _CMP_GE_OQ);
   x = _mm512_max_ps(x, _mm512_set1_ps(COR_EXPF_MIN));
-  __m512 k = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504f), _mm512_set1_ps(12582912.0f));
-  __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(12582912.0f));
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  __m512 k = _mm512_fmadd_ps(x, _mm512_set1_ps(COR_EXPF_LOG2E), _mm512_set1_ps(COR_EXPF_SHIFT));
+  __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(COR_EXPF_SHIFT));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(COR_EXPF_LN2_HI), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(COR_EXPF_LN2_LO), r);
+  __m512 p = _mm512_set1_ps(COR_EXPF_P0);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(COR_EXPF_P1));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(COR_EXPF_P2));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(COR_EXPF_P3));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(COR_EXPF_P4));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(COR_EXPF_P5));
   p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
   __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(k), _mm512_set1_epi32(127)), 23);
   return _mm512_maskz_mul_ps(keep, p, _mm512_castsi512_ps(bits));

@@ -547,7 +547,7 @@ static inline __attribute__((always_inline)) void soa_cor(const skc_deform_ctx* 
   /* In an order that keeps few registers live (GCC does not schedule before register allocation on x86), from a
    * laundered buf: seeing through it, GCC kept all 32 half-rows of buf "in registers", i.e. copied them to other
    * stack slots, before the first transpose. NX: the next block's blend into bufx, one vertex at each of eight
-   * points (see soa_cor_run). */
+   * points (see soa_pipe_run). */
   const float* b = buf;
   __asm__("" : "+r"(b) : : "memory");
   __m256 q[4], x, y, z;
@@ -612,56 +612,13 @@ static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx
   return 1;
 }
 
-/* COR over the blocks of [v, e), software-pipelined as soa_dq_tab_run: the first pass (soa_hemi_prep: weights ->
- * pivot -> pivot's joint -> table row or sign bits, a chain of dependent loads) two blocks ahead, and the blend
- * of block n + 1 interleaved with the transform of block n (soa_cor's NX). A block whose first pass or math fails
- * is redone by kgeneric. Returns the count of bad vertices; *vend = the first vertex not covered. */
-static inline __attribute__((always_inline)) size_t soa_cor_run(const skc_deform_ctx* c, size_t v, size_t e,
-                                                               const int JT, const uint32_t K, const int HAS_N,
-                                                               const int RN, const int SIGN, __m256i lim, int check,
-                                                               size_t* vend) {
-  const size_t nb = (e - v) / SKC_SOA_W;
-  const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
-  soa_hemi_pre pre[4];
-  _Alignas(32) float buf[2][SKC_SOA_W * 16];
-  size_t bad = 0;
-  *vend = v + nb * SKC_SOA_W;
-  if (nb == 0) return 0;
-  for (size_t n = 0; n < nb && n < 2; ++n) soa_hemi_prep(c, v + n * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[n]);
-  if (pre[0].ok) soa_cor_blend(c, c->joints + v * js, c->weights + v * ws, JT, K, &pre[0], SIGN, buf[0]);
-  for (size_t n = 0; n < nb; ++n) {
-    const size_t vn = v + n * SKC_SOA_W;
-    if (n + 2 < nb) soa_hemi_prep(c, vn + 2 * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[(n + 2) & 3]);
-    const int nx = n + 1 < nb && pre[(n + 1) & 3].ok;
-    const unsigned char* jbx = c->joints + (vn + SKC_SOA_W) * js;
-    const unsigned char* wbx = c->weights + (vn + SKC_SOA_W) * ws;
-    int done = 0;
-    if (pre[n & 3].ok) {
-      __m256 o[3], m[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-      __m256i badm;
-      if (nx)
-        soa_cor(c, vn, buf[n & 1], HAS_N, o, m, &badm, 1, jbx, wbx, JT, K, &pre[(n + 1) & 3], SIGN, buf[(n + 1) & 1]);
-      else
-        soa_cor(c, vn, buf[n & 1], HAS_N, o, m, &badm, 0, NULL, NULL, JT, K, NULL, SIGN, NULL);
-      /* the results in registers before soa_finish's branch: GCC sank their arithmetic past it and kept the
-       * loads of buf above, so 24 half-rows of buf went through other stack slots */
-      __asm__("" : "+x"(o[0]), "+x"(o[1]), "+x"(o[2]), "+x"(m[0]), "+x"(m[1]), "+x"(m[2]));
-      done = soa_finish(c, vn, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
-    } else if (nx) {
-      soa_cor_blend(c, jbx, wbx, JT, K, &pre[(n + 1) & 3], SIGN, buf[(n + 1) & 1]);
-    }
-    if (!done) bad += kgeneric(c, vn, vn + SKC_SOA_W);
-  }
-  return bad;
-}
-
 /* DQS with the table, software-pipelined as the AVX-512 kernel's run16_tab: the first pass (soa_hemi_prep: pivot
  * -> pivot's joint -> table row, a chain of dependent loads) two blocks ahead, and the blend of block n + 1 (one
  * ymm FMA chain per vertex over the table's +dq / -dq records, stored to a row buffer) interleaved with the
  * transform of block n, one vertex at each of eight points pinned by empty asm statements: one block's chain is
  * longer than the out-of-order window, and the compiler would otherwise emit the load-bound blend and the
- * arithmetic-bound transform one after the other. A block whose first pass or math fails is redone by kgeneric.
- * Returns the count of bad vertices; *vend = the first vertex not covered. */
+ * arithmetic-bound transform one after the other (soa_pipe_run below runs it). One vertex's blend into row i of
+ * buf: */
 static inline __attribute__((always_inline)) void soa_dq_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
                                                                   const unsigned char* wb, const int JT,
                                                                   const uint32_t K, const soa_hemi_pre* pre, int i,
@@ -745,36 +702,64 @@ static inline __attribute__((always_inline)) int soa_dq_apply_x(const skc_deform
 #undef SOA_DQ_STEP
 #undef SOA_PIN
 
-static inline __attribute__((always_inline)) size_t soa_dq_tab_run(const skc_deform_ctx* c, size_t v, size_t e,
-                                                                  const int JT, const uint32_t K, const int HAS_N,
-                                                                  const int RN, __m256i lim, int check,
-                                                                  size_t* vend) {
+/* The pipelined loops (MODE 1: DQS with the table; 2: COR, sign mode SIGN) over the blocks of [v, e): the first
+ * pass (soa_hemi_prep) two blocks ahead, the blend of block n + 1 interleaved with the transform of block n. A
+ * block whose first pass or math fails is redone by kgeneric. Returns the count of bad vertices; *vend = the
+ * first vertex not covered. */
+static inline __attribute__((always_inline)) void soa_pipe_blend(const skc_deform_ctx* c, const unsigned char* jb,
+                                                                const unsigned char* wb, const int JT, const uint32_t K,
+                                                                const soa_hemi_pre* pre, const int MODE,
+                                                                const int SIGN, float* buf) {
+  if (MODE == 2) {
+    soa_cor_blend(c, jb, wb, JT, K, pre, SIGN, buf);
+    return;
+  }
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i) soa_dq_blend_row(c, jb, wb, JT, K, pre, i, buf);
+}
+
+/* The transform of the block at v from buf, with the next block's blend into bufx when NX; 1 = written. */
+static inline __attribute__((always_inline)) int soa_pipe_apply(const skc_deform_ctx* c, size_t v, const float* buf,
+                                                               const int HAS_N, const int RN, const int MODE,
+                                                               const int SIGN, const int NX, const unsigned char* jbx,
+                                                               const unsigned char* wbx, const int JT, const uint32_t K,
+                                                               const soa_hemi_pre* prx, float* bufx) {
+  if (MODE == 1) return soa_dq_apply_x(c, v, buf, HAS_N, RN, NX, jbx, wbx, JT, K, prx, bufx);
+  __m256 o[3], m[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  __m256i badm;
+  soa_cor(c, v, buf, HAS_N, o, m, &badm, NX, jbx, wbx, JT, K, prx, SIGN, bufx);
+  /* the results in registers before soa_finish's branch: GCC sank their arithmetic past it and kept the loads of
+   * buf above, so 24 half-rows of buf went through other stack slots */
+  __asm__("" : "+x"(o[0]), "+x"(o[1]), "+x"(o[2]), "+x"(m[0]), "+x"(m[1]), "+x"(m[2]));
+  return soa_finish(c, v, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
+}
+
+static inline __attribute__((always_inline)) size_t soa_pipe_run(const skc_deform_ctx* c, size_t v, size_t e,
+                                                                const int JT, const uint32_t K, const int HAS_N,
+                                                                const int RN, const int MODE, const int SIGN,
+                                                                __m256i lim, int check, size_t* vend) {
   const size_t nb = (e - v) / SKC_SOA_W;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   soa_hemi_pre pre[4];
-  _Alignas(32) float buf[2][SKC_SOA_W * 8];
+  _Alignas(32) float buf[2][SKC_SOA_W * 16]; /* DQS uses 8 floats a vertex of each */
   size_t bad = 0;
   *vend = v + nb * SKC_SOA_W;
   if (nb == 0) return 0;
-  for (size_t n = 0; n < nb && n < 2; ++n) soa_hemi_prep(c, v + n * SKC_SOA_W, JT, K, SOA_SIGN_TABLE, lim, check, &pre[n]);
-  if (pre[0].ok) {
-    _Pragma("GCC unroll 8")
-    for (int i = 0; i < SKC_SOA_W; ++i) soa_dq_blend_row(c, c->joints + v * js, c->weights + v * ws, JT, K, &pre[0], i, buf[0]);
-  }
+  for (size_t n = 0; n < nb && n < 2; ++n) soa_hemi_prep(c, v + n * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[n]);
+  if (pre[0].ok) soa_pipe_blend(c, c->joints + v * js, c->weights + v * ws, JT, K, &pre[0], MODE, SIGN, buf[0]);
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SKC_SOA_W;
-    if (n + 2 < nb) soa_hemi_prep(c, vn + 2 * SKC_SOA_W, JT, K, SOA_SIGN_TABLE, lim, check, &pre[(n + 2) & 3]);
+    if (n + 2 < nb) soa_hemi_prep(c, vn + 2 * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[(n + 2) & 3]);
     const int nx = n + 1 < nb && pre[(n + 1) & 3].ok;
     const unsigned char* jbx = c->joints + (vn + SKC_SOA_W) * js;
     const unsigned char* wbx = c->weights + (vn + SKC_SOA_W) * ws;
+    float* bufx = buf[(n + 1) & 1];
     int done = 0;
-    if (pre[n & 3].ok) {
-      done = nx ? soa_dq_apply_x(c, vn, buf[n & 1], HAS_N, RN, 1, jbx, wbx, JT, K, &pre[(n + 1) & 3], buf[(n + 1) & 1])
-                : soa_dq_apply_x(c, vn, buf[n & 1], HAS_N, RN, 0, NULL, NULL, JT, K, NULL, NULL);
-    } else if (nx) {
-      _Pragma("GCC unroll 8")
-      for (int i = 0; i < SKC_SOA_W; ++i) soa_dq_blend_row(c, jbx, wbx, JT, K, &pre[(n + 1) & 3], i, buf[(n + 1) & 1]);
-    }
+    if (pre[n & 3].ok)
+      done = nx ? soa_pipe_apply(c, vn, buf[n & 1], HAS_N, RN, MODE, SIGN, 1, jbx, wbx, JT, K, &pre[(n + 1) & 3], bufx)
+                : soa_pipe_apply(c, vn, buf[n & 1], HAS_N, RN, MODE, SIGN, 0, NULL, NULL, JT, K, NULL, NULL);
+    else if (nx)
+      soa_pipe_blend(c, jbx, wbx, JT, K, &pre[(n + 1) & 3], MODE, SIGN, bufx);
     if (!done) bad += kgeneric(c, vn, vn + SKC_SOA_W);
   }
   return bad;
@@ -784,7 +769,7 @@ static inline __attribute__((always_inline)) size_t soa_dq_tab_run(const skc_def
 static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int MODE,
                                                            const int RN, __m256i lim, int check_joints) {
-  /* MODE 0: LBS; 1: DQS (COR: soa_cor_run) */
+  /* MODE 0: LBS; 1: DQS (DQS with the table and COR: soa_pipe_run) */
   const int DQS = MODE == 1;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   const unsigned char* jb = c->joints + v * js;
@@ -963,16 +948,16 @@ static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx
   if (MODE != 0 && K > 1 && c->dq_uni) skc_deform_path_note(SKC_DEFORM_PATH_UNIFORM_SIGNS, e - b);
   if (MODE == 2) { /* COR: no fast loop for the tail */
     if (K > 1 && c->dq_uni)
-      bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, SOA_SIGN_UNIFORM, vlim, check, &v);
+      bad = soa_pipe_run(c, b, e, JT, K, HAS_N, RN, 2, SOA_SIGN_UNIFORM, vlim, check, &v);
     else if (K > 1 && c->dq_sel)
-      bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, SOA_SIGN_TABLE, vlim, check, &v);
+      bad = soa_pipe_run(c, b, e, JT, K, HAS_N, RN, 2, SOA_SIGN_TABLE, vlim, check, &v);
     else
-      bad = soa_cor_run(c, b, e, JT, K, HAS_N, RN, SOA_SIGN_BITS, vlim, check, &v);
+      bad = soa_pipe_run(c, b, e, JT, K, HAS_N, RN, 2, SOA_SIGN_BITS, vlim, check, &v);
     if (v < e) bad += kgeneric(c, v, e);
     return bad;
   }
   if (MODE == 1 && K > 1 && !c->dq_uni && c->dq_sel) /* DQS with the table: the pipelined loop */
-    bad = soa_dq_tab_run(c, b, e, JT, K, HAS_N, RN, vlim, check, &v);
+    bad = soa_pipe_run(c, b, e, JT, K, HAS_N, RN, 1, SOA_SIGN_TABLE, vlim, check, &v);
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
     if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
   if (v < e) bad += kfast_dispatch(c, v, e);
