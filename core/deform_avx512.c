@@ -726,7 +726,8 @@ AI size_t run16c(const skc_deform_ctx* c, size_t b, size_t e, const int JT, cons
   return bad;
 }
 
-/* SIGN COR_K1 is the K = 1 function, the others take K = 2, 4 or 8 */
+/* SIGN COR_K1 is the K = 1 function, the others take K = 2, 4 or 8 (C16_FN returns 0 for any other pairing:
+ * the AVX2 path; the unreachable cases are folded to 0 so they instantiate nothing) */
 #define C16_K(JT, HN, RN, SIGN)                                                                  \
   switch (c->k) {                                                                                \
     case 1: *bad = SIGN == COR_K1 ? run16c(c, b, e, JT, 1, HN, RN, COR_K1) : 0; return 1;      \
@@ -738,6 +739,7 @@ AI size_t run16c(const skc_deform_ctx* c, size_t b, size_t e, const int JT, cons
 /* one function per joint type and sign mode, as R16_FN (the frames of an unoptimized build stay small) */
 #define C16_FN(NAME, JT, SIGN)                                                                        \
   static __attribute__((noinline)) int NAME(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) { \
+    if ((SIGN == COR_K1) != (c->k == 1)) return 0;                                                      \
     if (!c->has_n) C16_K(JT, 0, 0, SIGN)                                                                \
     if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) C16_K(JT, 1, 1, SIGN)                              \
     C16_K(JT, 1, 0, SIGN)                                                                               \
