@@ -1737,22 +1737,48 @@ static int skf__fast_head(const unsigned char* ops, size_t vc) {
   return 0;
 }
 
-/* u8 x 4 output from u8 x 4 rows: each vertex is one 4-byte copy of joints and of weights, branch-free. */
+/* u8 x 4 output from u8 x 4 rows, four vertices (one ops byte) at a time. A table built per call gives, for each
+ * ops byte, each of its vertices' source with the copies inside the byte already followed: 0..2 the vertex 1..3
+ * before the byte, 3..6 the byte's first..fourth literal row; and the byte's literal count. Each vertex is then one
+ * 8-byte pick from seven candidates (the byte's possible literals are loaded whether used or not: the rows scratch
+ * holds vc + 16 rows) and two 4-byte stores; no per-vertex op decoding or selects. The vertices past the last
+ * whole byte take the per-vertex loop. */
 static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigned char* rows, unsigned char* jo,
                               unsigned char* wo) {
-  size_t i, li = 0;
-  uint64_t r1 = 0, r2 = 0, r3 = 0; /* the last three vertices' rows (joints, weights), kept in registers */
-  for (i = 0; i < vc; ++i) {
+  unsigned char src[256][4], nlit[256];
+  size_t q, i, li = 0;
+  uint64_t h[7] = {0, 0, 0, 0, 0, 0, 0}; /* the last three vertices' rows (1, 2, 3 back), then the byte's literals */
+  unsigned b, t;
+  for (b = 0; b < 256; ++b) {
+    unsigned lits = 0;
+    for (t = 0; t < 4; ++t) {
+      unsigned op = (b >> (2 * t)) & 3u;
+      int from = (int)t - (int)op - 1;
+      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
+    }
+    nlit[b] = (unsigned char)lits;
+  }
+  for (q = 0; q < vc / 4; ++q) {
+    const unsigned bb = ops[q];
+    uint64_t v[4];
+    memcpy(&h[3], rows + li * 8, 32);
+    for (t = 0; t < 4; ++t) {
+      v[t] = h[src[bb][t]];
+      memcpy(jo + 4 * (4 * q + t), &v[t], 4); /* rows are byte sequences: the halves are joints and weights */
+      memcpy(wo + 4 * (4 * q + t), (const unsigned char*)&v[t] + 4, 4);
+    }
+    h[0] = v[3], h[1] = v[2], h[2] = v[1];
+    li += nlit[bb];
+  }
+  for (i = 4 * (vc / 4); i < vc; ++i) {
     uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
-    uint64_t v;
-    memcpy(&v, rows + li * 8, 8);
-    v = op == 2u ? r3 : v; /* the previous vertex last: one select on the loop-carried chain */
-    v = op == 1u ? r2 : v;
-    v = op == 0u ? r1 : v;
-    memcpy(jo + 4 * i, &v, 4); /* rows are byte sequences: the halves are joints and weights in either byte order */
-    memcpy(wo + 4 * i, (const unsigned char*)&v + 4, 4);
+    uint64_t x;
+    memcpy(&x, rows + li * 8, 8);
+    x = op == 3u ? x : h[op];
+    memcpy(jo + 4 * i, &x, 4);
+    memcpy(wo + 4 * i, (const unsigned char*)&x + 4, 4);
     li += op == 3u;
-    r3 = r2, r2 = r1, r1 = v;
+    h[2] = h[1], h[1] = h[0], h[0] = x;
   }
 }
 

@@ -319,6 +319,63 @@ START_TEST(fast_profile_round_trip) {
 }
 END_TEST
 
+/* The speed profile's u8 x 4 expansion (four vertices per ops byte, copies inside a byte followed through a table):
+ * skins drawn from three fixed weight vectors with a fresh one now and then, so that the file holds copies of the
+ * vertex 1, 2 and 3 before in every mix, chains of copies inside a byte and across bytes, and vertex counts that
+ * leave 0-3 vertices past the last whole byte. Byte for byte the default profile's output. */
+START_TEST(fast_profile_copies) {
+  static const size_t counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 65, 66, 5003};
+  skt_rng r = {977u};
+  sk_skeleton* skel = make_skeleton(12);
+  for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c) {
+    const size_t nv = counts[c];
+    uint32_t* off = malloc((nv + 1) * sizeof *off);
+    uint32_t* jo = malloc(nv * 4 * sizeof *jo);
+    float* we = malloc(nv * 4 * sizeof *we);
+    off[0] = 0;
+    for (size_t v = 0; v < nv; ++v) { /* four influences: the decoder's u8 x 4 expansion needs four-slot rows */
+      uint32_t pick = skt_rand_u32(&r) % 16, e = off[v];
+      jo[e] = pick < 15 ? pick % 3 : 3 + skt_rand_u32(&r) % 6; /* 1 in 16: a fresh vector */
+      we[e] = pick < 15 ? 0.3f + 0.1f * (float)(pick % 3) : skt_rand_range(&r, 0.3f, 0.5f);
+      static const float rest[3] = {0.25f, 0.2f, 0.15f};
+      for (uint32_t i = 0; i < 3; ++i) jo[e + 1 + i] = 9 + i, we[e + 1 + i] = rest[i] * (1.0f - we[e]) / 0.6f;
+      off[v + 1] = e + 4;
+    }
+    sk_skf_mesh ms[1];
+    memset(ms, 0, sizeof ms);
+    sk_skin* skin = NULL;
+    sk_error err;
+    ck_assert_int_eq(sk_skin_create(nv, 12, &skin, &err), SK_OK);
+    ck_assert_int_eq(sk_skin_set_csr(skin, off, jo, we, &err), SK_OK);
+    ms[0].skin = skin;
+    size_t size = 0, dsize = 0;
+    unsigned char* file = encode_flags(skel, ms, 1, 8, 4, SK_SKF_FAST, &size);
+    unsigned char* dfile = encode(skel, ms, 1, 8, 4, &dsize);
+    unsigned char* a = calloc(nv * 8, 1);
+    unsigned char* b = calloc(nv * 8, 1);
+    skf_mesh_output oa;
+    memset(&oa, 0, sizeof oa);
+    oa.joints = a;
+    oa.weights = a + 4 * nv;
+    oa.vertex_capacity = nv;
+    oa.influences = 4;
+    oa.joint_bytes = oa.weight_bytes = 1;
+    skf_mesh_output ob = oa;
+    ob.joints = b;
+    ob.weights = b + 4 * nv;
+    skf_error e;
+    ck_assert_int_eq(skf_decode_mesh(dfile, dsize, 0, &oa, &e), SKF_OK);
+    ck_assert_msg(skf_decode_mesh(file, size, 0, &ob, &e) == SKF_OK, "fast u8x4, %zu vertices: %s", nv, e.message);
+    ck_assert_msg(memcmp(a, b, nv * 8) == 0, "fast u8x4 differs from the default profile, %zu vertices", nv);
+    if (nv > 1000) /* mostly copies: the file is far below 8 bytes a vertex */
+      ck_assert_uint_lt(size, nv * 4);
+    free(a), free(b), free(file), free(dfile), free(off), free(jo), free(we);
+    sk_skin_destroy(skin);
+  }
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 /* A 3.0 file (the skin of docs/skf.md section 7 over make_skeleton(2), as the 3.0 encoder wrote it) still decodes,
  * and the default profile still writes exactly it. */
 static const unsigned char k_v30_file[] = {
@@ -1315,6 +1372,7 @@ static Suite* skf_suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_loop_test(t, round_trip_generated, 0, 2);
   tcase_add_loop_test(t, fast_profile_round_trip, 0, 2);
+  tcase_add_test(t, fast_profile_copies);
   tcase_add_test(t, reads_version_3_0);
   tcase_add_test(t, fast_profile_corrupt);
   tcase_add_test(t, runtime_decoder_matches_library);
