@@ -621,7 +621,7 @@ static void block_sums_scalar(const cor_state* s, size_t o, size_t n, double pj,
 /* e^x for x <= 0 in float (cephes' expf polynomial, relative error ~1e-7), 0 below COR_EXPF_MIN */
 #define COR_EXPF_MIN -86.0f
 
-/* e^x for x <= 0 in float (2^n e^r, |r| <= ln 2 / 2, degree-7 polynomial), shared by the 8- and 16-wide walks */
+/* its constants (2^n e^r, |r| <= ln 2 / 2), shared by the 8- and 16-wide walks */
 #define COR_EXPF_LOG2E 1.44269504f
 #define COR_EXPF_SHIFT 12582912.0f /* 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits */
 #define COR_EXPF_LN2_HI 0.693359375f
