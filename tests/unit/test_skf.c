@@ -242,6 +242,34 @@ START_TEST(round_trip_generated) {
 }
 END_TEST
 
+/* Mesh m of a speed-profile file decodes to u8 x 4 byte for byte as of the default-profile file dfile (which gets
+ * the mesh's index buffer, if any; the speed profile needs none). */
+static void check_fast_u8x4(const unsigned char* file, size_t size, const unsigned char* dfile, size_t dsize,
+                            uint32_t m, size_t nv, const uint32_t* indices, size_t index_count) {
+  unsigned char* a = calloc(nv * 8 + 8, 1);
+  unsigned char* b = calloc(nv * 8 + 8, 1);
+  skf_mesh_output oa;
+  memset(&oa, 0, sizeof oa);
+  oa.joints = a;
+  oa.weights = a + 4 * nv;
+  oa.vertex_capacity = nv;
+  oa.influences = 4;
+  oa.joint_bytes = oa.weight_bytes = 1;
+  oa.indices = indices;
+  oa.index_count = index_count;
+  skf_mesh_output ob = oa;
+  ob.joints = b;
+  ob.weights = b + 4 * nv;
+  ob.indices = NULL;
+  ob.index_count = 0;
+  skf_error e;
+  ck_assert_int_eq(skf_decode_mesh(dfile, dsize, m, &oa, &e), SKF_OK);
+  ck_assert_msg(skf_decode_mesh(file, size, m, &ob, &e) == SKF_OK, "fast u8x4, %zu vertices: %s", nv, e.message);
+  ck_assert_msg(memcmp(a, b, nv * 8) == 0, "fast u8x4 differs from the default profile, %zu vertices", nv);
+  free(a);
+  free(b);
+}
+
 /* The speed profile (SK_SKF_FAST, .skf 3.1) gives back exactly what the default profile gives, in u16 x K (the
  * generic path, checked against the canonical quantization) and u8 x 4 (the decoder's fast path) outputs. */
 START_TEST(fast_profile_round_trip) {
@@ -287,29 +315,7 @@ START_TEST(fast_profile_round_trip) {
       ck_assert_uint_eq(mi.order, SKF_ORDER_FILE);
       size_t nv = sk_skin_vertex_count(ms[m].skin);
       if (cfg[c].bits != 8 || cfg[c].joints > 256 || cfg[c].k > 4 || !nv) continue;
-      /* u8 x 4: byte for byte what the default profile decodes to */
-      unsigned char* a = calloc(nv * 8 + 8, 1);
-      unsigned char* b = calloc(nv * 8 + 8, 1);
-      skf_mesh_output oa;
-      memset(&oa, 0, sizeof oa);
-      oa.joints = a;
-      oa.weights = a + 4 * nv;
-      oa.vertex_capacity = nv;
-      oa.influences = 4;
-      oa.joint_bytes = oa.weight_bytes = 1;
-      oa.indices = ms[m].indices;
-      oa.index_count = ms[m].index_count;
-      skf_mesh_output ob = oa;
-      ob.joints = b;
-      ob.weights = b + 4 * nv;
-      ob.indices = NULL;
-      ob.index_count = 0;
-      skf_error e;
-      ck_assert_int_eq(skf_decode_mesh(dfile, dsize, m, &oa, &e), SKF_OK);
-      ck_assert_msg(skf_decode_mesh(file, size, m, &ob, &e) == SKF_OK, "fast u8x4: %s", e.message);
-      ck_assert(memcmp(a, b, nv * 8) == 0);
-      free(a);
-      free(b);
+      check_fast_u8x4(file, size, dfile, dsize, m, nv, ms[m].indices, ms[m].index_count);
     }
     free(file);
     free(dfile);
@@ -351,25 +357,10 @@ START_TEST(fast_profile_copies) {
     size_t size = 0, dsize = 0;
     unsigned char* file = encode_flags(skel, ms, 1, 8, 4, SK_SKF_FAST, &size);
     unsigned char* dfile = encode(skel, ms, 1, 8, 4, &dsize);
-    unsigned char* a = calloc(nv * 8, 1);
-    unsigned char* b = calloc(nv * 8, 1);
-    skf_mesh_output oa;
-    memset(&oa, 0, sizeof oa);
-    oa.joints = a;
-    oa.weights = a + 4 * nv;
-    oa.vertex_capacity = nv;
-    oa.influences = 4;
-    oa.joint_bytes = oa.weight_bytes = 1;
-    skf_mesh_output ob = oa;
-    ob.joints = b;
-    ob.weights = b + 4 * nv;
-    skf_error e;
-    ck_assert_int_eq(skf_decode_mesh(dfile, dsize, 0, &oa, &e), SKF_OK);
-    ck_assert_msg(skf_decode_mesh(file, size, 0, &ob, &e) == SKF_OK, "fast u8x4, %zu vertices: %s", nv, e.message);
-    ck_assert_msg(memcmp(a, b, nv * 8) == 0, "fast u8x4 differs from the default profile, %zu vertices", nv);
+    check_fast_u8x4(file, size, dfile, dsize, 0, nv, NULL, 0);
     if (nv > 1000) /* mostly copies: the file is far below 8 bytes a vertex */
       ck_assert_uint_lt(size, nv * 4);
-    free(a), free(b), free(file), free(dfile), free(off), free(jo), free(we);
+    free(file), free(dfile), free(off), free(jo), free(we);
     sk_skin_destroy(skin);
   }
   sk_skeleton_destroy(skel);
