@@ -35,6 +35,8 @@ typedef struct skio_skf_options {
   size_t group_vertices;    /* small meshes share an influence chunk up to this many vertices (0 = 262144) */
   uint32_t profile;         /* SKIO_SKF_PROFILE_*: FAST codes every mesh in vertex order without zlib (3.1 file,
                                header flag SKF_FLAG_FAST; ignores indices, positions only hashed) */
+  uint32_t fast_escapes;    /* speed profile: escapes a width group may hold, 1..16 (0 = SKF_FAST_ESCAPES, none): the
+                               format allows any number; tests use it to reach the decoder's escape path */
 } skio_skf_options;
 
 enum { SKIO_SKF_PROFILE_DEFAULT = 0, SKIO_SKF_PROFILE_FAST = 1 };

@@ -459,7 +459,7 @@ static int put_chunk_raw(skf_buf* out, const char* tag, const unsigned char* raw
  * literal (mod 256) in groups of SKF_FAST_GROUP; each group at 0, 2, 4 or 8 bits (2-bit codes, all codes first),
  * at 2 and 4 bits biased by 1 and 7 with the largest code an escape to a raw delta byte after the group's packed
  * bytes. Each group takes the width that costs the fewest bytes. */
-static void fast_plane(skf_buf* b, const unsigned char* rows, size_t nl, size_t r) {
+static void fast_plane(skf_buf* b, const unsigned char* rows, size_t nl, size_t r, unsigned max_esc) {
   size_t groups = (nl + SKF_FAST_GROUP - 1) / SKF_FAST_GROUP, hn = (groups + 3) / 4, h0 = b->n;
   unsigned prev = 0;
   for (size_t i = 0; i < hn; ++i) buf_u8(b, 0);
@@ -479,9 +479,9 @@ static void fast_plane(skf_buf* b, const unsigned char* rows, size_t nl, size_t 
     }
     unsigned w = 3, cost = 16;
     if (!nz) w = 0, cost = 0;
-    /* at most SKF_FAST_ESCAPES escapes a group: the decoder patches that many without a branch */
-    if (w && out2 <= SKF_FAST_ESCAPES && 8 + out2 <= cost) w = 2, cost = 8 + out2;
-    if (w && out1 <= SKF_FAST_ESCAPES && 4 + out1 <= cost) w = 1, cost = 4 + out1;
+    /* at most max_esc (SKF_FAST_ESCAPES unless a test asks for more) escapes a group */
+    if (w && out2 <= max_esc && 8 + out2 <= cost) w = 2, cost = 8 + out2;
+    if (w && out1 <= max_esc && 4 + out1 <= cost) w = 1, cost = 4 + out1;
     if (!b->failed) b->p[h0 + g / 4] |= (unsigned char)(w << ((g & 3u) * 2u));
     if (w == 3) buf_put(b, d, SKF_FAST_GROUP);
     if (w != 1 && w != 2) continue;
@@ -504,7 +504,7 @@ static void fast_plane(skf_buf* b, const unsigned char* rows, size_t nl, size_t 
  * per vertex: copy of the vertex 1..3 before, or 3 = next literal) into ops, literal planes into lit. *out_nl:
  * literal rows. 0 = no memory. */
 static int fast_mesh(const skc_skin* s, uint32_t k, uint32_t total, uint32_t mk, uint32_t jb, uint32_t wb, skf_buf* ops,
-                     skf_buf* lit, uint32_t* out_nl, uint32_t* out_nj) {
+                     skf_buf* lit, unsigned max_esc, uint32_t* out_nl, uint32_t* out_nj) {
   size_t vc = s->vertex_count, r = (size_t)mk * (jb + wb), nl = 0;
   unsigned char* rows = calloc(vc ? vc : 1, r ? r : 1);
   unsigned char* lrows = calloc(vc ? vc : 1, r ? r : 1);
@@ -543,8 +543,9 @@ static int fast_mesh(const skc_skin* s, uint32_t k, uint32_t total, uint32_t mk,
     memcpy(rows + nj++ * jn, lrows + i * r, jn); /* rows is free again: it holds the stored joint parts now */
     if (!lit->failed) lit->p[f0 + i / 8] |= (unsigned char)(1u << (i & 7u));
   }
-  for (size_t p = 0; p < jn; ++p) fast_plane(lit, rows + p, nj, jn);
-  for (size_t p = jn; p < (mk > 1 ? r - wb : r); ++p) fast_plane(lit, lrows + p, nl, r); /* the last weight is implied */
+  for (size_t p = 0; p < jn; ++p) fast_plane(lit, rows + p, nj, jn, max_esc);
+  for (size_t p = jn; p < (mk > 1 ? r - wb : r); ++p) /* the last weight is implied */
+    fast_plane(lit, lrows + p, nl, r, max_esc);
   free(rows);
   free(lrows);
   *out_nl = (uint32_t)nl;
@@ -862,7 +863,8 @@ static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
     for (uint32_t m = m0; m < m1; ++m) {
       size_t l0 = e->wgt.n;
       uint32_t nl = 0, nj = 0;
-      if (!fast_mesh(meshes[m].skin, k, total, meshk[m], jb, e->wb, &e->ops, &e->wgt, &nl, &nj)) {
+      const unsigned max_esc = opts && opts->fast_escapes ? opts->fast_escapes : SKF_FAST_ESCAPES;
+      if (!fast_mesh(meshes[m].skin, k, total, meshk[m], jb, e->wb, &e->ops, &e->wgt, max_esc, &nl, &nj)) {
         rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the rows of mesh %u", m);
         goto done;
       }

@@ -26,7 +26,9 @@
  *
  * Format version 3.2 (docs/skf.md; reads 3.0 and 3.1 too). A 3.2 file may store each mesh's centres of rotation
  * for skinkit's COR deformer (skf_mesh_output.centers; an older reader skips them). A file of the speed profile
- * (header flag SKF_FLAG_FAST, 3.1) is coded in vertex order without zlib and decodes about 8x faster; it needs neither indices nor positions. Each
+ * (header flag SKF_FLAG_FAST, 3.1) is coded in vertex order without zlib and decodes over 10x faster; it needs
+ * neither indices nor positions. x86 builds use SSE2 for it (and PCLMULQDQ for the CRC-32 where the CPU has it,
+ * checked at run time); -DSKF_NO_SIMD keeps the portable C. Each
  * mesh decodes on its own: a mesh coded in triangle order needs only its
  * own index buffer (the decoder walks it and predicts weights from the triangle corners it already decoded); a
  * welded mesh also needs its rest positions (a vertex at the bit-identical position of a lower one with the same
@@ -207,6 +209,10 @@ SKF_API skf_result skf_traversal_order(const uint32_t* indices, size_t index_cou
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#if (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)) && !defined(SKF_NO_SIMD)
+#define SKF__SSE 1 /* SSE2 paths of the speed profile (every x86-64 has SSE2); -DSKF_NO_SIMD keeps the portable C */
+#include <emmintrin.h>
+#endif
 
 #ifndef SKF_MALLOC
 #define SKF_MALLOC(n) malloc(n)
@@ -385,7 +391,56 @@ SKF_API size_t skf_weld_positions(const float* positions, size_t vertex_count, u
   return distinct;
 }
 
+#if defined(SKF__SSE) && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#include <wmmintrin.h>
+#define SKF__CLMUL 1
+/* CRC-32 (zlib's) by carry-less multiplication, where the CPU has PCLMULQDQ (checked at run time): four 128-bit
+ * accumulators folded 512 bits at a time, then into one, then 128 bits at a time; zlib finishes the last 16 bytes
+ * and the tail. The constants are x^n mod P (P the CRC-32 polynomial) bit-reflected, for n = 543, 479 (512-bit
+ * folds) and 159, 95 (128-bit folds): folding a block b by d bits is clmul(b.lo, x^(d+31)) ^ clmul(b.hi, x^(d-33)) in
+ * the reflected domain (Gopal et al., "Fast CRC computation for generic polynomials using PCLMULQDQ", Intel 2009).
+ * n >= 64. */
+__attribute__((target("pclmul,sse2"))) static __m128i skf__fold(__m128i x, __m128i k) {
+  return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
+}
+__attribute__((target("pclmul,sse2"))) static uint32_t skf__crc_clmul(uint32_t crc, const unsigned char* p,
+                                                                      uint64_t n) {
+  const __m128i k512 = _mm_set_epi64x(0x1d9513d7, 0x8f352d95), k128 = _mm_set_epi64x(0xccaa009e, 0xae689191);
+  __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)p), _mm_cvtsi32_si128((int)~crc));
+  __m128i x1 = _mm_loadu_si128((const __m128i*)(const void*)(p + 16));
+  __m128i x2 = _mm_loadu_si128((const __m128i*)(const void*)(p + 32));
+  __m128i x3 = _mm_loadu_si128((const __m128i*)(const void*)(p + 48));
+  unsigned char last[16];
+  for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+    x0 = _mm_xor_si128(skf__fold(x0, k512), _mm_loadu_si128((const __m128i*)(const void*)p));
+    x1 = _mm_xor_si128(skf__fold(x1, k512), _mm_loadu_si128((const __m128i*)(const void*)(p + 16)));
+    x2 = _mm_xor_si128(skf__fold(x2, k512), _mm_loadu_si128((const __m128i*)(const void*)(p + 32)));
+    x3 = _mm_xor_si128(skf__fold(x3, k512), _mm_loadu_si128((const __m128i*)(const void*)(p + 48)));
+  }
+  x1 = _mm_xor_si128(x1, skf__fold(x0, k128));
+  x2 = _mm_xor_si128(x2, skf__fold(x1, k128));
+  x3 = _mm_xor_si128(x3, skf__fold(x2, k128));
+  for (; n >= 16; p += 16, n -= 16)
+    x3 = _mm_xor_si128(skf__fold(x3, k128), _mm_loadu_si128((const __m128i*)(const void*)p));
+  _mm_storeu_si128((__m128i*)(void*)last, x3);
+  crc = (uint32_t)crc32(0xffffffffu, last, 16); /* x3 is a 16-byte message with the same CRC as what it folds */
+  return (uint32_t)crc32(crc, p, (uInt)n);
+}
+static int skf__has_clmul(void) {
+  static volatile int known = -1; /* a race only writes the same value twice */
+  if (known < 0) {
+    unsigned a, b, c, d;
+    known = __get_cpuid(1, &a, &b, &c, &d) && (c & 2u); /* CPUID.1:ECX.PCLMULQDQ */
+  }
+  return known;
+}
+#endif
+
 static uint32_t skf__crc(uint32_t crc, const unsigned char* p, uint64_t n) {
+#if defined(SKF__CLMUL)
+  if (n >= 256 && skf__has_clmul()) return skf__crc_clmul(crc, p, n);
+#endif
   while (n) {
     uInt step = n > 0x40000000u ? 0x40000000u : (uInt)n;
     crc = (uint32_t)crc32(crc, p, step);
@@ -1448,8 +1503,8 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
 /* Scratch of a speed-profile mesh of vc vertices with rows of r bytes: literal rows (with a group of slack) and
  * the source row of each vertex. 0: too large. */
 static size_t skf__fast_scratch(size_t vc, size_t r) {
-  if (vc > ((size_t)-1) / 64u - SKF_FAST_GROUP) return 0;
-  return (vc + SKF_FAST_GROUP) * r * 2 + 4 * vc + 16; /* rows, stored joint parts, src */
+  if (vc > ((size_t)-1) / 128u - SKF_FAST_GROUP) return 0;
+  return (vc + SKF_FAST_GROUP) * (r * 2 + 8) + 4 * vc + 16; /* rows, stored joint parts, src, planes (SSE2) */
 }
 
 /* ops with value 3 (a literal) among the first n 2-bit ops */
@@ -1726,6 +1781,212 @@ static int skf__fast_rows(unsigned char* rows, size_t nl, const unsigned char* f
   return !bad;
 }
 
+#if defined(SKF__SSE)
+/* ---- speed profile, SSE2 (every x86-64 has it): files with 4 influences, 8-bit joints and weights ----------------
+ * Same bytes and the same checks as skf__fast_plane + skf__fast_rows, in 16-byte registers: each byte plane is
+ * decoded plane-major (a group's 16 codes unpacked by shifts and masks and the width picked by masks, escapes patched
+ * only in a group that has one, running sums by four shifted adds), then the rows are built 16 literals at a time:
+ * the weight-sum checks and the implied weight in registers, the planes turned into rows by unpacks. */
+
+/* byte 15 of x in all 16 lanes */
+static __m128i skf__sse_last(__m128i x) {
+  x = _mm_unpackhi_epi8(x, x);
+  x = _mm_shufflehi_epi16(x, 0xff);
+  return _mm_shuffle_epi32(x, 0xff);
+}
+
+/* lanes below n (0..16) all ones, the others zero */
+static __m128i skf__sse_below(size_t n) {
+  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return _mm_cmplt_epi8(iota, _mm_set1_epi8((char)(n < 16 ? n : 16)));
+}
+
+/* One group of width w at p (16 bytes readable) into d[0..15]; *prev is the running value in all lanes. Returns
+ * the bytes it took, 0 when an escape byte would lie past end. */
+static size_t skf__sse_grp(const unsigned char* p, const unsigned char* end, unsigned w, __m128i* prev,
+                           unsigned char* d) {
+  static const unsigned char k_bytes[4] = {0, 4, 8, 16};
+  const __m128i one = _mm_set1_epi8(1), m03 = _mm_set1_epi8(3), m0f = _mm_set1_epi8(15);
+  const __m128i raw = _mm_loadu_si128((const __m128i*)(const void*)p), wv = _mm_set1_epi8((char)w);
+  const __m128i m1 = _mm_cmpeq_epi8(wv, one), m2 = _mm_cmpeq_epi8(wv, _mm_set1_epi8(2));
+  const __m128i m3 = _mm_cmpeq_epi8(wv, m03);
+  /* width 1: delta t is bits 2 (t / 4) of byte t % 4; width 2: bits 4 (t / 8) of byte t % 8 */
+  const __m128i c1 = _mm_unpacklo_epi64(_mm_unpacklo_epi32(raw, _mm_srli_epi32(raw, 2)),
+                                        _mm_unpacklo_epi32(_mm_srli_epi32(raw, 4), _mm_srli_epi32(raw, 6)));
+  const __m128i c2 = _mm_unpacklo_epi64(raw, _mm_srli_epi64(raw, 4));
+  const __m128i lim = _mm_or_si128(_mm_and_si128(m1, m03), _mm_and_si128(m2, m0f));
+  const __m128i bias = _mm_or_si128(_mm_and_si128(m1, one), _mm_and_si128(m2, _mm_set1_epi8(7)));
+  const __m128i c12 =
+      _mm_or_si128(_mm_and_si128(c1, _mm_and_si128(m1, m03)), _mm_and_si128(c2, _mm_and_si128(m2, m0f)));
+  __m128i c = _mm_or_si128(c12, _mm_and_si128(raw, m3));
+  unsigned esc;
+  size_t e = 0;
+  esc = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(c, lim), _mm_or_si128(m1, m2)));
+  if (esc) { /* rare (skinkit's encoder writes none): the group's escape bytes follow its packed bytes, in order */
+    unsigned char tmp[16];
+    const unsigned b = w == 1 ? 1u : 7u;
+    _mm_storeu_si128((__m128i*)(void*)tmp, c);
+    while (esc) {
+      if (p + k_bytes[w] + e >= end) return 0;
+      tmp[skf__ctz(esc)] = (unsigned char)(p[k_bytes[w] + e++] + b);
+      esc &= esc - 1u;
+    }
+    c = _mm_loadu_si128((const __m128i*)(const void*)tmp);
+  }
+  c = _mm_sub_epi8(c, bias);
+  c = _mm_add_epi8(c, _mm_slli_si128(c, 1));
+  c = _mm_add_epi8(c, _mm_slli_si128(c, 2));
+  c = _mm_add_epi8(c, _mm_slli_si128(c, 4));
+  c = _mm_add_epi8(c, _mm_slli_si128(c, 8));
+  c = _mm_add_epi8(c, *prev);
+  _mm_storeu_si128((__m128i*)(void*)d, c);
+  *prev = skf__sse_last(c);
+  return k_bytes[w] + e + (w == 0);
+}
+
+/* One byte plane of nl values to dst (plane-major, 16 bytes a group); *pp advances. 0 = ok. */
+static int skf__sse_plane(const unsigned char** pp, const unsigned char* end, size_t nl, unsigned char* dst) {
+  const unsigned char* hdr = *pp;
+  const size_t groups = (nl + SKF_FAST_GROUP - 1) / SKF_FAST_GROUP, hn = (groups + 3) / 4;
+  const unsigned char* p;
+  __m128i prev = _mm_setzero_si128();
+  size_t g;
+  if ((size_t)(end - hdr) < hn) return 1;
+  for (p = hdr + hn, g = 0; g < groups; ++g) {
+    const unsigned w = (hdr[g >> 2] >> ((g & 3u) * 2u)) & 3u;
+    unsigned char* d = dst + 16 * g;
+    size_t took;
+    if (end - p >= 16) {
+      if (!(took = skf__sse_grp(p, end, w, &prev, d))) return 1;
+      p += took - (w == 0);
+    } else if (w == 0) { /* the stream's last bytes: the scalar group, stride 1 */
+      _mm_storeu_si128((__m128i*)(void*)d, prev);
+    } else {
+      unsigned pv = (unsigned)_mm_cvtsi128_si32(prev) & 0xffu;
+      if (!(took = skf__fast_grp(p, end, w, &pv, d, 1))) return 1;
+      p += took;
+      prev = _mm_set1_epi8((char)pv);
+    }
+  }
+  *pp = p;
+  return 0;
+}
+
+/* 16 records of 4 bytes (a[t], b[t], c[t], d[t]), t = 0..15, in q[0..3] */
+static void skf__sse_quads(__m128i a, __m128i b, __m128i c, __m128i d, __m128i q[4]) {
+  const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+  const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+  q[0] = _mm_unpacklo_epi16(ab0, cd0);
+  q[1] = _mm_unpackhi_epi16(ab0, cd0);
+  q[2] = _mm_unpacklo_epi16(ab1, cd1);
+  q[3] = _mm_unpackhi_epi16(ab1, cd1);
+}
+
+static __m128i skf__sse_ld(const unsigned char* p) { return _mm_loadu_si128((const __m128i*)(const void*)p); }
+static void skf__sse_st(unsigned char* p, __m128i x) { _mm_storeu_si128((__m128i*)(void*)p, x); }
+
+/* The stored joint parts (4 planes of nj values at jp, groups of 16) as 4-byte rows at jrows. 1 = every joint is
+ * below joints. */
+static int skf__sse_joint_rows(const unsigned char* jp, size_t nj, unsigned joints, unsigned char* jrows) {
+  const size_t groups = (nj + 15) / 16, gs = groups * 16;
+  __m128i mx = _mm_setzero_si128(), q[4];
+  size_t g;
+  unsigned m;
+  for (g = 0; g < groups; ++g) {
+    const __m128i a = skf__sse_ld(jp + 16 * g), b = skf__sse_ld(jp + gs + 16 * g);
+    const __m128i c = skf__sse_ld(jp + 2 * gs + 16 * g), d = skf__sse_ld(jp + 3 * gs + 16 * g);
+    const __m128i valid = skf__sse_below(nj - 16 * g);
+    mx = _mm_max_epu8(mx, _mm_and_si128(valid, _mm_max_epu8(_mm_max_epu8(a, b), _mm_max_epu8(c, d))));
+    skf__sse_quads(a, b, c, d, q);
+    skf__sse_st(jrows + 64 * g, q[0]);
+    skf__sse_st(jrows + 64 * g + 16, q[1]);
+    skf__sse_st(jrows + 64 * g + 32, q[2]);
+    skf__sse_st(jrows + 64 * g + 48, q[3]);
+  }
+  mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 8));
+  mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 4));
+  mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 2));
+  mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 1));
+  m = (unsigned)_mm_cvtsi128_si32(mx) & 0xffu;
+  return !nj || m < joints;
+}
+
+/* Rows of literals 16 g .. 16 g + 15 (8 bytes: joints, weights) from the weight planes at wp (3 planes, groups of
+ * 16, gs bytes each), the joint flags and the joint rows; *jcur / *ji carry the current joint set and the next
+ * stored one. Returns the lanes whose weights are bad (sum past 255, or weight 0 first with a nonzero sum). */
+static unsigned skf__sse_rows16(const unsigned char* wp, size_t gs, size_t g, size_t nl, const unsigned char* flags,
+                                const unsigned char* jrows, uint32_t* jcur, size_t* ji, unsigned char* rows) {
+  const size_t fb = (nl + 7) / 8, left = nl - 16 * g;
+  const __m128i zero = _mm_setzero_si128(), valid = skf__sse_below(left);
+  const __m128i w0 = skf__sse_ld(wp + 16 * g), w1 = skf__sse_ld(wp + gs + 16 * g);
+  const __m128i w2 = skf__sse_ld(wp + 2 * gs + 16 * g);
+  const __m128i s01 = _mm_add_epi8(w0, w1), s = _mm_add_epi8(s01, w2), z0 = _mm_cmpeq_epi8(w0, zero);
+  /* a carry out of a byte add is a sum past 255 */
+  __m128i bad = _mm_or_si128(_mm_xor_si128(_mm_cmpeq_epi8(_mm_max_epu8(s01, w0), s01), _mm_cmpeq_epi8(zero, zero)),
+                             _mm_xor_si128(_mm_cmpeq_epi8(_mm_max_epu8(s, w2), s), _mm_cmpeq_epi8(zero, zero)));
+  __m128i q[4];
+  uint32_t jt[16], f = flags[2 * g], cur = *jcur;
+  size_t k = *ji;
+  unsigned t;
+  bad = _mm_and_si128(_mm_or_si128(bad, _mm_andnot_si128(_mm_cmpeq_epi8(s, zero), z0)), valid);
+  skf__sse_quads(w0, w1, w2, _mm_andnot_si128(z0, _mm_xor_si128(s, _mm_cmpeq_epi8(zero, zero))), q);
+  if (2 * g + 1 < fb) f |= (uint32_t)flags[2 * g + 1] << 8;
+  if (left < 16) f &= (1u << left) - 1u;
+  for (t = 0; t < 16; ++t) { /* the joint set: the next stored one where the flag is set (a select by mask) */
+    uint32_t fl = (f >> t) & 1u, jv;
+    memcpy(&jv, jrows + k * 4, 4);
+    cur ^= (jv ^ cur) & (0u - fl);
+    k += fl;
+    jt[t] = cur;
+  }
+  *jcur = cur;
+  *ji = k;
+  for (t = 0; t < 4; ++t) {
+    const __m128i j = _mm_loadu_si128((const __m128i*)(const void*)(jt + 4 * t));
+    skf__sse_st(rows + 128 * g + 32 * t, _mm_unpacklo_epi32(j, q[t]));
+    skf__sse_st(rows + 128 * g + 32 * t + 16, _mm_unpackhi_epi32(j, q[t]));
+  }
+  return (unsigned)_mm_movemask_epi8(bad);
+}
+
+/* A u8 x 4 mesh's planes at *pp (stream end `end`) into rows (8 bytes a literal) via plane scratch `planes`
+ * (4 (nj + 16) + 3 (nl + 16) bytes) and jrows (4 (nj + 16) bytes). 0 = ok; 1 = joint plane *which runs past the
+ * stream; 2 = weight plane *which does; 3 = bytes left over; 4 = a bad row. */
+static int skf__sse_mesh4(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
+                          size_t nj, unsigned joints, unsigned char* rows, unsigned char* jrows, unsigned char* planes,
+                          size_t* which) {
+  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16;
+  unsigned char* wp = planes + 4 * gj;
+  uint32_t jcur = 0;
+  size_t q, g, ji = 0;
+  unsigned bad = 0;
+  for (q = 0; q < 4; ++q)
+    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
+  for (q = 0; q < 3; ++q)
+    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = 4 + q, 2;
+  if (*pp != end) return 3;
+  if (!skf__sse_joint_rows(planes, nj, joints, jrows)) return 4;
+  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows16(wp, gl, g, nl, flags, jrows, &jcur, &ji, rows);
+  return bad ? 4 : 0;
+}
+#endif
+
+/* The literal rows of a mesh from its byte planes at *pp (stream end `end`), completed and checked (skf__fast_rows):
+ * 0 = ok; 1 = joint plane *which runs past the stream; 2 = weight plane *which does; 3 = bytes left over; 4 = a bad
+ * row. */
+static int skf__fast_literal_rows(const unsigned char** pp, const unsigned char* end, const unsigned char* flags,
+                                  size_t nl, size_t nj, uint32_t n, uint32_t jb, uint32_t wb, uint32_t joints,
+                                  unsigned char* rows, unsigned char* jrows, size_t* which) {
+  const size_t r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
+  size_t q;
+  for (q = 0; q < jn; ++q)
+    if (skf__fast_plane(pp, end, nj, jrows + q, jn)) return *which = q, 1;
+  for (q = jn; q < (n > 1 ? r - wb : r); ++q) /* the last weight is implied */
+    if (skf__fast_plane(pp, end, nl, rows + q, r)) return *which = q, 2;
+  if (*pp != end) return 3;
+  return skf__fast_rows(rows, nl, flags, jrows, nj, n, jb, wb, joints, wb == 2 ? 65535u : 255u) ? 0 : 4;
+}
+
 /* Vertex i's op: 0..2 = copy of the vertex 1..3 before it, 3 = the next literal row. The first three vertices
  * are checked apart, so the loops need no bound checks. 0 = ok. */
 static int skf__fast_head(const unsigned char* ops, size_t vc) {
@@ -1760,14 +2021,32 @@ static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigne
   }
   for (q = 0; q < vc / 4; ++q) {
     const unsigned bb = ops[q];
-    uint64_t v[4];
     memcpy(&h[3], rows + li * 8, 32);
-    for (t = 0; t < 4; ++t) {
-      v[t] = h[src[bb][t]];
-      memcpy(jo + 4 * (4 * q + t), &v[t], 4); /* rows are byte sequences: the halves are joints and weights */
-      memcpy(wo + 4 * (4 * q + t), (const unsigned char*)&v[t] + 4, 4);
+#if defined(SKF__SSE)
+    { /* rows are byte sequences: the halves are joints and weights; two 16-byte stores a byte */
+      const __m128i x0 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][0]));
+      const __m128i x1 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][1]));
+      const __m128i x2 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][2]));
+      const __m128i x3 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][3]));
+      const __m128i lo = _mm_shuffle_epi32(_mm_unpacklo_epi64(x0, x1), 0xd8);
+      const __m128i hi = _mm_shuffle_epi32(_mm_unpacklo_epi64(x2, x3), 0xd8);
+      _mm_storeu_si128((__m128i*)(void*)(jo + 16 * q), _mm_unpacklo_epi64(lo, hi));
+      _mm_storeu_si128((__m128i*)(void*)(wo + 16 * q), _mm_unpackhi_epi64(lo, hi));
+      _mm_storel_epi64((__m128i*)(void*)h, x3);
+      _mm_storel_epi64((__m128i*)(void*)(h + 1), x2);
+      _mm_storel_epi64((__m128i*)(void*)(h + 2), x1);
     }
-    h[0] = v[3], h[1] = v[2], h[2] = v[1];
+#else
+    {
+      uint64_t v[4];
+      for (t = 0; t < 4; ++t) {
+        v[t] = h[src[bb][t]];
+        memcpy(jo + 4 * (4 * q + t), &v[t], 4); /* rows are byte sequences: the halves are joints and weights */
+        memcpy(wo + 4 * (4 * q + t), (const unsigned char*)&v[t] + 4, 4);
+      }
+      h[0] = v[3], h[1] = v[2], h[2] = v[1];
+    }
+#endif
     li += nlit[bb];
   }
   for (i = 4 * (vc / 4); i < vc; ++i) {
@@ -1884,12 +2163,13 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
                                  const unsigned char* ops, const unsigned char* lit, size_t nl, size_t lit_len,
                                  size_t nj, const skf_mesh_output* o, skf_error* err) {
   const uint32_t wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
-  const uint32_t n = mi->max_influences, total = wb == 2 ? 65535u : 255u;
+  const uint32_t n = mi->max_influences;
   const size_t vc = (size_t)mi->vertex_count, r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
   const size_t fb = (nl + 7) / 8, r1 = r ? r : 1u;
   const unsigned char *p = lit + fb, *end = lit + lit_len;
-  size_t need = skf__fast_scratch(vc, r1), q;
+  size_t need = skf__fast_scratch(vc, r1), q = 0;
   unsigned char *rows, *jrows;
+  int e;
   if (!vc) return lit_len || nl ? skf__fail(err, SKF_ERR_FORMAT, "mesh %u: literals without vertices", m) : SKF_OK;
   if (skf__fast_literals(ops, vc) != nl || skf__fast_head(ops, vc))
     return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: ops disagree with its %zu literal rows", m, nl);
@@ -1899,14 +2179,18 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
     return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the rows of mesh %u", m);
   rows = dec->mem;
   jrows = rows + (vc + SKF_FAST_GROUP) * r1;
-  for (q = 0; q < jn; ++q)
-    if (skf__fast_plane(&p, end, nj, jrows + q, jn))
-      return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: joint plane %zu runs past its stream", m, q);
-  for (q = jn; q < (n > 1 ? r - wb : r); ++q) /* the last weight is implied */
-    if (skf__fast_plane(&p, end, nl, rows + q, r))
-      return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: weight plane %zu runs past its stream", m, q);
-  if (p != end) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
-  if (!skf__fast_rows(rows, nl, lit, jrows, nj, n, jb, wb, f->info.joint_count, total))
+#if defined(SKF__SSE)
+  if (n == 4 && jb == 1 && wb == 1)
+    e = skf__sse_mesh4(&p, end, lit, nl, nj, f->info.joint_count, rows, jrows,
+                       jrows + (vc + SKF_FAST_GROUP) * r + 4 * vc + 16, &q);
+  else
+#endif
+    e = skf__fast_literal_rows(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows, &q);
+  if (e == 1 || e == 2)
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: %s plane %zu runs past its stream", m,
+                     e == 1 ? "joint" : "weight", q);
+  if (e == 3) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
+  if (e == 4)
     return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: a literal row has a joint past the table or a bad weight sum", m);
   if (n == 4 && jb == 1 && wb == 1 && o->influences == 4 && o->joint_bytes == 1 && o->weight_bytes == 1)
     skf__fast_expand4(ops, vc, rows, (unsigned char*)o->joints, (unsigned char*)o->weights);

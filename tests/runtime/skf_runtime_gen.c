@@ -3,7 +3,9 @@
  * it (OUT.skf.geo: per mesh u32 vertex_count, u32 index_count, float positions[3 * vertex_count],
  * u32 indices[index_count], host byte order). Mesh 0: a corner-split grid (every triangle has its own three
  * vertices, as Collada exports store it), welded by position; mesh 1: empty; mesh 2: random skin with triangles.
- * usage: skf_runtime_gen OUT.skf OUT.ref [joint_count] */
+ * With `fast` the file is of the speed profile (.skf 3.1) and mesh 2 has at most 4 influences (the decoder's u8 x 4
+ * path; mesh 0's two take the portable one).
+ * usage: skf_runtime_gen OUT.skf OUT.ref [joint_count [fast]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ static int fail(const char* what, const sk_error* e) {
 int main(int argc, char** argv) {
   if (argc < 3) return 2;
   uint32_t nj = argc > 3 ? (uint32_t)atoi(argv[3]) : 30;
+  const int fast = argc > 4 && strcmp(argv[4], "fast") == 0;
   sk_error err;
   sk_skeleton_desc sd = {0};
   sd.size = sizeof sd;
@@ -31,7 +34,7 @@ int main(int argc, char** argv) {
   skt_rng r = {2024};
   enum { G = 20 };
   size_t nvs[3] = {6 * (G - 1) * (G - 1), 0, 777};
-  uint32_t ks[3] = {4, 4, 8};
+  uint32_t ks[3] = {4, 4, fast ? 4 : 8};
   sk_skf_mesh ms[3];
   memset(ms, 0, sizeof ms);
   float* pos[3] = {NULL, NULL, NULL};
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
   sk_skf_encode_desc d = {0};
   d.size = sizeof d;
   d.max_influences = 8;
+  d.flags = fast ? SK_SKF_FAST : 0;
   d.skeleton = skel;
   d.meshes = ms;
   d.mesh_count = 3;
@@ -124,7 +128,7 @@ int main(int argc, char** argv) {
     dd.indices = ms[m].indices;
     dd.index_count = ms[m].index_count;
     dd.positions = ms[m].positions;
-    if (m == 0 && mi.order != 2) return fail("mesh 0 is not welded", &err);
+    if (m == 0 && mi.order != (fast ? 0u : 2u)) return fail("mesh 0 is not welded", &err);
     if (sk_skf_decode(buf, n, &dd, &err)) return fail("decode", &err);
     fwrite(jo, 1, vc * slots * jb, rf);
     fwrite(we, 1, vc * slots, rf);

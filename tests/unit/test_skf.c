@@ -367,6 +367,86 @@ START_TEST(fast_profile_copies) {
 }
 END_TEST
 
+/* A speed-profile file whose width groups may carry up to max_esc escapes (skio_skf_options.fast_escapes). */
+static unsigned char* encode_fast_escapes(const sk_skeleton* skel, const sk_skf_mesh* ms, uint32_t bits, uint32_t k,
+                                          uint32_t max_esc, size_t* out_size) {
+  skio_skf_mesh m;
+  memset(&m, 0, sizeof m);
+  m.skin = ms->skin;
+  skio_skf_options o;
+  memset(&o, 0, sizeof o);
+  o.weight_bits = bits;
+  o.max_influences = k;
+  o.profile = SKIO_SKF_PROFILE_FAST;
+  o.fast_escapes = max_esc;
+  unsigned char* buf = NULL;
+  skc_err e;
+  ck_assert_msg(skio_skf_encode(skel, &m, 1, &o, &buf, out_size, &e) == SKC_OK, "encode: %s", e.message);
+  return buf;
+}
+
+/* Escapes in the speed profile: the format lets a 2- or 4-bit group hold any number (the delta then follows the
+ * group's packed bytes), skinkit's encoder writes none unless a test asks (fast_escapes). Weights that drift by a
+ * step or two with a jump now and then give groups with 1..16 escapes, at every position and in the stream's last
+ * 16 bytes (the decoders' tail path). Decoded byte for byte as the default profile's u8 x 4 (the SSE2 path on
+ * x86-64) and as the canonical quantization in u16 x K (K = 8 and 16-bit weights: the portable path). */
+START_TEST(fast_profile_escapes) {
+  static const size_t counts[] = {1, 5, 16, 17, 31, 40, 333, 4099};
+  static const struct {
+    uint32_t bits, k;
+  } cfg[] = {{8, 4}, {8, 8}, {16, 4}};
+  skt_rng r = {31337u};
+  sk_skeleton* skel = make_skeleton(40);
+  for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c) {
+    const size_t nv = counts[c];
+    uint32_t* off = malloc((nv + 1) * sizeof *off);
+    uint32_t* jo = malloc(nv * 4 * sizeof *jo);
+    float* we = malloc(nv * 4 * sizeof *we);
+    float w0 = 0.4f;
+    uint32_t j0 = 0;
+    off[0] = 0;
+    for (size_t v = 0; v < nv; ++v) {
+      uint32_t e = off[v], pick = skt_rand_u32(&r) % 10;
+      if (pick == 0) w0 = skt_rand_range(&r, 0.3f, 0.9f); /* a jump: an escape at 2 and often at 4 bits */
+      else w0 += (float)((int)(skt_rand_u32(&r) % 5) - 2) / 255.0f; /* a step of up to 2/255 */
+      w0 = w0 < 0.3f ? 0.3f : w0 > 0.9f ? 0.9f : w0;
+      if (skt_rand_u32(&r) % 40 == 0) j0 = skt_rand_u32(&r) % 36;
+      for (uint32_t i = 0; i < 4; ++i) {
+        jo[e + i] = j0 + i;
+        we[e + i] = i == 0 ? w0 : (1.0f - w0) * (0.5f - 0.1f * (float)i) / 0.9f;
+      }
+      off[v + 1] = e + 4;
+    }
+    sk_skin* skin = NULL;
+    sk_error err;
+    ck_assert_int_eq(sk_skin_create(nv, 40, &skin, &err), SK_OK);
+    ck_assert_int_eq(sk_skin_set_csr(skin, off, jo, we, &err), SK_OK);
+    sk_skf_mesh ms[1];
+    memset(ms, 0, sizeof ms);
+    ms[0].skin = skin;
+    for (size_t q = 0; q < sizeof cfg / sizeof *cfg; ++q) {
+      size_t size = 0, plain = 0, dsize = 0;
+      unsigned char* file = encode_fast_escapes(skel, ms, cfg[q].bits, cfg[q].k, 16, &size);
+      unsigned char* none = encode_flags(skel, ms, 1, cfg[q].bits, cfg[q].k, SK_SKF_FAST, &plain);
+      if (nv >= 300) /* escapes taken: the file is smaller than without them */
+        ck_assert_msg(size < plain, "%zu vertices, %u bits: %zu bytes with escapes, %zu without", nv, cfg[q].bits,
+                      size, plain);
+      check_mesh(file, size, 0, &ms[0], cfg[q].bits, cfg[q].k);
+      if (cfg[q].bits == 8 && cfg[q].k == 4) {
+        unsigned char* dfile = encode(skel, ms, 1, 8, 4, &dsize);
+        check_fast_u8x4(file, size, dfile, dsize, 0, nv, NULL, 0);
+        free(dfile);
+      }
+      free(file);
+      free(none);
+    }
+    free(off), free(jo), free(we);
+    sk_skin_destroy(skin);
+  }
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 /* A 3.0 file (the skin of docs/skf.md section 7 over make_skeleton(2), as the 3.0 encoder wrote it) still decodes,
  * and the default profile still writes exactly it. */
 static const unsigned char k_v30_file[] = {
@@ -1364,6 +1444,7 @@ static Suite* skf_suite(void) {
   tcase_add_loop_test(t, round_trip_generated, 0, 2);
   tcase_add_loop_test(t, fast_profile_round_trip, 0, 2);
   tcase_add_test(t, fast_profile_copies);
+  tcase_add_test(t, fast_profile_escapes);
   tcase_add_test(t, reads_version_3_0);
   tcase_add_test(t, fast_profile_corrupt);
   tcase_add_test(t, runtime_decoder_matches_library);
