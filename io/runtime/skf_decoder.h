@@ -1885,8 +1885,8 @@ static void skf__sse_quads(__m128i a, __m128i b, __m128i c, __m128i d, __m128i q
 static __m128i skf__sse_ld(const unsigned char* p) { return _mm_loadu_si128((const __m128i*)(const void*)p); }
 static void skf__sse_st(unsigned char* p, __m128i x) { _mm_storeu_si128((__m128i*)(void*)p, x); }
 
-/* The stored joint parts (4 planes of nj values at jp, groups of 16) as 4-byte rows at jrows. 1 = every joint is
- * below joints. */
+/* The stored joint parts (4 planes of nj values at jp, groups of 16; planes past the mesh's influences are zero)
+ * as 4-byte rows at jrows. 1 = every joint is below joints. */
 static int skf__sse_joint_rows(const unsigned char* jp, size_t nj, unsigned joints, unsigned char* jrows) {
   const size_t groups = (nj + 15) / 16, gs = groups * 16;
   __m128i mx = _mm_setzero_si128(), q[4];
@@ -1911,25 +1911,39 @@ static int skf__sse_joint_rows(const unsigned char* jp, size_t nj, unsigned join
   return !nj || m < joints;
 }
 
-/* Rows of literals 16 g .. 16 g + 15 (8 bytes: joints, weights) from the weight planes at wp (3 planes, groups of
- * 16, gs bytes each), the joint flags and the joint rows; *jcur / *ji carry the current joint set and the next
- * stored one. Returns the lanes whose weights are bad (sum past 255, or weight 0 first with a nonzero sum). */
-static unsigned skf__sse_rows16(const unsigned char* wp, size_t gs, size_t g, size_t nl, const unsigned char* flags,
-                                const unsigned char* jrows, uint32_t* jcur, size_t* ji, unsigned char* rows) {
+/* Rows of literals 16 g .. 16 g + 15 (8 bytes: 4 joint slots, 4 weight slots; slots past the mesh's n influences
+ * zero) from the weight planes at wp (3 planes, groups of 16, gs bytes each; planes past the stored ones zero), the
+ * joint flags and the joint rows; *jcur / *ji carry the current joint set and the next stored one. The weights as
+ * skf__fast_rows completes and checks them: for n >= 2 the last is implied (255 minus the others, 0 for an empty
+ * vertex), for n = 1 the one weight is stored and must be 255 or 0. Returns the lanes whose weights are bad. */
+static unsigned skf__sse_rows16(const unsigned char* wp, size_t gs, size_t g, size_t nl, uint32_t n,
+                                const unsigned char* flags, const unsigned char* jrows, uint32_t* jcur, size_t* ji,
+                                unsigned char* rows) {
   const size_t fb = (nl + 7) / 8, left = nl - 16 * g;
-  const __m128i zero = _mm_setzero_si128(), valid = skf__sse_below(left);
+  const __m128i zero = _mm_setzero_si128(), ones = _mm_cmpeq_epi8(zero, zero), valid = skf__sse_below(left);
   const __m128i w0 = skf__sse_ld(wp + 16 * g), w1 = skf__sse_ld(wp + gs + 16 * g);
   const __m128i w2 = skf__sse_ld(wp + 2 * gs + 16 * g);
   const __m128i s01 = _mm_add_epi8(w0, w1), s = _mm_add_epi8(s01, w2), z0 = _mm_cmpeq_epi8(w0, zero);
+  const __m128i imp = _mm_andnot_si128(z0, _mm_xor_si128(s, ones)); /* the implied weight */
   /* a carry out of a byte add is a sum past 255 */
-  __m128i bad = _mm_or_si128(_mm_xor_si128(_mm_cmpeq_epi8(_mm_max_epu8(s01, w0), s01), _mm_cmpeq_epi8(zero, zero)),
-                             _mm_xor_si128(_mm_cmpeq_epi8(_mm_max_epu8(s, w2), s), _mm_cmpeq_epi8(zero, zero)));
+  __m128i bad = _mm_or_si128(_mm_xor_si128(_mm_cmpeq_epi8(_mm_max_epu8(s01, w0), s01), ones),
+                             _mm_xor_si128(_mm_cmpeq_epi8(_mm_max_epu8(s, w2), s), ones));
   __m128i q[4];
   uint32_t jt[16], f = flags[2 * g], cur = *jcur;
   size_t k = *ji;
   unsigned t;
-  bad = _mm_and_si128(_mm_or_si128(bad, _mm_andnot_si128(_mm_cmpeq_epi8(s, zero), z0)), valid);
-  skf__sse_quads(w0, w1, w2, _mm_andnot_si128(z0, _mm_xor_si128(s, _mm_cmpeq_epi8(zero, zero))), q);
+  bad = _mm_or_si128(bad, _mm_andnot_si128(_mm_cmpeq_epi8(s, zero), z0));
+  if (n == 4)
+    skf__sse_quads(w0, w1, w2, imp, q);
+  else if (n == 3)
+    skf__sse_quads(w0, w1, imp, zero, q);
+  else if (n == 2)
+    skf__sse_quads(w0, imp, zero, zero, q);
+  else { /* one influence: its stored weight is 255 or 0 */
+    bad = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi8(w0, ones), z0), ones);
+    skf__sse_quads(w0, zero, zero, zero, q);
+  }
+  bad = _mm_and_si128(bad, valid);
   if (2 * g + 1 < fb) f |= (uint32_t)flags[2 * g + 1] << 8;
   if (left < 16) f &= (1u << left) - 1u;
   for (t = 0; t < 16; ++t) { /* the joint set: the next stored one where the flag is set (a select by mask) */
@@ -1949,25 +1963,75 @@ static unsigned skf__sse_rows16(const unsigned char* wp, size_t gs, size_t g, si
   return (unsigned)_mm_movemask_epi8(bad);
 }
 
-/* A u8 x 4 mesh's planes at *pp (stream end `end`) into rows (8 bytes a literal) via plane scratch `planes`
- * (4 (nj + 16) + 3 (nl + 16) bytes) and jrows (4 (nj + 16) bytes). 0 = ok; 1 = joint plane *which runs past the
- * stream; 2 = weight plane *which does; 3 = bytes left over; 4 = a bad row. */
+/* The planes of a mesh with n = 1..4 influences and 8-bit joints and weights at *pp (stream end `end`) into rows of
+ * 8 bytes (4 joint slots, 4 weight slots, the slots past n zero), via plane scratch `planes` (4 (nj + 16) +
+ * 3 (nl + 16) bytes) and jrows (4 (nj + 16) bytes). Codes as skf__fast_literal_rows: 0 = ok; 1 = joint plane *which
+ * runs past the stream; 2 = weight plane *which does; 3 = bytes left over; 4 = a bad row. */
 static int skf__sse_mesh4(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
-                          size_t nj, unsigned joints, unsigned char* rows, unsigned char* jrows, unsigned char* planes,
-                          size_t* which) {
-  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16;
+                          size_t nj, uint32_t n, unsigned joints, unsigned char* rows, unsigned char* jrows,
+                          unsigned char* planes, size_t* which) {
+  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, nw = n > 1 ? n - 1 : 1;
   unsigned char* wp = planes + 4 * gj;
   uint32_t jcur = 0;
   size_t q, g, ji = 0;
   unsigned bad = 0;
   for (q = 0; q < 4; ++q)
-    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
+    if (q >= n)
+      memset(planes + q * gj, 0, gj);
+    else if (skf__sse_plane(pp, end, nj, planes + q * gj))
+      return *which = q, 1;
   for (q = 0; q < 3; ++q)
-    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = 4 + q, 2;
+    if (q >= nw)
+      memset(wp + q * gl, 0, gl);
+    else if (skf__sse_plane(pp, end, nl, wp + q * gl))
+      return *which = n + q, 2;
   if (*pp != end) return 3;
   if (!skf__sse_joint_rows(planes, nj, joints, jrows)) return 4;
-  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows16(wp, gl, g, nl, flags, jrows, &jcur, &ji, rows);
+  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows16(wp, gl, g, nl, n, flags, jrows, &jcur, &ji, rows);
   return bad ? 4 : 0;
+}
+
+/* Four vertices' joints j and weights w (4 bytes a vertex, from 8-byte rows) to the output at vertex 4 q, in k = 4
+ * or 8 slots of ojb / owb = 1 or 2 bytes (8-bit weights widen by 257: the byte twice). */
+static void skf__sse_put4(unsigned char* jo, unsigned char* wo, size_t q, __m128i j, __m128i w, uint32_t k,
+                          uint32_t ojb, uint32_t owb) {
+  const __m128i z = _mm_setzero_si128();
+  if (k == 4) {
+    if (ojb == 1) {
+      skf__sse_st(jo + 16 * q, j);
+    } else {
+      skf__sse_st(jo + 32 * q, _mm_unpacklo_epi8(j, z));
+      skf__sse_st(jo + 32 * q + 16, _mm_unpackhi_epi8(j, z));
+    }
+    if (owb == 1) {
+      skf__sse_st(wo + 16 * q, w);
+    } else {
+      skf__sse_st(wo + 32 * q, _mm_unpacklo_epi8(w, w));
+      skf__sse_st(wo + 32 * q + 16, _mm_unpackhi_epi8(w, w));
+    }
+    return;
+  }
+  /* 8 slots: a vertex's 4, then 4 empty ones */
+  if (ojb == 1) {
+    skf__sse_st(jo + 32 * q, _mm_unpacklo_epi32(j, z));
+    skf__sse_st(jo + 32 * q + 16, _mm_unpackhi_epi32(j, z));
+  } else {
+    const __m128i lo = _mm_unpacklo_epi8(j, z), hi = _mm_unpackhi_epi8(j, z);
+    skf__sse_st(jo + 64 * q, _mm_unpacklo_epi64(lo, z));
+    skf__sse_st(jo + 64 * q + 16, _mm_unpackhi_epi64(lo, z));
+    skf__sse_st(jo + 64 * q + 32, _mm_unpacklo_epi64(hi, z));
+    skf__sse_st(jo + 64 * q + 48, _mm_unpackhi_epi64(hi, z));
+  }
+  if (owb == 1) {
+    skf__sse_st(wo + 32 * q, _mm_unpacklo_epi32(w, z));
+    skf__sse_st(wo + 32 * q + 16, _mm_unpackhi_epi32(w, z));
+  } else {
+    const __m128i lo = _mm_unpacklo_epi8(w, w), hi = _mm_unpackhi_epi8(w, w);
+    skf__sse_st(wo + 64 * q, _mm_unpacklo_epi64(lo, z));
+    skf__sse_st(wo + 64 * q + 16, _mm_unpackhi_epi64(lo, z));
+    skf__sse_st(wo + 64 * q + 32, _mm_unpacklo_epi64(hi, z));
+    skf__sse_st(wo + 64 * q + 48, _mm_unpackhi_epi64(hi, z));
+  }
 }
 #endif
 
@@ -1998,19 +2062,49 @@ static int skf__fast_head(const unsigned char* ops, size_t vc) {
   return 0;
 }
 
-/* u8 x 4 output from u8 x 4 rows, four vertices (one ops byte) at a time. A table built per call gives, for each
- * ops byte, each of its vertices' source with the copies inside the byte already followed: 0..2 the vertex 1..3
- * before the byte, 3..6 the byte's first..fourth literal row; and the byte's literal count. Each vertex is then one
- * 8-byte pick from seven candidates (the byte's possible literals are loaded whether used or not: the rows scratch
- * holds vc + 16 rows) and two 4-byte stores; no per-vertex op decoding or selects. The vertices past the last
- * whole byte take the per-vertex loop. */
-static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigned char* rows, unsigned char* jo,
-                              unsigned char* wo) {
+/* Vertex i's output from its 8-byte row (4 joint slots, 4 weight slots) in any layout: k slots (the row's slots past
+ * k are zero: k is at least the mesh's influences), 1- or 2-byte components (8-bit weights widen by 257). */
+static void skf__put_row(uint64_t x, size_t i, uint32_t k, uint32_t ojb, uint32_t owb, unsigned char* jo,
+                         unsigned char* wo) {
+  unsigned char row[8], *dj = jo + i * k * ojb, *dw = wo + i * k * owb;
+  uint32_t s;
+  memcpy(row, &x, 8); /* rows are byte sequences */
+  if (k == 4 && ojb == 1 && owb == 1) {
+    memcpy(dj, row, 4);
+    memcpy(dw, row + 4, 4);
+    return;
+  }
+  memset(dj, 0, (size_t)k * ojb);
+  memset(dw, 0, (size_t)k * owb);
+  for (s = 0; s < k && s < 4; ++s) {
+    dj[s * ojb] = row[s];
+    dw[s * owb] = row[4 + s];
+    if (owb == 2) dw[2 * s + 1] = row[4 + s];
+  }
+}
+
+/* Output from 8-byte rows (4 joint slots, 4 weight slots, 8-bit), four vertices (one ops byte) at a time. A table
+ * built per call gives, for each ops byte, each of its vertices' source with the copies inside the byte already
+ * followed: 0..2 the vertex 1..3 before the byte, 3..6 the byte's first..fourth literal row; and the byte's literal
+ * count. Each vertex is then one 8-byte pick from seven candidates (the byte's possible literals are loaded whether
+ * used or not: the rows scratch holds vc + 16 rows); no per-vertex op decoding or selects. With SSE2 the four
+ * vertices go out in 16-byte stores in 4 or 8 slots of u8 or u16 (skf__sse_put4), without it u8 x 4 as 4-byte
+ * stores; other layouts and the vertices past the last whole byte take the per-vertex loop. */
+static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigned char* rows,
+                              const skf_mesh_output* o) {
+  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
+  unsigned char* jo = (unsigned char*)o->joints;
+  unsigned char* wo = (unsigned char*)o->weights;
+#if defined(SKF__SSE)
+  const size_t whole = k == 4 || k == 8 ? vc / 4 : 0;
+#else
+  const size_t whole = k == 4 && ojb == 1 && owb == 1 ? vc / 4 : 0;
+#endif
   unsigned char src[256][4], nlit[256];
   size_t q, i, li = 0;
   uint64_t h[7] = {0, 0, 0, 0, 0, 0, 0}; /* the last three vertices' rows (1, 2, 3 back), then the byte's literals */
   unsigned b, t;
-  for (b = 0; b < 256; ++b) {
+  for (b = 0; b < 256 && whole; ++b) {
     unsigned lits = 0;
     for (t = 0; t < 4; ++t) {
       unsigned op = (b >> (2 * t)) & 3u;
@@ -2019,19 +2113,18 @@ static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigne
     }
     nlit[b] = (unsigned char)lits;
   }
-  for (q = 0; q < vc / 4; ++q) {
+  for (q = 0; q < whole; ++q) {
     const unsigned bb = ops[q];
     memcpy(&h[3], rows + li * 8, 32);
 #if defined(SKF__SSE)
-    { /* rows are byte sequences: the halves are joints and weights; two 16-byte stores a byte */
+    { /* the rows' halves are joints and weights: gathered with 8-byte loads (no store-forwarding stall) */
       const __m128i x0 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][0]));
       const __m128i x1 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][1]));
       const __m128i x2 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][2]));
       const __m128i x3 = _mm_loadl_epi64((const __m128i*)(const void*)(h + src[bb][3]));
       const __m128i lo = _mm_shuffle_epi32(_mm_unpacklo_epi64(x0, x1), 0xd8);
       const __m128i hi = _mm_shuffle_epi32(_mm_unpacklo_epi64(x2, x3), 0xd8);
-      _mm_storeu_si128((__m128i*)(void*)(jo + 16 * q), _mm_unpacklo_epi64(lo, hi));
-      _mm_storeu_si128((__m128i*)(void*)(wo + 16 * q), _mm_unpackhi_epi64(lo, hi));
+      skf__sse_put4(jo, wo, q, _mm_unpacklo_epi64(lo, hi), _mm_unpackhi_epi64(lo, hi), k, ojb, owb);
       _mm_storel_epi64((__m128i*)(void*)h, x3);
       _mm_storel_epi64((__m128i*)(void*)(h + 1), x2);
       _mm_storel_epi64((__m128i*)(void*)(h + 2), x1);
@@ -2049,13 +2142,12 @@ static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigne
 #endif
     li += nlit[bb];
   }
-  for (i = 4 * (vc / 4); i < vc; ++i) {
+  for (i = 4 * whole; i < vc; ++i) {
     uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
     uint64_t x;
     memcpy(&x, rows + li * 8, 8);
     x = op == 3u ? x : h[op];
-    memcpy(jo + 4 * i, &x, 4);
-    memcpy(wo + 4 * i, (const unsigned char*)&x + 4, 4);
+    skf__put_row(x, i, k, ojb, owb, jo, wo);
     li += op == 3u;
     h[2] = h[1], h[1] = h[0], h[0] = x;
   }
@@ -2165,7 +2257,12 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   const uint32_t wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
   const uint32_t n = mi->max_influences;
   const size_t vc = (size_t)mi->vertex_count, r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
-  const size_t fb = (nl + 7) / 8, r1 = r ? r : 1u;
+#if defined(SKF__SSE)
+  const int rows8 = jb == 1 && wb == 1 && n >= 1 && n <= 4; /* rows of 4 + 4 bytes (skf__sse_mesh4) */
+#else
+  const int rows8 = jb == 1 && wb == 1 && n == 4;
+#endif
+  const size_t fb = (nl + 7) / 8, r1 = rows8 ? 8u : r ? r : 1u;
   const unsigned char *p = lit + fb, *end = lit + lit_len;
   size_t need = skf__fast_scratch(vc, r1), q = 0;
   unsigned char *rows, *jrows;
@@ -2180,9 +2277,9 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   rows = dec->mem;
   jrows = rows + (vc + SKF_FAST_GROUP) * r1;
 #if defined(SKF__SSE)
-  if (n == 4 && jb == 1 && wb == 1)
-    e = skf__sse_mesh4(&p, end, lit, nl, nj, f->info.joint_count, rows, jrows,
-                       jrows + (vc + SKF_FAST_GROUP) * r + 4 * vc + 16, &q);
+  if (rows8)
+    e = skf__sse_mesh4(&p, end, lit, nl, nj, n, f->info.joint_count, rows, jrows,
+                       jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
   else
 #endif
     e = skf__fast_literal_rows(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows, &q);
@@ -2192,8 +2289,8 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   if (e == 3) return skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
   if (e == 4)
     return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: a literal row has a joint past the table or a bad weight sum", m);
-  if (n == 4 && jb == 1 && wb == 1 && o->influences == 4 && o->joint_bytes == 1 && o->weight_bytes == 1)
-    skf__fast_expand4(ops, vc, rows, (unsigned char*)o->joints, (unsigned char*)o->weights);
+  if (rows8)
+    skf__fast_expand4(ops, vc, rows, o);
   else { /* the source-row table after the joint rows, at a 4-byte aligned address (skf__fast_scratch has room) */
     unsigned char* sp = jrows + (vc + SKF_FAST_GROUP) * (jn ? jn : 1u);
     sp += (4u - ((uintptr_t)sp & 3u)) & 3u;

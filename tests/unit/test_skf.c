@@ -447,6 +447,149 @@ START_TEST(fast_profile_escapes) {
 }
 END_TEST
 
+/* The INFL chunk body of one speed-profile mesh of nv vertices that are all literals, each with a new joint set:
+ * rows rj / rw (slots 0..n-1; the weight in slot n-1 is implied unless n == 1), every plane group stored raw
+ * (width 3), the lanes past nv in the last group given the delta `pad`. Returns its size. */
+static size_t fast_infl(unsigned char* out, size_t nv, uint32_t n, const unsigned char (*rj)[4],
+                        const unsigned char (*rw)[4], unsigned char pad) {
+  const size_t groups = (nv + 15) / 16, hn = (groups + 3) / 4, fb = (nv + 7) / 8, nw = n > 1 ? n - 1 : 1;
+  size_t pos = 8 + 24;
+  memset(out, 0, pos);
+  wr32(out + 4, 1); /* first mesh 0, one mesh */
+  memset(out + pos, 0xff, (nv + 3) / 4); /* ops: every vertex a literal */
+  pos += (nv + 3) / 4;
+  const size_t lit0 = pos;
+  memset(out + pos, 0, fb);
+  for (size_t v = 0; v < nv; ++v) out[pos + v / 8] |= (unsigned char)(1u << (v % 8));
+  pos += fb;
+  for (size_t q = 0; q < n + nw; ++q) {
+    memset(out + pos, 0xff, hn);
+    pos += hn;
+    unsigned prev = 0;
+    for (size_t v = 0; v < groups * 16; ++v) {
+      unsigned val = v >= nv ? (prev + pad) & 0xffu : q < n ? rj[v][q] : rw[v][q - n];
+      out[pos++] = (unsigned char)(val - prev);
+      prev = val;
+    }
+  }
+  wr32(out + 8, (uint32_t)nv);
+  wr32(out + 12, (uint32_t)(pos - lit0));
+  wr32(out + 16, (uint32_t)nv);
+  return pos;
+}
+
+/* File f (a one-mesh speed-profile file) with its INFL chunk's body replaced by body; CRCs and sizes fixed. */
+static unsigned char* replace_infl(const unsigned char* f, size_t size, const unsigned char* body, size_t bn,
+                                   size_t* out_size) {
+  size_t pos = SKF_HEADER_SIZE, infl = 0;
+  while (pos + 12 <= size) {
+    if (!memcmp(f + pos, "INFL", 4)) infl = pos;
+    pos += 12 + rd32(f + pos + 4);
+  }
+  ck_assert_uint_gt(infl, 0);
+  const size_t after = infl + 12 + rd32(f + infl + 4), n = infl + 12 + bn + (size - after);
+  unsigned char* g = malloc(n);
+  memcpy(g, f, infl + 4);
+  wr32(g + infl + 4, (uint32_t)bn);
+  wr32(g + infl + 8, (uint32_t)bn);
+  memcpy(g + infl + 12, body, bn);
+  memcpy(g + infl + 12 + bn, f + after, size - after);
+  wr32(g + 40, (uint32_t)(n - SKF_HEADER_SIZE)); /* payload size (u64, < 4 GiB here) */
+  wr32(g + 44, 0);
+  fix_payload_crc(g, n);
+  *out_size = n;
+  return g;
+}
+
+/* The speed profile's row completion and checks for 1-4 influences with 8-bit joints and weights (the decoder's
+ * SSE2 path on x86-64; the portable one elsewhere), on hand-made streams: valid rows decode to the stored joints and
+ * weights with the implied last weight (u8 x 4 and u16 x 8 outputs) whatever the padding lanes of the last group
+ * hold; a joint past the table, stored weights summing past 255, a first weight of 0 before a nonzero one, and a
+ * lone weight other than 0 or 255 are each refused (SKF_ERR_FORMAT) at the first, 16th, 17th and last literal. */
+START_TEST(fast_profile_bad_rows) {
+  enum { NV = 37, J = 30 };
+  const uint32_t n = (uint32_t)_i + 1;
+  skt_rng r = {7000u + (uint64_t)n};
+  sk_skeleton* skel = make_skeleton(J);
+  sk_skin* skin = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skin_create(NV, J, &skin, &err), SK_OK);
+  for (size_t v = 0; v < NV; ++v) {
+    uint32_t jj[4] = {0, 1, 2, 3};
+    float ww[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    ck_assert_int_eq(sk_skin_set_vertex(skin, v, jj, ww, n, &err), SK_OK);
+  }
+  sk_skf_mesh ms = {0};
+  ms.skin = skin;
+  size_t size = 0;
+  unsigned char* f = encode_flags(skel, &ms, 1, 8, 4, SK_SKF_FAST, &size);
+  unsigned char rj[NV][4], rw[NV][4], body[4096];
+  memset(rj, 0, sizeof rj);
+  memset(rw, 0, sizeof rw);
+  for (size_t v = 0; v < NV; ++v) {
+    for (uint32_t s = 0; s < n; ++s) rj[v][s] = (unsigned char)(s * 7u + skt_rand_u32(&r) % 7u); /* < 28 */
+    if (n == 1)
+      rw[v][0] = skt_rand_u32(&r) % 3 ? 255 : 0;
+    else if (v % 9 != 4) { /* every ninth an empty vertex: all weights 0 */
+      rw[v][0] = (unsigned char)(1 + skt_rand_u32(&r) % 80);
+      for (uint32_t s = 1; s + 1 < n; ++s) rw[v][s] = (unsigned char)(skt_rand_u32(&r) % 51);
+    }
+  }
+  unsigned char jo[NV * 16], wo[NV * 16];
+  skf_mesh_output o;
+  skf_error e;
+  for (int wide = 0; wide < 2; ++wide) { /* u8 x 4, then u16 x 8 */
+    size_t gn = 0, bn = fast_infl(body, NV, n, (const unsigned char (*)[4])rj, (const unsigned char (*)[4])rw, 0xc3);
+    unsigned char* g = replace_infl(f, size, body, bn, &gn);
+    memset(&o, 0, sizeof o);
+    o.joints = jo;
+    o.weights = wo;
+    o.vertex_capacity = NV;
+    o.influences = wide ? 8 : 4;
+    o.joint_bytes = o.weight_bytes = wide ? 2 : 1;
+    ck_assert_msg(skf_decode_mesh(g, gn, 0, &o, &e) == SKF_OK, "%u influences: %s", n, e.message);
+    for (size_t v = 0; v < NV; ++v) {
+      unsigned sum = 0;
+      for (uint32_t s = 0; s < o.influences; ++s) {
+        unsigned wj = s < n ? rj[v][s] : 0u, ww = s + 1 < n || n == 1 ? (s < n ? rw[v][s] : 0u) : 0u;
+        if (n > 1 && s + 1 < n) sum += ww;
+        if (n > 1 && s + 1 == n) ww = rw[v][0] ? 255u - sum : 0u;
+        unsigned gj = wide ? jo[2 * (v * 8 + s)] | jo[2 * (v * 8 + s) + 1] << 8 : jo[v * 4 + s];
+        unsigned gw = wide ? wo[2 * (v * 8 + s)] | wo[2 * (v * 8 + s) + 1] << 8 : wo[v * 4 + s];
+        ck_assert_msg(gj == wj && gw == ww * (wide ? 257u : 1u), "%u influences, vertex %zu slot %u: %u/%u, want %u/%u",
+                      n, v, s, gj, gw, wj, ww * (wide ? 257u : 1u));
+      }
+    }
+    free(g);
+  }
+  static const size_t at[] = {0, 15, 16, NV - 1};
+  for (int kind = 0; kind < 4; ++kind) {
+    if (n == 1 ? kind == 1 || kind == 2 : kind == 3) continue; /* the checks each count applies */
+    if (n == 2 && (kind == 1 || kind == 2)) continue;           /* one stored weight: no sum past 255 to make */
+    for (size_t a = 0; a < 4; ++a) {
+      unsigned char bj[NV][4], bw[NV][4];
+      memcpy(bj, rj, sizeof bj);
+      memcpy(bw, rw, sizeof bw);
+      const size_t v = at[a];
+      if (kind == 0) bj[v][n - 1] = J; /* a joint past the table */
+      if (kind == 1) bw[v][0] = bw[v][1] = 200; /* stored weights past 255 */
+      if (kind == 2) bw[v][0] = 0, bw[v][1] = 9; /* weight 0 first, then a nonzero one */
+      if (kind == 3) bw[v][0] = 100;             /* a lone weight neither 0 nor 255 */
+      size_t gn = 0, bn = fast_infl(body, NV, n, (const unsigned char (*)[4])bj, (const unsigned char (*)[4])bw, 0);
+      unsigned char* g = replace_infl(f, size, body, bn, &gn);
+      o.influences = 4;
+      o.joint_bytes = o.weight_bytes = 1;
+      ck_assert_msg(skf_decode_mesh(g, gn, 0, &o, &e) == SKF_ERR_FORMAT, "%u influences, kind %d at %zu: accepted",
+                    n, kind, v);
+      free(g);
+    }
+  }
+  free(f);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 /* A 3.0 file (the skin of docs/skf.md section 7 over make_skeleton(2), as the 3.0 encoder wrote it) still decodes,
  * and the default profile still writes exactly it. */
 static const unsigned char k_v30_file[] = {
@@ -1445,6 +1588,7 @@ static Suite* skf_suite(void) {
   tcase_add_loop_test(t, fast_profile_round_trip, 0, 2);
   tcase_add_test(t, fast_profile_copies);
   tcase_add_test(t, fast_profile_escapes);
+  tcase_add_loop_test(t, fast_profile_bad_rows, 0, 4);
   tcase_add_test(t, reads_version_3_0);
   tcase_add_test(t, fast_profile_corrupt);
   tcase_add_test(t, runtime_decoder_matches_library);
