@@ -7,7 +7,8 @@
  * u8x4+u8x4 vertices, timed in the same rounds, alternating with it: BENCH skf_over_meshopt_decode_subdiv2 (speed
  * ratio, median) and BENCH skf_over_meshopt_size_subdiv2 (bytes of .skf influence data / meshopt's); the speed
  * profile (SK_SKF_FAST, .skf 3.1) in the same rounds: BENCH skf_fast_over_meshopt_decode_subdiv2 and
- * BENCH skf_fast_over_meshopt_size_subdiv2, and its corpus size BENCH skf_fast_corpus_bpv. Needs
+ * BENCH skf_fast_over_meshopt_size_subdiv2, its decode into u16x4 and u8x8 (BENCH skf_fast_decode_<layout>_subdiv2,
+ * ms), and its corpus size BENCH skf_fast_corpus_bpv. Needs
  * SKINKIT_ASSETS.
  * usage: bench_skf [--join] [asset-substring]   (--join: weld identical vertices on import first) */
 #include <math.h>
@@ -124,6 +125,55 @@ static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh
   free(enc_n);
   free(vb);
   free(back);
+  skf_decoder_destroy(dec);
+}
+
+/* The speed profile into other output layouts engines ask for (u16 joints and weights, 4 slots; u8, 8 slots): ms a
+ * decode of the whole file, median and min-max of 31 rounds of the best of 5 calls; BENCH
+ * skf_fast_decode_<layout>_subdiv2 (ms). */
+static void fast_layouts(const unsigned char* ffile, size_t ffsize, const skf_mesh_output* outs, uint32_t mc) {
+  enum { ROUNDS = 31, CALLS = 5 };
+  static const struct {
+    const char* name;
+    uint32_t k, bytes;
+  } lay[] = {{"u16x4", 4, 2}, {"u8x8", 8, 1}};
+  skf_mesh_output* o = calloc(mc, sizeof *o);
+  skf_decoder* dec = skf_decoder_create();
+  skf_error de;
+  for (size_t l = 0; o && dec && l < sizeof lay / sizeof *lay; ++l) {
+    double ms[ROUNDS], med, lo, hi;
+    int ok = 1;
+    for (uint32_t m = 0; m < mc; ++m) {
+      o[m] = outs[m];
+      o[m].influences = lay[l].k;
+      o[m].joint_bytes = o[m].weight_bytes = lay[l].bytes;
+      o[m].joints = malloc(outs[m].vertex_capacity * lay[l].k * lay[l].bytes + 1);
+      o[m].weights = malloc(outs[m].vertex_capacity * lay[l].k * lay[l].bytes + 1);
+      ok = ok && o[m].joints && o[m].weights;
+    }
+    for (int r = 0; ok && r < ROUNDS; ++r) {
+      double best = 1e30;
+      for (int c = 0; ok && c < CALLS; ++c) {
+        double t0 = now();
+        ok = skf_decoder_decode_all(dec, ffile, ffsize, o, &de) == SKF_OK;
+        double d = now() - t0;
+        if (d < best) best = d;
+      }
+      ms[r] = best * 1e3;
+    }
+    if (ok) {
+      spread(ms, ROUNDS, &med, &lo, &hi);
+      printf("decode skf fast to %-5s %.3f ms (min %.3f, max %.3f)\n", lay[l].name, med, lo, hi);
+      printf("BENCH skf_fast_decode_%s_subdiv2 %.3f ms\n", lay[l].name, med);
+    } else {
+      printf("FAIL fast decode to %s: %s\n", lay[l].name, de.message);
+    }
+    for (uint32_t m = 0; m < mc; ++m) {
+      free(o[m].joints);
+      free(o[m].weights);
+    }
+  }
+  free(o);
   skf_decoder_destroy(dec);
 }
 
@@ -337,7 +387,10 @@ int main(int argc, char** argv) {
     if (dec_gbps > 0) printf("  skf_decode_all best %.2f GB/s", dec_gbps);
     printf("   (file %zu B, influence %zu B)\n", fsize, infl);
     printf("%-30s speed profile %.3f B/vertex\n", "", (double)finfl / verts);
-    if (dec_gbps > 0 && ffile) race_meshopt(file, fsize, outs, mc, verts, infl, ffile, ffsize, finfl);
+    if (dec_gbps > 0 && ffile) {
+      race_meshopt(file, fsize, outs, mc, verts, infl, ffile, ffsize, finfl);
+      fast_layouts(ffile, ffsize, outs, mc);
+    }
     free(ffile);
     tv += verts;
     t_skf += infl;
