@@ -1504,7 +1504,7 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
  * the source row of each vertex. 0: too large. */
 static size_t skf__fast_scratch(size_t vc, size_t r) {
   if (vc > ((size_t)-1) / 128u - SKF_FAST_GROUP) return 0;
-  return (vc + SKF_FAST_GROUP) * (r * 2 + 8) + 4 * vc + 16; /* rows, stored joint parts, src, planes (SSE2) */
+  return (vc + SKF_FAST_GROUP) * (r * 2 + 16) + 4 * vc + 16; /* rows, stored joint parts, src, planes (SSE2) */
 }
 
 /* ops with value 3 (a literal) among the first n 2-bit ops */
@@ -2033,6 +2033,236 @@ static void skf__sse_put4(unsigned char* jo, unsigned char* wo, size_t q, __m128
     skf__sse_st(wo + 64 * q + 48, _mm_unpackhi_epi64(hi, z));
   }
 }
+/* ---- 16-bit joint ids or 16-bit weights (1-4 influences): rows of 16 bytes, joints then weights as 4 u16 each ---- */
+
+/* lanes (u16) of slot byte planes lo / hi (hi zero for 1-byte components): the 16 values of a group as two registers */
+static void skf__sse_u16(__m128i lo, __m128i hi, __m128i v[2]) {
+  v[0] = _mm_unpacklo_epi8(lo, hi);
+  v[1] = _mm_unpackhi_epi8(lo, hi);
+}
+
+/* 8 records of 4 u16 (a[t], b[t], c[t], d[t]) for the 8 lanes of a..d, in q[0..3] (two records each) */
+static void skf__sse_quads16(__m128i a, __m128i b, __m128i c, __m128i d, __m128i q[4]) {
+  const __m128i ab0 = _mm_unpacklo_epi16(a, b), ab1 = _mm_unpackhi_epi16(a, b);
+  const __m128i cd0 = _mm_unpacklo_epi16(c, d), cd1 = _mm_unpackhi_epi16(c, d);
+  q[0] = _mm_unpacklo_epi32(ab0, cd0);
+  q[1] = _mm_unpackhi_epi32(ab0, cd0);
+  q[2] = _mm_unpacklo_epi32(ab1, cd1);
+  q[3] = _mm_unpackhi_epi32(ab1, cd1);
+}
+
+/* lanes of x that are not zero (u16) */
+static __m128i skf__sse_nz16(__m128i x) {
+  return _mm_xor_si128(_mm_cmpeq_epi16(x, _mm_setzero_si128()), _mm_cmpeq_epi16(x, x));
+}
+
+/* Slot s's 16 values of group g from byte planes at pl (plane p of slot s byte b is pl + (s * cb + b) * gs; slots past
+ * ns are zero), as two registers of u16. */
+static void skf__sse_slot(const unsigned char* pl, size_t gs, size_t g, uint32_t s, uint32_t ns, uint32_t cb,
+                          __m128i v[2]) {
+  const __m128i z = _mm_setzero_si128();
+  if (s >= ns) {
+    v[0] = v[1] = z;
+    return;
+  }
+  skf__sse_u16(skf__sse_ld(pl + (s * cb) * gs + 16 * g), cb == 2 ? skf__sse_ld(pl + (s * cb + 1) * gs + 16 * g) : z, v);
+}
+
+/* The stored joint parts (n slots of jb bytes, planes of nj values at jp, gs bytes each) as 8-byte rows (4 u16) at
+ * jrows. 1 = every joint is below joints. */
+static int skf__sse_joint_rows16(const unsigned char* jp, size_t nj, uint32_t n, uint32_t jb, unsigned joints,
+                                 unsigned char* jrows) {
+  const size_t groups = (nj + 15) / 16, gs = groups * 16;
+  const __m128i lim = _mm_set1_epi16((short)(joints ? joints - 1u : 0u));
+  __m128i bad = _mm_setzero_si128(), j[4][2], q[4];
+  size_t g;
+  uint32_t s, h;
+  if (nj && !joints) return 0;
+  for (g = 0; g < groups; ++g) {
+    const __m128i vb = skf__sse_below(nj - 16 * g), valid[2] = {_mm_unpacklo_epi8(vb, vb), _mm_unpackhi_epi8(vb, vb)};
+    for (s = 0; s < 4; ++s) skf__sse_slot(jp, gs, g, s, n, jb, j[s]);
+    for (h = 0; h < 2; ++h) {
+      for (s = 0; s < n; ++s) /* joint >= joints: it saturates past joints - 1 */
+        bad = _mm_or_si128(bad, _mm_and_si128(valid[h], skf__sse_nz16(_mm_subs_epu16(j[s][h], lim))));
+      skf__sse_quads16(j[0][h], j[1][h], j[2][h], j[3][h], q);
+      for (s = 0; s < 4; ++s) skf__sse_st(jrows + 128 * g + 64 * h + 16 * s, q[s]);
+    }
+  }
+  return _mm_movemask_epi8(bad) == 0;
+}
+
+/* Rows of literals 16 g .. 16 g + 15 (16 bytes: 4 joint slots, 4 weight slots, u16; slots past n zero) from the
+ * weight planes at wp (slots of wb bytes, gs bytes a plane), the joint flags and the 8-byte joint rows; as
+ * skf__sse_rows16 for 8-bit weights summing to total (255 or 65535). Returns the lanes whose weights are bad. */
+static unsigned skf__sse_rows16w(const unsigned char* wp, size_t gs, size_t g, size_t nl, uint32_t n, uint32_t wb,
+                                 const unsigned char* flags, const unsigned char* jrows, uint64_t* jcur, size_t* ji,
+                                 unsigned char* rows) {
+  const size_t fb = (nl + 7) / 8, left = nl - 16 * g, nw = n > 1 ? n - 1 : 1;
+  const __m128i zero = _mm_setzero_si128(), ones = _mm_cmpeq_epi8(zero, zero), vb = skf__sse_below(left);
+  const __m128i total = _mm_set1_epi16((short)(wb == 2 ? 65535 : 255));
+  __m128i bad = zero;
+  uint64_t jt[16], cur = *jcur;
+  uint32_t f = flags[2 * g], h, s;
+  size_t k = *ji;
+  unsigned t;
+  if (2 * g + 1 < fb) f |= (uint32_t)flags[2 * g + 1] << 8;
+  if (left < 16) f &= (1u << left) - 1u;
+  for (t = 0; t < 16; ++t) { /* the joint set: the next stored one where the flag is set (a select by mask) */
+    uint64_t fl = (f >> t) & 1u, jv;
+    memcpy(&jv, jrows + k * 8, 8);
+    cur ^= (jv ^ cur) & (0u - fl);
+    k += (size_t)fl;
+    jt[t] = cur;
+  }
+  *jcur = cur;
+  *ji = k;
+  for (h = 0; h < 2; ++h) {
+    const __m128i valid = h ? _mm_unpackhi_epi8(vb, vb) : _mm_unpacklo_epi8(vb, vb);
+    __m128i w[3], sl[4], q[4], v[2];
+    for (s = 0; s < 3; ++s) {
+      skf__sse_slot(wp, gs, g, s, (uint32_t)nw, wb, v);
+      w[s] = v[h];
+    }
+    {
+      const __m128i s01 = _mm_add_epi16(w[0], w[1]), sum = _mm_add_epi16(s01, w[2]);
+      const __m128i z0 = _mm_cmpeq_epi16(w[0], zero), imp = _mm_andnot_si128(z0, _mm_sub_epi16(total, sum));
+      /* a carry out of a 16-bit add, or a sum past the total, is a bad sum */
+      __m128i b = _mm_or_si128(skf__sse_nz16(_mm_subs_epu16(w[0], s01)), skf__sse_nz16(_mm_subs_epu16(s01, sum)));
+      b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, total)));
+      b = _mm_or_si128(b, _mm_and_si128(z0, skf__sse_nz16(sum)));
+      sl[0] = w[0], sl[1] = w[1], sl[2] = w[2], sl[3] = zero;
+      if (n == 1) /* one influence: its stored weight is the total or 0 */
+        b = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi16(w[0], total), z0), ones);
+      else
+        sl[n - 1] = imp;
+      bad = _mm_or_si128(bad, _mm_and_si128(b, valid));
+      skf__sse_quads16(sl[0], sl[1], sl[2], sl[3], q);
+    }
+    for (s = 0; s < 4; ++s) { /* lanes 8 h + 2 s, + 1: joints then weights */
+      const __m128i j = _mm_loadu_si128((const __m128i*)(const void*)(jt + 8 * h + 2 * s));
+      skf__sse_st(rows + 256 * g + 128 * h + 32 * s, _mm_unpacklo_epi64(j, q[s]));
+      skf__sse_st(rows + 256 * g + 128 * h + 32 * s + 16, _mm_unpackhi_epi64(j, q[s]));
+    }
+  }
+  return (unsigned)_mm_movemask_epi8(bad);
+}
+
+/* The planes of a mesh with n = 1..4 influences, jb-byte joints and wb-byte weights (not both 1) at *pp into rows of
+ * 16 bytes (skf__sse_rows16w), via plane scratch `planes` (8 (nj + 16) + 6 (nl + 16) bytes) and jrows (8 (nj + 16)
+ * bytes). Codes as skf__sse_mesh4. */
+static int skf__sse_mesh16(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
+                           size_t nj, uint32_t n, uint32_t jb, uint32_t wb, unsigned joints, unsigned char* rows,
+                           unsigned char* jrows, unsigned char* planes, size_t* which) {
+  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, jn = (size_t)n * jb;
+  const size_t wn = (n > 1 ? n - 1 : 1) * (size_t)wb; /* stored weight planes */
+  unsigned char* wp = planes + 8 * gj;
+  uint64_t jcur = 0;
+  size_t q, g, ji = 0;
+  unsigned bad = 0;
+  for (q = 0; q < jn; ++q)
+    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
+  for (q = 0; q < wn; ++q)
+    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = jn + q, 2;
+  if (*pp != end) return 3;
+  if (!skf__sse_joint_rows16(planes, nj, n, jb, joints, jrows)) return 4;
+  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows16w(wp, gl, g, nl, n, wb, flags, jrows, &jcur, &ji, rows);
+  return bad ? 4 : 0;
+}
+
+/* Four vertices' rows x[0..3] (16 bytes: u16 joints, u16 weights) to the output at vertex 4 q: k = 4 or 8 slots,
+ * ojb / owb = 1 (values fit: the output was checked against the file) or 2; wide8 widens 8-bit weights by 257. */
+static void skf__sse_put4w(unsigned char* jo, unsigned char* wo, size_t q, const __m128i x[4], uint32_t k, uint32_t ojb,
+                           uint32_t owb, int wide8) {
+  const __m128i z = _mm_setzero_si128();
+  __m128i j[2] = {_mm_unpacklo_epi64(x[0], x[1]), _mm_unpacklo_epi64(x[2], x[3])};
+  __m128i w[2] = {_mm_unpackhi_epi64(x[0], x[1]), _mm_unpackhi_epi64(x[2], x[3])};
+  int h;
+  if (wide8 && owb == 2)
+    for (h = 0; h < 2; ++h) w[h] = _mm_or_si128(w[h], _mm_slli_epi16(w[h], 8));
+  if (k == 4) {
+    if (ojb == 1)
+      skf__sse_st(jo + 16 * q, _mm_packus_epi16(j[0], j[1]));
+    else
+      skf__sse_st(jo + 32 * q, j[0]), skf__sse_st(jo + 32 * q + 16, j[1]);
+    if (owb == 1)
+      skf__sse_st(wo + 16 * q, _mm_packus_epi16(w[0], w[1]));
+    else
+      skf__sse_st(wo + 32 * q, w[0]), skf__sse_st(wo + 32 * q + 16, w[1]);
+    return;
+  }
+  for (h = 0; h < 2; ++h) { /* 8 slots: a vertex's 4, then 4 empty ones */
+    if (ojb == 1) {
+      skf__sse_st(jo + 32 * q + 16 * h, _mm_unpacklo_epi32(_mm_packus_epi16(j[h], z), z));
+    } else {
+      skf__sse_st(jo + 64 * q + 32 * h, _mm_unpacklo_epi64(j[h], z));
+      skf__sse_st(jo + 64 * q + 32 * h + 16, _mm_unpackhi_epi64(j[h], z));
+    }
+    if (owb == 1) {
+      skf__sse_st(wo + 32 * q + 16 * h, _mm_unpacklo_epi32(_mm_packus_epi16(w[h], z), z));
+    } else {
+      skf__sse_st(wo + 64 * q + 32 * h, _mm_unpacklo_epi64(w[h], z));
+      skf__sse_st(wo + 64 * q + 32 * h + 16, _mm_unpackhi_epi64(w[h], z));
+    }
+  }
+}
+
+/* Vertex i's output from its 16-byte row (u16 joints, u16 weights) in any layout (see skf__put_row). */
+static void skf__put_row16(const unsigned char* row, size_t i, uint32_t k, uint32_t ojb, uint32_t owb, int wide8,
+                           unsigned char* jo, unsigned char* wo) {
+  unsigned char *dj = jo + i * k * ojb, *dw = wo + i * k * owb;
+  uint32_t s;
+  memset(dj, 0, (size_t)k * ojb);
+  memset(dw, 0, (size_t)k * owb);
+  for (s = 0; s < k && s < 4; ++s) {
+    uint32_t jv = skf__rd16(row + 2 * s), wv = skf__rd16(row + 8 + 2 * s) * (wide8 && owb == 2 ? 257u : 1u);
+    dj[s * ojb] = (unsigned char)jv;
+    if (ojb == 2) dj[2 * s + 1] = (unsigned char)(jv >> 8);
+    dw[s * owb] = (unsigned char)wv;
+    if (owb == 2) dw[2 * s + 1] = (unsigned char)(wv >> 8);
+  }
+}
+
+/* skf__fast_expand4 for 16-byte rows; wide8: the file's weights are 8-bit. */
+static void skf__fast_expand16(const unsigned char* ops, size_t vc, const unsigned char* rows, const skf_mesh_output* o,
+                               int wide8) {
+  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
+  const size_t whole = k == 4 || k == 8 ? vc / 4 : 0;
+  unsigned char* jo = (unsigned char*)o->joints;
+  unsigned char* wo = (unsigned char*)o->weights;
+  unsigned char src[256][4], nlit[256], hb[7][16]; /* the last three vertices' rows, then the byte's literals */
+  size_t q, i, li = 0;
+  unsigned b, t;
+  memset(hb, 0, sizeof hb);
+  for (b = 0; b < 256 && whole; ++b) {
+    unsigned lits = 0;
+    for (t = 0; t < 4; ++t) {
+      unsigned op = (b >> (2 * t)) & 3u;
+      int from = (int)t - (int)op - 1;
+      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
+    }
+    nlit[b] = (unsigned char)lits;
+  }
+  for (q = 0; q < whole; ++q) {
+    const unsigned bb = ops[q];
+    __m128i x[4];
+    memcpy(hb[3], rows + li * 16, 64);
+    for (t = 0; t < 4; ++t) x[t] = skf__sse_ld(hb[src[bb][t]]);
+    skf__sse_put4w(jo, wo, q, x, k, ojb, owb, wide8);
+    skf__sse_st(hb[0], x[3]);
+    skf__sse_st(hb[1], x[2]);
+    skf__sse_st(hb[2], x[1]);
+    li += nlit[bb];
+  }
+  for (i = 4 * whole; i < vc; ++i) {
+    uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
+    unsigned char x[16];
+    memcpy(x, op == 3u ? rows + li * 16 : hb[op], 16);
+    skf__put_row16(x, i, k, ojb, owb, wide8, jo, wo);
+    li += op == 3u;
+    memmove(hb[1], hb[0], 32);
+    memcpy(hb[0], x, 16);
+  }
+}
 #endif
 
 /* The literal rows of a mesh from its byte planes at *pp (stream end `end`), completed and checked (skf__fast_rows):
@@ -2259,10 +2489,11 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   const size_t vc = (size_t)mi->vertex_count, r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
 #if defined(SKF__SSE)
   const int rows8 = jb == 1 && wb == 1 && n >= 1 && n <= 4; /* rows of 4 + 4 bytes (skf__sse_mesh4) */
+  const int rows16 = !rows8 && n >= 1 && n <= 4;            /* rows of 4 + 4 u16 (skf__sse_mesh16) */
 #else
-  const int rows8 = jb == 1 && wb == 1 && n == 4;
+  const int rows8 = jb == 1 && wb == 1 && n == 4, rows16 = 0;
 #endif
-  const size_t fb = (nl + 7) / 8, r1 = rows8 ? 8u : r ? r : 1u;
+  const size_t fb = (nl + 7) / 8, r1 = rows8 ? 8u : rows16 ? 16u : r ? r : 1u;
   const unsigned char *p = lit + fb, *end = lit + lit_len;
   size_t need = skf__fast_scratch(vc, r1), q = 0;
   unsigned char *rows, *jrows;
@@ -2280,6 +2511,9 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   if (rows8)
     e = skf__sse_mesh4(&p, end, lit, nl, nj, n, f->info.joint_count, rows, jrows,
                        jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
+  else if (rows16)
+    e = skf__sse_mesh16(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows,
+                        jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
   else
 #endif
     e = skf__fast_literal_rows(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows, &q);
@@ -2291,6 +2525,10 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
     return skf__fail(err, SKF_ERR_FORMAT, "mesh %u: a literal row has a joint past the table or a bad weight sum", m);
   if (rows8)
     skf__fast_expand4(ops, vc, rows, o);
+#if defined(SKF__SSE)
+  else if (rows16)
+    skf__fast_expand16(ops, vc, rows, o, wb == 1);
+#endif
   else { /* the source-row table after the joint rows, at a 4-byte aligned address (skf__fast_scratch has room) */
     unsigned char* sp = jrows + (vc + SKF_FAST_GROUP) * (jn ? jn : 1u);
     sp += (4u - ((uintptr_t)sp & 3u)) & 3u;

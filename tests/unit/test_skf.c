@@ -448,10 +448,10 @@ START_TEST(fast_profile_escapes) {
 END_TEST
 
 /* The INFL chunk body of one speed-profile mesh of nv vertices that are all literals, each with a new joint set:
- * rows rj / rw (slots 0..n-1; the weight in slot n-1 is implied unless n == 1), every plane group stored raw
- * (width 3), the lanes past nv in the last group given the delta `pad`. Returns its size. */
-static size_t fast_infl(unsigned char* out, size_t nv, uint32_t n, const unsigned char (*rj)[4],
-                        const unsigned char (*rw)[4], unsigned char pad) {
+ * rows rj / rw (slots 0..n-1 of jb- and wb-byte values; the weight in slot n-1 is implied unless n == 1), every
+ * plane group stored raw (width 3), the lanes past nv in the last group given the delta `pad`. Returns its size. */
+static size_t fast_infl(unsigned char* out, size_t nv, uint32_t n, uint32_t jb, uint32_t wb, const uint16_t (*rj)[4],
+                        const uint16_t (*rw)[4], unsigned char pad) {
   const size_t groups = (nv + 15) / 16, hn = (groups + 3) / 4, fb = (nv + 7) / 8, nw = n > 1 ? n - 1 : 1;
   size_t pos = 8 + 24;
   memset(out, 0, pos);
@@ -462,12 +462,14 @@ static size_t fast_infl(unsigned char* out, size_t nv, uint32_t n, const unsigne
   memset(out + pos, 0, fb);
   for (size_t v = 0; v < nv; ++v) out[pos + v / 8] |= (unsigned char)(1u << (v % 8));
   pos += fb;
-  for (size_t q = 0; q < n + nw; ++q) {
+  for (size_t q = 0; q < n * jb + nw * wb; ++q) { /* planes: joint bytes, then weight bytes, in row order */
+    const int joint = q < n * jb;
+    const size_t qq = joint ? q : q - n * jb, cb = joint ? jb : wb;
     memset(out + pos, 0xff, hn);
     pos += hn;
     unsigned prev = 0;
     for (size_t v = 0; v < groups * 16; ++v) {
-      unsigned val = v >= nv ? (prev + pad) & 0xffu : q < n ? rj[v][q] : rw[v][q - n];
+      unsigned val = v >= nv ? (prev + pad) & 0xffu : (unsigned)((joint ? rj : rw)[v][qq / cb] >> (8 * (qq % cb))) & 0xffu;
       out[pos++] = (unsigned char)(val - prev);
       prev = val;
     }
@@ -501,15 +503,17 @@ static unsigned char* replace_infl(const unsigned char* f, size_t size, const un
   return g;
 }
 
-/* The speed profile's row completion and checks for 1-4 influences with 8-bit joints and weights (the decoder's
- * SSE2 path on x86-64; the portable one elsewhere), on hand-made streams: valid rows decode to the stored joints and
- * weights with the implied last weight (u8 x 4 and u16 x 8 outputs) whatever the padding lanes of the last group
- * hold; a joint past the table, stored weights summing past 255, a first weight of 0 before a nonzero one, and a
- * lone weight other than 0 or 255 are each refused (SKF_ERR_FORMAT) at the first, 16th, 17th and last literal. */
+/* The speed profile's row completion and checks for 1-4 influences, 8- or 16-bit joint ids and weights (the
+ * decoder's SSE2 paths on x86-64; the portable one elsewhere), on hand-made streams: valid rows decode to the stored
+ * joints and weights with the implied last weight (4, 5, 8 and n slots of u8 or u16 components, u8 where the
+ * file's values fit) whatever the padding lanes of the last group hold; a joint past the table, stored weights summing past the total,
+ * a first weight of 0 before a nonzero one, and a lone weight other than 0 or the total are each refused
+ * (SKF_ERR_FORMAT) at the first, 16th, 17th and last literal. Loop index: influences 1-4, joint bytes, weight bits. */
 START_TEST(fast_profile_bad_rows) {
-  enum { NV = 37, J = 30 };
-  const uint32_t n = (uint32_t)_i + 1;
-  skt_rng r = {7000u + (uint64_t)n};
+  enum { NV = 37 };
+  const uint32_t n = (uint32_t)_i % 4 + 1, jb = (uint32_t)_i / 4 % 2 + 1, wb = (uint32_t)_i / 8 + 1;
+  const uint32_t J = jb == 2 ? 300 : 30, total = wb == 2 ? 65535u : 255u;
+  skt_rng r = {7000u + (uint64_t)_i};
   sk_skeleton* skel = make_skeleton(J);
   sk_skin* skin = NULL;
   sk_error err;
@@ -522,42 +526,52 @@ START_TEST(fast_profile_bad_rows) {
   sk_skf_mesh ms = {0};
   ms.skin = skin;
   size_t size = 0;
-  unsigned char* f = encode_flags(skel, &ms, 1, 8, 4, SK_SKF_FAST, &size);
-  unsigned char rj[NV][4], rw[NV][4], body[4096];
+  unsigned char* f = encode_flags(skel, &ms, 1, wb == 2 ? 16 : 8, 4, SK_SKF_FAST, &size);
+  uint16_t rj[NV][4], rw[NV][4];
+  static unsigned char body[8192];
   memset(rj, 0, sizeof rj);
   memset(rw, 0, sizeof rw);
   for (size_t v = 0; v < NV; ++v) {
-    for (uint32_t s = 0; s < n; ++s) rj[v][s] = (unsigned char)(s * 7u + skt_rand_u32(&r) % 7u); /* < 28 */
+    for (uint32_t s = 0; s < n; ++s) rj[v][s] = (uint16_t)(s * (J / 4) + skt_rand_u32(&r) % (J / 4)); /* < J */
     if (n == 1)
-      rw[v][0] = skt_rand_u32(&r) % 3 ? 255 : 0;
+      rw[v][0] = skt_rand_u32(&r) % 3 ? (uint16_t)total : 0;
     else if (v % 9 != 4) { /* every ninth an empty vertex: all weights 0 */
-      rw[v][0] = (unsigned char)(1 + skt_rand_u32(&r) % 80);
-      for (uint32_t s = 1; s + 1 < n; ++s) rw[v][s] = (unsigned char)(skt_rand_u32(&r) % 51);
+      rw[v][0] = (uint16_t)(1 + skt_rand_u32(&r) % (total / 3));
+      for (uint32_t s = 1; s + 1 < n; ++s) rw[v][s] = (uint16_t)(skt_rand_u32(&r) % (total / 5));
     }
   }
-  unsigned char jo[NV * 16], wo[NV * 16];
+  static uint16_t jo[NV * 8], wo[NV * 8];
   skf_mesh_output o;
   skf_error e;
-  for (int wide = 0; wide < 2; ++wide) { /* u8 x 4, then u16 x 8 */
-    size_t gn = 0, bn = fast_infl(body, NV, n, (const unsigned char (*)[4])rj, (const unsigned char (*)[4])rw, 0xc3);
+  static const struct {
+    uint32_t k, ojb, owb;
+  } lays[] = {{4, 2, 2}, {8, 2, 2}, {4, 1, 1}, {8, 1, 1}, {4, 1, 2}, {8, 1, 2}, {4, 2, 1}, {5, 2, 2}, {4, 0, 0}};
+  for (int lay = 0; lay < 9; ++lay) { /* u8 components only where the file's fit in a byte; {4, 0, 0}: n slots */
+    const uint32_t k = lays[lay].ojb ? lays[lay].k : n, ojb = lays[lay].ojb ? lays[lay].ojb : 2;
+    const uint32_t owb = lays[lay].owb ? lays[lay].owb : 2;
+    if ((ojb == 1 && jb == 2) || (owb == 1 && wb == 2)) continue;
+    size_t gn = 0, bn = fast_infl(body, NV, n, jb, wb, (const uint16_t (*)[4])rj, (const uint16_t (*)[4])rw, 0xc3);
     unsigned char* g = replace_infl(f, size, body, bn, &gn);
     memset(&o, 0, sizeof o);
     o.joints = jo;
     o.weights = wo;
     o.vertex_capacity = NV;
-    o.influences = wide ? 8 : 4;
-    o.joint_bytes = o.weight_bytes = wide ? 2 : 1;
+    o.influences = k;
+    o.joint_bytes = ojb;
+    o.weight_bytes = owb;
     ck_assert_msg(skf_decode_mesh(g, gn, 0, &o, &e) == SKF_OK, "%u influences: %s", n, e.message);
+    const unsigned char* jb8 = (const unsigned char*)jo;
+    const unsigned char* wb8 = (const unsigned char*)wo;
     for (size_t v = 0; v < NV; ++v) {
       unsigned sum = 0;
-      for (uint32_t s = 0; s < o.influences; ++s) {
-        unsigned wj = s < n ? rj[v][s] : 0u, ww = s + 1 < n || n == 1 ? (s < n ? rw[v][s] : 0u) : 0u;
+      for (uint32_t s = 0; s < k; ++s) {
+        unsigned wj = s < n ? rj[v][s] : 0u, ww = s < n ? rw[v][s] : 0u;
         if (n > 1 && s + 1 < n) sum += ww;
-        if (n > 1 && s + 1 == n) ww = rw[v][0] ? 255u - sum : 0u;
-        unsigned gj = wide ? jo[2 * (v * 8 + s)] | jo[2 * (v * 8 + s) + 1] << 8 : jo[v * 4 + s];
-        unsigned gw = wide ? wo[2 * (v * 8 + s)] | wo[2 * (v * 8 + s) + 1] << 8 : wo[v * 4 + s];
-        ck_assert_msg(gj == wj && gw == ww * (wide ? 257u : 1u), "%u influences, vertex %zu slot %u: %u/%u, want %u/%u",
-                      n, v, s, gj, gw, wj, ww * (wide ? 257u : 1u));
+        if (n > 1 && s + 1 == n) ww = rw[v][0] ? total - sum : 0u;
+        if (owb == 2 && wb == 1) ww *= 257u; /* 8-bit weights widened */
+        unsigned gj = ojb == 2 ? jo[v * k + s] : jb8[v * k + s], gw = owb == 2 ? wo[v * k + s] : wb8[v * k + s];
+        ck_assert_msg(gj == wj && gw == ww, "%u influences, %u/%u-byte, layout %d, vertex %zu slot %u: %u/%u, want %u/%u",
+                      n, jb, wb, lay, v, s, gj, gw, wj, ww);
       }
     }
     free(g);
@@ -565,22 +579,22 @@ START_TEST(fast_profile_bad_rows) {
   static const size_t at[] = {0, 15, 16, NV - 1};
   for (int kind = 0; kind < 4; ++kind) {
     if (n == 1 ? kind == 1 || kind == 2 : kind == 3) continue; /* the checks each count applies */
-    if (n == 2 && (kind == 1 || kind == 2)) continue;           /* one stored weight: no sum past 255 to make */
+    if (n == 2 && (kind == 1 || kind == 2)) continue;           /* one stored weight: no sum past the total */
     for (size_t a = 0; a < 4; ++a) {
-      unsigned char bj[NV][4], bw[NV][4];
+      uint16_t bj[NV][4], bw[NV][4];
       memcpy(bj, rj, sizeof bj);
       memcpy(bw, rw, sizeof bw);
       const size_t v = at[a];
-      if (kind == 0) bj[v][n - 1] = J; /* a joint past the table */
-      if (kind == 1) bw[v][0] = bw[v][1] = 200; /* stored weights past 255 */
-      if (kind == 2) bw[v][0] = 0, bw[v][1] = 9; /* weight 0 first, then a nonzero one */
-      if (kind == 3) bw[v][0] = 100;             /* a lone weight neither 0 nor 255 */
-      size_t gn = 0, bn = fast_infl(body, NV, n, (const unsigned char (*)[4])bj, (const unsigned char (*)[4])bw, 0);
+      if (kind == 0) bj[v][n - 1] = (uint16_t)J;                          /* a joint past the table */
+      if (kind == 1) bw[v][0] = bw[v][1] = (uint16_t)(total / 2 + 17);    /* stored weights past the total */
+      if (kind == 2) bw[v][0] = 0, bw[v][1] = 9;                          /* weight 0 first, then a nonzero one */
+      if (kind == 3) bw[v][0] = 100;                                      /* a lone weight neither 0 nor total */
+      size_t gn = 0, bn = fast_infl(body, NV, n, jb, wb, (const uint16_t (*)[4])bj, (const uint16_t (*)[4])bw, 0);
       unsigned char* g = replace_infl(f, size, body, bn, &gn);
       o.influences = 4;
-      o.joint_bytes = o.weight_bytes = 1;
-      ck_assert_msg(skf_decode_mesh(g, gn, 0, &o, &e) == SKF_ERR_FORMAT, "%u influences, kind %d at %zu: accepted",
-                    n, kind, v);
+      o.joint_bytes = o.weight_bytes = 2;
+      ck_assert_msg(skf_decode_mesh(g, gn, 0, &o, &e) == SKF_ERR_FORMAT,
+                    "%u influences, %u/%u-byte, kind %d at %zu: accepted", n, jb, wb, kind, v);
       free(g);
     }
   }
@@ -1588,7 +1602,7 @@ static Suite* skf_suite(void) {
   tcase_add_loop_test(t, fast_profile_round_trip, 0, 2);
   tcase_add_test(t, fast_profile_copies);
   tcase_add_test(t, fast_profile_escapes);
-  tcase_add_loop_test(t, fast_profile_bad_rows, 0, 4);
+  tcase_add_loop_test(t, fast_profile_bad_rows, 0, 16);
   tcase_add_test(t, reads_version_3_0);
   tcase_add_test(t, fast_profile_corrupt);
   tcase_add_test(t, runtime_decoder_matches_library);
