@@ -1504,7 +1504,7 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
  * the source row of each vertex. 0: too large. */
 static size_t skf__fast_scratch(size_t vc, size_t r) {
   if (vc > ((size_t)-1) / 128u - SKF_FAST_GROUP) return 0;
-  return (vc + SKF_FAST_GROUP) * (r * 2 + 16) + 4 * vc + 16; /* rows, stored joint parts, src, planes (SSE2) */
+  return (vc + SKF_FAST_GROUP) * r * 3 + 4 * vc + 16; /* rows, stored joint parts, src, planes (SSE2) */
 }
 
 /* ops with value 3 (a literal) among the first n 2-bit ops */
@@ -2263,6 +2263,191 @@ static void skf__fast_expand16(const unsigned char* ops, size_t vc, const unsign
     memcpy(hb[0], x, 16);
   }
 }
+/* ---- 5-8 influences: rows of 32 bytes, joints then weights as 8 u16 each ---------------------------------------- */
+
+/* 8 records of 8 u16 (a[0][t] .. a[7][t]) for the 8 lanes t of a[0..7], in q[0..7] */
+static void skf__sse_octs16(const __m128i a[8], __m128i q[8]) {
+  const __m128i t0 = _mm_unpacklo_epi16(a[0], a[1]), t1 = _mm_unpackhi_epi16(a[0], a[1]);
+  const __m128i t2 = _mm_unpacklo_epi16(a[2], a[3]), t3 = _mm_unpackhi_epi16(a[2], a[3]);
+  const __m128i t4 = _mm_unpacklo_epi16(a[4], a[5]), t5 = _mm_unpackhi_epi16(a[4], a[5]);
+  const __m128i t6 = _mm_unpacklo_epi16(a[6], a[7]), t7 = _mm_unpackhi_epi16(a[6], a[7]);
+  const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
+  const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
+  const __m128i v0 = _mm_unpacklo_epi32(t4, t6), v1 = _mm_unpackhi_epi32(t4, t6);
+  const __m128i v2 = _mm_unpacklo_epi32(t5, t7), v3 = _mm_unpackhi_epi32(t5, t7);
+  q[0] = _mm_unpacklo_epi64(u0, v0);
+  q[1] = _mm_unpackhi_epi64(u0, v0);
+  q[2] = _mm_unpacklo_epi64(u1, v1);
+  q[3] = _mm_unpackhi_epi64(u1, v1);
+  q[4] = _mm_unpacklo_epi64(u2, v2);
+  q[5] = _mm_unpackhi_epi64(u2, v2);
+  q[6] = _mm_unpacklo_epi64(u3, v3);
+  q[7] = _mm_unpackhi_epi64(u3, v3);
+}
+
+/* The stored joint parts (n slots of jb bytes, planes of nj values at jp) as 16-byte rows (8 u16) at jrows. 1 = every
+ * joint is below joints. */
+static int skf__sse_joint_rows32(const unsigned char* jp, size_t nj, uint32_t n, uint32_t jb, unsigned joints,
+                                 unsigned char* jrows) {
+  const size_t groups = (nj + 15) / 16, gs = groups * 16;
+  const __m128i lim = _mm_set1_epi16((short)(joints ? joints - 1u : 0u));
+  __m128i bad = _mm_setzero_si128(), j[8][2], a[8], q[8];
+  size_t g;
+  uint32_t s, h;
+  if (nj && !joints) return 0;
+  for (g = 0; g < groups; ++g) {
+    const __m128i vb = skf__sse_below(nj - 16 * g), valid[2] = {_mm_unpacklo_epi8(vb, vb), _mm_unpackhi_epi8(vb, vb)};
+    for (s = 0; s < 8; ++s) skf__sse_slot(jp, gs, g, s, n, jb, j[s]);
+    for (h = 0; h < 2; ++h) {
+      for (s = 0; s < 8; ++s) a[s] = j[s][h];
+      for (s = 0; s < n; ++s) /* joint >= joints: it saturates past joints - 1 */
+        bad = _mm_or_si128(bad, _mm_and_si128(valid[h], skf__sse_nz16(_mm_subs_epu16(a[s], lim))));
+      skf__sse_octs16(a, q);
+      for (s = 0; s < 8; ++s) skf__sse_st(jrows + 256 * g + 128 * h + 16 * s, q[s]);
+    }
+  }
+  return _mm_movemask_epi8(bad) == 0;
+}
+
+/* Rows of literals 16 g .. 16 g + 15 (32 bytes: 8 joint slots, 8 weight slots, u16; slots past n zero), as
+ * skf__sse_rows16w for 5-8 influences (n - 1 stored weights, the last implied). Returns the bad lanes. */
+static unsigned skf__sse_rows32(const unsigned char* wp, size_t gs, size_t g, size_t nl, uint32_t n, uint32_t wb,
+                                const unsigned char* flags, const unsigned char* jrows, __m128i* jcur, size_t* ji,
+                                unsigned char* rows) {
+  const size_t fb = (nl + 7) / 8, left = nl - 16 * g;
+  const __m128i zero = _mm_setzero_si128(), vb = skf__sse_below(left);
+  const __m128i total = _mm_set1_epi16((short)(wb == 2 ? 65535 : 255));
+  __m128i bad = zero, cur = *jcur, jt[16];
+  uint32_t f = flags[2 * g], h, s;
+  size_t k = *ji;
+  unsigned t;
+  if (2 * g + 1 < fb) f |= (uint32_t)flags[2 * g + 1] << 8;
+  if (left < 16) f &= (1u << left) - 1u;
+  for (t = 0; t < 16; ++t) { /* the joint set: the next stored one where the flag is set (a select by mask) */
+    const __m128i m = _mm_set1_epi32(-(int)((f >> t) & 1u)), jv = skf__sse_ld(jrows + k * 16);
+    cur = _mm_or_si128(_mm_and_si128(m, jv), _mm_andnot_si128(m, cur));
+    k += (f >> t) & 1u;
+    jt[t] = cur;
+  }
+  *jcur = cur;
+  *ji = k;
+  for (h = 0; h < 2; ++h) {
+    const __m128i valid = h ? _mm_unpackhi_epi8(vb, vb) : _mm_unpacklo_epi8(vb, vb);
+    __m128i w[8], q[8], v[2], sum = zero, b = zero, z0;
+    for (s = 0; s < 8; ++s) {
+      skf__sse_slot(wp, gs, g, s, n - 1, wb, v);
+      w[s] = v[h];
+    }
+    for (s = 0; s + 1 < n; ++s) { /* a carry out of a 16-bit add is a bad sum */
+      const __m128i next = _mm_add_epi16(sum, w[s]);
+      b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, next)));
+      sum = next;
+    }
+    z0 = _mm_cmpeq_epi16(w[0], zero);
+    b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, total)));
+    b = _mm_or_si128(b, _mm_and_si128(z0, skf__sse_nz16(sum)));
+    w[n - 1] = _mm_andnot_si128(z0, _mm_sub_epi16(total, sum)); /* the implied weight */
+    bad = _mm_or_si128(bad, _mm_and_si128(b, valid));
+    skf__sse_octs16(w, q);
+    for (s = 0; s < 8; ++s) { /* lane 8 h + s: joints then weights */
+      skf__sse_st(rows + 512 * g + 256 * h + 32 * s, jt[8 * h + s]);
+      skf__sse_st(rows + 512 * g + 256 * h + 32 * s + 16, q[s]);
+    }
+  }
+  return (unsigned)_mm_movemask_epi8(bad);
+}
+
+/* The planes of a mesh with n = 5..8 influences at *pp into rows of 32 bytes (skf__sse_rows32), via plane scratch
+ * `planes` (16 (nj + 16) + 14 (nl + 16) bytes) and jrows (16 (nj + 16) bytes). Codes as skf__sse_mesh4. */
+static int skf__sse_mesh32(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
+                           size_t nj, uint32_t n, uint32_t jb, uint32_t wb, unsigned joints, unsigned char* rows,
+                           unsigned char* jrows, unsigned char* planes, size_t* which) {
+  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, jn = (size_t)n * jb, wn = (size_t)(n - 1) * wb;
+  unsigned char* wp = planes + 16 * gj;
+  __m128i jcur = _mm_setzero_si128();
+  size_t q, g, ji = 0;
+  unsigned bad = 0;
+  for (q = 0; q < jn; ++q)
+    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
+  for (q = 0; q < wn; ++q)
+    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = jn + q, 2;
+  if (*pp != end) return 3;
+  if (!skf__sse_joint_rows32(planes, nj, n, jb, joints, jrows)) return 4;
+  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows32(wp, gl, g, nl, n, wb, flags, jrows, &jcur, &ji, rows);
+  return bad ? 4 : 0;
+}
+
+/* Vertex i's output from its 32-byte row (8 u16 joints, 8 u16 weights) in any layout (see skf__put_row). */
+static void skf__put_row32(const unsigned char* row, size_t i, uint32_t k, uint32_t ojb, uint32_t owb, int wide8,
+                           unsigned char* jo, unsigned char* wo) {
+  unsigned char *dj = jo + i * k * ojb, *dw = wo + i * k * owb;
+  uint32_t s;
+  memset(dj, 0, (size_t)k * ojb);
+  memset(dw, 0, (size_t)k * owb);
+  for (s = 0; s < k && s < 8; ++s) {
+    uint32_t jv = skf__rd16(row + 2 * s), wv = skf__rd16(row + 16 + 2 * s) * (wide8 && owb == 2 ? 257u : 1u);
+    dj[s * ojb] = (unsigned char)jv;
+    if (ojb == 2) dj[2 * s + 1] = (unsigned char)(jv >> 8);
+    dw[s * owb] = (unsigned char)wv;
+    if (owb == 2) dw[2 * s + 1] = (unsigned char)(wv >> 8);
+  }
+}
+
+/* skf__fast_expand4 for 32-byte rows: 8 slots out in 16-byte stores, other slot counts by the per-vertex loop. */
+static void skf__fast_expand32(const unsigned char* ops, size_t vc, const unsigned char* rows, const skf_mesh_output* o,
+                               int wide8) {
+  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
+  const size_t whole = k == 8 ? vc / 4 : 0;
+  unsigned char* jo = (unsigned char*)o->joints;
+  unsigned char* wo = (unsigned char*)o->weights;
+  unsigned char src[256][4], nlit[256], hb[7][32]; /* the last three vertices' rows, then the byte's literals */
+  size_t q, i, li = 0;
+  unsigned b, t;
+  memset(hb, 0, sizeof hb);
+  for (b = 0; b < 256 && whole; ++b) {
+    unsigned lits = 0;
+    for (t = 0; t < 4; ++t) {
+      unsigned op = (b >> (2 * t)) & 3u;
+      int from = (int)t - (int)op - 1;
+      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
+    }
+    nlit[b] = (unsigned char)lits;
+  }
+  for (q = 0; q < whole; ++q) {
+    const unsigned bb = ops[q];
+    __m128i j[4], wr[4], w[4];
+    memcpy(hb[3], rows + li * 32, 128);
+    for (t = 0; t < 4; ++t) {
+      j[t] = skf__sse_ld(hb[src[bb][t]]);
+      wr[t] = skf__sse_ld(hb[src[bb][t]] + 16);
+      w[t] = wide8 && owb == 2 ? _mm_or_si128(wr[t], _mm_slli_epi16(wr[t], 8)) : wr[t];
+    }
+    for (t = 0; t < 4; t += 2) { /* vertices 4 q + t, + 1 */
+      if (ojb == 1)
+        skf__sse_st(jo + 32 * q + 8 * t, _mm_packus_epi16(j[t], j[t + 1]));
+      else
+        skf__sse_st(jo + 64 * q + 16 * t, j[t]), skf__sse_st(jo + 64 * q + 16 * t + 16, j[t + 1]);
+      if (owb == 1)
+        skf__sse_st(wo + 32 * q + 8 * t, _mm_packus_epi16(w[t], w[t + 1]));
+      else
+        skf__sse_st(wo + 64 * q + 16 * t, w[t]), skf__sse_st(wo + 64 * q + 16 * t + 16, w[t + 1]);
+    }
+    for (t = 0; t < 3; ++t) { /* the byte's last three vertices' rows, from the registers */
+      skf__sse_st(hb[t], j[3 - t]);
+      skf__sse_st(hb[t] + 16, wr[3 - t]);
+    }
+    li += nlit[bb];
+  }
+  for (i = 4 * whole; i < vc; ++i) {
+    uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
+    unsigned char x[32];
+    memcpy(x, op == 3u ? rows + li * 32 : hb[op], 32);
+    skf__put_row32(x, i, k, ojb, owb, wide8, jo, wo);
+    li += op == 3u;
+    memmove(hb[1], hb[0], 64);
+    memcpy(hb[0], x, 32);
+  }
+}
 #endif
 
 /* The literal rows of a mesh from its byte planes at *pp (stream end `end`), completed and checked (skf__fast_rows):
@@ -2490,10 +2675,11 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
 #if defined(SKF__SSE)
   const int rows8 = jb == 1 && wb == 1 && n >= 1 && n <= 4; /* rows of 4 + 4 bytes (skf__sse_mesh4) */
   const int rows16 = !rows8 && n >= 1 && n <= 4;            /* rows of 4 + 4 u16 (skf__sse_mesh16) */
+  const int rows32 = n >= 5 && n <= 8;                      /* rows of 8 + 8 u16 (skf__sse_mesh32) */
 #else
-  const int rows8 = jb == 1 && wb == 1 && n == 4, rows16 = 0;
+  const int rows8 = jb == 1 && wb == 1 && n == 4, rows16 = 0, rows32 = 0;
 #endif
-  const size_t fb = (nl + 7) / 8, r1 = rows8 ? 8u : rows16 ? 16u : r ? r : 1u;
+  const size_t fb = (nl + 7) / 8, r1 = rows8 ? 8u : rows16 ? 16u : rows32 ? 32u : r ? r : 1u;
   const unsigned char *p = lit + fb, *end = lit + lit_len;
   size_t need = skf__fast_scratch(vc, r1), q = 0;
   unsigned char *rows, *jrows;
@@ -2514,6 +2700,9 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   else if (rows16)
     e = skf__sse_mesh16(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows,
                         jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
+  else if (rows32)
+    e = skf__sse_mesh32(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows,
+                        jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
   else
 #endif
     e = skf__fast_literal_rows(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows, &q);
@@ -2528,6 +2717,8 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
 #if defined(SKF__SSE)
   else if (rows16)
     skf__fast_expand16(ops, vc, rows, o, wb == 1);
+  else if (rows32)
+    skf__fast_expand32(ops, vc, rows, o, wb == 1);
 #endif
   else { /* the source-row table after the joint rows, at a 4-byte aligned address (skf__fast_scratch has room) */
     unsigned char* sp = jrows + (vc + SKF_FAST_GROUP) * (jn ? jn : 1u);
