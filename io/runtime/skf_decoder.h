@@ -428,12 +428,14 @@ __attribute__((target("pclmul,sse2"))) static uint32_t skf__crc_clmul(uint32_t c
   return (uint32_t)crc32(crc, p, (uInt)n);
 }
 static int skf__has_clmul(void) {
-  static volatile int known = -1; /* a race only writes the same value twice */
-  if (known < 0) {
+  static int known = -1; /* threads racing here store the same value (relaxed atomics: no data race) */
+  int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (k < 0) {
     unsigned a, b, c, d;
-    known = __get_cpuid(1, &a, &b, &c, &d) && (c & 2u); /* CPUID.1:ECX.PCLMULQDQ */
+    k = __get_cpuid(1, &a, &b, &c, &d) && (c & 2u); /* CPUID.1:ECX.PCLMULQDQ */
+    __atomic_store_n(&known, k, __ATOMIC_RELAXED);
   }
-  return known;
+  return k;
 }
 #endif
 
@@ -1781,12 +1783,29 @@ static int skf__fast_rows(unsigned char* rows, size_t nl, const unsigned char* f
   return !bad;
 }
 
+/* For each ops byte (four vertices' 2-bit ops), each vertex's source with the copies inside the byte already followed:
+ * 0..2 the vertex 1..3 before the byte, 3..6 the byte's first..fourth literal row; and the byte's literal count. */
+static void skf__op_table(unsigned char src[256][4], unsigned char nlit[256]) {
+  unsigned b, t;
+  for (b = 0; b < 256; ++b) {
+    unsigned lits = 0;
+    for (t = 0; t < 4; ++t) {
+      unsigned op = (b >> (2 * t)) & 3u;
+      int from = (int)t - (int)op - 1;
+      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
+    }
+    nlit[b] = (unsigned char)lits;
+  }
+}
+
 #if defined(SKF__SSE)
-/* ---- speed profile, SSE2 (every x86-64 has it): files with 4 influences, 8-bit joints and weights ----------------
- * Same bytes and the same checks as skf__fast_plane + skf__fast_rows, in 16-byte registers: each byte plane is
- * decoded plane-major (a group's 16 codes unpacked by shifts and masks and the width picked by masks, escapes patched
- * only in a group that has one, running sums by four shifted adds), then the rows are built 16 literals at a time:
- * the weight-sum checks and the implied weight in registers, the planes turned into rows by unpacks. */
+/* ---- speed profile, SSE2 (every x86-64 has it) -------------------------------------------------------------------
+ * Same bytes and the same checks as skf__fast_plane + skf__fast_rows + skf__fast_expand, in 16-byte registers: each
+ * byte plane is decoded plane-major (a group's 16 codes unpacked by shifts and masks and the width picked by masks,
+ * escapes patched only in a group that has one, running sums by four shifted adds), then the rows are built 16
+ * literals at a time: the weight-sum checks and the implied weight in registers, the planes turned into rows by
+ * unpacks. Three row shapes: 8 bytes (1-4 influences, 8-bit ids and weights), 16 bytes (1-4, 16-bit ids or
+ * weights: u16 lanes) and 32 bytes (5-8 influences, u16 lanes); each has its expansion into the caller's layout. */
 
 /* byte 15 of x in all 16 lanes */
 static __m128i skf__sse_last(__m128i x) {
@@ -1870,6 +1889,19 @@ static int skf__sse_plane(const unsigned char** pp, const unsigned char* end, si
   }
   *pp = p;
   return 0;
+}
+
+/* The jn joint planes (nj values, gj bytes each, at planes) and the wn weight planes (nl values, gl bytes each, at
+ * wp) of a mesh from *pp, which must then be at end. Codes as skf__fast_literal_rows (0..3). */
+static int skf__sse_planes(const unsigned char** pp, const unsigned char* end, size_t nj, size_t jn, size_t nl,
+                           size_t wn, unsigned char* planes, unsigned char* wp, size_t* which) {
+  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16;
+  size_t q;
+  for (q = 0; q < jn; ++q)
+    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
+  for (q = 0; q < wn; ++q)
+    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = jn + q, 2;
+  return *pp != end ? 3 : 0;
 }
 
 /* 16 records of 4 bytes (a[t], b[t], c[t], d[t]), t = 0..15, in q[0..3] */
@@ -1973,67 +2005,50 @@ static int skf__sse_mesh4(const unsigned char** pp, const unsigned char* end, co
   const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, nw = n > 1 ? n - 1 : 1;
   unsigned char* wp = planes + 4 * gj;
   uint32_t jcur = 0;
-  size_t q, g, ji = 0;
+  size_t g, ji = 0;
   unsigned bad = 0;
-  for (q = 0; q < 4; ++q)
-    if (q >= n)
-      memset(planes + q * gj, 0, gj);
-    else if (skf__sse_plane(pp, end, nj, planes + q * gj))
-      return *which = q, 1;
-  for (q = 0; q < 3; ++q)
-    if (q >= nw)
-      memset(wp + q * gl, 0, gl);
-    else if (skf__sse_plane(pp, end, nl, wp + q * gl))
-      return *which = n + q, 2;
-  if (*pp != end) return 3;
+  int e = skf__sse_planes(pp, end, nj, n, nl, nw, planes, wp, which);
+  if (e) return e;
+  memset(planes + n * gj, 0, (4 - n) * gj); /* the slots past n */
+  memset(wp + nw * gl, 0, (3 - nw) * gl);
   if (!skf__sse_joint_rows(planes, nj, joints, jrows)) return 4;
   for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows16(wp, gl, g, nl, n, flags, jrows, &jcur, &ji, rows);
   return bad ? 4 : 0;
 }
 
-/* Four vertices' joints j and weights w (4 bytes a vertex, from 8-byte rows) to the output at vertex 4 q, in k = 4
- * or 8 slots of ojb / owb = 1 or 2 bytes (8-bit weights widen by 257: the byte twice). */
-static void skf__sse_put4(unsigned char* jo, unsigned char* wo, size_t q, __m128i j, __m128i w, uint32_t k,
-                          uint32_t ojb, uint32_t owb) {
+/* One half of four vertices' output (joints or weights: 4 bytes a vertex in x) at vertex 4 q, in k = 4 or 8 slots of
+ * `bytes` (1 or 2) bytes; a 2-byte value's high byte comes from hi (zero for joints; x itself for 8-bit weights,
+ * which is w * 257). */
+static inline void skf__sse_put_half(unsigned char* out, size_t q, __m128i x, __m128i hi, uint32_t k,
+                                     uint32_t bytes) {
   const __m128i z = _mm_setzero_si128();
-  if (k == 4) {
-    if (ojb == 1) {
-      skf__sse_st(jo + 16 * q, j);
-    } else {
-      skf__sse_st(jo + 32 * q, _mm_unpacklo_epi8(j, z));
-      skf__sse_st(jo + 32 * q + 16, _mm_unpackhi_epi8(j, z));
-    }
-    if (owb == 1) {
-      skf__sse_st(wo + 16 * q, w);
-    } else {
-      skf__sse_st(wo + 32 * q, _mm_unpacklo_epi8(w, w));
-      skf__sse_st(wo + 32 * q + 16, _mm_unpackhi_epi8(w, w));
-    }
-    return;
-  }
-  /* 8 slots: a vertex's 4, then 4 empty ones */
-  if (ojb == 1) {
-    skf__sse_st(jo + 32 * q, _mm_unpacklo_epi32(j, z));
-    skf__sse_st(jo + 32 * q + 16, _mm_unpackhi_epi32(j, z));
+  if (k == 4 && bytes == 1) {
+    skf__sse_st(out + 16 * q, x);
+  } else if (k == 4) {
+    skf__sse_st(out + 32 * q, _mm_unpacklo_epi8(x, hi));
+    skf__sse_st(out + 32 * q + 16, _mm_unpackhi_epi8(x, hi));
+  } else if (bytes == 1) { /* 8 slots: a vertex's 4, then 4 empty ones */
+    skf__sse_st(out + 32 * q, _mm_unpacklo_epi32(x, z));
+    skf__sse_st(out + 32 * q + 16, _mm_unpackhi_epi32(x, z));
   } else {
-    const __m128i lo = _mm_unpacklo_epi8(j, z), hi = _mm_unpackhi_epi8(j, z);
-    skf__sse_st(jo + 64 * q, _mm_unpacklo_epi64(lo, z));
-    skf__sse_st(jo + 64 * q + 16, _mm_unpackhi_epi64(lo, z));
-    skf__sse_st(jo + 64 * q + 32, _mm_unpacklo_epi64(hi, z));
-    skf__sse_st(jo + 64 * q + 48, _mm_unpackhi_epi64(hi, z));
-  }
-  if (owb == 1) {
-    skf__sse_st(wo + 32 * q, _mm_unpacklo_epi32(w, z));
-    skf__sse_st(wo + 32 * q + 16, _mm_unpackhi_epi32(w, z));
-  } else {
-    const __m128i lo = _mm_unpacklo_epi8(w, w), hi = _mm_unpackhi_epi8(w, w);
-    skf__sse_st(wo + 64 * q, _mm_unpacklo_epi64(lo, z));
-    skf__sse_st(wo + 64 * q + 16, _mm_unpackhi_epi64(lo, z));
-    skf__sse_st(wo + 64 * q + 32, _mm_unpacklo_epi64(hi, z));
-    skf__sse_st(wo + 64 * q + 48, _mm_unpackhi_epi64(hi, z));
+    const __m128i lo = _mm_unpacklo_epi8(x, hi), up = _mm_unpackhi_epi8(x, hi);
+    skf__sse_st(out + 64 * q, _mm_unpacklo_epi64(lo, z));
+    skf__sse_st(out + 64 * q + 16, _mm_unpackhi_epi64(lo, z));
+    skf__sse_st(out + 64 * q + 32, _mm_unpacklo_epi64(up, z));
+    skf__sse_st(out + 64 * q + 48, _mm_unpackhi_epi64(up, z));
   }
 }
-/* ---- 16-bit joint ids or 16-bit weights (1-4 influences): rows of 16 bytes, joints then weights as 4 u16 each ---- */
+
+/* Four vertices' joints j and weights w (4 bytes a vertex, from 8-byte rows) to the output at vertex 4 q, in k = 4
+ * or 8 slots of ojb / owb = 1 or 2 bytes. */
+static void skf__sse_put4(unsigned char* jo, unsigned char* wo, size_t q, __m128i j, __m128i w, uint32_t k,
+                          uint32_t ojb, uint32_t owb) {
+  skf__sse_put_half(jo, q, j, _mm_setzero_si128(), k, ojb);
+  skf__sse_put_half(wo, q, w, w, k, owb);
+}
+
+/* ---- 16-bit joint ids or weights (1-4 influences), or 5-8 influences: rows of u16 lanes, `slots` (4 or 8) joints
+ * then `slots` weights (16 or 32 bytes a row) ---------------------------------------------------------------------- */
 
 /* lanes (u16) of slot byte planes lo / hi (hi zero for 1-byte components): the 16 values of a group as two registers */
 static void skf__sse_u16(__m128i lo, __m128i hi, __m128i v[2]) {
@@ -2068,104 +2083,139 @@ static void skf__sse_slot(const unsigned char* pl, size_t gs, size_t g, uint32_t
   skf__sse_u16(skf__sse_ld(pl + (s * cb) * gs + 16 * g), cb == 2 ? skf__sse_ld(pl + (s * cb + 1) * gs + 16 * g) : z, v);
 }
 
-/* The stored joint parts (n slots of jb bytes, planes of nj values at jp, gs bytes each) as 8-byte rows (4 u16) at
- * jrows. 1 = every joint is below joints. */
-static int skf__sse_joint_rows16(const unsigned char* jp, size_t nj, uint32_t n, uint32_t jb, unsigned joints,
-                                 unsigned char* jrows) {
+/* 8 records of 8 u16 (a[0][t] .. a[7][t]) for the 8 lanes t of a[0..7], in q[0..7] */
+static void skf__sse_octs16(const __m128i a[8], __m128i q[8]) {
+  const __m128i t0 = _mm_unpacklo_epi16(a[0], a[1]), t1 = _mm_unpackhi_epi16(a[0], a[1]);
+  const __m128i t2 = _mm_unpacklo_epi16(a[2], a[3]), t3 = _mm_unpackhi_epi16(a[2], a[3]);
+  const __m128i t4 = _mm_unpacklo_epi16(a[4], a[5]), t5 = _mm_unpackhi_epi16(a[4], a[5]);
+  const __m128i t6 = _mm_unpacklo_epi16(a[6], a[7]), t7 = _mm_unpackhi_epi16(a[6], a[7]);
+  const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
+  const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
+  const __m128i v0 = _mm_unpacklo_epi32(t4, t6), v1 = _mm_unpackhi_epi32(t4, t6);
+  const __m128i v2 = _mm_unpacklo_epi32(t5, t7), v3 = _mm_unpackhi_epi32(t5, t7);
+  q[0] = _mm_unpacklo_epi64(u0, v0);
+  q[1] = _mm_unpackhi_epi64(u0, v0);
+  q[2] = _mm_unpacklo_epi64(u1, v1);
+  q[3] = _mm_unpackhi_epi64(u1, v1);
+  q[4] = _mm_unpacklo_epi64(u2, v2);
+  q[5] = _mm_unpackhi_epi64(u2, v2);
+  q[6] = _mm_unpacklo_epi64(u3, v3);
+  q[7] = _mm_unpackhi_epi64(u3, v3);
+}
+
+/* Records of `slots` u16 (a[0][t] .. a[slots - 1][t]) for the 8 lanes t of a[]: 4 slots in q[0..3] (two records
+ * each), 8 slots in q[0..7] */
+static void skf__sse_records(const __m128i a[8], uint32_t slots, __m128i q[8]) {
+  if (slots == 4)
+    skf__sse_quads16(a[0], a[1], a[2], a[3], q);
+  else
+    skf__sse_octs16(a, q);
+}
+
+/* The stored joint parts (n slots of jb bytes, planes of nj values at jp) as records of `slots` u16 at jrows. 1 =
+ * every joint is below joints. */
+static int skf__sse_joint_rows_u16(const unsigned char* jp, size_t nj, uint32_t n, uint32_t jb, uint32_t slots,
+                                   unsigned joints, unsigned char* jrows) {
   const size_t groups = (nj + 15) / 16, gs = groups * 16;
   const __m128i lim = _mm_set1_epi16((short)(joints ? joints - 1u : 0u));
-  __m128i bad = _mm_setzero_si128(), j[4][2], q[4];
+  __m128i bad = _mm_setzero_si128(), j[8][2], a[8], q[8];
   size_t g;
   uint32_t s, h;
   if (nj && !joints) return 0;
   for (g = 0; g < groups; ++g) {
     const __m128i vb = skf__sse_below(nj - 16 * g), valid[2] = {_mm_unpacklo_epi8(vb, vb), _mm_unpackhi_epi8(vb, vb)};
-    for (s = 0; s < 4; ++s) skf__sse_slot(jp, gs, g, s, n, jb, j[s]);
+    for (s = 0; s < slots; ++s) skf__sse_slot(jp, gs, g, s, n, jb, j[s]);
     for (h = 0; h < 2; ++h) {
+      for (s = 0; s < slots; ++s) a[s] = j[s][h];
       for (s = 0; s < n; ++s) /* joint >= joints: it saturates past joints - 1 */
-        bad = _mm_or_si128(bad, _mm_and_si128(valid[h], skf__sse_nz16(_mm_subs_epu16(j[s][h], lim))));
-      skf__sse_quads16(j[0][h], j[1][h], j[2][h], j[3][h], q);
-      for (s = 0; s < 4; ++s) skf__sse_st(jrows + 128 * g + 64 * h + 16 * s, q[s]);
+        bad = _mm_or_si128(bad, _mm_and_si128(valid[h], skf__sse_nz16(_mm_subs_epu16(a[s], lim))));
+      skf__sse_records(a, slots, q);
+      for (s = 0; s < slots; ++s) skf__sse_st(jrows + 32 * slots * g + 16 * slots * h + 16 * s, q[s]);
     }
   }
   return _mm_movemask_epi8(bad) == 0;
 }
 
-/* Rows of literals 16 g .. 16 g + 15 (16 bytes: 4 joint slots, 4 weight slots, u16; slots past n zero) from the
- * weight planes at wp (slots of wb bytes, gs bytes a plane), the joint flags and the 8-byte joint rows; as
- * skf__sse_rows16 for 8-bit weights summing to total (255 or 65535). Returns the lanes whose weights are bad. */
-static unsigned skf__sse_rows16w(const unsigned char* wp, size_t gs, size_t g, size_t nl, uint32_t n, uint32_t wb,
-                                 const unsigned char* flags, const unsigned char* jrows, uint64_t* jcur, size_t* ji,
-                                 unsigned char* rows) {
-  const size_t fb = (nl + 7) / 8, left = nl - 16 * g, nw = n > 1 ? n - 1 : 1;
+/* Rows of literals 16 g .. 16 g + 15 (`slots` u16 joints, `slots` u16 weights; slots past n zero) from the weight
+ * planes at wp (slots of wb bytes, gs bytes a plane), the joint flags and the joint records, completed and checked as
+ * skf__sse_rows16 does with weights that sum to 255 or 65535 (wb): a carry out of a 16-bit add, a sum past the total
+ * or a first weight of 0 before a nonzero one is bad, and so is a lone weight other than 0 or the total. *jcur / *ji
+ * carry the current joint set and the next stored one. Returns the bad lanes. */
+static unsigned skf__sse_rows_u16(const unsigned char* wp, size_t gs, size_t g, size_t nl, uint32_t n, uint32_t wb,
+                                  uint32_t slots, const unsigned char* flags, const unsigned char* jrows, __m128i* jcur,
+                                  size_t* ji, unsigned char* rows) {
+  const size_t fb = (nl + 7) / 8, left = nl - 16 * g, rb = 4 * (size_t)slots, nw = n > 1 ? n - 1 : 1;
   const __m128i zero = _mm_setzero_si128(), ones = _mm_cmpeq_epi8(zero, zero), vb = skf__sse_below(left);
   const __m128i total = _mm_set1_epi16((short)(wb == 2 ? 65535 : 255));
-  __m128i bad = zero;
-  uint64_t jt[16], cur = *jcur;
+  __m128i bad = zero, cur = *jcur, jt[16];
   uint32_t f = flags[2 * g], h, s;
   size_t k = *ji;
   unsigned t;
   if (2 * g + 1 < fb) f |= (uint32_t)flags[2 * g + 1] << 8;
   if (left < 16) f &= (1u << left) - 1u;
   for (t = 0; t < 16; ++t) { /* the joint set: the next stored one where the flag is set (a select by mask) */
-    uint64_t fl = (f >> t) & 1u, jv;
-    memcpy(&jv, jrows + k * 8, 8);
-    cur ^= (jv ^ cur) & (0u - fl);
-    k += (size_t)fl;
+    const __m128i m = _mm_set1_epi32(-(int)((f >> t) & 1u));
+    const __m128i jv =
+        slots == 4 ? _mm_loadl_epi64((const __m128i*)(const void*)(jrows + k * 8)) : skf__sse_ld(jrows + k * 16);
+    cur = _mm_or_si128(_mm_and_si128(m, jv), _mm_andnot_si128(m, cur));
+    k += (f >> t) & 1u;
     jt[t] = cur;
   }
   *jcur = cur;
   *ji = k;
   for (h = 0; h < 2; ++h) {
     const __m128i valid = h ? _mm_unpackhi_epi8(vb, vb) : _mm_unpacklo_epi8(vb, vb);
-    __m128i w[3], sl[4], q[4], v[2];
-    for (s = 0; s < 3; ++s) {
-      skf__sse_slot(wp, gs, g, s, (uint32_t)nw, wb, v);
+    unsigned char* row = rows + rb * (16 * g + 8 * h);
+    __m128i w[8], q[8], v[2], sum = zero, b = zero, z0;
+    for (s = 0; s < 8; ++s) {
+      skf__sse_slot(wp, gs, g, s, s < slots ? (uint32_t)nw : 0u, wb, v);
       w[s] = v[h];
     }
-    {
-      const __m128i s01 = _mm_add_epi16(w[0], w[1]), sum = _mm_add_epi16(s01, w[2]);
-      const __m128i z0 = _mm_cmpeq_epi16(w[0], zero), imp = _mm_andnot_si128(z0, _mm_sub_epi16(total, sum));
-      /* a carry out of a 16-bit add, or a sum past the total, is a bad sum */
-      __m128i b = _mm_or_si128(skf__sse_nz16(_mm_subs_epu16(w[0], s01)), skf__sse_nz16(_mm_subs_epu16(s01, sum)));
-      b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, total)));
-      b = _mm_or_si128(b, _mm_and_si128(z0, skf__sse_nz16(sum)));
-      sl[0] = w[0], sl[1] = w[1], sl[2] = w[2], sl[3] = zero;
-      if (n == 1) /* one influence: its stored weight is the total or 0 */
-        b = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi16(w[0], total), z0), ones);
-      else
-        sl[n - 1] = imp;
-      bad = _mm_or_si128(bad, _mm_and_si128(b, valid));
-      skf__sse_quads16(sl[0], sl[1], sl[2], sl[3], q);
+    for (s = 0; s < nw; ++s) {
+      const __m128i next = _mm_add_epi16(sum, w[s]);
+      b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, next))); /* a carry */
+      sum = next;
     }
-    for (s = 0; s < 4; ++s) { /* lanes 8 h + 2 s, + 1: joints then weights */
-      const __m128i j = _mm_loadu_si128((const __m128i*)(const void*)(jt + 8 * h + 2 * s));
-      skf__sse_st(rows + 256 * g + 128 * h + 32 * s, _mm_unpacklo_epi64(j, q[s]));
-      skf__sse_st(rows + 256 * g + 128 * h + 32 * s + 16, _mm_unpackhi_epi64(j, q[s]));
-    }
+    z0 = _mm_cmpeq_epi16(w[0], zero);
+    b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, total)));
+    b = _mm_or_si128(b, _mm_and_si128(z0, skf__sse_nz16(sum)));
+    if (n == 1) /* one influence: its stored weight is the total or 0 */
+      b = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi16(w[0], total), z0), ones);
+    else
+      w[n - 1] = _mm_andnot_si128(z0, _mm_sub_epi16(total, sum)); /* the implied weight */
+    bad = _mm_or_si128(bad, _mm_and_si128(b, valid));
+    skf__sse_records(w, slots, q);
+    for (s = 0; s < slots; ++s) /* lane 8 h + s (8 slots) or 8 h + 2 s, + 1 (4 slots): joints then weights */
+      if (slots == 8) {
+        skf__sse_st(row + 32 * s, jt[8 * h + s]);
+        skf__sse_st(row + 32 * s + 16, q[s]);
+      } else {
+        const __m128i jb2 = _mm_unpacklo_epi64(jt[8 * h + 2 * s + 1], jt[8 * h + 2 * s + 1]);
+        skf__sse_st(row + 32 * s, _mm_unpacklo_epi64(jt[8 * h + 2 * s], q[s]));
+        skf__sse_st(row + 32 * s + 16, _mm_unpackhi_epi64(jb2, q[s]));
+      }
   }
   return (unsigned)_mm_movemask_epi8(bad);
 }
 
-/* The planes of a mesh with n = 1..4 influences, jb-byte joints and wb-byte weights (not both 1) at *pp into rows of
- * 16 bytes (skf__sse_rows16w), via plane scratch `planes` (8 (nj + 16) + 6 (nl + 16) bytes) and jrows (8 (nj + 16)
- * bytes). Codes as skf__sse_mesh4. */
-static int skf__sse_mesh16(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
-                           size_t nj, uint32_t n, uint32_t jb, uint32_t wb, unsigned joints, unsigned char* rows,
-                           unsigned char* jrows, unsigned char* planes, size_t* which) {
-  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, jn = (size_t)n * jb;
-  const size_t wn = (n > 1 ? n - 1 : 1) * (size_t)wb; /* stored weight planes */
-  unsigned char* wp = planes + 8 * gj;
-  uint64_t jcur = 0;
-  size_t q, g, ji = 0;
+/* The planes of a mesh with jb-byte joints and wb-byte weights (n = 1..4 and not both 1: slots 4; n = 5..8: slots
+ * 8) at *pp into rows of `slots` u16 joints then weights (skf__sse_rows_u16), via plane scratch `planes` (2 slots
+ * (nj + 16) + 2 (slots - 1) (nl + 16) bytes) and jrows (2 slots (nj + 16) bytes). Codes as skf__sse_mesh4. */
+static int skf__sse_mesh_u16(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
+                             size_t nj, uint32_t n, uint32_t jb, uint32_t wb, uint32_t slots, unsigned joints,
+                             unsigned char* rows, unsigned char* jrows, unsigned char* planes, size_t* which) {
+  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, wn = (n > 1 ? n - 1 : 1) * (size_t)wb;
+  unsigned char* wp = planes + 2 * slots * gj;
+  __m128i jcur = _mm_setzero_si128();
+  size_t g, ji = 0;
   unsigned bad = 0;
-  for (q = 0; q < jn; ++q)
-    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
-  for (q = 0; q < wn; ++q)
-    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = jn + q, 2;
-  if (*pp != end) return 3;
-  if (!skf__sse_joint_rows16(planes, nj, n, jb, joints, jrows)) return 4;
-  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows16w(wp, gl, g, nl, n, wb, flags, jrows, &jcur, &ji, rows);
+  int e = skf__sse_planes(pp, end, nj, (size_t)n * jb, nl, wn, planes, wp, which);
+  if (e) return e;
+  if (!skf__sse_joint_rows_u16(planes, nj, n, jb, slots, joints, jrows)) return 4;
+  if (slots == 4) /* constant slot counts at the call sites: the compiler specializes each */
+    for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows_u16(wp, gl, g, nl, n, wb, 4u, flags, jrows, &jcur, &ji, rows);
+  else
+    for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows_u16(wp, gl, g, nl, n, wb, 8u, flags, jrows, &jcur, &ji, rows);
   return bad ? 4 : 0;
 }
 
@@ -2206,186 +2256,35 @@ static void skf__sse_put4w(unsigned char* jo, unsigned char* wo, size_t q, const
   }
 }
 
-/* Vertex i's output from its 16-byte row (u16 joints, u16 weights) in any layout (see skf__put_row). */
-static void skf__put_row16(const unsigned char* row, size_t i, uint32_t k, uint32_t ojb, uint32_t owb, int wide8,
-                           unsigned char* jo, unsigned char* wo) {
-  unsigned char *dj = jo + i * k * ojb, *dw = wo + i * k * owb;
-  uint32_t s;
-  memset(dj, 0, (size_t)k * ojb);
-  memset(dw, 0, (size_t)k * owb);
-  for (s = 0; s < k && s < 4; ++s) {
-    uint32_t jv = skf__rd16(row + 2 * s), wv = skf__rd16(row + 8 + 2 * s) * (wide8 && owb == 2 ? 257u : 1u);
-    dj[s * ojb] = (unsigned char)jv;
-    if (ojb == 2) dj[2 * s + 1] = (unsigned char)(jv >> 8);
-    dw[s * owb] = (unsigned char)wv;
-    if (owb == 2) dw[2 * s + 1] = (unsigned char)(wv >> 8);
-  }
-}
-
-/* skf__fast_expand4 for 16-byte rows; wide8: the file's weights are 8-bit. */
-static void skf__fast_expand16(const unsigned char* ops, size_t vc, const unsigned char* rows, const skf_mesh_output* o,
-                               int wide8) {
-  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
-  const size_t whole = k == 4 || k == 8 ? vc / 4 : 0;
-  unsigned char* jo = (unsigned char*)o->joints;
-  unsigned char* wo = (unsigned char*)o->weights;
-  unsigned char src[256][4], nlit[256], hb[7][16]; /* the last three vertices' rows, then the byte's literals */
-  size_t q, i, li = 0;
-  unsigned b, t;
-  memset(hb, 0, sizeof hb);
-  for (b = 0; b < 256 && whole; ++b) {
-    unsigned lits = 0;
-    for (t = 0; t < 4; ++t) {
-      unsigned op = (b >> (2 * t)) & 3u;
-      int from = (int)t - (int)op - 1;
-      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
-    }
-    nlit[b] = (unsigned char)lits;
-  }
-  for (q = 0; q < whole; ++q) {
-    const unsigned bb = ops[q];
-    __m128i x[4];
-    memcpy(hb[3], rows + li * 16, 64);
-    for (t = 0; t < 4; ++t) x[t] = skf__sse_ld(hb[src[bb][t]]);
-    skf__sse_put4w(jo, wo, q, x, k, ojb, owb, wide8);
-    skf__sse_st(hb[0], x[3]);
-    skf__sse_st(hb[1], x[2]);
-    skf__sse_st(hb[2], x[1]);
-    li += nlit[bb];
-  }
-  for (i = 4 * whole; i < vc; ++i) {
-    uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
-    unsigned char x[16];
-    memcpy(x, op == 3u ? rows + li * 16 : hb[op], 16);
-    skf__put_row16(x, i, k, ojb, owb, wide8, jo, wo);
-    li += op == 3u;
-    memmove(hb[1], hb[0], 32);
-    memcpy(hb[0], x, 16);
-  }
-}
-/* ---- 5-8 influences: rows of 32 bytes, joints then weights as 8 u16 each ---------------------------------------- */
-
-/* 8 records of 8 u16 (a[0][t] .. a[7][t]) for the 8 lanes t of a[0..7], in q[0..7] */
-static void skf__sse_octs16(const __m128i a[8], __m128i q[8]) {
-  const __m128i t0 = _mm_unpacklo_epi16(a[0], a[1]), t1 = _mm_unpackhi_epi16(a[0], a[1]);
-  const __m128i t2 = _mm_unpacklo_epi16(a[2], a[3]), t3 = _mm_unpackhi_epi16(a[2], a[3]);
-  const __m128i t4 = _mm_unpacklo_epi16(a[4], a[5]), t5 = _mm_unpackhi_epi16(a[4], a[5]);
-  const __m128i t6 = _mm_unpacklo_epi16(a[6], a[7]), t7 = _mm_unpackhi_epi16(a[6], a[7]);
-  const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
-  const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
-  const __m128i v0 = _mm_unpacklo_epi32(t4, t6), v1 = _mm_unpackhi_epi32(t4, t6);
-  const __m128i v2 = _mm_unpacklo_epi32(t5, t7), v3 = _mm_unpackhi_epi32(t5, t7);
-  q[0] = _mm_unpacklo_epi64(u0, v0);
-  q[1] = _mm_unpackhi_epi64(u0, v0);
-  q[2] = _mm_unpacklo_epi64(u1, v1);
-  q[3] = _mm_unpackhi_epi64(u1, v1);
-  q[4] = _mm_unpacklo_epi64(u2, v2);
-  q[5] = _mm_unpackhi_epi64(u2, v2);
-  q[6] = _mm_unpacklo_epi64(u3, v3);
-  q[7] = _mm_unpackhi_epi64(u3, v3);
-}
-
-/* The stored joint parts (n slots of jb bytes, planes of nj values at jp) as 16-byte rows (8 u16) at jrows. 1 = every
- * joint is below joints. */
-static int skf__sse_joint_rows32(const unsigned char* jp, size_t nj, uint32_t n, uint32_t jb, unsigned joints,
-                                 unsigned char* jrows) {
-  const size_t groups = (nj + 15) / 16, gs = groups * 16;
-  const __m128i lim = _mm_set1_epi16((short)(joints ? joints - 1u : 0u));
-  __m128i bad = _mm_setzero_si128(), j[8][2], a[8], q[8];
-  size_t g;
-  uint32_t s, h;
-  if (nj && !joints) return 0;
-  for (g = 0; g < groups; ++g) {
-    const __m128i vb = skf__sse_below(nj - 16 * g), valid[2] = {_mm_unpacklo_epi8(vb, vb), _mm_unpackhi_epi8(vb, vb)};
-    for (s = 0; s < 8; ++s) skf__sse_slot(jp, gs, g, s, n, jb, j[s]);
-    for (h = 0; h < 2; ++h) {
-      for (s = 0; s < 8; ++s) a[s] = j[s][h];
-      for (s = 0; s < n; ++s) /* joint >= joints: it saturates past joints - 1 */
-        bad = _mm_or_si128(bad, _mm_and_si128(valid[h], skf__sse_nz16(_mm_subs_epu16(a[s], lim))));
-      skf__sse_octs16(a, q);
-      for (s = 0; s < 8; ++s) skf__sse_st(jrows + 256 * g + 128 * h + 16 * s, q[s]);
-    }
-  }
-  return _mm_movemask_epi8(bad) == 0;
-}
-
-/* Rows of literals 16 g .. 16 g + 15 (32 bytes: 8 joint slots, 8 weight slots, u16; slots past n zero), as
- * skf__sse_rows16w for 5-8 influences (n - 1 stored weights, the last implied). Returns the bad lanes. */
-static unsigned skf__sse_rows32(const unsigned char* wp, size_t gs, size_t g, size_t nl, uint32_t n, uint32_t wb,
-                                const unsigned char* flags, const unsigned char* jrows, __m128i* jcur, size_t* ji,
-                                unsigned char* rows) {
-  const size_t fb = (nl + 7) / 8, left = nl - 16 * g;
-  const __m128i zero = _mm_setzero_si128(), vb = skf__sse_below(left);
-  const __m128i total = _mm_set1_epi16((short)(wb == 2 ? 65535 : 255));
-  __m128i bad = zero, cur = *jcur, jt[16];
-  uint32_t f = flags[2 * g], h, s;
-  size_t k = *ji;
+/* Four vertices' rows of 8 u16 joints (j) and 8 u16 weights (w) to the output at vertex 4 q in 8 slots of ojb /
+ * owb = 1 (values fit) or 2 bytes; wide8 widens 8-bit weights by 257. */
+static void skf__sse_put4o(unsigned char* jo, unsigned char* wo, size_t q, const __m128i j[4], const __m128i wr[4],
+                           uint32_t ojb, uint32_t owb, int wide8) {
+  __m128i w[4];
   unsigned t;
-  if (2 * g + 1 < fb) f |= (uint32_t)flags[2 * g + 1] << 8;
-  if (left < 16) f &= (1u << left) - 1u;
-  for (t = 0; t < 16; ++t) { /* the joint set: the next stored one where the flag is set (a select by mask) */
-    const __m128i m = _mm_set1_epi32(-(int)((f >> t) & 1u)), jv = skf__sse_ld(jrows + k * 16);
-    cur = _mm_or_si128(_mm_and_si128(m, jv), _mm_andnot_si128(m, cur));
-    k += (f >> t) & 1u;
-    jt[t] = cur;
+  for (t = 0; t < 4; ++t) w[t] = wide8 && owb == 2 ? _mm_or_si128(wr[t], _mm_slli_epi16(wr[t], 8)) : wr[t];
+  for (t = 0; t < 4; t += 2) { /* vertices 4 q + t, + 1 */
+    if (ojb == 1)
+      skf__sse_st(jo + 32 * q + 8 * t, _mm_packus_epi16(j[t], j[t + 1]));
+    else
+      skf__sse_st(jo + 64 * q + 16 * t, j[t]), skf__sse_st(jo + 64 * q + 16 * t + 16, j[t + 1]);
+    if (owb == 1)
+      skf__sse_st(wo + 32 * q + 8 * t, _mm_packus_epi16(w[t], w[t + 1]));
+    else
+      skf__sse_st(wo + 64 * q + 16 * t, w[t]), skf__sse_st(wo + 64 * q + 16 * t + 16, w[t + 1]);
   }
-  *jcur = cur;
-  *ji = k;
-  for (h = 0; h < 2; ++h) {
-    const __m128i valid = h ? _mm_unpackhi_epi8(vb, vb) : _mm_unpacklo_epi8(vb, vb);
-    __m128i w[8], q[8], v[2], sum = zero, b = zero, z0;
-    for (s = 0; s < 8; ++s) {
-      skf__sse_slot(wp, gs, g, s, n - 1, wb, v);
-      w[s] = v[h];
-    }
-    for (s = 0; s + 1 < n; ++s) { /* a carry out of a 16-bit add is a bad sum */
-      const __m128i next = _mm_add_epi16(sum, w[s]);
-      b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, next)));
-      sum = next;
-    }
-    z0 = _mm_cmpeq_epi16(w[0], zero);
-    b = _mm_or_si128(b, skf__sse_nz16(_mm_subs_epu16(sum, total)));
-    b = _mm_or_si128(b, _mm_and_si128(z0, skf__sse_nz16(sum)));
-    w[n - 1] = _mm_andnot_si128(z0, _mm_sub_epi16(total, sum)); /* the implied weight */
-    bad = _mm_or_si128(bad, _mm_and_si128(b, valid));
-    skf__sse_octs16(w, q);
-    for (s = 0; s < 8; ++s) { /* lane 8 h + s: joints then weights */
-      skf__sse_st(rows + 512 * g + 256 * h + 32 * s, jt[8 * h + s]);
-      skf__sse_st(rows + 512 * g + 256 * h + 32 * s + 16, q[s]);
-    }
-  }
-  return (unsigned)_mm_movemask_epi8(bad);
 }
 
-/* The planes of a mesh with n = 5..8 influences at *pp into rows of 32 bytes (skf__sse_rows32), via plane scratch
- * `planes` (16 (nj + 16) + 14 (nl + 16) bytes) and jrows (16 (nj + 16) bytes). Codes as skf__sse_mesh4. */
-static int skf__sse_mesh32(const unsigned char** pp, const unsigned char* end, const unsigned char* flags, size_t nl,
-                           size_t nj, uint32_t n, uint32_t jb, uint32_t wb, unsigned joints, unsigned char* rows,
-                           unsigned char* jrows, unsigned char* planes, size_t* which) {
-  const size_t gj = (nj + 15) / 16 * 16, gl = (nl + 15) / 16 * 16, jn = (size_t)n * jb, wn = (size_t)(n - 1) * wb;
-  unsigned char* wp = planes + 16 * gj;
-  __m128i jcur = _mm_setzero_si128();
-  size_t q, g, ji = 0;
-  unsigned bad = 0;
-  for (q = 0; q < jn; ++q)
-    if (skf__sse_plane(pp, end, nj, planes + q * gj)) return *which = q, 1;
-  for (q = 0; q < wn; ++q)
-    if (skf__sse_plane(pp, end, nl, wp + q * gl)) return *which = jn + q, 2;
-  if (*pp != end) return 3;
-  if (!skf__sse_joint_rows32(planes, nj, n, jb, joints, jrows)) return 4;
-  for (g = 0; g < gl / 16; ++g) bad |= skf__sse_rows32(wp, gl, g, nl, n, wb, flags, jrows, &jcur, &ji, rows);
-  return bad ? 4 : 0;
-}
-
-/* Vertex i's output from its 32-byte row (8 u16 joints, 8 u16 weights) in any layout (see skf__put_row). */
-static void skf__put_row32(const unsigned char* row, size_t i, uint32_t k, uint32_t ojb, uint32_t owb, int wide8,
-                           unsigned char* jo, unsigned char* wo) {
+/* Vertex i's output from its row of slots u16 joints then slots u16 weights (slots 4 or 8), in any layout (see
+ * skf__put_row); wide8: the file's weights are 8-bit. */
+static void skf__put_row16(const unsigned char* row, uint32_t slots, size_t i, uint32_t k, uint32_t ojb, uint32_t owb,
+                           int wide8, unsigned char* jo, unsigned char* wo) {
   unsigned char *dj = jo + i * k * ojb, *dw = wo + i * k * owb;
   uint32_t s;
   memset(dj, 0, (size_t)k * ojb);
   memset(dw, 0, (size_t)k * owb);
-  for (s = 0; s < k && s < 8; ++s) {
-    uint32_t jv = skf__rd16(row + 2 * s), wv = skf__rd16(row + 16 + 2 * s) * (wide8 && owb == 2 ? 257u : 1u);
+  for (s = 0; s < k && s < slots; ++s) {
+    uint32_t jv = skf__rd16(row + 2 * s), wv = skf__rd16(row + 2 * (slots + s)) * (wide8 && owb == 2 ? 257u : 1u);
     dj[s * ojb] = (unsigned char)jv;
     if (ojb == 2) dj[2 * s + 1] = (unsigned char)(jv >> 8);
     dw[s * owb] = (unsigned char)wv;
@@ -2393,59 +2292,56 @@ static void skf__put_row32(const unsigned char* row, size_t i, uint32_t k, uint3
   }
 }
 
-/* skf__fast_expand4 for 32-byte rows: 8 slots out in 16-byte stores, other slot counts by the per-vertex loop. */
-static void skf__fast_expand32(const unsigned char* ops, size_t vc, const unsigned char* rows, const skf_mesh_output* o,
-                               int wide8) {
+/* 64 bytes from s to d in four 16-byte moves (a copy loop of variable length can become `rep movs`, which takes
+ * dozens of cycles to start) */
+static void skf__sse_copy64(unsigned char* d, const unsigned char* s) {
+  const __m128i a = skf__sse_ld(s), b = skf__sse_ld(s + 16), c = skf__sse_ld(s + 32), e = skf__sse_ld(s + 48);
+  skf__sse_st(d, a);
+  skf__sse_st(d + 16, b);
+  skf__sse_st(d + 32, c);
+  skf__sse_st(d + 48, e);
+}
+
+/* skf__fast_expand4 for rows of `slots` (4 or 8) u16 joints then weights; wide8: the file's weights are 8-bit. Four
+ * vertices at a time into 4 or 8 slots (4-slot rows) or 8 slots (8-slot rows), else the per-vertex loop. */
+static void skf__fast_expand_u16(const unsigned char* ops, size_t vc, const unsigned char* rows,
+                                 const skf_mesh_output* o, int wide8, uint32_t slots) {
   const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
-  const size_t whole = k == 8 ? vc / 4 : 0;
+  const size_t rb = 4 * (size_t)slots, whole = k == 8 || (k == 4 && slots == 4) ? vc / 4 : 0;
   unsigned char* jo = (unsigned char*)o->joints;
   unsigned char* wo = (unsigned char*)o->weights;
-  unsigned char src[256][4], nlit[256], hb[7][32]; /* the last three vertices' rows, then the byte's literals */
+  unsigned char src[256][4], nlit[256], hb[7 * 32]; /* the last three vertices' rows, then the byte's literals */
   size_t q, i, li = 0;
-  unsigned b, t;
+  unsigned t;
   memset(hb, 0, sizeof hb);
-  for (b = 0; b < 256 && whole; ++b) {
-    unsigned lits = 0;
-    for (t = 0; t < 4; ++t) {
-      unsigned op = (b >> (2 * t)) & 3u;
-      int from = (int)t - (int)op - 1;
-      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
-    }
-    nlit[b] = (unsigned char)lits;
-  }
+  if (whole) skf__op_table(src, nlit);
   for (q = 0; q < whole; ++q) {
     const unsigned bb = ops[q];
-    __m128i j[4], wr[4], w[4];
-    memcpy(hb[3], rows + li * 32, 128);
+    __m128i x[4], y[4];
+    skf__sse_copy64(hb + 3 * rb, rows + li * rb); /* the byte's four possible literal rows */
+    if (slots == 8) skf__sse_copy64(hb + 3 * rb + 64, rows + li * rb + 64);
     for (t = 0; t < 4; ++t) {
-      j[t] = skf__sse_ld(hb[src[bb][t]]);
-      wr[t] = skf__sse_ld(hb[src[bb][t]] + 16);
-      w[t] = wide8 && owb == 2 ? _mm_or_si128(wr[t], _mm_slli_epi16(wr[t], 8)) : wr[t];
+      x[t] = skf__sse_ld(hb + src[bb][t] * rb);
+      y[t] = slots == 8 ? skf__sse_ld(hb + src[bb][t] * rb + 16) : x[t];
     }
-    for (t = 0; t < 4; t += 2) { /* vertices 4 q + t, + 1 */
-      if (ojb == 1)
-        skf__sse_st(jo + 32 * q + 8 * t, _mm_packus_epi16(j[t], j[t + 1]));
-      else
-        skf__sse_st(jo + 64 * q + 16 * t, j[t]), skf__sse_st(jo + 64 * q + 16 * t + 16, j[t + 1]);
-      if (owb == 1)
-        skf__sse_st(wo + 32 * q + 8 * t, _mm_packus_epi16(w[t], w[t + 1]));
-      else
-        skf__sse_st(wo + 64 * q + 16 * t, w[t]), skf__sse_st(wo + 64 * q + 16 * t + 16, w[t + 1]);
-    }
+    if (slots == 4)
+      skf__sse_put4w(jo, wo, q, x, k, ojb, owb, wide8);
+    else
+      skf__sse_put4o(jo, wo, q, x, y, ojb, owb, wide8);
     for (t = 0; t < 3; ++t) { /* the byte's last three vertices' rows, from the registers */
-      skf__sse_st(hb[t], j[3 - t]);
-      skf__sse_st(hb[t] + 16, wr[3 - t]);
+      skf__sse_st(hb + t * rb, x[3 - t]);
+      if (slots == 8) skf__sse_st(hb + t * rb + 16, y[3 - t]);
     }
     li += nlit[bb];
   }
   for (i = 4 * whole; i < vc; ++i) {
     uint32_t op = (ops[i >> 2] >> ((i & 3u) * 2u)) & 3u;
     unsigned char x[32];
-    memcpy(x, op == 3u ? rows + li * 32 : hb[op], 32);
-    skf__put_row32(x, i, k, ojb, owb, wide8, jo, wo);
+    memcpy(x, op == 3u ? rows + li * rb : hb + op * rb, rb);
+    skf__put_row16(x, slots, i, k, ojb, owb, wide8, jo, wo);
     li += op == 3u;
-    memmove(hb[1], hb[0], 64);
-    memcpy(hb[0], x, 32);
+    memmove(hb + rb, hb, 2 * rb);
+    memcpy(hb, x, rb);
   }
 }
 #endif
@@ -2518,16 +2414,7 @@ static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigne
   unsigned char src[256][4], nlit[256];
   size_t q, i, li = 0;
   uint64_t h[7] = {0, 0, 0, 0, 0, 0, 0}; /* the last three vertices' rows (1, 2, 3 back), then the byte's literals */
-  unsigned b, t;
-  for (b = 0; b < 256 && whole; ++b) {
-    unsigned lits = 0;
-    for (t = 0; t < 4; ++t) {
-      unsigned op = (b >> (2 * t)) & 3u;
-      int from = (int)t - (int)op - 1;
-      src[b][t] = (unsigned char)(op == 3u ? 3u + lits++ : from >= 0 ? src[b][from] : (unsigned)(-from - 1));
-    }
-    nlit[b] = (unsigned char)lits;
-  }
+  if (whole) skf__op_table(src, nlit);
   for (q = 0; q < whole; ++q) {
     const unsigned bb = ops[q];
     memcpy(&h[3], rows + li * 8, 32);
@@ -2547,6 +2434,7 @@ static void skf__fast_expand4(const unsigned char* ops, size_t vc, const unsigne
 #else
     {
       uint64_t v[4];
+      unsigned t;
       for (t = 0; t < 4; ++t) {
         v[t] = h[src[bb][t]];
         memcpy(jo + 4 * (4 * q + t), &v[t], 4); /* rows are byte sequences: the halves are joints and weights */
@@ -2674,8 +2562,8 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   const size_t vc = (size_t)mi->vertex_count, r = (size_t)n * (jb + wb), jn = (size_t)n * jb;
 #if defined(SKF__SSE)
   const int rows8 = jb == 1 && wb == 1 && n >= 1 && n <= 4; /* rows of 4 + 4 bytes (skf__sse_mesh4) */
-  const int rows16 = !rows8 && n >= 1 && n <= 4;            /* rows of 4 + 4 u16 (skf__sse_mesh16) */
-  const int rows32 = n >= 5 && n <= 8;                      /* rows of 8 + 8 u16 (skf__sse_mesh32) */
+  const int rows16 = !rows8 && n >= 1 && n <= 4;            /* rows of 4 + 4 u16 (skf__sse_mesh_u16) */
+  const int rows32 = n >= 5 && n <= 8;                      /* rows of 8 + 8 u16 (skf__sse_mesh_u16) */
 #else
   const int rows8 = jb == 1 && wb == 1 && n == 4, rows16 = 0, rows32 = 0;
 #endif
@@ -2697,12 +2585,9 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
   if (rows8)
     e = skf__sse_mesh4(&p, end, lit, nl, nj, n, f->info.joint_count, rows, jrows,
                        jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
-  else if (rows16)
-    e = skf__sse_mesh16(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows,
-                        jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
-  else if (rows32)
-    e = skf__sse_mesh32(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows,
-                        jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
+  else if (rows16 || rows32)
+    e = skf__sse_mesh_u16(&p, end, lit, nl, nj, n, jb, wb, rows32 ? 8u : 4u, f->info.joint_count, rows, jrows,
+                          jrows + (vc + SKF_FAST_GROUP) * r1 + 4 * vc + 16, &q);
   else
 #endif
     e = skf__fast_literal_rows(&p, end, lit, nl, nj, n, jb, wb, f->info.joint_count, rows, jrows, &q);
@@ -2716,9 +2601,9 @@ static skf_result skf__fast_mesh(skf_decoder* dec, const skf__file* f, uint32_t 
     skf__fast_expand4(ops, vc, rows, o);
 #if defined(SKF__SSE)
   else if (rows16)
-    skf__fast_expand16(ops, vc, rows, o, wb == 1);
+    skf__fast_expand_u16(ops, vc, rows, o, wb == 1, 4u);
   else if (rows32)
-    skf__fast_expand32(ops, vc, rows, o, wb == 1);
+    skf__fast_expand_u16(ops, vc, rows, o, wb == 1, 8u);
 #endif
   else { /* the source-row table after the joint rows, at a 4-byte aligned address (skf__fast_scratch has room) */
     unsigned char* sp = jrows + (vc + SKF_FAST_GROUP) * (jn ? jn : 1u);
