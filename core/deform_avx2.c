@@ -17,87 +17,87 @@ typedef __m256 vdq;
 /* Two floats into the low half (the rest 0) from an address that need only be float-aligned: the weights of a K = 2
  * range start wherever the ranges before it end. _mm_load_sd would read them as a double, which C requires to be
  * 8-byte aligned (UBSan flags it); _mm_loadl_epi64 takes an unaligned pointer. */
-static inline __attribute__((always_inline)) __m128 load2(const float* p) {
+SKC_KERNEL_INLINE __m128 load2(const float* p) {
   return _mm_castsi128_ps(_mm_loadl_epi64((const __m128i_u*)(const void*)p));
 }
 
-static inline __attribute__((always_inline)) vmat vm_zero(void) {
+SKC_KERNEL_INLINE vmat vm_zero(void) {
   vmat r = {_mm256_setzero_ps(), _mm256_setzero_ps()};
   return r;
 }
-static inline __attribute__((always_inline)) vmat vm_load(const float* m) {
+SKC_KERNEL_INLINE vmat vm_load(const float* m) {
   vmat r = {_mm256_loadu_ps(m), _mm256_loadu_ps(m + 8)};
   return r;
 }
-static inline __attribute__((always_inline)) vmat vm_fma(vmat a, const float* m, float w) {
+SKC_KERNEL_INLINE vmat vm_fma(vmat a, const float* m, float w) {
   __m256 ws = _mm256_set1_ps(w);
   a.lo = _mm256_fmadd_ps(ws, _mm256_loadu_ps(m), a.lo);
   a.hi = _mm256_fmadd_ps(ws, _mm256_loadu_ps(m + 8), a.hi);
   return a;
 }
-static inline __attribute__((always_inline)) vmat vm_add(vmat a, vmat b) {
+SKC_KERNEL_INLINE vmat vm_add(vmat a, vmat b) {
   a.lo = _mm256_add_ps(a.lo, b.lo);
   a.hi = _mm256_add_ps(a.hi, b.hi);
   return a;
 }
-static inline __attribute__((always_inline)) vmat vm_add_diag(vmat a, float s) {
+SKC_KERNEL_INLINE vmat vm_add_diag(vmat a, float s) {
   a.lo = _mm256_add_ps(a.lo, _mm256_setr_ps(s, 0, 0, 0, 0, s, 0, 0));
   a.hi = _mm256_add_ps(a.hi, _mm256_setr_ps(0, 0, s, 0, 0, 0, 0, 0));
   return a;
 }
-static inline __attribute__((always_inline)) void store3(__m128 v, float out[3]) {
+SKC_KERNEL_INLINE void store3(__m128 v, float out[3]) {
   float t[4];
   _mm_storeu_ps(t, v);
   out[0] = t[0];
   out[1] = t[1];
   out[2] = t[2];
 }
-static inline __attribute__((always_inline)) void vm_point(vmat m, const float p[3], float out[3]) {
+SKC_KERNEL_INLINE void vm_point(vmat m, const float p[3], float out[3]) {
   __m256 xy = _mm256_setr_m128(_mm_set1_ps(p[0]), _mm_set1_ps(p[1]));
   __m256 z1 = _mm256_setr_m128(_mm_set1_ps(p[2]), _mm_set1_ps(1.0f));
   __m256 r = _mm256_fmadd_ps(m.lo, xy, _mm256_mul_ps(m.hi, z1));
   store3(_mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1)), out);
 }
-static inline __attribute__((always_inline)) void vm_dir(vmat m, const float d[3], float out[3]) {
+SKC_KERNEL_INLINE void vm_dir(vmat m, const float d[3], float out[3]) {
   __m256 xy = _mm256_setr_m128(_mm_set1_ps(d[0]), _mm_set1_ps(d[1]));
   __m256 z0 = _mm256_setr_m128(_mm_set1_ps(d[2]), _mm_setzero_ps());
   __m256 r = _mm256_fmadd_ps(m.lo, xy, _mm256_mul_ps(m.hi, z0));
   store3(_mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1)), out);
 }
-static inline __attribute__((always_inline)) void vm_store(vmat m, float out[16]) {
+SKC_KERNEL_INLINE void vm_store(vmat m, float out[16]) {
   _mm256_storeu_ps(out, m.lo);
   _mm256_storeu_ps(out + 8, m.hi);
 }
-static inline __attribute__((always_inline)) vdq vd_zero(void) { return _mm256_setzero_ps(); }
-static inline __attribute__((always_inline)) vdq vd_fma(vdq a, const float* d, float w) {
+SKC_KERNEL_INLINE vdq vd_zero(void) { return _mm256_setzero_ps(); }
+SKC_KERNEL_INLINE vdq vd_fma(vdq a, const float* d, float w) {
   return _mm256_fmadd_ps(_mm256_set1_ps(w), _mm256_loadu_ps(d), a);
 }
-static inline __attribute__((always_inline)) void vd_store(vdq d, float out[8]) { _mm256_storeu_ps(out, d); }
+SKC_KERNEL_INLINE void vd_store(vdq d, float out[8]) { _mm256_storeu_ps(out, d); }
 
-static inline __attribute__((always_inline)) vmat vm_scaled(const float* m, float w) {
+SKC_KERNEL_INLINE vmat vm_scaled(const float* m, float w) {
   __m256 ws = _mm256_set1_ps(w);
   vmat r = {_mm256_mul_ps(ws, _mm256_loadu_ps(m)), _mm256_mul_ps(ws, _mm256_loadu_ps(m + 8))};
   return r;
 }
-static inline __attribute__((always_inline)) vdq vd_scaled(const float* d, float w) { return _mm256_mul_ps(_mm256_set1_ps(w), _mm256_loadu_ps(d)); }
-static inline __attribute__((always_inline)) vdq vd_add(vdq a, vdq b) { return _mm256_add_ps(a, b); }
+SKC_KERNEL_INLINE vdq vd_scaled(const float* d, float w) { return _mm256_mul_ps(_mm256_set1_ps(w), _mm256_loadu_ps(d)); }
+SKC_KERNEL_INLINE vdq vd_add(vdq a, vdq b) { return _mm256_add_ps(a, b); }
 
 /* ---- fast-loop vertex primitives: the vertex stays in one register ---- */
 typedef __m128 vp;
 
-static inline __attribute__((always_inline)) __m256 bcast_at(const unsigned char* p) {
+SKC_KERNEL_INLINE __m256 bcast_at(const unsigned char* p) {
   float x;
   memcpy(&x, p, sizeof x);
   return _mm256_set1_ps(x);
 }
 /* lo * (x x x x | y y y y) + hi * (z z z z | 1 1 1 1), folded: c0 x + c1 y + c2 z + c3 */
-static inline __attribute__((always_inline)) vp vm_point_m(vmat m, const unsigned char* p) {
+SKC_KERNEL_INLINE vp vm_point_m(vmat m, const unsigned char* p) {
   __m256 xy = _mm256_blend_ps(bcast_at(p), bcast_at(p + 4), 0xF0);
   __m256 z1 = _mm256_blend_ps(bcast_at(p + 8), _mm256_set1_ps(1.0f), 0xF0);
   __m256 r = _mm256_fmadd_ps(m.lo, xy, _mm256_mul_ps(m.hi, z1));
   return _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
 }
-static inline __attribute__((always_inline)) vp vm_dir_m(vmat m, const unsigned char* d) {
+SKC_KERNEL_INLINE vp vm_dir_m(vmat m, const unsigned char* d) {
   __m256 xy = _mm256_blend_ps(bcast_at(d), bcast_at(d + 4), 0xF0);
   __m128 rz = _mm_mul_ps(_mm256_castps256_ps128(m.hi), _mm256_castps256_ps128(bcast_at(d + 8)));
   __m256 r = _mm256_mul_ps(m.lo, xy);
@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) vp vm_dir_m(vmat m, const unsigned 
 }
 /* |n|^2 broadcast, range [FLT_MIN, 3e38] as one unsigned compare of its bits, rsqrt with one
  * Newton-Raphson step (~1e-7) */
-static inline __attribute__((always_inline)) int vp_renorm(vp* n) {
+SKC_KERNEL_INLINE int vp_renorm(vp* n) {
   __m128 v = *n;
   __m128 sq = _mm_mul_ps(v, v); /* lane 3 is 0 (palette rows 3 are 0), or NaN, which fails the range test */
   __m128 s = _mm_add_ps(sq, _mm_permute_ps(sq, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -117,7 +117,7 @@ static inline __attribute__((always_inline)) int vp_renorm(vp* n) {
   *n = _mm_mul_ps(v, r);
   return bits - 0x00800000u <= 0x7f61b1e6u - 0x00800000u;
 }
-static inline __attribute__((always_inline)) void vp_store3(unsigned char* d, vp v) {
+SKC_KERNEL_INLINE void vp_store3(unsigned char* d, vp v) {
   _mm_storel_pi((__m64*)(void*)d, v);
   int z = _mm_extract_ps(v, 2);
   memcpy(d + 8, &z, sizeof z);
@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) void vp_store3(unsigned char* d, vp
 #define SKC_HAVE_VD_HEMI 1
 #define SKC_HAVE_VD_TO_MAT 1
 /* The K dot products four at a time (multiply, two horizontal adds), their signs xor-ed into the weights. */
-static inline __attribute__((always_inline)) void vd_hemi_weights(const float* DQ, const uint32_t* j, float* w,
+SKC_KERNEL_INLINE void vd_hemi_weights(const float* DQ, const uint32_t* j, float* w,
                                                                   uint32_t K, const float* q0) {
   const __m128 r0 = _mm_loadu_ps(q0);
   const __m128 sign = _mm_castsi128_ps(_mm_set1_epi32((int)0x80000000u));
@@ -145,7 +145,7 @@ static inline __attribute__((always_inline)) void vd_hemi_weights(const float* D
 /* kdq_matrix in registers: with q2 = 2 q / |q|^2 and a = w q2_w - 1, column i = q2_i (x, y, z) + q2_w [e_i]x q
  * + a e_i, translation q2_w d - d_w q2 + q2 x d. Lane 3 of the columns is left unspecified (never read: vm_dir_m
  * and vp_renorm use lanes 0..2 only). */
-static inline __attribute__((always_inline)) int vd_to_mat(vdq D, vmat* M) {
+SKC_KERNEL_INLINE int vd_to_mat(vdq D, vmat* M) {
   const int sg = (int)0x80000000u;
   const __m128 q = _mm256_castps256_ps128(D), d = _mm256_extractf128_ps(D, 1);
   __m128 l2 = _mm_mul_ps(q, q);
@@ -191,7 +191,7 @@ static int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad);
 #define SKC_SOA_W 8
 
 /* 8 packed float3 (96 bytes) -> x, y, z of vertices 0..7 (lanes 0-3 = vertices 0-3, lanes 4-7 = 4-7) */
-static inline __attribute__((always_inline)) void soa_load3(const unsigned char* p, __m256* x, __m256* y,
+SKC_KERNEL_INLINE void soa_load3(const unsigned char* p, __m256* x, __m256* y,
                                                             __m256* z) {
   const float* f = (const float*)(const void*)p;
   __m256 m03 = _mm256_castps128_ps256(_mm_loadu_ps(f + 0));
@@ -209,7 +209,7 @@ static inline __attribute__((always_inline)) void soa_load3(const unsigned char*
 
 /* inverse of soa_load3. Plain stores: non-temporal ones (16 bytes at a time, two output streams) made the whole
  * job 3.5x slower on this path (AMD Zen 3, 1M vertices, p+n: LBS 60 against 213 M vertices/s) */
-static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z) {
+SKC_KERNEL_INLINE void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z) {
   float* f = (float*)(void*)p;
   __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
   __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
@@ -226,7 +226,7 @@ static inline __attribute__((always_inline)) void soa_store3(unsigned char* p, _
 }
 
 /* Rows r_i = buf + i * stride (8 rows), 4 floats at column offset col: out[k] lane i = r_i[col + k]. */
-static inline __attribute__((always_inline)) void soa_transpose4(const float* buf, size_t stride, size_t col,
+SKC_KERNEL_INLINE void soa_transpose4(const float* buf, size_t stride, size_t col,
                                                                  __m256 out[4]) {
   __m256 t[4];
   _Pragma("GCC unroll 4")
@@ -243,27 +243,27 @@ static inline __attribute__((always_inline)) void soa_transpose4(const float* bu
 
 /* 2 / x for x in (1e-30, 2^126): reciprocal estimate and one Newton-Raphson step (~2e-7 relative). Measured
  * against the division in the DQS block: 7.95 against 9.5 ms (1M vertices, K = 4, p + n, min of 20 runs). */
-static inline __attribute__((always_inline)) __m256 soa_two_over(__m256 x) {
+SKC_KERNEL_INLINE __m256 soa_two_over(__m256 x) {
   const __m256 r = _mm256_rcp_ps(x);
   const __m256 r2 = _mm256_add_ps(r, r);
   return _mm256_fmadd_ps(r2, _mm256_fnmadd_ps(x, r, _mm256_set1_ps(1.0f)), r2);
 }
 
 /* lanes whose |x| lies outside [lo, hi] (bit patterns of positive floats; NaN is outside), as a mask */
-static inline __attribute__((always_inline)) __m256i soa_out_of_range(__m256 x, int lo, int hi) {
+SKC_KERNEL_INLINE __m256i soa_out_of_range(__m256 x, int lo, int hi) {
   __m256i b = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7fffffff));
   return _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(lo), b), _mm256_cmpgt_epi32(b, _mm256_set1_epi32(hi)));
 }
 
 /* soa_out_of_range for a squared length x (>= 0 or NaN): two compares with the bounds as float constants, which
  * GCC takes as memory operands (the integer version's four broadcasts were rebuilt in every block of the COR loop) */
-static inline __attribute__((always_inline)) __m256i soa_l2_out_of_range(__m256 x, int lo, int hi) {
+SKC_KERNEL_INLINE __m256i soa_l2_out_of_range(__m256 x, int lo, int hi) {
   const __m256 l = _mm256_castsi256_ps(_mm256_set1_epi32(lo)), h = _mm256_castsi256_ps(_mm256_set1_epi32(hi));
   return _mm256_castps_si256(_mm256_or_ps(_mm256_cmp_ps(x, l, _CMP_NGE_UQ), _mm256_cmp_ps(x, h, _CMP_NLE_UQ)));
 }
 
 /* 1 if every joint of the block (bytes = 8 K JT) is <= lim */
-static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned char* jb, const size_t bytes,
+SKC_KERNEL_INLINE int soa_joints_ok(const unsigned char* jb, const size_t bytes,
                                                               const int JT, __m256i lim) {
   if (bytes >= 32) {
     __m256i mx = _mm256_loadu_si256((const __m256i*)(const void*)jb);
@@ -284,7 +284,7 @@ static inline __attribute__((always_inline)) int soa_joints_ok(const unsigned ch
 
 /* Index of the largest of the K weights w (the first on ties, like kbody; a NaN weight may pick any lane: its
  * blend is NaN and the block goes to kgeneric anyway). */
-static inline __attribute__((always_inline)) uint32_t soa_pivot(const float* w, const uint32_t K) {
+SKC_KERNEL_INLINE uint32_t soa_pivot(const float* w, const uint32_t K) {
   if (K == 1) return 0;
   if (K == 2) return w[1] > w[0];
   unsigned msk;
@@ -305,7 +305,7 @@ static inline __attribute__((always_inline)) uint32_t soa_pivot(const float* w, 
 
 /* The weights of the 8 vertices of a block for K = 2 or 4, transposed: W[k] lane L = weight k of vertex map[L]
  * (K = 4: vertices 0 2 4 6 | 1 3 5 7; K = 2: 0 1 4 5 | 2 3 6 7). */
-static inline __attribute__((always_inline)) void soa_weights_t(const float* w, const uint32_t K, __m256 W[4]) {
+SKC_KERNEL_INLINE void soa_weights_t(const float* w, const uint32_t K, __m256 W[4]) {
   if (K == 4) {
     const __m256 r0 = _mm256_loadu_ps(w), r1 = _mm256_loadu_ps(w + 8);
     const __m256 r2 = _mm256_loadu_ps(w + 16), r3 = _mm256_loadu_ps(w + 24);
@@ -323,7 +323,7 @@ static inline __attribute__((always_inline)) void soa_weights_t(const float* w, 
 }
 
 /* 1 if some vertex of the block has weights summing to 0 (in kbody's order), which kbody keeps as it is. */
-static inline __attribute__((always_inline)) int soa_zero_sum(const float* w, const uint32_t K) {
+SKC_KERNEL_INLINE int soa_zero_sum(const float* w, const uint32_t K) {
   if (K != 2 && K != 4) {
     int zero_sum = 0;
     _Pragma("GCC unroll 8")
@@ -347,7 +347,7 @@ static inline __attribute__((always_inline)) int soa_zero_sum(const float* w, co
  * block at once for K = 2 and 4: the weights transposed into K registers (lane L holds vertex map[L]), the sum
  * in kbody's order, the pivot by K - 1 compares. kp[i] = vertex i's pivot. Returns 1 if a sum is 0. Other K:
  * per vertex (soa_pivot). */
-static inline __attribute__((always_inline)) int soa_pivots(const float* w, const uint32_t K, uint32_t kp[8]) {
+SKC_KERNEL_INLINE int soa_pivots(const float* w, const uint32_t K, uint32_t kp[8]) {
   if (K != 2 && K != 4) {
     _Pragma("GCC unroll 8")
     for (int i = 0; i < SKC_SOA_W; ++i) kp[i] = soa_pivot(w + (size_t)K * (size_t)i, K);
@@ -374,7 +374,7 @@ static inline __attribute__((always_inline)) int soa_pivots(const float* w, cons
 }
 
 /* x + s (w (v x x) + v x (v x x)) for the 8 quaternions q (v = q[0..2], w = q[3]; s = 2 / |q|^2): x rotated. */
-static inline __attribute__((always_inline)) void soa_rotate(const __m256 q[4], __m256 s, __m256 x, __m256 y,
+SKC_KERNEL_INLINE void soa_rotate(const __m256 q[4], __m256 s, __m256 x, __m256 y,
                                                              __m256 z, __m256* ox, __m256* oy, __m256* oz) {
   __m256 ex = _mm256_fmsub_ps(q[1], z, _mm256_mul_ps(q[2], y));
   __m256 ey = _mm256_fmsub_ps(q[2], x, _mm256_mul_ps(q[0], z));
@@ -403,7 +403,7 @@ typedef struct soa_hemi_pre {
   uint32_t neg[SKC_SOA_W];
 } soa_hemi_pre;
 
-static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform_ctx* c, size_t v, const int JT,
+SKC_KERNEL_INLINE void soa_hemi_prep(const skc_deform_ctx* c, size_t v, const int JT,
                                                               const uint32_t K, const int SIGN, __m256i lim,
                                                               int check_joints, soa_hemi_pre* pre) {
   const size_t js = (size_t)K * (size_t)JT;
@@ -452,7 +452,7 @@ static inline __attribute__((always_inline)) void soa_hemi_prep(const skc_deform
 
 /* Record address of influence k of a vertex (joint j): PM + the table entry (row = the pivot's row), UNI's record
  * of j, or j's record with the sign bit of neg. */
-static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsigned char* PM, const unsigned char* UNI,
+SKC_KERNEL_INLINE const float* soa_cor_rec(const unsigned char* PM, const unsigned char* UNI,
                                                                       const uint16_t* row, uint32_t neg, uint32_t j,
                                                                       uint32_t k, const uint32_t K, const int sign) {
   if (K > 1 && sign == SOA_SIGN_UNIFORM) return (const float*)(const void*)(UNI + 64 * (size_t)j);
@@ -464,7 +464,7 @@ static inline __attribute__((always_inline)) const float* soa_cor_rec(const unsi
  * against the vertex's pivot picks) blended per vertex as LBS blends its matrices, two FMAs per influence, into
  * buf row i (16 floats: rows 0..2 of M, then q). One FMA chain per vertex: the 8 vertices are independent, so the
  * core overlaps them. */
-static inline __attribute__((always_inline)) void soa_cor_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
+SKC_KERNEL_INLINE void soa_cor_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
                                                                    const unsigned char* wb, const int JT,
                                                                    const uint32_t K, const soa_hemi_pre* pre,
                                                                    const int sign, int i, float* buf) {
@@ -488,7 +488,7 @@ static inline __attribute__((always_inline)) void soa_cor_blend_row(const skc_de
   _mm256_store_ps(buf + 16 * i + 8, hi);
 }
 
-static inline __attribute__((always_inline)) void soa_cor_blend(const skc_deform_ctx* c, const unsigned char* jb,
+SKC_KERNEL_INLINE void soa_cor_blend(const skc_deform_ctx* c, const unsigned char* jb,
                                                                const unsigned char* wb, const int JT, const uint32_t K,
                                                                const soa_hemi_pre* pre, const int sign, float* buf) {
   _Pragma("GCC unroll 8")
@@ -500,7 +500,7 @@ static inline __attribute__((always_inline)) void soa_cor_blend(const skc_deform
  * blended as LBS blends its matrices (one FMA chain per vertex, stored to memory), then transposed from memory:
  * D[c] lane i = vertex i's blend, float c. Kept in registers for a shuffle transpose, GCC loaded and spilled
  * every record and weight of the block before the first FMA (DQS, 1M vertices, K = 4: 8.3 -> 7.5 ms). */
-static inline __attribute__((always_inline)) void soa_dq_blend_rows(const skc_deform_ctx* c, const unsigned char* jb,
+SKC_KERNEL_INLINE void soa_dq_blend_rows(const skc_deform_ctx* c, const unsigned char* jb,
                                                                    const unsigned char* wb, const int JT,
                                                                    const uint32_t K, const soa_hemi_pre* pre,
                                                                    __m256 D[8]) {
@@ -539,7 +539,7 @@ static inline __attribute__((always_inline)) void soa_dq_blend_rows(const skc_de
     SOA_PIN(x2);                                                        \
     soa_cor_blend_row(c, jbx, wbx, JT, K, prx, SIGN, (i), bufx);        \
   }
-static inline __attribute__((always_inline)) void soa_cor(const skc_deform_ctx* c, size_t v, const float* buf,
+SKC_KERNEL_INLINE void soa_cor(const skc_deform_ctx* c, size_t v, const float* buf,
                                                          const int HAS_N, __m256 o[3], __m256 m[3], __m256i* badm,
                                                          const int NX, const unsigned char* jbx,
                                                          const unsigned char* wbx, const int JT, const uint32_t K,
@@ -588,7 +588,7 @@ static inline __attribute__((always_inline)) void soa_cor(const skc_deform_ctx* 
 
 /* The end of a block: the normals' length check (and renormalization), then the stores unless a lane of badm or
  * of that check is set. Returns 0 if nothing was written (redo with kgeneric). */
-static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx* c, size_t v, const int HAS_N,
+SKC_KERNEL_INLINE int soa_finish(const skc_deform_ctx* c, size_t v, const int HAS_N,
                                                            const int RN, __m256i badm, __m256 ox, __m256 oy,
                                                            __m256 oz, __m256 mx, __m256 my, __m256 mz) {
   if (HAS_N) {
@@ -619,7 +619,7 @@ static inline __attribute__((always_inline)) int soa_finish(const skc_deform_ctx
  * longer than the out-of-order window, and the compiler would otherwise emit the load-bound blend and the
  * arithmetic-bound transform one after the other (soa_pipe_run below runs it). One vertex's blend into row i of
  * buf: */
-static inline __attribute__((always_inline)) void soa_dq_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
+SKC_KERNEL_INLINE void soa_dq_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
                                                                   const unsigned char* wb, const int JT,
                                                                   const uint32_t K, const soa_hemi_pre* pre, int i,
                                                                   float* buf) {
@@ -649,7 +649,7 @@ static inline __attribute__((always_inline)) void soa_dq_blend_row(const skc_def
   rz = _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx))
 /* The transform of soa_block's DQS branch on the blends in buf (8 rows of 8 floats) for the block at v, with the
  * next block's blend (joints jbx, weights wbx, first pass prx, into bufx) interleaved when NX. */
-static inline __attribute__((always_inline)) int soa_dq_apply_x(const skc_deform_ctx* c, size_t v, const float* buf,
+SKC_KERNEL_INLINE int soa_dq_apply_x(const skc_deform_ctx* c, size_t v, const float* buf,
                                                                 const int HAS_N, const int RN, const int NX,
                                                                 const unsigned char* jbx, const unsigned char* wbx,
                                                                 const int JT, const uint32_t K,
@@ -706,7 +706,7 @@ static inline __attribute__((always_inline)) int soa_dq_apply_x(const skc_deform
  * pass (soa_hemi_prep) two blocks ahead, the blend of block n + 1 interleaved with the transform of block n. A
  * block whose first pass or math fails is redone by kgeneric. Returns the count of bad vertices; *vend = the
  * first vertex not covered. */
-static inline __attribute__((always_inline)) void soa_pipe_blend(const skc_deform_ctx* c, const unsigned char* jb,
+SKC_KERNEL_INLINE void soa_pipe_blend(const skc_deform_ctx* c, const unsigned char* jb,
                                                                 const unsigned char* wb, const int JT, const uint32_t K,
                                                                 const soa_hemi_pre* pre, const int MODE,
                                                                 const int SIGN, float* buf) {
@@ -719,7 +719,7 @@ static inline __attribute__((always_inline)) void soa_pipe_blend(const skc_defor
 }
 
 /* The transform of the block at v from buf, with the next block's blend into bufx when NX; 1 = written. */
-static inline __attribute__((always_inline)) int soa_pipe_apply(const skc_deform_ctx* c, size_t v, const float* buf,
+SKC_KERNEL_INLINE int soa_pipe_apply(const skc_deform_ctx* c, size_t v, const float* buf,
                                                                const int HAS_N, const int RN, const int MODE,
                                                                const int SIGN, const int NX, const unsigned char* jbx,
                                                                const unsigned char* wbx, const int JT, const uint32_t K,
@@ -734,7 +734,7 @@ static inline __attribute__((always_inline)) int soa_pipe_apply(const skc_deform
   return soa_finish(c, v, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
 }
 
-static inline __attribute__((always_inline)) size_t soa_pipe_run(const skc_deform_ctx* c, size_t v, size_t e,
+SKC_KERNEL_INLINE size_t soa_pipe_run(const skc_deform_ctx* c, size_t v, size_t e,
                                                                 const int JT, const uint32_t K, const int HAS_N,
                                                                 const int RN, const int MODE, const int SIGN,
                                                                 __m256i lim, int check, size_t* vend) {
@@ -766,7 +766,7 @@ static inline __attribute__((always_inline)) size_t soa_pipe_run(const skc_defor
 }
 
 /* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
-static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
+SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
                                                            const uint32_t K, const int HAS_N, const int MODE,
                                                            const int RN, __m256i lim, int check_joints) {
   /* MODE 0: LBS; 1: DQS (DQS with the table and COR: soa_pipe_run) */
@@ -937,7 +937,7 @@ static inline __attribute__((always_inline)) int soa_block(const skc_deform_ctx*
   return soa_finish(c, v, HAS_N, RN, badm, ox, oy, oz, mx, my, mz);
 }
 
-static inline __attribute__((always_inline)) size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
+SKC_KERNEL_INLINE size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
                                                             const int JT, const uint32_t K, const int HAS_N,
                                                             const int MODE, const int RN) {
   const uint32_t maxj = JT == 1 ? 255u : 65535u;

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define AI static inline __attribute__((always_inline))
+#define AI SKC_KERNEL_INLINE
 #define SW 16
 typedef __m512 V;
 

@@ -18,6 +18,17 @@
 
 #include "skc_status.h"
 
+/* The kernel files (deform_*.c, deform_kernel.inc) force their helpers inline: every (format, influence count,
+ * method) specialization then optimizes to straight-line code. Sanitizer and fuzz builds define
+ * SKC_DEFORM_NO_FORCE_INLINE (CMakeLists.txt): instrumented before simplification, the ~100 inlined copies made
+ * deform_avx2.o 139 MB under GCC's ASan + UBSan (265 MB under the fuzz build's clang) and took 430 s to compile, and
+ * every test executable linked them. Plain calls check the same source lines once. */
+#ifdef SKC_DEFORM_NO_FORCE_INLINE
+#define SKC_KERNEL_INLINE static inline
+#else
+#define SKC_KERNEL_INLINE static inline __attribute__((always_inline))
+#endif
+
 /* COR: optimized centres of rotation (Le & Hodgins 2016; centres from skc_cor_compute, skc_cor.h). Per vertex the
  * rotation q = normalized blend of the joints' rotation quaternions (hemisphere of the largest-weight joint, as
  * DQS), the stretch S = sum w_j S_j (polar split as DQS, identity for rigid palettes), and

@@ -70,7 +70,7 @@ NFUZZ=$(ls tests/fuzz/fuzz_*.c 2>/dev/null | wc -l)
 stage "[3/3] fuzz targets, ${FUZZ_SECONDS}s each" "$((3 + (NFUZZ * FUZZ_SECONDS + 59) / 60)) min (clang build + ${NFUZZ} targets)"
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   if CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKINKIT_FUZZ=ON -DSKINKIT_BENCH=OFF -DSKINKIT_TESTS=ON >/dev/null \
-     && cmake --build build-fuzz -j"$JOBS" && bash scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"; then
+     && cmake --build build-fuzz -j"$JOBS" --target fuzzers && bash scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"; then
     passed=$((passed + 1))
   else
     echo "fuzzing FAILED"; failed=$((failed + 1))
