@@ -270,7 +270,11 @@ def open_client(args):
         pass
     dask.config.set({"distributed.scheduler.allowed-failures": args.allowed_failures})
     if args.scheduler:
-        return Client(args.scheduler, timeout=args.connect_timeout), None
+        try:
+            return Client(args.scheduler, timeout=args.connect_timeout), None
+        except Exception as e:  # no scheduler there, or it did not answer in --connect-timeout
+            raise BatchError("could not connect to the Dask scheduler %s: %s" %
+                             (args.scheduler, str(e) or type(e).__name__)) from None
     try:
         import importlib
 
@@ -278,9 +282,17 @@ def open_client(args):
         dash = ":0"
     except ImportError:
         dash = None
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=dash,
-                           host="127.0.0.1", silence_logs=40)
-    return Client(cluster), cluster
+    try:
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=dash,
+                               host="127.0.0.1", silence_logs=40)
+    except Exception as e:  # workers that did not come up in time on a loaded machine, no free port, ...
+        raise BatchError("could not start a local Dask cluster of %d worker(s): %s" %
+                         (args.workers, str(e) or type(e).__name__)) from None
+    try:
+        return Client(cluster, timeout=args.connect_timeout), cluster
+    except Exception as e:
+        close_quietly(cluster.close, "the local cluster")
+        raise BatchError("could not connect to the local Dask cluster: %s" % (str(e) or type(e).__name__)) from None
 
 
 def dashboard_of(client):
@@ -542,12 +554,20 @@ def announce(args, client, files, shards, size):
           (files, shards, size, worker_count(client), ("; dashboard " + link) if link else ""), file=sys.stderr)
 
 
-def close(client, cluster):
+def close_quietly(fn, what):
+    """Runs a shutdown step; a failure is a warning on stderr: the work is done and its report must still be written."""
     try:
-        client.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
+        fn()
+    except Exception as e:
+        print("skinkit.batch: warning: closing %s: %s" % (what, str(e) or type(e).__name__), file=sys.stderr)
+
+
+def close(client, cluster):
+    """The client, then a LocalCluster of ours. A cluster slow to stop (a worker being restarted after it died, on a
+    loaded machine) must not turn a finished job into a lost report."""
+    close_quietly(client.close, "the Dask client")
+    if cluster is not None:
+        close_quietly(cluster.close, "the local cluster")
 
 
 def parser():

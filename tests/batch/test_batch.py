@@ -187,6 +187,9 @@ def test_killer(cli, tmp, workers):
     rc, _so, se = batch(["validate", tree, "--workers", str(workers), "--allowed-failures", "0", "--shard-size", "4",
                          "--skinkit", fake, "--json", out])
     ref = subprocess.run([cli, "validate", tree, "--json", "-"], capture_output=True)
+    if not check(os.path.exists(out), "%d worker(s): the report was written (exit %d)" % (workers, rc)):
+        print(se[-3000:], flush=True)
+        return
     a, b = json.load(open(out)), json.loads(ref.stdout)
     key = path_key(b["files"][0])
     rows = {r[key]: r for r in a["files"]}
@@ -241,6 +244,15 @@ def test_files(cli, cl, tmp, verb, extra, ext):
           "%s: one row per input file (%d)" % (verb, len(rows)))
 
 
+def test_no_scheduler(cli, tmp):
+    """A scheduler address where none answers: exit 2 and one line saying so, no traceback, no report."""
+    out = os.path.join(tmp, "none.json")
+    rc, _so, se = batch(["validate", os.path.join(REPO, "tests", "data"), "--scheduler", "tcp://127.0.0.1:%d" % free_port(),
+                         "--connect-timeout", "3s", "--skinkit", cli, "--json", out])
+    check(rc == 2 and "could not connect to the Dask scheduler" in se and "Traceback" not in se
+          and not os.path.exists(out), "no scheduler at the address: exit 2, %r" % se.strip()[-200:])
+
+
 def batch_tree_files(tree):
     exts = (".glb", ".gltf", ".fbx", ".dae", ".b3d", ".md5mesh", ".mesh", ".x")
     return [os.path.join(d, f) for d, _ds, fs in os.walk(tree) for f in fs if f.lower().endswith(exts)]
@@ -252,6 +264,7 @@ def main():
     cl = Cluster(tmp)
     t0 = time.monotonic()
     try:
+        test_no_scheduler(cli, tmp)
         cl.add_worker()
         cl.add_worker()
         cl.wait(2)
