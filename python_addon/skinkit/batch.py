@@ -355,20 +355,26 @@ class Runner:
         while True:
             for f in self.ac:
                 tag, fn, a = self.tags.pop(f.key)
-                alone = f.key == self.alone_key
-                if f.status == "finished":
-                    yield tag, fn, a, f.result(), None, alone
-                else:
-                    try:
-                        exc = f.exception()
-                    except BaseException as e:  # cancelled
-                        exc = e
-                    yield tag, fn, a, None, exc, alone
+                res, exc = self.outcome(f)
+                yield tag, fn, a, res, exc, f.key == self.alone_key
                 f.release()
             if not self.deferred:
                 return
             tag, fn, a = self.deferred.pop(0)
             self.alone_key = self.submit(tag, fn, *a).key
+
+    @staticmethod
+    def outcome(f):
+        """(result, None) or (None, exception) of a done future. Through result(), not the status: a worker that dies
+        after finishing a task takes its result with it, the future goes back to pending while the scheduler computes
+        it again, and result() waits for that (its status read at that moment said neither finished nor error, and
+        exception() then gave None: rows lost as "task failed: None" on a loaded machine)."""
+        try:
+            return f.result(), None
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # the task's own error, KilledWorker, cancelled
+            return None, e
 
 
 def death_note(args, exc, alone):
