@@ -366,9 +366,9 @@ class Runner:
     @staticmethod
     def outcome(f):
         """(result, None) or (None, exception) of a done future. Through result(), not the status: a worker that dies
-        after finishing a task takes its result with it, the future goes back to pending while the scheduler computes
-        it again, and result() waits for that (its status read at that moment said neither finished nor error, and
-        exception() then gave None: rows lost as "task failed: None" on a loaded machine)."""
+        after finishing a task takes its result with it, and the future is "lost" until the scheduler has computed it
+        again: result() waits for that, while exception() then gives None (read by status, such tasks came out as
+        "task failed: None" rows on a loaded machine, docs/scaleout.md)."""
         try:
             return f.result(), None
         except (KeyboardInterrupt, SystemExit):
