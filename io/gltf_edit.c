@@ -433,6 +433,74 @@ static void base64_into(buf* b, const uint8_t* p, size_t n) {
 }
 
 /* ---- the edit ---------------------------------------------------------------------------------------------- */
+/* outfile f takes buffer k's bytes (loaded with the document). */
+static int copy_buffer(skio_gltf_doc* d, uint32_t k, outfile* f, skc_err* err) {
+  const uint8_t* data;
+  size_t size;
+  int rc = skio_gltf_buffer_data(d, k, &data, &size, err);
+  if (rc) return rc;
+  f->data = data;
+  f->size = d->buffers[k].size;
+  return SKC_OK;
+}
+
+/* outfile f takes the bytes of file src (an image), read here. */
+static int copy_file(const char* path, const char* src, outfile* f, skc_err* err) {
+  FILE* fp = fopen(src, "rb");
+  uint8_t* data = NULL;
+  long n = -1;
+  int rc = SKC_OK;
+  if (fp && fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
+      (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, fp) == (size_t)n) {
+    f->data = data;
+    f->size = (size_t)n;
+    f->owned = data;
+  } else {
+    free(data);
+    rc = skc_fail(err, SKC_IO, "%s: cannot read %s to copy it beside the output", path, src);
+  }
+  if (fp) fclose(fp);
+  return rc;
+}
+
+/* Copies of the source's files that its buffers and images name by a relative path (a .gltf's .bin, a .glb's
+ * external buffers, either's images), for an output written to another folder than the source's: the output names
+ * them with the same relative paths. Appended to files (room for buffer_count + 64 of them); data URIs and a .glb's
+ * BIN chunk need none. */
+static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src_dir, const char* out_dir,
+                             outfile* files, size_t* nfiles, skc_err* err) {
+  int rc = SKC_OK;
+  int imgs = skio_json_get(d, 0, "images");
+  uint32_t ni = (uint32_t)skio_json_len(d, imgs);
+  for (uint32_t k = 0; k < d->buffer_count + ni && !rc; ++k) {
+    const bool is_buf = k < d->buffer_count;
+    int item = is_buf ? skio_gltf_item(d, "buffers", k) : skio_json_at(d, imgs, (int)(k - d->buffer_count));
+    int ut = skio_json_get(d, item, "uri");
+    if (ut < 0) continue;
+    char* u = skio_json_strdup(d, ut);
+    char* rel = relative_file(u);
+    if (!rel && u && strncmp(u, "data:", 5) != 0)
+      rc = skc_fail(err, SKC_UNSUPPORTED, "%s: \"%.60s\" is not a file beside the source; write into %s instead",
+                    path, u, src_dir);
+    free(u);
+    if (!rel) continue;
+    if (*nfiles >= d->buffer_count + 64) {
+      free(rel);
+      return skc_fail(err, SKC_UNSUPPORTED, "%s: more than 64 images to copy beside it; write into %s instead", path,
+                      src_dir);
+    }
+    char* src = join(src_dir, rel);
+    outfile* f = &files[(*nfiles)++];
+    f->path = join(out_dir, rel);
+    free(rel);
+    if (!src || !f->path) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    else if (is_buf) rc = copy_buffer(d, k, f, err);
+    else rc = copy_file(path, src, f, err);
+    free(src);
+  }
+  return rc;
+}
+
 int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
                          int binary, const skio_gltf_edit_options* opts, skc_err* err) {
   if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
@@ -625,63 +693,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     files[nfiles].data = add.p;
     files[nfiles++].size = add.n;
   }
-  if (!d->is_glb && !skio_same_file(out_dir, src_dir)) {
-    int imgs = skio_json_get(d, 0, "images");
-    uint32_t ni = (uint32_t)skio_json_len(d, imgs);
-    for (uint32_t k = 0; k < d->buffer_count + ni && !rc; ++k) {
-      const bool is_buf = k < d->buffer_count;
-      int item = is_buf ? skio_gltf_item(d, "buffers", k) : skio_json_at(d, imgs, (int)(k - d->buffer_count));
-      int ut = skio_json_get(d, item, "uri");
-      if (ut < 0) continue;
-      char* u = skio_json_strdup(d, ut);
-      char* rel = relative_file(u);
-      if (!rel && u && strncmp(u, "data:", 5) != 0)
-        rc = skc_fail(err, SKC_UNSUPPORTED, "%s: \"%.60s\" is not a file beside the source; write into %s instead",
-                      path, u, src_dir);
-      free(u);
-      if (!rel) continue;
-      if (nfiles >= d->buffer_count + 64) {
-        free(rel);
-        rc = skc_fail(err, SKC_UNSUPPORTED, "%s: more than 64 images to copy beside it; write into %s instead", path,
-                      src_dir);
-        break;
-      }
-      char* src = join(src_dir, rel);
-      outfile* f = &files[nfiles++];
-      f->path = join(out_dir, rel);
-      free(rel);
-      if (!src || !f->path) {
-        free(src);
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-        break;
-      }
-      if (is_buf) {
-        const uint8_t* data;
-        size_t size;
-        if ((rc = skio_gltf_buffer_data(d, k, &data, &size, err))) {
-          free(src);
-          break;
-        }
-        f->data = data;
-        f->size = d->buffers[k].size;
-      } else {
-        FILE* fp = fopen(src, "rb");
-        uint8_t* data = NULL;
-        long n = -1;
-        if (fp && fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
-            (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, fp) == (size_t)n) {
-          f->data = data;
-          f->size = (size_t)n;
-          f->owned = data;
-        } else {
-          free(data);
-          rc = skc_fail(err, SKC_IO, "%s: cannot read %s to copy it beside the output", path, src);
-        }
-        if (fp) fclose(fp);
-      }
-      free(src);
-    }
-  }
+  if (!skio_same_file(out_dir, src_dir)) rc = add_source_copies(d, path, src_dir, out_dir, files, &nfiles, err);
   if (rc) goto done;
 
   /* the JSON */

@@ -444,6 +444,78 @@ START_TEST(test_gltf_bin) {
 }
 END_TEST
 
+static void write_bytes(const char* path, const void* p, size_t n) {
+  FILE* f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+  fclose(f);
+}
+
+static bool same_bytes(const char* path, const void* p, size_t n) {
+  uint8_t buf[64] = {0};
+  FILE* f = fopen(path, "rb");
+  if (!f) return false;
+  size_t got = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  return got == n && memcmp(buf, p, n) == 0;
+}
+
+/* A .glb that names an image and a second buffer by relative path (gltfpack writes such with -tr and -cf), edited
+ * into another folder: both are copied beside the output, as a .gltf's files are (before, the output named files
+ * that were not there). */
+START_TEST(test_glb_external_files) {
+  skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
+  char src_dir[600], out_dir[600], p[700];
+  snprintf(src_dir, sizeof src_dir, "%s/glb_ext_src", tmp_dir());
+  snprintf(out_dir, sizeof out_dir, "%s/glb_ext_out", tmp_dir());
+  mkdir(src_dir, 0777);
+  mkdir(out_dir, 0777);
+  static const uint8_t tex[] = {0x89, 'P', 'N', 'G', 1, 2, 3}, extra[] = {9, 8, 7, 6};
+  snprintf(p, sizeof p, "%s/tex.png", src_dir);
+  write_bytes(p, tex, sizeof tex);
+  snprintf(p, sizeof p, "%s/extra.bin", src_dir);
+  write_bytes(p, extra, sizeof extra);
+  /* the JSON with an image and a buffer after the BIN chunk's */
+  const int bufs = skio_json_get(d, 0, "buffers");
+  const size_t close = (size_t)d->tok[bufs].end - 1;
+  char json[8192];
+  int n = snprintf(json, sizeof json, "{\"images\":[{\"uri\":\"tex.png\"}],%.*s,{\"byteLength\":4,\"uri\":\"extra.bin\"}%.*s",
+                   (int)(close - 1), d->json + 1, (int)(d->json_size - close), d->json + close);
+  ck_assert(n > 0 && (size_t)n < sizeof json - 4);
+  while (n % 4) json[n++] = ' ';
+  const uint32_t bl = (uint32_t)((d->bin_size + 3) & ~(size_t)3);
+  uint8_t* glb = calloc(1, 28 + (size_t)n + bl);
+  const uint32_t head[5] = {0x46546C67u, 2, (uint32_t)(28 + n + bl), (uint32_t)n, 0x4E4F534Au};
+  const uint32_t bh[2] = {bl, 0x004E4942u};
+  memcpy(glb, head, 20);
+  memcpy(glb + 20, json, (size_t)n);
+  memcpy(glb + 20 + n, bh, 8);
+  memcpy(glb + 28 + n, d->bin, d->bin_size);
+  snprintf(p, sizeof p, "%s/src.glb", src_dir);
+  write_bytes(p, glb, 28 + (size_t)n + bl);
+  free(glb);
+  skio_gltf_doc_destroy(d);
+
+  skio_gltf_doc* e = load(p);
+  snprintf(p, sizeof p, "%s/out.glb", out_dir);
+  skc_err err = {0};
+  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL};
+  ck_assert_msg(skio_gltf_edit_write(e, NULL, 0, p, 1, &o, &err) == SKC_OK, "%s", err.message);
+  skio_gltf_doc_destroy(e);
+  snprintf(p, sizeof p, "%s/tex.png", out_dir);
+  ck_assert_msg(same_bytes(p, tex, sizeof tex), "the image was not copied beside the output");
+  snprintf(p, sizeof p, "%s/extra.bin", out_dir);
+  ck_assert_msg(same_bytes(p, extra, sizeof extra), "the external buffer was not copied beside the output");
+  snprintf(p, sizeof p, "%s/out.glb", out_dir);
+  skio_gltf_doc* back = load(p);
+  const uint8_t* data;
+  size_t size;
+  ck_assert_int_eq(skio_gltf_buffer_data(back, 1, &data, &size, &err), SKC_OK);
+  ck_assert(size == 4 && memcmp(data, extra, 4) == 0);
+  skio_gltf_doc_destroy(back);
+}
+END_TEST
+
 START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
@@ -543,6 +615,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltfpack_plain);
   tcase_add_test(t, test_gltfpack_meshopt);
   tcase_add_test(t, test_gltf_bin);
+  tcase_add_test(t, test_glb_external_files);
   tcase_add_test(t, test_bad_edits);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");
