@@ -696,6 +696,24 @@ static int meshopt_filter(const char* f, size_t count, size_t stride, uint8_t* d
   return 0;
 }
 
+/* Why a meshopt view did not decode. Vertex data starts with 0xA0 + the codec version; the system's meshoptimizer
+ * (Debian 12: 0.18) decodes version 0, and KHR_meshopt_compression's version 1 (gltfpack -ce khr, meshoptimizer 0.23
+ * and later) and its COLOR filter are newer than it: named as such, not as damaged data. */
+static int meshopt_refusal(const skio_gltf_doc* d, uint32_t i, const char* mode, const char* filter,
+                           const uint8_t* src, size_t len, int res, skc_err* err) {
+  const bool attrs = mode && strcmp(mode, "ATTRIBUTES") == 0;
+  if (attrs && len > 0 && (src[0] & 0xF0) == 0xA0 && (src[0] & 0x0F) > 0)
+    return skc_fail(err, SKC_UNSUPPORTED,
+                    "%s: bufferViews[%u]: meshopt vertex codec version %d (KHR_meshopt_compression as gltfpack -ce "
+                    "khr writes it) is newer than this build's meshoptimizer decodes (version 0: gltfpack -c, "
+                    "glTF-Transform meshopt)", d->path, i, src[0] & 0x0F);
+  if (attrs && res == -101 && filter && strcmp(filter, "COLOR") == 0)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: bufferViews[%u]: meshopt filter COLOR is newer than this build's "
+                    "meshoptimizer decodes", d->path, i);
+  return skc_fail(err, SKC_FORMAT, "%s: bufferViews[%u]: meshopt %s%s%s data does not decode (%d)", d->path, i,
+                  mode ? mode : "(no mode)", filter ? " / " : "", filter ? filter : "", res);
+}
+
 static int decode_meshopt(skio_gltf_doc* d, uint32_t i, int ext, skio_gltf_view* v, size_t view_len, skc_err* err) {
   view_range r;
   size_t count;
@@ -720,11 +738,11 @@ static int decode_meshopt(skio_gltf_doc* d, uint32_t i, int ext, skio_gltf_view*
     v->decoded = out;
     v->data = out;
     v->size = view_len;
+  } else if (!out) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory decoding bufferViews[%u]", d->path, i);
   } else {
     free(out);
-    rc = out ? skc_fail(err, SKC_FORMAT, "%s: bufferViews[%u]: meshopt %s%s%s data does not decode (%d)", d->path, i,
-                        mode ? mode : "(no mode)", filter ? " / " : "", filter ? filter : "", res)
-             : skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory decoding bufferViews[%u]", d->path, i);
+    rc = meshopt_refusal(d, i, mode, filter, src, r.length, res, err);
   }
   free(mode);
   free(filter);

@@ -5,6 +5,8 @@
 #   skinrig_q.glb         gltfpack: KHR_mesh_quantization (u16 positions, dequantization folded into the inverse binds)
 #   skinrig_meshopt.glb   gltfpack -c: the same, EXT_meshopt_compression buffer views
 #   skinrig_meshopt_cc.glb gltfpack -cc: the same, higher compression (filters)
+#   skinrig_meshopt_khr.glb gltfpack -c -ce khr: KHR_meshopt_compression, vertex codec version 1 (refused: newer
+#                         than Debian 12's libmeshoptimizer 0.18 decodes)
 #   skinrig_u16n.glb      gltf-transform quantize --quantize-weight 16 --quantize-position 16: WEIGHTS_0 UNSIGNED_SHORT
 #                         normalized, SHORT normalized positions, interleaved
 # Usage: sh tests/data/make_gltfpack_fixtures.sh BUILD_DIR [NPM_BIN]  (NPM_BIN holds gltfpack and gltf-transform;
@@ -18,5 +20,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_q.glb"
 "$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_meshopt.glb" -c
 "$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_meshopt_cc.glb" -cc
+"$bin/gltfpack" -i "$here/skinrig.glb" -o "$here/skinrig_meshopt_khr.glb" -c -ce khr
 "$bin/gltf-transform" quantize "$here/skinrig.glb" "$here/skinrig_u16n.glb" --quantize-weight 16 \
   --quantize-position 16
