@@ -243,7 +243,11 @@ int cli_convert(int argc, char** argv) {
   int rc = sk_scene_save(s, out, &o, &err);
   if (rc) {
     sk_scene_destroy(s);
-    fprintf(stderr, "skinkit convert: %s\n", err.message);
+    /* OUT itself exists: the library's message names its own option (overwrite), the CLI's is --force */
+    if (rc == SK_ERR_EXISTS && strstr(err.message, "set overwrite"))
+      fprintf(stderr, "skinkit convert: %s exists (nothing written; use --force to replace it)\n", out);
+    else
+      fprintf(stderr, "skinkit convert: %s\n", err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
   if (err.message[0]) fprintf(stderr, "skinkit convert: warning: %s\n", err.message);
