@@ -90,7 +90,30 @@ static int fbx_binds_rebuilt(sk_scene* s) {
 
 /* What the chosen output format cannot carry, said before writing (the file is still written). Measured causes:
  * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. */
+/* Weights the reader could not keep (an entry naming a joint past the skin's joints, or a vertex past the end): they
+ * are not in the scene, so not in OUT either; said here rather than written silently. */
+static void dropped_warning(sk_scene* s) {
+  uint32_t n = sk_scene_mesh_count(s);
+  sk_mesh_report* r = calloc(n ? n : 1, sizeof *r);
+  if (!r) return;
+  for (uint32_t m = 0; m < n; ++m) r[m].size = sizeof *r, r[m].skin.size = sizeof r[m].skin;
+  sk_validate_options vo = {sizeof vo, 0, 0.0f, 0};
+  sk_error e;
+  uint64_t dropped = 0, bare = 0;
+  if (sk_scene_validate(s, &vo, r, n, NULL, &e) == SK_OK)
+    for (uint32_t m = 0; m < n; ++m)
+      if (r[m].skinned && r[m].dropped_weights) dropped += r[m].dropped_weights, bare += r[m].skin.unweighted;
+  free(r);
+  if (dropped)
+    fprintf(stderr,
+            "skinkit convert: warning: %llu weight(s) of IN name a joint past its skin's joints (or a vertex past "
+            "the end) and cannot be kept; %llu vertices are left with no weight (`skinkit validate IN` lists "
+            "them)\n",
+            (unsigned long long)dropped, (unsigned long long)bare);
+}
+
 static void convert_warnings(sk_scene* s, const char* out, const sk_save_options* o) {
+  dropped_warning(s);
   const char* fmt = o->format;
   if (!fmt) {
     const char* dot = strrchr(out, '.');

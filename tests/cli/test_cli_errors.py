@@ -9,8 +9,10 @@ in folders that do not exist, and '-' where a command writes a file (never a fil
 fresh folder holding only the rig the test generated (`skinkit sample`), so "nothing written" is checked by
 listing it.
 """
+import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -92,6 +94,43 @@ CASES = [
 ]
 
 
+def with_bad_joint(src, dst):
+    """dst: src (a .glb) with vertex 0's first JOINTS_0 entry (a non-zero weight's) set past the skin's joints."""
+    data = bytearray(open(src, "rb").read())
+    jlen = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + jlen])
+    bin_at = 20 + jlen + 8
+    prim = next(p for m in doc["meshes"] for p in m["primitives"] if "JOINTS_0" in p["attributes"])
+    acc = doc["accessors"][prim["attributes"]["JOINTS_0"]]
+    view = doc["bufferViews"][acc["bufferView"]]
+    at = bin_at + view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    if acc["componentType"] == 5121:
+        data[at] = 250
+    else:
+        struct.pack_into("<H", data, at, 60000)
+    open(dst, "wb").write(bytes(data))
+
+
+def conversion_notes(cli, seed, base):
+    """What convert says when it cannot write what was asked as asked: an existing OUT (exit 1, the CLI's --force,
+    OUT untouched) and weights the reader had to drop (a warning, not a silent vertex without weights)."""
+    problems = []
+    work = os.path.join(base, "notes")
+    shutil.copytree(seed, work)
+    open(os.path.join(work, "out.glb"), "w").write("keep")
+    p = subprocess.run([cli, "convert", "rig.glb", "out.glb"], cwd=work, capture_output=True, text=True, timeout=120)
+    if p.returncode != 1 or "--force" not in p.stderr or "set overwrite" in p.stderr or \
+            open(os.path.join(work, "out.glb")).read() != "keep":
+        problems.append("convert onto an existing OUT: exit %d, %r" % (p.returncode, p.stderr.strip()[:200]))
+    with_bad_joint(os.path.join(work, "rig.glb"), os.path.join(work, "bad.glb"))
+    p = subprocess.run([cli, "convert", "bad.glb", "bad_out.glb"], cwd=work, capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0 or "cannot be kept" not in p.stderr or "1 vertices are left with no weight" not in p.stderr:
+        problems.append("convert of a weight on a joint past the skin: exit %d, %r" % (p.returncode,
+                                                                                     p.stderr.strip()[:300]))
+    return problems
+
+
 def main():
     cli = os.path.abspath(sys.argv[1])
     failures, runs = [], 0
@@ -122,6 +161,8 @@ def main():
                 problems.append("wrote %s" % sorted(set(after) - set(before)))
             if problems:
                 failures.append("%s: %s\n    stderr: %s" % (label, "; ".join(problems), p.stderr.strip()[:300]))
+        failures += conversion_notes(cli, seed, base)
+        runs += 2
     for f in failures:
         print("FAIL " + f)
     print("%d refusals checked, %d failures" % (runs, len(failures)))
