@@ -433,6 +433,44 @@ static void base64_into(buf* b, const uint8_t* p, size_t n) {
 }
 
 /* ---- the edit ---------------------------------------------------------------------------------------------- */
+/* "<stem><suffix>.bin" for OUT = path (stem: OUT's name without its extension, characters a URI may hold), one that
+ * none of the source's buffers uses, here or in its folder ("<stem><suffix>2.bin"... otherwise); NULL: out of memory. */
+static char* companion_name(skio_gltf_doc* d, const char* path, const char* src_dir, const char* out_dir,
+                            const char* suffix) {
+  const char* slash = strrchr(path, '/');
+  const char* stem = slash ? slash + 1 : path;
+  const char* dot = strrchr(stem, '.');
+  size_t sl = dot && dot != stem ? (size_t)(dot - stem) : strlen(stem);
+  char* name = malloc(sl + strlen(suffix) + 32);
+  if (!name) return NULL;
+  for (int attempt = 1;; ++attempt) {
+    size_t k = 0;
+    for (size_t c = 0; c < sl; ++c) {
+      unsigned char ch = (unsigned char)stem[c];
+      bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                ch == '_' || ch == '~' || ch == '-';
+      name[k++] = ok ? (char)ch : '_';
+    }
+    if (attempt == 1) sprintf(name + k, "%s.bin", suffix);
+    else sprintf(name + k, "%s%d.bin", suffix, attempt);
+    bool taken = false;
+    for (uint32_t b = 0; b < d->buffer_count && !taken; ++b) {
+      char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
+      char* rel = relative_file(u);
+      if (rel) {
+        char* sp = join(src_dir, rel);
+        char* op = join(out_dir, name);
+        taken = strcmp(rel, name) == 0 || (sp && op && skio_same_file(sp, op));
+        free(sp);
+        free(op);
+      }
+      free(rel);
+      free(u);
+    }
+    if (!taken || attempt > 1000) return name;
+  }
+}
+
 /* outfile f takes buffer k's bytes (loaded with the document). */
 static int copy_buffer(skio_gltf_doc* d, uint32_t k, outfile* f, skc_err* err) {
   const uint8_t* data;
@@ -508,9 +546,9 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if (opts) o = *opts;
   if ((o.weights_type < SKIO_WEIGHTS_SOURCE || o.weights_type > SKIO_WEIGHTS_U16))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
-  if ((binary != 0) != d->is_glb)
-    return skc_fail(err, SKC_UNSUPPORTED, "%s: the source %s is a %s; an edit keeps the container", path, d->path,
-                    d->is_glb ? ".glb" : ".gltf");
+  if (binary && !d->is_glb) /* a .glb of a .gltf's external files would not be the self-contained file asked for */
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: the source %s is a .gltf; an edit writes a .gltf (or a .glb from a .glb)",
+                    path, d->path);
   if (skio_same_file(path, d->path))
     return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
   for (size_t i = 0; i < count; ++i)
@@ -524,7 +562,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   uint32_t* refs = attribute_refs(d);
   splices sp = {0};
   buf bin = {0}, add = {0}, views = {0}, accs = {0}, json = {0}, file = {0}, bufs = {0};
-  char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *tmp_main = NULL;
+  char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *chunk_name = NULL, *tmp_main = NULL;
   outfile* files = NULL;
   size_t nfiles = 0;
   if (!plans || !refs) {
@@ -636,50 +674,27 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     int n = snprintf(num, sizeof num, "%zu", bin.n);
     if (bl >= 0) add_splice(&sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
   } else if (add.n) {
-    if (d->is_glb) { /* no BIN chunk to extend: a data URI */
+    if (binary) { /* a .glb with no BIN chunk to extend: a data URI */
       skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", add.n);
       base64_into(&bufs, add.p, add.n);
       skio_buf_put(&bufs, "\"}", 2);
     } else {
-      /* "<stem>_skin.bin" beside the output, a name none of the source's buffers uses */
-      const char* slash = strrchr(path, '/');
-      const char* stem = slash ? slash + 1 : path;
-      const char* dot = strrchr(stem, '.');
-      size_t sl = dot && dot != stem ? (size_t)(dot - stem) : strlen(stem);
-      bin_name = malloc(sl + 32);
-      if (!bin_name) {
+      if (!(bin_name = companion_name(d, path, src_dir, out_dir, "_skin"))) {
         rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
         goto done;
-      }
-      for (int attempt = 1;; ++attempt) {
-        size_t k = 0;
-        for (size_t c = 0; c < sl; ++c) {
-          unsigned char ch = (unsigned char)stem[c];
-          bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-                    ch == '_' || ch == '~' || ch == '-';
-          bin_name[k++] = ok ? (char)ch : '_';
-        }
-        if (attempt == 1) snprintf(bin_name + k, 32, "_skin.bin");
-        else snprintf(bin_name + k, 32, "_skin%d.bin", attempt);
-        bool taken = false;
-        for (uint32_t b = 0; b < d->buffer_count && !taken; ++b) {
-          char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
-          char* rel = relative_file(u);
-          if (rel) {
-            char* sp_ = join(src_dir, rel);
-            char* op_ = join(out_dir, bin_name);
-            taken = strcmp(rel, bin_name) == 0 || (sp_ && op_ && skio_same_file(sp_, op_));
-            free(sp_);
-            free(op_);
-          }
-          free(rel);
-          free(u);
-        }
-        if (!taken || attempt > 1000) break;
       }
       skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"%s\"}", add.n, bin_name);
     }
     append_items(d, "buffers", &bufs, &sp);
+  }
+  if (into_bin && !binary) { /* .glb -> .gltf: the BIN chunk (with the new data) becomes "<stem>.bin" */
+    if (!(chunk_name = companion_name(d, path, src_dir, out_dir, ""))) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      goto done;
+    }
+    char text[600];
+    int n = snprintf(text, sizeof text, "\"uri\":\"%s\"%s", chunk_name, d->tok[b0].size ? "," : "");
+    add_splice(&sp, d->tok[b0].start + 1, d->tok[b0].start + 1, text, (size_t)n);
   }
 
   /* companion files: the new buffer, and copies of the source's relative files when writing to another folder */
@@ -692,6 +707,11 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     files[nfiles].path = join(out_dir, bin_name);
     files[nfiles].data = add.p;
     files[nfiles++].size = add.n;
+  }
+  if (chunk_name) {
+    files[nfiles].path = join(out_dir, chunk_name);
+    files[nfiles].data = bin.p;
+    files[nfiles++].size = bin.n;
   }
   if (!skio_same_file(out_dir, src_dir)) rc = add_source_copies(d, path, src_dir, out_dir, files, &nfiles, err);
   if (rc) goto done;
@@ -708,7 +728,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     rc = skc_fail(err, SKC_INTERNAL, "%s: overlapping JSON edits", path);
     goto done;
   }
-  if (d->is_glb) {
+  if (binary) {
     skio_buf_pad(&json, 4, ' ');
     skio_buf_pad(&bin, 4, 0);
     const bool has_bin = d->bin != NULL;
@@ -749,7 +769,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
       at += 8 + (size_t)clen;
     }
   } else {
-    skio_buf_put(&file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
+    if (!d->is_glb) skio_buf_put(&file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
     skio_buf_put(&file, json.p, json.n);
   }
   if (file.oom) {
@@ -828,7 +848,7 @@ done:
   }
   free(files);
   free(bin.p), free(add.p), free(views.p), free(accs.p), free(json.p), free(file.p), free(bufs.p);
-  free(out_dir), free(src_dir), free(bin_name), free(tmp_main);
+  free(out_dir), free(src_dir), free(bin_name), free(chunk_name), free(tmp_main);
   return rc;
 }
 
@@ -864,8 +884,8 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
   skio_gltf_doc* d = s->gltf;
   const skc_skeleton* sk = s->skeleton;
   if (!d) return cannot(why, why_size, "the scene was not read from a glTF");
-  if ((binary != 0) != d->is_glb)
-    return cannot(why, why_size, "%s is a %s: an in-place edit keeps the container", d->path, d->is_glb ? ".glb" : ".gltf");
+  if (binary && !d->is_glb)
+    return cannot(why, why_size, "%s is a .gltf: an in-place edit writes a .gltf from it", d->path);
   for (uint32_t mi = 0; mi < s->mesh_count; ++mi) { /* a mesh added to the scene has no place in the document */
     const skio_mesh* m = &s->meshes[mi];
     if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0)

@@ -75,8 +75,9 @@ typedef struct skio_gltf_edit_options {
   skio_gltf_edit_report* report; /* optional: filled on success */
 } skio_gltf_edit_options;
 
-/* Writes d with the edits applied to path: binary != 0 -> .glb (d must be a GLB), else .gltf (d must be a .gltf:
- * SKC_UNSUPPORTED for a change of container). o may be NULL. Errors: SKC_INVALID_ARGUMENT (a primitive that does
+/* Writes d with the edits applied to path: binary != 0 -> .glb (d must be a GLB: SKC_UNSUPPORTED for a .gltf), else
+ * .gltf (from a .gltf, or from a GLB whose BIN chunk, with the new data, becomes "<stem>.bin" beside it and whose
+ * other chunks are not kept). o may be NULL. Errors: SKC_INVALID_ARGUMENT (a primitive that does
  * not exist or is listed twice, a vertex count that differs from the primitive's, a joint index >= joint_limit,
  * bad offsets), SKC_FORMAT (the source's accessors or buffers do not read), SKC_EXISTS (path or a companion file is
  * one of the source's files; or a companion file exists and replace_files is off), SKC_UNSUPPORTED (more than 4 GiB
@@ -88,8 +89,8 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
  * influences, through the writer's weight rules (w: skio_gltf_vertex_weights), mapped from skeleton joints to the
  * joints of the skin of the node instancing its primitive (s->joint_node), then skio_gltf_edit_write. A primitive
  * instanced by several meshes is written from the first. Returns SKC_OK, an error of skio_gltf_edit_write, or
- * SKIO_GLTF_EDIT_CANNOT with a sentence in why when the scene no longer maps onto its document (a change of
- * container, a joint the primitive's skin does not list, a mesh without a skinned node, a mesh added to the scene):
+ * SKIO_GLTF_EDIT_CANNOT with a sentence in why when the scene no longer maps onto its document (a .gltf
+ * written as .glb, a joint the primitive's skin does not list, a mesh without a skinned node, a mesh added to the scene):
  * the caller then writes the scene with the full writer (skio_gltf_write). A scene without a skeleton (a document
  * without skins) has nothing to edit: the document is written as it is. */
 #define SKIO_GLTF_EDIT_CANNOT (-1)

@@ -42,7 +42,7 @@ const char cli_weights_usage[] =
     "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints only\n"
     "  --lock a,b     the weights of these joints never change (the others are renormalized around them)\n"
     "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the type\n"
-    "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (same container) edits IN in place: only\n"
+    "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (a .glb to either, a .gltf to .gltf) edits IN: only\n"
     "                 JOINTS_n/WEIGHTS_n change, materials, textures, extensions and every other byte stay\n"
     "  --force        replace an existing OUT\n"
     "  --json         print the report as one JSON object instead of text (schema skinkit.weights, docs/json.md);\n"

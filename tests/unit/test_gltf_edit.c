@@ -516,6 +516,63 @@ START_TEST(test_glb_external_files) {
 }
 END_TEST
 
+/* A .glb written as .gltf is the same edit: the JSON kept but for buffers[0]'s new uri, the BIN chunk (with any new
+ * data) in "<stem>.bin" beside it, names and joints as they were; a .gltf asked as .glb is refused (its files would
+ * stay outside). Through the scene export too, with u16 weights (new accessors appended to the chunk). */
+START_TEST(test_glb_to_gltf) {
+  skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
+  char dir[600], out[700];
+  snprintf(dir, sizeof dir, "%s/glb2gltf", tmp_dir());
+  mkdir(dir, 0777);
+  snprintf(out, sizeof out, "%s/out.gltf", dir);
+  skc_err err = {0};
+  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL};
+  ck_assert_msg(skio_gltf_edit_write(d, NULL, 0, out, 0, &o, &err) == SKC_OK, "%s", err.message);
+  skio_gltf_doc* g = load(out);
+  ck_assert(!g->is_glb);
+  size_t json_len = d->json_size;
+  while (json_len && (d->json[json_len - 1] == ' ' || d->json[json_len - 1] == 0)) --json_len;
+  const char* ins = "\"uri\":\"out.bin\",";
+  const int b0 = skio_gltf_item(d, "buffers", 0);
+  const size_t at = (size_t)d->tok[b0].start + 1;
+  ck_assert_uint_eq(g->json_size, json_len + strlen(ins));
+  ck_assert(memcmp(g->json, d->json, at) == 0 && memcmp(g->json + at, ins, strlen(ins)) == 0 &&
+            memcmp(g->json + at + strlen(ins), d->json + at, json_len - at) == 0);
+  const uint8_t* data;
+  size_t size;
+  ck_assert_int_eq(skio_gltf_buffer_data(g, 0, &data, &size, &err), SKC_OK);
+  ck_assert(size == d->bin_size && memcmp(data, d->bin, size) == 0);
+  snprintf(out, sizeof out, "%s/back.glb", dir);
+  ck_assert_int_eq(skio_gltf_edit_write(g, NULL, 0, out, 1, &o, &err), SKC_UNSUPPORTED);
+  skio_gltf_doc_destroy(g);
+  skio_gltf_doc_destroy(d);
+
+  skio_scene *src = NULL, *back = NULL;
+  ck_assert_int_eq(skio_scene_import(data_path("cylinder_rig.glb"), NULL, &src, &err), SKC_OK);
+  snprintf(out, sizeof out, "%s/u16.gltf", dir);
+  char note[300] = "";
+  skio_export_options eo = {.overwrite = true, .weights_type = SKIO_WEIGHTS_U16, .note = note, .note_size = sizeof note};
+  ck_assert_msg(skio_scene_export(src, out, &eo, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(note[0] == 0, "written whole: %s", note);
+  ck_assert_int_eq(skio_scene_import(out, NULL, &back, &err), SKC_OK);
+  ck_assert_uint_eq(back->mesh_count, src->mesh_count);
+  ck_assert_uint_eq(back->skeleton->joint_count, src->skeleton->joint_count);
+  for (uint32_t j = 0; j < src->skeleton->joint_count; ++j)
+    ck_assert_str_eq(back->skeleton->names[j], src->skeleton->names[j]);
+  const skc_skin *a = src->meshes[0].skin, *b = back->meshes[0].skin;
+  ck_assert_uint_eq(a->vertex_count, b->vertex_count);
+  for (size_t v = 0; v < a->vertex_count; ++v)
+    for (uint32_t e = a->offsets[v]; e < a->offsets[v + 1]; ++e) {
+      float w = 0.0f;
+      for (uint32_t f = b->offsets[v]; f < b->offsets[v + 1]; ++f)
+        if (b->joints[f] == a->joints[e]) w = b->weights[f];
+      ck_assert_msg(fabsf(w - a->weights[e]) <= 1.0f / 65535, "vertex %zu: %g vs %g", v, w, a->weights[e]);
+    }
+  skio_scene_destroy(back);
+  skio_scene_destroy(src);
+}
+END_TEST
+
 START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
@@ -527,7 +584,7 @@ START_TEST(test_bad_edits) {
   ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT); /* vertex count */
   e.mesh = 99;
   ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT);
-  ck_assert_int_eq(skio_gltf_edit_write(d, NULL, 0, out, 0, NULL, &err), SKC_UNSUPPORTED); /* container */
+  /* (a .gltf asked as .glb: test_glb_to_gltf) */
   struct stat st;
   ck_assert_int_ne(stat(out, &st), 0); /* nothing written */
   skio_gltf_doc_destroy(d);
@@ -616,6 +673,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltfpack_meshopt);
   tcase_add_test(t, test_gltf_bin);
   tcase_add_test(t, test_glb_external_files);
+  tcase_add_test(t, test_glb_to_gltf);
   tcase_add_test(t, test_bad_edits);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");
