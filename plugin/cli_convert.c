@@ -89,8 +89,6 @@ static int fbx_binds_rebuilt(sk_scene* s) {
   return rebuilt;
 }
 
-/* What the chosen output format cannot carry, said before writing (the file is still written). Measured causes:
- * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. */
 /* Weights the reader could not keep (an entry naming a joint past the skin's joints, or a vertex past the end): they
  * are not in the scene, so not in OUT either; said here rather than written silently. */
 static void dropped_warning(sk_scene* s) {
@@ -113,6 +111,8 @@ static void dropped_warning(sk_scene* s) {
             (unsigned long long)dropped, (unsigned long long)bare);
 }
 
+/* What the chosen output format cannot carry, said before writing (the file is still written). Measured causes:
+ * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. */
 static void convert_warnings(sk_scene* s, const char* out, const sk_save_options* o) {
   dropped_warning(s);
   const char* fmt = o->format;
