@@ -201,7 +201,29 @@ typedef struct prim_plan {
   uint8_t* jdata;                 /* sets * V * 4 * jsize */
   uint8_t* wdata;                 /* sets * V * 4 * wsize */
   int64_t old_j[MAX_SETS], old_w[MAX_SETS]; /* old accessors per set (-1 none) */
+  int64_t added[2][MAX_SETS];     /* the new JOINTS (0) / WEIGHTS (1) accessor of each set, -1 none */
+  int pos;                        /* POSITION accessor */
 } prim_plan;
+
+/* An accessor an earlier plan added with the same values in place of the same old accessor (or of none) of a
+ * primitive on the same POSITION accessor, or -1: primitives that shared their vertex data share the new JOINTS_n
+ * / WEIGHTS_n too. */
+static int64_t shared_added(const prim_plan* plans, size_t i, int kind, uint32_t set) {
+  const prim_plan* pl = &plans[i];
+  const int64_t old = kind ? pl->old_w[set] : pl->old_j[set];
+  const uint32_t ct = kind ? pl->wct : pl->jct;
+  const size_t len = pl->V * 4 * skio_gltf_component_size(ct);
+  for (size_t k = 0; k < i; ++k) {
+    const prim_plan* o = &plans[k];
+    if (set >= o->sets || o->added[kind][set] < 0 || (kind ? o->old_w[set] : o->old_j[set]) != old || o->pos != pl->pos ||
+        o->V != pl->V || (kind ? o->wct : o->jct) != ct)
+      continue;
+    const uint8_t* a = (kind ? pl->wdata : pl->jdata) + (size_t)set * len;
+    const uint8_t* b = (kind ? o->wdata : o->jdata) + (size_t)set * len;
+    if (!memcmp(a, b, len)) return o->added[kind][set];
+  }
+  return -1;
+}
 
 static int attr_accessor(const skio_gltf_doc* d, int attrs, const char* key) {
   uint32_t a;
@@ -219,8 +241,10 @@ static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weigh
                     e->primitive);
   pl->prim = prim;
   pl->attrs = attrs;
+  for (uint32_t s = 0; s < MAX_SETS; ++s) pl->added[0][s] = pl->added[1][s] = -1;
   pl->V = e->vertex_count;
   int pos = attr_accessor(d, attrs, "POSITION");
+  pl->pos = pos;
   skio_gltf_accessor a;
   if (pos < 0 || skio_gltf_accessor_info(d, (uint32_t)pos, &a, NULL) || a.count != e->vertex_count)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u].primitives[%u] has %zu vertices, the edit %zu",
@@ -597,26 +621,29 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
           rep.in_place++;
           continue;
         }
-        /* a new accessor on a tightly packed view of its own */
-        skio_buf_pad(&add, 4, 0);
-        const size_t at = base + add.n, len = V * 4 * cs;
-        skio_buf_put(&add, src, len);
-        skio_buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}", views.n ? "," : "",
-                   new_buffer, at, len);
-        skio_buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
-                   accs.n ? "," : "", next_view++, ct, V, normalized ? ",\"normalized\":true" : "");
-        const uint32_t acc = next_acc++;
-        rep.added++;
+        int64_t acc = shared_added(plans, i, kind, s);
+        if (acc < 0) { /* a new accessor on a tightly packed view of its own */
+          skio_buf_pad(&add, 4, 0);
+          const size_t at = base + add.n, len = V * 4 * cs;
+          skio_buf_put(&add, src, len);
+          skio_buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}",
+                          views.n ? "," : "", new_buffer, at, len);
+          skio_buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
+                          accs.n ? "," : "", next_view++, ct, V, normalized ? ",\"normalized\":true" : "");
+          acc = next_acc++;
+          rep.added++;
+        }
+        pl->added[kind][s] = acc;
         char key[24];
         snprintf(key, sizeof key, "%s_%u", kind ? "WEIGHTS" : "JOINTS", s);
         int val = skio_json_get(d, pl->attrs, key);
         if (val >= 0) {
-          char num[16];
-          int n = snprintf(num, sizeof num, "%u", acc);
+          char num[24];
+          int n = snprintf(num, sizeof num, "%lld", (long long)acc);
           int vs = d->tok[val].start - (d->tok[val].type == 3 ? 1 : 0), ve = d->tok[val].end + (d->tok[val].type == 3 ? 1 : 0);
           add_splice(&sp, vs, ve, num, (size_t)n);
         } else {
-          skio_buf_printf(&attr_add, ",\"%s\":%u", key, acc);
+          skio_buf_printf(&attr_add, ",\"%s\":%lld", key, (long long)acc);
         }
       }
     }

@@ -19,6 +19,10 @@
  * TEXCOORD_0 are read in any form the specification allows (KHR_mesh_quantization types, normalized or not, sparse,
  * meshopt-compressed views); TEXCOORD_0 is stored as (u, 1 - v) like Assimp (the writer flips it back). Name: the
  * mesh's name ("mesh<m>" without one) and, when the mesh has several primitives, "-<p>" (Assimp's convention).
+ * Primitives of one node's mesh whose attribute objects name the same accessors under the same keys (in the same
+ * order) draw one vertex set (three.js writes a multi-material mesh so): they are one skio_mesh whose parts
+ * (skio_mesh.parts) are the primitives' index lists and materials, named after the first ("-<p>" dropped when it
+ * holds every triangle primitive of the mesh). Draco primitives are never merged.
  * Skinned positions are bind-space as stored (glTF ignores the node transform of a skinned mesh); a primitive
  * without a skin is placed by skio_mesh_place: its node's world transform baked in and, below a bone, bound to the
  * nearest bone rigidly (skio_mesh.rigid_joint), as the Assimp path does.
@@ -631,6 +635,37 @@ static int triangulate(importer* im, const uint32_t* c, size_t n, int mode, skio
   return SKC_OK;
 }
 
+/* The triangles of primitive pt (its indices, or its vertices in order) into m->indices / m->index_count. */
+static int read_corners(importer* im, int pt, int mode, size_t V, const char* where, skio_mesh* m, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  skio_gltf_accessor ia;
+  int rc = SKC_OK;
+  int it = skio_json_get(d, pt, "indices");
+  if (it >= 0) {
+    char what[112];
+    snprintf(what, sizeof what, "%s indices", where);
+    if ((rc = accessor(im, it, what, 1, &ia, err))) return rc;
+    if (ia.component_type == SKIO_GLTF_FLOAT || ia.normalized)
+      return fail(im, err, SKC_FORMAT, "%s: indices are not unsigned integers", where);
+    uint32_t* idx = read_uints(im, &ia, err);
+    if (!idx) return err ? err->code : SKC_FORMAT;
+    for (size_t k = 0; k < ia.count; ++k)
+      if (idx[k] >= V) {
+        rc = fail(im, err, SKC_FORMAT, "%s: index %u (corner %zu) is past the %zu vertices", where, idx[k], k, V);
+        break;
+      }
+    if (!rc) rc = triangulate(im, idx, ia.count, mode, m, err);
+    free(idx);
+  } else {
+    uint32_t* seq = malloc(V * sizeof *seq + 1);
+    if (!seq) return oom(im, err);
+    for (size_t v = 0; v < V; ++v) seq[v] = (uint32_t)v;
+    rc = triangulate(im, seq, V, mode, m, err);
+    free(seq);
+  }
+  return rc;
+}
+
 static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
   skio_gltf_doc* d = im->d;
   int mt = skio_gltf_item(d, "meshes", r->mesh);
@@ -657,7 +692,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   char where[96];
   snprintf(where, sizeof where, "mesh %u primitive %u", r->mesh, r->prim);
 
-  skio_gltf_accessor pa, na, ta, ua, ia;
+  skio_gltf_accessor pa, na, ta, ua;
   bool pf, nf, tf, uf;
   int rc = attribute(im, attrs, "POSITION", 3, 0, where, &pa, &pf, err);
   if (rc) return rc;
@@ -676,39 +711,15 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
     for (size_t v = 0; v < V; ++v) m->uv0[v * 2 + 1] = 1.0f - m->uv0[v * 2 + 1];
   }
   m->material = UINT32_MAX; /* set by skio_gltf_read_materials once the tables are read */
-  /* corners */
-  int it = skio_json_get(d, pt, "indices");
-  if (it >= 0) {
-    char what[112];
-    snprintf(what, sizeof what, "%s indices", where);
-    if ((rc = accessor(im, it, what, 1, &ia, err))) return rc;
-    if (ia.component_type == SKIO_GLTF_FLOAT || ia.normalized)
-      return fail(im, err, SKC_FORMAT, "%s: indices are not unsigned integers", where);
-    uint32_t* idx = read_uints(im, &ia, err);
-    if (!idx) return err ? err->code : SKC_FORMAT;
-    for (size_t k = 0; k < ia.count; ++k)
-      if (idx[k] >= V) {
-        rc = fail(im, err, SKC_FORMAT, "%s: index %u (corner %zu) is past the %zu vertices", where, idx[k], k, V);
-        break;
-      }
-    if (!rc) rc = triangulate(im, idx, ia.count, mode, m, err);
-    free(idx);
-  } else {
-    uint32_t* seq = malloc(V * sizeof *seq + 1);
-    if (!seq) return oom(im, err);
-    for (size_t v = 0; v < V; ++v) seq[v] = (uint32_t)v;
-    rc = triangulate(im, seq, V, mode, m, err);
-    free(seq);
-  }
-  if (rc) return rc;
+  if ((rc = read_corners(im, pt, mode, V, where, m, err))) return rc;
   if (skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin") >= 0)
     return build_skin(im, r, attrs, m, where, err);
   return SKC_OK;
 }
 
-static int build_meshes(importer* im, skc_err* err) {
+/* The (node, mesh, primitive) triples to read, in node preorder: triangle primitives with a POSITION. */
+static int list_prims(importer* im, prim_ref** out, size_t* out_count, skc_err* err) {
   skio_gltf_doc* d = im->d;
-  /* list the (node, mesh, primitive) triples first */
   size_t count = 0, cap = 0;
   prim_ref* refs = NULL;
   int rc = SKC_OK;
@@ -751,29 +762,145 @@ static int build_meshes(importer* im, skc_err* err) {
       refs[count++] = (prim_ref){node, mesh, (uint32_t)p};
     }
   }
-  if (!rc && count) {
-    if (!(im->s->meshes = calloc(count, sizeof *im->s->meshes))) rc = oom(im, err);
-    for (size_t i = 0; i < count && !rc; ++i) {
-      skio_mesh* m = &im->s->meshes[i];
-      m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1;
-      im->s->mesh_count = (uint32_t)i + 1;
-      /* vertex budget before reading: POSITION's declared count */
-      skio_gltf_accessor pa;
-      int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", refs[i].mesh), "primitives"),
-                            (int)refs[i].prim);
-      char where[96];
-      snprintf(where, sizeof where, "mesh %u primitive %u POSITION", refs[i].mesh, refs[i].prim);
-      if ((rc = accessor(im, skio_json_get(d, skio_json_get(d, pt, "attributes"), "POSITION"), where, 3, &pa, err)))
-        break;
-      im->total_vertices += pa.count;
-      if (im->total_vertices > MAX_TOTAL_VERTICES) {
-        rc = fail(im, err, SKC_UNSUPPORTED, "more than %zu vertices in all mesh instances", MAX_TOTAL_VERTICES);
+  *out = refs;
+  *out_count = count;
+  return rc;
+}
+
+static int prim_token(const skio_gltf_doc* d, const prim_ref* r) {
+  return skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", r->mesh), "primitives"), (int)r->prim);
+}
+
+/* Whether two primitives draw one vertex set: their attribute objects name the same accessors under the same keys in
+ * the same order (three.js's exporter writes a multi-material mesh so). A Draco primitive decodes its own vertices
+ * and is never merged; nor are attribute objects of more than MERGE_MAX_KEYS keys, and a primitive is compared with
+ * at most MERGE_MAX_GROUPS vertex sets of its mesh, so hostile files stay cheap (65535 primitives x 16 x 32 keys). */
+#define MERGE_MAX_KEYS 32
+#define MERGE_MAX_GROUPS 16
+static bool same_vertices(const skio_gltf_doc* d, int pa, int pb) {
+  int a = skio_json_get(d, pa, "attributes"), b = skio_json_get(d, pb, "attributes");
+  if (!skio_json_is(d, a, 1) || !skio_json_is(d, b, 1) || d->tok[a].size != d->tok[b].size ||
+      d->tok[a].size > MERGE_MAX_KEYS)
+    return false;
+  if (skio_json_get(d, skio_json_get(d, pa, "extensions"), "KHR_draco_mesh_compression") >= 0 ||
+      skio_json_get(d, skio_json_get(d, pb, "extensions"), "KHR_draco_mesh_compression") >= 0)
+    return false;
+  for (int i = 0; i < d->tok[a].size; ++i) {
+    int ka = skio_json_key_at(d, a, i), kb = skio_json_key_at(d, b, i);
+    size_t la = (size_t)(d->tok[ka].end - d->tok[ka].start);
+    uint32_t x, y;
+    if ((size_t)(d->tok[kb].end - d->tok[kb].start) != la || memcmp(d->json + d->tok[ka].start, d->json + d->tok[kb].start, la) ||
+        !skio_json_u32(d, ka + 1, &x) || !skio_json_u32(d, kb + 1, &y) || x != y)
+      return false;
+  }
+  return true;
+}
+
+/* leader[i]: the first primitive of i's (node, mesh) that draws the same vertex set, i itself when none (the
+ * primitives of one node's mesh are listed one after another). */
+static void group_prims(const skio_gltf_doc* d, const prim_ref* refs, size_t count, uint32_t* leader) {
+  uint32_t sets[MERGE_MAX_GROUPS];
+  int nsets = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (i && (refs[i].node != refs[i - 1].node || refs[i].mesh != refs[i - 1].mesh)) nsets = 0;
+    leader[i] = (uint32_t)i;
+    for (int k = 0; k < nsets; ++k)
+      if (same_vertices(d, prim_token(d, &refs[sets[k]]), prim_token(d, &refs[i]))) {
+        leader[i] = sets[k];
         break;
       }
-      rc = build_mesh(im, &refs[i], m, err);
+    if (leader[i] == i && nsets < MERGE_MAX_GROUPS) sets[nsets++] = (uint32_t)i;
+  }
+}
+
+/* The mesh's first part (its own primitive), before a second is added. */
+static int first_part(importer* im, skio_mesh* m, uint32_t parts, skc_err* err) {
+  if (!(m->parts = calloc(parts, sizeof *m->parts)) || !(m->parts[0].name = dup_str(m->name))) return oom(im, err);
+  m->part_count = 1;
+  m->parts[0] = (skio_mesh_part){m->parts[0].name, 0, m->index_count, UINT32_MAX, m->gltf_primitive};
+  return SKC_OK;
+}
+
+/* Primitive r, which draws m's vertex set, as m's next part: its triangles appended to m's indices. */
+static int add_part(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
+  skio_mesh tmp = {0};
+  char where[96];
+  snprintf(where, sizeof where, "mesh %u primitive %u", r->mesh, r->prim);
+  int pt = prim_token(im->d, r);
+  int rc = read_corners(im, pt, prim_mode(im->d, pt), m->vertex_count, where, &tmp, err);
+  uint32_t* grown = rc ? NULL : realloc(m->indices, (m->index_count + tmp.index_count) * sizeof *grown + 1);
+  char* name = rc ? NULL : malloc(strlen(m->parts[0].name) + 16);
+  if (!rc && (!grown || !name)) rc = oom(im, err);
+  if (grown) m->indices = grown;
+  if (!rc) {
+    memcpy(m->indices + m->index_count, tmp.indices, tmp.index_count * sizeof *tmp.indices);
+    /* the reader's name for the primitive: the mesh's name with "-<primitive>" */
+    const char* base = m->parts[0].name;
+    const char* dash = strrchr(base, '-');
+    int keep = dash ? (int)(dash - base) : (int)strlen(base);
+    snprintf(name, strlen(base) + 16, "%.*s-%u", keep, base, r->prim);
+    m->parts[m->part_count++] = (skio_mesh_part){name, m->index_count, tmp.index_count, UINT32_MAX, (int32_t)r->prim};
+    m->index_count += tmp.index_count;
+    name = NULL;
+  }
+  free(name);
+  free(tmp.indices);
+  return rc;
+}
+
+/* A mesh that holds every primitive of its glTF mesh takes the mesh's name without the "-<primitive>" suffix. */
+static void name_whole(importer* im, skio_mesh* m) {
+  int prims = skio_json_get(im->d, skio_gltf_item(im->d, "meshes", (uint32_t)m->gltf_mesh), "primitives");
+  char* dash = strrchr(m->name, '-');
+  if (m->part_count > 1 && (int)m->part_count == skio_json_len(im->d, prims) && dash) *dash = 0;
+}
+
+static int build_meshes(importer* im, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  size_t count = 0;
+  prim_ref* refs = NULL;
+  int rc = list_prims(im, &refs, &count, err);
+  uint32_t* leader = rc || !count ? NULL : malloc(count * sizeof *leader);
+  uint32_t* mesh_of = rc || !count ? NULL : malloc(count * sizeof *mesh_of);
+  uint32_t* parts = rc || !count ? NULL : calloc(count, sizeof *parts);
+  if (!rc && count && (!leader || !mesh_of || !parts)) rc = oom(im, err);
+  size_t meshes = 0;
+  if (!rc && count) {
+    group_prims(d, refs, count, leader);
+    for (size_t i = 0; i < count; ++i) parts[leader[i]]++;
+    for (size_t i = 0; i < count; ++i) meshes += leader[i] == i;
+    if (!(im->s->meshes = calloc(meshes, sizeof *im->s->meshes))) rc = oom(im, err);
+  }
+  for (size_t i = 0, at = 0; i < count && !rc; ++i) {
+    if (leader[i] != i) { /* a later part of an earlier mesh */
+      skio_mesh* m = &im->s->meshes[mesh_of[leader[i]]];
+      if (!m->parts) rc = first_part(im, m, parts[leader[i]], err);
+      if (!rc) rc = add_part(im, &refs[i], m, err);
+      if (!rc && m->part_count == parts[leader[i]]) name_whole(im, m);
+      continue;
     }
+    mesh_of[i] = (uint32_t)at;
+    skio_mesh* m = &im->s->meshes[at++];
+    m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1;
+    im->s->mesh_count = (uint32_t)at;
+    /* vertex budget before reading: POSITION's declared count */
+    skio_gltf_accessor pa;
+    char where[96];
+    snprintf(where, sizeof where, "mesh %u primitive %u POSITION", refs[i].mesh, refs[i].prim);
+    if ((rc = accessor(im, skio_json_get(d, skio_json_get(d, prim_token(d, &refs[i]), "attributes"), "POSITION"), where, 3,
+                       &pa, err)))
+      break;
+    im->total_vertices += pa.count;
+    if (im->total_vertices > MAX_TOTAL_VERTICES) {
+      rc = fail(im, err, SKC_UNSUPPORTED, "more than %zu vertices in all mesh instances", MAX_TOTAL_VERTICES);
+      break;
+    }
+    rc = build_mesh(im, &refs[i], m, err);
   }
   free(refs);
+  free(leader);
+  free(mesh_of);
+  free(parts);
   return rc;
 }
 

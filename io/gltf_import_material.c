@@ -263,6 +263,19 @@ static void read_material(mat_reader* r, unsigned i, skio_material* m) {
   tex_ref(r, i, skio_json_get(d, mt, "emissiveTexture"), NULL, &m->emissive_tex);
 }
 
+/* The material index of primitive p of glTF mesh gm (UINT32_MAX: none, or an index past the table, noted). */
+static uint32_t primitive_material(mat_reader* r, int32_t gm, int32_t p, uint32_t mesh) {
+  const skio_gltf_doc* d = r->d;
+  uint32_t mi = 0;
+  int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", (uint32_t)gm), "primitives"), p);
+  if (gm < 0 || !skio_json_u32(d, skio_json_get(d, pt, "material"), &mi)) return UINT32_MAX;
+  if (mi >= r->s->material_count) {
+    note(r, "mesh %u: material index past the materials%s", mesh, "");
+    return UINT32_MAX;
+  }
+  return mi;
+}
+
 int skio_gltf_read_materials(skio_scene* s, skio_gltf_doc* d, skc_err* err) {
   if (!s || !d) return SKC_OK;
   mat_reader r = {s, d, BUDGET_BASE, 0, false};
@@ -293,16 +306,9 @@ int skio_gltf_read_materials(skio_scene* s, skio_gltf_doc* d, skc_err* err) {
   if (r.oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading materials", s->source ? s->source : "");
   for (uint32_t k = 0; k < s->mesh_count; ++k) {
     skio_mesh* m = &s->meshes[k];
-    uint32_t mi = 0;
-    int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", (uint32_t)m->gltf_mesh), "primitives"),
-                          m->gltf_primitive);
-    if (m->gltf_mesh < 0 || !skio_json_u32(d, skio_json_get(d, pt, "material"), &mi)) {
-      mi = UINT32_MAX;
-    } else if (mi >= s->material_count) {
-      note(&r, "mesh %u: material index past the materials%s", k, "");
-      mi = UINT32_MAX;
-    }
-    m->material = mi;
+    m->material = primitive_material(&r, m->gltf_mesh, m->gltf_primitive, k);
+    for (uint32_t p = 0; p < m->part_count; ++p)
+      m->parts[p].material = primitive_material(&r, m->gltf_mesh, m->parts[p].gltf_primitive, k);
   }
   return SKC_OK;
 }

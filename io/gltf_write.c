@@ -340,6 +340,20 @@ typedef struct mesh_out {
 
 /* Writes the vertex streams of mesh mi and appends its JSON to meshes_json; fills mo. extra: joints its skin lists
  * besides its own (NULL = none). */
+/* n indices of a mesh of V vertices as an accessor: unsigned short when the vertices allow, else unsigned int. */
+static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
+  if (V > 65535) return put_accessor(w, REGION_MAIN, idx, n, 1, CT_U32, TARGET_INDEX, NULL, NULL);
+  uint16_t* ix = malloc(n * sizeof *ix);
+  if (!ix) {
+    w->oom = true;
+    return -1;
+  }
+  for (size_t i = 0; i < n; ++i) ix[i] = (uint16_t)idx[i];
+  int32_t a = put_accessor(w, REGION_MAIN, ix, n, 1, CT_U16, TARGET_INDEX, NULL, NULL);
+  free(ix);
+  return a;
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -464,7 +478,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
       if (p > mx[k]) mx[k] = p;
     }
   int32_t a_pos = put_accessor(w, REGION_MAIN, pos, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
-  int32_t a_nrm = -1, a_tan = -1, a_uv = -1, a_idx = -1;
+  int32_t a_nrm = -1, a_tan = -1, a_uv = -1;
   if (nrm) a_nrm = put_accessor(w, REGION_MAIN, nrm, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
   if (tan) a_tan = put_accessor(w, REGION_MAIN, tan, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
   free(bpos);
@@ -480,18 +494,18 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     a_uv = put_accessor(w, REGION_MAIN, uv, V, 2, CT_F32, TARGET_VERTEX, NULL, NULL);
     free(uv);
   }
-  if (m->index_count) {
-    if (V <= 65535) {
-      uint16_t* ix = malloc(m->index_count * sizeof *ix);
-      if (!ix) return oom_fail(w);
-      for (size_t i = 0; i < m->index_count; ++i) ix[i] = (uint16_t)m->indices[i];
-      a_idx = put_accessor(w, REGION_MAIN, ix, m->index_count, 1, CT_U16, TARGET_INDEX, NULL, NULL);
-      free(ix);
-    } else {
-      a_idx = put_accessor(w, REGION_MAIN, m->indices, m->index_count, 1, CT_U32, TARGET_INDEX, NULL, NULL);
-    }
+  /* one primitive per part (skio_mesh.parts), all on the same vertex accessors */
+  const uint32_t parts = m->part_count ? m->part_count : 1;
+  int32_t* a_part = malloc(parts * sizeof *a_part);
+  if (!a_part) return oom_fail(w);
+  for (uint32_t p = 0; p < parts; ++p) {
+    size_t start = m->part_count ? m->parts[p].index_start : 0, n = m->part_count ? m->parts[p].index_count : m->index_count;
+    a_part[p] = n ? put_indices(w, m->indices + start, n, V) : -1;
   }
-  if (w->oom) return oom_fail(w);
+  if (w->oom) {
+    free(a_part);
+    return oom_fail(w);
+  }
 
   /* skin: weights as written, then the joints the skin lists */
   int32_t* a_joints = NULL; /* per set of 4 */
@@ -633,6 +647,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     free(wbuf);
     free(ibm);
     if (rc) {
+      free(a_part);
       free(a_joints);
       free(a_weights);
       return rc;
@@ -645,19 +660,25 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
   if (mi) skio_buf_str(j, ",");
   skio_buf_str(j, "{\"name\":");
   put_json_string(j, m->name, &fixed);
-  skio_buf_printf(j, ",\"primitives\":[{\"attributes\":{\"POSITION\":%d", (int)a_pos);
-  if (a_nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
-  if (a_tan >= 0) skio_buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
-  if (a_uv >= 0) skio_buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
-  for (uint32_t set = 0; set < sets; ++set)
-    skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
-  skio_buf_str(j, "}");
-  if (a_idx >= 0)
-    skio_buf_printf(j, ",\"indices\":%d", (int)a_idx);
-  else
-    skio_buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
-  if (m->material < s->material_count) skio_buf_printf(j, ",\"material\":%u", m->material);
-  skio_buf_str(j, "}]}");
+  skio_buf_str(j, ",\"primitives\":[");
+  for (uint32_t p = 0; p < parts; ++p) {
+    skio_buf_printf(j, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", (int)a_pos);
+    if (a_nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
+    if (a_tan >= 0) skio_buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
+    if (a_uv >= 0) skio_buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
+    for (uint32_t set = 0; set < sets; ++set)
+      skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
+    skio_buf_str(j, "}");
+    if (a_part[p] >= 0)
+      skio_buf_printf(j, ",\"indices\":%d", (int)a_part[p]);
+    else
+      skio_buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
+    const uint32_t mat = m->part_count ? m->parts[p].material : m->material;
+    if (mat < s->material_count) skio_buf_printf(j, ",\"material\":%u", mat);
+    skio_buf_str(j, "}");
+  }
+  skio_buf_str(j, "]}");
+  free(a_part);
   free(a_joints);
   free(a_weights);
   if (fixed) w->rep.names_fixed++;

@@ -1,4 +1,5 @@
-/* scene.c - lifetime of skio_scene and the Assimp matrix layout conversion. */
+/* scene.c - lifetime of skio_scene, the writers' view of merged glTF meshes as parts, and the Assimp matrix layout
+ * conversion. */
 #include "skio_scene.h"
 #include "skio_gltf_doc.h"
 
@@ -27,6 +28,44 @@ void skio_mesh_free(skio_mesh* m) {
   skc_skin_destroy(m->skin);
   free(m->inverse_bind);
   free(m->bound);
+  for (uint32_t k = 0; k < m->part_count; ++k) free(m->parts[k].name);
+  free(m->parts);
+}
+
+int skio_scene_split_parts(const skio_scene* s, skio_scene* view, skc_err* err) {
+  *view = *s;
+  size_t count = 0;
+  for (uint32_t k = 0; k < s->mesh_count; ++k) count += s->meshes[k].part_count ? s->meshes[k].part_count : 1;
+  if (count == s->mesh_count) return SKC_OK;
+  if (count > UINT32_MAX || !(view->meshes = calloc(count, sizeof *view->meshes))) {
+    view->meshes = s->meshes;
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  uint32_t o = 0;
+  for (uint32_t k = 0; k < s->mesh_count; ++k) {
+    const skio_mesh* m = &s->meshes[k];
+    for (uint32_t p = 0; p < (m->part_count ? m->part_count : 1); ++p) {
+      skio_mesh* v = &view->meshes[o++];
+      *v = *m;
+      v->part_count = 0;
+      v->parts = NULL;
+      if (!m->part_count) continue;
+      const skio_mesh_part* part = &m->parts[p];
+      v->name = part->name;
+      v->indices = m->indices + part->index_start;
+      v->index_count = part->index_count;
+      v->material = part->material;
+      v->gltf_primitive = part->gltf_primitive;
+    }
+  }
+  view->mesh_count = (uint32_t)count;
+  return SKC_OK;
+}
+
+void skio_scene_parts_view_free(const skio_scene* s, skio_scene* view) {
+  if (view->meshes != s->meshes) free(view->meshes);
+  view->meshes = NULL;
+  view->mesh_count = 0;
 }
 
 void skio_anim_free(skio_anim* a) {

@@ -1085,8 +1085,24 @@ static void note_read_losses(const skio_scene* s, char* note, size_t size) {
   if (n + 1 < size) snprintf(note + n, size - n, "%sfrom the source: %s", n ? "; " : "", s->material_note);
 }
 
+static int export_view(const skio_scene* s, const skio_scene* view, const char* path, const skio_export_options* opts,
+                       skc_err* err);
+
+/* The glTF editor and the Assimp writers take every part of a merged glTF mesh (skio_mesh.parts) as its own mesh
+ * (skio_scene_split_parts); skinkit's own glTF writer writes the parts as primitives of one mesh. */
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
   if (!s || !path) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
+  skio_scene view;
+  int rc = skio_scene_split_parts(s, &view, err);
+  if (rc) return rc;
+  rc = export_view(s, &view, path, opts, err);
+  skio_scene_parts_view_free(s, &view);
+  return rc;
+}
+
+static int export_view(const skio_scene* merged, const skio_scene* view, const char* path, const skio_export_options* opts,
+                       skc_err* err) {
+  const skio_scene* s = view;
   skio_export_options o = {0};
   if (opts) o = *opts;
   const char* id = NULL;
@@ -1117,7 +1133,7 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
         snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
                  "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
     }
-    if ((rc = skio_gltf_write(s, path, strcmp(id, "glb2") == 0, &go, err))) return rc;
+    if ((rc = skio_gltf_write(merged, path, strcmp(id, "glb2") == 0, &go, err))) return rc;
     note_read_losses(s, o.note, o.note_size);
     return SKC_OK;
   }

@@ -9,6 +9,8 @@
  *    sparse, no min/max; referenced by no other primitive): the JSON does not change. Otherwise the attribute values
  *    point at new accessors (tightly packed views of their own, appended at the end of "accessors" and "bufferViews";
  *    the old accessors and views stay, referenced by nothing new: a meshopt-compressed view is never rewritten).
+ *    Primitives on one POSITION accessor that named the same old accessor (or none) for a set and get the same new
+ *    values share one new accessor, as they shared the old (a multi-material mesh: skio_mesh.parts).
  *    Sets no longer needed lose their attributes (also in KHR_draco_mesh_compression's attribute map, whose decoded
  *    JOINTS/WEIGHTS would otherwise replace the new ones).
  *  - Buffers. GLB: the BIN chunk is kept byte for byte (except in-place accessors) and the new data is appended at

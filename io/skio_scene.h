@@ -45,7 +45,21 @@ typedef struct skio_mesh {
    * without bones): the joint it bound the mesh to with weight 1 (a rigid attachment in the file), or -1. The glTF
    * in-place editor leaves such a primitive as its file has it while the skin is still that one-joint skin. */
   int32_t rigid_joint;
+  /* Parts: glTF primitives of one mesh that draw this vertex set (the same attribute accessors: three.js's exporter
+   * writes a multi-material mesh so) with their own indices and material, merged by the glTF reader so that
+   * binding, smoothing and counting see one surface. part_count 0 (parts NULL): one part, the whole mesh. Else
+   * parts[0] is the mesh's own primitive and material, indices holds the parts' index lists one after another,
+   * and the writers take each part as its own mesh (skio_scene_split_parts). */
+  uint32_t part_count;
+  struct skio_mesh_part* parts;
 } skio_mesh;
+
+typedef struct skio_mesh_part {
+  char* name;                 /* the primitive's mesh name as the reader gives it ("Body-1") */
+  size_t index_start, index_count; /* its range of skio_mesh.indices */
+  uint32_t material;          /* as skio_mesh.material */
+  int32_t gltf_primitive;     /* the primitive in skio_mesh.gltf_mesh */
+} skio_mesh_part;
 
 typedef struct skio_channel {
   uint32_t joint;                 /* skeleton joint */
@@ -114,6 +128,13 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
 void skio_scene_destroy(skio_scene* s);
 /* Frees what one mesh / one animation owns (not the struct itself). */
 void skio_mesh_free(skio_mesh* m);
+/* A view of s for the writers: every mesh of several parts (skio_mesh.parts) becomes one mesh per part, which
+ * shares the merged mesh's vertex data and skin and has the part's indices, material, primitive and name; other
+ * meshes are copied as they are. Everything is borrowed from s: release with skio_scene_parts_view_free only
+ * (it frees the mesh array), and do not use the view past s. When no mesh has parts, *view is *s with
+ * view->meshes == s->meshes and freeing it does nothing. SKC_OUT_OF_MEMORY is the only failure. */
+int skio_scene_split_parts(const skio_scene* s, skio_scene* view, skc_err* err);
+void skio_scene_parts_view_free(const skio_scene* s, skio_scene* view);
 void skio_anim_free(skio_anim* a);
 /* SKC_NO_SKIN with a message naming the file (and no_skin_reason when set) when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);

@@ -1,6 +1,7 @@
 /* test_cli_weights.c - `skinkit weights IN OUT [ops]` end to end: the drift sample's sums are fixed, OUT is readable
  * and holds the weights as edited, IN is never changed or overwritten, existing OUT needs --force, JSON report,
- * locked joints, bad arguments (exit 2 with a message). Runs the real build/skinkit on tests/data/. */
+ * locked joints, bad arguments (exit 2 with a message), glTF primitives that share their vertices edited as one
+ * surface. Runs the real build/skinkit on tests/data/. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skio_gltf_doc.h"
 
 #ifndef SK_CLI_PATH
 #error "SK_CLI_PATH must name the built skinkit executable"
@@ -241,6 +243,56 @@ START_TEST(weights_bad_arguments) {
 }
 END_TEST
 
+/* Attribute `key` of mesh 0 primitive `prim` of a written glTF: its accessor index and its values as floats
+ * (malloc'd, count * 4). */
+static float* prim_attribute(const char* path, int prim, const char* key, uint32_t* acc, size_t* count) {
+  skio_gltf_doc* d = NULL;
+  skc_err e = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &e) == SKC_OK, "%s", e.message);
+  int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", 0), "primitives"), prim);
+  ck_assert(skio_json_u32(d, skio_json_get(d, skio_json_get(d, pt, "attributes"), key), acc));
+  skio_gltf_accessor a;
+  ck_assert_int_eq(skio_gltf_accessor_info(d, *acc, &a, &e), SKC_OK);
+  float* v = malloc(a.count * 4 * sizeof *v);
+  ck_assert_int_eq(skio_gltf_accessor_floats(d, *acc, v, &e), SKC_OK);
+  *count = a.count;
+  skio_gltf_doc_destroy(d);
+  return v;
+}
+
+/* three.js writes a two-material mesh as two primitives naming the same vertex accessors (tests/data/
+ * make_three_multimaterial.mjs). Smoothing and binding must see one surface: the result is the one-material file's
+ * (same vertices, one primitive with the same index list), written once for both primitives. Per-primitive editing
+ * gave the ring between the materials two different sets of weights. */
+START_TEST(parts_edit_as_one_surface) {
+  static const char* const ops[] = {"weights %s %s/%s_%d.glb --smooth 3", "bind %s %s/%s_%d.glb"};
+  for (int op = 0; op < 2; ++op) {
+    char args[1024], two[300], one[300];
+    snprintf(args, sizeof args, ops[op], "tests/data/three_multimaterial.glb", g_tmp, "two", op);
+    ck_assert_int_eq(run(args), 0);
+    snprintf(args, sizeof args, ops[op], "tests/data/three_onematerial.glb", g_tmp, "one", op);
+    ck_assert_int_eq(run(args), 0);
+    snprintf(two, sizeof two, "%s/two_%d.glb", g_tmp, op);
+    snprintf(one, sizeof one, "%s/one_%d.glb", g_tmp, op);
+    for (int k = 0; k < 2; ++k) {
+      const char* key = k ? "WEIGHTS_0" : "JOINTS_0";
+      uint32_t a0, a1, ar;
+      size_t n0, n1, nr;
+      float* p0 = prim_attribute(two, 0, key, &a0, &n0);
+      float* p1 = prim_attribute(two, 1, key, &a1, &n1);
+      float* ref = prim_attribute(one, 0, key, &ar, &nr);
+      ck_assert_msg(a0 == a1, "%s: the primitives name accessors %u and %u", key, a0, a1);
+      ck_assert_uint_eq(n0, 221);
+      ck_assert_uint_eq(nr, 221);
+      for (size_t i = 0; i < 4 * n0; ++i)
+        ck_assert_msg(p0[i] == ref[i], "%s %s: vertex %zu slot %zu: %g, one surface gives %g", ops[op], key, i / 4,
+                      i % 4, (double)p0[i], (double)ref[i]);
+      free(p0), free(p1), free(ref);
+    }
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_weights");
   TCase* t = tcase_create("cli_weights");
@@ -253,6 +305,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_bone_links);
   tcase_add_test(t, weights_exists_and_never_in);
   tcase_add_test(t, weights_bad_arguments);
+  tcase_add_test(t, parts_edit_as_one_surface);
   suite_add_tcase(s, t);
   return s;
 }

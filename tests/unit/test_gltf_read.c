@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "sk_testutil.h"
 #include "skio_gltf_doc.h"
@@ -514,39 +515,52 @@ START_TEST(rules_on_a_written_document) {
   ck_assert_float_eq(sk->bind[32 + 13], 2.0f);
   ck_assert_float_eq(sk->bind[0], 1.0f);
   ck_assert_float_eq(sk->bind[12], 0.0f);
-  /* meshes: primitive 0 (strip) and 2 (fan); the lines are skipped */
-  ck_assert_uint_eq(s->mesh_count, 2);
+  /* meshes: primitive 0 (strip) and 2 (fan) name the same accessors: one mesh of two parts; the lines are skipped */
+  ck_assert_uint_eq(s->mesh_count, 1);
   ck_assert_uint_eq(rep.primitives_skipped, 1);
   ck_assert_uint_eq(rep.channels_skipped, 2);
-  ck_assert_uint_eq(rep.dropped_weights, 2);
-  ck_assert_str_eq(s->meshes[0].name, "strip-0");
-  ck_assert_str_eq(s->meshes[1].name, "strip-2");
-  ck_assert_int_eq(s->meshes[1].gltf_primitive, 2);
-  static const uint32_t strip[6] = {0, 1, 2, 1, 3, 2}, fan[6] = {1, 2, 0, 2, 3, 0};
-  ck_assert_uint_eq(s->meshes[0].index_count, 6);
-  ck_assert_uint_eq(s->meshes[1].index_count, 6);
-  for (int i = 0; i < 6; ++i) {
-    ck_assert_uint_eq(s->meshes[0].indices[i], strip[i]);
-    ck_assert_uint_eq(s->meshes[1].indices[i], fan[i]);
-  }
+  ck_assert_uint_eq(rep.dropped_weights, 1);
+  const skio_mesh* me = &s->meshes[0];
+  ck_assert_str_eq(me->name, "strip-0"); /* not every primitive of "strip": the name keeps its suffix */
+  ck_assert_uint_eq(me->part_count, 2);
+  ck_assert_str_eq(me->parts[0].name, "strip-0");
+  ck_assert_str_eq(me->parts[1].name, "strip-2");
+  ck_assert_int_eq(me->parts[0].gltf_primitive, 0);
+  ck_assert_int_eq(me->parts[1].gltf_primitive, 2);
+  ck_assert_uint_eq(me->parts[1].index_start, 6);
+  ck_assert_uint_eq(me->parts[1].index_count, 6);
+  static const uint32_t corners[12] = {0, 1, 2, 1, 3, 2, /* strip */ 1, 2, 0, 2, 3, 0 /* fan */};
+  ck_assert_uint_eq(me->index_count, 12);
+  for (int i = 0; i < 12; ++i) ck_assert_uint_eq(me->indices[i], corners[i]);
+  ck_assert_float_eq(me->positions[3 * 3 + 0], 1.0f); /* as stored: the node's translation (5, 0, 0) ignored */
+  ck_assert_float_eq(me->uv0[2 * 2 + 1], 0.75f);     /* v flipped */
+  ck_assert_uint_eq(me->dropped_weights, 1);
+  ck_assert_uint_eq(me->bone_count, 2);
+  ck_assert_uint_eq(me->bound[0], 0);
+  ck_assert_uint_eq(me->bound[1], 1);
+  ck_assert_uint_eq(me->bound[2], 1);
+  ck_assert_float_eq(me->inverse_bind[16 + 12], -1.0f);
+  ck_assert_float_eq(me->inverse_bind[32 + 13], -2.0f);
+  ck_assert_float_eq(me->inverse_bind[0 + 12], 0.0f);
+  /* JOINTS_0 then JOINTS_1, zeros dropped, NaN / negative / duplicates kept; skin index 0 = b (2), 1 = a (1) */
+  expect_entries(me, 0, 3, (const uint32_t[]){2, 1, 1}, (const float[]){0.5f, 0.5f, NAN});
+  expect_entries(me, 1, 1, (const uint32_t[]){1}, (const float[]){1.0f});
+  expect_entries(me, 2, 1, (const uint32_t[]){2}, (const float[]){0.7f});
+  expect_entries(me, 3, 3, (const uint32_t[]){2, 1, 1}, (const float[]){-0.25f, 0.5f, 0.75f});
+  /* the writers' view: one mesh per part, on the merged mesh's vertices and skin */
+  skio_scene view;
+  ck_assert_int_eq(skio_scene_split_parts(s, &view, &err), SKC_OK);
+  ck_assert_uint_eq(view.mesh_count, 2);
   for (uint32_t m = 0; m < 2; ++m) {
-    const skio_mesh* me = &s->meshes[m];
-    ck_assert_float_eq(me->positions[3 * 3 + 0], 1.0f); /* as stored: the node's translation (5, 0, 0) ignored */
-    ck_assert_float_eq(me->uv0[2 * 2 + 1], 0.75f);     /* v flipped */
-    ck_assert_uint_eq(me->dropped_weights, 1);
-    ck_assert_uint_eq(me->bone_count, 2);
-    ck_assert_uint_eq(me->bound[0], 0);
-    ck_assert_uint_eq(me->bound[1], 1);
-    ck_assert_uint_eq(me->bound[2], 1);
-    ck_assert_float_eq(me->inverse_bind[16 + 12], -1.0f);
-    ck_assert_float_eq(me->inverse_bind[32 + 13], -2.0f);
-    ck_assert_float_eq(me->inverse_bind[0 + 12], 0.0f);
-    /* JOINTS_0 then JOINTS_1, zeros dropped, NaN / negative / duplicates kept; skin index 0 = b (2), 1 = a (1) */
-    expect_entries(me, 0, 3, (const uint32_t[]){2, 1, 1}, (const float[]){0.5f, 0.5f, NAN});
-    expect_entries(me, 1, 1, (const uint32_t[]){1}, (const float[]){1.0f});
-    expect_entries(me, 2, 1, (const uint32_t[]){2}, (const float[]){0.7f});
-    expect_entries(me, 3, 3, (const uint32_t[]){2, 1, 1}, (const float[]){-0.25f, 0.5f, 0.75f});
+    ck_assert_str_eq(view.meshes[m].name, me->parts[m].name);
+    ck_assert_int_eq(view.meshes[m].gltf_primitive, me->parts[m].gltf_primitive);
+    ck_assert_uint_eq(view.meshes[m].index_count, 6);
+    ck_assert_ptr_eq(view.meshes[m].indices, me->indices + 6 * m);
+    ck_assert_ptr_eq(view.meshes[m].positions, me->positions);
+    ck_assert_ptr_eq(view.meshes[m].skin, me->skin);
+    ck_assert_uint_eq(view.meshes[m].part_count, 0);
   }
+  skio_scene_parts_view_free(s, &view);
   /* animations */
   ck_assert_uint_eq(s->anim_count, 2);
   const skio_anim* a = &s->anims[0];
@@ -566,6 +580,58 @@ START_TEST(rules_on_a_written_document) {
   ck_assert_uint_eq(a->channels[1].joint, 2);
   ck_assert_uint_eq(a->channels[1].pos_count, 2);
   ck_assert_float_eq(a->channels[1].pos[3], 4.0f);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* Primitives of one mesh that name the same vertex accessors are one mesh of several parts (three.js's exporter
+ * writes a multi-material mesh so: tests/data/make_three_multimaterial.mjs); primitives that differ in one
+ * attribute stay apart; the other writers take each part as its own mesh with its own material. */
+START_TEST(parts_of_a_three_js_mesh) {
+  skio_scene* s = must_load(data_path("three_multimaterial.glb"));
+  ck_assert_uint_eq(s->mesh_count, 1);
+  const skio_mesh* m = &s->meshes[0];
+  ck_assert_str_eq(m->name, "mesh0"); /* every primitive of glTF mesh 0: no "-<primitive>" suffix */
+  ck_assert_uint_eq(m->vertex_count, 221);
+  ck_assert_uint_eq(m->index_count, 2 * 576);
+  ck_assert_uint_eq(m->part_count, 2);
+  ck_assert_uint_eq(s->material_count, 2);
+  for (uint32_t p = 0; p < 2; ++p) {
+    ck_assert_uint_eq(m->parts[p].material, p);
+    ck_assert_uint_eq(m->parts[p].index_start, 576 * p);
+    ck_assert_uint_eq(m->parts[p].index_count, 576);
+  }
+  ck_assert_uint_eq(m->material, 0);
+  ck_assert_str_eq(s->materials[0].name, "Cloth");
+  ck_assert_str_eq(s->materials[1].name, "Skin");
+  /* written through Assimp: one mesh per part, each with its material */
+  char dir[] = "/tmp/skinkit-parts-XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/parts.dae", dir);
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, NULL, &err) == SKC_OK, "%s", err.message);
+  skio_scene_destroy(s);
+  s = NULL;
+  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(s->mesh_count, 2);
+  ck_assert_uint_eq(s->meshes[0].index_count, 576);
+  ck_assert_uint_ne(s->meshes[0].material, s->meshes[1].material);
+  ck_assert_ptr_nonnull(strstr(s->materials[s->meshes[0].material].name, "Cloth"));
+  ck_assert_ptr_nonnull(strstr(s->materials[s->meshes[1].material].name, "Skin"));
+  skio_scene_destroy(s);
+  remove(path);
+  ck_assert_int_eq(rmdir(dir), 0);
+  /* the rules document with one attribute of primitive 0 changed: strip and fan stay two meshes */
+  uint8_t bin[BIN_SIZE];
+  rules_bin(bin);
+  char* json = rules_json(bin, "", "{\"POSITION\":0,\"JOINTS_0\":3,\"WEIGHTS_0\":4,\"JOINTS_1\":5,\"WEIGHTS_1\":6}",
+                          "", NULL, NULL);
+  ck_assert_msg(load_json(json, &s, NULL, &err) == SKC_OK, "%s", err.message);
+  free(json);
+  ck_assert_uint_eq(s->mesh_count, 2);
+  ck_assert_str_eq(s->meshes[0].name, "strip-0");
+  ck_assert_str_eq(s->meshes[1].name, "strip-2");
+  ck_assert_uint_eq(s->meshes[0].part_count + s->meshes[1].part_count, 0);
   skio_scene_destroy(s);
 }
 END_TEST
@@ -860,6 +926,7 @@ static Suite* suite(void) {
   tcase_add_test(t, quantized_and_compressed_variants_match_the_float_rig);
   tcase_add_test(t, meshopt_codec_v1_is_named);
   tcase_add_test(t, rules_on_a_written_document);
+  tcase_add_test(t, parts_of_a_three_js_mesh);
   tcase_add_test(t, hostile_documents_give_codes);
   tcase_add_test(t, random_corruptions_never_crash);
   tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
