@@ -366,24 +366,131 @@ static uint32_t* attribute_refs(const skio_gltf_doc* d) {
   return refs;
 }
 
-/* Where accessor a's elements sit in the GLB BIN chunk when it can be overwritten with ct / normalized / count V
- * (see skio_gltf_edit.h); false otherwise. */
-static bool in_place_slot(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool normalized, size_t V, const uint32_t* refs,
-                          size_t* offset, size_t* stride) {
+/* ---- .gltf -> .glb: the buffers and images into the BIN chunk ------------------------------------------------- */
+/* Where each source buffer went: buffers with data (a file or a data URI) are concatenated into the BIN chunk (each
+ * at a multiple of 16, so every accessor keeps its alignment), which becomes buffer 0; a buffer without a URI (an
+ * EXT_meshopt_compression fallback, which holds no bytes) stays a buffer of its own after it. */
+typedef struct packing {
+  size_t* base;    /* per source buffer: its offset in the BIN chunk, SIZE_MAX when it has no data */
+  uint32_t* index; /* per source buffer: its index in the output */
+  uint32_t kept;   /* buffers without data */
+  bool* embedded;  /* per image: its bytes went into the BIN chunk */
+} packing;
+
+/* Value k of a plan's new stream (joints or weights of one set): an integer, or a float's bits. */
+static uint32_t new_value(const uint8_t* data, size_t cs, size_t k) {
+  if (cs == 1) return data[k];
+  uint32_t v = 0;
+  if (cs == 2) {
+    uint16_t x;
+    memcpy(&x, data + k * 2, 2);
+    v = x;
+  } else {
+    memcpy(&v, data + k * 4, 4);
+  }
+  return v;
+}
+
+static int cmp_pair(const void* a, const void* b) {
+  const uint32_t* x = a;
+  const uint32_t* y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Old values of set s of one kind as integers (floats as their bits), V * 4, malloc'd; NULL when the accessor is
+ * not of type ct / normalized with V elements, or does not read. */
+static uint32_t* old_values(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool normalized, size_t V) {
   skio_gltf_accessor a;
-  if (ai < 0 || !d->is_glb || !d->bin || refs[ai] != 1 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL)) return false;
+  if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V || a.components != 4 ||
+      a.component_type != ct || a.normalized != normalized)
+    return NULL;
+  uint32_t* v = malloc(V * 4 * sizeof *v + 4);
+  if (!v) return NULL;
+  int rc = ct == SKIO_GLTF_FLOAT ? skio_gltf_accessor_floats(d, (uint32_t)ai, (float*)(void*)v, NULL)
+                                 : skio_gltf_accessor_uints(d, (uint32_t)ai, v, NULL);
+  if (rc) {
+    free(v);
+    return NULL;
+  }
+  return v;
+}
+
+/* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets, component types
+ * and normalized flags, and per vertex the same (joint, weight) pairs of non-zero weight in any order. Then nothing
+ * of it is written (a container change or a no-op leaves the weights' bytes as they were). */
+static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
+  if (pl->sets >= MAX_SETS || pl->old_j[pl->sets] >= 0 || pl->old_w[pl->sets] >= 0) return false;
+  const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
+  const size_t n = (size_t)pl->sets * 4;
+  uint32_t** oj = calloc(pl->sets, sizeof *oj);
+  uint32_t** ow = calloc(pl->sets, sizeof *ow);
+  uint32_t* a = malloc(n * 2 * sizeof *a + 4);
+  uint32_t* b = malloc(n * 2 * sizeof *b + 4);
+  bool same = oj && ow && a && b;
+  for (uint32_t s = 0; s < pl->sets && same; ++s) {
+    oj[s] = old_values(d, pl->old_j[s], pl->jct, false, V);
+    ow[s] = old_values(d, pl->old_w[s], pl->wct, pl->wct != SKIO_GLTF_FLOAT, V);
+    same = oj[s] && ow[s];
+  }
+  for (size_t v = 0; v < V && same; ++v) {
+    size_t na = 0, nb = 0;
+    for (uint32_t s = 0; s < pl->sets; ++s)
+      for (size_t c = 0; c < 4; ++c) {
+        const size_t k = ((size_t)s * V + v) * 4 + c, e = v * 4 + c;
+        uint32_t nw = new_value(pl->wdata, ws, k), w = ow[s][e];
+        if (nw) a[2 * na] = new_value(pl->jdata, js, k), a[2 * na++ + 1] = nw;
+        if (w && w != 0x80000000u) b[2 * nb] = oj[s][e], b[2 * nb++ + 1] = w; /* -0.0f is no weight either */
+      }
+    if (na != nb) same = false;
+    if (!same || !na) continue;
+    qsort(a, na, 2 * sizeof *a, cmp_pair);
+    qsort(b, nb, 2 * sizeof *b, cmp_pair);
+    same = !memcmp(a, b, na * 2 * sizeof *a);
+  }
+  for (uint32_t s = 0; oj && ow && s < pl->sets; ++s) free(oj[s]), free(ow[s]);
+  free(oj), free(ow), free(a), free(b);
+  return same;
+}
+
+/* Where the bytes at data (size bytes of a view) sit in the BIN chunk written: the GLB's own, or the one a .gltf's
+ * buffers were packed into (pk->base set); false when they are not in it. */
+static bool bin_offset(const skio_gltf_doc* d, const packing* pk, int32_t view, const uint8_t* data, size_t size,
+                       size_t* offset) {
+  if (!pk->base) {
+    if (!d->is_glb || !d->bin || data < d->bin || data + size > d->bin + d->bin_size) return false;
+    *offset = (size_t)(data - d->bin);
+    return true;
+  }
+  uint32_t b;
+  if (!skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "bufferViews", (uint32_t)view), "buffer"), &b) ||
+      b >= d->buffer_count || pk->base[b] == SIZE_MAX)
+    return false;
+  const uint8_t* bd = d->buffers[b].data;
+  if (!bd || data < bd || data + size > bd + d->buffers[b].byte_length) return false;
+  *offset = pk->base[b] + (size_t)(data - bd);
+  return true;
+}
+
+/* Where accessor a's elements sit in the BIN chunk written (bin_offset) when it can be overwritten with ct /
+ * normalized / count V (see skio_gltf_edit.h); false otherwise. */
+static bool in_place_slot(skio_gltf_doc* d, const packing* pk, int64_t ai, uint32_t ct, bool normalized, size_t V,
+                          const uint32_t* refs, size_t* offset, size_t* stride) {
+  skio_gltf_accessor a;
+  if (ai < 0 || refs[ai] != 1 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL)) return false;
   if (a.view < 0 || a.sparse_count || a.count != V || a.components != 4 || a.component_type != ct ||
       a.normalized != normalized || skio_json_get(d, a.tok, "min") >= 0 || skio_json_get(d, a.tok, "max") >= 0)
     return false;
   const uint8_t* data;
   size_t size, st;
   if (skio_gltf_view_data(d, (uint32_t)a.view, &data, &size, &st, NULL) || d->views[a.view].compression) return false;
-  if (data < d->bin || data + size > d->bin + d->bin_size) return false; /* not in the BIN chunk */
+  size_t at;
+  if (!bin_offset(d, pk, a.view, data, size, &at)) return false;
   const size_t elem = 4 * skio_gltf_component_size(ct);
   if (!st) st = elem;
   if (st < elem || a.byte_offset > size || (V - 1) > (size - a.byte_offset - elem) / st || size - a.byte_offset < elem)
     return false;
-  *offset = (size_t)(data - d->bin) + a.byte_offset;
+  *offset = at + a.byte_offset;
   *stride = st;
   return true;
 }
@@ -527,15 +634,17 @@ static int copy_file(const char* path, const char* src, outfile* f, skc_err* err
 
 /* Copies of the source's files that its buffers and images name by a relative path (a .gltf's .bin, a .glb's
  * external buffers, either's images), for an output written to another folder than the source's: the output names
- * them with the same relative paths. Appended to files (room for buffer_count + 64 of them); data URIs and a .glb's
+ * them with the same relative paths; none for what a .gltf written as .glb packed (pk). Appended to files (room for buffer_count + 64 of them); data URIs and a .glb's
  * BIN chunk need none. */
 static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src_dir, const char* out_dir,
-                             outfile* files, size_t* nfiles, skc_err* err) {
+                             const packing* pk, outfile* files, size_t* nfiles, skc_err* err) {
   int rc = SKC_OK;
   int imgs = skio_json_get(d, 0, "images");
   uint32_t ni = (uint32_t)skio_json_len(d, imgs);
   for (uint32_t k = 0; k < d->buffer_count + ni && !rc; ++k) {
     const bool is_buf = k < d->buffer_count;
+    if (is_buf && pk->base) continue; /* packed into the BIN chunk */
+    if (!is_buf && pk->embedded && pk->embedded[k - d->buffer_count]) continue;
     int item = is_buf ? skio_gltf_item(d, "buffers", k) : skio_json_at(d, imgs, (int)(k - d->buffer_count));
     int ut = skio_json_get(d, item, "uri");
     if (ut < 0) continue;
@@ -563,6 +672,117 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
   return rc;
 }
 
+static void free_packing(packing* pk) {
+  free(pk->base), free(pk->index), free(pk->embedded);
+}
+
+/* The value text of token t as written in the source (a string with its quotes). */
+static void put_token(const skio_gltf_doc* d, int t, buf* b) {
+  int q = d->tok[t].type == 3;
+  skio_buf_put(b, d->json + d->tok[t].start - q, (size_t)(d->tok[t].end - d->tok[t].start + 2 * q));
+}
+
+/* obj's "buffer" / "byteOffset" (a bufferView, or its meshopt extension) pointed at the packed buffers. */
+static void remap_buffer_ref(const skio_gltf_doc* d, int obj, const packing* pk, splices* sp) {
+  uint32_t b;
+  int bt = skio_json_get(d, obj, "buffer");
+  if (!skio_json_u32(d, bt, &b) || b >= d->buffer_count) return; /* the reader refused such a view already */
+  char num[32];
+  int n = snprintf(num, sizeof num, "%u", pk->index[b]);
+  if (pk->index[b] != b) add_splice(sp, d->tok[bt].start, d->tok[bt].end, num, (size_t)n);
+  if (pk->base[b] == SIZE_MAX || pk->base[b] == 0) return; /* the text stays where nothing changes */
+  size_t off = 0;
+  int ot = skio_json_get(d, obj, "byteOffset");
+  skio_json_size(d, ot, &off);
+  if (ot >= 0) {
+    n = snprintf(num, sizeof num, "%zu", off + pk->base[b]);
+    add_splice(sp, d->tok[ot].start, d->tok[ot].end, num, (size_t)n);
+  } else {
+    n = snprintf(num, sizeof num, "\"byteOffset\":%zu,", pk->base[b]);
+    add_splice(sp, d->tok[obj].start + 1, d->tok[obj].start + 1, num, (size_t)n);
+  }
+}
+
+/* Every buffer with data into bin; every bufferView (and its meshopt extension) pointed there; the "buffers" array
+ * replaced by the BIN chunk's buffer (its final size: bin_size, written by pack_buffers_json) and the kept ones. */
+static int pack_buffers(skio_gltf_doc* d, packing* pk, buf* bin, splices* sp, skc_err* err) {
+  pk->base = malloc((d->buffer_count + 1) * sizeof *pk->base);
+  pk->index = malloc((d->buffer_count + 1) * sizeof *pk->index);
+  if (!pk->base || !pk->index) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t b = 0; b < d->buffer_count; ++b) {
+    pk->base[b] = SIZE_MAX;
+    pk->index[b] = 1 + pk->kept;
+    if (skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri") < 0) {
+      pk->kept++;
+      continue;
+    }
+    const uint8_t* data;
+    size_t size;
+    int rc = skio_gltf_buffer_data(d, b, &data, &size, err);
+    if (rc) return rc;
+    skio_buf_pad(bin, 16, 0);
+    pk->base[b] = bin->n;
+    pk->index[b] = 0;
+    skio_buf_put(bin, data, d->buffers[b].byte_length);
+  }
+  for (uint32_t v = 0; v < d->view_count; ++v) {
+    int vt = skio_gltf_item(d, "bufferViews", v);
+    int ext = skio_json_get(d, vt, "extensions");
+    remap_buffer_ref(d, vt, pk, sp);
+    remap_buffer_ref(d, skio_json_get(d, ext, "EXT_meshopt_compression"), pk, sp);
+    remap_buffer_ref(d, skio_json_get(d, ext, "KHR_meshopt_compression"), pk, sp);
+  }
+  return bin->oom || sp->oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory") : SKC_OK;
+}
+
+/* The output's "buffers": the BIN chunk's (bin_size bytes), then the buffers without data as they were. */
+static void pack_buffers_json(const skio_gltf_doc* d, const packing* pk, size_t bin_size, splices* sp) {
+  int arr = skio_json_get(d, 0, "buffers");
+  buf t = {0};
+  if (!skio_json_is(d, arr, 2)) { /* a document without buffers that now has data (new accessors, images) */
+    skio_buf_printf(&t, "{\"byteLength\":%zu}", bin_size);
+    if (bin_size) append_items(d, "buffers", &t, sp);
+    free(t.p);
+    return;
+  }
+  skio_buf_printf(&t, "[{\"byteLength\":%zu}", bin_size);
+  for (uint32_t b = 0; b < d->buffer_count; ++b)
+    if (pk->base[b] == SIZE_MAX) {
+      skio_buf_put(&t, ",", 1);
+      put_token(d, skio_gltf_item(d, "buffers", b), &t);
+    }
+  skio_buf_put(&t, "]", 1);
+  add_splice_buf(sp, d->tok[arr].start, d->tok[arr].end, &t);
+  free(t.p);
+}
+
+/* Images named by URI whose bytes the scene holds (images, in document order) go into bin as new bufferViews
+ * (numbered from *next_view, their JSON appended to views); the image's "uri" becomes "bufferView" (and
+ * "mimeType" when it has none). Images without bytes or without a known type keep their URI. */
+static void embed_images(const skio_gltf_doc* d, const skio_image* images, uint32_t image_count, packing* pk, buf* bin,
+                         buf* views, uint32_t* next_view, splices* sp) {
+  int arr = skio_json_get(d, 0, "images");
+  int n = skio_json_len(d, arr);
+  if (n <= 0 || !(pk->embedded = calloc((size_t)n, sizeof *pk->embedded))) return;
+  for (int i = 0; i < n && (uint32_t)i < image_count; ++i) {
+    const skio_image* img = &images[i];
+    int it = skio_json_at(d, arr, i), uri = -1;
+    for (int k = 0; k < d->tok[it].size && uri < 0; ++k)
+      if (skio_json_streq(d, skio_json_key_at(d, it, k), "uri")) uri = skio_json_key_at(d, it, k);
+    if (uri < 0 || !img->data || !img->size || !img->mime[0]) continue;
+    skio_buf_pad(bin, 4, 0);
+    skio_buf_printf(views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", views->n ? "," : "", bin->n,
+                    img->size);
+    skio_buf_put(bin, img->data, img->size);
+    char text[96];
+    int len = snprintf(text, sizeof text, "\"bufferView\":%u", (*next_view)++);
+    if (skio_json_get(d, it, "mimeType") < 0) len += snprintf(text + len, sizeof text - (size_t)len, ",\"mimeType\":\"%s\"", img->mime);
+    int end = d->tok[uri + 1].end + (d->tok[uri + 1].type == 3 ? 1 : 0);
+    add_splice(sp, d->tok[uri].start - 1, end, text, (size_t)len);
+    pk->embedded[i] = true;
+  }
+}
+
 int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
                          int binary, const skio_gltf_edit_options* opts, skc_err* err) {
   if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
@@ -570,9 +790,6 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if (opts) o = *opts;
   if ((o.weights_type < SKIO_WEIGHTS_SOURCE || o.weights_type > SKIO_WEIGHTS_U16))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
-  if (binary && !d->is_glb) /* a .glb of a .gltf's external files would not be the self-contained file asked for */
-    return skc_fail(err, SKC_UNSUPPORTED, "%s: the source %s is a .gltf; an edit writes a .gltf (or a .glb from a .glb)",
-                    path, d->path);
   if (skio_same_file(path, d->path))
     return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
   for (size_t i = 0; i < count; ++i)
@@ -589,23 +806,36 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *chunk_name = NULL, *tmp_main = NULL;
   outfile* files = NULL;
   size_t nfiles = 0;
+  packing pk = {0};
   if (!plans || !refs) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
-  /* where new data goes: the BIN chunk (GLB whose buffer 0 is it), else one new buffer */
+  /* where new data goes: the BIN chunk (GLB whose buffer 0 is it; a .gltf written as .glb gets one from its buffers
+   * and images), else one new buffer */
   const int b0 = skio_gltf_item(d, "buffers", 0);
-  const bool into_bin = d->is_glb && d->bin && b0 >= 0 && skio_json_get(d, b0, "uri") < 0;
-  if (into_bin) skio_buf_put(&bin, d->bin, d->bin_size);
-  const size_t base = into_bin ? (d->bin_size + 3) & ~(size_t)3 : 0;
-  const uint32_t new_buffer = into_bin ? 0u : d->buffer_count;
+  const bool to_glb = binary && !d->is_glb;
+  const bool into_bin = to_glb || (d->is_glb && d->bin && b0 >= 0 && skio_json_get(d, b0, "uri") < 0);
   uint32_t next_view = d->view_count, next_acc = d->accessor_count;
+  if (to_glb) {
+    if ((rc = pack_buffers(d, &pk, &bin, &sp, err))) goto done;
+    embed_images(d, o.images, o.image_count, &pk, &bin, &views, &next_view, &sp);
+  } else if (into_bin) {
+    skio_buf_put(&bin, d->bin, d->bin_size);
+  }
+  const size_t base = into_bin ? (bin.n + 3) & ~(size_t)3 : 0;
+  const uint32_t new_buffer = into_bin ? 0u : d->buffer_count;
 
   for (size_t i = 0; i < count && !rc; ++i) {
     prim_plan* pl = &plans[i];
     if ((rc = build_plan(d, &edits[i], o.weights_type, pl, err))) break;
     rep.primitives++;
     rep.weights_component = pl->wct;
+    if (keeps_old(d, pl)) { /* nothing to write: its accessors stay as they are */
+      for (uint32_t s = 0; s < pl->sets; ++s) pl->added[0][s] = pl->old_j[s], pl->added[1][s] = pl->old_w[s];
+      rep.kept++;
+      continue;
+    }
     const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
     buf attr_add = {0};
     for (uint32_t s = 0; s < pl->sets; ++s) {
@@ -616,7 +846,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
         const int64_t old = kind ? pl->old_w[s] : pl->old_j[s];
         const bool normalized = kind && ct != SKIO_GLTF_FLOAT;
         size_t off, stride;
-        if (in_place_slot(d, old, ct, normalized, V, refs, &off, &stride)) {
+        if (in_place_slot(d, &pk, old, ct, normalized, V, refs, &off, &stride)) {
           for (size_t v = 0; v < V; ++v) memcpy(bin.p + off + v * stride, src + v * 4 * cs, 4 * cs);
           rep.in_place++;
           continue;
@@ -696,7 +926,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if (into_bin && add.n) {
     skio_buf_pad(&bin, 4, 0);
     skio_buf_put(&bin, add.p, add.n);
-    int bl = skio_json_get(d, b0, "byteLength");
+    int bl = to_glb ? -1 : skio_json_get(d, b0, "byteLength");
     char num[24];
     int n = snprintf(num, sizeof num, "%zu", bin.n);
     if (bl >= 0) add_splice(&sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
@@ -714,6 +944,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     }
     append_items(d, "buffers", &bufs, &sp);
   }
+  if (to_glb) pack_buffers_json(d, &pk, bin.n, &sp);
   if (into_bin && !binary) { /* .glb -> .gltf: the BIN chunk (with the new data) becomes "<stem>.bin" */
     if (!(chunk_name = companion_name(d, path, src_dir, out_dir, ""))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -740,7 +971,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     files[nfiles].data = bin.p;
     files[nfiles++].size = bin.n;
   }
-  if (!skio_same_file(out_dir, src_dir)) rc = add_source_copies(d, path, src_dir, out_dir, files, &nfiles, err);
+  if (!skio_same_file(out_dir, src_dir)) rc = add_source_copies(d, path, src_dir, out_dir, &pk, files, &nfiles, err);
   if (rc) goto done;
 
   /* the JSON */
@@ -758,13 +989,13 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if (binary) {
     skio_buf_pad(&json, 4, ' ');
     skio_buf_pad(&bin, 4, 0);
-    const bool has_bin = d->bin != NULL;
+    const bool has_bin = d->bin != NULL || (to_glb && (bin.n || skio_json_is(d, skio_json_get(d, 0, "buffers"), 2)));
     size_t total = 12 + 8 + json.n + (has_bin ? 8 + bin.n : 0);
     /* other chunks after JSON and BIN are kept as they were, in their order */
     size_t at = 12;
     const uint8_t* f = d->file;
-    uint32_t glen;
-    memcpy(&glen, f + 8, 4);
+    uint32_t glen = 0; /* a .gltf source has no other chunks */
+    if (d->is_glb) memcpy(&glen, f + 8, 4);
     bool first = true;
     while (at + 8 <= glen && at + 8 <= d->file_size) {
       uint32_t clen, ctype;
@@ -876,6 +1107,7 @@ done:
   free(files);
   free(bin.p), free(add.p), free(views.p), free(accs.p), free(json.p), free(file.p), free(bufs.p);
   free(out_dir), free(src_dir), free(bin_name), free(chunk_name), free(tmp_main);
+  free_packing(&pk);
   return rc;
 }
 
@@ -911,8 +1143,6 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
   skio_gltf_doc* d = s->gltf;
   const skc_skeleton* sk = s->skeleton;
   if (!d) return cannot(why, why_size, "the scene was not read from a glTF");
-  if (binary && !d->is_glb)
-    return cannot(why, why_size, "%s is a .gltf: an in-place edit writes a .gltf from it", d->path);
   for (uint32_t mi = 0; mi < s->mesh_count; ++mi) { /* a mesh added to the scene has no place in the document */
     const skio_mesh* m = &s->meshes[mi];
     if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0)
@@ -992,7 +1222,10 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
     edits[ne++] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
                                         (uint32_t)L};
   }
-  if (!rc) rc = skio_gltf_edit_write(d, edits, ne, path, binary, o, err);
+  skio_gltf_edit_options eo = {0};
+  if (o) eo = *o;
+  if (!eo.images) eo.images = s->images, eo.image_count = s->image_count; /* what a .glb embeds */
+  if (!rc) rc = skio_gltf_edit_write(d, edits, ne, path, binary, &eo, err);
 done:
   for (size_t k = 0; k < s->mesh_count + 1 && offs && js && ws; ++k) free(offs[k]), free(js[k]), free(ws[k]);
   free(offs), free(js), free(ws), free(edits), free(local);

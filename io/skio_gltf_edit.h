@@ -4,7 +4,9 @@
  * order and names, joint order, clip names, extensions and extras, number spelling, whitespace).
  *
  * What changes, per edited primitive (mesh, primitive):
- *  - JOINTS_n / WEIGHTS_n. The old accessors' bytes are overwritten in place when the new data has their layout
+ *  - JOINTS_n / WEIGHTS_n. A primitive whose sets already hold the new influences (same sets, component types and
+ *    normalized flags; per vertex the same joint / weight pairs of non-zero weight, in any order) is left as it is.
+ *    Otherwise the old accessors' bytes are overwritten in place when the new data has their layout
  *    (same sets, component types, normalized flag and count; a plain, uncompressed view in the GLB's BIN chunk; no
  *    sparse, no min/max; referenced by no other primitive): the JSON does not change. Otherwise the attribute values
  *    point at new accessors (tightly packed views of their own, appended at the end of "accessors" and "bufferViews";
@@ -64,6 +66,7 @@ typedef struct skio_gltf_prim_edit {
 
 typedef struct skio_gltf_edit_report {
   uint32_t primitives;        /* primitives edited */
+  uint32_t kept;              /* primitives whose JOINTS_n / WEIGHTS_n already held the new influences (kept) */
   uint32_t in_place;          /* accessors overwritten in place */
   uint32_t added;             /* accessors appended */
   uint32_t sets_removed;      /* JOINTS_n/WEIGHTS_n pairs removed */
@@ -75,11 +78,17 @@ typedef struct skio_gltf_edit_options {
   skio_weights_type weights_type;
   bool replace_files;            /* companion files ("<stem>_skin.bin", copies) may replace existing ones */
   skio_gltf_edit_report* report; /* optional: filled on success */
+  /* A .gltf written as .glb: image i's bytes and MIME type (the scene's image table, in document order;
+   * skio_gltf_edit_scene passes the scene's), embedded in the BIN chunk; an image without them keeps its URI. */
+  const skio_image* images;
+  uint32_t image_count;
 } skio_gltf_edit_options;
 
-/* Writes d with the edits applied to path: binary != 0 -> .glb (d must be a GLB: SKC_UNSUPPORTED for a .gltf), else
- * .gltf (from a .gltf, or from a GLB whose BIN chunk, with the new data, becomes "<stem>.bin" beside it and whose
- * other chunks are not kept). o may be NULL. Errors: SKC_INVALID_ARGUMENT (a primitive that does
+/* Writes d with the edits applied to path: binary != 0 -> .glb (from a GLB; or from a .gltf, whose buffers with data
+ * are packed into the BIN chunk, each at a multiple of 16, as buffer 0 - every bufferView and meshopt extension
+ * re-pointed, buffers without a URI kept after it - and whose images named by URI are embedded as bufferViews when
+ * o->images has their bytes), else .gltf (from a .gltf, or from a GLB whose BIN chunk, with the new data, becomes
+ * "<stem>.bin" beside it and whose other chunks are not kept). o may be NULL. Errors: SKC_INVALID_ARGUMENT (a primitive that does
  * not exist or is listed twice, a vertex count that differs from the primitive's, a joint index >= joint_limit,
  * bad offsets), SKC_FORMAT (the source's accessors or buffers do not read), SKC_EXISTS (path or a companion file is
  * one of the source's files; or a companion file exists and replace_files is off), SKC_UNSUPPORTED (more than 4 GiB
@@ -91,8 +100,8 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
  * influences, through the writer's weight rules (w: skio_gltf_vertex_weights), mapped from skeleton joints to the
  * joints of the skin of the node instancing its primitive (s->joint_node), then skio_gltf_edit_write. A primitive
  * instanced by several meshes is written from the first. Returns SKC_OK, an error of skio_gltf_edit_write, or
- * SKIO_GLTF_EDIT_CANNOT with a sentence in why when the scene no longer maps onto its document (a .gltf
- * written as .glb, a joint the primitive's skin does not list, a mesh without a skinned node, a mesh added to the scene):
+ * SKIO_GLTF_EDIT_CANNOT with a sentence in why when the scene no longer maps onto its document (a joint the
+ * primitive's skin does not list, a mesh without a skinned node, a mesh added to the scene):
  * the caller then writes the scene with the full writer (skio_gltf_write). A scene without a skeleton (a document
  * without skins) has nothing to edit: the document is written as it is. */
 #define SKIO_GLTF_EDIT_CANNOT (-1)

@@ -547,11 +547,12 @@ typedef enum sk_weights_type {
  * that the file's rest pose is its bind pose and Blender places it right. Collada and FBX: Assimp's exporters,
  * with fixes (binary FBX records repaired, Collada clips on one timeline, dot-free Collada ids). Materials are not
  * written, except glTF -> glTF: a scene read from a .glb/.gltf by skinkit's glTF reader is written as an edit of
- * that file (a .glb to .glb or .gltf, a .gltf to .gltf): only JOINTS_n/WEIGHTS_n change (in place when their layout allows, else new accessors
- * appended; a .gltf gets its new data in "<stem>_skin.bin", a .glb written as .gltf its BIN chunk as "<stem>.bin",
- * and either copies of the files it names when written to another folder);
+ * that file (to .glb or .gltf): only JOINTS_n/WEIGHTS_n change, where the influences do (in place when their layout
+ * allows, else new accessors appended; a .gltf gets its new data in "<stem>_skin.bin", a .glb written as .gltf its
+ * BIN chunk as "<stem>.bin", a .gltf written as .glb its buffers and image files packed into the BIN chunk, and
+ * copies of the files it still names when written to another folder);
  * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. When the scene
- * no longer maps onto its source (a joint the primitive's skin does not list, a .gltf to .glb), it is written
+ * no longer maps onto its source (a joint the primitive's skin does not list), it is written
  * whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to such edits. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err);

@@ -369,7 +369,7 @@ static void run_case(const edit_case* c) {
   char out[600];
   snprintf(out, sizeof out, "%s/out_%s_%d_%d%s", tmp_dir(), c->src, (int)c->type, c->extra, c->gltf ? ".gltf" : "");
   skio_gltf_edit_report rep = {0};
-  skio_gltf_edit_options o = {c->type, true, &rep};
+  skio_gltf_edit_options o = {c->type, true, &rep, NULL, 0};
   skc_err err = {0};
   int rc = skio_gltf_edit_write(d, edits, ne, out, d->is_glb, &o, &err);
   ck_assert_msg(rc == SKC_OK, "%s: %s", c->src, err.message);
@@ -400,7 +400,7 @@ static void run_case(const edit_case* c) {
 
 START_TEST(test_cylinder_float) {
   /* u16 joints, float weights; its accessors carry min/max, which new data would contradict: new accessors */
-  edit_case c = {"cylinder_rig.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_FLOAT, 0, IN_NONE, false};
+  edit_case c = {"cylinder_rig.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_FLOAT, 1, IN_NONE, false};
   run_case(&c);
   edit_case u8 = {"cylinder_rig.glb", SKIO_WEIGHTS_U8, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_NONE, false};
   run_case(&u8);
@@ -410,10 +410,10 @@ START_TEST(test_cylinder_float) {
 END_TEST
 
 START_TEST(test_gltfpack_plain) {
-  /* same layout: overwritten in place, the JSON unchanged */
-  edit_case c = {"cylinder_rig_gltfpack_noq.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_ALL, false};
+  /* same layout: overwritten in place, the JSON unchanged (new influences: a small fifth one where it fits) */
+  edit_case c = {"cylinder_rig_gltfpack_noq.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 1, IN_ALL, false};
   run_case(&c);
-  edit_case q = {"cylinder_rig_gltfpack.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_ALL, false};
+  edit_case q = {"cylinder_rig_gltfpack.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 1, IN_ALL, false};
   run_case(&q);
   /* float weights asked: the u8 joints stay in place, the weights get a new accessor */
   edit_case f = {"cylinder_rig_gltfpack.glb", SKIO_WEIGHTS_FLOAT, SKIO_GLTF_FLOAT, 0, IN_SOME, false};
@@ -423,8 +423,8 @@ START_TEST(test_gltfpack_plain) {
 END_TEST
 
 START_TEST(test_gltfpack_meshopt) {
-  /* compressed views are never rewritten: new accessors */
-  edit_case c = {"cylinder_rig_gltfpack_c.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_NONE, false};
+  /* compressed views are never rewritten: new accessors (for new influences: unchanged ones are kept) */
+  edit_case c = {"cylinder_rig_gltfpack_c.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 1, IN_NONE, false};
   run_case(&c);
   edit_case f = {"cylinder_rig_gltfpack_c.glb", SKIO_WEIGHTS_U16, SKIO_GLTF_UNSIGNED_SHORT, 1, IN_NONE, false};
   run_case(&f);
@@ -432,15 +432,50 @@ START_TEST(test_gltfpack_meshopt) {
 END_TEST
 
 START_TEST(test_gltf_bin) {
-  /* .gltf + .bin: the .bin is kept as it is, new data in "<stem>_skin.bin" */
-  edit_case c = {"cylinder_rig_gltfpack_noq.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 0, IN_NONE, true};
+  /* .gltf + .bin: the .bin is kept as it is, new data (a fifth small influence) in "<stem>_skin.bin" */
+  edit_case c = {"cylinder_rig_gltfpack_noq.glb", SKIO_WEIGHTS_SOURCE, SKIO_GLTF_UNSIGNED_BYTE, 1, IN_NONE, true};
   run_case(&c);
   char p[600];
-  snprintf(p, sizeof p, "%s/out_cylinder_rig_gltfpack_noq.glb_0_0_skin.bin", tmp_dir());
+  snprintf(p, sizeof p, "%s/out_cylinder_rig_gltfpack_noq.glb_0_1_skin.bin", tmp_dir());
   struct stat st;
   ck_assert_int_eq(stat(p, &st), 0);
   snprintf(p, sizeof p, "%s/src.bin", tmp_dir()); /* written to another folder: the source .bin copied beside it */
   ck_assert_int_eq(stat(p, &st), 0);
+}
+END_TEST
+
+/* Influences the primitive already holds (the stored pairs of non-zero weight, in another order) leave it as it is:
+ * a .gltf's edit adds no accessor and no "_skin.bin", a .glb's is the source byte for byte. */
+START_TEST(test_unchanged_kept) {
+  for (int gltf = 0; gltf < 2; ++gltf) {
+    const char* src = gltf ? as_gltf(data_path("cylinder_rig_gltfpack_noq.glb")) : data_path("cylinder_rig.glb");
+    skio_gltf_doc* d = load(src);
+    infl r = read_infl(d, 0, 0);
+    uint32_t* off = calloc(r.V + 1, sizeof *off);
+    uint32_t* jj = calloc(r.V * 4 * r.sets + 1, sizeof *jj);
+    float* ww = calloc(r.V * 4 * r.sets + 1, sizeof *ww);
+    size_t at = 0;
+    for (size_t v = 0; v < r.V; ++v) {
+      for (size_t i = 4 * r.sets; i-- > 0;) /* backwards: the order does not matter */
+        if (r.w[v * 4 * r.sets + i] > 0) jj[at] = r.j[v * 4 * r.sets + i], ww[at++] = r.w[v * 4 * r.sets + i];
+      off[v + 1] = (uint32_t)at;
+    }
+    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L};
+    char out[600];
+    snprintf(out, sizeof out, "%s/kept_%d.%s", tmp_dir(), gltf, gltf ? "gltf" : "glb");
+    skio_gltf_edit_report rep = {0};
+    skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, &rep, NULL, 0};
+    skc_err err = {0};
+    ck_assert_msg(skio_gltf_edit_write(d, &e, 1, out, !gltf, &o, &err) == SKC_OK, "%s", err.message);
+    ck_assert_uint_eq(rep.kept, 1);
+    ck_assert_uint_eq(rep.added + rep.in_place, 0);
+    skio_gltf_doc* o2 = load(out);
+    ck_assert(o2->json_size == d->json_size && memcmp(o2->json, d->json, d->json_size) == 0);
+    ck_assert(o2->file_size == d->file_size && memcmp(o2->file, d->file, d->file_size) == 0);
+    skio_gltf_doc_destroy(o2);
+    skio_gltf_doc_destroy(d);
+    free(off), free(jj), free(ww), free(r.j), free(r.w);
+  }
 }
 END_TEST
 
@@ -499,7 +534,7 @@ START_TEST(test_glb_external_files) {
   skio_gltf_doc* e = load(p);
   snprintf(p, sizeof p, "%s/out.glb", out_dir);
   skc_err err = {0};
-  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL};
+  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0};
   ck_assert_msg(skio_gltf_edit_write(e, NULL, 0, p, 1, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc_destroy(e);
   snprintf(p, sizeof p, "%s/tex.png", out_dir);
@@ -517,8 +552,8 @@ START_TEST(test_glb_external_files) {
 END_TEST
 
 /* A .glb written as .gltf is the same edit: the JSON kept but for buffers[0]'s new uri, the BIN chunk (with any new
- * data) in "<stem>.bin" beside it, names and joints as they were; a .gltf asked as .glb is refused (its files would
- * stay outside). Through the scene export too, with u16 weights (new accessors appended to the chunk). */
+ * data) in "<stem>.bin" beside it, names and joints as they were; that .gltf written as .glb is the source again,
+ * byte for byte. Through the scene export too, with u16 weights (new accessors appended to the chunk). */
 START_TEST(test_glb_to_gltf) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   char dir[600], out[700];
@@ -526,7 +561,7 @@ START_TEST(test_glb_to_gltf) {
   mkdir(dir, 0777);
   snprintf(out, sizeof out, "%s/out.gltf", dir);
   skc_err err = {0};
-  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL};
+  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0};
   ck_assert_msg(skio_gltf_edit_write(d, NULL, 0, out, 0, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc* g = load(out);
   ck_assert(!g->is_glb);
@@ -542,8 +577,16 @@ START_TEST(test_glb_to_gltf) {
   size_t size;
   ck_assert_int_eq(skio_gltf_buffer_data(g, 0, &data, &size, &err), SKC_OK);
   ck_assert(size == d->bin_size && memcmp(data, d->bin, size) == 0);
+  /* and back: the .gltf written as .glb packs out.bin into the BIN chunk again, byte for byte the source */
   snprintf(out, sizeof out, "%s/back.glb", dir);
-  ck_assert_int_eq(skio_gltf_edit_write(g, NULL, 0, out, 1, &o, &err), SKC_UNSUPPORTED);
+  ck_assert_msg(skio_gltf_edit_write(g, NULL, 0, out, 1, &o, &err) == SKC_OK, "%s", err.message);
+  FILE* fb = fopen(out, "rb");
+  ck_assert_ptr_nonnull(fb);
+  uint8_t* back_bytes = malloc(d->file_size + 1);
+  size_t got = fread(back_bytes, 1, d->file_size + 1, fb);
+  fclose(fb);
+  ck_assert_msg(got == d->file_size && memcmp(back_bytes, d->file, got) == 0, ".glb -> .gltf -> .glb changed the file");
+  free(back_bytes);
   skio_gltf_doc_destroy(g);
   skio_gltf_doc_destroy(d);
 
@@ -573,6 +616,66 @@ START_TEST(test_glb_to_gltf) {
 }
 END_TEST
 
+/* A .gltf written as .glb is an edit too (before: the scene writer, which dropped samplers, cameras, extensions):
+ * every buffer with data packed into the BIN chunk, the meshopt fallback buffer kept after it, images named by URI
+ * embedded as bufferViews with their bytes; every other member's text as it was, the scene read back the same. Files
+ * from gltf-transform 4.5.1 `partition` (three buffers, two PNG files) and gltfpack 1.3 -c (EXT_meshopt_compression
+ * with a fallback buffer): tests/data/README.md. The weights are unchanged, so no accessor is added. */
+static void check_packed(const char* name) {
+  char src[1300], out[700];
+  snprintf(src, sizeof src, "%s", data_path(name));
+  snprintf(out, sizeof out, "%s/packed.glb", tmp_dir());
+  skc_err err = {0};
+  skio_scene *a = NULL, *b = NULL;
+  ck_assert_msg(skio_scene_import(src, NULL, &a, &err) == SKC_OK, "%s: %s", name, err.message);
+  char note[300] = "";
+  skio_export_options eo = {.overwrite = true, .note = note, .note_size = sizeof note};
+  ck_assert_msg(skio_scene_export(a, out, &eo, &err) == SKC_OK, "%s: %s", name, err.message);
+  ck_assert_msg(note[0] == 0, "%s: written whole: %s", name, note);
+  skio_gltf_doc *ds = load(src), *dp = load(out);
+  ck_assert(dp->is_glb && dp->bin);
+  static const char* const skip[] = {"buffers", "bufferViews", "images", NULL};
+  same_members(ds, 0, dp, 0, skip, false, name);
+  ck_assert_uint_eq(dp->view_count, ds->view_count + (uint32_t)skio_json_len(ds, skio_json_get(ds, 0, "images")));
+  uint32_t kept = 0;
+  for (uint32_t k = 0; k < ds->buffer_count; ++k) kept += skio_json_get(ds, skio_gltf_item(ds, "buffers", k), "uri") < 0;
+  ck_assert_uint_eq(dp->buffer_count, 1 + kept);
+  ck_assert_int_lt(skio_json_get(dp, skio_gltf_item(dp, "buffers", 0), "uri"), 0);
+  /* every view's bytes (and its meshopt source's) where they were */
+  for (uint32_t v = 0; v < ds->view_count; ++v) {
+    const uint8_t *x, *y;
+    size_t nx, ny, sx, sy;
+    ck_assert_int_eq(skio_gltf_view_data(ds, v, &x, &nx, &sx, &err), SKC_OK);
+    ck_assert_int_eq(skio_gltf_view_data(dp, v, &y, &ny, &sy, &err), SKC_OK);
+    ck_assert_msg(nx == ny && sx == sy && memcmp(x, y, nx) == 0, "%s: bufferViews[%u] bytes", name, v);
+  }
+  ck_assert_msg(skio_scene_import(out, NULL, &b, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(a->mesh_count, b->mesh_count);
+  for (uint32_t m = 0; m < a->mesh_count; ++m) {
+    const skio_mesh *ma = &a->meshes[m], *mb = &b->meshes[m];
+    ck_assert_uint_eq(ma->vertex_count, mb->vertex_count);
+    ck_assert(memcmp(ma->positions, mb->positions, ma->vertex_count * 12) == 0);
+    ck_assert_uint_eq(skc_skin_entries(ma->skin), skc_skin_entries(mb->skin));
+    ck_assert(memcmp(ma->skin->weights, mb->skin->weights, skc_skin_entries(ma->skin) * 4) == 0);
+  }
+  ck_assert_uint_eq(a->image_count, b->image_count);
+  for (uint32_t i = 0; i < a->image_count; ++i) {
+    ck_assert(!a->images[i].embedded && b->images[i].embedded);
+    ck_assert(a->images[i].size == b->images[i].size && memcmp(a->images[i].data, b->images[i].data, a->images[i].size) == 0);
+    ck_assert_str_eq(b->images[i].mime, "image/png");
+  }
+  skio_scene_destroy(a);
+  skio_scene_destroy(b);
+  skio_gltf_doc_destroy(ds);
+  skio_gltf_doc_destroy(dp);
+}
+
+START_TEST(test_gltf_to_glb) {
+  check_packed("gltf_files/partitioned.gltf");
+  check_packed("gltf_files/skinrig_meshopt.gltf");
+}
+END_TEST
+
 START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
@@ -584,7 +687,6 @@ START_TEST(test_bad_edits) {
   ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT); /* vertex count */
   e.mesh = 99;
   ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT);
-  /* (a .gltf asked as .glb: test_glb_to_gltf) */
   struct stat st;
   ck_assert_int_ne(stat(out, &st), 0); /* nothing written */
   skio_gltf_doc_destroy(d);
@@ -672,8 +774,10 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltfpack_plain);
   tcase_add_test(t, test_gltfpack_meshopt);
   tcase_add_test(t, test_gltf_bin);
+  tcase_add_test(t, test_unchanged_kept);
   tcase_add_test(t, test_glb_external_files);
   tcase_add_test(t, test_glb_to_gltf);
+  tcase_add_test(t, test_gltf_to_glb);
   tcase_add_test(t, test_bad_edits);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");

@@ -327,7 +327,7 @@ static void assert_same_materials(const skio_scene* a, const skio_scene* b, cons
 }
 
 /* FBX -> .glb with the library; the .glb read back by skinkit's glTF reader has the FBX scene's tables; written on to
- * .gltf (a change of container: the whole writer, not the in-place editor) and to .dae they are kept. */
+ * .gltf and back to .glb (edits of the document) and to .dae they are kept. */
 START_TEST(gltf_reader_fills_material_tables) {
   skc_err err = {0};
   skio_scene* s = NULL;
@@ -357,11 +357,11 @@ START_TEST(gltf_reader_fills_material_tables) {
   skio_scene* back = NULL;
   ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
   assert_same_materials(g, back, "glb -> gltf");
-  /* .gltf -> .glb: written whole by the scene writer (an edit would leave the .gltf's files outside the .glb) */
+  /* .gltf -> .glb: an edit too, rig.bin packed into the BIN chunk */
   char glb2[512];
   snprintf(glb2, sizeof glb2, "%s/rig2.glb", dir);
   ck_assert_msg(skio_scene_export(back, glb2, &o, &err) == SKC_OK, "%s", err.message);
-  ck_assert_msg(strstr(note, "written from the scene (materials, textures and images kept") == note, "note: %s", note);
+  ck_assert_msg(note[0] == 0, "note: %s", note);
   check_gltf(back, glb2, false);
   skio_scene* back2 = NULL;
   ck_assert_msg(skio_scene_import(glb2, NULL, &back2, &err) == SKC_OK, "%s", err.message);
