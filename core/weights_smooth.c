@@ -1,5 +1,10 @@
 /* weights_smooth.c - Laplacian smoothing of skin weights over mesh edges (uniform or cotangent).
  *
+ * Vertices at exactly the same position (the copies importers make at UV seams, normal creases and material
+ * borders) are one node: with positions given, the mesh is welded first, each point starts from the mean of its
+ * selected copies' weights, and every selected copy ends with the point's weights. Without that a seam is a cut and
+ * its two sides drift apart, tearing the surface open there in a pose.
+ *
  * One iteration: w'(v) = (1 - f) w(v) + f * sum_u a_vu w(u) for the smoothable joints (the joint list minus the
  * locked joints) of each selected vertex, a_vu = 1 / degree (uniform) or max(cot, 0) normalized over v's edges
  * (cotangent; uniform where all are zero). Then the normalization rule. Work per iteration is
@@ -9,6 +14,7 @@
 #include <string.h>
 
 #include "mesh_adjacency.h"
+#include "skc_bind.h"
 #include "skc_weights.h"
 
 typedef struct csr_buf {
@@ -40,23 +46,9 @@ static bool csr_reserve(csr_buf* b, size_t need) {
   return true;
 }
 
-int skc_weights_smooth(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err) {
-  if (!p->triangles || p->triangle_count == 0)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing needs triangles (the mesh has no faces)");
-  if (p->iterations == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing needs at least one iteration");
-  if (!(p->factor > 0.0f && p->factor <= 1.0f))
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing factor %g is outside (0, 1]", (double)p->factor);
-  if (!(p->min_weight >= 0.0f && p->min_weight < 1.0f))
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "min_weight %g is outside [0, 1)", (double)p->min_weight);
+/* Smoothing over the edges of p's triangles, every vertex its own node (arguments checked). */
+static int smooth_edges(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err) {
   uint32_t J = s->joint_count;
-  if (p->joint_list_count && !p->joints)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "joint list is NULL but joint_list_count is %zu", p->joint_list_count);
-  for (size_t k = 0; k < p->joint_list_count; ++k)
-    if (p->joints[k] >= J)
-      return skc_fail(err, SKC_OUT_OF_RANGE, "joint %u in the smoothing list is not in the skin (joint_count %u)",
-                      p->joints[k], J);
-  if (p->cotangent && !p->positions) return skc_fail(err, SKC_INVALID_ARGUMENT, "cotangent smoothing needs positions");
-
   size_t V = s->vertex_count;
   skc_adjacency adj;
   int rc = skc_adjacency_build(&adj, V, p->triangles, p->triangle_count, err);
@@ -235,5 +227,184 @@ done:
   free(acc);
   free(touched);
   free(active);
+  return rc;
+}
+
+/* ---- welded smoothing -------------------------------------------------------------------------------------- */
+typedef struct welded {
+  size_t R;          /* points */
+  uint32_t* point;   /* vertex -> point */
+  uint32_t* first;   /* R + 1: members of point c are member[first[c] .. first[c + 1]) */
+  uint32_t* member;  /* vertices by point, ascending within a point */
+  float* pos;        /* 3 * R: each point's position */
+  uint32_t* tri;     /* the triangles over points */
+} welded;
+
+static void welded_free(welded* w) {
+  free(w->point), free(w->first), free(w->member), free(w->pos), free(w->tri);
+}
+
+/* The points of the mesh (skc_bind_weld on the positions); R == V when no two vertices share a position. */
+static int weld_points(const skc_smooth_params* p, size_t V, welded* w) {
+  memset(w, 0, sizeof *w);
+  float* packed = malloc(V * 3 * sizeof *packed + 4);
+  uint32_t* rep = malloc(V * sizeof *rep + 4);
+  w->point = malloc(V * sizeof *w->point + 4);
+  int rc = !packed || !rep || !w->point;
+  for (size_t v = 0; !rc && v < V; ++v) memcpy(packed + 3 * v, skc_pos(p->positions, p->positions_stride, v), 12);
+  if (!rc) rc = skc_bind_weld(packed, V, rep) != 0;
+  for (size_t v = 0; !rc && v < V; ++v) w->point[v] = rep[v] == v ? (uint32_t)w->R++ : w->point[rep[v]];
+  if (!rc && w->R < V) {
+    w->first = calloc(w->R + 1, sizeof *w->first);
+    w->member = malloc(V * sizeof *w->member);
+    w->pos = malloc(w->R * 3 * sizeof *w->pos);
+    w->tri = malloc(p->triangle_count * 3 * sizeof *w->tri + 4);
+    rc = !w->first || !w->member || !w->pos || !w->tri;
+    for (size_t v = 0; !rc && v < V; ++v) w->first[w->point[v] + 1]++;
+    for (size_t c = 0; !rc && c < w->R; ++c) w->first[c + 1] += w->first[c];
+    for (size_t v = 0; !rc && v < V; ++v) {
+      uint32_t c = w->point[v];
+      if (rep[v] == v) memcpy(w->pos + 3 * c, packed + 3 * v, 12);
+      w->member[w->first[c]++] = (uint32_t)v;
+    }
+    for (size_t c = w->R; !rc && c > 0; --c) w->first[c] = w->first[c - 1];
+    if (!rc) w->first[0] = 0;
+    for (size_t i = 0; !rc && i < 3 * p->triangle_count; ++i) w->tri[i] = w->point[p->triangles[i]];
+  }
+  free(packed), free(rep);
+  return rc ? SKC_OUT_OF_MEMORY : SKC_OK;
+}
+
+/* The points' skin: each point the mean of its selected copies' rows (its first copy's row when none is selected
+ * or a selected copy holds an invalid entry); mask[c] = some copy selected. */
+static int point_skin(const skc_skin* s, const skc_wscope* sc, const welded* w, skc_skin* out, uint8_t* mask,
+                      skc_err* err) {
+  const uint32_t J = s->joint_count;
+  float* acc = calloc(J ? J : 1, sizeof *acc);
+  uint32_t* jt = malloc((J ? J : 1) * sizeof *jt);
+  float* wt = malloc((J ? J : 1) * sizeof *wt);
+  skc_skin_builder b;
+  int rc = !acc || !jt || !wt ? skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory smoothing")
+                              : skc_skin_builder_init(&b, w->R, skc_skin_entries(s), err);
+  const bool building = rc == SKC_OK;
+  for (size_t c = 0; !rc && c < w->R; ++c) { /* a failed push is reported by skc_skin_builder_finish */
+    size_t sel = 0, valid = 1;
+    for (uint32_t k = w->first[c]; k < w->first[c + 1]; ++k) {
+      uint32_t v = w->member[k];
+      if (!skc_wsel(sc, v)) continue;
+      sel++;
+      valid &= skc_wcount_invalid(s, s->offsets[v], s->offsets[v + 1]) == 0;
+    }
+    mask[c] = sel > 0;
+    uint32_t v0 = w->member[w->first[c]];
+    if (sel < 2 || !valid) { /* one copy (or a row validate must see): kept as it is */
+      for (uint32_t k = w->first[c]; sel == 1 && k < w->first[c + 1]; ++k)
+        if (skc_wsel(sc, w->member[k])) v0 = w->member[k];
+      uint32_t o = s->offsets[v0];
+      skc_skin_builder_push(&b, s->joints + o, s->weights + o, s->offsets[v0 + 1] - o);
+      continue;
+    }
+    size_t n = 0;
+    for (uint32_t k = w->first[c]; k < w->first[c + 1]; ++k) {
+      uint32_t v = w->member[k];
+      if (!skc_wsel(sc, v)) continue;
+      for (uint32_t e = s->offsets[v]; e < s->offsets[v + 1]; ++e) {
+        if (acc[s->joints[e]] == 0.0f && s->weights[e] != 0.0f) jt[n++] = s->joints[e];
+        acc[s->joints[e]] += s->weights[e] / (float)sel;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) wt[i] = acc[jt[i]], acc[jt[i]] = 0.0f;
+    skc_skin_builder_push(&b, jt, wt, n);
+  }
+  if (building) rc = skc_skin_builder_finish(&b, out, err);
+  free(acc), free(jt), free(wt);
+  return rc;
+}
+
+/* Every selected vertex takes its point's smoothed row; the report over the vertices. */
+static int write_points(skc_skin* s, const skc_wscope* sc, const welded* w, const skc_skin* pts, const uint8_t* pflags,
+                        skc_wreport* r, skc_err* err) {
+  const size_t V = s->vertex_count;
+  skc_skin_builder b;
+  int rc = skc_skin_builder_init(&b, V, skc_skin_entries(pts) + skc_skin_entries(s), err);
+  if (rc) return rc;
+  skc_wreport_begin(r, s);
+  for (size_t v = 0; v < V; ++v) { /* a failed push is reported by skc_skin_builder_finish */
+    const uint32_t c = w->point[v], o = s->offsets[v], n = s->offsets[v + 1] - o;
+    if (!skc_wsel(sc, v)) {
+      skc_skin_builder_push(&b, s->joints + o, s->weights + o, n);
+      continue;
+    }
+    r->vertices_visited++;
+    size_t bad = skc_wcount_invalid(s, o, o + n);
+    r->invalid_entries += bad;
+    /* the vertex's own row stays when it is invalid, or when its point was left alone (an invalid copy) */
+    const bool own = bad || (pflags[c] & SKC_WFLAG_FAILED);
+    const uint32_t po = pts->offsets[c], pn = pts->offsets[c + 1] - po;
+    uint8_t fl = bad ? (SKC_WFLAG_FAILED | SKC_WFLAG_INVALID) : (uint8_t)(own ? 0 : pflags[c] & SKC_WFLAG_SUM_OFF);
+    const uint32_t* nj = own ? s->joints + o : pts->joints + po;
+    const float* nw = own ? s->weights + o : pts->weights + po;
+    const uint32_t nn = own ? n : pn;
+    bool changed = nn != n;
+    for (uint32_t i = 0; i < nn && !changed; ++i) changed = nj[i] != s->joints[o + i] || nw[i] != s->weights[o + i];
+    if (changed) fl |= SKC_WFLAG_CHANGED;
+    if (fl) skc_wreport_flag(r, v, fl);
+    skc_skin_builder_push(&b, nj, nw, nn);
+  }
+  if ((rc = skc_skin_builder_finish(&b, s, err))) return rc;
+  r->influences_after = skc_skin_entries(s);
+  return SKC_OK;
+}
+
+static int smooth_welded(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, const welded* w, skc_wreport* r,
+                         skc_err* err) {
+  skc_skin* pts = NULL;
+  uint8_t* mask = malloc(w->R + 1);
+  uint8_t* pflags = calloc(w->R + 1, 1);
+  int rc = !mask || !pflags ? skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory smoothing")
+                            : skc_skin_create(w->R, s->joint_count, &pts, err);
+  if (!rc) rc = point_skin(s, sc, w, pts, mask, err);
+  if (!rc) {
+    skc_smooth_params q = *p;
+    q.positions = w->pos;
+    q.positions_stride = 12;
+    q.triangles = w->tri;
+    skc_wscope ps = {mask, sc->locked};
+    skc_wreport pr = {0};
+    pr.vertex_flags = pflags;
+    rc = smooth_edges(pts, &ps, &q, &pr, err);
+  }
+  if (!rc) rc = write_points(s, sc, w, pts, pflags, r, err);
+  skc_skin_destroy(pts);
+  free(mask), free(pflags);
+  return rc;
+}
+
+int skc_weights_smooth(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err) {
+  if (!p->triangles || p->triangle_count == 0)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing needs triangles (the mesh has no faces)");
+  if (p->iterations == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing needs at least one iteration");
+  if (!(p->factor > 0.0f && p->factor <= 1.0f))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "smoothing factor %g is outside (0, 1]", (double)p->factor);
+  if (!(p->min_weight >= 0.0f && p->min_weight < 1.0f))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "min_weight %g is outside [0, 1)", (double)p->min_weight);
+  uint32_t J = s->joint_count;
+  if (p->joint_list_count && !p->joints)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "joint list is NULL but joint_list_count is %zu", p->joint_list_count);
+  for (size_t k = 0; k < p->joint_list_count; ++k)
+    if (p->joints[k] >= J)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "joint %u in the smoothing list is not in the skin (joint_count %u)",
+                      p->joints[k], J);
+  if (p->cotangent && !p->positions) return skc_fail(err, SKC_INVALID_ARGUMENT, "cotangent smoothing needs positions");
+
+  if (p->positions && p->positions_stride && p->positions_stride < 12)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "positions stride %zu is below 12 bytes", p->positions_stride);
+  welded w = {0};
+  if (p->positions && s->vertex_count > 1 && weld_points(p, s->vertex_count, &w)) {
+    welded_free(&w);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory smoothing %zu vertices", s->vertex_count);
+  }
+  int rc = w.first ? smooth_welded(s, sc, p, &w, r, err) : smooth_edges(s, sc, p, r, err);
+  welded_free(&w);
   return rc;
 }

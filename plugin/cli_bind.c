@@ -15,10 +15,11 @@ const char cli_bind_usage[] =
     "                   [--report] [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
     "  Computes new skin weights for every mesh of IN (existing weights are ignored; --meshes: the meshes named)\n"
     "  from the file's skeleton and writes OUT (.glb, .gltf, .dae; glTF keeps the 4 largest weights). Bones sit\n"
-    "  where the mesh's inverse bind matrices put them (bind pose). First a fit check: when under 75 % of the\n"
-    "  deform bones' points sit in the skinned (or chosen) meshes, or the bones are not 0.1 .. 3 x the model's\n"
-    "  size, a warning names the figures and the likely cause (scale: units; axis: Y-up vs Z-up; offset: moved\n"
-    "  or another armature); the bind still runs.\n"
+    "  where the mesh's inverse bind matrices put them (bind pose). Meshes in one bind space that share vertices\n"
+    "  at exactly the same positions (an object split by material) are bound as one surface, so a seam keeps one\n"
+    "  set of weights. First a fit check: when under 75 % of the deform bones' points sit in the skinned (or\n"
+    "  chosen) meshes, or the bones are not 0.1 .. 3 x the model's size, a warning names the figures and the likely\n"
+    "  cause (scale: units; axis: Y-up vs Z-up; offset: moved or another armature); the bind still runs.\n"
     "  --method M           robust (default: bone heat; parts no bone sees - sleeves, plates, eyes - take the\n"
     "                       weights of the body under them; weight two limbs pull on one vertex, as between the\n"
     "                       legs, goes to the joint they hang from) | heat (Blender-style bone heat; such parts\n"
@@ -63,6 +64,8 @@ static const char* method_name(uint32_t m) { return m < METHOD_COUNT ? k_method_
 /* Result of one mesh. */
 typedef struct bind_result {
   uint32_t bound; /* 0: mesh skipped (no vertices) */
+  uint32_t surface, surface_meshes; /* bound as one surface (cli_surface.c) of surface_meshes meshes, the first
+                                       mesh `surface` (m itself when alone) */
   sk_bind_report rep;
   uint64_t* counts;   /* joint_count: vertices with a non-zero weight */
   uint64_t* fallback; /* joint_count: of those, weighted by the nearest-bone fallback */
@@ -346,9 +349,10 @@ static int mesh_data_read(const sk_scene* s, uint32_t m, int all_streams, mesh_d
 }
 
 /* Weights of mesh m (its data in md) into skin (the mesh's own, bound in place, or a fresh one), with the bones of
- * bind_sk (NULL: the scene skeleton's); the report into r. 0, or 2 after a message. */
+ * bind_sk (NULL: the scene skeleton's); the report into r, and the per-vertex fallback flags into *vfb_out (NULL:
+ * not kept). 0, or 2 after a message. */
 static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, const sk_skeleton* bind_sk,
-                        const bind_run* run, const mesh_data* md, sk_skin* skin, bind_result* r) {
+                        const bind_run* run, const mesh_data* md, sk_skin* skin, bind_result* r, uint8_t** vfb_out) {
   uint32_t nj = sk_skeleton_joint_count(sk);
   r->counts = calloc(nj ? nj : 1, sizeof *r->counts);
   r->fallback = calloc(nj ? nj : 1, sizeof *r->fallback);
@@ -378,10 +382,89 @@ static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, co
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), have ? err.message : "out of memory");
     rc = 2;
   }
-  free(vfb);
+  if (vfb_out && !rc) *vfb_out = vfb;
+  else free(vfb);
   r->rep.vertex_fallback = NULL;
   r->bound = 1;
+  r->surface = m;
+  r->surface_meshes = 1;
   return rc;
+}
+
+/* Mesh k of surface u's share of the joined bind (all, with its per-vertex fallback flags vfb): its vertices,
+ * weights and fallbacks per joint counted from its skin, the time shared by vertex count. 0, or 1 (out of memory). */
+static int cut_result(const cli_surface* u, uint32_t k, const bind_result* all, const uint8_t* vfb, const sk_skin* skin,
+                      uint32_t nj, bind_result* r) {
+  size_t a = u->first[k], n = u->first[k + 1] - a, total = sk_skin_influence_count(skin);
+  r->counts = calloc(nj ? nj : 1, sizeof *r->counts);
+  r->fallback = calloc(nj ? nj : 1, sizeof *r->fallback);
+  r->sums = calloc(nj ? nj : 1, sizeof *r->sums);
+  uint32_t* off = malloc((n + 1) * sizeof *off);
+  uint32_t* j = malloc(total * sizeof *j + 4);
+  float* w = malloc(total * sizeof *w + 4);
+  int rc = !r->counts || !r->fallback || !r->sums || !off || !j || !w || sk_skin_get_csr(skin, off, j, w, NULL) != SK_OK;
+  r->rep = all->rep;
+  r->rep.fallback_vertices = 0;
+  r->rep.bound_vertices = n;
+  r->rep.milliseconds = u->nv ? all->rep.milliseconds * (double)n / (double)u->nv : 0.0;
+  for (size_t v = 0; v < n && !rc; ++v) {
+    r->rep.fallback_vertices += vfb[a + v] != 0;
+    for (uint32_t e = off[v]; e < off[v + 1]; ++e) {
+      if (w[e] == 0.0f || j[e] >= nj) continue;
+      r->counts[j[e]]++;
+      r->sums[j[e]] += w[e];
+      r->fallback[j[e]] += vfb[a + v] != 0;
+    }
+  }
+  free(off), free(j), free(w);
+  r->bound = 1;
+  r->surface = u->meshes[0];
+  r->surface_meshes = u->count;
+  return rc;
+}
+
+/* The meshes of one surface (group `leader`, cli_surface.c) bound as one mesh, the weights handed back to each: its
+ * own skin, or a fresh one left in fresh[m] for bind_mesh. 0, or 2 after a message. */
+static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, const sk_skeleton* sk,
+                        const bind_run* run, sk_skin** fresh, bind_result* res) {
+  const uint32_t nj = sk_skeleton_joint_count(sk);
+  cli_surface u;
+  bind_result all;
+  memset(&all, 0, sizeof all);
+  uint8_t* vfb = NULL;
+  sk_skin* whole = NULL;
+  sk_error err;
+  snprintf(err.message, sizeof err.message, "out of memory");
+  int rc = cli_surface_read(s, group, leader, &u);
+  sk_skin** skins = rc ? NULL : calloc(u.count, sizeof *skins);
+  rc = rc || !skins || sk_skin_create(u.nv, nj, &whole, &err) != SK_OK;
+  for (uint32_t k = 0; k < u.count && !rc; ++k) {
+    uint32_t m = u.meshes[k];
+    if (!(skins[k] = sk_scene_mesh_skin(s, m)))
+      rc = sk_skin_create(sk_scene_mesh_vertex_count(s, m), nj, &fresh[m], &err) != SK_OK, skins[k] = fresh[m];
+  }
+  if (rc) {
+    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+  } else {
+    sk_skeleton* bind_sk = mesh_bind_skeleton(s, sk_scene_mesh_skin(s, leader) ? leader : UINT32_MAX, sk);
+    mesh_data md = {u.nv, u.ni, u.pos, NULL, NULL, NULL, u.idx};
+    rc = bind_weights(s, leader, sk, bind_sk, run, &md, whole, &all, &vfb);
+    sk_skeleton_destroy(bind_sk);
+    if (!rc && cli_surface_split(&u, whole, skins, &err)) {
+      fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+      rc = 2;
+    }
+    for (uint32_t k = 0; k < u.count && !rc; ++k)
+      if (cut_result(&u, k, &all, vfb, skins[k], nj, &res[u.meshes[k]])) {
+        fprintf(stderr, "skinkit bind: out of memory\n");
+        rc = 2;
+      }
+  }
+  bind_result_free(&all);
+  free(vfb), free(skins);
+  sk_skin_destroy(whole);
+  cli_surface_free(&u);
+  return rc ? 2 : 0;
 }
 
 /* Mesh m into the rebuilt scene: with skin (NULL: none) and the inverse binds it was bound with - its own when it
@@ -418,10 +501,11 @@ static int add_rebuilt(sk_scene* rebuilt, const sk_scene* s, uint32_t m, const m
   return rc;
 }
 
-/* Binds mesh m unless --meshes leaves it out (then it is written as it was) and adds it to the rebuilt scene
- * (rebuilt != NULL: some mesh had no skin). 0, or 2 after a message. */
+/* Binds mesh m unless --meshes leaves it out (then it is written as it was) or its surface was bound already (r->bound;
+ * *fresh_slot: the skin it got when it had none) and adds it to the rebuilt scene (rebuilt != NULL: some mesh had no
+ * skin). 0, or 2 after a message. */
 static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_run* run, sk_scene* rebuilt,
-                     bind_result* r) {
+                     bind_result* r, sk_skin** fresh_slot) {
   mesh_data md;
   if (mesh_data_read(s, m, rebuilt != NULL, &md)) {
     fprintf(stderr, "skinkit bind: out of memory reading mesh %u\n", m);
@@ -430,15 +514,17 @@ static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_
   }
   sk_skin* target = sk_scene_mesh_skin(s, m); /* bound in place when the mesh has a skin */
   const int chosen = !run->meshes || run->meshes[m];
-  sk_skin* fresh = NULL;
+  const int done = (int)r->bound; /* by its surface */
+  sk_skin* fresh = *fresh_slot;
+  *fresh_slot = NULL;
   sk_skeleton* bind_sk = chosen ? mesh_bind_skeleton(s, target ? m : UINT32_MAX, sk) : NULL;
   sk_error err;
   int rc = 0;
-  if (chosen && md.nv && !target && sk_skin_create(md.nv, sk_skeleton_joint_count(sk), &fresh, &err) != SK_OK) {
+  if (chosen && md.nv && !target && !fresh && sk_skin_create(md.nv, sk_skeleton_joint_count(sk), &fresh, &err) != SK_OK) {
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
     rc = 2;
   }
-  if (!rc && chosen && md.nv) rc = bind_weights(s, m, sk, bind_sk, run, &md, target ? target : fresh, r);
+  if (!rc && chosen && md.nv && !done) rc = bind_weights(s, m, sk, bind_sk, run, &md, target ? target : fresh, r, NULL);
   if (!rc && rebuilt) rc = add_rebuilt(rebuilt, s, m, &md, target ? target : fresh, target != NULL, bind_sk);
   sk_skin_destroy(fresh);
   sk_skeleton_destroy(bind_sk);
@@ -499,9 +585,10 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
       const sk_bind_report* r = &res[m].rep;
       printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"method_used\":\"%s\",\"seconds\":%.6f,"
-             "\"bound_vertex_count\":%llu,\"fallback_vertex_count\":%llu,\"joint_vertex_counts\":{",
+             "\"surface\":%u,\"bound_vertex_count\":%llu,\"fallback_vertex_count\":%llu,\"joint_vertex_counts\":{",
              sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3, method_name(r->method_used),
-             r->milliseconds / 1e3, (unsigned long long)r->bound_vertices, (unsigned long long)r->fallback_vertices);
+             r->milliseconds / 1e3, res[m].surface, (unsigned long long)r->bound_vertices,
+             (unsigned long long)r->fallback_vertices);
       for (uint32_t j = 0; j < nj; ++j) {
         if (j) putchar(',');
         cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
@@ -528,6 +615,9 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
            r->milliseconds);
     if (r->fallback_vertices)
       printf(", %llu vertices by nearest-bone fallback", (unsigned long long)r->fallback_vertices);
+    if (res[m].surface_meshes > 1)
+      printf(", bound as one surface with %u other mesh%s", res[m].surface_meshes - 1,
+             res[m].surface_meshes > 2 ? "es" : "");
     printf("\n");
     if (!run->per_joint) continue;
     double total = weight_total(&res[m], nj);
@@ -635,8 +725,16 @@ int cli_bind(int argc, char** argv) {
     fprintf(stderr, "skinkit bind: %s\n", err.message);
     rc = 2;
   }
+  /* meshes that are one surface (an object split by material) are bound as one, then each is written */
+  uint32_t* group = rc ? NULL : cli_surface_groups(s, chosen);
+  sk_skin** fresh = rc ? NULL : calloc(nm ? nm : 1, sizeof *fresh);
+  if (!rc && (!group || !fresh)) rc = 2;
   for (uint32_t m = 0; m < nm && !rc; ++m)
-    rc = bind_mesh(s, m, sk, &run, rebuilt, &res[m]);
+    if (group[m] == m && cli_surface_size(group, nm, m) > 1) rc = bind_surface(s, group, m, sk, &run, fresh, res);
+  for (uint32_t m = 0; m < nm && !rc; ++m)
+    rc = bind_mesh(s, m, sk, &run, rebuilt, &res[m], &fresh[m]);
+  for (uint32_t m = 0; fresh && m < nm; ++m) sk_skin_destroy(fresh[m]);
+  free(fresh), free(group);
   double save_ms = 0.0;
   if (!rc) {
     if (rebuilt)

@@ -43,6 +43,29 @@ void cli_utf8_fputs(FILE* f, const char* s);
  * links): commands never write over their input and exit 2. */
 int cli_same_file(const char* a, const char* b);
 
+/* ---- meshes that are one surface (cli_surface.c: an object split by material) ---- */
+/* group[m] = the first mesh of m's surface (m itself when alone), over the chosen meshes (NULL: all); malloc'd, NULL
+ * when out of memory. The rule is in cli_surface.c. */
+uint32_t* cli_surface_groups(const sk_scene* s, const uint8_t* chosen);
+/* Meshes in m's group (1 when group is NULL). */
+uint32_t cli_surface_size(const uint32_t* group, uint32_t nm, uint32_t m);
+/* The meshes of one group as one mesh: positions and indices concatenated in mesh order. */
+typedef struct cli_surface {
+  uint32_t count;   /* meshes */
+  uint32_t* meshes; /* their scene indices, ascending */
+  size_t* first;    /* count + 1: first vertex of each in the joined mesh, then nv */
+  size_t nv, ni;
+  float* pos;       /* 3 * nv */
+  uint32_t* idx;    /* ni */
+} cli_surface;
+/* Reads group `leader` (a value of group[]); 0, or 1 when out of memory (free it either way). */
+int cli_surface_read(const sk_scene* s, const uint32_t* group, uint32_t leader, cli_surface* u);
+void cli_surface_free(cli_surface* u);
+/* The joined skin whole (u->nv vertices) cut into skins[k] (mesh k's vertex count), or skins[k] joined into whole;
+ * 0, or 1 with err set. */
+int cli_surface_split(const cli_surface* u, const sk_skin* whole, sk_skin* const* skins, sk_error* err);
+int cli_surface_join(const cli_surface* u, sk_skin* const* skins, sk_skin* whole, sk_error* err);
+
 /* ---- reading untrusted files, replacing output files (cli_load.c) ---- */
 typedef struct cli_load_config {
   int isolate;            /* 0 with --no-isolate */

@@ -29,7 +29,10 @@ const char cli_weights_usage[] =
     "    2. --mirror +x|-x|flip   mirror across the X = 0 plane: +x copies the +X side onto the -X side, -x the other\n"
     "                             way, flip swaps the sides; joint names are mapped Left <-> Right\n"
     "    3. --smooth ITER[:F]     Laplacian smoothing over mesh edges: ITER iterations (1..10000), factor F in (0, 1]\n"
-    "                             (default 0.5); --cotangent uses cotangent edge weights instead of uniform ones\n"
+    "                             (default 0.5); --cotangent uses cotangent edge weights instead of uniform ones;\n"
+    "                             vertices at one position (seam copies) are one point; 1-3 treat meshes that share\n"
+    "                             vertices at exactly the same positions (an object split by material) as one\n"
+    "                             surface\n"
     "    4. --normalize           each vertex's weights sum to 1\n"
     "    5. --prune EPS           drop influences below EPS (0 < EPS <= 1); a vertex keeps at least one and pruned\n"
     "                             vertices are renormalized\n"
@@ -231,6 +234,8 @@ typedef struct op_line {
   sk_weights_report r;
   int skipped;
   char note[SK_ERROR_MESSAGE_SIZE]; /* why it was skipped */
+  uint32_t surface_meshes; /* > 1: run on a surface of that many meshes (cli_surface.c), counts over all of them */
+  int32_t surface;         /* >= 0: run with the surface that mesh `surface` reports (no counts here) */
 } op_line;
 
 static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, int json, int first) {
@@ -241,6 +246,11 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
     for (int i = 0; i < nops; ++i) {
       const sk_weights_report* r = &ops[i].r;
       printf("%s{\"op\":\"%s\"", i ? "," : "", ops[i].op);
+      if (ops[i].surface_meshes > 1) printf(",\"surface_mesh_count\":%u", ops[i].surface_meshes);
+      if (ops[i].surface >= 0) {
+        printf(",\"surface\":%d}", ops[i].surface);
+        continue;
+      }
       if (ops[i].skipped) {
         printf(",\"skipped\":");
         cli_json_string(stdout, ops[i].note);
@@ -266,6 +276,13 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
       printf("  %-13s skipped: %s\n", ops[i].op, ops[i].note);
       continue;
     }
+    if (ops[i].surface >= 0) {
+      printf("  %-13s with mesh %d, as one surface (counted there)\n", ops[i].op, ops[i].surface);
+      continue;
+    }
+    if (ops[i].surface_meshes > 1)
+      printf("  %-13s (one surface with %u other mesh%s: counts over all of them)\n", ops[i].op,
+             ops[i].surface_meshes - 1, ops[i].surface_meshes > 2 ? "es" : "");
     printf("  %-13s %llu changed, %llu flagged (left unchanged) of %llu visited", ops[i].op,
            (unsigned long long)r->vertices_changed,
            (unsigned long long)r->vertices_failed, (unsigned long long)r->vertices_visited);
@@ -397,63 +414,24 @@ done:
   return rc;
 }
 
-static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* sk, const uint8_t* locked,
-                     const uint8_t* listed, const uint32_t* list, size_t list_count, const float* ranges,
-                     sk_scene* linked_scene, op_line* ops, int* nops) {
-  sk_skin* skin = sk_scene_mesh_skin(s, m);
-  size_t V = sk_skin_vertex_count(skin);
-  uint32_t J = sk_skin_joint_count(skin);
-  size_t np = sk_scene_mesh_positions(s, m, NULL, 0), ni = sk_scene_mesh_indices(s, m, NULL, 0);
-  float* pos = malloc((np ? np : 1) * sizeof *pos);
-  uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);
-  uint8_t* mask = NULL;
-  int rc = 0;
+/* The operations that read the mesh's shape (remove-rogue, mirror, smooth) on skin, over positions pos (V) and
+ * triangles idx; op lines appended to ops. 0, or 2 after a message naming mesh `name`. */
+static int topology_ops(const char* name, sk_skin* skin, const float* pos, size_t V, const uint32_t* idx, size_t tris,
+                        const sk_weight_scope* scope_in, const opts* o, const sk_skeleton* sk, const uint32_t* list,
+                        size_t list_count, op_line* ops, int* nops) {
+  sk_weight_scope scope = *scope_in;
   sk_error err;
-  if (!pos || !idx) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
-    rc = 2;
-    goto done;
-  }
-  sk_scene_mesh_positions(s, m, pos, np);
-  sk_scene_mesh_indices(s, m, idx, ni);
-  sk_weight_scope scope;
-  memset(&scope, 0, sizeof scope);
-  if (locked) {
-    scope.locked_joints = locked;
-    scope.locked_joint_count = J;
-  }
-  if (listed) {
-    /* vertices influenced by a listed joint */
-    mask = calloc(V ? V : 1, 1);
-    size_t N = sk_skin_influence_count(skin);
-    uint32_t* off = malloc((V + 1) * sizeof *off);
-    uint32_t* jt = malloc((N ? N : 1) * sizeof *jt);
-    float* wt = malloc((N ? N : 1) * sizeof *wt);
-    if (!mask || !off || !jt || !wt || sk_skin_get_csr(skin, off, jt, wt, NULL) != SK_OK) {
-      free(off), free(jt), free(wt);
-      fprintf(stderr, "skinkit weights: out of memory\n");
-      rc = 2;
-      goto done;
-    }
-    for (size_t v = 0; v < V; ++v)
-      for (uint32_t e = off[v]; e < off[v + 1]; ++e)
-        if (jt[e] < J && listed[jt[e]] && wt[e] != 0.0f) mask[v] = 1;
-    free(off), free(jt), free(wt);
-    scope.vertex_mask = mask;
-    scope.vertex_mask_count = V;
-  }
-  size_t tris = ni / 3;
-#define BEGIN_OP(name)                   \
+  int rc = 0;
+#define BEGIN_OP(opname)                 \
   op_line* L = &ops[(*nops)++];          \
   memset(L, 0, sizeof *L);               \
-  L->op = name;                          \
+  L->surface = -1;                       \
+  L->op = opname;                        \
   L->r.size = sizeof L->r;
-#define CHECK_OP(call)                                                                          \
-  if ((call) != SK_OK) {                                                                        \
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", sk_scene_mesh_name(s, m), L->op, \
-            err.message);                                                                       \
-    rc = 2;                                                                                     \
-    goto done;                                                                                  \
+#define CHECK_OP(call)                                                                                  \
+  if ((call) != SK_OK) {                                                                                \
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", name, L->op, err.message);               \
+    return 2;                                                                                           \
   }
   if (o->rogue) {
     BEGIN_OP("remove-rogue");
@@ -505,6 +483,137 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
     d.joint_list_count = list_count;
     CHECK_OP(sk_weights_smooth(skin, &d, &L->r, &err));
   }
+#undef BEGIN_OP
+#undef CHECK_OP
+  return rc;
+}
+
+/* The vertices of skin influenced by a joint flagged in listed (--joints), one byte each; NULL when out of memory. */
+static uint8_t* listed_mask(const sk_skin* skin, const uint8_t* listed) {
+  size_t V = sk_skin_vertex_count(skin), N = sk_skin_influence_count(skin);
+  uint32_t J = sk_skin_joint_count(skin);
+  uint8_t* mask = calloc(V ? V : 1, 1);
+  uint32_t* off = malloc((V + 1) * sizeof *off);
+  uint32_t* jt = malloc((N ? N : 1) * sizeof *jt);
+  float* wt = malloc((N ? N : 1) * sizeof *wt);
+  if (!mask || !off || !jt || !wt || sk_skin_get_csr(skin, off, jt, wt, NULL) != SK_OK) {
+    free(mask);
+    mask = NULL;
+  }
+  for (size_t v = 0; mask && v < V; ++v)
+    for (uint32_t e = off[v]; e < off[v + 1]; ++e)
+      if (jt[e] < J && listed[jt[e]] && wt[e] != 0.0f) mask[v] = 1;
+  free(off), free(jt), free(wt);
+  return mask;
+}
+
+/* The shape-reading operations (topology_ops) on the meshes of one surface (group `leader`, cli_surface.c) as one
+ * mesh, the weights handed back to each; their op lines (counts over the surface) appended to ops. 0, or 2 after a
+ * message. */
+static int surface_ops(sk_scene* s, const uint32_t* group, uint32_t leader, const opts* o, const sk_skeleton* sk,
+                       const uint8_t* locked, const uint8_t* listed, const uint32_t* list, size_t list_count,
+                       op_line* ops, int* nops) {
+  const uint32_t J = sk_skeleton_joint_count(sk);
+  cli_surface u;
+  sk_skin* whole = NULL;
+  uint8_t* mask = NULL;
+  sk_error err;
+  snprintf(err.message, sizeof err.message, "out of memory");
+  int rc = cli_surface_read(s, group, leader, &u);
+  sk_skin** skins = rc ? NULL : calloc(u.count, sizeof *skins);
+  for (uint32_t k = 0; skins && k < u.count; ++k) skins[k] = sk_scene_mesh_skin(s, u.meshes[k]);
+  rc = rc || !skins || sk_skin_create(u.nv, J, &whole, &err) != SK_OK || cli_surface_join(&u, skins, whole, &err) ||
+       (listed && !(mask = listed_mask(whole, listed)));
+  if (rc) {
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+  } else {
+    sk_weight_scope scope;
+    memset(&scope, 0, sizeof scope);
+    scope.locked_joints = locked;
+    scope.locked_joint_count = locked ? J : 0;
+    scope.vertex_mask = mask;
+    scope.vertex_mask_count = mask ? u.nv : 0;
+    int first = *nops;
+    rc = topology_ops(sk_scene_mesh_name(s, leader), whole, u.pos, u.nv, u.idx, u.ni / 3, &scope, o, sk, list,
+                      list_count, ops, nops);
+    for (int i = first; i < *nops; ++i) ops[i].surface_meshes = u.count;
+    if (!rc && cli_surface_split(&u, whole, skins, &err)) {
+      fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+      rc = 2;
+    }
+  }
+  free(skins), free(mask);
+  sk_skin_destroy(whole);
+  cli_surface_free(&u);
+  return rc ? 2 : 0;
+}
+
+/* The lines of a surface's other meshes for the shape-reading operations: run with mesh `leader`. */
+static void surface_lines(const opts* o, uint32_t leader, op_line* ops, int* nops) {
+  const char* names[3] = {o->rogue ? "remove-rogue" : NULL, o->mirror >= 0 ? "mirror" : NULL,
+                          o->smooth_iter ? (o->cotangent ? "smooth-cotan" : "smooth") : NULL};
+  for (int k = 0; k < 3; ++k) {
+    if (!names[k]) continue;
+    op_line* L = &ops[(*nops)++];
+    memset(L, 0, sizeof *L);
+    L->op = names[k];
+    L->surface = (int32_t)leader;
+  }
+}
+
+/* Runs the asked operations on mesh m (those that read its shape only with `topology`: otherwise its surface ran
+ * them, surface_ops); op lines appended to ops. 0, or 2 after a message. */
+static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* sk, const uint8_t* locked,
+                     const uint8_t* listed, const uint32_t* list, size_t list_count, const float* ranges,
+                     sk_scene* linked_scene, int topology, op_line* ops, int* nops) {
+  sk_skin* skin = sk_scene_mesh_skin(s, m);
+  size_t V = sk_skin_vertex_count(skin);
+  uint32_t J = sk_skin_joint_count(skin);
+  size_t np = sk_scene_mesh_positions(s, m, NULL, 0), ni = sk_scene_mesh_indices(s, m, NULL, 0);
+  float* pos = malloc((np ? np : 1) * sizeof *pos);
+  uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);
+  uint8_t* mask = NULL;
+  int rc = 0;
+  sk_error err;
+  if (!pos || !idx) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+    goto done;
+  }
+  sk_scene_mesh_positions(s, m, pos, np);
+  sk_scene_mesh_indices(s, m, idx, ni);
+  sk_weight_scope scope;
+  memset(&scope, 0, sizeof scope);
+  if (locked) {
+    scope.locked_joints = locked;
+    scope.locked_joint_count = J;
+  }
+  if (listed) {
+    if (!(mask = listed_mask(skin, listed))) {
+      fprintf(stderr, "skinkit weights: out of memory\n");
+      rc = 2;
+      goto done;
+    }
+    scope.vertex_mask = mask;
+    scope.vertex_mask_count = V;
+  }
+  size_t tris = ni / 3;
+#define BEGIN_OP(name)                   \
+  op_line* L = &ops[(*nops)++];          \
+  memset(L, 0, sizeof *L);               \
+  L->surface = -1;                       \
+  L->op = name;                          \
+  L->r.size = sizeof L->r;
+#define CHECK_OP(call)                                                                          \
+  if ((call) != SK_OK) {                                                                        \
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", sk_scene_mesh_name(s, m), L->op, \
+            err.message);                                                                       \
+    rc = 2;                                                                                     \
+    goto done;                                                                                  \
+  }
+  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, V, idx, tris, &scope, o, sk, list, list_count, ops,
+                                      nops)))
+    goto done;
   if (o->normalize) {
     BEGIN_OP("normalize");
     sk_normalize_desc d;
@@ -591,6 +700,7 @@ int cli_weights(int argc, char** argv) {
   op_line* ops = calloc(9, sizeof *ops);
   float* ranges = NULL;
   sk_scene* linked_scene = NULL;
+  uint32_t* group = NULL;
   int first = 1;
   uint32_t max_infl = 0;
   if (!ops || (o.lock && !(locked = calloc(J, 1))) ||
@@ -627,6 +737,18 @@ int cli_weights(int argc, char** argv) {
     }
     sk_skeleton_destroy(lsk);
   }
+  /* pieces of one object split by material (cli_surface.c) are one surface for the operations that read the shape */
+  if ((o.rogue || o.mirror >= 0 || o.smooth_iter) && !linked_scene) {
+    uint8_t* skinned = calloc(nm ? nm : 1, 1);
+    for (uint32_t m = 0; skinned && m < nm; ++m) skinned[m] = sk_scene_mesh_skin(s, m) != NULL;
+    group = skinned ? cli_surface_groups(s, skinned) : NULL;
+    free(skinned);
+    if (!group) {
+      fprintf(stderr, "skinkit weights: out of memory\n");
+      rc = 2;
+      goto done;
+    }
+  }
   if (o.json) {
     cli_json_head(stdout, "weights");
     printf(",\"path\":");
@@ -659,7 +781,10 @@ int cli_weights(int argc, char** argv) {
     }
     if (!skin) continue;
     int nops = 0;
-    if ((rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, linked_scene, ops, &nops))) {
+    const int joined = group && cli_surface_size(group, nm, m) > 1;
+    if (joined && group[m] == m) rc = surface_ops(s, group, m, &o, sk, locked, listed, list, list_count, ops, &nops);
+    else if (joined) surface_lines(&o, group[m], ops, &nops);
+    if (rc || (rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, linked_scene, !joined, ops, &nops))) {
       if (o.json) printf("]}\n");
       goto done;
     }
@@ -710,6 +835,7 @@ done:
   free(locked);
   free(listed);
   free(list);
+  free(group);
   sk_scene_destroy(s);
   return rc;
 }

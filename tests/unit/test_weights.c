@@ -778,6 +778,57 @@ START_TEST(test_smooth_step_becomes_ramp) {
 }
 END_TEST
 
+/* The 10 x 4 step grid cut along the column x = 3 (the cut copies its 4 vertices, the triangles right of it use the
+ * copies, as importers split a mesh at a UV seam or a material border; here the copies also start with other
+ * weights): smoothing treats a point as one node, so every copy ends with the weights the uncut grid gets at that
+ * point when it starts from the copies' mean. Without the weld the two sides of the cut drift apart. */
+START_TEST(test_smooth_welds_copies) {
+  mesh g = make_grid(10, 4, 0.0f);
+  mesh c = g;
+  c.V = g.V + 4;
+  c.pos = malloc(3 * c.V * sizeof *c.pos);
+  c.tri = malloc(3 * c.T * sizeof *c.tri);
+  memcpy(c.pos, g.pos, 3 * g.V * sizeof *c.pos);
+  memcpy(c.tri, g.tri, 3 * g.T * sizeof *c.tri);
+  for (size_t y = 0; y < 4; ++y) memcpy(c.pos + 3 * (g.V + y), g.pos + 3 * (y * 10 + 3), 3 * sizeof *c.pos);
+  for (size_t t = 0; t < c.T; ++t) { /* triangles right of x = 3 take the copies */
+    const uint32_t* q = g.tri + 3 * t;
+    bool right = q[0] % 10 > 3 || q[1] % 10 > 3 || q[2] % 10 > 3;
+    for (int k = 0; k < 3 && right; ++k)
+      if (q[k] % 10 == 3) c.tri[3 * t + k] = (uint32_t)(g.V + q[k] / 10);
+  }
+  for (int method = 0; method < 2; ++method) {
+    sk_skin* whole = step_skin(&g, 10, 2);
+    sk_skin* cut = step_skin(&c, 10, 2);
+    for (uint32_t y = 0; y < 4; ++y) { /* the copies start on joint 1, their originals on joint 0: the uncut grid's
+                                          column 3 starts from the mean */
+      uint32_t one = 1, jc[2] = {0, 1};
+      float w1 = 1.0f, half[2] = {0.5f, 0.5f};
+      ck_assert_int_eq(sk_skin_set_vertex(cut, 40 + y, &one, &w1, 1, NULL), SK_OK);
+      ck_assert_int_eq(sk_skin_set_vertex(whole, y * 10 + 3, jc, half, 2, NULL), SK_OK);
+    }
+    sk_smooth_desc d = {.size = sizeof d, .method = (uint32_t)method, .positions = g.pos, .position_count = g.V,
+                        .triangles = g.tri, .triangle_count = g.T, .iterations = 6, .factor = 0.5f};
+    ck_assert_int_eq(sk_weights_smooth(whole, &d, NULL, NULL), SK_OK);
+    d.positions = c.pos, d.position_count = c.V, d.triangles = c.tri;
+    sk_weights_report r = new_report(NULL, NULL);
+    ck_assert_int_eq(sk_weights_smooth(cut, &d, &r, NULL), SK_OK);
+    ck_assert_uint_eq(r.vertices_visited, c.V);
+    for (size_t v = 0; v < c.V; ++v) {
+      size_t u = v < g.V ? v : (v - g.V) * 10 + 3;
+      for (uint32_t j = 0; j < 2; ++j)
+        ck_assert_msg(fabsf(wof(cut, v, j) - wof(whole, u, j)) < 1e-6f, "method %d vertex %zu joint %u: %g vs %g",
+                      method, v, j, (double)wof(cut, v, j), (double)wof(whole, u, j));
+    }
+    sk_skin_destroy(whole);
+    sk_skin_destroy(cut);
+  }
+  free(c.pos);
+  free(c.tri);
+  mesh_free(&g);
+}
+END_TEST
+
 START_TEST(test_smooth_constant_field_is_fixed_point) {
   mesh m = make_cylinder(6, 12);
   uint32_t* ja = malloc(m.V * sizeof *ja);
@@ -1688,6 +1739,7 @@ static Suite* weights_suite(void) {
   tcase_add_test(tc, test_adjacency_grid_and_cotangent);
   tcase_add_test(tc, test_kdtree_matches_brute_force);
   tcase_add_test(tc, test_smooth_step_becomes_ramp);
+  tcase_add_test(tc, test_smooth_welds_copies);
   tcase_add_test(tc, test_smooth_constant_field_is_fixed_point);
   tcase_add_test(tc, test_smooth_mask_locks_and_joint_list);
   tcase_add_test(tc, test_rogue_island_is_reattached);
