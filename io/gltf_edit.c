@@ -1137,9 +1137,23 @@ static bool still_rigid(const skio_mesh* m) {
   return true;
 }
 
+static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
+                      const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err);
+
+/* Every part of a merged mesh (skio_mesh.parts) is edited as its own primitive: skio_scene_split_parts. */
 int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                          const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
   if (!s || !path || !w) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, path and options must not be NULL");
+  skio_scene view;
+  int rc = skio_scene_split_parts(s, &view, err);
+  if (rc) return rc;
+  rc = edit_scene(&view, path, binary, w, o, why, why_size, err);
+  skio_scene_parts_view_free(s, &view);
+  return rc;
+}
+
+static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
+                      const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
   skio_gltf_doc* d = s->gltf;
   const skc_skeleton* sk = s->skeleton;
   if (!d) return cannot(why, why_size, "the scene was not read from a glTF");

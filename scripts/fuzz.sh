@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh [--long] BUILD_DIR SECONDS - runs every libFuzzer target built in BUILD_DIR (cmake -DSKINKIT_FUZZ=ON
 # with clang) for SECONDS each, seeded from tests/fuzz/seeds-<target>/ and from the $SKINKIT_ASSETS files each
-# target reads (fuzz_import: every model format; fuzz_gltf: .glb; fuzz_iqm: .iqm; fuzz_fbx_fixup: .fbx; fuzz_collada_clips: .dae).
+# target reads (fuzz_import: every model format; fuzz_gltf: .glb; fuzz_gltf_edit: .glb and .gltf; fuzz_iqm: .iqm;
+# fuzz_fbx_fixup: .fbx; fuzz_collada_clips: .dae).
 # Prints one line per target with its exec count; fails if a target finds a crash (the reproducer is left in
 # BUILD_DIR). --long (a run by hand before changing a parser): also appends "FUZZ <target> <seconds> <execs>
 # <execs/s> <corpus files>" per target to BUILD_DIR/fuzz-stats.txt, for docs/fuzzing.md.
@@ -34,6 +35,11 @@ corpus_seeds() {
       # self-contained glTF only: the target reads from memory, without a folder for external buffers
       while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
         < <(find "$SKINKIT_ASSETS" -type f -name '*.glb' -size -1000k -print0) ;;
+    fuzz_gltf_edit)
+      # self-contained glTF (a .glb, or a .gltf with data: URIs), first byte the skin change and weight type
+      while IFS= read -r -d '' f; do
+        { printf "\\x$(printf %02x $((i % 16)))"; cat "$f"; } > "$sd/seed$i"; i=$((i+1))
+      done < <(find "$SKINKIT_ASSETS" -type f \( -name '*.glb' -o -name '*.gltf' \) -size -1000k -print0) ;;
     fuzz_iqm|fuzz_collada_clips)
       local ext=iqm; [ "$name" = fuzz_collada_clips ] && ext=dae
       while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
