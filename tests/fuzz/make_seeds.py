@@ -11,10 +11,16 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
                            extension byte (a <library_animation_clips>, renamed <node>s)
+  seeds-fuzz_gltf_edit/    tests/data's three.js two-material cylinder, gltfpack meshopt and u8 rigs and Blender
+                           two-material leg as .glb, and the rig and the three.js file as .gltf with data: URIs and a
+                           1x1 PNG image (packed into a .glb by the editor); first byte = skin change and weight type
 
 The files are kept small (a coarse cylinder). They are committed; rerun after a change to the writers.
 """
+import base64
+import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -32,6 +38,31 @@ def write(path, data):
 
 def cli(exe, *args):
     subprocess.run([exe] + list(args), check=True, stdout=subprocess.DEVNULL, timeout=120)
+
+
+def glb_parts(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    n = struct.unpack("<I", b[12:16])[0]
+    return json.loads(b[20:20 + n]), b[20 + n + 8:]
+
+
+def gltf_edit_seeds(out):
+    data = os.path.join(os.path.dirname(HERE), "data")
+    for name, modes in (("three_multimaterial", (0, 15)), ("skinrig_meshopt", (0, 5, 10, 15)),
+                        ("skinrig_u8n", (0, 5, 10, 15)), ("two_material_leg", (0, 15))):
+        with open(os.path.join(data, name + ".glb"), "rb") as f:
+            b = f.read()
+        for mode in modes:
+            write(os.path.join(out, "%s_%d" % (name, mode)), bytes([mode]) + b)
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    for name, src in (("skinrig_datauri", "skinrig.glb"), ("three_datauri", "three_multimaterial.glb")):
+        j, chunk = glb_parts(os.path.join(data, src))
+        j["buffers"][0]["uri"] = "data:application/octet-stream;base64," + \
+            base64.b64encode(chunk[:j["buffers"][0]["byteLength"]]).decode()
+        j.setdefault("images", []).append({"uri": "data:image/png;base64," + base64.b64encode(png).decode()})
+        for mode in (0, 7):
+            write(os.path.join(out, "%s_%d" % (name, mode)), bytes([mode]) + json.dumps(j, separators=(",", ":")).encode())
 
 
 def main():
@@ -61,6 +92,7 @@ def main():
             cli(exe, "pack", rig, "-o", skf, *extra)
             with open(skf, "rb") as f:
                 write(os.path.join(out, name), b"\0" + f.read())  # even first byte: the file as is
+    gltf_edit_seeds(os.path.join(root, "seeds-fuzz_gltf_edit"))
     with open(os.path.join(HERE, "seeds-fuzz_import", "collada_clips"), "rb") as f:
         write(os.path.join(root, "seeds-fuzz_collada_clips", "two_clips.dae"), f.read()[1:])
 
