@@ -433,14 +433,12 @@ static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, con
   memset(&all, 0, sizeof all);
   uint8_t* vfb = NULL;
   sk_skin* whole = NULL;
+  sk_skin** skins = NULL;
   sk_error err;
-  snprintf(err.message, sizeof err.message, "out of memory");
-  int rc = cli_surface_read(s, group, leader, &u);
-  sk_skin** skins = rc ? NULL : calloc(u.count, sizeof *skins);
-  rc = rc || !skins || sk_skin_create(u.nv, nj, &whole, &err) != SK_OK;
-  for (uint32_t k = 0; k < u.count && !rc; ++k) {
+  int rc = cli_surface_open(s, group, leader, &u, &skins, &whole, &err);
+  for (uint32_t k = 0; k < u.count && !rc; ++k) { /* a mesh without a skin gets one, kept in fresh[] for bind_mesh */
     uint32_t m = u.meshes[k];
-    if (!(skins[k] = sk_scene_mesh_skin(s, m)))
+    if (!skins[k])
       rc = sk_skin_create(sk_scene_mesh_vertex_count(s, m), nj, &fresh[m], &err) != SK_OK, skins[k] = fresh[m];
   }
   if (rc) {

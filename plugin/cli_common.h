@@ -65,6 +65,10 @@ void cli_surface_free(cli_surface* u);
  * 0, or 1 with err set. */
 int cli_surface_split(const cli_surface* u, const sk_skin* whole, sk_skin* const* skins, sk_error* err);
 int cli_surface_join(const cli_surface* u, sk_skin* const* skins, sk_skin* whole, sk_error* err);
+/* cli_surface_read, then *skins (u->count: each mesh's own skin, NULL where it has none; free()) and an empty joined
+ * skin *whole of the scene's joints; 0, or 1 with err set (free what was made either way). */
+int cli_surface_open(sk_scene* s, const uint32_t* group, uint32_t leader, cli_surface* u, sk_skin*** skins,
+                     sk_skin** whole, sk_error* err);
 
 /* ---- reading untrusted files, replacing output files (cli_load.c) ---- */
 typedef struct cli_load_config {

@@ -8,6 +8,7 @@
  * The rule: two meshes of the scene are one surface when both are chosen, both have vertices, both have a skin
  * with the same inverse bind matrices or both have none (they are bound in one bone space), and some vertex of one
  * sits at exactly the position of a vertex of the other; groups are closed under that relation. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,4 +194,14 @@ int cli_surface_join(const cli_surface* u, sk_skin* const* skins, sk_skin* whole
   if (!rc) rc = sk_skin_set_csr(whole, off, j, w, err) != SK_OK;
   free(off), free(j), free(w);
   return rc;
+}
+
+int cli_surface_open(sk_scene* s, const uint32_t* group, uint32_t leader, cli_surface* u, sk_skin*** skins,
+                     sk_skin** whole, sk_error* err) {
+  snprintf(err->message, sizeof err->message, "out of memory");
+  *skins = NULL;
+  *whole = NULL;
+  if (cli_surface_read(s, group, leader, u) || !(*skins = calloc(u->count, sizeof **skins))) return 1;
+  for (uint32_t k = 0; k < u->count; ++k) (*skins)[k] = sk_scene_mesh_skin(s, u->meshes[k]);
+  return sk_skin_create(u->nv, sk_skeleton_joint_count(sk_scene_skeleton(s)), whole, err) != SK_OK;
 }

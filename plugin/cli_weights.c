@@ -516,14 +516,11 @@ static int surface_ops(sk_scene* s, const uint32_t* group, uint32_t leader, cons
   const uint32_t J = sk_skeleton_joint_count(sk);
   cli_surface u;
   sk_skin* whole = NULL;
+  sk_skin** skins = NULL;
   uint8_t* mask = NULL;
   sk_error err;
-  snprintf(err.message, sizeof err.message, "out of memory");
-  int rc = cli_surface_read(s, group, leader, &u);
-  sk_skin** skins = rc ? NULL : calloc(u.count, sizeof *skins);
-  for (uint32_t k = 0; skins && k < u.count; ++k) skins[k] = sk_scene_mesh_skin(s, u.meshes[k]);
-  rc = rc || !skins || sk_skin_create(u.nv, J, &whole, &err) != SK_OK || cli_surface_join(&u, skins, whole, &err) ||
-       (listed && !(mask = listed_mask(whole, listed)));
+  int rc = cli_surface_open(s, group, leader, &u, &skins, &whole, &err) || cli_surface_join(&u, skins, whole, &err) ||
+           (listed && !(mask = listed_mask(whole, listed)));
   if (rc) {
     fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
   } else {
