@@ -215,8 +215,9 @@ static int64_t shared_added(const prim_plan* plans, size_t i, int kind, uint32_t
   const size_t len = pl->V * 4 * skio_gltf_component_size(ct);
   for (size_t k = 0; k < i; ++k) {
     const prim_plan* o = &plans[k];
-    if (set >= o->sets || o->added[kind][set] < 0 || (kind ? o->old_w[set] : o->old_j[set]) != old || o->pos != pl->pos ||
-        o->V != pl->V || (kind ? o->wct : o->jct) != ct)
+    const int64_t o_old = kind ? o->old_w[set] : o->old_j[set];
+    if (set >= o->sets || o->added[kind][set] < 0 || o_old != old || o->pos != pl->pos || o->V != pl->V ||
+        (kind ? o->wct : o->jct) != ct)
       continue;
     const uint8_t* a = (kind ? pl->wdata : pl->jdata) + (size_t)set * len;
     const uint8_t* b = (kind ? o->wdata : o->jdata) + (size_t)set * len;
@@ -634,8 +635,8 @@ static int copy_file(const char* path, const char* src, outfile* f, skc_err* err
 
 /* Copies of the source's files that its buffers and images name by a relative path (a .gltf's .bin, a .glb's
  * external buffers, either's images), for an output written to another folder than the source's: the output names
- * them with the same relative paths; none for what a .gltf written as .glb packed (pk). Appended to files (room for buffer_count + 64 of them); data URIs and a .glb's
- * BIN chunk need none. */
+ * them with the same relative paths. Appended to files (room for buffer_count + 64 of them); data URIs, a .glb's BIN
+ * chunk and what a .gltf written as .glb packed (pk) need none. */
 static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src_dir, const char* out_dir,
                              const packing* pk, outfile* files, size_t* nfiles, skc_err* err) {
   int rc = SKC_OK;
@@ -769,14 +770,15 @@ static void embed_images(const skio_gltf_doc* d, const skio_image* images, uint3
     int it = skio_json_at(d, arr, i), uri = -1;
     for (int k = 0; k < d->tok[it].size && uri < 0; ++k)
       if (skio_json_streq(d, skio_json_key_at(d, it, k), "uri")) uri = skio_json_key_at(d, it, k);
-    if (uri < 0 || !img->data || !img->size || !img->mime[0]) continue;
+    if (uri < 0 || skio_json_get(d, it, "bufferView") >= 0 || !img->data || !img->size || !img->mime[0]) continue;
     skio_buf_pad(bin, 4, 0);
     skio_buf_printf(views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", views->n ? "," : "", bin->n,
                     img->size);
     skio_buf_put(bin, img->data, img->size);
     char text[96];
     int len = snprintf(text, sizeof text, "\"bufferView\":%u", (*next_view)++);
-    if (skio_json_get(d, it, "mimeType") < 0) len += snprintf(text + len, sizeof text - (size_t)len, ",\"mimeType\":\"%s\"", img->mime);
+    if (skio_json_get(d, it, "mimeType") < 0)
+      len += snprintf(text + len, sizeof text - (size_t)len, ",\"mimeType\":\"%s\"", img->mime);
     int end = d->tok[uri + 1].end + (d->tok[uri + 1].type == 3 ? 1 : 0);
     add_splice(sp, d->tok[uri].start - 1, end, text, (size_t)len);
     pk->embedded[i] = true;

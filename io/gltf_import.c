@@ -789,8 +789,9 @@ static bool same_vertices(const skio_gltf_doc* d, int pa, int pb) {
     int ka = skio_json_key_at(d, a, i), kb = skio_json_key_at(d, b, i);
     size_t la = (size_t)(d->tok[ka].end - d->tok[ka].start);
     uint32_t x, y;
-    if ((size_t)(d->tok[kb].end - d->tok[kb].start) != la || memcmp(d->json + d->tok[ka].start, d->json + d->tok[kb].start, la) ||
-        !skio_json_u32(d, ka + 1, &x) || !skio_json_u32(d, kb + 1, &y) || x != y)
+    if ((size_t)(d->tok[kb].end - d->tok[kb].start) != la ||
+        memcmp(d->json + d->tok[ka].start, d->json + d->tok[kb].start, la) || !skio_json_u32(d, ka + 1, &x) ||
+        !skio_json_u32(d, kb + 1, &y) || x != y)
       return false;
   }
   return true;
@@ -887,9 +888,8 @@ static int build_meshes(importer* im, skc_err* err) {
     skio_gltf_accessor pa;
     char where[96];
     snprintf(where, sizeof where, "mesh %u primitive %u POSITION", refs[i].mesh, refs[i].prim);
-    if ((rc = accessor(im, skio_json_get(d, skio_json_get(d, prim_token(d, &refs[i]), "attributes"), "POSITION"), where, 3,
-                       &pa, err)))
-      break;
+    int attrs = skio_json_get(d, prim_token(d, &refs[i]), "attributes");
+    if ((rc = accessor(im, skio_json_get(d, attrs, "POSITION"), where, 3, &pa, err))) break;
     im->total_vertices += pa.count;
     if (im->total_vertices > MAX_TOTAL_VERTICES) {
       rc = fail(im, err, SKC_UNSUPPORTED, "more than %zu vertices in all mesh instances", MAX_TOTAL_VERTICES);

@@ -402,7 +402,8 @@ static int cut_result(const cli_surface* u, uint32_t k, const bind_result* all, 
   uint32_t* off = malloc((n + 1) * sizeof *off);
   uint32_t* j = malloc(total * sizeof *j + 4);
   float* w = malloc(total * sizeof *w + 4);
-  int rc = !r->counts || !r->fallback || !r->sums || !off || !j || !w || sk_skin_get_csr(skin, off, j, w, NULL) != SK_OK;
+  int rc = !r->counts || !r->fallback || !r->sums || !off || !j || !w;
+  rc = rc || sk_skin_get_csr(skin, off, j, w, NULL) != SK_OK;
   r->rep = all->rep;
   r->rep.fallback_vertices = 0;
   r->rep.bound_vertices = n;
@@ -518,7 +519,8 @@ static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_
   sk_skeleton* bind_sk = chosen ? mesh_bind_skeleton(s, target ? m : UINT32_MAX, sk) : NULL;
   sk_error err;
   int rc = 0;
-  if (chosen && md.nv && !target && !fresh && sk_skin_create(md.nv, sk_skeleton_joint_count(sk), &fresh, &err) != SK_OK) {
+  if (chosen && md.nv && !target && !fresh &&
+      sk_skin_create(md.nv, sk_skeleton_joint_count(sk), &fresh, &err) != SK_OK) {
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
     rc = 2;
   }

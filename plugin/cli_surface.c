@@ -28,22 +28,27 @@ static void unite(uint32_t* parent, uint32_t a, uint32_t b) {
 /* bind_class[m]: the first mesh bound in the same space as m (same skinned-ness, same inverse binds). */
 static int bind_classes(const sk_scene* s, const uint8_t* use, uint32_t nm, uint32_t* cls) {
   uint32_t nj = sk_skeleton_joint_count(sk_scene_skeleton(s));
-  float* ib = malloc((size_t)nm * nj * 16 * sizeof *ib + 1);
-  uint8_t* skinned = calloc(nm ? nm : 1, 1);
-  if (!ib || !skinned) {
-    free(ib), free(skinned);
+  const size_t size = (size_t)nj * 16 * sizeof(float);
+  float* ib = malloc((size_t)nm * size + 1);
+  uint64_t* key = calloc(nm ? nm : 1, sizeof *key); /* 0: no skin, else a hash of the inverse binds (never 0) */
+  if (!ib || !key) {
+    free(ib), free(key);
     return 1;
   }
   for (uint32_t m = 0; m < nm; ++m) {
     cls[m] = m;
     if (!use[m]) continue;
-    skinned[m] = sk_scene_mesh_inverse_binds(s, m, ib + (size_t)m * nj * 16, NULL, NULL) == SK_OK;
-    for (uint32_t n = 0; n < m && cls[m] == m; ++n)
-      if (use[n] && skinned[n] == skinned[m] &&
-          (!skinned[m] || !memcmp(ib + (size_t)n * nj * 16, ib + (size_t)m * nj * 16, (size_t)nj * 16 * sizeof *ib)))
-        cls[m] = cls[n];
+    const uint8_t* b = (const uint8_t*)(ib + (size_t)m * nj * 16);
+    if (sk_scene_mesh_inverse_binds(s, m, ib + (size_t)m * nj * 16, NULL, NULL) == SK_OK) {
+      key[m] = 0xcbf29ce484222325ull;
+      for (size_t i = 0; i < size; ++i) key[m] = (key[m] ^ b[i]) * 0x100000001b3ull;
+      key[m] |= 1;
+    }
+    for (uint32_t n = 0; n < m && cls[m] == m; ++n) /* the first earlier class with the same binds */
+      if (use[n] && cls[n] == n && key[n] == key[m] && (!key[m] || !memcmp(ib + (size_t)n * nj * 16, b, size)))
+        cls[m] = n;
   }
-  free(ib), free(skinned);
+  free(ib), free(key);
   return 0;
 }
 

@@ -608,8 +608,8 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
     rc = 2;                                                                                     \
     goto done;                                                                                  \
   }
-  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, V, idx, tris, &scope, o, sk, list, list_count, ops,
-                                      nops)))
+  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, V, idx, tris, &scope, o, sk, list,
+                                      list_count, ops, nops)))
     goto done;
   if (o->normalize) {
     BEGIN_OP("normalize");
@@ -781,7 +781,8 @@ int cli_weights(int argc, char** argv) {
     const int joined = group && cli_surface_size(group, nm, m) > 1;
     if (joined && group[m] == m) rc = surface_ops(s, group, m, &o, sk, locked, listed, list, list_count, ops, &nops);
     else if (joined) surface_lines(&o, group[m], ops, &nops);
-    if (rc || (rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, linked_scene, !joined, ops, &nops))) {
+    if (rc ||
+        (rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, linked_scene, !joined, ops, &nops))) {
       if (o.json) printf("]}\n");
       goto done;
     }
