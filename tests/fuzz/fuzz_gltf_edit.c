@@ -22,6 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 static char g_dir[64];
 
+static void remove_dir(void) {
+  if (chdir("/") == 0) rmdir(g_dir);
+}
+
 static void empty_dir(void) {
   DIR* d = opendir(g_dir);
   struct dirent* e;
@@ -58,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!g_dir[0]) {
     snprintf(g_dir, sizeof g_dir, "/tmp/skinkit-fuzz-edit-XXXXXX");
     if (!mkdtemp(g_dir) || chdir(g_dir)) abort(); /* relative image paths resolve inside the empty folder */
+    atexit(remove_dir);
   }
   skio_gltf_doc* d = NULL;
   if (skio_gltf_doc_parse(data + 1, size - 1, NULL, &d, NULL)) return 0;
