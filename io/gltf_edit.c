@@ -973,7 +973,9 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     files[nfiles].data = bin.p;
     files[nfiles++].size = bin.n;
   }
-  if (!skio_same_file(out_dir, src_dir)) rc = add_source_copies(d, path, src_dir, out_dir, &pk, files, &nfiles, err);
+  /* (a document parsed from memory has no folder: its relative files are not ours to find) */
+  if (d->base_dir && !skio_same_file(out_dir, src_dir))
+    rc = add_source_copies(d, path, src_dir, out_dir, &pk, files, &nfiles, err);
   if (rc) goto done;
 
   /* the JSON */

@@ -191,6 +191,9 @@ def generated(r):
               "weights")
     r.json_of(["weights", "drift.glb", "w2.glb", "--remove-rogue", "--smooth", "2", "--quantize", "8", "--json"],
               "weights")
+    leg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "two_material_leg.glb")
+    r.json_of(["weights", leg, "leg-w.glb", "--smooth", "2", "--mirror", "+x", "--json"], "weights")  # one surface
+    r.json_of(["bind", leg, "leg-b.glb", "--json"], "bind")
     unskinned = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unskinned")  # files without skins
     for m in ("bare_rig.dae", "anim_only.glb"):
         r.json_of(["info", os.path.join(unskinned, m), "--json"], "info")
