@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "sk_hardcases.h"
+#include "cli_common.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
@@ -573,14 +574,55 @@ static void free_part(part* p) {
   free(p->artist_posed);
 }
 
-/* Skeleton of mesh m whose rest pose is the mesh's bind pose, the joints it binds, its artist weights, the
- * random pose palettes and the artist's posed positions. */
-static int load_part(asset* a, uint32_t m, part* p, sk_error* err) {
+/* Meshes m .. m + count - 1 as one part (one surface, as `skinkit bind` binds it: plugin/cli_surface.c): positions,
+ * triangles and the artist's weights joined, the joints any of them binds, the first one's inverse binds into ib
+ * (the surface rule gives them all the same). */
+static int read_surface(asset* a, uint32_t m, uint32_t count, part* p, float* ib, sk_error* err) {
+  size_t ni = 0;
+  for (uint32_t k = m; k < m + count; ++k) {
+    sk_skin* skin = sk_scene_mesh_skin(a->scene, k);
+    if (!skin) {
+      snprintf(err->message, sizeof err->message, "mesh %u has no skin", k);
+      return SK_ERR_NO_SKIN;
+    }
+    p->nv += sk_scene_mesh_vertex_count(a->scene, k);
+    p->nt += sk_scene_mesh_index_count(a->scene, k) / 3;
+    ni += sk_skin_influence_count(skin);
+  }
+  p->deform = calloc(a->joints, 1);
+  uint8_t* bound = calloc(a->joints, 1);
+  p->pos = malloc(3 * p->nv * sizeof *p->pos);
+  p->tri = malloc((3 * p->nt + 1) * sizeof *p->tri);
+  p->a_off = malloc((p->nv + 2) * sizeof *p->a_off);
+  p->a_jt = malloc((ni + 1) * sizeof *p->a_jt);
+  p->a_w = malloc((ni + 1) * sizeof *p->a_w);
+  int rc = SK_OK;
+  if (!bound || !p->deform || !p->pos || !p->tri || !p->a_off || !p->a_jt || !p->a_w) {
+    snprintf(err->message, sizeof err->message, "out of memory");
+    rc = SK_ERR_OUT_OF_MEMORY;
+  }
+  size_t v0 = 0, t0 = 0, e0 = 0;
+  for (uint32_t k = m; k < m + count && !rc; ++k) {
+    sk_skin* skin = sk_scene_mesh_skin(a->scene, k);
+    size_t nv = sk_scene_mesh_vertex_count(a->scene, k), nt = sk_scene_mesh_index_count(a->scene, k) / 3;
+    sk_scene_mesh_positions(a->scene, k, p->pos + 3 * v0, 3 * nv);
+    sk_scene_mesh_indices(a->scene, k, p->tri + 3 * t0, 3 * nt);
+    for (size_t i = 3 * t0; i < 3 * (t0 + nt); ++i) p->tri[i] += (uint32_t)v0;
+    rc = sk_scene_mesh_inverse_binds(a->scene, k, ib, bound, err); /* the same binds for every mesh of it */
+    for (uint32_t j = 0; j < a->joints; ++j) p->deform[j] |= bound[j];
+    if (!rc) rc = sk_skin_get_csr(skin, p->a_off + v0, p->a_jt + e0, p->a_w + e0, err);
+    for (size_t v = v0; v <= v0 + nv && !rc; ++v) p->a_off[v] += (uint32_t)e0; /* the next mesh rewrites its first */
+    v0 += nv, t0 += nt, e0 += sk_skin_influence_count(skin);
+  }
+  free(bound);
+  return rc;
+}
+
+/* Skeleton of meshes m .. m + count - 1 (one surface: read_surface) whose rest pose is their bind pose, the joints
+ * they bind, the artist weights, the random pose palettes and the artist's posed positions. */
+static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* err) {
   const sk_skeleton* sc = sk_scene_skeleton(a->scene);
   uint32_t J = a->joints;
-  sk_skin* skin = sk_scene_mesh_skin(a->scene, m);
-  p->nv = sk_scene_mesh_vertex_count(a->scene, m);
-  p->nt = sk_scene_mesh_index_count(a->scene, m) / 3;
   const char** names = calloc(J, sizeof *names);
   int32_t* parents = malloc(J * sizeof *parents);
   float* rest = malloc(16 * J * sizeof *rest);
@@ -589,34 +631,23 @@ static int load_part(asset* a, uint32_t m, part* p, sk_error* err) {
   float* local = malloc(16 * J * sizeof *local);
   float* trs = malloc(10 * J * sizeof *trs);
   float* pose = malloc(10 * J * sizeof *pose);
-  p->deform = calloc(J, 1);
-  p->pos = malloc(3 * p->nv * sizeof *p->pos);
-  p->tri = malloc((3 * p->nt + 1) * sizeof *p->tri);
-  p->a_off = malloc((p->nv + 1) * sizeof *p->a_off);
-  size_t ni = skin ? sk_skin_influence_count(skin) : 0;
-  p->a_jt = malloc((ni + 1) * sizeof *p->a_jt);
-  p->a_w = malloc((ni + 1) * sizeof *p->a_w);
-  p->palettes = malloc((size_t)POSES * 16 * J * sizeof *p->palettes);
-  p->artist_posed = malloc((size_t)POSES * 3 * p->nv * sizeof *p->artist_posed);
   sk_skeleton* tmp = NULL;
   int rc = SK_OK;
-  if (!names || !parents || !rest || !ib || !bind || !local || !trs || !pose || !p->deform || !p->pos || !p->tri ||
-      !p->a_off || !p->a_jt || !p->a_w || !p->palettes || !p->artist_posed) {
+  if (!names || !parents || !rest || !ib || !bind || !local || !trs || !pose) {
     rc = SK_ERR_OUT_OF_MEMORY;
     snprintf(err->message, sizeof err->message, "out of memory");
   }
-  if (!rc && !skin) {
-    rc = SK_ERR_NO_SKIN;
-    snprintf(err->message, sizeof err->message, "mesh %u has no skin", m);
+  if (!rc) rc = read_surface(a, m, count, p, ib, err);
+  p->palettes = rc ? NULL : malloc((size_t)POSES * 16 * J * sizeof *p->palettes);
+  p->artist_posed = rc ? NULL : malloc((size_t)POSES * 3 * p->nv * sizeof *p->artist_posed);
+  if (!rc && (!p->palettes || !p->artist_posed)) {
+    rc = SK_ERR_OUT_OF_MEMORY;
+    snprintf(err->message, sizeof err->message, "out of memory");
   }
   if (!rc) {
-    sk_scene_mesh_positions(a->scene, m, p->pos, 3 * p->nv);
-    sk_scene_mesh_indices(a->scene, m, p->tri, 3 * p->nt);
     for (uint32_t j = 0; j < J; ++j) names[j] = sk_skeleton_joint_name(sc, j), parents[j] = sk_skeleton_joint_parent(sc, j);
     rc = sk_skeleton_get_rest_local(sc, rest);
   }
-  if (!rc) rc = sk_scene_mesh_inverse_binds(a->scene, m, ib, p->deform, err);
-  if (!rc) rc = sk_skin_get_csr(skin, p->a_off, p->a_jt, p->a_w, err);
   if (!rc) {
     sk_skeleton_desc d = {.size = sizeof d, .joint_count = J, .names = names, .parents = parents,
                           .rest_local = rest, .inverse_bind = ib};
@@ -672,16 +703,24 @@ static int load_asset(asset* a, sk_error* err) {
   a->parts = calloc(meshes, sizeof *a->parts);
   if (!a->parts) return SK_ERR_OUT_OF_MEMORY;
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (uint32_t m = 0; m < meshes && !rc; ++m) {
+  /* consecutive meshes of one surface are one part, bound as `skinkit bind` binds them (plugin/cli_surface.c) */
+  uint8_t* skinned = calloc(meshes ? meshes : 1, 1);
+  for (uint32_t m = 0; skinned && m < meshes; ++m) skinned[m] = sk_scene_mesh_skin(a->scene, m) != NULL;
+  uint32_t* group = skinned ? cli_surface_groups(a->scene, skinned) : NULL;
+  for (uint32_t m = 0, count = 1; m < meshes && !rc; m += count) {
+    count = 1;
     if (!sk_scene_mesh_skin(a->scene, m)) continue;
+    while (group && m + count < meshes && skinned[m + count] && group[m + count] == group[m]) ++count;
     part* p = &a->parts[a->part_count++];
-    rc = load_part(a, m, p, err);
+    rc = load_part(a, m, count, p, err);
     a->nv += p->nv;
     for (size_t v = 0; v < p->nv * 3 && !rc; ++v) {
       if (p->pos[v] < lo[v % 3]) lo[v % 3] = p->pos[v];
       if (p->pos[v] > hi[v % 3]) hi[v % 3] = p->pos[v];
     }
   }
+  free(skinned);
+  free(group);
   a->budget = 4; /* sk_bind's default; more when the artist used more (quad_skin: 10), as Blender has no limit */
   for (uint32_t i = 0; i < a->part_count && !rc; ++i)
     for (size_t v = 0; v < a->parts[i].nv; ++v) {
