@@ -676,6 +676,45 @@ START_TEST(test_gltf_to_glb) {
 }
 END_TEST
 
+/* The partitioned .gltf with a file missing, written as .glb: a missing image keeps its URI when the .glb goes beside
+ * the source (as the source had it) and is an SKC_IO error when it goes to another folder (it could not be copied);
+ * a missing buffer is an SKC_IO error. Nothing is written on error. */
+START_TEST(test_gltf_to_glb_missing_files) {
+  char dir[700], cmd[6000], src[760], out[760];
+  snprintf(dir, sizeof dir, "%s/missing", tmp_dir());
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/far' && cp '%s'* '%s' && rm '%s/baseColor_1.png'", dir, dir,
+           data_path("gltf_files/"), dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(src, sizeof src, "%s/partitioned.gltf", dir);
+  skc_err err = {0};
+  skio_scene* s = NULL;
+  ck_assert_msg(skio_scene_import(src, NULL, &s, &err) == SKC_OK, "%s", err.message);
+  skio_export_options eo = {.overwrite = true};
+  snprintf(out, sizeof out, "%s/beside.glb", dir);
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  skio_gltf_doc* g = load(out);
+  int img0 = skio_json_at(g, skio_json_get(g, 0, "images"), 0), img1 = skio_json_at(g, skio_json_get(g, 0, "images"), 1);
+  ck_assert(skio_json_streq(g, skio_json_get(g, img0, "uri"), "baseColor_1.png"));
+  ck_assert_int_ge(skio_json_get(g, img1, "bufferView"), 0);
+  skio_gltf_doc_destroy(g);
+  snprintf(out, sizeof out, "%s/far/o.glb", dir);
+  ck_assert_int_eq(skio_scene_export(s, out, &eo, &err), SKC_IO);
+  ck_assert_ptr_nonnull(strstr(err.message, "baseColor_1.png"));
+  struct stat st;
+  ck_assert_int_ne(stat(out, &st), 0);
+  skio_scene_destroy(s);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s/' && rm '%s/partitioned_1.bin'", data_path("gltf_files/baseColor_1.png"), dir,
+           dir);
+  ck_assert_int_eq(system(cmd), 0);
+  skio_gltf_doc* d = load(src); /* the buffer is read when it is packed */
+  snprintf(out, sizeof out, "%s/nobuf.glb", dir);
+  ck_assert_int_eq(skio_gltf_edit_write(d, NULL, 0, out, 1, NULL, &err), SKC_IO);
+  ck_assert_ptr_nonnull(strstr(err.message, "partitioned_1.bin"));
+  ck_assert_int_ne(stat(out, &st), 0);
+  skio_gltf_doc_destroy(d);
+}
+END_TEST
+
 START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
@@ -778,6 +817,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_glb_external_files);
   tcase_add_test(t, test_glb_to_gltf);
   tcase_add_test(t, test_gltf_to_glb);
+  tcase_add_test(t, test_gltf_to_glb_missing_files);
   tcase_add_test(t, test_bad_edits);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");
