@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE /* strdup */
 /* gltf_doc.c - a glTF file as a document: GLB container, JSON tokens (jsmn), buffers and buffer views, with
- * EXT_meshopt_compression / KHR_meshopt_compression views decoded through libmeshoptimizer. See skio_gltf_doc.h. */
+ * EXT_meshopt_compression / KHR_meshopt_compression views decoded through libmeshoptimizer (version 0 attributes,
+ * indices, the octahedral, quaternion and exponential filters) and io/meshopt_decode.c (version 1 attributes, the
+ * COLOR filter). See skio_gltf_doc.h. */
 #define JSMN_STATIC
 #define JSMN_STRICT
 #define JSMN_PARENT_LINKS /* closing brackets in O(1): without it jsmn scans back, quadratic on deep nesting */
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "skio_gltf_doc.h"
+#include "skio_meshopt.h"
 
 #define MAX_JSON ((size_t)256 << 20)
 #define MAX_BUFFER ((size_t)2 << 30)
@@ -692,26 +695,30 @@ static int meshopt_filter(const char* f, size_t count, size_t stride, uint8_t* d
   if (strcmp(f, "OCTAHEDRAL") == 0 && (stride == 4 || stride == 8)) meshopt_decodeFilterOct(data, count, stride);
   else if (strcmp(f, "QUATERNION") == 0 && stride == 8) meshopt_decodeFilterQuat(data, count, stride);
   else if (strcmp(f, "EXPONENTIAL") == 0 && stride % 4 == 0) meshopt_decodeFilterExp(data, count, stride);
+  else if (strcmp(f, "COLOR") == 0 && (stride == 4 || stride == 8)) skio_meshopt_filter_color(data, count, stride);
   else return -1;
   return 0;
 }
 
-/* Why a meshopt view did not decode. Vertex data starts with 0xA0 + the codec version; the system's meshoptimizer
- * (Debian 12: 0.18) decodes version 0, and KHR_meshopt_compression's version 1 (gltfpack -ce khr, meshoptimizer 0.23
- * and later) and its COLOR filter are newer than it: named as such, not as damaged data. */
+/* Why a meshopt view did not decode: a codec version or filter newer than the specification we know (named as
+ * such, not as damaged data), or damaged data. */
 static int meshopt_refusal(const skio_gltf_doc* d, uint32_t i, const char* mode, const char* filter,
-                           const uint8_t* src, size_t len, int res, skc_err* err) {
+                           const view_range* r, const uint8_t* src, int res, skc_err* err) {
   const bool attrs = mode && strcmp(mode, "ATTRIBUTES") == 0;
-  if (attrs && len > 0 && (src[0] & 0xF0) == 0xA0 && (src[0] & 0x0F) > 0)
-    return skc_fail(err, SKC_UNSUPPORTED,
-                    "%s: bufferViews[%u]: meshopt vertex codec version %d (KHR_meshopt_compression as gltfpack -ce "
-                    "khr writes it) is newer than this build's meshoptimizer decodes (version 0: gltfpack -c, "
-                    "glTF-Transform meshopt)", d->path, i, src[0] & 0x0F);
-  if (attrs && res == -101 && filter && strcmp(filter, "COLOR") == 0)
-    return skc_fail(err, SKC_UNSUPPORTED, "%s: bufferViews[%u]: meshopt filter COLOR is newer than this build's "
-                    "meshoptimizer decodes", d->path, i);
+  if (attrs && r->length > 0 && (src[0] & 0xF0) == 0xA0 && (src[0] & 0x0F) > 1)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: bufferViews[%u]: meshopt vertex codec version %d is newer than "
+                    "skinkit decodes (versions 0 and 1)", d->path, i, src[0] & 0x0F);
+  if (attrs && res == -101)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: bufferViews[%u]: meshopt filter %s is unknown here or does not fit "
+                    "byteStride %zu", d->path, i, filter, r->stride);
   return skc_fail(err, SKC_FORMAT, "%s: bufferViews[%u]: meshopt %s%s%s data does not decode (%d)", d->path, i,
                   mode ? mode : "(no mode)", filter ? " / " : "", filter ? filter : "", res);
+}
+
+/* Version 0 attribute streams go to the system's meshoptimizer (SIMD), version 1 to our decoder. */
+static int decode_attributes(uint8_t* out, size_t count, size_t stride, const uint8_t* src, size_t len) {
+  if (len > 0 && src[0] == 0xA1) return skio_meshopt_decode_attributes(out, count, stride, src, len);
+  return meshopt_decodeVertexBuffer(out, count, stride, src, len);
 }
 
 static int decode_meshopt(skio_gltf_doc* d, uint32_t i, int ext, skio_gltf_view* v, size_t view_len, skc_err* err) {
@@ -728,7 +735,7 @@ static int decode_meshopt(skio_gltf_doc* d, uint32_t i, int ext, skio_gltf_view*
   uint8_t* out = calloc(view_len ? view_len : 1, 1);
   int res = -100;
   if (out && mode && strcmp(mode, "ATTRIBUTES") == 0 && r.stride % 4 == 0)
-    res = meshopt_decodeVertexBuffer(out, count, r.stride, src, r.length);
+    res = decode_attributes(out, count, r.stride, src, r.length);
   else if (out && mode && strcmp(mode, "TRIANGLES") == 0 && (r.stride == 2 || r.stride == 4) && count % 3 == 0)
     res = meshopt_decodeIndexBuffer(out, count, r.stride, src, r.length);
   else if (out && mode && strcmp(mode, "INDICES") == 0 && (r.stride == 2 || r.stride == 4))
@@ -742,7 +749,7 @@ static int decode_meshopt(skio_gltf_doc* d, uint32_t i, int ext, skio_gltf_view*
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory decoding bufferViews[%u]", d->path, i);
   } else {
     free(out);
-    rc = meshopt_refusal(d, i, mode, filter, src, r.length, res, err);
+    rc = meshopt_refusal(d, i, mode, filter, &r, src, res, err);
   }
   free(mode);
   free(filter);

@@ -14,6 +14,8 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
   seeds-fuzz_gltf_edit/    tests/data's three.js two-material cylinder, gltfpack meshopt and u8 rigs and Blender
                            two-material leg as .glb, and the rig and the three.js file as .gltf with data: URIs and a
                            1x1 PNG image (packed into a .glb by the editor); first byte = skin change and weight type
+  seeds-fuzz_meshopt/      every meshopt ATTRIBUTES stream of tests/data's gltfpack fixtures (vertex codec versions 0
+                           and 1, COLOR-filtered colours), behind fuzz_meshopt.c's 4-byte prefix (stride, count, filter)
 
 The files are kept small (a coarse cylinder). They are committed; rerun after a change to the writers.
 """
@@ -65,6 +67,20 @@ def gltf_edit_seeds(out):
             write(os.path.join(out, "%s_%d" % (name, mode)), bytes([mode]) + json.dumps(j, separators=(",", ":")).encode())
 
 
+def meshopt_seeds(out):
+    data = os.path.join(os.path.dirname(HERE), "data")
+    for name in ("skinrig_meshopt", "skinrig_meshopt_khr", "skinrig_meshopt_noq_cz", "skinrig_color_cz"):
+        j, chunk = glb_parts(os.path.join(data, name + ".glb"))
+        for i, view in enumerate(j["bufferViews"]):
+            ext = view.get("extensions", {})
+            m = ext.get("KHR_meshopt_compression") or ext.get("EXT_meshopt_compression")
+            if not m or m["mode"] != "ATTRIBUTES":
+                continue
+            o = m.get("byteOffset", 0)
+            head = bytes([m["byteStride"] // 4 - 1, m["count"] & 255, m["count"] >> 8, m.get("filter") == "COLOR"])
+            write(os.path.join(out, "%s_%d" % (name, i)), head + chunk[o:o + m["byteLength"]])
+
+
 def main():
     exe = sys.argv[1]
     root = sys.argv[2] if len(sys.argv) > 2 else HERE
@@ -93,6 +109,7 @@ def main():
             with open(skf, "rb") as f:
                 write(os.path.join(out, name), b"\0" + f.read())  # even first byte: the file as is
     gltf_edit_seeds(os.path.join(root, "seeds-fuzz_gltf_edit"))
+    meshopt_seeds(os.path.join(root, "seeds-fuzz_meshopt"))
     with open(os.path.join(HERE, "seeds-fuzz_import", "collada_clips"), "rb") as f:
         write(os.path.join(root, "seeds-fuzz_collada_clips", "two_clips.dae"), f.read()[1:])
 
