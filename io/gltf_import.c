@@ -666,6 +666,46 @@ static int read_corners(importer* im, int pt, int mode, size_t V, const char* wh
   return rc;
 }
 
+/* A texture coordinate set, stored as (u, 1 - v) like Assimp (the writer flips it back); *out stays NULL when the
+ * primitive has none. */
+static int read_uv(importer* im, int attrs, const char* key, const char* where, skio_mesh* m, float** out,
+                   skc_err* err) {
+  skio_gltf_accessor a;
+  bool found;
+  int rc = attribute(im, attrs, key, 2, m->vertex_count, where, &a, &found, err);
+  if (rc || !found) return rc;
+  if (!(*out = read_floats(im, &a, err))) return err ? err->code : SKC_FORMAT;
+  for (size_t v = 0; v < m->vertex_count; ++v) (*out)[v * 2 + 1] = 1.0f - (*out)[v * 2 + 1];
+  return SKC_OK;
+}
+
+/* COLOR_0 (VEC3 or VEC4; float, normalized unsigned byte or short) as linear RGBA, alpha 1 for VEC3. */
+static int read_colors(importer* im, int attrs, const char* where, skio_mesh* m, skc_err* err) {
+  skio_gltf_accessor a;
+  bool found;
+  int rc = attribute(im, attrs, "COLOR_0", 0, m->vertex_count, where, &a, &found, err);
+  if (rc || !found) return rc;
+  if (a.components != 3 && a.components != 4)
+    return fail(im, err, SKC_FORMAT, "%s COLOR_0: accessor %u has %u components (VEC3 or VEC4)", where, a.index,
+                a.components);
+  float* c = read_floats(im, &a, err);
+  if (!c) return err ? err->code : SKC_FORMAT;
+  if (a.components == 3) { /* widen in place, from the end */
+    float* w = realloc(c, m->vertex_count * 4 * sizeof *w + 1);
+    if (!w) {
+      free(c);
+      return oom(im, err);
+    }
+    c = w;
+    for (size_t v = m->vertex_count; v-- > 0;) {
+      c[v * 4 + 3] = 1.0f;
+      for (int k = 2; k >= 0; --k) c[v * 4 + k] = c[v * 3 + k];
+    }
+  }
+  m->colors = c;
+  return SKC_OK;
+}
+
 static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
   skio_gltf_doc* d = im->d;
   int mt = skio_gltf_item(d, "meshes", r->mesh);
@@ -692,24 +732,22 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   char where[96];
   snprintf(where, sizeof where, "mesh %u primitive %u", r->mesh, r->prim);
 
-  skio_gltf_accessor pa, na, ta, ua;
-  bool pf, nf, tf, uf;
+  skio_gltf_accessor pa, na, ta;
+  bool pf, nf, tf;
   int rc = attribute(im, attrs, "POSITION", 3, 0, where, &pa, &pf, err);
   if (rc) return rc;
   size_t V = pa.count;
   if ((rc = attribute(im, attrs, "NORMAL", 3, V, where, &na, &nf, err)) ||
-      (rc = attribute(im, attrs, "TANGENT", 4, V, where, &ta, &tf, err)) ||
-      (rc = attribute(im, attrs, "TEXCOORD_0", 2, V, where, &ua, &uf, err)))
+      (rc = attribute(im, attrs, "TANGENT", 4, V, where, &ta, &tf, err)))
     return rc;
   if (V >= UINT32_MAX) return fail(im, err, SKC_UNSUPPORTED, "%s has %zu vertices", where, V);
   m->vertex_count = V;
   if (!(m->positions = read_floats(im, &pa, err))) return err ? err->code : SKC_FORMAT;
   if (nf && !(m->normals = read_floats(im, &na, err))) return err ? err->code : SKC_FORMAT;
   if (tf && !(m->tangents = read_floats(im, &ta, err))) return err ? err->code : SKC_FORMAT;
-  if (uf) {
-    if (!(m->uv0 = read_floats(im, &ua, err))) return err ? err->code : SKC_FORMAT;
-    for (size_t v = 0; v < V; ++v) m->uv0[v * 2 + 1] = 1.0f - m->uv0[v * 2 + 1];
-  }
+  if ((rc = read_uv(im, attrs, "TEXCOORD_0", where, m, &m->uv0, err)) ||
+      (rc = read_uv(im, attrs, "TEXCOORD_1", where, m, &m->uv1, err)) || (rc = read_colors(im, attrs, where, m, err)))
+    return rc;
   m->material = UINT32_MAX; /* set by skio_gltf_read_materials once the tables are read */
   if ((rc = read_corners(im, pt, mode, V, where, m, err))) return rc;
   if (skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin") >= 0)

@@ -354,6 +354,23 @@ static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
   return a;
 }
 
+/* A texture coordinate set in glTF's convention (v flipped back), or -1 when uv is NULL (w->oom on failure). */
+static int32_t put_uv(writer* w, const float* uv, size_t V) {
+  if (!uv) return -1;
+  float* f = malloc(V * 2 * sizeof *f + 1);
+  if (!f) {
+    w->oom = true;
+    return -1;
+  }
+  for (size_t v = 0; v < V; ++v) {
+    f[v * 2] = uv[v * 2];
+    f[v * 2 + 1] = 1.0f - uv[v * 2 + 1];
+  }
+  int32_t a = put_accessor(w, REGION_MAIN, f, V, 2, CT_F32, TARGET_VERTEX, NULL, NULL);
+  free(f);
+  return a;
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -484,16 +501,12 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
   free(bpos);
   free(bnrm);
   free(btan);
-  if (m->uv0) {
-    float* uv = malloc(V * 2 * sizeof *uv);
-    if (!uv) return oom_fail(w);
-    for (size_t v = 0; v < V; ++v) {
-      uv[v * 2] = m->uv0[v * 2];
-      uv[v * 2 + 1] = 1.0f - m->uv0[v * 2 + 1];
-    }
-    a_uv = put_accessor(w, REGION_MAIN, uv, V, 2, CT_F32, TARGET_VERTEX, NULL, NULL);
-    free(uv);
-  }
+  /* TEXCOORD_n numbered from 0 without gaps: a mesh with only the second set writes it as TEXCOORD_0 */
+  int32_t a_uv1 = -1, a_col = -1;
+  a_uv = put_uv(w, m->uv0 ? m->uv0 : m->uv1, V);
+  if (m->uv0) a_uv1 = put_uv(w, m->uv1, V);
+  if (m->colors) a_col = put_accessor(w, REGION_MAIN, m->colors, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  if (w->oom) return oom_fail(w);
   /* one primitive per part (skio_mesh.parts), all on the same vertex accessors */
   const uint32_t parts = m->part_count ? m->part_count : 1;
   int32_t* a_part = malloc(parts * sizeof *a_part);
@@ -666,6 +679,8 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     if (a_nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
     if (a_tan >= 0) skio_buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
     if (a_uv >= 0) skio_buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
+    if (a_uv1 >= 0) skio_buf_printf(j, ",\"TEXCOORD_1\":%d", (int)a_uv1);
+    if (a_col >= 0) skio_buf_printf(j, ",\"COLOR_0\":%d", (int)a_col);
     for (uint32_t set = 0; set < sets; ++set)
       skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
     skio_buf_str(j, "}");
@@ -1097,6 +1112,27 @@ static bool beside(const char* file, const char* out) {
  * except in a .gltf an image file beside the output, kept by relative URI. WebP / KTX2 images go through
  * EXT_texture_webp / KHR_texture_basisu (required: there is no fallback). An image without bytes or of a type glTF
  * cannot carry is not written, and its references are dropped with a note. */
+/* Whether every mesh part drawn with material mat has both texture coordinate sets (so a texture of it may name
+ * TEXCOORD_1), and some part uses it. */
+static bool material_has_uv1(const skio_scene* s, uint32_t mat) {
+  bool used = false;
+  for (uint32_t i = 0; i < s->mesh_count; ++i) {
+    const skio_mesh* m = &s->meshes[i];
+    for (uint32_t p = 0; p < (m->part_count ? m->part_count : 1); ++p) {
+      if ((m->part_count ? m->parts[p].material : m->material) != mat) continue;
+      if (!m->uv0 || !m->uv1) return false;
+      used = true;
+    }
+  }
+  return used;
+}
+
+/* `,"key":{"index":N` and its texCoord when not 0; the caller closes the object. */
+static void put_texinfo(buf* b, const char* key, int32_t tex, uint32_t texcoord) {
+  skio_buf_printf(b, ",\"%s\":{\"index\":%d", key, (int)tex);
+  if (texcoord) skio_buf_printf(b, ",\"texCoord\":%u", texcoord);
+}
+
 static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* imgs, bool* webp, bool* ktx2) {
   const skio_scene* s = w->s;
   int32_t* tex_of = malloc((s->image_count + 1) * sizeof *tex_of); /* scene image -> texture (-1 not yet, -2 not writable) */
@@ -1108,8 +1144,11 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
     const skio_texref* refs[5] = {&m->base_color_tex, &m->metallic_roughness_tex, &m->normal_tex, &m->occlusion_tex,
                                   &m->emissive_tex};
     int32_t tex[5];
+    uint32_t tc[5];
+    const bool uv1 = material_has_uv1(s, mi);
     for (int k = 0; k < 5; ++k) {
       tex[k] = -1;
+      tc[k] = refs[k]->uv == 1 && uv1 ? 1 : 0;
       int32_t im = refs[k]->image;
       if (im < 0 || (uint32_t)im >= s->image_count) continue;
       if (tex_of[im] == -1) {
@@ -1159,7 +1198,8 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
         }
       }
       tex[k] = tex_of[im] >= 0 ? tex_of[im] : -1;
-      if (tex[k] >= 0 && refs[k]->uv != 0) note_add(w, "texture uv set above 0 not kept (TEXCOORD_0 used), material", m->name);
+      if (tex[k] >= 0 && refs[k]->uv != tc[k])
+        note_add(w, "texture uv set not in the meshes (TEXCOORD_0 used), material", m->name);
     }
     if (mi) skio_buf_str(mats, ",");
     skio_buf_str(mats, "{\"name\":");
@@ -1172,11 +1212,17 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
     put_float(mats, isfinite(m->metallic) ? fminf(fmaxf(m->metallic, 0.0f), 1.0f) : 1.0f);
     skio_buf_str(mats, ",\"roughnessFactor\":");
     put_float(mats, isfinite(m->roughness) ? fminf(fmaxf(m->roughness, 0.0f), 1.0f) : 1.0f);
-    if (tex[0] >= 0) skio_buf_printf(mats, ",\"baseColorTexture\":{\"index\":%d}", (int)tex[0]);
-    if (tex[1] >= 0) skio_buf_printf(mats, ",\"metallicRoughnessTexture\":{\"index\":%d}", (int)tex[1]);
+    if (tex[0] >= 0) {
+      put_texinfo(mats, "baseColorTexture", tex[0], tc[0]);
+      skio_buf_str(mats, "}");
+    }
+    if (tex[1] >= 0) {
+      put_texinfo(mats, "metallicRoughnessTexture", tex[1], tc[1]);
+      skio_buf_str(mats, "}");
+    }
     skio_buf_str(mats, "}");
     if (tex[2] >= 0) {
-      skio_buf_printf(mats, ",\"normalTexture\":{\"index\":%d", (int)tex[2]);
+      put_texinfo(mats, "normalTexture", tex[2], tc[2]);
       if (isfinite(m->normal_tex.scale) && m->normal_tex.scale != 1.0f) {
         skio_buf_str(mats, ",\"scale\":");
         put_float(mats, m->normal_tex.scale);
@@ -1184,7 +1230,7 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
       skio_buf_str(mats, "}");
     }
     if (tex[3] >= 0) {
-      skio_buf_printf(mats, ",\"occlusionTexture\":{\"index\":%d", (int)tex[3]);
+      put_texinfo(mats, "occlusionTexture", tex[3], tc[3]);
       float st = m->occlusion_tex.scale;
       if (isfinite(st) && st >= 0.0f && st <= 1.0f && st != 1.0f) {
         skio_buf_str(mats, ",\"strength\":");
@@ -1192,7 +1238,10 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
       }
       skio_buf_str(mats, "}");
     }
-    if (tex[4] >= 0) skio_buf_printf(mats, ",\"emissiveTexture\":{\"index\":%d}", (int)tex[4]);
+    if (tex[4] >= 0) {
+      put_texinfo(mats, "emissiveTexture", tex[4], tc[4]);
+      skio_buf_str(mats, "}");
+    }
     float em[3];
     for (int c = 0; c < 3; ++c) em[c] = isfinite(m->emissive[c]) ? fminf(fmaxf(m->emissive[c], 0.0f), 1.0f) : 0.0f;
     if (em[0] != 0.0f || em[1] != 0.0f || em[2] != 0.0f) {

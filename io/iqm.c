@@ -39,7 +39,7 @@ enum { IQM_HEADER = 124, IQM_WORDS = 27 };
 enum { H_VERSION, H_FILESIZE, H_FLAGS, H_NUM_TEXT, H_OFS_TEXT, H_NUM_MESHES, H_OFS_MESHES, H_NUM_VA,
        H_NUM_VERTEXES, H_OFS_VA, H_NUM_TRIANGLES, H_OFS_TRIANGLES, H_OFS_ADJACENCY, H_NUM_JOINTS, H_OFS_JOINTS,
        H_NUM_POSES, H_OFS_POSES, H_NUM_ANIMS, H_OFS_ANIMS, H_NUM_FRAMES, H_NUM_FRAMECHANNELS, H_OFS_FRAMES };
-enum { VA_POSITION, VA_TEXCOORD, VA_NORMAL, VA_TANGENT, VA_BLENDINDEXES, VA_BLENDWEIGHTS };
+enum { VA_POSITION, VA_TEXCOORD, VA_NORMAL, VA_TANGENT, VA_BLENDINDEXES, VA_BLENDWEIGHTS, VA_COLOR };
 enum { F_BYTE, F_UBYTE, F_SHORT, F_USHORT, F_INT, F_UINT, F_HALF, F_FLOAT, F_DOUBLE, F_COUNT };
 enum { MESH_SIZE = 24, VA_SIZE = 20, TRI_SIZE = 12, JOINT_SIZE = 48, POSE_SIZE = 88, ANIM_SIZE = 20 };
 
@@ -56,7 +56,7 @@ typedef struct iqm {
   const uint8_t* d;
   size_t n;
   uint32_t h[IQM_WORDS];
-  const iqm_va* arrays[VA_BLENDWEIGHTS + 1]; /* first array of each standard type, or NULL */
+  const iqm_va* arrays[VA_COLOR + 1]; /* first array of each standard type, or NULL */
   iqm_va* va;
 } iqm;
 
@@ -174,7 +174,7 @@ static int read_arrays(iqm* q, skc_err* err) {
     a->format = rd32(p + 8);
     a->size = rd32(p + 12);
     a->offset = rd32(p + 16);
-    if (a->type > VA_BLENDWEIGHTS) continue; /* colors and custom arrays are not kept */
+    if (a->type > VA_COLOR) continue; /* custom arrays are not kept */
     if (a->format >= F_COUNT || a->size == 0 || a->size > 64)
       return skc_fail(err, SKC_FORMAT, "%s: IQM vertex array %u has format %u and %u components", q->path, i,
                       a->format, a->size);
@@ -266,6 +266,25 @@ static float* read_floats(const iqm* q, const iqm_va* a, uint32_t first, uint32_
   return out;
 }
 
+/* The colour array as linear RGBA: integer formats are normalized (ubyte / 255 ...), the values taken as sRGB like
+ * the other non-glTF formats; fewer than 4 components leave alpha 1. NULL without colours or memory (*oom). */
+static float* read_colors(const iqm* q, uint32_t first, uint32_t count, bool* oom) {
+  const iqm_va* a = q->arrays[VA_COLOR];
+  if (!a) return NULL;
+  float* out = malloc((size_t)count * 4 * sizeof *out + 1);
+  if (!out) {
+    *oom = true;
+    return NULL;
+  }
+  const double scale = k_format_max[a->format] > 0.0 ? 1.0 / k_format_max[a->format] : 1.0;
+  for (uint32_t v = 0; v < count; ++v)
+    for (uint32_t c = 0; c < 4; ++c) {
+      float x = c < a->size ? (float)(va_raw(q, a, first + (size_t)v, c) * scale) : 1.0f;
+      out[(size_t)v * 4 + c] = c < 3 ? skio_srgb_to_linear(x) : x;
+    }
+  return out;
+}
+
 static int read_skin(const iqm* q, const skio_scene* s, uint32_t first, skio_mesh* m, skc_err* err) {
   const iqm_va* bi = q->arrays[VA_BLENDINDEXES];
   const iqm_va* bw = q->arrays[VA_BLENDWEIGHTS];
@@ -329,9 +348,11 @@ static int read_mesh(const iqm* q, const skio_scene* s, uint32_t index, skio_mes
   m->normals = read_floats(q, q->arrays[VA_NORMAL], fv, nv, 3);
   m->tangents = read_floats(q, q->arrays[VA_TANGENT], fv, nv, 4);
   m->uv0 = read_floats(q, q->arrays[VA_TEXCOORD], fv, nv, 2);
+  bool oom = false;
+  m->colors = read_colors(q, fv, nv, &oom);
   m->index_count = (size_t)nt * 3;
   m->indices = malloc(m->index_count * sizeof *m->indices + 1);
-  if (!m->positions || !m->indices ||
+  if (!m->positions || !m->indices || oom ||
       (!m->normals && q->arrays[VA_NORMAL] && q->arrays[VA_NORMAL]->size >= 3) ||
       (!m->tangents && q->arrays[VA_TANGENT] && q->arrays[VA_TANGENT]->size >= 4) ||
       (!m->uv0 && q->arrays[VA_TEXCOORD] && q->arrays[VA_TEXCOORD]->size >= 2))

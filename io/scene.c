@@ -1,11 +1,23 @@
-/* scene.c - lifetime of skio_scene, the writers' view of merged glTF meshes as parts, and the Assimp matrix layout
- * conversion. */
+/* scene.c - lifetime of skio_scene, the writers' view of merged glTF meshes as parts, the Assimp matrix layout
+ * conversion and the sRGB transfer function of vertex colours. */
 #include "skio_scene.h"
 #include "skio_gltf_doc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+float skio_srgb_to_linear(float c) {
+  float a = fabsf(c);
+  float l = a <= 0.04045f ? a / 12.92f : powf((a + 0.055f) / 1.055f, 2.4f);
+  return c < 0.0f ? -l : l;
+}
+
+float skio_linear_to_srgb(float c) {
+  float a = fabsf(c);
+  float e = a <= 0.0031308f ? a * 12.92f : 1.055f * powf(a, 1.0f / 2.4f) - 0.055f;
+  return c < 0.0f ? -e : e;
+}
 
 void skio_mat_from_ai(const float* ai, float out[16]) {
   /* ai is row-major: ai[row * 4 + col]. We store m[col * 4 + row]. */
@@ -24,6 +36,8 @@ void skio_mesh_free(skio_mesh* m) {
   free(m->normals);
   free(m->tangents);
   free(m->uv0);
+  free(m->uv1);
+  free(m->colors);
   free(m->indices);
   skc_skin_destroy(m->skin);
   free(m->inverse_bind);

@@ -83,11 +83,14 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   m->normals = copy_floats(in->normals, nv * 3);
   m->tangents = copy_floats(in->tangents, nv * 4);
   m->uv0 = copy_floats(in->uv0, nv * 2);
+  m->uv1 = copy_floats(in->uv1, nv * 2);
+  m->colors = copy_floats(in->colors, nv * 4);
   m->index_count = in->index_count;
   if (in->index_count && (m->indices = malloc(in->index_count * sizeof *m->indices)))
     memcpy(m->indices, in->indices, in->index_count * sizeof *m->indices);
   int ok = m->name && m->positions && (!in->normals || m->normals) && (!in->tangents || m->tangents) &&
-           (!in->uv0 || m->uv0) && (!in->index_count || m->indices);
+           (!in->uv0 || m->uv0) && (!in->uv1 || m->uv1) && (!in->colors || m->colors) &&
+           (!in->index_count || m->indices);
   if (ok && in->skin) {
     uint32_t nj = s->skeleton->joint_count;
     ok = skc_skin_clone(in->skin, &m->skin, err) == SKC_OK;

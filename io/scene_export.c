@@ -186,6 +186,8 @@ static void free_ai_scene(struct aiScene* sc) {
     free(am->mTangents);
     free(am->mBitangents);
     free(am->mTextureCoords[0]);
+    free(am->mTextureCoords[1]);
+    free(am->mColors[0]);
     if (am->mFaces) free(am->mFaces[0].mIndices); /* one block for all faces */
     free(am->mFaces);
     for (unsigned b = 0; b < am->mNumBones; ++b)
@@ -335,6 +337,29 @@ static bool write_all_bones(const skio_scene* s, const char* id) {
   return true;
 }
 
+/* Texture coordinate set `set` of am from 2 floats per vertex; false when out of memory. */
+static bool put_uv(struct aiMesh* am, unsigned set, const float* uv, size_t V) {
+  if (!(am->mTextureCoords[set] = calloc(V + 1, sizeof(struct aiVector3D)))) return false;
+  am->mNumUVComponents[set] = 2;
+  for (size_t v = 0; v < V; ++v) {
+    am->mTextureCoords[set][v].x = uv[v * 2];
+    am->mTextureCoords[set][v].y = uv[v * 2 + 1];
+  }
+  return true;
+}
+
+/* Colour set 0 from linear RGBA, written as the sRGB values FBX and Collada readers expect. */
+static bool put_colors(struct aiMesh* am, const float* rgba, size_t V) {
+  if (!(am->mColors[0] = calloc(V + 1, sizeof(struct aiColor4D)))) return false;
+  for (size_t v = 0; v < V; ++v) {
+    am->mColors[0][v].r = skio_linear_to_srgb(rgba[v * 4]);
+    am->mColors[0][v].g = skio_linear_to_srgb(rgba[v * 4 + 1]);
+    am->mColors[0][v].b = skio_linear_to_srgb(rgba[v * 4 + 2]);
+    am->mColors[0][v].a = rgba[v * 4 + 3];
+  }
+  return true;
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit,
                       bool all_bones, const float* bake, struct aiMesh** out, skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
@@ -392,15 +417,9 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
       am->mNormals[v].z = n[2];
     }
   }
-  if (m->uv0) {
-    if (!(am->mTextureCoords[0] = calloc(V + 1, sizeof(struct aiVector3D))))
-      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    am->mNumUVComponents[0] = 2;
-    for (size_t v = 0; v < V; ++v) {
-      am->mTextureCoords[0][v].x = m->uv0[v * 2];
-      am->mTextureCoords[0][v].y = m->uv0[v * 2 + 1];
-    }
-  }
+  if ((m->uv0 && !put_uv(am, 0, m->uv0, V)) || (m->uv1 && !put_uv(am, m->uv0 ? 1 : 0, m->uv1, V)) ||
+      (m->colors && !put_colors(am, m->colors, V)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   size_t F = m->index_count / 3;
   am->mNumFaces = (unsigned)F;
   am->mFaces = calloc(F + 1, sizeof *am->mFaces);

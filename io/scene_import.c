@@ -404,6 +404,60 @@ static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err
   return SKC_OK;
 }
 
+/* Tangents with their handedness as a fourth component (the sign of (n x t) . bitangent). */
+static float* copy_tangents(const struct aiMesh* am, size_t V) {
+  float* d = malloc(V * 4 * sizeof(float) + 1);
+  if (!d) return NULL;
+  for (size_t i = 0; i < V; ++i) {
+    const struct aiVector3D t = am->mTangents[i], n = am->mNormals[i];
+    float sign = 1.0f;
+    if (am->mBitangents) {
+      const struct aiVector3D bt = am->mBitangents[i];
+      float cx = n.y * t.z - n.z * t.y, cy = n.z * t.x - n.x * t.z, cz = n.x * t.y - n.y * t.x;
+      sign = (cx * bt.x + cy * bt.y + cz * bt.z) < 0.0f ? -1.0f : 1.0f;
+    }
+    d[i * 4 + 0] = t.x;
+    d[i * 4 + 1] = t.y;
+    d[i * 4 + 2] = t.z;
+    d[i * 4 + 3] = sign;
+  }
+  return d;
+}
+
+static float* copy_uv(const struct aiVector3D* t, size_t V) {
+  float* d = malloc(V * 2 * sizeof(float) + 1);
+  if (!d) return NULL;
+  for (size_t i = 0; i < V; ++i) {
+    d[i * 2] = t[i].x;
+    d[i * 2 + 1] = t[i].y;
+  }
+  return d;
+}
+
+/* Assimp's colour set 0 (the file's values: sRGB in FBX, Collada and the rest) as linear RGBA. */
+static float* copy_colors(const struct aiColor4D* c, size_t V) {
+  float* d = malloc(V * 4 * sizeof(float) + 1);
+  if (!d) return NULL;
+  for (size_t i = 0; i < V; ++i) {
+    d[i * 4 + 0] = skio_srgb_to_linear(c[i].r);
+    d[i * 4 + 1] = skio_srgb_to_linear(c[i].g);
+    d[i * 4 + 2] = skio_srgb_to_linear(c[i].b);
+    d[i * 4 + 3] = c[i].a;
+  }
+  return d;
+}
+
+/* The vertex streams of a mesh with V > 0 vertices; true when out of memory. */
+static bool read_streams(const struct aiMesh* am, size_t V, skio_mesh* m) {
+  bool oom = !(m->positions = copy_vec3(am->mVertices, V));
+  if (am->mNormals) oom |= !(m->normals = copy_vec3(am->mNormals, V));
+  if (am->mTangents && am->mNormals) oom |= !(m->tangents = copy_tangents(am, V));
+  if (am->mTextureCoords[0]) oom |= !(m->uv0 = copy_uv(am->mTextureCoords[0], V));
+  if (am->mTextureCoords[1]) oom |= !(m->uv1 = copy_uv(am->mTextureCoords[1], V));
+  if (am->mColors[0]) oom |= !(m->colors = copy_colors(am->mColors[0], V));
+  return oom;
+}
+
 static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   const struct aiMesh* am = b->ai->mMeshes[index];
   char tmp[32];
@@ -415,40 +469,7 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   m->vertex_count = am->mVertices ? V : 0;
   V = m->vertex_count;
   m->material = am->mMaterialIndex;
-  bool oom = false;
-  if (V) {
-    oom |= !(m->positions = copy_vec3(am->mVertices, V));
-    if (am->mNormals) oom |= !(m->normals = copy_vec3(am->mNormals, V));
-    if (am->mTangents && am->mNormals) {
-      if ((m->tangents = malloc(V * 4 * sizeof(float)))) {
-        for (size_t i = 0; i < V; ++i) {
-          const struct aiVector3D t = am->mTangents[i], n = am->mNormals[i];
-          float sign = 1.0f;
-          if (am->mBitangents) {
-            const struct aiVector3D bt = am->mBitangents[i];
-            float cx = n.y * t.z - n.z * t.y, cy = n.z * t.x - n.x * t.z, cz = n.x * t.y - n.y * t.x;
-            sign = (cx * bt.x + cy * bt.y + cz * bt.z) < 0.0f ? -1.0f : 1.0f;
-          }
-          m->tangents[i * 4 + 0] = t.x;
-          m->tangents[i * 4 + 1] = t.y;
-          m->tangents[i * 4 + 2] = t.z;
-          m->tangents[i * 4 + 3] = sign;
-        }
-      } else {
-        oom = true;
-      }
-    }
-    if (am->mTextureCoords[0]) {
-      if ((m->uv0 = malloc(V * 2 * sizeof(float)))) {
-        for (size_t i = 0; i < V; ++i) {
-          m->uv0[i * 2] = am->mTextureCoords[0][i].x;
-          m->uv0[i * 2 + 1] = am->mTextureCoords[0][i].y;
-        }
-      } else {
-        oom = true;
-      }
-    }
-  }
+  bool oom = V && read_streams(am, V, m);
   if (!oom && am->mFaces && am->mNumFaces) {
     /* room for every face as a triangle (after aiProcess_Triangulate all are, except points and lines, which are
      * skipped): one pass over Assimp's face array instead of a counting pass first */

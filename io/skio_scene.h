@@ -27,6 +27,9 @@ typedef struct skio_mesh {
   float* normals;         /* 3 * vertex_count or NULL */
   float* tangents;        /* 4 * vertex_count (x, y, z, bitangent sign) or NULL */
   float* uv0;             /* 2 * vertex_count or NULL */
+  float* uv1;             /* 2 * vertex_count or NULL: the second texture coordinate set (lightmaps), as uv0 */
+  float* colors;          /* 4 * vertex_count or NULL: the first vertex colour set, RGBA, linear (glTF's COLOR_0;
+                             the formats read through Assimp store sRGB values, converted on the way in and out) */
   uint32_t* indices;      /* index_count (triangles only; points/lines of mixed meshes are not kept) */
   size_t index_count;
   uint32_t material;      /* material index in the file (informational) */
@@ -151,6 +154,8 @@ typedef struct skio_mesh_init {
   size_t index_count;
   const skc_skin* skin;       /* optional (copied); joint_count must equal the skeleton's */
   const float* inverse_bind;  /* optional, 16 * joint_count; NULL = the skeleton's */
+  const float* uv1;           /* optional, 2 * vertex_count */
+  const float* colors;        /* optional, 4 * vertex_count, linear RGBA */
 } skio_mesh_init;
 int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* err);
 /* Bind pose of an imported skeleton. skio_bind_take records joint j's inverse bind matrix `ibm` (and its inverse
@@ -188,6 +193,11 @@ bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]);
 
 /* Row-major aiMatrix4x4 (16 floats a1..a4, b1..d4) <-> column-major. */
 void skio_mat_from_ai(const float* ai_row_major, float out[16]);
+/* The sRGB transfer function (IEC 61966-2-1) both ways, for vertex colours: glTF's COLOR_0 is linear, the formats
+ * Assimp reads and writes (FBX, Collada, ...) hold sRGB values as Blender's and Maya's exporters write them.
+ * Values past [0, 1] follow the same curve (odd-symmetric below 0). */
+float skio_srgb_to_linear(float c);
+float skio_linear_to_srgb(float c);
 void skio_mat_to_ai(const float m[16], float* ai_row_major);
 
 /* Assimp's importable extensions "*.3ds;*.obj;..." (static) and a test for one extension (with or without the

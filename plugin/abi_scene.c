@@ -113,6 +113,16 @@ SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out
   return m ? copy_out(m->uv0, m->vertex_count * 2, sizeof(float), out, capacity) : 0;
 }
 
+SK_API size_t sk_scene_mesh_uv1(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->uv1, m->vertex_count * 2, sizeof(float), out, capacity) : 0;
+}
+
+SK_API size_t sk_scene_mesh_colors(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? copy_out(m->colors, m->vertex_count * 4, sizeof(float), out, capacity) : 0;
+}
+
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m ? copy_out(m->indices, m->index_count, sizeof(uint32_t), out, capacity) : 0;
@@ -293,10 +303,13 @@ SK_API sk_result sk_scene_create(const sk_skeleton* skeleton, sk_scene** out, sk
 
 SK_API sk_result sk_scene_add_mesh(sk_scene* scene, const sk_mesh_desc* mesh, uint32_t* out_index, sk_error* err) {
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
-  SK__CHECK_SIZE(mesh, sk_mesh_desc, err);
+  const uint32_t size_1_8 = (uint32_t)offsetof(sk_mesh_desc, uv1); /* the struct before ABI 1.9 */
+  if (!mesh) SK__FAIL(err, SKC_INVALID_ARGUMENT, "sk_mesh_desc pointer must not be NULL");
+  if (mesh->size != size_1_8) SK__CHECK_SIZE(mesh, sk_mesh_desc, err);
+  const bool extra = mesh->size == sizeof(sk_mesh_desc);
   skio_mesh_init in = {mesh->name,    mesh->vertex_count, mesh->positions, mesh->normals,
                        mesh->tangents, mesh->uv0,         mesh->indices,   mesh->index_count,
-                       mesh->skin,    mesh->inverse_bind};
+                       mesh->skin,    mesh->inverse_bind, extra ? mesh->uv1 : NULL, extra ? mesh->colors : NULL};
   skc_err e = {0};
   return sk__ret(skio_scene_add_mesh(scene->io, &in, out_index, &e), &e, err);
 }

@@ -308,43 +308,31 @@ static uint8_t* choose_deform(const sk_scene* s, const char* joints, bind_run* r
 typedef struct mesh_data {
   size_t nv, ni;
   float* pos;
-  float* nrm;
-  float* tan;
-  float* uv;
+  cli_streams opt; /* normals, tangents, uvs, colours: only for a rebuilt scene */
   uint32_t* idx;
 } mesh_data;
 
 static void mesh_data_free(mesh_data* m) {
   free(m->pos);
-  free(m->nrm);
-  free(m->tan);
-  free(m->uv);
+  cli_streams_free(&m->opt);
   free(m->idx);
   memset(m, 0, sizeof *m);
 }
 
 /* Copies the streams of a mesh: positions and indices, and with all_streams (a rebuilt scene needs them) the
- * optional ones, which stay NULL when absent. The bind reads only the first two: normals, tangents and UVs (up to
- * 36 bytes per vertex) are not held through its peak of memory. Returns 0 or 1 (out of memory). */
+ * optional ones (cli_streams), which stay NULL when absent. The bind reads only the first two: normals, tangents,
+ * UVs and colours (up to 68 bytes per vertex) are not held through its peak of memory. Returns 0 or 1 (out of
+ * memory). */
 static int mesh_data_read(const sk_scene* s, uint32_t m, int all_streams, mesh_data* d) {
   memset(d, 0, sizeof *d);
   d->nv = sk_scene_mesh_vertex_count(s, m);
   d->ni = sk_scene_mesh_index_count(s, m);
   size_t np = sk_scene_mesh_positions(s, m, NULL, 0);
-  size_t nn = all_streams ? sk_scene_mesh_normals(s, m, NULL, 0) : 0;
-  size_t nt = all_streams ? sk_scene_mesh_tangents(s, m, NULL, 0) : 0;
-  size_t nu = all_streams ? sk_scene_mesh_uv0(s, m, NULL, 0) : 0;
   d->pos = malloc((np ? np : 1) * sizeof(float));
   d->idx = malloc((d->ni ? d->ni : 1) * sizeof(uint32_t));
-  if (nn) d->nrm = malloc(nn * sizeof(float));
-  if (nt) d->tan = malloc(nt * sizeof(float));
-  if (nu) d->uv = malloc(nu * sizeof(float));
-  if (!d->pos || !d->idx || (nn && !d->nrm) || (nt && !d->tan) || (nu && !d->uv)) return 1;
+  if (!d->pos || !d->idx || (all_streams && cli_streams_read(s, m, &d->opt))) return 1;
   sk_scene_mesh_positions(s, m, d->pos, np);
   sk_scene_mesh_indices(s, m, d->idx, d->ni);
-  if (nn) sk_scene_mesh_normals(s, m, d->nrm, nn);
-  if (nt) sk_scene_mesh_tangents(s, m, d->tan, nt);
-  if (nu) sk_scene_mesh_uv0(s, m, d->uv, nu);
   return 0;
 }
 
@@ -446,7 +434,7 @@ static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, con
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
   } else {
     sk_skeleton* bind_sk = mesh_bind_skeleton(s, sk_scene_mesh_skin(s, leader) ? leader : UINT32_MAX, sk);
-    mesh_data md = {u.nv, u.ni, u.pos, NULL, NULL, NULL, u.idx};
+    mesh_data md = {.nv = u.nv, .ni = u.ni, .pos = u.pos, .idx = u.idx};
     rc = bind_weights(s, leader, sk, bind_sk, run, &md, whole, &all, &vfb);
     sk_skeleton_destroy(bind_sk);
     if (!rc && cli_surface_split(&u, whole, skins, &err)) {
@@ -483,9 +471,7 @@ static int add_rebuilt(sk_scene* rebuilt, const sk_scene* s, uint32_t m, const m
   mdsc.name = sk_scene_mesh_name(s, m);
   mdsc.vertex_count = md->nv;
   mdsc.positions = md->pos;
-  mdsc.normals = md->nrm;
-  mdsc.tangents = md->tan;
-  mdsc.uv0 = md->uv;
+  cli_streams_desc(&md->opt, &mdsc);
   mdsc.indices = md->idx;
   mdsc.index_count = md->ni;
   mdsc.skin = skin;

@@ -43,6 +43,17 @@ void cli_utf8_fputs(FILE* f, const char* s);
  * links): commands never write over their input and exit 2. */
 int cli_same_file(const char* a, const char* b);
 
+/* ---- a mesh's optional vertex streams (cli_streams.c), for commands that rebuild a scene ---- */
+enum { CLI_STREAMS = 5 };
+typedef struct cli_streams {
+  float* data[CLI_STREAMS]; /* normals, tangents, uv0, uv1, colours; NULL where the mesh has none */
+} cli_streams;
+/* Copies mesh m's streams out of s: 0, or 1 when out of memory (nothing left allocated). */
+int cli_streams_read(const sk_scene* s, uint32_t m, cli_streams* out);
+void cli_streams_free(cli_streams* st);
+/* Points d's optional stream fields at st's copies. */
+void cli_streams_desc(const cli_streams* st, sk_mesh_desc* d);
+
 /* ---- meshes that are one surface (cli_surface.c: an object split by material) ---- */
 /* group[m] = the first mesh of m's surface (m itself when alone), over the chosen meshes (NULL: all); malloc'd, NULL
  * when out of memory. The rule is in cli_surface.c. */

@@ -82,6 +82,22 @@ static void print_tree(const sk_skeleton* sk, uint32_t nj, const uint8_t* deform
 }
 
 
+/* The optional vertex streams mesh m carries, as names; with json a JSON array of them. */
+static void print_streams(const sk_scene* s, uint32_t m, int json) {
+  typedef size_t (*stream_get)(const sk_scene*, uint32_t, float*, size_t);
+  static const stream_get k_get[] = {sk_scene_mesh_normals, sk_scene_mesh_tangents, sk_scene_mesh_uv0,
+                                     sk_scene_mesh_uv1, sk_scene_mesh_colors};
+  static const char* const k_name[] = {"normals", "tangents", "uv0", "uv1", "colors"};
+  int n = 0;
+  printf(json ? ",\"streams\":[" : "    streams: positions");
+  for (int k = 0; k < 5; ++k) {
+    if (!k_get[k](s, m, NULL, 0)) continue;
+    printf(json ? "%s\"%s\"" : "%s%s", json && !n ? "" : ", ", k_name[k]);
+    n++;
+  }
+  printf(json ? "]" : "\n");
+}
+
 static int info_one(const char* path, int json) {
   if (cli_check_input("info", path)) return 2;
   if (cli_skf_is_skf(path)) {
@@ -122,6 +138,7 @@ static int info_one(const char* path, int json) {
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
       printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
              sk_scene_mesh_index_count(s, m) / 3, reps[m].skinned ? "true" : "false");
+      print_streams(s, m, 1);
       if (reps[m].skinned) {
         printf(",\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,\"histogram\":[",
                r->max_influences, r->weight_sum_min, r->weight_sum_max);
@@ -157,6 +174,7 @@ static int info_one(const char* path, int json) {
              sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3);
       if (!reps[m].skinned) {
         printf(", not skinned\n");
+        print_streams(s, m, 0);
         continue;
       }
       printf(", max %u influences, weight sums %.4f..%.4f\n    influences:", r->max_influences, r->weight_sum_min,
@@ -164,6 +182,7 @@ static int info_one(const char* path, int json) {
       for (int b = 0; b < SK_HISTOGRAM_BINS; ++b)
         if (r->histogram[b]) printf(" %d%s:%llu", b, b == SK_HISTOGRAM_BINS - 1 ? "+" : "", (unsigned long long)r->histogram[b]);
       printf("\n");
+      print_streams(s, m, 0);
     }
     for (uint32_t a = 0; a < na && a < 20; ++a)
       printf("  animation %u \"%s\": %.3f s\n", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));

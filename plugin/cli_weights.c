@@ -303,46 +303,32 @@ static int ends_with_ci(const char* s, const char* suffix) {
   return n >= k && !strcasecmp(s + n - k, suffix);
 }
 
-/* Runs the asked operations on one mesh; returns 0 or 2 (message printed). */
 /* Copies mesh m of s into out (streams as read; skin and inverse binds given, or none). */
 static int copy_mesh(sk_scene* s, uint32_t m, const float* pos, const uint32_t* idx, const sk_skin* skin,
                      const float* inverse_bind, sk_scene* out) {
-  size_t V = sk_scene_mesh_vertex_count(s, m);
-  size_t nn = sk_scene_mesh_normals(s, m, NULL, 0), nt = sk_scene_mesh_tangents(s, m, NULL, 0),
-         nu = sk_scene_mesh_uv0(s, m, NULL, 0);
-  float* nrm = nn ? malloc(nn * sizeof(float)) : NULL;
-  float* tan = nt ? malloc(nt * sizeof(float)) : NULL;
-  float* uv = nu ? malloc(nu * sizeof(float)) : NULL;
-  int rc = 0;
-  if ((nn && !nrm) || (nt && !tan) || (nu && !uv)) {
+  cli_streams st;
+  if (cli_streams_read(s, m, &st)) {
     fprintf(stderr, "skinkit weights: out of memory\n");
-    rc = 2;
-  } else {
-    if (nrm) sk_scene_mesh_normals(s, m, nrm, nn);
-    if (tan) sk_scene_mesh_tangents(s, m, tan, nt);
-    if (uv) sk_scene_mesh_uv0(s, m, uv, nu);
-    sk_mesh_desc d;
-    memset(&d, 0, sizeof d);
-    d.size = sizeof d;
-    d.name = sk_scene_mesh_name(s, m);
-    d.vertex_count = V;
-    d.positions = pos;
-    d.normals = nrm;
-    d.tangents = tan;
-    d.uv0 = uv;
-    d.indices = idx;
-    d.index_count = sk_scene_mesh_index_count(s, m);
-    d.skin = skin;
-    d.inverse_bind = inverse_bind;
-    sk_error err;
-    if (sk_scene_add_mesh(out, &d, NULL, &err) != SK_OK) {
-      fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", d.name, err.message);
-      rc = 2;
-    }
+    return 2;
   }
-  free(nrm);
-  free(tan);
-  free(uv);
+  sk_mesh_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.name = sk_scene_mesh_name(s, m);
+  d.vertex_count = sk_scene_mesh_vertex_count(s, m);
+  d.positions = pos;
+  cli_streams_desc(&st, &d);
+  d.indices = idx;
+  d.index_count = sk_scene_mesh_index_count(s, m);
+  d.skin = skin;
+  d.inverse_bind = inverse_bind;
+  sk_error err;
+  int rc = 0;
+  if (sk_scene_add_mesh(out, &d, NULL, &err) != SK_OK) {
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", d.name, err.message);
+    rc = 2;
+  }
+  cli_streams_free(&st);
   return rc;
 }
 

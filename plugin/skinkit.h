@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.8.0 -> 10800); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 10800
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.9.0 -> 10900); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 10900
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 8
+#define SK_ABI_MINOR 9
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -473,6 +473,10 @@ SK_API size_t sk_scene_mesh_positions(const sk_scene* scene, uint32_t mesh, floa
 SK_API size_t sk_scene_mesh_normals(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_tangents(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+/* ABI 1.9: the second texture coordinate set (2 per vertex, as uv0) and vertex colour set 0 (4 per vertex, linear
+ * RGBA: glTF's COLOR_0 as stored; FBX, Collada and the other Assimp formats' sRGB values converted). */
+SK_API size_t sk_scene_mesh_uv1(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+SK_API size_t sk_scene_mesh_colors(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity);
 
 /* The scene skeleton (borrowed), NULL when the file has no bones. */
@@ -611,6 +615,9 @@ typedef struct sk_mesh_desc {
   size_t index_count;
   const sk_skin* skin;        /* optional, copied: vertex_count vertices over the scene skeleton's joints */
   const float* inverse_bind;  /* optional, 16 * joint_count; NULL = the skeleton's inverse binds */
+  /* ABI 1.9 (a caller that sets size to the 1.8 struct, which ends above, gives neither) */
+  const float* uv1;           /* optional, 2 * vertex_count: the second texture coordinate set */
+  const float* colors;        /* optional, 4 * vertex_count: vertex colour set 0, linear RGBA */
 } sk_mesh_desc;
 
 /* Appends a mesh (all data copied); out_index (optional) receives its index. SK_ERR_NO_SKIN for a skin on a

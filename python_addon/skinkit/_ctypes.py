@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 10800
+SK_VERSION = 10900
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 8
+SK_ABI_MINOR = 9
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -414,6 +414,8 @@ class SkMeshDesc(_Struct):
         ("index_count", c_size_t),
         ("skin", c_void_p),
         ("inverse_bind", c_void_p),
+        ("uv1", c_void_p),
+        ("colors", c_void_p),
     ]
 
 
@@ -927,6 +929,8 @@ FUNCTIONS = [
     ("sk_scene_mesh_normals", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_tangents", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_uv0", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_uv1", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_colors", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_indices", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_skeleton", HANDLE, [HANDLE]),
     ("sk_scene_mesh_skin", HANDLE, [HANDLE, u32]),

@@ -114,7 +114,7 @@ static skio_scene* rig_scene_named(const char* const names_in[3]) {
   const uint32_t jt[8] = {0, 0, 0, 1, 0, 1, 2, 2};
   const float wt[8] = {1, 1, 0.5f, 0.5f, 0.5f, 0.5f, 1, 1};
   ck_assert_int_eq(skc_skin_set(skin, off, jt, wt, &err), SKC_OK);
-  skio_mesh_init mi = {"strip", 6, pos, NULL, NULL, NULL, idx, 12, skin, NULL};
+  skio_mesh_init mi = {"strip", 6, pos, NULL, NULL, NULL, idx, 12, skin, NULL, NULL, NULL};
   ck_assert_msg(skio_scene_add_mesh(s, &mi, NULL, &err) == SKC_OK, "%s", err.message);
   skc_skin_destroy(skin);
 

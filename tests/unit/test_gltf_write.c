@@ -536,10 +536,16 @@ static gltf_facts check_file(const char* path, int normalized) {
     if (jget(attrs, "NORMAL")) attribute(&g, attrs, "NORMAL", 5126, 3, V);
     if (jget(attrs, "TANGENT")) attribute(&g, attrs, "TANGENT", 5126, 4, V);
     if (jget(attrs, "TEXCOORD_0")) attribute(&g, attrs, "TEXCOORD_0", 5126, 2, V);
+    if (jget(attrs, "TEXCOORD_1")) { /* numbered without a gap */
+      ck_assert_ptr_nonnull(jget(attrs, "TEXCOORD_0"));
+      attribute(&g, attrs, "TEXCOORD_1", 5126, 2, V);
+    }
+    if (jget(attrs, "COLOR_0")) attribute(&g, attrs, "COLOR_0", 5126, 4, V);
     for (size_t k = 0; k < attrs->n; ++k) { /* nothing else */
       const char* a = attrs->keys[k];
       ck_assert_msg(!strcmp(a, "POSITION") || !strcmp(a, "NORMAL") || !strcmp(a, "TANGENT") || !strcmp(a, "TEXCOORD_0") ||
-                        !strncmp(a, "JOINTS_", 7) || !strncmp(a, "WEIGHTS_", 8),
+                        !strcmp(a, "TEXCOORD_1") || !strcmp(a, "COLOR_0") || !strncmp(a, "JOINTS_", 7) ||
+                        !strncmp(a, "WEIGHTS_", 8),
                     "attribute %s", a);
     }
     if (jget(prim, "indices")) {
@@ -1140,7 +1146,7 @@ static skio_scene* cylinder_scene(uint32_t bones, int kind, const char* const* n
   }
   skio_scene* s = NULL;
   ck_assert_int_eq(skio_scene_create(sk, &s, &err), SKC_OK);
-  skio_mesh_init mi = {"cylinder", nv, pos, nrm, tan, uv, tri, nt * 3, skin, ib};
+  skio_mesh_init mi = {"cylinder", nv, pos, nrm, tan, uv, tri, nt * 3, skin, ib, NULL, NULL};
   ck_assert_msg(skio_scene_add_mesh(s, &mi, NULL, &err) == SKC_OK, "%s", err.message);
   skc_skin_destroy(skin);
   skc_skeleton_destroy(sk);
@@ -1227,12 +1233,12 @@ START_TEST(meshes_keep_their_own_inverse_binds) {
   memcpy(ib, m0->inverse_bind, (size_t)jc * 16 * sizeof(float));
   for (uint32_t j = 0; j < jc; ++j) ib[(size_t)j * 16 + 13] -= 2.0f; /* IB' = IB * T(0, -2, 0) */
   skio_mesh_init mi = {"cylinder_up", m0->vertex_count, pos, m0->normals, NULL, NULL, m0->indices, m0->index_count,
-                       m0->skin, ib};
+                       m0->skin, ib, NULL, NULL};
   skc_err err = {0};
   ck_assert_msg(skio_scene_add_mesh(s, &mi, NULL, &err) == SKC_OK, "%s", err.message);
   const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   const uint32_t idx[3] = {0, 1, 2};
-  skio_mesh_init plain = {"prop", 3, tri, NULL, NULL, NULL, idx, 3, NULL, NULL};
+  skio_mesh_init plain = {"prop", 3, tri, NULL, NULL, NULL, idx, 3, NULL, NULL, NULL, NULL};
   ck_assert_int_eq(skio_scene_add_mesh(s, &plain, NULL, &err), SKC_OK);
   skio_anim* a = add_anims(s, 1);
   a->name = dupstr("bend");
@@ -1323,7 +1329,7 @@ START_TEST(more_than_256_joints) {
   ck_assert_int_eq(skc_skin_builder_finish(&b, skin, &err), SKC_OK);
   skio_scene* s = NULL;
   ck_assert_int_eq(skio_scene_create(sk, &s, &err), SKC_OK);
-  skio_mesh_init mi = {"fan", V, pos, NULL, NULL, NULL, idx, V, skin, NULL};
+  skio_mesh_init mi = {"fan", V, pos, NULL, NULL, NULL, idx, V, skin, NULL, NULL, NULL};
   ck_assert_int_eq(skio_scene_add_mesh(s, &mi, NULL, &err), SKC_OK);
   skio_anim* a = add_anims(s, 1);
   a->name = dupstr("spin");

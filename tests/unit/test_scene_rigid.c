@@ -172,7 +172,7 @@ static skio_scene* two_joint_scene(void) {
   float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, nrm[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
   float tan[12] = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
   uint32_t idx[3] = {0, 1, 2};
-  skio_mesh_init mi = {"tri", 3, pos, nrm, tan, NULL, idx, 3, NULL, NULL};
+  skio_mesh_init mi = {"tri", 3, pos, nrm, tan, NULL, idx, 3, NULL, NULL, NULL, NULL};
   ck_assert_int_eq(skio_scene_add_mesh(s, &mi, NULL, NULL), SKC_OK);
   return s;
 }
@@ -194,7 +194,7 @@ START_TEST(mirrored_node_flips_winding_and_binds_to_its_joint) {
   ck_assert_float_eq_tol(hi[0], 5.0f, 1e-5f);
   ck_assert_float_eq_tol(hi[1], 8.0f, 1e-5f);
   /* a mesh placed without a joint stays unskinned; a singular node is refused and leaves it as it was */
-  skio_mesh_init mi = {"prop", 3, m->positions, NULL, NULL, NULL, m->indices, 3, NULL, NULL};
+  skio_mesh_init mi = {"prop", 3, m->positions, NULL, NULL, NULL, m->indices, 3, NULL, NULL, NULL, NULL};
   uint32_t k = 0;
   ck_assert_int_eq(skio_scene_add_mesh(s, &mi, &k, NULL), SKC_OK);
   float flat[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
