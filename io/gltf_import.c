@@ -715,7 +715,13 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   int mode = prim_mode(d, pt);
   m->gltf_mesh = (int32_t)r->mesh;
   m->gltf_primitive = (int32_t)r->prim;
-  m->gltf_node = (int32_t)r->node;
+  m->gltf_node = m->node_group = (int32_t)r->node;
+  int node_name = skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "name");
+  if (skio_json_is(d, node_name, 3)) m->node_name = skio_json_strdup(d, node_name); /* NULL: no usable name */
+  if (m->node_name && !m->node_name[0]) {
+    free(m->node_name);
+    m->node_name = NULL;
+  }
   int nt = skio_json_get(d, mt, "name");
   char* base = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
   char tmp[48];
@@ -920,7 +926,7 @@ static int build_meshes(importer* im, skc_err* err) {
     }
     mesh_of[i] = (uint32_t)at;
     skio_mesh* m = &im->s->meshes[at++];
-    m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1;
+    m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->node_group = -1;
     im->s->mesh_count = (uint32_t)at;
     /* vertex budget before reading: POSITION's declared count */
     skio_gltf_accessor pa;

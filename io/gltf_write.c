@@ -354,6 +354,35 @@ static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
   return a;
 }
 
+/* The skins' name: the armature's, which readers name the armature object after (Blender does): the parent of the
+ * common ancestor of every joint the skins list when no skin lists it (an armature object node, as Blender's and
+ * Maya's exporters write them), else that ancestor; NULL when the joints have none in common. */
+static const char* armature_name(const skc_skeleton* sk, const mesh_out* mo, uint32_t M, const uint32_t* depth) {
+  if (!sk) return NULL;
+  int64_t lca = -2; /* -2: no joint yet */
+  uint8_t* listed = calloc(sk->joint_count + 1, 1);
+  if (!listed) return NULL;
+  for (uint32_t mi = 0; mi < M; ++mi)
+    for (uint32_t i = 0; mo[mi].skinned && i < mo[mi].listed; ++i) {
+      int64_t b = mo[mi].joints[i];
+      listed[b] = 1;
+      if (lca == -2) lca = b;
+      while (lca >= 0 && b >= 0 && lca != b) {
+        int64_t* up = depth[lca] >= depth[b] ? &lca : &b;
+        int32_t p = sk->parents[*up];
+        *up = (p == SKC_NO_PARENT || p < 0 || p >= *up) ? -1 : p;
+      }
+      if (b < 0) lca = -1;
+    }
+  const char* name = NULL;
+  if (lca >= 0) {
+    int32_t p = sk->parents[lca];
+    name = (p == SKC_NO_PARENT || p < 0 || p >= lca || listed[p]) ? sk->names[lca] : sk->names[p];
+  }
+  free(listed);
+  return name;
+}
+
 /* A texture coordinate set in glTF's convention (v flipped back), or -1 when uv is NULL (w->oom on failure). */
 static int32_t put_uv(writer* w, const float* uv, size_t V) {
   if (!uv) return -1;
@@ -1593,7 +1622,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   }
   uint32_t skin_count = 0;
   for (uint32_t mi = 0; mi < M; ++mi) {
-    mnames[mi] = jc ? free_name(jsorted, jc, s->meshes[mi].name, "_mesh") : dup_str(s->meshes[mi].name);
+    const char* base = s->meshes[mi].node_name ? s->meshes[mi].node_name : s->meshes[mi].name; /* the object's name */
+    mnames[mi] = jc ? free_name(jsorted, jc, base, "_mesh") : dup_str(base);
     if (!mnames[mi]) {
       rc = oom_fail(&w);
       goto done;
@@ -1618,6 +1648,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       depth[j] = (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) ? 0 : depth[p] + 1;
     }
     uint32_t k = 0;
+    const char* armature = armature_name(sk, mo, M, depth);
     for (uint32_t mi = 0; mi < M; ++mi) {
       if (!mo[mi].skinned) continue;
       int64_t lca = mo[mi].joints[0];
@@ -1637,7 +1668,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       int64_t skel = lca >= 0 ? lca : -1;
       if (k++) skio_buf_str(&skins, ",");
       skio_buf_str(&skins, "{\"name\":");
-      put_json_string(&skins, s->meshes[mi].name, NULL);
+      put_json_string(&skins, armature ? armature : s->meshes[mi].name, NULL);
       skio_buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
       for (uint32_t i = 0; i < mo[mi].listed; ++i) skio_buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
       skio_buf_str(&skins, "]");

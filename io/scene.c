@@ -32,6 +32,7 @@ void skio_mat_to_ai(const float m[16], float* ai) {
 
 void skio_mesh_free(skio_mesh* m) {
   free(m->name);
+  free(m->node_name);
   free(m->positions);
   free(m->normals);
   free(m->tangents);

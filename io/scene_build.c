@@ -46,6 +46,23 @@ static void* copy_floats(const float* src, size_t n) {
   return d;
 }
 
+int skio_mesh_set_node(skio_scene* s, uint32_t m, const char* node_name, skc_err* err) {
+  if (!s || m >= s->mesh_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no mesh %u", m);
+  skio_mesh* mesh = &s->meshes[m];
+  free(mesh->node_name);
+  mesh->node_name = NULL;
+  mesh->node_group = -1;
+  if (!node_name || !node_name[0]) return SKC_OK;
+  if (!(mesh->node_name = dup_str(node_name))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  mesh->node_group = (int32_t)m;
+  for (uint32_t k = 0; k < m && k < 4096; ++k)
+    if (s->meshes[k].node_name && !strcmp(s->meshes[k].node_name, node_name)) {
+      mesh->node_group = s->meshes[k].node_group;
+      break;
+    }
+  return SKC_OK;
+}
+
 int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_index, skc_err* err) {
   if (!s || !in) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and mesh must not be NULL");
   if (in->vertex_count == 0 || in->vertex_count >= UINT32_MAX || !in->positions)
@@ -75,6 +92,7 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   skio_mesh* m = &s->meshes[s->mesh_count];
   memset(m, 0, sizeof *m);
   m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1; /* from no document, attached to nothing */
+  m->node_group = -1;
   char fallback[32];
   snprintf(fallback, sizeof fallback, "mesh%u", s->mesh_count);
   m->name = dup_str(in->name && in->name[0] ? in->name : fallback);

@@ -784,6 +784,71 @@ done:
   return rc;
 }
 
+/* The mesh nodes under root, named after the node that held each mesh in the source file (the mesh's name when
+ * unknown; "<name>_mesh" when a joint has that name). group: one node per source node holding every mesh of its
+ * group (Collada: an object Assimp split by material goes back as one <node> with an <instance_geometry> per
+ * material, which readers make one object per material of, as from the source); else one node per mesh, several with
+ * the same name (FBX: Assimp's FBX exporter writes a node of several meshes as an empty with a child per mesh, named
+ * after the meshes). SKC_OUT_OF_MEMORY or SKC_OK. */
+static int mesh_nodes(const skio_scene* s, struct aiNode* root, bool group) {
+  const skc_skeleton* sk = s->skeleton;
+  int32_t top = -1;
+  for (uint32_t m = 0; group && m < s->mesh_count; ++m)
+    top = s->meshes[m].node_group > top ? s->meshes[m].node_group : top;
+  if ((uint64_t)top + 1 > (uint64_t)s->mesh_count * 4 + 4096) top = -1; /* sparse ids (a hostile glTF): no groups */
+  struct aiNode** of_group = calloc((size_t)top + 2, sizeof *of_group);
+  if (!of_group) return SKC_OUT_OF_MEMORY;
+  int rc = SKC_OK;
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
+    const skio_mesh* mesh = &s->meshes[m];
+    const int32_t g = mesh->node_group <= top ? mesh->node_group : -1;
+    struct aiNode* n = g >= 0 ? of_group[g] : NULL;
+    if (!n) {
+      const char* base = mesh->node_name ? mesh->node_name : mesh->name;
+      char nm[MAXLEN];
+      snprintf(nm, sizeof nm, "%s", base);
+      if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
+      if (!(n = new_node(nm, root)) || !add_child(root, n)) {
+        free(n);
+        rc = SKC_OUT_OF_MEMORY;
+        break;
+      }
+      if (g >= 0) of_group[g] = n;
+    }
+    unsigned* grown = realloc(n->mMeshes, (n->mNumMeshes + 1) * sizeof *grown);
+    if (!grown) {
+      rc = SKC_OUT_OF_MEMORY;
+      break;
+    }
+    n->mMeshes = grown;
+    n->mMeshes[n->mNumMeshes++] = m;
+  }
+  free(of_group);
+  return rc;
+}
+
+/* A skeleton whose only root is Assimp's "RootNode" (what its FBX importer calls the file's implicit root) at
+ * identity, bound by no mesh: written as the aiScene root it is the FBX file's implicit root again, not an extra
+ * empty "RootNode" object under it. */
+static bool implicit_fbx_root(const skio_scene* s) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || !sk->joint_count || sk->parents[0] != SKC_NO_PARENT || strcmp(sk->names[0], "RootNode") != 0) return false;
+  for (uint32_t j = 1; j < sk->joint_count; ++j)
+    if (sk->parents[j] == SKC_NO_PARENT) return false;
+  float id[16];
+  skc_mat4_identity(id);
+  for (int k = 0; k < 16; ++k)
+    if (fabsf(sk->rest_local[k] - id[k]) > 1e-6f) return false;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skio_mesh* mesh = &s->meshes[m];
+    if (!mesh->skin) continue;
+    if (mesh->bound && mesh->bound[0]) return false;
+    for (size_t e = 0, n = skc_skin_entries(mesh->skin); e < n; ++e)
+      if (mesh->skin->joints[e] == 0 && mesh->skin->weights[e] != 0.0f) return false;
+  }
+  return true;
+}
+
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
  * exporter writes the scene's root node as the file's implicit root (which its importer calls "RootNode"), so
  * a skeleton root written as the aiScene root would lose its name and its transform (found by
@@ -791,7 +856,7 @@ done:
  * Collada too: its exporter turns the aiScene root into the <visual_scene> itself, so the root joint is no
  * <node>; Assimp reads that back, but Blender's Collada importer drops the root bone's vertex group
  * (tests/addon/blender_readback.py). */
-static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, skc_err* err) {
+static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, bool group, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   uint32_t jc = sk ? sk->joint_count : 0, roots = 0;
   for (uint32_t j = 0; j < jc; ++j) roots += sk->parents[j] == SKC_NO_PARENT;
@@ -821,22 +886,7 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
       rc = SKC_OUT_OF_MEMORY;
     }
   }
-  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
-    char nm[MAXLEN];
-    snprintf(nm, sizeof nm, "%s", s->meshes[m].name);
-    if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", s->meshes[m].name);
-    struct aiNode* n = new_node(nm, root);
-    if (!n || !(n->mMeshes = malloc(sizeof *n->mMeshes)) || !add_child(root, n)) {
-      if (n) {
-        free(n->mMeshes);
-        free(n);
-      }
-      rc = SKC_OUT_OF_MEMORY;
-      break;
-    }
-    n->mNumMeshes = 1;
-    n->mMeshes[0] = m;
-  }
+  if (!rc) rc = mesh_nodes(s, root, group);
   free(jn);
   return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
 }
@@ -1160,9 +1210,8 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   skio_clip* clips = NULL;
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if ((rc = build_nodes(s, sc, strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0 || strcmp(id, "collada") == 0,
-                        err)))
-    goto done;
+  const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
+  if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, err))) goto done;
   /* materials from the scene's table (scene_material.c), with a default one for meshes without; image files
    * beside the output; what the format cannot carry goes to the note */
   uint32_t no_material = 0;

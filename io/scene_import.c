@@ -517,6 +517,23 @@ static void node_world(const builder* b, int32_t i, float world[16], int32_t* bo
   }
 }
 
+/* Each mesh's node: the first node that instances it (its name, and its index as the group id). */
+static int name_meshes(builder* b, skc_err* err) {
+  for (uint32_t m = 0; m < b->out->mesh_count; ++m) b->out->meshes[m].node_group = -1;
+  for (uint32_t i = 0; i < b->node_count; ++i) { /* one pass over the nodes in preorder: linear in the file */
+    const struct aiNode* n = b->nodes[i].node;
+    for (unsigned k = 0; n->mMeshes && k < n->mNumMeshes; ++k) {
+      if (n->mMeshes[k] >= b->out->mesh_count) continue;
+      skio_mesh* mesh = &b->out->meshes[n->mMeshes[k]];
+      if (mesh->node_group >= 0) continue;
+      mesh->node_group = (int32_t)i;
+      if (n->mName.length && !(mesh->node_name = dup_str(n->mName.data)))
+        return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+    }
+  }
+  return SKC_OK;
+}
+
 /* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place). */
 static int place_meshes(builder* b, skc_err* err) {
   for (uint32_t m = 0; m < b->out->mesh_count; ++m) {
@@ -882,7 +899,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     }
   }
   if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
-  if ((rc = place_meshes(&b, err))) goto fail;
+  if ((rc = name_meshes(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -22,6 +22,11 @@
 
 typedef struct skio_mesh {
   char* name;             /* never NULL ("mesh<i>" if the file has none) */
+  /* The node (object) that instances the mesh in the source file: its name (NULL when unnamed or unknown), and a
+   * group id shared by the meshes one node instances (an object Assimp split by material, the primitives of a glTF
+   * mesh), -1 when unknown. The writers name the mesh's node after it and put a group under one node. */
+  char* node_name;
+  int32_t node_group;
   size_t vertex_count;
   float* positions;       /* 3 * vertex_count */
   float* normals;         /* 3 * vertex_count or NULL */
@@ -158,6 +163,9 @@ typedef struct skio_mesh_init {
   const float* colors;        /* optional, 4 * vertex_count, linear RGBA */
 } skio_mesh_init;
 int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* err);
+/* Sets mesh m's node name (copied; "" = none) and its group: that of an earlier mesh with the same node name, else
+ * its own index (the scan stops at 4096 meshes: later ones stay alone). */
+int skio_mesh_set_node(skio_scene* s, uint32_t m, const char* node_name, skc_err* err);
 /* Bind pose of an imported skeleton. skio_bind_take records joint j's inverse bind matrix `ibm` (and its inverse
  * as the bind matrix) unless j already has one or `ibm` is not finite and invertible; false when it was not taken.
  * skio_bind_fill_rest gives every joint still without one its rest world matrix (world: 16 * jc) as bind. */

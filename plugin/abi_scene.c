@@ -123,6 +123,11 @@ SK_API size_t sk_scene_mesh_colors(const sk_scene* scene, uint32_t mesh, float* 
   return m ? copy_out(m->colors, m->vertex_count * 4, sizeof(float), out, capacity) : 0;
 }
 
+SK_API const char* sk_scene_mesh_node_name(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? m->node_name : NULL;
+}
+
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m ? copy_out(m->indices, m->index_count, sizeof(uint32_t), out, capacity) : 0;
@@ -311,5 +316,9 @@ SK_API sk_result sk_scene_add_mesh(sk_scene* scene, const sk_mesh_desc* mesh, ui
                        mesh->tangents, mesh->uv0,         mesh->indices,   mesh->index_count,
                        mesh->skin,    mesh->inverse_bind, extra ? mesh->uv1 : NULL, extra ? mesh->colors : NULL};
   skc_err e = {0};
-  return sk__ret(skio_scene_add_mesh(scene->io, &in, out_index, &e), &e, err);
+  uint32_t index = 0;
+  int rc = skio_scene_add_mesh(scene->io, &in, &index, &e);
+  if (!rc && extra && mesh->node_name) rc = skio_mesh_set_node(scene->io, index, mesh->node_name, &e);
+  if (!rc && out_index) *out_index = index;
+  return sk__ret(rc, &e, err);
 }

@@ -47,11 +47,12 @@ int cli_same_file(const char* a, const char* b);
 enum { CLI_STREAMS = 5 };
 typedef struct cli_streams {
   float* data[CLI_STREAMS]; /* normals, tangents, uv0, uv1, colours; NULL where the mesh has none */
+  const char* node_name;    /* the mesh's node (borrowed from the source scene) */
 } cli_streams;
-/* Copies mesh m's streams out of s: 0, or 1 when out of memory (nothing left allocated). */
+/* Copies mesh m's streams out of s (and notes its node name): 0, or 1 when out of memory (nothing left allocated). */
 int cli_streams_read(const sk_scene* s, uint32_t m, cli_streams* out);
 void cli_streams_free(cli_streams* st);
-/* Points d's optional stream fields at st's copies. */
+/* Points d's optional stream fields at st's copies, and its node name at the source's. */
 void cli_streams_desc(const cli_streams* st, sk_mesh_desc* d);
 
 /* ---- meshes that are one surface (cli_surface.c: an object split by material) ---- */

@@ -343,7 +343,7 @@ int cli_sample(int argc, char** argv) {
       if ((rc = sk_skin_set_vertex(skin, v, j, w, n, &err))) goto done;
     }
   }
-  sk_mesh_desc md = {sizeof md, 0, "cylinder", nv, pos, nrm, NULL, NULL, tri, nt * 3, skin, NULL, NULL, NULL};
+  sk_mesh_desc md = {sizeof md, 0, "cylinder", nv, pos, nrm, NULL, NULL, tri, nt * 3, skin, NULL, NULL, NULL, NULL};
   sk_save_options so = {sizeof so, (uint32_t)force, NULL, 0, 0, 0.0f, 1 /* as is */, 0};
   if ((rc = sk_scene_create(skel, &scene, &err)) || (rc = sk_scene_add_mesh(scene, &md, NULL, &err)) ||
       (rc = sk_scene_save(scene, out, &so, &err)))

@@ -1,6 +1,7 @@
 /* cli_streams.c - the optional vertex streams of a mesh (normals, tangents, both texture coordinate sets, vertex
- * colours) copied out of one scene and handed to sk_scene_add_mesh of another, for the commands that rebuild a
- * scene (bind with meshes that had no skin, weights --link): a rebuilt mesh keeps every stream the source had. */
+ * colours) and its node name copied out of one scene and handed to sk_scene_add_mesh of another, for the commands
+ * that rebuild a scene (bind with meshes that had no skin, weights --link): a rebuilt mesh keeps every stream the
+ * source had and the name of its object. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ static const stream_get k_get[CLI_STREAMS] = {sk_scene_mesh_normals, sk_scene_me
 
 int cli_streams_read(const sk_scene* s, uint32_t m, cli_streams* out) {
   memset(out, 0, sizeof *out);
+  out->node_name = sk_scene_mesh_node_name(s, m);
   for (int k = 0; k < CLI_STREAMS; ++k) {
     size_t n = k_get[k](s, m, NULL, 0);
     if (!n) continue;
@@ -35,4 +37,5 @@ void cli_streams_desc(const cli_streams* st, sk_mesh_desc* d) {
   d->uv0 = st->data[2];
   d->uv1 = st->data[3];
   d->colors = st->data[4];
+  d->node_name = st->node_name;
 }

@@ -477,6 +477,10 @@ SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out
  * RGBA: glTF's COLOR_0 as stored; FBX, Collada and the other Assimp formats' sRGB values converted). */
 SK_API size_t sk_scene_mesh_uv1(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_colors(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+/* ABI 1.9: the name of the node (object) that holds the mesh in the source file, NULL when unnamed or unknown (an
+ * FBX object "Leg" whose mesh data is "Cylinder": the mesh is "Cylinder", its node "Leg"; Assimp splits an object
+ * of several materials into meshes of one node). Writers name the mesh's node after it. Valid while the scene is. */
+SK_API const char* sk_scene_mesh_node_name(const sk_scene* scene, uint32_t mesh);
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity);
 
 /* The scene skeleton (borrowed), NULL when the file has no bones. */
@@ -615,9 +619,11 @@ typedef struct sk_mesh_desc {
   size_t index_count;
   const sk_skin* skin;        /* optional, copied: vertex_count vertices over the scene skeleton's joints */
   const float* inverse_bind;  /* optional, 16 * joint_count; NULL = the skeleton's inverse binds */
-  /* ABI 1.9 (a caller that sets size to the 1.8 struct, which ends above, gives neither) */
+  /* ABI 1.9 (a caller that sets size to the 1.8 struct, which ends above, gives none of these) */
   const float* uv1;           /* optional, 2 * vertex_count: the second texture coordinate set */
   const float* colors;        /* optional, 4 * vertex_count: vertex colour set 0, linear RGBA */
+  const char* node_name;      /* optional: the object (node) the mesh belongs to; meshes of one node name are written
+                                 under one node where the format allows (sk_scene_mesh_node_name) */
 } sk_mesh_desc;
 
 /* Appends a mesh (all data copied); out_index (optional) receives its index. SK_ERR_NO_SKIN for a skin on a

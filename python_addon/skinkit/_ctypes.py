@@ -416,6 +416,7 @@ class SkMeshDesc(_Struct):
         ("inverse_bind", c_void_p),
         ("uv1", c_void_p),
         ("colors", c_void_p),
+        ("node_name", c_char_p),
     ]
 
 
@@ -931,6 +932,7 @@ FUNCTIONS = [
     ("sk_scene_mesh_uv0", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_uv1", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_colors", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_indices", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_skeleton", HANDLE, [HANDLE]),
     ("sk_scene_mesh_skin", HANDLE, [HANDLE, u32]),

@@ -452,7 +452,7 @@ START_TEST(built_scene_round_trip_and_isolated_load) {
   sk_scene* built = NULL;
   ck_assert_int_eq(sk_scene_create(skel, &built, &err), SK_OK);
   /* with normals no two vertices are identical, so the glTF exporter's vertex joining keeps them all */
-  sk_mesh_desc md = {sizeof md, 0, "tube", nv, pos, nrm, NULL, NULL, tri, nt * 3, skin, NULL, NULL, NULL};
+  sk_mesh_desc md = {sizeof md, 0, "tube", nv, pos, nrm, NULL, NULL, tri, nt * 3, skin, NULL, NULL, NULL, NULL};
   uint32_t index = 99;
   ck_assert_int_eq(sk_scene_add_mesh(built, &md, &index, &err), SK_OK);
   ck_assert_uint_eq(index, 0);

@@ -130,7 +130,7 @@ static int save(const char* path, const char* name, const gen_mesh* m, const flo
            sk_skin_set_csr(skin, m->off, m->jnt, m->wgt, err) || sk_scene_create(skel, &scene, err);
   if (!rc) {
     sk_mesh_desc md = {sizeof md, 0, name, m->nv, m->pos, m->nrm, NULL, NULL, m->tri, m->nt * 3, skin, NULL,
-                       NULL, NULL};
+                       NULL, NULL, NULL};
     sk_save_options so = {sizeof so, 1, NULL, 0, 0, 0.0f, 1 /* as is */, 0};
     rc = sk_scene_add_mesh(scene, &md, NULL, err) || sk_scene_save(scene, path, &so, err);
   }

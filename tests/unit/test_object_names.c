@@ -1,0 +1,178 @@
+/* test_object_names.c - the objects of a file keep their names through the writers (session 25). An FBX object
+ * "Leg" whose mesh data is "Cylinder" came back from `weights`, `bind` and `convert` as an object "Cylinder" (the
+ * writers named each node after its mesh), and an FBX read through Assimp came back with an extra empty "RootNode"
+ * object above the armature. Asserted on Blender-written files (tests/data/two_material_leg.fbx: object "Leg" of two
+ * materials, which Assimp splits into two meshes; rigid_parts.fbx: "Body", "Gauntlet" on a bone, "Prop"):
+ * - the reader records each mesh's node name and the group of meshes one node holds;
+ * - written as .fbx, .dae and .glb and read back, every mesh's node has its object's name, the FBX has no second
+ *   "RootNode", the Collada file holds an object's meshes under one node, and the glTF skin (whose name Blender gives
+ *   the armature object) is named after the armature "Rig";
+ * - sk_mesh_desc.node_name and sk_scene_mesh_node_name carry a name through a rebuilt scene. */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_testutil.h"
+#include "skinkit.h"
+#include "skio_gltf_doc.h"
+#include "skio_scene.h"
+
+static const char* data_path(const char* name) {
+  static char buf[4096];
+  const char* f = __FILE__;
+  const char* slash = strrchr(f, '/');
+  snprintf(buf, sizeof buf, "%.*s/../data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".", name);
+  return buf;
+}
+
+static skio_scene* load(const char* path) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s: %s", path, err.message);
+  return s;
+}
+
+static char g_dir[64];
+
+static skio_scene* round_trip(const skio_scene* s, const char* ext) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.%s", g_dir, ext);
+  skio_export_options o = {0};
+  o.overwrite = true;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
+  return load(path);
+}
+
+static uint32_t joints_named(const skio_scene* s, const char* name) {
+  uint32_t n = 0;
+  for (uint32_t j = 0; s->skeleton && j < s->skeleton->joint_count; ++j) n += !strcmp(s->skeleton->names[j], name);
+  return n;
+}
+
+START_TEST(reader_records_the_objects) {
+  skio_scene* s = load(data_path("two_material_leg.fbx"));
+  ck_assert_uint_eq(s->mesh_count, 2);
+  for (uint32_t m = 0; m < 2; ++m) {
+    ck_assert_str_eq(s->meshes[m].node_name, "Leg");
+    ck_assert_int_ge(s->meshes[m].node_group, 0);
+  }
+  ck_assert_int_eq(s->meshes[0].node_group, s->meshes[1].node_group);
+  skio_scene_destroy(s);
+  s = load(data_path("two_material_leg.glb"));
+  ck_assert_uint_eq(s->mesh_count, 2);
+  ck_assert_str_eq(s->meshes[0].node_name, "Leg");
+  ck_assert_int_eq(s->meshes[0].node_group, s->meshes[1].node_group);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+START_TEST(writers_keep_the_object_names) {
+  static const char* const exts[] = {"fbx", "dae", "glb"};
+  skio_scene* leg = load(data_path("two_material_leg.fbx"));
+  skio_scene* parts = load(data_path("rigid_parts.fbx"));
+  ck_assert_uint_eq(joints_named(leg, "RootNode"), 1);
+  for (int e = 0; e < 3; ++e) {
+    skio_scene* b = round_trip(leg, exts[e]);
+    ck_assert_uint_eq(b->mesh_count, 2);
+    for (uint32_t m = 0; m < 2; ++m) ck_assert_msg(!strcmp(b->meshes[m].node_name, "Leg"), "%s: mesh %u on node %s",
+                                                   exts[e], m, b->meshes[m].node_name);
+    if (e == 0) { /* FBX: the implicit root is Assimp's RootNode again, not a second one under it */
+      ck_assert_uint_eq(joints_named(b, "RootNode"), 1);
+      ck_assert_uint_eq(joints_named(b, "RootNode#2"), 0);
+      ck_assert_uint_eq(b->skeleton->joint_count, leg->skeleton->joint_count);
+    }
+    if (e == 1) ck_assert_int_eq(b->meshes[0].node_group, b->meshes[1].node_group); /* one <node> */
+    skio_scene_destroy(b);
+    b = round_trip(parts, exts[e]);
+    static const char* const objects[] = {"Body", "Gauntlet", "Prop"};
+    for (int o = 0; o < 3; ++o) {
+      bool found = false;
+      for (uint32_t m = 0; m < b->mesh_count; ++m) found |= b->meshes[m].node_name && !strcmp(b->meshes[m].node_name, objects[o]);
+      ck_assert_msg(found, "%s: no object %s", exts[e], objects[o]);
+    }
+    skio_scene_destroy(b);
+  }
+  /* the glTF skin is named after the armature object */
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.glb", g_dir);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_doc_load(path, &d, &err), SKC_OK);
+  int skin = skio_gltf_item(d, "skins", 0);
+  ck_assert(skio_json_streq(d, skio_json_get(d, skin, "name"), "Rig"));
+  skio_gltf_doc_destroy(d);
+  skio_scene_destroy(leg);
+  skio_scene_destroy(parts);
+}
+END_TEST
+
+START_TEST(abi_node_names) {
+  sk_skeleton* sk = NULL;
+  sk_scene* scene = NULL;
+  sk_error err;
+  const int32_t parents[] = {SK_NO_PARENT};
+  sk_skeleton_desc sd = {sizeof sd, 1, NULL, parents, NULL, NULL, NULL};
+  ck_assert_int_eq(sk_skeleton_create(&sd, &sk, &err), SK_OK);
+  ck_assert_int_eq(sk_scene_create(sk, &scene, &err), SK_OK);
+  const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const uint32_t idx[3] = {0, 1, 2};
+  sk_mesh_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.name = "Cylinder";
+  d.vertex_count = 3;
+  d.positions = pos;
+  d.indices = idx;
+  d.index_count = 3;
+  d.node_name = "Leg";
+  ck_assert_int_eq(sk_scene_add_mesh(scene, &d, NULL, &err), SK_OK);
+  ck_assert_int_eq(sk_scene_add_mesh(scene, &d, NULL, &err), SK_OK);
+  d.node_name = NULL;
+  ck_assert_int_eq(sk_scene_add_mesh(scene, &d, NULL, &err), SK_OK);
+  ck_assert_str_eq(sk_scene_mesh_node_name(scene, 0), "Leg");
+  ck_assert_str_eq(sk_scene_mesh_node_name(scene, 1), "Leg");
+  ck_assert_ptr_null(sk_scene_mesh_node_name(scene, 2));
+  ck_assert_ptr_null(sk_scene_mesh_node_name(scene, 3));
+  char path[256];
+  snprintf(path, sizeof path, "%s/abi.dae", g_dir);
+  sk_save_options so;
+  memset(&so, 0, sizeof so);
+  so.size = sizeof so;
+  so.overwrite = 1;
+  ck_assert_int_eq(sk_scene_save(scene, path, &so, &err), SK_OK);
+  skio_scene* b = load(path);
+  ck_assert_uint_eq(b->mesh_count, 3);
+  ck_assert_str_eq(b->meshes[0].node_name, "Leg");
+  ck_assert_int_eq(b->meshes[0].node_group, b->meshes[1].node_group); /* one node for the two meshes of "Leg" */
+  ck_assert_int_ne(b->meshes[0].node_group, b->meshes[2].node_group);
+  skio_scene_destroy(b);
+  sk_scene_destroy(scene);
+  sk_skeleton_destroy(sk);
+}
+END_TEST
+
+static void setup(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/skinkit_names_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+}
+
+int main(void) {
+  Suite* s = suite_create("object_names");
+  TCase* tc = tcase_create("names");
+  tcase_set_timeout(tc, 60);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, reader_records_the_objects);
+  tcase_add_test(tc, writers_keep_the_object_names);
+  tcase_add_test(tc, abi_node_names);
+  suite_add_tcase(s, tc);
+  return skt_run_suite(s);
+}
