@@ -46,6 +46,58 @@ static void* copy_floats(const float* src, size_t n) {
   return d;
 }
 
+/* m's skin, inverse binds (NULL: the skeleton's) and bound joints from a copy of skin; false when out of memory (m
+ * holds what was copied: skio_mesh_free releases it). */
+static bool copy_skin(const skc_skeleton* sk, const skc_skin* skin, const float* inverse_bind, skio_mesh* m) {
+  const uint32_t nj = sk->joint_count;
+  skc_err e = {0};
+  bool ok = skc_skin_clone(skin, &m->skin, &e) == SKC_OK;
+  m->inverse_bind = copy_floats(inverse_bind ? inverse_bind : sk->inverse_bind, (size_t)nj * 16);
+  m->bound = calloc(nj, 1);
+  ok = ok && m->inverse_bind && m->bound;
+  if (ok) {
+    /* a joint counts as bound when some vertex names it (what an exporter writes as an aiBone) */
+    for (size_t i = 0, n = skc_skin_entries(m->skin); i < n; ++i)
+      if (m->skin->joints[i] < nj) m->bound[m->skin->joints[i]] = 1;
+    for (uint32_t j = 0; j < nj; ++j) m->bone_count += m->bound[j];
+  }
+  return ok;
+}
+
+static int check_skin(const skio_scene* s, size_t nv, const skc_skin* skin, const float* inverse_bind, skc_err* err) {
+  if (!s->skeleton) return skc_fail(err, SKC_NO_SKIN, "a skinned mesh needs a scene created with a skeleton");
+  if (skin->vertex_count != nv || skin->joint_count != s->skeleton->joint_count)
+    return skc_fail(err, SKC_INVALID_ARGUMENT,
+                    "skin has %zu vertices over %u joints; the mesh has %zu vertices, the skeleton %u joints",
+                    skin->vertex_count, skin->joint_count, nv, s->skeleton->joint_count);
+  if (inverse_bind && !all_finite(inverse_bind, (size_t)s->skeleton->joint_count * 16))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "inverse bind matrices are not all finite");
+  return SKC_OK;
+}
+
+int skio_mesh_set_skin(skio_scene* s, uint32_t m, const skc_skin* skin, const float* inverse_bind, skc_err* err) {
+  if (!s || !skin || m >= s->mesh_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no mesh %u (or no skin)", m);
+  skio_mesh* mesh = &s->meshes[m];
+  int rc = check_skin(s, mesh->vertex_count, skin, inverse_bind, err);
+  if (rc) return rc;
+  skio_mesh staged = {0};
+  if (!copy_skin(s->skeleton, skin, inverse_bind, &staged)) {
+    skc_skin_destroy(staged.skin);
+    free(staged.inverse_bind);
+    free(staged.bound);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying a skin of %zu vertices", mesh->vertex_count);
+  }
+  skc_skin_destroy(mesh->skin);
+  free(mesh->inverse_bind);
+  free(mesh->bound);
+  mesh->skin = staged.skin;
+  mesh->inverse_bind = staged.inverse_bind;
+  mesh->bound = staged.bound;
+  mesh->bone_count = staged.bone_count;
+  mesh->rigid_joint = -1; /* weighted now, not a rigid attachment */
+  return SKC_OK;
+}
+
 int skio_mesh_set_node(skio_scene* s, uint32_t m, const char* node_name, skc_err* err) {
   if (!s || m >= s->mesh_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no mesh %u", m);
   skio_mesh* mesh = &s->meshes[m];
@@ -78,13 +130,8 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
     if (in->indices[i] >= nv)
       return skc_fail(err, SKC_OUT_OF_RANGE, "index %zu is %u, past the %zu vertices", i, in->indices[i], nv);
   if (in->skin) {
-    if (!s->skeleton) return skc_fail(err, SKC_NO_SKIN, "a skinned mesh needs a scene created with a skeleton");
-    if (in->skin->vertex_count != nv || in->skin->joint_count != s->skeleton->joint_count)
-      return skc_fail(err, SKC_INVALID_ARGUMENT,
-                      "skin has %zu vertices over %u joints; the mesh has %zu vertices, the skeleton %u joints",
-                      in->skin->vertex_count, in->skin->joint_count, nv, s->skeleton->joint_count);
-    if (in->inverse_bind && !all_finite(in->inverse_bind, (size_t)s->skeleton->joint_count * 16))
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "inverse bind matrices are not all finite");
+    int rc = check_skin(s, nv, in->skin, in->inverse_bind, err);
+    if (rc) return rc;
   }
   skio_mesh* grown = realloc(s->meshes, (s->mesh_count + 1) * sizeof *grown);
   if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding a mesh");
@@ -109,19 +156,7 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   int ok = m->name && m->positions && (!in->normals || m->normals) && (!in->tangents || m->tangents) &&
            (!in->uv0 || m->uv0) && (!in->uv1 || m->uv1) && (!in->colors || m->colors) &&
            (!in->index_count || m->indices);
-  if (ok && in->skin) {
-    uint32_t nj = s->skeleton->joint_count;
-    ok = skc_skin_clone(in->skin, &m->skin, err) == SKC_OK;
-    m->inverse_bind = copy_floats(in->inverse_bind ? in->inverse_bind : s->skeleton->inverse_bind, (size_t)nj * 16);
-    m->bound = calloc(nj, 1);
-    ok = ok && m->inverse_bind && m->bound;
-    if (ok) {
-      /* a joint counts as bound when some vertex names it (what an exporter writes as an aiBone) */
-      for (size_t i = 0, n = skc_skin_entries(m->skin); i < n; ++i)
-        if (m->skin->joints[i] < nj) m->bound[m->skin->joints[i]] = 1;
-      for (uint32_t j = 0; j < nj; ++j) m->bone_count += m->bound[j];
-    }
-  }
+  if (ok && in->skin) ok = copy_skin(s->skeleton, in->skin, in->inverse_bind, m);
   if (!ok) {
     skio_mesh_free(m);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying a mesh of %zu vertices", nv);

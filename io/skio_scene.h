@@ -166,6 +166,9 @@ int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* e
 /* Sets mesh m's node name (copied; "" = none) and its group: that of an earlier mesh with the same node name, else
  * its own index (the scan stops at 4096 meshes: later ones stay alone). */
 int skio_mesh_set_node(skio_scene* s, uint32_t m, const char* node_name, skc_err* err);
+/* Gives mesh m a copy of skin (its vertex count, the skeleton's joint count) with inverse_bind (16 per joint; NULL:
+ * the skeleton's), replacing the skin it had; it is no rigid attachment any more. Nothing changes on failure. */
+int skio_mesh_set_skin(skio_scene* s, uint32_t m, const skc_skin* skin, const float* inverse_bind, skc_err* err);
 /* Bind pose of an imported skeleton. skio_bind_take records joint j's inverse bind matrix `ibm` (and its inverse
  * as the bind matrix) unless j already has one or `ibm` is not finite and invertible; false when it was not taken.
  * skio_bind_fill_rest gives every joint still without one its rest world matrix (world: 16 * jc) as bind. */

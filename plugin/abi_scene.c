@@ -140,6 +140,13 @@ SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh) {
   return m ? m->skin : NULL;
 }
 
+SK_API sk_result sk_scene_mesh_set_skin(sk_scene* scene, uint32_t mesh, const sk_skin* skin, const float* inverse_bind,
+                                        sk_error* err) {
+  if (!scene || !skin) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and skin must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_mesh_set_skin(scene->io, mesh, skin, inverse_bind, &e), &e, err);
+}
+
 SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
                                             uint8_t* out_bound, sk_error* err) {
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");

@@ -42,9 +42,8 @@ const char cli_bind_usage[] =
     "  --json               print the report as JSON on stdout (per mesh and joint: vertices, weight share, method,\n"
     "                       fallback count; timings; schema skinkit.bind, docs/json.md); --json FILE.json or\n"
     "                       --json=FILE writes it to FILE\n"
-    "  A file whose meshes all have skins keeps its animations; when some mesh has no skin (a rigged file whose\n"
-    "  skeleton comes from another mesh) the scene is rebuilt from meshes and skeleton, without animations; such a\n"
-    "  mesh is bound where it sits in the rest pose and stays there.\n"
+    "  The file keeps its animations, materials, unbound meshes and names; a mesh that had no skin (a rigged file\n"
+    "  whose skeleton comes from another mesh) gets one, bound where it sits in the rest pose.\n"
     "  Without any skin (an armature beside the unweighted mesh it is meant to deform, as FBX, Collada and glTF\n"
     "  exporters write it) the skeleton is the file's nodes that can be bones: no mesh, camera or light at or below\n"
     "  them (plus their ancestors), in their rest pose.\n"
@@ -308,29 +307,25 @@ static uint8_t* choose_deform(const sk_scene* s, const char* joints, bind_run* r
 typedef struct mesh_data {
   size_t nv, ni;
   float* pos;
-  cli_streams opt; /* normals, tangents, uvs, colours: only for a rebuilt scene */
   uint32_t* idx;
 } mesh_data;
 
 static void mesh_data_free(mesh_data* m) {
   free(m->pos);
-  cli_streams_free(&m->opt);
   free(m->idx);
   memset(m, 0, sizeof *m);
 }
 
-/* Copies the streams of a mesh: positions and indices, and with all_streams (a rebuilt scene needs them) the
- * optional ones (cli_streams), which stay NULL when absent. The bind reads only the first two: normals, tangents,
- * UVs and colours (up to 68 bytes per vertex) are not held through its peak of memory. Returns 0 or 1 (out of
- * memory). */
-static int mesh_data_read(const sk_scene* s, uint32_t m, int all_streams, mesh_data* d) {
+/* Copies the positions and indices of a mesh: all the bind reads (a mesh's other streams stay in the scene, not held
+ * through the bind's peak of memory). Returns 0 or 1 (out of memory). */
+static int mesh_data_read(const sk_scene* s, uint32_t m, mesh_data* d) {
   memset(d, 0, sizeof *d);
   d->nv = sk_scene_mesh_vertex_count(s, m);
   d->ni = sk_scene_mesh_index_count(s, m);
   size_t np = sk_scene_mesh_positions(s, m, NULL, 0);
   d->pos = malloc((np ? np : 1) * sizeof(float));
   d->idx = malloc((d->ni ? d->ni : 1) * sizeof(uint32_t));
-  if (!d->pos || !d->idx || (all_streams && cli_streams_read(s, m, &d->opt))) return 1;
+  if (!d->pos || !d->idx) return 1;
   sk_scene_mesh_positions(s, m, d->pos, np);
   sk_scene_mesh_indices(s, m, d->idx, d->ni);
   return 0;
@@ -454,45 +449,29 @@ static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, con
   return rc ? 2 : 0;
 }
 
-/* Mesh m into the rebuilt scene: with skin (NULL: none) and the inverse binds it was bound with - its own when it
- * had a skin, bind_sk's for a new one. 0, or 2 after a message. */
-static int add_rebuilt(sk_scene* rebuilt, const sk_scene* s, uint32_t m, const mesh_data* md, const sk_skin* skin,
-                       int own_skin, const sk_skeleton* bind_sk) {
+/* A mesh that had no skin gets the one it was bound with, in place (the scene keeps its clips, materials and
+ * names), with bind_sk's inverse binds. 0, or 2 after a message. */
+static int give_skin(sk_scene* s, uint32_t m, const sk_skin* skin, const sk_skeleton* bind_sk) {
   uint32_t nj = sk_skeleton_joint_count(sk_scene_skeleton(s));
-  float* ib = skin ? malloc((size_t)nj * 16 * sizeof *ib) : NULL;
-  if (ib && (own_skin ? sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL)
-                      : bind_sk ? sk_skeleton_get_inverse_bind(bind_sk, ib) : SK_ERR_NOT_FOUND) != SK_OK) {
-    free(ib);
-    ib = NULL;
-  }
-  sk_mesh_desc mdsc;
-  memset(&mdsc, 0, sizeof mdsc);
-  mdsc.size = sizeof mdsc;
-  mdsc.name = sk_scene_mesh_name(s, m);
-  mdsc.vertex_count = md->nv;
-  mdsc.positions = md->pos;
-  cli_streams_desc(&md->opt, &mdsc);
-  mdsc.indices = md->idx;
-  mdsc.index_count = md->ni;
-  mdsc.skin = skin;
-  mdsc.inverse_bind = ib;
+  float* ib = malloc((size_t)nj * 16 * sizeof *ib + 1);
   sk_error err;
-  int rc = 0;
-  if (md->nv && sk_scene_add_mesh(rebuilt, &mdsc, NULL, &err)) {
+  int rc = ib && bind_sk && sk_skeleton_get_inverse_bind(bind_sk, ib) == SK_OK ? 0 : 1;
+  if (sk_scene_mesh_set_skin(s, m, skin, rc ? NULL : ib, &err) != SK_OK) {
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
-    rc = 2;
+    free(ib);
+    return 2;
   }
   free(ib);
-  return rc;
+  return 0;
 }
 
 /* Binds mesh m unless --meshes leaves it out (then it is written as it was) or its surface was bound already (r->bound;
- * *fresh_slot: the skin it got when it had none) and adds it to the rebuilt scene (rebuilt != NULL: some mesh had no
- * skin). 0, or 2 after a message. */
-static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_run* run, sk_scene* rebuilt,
-                     bind_result* r, sk_skin** fresh_slot) {
+ * *fresh_slot: the skin it got when it had none); a mesh that had no skin is given its new one (give_skin). 0, or 2
+ * after a message. */
+static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_run* run, bind_result* r,
+                     sk_skin** fresh_slot) {
   mesh_data md;
-  if (mesh_data_read(s, m, rebuilt != NULL, &md)) {
+  if (mesh_data_read(s, m, &md)) {
     fprintf(stderr, "skinkit bind: out of memory reading mesh %u\n", m);
     mesh_data_free(&md);
     return 2;
@@ -511,7 +490,7 @@ static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_
     rc = 2;
   }
   if (!rc && chosen && md.nv && !done) rc = bind_weights(s, m, sk, bind_sk, run, &md, target ? target : fresh, r, NULL);
-  if (!rc && rebuilt) rc = add_rebuilt(rebuilt, s, m, &md, target ? target : fresh, target != NULL, bind_sk);
+  if (!rc && !target && fresh) rc = give_skin(s, m, fresh, bind_sk);
   sk_skin_destroy(fresh);
   sk_skeleton_destroy(bind_sk);
   mesh_data_free(&md);
@@ -701,16 +680,8 @@ int cli_bind(int argc, char** argv) {
     run.deform = deform;
   }
   check_fit(s, sk, deform, chosen, &run.fit);
-  int all_skinned = 1;
-  for (uint32_t m = 0; m < nm; ++m)
-    if (sk_scene_mesh_vertex_count(s, m) && !sk_scene_mesh_skin(s, m)) all_skinned = 0;
   bind_result* res = calloc(nm ? nm : 1, sizeof *res);
-  sk_scene* rebuilt = NULL;
   int rc = res ? 0 : 2;
-  if (!rc && !all_skinned && sk_scene_create(sk, &rebuilt, &err)) {
-    fprintf(stderr, "skinkit bind: %s\n", err.message);
-    rc = 2;
-  }
   /* meshes that are one surface (an object split by material) are bound as one, then each is written */
   uint32_t* group = rc ? NULL : cli_surface_groups(s, chosen);
   sk_skin** fresh = rc ? NULL : calloc(nm ? nm : 1, sizeof *fresh);
@@ -718,23 +689,23 @@ int cli_bind(int argc, char** argv) {
   for (uint32_t m = 0; m < nm && !rc; ++m)
     if (group[m] == m && cli_surface_size(group, nm, m) > 1) rc = bind_surface(s, group, m, sk, &run, fresh, res);
   for (uint32_t m = 0; m < nm && !rc; ++m)
-    rc = bind_mesh(s, m, sk, &run, rebuilt, &res[m], &fresh[m]);
+    rc = bind_mesh(s, m, sk, &run, &res[m], &fresh[m]);
   for (uint32_t m = 0; fresh && m < nm; ++m) sk_skin_destroy(fresh[m]);
   free(fresh), free(group);
   double save_ms = 0.0;
   if (!rc) {
-    if (rebuilt)
-      fprintf(stderr, "skinkit bind: note: some meshes had no skin; %s is rebuilt without animations\n", out);
     sk_save_options o;
     memset(&o, 0, sizeof o);
     o.size = sizeof o;
     o.overwrite = (uint32_t)force;
     double ts = now_ms();
-    int src = sk_scene_save(rebuilt ? rebuilt : s, out, &o, &err);
+    int src = sk_scene_save(s, out, &o, &err);
     save_ms = now_ms() - ts;
     if (src) {
       fprintf(stderr, "skinkit bind: %s\n", err.message);
       rc = src == SK_ERR_EXISTS ? 1 : 2;
+    } else if (err.message[0]) { /* what the output could not keep, as convert and weights say it */
+      fprintf(stderr, "skinkit bind: warning: %s\n", err.message);
     }
   }
   run.save_ms = save_ms;
@@ -743,7 +714,6 @@ int cli_bind(int argc, char** argv) {
   free(res);
   free(deform);
   free(chosen);
-  sk_scene_destroy(rebuilt);
   sk_scene_destroy(s);
   return rc;
 }

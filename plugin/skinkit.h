@@ -488,6 +488,13 @@ SK_API const sk_skeleton* sk_scene_skeleton(const sk_scene* scene);
 /* Skin of a mesh (borrowed, editable in place), NULL when the mesh has no bones. Joint indices are skeleton
  * joints; the skin's joint_count is the skeleton's. */
 SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh);
+/* ABI 1.9: gives a mesh (one without bones, or one whose skin is replaced) a copy of skin - the mesh's vertex count
+ * over the skeleton's joints - with inverse_bind (16 * joint_count; NULL = the skeleton's inverse binds). The mesh
+ * stays where it is in the scene, with its materials, node and the scene's clips: what `skinkit bind` does for a
+ * mesh that had no skin. SK_ERR_NO_SKIN on a scene without skeleton, SK_ERR_INVALID_ARGUMENT for counts that do not
+ * match or inverse binds that are not finite, SK_ERR_OUT_OF_RANGE for a mesh index past the end. */
+SK_API sk_result sk_scene_mesh_set_skin(sk_scene* scene, uint32_t mesh, const sk_skin* skin, const float* inverse_bind,
+                                        sk_error* err);
 /* Inverse bind matrices of a skinned mesh, 16 * joint_count floats, column-major (the file's aiBone offset
  * matrices, transposed from Assimp's row-major; joints the mesh does not bind get the skeleton's inverse bind).
  * out_bound (joint_count bytes, optional): 1 where the mesh binds the joint. Either output may be NULL (both NULL

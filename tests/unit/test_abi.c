@@ -524,6 +524,18 @@ START_TEST(scene_error_paths) {
   md.skin = skin;
   FAILS(SK_ERR_NO_SKIN, sk_scene_add_mesh, bare, &md, &mi);
   sk_scene_destroy(bare);
+  /* set_skin: NULL scene or skin, a mesh past the end, a skin of other counts; then mesh 1 takes mesh 0's skin */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_skin, NULL, 1, skin, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_skin, sc, 1, NULL, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_skin, sc, 2, skin, NULL);
+  sk_skin* small = NULL;
+  ck_assert_int_eq(sk_skin_create(2, sk_skeleton_joint_count(skel), &small, NULL), SK_OK);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_skin, sc, 1, small, NULL);
+  sk_skin_destroy(small);
+  GETTER(NULL, sk_scene_mesh_skin, sc, 1); /* unchanged by the failures */
+  ck_assert_int_eq(sk_scene_mesh_set_skin(sc, 1, skin, NULL, NULL), SK_OK);
+  ck_assert_ptr_nonnull(sk_scene_mesh_skin(sc, 1));
+  ck_assert_ptr_ne(sk_scene_mesh_skin(sc, 1), skin); /* a copy */
   sk_scene_destroy(sc);
   sk_skin_destroy(skin);
   sk_skeleton_destroy(skel);

@@ -13,6 +13,7 @@
 
 #include "sk_testutil.h"
 #include "skinkit.h"
+#include "skio_scene.h"
 
 #ifndef SK_CLI_PATH
 #error "SK_CLI_PATH must name the built skinkit executable"
@@ -413,6 +414,64 @@ START_TEST(one_surface_across_materials) {
 }
 END_TEST
 
+/* A mesh without a skin gets one in place (session 25): the written file keeps the scene's clips, materials and
+ * object names. Before, `bind` rebuilt the scene from meshes and skeleton when some mesh had no skin: clips,
+ * materials ("Steel" of rigid_parts' gauntlet) and object names were dropped. Input: tests/data/rigid_parts.fbx
+ * (the cone "Prop" has no skin) given a clip here, written as .fbx and as .glb (by the scene writer: the clip is
+ * not in a source glTF document an edit would start from). */
+static void add_clip(skio_scene* s) {
+  skio_anim* a = calloc(1, sizeof *a);
+  ck_assert_ptr_nonnull(a);
+  a->name = strdup("Wave");
+  a->duration = 1.0;
+  a->channel_count = 1;
+  a->channels = calloc(1, sizeof *a->channels);
+  skio_channel* ch = a->channels;
+  ch->joint = s->skeleton->joint_count - 1;
+  ch->rot_count = 2;
+  ch->rot_time = malloc(2 * sizeof(double));
+  ch->rot = malloc(8 * sizeof(float));
+  const float r[8] = {0, 0, 0, 1, 0, 0, 0.38268343f, 0.92387953f};
+  ch->rot_time[0] = 0.0, ch->rot_time[1] = 1.0;
+  memcpy(ch->rot, r, sizeof r);
+  s->anims = a;
+  s->anim_count = 1;
+}
+
+START_TEST(unskinned_meshes_bound_in_place) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(SK_SOURCE_DIR "/tests/data/rigid_parts.fbx", NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  add_clip(s);
+  static const char* const exts[] = {"fbx", "glb"};
+  for (int e = 0; e < 2; ++e) {
+    char in[64], out[64], args[2048];
+    snprintf(in, sizeof in, "in.%s", exts[e]);
+    snprintf(out, sizeof out, "out.%s", exts[e]);
+    skio_export_options o = {0};
+    ck_assert_msg(skio_scene_export(s, tmp_path(in), &o, &err) == SKC_OK, "%s", err.message);
+    snprintf(args, sizeof args, "bind %s %s", tmp_path(in), tmp_path(out));
+    ck_assert_msg(run(args) == 0, "%s: %s", exts[e], err_text());
+    ck_assert_ptr_null(strstr(err_text(), "rebuilt"));
+    skio_scene* b = NULL;
+    ck_assert_msg(skio_scene_import(tmp_path(out), NULL, &b, &err) == SKC_OK, "%s", err.message);
+    ck_assert_uint_eq(b->mesh_count, 3);
+    bool prop = false, steel = false;
+    for (uint32_t m = 0; m < b->mesh_count; ++m) {
+      ck_assert_msg(b->meshes[m].skin != NULL, "%s: mesh %s unskinned", exts[e], b->meshes[m].name);
+      prop |= b->meshes[m].node_name && !strcmp(b->meshes[m].node_name, "Prop");
+    }
+    for (uint32_t k = 0; k < b->material_count; ++k) steel |= b->materials[k].name && !strcmp(b->materials[k].name, "Steel");
+    ck_assert_msg(prop, "%s: the object Prop lost its name", exts[e]);
+    ck_assert_msg(steel, "%s: material Steel lost", exts[e]);
+    ck_assert_msg(b->anim_count == 1 && !strcmp(b->anims[0].name, "Wave"), "%s: %u clips", exts[e], b->anim_count);
+    skio_scene_destroy(b);
+  }
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -426,6 +485,7 @@ static Suite* suite(void) {
   tcase_add_test(t, deform_joints_without_a_skin);
   tcase_add_test(t, per_joint_report);
   tcase_add_test(t, one_surface_across_materials);
+  tcase_add_test(t, unskinned_meshes_bound_in_place);
   suite_add_tcase(s, t);
   return s;
 }
