@@ -785,6 +785,50 @@ static void embed_images(const skio_gltf_doc* d, const skio_image* images, uint3
   }
 }
 
+/* Skins for nodes that had none (skio_gltf_prim_edit.new_skin_joints): one per node, its inverse binds appended to
+ * add on a view and accessor of their own, the node's "skin" spliced in as its first member. */
+typedef struct appended {
+  buf *add, *views, *accs;
+  size_t base;
+  uint32_t buffer, next_view, next_acc;
+} appended;
+
+static void add_new_skins(const skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, appended* ap,
+                          splices* sp) {
+  buf skins = {0};
+  uint32_t next_skin = (uint32_t)skio_json_len(d, skio_json_get(d, 0, "skins"));
+  for (size_t i = 0; i < count; ++i) {
+    const skio_gltf_prim_edit* e = &edits[i];
+    bool done = !e->new_skin_joints;
+    for (size_t k = 0; k < i && !done; ++k) done = edits[k].new_skin_joints && edits[k].node == e->node;
+    int nt = skio_gltf_item(d, "nodes", (uint32_t)e->node);
+    if (done || nt < 0) continue;
+    skio_buf_pad(ap->add, 4, 0);
+    const size_t at = ap->base + ap->add->n, len = (size_t)e->joint_limit * 16 * sizeof(float);
+    skio_buf_put(ap->add, e->new_skin_ibm, len);
+    skio_buf_printf(ap->views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu}", ap->views->n ? "," : "",
+                    ap->buffer, at, len);
+    skio_buf_printf(ap->accs, "%s{\"bufferView\":%u,\"componentType\":5126,\"count\":%u,\"type\":\"MAT4\"}",
+                    ap->accs->n ? "," : "", ap->next_view++, e->joint_limit);
+    skio_buf_str(&skins, skins.n ? ",{" : "{");
+    int root_name = skio_json_get(d, skio_gltf_item(d, "nodes", e->new_skin_joints[0]), "name");
+    if (skio_json_is(d, root_name, 3)) { /* named after its root joint node (the armature: Blender names it so) */
+      skio_buf_str(&skins, "\"name\":");
+      put_token(d, root_name, &skins);
+      skio_buf_str(&skins, ",");
+    }
+    skio_buf_printf(&skins, "\"inverseBindMatrices\":%u,\"joints\":[", ap->next_acc++);
+    for (uint32_t j = 0; j < e->joint_limit; ++j) skio_buf_printf(&skins, "%s%u", j ? "," : "", e->new_skin_joints[j]);
+    skio_buf_put(&skins, "]}", 2);
+    char text[40];
+    int n = snprintf(text, sizeof text, "\"skin\":%u%s", next_skin++, d->tok[nt].size ? "," : "");
+    add_splice(sp, d->tok[nt].start + 1, d->tok[nt].start + 1, text, (size_t)n);
+  }
+  append_items(d, "skins", &skins, sp);
+  if (skins.oom) sp->oom = true;
+  free(skins.p);
+}
+
 int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
                          int binary, const skio_gltf_edit_options* opts, skc_err* err) {
   if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
@@ -914,6 +958,8 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     free(attr_add.p);
   }
   if (rc) goto done;
+  appended ap = {&add, &views, &accs, base, new_buffer, next_view, next_acc};
+  add_new_skins(d, edits, count, &ap, &sp);
   append_items(d, "accessors", &accs, &sp);
   append_items(d, "bufferViews", &views, &sp);
   rep.bytes_appended = add.n;
@@ -1156,6 +1202,58 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
   return rc;
 }
 
+/* Whether another node instances m's primitive: the weights of a node that gets a new skin are for its placement
+ * alone, and a primitive holds one set. */
+static bool instanced_twice(const skio_scene* s, const skio_mesh* m) {
+  for (uint32_t k = 0; k < s->mesh_count; ++k) {
+    const skio_mesh* o = &s->meshes[k];
+    if (o->gltf_mesh == m->gltf_mesh && o->gltf_primitive == m->gltf_primitive && o->gltf_node != m->gltf_node)
+      return true;
+  }
+  return false;
+}
+
+/* The joints of the skin of node (a token): local[n] = the index in its "joints" of node n, or -1. Their count (0
+ * when the node's skin has no joints). */
+static int node_skin(const skio_gltf_doc* d, int node, int32_t* local) {
+  uint32_t skin;
+  int joints = skio_gltf_item(d, "skins", skio_json_u32(d, skio_json_get(d, node, "skin"), &skin) ? skin : UINT32_MAX);
+  joints = skio_json_get(d, joints, "joints");
+  int L = skio_json_len(d, joints);
+  if (L <= 0 || L > 65536) return 0;
+  for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
+  for (int k = 0, t = joints + 1; k < L; ++k, t = d->next[t]) {
+    uint32_t n;
+    if (skio_json_u32(d, t, &n) && n < d->node_count && local[n] < 0) local[n] = k;
+  }
+  return L;
+}
+
+/* The skin the editor adds to the node of mesh m, which had none (`bind` weighted an unskinned mesh): every joint
+ * of the skeleton (each is a node of the document), in skeleton order (local[node] = its index), with inverse binds
+ * IB(j) * placed: the file's vertices are in the node's space, the scene's where skio_mesh_place put them. Its
+ * count, or -1 when out of memory (*joints and *ibm malloc'd). */
+static int new_skin(const skio_scene* s, const skio_mesh* m, int32_t* local, uint32_t** joints, float** ibm) {
+  const skio_gltf_doc* d = s->gltf;
+  const uint32_t jc = s->skeleton->joint_count;
+  for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
+  *joints = malloc(((size_t)jc + 1) * sizeof **joints);
+  *ibm = malloc(((size_t)jc + 1) * 16 * sizeof **ibm);
+  if (!*joints || !*ibm) return -1;
+  float id[16];
+  skc_mat4_identity(id);
+  int L = 0;
+  for (uint32_t j = 0; j < jc; ++j) {
+    const int32_t n = s->joint_node[j];
+    if (local[n] >= 0) continue;
+    local[n] = L;
+    (*joints)[L] = (uint32_t)n;
+    skc_mat4_mul(m->inverse_bind + (size_t)j * 16, m->placed_set ? m->placed : id, *ibm + (size_t)L * 16);
+    L++;
+  }
+  return L;
+}
+
 static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                       const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
   skio_gltf_doc* d = s->gltf;
@@ -1176,10 +1274,12 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   uint32_t** offs = calloc(s->mesh_count + 1, sizeof *offs);
   uint32_t** js = calloc(s->mesh_count + 1, sizeof *js);
   float** ws = calloc(s->mesh_count + 1, sizeof *ws);
+  uint32_t** new_joints = calloc(s->mesh_count + 1, sizeof *new_joints);
+  float** new_ibm = calloc(s->mesh_count + 1, sizeof *new_ibm);
   int32_t* local = malloc((d->node_count + 1) * sizeof *local);
   size_t ne = 0;
   int rc = SKC_OK;
-  if (!edits || !offs || !js || !ws || !local) {
+  if (!edits || !offs || !js || !ws || !new_joints || !new_ibm || !local) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
@@ -1190,19 +1290,21 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     for (size_t k = 0; k < ne && !dup; ++k)
       dup = edits[k].mesh == (uint32_t)m->gltf_mesh && edits[k].primitive == (uint32_t)m->gltf_primitive;
     if (dup) continue; /* a second instance of one primitive: written from the first */
-    uint32_t skin;
     int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
-    if (skio_json_get(d, node, "skin") < 0 && still_rigid(m)) continue; /* a rigid child in the file: kept as is */
-    int joints = skio_json_get(d, skio_gltf_item(d, "skins", skio_json_u32(d, skio_json_get(d, node, "skin"), &skin) ? skin : UINT32_MAX), "joints");
-    int L = skio_json_len(d, joints);
-    if (L <= 0 || L > 65536) {
-      rc = cannot(why, why_size, "mesh %s: its node has no skin with joints", m->name);
+    const bool has_skin = skio_json_get(d, node, "skin") >= 0;
+    if (!has_skin && still_rigid(m)) continue; /* a rigid child in the file: kept as is */
+    if (!has_skin && instanced_twice(s, m)) {
+      rc = cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
       break;
     }
-    for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
-    for (int k = 0, t = joints + 1; k < L; ++k, t = d->next[t]) {
-      uint32_t n;
-      if (skio_json_u32(d, t, &n) && n < d->node_count && local[n] < 0) local[n] = k;
+    int L = has_skin ? node_skin(d, node, local) : new_skin(s, m, local, &new_joints[ne], &new_ibm[ne]);
+    if (L < 0) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    if (L == 0 || L > 65536) {
+      rc = cannot(why, why_size, "mesh %s: its node has no skin with joints", m->name);
+      break;
     }
     const size_t V = m->vertex_count, entries = m->skin->offsets[V];
     size_t widest = 0;
@@ -1237,8 +1339,9 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
       off[v + 1] = (uint32_t)at;
     }
     free(tmp);
-    edits[ne++] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
-                                        (uint32_t)L};
+    edits[ne] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
+                                      (uint32_t)L, has_skin ? -1 : m->gltf_node, new_joints[ne], new_ibm[ne]};
+    ne++;
   }
   skio_gltf_edit_options eo = {0};
   if (o) eo = *o;
@@ -1246,6 +1349,7 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   if (!rc) rc = skio_gltf_edit_write(d, edits, ne, path, binary, &eo, err);
 done:
   for (size_t k = 0; k < s->mesh_count + 1 && offs && js && ws; ++k) free(offs[k]), free(js[k]), free(ws[k]);
-  free(offs), free(js), free(ws), free(edits), free(local);
+  for (size_t k = 0; k < s->mesh_count + 1 && new_joints && new_ibm; ++k) free(new_joints[k]), free(new_ibm[k]);
+  free(offs), free(js), free(ws), free(new_joints), free(new_ibm), free(edits), free(local);
   return rc;
 }

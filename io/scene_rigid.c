@@ -114,6 +114,8 @@ int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], in
   if (rigid && skio_scene_rest_to_bind(s, x) && !skc_mat4_inverse(x, xinv)) skc_mat4_identity(x);
   if (!skc_mat4_inverse(x, xinv)) skc_mat4_identity(xinv);
   skc_mat4_mul(xinv, world, M);
+  memcpy(m->placed, M, sizeof M);
+  m->placed_set = true;
   int rc = is_identity(M) ? SKC_OK : transform_mesh(m, M, err);
   if (rc || !rigid) return rc;
   return bind_rigid(s, m, (uint32_t)joint, x, err);

@@ -22,6 +22,10 @@
  *    document references by relative URI (buffers, images) are copied beside the output when it is written to
  *    another folder. A GLB whose buffer 0 is not its BIN chunk gets the new data as a data: URI buffer.
  *    extensionsUsed never needs a change (u8/u16 normalized weights and u8/u16 joints are core glTF).
+ *  - Skins. A primitive whose node had no skin (skio_gltf_prim_edit.new_skin_joints) gets one: appended to "skins"
+ *    (created when the document has none), the node's "skin" set; its joints are every joint node of the scene's
+ *    skeleton, its inverse binds the scene's times the transform the reader placed the mesh with, so the file's
+ *    vertices (node space) skin to where the scene had them.
  * Weights: entries that are not finite or not > 0 are left out; each vertex's influences are written sorted by
  * weight (descending, ties lower joint), 4 per set, unused slots joint 0 weight 0. Component type: the source
  * WEIGHTS_0's (float, normalized u8 or u16; float when it had none) or the one asked for. Floats are written as
@@ -62,6 +66,13 @@ typedef struct skio_gltf_prim_edit {
   const uint32_t* joints;  /* offsets[vertex_count] (or vertex_count * k) entries, each < joint_limit */
   const float* weights;    /* as many */
   uint32_t joint_limit;    /* joints in that skin (1..65536) */
+  /* A node without a skin (an unskinned mesh `bind` weighted): new_skin_joints (joint_limit node indices, what the
+   * skin added for node lists) and new_skin_ibm (16 floats per joint, column-major) give it one: appended to
+   * "skins" with its inverse binds on a view and accessor of their own, the node's "skin" pointing at it; one per
+   * node (the primitives of one node share it). NULL: the node has its skin. */
+  int32_t node;
+  const uint32_t* new_skin_joints;
+  const float* new_skin_ibm;
 } skio_gltf_prim_edit;
 
 typedef struct skio_gltf_edit_report {

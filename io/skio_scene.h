@@ -53,6 +53,10 @@ typedef struct skio_mesh {
    * without bones): the joint it bound the mesh to with weight 1 (a rigid attachment in the file), or -1. The glTF
    * in-place editor leaves such a primitive as its file has it while the skin is still that one-joint skin. */
   int32_t rigid_joint;
+  /* Set by skio_mesh_place too: the transform it applied to the file's vertices (the node's world transform, into
+   * bind space), placed_set false when none was applied (identity). The glTF editor's new skins use it. */
+  float placed[16];
+  bool placed_set;
   /* Parts: glTF primitives of one mesh that draw this vertex set (the same attribute accessors: three.js's exporter
    * writes a multi-material mesh so) with their own indices and material, merged by the glTF reader so that
    * binding, smoothing and counting see one surface. part_count 0 (parts NULL): one part, the whole mesh. Else

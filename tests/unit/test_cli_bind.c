@@ -13,6 +13,7 @@
 
 #include "sk_testutil.h"
 #include "skinkit.h"
+#include "skc_math.h"
 #include "skio_scene.h"
 
 #ifndef SK_CLI_PATH
@@ -472,6 +473,44 @@ START_TEST(unskinned_meshes_bound_in_place) {
 }
 END_TEST
 
+/* A glTF whose mesh node has no skin (Blender's export of an armature beside an unweighted mesh: bare_rig.glb, the
+ * armature moved, turned and scaled 1.5) is bound as an edit of the document (session 25): the node gets a new skin
+ * (every joint node, inverse binds = the scene's times the node's placement), so nothing else of the file changes
+ * and the rest pose puts every vertex where the source had it. Before, such a file went through the scene writer
+ * (samplers, cameras, morph targets and extensions dropped). */
+START_TEST(unskinned_gltf_node_gets_a_skin_by_edit) {
+  char args[2048];
+  snprintf(args, sizeof args, "bind tests/unskinned/bare_rig.glb %s", tmp_path("bare.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "warning") == NULL, "%s", err_text()); /* no fallback to the scene writer */
+  skio_scene *src = NULL, *out = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_scene_import(SK_SOURCE_DIR "/tests/unskinned/bare_rig.glb", NULL, &src, &err), SKC_OK);
+  ck_assert_msg(skio_scene_import(tmp_path("bare.glb"), NULL, &out, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(out->mesh_count, src->mesh_count);
+  const skc_skeleton* sk = out->skeleton;
+  for (uint32_t m = 0; m < out->mesh_count; ++m) {
+    const skio_mesh *a = &src->meshes[m], *b = &out->meshes[m];
+    ck_assert_ptr_nonnull(b->skin);
+    ck_assert_uint_eq(a->vertex_count, b->vertex_count);
+    double worst = 0.0;
+    for (size_t v = 0; v < b->vertex_count; ++v) { /* rest pose: sum of w * rest_world(j) * IB(j) * p */
+      float got[3] = {0, 0, 0}, t[3], pal[16];
+      for (uint32_t e = b->skin->offsets[v]; e < b->skin->offsets[v + 1]; ++e) {
+        const uint32_t j = b->skin->joints[e];
+        skc_mat4_mul(sk->rest_world + (size_t)j * 16, b->inverse_bind + (size_t)j * 16, pal);
+        skc_mat4_transform_point(pal, b->positions + v * 3, t);
+        for (int k = 0; k < 3; ++k) got[k] += b->skin->weights[e] * t[k];
+      }
+      for (int k = 0; k < 3; ++k) worst = fmax(worst, fabs(got[k] - a->positions[v * 3 + k]));
+    }
+    ck_assert_msg(worst < 1e-4, "mesh %s: rest pose off by %g", b->name, worst);
+  }
+  skio_scene_destroy(src);
+  skio_scene_destroy(out);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -486,6 +525,7 @@ static Suite* suite(void) {
   tcase_add_test(t, per_joint_report);
   tcase_add_test(t, one_surface_across_materials);
   tcase_add_test(t, unskinned_meshes_bound_in_place);
+  tcase_add_test(t, unskinned_gltf_node_gets_a_skin_by_edit);
   suite_add_tcase(s, t);
   return s;
 }

@@ -357,7 +357,7 @@ static void run_case(const edit_case* c) {
         for (size_t k = b; k < at; ++k) ww[k] = (float)(ww[k] / sum);
         off[v + 1] = (uint32_t)at;
       }
-      edits[ne] = (skio_gltf_prim_edit){m, (uint32_t)p, r.V, off, 0, jj, ww, r.L};
+      edits[ne] = (skio_gltf_prim_edit){m, (uint32_t)p, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL};
       offs[ne] = off, js[ne] = jj, ws[ne] = ww;
       ne++;
       if (d->is_glb) mask_skin(d, m, (uint32_t)p, mask, d->bin_size);
@@ -460,7 +460,7 @@ START_TEST(test_unchanged_kept) {
         if (r.w[v * 4 * r.sets + i] > 0) jj[at] = r.j[v * 4 * r.sets + i], ww[at++] = r.w[v * 4 * r.sets + i];
       off[v + 1] = (uint32_t)at;
     }
-    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L};
+    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL};
     char out[600];
     snprintf(out, sizeof out, "%s/kept_%d.%s", tmp_dir(), gltf, gltf ? "gltf" : "glb");
     skio_gltf_edit_report rep = {0};
@@ -719,7 +719,7 @@ START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
   float w[1] = {1};
-  skio_gltf_prim_edit e = {0, 0, 1, off, 0, j, w, 2};
+  skio_gltf_prim_edit e = {0, 0, 1, off, 0, j, w, 2, -1, NULL, NULL};
   skc_err err = {0};
   char out[600];
   snprintf(out, sizeof out, "%s/bad.glb", tmp_dir());
