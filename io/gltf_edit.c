@@ -760,8 +760,21 @@ static void pack_buffers_json(const skio_gltf_doc* d, const packing* pk, size_t 
 /* Images named by URI whose bytes the scene holds (images, in document order) go into bin as new bufferViews
  * (numbered from *next_view, their JSON appended to views); the image's "uri" becomes "bufferView" (and
  * "mimeType" when it has none). Images without bytes or without a known type keep their URI. */
-static void embed_images(const skio_gltf_doc* d, const skio_image* images, uint32_t image_count, packing* pk, buf* bin,
-                         buf* views, uint32_t* next_view, splices* sp) {
+/* Appends "image <uri> did not read: its URI is kept" to o's note. */
+static void note_missing(const skio_gltf_edit_options* o, const skio_gltf_doc* d, int uri) {
+  if (!o->note || o->note_size < 2) return;
+  char* u = skio_json_strdup(d, uri);
+  size_t at = strlen(o->note);
+  snprintf(o->note + at, o->note_size - at, "%simage \"%.200s\" did not read: the .glb keeps its URI", at ? "; " : "",
+           u ? u : "?");
+  free(u);
+}
+
+/* The images of a .gltf written as .glb that have bytes, as bufferViews; one without keeps its URI (noted). */
+static void embed_images(const skio_gltf_doc* d, const skio_gltf_edit_options* o, packing* pk, buf* bin, buf* views,
+                         uint32_t* next_view, splices* sp) {
+  const skio_image* images = o->images;
+  const uint32_t image_count = o->images ? o->image_count : 0;
   int arr = skio_json_get(d, 0, "images");
   int n = skio_json_len(d, arr);
   if (n <= 0 || !(pk->embedded = calloc((size_t)n, sizeof *pk->embedded))) return;
@@ -770,7 +783,11 @@ static void embed_images(const skio_gltf_doc* d, const skio_image* images, uint3
     int it = skio_json_at(d, arr, i), uri = -1;
     for (int k = 0; k < d->tok[it].size && uri < 0; ++k)
       if (skio_json_streq(d, skio_json_key_at(d, it, k), "uri")) uri = skio_json_key_at(d, it, k);
-    if (uri < 0 || skio_json_get(d, it, "bufferView") >= 0 || !img->data || !img->size || !img->mime[0]) continue;
+    if (uri < 0 || skio_json_get(d, it, "bufferView") >= 0) continue;
+    if (!img->data || !img->size || !img->mime[0]) {
+      note_missing(o, d, uri + 1);
+      continue;
+    }
     skio_buf_pad(bin, 4, 0);
     skio_buf_printf(views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", views->n ? "," : "", bin->n,
                     img->size);
@@ -834,6 +851,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
   skio_gltf_edit_options o = {0};
   if (opts) o = *opts;
+  if (o.note && o.note_size) o.note[0] = 0;
   if ((o.weights_type < SKIO_WEIGHTS_SOURCE || o.weights_type > SKIO_WEIGHTS_U16))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
   if (skio_same_file(path, d->path))
@@ -865,7 +883,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   uint32_t next_view = d->view_count, next_acc = d->accessor_count;
   if (to_glb) {
     if ((rc = pack_buffers(d, &pk, &bin, &sp, err))) goto done;
-    embed_images(d, o.images, o.image_count, &pk, &bin, &views, &next_view, &sp);
+    embed_images(d, &o, &pk, &bin, &views, &next_view, &sp);
   } else if (into_bin) {
     skio_buf_put(&bin, d->bin, d->bin_size);
   }

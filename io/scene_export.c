@@ -1195,7 +1195,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
     if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
       char why[200] = "";
-      skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0};
+      skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0, o.note, o.note_size};
       rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
       if (o.note && o.note_size)

@@ -93,6 +93,10 @@ typedef struct skio_gltf_edit_options {
    * skio_gltf_edit_scene passes the scene's), embedded in the BIN chunk; an image without them keeps its URI. */
   const skio_image* images;
   uint32_t image_count;
+  /* Optional: what the edit could not do, for the user (an image of a .gltf written as .glb whose file did not read:
+   * its URI is kept, naming a file that is not there). "" when nothing. */
+  char* note;
+  size_t note_size;
 } skio_gltf_edit_options;
 
 /* Writes d with the edits applied to path: binary != 0 -> .glb (from a GLB; or from a .gltf, whose buffers with data

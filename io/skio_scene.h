@@ -231,7 +231,8 @@ typedef struct skio_export_options {
   bool overwrite;          /* companion files (a .gltf's .bin) may be replaced too */
   uint32_t weights_type;   /* glTF: skio_weights_type (skio_gltf_edit.h); 0 = the source's (float when new) */
   char* note;              /* optional, note_size bytes: on success, why a glTF source could not be edited in
-                              place and the scene was written whole instead ("" when it was, or not glTF) */
+                              place and the scene was written whole instead, or what the edit could not do (an
+                              image file that did not read); what other formats cannot carry; "" when nothing */
   size_t note_size;
 } skio_export_options;
 

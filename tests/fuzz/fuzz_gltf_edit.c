@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   change_skins(s, data[0] & 3u);
   skio_gltf_options w = {0};
   w.limit = 4;
-  skio_gltf_edit_options eo = {(skio_weights_type)((data[0] >> 2) & 3u), true, NULL, NULL, 0};
+  skio_gltf_edit_options eo = {(skio_weights_type)((data[0] >> 2) & 3u), true, NULL, NULL, 0, NULL, 0};
   char path[128], why[200];
   for (int binary = 0; binary < 2; ++binary) {
     snprintf(path, sizeof path, "%s/out.%s", g_dir, binary ? "glb" : "gltf");

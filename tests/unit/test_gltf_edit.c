@@ -369,7 +369,7 @@ static void run_case(const edit_case* c) {
   char out[600];
   snprintf(out, sizeof out, "%s/out_%s_%d_%d%s", tmp_dir(), c->src, (int)c->type, c->extra, c->gltf ? ".gltf" : "");
   skio_gltf_edit_report rep = {0};
-  skio_gltf_edit_options o = {c->type, true, &rep, NULL, 0};
+  skio_gltf_edit_options o = {c->type, true, &rep, NULL, 0, NULL, 0};
   skc_err err = {0};
   int rc = skio_gltf_edit_write(d, edits, ne, out, d->is_glb, &o, &err);
   ck_assert_msg(rc == SKC_OK, "%s: %s", c->src, err.message);
@@ -464,7 +464,7 @@ START_TEST(test_unchanged_kept) {
     char out[600];
     snprintf(out, sizeof out, "%s/kept_%d.%s", tmp_dir(), gltf, gltf ? "gltf" : "glb");
     skio_gltf_edit_report rep = {0};
-    skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, &rep, NULL, 0};
+    skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, &rep, NULL, 0, NULL, 0};
     skc_err err = {0};
     ck_assert_msg(skio_gltf_edit_write(d, &e, 1, out, !gltf, &o, &err) == SKC_OK, "%s", err.message);
     ck_assert_uint_eq(rep.kept, 1);
@@ -534,7 +534,7 @@ START_TEST(test_glb_external_files) {
   skio_gltf_doc* e = load(p);
   snprintf(p, sizeof p, "%s/out.glb", out_dir);
   skc_err err = {0};
-  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0};
+  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0, NULL, 0};
   ck_assert_msg(skio_gltf_edit_write(e, NULL, 0, p, 1, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc_destroy(e);
   snprintf(p, sizeof p, "%s/tex.png", out_dir);
@@ -561,7 +561,7 @@ START_TEST(test_glb_to_gltf) {
   mkdir(dir, 0777);
   snprintf(out, sizeof out, "%s/out.gltf", dir);
   skc_err err = {0};
-  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0};
+  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0, NULL, 0};
   ck_assert_msg(skio_gltf_edit_write(d, NULL, 0, out, 0, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc* g = load(out);
   ck_assert(!g->is_glb);
@@ -677,7 +677,7 @@ START_TEST(test_gltf_to_glb) {
 END_TEST
 
 /* The partitioned .gltf with a file missing, written as .glb: a missing image keeps its URI when the .glb goes beside
- * the source (as the source had it) and is an SKC_IO error when it goes to another folder (it could not be copied);
+ * the source (as the source had it; the export's note says so, session 25) and is an SKC_IO error when it goes to another folder (it could not be copied);
  * a missing buffer is an SKC_IO error. Nothing is written on error. */
 START_TEST(test_gltf_to_glb_missing_files) {
   char dir[700], cmd[6000], src[760], out[760];
@@ -689,9 +689,11 @@ START_TEST(test_gltf_to_glb_missing_files) {
   skc_err err = {0};
   skio_scene* s = NULL;
   ck_assert_msg(skio_scene_import(src, NULL, &s, &err) == SKC_OK, "%s", err.message);
-  skio_export_options eo = {.overwrite = true};
+  char note[512] = "x";
+  skio_export_options eo = {.overwrite = true, .note = note, .note_size = sizeof note};
   snprintf(out, sizeof out, "%s/beside.glb", dir);
   ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(strstr(note, "image \"baseColor_1.png\" did not read: the .glb keeps its URI"), "%s", note); /* said */
   skio_gltf_doc* g = load(out);
   int img0 = skio_json_at(g, skio_json_get(g, 0, "images"), 0), img1 = skio_json_at(g, skio_json_get(g, 0, "images"), 1);
   ck_assert(skio_json_streq(g, skio_json_get(g, img0, "uri"), "baseColor_1.png"));
