@@ -18,18 +18,10 @@
 #include "skio_gltf_doc.h"
 #include "skio_meshopt.h"
 
-static const char* data_path(const char* name) {
-  static char buf[4096];
-  const char* f = __FILE__;
-  const char* slash = strrchr(f, '/');
-  snprintf(buf, sizeof buf, "%.*s/../data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".", name);
-  return buf;
-}
-
 static skio_gltf_doc* must_doc(const char* name) {
   skio_gltf_doc* d = NULL;
   skc_err err = {0};
-  ck_assert_msg(skio_gltf_doc_load(data_path(name), &d, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(skio_gltf_doc_load(skt_data(name), &d, &err) == SKC_OK, "%s", err.message);
   return d;
 }
 

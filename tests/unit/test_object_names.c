@@ -19,14 +19,6 @@
 #include "skio_gltf_doc.h"
 #include "skio_scene.h"
 
-static const char* data_path(const char* name) {
-  static char buf[4096];
-  const char* f = __FILE__;
-  const char* slash = strrchr(f, '/');
-  snprintf(buf, sizeof buf, "%.*s/../data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".", name);
-  return buf;
-}
-
 static skio_scene* load(const char* path) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -53,7 +45,7 @@ static uint32_t joints_named(const skio_scene* s, const char* name) {
 }
 
 START_TEST(reader_records_the_objects) {
-  skio_scene* s = load(data_path("two_material_leg.fbx"));
+  skio_scene* s = load(skt_data("two_material_leg.fbx"));
   ck_assert_uint_eq(s->mesh_count, 2);
   for (uint32_t m = 0; m < 2; ++m) {
     ck_assert_str_eq(s->meshes[m].node_name, "Leg");
@@ -61,7 +53,7 @@ START_TEST(reader_records_the_objects) {
   }
   ck_assert_int_eq(s->meshes[0].node_group, s->meshes[1].node_group);
   skio_scene_destroy(s);
-  s = load(data_path("two_material_leg.glb"));
+  s = load(skt_data("two_material_leg.glb"));
   ck_assert_uint_eq(s->mesh_count, 2);
   ck_assert_str_eq(s->meshes[0].node_name, "Leg");
   ck_assert_int_eq(s->meshes[0].node_group, s->meshes[1].node_group);
@@ -71,8 +63,8 @@ END_TEST
 
 START_TEST(writers_keep_the_object_names) {
   static const char* const exts[] = {"fbx", "dae", "glb"};
-  skio_scene* leg = load(data_path("two_material_leg.fbx"));
-  skio_scene* parts = load(data_path("rigid_parts.fbx"));
+  skio_scene* leg = load(skt_data("two_material_leg.fbx"));
+  skio_scene* parts = load(skt_data("rigid_parts.fbx"));
   ck_assert_uint_eq(joints_named(leg, "RootNode"), 1);
   for (int e = 0; e < 3; ++e) {
     skio_scene* b = round_trip(leg, exts[e]);

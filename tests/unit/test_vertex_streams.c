@@ -22,14 +22,6 @@
 #include "skinkit.h"
 #include "skio_scene.h"
 
-static const char* data_path(const char* name) {
-  static char buf[4096];
-  const char* f = __FILE__;
-  const char* slash = strrchr(f, '/');
-  snprintf(buf, sizeof buf, "%.*s/../data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".", name);
-  return buf;
-}
-
 static skio_scene* load(const char* path) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -84,7 +76,7 @@ static int corner_of(const float* uv1) {
 }
 
 START_TEST(fbx_reads_the_painted_colours) {
-  skio_scene* fbx = load(data_path("colored_leg.fbx"));
+  skio_scene* fbx = load(skt_data("colored_leg.fbx"));
   const skio_mesh* f = &fbx->meshes[0];
   ck_assert_uint_eq(f->vertex_count, 72);
   ck_assert_ptr_nonnull(f->uv1);
@@ -102,7 +94,7 @@ START_TEST(fbx_reads_the_painted_colours) {
   skio_scene_destroy(fbx);
   /* Blender 3.4's glTF exporter wrote the same colours to other corners (70 of 72 differ from the painting, which
    * its FBX exporter keeps), so the .glb only has to carry both streams; its values go through the round trips */
-  skio_scene* glb = load(data_path("colored_leg.glb"));
+  skio_scene* glb = load(skt_data("colored_leg.glb"));
   ck_assert_uint_eq(glb->meshes[0].vertex_count, 72);
   ck_assert_ptr_nonnull(glb->meshes[0].uv1);
   ck_assert_ptr_nonnull(glb->meshes[0].colors);
@@ -117,7 +109,7 @@ START_TEST(writers_keep_the_streams) {
   char dir[] = "/tmp/skinkit_streams_XXXXXX", path[512];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   for (int k = 0; k < 2; ++k) {
-    skio_scene* s = load(data_path(sources[k]));
+    skio_scene* s = load(skt_data(sources[k]));
     for (int e = 0; e < 4; ++e) {
       snprintf(path, sizeof path, "%s/out.%s", dir, exts[e]);
       skio_export_options o = {0};

@@ -39,6 +39,16 @@ const char* skt_asset(const char* relative) {
   return buf;
 }
 
+const char* skt_data(const char* name) {
+  static char buf[4][4096];
+  static int k;
+  k = (k + 1) % 4;
+  const char* f = __FILE__; /* <repo>/tests/util/sk_testutil.c */
+  const char* slash = strrchr(f, '/');
+  snprintf(buf[k], sizeof buf[k], "%.*s/../data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".", name);
+  return buf[k];
+}
+
 uint32_t skt_rand_u32(skt_rng* r) {
   uint64_t x = r->s ? r->s : 0x9E3779B97F4A7C15ull;
   x ^= x << 13;

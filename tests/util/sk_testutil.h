@@ -25,6 +25,8 @@ const char* skt_assets_dir(void);
 int skt_assets_required(void);
 /* Joins the corpus root and a relative path into a static buffer. */
 const char* skt_asset(const char* relative);
+/* tests/data/<name> of the source tree (found from this file's path), in one of 4 static buffers used in turn. */
+const char* skt_data(const char* name);
 
 /* Deterministic xorshift random numbers. */
 typedef struct skt_rng {
