@@ -1136,11 +1136,6 @@ static bool beside(const char* file, const char* out) {
   return same;
 }
 
-/* The scene's materials as glTF materials (same order, so skio_mesh.material indexes them), with the textures and
- * images they use: one texture per image (default sampler 0), images in the buffer as bufferViews with mimeType,
- * except in a .gltf an image file beside the output, kept by relative URI. WebP / KTX2 images go through
- * EXT_texture_webp / KHR_texture_basisu (required: there is no fallback). An image without bytes or of a type glTF
- * cannot carry is not written, and its references are dropped with a note. */
 /* Whether every mesh part drawn with material mat has both texture coordinate sets (so a texture of it may name
  * TEXCOORD_1), and some part uses it. */
 static bool material_has_uv1(const skio_scene* s, uint32_t mat) {
@@ -1162,6 +1157,11 @@ static void put_texinfo(buf* b, const char* key, int32_t tex, uint32_t texcoord)
   if (texcoord) skio_buf_printf(b, ",\"texCoord\":%u", texcoord);
 }
 
+/* The scene's materials as glTF materials (same order, so skio_mesh.material indexes them), with the textures and
+ * images they use: one texture per image (default sampler 0), images in the buffer as bufferViews with mimeType,
+ * except in a .gltf an image file beside the output, kept by relative URI. WebP / KTX2 images go through
+ * EXT_texture_webp / KHR_texture_basisu (required: there is no fallback). An image without bytes or of a type glTF
+ * cannot carry is not written, and its references are dropped with a note. */
 static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* imgs, bool* webp, bool* ktx2) {
   const skio_scene* s = w->s;
   int32_t* tex_of = malloc((s->image_count + 1) * sizeof *tex_of); /* scene image -> texture (-1 not yet, -2 not writable) */
