@@ -128,6 +128,11 @@ SK_API const char* sk_scene_mesh_node_name(const sk_scene* scene, uint32_t mesh)
   return m ? m->node_name : NULL;
 }
 
+SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m ? (m->part_count ? m->part_count : 1) : 0;
+}
+
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m ? copy_out(m->indices, m->index_count, sizeof(uint32_t), out, capacity) : 0;

@@ -82,7 +82,8 @@ static void print_tree(const sk_skeleton* sk, uint32_t nj, const uint8_t* deform
 }
 
 
-/* The optional vertex streams mesh m carries, as names; with json a JSON array of them. */
+/* The optional vertex streams mesh m carries, as names (json: a JSON array of them), and in text the parts of a mesh
+ * of several (json prints part_count itself). */
 static void print_streams(const sk_scene* s, uint32_t m, int json) {
   typedef size_t (*stream_get)(const sk_scene*, uint32_t, float*, size_t);
   static const stream_get k_get[] = {sk_scene_mesh_normals, sk_scene_mesh_tangents, sk_scene_mesh_uv0,
@@ -96,6 +97,8 @@ static void print_streams(const sk_scene* s, uint32_t m, int json) {
     n++;
   }
   printf(json ? "]" : "\n");
+  const uint32_t parts = sk_scene_mesh_part_count(s, m);
+  if (!json && parts > 1) printf("    parts: %u (glTF primitives drawing these vertices, each with its material)\n", parts);
 }
 
 static int info_one(const char* path, int json) {
@@ -139,6 +142,7 @@ static int info_one(const char* path, int json) {
       printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
              sk_scene_mesh_index_count(s, m) / 3, reps[m].skinned ? "true" : "false");
       print_streams(s, m, 1);
+      printf(",\"part_count\":%u", sk_scene_mesh_part_count(s, m));
       if (reps[m].skinned) {
         printf(",\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,\"histogram\":[",
                r->max_influences, r->weight_sum_min, r->weight_sum_max);

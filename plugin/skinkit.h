@@ -481,6 +481,9 @@ SK_API size_t sk_scene_mesh_colors(const sk_scene* scene, uint32_t mesh, float* 
  * FBX object "Leg" whose mesh data is "Cylinder": the mesh is "Cylinder", its node "Leg"; Assimp splits an object
  * of several materials into meshes of one node). Writers name the mesh's node after it. Valid while the scene is. */
 SK_API const char* sk_scene_mesh_node_name(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.9: the parts of a mesh - glTF primitives that draw one vertex set with their own indices and material (a
+ * three.js multi-material mesh), read as one mesh - 1 for a mesh of one part, 0 for an index out of range. */
+SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh);
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity);
 
 /* The scene skeleton (borrowed), NULL when the file has no bones. */

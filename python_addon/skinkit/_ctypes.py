@@ -933,6 +933,7 @@ FUNCTIONS = [
     ("sk_scene_mesh_uv1", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_colors", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
+    ("sk_scene_mesh_part_count", u32, [HANDLE, u32]),
     ("sk_scene_mesh_set_skin", RESULT, [HANDLE, u32, HANDLE, BUF, ERR]),
     ("sk_scene_mesh_indices", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_skeleton", HANDLE, [HANDLE]),

@@ -278,6 +278,14 @@ END_TEST
 START_TEST(info_and_sample) {
   ck_assert_int_eq(run("info tests/data/cylinder_rig.glb --json"), 0);
   ck_assert(strstr(g_out, "\"vertex_count\":1122") != NULL);
+  ck_assert(strstr(g_out, "\"streams\":[\"normals\"],\"part_count\":1") != NULL);
+  /* streams and parts (session 25): the lightmap set and colours of a Blender FBX, a three.js two-material mesh */
+  ck_assert_int_eq(run("info tests/data/colored_leg.fbx"), 0);
+  ck_assert_msg(strstr(g_out, "    streams: positions, normals, uv0, uv1, colors\n") != NULL, "%s", g_out);
+  ck_assert_int_eq(run("info tests/data/three_multimaterial.glb"), 0);
+  ck_assert_msg(strstr(g_out, "    parts: 2 (glTF primitives") != NULL, "%s", g_out);
+  ck_assert_int_eq(run("info tests/data/three_multimaterial.glb --json"), 0);
+  ck_assert(strstr(g_out, "\"part_count\":2") != NULL);
   char args[2048];
   snprintf(args, sizeof args, "sample %s/rig3.glb --bones 3 --segments 16 --rings 24", g_tmp);
   ck_assert_int_eq(run(args), 0);
