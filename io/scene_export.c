@@ -1202,7 +1202,12 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
         snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
                  "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
     }
-    if ((rc = skio_gltf_write(merged, path, strcmp(id, "glb2") == 0, &go, err))) return rc;
+    skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */
+    const bool drop = !s->gltf && implicit_fbx_root(merged);
+    if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
+    rc = skio_gltf_write(drop ? &rootless : merged, path, strcmp(id, "glb2") == 0, &go, err);
+    if (drop) skio_scene_drop_root_free(merged, &rootless);
+    if (rc) return rc;
     note_read_losses(s, o.note, o.note_size);
     return SKC_OK;
   }

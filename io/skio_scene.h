@@ -147,6 +147,12 @@ void skio_mesh_free(skio_mesh* m);
  * view->meshes == s->meshes and freeing it does nothing. SKC_OUT_OF_MEMORY is the only failure. */
 int skio_scene_split_parts(const skio_scene* s, skio_scene* view, skc_err* err);
 void skio_scene_parts_view_free(const skio_scene* s, skio_scene* view);
+/* A view of s without its skeleton's root joint 0 (scene_rootless.c): joints, skins, per-joint mesh arrays and clip
+ * channels one index lower, the root's children at their world place, channels on the root dropped; mesh and key
+ * data borrowed from s. Meant for a root no mesh weights (Assimp's FBX "RootNode"); an entry on it is written at
+ * weight 0. Release with skio_scene_drop_root_free. SKC_INVALID_ARGUMENT without a root to drop. */
+int skio_scene_drop_root(const skio_scene* s, skio_scene* view, skc_err* err);
+void skio_scene_drop_root_free(const skio_scene* s, skio_scene* view);
 void skio_anim_free(skio_anim* a);
 /* SKC_NO_SKIN with a message naming the file (and no_skin_reason when set) when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);

@@ -5,8 +5,8 @@
  * materials, which Assimp splits into two meshes; rigid_parts.fbx: "Body", "Gauntlet" on a bone, "Prop"):
  * - the reader records each mesh's node name and the group of meshes one node holds;
  * - written as .fbx, .dae and .glb and read back, every mesh's node has its object's name, the FBX has no second
- *   "RootNode", the Collada file holds an object's meshes under one node, and the glTF skin (whose name Blender gives
- *   the armature object) is named after the armature "Rig";
+ *   "RootNode", the Collada file holds an object's meshes under one node, the glTF file has no "RootNode" node at all
+ *   and its skin (whose name Blender gives the armature object) is named after the armature "Rig";
  * - sk_mesh_desc.node_name and sk_scene_mesh_node_name carry a name through a rebuilt scene. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <check.h>
@@ -77,6 +77,10 @@ START_TEST(writers_keep_the_object_names) {
       ck_assert_uint_eq(b->skeleton->joint_count, leg->skeleton->joint_count);
     }
     if (e == 1) ck_assert_int_eq(b->meshes[0].node_group, b->meshes[1].node_group); /* one <node> */
+    if (e == 2) { /* glTF: Assimp's RootNode is no node of the FBX file, so none of the glTF either */
+      ck_assert_uint_eq(joints_named(b, "RootNode"), 0);
+      ck_assert_uint_eq(b->skeleton->joint_count + 1, leg->skeleton->joint_count);
+    }
     skio_scene_destroy(b);
     b = round_trip(parts, exts[e]);
     static const char* const objects[] = {"Body", "Gauntlet", "Prop"};

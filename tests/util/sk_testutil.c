@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -37,6 +38,19 @@ const char* skt_asset(const char* relative) {
   const char* d = skt_assets_dir();
   snprintf(buf, sizeof buf, "%s/%s", d ? d : ".", relative);
   return buf;
+}
+
+static int ends_with(const char* s, const char* tail) {
+  size_t n = strlen(s), k = strlen(tail);
+  return n >= k && strcasecmp(s + n - k, tail) == 0;
+}
+
+int skt_implicit_fbx_root(const char* source, const char* ext, const sk_skeleton* ka, const sk_skeleton* kb,
+                          uint32_t j) {
+  uint32_t at;
+  return j == 0 && ends_with(source, ".fbx") && (ends_with(ext, ".glb") || ends_with(ext, ".gltf") ||
+                                                 ends_with(ext, "glb") || ends_with(ext, "gltf")) &&
+         !strcmp(sk_skeleton_joint_name(ka, 0), "RootNode") && sk_skeleton_find_joint(kb, "RootNode", &at) != SK_OK;
 }
 
 const char* skt_data(const char* name) {

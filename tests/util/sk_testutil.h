@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sk_skeleton;
+
 /* SANITIZED: 1 in an AddressSanitizer build (gcc or clang), where tests skip what ASan cannot run under
  * (address-space limits) or what takes too long there. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -25,6 +27,10 @@ const char* skt_assets_dir(void);
 int skt_assets_required(void);
 /* Joins the corpus root and a relative path into a static buffer. */
 const char* skt_asset(const char* relative);
+/* Whether joint j of skeleton ka, read from source (a path), is Assimp's implicit FBX root "RootNode" that a glTF
+ * output (ext ".glb" / ".gltf") does not hold (session 25: the FBX file has no such node); kb: the output's. */
+int skt_implicit_fbx_root(const char* source, const char* ext, const struct sk_skeleton* ka,
+                          const struct sk_skeleton* kb, uint32_t j);
 /* tests/data/<name> of the source tree (found from this file's path), in one of 4 static buffers used in turn. */
 const char* skt_data(const char* name);
 
