@@ -40,6 +40,21 @@ const char* skt_asset(const char* relative) {
   return buf;
 }
 
+void skt_triangle_scene(sk_skeleton** sk, sk_scene** scene, sk_mesh_desc* d) {
+  static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  static const uint32_t idx[3] = {0, 1, 2};
+  static const int32_t parents[] = {SK_NO_PARENT};
+  sk_skeleton_desc sd = {sizeof sd, 1, NULL, parents, NULL, NULL, NULL};
+  ck_assert_int_eq(sk_skeleton_create(&sd, sk, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_create(*sk, scene, NULL), SK_OK);
+  memset(d, 0, sizeof *d);
+  d->size = sizeof *d;
+  d->vertex_count = 3;
+  d->positions = pos;
+  d->indices = idx;
+  d->index_count = 3;
+}
+
 static int ends_with(const char* s, const char* tail) {
   size_t n = strlen(s), k = strlen(tail);
   return n >= k && strcasecmp(s + n - k, tail) == 0;

@@ -27,6 +27,11 @@ const char* skt_assets_dir(void);
 int skt_assets_required(void);
 /* Joins the corpus root and a relative path into a static buffer. */
 const char* skt_asset(const char* relative);
+/* A one-joint skeleton, an empty scene over it, and *d set to one triangle (size, 3 vertices, positions, indices;
+ * the rest zero) to add to it. Fails the running test on error. */
+struct sk_scene;
+struct sk_mesh_desc;
+void skt_triangle_scene(struct sk_skeleton** sk, struct sk_scene** scene, struct sk_mesh_desc* d);
 /* Whether joint j of skeleton ka, read from source (a path), is Assimp's implicit FBX root "RootNode" that a glTF
  * output (ext ".glb" / ".gltf") does not hold (session 25: the FBX file has no such node); kb: the output's. */
 int skt_implicit_fbx_root(const char* source, const char* ext, const struct sk_skeleton* ka,
