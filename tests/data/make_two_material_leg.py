@@ -4,17 +4,12 @@
 # below z = 0.9 given a second material: Blender's FBX exporter and Assimp make that two meshes, its glTF exporter
 # two primitives with their own vertices, and both repeat the vertices of the ring between the materials. skinkit
 # binds and smooths the two as one surface (plugin/cli_surface.c): tests/unit/test_cli_bind.c.
-import bpy, sys, os, bmesh
+import bpy, sys, os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bmesh  # noqa: F401
+from blender_leg import leg_rig  # noqa: E402
 out = sys.argv[sys.argv.index("--") + 1]
-bpy.ops.wm.read_factory_settings(use_empty=True)
-arm_data = bpy.data.armatures.new("Rig"); arm = bpy.data.objects.new("Rig", arm_data)
-bpy.context.scene.collection.objects.link(arm); bpy.context.view_layer.objects.active = arm
-bpy.ops.object.mode_set(mode="EDIT")
-b0 = arm_data.edit_bones.new("thigh"); b0.head = (0, 0, 2); b0.tail = (0, 0, 1)
-b1 = arm_data.edit_bones.new("shin"); b1.head = (0, 0, 1); b1.tail = (0, 0, 0); b1.parent = b0; b1.use_connect = True
-bpy.ops.object.mode_set(mode="OBJECT")
-bpy.ops.mesh.primitive_cylinder_add(vertices=12, radius=0.2, depth=2, location=(0, 0, 1))
-cyl = bpy.context.active_object; cyl.name = "Leg"
+arm, cyl = leg_rig()
 bpy.ops.object.mode_set(mode="EDIT"); bpy.ops.mesh.select_all(action="SELECT")
 bpy.ops.mesh.subdivide(number_cuts=3); bpy.ops.object.mode_set(mode="OBJECT")
 for n in ("Trousers", "Boot"):

@@ -6,16 +6,10 @@
 # values, its glTF exporter as linear COLOR_0; both keep the two UV sets. skinkit keeps both streams through its
 # readers and writers (tests/unit/test_vertex_streams.c).
 import bpy, sys, os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_leg import leg_rig  # noqa: E402
 out = sys.argv[sys.argv.index("--") + 1]
-bpy.ops.wm.read_factory_settings(use_empty=True)
-arm_data = bpy.data.armatures.new("Rig"); arm = bpy.data.objects.new("Rig", arm_data)
-bpy.context.scene.collection.objects.link(arm); bpy.context.view_layer.objects.active = arm
-bpy.ops.object.mode_set(mode="EDIT")
-b0 = arm_data.edit_bones.new("thigh"); b0.head = (0, 0, 2); b0.tail = (0, 0, 1)
-b1 = arm_data.edit_bones.new("shin"); b1.head = (0, 0, 1); b1.tail = (0, 0, 0); b1.parent = b0; b1.use_connect = True
-bpy.ops.object.mode_set(mode="OBJECT")
-bpy.ops.mesh.primitive_cylinder_add(vertices=12, radius=0.2, depth=2, location=(0, 0, 1))
-leg = bpy.context.active_object; leg.name = "Leg"
+arm, leg = leg_rig()
 me = leg.data
 me.uv_layers.new(name="Lightmap")
 for i, l in enumerate(me.uv_layers["Lightmap"].data):
