@@ -851,13 +851,17 @@ static int score_method(asset* a, size_t mi, int runs, sk_error* err) {
 static int32_t match_joint(const sk_skeleton* skel, const char* name) {
   uint32_t j;
   if (sk_skeleton_find_joint(skel, name, &j) == SK_OK) return (int32_t)j;
-  /* a glTF node without a name: Blender's importer calls node N "Node_N", Assimp "nodes[N]" (SimpleSkin) */
+  /* a glTF node without a name: Blender's importer calls node N "Node_N", our glTF reader "nodeN", Assimp
+   * "nodes[N]" (SimpleSkin) */
   unsigned node = 0;
   int used = 0;
   if (sscanf(name, "Node_%u%n", &node, &used) == 1 && name[used] == 0) {
-    char alt[32];
-    snprintf(alt, sizeof alt, "nodes[%u]", node);
-    if (sk_skeleton_find_joint(skel, alt, &j) == SK_OK) return (int32_t)j;
+    static const char* const forms[] = {"node%u", "nodes[%u]"};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+      char alt[32];
+      snprintf(alt, sizeof alt, forms[f], node);
+      if (sk_skeleton_find_joint(skel, alt, &j) == SK_OK) return (int32_t)j;
+    }
   }
   int32_t found = -1;
   size_t n = strlen(name);
