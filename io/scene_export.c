@@ -58,6 +58,7 @@
 
 #include "fbx_fixup.h"
 #include "skio_atomic.h"
+#include "skio_fbx_edit.h"
 #include "skio_collada.h"
 #include "skio_gltf.h"
 #include "skio_gltf_edit.h"
@@ -163,6 +164,18 @@ static int process_weights(const skio_mesh* m, const skio_export_options* o, uin
   }
   free(tj);
   free(tw);
+  return SKC_OK;
+}
+
+int skio_export_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, uint32_t** offsets,
+                        uint32_t** joints, float** weights, skc_err* err) {
+  csr c = {0};
+  int rc = process_weights(m, o, limit, &c, err);
+  if (rc) {
+    csr_free(&c);
+    return rc;
+  }
+  *offsets = c.offsets, *joints = c.joints, *weights = c.weights;
   return SKC_OK;
 }
 
@@ -311,6 +324,27 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
 static bool fbx_bake(const skio_scene* s, const char* id, float x[16]) {
   if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0) return false;
   return skio_scene_rest_to_bind(s, x);
+}
+
+/* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:
+ * Assimp's FBX writer then writes the rest pose as the bind (its reader rebuilds inverse binds from the node tree,
+ * and fbx_bake has no single matrix to bake), so binds and skinned positions change (Fox_blender.fbx). */
+static bool fbx_binds_rebuilt(const skio_scene* s) {
+  const skc_skeleton* sk = s->skeleton;
+  float x0[16], x[16], scale = 1.0f;
+  bool have = false;
+  for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
+    if (!skio_joint_bound_anywhere(s, j)) continue;
+    skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, have ? x : x0);
+    if (!have) {
+      for (int e = 0; e < 16; ++e) scale = fabsf(x0[e]) > scale ? fabsf(x0[e]) : scale;
+      have = true;
+      continue;
+    }
+    for (int e = 0; e < 16; ++e)
+      if (fabsf(x[e] - x0[e]) > 1e-4f * scale) return true;
+  }
+  return false;
 }
 
 /* Whether every skeleton joint is written as a bone of every skinned mesh (unbound ones with no weights and the
@@ -1211,6 +1245,13 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     note_read_losses(s, o.note, o.note_size);
     return SKC_OK;
   }
+  char fbx_why[200] = ""; /* why a binary FBX source could not be edited in place */
+  if (strcmp(id, "fbx") == 0 && merged->fbx.set) {
+    if (o.note && o.note_size) o.note[0] = 0;
+    rc = skio_scene_fbx_edit(merged, path, &o, fbx_why, sizeof fbx_why, err);
+    if (rc != SKIO_FBX_EDIT_CANNOT) return rc;
+    rc = SKC_OK;
+  }
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
   struct aiScene* sc = calloc(1, sizeof *sc);
@@ -1273,5 +1314,19 @@ done:
   free(clips);
   free_ai_scene(sc);
   if (!rc) note_read_losses(s, o.note, o.note_size);
+  if (!rc && fbx && fbx_binds_rebuilt(s) && o.note && o.note_size) {
+    size_t n = strlen(o.note);
+    snprintf(o.note + n, o.note_size - n,
+             "%sFBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs from "
+             "its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)",
+             n ? "; " : "");
+  }
+  if (!rc && fbx_why[0] && o.note && o.note_size) {
+    size_t n = strlen(o.note);
+    snprintf(o.note + n, o.note_size - n,
+             "%swritten whole by Assimp's FBX writer, not as an edit of the source (polygons become triangles with a "
+             "control point per corner; blend shapes, constraints and custom properties are not kept): %s",
+             n ? "; " : "", fbx_why);
+  }
   return rc;
 }

@@ -463,6 +463,7 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "mesh%u", index);
   m->name = dup_str(am && am->mName.length ? am->mName.data : tmp);
+  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1; /* no document; attached to nothing yet */
   if (!m->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   if (!am) return SKC_OK;
   size_t V = am->mNumVertices;
@@ -858,6 +859,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     aiReleasePropertyStore(props);
     return rc;
   }
+  skio_source_id source_id; /* before Assimp reads it: a later change of the file must show */
+  skio_source_identify(path, &source_id);
   const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
   aiReleasePropertyStore(props);
   if (!ai) {
@@ -919,6 +922,9 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
   if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
   if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
+  s->fbx = source_id;
+  if (s->fbx.set) s->fbx.scene = skio_scene_fingerprint(s);
+  s->import_mesh_count = s->mesh_count;
   s->load_seconds = now_seconds() - t0;
   *out = s;
   return SKC_OK;

@@ -88,6 +88,14 @@ typedef struct skio_anim {
   skio_channel* channels;
 } skio_anim;
 
+/* Identity of a source file (skio_source_identify). */
+typedef struct skio_source_id {
+  bool set;
+  uint64_t size, dev, ino;
+  int64_t mtime_ns;
+  uint64_t scene; /* skio_scene_fingerprint of the scene as read */
+} skio_source_id;
+
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */
   uint32_t mesh_count;
@@ -112,6 +120,11 @@ typedef struct skio_scene {
   uint32_t image_count;
   struct skio_image* images;
   char* material_note;    /* what of the source's materials could not be read (one line), or NULL */
+  /* A binary FBX read through Assimp: the file as it was when read (size, modification time, device, inode) and the
+   * meshes Assimp gave, so that writing .fbx can edit that file's skins in place (io/scene_fbx_edit.c) while it is
+   * still the same file and the scene still has those meshes. fbx.set false for every other source. */
+  skio_source_id fbx;
+  uint32_t import_mesh_count;
 } skio_scene;
 
 typedef struct skio_import_options {
@@ -247,6 +260,21 @@ typedef struct skio_export_options {
 int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext,
                        skc_err* err);
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err);
+/* The weights the writers write of a skinned mesh (export options: prune, limit, normalize; limit 0 = keep all):
+ * CSR over its vertices, arrays malloc'd (free each). SKC_OUT_OF_MEMORY. */
+int skio_export_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, uint32_t** offsets,
+                        uint32_t** joints, float** weights, skc_err* err);
+/* A hash of what an in-place edit cannot change: skeleton (names, parents, rest and bind matrices), clips (names,
+ * durations, every key), materials (names, factors), each mesh's vertex and index counts, indices, material, object
+ * name and inverse binds. Weights and bound flags are not in it. */
+uint64_t skio_scene_fingerprint(const skio_scene* s);
+/* id of the binary FBX at path (set false when it is not one or cannot be read). */
+void skio_source_identify(const char* path, skio_source_id* id);
+/* .fbx from a binary FBX source: its skins edited in place (io/scene_fbx_edit.c, skio_fbx_edit.h), SKC_OK; or
+ * SKIO_FBX_EDIT_CANNOT with the reason in why (the caller writes the scene whole); or an error (SKC_EXISTS when
+ * path is the source, SKC_IO, SKC_OUT_OF_MEMORY). */
+int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
+                        size_t why_size, skc_err* err);
 
 /* Validation of one mesh's skin plus its bind matrices. */
 typedef struct skio_mesh_report {

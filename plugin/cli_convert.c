@@ -30,8 +30,11 @@ const char cli_convert_usage[] =
     "  names and every other byte stay; only JOINTS_n/WEIGHTS_n change, and only where the influences do (a\n"
     "  .gltf's new data in OUT_skin.bin; a .glb's BIN chunk becomes OUT.bin beside a .gltf OUT; a .gltf's\n"
     "  buffers and image files go into a .glb OUT's BIN chunk).\n"
-    "  Binary FBX: Assimp 5.2.5's output with its null records and clip lengths repaired (Assimp and Blender read\n"
-    "  it back whole); --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
+    "  Binary FBX IN -> .fbx OUT edits IN too: polygons, control points, materials, blend shapes, bind poses and\n"
+    "  every other record stay; only the clusters' Indexes/Weights change, where the weights do (bones that gain\n"
+    "  weight get a cluster). From other sources, or when IN cannot take the edit (a warning says why): Assimp\n"
+    "  5.2.5's FBX writer (triangles, a control point per corner), its null records and clip lengths repaired;\n"
+    "  --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
     "  Collada: several clips are written in sequence on one timeline and named in <library_animation_clips>.\n"
     "  glTF is written by skinkit's own writer: every vertex in order, a skin per mesh, every clip; by default\n"
     "  the 4 largest influences (what every engine reads), all of them with --limit N or --as-is.\n"
@@ -40,55 +43,6 @@ const char cli_convert_usage[] =
     "  OUT is replaced atomically: a failed or killed write leaves the previous OUT as it was.\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (OUT is IN or a link to it,\n"
     "  unreadable or damaged IN, write failed, ...).\n";
-
-/* Column-major 4x4: out = a * b. */
-static void mat4_mul(const float* a, const float* b, float* out) {
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      double acc = 0.0;
-      for (int k = 0; k < 4; ++k) acc += (double)a[k * 4 + r] * b[c * 4 + k];
-      out[c * 4 + r] = (float)acc;
-    }
-}
-
-/* 1 when rest_world(j) * inverse_bind(j) is not one matrix for every joint some mesh binds: then Assimp's FBX
- * writer, which rebuilds inverse binds from the node tree, changes the binds (the same rule as the exporter's
- * fbx_bake in io/scene_export.c, which bakes the one matrix into the mesh when there is one). */
-static int fbx_binds_rebuilt(sk_scene* s) {
-  const sk_skeleton* sk = sk_scene_skeleton(s);
-  if (!sk) return 0;
-  uint32_t jc = sk_skeleton_joint_count(sk);
-  float* rw = malloc((size_t)jc * 16 * sizeof(float));
-  float* ib = malloc((size_t)jc * 16 * sizeof(float));
-  float* mb = malloc((size_t)jc * 16 * sizeof(float));
-  unsigned char* bound = calloc(jc + 1, 1);
-  unsigned char* any = calloc(jc + 1, 1);
-  int rebuilt = 0;
-  if (rw && ib && mb && bound && any && sk_skeleton_get_rest_world(sk, rw) == SK_OK &&
-      sk_skeleton_get_inverse_bind(sk, ib) == SK_OK) {
-    for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
-      if (sk_scene_mesh_skin(s, m) && sk_scene_mesh_inverse_binds(s, m, mb, bound, NULL) == SK_OK)
-        for (uint32_t j = 0; j < jc; ++j) any[j] |= bound[j];
-    float x0[16], x[16], scale = 1.0f;
-    int have = 0;
-    for (uint32_t j = 0; j < jc && !rebuilt; ++j) {
-      if (!any[j]) continue;
-      mat4_mul(rw + (size_t)j * 16, ib + (size_t)j * 16, have ? x : x0);
-      if (!have) {
-        for (int e = 0; e < 16; ++e) scale = fabsf(x0[e]) > scale ? fabsf(x0[e]) : scale;
-        have = 1;
-        continue;
-      }
-      for (int e = 0; e < 16; ++e) rebuilt |= fabsf(x[e] - x0[e]) > 1e-4f * scale;
-    }
-  }
-  free(rw);
-  free(ib);
-  free(mb);
-  free(bound);
-  free(any);
-  return rebuilt;
-}
 
 /* Weights the reader could not keep (an entry naming a joint past the skin's joints, or a vertex past the end): they
  * are not in the scene, so not in OUT either; said here rather than written silently. */
@@ -125,7 +79,6 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
   int gltf = !strcasecmp(fmt, "glb") || !strcasecmp(fmt, "gltf") || !strcasecmp(fmt, "glb2") ||
              !strcasecmp(fmt, "gltf2");
   int fbx_ascii = !strcasecmp(fmt, "fbxa");
-  int fbx = !strcasecmp(fmt, "fbx") || fbx_ascii;
   if (gltf && !o->as_is) {
     uint32_t limit = o->max_influences ? o->max_influences : 4;
     uint64_t over = 0, off = 0;
@@ -150,11 +103,6 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
               "written, renormalized (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)\n",
               (unsigned long long)over, limit, limit);
   }
-  if (fbx && fbx_binds_rebuilt(s))
-    fprintf(stderr,
-            "skinkit convert: warning: FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this "
-            "file's bind pose differs from its rest pose joint by joint: binds and skinned positions change "
-            "(.glb or .dae keep them)\n");
   if (fbx_ascii)
     fprintf(stderr,
             "skinkit convert: warning: ASCII FBX: Assimp writes node transforms with 6 significant digits "

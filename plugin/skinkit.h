@@ -563,15 +563,19 @@ typedef enum sk_weights_type {
  * JOINTS_1/WEIGHTS_1... when asked; a .gltf writes its .bin beside it, replaced only with overwrite). A skinned
  * mesh may be written in another space T (vertices T v, inverse binds IB T^-1, skinned positions unchanged) so
  * that the file's rest pose is its bind pose and Blender places it right. Collada and FBX: Assimp's exporters,
- * with fixes (binary FBX records repaired, Collada clips on one timeline, dot-free Collada ids). Materials are not
- * written, except glTF -> glTF: a scene read from a .glb/.gltf by skinkit's glTF reader is written as an edit of
+ * with fixes (binary FBX records repaired, Collada clips on one timeline, dot-free Collada ids); every writer writes
+ * the scene's materials and images. glTF -> glTF: a scene read from a .glb/.gltf by skinkit's glTF reader is written as an edit of
  * that file (to .glb or .gltf): only JOINTS_n/WEIGHTS_n change, where the influences do (in place when their layout
  * allows, else new accessors appended; a .gltf gets its new data in "<stem>_skin.bin", a .glb written as .gltf its
  * BIN chunk as "<stem>.bin", a .gltf written as .glb its buffers and image files packed into the BIN chunk, and
  * copies of the files it still names when written to another folder);
- * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. When the scene
- * no longer maps onto its source (a joint the primitive's skin does not list), it is written
- * whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to such edits. */
+ * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. Likewise a
+ * scene read from a binary FBX and written as binary .fbx is an edit of that file: only its clusters' Indexes /
+ * Weights change (a cluster added for a bone that gains weight), polygons, control points, blend shapes and every
+ * other record stay. When the scene no longer maps onto its source (a joint the primitive's skin does not list; FBX:
+ * moved vertices, a changed skeleton, clip or material, a mesh given its first skin, a source changed on disk), it
+ * is written whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to glTF
+ * edits. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err);
 

@@ -228,7 +228,8 @@ def clip_starts(path):
 def blender_pick_clips(anims, ext, path):
     """The libskinkit animations Blender plays after import and where: the armature's active action (glTF:
     "<clip>_<armature>", FBX: "<armature>|<clip>|"; Collada: one action for the whole timeline, so every clip at the
-    start its <animation_clip> gives). Returns ([(index, start seconds)], None) or (None, reason)."""
+    start its <animation_clip> gives; an FBX written as an edit of its source keeps the source's stack names, which
+Blender calls "<object>|<stack>"). Returns ([(index, start seconds)], None) or (None, reason)."""
     actions = [o.animation_data.action.name for o in bpy.context.scene.objects
                if o.type == "ARMATURE" and o.animation_data and o.animation_data.action]
     if not actions:
@@ -245,7 +246,8 @@ def blender_pick_clips(anims, ext, path):
         m = re.fullmatch(r"anim(\d+)", n)
         return ext in ("glb", "gltf") and m is not None and actions[0].startswith("Anim_%s_" % m.group(1))
     hits = [a for a, (n, _) in enumerate(anims)
-            if n and (actions[0].startswith(n + "_") or "|%s|" % n in actions[0] or unnamed(n))]
+            if n and (actions[0].startswith(n + "_") or "|%s|" % n in actions[0] or actions[0].endswith("|" + n)
+                      or unnamed(n))]
     if len(hits) != 1:
         return None, "Blender's action %s matches libskinkit clips %s" % (actions[0], [anims[a][0] for a in hits])
     return [(hits[0], 0.0)], None

@@ -425,8 +425,26 @@ START_TEST(corpus_binary_fbx_equals_ascii_fbx) {
     ck_assert_msg(access(p, R_OK) == 0, "corpus file missing: %s", p);
     char path[4096];
     snprintf(path, sizeof path, "%s", p);
+    if (strstr(p, ".fbx")) { /* a binary FBX written as .fbx is an edit of it (io/fbx_edit.c), not Assimp's writer:
+                              * start from the scene as Collada (weights as stored) so that the writer runs */
+      sk_scene* s = NULL;
+      sk_error err;
+      sk_save_options o;
+      memset(&o, 0, sizeof o);
+      o.size = sizeof o;
+      o.overwrite = 1;
+      snprintf(path, sizeof path, "%s", tmp_path("source.dae"));
+      ck_assert_msg(sk_scene_load(p, NULL, &s, &err) == SK_OK && sk_scene_save(s, path, &o, &err) == SK_OK, "%s: %s",
+                    p, err.message);
+      sk_scene_destroy(s);
+    }
     uint32_t nb = 99, na = 99;
     binary_vs_ascii(path, 0, 0, &nb, &na);
+    if (strstr(p, ".fbx")) { /* binary_vs_ascii removed its own files and tried the folder */
+      unlink(path);
+      *strrchr(path, '/') = 0;
+      rmdir(path);
+    }
     ck_assert_msg(na == ascii_anims_want[i], "%s: ASCII FBX read-back has %u animations", files[i], na);
     ck_assert_msg(nb == na, "%s: %u animations from binary FBX, %u from ASCII", files[i], nb, na);
   }

@@ -1,0 +1,124 @@
+/* skio_fbx_tree.h - a binary FBX file (7.x, 32- and 64-bit record headers) as a tree of records over its bytes, and
+ * a writer that puts the tree back with a few records changed, dropped or added: every other record keeps its
+ * name and property bytes exactly, only end offsets move (io/fbx_tree.c). Used by the in-place skin editor
+ * (io/fbx_edit.c). Internal to io/.
+ *
+ * Layout (the format as Blender's io_scene_fbx and Assimp read it): a 27-byte header ("Kaydara FBX Binary  \0",
+ * 0x1a 0x00, uint32 version), then records: end offset (absolute), property count, property bytes (uint32 each
+ * before version 7500, uint64 from 7500), a uint8 name length, the name, the properties, the children, and a null
+ * record (a header of zeros) after the children; the top-level list ends with a null record, then the footer.
+ * Properties: a type byte, then Y int16, C bool (1 byte), I int32, F float, D double, L int64, S/R uint32 length +
+ * bytes, or an array (f d l i b: uint32 count, uint32 encoding 0 = raw / 1 = zlib, uint32 stored bytes, data). */
+#ifndef SKIO_FBX_TREE_H
+#define SKIO_FBX_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+
+#define SKIO_FBX_NONE UINT32_MAX
+
+typedef struct skio_fbx_rec {
+  size_t at;         /* first byte of the record */
+  size_t end;        /* its end offset */
+  size_t props;      /* first property byte */
+  size_t props_len;
+  uint32_t prop_count;
+  uint32_t name_len; /* the name starts at at + header bytes */
+  uint32_t parent, first, next; /* records: parent, first child, next sibling (SKIO_FBX_NONE: none) */
+  bool nulled;       /* a null record ends its children (or its empty scope) */
+} skio_fbx_rec;
+
+typedef struct skio_fbx_tree {
+  const uint8_t* data;
+  size_t size;
+  uint32_t version;
+  size_t field;     /* 4 or 8 bytes per header field */
+  size_t hdr;       /* 3 fields + the name-length byte */
+  skio_fbx_rec* recs;
+  uint32_t count, cap;
+  uint32_t first;   /* first top-level record */
+  size_t top_null;  /* offset of the null record that ends the top-level list */
+} skio_fbx_tree;
+
+typedef struct skio_fbx_prop {
+  char type;
+  const uint8_t* p;  /* scalar: its bytes; S / R: the string's bytes; array: the stored data */
+  size_t len;        /* S / R: bytes; array: stored bytes */
+  uint32_t count;    /* array: elements */
+  uint32_t encoding; /* array: 0 raw, 1 zlib */
+} skio_fbx_prop;
+
+/* True when the bytes start like a binary FBX file. */
+bool skio_fbx_is_binary(const uint8_t* data, size_t size);
+/* Parses the whole record tree (bounded: depth 64, every record inside its parent, properties inside their
+ * record). The tree borrows data. SKC_FORMAT with the byte offset on a damaged file; SKC_OUT_OF_MEMORY. */
+int skio_fbx_tree_parse(const uint8_t* data, size_t size, skio_fbx_tree* t, skc_err* err);
+void skio_fbx_tree_free(skio_fbx_tree* t);
+
+bool skio_fbx_is(const skio_fbx_tree* t, uint32_t r, const char* name);
+/* First child of r (SKIO_FBX_NONE: the top level) named name, starting after child `after` (SKIO_FBX_NONE: from
+ * the first); SKIO_FBX_NONE when none. */
+uint32_t skio_fbx_child(const skio_fbx_tree* t, uint32_t r, const char* name, uint32_t after);
+/* Property k of record r; false when r has fewer or it does not parse. */
+bool skio_fbx_prop_at(const skio_fbx_tree* t, uint32_t r, uint32_t k, skio_fbx_prop* out);
+bool skio_fbx_prop_i64(const skio_fbx_tree* t, uint32_t r, uint32_t k, int64_t* v); /* L, I, Y */
+/* S property: its bytes up to the first "\0\1" (an object's name without its class) */
+bool skio_fbx_prop_name(const skio_fbx_tree* t, uint32_t r, uint32_t k, const uint8_t** s, size_t* len);
+bool skio_fbx_prop_str_is(const skio_fbx_tree* t, uint32_t r, uint32_t k, const char* s);
+/* Array property decoded (inflated when encoded) into a new array of doubles (d, f) or int32 (i); *out NULL when
+ * count is 0. SKC_FORMAT on a wrong type, a bad stream or a size that disagrees with the count. */
+int skio_fbx_array_f64(const skio_fbx_prop* p, double** out, skc_err* err);
+int skio_fbx_array_i32(const skio_fbx_prop* p, int32_t** out, skc_err* err);
+/* The first property of child `name` of r as a decoded array (a convenience for Vertices, Indexes, ...): SKC_OK
+ * with *n = 0 when the child is missing. */
+int skio_fbx_child_f64(const skio_fbx_tree* t, uint32_t r, const char* name, double** out, size_t* n, skc_err* err);
+int skio_fbx_child_i32(const skio_fbx_tree* t, uint32_t r, const char* name, int32_t** out, size_t* n, skc_err* err);
+
+/* ---- writing ---------------------------------------------------------------------------------------------- */
+
+/* A record the edit adds: name, property bytes (built with skio_fbx_put_*), children. */
+typedef struct skio_fbx_new {
+  const char* name;
+  uint8_t* props;
+  size_t props_len;
+  uint32_t prop_count;
+  struct skio_fbx_new* kids;
+  uint32_t kid_count;
+} skio_fbx_new;
+
+/* Per record of the tree: new property bytes (props != NULL), dropped, or records appended after its children. */
+typedef struct skio_fbx_change {
+  const uint8_t* props;
+  size_t props_len;
+  uint32_t prop_count;
+  bool drop;
+  const skio_fbx_new* add;
+  uint32_t add_count;
+} skio_fbx_change;
+
+/* Writes t with changes (t->count entries, or NULL for none) into a new buffer: every record re-emitted with its end
+ * offset recomputed, null records where the source had them (and after children a record did not have before), the
+ * footer's padding to 16 bytes redone. Unchanged, the output equals the input byte for byte. */
+int skio_fbx_tree_write(const skio_fbx_tree* t, const skio_fbx_change* changes, uint8_t** out, size_t* out_n,
+                        skc_err* err);
+
+/* Property builders: append to a malloc'd byte string; out of memory sets oom (p freed) and ignores later calls. */
+typedef struct skio_fbx_props {
+  uint8_t* p;
+  size_t n, cap;
+  uint32_t count;
+  bool oom;
+} skio_fbx_props;
+void skio_fbx_put_i64(skio_fbx_props* b, int64_t v);
+void skio_fbx_put_i32(skio_fbx_props* b, int32_t v);
+void skio_fbx_put_str(skio_fbx_props* b, const void* s, size_t len);
+/* Arrays: zlib-compressed (encoding 1) when deflate != 0 and the data is at least 128 bytes, as the writers of FBX do. */
+void skio_fbx_put_i32_array(skio_fbx_props* b, const int32_t* v, size_t n, int deflate);
+void skio_fbx_put_f64_array(skio_fbx_props* b, const double* v, size_t n, int deflate);
+/* count properties as they are in a file (type bytes included): a record's whole property list copied. */
+void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint32_t count);
+
+#endif

@@ -1,0 +1,126 @@
+/* fuzz_fbx_edit.c - libFuzzer target for the in-place FBX skin editor (io/fbx_tree.c, io/fbx_edit.c), in process.
+ * The input is a binary FBX. The target builds the edit a scene would ask for from the file itself: the joints are
+ * the file's Model names (up to 16), and the mesh is its first "Mesh" Geometry's polygon corners in order (what
+ * Assimp gives a one-material mesh), each corner weighted on one or two joints picked from its control point, so that
+ * the matching, the cluster rewrite, new clusters and their bind matrices run on damaged files too. Every call must
+ * return SKC_OK or SKIO_FBX_EDIT_CANNOT (or run out of memory), never read outside the input; what it writes must
+ * parse, and editing that again with the same meshes must give it back unchanged. Seeds:
+ * tests/fuzz/seeds-fuzz_fbx_edit/ (Blender-written fixtures of tests/data) and the corpus .fbx (scripts/fuzz.sh). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_fbx_edit.h"
+#include "skio_fbx_tree.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+#define MAX_JOINTS 16
+#define MAX_CORNERS 200000
+
+typedef struct job {
+  char* names[MAX_JOINTS];
+  uint32_t joints;
+  float* pos;
+  uint32_t *off, *jt;
+  float* w;
+  size_t corners;
+} job;
+
+static void job_free(job* j) {
+  for (uint32_t i = 0; i < j->joints; ++i) free(j->names[i]);
+  free(j->pos);
+  free(j->off);
+  free(j->jt);
+  free(j->w);
+}
+
+static void take_names(const skio_fbx_tree* t, uint32_t objects, job* j) {
+  for (uint32_t r = skio_fbx_child(t, objects, "Model", SKIO_FBX_NONE); r != SKIO_FBX_NONE && j->joints < MAX_JOINTS;
+       r = skio_fbx_child(t, objects, "Model", r)) {
+    const uint8_t* s;
+    size_t n;
+    if (!skio_fbx_prop_name(t, r, 1, &s, &n) || n > 200) continue;
+    char* c = malloc(n + 1);
+    if (!c) return;
+    memcpy(c, s, n);
+    c[n] = 0;
+    j->names[j->joints++] = c;
+  }
+}
+
+/* The first Mesh geometry's corners as one mesh; false when there is none that reads. */
+static int take_mesh(const skio_fbx_tree* t, uint32_t objects, job* j) {
+  uint32_t g = skio_fbx_child(t, objects, "Geometry", SKIO_FBX_NONE);
+  while (g != SKIO_FBX_NONE && !skio_fbx_prop_str_is(t, g, 2, "Mesh")) g = skio_fbx_child(t, objects, "Geometry", g);
+  if (g == SKIO_FBX_NONE || !j->joints) return 0;
+  double* cp = NULL;
+  int32_t* pvi = NULL;
+  size_t ncp = 0, npvi = 0;
+  skc_err e = {0};
+  int ok = !skio_fbx_child_f64(t, g, "Vertices", &cp, &ncp, &e) &&
+           !skio_fbx_child_i32(t, g, "PolygonVertexIndex", &pvi, &npvi, &e) && npvi <= MAX_CORNERS;
+  ncp /= 3;
+  if (ok) {
+    j->pos = malloc((npvi * 3 + 1) * sizeof *j->pos);
+    j->off = malloc((npvi + 1) * sizeof *j->off);
+    j->jt = malloc((npvi * 2 + 1) * sizeof *j->jt);
+    j->w = malloc((npvi * 2 + 1) * sizeof *j->w);
+    ok = j->pos && j->off && j->jt && j->w;
+  }
+  if (ok) j->off[0] = 0;
+  for (size_t k = 0; ok && k < npvi; ++k) {
+    int64_t c = pvi[k] < 0 ? -(int64_t)pvi[k] - 1 : pvi[k];
+    if (c >= (int64_t)ncp) c = 0;
+    for (int i = 0; i < 3; ++i) j->pos[3 * k + i] = ncp ? (float)cp[3 * (size_t)c + i] : 0.0f;
+    uint32_t n = j->off[k];
+    j->jt[n] = (uint32_t)c % j->joints, j->w[n++] = c % 3 ? 0.75f : 1.0f;
+    if (c % 3) j->jt[n] = (uint32_t)(c / 3) % j->joints, j->w[n++] = 0.25f;
+    j->off[k + 1] = n;
+  }
+  j->corners = npvi;
+  free(cp);
+  free(pvi);
+  return ok;
+}
+
+static int edit(const uint8_t* in, size_t n, const job* j, uint32_t meshes, uint8_t** out, size_t* out_n) {
+  skio_fbx_mesh_edit m = {NULL, j->corners, j->pos, j->off, j->jt, j->w};
+  char why[256];
+  skc_err e = {0};
+  int rc = skio_fbx_edit(in, n, meshes ? &m : NULL, meshes, (const char* const*)j->names, j->joints, out, out_n, NULL,
+                         why, sizeof why, &e);
+  if (rc != SKC_OK && rc != SKIO_FBX_EDIT_CANNOT && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
+  return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  uint8_t* in = malloc(size ? size : 1); /* exactly the bytes, so ASan sees any read past them */
+  if (!in) return 0;
+  memcpy(in, data, size);
+  skio_fbx_tree t;
+  skc_err e = {0};
+  job j = {0};
+  uint32_t meshes = 0;
+  if (skio_fbx_tree_parse(in, size, &t, &e) == SKC_OK) {
+    uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+    if (objects != SKIO_FBX_NONE) {
+      take_names(&t, objects, &j);
+      meshes = (uint32_t)take_mesh(&t, objects, &j);
+    }
+    skio_fbx_tree_free(&t);
+  }
+  uint8_t *a = NULL, *b = NULL;
+  size_t an = 0, bn = 0;
+  if (edit(in, size, &j, meshes, &a, &an) == SKC_OK) {
+    if (skio_fbx_tree_parse(a, an, &t, &e) != SKC_OK) __builtin_trap(); /* it wrote a file it cannot read */
+    skio_fbx_tree_free(&t);
+    /* the edited file already holds these weights: a second edit changes nothing */
+    if (edit(a, an, &j, meshes, &b, &bn) == SKC_OK && (bn != an || memcmp(a, b, an) != 0)) __builtin_trap();
+  }
+  free(a);
+  free(b);
+  job_free(&j);
+  free(in);
+  return 0;
+}
