@@ -380,6 +380,42 @@ START_TEST(heads_and_tails_with_parents) {
 }
 END_TEST
 
+/* An armature 3 radii beside the cylinder (the fit check: offset, no bone point in or near it): robust binds by
+ * Delaunay, which follows the bones' layout (each ring to the bones level with it), where bone heat from outside
+ * weighted by what each vertex happens to see. A bone through the cylinder keeps heat. */
+START_TEST(armature_beside_the_mesh_binds_by_delaunay) {
+  skt_bind_mesh m = skt_bind_cylinder(24, 40, 3);
+  for (uint32_t b = 0; b < m.bones; ++b) m.heads[3 * b + 1] += 0.75f, m.tails[3 * b + 1] += 0.75f;
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_ROBUST);
+  sk_skin *r = skt_new_skin(m.nv, m.bones), *del = skt_new_skin(m.nv, m.bones);
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  sk_error err;
+  ck_assert_msg(sk_bind(&d, r, &rep, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(rep.method_used, SK_BIND_DELAUNAY);
+  d.method = SK_BIND_DELAUNAY;
+  ck_assert_int_eq(sk_bind(&d, del, NULL, &err), SK_OK);
+  skt_check_bind_weights(r, m.nv, m.bones, 4, 1);
+  for (size_t v = 0; v < m.nv; ++v) { /* the same weights, and the ends on their own bone */
+    uint32_t ja[8], jb[8];
+    float wa[8], wb[8];
+    size_t na = sk_skin_get_vertex(r, v, ja, wa, 8), nb = sk_skin_get_vertex(del, v, jb, wb, 8);
+    ck_assert_uint_eq(na, nb);
+    ck_assert(!memcmp(ja, jb, na * sizeof *ja) && !memcmp(wa, wb, na * sizeof *wa));
+    const float x = m.pos[3 * v];
+    if (x < 0.3f || x > 1.7f) ck_assert_uint_eq(ja[0], x < 0.3f ? 0u : m.bones - 1);
+  }
+  for (uint32_t b = 0; b < m.bones; ++b) m.heads[3 * b + 1] -= 0.75f, m.tails[3 * b + 1] -= 0.75f;
+  d = skt_bind_desc_for(&m, SK_BIND_ROBUST);
+  ck_assert_int_eq(sk_bind(&d, r, &rep, &err), SK_OK);
+  ck_assert_uint_ne(rep.method_used, SK_BIND_DELAUNAY); /* heat (robust reports the heat it ran) */
+  sk_skin_destroy(r);
+  sk_skin_destroy(del);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("bind_robust");
   TCase* t = tcase_create("robust");
@@ -390,6 +426,7 @@ static Suite* suite(void) {
   tcase_add_test(t, closed_sleeve_seen_through_its_caps_takes_the_arm_weights);
   tcase_add_test(t, weight_between_two_branches_goes_where_they_meet);
   tcase_add_test(t, heads_and_tails_with_parents);
+  tcase_add_test(t, armature_beside_the_mesh_binds_by_delaunay);
   suite_add_tcase(s, t);
   return s;
 }
