@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skc_math.h"
 #include "skio_fbx_tree.h"
 
 #define NONE SKIO_FBX_NONE
@@ -39,6 +40,8 @@ typedef struct geom {
   uint32_t* slot_start;  /* slots + 1 */
   uint32_t* slot_corner; /* corners, slot after slot */
   bool deflate;          /* the file compresses its arrays */
+  const float* place;    /* a geometry without a skin: the placement of the mesh matched to it (skio_fbx_mesh_edit) */
+  bool matched;          /* some edited mesh is drawn from it */
   uint32_t* row_mesh;    /* ncp: mesh whose vertex gives the control point's weights (NONE: not drawn) */
   uint32_t* row_vertex;
 } geom;
@@ -63,7 +66,9 @@ typedef struct fx {
   uint32_t mesh_count;
   uint32_t *mesh_geom, *mesh_slot;
   const char* const* names;
+  const float* binds; /* the scene's joint bind matrices (16 floats each) or NULL */
   uint32_t joint_count;
+  bool any_skin;      /* the file has some Skin */
   int64_t* joint_model;
   uint8_t* joint_state; /* 0 no Model, 1 one, 2 several */
   skio_fbx_change* ch;
@@ -326,7 +331,8 @@ static int load_geoms(fx* f) {
     int64_t id, skin_id;
     if (!skio_fbx_prop_str_is(t, k, 2, "Mesh") || !skio_fbx_prop_i64(t, k, 0, &id)) continue;
     uint32_t skin = child_obj(f, id, "Deformer", "Skin", 0, &skin_id);
-    if (skin == NONE) continue;
+    if (skin == NONE) skin_id = 0;
+    f->any_skin |= skin != NONE;
     if (child_obj(f, id, "Deformer", "Skin", 1, NULL) != NONE) return cannot(f, "a geometry has two skins");
     int rc = load_geom(f, k, id, skin, skin_id);
     if (rc) return rc;
@@ -336,13 +342,19 @@ static int load_geoms(fx* f) {
 
 /* ---- meshes onto geometries ------------------------------------------------------------------------------- */
 
+/* A mesh with a placement matches only a geometry without a skin, one without only a skinned geometry; its corner
+ * positions, as the reader made them (the control point as a float, placed as skio_mesh_place did), bit for bit. */
 static bool slot_matches(const geom* g, uint32_t s, const skio_fbx_mesh_edit* m) {
-  if (g->slot_start[s + 1] - g->slot_start[s] != m->vertex_count) return false;
+  if ((g->skin == NONE) != (m->place != NULL) || g->slot_start[s + 1] - g->slot_start[s] != m->vertex_count)
+    return false;
+  bool moved = false; /* the reader leaves a mesh placed by the identity untouched */
+  for (int e = 0; m->place && e < 16; ++e) moved |= m->place[e] != (e % 5 == 0 ? 1.0f : 0.0f);
   for (size_t v = 0; v < m->vertex_count; ++v) {
     uint32_t c = g->corner_cp[g->slot_corner[g->slot_start[s] + v]];
     if (c == NONE) return false;
-    float p[3] = {(float)g->cp[3 * (size_t)c], (float)g->cp[3 * (size_t)c + 1], (float)g->cp[3 * (size_t)c + 2]};
-    if (memcmp(p, m->positions + 3 * v, sizeof p) != 0) return false;
+    float p[3] = {(float)g->cp[3 * (size_t)c], (float)g->cp[3 * (size_t)c + 1], (float)g->cp[3 * (size_t)c + 2]}, q[3];
+    if (moved) skc_mat4_transform_point(m->place, p, q);
+    if (memcmp(moved ? q : p, m->positions + 3 * v, sizeof p) != 0) return false;
   }
   return true;
 }
@@ -362,6 +374,7 @@ static int match_mesh(fx* f, uint32_t mi) {
                            m->vertex_count);
   if (hits > 1 && named != 1)
     return cannot(f, "mesh of object \"%s\" matches %u geometries of the file", name, hits);
+  if (m->place) f->geoms[f->mesh_geom[mi]].place = m->place;
   return SKC_OK;
 }
 
@@ -395,6 +408,7 @@ static int choose_rows(fx* f, geom* g, uint32_t gi) {
         }
       }
     }
+  g->matched = any;
   f->rep.geometries += any;
   return SKC_OK;
 }
@@ -758,26 +772,76 @@ static int add_link(fx* f, int64_t child, int64_t parent) {
   return SKC_OK;
 }
 
-/* Transform of a new cluster whose TransformLink is tl, in the convention of g's skin (skin_mesh_matrix). */
-static int new_transform(fx* f, const geom* g, const skio_fbx_props* tl, skio_fbx_props* out) {
-  double mesh[16], bone[16], inv[16], t[16];
-  bool per_bone;
+/* The 16 doubles of one property list holding a 'd' array (a TransformLink's, a Matrix's); false otherwise. */
+static bool props_matrix(const skio_fbx_props* b, double m[16]) {
+  skio_fbx_rec rec = {.props = 0, .props_len = b->n, .prop_count = b->count};
+  skio_fbx_tree one = {.data = b->p, .size = b->n, .recs = &rec, .count = 1};
   skio_fbx_prop p;
-  skio_fbx_tree one = {.data = tl->p, .size = tl->n};
-  skio_fbx_rec rec = {.props = 0, .props_len = tl->n, .prop_count = tl->count};
-  one.recs = &rec, one.count = 1;
   double* v = NULL;
   skc_err e = {0};
-  if (!skin_mesh_matrix(f, g, mesh, &per_bone) || !skio_fbx_prop_at(&one, 0, 0, &p) || p.count != 16 ||
-      skio_fbx_array_f64(&p, &v, &e))
-    return cannot(f, "the skin's clusters do not tell how it stores the mesh's bind matrix");
-  memcpy(bone, v, sizeof bone);
+  if (!skio_fbx_prop_at(&one, 0, 0, &p) || p.count != 16 || skio_fbx_array_f64(&p, &v, &e)) return false;
+  memcpy(m, v, 16 * sizeof *m);
   free(v);
-  if (per_bone && !mat_inverse(bone, inv)) return cannot(f, "a bone's bind matrix is singular");
-  if (per_bone) mat_mul(inv, mesh, t);
+  return true;
+}
+
+/* How the file's skins store the mesh's bind matrix (skin_mesh_matrix of the first skin that tells); Blender's
+ * way, which Assimp 5.2.5 reads too, when none does. */
+static bool file_per_bone(fx* f) {
+  double mesh[16];
+  bool per_bone;
+  for (uint32_t g = 0; g < f->ngeom; ++g)
+    if (f->geoms[g].skin != NONE && skin_mesh_matrix(f, &f->geoms[g], mesh, &per_bone)) return per_bone;
+  return true;
+}
+
+/* A new skin's cluster whose TransformLink is tl: the mesh had no skin, so its bind matrix is where the reader
+ * placed it (skio_mesh_place: its world matrix, for a mesh under no bone); Transform = tl^-1 P in Blender's way (what
+ * Assimp 5.2.5 reads as the offset), P itself in the FBX SDK's. */
+static int placed_transform(fx* f, const geom* g, const double tl[16], double t[16]) {
+  double p[16], inv[16];
+  for (int e = 0; e < 16; ++e) p[e] = g->place[e];
+  if (!file_per_bone(f)) {
+    memcpy(t, p, sizeof p);
+    return SKC_OK;
+  }
+  if (!mat_inverse(tl, inv)) return cannot(f, "a bone's bind matrix is singular");
+  mat_mul(inv, p, t);
+  return SKC_OK;
+}
+
+/* Transform of a new cluster whose TransformLink is tl: in the convention of g's skin (skin_mesh_matrix), or from
+ * the mesh's placement for a new skin. */
+static int new_transform(fx* f, const geom* g, const skio_fbx_props* tl, skio_fbx_props* out) {
+  double mesh[16], bone[16], inv[16], t[16];
+  bool per_bone = true;
+  if (!props_matrix(tl, bone)) return cannot(f, "a bone's bind matrix is no 4x4 matrix");
+  if (g->place) {
+    int rc = placed_transform(f, g, bone, t);
+    if (rc) return rc;
+  } else if (!skin_mesh_matrix(f, g, mesh, &per_bone)) {
+    return cannot(f, "the skin's clusters do not tell how it stores the mesh's bind matrix");
+  } else if (per_bone) {
+    if (!mat_inverse(bone, inv)) return cannot(f, "a bone's bind matrix is singular");
+    mat_mul(inv, mesh, t);
+  } else {
+    memcpy(t, mesh, sizeof t);
+  }
   memset(out, 0, sizeof *out);
-  skio_fbx_put_f64_array(out, per_bone ? t : mesh, 16, 0);
+  skio_fbx_put_f64_array(out, t, 16, 0);
   return out->oom || !keep(f, out->p) ? SKC_OUT_OF_MEMORY : SKC_OK;
+}
+
+/* TransformLink of joint j: the file's (another cluster of its Model, its bind pose), or the scene's bind matrix
+ * when the file has no skin at all (its bind space is then the rest pose's world space, as the file's). */
+static bool link_matrix(fx* f, uint32_t j, skio_fbx_props* out) {
+  if (bind_matrix(f, f->joint_model[j], out)) return true;
+  if (f->any_skin || !f->binds) return false;
+  double m[16];
+  for (int e = 0; e < 16; ++e) m[e] = f->binds[16 * (size_t)j + e];
+  memset(out, 0, sizeof *out);
+  skio_fbx_put_f64_array(out, m, 16, 0);
+  return !out->oom && keep(f, out->p);
 }
 
 /* A new cluster of joint j in geometry g's skin (`sibling`: one of its clusters, for TransformAssociateModel). */
@@ -786,7 +850,7 @@ static int add_cluster(fx* f, const geom* g, uint32_t j, uint32_t sibling, const
   if (f->joint_state[j] != 1)
     return cannot(f, "joint \"%s\" gained weight but %s FBX Model of that name", f->names[j] ? f->names[j] : "",
                   f->joint_state[j] ? "names more than one" : "there is no");
-  if (!bind_matrix(f, f->joint_model[j], &tl))
+  if (!link_matrix(f, j, &tl))
     return cannot(f, "joint \"%s\" gained weight but the file holds no bind matrix for it", f->names[j]);
   int rc = new_transform(f, g, &tl, &tr);
   if (rc) return rc;
@@ -853,9 +917,48 @@ static int edit_existing(fx* f, const geom* g, uint32_t cl, int64_t cid, uint8_t
   return set_cluster(f, cl, now, nnow, g->deflate);
 }
 
-static int edit_geom(fx* f, const geom* g) {
+/* A Skin for geometry g (a mesh `bind` weighted that had none): Version 101, Link_DeformAcuracy 50 (what Blender's
+ * and the FBX SDK's writers put), connected to the geometry. Not for a mesh parented to a bone: in FBX the bone
+ * would move it and the skin deform it again. */
+static int add_skin(fx* f, geom* g) {
+  for (size_t i = first_link(f->by_child, f->nlink, g->id, false); i < f->nlink && f->by_child[i].child == g->id;
+       ++i) {
+    int64_t model = f->by_child[i].parent;
+    for (size_t k = first_link(f->by_child, f->nlink, model, false); k < f->nlink && f->by_child[k].child == model;
+         ++k) {
+      uint32_t up = find_obj(f, f->by_child[k].parent);
+      if (up != NONE && skio_fbx_is(&f->t, up, "Model") && skio_fbx_prop_str_is(&f->t, up, 2, "LimbNode"))
+        return cannot(f, "a mesh parented to a bone cannot take a skin in place");
+    }
+  }
+  if (!f->next_id) return cannot(f, "no object id left for a new skin");
+  const int64_t id = f->next_id++;
+  skio_fbx_props head = {0}, ver = {0}, acc = {0};
+  skio_fbx_put_i64(&head, id);
+  skio_fbx_put_str(&head, "Skin\0\1Deformer", 14);
+  skio_fbx_put_str(&head, "Skin", 4);
+  skio_fbx_put_i32(&ver, 101);
+  static const uint8_t k_fifty[9] = {'D', 0, 0, 0, 0, 0, 0, 0x49, 0x40}; /* 50.0 as a double property */
+  skio_fbx_put_raw(&acc, k_fifty, sizeof k_fifty, 1);
+  keep(f, head.p), keep(f, ver.p), keep(f, acc.p);
+  skio_fbx_new* kids = head.oom || ver.oom || acc.oom ? NULL : keep(f, calloc(2, sizeof *kids));
+  skio_fbx_new* r = kids ? push_new(f, &f->new_objs, &f->n_new_objs, &f->cap_new_objs) : NULL;
+  if (!r) return SKC_OUT_OF_MEMORY;
+  kids[0] = (skio_fbx_new){"Version", ver.p, ver.n, ver.count, NULL, 0};
+  kids[1] = (skio_fbx_new){"Link_DeformAcuracy", acc.p, acc.n, acc.count, NULL, 0};
+  *r = (skio_fbx_new){"Deformer", head.p, head.n, head.count, kids, 2};
+  g->skin_id = id;
+  f->rep.skins_added++;
+  return add_link(f, id, g->id);
+}
+
+static int edit_geom(fx* f, geom* g) {
   uint8_t* has = keep(f, calloc((size_t)f->joint_count + 1, 1));
   if (!has) return SKC_OUT_OF_MEMORY;
+  if (g->skin == NONE) {
+    int rc = add_skin(f, g);
+    if (rc) return rc;
+  }
   uint32_t sibling = NONE;
   for (uint32_t k = 0;; ++k) {
     int64_t cid;
@@ -876,22 +979,37 @@ static int edit_geom(fx* f, const geom* g) {
   return SKC_OK;
 }
 
-/* Definitions: the Deformer template's Count and the total Count grow by the clusters added. */
+static int set_count(fx* f, uint32_t rec, int64_t add) {
+  int64_t v;
+  if (rec == NONE || !skio_fbx_prop_i64(&f->t, rec, 0, &v) || f->t.recs[rec].prop_count != 1) return SKC_OK;
+  skio_fbx_props p = {0};
+  skio_fbx_put_i32(&p, (int32_t)(v + add));
+  if (p.oom || !keep(f, p.p)) return SKC_OUT_OF_MEMORY;
+  f->ch[rec] = (skio_fbx_change){p.p, p.n, p.count, false, NULL, 0};
+  return SKC_OK;
+}
+
+/* Definitions: the Deformer template's Count (a template added when the file had no deformer) and the total Count
+ * grow by the deformers added. */
 static int count_added(fx* f) {
   const skio_fbx_tree* t = &f->t;
-  uint32_t d = f->definitions;
-  if (!f->rep.added || d == NONE) return SKC_OK;
-  uint32_t counts[2] = {skio_fbx_child(t, d, "Count", NONE), NONE};
+  const uint32_t d = f->definitions, added = f->rep.added + f->rep.skins_added;
+  if (!added || d == NONE) return SKC_OK;
+  uint32_t deformer = NONE;
   for (uint32_t o = skio_fbx_child(t, d, "ObjectType", NONE); o != NONE; o = skio_fbx_child(t, d, "ObjectType", o))
-    if (skio_fbx_prop_str_is(t, o, 0, "Deformer")) counts[1] = skio_fbx_child(t, o, "Count", NONE);
-  for (int i = 0; i < 2; ++i) {
-    int64_t v;
-    if (counts[i] == NONE || !skio_fbx_prop_i64(t, counts[i], 0, &v) || t->recs[counts[i]].prop_count != 1) continue;
-    skio_fbx_props p = {0};
-    skio_fbx_put_i32(&p, (int32_t)(v + f->rep.added));
-    if (p.oom || !keep(f, p.p)) return SKC_OUT_OF_MEMORY;
-    f->ch[counts[i]] = (skio_fbx_change){p.p, p.n, p.count, false, NULL, 0};
-  }
+    if (skio_fbx_prop_str_is(t, o, 0, "Deformer")) deformer = o;
+  int rc = set_count(f, skio_fbx_child(t, d, "Count", NONE), added);
+  if (rc || deformer != NONE) return rc ? rc : set_count(f, skio_fbx_child(t, deformer, "Count", NONE), added);
+  skio_fbx_props type = {0}, count = {0};
+  skio_fbx_put_str(&type, "Deformer", 8);
+  skio_fbx_put_i32(&count, (int32_t)added);
+  keep(f, type.p), keep(f, count.p);
+  skio_fbx_new* kid = type.oom || count.oom ? NULL : keep(f, calloc(2, sizeof *kid));
+  if (!kid) return SKC_OUT_OF_MEMORY;
+  kid[0] = (skio_fbx_new){"Count", count.p, count.n, count.count, NULL, 0};
+  kid[1] = (skio_fbx_new){"ObjectType", type.p, type.n, type.count, kid, 1};
+  f->ch[d].add = &kid[1];
+  f->ch[d].add_count = 1;
   return SKC_OK;
 }
 
@@ -919,7 +1037,7 @@ static int run(fx* f) {
   for (uint32_t m = 0; !rc && m < f->mesh_count; ++m) rc = match_mesh(f, m);
   for (uint32_t g = 0; !rc && g < f->ngeom; ++g) rc = choose_rows(f, &f->geoms[g], g);
   for (uint32_t g = 0; !rc && g < f->ngeom; ++g)
-    if (f->geoms[g].row_mesh) rc = edit_geom(f, &f->geoms[g]);
+    if (f->geoms[g].matched) rc = edit_geom(f, &f->geoms[g]);
   if (!rc) rc = count_added(f);
   if (!rc) {
     f->ch[f->objects].add = f->new_objs, f->ch[f->objects].add_count = f->n_new_objs;
@@ -946,16 +1064,16 @@ static int check_args(const skio_fbx_mesh_edit* meshes, uint32_t mesh_count, uin
 }
 
 int skio_fbx_edit(const uint8_t* src, size_t size, const skio_fbx_mesh_edit* meshes, uint32_t mesh_count,
-                  const char* const* joint_names, uint32_t joint_count, uint8_t** out, size_t* out_n,
-                  skio_fbx_edit_report* report, char* why, size_t why_size, skc_err* err) {
+                  const char* const* joint_names, const float* joint_binds, uint32_t joint_count, uint8_t** out,
+                  size_t* out_n, skio_fbx_edit_report* report, char* why, size_t why_size, skc_err* err) {
   if (!src || !out || !out_n || (mesh_count && !meshes) || (joint_count && !joint_names))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX edit: NULL argument");
   if (why && why_size) why[0] = 0;
   int rc = check_args(meshes, mesh_count, joint_count, err);
   if (rc) return rc;
   skc_err ferr = {0};
-  fx f = {.meshes = meshes, .mesh_count = mesh_count, .names = joint_names, .joint_count = joint_count,
-          .why = why, .why_size = why_size, .err = &ferr};
+  fx f = {.meshes = meshes, .mesh_count = mesh_count, .names = joint_names, .binds = joint_binds,
+          .joint_count = joint_count, .why = why, .why_size = why_size, .err = &ferr};
   if (skio_fbx_tree_parse(src, size, &f.t, &ferr)) {
     if (ferr.code == SKC_OUT_OF_MEMORY) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s", ferr.message);
     return cannot(&f, "%s", ferr.message);

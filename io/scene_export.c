@@ -1324,8 +1324,8 @@ done:
   if (!rc && fbx_why[0] && o.note && o.note_size) {
     size_t n = strlen(o.note);
     snprintf(o.note + n, o.note_size - n,
-             "%swritten whole by Assimp's FBX writer, not as an edit of the source (polygons become triangles with a "
-             "control point per corner; blend shapes, constraints and custom properties are not kept): %s",
+             "%sFBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend shapes "
+             "and custom properties lost): %s",
              n ? "; " : "", fbx_why);
   }
   return rc;

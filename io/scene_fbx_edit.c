@@ -109,7 +109,8 @@ static uint64_t hash_mesh(uint64_t h, const skio_mesh* m, uint32_t joints) {
   h = fnv(h, m->indices, m->index_count * sizeof *m->indices);
   h = fnv(h, &m->material, sizeof m->material);
   h = fnv_str(h, m->node_name);
-  if (m->skin && m->inverse_bind) h = fnv(h, m->inverse_bind, (size_t)joints * 16 * sizeof *m->inverse_bind);
+  if (m->skin && m->inverse_bind && !m->placed_set) /* a skin from the file (a new one binds as the edit says) */
+    h = fnv(h, m->inverse_bind, (size_t)joints * 16 * sizeof *m->inverse_bind);
   return h;
 }
 
@@ -165,17 +166,14 @@ static int collect(const skio_scene* s, const skio_export_options* o, edits* x, 
   if (!x->e) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < s->mesh_count; ++i) {
     const skio_mesh* m = &s->meshes[i];
-    if (!m->skin || still_rigid(m)) continue;
-    if (m->rigid_joint >= 0 || m->placed_set || !m->bone_count) {
-      snprintf(why, why_size, "mesh \"%s\" has no skin in the file", m->name);
-      return SKIO_FBX_EDIT_CANNOT;
-    }
+    if (!m->skin || still_rigid(m)) continue; /* no skin, or the reader's rigid one: the file holds it as it is */
     skio_fbx_mesh_edit* e = &x->e[x->n++];
     uint32_t *off, *jt;
     float* w;
     int rc = skio_export_weights(m, o, o->limit, &off, &jt, &w, err);
     if (rc) return rc;
-    *e = (skio_fbx_mesh_edit){m->node_name, m->vertex_count, m->positions, off, jt, w};
+    /* placed_set: the mesh had no skin in the file (the reader placed it; `bind` weighted it): it gets one */
+    *e = (skio_fbx_mesh_edit){m->node_name, m->vertex_count, m->positions, off, jt, w, m->placed_set ? m->placed : NULL};
   }
   return SKC_OK;
 }
@@ -211,8 +209,8 @@ int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export
   int rc = collect(s, o, &x, why, why_size, err);
   if (!rc) rc = read_source(s->source, &s->fbx, &src, &n, why, why_size, err);
   if (!rc)
-    rc = skio_fbx_edit(src, n, x.e, x.n, (const char* const*)s->skeleton->names, s->skeleton->joint_count, &out, &out_n,
-                       &rep, why, why_size, err);
+    rc = skio_fbx_edit(src, n, x.e, x.n, (const char* const*)s->skeleton->names, s->skeleton->bind,
+                       s->skeleton->joint_count, &out, &out_n, &rep, why, why_size, err);
   if (!rc) rc = skio_atomic_write(path, out, out_n, err);
   if (!rc) note_split(&rep, o);
   free(src);

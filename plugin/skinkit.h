@@ -571,9 +571,10 @@ typedef enum sk_weights_type {
  * copies of the files it still names when written to another folder);
  * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. Likewise a
  * scene read from a binary FBX and written as binary .fbx is an edit of that file: only its clusters' Indexes /
- * Weights change (a cluster added for a bone that gains weight), polygons, control points, blend shapes and every
- * other record stay. When the scene no longer maps onto its source (a joint the primitive's skin does not list; FBX:
- * moved vertices, a changed skeleton, clip or material, a mesh given its first skin, a source changed on disk), it
+ * Weights change (a cluster added for a bone that gains weight, a Skin for a mesh that had none), polygons, control
+ * points, blend shapes and every other record stay. When the scene no longer maps onto its source (a joint the
+ * primitive's skin does not list; FBX: moved vertices, a changed skeleton, clip or material, a mesh parented to a
+ * bone given a skin, a source changed on disk), it
  * is written whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to glTF
  * edits. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,

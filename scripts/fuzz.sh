@@ -2,7 +2,7 @@
 # fuzz.sh [--long] BUILD_DIR SECONDS - runs every libFuzzer target built in BUILD_DIR (cmake -DSKINKIT_FUZZ=ON
 # with clang) for SECONDS each, seeded from tests/fuzz/seeds-<target>/ and from the $SKINKIT_ASSETS files each
 # target reads (fuzz_import: every model format; fuzz_gltf: .glb; fuzz_gltf_edit: .glb and .gltf; fuzz_iqm: .iqm;
-# fuzz_fbx_fixup and fuzz_fbx_edit: .fbx, the latter also tests/data's Blender-written .fbx; fuzz_collada_clips: .dae).
+# fuzz_fbx_fixup and fuzz_fbx_edit: .fbx, the latter also the Blender-written .fbx of tests/data and tests/unskinned; fuzz_collada_clips: .dae).
 # Prints one line per target with its exec count; fails if a target finds a crash (the reproducer is left in
 # BUILD_DIR). --long (a run by hand before changing a parser): also appends "FUZZ <target> <seconds> <execs>
 # <execs/s> <corpus files>" per target to BUILD_DIR/fuzz-stats.txt, for docs/fuzzing.md.
@@ -67,7 +67,7 @@ for bin in "$B"/fuzz_*; do
   seeds=()
   [ -d "tests/fuzz/seeds-$name" ] && seeds+=("tests/fuzz/seeds-$name")
   if [ "$name" = fuzz_fbx_edit ]; then # our Blender-written fixtures (libFuzzer takes folders, not files, as seeds)
-    d="$B/seeds-data-$name"; rm -rf "$d"; mkdir -p "$d"; cp tests/data/*.fbx "$d"/; seeds+=("$d")
+    d="$B/seeds-data-$name"; rm -rf "$d"; mkdir -p "$d"; cp tests/data/*.fbx tests/unskinned/*.fbx "$d"/; seeds+=("$d")
   fi
   sd=$(corpus_seeds "$name" "$B/seeds-corpus-$name")
   [ -n "$sd" ] && seeds+=("$sd")

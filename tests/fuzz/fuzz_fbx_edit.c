@@ -1,11 +1,13 @@
 /* fuzz_fbx_edit.c - libFuzzer target for the in-place FBX skin editor (io/fbx_tree.c, io/fbx_edit.c), in process.
  * The input is a binary FBX. The target builds the edit a scene would ask for from the file itself: the joints are
- * the file's Model names (up to 16), and the mesh is its first "Mesh" Geometry's polygon corners in order (what
+ * the file's Model names (up to 16), and the mesh is one "Mesh" Geometry's polygon corners in order (which one: the
+ * input size / 2, counting round; what
  * Assimp gives a one-material mesh), each corner weighted on one or two joints picked from its control point, so that
- * the matching, the cluster rewrite, new clusters and their bind matrices run on damaged files too. Every call must
+ * the matching, the cluster rewrite, new clusters and their bind matrices run on damaged files too; for inputs of odd
+ * size the mesh comes as one the reader placed (identity), so a geometry without a skin gets one. Every call must
  * return SKC_OK or SKIO_FBX_EDIT_CANNOT (or run out of memory), never read outside the input; what it writes must
  * parse, and editing that again with the same meshes must give it back unchanged. Seeds:
- * tests/fuzz/seeds-fuzz_fbx_edit/ (Blender-written fixtures of tests/data) and the corpus .fbx (scripts/fuzz.sh). */
+ * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +51,16 @@ static void take_names(const skio_fbx_tree* t, uint32_t objects, job* j) {
   }
 }
 
-/* The first Mesh geometry's corners as one mesh; false when there is none that reads. */
-static int take_mesh(const skio_fbx_tree* t, uint32_t objects, job* j) {
-  uint32_t g = skio_fbx_child(t, objects, "Geometry", SKIO_FBX_NONE);
-  while (g != SKIO_FBX_NONE && !skio_fbx_prop_str_is(t, g, 2, "Mesh")) g = skio_fbx_child(t, objects, "Geometry", g);
+/* The pick-th Mesh geometry's corners (counting round) as one mesh; false when there is none that reads. */
+static int take_mesh(const skio_fbx_tree* t, uint32_t objects, size_t pick, job* j) {
+  uint32_t g = SKIO_FBX_NONE, meshes = 0;
+  for (uint32_t k = skio_fbx_child(t, objects, "Geometry", SKIO_FBX_NONE); k != SKIO_FBX_NONE;
+       k = skio_fbx_child(t, objects, "Geometry", k))
+    meshes += skio_fbx_prop_str_is(t, k, 2, "Mesh");
+  pick = meshes ? pick % meshes : 0;
+  for (uint32_t k = skio_fbx_child(t, objects, "Geometry", SKIO_FBX_NONE); k != SKIO_FBX_NONE && g == SKIO_FBX_NONE;
+       k = skio_fbx_child(t, objects, "Geometry", k))
+    if (skio_fbx_prop_str_is(t, k, 2, "Mesh") && pick-- == 0) g = k;
   if (g == SKIO_FBX_NONE || !j->joints) return 0;
   double* cp = NULL;
   int32_t* pvi = NULL;
@@ -84,12 +92,17 @@ static int take_mesh(const skio_fbx_tree* t, uint32_t objects, job* j) {
   return ok;
 }
 
-static int edit(const uint8_t* in, size_t n, const job* j, uint32_t meshes, uint8_t** out, size_t* out_n) {
-  skio_fbx_mesh_edit m = {NULL, j->corners, j->pos, j->off, j->jt, j->w};
+static const float k_identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+/* placed: the mesh as one the reader placed (no skin in the file: the edit gives it one), by the identity. */
+static int edit(const uint8_t* in, size_t n, const job* j, uint32_t meshes, int placed, uint8_t** out, size_t* out_n) {
+  skio_fbx_mesh_edit m = {NULL, j->corners, j->pos, j->off, j->jt, j->w, placed ? k_identity : NULL};
+  float binds[16 * MAX_JOINTS];
+  for (uint32_t k = 0; k < MAX_JOINTS; ++k) memcpy(binds + 16 * k, k_identity, sizeof k_identity);
   char why[256];
   skc_err e = {0};
-  int rc = skio_fbx_edit(in, n, meshes ? &m : NULL, meshes, (const char* const*)j->names, j->joints, out, out_n, NULL,
-                         why, sizeof why, &e);
+  int rc = skio_fbx_edit(in, n, meshes ? &m : NULL, meshes, (const char* const*)j->names, binds, j->joints, out, out_n,
+                         NULL, why, sizeof why, &e);
   if (rc != SKC_OK && rc != SKIO_FBX_EDIT_CANNOT && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
   return rc;
 }
@@ -106,17 +119,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
     if (objects != SKIO_FBX_NONE) {
       take_names(&t, objects, &j);
-      meshes = (uint32_t)take_mesh(&t, objects, &j);
+      meshes = (uint32_t)take_mesh(&t, objects, size / 2, &j);
     }
     skio_fbx_tree_free(&t);
   }
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
-  if (edit(in, size, &j, meshes, &a, &an) == SKC_OK) {
+  const int placed = (int)(size & 1); /* half the inputs each way */
+  if (edit(in, size, &j, meshes, placed, &a, &an) == SKC_OK) {
     if (skio_fbx_tree_parse(a, an, &t, &e) != SKC_OK) __builtin_trap(); /* it wrote a file it cannot read */
     skio_fbx_tree_free(&t);
     /* the edited file already holds these weights: a second edit changes nothing */
-    if (edit(a, an, &j, meshes, &b, &bn) == SKC_OK && (bn != an || memcmp(a, b, an) != 0)) __builtin_trap();
+    /* (a placed mesh's geometry has its skin now: it is edited as a skinned one) */
+    if (edit(a, an, &j, meshes, 0, &b, &bn) == SKC_OK && (bn != an || memcmp(a, b, an) != 0)) __builtin_trap();
   }
   free(a);
   free(b);

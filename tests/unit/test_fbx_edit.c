@@ -205,7 +205,7 @@ static void edit_and_read_back(const char* src) {
     }
   char out[256];
   const char* note = save(s, "edited.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "Assimp's FBX writer"), "%s: %s", src, note);
+  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s: %s", src, note);
   skio_scene* b = load(out);
   same_skins(s, b);
   only_skins_changed(src, out);
@@ -266,7 +266,7 @@ START_TEST(clusters_are_added_and_emptied) {
   for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, half_to_rig);
   char out[256];
   const char* note = save(s, "rig.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "Assimp's FBX writer"), "%s", note);
+  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
   ck_assert_uint_eq(count_clusters(out, &full), 3);
   ck_assert_uint_eq(full, 3);
   skio_scene* b = load(out);
@@ -285,7 +285,7 @@ START_TEST(clusters_are_added_and_emptied) {
   s = load(src);
   for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, shin_to_thigh);
   note = save(s, "thigh.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "Assimp's FBX writer"), "%s", note);
+  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
   ck_assert_uint_eq(count_clusters(out, &full), 2);
   ck_assert_uint_eq(full, 1); /* shin's cluster stays, without Indexes / Weights */
   b = load(out);
@@ -320,7 +320,7 @@ START_TEST(a_cluster_without_weights_gets_them_and_blend_shapes_stay) {
   rewrite_skin(s, 0, lower_to_shin);
   char out[256];
   const char* note = save(s, "shin.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "Assimp's FBX writer"), "%s", note);
+  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
   ck_assert_uint_eq(count_clusters(out, &full), 2);
   ck_assert_uint_eq(full, 2);
   skio_scene* b = load(out);
@@ -335,20 +335,86 @@ START_TEST(a_cluster_without_weights_gets_them_and_blend_shapes_stay) {
 }
 END_TEST
 
+/* Rest-pose skinned position of vertex v of mesh m (LBS: rest world x the mesh's inverse bind). */
+static void skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out[3]) {
+  const skio_mesh* me = &s->meshes[m];
+  out[0] = out[1] = out[2] = 0.0f;
+  for (uint32_t q = me->skin->offsets[v]; q < me->skin->offsets[v + 1]; ++q) {
+    float x[16], p[3];
+    const uint32_t j = me->skin->joints[q];
+    skc_mat4_mul(s->skeleton->rest_world + 16 * (size_t)j, me->inverse_bind + 16 * (size_t)j, x);
+    skc_mat4_transform_point(x, me->positions + 3 * v, p);
+    for (int k = 0; k < 3; ++k) out[k] += me->skin->weights[q] * p[k];
+  }
+}
+
+/* The weights of the rig's second mesh ("Cube", the crate beside it): half "upper", half "lower". */
+static uint32_t half_and_half(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
+                              uint32_t* oj, float* ow) {
+  (void)v, (void)j, (void)w, (void)n;
+  oj[0] = (uint32_t)joint(s, "upper"), ow[0] = 0.5f;
+  oj[1] = (uint32_t)joint(s, "lower"), ow[1] = 0.5f;
+  return 2;
+}
+
+START_TEST(an_unskinned_mesh_gets_a_skin) {
+  /* tests/unskinned/bare_rig.fbx (Blender): "Body" under an Armature modifier with empty clusters, and "Crate", no
+   * skin at all, beside the rig; the scene places the crate where it is (its world matrix) */
+  char src[512];
+  snprintf(src, sizeof src, "%s/../unskinned/bare_rig.fbx", skt_data(""));
+  skio_scene* s = load(src);
+  uint32_t crate = s->meshes[0].placed_set ? 0 : 1;
+  ck_assert(s->meshes[crate].placed_set && !s->meshes[crate].skin);
+  skc_skin* k = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skc_skin_create(s->meshes[crate].vertex_count, s->skeleton->joint_count, &k, &err), SKC_OK);
+  s->meshes[crate].skin = k; /* as `bind` gives it one (scene_build.c), with the skeleton's inverse binds */
+  s->meshes[crate].inverse_bind = malloc(16 * sizeof(float) * s->skeleton->joint_count);
+  memcpy(s->meshes[crate].inverse_bind, s->skeleton->inverse_bind, 16 * sizeof(float) * s->skeleton->joint_count);
+  s->meshes[crate].bound = calloc(s->skeleton->joint_count, 1);
+  rewrite_skin(s, crate, half_and_half);
+  char out[256];
+  const char* note = save(s, "crate.fbx", out, sizeof out);
+  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
+  only_skins_changed(src, out);
+  skio_scene* b = load(out);
+  ck_assert_uint_eq(b->mesh_count, 2);
+  ck_assert_ptr_nonnull(b->meshes[crate].skin);
+  same_skins(s, b);
+  /* skinned at rest, the crate sits where the source had it */
+  for (size_t v = 0; v < b->meshes[crate].vertex_count; ++v) {
+    float p[3];
+    skinned_rest(b, crate, v, p);
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(p[c] - s->meshes[crate].positions[3 * v + c]) < 1e-3f, "vertex %zu: %g vs %g", v,
+                    (double)p[c], (double)s->meshes[crate].positions[3 * v + c]);
+  }
+  skio_scene_destroy(b);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(what_cannot_be_edited_is_written_whole) {
   /* vertices moved after reading: the scene no longer maps onto the file */
   skio_scene* s = load(skt_data("two_material_leg.fbx"));
   s->meshes[0].positions[0] += 0.25f;
   char out[256];
   const char* note = save(s, "moved.fbx", out, sizeof out);
-  ck_assert_msg(strstr(note, "Assimp's FBX writer") && strstr(note, "matches no skinned geometry"), "%s", note);
+  ck_assert_msg(strstr(note, "written whole by Assimp") && strstr(note, "matches no skinned geometry"), "%s", note);
+  skio_scene_destroy(s);
+  /* a mesh parented to a bone (rigid_parts' "Gauntlet") given a skin: in FBX the bone would move it twice */
+  s = load(skt_data("rigid_parts.fbx"));
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].rigid_joint >= 0) s->meshes[m].skin->weights[0] = 0.5f;
+  note = save(s, "gauntlet.fbx", out, sizeof out);
+  ck_assert_msg(strstr(note, "written whole by Assimp") && strstr(note, "parented to a bone"), "%s", note);
   skio_scene_destroy(s);
   /* a material changed: the edit would not carry it */
   s = load(skt_data("two_material_leg.fbx"));
   ck_assert_uint_gt(s->material_count, 0);
   s->materials[0].roughness = 0.123f;
   note = save(s, "material.fbx", out, sizeof out);
-  ck_assert_msg(strstr(note, "Assimp's FBX writer") && strstr(note, "changed beyond its weights"), "%s", note);
+  ck_assert_msg(strstr(note, "written whole by Assimp") && strstr(note, "changed beyond its weights"), "%s", note);
   skio_scene_destroy(s);
   /* the source changed since it was read */
   char copy[256], cmd[600];
@@ -378,7 +444,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
   skio_fbx_mesh_edit e[2];
   for (uint32_t m = 0; m < 2; ++m)
     e[m] = (skio_fbx_mesh_edit){"Leg", s->meshes[m].vertex_count, s->meshes[m].positions, s->meshes[m].skin->offsets,
-                                s->meshes[m].skin->joints, s->meshes[m].skin->weights};
+                                s->meshes[m].skin->joints, s->meshes[m].skin->weights, NULL};
   uint8_t* bad = malloc(n);
   uint32_t ok = 0, cannot = 0;
   for (size_t cut = 0; cut <= n; cut += cut < 2000 ? 1 : 97) {
@@ -387,7 +453,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     char why[200];
     skc_err err = {0};
     memcpy(bad, d, cut);
-    int rc = skio_fbx_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->joint_count, &out,
+    int rc = skio_fbx_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind, s->skeleton->joint_count, &out,
                            &out_n, NULL, why, sizeof why, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_FBX_EDIT_CANNOT, "cut %zu: %d %s", cut, rc, err.message);
     ok += rc == SKC_OK, cannot += rc != SKC_OK;
@@ -402,7 +468,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     size_t out_n;
     char why[200];
     skc_err err = {0};
-    int rc = skio_fbx_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->joint_count, &out,
+    int rc = skio_fbx_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind, s->skeleton->joint_count, &out,
                            &out_n, NULL, why, sizeof why, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_FBX_EDIT_CANNOT, "flip %d: %d %s", i, rc, err.message);
     if (rc == SKC_OK) { /* what it wrote parses */
@@ -439,6 +505,7 @@ int main(void) {
   tcase_add_test(tc, new_weights_go_into_the_clusters);
   tcase_add_test(tc, clusters_are_added_and_emptied);
   tcase_add_test(tc, a_cluster_without_weights_gets_them_and_blend_shapes_stay);
+  tcase_add_test(tc, an_unskinned_mesh_gets_a_skin);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
   tcase_add_test(tc, damaged_files_do_not_crash_the_editor);
   suite_add_tcase(s, tc);
