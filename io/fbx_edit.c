@@ -1,10 +1,11 @@
 /* fbx_edit.c - new skin weights written into the source FBX's clusters, the rest of the file kept (skio_fbx_edit.h).
  *
- * Steps: parse the record tree -> index Objects by id and Connections ("OO": child -> parent) -> the skinned
- * geometries (a "Mesh" Geometry with a "Skin" Deformer child) with their control points, polygon corners and
- * per-polygon materials -> the corner lists Assimp made meshes of -> each edited mesh matched to one of them by its
- * positions -> per control point the row of its first corner -> joint -> Model (through the clusters' links, else a
- * Model of that name) -> per geometry, each cluster's new Indexes / Weights, new clusters -> the tree written back. */
+ * Steps: parse the record tree -> index Objects by id and Connections ("OO": child -> parent) -> the "Mesh"
+ * geometries (with their "Skin" Deformer child, if any) with their control points, polygon corners and per-polygon
+ * materials -> the corner lists Assimp made meshes of -> each edited mesh matched to one of them by its positions (a
+ * mesh the reader placed only to a geometry without a skin) -> per control point the row of its first corner ->
+ * joint -> Model (through the clusters' links, else a Model of that name) -> per drawn geometry: a Skin when it had
+ * none, each cluster's new Indexes / Weights, new clusters -> the tree written back. */
 #include "skio_fbx_edit.h"
 
 #include <math.h>

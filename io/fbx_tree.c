@@ -290,27 +290,32 @@ int skio_fbx_array_i32(const skio_fbx_prop* p, int32_t** out, skc_err* err) {
   return rc;
 }
 
+/* The first property of child `name` of r, or SKC_OK with *found false when there is no such child. */
+static int child_prop(const skio_fbx_tree* t, uint32_t r, const char* name, skio_fbx_prop* p, bool* found,
+                      skc_err* err) {
+  uint32_t c = skio_fbx_child(t, r, name, SKIO_FBX_NONE);
+  *found = c != SKIO_FBX_NONE;
+  if (*found && !skio_fbx_prop_at(t, c, 0, p)) return skc_fail(err, SKC_FORMAT, "FBX: %s has no readable value", name);
+  return SKC_OK;
+}
+
 int skio_fbx_child_f64(const skio_fbx_tree* t, uint32_t r, const char* name, double** out, size_t* n, skc_err* err) {
+  skio_fbx_prop p;
+  bool found;
   *out = NULL;
   *n = 0;
-  skio_fbx_prop p;
-  uint32_t c = skio_fbx_child(t, r, name, SKIO_FBX_NONE);
-  if (c == SKIO_FBX_NONE) return SKC_OK;
-  if (!skio_fbx_prop_at(t, c, 0, &p)) return skc_fail(err, SKC_FORMAT, "FBX: %s has no readable value", name);
-  int rc = skio_fbx_array_f64(&p, out, err);
-  if (!rc) *n = p.count;
+  int rc = child_prop(t, r, name, &p, &found, err);
+  if (!rc && found && !(rc = skio_fbx_array_f64(&p, out, err))) *n = p.count;
   return rc;
 }
 
 int skio_fbx_child_i32(const skio_fbx_tree* t, uint32_t r, const char* name, int32_t** out, size_t* n, skc_err* err) {
+  skio_fbx_prop p;
+  bool found;
   *out = NULL;
   *n = 0;
-  skio_fbx_prop p;
-  uint32_t c = skio_fbx_child(t, r, name, SKIO_FBX_NONE);
-  if (c == SKIO_FBX_NONE) return SKC_OK;
-  if (!skio_fbx_prop_at(t, c, 0, &p)) return skc_fail(err, SKC_FORMAT, "FBX: %s has no readable value", name);
-  int rc = skio_fbx_array_i32(&p, out, err);
-  if (!rc) *n = p.count;
+  int rc = child_prop(t, r, name, &p, &found, err);
+  if (!rc && found && !(rc = skio_fbx_array_i32(&p, out, err))) *n = p.count;
   return rc;
 }
 

@@ -58,6 +58,12 @@ static const char* save(const skio_scene* s, const char* name, char* path, size_
   return note;
 }
 
+/* save(), asserting the file was edited in place (not written whole by Assimp's FBX writer). */
+static void save_edited(const skio_scene* s, const char* name, char* path, size_t path_size) {
+  const char* note = save(s, name, path, path_size);
+  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s: %s", name, note);
+}
+
 static int32_t joint(const skio_scene* s, const char* name) {
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
     if (!strcmp(s->skeleton->names[j], name)) return (int32_t)j;
@@ -204,8 +210,7 @@ static void edit_and_read_back(const char* src) {
       rewrite_skin(s, m, perturb);
     }
   char out[256];
-  const char* note = save(s, "edited.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s: %s", src, note);
+  save_edited(s, "edited.fbx", out, sizeof out);
   skio_scene* b = load(out);
   same_skins(s, b);
   only_skins_changed(src, out);
@@ -265,8 +270,7 @@ START_TEST(clusters_are_added_and_emptied) {
   skio_scene* s = load(src);
   for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, half_to_rig);
   char out[256];
-  const char* note = save(s, "rig.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
+  save_edited(s, "rig.fbx", out, sizeof out);
   ck_assert_uint_eq(count_clusters(out, &full), 3);
   ck_assert_uint_eq(full, 3);
   skio_scene* b = load(out);
@@ -284,8 +288,7 @@ START_TEST(clusters_are_added_and_emptied) {
 
   s = load(src);
   for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, shin_to_thigh);
-  note = save(s, "thigh.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
+  save_edited(s, "thigh.fbx", out, sizeof out);
   ck_assert_uint_eq(count_clusters(out, &full), 2);
   ck_assert_uint_eq(full, 1); /* shin's cluster stays, without Indexes / Weights */
   b = load(out);
@@ -319,8 +322,7 @@ START_TEST(a_cluster_without_weights_gets_them_and_blend_shapes_stay) {
   g_pos = s->meshes[0].positions;
   rewrite_skin(s, 0, lower_to_shin);
   char out[256];
-  const char* note = save(s, "shin.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
+  save_edited(s, "shin.fbx", out, sizeof out);
   ck_assert_uint_eq(count_clusters(out, &full), 2);
   ck_assert_uint_eq(full, 2);
   skio_scene* b = load(out);
@@ -374,8 +376,7 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
   s->meshes[crate].bound = calloc(s->skeleton->joint_count, 1);
   rewrite_skin(s, crate, half_and_half);
   char out[256];
-  const char* note = save(s, "crate.fbx", out, sizeof out);
-  ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s", note);
+  save_edited(s, "crate.fbx", out, sizeof out);
   only_skins_changed(src, out);
   skio_scene* b = load(out);
   ck_assert_uint_eq(b->mesh_count, 2);
@@ -486,14 +487,11 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
 END_TEST
 
 static void setup(void) {
-  snprintf(g_dir, sizeof g_dir, "/tmp/skinkit_fbxedit_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  skt_tmpdir_make(g_dir, sizeof g_dir, "fbxedit");
 }
 
 static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+  skt_tmpdir_remove(g_dir);
 }
 
 int main(void) {

@@ -140,14 +140,11 @@ START_TEST(abi_node_names) {
 END_TEST
 
 static void setup(void) {
-  snprintf(g_dir, sizeof g_dir, "/tmp/skinkit_names_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  skt_tmpdir_make(g_dir, sizeof g_dir, "names");
 }
 
 static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+  skt_tmpdir_remove(g_dir);
 }
 
 int main(void) {

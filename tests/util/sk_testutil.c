@@ -68,6 +68,17 @@ int skt_implicit_fbx_root(const char* source, const char* ext, const sk_skeleton
          !strcmp(sk_skeleton_joint_name(ka, 0), "RootNode") && sk_skeleton_find_joint(kb, "RootNode", &at) != SK_OK;
 }
 
+void skt_tmpdir_make(char* dir, size_t n, const char* tag) {
+  snprintf(dir, n, "/tmp/skinkit_%s_XXXXXX", tag);
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void skt_tmpdir_remove(const char* dir) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 const char* skt_data(const char* name) {
   static char buf[4][4096];
   static int k;

@@ -38,6 +38,10 @@ int skt_implicit_fbx_root(const char* source, const char* ext, const struct sk_s
                           const struct sk_skeleton* kb, uint32_t j);
 /* tests/data/<name> of the source tree (found from this file's path), in one of 4 static buffers used in turn. */
 const char* skt_data(const char* name);
+/* A new folder /tmp/skinkit_<tag>_XXXXXX into dir (n bytes, at least 64); fails the test when it cannot. */
+void skt_tmpdir_make(char* dir, size_t n, const char* tag);
+/* Removes it and what it holds (a warning on stderr when that fails). */
+void skt_tmpdir_remove(const char* dir);
 
 /* Deterministic xorshift random numbers. */
 typedef struct skt_rng {
