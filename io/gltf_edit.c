@@ -1193,18 +1193,6 @@ static int cannot(char* why, size_t n, const char* fmt, ...) {
   return SKIO_GLTF_EDIT_CANNOT;
 }
 
-/* A mesh the reader bound rigidly to its parent joint (skio_mesh_place) whose skin is still that: every vertex one
- * influence of weight 1 on that joint. */
-static bool still_rigid(const skio_mesh* m) {
-  if (m->rigid_joint < 0 || !m->skin) return false;
-  for (size_t v = 0; v < m->vertex_count; ++v) {
-    uint32_t b = m->skin->offsets[v];
-    if (m->skin->offsets[v + 1] - b != 1 || m->skin->joints[b] != (uint32_t)m->rigid_joint || m->skin->weights[b] != 1.0f)
-      return false;
-  }
-  return true;
-}
-
 static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                       const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err);
 
@@ -1310,7 +1298,7 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     if (dup) continue; /* a second instance of one primitive: written from the first */
     int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
     const bool has_skin = skio_json_get(d, node, "skin") >= 0;
-    if (!has_skin && still_rigid(m)) continue; /* a rigid child in the file: kept as is */
+    if (!has_skin && skio_mesh_still_rigid(m)) continue; /* a rigid child in the file: kept as is */
     if (!has_skin && instanced_twice(s, m)) {
       rc = cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
       break;

@@ -133,18 +133,6 @@ uint64_t skio_scene_fingerprint(const skio_scene* s) {
   return h;
 }
 
-/* A mesh the reader bound rigidly to its parent joint whose skin is still that (its file has no skin for it). */
-static bool still_rigid(const skio_mesh* m) {
-  if (m->rigid_joint < 0 || !m->skin) return false;
-  for (size_t v = 0; v < m->vertex_count; ++v) {
-    uint32_t b = m->skin->offsets[v];
-    if (m->skin->offsets[v + 1] - b != 1 || m->skin->joints[b] != (uint32_t)m->rigid_joint ||
-        m->skin->weights[b] != 1.0f)
-      return false;
-  }
-  return true;
-}
-
 typedef struct edits {
   skio_fbx_mesh_edit* e;
   uint32_t n;
@@ -166,7 +154,7 @@ static int collect(const skio_scene* s, const skio_export_options* o, edits* x, 
   if (!x->e) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < s->mesh_count; ++i) {
     const skio_mesh* m = &s->meshes[i];
-    if (!m->skin || still_rigid(m)) continue; /* no skin, or the reader's rigid one: the file holds it as it is */
+    if (!m->skin || skio_mesh_still_rigid(m)) continue; /* no skin, or the reader's rigid one: the file holds it as it is */
     skio_fbx_mesh_edit* e = &x->e[x->n++];
     uint32_t *off, *jt;
     float* w;

@@ -104,6 +104,17 @@ static int bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, const f
   return rc;
 }
 
+bool skio_mesh_still_rigid(const skio_mesh* m) {
+  if (!m || m->rigid_joint < 0 || !m->skin) return false;
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    uint32_t b = m->skin->offsets[v];
+    if (m->skin->offsets[v + 1] - b != 1 || m->skin->joints[b] != (uint32_t)m->rigid_joint ||
+        m->skin->weights[b] != 1.0f)
+      return false;
+  }
+  return true;
+}
+
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err) {
   if (!s || !m || !world) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, mesh and world must not be NULL");
   if (m->skin) return SKC_OK; /* skinned: its vertices are in bind space, the node transform does not apply */

@@ -264,6 +264,9 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
  * CSR over its vertices, arrays malloc'd (free each). SKC_OUT_OF_MEMORY. */
 int skio_export_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, uint32_t** offsets,
                         uint32_t** joints, float** weights, skc_err* err);
+/* A mesh the reader bound rigidly to the joint it hangs from (skio_mesh_place; no skin in its file) whose skin is still
+ * that: every vertex one influence of weight 1 on that joint. */
+bool skio_mesh_still_rigid(const skio_mesh* m);
 /* A hash of what an in-place edit cannot change: skeleton (names, parents, rest and bind matrices), clips (names,
  * durations, every key), materials (names, factors), each mesh's vertex and index counts, indices, material, object
  * name and inverse binds. Weights and bound flags are not in it. */

@@ -133,6 +133,11 @@ SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh) {
   return m ? (m->part_count ? m->part_count : 1) : 0;
 }
 
+SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m && skio_mesh_still_rigid(m) ? m->rigid_joint : -1;
+}
+
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m ? copy_out(m->indices, m->index_count, sizeof(uint32_t), out, capacity) : 0;

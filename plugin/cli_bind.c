@@ -29,7 +29,9 @@ const char cli_bind_usage[] =
     "  --max-influences N   1 .. 255 (default 4)\n"
     "  --joints a,b,...     only these joints receive weights (names as in `skinkit info`)\n"
     "  --meshes a,b,...     bind only these meshes (names as in `skinkit info`; a repeated name: every mesh of\n"
-    "                       it); the others are written as they were (a prop beside the character stays a prop)\n"
+    "                       it); the others are written as they were (a prop beside the character stays a prop).\n"
+    "                       Without it every mesh is bound but rigid attachments - a mesh with no skin, under a\n"
+    "                       bone (a sword in a hand): it already moves with that bone and stays as it was\n"
     "  --all-joints         let every skeleton node receive weights; by default only the deform joints do\n"
     "                       (`skinkit info` marks them): when some skin of IN lists joints, exactly those; when\n"
     "                       none does, the bone hierarchy below, never including, the wrappers at the top of the\n"
@@ -90,7 +92,8 @@ typedef struct bind_run {
   const char* deform_rule; /* skins, hierarchy, all (sk_scene_deform_joints), joints (--joints), all_joints */
   sk_bind_fit fit;
   double load_ms, save_ms;
-  const uint8_t* meshes; /* --meshes: 1 per mesh to bind; NULL: every mesh */
+  const uint8_t* meshes; /* 1 per mesh to bind (--meshes, or every mesh but rigid attachments); NULL: every mesh */
+  int meshes_given;      /* the mask is --meshes' */
 } bind_run;
 
 /* 1 when joint j belongs in the per-joint report: a deform joint (every joint without a mask) or one with weight. */
@@ -228,6 +231,17 @@ static uint8_t* deform_joints(const sk_scene* s, uint32_t nj, uint32_t* n, uint3
 }
 
 /* Sets deform[j] = 1 for every joint named in the comma-separated list; returns 0 or prints the unknown name. */
+/* Without --meshes: every mesh but the rigid attachments (sk_scene_mesh_rigid_joint: a mesh with no skin in its file,
+ * under a bone's node, already moves with that bone: a sword in a hand, a gauntlet). NULL when there is none (or out
+ * of memory: then every mesh is bound, as before this rule). */
+static uint8_t* default_meshes(const sk_scene* s) {
+  uint32_t nm = sk_scene_mesh_count(s), rigid = 0;
+  for (uint32_t m = 0; m < nm; ++m) rigid += sk_scene_mesh_rigid_joint(s, m) >= 0;
+  uint8_t* mask = rigid ? malloc(nm) : NULL;
+  for (uint32_t m = 0; mask && m < nm; ++m) mask[m] = sk_scene_mesh_rigid_joint(s, m) < 0;
+  return mask;
+}
+
 /* --meshes a,b,...: 1 for each mesh of s named in the list (every mesh of a repeated name); NULL after a message when
  * a name is not a mesh of IN (or no memory). */
 static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
@@ -574,8 +588,11 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
     return;
   }
   for (uint32_t m = 0; m < nm; ++m) {
-    if (run->meshes && !run->meshes[m])
+    if (run->meshes && !run->meshes[m] && run->meshes_given)
       printf("mesh \"%s\": not bound (not in --meshes), written as it was\n", sk_scene_mesh_name(s, m));
+    else if (run->meshes && !run->meshes[m])
+      printf("mesh \"%s\": a rigid attachment of bone \"%s\", written as it was (--meshes binds it)\n",
+             sk_scene_mesh_name(s, m), sk_skeleton_joint_name(sk, (uint32_t)sk_scene_mesh_rigid_joint(s, m)));
     if (!res[m].bound) continue;
     const sk_bind_report* r = &res[m].rep;
     printf("mesh \"%s\": %zu vertices, %zu triangles, %s, %.1f ms", sk_scene_mesh_name(s, m),
@@ -665,13 +682,14 @@ int cli_bind(int argc, char** argv) {
     return 2;
   }
   uint32_t nj = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
-  bind_run run = {in, out, method, max_inf, per_joint, json, NULL, nj, "all_joints", {0}, load_ms, 0.0, NULL};
-  uint8_t* chosen = meshes ? parse_meshes(s, meshes) : NULL;
+  bind_run run = {in, out, method, max_inf, per_joint, json, NULL, nj, "all_joints", {0}, load_ms, 0.0, NULL, 0};
+  uint8_t* chosen = meshes ? parse_meshes(s, meshes) : default_meshes(s);
   if (meshes && !chosen) {
     sk_scene_destroy(s);
     return 2;
   }
   run.meshes = chosen;
+  run.meshes_given = meshes != NULL;
   uint8_t* deform = NULL;
   if (joints || !all_joints) {
     deform = choose_deform(s, joints, &run);
@@ -682,7 +700,7 @@ int cli_bind(int argc, char** argv) {
     }
     run.deform = deform;
   }
-  check_fit(s, sk, deform, chosen, &run.fit);
+  check_fit(s, sk, deform, run.meshes_given ? chosen : NULL, &run.fit); /* the default mask is no choice */
   bind_result* res = calloc(nm ? nm : 1, sizeof *res);
   int rc = res ? 0 : 2;
   /* meshes that are one surface (an object split by material) are bound as one, then each is written */

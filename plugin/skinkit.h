@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.9.0 -> 10900); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 10900
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.10.0 -> 11000); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11000
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 9
+#define SK_ABI_MINOR 10
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -484,6 +484,11 @@ SK_API const char* sk_scene_mesh_node_name(const sk_scene* scene, uint32_t mesh)
 /* ABI 1.9: the parts of a mesh - glTF primitives that draw one vertex set with their own indices and material (a
  * three.js multi-material mesh), read as one mesh - 1 for a mesh of one part, 0 for an index out of range. */
 SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.10: the joint a mesh is rigidly attached to - a mesh without a skin in its file, under a joint's node (a sword
+ * in a hand, a gauntlet), which the reader bound with weight 1 to that joint - while its skin is still that one;
+ * -1 otherwise (a skinned mesh, a free one, one whose skin sk_scene_mesh_set_skin or a bind replaced, an index out
+ * of range). `skinkit bind` leaves such meshes as they are unless --meshes names them. */
+SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh);
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity);
 
 /* The scene skeleton (borrowed), NULL when the file has no bones. */

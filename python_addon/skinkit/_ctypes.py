@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 10900
+SK_VERSION = 11000
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 9
+SK_ABI_MINOR = 10
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -933,6 +933,7 @@ FUNCTIONS = [
     ("sk_scene_mesh_uv1", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_colors", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
+    ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
     ("sk_scene_mesh_part_count", u32, [HANDLE, u32]),
     ("sk_scene_mesh_set_skin", RESULT, [HANDLE, u32, HANDLE, BUF, ERR]),
     ("sk_scene_mesh_indices", size, [HANDLE, u32, BUF, size]),

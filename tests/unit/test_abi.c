@@ -413,6 +413,7 @@ START_TEST(scene_error_paths) {
   GETTER(0u, sk_scene_mesh_colors, NULL, 0, f, 4);
   GETTER(NULL, sk_scene_mesh_node_name, NULL, 0);
   GETTER(0u, sk_scene_mesh_part_count, NULL, 0);
+  GETTER(-1, sk_scene_mesh_rigid_joint, NULL, 0);
   GETTER(0u, sk_scene_mesh_indices, NULL, 0, u, 4);
   GETTER(NULL, sk_scene_skeleton, NULL);
   GETTER(NULL, sk_scene_mesh_skin, NULL, 0);

@@ -478,36 +478,81 @@ END_TEST
  * (every joint node, inverse binds = the scene's times the node's placement), so nothing else of the file changes
  * and the rest pose puts every vertex where the source had it. Before, such a file went through the scene writer
  * (samplers, cameras, morph targets and extensions dropped). */
-START_TEST(unskinned_gltf_node_gets_a_skin_by_edit) {
-  char args[2048];
-  snprintf(args, sizeof args, "bind tests/unskinned/bare_rig.glb %s", tmp_path("bare.glb"));
+/* bare_rig (an armature beside a mesh with no weights and a crate) bound: both meshes get a skin as an edit of the
+ * source, glTF (a skin for a node without one) and FBX (Blender's empty clusters filled, a Skin for the crate). */
+static void unskinned_node_gets_a_skin_by_edit(const char* ext) {
+  char args[2048], src_path[512], out_name[32];
+  snprintf(src_path, sizeof src_path, "tests/unskinned/bare_rig.%s", ext);
+  snprintf(out_name, sizeof out_name, "bare.%s", ext);
+  snprintf(args, sizeof args, "bind %s %s", src_path, tmp_path(out_name));
   ck_assert_msg(run(args) == 0, "%s", err_text());
   ck_assert_msg(strstr(err_text(), "warning") == NULL, "%s", err_text()); /* no fallback to the scene writer */
   skio_scene *src = NULL, *out = NULL;
   skc_err err = {0};
-  ck_assert_int_eq(skio_scene_import(SK_SOURCE_DIR "/tests/unskinned/bare_rig.glb", NULL, &src, &err), SKC_OK);
-  ck_assert_msg(skio_scene_import(tmp_path("bare.glb"), NULL, &out, &err) == SKC_OK, "%s", err.message);
+  snprintf(src_path, sizeof src_path, "%s/tests/unskinned/bare_rig.%s", SK_SOURCE_DIR, ext);
+  ck_assert_int_eq(skio_scene_import(src_path, NULL, &src, &err), SKC_OK);
+  ck_assert_msg(skio_scene_import(tmp_path(out_name), NULL, &out, &err) == SKC_OK, "%s", err.message);
   ck_assert_uint_eq(out->mesh_count, src->mesh_count);
   const skc_skeleton* sk = out->skeleton;
   for (uint32_t m = 0; m < out->mesh_count; ++m) {
     const skio_mesh *a = &src->meshes[m], *b = &out->meshes[m];
     ck_assert_ptr_nonnull(b->skin);
     ck_assert_uint_eq(a->vertex_count, b->vertex_count);
-    double worst = 0.0;
+    /* where the source has the mesh at rest: its positions as placed (no skin in the file), or moved by its bind
+     * (X = rest_world(j) * IB(j) of a joint its file skin binds: FBX keeps a skinned mesh in its own space) */
+    float x[16];
+    skc_mat4_identity(x);
+    for (uint32_t j = 0; a->skin && !a->placed_set && j < src->skeleton->joint_count; ++j)
+      if (a->bound[j]) {
+        skc_mat4_mul(src->skeleton->rest_world + (size_t)j * 16, a->inverse_bind + (size_t)j * 16, x);
+        break;
+      }
+    double worst = 0.0, size = 0.0;
     for (size_t v = 0; v < b->vertex_count; ++v) { /* rest pose: sum of w * rest_world(j) * IB(j) * p */
-      float got[3] = {0, 0, 0}, t[3], pal[16];
+      float got[3] = {0, 0, 0}, t[3], pal[16], want[3];
+      skc_mat4_transform_point(x, a->positions + v * 3, want);
       for (uint32_t e = b->skin->offsets[v]; e < b->skin->offsets[v + 1]; ++e) {
         const uint32_t j = b->skin->joints[e];
         skc_mat4_mul(sk->rest_world + (size_t)j * 16, b->inverse_bind + (size_t)j * 16, pal);
         skc_mat4_transform_point(pal, b->positions + v * 3, t);
         for (int k = 0; k < 3; ++k) got[k] += b->skin->weights[e] * t[k];
       }
-      for (int k = 0; k < 3; ++k) worst = fmax(worst, fabs(got[k] - a->positions[v * 3 + k]));
+      for (int k = 0; k < 3; ++k) worst = fmax(worst, fabs(got[k] - want[k])), size = fmax(size, fabs(want[k]));
     }
-    ck_assert_msg(worst < 1e-4, "mesh %s: rest pose off by %g", b->name, worst);
+    ck_assert_msg(worst < 1e-5 * (1.0 + size), "%s mesh %s: rest pose off by %g", ext, b->name, worst);
   }
   skio_scene_destroy(src);
   skio_scene_destroy(out);
+}
+
+START_TEST(unskinned_node_gets_a_skin_by_edit_gltf_and_fbx) {
+  unskinned_node_gets_a_skin_by_edit("glb");
+  unskinned_node_gets_a_skin_by_edit("fbx");
+}
+END_TEST
+
+/* rigid_parts: "Gauntlet" (mesh "Cube") hangs from the bone "hand" with no skin: bind leaves it rigid unless
+ * --meshes names it; the FBX is then still an edit of the source. */
+START_TEST(rigid_attachments_stay_rigid) {
+  static const char* const exts[] = {"glb", "fbx"};
+  for (int e = 0; e < 2; ++e) {
+    char args[2048], out_name[32];
+    snprintf(out_name, sizeof out_name, "rigid.%s", exts[e]);
+    snprintf(args, sizeof args, "bind tests/data/rigid_parts.%s %s", exts[e], tmp_path(out_name));
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    ck_assert_msg(strstr(g_out, "a rigid attachment of bone \"hand\", written as it was") != NULL, "%s", g_out);
+    ck_assert_msg(strstr(err_text(), "written whole") == NULL, "%s", err_text());
+    sk_scene* b = NULL;
+    sk_error err;
+    ck_assert_msg(sk_scene_load(tmp_path(out_name), NULL, &b, &err) == SK_OK, "%s", err.message);
+    uint32_t rigid = 0;
+    for (uint32_t m = 0; m < sk_scene_mesh_count(b); ++m) rigid += sk_scene_mesh_rigid_joint(b, m) >= 0;
+    ck_assert_uint_eq(rigid, 1);
+    sk_scene_destroy(b);
+    snprintf(args, sizeof args, "bind tests/data/rigid_parts.%s %s --meshes Cube --force", exts[e], tmp_path(out_name));
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    ck_assert_msg(strstr(g_out, "mesh \"Cube\": 8 vertices") || strstr(g_out, "mesh \"Cube\": 24 vertices"), "%s", g_out);
+  }
 }
 END_TEST
 
@@ -525,7 +570,8 @@ static Suite* suite(void) {
   tcase_add_test(t, per_joint_report);
   tcase_add_test(t, one_surface_across_materials);
   tcase_add_test(t, unskinned_meshes_bound_in_place);
-  tcase_add_test(t, unskinned_gltf_node_gets_a_skin_by_edit);
+  tcase_add_test(t, unskinned_node_gets_a_skin_by_edit_gltf_and_fbx);
+  tcase_add_test(t, rigid_attachments_stay_rigid);
   suite_add_tcase(s, t);
   return s;
 }
