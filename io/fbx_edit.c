@@ -45,6 +45,9 @@ typedef struct geom {
   bool matched;          /* some edited mesh is drawn from it */
   uint32_t* row_mesh;    /* ncp: mesh whose vertex gives the control point's weights (NONE: not drawn) */
   uint32_t* row_vertex;
+  uint32_t* jstart;      /* joint_count + 1: per joint, its non-zero weights in the rows, by control point */
+  uint32_t* jcp;
+  float* jw;
 } geom;
 
 typedef struct entry {
@@ -493,7 +496,9 @@ static int old_entries(fx* f, uint32_t cl, entry** out, size_t* n) {
     free(e);
     return rc;
   }
-  if (e) qsort(e, ni, sizeof *e, cmp_entry);
+  bool sorted = true; /* as writers write them: then the sort (and its time on big clusters) is not needed */
+  for (size_t i = 1; e && i < ni && sorted; ++i) sorted = e[i - 1].cp <= e[i].cp;
+  if (e && !sorted) qsort(e, ni, sizeof *e, cmp_entry);
   *out = keep(f, e);
   *n = ni;
   return ni && !*out ? SKC_OUT_OF_MEMORY : SKC_OK;
@@ -503,43 +508,55 @@ static bool covered(const geom* g, uint32_t cp) {
   return cp < g->ncp && g->row_mesh[cp] != NONE;
 }
 
-/* The file's double for (cp, weight) when it equals w as a float, else w. */
-static double keep_double(const entry* old, size_t n, uint32_t cp, float w) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (old[mid].cp < cp)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* Per joint, its non-zero weights in g's rows, by control point (a counting pass, then a fill in control point order). */
+static int joint_lists(fx* f, geom* g) {
+  const uint32_t nj = f->joint_count;
+  g->jstart = keep(f, calloc((size_t)nj + 2, sizeof *g->jstart));
+  if (!g->jstart) return SKC_OUT_OF_MEMORY;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t c = 0; c < g->ncp; ++c) {
+      if (g->row_mesh[c] == NONE) continue;
+      const skio_fbx_mesh_edit* m = &f->meshes[g->row_mesh[c]];
+      for (uint32_t q = m->offsets[g->row_vertex[c]]; q < m->offsets[g->row_vertex[c] + 1]; ++q) {
+        if (m->weights[q] == 0.0f) continue;
+        if (!pass) {
+          g->jstart[m->joints[q] + 2]++;
+          continue;
+        }
+        uint32_t at = g->jstart[m->joints[q] + 1]++;
+        g->jcp[at] = (uint32_t)c, g->jw[at] = m->weights[q];
+      }
+    }
+    if (pass) break;
+    for (uint32_t j = 0; j < nj; ++j) g->jstart[j + 2] += g->jstart[j + 1];
+    g->jcp = keep(f, malloc(((size_t)g->jstart[nj + 1] + 1) * sizeof *g->jcp));
+    g->jw = keep(f, malloc(((size_t)g->jstart[nj + 1] + 1) * sizeof *g->jw));
+    if (!g->jcp || !g->jw) return SKC_OUT_OF_MEMORY;
   }
-  for (; lo < n && old[lo].cp == cp; ++lo)
-    if ((float)old[lo].w == w) return old[lo].w;
-  return w;
+  return SKC_OK; /* jstart[j] .. jstart[j + 1] now holds joint j */
 }
 
-/* New entries of joint j (or of the cluster's uncovered control points only, j < 0) plus the old entries of control
- * points no mesh draws, sorted by control point. */
+/* New entries of joint j (or of the cluster's uncovered control points only, j < 0): the old entries of control
+ * points no mesh draws merged with the joint's weights in the rows, by control point (both lists are sorted). */
 static int new_entries(fx* f, const geom* g, int32_t j, const entry* old, size_t nold, entry** out, size_t* n) {
-  size_t cap = nold, k = 0;
-  for (size_t c = 0; j >= 0 && c < g->ncp; ++c) {
-    if (g->row_mesh[c] == NONE) continue;
-    const skio_fbx_mesh_edit* m = &f->meshes[g->row_mesh[c]];
-    cap += m->offsets[g->row_vertex[c] + 1] - m->offsets[g->row_vertex[c]];
-  }
-  entry* e = keep(f, malloc((cap + 1) * sizeof *e));
+  const uint32_t b = j >= 0 ? g->jstart[j] : 0, e_ = j >= 0 ? g->jstart[j + 1] : 0;
+  entry* e = keep(f, malloc((nold + (e_ - b) + 1) * sizeof *e));
   if (!e) return SKC_OUT_OF_MEMORY;
-  for (size_t i = 0; i < nold; ++i)
-    if (!covered(g, old[i].cp)) e[k++] = old[i];
-  for (size_t c = 0; j >= 0 && c < g->ncp; ++c) {
-    if (g->row_mesh[c] == NONE) continue;
-    const skio_fbx_mesh_edit* m = &f->meshes[g->row_mesh[c]];
-    for (uint32_t q = m->offsets[g->row_vertex[c]]; q < m->offsets[g->row_vertex[c] + 1]; ++q)
-      if (m->joints[q] == (uint32_t)j && m->weights[q] != 0.0f)
-        e[k] = (entry){(uint32_t)c, (uint32_t)(nold + k), (int32_t)c, keep_double(old, nold, (uint32_t)c, m->weights[q])},
-        ++k;
+  size_t k = 0, i = 0;
+  for (uint32_t q = b; q < e_; ++q) {
+    const uint32_t cp = g->jcp[q];
+    for (; i < nold && old[i].cp < cp; ++i)
+      if (!covered(g, old[i].cp)) e[k++] = old[i];
+    double w = g->jw[q]; /* the file's double when it is this weight as a float */
+    for (size_t t = i; t < nold && old[t].cp == cp; ++t)
+      if ((float)old[t].w == g->jw[q]) {
+        w = old[t].w;
+        break;
+      }
+    e[k] = (entry){cp, (uint32_t)(nold + k), (int32_t)cp, w}, ++k;
   }
-  qsort(e, k, sizeof *e, cmp_entry);
+  for (; i < nold; ++i) /* the rest, NONE (an index outside the geometry) last */
+    if (!covered(g, old[i].cp)) e[k++] = old[i];
   *out = e;
   *n = k;
   return SKC_OK;
@@ -886,17 +903,6 @@ static int add_cluster(fx* f, const geom* g, uint32_t j, uint32_t sibling, const
   return add_link(f, f->joint_model[j], id);
 }
 
-/* Does joint j have a non-zero weight in a row of g? */
-static bool joint_used(const fx* f, const geom* g, uint32_t j) {
-  for (size_t c = 0; c < g->ncp; ++c) {
-    if (g->row_mesh[c] == NONE) continue;
-    const skio_fbx_mesh_edit* m = &f->meshes[g->row_mesh[c]];
-    for (uint32_t q = m->offsets[g->row_vertex[c]]; q < m->offsets[g->row_vertex[c] + 1]; ++q)
-      if (m->joints[q] == j && m->weights[q] != 0.0f) return true;
-  }
-  return false;
-}
-
 static int edit_existing(fx* f, const geom* g, uint32_t cl, int64_t cid, uint8_t* has) {
   int64_t model;
   int32_t j = cluster_model(f, cid, &model) != NONE ? joint_of_model(f, model) : -1;
@@ -956,6 +962,8 @@ static int add_skin(fx* f, geom* g) {
 static int edit_geom(fx* f, geom* g) {
   uint8_t* has = keep(f, calloc((size_t)f->joint_count + 1, 1));
   if (!has) return SKC_OUT_OF_MEMORY;
+  int rc0 = joint_lists(f, g);
+  if (rc0) return rc0;
   if (g->skin == NONE) {
     int rc = add_skin(f, g);
     if (rc) return rc;
@@ -970,7 +978,7 @@ static int edit_geom(fx* f, geom* g) {
     if (rc) return rc;
   }
   for (uint32_t j = 0; j < f->joint_count; ++j) {
-    if (has[j] || !joint_used(f, g, j)) continue;
+    if (has[j] || g->jstart[j + 1] == g->jstart[j]) continue; /* has a cluster, or no weight here */
     entry* e;
     size_t n;
     int rc = new_entries(f, g, (int32_t)j, NULL, 0, &e, &n);

@@ -67,9 +67,18 @@ static int read_source(const char* path, const skio_source_id* id, uint8_t** out
 
 /* ---- what the edit cannot change --------------------------------------------------------------------------- */
 
+/* FNV-1a over 8-byte words (then the tail bytes): a change detector, not a cryptographic hash; words make it fast
+ * enough for a mesh's indices (a 3.6 M-corner FBX: 14 MB). */
 static uint64_t fnv(uint64_t h, const void* data, size_t n) {
   const uint8_t* p = data;
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
 }
 
