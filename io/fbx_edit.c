@@ -82,6 +82,8 @@ typedef struct fx {
   size_t nowned, cap_owned;
   bool oom;
   int64_t next_id;
+  struct pose_add { int64_t model; skio_fbx_props matrix; } * poses; /* bind pose nodes the new objects need */
+  uint32_t n_poses, cap_poses;
   skio_fbx_edit_report rep;
   char* why;
   size_t why_size;
@@ -779,6 +781,18 @@ static bool skin_mesh_matrix(fx* f, const geom* g, double mesh[16], bool* per_bo
   return false;
 }
 
+/* Remembers that model's bind matrix belongs in the file's bind pose (added at the end when it is not there). */
+static int want_pose(fx* f, int64_t model, const skio_fbx_props* matrix) {
+  if (f->n_poses == f->cap_poses) {
+    uint32_t cap = f->cap_poses ? 2 * f->cap_poses : 8;
+    struct pose_add* a = realloc(f->poses, (size_t)cap * sizeof *a);
+    if (!a) return SKC_OUT_OF_MEMORY;
+    f->poses = a, f->cap_poses = cap;
+  }
+  f->poses[f->n_poses++] = (struct pose_add){model, *matrix};
+  return SKC_OK;
+}
+
 static int add_link(fx* f, int64_t child, int64_t parent) {
   skio_fbx_new* r = push_new(f, &f->new_links, &f->n_new_links, &f->cap_new_links);
   skio_fbx_props p = {0};
@@ -899,7 +913,7 @@ static int add_cluster(fx* f, const geom* g, uint32_t j, uint32_t sibling, const
   if (assoc) kids[6] = (skio_fbx_new){"TransformAssociateModel", am.p, am.n, am.count, NULL, 0};
   *r = (skio_fbx_new){"Deformer", head.p, head.n, head.count, kids, assoc ? 7 : 6};
   f->rep.added++;
-  if ((rc = add_link(f, id, g->skin_id))) return rc;
+  if ((rc = add_link(f, id, g->skin_id)) || (rc = want_pose(f, f->joint_model[j], &tl))) return rc;
   return add_link(f, f->joint_model[j], id);
 }
 
@@ -922,6 +936,22 @@ static int edit_existing(fx* f, const geom* g, uint32_t cl, int64_t cid, uint8_t
     return SKC_OK;
   }
   return set_cluster(f, cl, now, nnow, g->deflate);
+}
+
+/* The bind pose of a mesh given a skin: its placement (where the reader put it), for each Model that holds it. */
+static int mesh_pose(fx* f, const geom* g) {
+  double p[16];
+  for (int e = 0; e < 16; ++e) p[e] = g->place[e];
+  skio_fbx_props m = {0};
+  skio_fbx_put_f64_array(&m, p, 16, 0);
+  if (m.oom || !keep(f, m.p)) return SKC_OUT_OF_MEMORY;
+  for (size_t i = first_link(f->by_child, f->nlink, g->id, false); i < f->nlink && f->by_child[i].child == g->id;
+       ++i) {
+    uint32_t r = find_obj(f, f->by_child[i].parent);
+    int rc = r != NONE && skio_fbx_is(&f->t, r, "Model") ? want_pose(f, f->by_child[i].parent, &m) : SKC_OK;
+    if (rc) return rc;
+  }
+  return SKC_OK;
 }
 
 /* A Skin for geometry g (a mesh `bind` weighted that had none): Version 101, Link_DeformAcuracy 50 (what Blender's
@@ -956,7 +986,8 @@ static int add_skin(fx* f, geom* g) {
   *r = (skio_fbx_new){"Deformer", head.p, head.n, head.count, kids, 2};
   g->skin_id = id;
   f->rep.skins_added++;
-  return add_link(f, id, g->id);
+  int rc = mesh_pose(f, g);
+  return rc ? rc : add_link(f, id, g->id);
 }
 
 static int edit_geom(fx* f, geom* g) {
@@ -1022,6 +1053,43 @@ static int count_added(fx* f) {
   return SKC_OK;
 }
 
+/* The first BindPose gets a PoseNode (Node, Matrix) for every model a new cluster or skin needs that it does not list
+ * yet, and its NbPoseNodes grows (readers that take bind matrices from the pose - the FBX SDK's - then find them). A
+ * file without a bind pose gets none (its readers use the clusters' matrices). */
+static int extend_bind_pose(fx* f) {
+  const skio_fbx_tree* t = &f->t;
+  uint32_t pose = NONE;
+  for (uint32_t p = skio_fbx_child(t, f->objects, "Pose", NONE); p != NONE && pose == NONE;
+       p = skio_fbx_child(t, f->objects, "Pose", p))
+    if (skio_fbx_prop_str_is(t, p, 2, "BindPose")) pose = p;
+  if (pose == NONE || !f->n_poses) return SKC_OK;
+  skio_fbx_new* kids = keep(f, calloc((size_t)f->n_poses * 3 + 1, sizeof *kids));
+  if (!kids) return SKC_OUT_OF_MEMORY;
+  uint32_t added = 0;
+  for (uint32_t a = 0; a < f->n_poses; ++a) {
+    bool listed = false;
+    for (uint32_t n = skio_fbx_child(t, pose, "PoseNode", NONE); n != NONE && !listed;
+         n = skio_fbx_child(t, pose, "PoseNode", n)) {
+      uint32_t node = skio_fbx_child(t, n, "Node", NONE);
+      int64_t id;
+      listed = node != NONE && skio_fbx_prop_i64(t, node, 0, &id) && id == f->poses[a].model;
+    }
+    for (uint32_t b = 0; b < added && !listed; ++b) listed = f->poses[b].model == f->poses[a].model; /* one each */
+    if (listed) continue;
+    skio_fbx_props node = {0};
+    skio_fbx_put_i64(&node, f->poses[a].model);
+    if (node.oom || !keep(f, node.p)) return SKC_OUT_OF_MEMORY;
+    skio_fbx_new* two = kids + f->n_poses + 2 * (size_t)added;
+    two[0] = (skio_fbx_new){"Node", node.p, node.n, node.count, NULL, 0};
+    two[1] = (skio_fbx_new){"Matrix", f->poses[a].matrix.p, f->poses[a].matrix.n, f->poses[a].matrix.count, NULL, 0};
+    kids[added] = (skio_fbx_new){"PoseNode", NULL, 0, 0, two, 2};
+    f->poses[added++] = f->poses[a];
+  }
+  if (!added) return SKC_OK;
+  f->ch[pose].add = kids, f->ch[pose].add_count = added;
+  return set_count(f, skio_fbx_child(t, pose, "NbPoseNodes", NONE), added);
+}
+
 /* ---- driver ----------------------------------------------------------------------------------------------- */
 
 static int setup(fx* f) {
@@ -1048,6 +1116,7 @@ static int run(fx* f) {
   for (uint32_t g = 0; !rc && g < f->ngeom; ++g)
     if (f->geoms[g].matched) rc = edit_geom(f, &f->geoms[g]);
   if (!rc) rc = count_added(f);
+  if (!rc) rc = extend_bind_pose(f);
   if (!rc) {
     f->ch[f->objects].add = f->new_objs, f->ch[f->objects].add_count = f->n_new_objs;
     f->ch[f->connections].add = f->new_links, f->ch[f->connections].add_count = f->n_new_links;
@@ -1096,6 +1165,7 @@ int skio_fbx_edit(const uint8_t* src, size_t size, const skio_fbx_mesh_edit* mes
   free(f.owned);
   free(f.new_objs);
   free(f.new_links);
+  free(f.poses);
   skio_fbx_tree_free(&f.t);
   return rc;
 }

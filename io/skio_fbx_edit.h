@@ -7,7 +7,8 @@
  * differ, a Skin for a geometry that had none (an unskinned mesh `bind` weighted; not one parented to a bone), clusters
  * added for joints that gained weight (their Transform from a sibling cluster, TransformLink from
  * another cluster of the same bone or the bind pose; two connections each; the Definitions counts), and the Indexes /
- * Weights of a cluster left without weight removed (as the FBX SDK writes an empty cluster). Every other record keeps
+ * Weights of a cluster left without weight removed (as the FBX SDK writes an empty cluster), and PoseNodes in the first
+ * BindPose for the bones and objects those new records need that it does not list. Every other record keeps
  * its bytes; a cluster whose weights are unchanged is not touched; a weight equal, as a float, to the file's double
  * for that control point keeps the file's double.
  *

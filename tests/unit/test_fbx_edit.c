@@ -350,6 +350,27 @@ static void skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out[3]
   }
 }
 
+/* PoseNodes of the file's first BindPose, asserted equal to its NbPoseNodes. */
+static uint32_t pose_nodes(const char* path) {
+  size_t n;
+  uint8_t* d = slurp(path, &n);
+  skio_fbx_tree t;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_fbx_tree_parse(d, n, &t, &err), SKC_OK);
+  uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE), count = 0;
+  uint32_t pose = skio_fbx_child(&t, objects, "Pose", SKIO_FBX_NONE);
+  ck_assert_uint_ne(pose, SKIO_FBX_NONE);
+  for (uint32_t r = skio_fbx_child(&t, pose, "PoseNode", SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(&t, pose, "PoseNode", r))
+    ++count;
+  int64_t nb = -1;
+  ck_assert(skio_fbx_prop_i64(&t, skio_fbx_child(&t, pose, "NbPoseNodes", SKIO_FBX_NONE), 0, &nb));
+  ck_assert_int_eq(nb, count);
+  skio_fbx_tree_free(&t);
+  free(d);
+  return count;
+}
+
 /* The weights of the rig's second mesh ("Cube", the crate beside it): half "upper", half "lower". */
 static uint32_t half_and_half(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
@@ -382,6 +403,9 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
   ck_assert_uint_eq(b->mesh_count, 2);
   ck_assert_ptr_nonnull(b->meshes[crate].skin);
   same_skins(s, b);
+  /* the bind pose lists the crate's object too, and counts it */
+  uint32_t before = pose_nodes(src), after = pose_nodes(out);
+  ck_assert_uint_eq(after, before + 1);
   /* skinned at rest, the crate sits where the source had it */
   for (size_t v = 0; v < b->meshes[crate].vertex_count; ++v) {
     float p[3];
