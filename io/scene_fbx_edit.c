@@ -156,8 +156,7 @@ static void edits_free(edits* x) {
   free(x->e);
 }
 
-static int collect(const skio_scene* s, const skio_export_options* o, edits* x, char* why, size_t why_size,
-                   skc_err* err) {
+static int collect(const skio_scene* s, const skio_export_options* o, edits* x, skc_err* err) {
   x->e = calloc(s->mesh_count + 1, sizeof *x->e);
   x->n = 0;
   if (!x->e) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -186,7 +185,7 @@ static void note_split(const skio_fbx_edit_report* r, const skio_export_options*
 int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err) {
   if (!s->fbx.set || !s->source || !s->skeleton) {
-    snprintf(why, why_size, "the scene was not read from a binary FBX file");
+    snprintf(why, why_size, s->skeleton ? "the scene was not read from a binary FBX file" : "the scene has no skeleton");
     return SKIO_FBX_EDIT_CANNOT;
   }
   if (s->mesh_count != s->import_mesh_count) {
@@ -203,7 +202,7 @@ int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export
   uint8_t *src = NULL, *out = NULL;
   size_t n = 0, out_n = 0;
   skio_fbx_edit_report rep;
-  int rc = collect(s, o, &x, why, why_size, err);
+  int rc = collect(s, o, &x, err);
   if (!rc) rc = read_source(s->source, &s->fbx, &src, &n, why, why_size, err);
   if (!rc)
     rc = skio_fbx_edit(src, n, x.e, x.n, (const char* const*)s->skeleton->names, s->skeleton->bind,
