@@ -1,4 +1,4 @@
-/* cli_bind.c - `skinkit bind IN OUT`: automatic binding of every mesh of a rigged file, through sk_bind. */
+/* cli_bind.c - `skinkit bind IN OUT`: automatic binding of the meshes of a rigged file, through sk_bind. */
 #define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <limits.h>
 #include <stdio.h>
@@ -13,7 +13,8 @@
 const char cli_bind_usage[] =
     "usage: skinkit bind IN OUT [--method M] [--max-influences N] [--joints a,b,...] [--meshes a,b,...] [--force]\n"
     "                   [--report] [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
-    "  Computes new skin weights for every mesh of IN (existing weights are ignored; --meshes: the meshes named)\n"
+    "  Computes new skin weights for every mesh of IN but rigid attachments (existing weights are ignored;\n"
+    "  --meshes: the meshes named)\n"
     "  from the file's skeleton and writes OUT (.glb, .gltf, .dae, .fbx; glTF keeps the 4 largest weights). Bones sit\n"
     "  where the mesh's inverse bind matrices put them (bind pose). Meshes in one bind space that share vertices\n"
     "  at exactly the same positions (an object split by material) are bound as one surface, so a seam keeps one\n"
