@@ -891,10 +891,12 @@ static int add_cluster(fx* f, const geom* g, uint32_t j, uint32_t sibling, const
   const int64_t id = f->next_id++;
   skio_fbx_props head = {0}, ver = {0}, ud = {0}, pi, pw;
   char name[300];
-  int len = snprintf(name, sizeof name - 13, "%s", f->names[j]);
+  size_t len = strlen(f->names[j]); /* the joint's name, cut to fit before the class */
+  if (len > sizeof name - 13) len = sizeof name - 13;
+  memcpy(name, f->names[j], len);
   memcpy(name + len, "\0\1SubDeformer", 13);
   skio_fbx_put_i64(&head, id);
-  skio_fbx_put_str(&head, name, (size_t)len + 13);
+  skio_fbx_put_str(&head, name, len + 13);
   skio_fbx_put_str(&head, "Cluster", 7);
   skio_fbx_put_i32(&ver, 100);
   skio_fbx_put_str(&ud, "", 0);

@@ -42,7 +42,7 @@ static void take_names(const skio_fbx_tree* t, uint32_t objects, job* j) {
        r = skio_fbx_child(t, objects, "Model", r)) {
     const uint8_t* s;
     size_t n;
-    if (!skio_fbx_prop_name(t, r, 1, &s, &n) || n > 200) continue;
+    if (!skio_fbx_prop_name(t, r, 1, &s, &n) || n > 4096) continue; /* long names too: a new cluster cuts them */
     char* c = malloc(n + 1);
     if (!c) return;
     memcpy(c, s, n);

@@ -419,6 +419,70 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
 }
 END_TEST
 
+/* The armature node "Rig" of two_material_leg.fbx renamed to 400 characters (a hostile or generated name), written
+ * to dir/path: a new cluster for it must cut the name, not overrun it. */
+static void long_rig_name(const char* path, char* name, size_t n) {
+  size_t size;
+  uint8_t* d = slurp(skt_data("two_material_leg.fbx"), &size);
+  skio_fbx_tree t;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_fbx_tree_parse(d, size, &t, &err), SKC_OK);
+  memset(name, 'R', n - 1);
+  name[n - 1] = 0;
+  skio_fbx_change* ch = calloc(t.count, sizeof *ch);
+  skio_fbx_props p = {0};
+  uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  for (uint32_t r = skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(&t, objects, "Model", r)) {
+    const uint8_t* nm;
+    size_t len;
+    int64_t id;
+    if (!skio_fbx_prop_name(&t, r, 1, &nm, &len) || len != 3 || memcmp(nm, "Rig", 3)) continue;
+    char full[512];
+    memcpy(full, name, n - 1);
+    memcpy(full + n - 1, "\0\1Model", 7);
+    ck_assert(skio_fbx_prop_i64(&t, r, 0, &id));
+    skio_fbx_put_i64(&p, id);
+    skio_fbx_put_str(&p, full, n - 1 + 7);
+    skio_fbx_put_str(&p, "Null", 4);
+    ch[r] = (skio_fbx_change){p.p, p.n, p.count, false, NULL, 0};
+  }
+  ck_assert_ptr_nonnull(p.p);
+  uint8_t* out;
+  size_t out_n;
+  ck_assert_int_eq(skio_fbx_tree_write(&t, ch, &out, &out_n, &err), SKC_OK);
+  FILE* f = fopen(path, "wb");
+  ck_assert_uint_eq(fwrite(out, 1, out_n, f), out_n);
+  fclose(f);
+  free(out), free(p.p), free(ch), free(d);
+  skio_fbx_tree_free(&t);
+}
+
+static const char* g_long; /* the joint half_to_long gives half of every vertex */
+
+static uint32_t half_to_long(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
+                             uint32_t* oj, float* ow) {
+  (void)v;
+  for (uint32_t k = 0; k < n; ++k) oj[k] = j[k], ow[k] = w[k] * 0.5f;
+  oj[n] = (uint32_t)joint(s, g_long), ow[n] = 0.5f;
+  return n + 1;
+}
+
+START_TEST(a_long_joint_name_is_cut_in_its_cluster) {
+  char src[256], name[401], out[256];
+  snprintf(src, sizeof src, "%s/long.fbx", g_dir);
+  long_rig_name(src, name, sizeof name);
+  skio_scene* s = load(src);
+  g_long = name;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, half_to_long);
+  save_edited(s, "long_out.fbx", out, sizeof out);
+  skio_scene* b = load(out);
+  same_skins(s, b); /* Assimp names the bone by its Model, so the cluster's cut name does not matter */
+  skio_scene_destroy(b);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(what_cannot_be_edited_is_written_whole) {
   /* vertices moved after reading: the scene no longer maps onto the file */
   skio_scene* s = load(skt_data("two_material_leg.fbx"));
@@ -528,6 +592,7 @@ int main(void) {
   tcase_add_test(tc, clusters_are_added_and_emptied);
   tcase_add_test(tc, a_cluster_without_weights_gets_them_and_blend_shapes_stay);
   tcase_add_test(tc, an_unskinned_mesh_gets_a_skin);
+  tcase_add_test(tc, a_long_joint_name_is_cut_in_its_cluster);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
   tcase_add_test(tc, damaged_files_do_not_crash_the_editor);
   suite_add_tcase(s, tc);
