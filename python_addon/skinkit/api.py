@@ -664,14 +664,16 @@ class Scene(_Handle):
 
     @classmethod
     def load(cls, path, join_vertices=False, validate_structure=False, isolate=False, timeout_seconds=0.0,
-             skeleton_from_nodes=False, lib=None):
+             skeleton_from_nodes=False, lib=None, max_memory_mb=0):
         """isolate: parse once in a child process first so an importer crash/hang on a damaged file becomes
-        SK_ERR_FORMAT (timeout_seconds bounds it); use it for untrusted files. skeleton_from_nodes: a file whose
-        meshes reference no bone (an armature beside an unweighted mesh) gets its node tree as skeleton."""
+        SK_ERR_FORMAT (timeout_seconds bounds it, max_memory_mb the child's memory); use it for untrusted files.
+        skeleton_from_nodes: a file whose meshes reference no bone (an armature beside an unweighted mesh) gets its
+        node tree as skeleton."""
         lib = lib or library()
         opts = C.new(C.SkLoadOptions, join_vertices=int(bool(join_vertices)),
                      validate_structure=int(bool(validate_structure)), isolate=int(bool(isolate)),
-                     timeout_seconds=float(timeout_seconds), skeleton_from_nodes=int(bool(skeleton_from_nodes)))
+                     timeout_seconds=float(timeout_seconds), max_memory_mb=int(max_memory_mb),
+                     skeleton_from_nodes=int(bool(skeleton_from_nodes)))
         out = c_void_p()
         lib.sk_scene_load(_path_arg(path), byref(opts), byref(out))
         return cls(lib, out.value)

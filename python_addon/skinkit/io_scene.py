@@ -21,6 +21,18 @@ LAST_IMPORT = {}
 LAST_EXPORT_SKF = {}
 LAST_EXPORT_ASSIMP = {}
 
+# Safe Load's limits, as the CLI's contained reads (plugin/cli_load.c): a time limit, and the memory the reading
+# child may take - 4 GiB, or 32 x the file's size when that is more
+SAFE_LOAD_SECONDS = 120.0
+
+
+def safe_load_memory_mb(path):
+    try:
+        size_mb = os.path.getsize(path) >> 20
+    except OSError:
+        size_mb = 0
+    return max(4096, 32 * size_mb)
+
 
 def _ops():
     from . import operators
@@ -208,8 +220,10 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
     file_rest_pose: BoolProperty(name="File Rest Pose", description="When the file's skeleton rest pose differs from "
                                  "the pose the meshes were bound in, pose the armature in the file's rest pose (the "
                                  "armature's own rest position is always the bind pose)", default=True)
-    isolate: BoolProperty(name="Safe Load", description="Parse the file in a child process first, so a damaged file "
-                          "cannot crash Blender (one extra parse)", default=False)
+    isolate: BoolProperty(name="Safe Load", description="Parse the file in a child process first (one extra "
+                          "parse), so a damaged file that would crash the importer, hang it or make it take tens of "
+                          "GB cannot take Blender and unsaved work down: it is refused with the reason instead",
+                          default=True)
     armature_from_nodes: BoolProperty(name="Armature Without Skin", description="When no mesh of the file is skinned "
                                       "(an armature exported beside an unweighted mesh), build the armature from the "
                                       "file's nodes that hold no mesh, camera or light, ready for Auto Bind",
@@ -249,6 +263,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         try:
             api = ops._load_api(context)
             with api.Scene.load(path, join_vertices=self.join_vertices, isolate=self.isolate,
+                                timeout_seconds=SAFE_LOAD_SECONDS, max_memory_mb=safe_load_memory_mb(path),
                                 skeleton_from_nodes=self.armature_from_nodes) as scene:
                 wm.progress_update(10)
                 sk = scene.skeleton

@@ -469,6 +469,17 @@ def test_import_undo_and_failures():
         expect(len(bpy.data.objects) == 0, "undo left %d objects" % len(bpy.data.objects))
     expect_report_error(lambda: bpy.ops.import_scene.skinkit_assimp(filepath=os.path.join(TMP, "missing.x")),
                         "Skinkit", "missing.x")
+    # Safe Load is on by default: a damaged file is read in a contained child first (time and memory limits)
+    props = bpy.ops.import_scene.skinkit_assimp.get_rna_type().properties
+    expect(props["isolate"].default is True, "Safe Load is off by default")
+    from skinkit import io_scene
+
+    expect(io_scene.safe_load_memory_mb(path) == 4096, "memory limit of a small file")
+    big = os.path.join(TMP, "sparse_200mb.x")
+    with open(big, "wb") as f:
+        f.truncate(200 << 20)  # sparse: 32 x 200 MiB
+    expect(io_scene.safe_load_memory_mb(big) == 6400, "memory limit of a 200 MiB file")
+    os.remove(big)
     bad = os.path.join(TMP, "garbage.x")
     with open(bad, "wb") as f:
         f.write(b"xof 0302txt 0064\n{{{ garbage" + bytes(range(200)))
