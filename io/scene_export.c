@@ -58,6 +58,7 @@
 
 #include "fbx_fixup.h"
 #include "skio_atomic.h"
+#include "skio_dae_edit.h"
 #include "skio_fbx_edit.h"
 #include "skio_collada.h"
 #include "skio_gltf.h"
@@ -1246,10 +1247,17 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     return SKC_OK;
   }
   char fbx_why[200] = ""; /* why a binary FBX source could not be edited in place */
-  if (strcmp(id, "fbx") == 0 && merged->fbx.set) {
+  if (strcmp(id, "fbx") == 0 && merged->source_file.kind == SKIO_SOURCE_FBX) {
     if (o.note && o.note_size) o.note[0] = 0;
     rc = skio_scene_fbx_edit(merged, path, &o, fbx_why, sizeof fbx_why, err);
     if (rc != SKIO_FBX_EDIT_CANNOT) return rc;
+    rc = SKC_OK;
+  }
+  char dae_why[200] = ""; /* why a Collada source could not be edited in place */
+  if (strcmp(id, "collada") == 0 && merged->source_file.kind == SKIO_SOURCE_COLLADA) {
+    if (o.note && o.note_size) o.note[0] = 0;
+    rc = skio_scene_dae_edit(merged, path, &o, dae_why, sizeof dae_why, err);
+    if (rc != SKIO_DAE_EDIT_CANNOT) return rc;
     rc = SKC_OK;
   }
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
@@ -1320,6 +1328,13 @@ done:
              "%sFBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs from "
              "its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)",
              n ? "; " : "");
+  }
+  if (!rc && dae_why[0] && o.note && o.note_size) {
+    size_t n = strlen(o.note);
+    snprintf(o.note + n, o.note_size - n,
+             "%sCollada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data such "
+             "as Blender's bone tips and layers lost): %s",
+             n ? "; " : "", dae_why);
   }
   if (!rc && fbx_why[0] && o.note && o.note_size) {
     size_t n = strlen(o.note);

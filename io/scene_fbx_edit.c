@@ -24,29 +24,44 @@ static bool stat_id(const char* path, skio_source_id* id) {
   return true;
 }
 
+/* An XML document whose first element is <COLLADA (looked for in the first 4 KB: declarations and comments first). */
+static bool collada_head(const char* path) {
+  char head[4096];
+  FILE* fp = fopen(path, "rb");
+  size_t got = fp ? fread(head, 1, sizeof head - 1, fp) : 0;
+  if (fp) fclose(fp);
+  head[got] = 0;
+  for (const char* p = head; (p = strchr(p, '<')) != NULL; ++p) {
+    if (p[1] == '?' || p[1] == '!') continue;
+    return strncmp(p + 1, "COLLADA", 7) == 0;
+  }
+  return false;
+}
+
 void skio_source_identify(const char* path, skio_source_id* id) {
   uint8_t head[27];
   if (!stat_id(path, id)) return;
   FILE* fp = fopen(path, "rb");
   size_t got = fp ? fread(head, 1, sizeof head, fp) : 0;
   if (fp) fclose(fp);
-  id->set = skio_fbx_is_binary(head, got);
+  if (skio_fbx_is_binary(head, got)) id->kind = SKIO_SOURCE_FBX;
+  else if (collada_head(path)) id->kind = SKIO_SOURCE_COLLADA;
+  id->set = id->kind != 0;
 }
 
 static bool same_id(const skio_source_id* a, const skio_source_id* b) {
   return a->size == b->size && a->dev == b->dev && a->ino == b->ino && a->mtime_ns == b->mtime_ns;
 }
 
-/* The whole file, if it is still the one id describes. */
-static int read_source(const char* path, const skio_source_id* id, uint8_t** out, size_t* n, char* why,
-                       size_t why_size, skc_err* err) {
+int skio_read_source(const char* path, const skio_source_id* id, uint8_t** out, size_t* n, char* why,
+                     size_t why_size, skc_err* err) {
   skio_source_id now;
   if (!stat_id(path, &now) || !same_id(&now, id)) {
     snprintf(why, why_size, "the source file changed or went away since it was read");
     return SKIO_FBX_EDIT_CANNOT;
   }
   FILE* fp = fopen(path, "rb");
-  uint8_t* buf = fp ? malloc(id->size ? id->size : 1) : NULL;
+  uint8_t* buf = fp ? malloc(id->size + 1) : NULL;
   size_t got = buf ? fread(buf, 1, id->size, fp) : 0;
   int rc = SKC_OK;
   if (!fp)
@@ -60,6 +75,7 @@ static int read_source(const char* path, const skio_source_id* id, uint8_t** out
     free(buf);
     return rc;
   }
+  buf[got] = 0;
   *out = buf;
   *n = got;
   return SKC_OK;
@@ -184,7 +200,7 @@ static void note_split(const skio_fbx_edit_report* r, const skio_export_options*
 
 int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err) {
-  if (!s->fbx.set || !s->source || !s->skeleton) {
+  if (s->source_file.kind != SKIO_SOURCE_FBX || !s->source || !s->skeleton) {
     snprintf(why, why_size, s->skeleton ? "the scene was not read from a binary FBX file" : "the scene has no skeleton");
     return SKIO_FBX_EDIT_CANNOT;
   }
@@ -192,7 +208,7 @@ int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export
     snprintf(why, why_size, "the scene has %u meshes where the file gave %u", s->mesh_count, s->import_mesh_count);
     return SKIO_FBX_EDIT_CANNOT;
   }
-  if (skio_scene_fingerprint(s) != s->fbx.scene) {
+  if (skio_scene_fingerprint(s) != s->source_file.scene) {
     snprintf(why, why_size, "the scene changed beyond its weights (skeleton, binds, clips, materials or triangles)");
     return SKIO_FBX_EDIT_CANNOT;
   }
@@ -203,7 +219,7 @@ int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export
   size_t n = 0, out_n = 0;
   skio_fbx_edit_report rep;
   int rc = collect(s, o, &x, err);
-  if (!rc) rc = read_source(s->source, &s->fbx, &src, &n, why, why_size, err);
+  if (!rc) rc = skio_read_source(s->source, &s->source_file, &src, &n, why, why_size, err);
   if (!rc)
     rc = skio_fbx_edit(src, n, x.e, x.n, (const char* const*)s->skeleton->names, s->skeleton->bind,
                        s->skeleton->joint_count, &out, &out_n, &rep, why, why_size, err);

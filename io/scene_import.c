@@ -922,8 +922,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
   if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
   if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
-  s->fbx = source_id;
-  if (s->fbx.set) s->fbx.scene = skio_scene_fingerprint(s);
+  s->source_file = source_id;
+  if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);
   s->import_mesh_count = s->mesh_count;
   s->load_seconds = now_seconds() - t0;
   *out = s;

@@ -89,8 +89,10 @@ typedef struct skio_anim {
 } skio_anim;
 
 /* Identity of a source file (skio_source_identify). */
+enum { SKIO_SOURCE_FBX = 1, SKIO_SOURCE_COLLADA = 2 };
 typedef struct skio_source_id {
   bool set;
+  int kind;       /* SKIO_SOURCE_FBX (binary FBX) or SKIO_SOURCE_COLLADA */
   uint64_t size, dev, ino;
   int64_t mtime_ns;
   uint64_t scene; /* skio_scene_fingerprint of the scene as read */
@@ -120,10 +122,11 @@ typedef struct skio_scene {
   uint32_t image_count;
   struct skio_image* images;
   char* material_note;    /* what of the source's materials could not be read (one line), or NULL */
-  /* A binary FBX read through Assimp: the file as it was when read (size, modification time, device, inode) and the
-   * meshes Assimp gave, so that writing .fbx can edit that file's skins in place (io/scene_fbx_edit.c) while it is
-   * still the same file and the scene still has those meshes. fbx.set false for every other source. */
-  skio_source_id fbx;
+  /* A binary FBX or a Collada file read through Assimp: the file as it was when read (size, modification time,
+   * device, inode) and the meshes Assimp gave, so that writing .fbx / .dae can edit that file's skins in place
+   * (io/scene_fbx_edit.c, io/scene_dae_edit.c) while it is still the same file and the scene still has those
+   * meshes. source_file.set false for every other source. */
+  skio_source_id source_file;
   uint32_t import_mesh_count;
 } skio_scene;
 
@@ -271,12 +274,20 @@ bool skio_mesh_still_rigid(const skio_mesh* m);
  * durations, every key), materials (names, factors), each mesh's vertex and index counts, indices, material, object
  * name and inverse binds. Weights and bound flags are not in it. */
 uint64_t skio_scene_fingerprint(const skio_scene* s);
-/* id of the binary FBX at path (set false when it is not one or cannot be read). */
+/* id of the binary FBX or Collada file at path (set false when it is neither or cannot be read). */
 void skio_source_identify(const char* path, skio_source_id* id);
+/* The whole source file, if it is still the one id describes (else SKIO_FBX_EDIT_CANNOT with why: the caller writes
+ * the scene whole); SKC_IO, SKC_OUT_OF_MEMORY. The buffer has one NUL past its n bytes. */
+int skio_read_source(const char* path, const skio_source_id* id, uint8_t** out, size_t* n, char* why,
+                     size_t why_size, skc_err* err);
 /* .fbx from a binary FBX source: its skins edited in place (io/scene_fbx_edit.c, skio_fbx_edit.h), SKC_OK; or
  * SKIO_FBX_EDIT_CANNOT with the reason in why (the caller writes the scene whole); or an error (SKC_EXISTS when
  * path is the source, SKC_IO, SKC_OUT_OF_MEMORY). */
 int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
+                        size_t why_size, skc_err* err);
+/* .dae from a Collada source: its skin controllers' weights edited in place (io/scene_dae_edit.c, skio_dae_edit.h),
+ * SKC_OK; or SKIO_DAE_EDIT_CANNOT with the reason in why; or an error as skio_scene_fbx_edit. */
+int skio_scene_dae_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err);
 
 /* Validation of one mesh's skin plus its bind matrices. */

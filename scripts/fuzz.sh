@@ -40,8 +40,8 @@ corpus_seeds() {
       while IFS= read -r -d '' f; do
         { printf "\\x$(printf %02x $((i % 16)))"; cat "$f"; } > "$sd/seed$i"; i=$((i+1))
       done < <(find "$SKINKIT_ASSETS" -type f \( -name '*.glb' -o -name '*.gltf' \) -size -1000k -print0) ;;
-    fuzz_iqm|fuzz_collada_clips)
-      local ext=iqm; [ "$name" = fuzz_collada_clips ] && ext=dae
+    fuzz_iqm|fuzz_collada_clips|fuzz_dae_edit)
+      local ext=iqm; [ "$name" != fuzz_iqm ] && ext=dae
       while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
         < <(find "$SKINKIT_ASSETS" -type f -iname "*.$ext" -size -1000k -print0) ;;
     fuzz_fbx_edit)
@@ -66,8 +66,11 @@ for bin in "$B"/fuzz_*; do
   work="$B/corpus-$name"; mkdir -p "$work"
   seeds=()
   [ -d "tests/fuzz/seeds-$name" ] && seeds+=("tests/fuzz/seeds-$name")
-  if [ "$name" = fuzz_fbx_edit ]; then # our Blender-written fixtures (libFuzzer takes folders, not files, as seeds)
-    d="$B/seeds-data-$name"; rm -rf "$d"; mkdir -p "$d"; cp tests/data/*.fbx tests/unskinned/*.fbx "$d"/; seeds+=("$d")
+  if [ "$name" = fuzz_fbx_edit ] || [ "$name" = fuzz_dae_edit ]; then # our Blender-written fixtures (libFuzzer
+    # takes folders, not files, as seeds)
+    ext=fbx; [ "$name" = fuzz_dae_edit ] && ext=dae
+    d="$B/seeds-data-$name"; rm -rf "$d"; mkdir -p "$d"; cp tests/data/*."$ext" tests/unskinned/*."$ext" "$d"/
+    seeds+=("$d")
   fi
   sd=$(corpus_seeds "$name" "$B/seeds-corpus-$name")
   [ -n "$sd" ] && seeds+=("$sd")

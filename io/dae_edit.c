@@ -1,0 +1,970 @@
+/* dae_edit.c - a Collada document's skin weights rewritten in place (skio_dae_edit.h has the contract).
+ *
+ * The document is scanned once, tag by tag (comments, CDATA, processing instructions and declarations skipped),
+ * for what the edit needs: nodes (id, sid, name) and the controllers they instance, the geometries' position
+ * sources and primitive elements, and the skin controllers' joint and weight sources, <vcount> and <v>. Nothing is
+ * built for the rest of the document, which is copied as it is: the output is the source with at most four byte
+ * ranges per changed controller replaced (two counts, the weights appended, <vcount> and <v>).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "skio_dae_edit.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- scanning ------------------------------------------------------------------------------------------------ */
+
+typedef struct span {
+  const char* p;
+  size_t n;
+} span;
+
+typedef struct xtag {
+  span name;
+  const char *attrs, *attrs_end; /* between the name and '>' (or "/>") */
+  const char* end;               /* one past '>' */
+  bool closing, empty;
+} xtag;
+
+static bool span_is(span s, const char* z) { return s.n == strlen(z) && memcmp(s.p, z, s.n) == 0; }
+static bool span_eq(span a, span b) { return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0); }
+
+static const char* find_str(const char* p, const char* end, const char* what) {
+  size_t n = strlen(what);
+  for (; p && (size_t)(end - p) >= n; ++p) {
+    p = memchr(p, what[0], (size_t)(end - p - (ptrdiff_t)n + 1));
+    if (!p) return NULL;
+    if (memcmp(p, what, n) == 0) return p;
+  }
+  return NULL;
+}
+
+static bool name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == ':' || c == '-' || c == '.'; }
+
+/* The next element tag at or after p (comments, CDATA, <? ?> and <! > skipped); false at the end or on a tag the
+ * scanner cannot read (the edit is then refused). */
+static bool next_tag(const char* p, const char* end, xtag* t, bool* bad) {
+  for (;;) {
+    p = p < end ? memchr(p, '<', (size_t)(end - p)) : NULL;
+    if (!p) return false;
+    const char* skip = NULL;
+    if (end - p >= 4 && memcmp(p, "<!--", 4) == 0) {
+      skip = find_str(p + 4, end, "-->");
+      if (skip) skip += 3;
+    } else if (end - p >= 9 && memcmp(p, "<![CDATA[", 9) == 0) {
+      skip = find_str(p + 9, end, "]]>");
+      if (skip) skip += 3;
+    } else if (end - p >= 2 && (p[1] == '?' || p[1] == '!')) {
+      skip = memchr(p, '>', (size_t)(end - p));
+      if (skip) skip += 1;
+    } else {
+      break;
+    }
+    if (!skip) return *bad = true, false;
+    p = skip;
+  }
+  const char* q = p + 1;
+  t->closing = q < end && *q == '/';
+  if (t->closing) ++q;
+  const char* nm = q;
+  while (q < end && name_char(*q)) ++q;
+  if (q == nm) return *bad = true, false;
+  t->name = (span){nm, (size_t)(q - nm)};
+  t->attrs = q;
+  char quote = 0;
+  for (; q < end && (quote || *q != '>'); ++q) {
+    if (quote) {
+      if (*q == quote) quote = 0;
+    } else if (*q == '"' || *q == '\'') {
+      quote = *q;
+    }
+  }
+  if (q >= end) return *bad = true, false;
+  t->empty = q > t->attrs && q[-1] == '/';
+  t->attrs_end = t->empty ? q - 1 : q;
+  t->end = q + 1;
+  return true;
+}
+
+/* The value of attribute key (raw, entities not expanded); false when absent or the attributes do not scan. */
+static bool attr(const xtag* t, const char* key, span* v) {
+  const size_t kn = strlen(key);
+  const char *q = t->attrs, *e = t->attrs_end;
+  while (q < e) {
+    while (q < e && isspace((unsigned char)*q)) ++q;
+    if (q >= e) break;
+    const char* k = q;
+    while (q < e && *q != '=' && !isspace((unsigned char)*q)) ++q;
+    const size_t klen = (size_t)(q - k);
+    while (q < e && isspace((unsigned char)*q)) ++q;
+    if (q >= e || *q != '=') return false;
+    ++q;
+    while (q < e && isspace((unsigned char)*q)) ++q;
+    if (q >= e || (*q != '"' && *q != '\'')) return false;
+    const char quote = *q++, *vs = q;
+    while (q < e && *q != quote) ++q;
+    if (q >= e) return false;
+    if (klen == kn && memcmp(k, key, kn) == 0) {
+      *v = (span){vs, (size_t)(q - vs)};
+      return true;
+    }
+    ++q;
+  }
+  return false;
+}
+
+/* A URL attribute's fragment ("#id" -> "id"); empty when it is not a local reference. */
+static span fragment(const xtag* t, const char* key) {
+  span v = {NULL, 0};
+  if (!attr(t, key, &v) || v.n < 2 || v.p[0] != '#') return (span){NULL, 0};
+  return (span){v.p + 1, v.n - 1};
+}
+
+static bool attr_u32(const xtag* t, const char* key, uint32_t* out) {
+  span v;
+  if (!attr(t, key, &v) || v.n == 0 || v.n > 10) return false;
+  uint64_t x = 0;
+  for (size_t i = 0; i < v.n; ++i) {
+    if (!isdigit((unsigned char)v.p[i])) return false;
+    x = x * 10 + (uint64_t)(v.p[i] - '0');
+  }
+  if (x > UINT32_MAX) return false;
+  *out = (uint32_t)x;
+  return true;
+}
+
+/* ---- the parts of the document the edit needs ------------------------------------------------------------------ */
+
+enum { SRC_NONE = 0, SRC_FLOAT, SRC_NAME, SRC_IDREF };
+enum { PRIM_TRIANGLES = 0, PRIM_POLYLIST, PRIM_POLYGONS, PRIM_OTHER };
+enum { MAX_INPUTS = 16 };
+
+typedef struct dinput {
+  span semantic, source;
+  uint32_t offset;
+} dinput;
+
+typedef struct dsrc {
+  span id;
+  int kind;
+  span text;       /* the array's text */
+  span count_attr; /* the array's count value */
+  span acc_count;  /* the accessor's count value (p NULL: none) */
+  uint32_t stride; /* the accessor's (1 when none) */
+} dsrc;
+
+typedef struct dprim {
+  uint32_t geom;
+  int kind;
+  uint32_t count;
+  dinput in[MAX_INPUTS];
+  uint32_t nin;
+  span vcount;
+  uint32_t p_first, np; /* its <p> spans in doc.ps */
+  bool bad;
+} dprim;
+
+typedef struct dgeom {
+  span id, vertices_id, position_src;
+} dgeom;
+
+typedef struct dctrl {
+  span id, skin_geom, joints_src;
+  dinput vw[MAX_INPUTS];
+  uint32_t nvw, vw_count;
+  span vcount, v;
+  bool has_vw, has_vcount, has_v;
+} dctrl;
+
+typedef struct dnode {
+  span id, sid, name;
+} dnode;
+
+typedef struct dinst {
+  uint32_t node;
+  bool controller;
+  span url;
+} dinst;
+
+typedef struct doc {
+  dnode* nodes;
+  dinst* insts;
+  dsrc* srcs;
+  dgeom* geoms;
+  dprim* prims;
+  dctrl* ctrls;
+  span* ps;
+  uint32_t nn, ni, ns, ng, np, nc, nps;
+  uint32_t cn, ci, cs, cg, cp, cc, cps;
+} doc;
+
+static void doc_free(doc* d) {
+  free(d->nodes), free(d->insts), free(d->srcs), free(d->geoms), free(d->prims), free(d->ctrls), free(d->ps);
+}
+
+/* Room for one more item in *arr (count n, capacity *cap); NULL when out of memory. */
+static void* grow(void* arr_p, uint32_t n, uint32_t* cap, size_t item) {
+  void** arr = arr_p;
+  if (n < *cap) return (char*)*arr + (size_t)n * item;
+  uint32_t c = *cap ? 2 * *cap : 16;
+  void* a = realloc(*arr, (size_t)c * item);
+  if (!a) return NULL;
+  *arr = a;
+  *cap = c;
+  memset((char*)a + (size_t)n * item, 0, (size_t)(c - n) * item);
+  return (char*)a + (size_t)n * item;
+}
+
+/* What the scan is inside of (indices into doc, -1: none). */
+typedef struct scan_state {
+  long geom, ctrl, src, prim;
+  bool in_vertices, in_joints, in_vw;
+  uint32_t node_stack[256];
+  uint32_t depth;
+  bool node_overflow;
+} scan_state;
+
+static int prim_kind(span name) {
+  if (span_is(name, "triangles")) return PRIM_TRIANGLES;
+  if (span_is(name, "polylist")) return PRIM_POLYLIST;
+  if (span_is(name, "polygons")) return PRIM_POLYGONS;
+  if (span_is(name, "lines") || span_is(name, "linestrips") || span_is(name, "tristrips") ||
+      span_is(name, "trifans"))
+    return PRIM_OTHER;
+  return -1;
+}
+
+static bool read_input(const xtag* t, dinput* in) {
+  span s;
+  if (!attr(t, "semantic", &s)) return false;
+  in->semantic = s;
+  in->source = fragment(t, "source");
+  in->offset = 0;
+  span o;
+  if (attr(t, "offset", &o) && !attr_u32(t, "offset", &in->offset)) return false;
+  return in->offset < 4096; /* (an index tuple of more is no file's) */
+}
+
+/* The text of an element that holds only text: from the end of its open tag to the next '<'. */
+static span text_after(const xtag* t, const char* end) {
+  const char* q = memchr(t->end, '<', (size_t)(end - t->end));
+  return (span){t->end, (size_t)((q ? q : end) - t->end)};
+}
+
+/* Closing tags that end a context. */
+static void close_tag(scan_state* st, span name) {
+  if (span_is(name, "geometry")) st->geom = -1;
+  else if (span_is(name, "controller")) st->ctrl = -1;
+  else if (span_is(name, "source")) st->src = -1;
+  else if (span_is(name, "vertices")) st->in_vertices = false;
+  else if (span_is(name, "joints")) st->in_joints = false;
+  else if (span_is(name, "vertex_weights")) st->in_vw = false;
+  else if (span_is(name, "node") && st->depth) --st->depth;
+  else if (prim_kind(name) >= 0) st->prim = -1;
+}
+
+/* One open tag of the geometry library. Returns false when out of memory or the tag is malformed. */
+static bool geometry_tag(doc* d, scan_state* st, const xtag* t, const char* end) {
+  dgeom* g = &d->geoms[st->geom];
+  if (span_is(t->name, "vertices")) {
+    if (!attr(t, "id", &g->vertices_id)) return false;
+    st->in_vertices = !t->empty;
+  } else if (span_is(t->name, "input") && st->in_vertices) {
+    dinput in;
+    if (!read_input(t, &in)) return false;
+    if (span_is(in.semantic, "POSITION")) g->position_src = in.source;
+  } else if (prim_kind(t->name) >= 0 && !t->empty) {
+    dprim* p = grow(&d->prims, d->np, &d->cp, sizeof *d->prims);
+    if (!p) return false;
+    p->geom = (uint32_t)st->geom;
+    p->kind = prim_kind(t->name);
+    if (!attr_u32(t, "count", &p->count)) return false;
+    p->p_first = d->nps;
+    st->prim = d->np++;
+  } else if (st->prim >= 0) {
+    dprim* p = &d->prims[st->prim];
+    if (span_is(t->name, "input")) {
+      if (p->nin >= MAX_INPUTS || !read_input(t, &p->in[p->nin++])) return false;
+    } else if (span_is(t->name, "vcount") && !t->empty) {
+      p->vcount = text_after(t, end);
+    } else if (span_is(t->name, "p")) {
+      span* s = grow(&d->ps, d->nps, &d->cps, sizeof *d->ps);
+      if (!s) return false;
+      *s = t->empty ? (span){t->end, 0} : text_after(t, end);
+      d->nps++;
+      p->np++;
+    } else if (span_is(t->name, "ph") || span_is(t->name, "h")) {
+      p->bad = true; /* polygons with holes */
+    }
+  }
+  return true;
+}
+
+/* One open tag of a skin controller. */
+static bool controller_tag(doc* d, scan_state* st, const xtag* t, const char* end) {
+  dctrl* c = &d->ctrls[st->ctrl];
+  if (span_is(t->name, "skin")) {
+    c->skin_geom = fragment(t, "source");
+  } else if (span_is(t->name, "joints")) {
+    st->in_joints = !t->empty;
+  } else if (span_is(t->name, "vertex_weights")) {
+    if (!attr_u32(t, "count", &c->vw_count)) return false;
+    c->has_vw = true;
+    st->in_vw = !t->empty;
+  } else if (span_is(t->name, "input") && st->in_joints) {
+    dinput in;
+    if (!read_input(t, &in)) return false;
+    if (span_is(in.semantic, "JOINT")) c->joints_src = in.source;
+  } else if (span_is(t->name, "input") && st->in_vw) {
+    if (c->nvw >= MAX_INPUTS || !read_input(t, &c->vw[c->nvw++])) return false;
+  } else if (span_is(t->name, "vcount") && st->in_vw) {
+    c->vcount = t->empty ? (span){t->end, 0} : text_after(t, end);
+    c->has_vcount = true;
+  } else if (span_is(t->name, "v") && st->in_vw) {
+    c->v = t->empty ? (span){t->end, 0} : text_after(t, end);
+    c->has_v = true;
+  }
+  (void)end;
+  return true;
+}
+
+/* <source> and its array and accessor, anywhere. */
+static bool source_tag(doc* d, scan_state* st, const xtag* t, const char* end) {
+  if (span_is(t->name, "source")) {
+    span id;
+    if (t->empty || !attr(t, "id", &id)) return true; /* a data source has an id (an effect's <source> is text) */
+    dsrc* s = grow(&d->srcs, d->ns, &d->cs, sizeof *d->srcs);
+    if (!s) return false;
+    s->id = id;
+    s->stride = 1;
+    st->src = d->ns++;
+    return true;
+  }
+  if (st->src < 0) return true;
+  dsrc* s = &d->srcs[st->src];
+  const int kind = span_is(t->name, "float_array") ? SRC_FLOAT
+                   : span_is(t->name, "Name_array") ? SRC_NAME
+                   : span_is(t->name, "IDREF_array") ? SRC_IDREF
+                                                     : SRC_NONE;
+  if (kind != SRC_NONE) {
+    if (s->kind != SRC_NONE || !attr(t, "count", &s->count_attr)) return false;
+    s->kind = kind;
+    s->text = t->empty ? (span){t->end, 0} : text_after(t, end);
+  } else if (span_is(t->name, "accessor")) {
+    uint32_t stride = 1;
+    if (attr(t, "stride", &(span){NULL, 0}) && !attr_u32(t, "stride", &stride)) return false;
+    s->stride = stride;
+    if (!attr(t, "count", &s->acc_count)) s->acc_count = (span){NULL, 0};
+  }
+  return true;
+}
+
+static bool node_tag(doc* d, scan_state* st, const xtag* t) {
+  if (span_is(t->name, "node")) {
+    dnode* n = grow(&d->nodes, d->nn, &d->cn, sizeof *d->nodes);
+    if (!n) return false;
+    if (!attr(t, "id", &n->id)) n->id = (span){NULL, 0};
+    if (!attr(t, "sid", &n->sid)) n->sid = (span){NULL, 0};
+    if (!attr(t, "name", &n->name)) n->name = (span){NULL, 0};
+    if (!t->empty) {
+      if (st->depth >= sizeof st->node_stack / sizeof st->node_stack[0]) st->node_overflow = true;
+      else st->node_stack[st->depth++] = d->nn;
+    }
+    d->nn++;
+  } else if ((span_is(t->name, "instance_controller") || span_is(t->name, "instance_geometry")) && st->depth) {
+    dinst* in = grow(&d->insts, d->ni, &d->ci, sizeof *d->insts);
+    if (!in) return false;
+    in->node = st->node_stack[st->depth - 1];
+    in->controller = span_is(t->name, "instance_controller");
+    in->url = fragment(t, "url");
+    d->ni++;
+  }
+  return true;
+}
+
+/* Scans the document. 0: read; 1: out of memory; 2: not a document the edit can read (why set). */
+static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
+  const char *p = src, *end = src + n;
+  scan_state st = {-1, -1, -1, -1, false, false, false, {0}, 0, false};
+  xtag t;
+  bool bad = false, collada = false;
+  while (next_tag(p, end, &t, &bad)) {
+    p = t.end;
+    if (t.closing) {
+      close_tag(&st, t.name);
+      continue;
+    }
+    bool ok = true;
+    if (span_is(t.name, "COLLADA")) {
+      collada = true;
+    } else if (span_is(t.name, "geometry") && !t.empty) {
+      dgeom* g = grow(&d->geoms, d->ng, &d->cg, sizeof *d->geoms);
+      if (!g) return 1;
+      ok = attr(&t, "id", &g->id);
+      st.geom = d->ng++;
+    } else if (span_is(t.name, "controller") && !t.empty) {
+      dctrl* c = grow(&d->ctrls, d->nc, &d->cc, sizeof *d->ctrls);
+      if (!c) return 1;
+      ok = attr(&t, "id", &c->id);
+      st.ctrl = d->nc++;
+    } else if (span_is(t.name, "source") || span_is(t.name, "float_array") || span_is(t.name, "Name_array") ||
+               span_is(t.name, "IDREF_array") || span_is(t.name, "accessor")) {
+      ok = source_tag(d, &st, &t, end);
+    } else if (span_is(t.name, "node") || span_is(t.name, "instance_controller") ||
+               span_is(t.name, "instance_geometry")) {
+      ok = node_tag(d, &st, &t);
+    } else if (st.geom >= 0) {
+      ok = geometry_tag(d, &st, &t, end);
+    } else if (st.ctrl >= 0) {
+      ok = controller_tag(d, &st, &t, end);
+    }
+    if (!ok) {
+      snprintf(why, why_size, "a Collada element this editor cannot read (<%.*s>)", (int)(t.name.n < 40 ? t.name.n : 40),
+               t.name.p);
+      return 2;
+    }
+    if (t.empty) close_tag(&st, t.name);
+  }
+  if (bad || !collada) {
+    snprintf(why, why_size, bad ? "the document does not scan as XML" : "not a Collada document");
+    return 2;
+  }
+  if (st.node_overflow) {
+    snprintf(why, why_size, "nodes nested deeper than this editor follows");
+    return 2;
+  }
+  return 0;
+}
+
+/* ---- numbers ----------------------------------------------------------------------------------------------------- */
+
+static size_t count_tokens(span s) {
+  size_t k = 0;
+  for (size_t i = 0; i < s.n;) {
+    while (i < s.n && isspace((unsigned char)s.p[i])) ++i;
+    if (i >= s.n) break;
+    ++k;
+    while (i < s.n && !isspace((unsigned char)s.p[i])) ++i;
+  }
+  return k;
+}
+
+/* Exactly want integers (>= -1) of s into out; false otherwise. */
+static bool parse_ints(span s, int64_t* out, size_t want) {
+  size_t k = 0, i = 0;
+  while (i < s.n) {
+    while (i < s.n && isspace((unsigned char)s.p[i])) ++i;
+    if (i >= s.n) break;
+    bool neg = s.p[i] == '-';
+    if (neg) ++i;
+    int64_t x = 0;
+    size_t digits = 0;
+    for (; i < s.n && isdigit((unsigned char)s.p[i]); ++i, ++digits) {
+      x = x * 10 + (s.p[i] - '0');
+      if (x > (int64_t)UINT32_MAX) return false;
+    }
+    if (!digits || (i < s.n && !isspace((unsigned char)s.p[i])) || k >= want || (neg && x != 1)) return false;
+    out[k++] = neg ? -x : x;
+  }
+  return k == want;
+}
+
+/* Exactly want floats of s (the document is NUL-terminated past every span: strtof stops in it). */
+static bool parse_floats(span s, float* out, size_t want) {
+  const char *q = s.p, *e = s.p + s.n;
+  size_t k = 0;
+  for (;;) {
+    while (q < e && isspace((unsigned char)*q)) ++q;
+    if (q >= e) break;
+    char* stop = NULL;
+    errno = 0;
+    float x = strtof(q, &stop);
+    if (stop == q || stop > e || (stop < e && !isspace((unsigned char)*stop)) || k >= want) return false;
+    out[k++] = x;
+    q = stop;
+  }
+  return k == want;
+}
+
+/* ---- the edit ----------------------------------------------------------------------------------------------------- */
+
+static const dsrc* find_src(const doc* d, span id) {
+  for (uint32_t i = 0; i < d->ns; ++i)
+    if (id.n && span_eq(d->srcs[i].id, id)) return &d->srcs[i];
+  return NULL;
+}
+
+static span node_display(const dnode* n) { return n->name.n ? n->name : n->id.n ? n->id : n->sid; }
+
+static bool span_is_cstr(span s, const char* z) { return z && span_is(s, z); }
+
+/* The skeleton joint an entry of a controller's joint list names (through the node with that sid - IDREF: id -,
+ * else that name, as Assimp resolves it), or -1. */
+static long skeleton_joint(const doc* d, span entry, bool idref, const char* const* names, uint32_t count) {
+  span display = entry;
+  for (int pass = 0; pass < 2; ++pass) {
+    bool found = false;
+    for (uint32_t i = 0; i < d->nn && !found; ++i) {
+      const dnode* n = &d->nodes[i];
+      if (span_eq(pass == 0 ? (idref ? n->id : n->sid) : n->name, entry) && entry.n) {
+        display = node_display(n);
+        found = true;
+      }
+    }
+    if (found) break;
+  }
+  for (uint32_t j = 0; j < count; ++j)
+    if (span_is_cstr(display, names[j])) return (long)j;
+  return -1;
+}
+
+/* A byte range of the source replaced by text (owned). */
+typedef struct splice {
+  const char *from, *to;
+  char* text;
+  size_t n;
+} splice;
+
+typedef struct strbuf {
+  char* p;
+  size_t n, cap;
+  bool oom;
+} strbuf;
+
+static void sb_printf(strbuf* b, const char* fmt, ...) {
+  if (b->oom) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+      b->oom = true;
+      return;
+    }
+    if (b->p && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
+    size_t cap = b->cap ? 2 * b->cap : 256;
+    while (cap < b->n + (size_t)k + 1) cap *= 2;
+    char* q = realloc(b->p, cap);
+    if (!q) {
+      b->oom = true;
+      return;
+    }
+    b->p = q;
+    b->cap = cap;
+  }
+}
+
+/* Everything the edit of one controller holds. */
+typedef struct cedit {
+  const dctrl* c;
+  const dsrc *joints, *weights;
+  uint32_t nj, oj, ow;
+  long* j2s;        /* controller joint -> skeleton joint */
+  long* s2j;        /* skeleton joint -> controller joint (first) */
+  uint32_t* vcount; /* per position: original pair count */
+  size_t* first;    /* per position: first pair (vcount prefix) */
+  int64_t* pairs;   /* original (joint, weight index) pairs */
+  float* wv;        /* original weights */
+  size_t nw;
+  /* the new rows: per position, the mesh vertex whose row it takes (SIZE_MAX: unchanged) and which mesh */
+  size_t* from_v;
+  uint32_t* from_m;
+} cedit;
+
+static void cedit_free(cedit* e) {
+  free(e->j2s), free(e->s2j), free(e->vcount), free(e->first), free(e->pairs), free(e->wv), free(e->from_v),
+      free(e->from_m);
+}
+
+#define CANNOT(...) (snprintf(why, why_size, __VA_ARGS__), SKIO_DAE_EDIT_CANNOT)
+
+/* Reads a controller's joints, weights and vertex_weights into e. */
+static int cedit_read(const doc* d, const dctrl* c, const char* const* names, uint32_t joint_count, cedit* e,
+                      char* why, size_t why_size) {
+  e->c = c;
+  if (!c->has_vw || !c->has_vcount || !c->has_v)
+    return CANNOT("skin controller %.*s has no vertex weights", (int)c->id.n, c->id.p);
+  const dinput *ij = NULL, *iw = NULL;
+  for (uint32_t i = 0; i < c->nvw; ++i) {
+    if (span_is(c->vw[i].semantic, "JOINT")) ij = &c->vw[i];
+    else if (span_is(c->vw[i].semantic, "WEIGHT")) iw = &c->vw[i];
+    else return CANNOT("skin controller %.*s has a vertex weight input other than JOINT and WEIGHT", (int)c->id.n, c->id.p);
+  }
+  if (!ij || !iw || c->nvw != 2 || ij->offset + iw->offset != 1)
+    return CANNOT("skin controller %.*s does not pair one joint with one weight", (int)c->id.n, c->id.p);
+  e->oj = ij->offset, e->ow = iw->offset;
+  e->joints = find_src(d, ij->source.n ? ij->source : c->joints_src);
+  e->weights = find_src(d, iw->source);
+  if (!e->joints || (e->joints->kind != SRC_NAME && e->joints->kind != SRC_IDREF) || !e->weights ||
+      e->weights->kind != SRC_FLOAT || e->weights->stride != 1)
+    return CANNOT("skin controller %.*s has joint or weight sources this editor cannot read", (int)c->id.n, c->id.p);
+  e->nj = (uint32_t)count_tokens(e->joints->text);
+  e->nw = count_tokens(e->weights->text);
+  const size_t nv = c->vw_count;
+  e->j2s = malloc((e->nj + 1) * sizeof *e->j2s);
+  e->s2j = malloc((joint_count + 1) * sizeof *e->s2j);
+  e->vcount = malloc((nv + 1) * sizeof *e->vcount);
+  e->first = malloc((nv + 1) * sizeof *e->first);
+  e->wv = malloc((e->nw + 1) * sizeof *e->wv);
+  e->from_v = malloc((nv + 1) * sizeof *e->from_v);
+  e->from_m = malloc((nv + 1) * sizeof *e->from_m);
+  int64_t* vc = malloc((nv + 1) * sizeof *vc);
+  if (!e->j2s || !e->s2j || !e->vcount || !e->first || !e->wv || !e->from_v || !e->from_m || !vc) {
+    free(vc);
+    return SKC_OUT_OF_MEMORY;
+  }
+  for (uint32_t s = 0; s < joint_count; ++s) e->s2j[s] = -1;
+  const char *q = e->joints->text.p, *qe = q + e->joints->text.n;
+  for (uint32_t j = 0; j < e->nj; ++j) {
+    while (q < qe && isspace((unsigned char)*q)) ++q;
+    const char* t0 = q;
+    while (q < qe && !isspace((unsigned char)*q)) ++q;
+    e->j2s[j] = skeleton_joint(d, (span){t0, (size_t)(q - t0)}, e->joints->kind == SRC_IDREF, names, joint_count);
+    if (e->j2s[j] >= 0 && e->s2j[e->j2s[j]] < 0) e->s2j[e->j2s[j]] = j;
+  }
+  size_t total = 0;
+  bool ok = parse_ints(c->vcount, vc, nv) && parse_floats(e->weights->text, e->wv, e->nw);
+  for (size_t v = 0; ok && v < nv; ++v) {
+    ok = vc[v] >= 0;
+    e->vcount[v] = (uint32_t)vc[v];
+    e->first[v] = total;
+    total += (size_t)vc[v];
+  }
+  free(vc);
+  if (!ok) return CANNOT("skin controller %.*s: its weight counts or weights do not read", (int)c->id.n, c->id.p);
+  if (!(e->pairs = malloc((2 * total + 1) * sizeof *e->pairs))) return SKC_OUT_OF_MEMORY;
+  if (!parse_ints(c->v, e->pairs, 2 * total))
+    return CANNOT("skin controller %.*s: its <v> does not hold %zu pairs", (int)c->id.n, c->id.p, total);
+  for (size_t k = 0; k < total; ++k) {
+    const int64_t j = e->pairs[2 * k + e->oj], w = e->pairs[2 * k + e->ow];
+    if (j < 0 || (uint64_t)j >= e->nj || w < 0 || (uint64_t)w >= e->nw)
+      return CANNOT("skin controller %.*s: a pair out of its joints or weights (or bound to the bind shape)",
+                    (int)c->id.n, c->id.p);
+  }
+  for (size_t v = 0; v < nv; ++v) e->from_v[v] = SIZE_MAX;
+  return SKC_OK;
+}
+
+/* Corner -> position index of primitive p (corners in Assimp's order); *nc the corner count. */
+static int prim_corners(const doc* d, const dprim* p, uint32_t** out, size_t* nc, char* why, size_t why_size) {
+  if (p->kind == PRIM_OTHER || p->bad) return CANNOT("a skinned geometry has strips, fans, lines or holes");
+  uint32_t stride = 0, vo = UINT32_MAX;
+  for (uint32_t i = 0; i < p->nin; ++i) {
+    stride = p->in[i].offset + 1 > stride ? p->in[i].offset + 1 : stride;
+    if (span_is(p->in[i].semantic, "VERTEX")) vo = p->in[i].offset;
+  }
+  if (vo == UINT32_MAX) return CANNOT("a skinned primitive has no VERTEX input");
+  size_t idx = 0;
+  for (uint32_t k = 0; k < p->np; ++k) idx += count_tokens(d->ps[p->p_first + k]);
+  if (idx % stride) return CANNOT("a skinned primitive's indices do not fill its inputs");
+  *nc = idx / stride;
+  int64_t* all = malloc((idx + 1) * sizeof *all);
+  *out = malloc((*nc + 1) * sizeof **out);
+  if (!all || !*out) {
+    free(all);
+    free(*out);
+    *out = NULL;
+    return SKC_OUT_OF_MEMORY;
+  }
+  size_t at = 0;
+  bool ok = true;
+  for (uint32_t k = 0; ok && k < p->np; ++k) {
+    span s = d->ps[p->p_first + k];
+    size_t c = count_tokens(s);
+    ok = parse_ints(s, all + at, c);
+    at += c;
+  }
+  for (size_t c = 0; ok && c < *nc; ++c) {
+    ok = all[c * stride + vo] >= 0;
+    (*out)[c] = (uint32_t)all[c * stride + vo];
+  }
+  free(all);
+  if (ok) return SKC_OK;
+  free(*out);
+  *out = NULL;
+  return CANNOT("a skinned primitive's indices do not read");
+}
+
+/* Takes mesh m (primitive p of the controller's geometry) into the controller's new rows: each position its first
+ * corner's vertex. Checks the corners' positions against the mesh's. */
+static int take_mesh(const doc* d, const dprim* p, const float* pos, size_t npos, const skio_dae_mesh_edit* m,
+                     uint32_t mi, cedit* e, size_t* split, char* why, size_t why_size) {
+  uint32_t* corner = NULL;
+  size_t nc = 0;
+  int rc = prim_corners(d, p, &corner, &nc, why, why_size);
+  if (rc) return rc;
+  if (nc != m->vertex_count) {
+    free(corner);
+    return CANNOT("a mesh of %zu vertices matches a primitive of %zu corners", m->vertex_count, nc);
+  }
+  for (size_t v = 0; v < nc; ++v) {
+    const uint32_t i = corner[v];
+    bool same = i < npos && i < e->c->vw_count;
+    for (int k = 0; same && k < 3; ++k) {
+      const float a = m->positions[3 * v + k], b = pos[3 * (size_t)i + k];
+      same = fabsf(a - b) <= 1e-5f * (1.0f + fabsf(b));
+    }
+    if (!same) {
+      free(corner);
+      return CANNOT("vertex %zu of a mesh is not where its corner's position is in the file (moved vertices)", v);
+    }
+    if (e->from_v[i] == SIZE_MAX) {
+      e->from_v[i] = v;
+      e->from_m[i] = mi;
+    } else {
+      const skio_dae_mesh_edit* o = m - mi + e->from_m[i];
+      const size_t a0 = o->offsets[e->from_v[i]], a1 = o->offsets[e->from_v[i] + 1];
+      const size_t b0 = m->offsets[v], b1 = m->offsets[v + 1];
+      bool eq = a1 - a0 == b1 - b0;
+      for (size_t k = 0; eq && k < a1 - a0; ++k)
+        eq = o->joints[a0 + k] == m->joints[b0 + k] && o->weights[a0 + k] == m->weights[b0 + k];
+      *split += !eq;
+    }
+  }
+  free(corner);
+  return SKC_OK;
+}
+
+/* Whether the new row of position i (mesh vertex e->from_v[i]) holds the same (joint, weight) set as the file. */
+static bool row_same(const cedit* e, const skio_dae_mesh_edit* m, size_t i, size_t v) {
+  const size_t b0 = m->offsets[v], b1 = m->offsets[v + 1];
+  if (b1 - b0 != e->vcount[i]) return false;
+  for (size_t k = b0; k < b1; ++k) {
+    bool found = false;
+    for (size_t q = 0; q < e->vcount[i] && !found; ++q) {
+      const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
+      found = e->j2s[pr[e->oj]] == (long)m->joints[k] && e->wv[pr[e->ow]] == m->weights[k];
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+static bool cedit_changed(const cedit* e, const skio_dae_mesh_edit* meshes) {
+  for (size_t i = 0; i < e->c->vw_count; ++i)
+    if (e->from_v[i] != SIZE_MAX && !row_same(e, &meshes[e->from_m[i]], i, e->from_v[i])) return true;
+  return false;
+}
+
+/* One (joint, weight index) pair onto <v>, in the controller's input order. */
+static void put_pair(strbuf* vv, const cedit* e, long long j, long long w) {
+  long long pair[2];
+  pair[e->oj] = j, pair[e->ow] = w;
+  sb_printf(vv, "%s%lld %lld", vv->n ? " " : "", pair[0], pair[1]);
+}
+
+/* Position i's new pairs: the file's weight index where the weight of that joint is the same float, else a weight
+ * appended (to add; *nw counts the weights). */
+static int put_row(strbuf* vv, strbuf* add, size_t* nw, const cedit* e, const skio_dae_mesh_edit* m, size_t i,
+                   const char* const* names, char* why, size_t why_size) {
+  const size_t v = e->from_v[i], b0 = m->offsets[v], b1 = m->offsets[v + 1];
+  for (size_t k = b0; k < b1; ++k) {
+    const long cj = e->s2j[m->joints[k]];
+    if (cj < 0)
+      return CANNOT("joint %s has weight but is not among skin controller %.*s's joints", names[m->joints[k]],
+                    (int)e->c->id.n, e->c->id.p);
+    long long wi = -1;
+    for (size_t q = 0; q < e->vcount[i] && wi < 0; ++q) {
+      const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
+      if (pr[e->oj] == cj && e->wv[pr[e->ow]] == m->weights[k]) wi = pr[e->ow];
+    }
+    if (wi < 0) {
+      sb_printf(add, " %.9g", (double)m->weights[k]);
+      wi = (long long)(*nw)++;
+    }
+    put_pair(vv, e, cj, wi);
+  }
+  return SKC_OK;
+}
+
+static int add_splice(splice* sp, uint32_t* nsp, const char* from, const char* to, char* text, size_t n) {
+  if (!text && n) return SKC_OUT_OF_MEMORY;
+  sp[(*nsp)++] = (splice){from, to, text, n};
+  return SKC_OK;
+}
+
+/* The controller's new <vcount>, <v> and appended weights into the splices (five at most). */
+static int cedit_write(const cedit* e, const skio_dae_mesh_edit* meshes, const char* const* names, splice* sp,
+                       uint32_t* nsp, char* why, size_t why_size) {
+  strbuf vc = {0}, vv = {0}, add = {0};
+  size_t nw = e->nw;
+  int rc = SKC_OK;
+  for (size_t i = 0; i < e->c->vw_count && rc == SKC_OK; ++i) {
+    if (e->from_v[i] == SIZE_MAX || row_same(e, &meshes[e->from_m[i]], i, e->from_v[i])) {
+      sb_printf(&vc, "%s%u", i ? " " : "", e->vcount[i]);
+      for (size_t q = 0; q < e->vcount[i]; ++q) {
+        const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
+        put_pair(&vv, e, pr[e->oj], pr[e->ow]);
+      }
+      continue;
+    }
+    const skio_dae_mesh_edit* m = &meshes[e->from_m[i]];
+    sb_printf(&vc, "%s%zu", i ? " " : "", (size_t)(m->offsets[e->from_v[i] + 1] - m->offsets[e->from_v[i]]));
+    rc = put_row(&vv, &add, &nw, e, m, i, names, why, why_size);
+  }
+  if (rc == SKC_OK && (vc.oom || vv.oom || add.oom)) rc = SKC_OUT_OF_MEMORY;
+  if (rc != SKC_OK) {
+    free(vc.p), free(vv.p), free(add.p);
+    return rc;
+  }
+  char count[32];
+  snprintf(count, sizeof count, "%zu", nw);
+  const dsrc* w = e->weights;
+  const char* wend = w->text.p + w->text.n;
+  rc = add_splice(sp, nsp, w->count_attr.p, w->count_attr.p + w->count_attr.n, strdup(count), strlen(count));
+  if (!rc && w->acc_count.p)
+    rc = add_splice(sp, nsp, w->acc_count.p, w->acc_count.p + w->acc_count.n, strdup(count), strlen(count));
+  if (!rc) rc = add_splice(sp, nsp, wend, wend, add.p, add.n), add.p = NULL;
+  if (!rc) rc = add_splice(sp, nsp, e->c->vcount.p, e->c->vcount.p + e->c->vcount.n, vc.p, vc.n), vc.p = NULL;
+  if (!rc) rc = add_splice(sp, nsp, e->c->v.p, e->c->v.p + e->c->v.n, vv.p, vv.n), vv.p = NULL;
+  free(vc.p), free(vv.p), free(add.p);
+  return rc;
+}
+
+static int cmp_splice(const void* a, const void* b) {
+  const splice *x = a, *y = b;
+  return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The source with the splices applied. */
+static int apply(const char* src, size_t n, splice* sp, uint32_t nsp, char** out, size_t* out_n, char* why,
+                 size_t why_size) {
+  qsort(sp, nsp, sizeof *sp, cmp_splice);
+  size_t size = n;
+  for (uint32_t k = 0; k < nsp; ++k) {
+    if (k && sp[k].from < sp[k - 1].to) return CANNOT("two edits of the document overlap");
+    size = size - (size_t)(sp[k].to - sp[k].from) + sp[k].n;
+  }
+  char* o = malloc(size + 1);
+  if (!o) return SKC_OUT_OF_MEMORY;
+  const char* at = src;
+  size_t w = 0;
+  for (uint32_t k = 0; k < nsp; ++k) {
+    memcpy(o + w, at, (size_t)(sp[k].from - at));
+    w += (size_t)(sp[k].from - at);
+    if (sp[k].n) memcpy(o + w, sp[k].text, sp[k].n);
+    w += sp[k].n;
+    at = sp[k].to;
+  }
+  memcpy(o + w, at, (size_t)(src + n - at));
+  w += (size_t)(src + n - at);
+  o[w] = 0;
+  *out = o;
+  *out_n = w;
+  return SKC_OK;
+}
+
+/* The controller instance a mesh belongs to: 0 found (*inst), 1 the mesh is left alone (no skin, no controller),
+ * or CANNOT. */
+static int mesh_instance(const doc* d, const skio_dae_mesh_edit* m, uint32_t* inst, char* why, size_t why_size) {
+  uint32_t found = 0, k = 0;
+  for (uint32_t i = 0; i < d->ni; ++i)
+    if (m->node_name && span_is_cstr(node_display(&d->nodes[d->insts[i].node]), m->node_name)) found++, k = i;
+  if (found == 1 && d->insts[k].controller) {
+    *inst = k;
+    return 0;
+  }
+  if (!m->offsets) return 1;
+  if (!found) return CANNOT("skinned mesh of node %s has no instance in the file", m->node_name ? m->node_name : "(unnamed)");
+  if (found > 1) return CANNOT("node %s instances more than one mesh or controller", m->node_name);
+  return CANNOT("mesh of node %s has no skin controller in the file", m->node_name);
+}
+
+/* Positions of geometry g (3 floats each) into *pos. */
+static int geometry_positions(const doc* d, const dgeom* g, float** pos, size_t* npos, char* why, size_t why_size) {
+  const dsrc* s = find_src(d, g->position_src);
+  if (!s || s->kind != SRC_FLOAT || s->stride != 3) return CANNOT("geometry %.*s: no position source", (int)g->id.n, g->id.p);
+  size_t nf = count_tokens(s->text);
+  if (nf % 3) return CANNOT("geometry %.*s: positions are not triples", (int)g->id.n, g->id.p);
+  if (!(*pos = malloc((nf + 1) * sizeof **pos))) return SKC_OUT_OF_MEMORY;
+  *npos = nf / 3;
+  return parse_floats(s->text, *pos, nf) ? SKC_OK : CANNOT("geometry %.*s: positions do not read", (int)g->id.n, g->id.p);
+}
+
+/* One controller instance and its meshes (in order, one per primitive of the geometry): the new rows. */
+static int edit_instance(const doc* d, uint32_t inst, const skio_dae_mesh_edit* meshes, const uint32_t* list,
+                         uint32_t nlist, const char* const* names, uint32_t joint_count, cedit* e, size_t* split,
+                         char* why, size_t why_size) {
+  const dinst* in = &d->insts[inst];
+  const dctrl* c = NULL;
+  for (uint32_t i = 0; i < d->nc && !c; ++i)
+    if (span_eq(d->ctrls[i].id, in->url)) c = &d->ctrls[i];
+  uint32_t uses = 0;
+  for (uint32_t i = 0; i < d->ni; ++i) uses += d->insts[i].controller && span_eq(d->insts[i].url, in->url);
+  if (!c || uses != 1) return CANNOT("a skin controller is missing or instanced more than once");
+  long g = -1;
+  for (uint32_t i = 0; i < d->ng && g < 0; ++i)
+    if (span_eq(d->geoms[i].id, c->skin_geom)) g = (long)i;
+  if (g < 0) return CANNOT("skin controller %.*s's geometry is not in the file", (int)c->id.n, c->id.p);
+  int rc = cedit_read(d, c, names, joint_count, e, why, why_size);
+  float* pos = NULL;
+  size_t npos = 0;
+  if (!rc) rc = geometry_positions(d, &d->geoms[g], &pos, &npos, why, why_size);
+  uint32_t k = 0;
+  for (uint32_t p = 0; !rc && p < d->np; ++p) {
+    if (d->prims[p].geom != (uint32_t)g || d->prims[p].count == 0) continue;
+    if (k >= nlist) rc = CANNOT("node %s: the file's geometry has more primitives than the scene meshes", meshes[list[0]].node_name);
+    else if (!meshes[list[k]].offsets) rc = CANNOT("a mesh of node %s has lost its skin", meshes[list[k]].node_name);
+    else rc = take_mesh(d, &d->prims[p], pos, npos, &meshes[list[k]], list[k], e, split, why, why_size);
+    ++k;
+  }
+  if (!rc && k != nlist) rc = CANNOT("node %s: the scene has more meshes than the file's geometry has primitives", meshes[list[0]].node_name);
+  free(pos);
+  return rc;
+}
+
+int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes, uint32_t count,
+                  const char* const* names, uint32_t joint_count, char** out, size_t* out_n,
+                  skio_dae_edit_report* rep, char* why, size_t why_size, skc_err* err) {
+  memset(rep, 0, sizeof *rep);
+  *out = NULL;
+  *out_n = 0;
+  char* src = malloc(n + 1); /* NUL-terminated: the number parsers stop there */
+  if (!src) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory editing the Collada file");
+  memcpy(src, src_in, n);
+  src[n] = 0;
+  doc d = {0};
+  int rc = scan(src, n, &d, why, why_size);
+  rc = rc == 1 ? SKC_OUT_OF_MEMORY : rc == 2 ? SKIO_DAE_EDIT_CANNOT : SKC_OK;
+  uint32_t* inst_of = calloc(count + 1, sizeof *inst_of);
+  uint32_t* list = calloc(count + 1, sizeof *list);
+  cedit* edits = calloc(d.ni + 1, sizeof *edits);
+  splice* sp = calloc(5 * (size_t)d.ni + 1, sizeof *sp);
+  uint32_t nsp = 0;
+  if (!rc && (!inst_of || !list || !edits || !sp)) rc = SKC_OUT_OF_MEMORY;
+  for (uint32_t m = 0; !rc && m < count; ++m) {
+    int r = mesh_instance(&d, &meshes[m], &inst_of[m], why, why_size);
+    if (r == 1) inst_of[m] = UINT32_MAX;
+    else if (r) rc = r;
+  }
+  for (uint32_t i = 0; !rc && i < d.ni; ++i) {
+    uint32_t nl = 0;
+    for (uint32_t m = 0; m < count; ++m)
+      if (inst_of[m] == i) list[nl++] = m;
+    if (!nl) continue;
+    rc = edit_instance(&d, i, meshes, list, nl, names, joint_count, &edits[i], &rep->split_points, why, why_size);
+    if (rc) break;
+    rep->controllers++;
+    if (cedit_changed(&edits[i], meshes)) {
+      rc = cedit_write(&edits[i], meshes, names, sp, &nsp, why, why_size);
+      rep->rewritten++;
+    }
+  }
+  if (!rc) rc = apply(src, n, sp, nsp, out, out_n, why, why_size);
+  for (uint32_t i = 0; edits && i < d.ni; ++i) cedit_free(&edits[i]);
+  for (uint32_t k = 0; sp && k < nsp; ++k) free(sp[k].text);
+  free(sp), free(edits), free(list), free(inst_of), free(src);
+  doc_free(&d);
+  if (rc == SKC_OUT_OF_MEMORY) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory editing the Collada file");
+  return rc;
+}

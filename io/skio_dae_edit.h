@@ -1,0 +1,54 @@
+/* skio_dae_edit.h - writing a Collada file that skinkit read (through Assimp) back with new skin weights, as an edit
+ * of the source document (io/dae_edit.c) instead of a new file from Assimp's exporter, which writes a vertex per
+ * triangle corner (CesiumMan_blender.dae: 0.79 MB -> 2.2 MB) and drops what it does not know (every <extra>: Blender's
+ * bone tips, rolls and layers, which its importer uses for the bones' tails).
+ *
+ * What changes: for each skin controller whose weights differ, the <vcount> and <v> of its <vertex_weights>, and
+ * the weights the new pairs need appended to its WEIGHT source's float_array (count and accessor count follow; the
+ * values already there keep their text, and a pair whose weight equals, as a float, the file's weight for that
+ * joint of that vertex keeps pointing at it). Every other byte stays; an unchanged scene writes the source as it
+ * was.
+ *
+ * Mapping: Assimp 5.2.5 gives each primitive element (<triangles>, <polylist>, <polygons>) of a controller's geometry
+ * one mesh under the node that instances the controller, whose vertices are the element's corners in order
+ * (triangulation adds none), so vertex k of a mesh is a known position index of the geometry; the corners' positions
+ * must equal the mesh's (within float parsing). A position drawn by several corners takes the weights of its first
+ * corner (split_points counts those whose corners disagree). A joint with weight must be in the controller's joint
+ * list (matched to the skeleton through the nodes' sid, id and name as Assimp names them).
+ */
+#ifndef SKIO_DAE_EDIT_H
+#define SKIO_DAE_EDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skc_status.h"
+
+#define SKIO_DAE_EDIT_CANNOT (-1)
+
+typedef struct skio_dae_mesh_edit {
+  const char* node_name;   /* the node that instances the mesh, as Assimp names it (name, else id, else sid) */
+  size_t vertex_count;
+  const float* positions;  /* 3 per vertex, as the reader gave them */
+  const uint32_t* offsets; /* CSR over the vertices: vertex_count + 1; NULL: the mesh has no skin */
+  const uint32_t* joints;  /* skeleton joints (< joint_count) */
+  const float* weights;    /* exact zeros are left out */
+} skio_dae_mesh_edit;
+
+typedef struct skio_dae_edit_report {
+  uint32_t controllers; /* skin controllers the meshes matched */
+  uint32_t rewritten;   /* of which written with new weights */
+  size_t split_points;  /* positions whose corners had different weights (the first corner's written) */
+} skio_dae_edit_report;
+
+/* Edits the Collada document src (n bytes) so that its skins hold the meshes' weights (every mesh of the scene, in
+ * the reader's order; joint_names names the skeleton joints). On SKC_OK *out (malloc'd, *out_n bytes) is the new
+ * file. SKIO_DAE_EDIT_CANNOT, with a sentence in why, when the file cannot take the edit (not a document this
+ * scanner reads, a skinned mesh that matches no skin controller's element, moved vertices, a joint with weight
+ * the controller does not list, a mesh that lost its skin): the caller then writes the scene whole.
+ * SKC_OUT_OF_MEMORY otherwise. */
+int skio_dae_edit(const char* src, size_t n, const skio_dae_mesh_edit* meshes, uint32_t count,
+                  const char* const* joint_names, uint32_t joint_count, char** out, size_t* out_n,
+                  skio_dae_edit_report* report, char* why, size_t why_size, skc_err* err);
+
+#endif
