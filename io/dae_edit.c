@@ -500,27 +500,47 @@ static const dsrc* find_src(const doc* d, span id) {
   return NULL;
 }
 
-static span node_display(const dnode* n) { return n->name.n ? n->name : n->id.n ? n->id : n->sid; }
-
-static bool span_is_cstr(span s, const char* z) { return z && span_is(s, z); }
-
-/* The skeleton joint an entry of a controller's joint list names (through the node with that sid - IDREF: id -,
- * else that name, as Assimp resolves it), or -1. */
-static long skeleton_joint(const doc* d, span entry, bool idref, const char* const* names, uint32_t count) {
-  span display = entry;
-  for (int pass = 0; pass < 2; ++pass) {
-    bool found = false;
-    for (uint32_t i = 0; i < d->nn && !found; ++i) {
-      const dnode* n = &d->nodes[i];
-      if (span_eq(pass == 0 ? (idref ? n->id : n->sid) : n->name, entry) && entry.n) {
-        display = node_display(n);
-        found = true;
-      }
+/* Whether the attribute text raw, its XML entities decoded (&lt; &gt; &amp; &quot; &apos; &#N; &#xN;), is z. */
+static bool attr_is(span raw, const char* z) {
+  if (!z || !raw.p) return false;
+  size_t k = 0, zn = strlen(z);
+  for (size_t i = 0; i < raw.n; ++k) {
+    if (k >= zn) return false;
+    unsigned long c = (unsigned char)raw.p[i];
+    size_t used = 1;
+    if (c == '&') {
+      const char* semi = memchr(raw.p + i, ';', raw.n - i);
+      if (!semi) return false;
+      span ent = {raw.p + i + 1, (size_t)(semi - raw.p - i - 1)};
+      used = ent.n + 2;
+      if (span_is(ent, "lt")) c = '<';
+      else if (span_is(ent, "gt")) c = '>';
+      else if (span_is(ent, "amp")) c = '&';
+      else if (span_is(ent, "quot")) c = '"';
+      else if (span_is(ent, "apos")) c = '\'';
+      else if (ent.n >= 2 && ent.p[0] == '#') c = strtoul(ent.p + 1 + (ent.p[1] == 'x'), NULL, ent.p[1] == 'x' ? 16 : 10);
+      else return false;
+      if (c > 0x7f) return false; /* (a name with other characters simply does not match) */
     }
-    if (found) break;
+    if ((unsigned char)z[k] != c) return false;
+    i += used;
   }
-  for (uint32_t j = 0; j < count; ++j)
-    if (span_is_cstr(display, names[j])) return (long)j;
+  return k == zn;
+}
+
+/* The skeleton joint an entry of a controller's joint list names, or -1: the node with that sid (IDREF: id), else
+ * that name; then the skeleton joint named as the importer names joints (the node's name, else its id, else sid;
+ * io/scene_import.c), or the entry itself when no node has it. */
+static long skeleton_joint(const doc* d, span entry, bool idref, const char* const* names, uint32_t count) {
+  const dnode* node = NULL;
+  for (uint32_t i = 0; i < d->nn && !node && entry.n; ++i)
+    if (span_eq(idref ? d->nodes[i].id : d->nodes[i].sid, entry)) node = &d->nodes[i];
+  for (uint32_t i = 0; i < d->nn && !node && entry.n; ++i)
+    if (span_eq(d->nodes[i].name, entry)) node = &d->nodes[i];
+  const span cand[3] = {node ? node->name : entry, node ? node->id : (span){NULL, 0}, node ? node->sid : (span){NULL, 0}};
+  for (int c = 0; c < 3; ++c)
+    for (uint32_t j = 0; j < count && cand[c].n; ++j)
+      if (attr_is(cand[c], names[j])) return (long)j;
   return -1;
 }
 
@@ -864,20 +884,80 @@ static int apply(const char* src, size_t n, splice* sp, uint32_t nsp, char** out
   return SKC_OK;
 }
 
-/* The controller instance a mesh belongs to: 0 found (*inst), 1 the mesh is left alone (no skin, no controller),
- * or CANNOT. */
-static int mesh_instance(const doc* d, const skio_dae_mesh_edit* m, uint32_t* inst, char* why, size_t why_size) {
-  uint32_t found = 0, k = 0;
-  for (uint32_t i = 0; i < d->ni; ++i)
-    if (m->node_name && span_is_cstr(node_display(&d->nodes[d->insts[i].node]), m->node_name)) found++, k = i;
-  if (found == 1 && d->insts[k].controller) {
-    *inst = k;
-    return 0;
+/* The geometry an instance draws (a controller instance: its skin's), or -1. */
+static long instance_geometry(const doc* d, const dinst* in) {
+  span g = in->url;
+  if (in->controller) {
+    g = (span){NULL, 0};
+    for (uint32_t i = 0; i < d->nc && !g.n; ++i)
+      if (span_eq(d->ctrls[i].id, in->url)) g = d->ctrls[i].skin_geom;
   }
-  if (!m->offsets) return 1;
-  if (!found) return CANNOT("skinned mesh of node %s has no instance in the file", m->node_name ? m->node_name : "(unnamed)");
-  if (found > 1) return CANNOT("node %s instances more than one mesh or controller", m->node_name);
-  return CANNOT("mesh of node %s has no skin controller in the file", m->node_name);
+  for (uint32_t i = 0; i < d->ng && g.n; ++i)
+    if (span_eq(d->geoms[i].id, g)) return (long)i;
+  return -1;
+}
+
+/* The meshes the importer makes of geometry g: one per primitive element with faces. */
+static uint32_t geometry_meshes(const doc* d, long g) {
+  uint32_t k = 0;
+  for (uint32_t p = 0; p < d->np; ++p) k += d->prims[p].geom == (uint32_t)g && d->prims[p].count > 0;
+  return k;
+}
+
+/* The scene meshes of the node named like meshes[m0] (from m0 on, in order) onto the node's instances in document
+ * order, each instance taking as many meshes as its geometry has primitive elements with faces (what the importer
+ * makes): inst_of[m] = the controller instance, or UINT32_MAX for a mesh the edit leaves alone (an unskinned mesh of
+ * a geometry instance or of a node without instances). done[m] marks the meshes seen. */
+static int assign_node(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t count, uint32_t m0, uint32_t* inst_of,
+                       bool* done, char* why, size_t why_size) {
+  const char* name = meshes[m0].node_name;
+  bool skinned = false;
+  for (uint32_t m = m0; m < count; ++m)
+    if (!done[m] && meshes[m].node_name && !strcmp(meshes[m].node_name, name)) {
+      done[m] = true, inst_of[m] = UINT32_MAX;
+      skinned |= meshes[m].offsets != NULL;
+    }
+  uint32_t m = m0, placed = 0;
+  for (uint32_t i = 0; i < d->ni; ++i) { /* the importer names nodes by id (else sid, else name) */
+    const dnode* n = &d->nodes[d->insts[i].node];
+    if (!attr_is(n->id.n ? n->id : n->sid.n ? n->sid : n->name, name)) continue;
+    const long g = instance_geometry(d, &d->insts[i]);
+    if (g < 0) return skinned ? CANNOT("node %s instances a geometry or controller that is not in the file", name) : 0;
+    for (uint32_t k = geometry_meshes(d, g); k > 0; --k, ++m) {
+      while (m < count && (!meshes[m].node_name || strcmp(meshes[m].node_name, name))) ++m;
+      if (m >= count) return skinned ? CANNOT("node %s: the file draws more meshes than the scene has", name) : 0;
+      if (!d->insts[i].controller && meshes[m].offsets)
+        return CANNOT("mesh of node %s has no skin controller in the file", name);
+      inst_of[m] = d->insts[i].controller ? i : UINT32_MAX;
+      ++placed;
+    }
+  }
+  uint32_t total = 0;
+  for (uint32_t k = m0; k < count; ++k) total += meshes[k].node_name && !strcmp(meshes[k].node_name, name);
+  if (placed == total) return 0;
+  for (uint32_t k = m0; k < count; ++k)
+    if (meshes[k].node_name && !strcmp(meshes[k].node_name, name)) inst_of[k] = UINT32_MAX;
+  return skinned ? CANNOT(placed ? "node %s: the scene has more meshes than the file draws" : "skinned mesh of node %s "
+                          "has no instance in the file", name) : 0;
+}
+
+/* Every mesh onto its controller instance (inst_of[m], UINT32_MAX: left alone). */
+static int assign(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t count, uint32_t* inst_of, char* why,
+                  size_t why_size) {
+  bool* done = calloc(count + 1, sizeof *done);
+  if (!done) return SKC_OUT_OF_MEMORY;
+  int rc = SKC_OK;
+  for (uint32_t m = 0; m < count && !rc; ++m) {
+    if (done[m]) continue;
+    if (!meshes[m].node_name) {
+      inst_of[m] = UINT32_MAX;
+      if (meshes[m].offsets) rc = CANNOT("a skinned mesh has no node name");
+      continue;
+    }
+    rc = assign_node(d, meshes, count, m, inst_of, done, why, why_size);
+  }
+  free(done);
+  return rc;
 }
 
 /* Positions of geometry g (3 floats each) into *pos. */
@@ -942,11 +1022,7 @@ int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes
   splice* sp = calloc(5 * (size_t)d.ni + 1, sizeof *sp);
   uint32_t nsp = 0;
   if (!rc && (!inst_of || !list || !edits || !sp)) rc = SKC_OUT_OF_MEMORY;
-  for (uint32_t m = 0; !rc && m < count; ++m) {
-    int r = mesh_instance(&d, &meshes[m], &inst_of[m], why, why_size);
-    if (r == 1) inst_of[m] = UINT32_MAX;
-    else if (r) rc = r;
-  }
+  if (!rc) rc = assign(&d, meshes, count, inst_of, why, why_size);
   for (uint32_t i = 0; !rc && i < d.ni; ++i) {
     uint32_t nl = 0;
     for (uint32_t m = 0; m < count; ++m)

@@ -189,6 +189,21 @@ START_TEST(new_weights_go_into_the_controllers) {
 }
 END_TEST
 
+/* Collada written by Assimp's exporter (skinkit's .glb -> .dae): a geometry and a controller per mesh, the meshes of
+ * one object as several controllers instanced by one node (two_material_leg.glb's two primitives). */
+START_TEST(assimp_written_collada_edits_too) {
+  static const char* const glb[] = {"cylinder_rig.glb", "two_material_leg.glb", "rigid_parts.glb"};
+  for (size_t i = 0; i < sizeof glb / sizeof glb[0]; ++i) {
+    skio_scene* s = load(skt_data(glb[i]));
+    char dae[256];
+    save(s, "assimp.dae", dae, sizeof dae);
+    skio_scene_destroy(s);
+    unchanged(dae);
+    edit_and_read_back(dae);
+  }
+}
+END_TEST
+
 /* The vertices on the +x side of the leg perturbed, the others as they were. */
 static uint32_t perturb_upper(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
@@ -347,6 +362,7 @@ int main(void) {
   tcase_add_test(tc, unchanged_scene_writes_the_source_bytes);
   tcase_add_test(tc, new_weights_go_into_the_controllers);
   tcase_add_test(tc, unchanged_weights_keep_their_text);
+  tcase_add_test(tc, assimp_written_collada_edits_too);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
   tcase_add_test(tc, damaged_files_do_not_crash_the_editor);
   suite_add_tcase(s, tc);
