@@ -577,9 +577,12 @@ typedef enum sk_weights_type {
  * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. Likewise a
  * scene read from a binary FBX and written as binary .fbx is an edit of that file: only its clusters' Indexes /
  * Weights change (a cluster added for a bone that gains weight, a Skin for a mesh that had none), polygons, control
- * points, blend shapes and every other record stay. When the scene no longer maps onto its source (a joint the
- * primitive's skin does not list; FBX: moved vertices, a changed skeleton, clip or material, a mesh parented to a
- * bone given a skin, a source changed on disk), it
+ * points, blend shapes and every other record stay; and a scene read from a Collada file and written as .dae: only
+ * its skin controllers' <vcount> / <v> change (new weights appended to the weight array), geometry, <extra>s and
+ * every other byte stay. When the scene no longer maps onto its source (a joint the primitive's skin does not list;
+ * FBX and Collada: moved vertices, a changed skeleton, clip or material, a source changed on disk; FBX: a mesh
+ * parented to a bone given a skin; Collada: a joint the controller does not list, a mesh without a controller given
+ * a skin), it
  * is written whole as above and, on SK_OK, err->message (code SK_OK) says why. weights_type u8/u16 apply to glTF
  * edits. */
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
