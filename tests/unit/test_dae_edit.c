@@ -131,7 +131,7 @@ static void only_controllers_changed(const char* src, const char* out) {
   free(b);
 }
 
-static const char* const k_data[] = {"textured_rig.dae", "two_material_leg.dae"};
+static const char* const k_data[] = {"textured_rig.dae", "two_material_leg.dae", "quad_leg.dae"};
 static const char* const k_corpus[] = {"collada/CesiumMan_blender.dae"};
 
 static void unchanged(const char* src) {
