@@ -157,6 +157,7 @@ typedef struct dsrc {
   span count_attr; /* the array's count value */
   span acc_count;  /* the accessor's count value (p NULL: none) */
   uint32_t stride; /* the accessor's (1 when none) */
+  bool empty;      /* <float_array .../>: no text to append to */
 } dsrc;
 
 typedef struct dprim {
@@ -323,12 +324,12 @@ static bool controller_tag(doc* d, scan_state* st, const xtag* t, const char* en
     if (span_is(in.semantic, "JOINT")) c->joints_src = in.source;
   } else if (span_is(t->name, "input") && st->in_vw) {
     if (c->nvw >= MAX_INPUTS || !read_input(t, &c->vw[c->nvw++])) return false;
-  } else if (span_is(t->name, "vcount") && st->in_vw) {
+  } else if (span_is(t->name, "vcount") && st->in_vw) { /* (<vcount/> has no text to replace: not edited) */
     c->vcount = t->empty ? (span){t->end, 0} : text_after(t, end);
-    c->has_vcount = true;
+    c->has_vcount = !t->empty;
   } else if (span_is(t->name, "v") && st->in_vw) {
     c->v = t->empty ? (span){t->end, 0} : text_after(t, end);
-    c->has_v = true;
+    c->has_v = !t->empty;
   }
   (void)end;
   return true;
@@ -356,6 +357,7 @@ static bool source_tag(doc* d, scan_state* st, const xtag* t, const char* end) {
     if (s->kind != SRC_NONE || !attr(t, "count", &s->count_attr)) return false;
     s->kind = kind;
     s->text = t->empty ? (span){t->end, 0} : text_after(t, end);
+    s->empty = t->empty;
   } else if (span_is(t->name, "accessor")) {
     uint32_t stride = 1;
     if (attr(t, "stride", &(span){NULL, 0}) && !attr_u32(t, "stride", &stride)) return false;
@@ -626,7 +628,7 @@ static int cedit_read(const doc* d, const dctrl* c, const char* const* names, ui
   e->joints = find_src(d, ij->source.n ? ij->source : c->joints_src);
   e->weights = find_src(d, iw->source);
   if (!e->joints || (e->joints->kind != SRC_NAME && e->joints->kind != SRC_IDREF) || !e->weights ||
-      e->weights->kind != SRC_FLOAT || e->weights->stride != 1)
+      e->weights->kind != SRC_FLOAT || e->weights->stride != 1 || e->weights->empty)
     return CANNOT("skin controller %.*s has joint or weight sources this editor cannot read", (int)c->id.n, c->id.p);
   e->nj = (uint32_t)count_tokens(e->joints->text);
   e->nw = count_tokens(e->weights->text);
@@ -755,10 +757,13 @@ static int take_mesh(const doc* d, const dprim* p, const float* pos, size_t npos
   return SKC_OK;
 }
 
-/* Whether the new row of position i (mesh vertex e->from_v[i]) holds the same (joint, weight) set as the file. */
+/* Whether the new row of position i (mesh vertex e->from_v[i]) holds the same (joint, weight) set as the file's
+ * non-zero pairs. */
 static bool row_same(const cedit* e, const skio_dae_mesh_edit* m, size_t i, size_t v) {
   const size_t b0 = m->offsets[v], b1 = m->offsets[v + 1];
-  if (b1 - b0 != e->vcount[i]) return false;
+  size_t nonzero = 0; /* the file's pairs of weight 0 are no influence (the scene's rows leave them out) */
+  for (size_t q = 0; q < e->vcount[i]; ++q) nonzero += e->wv[e->pairs[2 * (e->first[i] + q) + e->ow]] != 0.0f;
+  if (b1 - b0 != nonzero) return false;
   for (size_t k = b0; k < b1; ++k) {
     bool found = false;
     for (size_t q = 0; q < e->vcount[i] && !found; ++q) {
