@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "skio_dae_edit.h"
 
+#include "skc_math.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -185,12 +187,20 @@ typedef struct dctrl {
 
 typedef struct dnode {
   span id, sid, name;
+  long parent; /* enclosing node, -1 at the top */
+  bool joint;  /* type="JOINT" */
+  bool moves;  /* a transformation element that is not the identity (or one this scanner does not read) */
 } dnode;
 
 typedef struct dinst {
   uint32_t node;
   bool controller;
   span url;
+  /* the tag (a new skin turns an instance_geometry into an instance_controller): its name, its end, and for an
+   * element with content its closing tag's name */
+  span tag_name, close_name;
+  const char* open_end;
+  bool empty;
 } dinst;
 
 typedef struct doc {
@@ -201,6 +211,10 @@ typedef struct doc {
   dprim* prims;
   dctrl* ctrls;
   span* ps;
+  const char* controllers_close; /* '<' of </library_controllers>, or NULL */
+  span up_axis;                  /* the first <up_axis>'s text */
+  double meter;                  /* the first <unit>'s meter (1 when none) */
+  const char* geometries_end;    /* past </library_geometries>, or NULL */
   uint32_t nn, ni, ns, ng, np, nc, nps;
   uint32_t cn, ci, cs, cg, cp, cc, cps;
 } doc;
@@ -229,6 +243,7 @@ typedef struct scan_state {
   uint32_t node_stack[256];
   uint32_t depth;
   bool node_overflow;
+  long inst; /* the instance element open, -1: none */
 } scan_state;
 
 static int prim_kind(span name) {
@@ -259,7 +274,14 @@ static span text_after(const xtag* t, const char* end) {
 }
 
 /* Closing tags that end a context. */
-static void close_tag(scan_state* st, span name) {
+static void close_tag(doc* d, scan_state* st, const xtag* t) {
+  const span name = t->name;
+  if ((span_is(name, "instance_controller") || span_is(name, "instance_geometry")) && st->inst >= 0) {
+    if (t->closing) d->insts[st->inst].close_name = name;
+    st->inst = -1;
+  }
+  if (span_is(name, "library_controllers") && t->closing) d->controllers_close = name.p - 2;
+  if (span_is(name, "library_geometries") && t->closing) d->geometries_end = t->end;
   if (span_is(name, "geometry")) st->geom = -1;
   else if (span_is(name, "controller")) st->ctrl = -1;
   else if (span_is(name, "source")) st->src = -1;
@@ -374,6 +396,9 @@ static bool node_tag(doc* d, scan_state* st, const xtag* t) {
     if (!attr(t, "id", &n->id)) n->id = (span){NULL, 0};
     if (!attr(t, "sid", &n->sid)) n->sid = (span){NULL, 0};
     if (!attr(t, "name", &n->name)) n->name = (span){NULL, 0};
+    span type;
+    n->joint = attr(t, "type", &type) && span_is(type, "JOINT");
+    n->parent = st->depth ? (long)st->node_stack[st->depth - 1] : -1;
     if (!t->empty) {
       if (st->depth >= sizeof st->node_stack / sizeof st->node_stack[0]) st->node_overflow = true;
       else st->node_stack[st->depth++] = d->nn;
@@ -385,7 +410,38 @@ static bool node_tag(doc* d, scan_state* st, const xtag* t) {
     in->node = st->node_stack[st->depth - 1];
     in->controller = span_is(t->name, "instance_controller");
     in->url = fragment(t, "url");
+    in->tag_name = t->name;
+    in->open_end = t->end;
+    in->empty = t->empty;
+    if (!t->empty) st->inst = (long)d->ni;
     d->ni++;
+  }
+  return true;
+}
+
+/* Collada's transformation elements (children of <node>). */
+static bool is_transform(span name) {
+  return span_is(name, "matrix") || span_is(name, "translate") || span_is(name, "rotate") || span_is(name, "scale") ||
+         span_is(name, "lookat") || span_is(name, "skew");
+}
+
+/* Whether a transformation element's values make it the identity (a matrix of the identity, a translation by 0, a
+ * rotation by 0 degrees, a scale by 1); lookat and skew never count as one. */
+static bool identity_transform(span name, span text) {
+  float v[16];
+  const char* q = text.p;
+  const int want = span_is(name, "matrix") ? 16 : span_is(name, "rotate") ? 4 : 3;
+  if (span_is(name, "lookat") || span_is(name, "skew")) return false;
+  for (int i = 0; i < want; ++i) {
+    char* e = NULL;
+    v[i] = strtof(q, &e);
+    if (e == q || e > text.p + text.n) return false;
+    q = e;
+  }
+  for (int i = 0; i < want; ++i) {
+    const float id = span_is(name, "matrix") ? (i % 5 == 0 ? 1.0f : 0.0f) : span_is(name, "scale") ? 1.0f : 0.0f;
+    if (span_is(name, "rotate") && i < 3) continue; /* the axis of a rotation by 0 */
+    if (v[i] != id) return false;
   }
   return true;
 }
@@ -393,18 +449,24 @@ static bool node_tag(doc* d, scan_state* st, const xtag* t) {
 /* Scans the document. 0: read; 1: out of memory; 2: not a document the edit can read (why set). */
 static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
   const char *p = src, *end = src + n;
-  scan_state st = {-1, -1, -1, -1, false, false, false, {0}, 0, false};
+  scan_state st = {-1, -1, -1, -1, false, false, false, {0}, 0, false, -1};
   xtag t;
   bool bad = false, collada = false;
   while (next_tag(p, end, &t, &bad)) {
     p = t.end;
     if (t.closing) {
-      close_tag(&st, t.name);
+      close_tag(d, &st, &t);
       continue;
     }
     bool ok = true;
     if (span_is(t.name, "COLLADA")) {
       collada = true;
+    } else if (span_is(t.name, "up_axis") && !t.empty && !d->up_axis.p) {
+      d->up_axis = text_after(&t, end);
+    } else if (span_is(t.name, "unit") && d->meter == 0.0) {
+      span m;
+      d->meter = attr(&t, "meter", &m) ? strtod(m.p, NULL) : 1.0; /* (the value ends at its quote) */
+      if (!(d->meter > 0.0 && d->meter < 1e30)) d->meter = 1.0;
     } else if (span_is(t.name, "geometry") && !t.empty) {
       dgeom* g = grow(&d->geoms, d->ng, &d->cg, sizeof *d->geoms);
       if (!g) return 1;
@@ -421,6 +483,8 @@ static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
     } else if (span_is(t.name, "node") || span_is(t.name, "instance_controller") ||
                span_is(t.name, "instance_geometry")) {
       ok = node_tag(d, &st, &t);
+    } else if (st.depth && is_transform(t.name)) {
+      d->nodes[st.node_stack[st.depth - 1]].moves |= t.empty || !identity_transform(t.name, text_after(&t, end));
     } else if (st.geom >= 0) {
       ok = geometry_tag(d, &st, &t, end);
     } else if (st.ctrl >= 0) {
@@ -431,7 +495,7 @@ static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
                t.name.p);
       return 2;
     }
-    if (t.empty) close_tag(&st, t.name);
+    if (t.empty) close_tag(d, &st, &t);
   }
   if (bad || !collada) {
     snprintf(why, why_size, bad ? "the document does not scan as XML" : "not a Collada document");
@@ -717,6 +781,15 @@ static int prim_corners(const doc* d, const dprim* p, uint32_t** out, size_t* nc
   return CANNOT("a skinned primitive's indices do not read");
 }
 
+/* Whether vertex a of mesh ma and vertex b of mesh mb have the same influences, in the same order. */
+static bool same_row(const skio_dae_mesh_edit* ma, size_t a, const skio_dae_mesh_edit* mb, size_t b) {
+  const size_t a0 = ma->offsets[a], a1 = ma->offsets[a + 1], b0 = mb->offsets[b], b1 = mb->offsets[b + 1];
+  bool eq = a1 - a0 == b1 - b0;
+  for (size_t k = 0; eq && k < a1 - a0; ++k)
+    eq = ma->joints[a0 + k] == mb->joints[b0 + k] && ma->weights[a0 + k] == mb->weights[b0 + k];
+  return eq;
+}
+
 /* Takes mesh m (primitive p of the controller's geometry) into the controller's new rows: each position its first
  * corner's vertex. Checks the corners' positions against the mesh's. */
 static int take_mesh(const doc* d, const dprim* p, const float* pos, size_t npos, const skio_dae_mesh_edit* m,
@@ -744,13 +817,7 @@ static int take_mesh(const doc* d, const dprim* p, const float* pos, size_t npos
       e->from_v[i] = v;
       e->from_m[i] = mi;
     } else {
-      const skio_dae_mesh_edit* o = m - mi + e->from_m[i];
-      const size_t a0 = o->offsets[e->from_v[i]], a1 = o->offsets[e->from_v[i] + 1];
-      const size_t b0 = m->offsets[v], b1 = m->offsets[v + 1];
-      bool eq = a1 - a0 == b1 - b0;
-      for (size_t k = 0; eq && k < a1 - a0; ++k)
-        eq = o->joints[a0 + k] == m->joints[b0 + k] && o->weights[a0 + k] == m->weights[b0 + k];
-      *split += !eq;
+      *split += !same_row(m - mi + e->from_m[i], e->from_v[i], m, v);
     }
   }
   free(corner);
@@ -911,8 +978,8 @@ static uint32_t geometry_meshes(const doc* d, long g) {
 
 /* The scene meshes of the node named like meshes[m0] (from m0 on, in order) onto the node's instances in document
  * order, each instance taking as many meshes as its geometry has primitive elements with faces (what the importer
- * makes): inst_of[m] = the controller instance, or UINT32_MAX for a mesh the edit leaves alone (an unskinned mesh of
- * a geometry instance or of a node without instances). done[m] marks the meshes seen. */
+ * makes): inst_of[m] = the instance, or UINT32_MAX for a mesh of a node without instances (left alone when it has no
+ * skin). done[m] marks the meshes seen. */
 static int assign_node(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t count, uint32_t m0, uint32_t* inst_of,
                        bool* done, char* why, size_t why_size) {
   const char* name = meshes[m0].node_name;
@@ -931,9 +998,7 @@ static int assign_node(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t 
     for (uint32_t k = geometry_meshes(d, g); k > 0; --k, ++m) {
       while (m < count && (!meshes[m].node_name || strcmp(meshes[m].node_name, name))) ++m;
       if (m >= count) return skinned ? CANNOT("node %s: the file draws more meshes than the scene has", name) : 0;
-      if (!d->insts[i].controller && meshes[m].offsets)
-        return CANNOT("mesh of node %s has no skin controller in the file", name);
-      inst_of[m] = d->insts[i].controller ? i : UINT32_MAX;
+      inst_of[m] = i;
       ++placed;
     }
   }
@@ -946,7 +1011,7 @@ static int assign_node(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t 
                           "has no instance in the file", name) : 0;
 }
 
-/* Every mesh onto its controller instance (inst_of[m], UINT32_MAX: left alone). */
+/* Every mesh onto its instance (inst_of[m], UINT32_MAX: left alone). */
 static int assign(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t count, uint32_t* inst_of, char* why,
                   size_t why_size) {
   bool* done = calloc(count + 1, sizeof *done);
@@ -1008,8 +1073,253 @@ static int edit_instance(const doc* d, uint32_t inst, const skio_dae_mesh_edit* 
   return rc;
 }
 
+/* ---- a new skin controller for a geometry instance whose meshes got weights (`bind` of an unweighted mesh) ---- */
+
+/* The node the importer names name (its name, id or sid, decoded), or NULL. */
+static const dnode* node_named(const doc* d, const char* name) {
+  for (uint32_t i = 0; i < d->nn; ++i) {
+    const dnode* n = &d->nodes[i];
+    if (attr_is(n->name, name) || attr_is(n->id, name) || attr_is(n->sid, name)) return n;
+  }
+  return NULL;
+}
+
+/* The frame Assimp reads the document into (its root node's transform: the unit's scale, then Z_UP or X_UP turned to
+ * Y_UP), column-major: the scene's matrices are F x the document's. */
+static void document_frame(const doc* d, float f[16]) {
+  const float u = (float)(d->meter > 0.0 ? d->meter : 1.0);
+  span a = d->up_axis;
+  while (a.n && isspace((unsigned char)a.p[0])) ++a.p, --a.n;
+  while (a.n && isspace((unsigned char)a.p[a.n - 1])) --a.n;
+  memset(f, 0, 16 * sizeof *f);
+  f[15] = 1.0f;
+  if (span_is(a, "Z_UP")) { /* (x, y, z) -> (x, z, -y) */
+    f[0] = u, f[6] = -u, f[9] = u;
+  } else if (span_is(a, "X_UP")) { /* (x, y, z) -> (-y, x, z) */
+    f[1] = u, f[4] = -u, f[10] = u;
+  } else {
+    f[0] = f[5] = f[10] = u;
+  }
+}
+
+/* A 4x4 column-major matrix as Collada's row-major text. */
+static void put_matrix(strbuf* b, const float* m) {
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) sb_printf(b, "%s%.9g", r || c ? " " : "", (double)m[4 * c + r]);
+}
+
+/* What a new skin collects: per position of the geometry its first corner's mesh vertex (rows as cedit's), and the
+ * skeleton joints with weight in controller order. */
+typedef struct nskin {
+  size_t npos;
+  size_t* from_v;
+  uint32_t* from_m;
+  long* s2j;       /* skeleton joint -> controller joint, -1 */
+  uint32_t* joint; /* controller joint -> skeleton joint */
+  uint32_t nj;
+} nskin;
+
+static void nskin_free(nskin* k) { free(k->from_v), free(k->from_m), free(k->s2j), free(k->joint); }
+
+/* The meshes' corners onto the geometry's positions (placed as the reader placed them); the joints they use. */
+static int nskin_rows(const doc* d, long g, const skio_dae_mesh_edit* meshes, const uint32_t* list, uint32_t nl,
+                      uint32_t joint_count, nskin* k, size_t* split, char* why, size_t why_size) {
+  float* pos = NULL;
+  int rc = geometry_positions(d, &d->geoms[g], &pos, &k->npos, why, why_size);
+  k->from_v = malloc((k->npos + 1) * sizeof *k->from_v);
+  k->from_m = malloc((k->npos + 1) * sizeof *k->from_m);
+  k->s2j = malloc((joint_count + 1) * sizeof *k->s2j);
+  k->joint = malloc((joint_count + 1) * sizeof *k->joint);
+  if (!rc && (!k->from_v || !k->from_m || !k->s2j || !k->joint)) rc = SKC_OUT_OF_MEMORY;
+  for (size_t i = 0; !rc && i < k->npos; ++i) k->from_v[i] = SIZE_MAX;
+  uint32_t q = 0;
+  for (uint32_t p = 0; !rc && p < d->np; ++p) {
+    if (d->prims[p].geom != (uint32_t)g || d->prims[p].count == 0) continue;
+    const skio_dae_mesh_edit* m = &meshes[list[q++]];
+    uint32_t* corner = NULL;
+    size_t nc = 0;
+    if (!m->offsets) rc = CANNOT("node %s: some of a geometry's meshes got weights, others not", m->node_name);
+    if (!rc) rc = prim_corners(d, &d->prims[p], &corner, &nc, why, why_size);
+    if (!rc && nc != m->vertex_count) rc = CANNOT("a mesh of %zu vertices matches a primitive of %zu corners", m->vertex_count, nc);
+    for (size_t v = 0; !rc && v < nc; ++v) {
+      const uint32_t i = corner[v];
+      bool same = i < k->npos;
+      for (int r = 0; same && r < 3; ++r) {
+        const float* f = pos + 3 * (size_t)i;
+        const double x = m->place ? (double)m->place[r] * f[0] + (double)m->place[4 + r] * f[1] +
+                                        (double)m->place[8 + r] * f[2] + (double)m->place[12 + r]
+                                  : (double)f[r];
+        same = fabs((double)m->positions[3 * v + r] - x) <= 1e-5 * (1.0 + fabs(x));
+      }
+      if (!same) rc = CANNOT("vertex %zu of a mesh is not where its corner's position is in the file (moved vertices)", v);
+      else if (k->from_v[i] == SIZE_MAX) k->from_v[i] = v, k->from_m[i] = list[q - 1];
+      else *split += !same_row(&meshes[k->from_m[i]], k->from_v[i], m, v); /* the first corner's row is written */
+    }
+    free(corner);
+  }
+  if (!rc && q != nl) rc = CANNOT("a geometry's primitives and the scene's meshes differ in number");
+  free(pos);
+  if (rc) return rc;
+  for (uint32_t s = 0; s < joint_count; ++s) k->s2j[s] = -1;
+  for (size_t i = 0; i < k->npos; ++i) {
+    if (k->from_v[i] == SIZE_MAX) continue;
+    const skio_dae_mesh_edit* m = &meshes[k->from_m[i]];
+    for (uint32_t e = m->offsets[k->from_v[i]]; e < m->offsets[k->from_v[i] + 1]; ++e) k->s2j[m->joints[e]] = 0;
+  }
+  for (uint32_t s = 0; s < joint_count; ++s)
+    if (k->s2j[s] == 0) k->s2j[s] = (long)k->nj, k->joint[k->nj++] = s;
+  return SKC_OK;
+}
+
+/* The new controller's text: joints by their nodes' sids, inverse binds, weights, vertex weights. */
+static int nskin_controller(const doc* d, const nskin* k, const skio_dae_mesh_edit* meshes, const dgeom* g,
+                            const char* cid, const char* const* names, const float* binds, strbuf* b, char* why,
+                            size_t why_size) {
+  /* in the document's frame: bind shape F^-1 x place, inverse binds bind^-1 x F (the scene's matrices are F x the
+   * document's) */
+  const float* place = meshes[k->from_m[0]].place;
+  static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  float f[16], fi[16], bsm[16];
+  document_frame(d, f);
+  if (!skc_mat4_inverse(f, fi)) return CANNOT("the document's unit or axis cannot be undone");
+  skc_mat4_mul(fi, place ? place : identity, bsm);
+  sb_printf(b, "    <controller id=\"%s\" name=\"%s\">\n      <skin source=\"#%.*s\">\n        <bind_shape_matrix>", cid,
+            cid, (int)g->id.n, g->id.p);
+  put_matrix(b, bsm);
+  sb_printf(b, "</bind_shape_matrix>\n        <source id=\"%s-joints\">\n          <Name_array id=\"%s-joints-array\" "
+            "count=\"%u\">", cid, cid, k->nj);
+  for (uint32_t j = 0; j < k->nj; ++j) {
+    const dnode* n = node_named(d, names[k->joint[j]]);
+    if (!n || !n->sid.n) return CANNOT("joint %s has no node with a sid to name it by in a new skin", names[k->joint[j]]);
+    sb_printf(b, "%s%.*s", j ? " " : "", (int)n->sid.n, n->sid.p);
+  }
+  sb_printf(b, "</Name_array>\n          <technique_common>\n            <accessor source=\"#%s-joints-array\" "
+            "count=\"%u\" stride=\"1\">\n              <param name=\"JOINT\" type=\"name\"/>\n            </accessor>\n"
+            "          </technique_common>\n        </source>\n        <source id=\"%s-bind_poses\">\n"
+            "          <float_array id=\"%s-bind_poses-array\" count=\"%u\">", cid, k->nj, cid, cid, 16 * k->nj);
+  for (uint32_t j = 0; j < k->nj; ++j) {
+    float inv[16], ib[16];
+    if (!binds || !skc_mat4_inverse(binds + 16 * (size_t)k->joint[j], inv))
+      return CANNOT("joint %s has no invertible bind matrix for a new skin", names[k->joint[j]]);
+    skc_mat4_mul(inv, f, ib);
+    if (j) sb_printf(b, " ");
+    put_matrix(b, ib);
+  }
+  strbuf w = {0}, vc = {0}, vv = {0};
+  size_t nw = 0;
+  for (size_t i = 0; i < k->npos; ++i) {
+    const skio_dae_mesh_edit* m = k->from_v[i] == SIZE_MAX ? NULL : &meshes[k->from_m[i]];
+    const uint32_t e0 = m ? m->offsets[k->from_v[i]] : 0, e1 = m ? m->offsets[k->from_v[i] + 1] : 0;
+    sb_printf(&vc, "%s%u", i ? " " : "", e1 - e0);
+    for (uint32_t e = e0; e < e1; ++e, ++nw) {
+      sb_printf(&w, "%s%.9g", nw ? " " : "", (double)m->weights[e]);
+      sb_printf(&vv, "%s%ld %zu", vv.n ? " " : "", k->s2j[m->joints[e]], nw);
+    }
+  }
+  sb_printf(b, "</float_array>\n          <technique_common>\n            <accessor source=\"#%s-bind_poses-array\" "
+            "count=\"%u\" stride=\"16\">\n              <param name=\"TRANSFORM\" type=\"float4x4\"/>\n"
+            "            </accessor>\n          </technique_common>\n        </source>\n        <source id=\"%s-weights\">\n"
+            "          <float_array id=\"%s-weights-array\" count=\"%zu\">%s</float_array>\n          <technique_common>\n"
+            "            <accessor source=\"#%s-weights-array\" count=\"%zu\" stride=\"1\">\n              <param "
+            "name=\"WEIGHT\" type=\"float\"/>\n            </accessor>\n          </technique_common>\n        </source>\n"
+            "        <joints>\n          <input semantic=\"JOINT\" source=\"#%s-joints\"/>\n          <input "
+            "semantic=\"INV_BIND_MATRIX\" source=\"#%s-bind_poses\"/>\n        </joints>\n        <vertex_weights "
+            "count=\"%zu\">\n          <input semantic=\"JOINT\" source=\"#%s-joints\" offset=\"0\"/>\n          <input "
+            "semantic=\"WEIGHT\" source=\"#%s-weights\" offset=\"1\"/>\n          <vcount>%s</vcount>\n          <v>%s</v>\n"
+            "        </vertex_weights>\n      </skin>\n    </controller>\n",
+            cid, k->nj, cid, cid, nw, w.p ? w.p : "", cid, nw, cid, cid, k->npos, cid, cid, vc.p ? vc.p : "",
+            vv.p ? vv.p : "");
+  const bool oom = w.oom || vc.oom || vv.oom;
+  free(w.p), free(vc.p), free(vv.p);
+  return oom || b->oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+}
+
+/* The <skeleton> elements of a new skin: the top joint node above each of its joints (nodes with an id). */
+static int nskin_skeletons(const doc* d, const nskin* k, const char* const* names, strbuf* b, char* why,
+                           size_t why_size) {
+  const dnode* roots[64];
+  uint32_t nr = 0;
+  for (uint32_t j = 0; j < k->nj; ++j) {
+    const dnode* n = node_named(d, names[k->joint[j]]);
+    while (n && n->parent >= 0 && d->nodes[n->parent].joint) n = &d->nodes[n->parent];
+    bool seen = false;
+    for (uint32_t r = 0; r < nr && !seen; ++r) seen = roots[r] == n;
+    if (seen || !n) continue;
+    if (!n->id.n || nr == 64) return CANNOT("a new skin's skeleton root has no id");
+    roots[nr++] = n;
+    sb_printf(b, "<skeleton>#%.*s</skeleton>", (int)n->id.n, n->id.p);
+  }
+  return b->oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+}
+
+/* An id not used in the document: base, else base-2, base-3, ... */
+static void unique_id(const char* src, size_t n, const char* base, char* out, size_t size) {
+  for (int k = 1; k < 1000; ++k) {
+    if (k == 1) snprintf(out, size, "%s", base);
+    else snprintf(out, size, "%s-%d", base, k);
+    char pat[300];
+    snprintf(pat, sizeof pat, "id=\"%s\"", out);
+    if (!find_str(src, src + n, pat)) return;
+  }
+}
+
+/* Instance i (an instance_geometry whose meshes list[] got weights) becomes an instance_controller of a new skin
+ * controller, added to <library_controllers> (made after <library_geometries> when the file has none). Not for a
+ * mesh whose node hangs from a joint (the joint would move it and the skin deform it again). */
+static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, const uint32_t* list, uint32_t nl,
+                    const char* const* names, const float* binds, uint32_t joint_count, const char* src, size_t n,
+                    splice* sp, uint32_t* nsp, skio_dae_edit_report* rep, char* why, size_t why_size) {
+  const dinst* in = &d->insts[i];
+  /* Collada readers disagree on what a skin's bind shape is relative to when the instancing node's parents move it
+   * (Blender: to the parents' transform; Assimp: to the world): a new skin only where they agree */
+  for (long p = d->nodes[in->node].parent; p >= 0; p = d->nodes[p].parent) {
+    if (d->nodes[p].joint) return CANNOT("mesh of node %s hangs from a joint and cannot take a skin", meshes[list[0]].node_name);
+    if (d->nodes[p].moves)
+      return CANNOT("mesh of node %s sits under a node with a transform (readers place a new skin there differently)",
+                    meshes[list[0]].node_name);
+  }
+  const long g = instance_geometry(d, in);
+  if (g < 0 || (!d->controllers_close && !d->geometries_end) || (!in->empty && !in->close_name.p))
+    return CANNOT("mesh of node %s: its geometry instance cannot be made a skin", meshes[list[0]].node_name);
+  nskin k = {0};
+  strbuf ctrl = {0}, skel = {0};
+  char base[260], cid[280];
+  snprintf(base, sizeof base, "%.*s-skin", (int)(d->geoms[g].id.n < 200 ? d->geoms[g].id.n : 200), d->geoms[g].id.p);
+  unique_id(src, n, base, cid, sizeof cid);
+  int rc = nskin_rows(d, g, meshes, list, nl, joint_count, &k, &rep->split_points, why, why_size);
+  if (!rc && !k.nj) rc = CANNOT("mesh of node %s got no weight", meshes[list[0]].node_name);
+  if (!rc) rc = nskin_controller(d, &k, meshes, &d->geoms[g], cid, names, binds, &ctrl, why, why_size);
+  if (!rc) rc = nskin_skeletons(d, &k, names, &skel, why, why_size);
+  nskin_free(&k);
+  strbuf lib = {0}, tail = {0};
+  if (!rc) {
+    if (d->controllers_close) sb_printf(&lib, "%s  ", ctrl.p);
+    else sb_printf(&lib, "\n  <library_controllers>\n%s  </library_controllers>", ctrl.p);
+    rc = lib.oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+  }
+  if (!rc) {
+    const char* at = d->controllers_close ? d->controllers_close : d->geometries_end;
+    rc = add_splice(sp, nsp, at, at, lib.p, lib.n), lib.p = NULL;
+  }
+  if (!rc) rc = add_splice(sp, nsp, in->tag_name.p, in->tag_name.p + in->tag_name.n, strdup("instance_controller"), 19);
+  if (!rc) rc = add_splice(sp, nsp, in->url.p, in->url.p + in->url.n, strdup(cid), strlen(cid));
+  if (!rc && in->empty) { /* <instance_geometry .../> -> <instance_controller ...><skeleton/></instance_controller> */
+    sb_printf(&tail, ">%s</instance_controller>", skel.p ? skel.p : "");
+    rc = tail.oom ? SKC_OUT_OF_MEMORY
+                  : add_splice(sp, nsp, in->open_end - 2, in->open_end, tail.p, tail.n);
+    tail.p = NULL;
+  } else if (!rc) {
+    rc = add_splice(sp, nsp, in->open_end, in->open_end, skel.p, skel.n), skel.p = NULL;
+    if (!rc)
+      rc = add_splice(sp, nsp, in->close_name.p, in->close_name.p + in->close_name.n, strdup("instance_controller"), 19);
+  }
+  free(ctrl.p), free(skel.p), free(lib.p), free(tail.p);
+  if (!rc) rep->skins_added++;
+  return rc;
+}
+
 int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes, uint32_t count,
-                  const char* const* names, uint32_t joint_count, char** out, size_t* out_n,
+                  const char* const* names, const float* binds, uint32_t joint_count, char** out, size_t* out_n,
                   skio_dae_edit_report* rep, char* why, size_t why_size, skc_err* err) {
   memset(rep, 0, sizeof *rep);
   *out = NULL;
@@ -1024,7 +1334,7 @@ int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes
   uint32_t* inst_of = calloc(count + 1, sizeof *inst_of);
   uint32_t* list = calloc(count + 1, sizeof *list);
   cedit* edits = calloc(d.ni + 1, sizeof *edits);
-  splice* sp = calloc(5 * (size_t)d.ni + 1, sizeof *sp);
+  splice* sp = calloc(6 * (size_t)d.ni + 2, sizeof *sp);
   uint32_t nsp = 0;
   if (!rc && (!inst_of || !list || !edits || !sp)) rc = SKC_OUT_OF_MEMORY;
   if (!rc) rc = assign(&d, meshes, count, inst_of, why, why_size);
@@ -1033,6 +1343,12 @@ int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes
     for (uint32_t m = 0; m < count; ++m)
       if (inst_of[m] == i) list[nl++] = m;
     if (!nl) continue;
+    if (!d.insts[i].controller) { /* a geometry instance: a new skin when its meshes got one */
+      bool any = false;
+      for (uint32_t k = 0; k < nl; ++k) any |= meshes[list[k]].offsets != NULL;
+      if (any) rc = new_skin(&d, i, meshes, list, nl, names, binds, joint_count, src, n, sp, &nsp, rep, why, why_size);
+      continue;
+    }
     rc = edit_instance(&d, i, meshes, list, nl, names, joint_count, &edits[i], &rep->split_points, why, why_size);
     if (rc) break;
     rep->controllers++;

@@ -18,14 +18,16 @@ static void edits_free(skio_dae_mesh_edit* e, uint32_t n) {
   free(e);
 }
 
-/* Every mesh of the scene, in order: its node, positions and - when skinned, and not the reader's rigid skin of an
- * attachment the file holds as it is - the weights the writers would write. */
+/* Every mesh of the scene, in order: its node, positions (and where the reader placed a mesh without a skin) and -
+ * when skinned, and not the reader's rigid skin of an attachment the file holds as it is - the weights the writers
+ * would write. */
 static int collect(const skio_scene* s, const skio_export_options* o, skio_dae_mesh_edit** out, skc_err* err) {
   skio_dae_mesh_edit* e = calloc(s->mesh_count + 1, sizeof *e);
   if (!e) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < s->mesh_count; ++i) {
     const skio_mesh* m = &s->meshes[i];
-    e[i] = (skio_dae_mesh_edit){m->node_name, m->vertex_count, m->positions, NULL, NULL, NULL};
+    e[i] = (skio_dae_mesh_edit){m->node_name, m->vertex_count, m->positions, NULL, NULL, NULL,
+                                m->placed_set ? m->placed : NULL};
     if (!m->skin || skio_mesh_still_rigid(m)) continue;
     uint32_t *off, *jt;
     float* w;
@@ -73,7 +75,7 @@ int skio_scene_dae_edit(const skio_scene* s, const char* path, const skio_export
   int rc = collect(s, o, &e, err);
   if (!rc) rc = skio_read_source(s->source, &s->source_file, &src, &n, why, why_size, err);
   if (!rc)
-    rc = skio_dae_edit((const char*)src, n, e, s->mesh_count, (const char* const*)s->skeleton->names,
+    rc = skio_dae_edit((const char*)src, n, e, s->mesh_count, (const char* const*)s->skeleton->names, s->skeleton->bind,
                        s->skeleton->joint_count, &out, &out_n, &rep, why, why_size, err);
   if (!rc) rc = skio_atomic_write(path, out, out_n, err);
   if (!rc) note_split(&rep, o);

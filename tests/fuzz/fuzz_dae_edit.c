@@ -1,7 +1,8 @@
 /* fuzz_dae_edit.c - libFuzzer target for the in-place Collada skin editor (io/dae_edit.c), in process. The input
  * is a Collada document. The target builds the edit a scene would ask for from the document itself, with plain
- * string searches (not the editor's scanner): the node name that instances the first controller, the joints named by
- * the first Name_array (up to 16), and one mesh of the first <triangles> element's corners, at the positions of the
+ * string searches (not the editor's scanner): the node name that instances the first controller (else the first
+ * plain geometry, which then gets a new skin, bind matrices made up per joint), the joints named by
+ * the first Name_array (else the nodes' sids; up to 16), and one mesh of the first <triangles> element's corners, at the positions of the
  * first float_array whose id says "positions", each corner weighted on one or two joints picked from its position
  * index (so that corners of one position agree); for inputs of odd size a second, empty mesh of the same node comes
  * too (the mesh count then disagrees with the primitives). Every call must return SKC_OK or SKIO_DAE_EDIT_CANNOT (or
@@ -64,6 +65,14 @@ static bool node_before(const char* doc, const char* at, char* out, size_t n) {
   return last && (attr_of(last, "name", out, n) || attr_of(last, "id", out, n));
 }
 
+/* Without a Name_array (no skin yet): the sids of the nodes (up to 16). */
+static void take_sids(const char* doc, job* j) {
+  for (const char* p = doc; j->joints < MAX_JOINTS && (p = strstr(p, "<node")) != NULL; ++p) {
+    char sid[128];
+    if (attr_of(p, "sid", sid, sizeof sid)) j->names[j->joints++] = strdup(sid);
+  }
+}
+
 static void take_joints(const char* doc, job* j) {
   const char* a = strstr(doc, "<Name_array");
   const char* gt = a ? strchr(a, '>') : NULL;
@@ -124,13 +133,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   doc[size] = 0;
   job j;
   memset(&j, 0, sizeof j);
+  /* the node of the first skin, else of the first plain geometry (which then gets a new skin) */
   const char* inst = strstr(doc, "<instance_controller");
+  if (!inst) inst = strstr(doc, "<instance_geometry");
   if (inst) node_before(doc, inst, j.node, sizeof j.node);
+  static float binds[16 * MAX_JOINTS];
+  for (int k = 0; k < MAX_JOINTS; ++k)
+    for (int e = 0; e < 16; ++e) binds[16 * k + e] = e % 5 == 0 ? 1.0f : e == 12 ? (float)k : 0.0f;
   take_joints(doc, &j);
+  if (!j.joints) take_sids(doc, &j);
   take_mesh(doc, &j);
   skio_dae_mesh_edit m[2] = {
-      {j.node, j.corners, j.pos, j.corners ? j.off : NULL, j.jt, j.w},
-      {j.node, 0, NULL, NULL, NULL, NULL},
+      {j.node, j.corners, j.pos, j.corners ? j.off : NULL, j.jt, j.w, NULL},
+      {j.node, 0, NULL, NULL, NULL, NULL, NULL},
   };
   const uint32_t count = j.corners ? 1 + (uint32_t)(size & 1) : 0;
   char* out = NULL;
@@ -138,14 +153,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char why[200];
   skio_dae_edit_report rep;
   skc_err err = {0};
-  int rc = skio_dae_edit(doc, size, m, count, (const char* const*)j.names, j.joints, &out, &out_n, &rep, why,
+  int rc = skio_dae_edit(doc, size, m, count, (const char* const*)j.names, binds, j.joints, &out, &out_n, &rep, why,
                          sizeof why, &err);
   DBG("rc %d corners %zu joints %u node %s why %s\n", rc, j.corners, j.joints, j.node, rc ? why : "");
   if (rc != SKC_OK && rc != SKIO_DAE_EDIT_CANNOT && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
   if (rc == SKC_OK) { /* edited again with the same meshes: nothing left to change */
     char* again = NULL;
     size_t again_n = 0;
-    int rc2 = skio_dae_edit(out, out_n, m, count, (const char* const*)j.names, j.joints, &again, &again_n, &rep, why,
+    int rc2 = skio_dae_edit(out, out_n, m, count, (const char* const*)j.names, binds, j.joints, &again, &again_n, &rep, why,
                             sizeof why, &err);
     if (rc2 == SKC_OK && (again_n != out_n || memcmp(again, out, out_n))) __builtin_trap();
     free(again);

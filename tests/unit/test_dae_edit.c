@@ -18,6 +18,7 @@
 
 #include "sk_testutil.h"
 #include "skio_dae_edit.h"
+#include "skc_math.h"
 #include "skio_scene.h"
 
 static char g_dir[64];
@@ -294,6 +295,97 @@ START_TEST(what_cannot_be_edited_is_written_whole) {
 }
 END_TEST
 
+/* Rest-pose skinned position of vertex v of mesh m (LBS: rest world x the mesh's inverse bind). */
+static void skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out[3]) {
+  const skio_mesh* me = &s->meshes[m];
+  out[0] = out[1] = out[2] = 0.0f;
+  for (uint32_t q = me->skin->offsets[v]; q < me->skin->offsets[v + 1]; ++q) {
+    float x[16], p[3];
+    const uint32_t j = me->skin->joints[q];
+    skc_mat4_mul(s->skeleton->rest_world + 16 * (size_t)j, me->inverse_bind + 16 * (size_t)j, x);
+    skc_mat4_transform_point(x, me->positions + 3 * v, p);
+    for (int k = 0; k < 3; ++k) out[k] += me->skin->weights[q] * p[k];
+  }
+}
+
+/* Half "upper", half "lower" (bare_rig's first two bones). */
+static uint32_t half_and_half(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
+                              uint32_t* oj, float* ow) {
+  (void)p, (void)j, (void)w, (void)n;
+  oj[0] = (uint32_t)joint(s, "upper"), ow[0] = 0.5f;
+  oj[1] = (uint32_t)joint(s, "lower"), ow[1] = 0.5f;
+  return 2;
+}
+
+/* The bytes of element tag's first occurrence (open to close). */
+static char* element(const char* doc, const char* tag) {
+  char open[64], close[64];
+  snprintf(open, sizeof open, "<%s", tag);
+  snprintf(close, sizeof close, "</%s>", tag);
+  const char *a = strstr(doc, open), *b = a ? strstr(a, close) : NULL;
+  return b ? strndup(a, (size_t)(b - a) + strlen(close)) : NULL;
+}
+
+/* tests/unskinned/bare_rig.dae (Blender): "Body" under the armature's node (which has a transform) and "Crate" at the
+ * top, both plain geometry instances; read with the skeleton from the nodes, as `bind` reads a file without skins.
+ * The meshes named get half "upper", half "lower", as `bind` gives them a skin (scene_build.c). */
+static skio_scene* bare_rig_bound(const char* src, const char* a, const char* b) {
+  skio_import_options io = {0};
+  io.skeleton_from_nodes = true;
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(src, &io, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(s->mesh_count, 2);
+  for (uint32_t m = 0; m < 2; ++m) {
+    ck_assert_ptr_null(s->meshes[m].skin);
+    if (strcmp(s->meshes[m].node_name, a) && (!b || strcmp(s->meshes[m].node_name, b))) continue;
+    skc_skin* k = NULL;
+    ck_assert_int_eq(skc_skin_create(s->meshes[m].vertex_count, s->skeleton->joint_count, &k, &err), SKC_OK);
+    s->meshes[m].skin = k;
+    s->meshes[m].inverse_bind = malloc(16 * sizeof(float) * s->skeleton->joint_count);
+    memcpy(s->meshes[m].inverse_bind, s->skeleton->inverse_bind, 16 * sizeof(float) * s->skeleton->joint_count);
+    s->meshes[m].bound = calloc(s->skeleton->joint_count, 1);
+    rewrite_skin(s, m, half_and_half);
+  }
+  return s;
+}
+
+START_TEST(an_unskinned_mesh_gets_a_skin) {
+  char src[512];
+  snprintf(src, sizeof src, "%s/../unskinned/bare_rig.dae", skt_data(""));
+  skio_scene* s = bare_rig_bound(src, "Crate", NULL);
+  char out[256];
+  save_edited(s, "bound.dae", out, sizeof out);
+  size_t na, nb;
+  char *a = slurp(src, &na), *o = slurp(out, &nb);
+  char *ga = element(a, "library_geometries"), *go = element(o, "library_geometries");
+  ck_assert_ptr_nonnull(ga);
+  ck_assert_ptr_nonnull(go);
+  ck_assert_str_eq(ga, go); /* the geometry keeps its bytes */
+  ck_assert_ptr_nonnull(strstr(o, "<instance_controller url=\"#Cube-mesh-skin\""));
+  ck_assert_ptr_nonnull(strstr(o, "<instance_geometry url=\"#Body-mesh\""));
+  free(ga), free(go), free(a), free(o);
+  skio_scene* b = load(out);
+  ck_assert_uint_eq(b->mesh_count, 2);
+  same_skins(s, b);
+  for (uint32_t m = 0; m < 2; ++m) /* skinned at rest, the crate sits where the source had it */
+    for (size_t v = 0; b->meshes[m].skin && v < b->meshes[m].vertex_count; ++v) {
+      float p[3];
+      skinned_rest(b, m, v, p);
+      for (int c = 0; c < 3; ++c)
+        ck_assert_msg(fabsf(p[c] - s->meshes[m].positions[3 * v + c]) < 1e-4f, "mesh %u vertex %zu: %g vs %g", m, v,
+                      (double)p[c], (double)s->meshes[m].positions[3 * v + c]);
+    }
+  skio_scene_destroy(b);
+  skio_scene_destroy(s);
+  /* the body sits under the armature's node, which moves it: Blender and Assimp read a new skin there differently */
+  s = bare_rig_bound(src, "Crate", "Body");
+  const char* note = save(s, "both.dae", out, sizeof out);
+  ck_assert_msg(strstr(note, "written whole by Assimp") && strstr(note, "under a node with a transform"), "%s", note);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* The editor on damaged bytes: every truncation, and byte flips all over, of a file with new weights to write. It
  * may refuse (SKIO_DAE_EDIT_CANNOT) or write; it must not crash (ASan build). */
 START_TEST(damaged_files_do_not_crash_the_editor) {
@@ -306,7 +398,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
   skio_dae_mesh_edit e[2];
   for (uint32_t m = 0; m < 2; ++m)
     e[m] = (skio_dae_mesh_edit){s->meshes[m].node_name, s->meshes[m].vertex_count, s->meshes[m].positions,
-                                s->meshes[m].skin->offsets, s->meshes[m].skin->joints, s->meshes[m].skin->weights};
+                                s->meshes[m].skin->offsets, s->meshes[m].skin->joints, s->meshes[m].skin->weights, NULL};
   char* bad = malloc(n + 1);
   uint32_t ok = 0;
   for (size_t cut = 0; cut <= n; cut += cut < 3000 ? 1 : 37) {
@@ -316,7 +408,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     skio_dae_edit_report rep;
     skc_err err = {0};
     memcpy(bad, d, cut);
-    int rc = skio_dae_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->joint_count, &out,
+    int rc = skio_dae_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind, s->skeleton->joint_count, &out,
                            &out_n, &rep, why, sizeof why, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_DAE_EDIT_CANNOT, "cut %zu: %d %s", cut, rc, err.message);
     ok += rc == SKC_OK;
@@ -335,7 +427,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     char why[200];
     skio_dae_edit_report rep;
     skc_err err = {0};
-    int rc = skio_dae_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->joint_count, &out,
+    int rc = skio_dae_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind, s->skeleton->joint_count, &out,
                            &out_n, &rep, why, sizeof why, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_DAE_EDIT_CANNOT, "flip %d: %d %s", i, rc, err.message);
     free(out);
@@ -363,6 +455,7 @@ int main(void) {
   tcase_add_test(tc, new_weights_go_into_the_controllers);
   tcase_add_test(tc, unchanged_weights_keep_their_text);
   tcase_add_test(tc, assimp_written_collada_edits_too);
+  tcase_add_test(tc, an_unskinned_mesh_gets_a_skin);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
   tcase_add_test(tc, damaged_files_do_not_crash_the_editor);
   suite_add_tcase(s, tc);
