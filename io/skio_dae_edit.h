@@ -6,8 +6,10 @@
  * What changes: for each skin controller whose weights differ, the <vcount> and <v> of its <vertex_weights>, and
  * the weights the new pairs need appended to its WEIGHT source's float_array (count and accessor count follow; the
  * values already there keep their text, and a pair whose weight equals, as a float, the file's weight for that
- * joint of that vertex keeps pointing at it). Every other byte stays; an unchanged scene writes the source as it
- * was.
+ * joint of that vertex keeps pointing at it). A mesh instanced as plain geometry that got weights gets a new skin
+ * controller and its <instance_geometry> becomes an <instance_controller> (only where the node's parents do not
+ * move it: Blender reads a bind shape relative to them, Assimp to the world). Every other byte stays; an unchanged
+ * scene writes the source as it was.
  *
  * Mapping: Assimp 5.2.5 gives each primitive element (<triangles>, <polylist>, <polygons>) of a controller's geometry
  * one mesh under the node that instances the controller, whose vertices are the element's corners in order

@@ -48,7 +48,7 @@ const char cli_bind_usage[] =
     "                       --json=FILE writes it to FILE\n"
     "  A glTF IN written as glTF, a binary FBX IN written as .fbx and a Collada IN written as .dae are edits of\n"
     "  IN: only the skins' weights change (FBX: the clusters; polygons, blend shapes and every other record stay;\n"
-    "  Collada: the skin controllers' weights; a mesh without a controller makes it a whole write by Assimp).\n"
+    "  Collada: the skin controllers' weights, a new controller for a mesh that had none).\n"
     "  The file keeps its animations, materials, unbound meshes and names; a mesh that had no skin (a rigged file\n"
     "  whose skeleton comes from another mesh) gets one, bound where it sits in the rest pose.\n"
     "  Without any skin (an armature beside the unweighted mesh it is meant to deform, as FBX, Collada and glTF\n"
