@@ -53,20 +53,9 @@ static void note_split(const skio_dae_edit_report* r, const skio_export_options*
 
 int skio_scene_dae_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err) {
-  if (s->source_file.kind != SKIO_SOURCE_COLLADA || !s->source || !s->skeleton) {
-    snprintf(why, why_size, s->skeleton ? "the scene was not read from a Collada file" : "the scene has no skeleton");
-    return SKIO_DAE_EDIT_CANNOT;
-  }
-  if (s->mesh_count != s->import_mesh_count) {
-    snprintf(why, why_size, "the scene has %u meshes where the file gave %u", s->mesh_count, s->import_mesh_count);
-    return SKIO_DAE_EDIT_CANNOT;
-  }
-  if (skio_scene_fingerprint(s) != s->source_file.scene) {
-    snprintf(why, why_size, "the scene changed beyond its weights (skeleton, binds, clips, materials or triangles)");
-    return SKIO_DAE_EDIT_CANNOT;
-  }
-  if (skio_same_file(path, s->source))
-    return skc_fail(err, SKC_EXISTS, "%s: is the file the scene was read from; write to another file", path);
+  int check = skio_scene_edit_check(s, SKIO_SOURCE_COLLADA, path, why, why_size, err);
+  _Static_assert(SKIO_DAE_EDIT_CANNOT == -1, "skio_scene_edit_check refuses with -1");
+  if (check) return check;
   skio_dae_mesh_edit* e = NULL;
   uint8_t* src = NULL;
   char* out = NULL;

@@ -1192,6 +1192,13 @@ static void note_read_losses(const skio_scene* s, char* note, size_t size) {
 static int export_view(const skio_scene* s, const skio_scene* view, const char* path, const skio_export_options* opts,
                        skc_err* err);
 
+/* Appends text and why to the caller's note ("; " between notes). */
+static void note_add(const skio_export_options* o, const char* text, const char* why) {
+  if (!o->note || !o->note_size) return;
+  size_t n = strlen(o->note);
+  snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
+}
+
 /* The glTF editor and the Assimp writers take every part of a merged glTF mesh (skio_mesh.parts) as its own mesh
  * (skio_scene_split_parts); skinkit's own glTF writer writes the parts as primitives of one mesh. */
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
@@ -1322,26 +1329,14 @@ done:
   free(clips);
   free_ai_scene(sc);
   if (!rc) note_read_losses(s, o.note, o.note_size);
-  if (!rc && fbx && fbx_binds_rebuilt(s) && o.note && o.note_size) {
-    size_t n = strlen(o.note);
-    snprintf(o.note + n, o.note_size - n,
-             "%sFBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs from "
-             "its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)",
-             n ? "; " : "");
-  }
-  if (!rc && dae_why[0] && o.note && o.note_size) {
-    size_t n = strlen(o.note);
-    snprintf(o.note + n, o.note_size - n,
-             "%sCollada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data such "
-             "as Blender's bone tips and layers lost): %s",
-             n ? "; " : "", dae_why);
-  }
-  if (!rc && fbx_why[0] && o.note && o.note_size) {
-    size_t n = strlen(o.note);
-    snprintf(o.note + n, o.note_size - n,
-             "%sFBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend shapes "
-             "and custom properties lost): %s",
-             n ? "; " : "", fbx_why);
-  }
+  if (!rc && fbx && fbx_binds_rebuilt(s))
+    note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs from "
+             "its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)", "");
+  if (!rc && dae_why[0])
+    note_add(&o, "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data such "
+             "as Blender's bone tips and layers lost): ", dae_why);
+  if (!rc && fbx_why[0])
+    note_add(&o, "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend shapes "
+             "and custom properties lost): ", fbx_why);
   return rc;
 }

@@ -198,10 +198,12 @@ static void note_split(const skio_fbx_edit_report* r, const skio_export_options*
            "corner's", n ? "; " : "", r->split_points);
 }
 
-int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
-                        size_t why_size, skc_err* err) {
-  if (s->source_file.kind != SKIO_SOURCE_FBX || !s->source || !s->skeleton) {
-    snprintf(why, why_size, s->skeleton ? "the scene was not read from a binary FBX file" : "the scene has no skeleton");
+int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char* why, size_t why_size,
+                          skc_err* err) {
+  if (s->source_file.kind != kind || !s->source || !s->skeleton) {
+    snprintf(why, why_size, !s->skeleton ? "the scene has no skeleton"
+                            : kind == SKIO_SOURCE_FBX ? "the scene was not read from a binary FBX file"
+                                                      : "the scene was not read from a Collada file");
     return SKIO_FBX_EDIT_CANNOT;
   }
   if (s->mesh_count != s->import_mesh_count) {
@@ -214,6 +216,13 @@ int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export
   }
   if (skio_same_file(path, s->source))
     return skc_fail(err, SKC_EXISTS, "%s: is the file the scene was read from; write to another file", path);
+  return SKC_OK;
+}
+
+int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
+                        size_t why_size, skc_err* err) {
+  int check = skio_scene_edit_check(s, SKIO_SOURCE_FBX, path, why, why_size, err);
+  if (check) return check;
   edits x = {0};
   uint8_t *src = NULL, *out = NULL;
   size_t n = 0, out_n = 0;

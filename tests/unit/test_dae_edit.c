@@ -16,44 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_scenetest.h"
 #include "sk_testutil.h"
 #include "skio_dae_edit.h"
-#include "skc_math.h"
 #include "skio_scene.h"
 
 static char g_dir[64];
 
-static skio_scene* load(const char* path) {
-  skio_scene* s = NULL;
-  skc_err err = {0};
-  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s: %s", path, err.message);
-  return s;
-}
+static skio_scene* load(const char* path) { return skt_scene_load(path); }
 
-static char* slurp(const char* path, size_t* n) {
-  FILE* f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "%s", path);
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* b = malloc((size_t)size + 1);
-  ck_assert_uint_eq(fread(b, 1, (size_t)size, f), (size_t)size);
-  fclose(f);
-  b[size] = 0;
-  *n = (size_t)size;
-  return b;
-}
-
-/* Writes s as dir/name; returns the note. */
 static const char* save(const skio_scene* s, const char* name, char* path, size_t path_size) {
-  static char note[1024];
-  snprintf(path, path_size, "%s/%s", g_dir, name);
-  skio_export_options o = {0};
-  o.note = note;
-  o.note_size = sizeof note;
-  skc_err err = {0};
-  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
-  return note;
+  return skt_scene_save(s, g_dir, name, path, path_size);
 }
 
 static void save_edited(const skio_scene* s, const char* name, char* path, size_t path_size) {
@@ -61,67 +34,15 @@ static void save_edited(const skio_scene* s, const char* name, char* path, size_
   ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s: %s", name, note);
 }
 
-static int32_t joint(const skio_scene* s, const char* name) {
-  for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
-    if (!strcmp(s->skeleton->names[j], name)) return (int32_t)j;
-  ck_abort_msg("no joint %s", name);
-  return -1;
-}
-
-typedef uint32_t (*row_fn)(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
-                           uint32_t* oj, float* ow);
-
-/* Replaces mesh m's skin row by row: fn(position, joints in, weights in, n, joints out, weights out) -> entries out. */
-static void rewrite_skin(skio_scene* s, uint32_t m, row_fn fn) {
-  skc_skin* k = s->meshes[m].skin;
-  size_t V = k->vertex_count;
-  uint32_t* off = malloc((V + 1) * sizeof *off);
-  uint32_t* jt = malloc((V * 8 + 1) * sizeof *jt);
-  float* wt = malloc((V * 8 + 1) * sizeof *wt);
-  off[0] = 0;
-  for (size_t v = 0; v < V; ++v) {
-    uint32_t b = k->offsets[v], n = k->offsets[v + 1] - b;
-    off[v + 1] = off[v] + fn(s, s->meshes[m].positions + 3 * v, k->joints + b, k->weights + b, n, jt + off[v], wt + off[v]);
-  }
-  skc_err err = {0};
-  ck_assert_int_eq(skc_skin_set(k, off, jt, wt, &err), SKC_OK);
-  free(off);
-  free(jt);
-  free(wt);
-}
-
-static void rewrite_all(skio_scene* s, row_fn fn) {
+static void rewrite_all(skio_scene* s, skt_row_fn fn) {
   for (uint32_t m = 0; m < s->mesh_count; ++m)
-    if (s->meshes[m].skin && s->meshes[m].rigid_joint < 0) rewrite_skin(s, m, fn);
-}
-
-/* Every vertex of every skinned mesh of a has b's influences (same joint names, weights equal as floats). */
-static void same_skins(const skio_scene* a, const skio_scene* b) {
-  ck_assert_uint_eq(a->mesh_count, b->mesh_count);
-  for (uint32_t m = 0; m < a->mesh_count; ++m) {
-    const skc_skin *x = a->meshes[m].skin, *y = b->meshes[m].skin;
-    if (!x || a->meshes[m].rigid_joint >= 0) continue;
-    ck_assert_ptr_nonnull(y);
-    ck_assert_uint_eq(x->vertex_count, y->vertex_count);
-    for (size_t v = 0; v < x->vertex_count; ++v) {
-      uint32_t n = x->offsets[v + 1] - x->offsets[v];
-      ck_assert_uint_eq(n, y->offsets[v + 1] - y->offsets[v]);
-      for (uint32_t e = 0; e < n; ++e) {
-        uint32_t q = x->offsets[v] + e;
-        const char* name = a->skeleton->names[x->joints[q]];
-        bool found = false;
-        for (uint32_t f = y->offsets[v]; f < y->offsets[v + 1]; ++f)
-          found |= !strcmp(b->skeleton->names[y->joints[f]], name) && y->weights[f] == x->weights[q];
-        ck_assert_msg(found, "mesh %u vertex %zu: %s %g not read back", m, v, name, (double)x->weights[q]);
-      }
-    }
-  }
+    if (s->meshes[m].skin && s->meshes[m].rigid_joint < 0) skt_scene_rewrite_skin(s, m, fn);
 }
 
 /* The bytes before <library_controllers and after </library_controllers> are the source's. */
 static void only_controllers_changed(const char* src, const char* out) {
   size_t na, nb;
-  char *a = slurp(src, &na), *b = slurp(out, &nb);
+  char *a = skt_slurp(src, &na), *b = skt_slurp(out, &nb);
   const char *a0 = strstr(a, "<library_controllers"), *b0 = strstr(b, "<library_controllers");
   const char *a1 = strstr(a, "</library_controllers>"), *b1 = strstr(b, "</library_controllers>");
   ck_assert(a0 && b0 && a1 && b1);
@@ -135,18 +56,7 @@ static void only_controllers_changed(const char* src, const char* out) {
 static const char* const k_data[] = {"textured_rig.dae", "two_material_leg.dae", "quad_leg.dae"};
 static const char* const k_corpus[] = {"collada/CesiumMan_blender.dae"};
 
-static void unchanged(const char* src) {
-  skio_scene* s = load(src);
-  char out[256];
-  const char* note = save(s, "same.dae", out, sizeof out);
-  size_t na, nb;
-  char *a = slurp(src, &na), *b = slurp(out, &nb);
-  ck_assert_msg(na == nb && !memcmp(a, b, na), "%s: written differently (%zu -> %zu bytes; note: %s)", src, na, nb,
-                note);
-  free(a);
-  free(b);
-  skio_scene_destroy(s);
-}
+static void unchanged(const char* src) { skt_scene_written_unchanged(src, g_dir, "same.dae"); }
 
 START_TEST(unchanged_scene_writes_the_source_bytes) {
   for (size_t i = 0; i < sizeof k_data / sizeof k_data[0]; ++i) unchanged(skt_data(k_data[i]));
@@ -154,30 +64,14 @@ START_TEST(unchanged_scene_writes_the_source_bytes) {
 }
 END_TEST
 
-/* The same joints, weights scaled by 0.5..1.5 and renormalized; the scale a function of the position and the joint,
- * so that the corners of one position get the same weights. */
-static uint32_t perturb(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
-                        uint32_t* oj, float* ow) {
-  (void)s;
-  uint32_t bits[3];
-  memcpy(bits, p, sizeof bits);
-  double sum = 0.0;
-  for (uint32_t k = 0; k < n; ++k) {
-    skt_rng r = {(uint64_t)bits[0] * 73856093u ^ (uint64_t)bits[1] * 19349663u ^ (uint64_t)bits[2] * 83492791u ^ j[k]};
-    sum += ow[k] = w[k] * skt_rand_range(&r, 0.5f, 1.5f);
-    oj[k] = j[k];
-  }
-  for (uint32_t k = 0; k < n; ++k) ow[k] = (float)(ow[k] / sum);
-  return n;
-}
 
 static void edit_and_read_back(const char* src) {
   skio_scene* s = load(src);
-  rewrite_all(s, perturb);
+  rewrite_all(s, skt_row_perturb);
   char out[256];
   save_edited(s, "edited.dae", out, sizeof out);
   skio_scene* b = load(out);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   only_controllers_changed(src, out);
   skio_scene_destroy(b);
   skio_scene_destroy(s);
@@ -208,7 +102,7 @@ END_TEST
 /* The vertices on the +x side of the leg perturbed, the others as they were. */
 static uint32_t perturb_upper(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
-  if (p[0] > 0.0f) return perturb(s, p, j, w, n, oj, ow);
+  if (p[0] > 0.0f) return skt_row_perturb(s, p, j, w, n, oj, ow);
   memcpy(oj, j, n * sizeof *j);
   memcpy(ow, w, n * sizeof *w);
   return n;
@@ -236,9 +130,9 @@ START_TEST(unchanged_weights_keep_their_text) {
   char out[256];
   save_edited(s, "upper.dae", out, sizeof out);
   skio_scene* b = load(out);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   size_t na, nb;
-  char *a = slurp(src, &na), *o = slurp(out, &nb);
+  char *a = skt_slurp(src, &na), *o = skt_slurp(out, &nb);
   char *wa = element_text(a, "float_array", "skin-weights"), *wo = element_text(o, "float_array", "skin-weights");
   ck_assert_ptr_nonnull(wa);
   ck_assert_ptr_nonnull(wo);
@@ -271,7 +165,7 @@ START_TEST(what_cannot_be_edited_is_written_whole) {
   skio_scene_destroy(s);
   /* weight on the armature's node, which the controller does not list */
   s = load(skt_data("two_material_leg.dae"));
-  g_armature = joint(s, "Rig");
+  g_armature = skt_scene_joint(s, "Rig");
   rewrite_all(s, half_to_armature);
   note = save(s, "armature.dae", out, sizeof out);
   ck_assert_msg(strstr(note, "written whole by Assimp") && strstr(note, "not among"), "%s", note);
@@ -284,7 +178,7 @@ START_TEST(what_cannot_be_edited_is_written_whole) {
   s = load(copy);
   snprintf(cmd, sizeof cmd, "cp '%s' '%s' && touch -d '2001-01-01' '%s'", skt_data("textured_rig.dae"), copy, copy);
   ck_assert_int_eq(system(cmd), 0);
-  rewrite_all(s, perturb);
+  rewrite_all(s, skt_row_perturb);
   note = save(s, "changed.dae", out, sizeof out);
   ck_assert_msg(strstr(note, "changed or went away"), "%s", note);
   /* never the source itself */
@@ -295,25 +189,12 @@ START_TEST(what_cannot_be_edited_is_written_whole) {
 }
 END_TEST
 
-/* Rest-pose skinned position of vertex v of mesh m (LBS: rest world x the mesh's inverse bind). */
-static void skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out[3]) {
-  const skio_mesh* me = &s->meshes[m];
-  out[0] = out[1] = out[2] = 0.0f;
-  for (uint32_t q = me->skin->offsets[v]; q < me->skin->offsets[v + 1]; ++q) {
-    float x[16], p[3];
-    const uint32_t j = me->skin->joints[q];
-    skc_mat4_mul(s->skeleton->rest_world + 16 * (size_t)j, me->inverse_bind + 16 * (size_t)j, x);
-    skc_mat4_transform_point(x, me->positions + 3 * v, p);
-    for (int k = 0; k < 3; ++k) out[k] += me->skin->weights[q] * p[k];
-  }
-}
-
 /* Half "upper", half "lower" (bare_rig's first two bones). */
 static uint32_t half_and_half(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
   (void)p, (void)j, (void)w, (void)n;
-  oj[0] = (uint32_t)joint(s, "upper"), ow[0] = 0.5f;
-  oj[1] = (uint32_t)joint(s, "lower"), ow[1] = 0.5f;
+  oj[0] = (uint32_t)skt_scene_joint(s, "upper"), ow[0] = 0.5f;
+  oj[1] = (uint32_t)skt_scene_joint(s, "lower"), ow[1] = 0.5f;
   return 2;
 }
 
@@ -345,7 +226,7 @@ static skio_scene* bare_rig_bound(const char* src, const char* a, const char* b)
     s->meshes[m].inverse_bind = malloc(16 * sizeof(float) * s->skeleton->joint_count);
     memcpy(s->meshes[m].inverse_bind, s->skeleton->inverse_bind, 16 * sizeof(float) * s->skeleton->joint_count);
     s->meshes[m].bound = calloc(s->skeleton->joint_count, 1);
-    rewrite_skin(s, m, half_and_half);
+    skt_scene_rewrite_skin(s, m, half_and_half);
   }
   return s;
 }
@@ -357,7 +238,7 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
   char out[256];
   save_edited(s, "bound.dae", out, sizeof out);
   size_t na, nb;
-  char *a = slurp(src, &na), *o = slurp(out, &nb);
+  char *a = skt_slurp(src, &na), *o = skt_slurp(out, &nb);
   char *ga = element(a, "library_geometries"), *go = element(o, "library_geometries");
   ck_assert_ptr_nonnull(ga);
   ck_assert_ptr_nonnull(go);
@@ -367,11 +248,11 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
   free(ga), free(go), free(a), free(o);
   skio_scene* b = load(out);
   ck_assert_uint_eq(b->mesh_count, 2);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   for (uint32_t m = 0; m < 2; ++m) /* skinned at rest, the crate sits where the source had it */
     for (size_t v = 0; b->meshes[m].skin && v < b->meshes[m].vertex_count; ++v) {
       float p[3];
-      skinned_rest(b, m, v, p);
+      skt_scene_skinned_rest(b, m, v, p);
       for (int c = 0; c < 3; ++c)
         ck_assert_msg(fabsf(p[c] - s->meshes[m].positions[3 * v + c]) < 1e-4f, "mesh %u vertex %zu: %g vs %g", m, v,
                       (double)p[c], (double)s->meshes[m].positions[3 * v + c]);
@@ -391,9 +272,9 @@ END_TEST
 START_TEST(damaged_files_do_not_crash_the_editor) {
   const char* src = skt_data("two_material_leg.dae");
   skio_scene* s = load(src);
-  rewrite_all(s, perturb);
+  rewrite_all(s, skt_row_perturb);
   size_t n;
-  char* d = slurp(src, &n);
+  char* d = skt_slurp(src, &n);
   ck_assert_uint_eq(s->mesh_count, 2);
   skio_dae_mesh_edit e[2];
   for (uint32_t m = 0; m < 2; ++m)

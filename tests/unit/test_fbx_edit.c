@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sk_scenetest.h"
 #include "sk_testutil.h"
 #include "skio_fbx_edit.h"
 #include "skio_fbx_tree.h"
@@ -26,94 +27,19 @@
 
 static char g_dir[64];
 
-static skio_scene* load(const char* path) {
-  skio_scene* s = NULL;
-  skc_err err = {0};
-  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s: %s", path, err.message);
-  return s;
-}
+static skio_scene* load(const char* path) { return skt_scene_load(path); }
 
-static uint8_t* slurp(const char* path, size_t* n) {
-  FILE* f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "%s", path);
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t* b = malloc((size_t)size + 1);
-  ck_assert_uint_eq(fread(b, 1, (size_t)size, f), (size_t)size);
-  fclose(f);
-  *n = (size_t)size;
-  return b;
-}
+static uint8_t* slurp(const char* path, size_t* n) { return (uint8_t*)skt_slurp(path, n); }
 
 /* Writes s as dir/name; returns the note. */
 static const char* save(const skio_scene* s, const char* name, char* path, size_t path_size) {
-  static char note[1024];
-  snprintf(path, path_size, "%s/%s", g_dir, name);
-  skio_export_options o = {0};
-  o.note = note;
-  o.note_size = sizeof note;
-  skc_err err = {0};
-  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
-  return note;
+  return skt_scene_save(s, g_dir, name, path, path_size);
 }
 
 /* save(), asserting the file was edited in place (not written whole by Assimp's FBX writer). */
 static void save_edited(const skio_scene* s, const char* name, char* path, size_t path_size) {
   const char* note = save(s, name, path, path_size);
   ck_assert_msg(!strstr(note, "written whole by Assimp"), "%s: %s", name, note);
-}
-
-static int32_t joint(const skio_scene* s, const char* name) {
-  for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
-    if (!strcmp(s->skeleton->names[j], name)) return (int32_t)j;
-  ck_abort_msg("no joint %s", name);
-  return -1;
-}
-
-/* Replaces mesh m's skin: fn(v, joints in, weights in, n, joints out, weights out) -> entries out (<= 8). */
-typedef uint32_t (*row_fn)(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n, uint32_t* oj,
-                           float* ow);
-
-static void rewrite_skin(skio_scene* s, uint32_t m, row_fn fn) {
-  skc_skin* k = s->meshes[m].skin;
-  size_t V = k->vertex_count;
-  uint32_t* off = malloc((V + 1) * sizeof *off);
-  uint32_t* jt = malloc((V * 8 + 1) * sizeof *jt);
-  float* wt = malloc((V * 8 + 1) * sizeof *wt);
-  off[0] = 0;
-  for (size_t v = 0; v < V; ++v) {
-    uint32_t b = k->offsets[v], n = k->offsets[v + 1] - b;
-    off[v + 1] = off[v] + fn(s, v, k->joints + b, k->weights + b, n, jt + off[v], wt + off[v]);
-  }
-  skc_err err = {0};
-  ck_assert_int_eq(skc_skin_set(k, off, jt, wt, &err), SKC_OK);
-  free(off);
-  free(jt);
-  free(wt);
-}
-
-/* Every vertex of every skinned mesh of a has the influences of b's (same joint names, same weights as floats). */
-static void same_skins(const skio_scene* a, const skio_scene* b) {
-  ck_assert_uint_eq(a->mesh_count, b->mesh_count);
-  for (uint32_t m = 0; m < a->mesh_count; ++m) {
-    const skc_skin *x = a->meshes[m].skin, *y = b->meshes[m].skin;
-    if (!x || a->meshes[m].rigid_joint >= 0) continue;
-    ck_assert_ptr_nonnull(y);
-    ck_assert_uint_eq(x->vertex_count, y->vertex_count);
-    for (size_t v = 0; v < x->vertex_count; ++v) {
-      uint32_t n = x->offsets[v + 1] - x->offsets[v];
-      ck_assert_uint_eq(n, y->offsets[v + 1] - y->offsets[v]);
-      for (uint32_t e = 0; e < n; ++e) { /* the reader lists a vertex's influences in cluster order */
-        uint32_t q = x->offsets[v] + e;
-        const char* name = a->skeleton->names[x->joints[q]];
-        bool found = false;
-        for (uint32_t f = y->offsets[v]; f < y->offsets[v + 1]; ++f)
-          found |= !strcmp(b->skeleton->names[y->joints[f]], name) && y->weights[f] == x->weights[q];
-        ck_assert_msg(found, "mesh %u vertex %zu: %s %g not read back", m, v, name, (double)x->weights[q]);
-      }
-    }
-  }
 }
 
 /* Records ra of ta and rb of tb have the same name, properties and children, recursively (end offsets aside). */
@@ -164,18 +90,7 @@ static const char* const k_data[] = {"two_material_leg.fbx", "colored_leg.fbx", 
                                      "shape_key_leg.fbx"};
 static const char* const k_corpus[] = {"fbx/Fox_blender.fbx", "fbx/huesitos.fbx"};
 
-static void unchanged(const char* src) {
-  skio_scene* s = load(src);
-  char out[256];
-  const char* note = save(s, "same.fbx", out, sizeof out);
-  size_t na, nb;
-  uint8_t *a = slurp(src, &na), *b = slurp(out, &nb);
-  ck_assert_msg(na == nb && !memcmp(a, b, na), "%s: written differently (%zu -> %zu bytes; note: %s)", src, na, nb,
-                note);
-  free(a);
-  free(b);
-  skio_scene_destroy(s);
-}
+static void unchanged(const char* src) { skt_scene_written_unchanged(src, g_dir, "same.fbx"); }
 
 START_TEST(unchanged_scene_writes_the_source_bytes) {
   for (size_t i = 0; i < sizeof k_data / sizeof k_data[0]; ++i) unchanged(skt_data(k_data[i]));
@@ -183,36 +98,17 @@ START_TEST(unchanged_scene_writes_the_source_bytes) {
 }
 END_TEST
 
-static const float* g_pos; /* positions of the mesh rewrite_skin is on */
-
-/* The same joints, weights scaled by 0.5..1.5 and renormalized; the scale a function of the position and the joint, so
- * that the corners of one control point (split at UV seams and materials) get the same weights. */
-static uint32_t perturb(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n, uint32_t* oj,
-                        float* ow) {
-  (void)s;
-  uint32_t bits[3];
-  memcpy(bits, g_pos + 3 * v, sizeof bits);
-  double sum = 0.0;
-  for (uint32_t k = 0; k < n; ++k) {
-    skt_rng r = {(uint64_t)bits[0] * 73856093u ^ (uint64_t)bits[1] * 19349663u ^ (uint64_t)bits[2] * 83492791u ^ j[k]};
-    sum += ow[k] = w[k] * skt_rand_range(&r, 0.5f, 1.5f);
-    oj[k] = j[k];
-  }
-  for (uint32_t k = 0; k < n; ++k) ow[k] = (float)(ow[k] / sum);
-  return n;
-}
 
 static void edit_and_read_back(const char* src) {
   skio_scene* s = load(src);
   for (uint32_t m = 0; m < s->mesh_count; ++m)
     if (s->meshes[m].skin && s->meshes[m].rigid_joint < 0) {
-      g_pos = s->meshes[m].positions;
-      rewrite_skin(s, m, perturb);
+      skt_scene_rewrite_skin(s, m, skt_row_perturb);
     }
   char out[256];
   save_edited(s, "edited.fbx", out, sizeof out);
   skio_scene* b = load(out);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   only_skins_changed(src, out);
   skio_scene_destroy(b);
   skio_scene_destroy(s);
@@ -226,20 +122,20 @@ START_TEST(new_weights_go_into_the_clusters) {
 END_TEST
 
 /* Half of each vertex to the armature's node "Rig" (a Model with no cluster: its matrix comes from the bind pose). */
-static uint32_t half_to_rig(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n, uint32_t* oj,
+static uint32_t half_to_rig(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n, uint32_t* oj,
                             float* ow) {
-  (void)v;
+  (void)p;
   for (uint32_t k = 0; k < n; ++k) oj[k] = j[k], ow[k] = w[k] * 0.5f;
-  oj[n] = (uint32_t)joint(s, "Rig");
+  oj[n] = (uint32_t)skt_scene_joint(s, "Rig");
   ow[n] = 0.5f;
   return n + 1;
 }
 
 /* Everything of "shin" to "thigh". */
-static uint32_t shin_to_thigh(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
+static uint32_t shin_to_thigh(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
-  (void)v, (void)w, (void)j, (void)n;
-  oj[0] = (uint32_t)joint(s, "thigh");
+  (void)p, (void)w, (void)j, (void)n;
+  oj[0] = (uint32_t)skt_scene_joint(s, "thigh");
   ow[0] = 1.0f;
   return 1;
 }
@@ -268,18 +164,18 @@ START_TEST(clusters_are_added_and_emptied) {
   uint32_t full;
   ck_assert_uint_eq(count_clusters(src, &full), 2);
   skio_scene* s = load(src);
-  for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, half_to_rig);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) skt_scene_rewrite_skin(s, m, half_to_rig);
   char out[256];
   save_edited(s, "rig.fbx", out, sizeof out);
   ck_assert_uint_eq(count_clusters(out, &full), 3);
   ck_assert_uint_eq(full, 3);
   skio_scene* b = load(out);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   only_skins_changed(src, out);
   /* the new cluster's bind matrix is the bind pose's: rest world x inverse bind is the same matrix for "Rig" as for
    * the bones (the mesh skins to its place) */
   float x[2][16];
-  const int32_t js[2] = {joint(b, "Rig"), joint(b, "thigh")};
+  const int32_t js[2] = {skt_scene_joint(b, "Rig"), skt_scene_joint(b, "thigh")};
   for (int i = 0; i < 2; ++i)
     skc_mat4_mul(b->skeleton->rest_world + 16 * (size_t)js[i], b->meshes[0].inverse_bind + 16 * (size_t)js[i], x[i]);
   for (int e = 0; e < 16; ++e) ck_assert_float_eq_tol(x[0][e], x[1][e], 1e-3f * (1.0f + fabsf(x[1][e])));
@@ -287,7 +183,7 @@ START_TEST(clusters_are_added_and_emptied) {
   skio_scene_destroy(s);
 
   s = load(src);
-  for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, shin_to_thigh);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) skt_scene_rewrite_skin(s, m, shin_to_thigh);
   save_edited(s, "thigh.fbx", out, sizeof out);
   ck_assert_uint_eq(count_clusters(out, &full), 2);
   ck_assert_uint_eq(full, 1); /* shin's cluster stays, without Indexes / Weights */
@@ -304,10 +200,10 @@ START_TEST(clusters_are_added_and_emptied) {
 END_TEST
 
 /* The lower half of the leg (object space z < 0, the cylinder spans -1..1) to "shin". */
-static uint32_t lower_to_shin(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
+static uint32_t lower_to_shin(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
   (void)j, (void)w, (void)n;
-  oj[0] = (uint32_t)joint(s, g_pos[3 * v + 2] < 0.0f ? "shin" : "thigh");
+  oj[0] = (uint32_t)skt_scene_joint(s, p[2] < 0.0f ? "shin" : "thigh");
   ow[0] = 1.0f;
   return 1;
 }
@@ -319,14 +215,13 @@ START_TEST(a_cluster_without_weights_gets_them_and_blend_shapes_stay) {
   ck_assert_uint_eq(count_clusters(src, &full), 2);
   ck_assert_uint_eq(full, 1);
   skio_scene* s = load(src);
-  g_pos = s->meshes[0].positions;
-  rewrite_skin(s, 0, lower_to_shin);
+  skt_scene_rewrite_skin(s, 0, lower_to_shin);
   char out[256];
   save_edited(s, "shin.fbx", out, sizeof out);
   ck_assert_uint_eq(count_clusters(out, &full), 2);
   ck_assert_uint_eq(full, 2);
   skio_scene* b = load(out);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   only_skins_changed(src, out); /* the shape's Geometry record ("Shape") included */
   size_t n;
   uint8_t* d = slurp(out, &n);
@@ -336,19 +231,6 @@ START_TEST(a_cluster_without_weights_gets_them_and_blend_shapes_stay) {
   skio_scene_destroy(s);
 }
 END_TEST
-
-/* Rest-pose skinned position of vertex v of mesh m (LBS: rest world x the mesh's inverse bind). */
-static void skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out[3]) {
-  const skio_mesh* me = &s->meshes[m];
-  out[0] = out[1] = out[2] = 0.0f;
-  for (uint32_t q = me->skin->offsets[v]; q < me->skin->offsets[v + 1]; ++q) {
-    float x[16], p[3];
-    const uint32_t j = me->skin->joints[q];
-    skc_mat4_mul(s->skeleton->rest_world + 16 * (size_t)j, me->inverse_bind + 16 * (size_t)j, x);
-    skc_mat4_transform_point(x, me->positions + 3 * v, p);
-    for (int k = 0; k < 3; ++k) out[k] += me->skin->weights[q] * p[k];
-  }
-}
 
 /* PoseNodes of the file's first BindPose, asserted equal to its NbPoseNodes. */
 static uint32_t pose_nodes(const char* path) {
@@ -372,11 +254,11 @@ static uint32_t pose_nodes(const char* path) {
 }
 
 /* The weights of the rig's second mesh ("Cube", the crate beside it): half "upper", half "lower". */
-static uint32_t half_and_half(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
+static uint32_t half_and_half(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                               uint32_t* oj, float* ow) {
-  (void)v, (void)j, (void)w, (void)n;
-  oj[0] = (uint32_t)joint(s, "upper"), ow[0] = 0.5f;
-  oj[1] = (uint32_t)joint(s, "lower"), ow[1] = 0.5f;
+  (void)p, (void)j, (void)w, (void)n;
+  oj[0] = (uint32_t)skt_scene_joint(s, "upper"), ow[0] = 0.5f;
+  oj[1] = (uint32_t)skt_scene_joint(s, "lower"), ow[1] = 0.5f;
   return 2;
 }
 
@@ -395,21 +277,21 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
   s->meshes[crate].inverse_bind = malloc(16 * sizeof(float) * s->skeleton->joint_count);
   memcpy(s->meshes[crate].inverse_bind, s->skeleton->inverse_bind, 16 * sizeof(float) * s->skeleton->joint_count);
   s->meshes[crate].bound = calloc(s->skeleton->joint_count, 1);
-  rewrite_skin(s, crate, half_and_half);
+  skt_scene_rewrite_skin(s, crate, half_and_half);
   char out[256];
   save_edited(s, "crate.fbx", out, sizeof out);
   only_skins_changed(src, out);
   skio_scene* b = load(out);
   ck_assert_uint_eq(b->mesh_count, 2);
   ck_assert_ptr_nonnull(b->meshes[crate].skin);
-  same_skins(s, b);
+  skt_scene_same_skins(s, b);
   /* the bind pose lists the crate's object too, and counts it */
   uint32_t before = pose_nodes(src), after = pose_nodes(out);
   ck_assert_uint_eq(after, before + 1);
   /* skinned at rest, the crate sits where the source had it */
   for (size_t v = 0; v < b->meshes[crate].vertex_count; ++v) {
     float p[3];
-    skinned_rest(b, crate, v, p);
+    skt_scene_skinned_rest(b, crate, v, p);
     for (int c = 0; c < 3; ++c)
       ck_assert_msg(fabsf(p[c] - s->meshes[crate].positions[3 * v + c]) < 1e-3f, "vertex %zu: %g vs %g", v,
                     (double)p[c], (double)s->meshes[crate].positions[3 * v + c]);
@@ -460,11 +342,11 @@ static void long_rig_name(const char* path, char* name, size_t n) {
 
 static const char* g_long; /* the joint half_to_long gives half of every vertex */
 
-static uint32_t half_to_long(const skio_scene* s, size_t v, const uint32_t* j, const float* w, uint32_t n,
+static uint32_t half_to_long(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                              uint32_t* oj, float* ow) {
-  (void)v;
+  (void)p;
   for (uint32_t k = 0; k < n; ++k) oj[k] = j[k], ow[k] = w[k] * 0.5f;
-  oj[n] = (uint32_t)joint(s, g_long), ow[n] = 0.5f;
+  oj[n] = (uint32_t)skt_scene_joint(s, g_long), ow[n] = 0.5f;
   return n + 1;
 }
 
@@ -474,10 +356,10 @@ START_TEST(a_long_joint_name_is_cut_in_its_cluster) {
   long_rig_name(src, name, sizeof name);
   skio_scene* s = load(src);
   g_long = name;
-  for (uint32_t m = 0; m < s->mesh_count; ++m) rewrite_skin(s, m, half_to_long);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) skt_scene_rewrite_skin(s, m, half_to_long);
   save_edited(s, "long_out.fbx", out, sizeof out);
   skio_scene* b = load(out);
-  same_skins(s, b); /* Assimp names the bone by its Model, so the cluster's cut name does not matter */
+  skt_scene_same_skins(s, b); /* Assimp names the bone by its Model, so the cluster's cut name does not matter */
   skio_scene_destroy(b);
   skio_scene_destroy(s);
 }
