@@ -6,7 +6,8 @@ Environment: SKINKIT_HOSTILE_COUNT (mutants per seed file, default 6; 300 = the 
 SKINKIT_HOSTILE_TIMEOUT (seconds per command, default 20), SKINKIT_HOSTILE_SEED (mutation seed, default 1).
 
 Every model mutant goes through `info`, `info --json`, `validate --json -`, `convert` to .glb and to .dae, `pack`,
-`weights --normalize` and `bind`; every .skf mutant through `info`, `info --json`, `unpack` and `unpack --json`;
+`weights --normalize`, `bind` and `weights --smooth 1` to .dae and to .fbx (the in-place editors for Collada and
+binary FBX inputs); every .skf mutant through `info`, `info --json`, `unpack` and `unpack --json`;
 each with `--timeout 5` (the commands' own limit on reading the file in their contained child).
 For each run:
   * no exit by a signal (Python's returncode < 0) and no exit code >= 128 (a shell's way of saying the same);
@@ -38,6 +39,10 @@ MODEL_COMMANDS = [
     ("pack", ["pack", "{in}", "-o", "{out}"], "out.skf"),
     ("weights --normalize", ["weights", "{in}", "{out}", "--normalize"], "out.glb"),
     ("bind", ["bind", "{in}", "{out}", "--json"], "out.glb"),
+    # a Collada or binary FBX input written in its own format goes through the in-place editors (io/dae_edit.c,
+    # io/fbx_edit.c) with weights that really change
+    ("weights --smooth .dae", ["weights", "{in}", "{out}", "--smooth", "1"], "out.dae"),
+    ("weights --smooth .fbx", ["weights", "{in}", "{out}", "--smooth", "1"], "out.fbx"),
 ]
 SKF_COMMANDS = [
     ("info", ["info", "{in}"], None),
