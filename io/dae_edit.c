@@ -697,6 +697,8 @@ static int cedit_read(const doc* d, const dctrl* c, const char* const* names, ui
   e->nj = (uint32_t)count_tokens(e->joints->text);
   e->nw = count_tokens(e->weights->text);
   const size_t nv = c->vw_count;
+  if (count_tokens(c->vcount) != nv) /* (before allocating for a count the text does not hold) */
+    return CANNOT("skin controller %.*s: <vcount> does not hold %zu counts", (int)c->id.n, c->id.p, nv);
   e->j2s = malloc((e->nj + 1) * sizeof *e->j2s);
   e->s2j = malloc((joint_count + 1) * sizeof *e->s2j);
   e->vcount = malloc((nv + 1) * sizeof *e->vcount);
@@ -728,6 +730,8 @@ static int cedit_read(const doc* d, const dctrl* c, const char* const* names, ui
   }
   free(vc);
   if (!ok) return CANNOT("skin controller %.*s: its weight counts or weights do not read", (int)c->id.n, c->id.p);
+  if (count_tokens(c->v) != 2 * total)
+    return CANNOT("skin controller %.*s: its <v> does not hold %zu pairs", (int)c->id.n, c->id.p, total);
   if (!(e->pairs = malloc((2 * total + 1) * sizeof *e->pairs))) return SKC_OUT_OF_MEMORY;
   if (!parse_ints(c->v, e->pairs, 2 * total))
     return CANNOT("skin controller %.*s: its <v> does not hold %zu pairs", (int)c->id.n, c->id.p, total);

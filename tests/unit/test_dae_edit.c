@@ -296,6 +296,29 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     free(out);
   }
   ck_assert_uint_ge(ok, 1); /* the whole file at least (a cut in the trailing closing tags may still edit) */
+  { /* counts the text does not hold are refused before anything is allocated for them */
+    static const char* const from[] = {"<vertex_weights count=\"240\">", "<vcount>1 "};
+    static const char* const to[] = {"<vertex_weights count=\"4000000000\">", "<vcount>4000000000 "};
+    for (int k = 0; k < 2; ++k) {
+      char* at = strstr(d, from[k]);
+      ck_assert_ptr_nonnull(at);
+      size_t head = (size_t)(at - d), nb = n - strlen(from[k]) + strlen(to[k]);
+      char* big = malloc(nb + 1);
+      memcpy(big, d, head);
+      memcpy(big + head, to[k], strlen(to[k]));
+      memcpy(big + head + strlen(to[k]), at + strlen(from[k]), n - head - strlen(from[k]));
+      char* out = NULL;
+      size_t out_n;
+      char why[200];
+      skio_dae_edit_report rep;
+      skc_err err = {0};
+      int rc = skio_dae_edit(big, nb, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
+                             s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, &err);
+      ck_assert_msg(rc == SKIO_DAE_EDIT_CANNOT, "%s: %d %s", to[k], rc, err.message);
+      free(out);
+      free(big);
+    }
+  }
   skt_rng r = {27};
   for (int i = 0; i < 3000; ++i) {
     memcpy(bad, d, n);
