@@ -491,8 +491,8 @@ static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
       ok = controller_tag(d, &st, &t, end);
     }
     if (!ok) {
-      snprintf(why, why_size, "a Collada element this editor cannot read (<%.*s>)", (int)(t.name.n < 40 ? t.name.n : 40),
-               t.name.p);
+      const int shown = (int)(t.name.n < 40 ? t.name.n : 40);
+      snprintf(why, why_size, "a Collada element this editor cannot read (<%.*s>)", shown, t.name.p);
       return 2;
     }
     if (t.empty) close_tag(d, &st, &t);
@@ -558,7 +558,7 @@ static bool parse_floats(span s, float* out, size_t want) {
   return k == want;
 }
 
-/* ---- the edit ----------------------------------------------------------------------------------------------------- */
+/* ---- the edit ------------------------------------------------------------------------------------------------ */
 
 static const dsrc* find_src(const doc* d, span id) {
   for (uint32_t i = 0; i < d->ns; ++i)
@@ -584,7 +584,10 @@ static bool attr_is(span raw, const char* z) {
       else if (span_is(ent, "amp")) c = '&';
       else if (span_is(ent, "quot")) c = '"';
       else if (span_is(ent, "apos")) c = '\'';
-      else if (ent.n >= 2 && ent.p[0] == '#') c = strtoul(ent.p + 1 + (ent.p[1] == 'x'), NULL, ent.p[1] == 'x' ? 16 : 10);
+      else if (ent.n >= 2 && ent.p[0] == '#') {
+        const bool hex = ent.p[1] == 'x';
+        c = strtoul(ent.p + 1 + hex, NULL, hex ? 16 : 10);
+      }
       else return false;
       if (c > 0x7f) return false; /* (a name with other characters simply does not match) */
     }
@@ -603,7 +606,8 @@ static long skeleton_joint(const doc* d, span entry, bool idref, const char* con
     if (span_eq(idref ? d->nodes[i].id : d->nodes[i].sid, entry)) node = &d->nodes[i];
   for (uint32_t i = 0; i < d->nn && !node && entry.n; ++i)
     if (span_eq(d->nodes[i].name, entry)) node = &d->nodes[i];
-  const span cand[3] = {node ? node->name : entry, node ? node->id : (span){NULL, 0}, node ? node->sid : (span){NULL, 0}};
+  const span none = {NULL, 0};
+  const span cand[3] = {node ? node->name : entry, node ? node->id : none, node ? node->sid : none};
   for (int c = 0; c < 3; ++c)
     for (uint32_t j = 0; j < count && cand[c].n; ++j)
       if (attr_is(cand[c], names[j])) return (long)j;
@@ -684,7 +688,9 @@ static int cedit_read(const doc* d, const dctrl* c, const char* const* names, ui
   for (uint32_t i = 0; i < c->nvw; ++i) {
     if (span_is(c->vw[i].semantic, "JOINT")) ij = &c->vw[i];
     else if (span_is(c->vw[i].semantic, "WEIGHT")) iw = &c->vw[i];
-    else return CANNOT("skin controller %.*s has a vertex weight input other than JOINT and WEIGHT", (int)c->id.n, c->id.p);
+    else
+      return CANNOT("skin controller %.*s has a vertex weight input other than JOINT and WEIGHT", (int)c->id.n,
+                    c->id.p);
   }
   if (!ij || !iw || c->nvw != 2 || ij->offset + iw->offset != 1)
     return CANNOT("skin controller %.*s does not pair one joint with one weight", (int)c->id.n, c->id.p);
@@ -1037,12 +1043,14 @@ static int assign(const doc* d, const skio_dae_mesh_edit* meshes, uint32_t count
 /* Positions of geometry g (3 floats each) into *pos. */
 static int geometry_positions(const doc* d, const dgeom* g, float** pos, size_t* npos, char* why, size_t why_size) {
   const dsrc* s = find_src(d, g->position_src);
-  if (!s || s->kind != SRC_FLOAT || s->stride != 3) return CANNOT("geometry %.*s: no position source", (int)g->id.n, g->id.p);
+  if (!s || s->kind != SRC_FLOAT || s->stride != 3)
+    return CANNOT("geometry %.*s: no position source", (int)g->id.n, g->id.p);
   size_t nf = count_tokens(s->text);
   if (nf % 3) return CANNOT("geometry %.*s: positions are not triples", (int)g->id.n, g->id.p);
   if (!(*pos = malloc((nf + 1) * sizeof **pos))) return SKC_OUT_OF_MEMORY;
   *npos = nf / 3;
-  return parse_floats(s->text, *pos, nf) ? SKC_OK : CANNOT("geometry %.*s: positions do not read", (int)g->id.n, g->id.p);
+  if (parse_floats(s->text, *pos, nf)) return SKC_OK;
+  return CANNOT("geometry %.*s: positions do not read", (int)g->id.n, g->id.p);
 }
 
 /* One controller instance and its meshes (in order, one per primitive of the geometry): the new rows. */
@@ -1067,12 +1075,15 @@ static int edit_instance(const doc* d, uint32_t inst, const skio_dae_mesh_edit* 
   uint32_t k = 0;
   for (uint32_t p = 0; !rc && p < d->np; ++p) {
     if (d->prims[p].geom != (uint32_t)g || d->prims[p].count == 0) continue;
-    if (k >= nlist) rc = CANNOT("node %s: the file's geometry has more primitives than the scene meshes", meshes[list[0]].node_name);
+    const char* node = meshes[list[0]].node_name;
+    if (k >= nlist) rc = CANNOT("node %s: the file's geometry has more primitives than the scene meshes", node);
     else if (!meshes[list[k]].offsets) rc = CANNOT("a mesh of node %s has lost its skin", meshes[list[k]].node_name);
     else rc = take_mesh(d, &d->prims[p], pos, npos, &meshes[list[k]], list[k], e, split, why, why_size);
     ++k;
   }
-  if (!rc && k != nlist) rc = CANNOT("node %s: the scene has more meshes than the file's geometry has primitives", meshes[list[0]].node_name);
+  if (!rc && k != nlist)
+    rc = CANNOT("node %s: the scene has more meshes than the file's geometry has primitives",
+                meshes[list[0]].node_name);
   free(pos);
   return rc;
 }
@@ -1144,7 +1155,8 @@ static int nskin_rows(const doc* d, long g, const skio_dae_mesh_edit* meshes, co
     size_t nc = 0;
     if (!m->offsets) rc = CANNOT("node %s: some of a geometry's meshes got weights, others not", m->node_name);
     if (!rc) rc = prim_corners(d, &d->prims[p], &corner, &nc, why, why_size);
-    if (!rc && nc != m->vertex_count) rc = CANNOT("a mesh of %zu vertices matches a primitive of %zu corners", m->vertex_count, nc);
+    if (!rc && nc != m->vertex_count)
+      rc = CANNOT("a mesh of %zu vertices matches a primitive of %zu corners", m->vertex_count, nc);
     for (size_t v = 0; !rc && v < nc; ++v) {
       const uint32_t i = corner[v];
       bool same = i < k->npos;
@@ -1155,7 +1167,8 @@ static int nskin_rows(const doc* d, long g, const skio_dae_mesh_edit* meshes, co
                                   : (double)f[r];
         same = fabs((double)m->positions[3 * v + r] - x) <= 1e-5 * (1.0 + fabs(x));
       }
-      if (!same) rc = CANNOT("vertex %zu of a mesh is not where its corner's position is in the file (moved vertices)", v);
+      if (!same)
+        rc = CANNOT("vertex %zu of a mesh is not where its corner's position is in the file (moved vertices)", v);
       else if (k->from_v[i] == SIZE_MAX) k->from_v[i] = v, k->from_m[i] = list[q - 1];
       else *split += !same_row(&meshes[k->from_m[i]], k->from_v[i], m, v); /* the first corner's row is written */
     }
@@ -1175,67 +1188,83 @@ static int nskin_rows(const doc* d, long g, const skio_dae_mesh_edit* meshes, co
   return SKC_OK;
 }
 
-/* The new controller's text: joints by their nodes' sids, inverse binds, weights, vertex weights. */
-static int nskin_controller(const doc* d, const nskin* k, const skio_dae_mesh_edit* meshes, const dgeom* g,
-                            const char* cid, const char* const* names, const float* binds, strbuf* b, char* why,
-                            size_t why_size) {
-  /* in the document's frame: bind shape F^-1 x place, inverse binds bind^-1 x F (the scene's matrices are F x the
-   * document's) */
-  const float* place = meshes[k->from_m[0]].place;
+/* A <source> of the new controller: id cid-what, the array (text already in values), its accessor. */
+static void put_source(strbuf* b, const char* cid, const char* what, const char* array, size_t count,
+                       const char* values, unsigned stride, const char* param, const char* type) {
+  sb_printf(b, "        <source id=\"%s-%s\">\n          <%s id=\"%s-%s-array\" count=\"%zu\">%s</%s>\n", cid, what,
+            array, cid, what, count, values ? values : "", array);
+  sb_printf(b, "          <technique_common>\n            <accessor source=\"#%s-%s-array\" count=\"%zu\" "
+            "stride=\"%u\">\n              <param name=\"%s\" type=\"%s\"/>\n            </accessor>\n", cid, what,
+            count / stride, stride, param, type);
+  sb_printf(b, "          </technique_common>\n        </source>\n");
+}
+
+/* The joints' sids, the inverse binds (bind^-1 x F: the document's frame) into names / ibm. */
+static int nskin_joints(const doc* d, const nskin* k, const char* const* names, const float* binds, const float f[16],
+                        strbuf* sids, strbuf* ibm, char* why, size_t why_size) {
+  for (uint32_t j = 0; j < k->nj; ++j) {
+    const char* name = names[k->joint[j]];
+    const dnode* n = node_named(d, name);
+    if (!n || !n->sid.n) return CANNOT("joint %s has no node with a sid to name it by in a new skin", name);
+    sb_printf(sids, "%s%.*s", j ? " " : "", (int)n->sid.n, n->sid.p);
+    float inv[16], ib[16];
+    if (!binds || !skc_mat4_inverse(binds + 16 * (size_t)k->joint[j], inv))
+      return CANNOT("joint %s has no invertible bind matrix for a new skin", name);
+    skc_mat4_mul(inv, f, ib);
+    if (j) sb_printf(ibm, " ");
+    put_matrix(ibm, ib);
+  }
+  return SKC_OK;
+}
+
+/* The rows: one weight per pair (w), the pair counts (vc), the (joint, weight) pairs (vv); *nw the weights. */
+static void nskin_weights(const nskin* k, const skio_dae_mesh_edit* meshes, strbuf* w, strbuf* vc, strbuf* vv,
+                          size_t* nw) {
+  *nw = 0;
+  for (size_t i = 0; i < k->npos; ++i) {
+    const skio_dae_mesh_edit* m = k->from_v[i] == SIZE_MAX ? NULL : &meshes[k->from_m[i]];
+    const uint32_t e0 = m ? m->offsets[k->from_v[i]] : 0, e1 = m ? m->offsets[k->from_v[i] + 1] : 0;
+    sb_printf(vc, "%s%u", i ? " " : "", e1 - e0);
+    for (uint32_t e = e0; e < e1; ++e, ++*nw) {
+      sb_printf(w, "%s%.9g", *nw ? " " : "", (double)m->weights[e]);
+      sb_printf(vv, "%s%ld %zu", vv->n ? " " : "", k->s2j[m->joints[e]], *nw);
+    }
+  }
+}
+
+/* The new controller's text: joints by their nodes' sids, inverse binds and bind shape in the document's frame
+ * (bind^-1 x F and F^-1 x place: the scene's matrices are F x the document's), weights, vertex weights. */
+static int nskin_controller(const doc* d, const nskin* k, const skio_dae_mesh_edit* meshes, const float* place,
+                            const dgeom* g, const char* cid, const char* const* names, const float* binds, strbuf* b,
+                            char* why, size_t why_size) {
   static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   float f[16], fi[16], bsm[16];
   document_frame(d, f);
   if (!skc_mat4_inverse(f, fi)) return CANNOT("the document's unit or axis cannot be undone");
   skc_mat4_mul(fi, place ? place : identity, bsm);
-  sb_printf(b, "    <controller id=\"%s\" name=\"%s\">\n      <skin source=\"#%.*s\">\n        <bind_shape_matrix>", cid,
-            cid, (int)g->id.n, g->id.p);
-  put_matrix(b, bsm);
-  sb_printf(b, "</bind_shape_matrix>\n        <source id=\"%s-joints\">\n          <Name_array id=\"%s-joints-array\" "
-            "count=\"%u\">", cid, cid, k->nj);
-  for (uint32_t j = 0; j < k->nj; ++j) {
-    const dnode* n = node_named(d, names[k->joint[j]]);
-    if (!n || !n->sid.n) return CANNOT("joint %s has no node with a sid to name it by in a new skin", names[k->joint[j]]);
-    sb_printf(b, "%s%.*s", j ? " " : "", (int)n->sid.n, n->sid.p);
-  }
-  sb_printf(b, "</Name_array>\n          <technique_common>\n            <accessor source=\"#%s-joints-array\" "
-            "count=\"%u\" stride=\"1\">\n              <param name=\"JOINT\" type=\"name\"/>\n            </accessor>\n"
-            "          </technique_common>\n        </source>\n        <source id=\"%s-bind_poses\">\n"
-            "          <float_array id=\"%s-bind_poses-array\" count=\"%u\">", cid, k->nj, cid, cid, 16 * k->nj);
-  for (uint32_t j = 0; j < k->nj; ++j) {
-    float inv[16], ib[16];
-    if (!binds || !skc_mat4_inverse(binds + 16 * (size_t)k->joint[j], inv))
-      return CANNOT("joint %s has no invertible bind matrix for a new skin", names[k->joint[j]]);
-    skc_mat4_mul(inv, f, ib);
-    if (j) sb_printf(b, " ");
-    put_matrix(b, ib);
-  }
-  strbuf w = {0}, vc = {0}, vv = {0};
+  strbuf sids = {0}, ibm = {0}, w = {0}, vc = {0}, vv = {0};
   size_t nw = 0;
-  for (size_t i = 0; i < k->npos; ++i) {
-    const skio_dae_mesh_edit* m = k->from_v[i] == SIZE_MAX ? NULL : &meshes[k->from_m[i]];
-    const uint32_t e0 = m ? m->offsets[k->from_v[i]] : 0, e1 = m ? m->offsets[k->from_v[i] + 1] : 0;
-    sb_printf(&vc, "%s%u", i ? " " : "", e1 - e0);
-    for (uint32_t e = e0; e < e1; ++e, ++nw) {
-      sb_printf(&w, "%s%.9g", nw ? " " : "", (double)m->weights[e]);
-      sb_printf(&vv, "%s%ld %zu", vv.n ? " " : "", k->s2j[m->joints[e]], nw);
-    }
+  int rc = nskin_joints(d, k, names, binds, f, &sids, &ibm, why, why_size);
+  if (!rc) {
+    nskin_weights(k, meshes, &w, &vc, &vv, &nw);
+    sb_printf(b, "    <controller id=\"%s\" name=\"%s\">\n      <skin source=\"#%.*s\">\n        <bind_shape_matrix>",
+              cid, cid, (int)g->id.n, g->id.p);
+    put_matrix(b, bsm);
+    sb_printf(b, "</bind_shape_matrix>\n");
+    put_source(b, cid, "joints", "Name_array", k->nj, sids.p, 1, "JOINT", "name");
+    put_source(b, cid, "bind_poses", "float_array", 16 * (size_t)k->nj, ibm.p, 16, "TRANSFORM", "float4x4");
+    put_source(b, cid, "weights", "float_array", nw, w.p, 1, "WEIGHT", "float");
+    sb_printf(b, "        <joints>\n          <input semantic=\"JOINT\" source=\"#%s-joints\"/>\n          <input "
+              "semantic=\"INV_BIND_MATRIX\" source=\"#%s-bind_poses\"/>\n        </joints>\n", cid, cid);
+    sb_printf(b, "        <vertex_weights count=\"%zu\">\n          <input semantic=\"JOINT\" source=\"#%s-joints\" "
+              "offset=\"0\"/>\n          <input semantic=\"WEIGHT\" source=\"#%s-weights\" offset=\"1\"/>\n", k->npos,
+              cid, cid);
+    sb_printf(b, "          <vcount>%s</vcount>\n          <v>%s</v>\n        </vertex_weights>\n      </skin>\n"
+              "    </controller>\n", vc.p ? vc.p : "", vv.p ? vv.p : "");
+    if (sids.oom || ibm.oom || w.oom || vc.oom || vv.oom || b->oom) rc = SKC_OUT_OF_MEMORY;
   }
-  sb_printf(b, "</float_array>\n          <technique_common>\n            <accessor source=\"#%s-bind_poses-array\" "
-            "count=\"%u\" stride=\"16\">\n              <param name=\"TRANSFORM\" type=\"float4x4\"/>\n"
-            "            </accessor>\n          </technique_common>\n        </source>\n        <source id=\"%s-weights\">\n"
-            "          <float_array id=\"%s-weights-array\" count=\"%zu\">%s</float_array>\n          <technique_common>\n"
-            "            <accessor source=\"#%s-weights-array\" count=\"%zu\" stride=\"1\">\n              <param "
-            "name=\"WEIGHT\" type=\"float\"/>\n            </accessor>\n          </technique_common>\n        </source>\n"
-            "        <joints>\n          <input semantic=\"JOINT\" source=\"#%s-joints\"/>\n          <input "
-            "semantic=\"INV_BIND_MATRIX\" source=\"#%s-bind_poses\"/>\n        </joints>\n        <vertex_weights "
-            "count=\"%zu\">\n          <input semantic=\"JOINT\" source=\"#%s-joints\" offset=\"0\"/>\n          <input "
-            "semantic=\"WEIGHT\" source=\"#%s-weights\" offset=\"1\"/>\n          <vcount>%s</vcount>\n          <v>%s</v>\n"
-            "        </vertex_weights>\n      </skin>\n    </controller>\n",
-            cid, k->nj, cid, cid, nw, w.p ? w.p : "", cid, nw, cid, cid, k->npos, cid, cid, vc.p ? vc.p : "",
-            vv.p ? vv.p : "");
-  const bool oom = w.oom || vc.oom || vv.oom;
-  free(w.p), free(vc.p), free(vv.p);
-  return oom || b->oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+  free(sids.p), free(ibm.p), free(w.p), free(vc.p), free(vv.p);
+  return rc;
 }
 
 /* The <skeleton> elements of a new skin: the top joint node above each of its joints (nodes with an id). */
@@ -1277,7 +1306,8 @@ static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, 
   /* Collada readers disagree on what a skin's bind shape is relative to when the instancing node's parents move it
    * (Blender: to the parents' transform; Assimp: to the world): a new skin only where they agree */
   for (long p = d->nodes[in->node].parent; p >= 0; p = d->nodes[p].parent) {
-    if (d->nodes[p].joint) return CANNOT("mesh of node %s hangs from a joint and cannot take a skin", meshes[list[0]].node_name);
+    if (d->nodes[p].joint)
+      return CANNOT("mesh of node %s hangs from a joint and cannot take a skin", meshes[list[0]].node_name);
     if (d->nodes[p].moves)
       return CANNOT("mesh of node %s sits under a node with a transform (readers place a new skin there differently)",
                     meshes[list[0]].node_name);
@@ -1292,7 +1322,8 @@ static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, 
   unique_id(src, n, base, cid, sizeof cid);
   int rc = nskin_rows(d, g, meshes, list, nl, joint_count, &k, &rep->split_points, why, why_size);
   if (!rc && !k.nj) rc = CANNOT("mesh of node %s got no weight", meshes[list[0]].node_name);
-  if (!rc) rc = nskin_controller(d, &k, meshes, &d->geoms[g], cid, names, binds, &ctrl, why, why_size);
+  if (!rc) /* (the meshes of one instance share their node's placement) */
+    rc = nskin_controller(d, &k, meshes, meshes[list[0]].place, &d->geoms[g], cid, names, binds, &ctrl, why, why_size);
   if (!rc) rc = nskin_skeletons(d, &k, names, &skel, why, why_size);
   nskin_free(&k);
   strbuf lib = {0}, tail = {0};
@@ -1315,7 +1346,8 @@ static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, 
   } else if (!rc) {
     rc = add_splice(sp, nsp, in->open_end, in->open_end, skel.p, skel.n), skel.p = NULL;
     if (!rc)
-      rc = add_splice(sp, nsp, in->close_name.p, in->close_name.p + in->close_name.n, strdup("instance_controller"), 19);
+      rc = add_splice(sp, nsp, in->close_name.p, in->close_name.p + in->close_name.n, strdup("instance_controller"),
+                      19);
   }
   free(ctrl.p), free(skel.p), free(lib.p), free(tail.p);
   if (!rc) rep->skins_added++;
