@@ -1330,13 +1330,13 @@ done:
   free_ai_scene(sc);
   if (!rc) note_read_losses(s, o.note, o.note_size);
   if (!rc && fbx && fbx_binds_rebuilt(s))
-    note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs from "
-             "its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)", "");
+    note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs "
+             "from its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)", "");
   if (!rc && dae_why[0])
-    note_add(&o, "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data such "
-             "as Blender's bone tips and layers lost): ", dae_why);
+    note_add(&o, "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
+             "such as Blender's bone tips and layers lost): ", dae_why);
   if (!rc && fbx_why[0])
-    note_add(&o, "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend shapes "
-             "and custom properties lost): ", fbx_why);
+    note_add(&o, "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend "
+             "shapes and custom properties lost): ", fbx_why);
   return rc;
 }

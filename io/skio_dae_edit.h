@@ -50,13 +50,13 @@ typedef struct skio_dae_edit_report {
 
 /* Edits the Collada document src (n bytes) so that its skins hold the meshes' weights (every mesh of the scene, in
  * the reader's order; joint_names names the skeleton joints, joint_binds - 16 floats each, column-major, or NULL -
- * are their bind matrices in the scene's bind space, which a new skin's inverse binds come from). On SKC_OK *out (malloc'd, *out_n bytes) is the new
- * file. SKIO_DAE_EDIT_CANNOT, with a sentence in why, when the file cannot take the edit (not a document this
- * scanner reads, a skinned mesh that matches no skin controller's element, moved vertices, a joint with weight
- * the controller does not list, a mesh that lost its skin): the caller then writes the scene whole.
- * SKC_OUT_OF_MEMORY otherwise. */
+ * are their bind matrices in the scene's bind space, which a new skin's inverse binds come from). On SKC_OK *out
+ * (malloc'd, *out_n bytes) is the new file. SKIO_DAE_EDIT_CANNOT, with a sentence in why, when the file cannot
+ * take the edit (not a document this scanner reads, a skinned mesh that matches no skin controller's element, moved
+ * vertices, a joint with weight the controller does not list, a mesh that lost its skin, a new skin under a
+ * transformed node): the caller then writes the scene whole. SKC_OUT_OF_MEMORY otherwise. */
 int skio_dae_edit(const char* src, size_t n, const skio_dae_mesh_edit* meshes, uint32_t count,
-                  const char* const* joint_names, const float* joint_binds, uint32_t joint_count, char** out, size_t* out_n,
-                  skio_dae_edit_report* report, char* why, size_t why_size, skc_err* err);
+                  const char* const* joint_names, const float* joint_binds, uint32_t joint_count, char** out,
+                  size_t* out_n, skio_dae_edit_report* report, char* why, size_t why_size, skc_err* err);
 
 #endif

@@ -1,14 +1,14 @@
 /* fuzz_dae_edit.c - libFuzzer target for the in-place Collada skin editor (io/dae_edit.c), in process. The input
  * is a Collada document. The target builds the edit a scene would ask for from the document itself, with plain
  * string searches (not the editor's scanner): the node name that instances the first controller (else the first
- * plain geometry, which then gets a new skin, bind matrices made up per joint), the joints named by
- * the first Name_array (else the nodes' sids; up to 16), and one mesh of the first <triangles> element's corners, at the positions of the
- * first float_array whose id says "positions", each corner weighted on one or two joints picked from its position
- * index (so that corners of one position agree); for inputs of odd size a second, empty mesh of the same node comes
- * too (the mesh count then disagrees with the primitives). Every call must return SKC_OK or SKIO_DAE_EDIT_CANNOT (or
- * run out of memory), never read outside the input, and editing what it wrote again with the same meshes must give
- * it back unchanged. Seeds: the Blender-written .dae of tests/data and tests/unskinned, and the corpus .dae
- * (scripts/fuzz.sh). */
+ * plain geometry, which then gets a new skin, bind matrices made up per joint), the joints named by the first
+ * Name_array (else the nodes' sids; up to 16), and one mesh of the first <triangles> element's corners, at the
+ * positions of the first float_array whose id says "positions", each corner weighted on one or two joints picked
+ * from its position index (so that corners of one position agree); for inputs of odd size a second, empty mesh of
+ * the same node comes too (the mesh count then disagrees with the primitives). Every call must return SKC_OK or
+ * SKIO_DAE_EDIT_CANNOT (or run out of memory), never read outside the input, and editing what it wrote again with
+ * the same meshes must give it back unchanged. Seeds: the Blender-written .dae of tests/data and tests/unskinned,
+ * and the corpus .dae (scripts/fuzz.sh). */
 #define _GNU_SOURCE /* memmem */
 #include <stdbool.h>
 #include <stdint.h>
@@ -160,8 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (rc == SKC_OK) { /* edited again with the same meshes: nothing left to change */
     char* again = NULL;
     size_t again_n = 0;
-    int rc2 = skio_dae_edit(out, out_n, m, count, (const char* const*)j.names, binds, j.joints, &again, &again_n, &rep, why,
-                            sizeof why, &err);
+    int rc2 = skio_dae_edit(out, out_n, m, count, (const char* const*)j.names, binds, j.joints, &again, &again_n,
+                            &rep, why, sizeof why, &err);
     if (rc2 == SKC_OK && (again_n != out_n || memcmp(again, out, out_n))) __builtin_trap();
     free(again);
   }

@@ -60,7 +60,8 @@ static void unchanged(const char* src) { skt_scene_written_unchanged(src, g_dir,
 
 START_TEST(unchanged_scene_writes_the_source_bytes) {
   for (size_t i = 0; i < sizeof k_data / sizeof k_data[0]; ++i) unchanged(skt_data(k_data[i]));
-  for (size_t i = 0; skt_assets_dir() && i < sizeof k_corpus / sizeof k_corpus[0]; ++i) unchanged(skt_asset(k_corpus[i]));
+  for (size_t i = 0; skt_assets_dir() && i < sizeof k_corpus / sizeof k_corpus[0]; ++i)
+    unchanged(skt_asset(k_corpus[i]));
 }
 END_TEST
 
@@ -279,7 +280,8 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
   skio_dae_mesh_edit e[2];
   for (uint32_t m = 0; m < 2; ++m)
     e[m] = (skio_dae_mesh_edit){s->meshes[m].node_name, s->meshes[m].vertex_count, s->meshes[m].positions,
-                                s->meshes[m].skin->offsets, s->meshes[m].skin->joints, s->meshes[m].skin->weights, NULL};
+                                s->meshes[m].skin->offsets, s->meshes[m].skin->joints, s->meshes[m].skin->weights,
+                                NULL};
   char* bad = malloc(n + 1);
   uint32_t ok = 0;
   for (size_t cut = 0; cut <= n; cut += cut < 3000 ? 1 : 37) {
@@ -289,8 +291,8 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     skio_dae_edit_report rep;
     skc_err err = {0};
     memcpy(bad, d, cut);
-    int rc = skio_dae_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind, s->skeleton->joint_count, &out,
-                           &out_n, &rep, why, sizeof why, &err);
+    int rc = skio_dae_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
+                           s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_DAE_EDIT_CANNOT, "cut %zu: %d %s", cut, rc, err.message);
     ok += rc == SKC_OK;
     free(out);
@@ -331,8 +333,8 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
     char why[200];
     skio_dae_edit_report rep;
     skc_err err = {0};
-    int rc = skio_dae_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind, s->skeleton->joint_count, &out,
-                           &out_n, &rep, why, sizeof why, &err);
+    int rc = skio_dae_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
+                           s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_DAE_EDIT_CANNOT, "flip %d: %d %s", i, rc, err.message);
     free(out);
   }

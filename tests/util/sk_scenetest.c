@@ -86,7 +86,8 @@ void skt_scene_rewrite_skin(skio_scene* s, uint32_t m, skt_row_fn fn) {
   off[0] = 0;
   for (size_t v = 0; v < V; ++v) {
     uint32_t b = k->offsets[v], n = k->offsets[v + 1] - b;
-    off[v + 1] = off[v] + fn(s, s->meshes[m].positions + 3 * v, k->joints + b, k->weights + b, n, jt + off[v], wt + off[v]);
+    const float* p = s->meshes[m].positions + 3 * v;
+    off[v + 1] = off[v] + fn(s, p, k->joints + b, k->weights + b, n, jt + off[v], wt + off[v]);
   }
   skc_err err = {0};
   ck_assert_int_eq(skc_skin_set(k, off, jt, wt, &err), SKC_OK);
