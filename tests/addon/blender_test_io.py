@@ -488,6 +488,55 @@ def test_import_undo_and_failures():
            "failed import left data behind")
 
 
+def test_collada_edit_reads_back_in_blender():
+    """A Collada file written as .dae is an edit of the source (io/dae_edit.c): Blender reads the output with the
+    source's vertices (one per position, not per corner), the bone tails of Blender's <extra>s, and the new weights."""
+    import numpy as np
+
+    from skinkit import api
+
+    src = os.path.join(DATA, "two_material_leg.dae")
+    out = os.path.join(TMP, "leg_quantized.dae")
+    with api.Scene.load(src) as sc:
+        for m in range(sc.mesh_count):
+            api.quantize_weights(sc.mesh_skin(m), 8)  # every weight moves to a multiple of 1/255
+        sc.save(out)
+    with api.Scene.load(out) as sc:  # what the library reads back: position -> {joint: weight}
+        names = sc.skeleton.names
+        want = {}
+        for m in range(sc.mesh_count):
+            off, jt, wt = sc.mesh_skin(m).to_csr()
+            for v, p in enumerate(sc.mesh_positions(m)):
+                row = {names[jt[k]]: float(wt[k]) for k in range(off[v], off[v + 1])}
+                want.setdefault(tuple(round(float(x), 4) for x in p), row)
+
+    def blender_read(path):
+        reset_scene()
+        bpy.ops.wm.collada_import(filepath=path)
+        mesh = next(o for o in bpy.data.objects if o.type == "MESH")
+        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        tails = {b.name: tuple(np.round(b.tail_local, 5)) for b in arm.data.bones}
+        return mesh, tails
+
+    _mesh, src_tails = blender_read(src)
+    mesh, tails = blender_read(out)
+    expect(len(mesh.data.vertices) == 240 and len(mesh.data.polygons) == 476,
+           "%d vertices, %d faces (source: 240, 476)" % (len(mesh.data.vertices), len(mesh.data.polygons)))
+    expect(tails == src_tails, "bone tails %s, source's %s" % (tails, src_tails))
+    groups = {g.index: g.name for g in mesh.vertex_groups}
+    worst, seen = 0.0, 0
+    for v in mesh.data.vertices:
+        row = want.get(tuple(round(float(x), 4) for x in v.co))
+        if row is None:
+            continue
+        seen += 1
+        got = {groups[g.group]: g.weight for g in v.groups if g.weight > 0}
+        for n in set(got) | set(row):
+            worst = max(worst, abs(got.get(n, 0.0) - row.get(n, 0.0)))
+    expect(seen == 240, "%d of 240 vertices matched by position" % seen)
+    expect(worst <= 1e-6, "weights differ by %.3g" % worst)
+
+
 # ------------------------------------------------------------------------------------------- Assimp export
 def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
     import numpy as np
@@ -787,7 +836,7 @@ def main():
              test_import_bare_armature,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
-    tests += [test_import_undo_and_failures, test_export_assimp_glb_dae_fbx, test_export_assimp_uv_seams_limit,
+    tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender, test_export_assimp_glb_dae_fbx, test_export_assimp_uv_seams_limit,
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
               test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
               test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
