@@ -3,8 +3,9 @@
  * The document is scanned once, tag by tag (comments, CDATA, processing instructions and declarations skipped),
  * for what the edit needs: nodes (id, sid, name) and the controllers they instance, the geometries' position
  * sources and primitive elements, and the skin controllers' joint and weight sources, <vcount> and <v>. Nothing is
- * built for the rest of the document, which is copied as it is: the output is the source with at most four byte
- * ranges per changed controller replaced (two counts, the weights appended, <vcount> and <v>).
+ * built for the rest of the document, which is copied as it is: the output is the source with at most five byte
+ * ranges per changed controller replaced (two counts, the weights appended, <vcount> and <v>), and for a new skin
+ * its controller inserted and its instance's tag, url and <skeleton> changed.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "skio_dae_edit.h"
@@ -1340,9 +1341,8 @@ static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, 
   if (!rc) rc = add_splice(sp, nsp, in->url.p, in->url.p + in->url.n, strdup(cid), strlen(cid));
   if (!rc && in->empty) { /* <instance_geometry .../> -> <instance_controller ...><skeleton/></instance_controller> */
     sb_printf(&tail, ">%s</instance_controller>", skel.p ? skel.p : "");
-    rc = tail.oom ? SKC_OUT_OF_MEMORY
-                  : add_splice(sp, nsp, in->open_end - 2, in->open_end, tail.p, tail.n);
-    tail.p = NULL;
+    if (tail.oom) rc = SKC_OUT_OF_MEMORY;
+    else rc = add_splice(sp, nsp, in->open_end - 2, in->open_end, tail.p, tail.n), tail.p = NULL;
   } else if (!rc) {
     rc = add_splice(sp, nsp, in->open_end, in->open_end, skel.p, skel.n), skel.p = NULL;
     if (!rc)
