@@ -509,9 +509,9 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     set_name(&b->mName, sk->names[j]);
     /* shared inverse bind (the exporter keeps one per joint); the mesh was baked by X above */
     float ib[16], inv_bake[16], baked[16];
-    if (m->bound[j] || per_joint[j] || skio_joint_bound_anywhere(s, j))
+    if (m->bound[j] || skio_joint_bound_anywhere(s, j))
       memcpy(ib, sk->inverse_bind + (size_t)j * 16, sizeof ib);
-    else
+    else /* (also a joint that got weight but no mesh binds in the file: its rest pose in the meshes' bind frame) */
       unbound_inverse_bind(s, j, ib);
     if (bake && skc_mat4_inverse(bake, inv_bake)) {
       skc_mat4_mul(ib, inv_bake, baked);

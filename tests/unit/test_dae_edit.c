@@ -268,6 +268,43 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
 }
 END_TEST
 
+/* Weight given to a joint the file binds no mesh to (the armature's node "Rig") leaves two_material_leg's vertices
+ * where they are at rest, in the scene and in every format it is written to: the mesh's inverse bind for such a joint
+ * is in the mesh's own bind frame (io/scene_import.c unbound_in_mesh_space), which for Blender's Collada is not the
+ * importer's world (Z up turned, the bind shape matrix): before, the leg moved by 1.1 on its 2-unit length. */
+START_TEST(a_joint_no_mesh_binds_keeps_vertices_at_rest) {
+  skio_scene* s = load(skt_data("two_material_leg.dae"));
+  float* before[2];
+  for (uint32_t m = 0; m < 2; ++m) {
+    before[m] = malloc(3 * sizeof(float) * s->meshes[m].vertex_count);
+    for (size_t v = 0; v < s->meshes[m].vertex_count; ++v) skt_scene_skinned_rest(s, m, v, before[m] + 3 * v);
+  }
+  g_armature = skt_scene_joint(s, "Rig");
+  rewrite_all(s, half_to_armature);
+  static const char* const outs[] = {"", "rig.glb", "rig.fbx", "rig.dae"};
+  for (size_t o = 0; o < sizeof outs / sizeof outs[0]; ++o) {
+    skio_scene* b = s;
+    if (outs[o][0]) {
+      char out[256];
+      save(s, outs[o], out, sizeof out);
+      b = load(out);
+    }
+    ck_assert_uint_eq(b->mesh_count, 2);
+    for (uint32_t m = 0; m < 2; ++m)
+      for (size_t v = 0; v < b->meshes[m].vertex_count; ++v) {
+        float p[3];
+        skt_scene_skinned_rest(b, m, v, p);
+        for (int c = 0; c < 3; ++c)
+          ck_assert_msg(fabsf(p[c] - before[m][3 * v + c]) < 1e-4f, "%s mesh %u vertex %zu: %g, was %g",
+                        outs[o][0] ? outs[o] : "in memory", m, v, (double)p[c], (double)before[m][3 * v + c]);
+      }
+    if (b != s) skio_scene_destroy(b);
+  }
+  free(before[0]), free(before[1]);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* The editor on damaged bytes: every truncation, and byte flips all over, of a file with new weights to write. It
  * may refuse (SKIO_DAE_EDIT_CANNOT) or write; it must not crash (ASan build). */
 START_TEST(damaged_files_do_not_crash_the_editor) {
@@ -363,6 +400,7 @@ int main(void) {
   tcase_add_test(tc, assimp_written_collada_edits_too);
   tcase_add_test(tc, an_unskinned_mesh_gets_a_skin);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
+  tcase_add_test(tc, a_joint_no_mesh_binds_keeps_vertices_at_rest);
   tcase_add_test(tc, damaged_files_do_not_crash_the_editor);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
