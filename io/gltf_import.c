@@ -572,6 +572,7 @@ static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, 
     m->bone_count++;
     memcpy(m->inverse_bind + (size_t)j * 16, si->ibm + (size_t)k * 16, 16 * sizeof(float));
   }
+  skio_mesh_unbound_in_bind_frame(sk, m);
   /* counting pass into offsets[v + 1], running sum, fill pass (as scene_import.c's build_skin) */
   uint32_t* offsets = m->skin->offsets;
   size_t total = 0;

@@ -183,3 +183,35 @@ void skio_bind_fill_rest(uint32_t jc, const float* world, const uint8_t* have, f
     if (!skc_mat4_inverse(world + (size_t)j * 16, ibind + (size_t)j * 16)) skc_mat4_identity(ibind + (size_t)j * 16);
   }
 }
+
+/* A joint the mesh has no bone for gets an inverse bind in the mesh's own bind space, so that weight given to it later
+ * (mirror, transfer, bind to more joints) keeps the vertex where it is at rest: its rest matrix times the inverse
+ * bind comes out as X, the rest-times-inverse-bind of the nearest bound ancestor (else of the first bound joint).
+ * The skeleton's inverse bind, which it had, is the inverse of the rest pose in the importer's world: for a mesh
+ * whose bones put it there through another frame (Blender's Collada: the up axis and bind shape matrix, X != I) a
+ * vertex half on an unbound joint moved by 1.1 on a 2-unit leg; glTF's CesiumMan, whose skin turns Z up, likewise.
+ * Where X is the identity nothing changes. (Both readers call it once a mesh's bones are known.) */
+void skio_mesh_unbound_in_bind_frame(const skc_skeleton* sk, skio_mesh* m) {
+  const uint32_t jc = sk->joint_count;
+  long any = -1;
+  for (uint32_t j = 0; j < jc && any < 0; ++j)
+    if (m->bound[j]) any = (long)j;
+  if (any < 0) return;
+  for (uint32_t n = 0; n < jc; ++n) {
+    if (m->bound[n]) continue;
+    long a = sk->parents[n];
+    while (a >= 0 && !m->bound[a]) a = sk->parents[a];
+    if (a < 0) a = any;
+    float x[16], inv_rest[16], ib[16], id[16];
+    skc_mat4_mul(sk->rest_world + 16 * (size_t)a, m->inverse_bind + 16 * (size_t)a, x);
+    skc_mat4_identity(id);
+    const float reach = 1.0f + fabsf(x[12]) + fabsf(x[13]) + fabsf(x[14]);
+    if (skc_mat4_max_abs_diff(x, id) <= 1e-6f * reach) continue; /* the bind frame is the world: as it was */
+    if (!skc_mat4_inverse(sk->rest_world + 16 * (size_t)n, inv_rest)) continue;
+    skc_mat4_mul(inv_rest, x, ib);
+    float* cur = m->inverse_bind + 16 * (size_t)n;
+    bool same = true;
+    for (int k = 0; k < 16 && same; ++k) same = fabsf(ib[k] - cur[k]) <= 1e-6f * (1.0f + fabsf(cur[k]));
+    if (!same) memcpy(cur, ib, sizeof ib);
+  }
+}

@@ -326,34 +326,6 @@ static float* copy_vec3(const struct aiVector3D* v, size_t n) {
   return d;
 }
 
-/* A joint the mesh has no bone for gets an inverse bind in the mesh's own bind space, so that weight given to it later
- * (mirror, transfer, bind to more joints) keeps the vertex where it is at rest: its rest matrix times the inverse
- * bind comes out as X, the rest-times-inverse-bind of the nearest bound ancestor (else of the first bound joint).
- * The skeleton's inverse bind, which it had, is the inverse of the rest pose in the importer's world: for a mesh
- * whose bones put it there through another frame (Blender's Collada: the up axis and bind shape matrix, X != I) a
- * vertex half on an unbound joint moved by 1.1 on a 2-unit leg. Where X is the identity nothing changes. */
-static void unbound_in_mesh_space(const skc_skeleton* sk, skio_mesh* m) {
-  const uint32_t jc = sk->joint_count;
-  long any = -1;
-  for (uint32_t j = 0; j < jc && any < 0; ++j)
-    if (m->bound[j]) any = (long)j;
-  if (any < 0) return;
-  for (uint32_t n = 0; n < jc; ++n) {
-    if (m->bound[n]) continue;
-    long a = sk->parents[n];
-    while (a >= 0 && !m->bound[a]) a = sk->parents[a];
-    if (a < 0) a = any;
-    float x[16], inv_rest[16], ib[16];
-    skc_mat4_mul(sk->rest_world + 16 * (size_t)a, m->inverse_bind + 16 * (size_t)a, x);
-    if (!skc_mat4_inverse(sk->rest_world + 16 * (size_t)n, inv_rest)) continue;
-    skc_mat4_mul(inv_rest, x, ib);
-    float* cur = m->inverse_bind + 16 * (size_t)n;
-    bool same = true;
-    for (int k = 0; k < 16 && same; ++k) same = fabsf(ib[k] - cur[k]) <= 1e-6f * (1.0f + fabsf(cur[k]));
-    if (!same) memcpy(cur, ib, sizeof ib);
-  }
-}
-
 /* The CSR arrays are filled in place in the skin (no staging copies: this is on the import's critical path, see
  * tests/bench/bench_io.c): a counting pass puts each vertex's count in offsets[v + 1], a running sum turns it into
  * the vertex's start, and the fill pass advances offsets[v + 1] to the vertex's end. */
@@ -429,7 +401,7 @@ static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err
     }
   }
   free(bone_j);
-  unbound_in_mesh_space(sk, m);
+  skio_mesh_unbound_in_bind_frame(sk, m);
   return SKC_OK;
 }
 

@@ -267,6 +267,10 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
  * CSR over its vertices, arrays malloc'd (free each). SKC_OUT_OF_MEMORY. */
 int skio_export_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, uint32_t** offsets,
                         uint32_t** joints, float** weights, skc_err* err);
+/* Sets the inverse bind of every joint mesh m has no bone for (m->bound 0) in the mesh's own bind frame: rest^-1 x
+ * the rest x inverse bind of the nearest bound ancestor (else of the first bound joint), so that weight given to it
+ * later keeps a vertex where it is at rest (io/scene_build.c). */
+void skio_mesh_unbound_in_bind_frame(const skc_skeleton* sk, skio_mesh* m);
 /* A mesh the reader bound rigidly to the joint it hangs from (skio_mesh_place; no skin in its file) whose skin is still
  * that: every vertex one influence of weight 1 on that joint. */
 bool skio_mesh_still_rigid(const skio_mesh* m);
