@@ -315,6 +315,18 @@ START_TEST(a_joint_no_mesh_binds_keeps_vertices_at_rest) {
 }
 END_TEST
 
+/* skio_dae_edit of n bytes of doc with the two meshes e of s: its return code (the output freed). */
+static int edit_bytes(const char* doc, size_t n, const skio_dae_mesh_edit* e, const skio_scene* s, skc_err* err) {
+  char* out = NULL;
+  size_t out_n;
+  char why[200];
+  skio_dae_edit_report rep;
+  int rc = skio_dae_edit(doc, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
+                         s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, err);
+  free(out);
+  return rc;
+}
+
 /* The editor on damaged bytes: every truncation, and byte flips all over, of a file with new weights to write. It
  * may refuse (SKIO_DAE_EDIT_CANNOT) or write; it must not crash (ASan build). */
 START_TEST(damaged_files_do_not_crash_the_editor) {
@@ -332,17 +344,11 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
   char* bad = malloc(n + 1);
   uint32_t ok = 0;
   for (size_t cut = 0; cut <= n; cut += cut < 3000 ? 1 : 37) {
-    char* out = NULL;
-    size_t out_n;
-    char why[200];
-    skio_dae_edit_report rep;
     skc_err err = {0};
     memcpy(bad, d, cut);
-    int rc = skio_dae_edit(bad, cut, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
-                           s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, &err);
+    int rc = edit_bytes(bad, cut, e, s, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_DAE_EDIT_CANNOT, "cut %zu: %d %s", cut, rc, err.message);
     ok += rc == SKC_OK;
-    free(out);
   }
   ck_assert_uint_ge(ok, 1); /* the whole file at least (a cut in the trailing closing tags may still edit) */
   { /* counts the text does not hold are refused before anything is allocated for them */
@@ -356,15 +362,9 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
       memcpy(big, d, head);
       memcpy(big + head, to[k], strlen(to[k]));
       memcpy(big + head + strlen(to[k]), at + strlen(from[k]), n - head - strlen(from[k]));
-      char* out = NULL;
-      size_t out_n;
-      char why[200];
-      skio_dae_edit_report rep;
       skc_err err = {0};
-      int rc = skio_dae_edit(big, nb, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
-                             s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, &err);
+      int rc = edit_bytes(big, nb, e, s, &err);
       ck_assert_msg(rc == SKIO_DAE_EDIT_CANNOT, "%s: %d %s", to[k], rc, err.message);
-      free(out);
       free(big);
     }
   }
@@ -375,15 +375,9 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
       const size_t at = skt_rand_u32(&r) % n;
       bad[at] = i % 3 == 0 ? "<>\"' 0-9e#/"[skt_rand_u32(&r) % 11] : (char)(bad[at] ^ (1u << (skt_rand_u32(&r) % 8)));
     }
-    char* out = NULL;
-    size_t out_n;
-    char why[200];
-    skio_dae_edit_report rep;
     skc_err err = {0};
-    int rc = skio_dae_edit(bad, n, e, 2, (const char* const*)s->skeleton->names, s->skeleton->bind,
-                           s->skeleton->joint_count, &out, &out_n, &rep, why, sizeof why, &err);
+    int rc = edit_bytes(bad, n, e, s, &err);
     ck_assert_msg(rc == SKC_OK || rc == SKIO_DAE_EDIT_CANNOT, "flip %d: %d %s", i, rc, err.message);
-    free(out);
   }
   free(bad);
   free(d);
