@@ -11,11 +11,11 @@
 #include "skio_dae_edit.h"
 
 #include "skc_math.h"
+#include "skio_buf.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -622,37 +622,12 @@ typedef struct splice {
   size_t n;
 } splice;
 
-typedef struct strbuf {
-  char* p;
-  size_t n, cap;
-  bool oom;
-} strbuf;
-
-static void sb_printf(strbuf* b, const char* fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->oom = true;
-      return;
-    }
-    if (b->p && b->n + (size_t)k < b->cap) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t cap = b->cap ? 2 * b->cap : 256;
-    while (cap < b->n + (size_t)k + 1) cap *= 2;
-    char* q = realloc(b->p, cap);
-    if (!q) {
-      b->oom = true;
-      return;
-    }
-    b->p = q;
-    b->cap = cap;
-  }
+/* buf's text as a C string (a NUL kept past its bytes, not counted); "" when it is empty or out of memory. */
+static const char* buf_cstr(skio_buf* b) {
+  skio_buf_put(b, "", 1);
+  if (b->oom || !b->p) return "";
+  b->n--;
+  return (const char*)b->p;
 }
 
 /* Everything the edit of one controller holds. */
@@ -860,15 +835,15 @@ static bool cedit_changed(const cedit* e, const skio_dae_mesh_edit* meshes) {
 }
 
 /* One (joint, weight index) pair onto <v>, in the controller's input order. */
-static void put_pair(strbuf* vv, const cedit* e, long long j, long long w) {
+static void put_pair(skio_buf* vv, const cedit* e, long long j, long long w) {
   long long pair[2];
   pair[e->oj] = j, pair[e->ow] = w;
-  sb_printf(vv, "%s%lld %lld", vv->n ? " " : "", pair[0], pair[1]);
+  skio_buf_printf(vv, "%s%lld %lld", vv->n ? " " : "", pair[0], pair[1]);
 }
 
 /* Position i's new pairs: the file's weight index where the weight of that joint is the same float, else a weight
  * appended (to add; *nw counts the weights). */
-static int put_row(strbuf* vv, strbuf* add, size_t* nw, const cedit* e, const skio_dae_mesh_edit* m, size_t i,
+static int put_row(skio_buf* vv, skio_buf* add, size_t* nw, const cedit* e, const skio_dae_mesh_edit* m, size_t i,
                    const char* const* names, char* why, size_t why_size) {
   const size_t v = e->from_v[i], b0 = m->offsets[v], b1 = m->offsets[v + 1];
   for (size_t k = b0; k < b1; ++k) {
@@ -882,7 +857,7 @@ static int put_row(strbuf* vv, strbuf* add, size_t* nw, const cedit* e, const sk
       if (pr[e->oj] == cj && e->wv[pr[e->ow]] == m->weights[k]) wi = pr[e->ow];
     }
     if (wi < 0) {
-      sb_printf(add, " %.9g", (double)m->weights[k]);
+      skio_buf_printf(add, " %.9g", (double)m->weights[k]);
       wi = (long long)(*nw)++;
     }
     put_pair(vv, e, cj, wi);
@@ -899,12 +874,12 @@ static int add_splice(splice* sp, uint32_t* nsp, const char* from, const char* t
 /* The controller's new <vcount>, <v> and appended weights into the splices (five at most). */
 static int cedit_write(const cedit* e, const skio_dae_mesh_edit* meshes, const char* const* names, splice* sp,
                        uint32_t* nsp, char* why, size_t why_size) {
-  strbuf vc = {0}, vv = {0}, add = {0};
+  skio_buf vc = {0}, vv = {0}, add = {0};
   size_t nw = e->nw;
   int rc = SKC_OK;
   for (size_t i = 0; i < e->c->vw_count && rc == SKC_OK; ++i) {
     if (e->from_v[i] == SIZE_MAX || row_same(e, &meshes[e->from_m[i]], i, e->from_v[i])) {
-      sb_printf(&vc, "%s%u", i ? " " : "", e->vcount[i]);
+      skio_buf_printf(&vc, "%s%u", i ? " " : "", e->vcount[i]);
       for (size_t q = 0; q < e->vcount[i]; ++q) {
         const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
         put_pair(&vv, e, pr[e->oj], pr[e->ow]);
@@ -912,7 +887,7 @@ static int cedit_write(const cedit* e, const skio_dae_mesh_edit* meshes, const c
       continue;
     }
     const skio_dae_mesh_edit* m = &meshes[e->from_m[i]];
-    sb_printf(&vc, "%s%zu", i ? " " : "", (size_t)(m->offsets[e->from_v[i] + 1] - m->offsets[e->from_v[i]]));
+    skio_buf_printf(&vc, "%s%zu", i ? " " : "", (size_t)(m->offsets[e->from_v[i] + 1] - m->offsets[e->from_v[i]]));
     rc = put_row(&vv, &add, &nw, e, m, i, names, why, why_size);
   }
   if (rc == SKC_OK && (vc.oom || vv.oom || add.oom)) rc = SKC_OUT_OF_MEMORY;
@@ -927,9 +902,9 @@ static int cedit_write(const cedit* e, const skio_dae_mesh_edit* meshes, const c
   rc = add_splice(sp, nsp, w->count_attr.p, w->count_attr.p + w->count_attr.n, strdup(count), strlen(count));
   if (!rc && w->acc_count.p)
     rc = add_splice(sp, nsp, w->acc_count.p, w->acc_count.p + w->acc_count.n, strdup(count), strlen(count));
-  if (!rc) rc = add_splice(sp, nsp, wend, wend, add.p, add.n), add.p = NULL;
-  if (!rc) rc = add_splice(sp, nsp, e->c->vcount.p, e->c->vcount.p + e->c->vcount.n, vc.p, vc.n), vc.p = NULL;
-  if (!rc) rc = add_splice(sp, nsp, e->c->v.p, e->c->v.p + e->c->v.n, vv.p, vv.n), vv.p = NULL;
+  if (!rc) rc = add_splice(sp, nsp, wend, wend, (char*)add.p, add.n), add.p = NULL;
+  if (!rc) rc = add_splice(sp, nsp, e->c->vcount.p, e->c->vcount.p + e->c->vcount.n, (char*)vc.p, vc.n), vc.p = NULL;
+  if (!rc) rc = add_splice(sp, nsp, e->c->v.p, e->c->v.p + e->c->v.n, (char*)vv.p, vv.n), vv.p = NULL;
   free(vc.p), free(vv.p), free(add.p);
   return rc;
 }
@@ -1119,9 +1094,9 @@ static void document_frame(const doc* d, float f[16]) {
 }
 
 /* A 4x4 column-major matrix as Collada's row-major text. */
-static void put_matrix(strbuf* b, const float* m) {
+static void put_matrix(skio_buf* b, const float* m) {
   for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) sb_printf(b, "%s%.9g", r || c ? " " : "", (double)m[4 * c + r]);
+    for (int c = 0; c < 4; ++c) skio_buf_printf(b, "%s%.9g", r || c ? " " : "", (double)m[4 * c + r]);
 }
 
 /* What a new skin collects: per position of the geometry its first corner's mesh vertex (rows as cedit's), and the
@@ -1190,45 +1165,45 @@ static int nskin_rows(const doc* d, long g, const skio_dae_mesh_edit* meshes, co
 }
 
 /* A <source> of the new controller: id cid-what, the array (text already in values), its accessor. */
-static void put_source(strbuf* b, const char* cid, const char* what, const char* array, size_t count,
+static void put_source(skio_buf* b, const char* cid, const char* what, const char* array, size_t count,
                        const char* values, unsigned stride, const char* param, const char* type) {
-  sb_printf(b, "        <source id=\"%s-%s\">\n          <%s id=\"%s-%s-array\" count=\"%zu\">%s</%s>\n", cid, what,
-            array, cid, what, count, values ? values : "", array);
-  sb_printf(b, "          <technique_common>\n            <accessor source=\"#%s-%s-array\" count=\"%zu\" "
-            "stride=\"%u\">\n              <param name=\"%s\" type=\"%s\"/>\n            </accessor>\n", cid, what,
-            count / stride, stride, param, type);
-  sb_printf(b, "          </technique_common>\n        </source>\n");
+  skio_buf_printf(b, "        <source id=\"%s-%s\">\n          <%s id=\"%s-%s-array\" count=\"%zu\">%s</%s>\n",
+                  cid, what, array, cid, what, count, values ? values : "", array);
+  skio_buf_printf(b, "          <technique_common>\n            <accessor source=\"#%s-%s-array\" count=\"%zu\" "
+                  "stride=\"%u\">\n              <param name=\"%s\" type=\"%s\"/>\n            </accessor>\n",
+                  cid, what, count / stride, stride, param, type);
+  skio_buf_printf(b, "          </technique_common>\n        </source>\n");
 }
 
 /* The joints' sids, the inverse binds (bind^-1 x F: the document's frame) into names / ibm. */
 static int nskin_joints(const doc* d, const nskin* k, const char* const* names, const float* binds, const float f[16],
-                        strbuf* sids, strbuf* ibm, char* why, size_t why_size) {
+                        skio_buf* sids, skio_buf* ibm, char* why, size_t why_size) {
   for (uint32_t j = 0; j < k->nj; ++j) {
     const char* name = names[k->joint[j]];
     const dnode* n = node_named(d, name);
     if (!n || !n->sid.n) return CANNOT("joint %s has no node with a sid to name it by in a new skin", name);
-    sb_printf(sids, "%s%.*s", j ? " " : "", (int)n->sid.n, n->sid.p);
+    skio_buf_printf(sids, "%s%.*s", j ? " " : "", (int)n->sid.n, n->sid.p);
     float inv[16], ib[16];
     if (!binds || !skc_mat4_inverse(binds + 16 * (size_t)k->joint[j], inv))
       return CANNOT("joint %s has no invertible bind matrix for a new skin", name);
     skc_mat4_mul(inv, f, ib);
-    if (j) sb_printf(ibm, " ");
+    if (j) skio_buf_printf(ibm, " ");
     put_matrix(ibm, ib);
   }
   return SKC_OK;
 }
 
 /* The rows: one weight per pair (w), the pair counts (vc), the (joint, weight) pairs (vv); *nw the weights. */
-static void nskin_weights(const nskin* k, const skio_dae_mesh_edit* meshes, strbuf* w, strbuf* vc, strbuf* vv,
+static void nskin_weights(const nskin* k, const skio_dae_mesh_edit* meshes, skio_buf* w, skio_buf* vc, skio_buf* vv,
                           size_t* nw) {
   *nw = 0;
   for (size_t i = 0; i < k->npos; ++i) {
     const skio_dae_mesh_edit* m = k->from_v[i] == SIZE_MAX ? NULL : &meshes[k->from_m[i]];
     const uint32_t e0 = m ? m->offsets[k->from_v[i]] : 0, e1 = m ? m->offsets[k->from_v[i] + 1] : 0;
-    sb_printf(vc, "%s%u", i ? " " : "", e1 - e0);
+    skio_buf_printf(vc, "%s%u", i ? " " : "", e1 - e0);
     for (uint32_t e = e0; e < e1; ++e, ++*nw) {
-      sb_printf(w, "%s%.9g", *nw ? " " : "", (double)m->weights[e]);
-      sb_printf(vv, "%s%ld %zu", vv->n ? " " : "", k->s2j[m->joints[e]], *nw);
+      skio_buf_printf(w, "%s%.9g", *nw ? " " : "", (double)m->weights[e]);
+      skio_buf_printf(vv, "%s%ld %zu", vv->n ? " " : "", k->s2j[m->joints[e]], *nw);
     }
   }
 }
@@ -1236,32 +1211,33 @@ static void nskin_weights(const nskin* k, const skio_dae_mesh_edit* meshes, strb
 /* The new controller's text: joints by their nodes' sids, inverse binds and bind shape in the document's frame
  * (bind^-1 x F and F^-1 x place: the scene's matrices are F x the document's), weights, vertex weights. */
 static int nskin_controller(const doc* d, const nskin* k, const skio_dae_mesh_edit* meshes, const float* place,
-                            const dgeom* g, const char* cid, const char* const* names, const float* binds, strbuf* b,
+                            const dgeom* g, const char* cid, const char* const* names, const float* binds, skio_buf* b,
                             char* why, size_t why_size) {
   static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   float f[16], fi[16], bsm[16];
   document_frame(d, f);
   if (!skc_mat4_inverse(f, fi)) return CANNOT("the document's unit or axis cannot be undone");
   skc_mat4_mul(fi, place ? place : identity, bsm);
-  strbuf sids = {0}, ibm = {0}, w = {0}, vc = {0}, vv = {0};
+  skio_buf sids = {0}, ibm = {0}, w = {0}, vc = {0}, vv = {0};
   size_t nw = 0;
   int rc = nskin_joints(d, k, names, binds, f, &sids, &ibm, why, why_size);
   if (!rc) {
     nskin_weights(k, meshes, &w, &vc, &vv, &nw);
-    sb_printf(b, "    <controller id=\"%s\" name=\"%s\">\n      <skin source=\"#%.*s\">\n        <bind_shape_matrix>",
-              cid, cid, (int)g->id.n, g->id.p);
+    skio_buf_printf(b, "    <controller id=\"%s\" name=\"%s\">\n      <skin source=\"#%.*s\">\n"
+                    "        <bind_shape_matrix>", cid, cid, (int)g->id.n, g->id.p);
     put_matrix(b, bsm);
-    sb_printf(b, "</bind_shape_matrix>\n");
-    put_source(b, cid, "joints", "Name_array", k->nj, sids.p, 1, "JOINT", "name");
-    put_source(b, cid, "bind_poses", "float_array", 16 * (size_t)k->nj, ibm.p, 16, "TRANSFORM", "float4x4");
-    put_source(b, cid, "weights", "float_array", nw, w.p, 1, "WEIGHT", "float");
-    sb_printf(b, "        <joints>\n          <input semantic=\"JOINT\" source=\"#%s-joints\"/>\n          <input "
-              "semantic=\"INV_BIND_MATRIX\" source=\"#%s-bind_poses\"/>\n        </joints>\n", cid, cid);
-    sb_printf(b, "        <vertex_weights count=\"%zu\">\n          <input semantic=\"JOINT\" source=\"#%s-joints\" "
-              "offset=\"0\"/>\n          <input semantic=\"WEIGHT\" source=\"#%s-weights\" offset=\"1\"/>\n", k->npos,
-              cid, cid);
-    sb_printf(b, "          <vcount>%s</vcount>\n          <v>%s</v>\n        </vertex_weights>\n      </skin>\n"
-              "    </controller>\n", vc.p ? vc.p : "", vv.p ? vv.p : "");
+    skio_buf_printf(b, "</bind_shape_matrix>\n");
+    put_source(b, cid, "joints", "Name_array", k->nj, buf_cstr(&sids), 1, "JOINT", "name");
+    put_source(b, cid, "bind_poses", "float_array", 16 * (size_t)k->nj, buf_cstr(&ibm), 16, "TRANSFORM", "float4x4");
+    put_source(b, cid, "weights", "float_array", nw, buf_cstr(&w), 1, "WEIGHT", "float");
+    skio_buf_printf(b, "        <joints>\n          <input semantic=\"JOINT\" source=\"#%s-joints\"/>\n"
+                    "          <input semantic=\"INV_BIND_MATRIX\" source=\"#%s-bind_poses\"/>\n        </joints>\n",
+                    cid, cid);
+    skio_buf_printf(b, "        <vertex_weights count=\"%zu\">\n          <input semantic=\"JOINT\" "
+                    "source=\"#%s-joints\" offset=\"0\"/>\n          <input semantic=\"WEIGHT\" "
+                    "source=\"#%s-weights\" offset=\"1\"/>\n", k->npos, cid, cid);
+    skio_buf_printf(b, "          <vcount>%s</vcount>\n          <v>%s</v>\n        </vertex_weights>\n"
+                    "      </skin>\n    </controller>\n", buf_cstr(&vc), buf_cstr(&vv));
     if (sids.oom || ibm.oom || w.oom || vc.oom || vv.oom || b->oom) rc = SKC_OUT_OF_MEMORY;
   }
   free(sids.p), free(ibm.p), free(w.p), free(vc.p), free(vv.p);
@@ -1269,7 +1245,7 @@ static int nskin_controller(const doc* d, const nskin* k, const skio_dae_mesh_ed
 }
 
 /* The <skeleton> elements of a new skin: the top joint node above each of its joints (nodes with an id). */
-static int nskin_skeletons(const doc* d, const nskin* k, const char* const* names, strbuf* b, char* why,
+static int nskin_skeletons(const doc* d, const nskin* k, const char* const* names, skio_buf* b, char* why,
                            size_t why_size) {
   const dnode* roots[64];
   uint32_t nr = 0;
@@ -1281,7 +1257,7 @@ static int nskin_skeletons(const doc* d, const nskin* k, const char* const* name
     if (seen || !n) continue;
     if (!n->id.n || nr == 64) return CANNOT("a new skin's skeleton root has no id");
     roots[nr++] = n;
-    sb_printf(b, "<skeleton>#%.*s</skeleton>", (int)n->id.n, n->id.p);
+    skio_buf_printf(b, "<skeleton>#%.*s</skeleton>", (int)n->id.n, n->id.p);
   }
   return b->oom ? SKC_OUT_OF_MEMORY : SKC_OK;
 }
@@ -1317,7 +1293,7 @@ static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, 
   if (g < 0 || (!d->controllers_close && !d->geometries_end) || (!in->empty && !in->close_name.p))
     return CANNOT("mesh of node %s: its geometry instance cannot be made a skin", meshes[list[0]].node_name);
   nskin k = {0};
-  strbuf ctrl = {0}, skel = {0};
+  skio_buf ctrl = {0}, skel = {0};
   char base[260], cid[280];
   snprintf(base, sizeof base, "%.*s-skin", (int)(d->geoms[g].id.n < 200 ? d->geoms[g].id.n : 200), d->geoms[g].id.p);
   unique_id(src, n, base, cid, sizeof cid);
@@ -1327,24 +1303,24 @@ static int new_skin(const doc* d, uint32_t i, const skio_dae_mesh_edit* meshes, 
     rc = nskin_controller(d, &k, meshes, meshes[list[0]].place, &d->geoms[g], cid, names, binds, &ctrl, why, why_size);
   if (!rc) rc = nskin_skeletons(d, &k, names, &skel, why, why_size);
   nskin_free(&k);
-  strbuf lib = {0}, tail = {0};
+  skio_buf lib = {0}, tail = {0};
   if (!rc) {
-    if (d->controllers_close) sb_printf(&lib, "%s  ", ctrl.p);
-    else sb_printf(&lib, "\n  <library_controllers>\n%s  </library_controllers>", ctrl.p);
+    if (d->controllers_close) skio_buf_printf(&lib, "%s  ", buf_cstr(&ctrl));
+    else skio_buf_printf(&lib, "\n  <library_controllers>\n%s  </library_controllers>", buf_cstr(&ctrl));
     rc = lib.oom ? SKC_OUT_OF_MEMORY : SKC_OK;
   }
   if (!rc) {
     const char* at = d->controllers_close ? d->controllers_close : d->geometries_end;
-    rc = add_splice(sp, nsp, at, at, lib.p, lib.n), lib.p = NULL;
+    rc = add_splice(sp, nsp, at, at, (char*)lib.p, lib.n), lib.p = NULL;
   }
   if (!rc) rc = add_splice(sp, nsp, in->tag_name.p, in->tag_name.p + in->tag_name.n, strdup("instance_controller"), 19);
   if (!rc) rc = add_splice(sp, nsp, in->url.p, in->url.p + in->url.n, strdup(cid), strlen(cid));
   if (!rc && in->empty) { /* <instance_geometry .../> -> <instance_controller ...><skeleton/></instance_controller> */
-    sb_printf(&tail, ">%s</instance_controller>", skel.p ? skel.p : "");
+    skio_buf_printf(&tail, ">%s</instance_controller>", buf_cstr(&skel));
     if (tail.oom) rc = SKC_OUT_OF_MEMORY;
-    else rc = add_splice(sp, nsp, in->open_end - 2, in->open_end, tail.p, tail.n), tail.p = NULL;
+    else rc = add_splice(sp, nsp, in->open_end - 2, in->open_end, (char*)tail.p, tail.n), tail.p = NULL;
   } else if (!rc) {
-    rc = add_splice(sp, nsp, in->open_end, in->open_end, skel.p, skel.n), skel.p = NULL;
+    rc = add_splice(sp, nsp, in->open_end, in->open_end, (char*)skel.p, skel.n), skel.p = NULL;
     if (!rc)
       rc = add_splice(sp, nsp, in->close_name.p, in->close_name.p + in->close_name.n, strdup("instance_controller"),
                       19);
