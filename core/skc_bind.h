@@ -87,10 +87,13 @@ void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w);
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err);
 
 /* Robust's last step (bind_branches.c): weight that two branches of the skeleton pull on one vertex goes to the
- * joint where they meet. For the pair of candidates (a, b), neither above the other, with the largest smaller
- * weight m, when m > SKC_BRANCH_SHARE of the vertex's candidate weight: m is taken from both and 2 m given to
- * their lowest common deform ancestor (unlocked; none: left as is), repeated while such a pair remains. A vertex
- * between two legs follows the pelvis, one between two ears the head. Needs d->parents (else nothing). */
+ * trunk they hang from. For the two branches below a common ancestor (each the sum of the vertex's candidates on
+ * it) whose smaller sum m is largest, when m > SKC_BRANCH_SHARE of the vertex's candidate weight: m is taken from
+ * both branches (in proportion on each) and 2 m given to the trunk - the lowest common deform ancestor (unlocked;
+ * none: left as is), its ancestors while their bones run in line, and the chain that goes on in line past it to
+ * the next fork - split between the two trunk bones nearest the vertex; repeated while such a pair remains. A
+ * vertex between two legs follows the pelvis, a chest between the front legs the spine bone above it. Needs
+ * d->parents (else nothing); without heads, tails or positions, to the common deform ancestor. */
 #define SKC_BRANCH_SHARE 0.2
 int skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c); /* SKC_OK or SKC_OUT_OF_MEMORY */
 

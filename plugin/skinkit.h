@@ -1400,7 +1400,7 @@ typedef struct sk_bind_desc {
   /* since ABI 1.6 (a desc of the 1.5 size, offsetof(sk_bind_desc, parents), is still accepted and has none): */
   const int32_t* parents;     /* with heads/tails: joint_count parent indices, -1 for a root, each parent before
                                  its child (SK_ERR_INVALID_ARGUMENT otherwise); NULL = no hierarchy. robust uses it
-                                 to give weight two branches pull on one vertex to the joint they meet at. Ignored
+                                 to give weight two branches pull on one vertex to the trunk they hang from. Ignored
                                  with a skeleton, which has its own. */
 } sk_bind_desc;
 #define SK_BIND_NO_SMOOTHING 0xffffffffu

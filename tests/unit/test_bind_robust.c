@@ -321,6 +321,64 @@ START_TEST(weight_between_two_branches_goes_where_they_meet) {
 }
 END_TEST
 
+/* A four-legged trunk: 0 a root bone from the floor up to the spine, 1-2 spine bones along +z, 3 / 4 the front
+ * legs hanging from 2, 5 the spine going on past them, 6 the neck, 7 the head (a leaf). */
+static const int32_t trunk_parents[8] = {-1, 0, 1, 2, 2, 2, 5, 6};
+static const float trunk_heads[24] = {0, 0, 0,     0, 1, 0,     0, 1, 1, 0.5f, 1, 1.9f,
+                                     -0.5f, 1, 1.9f, 0, 1, 2, 0, 1, 3, 0, 1.3f, 4};
+static const float trunk_tails[24] = {0, 1, 0,     0, 1, 1,     0, 1, 2, 0.5f, 0, 1.9f,
+                                     -0.5f, 0, 1.9f, 0, 1, 3, 0, 1.3f, 4, 0, 1.5f, 4.5f};
+
+/* The candidates {legs 3 and 4 at 0.5 each} of a vertex at p after the merge, as weights per joint. */
+static void trunk_merge(float x, float y, float z, float* per_joint) {
+  const float p[3] = {x, y, z};
+  skc_bind_desc d = {0};
+  d.joint_count = 8;
+  d.parents = trunk_parents;
+  d.heads = trunk_heads;
+  d.tails = trunk_tails;
+  d.positions = p;
+  d.vertex_count = 1;
+  uint32_t cj[4] = {3, 4}, count = 2;
+  float cw[4] = {0.5f, 0.5f};
+  skc_bind_cands c = {1, 4, &count, cj, cw, NULL};
+  ck_assert_int_eq(skc_bind_merge_branches(&d, &c), SKC_OK);
+  memset(per_joint, 0, 8 * sizeof *per_joint);
+  float sum = 0.0f;
+  for (uint32_t i = 0; i < count; ++i) per_joint[cj[i]] += cw[i], sum += cw[i];
+  ck_assert_msg(fabsf(sum - 1.0f) < 1e-6f, "sum %g", (double)sum);
+}
+
+static uint32_t heaviest(const float* per_joint, uint32_t n) {
+  uint32_t best = 0;
+  for (uint32_t j = 1; j < n; ++j)
+    if (per_joint[j] > per_joint[best]) best = j;
+  return best;
+}
+
+/* Weight the legs pull goes to the trunk bone the vertex lies under, which need not be the one the legs hang from:
+ * the spine past the legs (5) for a chest below it, with some to the neck beside it; an earlier spine bone (1) for a
+ * belly under it, but never the root bone from the floor (0), though that one is nearer in space; the legs keep
+ * nothing. A limb's bones pull as one: a left thigh and shin at 0.25 + 0.15 against a right thigh at 0.6 give the
+ * pelvis 0.8 (pairs of single joints gave it 0.5). */
+START_TEST(pulled_weight_goes_to_the_trunk_bone_under_the_vertex) {
+  float w[8];
+  trunk_merge(0.0f, 0.3f, 2.6f, w);
+  ck_assert_uint_eq(heaviest(w, 8), 5);
+  ck_assert_float_gt(w[5], 0.6f);
+  ck_assert_float_gt(w[6], 0.0f);
+  ck_assert_float_eq(w[3] + w[4], 0.0f);
+  trunk_merge(0.0f, 0.3f, 1.4f, w);
+  ck_assert_uint_eq(heaviest(w, 8), 2);
+  trunk_merge(0.0f, 0.3f, 0.3f, w);
+  ck_assert_uint_eq(heaviest(w, 8), 1);
+  ck_assert_float_eq(w[0], 0.0f);
+  ck_assert_float_eq(w[3] + w[4], 0.0f);
+  merged(NULL, NULL, 3, (uint32_t[]){2, 1, 3}, (float[]){0.6f, 0.25f, 0.15f}, 2, (uint32_t[]){0, 2},
+         (float[]){0.8f, 0.2f});
+}
+END_TEST
+
 /* Weight on joint j summed over the skin, and the vertices where j1 and j2 both hold more than share. */
 static double joint_total(const sk_skin* s, uint32_t j) {
   double t = 0.0;
@@ -425,6 +483,7 @@ static Suite* suite(void) {
   tcase_add_test(t, bone_through_overlapping_parts_emits_heat);
   tcase_add_test(t, closed_sleeve_seen_through_its_caps_takes_the_arm_weights);
   tcase_add_test(t, weight_between_two_branches_goes_where_they_meet);
+  tcase_add_test(t, pulled_weight_goes_to_the_trunk_bone_under_the_vertex);
   tcase_add_test(t, heads_and_tails_with_parents);
   tcase_add_test(t, armature_beside_the_mesh_binds_by_delaunay);
   suite_add_tcase(s, t);
