@@ -73,7 +73,7 @@ static uint32_t distribute_nearest(const skc_wscope* sc, const uint32_t* J, cons
                                    uint32_t* q) {
   uint32_t given = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (skc_wlocked(sc, J[i])) continue;
+    if (sc->locked && skc_wlocked(sc, J[i])) continue; /* J may be NULL without locks */
     double x = W[i] * scale, fl = (double)(uint32_t)x;
     q[i] = (uint32_t)fl + (x - fl >= 0.5);
     given += q[i];
@@ -160,6 +160,16 @@ static uint8_t quantize_vertex(const skc_wscope* sc, const uint32_t* J, float* W
     W[i] = nw;
   }
   return changed ? SKC_WFLAG_CHANGED : 0;
+}
+
+int skc_wquantize_nearest(const float* W, size_t n, uint32_t T, const float* level, float* out) {
+  double U = 0.0;
+  for (size_t i = 0; i < n; ++i) U += W[i];
+  if (!(U > 0.0)) return 0;
+  uint32_t q[SKC_WQUANTIZE_NEAREST_MAX];
+  if (n > SKC_WQUANTIZE_NEAREST_MAX || distribute_nearest(&(skc_wscope){NULL, NULL}, NULL, W, n, T / U, q) != T) return 0;
+  for (size_t i = 0; i < n; ++i) out[i] = level ? level[q[i]] : (float)((double)q[i] / T);
+  return 1;
 }
 
 uint8_t skc_wrow_quantize(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,

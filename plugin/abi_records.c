@@ -256,13 +256,13 @@ static int row_buf_reserve(row_buf* b, size_t n) {
   return 1;
 }
 
-/* Whether two rows differ: another entry count, another joint at some place, or a weight moved by more than eps
- * (a weight left bit for bit as it was, NaN included, has not moved). */
+/* Whether two rows differ: another entry count, another joint at some place (j0 NULL: the same joints), or a weight
+ * moved by more than eps (a weight left bit for bit as it was, NaN included, has not moved). */
 static int rows_differ(const uint32_t* j0, const float* w0, size_t n0, const uint32_t* j1, const float* w1, size_t n1,
                        float eps) {
   if (n0 != n1) return 1;
   for (size_t k = 0; k < n0; k++)
-    if (j0[k] != j1[k] || (memcmp(&w0[k], &w1[k], sizeof *w0) && !(fabsf(w0[k] - w1[k]) <= eps))) return 1;
+    if ((j0 && j0[k] != j1[k]) || (memcmp(&w0[k], &w1[k], sizeof *w0) && !(fabsf(w0[k] - w1[k]) <= eps))) return 1;
   return 0;
 }
 
@@ -275,7 +275,8 @@ typedef struct edit_call {
   skc_wrow_op op;
   skc_wscope scope;
   float no_change;
-  int prune_quick; /* Clean without normalization: prune_keeps_all first */
+  int prune_quick;    /* Clean without normalization: prune_keeps_all first */
+  int quantize_quick; /* Quantize locking no joint: quantize_quick first */
   row_buf row;
   skc_wreport r;
   size_t changed, deferred;
@@ -342,6 +343,37 @@ static int prune_keeps_all(edit_call* c, size_t v) {
   return 1;
 }
 
+/* Quantize on a record whose 1-8 entries all map to joints, hold valid weights and are unlocked (the call locks
+ * no joint), where rounding to nearest already sums to T (92 % of CesiumMan_subdiv2's vertices): the floats of
+ * skc_wquantize_nearest (the row function's own for such a row) compared and written straight into the record,
+ * counted as edit_vertex counts them, without gathering a row. Returns 0 when the row path must decide. */
+static int quantize_quick(edit_call* c, size_t v) {
+  sk_weight_record* rec = &c->records[v];
+  const int32_t n = rec->count;
+  if (n < 1 || n > SKC_WQUANTIZE_NEAREST_MAX) return 0;
+  float w0[SKC_WQUANTIZE_NEAREST_MAX], w1[SKC_WQUANTIZE_NEAREST_MAX];
+  for (int32_t i = 0; i < n; i++) {
+    const sk_weight_entry e = rec->entries[i];
+    if (joint_of(c->map, c->group_count, e.group) < 0 || !(e.weight >= 0.0f && e.weight <= FLT_MAX)) return 0;
+    w0[i] = e.weight;
+  }
+  if (!skc_wquantize_nearest(w0, (size_t)n, c->op.count, c->op.count == 255u ? c->op.level : NULL, w1)) return 0;
+  int exact = 1;
+  for (int32_t i = 0; i < n; i++) exact &= w1[i] == w0[i];
+  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+  c->r.influences_before += (uint64_t)n;
+  c->r.influences_after += (uint64_t)n;
+  const int moved = rows_differ(NULL, w0, (size_t)n, NULL, w1, (size_t)n, c->no_change);
+  if (moved) {
+    c->changed++;
+    for (int32_t i = 0; i < n; i++) rec->entries[i].weight = w1[i];
+  } else if (c->r.vertex_flags) {
+    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
+  }
+  if (c->state) c->state[v] = (uint8_t)moved;
+  return 1;
+}
+
 /* One selected vertex: read, edit, compare, write. Limit reads only records holding more entries than the limit
  * (the count sits in the contiguous record array, so a mesh already within it costs no scattered read): its row
  * function leaves the others alone. */
@@ -350,6 +382,7 @@ static int edit_vertex(edit_call* c, size_t v) {
   if (c->prune_quick && prune_keeps_all(c, v)) return 1;
   c->r.vertices_visited++;
   if (c->op.kind == SKC_WROW_LIMIT && rec->count <= (int32_t)c->op.count) return 1; /* within the limit */
+  if (c->quantize_quick && quantize_quick(c, v)) return 1;
   if (!row_buf_reserve(&c->row, (size_t)rec->count)) return 0;
   row_buf* b = &c->row;
   size_t n0 = gather(rec, c->map, c->group_count, b), n = n0;
@@ -402,10 +435,13 @@ static int edit_all(edit_call* c, size_t vertex_count) {
 #endif
   {
 #if defined(SK_HAVE_OPENMP)
-    edit_call* p = &parts[omp_get_thread_num()];
+    const int tid = omp_get_thread_num();
 #else
-    edit_call* p = &parts[0];
+    const int tid = 0;
 #endif
+    /* a copy on the thread's own stack: the parts sit next to each other, and the counters one thread bumps for
+     * every vertex shared cache lines with the fields another thread reads for every vertex */
+    edit_call mine = parts[tid], *p = &mine;
 #if defined(SK_HAVE_OPENMP)
 #pragma omp for schedule(dynamic, EDIT_CHUNK)
 #endif
@@ -423,9 +459,16 @@ static int edit_all(edit_call* c, size_t vertex_count) {
       }
     }
     row_buf_free(&p->row);
+    parts[tid] = mine;
   }
   for (int t = 0; t < nt; t++) counters_add(c, &parts[t]);
   return !failed;
+}
+
+static int any_locked(const skc_wscope* sc, uint32_t joint_count) {
+  for (uint32_t j = 0; sc->locked && j < joint_count; j++)
+    if (sc->locked[j]) return 1;
+  return 0;
 }
 
 static sk_result check_edit(const sk_records_edit_desc* desc, const sk_weights_report* report, sk_error* err) {
@@ -459,6 +502,7 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
     if (out_state) memset(out_state, 0, vertex_count);
     c.r.vertex_flags = report ? report->vertex_flags : NULL;
     c.prune_quick = c.op.kind == SKC_WROW_PRUNE && !(c.op.flags & SKC_PRUNE_NORMALIZE);
+    c.quantize_quick = c.op.kind == SKC_WROW_QUANTIZE && !any_locked(&c.scope, joint_count);
   }
   int done = rc != SK_OK || !joint_count || edit_all(&c, vertex_count);
   free(group_of);

@@ -207,8 +207,9 @@ static sk_result run_reference(sk_skin* s, uint32_t op, const void* d, sk_weight
 }
 
 /* sk_records_edit(op) leaves every record holding exactly what the sk_weights_* function gives on the read CSR
- * (deferred vertices untouched and their rows empty), states and the changed count agreeing. */
-static void check_edit_matches(uint32_t op, void* op_desc, sk_weight_scope* scope) {
+ * (deferred vertices untouched and their rows empty), states and the changed count agreeing. with_lock: joint 2 is
+ * locked (else nothing is: Quantize then takes its quick path where rounding to nearest sums right). */
+static void check_edit_matches_locks(uint32_t op, void* op_desc, sk_weight_scope* scope, int with_lock) {
   sk_weight_entry* pool = calloc((size_t)RV * RG, sizeof *pool);
   sk_weight_record* rec = random_records(pool, 7 + op);
   uint32_t* off = malloc((RV + 1) * sizeof *off);
@@ -219,7 +220,7 @@ static void check_edit_matches(uint32_t op, void* op_desc, sk_weight_scope* scop
   sk_skin* ref = NULL;
   ck_assert_int_eq(sk_skin_create(RV, 4, &ref, NULL), SK_OK);
   ck_assert_int_eq(sk_skin_set_csr(ref, off, j, w, NULL), SK_OK);
-  uint8_t mask[RV], locked[4] = {0, 0, 1, 0};
+  uint8_t mask[RV], locked[4] = {0, 0, (uint8_t)(with_lock != 0), 0};
   for (int v = 0; v < RV; v++) mask[v] = v % 3 != 0;
   *scope = (sk_weight_scope){mask, RV, locked, 4};
   sk_weights_report want = {.size = sizeof want};
@@ -267,6 +268,10 @@ static void check_edit_matches(uint32_t op, void* op_desc, sk_weight_scope* scop
   free(pool), free(rec), free(off), free(j), free(w);
 }
 
+static void check_edit_matches(uint32_t op, void* op_desc, sk_weight_scope* scope) {
+  check_edit_matches_locks(op, op_desc, scope, 1);
+}
+
 START_TEST(test_edit_matches_weight_ops) {
   sk_normalize_desc nd = {.size = sizeof nd};
   check_edit_matches(SK_RECORDS_NORMALIZE, &nd, &nd.scope);
@@ -283,6 +288,9 @@ START_TEST(test_edit_matches_weight_ops) {
   check_edit_matches(SK_RECORDS_PRUNE, &pn, &pn.scope);
   sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
   check_edit_matches(SK_RECORDS_QUANTIZE, &qd, &qd.scope);
+  check_edit_matches_locks(SK_RECORDS_QUANTIZE, &qd, &qd.scope, 0);
+  sk_quantize_desc q16 = {.size = sizeof q16, .bits = 16};
+  check_edit_matches_locks(SK_RECORDS_QUANTIZE, &q16, &q16.scope, 0);
 }
 END_TEST
 
