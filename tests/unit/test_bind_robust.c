@@ -379,6 +379,89 @@ START_TEST(pulled_weight_goes_to_the_trunk_bone_under_the_vertex) {
 }
 END_TEST
 
+/* A small deterministic generator (xorshift) for the property test below. */
+static uint32_t xs_next(uint32_t* s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+
+static float xs_unit(uint32_t* s) {
+  return (float)(xs_next(s) % 10001) / 10000.0f;
+}
+
+/* Random skeletons (2-24 joints; bones of any direction, zero-length ones and coincident heads included; some joints
+ * not deforming or locked), candidate lists and vertex positions through the merge: every vertex keeps its
+ * candidates' sum, no weight is negative or NaN, a joint that does not deform or is locked never gains weight,
+ * the list stays within its stride, sorted, without zeros or repeated joints. */
+START_TEST(merge_keeps_sums_on_random_skeletons) {
+  uint32_t seed = 0x9e3779b9u;
+  for (int round = 0; round < 3000; ++round) {
+    uint32_t nj = 2 + xs_next(&seed) % 23, stride = 1 + xs_next(&seed) % 6;
+    int32_t parents[24];
+    float heads[72], tails[72], pos[3];
+    uint8_t deform[24], locked[24];
+    for (uint32_t j = 0; j < nj; ++j) {
+      parents[j] = j == 0 || xs_next(&seed) % 8 == 0 ? -1 : (int32_t)(xs_next(&seed) % j);
+      for (int k = 0; k < 3; ++k) {
+        heads[3 * j + k] = xs_next(&seed) % 5 == 0 && j ? heads[3 * (j - 1) + k] : xs_unit(&seed) * 4.0f - 2.0f;
+        tails[3 * j + k] = xs_next(&seed) % 6 == 0 ? heads[3 * j + k] : xs_unit(&seed) * 4.0f - 2.0f;
+      }
+      deform[j] = xs_next(&seed) % 6 != 0;
+      locked[j] = xs_next(&seed) % 9 == 0;
+    }
+    for (int k = 0; k < 3; ++k) pos[k] = xs_unit(&seed) * 4.0f - 2.0f;
+    skc_bind_desc d = {0};
+    d.joint_count = nj;
+    d.parents = parents;
+    d.heads = heads;
+    d.tails = tails;
+    d.positions = pos;
+    d.vertex_count = 1;
+    d.deform = deform;
+    d.locked = locked;
+    uint32_t cj[6], count = 1 + xs_next(&seed) % stride;
+    if (count > nj) count = nj;
+    float cw[6], before[24] = {0}, sum0 = 0.0f;
+    for (uint32_t i = 0; i < count; ++i) { /* distinct joints, sorted by weight as the methods leave them */
+      uint32_t j;
+      int again;
+      do {
+        j = xs_next(&seed) % nj;
+        again = 0;
+        for (uint32_t q = 0; q < i; ++q) again |= cj[q] == j;
+      } while (again);
+      cj[i] = j;
+      cw[i] = 0.05f + xs_unit(&seed);
+    }
+    for (uint32_t i = 1; i < count; ++i)
+      for (uint32_t k = i; k > 0 && cw[k - 1] < cw[k]; --k) {
+        float tw = cw[k];
+        uint32_t tj = cj[k];
+        cw[k] = cw[k - 1], cj[k] = cj[k - 1];
+        cw[k - 1] = tw, cj[k - 1] = tj;
+      }
+    for (uint32_t i = 0; i < count; ++i) before[cj[i]] = cw[i], sum0 += cw[i];
+    skc_bind_cands c = {1, stride, &count, cj, cw, NULL};
+    ck_assert_int_eq(skc_bind_merge_branches(&d, &c), SKC_OK);
+    ck_assert_uint_le(count, stride);
+    float sum1 = 0.0f, after[24] = {0};
+    for (uint32_t i = 0; i < count; ++i) {
+      ck_assert_msg(cw[i] > 0.0f && isfinite(cw[i]), "round %d: weight %g", round, (double)cw[i]);
+      ck_assert_msg(after[cj[i]] == 0.0f, "round %d: joint %u twice", round, cj[i]);
+      if (i) ck_assert_float_le(cw[i], cw[i - 1]);
+      after[cj[i]] = cw[i], sum1 += cw[i];
+    }
+    ck_assert_msg(fabsf(sum1 - sum0) <= 1e-5f * sum0, "round %d: sum %g -> %g", round, (double)sum0, (double)sum1);
+    for (uint32_t j = 0; j < nj; ++j)
+      if (!deform[j] || locked[j])
+        ck_assert_msg(after[j] <= before[j] * (1.0f + 1e-6f), "round %d: joint %u (deform %d, locked %d) %g -> %g",
+                      round, j, deform[j], locked[j], (double)before[j], (double)after[j]);
+  }
+}
+END_TEST
+
 /* Weight on joint j summed over the skin, and the vertices where j1 and j2 both hold more than share. */
 static double joint_total(const sk_skin* s, uint32_t j) {
   double t = 0.0;
@@ -484,6 +567,7 @@ static Suite* suite(void) {
   tcase_add_test(t, closed_sleeve_seen_through_its_caps_takes_the_arm_weights);
   tcase_add_test(t, weight_between_two_branches_goes_where_they_meet);
   tcase_add_test(t, pulled_weight_goes_to_the_trunk_bone_under_the_vertex);
+  tcase_add_test(t, merge_keeps_sums_on_random_skeletons);
   tcase_add_test(t, heads_and_tails_with_parents);
   tcase_add_test(t, armature_beside_the_mesh_binds_by_delaunay);
   suite_add_tcase(s, t);
