@@ -167,7 +167,8 @@ int skc_wquantize_nearest(const float* W, size_t n, uint32_t T, const float* lev
   for (size_t i = 0; i < n; ++i) U += W[i];
   if (!(U > 0.0)) return 0;
   uint32_t q[SKC_WQUANTIZE_NEAREST_MAX];
-  if (n > SKC_WQUANTIZE_NEAREST_MAX || distribute_nearest(&(skc_wscope){NULL, NULL}, NULL, W, n, T / U, q) != T) return 0;
+  const skc_wscope none = {NULL, NULL};
+  if (n > SKC_WQUANTIZE_NEAREST_MAX || distribute_nearest(&none, NULL, W, n, T / U, q) != T) return 0;
   for (size_t i = 0; i < n; ++i) out[i] = level ? level[q[i]] : (float)((double)q[i] / T);
   return 1;
 }
