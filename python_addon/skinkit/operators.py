@@ -1098,8 +1098,8 @@ class SKINKIT_OT_auto_bind(bpy.types.Operator):
 
     method: EnumProperty(name="Method", items=(
         ("robust", "Robust", "Bone heat that also copes with loose parts, holes and overlapping geometry: parts "
-         "no bone sees follow the body under them, and weight two limbs pull on one vertex goes to the joint "
-         "they hang from"),
+         "no bone sees follow the body under them, and weight two limbs pull on one vertex goes to the body "
+         "bone it lies against (the joint they hang from, or the spine above or past it)"),
         ("heat", "Heat", "Bone heat diffusion over the surface (like Blender's Automatic Weights)"),
         ("nearest", "Nearest", "Distance to the nearest bones only"),
         ("capsule", "Capsule", "A capsule around each bone (radius estimated from the mesh), smooth falloff "
