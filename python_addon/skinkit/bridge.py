@@ -201,7 +201,9 @@ def _record_samples(mesh, quick=False):
     vertices probed has one; sparse weights elsewhere are possible)."""
     verts = mesh.vertices
     n = len(verts)
-    picks = np.linspace(0, n - 1, 4 * _SAMPLES).astype(np.int64).tolist()
+    if not n:
+        return []
+    picks = [(n - 1) * k // (4 * _SAMPLES - 1) for k in range(4 * _SAMPLES)]  # spread evenly, ends included
     out = []
     # every fourth pick first (spread over the mesh), the others only where those lack groups: a skinned mesh's
     # samples then cost _SAMPLES lookups, not 4 * _SAMPLES (each a few microseconds of RNA)
