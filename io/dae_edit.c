@@ -179,7 +179,7 @@ typedef struct dgeom {
 } dgeom;
 
 typedef struct dctrl {
-  span id, skin_geom, joints_src;
+  span id, skin_geom, joints_src, ibm_src, bsm; /* <joints>' JOINT and INV_BIND_MATRIX sources, the bind shape */
   dinput vw[MAX_INPUTS];
   uint32_t nvw, vw_count;
   span vcount, v;
@@ -345,6 +345,9 @@ static bool controller_tag(doc* d, scan_state* st, const xtag* t, const char* en
     dinput in;
     if (!read_input(t, &in)) return false;
     if (span_is(in.semantic, "JOINT")) c->joints_src = in.source;
+    if (span_is(in.semantic, "INV_BIND_MATRIX")) c->ibm_src = in.source;
+  } else if (span_is(t->name, "bind_shape_matrix") && !t->empty) {
+    c->bsm = text_after(t, end);
   } else if (span_is(t->name, "input") && st->in_vw) {
     if (c->nvw >= MAX_INPUTS || !read_input(t, &c->vw[c->nvw++])) return false;
   } else if (span_is(t->name, "vcount") && st->in_vw) { /* (<vcount/> has no text to replace: not edited) */
@@ -354,7 +357,6 @@ static bool controller_tag(doc* d, scan_state* st, const xtag* t, const char* en
     c->v = t->empty ? (span){t->end, 0} : text_after(t, end);
     c->has_v = !t->empty;
   }
-  (void)end;
   return true;
 }
 
@@ -645,11 +647,15 @@ typedef struct cedit {
   /* the new rows: per position, the mesh vertex whose row it takes (SIZE_MAX: unchanged) and which mesh */
   size_t* from_v;
   uint32_t* from_m;
+  /* skeleton joints with weight that the controller did not list, appended as joints nj, nj + 1, ... (and the mesh
+   * whose inverse bind each takes) */
+  uint32_t nadd;
+  uint32_t *added, *added_m;
 } cedit;
 
 static void cedit_free(cedit* e) {
   free(e->j2s), free(e->s2j), free(e->vcount), free(e->first), free(e->pairs), free(e->wv), free(e->from_v),
-      free(e->from_m);
+      free(e->from_m), free(e->added), free(e->added_m);
 }
 
 #define CANNOT(...) (snprintf(why, why_size, __VA_ARGS__), SKIO_DAE_EDIT_CANNOT)
@@ -871,9 +877,99 @@ static int add_splice(splice* sp, uint32_t* nsp, const char* from, const char* t
   return SKC_OK;
 }
 
-/* The controller's new <vcount>, <v> and appended weights into the splices (five at most). */
-static int cedit_write(const cedit* e, const skio_dae_mesh_edit* meshes, const char* const* names, splice* sp,
-                       uint32_t* nsp, char* why, size_t why_size) {
+static const dnode* node_named(const doc* d, const char* name);
+static void put_matrix(skio_buf* b, const float* m);
+
+/* The joints the changed rows give weight that the controller does not list become its joints nj, nj + 1, ...
+ * (e->s2j then names them): each needs a node with a sid (an IDREF list: an id) and the mesh's inverse bind, and the
+ * controller one joint list for <joints> and <vertex_weights>. */
+static int cedit_add_joints(const doc* d, cedit* e, const skio_dae_mesh_edit* meshes, const char* const* names,
+                            uint32_t joint_count, char* why, size_t why_size) {
+  for (size_t i = 0; i < e->c->vw_count; ++i) {
+    if (e->from_v[i] == SIZE_MAX) continue;
+    const skio_dae_mesh_edit* m = &meshes[e->from_m[i]];
+    for (uint32_t k = m->offsets[e->from_v[i]]; k < m->offsets[e->from_v[i] + 1]; ++k) {
+      const uint32_t s = m->joints[k];
+      if (e->s2j[s] >= 0) continue;
+      const char* why_not = !m->inverse_binds ? "no inverse bind for it"
+                            : e->c->joints_src.n && find_src(d, e->c->joints_src) != e->joints
+                                ? "the controller's joint lists differ"
+                            : e->joints->empty ? "an empty joint list" : NULL;
+      const dnode* n = why_not ? NULL : node_named(d, names[s]);
+      const span key = n ? (e->joints->kind == SRC_IDREF ? n->id : n->sid) : (span){NULL, 0};
+      if (!why_not && !key.n) why_not = "no node with a sid (or id) to name it by";
+      for (size_t c = 0; !why_not && c < key.n; ++c)
+        if (!name_char(key.p[c])) why_not = "its node's sid (or id) is no name a joint list holds";
+      if (!why_not && skeleton_joint(d, key, e->joints->kind == SRC_IDREF, names, joint_count) != (long)s)
+        why_not = "its node's sid (or id) names another joint"; /* (sids are unique only in their scope) */
+      if (why_not)
+        return CANNOT("joint %s has weight but is not among skin controller %.*s's joints (%s)", names[s],
+                      (int)e->c->id.n, e->c->id.p, why_not);
+      if (!e->added && (!(e->added = malloc((joint_count + 1) * sizeof *e->added)) ||
+                        !(e->added_m = malloc((joint_count + 1) * sizeof *e->added_m))))
+        return SKC_OUT_OF_MEMORY;
+      e->s2j[s] = (long)(e->nj + e->nadd);
+      e->added_m[e->nadd] = e->from_m[i];
+      e->added[e->nadd++] = s;
+    }
+  }
+  return SKC_OK;
+}
+
+/* A count attribute's new value: n. */
+static int splice_count(splice* sp, uint32_t* nsp, span at, size_t n) {
+  char text[32];
+  snprintf(text, sizeof text, "%zu", n);
+  return at.p ? add_splice(sp, nsp, at.p, at.p + at.n, strdup(text), strlen(text)) : SKC_OK;
+}
+
+/* The added joints appended to the controller's joint list and inverse binds (six splices at most): IB x BSM^-1,
+ * since a reader's inverse bind is the file's times the bind shape matrix (Assimp's bone offset). */
+static int cedit_write_joints(const doc* d, const cedit* e, const skio_dae_mesh_edit* meshes,
+                              const char* const* names, splice* sp, uint32_t* nsp, char* why, size_t why_size) {
+  const dsrc* ib = e->c->ibm_src.n ? find_src(d, e->c->ibm_src) : NULL;
+  if (!ib || ib->kind != SRC_FLOAT || ib->stride != 16 || ib->empty || count_tokens(ib->text) != 16 * (size_t)e->nj)
+    return CANNOT("skin controller %.*s: its inverse binds cannot take another joint", (int)e->c->id.n, e->c->id.p);
+  float rows[16], bsm[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, bsm_inv[16];
+  if (e->c->bsm.n) {
+    if (count_tokens(e->c->bsm) != 16 || !parse_floats(e->c->bsm, rows, 16))
+      return CANNOT("skin controller %.*s: its bind shape matrix does not read", (int)e->c->id.n, e->c->id.p);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) bsm[4 * c + r] = rows[4 * r + c];
+  }
+  if (!skc_mat4_inverse(bsm, bsm_inv))
+    return CANNOT("skin controller %.*s: its bind shape matrix is singular", (int)e->c->id.n, e->c->id.p);
+  skio_buf keys = {0}, mats = {0};
+  for (uint32_t a = 0; a < e->nadd; ++a) {
+    const dnode* n = node_named(d, names[e->added[a]]);
+    const span key = e->joints->kind == SRC_IDREF ? n->id : n->sid;
+    skio_buf_printf(&keys, " %.*s", (int)key.n, key.p);
+    float m[16];
+    skc_mat4_mul(meshes[e->added_m[a]].inverse_binds + 16 * (size_t)e->added[a], bsm_inv, m);
+    skio_buf_printf(&mats, " ");
+    put_matrix(&mats, m);
+  }
+  int rc = keys.oom || mats.oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+  const size_t nj = (size_t)e->nj + e->nadd;
+  const char *kend = e->joints->text.p + e->joints->text.n, *mend = ib->text.p + ib->text.n;
+  if (!rc) rc = splice_count(sp, nsp, e->joints->count_attr, nj);
+  if (!rc) rc = splice_count(sp, nsp, e->joints->acc_count, nj);
+  if (!rc) rc = add_splice(sp, nsp, kend, kend, (char*)keys.p, keys.n), keys.p = NULL;
+  if (!rc) rc = splice_count(sp, nsp, ib->count_attr, 16 * nj);
+  if (!rc) rc = splice_count(sp, nsp, ib->acc_count, nj);
+  if (!rc) rc = add_splice(sp, nsp, mend, mend, (char*)mats.p, mats.n), mats.p = NULL;
+  free(keys.p), free(mats.p);
+  return rc;
+}
+
+/* The controller's new <vcount>, <v> and appended weights into the splices (five at most, and the added joints'
+ * six). */
+static int cedit_write(const doc* d, const cedit* e, const skio_dae_mesh_edit* meshes, const char* const* names,
+                       splice* sp, uint32_t* nsp, char* why, size_t why_size) {
+  if (e->nadd) {
+    int jrc = cedit_write_joints(d, e, meshes, names, sp, nsp, why, why_size);
+    if (jrc) return jrc;
+  }
   skio_buf vc = {0}, vv = {0}, add = {0};
   size_t nw = e->nw;
   int rc = SKC_OK;
@@ -1346,7 +1442,7 @@ int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes
   uint32_t* inst_of = calloc(count + 1, sizeof *inst_of);
   uint32_t* list = calloc(count + 1, sizeof *list);
   cedit* edits = calloc(d.ni + 1, sizeof *edits);
-  splice* sp = calloc(6 * (size_t)d.ni + 2, sizeof *sp);
+  splice* sp = calloc(12 * (size_t)d.ni + 2, sizeof *sp);
   uint32_t nsp = 0;
   if (!rc && (!inst_of || !list || !edits || !sp)) rc = SKC_OUT_OF_MEMORY;
   if (!rc) rc = assign(&d, meshes, count, inst_of, why, why_size);
@@ -1365,7 +1461,8 @@ int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes
     if (rc) break;
     rep->controllers++;
     if (cedit_changed(&edits[i], meshes)) {
-      rc = cedit_write(&edits[i], meshes, names, sp, &nsp, why, why_size);
+      rc = cedit_add_joints(&d, &edits[i], meshes, names, joint_count, why, why_size);
+      if (!rc) rc = cedit_write(&d, &edits[i], meshes, names, sp, &nsp, why, why_size);
       rep->rewritten++;
     }
   }

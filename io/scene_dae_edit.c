@@ -27,7 +27,7 @@ static int collect(const skio_scene* s, const skio_export_options* o, skio_dae_m
   for (uint32_t i = 0; i < s->mesh_count; ++i) {
     const skio_mesh* m = &s->meshes[i];
     e[i] = (skio_dae_mesh_edit){m->node_name, m->vertex_count, m->positions, NULL, NULL, NULL,
-                                m->placed_set ? m->placed : NULL};
+                                m->placed_set ? m->placed : NULL, m->inverse_bind};
     if (!m->skin || skio_mesh_still_rigid(m)) continue;
     uint32_t *off, *jt;
     float* w;

@@ -39,6 +39,9 @@ typedef struct skio_dae_mesh_edit {
    * floats, column-major; NULL: none): a mesh instanced as plain geometry that got weights gets a new skin
    * controller whose bind shape matrix it is. */
   const float* place;
+  /* The mesh's inverse bind matrices (16 floats per skeleton joint, column-major, the reader's; NULL: none): a joint
+   * that gets weight and that its controller does not list is appended to the controller with its own. */
+  const float* inverse_binds;
 } skio_dae_mesh_edit;
 
 typedef struct skio_dae_edit_report {

@@ -5,9 +5,10 @@
  * - an unchanged scene writes the source byte for byte;
  * - new weights read back on every vertex, and nothing outside <library_controllers> changes; the weights the edit
  *   did not change keep their text (the new ones are appended);
- * - a scene that no longer maps onto its file (moved vertices, weight on a joint the controller does not list, a
- *   source that changed since it was read) is written whole by Assimp's writer with a note that says why; the
- *   source itself is never the output;
+ * - a joint that gets weight and that its controller does not list is appended to the controller;
+ * - a scene that no longer maps onto its file (moved vertices, weight on a node that is no joint, a source that
+ *   changed since it was read) is written whole by Assimp's writer with a note that says why; the source itself is
+ *   never the output;
  * - damaged bytes never crash the editor (every truncation and byte flips of a file). */
 #define _GNU_SOURCE /* memmem */
 #include <check.h>
@@ -315,6 +316,37 @@ START_TEST(a_joint_no_mesh_binds_keeps_vertices_at_rest) {
 }
 END_TEST
 
+/* Blender lists in a skin controller only the bones the mesh has vertex groups for (tests/data/leg_thigh_only.dae:
+ * "thigh", the armature has "shin" too). Weight given to the shin is an edit of the file: the joint and its inverse
+ * bind are appended to the controller (nothing outside it changes), the weights read back on every vertex, and the
+ * vertices stay where they were at rest, in memory and read back from the .dae (so the appended inverse bind is the
+ * one the scene had). */
+START_TEST(a_joint_the_controller_lacks_is_appended) {
+  const char* src = skt_data("leg_thigh_only.dae");
+  static const char* const outs[] = {"", "thigh_shin.dae"};
+  unbound_joint_keeps_rest(src, "shin", outs, 2);
+  skio_scene* s = load(src);
+  g_armature = skt_scene_joint(s, "shin");
+  rewrite_all(s, half_to_armature);
+  char out[256];
+  save_edited(s, "appended.dae", out, sizeof out);
+  skio_scene* b = load(out);
+  skt_scene_same_skins(s, b);
+  only_controllers_changed(src, out);
+  size_t n;
+  char* doc = skt_slurp(out, &n);
+  char* names = element_text(doc, "Name_array", "Guard-skin-joints");
+  ck_assert_msg(names && !strcmp(names, "thigh shin"), "%s", names ? names : "(none)");
+  ck_assert(strstr(doc, "<Name_array id=\"Rig_Guard-skin-joints-array\" count=\"2\">"));
+  ck_assert(strstr(doc, "<accessor source=\"#Rig_Guard-skin-joints-array\" count=\"2\" stride=\"1\">"));
+  ck_assert(strstr(doc, "<float_array id=\"Rig_Guard-skin-bind_poses-array\" count=\"32\">"));
+  ck_assert(strstr(doc, "<accessor source=\"#Rig_Guard-skin-bind_poses-array\" count=\"2\" stride=\"16\">"));
+  free(names), free(doc);
+  skio_scene_destroy(b);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* skio_dae_edit of n bytes of doc with the two meshes e of s: its return code (the output freed). */
 static int edit_bytes(const char* doc, size_t n, const skio_dae_mesh_edit* e, const skio_scene* s, skc_err* err) {
   char* out = NULL;
@@ -340,7 +372,7 @@ START_TEST(damaged_files_do_not_crash_the_editor) {
   for (uint32_t m = 0; m < 2; ++m)
     e[m] = (skio_dae_mesh_edit){s->meshes[m].node_name, s->meshes[m].vertex_count, s->meshes[m].positions,
                                 s->meshes[m].skin->offsets, s->meshes[m].skin->joints, s->meshes[m].skin->weights,
-                                NULL};
+                                NULL, s->meshes[m].inverse_bind};
   char* bad = malloc(n + 1);
   uint32_t ok = 0;
   for (size_t cut = 0; cut <= n; cut += cut < 3000 ? 1 : 37) {
@@ -405,6 +437,7 @@ int main(void) {
   tcase_add_test(tc, an_unskinned_mesh_gets_a_skin);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
   tcase_add_test(tc, a_joint_no_mesh_binds_keeps_vertices_at_rest);
+  tcase_add_test(tc, a_joint_the_controller_lacks_is_appended);
   tcase_add_test(tc, damaged_files_do_not_crash_the_editor);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
