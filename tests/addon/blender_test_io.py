@@ -537,6 +537,48 @@ def test_collada_edit_reads_back_in_blender():
     expect(worst <= 1e-6, "weights differ by %.3g" % worst)
 
 
+def test_collada_appended_joint_reads_back_in_blender():
+    """tests/data/leg_thigh_only.dae: the "Guard" leg's controller lists only "thigh" (its only vertex group). Weight
+    given to the shin is appended to that controller (io/dae_edit.c): Blender reads the Guard back with a shin group
+    holding that weight, every vertex at rest where the source has it."""
+    import numpy as np
+
+    from skinkit import api
+
+    src = os.path.join(DATA, "leg_thigh_only.dae")
+    out = os.path.join(TMP, "leg_thigh_shin.dae")
+    with api.Scene.load(src) as sc:
+        shin = sc.skeleton.find("shin")
+        for m in range(sc.mesh_count):
+            skin = sc.mesh_skin(m)
+            off, jt, wt = skin.to_csr()
+            n = len(off) - 1
+            skin.set_csr(np.arange(0, 2 * n + 1, 2, dtype=np.uint32),
+                         np.stack([jt[off[:-1]], np.full(n, shin, np.uint32)], 1).ravel().astype(np.uint32),
+                         np.full(2 * n, 0.5, np.float32))
+        sc.save(out)
+    text = open(out).read()
+    expect('<Name_array id="Rig_Guard-skin-joints-array" count="2">thigh shin</Name_array>' in text,
+           "the Guard's controller (the source's, edited) does not list the shin")
+
+    def guard(path):
+        reset_scene()
+        bpy.ops.wm.collada_import(filepath=path)
+        obj = bpy.data.objects["Guard"]
+        dg = bpy.context.evaluated_depsgraph_get()
+        ev = obj.evaluated_get(dg)
+        return obj, np.array([tuple(ev.matrix_world @ v.co) for v in ev.data.vertices])
+
+    _obj, rest = guard(src)
+    obj, got = guard(out)
+    expect(len(obj.data.vertices) == 240, "%d vertices (source: 240)" % len(obj.data.vertices))
+    expect(got.shape == rest.shape and np.abs(got - rest).max() < 1e-5,
+           "the Guard moved at rest by %.3g" % (np.abs(got - rest).max() if got.shape == rest.shape else -1))
+    groups = {g.index: g.name for g in obj.vertex_groups}
+    rows = [{groups[g.group]: round(g.weight, 6) for g in v.groups} for v in obj.data.vertices]
+    expect(all(r == {"thigh": 0.5, "shin": 0.5} for r in rows), "Guard's weights: %s" % rows[:3])
+
+
 # ------------------------------------------------------------------------------------------- Assimp export
 def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
     import numpy as np
@@ -836,7 +878,9 @@ def main():
              test_import_bare_armature,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
-    tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender, test_export_assimp_glb_dae_fbx, test_export_assimp_uv_seams_limit,
+    tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
+              test_collada_appended_joint_reads_back_in_blender, test_export_assimp_glb_dae_fbx,
+              test_export_assimp_uv_seams_limit,
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
               test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
               test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
