@@ -2,7 +2,9 @@
  *
  * Rule 1, some skin lists a joint: the joints some mesh's skin lists (skio_mesh.bound: the file's aiBones or glTF
  * skin joints; for a scene built in memory, the joints some vertex names). The file's own statement of which nodes
- * deform wins over any guess.
+ * deform wins over any guess - except for the wrappers of rule 2 that a skin lists and no vertex weights (writers
+ * that list every skeleton node in each skin, skinkit's glTF writer among them, list the scene root and the
+ * armature object too).
  * Rule 2, no skin lists a joint (a bare skeleton, an armature beside unskinned meshes): every joint except
  *  - wrappers: a joint whose ancestors are all wrappers (the top of the tree) and whose name is an importer's
  *    synthetic root or scene root (RootNode, ROOT, Scene, Z_UP, Y_UP, <MD5_Root>, <MD5_Mesh>, <MD5_Hierarchy>) or an
@@ -65,10 +67,9 @@ static uint32_t by_skins(const skio_scene* s, uint8_t* mask) {
   return n;
 }
 
-/* Rule 2 into mask; returns the count. wrap[] and carries[] are jc zeroed scratch bytes, carries[] filled. */
-static uint32_t by_hierarchy(const skio_scene* s, uint8_t* mask, uint8_t* wrap, const uint8_t* carries) {
-  const skc_skeleton* sk = s->skeleton;
-  uint32_t jc = sk->joint_count, roots = 0, n = 0;
+/* wrap[j] = 1 for the wrappers of rule 2 (jc bytes): wrapper names at the top of the tree, and the scene root. */
+static void wrappers(const skc_skeleton* sk, uint8_t* wrap) {
+  uint32_t jc = sk->joint_count, roots = 0;
   for (uint32_t j = 0; j < jc; ++j) {
     wrap[j] = wrapper_name(sk->names[j]);
     roots += sk->parents[j] < 0;
@@ -80,10 +81,38 @@ static uint32_t by_hierarchy(const skio_scene* s, uint8_t* mask, uint8_t* wrap, 
   for (uint32_t j = 0; j < jc; ++j) { /* parents come first: a wrapper only below wrappers */
     int32_t p = sk->parents[j];
     if (p >= 0 && !wrap[p]) wrap[j] = 0;
+  }
+}
+
+/* Rule 2 into mask; returns the count. wrap[] and carries[] are jc zeroed scratch bytes, carries[] filled. */
+static uint32_t by_hierarchy(const skio_scene* s, uint8_t* mask, uint8_t* wrap, const uint8_t* carries) {
+  const skc_skeleton* sk = s->skeleton;
+  uint32_t jc = sk->joint_count, n = 0;
+  wrappers(sk, wrap);
+  for (uint32_t j = 0; j < jc; ++j) {
     mask[j] = !wrap[j] && !carries[j];
     n += mask[j];
   }
   return n;
+}
+
+/* Rule 1's exception: a wrapper (rule 2's) that a skin lists but that no vertex weights is no bone - a writer
+ * that lists every node of the skeleton in each skin (skinkit's own glTF writer, for Blender's and Assimp's sake)
+ * lists the scene root and the armature object too. Cleared from mask unless that would leave nothing; returns the
+ * count. wrap[] is jc scratch bytes. */
+static uint32_t drop_idle_wrappers(const skio_scene* s, uint8_t* mask, uint32_t n, uint8_t* wrap) {
+  const skc_skeleton* sk = s->skeleton;
+  uint32_t jc = sk->joint_count, left = n;
+  wrappers(sk, wrap);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) { /* a weighted joint is no wrapper, whatever its name */
+    const skc_skin* k = s->meshes[m].skin;
+    for (size_t e = 0; k && e < k->offsets[k->vertex_count]; ++e)
+      if (k->joints[e] < jc && k->weights[e] > 0.0f) wrap[k->joints[e]] = 0;
+  }
+  for (uint32_t j = 0; j < jc; ++j) left -= mask[j] && wrap[j];
+  if (left == 0) return n;
+  for (uint32_t j = 0; j < jc; ++j) mask[j] = mask[j] && !wrap[j];
+  return left;
 }
 
 int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_count, int* out_rule, skc_err* err) {
@@ -93,6 +122,10 @@ int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_c
   memset(mask, 0, jc);
   if (jc && (n = by_skins(s, mask)) > 0) {
     rule = SKIO_DEFORM_SKINS;
+    uint8_t* wrap = malloc(jc);
+    if (!wrap) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u joints", jc);
+    n = drop_idle_wrappers(s, mask, n, wrap);
+    free(wrap);
   } else if (jc) {
     uint8_t* scratch = calloc(2 * (size_t)jc, 1);
     if (!scratch || mesh_nodes(s, scratch + jc)) {

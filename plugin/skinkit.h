@@ -510,8 +510,9 @@ SK_API sk_result sk_scene_mesh_set_skin(sk_scene* scene, uint32_t mesh, const sk
 SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mesh, float* out_matrices,
                                             uint8_t* out_bound, sk_error* err);
 /* Deform joints (ABI 1.5): the joints that should receive weights when the scene is bound (sk_bind's deform).
- *  1. Some skin lists a joint (SK_DEFORM_RULE_SKINS): exactly the joints some mesh's skin lists (the file's bones:
- *     sk_scene_mesh_inverse_binds' out_bound, over all meshes).
+ *  1. Some skin lists a joint (SK_DEFORM_RULE_SKINS): the joints some mesh's skin lists (the file's bones:
+ *     sk_scene_mesh_inverse_binds' out_bound, over all meshes), except the wrappers of rule 2 that no vertex weights
+ *     (writers that list every skeleton node in each skin list the scene root and armature object too).
  *  2. No skin lists one (SK_DEFORM_RULE_HIERARCHY; a skeleton without skins: an armature beside unskinned meshes, a
  *     scene built in memory): the bone hierarchy below, never including, the wrappers, and without mesh nodes.
  *     Wrappers are the joints at the top of the tree (every ancestor a wrapper) named as an importer's synthetic or

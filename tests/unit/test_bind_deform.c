@@ -265,6 +265,28 @@ START_TEST(deform_rule_on_a_skinned_file) {
   ck_assert_str_eq(sk_skeleton_joint_name(sk, 1), "Rig");
   expect_deform(s, "00111", SK_DEFORM_RULE_SKINS);
   sk_scene_destroy(s);
+  /* two_material_leg.dae (Scene -> Rig -> thigh -> shin) written by skinkit's glTF writer, which lists every
+   * skeleton node in the skin: the scene root and the armature object, listed but weighting no vertex, still do not
+   * deform (they did until session 28: bind could weight them on the .glb and not on its source) */
+  ck_assert_int_eq(sk_scene_load(data_path("tests/data/two_material_leg.dae"), NULL, &s, NULL), SK_OK);
+  expect_deform(s, "0011", SK_DEFORM_RULE_SKINS);
+  char dir[] = "/tmp/skinkit_deform_XXXXXX", out[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(out, sizeof out, "%s/leg.glb", dir);
+  sk_save_options so;
+  memset(&so, 0, sizeof so);
+  so.size = sizeof so;
+  sk_error err;
+  ck_assert_msg(sk_scene_save(s, out, &so, &err) == SK_OK, "%s", err.message);
+  sk_scene_destroy(s);
+  ck_assert_int_eq(sk_scene_load(out, NULL, &s, NULL), SK_OK);
+  const sk_skeleton* k2 = sk_scene_skeleton(s);
+  ck_assert_str_eq(sk_skeleton_joint_name(k2, 0), "Scene");
+  ck_assert_str_eq(sk_skeleton_joint_name(k2, 1), "Rig");
+  expect_deform(s, "0011", SK_DEFORM_RULE_SKINS);
+  sk_scene_destroy(s);
+  remove(out);
+  rmdir(dir);
 }
 END_TEST
 
