@@ -50,6 +50,13 @@ static const char* find_str(const char* p, const char* end, const char* what) {
 
 static bool name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == ':' || c == '-' || c == '.'; }
 
+/* Whether s can be one entry of a Name_array / IDREF_array: a name (UTF-8 letters too), no space or markup in it. */
+static bool list_name(span s) {
+  for (size_t i = 0; i < s.n; ++i)
+    if (!name_char(s.p[i]) && (unsigned char)s.p[i] < 0x80) return false;
+  return s.n > 0;
+}
+
 /* The next element tag at or after p (comments, CDATA, <? ?> and <! > skipped); false at the end or on a tag the
  * scanner cannot read (the edit is then refused). */
 static bool next_tag(const char* p, const char* end, xtag* t, bool* bad) {
@@ -898,8 +905,7 @@ static int cedit_add_joints(const doc* d, cedit* e, const skio_dae_mesh_edit* me
       const dnode* n = why_not ? NULL : node_named(d, names[s]);
       const span key = n ? (e->joints->kind == SRC_IDREF ? n->id : n->sid) : (span){NULL, 0};
       if (!why_not && !key.n) why_not = "no node with a sid (or id) to name it by";
-      for (size_t c = 0; !why_not && c < key.n; ++c)
-        if (!name_char(key.p[c])) why_not = "its node's sid (or id) is no name a joint list holds";
+      if (!why_not && !list_name(key)) why_not = "its node's sid (or id) is no name a joint list holds";
       if (!why_not && skeleton_joint(d, key, e->joints->kind == SRC_IDREF, names, joint_count) != (long)s)
         why_not = "its node's sid (or id) names another joint"; /* (sids are unique only in their scope) */
       if (why_not)
@@ -1278,6 +1284,7 @@ static int nskin_joints(const doc* d, const nskin* k, const char* const* names, 
     const char* name = names[k->joint[j]];
     const dnode* n = node_named(d, name);
     if (!n || !n->sid.n) return CANNOT("joint %s has no node with a sid to name it by in a new skin", name);
+    if (!list_name(n->sid)) return CANNOT("joint %s: its node's sid is no name a joint list holds", name);
     skio_buf_printf(sids, "%s%.*s", j ? " " : "", (int)n->sid.n, n->sid.p);
     float inv[16], ib[16];
     if (!binds || !skc_mat4_inverse(binds + 16 * (size_t)k->joint[j], inv))
