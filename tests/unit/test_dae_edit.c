@@ -196,15 +196,6 @@ START_TEST(what_cannot_be_edited_is_written_whole) {
 }
 END_TEST
 
-/* Half "upper", half "lower" (bare_rig's first two bones). */
-static uint32_t half_and_half(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
-                              uint32_t* oj, float* ow) {
-  (void)p, (void)j, (void)w, (void)n;
-  oj[0] = (uint32_t)skt_scene_joint(s, "upper"), ow[0] = 0.5f;
-  oj[1] = (uint32_t)skt_scene_joint(s, "lower"), ow[1] = 0.5f;
-  return 2;
-}
-
 /* The bytes of element tag's first occurrence (open to close). */
 static char* element(const char* doc, const char* tag) {
   char open[64], close[64];
@@ -233,7 +224,7 @@ static skio_scene* bare_rig_bound(const char* src, const char* a, const char* b)
     s->meshes[m].inverse_bind = malloc(16 * sizeof(float) * s->skeleton->joint_count);
     memcpy(s->meshes[m].inverse_bind, s->skeleton->inverse_bind, 16 * sizeof(float) * s->skeleton->joint_count);
     s->meshes[m].bound = calloc(s->skeleton->joint_count, 1);
-    skt_scene_rewrite_skin(s, m, half_and_half);
+    skt_scene_rewrite_skin(s, m, skt_row_upper_lower);
   }
   return s;
 }

@@ -253,15 +253,6 @@ static uint32_t pose_nodes(const char* path) {
   return count;
 }
 
-/* The weights of the rig's second mesh ("Cube", the crate beside it): half "upper", half "lower". */
-static uint32_t half_and_half(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
-                              uint32_t* oj, float* ow) {
-  (void)p, (void)j, (void)w, (void)n;
-  oj[0] = (uint32_t)skt_scene_joint(s, "upper"), ow[0] = 0.5f;
-  oj[1] = (uint32_t)skt_scene_joint(s, "lower"), ow[1] = 0.5f;
-  return 2;
-}
-
 START_TEST(an_unskinned_mesh_gets_a_skin) {
   /* tests/unskinned/bare_rig.fbx (Blender): "Body" under an Armature modifier with empty clusters, and "Crate", no
    * skin at all, beside the rig; the scene places the crate where it is (its world matrix) */
@@ -277,7 +268,7 @@ START_TEST(an_unskinned_mesh_gets_a_skin) {
   s->meshes[crate].inverse_bind = malloc(16 * sizeof(float) * s->skeleton->joint_count);
   memcpy(s->meshes[crate].inverse_bind, s->skeleton->inverse_bind, 16 * sizeof(float) * s->skeleton->joint_count);
   s->meshes[crate].bound = calloc(s->skeleton->joint_count, 1);
-  skt_scene_rewrite_skin(s, crate, half_and_half);
+  skt_scene_rewrite_skin(s, crate, skt_row_upper_lower);
   char out[256];
   save_edited(s, "crate.fbx", out, sizeof out);
   only_skins_changed(src, out);

@@ -49,6 +49,14 @@ int32_t skt_scene_joint(const skio_scene* s, const char* name) {
   return -1;
 }
 
+uint32_t skt_row_upper_lower(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
+                             uint32_t* oj, float* ow) {
+  (void)p, (void)j, (void)w, (void)n;
+  oj[0] = (uint32_t)skt_scene_joint(s, "upper"), ow[0] = 0.5f;
+  oj[1] = (uint32_t)skt_scene_joint(s, "lower"), ow[1] = 0.5f;
+  return 2;
+}
+
 uint32_t skt_row_perturb(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                          uint32_t* oj, float* ow) {
   (void)s;

@@ -24,6 +24,9 @@ typedef uint32_t (*skt_row_fn)(const skio_scene* s, const float* p, const uint32
  * position and the joint (so that the corners of one position or control point get the same weights). */
 uint32_t skt_row_perturb(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
                          uint32_t* oj, float* ow);
+/* A row function: every vertex half on joint "upper", half on "lower" (bare_rig's first two bones). */
+uint32_t skt_row_upper_lower(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
+                             uint32_t* oj, float* ow);
 /* Replaces mesh m's skin row by row. */
 void skt_scene_rewrite_skin(skio_scene* s, uint32_t m, skt_row_fn fn);
 /* Every vertex of every skinned, non-rigid mesh of a has b's influences (same joint names, weights equal as floats). */
