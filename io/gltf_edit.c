@@ -1260,6 +1260,52 @@ static int new_skin(const skio_scene* s, const skio_mesh* m, int32_t* local, uin
   return L;
 }
 
+/* Influences per vertex the source primitive of m holds: 4 per JOINTS_n / WEIGHTS_n pair (sets from 0 on). */
+static uint32_t source_capacity(const skio_gltf_doc* d, const skio_mesh* m) {
+  int mesh = skio_gltf_item(d, "meshes", (uint32_t)m->gltf_mesh);
+  int attrs = skio_json_get(d, skio_json_at(d, skio_json_get(d, mesh, "primitives"), m->gltf_primitive), "attributes");
+  uint32_t sets = 0;
+  for (char kj[24], kw[24]; sets < MAX_SETS; ++sets) {
+    snprintf(kj, sizeof kj, "JOINTS_%u", sets);
+    snprintf(kw, sizeof kw, "WEIGHTS_%u", sets);
+    if (attr_accessor(d, attrs, kj) < 0 || attr_accessor(d, attrs, kw) < 0) break;
+  }
+  return 4 * sets;
+}
+
+/* Mesh m's influences as written (the rules of o; rep counts what they changed) in CSR off / oj / ow, joints as
+ * indices of its node's skin (local[node]). SKC_OK, SKIO_GLTF_EDIT_CANNOT with why (a joint the skin does not
+ * list) or SKC_OUT_OF_MEMORY (not reported in an skc_err: the caller does). */
+static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_gltf_options* o, const int32_t* local,
+                           uint32_t* off, uint32_t* oj, float* ow, skio_gltf_report* rep, char* why, size_t why_size) {
+  const skc_skeleton* sk = s->skeleton;
+  const size_t V = m->vertex_count;
+  size_t widest = 0;
+  for (size_t v = 0; v < V; ++v)
+    if (m->skin->offsets[v + 1] - m->skin->offsets[v] > widest) widest = m->skin->offsets[v + 1] - m->skin->offsets[v];
+  void* tmp = malloc(widest * 8 + 8);
+  if (!tmp) return SKC_OUT_OF_MEMORY;
+  int rc = SKC_OK;
+  size_t at = 0;
+  off[0] = 0;
+  for (size_t v = 0; v < V && !rc; ++v) {
+    size_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
+    size_t got = skio_gltf_vertex_weights(o, sk->joint_count, m->skin->joints + b, m->skin->weights + b, n, tmp,
+                                          oj + at, ow + at, rep);
+    for (size_t k = 0; k < got && !rc; ++k) {
+      int32_t l = local[s->joint_node[oj[at + k]]];
+      if (l < 0)
+        rc = cannot(why, why_size, "mesh %s: joint %s is not in the skin of its node in %s", m->name,
+                    sk->names && sk->names[oj[at + k]] ? sk->names[oj[at + k]] : "?", s->gltf->path);
+      oj[at + k] = (uint32_t)l;
+    }
+    at += got;
+    off[v + 1] = (uint32_t)at;
+  }
+  free(tmp);
+  return rc;
+}
+
 static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                       const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
   skio_gltf_doc* d = s->gltf;
@@ -1283,6 +1329,7 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   uint32_t** new_joints = calloc(s->mesh_count + 1, sizeof *new_joints);
   float** new_ibm = calloc(s->mesh_count + 1, sizeof *new_ibm);
   int32_t* local = malloc((d->node_count + 1) * sizeof *local);
+  skio_gltf_report rep = {0};
   size_t ne = 0;
   int rc = SKC_OK;
   if (!edits || !offs || !js || !ws || !new_joints || !new_ibm || !local) {
@@ -1313,42 +1360,20 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
       break;
     }
     const size_t V = m->vertex_count, entries = m->skin->offsets[V];
-    size_t widest = 0;
-    for (size_t v = 0; v < V; ++v)
-      if (m->skin->offsets[v + 1] - m->skin->offsets[v] > widest) widest = m->skin->offsets[v + 1] - m->skin->offsets[v];
     uint32_t* off = malloc((V + 1) * sizeof *off);
     uint32_t* oj = malloc(entries * sizeof *oj + 4);
     float* ow = malloc(entries * sizeof *ow + 4);
-    void* tmp = malloc(widest * 8 + 8);
     offs[ne] = off, js[ne] = oj, ws[ne] = ow;
-    if (!off || !oj || !ow || !tmp) {
-      free(tmp);
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      break;
-    }
-    skio_gltf_report rep = {0};
-    size_t at = 0;
-    off[0] = 0;
-    for (size_t v = 0; v < V && !rc; ++v) {
-      size_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
-      size_t got = skio_gltf_vertex_weights(w, jc, m->skin->joints + b, m->skin->weights + b, n, tmp, oj + at, ow + at, &rep);
-      for (size_t k = 0; k < got; ++k) {
-        int32_t l = local[s->joint_node[oj[at + k]]];
-        if (l < 0) {
-          rc = cannot(why, why_size, "mesh %s: joint %s is not in the skin of its node in %s", m->name,
-                      sk->names && sk->names[oj[at + k]] ? sk->names[oj[at + k]] : "?", d->path);
-          break;
-        }
-        oj[at + k] = (uint32_t)l;
-      }
-      at += got;
-      off[v + 1] = (uint32_t)at;
-    }
-    free(tmp);
+    skio_gltf_options wm = *w;
+    if (w->limit_to_source && has_skin && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);
+    rc = off && oj && ow ? mesh_influences(s, m, &wm, local, off, oj, ow, &rep, why, why_size) : SKC_OUT_OF_MEMORY;
+    if (rc == SKC_OUT_OF_MEMORY) skc_fail(err, rc, "out of memory");
+    if (rc) break;
     edits[ne] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
                                       (uint32_t)L, has_skin ? -1 : m->gltf_node, new_joints[ne], new_ibm[ne]};
     ne++;
   }
+  if (w->report) *w->report = rep;
   skio_gltf_edit_options eo = {0};
   if (o) eo = *o;
   if (!eo.images) eo.images = s->images, eo.image_count = s->image_count; /* what a .glb embeds */

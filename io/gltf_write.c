@@ -306,6 +306,7 @@ static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, c
   }
   size_t got = skc_select_top(sj, sw, c, k, out_j, out_w);
   rep->influences_dropped += c - got;
+  rep->vertices_limited += c > k;
   return got;
 }
 

@@ -1199,6 +1199,15 @@ static void note_add(const skio_export_options* o, const char* text, const char*
   snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
 }
 
+/* A note when glTF's default limit cut influences (an explicit limit is no surprise); what: "more than ...". */
+static void note_limited(const skio_export_options* o, const skio_gltf_report* rep, const char* what) {
+  if (o->limit || !rep->vertices_limited || !o->note || !o->note_size) return;
+  char text[200];
+  snprintf(text, sizeof text, "glTF: %llu vertices have %s: their largest are written, renormalized",
+           (unsigned long long)rep->vertices_limited, what);
+  note_add(o, text, "");
+}
+
 /* The glTF editor and the Assimp writers take every part of a merged glTF mesh (skio_mesh.parts) as its own mesh
  * (skio_scene_split_parts); skinkit's own glTF writer writes the parts as primitives of one mesh. */
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
@@ -1228,6 +1237,9 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     go.as_is = o.keep_all;
     go.normalize = o.normalize;
     go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
+    go.limit_to_source = !o.limit && !o.keep_all;
+    skio_gltf_report grep = {0};
+    go.report = &grep;
     go.prune = o.prune;
     go.replace_bin = o.overwrite;
     go.note = o.note; /* images the writer leaves out are appended */
@@ -1239,7 +1251,9 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       char why[200] = "";
       skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0, o.note, o.note_size};
       rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
+      if (rc == SKC_OK) note_limited(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
+      memset(&grep, 0, sizeof grep);
       if (o.note && o.note_size)
         snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
                  "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
@@ -1250,6 +1264,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     rc = skio_gltf_write(drop ? &rootless : merged, path, strcmp(id, "glb2") == 0, &go, err);
     if (drop) skio_scene_drop_root_free(merged, &rootless);
     if (rc) return rc;
+    note_limited(&o, &grep, "more than 4 influences");
     note_read_losses(s, o.note, o.note_size);
     return SKC_OK;
   }

@@ -73,6 +73,7 @@
 typedef struct skio_gltf_report {
   uint64_t vertices_changed;   /* vertices whose written influences differ from the stored ones */
   uint64_t influences_dropped; /* entries not written: past the limit, pruned, or not finite and > 0 */
+  uint64_t vertices_limited;   /* vertices with more influences than the limit (their largest written) */
   uint64_t duplicates_merged;  /* entries added into an earlier entry of the same joint of the same vertex */
   uint64_t unweighted;         /* vertices of skinned meshes written without any influence */
   uint32_t max_influences;     /* most influences written for one vertex */
@@ -103,6 +104,8 @@ typedef struct skio_gltf_options {
   bool as_is;
   bool normalize;
   uint32_t limit;           /* 0: 4 unless normalize or as_is (then all) */
+  bool limit_to_source;     /* limit is the default 4: the in-place editor (skio_gltf_edit.h) raises it to what
+                               the source primitive holds, 4 per JOINTS_n / WEIGHTS_n set */
   float prune;              /* 0 = keep every weight; must be finite and >= 0 */
   bool replace_bin;         /* .gltf: may replace an existing "<stem>.bin" (e.g. the CLI's --force) */
   skio_gltf_report* report; /* optional: filled on success */

@@ -106,6 +106,10 @@ void cli_limit_memory(uint32_t mb);
 int cli_check_input(const char* cmd, const char* path);
 /* Loads a model contained (cli_load_cfg); 0, or 2 after one "skinkit CMD: reason" line. */
 int cli_load_scene(const char* cmd, const char* path, sk_scene** out);
+/* What sk_scene_save said of a written file (its err.message on success: "; "-separated notes), one
+ * "skinkit CMD: warning: ..." line per note; limit_hint (or NULL) follows a note about influences past glTF's
+ * default limit (the command's options that keep them). */
+void cli_save_notes(const char* cmd, const char* message, const char* limit_hint);
 /* An output file written in memory and then replaced atomically ("-" = stdout). */
 typedef struct cli_out {
   const char* path;

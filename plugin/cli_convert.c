@@ -82,29 +82,22 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
   int gltf = !strcasecmp(fmt, "glb") || !strcasecmp(fmt, "gltf") || !strcasecmp(fmt, "glb2") ||
              !strcasecmp(fmt, "gltf2");
   int fbx_ascii = !strcasecmp(fmt, "fbxa");
-  if (gltf && !o->as_is) {
-    uint32_t limit = o->max_influences ? o->max_influences : 4;
-    uint64_t over = 0, off = 0;
+  if (gltf && !o->as_is) { /* influences past glTF's default limit: the library's note after writing */
+    uint64_t off = 0;
     for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
       sk_skin* skin = sk_scene_mesh_skin(s, m);
       if (!skin) continue;
-      sk_validate_options vo = {sizeof vo, limit, 0.0f, 0};
       sk_skin_report r;
       memset(&r, 0, sizeof r);
       r.size = sizeof r;
       sk_error e;
-      if (sk_skin_validate(skin, &vo, &r, NULL, &e) == SK_OK) over += r.over_limit, off += r.off_tolerance;
+      if (sk_skin_validate(skin, NULL, &r, NULL, &e) == SK_OK) off += r.off_tolerance;
     }
     if (off && !o->normalize) /* glTF wants sums of 1, so its default renormalizes: skinned positions move */
       fprintf(stderr,
               "skinkit convert: warning: glTF: %llu vertices have weights that do not sum to 1: written "
               "renormalized, as glTF requires (--as-is keeps them as stored)\n",
               (unsigned long long)off);
-    if (over && !o->max_influences) /* a limit the user asked for is no surprise */
-      fprintf(stderr,
-              "skinkit convert: warning: glTF: %llu vertices have more than %u influences: their %u largest are "
-              "written, renormalized (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)\n",
-              (unsigned long long)over, limit, limit);
   }
   if (fbx_ascii)
     fprintf(stderr,
@@ -226,7 +219,8 @@ int cli_convert(int argc, char** argv) {
       fprintf(stderr, "skinkit convert: %s\n", err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
-  if (err.message[0]) fprintf(stderr, "skinkit convert: warning: %s\n", err.message);
+  cli_save_notes("convert", err.message,
+                 " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)");
   if (json)
     convert_json(s, in, out, o.format ? o.format : out_extension(out), seconds_now() - t0);
   else

@@ -148,3 +148,14 @@ int cli_out_close(cli_out* o, const char* cmd) {
   o->data = NULL;
   return bad ? 2 : 0;
 }
+
+void cli_save_notes(const char* cmd, const char* message, const char* limit_hint) {
+  for (const char* p = message; p && *p;) {
+    const char* end = strstr(p, "; ");
+    char note[SK_ERROR_MESSAGE_SIZE];
+    snprintf(note, sizeof note, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+    int limited = strncmp(note, "glTF: ", 6) == 0 && strstr(note, "their largest are written") != NULL;
+    fprintf(stderr, "skinkit %s: warning: %s%s\n", cmd, note, limited && limit_hint ? limit_hint : "");
+    p = end ? end + 2 : NULL;
+  }
+}

@@ -56,8 +56,9 @@ const char cli_weights_usage[] =
     "  The report gives, per mesh and operation, the vertices visited, changed (a weight moved by more than 1e-6)\n"
     "  and flagged (the operation could not apply and left them unchanged: invalid entries, locked weights in the\n"
     "  way, no mirror partner) and the entries removed or moved.\n"
-    "  OUT receives the weights as edited; glTF holds at most 4 influences per vertex, so a vertex with more is written\n"
-    "  with its 4 largest, renormalized (a warning says so; use --limit 4 to decide yourself).\n"
+    "  OUT receives the weights as edited. A glTF OUT holds per vertex what the source's primitive held (4 per\n"
+    "  JOINTS_n/WEIGHTS_n set; 4 from other formats): a vertex with more is written with its largest, renormalized\n"
+    "  (a warning says so); --limit N writes up to N (JOINTS_1/WEIGHTS_1... past 4).\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (bad arguments, OUT is IN, unreadable IN,\n"
     "  no skinned mesh, unknown joint, an operation failed).\n";
 
@@ -791,13 +792,12 @@ int cli_weights(int argc, char** argv) {
     so.overwrite = (uint32_t)o.force;
     so.weights_type = o.weights_type;
     int gltf = ends_with_ci(o.out, ".glb") || ends_with_ci(o.out, ".gltf");
-    const char* warning = NULL;
-    if (gltf && max_infl > 4)
-      warning = "glTF holds 4 influences per vertex: vertices with more were written with their 4 largest, "
-                "renormalized (use --limit 4 to choose)";
-    else
-      so.as_is = 1;
+    /* past 4 influences glTF's default applies: a glTF source keeps as many as its primitive held (4 per JOINTS_n
+     * set), others 4; the library notes what it cut */
+    if (!gltf || max_infl <= 4) so.as_is = 1;
+    else if (o.limit) so.max_influences = o.limit; /* asked for: up to N, in as many sets as it takes */
     sk_result sr = sk_scene_save(linked_scene ? linked_scene : s, o.out, &so, &err);
+    const char* warning = sr == SK_OK && err.message[0] ? err.message : NULL; /* the library's note */
     if (o.json) {
       printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(&t0));
       if (warning) {
@@ -811,8 +811,7 @@ int cli_weights(int argc, char** argv) {
       rc = sr == SK_ERR_EXISTS ? 1 : 2;
       goto done;
     }
-    if (warning) fprintf(stderr, "skinkit weights: warning: %s\n", warning);
-    if (err.message[0]) fprintf(stderr, "skinkit weights: warning: %s\n", err.message);
+    cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)");
     if (!o.json) printf("wrote %s\n", o.out);
   }
 done:

@@ -547,8 +547,9 @@ typedef struct sk_save_options {
   uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS */
   const char* format;      /* NULL = from the extension: .glb, .gltf, .dae, .fbx; "fbxa" = ASCII FBX */
   uint32_t normalize;      /* 1 = renormalize each vertex's weights to sum 1 */
-  uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, others all);
-                              glTF writes past 4 in JOINTS_1/WEIGHTS_1... */
+  uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, or what the
+                              source primitive held when a glTF is written as an edit of its source, 4 per JOINTS_n
+                              set; others all); glTF writes past 4 in JOINTS_1/WEIGHTS_1... */
   float prune;             /* drop weights below this first; 0 = keep */
   uint32_t as_is;          /* 1 = write weights unchanged (glTF: every influence; with max_influences: refused) */
   uint32_t weights_type;   /* glTF weight components, sk_weights_type: 0 = as the source glTF has them (float
@@ -565,7 +566,8 @@ typedef enum sk_weights_type {
 } sk_weights_type;
 
 /* Writes the scene. glTF/GLB: skinkit's own writer (every vertex in order, one skin per skinned mesh with its own
- * inverse binds, every clip under its own name; default the 4 largest influences, renormalized; more in
+ * inverse binds, every clip under its own name; default the 4 largest influences, renormalized (an edit of a glTF
+ * source: as many as each primitive held, 4 per JOINTS_n set; vertices with more are counted in a note); more in
  * JOINTS_1/WEIGHTS_1... when asked; a .gltf writes its .bin beside it, replaced only with overwrite). A skinned
  * mesh may be written in another space T (vertices T v, inverse binds IB T^-1, skinned positions unchanged) so
  * that the file's rest pose is its bind pose and Blender places it right. Collada and FBX: Assimp's exporters,

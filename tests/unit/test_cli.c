@@ -279,6 +279,36 @@ START_TEST(convert_warns_what_the_format_cannot_carry) {
 }
 END_TEST
 
+/* glTF to glTF keeps the influences the source primitive holds (4 per JOINTS_n set) instead of glTF's default 4: an
+ * 8-bone rig smoothed until every vertex has 8 influences keeps 4 with a warning from a one-set source, all 8 where
+ * --limit 8 asks for them, and that two-set file keeps its 8 through weights and convert with no warning. */
+START_TEST(gltf_keeps_the_influence_sets_of_its_source) {
+  char args[2048];
+  snprintf(args, sizeof args, "sample %s/rig8.glb --bones 8 --segments 8 --rings 16", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "weights %s/rig8.glb %s/w4.glb --smooth 20", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "warning: glTF: 154 vertices have more influences than their primitive holds (4 per "
+                                   "JOINTS_n set): their largest are written, renormalized (--limit N") != NULL,
+                "%s", err_text());
+  snprintf(args, sizeof args, "info %s/w4.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "max 4 influences") != NULL, "%s", g_out);
+  const char* const steps[][2] = {{"weights %s/rig8.glb %s/w8.glb --smooth 20 --limit 8", "w8"},
+                                  {"weights %s/w8.glb %s/n8.glb --normalize", "n8"},
+                                  {"weights %s/w8.glb %s/s8.glb --smooth 2", "s8"},
+                                  {"convert %s/w8.glb %s/c8.gltf", "c8"}};
+  for (size_t k = 0; k < sizeof steps / sizeof steps[0]; ++k) {
+    snprintf(args, sizeof args, steps[k][0], g_tmp, g_tmp);
+    ck_assert_int_eq(run(args), 0);
+    ck_assert_msg(other_warning(err_text()) == NULL, "%s: %s", args, err_text());
+    snprintf(args, sizeof args, "info %s/%s.gl%s", g_tmp, steps[k][1], k == 3 ? "tf" : "b");
+    ck_assert_int_eq(run(args), 0);
+    ck_assert_msg(strstr(g_out, "max 8 influences") != NULL, "%s: %s", steps[k][1], g_out);
+  }
+}
+END_TEST
+
 START_TEST(info_and_sample) {
   ck_assert_int_eq(run("info tests/data/cylinder_rig.glb --json"), 0);
   ck_assert(strstr(g_out, "\"vertex_count\":1122") != NULL);
@@ -384,6 +414,7 @@ static Suite* suite(void) {
   tcase_add_test(t, jsonl_shards_merge_with_report);
   tcase_add_test(t, convert_fixes_and_never_overwrites);
   tcase_add_test(t, convert_warns_what_the_format_cannot_carry);
+  tcase_add_test(t, gltf_keeps_the_influence_sets_of_its_source);
   tcase_add_test(t, info_and_sample);
   tcase_add_test(t, pack_info_unpack);
   tcase_add_test(t, unpack_finds_the_model_beside);

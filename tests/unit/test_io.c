@@ -297,7 +297,8 @@ START_TEST(glb_round_trip_keeps_names_weights_binds) {
     ck_assert_int_eq(sk_scene_load(skt_asset(files[k]), NULL, &a, &err), SK_OK);
     sk_save_options o = {0};
     o.size = sizeof o;
-    /* huesitos (sums 0.948..1) as-is: weights come back unchanged; quad_skin: limited to 4, renormalized */
+    /* huesitos (sums 0.948..1) as-is: weights come back unchanged; quad_skin (10 influences in JOINTS_0..2): the
+     * default keeps what its primitive held, 4 per set */
     o.as_is = k == 1;
     const char* out = tmp_path("rt.glb");
     ck_assert_msg(sk_scene_save(a, out, &o, &err) == SK_OK, "%s", err.message);
@@ -358,12 +359,23 @@ START_TEST(glb_round_trip_keeps_names_weights_binds) {
       sk_mesh_report r = {0};
       r.size = sizeof r;
       ck_assert_int_eq(sk_scene_validate(b, NULL, &r, 1, NULL, &err), SK_OK);
+      ck_assert_uint_eq(r.skin.max_influences, 10);
+      assert_same_weights(a, b, 1e-6f);
+      /* asked for 4: the 4 largest, renormalized */
+      o.max_influences = 4;
+      sk_scene* c = NULL;
+      ck_assert_msg(sk_scene_save(a, tmp_path("q4.glb"), &o, &err) == SK_OK, "%s", err.message);
+      ck_assert_int_eq(sk_scene_load(tmp_path("q4.glb"), NULL, &c, &err), SK_OK);
+      memset(&r, 0, sizeof r);
+      r.size = sizeof r;
+      ck_assert_int_eq(sk_scene_validate(c, NULL, &r, 1, NULL, &err), SK_OK);
       ck_assert_uint_eq(r.skin.max_influences, 4);
       ck_assert(fabsf(r.skin.weight_sum_min - 1.0f) < 1e-5f && fabsf(r.skin.weight_sum_max - 1.0f) < 1e-5f);
+      sk_scene_destroy(c);
+      o.max_influences = 0;
       /* as-is: all 10 influences, in JOINTS_0..2 / WEIGHTS_0..2 (skinkit's glTF writer; Assimp's kept 4) */
       o.as_is = 1;
       ck_assert_msg(sk_scene_save(a, tmp_path("q10.glb"), &o, &err) == SK_OK, "%s", err.message);
-      sk_scene* c = NULL;
       ck_assert_int_eq(sk_scene_load(tmp_path("q10.glb"), NULL, &c, &err), SK_OK);
       assert_same_weights(a, c, 1e-6f);
       sk_scene_destroy(c);
