@@ -5,7 +5,8 @@
  * BIN chunk with its images embedded, the .glb -> .gltf chunk and the merged primitives of io/gltf_import.c on
  * hostile documents: every call must return a code, never crash or read out of bounds.
  * First byte: bits 0-1 the skin change (0 none, 1 even vertices' weights halved, 2 every vertex one joint, 3 a
- * second set: up to 6 influences), bits 2-3 the weight type written (source, float, u8, u16). */
+ * second set: up to 6 influences), bits 2-3 the weight type written (source, float, u8, u16), bit 4 the default
+ * limit (raised to what each source primitive holds, 4 per JOINTS_n set) instead of 4. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <dirent.h>
 #include <stdint.h>
@@ -69,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   change_skins(s, data[0] & 3u);
   skio_gltf_options w = {0};
   w.limit = 4;
+  w.limit_to_source = (data[0] >> 4) & 1u;
   skio_gltf_edit_options eo = {(skio_weights_type)((data[0] >> 2) & 3u), true, NULL, NULL, 0, NULL, 0};
   char path[128], why[200];
   for (int binary = 0; binary < 2; ++binary) {
