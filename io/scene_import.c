@@ -459,6 +459,21 @@ static bool read_streams(const struct aiMesh* am, size_t V, skio_mesh* m) {
   return oom;
 }
 
+/* Blend shapes (Assimp's anim meshes: FBX shape keys, Collada morphs) are not part of the scene: only an in-place
+ * edit of a binary FBX or Collada source keeps them, so the writers that rebuild the file say they are gone. */
+static void note_blend_shapes(skio_scene* s, const struct aiMesh* am, const char* mesh) {
+  char names[160] = "";
+  for (unsigned k = 0; k < am->mNumAnimMeshes && k < 3; ++k) {
+    const struct aiAnimMesh* a = am->mAnimMeshes[k];
+    size_t n = strlen(names);
+    snprintf(names + n, sizeof names - n, "%s\"%.40s\"", k ? ", " : "", a && a->mName.length ? a->mName.data : "");
+  }
+  char line[320];
+  snprintf(line, sizeof line, "mesh \"%.80s\": %u blend shape(s) %s%s not carried (only an in-place edit of the source "
+           "keeps them)", mesh, am->mNumAnimMeshes, names, am->mNumAnimMeshes > 3 ? ", ..." : "");
+  skio_scene_note(s, line);
+}
+
 static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   const struct aiMesh* am = b->ai->mMeshes[index];
   char tmp[32];
@@ -491,6 +506,7 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
     }
   }
   if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for mesh \"%s\"", b->path, m->name);
+  if (am->mNumAnimMeshes && am->mAnimMeshes) note_blend_shapes(b->out, am, m->name);
   if (am->mNumBones && am->mBones && b->out->skeleton) return build_skin(b, am, m, err);
   return SKC_OK;
 }

@@ -91,6 +91,10 @@ const char* skio_image_mime(const unsigned char* d, size_t n, const char* name) 
 static void note_add(skio_scene* s, const char* fmt, const char* a) {
   char line[400];
   snprintf(line, sizeof line, fmt, a);
+  skio_scene_note(s, line);
+}
+
+void skio_scene_note(skio_scene* s, const char* line) {
   size_t old = s->material_note ? strlen(s->material_note) : 0;
   if (old > 2000) return;
   char* n = realloc(s->material_note, old + strlen(line) + 3);

@@ -121,7 +121,8 @@ typedef struct skio_scene {
   struct skio_material* materials;
   uint32_t image_count;
   struct skio_image* images;
-  char* material_note;    /* what of the source's materials could not be read (one line), or NULL */
+  char* material_note;    /* what of the source could not be read (materials, images, blend shapes; one line of
+                             "; "-separated notes), or NULL */
   /* A binary FBX or a Collada file read through Assimp: the file as it was when read (size, modification time,
    * device, inode) and the meshes Assimp gave, so that writing .fbx / .dae can edit that file's skins in place
    * (io/scene_fbx_edit.c, io/scene_dae_edit.c) while it is still the same file and the scene still has those
@@ -365,6 +366,8 @@ bool skio_image_load_file(skio_image* img, const char* model_dir, bool* too_big)
  * (meshes are in aiScene order). Only SKC_OUT_OF_MEMORY fails; what cannot be read goes to material_note. */
 struct aiScene;
 int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const char* path, skc_err* err);
+/* Appends a line to s->material_note (what of the source was not read; "; " between lines, capped at ~2 KB). */
+void skio_scene_note(skio_scene* s, const char* line);
 /* For the Assimp exporters (scene_export.c): aiMaterials from the table, one more default material at the end when
  * some mesh has none (*none_index: its index). Images with bytes whose file is not in out_path's folder are written
  * there (never over a different existing file unless overwrite). What the format ("collada", "fbx", "fbxa") cannot
