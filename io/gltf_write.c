@@ -401,6 +401,72 @@ static int32_t put_uv(writer* w, const float* uv, size_t V) {
   return a;
 }
 
+/* Blend shapes (skio_mesh.morph_*) as morph targets: per target its POSITION offsets (with the min / max glTF
+ * requires) and, where the mesh and its targets have normals, its NORMAL offsets: whole target positions and normals
+ * taken to the space the mesh is written in (x; NULL: as stored) minus the written ones (pos, nrm). a_out receives 2
+ * accessors per target (NORMAL -1 when none); w->oom on failure. */
+static void put_morphs(writer* w, const skio_mesh* m, const float* x, const float* pos, const float* nrm,
+                       int32_t* a_out) {
+  const size_t V = m->vertex_count;
+  float nx[16];
+  if (x && !skc_mat4_normal_matrix(x, nx)) x = NULL; /* invertible: checked by write_mesh */
+  float* d = malloc(V * 3 * sizeof *d + 1);
+  if (!d) {
+    w->oom = true;
+    return;
+  }
+  for (uint32_t t = 0; t < m->morph_count && !w->oom; ++t) {
+    const float* tp = m->morph_positions + (size_t)t * V * 3;
+    float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t v = 0; v < V; ++v) {
+      float q[3];
+      if (x) skc_mat4_transform_point(x, tp + v * 3, q);
+      else memcpy(q, tp + v * 3, sizeof q);
+      for (int k = 0; k < 3; ++k) {
+        d[v * 3 + k] = q[k] - pos[v * 3 + k];
+        mn[k] = fminf(mn[k], d[v * 3 + k]);
+        mx[k] = fmaxf(mx[k], d[v * 3 + k]);
+      }
+    }
+    a_out[2 * t] = put_accessor(w, REGION_MAIN, d, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
+    a_out[2 * t + 1] = -1;
+    if (!nrm || !m->morph_normals) continue;
+    const float* tn = m->morph_normals + (size_t)t * V * 3;
+    for (size_t v = 0; v < V; ++v) {
+      float q[3];
+      if (x) skc_mat4_transform_dir(nx, tn + v * 3, q);
+      else memcpy(q, tn + v * 3, sizeof q);
+      float l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+      for (int k = 0; k < 3; ++k) d[v * 3 + k] = (x && l > 0.0f ? q[k] / l : q[k]) - nrm[v * 3 + k];
+    }
+    a_out[2 * t + 1] = put_accessor(w, REGION_MAIN, d, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
+  }
+  free(d);
+}
+
+/* The "targets" of a primitive and, once per mesh (mesh_level), its default "weights" and extras.targetNames. */
+static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed) {
+  if (!m->morph_count) return;
+  if (mesh_level) {
+    skio_buf_str(j, ",\"weights\":[");
+    for (uint32_t t = 0; t < m->morph_count; ++t) skio_buf_printf(j, "%s%.9g", t ? "," : "", (double)m->morph_weights[t]);
+    skio_buf_str(j, "],\"extras\":{\"targetNames\":[");
+    for (uint32_t t = 0; t < m->morph_count; ++t) {
+      if (t) skio_buf_str(j, ",");
+      put_json_string(j, m->morph_names[t], fixed);
+    }
+    skio_buf_str(j, "]}");
+    return;
+  }
+  skio_buf_str(j, ",\"targets\":[");
+  for (uint32_t t = 0; t < m->morph_count; ++t) {
+    skio_buf_printf(j, "%s{\"POSITION\":%d", t ? "," : "", (int)a[2 * t]);
+    if (a[2 * t + 1] >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a[2 * t + 1]);
+    skio_buf_str(j, "}");
+  }
+  skio_buf_str(j, "]");
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -528,6 +594,9 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
   int32_t a_nrm = -1, a_tan = -1, a_uv = -1;
   if (nrm) a_nrm = put_accessor(w, REGION_MAIN, nrm, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
   if (tan) a_tan = put_accessor(w, REGION_MAIN, tan, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  int32_t* a_morph = m->morph_count ? malloc(2 * (size_t)m->morph_count * sizeof *a_morph) : NULL;
+  if (m->morph_count && !a_morph) w->oom = true;
+  if (a_morph) put_morphs(w, m, bpos ? tm : NULL, pos, nrm, a_morph);
   free(bpos);
   free(bnrm);
   free(btan);
@@ -536,17 +605,20 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
   a_uv = put_uv(w, m->uv0 ? m->uv0 : m->uv1, V);
   if (m->uv0) a_uv1 = put_uv(w, m->uv1, V);
   if (m->colors) a_col = put_accessor(w, REGION_MAIN, m->colors, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
-  if (w->oom) return oom_fail(w);
   /* one primitive per part (skio_mesh.parts), all on the same vertex accessors */
   const uint32_t parts = m->part_count ? m->part_count : 1;
-  int32_t* a_part = malloc(parts * sizeof *a_part);
-  if (!a_part) return oom_fail(w);
+  int32_t* a_part = w->oom ? NULL : malloc(parts * sizeof *a_part);
+  if (!a_part) {
+    free(a_morph);
+    return oom_fail(w);
+  }
   for (uint32_t p = 0; p < parts; ++p) {
     size_t start = m->part_count ? m->parts[p].index_start : 0, n = m->part_count ? m->parts[p].index_count : m->index_count;
     a_part[p] = n ? put_indices(w, m->indices + start, n, V) : -1;
   }
   if (w->oom) {
     free(a_part);
+    free(a_morph);
     return oom_fail(w);
   }
 
@@ -691,6 +763,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     free(ibm);
     if (rc) {
       free(a_part);
+      free(a_morph);
       free(a_joints);
       free(a_weights);
       return rc;
@@ -714,6 +787,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     for (uint32_t set = 0; set < sets; ++set)
       skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
     skio_buf_str(j, "}");
+    json_morphs(j, m, a_morph, false, &fixed);
     if (a_part[p] >= 0)
       skio_buf_printf(j, ",\"indices\":%d", (int)a_part[p]);
     else
@@ -722,8 +796,11 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     if (mat < s->material_count) skio_buf_printf(j, ",\"material\":%u", mat);
     skio_buf_str(j, "}");
   }
-  skio_buf_str(j, "]}");
+  skio_buf_str(j, "]");
+  json_morphs(j, m, a_morph, true, &fixed);
+  skio_buf_str(j, "}");
   free(a_part);
+  free(a_morph);
   free(a_joints);
   free(a_weights);
   if (fixed) w->rep.names_fixed++;

@@ -45,6 +45,11 @@ void skio_mesh_free(skio_mesh* m) {
   free(m->bound);
   for (uint32_t k = 0; k < m->part_count; ++k) free(m->parts[k].name);
   free(m->parts);
+  for (uint32_t k = 0; m->morph_names && k < m->morph_count; ++k) free(m->morph_names[k]);
+  free(m->morph_names);
+  free(m->morph_weights);
+  free(m->morph_positions);
+  free(m->morph_normals);
 }
 
 int skio_scene_split_parts(const skio_scene* s, skio_scene* view, skc_err* err) {

@@ -1208,6 +1208,24 @@ static void note_limited(const skio_export_options* o, const skio_gltf_report* r
   note_add(o, text, "");
 }
 
+/* Assimp's FBX and Collada writers carry no blend shapes: the first mesh that has some is named in the note. */
+static void note_morphs(const skio_scene* s, const skio_export_options* o) {
+  uint32_t meshes = 0, shapes = 0;
+  const skio_mesh* first = NULL;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    if (!s->meshes[m].morph_count) continue;
+    if (!first) first = &s->meshes[m];
+    ++meshes;
+    shapes += s->meshes[m].morph_count;
+  }
+  if (!first) return;
+  char text[240];
+  snprintf(text, sizeof text, "%u blend shape(s) of %u mesh(es) (\"%.40s\" of mesh \"%.60s\"%s) not written: this "
+           "writer has none (glTF keeps them as morph targets)", shapes, meshes, first->morph_names[0], first->name,
+           shapes > 1 ? ", ..." : "");
+  note_add(o, text, "");
+}
+
 /* The glTF editor and the Assimp writers take every part of a merged glTF mesh (skio_mesh.parts) as its own mesh
  * (skio_scene_split_parts); skinkit's own glTF writer writes the parts as primitives of one mesh. */
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
@@ -1295,6 +1313,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   if ((rc = skio_ai_materials(s, id, path, o.overwrite, &sc->mMaterials, &sc->mNumMaterials, &no_material, o.note,
                               o.note_size, err)))
     goto done;
+  note_morphs(s, &o);
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;

@@ -315,6 +315,14 @@ done:
 }
 
 /* ---- meshes ---------------------------------------------------------------------------------------- */
+static void put_vec3(float* d, const struct aiVector3D* v, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    d[i * 3 + 0] = v[i].x;
+    d[i * 3 + 1] = v[i].y;
+    d[i * 3 + 2] = v[i].z;
+  }
+}
+
 static float* copy_vec3(const struct aiVector3D* v, size_t n) {
   float* d = malloc(n * 3 * sizeof(float) + 1);
   if (!d) return NULL;
@@ -459,19 +467,45 @@ static bool read_streams(const struct aiMesh* am, size_t V, skio_mesh* m) {
   return oom;
 }
 
-/* Blend shapes (Assimp's anim meshes: FBX shape keys, Collada morphs) are not part of the scene: only an in-place
- * edit of a binary FBX or Collada source keeps them, so the writers that rebuild the file say they are gone. */
-static void note_blend_shapes(skio_scene* s, const struct aiMesh* am, const char* mesh) {
-  char names[160] = "";
-  for (unsigned k = 0; k < am->mNumAnimMeshes && k < 3; ++k) {
+/* Blend shapes: Assimp's anim meshes (FBX shape keys, Collada morphs) as whole positions and normals of the mesh's
+ * vertices (skio_mesh.morph_*). Targets whose vertex count differs from the mesh's are not read (a note names them).
+ * Default weights: Collada's morph weights; an FBX shape's mWeight is where its channel reaches it (1, or the
+ * in-between's percentage), not the channel's value, so FBX shapes start at 0 (the mesh as its file draws it).
+ * Returns true when out of memory. */
+static bool read_morphs(skio_scene* s, const struct aiMesh* am, size_t V, bool fbx, skio_mesh* m) {
+  uint32_t n = 0;
+  bool nrm = am->mNormals != NULL;
+  for (unsigned k = 0; k < am->mNumAnimMeshes; ++k) {
     const struct aiAnimMesh* a = am->mAnimMeshes[k];
-    size_t n = strlen(names);
-    snprintf(names + n, sizeof names - n, "%s\"%.40s\"", k ? ", " : "", a && a->mName.length ? a->mName.data : "");
+    if (!a || !a->mVertices || a->mNumVertices != V) continue;
+    ++n;
+    nrm &= a->mNormals != NULL;
   }
-  char line[320];
-  snprintf(line, sizeof line, "mesh \"%.80s\": %u blend shape(s) %s%s not carried (only an in-place edit of the source "
-           "keeps them)", mesh, am->mNumAnimMeshes, names, am->mNumAnimMeshes > 3 ? ", ..." : "");
-  skio_scene_note(s, line);
+  if (n < am->mNumAnimMeshes) {
+    char line[200];
+    snprintf(line, sizeof line, "mesh \"%.80s\": %u of %u blend shapes have no positions for its vertices: not read",
+             m->name, am->mNumAnimMeshes - n, am->mNumAnimMeshes);
+    skio_scene_note(s, line);
+  }
+  if (!n) return false;
+  m->morph_names = calloc(n, sizeof *m->morph_names);
+  m->morph_weights = malloc(n * sizeof *m->morph_weights);
+  m->morph_positions = malloc((size_t)n * V * 3 * sizeof *m->morph_positions);
+  m->morph_normals = nrm ? malloc((size_t)n * V * 3 * sizeof *m->morph_normals) : NULL;
+  if (!m->morph_names || !m->morph_weights || !m->morph_positions || (nrm && !m->morph_normals)) return true;
+  for (unsigned k = 0; k < am->mNumAnimMeshes; ++k) {
+    const struct aiAnimMesh* a = am->mAnimMeshes[k];
+    if (!a || !a->mVertices || a->mNumVertices != V) continue;
+    const uint32_t t = m->morph_count;
+    char name[32];
+    snprintf(name, sizeof name, "target%u", t);
+    if (!(m->morph_names[t] = dup_str(a->mName.length ? a->mName.data : name))) return true;
+    m->morph_weights[t] = !fbx && isfinite(a->mWeight) ? a->mWeight : 0.0f;
+    put_vec3(m->morph_positions + (size_t)t * V * 3, a->mVertices, V);
+    if (nrm) put_vec3(m->morph_normals + (size_t)t * V * 3, a->mNormals, V);
+    m->morph_count = t + 1;
+  }
+  return false;
 }
 
 static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
@@ -506,7 +540,10 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
     }
   }
   if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for mesh \"%s\"", b->path, m->name);
-  if (am->mNumAnimMeshes && am->mAnimMeshes) note_blend_shapes(b->out, am, m->name);
+  const size_t plen = strlen(b->path);
+  const bool fbx = plen > 4 && !strcasecmp(b->path + plen - 4, ".fbx");
+  if (V && am->mNumAnimMeshes && am->mAnimMeshes && read_morphs(b->out, am, V, fbx, m))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the blend shapes of mesh \"%s\"", b->path, m->name);
   if (am->mNumBones && am->mBones && b->out->skeleton) return build_skin(b, am, m, err);
   return SKC_OK;
 }

@@ -52,6 +52,16 @@ static int transform_mesh(skio_mesh* m, const float M[16], skc_err* err) {
       if (mirror) m->tangents[i * 4 + 3] = -m->tangents[i * 4 + 3];
     }
   }
+  for (size_t i = 0; i < (size_t)m->morph_count * m->vertex_count; ++i) { /* blend shapes: whole positions, normals */
+    float p[3];
+    skc_mat4_transform_point(M, m->morph_positions + i * 3, p);
+    memcpy(m->morph_positions + i * 3, p, sizeof p);
+    if (m->morph_normals) {
+      skc_mat4_transform_dir(nm, m->morph_normals + i * 3, p);
+      normalize3(p);
+      memcpy(m->morph_normals + i * 3, p, sizeof p);
+    }
+  }
   for (size_t t = 0; mirror && t + 2 < m->index_count; t += 3) {
     uint32_t a = m->indices[t + 1];
     m->indices[t + 1] = m->indices[t + 2];

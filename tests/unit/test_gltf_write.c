@@ -1222,6 +1222,96 @@ END_TEST
 
 /* Two meshes bind the same joints with different inverse binds (the second mesh sits 2 units up in its own bind
  * space); an unskinned third mesh; the tip joint is bound by nobody (listed once, comes back). */
+/* Blend shapes (skio_mesh.morph_*) become morph targets: per primitive a "targets" entry per shape whose POSITION
+ * (with min / max) and NORMAL offsets added to the written vertex give the shape's positions and normals, the
+ * mesh's "weights" and extras.targetNames in shape order. The cylinder is written unmoved (its bind frame is the
+ * world), so the offsets compare straight with the shapes. */
+START_TEST(blend_shapes_are_morph_targets) {
+  make_tmp();
+  skio_scene* s = cylinder_scene(3, 0, NULL);
+  skio_mesh* m = &s->meshes[0];
+  const size_t V = m->vertex_count;
+  m->morph_count = 2;
+  m->morph_names = malloc(2 * sizeof *m->morph_names);
+  m->morph_names[0] = dupstr("Bulge"), m->morph_names[1] = dupstr("Shift \"up\"");
+  m->morph_weights = malloc(2 * sizeof(float));
+  m->morph_weights[0] = 0.25f, m->morph_weights[1] = 0.0f;
+  m->morph_positions = malloc(2 * V * 3 * sizeof(float));
+  m->morph_normals = malloc(2 * V * 3 * sizeof(float));
+  for (size_t v = 0; v < V; ++v)
+    for (int k = 0; k < 3; ++k) {
+      const float p = m->positions[v * 3 + k], n = m->normals[v * 3 + k];
+      m->morph_positions[v * 3 + k] = p + (v % 3 == 0 ? 0.1f * n : 0.0f); /* every third vertex out along its normal */
+      m->morph_positions[(V + v) * 3 + k] = p + (k == 1 ? 0.05f : 0.0f);  /* everything up */
+      m->morph_normals[v * 3 + k] = n;
+      m->morph_normals[(V + v) * 3 + k] = k == 0 ? n * 0.6f : k == 1 ? n * 0.8f : n; /* a change to see */
+    }
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_write(s, tmp_path("shapes.glb"), 1, &k_default, &err) == SKC_OK, "%s", err.message);
+  gltf_file g;
+  gltf_open(tmp_path("shapes.glb"), &g);
+  const jv* mesh = jat(jget(&g.root, "meshes"), 0);
+  const jv* names = jget(jget(mesh, "extras"), "targetNames");
+  ck_assert_uint_eq(jlen(names), 2);
+  ck_assert_str_eq(jat(names, 0)->str, "Bulge");
+  ck_assert_str_eq(jat(names, 1)->str, "Shift \"up\"");
+  ck_assert_uint_eq(jlen(jget(mesh, "weights")), 2);
+  ck_assert_double_eq(jat(jget(mesh, "weights"), 0)->num, 0.25);
+  ck_assert_double_eq(jat(jget(mesh, "weights"), 1)->num, 0.0);
+  const jv* prim = jat(jget(mesh, "primitives"), 0);
+  const jv* targets = jget(prim, "targets");
+  ck_assert_uint_eq(jlen(targets), 2);
+  acc_view base = attribute(&g, jget(prim, "attributes"), "POSITION", 5126, 3, V);
+  acc_view bn = attribute(&g, jget(prim, "attributes"), "NORMAL", 5126, 3, V);
+  for (size_t v = 0; v < V; ++v)
+    for (int k = 0; k < 3; ++k) ck_assert_float_eq((float)acc_get(&base, v, k), m->positions[v * 3 + k]); /* unmoved */
+  for (uint32_t t = 0; t < 2; ++t) {
+    const jv* tj = jat(targets, t);
+    ck_assert_ptr_nonnull(jget(jat(jget(&g.root, "accessors"), (size_t)jint(jget(tj, "POSITION"))), "min"));
+    acc_view dp = attribute(&g, tj, "POSITION", 5126, 3, V); /* also checks min / max against the data */
+    acc_view dn = attribute(&g, tj, "NORMAL", 5126, 3, V);
+    for (size_t v = 0; v < V; ++v)
+      for (int k = 0; k < 3; ++k) {
+        ck_assert_float_eq_tol((float)(acc_get(&base, v, k) + acc_get(&dp, v, k)),
+                               m->morph_positions[((size_t)t * V + v) * 3 + k], 1e-6f);
+        ck_assert_float_eq_tol((float)(acc_get(&bn, v, k) + acc_get(&dn, v, k)),
+                               m->morph_normals[((size_t)t * V + v) * 3 + k], 1e-6f);
+      }
+  }
+  gltf_close(&g);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
+/* Blender's FBX with a shape key: Assimp's anim mesh is read as a blend shape (whole positions), named, at weight 0
+ * (the channel's full-deform point is not its value), moving only the calf. */
+START_TEST(fbx_shape_key_is_read) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(skt_data("shape_key_leg.fbx"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  ck_assert_uint_eq(s->mesh_count, 1);
+  const skio_mesh* m = &s->meshes[0];
+  ck_assert_uint_eq(m->morph_count, 1);
+  ck_assert_str_eq(m->morph_names[0], "Bulge");
+  ck_assert_float_eq(m->morph_weights[0], 0.0f);
+  ck_assert_ptr_nonnull(m->morph_normals);
+  size_t moved = 0;
+  double most = 0.0;
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    double d = 0.0;
+    for (int k = 0; k < 3; ++k) d += fabs((double)m->morph_positions[v * 3 + k] - m->positions[v * 3 + k]);
+    moved += d > 1e-6;
+    most = fmax(most, d);
+  }
+  ck_assert_uint_gt(moved, 0);
+  ck_assert_uint_lt(moved, m->vertex_count / 2);
+  ck_assert_double_gt(most, 1e-3);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(meshes_keep_their_own_inverse_binds) {
   make_tmp();
   skio_scene* s = cylinder_scene(3, 0, NULL);
@@ -1666,6 +1756,8 @@ static Suite* gltf_suite(void) {
   TCase* t = tcase_create("generated");
   tcase_add_test(t, cylinder_weights_every_mode);
   tcase_add_test(t, eight_and_ten_influences);
+  tcase_add_test(t, blend_shapes_are_morph_targets);
+  tcase_add_test(t, fbx_shape_key_is_read);
   tcase_add_test(t, meshes_keep_their_own_inverse_binds);
   tcase_add_test(t, more_than_256_joints);
   tcase_add_test(t, sheared_rest_is_a_matrix_node);
