@@ -785,6 +785,34 @@ static void limit_memory(uint64_t start, uint32_t limit_mb) {
   (void)setrlimit(RLIMIT_AS, &rl);
 }
 
+/* Assimp's import of path. A Collada file it refuses that holds morph controllers (Blender's shape keys:
+ * skio_collada_without_morphs) is read again from a copy without them; *morphs_dropped counts them. */
+static const struct aiScene* import_ai(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                                       uint32_t* morphs_dropped) {
+  *morphs_dropped = 0;
+  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  const char* dot = strrchr(path, '.');
+  if (ai || !dot || strcasecmp(dot, ".dae") != 0) return ai;
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  char* xml = NULL;
+  size_t n = 0;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long size = ftell(f);
+    if (size > 0 && size < (1L << 30) && fseek(f, 0, SEEK_SET) == 0 && (xml = malloc((size_t)size)))
+      n = fread(xml, 1, (size_t)size, f);
+  }
+  fclose(f);
+  size_t pn = 0;
+  char* patched = xml && n ? skio_collada_without_morphs(xml, n, &pn, morphs_dropped) : NULL;
+  free(xml);
+  if (!patched) return NULL; /* Assimp's first reason stands */
+  ai = aiImportFileFromMemoryWithProperties(patched, (unsigned int)pn, flags, "dae", props);
+  free(patched);
+  if (!ai) *morphs_dropped = 0;
+  return ai;
+}
+
 /* The isolated reader: import, report a refusal on fd (one flag byte, 'M' when the address space came within
  * half the limit of it, so an allocation failure is the likely reason, else '-'; then Assimp's reason), leave. */
 static void isolated_child(const char* path, unsigned int flags, const struct aiPropertyStore* props,
@@ -795,7 +823,8 @@ static void isolated_child(const char* path, unsigned int flags, const struct ai
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
   const uint64_t start = memory_now();
   limit_memory(start, limit_mb);
-  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  uint32_t morphs = 0;
+  const struct aiScene* ai = import_ai(path, flags, props, &morphs);
   if (!ai) {
     const char* why = aiGetErrorString();
     const uint64_t peak = memory_peak();
@@ -915,7 +944,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   skio_source_id source_id; /* before Assimp reads it: a later change of the file must show */
   skio_source_identify(path, &source_id);
-  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  uint32_t morphs_dropped = 0;
+  const struct aiScene* ai = import_ai(path, flags, props, &morphs_dropped);
   aiReleasePropertyStore(props);
   if (!ai) {
     /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
@@ -956,6 +986,12 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     }
   }
   if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
+  if (morphs_dropped) {
+    char line[200];
+    snprintf(line, sizeof line, "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "
+             "(an in-place .dae edit keeps them)", morphs_dropped);
+    skio_scene_note(s, line);
+  }
   if ((rc = name_meshes(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {

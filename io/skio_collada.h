@@ -74,4 +74,12 @@ int skio_collada_apply_clips(const char* path, skio_scene* s, skc_err* err);
  * <library_animation_clips> of any size is used). */
 int skio_collada_apply_clips_memory(const char* xml, size_t n, skio_scene* s, skc_err* err);
 
+/* Blender's Collada with shape keys: Assimp 5.2.5's reader refuses a document whose <controller> holds a <morph>
+ * ("Unable to resolve library reference": it keeps the '#' of the morph's source, and fails on its targets when
+ * that is removed). skio_scene_import reads such a file, after Assimp refused it, from this copy: every morph
+ * controller removed (at most 64), a node's <instance_controller> of one turned into an <instance_geometry> of its
+ * geometry, a <skin> on one put on that geometry; the note then says the blend shapes were not read. NULL when
+ * the document has no morph controller (or memory ran out); else malloc'd, *out_n bytes, *removed controllers. */
+char* skio_collada_without_morphs(const char* xml, size_t n, size_t* out_n, uint32_t* removed);
+
 #endif

@@ -3,7 +3,8 @@
  * the input is the document text. The clip library reader (skio_collada_apply_clips_memory) cuts the one
  * animation of a small fixed scene (2 joints, keys every 0.25 s over 4 s) into the file's clips, which are then
  * sampled; the node-name scanner (skio_collada_node_names_memory) reads the <node> tags; the two writers
- * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text. Seeds: tests/fuzz/seeds-fuzz_collada_clips/
+ * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text, and so does the morph-controller remover
+ * (skio_collada_without_morphs, io/collada_morphs.c). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
  * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
  * (scripts/fuzz.sh). */
 #include <stdint.h>
@@ -78,12 +79,24 @@ static void names(const char* xml, size_t n) {
   if (skio_collada_add_clips(xml, n, c, 2, &out, &on, NULL) == SKC_OK) free(out);
 }
 
+/* the morph-controller remover (collada_morphs.c): its copy is scanned again */
+static void morphs(const char* xml, size_t n) {
+  size_t on = 0;
+  uint32_t removed = 0;
+  char* out = skio_collada_without_morphs(xml, n, &on, &removed);
+  if (!out) return;
+  char* again = skio_collada_without_morphs(out, on, &on, &removed);
+  free(again);
+  free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char* xml = malloc(size ? size : 1); /* exactly the bytes, no terminator: ASan sees any read past them */
   if (!xml) return 0;
   memcpy(xml, data, size);
   clips(xml, size);
   names(xml, size);
+  morphs(xml, size);
   free(xml);
   return 0;
 }
