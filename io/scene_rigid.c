@@ -29,38 +29,36 @@ static bool is_identity(const float m[16]) {
   return true;
 }
 
-/* Vertices, normals and tangents by M (positions as points, normals by the inverse transpose, tangents by the 3x3,
- * both renormalized); a mirroring M flips the winding and the tangents' handedness so faces keep facing out. */
+/* n positions by M (as points) and, with nrm, their normals by its normal matrix nm (renormalized). */
+static void transform_points(const float M[16], const float nm[16], float* pos, float* nrm, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    float p[3];
+    skc_mat4_transform_point(M, pos + i * 3, p);
+    memcpy(pos + i * 3, p, sizeof p);
+    if (nrm) {
+      skc_mat4_transform_dir(nm, nrm + i * 3, p);
+      normalize3(p);
+      memcpy(nrm + i * 3, p, sizeof p);
+    }
+  }
+}
+
+/* Vertices, normals, tangents and blend shapes by M (positions as points, normals by the inverse transpose,
+ * tangents by the 3x3, both renormalized); a mirroring M flips the winding and the tangents' handedness so faces
+ * keep facing out. */
 static int transform_mesh(skio_mesh* m, const float M[16], skc_err* err) {
   float nm[16];
   if (!skc_mat4_is_finite(M) || !skc_mat4_normal_matrix(M, nm))
     return skc_fail(err, SKC_SINGULAR_MATRIX, "mesh \"%s\": its node transform is singular or not finite", m->name);
   bool mirror = skc_mat3_det_of_mat4(M) < 0.0f;
-  for (size_t i = 0; i < m->vertex_count; ++i) {
+  transform_points(M, nm, m->positions, m->normals, m->vertex_count);
+  transform_points(M, nm, m->morph_positions, m->morph_normals, (size_t)m->morph_count * m->vertex_count);
+  for (size_t i = 0; m->tangents && i < m->vertex_count; ++i) {
     float p[3];
-    skc_mat4_transform_point(M, m->positions + i * 3, p);
-    memcpy(m->positions + i * 3, p, sizeof p);
-    if (m->normals) {
-      skc_mat4_transform_dir(nm, m->normals + i * 3, p);
-      normalize3(p);
-      memcpy(m->normals + i * 3, p, sizeof p);
-    }
-    if (m->tangents) {
-      skc_mat4_transform_dir(M, m->tangents + i * 4, p);
-      normalize3(p);
-      memcpy(m->tangents + i * 4, p, sizeof p);
-      if (mirror) m->tangents[i * 4 + 3] = -m->tangents[i * 4 + 3];
-    }
-  }
-  for (size_t i = 0; i < (size_t)m->morph_count * m->vertex_count; ++i) { /* blend shapes: whole positions, normals */
-    float p[3];
-    skc_mat4_transform_point(M, m->morph_positions + i * 3, p);
-    memcpy(m->morph_positions + i * 3, p, sizeof p);
-    if (m->morph_normals) {
-      skc_mat4_transform_dir(nm, m->morph_normals + i * 3, p);
-      normalize3(p);
-      memcpy(m->morph_normals + i * 3, p, sizeof p);
-    }
+    skc_mat4_transform_dir(M, m->tangents + i * 4, p);
+    normalize3(p);
+    memcpy(m->tangents + i * 4, p, sizeof p);
+    if (mirror) m->tangents[i * 4 + 3] = -m->tangents[i * 4 + 3];
   }
   for (size_t t = 0; mirror && t + 2 < m->index_count; t += 3) {
     uint32_t a = m->indices[t + 1];
