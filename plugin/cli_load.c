@@ -149,9 +149,18 @@ int cli_out_close(cli_out* o, const char* cmd) {
   return bad ? 2 : 0;
 }
 
+/* The "; " that ends the note at p (none inside parentheses: a note may list things so), or NULL. */
+static const char* note_end(const char* p) {
+  for (int depth = 0; *p; ++p) {
+    depth += *p == '(' ? 1 : *p == ')' && depth ? -1 : 0;
+    if (!depth && p[0] == ';' && p[1] == ' ') return p;
+  }
+  return NULL;
+}
+
 void cli_save_notes(const char* cmd, const char* message, const char* limit_hint) {
   for (const char* p = message; p && *p;) {
-    const char* end = strstr(p, "; ");
+    const char* end = note_end(p);
     char note[SK_ERROR_MESSAGE_SIZE];
     snprintf(note, sizeof note, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
     int limited = strncmp(note, "glTF: ", 6) == 0 && strstr(note, "their largest are written") != NULL;
