@@ -56,6 +56,7 @@ int skio_scene_dae_edit(const skio_scene* s, const char* path, const skio_export
   int check = skio_scene_edit_check(s, SKIO_SOURCE_COLLADA, path, why, why_size, err);
   _Static_assert(SKIO_DAE_EDIT_CANNOT == -1, "skio_scene_edit_check refuses with -1");
   if (check) return check;
+  if (!s->skeleton) return skio_scene_write_source(s, path, why, why_size, err); /* no skin: nothing to edit */
   skio_dae_mesh_edit* e = NULL;
   uint8_t* src = NULL;
   char* out = NULL;

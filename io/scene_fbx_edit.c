@@ -200,10 +200,9 @@ static void note_split(const skio_fbx_edit_report* r, const skio_export_options*
 
 int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char* why, size_t why_size,
                           skc_err* err) {
-  if (s->source_file.kind != kind || !s->source || !s->skeleton) {
-    snprintf(why, why_size, !s->skeleton ? "the scene has no skeleton"
-                            : kind == SKIO_SOURCE_FBX ? "the scene was not read from a binary FBX file"
-                                                      : "the scene was not read from a Collada file");
+  if (s->source_file.kind != kind || !s->source) {
+    snprintf(why, why_size, kind == SKIO_SOURCE_FBX ? "the scene was not read from a binary FBX file"
+                                                    : "the scene was not read from a Collada file");
     return SKIO_FBX_EDIT_CANNOT;
   }
   if (s->mesh_count != s->import_mesh_count) {
@@ -219,10 +218,20 @@ int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char*
   return SKC_OK;
 }
 
+int skio_scene_write_source(const skio_scene* s, const char* path, char* why, size_t why_size, skc_err* err) {
+  uint8_t* src = NULL;
+  size_t n = 0;
+  int rc = skio_read_source(s->source, &s->source_file, &src, &n, why, why_size, err);
+  if (!rc) rc = skio_atomic_write(path, src, n, err);
+  free(src);
+  return rc;
+}
+
 int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err) {
   int check = skio_scene_edit_check(s, SKIO_SOURCE_FBX, path, why, why_size, err);
   if (check) return check;
+  if (!s->skeleton) return skio_scene_write_source(s, path, why, why_size, err); /* no skin: nothing to edit */
   edits x = {0};
   uint8_t *src = NULL, *out = NULL;
   size_t n = 0, out_n = 0;

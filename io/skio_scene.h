@@ -295,11 +295,14 @@ void skio_source_identify(const char* path, skio_source_id* id);
 int skio_read_source(const char* path, const skio_source_id* id, uint8_t** out, size_t* n, char* why,
                      size_t why_size, skc_err* err);
 /* What every in-place edit of a source file needs first: the scene read from a source of that kind
- * (SKIO_SOURCE_FBX / SKIO_SOURCE_COLLADA) with a skeleton, still the meshes the file gave, nothing changed but
- * weights (skio_scene_fingerprint), path not the source itself. SKC_OK, SKIO_FBX_EDIT_CANNOT (-1, as
+ * (SKIO_SOURCE_FBX / SKIO_SOURCE_COLLADA), still the meshes the file gave, nothing changed but weights
+ * (skio_scene_fingerprint), path not the source itself. SKC_OK, SKIO_FBX_EDIT_CANNOT (-1, as
  * SKIO_DAE_EDIT_CANNOT) with the reason in why, or SKC_EXISTS (path is the source). */
 int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char* why, size_t why_size,
                           skc_err* err);
+/* A checked scene without a skeleton (no skin, nothing an edit changes): the source's bytes written to path. SKC_OK,
+ * SKIO_FBX_EDIT_CANNOT (the source changed since it was read), SKC_IO, SKC_OUT_OF_MEMORY. */
+int skio_scene_write_source(const skio_scene* s, const char* path, char* why, size_t why_size, skc_err* err);
 /* .fbx from a binary FBX source: its skins edited in place (io/scene_fbx_edit.c, skio_fbx_edit.h), SKC_OK; or
  * SKIO_FBX_EDIT_CANNOT with the reason in why (the caller writes the scene whole); or an error (SKC_EXISTS when
  * path is the source, SKC_IO, SKC_OUT_OF_MEMORY). */
