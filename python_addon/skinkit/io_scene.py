@@ -363,7 +363,8 @@ def _split_by_uv(mesh, uv_layer):
 
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
-    writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired)"""
+    writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals
+    and skins only: shape keys are not written (a warning names the meshes that have some)"""
 
     bl_idname = "export_scene.skinkit_assimp"
     bl_label = "Export via skinkit (Assimp)"
@@ -488,6 +489,14 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         LAST_EXPORT_ASSIMP.clear()
         LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
                                   joints=names)
+        shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
+                  and len(o.data.shape_keys.key_blocks) > 1]
+        if shaped:  # nothing else is silently left out: say it
+            msg = ("%s written without the shape keys of %s (this exporter writes geometry and skins; Blender's glTF "
+                   "and FBX exporters write shape keys)" % (os.path.basename(path), ", ".join(shaped)))
+            LAST_EXPORT_ASSIMP["warning"] = msg
+            self.report({"WARNING"}, msg)
+            return {"FINISHED"}
         self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints" % (os.path.basename(path), len(written),
                                                                           skinned, len(names)))
         return {"FINISHED"}

@@ -628,6 +628,21 @@ def test_export_assimp_glb_dae_fbx():
         _check_export_readback(fmt, ext, obj, arm, names)
 
 
+def test_export_assimp_warns_about_shape_keys():
+    from skinkit import io_scene
+
+    obj, arm = make_rig(bones=2)
+    path = os.path.join(TMP, "plain.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export without shape keys")
+    expect("warning" not in io_scene.LAST_EXPORT_ASSIMP, "warned without shape keys")
+    obj.shape_key_add(name="Basis")
+    obj.shape_key_add(name="Bulge")
+    path = os.path.join(TMP, "shaped.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with shape keys")
+    msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+    expect("shape keys of %s" % obj.name in msg, "no warning naming %s: %r" % (obj.name, msg))
+
+
 def test_export_assimp_uv_seams_limit():
     import numpy as np
 
@@ -880,7 +895,7 @@ def main():
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
               test_collada_appended_joint_reads_back_in_blender, test_export_assimp_glb_dae_fbx,
-              test_export_assimp_uv_seams_limit,
+              test_export_assimp_uv_seams_limit, test_export_assimp_warns_about_shape_keys,
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
               test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
               test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
