@@ -28,7 +28,9 @@
  * and sys of the run that used least CPU. A third cylinder, 512 x 1196 = 613,890 vertices (full runs only, not
  * given to Blender), is the memory yardstick. Prints `BENCH cli_bind_<mesh>_{wall,user,sys}_ms`,
  * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio`, a
- * table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest mesh the CLI bound.
+ * table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest mesh the CLI bound. Growth from the 40k to the
+ * 200k cylinder as the exponent of the vertex ratio: `BENCH bind_<method>_growth_40k_200k` (in process) and
+ * `BENCH cli_bind_growth_40k_200k` (whole CLI).
  *
  * Quality: every corpus asset with artist weights (SKINKIT_ASSETS): all twelve files of its README, as they are
  * small (the largest, CesiumMan_subdiv2, only in full runs). Per skinned mesh: a skeleton whose rest pose is the
@@ -1154,6 +1156,25 @@ static void print_cli_table(const cylinder* cyl, const asset* assets) {
            (double)largest->maxrss_kb / (double)largest_nv, largest_nv);
 }
 
+/* Time growth between the 40k and 200k cylinders (issue 17: <= N^1.15), as the exponent e of t1 / t0 =
+ * (n1 / n0)^e: each method's in-process best (sk_bind's own wall time; the small mesh's blocks come back warm
+ * from the heap while the large one's factor is mapped fresh by glibc on every call: docs/bind.md) and the whole
+ * CLI (`skinkit bind`, both sizes cold). Needs both cylinders (not with --only naming one). */
+static void print_growth(const cylinder* cyl) {
+  const cylinder *a = &cyl[0], *b = &cyl[1];
+  if (!a->pos || !b->pos || a->nv == 0 || b->nv <= a->nv) return;
+  const double dn = log((double)b->nv / (double)a->nv);
+  printf("\n== time growth %s -> %s (exponent of the vertex ratio %.2f) ==\n", a->def->name, b->def->name,
+         (double)b->nv / (double)a->nv);
+  for (size_t k = 0; k < METHOD_COUNT; ++k)
+    if (a->ours_ok[k] && b->ours_ok[k] && a->ours_ms[k] > 0 && b->ours_ms[k] > 0)
+      printf("BENCH bind_%s_growth_%s_%s %.3f exponent\n", k_methods[k].name, a->def->name, b->def->name,
+             log(b->ours_ms[k] / a->ours_ms[k]) / dn);
+  if (a->cli.ok && b->cli.ok && a->cli.wall_ms > 0)
+    printf("BENCH cli_bind_growth_%s_%s %.3f exponent\n", a->def->name, b->def->name,
+           log(b->cli.wall_ms / a->cli.wall_ms) / dn);
+}
+
 /* ------------------------------------------------------------------------------------------ main */
 
 static int name_selected(const char* only, const char* name) { return !only || strstr(name, only) != NULL; }
@@ -1412,6 +1433,7 @@ int main(int argc, char** argv) {
       if (a->ours[k].ok) print_speed_row(a->name, a->nv, k, a->ours[k].ms, a->ours[k].cpu_ms, &a->bl);
   }
   print_cli_table(cyl, assets);
+  print_growth(cyl);
   printf("\n== quality table (weight err: mean 1/2 L1; deform: %% of bbox diagonal over %d poses; ratio: ours / "
          "Blender deform mean; !: mesh and bones disagree as loaded: see WARNING) ==\n",
          POSES);
