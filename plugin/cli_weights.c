@@ -812,6 +812,10 @@ int cli_weights(int argc, char** argv) {
       goto done;
     }
     cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)");
+    if (linked_scene) /* a new scene over the linked skeleton: only what sk_scene_add_mesh carries */
+      fprintf(stderr, "skinkit weights: warning: --links writes a rebuilt scene (the linked skeleton, each mesh with its "
+                      "weights, normals, tangents, UVs and colours): IN's materials, textures, animations and blend "
+                      "shapes are not in OUT\n");
     if (!o.json) printf("wrote %s\n", o.out);
   }
 done:
