@@ -52,7 +52,7 @@ typedef struct morph_ctl {
   size_t geom_n;
 } morph_ctl;
 
-/* Whether the start tag at p (`<name ... attr="#id"`) names one of the removed controllers: its geometry's id. */
+/* The removed controller that the start tag at p names in its attribute a (`<name ... a="#id"`), or NULL. */
 static const morph_ctl* names_removed(const char* p, const char* end, const char* a, const morph_ctl* c, size_t nc) {
   const char* v;
   size_t n;
