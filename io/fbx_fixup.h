@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "skc_status.h"
+#include "skio_scene.h"
 
 /* Rewrites the binary FBX `in` (n bytes) so that every node record with children ends with the null record
  * (13 zero bytes before version 7500, 25 from 7500 on) that Assimp's and Blender's readers require, with every
@@ -44,5 +45,14 @@ int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stop
  * significant digits); *out is malloc'd (*out_n bytes, NUL-terminated). Text that is not laid out as Assimp writes
  * it comes out unchanged. */
 int skio_fbx_ascii_unwrap_rotations(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
+
+/* fbx_settings.c: declares frame f (skio_scene_declared_frame: unit, up / front / coord axes) in the file's
+ * GlobalSettings - UpAxis, UpAxisSign, FrontAxis, FrontAxisSign, CoordAxis, CoordAxisSign, UnitScaleFactor and
+ * OriginalUnitScaleFactor - where the file has those properties (Assimp's exporter writes all eight). Binary: the
+ * values are patched in data[0, n) in place; *out_set (may be NULL) gets one bit per property set, in that order.
+ * SKC_FORMAT when the file does not parse. ASCII: *out is a malloc'd copy of the text with those lines' values
+ * rewritten. */
+int skio_fbx_set_frame(uint8_t* data, size_t n, const skio_frame* f, uint32_t* out_set, skc_err* err);
+int skio_fbx_ascii_set_frame(const char* in, size_t n, const skio_frame* f, char** out, size_t* out_n, skc_err* err);
 
 #endif

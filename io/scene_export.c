@@ -323,7 +323,7 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
  * from the node tree, which is now right. Returns false (nothing to bake) otherwise. Mirrored in
  * tests/unit/test_roundtrip.c. */
 static bool fbx_bake(const skio_scene* s, const char* id, float x[16]) {
-  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0) return false;
+  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
   return skio_scene_rest_to_bind(s, x);
 }
 
@@ -1145,7 +1145,8 @@ static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
-static int write_fbx(const struct aiScene* sc, const char* id, const char* path, skc_err* err) {
+static int write_fbx(const struct aiScene* sc, const char* id, const skio_frame* frame, const char* path,
+                     skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
   int64_t* stops = fbx_stops(sc, &ok);
@@ -1163,12 +1164,15 @@ static int write_fbx(const struct aiScene* sc, const char* id, const char* path,
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
     rc = skio_fbx_fix_binary(blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, NULL, &fix_err);
+    if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
   } else {
-    char* timed = NULL;
-    size_t timed_n = 0;
+    char *timed = NULL, *unwrapped = NULL;
+    size_t timed_n = 0, unwrapped_n = 0;
     rc = skio_fbx_ascii_set_stops(blob->data, blob->size, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, (char**)&fixed, &fixed_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, &unwrapped, &unwrapped_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_set_frame(unwrapped, unwrapped_n, frame, (char**)&fixed, &fixed_n, &fix_err);
     free(timed);
+    free(unwrapped);
   }
   aiReleaseExportBlob(blob);
   free(stops);
@@ -1238,68 +1242,12 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   return rc;
 }
 
-static int export_view(const skio_scene* merged, const skio_scene* view, const char* path, const skio_export_options* opts,
-                       skc_err* err) {
-  const skio_scene* s = view;
-  skio_export_options o = {0};
-  if (opts) o = *opts;
-  const char* id = NULL;
-  int rc = skio_export_format(path, o.format, &id, NULL, err);
-  if (rc) return rc;
-  if (s->mesh_count == 0 && !s->skeleton)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh and no skeleton to write", path);
-  if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) {
-    /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
-     * a limit writes up to N (JOINTS_1/WEIGHTS_1... past 4), as_is every influence unchanged. */
-    skio_gltf_options go = {0};
-    go.as_is = o.keep_all;
-    go.normalize = o.normalize;
-    go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
-    go.limit_to_source = !o.limit && !o.keep_all;
-    skio_gltf_report grep = {0};
-    go.report = &grep;
-    go.prune = o.prune;
-    go.replace_bin = o.overwrite;
-    go.note = o.note; /* images the writer leaves out are appended */
-    go.note_size = o.note_size;
-    if (o.note && o.note_size) o.note[0] = 0;
-    if (go.as_is && (go.normalize || o.limit)) /* the same refusal whichever glTF writer runs */
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
-    if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
-      char why[200] = "";
-      skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0, o.note, o.note_size};
-      rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
-      if (rc == SKC_OK) note_limited(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
-      if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
-      memset(&grep, 0, sizeof grep);
-      if (o.note && o.note_size)
-        snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
-                 "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
-    }
-    skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */
-    const bool drop = !s->gltf && implicit_fbx_root(merged);
-    if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
-    rc = skio_gltf_write(drop ? &rootless : merged, path, strcmp(id, "glb2") == 0, &go, err);
-    if (drop) skio_scene_drop_root_free(merged, &rootless);
-    if (rc) return rc;
-    note_limited(&o, &grep, "more than 4 influences");
-    note_read_losses(s, o.note, o.note_size);
-    return SKC_OK;
-  }
-  char fbx_why[200] = ""; /* why a binary FBX source could not be edited in place */
-  if (strcmp(id, "fbx") == 0 && merged->source_file.kind == SKIO_SOURCE_FBX) {
-    if (o.note && o.note_size) o.note[0] = 0;
-    rc = skio_scene_fbx_edit(merged, path, &o, fbx_why, sizeof fbx_why, err);
-    if (rc != SKIO_FBX_EDIT_CANNOT) return rc;
-    rc = SKC_OK;
-  }
-  char dae_why[200] = ""; /* why a Collada source could not be edited in place */
-  if (strcmp(id, "collada") == 0 && merged->source_file.kind == SKIO_SOURCE_COLLADA) {
-    if (o.note && o.note_size) o.note[0] = 0;
-    rc = skio_scene_dae_edit(merged, path, &o, dae_why, sizeof dae_why, err);
-    if (rc != SKIO_DAE_EDIT_CANNOT) return rc;
-    rc = SKC_OK;
-  }
+/* Assimp's writers (FBX when the source cannot be edited in place, ASCII FBX, Collada) from scene s; o->note gets
+ * what the format cannot carry. */
+static int assimp_write(const skio_scene* s, const char* id, const char* path, const skio_export_options* opts,
+                        skc_err* err) {
+  const skio_export_options o = *opts;
+  int rc = SKC_OK;
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
   struct aiScene* sc = calloc(1, sizeof *sc);
@@ -1349,7 +1297,8 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     }
   }
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
-    rc = write_fbx(sc, id, path, err);
+    const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
+    rc = write_fbx(sc, id, &frame, path, err);
   } else if (strcmp(id, "collada") == 0) {
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {
@@ -1362,6 +1311,92 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
 done:
   free(clips);
   free_ai_scene(sc);
+  return rc;
+}
+
+static int export_view(const skio_scene* merged, const skio_scene* view, const char* path, const skio_export_options* opts,
+                       skc_err* err) {
+  const skio_scene* s = view;
+  skio_export_options o = {0};
+  if (opts) o = *opts;
+  const char* id = NULL;
+  int rc = skio_export_format(path, o.format, &id, NULL, err);
+  if (rc) return rc;
+  if (s->mesh_count == 0 && !s->skeleton)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh and no skeleton to write", path);
+  if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) {
+    /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
+     * a limit writes up to N (JOINTS_1/WEIGHTS_1... past 4), as_is every influence unchanged. */
+    skio_gltf_options go = {0};
+    go.as_is = o.keep_all;
+    go.normalize = o.normalize;
+    go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
+    go.limit_to_source = !o.limit && !o.keep_all;
+    skio_gltf_report grep = {0};
+    go.report = &grep;
+    go.prune = o.prune;
+    go.replace_bin = o.overwrite;
+    go.note = o.note; /* images the writer leaves out are appended */
+    go.note_size = o.note_size;
+    if (o.note && o.note_size) o.note[0] = 0;
+    if (go.as_is && (go.normalize || o.limit)) /* the same refusal whichever glTF writer runs */
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
+    if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
+      char why[200] = "";
+      skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0, o.note, o.note_size};
+      rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
+      if (rc == SKC_OK) note_limited(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
+      if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
+      memset(&grep, 0, sizeof grep);
+      if (o.note && o.note_size)
+        snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
+                 "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
+    }
+    skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */
+    const bool drop = !s->gltf && implicit_fbx_root(merged);
+    if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
+    const skio_scene* ready = drop ? &rootless : merged;
+    skio_scene framed; /* glTF is in metres, Y up: an FBX source's unit and axes are converted (scene_frame.c) */
+    if (!(rc = skio_scene_frame_view(ready, &framed, err))) {
+      rc = skio_gltf_write(&framed, path, strcmp(id, "glb2") == 0, &go, err);
+      skio_scene_frame_view_free(ready, &framed);
+    }
+    if (drop) skio_scene_drop_root_free(merged, &rootless);
+    if (rc) return rc;
+    note_limited(&o, &grep, "more than 4 influences");
+    note_read_losses(s, o.note, o.note_size);
+    return SKC_OK;
+  }
+  char fbx_why[200] = ""; /* why a binary FBX source could not be edited in place */
+  if (strcmp(id, "fbx") == 0 && merged->source_file.kind == SKIO_SOURCE_FBX) {
+    if (o.note && o.note_size) o.note[0] = 0;
+    rc = skio_scene_fbx_edit(merged, path, &o, fbx_why, sizeof fbx_why, err);
+    if (rc != SKIO_FBX_EDIT_CANNOT) return rc;
+    rc = SKC_OK;
+  }
+  char dae_why[200] = ""; /* why a Collada source could not be edited in place */
+  if (strcmp(id, "collada") == 0 && merged->source_file.kind == SKIO_SOURCE_COLLADA) {
+    if (o.note && o.note_size) o.note[0] = 0;
+    rc = skio_scene_dae_edit(merged, path, &o, dae_why, sizeof dae_why, err);
+    if (rc != SKIO_DAE_EDIT_CANNOT) return rc;
+    rc = SKC_OK;
+  }
+  const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0;
+  if (fbx) {
+    rc = assimp_write(s, id, path, &o, err);
+  } else { /* Collada in glTF's frame: Blender's importer takes its numbers as metres, Y up (scene_frame.c); an
+            * FBX's implicit root is left out as for glTF (Blender's bones cannot carry its unit scale) */
+    skio_scene rootless, framed;
+    float g[16];
+    const bool drop = implicit_fbx_root(s) && skio_frame_matrix(&s->frame, g);
+    if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
+    const skio_scene* ready = drop ? &rootless : s;
+    if (!(rc = skio_scene_frame_view(ready, &framed, err))) {
+      rc = assimp_write(&framed, id, path, &o, err);
+      skio_scene_frame_view_free(ready, &framed);
+    }
+    if (drop) skio_scene_drop_root_free(s, &rootless);
+  }
   if (!rc) note_read_losses(s, o.note, o.note_size);
   if (!rc && fbx && fbx_binds_rebuilt(s))
     note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs "

@@ -986,6 +986,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     }
   }
   if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
+  skio_scene_read_frame(s, ai); /* scene_frame.c */
   if (morphs_dropped) {
     char line[200];
     snprintf(line, sizeof line, "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "

@@ -107,6 +107,17 @@ typedef struct skio_source_id {
   uint64_t scene; /* skio_scene_fingerprint of the scene as read */
 } skio_source_id;
 
+/* A scene's coordinate frame: the unit and axes its file declares, which the numbers in the scene keep. Only an FBX
+ * source has one (its GlobalSettings: UnitScaleFactor, centimetres per unit, 1 in Blender's and Maya's files; the
+ * up, front and coord axes with signs); every other reader gives glTF's frame - metres, +Y up, +Z front, +X right -
+ * (Assimp turns Collada's <unit> and <up_axis> into its root node, which is a joint of the scene). Axes are signed
+ * axis numbers: 1 = +X, -1 = -X, 2 = +Y, 3 = +Z, ... (scene_frame.c). */
+typedef struct skio_frame {
+  bool set;        /* false: glTF's frame (the fields below then mean nothing) */
+  double unit_cm;  /* centimetres per unit (> 0) */
+  int8_t up, front, coord;
+} skio_frame;
+
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */
   uint32_t mesh_count;
@@ -138,6 +149,7 @@ typedef struct skio_scene {
    * meshes. source_file.set false for every other source. */
   skio_source_id source_file;
   uint32_t import_mesh_count;
+  skio_frame frame;       /* the unit and axes of an FBX source (set = false: glTF's frame) */
 } skio_scene;
 
 typedef struct skio_import_options {
@@ -223,6 +235,27 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_
  * follows its bone in every writer. A skinned mesh is left as it is. SKC_SINGULAR_MATRIX for a singular world or
  * rest transform. */
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err);
+
+/* The frame's transform into glTF's (scene_frame.c): G = s A, s = unit_cm / 100 metres per unit and A the rotation
+ * taking the up axis to +Y and the front axis to +Z (the third axis follows by the right hand: a left-handed
+ * declaration is read as the right-handed one with its up and front axes; the reader notes it). false, with g the identity, when the frame is glTF's (unset, or metres with Y up and Z front). */
+bool skio_frame_matrix(const skio_frame* f, float g[16]);
+/* The frame a writer of a frame-declaring format (FBX) declares: the source's, or glTF's (100 cm, +Y up, +Z front,
+ * +X coord) for a scene without one. */
+skio_frame skio_scene_declared_frame(const skio_scene* s);
+/* Sets s->frame from an FBX file's GlobalSettings as Assimp gives them (scene metadata); other sources leave it
+ * unset. A unit that is no length or axes that are no axis system are noted (skio_scene_note) and read as FBX's
+ * defaults. */
+struct aiScene;
+void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai);
+/* A view of s in glTF's frame, for the writers of formats read in one frame (glTF: metres, Y up; and Collada, which
+ * Blender's importer reads without its <unit> by default): the root joints' rest transforms and their clip keys
+ * premultiplied by G, every mesh without a skin (placed in the world) transformed by G; skinned meshes, inverse binds
+ * and every other joint borrowed unchanged, so every skinned position becomes G times the source's. view->frame is
+ * unset. When skio_frame_matrix is false, *view is *s and freeing it does nothing. Release with
+ * skio_scene_frame_view_free before s. SKC_OUT_OF_MEMORY is the only failure. */
+int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
+void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
 
 /* The deform joints (scene_deform.c, where the rule is spelled out): mask (joint_count bytes) = 1 for the joints
  * some skin lists (rule SKIO_DEFORM_SKINS); when no skin lists any, the bone hierarchy without the scene root,

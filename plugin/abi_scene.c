@@ -66,6 +66,21 @@ SK_API sk_result sk_scene_require_skin(const sk_scene* scene, sk_error* err) {
 
 SK_API double sk_scene_load_seconds(const sk_scene* scene) { return scene ? scene->io->load_seconds : 0.0; }
 
+SK_API int sk_scene_frame(const sk_scene* scene, double* unit_metres, int32_t axes[3], float to_gltf[16]) {
+  if (!scene) return -1;
+  const skio_frame f = skio_scene_declared_frame(scene->io);
+  if (unit_metres) *unit_metres = f.unit_cm / 100.0;
+  if (axes) {
+    axes[0] = f.up;
+    axes[1] = f.front;
+    axes[2] = f.coord;
+  }
+  float g[16];
+  skio_frame_matrix(&f, g);
+  if (to_gltf) memcpy(to_gltf, g, sizeof g);
+  return scene->io->frame.set ? 1 : 0;
+}
+
 SK_API uint32_t sk_scene_mesh_count(const sk_scene* scene) { return scene ? scene->io->mesh_count : 0; }
 
 static const skio_mesh* mesh_at(const sk_scene* scene, uint32_t mesh) {

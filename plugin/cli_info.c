@@ -84,6 +84,14 @@ static void print_tree(const sk_skeleton* sk, uint32_t nj, const uint8_t* deform
 
 /* The optional vertex streams mesh m carries, as names (json: a JSON array of them), and in text the parts of a mesh
  * of several (json prints part_count itself). */
+/* "+Y" for signed axis 2, "-Z" for -3; "?" when out of range. */
+static void axis_name(int32_t a, char out[3]) {
+  const int32_t i = a < 0 ? -a : a;
+  out[0] = a < 0 ? '-' : '+';
+  out[1] = i >= 1 && i <= 3 ? "XYZ"[i - 1] : '?';
+  out[2] = 0;
+}
+
 static void print_streams(const sk_scene* s, uint32_t m, int json) {
   typedef size_t (*stream_get)(const sk_scene*, uint32_t, float*, size_t);
   static const stream_get k_get[] = {sk_scene_mesh_normals, sk_scene_mesh_tangents, sk_scene_mesh_uv0,
@@ -127,14 +135,24 @@ static int info_one(const char* path, int json) {
   }
   for (uint32_t m = 0; m < nm; ++m) reps[m].size = sizeof *reps;
   int skinned = sk_scene_validate(s, NULL, reps, nm, NULL, &err) == SK_OK;
+  double unit_m = 1.0;
+  int32_t axes[3] = {2, 3, 1};
+  const int declared = sk_scene_frame(s, &unit_m, axes, NULL) == 1;
+  char up[3], front[3], coord[3];
+  axis_name(axes[0], up);
+  axis_name(axes[1], front);
+  axis_name(axes[2], coord);
   if (json) {
     cli_json_head(stdout, "info");
     printf(",\"path\":");
     cli_json_string(stdout, path);
     static const char* const k_rule_json[] = {"none", "skins", "hierarchy", "all"};
     printf(",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"deform_joint_count\":%u,"
-           "\"deform_rule\":\"%s\",\"mesh_count\":%u,\"animation_count\":%u,\"meshes\":[",
+           "\"deform_rule\":\"%s\",\"mesh_count\":%u,\"animation_count\":%u",
            sk_scene_load_seconds(s), joints, ndeform, k_rule_json[rule <= 3 ? rule : 0], nm, na);
+    printf(",\"frame\":{\"declared\":%s,\"unit_metres\":%.9g,\"up\":\"%s\",\"front\":\"%s\",\"coord\":\"%s\"}",
+           declared ? "true" : "false", unit_m, up, front, coord);
+    printf(",\"meshes\":[");
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("%s{\"name\":", m ? "," : "");
@@ -172,6 +190,9 @@ static int info_one(const char* path, int json) {
     printf("%s: %u mesh(es), %u joint(s), %u animation(s), loaded in %.3f s%s\n", path, nm, joints, na,
            sk_scene_load_seconds(s), skinned ? "" : " -- no skin");
     if (joints) printf("  deform joints: %u of %u (%s)\n", ndeform, joints, k_rule[rule <= 3 ? rule : 0]);
+    if (declared)
+      printf("  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb, .gltf and .dae are written "
+             "in metres, +Y up\n", unit_m, up, front);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("  mesh %u \"%s\": %zu vertices, %zu triangles", m, sk_scene_mesh_name(s, m),

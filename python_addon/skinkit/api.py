@@ -722,6 +722,17 @@ class Scene(_Handle):
     def load_seconds(self):
         return float(self._lib.sk_scene_load_seconds(self.handle))
 
+    def frame(self):
+        """The unit and axes the file declares (an FBX's GlobalSettings), which the scene's numbers keep:
+        (declared, metres per unit, (up, front, coord) as signed axis numbers 1=X 2=Y 3=Z, 4x4 column-major
+        matrix into glTF's frame). A scene from any other format is in glTF's frame (declared False)."""
+        import ctypes as _c
+        unit = _c.c_double(0.0)
+        axes = (_c.c_int32 * 3)()
+        mat = (_c.c_float * 16)()
+        declared = self._lib.sk_scene_frame(self.handle, _c.addressof(unit), _c.addressof(axes), _c.addressof(mat))
+        return declared == 1, float(unit.value), tuple(int(a) for a in axes), tuple(float(m) for m in mat)
+
     @property
     def mesh_count(self):
         return int(self._lib.sk_scene_mesh_count(self.handle))

@@ -559,6 +559,16 @@ START_TEST(round_trip) {
   /* FBX: scene_export.c (fbx_bake) bakes X = rest_world(k) * IB(k) into the written mesh when it is not the
    * identity (rest pose = bind pose in the file): the round trip's positions are X * the source's and its inverse
    * binds IB * X^-1; skinned positions are unchanged. */
+  /* the frames: an FBX source in centimetres comes back from .glb / .gltf / .dae in metres (sk_scene_frame), so
+   * the source's skinned positions are compared in the output's frame, G_b^-1 G_a */
+  float g_a[16], g_b[16], g_bi[16], g_rel[16];
+  sk_scene_frame(a, NULL, NULL, g_a);
+  sk_scene_frame(b, NULL, NULL, g_b);
+  ck_assert(mat4_affine_inverse(g_b, g_bi));
+  mat4_mul(g_bi, g_a, g_rel);
+  const float g_scale = cbrtf(fabsf(g_rel[0] * (g_rel[5] * g_rel[10] - g_rel[9] * g_rel[6]) -
+                                    g_rel[4] * (g_rel[1] * g_rel[10] - g_rel[9] * g_rel[2]) +
+                                    g_rel[8] * (g_rel[1] * g_rel[6] - g_rel[5] * g_rel[2])));
   float x_a[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, x_inv[16];
   int bake = 0;
   /* 3. inverse binds: every bound joint of every round-trip mesh has the source's matrix (the exporter writes
@@ -599,19 +609,29 @@ START_TEST(round_trip) {
       float inv[16];
       if (!any_a[j] && mat4_affine_inverse(rwa + j * 16, inv)) mat4_mul(inv, x_a, iba + j * 16);
     }
-    /* FBX and glTF bake one common X into the mesh (scene_export.c fbx_bake, gltf_write.c): binds come back IB X^-1 */
-    if ((!strcmp(fmt->ext, ".fbx") || !strcmp(fmt->ext, ".glb") || !strcmp(fmt->ext, ".gltf")) &&
+    /* FBX, Collada (written by Assimp: not a Collada source, which is edited in place) and glTF bake one common X
+     * into the mesh (scene_export.c fbx_bake, gltf_write.c): binds come back IB X^-1. The writers of one frame
+     * (.glb, .gltf, .dae) see the source in glTF's frame (scene_frame.c): their X is G_rel X. */
+    const int dae_by_assimp = !strcmp(fmt->ext, ".dae") && !strstr(file, ".dae");
+    if ((!strcmp(fmt->ext, ".fbx") || dae_by_assimp || !strcmp(fmt->ext, ".glb") || !strcmp(fmt->ext, ".gltf")) &&
         mat4_affine_inverse(x_a, x_inv)) {
-      for (int e = 0; e < 16; ++e) bake |= fabsf(x_a[e] - (e % 5 == 0 ? 1.0f : 0.0f)) > 1e-6f;
       /* only when X is one matrix for every bound joint (Fox_blender's is not: written as before) */
+      int uniform = 1;
       float scale = 1.0f;
       for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(x_a[e]));
-      for (uint32_t j = 0; j < ja && bake; ++j) {
+      for (uint32_t j = 0; j < ja && uniform; ++j) {
         float xj[16];
         if (!any_a[j]) continue;
         mat4_mul(rwa + j * 16, iba + j * 16, xj);
         for (int e = 0; e < 16; ++e)
-          if (fabsf(xj[e] - x_a[e]) > 1e-4f * scale) bake = 0;
+          if (fabsf(xj[e] - x_a[e]) > 1e-4f * scale) uniform = 0;
+      }
+      if (uniform) {
+        float gx[16];
+        mat4_mul(g_rel, x_a, gx);
+        memcpy(x_a, gx, sizeof gx);
+        ck_assert(mat4_affine_inverse(x_a, x_inv));
+        for (int e = 0; e < 16; ++e) bake |= fabsf(x_a[e] - (e % 5 == 0 ? 1.0f : 0.0f)) > 1e-6f;
       }
       if (bake)
         for (uint32_t j = 0; j < ja; ++j) {
@@ -762,7 +782,7 @@ START_TEST(round_trip) {
     uint32_t anims = na;
     int ntimes = fa.n > 50000 ? 1 : 4;
     const double fr[4] = {0.37, 0.0, 0.81, 1.0};
-    const float dtol = 1e-4f * fa.diag;
+    const float dtol = 1e-4f * fa.diag * g_scale;
     for (int64_t an = -1; an < (int64_t)anims; ++an) {
       for (int ti = 0; ti < (an >= 0 ? ntimes : 1); ++ti) {
         const float* pa = NULL;
@@ -786,7 +806,9 @@ START_TEST(round_trip) {
         size_t wv = 0;
         for (size_t v = 0; v < fb.n; ++v) {
           if (match[v] == SIZE_MAX) continue;
-          const float* p = da + match[v] * 3;
+          const float* s0 = da + match[v] * 3;
+          float p[3];
+          for (int r = 0; r < 3; ++r) p[r] = g_rel[r] * s0[0] + g_rel[4 + r] * s0[1] + g_rel[8 + r] * s0[2] + g_rel[12 + r];
           const float* q = db + v * 3;
           float d = sqrtf((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
           if (!(d <= worst)) worst = d, wv = v;

@@ -26,8 +26,11 @@ static const char* data_path(const char* name) {
   return buf;
 }
 
-/* Rest-pose world positions of mesh m: sum_j w_j rest_world(j) IB(j) v for a skinned mesh, v otherwise. */
+/* The box of mesh m's rest-pose world positions (sum_j w_j rest_world(j) IB(j) v for a skinned mesh, v otherwise) in
+ * glTF's frame: an FBX source's centimetres become metres, as the .glb / .dae writers write them. */
 static void rest_box(const skio_scene* s, const skio_mesh* m, float lo[3], float hi[3]) {
+  float g[16];
+  skio_frame_matrix(&s->frame, g);
   for (int c = 0; c < 3; ++c) {
     lo[c] = INFINITY;
     hi[c] = -INFINITY;
@@ -46,6 +49,8 @@ static void rest_box(const skio_scene* s, const skio_mesh* m, float lo[3], float
     } else {
       memcpy(p, in, sizeof p);
     }
+    skc_mat4_transform_point(g, p, q);
+    memcpy(p, q, sizeof p);
     for (int c = 0; c < 3; ++c) {
       lo[c] = fminf(lo[c], p[c]);
       hi[c] = fmaxf(hi[c], p[c]);
@@ -103,20 +108,20 @@ START_TEST(blender_rigid_parts_are_placed_and_bound) {
     ck_assert_str_eq(s->skeleton->names[cube->skin->joints[cube->skin->offsets[v]]], "hand");
   }
   ck_assert_ptr_null(cone->skin);
-  /* world boxes Blender 3.4 reported for the parts, Z up in metres, here Y up (x, z, -y) in centimetres (Blender's
-   * FBX unit, read as x100) */
+  /* world boxes Blender 3.4 reported for the parts, Z up in metres; rest_box gives them in glTF's frame: Y up
+   * (x, z, -y), metres (the FBX's centimetres times its frame's 0.01) */
   float lo[3], hi[3];
   rest_box(s, cube, lo, hi);
   const float cube_lo[3] = {0.4154f, 2.3863f, -0.2994f}, cube_hi[3] = {0.7846f, 2.8137f, 0.0994f};
   const float cone_lo[3] = {1.3f, 0.3f, -0.2f}, cone_hi[3] = {1.7f, 0.7f, 0.2f};
   for (int c = 0; c < 3; ++c) {
-    ck_assert_float_eq_tol(lo[c], 100.0f * cube_lo[c], 0.02f);
-    ck_assert_float_eq_tol(hi[c], 100.0f * cube_hi[c], 0.02f);
+    ck_assert_float_eq_tol(lo[c], cube_lo[c], 0.0002f);
+    ck_assert_float_eq_tol(hi[c], cube_hi[c], 0.0002f);
   }
   rest_box(s, cone, lo, hi);
   for (int c = 0; c < 3; ++c) {
-    ck_assert_float_eq_tol(lo[c], 100.0f * cone_lo[c], 0.02f);
-    ck_assert_float_eq_tol(hi[c], 100.0f * cone_hi[c], 0.02f);
+    ck_assert_float_eq_tol(lo[c], cone_lo[c], 0.0002f);
+    ck_assert_float_eq_tol(hi[c], cone_hi[c], 0.0002f);
   }
   skio_scene_destroy(s);
 }

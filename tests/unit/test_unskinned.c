@@ -236,7 +236,7 @@ END_TEST
 /* Rest-pose place of every vertex of mesh m, as any glTF reader computes it: sum over its influences of w_j
  * rest_world(j) inverse_bind(j) p / sum w_j; the position itself without a skin (io places unskinned meshes in the
  * rest pose); NaN for a vertex without weights. */
-static float* rest_positions(sk_scene* s, uint32_t m, size_t* nv_out) {
+static float* rest_positions_as_read(sk_scene* s, uint32_t m, size_t* nv_out) {
   size_t nv = sk_scene_mesh_vertex_count(s, m);
   float* pos = malloc((3 * nv + 1) * sizeof *pos);
   ck_assert_uint_eq(sk_scene_mesh_positions(s, m, pos, 3 * nv), 3 * nv);
@@ -264,6 +264,23 @@ static float* rest_positions(sk_scene* s, uint32_t m, size_t* nv_out) {
     for (int k = 0; k < 3; ++k) pos[3 * v + k] = total > 0.0f ? sum[k] / total : NAN;
   }
   free(world), free(ibm), free(off), free(jn), free(w);
+  return pos;
+}
+
+/* Points p (n of them) of scene s moved into glTF's frame (an FBX's centimetres become metres: sk_scene_frame). */
+static void in_gltf_frame(const sk_scene* s, float* p, size_t n) {
+  float g[16];
+  ck_assert_int_ge(sk_scene_frame(s, NULL, NULL, g), 0);
+  for (size_t v = 0; v < n; ++v) {
+    const float x = p[3 * v], y = p[3 * v + 1], z = p[3 * v + 2];
+    for (int r = 0; r < 3; ++r) p[3 * v + r] = g[r] * x + g[4 + r] * y + g[8 + r] * z + g[12 + r];
+  }
+}
+
+/* rest_positions_as_read in glTF's frame: what a .glb of s holds. */
+static float* rest_positions(sk_scene* s, uint32_t m, size_t* nv_out) {
+  float* pos = rest_positions_as_read(s, m, nv_out);
+  in_gltf_frame(s, pos, *nv_out);
   return pos;
 }
 
@@ -437,7 +454,7 @@ START_TEST(bind_only_the_chosen_meshes) {
 }
 END_TEST
 
-/* World position of joint `name` of s in animation 0 at time t (its rest pose without clips). */
+/* World position of joint `name` of s in animation 0 at time t (its rest pose without clips), in glTF's frame. */
 static void joint_at(const sk_scene* s, const char* name, double t, double out[3]) {
   const sk_skeleton* sk = sk_scene_skeleton(s);
   uint32_t nj = sk_skeleton_joint_count(sk), j = 0;
@@ -451,7 +468,9 @@ static void joint_at(const sk_scene* s, const char* name, double t, double out[3
     ck_assert_int_eq(sk_skeleton_get_rest_trs(sk, trs), SK_OK);
   ck_assert_int_eq(sk_pose_local_from_trs(trs, nj, local, NULL), SK_OK);
   ck_assert_int_eq(sk_skeleton_world(sk, local, NULL, world, NULL), SK_OK);
-  for (int k = 0; k < 3; ++k) out[k] = world[16 * (size_t)j + 12 + k];
+  float at[3] = {world[16 * (size_t)j + 12], world[16 * (size_t)j + 13], world[16 * (size_t)j + 14]};
+  in_gltf_frame(s, at, 1);
+  for (int k = 0; k < 3; ++k) out[k] = at[k];
   free(trs), free(local), free(world);
 }
 

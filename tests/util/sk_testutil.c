@@ -63,8 +63,7 @@ static int ends_with(const char* s, const char* tail) {
 int skt_implicit_fbx_root(const char* source, const char* ext, const sk_skeleton* ka, const sk_skeleton* kb,
                           uint32_t j) {
   uint32_t at;
-  return j == 0 && ends_with(source, ".fbx") && (ends_with(ext, ".glb") || ends_with(ext, ".gltf") ||
-                                                 ends_with(ext, "glb") || ends_with(ext, "gltf")) &&
+  return j == 0 && ends_with(source, ".fbx") && (ends_with(ext, "glb") || ends_with(ext, "gltf") || ends_with(ext, "dae")) &&
          !strcmp(sk_skeleton_joint_name(ka, 0), "RootNode") && sk_skeleton_find_joint(kb, "RootNode", &at) != SK_OK;
 }
 

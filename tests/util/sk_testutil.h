@@ -33,7 +33,8 @@ struct sk_scene;
 struct sk_mesh_desc;
 void skt_triangle_scene(struct sk_skeleton** sk, struct sk_scene** scene, struct sk_mesh_desc* d);
 /* Whether joint j of skeleton ka, read from source (a path), is Assimp's implicit FBX root "RootNode" that a glTF
- * output (ext ".glb" / ".gltf") does not hold (session 25: the FBX file has no such node); kb: the output's. */
+ * or Collada output (ext ".glb" / ".gltf" / ".dae") does not hold (session 25: the FBX file has no such node; the
+ * Collada writer leaves it out when it converts an FBX's unit); kb: the output's. */
 int skt_implicit_fbx_root(const char* source, const char* ext, const struct sk_skeleton* ka,
                           const struct sk_skeleton* kb, uint32_t j);
 /* tests/data/<name> of the source tree (found from this file's path), in one of 4 static buffers used in turn. */

@@ -1,0 +1,265 @@
+/* scene_frame.c - a scene's coordinate frame (the unit and axes an FBX file declares; skio_frame in skio_scene.h) and
+ * a view of the scene in glTF's frame for the writers of one-frame formats.
+ *
+ * Why a view and not numbers changed at import: the in-place FBX editor (scene_fbx_edit.c) compares the scene with
+ * the file's own records, and the Assimp FBX writer can declare the source's frame; only glTF (metres, +Y up by
+ * specification) and Collada (Blender 3.4's importer ignores <unit> unless asked) need the numbers moved. Blender's
+ * FBX importer applies G = (UnitScaleFactor / 100) x the axis turn to the whole file and its glTF importer takes
+ * glTF as metres, Y up, so with G premultiplied on every top-level node the two imports agree.
+ *
+ * The view premultiplies the rest transform of every root joint (and each key of its clips: G (T R S) = (sA T)
+ * (qA R) (s S) for G = s A with A a rotation) and the vertices of every mesh without a skin (those hang in the
+ * world). Skinned meshes keep their vertices and inverse binds: their joints' world transforms become G W, so each
+ * skinned position G W IB v is G times the source's. */
+#include <assimp/scene.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_scene.h"
+
+static void axis_vec(int8_t a, float v[3]) {
+  v[0] = v[1] = v[2] = 0.0f;
+  const int i = (a < 0 ? -a : a) - 1;
+  if (i >= 0 && i < 3) v[i] = a < 0 ? -1.0f : 1.0f;
+}
+
+bool skio_frame_matrix(const skio_frame* f, float g[16]) {
+  skc_mat4_identity(g);
+  if (!f || !f->set || !(f->unit_cm > 0.0) || !isfinite(f->unit_cm)) return false;
+  float up[3], front[3], right[3];
+  axis_vec(f->up, up);
+  axis_vec(f->front, front);
+  right[0] = up[1] * front[2] - up[2] * front[1];
+  right[1] = up[2] * front[0] - up[0] * front[2];
+  right[2] = up[0] * front[1] - up[1] * front[0];
+  const float* rows[3] = {right, up, front}; /* A v = (right . v, up . v, front . v) */
+  const float s = (float)(f->unit_cm / 100.0);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) g[c * 4 + r] = s * rows[r][c];
+  for (int i = 0; i < 16; ++i)
+    if (g[i] != ((i % 5) == 0 ? 1.0f : 0.0f)) return true;
+  return false;
+}
+
+skio_frame skio_scene_declared_frame(const skio_scene* s) {
+  if (s && s->frame.set) return s->frame;
+  const skio_frame gltf = {true, 100.0, 2, 3, 1};
+  return gltf;
+}
+
+typedef struct frame_map {
+  float g[16];
+  float a[16]; /* the rotation alone */
+  float qa[4];
+  float s;
+} frame_map;
+
+static bool is_root(const skc_skeleton* sk, uint32_t j) {
+  const int32_t p = sk->parents[j];
+  return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
+}
+
+static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, skc_skeleton** out, skc_err* err) {
+  const uint32_t n = sk->joint_count;
+  float* rest = malloc((size_t)n * 16 * sizeof *rest + 1);
+  if (!rest) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  memcpy(rest, sk->rest_local, (size_t)n * 16 * sizeof *rest);
+  for (uint32_t j = 0; j < n; ++j)
+    if (is_root(sk, j)) skc_mat4_mul(f->g, sk->rest_local + (size_t)j * 16, rest + (size_t)j * 16);
+  skc_skeleton_init init = {n, (const char* const*)sk->names, sk->parents, rest, sk->bind, sk->inverse_bind};
+  int rc = skc_skeleton_create(&init, out, err);
+  free(rest);
+  return rc;
+}
+
+static float* mapped(const float* v, size_t n, int stride, int kind, const frame_map* f) {
+  if (!v || !n) return NULL;
+  float* o = malloc(n * (size_t)stride * sizeof *o);
+  if (!o) return NULL;
+  for (size_t i = 0; i < n; ++i) {
+    const float* x = v + i * (size_t)stride;
+    float* y = o + i * (size_t)stride;
+    if (stride > 3) y[3] = x[3]; /* a tangent's bitangent sign: A is a rotation */
+    if (kind == 0) skc_mat4_transform_point(f->g, x, y);       /* positions, translations */
+    else if (kind == 1) skc_mat4_transform_dir(f->a, x, y);    /* normals, tangents */
+    else if (kind == 2) skc_quat_mul(f->qa, x, y);             /* rotations */
+    else for (int c = 0; c < 3; ++c) y[c] = f->s * x[c];        /* scales */
+  }
+  return o;
+}
+
+/* A root joint's channel with its keys mapped (new arrays); false when out of memory. */
+static bool frame_channel(const skio_channel* c, const frame_map* f, skio_channel* v) {
+  *v = *c;
+  v->pos = mapped(c->pos, c->pos_count, 3, 0, f);
+  v->rot = mapped(c->rot, c->rot_count, 4, 2, f);
+  v->scl = mapped(c->scl, c->scl_count, 3, 3, f);
+  return (v->pos || !c->pos || !c->pos_count) && (v->rot || !c->rot || !c->rot_count) &&
+         (v->scl || !c->scl || !c->scl_count);
+}
+
+/* A mesh without a skin, moved by G (new vertex arrays); false when out of memory. */
+static bool frame_mesh(const skio_mesh* m, const frame_map* f, skio_mesh* v) {
+  *v = *m;
+  const size_t V = m->vertex_count, T = (size_t)m->morph_count * V;
+  v->positions = mapped(m->positions, V, 3, 0, f);
+  v->normals = mapped(m->normals, V, 3, 1, f);
+  v->tangents = mapped(m->tangents, V, 4, 1, f);
+  v->morph_positions = mapped(m->morph_positions, T, 3, 0, f);
+  v->morph_normals = mapped(m->morph_normals, T, 3, 1, f);
+  return (v->positions || !m->positions || !V) && (v->normals || !m->normals || !V) &&
+         (v->tangents || !m->tangents || !V) && (v->morph_positions || !m->morph_positions || !T) &&
+         (v->morph_normals || !m->morph_normals || !T);
+}
+
+static void free_if_own(void* mine, const void* theirs) {
+  if (mine != theirs) free(mine);
+}
+
+void skio_scene_frame_view_free(const skio_scene* s, skio_scene* v) {
+  if (!v->meshes || v->meshes == s->meshes) { /* nothing was made (or only the identity view) */
+    memset(v, 0, sizeof *v);
+    return;
+  }
+  if (v->skeleton != s->skeleton) skc_skeleton_destroy(v->skeleton);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skio_mesh *a = &v->meshes[m], *b = &s->meshes[m];
+    free_if_own(a->positions, b->positions);
+    free_if_own(a->normals, b->normals);
+    free_if_own(a->tangents, b->tangents);
+    free_if_own(a->morph_positions, b->morph_positions);
+    free_if_own(a->morph_normals, b->morph_normals);
+  }
+  for (uint32_t a = 0; v->anims && a < s->anim_count; ++a) {
+    for (uint32_t c = 0; v->anims[a].channels && c < s->anims[a].channel_count; ++c) {
+      const skio_channel *x = &v->anims[a].channels[c], *y = &s->anims[a].channels[c];
+      free_if_own(x->pos, y->pos);
+      free_if_own(x->rot, y->rot);
+      free_if_own(x->scl, y->scl);
+    }
+    if (v->anims[a].channels != s->anims[a].channels) free(v->anims[a].channels);
+  }
+  if (v->anims != s->anims) free(v->anims);
+  free(v->meshes);
+  memset(v, 0, sizeof *v);
+}
+
+static int frame_anims(const skio_scene* s, const frame_map* f, skio_scene* v, skc_err* err) {
+  if (!s->anim_count || !s->skeleton) return SKC_OK;
+  if (!(v->anims = malloc((size_t)s->anim_count * sizeof *v->anims)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  memcpy(v->anims, s->anims, (size_t)s->anim_count * sizeof *v->anims);
+  for (uint32_t a = 0; a < s->anim_count; ++a) {
+    const skio_anim* sa = &s->anims[a];
+    skio_channel* ch = calloc((size_t)sa->channel_count + 1, sizeof *ch);
+    if (!ch) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    memcpy(ch, sa->channels, (size_t)sa->channel_count * sizeof *ch);
+    v->anims[a].channels = ch;
+    for (uint32_t c = 0; c < sa->channel_count; ++c) {
+      const skio_channel* sc = &sa->channels[c];
+      if (sc->joint >= s->skeleton->joint_count || !is_root(s->skeleton, sc->joint)) continue;
+      if (!frame_channel(sc, f, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    }
+  }
+  return SKC_OK;
+}
+
+int skio_scene_frame_view(const skio_scene* s, skio_scene* v, skc_err* err) {
+  *v = *s;
+  frame_map f;
+  if (!skio_frame_matrix(&s->frame, f.g)) {
+    v->frame.set = false;
+    return SKC_OK;
+  }
+  f.s = (float)(s->frame.unit_cm / 100.0);
+  for (int i = 0; i < 16; ++i) f.a[i] = f.g[i] / ((i % 4) < 3 && i < 12 ? f.s : 1.0f);
+  skc_quat_from_mat4(f.a, f.qa);
+  skc_quat_normalize(f.qa);
+  v->frame.set = false;
+  v->anims = s->anims;
+  if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  memcpy(v->meshes, s->meshes, (size_t)s->mesh_count * sizeof *v->meshes);
+  int rc = SKC_OK;
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m)
+    if (!s->meshes[m].skin && !frame_mesh(&s->meshes[m], &f, &v->meshes[m])) /* what was made is freed below */
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, &v->skeleton, err);
+  if (!rc) rc = frame_anims(s, &f, v, err);
+  if (rc) skio_scene_frame_view_free(s, v);
+  return rc;
+}
+
+/* ---- reading an FBX file's frame from Assimp's scene metadata --------------------------------------------------- */
+
+static const struct aiMetadataEntry* meta(const struct aiScene* ai, const char* key) {
+  const struct aiMetadata* md = ai->mMetaData;
+  for (unsigned i = 0; md && md->mKeys && md->mValues && i < md->mNumProperties; ++i)
+    if (strcmp(md->mKeys[i].data, key) == 0 && md->mValues[i].mData) return &md->mValues[i];
+  return NULL;
+}
+
+static bool meta_int(const struct aiScene* ai, const char* key, int* out) {
+  const struct aiMetadataEntry* e = meta(ai, key);
+  if (!e) return false;
+  if (e->mType == AI_INT32) *out = *(const int32_t*)e->mData;
+  else if (e->mType == AI_UINT64) *out = (int)*(const uint64_t*)e->mData;
+  else return false;
+  return true;
+}
+
+static bool meta_real(const struct aiScene* ai, const char* key, double* out) {
+  const struct aiMetadataEntry* e = meta(ai, key);
+  if (!e) return false;
+  if (e->mType == AI_FLOAT) *out = *(const float*)e->mData;
+  else if (e->mType == AI_DOUBLE) *out = *(const double*)e->mData;
+  else if (e->mType == AI_INT32) *out = *(const int32_t*)e->mData;
+  else return false;
+  return true;
+}
+
+/* A signed axis from FBX's axis index (0..2) and sign (1 or -1); 0 when out of range. */
+static int8_t signed_axis(int axis, int sign) {
+  if (axis < 0 || axis > 2 || (sign != 1 && sign != -1)) return 0;
+  return (int8_t)(sign * (axis + 1));
+}
+
+void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai) {
+  const struct aiMetadataEntry* fmt = meta(ai, "SourceAsset_Format");
+  if (!fmt || fmt->mType != AI_AISTRING || !strstr(((const struct aiString*)fmt->mData)->data, "FBX")) return;
+  double unit = 1.0; /* FBX's default: centimetres */
+  int v[6] = {1, 1, 2, 1, 0, 1}; /* up, sign, front, sign, coord, sign: Y up, Z front, X coord */
+  static const char* const keys[6] = {"UpAxis", "UpAxisSign", "FrontAxis", "FrontAxisSign", "CoordAxis",
+                                      "CoordAxisSign"};
+  char line[200];
+  if (meta_real(ai, "UnitScaleFactor", &unit) && !(unit > 1e-6 && unit < 1e7)) {
+    snprintf(line, sizeof line, "FBX UnitScaleFactor %g is no length: read as 1 (centimetres)", unit);
+    skio_scene_note(s, line);
+    unit = 1.0;
+  }
+  for (int k = 0; k < 6; ++k) meta_int(ai, keys[k], &v[k]);
+  skio_frame f = {true, unit, signed_axis(v[0], v[1]), signed_axis(v[2], v[3]), signed_axis(v[4], v[5])};
+  if (!f.up || !f.front || abs(f.up) == abs(f.front)) {
+    snprintf(line, sizeof line, "FBX axes up %d (sign %d), front %d (sign %d) are no axis system: read as Y up, Z "
+             "front", v[0], v[1], v[2], v[3]);
+    skio_scene_note(s, line);
+    f.up = 2;
+    f.front = 3;
+    f.coord = 1;
+  }
+  float up[3], front[3], coord[3];
+  axis_vec(f.up, up);
+  axis_vec(f.front, front);
+  axis_vec(f.coord, coord);
+  const float right_x = up[1] * front[2] - up[2] * front[1], right_y = up[2] * front[0] - up[0] * front[2],
+              right_z = up[0] * front[1] - up[1] * front[0];
+  if (f.coord && coord[0] * right_x + coord[1] * right_y + coord[2] * right_z < 0.5f) {
+    snprintf(line, sizeof line, "FBX coord axis %d (sign %d) makes a left-handed system: read as the right-handed "
+             "one with its up and front axes", v[4], v[5]);
+    skio_scene_note(s, line);
+  }
+  s->frame = f;
+}
