@@ -81,6 +81,24 @@ SK_API int sk_scene_frame(const sk_scene* scene, double* unit_metres, int32_t ax
   return scene->io->frame.set ? 1 : 0;
 }
 
+static bool axis_ok(int32_t a) { return a != 0 && a >= -3 && a <= 3; }
+
+SK_API sk_result sk_scene_set_frame(sk_scene* scene, double unit_metres, const int32_t axes[3], sk_error* err) {
+  skc_err e = {0};
+  const int32_t def[3] = {2, 3, 1};
+  const int32_t* a = axes ? axes : def;
+  int rc = SKC_OK;
+  if (!scene) rc = skc_fail(&e, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  else if (!(unit_metres >= 1e-8 && unit_metres <= 1e5))
+    rc = skc_fail(&e, SKC_INVALID_ARGUMENT, "unit_metres %g is not in 1e-8 .. 1e5", unit_metres);
+  else if (!axis_ok(a[0]) || !axis_ok(a[1]) || abs(a[0]) == abs(a[1]) || (a[2] && !axis_ok(a[2])) ||
+           (a[2] && (abs(a[2]) == abs(a[0]) || abs(a[2]) == abs(a[1]))))
+    rc = skc_fail(&e, SKC_INVALID_ARGUMENT, "axes %d %d %d are no axis system (signed 1..3, each axis once)", a[0],
+                  a[1], a[2]);
+  if (!rc) scene->io->frame = (skio_frame){true, unit_metres * 100.0, (int8_t)a[0], (int8_t)a[1], (int8_t)a[2]};
+  return sk__ret(rc, &e, err);
+}
+
 SK_API uint32_t sk_scene_mesh_count(const sk_scene* scene) { return scene ? scene->io->mesh_count : 0; }
 
 static const skio_mesh* mesh_at(const sk_scene* scene, uint32_t mesh) {

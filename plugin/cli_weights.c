@@ -723,6 +723,13 @@ int cli_weights(int argc, char** argv) {
       goto done;
     }
     sk_skeleton_destroy(lsk);
+    double unit = 1.0; /* the source's unit and axes (an FBX's): the .glb / .dae of the rebuilt scene convert them */
+    int32_t axes[3];
+    if (sk_scene_frame(s, &unit, axes, NULL) == 1 && sk_scene_set_frame(linked_scene, unit, axes, &err)) {
+      fprintf(stderr, "skinkit weights: links: %s\n", err.message);
+      rc = 2;
+      goto done;
+    }
   }
   /* pieces of one object split by material (cli_surface.c) are one surface for the operations that read the shape */
   if ((o.rogue || o.mirror >= 0 || o.smooth_iter) && !linked_scene) {

@@ -467,6 +467,12 @@ SK_API double sk_scene_load_seconds(const sk_scene* scene);
  * becomes metres) and the .fbx writer declares instead. Each output may be NULL. Returns 1 when the source declared a
  * frame, 0 when the scene is in glTF's frame (the outputs are then that frame's), -1 for a NULL scene. */
 SK_API int sk_scene_frame(const sk_scene* scene, double* unit_metres, int32_t axes[3], float to_gltf[16]);
+/* Declares a frame for the scene's numbers, as an FBX file's GlobalSettings would (a scene built in centimetres,
+ * or a copy of another scene's sk_scene_frame): unit_metres > 0 (1e-8 .. 1e5), axes (NULL: Y up, Z front, X coord)
+ * the up and front axes as signed axis numbers on different axes and the coord axis (0: the right-handed one).
+ * The numbers are not changed; the writers then convert or declare as for an FBX source. SK_ERR_INVALID_ARGUMENT
+ * otherwise (nothing changes). */
+SK_API sk_result sk_scene_set_frame(sk_scene* scene, double unit_metres, const int32_t axes[3], sk_error* err);
 
 SK_API uint32_t sk_scene_mesh_count(const sk_scene* scene);
 /* Mesh name (never NULL for a valid index; NULL if out of range). */

@@ -18,6 +18,7 @@
 
 #include "fbx_fixup.h"
 #include "sk_testutil.h"
+#include "skinkit.h"
 #include "skio_scene.h"
 
 static skio_scene* load(const char* path) {
@@ -381,6 +382,57 @@ START_TEST(ascii_settings_lines_are_rewritten) {
 }
 END_TEST
 
+/* sk_scene_set_frame declares a frame on a scene (its numbers unchanged) and refuses what is no frame; the CLI
+ * shows an FBX's frame and keeps it through the rebuilt scene of `weights --links`. */
+START_TEST(declared_frames_through_the_abi_and_the_cli) {
+  sk_scene* s = NULL;
+  sk_error e;
+  ck_assert_int_eq(sk_scene_load(skt_data("cylinder_rig.glb"), NULL, &s, &e), SK_OK);
+  double unit = 0;
+  int32_t axes[3] = {0, 0, 0};
+  ck_assert_int_eq(sk_scene_frame(s, &unit, axes, NULL), 0);
+  ck_assert(unit == 1.0 && axes[0] == 2 && axes[1] == 3 && axes[2] == 1);
+  const int32_t bad[][3] = {{2, 2, 1}, {2, 3, 2}, {4, 3, 1}, {0, 3, 1}, {2, -3, 3}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
+    ck_assert_int_eq(sk_scene_set_frame(s, 0.01, bad[i], &e), SK_ERR_INVALID_ARGUMENT);
+  const double bad_unit[] = {0.0, -1.0, NAN, INFINITY, 1e6};
+  for (size_t i = 0; i < sizeof bad_unit / sizeof *bad_unit; ++i)
+    ck_assert_int_eq(sk_scene_set_frame(s, bad_unit[i], NULL, &e), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sk_scene_frame(s, NULL, NULL, NULL), 0); /* nothing changed */
+  const int32_t zup[3] = {3, -2, 0};
+  ck_assert_int_eq(sk_scene_set_frame(s, 0.01, zup, &e), SK_OK);
+  float g[16];
+  ck_assert_int_eq(sk_scene_frame(s, &unit, axes, g), 1);
+  ck_assert(fabs(unit - 0.01) < 1e-12 && axes[0] == 3 && axes[1] == -2 && axes[2] == 0);
+  ck_assert(fabsf(g[0] - 0.01f) < 1e-9f && fabsf(g[9] - 0.01f) < 1e-9f && fabsf(g[6] + 0.01f) < 1e-9f);
+  sk_scene_destroy(s);
+
+  char dir[64], args[600], err[200];
+  static char out[1 << 16];
+  skt_tmpdir_make(dir, sizeof dir, "frames");
+  snprintf(err, sizeof err, "%s/stderr.txt", dir);
+  ck_assert_int_eq(skt_run_cli(SK_SOURCE_DIR, SK_CLI_PATH, "info tests/data/leg_xup_cm.fbx", err, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "frame: 1 unit = 0.01 m, +X up, +Z front"), "%s", out);
+  snprintf(args, sizeof args, "weights tests/data/leg_xup_cm.fbx %s/linked.glb --links thigh:150", dir);
+  ck_assert_int_eq(skt_run_cli(SK_SOURCE_DIR, SK_CLI_PATH, args, err, out, sizeof out), 0);
+  char path[200];
+  snprintf(path, sizeof path, "%s/linked.glb", dir);
+  skio_scene* b = load(path);
+  skio_scene* ref = load(skt_data("two_material_leg.glb"));
+  ck_assert_int_ge(skc_skeleton_find(b->skeleton, "thigh_link1"), 0);
+  size_t nb, nr;
+  float* pb = rest_points(b, &nb);
+  float* pr = rest_points(ref, &nr);
+  const float d = set_distance(pb, nb, pr, nr);
+  ck_assert_msg(d < 2e-5f, "--links: %g m from Blender's glTF of the leg", (double)d);
+  free(pb);
+  free(pr);
+  skio_scene_destroy(b);
+  skio_scene_destroy(ref);
+  skt_tmpdir_remove(dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("frames");
   TCase* tc = tcase_create("core");
@@ -391,6 +443,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, frame_view_moves_roots_keys_and_placed_meshes);
   tcase_add_test(tc, damaged_frames_read_as_defaults);
   tcase_add_test(tc, ascii_settings_lines_are_rewritten);
+  tcase_add_test(tc, declared_frames_through_the_abi_and_the_cli);
   suite_add_tcase(s, tc);
   return s;
 }
