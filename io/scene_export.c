@@ -1243,9 +1243,10 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
 }
 
 /* Assimp's writers (FBX when the source cannot be edited in place, ASCII FBX, Collada) from scene s; o->note gets
- * what the format cannot carry. */
-static int assimp_write(const skio_scene* s, const char* id, const char* path, const skio_export_options* opts,
-                        skc_err* err) {
+ * what the format cannot carry. root_xf (NULL: identity): the transform of the aiScene's root node, from which
+ * Assimp's Collada writer takes <up_axis> (its reader's Z_UP turn gives Z_UP). */
+static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
+                        const skio_export_options* opts, skc_err* err) {
   const skio_export_options o = *opts;
   int rc = SKC_OK;
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
@@ -1254,6 +1255,7 @@ static int assimp_write(const skio_scene* s, const char* id, const char* path, c
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
   if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, err))) goto done;
+  if (root_xf && sc->mRootNode) skio_mat_to_ai(root_xf, &sc->mRootNode->mTransformation.a1);
   /* materials from the scene's table (scene_material.c), with a default one for meshes without; image files
    * beside the output; what the format cannot carry goes to the note */
   uint32_t no_material = 0;
@@ -1383,16 +1385,23 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   }
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0;
   if (fbx) {
-    rc = assimp_write(s, id, path, &o, err);
-  } else { /* Collada in glTF's frame: Blender's importer takes its numbers as metres, Y up (scene_frame.c); an
-            * FBX's implicit root is left out as for glTF (Blender's bones cannot carry its unit scale) */
+    rc = assimp_write(s, id, NULL, path, &o, err);
+  } else {
+    /* Collada: metres, Z up, <up_axis>Z_UP</up_axis>, as Blender writes it. Blender 3.4's Collada importer ignores
+     * <unit> by default and reads a Z_UP document's numbers as they are, while from a Y_UP one it turned the
+     * skinned meshes but left a mesh without skin (a prop) lying on its side; Assimp's reader turns Z_UP back to Y
+     * up. So the scene is written from a view in glTF's frame turned to Z up (C: (x, y, z) -> (x, -z, y)), with the
+     * aiScene root holding C^-1, the turn from which Assimp's writer names Z_UP (scene_frame.c). An FBX's implicit
+     * root is left out as for glTF (Blender's bones cannot carry its unit scale). */
+    static const float k_to_zup[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1};
+    static const float k_from_zup[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
     skio_scene rootless, framed;
     float g[16];
     const bool drop = implicit_fbx_root(s) && skio_frame_matrix(&s->frame, g);
     if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
     const skio_scene* ready = drop ? &rootless : s;
-    if (!(rc = skio_scene_frame_view(ready, &framed, err))) {
-      rc = assimp_write(&framed, id, path, &o, err);
+    if (!(rc = skio_scene_frame_view_to(ready, k_to_zup, &framed, err))) {
+      rc = assimp_write(&framed, id, k_from_zup, path, &o, err);
       skio_scene_frame_view_free(ready, &framed);
     }
     if (drop) skio_scene_drop_root_free(s, &rootless);

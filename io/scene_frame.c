@@ -26,6 +26,12 @@ static void axis_vec(int8_t a, float v[3]) {
   if (i >= 0 && i < 3) v[i] = a < 0 ? -1.0f : 1.0f;
 }
 
+static bool is_identity(const float m[16]) {
+  for (int i = 0; i < 16; ++i)
+    if (m[i] != ((i % 5) == 0 ? 1.0f : 0.0f)) return false;
+  return true;
+}
+
 bool skio_frame_matrix(const skio_frame* f, float g[16]) {
   skc_mat4_identity(g);
   if (!f || !f->set || !(f->unit_cm > 0.0) || !isfinite(f->unit_cm)) return false;
@@ -39,9 +45,7 @@ bool skio_frame_matrix(const skio_frame* f, float g[16]) {
   const float s = (float)(f->unit_cm / 100.0);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) g[c * 4 + r] = s * rows[r][c];
-  for (int i = 0; i < 16; ++i)
-    if (g[i] != ((i % 5) == 0 ? 1.0f : 0.0f)) return true;
-  return false;
+  return !is_identity(g);
 }
 
 skio_frame skio_scene_declared_frame(const skio_scene* s) {
@@ -168,17 +172,23 @@ static int frame_anims(const skio_scene* s, const frame_map* f, skio_scene* v, s
 }
 
 int skio_scene_frame_view(const skio_scene* s, skio_scene* v, skc_err* err) {
+  return skio_scene_frame_view_to(s, NULL, v, err);
+}
+
+int skio_scene_frame_view_to(const skio_scene* s, const float post[16], skio_scene* v, skc_err* err) {
   *v = *s;
   frame_map f;
-  if (!skio_frame_matrix(&s->frame, f.g)) {
-    v->frame.set = false;
-    return SKC_OK;
-  }
-  f.s = (float)(s->frame.unit_cm / 100.0);
+  float g[16];
+  skio_frame_matrix(&s->frame, g);
+  if (post) skc_mat4_mul(post, g, f.g);
+  else memcpy(f.g, g, sizeof g);
+  v->frame.set = false;
+  if (is_identity(f.g)) return SKC_OK;
+  f.s = cbrtf(fabsf(skc_mat3_det_of_mat4(f.g)));
+  if (!(f.s > 0.0f) || !isfinite(f.s)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
   for (int i = 0; i < 16; ++i) f.a[i] = f.g[i] / ((i % 4) < 3 && i < 12 ? f.s : 1.0f);
   skc_quat_from_mat4(f.a, f.qa);
   skc_quat_normalize(f.qa);
-  v->frame.set = false;
   v->anims = s->anims;
   if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");

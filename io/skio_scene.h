@@ -255,6 +255,10 @@ void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai);
  * unset. When skio_frame_matrix is false, *view is *s and freeing it does nothing. Release with
  * skio_scene_frame_view_free before s. SKC_OUT_OF_MEMORY is the only failure. */
 int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
+/* The same with post x G (post: a rotation times a uniform scale, or NULL) instead of G: the Collada writer's Z-up
+ * view (Blender's Collada importer reads the numbers of a Z_UP document as they are). SKC_INVALID_ARGUMENT for a
+ * singular post. */
+int skio_scene_frame_view_to(const skio_scene* s, const float post[16], skio_scene* view, skc_err* err);
 void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
 
 /* The deform joints (scene_deform.c, where the rule is spelled out): mask (joint_count bytes) = 1 for the joints

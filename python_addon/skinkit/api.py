@@ -722,6 +722,14 @@ class Scene(_Handle):
     def load_seconds(self):
         return float(self._lib.sk_scene_load_seconds(self.handle))
 
+    def set_frame(self, unit_metres, axes=(2, 3, 1)):
+        """Declares the frame of the scene's numbers (metres per unit; up, front, coord as signed axis numbers,
+        coord 0 = the right-handed one): the glTF and Collada writers convert from it, the FBX writer declares it.
+        Blender's world is (scale_length, (3, -2, 1)): Z up, a character facing -Y."""
+        import ctypes as _c
+        ax = (_c.c_int32 * 3)(*[int(a) for a in axes])
+        self._lib.sk_scene_set_frame(self.handle, float(unit_metres), _c.addressof(ax))
+
     def frame(self):
         """The unit and axes the file declares (an FBX's GlobalSettings), which the scene's numbers keep:
         (declared, metres per unit, (up, front, coord) as signed axis numbers 1=X 2=Y 3=Z, 4x4 column-major

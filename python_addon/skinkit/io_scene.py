@@ -361,6 +361,14 @@ def _split_by_uv(mesh, uv_layer):
     return src, tri.astype(np.uint32), uniq[:, 1:].astype(np.float32)
 
 
+def blender_frame(context):
+    """(metres per Blender unit, axes) of the scene's world: Z up, a character facing -Y (glTF's front, +Z, is
+    Blender's -Y, as Blender's own glTF exporter maps it); the unit as Blender's FBX exporter takes it."""
+    us = context.scene.unit_settings
+    unit = us.scale_length if us.system != "NONE" and us.scale_length > 0 else 1.0
+    return unit, (3, -2, 1)
+
+
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
     writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals
@@ -445,6 +453,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 sk = api.Skeleton(names, parents, rest_local=bridge.rest_local_from_world(parents, rest), bind=rest)
             written, skinned = [], 0
             with api.Scene.create(sk) as scene:
+                scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
                 for i, obj in enumerate(meshes):
                     me = obj.data
                     if not len(me.vertices):

@@ -131,6 +131,7 @@ CORPUS = (
 #    action ("Root.matrix (binding 0): expected 16 curves, got 48"), so no clip could be posed. scene_export.c now
 #    writes the clips in sequence on one timeline plus a <library_animation_clips> (io/skio_collada.h); Blender plays
 #    the timeline, so clip k is checked at its start in the file + its own time (clip_starts).
+PLACED = "placed where Blender places the source"
 KNOWN = {
     # Since session 27 a .dae read and written as .dae is an edit of the source (io/dae_edit.c), so converting
     # CesiumMan_blender.dae unchanged writes the source byte for byte, and Blender reads it as it reads the source:
@@ -139,6 +140,15 @@ KNOWN = {
     # binds; the edit keeps the user's file as it was.
     ("collada/CesiumMan_blender.dae", "dae", "bind pose (bone heads)"):
         "the output is the source file itself; Blender places this file's bones at its node rest pose",
+    # The same file's skeleton and mesh are a quarter turn apart (rest * inverse_bind is one X, a 90-degree turn
+    # about X): Blender's Collada importer keeps the mesh where its bind shape puts it and the bones at their node
+    # rest pose; glTF skinning (and skinkit) puts the skin where the joints' rest pose and inverse binds put it, so
+    # the .glb / .fbx man lies on his back where Blender stands the source up. Found in session 30 by the placement
+    # check; the same bytes were written before the unit work (old and new build compared).
+    ("collada/CesiumMan_blender.dae", "glb", PLACED):
+        "the file's skeleton rest pose is a quarter turn from its mesh's bind shape; skinkit follows the skeleton",
+    ("collada/CesiumMan_blender.dae", "fbx", PLACED):
+        "the file's skeleton rest pose is a quarter turn from its mesh's bind shape; skinkit follows the skeleton",
 }
 
 # Deform flags of libskinkit's side of the posed comparison: Blender's Armature modifier normalizes by the weight sum.
@@ -338,7 +348,7 @@ def weights_equal(a, b, tol):
 
 def fit_frame(lib_pos, bl_pos, tol_rel, lib_w=None, bl_w=None):
     """Maps libskinkit's space onto Blender's world: Blender's importers convert axes (glTF Y-up to Z-up; Collada
-    and FBX per the file's axis settings) and units (FBX: Assimp writes centimetres, Blender applies x0.01),
+    and FBX per the file's axis settings) and units (FBX: the file's UnitScaleFactor),
     sometimes on the objects, sometimes in the data. Rather than hard-coding each importer's convention, the frame is
     the proper signed axis permutation R, uniform scale s (ratio of bounding-box diagonals) and translation (of the
     box centres) under which most of a sample of libskinkit's vertices land on a Blender vertex. Returns
@@ -505,6 +515,60 @@ def compare_asset(name, api, path, source=None, ext="glb"):
     return res
 
 
+BLENDER_READS = {".glb": "glb", ".gltf": "glb", ".dae": "dae", ".fbx": "fbx"}
+
+
+def blender_box(path, ext):
+    """Blender's world box (lo, hi) of every mesh of a file it imports, at rest (animation cleared, armatures in
+    their rest position); None when Blender cannot import that format or the file."""
+    importer = dict(IMPORTERS).get(ext)
+    if importer is None:
+        return None
+    reset()
+    try:
+        importer(path)
+    except Exception:
+        return None
+    blender_read()  # clears the animation data, rest position
+    pts = [tuple(o.matrix_world @ v.co) for o in bpy.context.scene.objects if o.type == "MESH" for v in o.data.vertices]
+    pos = numpy.array(pts, numpy.float64).reshape(-1, 3)
+    return (pos.min(0), pos.max(0)) if len(pos) else None
+
+
+def same_place(src_box, out_box):
+    """(ok, detail): the output sits where Blender puts the source (world box of every mesh within 1e-3 of its
+    diagonal): units and axes converted or declared (an FBX in centimetres written as .glb was 100 times too large; a
+    glTF written as .fbx 1/100 of its size). None when Blender does not read the source."""
+    if src_box is None:
+        return None
+    if out_box is None:
+        return False, "no mesh read back"
+    diag = float(numpy.linalg.norm(src_box[1] - src_box[0]))
+    off = float(max(numpy.abs(src_box[0] - out_box[0]).max(), numpy.abs(src_box[1] - out_box[1]).max()))
+    return off <= 1e-3 * diag, "box %s..%s vs the source's %s..%s (diagonal %.4g)" % (
+        numpy.round(out_box[0], 4), numpy.round(out_box[1], 4), numpy.round(src_box[0], 4), numpy.round(src_box[1], 4),
+        diag)
+
+
+# FBX frames (tests/data/make_leg_frames.py: one leg in centimetres Y up, metres Z up, centimetres X up) and a glTF:
+# each written as .glb, .dae and .fbx must land where Blender puts its source.
+FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb")
+
+
+def frames(cli, work):
+    for name in FRAME_FILES:
+        src = os.path.join(HERE, "..", "data", name)
+        src_box = blender_box(src, BLENDER_READS[os.path.splitext(name)[1]])
+        check(name + ": Blender reads the source", src_box is not None)
+        for ext, _ in IMPORTERS:
+            out = os.path.join(work, "frame_" + name.replace(".", "_") + "." + ext)
+            r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+            check("%s -> .%s: convert" % (name, ext), r.returncode == 0, r.stderr.strip())
+            placed = same_place(src_box, blender_box(out, ext)) if not r.returncode else None
+            if placed:
+                check("%s -> .%s: %s" % (name, ext, PLACED), *placed)
+
+
 def corpus(cli, work):
     root = os.environ.get("SKINKIT_ASSETS")
     if not root:
@@ -517,6 +581,7 @@ def corpus(cli, work):
         check("corpus file present: " + rel, os.path.isfile(src), src)
         if not os.path.isfile(src):
             continue
+        src_box = blender_box(src, BLENDER_READS.get(os.path.splitext(rel)[1].lower()))
         for ext, importer in IMPORTERS:
             tag = "%s -> .%s" % (rel, ext)
             out = os.path.join(work, os.path.basename(rel).replace(".", "_") + "." + ext)
@@ -531,7 +596,11 @@ def corpus(cli, work):
             except Exception as e:  # a file Blender cannot open is exactly what this test is for
                 check(tag + ": Blender imports it", False, repr(e))
                 continue
-            for what, (ok, detail) in compare_asset(tag, api, out, src, ext).items():
+            results = compare_asset(tag, api, out, src, ext)
+            placed = same_place(src_box, blender_box(out, ext))
+            if placed:
+                results[PLACED] = placed
+            for what, (ok, detail) in results.items():
                 known = KNOWN.get((rel, ext, what))
                 if known and not ok:
                     print("known %s: %s: %s [%s]" % (tag, what, detail, known))
@@ -570,13 +639,14 @@ def main(argv):
         check("." + ext + " brings an armature", len(arm) == 1)
         got = group_weights(obj, world=ext == "fbx", digits=8 if ext == "fbx" else 4)
         if ext == "fbx":
-            # Blender's FBX importer applies the file's unit (Assimp writes centimetres: x0.01) and axis
-            # conversion on the objects: the frame is fitted as for the corpus (fit_frame) and the expected
-            # positions mapped into it, then rounded like Blender's.
+            # Blender's FBX importer applies the file's axis conversion on the objects (and its unit: skinkit's
+            # FBX from a glTF declares metres, so the scale must be 1): the frame is fitted as for the corpus
+            # (fit_frame) and the expected positions mapped into it, then rounded like Blender's.
             wk = list(want)
             gk = list(got)
             r, sc, t, grid, tol = fit_frame(numpy.array(wk, numpy.float64), numpy.array(gk, numpy.float64), 1e-4,
                                             [want[k] for k in wk], [got[k] for k in gk])
+            check(".fbx read by Blender in metres", abs(sc - 1.0) < 1e-4, "scale %.6g" % sc)
             mapped = {}
             for k in wk:
                 near = grid.near(sc * r @ numpy.array(k) + t)
@@ -585,6 +655,7 @@ def main(argv):
             got = mapped
         # Collada keeps positions in the same frame here (identity roots), so vertices match by position.
         compare("." + ext + " normalized weights", got, want, 1e-3 if ext == "glb" else 1e-5)
+    frames(cli, work)
     corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -591,23 +591,36 @@ def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
     expect(os.path.isfile(path), "no file written for %s" % fmt)
     want = dense_groups(obj, names)
     want /= want.sum(axis=1, keepdims=True)
+    # Everything is compared in glTF's frame (metres, Y up): Blender's world through G_bl (x, z, -y), what Blender's
+    # own glTF exporter does; the file through the frame it declares (FBX: Blender's, Z up) or is in (glTF, Collada).
+    g_bl = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]], np.float64)
     mw = np.array(obj.matrix_world)
-    src_pos = bridge.mesh_positions(obj.data) @ mw[:3, :3].T + mw[:3, 3]
-    rest = {b.name: np.array(arm.matrix_world @ b.matrix_local) for b in arm.data.bones}
+    src_pos = (bridge.mesh_positions(obj.data) @ mw[:3, :3].T + mw[:3, 3]) @ g_bl[:3, :3].T
+    rest = {b.name: g_bl @ np.array(arm.matrix_world @ b.matrix_local) for b in arm.data.bones}
     with api.Scene.load(path) as scene:
         scene.require_skin()
         sk = scene.skeleton
         expect(set(names) <= set(sk.names), "%s: joints %s lack %s" % (fmt, sk.names, names))
+        declared, _unit, _axes, g_file = scene.frame()
+        g_file = np.array(g_file, np.float64).reshape(4, 4).T
+        expect(declared == fmt.startswith("FBX"), "%s: frame declared %s" % (fmt, declared))
         m = next(i for i in range(scene.mesh_count) if scene.mesh_skin(i) is not None)
-        pos = scene.mesh_positions(m)
         off, jt, wt = bridge.merge_csr_duplicates(*scene.mesh_skin(m).to_csr())
         got_all = dense_csr(off, jt, wt, len(sk))
         got = np.stack([got_all[:, sk.names.index(n)] for n in names], axis=1)
         ib, bound = scene.mesh_inverse_binds(m)
+        rw = sk.rest_world.astype(np.float64)
+        # rest-pose world place of each vertex (its joints' rest x inverse bind, blended) in glTF's frame
+        p4 = np.c_[scene.mesh_positions(m).astype(np.float64), np.ones(len(got_all))]
+        placed = np.einsum("vj,jab,vb->va", got_all / got_all.sum(axis=1, keepdims=True), rw @ ib, p4)
+        pos = (placed @ g_file.T)[:, :3]
         for n in names:
             j = sk.names.index(n)
             expect(bound[j], "%s: joint %s not bound" % (fmt, n))
-            close(np.linalg.inv(ib[j]), rest[n], 1e-4, "%s: bind matrix of %s vs the armature's world rest" % (fmt, n))
+            close(g_file @ rw[j], rest[n], 1e-4, "%s: rest of %s vs the armature's world rest" % (fmt, n))
+            # rest pose = bind pose in the file; Collada's Z_UP turn is the reader's root node (the same for all)
+            x = g_bl if fmt == "DAE" else np.eye(4)
+            close(rw[j] @ ib[j], x, 1e-4, "%s: bind matrix of %s vs its rest (rest pose = bind pose)" % (fmt, n))
     # vertices may be reordered or split by the exporter: match them by position
     d2 = ((pos[:, None, :].astype(np.float64) - src_pos[None, :, :]) ** 2).sum(axis=2)
     idx = np.argmin(d2, axis=1)
@@ -621,11 +634,41 @@ def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
     return path
 
 
+def _world_box():
+    import numpy as np
+
+    pts = [tuple(o.matrix_world @ v.co) for o in bpy.context.scene.objects if o.type == "MESH" for v in o.data.vertices]
+    pts = np.array(pts, np.float64).reshape(-1, 3)
+    return pts.min(0), pts.max(0)
+
+
 def test_export_assimp_glb_dae_fbx():
+    import numpy as np
+
     obj, arm = make_rig(bones=3)
+    arm.location = (0.5, -1.0, 0.25)  # off the origin, so that a lost or doubled transform shows
+    bpy.context.view_layer.update()
     names = ["b0", "b1", "b2"]
+    box = _world_box()
+    paths = {}
     for fmt, ext in (("GLB", ".glb"), ("GLTF", ".gltf"), ("DAE", ".dae"), ("FBX", ".fbx"), ("FBXA", ".fbx")):
-        _check_export_readback(fmt, ext, obj, arm, names)
+        paths[fmt] = _check_export_readback(fmt, ext, obj, arm, names)
+    # Blender's own importers put each file where the rig was (a .glb of Blender's numbers lay on its back before
+    # the scene declared Blender's frame, and the .fbx was 1/100 of its size before the writer declared metres)
+    importers = {"GLB": lambda p: bpy.ops.import_scene.gltf(filepath=p),
+                 "DAE": lambda p: bpy.ops.wm.collada_import(filepath=p),
+                 "FBX": lambda p: bpy.ops.import_scene.fbx(filepath=p)}
+    for fmt, imp in importers.items():
+        reset_scene()
+        imp(paths[fmt])
+        for o in bpy.context.scene.objects:
+            if o.type == "ARMATURE":
+                o.data.pose_position = "REST"
+        bpy.context.view_layer.update()
+        lo, hi = _world_box()
+        off = max(np.abs(lo - box[0]).max(), np.abs(hi - box[1]).max())
+        expect(off < 1e-4, "%s: Blender reads the export %.3g away from the rig (box %s..%s vs %s..%s)"
+               % (fmt, off, lo, hi, box[0], box[1]))
 
 
 def test_export_assimp_warns_about_shape_keys():
