@@ -1,7 +1,8 @@
 /* fuzz_fbx_fixup.c - libFuzzer target for the FBX fix-up (io/fbx_fixup.c), in process. The first input byte picks
  * the entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
- * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping. Every call must return a code,
+ * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping; with bit 2 set the frame
+ * declaration (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every call must return a code,
  * never read outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and
  * ASCII FBX that `skinkit convert` wrote) and the corpus .fbx files (scripts/fuzz.sh). */
 #include <stdint.h>
@@ -40,16 +41,39 @@ static void ascii(const uint8_t* in, size_t n, int unwrap) {
   if (rc == SKC_OK) free(out);
 }
 
+/* The frame declaration (fbx_settings.c) on any bytes: binary patched in place on a copy, ASCII rewritten. */
+static void frames(const uint8_t* in, size_t n, int binary) {
+  const skio_frame f = {true, 2.54, 3, -2, 0};
+  if (binary) {
+    uint8_t* copy = malloc(n ? n : 1);
+    if (!copy) return;
+    memcpy(copy, in, n);
+    uint32_t set = 0;
+    skio_fbx_set_frame(copy, n, &f, &set, NULL);
+    free(copy);
+    return;
+  }
+  char* out = NULL;
+  size_t on = 0;
+  if (skio_fbx_ascii_set_frame((const char*)in, n, &f, &out, &on, NULL) != SKC_OK) return;
+  if (out[on] != 0) __builtin_trap(); /* documented NUL-terminated */
+  free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   /* a private copy of exactly the bytes, so ASan sees any read past them */
   uint8_t* in = malloc(size - 1 ? size - 1 : 1);
   if (!in) return 0;
   memcpy(in, data + 1, size - 1);
-  switch (data[0] & 3) {
-    case 0: binary_idempotent(in, size - 1); break;
-    case 1: binary_options(in, size - 1); break;
-    default: ascii(in, size - 1, data[0] & 1); break;
+  if (data[0] & 4) {
+    frames(in, size - 1, data[0] & 1);
+  } else {
+    switch (data[0] & 3) {
+      case 0: binary_idempotent(in, size - 1); break;
+      case 1: binary_options(in, size - 1); break;
+      default: ascii(in, size - 1, data[0] & 1); break;
+    }
   }
   free(in);
   return 0;

@@ -6,7 +6,8 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            without its animation
   seeds-fuzz_fbx_fixup/    the generated cylinder rig (`skinkit sample`) written by `skinkit convert` as binary FBX
                            (first byte 0: record repair, 1: with stop times and Euler unwrapping) and ASCII FBX
-                           (2: stop times, 3: Euler unwrapping); see fuzz_fbx_fixup.c
+                           (2: stop times, 3: Euler unwrapping; 5 / 4: the frame declared, binary / ASCII); see
+                           fuzz_fbx_fixup.c
   seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld, --profile fast), first byte 0 (the
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
@@ -95,7 +96,7 @@ def main():
         cli(exe, "convert", rig, dae)
         out = os.path.join(root, "seeds-fuzz_fbx_fixup")
         for name, src, mode in (("binary", fbx, 0), ("binary_opts", fbx, 1), ("ascii_stops", fbxa, 2),
-                                ("ascii_unwrap", fbxa, 3)):
+                                ("ascii_unwrap", fbxa, 3), ("binary_frame", fbx, 5), ("ascii_frame", fbxa, 4)):
             with open(src, "rb") as f:
                 write(os.path.join(out, name), bytes([mode]) + f.read())
         out = os.path.join(root, "seeds-fuzz_collada_clips")
