@@ -191,6 +191,13 @@ void skio_scene_parts_view_free(const skio_scene* s, skio_scene* view);
  * weight 0. Release with skio_scene_drop_root_free. SKC_INVALID_ARGUMENT without a root to drop. */
 int skio_scene_drop_root(const skio_scene* s, skio_scene* view, skc_err* err);
 void skio_scene_drop_root_free(const skio_scene* s, skio_scene* view);
+/* Gives s the skeleton `linked` (copied), which holds every joint of s's skeleton by name plus new ones (bone links),
+ * keeping meshes, materials, blend shapes and clips (scene_relink.c): skins, per-joint arrays and channels renumbered,
+ * new joints without weight or channel (their inverse binds the new skeleton's, in each mesh's bind frame), and the
+ * clip keys of a joint whose parent changed re-expressed under the new parent so that every posed world transform is
+ * kept (the joints in between are unanimated). SKC_INVALID_ARGUMENT when a joint is missing (s unchanged),
+ * SKC_NO_SKIN without skeleton, SKC_OUT_OF_MEMORY (s unchanged). */
+int skio_scene_relink(skio_scene* s, const skc_skeleton* linked, skc_err* err);
 void skio_anim_free(skio_anim* a);
 /* SKC_NO_SKIN with a message naming the file (and no_skin_reason when set) when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);

@@ -81,6 +81,13 @@ SK_API int sk_scene_frame(const sk_scene* scene, double* unit_metres, int32_t ax
   return scene->io->frame.set ? 1 : 0;
 }
 
+SK_API sk_result sk_scene_relink(sk_scene* scene, const sk_skeleton* skeleton, sk_error* err) {
+  if (!scene || !skeleton) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and skeleton must not be NULL");
+  skc_err e = {0};
+  int rc = skio_scene_relink(scene->io, skeleton, &e);
+  return sk__ret(rc, &e, err);
+}
+
 static bool axis_ok(int32_t a) { return a != 0 && a >= -3 && a <= 3; }
 
 SK_API sk_result sk_scene_set_frame(sk_scene* scene, double unit_metres, const int32_t axes[3], sk_error* err) {

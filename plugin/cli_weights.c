@@ -40,8 +40,8 @@ const char cli_weights_usage[] =
     "    7. --quantize 8|16       snap weights to 8/16-bit integers summing exactly to 255 / 65535\n"
     "    8. --links J:DEG,...     bone links (Weber 2000): each joint J whose range DEG exceeds 60 degrees gets\n"
     "                             ceil(DEG / 60) - 1 link joints along its bone (\"J_link1\", ...) and the weights around\n"
-    "                             it are spread over the chain by position; OUT gets the linked skeleton (animations\n"
-    "                             are not carried over)\n"
+    "                             it are spread over the chain by position; OUT gets the linked skeleton and keeps\n"
+    "                             the rest of IN (materials, clips - every pose the same -, blend shapes, names)\n"
     "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints only\n"
     "  --lock a,b     the weights of these joints never change (the others are renormalized around them)\n"
     "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the type\n"
@@ -307,39 +307,46 @@ static int ends_with_ci(const char* s, const char* suffix) {
   return n >= k && !strcasecmp(s + n - k, suffix);
 }
 
-/* Copies mesh m of s into out (streams as read; skin and inverse binds given, or none). */
-static int copy_mesh(sk_scene* s, uint32_t m, const float* pos, const uint32_t* idx, const sk_skin* skin,
-                     const float* inverse_bind, sk_scene* out) {
-  cli_streams st;
-  if (cli_streams_read(s, m, &st)) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+/* Bone links: the scene's linked skeleton and, per mesh, its spread skin and linked inverse binds (NULL for a mesh
+ * without skin), given to the scene once every mesh ran (sk_scene_relink, then sk_scene_mesh_set_skin). */
+typedef struct links_out {
+  sk_skeleton* skeleton;
+  sk_skin** skins;
+  float** inverse_binds;
+  uint32_t mesh_count;
+} links_out;
+
+static void links_free(links_out* lo) {
+  for (uint32_t m = 0; m < lo->mesh_count; ++m) {
+    if (lo->skins) sk_skin_destroy(lo->skins[m]);
+    if (lo->inverse_binds) free(lo->inverse_binds[m]);
+  }
+  free(lo->skins);
+  free(lo->inverse_binds);
+  sk_skeleton_destroy(lo->skeleton);
+  memset(lo, 0, sizeof *lo);
+}
+
+/* The linked skeleton into the scene (which keeps its meshes, materials, blend shapes and clips), then each mesh's
+ * spread skin over it. 0, or 2 after a message. */
+static int links_apply(sk_scene* s, links_out* lo) {
+  sk_error err;
+  if (sk_scene_relink(s, lo->skeleton, &err) != SK_OK) {
+    fprintf(stderr, "skinkit weights: links: %s\n", err.message);
     return 2;
   }
-  sk_mesh_desc d;
-  memset(&d, 0, sizeof d);
-  d.size = sizeof d;
-  d.name = sk_scene_mesh_name(s, m);
-  d.vertex_count = sk_scene_mesh_vertex_count(s, m);
-  d.positions = pos;
-  cli_streams_desc(&st, &d);
-  d.indices = idx;
-  d.index_count = sk_scene_mesh_index_count(s, m);
-  d.skin = skin;
-  d.inverse_bind = inverse_bind;
-  sk_error err;
-  int rc = 0;
-  if (sk_scene_add_mesh(out, &d, NULL, &err) != SK_OK) {
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", d.name, err.message);
-    rc = 2;
-  }
-  cli_streams_free(&st);
-  return rc;
+  for (uint32_t m = 0; m < lo->mesh_count; ++m)
+    if (lo->skins[m] && sk_scene_mesh_set_skin(s, m, lo->skins[m], lo->inverse_binds[m], &err) != SK_OK) {
+      fprintf(stderr, "skinkit weights: mesh \"%s\": links: %s\n", sk_scene_mesh_name(s, m), err.message);
+      return 2;
+    }
+  return 0;
 }
 
 /* Bone links on one skinned mesh: a copy of the skeleton carrying this mesh's inverse binds is linked (the positions
- * live in that bind space); the mesh goes into `out` with the spread skin and the linked inverse binds. */
+ * live in that bind space); the spread skin and the linked inverse binds go to lo for links_apply. */
 static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float* ranges, const sk_weight_scope* scope,
-                     const float* pos, const uint32_t* idx, sk_scene* out, op_line* L) {
+                     const float* pos, links_out* lo, op_line* L) {
   sk_skin* skin = sk_scene_mesh_skin(s, m);
   uint32_t J = sk_skeleton_joint_count(sk);
   size_t V = sk_skin_vertex_count(skin);
@@ -391,7 +398,10 @@ static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float
     goto done;
   }
   sk_skeleton_get_inverse_bind(linked, lib);
-  rc = copy_mesh(s, m, pos, idx, ns, lib, out);
+  lo->skins[m] = ns;
+  lo->inverse_binds[m] = lib;
+  ns = NULL;
+  lib = NULL;
 done:
   sk_skin_destroy(ns);
   sk_skeleton_destroy(linked);
@@ -552,7 +562,7 @@ static void surface_lines(const opts* o, uint32_t leader, op_line* ops, int* nop
  * them, surface_ops); op lines appended to ops. 0, or 2 after a message. */
 static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* sk, const uint8_t* locked,
                      const uint8_t* listed, const uint32_t* list, size_t list_count, const float* ranges,
-                     sk_scene* linked_scene, int topology, op_line* ops, int* nops) {
+                     links_out* links, int topology, op_line* ops, int* nops) {
   sk_skin* skin = sk_scene_mesh_skin(s, m);
   size_t V = sk_skin_vertex_count(skin);
   uint32_t J = sk_skin_joint_count(skin);
@@ -637,9 +647,9 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
     d.scope = scope;
     CHECK_OP(sk_weights_quantize(skin, &d, &L->r, &err));
   }
-  if (linked_scene) {
+  if (links) {
     BEGIN_OP("links");
-    if ((rc = link_mesh(s, m, sk, ranges, &scope, pos, idx, linked_scene, L))) goto done;
+    if ((rc = link_mesh(s, m, sk, ranges, &scope, pos, links, L))) goto done;
   }
 #undef BEGIN_OP
 #undef CHECK_OP
@@ -686,7 +696,7 @@ int cli_weights(int argc, char** argv) {
   size_t list_count = 0;
   op_line* ops = calloc(9, sizeof *ops);
   float* ranges = NULL;
-  sk_scene* linked_scene = NULL;
+  links_out links = {0};
   uint32_t* group = NULL;
   int first = 1;
   uint32_t max_infl = 0;
@@ -716,23 +726,23 @@ int cli_weights(int argc, char** argv) {
     }
     if ((rc = resolve_links(sk, o.links, ranges))) goto done;
     d.ranges = ranges;
-    if (sk_bone_links(sk, NULL, &d, &lsk, NULL, NULL, &err) || sk_scene_create(lsk, &linked_scene, &err)) {
+    if (sk_bone_links(sk, NULL, &d, &lsk, NULL, NULL, &err)) {
       fprintf(stderr, "skinkit weights: links: %s\n", err.message);
-      sk_skeleton_destroy(lsk);
       rc = 2;
       goto done;
     }
-    sk_skeleton_destroy(lsk);
-    double unit = 1.0; /* the source's unit and axes (an FBX's): the .glb / .dae of the rebuilt scene convert them */
-    int32_t axes[3];
-    if (sk_scene_frame(s, &unit, axes, NULL) == 1 && sk_scene_set_frame(linked_scene, unit, axes, &err)) {
-      fprintf(stderr, "skinkit weights: links: %s\n", err.message);
+    links.skeleton = lsk;
+    links.mesh_count = nm;
+    links.skins = calloc(nm + 1, sizeof *links.skins);
+    links.inverse_binds = calloc(nm + 1, sizeof *links.inverse_binds);
+    if (!links.skins || !links.inverse_binds) {
+      fprintf(stderr, "skinkit weights: out of memory\n");
       rc = 2;
       goto done;
     }
   }
   /* pieces of one object split by material (cli_surface.c) are one surface for the operations that read the shape */
-  if ((o.rogue || o.mirror >= 0 || o.smooth_iter) && !linked_scene) {
+  if ((o.rogue || o.mirror >= 0 || o.smooth_iter) && !links.skeleton) {
     uint8_t* skinned = calloc(nm ? nm : 1, 1);
     for (uint32_t m = 0; skinned && m < nm; ++m) skinned[m] = sk_scene_mesh_skin(s, m) != NULL;
     group = skinned ? cli_surface_groups(s, skinned) : NULL;
@@ -753,45 +763,27 @@ int cli_weights(int argc, char** argv) {
   }
   for (uint32_t m = 0; m < nm; ++m) {
     sk_skin* skin = sk_scene_mesh_skin(s, m);
-    if (!skin && linked_scene) {
-      /* an unskinned mesh goes into the linked scene as it is */
-      size_t np = sk_scene_mesh_positions(s, m, NULL, 0), ni = sk_scene_mesh_indices(s, m, NULL, 0);
-      float* pos = malloc((np ? np : 1) * sizeof *pos);
-      uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);
-      if (pos && idx) {
-        sk_scene_mesh_positions(s, m, pos, np);
-        sk_scene_mesh_indices(s, m, idx, ni);
-        rc = copy_mesh(s, m, pos, idx, NULL, NULL, linked_scene);
-      } else {
-        fprintf(stderr, "skinkit weights: out of memory\n");
-        rc = 2;
-      }
-      free(pos);
-      free(idx);
-      if (rc) {
-        if (o.json) printf("]}\n");
-        goto done;
-      }
-    }
     if (!skin) continue;
     int nops = 0;
     const int joined = group && cli_surface_size(group, nm, m) > 1;
     if (joined && group[m] == m) rc = surface_ops(s, group, m, &o, sk, locked, listed, list, list_count, ops, &nops);
     else if (joined) surface_lines(&o, group[m], ops, &nops);
     if (rc ||
-        (rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, linked_scene, !joined, ops, &nops))) {
+        (rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, links.skeleton ? &links : NULL, !joined,
+                        ops, &nops))) {
       if (o.json) printf("]}\n");
       goto done;
     }
     print_ops(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), ops, nops, o.json, first);
     first = 0;
-    if (linked_scene) skin = sk_scene_mesh_skin(linked_scene, m);
+    if (links.skeleton && links.skins[m]) skin = links.skins[m];
     sk_skin_report rep;
     memset(&rep, 0, sizeof rep);
     rep.size = sizeof rep;
     if (sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK && rep.max_influences > max_infl)
       max_infl = rep.max_influences;
   }
+  if (links.skeleton && (rc = links_apply(s, &links))) goto done;
   {
     sk_save_options so;
     memset(&so, 0, sizeof so);
@@ -803,7 +795,7 @@ int cli_weights(int argc, char** argv) {
      * set), others 4; the library notes what it cut */
     if (!gltf || max_infl <= 4) so.as_is = 1;
     else if (o.limit) so.max_influences = o.limit; /* asked for: up to N, in as many sets as it takes */
-    sk_result sr = sk_scene_save(linked_scene ? linked_scene : s, o.out, &so, &err);
+    sk_result sr = sk_scene_save(s, o.out, &so, &err);
     const char* warning = sr == SK_OK && err.message[0] ? err.message : NULL; /* the library's note */
     if (o.json) {
       printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(&t0));
@@ -819,14 +811,10 @@ int cli_weights(int argc, char** argv) {
       goto done;
     }
     cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)");
-    if (linked_scene) /* a new scene over the linked skeleton: only what sk_scene_add_mesh carries */
-      fprintf(stderr, "skinkit weights: warning: --links writes a rebuilt scene (the linked skeleton, each mesh with its "
-                      "weights, normals, tangents, UVs and colours): IN's materials, textures, animations and blend "
-                      "shapes are not in OUT\n");
     if (!o.json) printf("wrote %s\n", o.out);
   }
 done:
-  sk_scene_destroy(linked_scene);
+  links_free(&links);
   free(ranges);
   free(ops);
   free(locked);

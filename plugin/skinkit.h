@@ -517,6 +517,14 @@ SK_API sk_skin* sk_scene_mesh_skin(sk_scene* scene, uint32_t mesh);
  * match or inverse binds that are not finite, SK_ERR_OUT_OF_RANGE for a mesh index past the end. */
 SK_API sk_result sk_scene_mesh_set_skin(sk_scene* scene, uint32_t mesh, const sk_skin* skin, const float* inverse_bind,
                                         sk_error* err);
+/* Gives the scene a skeleton with more joints - sk_bone_links' linked skeleton: every joint of the scene's skeleton by
+ * name, plus new ones - keeping meshes, materials, blend shapes and clips: skins and clip channels renumbered, new
+ * joints without weight or keys, a joint whose parent changed (a linked bone's children under its last link) with its
+ * keys re-expressed under the new parent so that every clip poses the same world transforms. Then give each mesh its
+ * linked skin with sk_scene_mesh_set_skin. The skeleton is copied; sk_scene_skeleton returns the new one (earlier
+ * pointers to the old one are invalid). SK_ERR_INVALID_ARGUMENT when a joint is missing, SK_ERR_NO_SKIN without
+ * skeleton; the scene is unchanged on failure. */
+SK_API sk_result sk_scene_relink(sk_scene* scene, const sk_skeleton* skeleton, sk_error* err);
 /* Inverse bind matrices of a skinned mesh, 16 * joint_count floats, column-major (the file's aiBone offset
  * matrices, transposed from Assimp's row-major; joints the mesh does not bind get the skeleton's inverse bind).
  * out_bound (joint_count bytes, optional): 1 where the mesh binds the joint. Either output may be NULL (both NULL

@@ -924,6 +924,7 @@ FUNCTIONS = [
     ("sk_scene_load_seconds", c_double, [HANDLE]),
     ("sk_scene_frame", ctypes.c_int, [HANDLE, BUF, BUF, BUF]),
     ("sk_scene_set_frame", RESULT, [HANDLE, c_double, BUF, ERR]),
+    ("sk_scene_relink", RESULT, [HANDLE, HANDLE, ERR]),
     ("sk_scene_mesh_count", u32, [HANDLE]),
     ("sk_scene_mesh_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_vertex_count", size, [HANDLE, u32]),

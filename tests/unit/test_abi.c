@@ -401,6 +401,7 @@ START_TEST(scene_error_paths) {
   GETTER(0.0, sk_scene_load_seconds, NULL);
   GETTER(-1, sk_scene_frame, NULL, NULL, NULL, NULL);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_set_frame, NULL, 1.0, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_relink, NULL, NULL);
   GETTER(0u, sk_scene_mesh_count, NULL);
   GETTER(NULL, sk_scene_mesh_name, NULL, 0);
   GETTER(0u, sk_scene_mesh_vertex_count, NULL, 0);

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* strdup */
 /* test_weights_links.c - bone links (sk_bone_links, sk_bone_links_source, sk_bone_links_pose): the linked skeleton's
  * structure and matrices, the link count rule, the piecewise-linear spread of the weights, the pose mapping (the
  * child's world transform is unchanged), the volume of the cylinder rig at a 150-degree bend, and bad input. */
@@ -650,6 +651,89 @@ END_TEST
 
 /* ------------------------------------------------------------------------------------------ validity */
 
+/* World transforms of every joint of s in clip 0 at time t (rest when the scene has no clip): J matrices. */
+static float* clip_world(const sk_scene* s, double t) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  const uint32_t J = sk_skeleton_joint_count(sk);
+  float* trs = malloc((size_t)J * 10 * sizeof *trs);
+  float* local = malloc((size_t)J * 16 * sizeof *local);
+  float* world = malloc((size_t)J * 16 * sizeof *world);
+  ck_assert(trs && local && world);
+  ck_assert_int_eq(sk_scene_sample_pose(s, 0, t, trs, NULL), SK_OK);
+  ck_assert_int_eq(sk_pose_local_from_trs(trs, J, local, NULL), SK_OK);
+  ck_assert_int_eq(sk_skeleton_world(sk, local, NULL, world, NULL), SK_OK);
+  free(trs);
+  free(local);
+  return world;
+}
+
+/* sk_scene_relink keeps the scene: the clip poses every original joint where it was (the children of a linked bone
+ * hang under its last link now, their keys re-expressed), new joints have no keys, meshes keep their skins and
+ * materials; the CLI's --links output keeps the clip and the materials (it wrote a rebuilt scene without them). */
+static void relink_keeps_clips(const char* path, const char* joint) {
+  sk_scene* s = NULL;
+  sk_error e;
+  ck_assert_msg(sk_scene_load(path, NULL, &s, &e) == SK_OK, "%s: %s", path, e.message);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  const uint32_t J = sk_skeleton_joint_count(sk);
+  uint32_t target;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk, joint, &target), SK_OK);
+  const char** names = malloc(J * sizeof *names);
+  for (uint32_t j = 0; j < J; ++j) names[j] = strdup(sk_skeleton_joint_name(sk, j));
+  const double dur = sk_scene_animation_duration(s, 0);
+  float* before[5];
+  for (int i = 0; i < 5; ++i) before[i] = clip_world(s, dur * i / 4.0);
+  float* ranges = calloc(J, sizeof *ranges);
+  ranges[target] = 170.0f;
+  sk_bone_links_desc d = links_desc(ranges, J);
+  sk_skeleton* lsk = NULL;
+  ck_assert_int_eq(sk_bone_links(sk, NULL, &d, &lsk, NULL, NULL, &e), SK_OK);
+  const uint32_t LJ = sk_skeleton_joint_count(lsk);
+  ck_assert_uint_eq(LJ, J + 2);
+  ck_assert_int_eq(sk_scene_relink(s, lsk, &e), SK_OK);
+  sk_skeleton_destroy(lsk);
+  sk = sk_scene_skeleton(s);
+  ck_assert_uint_eq(sk_skeleton_joint_count(sk), LJ);
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (sk_scene_mesh_skin(s, m)) ck_assert_uint_eq(sk_skin_joint_count(sk_scene_mesh_skin(s, m)), LJ);
+  for (int i = 0; i < 5; ++i) {
+    float* after = clip_world(s, dur * i / 4.0);
+    float worst = 0.0f, reach = 1.0f;
+    for (uint32_t j = 0; j < J; ++j) {
+      uint32_t n;
+      ck_assert_int_eq(sk_skeleton_find_joint(sk, names[j], &n), SK_OK);
+      worst = fmaxf(worst, mat_diff(before[i] + 16 * j, after + 16 * n));
+      for (int k = 12; k < 15; ++k) reach = fmaxf(reach, fabsf(before[i][16 * j + k]));
+    }
+    ck_assert_msg(worst <= 2e-5f * reach, "%s at %.3f s: a joint moved by %g", path, dur * i / 4.0, (double)worst);
+    free(after);
+    free(before[i]);
+  }
+  /* bad input leaves the scene as it is */
+  ck_assert_int_eq(sk_scene_relink(s, NULL, &e), SK_ERR_INVALID_ARGUMENT);
+  for (uint32_t j = 0; j < J; ++j) free((char*)names[j]);
+  free(names);
+  free(ranges);
+  sk_scene_destroy(s);
+}
+
+START_TEST(test_links_relink_keeps_the_scene) {
+  relink_keeps_clips(skt_data("../unskinned/anim_only.glb"), "Hips"); /* no mesh: skeleton and clip */
+  if (skt_assets_dir()) relink_keeps_clips(skt_asset("gltf/CesiumMan.glb"), "Skeleton_arm_joint_L__4_");
+  /* a skeleton that lacks a joint of the scene's is refused, the scene unchanged */
+  sk_scene* s = NULL;
+  sk_error e;
+  ck_assert_int_eq(sk_scene_load(skt_data("cylinder_rig.glb"), NULL, &s, &e), SK_OK);
+  sk_scene* other = NULL;
+  ck_assert_int_eq(sk_scene_load(skt_data("../unskinned/anim_only.glb"), NULL, &other, &e), SK_OK);
+  ck_assert_int_eq(sk_scene_relink(s, sk_scene_skeleton(other), &e), SK_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(e.message, "bone0"), "%s", e.message);
+  ck_assert_uint_eq(sk_skeleton_joint_count(sk_scene_skeleton(s)), 2);
+  sk_scene_destroy(other);
+  sk_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(test_links_bad_input) {
   float pos[3 * NV];
   sk_skeleton* sk = make_chain(3, 0.0f, 0.0f);
@@ -780,6 +864,7 @@ static Suite* links_suite(void) {
   tcase_add_test(tr, test_links_bind_space);
   tcase_add_test(tr, test_links_pose_keeps_child_world);
   tcase_add_test(tr, test_links_cylinder_volume_150);
+  tcase_add_test(tr, test_links_relink_keeps_the_scene);
   suite_add_tcase(s, tr);
   TCase* tc = tcase_create("corpus");
   tcase_set_timeout(tc, 120);
