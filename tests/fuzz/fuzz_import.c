@@ -2,7 +2,8 @@
  * Assimp reads files by path and picks the importer from the extension and content, so the input is written to
  * a temporary file whose extension comes from the first byte. Seeds: the corpus files (scripts/fuzz.sh) and
  * tests/fuzz/seeds-fuzz_import/ (collada_clips: a two-clip rig skinkit wrote as .dae, so the clip-library scanner of
- * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). */
+ * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). A first byte of 128 or more also writes the scene as .glb and
+ * .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       float* trs = malloc((size_t)nj * 10 * sizeof(float));
       if (trs) sk_scene_sample_pose(scene, 0, 0.5, trs, &err);
       free(trs);
+    }
+    if (data[0] >= 128) { /* also written as .glb and .dae: an FBX's frame converted (scene_frame.c) */
+      static const char* const kOut[] = {"glb", "dae"};
+      for (int k = 0; k < 2; ++k) {
+        char out[300];
+        snprintf(out, sizeof out, "/tmp/skinkit-fuzz-%ld-out.%s", (long)getpid(), kOut[k]);
+        sk_save_options so;
+        memset(&so, 0, sizeof so);
+        so.size = sizeof so;
+        so.overwrite = 1;
+        sk_scene_save(scene, out, &so, &err);
+        unlink(out);
+      }
     }
     sk_scene_destroy(scene);
   }
