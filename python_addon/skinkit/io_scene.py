@@ -198,6 +198,19 @@ def _remove_created(objs, datas):
             pass
 
 
+def import_root(scene, up_axis, Matrix):
+    """The root objects' transform from the file's numbers to Blender's world: glTF's frame (Y up, metres) turned to
+    Z up, after the file's own frame (sk_scene_frame: an FBX's unit and axes) for AUTO; Y and Z keep the axes asked
+    for and take the file's unit."""
+    np = _np()
+    _declared, unit, _axes, g = scene.frame()
+    to_blender = Matrix.Rotation(np.pi / 2, 4, "X")  # glTF (x, y, z) -> Blender (x, -z, y)
+    if up_axis == "AUTO":
+        return to_blender @ Matrix(np.array(g, np.float64).reshape(4, 4).T.tolist())
+    scale = Matrix.Scale(unit, 4)
+    return (to_blender @ scale) if up_axis == "Y" else scale
+
+
 class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
     """Import meshes, armature, vertex groups and rest pose from any format Assimp reads (.x, .b3d, .md5mesh,
     Ogre .mesh, .smd, ...), through the skinkit library"""
@@ -208,10 +221,13 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
     filter_glob: StringProperty(default=_IMPORT_GLOB, options={"HIDDEN"})
 
-    up_axis: EnumProperty(name="Up Axis", description="Up axis of the file: Y-up files are turned to Blender's "
-                          "Z-up by the root object's rotation (the mesh data keeps the file's coordinates)", items=(
-                              ("Y", "Y Up", "Assimp's convention (glTF, .x, Ogre, ...)"),
-                              ("Z", "Z Up", "Keep the file's axes")), default="Y")
+    up_axis: EnumProperty(name="Up Axis", description="Axes and unit of the file: turned and scaled into Blender's "
+                          "Z-up metres by the root object's transform (the mesh data keeps the file's coordinates)",
+                          items=(
+                              ("AUTO", "From File", "The axes and unit the file declares (an FBX's GlobalSettings: "
+                               "Blender's and Maya's are centimetres), else Y up in metres"),
+                              ("Y", "Y Up", "Assimp's convention (glTF, .x, Ogre, ...), in the file's unit"),
+                              ("Z", "Z Up", "Keep the file's axes, in the file's unit")), default="AUTO")
     custom_normals: BoolProperty(name="Custom Normals", description="Use the file's normals as custom split normals",
                                  default=True)
     uvs: BoolProperty(name="UVs", description="Import the first UV set", default=True)
@@ -278,7 +294,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                     arm_obj, bone_names = bridge.armature_from_skeleton(stem, names, parents.tolist(), bind, pose)
                     created.append(arm_obj)
                     datas.append(arm_obj.data)
-                root = Matrix.Rotation(np.pi / 2, 4, "X") if self.up_axis == "Y" else Matrix.Identity(4)
+                root = import_root(scene, self.up_axis, Matrix)
                 if arm_obj is not None:
                     arm_obj.matrix_world = root
                 mesh_objs, weighted = [], 0

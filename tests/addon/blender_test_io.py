@@ -412,6 +412,40 @@ def test_import_cylinder_rig_glb():
     _check_import(os.path.join(DATA, "cylinder_rig.glb"), "cylinder_rig.glb")
 
 
+def test_import_fbx_frames():
+    """An FBX's unit and axes (GlobalSettings) are applied on import as Blender's own FBX importer applies them: the
+    same leg written in centimetres Y up, metres Z up and centimetres X up lands where Blender puts it (it came in
+    100 times too large, or lying down)."""
+    import numpy as np
+
+    import skinkit
+
+    def world_box():  # evaluated (the armature in the file's rest pose), world space
+        dg = bpy.context.evaluated_depsgraph_get()
+        pts = []
+        for o in bpy.context.scene.objects:
+            if o.type == "MESH":
+                ev = o.evaluated_get(dg)
+                pts += [tuple(ev.matrix_world @ v.co) for v in ev.data.vertices]
+        pts = np.array(pts, np.float64).reshape(-1, 3)
+        return pts.min(0), pts.max(0)
+
+    for name in ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx"):
+        path = os.path.join(DATA, name)
+        reset_scene()
+        bpy.ops.import_scene.fbx(filepath=path)
+        want = world_box()
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "%s: import" % name)
+        expect(skinkit.io_scene.LAST_IMPORT["armature"] is not None, "%s: no armature" % name)
+        bpy.context.view_layer.update()
+        got = world_box()
+        off = max(np.abs(got[0] - want[0]).max(), np.abs(got[1] - want[1]).max())
+        expect(off < 1e-4, "%s: %.3g from Blender's FBX import (box %s..%s vs %s..%s)" % (name, off, got[0], got[1],
+                                                                                         want[0], want[1]))
+    reset_scene()
+
+
 def test_import_bare_armature():
     """An armature exported beside an unweighted mesh (no skin in the .dae): imported as an armature with the mesh
     parented to it, where the file places it, ready for Auto Bind; without the option, meshes only (as before)."""
@@ -933,7 +967,7 @@ def main():
     if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
         numpy.bool = bool
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
-             test_import_bare_armature,
+             test_import_bare_armature, test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
