@@ -467,6 +467,11 @@ static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
   skio_buf_str(j, "]");
 }
 
+static bool is_root_joint(const skc_skeleton* sk, uint32_t j) {
+  const int32_t p = sk->parents[j];
+  return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -532,7 +537,9 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
       memcpy(tm, t2, sizeof tm);
       moved = true;
     }
-    float tinv[16];
+    float tinv[16], id4[16];
+    skc_mat4_identity(id4);
+    if (moved && skc_mat4_max_abs_diff(tm, id4) == 0.0f) moved = false; /* an identity plain parent: as stored */
     if (moved && (!skc_mat4_inverse(tm, tinv) || !skc_mat4_is_finite(tinv))) moved = false;
   }
   mo->moved = moved;
@@ -1624,7 +1631,14 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1; /* 1 = bound, or an ancestor of a bound joint */
     }
     for (uint32_t j = 0; j < jc; ++j) {
-      orphan[j] = all_rigid || !orphan[j]; /* listed in every skin (beside the joints a mesh binds) */
+      /* The one exception: a root no mesh binds whose children are all bound joints or none that lead to one -
+       * an armature object above its bones, as Blender's FBX writes it (its x100 made it non-rigid until the
+       * unit was converted, session 30) - stays a plain node: Blender's glTF importer makes it the armature
+       * object, with the source's name, instead of an extra bone; the mesh is written in its space (write_mesh). */
+      bool armature_object = all_rigid && orphan[j] && !used[j] && is_root_joint(sk, j);
+      for (uint32_t k = child_off[j]; armature_object && k < child_off[j + 1]; ++k)
+        armature_object = used[child[k]] || !orphan[child[k]];
+      orphan[j] = (all_rigid && !armature_object) || !orphan[j]; /* listed in every skin (beside the bound ones) */
       w.rep.orphans_listed += any_skin && !used[j] && orphan[j];
     }
     w.used = used;
