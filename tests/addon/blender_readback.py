@@ -555,10 +555,16 @@ def same_place(src_box, out_box):
 FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb")
 
 
+def armatures():
+    """{armature object name: sorted bone names} of the scene Blender imported."""
+    return {o.name: sorted(b.name for b in o.data.bones) for o in bpy.context.scene.objects if o.type == "ARMATURE"}
+
+
 def frames(cli, work):
     for name in FRAME_FILES:
         src = os.path.join(HERE, "..", "data", name)
         src_box = blender_box(src, BLENDER_READS[os.path.splitext(name)[1]])
+        src_arms = armatures()
         check(name + ": Blender reads the source", src_box is not None)
         for ext, _ in IMPORTERS:
             out = os.path.join(work, "frame_" + name.replace(".", "_") + "." + ext)
@@ -567,6 +573,9 @@ def frames(cli, work):
             placed = same_place(src_box, blender_box(out, ext)) if not r.returncode else None
             if placed:
                 check("%s -> .%s: %s" % (name, ext, PLACED), *placed)
+            if placed and ext == "glb":  # the armature object keeps its name and holds exactly the source's bones
+                check("%s -> .glb: the source's armature and bones" % name, armatures() == src_arms,
+                      "%s vs the source's %s" % (armatures(), src_arms))
 
 
 def corpus(cli, work):
