@@ -191,8 +191,8 @@ static int info_one(const char* path, int json) {
            sk_scene_load_seconds(s), skinned ? "" : " -- no skin");
     if (joints) printf("  deform joints: %u of %u (%s)\n", ndeform, joints, k_rule[rule <= 3 ? rule : 0]);
     if (declared)
-      printf("  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb, .gltf and .dae are written "
-             "in metres, +Y up\n", unit_m, up, front);
+      printf("  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb and .gltf are written "
+             "in metres, +Y up, .dae in metres, +Z up\n", unit_m, up, front);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
       printf("  mesh %u \"%s\": %zu vertices, %zu triangles", m, sk_scene_mesh_name(s, m),

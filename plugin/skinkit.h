@@ -463,8 +463,8 @@ SK_API double sk_scene_load_seconds(const sk_scene* scene);
  * Maya's FBX are in centimetres), which the scene's numbers keep; every other reader gives glTF's frame (metres, +Y
  * up, +Z front, +X right). unit_metres: metres per unit; axes: the up, front and coord axes as signed axis numbers
  * (1 = +X, -1 = -X, 2 = +Y, 3 = +Z, ...); to_gltf: the matrix (column-major) taking the scene's numbers into glTF's
- * frame, which the .glb / .gltf / .dae writers apply to the top-level nodes (sk_scene_save: an FBX in centimetres
- * becomes metres) and the .fbx writer declares instead. Each output may be NULL. Returns 1 when the source declared a
+ * frame, which the .glb / .gltf writers apply to the top-level nodes (.dae: then turned to Z up; sk_scene_save: an FBX
+ * in centimetres becomes metres) and the .fbx writer declares instead. Each output may be NULL. Returns 1 when the source declared a
  * frame, 0 when the scene is in glTF's frame (the outputs are then that frame's), -1 for a NULL scene. */
 SK_API int sk_scene_frame(const sk_scene* scene, double* unit_metres, int32_t axes[3], float to_gltf[16]);
 /* Declares a frame for the scene's numbers, as an FBX file's GlobalSettings would (a scene built in centimetres,
