@@ -245,7 +245,8 @@ int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], in
 
 /* The frame's transform into glTF's (scene_frame.c): G = s A, s = unit_cm / 100 metres per unit and A the rotation
  * taking the up axis to +Y and the front axis to +Z (the third axis follows by the right hand: a left-handed
- * declaration is read as the right-handed one with its up and front axes; the reader notes it). false, with g the identity, when the frame is glTF's (unset, or metres with Y up and Z front). */
+ * declaration is read as the right-handed one with its up and front axes; the reader notes it). false, with g the
+ * identity, when the frame is glTF's (unset, or metres with Y up and Z front). */
 bool skio_frame_matrix(const skio_frame* f, float g[16]);
 /* The frame a writer of a frame-declaring format (FBX) declares: the source's, or glTF's (100 cm, +Y up, +Z front,
  * +X coord) for a scene without one. */

@@ -459,13 +459,13 @@ SK_API void sk_scene_destroy(sk_scene* scene);
 SK_API sk_result sk_scene_require_skin(const sk_scene* scene, sk_error* err);
 /* Seconds spent in sk_scene_load. */
 SK_API double sk_scene_load_seconds(const sk_scene* scene);
-/* The scene's coordinate frame: the unit and axes its file declares (an FBX file's GlobalSettings: Blender's and
- * Maya's FBX are in centimetres), which the scene's numbers keep; every other reader gives glTF's frame (metres, +Y
- * up, +Z front, +X right). unit_metres: metres per unit; axes: the up, front and coord axes as signed axis numbers
- * (1 = +X, -1 = -X, 2 = +Y, 3 = +Z, ...); to_gltf: the matrix (column-major) taking the scene's numbers into glTF's
- * frame, which the .glb / .gltf writers apply to the top-level nodes (.dae: then turned to Z up; sk_scene_save: an FBX
- * in centimetres becomes metres) and the .fbx writer declares instead. Each output may be NULL. Returns 1 when the source declared a
- * frame, 0 when the scene is in glTF's frame (the outputs are then that frame's), -1 for a NULL scene. */
+/* The scene's coordinate frame: the unit and axes its file declares (an FBX file's GlobalSettings: Blender's and Maya's
+ * FBX are in centimetres), which the scene's numbers keep; every other reader gives glTF's frame (metres, +Y up, +Z
+ * front, +X right). unit_metres: metres per unit; axes: the up, front and coord axes as signed axis numbers (1 = +X, -1
+ * = -X, 2 = +Y, 3 = +Z, ...); to_gltf: the matrix (column-major) taking the scene's numbers into glTF's frame, which
+ * the .glb / .gltf writers apply to the top-level nodes (.dae: then turned to Z up; sk_scene_save: an FBX in
+ * centimetres becomes metres) and the .fbx writer declares instead. Each output may be NULL. Returns 1 when the source
+ * declared a frame, 0 when the scene is in glTF's frame (the outputs are then that frame's), -1 for a NULL scene. */
 SK_API int sk_scene_frame(const sk_scene* scene, double* unit_metres, int32_t axes[3], float to_gltf[16]);
 /* Declares a frame for the scene's numbers, as an FBX file's GlobalSettings would (a scene built in centimetres,
  * or a copy of another scene's sk_scene_frame): unit_metres > 0 (1e-8 .. 1e5), axes (NULL: Y up, Z front, X coord)

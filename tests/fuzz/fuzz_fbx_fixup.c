@@ -1,10 +1,10 @@
-/* fuzz_fbx_fixup.c - libFuzzer target for the FBX fix-up (io/fbx_fixup.c), in process. The first input byte picks
- * the entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
+/* fuzz_fbx_fixup.c - libFuzzer target for the FBX fix-up (io/fbx_fixup.c), in process. The first input byte picks the
+ * entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
- * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping; with bit 2 set the frame
- * declaration (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every call must return a code,
- * never read outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and
- * ASCII FBX that `skinkit convert` wrote) and the corpus .fbx files (scripts/fuzz.sh). */
+ * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping; with bit 2 set the frame declaration
+ * (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every call must return a code, never read
+ * outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that
+ * `skinkit convert` wrote) and the corpus .fbx files (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

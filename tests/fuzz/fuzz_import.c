@@ -1,9 +1,9 @@
-/* fuzz_import.c - libFuzzer target for the import -> validate path (sk_scene_load, sk_scene_validate).
- * Assimp reads files by path and picks the importer from the extension and content, so the input is written to
- * a temporary file whose extension comes from the first byte. Seeds: the corpus files (scripts/fuzz.sh) and
+/* fuzz_import.c - libFuzzer target for the import -> validate path (sk_scene_load, sk_scene_validate). Assimp reads
+ * files by path and picks the importer from the extension and content, so the input is written to a temporary file
+ * whose extension comes from the first byte. Seeds: the corpus files (scripts/fuzz.sh) and
  * tests/fuzz/seeds-fuzz_import/ (collada_clips: a two-clip rig skinkit wrote as .dae, so the clip-library scanner of
- * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). A first byte of 128 or more also writes the scene as .glb and
- * .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). */
+ * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). A first byte of 128 or more also writes the scene as .glb
+ * and .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
