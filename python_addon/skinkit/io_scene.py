@@ -388,7 +388,7 @@ def blender_frame(context):
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
     writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals
-    and skins only: shape keys are not written (a warning names the meshes that have some)"""
+    and skins only: shape keys and materials are not written (a warning names the meshes that have some)"""
 
     bl_idname = "export_scene.skinkit_assimp"
     bl_label = "Export via skinkit (Assimp)"
@@ -516,9 +516,15 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                                   joints=names)
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
-        if shaped:  # nothing else is silently left out: say it
-            msg = ("%s written without the shape keys of %s (this exporter writes geometry and skins; Blender's glTF "
-                   "and FBX exporters write shape keys)" % (os.path.basename(path), ", ".join(shaped)))
+        dressed = [o.name for o in meshes if o.name in written and any(sl.material for sl in o.material_slots)]
+        left = []  # nothing else is silently left out: say it
+        if shaped:
+            left.append("the shape keys of %s" % ", ".join(shaped))
+        if dressed:
+            left.append("the materials of %s" % ", ".join(dressed))
+        if left:
+            msg = ("%s written without %s (this exporter writes geometry, UVs, normals and skins; Blender's glTF and "
+                   "FBX exporters write shape keys and materials)" % (os.path.basename(path), " and ".join(left)))
             LAST_EXPORT_ASSIMP["warning"] = msg
             self.report({"WARNING"}, msg)
             return {"FINISHED"}

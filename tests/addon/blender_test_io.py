@@ -718,6 +718,12 @@ def test_export_assimp_warns_about_shape_keys():
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with shape keys")
     msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
     expect("shape keys of %s" % obj.name in msg, "no warning naming %s: %r" % (obj.name, msg))
+    expect("materials of" not in msg, "warned about materials without any: %r" % msg)
+    obj.data.materials.append(bpy.data.materials.new("Paint"))
+    path = os.path.join(TMP, "painted.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with a material")
+    msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+    expect("materials of %s" % obj.name in msg and "shape keys of %s" % obj.name in msg, "warning: %r" % msg)
 
 
 def test_export_assimp_uv_seams_limit():
