@@ -3,9 +3,10 @@
  *
  * Why a view and not numbers changed at import: the in-place FBX editor (scene_fbx_edit.c) compares the scene with
  * the file's own records, and the Assimp FBX writer can declare the source's frame; only glTF (metres, +Y up by
- * specification) and Collada (Blender 3.4's importer ignores <unit> unless asked) need the numbers moved. Blender's
- * FBX importer applies G = (UnitScaleFactor / 100) x the axis turn to the whole file and its glTF importer takes
- * glTF as metres, Y up, so with G premultiplied on every top-level node the two imports agree.
+ * specification) and Collada (written in metres, Z up, as Blender writes it: Blender 3.4's importer ignores <unit>
+ * unless asked; skio_scene_frame_view_to with the turn to Z up) need the numbers moved. Blender's FBX importer
+ * applies G = (UnitScaleFactor / 100) x the axis turn to the whole file and its glTF importer takes glTF as metres,
+ * Y up, so with G premultiplied on every top-level node the two imports agree.
  *
  * The view premultiplies the rest transform of every root joint (and each key of its clips: G (T R S) = (sA T)
  * (qA R) (s S) for G = s A with A a rotation) and the vertices of every mesh without a skin (those hang in the
