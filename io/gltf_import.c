@@ -707,6 +707,109 @@ static int read_colors(importer* im, int attrs, const char* where, skio_mesh* m,
   return SKC_OK;
 }
 
+#define MAX_MORPH_FLOATS ((size_t)1 << 27) /* 512 MiB of whole target positions per primitive */
+
+/* One target's attribute as whole values: base + the target's offsets (n vertices, 3 floats). NULL with *bad set
+ * when the target lacks it (or it does not read); NULL with *oom when memory ran out. */
+static float* target_values(importer* im, int target, const char* key, const float* base, size_t n, bool* bad,
+                            bool* oom_hit) {
+  skio_gltf_accessor a;
+  bool found = false;
+  skc_err e = {0};
+  if (attribute(im, target, key, 3, n, "morph target", &a, &found, &e) || !found) {
+    *bad = true;
+    return NULL;
+  }
+  float* v = read_floats(im, &a, &e);
+  if (!v) {
+    *oom_hit |= e.code == SKC_OUT_OF_MEMORY;
+    *bad = true;
+    return NULL;
+  }
+  for (size_t i = 0; i < 3 * n; ++i) v[i] += base[i];
+  return v;
+}
+
+/* Names (the mesh's extras.targetNames, which Blender and three.js write) and default weights (the mesh's weights,
+ * else 0) of T targets. false when out of memory. */
+static bool morph_labels(importer* im, int mt, uint32_t T, skio_mesh* m) {
+  const skio_gltf_doc* d = im->d;
+  int names = skio_json_get(d, skio_json_get(d, mt, "extras"), "targetNames");
+  int weights = skio_json_get(d, mt, "weights");
+  m->morph_names = calloc(T, sizeof *m->morph_names);
+  m->morph_weights = calloc(T, sizeof *m->morph_weights);
+  if (!m->morph_names || !m->morph_weights) return false;
+  for (uint32_t k = 0; k < T; ++k) {
+    int nt = skio_json_at(d, names, (int)k);
+    if (skio_json_is(d, nt, 3)) m->morph_names[k] = skio_json_strdup(d, nt);
+    if (!m->morph_names[k] && (m->morph_names[k] = malloc(24))) snprintf(m->morph_names[k], 24, "target%u", k);
+    if (!m->morph_names[k]) return false;
+    double w = 0.0;
+    if (skio_json_num(d, skio_json_at(d, weights, (int)k), &w)) m->morph_weights[k] = (float)w;
+  }
+  return true;
+}
+
+static void drop_morphs(skio_mesh* m) {
+  for (uint32_t k = 0; m->morph_names && k < m->morph_count; ++k) free(m->morph_names[k]);
+  free(m->morph_names);
+  free(m->morph_weights);
+  free(m->morph_positions);
+  free(m->morph_normals);
+  m->morph_names = NULL;
+  m->morph_weights = m->morph_positions = m->morph_normals = NULL;
+  m->morph_count = 0;
+}
+
+/* The primitive's morph targets as blend shapes (skio_mesh.morph_*: whole positions, and whole normals when the
+ * mesh and every target have them), so that a glTF written from the scene (its skeleton changed: --links) keeps them
+ * and the FBX and Collada writers say they cannot. A target that does not read (a missing or mismatched POSITION, a
+ * broken accessor) drops the primitive's blend shapes with a note instead of failing the file, which loaded before
+ * they were read. Only running out of memory fails. */
+static int read_morphs(importer* im, int mt, int pt, const char* where, skio_mesh* m, skc_err* err) {
+  const skio_gltf_doc* d = im->d;
+  int targets = skio_json_get(d, pt, "targets");
+  const uint32_t T = (uint32_t)skio_json_len(d, targets);
+  const size_t V = m->vertex_count;
+  if (!T || !V) return SKC_OK;
+  char line[200];
+  if ((size_t)T * V * 3 > MAX_MORPH_FLOATS) {
+    snprintf(line, sizeof line, "%s: %u morph targets of %zu vertices not read (too large)", where, T, V);
+    skio_scene_note(im->s, line);
+    return SKC_OK;
+  }
+  m->morph_count = T;
+  bool bad = false, oom_hit = false, normals = m->normals != NULL;
+  m->morph_positions = malloc((size_t)T * V * 3 * sizeof(float));
+  m->morph_normals = normals ? malloc((size_t)T * V * 3 * sizeof(float)) : NULL;
+  oom_hit = !m->morph_positions || (normals && !m->morph_normals) || !morph_labels(im, mt, T, m);
+  for (uint32_t k = 0; k < T && !bad && !oom_hit; ++k) {
+    int tt = skio_json_at(d, targets, (int)k);
+    float* p = target_values(im, tt, "POSITION", m->positions, V, &bad, &oom_hit);
+    if (p) memcpy(m->morph_positions + (size_t)k * V * 3, p, V * 3 * sizeof(float));
+    free(p);
+    bool no_normal = false;
+    float* q = normals && !bad ? target_values(im, tt, "NORMAL", m->normals, V, &no_normal, &oom_hit) : NULL;
+    if (q) memcpy(m->morph_normals + (size_t)k * V * 3, q, V * 3 * sizeof(float));
+    free(q);
+    if (no_normal && normals) { /* a target without normal offsets: the shapes keep no normals */
+      free(m->morph_normals);
+      m->morph_normals = NULL;
+      normals = false;
+    }
+  }
+  if (oom_hit) {
+    drop_morphs(m);
+    return oom(im, err);
+  }
+  if (bad) {
+    drop_morphs(m);
+    snprintf(line, sizeof line, "%s: morph targets not read (a target's POSITION is missing or does not read)", where);
+    skio_scene_note(im->s, line);
+  }
+  return SKC_OK;
+}
+
 static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
   skio_gltf_doc* d = im->d;
   int mt = skio_gltf_item(d, "meshes", r->mesh);
@@ -756,7 +859,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
       (rc = read_uv(im, attrs, "TEXCOORD_1", where, m, &m->uv1, err)) || (rc = read_colors(im, attrs, where, m, err)))
     return rc;
   m->material = UINT32_MAX; /* set by skio_gltf_read_materials once the tables are read */
-  if ((rc = read_corners(im, pt, mode, V, where, m, err))) return rc;
+  if ((rc = read_corners(im, pt, mode, V, where, m, err)) || (rc = read_morphs(im, mt, pt, where, m, err))) return rc;
   if (skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin") >= 0)
     return build_skin(im, r, attrs, m, where, err);
   return SKC_OK;

@@ -1351,8 +1351,8 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
       memset(&grep, 0, sizeof grep);
       if (o.note && o.note_size)
-        snprintf(o.note, o.note_size, "written from the scene (materials, textures and images kept; samplers, "
-                 "texture transforms, cameras, morph targets and extensions of the source are not): %s", why);
+        snprintf(o.note, o.note_size, "written from the scene (materials, textures, images and morph targets kept; "
+                 "samplers, texture transforms, cameras and extensions of the source are not): %s", why);
     }
     skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */
     const bool drop = !s->gltf && implicit_fbx_root(merged);
