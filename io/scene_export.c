@@ -41,7 +41,7 @@
  *    key times and poses come back (tests/unit/test_collada_clips.c), Blender plays clip k at its start time.
  *  - For Blender's Collada and FBX importers (tests/addon/blender_readback.py): every skeleton node is written as
  *    a bone (write_all_bones) so no plain node with a transform sits above the joints, and FBX gets its rest pose
- *    equal to its bind pose (fbx_bake). Reasons at those functions.
+ *    equal to its bind pose (assimp_bake). Reasons at those functions.
  */
 #include <assimp/cexport.h>
 #include <assimp/cimport.h>
@@ -313,7 +313,8 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
   skc_mat4_mul(inv, x, out);
 }
 
-/* FBX only: X = rest_world(j) * IB(j), when it is one matrix for every joint some mesh binds and not the identity
+/* FBX and Collada (since session 30: Blender placed an FBX-sourced leg sideways in our Collada without it): X =
+ * rest_world(j) * IB(j), when it is one matrix for every joint some mesh binds and not the identity
  * (the file's rest pose is its bind pose up to a mesh transform: CesiumMan's Z_UP turn, huesitos' x100), is baked
  * into the written meshes (vertices *= X, normals by its normal matrix, inverse binds *= X^-1) so that the written
  * rest pose IS the bind pose. Skinned positions are unchanged (world(j) * IB(j) X^-1 * X v). Why: Blender's FBX
@@ -322,14 +323,14 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
  * vertices": CesiumMan 0.76 of the diagonal, huesitos 65 before); and Assimp's FBX reader rebuilds inverse binds
  * from the node tree, which is now right. Returns false (nothing to bake) otherwise. Mirrored in
  * tests/unit/test_roundtrip.c. */
-static bool fbx_bake(const skio_scene* s, const char* id, float x[16]) {
+static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
   if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
   return skio_scene_rest_to_bind(s, x);
 }
 
 /* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:
  * Assimp's FBX writer then writes the rest pose as the bind (its reader rebuilds inverse binds from the node tree,
- * and fbx_bake has no single matrix to bake), so binds and skinned positions change (Fox_blender.fbx). */
+ * and assimp_bake has no single matrix to bake), so binds and skinned positions change (Fox_blender.fbx). */
 static bool fbx_binds_rebuilt(const skio_scene* s) {
   const skc_skeleton* sk = s->skeleton;
   float x0[16], x[16], scale = 1.0f;
@@ -414,7 +415,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
                       "mesh \"%s\" binds joints with inverse bind matrices that differ from the first mesh's in a "
                       "way no single mesh transform explains; Assimp writes one skin for all meshes",
                       m->name);
-    if (bake) { /* rest pose = bind pose: see fbx_bake */
+    if (bake) { /* rest pose = bind pose: see assimp_bake */
       float bx[16];
       skc_mat4_mul(bake, x, bx);
       memcpy(x, bx, sizeof bx);
@@ -1269,7 +1270,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     goto done;
   }
   float bake[16];
-  const bool have_bake = fbx_bake(s, id, bake);
+  const bool have_bake = assimp_bake(s, id, bake);
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
     if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), have_bake ? bake : NULL, &sc->mMeshes[m], err)))

@@ -556,7 +556,7 @@ START_TEST(round_trip) {
                     "%s -> %s: extra joint \"%s\"", file,
                     fmt->ext, sk_skeleton_joint_name(kb, j));
 
-  /* FBX: scene_export.c (fbx_bake) bakes X = rest_world(k) * IB(k) into the written mesh when it is not the
+  /* FBX: scene_export.c (assimp_bake) bakes X = rest_world(k) * IB(k) into the written mesh when it is not the
    * identity (rest pose = bind pose in the file): the round trip's positions are X * the source's and its inverse
    * binds IB * X^-1; skinned positions are unchanged. */
   /* the frames: an FBX source in centimetres comes back from .glb / .gltf / .dae in metres (sk_scene_frame), so
@@ -610,7 +610,7 @@ START_TEST(round_trip) {
       if (!any_a[j] && mat4_affine_inverse(rwa + j * 16, inv)) mat4_mul(inv, x_a, iba + j * 16);
     }
     /* FBX, Collada (written by Assimp: not a Collada source, which is edited in place) and glTF bake one common X
-     * into the mesh (scene_export.c fbx_bake, gltf_write.c): binds come back IB X^-1. The writers of one frame
+     * into the mesh (scene_export.c assimp_bake, gltf_write.c): binds come back IB X^-1. The writers of one frame
      * (.glb, .gltf, .dae) see the source in glTF's frame (scene_frame.c): their X is G_rel X (Collada's, written
      * Z up, C G_rel X). */
     const int dae_by_assimp = !strcmp(fmt->ext, ".dae") && !strstr(file, ".dae");
