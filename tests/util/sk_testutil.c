@@ -121,7 +121,7 @@ int skt_run_cli(const char* dir, const char* cli, const char* args, const char* 
 }
 
 const char* skt_read_text(const char* path) {
-  static char buf[8192];
+  static char buf[1 << 16];
   FILE* f = fopen(path, "r");
   size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
   buf[n] = 0;

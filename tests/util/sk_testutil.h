@@ -58,7 +58,8 @@ void skt_rot_about(int axis, float angle, float px, float m[16]);
 /* Runs `cli ARGS` through the shell from directory dir; stdout goes to out (cap bytes, NUL-terminated), stderr to
  * the file err_path. Returns the exit status, or -1 when it could not run or did not exit normally. */
 int skt_run_cli(const char* dir, const char* cli, const char* args, const char* err_path, char* out, size_t cap);
-/* The text of a file (at most 8 KiB) in a static buffer; "" when it cannot be read. */
+/* The text of a file (at most 64 KiB: validate of tests/data with its progress bar passed 8 KiB) in a static
+ * buffer; "" when it cannot be read. */
 const char* skt_read_text(const char* path);
 
 
