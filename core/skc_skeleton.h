@@ -34,6 +34,11 @@ typedef struct skc_skeleton_init {
 } skc_skeleton_init;
 
 int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err);
+/* Whether joint j is a root: no parent (or, defensively, a parent that is not an earlier joint). */
+static inline bool skc_skeleton_is_root(const skc_skeleton* s, uint32_t j) {
+  const int32_t p = s->parents[j];
+  return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
+}
 void skc_skeleton_destroy(skc_skeleton* s);
 /* Index of a joint by exact name, or -1. Linear scan (skeletons are small). */
 int32_t skc_skeleton_find(const skc_skeleton* s, const char* name);

@@ -467,11 +467,6 @@ static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
   skio_buf_str(j, "]");
 }
 
-static bool is_root_joint(const skc_skeleton* sk, uint32_t j) {
-  const int32_t p = sk->parents[j];
-  return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
-}
-
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -1635,7 +1630,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
        * an armature object above its bones, as Blender's FBX writes it (its x100 made it non-rigid until the
        * unit was converted, session 30) - stays a plain node: Blender's glTF importer makes it the armature
        * object, with the source's name, instead of an extra bone; the mesh is written in its space (write_mesh). */
-      bool armature_object = all_rigid && orphan[j] && !used[j] && is_root_joint(sk, j);
+      bool armature_object = all_rigid && orphan[j] && !used[j] && skc_skeleton_is_root(sk, j);
       for (uint32_t k = child_off[j]; armature_object && k < child_off[j + 1]; ++k)
         armature_object = used[child[k]] || !orphan[child[k]];
       orphan[j] = (all_rigid && !armature_object) || !orphan[j]; /* listed in every skin (beside the bound ones) */

@@ -33,15 +33,20 @@ static bool is_identity(const float m[16]) {
   return true;
 }
 
-bool skio_frame_matrix(const skio_frame* f, float g[16]) {
-  skc_mat4_identity(g);
-  if (!f || !f->set || !(f->unit_cm > 0.0) || !isfinite(f->unit_cm)) return false;
-  float up[3], front[3], right[3];
+/* The frame's up and front axes as vectors, and the right-handed third axis up x front. */
+static void frame_axes(const skio_frame* f, float up[3], float front[3], float right[3]) {
   axis_vec(f->up, up);
   axis_vec(f->front, front);
   right[0] = up[1] * front[2] - up[2] * front[1];
   right[1] = up[2] * front[0] - up[0] * front[2];
   right[2] = up[0] * front[1] - up[1] * front[0];
+}
+
+bool skio_frame_matrix(const skio_frame* f, float g[16]) {
+  skc_mat4_identity(g);
+  if (!f || !f->set || !(f->unit_cm > 0.0) || !isfinite(f->unit_cm)) return false;
+  float up[3], front[3], right[3];
+  frame_axes(f, up, front, right);
   const float* rows[3] = {right, up, front}; /* A v = (right . v, up . v, front . v) */
   const float s = (float)(f->unit_cm / 100.0);
   for (int r = 0; r < 3; ++r)
@@ -62,18 +67,13 @@ typedef struct frame_map {
   float s;
 } frame_map;
 
-static bool is_root(const skc_skeleton* sk, uint32_t j) {
-  const int32_t p = sk->parents[j];
-  return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
-}
-
 static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, skc_skeleton** out, skc_err* err) {
   const uint32_t n = sk->joint_count;
   float* rest = malloc((size_t)n * 16 * sizeof *rest + 1);
   if (!rest) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   memcpy(rest, sk->rest_local, (size_t)n * 16 * sizeof *rest);
   for (uint32_t j = 0; j < n; ++j)
-    if (is_root(sk, j)) skc_mat4_mul(f->g, sk->rest_local + (size_t)j * 16, rest + (size_t)j * 16);
+    if (skc_skeleton_is_root(sk, j)) skc_mat4_mul(f->g, sk->rest_local + (size_t)j * 16, rest + (size_t)j * 16);
   skc_skeleton_init init = {n, (const char* const*)sk->names, sk->parents, rest, sk->bind, sk->inverse_bind};
   int rc = skc_skeleton_create(&init, out, err);
   free(rest);
@@ -165,7 +165,7 @@ static int frame_anims(const skio_scene* s, const frame_map* f, skio_scene* v, s
     v->anims[a].channels = ch;
     for (uint32_t c = 0; c < sa->channel_count; ++c) {
       const skio_channel* sc = &sa->channels[c];
-      if (sc->joint >= s->skeleton->joint_count || !is_root(s->skeleton, sc->joint)) continue;
+      if (sc->joint >= s->skeleton->joint_count || !skc_skeleton_is_root(s->skeleton, sc->joint)) continue;
       if (!frame_channel(sc, f, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     }
   }
@@ -261,13 +261,10 @@ void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai) {
     f.front = 3;
     f.coord = 1;
   }
-  float up[3], front[3], coord[3];
-  axis_vec(f.up, up);
-  axis_vec(f.front, front);
+  float up[3], front[3], right[3], coord[3];
+  frame_axes(&f, up, front, right);
   axis_vec(f.coord, coord);
-  const float right_x = up[1] * front[2] - up[2] * front[1], right_y = up[2] * front[0] - up[0] * front[2],
-              right_z = up[0] * front[1] - up[1] * front[0];
-  if (f.coord && coord[0] * right_x + coord[1] * right_y + coord[2] * right_z < 0.5f) {
+  if (f.coord && coord[0] * right[0] + coord[1] * right[1] + coord[2] * right[2] < 0.5f) {
     snprintf(line, sizeof line, "FBX coord axis %d (sign %d) makes a left-handed system: read as the right-handed "
              "one with its up and front axes", v[4], v[5]);
     skio_scene_note(s, line);

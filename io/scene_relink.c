@@ -14,17 +14,12 @@
 
 #include "skio_scene.h"
 
-static bool is_root(const skc_skeleton* sk, uint32_t j) {
-  const int32_t p = sk->parents[j];
-  return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
-}
-
 /* M for old joint j (new index n): identity when its parent is the same joint in both skeletons. */
 static bool parent_change(const skc_skeleton* old, const skc_skeleton* nsk, const int32_t* map, uint32_t j,
                           float m[16]) {
   skc_mat4_identity(m);
   const uint32_t n = (uint32_t)map[j];
-  const bool old_root = is_root(old, j), new_root = is_root(nsk, n);
+  const bool old_root = skc_skeleton_is_root(old, j), new_root = skc_skeleton_is_root(nsk, n);
   if (old_root && new_root) return false;
   if (!old_root && !new_root && map[old->parents[j]] == nsk->parents[n]) return false;
   float inv[16], op[16];
