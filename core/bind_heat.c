@@ -16,9 +16,9 @@
  * matrix is assembled in compressed columns straight from the triangles, and its ordering and symbolic analysis run
  * on one core while the BVH is built on the other (the pattern does not depend on the heat); the right-hand sides
  * are solved in two halves on two threads. Vertices at identical positions are welded for the Laplacian (hash of
- * the exact coordinates), so UV seams and split caps do not split the heat. A component that no bone sees is weighted by nearest bone instead:
- * rigidly by its centroid when it is small (under 5% of the mesh size: buttons, eyes), per vertex (blended)
- * otherwise; vertices the heat leaves empty also get per-vertex nearest weights.
+ * the exact coordinates), so UV seams and split caps do not split the heat. A component that no bone sees is weighted
+ * by nearest bone instead: rigidly by its centroid when it is small (under 5% of the mesh size: buttons, eyes), per
+ * vertex (blended) otherwise; vertices the heat leaves empty also get per-vertex nearest weights.
  */
 #include <limits.h>
 #include <math.h>
@@ -562,9 +562,7 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
   /* Groups of up to 2 HEAT_CHUNK bones: each half is solved by its own thread with its own CHOLMOD workspace
    * (the factor is only read), then the rows (one vertex each) take their candidates in parallel. */
   cholmod_common own;
-  cholmod_start(&own);
-  own.print = 0;
-  own.error_handler = NULL;
+  skc_chol_start(&own);
   heat_rhs rs[2] = {{cm, NULL, NULL, NULL, NULL}, {&own, NULL, NULL, NULL, NULL}};
   int rc = SKC_OK;
   for (uint32_t g0 = 0; g0 < nh && !rc; g0 += 2 * HEAT_CHUNK) {
@@ -733,7 +731,7 @@ static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, skc_bind_c
   return rc;
 }
 
-int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
+static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
   if (rep) rep->method_used = SKC_BIND_HEAT;
   for (size_t v = 0; v < d->vertex_count; ++v) out->count[v] = 0;
   if (d->triangle_count == 0) { /* point cloud: nothing to diffuse over */
@@ -773,9 +771,7 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
   int32_t m = 0;
   for (size_t v = 0; v < n; ++v) c.sidx[v] = c.rep[v] == v && c.area[v] > 0.0 ? m++ : -1;
   cholmod_common cm;
-  cholmod_start(&cm);
-  cm.print = 0;
-  cm.error_handler = NULL;
+  skc_chol_start(&cm);
   /* AMD order (a METIS trial costs more than it saves on surface meshes); supernodal (BLAS) once the
    * factorization does enough work per entry, simplicial below (CesiumMan_subdiv2: 69 flops per entry of L,
    * simplicial 34 ms vs supernodal 42; the 40k cylinder: 145, supernodal 46 ms vs simplicial 80) */
@@ -901,4 +897,11 @@ int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_b
   ctx_free(&c);
   if (rc) return rc;
   return nearest_fallback(d, out, rep, err);
+}
+
+int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
+  int blas = skc_blas_serial_begin();
+  int rc = heat_bind(d, strict, out, rep, err);
+  skc_blas_serial_end(blas);
+  return rc;
 }

@@ -1,5 +1,72 @@
-/* chol.c - triplet -> sparse -> analyze -> factorize with CHOLMOD (see skc_chol.h). */
+/* chol.c - triplet -> sparse -> analyze -> factorize with CHOLMOD, and the settings every CHOLMOD user here
+ * shares (see skc_chol.h). */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <stdlib.h>
+
 #include "skc_chol.h"
+
+#if defined(__linux__)
+#include <dlfcn.h>
+#include <pthread.h>
+#define SKC_BLAS_BY_NAME 1
+#endif
+
+/* Relaxed amalgamation: a supernode may absorb up to 8 / 32 / 96 columns (CHOLMOD's defaults: 4 / 16 / 48) at the
+ * same share of explicit zeros. CHOLMOD's supernodal code opens an OpenMP region for every supernode and for every
+ * update from a descendant, and libgomp ends each with a futex wake even when it runs on one thread: 45,563 system
+ * calls for the 38k-vertex sample cylinder (17,488 now), dear on virtual machines. Fewer, larger supernodes also
+ * give the BLAS larger blocks. `skinkit bind`, same output bytes: 38k cylinder 0.27 -> 0.23 s, 200k 1.13-1.54 ->
+ * 1.01-1.37 s, peak memory +9-10 %; 12 / 48 / 128 or 16 / 64 / 128 were no faster and took more memory
+ * (docs/bind.md, session 31). */
+void skc_chol_start(cholmod_common* cm) {
+  cholmod_start(cm);
+  cm->print = 0;
+  cm->error_handler = NULL;
+  cm->nrelax[0] = 8;
+  cm->nrelax[1] = 32;
+  cm->nrelax[2] = 96;
+}
+
+#if SKC_BLAS_BY_NAME
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users;  /* callers between begin and end */
+static int blas_saved;  /* the BLAS's thread count before the first of them */
+static int blas_looked; /* the two functions were looked up */
+static int (*blas_get)(void);
+static void (*blas_set)(int);
+#endif
+
+int skc_blas_serial_begin(void) {
+#if SKC_BLAS_BY_NAME
+  if (getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS")) return 0;
+  pthread_mutex_lock(&blas_lock);
+  if (!blas_looked) {
+    blas_looked = 1;
+    *(void**)&blas_get = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    *(void**)&blas_set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  }
+  int token = blas_get && blas_set;
+  if (token && blas_users++ == 0) {
+    blas_saved = blas_get();
+    if (blas_saved > 1) blas_set(1);
+  }
+  pthread_mutex_unlock(&blas_lock);
+  return token;
+#else
+  return 0;
+#endif
+}
+
+void skc_blas_serial_end(int token) {
+#if SKC_BLAS_BY_NAME
+  if (!token) return;
+  pthread_mutex_lock(&blas_lock);
+  if (--blas_users == 0 && blas_saved > 1) blas_set(blas_saved);
+  pthread_mutex_unlock(&blas_lock);
+#else
+  (void)token;
+#endif
+}
 
 cholmod_factor* skc_chol_factor_triplet(cholmod_triplet** T, size_t nnz, cholmod_common* cm, cholmod_sparse** out_a,
                                         int* oom) {

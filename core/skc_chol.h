@@ -6,6 +6,18 @@
 #include <stddef.h>
 #include <suitesparse/cholmod.h>
 
+/* cholmod_start, quiet (no printing, no error handler: callers read cm->status), and supernodes amalgamated more
+ * than CHOLMOD's defaults (see chol.c). */
+void skc_chol_start(cholmod_common* cm);
+
+/* One BLAS thread while our solves run: the bind's own threads already share the cores, and a multithreaded BLAS
+ * (OpenBLAS, found by name at run time) would add its workers to them for blocks worth microseconds. Nested and
+ * concurrent callers are counted: the first saves the BLAS's thread count, the last restores it. Nothing happens
+ * when the BLAS is not OpenBLAS or OPENBLAS_NUM_THREADS / GOTO_NUM_THREADS is set (the user chose). Returns a token
+ * for skc_blas_serial_end. */
+int skc_blas_serial_begin(void);
+void skc_blas_serial_end(int token);
+
 /* Converts the symmetric (lower) triplet matrix *T (freed, *T = NULL) with nnz entries to a sparse matrix,
  * orders, analyzes and factorizes it. Returns L and *out_a = the sparse matrix (both owned by the caller), or
  * NULL with everything freed and *oom = 1 when memory ran out, 0 when the matrix is not positive definite or

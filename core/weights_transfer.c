@@ -509,9 +509,7 @@ static int inpaint(tctx* c, skc_err* err) {
     for (size_t v = 0; v < nv; ++v) inv_mass[v] = 1.0 / (mass[v] > 1e-12 * mean && isfinite(mass[v]) ? mass[v] : mean);
   }
   cholmod_common cm;
-  cholmod_start(&cm);
-  cm.print = 0;
-  cm.error_handler = NULL;
+  skc_chol_start(&cm);
   cholmod_factor* L = NULL;
   cholmod_sparse* A = NULL;
   for (int attempt = 0; attempt < 2 && !L; ++attempt) {
@@ -721,7 +719,10 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
   }
   if ((rc = skc_tri_bvh_build(&bvh, p->src_pos, p->src_stride, p->src_tri, p->src_tri_count, err))) goto done;
   if ((rc = match(&c, &bvh, thr, err))) goto done;
-  if ((rc = inpaint(&c, err))) goto done;
+  int blas = skc_blas_serial_begin();
+  rc = inpaint(&c, err);
+  skc_blas_serial_end(blas);
+  if (rc) goto done;
 
   /* assemble the new skin */
   {

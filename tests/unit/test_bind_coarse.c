@@ -1,8 +1,11 @@
 /* test_bind_coarse.c - heat and robust binds of very large meshes on a simplified copy (core/bind_coarse.c): the
  * weights match the full solve's, the simplified copy is used only when it shrinks the mesh, and a vertex mask or
  * a small mesh keeps the full solve. Thresholds are lowered through skc_bind_desc so a test-sized cylinder takes
- * the path. */
+ * the path. Also the solver settings large binds depend on (core/chol.c): fewer, larger supernodes than CHOLMOD's
+ * defaults, and one BLAS thread during a bind with the caller's count restored after. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <check.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include "sk_bindmesh.h"
 #include "sk_testutil.h"
 #include "skc_bind.h"
+#include "skc_chol.h"
 #include "skc_skin.h"
 
 static skc_bind_desc desc_for(const skt_bind_mesh* m, int method) {
@@ -118,12 +122,97 @@ START_TEST(coarse_only_where_it_applies) {
 }
 END_TEST
 
+/* The heat system's pattern of a 38k-vertex cylinder (its cotangent Laplacian's graph, one entry per edge): with
+ * skc_chol_start's amalgamation the supernodal factor has far fewer supernodes than with CHOLMOD's defaults (each
+ * supernode and each update between two opens an OpenMP region in the factorization: docs/bind.md, session 31). */
+static size_t supernodes(const skt_bind_mesh* m, int relaxed) {
+  cholmod_common cm;
+  if (relaxed) {
+    skc_chol_start(&cm);
+  } else {
+    cholmod_start(&cm);
+    cm.print = 0;
+  }
+  cm.nmethods = 1;
+  cm.method[0].ordering = CHOLMOD_AMD;
+  cm.supernodal = CHOLMOD_SUPERNODAL;
+  cholmod_triplet* T = cholmod_allocate_triplet(m->nv, m->nv, m->nv + 3 * m->nt, -1, CHOLMOD_REAL, &cm);
+  ck_assert_ptr_nonnull(T);
+  int* ti = T->i;
+  int* tj = T->j;
+  double* tx = T->x;
+  size_t k = 0;
+  for (size_t v = 0; v < m->nv; ++v, ++k) ti[k] = tj[k] = (int)v, tx[k] = 8.0;
+  for (size_t t = 0; t < m->nt; ++t)
+    for (int e = 0; e < 3; ++e, ++k) {
+      int a = (int)m->tri[3 * t + e], b = (int)m->tri[3 * t + (e + 1) % 3];
+      ti[k] = a > b ? a : b;
+      tj[k] = a > b ? b : a;
+      tx[k] = -0.5;
+    }
+  T->nnz = k;
+  cholmod_sparse* A = cholmod_triplet_to_sparse(T, k, &cm);
+  cholmod_factor* L = cholmod_analyze(A, &cm);
+  ck_assert_ptr_nonnull(L);
+  ck_assert(L->is_super);
+  size_t n = L->nsuper;
+  cholmod_free_factor(&L, &cm);
+  cholmod_free_sparse(&A, &cm);
+  cholmod_free_triplet(&T, &cm);
+  cholmod_finish(&cm);
+  return n;
+}
+
+START_TEST(fewer_larger_supernodes) {
+  skt_bind_mesh m = skt_bind_cylinder(64, 600, 3);
+  size_t plain = supernodes(&m, 0), relaxed = supernodes(&m, 1);
+  printf("supernodes of the 38k cylinder's factor: %zu with CHOLMOD's defaults, %zu relaxed\n", plain, relaxed);
+  ck_assert_uint_lt(relaxed, plain * 2 / 3);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
+/* A bind runs the BLAS on one thread and gives the caller its thread count back; nested and concurrent users are
+ * counted; a count the user set in the environment is left alone. Skipped where the BLAS is not OpenBLAS. */
+START_TEST(blas_threads_restored) {
+  int (*get)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (!get || !set || getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS")) {
+    printf("blas_threads_restored: skipped (no OpenBLAS, or its thread count set by the environment)\n");
+    return;
+  }
+  set(2);
+  ck_assert_int_eq(get(), 2);
+  int a = skc_blas_serial_begin();
+  ck_assert_int_eq(get(), 1);
+  int b = skc_blas_serial_begin();
+  skc_blas_serial_end(a);
+  ck_assert_int_eq(get(), 1); /* b still inside */
+  skc_blas_serial_end(b);
+  ck_assert_int_eq(get(), 2);
+  skt_bind_mesh m = skt_bind_cylinder(32, 60, 3);
+  skc_bind_desc d = desc_for(&m, SKC_BIND_HEAT);
+  skc_bind_report rep;
+  skc_skin_destroy(bound(&d, &rep));
+  ck_assert_int_eq(get(), 2);
+  setenv("OPENBLAS_NUM_THREADS", "2", 1);
+  int c = skc_blas_serial_begin();
+  ck_assert_int_eq(c, 0);
+  ck_assert_int_eq(get(), 2);
+  skc_blas_serial_end(c);
+  unsetenv("OPENBLAS_NUM_THREADS");
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("bind_coarse");
   TCase* t = tcase_create("coarse");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, coarse_matches_the_full_solve);
   tcase_add_test(t, coarse_only_where_it_applies);
+  tcase_add_test(t, fewer_larger_supernodes);
+  tcase_add_test(t, blas_threads_restored);
   suite_add_tcase(s, t);
   return s;
 }
