@@ -500,6 +500,33 @@ AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K
   return finish16(c, v, HAS_N, RENORM, bad, o, m);
 }
 
+/* Software prefetch of the block PF_BLOCKS ahead of v in the input streams the transform reads (positions, normals,
+ * COR's centres; joints and weights are read ahead by the pipelined loops' first stage). On the AMD EPYC Zen 5 host
+ * the hardware prefetcher did not keep the DQS and COR loops fed: their position loads were the hottest
+ * instructions (perf annotate), and with this DQS went from 224-239 to 264-278 M vertices/s, COR from 180-186 to
+ * 205-221, LBS from 320-331 to 336-359 (bench_deform --headline, docs/deform.md session 31). */
+#define PF_BLOCKS 4
+AI void prefetch_streams(const skc_deform_ctx* c, size_t v, size_t e, const int HAS_N, const int COR) {
+  const size_t pf = v + PF_BLOCKS * SW;
+  if (pf + SW > e) return;
+  const char* pp = (const char*)c->pin + pf * 12;
+  _mm_prefetch(pp, _MM_HINT_T0);
+  _mm_prefetch(pp + 64, _MM_HINT_T0);
+  _mm_prefetch(pp + 128, _MM_HINT_T0);
+  if (HAS_N) {
+    const char* np = (const char*)c->nin + pf * 12;
+    _mm_prefetch(np, _MM_HINT_T0);
+    _mm_prefetch(np + 64, _MM_HINT_T0);
+    _mm_prefetch(np + 128, _MM_HINT_T0);
+  }
+  if (COR) {
+    const char* cp = (const char*)c->cin + pf * 12;
+    _mm_prefetch(cp, _MM_HINT_T0);
+    _mm_prefetch(cp + 64, _MM_HINT_T0);
+    _mm_prefetch(cp + 128, _MM_HINT_T0);
+  }
+}
+
 /* DQS with the table over the blocks of [v, e), software-pipelined: stage 1 (pivot rows) runs two blocks ahead,
  * and the blend of block n + 1 is interleaved with the transform of block n (one block's dependency chain is
  * longer than the core's reorder window; this way the load-bound blend and the arithmetic-bound transform
@@ -535,6 +562,7 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
       const size_t r = (n + 2) & 3;
       jok[r] = dqs_pivot_rows(c, vn + 2 * SW, JT, K, lim, rows[r], &wbad[r]);
     }
+    prefetch_streams(c, vn, e, HAS_N, 0);
     const int nx = n + 1 < nb && jok[(n + 1) & 3];
     const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
     const unsigned char* wbx = nx ? c->weights + (vn + SW) * K * 4 : zero;
@@ -558,8 +586,10 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
   if (TAB) {
     bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, lim, &v);
   } else {
-    for (; v + SW <= e; v += SW)
+    for (; v + SW <= e; v += SW) {
+      prefetch_streams(c, v, e, HAS_N, 0);
       if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim)) bad += skc_deform_kernel_avx2(c, v, v + SW);
+    }
   }
   if (v < e) bad += skc_deform_kernel_avx2(c, v, e);
   return bad;
@@ -705,6 +735,7 @@ AI size_t run16_cor(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
   }
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SW;
+    prefetch_streams(c, vn, e, HAS_N, 1);
     if (n + 2 < nb) ok[(n + 2) & 3] = cor_prep(c, vn + 2 * SW, JT, K, SIGN, lim, rows[(n + 2) & 3], &wbad[(n + 2) & 3]);
     const int nx = n + 1 < nb && ok[(n + 1) & 3];
     const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
