@@ -295,18 +295,18 @@ static void prepare(const skc_deform_args* a, float* scratch, skc_deform_ctx* c)
  * aligned block, for the jobs those paths take (rigid DQS or COR, packed u8 / u16 joints with K = 1, 2, 4 or 8 f32
  * weights, packed float3 streams, no tangents, no flags but NO_RENORMALIZE):
  * - COR: cor_pm, always (the AVX2 path blends nothing else);
- * - DQS: dq_pm, only with the hemisphere table (dq_uni holds what the AVX2 path needs);
+ * - DQS: dq_pm, only with the hemisphere table (dq_uni holds what the uniform-sign paths need);
  * - the hemisphere table dq_sel: the sign test of every (pivot, joint) pair with the scalar loop's dot product, in
  *   the same order of operations (the loop over k vectorizes lane by lane, so each dot is the scalar one). Built
  *   when it pays off: K >= 2, at most DQ_TABLE_MAX_JOINTS joints (rows stay in L1/L2) and at least J^2 vertices
  *   (an entry costs a small fraction of the dots it saves a vertex: measured faster from V = J^2 on for J = 64
- *   and 256);
+ *   and 256), and only when the signs are not uniform;
  * - dq_uni, when the signs are consistent (one sign per joint explains every pair's test;
  *   a posed character's joints, all turned less than 180 degrees from the bind pose relative to one rotation,
  *   have one): each joint's record with that sign. K >= 2, at most DQ_UNIFORM_MAX_JOINTS joints and at least
  *   J^2 / 8 vertices (the check costs up to J^2 / 2 dots). Every blend around a pivot p is then s_p times the
  *   blend of these records (negation is exact) and a dual quaternion and its negation move a point alike, so the
- *   AVX2 path blends them without a pivot and gets the per-pivot results bit for bit.
+ *   AVX2 and AVX-512 paths blend them without a pivot and get the per-pivot results bit for bit.
  * NULL when the job is not one of those or memory is short (DQS then computes the dots per vertex; COR runs the
  * generic loop). */
 #define DQ_TABLE_MAX_JOINTS 256
@@ -415,15 +415,15 @@ static void* uniform_dq(skc_deform_ctx* c, size_t V) {
   return u;
 }
 
-static void* wide_tables(skc_deform_ctx* c, size_t V, bool avx512) {
+static void* wide_tables(skc_deform_ctx* c, size_t V) {
   size_t J = c->jcount;
   if (!wide_job(c)) return NULL;
   const bool cor = c->method == SKC_DEFORM_COR;
   /* the consistency check costs up to J^2 / 2 dots: worth it from J^2 / 8 vertices (4 dots each otherwise) */
   uint8_t neg0[DQ_UNIFORM_MAX_JOINTS];
   const bool uni = uniform_worth(c, J, V) && uniform_signs(c, J, neg0);
-  /* with uniform signs only the AVX-512 16-wide DQS path still reads the table (the AVX2 path and COR do not) */
-  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V && (!uni || (avx512 && !cor));
+  /* with uniform signs no path reads the table: every blend takes the signed records */
+  const bool table = c->k >= 2 && J <= DQ_TABLE_MAX_JOINTS && J * J <= V && !uni;
   if (!cor && !table && !uni) return NULL;
   uint32_t sh = 0;
   while (((size_t)1 << sh) < J) ++sh;
@@ -527,7 +527,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   kernel_fn kernel = kernel_of(kid);
   void* hemi = NULL;
   if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2)
-    hemi = wide_tables(&c, a->vertex_count, kid == SKC_KERNEL_AVX512);
+    hemi = wide_tables(&c, a->vertex_count);
   else
     hemi = uniform_dq(&c, a->vertex_count);
   size_t V = a->vertex_count;

@@ -13,6 +13,8 @@
  * K dual quaternions in one ymm register, each read as +dq or -dq at the offset the table gives for (pivot, joint)
  * - the scalar loop's sign test, no per-vertex dots and no shuffles - and one 16x8 transpose. The blocks are
  * software-pipelined (pivot rows two blocks ahead, the next block's blend interleaved with this block's transform).
+ * DQS with uniform signs (deform.c dq_uni: one sign per joint explains every pivot's test, as on a posed character)
+ * runs the same loop without the pivot rows: each influence reads its joint's consistently signed record.
  * DQS without the table: everything in SoA form: per influence the 16 dual quaternions transposed to 8 registers,
  * the pivot swapped to slot 0 per lane, each weight takes the sign of its real part's dot with the pivot's, the
  * blend is 8 FMAs per influence for 16 vertices.
@@ -317,7 +319,7 @@ AI __mmask16 dqs_blend_dots(const skc_deform_ctx* c, const unsigned char* wb, co
 /* DQS with the hemisphere table (K >= 2), stage 1: per lane the byte offset of its pivot joint's table row
  * (largest weight, first on ties, like kbody) from the transposed weights and joints, and the lanes whose weight
  * sum is 0 or not finite. Returns 0 if a joint of the block is out of range (rows are then not to be used). */
-AI int dqs_pivot_rows(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, __m512i lim,
+AI int dqs_pivot_rows(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int UNI, __m512i lim,
                       const uint16_t* rows[SW], __mmask16* wbad) {
   const unsigned char* jb = c->joints + v * K * (size_t)JT;
   const unsigned char* wb = c->weights + v * K * 4;
@@ -330,6 +332,7 @@ AI int dqs_pivot_rows(const skc_deform_ctx* c, size_t v, const int JT, const uin
   V wk[8], wmax;
   __m512i jk[8], kp, pj;
   *wbad = dqs_soa_pivot(wb, K, jv, wk, jk, &wmax, &kp, &pj);
+  if (UNI) return 1; /* uniform signs: no rows to look up */
   /* row pointers: dq_sel + (pj << shift) entries */
   const __m512i ro = _mm512_sllv_epi32(pj, _mm512_set1_epi32((int)c->dq_sel_shift + 1));
   const __m512i base = _mm512_set1_epi64((long long)(uintptr_t)c->dq_sel);
@@ -344,14 +347,14 @@ AI int dqs_pivot_rows(const skc_deform_ctx* c, size_t v, const int JT, const uin
  * load of the table's choice of +dq or -dq: no shuffles, no per-vertex dots), A[i] for vertices [i0, i1) of the
  * block with joints jb, weights wb and pivot rows rows. */
 AI void dqs_blend_table(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb, const int JT,
-                        const uint32_t K, const uint16_t* const* rp, const uint32_t i0, const uint32_t i1,
-                        __m256* A) {
-  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+                        const uint32_t K, const int UNI, const uint16_t* const* rp, const uint32_t i0,
+                        const uint32_t i1, __m256* A) {
+  const unsigned char* PM = (const unsigned char*)(UNI ? c->dq_uni : c->dq_pm);
   _Pragma("GCC unroll 16")
   for (uint32_t i = i0; i < i1; ++i) {
     const unsigned char* jr = jb + (size_t)K * (size_t)JT * i;
     const unsigned char* wr = wb + (size_t)K * 4 * i;
-    const uint16_t* tr = rp[i];
+    const uint16_t* tr = UNI ? NULL : rp[i];
     __m256 a = _mm256_setzero_ps();
     /* the vertex's K * JT joint bytes (2 to 16) in one or two integer loads, joints taken out by shifts */
     uint64_t jw[2] = {0, 0};
@@ -360,7 +363,7 @@ AI void dqs_blend_table(const skc_deform_ctx* c, const unsigned char* jb, const 
     _Pragma("GCC unroll 8")
     for (uint32_t k = 0; k < K; ++k) {
       const uint32_t j = (uint32_t)(jw[k * JT / 8] >> (8 * (k * JT % 8))) & (JT == 1 ? 0xffu : 0xffffu);
-      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + tr[j]));
+      const __m256 x = _mm256_load_ps((const float*)(const void*)(PM + (UNI ? 32 * (size_t)j : tr[j])));
       const __m256 w = _mm256_set1_ps(ldf(wr + 4 * k));
       a = k == 0 ? _mm256_mul_ps(w, x) : _mm256_fmadd_ps(w, x, a);
     }
@@ -392,7 +395,7 @@ AI void dqs_blend_soa(const __m256* A, V D[8]) {
     PIN(x0);                                                                            \
     PIN(x1);                                                                            \
     PIN(x2);                                                                            \
-    dqs_blend_table(c, jbx, wbx, JT, K, rpx, 2 * (i), 2 * (i) + 2, A);                  \
+    dqs_blend_table(c, jbx, wbx, JT, K, UNI, rpx, 2 * (i), 2 * (i) + 2, A);             \
     PIN(A[2 * (i)]);                                                                    \
     PIN(A[2 * (i) + 1]);                                                                \
   }
@@ -402,7 +405,7 @@ AI void dqs_blend_soa(const __m256* A, V D[8]) {
   rz = _mm512_fmsub_ps(ax, by, _mm512_mul_ps(ay, bx))
 AI __mmask16 dqs_apply_x(const skc_deform_ctx* c, size_t v, const V D[8], const int HAS_N, V* o, V* m, const int NX,
                          const unsigned char* jbx, const unsigned char* wbx, const int JT, const uint32_t K,
-                         const uint16_t* const* rpx, __m256* A) {
+                         const int UNI, const uint16_t* const* rpx, __m256* A) {
   const V qx = D[0], qy = D[1], qz = D[2], qw = D[3];
   V l2 = _mm512_fmadd_ps(qw, qw, _mm512_fmadd_ps(qz, qz, _mm512_fmadd_ps(qy, qy, _mm512_mul_ps(qx, qx))));
   const __mmask16 bad = out_of_range(l2, 0x0da24262u, 0x7f61b1e6u); /* (1e-30, 3e38] like kdq_matrix */
@@ -445,7 +448,7 @@ AI __mmask16 dqs_apply_x(const skc_deform_ctx* c, size_t v, const V D[8], const 
 #undef DQS_STEP
 #undef PIN
 AI __mmask16 dqs_apply(const skc_deform_ctx* c, size_t v, const V D[8], const int HAS_N, V* o, V* m) {
-  return dqs_apply_x(c, v, D, HAS_N, o, m, 0, NULL, NULL, 1, 1, NULL, NULL);
+  return dqs_apply_x(c, v, D, HAS_N, o, m, 0, NULL, NULL, 1, 1, 0, NULL, NULL);
 }
 
 /* Renormalizes the normals (RENORM) and stores the block unless a lane is bad; 0 = nothing written. */
@@ -533,10 +536,10 @@ AI void prefetch_streams(const skc_deform_ctx* c, size_t v, size_t e, const int 
  * overlap). A block with a joint out of range is blended from a dummy block (nothing out of bounds is read) and
  * redone by the AVX2 kernel. Returns the count of bad vertices; *vend = the first vertex not covered. */
 AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, const uint32_t K, const int HAS_N,
-                    const int RENORM, __m512i lim, size_t* vend) {
+                    const int RENORM, const int UNI, __m512i lim, size_t* vend) {
   static const unsigned char zero[SW * 8 * 4] = {0};
   const size_t nb = (e - v) / SW;
-  size_t bad = 0;
+  size_t bad = 0, kept = 0;
   _Alignas(64) const uint16_t* rows[4][SW];
   __mmask16 wbad[4] = {0, 0, 0, 0};
   int jok[4] = {0, 0, 0, 0};
@@ -549,18 +552,18 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
   const uint16_t* safe[SW]; /* the rows of the dummy block after the last one */
   _Pragma("GCC unroll 16")
   for (int i = 0; i < SW; ++i) safe[i] = c->dq_sel;
-  for (size_t n = 0; n < nb && n < 2; ++n) jok[n] = dqs_pivot_rows(c, v + n * SW, JT, K, lim, rows[n], &wbad[n]);
+  for (size_t n = 0; n < nb && n < 2; ++n) jok[n] = dqs_pivot_rows(c, v + n * SW, JT, K, UNI, lim, rows[n], &wbad[n]);
   {
     const unsigned char* jb = jok[0] ? c->joints + v * K * (size_t)JT : zero;
     const unsigned char* wb = jok[0] ? c->weights + v * K * 4 : zero;
-    dqs_blend_table(c, jb, wb, JT, K, rows[0], 0, SW, A);
+    dqs_blend_table(c, jb, wb, JT, K, UNI, rows[0], 0, SW, A);
     dqs_blend_soa(A, Dn);
   }
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SW;
     if (n + 2 < nb) {
       const size_t r = (n + 2) & 3;
-      jok[r] = dqs_pivot_rows(c, vn + 2 * SW, JT, K, lim, rows[r], &wbad[r]);
+      jok[r] = dqs_pivot_rows(c, vn + 2 * SW, JT, K, UNI, lim, rows[r], &wbad[r]);
     }
     prefetch_streams(c, vn, e, HAS_N, 0);
     const int nx = n + 1 < nb && jok[(n + 1) & 3];
@@ -571,10 +574,15 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
     V D[8], o[3], m[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     _Pragma("GCC unroll 8")
     for (int q = 0; q < 8; ++q) D[q] = Dn[q];
-    const __mmask16 b = wbad[n & 3] | dqs_apply_x(c, vn, D, HAS_N, o, m, 1, jbx, wbx, JT, K, rpx, A);
+    const __mmask16 b = wbad[n & 3] | dqs_apply_x(c, vn, D, HAS_N, o, m, 1, jbx, wbx, JT, K, UNI, rpx, A);
     dqs_blend_soa(A, Dn);
-    if (!jok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+    if (!jok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m))
+      bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+    else
+      kept += SW;
   }
+  /* uniform signs: the blocks blended here (the AVX2 kernel notes those it redoes, and the tail) */
+  if (UNI) skc_deform_path_note(SKC_DEFORM_PATH_UNIFORM_SIGNS, kept);
   *vend = v + nb * SW;
   return bad;
 }
@@ -584,7 +592,7 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
   const __m512i lim = _mm512_set1_epi32((int)(c->jcount - 1));
   size_t bad = 0, v = b;
   if (TAB) {
-    bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, lim, &v);
+    bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, TAB == 2, lim, &v);
   } else {
     for (; v + SW <= e; v += SW) {
       prefetch_streams(c, v, e, HAS_N, 0);
@@ -608,7 +616,7 @@ enum { COR_K1 = 0, COR_UNI = 1, COR_TAB = 2 };
  * row of each lane's pivot joint. */
 AI int cor_prep(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int SIGN, __m512i lim,
                 const uint16_t* rows[SW], __mmask16* wbad) {
-  if (SIGN == COR_TAB) return dqs_pivot_rows(c, v, JT, K, lim, rows, wbad);
+  if (SIGN == COR_TAB) return dqs_pivot_rows(c, v, JT, K, 0, lim, rows, wbad);
   __m512i jv[8], jk[8], kp, pj;
   V wk[8], wmax;
   if (!load_joints(c->joints + v * K * (size_t)JT, JT, K, lim, jv)) return 0;
@@ -784,14 +792,16 @@ C16_FN(wide_cor_tab_u16, 2, COR_TAB)
 #undef C16_K
 #undef C16_FN
 
-/* DQ: 0 = LBS, 1 = DQS computing the hemisphere dots, 2 = DQS with the table (K >= 2) */
-#define R16_K(JT, HN, DQ, RN)                                                    \
-  switch (c->k) {                                                                \
-    case 1: *bad = run16(c, b, e, JT, 1, HN, DQ != 0, 0, RN); return 1;         \
-    case 2: *bad = run16(c, b, e, JT, 2, HN, DQ != 0, DQ == 2, RN); return 1;   \
-    case 4: *bad = run16(c, b, e, JT, 4, HN, DQ != 0, DQ == 2, RN); return 1;   \
-    case 8: *bad = run16(c, b, e, JT, 8, HN, DQ != 0, DQ == 2, RN); return 1;   \
-    default: return 0;                                                           \
+/* DQ: 0 = LBS, 1 = DQS computing the hemisphere dots, 2 = DQS with the table (K >= 2), 3 = DQS with uniform signs
+ * (K >= 2); run16's TAB: 1 = the table, 2 = uniform signs */
+#define R16_TAB(DQ) ((DQ) == 2 ? 1 : (DQ) == 3 ? 2 : 0)
+#define R16_K(JT, HN, DQ, RN)                                                          \
+  switch (c->k) {                                                                      \
+    case 1: *bad = run16(c, b, e, JT, 1, HN, DQ != 0, 0, RN); return 1;               \
+    case 2: *bad = run16(c, b, e, JT, 2, HN, DQ != 0, R16_TAB(DQ), RN); return 1;     \
+    case 4: *bad = run16(c, b, e, JT, 4, HN, DQ != 0, R16_TAB(DQ), RN); return 1;     \
+    case 8: *bad = run16(c, b, e, JT, 8, HN, DQ != 0, R16_TAB(DQ), RN); return 1;     \
+    default: return 0;                                                                 \
   }
 /* one function per joint type and method: an unoptimized (sanitizer) build gives every inlined variant its own
  * locals, and all variants in one frame would not fit the default stack together with the AVX2 kernel's */
@@ -807,7 +817,10 @@ R16_FN(wide_dqs_u8, 1, 1)
 R16_FN(wide_dqs_u16, 2, 1)
 R16_FN(wide_dqs_table_u8, 1, 2)
 R16_FN(wide_dqs_table_u16, 2, 2)
+R16_FN(wide_dqs_uni_u8, 1, 3)
+R16_FN(wide_dqs_uni_u16, 2, 3)
 #undef R16_K
+#undef R16_TAB
 #undef R16_FN
 
 static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
@@ -827,6 +840,7 @@ static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
     return 0;
   }
   if (!dqs) return jt == 1 ? wide_lbs_u8(c, b, e, bad) : wide_lbs_u16(c, b, e, bad);
+  if (c->k >= 2 && c->dq_uni) return jt == 1 ? wide_dqs_uni_u8(c, b, e, bad) : wide_dqs_uni_u16(c, b, e, bad);
   if (c->dq_sel) return jt == 1 ? wide_dqs_table_u8(c, b, e, bad) : wide_dqs_table_u16(c, b, e, bad);
   return jt == 1 ? wide_dqs_u8(c, b, e, bad) : wide_dqs_u16(c, b, e, bad);
 }

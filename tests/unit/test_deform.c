@@ -785,7 +785,8 @@ typedef struct kernel_run {
   float *op, *on;
   int soa8_only;
   const char* label;
-  int uniform; /* the avx2 kernel must blend every vertex from consistently signed records (dq_uni) */
+  int uniform; /* the avx2 kernel must blend every vertex from consistently signed records (dq_uni), and so must
+                  the avx512 kernel's 16-wide path for DQS */
   int wide16;  /* with soa8_only: the avx512 kernel must take every vertex on its 16-wide path instead */
 } kernel_run;
 
@@ -814,9 +815,12 @@ static int kernels_match_reference(sk_deform_job* j, const kernel_run* r) {
     j->in_positions = r->pin;
     if (r->normals) j->in_normals = r->nin;
     ck_assert_int_eq(rc, r->rc_ref);
-    if (r->uniform && k == 2)
+    if (r->uniform && (k == 2 || (k == 3 && !r->soa8_only)))
       ck_assert_msg(n[SKC_DEFORM_PATH_UNIFORM_SIGNS] == V, "%s %s: uniform signs took %llu of the vertices",
                     kernel_names[k], r->label, (unsigned long long)n[SKC_DEFORM_PATH_UNIFORM_SIGNS]);
+    if (r->uniform && k == 3 && !r->soa8_only)
+      ck_assert_msg(n[SKC_DEFORM_PATH_WIDE16] == V, "%s %s: wide16 took %llu of the vertices", kernel_names[k],
+                    r->label, (unsigned long long)n[SKC_DEFORM_PATH_WIDE16]);
     if (r->soa8_only && k >= 2) {
       const int path = k == 3 && r->wide16 ? SKC_DEFORM_PATH_WIDE16 : SKC_DEFORM_PATH_SOA8;
       ck_assert_msg(n[path] == V, "%s %s: %s took %llu of the vertices", kernel_names[k], r->label,
