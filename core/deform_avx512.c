@@ -534,7 +534,8 @@ AI void prefetch_streams(const skc_deform_ctx* c, size_t v, size_t e, const int 
  * and the blend of block n + 1 is interleaved with the transform of block n (one block's dependency chain is
  * longer than the core's reorder window; this way the load-bound blend and the arithmetic-bound transform
  * overlap). A block with a joint out of range is blended from a dummy block (nothing out of bounds is read) and
- * redone by the AVX2 kernel. Returns the count of bad vertices; *vend = the first vertex not covered. */
+ * redone by the AVX2 kernel. UNI (uniform signs, dq_uni): stage 1 only checks, and each influence reads its joint's
+ * signed record (rows unused). Returns the count of bad vertices; *vend = the first vertex not covered. */
 AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, const uint32_t K, const int HAS_N,
                     const int RENORM, const int UNI, __m512i lim, size_t* vend) {
   static const unsigned char zero[SW * 8 * 4] = {0};
