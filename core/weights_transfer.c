@@ -719,9 +719,11 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
   }
   if ((rc = skc_tri_bvh_build(&bvh, p->src_pos, p->src_stride, p->src_tri, p->src_tri_count, err))) goto done;
   if ((rc = match(&c, &bvh, thr, err))) goto done;
-  int blas = skc_blas_serial_begin();
-  rc = inpaint(&c, err);
-  skc_blas_serial_end(blas);
+  {
+    int blas = skc_blas_serial_begin();
+    rc = inpaint(&c, err);
+    skc_blas_serial_end(blas);
+  }
   if (rc) goto done;
 
   /* assemble the new skin */
