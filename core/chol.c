@@ -8,8 +8,56 @@
 #if defined(__linux__)
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #define SKC_BLAS_BY_NAME 1
+#if defined(MADV_HUGEPAGE)
+#define SKC_HUGE_FACTOR 1
 #endif
+#endif
+
+#if SKC_HUGE_FACTOR
+/* CHOLMOD's large blocks in huge pages. The supernodal factor's values (110 MB for a 200k-vertex mesh) are
+ * allocated fresh on every bind and zeroed supernode by supernode; glibc maps blocks that large anew each time, so
+ * each bind faults them in 4 KiB at a time, which on virtual machines costs ~9 us a fault (docs/bind.md, session
+ * 31: page faults under CHOLMOD's memset were ~20 % of an in-process 200k bind). The CLI asks glibc for huge pages
+ * through its tunables; a program calling the library has its own malloc settings, so CHOLMOD's allocator - the
+ * documented SuiteSparse_config.malloc_func - is wrapped: the function that was there allocates, and a block of
+ * 4 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it. The wrapper only adds
+ * the advice, so other CHOLMOD users in the process are unaffected; an allocator the program installs later is
+ * wrapped in turn at the next bind. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
+static void* (*volatile huge_inner)(size_t);
+
+static void* huge_malloc(size_t n) {
+  void* p = huge_inner(n);
+  if (p && n >= 2 * HUGE_PAGE) {
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (b > a) (void)madvise((void*)a, b - a, MADV_HUGEPAGE);
+  }
+  return p;
+}
+
+static void huge_wrap(void) {
+  pthread_mutex_lock(&huge_lock);
+  void* (*cur)(size_t) = SuiteSparse_config.malloc_func;
+  if (cur && cur != huge_malloc) {
+    huge_inner = cur;
+    SuiteSparse_config.malloc_func = huge_malloc;
+  }
+  pthread_mutex_unlock(&huge_lock);
+}
+#endif
+
+int skc_chol_huge_pages(void) {
+#if SKC_HUGE_FACTOR
+  return SuiteSparse_config.malloc_func == huge_malloc;
+#else
+  return 0;
+#endif
+}
 
 /* Relaxed amalgamation: a supernode may absorb up to 8 / 32 / 96 columns (CHOLMOD's defaults: 4 / 16 / 48) at the
  * same share of explicit zeros. CHOLMOD's supernodal code opens an OpenMP region for every supernode and for every
@@ -19,6 +67,9 @@
  * 1.01-1.37 s, peak memory +9-10 %; 12 / 48 / 128 or 16 / 64 / 128 were no faster and took more memory
  * (docs/bind.md, session 31). */
 void skc_chol_start(cholmod_common* cm) {
+#if SKC_HUGE_FACTOR
+  huge_wrap();
+#endif
   cholmod_start(cm);
   cm->print = 0;
   cm->error_handler = NULL;

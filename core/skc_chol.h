@@ -7,8 +7,12 @@
 #include <suitesparse/cholmod.h>
 
 /* cholmod_start, quiet (no printing, no error handler: callers read cm->status), and supernodes amalgamated more
- * than CHOLMOD's defaults (see chol.c). */
+ * than CHOLMOD's defaults; on Linux CHOLMOD's allocator is wrapped so that its large blocks are advised huge pages
+ * (see chol.c). */
 void skc_chol_start(cholmod_common* cm);
+
+/* 1 when CHOLMOD's allocator is the huge-page wrapper (after skc_chol_start, on Linux). */
+int skc_chol_huge_pages(void);
 
 /* One BLAS thread while our solves run: the bind's own threads already share the cores, and a multithreaded BLAS
  * (OpenBLAS, found by name at run time) would add its workers to them for blocks worth microseconds. Nested and

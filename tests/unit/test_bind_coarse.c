@@ -2,7 +2,7 @@
  * weights match the full solve's, the simplified copy is used only when it shrinks the mesh, and a vertex mask or
  * a small mesh keeps the full solve. Thresholds are lowered through skc_bind_desc so a test-sized cylinder takes
  * the path. Also the solver settings large binds depend on (core/chol.c): fewer, larger supernodes than CHOLMOD's
- * defaults, and one BLAS thread during a bind with the caller's count restored after. */
+ * defaults, one BLAS thread during a bind with the caller's count restored after, and CHOLMOD's allocator wrapped. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <check.h>
 #include <dlfcn.h>
@@ -172,6 +172,39 @@ START_TEST(fewer_larger_supernodes) {
 }
 END_TEST
 
+/* CHOLMOD's allocator is wrapped (large blocks advised huge pages) and the wrapper calls the allocator that was
+ * installed before it, including one a program installs after a bind. Linux only. */
+static size_t counted_bytes;
+static void* counting_malloc(size_t n) {
+  counted_bytes += n;
+  return malloc(n);
+}
+
+START_TEST(cholmod_allocator_wrapped) {
+#if defined(__linux__)
+  SuiteSparse_config.malloc_func = counting_malloc;
+  cholmod_common cm;
+  skc_chol_start(&cm);
+  ck_assert(skc_chol_huge_pages());
+  counted_bytes = 0;
+  cholmod_dense* X = cholmod_allocate_dense(1024, 1024, 1024, CHOLMOD_REAL, &cm); /* 8 MiB */
+  ck_assert_ptr_nonnull(X);
+  ck_assert_uint_ge(counted_bytes, 8u << 20);
+  double* x = X->x;
+  for (size_t i = 0; i < 1024 * 1024; ++i) x[i] = (double)i;
+  ck_assert(x[1024 * 1024 - 1] == 1048575.0);
+  cholmod_free_dense(&X, &cm);
+  cholmod_finish(&cm);
+  SuiteSparse_config.malloc_func = malloc; /* SuiteSparse's default, wrapped again at the next start */
+  skc_chol_start(&cm);
+  ck_assert(skc_chol_huge_pages());
+  cholmod_finish(&cm);
+#else
+  printf("cholmod_allocator_wrapped: skipped (not Linux)\n");
+#endif
+}
+END_TEST
+
 /* A bind runs the BLAS on one thread and gives the caller its thread count back; nested and concurrent users are
  * counted; a count the user set in the environment is left alone. Skipped where the BLAS is not OpenBLAS. */
 START_TEST(blas_threads_restored) {
@@ -213,6 +246,7 @@ static Suite* suite(void) {
   tcase_add_test(t, coarse_only_where_it_applies);
   tcase_add_test(t, fewer_larger_supernodes);
   tcase_add_test(t, blas_threads_restored);
+  tcase_add_test(t, cholmod_allocator_wrapped);
   suite_add_tcase(s, t);
   return s;
 }
