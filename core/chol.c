@@ -25,7 +25,7 @@
  * documented SuiteSparse_config.malloc_func - is wrapped: the function that was there allocates, and a block of
  * 4 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it. The wrapper only adds
  * the advice, so other CHOLMOD users in the process are unaffected; an allocator the program installs later is
- * wrapped in turn at the next bind. */
+ * wrapped in turn at the next bind, and unloading the library puts the one it found back. */
 #define HUGE_PAGE ((size_t)2 << 20)
 static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
 static void* (*volatile huge_inner)(size_t);
@@ -47,6 +47,13 @@ static void huge_wrap(void) {
     huge_inner = cur;
     SuiteSparse_config.malloc_func = huge_malloc;
   }
+  pthread_mutex_unlock(&huge_lock);
+}
+
+/* The library unloaded (dlclose) while CHOLMOD stays loaded for another user: the allocator that was there again. */
+__attribute__((destructor)) static void huge_unwrap(void) {
+  pthread_mutex_lock(&huge_lock);
+  if (SuiteSparse_config.malloc_func == huge_malloc) SuiteSparse_config.malloc_func = huge_inner;
   pthread_mutex_unlock(&huge_lock);
 }
 #endif

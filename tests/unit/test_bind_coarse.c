@@ -16,6 +16,7 @@
 #include "sk_testutil.h"
 #include "skc_bind.h"
 #include "skc_chol.h"
+#include "skinkit.h"
 #include "skc_skin.h"
 
 static skc_bind_desc desc_for(const skt_bind_mesh* m, int method) {
@@ -205,6 +206,36 @@ START_TEST(cholmod_allocator_wrapped) {
 }
 END_TEST
 
+/* libskinkit.so loaded, a bind run (the wrapper installed), unloaded: CHOLMOD, which the test program keeps
+ * loaded, has the allocator that was there before, not a pointer into the unloaded library. */
+START_TEST(cholmod_allocator_restored_on_unload) {
+#if defined(__linux__) && defined(SK_LIB_PATH)
+  SuiteSparse_config.malloc_func = malloc;
+  void* h = dlopen(SK_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(h != NULL, "dlopen: %s", dlerror());
+  sk_result (*bind)(const sk_bind_desc*, sk_skin*, sk_bind_report*, sk_error*);
+  sk_result (*create)(size_t, uint32_t, sk_skin**, sk_error*);
+  void (*destroy)(sk_skin*);
+  *(void**)&bind = dlsym(h, "sk_bind");
+  *(void**)&create = dlsym(h, "sk_skin_create");
+  *(void**)&destroy = dlsym(h, "sk_skin_destroy");
+  ck_assert(bind && create && destroy);
+  skt_bind_mesh m = skt_bind_cylinder(16, 20, 2);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
+  sk_skin* s = NULL;
+  ck_assert_int_eq(create(m.nv, m.bones, &s, NULL), SK_OK);
+  ck_assert_int_eq(bind(&d, s, NULL, NULL), SK_OK);
+  ck_assert(SuiteSparse_config.malloc_func != malloc); /* the library's wrapper */
+  destroy(s);
+  dlclose(h);
+  ck_assert(SuiteSparse_config.malloc_func == malloc);
+  skt_bind_mesh_free(&m);
+#else
+  printf("cholmod_allocator_restored_on_unload: skipped (not Linux)\n");
+#endif
+}
+END_TEST
+
 /* A bind runs the BLAS on one thread and gives the caller its thread count back; nested and concurrent users are
  * counted; a count the user set in the environment is left alone. Skipped where the BLAS is not OpenBLAS. */
 START_TEST(blas_threads_restored) {
@@ -247,6 +278,7 @@ static Suite* suite(void) {
   tcase_add_test(t, fewer_larger_supernodes);
   tcase_add_test(t, blas_threads_restored);
   tcase_add_test(t, cholmod_allocator_wrapped);
+  tcase_add_test(t, cholmod_allocator_restored_on_unload);
   suite_add_tcase(s, t);
   return s;
 }
