@@ -1,6 +1,5 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
-#define _GNU_SOURCE /* RTLD_DEFAULT */
-#include <dlfcn.h>
+#define _GNU_SOURCE /* setenv, execv */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,20 +90,15 @@ static void usage(FILE* f) {
 }
 
 /* Settings for a one-shot process on a few cores (issue 20: `skinkit bind` spent as much time in the kernel as
- * in its own code). A multithreaded OpenBLAS (what Debian links CHOLMOD's BLAS to) wakes its worker threads for
- * every small dense block of the heat factorization and lets them spin on sched_yield in between, while the bind
- * already keeps both cores busy with its own threads: one BLAS thread, unless OPENBLAS_NUM_THREADS or
- * GOTO_NUM_THREADS says otherwise. And glibc returns every freed block over 128 KiB to the kernel at once, so
- * each array of a bind that reuses the space of a freed one faults its pages in again: keep freed memory in the
- * process (it exits soon). */
+ * in its own code). glibc returns every freed block over 128 KiB to the kernel at once, so each array of a bind
+ * that reuses the space of a freed one faults its pages in again: keep freed memory in the process (it exits soon).
+ * The BLAS's thread count needs nothing here: the library runs OpenBLAS on one thread while it solves (core/chol.c
+ * skc_blas_serial_begin), and exec_with_settings keeps its workers from starting at all. */
 static void tune_process(void) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
-  if (getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS")) return;
-  void (*set_threads)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
-  if (set_threads) set_threads(1);
 }
 
 /* Start-up settings of `skinkit bind` that the C library and the OpenMP runtime read only from the environment
