@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "skc_bind.h"
+#include "skc_mem.h"
 
 #define BIND_MAX_INFLUENCES 255u
 
@@ -14,9 +15,9 @@ int skc_bind_cands_init(skc_bind_cands* c, size_t vertex_count, uint32_t stride,
   memset(c, 0, sizeof *c);
   c->vertex_count = vertex_count;
   c->stride = stride;
-  c->count = calloc(vertex_count, sizeof *c->count);
-  c->joints = malloc(vertex_count * stride * sizeof *c->joints);
-  c->weights = malloc(vertex_count * stride * sizeof *c->weights);
+  c->count = skc_calloc_big(vertex_count, sizeof *c->count);
+  c->joints = skc_malloc_big(vertex_count * stride * sizeof *c->joints);
+  c->weights = skc_malloc_big(vertex_count * stride * sizeof *c->weights);
   c->fallback = calloc(vertex_count ? vertex_count : 1, 1);
   if (!c->count || !c->joints || !c->weights || !c->fallback) {
     skc_bind_cands_free(c);
@@ -61,7 +62,7 @@ int skc_bind_weld(const float* p, size_t n, uint32_t* rep) {
   for (size_t v = 0; v < n; ++v) rep[v] = (uint32_t)v;
   size_t cap = 16;
   while (cap < 2 * n) cap *= 2;
-  uint32_t* table = malloc(cap * sizeof *table);
+  uint32_t* table = skc_malloc_big(cap * sizeof *table);
   if (!table) return SKC_OUT_OF_MEMORY;
   memset(table, 0xff, cap * sizeof *table);
   for (size_t v = 0; v < n; ++v) {

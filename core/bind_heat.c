@@ -27,6 +27,7 @@
 
 #include "skc_chol.h"
 #include "skc_bind.h"
+#include "skc_mem.h"
 
 #if defined(SK_HAVE_OPENMP)
 #include <omp.h>
@@ -318,7 +319,7 @@ static int sys_build(heat_ctx* c, int32_t m, heat_sys* s, cholmod_common* cm) {
   const skc_bind_desc* d = c->d;
   size_t nt = d->triangle_count;
   memset(s, 0, sizeof *s);
-  uint32_t* cnt = calloc((size_t)m + 1, sizeof *cnt);
+  uint32_t* cnt = skc_calloc_big((size_t)m + 1, sizeof *cnt);
   if (!cnt) return SKC_OUT_OF_MEMORY;
   /* half-edges per column (the larger row index of the edge), with duplicates, plus the diagonal */
   for (size_t t = 0; t < nt; ++t) {
@@ -331,8 +332,8 @@ static int sys_build(heat_ctx* c, int32_t m, heat_sys* s, cholmod_common* cm) {
   }
   for (int32_t r = 0; r < m; ++r) cnt[r + 1] += cnt[r] + 1; /* + 1: the diagonal */
   size_t raw = cnt[m];
-  uint32_t* rows = malloc((raw ? raw : 1) * sizeof *rows);
-  uint32_t* fill = malloc((size_t)m * sizeof *fill);
+  uint32_t* rows = skc_malloc_big((raw ? raw : 1) * sizeof *rows);
+  uint32_t* fill = skc_malloc_big((size_t)m * sizeof *fill);
   if (!rows || !fill) {
     free(cnt);
     free(rows);
@@ -401,9 +402,9 @@ static int sys_weights(heat_ctx* c, heat_sys* s) {
   size_t nt = d->triangle_count;
   const int* ap = s->A->p;
   const int* ai = s->A->i;
-  s->lap = malloc(s->A->nrow * sizeof *s->lap);
-  s->cotw = malloc(3 * nt * sizeof *s->cotw);
-  s->slot = malloc(3 * nt * sizeof *s->slot);
+  s->lap = skc_malloc_big(s->A->nrow * sizeof *s->lap);
+  s->cotw = skc_malloc_big(3 * nt * sizeof *s->cotw);
+  s->slot = skc_malloc_big(3 * nt * sizeof *s->slot);
   if (!s->lap || !s->cotw || !s->slot) {
     sys_drop_weights(s);
     return SKC_OUT_OF_MEMORY;
@@ -475,7 +476,7 @@ static void factorize(cholmod_sparse* A, cholmod_factor* L, cholmod_common* cm) 
 static int tri_remap(heat_ctx* c) {
   const skc_bind_desc* d = c->d;
   if (c->tri) return SKC_OK;
-  c->tri = malloc(3 * d->triangle_count * sizeof *c->tri);
+  c->tri = skc_malloc_big(3 * d->triangle_count * sizeof *c->tri);
   if (!c->tri) return SKC_OUT_OF_MEMORY;
   for (size_t k = 0; k < 3 * d->triangle_count; ++k) c->tri[k] = c->rep[d->triangles[k]];
   return SKC_OK;
@@ -544,7 +545,7 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
   uint32_t nb = d->joint_count;
   uint8_t* heated = calloc(nb, 1);
   uint32_t* bones = malloc(nb * sizeof *bones);
-  int32_t* row_v = malloc((size_t)m * sizeof *row_v);
+  int32_t* row_v = skc_malloc_big((size_t)m * sizeof *row_v);
   if (!heated || !bones || !row_v) {
     free(heated);
     free(bones);
@@ -749,17 +750,17 @@ static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, sk
   c.d = d;
   c.n = d->vertex_count;
   size_t n = c.n, nt = d->triangle_count;
-  c.rep = malloc(n * sizeof *c.rep);
-  c.tri = malloc(3 * nt * sizeof *c.tri);
-  c.tri_ok = malloc(nt);
-  c.area = malloc(n * sizeof *c.area);
-  c.comp = malloc(n * sizeof *c.comp);
-  c.h = malloc(n * sizeof *c.h);
-  c.hbone = malloc(n * HEAT_TIES * sizeof *c.hbone);
-  c.hcount = malloc(n);
-  c.sidx = malloc(n * sizeof *c.sidx);
+  c.rep = skc_malloc_big(n * sizeof *c.rep);
+  c.tri = skc_malloc_big(3 * nt * sizeof *c.tri);
+  c.tri_ok = skc_malloc_big(nt);
+  c.area = skc_malloc_big(n * sizeof *c.area);
+  c.comp = skc_malloc_big(n * sizeof *c.comp);
+  c.h = skc_malloc_big(n * sizeof *c.h);
+  c.hbone = skc_malloc_big(n * HEAT_TIES * sizeof *c.hbone);
+  c.hcount = skc_malloc_big(n);
+  c.sidx = skc_malloc_big(n * sizeof *c.sidx);
   c.source = malloc(d->joint_count);
-  c.nrm = malloc(3 * n * sizeof *c.nrm);
+  c.nrm = skc_malloc_big(3 * n * sizeof *c.nrm);
   if (!c.rep || !c.tri || !c.tri_ok || !c.area || !c.comp || !c.h || !c.hbone || !c.hcount || !c.sidx || !c.source ||
       !c.nrm ||
       weld(&c)) {

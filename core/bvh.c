@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "skc_bind.h"
+#include "skc_mem.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -84,7 +85,7 @@ static float half_area(const bvh_node* nd) {
 static int collapse(skc_bvh* b) {
   size_t inner = 0;
   for (size_t k = 0; k < b->node_count; ++k) inner += b->nodes[k].count == 0;
-  b->quads = malloc((inner ? inner : 1) * sizeof *b->quads);
+  b->quads = skc_malloc_big((inner ? inner : 1) * sizeof *b->quads);
   uint32_t* work = malloc(2 * (inner + 1) * sizeof *work); /* (binary node, quad) pairs still to fill */
   if (!b->quads || !work) {
     free(work);
@@ -155,12 +156,12 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
     return skc_fail(err, SKC_OUT_OF_RANGE, "bvh needs 1 .. 2^31 triangles");
   size_t n = triangle_count;
   skc_bvh* b = calloc(1, sizeof *b);
-  bvh_rec* rec = malloc(n * sizeof *rec);
+  bvh_rec* rec = skc_malloc_big(n * sizeof *rec);
   build_item* stack = malloc(n * sizeof *stack + sizeof *stack);
   if (b) {
-    b->nodes = malloc(2 * n * sizeof *b->nodes);
-    b->tri = malloc(n * 9 * sizeof *b->tri);
-    b->corner = malloc(n * 3 * sizeof *b->corner);
+    b->nodes = skc_malloc_big(2 * n * sizeof *b->nodes);
+    b->tri = skc_malloc_big(n * 9 * sizeof *b->tri);
+    b->corner = skc_malloc_big(n * 3 * sizeof *b->corner);
   }
   if (!b || !rec || !stack || !b->nodes || !b->tri || !b->corner) {
     free(rec);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "skc_chol.h"
+#include "skc_mem.h"
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -26,17 +27,12 @@
  * 4 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it. The wrapper only adds
  * the advice, so other CHOLMOD users in the process are unaffected; an allocator the program installs later is
  * wrapped in turn at the next bind, and unloading the library puts the one it found back. */
-#define HUGE_PAGE ((size_t)2 << 20)
 static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
 static void* (*volatile huge_inner)(size_t);
 
 static void* huge_malloc(size_t n) {
   void* p = huge_inner(n);
-  if (p && n >= 2 * HUGE_PAGE) {
-    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
-    if (b > a) (void)madvise((void*)a, b - a, MADV_HUGEPAGE);
-  }
+  skc_advise_huge(p, n);
   return p;
 }
 

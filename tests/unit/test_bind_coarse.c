@@ -2,7 +2,8 @@
  * weights match the full solve's, the simplified copy is used only when it shrinks the mesh, and a vertex mask or
  * a small mesh keeps the full solve. Thresholds are lowered through skc_bind_desc so a test-sized cylinder takes
  * the path. Also the solver settings large binds depend on (core/chol.c): fewer, larger supernodes than CHOLMOD's
- * defaults, one BLAS thread during a bind with the caller's count restored after, and CHOLMOD's allocator wrapped. */
+ * defaults, one BLAS thread during a bind with the caller's count restored after, CHOLMOD's allocator wrapped, and
+ * the bind's own large arrays in huge pages (core/mem.c). */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <check.h>
 #include <dlfcn.h>
@@ -16,6 +17,7 @@
 #include "sk_testutil.h"
 #include "skc_bind.h"
 #include "skc_chol.h"
+#include "skc_mem.h"
 #include "skinkit.h"
 #include "skc_skin.h"
 
@@ -206,6 +208,57 @@ START_TEST(cholmod_allocator_wrapped) {
 }
 END_TEST
 
+/* The kernel's flags for the mapping holding address a (/proc/self/smaps): 1 when it is advised huge pages ("hg"
+ * in VmFlags), 0 when not, -1 when smaps cannot tell. */
+static int mapping_advised_huge(const void* a) {
+  FILE* f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  int inside = 0, found = -1;
+  uintptr_t x = (uintptr_t)a;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) { /* a mapping's first line; the others are "Key: value" */
+      inside = x >= lo && x < hi;
+      continue;
+    }
+    if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+      found = strstr(line, " hg") != NULL;
+      break;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+/* Work arrays of 2 MiB and more start on a huge page and are advised huge pages before they are touched; smaller
+ * ones are plain malloc; calloc_big zeroes and refuses an overflowing count. */
+START_TEST(big_blocks_in_huge_pages) {
+  size_t n = ((size_t)9 << 20) + 12345;
+  uint8_t* p = skc_malloc_big(n);
+  ck_assert_ptr_nonnull(p);
+  memset(p, 0xab, n);
+  ck_assert(p[n - 1] == 0xab);
+#if defined(__linux__)
+  ck_assert_uint_eq((uintptr_t)p % ((size_t)2 << 20), 0);
+  int advised = mapping_advised_huge(p + ((size_t)4 << 20));
+  if (advised >= 0) ck_assert_int_eq(advised, 1);
+#endif
+  free(p);
+  uint32_t* z = skc_calloc_big((size_t)3 << 20, sizeof *z);
+  ck_assert_ptr_nonnull(z);
+  for (size_t i = 0; i < ((size_t)3 << 20); i += 4093) ck_assert_uint_eq(z[i], 0);
+  free(z);
+  uint8_t* small = skc_malloc_big(100);
+  ck_assert_ptr_nonnull(small);
+  small[99] = 1;
+  free(small);
+  ck_assert_ptr_null(skc_calloc_big(SIZE_MAX / 2, 4));
+  ck_assert_ptr_null(skc_malloc_big(SIZE_MAX - 100));
+  skc_advise_huge(NULL, (size_t)8 << 20); /* no block: nothing to do */
+}
+END_TEST
+
 /* libskinkit.so loaded, a bind run (the wrapper installed), unloaded: CHOLMOD, which the test program keeps
  * loaded, has the allocator that was there before, not a pointer into the unloaded library. */
 START_TEST(cholmod_allocator_restored_on_unload) {
@@ -279,6 +332,7 @@ static Suite* suite(void) {
   tcase_add_test(t, blas_threads_restored);
   tcase_add_test(t, cholmod_allocator_wrapped);
   tcase_add_test(t, cholmod_allocator_restored_on_unload);
+  tcase_add_test(t, big_blocks_in_huge_pages);
   suite_add_tcase(s, t);
   return s;
 }
