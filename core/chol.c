@@ -24,13 +24,17 @@
  * 31: page faults under CHOLMOD's memset were ~20 % of an in-process 200k bind). The CLI asks glibc for huge pages
  * through its tunables; a program calling the library has its own malloc settings, so CHOLMOD's allocator - the
  * documented SuiteSparse_config.malloc_func - is wrapped: the function that was there allocates, and a block of
- * 4 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it. The wrapper only adds
- * the advice, so other CHOLMOD users in the process are unaffected; an allocator the program installs later is
+ * 2 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it (when that function is
+ * the C library's malloc, skc_malloc_big also starts the block on a huge page: still a malloc block, which free
+ * and realloc take). The wrapper only adds the advice, so other CHOLMOD users in the process are unaffected; an allocator the program installs later is
  * wrapped in turn at the next bind, and unloading the library puts the one it found back. */
 static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
 static void* (*volatile huge_inner)(size_t);
 
 static void* huge_malloc(size_t n) {
+  /* the C library's allocator (SuiteSparse's default): the block can start on a huge page too */
+  if (huge_inner == malloc && SuiteSparse_config.free_func == free && SuiteSparse_config.realloc_func == realloc)
+    return skc_malloc_big(n);
   void* p = huge_inner(n);
   skc_advise_huge(p, n);
   return p;

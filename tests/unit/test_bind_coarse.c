@@ -201,6 +201,11 @@ START_TEST(cholmod_allocator_wrapped) {
   SuiteSparse_config.malloc_func = malloc; /* SuiteSparse's default, wrapped again at the next start */
   skc_chol_start(&cm);
   ck_assert(skc_chol_huge_pages());
+  X = cholmod_allocate_dense(1024, 1024, 1024, CHOLMOD_REAL, &cm); /* the C library's blocks start on a huge page */
+  ck_assert_ptr_nonnull(X);
+  ck_assert_uint_eq((uintptr_t)X->x % ((size_t)2 << 20), 0);
+  ((double*)X->x)[1024 * 1024 - 1] = 1.0;
+  cholmod_free_dense(&X, &cm);
   cholmod_finish(&cm);
 #else
   printf("cholmod_allocator_wrapped: skipped (not Linux)\n");
