@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "skc_deform.h"
+#include "skc_mem.h"
 #include "skc_skin.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -48,9 +49,9 @@ static bool vecset_init(vecset* s, size_t cap_n, size_t cap_e) {
   memset(s, 0, sizeof *s);
   s->cap_n = cap_n ? cap_n : 1;
   s->cap_e = cap_e ? cap_e : 1;
-  s->off = malloc((s->cap_n + 1) * sizeof *s->off);
-  s->j = malloc(s->cap_e * sizeof *s->j);
-  s->w = malloc(s->cap_e * sizeof *s->w);
+  s->off = skc_malloc_big((s->cap_n + 1) * sizeof *s->off);
+  s->j = skc_malloc_big(s->cap_e * sizeof *s->j);
+  s->w = skc_malloc_big(s->cap_e * sizeof *s->w);
   if (!s->off || !s->j || !s->w) {
     vecset_free(s);
     return false;
@@ -62,17 +63,17 @@ static bool vecset_init(vecset* s, size_t cap_n, size_t cap_e) {
 static bool vecset_push(vecset* s, const uint32_t* j, const float* w, size_t n) {
   size_t e = s->off[s->n];
   if (s->n + 1 > s->cap_n) {
-    size_t* o = realloc(s->off, (2 * s->cap_n + 1) * sizeof *o);
+    size_t* o = skc_realloc_big(s->off, (s->cap_n + 1) * sizeof *o, (2 * s->cap_n + 1) * sizeof *o);
     if (!o) return false;
     s->off = o;
     s->cap_n *= 2;
   }
   if (e + n > s->cap_e) {
     size_t cap = 2 * s->cap_e > e + n ? 2 * s->cap_e : e + n;
-    uint32_t* nj = realloc(s->j, cap * sizeof *nj);
+    uint32_t* nj = skc_realloc_big(s->j, s->cap_e * sizeof *nj, cap * sizeof *nj);
     if (!nj) return false;
     s->j = nj;
-    float* nw = realloc(s->w, cap * sizeof *nw);
+    float* nw = skc_realloc_big(s->w, s->cap_e * sizeof *nw, cap * sizeof *nw);
     if (!nw) return false;
     s->w = nw;
     s->cap_e = cap;
@@ -148,7 +149,7 @@ typedef struct vecmap {
 static bool vecmap_init(vecmap* m, size_t expected) {
   size_t cap = pow2_at_least(2 * expected + 1);
   m->mask = cap - 1;
-  m->slot = calloc(cap, sizeof *m->slot);
+  m->slot = skc_calloc_big(cap, sizeof *m->slot);
   return m->slot != NULL;
 }
 
@@ -259,10 +260,10 @@ static int distinct_vertex_vectors(const skc_cor_args* a, cor_state* s, skc_err*
   size_t nv = a->vertex_count, maxn = 0;
   for (size_t v = 0; v < nv; ++v)
     if (a->offsets[v + 1] - a->offsets[v] > maxn) maxn = a->offsets[v + 1] - a->offsets[v];
-  uint32_t* j = malloc((maxn ? maxn : 1) * sizeof *j);
-  float* w = malloc((maxn ? maxn : 1) * sizeof *w);
+  uint32_t* j = skc_malloc_big((maxn ? maxn : 1) * sizeof *j);
+  float* w = skc_malloc_big((maxn ? maxn : 1) * sizeof *w);
   vecmap map = {0, NULL};
-  s->vid = malloc(nv * sizeof *s->vid);
+  s->vid = skc_malloc_big(nv * sizeof *s->vid);
   bool ok = j && w && s->vid && vecset_init(&s->vv, 1024, 4096) && vecmap_init(&map, nv);
   for (size_t v = 0; ok && v < nv; ++v) {
     size_t o = a->offsets[v], n = a->offsets[v + 1] - o;
@@ -295,7 +296,7 @@ static bool tmass_add(cor_state* s, size_t t, bool added, double area, const dou
   if (added) s->n_tmass = t + 1;
   if (added && t >= s->cap_tmass) {
     size_t cap = s->cap_tmass ? 2 * s->cap_tmass : 1024;
-    double* m = realloc(s->tmass, 4 * cap * sizeof *m);
+    double* m = skc_realloc_big(s->tmass, 4 * s->cap_tmass * sizeof *m, 4 * cap * sizeof *m);
     if (!m) return false;
     s->tmass = m;
     s->cap_tmass = cap;
@@ -313,8 +314,8 @@ static int distinct_triangle_vectors(const skc_cor_args* a, cor_state* s, skc_er
   size_t maxn = 0;
   for (size_t d = 0; d < s->vv.n; ++d)
     if (s->vv.off[d + 1] - s->vv.off[d] > maxn) maxn = s->vv.off[d + 1] - s->vv.off[d];
-  uint32_t* j = malloc((3 * maxn + 1) * sizeof *j);
-  float* w = malloc((3 * maxn + 1) * sizeof *w);
+  uint32_t* j = skc_malloc_big((3 * maxn + 1) * sizeof *j);
+  float* w = skc_malloc_big((3 * maxn + 1) * sizeof *w);
   vecmap map = {0, NULL};
   bool ok = j && w && vecset_init(&s->tv, 1024, 4096) && vecmap_init(&map, a->triangle_count);
   const float* P = a->positions;
@@ -379,10 +380,10 @@ static int pair_index(cor_state* s, skc_err* err) {
   }
   size_t cap = pow2_at_least(2 * pairs + 1);
   s->pair_mask = cap - 1;
-  s->pair_key = calloc(cap, sizeof *s->pair_key);
-  s->pair_bucket = malloc(cap * sizeof *s->pair_bucket);
-  s->bucket_off = calloc(pairs + 2, sizeof *s->bucket_off);
-  s->entries = malloc((pairs ? pairs : 1) * sizeof *s->entries);
+  s->pair_key = skc_calloc_big(cap, sizeof *s->pair_key);
+  s->pair_bucket = skc_malloc_big(cap * sizeof *s->pair_bucket);
+  s->bucket_off = skc_calloc_big(pairs + 2, sizeof *s->bucket_off);
+  s->entries = skc_malloc_big((pairs ? pairs : 1) * sizeof *s->entries);
   if (!s->pair_key || !s->pair_bucket || !s->bucket_off || !s->entries || pairs >= UINT32_MAX)
     return oom(err, "joint pair index");
   size_t buckets = 0;
@@ -448,7 +449,7 @@ static uint32_t cell_of(float w, double cell) {
 static bool tmass_append(cor_state* s, const double m[4]) {
   if (s->n_tmass >= s->cap_tmass) {
     size_t cap = s->cap_tmass ? 2 * s->cap_tmass : 1024;
-    double* nm = realloc(s->tmass, 4 * cap * sizeof *nm);
+    double* nm = skc_realloc_big(s->tmass, 4 * s->cap_tmass * sizeof *nm, 4 * cap * sizeof *nm);
     if (!nm) return false;
     s->tmass = nm;
     s->cap_tmass = cap;
@@ -500,8 +501,8 @@ static int merge_cells(cor_state* s, double sigma, skc_err* err) {
   for (size_t b = 0; b < s->buckets; ++b)
     if (s->bucket_off[b + 1] - s->bucket_off[b] > big) big = s->bucket_off[b + 1] - s->bucket_off[b];
   if (big <= COR_MERGE_MIN) return SKC_OK;
-  struct pair_entry* out = malloc((total ? total : 1) * sizeof *out);
-  keyed* k = malloc(2 * big * sizeof *k);
+  struct pair_entry* out = skc_malloc_big((total ? total : 1) * sizeof *out);
+  keyed* k = skc_malloc_big(2 * big * sizeof *k);
   if (!out || !k) {
     free(out);
     free(k);
@@ -541,7 +542,7 @@ static int merge_cells(cor_state* s, double sigma, skc_err* err) {
 
 static int build_soa(cor_state* s, skc_err* err) {
   size_t nb = s->buckets, n = 0;
-  s->soa_off = malloc((nb + 1) * sizeof *s->soa_off);
+  s->soa_off = skc_malloc_big((nb + 1) * sizeof *s->soa_off);
   if (!s->soa_off) return oom(err, "streamed joint pair index");
   for (size_t b = 0; b < nb; ++b) {
     s->soa_off[b] = n;
@@ -549,8 +550,8 @@ static int build_soa(cor_state* s, skc_err* err) {
   }
   s->soa_off[nb] = n;
   s->soa_n = n;
-  s->wj = calloc(2 * (n ? n : 1), sizeof *s->wj);
-  s->m[0] = calloc(4 * (n ? n : 1), sizeof *s->m[0]);
+  s->wj = skc_calloc_big(2 * (n ? n : 1), sizeof *s->wj);
+  s->m[0] = skc_calloc_big(4 * (n ? n : 1), sizeof *s->m[0]);
   if (!s->wj || !s->m[0]) return oom(err, "streamed joint pair index");
   s->wk = s->wj + n;
   for (int c = 1; c < 4; ++c) s->m[c] = s->m[0] + (size_t)c * n;
@@ -784,12 +785,12 @@ static void run_group(const cor_state* s, cor_task* const* g, size_t n, double n
 /* Tasks of every vertex vector in order (starts in *first, nd + 1), or NULL (memory). */
 static cor_task* make_tasks(const cor_state* s, size_t** first) {
   size_t nd = s->vv.n, n = 0;
-  *first = malloc((nd + 1) * sizeof **first);
+  *first = skc_malloc_big((nd + 1) * sizeof **first);
   for (size_t d = 0; d < nd; ++d) {
     size_t k = s->vv.off[d + 1] - s->vv.off[d];
     n += k * (k - 1) / 2;
   }
-  cor_task* t = malloc((n ? n : 1) * sizeof *t);
+  cor_task* t = skc_malloc_big((n ? n : 1) * sizeof *t);
   if (!*first || !t) {
     free(t);
     return NULL;
@@ -813,8 +814,8 @@ static cor_task* make_tasks(const cor_state* s, size_t** first) {
 
 /* Pointers to the tasks sorted by bucket (stable), or NULL (memory). */
 static cor_task** tasks_by_bucket(const cor_state* s, cor_task* t, size_t n) {
-  size_t* start = calloc(s->buckets + 1, sizeof *start);
-  cor_task** by = malloc((n ? n : 1) * sizeof *by);
+  size_t* start = skc_calloc_big(s->buckets + 1, sizeof *start);
+  cor_task** by = skc_malloc_big((n ? n : 1) * sizeof *by);
   if (!start || !by) {
     free(start);
     free(by);
@@ -926,8 +927,8 @@ static bool grid_tasks(const cor_state* s, cor_work* w) {
   w->grid = calloc(nb ? nb : 1, sizeof *w->grid);
   if (!w->grid) return false;
   for (size_t b = 0; b < nb; ++b) total += grid_plan(s, w, b);
-  w->nodes = malloc((total ? total : 1) * sizeof *w->nodes);
-  w->run = malloc((w->bstart[nb] + total + 1) * sizeof *w->run);
+  w->nodes = skc_malloc_big((total ? total : 1) * sizeof *w->nodes);
+  w->run = skc_malloc_big((w->bstart[nb] + total + 1) * sizeof *w->run);
   if (!w->nodes || !w->run || total >= UINT32_MAX) return false;
   for (size_t b = 0; b < nb; ++b) {
     cor_grid* g = &w->grid[b];
@@ -988,7 +989,7 @@ static bool grid_interpolate(const cor_work* w, const cor_grid* g, cor_task* q) 
 /* Walks the listed tasks (sorted by bucket): groups of up to COR_GROUP tasks of one bucket, OpenMP over the
  * groups. Returns false (memory). */
 static bool walk(const cor_state* s, cor_task** list, size_t n, double neg_inv_s2, int threads) {
-  size_t* gstart = malloc((n + 1) * sizeof *gstart), groups = 0;
+  size_t* gstart = skc_malloc_big((n + 1) * sizeof *gstart), groups = 0;
   if (!gstart) return false;
   for (size_t i = 0; i < n; ++i)
     if (i == 0 || list[i]->b != list[i - 1]->b || i - gstart[groups - 1] == COR_GROUP) gstart[groups++] = i;
@@ -1010,7 +1011,7 @@ static bool walk(const cor_state* s, cor_task** list, size_t n, double neg_inv_s
  * walked. */
 static bool grid_finish(const cor_state* s, cor_work* w, double neg_inv_s2, int threads) {
   const size_t nq = w->bstart[s->buckets];
-  uint8_t* steep = calloc(nq ? nq : 1, 1);
+  uint8_t* steep = skc_calloc_big(nq ? nq : 1, 1);
   if (!steep) return false;
   const long long n = (long long)nq;
 #if defined(SK_HAVE_OPENMP)
@@ -1044,7 +1045,7 @@ static bool query_tasks(const cor_state* s, cor_work* w) {
   if (!w->tasks) return false;
   size_t nt = w->first[s->vv.n];
   w->by = tasks_by_bucket(s, w->tasks, nt);
-  w->bstart = calloc(s->buckets + 1, sizeof *w->bstart);
+  w->bstart = skc_calloc_big(s->buckets + 1, sizeof *w->bstart);
   if (!w->by || !w->bstart) return false;
   for (size_t i = 0; i < nt; ++i) w->bstart[w->tasks[i].b + 1]++;
   for (size_t b = 0; b < s->buckets; ++b) w->bstart[b + 1] += w->bstart[b];
@@ -1068,7 +1069,7 @@ static void centre_of(const cor_task* t, size_t n, double out[4]) {
 
 static int solve(const skc_cor_args* a, cor_state* s, skc_err* err) {
   size_t nd = s->vv.n;
-  s->centre = malloc(4 * nd * sizeof *s->centre);
+  s->centre = skc_malloc_big(4 * nd * sizeof *s->centre);
   if (!s->centre) return oom(err, "centres");
   double sigma = a->sigma > 0.0f ? (double)a->sigma : (double)SKC_COR_DEFAULT_SIGMA;
   int rc = merge_cells(s, sigma, err);

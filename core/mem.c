@@ -55,3 +55,12 @@ void* skc_calloc_big(size_t count, size_t size) {
   if (p) memset(p, 0, n);
   return p;
 }
+
+void* skc_realloc_big(void* p, size_t old_n, size_t n) {
+  if (n < SKC_BIG_BLOCK) return realloc(p, n ? n : 1);
+  void* q = skc_malloc_big(n);
+  if (!q) return NULL;
+  if (p) memcpy(q, p, old_n < n ? old_n : n);
+  free(p);
+  return q;
+}

@@ -16,4 +16,8 @@ void skc_advise_huge(void* p, size_t n);
 void* skc_malloc_big(size_t n);
 void* skc_calloc_big(size_t count, size_t size);
 
+/* realloc for such an array that grows: the first old_n bytes of p (a malloc block or NULL) moved to a block of n
+ * bytes, big as above when n >= SKC_BIG_BLOCK; NULL (p kept) when out of memory. */
+void* skc_realloc_big(void* p, size_t old_n, size_t n);
+
 #endif

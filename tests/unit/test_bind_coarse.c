@@ -237,7 +237,7 @@ static int mapping_advised_huge(const void* a) {
 }
 
 /* Work arrays of 2 MiB and more start on a huge page and are advised huge pages before they are touched; smaller
- * ones are plain malloc; calloc_big zeroes and refuses an overflowing count. */
+ * ones are plain malloc; calloc_big zeroes and refuses an overflowing count; realloc_big keeps the contents. */
 START_TEST(big_blocks_in_huge_pages) {
   size_t n = ((size_t)9 << 20) + 12345;
   uint8_t* p = skc_malloc_big(n);
@@ -254,6 +254,17 @@ START_TEST(big_blocks_in_huge_pages) {
   ck_assert_ptr_nonnull(z);
   for (size_t i = 0; i < ((size_t)3 << 20); i += 4093) ck_assert_uint_eq(z[i], 0);
   free(z);
+  uint32_t* g = skc_realloc_big(NULL, 0, 1000 * sizeof *g); /* grows past the threshold, keeping its values */
+  ck_assert_ptr_nonnull(g);
+  for (uint32_t i = 0; i < 1000; ++i) g[i] = i * 7u;
+  g = skc_realloc_big(g, 1000 * sizeof *g, ((size_t)5 << 20) * sizeof *g);
+  ck_assert_ptr_nonnull(g);
+#if defined(__linux__)
+  ck_assert_uint_eq((uintptr_t)g % ((size_t)2 << 20), 0);
+#endif
+  for (uint32_t i = 0; i < 1000; ++i) ck_assert_uint_eq(g[i], i * 7u);
+  g[((size_t)5 << 20) - 1] = 1;
+  free(g);
   uint8_t* small = skc_malloc_big(100);
   ck_assert_ptr_nonnull(small);
   small[99] = 1;
