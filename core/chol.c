@@ -26,8 +26,9 @@
  * documented SuiteSparse_config.malloc_func - is wrapped: the function that was there allocates, and a block of
  * 2 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it (when that function is
  * the C library's malloc, skc_malloc_big also starts the block on a huge page: still a malloc block, which free
- * and realloc take). The wrapper only adds the advice, so other CHOLMOD users in the process are unaffected; an allocator the program installs later is
- * wrapped in turn at the next bind, and unloading the library puts the one it found back. */
+ * and realloc take). The wrapper only adds the advice, so other CHOLMOD users in the process are unaffected; an
+ * allocator the program installs later is wrapped in turn at the next bind, and unloading the library puts the one
+ * it found back. */
 static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
 static void* (*volatile huge_inner)(size_t);
 
