@@ -372,17 +372,23 @@ static size_t pair_insert(cor_state* s, uint32_t j, uint32_t k, size_t* buckets)
   return (*buckets)++;
 }
 
+/* The table holds one key per distinct joint pair (a bucket): at most min(entries, J (J - 1) / 2), J = largest
+ * joint named + 1. Sized by the entries as it was, it was mostly empty and far larger than the caches, so every
+ * lookup here and in make_tasks missed them (CesiumMan_subdiv2: this stage 7.7-8.1 -> 1.7-1.9 ms, the query
+ * tasks 15-17 -> 5.3-5.5 ms; docs/deform.md, session 33). */
 static int pair_index(cor_state* s, skc_err* err) {
-  size_t pairs = 0;
+  size_t pairs = 0, top = 0;
   for (size_t t = 0; t < s->tv.n; ++t) {
     size_t n = s->tv.off[t + 1] - s->tv.off[t];
     pairs += n * (n - 1) / 2;
   }
-  size_t cap = pow2_at_least(2 * pairs + 1);
+  for (size_t e = 0; e < s->tv.off[s->tv.n]; ++e) top = s->tv.j[e] > top ? s->tv.j[e] : top;
+  size_t keys = top < 65536 && top * (top + 1) / 2 < pairs ? top * (top + 1) / 2 : pairs;
+  size_t cap = pow2_at_least(2 * keys + 1);
   s->pair_mask = cap - 1;
   s->pair_key = skc_calloc_big(cap, sizeof *s->pair_key);
   s->pair_bucket = skc_malloc_big(cap * sizeof *s->pair_bucket);
-  s->bucket_off = skc_calloc_big(pairs + 2, sizeof *s->bucket_off);
+  s->bucket_off = skc_calloc_big(keys + 2, sizeof *s->bucket_off); /* buckets <= keys */
   s->entries = skc_malloc_big((pairs ? pairs : 1) * sizeof *s->entries);
   if (!s->pair_key || !s->pair_bucket || !s->bucket_off || !s->entries || pairs >= UINT32_MAX)
     return oom(err, "joint pair index");
