@@ -374,8 +374,8 @@ static size_t pair_insert(cor_state* s, uint32_t j, uint32_t k, size_t* buckets)
 
 /* The table holds one key per distinct joint pair (a bucket): at most min(entries, J (J - 1) / 2), J = largest
  * joint named + 1. Sized by the entries as it was, it was mostly empty and far larger than the caches, so every
- * lookup here and in make_tasks missed them (CesiumMan_subdiv2: this stage 7.7-8.1 -> 1.7-1.9 ms, the query
- * tasks 15-17 -> 5.3-5.5 ms; docs/deform.md, session 33). */
+ * lookup here and in make_tasks missed them (CesiumMan_subdiv2: this stage 5.0-7.9 -> 1.7-1.9 ms, the query
+ * tasks 12-17 -> 5.3-5.5 ms; docs/deform.md, session 33). */
 static int pair_index(cor_state* s, skc_err* err) {
   size_t pairs = 0, top = 0;
   for (size_t t = 0; t < s->tv.n; ++t) {
