@@ -1030,7 +1030,7 @@ static int build_meshes(importer* im, skc_err* err) {
     }
     mesh_of[i] = (uint32_t)at;
     skio_mesh* m = &im->s->meshes[at++];
-    m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->node_group = -1;
+    m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = m->node_group = -1;
     im->s->mesh_count = (uint32_t)at;
     /* vertex budget before reading: POSITION's declared count */
     skio_gltf_accessor pa;
@@ -1083,11 +1083,12 @@ static int place_unskinned(importer* im, skc_err* err) {
   for (uint32_t j = 0; j < jc; ++j)
     if (s->skeleton->parents[j] >= 0) isbone[j] |= isbone[s->skeleton->parents[j]];
   world = malloc(((size_t)marked + 1) * 16 * sizeof *world);
-  bone = malloc(((size_t)marked + 1) * sizeof *bone);
+  bone = malloc(2 * ((size_t)marked + 1) * sizeof *bone);
   if (!world || !bone) {
     rc = oom(im, err);
     goto done;
   }
+  int32_t* holder = bone + marked + 1; /* the nearest joint of any kind (the armature object's node too) */
   uint32_t k = 0;
   for (uint32_t o = 0; o < n && !rc; ++o) { /* preorder: parents first */
     uint32_t node = im->order[o];
@@ -1098,11 +1099,13 @@ static int place_unskinned(importer* im, skc_err* err) {
     if (p >= 0) {
       skc_mat4_mul(world + (size_t)widx[p] * 16, local, world + (size_t)k * 16);
       bone[k] = bone[widx[p]];
+      holder[k] = holder[widx[p]];
     } else {
       memcpy(world + (size_t)k * 16, local, sizeof local);
-      bone[k] = -1;
+      bone[k] = holder[k] = -1;
     }
     if (j >= 0 && isbone[j]) bone[k] = j;
+    if (j >= 0) holder[k] = j;
     widx[node] = (int32_t)k++;
   }
   for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
@@ -1113,6 +1116,8 @@ static int place_unskinned(importer* im, skc_err* err) {
     if ((rc = skio_mesh_place(s, me, world + (size_t)w * 16, bone[w], &e2)))
       rc = fail(im, err, rc, "mesh %u primitive %u at node %u: %s", (unsigned)me->gltf_mesh,
                 (unsigned)me->gltf_primitive, (unsigned)me->gltf_node, e2.message);
+    else if (bone[w] < 0)
+      me->parent_joint = holder[w]; /* a prop under the armature object */
   }
 done:
   free(widx);

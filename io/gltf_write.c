@@ -355,6 +355,93 @@ static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
   return a;
 }
 
+/* ---- unskinned meshes under a joint (skio_mesh.parent_joint: a prop parented to the armature object) ---- */
+typedef struct holders {
+  int32_t* joint; /* per mesh: the joint whose node holds the mesh's node, or -1 (the scene's top level) */
+  float* local;   /* per mesh: 16 floats, its node's matrix there */
+  uint32_t* off;  /* per joint j: the meshes it holds are mesh[off[j] .. off[j + 1]) (joint_count + 1 entries) */
+  uint32_t* mesh;
+} holders;
+
+static void holders_free(holders* h) {
+  free(h->joint);
+  free(h->local);
+  free(h->off);
+  free(h->mesh);
+}
+
+/* Rest world transforms of the joints as written: the product of the rest_local of each and its ancestors (a
+ * parent index not below the joint's makes it a root, as the node writer does). */
+static void written_rest_world(const skc_skeleton* sk, float* world) {
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    int32_t p = sk->parents[j];
+    if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j)
+      memcpy(world + (size_t)j * 16, sk->rest_local + (size_t)j * 16, 16 * sizeof *world);
+    else
+      skc_mat4_mul(world + (size_t)p * 16, sk->rest_local + (size_t)j * 16, world + (size_t)j * 16);
+  }
+}
+
+/* Each mesh written without a skin whose parent_joint is set hangs under that joint's node, its node matrix the
+ * inverse of the joint's written rest world: its vertices are placed in the scene's space, so at rest it sits
+ * where it sat, and it follows the joint's clips (the armature object's) and reads back parented as it was. A
+ * joint whose rest world does not invert leaves the mesh at the top. false: out of memory. */
+static bool mesh_holders(const skio_scene* s, const mesh_out* mo, holders* h) {
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk ? sk->joint_count : 0, M = s->mesh_count;
+  h->joint = malloc(((size_t)M + 1) * sizeof *h->joint);
+  h->local = malloc(((size_t)M + 1) * 16 * sizeof *h->local);
+  h->off = calloc((size_t)jc + 2, sizeof *h->off);
+  h->mesh = malloc(((size_t)M + 1) * sizeof *h->mesh);
+  float* world = malloc(((size_t)jc + 1) * 16 * sizeof *world);
+  bool ok = h->joint && h->local && h->off && h->mesh && world;
+  if (ok && jc) written_rest_world(sk, world);
+  for (uint32_t mi = 0; ok && mi < M; ++mi) {
+    int32_t j = s->meshes[mi].parent_joint;
+    float* l = h->local + (size_t)mi * 16;
+    h->joint[mi] = -1;
+    if (mo[mi].skinned || j < 0 || (uint32_t)j >= jc) continue;
+    if (!skc_mat4_inverse(world + (size_t)j * 16, l) || !skc_mat4_is_finite(l)) continue;
+    h->joint[mi] = j;
+    h->off[j + 1]++;
+  }
+  for (uint32_t j = 0; ok && j < jc; ++j) h->off[j + 1] += h->off[j];
+  for (uint32_t mi = 0; ok && mi < M; ++mi) /* each joint's start advances to the next joint's */
+    if (h->joint[mi] >= 0) h->mesh[h->off[h->joint[mi]]++] = mi;
+  for (uint32_t j = jc; ok && j > 0; --j) h->off[j] = h->off[j - 1];
+  if (ok) h->off[0] = 0;
+  free(world);
+  return ok;
+}
+
+/* A node's TRS members, those that differ from the default (the rotation normalized). */
+static void put_trs(buf* b, skc_trs trs) {
+  skc_quat_normalize(trs.r);
+  if (trs.t[0] != 0.0f || trs.t[1] != 0.0f || trs.t[2] != 0.0f) {
+    skio_buf_str(b, ",\"translation\":");
+    put_floats(b, trs.t, 3);
+  }
+  if (trs.r[0] != 0.0f || trs.r[1] != 0.0f || trs.r[2] != 0.0f || trs.r[3] != 1.0f) {
+    skio_buf_str(b, ",\"rotation\":");
+    put_floats(b, trs.r, 4);
+  }
+  if (trs.s[0] != 1.0f || trs.s[1] != 1.0f || trs.s[2] != 1.0f) {
+    skio_buf_str(b, ",\"scale\":");
+    put_floats(b, trs.s, 3);
+  }
+}
+
+/* A node's transform m as TRS members, or as "matrix" when m is no TRS. */
+static void put_node_transform(buf* b, const float m[16]) {
+  skc_trs trs;
+  if (skc_mat4_to_trs(m, &trs, 1e-5f)) {
+    put_trs(b, trs);
+  } else {
+    skio_buf_str(b, ",\"matrix\":");
+    put_floats(b, m, 16);
+  }
+}
+
 /* The skins' name: the armature's, which readers name the armature object after (Blender does): the parent of the
  * common ancestor of every joint the skins list when no skin lists it (an armature object node, as Blender's and
  * Maya's exporters write them), else that ancestor; NULL when the joints have none in common. */
@@ -1551,6 +1638,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   uint32_t* child = malloc((jc + 1) * sizeof *child);
   buf meshes = {0}, anims = {0}, nodes = {0}, skins = {0}, json = {0}, bin = {0}, glb_head = {0};
   buf mats = {0}, texs = {0}, imgs = {0};
+  holders hold = {NULL, NULL, NULL, NULL};
   bool ext_webp = false, ext_ktx2 = false;
   char *tmp_bin = NULL, *tmp_main = NULL;
   if (!mo || !animated || !matrix_joint || !child_off || !child) {
@@ -1648,6 +1736,10 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
   for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &meshes, &mo[mi]);
   if (rc) goto done;
+  if (!mesh_holders(s, mo, &hold)) {
+    rc = oom_fail(&w);
+    goto done;
+  }
   if (s->material_count && (rc = write_materials(&w, binary, &mats, &texs, &imgs, &ext_webp, &ext_ktx2))) goto done;
   /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
    * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
@@ -1676,24 +1768,14 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       skio_buf_str(&nodes, ",\"matrix\":");
       put_floats(&nodes, m, 16);
     } else {
-      skc_quat_normalize(trs.r);
-      if (trs.t[0] != 0.0f || trs.t[1] != 0.0f || trs.t[2] != 0.0f) {
-        skio_buf_str(&nodes, ",\"translation\":");
-        put_floats(&nodes, trs.t, 3);
-      }
-      if (trs.r[0] != 0.0f || trs.r[1] != 0.0f || trs.r[2] != 0.0f || trs.r[3] != 1.0f) {
-        skio_buf_str(&nodes, ",\"rotation\":");
-        put_floats(&nodes, trs.r, 4);
-      }
-      if (trs.s[0] != 1.0f || trs.s[1] != 1.0f || trs.s[2] != 1.0f) {
-        skio_buf_str(&nodes, ",\"scale\":");
-        put_floats(&nodes, trs.s, 3);
-      }
+      put_trs(&nodes, trs);
     }
-    if (child_off[j + 1] > child_off[j]) {
+    if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j]) {
       skio_buf_str(&nodes, ",\"children\":[");
       bool comma = false;
       for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) skio_buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
+      for (uint32_t k = hold.off[j]; k < hold.off[j + 1]; ++k, comma = true)
+        skio_buf_printf(&nodes, "%s%u", comma ? "," : "", jc + hold.mesh[k]);
       skio_buf_str(&nodes, "]");
     }
     skio_buf_str(&nodes, "}");
@@ -1718,6 +1800,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     if (jc || mi) skio_buf_str(&nodes, ",");
     skio_buf_str(&nodes, "{\"name\":");
     put_json_string(&nodes, mnames[mi], NULL);
+    if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
     skio_buf_printf(&nodes, ",\"mesh\":%u", mi);
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
     skio_buf_str(&nodes, "}");
@@ -1813,7 +1896,11 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
         comma = true;
       }
     }
-    for (uint32_t mi = 0; mi < M; ++mi, comma = true) skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mi);
+    for (uint32_t mi = 0; mi < M; ++mi) {
+      if (hold.joint[mi] >= 0) continue; /* under its joint's node */
+      skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mi);
+      comma = true;
+    }
   }
   skio_buf_str(&json, "]}],\"nodes\":[");
   skio_buf_put(&json, nodes.p, nodes.n);
@@ -1930,6 +2017,7 @@ done:
   free(mnames);
   free(orphan);
   free(used);
+  holders_free(&hold);
   if (mo)
     for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints);
   free(mo);

@@ -94,7 +94,7 @@ int skio_mesh_set_skin(skio_scene* s, uint32_t m, const skc_skin* skin, const fl
   mesh->inverse_bind = staged.inverse_bind;
   mesh->bound = staged.bound;
   mesh->bone_count = staged.bone_count;
-  mesh->rigid_joint = -1; /* weighted now, not a rigid attachment */
+  mesh->rigid_joint = mesh->parent_joint = -1; /* weighted now, not a rigid attachment; a skinned node at the root */
   return SKC_OK;
 }
 
@@ -138,7 +138,7 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   s->meshes = grown;
   skio_mesh* m = &s->meshes[s->mesh_count];
   memset(m, 0, sizeof *m);
-  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1; /* from no document, attached to nothing */
+  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = -1; /* no document, no node */
   m->node_group = -1;
   char fallback[32];
   snprintf(fallback, sizeof fallback, "mesh%u", s->mesh_count);

@@ -513,7 +513,7 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "mesh%u", index);
   m->name = dup_str(am && am->mName.length ? am->mName.data : tmp);
-  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = -1; /* no document; attached to nothing yet */
+  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = -1; /* no document yet */
   if (!m->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   if (!am) return SKC_OK;
   size_t V = am->mNumVertices;
@@ -560,14 +560,16 @@ static bool joint_is_bone(const skio_scene* s, int32_t j) {
   return false;
 }
 
-/* World transform of flat node i (the product of its ancestors' transforms) and its nearest bone, itself included. */
-static void node_world(const builder* b, int32_t i, float world[16], int32_t* bone) {
+/* World transform of flat node i (the product of its ancestors' transforms), its nearest bone and its nearest joint
+ * of any kind (the armature object's node too), itself included. */
+static void node_world(const builder* b, int32_t i, float world[16], int32_t* bone, int32_t* joint) {
   skc_mat4_identity(world);
-  *bone = -1;
+  *bone = *joint = -1;
   for (int32_t k = i; k >= 0; k = b->nodes[k].parent) {
     float local[16];
     skio_mat_from_ai(&b->nodes[k].node->mTransformation.a1, local);
     skc_mat4_mul(local, world, world);
+    if (*joint < 0) *joint = b->nodes[k].joint;
     if (*bone < 0 && b->nodes[k].joint >= 0 && joint_is_bone(b->out, b->nodes[k].joint)) *bone = b->nodes[k].joint;
   }
 }
@@ -599,10 +601,11 @@ static int place_meshes(builder* b, skc_err* err) {
       for (unsigned k = 0; n->mMeshes && k < n->mNumMeshes; ++k) uses |= n->mMeshes[k] == m;
       if (!uses) continue;
       float world[16];
-      int32_t bone;
-      node_world(b, (int32_t)i, world, &bone);
+      int32_t bone, joint;
+      node_world(b, (int32_t)i, world, &bone, &joint);
       int rc = skio_mesh_place(b->out, &b->out->meshes[m], world, bone, err);
       if (rc) return rc;
+      if (bone < 0) b->out->meshes[m].parent_joint = joint; /* a prop under the armature object */
       break;
     }
   }

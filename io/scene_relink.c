@@ -157,6 +157,8 @@ int skio_scene_relink(skio_scene* s, const skc_skeleton* linked, skc_err* err) {
   }
   /* nothing of s changed so far, and nothing below can fail */
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    int32_t* pj = &s->meshes[m].parent_joint;
+    if (*pj >= 0) *pj = (uint32_t)*pj < oj ? map[*pj] : -1;
     if (!s->meshes[m].skin) continue;
     relink_mesh(&s->meshes[m], nsk, map, oj, st.ib[m], st.bound[m]);
     st.ib[m] = NULL;

@@ -36,6 +36,7 @@ static int drop_skeleton(const skc_skeleton* sk, skc_skeleton** out, skc_err* er
 static int drop_mesh(const skio_mesh* m, uint32_t n, skio_mesh* v, skc_err* err) {
   *v = *m;
   v->skin = NULL;
+  v->parent_joint = m->parent_joint > 0 ? m->parent_joint - 1 : -1; /* under the dropped root: at the top */
   if (!m->skin) return SKC_OK;
   int rc = skc_skin_clone(m->skin, &v->skin, err);
   if (rc) return rc;

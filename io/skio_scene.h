@@ -53,6 +53,11 @@ typedef struct skio_mesh {
    * without bones): the joint it bound the mesh to with weight 1 (a rigid attachment in the file), or -1. The glTF
    * in-place editor leaves such a primitive as its file has it while the skin is still that one-joint skin. */
   int32_t rigid_joint;
+  /* Set by the readers beside skio_mesh_place for a mesh that is no rigid attachment: the nearest joint its node
+   * hangs below (a prop parented to the armature object, which is a joint only as the bones' ancestor), or -1.
+   * The glTF writer makes the mesh's node a child of that joint's node (its vertices stay where they are placed),
+   * so the prop follows the object's animation and reads back parented as in the source. -1 once a skin is set. */
+  int32_t parent_joint;
   /* Set by skio_mesh_place too: the transform it applied to the file's vertices (the node's world transform, into
    * bind space), placed_set false when none was applied (identity). The glTF editor's new skins use it. */
   float placed[16];

@@ -560,11 +560,22 @@ def armatures():
     return {o.name: sorted(b.name for b in o.data.bones) for o in bpy.context.scene.objects if o.type == "ARMATURE"}
 
 
+def mesh_parents():
+    """{mesh object name: its parents' names} of the scene Blender imported, the name without Blender's ".001"
+    suffixes (an object of two materials is two glTF meshes, so two objects)."""
+    out = {}
+    for o in bpy.context.scene.objects:
+        if o.type == "MESH":
+            out.setdefault(re.sub(r"\.\d{3}$", "", o.name), set()).add(o.parent.name if o.parent else None)
+    return out
+
+
 def frames(cli, work):
     for name in FRAME_FILES:
         src = os.path.join(HERE, "..", "data", name)
         src_box = blender_box(src, BLENDER_READS[os.path.splitext(name)[1]])
         src_arms = armatures()
+        src_parents = mesh_parents()
         check(name + ": Blender reads the source", src_box is not None)
         for ext, _ in IMPORTERS:
             out = os.path.join(work, "frame_" + name.replace(".", "_") + "." + ext)
@@ -576,6 +587,9 @@ def frames(cli, work):
             if placed and ext == "glb":  # the armature object keeps its name and holds exactly the source's bones
                 check("%s -> .glb: the source's armature and bones" % name, armatures() == src_arms,
                       "%s vs the source's %s" % (armatures(), src_arms))
+                # every mesh object under the source's parent (rigid_parts' "Prop" under the armature object)
+                check("%s -> .glb: the source's object parents" % name, mesh_parents() == src_parents,
+                      "%s vs the source's %s" % (mesh_parents(), src_parents))
 
 
 def corpus(cli, work):

@@ -108,6 +108,10 @@ START_TEST(blender_rigid_parts_are_placed_and_bound) {
     ck_assert_str_eq(s->skeleton->names[cube->skin->joints[cube->skin->offsets[v]]], "hand");
   }
   ck_assert_ptr_null(cone->skin);
+  /* ... and remembers that object as the joint it hangs below (the glTF writer parents its node there) */
+  ck_assert_int_eq(cube->parent_joint, -1);
+  ck_assert_int_ge(cone->parent_joint, 0);
+  ck_assert_str_eq(s->skeleton->names[cone->parent_joint], "Rig");
   /* world boxes Blender 3.4 reported for the parts, Z up in metres; rest_box gives them in glTF's frame: Y up
    * (x, z, -y), metres (the FBX's centimetres times its frame's 0.01) */
   float lo[3], hi[3];
@@ -149,6 +153,40 @@ START_TEST(every_writer_keeps_every_mesh_in_place) {
     skio_scene_destroy(back);
     unlink(path);
   }
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* The prop parented to the armature object comes back from a .glb under that object and at its place: its node is
+ * a child of the object's node (read back, parent_joint names the object), so a clip that moves the object moves
+ * the prop too, as in the source. Written at the top, as before, it read back with parent_joint -1. */
+START_TEST(glb_keeps_a_prop_under_the_armature_object) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/rigid_parts.fbx"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  char dir[] = "/tmp/skt_prop_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  skio_export_options o = {0};
+  o.overwrite = true;
+  o.keep_all = true;
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
+  skio_scene* back = NULL;
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  const skio_mesh* cone = mesh_named(back, "Cone");
+  ck_assert_ptr_nonnull(cone);
+  ck_assert_ptr_null(cone->skin);
+  ck_assert_int_ge(cone->parent_joint, 0);
+  ck_assert_str_eq(back->skeleton->names[cone->parent_joint], "Rig");
+  /* the skinned body and the rigidly bound gauntlet stay at the top (glTF's rule for skinned nodes) */
+  ck_assert_int_eq(mesh_named(back, "Cube")->parent_joint, -1);
+  ck_assert_int_eq(mesh_named(back, "Cylinder")->parent_joint, -1);
+  assert_same_places(s, back, 1e-5f * scene_diag(s), "glb");
+  skio_scene_destroy(back);
+  unlink(path);
   rmdir(dir);
   skio_scene_destroy(s);
 }
@@ -216,6 +254,7 @@ static Suite* suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, blender_rigid_parts_are_placed_and_bound);
   tcase_add_test(tc, every_writer_keeps_every_mesh_in_place);
+  tcase_add_test(tc, glb_keeps_a_prop_under_the_armature_object);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   suite_add_tcase(s, tc);
   return s;
