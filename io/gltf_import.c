@@ -838,6 +838,14 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
       snprintf(m->name, blen + 16, "%s", base && base[0] ? base : tmp);
   }
   free(base);
+  int own = skio_json_get(d, skio_json_get(d, pt, "extras"), "name"); /* skinkit's writer: one object's meshes */
+  char* named = skio_json_is(d, own, 3) ? skio_json_strdup(d, own) : NULL;
+  if (named && named[0] && m->name) {
+    free(m->name);
+    m->name = named;
+  } else {
+    free(named);
+  }
   if (!m->name) return oom(im, err);
   char where[96];
   snprintf(where, sizeof where, "mesh %u primitive %u", r->mesh, r->prim);

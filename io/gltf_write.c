@@ -337,6 +337,9 @@ typedef struct mesh_out {
   int32_t skeleton;  /* node or -1 */
   bool moved; /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
   float t[16];
+  buf prims;      /* its "primitives" entries (write_mesh), one per part */
+  uint32_t lead;  /* the first mesh of its node's group (mesh_groups), itself when alone */
+  uint32_t group; /* its glTF mesh and mesh node: the group's index */
 } mesh_out;
 
 /* Writes the vertex streams of mesh mi and appends its JSON to meshes_json; fills mo. extra: joints its skin lists
@@ -353,6 +356,78 @@ static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
   int32_t a = put_accessor(w, REGION_MAIN, ix, n, 1, CT_U16, TARGET_INDEX, NULL, NULL);
   free(ix);
   return a;
+}
+
+/* ---- the meshes of one object as one glTF mesh ------------------------------------------------------------ */
+/* Whether meshes a and b (written, mo filled) can be primitives of one glTF mesh in one node: one object of the
+ * source (node_group and node name), and nothing a node or a mesh holds once differs - the skin (listed joints, their
+ * inverse binds, the space the vertices were written in), the parent joint, the morph targets (count and names). */
+static bool same_node(const skio_scene* s, const mesh_out* mo, uint32_t a, uint32_t b) {
+  const skio_mesh *ma = &s->meshes[a], *mb = &s->meshes[b];
+  if (ma->node_group < 0 || ma->node_group != mb->node_group || !ma->node_name || !mb->node_name ||
+      strcmp(ma->node_name, mb->node_name) != 0 || ma->parent_joint != mb->parent_joint)
+    return false;
+  if (ma->part_count || mb->part_count) return false; /* a mesh of parts is a glTF mesh of its own */
+  if (mo[a].skinned != mo[b].skinned || ma->morph_count != mb->morph_count) return false;
+  for (uint32_t t = 0; t < ma->morph_count; ++t)
+    if (strcmp(ma->morph_names[t], mb->morph_names[t]) != 0) return false;
+  if (!mo[a].skinned) return true;
+  if (mo[a].listed != mo[b].listed || mo[a].moved != mo[b].moved ||
+      (mo[a].moved && memcmp(mo[a].t, mo[b].t, sizeof mo[a].t) != 0))
+    return false;
+  for (uint32_t i = 0; i < mo[a].listed; ++i) {
+    const uint32_t j = mo[a].joints[i];
+    if (j != mo[b].joints[i] ||
+        memcmp(ma->inverse_bind + (size_t)j * 16, mb->inverse_bind + (size_t)j * 16, 16 * sizeof(float)) != 0)
+      return false;
+  }
+  return true;
+}
+
+/* Each mesh's lead (the first mesh of its group) and group index (groups numbered in the order of their leads).
+ * Assimp splits an object of several materials into one mesh per material, and a glTF written with one node per
+ * mesh read back in Blender as one object per material ("Leg", "Leg.001"); as primitives of one mesh it is one
+ * object again. */
+static void mesh_groups(const skio_scene* s, mesh_out* mo) {
+  uint32_t groups = 0;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) { /* runs of meshes only: read back, the order is the scene's */
+    const uint32_t prev = mi ? mo[mi - 1].lead : 0;
+    mo[mi].lead = mi && same_node(s, mo, prev, mi) ? prev : mi;
+    mo[mi].group = mo[mi].lead == mi ? groups++ : mo[prev].group;
+  }
+}
+
+static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed);
+
+/* The "meshes" entries: per group its lead's name, every member's primitive (in a group of several with the
+ * member's name in its extras), the lead's morph target names and default weights. */
+static int mesh_json(writer* w, const mesh_out* mo, buf* j) {
+  const skio_scene* s = w->s;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
+    if (mo[mi].lead != mi) continue;
+    bool fixed = false;
+    skio_buf_str(j, mo[mi].group ? ",{\"name\":" : "{\"name\":");
+    put_json_string(j, s->meshes[mi].name, &fixed);
+    skio_buf_str(j, ",\"primitives\":[");
+    const bool several = mi + 1 < s->mesh_count && mo[mi + 1].lead == mi;
+    for (uint32_t k = mi; k < s->mesh_count && mo[k].lead == mi; ++k) {
+      if (k != mi) skio_buf_str(j, ",");
+      if (!several || !mo[k].prims.n) {
+        skio_buf_put(j, mo[k].prims.p, mo[k].prims.n);
+        continue;
+      }
+      /* one primitive per member: its own name in the primitive's extras (skinkit's reader names it so) */
+      skio_buf_put(j, mo[k].prims.p, mo[k].prims.n - 1);
+      skio_buf_str(j, ",\"extras\":{\"name\":");
+      put_json_string(j, s->meshes[k].name, &fixed);
+      skio_buf_str(j, "}}");
+    }
+    skio_buf_str(j, "]");
+    json_morphs(j, &s->meshes[mi], NULL, true, &fixed);
+    skio_buf_str(j, "}");
+    if (fixed) w->rep.names_fixed++;
+  }
+  return j->oom ? oom_fail(w) : SKC_OK;
 }
 
 /* ---- unskinned meshes under a joint (skio_mesh.parent_joint: a prop parented to the armature object) ---- */
@@ -400,7 +475,7 @@ static bool mesh_holders(const skio_scene* s, const mesh_out* mo, holders* h) {
     int32_t j = s->meshes[mi].parent_joint;
     float* l = h->local + (size_t)mi * 16;
     h->joint[mi] = -1;
-    if (mo[mi].skinned || j < 0 || (uint32_t)j >= jc) continue;
+    if (mo[mi].lead != mi || mo[mi].skinned || j < 0 || (uint32_t)j >= jc) continue; /* a lead holds its group */
     if (!skc_mat4_inverse(world + (size_t)j * 16, l) || !skc_mat4_is_finite(l)) continue;
     h->joint[mi] = j;
     h->off[j + 1]++;
@@ -554,7 +629,7 @@ static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
   skio_buf_str(j, "]");
 }
 
-static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_json, mesh_out* mo) {
+static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
@@ -860,12 +935,8 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     if (!mo->skinned) sets = 0;
   }
 
-  /* JSON */
-  buf* j = meshes_json;
-  if (mi) skio_buf_str(j, ",");
-  skio_buf_str(j, "{\"name\":");
-  put_json_string(j, m->name, &fixed);
-  skio_buf_str(j, ",\"primitives\":[");
+  /* JSON: the primitives (mesh_json wraps them, with the other meshes of the node) */
+  buf* j = &mo->prims;
   for (uint32_t p = 0; p < parts; ++p) {
     skio_buf_printf(j, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", (int)a_pos);
     if (a_nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
@@ -885,9 +956,6 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, buf* meshes_
     if (mat < s->material_count) skio_buf_printf(j, ",\"material\":%u", mat);
     skio_buf_str(j, "}");
   }
-  skio_buf_str(j, "]");
-  json_morphs(j, m, a_morph, true, &fixed);
-  skio_buf_str(j, "}");
   free(a_part);
   free(a_morph);
   free(a_joints);
@@ -1734,8 +1802,10 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
    * The same rule as the FBX export (skio_scene_rest_to_bind). */
   float bake_x[16];
   if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
-  for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &meshes, &mo[mi]);
+  for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &mo[mi]);
   if (rc) goto done;
+  mesh_groups(s, mo);
+  if ((rc = mesh_json(&w, mo, &meshes))) goto done;
   if (!mesh_holders(s, mo, &hold)) {
     rc = oom_fail(&w);
     goto done;
@@ -1775,7 +1845,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       bool comma = false;
       for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) skio_buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
       for (uint32_t k = hold.off[j]; k < hold.off[j + 1]; ++k, comma = true)
-        skio_buf_printf(&nodes, "%s%u", comma ? "," : "", jc + hold.mesh[k]);
+        skio_buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mo[hold.mesh[k]].group);
       skio_buf_str(&nodes, "]");
     }
     skio_buf_str(&nodes, "}");
@@ -1790,18 +1860,19 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     goto done;
   }
   uint32_t skin_count = 0;
-  for (uint32_t mi = 0; mi < M; ++mi) {
+  for (uint32_t mi = 0; mi < M; ++mi) { /* a node per group: its lead's */
+    if (mo[mi].lead != mi) continue;
     const char* base = s->meshes[mi].node_name ? s->meshes[mi].node_name : s->meshes[mi].name; /* the object's name */
     mnames[mi] = jc ? free_name(jsorted, jc, base, "_mesh") : dup_str(base);
     if (!mnames[mi]) {
       rc = oom_fail(&w);
       goto done;
     }
-    if (jc || mi) skio_buf_str(&nodes, ",");
+    if (jc || mo[mi].group) skio_buf_str(&nodes, ",");
     skio_buf_str(&nodes, "{\"name\":");
     put_json_string(&nodes, mnames[mi], NULL);
     if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
-    skio_buf_printf(&nodes, ",\"mesh\":%u", mi);
+    skio_buf_printf(&nodes, ",\"mesh\":%u", mo[mi].group);
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
     skio_buf_str(&nodes, "}");
   }
@@ -1820,7 +1891,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     uint32_t k = 0;
     const char* armature = armature_name(sk, mo, M, depth);
     for (uint32_t mi = 0; mi < M; ++mi) {
-      if (!mo[mi].skinned) continue;
+      if (!mo[mi].skinned || mo[mi].lead != mi) continue; /* one skin per node: the lead's */
       int64_t lca = mo[mi].joints[0];
       for (uint32_t i = 1; i < mo[mi].listed && lca >= 0; ++i) {
         int64_t b = mo[mi].joints[i];
@@ -1897,8 +1968,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       }
     }
     for (uint32_t mi = 0; mi < M; ++mi) {
-      if (hold.joint[mi] >= 0) continue; /* under its joint's node */
-      skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mi);
+      if (mo[mi].lead != mi || hold.joint[mi] >= 0) continue; /* a node per group; a held one under its joint */
+      skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mo[mi].group);
       comma = true;
     }
   }
@@ -2019,7 +2090,7 @@ done:
   free(used);
   holders_free(&hold);
   if (mo)
-    for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints);
+    for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints), free(mo[mi].prims.p);
   free(mo);
   free(animated);
   free(matrix_joint);

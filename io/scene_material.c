@@ -87,6 +87,81 @@ const char* skio_image_mime(const unsigned char* d, size_t n, const char* name) 
   return "";
 }
 
+/* ---- materials of a scene built by hand (the ABI's sk_scene_add_image / _add_material) ---- */
+int skio_scene_add_image(skio_scene* s, const char* name, const void* data, size_t size, uint32_t* out, skc_err* err) {
+  if (!s || !data || !size) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and image bytes must be given");
+  if (size > SKIO_IMAGE_MAX_BYTES)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "image of %zu bytes: at most %u MiB", size, SKIO_IMAGE_MAX_BYTES >> 20);
+  const char* mime = skio_image_mime(data, size, NULL);
+  char def[32];
+  snprintf(def, sizeof def, "image%u", s->image_count);
+  const char* nm = name && name[0] ? name : def;
+  if (!mime[0]) return skc_fail(err, SKC_UNSUPPORTED, "image \"%s\" is not PNG, JPEG, WebP or KTX2", nm);
+  if (s->image_count == UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "too many images");
+  skio_image* grown = realloc(s->images, ((size_t)s->image_count + 1) * sizeof *grown);
+  if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding an image");
+  s->images = grown;
+  skio_image* im = &s->images[s->image_count];
+  memset(im, 0, sizeof *im);
+  im->name = dup_s(nm);
+  im->data = malloc(size);
+  if (!im->name || !im->data) {
+    free(im->name);
+    free(im->data);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding an image");
+  }
+  memcpy(im->data, data, size);
+  im->size = size;
+  im->embedded = true; /* held by the scene: writers embed it or write it beside the model */
+  snprintf(im->mime, sizeof im->mime, "%s", mime);
+  if (out) *out = s->image_count;
+  s->image_count++;
+  s->materials_changed = true;
+  return SKC_OK;
+}
+
+static bool texref_ok(const skio_scene* s, skio_texref t) { return t.image < 0 || (uint32_t)t.image < s->image_count; }
+
+int skio_scene_add_material(skio_scene* s, const skio_material* m, uint32_t* out, skc_err* err) {
+  if (!s || !m) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and material must not be NULL");
+  const skio_texref* t[5] = {&m->base_color_tex, &m->normal_tex, &m->metallic_roughness_tex, &m->emissive_tex,
+                             &m->occlusion_tex};
+  for (int k = 0; k < 5; ++k)
+    if (!texref_ok(s, *t[k]))
+      return skc_fail(err, SKC_OUT_OF_RANGE, "material image %d out of range (%u images)", (int)t[k]->image,
+                      s->image_count);
+  bool finite = isfinite(m->metallic) && isfinite(m->roughness) && isfinite(m->alpha_cutoff);
+  for (int c = 0; c < 4; ++c) finite &= isfinite(m->base_color[c]) && (c == 3 || isfinite(m->emissive[c]));
+  if (!finite || m->alpha_mode > SKIO_ALPHA_BLEND)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "material factors must be finite and the alpha mode 0..2");
+  if (s->material_count == UINT32_MAX - 1) return skc_fail(err, SKC_OUT_OF_RANGE, "too many materials");
+  skio_material* grown = realloc(s->materials, ((size_t)s->material_count + 1) * sizeof *grown);
+  if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding a material");
+  s->materials = grown;
+  skio_material* d = &s->materials[s->material_count];
+  *d = *m;
+  char def[32];
+  snprintf(def, sizeof def, "material%u", s->material_count);
+  if (!(d->name = dup_s(m->name && m->name[0] ? m->name : def)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding a material");
+  if (out) *out = s->material_count;
+  s->material_count++;
+  s->materials_changed = true;
+  return SKC_OK;
+}
+
+int skio_mesh_set_material(skio_scene* s, uint32_t mesh, uint32_t material, skc_err* err) {
+  if (!s || mesh >= s->mesh_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u out of range (%u meshes)", mesh, s ? s->mesh_count : 0);
+  if (material != UINT32_MAX && material >= s->material_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "material %u out of range (%u materials)", material, s->material_count);
+  skio_mesh* m = &s->meshes[mesh];
+  m->material = material;
+  for (uint32_t p = 0; p < m->part_count; ++p) m->parts[p].material = material;
+  s->materials_changed = true;
+  return SKC_OK;
+}
+
 /* ---- notes ---- */
 static void note_add(skio_scene* s, const char* fmt, const char* a) {
   char line[400];

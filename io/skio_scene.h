@@ -146,6 +146,7 @@ typedef struct skio_scene {
   struct skio_material* materials;
   uint32_t image_count;
   struct skio_image* images;
+  bool materials_changed; /* a material, image or mesh material set after reading (skio_scene_add_material) */
   char* material_note;    /* what of the source could not be read (materials, images, blend shapes; one line of
                              "; "-separated notes), or NULL */
   /* A binary FBX or a Collada file read through Assimp: the file as it was when read (size, modification time,
@@ -414,6 +415,13 @@ typedef struct skio_image {
   bool embedded;
 } skio_image;
 
+/* A scene built by hand (the ABI): appends an image (bytes copied; PNG, JPEG, WebP or KTX2 by magic bytes, else
+ * SKC_UNSUPPORTED; name NULL or "" = "image<i>"), a material (copied, its name duplicated or "material<i>"; image
+ * indices checked, factors finite), or sets a mesh's material (UINT32_MAX = none; every part of the mesh too).
+ * Each sets materials_changed: the in-place editors then write the scene whole. */
+int skio_scene_add_image(skio_scene* s, const char* name, const void* data, size_t size, uint32_t* out, skc_err* err);
+int skio_scene_add_material(skio_scene* s, const skio_material* m, uint32_t* out, skc_err* err);
+int skio_mesh_set_material(skio_scene* s, uint32_t mesh, uint32_t material, skc_err* err);
 /* Frees the material and image tables (skio_scene_destroy calls it). */
 void skio_scene_free_materials(skio_scene* s);
 /* Defaults of glTF: base colour 1 1 1 1, metallic 1, roughness 1, no emission, opaque, cutoff 0.5, one-sided. */

@@ -379,3 +379,51 @@ SK_API sk_result sk_scene_add_mesh(sk_scene* scene, const sk_mesh_desc* mesh, ui
   if (!rc && out_index) *out_index = index;
   return sk__ret(rc, &e, err);
 }
+
+SK_API sk_result sk_scene_add_image(sk_scene* scene, const char* name, const void* data, size_t size,
+                                    uint32_t* out_index, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_scene_add_image(scene->io, name, data, size, out_index, &e), &e, err);
+}
+
+static skio_texref texref_of(int32_t image) {
+  skio_texref t = {image < 0 ? -1 : image, 0, 1.0f};
+  return t;
+}
+
+SK_API sk_result sk_scene_add_material(sk_scene* scene, const sk_material_desc* material, uint32_t* out_index,
+                                       sk_error* err) {
+  if (!scene || !material) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and material must not be NULL");
+  SK__CHECK_SIZE(material, sk_material_desc, err);
+  _Static_assert((int)SK_ALPHA_MASK == SKIO_ALPHA_MASK && (int)SK_ALPHA_BLEND == SKIO_ALPHA_BLEND, "alpha modes");
+  skio_material m;
+  skio_material_init(&m);
+  m.name = (char*)material->name; /* copied by skio_scene_add_material */
+  memcpy(m.base_color, material->base_color, sizeof m.base_color);
+  m.metallic = material->metallic;
+  m.roughness = material->roughness;
+  memcpy(m.emissive, material->emissive, sizeof m.emissive);
+  m.alpha_mode = material->alpha_mode;
+  m.alpha_cutoff = material->alpha_cutoff;
+  m.double_sided = material->double_sided != 0;
+  m.base_color_tex = texref_of(material->base_color_image);
+  m.metallic_roughness_tex = texref_of(material->metallic_roughness_image);
+  m.normal_tex = texref_of(material->normal_image);
+  m.normal_tex.scale = material->normal_scale;
+  m.emissive_tex = texref_of(material->emissive_image);
+  m.occlusion_tex = texref_of(material->occlusion_image);
+  if (!isfinite(m.normal_tex.scale)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "normal_scale must be finite");
+  skc_err e = {0};
+  return sk__ret(skio_scene_add_material(scene->io, &m, out_index, &e), &e, err);
+}
+
+SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint32_t material, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_mesh_set_material(scene->io, mesh, material, &e), &e, err);
+}
+
+SK_API uint32_t sk_scene_material_count(const sk_scene* scene) { return scene ? scene->io->material_count : 0; }
+
+SK_API uint32_t sk_scene_image_count(const sk_scene* scene) { return scene ? scene->io->image_count : 0; }

@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.10.0 -> 11000); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11000
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.11.0 -> 11100); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11100
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 10
+#define SK_ABI_MINOR 11
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -675,8 +675,46 @@ typedef struct sk_mesh_desc {
 } sk_mesh_desc;
 
 /* Appends a mesh (all data copied); out_index (optional) receives its index. SK_ERR_NO_SKIN for a skin on a
- * scene without skeleton, SK_ERR_OUT_OF_RANGE for an index past the vertices. */
+ * scene without skeleton, SK_ERR_OUT_OF_RANGE for an index past the vertices. The mesh has no material until
+ * sk_scene_mesh_set_material gives it one. */
 SK_API sk_result sk_scene_add_mesh(sk_scene* scene, const sk_mesh_desc* mesh, uint32_t* out_index, sk_error* err);
+
+/* ABI 1.11: materials for a scene built with sk_scene_add_mesh (or added to a loaded one); every writer writes them
+ * (glTF's metallic-roughness material, with the images embedded in a .glb, as bufferViews or files beside a .gltf;
+ * Collada and FBX through Assimp with the images written beside the file). Once one of these is called on a scene
+ * read from a file, its in-place edits no longer apply: the scene is written whole. */
+/* Appends an image (bytes copied): PNG, JPEG, WebP or KTX2, told by their magic bytes; anything else is
+ * SK_ERR_UNSUPPORTED, more than 64 MiB SK_ERR_OUT_OF_RANGE. name: its file name where an output writes images
+ * beside the model (NULL or "" = "image<i>"). */
+SK_API sk_result sk_scene_add_image(sk_scene* scene, const char* name, const void* data, size_t size,
+                                    uint32_t* out_index, sk_error* err);
+enum { SK_ALPHA_OPAQUE = 0, SK_ALPHA_MASK = 1, SK_ALPHA_BLEND = 2 };
+typedef struct sk_material_desc {
+  uint32_t size;             /* sizeof(sk_material_desc) */
+  uint32_t alpha_mode;       /* SK_ALPHA_* */
+  const char* name;          /* NULL or "" = "material<i>" */
+  float base_color[4];       /* linear RGBA; multiplies the base colour image */
+  float metallic, roughness; /* 0..1 */
+  float emissive[3];         /* linear RGB, 0..1 */
+  float alpha_cutoff;        /* SK_ALPHA_MASK's threshold */
+  uint32_t double_sided;     /* 0 or 1 */
+  float normal_scale;        /* strength of the normal image (1 = as stored) */
+  int32_t base_color_image;  /* image indices (sk_scene_add_image), -1 = none; each on texture coordinate set 0 */
+  int32_t metallic_roughness_image;
+  int32_t normal_image;
+  int32_t emissive_image;
+  int32_t occlusion_image;
+} sk_material_desc;
+/* Appends a material (copied). SK_ERR_OUT_OF_RANGE for an image index past the scene's images,
+ * SK_ERR_INVALID_ARGUMENT for a non-finite factor or an unknown alpha mode. */
+SK_API sk_result sk_scene_add_material(sk_scene* scene, const sk_material_desc* material, uint32_t* out_index,
+                                       sk_error* err);
+/* The material of a mesh (and of each of its parts): an index from sk_scene_add_material or of the file's own
+ * materials, UINT32_MAX = none. */
+SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint32_t material, sk_error* err);
+/* Materials and images the scene holds (the file's, then those added). */
+SK_API uint32_t sk_scene_material_count(const sk_scene* scene);
+SK_API uint32_t sk_scene_image_count(const sk_scene* scene);
 
 /* Assimp's importable extensions as one string "*.3ds;*.obj;..." (static, never NULL) and a test for one
  * extension (with or without the dot, case-insensitive). Ogre ".skeleton" files are reported as not importable

@@ -2,14 +2,14 @@
 .skf export, import/export of formats Blender lacks through Assimp).
 
 Layers: _ctypes.py (ctypes binding) and api.py (numpy wrappers) never import bpy and are usable from plain
-Python; bridge.py (bpy <-> numpy), operators.py, io_scene.py (file import/export), panels.py and preferences.py are the
-Blender side.
+Python; bridge.py (bpy <-> numpy), operators.py, io_scene.py (file import/export) with materials.py, panels.py and
+preferences.py are the Blender side.
 """
 
 bl_info = {
     "name": "skinkit",
     "author": "skinkit developers",
-    "version": (1, 10, 0),
+    "version": (1, 11, 0),
     "blender": (3, 4, 0),
     "location": "3D View > Sidebar > Skinkit; Weight Paint > Weights; Object > Parent; File > Import/Export",
     "description": "Auto bind, skin weight tools, .skf export and Assimp import/export backed by libskinkit",
@@ -27,7 +27,8 @@ if bpy is not None:
         import importlib
         import sys
 
-        for _name in ("_ctypes", "api", "bridge", "preferences", "operators", "bake", "io_scene", "panels"):
+        for _name in ("_ctypes", "api", "bridge", "materials", "preferences", "operators", "bake", "io_scene",
+                      "panels"):
             _mod = sys.modules.get(__name__ + "." + _name)
             if _mod is not None:
                 importlib.reload(_mod)

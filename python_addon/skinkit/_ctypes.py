@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 11000
+SK_VERSION = 11100
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 10
+SK_ABI_MINOR = 11
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -141,6 +141,11 @@ SK_WEIGHTS_SOURCE = 0
 SK_WEIGHTS_FLOAT = 1
 SK_WEIGHTS_U8 = 2
 SK_WEIGHTS_U16 = 3
+
+# material alpha modes (sk_material_desc.alpha_mode, ABI 1.11)
+SK_ALPHA_OPAQUE = 0
+SK_ALPHA_MASK = 1
+SK_ALPHA_BLEND = 2
 
 # deform joints of a scene (sk_scene_deform_joints' out_rule)
 SK_DEFORM_RULE_NONE = 0
@@ -417,6 +422,26 @@ class SkMeshDesc(_Struct):
         ("uv1", c_void_p),
         ("colors", c_void_p),
         ("node_name", c_char_p),
+    ]
+
+
+class SkMaterialDesc(_Struct):  # ABI 1.11
+    _fields_ = [
+        ("size", c_uint32),
+        ("alpha_mode", c_uint32),
+        ("name", c_char_p),
+        ("base_color", c_float * 4),
+        ("metallic", c_float),
+        ("roughness", c_float),
+        ("emissive", c_float * 3),
+        ("alpha_cutoff", c_float),
+        ("double_sided", c_uint32),
+        ("normal_scale", c_float),
+        ("base_color_image", c_int32),
+        ("metallic_roughness_image", c_int32),
+        ("normal_image", c_int32),
+        ("emissive_image", c_int32),
+        ("occlusion_image", c_int32),
     ]
 
 
@@ -818,6 +843,7 @@ STRUCTS = {
     "sk_save_options": SkSaveOptions,
     "sk_mesh_report": SkMeshReport,
     "sk_mesh_desc": SkMeshDesc,
+    "sk_material_desc": SkMaterialDesc,
     "sk_weight_scope": SkWeightScope,
     "sk_weights_report": SkWeightsReport,
     "sk_normalize_desc": SkNormalizeDesc,
@@ -954,6 +980,11 @@ FUNCTIONS = [
                                    POINTER(c_uint32), ERR]),
     ("sk_scene_create", RESULT, [HANDLE, OUT_HANDLE, ERR]),
     ("sk_scene_add_mesh", RESULT, [HANDLE, POINTER(SkMeshDesc), POINTER(c_uint32), ERR]),
+    ("sk_scene_add_image", RESULT, [HANDLE, c_char_p, BUF, size, POINTER(c_uint32), ERR]),  # ABI 1.11
+    ("sk_scene_add_material", RESULT, [HANDLE, POINTER(SkMaterialDesc), POINTER(c_uint32), ERR]),
+    ("sk_scene_mesh_set_material", RESULT, [HANDLE, u32, u32, ERR]),
+    ("sk_scene_material_count", u32, [HANDLE]),
+    ("sk_scene_image_count", u32, [HANDLE]),
     ("sk_import_extensions", c_char_p, []),
     ("sk_import_extension_supported", ctypes.c_int, [c_char_p]),
     # weights

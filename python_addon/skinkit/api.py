@@ -687,12 +687,15 @@ class Scene(_Handle):
         return cls(lib, out.value)
 
     def add_mesh(self, positions, triangles=None, name=None, normals=None, tangents=None, uv0=None, skin=None,
-                 inverse_bind=None):
-        """Appends a mesh (all data copied); returns its index. skin: a Skin over the scene skeleton's joints."""
+                 inverse_bind=None, node_name=None):
+        """Appends a mesh (all data copied); returns its index. skin: a Skin over the scene skeleton's joints.
+        node_name: the node the mesh hangs from (None = one node of its own, named after it); the writers put the
+        meshes of one node name under one node (one object whose parts have their own materials)."""
         pos = _arr(positions, np.float32, "positions", shape=(None, 3))
         v = pos.shape[0]
         keep = [pos]
-        desc = C.new(C.SkMeshDesc, name=name.encode("utf-8") if name else None, vertex_count=v, positions=_ptr(pos))
+        desc = C.new(C.SkMeshDesc, name=name.encode("utf-8") if name else None, vertex_count=v, positions=_ptr(pos),
+                     node_name=node_name.encode("utf-8") if node_name else None)
         for field, arr, width in (("normals", normals, 3), ("tangents", tangents, 4), ("uv0", uv0, 2)):
             if arr is not None:
                 a = _arr(arr, np.float32, field, shape=(v, width))
@@ -714,6 +717,61 @@ class Scene(_Handle):
         idx = c_uint32()
         self._lib.sk_scene_add_mesh(self.handle, byref(desc), byref(idx))
         return int(idx.value)
+
+    def add_image(self, data, name=None):
+        """Appends an image (the bytes of a PNG, JPEG, WebP or KTX2 file, copied); returns its index for
+        add_material. name: its file name where a writer puts images beside the model (None = "image<i>").
+        Other bytes raise SkinkitError SK_ERR_UNSUPPORTED."""
+        raw = bytes(data)
+        idx = c_uint32()
+        self._lib.sk_scene_add_image(self.handle, name.encode("utf-8") if name else None, raw, len(raw), byref(idx))
+        return int(idx.value)
+
+    def add_image_file(self, path, name=None):
+        """add_image of a file's bytes, named after the file unless name is given."""
+        with open(path, "rb") as f:
+            data = f.read()
+        return self.add_image(data, name or os.path.basename(os.fsdecode(path)))
+
+    def add_material(self, name=None, base_color=(1.0, 1.0, 1.0, 1.0), metallic=1.0, roughness=1.0,
+                     emissive=(0.0, 0.0, 0.0), alpha_mode="OPAQUE", alpha_cutoff=0.5, double_sided=False,
+                     normal_scale=1.0, base_color_image=-1, metallic_roughness_image=-1, normal_image=-1,
+                     emissive_image=-1, occlusion_image=-1):
+        """Appends a glTF metallic-roughness material; returns its index for set_mesh_material. Colours are linear
+        (base_color RGBA multiplies the base colour image), alpha_mode "OPAQUE", "MASK" (alpha_cutoff) or "BLEND";
+        the *_image arguments are add_image indices (-1 or None = none)."""
+        modes = {"OPAQUE": C.SK_ALPHA_OPAQUE, "MASK": C.SK_ALPHA_MASK, "BLEND": C.SK_ALPHA_BLEND}
+        if alpha_mode not in modes:
+            raise SkinkitError(C.SK_ERR_INVALID_ARGUMENT, "alpha_mode: %r is not one of %s" % (alpha_mode,
+                                                                                            ", ".join(modes)))
+        rgba = _arr(base_color, np.float32, "base_color", size=4)
+        rgb = _arr(emissive, np.float32, "emissive", size=3)
+        desc = C.new(C.SkMaterialDesc, alpha_mode=modes[alpha_mode], name=name.encode("utf-8") if name else None,
+                     metallic=float(metallic), roughness=float(roughness), alpha_cutoff=float(alpha_cutoff),
+                     double_sided=int(bool(double_sided)), normal_scale=float(normal_scale))
+        desc.base_color[:] = rgba.tolist()
+        desc.emissive[:] = rgb.tolist()
+        for field, image in (("base_color_image", base_color_image), ("metallic_roughness_image",
+                             metallic_roughness_image), ("normal_image", normal_image),
+                             ("emissive_image", emissive_image), ("occlusion_image", occlusion_image)):
+            setattr(desc, field, -1 if image is None else int(image))
+        idx = c_uint32()
+        self._lib.sk_scene_add_material(self.handle, byref(desc), byref(idx))
+        return int(idx.value)
+
+    def set_mesh_material(self, mesh, material):
+        """The material of a mesh: an add_material index (or of the file's own materials), None = none."""
+        m = 0xFFFFFFFF if material is None else int(material)
+        self._lib.sk_scene_mesh_set_material(self.handle, self._mesh_index(mesh), m)
+
+    @property
+    def material_count(self):
+        """Materials the scene holds: the file's, then those added."""
+        return int(self._lib.sk_scene_material_count(self.handle))
+
+    @property
+    def image_count(self):
+        return int(self._lib.sk_scene_image_count(self.handle))
 
     def require_skin(self):
         self._lib.sk_scene_require_skin(self.handle)

@@ -377,6 +377,62 @@ def _split_by_uv(mesh, uv_layer):
     return src, tri.astype(np.uint32), uniq[:, 1:].astype(np.float32)
 
 
+def _object_streams(obj, normals, uvs):
+    """(world positions (V, 3), world normals or None, src vertex per written vertex, triangles over the written
+    vertices, uv per written vertex or None) of a mesh object's base mesh; vertices split at UV seams."""
+    np = _np()
+    from . import bridge
+
+    me = obj.data
+    mw = np.array(obj.matrix_world, np.float64)
+    pos = bridge.mesh_positions(me).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
+    nrm = None
+    if normals:
+        nrm = bridge.mesh_normals(me).astype(np.float64) @ np.linalg.inv(mw[:3, :3])
+        nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
+    uv_layer = me.uv_layers.active if uvs else None
+    if uv_layer is not None:
+        src, tri, uv = _split_by_uv(me, uv_layer)
+    else:
+        src, tri, uv = np.arange(len(me.vertices)), bridge.mesh_triangles(me), None
+    return pos, nrm, src, tri, uv
+
+
+def _write_object(api, scene, obj, names, mats, normals=True, uvs=True):
+    """Adds a mesh object to the scene: one mesh, or one per material its faces use (node_name = the object's name,
+    so the writers keep one object whose parts have their materials). names: the skeleton's joints (None = no
+    skeleton). Returns 1 when the object was written with a skin, else 0."""
+    np = _np()
+    from . import bridge, materials
+
+    pos, nrm, src, tri, uv = _object_streams(obj, normals, uvs)
+    csr = None
+    if names is not None and obj.vertex_groups:
+        csr = bridge.vertex_groups_to_bone_csr(obj, names)[:3]
+        if not csr[1].size:
+            csr = None
+    used = materials.triangle_materials(obj, len(tri))  # (materials, part of each triangle) or None
+    if used is None or len(used[0]) == 1:
+        parts = [(used[0][0] if used else None, None, tri)]
+    else:
+        split = materials.split_parts(tri, used[1], len(used[0]), len(src))
+        parts = [(m, kept, t) for m, (kept, t) in zip(used[0], split)]
+    for mat, kept, t in parts:
+        s = src if kept is None else src[kept]
+        skin = api.Skin.from_csr(*bridge.csr_take(*csr, s), len(names)) if csr is not None else None
+        try:
+            m = scene.add_mesh(pos[s].astype(np.float32), t, name=obj.name, skin=skin,
+                               normals=None if nrm is None else nrm[s].astype(np.float32),
+                               uv0=None if uv is None else (uv if kept is None else uv[kept]),
+                               node_name=obj.name if len(parts) > 1 else None)
+        finally:
+            if skin is not None:
+                skin.close()
+        if mat is not None:
+            scene.set_mesh_material(m, mats.material(mat))
+    return int(csr is not None)
+
+
 def blender_frame(context):
     """(metres per Blender unit, axes) of the scene's world: Z up, a character facing -Y (glTF's front, +Z, is
     Blender's -Y, as Blender's own glTF exporter maps it); the unit as Blender's FBX exporter takes it."""
@@ -387,8 +443,9 @@ def blender_frame(context):
 
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
-    writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals
-    and skins only: shape keys and materials are not written (a warning names the meshes that have some)"""
+    writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals,
+    skins and materials (Principled BSDF as glTF reads it, with its images): shape keys are not written (a warning
+    names the meshes that have some, and what of a material could not be written)"""
 
     bl_idname = "export_scene.skinkit_assimp"
     bl_label = "Export via skinkit (Assimp)"
@@ -435,8 +492,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         ops = _ops()
-        np = _np()
-        from . import bridge
+        from . import bridge, materials
 
         meshes, arms = _skinned_targets(context, self.use_selection)
         if not meshes:
@@ -470,35 +526,12 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             written, skinned = [], 0
             with api.Scene.create(sk) as scene:
                 scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
+                mats = materials.MaterialWriter(scene)
                 for i, obj in enumerate(meshes):
-                    me = obj.data
-                    if not len(me.vertices):
+                    if not len(obj.data.vertices):
                         continue
-                    mw = np.array(obj.matrix_world, np.float64)
-                    pos = bridge.mesh_positions(me).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
-                    nrm = None
-                    if self.normals:
-                        nrm = bridge.mesh_normals(me).astype(np.float64) @ np.linalg.inv(mw[:3, :3])
-                        nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
-                    uv_layer = me.uv_layers.active if self.uvs else None
-                    if uv_layer is not None:
-                        src, tri, uv = _split_by_uv(me, uv_layer)
-                    else:
-                        src, tri, uv = np.arange(len(me.vertices)), bridge.mesh_triangles(me), None
-                    skin = None
-                    if sk is not None and obj.vertex_groups:
-                        off, jt, wt, _ign = bridge.vertex_groups_to_bone_csr(obj, names)
-                        if jt.size:
-                            off, jt, wt = bridge.csr_take(off, jt, wt, src)
-                            skin = api.Skin.from_csr(off, jt, wt, len(names))
-                    try:
-                        scene.add_mesh(pos[src].astype(np.float32), tri, name=obj.name,
-                                       normals=None if nrm is None else nrm[src].astype(np.float32), uv0=uv,
-                                       skin=skin)
-                    finally:
-                        if skin is not None:
-                            skin.close()
-                    skinned += skin is not None
+                    skinned += _write_object(api, scene, obj, names if sk is not None else None, mats, self.normals,
+                                             self.uvs)
                     written.append(obj.name)
                     wm.progress_update(i + 1)
                 if not written:
@@ -513,23 +546,23 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             wm.progress_end()
         LAST_EXPORT_ASSIMP.clear()
         LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
-                                  joints=names)
+                                  joints=names, materials=sorted(mats.materials), notes=list(mats.notes))
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
-        dressed = [o.name for o in meshes if o.name in written and any(sl.material for sl in o.material_slots)]
-        left = []  # nothing else is silently left out: say it
+        left = list(mats.notes)  # nothing else is silently left out: say it
         if shaped:
-            left.append("the shape keys of %s" % ", ".join(shaped))
-        if dressed:
-            left.append("the materials of %s" % ", ".join(dressed))
+            left.insert(0, "%s written without the shape keys of %s (this exporter writes geometry, UVs, normals, "
+                        "skins and materials; Blender's glTF and FBX exporters write shape keys)"
+                        % (os.path.basename(path), ", ".join(shaped)))
+        elif left:
+            left[0] = "%s: %s" % (os.path.basename(path), left[0])
         if left:
-            msg = ("%s written without %s (this exporter writes geometry, UVs, normals and skins; Blender's glTF and "
-                   "FBX exporters write shape keys and materials)" % (os.path.basename(path), " and ".join(left)))
+            msg = "; ".join(left)
             LAST_EXPORT_ASSIMP["warning"] = msg
             self.report({"WARNING"}, msg)
             return {"FINISHED"}
-        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints" % (os.path.basename(path), len(written),
-                                                                          skinned, len(names)))
+        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials" % (
+            os.path.basename(path), len(written), skinned, len(names), len(mats.materials)))
         return {"FINISHED"}
 
 

@@ -820,6 +820,56 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(None) as empty:
             expect_code(self, C.SK_ERR_NO_SKIN, empty.add_mesh, c.positions, c.triangles, skin=c.skin)
 
+    def test_materials_images(self):
+        """ABI 1.11: images and materials added to a built scene, a mesh's material, meshes grouped by node_name;
+        the .gltf written carries them."""
+        import json
+        import struct
+        import tempfile
+        import zlib
+
+        def chunk(tag, data):
+            return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+        rows = (b"\0" + b"\xff\0\0\xff" * 2) * 2  # 2 x 2 RGBA, red: filter byte + pixels per row
+        png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 6, 0, 0, 0)) +
+               chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+        c = api.cylinder(segments=8, rings=4, bones=2)
+        half = len(c.triangles) // 2
+        with api.Scene.create(None) as scene:
+            a = scene.add_mesh(c.positions, c.triangles[:half], name="a", uv0=c.positions[:, :2], node_name="Body")
+            b = scene.add_mesh(c.positions, c.triangles[half:], name="b", uv0=c.positions[:, :2], node_name="Body")
+            self.assertEqual(scene.material_count, 0)
+            img = scene.add_image(png, "red.png")
+            expect_code(self, C.SK_ERR_UNSUPPORTED, scene.add_image, b"GIF89a" + bytes(32), "x.gif")
+            m0 = scene.add_material("Skin", base_color=(0.8, 0.2, 0.1, 1.0), metallic=0.3, roughness=0.6,
+                                    base_color_image=img, normal_image=img, normal_scale=0.7)
+            m1 = scene.add_material("Red", base_color=(1, 0, 0, 1), alpha_mode="MASK", alpha_cutoff=0.3,
+                                    double_sided=True)
+            self.assertEqual((m0, m1, scene.material_count, scene.image_count), (0, 1, 2, 1))
+            expect_code(self, C.SK_ERR_INVALID_ARGUMENT, scene.add_material, alpha_mode="CUTOUT")
+            expect_code(self, C.SK_ERR_OUT_OF_RANGE, scene.add_material, emissive_image=5)
+            expect_code(self, C.SK_ERR_INVALID_ARGUMENT, scene.add_material, metallic=float("nan"))
+            expect_code(self, C.SK_ERR_OUT_OF_RANGE, scene.set_mesh_material, 7, m0)
+            scene.set_mesh_material(a, m0)
+            scene.set_mesh_material(b, m1)
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "m.gltf")
+                scene.save(out)
+                with open(out) as f:
+                    doc = json.load(f)
+        mats = {m["name"]: m for m in doc["materials"]}
+        self.assertEqual(sorted(mats), ["Red", "Skin"])
+        pbr = mats["Skin"]["pbrMetallicRoughness"]
+        np.testing.assert_allclose(pbr["baseColorFactor"], [0.8, 0.2, 0.1, 1.0], atol=1e-6)
+        np.testing.assert_allclose([pbr["metallicFactor"], pbr["roughnessFactor"]], [0.3, 0.6], atol=1e-6)
+        self.assertIn("baseColorTexture", pbr)
+        self.assertAlmostEqual(mats["Skin"]["normalTexture"]["scale"], 0.7, places=6)
+        self.assertEqual((mats["Red"]["alphaMode"], mats["Red"].get("doubleSided")), ("MASK", True))
+        self.assertAlmostEqual(mats["Red"]["alphaCutoff"], 0.3, places=6)
+        self.assertEqual(len(doc["images"]), 1)
+        self.assertEqual({n["name"] for n in doc["nodes"] if "mesh" in n}, {"Body"})  # the node's name, not "a", "b"
+
     def test_validate_joint_hierarchy(self):
         """A glTF skin whose joints are two scene roots has no common root (the Khronos validator's
         SKIN_NO_COMMON_ROOT): Scene.validate says so and counts it as a finding; joined under one root it is clean."""

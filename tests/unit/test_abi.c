@@ -538,6 +538,45 @@ START_TEST(scene_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_skin, sc, 1, small, NULL);
   sk_skin_destroy(small);
   GETTER(NULL, sk_scene_mesh_skin, sc, 1); /* unchanged by the failures */
+  /* materials (ABI 1.11): NULL scene or bytes, bytes of no image format, a material of another size, an image index
+   * past the images, a non-finite factor, an unknown alpha mode, a mesh or material past the end */
+  static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_image, NULL, "a.png", png_magic, sizeof png_magic, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_image, sc, "a.png", NULL, 8, NULL);
+  FAILS(SK_ERR_UNSUPPORTED, sk_scene_add_image, sc, "a.tga", "TRUEVISION-XFILE", 16, NULL);
+  GETTER(0u, sk_scene_image_count, sc);
+  uint32_t img = 7;
+  ck_assert_int_eq(sk_scene_add_image(sc, NULL, png_magic, sizeof png_magic, &img, NULL), SK_OK);
+  ck_assert_uint_eq(img, 0);
+  GETTER(1u, sk_scene_image_count, sc);
+  GETTER(0u, sk_scene_image_count, NULL);
+  sk_material_desc mat = {
+      sizeof mat, SK_ALPHA_OPAQUE, "Steel", {1, 1, 1, 1}, 1, 1, {0, 0, 0}, 0.5f, 0, 1, 0, -1, -1, -1, -1};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material, NULL, &mat, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material, sc, NULL, NULL);
+  mat.size = 8;
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_add_material, sc, &mat, NULL);
+  mat.size = sizeof mat;
+  mat.normal_image = 1;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_add_material, sc, &mat, NULL);
+  mat.normal_image = -1;
+  mat.roughness = NAN;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material, sc, &mat, NULL);
+  mat.roughness = 1;
+  mat.alpha_mode = 3;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material, sc, &mat, NULL);
+  mat.alpha_mode = SK_ALPHA_MASK;
+  GETTER(0u, sk_scene_material_count, sc);
+  uint32_t mt = 7;
+  ck_assert_int_eq(sk_scene_add_material(sc, &mat, &mt, NULL), SK_OK);
+  ck_assert_uint_eq(mt, 0);
+  GETTER(1u, sk_scene_material_count, sc);
+  GETTER(0u, sk_scene_material_count, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_material, NULL, 0, 0);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_material, sc, 2, 0);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_material, sc, 0, 1);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, 0, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, UINT32_MAX, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_skin(sc, 1, skin, NULL, NULL), SK_OK);
   ck_assert_ptr_nonnull(sk_scene_mesh_skin(sc, 1));
   ck_assert_ptr_ne(sk_scene_mesh_skin(sc, 1), skin); /* a copy */

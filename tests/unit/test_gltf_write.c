@@ -522,89 +522,93 @@ static gltf_facts check_file(const char* path, int normalized) {
   for (size_t i = 0; i < nn; ++i) {
     const jv* n = jat(nodes, i);
     if (!jget(n, "mesh")) continue;
-    ck_assert_msg(!jget(n, "matrix") && !jget(n, "translation") && !jget(n, "rotation") && !jget(n, "scale"),
+    /* a transform only on an unskinned mesh under a joint (a prop under the armature object) */
+    ck_assert_msg((!jget(n, "matrix") && !jget(n, "translation") && !jget(n, "rotation") && !jget(n, "scale")) ||
+                      (!jget(n, "skin") && parent[i] >= 0),
                   "mesh node with a transform");
     const jv* mesh = jat(meshes, (size_t)jint(jget(n, "mesh")));
     const jv* skin = jget(n, "skin") ? jat(skins, (size_t)jint(jget(n, "skin"))) : NULL;
-    ck_assert_uint_eq(jlen(jget(mesh, "primitives")), 1);
-    const jv* prim = jat(jget(mesh, "primitives"), 0);
-    const jv* attrs = jget(prim, "attributes");
-    acc_view pos = accessor(&g, jint(jget(attrs, "POSITION")));
-    ck_assert(pos.ctype == 5126 && pos.comps == 3);
-    ck_assert_ptr_nonnull(jget(jat(jget(&g.root, "accessors"), (size_t)jint(jget(attrs, "POSITION"))), "min"));
-    const size_t V = pos.count;
-    if (jget(attrs, "NORMAL")) attribute(&g, attrs, "NORMAL", 5126, 3, V);
-    if (jget(attrs, "TANGENT")) attribute(&g, attrs, "TANGENT", 5126, 4, V);
-    if (jget(attrs, "TEXCOORD_0")) attribute(&g, attrs, "TEXCOORD_0", 5126, 2, V);
-    if (jget(attrs, "TEXCOORD_1")) { /* numbered without a gap */
-      ck_assert_ptr_nonnull(jget(attrs, "TEXCOORD_0"));
-      attribute(&g, attrs, "TEXCOORD_1", 5126, 2, V);
-    }
-    if (jget(attrs, "COLOR_0")) attribute(&g, attrs, "COLOR_0", 5126, 4, V);
-    for (size_t k = 0; k < attrs->n; ++k) { /* nothing else */
-      const char* a = attrs->keys[k];
-      ck_assert_msg(!strcmp(a, "POSITION") || !strcmp(a, "NORMAL") || !strcmp(a, "TANGENT") || !strcmp(a, "TEXCOORD_0") ||
-                        !strcmp(a, "TEXCOORD_1") || !strcmp(a, "COLOR_0") || !strncmp(a, "JOINTS_", 7) ||
-                        !strncmp(a, "WEIGHTS_", 8),
-                    "attribute %s", a);
-    }
-    if (jget(prim, "indices")) {
-      acc_view ix = accessor(&g, jint(jget(prim, "indices")));
-      ck_assert(ix.comps == 1 && (ix.ctype == 5123 || ix.ctype == 5125));
-      ck_assert_int_eq(jint_or(jget(prim, "mode"), 4), 4);
-      ck_assert_uint_eq(ix.count % 3, 0);
-      const double restart = ix.ctype == 5123 ? 65535.0 : 4294967295.0;
-      for (size_t e = 0; e < ix.count; ++e) {
-        double x = acc_get(&ix, e, 0);
-        ck_assert(x < (double)V && x != restart);
+    ck_assert_uint_ge(jlen(jget(mesh, "primitives")), 1); /* one per mesh of the node's object */
+    for (size_t pi = 0; pi < jlen(jget(mesh, "primitives")); ++pi) {
+      const jv* prim = jat(jget(mesh, "primitives"), pi);
+      const jv* attrs = jget(prim, "attributes");
+      acc_view pos = accessor(&g, jint(jget(attrs, "POSITION")));
+      ck_assert(pos.ctype == 5126 && pos.comps == 3);
+      ck_assert_ptr_nonnull(jget(jat(jget(&g.root, "accessors"), (size_t)jint(jget(attrs, "POSITION"))), "min"));
+      const size_t V = pos.count;
+      if (jget(attrs, "NORMAL")) attribute(&g, attrs, "NORMAL", 5126, 3, V);
+      if (jget(attrs, "TANGENT")) attribute(&g, attrs, "TANGENT", 5126, 4, V);
+      if (jget(attrs, "TEXCOORD_0")) attribute(&g, attrs, "TEXCOORD_0", 5126, 2, V);
+      if (jget(attrs, "TEXCOORD_1")) { /* numbered without a gap */
+        ck_assert_ptr_nonnull(jget(attrs, "TEXCOORD_0"));
+        attribute(&g, attrs, "TEXCOORD_1", 5126, 2, V);
       }
-    } else {
-      ck_assert_int_eq(jint(jget(prim, "mode")), 0);
-    }
-    uint32_t sets = 0;
-    char nm[32];
-    for (;; ++sets) {
-      snprintf(nm, sizeof nm, "JOINTS_%u", sets);
-      int hj = jget(attrs, nm) != NULL;
-      snprintf(nm, sizeof nm, "WEIGHTS_%u", sets);
-      ck_assert_int_eq(hj, jget(attrs, nm) != NULL);
-      if (!hj) break;
-    }
-    ck_assert_msg((sets > 0) == (skin != NULL), "JOINTS without skin or skin without JOINTS");
-    if (sets > f.joint_sets_max) f.joint_sets_max = sets;
-    if (!sets) continue;
-    const size_t L = jlen(jget(skin, "joints"));
-    acc_view* js = malloc(sets * sizeof *js);
-    acc_view* ws = malloc(sets * sizeof *ws);
-    for (uint32_t s = 0; s < sets; ++s) {
-      snprintf(nm, sizeof nm, "JOINTS_%u", s);
-      js[s] = attribute(&g, attrs, nm, 5121, 4, V);
-      ck_assert_int_eq(js[s].ctype, L <= 256 ? 5121 : 5123);
-      if (js[s].ctype > f.joints_ctype_max) f.joints_ctype_max = js[s].ctype;
-      snprintf(nm, sizeof nm, "WEIGHTS_%u", s);
-      ws[s] = attribute(&g, attrs, nm, 5126, 4, V);
-    }
-    for (size_t v = 0; v < V; ++v) {
-      double sum = 0;
-      long used[4096];
-      size_t nu = 0;
-      for (uint32_t s = 0; s < sets; ++s)
-        for (int k = 0; k < 4; ++k) {
-          double j = acc_get(&js[s], v, k), w = acc_get(&ws[s], v, k);
-          ck_assert_msg(j < (double)L, "vertex %zu joint %g of %zu", v, j, L);
-          ck_assert_msg(w >= 0.0, "vertex %zu negative weight", v);
-          if (w == 0.0) {
-            ck_assert_msg(j == 0.0, "vertex %zu: unused slot with joint %g", v, j);
-            continue;
-          }
-          for (size_t u = 0; u < nu; ++u) ck_assert_msg(used[u] != (long)j, "vertex %zu: joint %g twice", v, j);
-          if (nu < 4096) used[nu++] = (long)j;
-          sum += w;
+      if (jget(attrs, "COLOR_0")) attribute(&g, attrs, "COLOR_0", 5126, 4, V);
+      for (size_t k = 0; k < attrs->n; ++k) { /* nothing else */
+        const char* a = attrs->keys[k];
+        ck_assert_msg(!strcmp(a, "POSITION") || !strcmp(a, "NORMAL") || !strcmp(a, "TANGENT") ||
+                          !strcmp(a, "TEXCOORD_0") || !strcmp(a, "TEXCOORD_1") || !strcmp(a, "COLOR_0") ||
+                          !strncmp(a, "JOINTS_", 7) || !strncmp(a, "WEIGHTS_", 8),
+                      "attribute %s", a);
+      }
+      if (jget(prim, "indices")) {
+        acc_view ix = accessor(&g, jint(jget(prim, "indices")));
+        ck_assert(ix.comps == 1 && (ix.ctype == 5123 || ix.ctype == 5125));
+        ck_assert_int_eq(jint_or(jget(prim, "mode"), 4), 4);
+        ck_assert_uint_eq(ix.count % 3, 0);
+        const double restart = ix.ctype == 5123 ? 65535.0 : 4294967295.0;
+        for (size_t e = 0; e < ix.count; ++e) {
+          double x = acc_get(&ix, e, 0);
+          ck_assert(x < (double)V && x != restart);
         }
-      if (normalized && sum > 0.0) ck_assert_msg(fabs(sum - 1.0) <= 2e-6, "vertex %zu weights sum to %.9g", v, sum);
+      } else {
+        ck_assert_int_eq(jint(jget(prim, "mode")), 0);
+      }
+      uint32_t sets = 0;
+      char nm[32];
+      for (;; ++sets) {
+        snprintf(nm, sizeof nm, "JOINTS_%u", sets);
+        int hj = jget(attrs, nm) != NULL;
+        snprintf(nm, sizeof nm, "WEIGHTS_%u", sets);
+        ck_assert_int_eq(hj, jget(attrs, nm) != NULL);
+        if (!hj) break;
+      }
+      ck_assert_msg((sets > 0) == (skin != NULL), "JOINTS without skin or skin without JOINTS");
+      if (sets > f.joint_sets_max) f.joint_sets_max = sets;
+      if (!sets) continue;
+      const size_t L = jlen(jget(skin, "joints"));
+      acc_view* js = malloc(sets * sizeof *js);
+      acc_view* ws = malloc(sets * sizeof *ws);
+      for (uint32_t s = 0; s < sets; ++s) {
+        snprintf(nm, sizeof nm, "JOINTS_%u", s);
+        js[s] = attribute(&g, attrs, nm, 5121, 4, V);
+        ck_assert_int_eq(js[s].ctype, L <= 256 ? 5121 : 5123);
+        if (js[s].ctype > f.joints_ctype_max) f.joints_ctype_max = js[s].ctype;
+        snprintf(nm, sizeof nm, "WEIGHTS_%u", s);
+        ws[s] = attribute(&g, attrs, nm, 5126, 4, V);
+      }
+      for (size_t v = 0; v < V; ++v) {
+        double sum = 0;
+        long used[4096];
+        size_t nu = 0;
+        for (uint32_t s = 0; s < sets; ++s)
+          for (int k = 0; k < 4; ++k) {
+            double j = acc_get(&js[s], v, k), w = acc_get(&ws[s], v, k);
+            ck_assert_msg(j < (double)L, "vertex %zu joint %g of %zu", v, j, L);
+            ck_assert_msg(w >= 0.0, "vertex %zu negative weight", v);
+            if (w == 0.0) {
+              ck_assert_msg(j == 0.0, "vertex %zu: unused slot with joint %g", v, j);
+              continue;
+            }
+            for (size_t u = 0; u < nu; ++u) ck_assert_msg(used[u] != (long)j, "vertex %zu: joint %g twice", v, j);
+            if (nu < 4096) used[nu++] = (long)j;
+            sum += w;
+          }
+        if (normalized && sum > 0.0) ck_assert_msg(fabs(sum - 1.0) <= 2e-6, "vertex %zu weights sum to %.9g", v, sum);
+      }
+      free(js);
+      free(ws);
     }
-    free(js);
-    free(ws);
   }
   /* animations */
   const jv* anims = jget(&g.root, "animations");

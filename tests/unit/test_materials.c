@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skinkit.h"
 #include "skio_gltf_doc.h"
 #include "skio_gltf_import.h"
 #include "skio_scene.h"
@@ -169,17 +170,29 @@ static void check_gltf(const skio_scene* s, const char* path, bool expect_uri) {
       ck_assert(memcmp(bytes, want->data, n) == 0);
     }
   }
-  /* every primitive's material is its mesh's */
-  for (uint32_t m = 0; m < s->mesh_count; ++m) {
-    int prim = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives"), 0);
-    uint32_t mat = UINT32_MAX;
-    if (s->meshes[m].material >= s->material_count) { /* none */
-      ck_assert_int_lt(skio_json_get(d, prim, "material"), 0);
-      continue;
+  /* every primitive's material is its mesh's: the meshes of one object are primitives of one glTF mesh, so each
+   * primitive (vertex count, material) is matched to a mesh of the scene not matched yet */
+  bool* taken = calloc(s->mesh_count + 1, sizeof *taken);
+  uint32_t prims = 0;
+  for (uint32_t g = 0; skio_gltf_item(d, "meshes", g) >= 0; ++g) {
+    int list = skio_json_get(d, skio_gltf_item(d, "meshes", g), "primitives");
+    for (int p = 0; p < skio_json_len(d, list); ++p, ++prims) {
+      int prim = skio_json_at(d, list, p);
+      uint32_t mat = UINT32_MAX, pa = UINT32_MAX, count = 0;
+      if (!skio_json_u32(d, skio_json_get(d, prim, "material"), &mat)) mat = UINT32_MAX;
+      ck_assert(skio_json_u32(d, skio_json_get(d, skio_json_get(d, prim, "attributes"), "POSITION"), &pa));
+      ck_assert(skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "accessors", pa), "count"), &count));
+      uint32_t m = 0;
+      for (; m < s->mesh_count; ++m) {
+        uint32_t want = s->meshes[m].material < s->material_count ? s->meshes[m].material : UINT32_MAX;
+        if (!taken[m] && s->meshes[m].vertex_count == count && want == mat) break;
+      }
+      ck_assert_msg(m < s->mesh_count, "primitive %d of mesh %u (material %u) matches no mesh", p, g, mat);
+      taken[m] = true;
     }
-    ck_assert(skio_json_u32(d, skio_json_get(d, prim, "material"), &mat));
-    ck_assert_uint_eq(mat, s->meshes[m].material);
   }
+  ck_assert_uint_eq(prims, s->mesh_count);
+  free(taken);
   skio_gltf_doc_destroy(d);
 }
 
@@ -517,6 +530,111 @@ START_TEST(dangling_embedded_texture_is_dropped_with_a_note) {
 }
 END_TEST
 
+/* ABI 1.11: materials given to a scene built by hand (what the Blender addon's export does) reach every writer: a
+ * textured and a plain material on two meshes of one object, written as .glb, .dae and .fbx and read back (factors,
+ * alpha mode, double-sidedness where the format has them; the image byte for byte; each mesh on its material). */
+static sk_scene* hand_built_scene(void) {
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_create(NULL, &sc, NULL), SK_OK);
+  const float pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+  const float uv[8] = {0, 0, 1, 0, 0, 1, 1, 1};
+  const uint32_t a[3] = {0, 1, 2}, b[3] = {1, 3, 2};
+  for (int k = 0; k < 2; ++k) {
+    sk_mesh_desc md = {sizeof md, 0,    k ? "Arm-1" : "Arm-0", 4, pos, NULL, NULL, uv, k ? b : a, 3, NULL, NULL, NULL,
+                       NULL,      "Arm"};
+    ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  }
+  size_t n = 0;
+  unsigned char* png = slurp(data_path("tests/data/textured_rig_albedo.png"), &n);
+  ck_assert_ptr_nonnull(png);
+  uint32_t img = 0, skin = 0, paint = 0;
+  ck_assert_int_eq(sk_scene_add_image(sc, "albedo.png", png, n, &img, NULL), SK_OK);
+  free(png);
+  sk_material_desc m = {sizeof m, SK_ALPHA_OPAQUE, "Skin", {1, 1, 1, 1}, 0.3f, 0.6f, {0, 0, 0}, 0.5f, 0,
+                        1,        (int32_t)img,    -1,     -1,           -1,   -1};
+  ck_assert_int_eq(sk_scene_add_material(sc, &m, &skin, NULL), SK_OK);
+  sk_material_desc p = {
+      sizeof p, SK_ALPHA_MASK, "Paint", {0.8f, 0.2f, 0.1f, 1}, 0, 0.5f, {0.1f, 0, 0}, 0.4f, 1, 1, -1, -1, -1, -1, -1};
+  ck_assert_int_eq(sk_scene_add_material(sc, &p, &paint, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, skin, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 1, paint, NULL), SK_OK);
+  return sc;
+}
+
+START_TEST(hand_built_materials_reach_every_writer) {
+  sk_scene* sc = hand_built_scene();
+  char dir[] = "/tmp/skt_matabi_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char* exts[] = {"glb", "gltf", "dae", "fbx"};
+  for (int i = 0; i < 4; ++i) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.%s", dir, exts[i]);
+    sk_save_options o = {sizeof o, 1, NULL, 0, 0, 0.0f, 0, 0};
+    sk_error e;
+    ck_assert_msg(sk_scene_save(sc, path, &o, &e) == SK_OK, "%s: %s", exts[i], e.message);
+    skio_scene* back = NULL;
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %s", exts[i], err.message);
+    const skio_material* skin = find_material(back, "Skin");
+    const skio_material* paint = find_material(back, "Paint");
+    ck_assert_msg(skin && paint, "%s: %u materials read back", exts[i], back->material_count);
+    assert_image_is(back, skin->base_color_tex.image, "tests/data/textured_rig_albedo.png");
+    const float want[4] = {0.8f, 0.2f, 0.1f, 1.0f};
+    for (int c = 0; c < 4; ++c) ck_assert_float_eq_tol(paint->base_color[c], want[c], 1e-4f);
+    ck_assert_int_lt(paint->base_color_tex.image, 0);
+    if (i < 2) { /* glTF carries every factor and flag */
+      ck_assert_float_eq_tol(skin->metallic, 0.3f, 1e-6f);
+      ck_assert_float_eq_tol(skin->roughness, 0.6f, 1e-6f);
+      ck_assert_uint_eq(paint->alpha_mode, SKIO_ALPHA_MASK);
+      ck_assert_float_eq_tol(paint->alpha_cutoff, 0.4f, 1e-6f);
+      ck_assert(paint->double_sided && !skin->double_sided);
+      ck_assert_float_eq_tol(paint->emissive[0], 0.1f, 1e-6f);
+    }
+    ck_assert_uint_eq(back->mesh_count, 2);
+    for (uint32_t k = 0; k < 2; ++k) { /* the mesh with triangle (0, 1, 2) on Skin, the other on Paint */
+      const skio_mesh* mm = &back->meshes[k];
+      ck_assert_uint_lt(mm->material, back->material_count);
+      bool first = mm->index_count == 3 && mm->positions[3 * mm->indices[1]] == 1.0f &&
+                   mm->positions[3 * mm->indices[1] + 1] == 0.0f;
+      ck_assert_ptr_eq(&back->materials[mm->material], first ? skin : paint);
+    }
+    skio_scene_destroy(back);
+  }
+  rm_dir(dir);
+  sk_scene_destroy(sc);
+}
+END_TEST
+
+/* A material assigned on a scene read from a glTF is written: the in-place edit (which keeps the document's own
+ * materials byte for byte) steps aside and the scene is written whole. */
+START_TEST(material_set_on_a_read_gltf_is_written) {
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_load(data_path("tests/data/skinrig.glb"), NULL, &sc, NULL), SK_OK);
+  uint32_t before = sk_scene_material_count(sc), mt = 0;
+  sk_material_desc m = {
+      sizeof m, SK_ALPHA_OPAQUE, "Added", {0.25f, 0.5f, 0.75f, 1}, 0, 1, {0, 0, 0}, 0.5f, 0, 1, -1, -1, -1, -1, -1};
+  ck_assert_int_eq(sk_scene_add_material(sc, &m, &mt, NULL), SK_OK);
+  ck_assert_uint_eq(mt, before);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, mt, NULL), SK_OK);
+  char dir[] = "/tmp/skt_matgl_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  sk_save_options o = {sizeof o, 1, NULL, 0, 0, 0.0f, 0, 0};
+  ck_assert_int_eq(sk_scene_save(sc, path, &o, NULL), SK_OK);
+  skio_scene* back = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  const skio_material* added = find_material(back, "Added");
+  ck_assert_ptr_nonnull(added);
+  ck_assert_float_eq_tol(added->base_color[2], 0.75f, 1e-6f);
+  ck_assert_ptr_eq(&back->materials[back->meshes[0].material], added);
+  skio_scene_destroy(back);
+  rm_dir(dir);
+  sk_scene_destroy(sc);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("materials");
   TCase* tc = tcase_create("materials");
@@ -528,6 +646,8 @@ static Suite* suite(void) {
   tcase_add_test(tc, gltf_reader_material_hostile);
   tcase_add_test(tc, corpus_gltf_materials_kept);
   tcase_add_test(tc, dangling_embedded_texture_is_dropped_with_a_note);
+  tcase_add_test(tc, hand_built_materials_reach_every_writer);
+  tcase_add_test(tc, material_set_on_a_read_gltf_is_written);
   suite_add_tcase(s, tc);
   return s;
 }
