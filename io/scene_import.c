@@ -75,6 +75,7 @@ typedef struct builder {
   uint32_t orphan_count;
   uint32_t joint_count;
   bool bare; /* skio_import_options.skeleton_from_nodes */
+  bool animated; /* skio_import_options.animated_nodes */
   skio_scene* out;
 } builder;
 
@@ -176,8 +177,9 @@ static bool camera_or_light(const builder* b, uint32_t i) {
 }
 
 /* skeleton_from_nodes, for a file whose meshes reference no bone: the nodes with no mesh, camera or light at or
- * below them, and their ancestors (needed). Returns false when there is none, or more than a skeleton may hold (a
- * file of many plain nodes then loads without a skeleton, as without the option), or no memory. */
+ * below them (with animated_nodes also every node a clip animates), and their ancestors (needed). Returns false when
+ * there is none, or more than a skeleton may hold (a file of many plain nodes then loads without a skeleton, as without
+ * the option), or no memory. */
 static bool mark_bare_bones(builder* b) {
   uint8_t* payload = calloc(b->node_count + 1, 1); /* the node or one below it carries a mesh, camera or light */
   if (!payload) return false;
@@ -188,6 +190,13 @@ static bool mark_bare_bones(builder* b) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)
     if (!payload[i]) mark_needed(b, (int32_t)i);
+  for (unsigned a = 0; b->animated && a < b->ai->mNumAnimations; ++a) { /* animated nodes: their meshes follow */
+    const struct aiAnimation* an = b->ai->mAnimations[a];
+    for (unsigned c = 0; an && an->mChannels && c < an->mNumChannels; ++c) {
+      int32_t k = an->mChannels[c] ? find_node(b, &an->mChannels[c]->mNodeName) : -1;
+      if (k >= 0) mark_needed(b, k);
+    }
+  }
   for (uint32_t i = 0; i < b->node_count; ++i) n += b->nodes[i].needed;
   free(payload);
   if (n <= SKC_MAX_JOINTS) return n > 0;
@@ -963,6 +972,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   b.path = path;
   b.ai = ai;
   b.bare = opts && opts->skeleton_from_nodes;
+  b.animated = b.bare && opts->animated_nodes;
   skio_scene* s = calloc(1, sizeof *s);
   uint32_t nc = count_nodes(ai->mRootNode, 0);
   b.nodes = calloc(nc ? nc : 1, sizeof *b.nodes);

@@ -167,6 +167,9 @@ typedef struct skio_import_options {
   bool skeleton_from_nodes;   /* a file whose meshes reference no bone (an armature beside the unweighted mesh it is
                                  meant to deform): the skeleton is the nodes that can be bones - no mesh, camera or
                                  light at or below them - and their ancestors; without it such a file has none */
+  bool animated_nodes;        /* with skeleton_from_nodes: also every node a clip animates, and its ancestors, so
+                                 that meshes under them (a machine animated without skins) keep their motion: the
+                                 glTF writer hangs their nodes under those joints (skio_mesh.parent_joint) */
 } skio_import_options;
 
 /* Post-processing always used: aiProcess_Triangulate only. No JoinIdenticalVertices (slow on huge meshes; it

@@ -25,6 +25,7 @@ SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options,
   skio_import_options o = {0};
   if (options) {
     o.skeleton_from_nodes = options->size == sizeof(sk_load_options) && options->skeleton_from_nodes != 0;
+    o.animated_nodes = o.skeleton_from_nodes && (options->skeleton_from_nodes & SK_NODES_ANIMATED) != 0;
     o.join_vertices = options->join_vertices != 0;
     o.validate_structure = options->validate_structure != 0;
     o.isolate = options->isolate != 0;

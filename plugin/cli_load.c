@@ -114,6 +114,7 @@ int cli_load_scene(const char* cmd, const char* path, sk_scene** out) {
   /* an armature beside an unweighted mesh is what bind is for; info shows the joints bind would choose; convert
    * keeps such an armature (and other plain nodes) in what it writes */
   lo.skeleton_from_nodes = !strcmp(cmd, "bind") || !strcmp(cmd, "info") || !strcmp(cmd, "convert");
+  if (!strcmp(cmd, "convert")) lo.skeleton_from_nodes |= SK_NODES_ANIMATED; /* rigid motion kept (glTF) */
   sk_error err;
   if (sk_scene_load(path, &lo, out, &err)) {
     fprintf(stderr, "skinkit %s: %s\n", cmd, err.message);

@@ -445,8 +445,13 @@ typedef struct sk_load_options {
                                    skeleton anyway: the nodes with no mesh, camera or light at or below them, plus
                                    their ancestors, in their rest pose (bind pose = rest pose). Its deform joints
                                    are then chosen by the hierarchy rule (sk_scene_deform_joints). 0 = such a file
-                                   has no skeleton. Files with skins are read the same either way. */
+                                   has no skeleton. Files with skins are read the same either way.
+                                   | SK_NODES_ANIMATED (ABI 1.11): also every node a clip animates, and its
+                                   ancestors, so that meshes below them (a machine animated without skins) keep their
+                                   motion: the glTF writer hangs their nodes under those joints (what `convert`
+                                   asks for; not for binding, where such nodes are no bones). */
 } sk_load_options;
+enum { SK_NODES_ANIMATED = 2 };
 
 /* Loads a file. SK_ERR_IO: missing/unreadable/directory/not a regular file (FIFOs, devices and sockets are refused
  * before anything is read); SK_ERR_FORMAT: empty file or Assimp refused it (the message names the file and carries

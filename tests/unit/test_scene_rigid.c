@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skio_gltf_doc.h"
 #include "skio_scene.h"
 
 static const char* data_path(const char* name) {
@@ -192,6 +193,69 @@ START_TEST(glb_keeps_a_prop_under_the_armature_object) {
 }
 END_TEST
 
+/* A machine animated without skins (tests/data/spin_rig.fbx: an empty "Spinner" turning, a cube "Blade" under it)
+ * read with skeleton_from_nodes and animated_nodes, as `convert` reads it: the animated empty is a joint, the cube
+ * remembers it as its parent joint, and the .glb holds the cube's node under the empty's node, which the clip
+ * turns - so the cube turns with it. Without animated_nodes the file has no skeleton and the clip moves nothing. */
+START_TEST(glb_keeps_a_mesh_under_its_animated_node) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  skio_import_options io = {0};
+  io.skeleton_from_nodes = true;
+  ck_assert_msg(skio_scene_import(data_path("tests/data/spin_rig.fbx"), &io, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_ptr_null(s->skeleton); /* the empty carries a mesh below it: no bone by the armature rule alone */
+  skio_scene_destroy(s);
+  io.animated_nodes = true;
+  ck_assert_msg(skio_scene_import(data_path("tests/data/spin_rig.fbx"), &io, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_ptr_nonnull(s->skeleton);
+  const int32_t spinner = skc_skeleton_find(s->skeleton, "Spinner");
+  ck_assert_int_ge(spinner, 0);
+  ck_assert_uint_eq(s->mesh_count, 1);
+  ck_assert_ptr_null(s->meshes[0].skin);
+  ck_assert_int_eq(s->meshes[0].parent_joint, spinner);
+  char dir[] = "/tmp/skt_spin_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  skio_export_options o = {0};
+  o.overwrite = true;
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
+  skio_gltf_doc* d = NULL;
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%s", err.message);
+  int32_t node_spinner = -1, node_blade = -1;
+  for (uint32_t n = 0; skio_gltf_item(d, "nodes", n) >= 0; ++n) {
+    int nt = skio_gltf_item(d, "nodes", n);
+    if (skio_json_streq(d, skio_json_get(d, nt, "name"), "Spinner")) node_spinner = (int32_t)n;
+    if (skio_json_get(d, nt, "mesh") >= 0) node_blade = (int32_t)n;
+  }
+  ck_assert(node_spinner >= 0 && node_blade >= 0);
+  int kids = skio_json_get(d, skio_gltf_item(d, "nodes", (uint32_t)node_spinner), "children");
+  bool under = false;
+  for (int k = 0; k < skio_json_len(d, kids); ++k) {
+    uint32_t c;
+    under |= skio_json_u32(d, skio_json_at(d, kids, k), &c) && c == (uint32_t)node_blade;
+  }
+  ck_assert_msg(under, "the blade's node is not a child of the spinner's");
+  bool turned = false; /* a rotation channel on the spinner */
+  int chans = skio_json_get(d, skio_gltf_item(d, "animations", 0), "channels");
+  for (int k = 0; k < skio_json_len(d, chans); ++k) {
+    int t = skio_json_get(d, skio_json_at(d, chans, k), "target");
+    uint32_t n;
+    turned |= skio_json_u32(d, skio_json_get(d, t, "node"), &n) && n == (uint32_t)node_spinner &&
+              skio_json_streq(d, skio_json_get(d, t, "path"), "rotation");
+  }
+  ck_assert(turned);
+  skio_gltf_doc_destroy(d);
+  skio_scene* back = NULL; /* at rest the blade is where it was */
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  assert_same_places(s, back, 1e-5f * scene_diag(s), "glb");
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* ---- generated: a mirrored, scaled node, with and without a joint ------------------------------------------- */
 
 static skio_scene* two_joint_scene(void) {
@@ -255,6 +319,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_rigid_parts_are_placed_and_bound);
   tcase_add_test(tc, every_writer_keeps_every_mesh_in_place);
   tcase_add_test(tc, glb_keeps_a_prop_under_the_armature_object);
+  tcase_add_test(tc, glb_keeps_a_mesh_under_its_animated_node);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   suite_add_tcase(s, tc);
   return s;
