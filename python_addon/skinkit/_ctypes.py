@@ -146,6 +146,7 @@ SK_WEIGHTS_U16 = 3
 SK_ALPHA_OPAQUE = 0
 SK_ALPHA_MASK = 1
 SK_ALPHA_BLEND = 2
+SK_NODES_ANIMATED = 2  # sk_load_options.skeleton_from_nodes bit (ABI 1.11)
 
 # deform joints of a scene (sk_scene_deform_joints' out_rule)
 SK_DEFORM_RULE_NONE = 0
