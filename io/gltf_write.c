@@ -606,7 +606,8 @@ static void put_morphs(writer* w, const skio_mesh* m, const float* x, const floa
   free(d);
 }
 
-/* The "targets" of a primitive and, once per mesh (mesh_level), its default "weights" and extras.targetNames. */
+/* The "targets" of a primitive and, once per mesh (mesh_level), its default "weights" and extras.targetNames (fixed:
+ * set when a target name needed repair; only the mesh level writes names). */
 static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed) {
   if (!m->morph_count) return;
   if (mesh_level) {
@@ -634,7 +635,6 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
   const size_t V = m->vertex_count;
-  bool fixed = false;
   int rc = SKC_OK;
   memset(mo, 0, sizeof *mo);
   mo->ibm = -1;
@@ -947,7 +947,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     for (uint32_t set = 0; set < sets; ++set)
       skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
     skio_buf_str(j, "}");
-    json_morphs(j, m, a_morph, false, &fixed);
+    json_morphs(j, m, a_morph, false, NULL);
     if (a_part[p] >= 0)
       skio_buf_printf(j, ",\"indices\":%d", (int)a_part[p]);
     else
@@ -960,7 +960,6 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   free(a_morph);
   free(a_joints);
   free(a_weights);
-  if (fixed) w->rep.names_fixed++;
   return j->oom ? oom_fail(w) : SKC_OK;
 }
 

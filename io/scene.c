@@ -133,6 +133,18 @@ bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j) {
   return false;
 }
 
+bool skio_joint_used(const skio_scene* s, uint32_t j) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skc_skin* sk = s->meshes[m].skin;
+    for (size_t e = 0, n = sk ? skc_skin_entries(sk) : 0; e < n; ++e)
+      if (sk->joints[e] == j && sk->weights[e] != 0.0f) return true;
+  }
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c)
+      if (s->anims[a].channels[c].joint == j) return true;
+  return skio_joint_bound_anywhere(s, j);
+}
+
 bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
   const skc_skeleton* sk = s->skeleton;
   if (!sk) return false;

@@ -396,8 +396,8 @@ static bool put_colors(struct aiMesh* am, const float* rgba, size_t V) {
   return true;
 }
 
-static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit,
-                      bool all_bones, const float* bake, struct aiMesh** out, skc_err* err) {
+static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
+                      int32_t plain, const float* bake, struct aiMesh** out, skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
   struct aiMesh* am = calloc(1, sizeof *am);
@@ -489,7 +489,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     if (c.joints[e] < jc) per_joint[c.joints[e]]++;
   unsigned nb = 0;
   for (uint32_t j = 0; j < jc; ++j) {
-    bone_of[j] = (all_bones || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
+    bone_of[j] = ((all_bones && (int32_t)j != plain) || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
   }
   am->mBones = calloc(nb + 1, sizeof *am->mBones);
   if (!am->mBones) {
@@ -825,8 +825,10 @@ done:
  * group (Collada: an object Assimp split by material goes back as one <node> with an <instance_geometry> per
  * material, which readers make one object per material of, as from the source); else one node per mesh, several with
  * the same name (FBX: Assimp's FBX exporter writes a node of several meshes as an empty with a child per mesh, named
- * after the meshes). SKC_OUT_OF_MEMORY or SKC_OK. */
-static int mesh_nodes(const skio_scene* s, struct aiNode* root, bool group) {
+ * after the meshes). A mesh without skin whose parent joint is the plain root (plain_root; holder its node) goes under
+ * holder instead, at the identity as holder is: it moves with the armature object, as in the source.
+ * SKC_OUT_OF_MEMORY or SKC_OK. */
+static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* holder, int32_t plain, bool group) {
   const skc_skeleton* sk = s->skeleton;
   int32_t top = -1;
   for (uint32_t m = 0; group && m < s->mesh_count; ++m)
@@ -844,7 +846,8 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, bool group) {
       char nm[MAXLEN];
       snprintf(nm, sizeof nm, "%s", base);
       if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
-      if (!(n = new_node(nm, root)) || !add_child(root, n)) {
+      struct aiNode* up = holder && !mesh->skin && mesh->parent_joint == plain ? holder : root;
+      if (!(n = new_node(nm, up)) || !add_child(up, n)) {
         free(n);
         rc = SKC_OUT_OF_MEMORY;
         break;
@@ -885,6 +888,42 @@ static bool implicit_fbx_root(const skio_scene* s) {
   return true;
 }
 
+/* The joint written as a plain node (a Collada NODE, an FBX Null) instead of a bone, or -1: the skeleton's one root
+ * (below an FBX's implicit root, which is written as the file's own root) when it is what Blender calls the
+ * armature object: joints below it, no mesh binding or weighting it, no clip moving it, at the identity in the
+ * rest pose. As a weightless bone of every mesh (write_all_bones) Blender 3.4 read it back as an extra bone of an
+ * armature object renamed "Armature" (rigid_parts.fbx -> .dae or .fbx: bones Rig, upper, lower, hand); as a plain
+ * node it is the armature object again, with its name and the meshes the source hung under it (mesh_nodes). Only at
+ * the identity: a transform above the joints is what write_all_bones keeps from Blender's importers. */
+static int32_t plain_root(const skio_scene* s, const char* id) {
+  const skc_skeleton* sk = s->skeleton;
+  const bool fbx = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
+  if (!sk || (!fbx && strcmp(id, "collada") != 0)) return -1;
+  int32_t r = -1;
+  for (uint32_t j = 0; j < sk->joint_count; ++j)
+    if (skc_skeleton_is_root(sk, j)) {
+      if (r >= 0) return -1;
+      r = (int32_t)j;
+    }
+  if (r >= 0 && fbx && implicit_fbx_root(s)) { /* its one child, if it has one */
+    int32_t c = -1;
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+      if (sk->parents[j] == r && !skc_skeleton_is_root(sk, j)) {
+        if (c >= 0) return -1;
+        c = (int32_t)j;
+      }
+    r = c;
+  }
+  if (r < 0 || skio_joint_used(s, (uint32_t)r)) return -1;
+  bool parent = false;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) parent |= sk->parents[j] == r && !skc_skeleton_is_root(sk, j);
+  float id4[16];
+  skc_mat4_identity(id4);
+  for (int e = 0; parent && e < 16; ++e)
+    if (fabsf(sk->rest_world[(size_t)r * 16 + e] - id4[e]) > 1e-6f) return -1;
+  return parent ? r : -1;
+}
+
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
  * exporter writes the scene's root node as the file's implicit root (which its importer calls "RootNode"), so
  * a skeleton root written as the aiScene root would lose its name and its transform (found by
@@ -892,7 +931,8 @@ static bool implicit_fbx_root(const skio_scene* s) {
  * Collada too: its exporter turns the aiScene root into the <visual_scene> itself, so the root joint is no
  * <node>; Assimp reads that back, but Blender's Collada importer drops the root bone's vertex group
  * (tests/addon/blender_readback.py). */
-static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, bool group, skc_err* err) {
+static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, bool group, int32_t plain,
+                       skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   uint32_t jc = sk ? sk->joint_count : 0, roots = 0;
   for (uint32_t j = 0; j < jc; ++j) roots += sk->parents[j] == SKC_NO_PARENT;
@@ -922,7 +962,7 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
       rc = SKC_OUT_OF_MEMORY;
     }
   }
-  if (!rc) rc = mesh_nodes(s, root, group);
+  if (!rc) rc = mesh_nodes(s, root, plain >= 0 ? jn[plain] : NULL, plain, group);
   free(jn);
   return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
 }
@@ -1255,7 +1295,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
-  if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, err))) goto done;
+  const int32_t plain = plain_root(s, id);
+  if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, plain, err))) goto done;
   if (root_xf && sc->mRootNode) skio_mat_to_ai(root_xf, &sc->mRootNode->mTransformation.a1);
   /* materials from the scene's table (scene_material.c), with a default one for meshes without; image files
    * beside the output; what the format cannot carry goes to the note */
@@ -1273,7 +1314,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   const bool have_bake = assimp_bake(s, id, bake);
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
-    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), have_bake ? bake : NULL, &sc->mMeshes[m], err)))
+    if ((rc =
+             build_mesh(s, m, &o, limit, write_all_bones(s, id), plain, have_bake ? bake : NULL, &sc->mMeshes[m], err)))
       goto done;
     sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
   }
@@ -1401,7 +1443,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     const bool drop = implicit_fbx_root(s) && skio_frame_matrix(&s->frame, g);
     if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
     const skio_scene* ready = drop ? &rootless : s;
-    if (!(rc = skio_scene_frame_view_to(ready, k_to_zup, &framed, err))) {
+    if (!(rc = skio_scene_frame_view_to(ready, k_to_zup, true, &framed, err))) {
       rc = assimp_write(&framed, id, k_from_zup, path, &o, err);
       skio_scene_frame_view_free(ready, &framed);
     }

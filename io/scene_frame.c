@@ -67,17 +67,59 @@ typedef struct frame_map {
   float s;
 } frame_map;
 
-static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, skc_skeleton** out, skc_err* err) {
+/* The map of g (a rotation times a uniform scale); false when g is singular. */
+static bool frame_map_of(const float g[16], frame_map* f) {
+  memcpy(f->g, g, sizeof f->g);
+  f->s = cbrtf(fabsf(skc_mat3_det_of_mat4(g)));
+  if (!(f->s > 0.0f) || !isfinite(f->s)) return false;
+  for (int i = 0; i < 16; ++i) f->a[i] = g[i] / ((i % 4) < 3 && i < 12 ? f->s : 1.0f);
+  skc_quat_from_mat4(f->a, f->qa);
+  skc_quat_normalize(f->qa);
+  return true;
+}
+
+/* The roots' rest transforms premultiplied by f; with a held root (held >= 0), that root at the identity and its
+ * children's rest transforms premultiplied by h instead. */
+static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t held, const frame_map* h,
+                          skc_skeleton** out, skc_err* err) {
   const uint32_t n = sk->joint_count;
   float* rest = malloc((size_t)n * 16 * sizeof *rest + 1);
   if (!rest) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   memcpy(rest, sk->rest_local, (size_t)n * 16 * sizeof *rest);
-  for (uint32_t j = 0; j < n; ++j)
-    if (skc_skeleton_is_root(sk, j)) skc_mat4_mul(f->g, sk->rest_local + (size_t)j * 16, rest + (size_t)j * 16);
+  for (uint32_t j = 0; j < n; ++j) {
+    const float* l = sk->rest_local + (size_t)j * 16;
+    if ((int32_t)j == held)
+      skc_mat4_identity(rest + (size_t)j * 16);
+    else if (skc_skeleton_is_root(sk, j))
+      skc_mat4_mul(f->g, l, rest + (size_t)j * 16);
+    else if (held >= 0 && sk->parents[j] == held)
+      skc_mat4_mul(h->g, l, rest + (size_t)j * 16);
+  }
   skc_skeleton_init init = {n, (const char* const*)sk->names, sk->parents, rest, sk->bind, sk->inverse_bind};
   int rc = skc_skeleton_create(&init, out, err);
   free(rest);
   return rc;
+}
+
+/* The root held at the identity in a view with frame f (see skio_scene_frame_view_to), its children's map in *h; -1
+ * when there is none or it would stay where it is. */
+static int32_t held_root(const skio_scene* s, const frame_map* f, frame_map* h) {
+  const skc_skeleton* sk = s->skeleton;
+  int32_t r = -1;
+  bool children = false;
+  for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
+    if (!skc_skeleton_is_root(sk, j)) {
+      children |= r >= 0 && sk->parents[j] == r;
+      continue;
+    }
+    if (r >= 0) return -1;
+    r = (int32_t)j;
+  }
+  if (r < 0 || !children || skio_joint_used(s, (uint32_t)r)) return -1;
+  float m[16];
+  skc_mat4_mul(f->g, sk->rest_local + (size_t)r * 16, m);
+  if (is_identity(m) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(m, h)) return -1;
+  return r;
 }
 
 static float* mapped(const float* v, size_t n, int stride, int kind, const frame_map* f) {
@@ -152,11 +194,13 @@ void skio_scene_frame_view_free(const skio_scene* s, skio_scene* v) {
   memset(v, 0, sizeof *v);
 }
 
-static int frame_anims(const skio_scene* s, const frame_map* f, skio_scene* v, skc_err* err) {
+static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, const frame_map* h, skio_scene* v,
+                       skc_err* err) {
   if (!s->anim_count || !s->skeleton) return SKC_OK;
   if (!(v->anims = malloc((size_t)s->anim_count * sizeof *v->anims)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   memcpy(v->anims, s->anims, (size_t)s->anim_count * sizeof *v->anims);
+  const skc_skeleton* sk = s->skeleton;
   for (uint32_t a = 0; a < s->anim_count; ++a) {
     const skio_anim* sa = &s->anims[a];
     skio_channel* ch = calloc((size_t)sa->channel_count + 1, sizeof *ch);
@@ -165,31 +209,32 @@ static int frame_anims(const skio_scene* s, const frame_map* f, skio_scene* v, s
     v->anims[a].channels = ch;
     for (uint32_t c = 0; c < sa->channel_count; ++c) {
       const skio_channel* sc = &sa->channels[c];
-      if (sc->joint >= s->skeleton->joint_count || !skc_skeleton_is_root(s->skeleton, sc->joint)) continue;
-      if (!frame_channel(sc, f, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      if (sc->joint >= sk->joint_count) continue;
+      const bool root = skc_skeleton_is_root(sk, sc->joint);
+      const frame_map* by = root ? f : (held >= 0 && sk->parents[sc->joint] == held ? h : NULL);
+      if (by && !frame_channel(sc, by, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     }
   }
   return SKC_OK;
 }
 
 int skio_scene_frame_view(const skio_scene* s, skio_scene* v, skc_err* err) {
-  return skio_scene_frame_view_to(s, NULL, v, err);
+  return skio_scene_frame_view_to(s, NULL, false, v, err);
 }
 
-int skio_scene_frame_view_to(const skio_scene* s, const float post[16], skio_scene* v, skc_err* err) {
+int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* v, skc_err* err) {
   *v = *s;
-  frame_map f;
-  float g[16];
+  frame_map f, h;
+  float g[16], pg[16];
   skio_frame_matrix(&s->frame, g);
-  if (post) skc_mat4_mul(post, g, f.g);
-  else memcpy(f.g, g, sizeof g);
+  if (post)
+    skc_mat4_mul(post, g, pg);
+  else
+    memcpy(pg, g, sizeof g);
   v->frame.set = false;
-  if (is_identity(f.g)) return SKC_OK;
-  f.s = cbrtf(fabsf(skc_mat3_det_of_mat4(f.g)));
-  if (!(f.s > 0.0f) || !isfinite(f.s)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
-  for (int i = 0; i < 16; ++i) f.a[i] = f.g[i] / ((i % 4) < 3 && i < 12 ? f.s : 1.0f);
-  skc_quat_from_mat4(f.a, f.qa);
-  skc_quat_normalize(f.qa);
+  if (!frame_map_of(pg, &f)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
+  const int32_t held = hold_root ? held_root(s, &f, &h) : -1;
+  if (is_identity(f.g) && held < 0) return SKC_OK;
   v->anims = s->anims;
   if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -198,8 +243,8 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], skio_sce
   for (uint32_t m = 0; m < s->mesh_count && !rc; ++m)
     if (!s->meshes[m].skin && !frame_mesh(&s->meshes[m], &f, &v->meshes[m])) /* what was made is freed below */
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, &v->skeleton, err);
-  if (!rc) rc = frame_anims(s, &f, v, err);
+  if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, held, &h, &v->skeleton, err);
+  if (!rc) rc = frame_anims(s, &f, held, &h, v, err);
   if (rc) skio_scene_frame_view_free(s, v);
   return rc;
 }

@@ -273,9 +273,12 @@ void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai);
  * skio_scene_frame_view_free before s. SKC_OUT_OF_MEMORY is the only failure. */
 int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
 /* The same with post x G (post: a rotation times a uniform scale, or NULL) instead of G: the Collada writer's Z-up
- * view (Blender's Collada importer reads the numbers of a Z_UP document as they are). SKC_INVALID_ARGUMENT for a
- * singular post. */
-int skio_scene_frame_view_to(const skio_scene* s, const float post[16], skio_scene* view, skc_err* err);
+ * view (Blender's Collada importer reads the numbers of a Z_UP document as they are). hold_root: when the skeleton
+ * has one root, with joints below it, that no mesh binds or weights and no clip moves (a Blender rig's armature
+ * object), and post x G x its rest transform M is rigid and not the identity, that root is held at the identity and
+ * M goes to its children's rest transforms and clip keys instead: every other joint's world is as without it, and the
+ * root can be written as a plain node (io/scene_export.c plain_root). SKC_INVALID_ARGUMENT for a singular post. */
+int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* view, skc_err* err);
 void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
 
 /* The deform joints (scene_deform.c, where the rule is spelled out): mask (joint_count bytes) = 1 for the joints
@@ -286,6 +289,8 @@ enum { SKIO_DEFORM_NONE = 0, SKIO_DEFORM_SKINS = 1, SKIO_DEFORM_HIERARCHY = 2, S
 int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_count, int* out_rule, skc_err* err);
 /* Whether joint j is bound (skio_mesh.bound) by some skinned mesh. */
 bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j);
+/* Whether joint j is bound by some skinned mesh, carries weight in one, or is moved by some clip. */
+bool skio_joint_used(const skio_scene* s, uint32_t j);
 /* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)
  * for every joint some mesh binds, not the identity, and invertible: the scene's rest pose is its bind pose up to
  * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes

@@ -39,6 +39,8 @@ const char cli_convert_usage[] =
     "  stay; only the skin controllers' <vcount>/<v> change, the new weights appended. From other sources, or\n"
     "  when IN cannot take the edit (a warning says why): Assimp's Collada writer (a vertex per corner); several\n"
     "  clips are written in sequence on one timeline and named in <library_animation_clips>.\n"
+    "  Through Assimp (.dae, .fbx) the armature object (a skeleton root at the identity that no mesh weights and\n"
+    "  no clip moves) stays a plain node with its name, not an extra bone, and a mesh under it stays under it.\n"
     "  glTF is written by skinkit's own writer: every vertex in order, a skin per mesh, every clip; by default\n"
     "  the 4 largest influences (what every engine reads), all of them with --limit N or --as-is. An object of\n"
     "  several materials is one glTF mesh; a mesh under the armature object or under a node a clip animates\n"

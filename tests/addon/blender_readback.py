@@ -552,7 +552,8 @@ def same_place(src_box, out_box):
 
 # FBX frames (tests/data/make_leg_frames.py: one leg in centimetres Y up, metres Z up, centimetres X up) and a glTF:
 # each written as .glb, .dae and .fbx must land where Blender puts its source.
-FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb")
+FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb",
+               "rigid_parts.glb")
 
 
 def armatures():
@@ -584,12 +585,14 @@ def frames(cli, work):
             placed = same_place(src_box, blender_box(out, ext)) if not r.returncode else None
             if placed:
                 check("%s -> .%s: %s" % (name, ext, PLACED), *placed)
-            if placed and ext == "glb":  # the armature object keeps its name and holds exactly the source's bones
-                check("%s -> .glb: the source's armature and bones" % name, armatures() == src_arms,
-                      "%s vs the source's %s" % (armatures(), src_arms))
-                # every mesh object under the source's parent (rigid_parts' "Prop" under the armature object)
-                check("%s -> .glb: the source's object parents" % name, mesh_parents() == src_parents,
-                      "%s vs the source's %s" % (mesh_parents(), src_parents))
+            if not placed:
+                continue
+            # the armature object keeps its name and holds exactly the source's bones, and every mesh object is
+            # under the source's parent (rigid_parts' "Prop" under the armature object)
+            for what, got, want in (("armature and bones", armatures(), src_arms),
+                                    ("object parents", mesh_parents(), src_parents)):
+                check("%s -> .%s: the source's %s" % (name, ext, what), got == want,
+                      "%s vs the source's %s" % (got, want))
 
 
 def corpus(cli, work):

@@ -132,29 +132,63 @@ START_TEST(blender_rigid_parts_are_placed_and_bound) {
 }
 END_TEST
 
+/* A scratch directory for one test's exports: export writes <dir>/out.<ext>, close removes what was written. */
+typedef struct {
+  char dir[32];
+  char path[4][64];
+  int n;
+} scratch;
+
+static void scratch_open(scratch* t) {
+  memset(t, 0, sizeof *t);
+  snprintf(t->dir, sizeof t->dir, "/tmp/skt_rigid_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(t->dir));
+}
+
+static const char* scratch_export(scratch* t, const skio_scene* s, const char* ext, bool keep_all) {
+  ck_assert_int_lt(t->n, 4);
+  char* path = t->path[t->n++];
+  const char* dir = t->dir; /* (a separate member: snprintf's restrict warning sees one object) */
+  char name[16];
+  snprintf(name, sizeof name, "/out.%s", ext);
+  memcpy(path, dir, strlen(dir) + 1);
+  strcat(path, name);
+  skio_export_options o = {0};
+  o.overwrite = true;
+  o.keep_all = keep_all;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", ext, err.message);
+  return path;
+}
+
+static skio_scene* scratch_read(const char* path) {
+  skio_scene* back = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %s", path, err.message);
+  return back;
+}
+
+static void scratch_close(scratch* t) {
+  for (int i = 0; i < t->n; ++i) unlink(t->path[i]);
+  rmdir(t->dir);
+}
+
 START_TEST(every_writer_keeps_every_mesh_in_place) {
   skio_scene* s = NULL;
   skc_err err = {0};
   ck_assert_msg(skio_scene_import(data_path("tests/data/rigid_parts.fbx"), NULL, &s, &err) == SKC_OK, "%s", err.message);
   float tol = 1e-5f * scene_diag(s);
-  char dir[] = "/tmp/skt_rigid_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  scratch tmp;
+  scratch_open(&tmp);
   static const char* exts[] = {"glb", "dae", "fbx"};
   for (int i = 0; i < 3; ++i) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/out.%s", dir, exts[i]);
-    skio_export_options o = {0};
-    o.overwrite = true;
-    o.keep_all = true; /* Blender's FBX weights sum to 0.97..1: renormalizing would move the skinned rest pose */
-    ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", exts[i], err.message);
-    skio_scene* back = NULL;
-    ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %s", exts[i], err.message);
+    /* keep_all: Blender's FBX weights sum to 0.97..1, renormalizing would move the skinned rest pose */
+    skio_scene* back = scratch_read(scratch_export(&tmp, s, exts[i], true));
     ck_assert_uint_ge(back->mesh_count, s->mesh_count);
     assert_same_places(s, back, fmaxf(tol, 1e-4f * scene_diag(s) * (i == 2 ? 1.0f : 0.1f)), exts[i]);
     skio_scene_destroy(back);
-    unlink(path);
   }
-  rmdir(dir);
+  scratch_close(&tmp);
   skio_scene_destroy(s);
 }
 END_TEST
@@ -167,16 +201,9 @@ START_TEST(glb_keeps_a_prop_under_the_armature_object) {
   skc_err err = {0};
   ck_assert_msg(skio_scene_import(data_path("tests/data/rigid_parts.fbx"), NULL, &s, &err) == SKC_OK, "%s",
                 err.message);
-  char dir[] = "/tmp/skt_prop_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char path[256];
-  snprintf(path, sizeof path, "%s/out.glb", dir);
-  skio_export_options o = {0};
-  o.overwrite = true;
-  o.keep_all = true;
-  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
-  skio_scene* back = NULL;
-  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  scratch tmp;
+  scratch_open(&tmp);
+  skio_scene* back = scratch_read(scratch_export(&tmp, s, "glb", true));
   const skio_mesh* cone = mesh_named(back, "Cone");
   ck_assert_ptr_nonnull(cone);
   ck_assert_ptr_null(cone->skin);
@@ -187,9 +214,62 @@ START_TEST(glb_keeps_a_prop_under_the_armature_object) {
   ck_assert_int_eq(mesh_named(back, "Cylinder")->parent_joint, -1);
   assert_same_places(s, back, 1e-5f * scene_diag(s), "glb");
   skio_scene_destroy(back);
-  unlink(path);
-  rmdir(dir);
+  scratch_close(&tmp);
   skio_scene_destroy(s);
+}
+END_TEST
+
+/* Whether node "Rig" of a written .dae is a plain node that holds node "Prop". */
+static bool dae_rig_holds_prop(const char* path) {
+  FILE* f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  static char xml[1 << 20];
+  size_t n = fread(xml, 1, sizeof xml - 1, f);
+  fclose(f);
+  xml[n] = 0;
+  const char* rig = strstr(xml, "<node id=\"Rig\" name=\"Rig\" type=\"NODE\">");
+  const char* prop = strstr(xml, "<node id=\"Prop\"");
+  if (!rig || !prop || prop < rig) return false;
+  int depth = 0; /* Prop's opening tag comes before Rig's closing one */
+  for (const char* c = rig; c < prop; ++c) {
+    if (strncmp(c, "<node", 5) == 0) depth++;
+    if (strncmp(c, "</node>", 7) == 0) depth--;
+  }
+  return depth == 1;
+}
+
+/* A Blender rig's armature object (rigid_parts: "Rig", a root no mesh binds or weights, at the identity) written
+ * through Assimp's Collada and FBX writers is a plain node (Collada NODE, FBX Null), not a weightless bone, and the
+ * prop the source hung under it stays its child: Blender reads the armature object back with its name, the source's
+ * three bones and the prop as its child (tests/addon/blender_readback.py). Read back here: no mesh has a bone for
+ * Rig, the prop's parent joint is Rig, every mesh in place. A glTF source's Rig would sit at the Z-up turn of the
+ * .dae: the Collada view holds it at the identity and turns its children instead (skio_scene_frame_view_to). */
+START_TEST(armature_object_stays_a_plain_node) {
+  static const char* cases[][2] = {{"tests/data/rigid_parts.fbx", "dae"},
+                                   {"tests/data/rigid_parts.glb", "fbx"},
+                                   {"tests/data/rigid_parts.glb", "dae"}};
+  for (int c = 0; c < 3; ++c) {
+    skio_scene* s = NULL;
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_import(data_path(cases[c][0]), NULL, &s, &err) == SKC_OK, "%s", err.message);
+    scratch tmp;
+    scratch_open(&tmp);
+    const char* path = scratch_export(&tmp, s, cases[c][1], true);
+    if (strcmp(cases[c][1], "dae") == 0) ck_assert_msg(dae_rig_holds_prop(path), "%s", cases[c][0]);
+    skio_scene* back = scratch_read(path);
+    const int32_t rig = skc_skeleton_find(back->skeleton, "Rig");
+    ck_assert_int_ge(rig, 0);
+    ck_assert_msg(!skio_joint_bound_anywhere(back, (uint32_t)rig), "%s -> %s", cases[c][0], cases[c][1]);
+    const skio_mesh* prop = mesh_named(back, "Cone"); /* the mesh's name, or its node's (FBX) */
+    if (!prop) prop = mesh_named(back, "Prop");
+    ck_assert_ptr_nonnull(prop);
+    ck_assert_ptr_null(prop->skin);
+    ck_assert_int_eq(prop->parent_joint, rig);
+    assert_same_places(s, back, 1e-4f * scene_diag(s), cases[c][1]);
+    skio_scene_destroy(back);
+    scratch_close(&tmp);
+    skio_scene_destroy(s);
+  }
 }
 END_TEST
 
@@ -213,13 +293,9 @@ START_TEST(glb_keeps_a_mesh_under_its_animated_node) {
   ck_assert_uint_eq(s->mesh_count, 1);
   ck_assert_ptr_null(s->meshes[0].skin);
   ck_assert_int_eq(s->meshes[0].parent_joint, spinner);
-  char dir[] = "/tmp/skt_spin_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char path[256];
-  snprintf(path, sizeof path, "%s/out.glb", dir);
-  skio_export_options o = {0};
-  o.overwrite = true;
-  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
+  scratch tmp;
+  scratch_open(&tmp);
+  const char* path = scratch_export(&tmp, s, "glb", false);
   skio_gltf_doc* d = NULL;
   ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%s", err.message);
   int32_t node_spinner = -1, node_blade = -1;
@@ -246,12 +322,10 @@ START_TEST(glb_keeps_a_mesh_under_its_animated_node) {
   }
   ck_assert(turned);
   skio_gltf_doc_destroy(d);
-  skio_scene* back = NULL; /* at rest the blade is where it was */
-  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  skio_scene* back = scratch_read(path); /* at rest the blade is where it was */
   assert_same_places(s, back, 1e-5f * scene_diag(s), "glb");
   skio_scene_destroy(back);
-  unlink(path);
-  rmdir(dir);
+  scratch_close(&tmp);
   skio_scene_destroy(s);
 }
 END_TEST
@@ -320,6 +394,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, every_writer_keeps_every_mesh_in_place);
   tcase_add_test(tc, glb_keeps_a_prop_under_the_armature_object);
   tcase_add_test(tc, glb_keeps_a_mesh_under_its_animated_node);
+  tcase_add_test(tc, armature_object_stays_a_plain_node);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   suite_add_tcase(s, tc);
   return s;
