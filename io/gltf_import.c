@@ -334,25 +334,32 @@ static int number_joints(importer* im, const uint8_t* needed, skc_err* err) {
   return SKC_OK;
 }
 
-/* skeleton_from_nodes, for a document without skins: the nodes with no mesh, camera or light at or below them, and
- * their ancestors; no skeleton when there is none or more than a skeleton may hold (the document then loads as
- * without the option). */
-static int bare_skeleton(importer* im, skc_err* err) {
+/* The nodes that carry a mesh, camera or light or have one below them (1), an array of node_count + 1; NULL when out
+ * of memory. */
+static uint8_t* node_payload(const importer* im) {
   skio_gltf_doc* d = im->d;
-  uint32_t n = im->node_count;
-  uint8_t* payload = calloc(n + 1, 1); /* the node or one below it carries a mesh, camera or light */
-  uint8_t* needed = calloc(n + 1, 1);
-  if (!payload || !needed) {
-    free(payload);
-    free(needed);
-    return oom(im, err);
-  }
-  for (uint32_t k = n; k-- > 0;) { /* preorder backwards: children before their parent */
+  uint8_t* payload = calloc(im->node_count + 1, 1);
+  for (uint32_t k = im->node_count; payload && k-- > 0;) { /* preorder backwards: children before their parent */
     uint32_t node = im->order[k];
     int nt = skio_gltf_item(d, "nodes", node);
     payload[node] |= skio_json_get(d, nt, "mesh") >= 0 || skio_json_get(d, nt, "camera") >= 0 ||
                      skio_json_get(d, skio_json_get(d, nt, "extensions"), "KHR_lights_punctual") >= 0;
     if (payload[node] && im->parent[node] >= 0) payload[im->parent[node]] = 1;
+  }
+  return payload;
+}
+
+/* skeleton_from_nodes, for a document without skins: the nodes with no mesh, camera or light at or below them, and
+ * their ancestors; no skeleton when there is none or more than a skeleton may hold (the document then loads as
+ * without the option). */
+static int bare_skeleton(importer* im, skc_err* err) {
+  uint32_t n = im->node_count;
+  uint8_t* payload = node_payload(im);
+  uint8_t* needed = calloc(n + 1, 1);
+  if (!payload || !needed) {
+    free(payload);
+    free(needed);
+    return oom(im, err);
   }
   uint32_t jc = 0;
   for (uint32_t i = 0; i < n; ++i)
@@ -363,6 +370,27 @@ static int bare_skeleton(importer* im, skc_err* err) {
   return rc;
 }
 
+/* Attachment points: the nodes below a skin's joint (listed) with no mesh, camera or light at or below them, and the
+ * like below those - a game's weapon or head sockets, the leaf bones an exporter adds past the last bone - become
+ * joints no skin lists (needed), so that each node, its name and its place survive a conversion. Left out when they
+ * would take the skeleton past SKC_MAX_JOINTS. False when out of memory. */
+static bool mark_sockets(const importer* im, const uint8_t* listed, uint8_t* needed) {
+  uint8_t* payload = node_payload(im);
+  uint8_t* socket = calloc(im->node_count + 1, 1);
+  bool ok = payload && socket;
+  uint32_t jc = 0, added = 0;
+  for (uint32_t k = 0; ok && k < im->node_count; ++k) { /* preorder: a parent before its children */
+    const uint32_t node = im->order[k];
+    const int32_t p = im->parent[node];
+    jc += needed[node];
+    if (!needed[node] && !payload[node] && p >= 0 && (listed[p] || socket[p])) socket[node] = 1, ++added;
+  }
+  for (uint32_t i = 0; ok && jc + added <= SKC_MAX_JOINTS && i < im->node_count; ++i) needed[i] |= socket[i];
+  free(payload);
+  free(socket);
+  return ok;
+}
+
 static int read_skins(importer* im, skc_err* err) {
   skio_gltf_doc* d = im->d;
   uint32_t sc = d->skin_count;
@@ -370,7 +398,12 @@ static int read_skins(importer* im, skc_err* err) {
   if (!(im->skins = calloc(sc, sizeof *im->skins))) return oom(im, err);
   im->skin_count = sc;
   uint8_t* needed = calloc(im->node_count + 1, 1);
-  if (!needed) return oom(im, err);
+  uint8_t* listed = calloc(im->node_count + 1, 1);
+  if (!needed || !listed) {
+    free(needed);
+    free(listed);
+    return oom(im, err);
+  }
   int rc = SKC_OK;
   for (uint32_t s = 0; s < sc && !rc; ++s) {
     skin_info* si = &im->skins[s];
@@ -395,11 +428,14 @@ static int read_skins(importer* im, skc_err* err) {
         break;
       }
       si->node[k] = node;
+      listed[node] = 1;
       for (int32_t p = (int32_t)node; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
     }
   }
+  if (!rc && !mark_sockets(im, listed, needed)) rc = oom(im, err);
   if (!rc) rc = number_joints(im, needed, err);
   free(needed);
+  free(listed);
   if (rc) return rc;
   /* skeleton joints and inverse bind matrices of every skin */
   for (uint32_t s = 0; s < sc; ++s) {

@@ -176,17 +176,51 @@ static bool camera_or_light(const builder* b, uint32_t i) {
   return false;
 }
 
+/* The flat nodes that carry a mesh, camera or light or have one below them (1), an array of node_count + 1; NULL
+ * when out of memory. */
+static uint8_t* node_payload(const builder* b) {
+  uint8_t* payload = calloc(b->node_count + 1, 1);
+  for (uint32_t i = b->node_count; payload && i-- > 0;) { /* preorder: children come after their parent */
+    payload[i] |= b->nodes[i].node->mNumMeshes > 0 || camera_or_light(b, i);
+    if (payload[i] && b->nodes[i].parent >= 0) payload[b->nodes[i].parent] = 1;
+  }
+  return payload;
+}
+
+/* Attachment points: the nodes below a bone's node with no mesh, camera or light at or below them, and the like below
+ * those - a game's weapon or head sockets, the leaf bones Blender's FBX exporter adds ("hand_end") - become joints
+ * (needed) that no mesh binds, so that each node, its name and its place survive a conversion. Left out when they
+ * would take the skeleton past SKC_MAX_JOINTS. False when out of memory. */
+static bool mark_sockets(builder* b) {
+  uint8_t* payload = node_payload(b);
+  uint8_t* below = calloc(b->node_count + 1, 1); /* 1: a bone's node, 2: a socket */
+  bool ok = payload && below;
+  for (unsigned m = 0; ok && m < b->ai->mNumMeshes; ++m)
+    for (unsigned k = 0; b->ai->mMeshes[m] && k < b->ai->mMeshes[m]->mNumBones; ++k) {
+      const struct aiBone* bone = b->ai->mMeshes[m]->mBones[k];
+      int32_t n = bone ? find_node(b, &bone->mName) : -1;
+      if (n >= 0) below[n] = 1;
+    }
+  uint32_t jc = b->orphan_count, added = 0;
+  for (uint32_t i = 0; ok && i < b->node_count; ++i) { /* preorder: a parent before its children */
+    const int32_t p = b->nodes[i].parent;
+    jc += b->nodes[i].needed;
+    if (!b->nodes[i].needed && !payload[i] && p >= 0 && below[p]) below[i] = 2, ++added;
+  }
+  for (uint32_t i = 0; ok && jc + added <= SKC_MAX_JOINTS && i < b->node_count; ++i)
+    if (below[i] == 2) b->nodes[i].needed = true;
+  free(payload);
+  free(below);
+  return ok;
+}
+
 /* skeleton_from_nodes, for a file whose meshes reference no bone: the nodes with no mesh, camera or light at or
  * below them (with animated_nodes also every node a clip animates), and their ancestors (needed). Returns false when
  * there is none, or more than a skeleton may hold (a file of many plain nodes then loads without a skeleton, as without
  * the option), or no memory. */
 static bool mark_bare_bones(builder* b) {
-  uint8_t* payload = calloc(b->node_count + 1, 1); /* the node or one below it carries a mesh, camera or light */
+  uint8_t* payload = node_payload(b);
   if (!payload) return false;
-  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
-    payload[i] |= b->nodes[i].node->mNumMeshes > 0 || camera_or_light(b, i);
-    if (payload[i] && b->nodes[i].parent >= 0) payload[b->nodes[i].parent] = 1;
-  }
   uint32_t n = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)
     if (!payload[i]) mark_needed(b, (int32_t)i);
@@ -221,6 +255,7 @@ static int build_skeleton(builder* b, skc_err* err) {
   if (bone_total) {
     int rc = mark_bones(b, bone_total, err);
     if (rc) return rc;
+    if (!mark_sockets(b)) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   }
   uint32_t jc = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)

@@ -18,8 +18,32 @@ SK_API sk_result sk_skeleton_bone_segments(const sk_skeleton* skeleton, uint32_t
   return sk__ret(SKC_OK, NULL, err);
 }
 
-/* The bone segments desc names: its skeleton's (in desc->bone_space; *seg is then allocated, free it) or its
- * heads/tails. 1 when out of memory. */
+/* desc's skeleton as the bone segments see it (*view, borrowing its arrays but parents): a joint with no deform joint
+ * at or below it (an attachment point, an exporter's leaf bone past the last one) hangs from no parent, so that no
+ * bone's tail, child count or sibling count sees it - the segments of a skeleton of the deform joints and their
+ * ancestors. *parents is allocated (free it); without deform flags the view is the skeleton. 1 when out of memory. */
+static int deform_view(const sk_bind_desc* desc, skc_skeleton* view, int32_t** parents) {
+  const skc_skeleton* sk = desc->skeleton;
+  const uint32_t n = sk->joint_count;
+  *view = *sk;
+  *parents = malloc(((size_t)n + 1) * sizeof **parents);
+  uint8_t* leads = calloc((size_t)n + 1, 1);
+  if (!*parents || !leads) {
+    free(leads);
+    return 1;
+  }
+  for (uint32_t j = n; j-- > 0;) {
+    leads[j] |= !desc->deform || desc->deform[j];
+    if (leads[j] && !skc_skeleton_is_root(sk, j)) leads[sk->parents[j]] = 1;
+  }
+  for (uint32_t j = 0; j < n; ++j) (*parents)[j] = leads[j] ? sk->parents[j] : SKC_NO_PARENT;
+  view->parents = *parents;
+  free(leads);
+  return 0;
+}
+
+/* The bone segments desc names: its skeleton's (in desc->bone_space, see deform_view; *seg is then allocated, free
+ * it) or its heads/tails. 1 when out of memory. */
 static int bones_of(const sk_bind_desc* desc, float** seg, const float** heads, const float** tails, uint32_t* nj) {
   *seg = NULL;
   if (!desc->skeleton) {
@@ -29,13 +53,19 @@ static int bones_of(const sk_bind_desc* desc, float** seg, const float** heads, 
     return 0;
   }
   uint32_t n = desc->skeleton->joint_count;
-  if (!(*seg = malloc((size_t)n * 6 * sizeof **seg))) return 1;
+  skc_skeleton view;
+  int32_t* parents = NULL;
+  if (deform_view(desc, &view, &parents) || !(*seg = malloc((size_t)n * 6 * sizeof **seg))) {
+    free(parents);
+    return 1;
+  }
   if (desc->bone_space == SK_BONE_SPACE_REST)
-    skc_skeleton_bone_segments(desc->skeleton, *seg, *seg + 3 * (size_t)n);
+    skc_skeleton_bone_segments(&view, *seg, *seg + 3 * (size_t)n);
   else
-    skc_skeleton_bone_segments_bind(desc->skeleton, *seg, *seg + 3 * (size_t)n);
-  skc_bind_aim_sibling_leaves(desc->skeleton, desc->deform, desc->positions, desc->vertex_count, desc->triangles,
+    skc_skeleton_bone_segments_bind(&view, *seg, *seg + 3 * (size_t)n);
+  skc_bind_aim_sibling_leaves(&view, desc->deform, desc->positions, desc->vertex_count, desc->triangles,
                               desc->triangle_count, *seg, *seg + 3 * (size_t)n);
+  free(parents);
   *heads = *seg;
   *tails = *seg + 3 * (size_t)n;
   *nj = n;

@@ -1449,7 +1449,9 @@ typedef struct sk_bind_desc {
   const float* tails;         /* 3 * joint_count; tail == head is a point bone */
   uint32_t joint_count;       /* with heads/tails; must equal the skin's joint count either way */
   uint32_t max_influences;    /* 1 .. 255; 0 = 4 */
-  const uint8_t* deform;      /* joint_count bytes, 1 = joint gets weights; NULL = every joint */
+  const uint8_t* deform;      /* joint_count bytes, 1 = joint gets weights; NULL = every joint. With a skeleton, a
+                                 joint with no deform joint at or below it (an attachment point) shapes no bone's
+                                 segment: the segments are those of the deform joints and their ancestors */
   const uint8_t* locked;      /* joint_count bytes, 1 = locked: its existing weights on bound vertices are kept,
                                  the new weights fill what is left of 1; NULL = none */
   const uint8_t* vertex_mask; /* vertex_count bytes, 1 = bind this vertex; others keep their weights. NULL = all */

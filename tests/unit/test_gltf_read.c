@@ -815,9 +815,24 @@ static void corpus_file(const char* path) {
       for (int32_t p = (int32_t)n; p >= 0; p = parent[p]) needed[p] = 1;
     }
   }
-  for (uint32_t i = 0; i < N; ++i) all += needed[i];
+  /* attachment points: below a listed joint (or one of these), no mesh, camera or light at or below them */
+  uint8_t* payload = calloc(N + 1, 1);
+  for (uint32_t i = 0; i < N; ++i) {
+    int nt = skio_gltf_item(d, "nodes", i);
+    if (skio_json_get(d, nt, "mesh") >= 0 || skio_json_get(d, nt, "camera") >= 0 ||
+        skio_json_get(d, skio_json_get(d, nt, "extensions"), "KHR_lights_punctual") >= 0)
+      for (int32_t p = (int32_t)i; p >= 0 && !payload[p]; p = parent[p]) payload[p] = 1;
+  }
+  for (bool grew = true; grew;) { /* (index order is not the tree's: repeat until nothing changes) */
+    grew = false;
+    for (uint32_t i = 0; i < N; ++i)
+      if (!needed[i] && !payload[i] && parent[i] >= 0 && (listed[parent[i]] || needed[parent[i]] == 2))
+        needed[i] = 2, grew = true;
+  }
+  free(payload);
+  for (uint32_t i = 0; i < N; ++i) all += needed[i] != 0;
   ck_assert_ptr_nonnull(s->skeleton);
-  ck_assert_msg(s->skeleton->joint_count == all, "%s: %u joints, skins + ancestors %u", path,
+  ck_assert_msg(s->skeleton->joint_count == all, "%s: %u joints, skins + ancestors + attachment points %u", path,
                 s->skeleton->joint_count, all);
   uint32_t bound = 0;
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j) {

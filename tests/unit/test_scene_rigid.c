@@ -273,6 +273,69 @@ START_TEST(armature_object_stays_a_plain_node) {
 }
 END_TEST
 
+static float dist3(const float* a, const float* b) {
+  return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* Where joint `name` rests, whatever the file's unit and axes: its distances to the heads of the bones "upper" and
+ * "lower" in units of the distance between those heads; and its parent's name ("" for a root). False when s has no
+ * such joint. */
+static bool joint_place(const skio_scene* s, const char* name, float place[2], const char** parent) {
+  const int32_t j = s->skeleton ? skc_skeleton_find(s->skeleton, name) : -1;
+  const int32_t u = s->skeleton ? skc_skeleton_find(s->skeleton, "upper") : -1;
+  const int32_t l = s->skeleton ? skc_skeleton_find(s->skeleton, "lower") : -1;
+  if (j < 0 || u < 0 || l < 0) return false;
+  const float* w = s->skeleton->rest_world;
+  const float* at = w + (size_t)j * 16 + 12;
+  const float unit = dist3(w + (size_t)u * 16 + 12, w + (size_t)l * 16 + 12);
+  place[0] = dist3(at, w + (size_t)u * 16 + 12) / unit;
+  place[1] = dist3(at, w + (size_t)l * 16 + 12) / unit;
+  *parent = skc_skeleton_is_root(s->skeleton, (uint32_t)j) ? "" : s->skeleton->names[s->skeleton->parents[j]];
+  return true;
+}
+
+/* Attachment points (tests/data/socket_rig.*: empties "WeaponSocket" under the bone "lower" and "HeadSocket" under that
+ * socket, and the FBX's leaf bone "lower_end") are nodes below a bone with no mesh at or below them. They used to be
+ * left out of the skeleton (bones and their ancestors only), so every conversion dropped them. Now they are joints no
+ * skin binds: read from both formats, and every writer keeps each with its parent and its place. */
+START_TEST(attachment_points_survive_every_writer) {
+  static const char* files[] = {"tests/data/socket_rig.fbx", "tests/data/socket_rig.glb"};
+  static const char* exts[] = {"glb", "dae", "fbx"};
+  for (int f = 0; f < 2; ++f) {
+    skio_scene* s = NULL;
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_import(data_path(files[f]), NULL, &s, &err) == SKC_OK, "%s", err.message);
+    const char* names[] = {"WeaponSocket", "HeadSocket", "lower_end"};
+    const char* parents[] = {"lower", "WeaponSocket", "lower"};
+    const int count = f == 0 ? 3 : 1; /* Blender's glTF exporter writes neither HeadSocket nor leaf bones */
+    float at[3][2];
+    for (int k = 0; k < count; ++k) {
+      const char* p = NULL;
+      ck_assert_msg(joint_place(s, names[k], at[k], &p), "%s: no joint %s", files[f], names[k]);
+      ck_assert_str_eq(p, parents[k]);
+      ck_assert(!skio_joint_used(s, (uint32_t)skc_skeleton_find(s->skeleton, names[k])));
+    }
+    scratch tmp;
+    scratch_open(&tmp);
+    for (int e = 0; e < 3; ++e) {
+      skio_scene* back = scratch_read(scratch_export(&tmp, s, exts[e], true));
+      for (int k = 0; k < count; ++k) {
+        float b[2];
+        const char* p = NULL;
+        ck_assert_msg(joint_place(back, names[k], b, &p), "%s -> %s: %s lost", files[f], exts[e], names[k]);
+        ck_assert_msg(strcmp(p, parents[k]) == 0, "%s -> %s: %s under %s", files[f], exts[e], names[k], p);
+        for (int c = 0; c < 2; ++c)
+          ck_assert_msg(fabsf(b[c] - at[k][c]) <= 1e-4f, "%s -> %s: %s moved (%g vs %g)", files[f], exts[e], names[k],
+                        b[c], at[k][c]);
+      }
+      skio_scene_destroy(back);
+    }
+    scratch_close(&tmp);
+    skio_scene_destroy(s);
+  }
+}
+END_TEST
+
 /* A machine animated without skins (tests/data/spin_rig.fbx: an empty "Spinner" turning, a cube "Blade" under it)
  * read with skeleton_from_nodes and animated_nodes, as `convert` reads it: the animated empty is a joint, the cube
  * remembers it as its parent joint, and the .glb holds the cube's node under the empty's node, which the clip
@@ -395,6 +458,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, glb_keeps_a_prop_under_the_armature_object);
   tcase_add_test(tc, glb_keeps_a_mesh_under_its_animated_node);
   tcase_add_test(tc, armature_object_stays_a_plain_node);
+  tcase_add_test(tc, attachment_points_survive_every_writer);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   suite_add_tcase(s, tc);
   return s;
