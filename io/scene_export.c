@@ -1428,7 +1428,11 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   }
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0;
   if (fbx) {
-    rc = assimp_write(s, id, NULL, path, &o, err);
+    skio_scene held; /* a moved armature object: a plain node at the identity, its children moved instead */
+    if (!(rc = skio_scene_held_root_view(s, &held, err))) {
+      rc = assimp_write(&held, id, NULL, path, &o, err);
+      skio_scene_frame_view_free(s, &held);
+    }
   } else {
     /* Collada: metres, Z up, <up_axis>Z_UP</up_axis>, as Blender writes it. Blender 3.4's Collada importer ignores
      * <unit> by default and reads a Z_UP document's numbers as they are, while from a Y_UP one it turned the

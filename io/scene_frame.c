@@ -222,17 +222,12 @@ int skio_scene_frame_view(const skio_scene* s, skio_scene* v, skc_err* err) {
   return skio_scene_frame_view_to(s, NULL, false, v, err);
 }
 
-int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* v, skc_err* err) {
+/* The view of s moved by g (a rotation times a uniform scale), a held root's turn given to its children (see
+ * skio_scene_frame_view_to); v->frame as s's. */
+static int view_with(const skio_scene* s, const float g[16], bool hold_root, skio_scene* v, skc_err* err) {
   *v = *s;
   frame_map f, h;
-  float g[16], pg[16];
-  skio_frame_matrix(&s->frame, g);
-  if (post)
-    skc_mat4_mul(post, g, pg);
-  else
-    memcpy(pg, g, sizeof g);
-  v->frame.set = false;
-  if (!frame_map_of(pg, &f)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
+  if (!frame_map_of(g, &f)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
   const int32_t held = hold_root ? held_root(s, &f, &h) : -1;
   if (is_identity(f.g) && held < 0) return SKC_OK;
   v->anims = s->anims;
@@ -247,6 +242,24 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hol
   if (!rc) rc = frame_anims(s, &f, held, &h, v, err);
   if (rc) skio_scene_frame_view_free(s, v);
   return rc;
+}
+
+int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* v, skc_err* err) {
+  float g[16], pg[16];
+  skio_frame_matrix(&s->frame, g);
+  if (post)
+    skc_mat4_mul(post, g, pg);
+  else
+    memcpy(pg, g, sizeof g);
+  int rc = view_with(s, pg, hold_root, v, err);
+  v->frame.set = false;
+  return rc;
+}
+
+int skio_scene_held_root_view(const skio_scene* s, skio_scene* v, skc_err* err) {
+  float id[16];
+  skc_mat4_identity(id);
+  return view_with(s, id, true, v, err);
 }
 
 /* ---- reading an FBX file's frame from Assimp's scene metadata --------------------------------------------------- */

@@ -279,6 +279,10 @@ int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
  * M goes to its children's rest transforms and clip keys instead: every other joint's world is as without it, and the
  * root can be written as a plain node (io/scene_export.c plain_root). SKC_INVALID_ARGUMENT for a singular post. */
 int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* view, skc_err* err);
+/* s in its own frame (view->frame is s->frame) with its root held as hold_root above (M = its rest transform): the
+ * Assimp FBX writer's view, so that a glTF rig's moved armature object is a plain node too. Released with
+ * skio_scene_frame_view_free. */
+int skio_scene_held_root_view(const skio_scene* s, skio_scene* view, skc_err* err);
 void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
 
 /* The deform joints (scene_deform.c, where the rule is spelled out): mask (joint_count bytes) = 1 for the joints

@@ -2,7 +2,8 @@
 #   blender -b --factory-startup --python tests/data/make_socket_rig.py -- tests/data/socket_rig
 # An armature "Rig" of two bones, a cylinder skinned to them (automatic weights) and two empties a game uses as
 # attachment points: "WeaponSocket" parented to bone "lower" (parent_type BONE) and "HeadSocket" parented to that
-# socket. The FBX is written with Blender's default leaf bones on (a "lower_end" LimbNode past the last bone).
+# socket. The armature object is then moved and turned (the body follows it), so that it is no identity node. The FBX
+# is written with Blender's default leaf bones on (a "lower_end" LimbNode past the last bone).
 import bpy, sys
 import numpy
 numpy.bool = bool
@@ -28,6 +29,7 @@ sock.location = (0.3, -0.5, 0.1); sock.rotation_euler = (0.4, 0.0, 0.2)
 head = bpy.data.objects.new("HeadSocket", None)
 bpy.context.scene.collection.objects.link(head)
 head.parent = sock; head.location = (0.0, 0.25, 0.0)
+arm.location = (1.0, 2.0, 0.0); arm.rotation_euler = (0.0, 0.0, 0.5236)
 bpy.context.view_layer.update()
 for o in (sock, head):
     print("WORLD", o.name, "%.6f %.6f %.6f" % tuple(o.matrix_world.translation))
