@@ -277,13 +277,13 @@ static float dist3(const float* a, const float* b) {
   return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-/* Where joint `name` rests, whatever the file's unit and axes: its distances to the heads of the bones "upper" and
- * "lower" in units of the distance between those heads; and its parent's name ("" for a root). False when s has no
+/* Where joint `name` rests, whatever the file's unit and axes: its distances to the heads of the bones "thigh" and
+ * "shin" in units of the distance between those heads; and its parent's name ("" for a root). False when s has no
  * such joint. */
 static bool joint_place(const skio_scene* s, const char* name, float place[2], const char** parent) {
   const int32_t j = s->skeleton ? skc_skeleton_find(s->skeleton, name) : -1;
-  const int32_t u = s->skeleton ? skc_skeleton_find(s->skeleton, "upper") : -1;
-  const int32_t l = s->skeleton ? skc_skeleton_find(s->skeleton, "lower") : -1;
+  const int32_t u = s->skeleton ? skc_skeleton_find(s->skeleton, "thigh") : -1;
+  const int32_t l = s->skeleton ? skc_skeleton_find(s->skeleton, "shin") : -1;
   if (j < 0 || u < 0 || l < 0) return false;
   const float* w = s->skeleton->rest_world;
   const float* at = w + (size_t)j * 16 + 12;
@@ -294,8 +294,8 @@ static bool joint_place(const skio_scene* s, const char* name, float place[2], c
   return true;
 }
 
-/* Attachment points (tests/data/socket_rig.*: empties "WeaponSocket" under the bone "lower" and "HeadSocket" under that
- * socket, and the FBX's leaf bone "lower_end") are nodes below a bone with no mesh at or below them. They used to be
+/* Attachment points (tests/data/socket_rig.*: empties "WeaponSocket" under the bone "shin" and "HeadSocket" under that
+ * socket, and the FBX's leaf bone "shin_end") are nodes below a bone with no mesh at or below them. They used to be
  * left out of the skeleton (bones and their ancestors only), so every conversion dropped them. Now they are joints no
  * skin binds: read from both formats, and every writer keeps each with its parent and its place. */
 START_TEST(attachment_points_survive_every_writer) {
@@ -305,8 +305,8 @@ START_TEST(attachment_points_survive_every_writer) {
     skio_scene* s = NULL;
     skc_err err = {0};
     ck_assert_msg(skio_scene_import(data_path(files[f]), NULL, &s, &err) == SKC_OK, "%s", err.message);
-    const char* names[] = {"WeaponSocket", "HeadSocket", "lower_end"};
-    const char* parents[] = {"lower", "WeaponSocket", "lower"};
+    const char* names[] = {"WeaponSocket", "HeadSocket", "shin_end"};
+    const char* parents[] = {"shin", "WeaponSocket", "shin"};
     const int count = f == 0 ? 3 : 1; /* Blender's glTF exporter writes neither HeadSocket nor leaf bones */
     float at[3][2];
     for (int k = 0; k < count; ++k) {
