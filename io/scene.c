@@ -145,6 +145,21 @@ bool skio_joint_used(const skio_scene* s, uint32_t j) {
   return skio_joint_bound_anywhere(s, j);
 }
 
+int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
+  const skc_skeleton* sk = s->skeleton;
+  int32_t r = -1;
+  for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
+    const bool root = skc_skeleton_is_root(sk, j);
+    if (parent < 0 ? !root : (root || sk->parents[j] != parent)) continue;
+    if (r >= 0) return -1;
+    r = (int32_t)j;
+  }
+  if (r < 0 || skio_joint_used(s, (uint32_t)r)) return -1;
+  for (uint32_t j = 0; j < sk->joint_count; ++j)
+    if (!skc_skeleton_is_root(sk, j) && sk->parents[j] == r) return r;
+  return -1;
+}
+
 bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
   const skc_skeleton* sk = s->skeleton;
   if (!sk) return false;

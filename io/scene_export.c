@@ -899,29 +899,12 @@ static int32_t plain_root(const skio_scene* s, const char* id) {
   const skc_skeleton* sk = s->skeleton;
   const bool fbx = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
   if (!sk || (!fbx && strcmp(id, "collada") != 0)) return -1;
-  int32_t r = -1;
-  for (uint32_t j = 0; j < sk->joint_count; ++j)
-    if (skc_skeleton_is_root(sk, j)) {
-      if (r >= 0) return -1;
-      r = (int32_t)j;
-    }
-  if (r >= 0 && fbx && implicit_fbx_root(s)) { /* its one child, if it has one */
-    int32_t c = -1;
-    for (uint32_t j = 0; j < sk->joint_count; ++j)
-      if (sk->parents[j] == r && !skc_skeleton_is_root(sk, j)) {
-        if (c >= 0) return -1;
-        c = (int32_t)j;
-      }
-    r = c;
-  }
-  if (r < 0 || skio_joint_used(s, (uint32_t)r)) return -1;
-  bool parent = false;
-  for (uint32_t j = 0; j < sk->joint_count; ++j) parent |= sk->parents[j] == r && !skc_skeleton_is_root(sk, j);
+  const int32_t r = skio_scene_armature_object(s, fbx && implicit_fbx_root(s) ? 0 : -1); /* RootNode is joint 0 */
   float id4[16];
   skc_mat4_identity(id4);
-  for (int e = 0; parent && e < 16; ++e)
+  for (int e = 0; r >= 0 && e < 16; ++e)
     if (fabsf(sk->rest_world[(size_t)r * 16 + e] - id4[e]) > 1e-6f) return -1;
-  return parent ? r : -1;
+  return r;
 }
 
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX

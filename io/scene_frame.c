@@ -104,20 +104,10 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t he
 /* The root held at the identity in a view with frame f (see skio_scene_frame_view_to), its children's map in *h; -1
  * when there is none or it would stay where it is. */
 static int32_t held_root(const skio_scene* s, const frame_map* f, frame_map* h) {
-  const skc_skeleton* sk = s->skeleton;
-  int32_t r = -1;
-  bool children = false;
-  for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
-    if (!skc_skeleton_is_root(sk, j)) {
-      children |= r >= 0 && sk->parents[j] == r;
-      continue;
-    }
-    if (r >= 0) return -1;
-    r = (int32_t)j;
-  }
-  if (r < 0 || !children || skio_joint_used(s, (uint32_t)r)) return -1;
+  const int32_t r = skio_scene_armature_object(s, -1);
+  if (r < 0) return -1;
   float m[16];
-  skc_mat4_mul(f->g, sk->rest_local + (size_t)r * 16, m);
+  skc_mat4_mul(f->g, s->skeleton->rest_local + (size_t)r * 16, m);
   if (is_identity(m) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(m, h)) return -1;
   return r;
 }
