@@ -223,6 +223,15 @@ static int cmp_jw_joint(const void* a, const void* b) {
   return x->j < y->j ? -1 : x->j > y->j;
 }
 
+/* Whether c weights sum to 1 as glTF wants it: within 2e-7 per weight, no looser than the Khronos validator
+ * (which accepts 8e-7 for a vertex of four and reports 9e-7). Such a vertex is written with its stored weights:
+ * renormalizing it would only move the last bits. */
+static bool sums_to_one(const jw* tmp, size_t c) {
+  double sum = 0.0;
+  for (size_t i = 0; i < c; ++i) sum += tmp[i].w;
+  return fabs(sum - 1.0) <= 2e-7 * (double)c;
+}
+
 /* One vertex's influences as written (see skio_gltf_options): in = n stored entries; tmp has room for n; out
  * receives at most n entries (joints are skeleton joints). Returns the count. */
 static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, const uint32_t* in_j, const float* in_w,
@@ -290,6 +299,12 @@ static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, c
     return c;
   }
   size_t k = o->limit ? o->limit : o->normalize ? c : 4;
+  if (!o->normalize && c <= k && c && sums_to_one(tmp, c)) { /* nothing to cut, nothing to mend: kept as stored */
+    qsort(tmp, c, sizeof *tmp, cmp_jw);
+    for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
+    return c;
+  }
+  rep->vertices_renormalized += c <= k;
   /* skc_select_top reads separate arrays: unpack tmp into out first, then select in place through tmp */
   uint32_t* sj = (uint32_t*)(void*)tmp;
   float* sw = (float*)(void*)(sj + c);

@@ -1227,13 +1227,21 @@ static void note_add(const skio_export_options* o, const char* text, const char*
   snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
 }
 
-/* A note when glTF's default limit cut influences (an explicit limit is no surprise); what: "more than ...". */
-static void note_limited(const skio_export_options* o, const skio_gltf_report* rep, const char* what) {
-  if (o->limit || !rep->vertices_limited || !o->note || !o->note_size) return;
+/* Notes on weights the glTF writer changed unasked: influences glTF's default limit cut (an explicit limit is no
+ * surprise; what: "more than ..."), and sums off 1 it mended (normalize asked for that). */
+static void note_weights(const skio_export_options* o, const skio_gltf_report* rep, const char* what) {
   char text[200];
-  snprintf(text, sizeof text, "glTF: %llu vertices have %s: their largest are written, renormalized",
-           (unsigned long long)rep->vertices_limited, what);
-  note_add(o, text, "");
+  if (!o->limit && rep->vertices_limited) {
+    snprintf(text, sizeof text, "glTF: %llu vertices have %s: their largest are written, renormalized",
+             (unsigned long long)rep->vertices_limited, what);
+    note_add(o, text, "");
+  }
+  if (!o->normalize && rep->vertices_renormalized) {
+    snprintf(text, sizeof text,
+             "glTF: %llu vertices have weights that do not sum to 1: written renormalized, as glTF requires",
+             (unsigned long long)rep->vertices_renormalized);
+    note_add(o, text, "");
+  }
 }
 
 /* Assimp's FBX and Collada writers carry no blend shapes: the first mesh that has some is named in the note. */
@@ -1373,7 +1381,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       char why[200] = "";
       skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0, o.note, o.note_size};
       rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
-      if (rc == SKC_OK) note_limited(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
+      if (rc == SKC_OK) note_weights(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
       memset(&grep, 0, sizeof grep);
       if (o.note && o.note_size)
@@ -1391,7 +1399,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     }
     if (drop) skio_scene_drop_root_free(merged, &rootless);
     if (rc) return rc;
-    note_limited(&o, &grep, "more than 4 influences");
+    note_weights(&o, &grep, "more than 4 influences");
     note_read_losses(s, o.note, o.note_size);
     return SKC_OK;
   }

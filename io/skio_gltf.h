@@ -74,6 +74,7 @@ typedef struct skio_gltf_report {
   uint64_t vertices_changed;   /* vertices whose written influences differ from the stored ones */
   uint64_t influences_dropped; /* entries not written: past the limit, pruned, or not finite and > 0 */
   uint64_t vertices_limited;   /* vertices with more influences than the limit (their largest written) */
+  uint64_t vertices_renormalized; /* vertices within the limit written renormalized: their sums were off 1 */
   uint64_t duplicates_merged;  /* entries added into an earlier entry of the same joint of the same vertex */
   uint64_t unweighted;         /* vertices of skinned meshes written without any influence */
   uint32_t max_influences;     /* most influences written for one vertex */
@@ -93,8 +94,10 @@ typedef struct skio_gltf_report {
  * (glTF forbids a joint twice in a vertex; skinning is unchanged); prune drops weights below `prune`, keeping the
  * largest one when all are below; then
  *  - default (everything 0/false): the 4 largest, sorted by weight (ties: lower joint), renormalized to sum 1,
- *    i.e. skc_select_top with k = 4, the same rule as skio_scene_export's glTF default;
- *  - limit N: the N largest, sorted, renormalized (skc_select_top with k = N);
+ *    i.e. skc_select_top with k = 4, the same rule as skio_scene_export's glTF default; a vertex of at most 4
+ *    whose weights already sum to 1 (within 2e-7 a weight, what the Khronos validator accepts) keeps them as
+ *    stored, bit for bit, sorted;
+ *  - limit N: the N largest, sorted, renormalized (skc_select_top with k = N); at most N summing to 1: as stored;
  *  - normalize (limit 0): every influence, sorted, renormalized (skc_select_top with k = all);
  *  - as_is: every influence with its weight exactly as stored, sorted by weight; sums may differ from 1, which
  *    glTF forbids (the Khronos validator reports ACCESSOR_WEIGHTS_NON_NORMALIZED): only on request. as_is with

@@ -730,7 +730,7 @@ int cli_bind(int argc, char** argv) {
       fprintf(stderr, "skinkit bind: %s\n", err.message);
       rc = src == SK_ERR_EXISTS ? 1 : 2;
     } else if (err.message[0]) { /* what the output could not keep, as convert and weights say it */
-      cli_save_notes("bind", err.message, NULL);
+      cli_save_notes("bind", err.message, NULL, NULL);
     }
   }
   run.save_ms = save_ms;

@@ -108,8 +108,9 @@ int cli_check_input(const char* cmd, const char* path);
 int cli_load_scene(const char* cmd, const char* path, sk_scene** out);
 /* What sk_scene_save said of a written file (its err.message on success: "; "-separated notes), one
  * "skinkit CMD: warning: ..." line per note; limit_hint (or NULL) follows a note about influences past glTF's
- * default limit (the command's options that keep them). */
-void cli_save_notes(const char* cmd, const char* message, const char* limit_hint);
+ * default limit (the command's options that keep them), sum_hint (or NULL) one about weights glTF's writer
+ * renormalized because their sums were off 1. */
+void cli_save_notes(const char* cmd, const char* message, const char* limit_hint, const char* sum_hint);
 /* An output file written in memory and then replaced atomically ("-" = stdout). */
 typedef struct cli_out {
   const char* path;

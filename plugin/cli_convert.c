@@ -75,7 +75,8 @@ static void dropped_warning(sk_scene* s) {
 }
 
 /* What the chosen output format cannot carry, said before writing (the file is still written). Measured causes:
- * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. */
+ * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. What the glTF writer changed (influences
+ * past its default limit, sums off 1 it renormalized) it says itself, after writing: cli_save_notes. */
 static void convert_warnings(sk_scene* s, const char* out, const sk_save_options* o) {
   dropped_warning(s);
   const char* fmt = o->format;
@@ -84,26 +85,7 @@ static void convert_warnings(sk_scene* s, const char* out, const sk_save_options
     const char* slash = strrchr(out, '/');
     fmt = dot && (!slash || dot > slash) ? dot + 1 : "";
   }
-  int gltf = !strcasecmp(fmt, "glb") || !strcasecmp(fmt, "gltf") || !strcasecmp(fmt, "glb2") ||
-             !strcasecmp(fmt, "gltf2");
   int fbx_ascii = !strcasecmp(fmt, "fbxa");
-  if (gltf && !o->as_is) { /* influences past glTF's default limit: the library's note after writing */
-    uint64_t off = 0;
-    for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
-      sk_skin* skin = sk_scene_mesh_skin(s, m);
-      if (!skin) continue;
-      sk_skin_report r;
-      memset(&r, 0, sizeof r);
-      r.size = sizeof r;
-      sk_error e;
-      if (sk_skin_validate(skin, NULL, &r, NULL, &e) == SK_OK) off += r.off_tolerance;
-    }
-    if (off && !o->normalize) /* glTF wants sums of 1, so its default renormalizes: skinned positions move */
-      fprintf(stderr,
-              "skinkit convert: warning: glTF: %llu vertices have weights that do not sum to 1: written "
-              "renormalized, as glTF requires (--as-is keeps them as stored)\n",
-              (unsigned long long)off);
-  }
   if (fbx_ascii)
     fprintf(stderr,
             "skinkit convert: warning: ASCII FBX: Assimp writes node transforms with 6 significant digits "
@@ -224,8 +206,8 @@ int cli_convert(int argc, char** argv) {
       fprintf(stderr, "skinkit convert: %s\n", err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
-  cli_save_notes("convert", err.message,
-                 " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)");
+  cli_save_notes("convert", err.message, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)",
+                 " (--as-is keeps them as stored)");
   if (json)
     convert_json(s, in, out, o.format ? o.format : out_extension(out), seconds_now() - t0);
   else

@@ -159,13 +159,17 @@ static const char* note_end(const char* p) {
   return NULL;
 }
 
-void cli_save_notes(const char* cmd, const char* message, const char* limit_hint) {
+void cli_save_notes(const char* cmd, const char* message, const char* limit_hint, const char* sum_hint) {
   for (const char* p = message; p && *p;) {
     const char* end = note_end(p);
     char note[SK_ERROR_MESSAGE_SIZE];
     snprintf(note, sizeof note, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
-    int limited = strncmp(note, "glTF: ", 6) == 0 && strstr(note, "their largest are written") != NULL;
-    fprintf(stderr, "skinkit %s: warning: %s%s\n", cmd, note, limited && limit_hint ? limit_hint : "");
+    const int gltf = strncmp(note, "glTF: ", 6) == 0;
+    const char* hint = !gltf                                                    ? NULL
+                       : strstr(note, "their largest are written")              ? limit_hint
+                       : strstr(note, "written renormalized, as glTF requires") ? sum_hint
+                                                                                : NULL;
+    fprintf(stderr, "skinkit %s: warning: %s%s\n", cmd, note, hint ? hint : "");
     p = end ? end + 2 : NULL;
   }
 }

@@ -810,7 +810,7 @@ int cli_weights(int argc, char** argv) {
       rc = sr == SK_ERR_EXISTS ? 1 : 2;
       goto done;
     }
-    cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)");
+    cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)", NULL);
     if (!o.json) printf("wrote %s\n", o.out);
   }
 done:

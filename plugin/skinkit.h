@@ -594,15 +594,17 @@ typedef enum sk_weights_type {
 
 /* Writes the scene. glTF/GLB: skinkit's own writer (every vertex in order, one skin per skinned mesh with its own
  * inverse binds, every clip under its own name; default the 4 largest influences, renormalized (an edit of a glTF
- * source: as many as each primitive held, 4 per JOINTS_n set; vertices with more are counted in a note); more in
+ * source: as many as each primitive held, 4 per JOINTS_n set; vertices with more are counted in a note; a vertex
+ * with no more and weights that sum to 1 within 2e-7 each keeps them bit for bit, and vertices renormalized
+ * because their sums were off 1 are counted in a note too); more in
  * JOINTS_1/WEIGHTS_1... when asked; a .gltf writes its .bin beside it, replaced only with overwrite). A skinned
  * mesh may be written in another space T (vertices T v, inverse binds IB T^-1, skinned positions unchanged) so
  * that the file's rest pose is its bind pose and Blender places it right. Collada and FBX: Assimp's exporters,
  * with fixes (binary FBX records repaired, Collada clips on one timeline, dot-free Collada ids); every writer writes
- * the scene's materials and images. glTF -> glTF: a scene read from a .glb/.gltf by skinkit's glTF reader is written as an edit of
- * that file (to .glb or .gltf): only JOINTS_n/WEIGHTS_n change, where the influences do (in place when their layout
- * allows, else new accessors appended; a .gltf gets its new data in "<stem>_skin.bin", a .glb written as .gltf its
- * BIN chunk as "<stem>.bin", a .gltf written as .glb its buffers and image files packed into the BIN chunk, and
+ * the scene's materials and images. glTF -> glTF: a scene read from a .glb/.gltf by skinkit's glTF reader is written as
+ * an edit of that file (to .glb or .gltf): only JOINTS_n/WEIGHTS_n change, where the influences do (in place when their
+ * layout allows, else new accessors appended; a .gltf gets its new data in "<stem>_skin.bin", a .glb written as .gltf
+ * its BIN chunk as "<stem>.bin", a .gltf written as .glb its buffers and image files packed into the BIN chunk, and
  * copies of the files it still names when written to another folder);
  * materials, textures, extensions, cameras, morph targets, node order and names stay byte for byte. Likewise a
  * scene read from a binary FBX and written as binary .fbx is an edit of that file: only its clusters' Indexes /

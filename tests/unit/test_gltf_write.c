@@ -689,9 +689,11 @@ static size_t expected(const skc_skin* k, size_t v, const skio_gltf_options* o, 
   }
   if (o->as_is) return n;
   size_t lim = o->limit ? o->limit : o->normalize ? n : 4;
-  if (n > lim) n = lim;
+  const bool cut = n > lim;
+  if (cut) n = lim;
   double sum = 0.0;
   for (size_t i = 0; i < n; ++i) sum += out[i].w;
+  if (!o->normalize && !cut && fabs(sum - 1.0) <= 2e-7 * (double)n) return n; /* sums to 1 already: as stored */
   for (size_t i = 0; i < n; ++i) out[i].w = (float)(out[i].w / sum);
   return n;
 }
