@@ -15,7 +15,7 @@
 #include "skinkit.h"
 
 const char cli_pack_usage[] =
-    "usage: skinkit pack IN [-o OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--no-weld] [--level 1..9]\n"
+    "usage: skinkit pack IN [OUT.skf] [--bits 8|16] [--max-influences N] [--file-order] [--no-weld] [--level 1..9]\n"
     "       [--profile default|fast] [--cor] [--force] [--json [FILE|-]]\n"
     "  Compresses the skin of a model file (any format the library reads) into an .skf file: joint table\n"
     "  (names, parents, inverse binds) and per-vertex joints/weights quantized to 8 (sum 255) or 16 bits\n"
@@ -26,8 +26,8 @@ const char cli_pack_usage[] =
     "  weld: several times larger, decodes several times faster, needs neither indices nor positions.\n"
     "  --cor: also stores each mesh's centres of rotation for the COR deformer (sk_cor_compute on the rest mesh,\n"
     "  default sigma), quantized to 16 bits over their bounding box (.skf 3.2; older readers skip them).\n"
-    "  OUT defaults to IN with .skf appended; an\n"
-    "  existing OUT is replaced only with --force (exit 1 otherwise), never IN itself. -o/--output OUT;\n"
+    "  OUT defaults to IN with .skf appended (-o/--output OUT: OUT as an option); an existing OUT is replaced\n"
+    "  only with --force (exit 1 otherwise), never IN itself.\n"
     "  -o - is refused (exit 2): an .skf file is binary, name the file. --json: a summary on stdout instead of\n"
     "  the text line (schema skinkit.pack, docs/json.md); --json FILE.json or --json=FILE writes it to FILE.\n";
 
@@ -170,7 +170,8 @@ int cli_pack(int argc, char** argv) {
   d.size = sizeof d;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    if (!strcmp(a, "-o")) {
+    if (!strcmp(a, "-o")) { /* cli_take_output puts -o/--output last: a positional OUT came first */
+      if (out) return cli_arg_error("pack", "OUT given twice (as an argument and with -o/--output)");
       if (!(out = cli_arg_value("pack", argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--bits")) {
       const char* v = cli_arg_value("pack", argc, argv, &i);
@@ -204,6 +205,8 @@ int cli_pack(int argc, char** argv) {
       json = 1;
     } else if (!in && a[0] != '-') {
       in = a;
+    } else if (!out && a[0] != '-') { /* skinkit pack IN OUT, as convert, bind and weights take it */
+      out = a;
     } else {
       return cli_arg_unknown("pack", a);
     }

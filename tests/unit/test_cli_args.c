@@ -204,6 +204,19 @@ START_TEST(other_commands) {
   refuse(args, NULL, "needs a value");
   snprintf(args, sizeof args, "pack " RIG " -o %s", tmp("nodir/p.skf"));
   refuse(args, NULL, "nodir");
+  /* pack IN OUT as the other writers take it; OUT once (own names: tmp's buffers hold `out`) */
+  char pa[300], pb[300], cmd[800];
+  snprintf(pa, sizeof pa, "%s/a.skf", g_tmp);
+  snprintf(pb, sizeof pb, "%s/b.skf", g_tmp);
+  snprintf(cmd, sizeof cmd, "pack " RIG " %s", pa);
+  ck_assert_msg(run(cmd) == 0 && exists(pa), "skinkit %s: %s", cmd, g_err);
+  remove(pa);
+  snprintf(cmd, sizeof cmd, "pack " RIG " %s -o %s", pa, pb);
+  refuse(cmd, pb, "given twice");
+  ck_assert(!exists(pa));
+  snprintf(cmd, sizeof cmd, "pack " RIG " %s %s", pa, pb);
+  refuse(cmd, pb, "unexpected argument");
+  ck_assert(!exists(pa));
   refuse("unpack", NULL, NULL);
   refuse("unpack x.skf --indices-from", NULL, "needs a value");
   snprintf(args, sizeof args, "weights " RIG " %s --normalize --bogus", tmp("w.glb"));
