@@ -108,6 +108,13 @@ int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, ui
 }
 
 /* ---- node names ----------------------------------------------------------------------------------------- */
+/* The next start tag ("<" and a letter) at or after p, or NULL. */
+static const char* next_start_tag(const char* p, const char* end) {
+  for (; (p = memchr(p, '<', (size_t)(end - p))) != NULL && end - p > 1; ++p)
+    if (isalpha((unsigned char)p[1])) return p;
+  return NULL;
+}
+
 int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* pairs, uint32_t count, char** out,
                                size_t* out_n, skc_err* err) {
   if (!xml || !out || !out_n || (count && !pairs)) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
@@ -128,12 +135,13 @@ int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* 
   const char* p = xml;
   strbuf b = {0};
   while (!oom) {
-    const char* tag = find(p, end, "<node ");
+    const char* tag = next_start_tag(p, end);
     if (!tag) break;
     const char* close = memchr(tag, '>', (size_t)(end - tag));
     if (!close) break;
     const char* attr = find(tag, close, " name=\"");
-    if (!attr) {
+    if (!attr) { /* copied as it is */
+      sb_put(&b, p, (size_t)(close - p));
       p = close;
       continue;
     }

@@ -969,10 +969,15 @@ static int export_by_assimp(struct aiScene* sc, const char* id, const char* path
   return skio_atomic_commit(tmp, path, err);
 }
 
-/* Collada node names with a '.' (skio_collada.h): every node whose name has one is renamed to a dot-free name
- * (characters other than letters, digits, '_' and '-' become '_'; "_<k>" is appended until it is unique among the
- * node names), and so are the bones and channels that refer to it. The pairs are returned for
- * skio_collada_restore_names. */
+/* Collada names Assimp cannot write as ids (skio_collada.h): a node name with a '.' (Assimp's reader splits
+ * targets at the first one), and any name of a node, mesh, material or clip that is not an xsd:ID of letters,
+ * digits, '_' and '-' starting with a letter or '_'. Assimp 5.2.5's exporter maps each other byte to an id
+ * character by indexing a table with the (signed) char: UTF-8 bytes read before the table and wrote NUL bytes
+ * into the file (malformed XML for any Japanese or accented bone name), and distinct names can meet in one id.
+ * Each such name is written as an id-safe one (characters other than letters, digits, '_' and '-' become '_', a
+ * '_' in front of a leading digit or '-'; "_<k>" appended until it is unique among all the names), and so are the
+ * bones and channels that refer to it. The pairs are returned for skio_collada_restore_names, which puts the
+ * originals back into the name attributes. */
 typedef struct name_list {
   skio_name_pair* pairs;
   uint32_t count, cap;
@@ -1030,68 +1035,131 @@ static char* dup_string(const char* s) {
   return d;
 }
 
-static bool rename_nodes(struct aiNode* n, name_list* l) {
-  if (strchr(n->mName.data, '.') && !renamed(l, n->mName.data)) {
-    if (l->count == l->cap) {
-      uint32_t cap = l->cap ? 2 * l->cap : 16;
-      skio_name_pair* p = realloc(l->pairs, cap * sizeof *p);
-      if (!p) return false;
-      l->pairs = p;
-      l->cap = cap;
-    }
-    size_t len = n->mName.length;
-    char* w = malloc(len + 16);
-    char* o = dup_string(n->mName.data);
-    if (!w || !o) {
-      free(w);
-      free(o);
-      return false;
-    }
-    for (size_t i = 0; i < len; ++i) {
-      char c = o[i];
-      w[i] = (isalnum((unsigned char)c) || c == '_' || c == '-') ? c : '_';
-    }
-    w[len] = 0;
-    for (unsigned k = 1; name_taken(l, w); ++k) snprintf(w + len, 16, "_%u", k);
-    l->pairs[l->count].written = w;
-    l->pairs[l->count].original = o;
-    ++l->count;
+static bool id_unsafe_char(char c) { return !isalnum((unsigned char)c) && c != '_' && c != '-'; }
+
+static bool id_unsafe(const char* name) {
+  if (!name[0]) return false; /* unnamed: nothing to encode */
+  if (!isalpha((unsigned char)name[0]) && name[0] != '_') return true;
+  for (const char* c = name; *c; ++c)
+    if (id_unsafe_char(*c)) return true;
+  return false;
+}
+
+/* The id-safe name for name (a pair is added the first time); name itself when it is safe; NULL when out of
+ * memory. */
+static const char* safe_name(name_list* l, const char* name) {
+  if (!id_unsafe(name)) return name;
+  const char* done = renamed(l, name);
+  if (done) return done;
+  if (l->count == l->cap) {
+    uint32_t cap = l->cap ? 2 * l->cap : 16;
+    skio_name_pair* p = realloc(l->pairs, cap * sizeof *p);
+    if (!p) return NULL;
+    l->pairs = p;
+    l->cap = cap;
   }
-  const char* w = renamed(l, n->mName.data);
-  if (w) set_name(&n->mName, w);
+  size_t len = strlen(name);
+  const size_t lead = !isalpha((unsigned char)name[0]) && name[0] != '_' && !id_unsafe_char(name[0]);
+  char* w = malloc(lead + len + 16);
+  char* o = dup_string(name);
+  if (!w || !o) {
+    free(w);
+    free(o);
+    return NULL;
+  }
+  w[0] = '_';
+  for (size_t i = 0; i < len; ++i) w[lead + i] = id_unsafe_char(o[i]) ? '_' : o[i];
+  len += lead;
+  w[len] = 0;
+  for (unsigned k = 1; name_taken(l, w); ++k) snprintf(w + len, 16, "_%u", k);
+  l->pairs[l->count].written = w;
+  l->pairs[l->count].original = o;
+  return l->pairs[l->count++].written;
+}
+
+static bool rename_nodes(struct aiNode* n, name_list* l) {
+  const char* w = safe_name(l, n->mName.data);
+  if (!w) return false;
+  if (w != n->mName.data) set_name(&n->mName, w);
   for (unsigned c = 0; c < n->mNumChildren; ++c)
     if (!rename_nodes(n->mChildren[c], l)) return false;
+  return true;
+}
+
+/* The material's name property (an aiString as stored: u32 length, chars, NUL), or NULL. */
+static struct aiMaterialProperty* material_name(const struct aiMaterial* m) {
+  for (unsigned p = 0; m && p < m->mNumProperties; ++p)
+    if (!strcmp(m->mProperties[p]->mKey.data, "?mat.name") && m->mProperties[p]->mType == aiPTI_String &&
+        m->mProperties[p]->mDataLength >= 5)
+      return m->mProperties[p];
+  return NULL;
+}
+
+/* Every name an id is made from, copied (renaming changes the strings they would point at). */
+static bool collect_names(const struct aiScene* sc, name_list* l) {
+  name_list orig = {0};
+  bool ok = collect_node_names(sc->mRootNode, &orig);
+  for (unsigned m = 0; ok && m < sc->mNumMeshes; ++m) ok = list_push_name(&orig, sc->mMeshes[m]->mName.data);
+  for (unsigned a = 0; ok && a < sc->mNumAnimations; ++a) ok = list_push_name(&orig, sc->mAnimations[a]->mName.data);
+  for (unsigned m = 0; ok && m < sc->mNumMaterials; ++m) {
+    const struct aiMaterialProperty* p = material_name(sc->mMaterials[m]);
+    if (p) ok = list_push_name(&orig, p->mData + 4);
+  }
+  for (uint32_t i = 0; ok && i < orig.all_count; ++i) {
+    char* c = dup_string(orig.all[i]);
+    ok = c && list_push_name(l, c);
+    if (!ok) free(c);
+  }
+  free(orig.all);
+  return ok;
+}
+
+/* A material's name property replaced by w (a new block: the old one is the scene's). */
+static bool rename_material(struct aiMaterialProperty* p, const char* w) {
+  size_t n = strlen(w);
+  char* d = malloc(4 + n + 1);
+  if (!d) return false;
+  uint32_t l32 = (uint32_t)n;
+  memcpy(d, &l32, 4);
+  memcpy(d + 4, w, n + 1);
+  free(p->mData);
+  p->mData = d;
+  p->mDataLength = (unsigned)(4 + n + 1);
+  return true;
+}
+
+static bool rename_refs(struct aiScene* sc, name_list* l) {
+  for (unsigned m = 0; m < sc->mNumMeshes; ++m) {
+    const char* w = safe_name(l, sc->mMeshes[m]->mName.data);
+    if (!w) return false;
+    if (w != sc->mMeshes[m]->mName.data) set_name(&sc->mMeshes[m]->mName, w);
+    for (unsigned b = 0; b < sc->mMeshes[m]->mNumBones; ++b)
+      if ((w = renamed(l, sc->mMeshes[m]->mBones[b]->mName.data))) set_name(&sc->mMeshes[m]->mBones[b]->mName, w);
+  }
+  for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
+    struct aiAnimation* an = sc->mAnimations[a];
+    const char* w = safe_name(l, an->mName.data);
+    if (!w) return false;
+    if (w != an->mName.data) set_name(&an->mName, w);
+    for (unsigned c = 0; c < an->mNumChannels; ++c)
+      if ((w = renamed(l, an->mChannels[c]->mNodeName.data))) set_name(&an->mChannels[c]->mNodeName, w);
+  }
+  for (unsigned m = 0; m < sc->mNumMaterials; ++m) {
+    struct aiMaterialProperty* p = material_name(sc->mMaterials[m]);
+    const char* w = p ? safe_name(l, p->mData + 4) : NULL;
+    if (p && (!w || (w != p->mData + 4 && !rename_material(p, w)))) return false;
+  }
   return true;
 }
 
 static int collada_safe_names(struct aiScene* sc, name_list* l, skc_err* err) {
   memset(l, 0, sizeof *l);
   if (!sc->mRootNode) return SKC_OK;
-  /* names are copied out first: renaming a node changes the string the list would point at */
-  name_list orig = {0};
-  bool ok = collect_node_names(sc->mRootNode, &orig);
-  char** copies = ok ? calloc(orig.all_count ? orig.all_count : 1, sizeof *copies) : NULL;
-  ok = ok && copies;
-  for (uint32_t i = 0; ok && i < orig.all_count; ++i) ok = (copies[i] = dup_string(orig.all[i])) != NULL;
-  for (uint32_t i = 0; ok && i < orig.all_count; ++i) ok = list_push_name(l, copies[i]);
-  ok = ok && rename_nodes(sc->mRootNode, l);
-  for (unsigned m = 0; ok && m < sc->mNumMeshes; ++m)
-    for (unsigned b = 0; b < sc->mMeshes[m]->mNumBones; ++b) {
-      const char* w = renamed(l, sc->mMeshes[m]->mBones[b]->mName.data);
-      if (w) set_name(&sc->mMeshes[m]->mBones[b]->mName, w);
-    }
-  for (unsigned a = 0; ok && a < sc->mNumAnimations; ++a)
-    for (unsigned c = 0; c < sc->mAnimations[a]->mNumChannels; ++c) {
-      const char* w = renamed(l, sc->mAnimations[a]->mChannels[c]->mNodeName.data);
-      if (w) set_name(&sc->mAnimations[a]->mChannels[c]->mNodeName, w);
-    }
-  free(l->all); /* the copies are freed below; only the pairs are kept */
+  bool ok = collect_names(sc, l) && rename_nodes(sc->mRootNode, l) && rename_refs(sc, l);
+  for (uint32_t i = 0; i < l->all_count; ++i) free((char*)l->all[i]);
+  free(l->all); /* only the pairs are kept */
   l->all = NULL;
   l->all_count = l->all_cap = 0;
-  if (copies)
-    for (uint32_t i = 0; i < orig.all_count; ++i) free(copies[i]);
-  free(copies);
-  free(orig.all);
   if (!ok) {
     free_names(l);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory renaming Collada nodes");

@@ -35,20 +35,22 @@ int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, ui
 
 /* Collada node names. Assimp 5.2.5's Collada reader names nodes by their id, which must be an XML NCName, so
  * "nodes[0]" came back as "nodesP0R" and "<IQMRoot>" as "_yIQMRoot_"; and it splits a channel target
- * "id/sid.member" at the FIRST '.', so a dotted id ("Finger.L.001", Blender's naming) lost its animation.
- * Writing: scene_export.c gives Assimp's Collada exporter dot-free names (a pair per renamed node: the name it
- * writes as id/sid/name, and the original) and skio_collada_restore_names puts each original back into the name
- * attribute of its <node>. Reading: Assimp still reads by id (ids are unique, so bones resolve unambiguously);
- * skio_collada_node_names then gives each joint the name attribute of its node where that name is unique in the
- * file (two armatures' "Hips" keep their ids). */
+ * "id/sid.member" at the FIRST '.', so a dotted id ("Finger.L.001", Blender's naming) lost its animation; and its
+ * exporter turns the bytes of a name that are not id characters into garbage (NUL bytes for UTF-8 names).
+ * Writing: scene_export.c gives Assimp's Collada exporter id-safe names (a pair per renamed node, mesh, material
+ * or clip: the name it writes as id/sid/name, and the original) and skio_collada_restore_names puts each original
+ * back into the name attribute of its element. Reading: Assimp still reads by id (ids are unique, so bones resolve
+ * unambiguously); skio_collada_node_names then gives each joint the name attribute of its node where that name is
+ * unique in the file (two armatures' "Hips" keep their ids). */
 typedef struct skio_name_pair {
   char* written;  /* the dot-free name given to the exporter (unique among the scene's node names) */
   char* original; /* the scene's own name */
 } skio_name_pair;
 
-/* Replaces name="<written>" by name="<original>" (XML-escaped) in every <node ...> start tag of xml[0, n) whose
- * name attribute is one of the written names. *out is malloc'd (*out_n bytes). SKC_OUT_OF_MEMORY; SKC_FORMAT when
- * a renamed node is not found (the exporter changed its output: nothing is written then). */
+/* Replaces name="<written>" by name="<original>" (XML-escaped) in every start tag of xml[0, n) (<node>,
+ * <geometry>, <material>, <effect>, <animation>...) whose name attribute is one of the written names. *out is malloc'd
+ * (*out_n bytes). SKC_OUT_OF_MEMORY; SKC_FORMAT when a renamed node is not found (the exporter changed its output:
+ * nothing is written then). */
 int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* pairs, uint32_t count, char** out,
                                size_t* out_n, skc_err* err);
 

@@ -139,6 +139,66 @@ START_TEST(abi_node_names) {
 }
 END_TEST
 
+/* Names that are no Collada ids (UTF-8, spaces, '<', '&', quotes, ':', a leading digit) on joints, meshes,
+ * materials and clips: Assimp 5.2.5's exporter wrote NUL bytes into the ids of UTF-8 names (a file no reader
+ * opens) and could give two names one id. Written as .dae, the file holds no NUL, reads back, and every joint and
+ * clip has its name. */
+static void rename_all(skio_scene* s) {
+  static const char* const k_names[] = {"髪_根元",     "mixamorig:Hips", "left arm <L> & \"x\"",
+                                        "ünïcödé.001", "1st bone",       "it's"};
+  char name[128];
+  for (uint32_t j = 0; j < s->skeleton->joint_count; ++j) {
+    snprintf(name, sizeof name, "%s %u", k_names[j % 6], j);
+    free(s->skeleton->names[j]);
+    s->skeleton->names[j] = strdup(name);
+  }
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    snprintf(name, sizeof name, "体 & body %u", m);
+    free(s->meshes[m].name);
+    s->meshes[m].name = strdup(name);
+  }
+  for (uint32_t m = 0; m < s->material_count; ++m) {
+    snprintf(name, sizeof name, "マテリアル <%u>", m);
+    free(s->materials[m].name);
+    s->materials[m].name = strdup(name);
+  }
+  for (uint32_t a = 0; a < s->anim_count; ++a) {
+    snprintf(name, sizeof name, "走る:run %u", a);
+    free(s->anims[a].name);
+    s->anims[a].name = strdup(name);
+  }
+}
+
+static void collada_names(const char* source) {
+  skio_scene* s = load(source);
+  rename_all(s);
+  char path[256];
+  snprintf(path, sizeof path, "%s/names.dae", g_dir);
+  skio_export_options o = {0};
+  o.overwrite = true;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
+  FILE* f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  size_t nul = 0, size = 0;
+  for (int c; (c = fgetc(f)) != EOF; ++size) nul += c == 0;
+  fclose(f);
+  ck_assert_msg(size > 0 && nul == 0, "%s (from %s): %zu NUL bytes", path, source, nul);
+  skio_scene* b = load(path);
+  for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
+    ck_assert_msg(joints_named(b, s->skeleton->names[j]) == 1, "%s: joint \"%s\" lost", source, s->skeleton->names[j]);
+  ck_assert_uint_eq(b->anim_count, s->anim_count);
+  for (uint32_t a = 0; a < s->anim_count; ++a) ck_assert_str_eq(b->anims[a].name, s->anims[a].name);
+  skio_scene_destroy(b);
+  skio_scene_destroy(s);
+}
+
+START_TEST(collada_takes_any_name) {
+  collada_names(skt_data("two_material_leg.glb"));
+  if (skt_assets_dir()) collada_names(skt_asset("gltf/CesiumMan.glb")); /* a clip too */
+}
+END_TEST
+
 static void setup(void) {
   skt_tmpdir_make(g_dir, sizeof g_dir, "names");
 }
@@ -155,6 +215,7 @@ int main(void) {
   tcase_add_test(tc, reader_records_the_objects);
   tcase_add_test(tc, writers_keep_the_object_names);
   tcase_add_test(tc, abi_node_names);
+  tcase_add_test(tc, collada_takes_any_name);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
 }
