@@ -77,6 +77,10 @@ typedef struct builder {
   bool bare; /* skio_import_options.skeleton_from_nodes */
   bool animated; /* skio_import_options.animated_nodes */
   skio_scene* out;
+  /* Collada: Assimp names nodes by id; joints and objects take their node's name attribute where it is unique
+   * (skio_collada.h) */
+  skio_name_pair* dae_names;
+  uint32_t dae_count;
 } builder;
 
 static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
@@ -277,12 +281,7 @@ static int build_skeleton(builder* b, skc_err* err) {
   float* bind = malloc((size_t)jc * 16 * sizeof(float));
   float* ibind = malloc((size_t)jc * 16 * sizeof(float));
   uint8_t* have = calloc(jc, 1);
-  /* Collada: Assimp names nodes by id; joints take their node's name attribute where it is unique
-   * (skio_collada.h) */
-  skio_name_pair* dae_names = NULL;
-  uint32_t dae_count = 0;
-  int rc = skio_collada_node_names(b->path, &dae_names, &dae_count, err);
-  if (rc) goto done;
+  int rc = SKC_OK;
   if (!names || !parents || !local || !world || !bind || !ibind || !have) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
     goto done;
@@ -308,7 +307,7 @@ static int build_skeleton(builder* b, skc_err* err) {
   for (uint32_t j = 0; j < jc; ++j) {
     const char* base = names[j];
     names[j] = NULL; /* from here on names[0..j-1] are owned copies */
-    const char* named = skio_collada_name_of(dae_names, dae_count, base);
+    const char* named = skio_collada_name_of(b->dae_names, b->dae_count, base);
     if (named) base = named;
     char tmp[32];
     if (!base[0]) {
@@ -354,7 +353,6 @@ done:
   free(bind);
   free(ibind);
   free(have);
-  skio_collada_free_names(dae_names, dae_count);
   return rc;
 }
 
@@ -628,7 +626,8 @@ static int name_meshes(builder* b, skc_err* err) {
       skio_mesh* mesh = &b->out->meshes[n->mMeshes[k]];
       if (mesh->node_group >= 0) continue;
       mesh->node_group = (int32_t)i;
-      if (n->mName.length && !(mesh->node_name = dup_str(n->mName.data)))
+      const char* named = skio_collada_name_of(b->dae_names, b->dae_count, n->mName.data);
+      if (n->mName.length && !(mesh->node_name = dup_str(named ? named : n->mName.data)))
         return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
     }
   }
@@ -1017,6 +1016,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   b.out = s;
   s->import_flags = flags;
+  if ((rc = skio_collada_node_names(path, &b.dae_names, &b.dae_count, err))) goto fail;
   if (synthetic_gltf_root(path, ai)) {
     for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(&b, ai->mRootNode->mChildren[i], -1, 1);
   } else {
@@ -1054,8 +1054,10 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   free(b.nodes);
   free(b.orphans);
+  skio_collada_free_names(b.dae_names, b.dae_count);
   b.nodes = NULL;
   b.orphans = NULL;
+  b.dae_names = NULL;
   aiReleaseImport(ai);
   ai = NULL;
   /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
@@ -1070,6 +1072,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
 fail:
   free(b.nodes);
   free(b.orphans);
+  skio_collada_free_names(b.dae_names, b.dae_count);
   if (ai) aiReleaseImport(ai);
   skio_scene_destroy(s);
   return rc;

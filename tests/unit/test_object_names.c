@@ -139,10 +139,10 @@ START_TEST(abi_node_names) {
 }
 END_TEST
 
-/* Names that are no Collada ids (UTF-8, spaces, '<', '&', quotes, ':', a leading digit) on joints, meshes,
- * materials and clips: Assimp 5.2.5's exporter wrote NUL bytes into the ids of UTF-8 names (a file no reader
- * opens) and could give two names one id. Written as .dae, the file holds no NUL, reads back, and every joint and
- * clip has its name. */
+/* Names that are no Collada ids (UTF-8, spaces, '<', '&', quotes, ':', a leading digit) on joints, objects,
+ * meshes, materials and clips: Assimp 5.2.5's exporter wrote NUL bytes into the ids of UTF-8 names (a file no
+ * reader opens) and could give two names one id. Written as .dae, the file holds no NUL, reads back, and every
+ * joint, object and clip has its name (the reader took an object's node id for its name). */
 static void rename_all(skio_scene* s) {
   static const char* const k_names[] = {"髪_根元",     "mixamorig:Hips", "left arm <L> & \"x\"",
                                         "ünïcödé.001", "1st bone",       "it's"};
@@ -156,6 +156,8 @@ static void rename_all(skio_scene* s) {
     snprintf(name, sizeof name, "体 & body %u", m);
     free(s->meshes[m].name);
     s->meshes[m].name = strdup(name);
+    free(s->meshes[m].node_name); /* one object (an object of several materials stays one) */
+    s->meshes[m].node_name = strdup("Left Leg (L) 脚");
   }
   for (uint32_t m = 0; m < s->material_count; ++m) {
     snprintf(name, sizeof name, "マテリアル <%u>", m);
@@ -187,6 +189,9 @@ static void collada_names(const char* source) {
   skio_scene* b = load(path);
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
     ck_assert_msg(joints_named(b, s->skeleton->names[j]) == 1, "%s: joint \"%s\" lost", source, s->skeleton->names[j]);
+  for (uint32_t m = 0; m < b->mesh_count; ++m) /* the object's name, not its node id (Left_Leg__L____) */
+    ck_assert_msg(b->meshes[m].node_name && !strcmp(b->meshes[m].node_name, "Left Leg (L) 脚"), "%s: mesh %u object %s",
+                  source, m, b->meshes[m].node_name ? b->meshes[m].node_name : "(none)");
   ck_assert_uint_eq(b->anim_count, s->anim_count);
   for (uint32_t a = 0; a < s->anim_count; ++a) ck_assert_str_eq(b->anims[a].name, s->anims[a].name);
   skio_scene_destroy(b);
