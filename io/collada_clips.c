@@ -590,10 +590,9 @@ void skio_collada_free_names(skio_name_pair* pairs, uint32_t count) {
   free(pairs);
 }
 
-int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* out_count, skc_err* err) {
-  if (!path || !out || !out_count) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
-  *out = NULL;
-  *out_count = 0;
+int skio_collada_names(const char* path, skio_collada_name_sets* out, skc_err* err) {
+  if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+  memset(out, 0, sizeof *out);
   const char* dot = strrchr(path, '.');
   if (!dot || strcasecmp(dot, ".dae") != 0) return SKC_OK;
   FILE* f = fopen(path, "rb");
@@ -611,14 +610,26 @@ int skio_collada_node_names(const char* path, skio_name_pair** out, uint32_t* ou
   }
   size_t n = fread(text, 1, (size_t)len, f);
   fclose(f);
-  int rc = skio_collada_node_names_memory(text, n, out, out_count, err);
+  int rc = skio_collada_node_names_memory(text, n, &out->nodes, &out->node_count, err);
+  if (!rc) rc = skio_collada_geometry_names_memory(text, n, &out->geometries, &out->geometry_count, err);
   free(text);
-  if (rc) skc_fail(err, rc, "%s: out of memory reading node names", path);
+  if (rc) {
+    skio_collada_free_name_sets(out);
+    skc_fail(err, rc, "%s: out of memory reading node names", path);
+  }
   return rc;
 }
 
-int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* out_count,
-                                   skc_err* err) {
+void skio_collada_free_name_sets(skio_collada_name_sets* s) {
+  if (!s) return;
+  skio_collada_free_names(s->nodes, s->node_count);
+  skio_collada_free_names(s->geometries, s->geometry_count);
+  memset(s, 0, sizeof *s);
+}
+
+/* The (id, name) pairs of the elements opened by open ("<node", "<geometry"): see skio_collada_node_names_memory. */
+static int element_names(const char* text, size_t n, const char* open, skio_name_pair** out, uint32_t* out_count,
+                         skc_err* err) {
   if (!text || !out || !out_count) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
   *out = NULL;
   *out_count = 0;
@@ -627,7 +638,7 @@ int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** 
   uint32_t count = 0, cap = 0;
   bool oom = false;
   for (const char* p = text; !oom && p < end;) {
-    const char* tag = find(p, end, "<node");
+    const char* tag = find(p, end, open);
     if (!tag) break;
     const char* comment = find(p, tag, "<!--"); /* a comment before the tag hides what it holds: go past it */
     if (comment) {
@@ -636,7 +647,7 @@ int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** 
       p = close + 3;
       continue;
     }
-    p = tag + strlen("<node");
+    p = tag + strlen(open);
     if (p >= end || !isspace((unsigned char)*p)) continue; /* <nodes...> or another element */
     attr_view name = {0}, id = {0}, a = {0}, b = {0};
     const char* next = parse_tag(p, end, &name, &id, &a, &b);
@@ -693,6 +704,16 @@ int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** 
     free(pairs);
   }
   return SKC_OK;
+}
+
+int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* out_count,
+                                   skc_err* err) {
+  return element_names(text, n, "<node", out, out_count, err);
+}
+
+int skio_collada_geometry_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* out_count,
+                                       skc_err* err) {
+  return element_names(text, n, "<geometry", out, out_count, err);
 }
 
 const char* skio_collada_name_of(const skio_name_pair* pairs, uint32_t count, const char* id) {

@@ -79,8 +79,7 @@ typedef struct builder {
   skio_scene* out;
   /* Collada: Assimp names nodes by id; joints and objects take their node's name attribute where it is unique
    * (skio_collada.h) */
-  skio_name_pair* dae_names;
-  uint32_t dae_count;
+  skio_collada_name_sets dae;
 } builder;
 
 static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
@@ -307,7 +306,7 @@ static int build_skeleton(builder* b, skc_err* err) {
   for (uint32_t j = 0; j < jc; ++j) {
     const char* base = names[j];
     names[j] = NULL; /* from here on names[0..j-1] are owned copies */
-    const char* named = skio_collada_name_of(b->dae_names, b->dae_count, base);
+    const char* named = skio_collada_name_of(b->dae.nodes, b->dae.node_count, base);
     if (named) base = named;
     char tmp[32];
     if (!base[0]) {
@@ -554,7 +553,8 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   const struct aiMesh* am = b->ai->mMeshes[index];
   char tmp[32];
   snprintf(tmp, sizeof tmp, "mesh%u", index);
-  m->name = dup_str(am && am->mName.length ? am->mName.data : tmp);
+  const char* geometry = am ? skio_collada_name_of(b->dae.geometries, b->dae.geometry_count, am->mName.data) : NULL;
+  m->name = dup_str(geometry ? geometry : am && am->mName.length ? am->mName.data : tmp);
   m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = -1; /* no document yet */
   if (!m->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   if (!am) return SKC_OK;
@@ -626,7 +626,7 @@ static int name_meshes(builder* b, skc_err* err) {
       skio_mesh* mesh = &b->out->meshes[n->mMeshes[k]];
       if (mesh->node_group >= 0) continue;
       mesh->node_group = (int32_t)i;
-      const char* named = skio_collada_name_of(b->dae_names, b->dae_count, n->mName.data);
+      const char* named = skio_collada_name_of(b->dae.nodes, b->dae.node_count, n->mName.data);
       if (n->mName.length && !(mesh->node_name = dup_str(named ? named : n->mName.data)))
         return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
     }
@@ -1016,7 +1016,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   b.out = s;
   s->import_flags = flags;
-  if ((rc = skio_collada_node_names(path, &b.dae_names, &b.dae_count, err))) goto fail;
+  if ((rc = skio_collada_names(path, &b.dae, err))) goto fail;
   if (synthetic_gltf_root(path, ai)) {
     for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(&b, ai->mRootNode->mChildren[i], -1, 1);
   } else {
@@ -1054,10 +1054,9 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   free(b.nodes);
   free(b.orphans);
-  skio_collada_free_names(b.dae_names, b.dae_count);
+  skio_collada_free_name_sets(&b.dae);
   b.nodes = NULL;
   b.orphans = NULL;
-  b.dae_names = NULL;
   aiReleaseImport(ai);
   ai = NULL;
   /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
@@ -1072,7 +1071,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
 fail:
   free(b.nodes);
   free(b.orphans);
-  skio_collada_free_names(b.dae_names, b.dae_count);
+  skio_collada_free_name_sets(&b.dae);
   if (ai) aiReleaseImport(ai);
   skio_scene_destroy(s);
   return rc;

@@ -2,7 +2,8 @@
 /* fuzz_collada_clips.c - libFuzzer target for the Collada scanners of our own (io/collada_clips.c), in process:
  * the input is the document text. The clip library reader (skio_collada_apply_clips_memory) cuts the one
  * animation of a small fixed scene (2 joints, keys every 0.25 s over 4 s) into the file's clips, which are then
- * sampled; the node-name scanner (skio_collada_node_names_memory) reads the <node> tags; the two writers
+ * sampled; the name scanners (skio_collada_node_names_memory, _geometry_names_memory) read the <node> and
+ * <geometry> tags; the two writers
  * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text, and so does the morph-controller remover
  * (skio_collada_without_morphs, io/collada_morphs.c). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
  * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
@@ -74,6 +75,9 @@ static void names(const char* xml, size_t n) {
   char* out = NULL;
   size_t on = 0;
   if (skio_collada_restore_names(xml, n, pairs, count, &out, &on, NULL) == SKC_OK) free(out);
+  skio_collada_free_names(pairs, count);
+  if (skio_collada_geometry_names_memory(xml, n, &pairs, &count, NULL) != SKC_OK) return;
+  if (count) skio_collada_name_of(pairs, count, pairs[0].written);
   skio_collada_free_names(pairs, count);
   const skio_clip c[2] = {{"walk & <run>", 0.0, 1.0}, {NULL, 2.0, 2.5}};
   if (skio_collada_add_clips(xml, n, c, 2, &out, &on, NULL) == SKC_OK) free(out);

@@ -189,9 +189,12 @@ static void collada_names(const char* source) {
   skio_scene* b = load(path);
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
     ck_assert_msg(joints_named(b, s->skeleton->names[j]) == 1, "%s: joint \"%s\" lost", source, s->skeleton->names[j]);
-  for (uint32_t m = 0; m < b->mesh_count; ++m) /* the object's name, not its node id (Left_Leg__L____) */
+  ck_assert_uint_eq(b->mesh_count, s->mesh_count);
+  for (uint32_t m = 0; m < b->mesh_count; ++m) { /* the object's and the geometry's names, not their ids */
     ck_assert_msg(b->meshes[m].node_name && !strcmp(b->meshes[m].node_name, "Left Leg (L) 脚"), "%s: mesh %u object %s",
                   source, m, b->meshes[m].node_name ? b->meshes[m].node_name : "(none)");
+    ck_assert_str_eq(b->meshes[m].name, s->meshes[m].name);
+  }
   ck_assert_uint_eq(b->anim_count, s->anim_count);
   for (uint32_t a = 0; a < s->anim_count; ++a) ck_assert_str_eq(b->anims[a].name, s->anims[a].name);
   skio_scene_destroy(b);
