@@ -20,7 +20,6 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -35,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fbx_fixup.h"
 #include "skio_collada.h"
 #include "skio_gltf_import.h"
 #include "skio_iqm.h"
@@ -831,32 +831,77 @@ static void limit_memory(uint64_t start, uint32_t limit_mb) {
   (void)setrlimit(RLIMIT_AS, &rl);
 }
 
-/* Assimp's import of path. A Collada file it refuses that holds morph controllers (Blender's shape keys:
- * skio_collada_without_morphs) is read again from a copy without them; *morphs_dropped counts them. */
-static const struct aiScene* import_ai(const char* path, unsigned int flags, const struct aiPropertyStore* props,
-                                       uint32_t* morphs_dropped) {
-  *morphs_dropped = 0;
-  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
-  const char* dot = strrchr(path, '.');
-  if (ai || !dot || strcasecmp(dot, ".dae") != 0) return ai;
+/* The whole file (at most 1 GiB) in a malloc'd buffer, *n bytes; NULL when it cannot be read. */
+static char* read_whole(const char* path, size_t* n) {
+  *n = 0;
   FILE* f = fopen(path, "rb");
   if (!f) return NULL;
-  char* xml = NULL;
-  size_t n = 0;
+  char* data = NULL;
   if (fseek(f, 0, SEEK_END) == 0) {
     long size = ftell(f);
-    if (size > 0 && size < (1L << 30) && fseek(f, 0, SEEK_SET) == 0 && (xml = malloc((size_t)size)))
-      n = fread(xml, 1, (size_t)size, f);
+    if (size > 0 && size < (1L << 30) && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)size)))
+      *n = fread(data, 1, (size_t)size, f);
   }
   fclose(f);
-  size_t pn = 0;
-  char* patched = xml && n ? skio_collada_without_morphs(xml, n, &pn, morphs_dropped) : NULL;
+  if (data && !*n) free(data), data = NULL;
+  return data;
+}
+
+/* What import_ai had to mend before Assimp would read the file. */
+typedef struct import_fixes {
+  uint32_t morphs_dropped; /* Collada morph controllers left out (Assimp 5.2 refuses them) */
+  size_t fbx_records;      /* binary FBX: end-of-children records put back (fbx_fixup.h) */
+} import_fixes;
+
+/* A Collada file Assimp refused, without its morph controllers (skio_collada_without_morphs). */
+static const struct aiScene* import_without_morphs(const char* path, unsigned int flags,
+                                                   const struct aiPropertyStore* props, import_fixes* fx) {
+  size_t n = 0, pn = 0;
+  char* xml = read_whole(path, &n);
+  char* patched = xml ? skio_collada_without_morphs(xml, n, &pn, &fx->morphs_dropped) : NULL;
   free(xml);
   if (!patched) return NULL; /* Assimp's first reason stands */
-  ai = aiImportFileFromMemoryWithProperties(patched, (unsigned int)pn, flags, "dae", props);
+  const struct aiScene* ai = aiImportFileFromMemoryWithProperties(patched, (unsigned int)pn, flags, "dae", props);
   free(patched);
-  if (!ai) *morphs_dropped = 0;
+  if (!ai) fx->morphs_dropped = 0;
   return ai;
+}
+
+/* A binary FBX file Assimp refused, with the null records that end a record's children put back: Assimp 5.2.5's
+ * own FBX writer leaves them out (fbx_fixup.c), so every file an Assimp-based tool wrote failed to read with
+ * "FBX-Tokenize ... block offset is out of range". Nothing else is changed. */
+static const struct aiScene* import_fbx_repaired(const char* path, unsigned int flags,
+                                                 const struct aiPropertyStore* props, import_fixes* fx) {
+  size_t n = 0, fn = 0, added = 0;
+  char* data = read_whole(path, &n);
+  uint8_t* fixed = NULL;
+  const skio_fbx_fix_options keep = {NULL, 0, false}; /* stops kept, curves as they are */
+  const bool ok = data && skio_fbx_fix_binary((const uint8_t*)data, n, &keep, &fixed, &fn, &added, NULL) == SKC_OK;
+  free(data);
+  if (!ok) return NULL; /* Assimp's first reason stands */
+  const struct aiScene* ai = added && fn <= UINT32_MAX ? aiImportFileFromMemoryWithProperties(
+                                                             (const char*)fixed, (unsigned int)fn, flags, "fbx", props)
+                                                       : NULL;
+  free(fixed);
+  if (ai) fx->fbx_records = added;
+  return ai;
+}
+
+static bool has_extension(const char* path, const char* ext) {
+  const char* dot = strrchr(path, '.');
+  return dot && strcasecmp(dot, ext) == 0;
+}
+
+/* Assimp's import of path. A file it refuses is read again from a mended copy: a Collada file without its morph
+ * controllers (Blender's shape keys), a binary FBX with its missing end records; fx says what was mended. */
+static const struct aiScene* import_ai(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                                       import_fixes* fx) {
+  memset(fx, 0, sizeof *fx);
+  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  if (ai) return ai;
+  if (has_extension(path, ".dae")) return import_without_morphs(path, flags, props, fx);
+  if (has_extension(path, ".fbx")) return import_fbx_repaired(path, flags, props, fx);
+  return NULL;
 }
 
 /* The isolated reader: import, report a refusal on fd (one flag byte, 'M' when the address space came within
@@ -869,8 +914,8 @@ static void isolated_child(const char* path, unsigned int flags, const struct ai
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
   const uint64_t start = memory_now();
   limit_memory(start, limit_mb);
-  uint32_t morphs = 0;
-  const struct aiScene* ai = import_ai(path, flags, props, &morphs);
+  import_fixes fx;
+  const struct aiScene* ai = import_ai(path, flags, props, &fx);
   if (!ai) {
     const char* why = aiGetErrorString();
     const uint64_t peak = memory_peak();
@@ -990,8 +1035,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   skio_source_id source_id; /* before Assimp reads it: a later change of the file must show */
   skio_source_identify(path, &source_id);
-  uint32_t morphs_dropped = 0;
-  const struct aiScene* ai = import_ai(path, flags, props, &morphs_dropped);
+  import_fixes fx;
+  const struct aiScene* ai = import_ai(path, flags, props, &fx);
   aiReleasePropertyStore(props);
   if (!ai) {
     /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
@@ -1035,11 +1080,22 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
   skio_scene_read_frame(s, ai); /* scene_frame.c */
-  if (morphs_dropped) {
+  if (fx.morphs_dropped) {
     char line[200];
-    snprintf(line, sizeof line, "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "
-             "(an in-place .dae edit keeps them)", morphs_dropped);
+    snprintf(line, sizeof line,
+             "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "
+             "(an in-place .dae edit keeps them)",
+             fx.morphs_dropped);
     skio_scene_note(s, line);
+  }
+  if (fx.fbx_records) {
+    char line[240];
+    snprintf(line, sizeof line,
+             "the FBX file lacks %zu end-of-children records (as Assimp's FBX writer leaves "
+             "them out; Assimp and Blender refuse it): read from a repaired copy",
+             fx.fbx_records);
+    skio_scene_note(s, line);
+    source_id.set = false; /* an in-place edit would keep the defect: .fbx is written anew */
   }
   if ((rc = name_meshes(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
