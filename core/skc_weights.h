@@ -77,8 +77,14 @@ size_t skc_wcount_invalid(const skc_skin* s, size_t b, size_t e);
 /* Largest per-vertex influence count of the skin. */
 size_t skc_wmax_degree(const skc_skin* s);
 
+/* How far the float weights of a normalized vertex may sum from 1, per weight: the rounding of float32 weights (a
+ * rescaled vertex of n weights lands within n * 6e-8 of its target), and what the Khronos glTF validator accepts
+ * (8e-7 for a vertex of four). */
+#define SKC_WSUM_ROUNDING 2e-7
 /* Applies the normalization rule to one vertex (valid entries only; joints < joint_count). Returns 0 or the
- * failure bits (SKC_WFLAG_LOCKED / SKC_WFLAG_UNWEIGHTED), in which case w is unchanged. */
+ * failure bits (SKC_WFLAG_LOCKED / SKC_WFLAG_UNWEIGHTED), in which case w is unchanged. Unlocked weights that
+ * already sum to what the rule asks within SKC_WSUM_ROUNDING a weight are left as they are: rescaling them would
+ * only move their last bits, and normalizing again would move them again. */
 int skc_wnormalize_vertex(const uint32_t* joints, float* w, size_t n, const uint8_t* locked, double tol,
                           bool* changed);
 /* (changed, optional, is set to true when a weight was rewritten; it is never cleared) */

@@ -1,5 +1,6 @@
 /* weights_normalize.c - the normalization rule (locked joints respected) and the normalize operation; also the
  * small report/scan helpers every weight operation shares. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ int skc_wnormalize_vertex(const uint32_t* joints, float* w, size_t n, const uint
   double R = L > 1.0 ? 0.0 : 1.0 - L;
   if (U <= 0.0) return R <= tol ? 0 : SKC_WFLAG_UNWEIGHTED;
   double k = R / U;
-  if (k == 1.0) return 0;
+  if (k == 1.0 || (R > 0.0 && fabs(U - R) <= SKC_WSUM_ROUNDING * (double)n)) return 0;
   bool c = false;
   for (size_t i = 0; i < n; ++i)
     if (!(locked && locked[joints[i]])) {

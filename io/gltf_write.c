@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "skc_weights.h"
 #include "skio_atomic.h"
 #include "skio_buf.h"
 #include "skio_gltf.h"
@@ -223,13 +224,13 @@ static int cmp_jw_joint(const void* a, const void* b) {
   return x->j < y->j ? -1 : x->j > y->j;
 }
 
-/* Whether c weights sum to 1 as glTF wants it: within 2e-7 per weight, no looser than the Khronos validator
- * (which accepts 8e-7 for a vertex of four and reports 9e-7). Such a vertex is written with its stored weights:
- * renormalizing it would only move the last bits. */
+/* Whether c weights sum to 1 as glTF wants it: within SKC_WSUM_ROUNDING (2e-7) a weight, no looser than the
+ * Khronos validator (which accepts 8e-7 for a vertex of four and reports 9e-7). Such a vertex is written with its
+ * stored weights: renormalizing it would only move the last bits. */
 static bool sums_to_one(const jw* tmp, size_t c) {
   double sum = 0.0;
   for (size_t i = 0; i < c; ++i) sum += tmp[i].w;
-  return fabs(sum - 1.0) <= 2e-7 * (double)c;
+  return fabs(sum - 1.0) <= SKC_WSUM_ROUNDING * (double)c;
 }
 
 /* One vertex's influences as written (see skio_gltf_options): in = n stored entries; tmp has room for n; out

@@ -739,7 +739,9 @@ SK_API int sk_import_extension_supported(const char* extension);
  *    operation says otherwise (sk_weights_normalize with SK_NORMALIZE_DROP_INVALID);
  *  - renormalizes with one rule: with L the sum of a vertex's locked weights and U the sum of its unlocked ones,
  *    the unlocked weights are scaled by (1 - L) / U. L > 1 + tolerance is SK_WFLAG_LOCKED, U = 0 with L != 1 is
- *    SK_WFLAG_UNWEIGHTED: such a vertex is counted in vertices_failed and not divided by zero;
+ *    SK_WFLAG_UNWEIGHTED: such a vertex is counted in vertices_failed and not divided by zero. A vertex whose U is
+ *    1 - L within float rounding (2e-7 a weight) is normalized already: left bit for bit and not counted, so
+ *    normalizing twice changes nothing the second time;
  *  - fails (weights untouched, report untouched) only for bad arguments and out of memory; per-vertex problems
  *    are counted in the optional report. On SK_ERR_OUT_OF_MEMORY the report's caller arrays may be partly
  *    written. */

@@ -189,6 +189,37 @@ START_TEST(test_normalize_scales_to_one) {
 }
 END_TEST
 
+/* Weights that sum to 1 up to float rounding are normalized already: left bit for bit, not counted (CesiumMan_subdiv2
+ * vertex 0, sum 1 + 1 ulp, was rescaled and "changed"); normalizing twice changes nothing the second time (it
+ * moved 25,305, then 1,119, then 540 of subdiv2's vertices by a bit); prune without a cut changes nothing. */
+START_TEST(test_normalize_is_idempotent) {
+  uint32_t off[] = {0, 4, 7};
+  uint32_t jt[] = {1, 0, 2, 3, 0, 1, 2};
+  float wt[] = {
+      0.645161509513855f, 0.17160890996456146f, 0.13225102424621582f, 0.05097859352827072f, 0.3f, 0.31f, 0.33f};
+  sk_skin* s = make_skin(2, 4, off, jt, wt);
+  const float v0[4] = {wt[0], wt[1], wt[2], wt[3]};
+  sk_normalize_desc d = {.size = sizeof d};
+  sk_weights_report r = new_report(NULL, NULL);
+  ck_assert_int_eq(sk_weights_normalize(s, &d, &r, NULL), SK_OK);
+  ck_assert_uint_eq(r.vertices_changed, 1); /* vertex 1 only (sum 0.94) */
+  for (uint32_t k = 0; k < 4; ++k) ck_assert(wof(s, 0, jt[k]) == v0[k]);
+  const float v1[3] = {wof(s, 1, 0), wof(s, 1, 1), wof(s, 1, 2)};
+  ck_assert_float_eq_tol(v1[0] + v1[1] + v1[2], 1.0f, 1e-6f);
+  for (int pass = 0; pass < 3; ++pass) {
+    r = new_report(NULL, NULL);
+    ck_assert_int_eq(sk_weights_normalize(s, &d, &r, NULL), SK_OK);
+    ck_assert_uint_eq(r.vertices_changed, 0);
+    for (uint32_t j = 0; j < 3; ++j) ck_assert(wof(s, 1, j) == v1[j]);
+  }
+  sk_prune_desc p = {.size = sizeof p, .threshold = 1e-4f, .flags = SK_PRUNE_NORMALIZE};
+  r = new_report(NULL, NULL);
+  ck_assert_int_eq(sk_weights_prune(s, &p, &r, NULL), SK_OK);
+  ck_assert_uint_eq(r.vertices_changed, 0);
+  sk_skin_destroy(s);
+}
+END_TEST
+
 START_TEST(test_normalize_locked_distributes_remainder) {
   uint32_t off[] = {0, 3};
   uint32_t jt[] = {0, 1, 2};
@@ -1723,6 +1754,7 @@ static Suite* weights_suite(void) {
   Suite* s = suite_create("weights");
   TCase* tc = tcase_create("result");
   tcase_add_test(tc, test_normalize_scales_to_one);
+  tcase_add_test(tc, test_normalize_is_idempotent);
   tcase_add_test(tc, test_normalize_locked_distributes_remainder);
   tcase_add_test(tc, test_normalize_reports_zero_unlocked_and_locked_over_one);
   tcase_add_test(tc, test_normalize_invalid_entries_left_or_dropped);
