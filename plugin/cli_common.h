@@ -106,6 +106,9 @@ void cli_limit_memory(uint32_t mb);
 int cli_check_input(const char* cmd, const char* path);
 /* Loads a model contained (cli_load_cfg); 0, or 2 after one "skinkit CMD: reason" line. */
 int cli_load_scene(const char* cmd, const char* path, sk_scene** out);
+/* When stdout or stderr is a terminal, writes it through a filter that shows control characters (a hostile file's
+ * names can hold terminal escape sequences) as \xHH (cli_term.c). Called once, first thing in main. */
+void cli_guard_terminal(void);
 /* What sk_scene_save said of a written file (its err.message on success: "; "-separated notes), one
  * "skinkit CMD: warning: ..." line per note; limit_hint (or NULL) follows a note about influences past glTF's
  * default limit (the command's options that keep them), sum_hint (or NULL) one about weights glTF's writer

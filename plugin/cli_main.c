@@ -141,6 +141,7 @@ static void exec_with_settings(char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && !strcmp(argv[1], "bind")) exec_with_settings(argv);
   tune_process();
+  cli_guard_terminal();
   if (argc < 2) {
     usage(stderr);
     return 2;

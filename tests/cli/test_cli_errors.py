@@ -131,6 +131,59 @@ def conversion_notes(cli, seed, base):
     return problems
 
 
+def with_name(src, dst, name):
+    """dst: src (a .glb) with its first node renamed (the JSON chunk rewritten, padded to 4 bytes)."""
+    data = open(src, "rb").read()
+    jlen = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + jlen])
+    doc["nodes"][0]["name"] = name
+    js = json.dumps(doc).encode()
+    js += b" " * (-len(js) % 4)
+    rest = data[20 + jlen:]
+    out = struct.pack("<III", 0x46546C67, 2, 12 + 8 + len(js) + len(rest)) + struct.pack("<II", len(js), 0x4E4F534A)
+    open(dst, "wb").write(out + js + rest)
+
+
+def on_terminal(cmd, cwd):
+    """stdout and stderr of cmd run on a pseudo-terminal (bytes)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    p.wait(timeout=120)
+    return out
+
+
+def terminal_escapes(cli, seed, base):
+    """A name holding terminal controls (ESC sequences, BEL, DEL, a C1 CSI, a carriage return) is shown as \\xHH when
+    the output is a terminal, on stdout and in stderr's messages; through a pipe the bytes are as the file has them."""
+    problems = []
+    work = os.path.join(base, "term")
+    shutil.copytree(seed, work)
+    evil = "evil\x1b]0;pwned\x07\x1b[2J\x7f\x9b31m\rX"
+    with_name(os.path.join(work, "rig.glb"), os.path.join(work, "evil.glb"), evil)
+    shown = on_terminal([cli, "info", "evil.glb"], work)
+    if b"evil\\x1b]0;pwned\\x07\\x1b[2J\\x7f\\xc2\\x9b31m\\x0dX" not in shown or b"\x1b" in shown or b"\x07" in shown:
+        problems.append("info on a terminal shows the name as %r" % shown[:400])
+    shown = on_terminal([cli, "info", "nothere\x1b[2J.glb"], work)
+    if b"nothere\\x1b[2J.glb" not in shown or b"\x1b" in shown:
+        problems.append("an error on a terminal shows the path as %r" % shown[:300])
+    p = subprocess.run([cli, "info", "evil.glb"], cwd=work, capture_output=True, timeout=120)
+    if evil.encode() not in p.stdout:
+        problems.append("info through a pipe changed the name: %r" % p.stdout[:400])
+    return problems
+
+
 def main():
     cli = os.path.abspath(sys.argv[1])
     failures, runs = [], 0
@@ -162,7 +215,8 @@ def main():
             if problems:
                 failures.append("%s: %s\n    stderr: %s" % (label, "; ".join(problems), p.stderr.strip()[:300]))
         failures += conversion_notes(cli, seed, base)
-        runs += 2
+        failures += terminal_escapes(cli, seed, base)
+        runs += 5
     for f in failures:
         print("FAIL " + f)
     print("%d refusals checked, %d failures" % (runs, len(failures)))
