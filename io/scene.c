@@ -182,3 +182,9 @@ bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
   if (!have || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
   return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
 }
+
+size_t skio_utf8_cut(const char* s, size_t max) {
+  size_t n = max;
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) --n; /* s[n] continues a character: cut before it */
+  return n;
+}

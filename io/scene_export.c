@@ -65,9 +65,11 @@
 #include "skio_gltf_edit.h"
 #include "skio_scene.h"
 
+/* An aiString holds MAXLEN - 1 bytes: a longer name is cut there, before a whole UTF-8 character (cut inside one,
+ * the Collada file was malformed XML: a 3,000-character accented joint name). */
 static void set_name(struct aiString* s, const char* name) {
   size_t n = strlen(name);
-  if (n >= MAXLEN) n = MAXLEN - 1;
+  if (n >= MAXLEN) n = skio_utf8_cut(name, MAXLEN - 1);
   memcpy(s->data, name, n);
   s->data[n] = 0;
   s->length = (ai_uint32)n;

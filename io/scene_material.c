@@ -577,7 +577,7 @@ static void prop_add(prop_list* l, const char* key, unsigned semantic, unsigned 
 
 static void prop_string(prop_list* l, const char* key, unsigned semantic, const char* v) {
   size_t n = strlen(v);
-  if (n >= MAXLEN) n = MAXLEN - 1;
+  if (n >= MAXLEN) n = skio_utf8_cut(v, MAXLEN - 1);
   unsigned char* d = calloc(1, 4 + n + 1); /* aiString as stored in properties: uint32 length + chars + NUL */
   if (!d) {
     l->oom = true;

@@ -454,6 +454,9 @@ struct aiScene;
 int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const char* path, skc_err* err);
 /* Appends a line to s->material_note (what of the source was not read; "; " between lines, capped at ~2 KB). */
 void skio_scene_note(skio_scene* s, const char* line);
+/* The length to cut s (at least max bytes long) to so that it holds at most max bytes and ends on a whole UTF-8
+ * character: max, less the bytes of a character that would be split. */
+size_t skio_utf8_cut(const char* s, size_t max);
 /* For the Assimp exporters (scene_export.c): aiMaterials from the table, one more default material at the end when
  * some mesh has none (*none_index: its index). Images with bytes whose file is not in out_path's folder are written
  * there (never over a different existing file unless overwrite). What the format ("collada", "fbx", "fbxa") cannot

@@ -146,12 +146,17 @@ END_TEST
 static void rename_all(skio_scene* s) {
   static const char* const k_names[] = {"髪_根元",     "mixamorig:Hips", "left arm <L> & \"x\"",
                                         "ünïcödé.001", "1st bone",       "it's"};
-  char name[128];
+  char name[1400];
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j) {
     snprintf(name, sizeof name, "%s %u", k_names[j % 6], j);
     free(s->skeleton->names[j]);
     s->skeleton->names[j] = strdup(name);
   }
+  /* the last joint: 600 two-byte characters, past what an aiString holds (1023 bytes) */
+  char* p = name;
+  for (int k = 0; k < 600; ++k) p += sprintf(p, "é");
+  free(s->skeleton->names[s->skeleton->joint_count - 1]);
+  s->skeleton->names[s->skeleton->joint_count - 1] = strdup(name);
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     snprintf(name, sizeof name, "体 & body %u", m);
     free(s->meshes[m].name);
@@ -182,13 +187,30 @@ static void collada_names(const char* source) {
   ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
   FILE* f = fopen(path, "rb");
   ck_assert_ptr_nonnull(f);
-  size_t nul = 0, size = 0;
-  for (int c; (c = fgetc(f)) != EOF; ++size) nul += c == 0;
+  size_t nul = 0, size = 0, bad_utf8 = 0;
+  int follow = 0; /* continuation bytes still expected */
+  for (int c; (c = fgetc(f)) != EOF; ++size) {
+    nul += c == 0;
+    if (follow) {
+      bad_utf8 += (c & 0xC0) != 0x80;
+      follow = (c & 0xC0) == 0x80 ? follow - 1 : 0;
+    } else {
+      follow = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+      bad_utf8 += c >= 0x80 && c < 0xC0;
+    }
+  }
   fclose(f);
   ck_assert_msg(size > 0 && nul == 0, "%s (from %s): %zu NUL bytes", path, source, nul);
+  ck_assert_msg(!bad_utf8 && !follow, "%s (from %s): %zu bytes break UTF-8", path, source, bad_utf8);
   skio_scene* b = load(path);
-  for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
+  for (uint32_t j = 0; j + 1 < s->skeleton->joint_count; ++j)
     ck_assert_msg(joints_named(b, s->skeleton->names[j]) == 1, "%s: joint \"%s\" lost", source, s->skeleton->names[j]);
+  /* the long one: cut to 1022 bytes (511 whole characters), not inside a character */
+  const char* longest = s->skeleton->names[s->skeleton->joint_count - 1];
+  uint32_t cut = 0;
+  for (uint32_t j = 0; j < b->skeleton->joint_count; ++j)
+    cut += strlen(b->skeleton->names[j]) == 1022 && !strncmp(b->skeleton->names[j], longest, 1022);
+  ck_assert_msg(cut == 1, "%s: the 1,200-byte joint name did not come back cut to 1,022 bytes", source);
   ck_assert_uint_eq(b->mesh_count, s->mesh_count);
   for (uint32_t m = 0; m < b->mesh_count; ++m) { /* the object's and the geometry's names, not their ids */
     ck_assert_msg(b->meshes[m].node_name && !strcmp(b->meshes[m].node_name, "Left Leg (L) 脚"), "%s: mesh %u object %s",
