@@ -595,21 +595,11 @@ int skio_collada_names(const char* path, skio_collada_name_sets* out, skc_err* e
   memset(out, 0, sizeof *out);
   const char* dot = strrchr(path, '.');
   if (!dot || strcasecmp(dot, ".dae") != 0) return SKC_OK;
-  FILE* f = fopen(path, "rb");
-  if (!f) return SKC_OK; /* Assimp read it a moment ago; without the text the names stay ids */
-  long len = -1;
-  if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-  if (len <= 0 || len > (1L << 30) || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    return SKC_OK;
-  }
-  char* text = malloc((size_t)len);
-  if (!text) {
-    fclose(f);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading node names", path);
-  }
-  size_t n = fread(text, 1, (size_t)len, f);
-  fclose(f);
+  size_t n = 0;
+  bool oom = false;
+  char* text = skio_read_whole(path, (size_t)1 << 30, &n, &oom);
+  if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading node names", path);
+  if (!text) return SKC_OK; /* Assimp read it a moment ago; without the text the names stay ids */
   int rc = skio_collada_node_names_memory(text, n, &out->nodes, &out->node_count, err);
   if (!rc) rc = skio_collada_geometry_names_memory(text, n, &out->geometries, &out->geometry_count, err);
   free(text);

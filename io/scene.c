@@ -1,11 +1,12 @@
 /* scene.c - lifetime of skio_scene, the writers' view of merged glTF meshes as parts, the Assimp matrix layout
  * conversion and the sRGB transfer function of vertex colours. */
-#include "skio_scene.h"
-#include "skio_gltf_doc.h"
-
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "skio_gltf_doc.h"
+#include "skio_scene.h"
 
 float skio_srgb_to_linear(float c) {
   float a = fabsf(c);
@@ -187,4 +188,21 @@ size_t skio_utf8_cut(const char* s, size_t max) {
   size_t n = max;
   while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) --n; /* s[n] continues a character: cut before it */
   return n;
+}
+
+char* skio_read_whole(const char* path, size_t max, size_t* n, bool* oom) {
+  *n = 0;
+  if (oom) *oom = false;
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  char* data = NULL;
+  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (size > 0 && (unsigned long)size <= max && fseek(f, 0, SEEK_SET) == 0) {
+    data = malloc((size_t)size);
+    if (data) *n = fread(data, 1, (size_t)size, f);
+    if (!data && oom) *oom = true;
+  }
+  fclose(f);
+  if (data && !*n) free(data), data = NULL;
+  return data;
 }

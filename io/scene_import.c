@@ -831,22 +831,6 @@ static void limit_memory(uint64_t start, uint32_t limit_mb) {
   (void)setrlimit(RLIMIT_AS, &rl);
 }
 
-/* The whole file (at most 1 GiB) in a malloc'd buffer, *n bytes; NULL when it cannot be read. */
-static char* read_whole(const char* path, size_t* n) {
-  *n = 0;
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  char* data = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long size = ftell(f);
-    if (size > 0 && size < (1L << 30) && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)size)))
-      *n = fread(data, 1, (size_t)size, f);
-  }
-  fclose(f);
-  if (data && !*n) free(data), data = NULL;
-  return data;
-}
-
 /* What import_ai had to mend before Assimp would read the file. */
 typedef struct import_fixes {
   uint32_t morphs_dropped; /* Collada morph controllers left out (Assimp 5.2 refuses them) */
@@ -857,7 +841,7 @@ typedef struct import_fixes {
 static const struct aiScene* import_without_morphs(const char* path, unsigned int flags,
                                                    const struct aiPropertyStore* props, import_fixes* fx) {
   size_t n = 0, pn = 0;
-  char* xml = read_whole(path, &n);
+  char* xml = skio_read_whole(path, (size_t)1 << 30, &n, NULL);
   char* patched = xml ? skio_collada_without_morphs(xml, n, &pn, &fx->morphs_dropped) : NULL;
   free(xml);
   if (!patched) return NULL; /* Assimp's first reason stands */
@@ -873,7 +857,7 @@ static const struct aiScene* import_without_morphs(const char* path, unsigned in
 static const struct aiScene* import_fbx_repaired(const char* path, unsigned int flags,
                                                  const struct aiPropertyStore* props, import_fixes* fx) {
   size_t n = 0, fn = 0, added = 0;
-  char* data = read_whole(path, &n);
+  char* data = skio_read_whole(path, (size_t)1 << 30, &n, NULL);
   uint8_t* fixed = NULL;
   const skio_fbx_fix_options keep = {NULL, 0, false}; /* stops kept, curves as they are */
   const bool ok = data && skio_fbx_fix_binary((const uint8_t*)data, n, &keep, &fixed, &fn, &added, NULL) == SKC_OK;

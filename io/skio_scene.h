@@ -457,6 +457,9 @@ void skio_scene_note(skio_scene* s, const char* line);
 /* The length to cut s (at least max bytes long) to so that it holds at most max bytes and ends on a whole UTF-8
  * character: max, less the bytes of a character that would be split. */
 size_t skio_utf8_cut(const char* s, size_t max);
+/* The whole file at path (1 to max bytes) in a malloc'd buffer of *n bytes; NULL when it cannot be opened, is empty
+ * or larger than max, or (*oom set, when oom is not NULL) memory is short. */
+char* skio_read_whole(const char* path, size_t max, size_t* n, bool* oom);
 /* For the Assimp exporters (scene_export.c): aiMaterials from the table, one more default material at the end when
  * some mesh has none (*none_index: its index). Images with bytes whose file is not in out_path's folder are written
  * there (never over a different existing file unless overwrite). What the format ("collada", "fbx", "fbxa") cannot
