@@ -862,8 +862,9 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
     free(m->node_name);
     m->node_name = NULL;
   }
-  int nt = skio_json_get(d, mt, "name");
+  int nt = skio_json_get(d, mt, "name"); /* an unnamed mesh takes its node's name (three.js names only nodes) */
   char* base = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
+  if ((!base || !base[0]) && m->node_name) free(base), base = strdup(m->node_name);
   char tmp[48];
   snprintf(tmp, sizeof tmp, "mesh%u", r->mesh);
   size_t blen = base && base[0] ? strlen(base) : strlen(tmp);

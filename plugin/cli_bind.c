@@ -40,7 +40,10 @@ const char cli_bind_usage[] =
     "                       tree - importers' synthetic and scene roots (RootNode, ROOT, Scene, Z_UP, Y_UP,\n"
     "                       <MD5_Root>, <MD5_Mesh>, <MD5_Hierarchy>), armature object nodes (Armature, Armature.001,\n"
     "                       Rig, *_rig; any case) and the only root above such a node - and never a node carrying a\n"
-    "                       mesh; every node when that leaves none (docs/bind.md)\n"
+    "                       mesh; every node when that leaves none (docs/bind.md). A mesh with a skin keeps to\n"
+    "                       its own armature: the deform joints from the common ancestor of the joints its weights\n"
+    "                       use, raised through deform parents, down (a file with two characters binds each to\n"
+    "                       its own bones; a glove weighted to the hand still reaches the whole body)\n"
     "  --force              replace an existing OUT (IN itself is never overwritten)\n"
     "  --report             also print per mesh, for every joint that got weight: its vertices, its share of the\n"
     "                       mesh's weight and the vertices of it the nearest-bone fallback weighted\n"
@@ -78,6 +81,7 @@ typedef struct bind_result {
   uint64_t* counts;   /* joint_count: vertices with a non-zero weight */
   uint64_t* fallback; /* joint_count: of those, weighted by the nearest-bone fallback */
   double* sums;       /* joint_count: sum of the joint's weights */
+  int32_t armature;   /* the root of the mesh's armature when its joints were limited to it (cli_armature.c), or -1 */
 } bind_result;
 
 static void bind_result_free(bind_result* r) {
@@ -353,10 +357,11 @@ static int mesh_data_read(const sk_scene* s, uint32_t m, mesh_data* d) {
 }
 
 /* Weights of mesh m (its data in md) into skin (the mesh's own, bound in place, or a fresh one), with the bones of
- * bind_sk (NULL: the scene skeleton's); the report into r, and the per-vertex fallback flags into *vfb_out (NULL:
- * not kept). 0, or 2 after a message. */
+ * bind_sk (NULL: the scene skeleton's) and the joints marked in deform (NULL: every joint); the report into r, and the
+ * per-vertex fallback flags into *vfb_out (NULL: not kept). 0, or 2 after a message. */
 static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, const sk_skeleton* bind_sk,
-                        const bind_run* run, const mesh_data* md, sk_skin* skin, bind_result* r, uint8_t** vfb_out) {
+                        const bind_run* run, const uint8_t* deform, const mesh_data* md, sk_skin* skin, bind_result* r,
+                        uint8_t** vfb_out) {
   uint32_t nj = sk_skeleton_joint_count(sk);
   r->counts = calloc(nj ? nj : 1, sizeof *r->counts);
   r->fallback = calloc(nj ? nj : 1, sizeof *r->fallback);
@@ -373,7 +378,7 @@ static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, co
   d.triangle_count = md->ni / 3;
   d.skeleton = bind_sk ? bind_sk : sk;
   d.max_influences = run->max_inf;
-  d.deform = run->deform;
+  d.deform = deform;
   d.bone_space = SK_BONE_SPACE_BIND;
   r->rep.size = sizeof r->rep;
   r->rep.joint_vertex_counts = r->counts;
@@ -395,6 +400,18 @@ static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, co
   return rc;
 }
 
+/* The joints the given meshes are bound to: when the deform joints are IN's own (not --joints or --all-joints), a
+ * skinned mesh keeps to its armature (cli_armature_mask); *own is the mask to free (or NULL), *root the armature's root
+ * joint or -1. */
+static const uint8_t* mesh_deform(sk_scene* s, const uint32_t* meshes, uint32_t count, const bind_run* run,
+                                  uint8_t** own, int32_t* root) {
+  *own = NULL;
+  *root = -1;
+  if (run->deform && strcmp(run->deform_rule, "joints") != 0)
+    *own = cli_armature_mask(s, meshes, count, run->deform, root);
+  return *own ? *own : run->deform;
+}
+
 /* Mesh k of surface u's share of the joined bind (all, with its per-vertex fallback flags vfb): its vertices,
  * weights and fallbacks per joint counted from its skin, the time shared by vertex count. 0, or 1 (out of memory). */
 static int cut_result(const cli_surface* u, uint32_t k, const bind_result* all, const uint8_t* vfb, const sk_skin* skin,
@@ -409,6 +426,7 @@ static int cut_result(const cli_surface* u, uint32_t k, const bind_result* all, 
   int rc = !r->counts || !r->fallback || !r->sums || !off || !j || !w;
   rc = rc || sk_skin_get_csr(skin, off, j, w, NULL) != SK_OK;
   r->rep = all->rep;
+  r->armature = all->armature;
   r->rep.fallback_vertices = 0;
   r->rep.bound_vertices = n;
   r->rep.milliseconds = u->nv ? all->rep.milliseconds * (double)n / (double)u->nv : 0.0;
@@ -451,8 +469,11 @@ static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, con
   } else {
     sk_skeleton* bind_sk = mesh_bind_skeleton(s, sk_scene_mesh_skin(s, leader) ? leader : UINT32_MAX, sk);
     mesh_data md = {.nv = u.nv, .ni = u.ni, .pos = u.pos, .idx = u.idx};
-    rc = bind_weights(s, leader, sk, bind_sk, run, &md, whole, &all, &vfb);
+    uint8_t* own = NULL;
+    const uint8_t* deform = mesh_deform(s, u.meshes, u.count, run, &own, &all.armature);
+    rc = bind_weights(s, leader, sk, bind_sk, run, deform, &md, whole, &all, &vfb);
     sk_skeleton_destroy(bind_sk);
+    free(own);
     if (!rc && cli_surface_split(&u, whole, skins, &err)) {
       fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
       rc = 2;
@@ -510,7 +531,12 @@ static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
     rc = 2;
   }
-  if (!rc && chosen && md.nv && !done) rc = bind_weights(s, m, sk, bind_sk, run, &md, target ? target : fresh, r, NULL);
+  if (!rc && chosen && md.nv && !done) {
+    uint8_t* own = NULL;
+    const uint8_t* deform = mesh_deform(s, &m, 1, run, &own, &r->armature);
+    rc = bind_weights(s, m, sk, bind_sk, run, deform, &md, target ? target : fresh, r, NULL);
+    free(own);
+  }
   if (!rc && !target && fresh) rc = give_skin(s, m, fresh, bind_sk);
   sk_skin_destroy(fresh);
   sk_skeleton_destroy(bind_sk);
@@ -581,6 +607,11 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
         printf(":%llu", (unsigned long long)res[m].counts[j]);
       }
       putchar('}');
+      printf(",\"armature_root\":");
+      if (res[m].armature >= 0)
+        cli_json_string(stdout, sk_skeleton_joint_name(sk, (uint32_t)res[m].armature));
+      else
+        printf("null");
       print_joints_json(sk, &res[m], deform);
       putchar('}');
     }
@@ -607,6 +638,9 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
     if (res[m].surface_meshes > 1)
       printf(", bound as one surface with %u other mesh%s", res[m].surface_meshes - 1,
              res[m].surface_meshes > 2 ? "es" : "");
+    if (res[m].armature >= 0)
+      printf(", to its own armature (the deform joints from \"%s\" down)",
+             sk_skeleton_joint_name(sk, (uint32_t)res[m].armature));
     printf("\n");
     if (!run->per_joint) continue;
     double total = weight_total(&res[m], nj);
@@ -707,6 +741,7 @@ int cli_bind(int argc, char** argv) {
   check_fit(s, sk, deform, run.meshes_given ? chosen : NULL, &run.fit); /* the default mask is no choice */
   bind_result* res = calloc(nm ? nm : 1, sizeof *res);
   int rc = res ? 0 : 2;
+  for (uint32_t m = 0; res && m < nm; ++m) res[m].armature = -1;
   /* meshes that are one surface (an object split by material) are bound as one, then each is written */
   uint32_t* group = rc ? NULL : cli_surface_groups(s, chosen);
   sk_skin** fresh = rc ? NULL : calloc(nm ? nm : 1, sizeof *fresh);

@@ -55,6 +55,14 @@ void cli_streams_free(cli_streams* st);
 /* Points d's optional stream fields at st's copies, and its node name at the source's. */
 void cli_streams_desc(const cli_streams* st, sk_mesh_desc* d);
 
+/* ---- the armature of skinned meshes (cli_armature.c) ---- */
+/* The deform joints (deform: joint_count bytes) below the root of the armature the weights of the given meshes use
+ * (the lowest common ancestor of their weighted joints, raised through deform parents; *out_root), as a malloc'd
+ * mask; NULL (keep deform) when they weight nothing, the joints have no common ancestor, that is every deform joint,
+ * or memory runs out. */
+uint8_t* cli_armature_mask(sk_scene* s, const uint32_t* meshes, uint32_t count, const uint8_t* deform,
+                           int32_t* out_root);
+
 /* ---- meshes that are one surface (cli_surface.c: an object split by material) ---- */
 /* group[m] = the first mesh of m's surface (m itself when alone), over the chosen meshes (NULL: all); malloc'd, NULL
  * when out of memory. The rule is in cli_surface.c. */

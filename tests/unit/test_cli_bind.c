@@ -1,7 +1,7 @@
 /* test_cli_bind.c - `skinkit bind IN OUT` end to end: every method writes a file whose weights validate, the JSON
  * and text reports (per-joint counts, timings), --joints, --max-influences, never overwriting IN, OUT needing
  * --force, existing weights ignored, and the error exits. Runs the real build/skinkit on tests/data samples. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -556,6 +556,76 @@ START_TEST(rigid_attachments_stay_rigid) {
 }
 END_TEST
 
+/* Weight of mesh `mesh` (by name) on joints whose name starts with prefix, over all its vertices; and its vertex count
+ * whose weights do not sum to 1 within 1e-5 into *bad. */
+static double mesh_weight_on(const char* path, const char* mesh, const char* prefix, size_t* bad) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &s, NULL), SK_OK);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  double sum = 0.0;
+  int found = 0;
+  *bad = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    if (strcmp(sk_scene_mesh_name(s, m), mesh) != 0 || !skin) continue;
+    found = 1;
+    for (size_t v = 0; v < sk_scene_mesh_vertex_count(s, m); ++v) {
+      uint32_t jt[16];
+      float w[16];
+      size_t n = sk_skin_get_vertex(skin, v, jt, w, 16);
+      double total = 0.0;
+      for (size_t k = 0; k < n && k < 16; ++k) {
+        total += w[k];
+        if (!strncmp(sk_skeleton_joint_name(sk, jt[k]), prefix, strlen(prefix))) sum += w[k];
+      }
+      *bad += fabs(total - 1.0) > 1e-5;
+    }
+  }
+  ck_assert_msg(found, "no skinned mesh %s in %s", mesh, path);
+  sk_scene_destroy(s);
+  return sum;
+}
+
+/* Two characters in one file (three.js's export: each skin binds in its own mesh space): each skinned mesh is bound
+ * to its own armature's joints. Bound to all five, the arm took 52 % of its weight from the tail's bones (which its
+ * bind space put inside it), and the glTF edit fell back to writing the file from the scene, dropping the camera and
+ * the light. */
+START_TEST(two_characters_keep_to_their_armatures) {
+  const char* out = tmp_path("two.glb");
+  char args[1024];
+  snprintf(args, sizeof args, "bind tests/data/two_rigs_three.glb %s --report", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(
+      strstr(g_out, "mesh \"Arm_skin\": 219 vertices") && strstr(g_out, "(the deform joints from \"Arm_bone0\""), "%s",
+      g_out);
+  ck_assert_msg(strstr(g_out, "(the deform joints from \"Tail_bone0\" down)"), "%s", g_out);
+  ck_assert_msg(strstr(err_text(), "written from the scene") == NULL, "%s", err_text());
+  size_t bad = 0;
+  ck_assert_double_eq(mesh_weight_on(out, "Arm_skin", "Tail_", &bad), 0.0);
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_double_gt(mesh_weight_on(out, "Arm_skin", "Arm_bone", &bad), 218.99);
+  ck_assert_double_eq(mesh_weight_on(out, "Tail_skin", "Arm_", &bad), 0.0);
+  ck_assert_uint_eq(bad, 0);
+  static char glb[1 << 16]; /* an edit of IN: the light, the camera and the clip stay (the GLB's JSON chunk) */
+  FILE* f = fopen(out, "rb");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(glb, 1, sizeof glb, f);
+  fclose(f);
+  ck_assert_msg(memmem(glb, n, "\"KHR_lights_punctual\"", 21) && memmem(glb, n, "\"cameras\"", 9) &&
+                    memmem(glb, n, "\"wave\"", 6),
+                "the light, camera or clip was dropped");
+  snprintf(args, sizeof args, "bind tests/data/two_rigs_three.glb %s --json --force", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "\"armature_root\":\"Arm_bone0\"") && strstr(g_out, "\"armature_root\":null"), "%s",
+                g_out);
+  /* --joints is the user's choice: no armature limit */
+  snprintf(args, sizeof args, "bind tests/data/two_rigs_three.glb %s --joints Arm_bone0,Arm_bone1,Arm_bone2 --force",
+           out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_double_gt(mesh_weight_on(out, "Tail_skin", "Arm_", &bad), 1.0);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -572,6 +642,7 @@ static Suite* suite(void) {
   tcase_add_test(t, unskinned_meshes_bound_in_place);
   tcase_add_test(t, unskinned_node_gets_a_skin_by_edit_gltf_and_fbx);
   tcase_add_test(t, rigid_attachments_stay_rigid);
+  tcase_add_test(t, two_characters_keep_to_their_armatures);
   suite_add_tcase(s, t);
   return s;
 }

@@ -625,7 +625,7 @@ START_TEST(parts_of_a_three_js_mesh) {
   skio_scene* s = must_load(data_path("three_multimaterial.glb"));
   ck_assert_uint_eq(s->mesh_count, 1);
   const skio_mesh* m = &s->meshes[0];
-  ck_assert_str_eq(m->name, "mesh0"); /* every primitive of glTF mesh 0: no "-<primitive>" suffix */
+  ck_assert_str_eq(m->name, "Leg"); /* the unnamed mesh takes its node's name; every primitive: no "-<primitive>" */
   ck_assert_uint_eq(m->vertex_count, 221);
   ck_assert_uint_eq(m->index_count, 2 * 576);
   ck_assert_uint_eq(m->part_count, 2);
