@@ -1481,3 +1481,63 @@ int skio_dae_edit(const char* src_in, size_t n, const skio_dae_mesh_edit* meshes
   if (rc == SKC_OUT_OF_MEMORY) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory editing the Collada file");
   return rc;
 }
+
+/* ---- where a skin sits (for the reader) ------------------------------------------------------------------------ */
+
+static bool blender_authored(const char* src, size_t n) {
+  static const char tag[] = "<authoring_tool>";
+  const char* p = find_str(src, src + n, tag);
+  if (!p) return false;
+  p += sizeof tag - 1;
+  while (p < src + n && isspace((unsigned char)*p)) ++p;
+  return (size_t)(src + n - p) >= 7 && memcmp(p, "Blender", 7) == 0;
+}
+
+/* The bind shape matrix of controller c, column-major (the identity when it has none); false when it does not read. */
+static bool bind_shape(const dctrl* c, float bsm[16]) {
+  skc_mat4_identity(bsm);
+  if (!c->bsm.n) return true;
+  float rows[16];
+  if (count_tokens(c->bsm) != 16 || !parse_floats(c->bsm, rows, 16)) return false;
+  for (int r = 0; r < 4; ++r)
+    for (int k = 0; k < 4; ++k) bsm[4 * k + r] = rows[4 * r + k];
+  return true;
+}
+
+int skio_dae_skin_places(const char* src, size_t n, skio_dae_skin_place** out, uint32_t* count, bool* blender,
+                         skc_err* err) {
+  *out = NULL;
+  *count = 0;
+  *blender = blender_authored(src, n);
+  doc d = {0};
+  char why[160];
+  int rc = scan(src, n, &d, why, sizeof why);
+  if (rc == 1) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
+  skio_dae_skin_place* list = rc ? NULL : calloc(d.ni ? d.ni : 1, sizeof *list);
+  if (!rc && !list) rc = 1;
+  uint32_t k = 0;
+  for (uint32_t i = 0; !rc && i < d.ni; ++i) {
+    const dinst* in = &d.insts[i];
+    const dctrl* c = NULL;
+    for (uint32_t j = 0; in->controller && j < d.nc && !c; ++j)
+      if (span_eq(d.ctrls[j].id, in->url)) c = &d.ctrls[j];
+    const dnode* nd = &d.nodes[in->node];
+    if (!c || !nd->id.n || !bind_shape(c, list[k].bsm)) continue;
+    if (!(list[k].node_id = strndup(nd->id.p, nd->id.n))) rc = 1;
+    list[k].node_moves = nd->moves;
+    k += !rc;
+  }
+  doc_free(&d);
+  if (rc == 1) {
+    skio_dae_free_skin_places(list, k);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
+  }
+  *out = list;
+  *count = k;
+  return SKC_OK;
+}
+
+void skio_dae_free_skin_places(skio_dae_skin_place* p, uint32_t count) {
+  for (uint32_t i = 0; p && i < count; ++i) free(p[i].node_id);
+  free(p);
+}

@@ -36,6 +36,7 @@
 
 #include "fbx_fixup.h"
 #include "skio_collada.h"
+#include "skio_dae_edit.h"
 #include "skio_gltf_import.h"
 #include "skio_iqm.h"
 #include "skio_scene.h"
@@ -876,6 +877,69 @@ static bool has_extension(const char* path, const char* ext) {
   return dot && strcasecmp(dot, ext) == 0;
 }
 
+/* The world transform of flat node i's parent below the root (Assimp's root node of a Collada file is the visual
+ * scene, whose transformation carries the up-axis turn, not a node of the file). */
+static void parent_world_below_root(const builder* b, int32_t i, float out[16]) {
+  skc_mat4_identity(out);
+  for (int32_t k = b->nodes[i].parent; k >= 0 && b->nodes[k].parent >= 0; k = b->nodes[k].parent) {
+    float local[16];
+    skio_mat_from_ai(&b->nodes[k].node->mTransformation.a1, local);
+    skc_mat4_mul(local, out, out);
+  }
+}
+
+/* Mesh m's bones' offsets times c (row-major aiMatrix4x4 in, column-major math). */
+static void offsets_times(const struct aiMesh* am, const float c[16]) {
+  for (unsigned k = 0; k < am->mNumBones; ++k) {
+    struct aiBone* bone = am->mBones[k];
+    if (!bone) continue;
+    float off[16];
+    skio_mat_from_ai(&bone->mOffsetMatrix.a1, off);
+    skc_mat4_mul(off, c, off);
+    skio_mat_to_ai(off, &bone->mOffsetMatrix.a1);
+  }
+}
+
+/* Blender's Collada skins, placed as Blender places them. Blender writes a skin's bind shape matrix relative to the
+ * mesh object's parent (the armature object) and its inverse binds in world space, and its importer reads them so;
+ * Assimp applies the bind shape in world space (bone offset = inverse bind x bind shape). A character whose armature
+ * object is not at the origin lost that transform: two_arm.dae's horse, an armature at x = 1, came out of `convert`
+ * at x = 0, away from its bones, and bind saw its bones outside it. So for a file Blender wrote, each skinned mesh
+ * whose instancing node has no transform of its own but sits under nodes that have one (P) gets the offsets
+ * inverse bind x P x bind shape = offset x (BSM^-1 P BSM): every reader of the scene then sees it where Blender does.
+ * Other writers' files are read by the specification's formula, as before. 0, or SKC_OUT_OF_MEMORY. */
+static int blender_skin_places(builder* b, skc_err* err) {
+  if (!has_extension(b->path, ".dae")) return SKC_OK;
+  size_t n = 0;
+  bool oom = false, blender = false;
+  char* text = skio_read_whole(b->path, (size_t)1 << 30, &n, &oom);
+  if (!text) return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
+  skio_dae_skin_place* places = NULL;
+  uint32_t count = 0;
+  int rc = skio_dae_skin_places(text, n, &places, &count, &blender, err);
+  free(text);
+  for (unsigned m = 0; !rc && blender && m < b->ai->mNumMeshes; ++m) {
+    const struct aiMesh* am = b->ai->mMeshes[m];
+    int32_t at = -1; /* the first node instancing mesh m */
+    for (uint32_t i = 0; am && am->mNumBones && at < 0 && i < b->node_count; ++i)
+      for (unsigned k = 0; k < b->nodes[i].node->mNumMeshes; ++k)
+        if (b->nodes[i].node->mMeshes[k] == m) at = (int32_t)i;
+    const skio_dae_skin_place* pl = NULL;
+    for (uint32_t q = 0; at >= 0 && q < count && !pl; ++q)
+      if (!strcmp(places[q].node_id, b->nodes[at].node->mName.data)) pl = &places[q];
+    float p[16], id[16], inv[16], c[16];
+    skc_mat4_identity(id);
+    if (!pl || pl->node_moves || !skc_mat4_inverse(pl->bsm, inv)) continue;
+    parent_world_below_root(b, at, p);
+    if (skc_mat4_max_abs_diff(p, id) <= 1e-6f) continue;
+    skc_mat4_mul(inv, p, c);
+    skc_mat4_mul(c, pl->bsm, c);
+    offsets_times(am, c);
+  }
+  skio_dae_free_skin_places(places, count);
+  return rc;
+}
+
 /* Assimp's import of path. A file it refuses is read again from a mended copy: a Collada file without its morph
  * controllers (Blender's shape keys), a binary FBX with its missing end records; fx says what was mended. */
 static const struct aiScene* import_ai(const char* path, unsigned int flags, const struct aiPropertyStore* props,
@@ -1051,6 +1115,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   } else {
     flatten(&b, ai->mRootNode, -1, 0);
   }
+  if ((rc = blender_skin_places(&b, err))) goto fail;
   if ((rc = build_skeleton(&b, err))) goto fail;
   if (ai->mNumMeshes && ai->mMeshes) {
     if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes))) {

@@ -21,6 +21,7 @@
 #ifndef SKIO_DAE_EDIT_H
 #define SKIO_DAE_EDIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,5 +62,22 @@ typedef struct skio_dae_edit_report {
 int skio_dae_edit(const char* src, size_t n, const skio_dae_mesh_edit* meshes, uint32_t count,
                   const char* const* joint_names, const float* joint_binds, uint32_t joint_count, char** out,
                   size_t* out_n, skio_dae_edit_report* report, char* why, size_t why_size, skc_err* err);
+
+/* Where the skins of a Collada document sit (for the reader, scene_import.c). Collada readers disagree on what a
+ * skin's bind shape matrix is relative to when the node instancing the skin sits under nodes with a transform:
+ * Assimp (and the specification's formula) apply it in world space; Blender's exporter writes it relative to the
+ * object's parent (the armature object it is parented to) while its inverse binds are in world space, and its
+ * importer reads it so. One entry per <instance_controller> of a skin controller: the instancing node's id, whether
+ * that node has a transform of its own, and the controller's bind shape matrix (column-major; the identity when it
+ * has none). *blender: the document's <authoring_tool> starts with "Blender". A document the scanner cannot read
+ * gives no entries (SKC_OK); SKC_OUT_OF_MEMORY. Free with skio_dae_free_skin_places. */
+typedef struct skio_dae_skin_place {
+  char* node_id;
+  bool node_moves;
+  float bsm[16];
+} skio_dae_skin_place;
+int skio_dae_skin_places(const char* src, size_t n, skio_dae_skin_place** out, uint32_t* count, bool* blender,
+                         skc_err* err);
+void skio_dae_free_skin_places(skio_dae_skin_place* p, uint32_t count);
 
 #endif

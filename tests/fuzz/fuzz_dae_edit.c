@@ -166,6 +166,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     free(again);
   }
   free(out);
+  skio_dae_skin_place* places = NULL; /* the reader's scan of the same text (scene_import.c) */
+  uint32_t np = 0;
+  bool blender = false;
+  rc = skio_dae_skin_places((const char*)data, size, &places, &np, &blender, &err);
+  if (rc != SKC_OK && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
+  for (uint32_t i = 0; i < np; ++i)
+    if (!places[i].node_id || !places[i].node_id[0]) __builtin_trap();
+  skio_dae_free_skin_places(places, np);
   job_free(&j);
   free(doc);
   return 0;

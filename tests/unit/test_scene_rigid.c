@@ -455,6 +455,25 @@ START_TEST(mirrored_node_flips_winding_and_binds_to_its_joint) {
 }
 END_TEST
 
+/* Blender's Collada exporter writes a skin's bind shape matrix relative to the armature object and its inverse binds
+ * in world space (tests/data/make_moved_armature.py: an armature moved, turned and scaled). Read by the Collada
+ * formula alone, the leg sat 1.5 units from where Blender's glTF export of the same scene puts it. */
+START_TEST(blender_dae_skin_sits_where_blender_puts_it) {
+  skio_scene* dae = NULL;
+  skio_scene* glb = NULL;
+  skc_err e = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/moved_armature.dae"), NULL, &dae, &e) == SKC_OK, "%s",
+                e.message);
+  ck_assert_msg(skio_scene_import(data_path("tests/data/moved_armature.glb"), NULL, &glb, &e) == SKC_OK, "%s",
+                e.message);
+  const float tol = 1e-4f * scene_diag(glb);
+  assert_same_places(dae, glb, tol, "moved_armature.dae against its .glb");
+  assert_same_places(glb, dae, tol, "moved_armature.glb against its .dae");
+  skio_scene_destroy(dae);
+  skio_scene_destroy(glb);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("scene_rigid");
   TCase* tc = tcase_create("rigid");
@@ -466,6 +485,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, armature_object_stays_a_plain_node);
   tcase_add_test(tc, attachment_points_survive_every_writer);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
+  tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
   suite_add_tcase(s, tc);
   return s;
 }
