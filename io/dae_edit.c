@@ -198,6 +198,10 @@ typedef struct dnode {
   long parent; /* enclosing node, -1 at the top */
   bool joint;  /* type="JOINT" */
   bool moves;  /* a transformation element that is not the identity (or one this scanner does not read) */
+  /* Blender's bone extras (<extra><technique profile="blender">): tip_x/y/z (tail - head, leaf bones only) and
+   * connect; and the translation of the node's <matrix>, when it has one (for the reader: skio_dae_bone_children) */
+  float tip[3], move[3];
+  bool has_tip, connect, has_move;
 } dnode;
 
 typedef struct dinst {
@@ -456,6 +460,36 @@ static bool identity_transform(span name, span text) {
   return true;
 }
 
+/* A <matrix>'s translation into n->move (its last column; other transformation elements: none). */
+static void node_move(dnode* n, span name, span text) {
+  float v[16];
+  const char* q = text.p;
+  if (!span_is(name, "matrix") || n->has_move) return;
+  for (int i = 0; i < 16; ++i) {
+    char* e = NULL;
+    v[i] = strtof(q, &e);
+    if (e == q || e > text.p + text.n) return;
+    q = e;
+  }
+  n->move[0] = v[3], n->move[1] = v[7], n->move[2] = v[11];
+  n->has_move = isfinite(v[3]) && isfinite(v[7]) && isfinite(v[11]);
+}
+
+/* Blender's bone extras of node n (tip_x, tip_y, tip_z, connect); true when the tag was one. */
+static bool bone_extra(dnode* n, span name, span text) {
+  static const char* const tips[] = {"tip_x", "tip_y", "tip_z"};
+  for (int k = 0; k < 3; ++k)
+    if (span_is(name, tips[k])) {
+      char* e = NULL;
+      const float v = strtof(text.p, &e);
+      if (e != text.p && e <= text.p + text.n && isfinite(v)) n->tip[k] = v, n->has_tip |= k == 2;
+      return true;
+    }
+  if (!span_is(name, "connect")) return false;
+  n->connect = text.n >= 1 && (text.p[0] == '1' || (text.n >= 4 && memcmp(text.p, "true", 4) == 0));
+  return true;
+}
+
 /* Scans the document. 0: read; 1: out of memory; 2: not a document the edit can read (why set). */
 static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
   const char *p = src, *end = src + n;
@@ -495,6 +529,9 @@ static int scan(const char* src, size_t n, doc* d, char* why, size_t why_size) {
       ok = node_tag(d, &st, &t);
     } else if (st.depth && is_transform(t.name)) {
       d->nodes[st.node_stack[st.depth - 1]].moves |= t.empty || !identity_transform(t.name, text_after(&t, end));
+      if (!t.empty) node_move(&d->nodes[st.node_stack[st.depth - 1]], t.name, text_after(&t, end));
+    } else if (st.depth && !t.empty &&
+               bone_extra(&d->nodes[st.node_stack[st.depth - 1]], t.name, text_after(&t, end))) {
     } else if (st.geom >= 0) {
       ok = geometry_tag(d, &st, &t, end);
     } else if (st.ctrl >= 0) {
@@ -1538,6 +1575,53 @@ int skio_dae_skin_places(const char* src, size_t n, skio_dae_skin_place** out, u
 }
 
 void skio_dae_free_skin_places(skio_dae_skin_place* p, uint32_t count) {
+  for (uint32_t i = 0; p && i < count; ++i) free(p[i].node_id);
+  free(p);
+}
+
+/* The length of Blender bone b: its tip when written (leaf bones), else the distance to a connected child joint's
+ * head; 0 when neither says. */
+static float bone_length(const doc* d, uint32_t b) {
+  const dnode* n = &d->nodes[b];
+  if (n->has_tip) return sqrtf(n->tip[0] * n->tip[0] + n->tip[1] * n->tip[1] + n->tip[2] * n->tip[2]);
+  for (uint32_t c = b + 1; c < d->nn; ++c) {
+    const dnode* k = &d->nodes[c];
+    if (k->parent == (long)b && k->joint && k->connect && k->has_move)
+      return sqrtf(k->move[0] * k->move[0] + k->move[1] * k->move[1] + k->move[2] * k->move[2]);
+  }
+  return 0.0f;
+}
+
+int skio_dae_bone_children(const char* src, size_t n, skio_dae_bone_child** out, uint32_t* count, skc_err* err) {
+  *out = NULL;
+  *count = 0;
+  doc d = {0};
+  char why[160];
+  int rc = scan(src, n, &d, why, sizeof why);
+  if (rc == 1) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
+  skio_dae_bone_child* list = rc ? NULL : calloc(d.nn ? d.nn : 1, sizeof *list);
+  if (!rc && !list) rc = 1;
+  uint32_t k = 0;
+  for (uint32_t i = 0; !rc && i < d.nn; ++i) {
+    const dnode* nd = &d.nodes[i];
+    if (nd->joint || nd->parent < 0 || !d.nodes[nd->parent].joint || !nd->id.n) continue;
+    const float len = bone_length(&d, (uint32_t)nd->parent);
+    if (!(len > 0.0f)) continue;
+    if (!(list[k].node_id = strndup(nd->id.p, nd->id.n))) rc = 1;
+    list[k].bone_length = len;
+    k += !rc;
+  }
+  doc_free(&d);
+  if (rc == 1) {
+    skio_dae_free_bone_children(list, k);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
+  }
+  *out = list;
+  *count = k;
+  return SKC_OK;
+}
+
+void skio_dae_free_bone_children(skio_dae_bone_child* p, uint32_t count) {
   for (uint32_t i = 0; p && i < count; ++i) free(p[i].node_id);
   free(p);
 }

@@ -900,6 +900,23 @@ static void offsets_times(const struct aiMesh* am, const float c[16]) {
   }
 }
 
+/* Nodes Blender parented to a bone sit at its tail (skio_dae_bone_children): their translation gains the bone's
+ * length along the bone's y axis, the joint frame's y in Blender's Collada. 0, or SKC_OUT_OF_MEMORY. */
+static int bone_child_places(builder* b, const char* text, size_t n, skc_err* err) {
+  skio_dae_bone_child* kids = NULL;
+  uint32_t count = 0;
+  int rc = skio_dae_bone_children(text, n, &kids, &count, err);
+  for (uint32_t i = 0; !rc && i < b->node_count; ++i) {
+    struct aiNode* node = (struct aiNode*)b->nodes[i].node;
+    const struct aiMatrix4x4* t = &node->mTransformation;
+    if (t->d1 != 0.0f || t->d2 != 0.0f || t->d3 != 0.0f || t->d4 != 1.0f) continue;
+    for (uint32_t k = 0; k < count; ++k)
+      if (!strcmp(kids[k].node_id, node->mName.data)) node->mTransformation.b4 += kids[k].bone_length;
+  }
+  skio_dae_free_bone_children(kids, count);
+  return rc;
+}
+
 /* Blender's Collada skins, placed as Blender places them. Blender writes a skin's bind shape matrix relative to the
  * mesh object's parent (the armature object) and its inverse binds in world space, and its importer reads them so;
  * Assimp applies the bind shape in world space (bone offset = inverse bind x bind shape). A character whose armature
@@ -917,6 +934,7 @@ static int blender_skin_places(builder* b, skc_err* err) {
   skio_dae_skin_place* places = NULL;
   uint32_t count = 0;
   int rc = skio_dae_skin_places(text, n, &places, &count, &blender, err);
+  if (!rc && blender) rc = bone_child_places(b, text, n, err);
   free(text);
   for (unsigned m = 0; !rc && blender && m < b->ai->mNumMeshes; ++m) {
     const struct aiMesh* am = b->ai->mMeshes[m];

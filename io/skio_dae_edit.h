@@ -80,4 +80,17 @@ int skio_dae_skin_places(const char* src, size_t n, skio_dae_skin_place** out, u
                          skc_err* err);
 void skio_dae_free_skin_places(skio_dae_skin_place* p, uint32_t count);
 
+/* Blender parents an object to a bone at the bone's tail, and its Collada exporter writes the object's node under
+ * the joint's node with its matrix relative to that tail, where Collada's node tree places it at the joint (the
+ * bone's head): a prop in a hand sat a bone's length short. One entry per node that is no joint and whose parent is
+ * one, with that bone's length when the file says it (Blender's <extra> tip of a leaf bone, else the head of a
+ * connected child joint); nodes whose bone length is unknown are left out. A document the scanner cannot read gives
+ * no entries (SKC_OK); SKC_OUT_OF_MEMORY. */
+typedef struct skio_dae_bone_child {
+  char* node_id;
+  float bone_length;
+} skio_dae_bone_child;
+int skio_dae_bone_children(const char* src, size_t n, skio_dae_bone_child** out, uint32_t* count, skc_err* err);
+void skio_dae_free_bone_children(skio_dae_bone_child* p, uint32_t count);
+
 #endif

@@ -4,9 +4,11 @@
 # ->(0,0,2), "foot" ->(0,0,2.5), connected. Mesh object "Leg" (a 12-sided cylinder, radius 0.25, z 0..2.5 in the
 # armature's space, subdivided 4 times) parented to the armature with automatic weights, then placed at (0.1, 0,
 # 1.25) in the armature's space (its own transform relative to the armature object). A clip "bend" turns the knee
-# 60 degrees about X over frames 1-11. Blender's Collada exporter writes the skin's bind shape matrix relative to
-# the armature object and the inverse binds in world space; its glTF exporter writes the same character as glTF
-# defines it: the two files must read to the same skinned positions (test_scene_rigid).
+# 60 degrees about X over frames 1-11. Cubes parented to bones: "Sword" to "knee" (its tail is the connected foot's
+# head) and "Cap" to the leaf "foot" (its tail in Blender's <extra> tip). Blender's Collada exporter writes the
+# skin's bind shape matrix relative to the armature object and the inverse binds in world space, and a bone child's
+# matrix relative to the bone's tail under the joint's node; its glTF exporter writes the same scene as glTF defines
+# it: the two files must read to the same places (test_scene_rigid).
 #   blender -b --factory-startup --python tests/data/make_moved_armature.py -- tests/data/moved_armature
 import math
 import sys
@@ -37,6 +39,12 @@ leg.select_set(True)
 arm.select_set(True)
 bpy.context.view_layer.objects.active = arm
 bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+for name, bone, place in (("Sword", "knee", (0.3, 0.2, 0)), ("Cap", "foot", (0, 0.1, 0.2))):
+    bpy.ops.mesh.primitive_cube_add(size=0.2)
+    prop = bpy.context.active_object
+    prop.name = name
+    prop.parent, prop.parent_type, prop.parent_bone = arm, "BONE", bone
+    prop.location = place
 arm.location = (1.5, -0.5, 0.25)
 arm.rotation_euler = (0, 0, math.radians(30))
 arm.scale = (1.25, 1.25, 1.25)

@@ -174,6 +174,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t i = 0; i < np; ++i)
     if (!places[i].node_id || !places[i].node_id[0]) __builtin_trap();
   skio_dae_free_skin_places(places, np);
+  skio_dae_bone_child* kids = NULL;
+  rc = skio_dae_bone_children((const char*)data, size, &kids, &np, &err);
+  if (rc != SKC_OK && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
+  for (uint32_t i = 0; i < np; ++i)
+    if (!kids[i].node_id || !(kids[i].bone_length > 0.0f)) __builtin_trap();
+  skio_dae_free_bone_children(kids, np);
   job_free(&j);
   free(doc);
   return 0;
