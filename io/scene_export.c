@@ -1298,7 +1298,8 @@ static void note_add(const skio_export_options* o, const char* text, const char*
 }
 
 /* Notes on weights the glTF writer changed unasked: influences glTF's default limit cut (an explicit limit is no
- * surprise; what: "more than ..."), and sums off 1 it mended (normalize asked for that). */
+ * surprise; what: "more than ..."), sums off 1 it mended (normalize asked for that) and a joint named twice in one
+ * vertex, merged. */
 static void note_weights(const skio_export_options* o, const skio_gltf_report* rep, const char* what) {
   char text[200];
   if (!o->limit && rep->vertices_limited) {
@@ -1310,6 +1311,13 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
     snprintf(text, sizeof text,
              "glTF: %llu vertices have weights that do not sum to 1: written renormalized, as glTF requires",
              (unsigned long long)rep->vertices_renormalized);
+    note_add(o, text, "");
+  }
+  if (rep->duplicates_merged) { /* three.js writes what it is given, a joint twice in one vertex included */
+    snprintf(text, sizeof text,
+             "glTF: %llu influence(s) name a joint their vertex already has: added into it, as glTF allows a joint "
+             "once per vertex",
+             (unsigned long long)rep->duplicates_merged);
     note_add(o, text, "");
   }
 }

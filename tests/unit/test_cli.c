@@ -436,6 +436,45 @@ START_TEST(unpack_finds_the_model_beside) {
 }
 END_TEST
 
+/* A joint twice in one vertex (three.js writes what it is given; glTF allows a joint once per vertex): convert adds
+ * the entries into one and says so (the writer counted them, and no one heard). */
+START_TEST(convert_says_it_merged_a_joint_named_twice) {
+  const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const uint8_t joints[12] = {0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  const float weights[12] = {0.25f, 0.25f, 0.5f, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  uint8_t bin[36 + 12 + 48];
+  memcpy(bin, pos, 36);
+  memcpy(bin + 36, joints, 12);
+  memcpy(bin + 48, weights, 48);
+  char* b64 = skt_base64(bin, sizeof bin);
+  char* text = malloc(4096);
+  ck_assert_ptr_nonnull(text);
+  snprintf(text, 4096,
+           "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,2]}],"
+           "\"nodes\":[{\"name\":\"a\",\"children\":[1]},{\"name\":\"b\",\"translation\":[0,1,0]},"
+           "{\"name\":\"tri\",\"mesh\":0,\"skin\":0}],\"skins\":[{\"joints\":[0,1]}],"
+           "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+           "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+           "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
+           "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
+           "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],"
+           "\"buffers\":[{\"byteLength\":96,\"uri\":\"data:application/octet-stream;base64,%s\"}]}\n",
+           b64);
+  write_file("twice.gltf", text);
+  free(text);
+  free(b64);
+  char args[1024];
+  snprintf(args, sizeof args, "convert %s/twice.gltf %s/twice.glb", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "glTF: 1 influence(s) name a joint their vertex already has: added into it"), "%s",
+                err_text());
+  snprintf(args, sizeof args, "info %s/twice.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "max 2 influences"), "%s", g_out); /* (a 0.5, b 0.5) */
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -452,6 +491,7 @@ static Suite* suite(void) {
   tcase_add_test(t, info_and_sample);
   tcase_add_test(t, pack_info_unpack);
   tcase_add_test(t, unpack_finds_the_model_beside);
+  tcase_add_test(t, convert_says_it_merged_a_joint_named_twice);
   suite_add_tcase(s, t);
   return s;
 }
