@@ -12,14 +12,15 @@
  *
  * Speed (issue 6): closed cylinders from sk_mesh_cylinder along +X with a 3-bone chain (128 x 300 = 38,786 and
  * 256 x 780 = 200,450 vertices), and gltf/CesiumMan_subdiv2.glb (one mesh, 19 bones; 92,569 vertices as both
- * Assimp and Blender's glTF importer load it, 67,279 once identical ones are joined). Each cylinder is written as a raw file (positions, triangles, bone
- * segments) that the Blender script builds with foreach_set (same vertices, same order) with an armature whose
- * bones are exactly our segments; Blender times bpy.ops.object.parent_set(type='ARMATURE_AUTO') only. Ours: sk_bind
- * (wall time from its report; it uses both cores). Best of 7 / 3 / 5 runs for us (a run over 5 s is not repeated; ours are cheap,
- * and on a shared 2-core machine one run of a two-thread bind easily loses a core to another job),
- * of 2 / 1 / 1 for Blender. Wall and process CPU times are both printed (the machine is shared: wall times carry
- * the load of other jobs). Prints `BENCH bind_<method>_<mesh>_ms`, `BENCH blender_autoweights_<mesh>_ms` and
- * `BENCH bind_<method>_<mesh>_speedup <Blender wall time / our wall time> ratio`.
+ * Assimp and Blender's glTF importer load it, 67,279 once identical ones are joined). Each cylinder is written as a raw
+ * file (positions, triangles, bone segments) that the Blender script builds with foreach_set (same vertices, same
+ * order) with an armature whose bones are exactly our segments; Blender times
+ * bpy.ops.object.parent_set(type='ARMATURE_AUTO') only. Ours: sk_bind (wall time from its report; it uses both cores).
+ * Best of 7 / 3 / 5 runs for us (a run over 5 s is not repeated; ours are cheap, and on a shared 2-core machine one run
+ * of a two-thread bind easily loses a core to another job), of 2 / 1 / 1 for Blender. Wall and process CPU times are
+ * both printed (the machine is shared: wall times carry the load of other jobs). Prints `BENCH
+ * bind_<method>_<mesh>_ms`, `BENCH blender_autoweights_<mesh>_ms` and `BENCH bind_<method>_<mesh>_speedup <Blender wall
+ * time / our wall time> ratio`.
  *
  * The CLI as users run it (issue 20): `skinkit bind IN OUT --force` (default method, isolated reading) as a whole
  * process, fork/exec of the skinkit binary beside this program (env SKINKIT_CLI overrides) on each cylinder
@@ -29,8 +30,8 @@
  * given to Blender), is the memory yardstick. Prints `BENCH cli_bind_<mesh>_{wall,user,sys}_ms`,
  * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio`, a
  * table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest mesh the CLI bound. Growth from the 40k to the
- * 200k cylinder as the exponent of the vertex ratio: `BENCH bind_<method>_growth_40k_200k` (in process) and
- * `BENCH cli_bind_growth_40k_200k` (whole CLI).
+ * 200k cylinder as the exponent of the vertex ratio: `BENCH bind_<method>_growth_40k_200k` (in process: the median
+ * of 9 alternated pairs, then min .. max) and `BENCH cli_bind_growth_40k_200k` (whole CLI).
  *
  * Quality: every corpus asset with artist weights (SKINKIT_ASSETS): all twelve files of its README, as they are
  * small (the largest, CesiumMan_subdiv2, only in full runs). Per skinned mesh: a skeleton whose rest pose is the
@@ -963,6 +964,36 @@ static int write_cylinder(const cylinder* c, const float* heads, const float* ta
   return write_file(c->mesh_path, chunks, sizes, 6);
 }
 
+/* One in-process bind of cylinder c by method k into skin: sk_bind's own wall time (ms) and the process CPU time
+ * into *cpu_ms; -1 after a failure (reported). */
+static double bind_once(const cylinder* c, size_t k, const float* heads, const float* tails, sk_skin* skin,
+                        double* cpu_ms) {
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.method = k_methods[k].method;
+  d.positions = c->pos;
+  d.vertex_count = c->nv;
+  d.triangles = c->tri;
+  d.triangle_count = c->nt;
+  d.heads = heads;
+  d.tails = tails;
+  d.joint_count = 3;
+  sk_bind_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  sk_error err;
+  double c0 = cpu_ms_now();
+  if (sk_bind(&d, skin, &rep, &err)) {
+    char what[64];
+    snprintf(what, sizeof what, "bind %s", k_methods[k].name);
+    fail(what, c->def->name, &err);
+    return -1.0;
+  }
+  if (cpu_ms) *cpu_ms = cpu_ms_now() - c0;
+  return rep.milliseconds;
+}
+
 static void time_cylinder(cylinder* c, const float* heads, const float* tails) {
   sk_error err;
   sk_skin* skin = NULL;
@@ -972,34 +1003,13 @@ static void time_cylinder(cylinder* c, const float* heads, const float* tails) {
   }
   for (size_t k = 0; k < METHOD_COUNT; ++k) {
     if (method_skipped(k, c->nv)) continue;
-    sk_bind_desc d;
-    memset(&d, 0, sizeof d);
-    d.size = sizeof d;
-    d.method = k_methods[k].method;
-    d.positions = c->pos;
-    d.vertex_count = c->nv;
-    d.triangles = c->tri;
-    d.triangle_count = c->nt;
-    d.heads = heads;
-    d.tails = tails;
-    d.joint_count = 3;
     double best = 1e300, best_cpu = 1e300;
     int ok = 1;
     for (int r = 0; r < c->def->runs_ours && ok && (r == 0 || best < REPEAT_BELOW_MS); ++r) {
-      sk_bind_report rep;
-      memset(&rep, 0, sizeof rep);
-      rep.size = sizeof rep;
-      double c0 = cpu_ms_now();
-      if (sk_bind(&d, skin, &rep, &err)) {
-        char what[64];
-        snprintf(what, sizeof what, "bind %s", k_methods[k].name);
-        fail(what, c->def->name, &err);
-        ok = 0;
-      } else {
-        double cpu = cpu_ms_now() - c0;
-        if (rep.milliseconds < best) best = rep.milliseconds;
-        if (cpu < best_cpu) best_cpu = cpu;
-      }
+      double cpu = 0.0, ms = bind_once(c, k, heads, tails, skin, &cpu);
+      ok = ms >= 0.0;
+      if (ok && ms < best) best = ms;
+      if (ok && cpu < best_cpu) best_cpu = cpu;
     }
     c->ours_ok[k] = ok;
     c->ours_ms[k] = best;
@@ -1156,20 +1166,59 @@ static void print_cli_table(const cylinder* cyl, const asset* assets) {
            (double)largest->maxrss_kb / (double)largest_nv, largest_nv);
 }
 
+#define GROWTH_PAIRS 9 /* alternated 40k / 200k binds per method for the growth exponent */
+
+static int cmp_double(const void* x, const void* y) {
+  const double a = *(const double*)x, b = *(const double*)y;
+  return (a > b) - (a < b);
+}
+
+/* Each method's growth exponent between cylinders a and b from GROWTH_PAIRS pairs of binds, a and b one right after
+ * the other (which one first alternates), so that both sizes of a pair see the same machine: on the VM the speed of
+ * every bind moved by up to 2x between runs, and the exponent of two best-of-N times taken a minute apart read
+ * N^1.08-1.16 for robust (and N^1.28 for nearest, which is linear) in three runs of the same build. Into med/lo/hi
+ * (median, min, max; NAN when a bind failed). */
+static void growth_alternated(const cylinder* a, const cylinder* b, const float* heads, const float* tails, double* med,
+                              double* lo, double* hi) {
+  sk_skin *sa = NULL, *sb = NULL;
+  const double dn = log((double)b->nv / (double)a->nv);
+  int setup = !sk_skin_create(a->nv, 3, &sa, NULL) && !sk_skin_create(b->nv, 3, &sb, NULL);
+  for (size_t k = 0; k < METHOD_COUNT; ++k) {
+    double e[GROWTH_PAIRS];
+    int n = 0;
+    med[k] = lo[k] = hi[k] = NAN;
+    if (!setup || !a->ours_ok[k] || !b->ours_ok[k]) continue;
+    for (int r = 0; r < GROWTH_PAIRS; ++r) {
+      double ta = r % 2 ? -1.0 : bind_once(a, k, heads, tails, sa, NULL);
+      double tb = bind_once(b, k, heads, tails, sb, NULL);
+      if (r % 2) ta = bind_once(a, k, heads, tails, sa, NULL);
+      if (ta > 0.0 && tb > 0.0) e[n++] = log(tb / ta) / dn;
+    }
+    if (n < GROWTH_PAIRS) continue;
+    qsort(e, (size_t)n, sizeof *e, cmp_double);
+    med[k] = e[n / 2], lo[k] = e[0], hi[k] = e[n - 1];
+  }
+  sk_skin_destroy(sa);
+  sk_skin_destroy(sb);
+}
+
 /* Time growth between the 40k and 200k cylinders (issue 17: <= N^1.15), as the exponent e of t1 / t0 =
- * (n1 / n0)^e: each method's in-process best (sk_bind's own wall time; the small mesh's blocks come back warm
- * from the heap while the large one's factor is mapped fresh by glibc on every call: docs/bind.md) and the whole
- * CLI (`skinkit bind`, both sizes cold). Needs both cylinders (not with --only naming one). */
-static void print_growth(const cylinder* cyl) {
+ * (n1 / n0)^e: each method in process (sk_bind's own wall time; the median of growth_alternated's pairs) and the
+ * whole CLI (`skinkit bind`, both sizes cold). Needs both cylinders (not with --only naming one). */
+static void print_growth(const cylinder* cyl, const float* heads, const float* tails) {
   const cylinder *a = &cyl[0], *b = &cyl[1];
   if (!a->pos || !b->pos || a->nv == 0 || b->nv <= a->nv) return;
   const double dn = log((double)b->nv / (double)a->nv);
-  printf("\n== time growth %s -> %s (exponent of the vertex ratio %.2f) ==\n", a->def->name, b->def->name,
-         (double)b->nv / (double)a->nv);
+  printf(
+      "\n== time growth %s -> %s (exponent of the vertex ratio %.2f; in process: median of %d alternated pairs, "
+      "min .. max) ==\n",
+      a->def->name, b->def->name, (double)b->nv / (double)a->nv, GROWTH_PAIRS);
+  double med[METHOD_COUNT], lo[METHOD_COUNT], hi[METHOD_COUNT];
+  growth_alternated(a, b, heads, tails, med, lo, hi);
   for (size_t k = 0; k < METHOD_COUNT; ++k)
-    if (a->ours_ok[k] && b->ours_ok[k] && a->ours_ms[k] > 0 && b->ours_ms[k] > 0)
-      printf("BENCH bind_%s_growth_%s_%s %.3f exponent\n", k_methods[k].name, a->def->name, b->def->name,
-             log(b->ours_ms[k] / a->ours_ms[k]) / dn);
+    if (!isnan(med[k]))
+      printf("BENCH bind_%s_growth_%s_%s %.3f exponent (%.3f .. %.3f)\n", k_methods[k].name, a->def->name, b->def->name,
+             med[k], lo[k], hi[k]);
   if (a->cli.ok && b->cli.ok && a->cli.wall_ms > 0)
     printf("BENCH cli_bind_growth_%s_%s %.3f exponent\n", a->def->name, b->def->name,
            log(b->cli.wall_ms / a->cli.wall_ms) / dn);
@@ -1433,7 +1482,7 @@ int main(int argc, char** argv) {
       if (a->ours[k].ok) print_speed_row(a->name, a->nv, k, a->ours[k].ms, a->ours[k].cpu_ms, &a->bl);
   }
   print_cli_table(cyl, assets);
-  print_growth(cyl);
+  print_growth(cyl, heads, tails);
   printf("\n== quality table (weight err: mean 1/2 L1; deform: %% of bbox diagonal over %d poses; ratio: ours / "
          "Blender deform mean; !: mesh and bones disagree as loaded: see WARNING) ==\n",
          POSES);
