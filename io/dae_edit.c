@@ -199,7 +199,7 @@ typedef struct dnode {
   bool joint;  /* type="JOINT" */
   bool moves;  /* a transformation element that is not the identity (or one this scanner does not read) */
   /* Blender's bone extras (<extra><technique profile="blender">): tip_x/y/z (tail - head, leaf bones only) and
-   * connect; and the translation of the node's <matrix>, when it has one (for the reader: skio_dae_bone_children) */
+   * connect; and the translation of the node's <matrix>, when it has one (for the reader: skio_dae_read_places) */
   float tip[3], move[3];
   bool has_tip, connect, has_move;
 } dnode;
@@ -1541,44 +1541,6 @@ static bool bind_shape(const dctrl* c, float bsm[16]) {
   return true;
 }
 
-int skio_dae_skin_places(const char* src, size_t n, skio_dae_skin_place** out, uint32_t* count, bool* blender,
-                         skc_err* err) {
-  *out = NULL;
-  *count = 0;
-  *blender = blender_authored(src, n);
-  doc d = {0};
-  char why[160];
-  int rc = scan(src, n, &d, why, sizeof why);
-  if (rc == 1) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
-  skio_dae_skin_place* list = rc ? NULL : calloc(d.ni ? d.ni : 1, sizeof *list);
-  if (!rc && !list) rc = 1;
-  uint32_t k = 0;
-  for (uint32_t i = 0; !rc && i < d.ni; ++i) {
-    const dinst* in = &d.insts[i];
-    const dctrl* c = NULL;
-    for (uint32_t j = 0; in->controller && j < d.nc && !c; ++j)
-      if (span_eq(d.ctrls[j].id, in->url)) c = &d.ctrls[j];
-    const dnode* nd = &d.nodes[in->node];
-    if (!c || !nd->id.n || !bind_shape(c, list[k].bsm)) continue;
-    if (!(list[k].node_id = strndup(nd->id.p, nd->id.n))) rc = 1;
-    list[k].node_moves = nd->moves;
-    k += !rc;
-  }
-  doc_free(&d);
-  if (rc == 1) {
-    skio_dae_free_skin_places(list, k);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
-  }
-  *out = list;
-  *count = k;
-  return SKC_OK;
-}
-
-void skio_dae_free_skin_places(skio_dae_skin_place* p, uint32_t count) {
-  for (uint32_t i = 0; p && i < count; ++i) free(p[i].node_id);
-  free(p);
-}
-
 /* The length of Blender bone b: its tip when written (leaf bones), else the distance to a connected child joint's
  * head; 0 when neither says. */
 static float bone_length(const doc* d, uint32_t b) {
@@ -1592,36 +1554,58 @@ static float bone_length(const doc* d, uint32_t b) {
   return 0.0f;
 }
 
-int skio_dae_bone_children(const char* src, size_t n, skio_dae_bone_child** out, uint32_t* count, skc_err* err) {
-  *out = NULL;
-  *count = 0;
+/* One entry per <instance_controller> of a skin controller into out->skins; 0, or 1 when out of memory. */
+static int skin_places(const doc* d, skio_dae_places* out) {
+  if (!(out->skins = calloc(d->ni ? d->ni : 1, sizeof *out->skins))) return 1;
+  for (uint32_t i = 0; i < d->ni; ++i) {
+    const dinst* in = &d->insts[i];
+    const dctrl* c = NULL;
+    for (uint32_t j = 0; in->controller && j < d->nc && !c; ++j)
+      if (span_eq(d->ctrls[j].id, in->url)) c = &d->ctrls[j];
+    const dnode* nd = &d->nodes[in->node];
+    skio_dae_skin_place* pl = &out->skins[out->skin_count];
+    if (!c || !nd->id.n || !bind_shape(c, pl->bsm)) continue;
+    if (!(pl->node_id = strndup(nd->id.p, nd->id.n))) return 1;
+    pl->node_moves = nd->moves;
+    out->skin_count++;
+  }
+  return 0;
+}
+
+/* One entry per node that is no joint, whose parent is a joint of known length, into out->children; 0, or 1 when
+ * out of memory. */
+static int bone_children(const doc* d, skio_dae_places* out) {
+  if (!(out->children = calloc(d->nn ? d->nn : 1, sizeof *out->children))) return 1;
+  for (uint32_t i = 0; i < d->nn; ++i) {
+    const dnode* nd = &d->nodes[i];
+    if (nd->joint || nd->parent < 0 || !d->nodes[nd->parent].joint || !nd->id.n) continue;
+    const float len = bone_length(d, (uint32_t)nd->parent);
+    if (!(len > 0.0f)) continue;
+    skio_dae_bone_child* k = &out->children[out->child_count];
+    if (!(k->node_id = strndup(nd->id.p, nd->id.n))) return 1;
+    k->bone_length = len;
+    out->child_count++;
+  }
+  return 0;
+}
+
+int skio_dae_read_places(const char* src, size_t n, skio_dae_places* out, skc_err* err) {
+  memset(out, 0, sizeof *out);
+  out->blender = blender_authored(src, n);
   doc d = {0};
   char why[160];
   int rc = scan(src, n, &d, why, sizeof why);
-  if (rc == 1) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
-  skio_dae_bone_child* list = rc ? NULL : calloc(d.nn ? d.nn : 1, sizeof *list);
-  if (!rc && !list) rc = 1;
-  uint32_t k = 0;
-  for (uint32_t i = 0; !rc && i < d.nn; ++i) {
-    const dnode* nd = &d.nodes[i];
-    if (nd->joint || nd->parent < 0 || !d.nodes[nd->parent].joint || !nd->id.n) continue;
-    const float len = bone_length(&d, (uint32_t)nd->parent);
-    if (!(len > 0.0f)) continue;
-    if (!(list[k].node_id = strndup(nd->id.p, nd->id.n))) rc = 1;
-    list[k].bone_length = len;
-    k += !rc;
-  }
+  if (rc == 0) rc = skin_places(&d, out) || bone_children(&d, out);
   doc_free(&d);
-  if (rc == 1) {
-    skio_dae_free_bone_children(list, k);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
-  }
-  *out = list;
-  *count = k;
-  return SKC_OK;
+  if (rc != 1) return SKC_OK; /* read, or a document the scanner cannot read: no entries */
+  skio_dae_free_places(out);
+  return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory scanning a Collada document");
 }
 
-void skio_dae_free_bone_children(skio_dae_bone_child* p, uint32_t count) {
-  for (uint32_t i = 0; p && i < count; ++i) free(p[i].node_id);
-  free(p);
+void skio_dae_free_places(skio_dae_places* p) {
+  for (uint32_t i = 0; p->skins && i < p->skin_count; ++i) free(p->skins[i].node_id);
+  for (uint32_t i = 0; p->children && i < p->child_count; ++i) free(p->children[i].node_id);
+  free(p->skins);
+  free(p->children);
+  memset(p, 0, sizeof *p);
 }

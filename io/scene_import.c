@@ -900,62 +900,69 @@ static void offsets_times(const struct aiMesh* am, const float c[16]) {
   }
 }
 
-/* Nodes Blender parented to a bone sit at its tail (skio_dae_bone_children): their translation gains the bone's
- * length along the bone's y axis, the joint frame's y in Blender's Collada. 0, or SKC_OUT_OF_MEMORY. */
-static int bone_child_places(builder* b, const char* text, size_t n, skc_err* err) {
-  skio_dae_bone_child* kids = NULL;
-  uint32_t count = 0;
-  int rc = skio_dae_bone_children(text, n, &kids, &count, err);
-  for (uint32_t i = 0; !rc && i < b->node_count; ++i) {
+/* Nodes Blender parented to a bone sit at its tail (skio_dae_places.children): their translation gains the bone's
+ * length along the bone's y axis, the joint frame's y in Blender's Collada. */
+static void bone_child_places(builder* b, const skio_dae_places* pl) {
+  for (uint32_t i = 0; i < b->node_count; ++i) {
     struct aiNode* node = (struct aiNode*)b->nodes[i].node;
     const struct aiMatrix4x4* t = &node->mTransformation;
     if (t->d1 != 0.0f || t->d2 != 0.0f || t->d3 != 0.0f || t->d4 != 1.0f) continue;
-    for (uint32_t k = 0; k < count; ++k)
-      if (!strcmp(kids[k].node_id, node->mName.data)) node->mTransformation.b4 += kids[k].bone_length;
+    for (uint32_t k = 0; k < pl->child_count; ++k)
+      if (!strcmp(pl->children[k].node_id, node->mName.data)) node->mTransformation.b4 += pl->children[k].bone_length;
   }
-  skio_dae_free_bone_children(kids, count);
-  return rc;
 }
 
-/* Blender's Collada skins, placed as Blender places them. Blender writes a skin's bind shape matrix relative to the
- * mesh object's parent (the armature object) and its inverse binds in world space, and its importer reads them so;
- * Assimp applies the bind shape in world space (bone offset = inverse bind x bind shape). A character whose armature
- * object is not at the origin lost that transform: two_arm.dae's horse, an armature at x = 1, came out of `convert`
- * at x = 0, away from its bones, and bind saw its bones outside it. So for a file Blender wrote, each skinned mesh
- * whose instancing node has no transform of its own but sits under nodes that have one (P) gets the offsets
- * inverse bind x P x bind shape = offset x (BSM^-1 P BSM): every reader of the scene then sees it where Blender does.
- * Other writers' files are read by the specification's formula, as before. 0, or SKC_OUT_OF_MEMORY. */
-static int blender_skin_places(builder* b, skc_err* err) {
+/* The first flat node instancing mesh m, or -1. */
+static int32_t mesh_node(const builder* b, unsigned m) {
+  for (uint32_t i = 0; i < b->node_count; ++i)
+    for (unsigned k = 0; k < b->nodes[i].node->mNumMeshes; ++k)
+      if (b->nodes[i].node->mMeshes[k] == m) return (int32_t)i;
+  return -1;
+}
+
+/* Mesh m's skin as Blender places it (blender_collada_places): its offsets times BSM^-1 P BSM. */
+static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
+  const struct aiMesh* am = b->ai->mMeshes[m];
+  const int32_t at = am && am->mNumBones ? mesh_node(b, m) : -1;
+  const skio_dae_skin_place* sp = NULL;
+  for (uint32_t q = 0; at >= 0 && q < pl->skin_count && !sp; ++q)
+    if (!strcmp(pl->skins[q].node_id, b->nodes[at].node->mName.data)) sp = &pl->skins[q];
+  float p[16], id[16], inv[16], c[16];
+  skc_mat4_identity(id);
+  if (!sp || sp->node_moves || !skc_mat4_inverse(sp->bsm, inv)) return;
+  parent_world_below_root(b, at, p);
+  if (skc_mat4_max_abs_diff(p, id) <= 1e-6f) return;
+  skc_mat4_mul(inv, p, c);
+  skc_mat4_mul(c, sp->bsm, c);
+  offsets_times(am, c);
+}
+
+/* A Collada file Blender wrote, placed as Blender places it. Blender writes a skin's bind shape matrix relative to
+ * the mesh object's parent (the armature object) and its inverse binds in world space, and its importer reads them
+ * so; Assimp applies the bind shape in world space (bone offset = inverse bind x bind shape). A character whose
+ * armature object is not at the origin lost that transform: a Blender scene's second armature, at x = 1, came out of
+ * `convert` with its body at x = 0, away from its bones, and bind saw its bones outside it. So each skinned mesh
+ * whose instancing node has no transform of its own but sits under nodes that have one (P) gets the offsets inverse
+ * bind x P x bind shape = offset x (BSM^-1 P BSM), and a node parented to a bone moves to the bone's tail
+ * (bone_child_places): every reader of the scene then sees them where Blender does. Other writers' files are read by
+ * the specification's formula, as before. 0, or SKC_OUT_OF_MEMORY. */
+static int blender_collada_places(builder* b, skc_err* err) {
   if (!has_extension(b->path, ".dae")) return SKC_OK;
   size_t n = 0;
-  bool oom = false, blender = false;
+  bool oom = false;
   char* text = skio_read_whole(b->path, (size_t)1 << 30, &n, &oom);
   if (!text) return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
-  skio_dae_skin_place* places = NULL;
-  uint32_t count = 0;
-  int rc = skio_dae_skin_places(text, n, &places, &count, &blender, err);
-  if (!rc && blender) rc = bone_child_places(b, text, n, err);
+  skio_dae_places pl;
+  int rc = skio_dae_read_places(text, n, &pl, err);
   free(text);
-  for (unsigned m = 0; !rc && blender && m < b->ai->mNumMeshes; ++m) {
-    const struct aiMesh* am = b->ai->mMeshes[m];
-    int32_t at = -1; /* the first node instancing mesh m */
-    for (uint32_t i = 0; am && am->mNumBones && at < 0 && i < b->node_count; ++i)
-      for (unsigned k = 0; k < b->nodes[i].node->mNumMeshes; ++k)
-        if (b->nodes[i].node->mMeshes[k] == m) at = (int32_t)i;
-    const skio_dae_skin_place* pl = NULL;
-    for (uint32_t q = 0; at >= 0 && q < count && !pl; ++q)
-      if (!strcmp(places[q].node_id, b->nodes[at].node->mName.data)) pl = &places[q];
-    float p[16], id[16], inv[16], c[16];
-    skc_mat4_identity(id);
-    if (!pl || pl->node_moves || !skc_mat4_inverse(pl->bsm, inv)) continue;
-    parent_world_below_root(b, at, p);
-    if (skc_mat4_max_abs_diff(p, id) <= 1e-6f) continue;
-    skc_mat4_mul(inv, p, c);
-    skc_mat4_mul(c, pl->bsm, c);
-    offsets_times(am, c);
+  if (rc || !pl.blender) {
+    if (!rc) skio_dae_free_places(&pl);
+    return rc;
   }
-  skio_dae_free_skin_places(places, count);
-  return rc;
+  bone_child_places(b, &pl);
+  for (unsigned m = 0; m < b->ai->mNumMeshes; ++m) skin_place(b, m, &pl);
+  skio_dae_free_places(&pl);
+  return SKC_OK;
 }
 
 /* Assimp's import of path. A file it refuses is read again from a mended copy: a Collada file without its morph
@@ -1133,7 +1140,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   } else {
     flatten(&b, ai->mRootNode, -1, 0);
   }
-  if ((rc = blender_skin_places(&b, err))) goto fail;
+  if ((rc = blender_collada_places(&b, err))) goto fail;
   if ((rc = build_skeleton(&b, err))) goto fail;
   if (ai->mNumMeshes && ai->mMeshes) {
     if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes))) {

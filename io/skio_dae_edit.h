@@ -63,34 +63,37 @@ int skio_dae_edit(const char* src, size_t n, const skio_dae_mesh_edit* meshes, u
                   const char* const* joint_names, const float* joint_binds, uint32_t joint_count, char** out,
                   size_t* out_n, skio_dae_edit_report* report, char* why, size_t why_size, skc_err* err);
 
-/* Where the skins of a Collada document sit (for the reader, scene_import.c). Collada readers disagree on what a
- * skin's bind shape matrix is relative to when the node instancing the skin sits under nodes with a transform:
- * Assimp (and the specification's formula) apply it in world space; Blender's exporter writes it relative to the
- * object's parent (the armature object it is parented to) while its inverse binds are in world space, and its
- * importer reads it so. One entry per <instance_controller> of a skin controller: the instancing node's id, whether
- * that node has a transform of its own, and the controller's bind shape matrix (column-major; the identity when it
- * has none). *blender: the document's <authoring_tool> starts with "Blender". A document the scanner cannot read
- * gives no entries (SKC_OK); SKC_OUT_OF_MEMORY. Free with skio_dae_free_skin_places. */
+/* What a reader must know to place a Collada file's skins and bone children as Blender does (scene_import.c).
+ *  - skins: Collada readers disagree on what a skin's bind shape matrix is relative to when the node instancing the
+ *    skin sits under nodes with a transform: Assimp (and the specification's formula) apply it in world space;
+ *    Blender's exporter writes it relative to the object's parent (the armature object it is parented to) while its
+ *    inverse binds are in world space, and its importer reads it so. One entry per <instance_controller> of a skin
+ *    controller: the instancing node's id, whether that node has a transform of its own, and the controller's bind
+ *    shape matrix (column-major; the identity when it has none).
+ *  - children: Blender parents an object to a bone at the bone's tail, and its exporter writes the object's node
+ *    under the joint's node with its matrix relative to that tail, where Collada's node tree places it at the joint
+ *    (the bone's head). One entry per node that is no joint and whose parent is one, with that bone's length when
+ *    the file says it (Blender's <extra> tip of a leaf bone, else the head of a connected child joint).
+ *  - blender: the document's <authoring_tool> starts with "Blender".
+ * A document the scanner cannot read gives no entries (SKC_OK); SKC_OUT_OF_MEMORY (nothing to free then). Free with
+ * skio_dae_free_places. */
 typedef struct skio_dae_skin_place {
   char* node_id;
   bool node_moves;
   float bsm[16];
 } skio_dae_skin_place;
-int skio_dae_skin_places(const char* src, size_t n, skio_dae_skin_place** out, uint32_t* count, bool* blender,
-                         skc_err* err);
-void skio_dae_free_skin_places(skio_dae_skin_place* p, uint32_t count);
-
-/* Blender parents an object to a bone at the bone's tail, and its Collada exporter writes the object's node under
- * the joint's node with its matrix relative to that tail, where Collada's node tree places it at the joint (the
- * bone's head): a prop in a hand sat a bone's length short. One entry per node that is no joint and whose parent is
- * one, with that bone's length when the file says it (Blender's <extra> tip of a leaf bone, else the head of a
- * connected child joint); nodes whose bone length is unknown are left out. A document the scanner cannot read gives
- * no entries (SKC_OK); SKC_OUT_OF_MEMORY. */
 typedef struct skio_dae_bone_child {
   char* node_id;
   float bone_length;
 } skio_dae_bone_child;
-int skio_dae_bone_children(const char* src, size_t n, skio_dae_bone_child** out, uint32_t* count, skc_err* err);
-void skio_dae_free_bone_children(skio_dae_bone_child* p, uint32_t count);
+typedef struct skio_dae_places {
+  bool blender;
+  skio_dae_skin_place* skins;
+  uint32_t skin_count;
+  skio_dae_bone_child* children;
+  uint32_t child_count;
+} skio_dae_places;
+int skio_dae_read_places(const char* src, size_t n, skio_dae_places* out, skc_err* err);
+void skio_dae_free_places(skio_dae_places* p);
 
 #endif

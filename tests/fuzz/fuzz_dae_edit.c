@@ -166,20 +166,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     free(again);
   }
   free(out);
-  skio_dae_skin_place* places = NULL; /* the reader's scan of the same text (scene_import.c) */
-  uint32_t np = 0;
-  bool blender = false;
-  rc = skio_dae_skin_places((const char*)data, size, &places, &np, &blender, &err);
+  skio_dae_places pl; /* the reader's scan of the same text (scene_import.c) */
+  rc = skio_dae_read_places((const char*)data, size, &pl, &err);
   if (rc != SKC_OK && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
-  for (uint32_t i = 0; i < np; ++i)
-    if (!places[i].node_id || !places[i].node_id[0]) __builtin_trap();
-  skio_dae_free_skin_places(places, np);
-  skio_dae_bone_child* kids = NULL;
-  rc = skio_dae_bone_children((const char*)data, size, &kids, &np, &err);
-  if (rc != SKC_OK && rc != SKC_OUT_OF_MEMORY) __builtin_trap();
-  for (uint32_t i = 0; i < np; ++i)
-    if (!kids[i].node_id || !(kids[i].bone_length > 0.0f)) __builtin_trap();
-  skio_dae_free_bone_children(kids, np);
+  for (uint32_t i = 0; rc == SKC_OK && i < pl.skin_count; ++i)
+    if (!pl.skins[i].node_id || !pl.skins[i].node_id[0]) __builtin_trap();
+  for (uint32_t i = 0; rc == SKC_OK && i < pl.child_count; ++i)
+    if (!pl.children[i].node_id || !(pl.children[i].bone_length > 0.0f)) __builtin_trap();
+  if (rc == SKC_OK) skio_dae_free_places(&pl);
   job_free(&j);
   free(doc);
   return 0;
