@@ -1638,6 +1638,71 @@ static int check_scene(writer* w) {
 }
 
 /* ---- entry ------------------------------------------------------------------------------------------------------ */
+/* ---- several characters ------------------------------------------------------------------------------------------ */
+
+/* A scene of several characters, each under its own armature object (a skeleton root that no skin lists, kept a plain
+ * node: arm_obj), as Blender's FBX export of two armatures reads. Every skin listed the every-skin joints (extra) of
+ * every character, so Blender 3.4's glTF importer, which makes one armature of skins that share joints, merged the
+ * characters into one armature named after a mesh, their armature objects turned into bones. With two or more
+ * armature objects that skins use, a skin lists only its own characters' extra joints (and those under no
+ * character). chars.top[j]: the root above joint j; chars.taken[r]: some skinned mesh uses a joint below root r. */
+typedef struct characters {
+  bool split;     /* two or more armature objects in use: skins list their own characters only */
+  uint32_t* top;  /* joint_count */
+  uint8_t* taken; /* joint_count */
+  uint8_t* extra; /* joint_count: the mesh's own extra joints (characters_extra) */
+  uint8_t* mine;  /* joint_count scratch */
+} characters;
+
+static void characters_free(characters* c) {
+  free(c->top), free(c->taken), free(c->extra), free(c->mine);
+  memset(c, 0, sizeof *c);
+}
+
+/* Marks in mark the roots (c->top) of the joints mesh m binds or weights. */
+static void mesh_tops(const skio_mesh* m, uint32_t jc, const characters* c, uint8_t* mark) {
+  for (uint32_t j = 0; m->skin && j < jc; ++j)
+    if (m->bound && m->bound[j]) mark[c->top[j]] = 1;
+  for (size_t e = 0, n = m->skin ? skc_skin_entries(m->skin) : 0; e < n; ++e)
+    if (m->skin->joints[e] < jc && m->skin->weights[e] > 0.0f) mark[c->top[m->skin->joints[e]]] = 1;
+}
+
+/* Fills c for scene s (arm_obj: the roots kept as armature objects); false when out of memory. */
+static bool characters_find(const skio_scene* s, const uint8_t* arm_obj, characters* c) {
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk ? sk->joint_count : 0;
+  memset(c, 0, sizeof *c);
+  if (!jc) return true;
+  c->top = malloc(jc * sizeof *c->top);
+  c->taken = calloc(jc, 1);
+  c->extra = malloc(jc);
+  c->mine = malloc(jc);
+  if (!c->top || !c->taken || !c->extra || !c->mine) return false;
+  for (uint32_t j = 0; j < jc; ++j) {
+    int32_t p = sk->parents[j];
+    c->top[j] = (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) ? j : c->top[p];
+  }
+  for (uint32_t m = 0; m < s->mesh_count; ++m) mesh_tops(&s->meshes[m], jc, c, c->taken);
+  uint32_t in_use = 0;
+  for (uint32_t j = 0; j < jc; ++j) in_use += c->top[j] == j && arm_obj[j] && c->taken[j];
+  c->split = in_use >= 2;
+  return true;
+}
+
+/* The every-skin joints mesh m lists: orphan, less those below another character's armature object. */
+static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint32_t m, const uint8_t* arm_obj,
+                                       const uint8_t* orphan) {
+  if (!c->split) return orphan;
+  const uint32_t jc = s->skeleton->joint_count;
+  memset(c->mine, 0, jc);
+  mesh_tops(&s->meshes[m], jc, c, c->mine);
+  for (uint32_t j = 0; j < jc; ++j) {
+    const uint32_t r = c->top[j];
+    c->extra[j] = orphan[j] && !(arm_obj[r] && c->taken[r] && !c->mine[r]);
+  }
+  return c->extra;
+}
+
 int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* opts, skc_err* err) {
   if (!s || !path || !path[0]) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL or empty");
   writer w;
@@ -1714,6 +1779,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   char** mnames = NULL;
   uint8_t* orphan = NULL;
   uint8_t* used = NULL;
+  uint8_t* arm_obj = calloc(jc + 1, 1); /* roots kept as armature objects */
+  characters chars = {0};
   mesh_out* mo = calloc(M, sizeof *mo);
   bool* animated = calloc(jc + 1, sizeof *animated);
   bool* matrix_joint = calloc(jc + 1, sizeof *matrix_joint);
@@ -1724,7 +1791,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   holders hold = {NULL, NULL, NULL, NULL};
   bool ext_webp = false, ext_ktx2 = false;
   char *tmp_bin = NULL, *tmp_main = NULL;
-  if (!mo || !animated || !matrix_joint || !child_off || !child) {
+  if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj) {
     rc = oom_fail(&w);
     goto done;
   }
@@ -1804,6 +1871,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       bool armature_object = all_rigid && orphan[j] && !used[j] && skc_skeleton_is_root(sk, j);
       for (uint32_t k = child_off[j]; armature_object && k < child_off[j + 1]; ++k)
         armature_object = used[child[k]] || !orphan[child[k]];
+      arm_obj[j] = armature_object;
       orphan[j] = (all_rigid && !armature_object) || !orphan[j]; /* listed in every skin (beside the bound ones) */
       w.rep.orphans_listed += any_skin && !used[j] && orphan[j];
     }
@@ -1817,7 +1885,12 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
    * The same rule as the FBX export (skio_scene_rest_to_bind). */
   float bake_x[16];
   if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
-  for (uint32_t mi = 0; mi < M && !rc; ++mi) rc = write_mesh(&w, mi, orphan, &mo[mi]);
+  if (!characters_find(s, arm_obj, &chars)) {
+    rc = oom_fail(&w);
+    goto done;
+  }
+  for (uint32_t mi = 0; mi < M && !rc; ++mi)
+    rc = write_mesh(&w, mi, characters_extra(&chars, s, mi, arm_obj, orphan), &mo[mi]);
   if (rc) goto done;
   mesh_groups(s, mo);
   if ((rc = mesh_json(&w, mo, &meshes))) goto done;
@@ -1924,7 +1997,9 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       int64_t skel = lca >= 0 ? lca : -1;
       if (k++) skio_buf_str(&skins, ",");
       skio_buf_str(&skins, "{\"name\":");
-      put_json_string(&skins, armature ? armature : s->meshes[mi].name, NULL);
+      const uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0; /* a character's own armature object */
+      const char* own = chars.split && arm_obj[top] ? sk->names[top] : armature;
+      put_json_string(&skins, own ? own : s->meshes[mi].name, NULL);
       skio_buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
       for (uint32_t i = 0; i < mo[mi].listed; ++i) skio_buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
       skio_buf_str(&skins, "]");
@@ -2103,6 +2178,8 @@ done:
   free(mnames);
   free(orphan);
   free(used);
+  free(arm_obj);
+  characters_free(&chars);
   holders_free(&hold);
   if (mo)
     for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints), free(mo[mi].prims.p);

@@ -229,6 +229,39 @@ START_TEST(collada_takes_any_name) {
 }
 END_TEST
 
+/* Two characters, each its own armature object (tests/data/two_armatures.fbx, Blender 3.4): written as glTF, each
+ * skin lists its own character's joints and is named after its armature object. Every skin listed every joint, so
+ * Blender's glTF importer made one armature "Cylinder.001" of both, the armature objects turned into bones. */
+START_TEST(two_armatures_stay_two) {
+  skio_scene* s = load(skt_data("two_armatures.fbx"));
+  skio_scene* b = round_trip(s, "glb");
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.glb", g_dir);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_doc_load(path, &d, &err), SKC_OK);
+  ck_assert_int_eq(skio_json_len(d, skio_json_get(d, 0, "skins")), 2);
+  for (int k = 0; k < 2; ++k) {
+    int skin = skio_gltf_item(d, "skins", (uint32_t)k);
+    char* name = skio_json_strdup(d, skio_json_get(d, skin, "name"));
+    ck_assert_msg(name && (!strcmp(name, "Knight") || !strcmp(name, "Horse")), "skin %d named %s", k, name);
+    int joints = skio_json_get(d, skin, "joints");
+    for (int i = 0; i < skio_json_len(d, joints); ++i) { /* every joint of the skin is its own character's */
+      uint32_t node = 0;
+      ck_assert(skio_json_u32(d, skio_json_at(d, joints, i), &node));
+      char* jn = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "name"));
+      ck_assert_msg(jn && !strncmp(jn, name, strlen(name)), "skin %s lists joint %s", name, jn);
+      free(jn);
+    }
+    free(name);
+  }
+  skio_gltf_doc_destroy(d);
+  ck_assert_uint_eq(b->mesh_count, 2); /* and the reader takes both characters back */
+  skio_scene_destroy(b);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static void setup(void) {
   skt_tmpdir_make(g_dir, sizeof g_dir, "names");
 }
@@ -246,6 +279,7 @@ int main(void) {
   tcase_add_test(tc, writers_keep_the_object_names);
   tcase_add_test(tc, abi_node_names);
   tcase_add_test(tc, collada_takes_any_name);
+  tcase_add_test(tc, two_armatures_stay_two);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
 }
