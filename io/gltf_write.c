@@ -1637,7 +1637,6 @@ static int check_scene(writer* w) {
   return SKC_OK;
 }
 
-/* ---- entry ------------------------------------------------------------------------------------------------------ */
 /* ---- several characters ------------------------------------------------------------------------------------------ */
 
 /* A scene of several characters, each under its own armature object (a skeleton root that no skin lists, kept a plain
@@ -1702,6 +1701,8 @@ static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint3
   }
   return c->extra;
 }
+
+/* ---- entry ------------------------------------------------------------------------------------------------------ */
 
 int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* opts, skc_err* err) {
   if (!s || !path || !path[0]) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL or empty");
