@@ -590,22 +590,15 @@ void skio_collada_free_names(skio_name_pair* pairs, uint32_t count) {
   free(pairs);
 }
 
-int skio_collada_names(const char* path, skio_collada_name_sets* out, skc_err* err) {
-  if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
+int skio_collada_names_memory(const char* text, size_t n, skio_collada_name_sets* out, skc_err* err) {
+  if (!out) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
   memset(out, 0, sizeof *out);
-  const char* dot = strrchr(path, '.');
-  if (!dot || strcasecmp(dot, ".dae") != 0) return SKC_OK;
-  size_t n = 0;
-  bool oom = false;
-  char* text = skio_read_whole(path, (size_t)1 << 30, &n, &oom);
-  if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading node names", path);
-  if (!text) return SKC_OK; /* Assimp read it a moment ago; without the text the names stay ids */
+  if (!text) return SKC_OK; /* without the text the names stay ids */
   int rc = skio_collada_node_names_memory(text, n, &out->nodes, &out->node_count, err);
   if (!rc) rc = skio_collada_geometry_names_memory(text, n, &out->geometries, &out->geometry_count, err);
-  free(text);
   if (rc) {
     skio_collada_free_name_sets(out);
-    skc_fail(err, rc, "%s: out of memory reading node names", path);
+    skc_fail(err, rc, "out of memory reading Collada node names");
   }
   return rc;
 }

@@ -81,6 +81,8 @@ typedef struct builder {
   /* Collada: Assimp names nodes by id; joints and objects take their node's name attribute where it is unique
    * (skio_collada.h) */
   skio_collada_name_sets dae;
+  char* dae_text; /* a .dae file's text, read once for the names and Blender's placement, freed after both */
+  size_t dae_n;
 } builder;
 
 static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
@@ -947,14 +949,9 @@ static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
  * (bone_child_places): every reader of the scene then sees them where Blender does. Other writers' files are read by
  * the specification's formula, as before. 0, or SKC_OUT_OF_MEMORY. */
 static int blender_collada_places(builder* b, skc_err* err) {
-  if (!has_extension(b->path, ".dae")) return SKC_OK;
-  size_t n = 0;
-  bool oom = false;
-  char* text = skio_read_whole(b->path, (size_t)1 << 30, &n, &oom);
-  if (!text) return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
+  if (!b->dae_text) return SKC_OK;
   skio_dae_places pl;
-  int rc = skio_dae_read_places(text, n, &pl, err);
-  free(text);
+  int rc = skio_dae_read_places(b->dae_text, b->dae_n, &pl, err);
   if (rc || !pl.blender) {
     if (!rc) skio_dae_free_places(&pl);
     return rc;
@@ -1134,13 +1131,21 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   b.out = s;
   s->import_flags = flags;
-  if ((rc = skio_collada_names(path, &b.dae, err))) goto fail;
+  bool oom = false; /* a .dae's text: its node and geometry names, and Blender's placement (blender_collada_places) */
+  if (has_extension(path, ".dae") && !(b.dae_text = skio_read_whole(path, (size_t)1 << 30, &b.dae_n, &oom)) && oom) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+    goto fail;
+  }
+  if ((rc = skio_collada_names_memory(b.dae_text, b.dae_n, &b.dae, err))) goto fail;
   if (synthetic_gltf_root(path, ai)) {
     for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(&b, ai->mRootNode->mChildren[i], -1, 1);
   } else {
     flatten(&b, ai->mRootNode, -1, 0);
   }
-  if ((rc = blender_collada_places(&b, err))) goto fail;
+  rc = blender_collada_places(&b, err);
+  free(b.dae_text);
+  b.dae_text = NULL;
+  if (rc) goto fail;
   if ((rc = build_skeleton(&b, err))) goto fail;
   if (ai->mNumMeshes && ai->mMeshes) {
     if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes))) {
@@ -1199,6 +1204,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   *out = s;
   return SKC_OK;
 fail:
+  free(b.dae_text);
   free(b.nodes);
   free(b.orphans);
   skio_collada_free_name_sets(&b.dae);

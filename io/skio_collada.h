@@ -40,7 +40,7 @@ int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, ui
  * Writing: scene_export.c gives Assimp's Collada exporter id-safe names (a pair per renamed node, mesh, material
  * or clip: the name it writes as id/sid/name, and the original) and skio_collada_restore_names puts each original
  * back into the name attribute of its element. Reading: Assimp still reads by id (ids are unique, so bones resolve
- * unambiguously); skio_collada_names then gives each joint the name attribute of its node where that name is
+ * unambiguously); skio_collada_names_memory then gives each joint the name attribute of its node where that name is
  * unique in the file (two armatures' "Hips" keep their ids). */
 typedef struct skio_name_pair {
   char* written;  /* the dot-free name given to the exporter (unique among the scene's node names) */
@@ -61,14 +61,14 @@ int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** 
 /* The same for <geometry> elements: Assimp names a Collada mesh by its geometry's id (Blender's "Cylinder-mesh"
  * for mesh data "Cylinder"). */
 int skio_collada_geometry_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* count, skc_err* err);
-/* Both for a .dae path (other paths, an unreadable file: all empty, SKC_OK). SKC_OUT_OF_MEMORY. */
+/* Both for a Collada document text[0, n) (NULL text: all empty, SKC_OK). SKC_OUT_OF_MEMORY. */
 typedef struct skio_collada_name_sets {
   skio_name_pair* nodes;
   uint32_t node_count;
   skio_name_pair* geometries;
   uint32_t geometry_count;
 } skio_collada_name_sets;
-int skio_collada_names(const char* path, skio_collada_name_sets* out, skc_err* err);
+int skio_collada_names_memory(const char* text, size_t n, skio_collada_name_sets* out, skc_err* err);
 void skio_collada_free_name_sets(skio_collada_name_sets* s);
 /* The name for an id from one of these lists, or NULL. */
 const char* skio_collada_name_of(const skio_name_pair* pairs, uint32_t count, const char* id);
