@@ -42,6 +42,8 @@ typedef struct geom {
   uint32_t* slot_corner; /* corners, slot after slot */
   bool deflate;          /* the file compresses its arrays */
   const float* place;    /* a geometry without a skin: the placement of the mesh matched to it (skio_fbx_mesh_edit) */
+  bool has_geo;          /* its Model has a geometric transform geo (fbx_geometric.c) */
+  double geo[16];
   bool matched;          /* some edited mesh is drawn from it */
   uint32_t* row_mesh;    /* ncp: mesh whose vertex gives the control point's weights (NONE: not drawn) */
   uint32_t* row_vertex;
@@ -235,6 +237,17 @@ static bool parent_named(const fx* f, int64_t child_id, const char* name, const 
 
 /* ---- geometries ------------------------------------------------------------------------------------------- */
 
+/* The geometric transform of the Model that draws geometry geom_id (skio_fbx_model_geometric): readers apply it on
+ * top of the mesh's placement or its skin's mesh matrix. false when the Model has none. */
+static bool geometric_of(const fx* f, int64_t geom_id, double g[16]) {
+  for (size_t i = first_link(f->by_child, f->nlink, geom_id, false); i < f->nlink && f->by_child[i].child == geom_id;
+       ++i) {
+    uint32_t r = find_obj(f, f->by_child[i].parent);
+    if (r != NONE && skio_fbx_is(&f->t, r, "Model")) return skio_fbx_model_geometric(&f->t, r, g);
+  }
+  return false;
+}
+
 /* Per polygon material as Assimp 5.2.5 reads LayerElementMaterial 0 (MeshGeometry::ReadVertexDataMaterials): AllSame
  * -> one for all; ByPolygon -> the array, padded with 0 or cut to the polygon count. *mats NULL: no materials. */
 static int polygon_materials(fx* f, const geom* g, uint32_t polys, int32_t** mats) {
@@ -323,6 +336,7 @@ static int load_geom(fx* f, uint32_t rec, int64_t id, uint32_t skin, int64_t ski
   skio_fbx_prop p;
   uint32_t pv = skio_fbx_child(&f->t, rec, "PolygonVertexIndex", NONE);
   g->deflate = pv != NONE && skio_fbx_prop_at(&f->t, pv, 0, &p) && p.encoding == 1;
+  g->has_geo = geometric_of(f, id, g->geo);
   if ((rc = geom_slots(f, g))) return rc;
   f->ngeom++;
   return SKC_OK;
@@ -348,21 +362,30 @@ static int load_geoms(fx* f) {
 
 /* ---- meshes onto geometries ------------------------------------------------------------------------------- */
 
+/* Whether slot s's control points, as floats moved by M (NULL: not moved), are mesh m's positions bit for bit. */
+static bool same_points(const geom* g, uint32_t s, const skio_fbx_mesh_edit* m, const float* M) {
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    uint32_t c = g->corner_cp[g->slot_corner[g->slot_start[s] + v]];
+    if (c == NONE) return false;
+    float p[3] = {(float)g->cp[3 * (size_t)c], (float)g->cp[3 * (size_t)c + 1], (float)g->cp[3 * (size_t)c + 2]}, q[3];
+    if (M) skc_mat4_transform_point(M, p, q);
+    if (memcmp(M ? q : p, m->positions + 3 * v, sizeof p) != 0) return false;
+  }
+  return true;
+}
+
 /* A mesh with a placement matches only a geometry without a skin, one without only a skinned geometry; its corner
- * positions, as the reader made them (the control point as a float, placed as skio_mesh_place did), bit for bit. */
+ * positions, as the reader made them (the control point as a float, placed as skio_mesh_place did, or a skinned
+ * one moved by its Model's geometric transform), bit for bit. */
 static bool slot_matches(const geom* g, uint32_t s, const skio_fbx_mesh_edit* m) {
   if ((g->skin == NONE) != (m->place != NULL) || g->slot_start[s + 1] - g->slot_start[s] != m->vertex_count)
     return false;
   bool moved = false; /* the reader leaves a mesh placed by the identity untouched */
   for (int e = 0; m->place && e < 16; ++e) moved |= m->place[e] != (e % 5 == 0 ? 1.0f : 0.0f);
-  for (size_t v = 0; v < m->vertex_count; ++v) {
-    uint32_t c = g->corner_cp[g->slot_corner[g->slot_start[s] + v]];
-    if (c == NONE) return false;
-    float p[3] = {(float)g->cp[3 * (size_t)c], (float)g->cp[3 * (size_t)c + 1], (float)g->cp[3 * (size_t)c + 2]}, q[3];
-    if (moved) skc_mat4_transform_point(m->place, p, q);
-    if (memcmp(moved ? q : p, m->positions + 3 * v, sizeof p) != 0) return false;
-  }
-  return true;
+  if (m->place) return same_points(g, s, m, moved ? m->place : NULL);
+  float geo[16];
+  skio_fbx_geometric_float(g->geo, geo);
+  return same_points(g, s, m, NULL) || (g->has_geo && same_points(g, s, m, geo));
 }
 
 static int match_mesh(fx* f, uint32_t mi) {
@@ -828,11 +851,18 @@ static bool file_per_bone(fx* f) {
 }
 
 /* A new skin's cluster whose TransformLink is tl: the mesh had no skin, so its bind matrix is where the reader
- * placed it (skio_mesh_place: its world matrix, for a mesh under no bone); Transform = tl^-1 P in Blender's way (what
- * Assimp 5.2.5 reads as the offset), P itself in the FBX SDK's. */
+ * placed it (skio_mesh_place: its world matrix, for a mesh under no bone) without its Model's geometric transform,
+ * which readers apply on top (P = place G^-1); Transform = tl^-1 P in Blender's way (what Assimp 5.2.5 reads as the
+ * offset), P itself in the FBX SDK's. */
 static int placed_transform(fx* f, const geom* g, const double tl[16], double t[16]) {
   double p[16], inv[16];
   for (int e = 0; e < 16; ++e) p[e] = g->place[e];
+  if (g->has_geo) {
+    if (!mat_inverse(g->geo, inv)) return cannot(f, "a mesh's geometric transform is singular");
+    double q[16];
+    mat_mul(p, inv, q);
+    memcpy(p, q, sizeof q);
+  }
   if (!file_per_bone(f)) {
     memcpy(t, p, sizeof p);
     return SKC_OK;

@@ -37,6 +37,7 @@
 #include "fbx_fixup.h"
 #include "skio_collada.h"
 #include "skio_dae_edit.h"
+#include "skio_fbx_tree.h"
 #include "skio_gltf_import.h"
 #include "skio_iqm.h"
 #include "skio_scene.h"
@@ -658,6 +659,44 @@ static int place_meshes(builder* b, skc_err* err) {
   return SKC_OK;
 }
 
+static bool has_extension(const char* path, const char* ext) {
+  const char* dot = strrchr(path, '.');
+  return dot && strcasecmp(dot, ext) == 0;
+}
+
+/* A skinned FBX mesh whose Model has a geometric transform (fbx_geometric.c: 3ds Max writes one for most objects)
+ * comes from Assimp 5.2.5 without it, off by it from where Blender and the FBX SDK draw it (on top of the skin's
+ * mesh matrix); its vertices are moved by it here. Unskinned meshes have it already (Assimp folds it into their
+ * node). A name two Models with geometric transforms share is left alone, as is a file the tree parser refuses. */
+static int fbx_geometric_skins(builder* b, skc_err* err) {
+  bool any = false;
+  for (uint32_t m = 0; m < b->out->mesh_count; ++m) any |= b->out->meshes[m].skin != NULL;
+  if (!any || !has_extension(b->path, ".fbx")) return SKC_OK;
+  size_t n = 0;
+  bool oom = false;
+  uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
+  skio_fbx_geometric* geo = NULL;
+  uint32_t count = 0;
+  skc_err ignored = {0};
+  if (data && skio_fbx_is_binary(data, n) && skio_fbx_geometric_list(data, n, &geo, &count, &ignored) != SKC_OK)
+    oom = ignored.code == SKC_OUT_OF_MEMORY;
+  free(data);
+  if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  int rc = SKC_OK;
+  for (uint32_t i = 0; i < count && !rc; ++i) {
+    uint32_t same = 0;
+    for (uint32_t k = 0; k < count; ++k) same += !strcmp(geo[k].name, geo[i].name);
+    float g[16];
+    skio_fbx_geometric_float(geo[i].g, g);
+    for (uint32_t m = 0; same == 1 && m < b->out->mesh_count && !rc; ++m) {
+      skio_mesh* me = &b->out->meshes[m];
+      if (me->skin && me->node_name && !strcmp(me->node_name, geo[i].name)) rc = skio_mesh_transform(me, g, err);
+    }
+  }
+  skio_fbx_geometric_free(geo, count);
+  return rc;
+}
+
 static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "anim%u", index);
@@ -872,11 +911,6 @@ static const struct aiScene* import_fbx_repaired(const char* path, unsigned int 
   free(fixed);
   if (ai) fx->fbx_records = added;
   return ai;
-}
-
-static bool has_extension(const char* path, const char* ext) {
-  const char* dot = strrchr(path, '.');
-  return dot && strcasecmp(dot, ext) == 0;
 }
 
 /* The world transform of flat node i's parent below the root (Assimp's root node of a Collada file is the visual
@@ -1176,7 +1210,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     skio_scene_note(s, line);
     source_id.set = false; /* an in-place edit would keep the defect: .fbx is written anew */
   }
-  if ((rc = name_meshes(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
+  if ((rc = name_meshes(&b, err)) || (rc = fbx_geometric_skins(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -68,6 +68,11 @@ static int transform_mesh(skio_mesh* m, const float M[16], skc_err* err) {
   return SKC_OK;
 }
 
+int skio_mesh_transform(skio_mesh* m, const float M[16], skc_err* err) {
+  if (!m || !M) return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh and matrix must not be NULL");
+  return is_identity(M) ? SKC_OK : transform_mesh(m, M, err);
+}
+
 static int bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, const float x[16], skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   size_t jc = sk->joint_count;

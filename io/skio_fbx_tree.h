@@ -121,4 +121,20 @@ void skio_fbx_put_f64_array(skio_fbx_props* b, const double* v, size_t n, int de
 /* count properties as they are in a file (type bytes included): a record's whole property list copied. */
 void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint32_t count);
 
+/* ---- geometric transforms (io/fbx_geometric.c) ------------------------------------------------------------ */
+
+/* Model record model's geometric transform G = T R S (GeometricTranslation, GeometricRotation in the Model's
+ * RotationOrder, GeometricScaling), column-major; false when it has none (identity) or a value is not finite. */
+bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[16]);
+/* G as the floats the reader transforms a skinned mesh with (the editor compares its control points so). */
+void skio_fbx_geometric_float(const double g[16], float out[16]);
+
+typedef struct skio_fbx_geometric {
+  char* name; /* the Model's name (without its class) */
+  double g[16];
+} skio_fbx_geometric;
+/* Every Model of a binary FBX file with a geometric transform, in file order. */
+int skio_fbx_geometric_list(const uint8_t* data, size_t size, skio_fbx_geometric** out, uint32_t* count, skc_err* err);
+void skio_fbx_geometric_free(skio_fbx_geometric* list, uint32_t count);
+
 #endif

@@ -251,6 +251,9 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_
  * follows its bone in every writer. A skinned mesh is left as it is. SKC_SINGULAR_MATRIX for a singular world or
  * rest transform. */
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err);
+/* Moves mesh m's vertices, normals, tangents and blend shapes by M (normals by its inverse transpose; a mirroring M
+ * flips the winding): what skio_mesh_place does with a node's world transform. SKC_SINGULAR_MATRIX when M is. */
+int skio_mesh_transform(skio_mesh* m, const float M[16], skc_err* err);
 
 /* The frame's transform into glTF's (scene_frame.c): G = s A, s = unit_cm / 100 metres per unit and A the rotation
  * taking the up axis to +Y and the front axis to +Z (the third axis follows by the right hand: a left-handed

@@ -6,7 +6,8 @@
  * the matching, the cluster rewrite, new clusters and their bind matrices run on damaged files too; for inputs of odd
  * size the mesh comes as one the reader placed (identity), so a geometry without a skin gets one. Every call must
  * return SKC_OK or SKIO_FBX_EDIT_CANNOT (or run out of memory), never read outside the input; what it writes must
- * parse, and editing that again with the same meshes must give it back unchanged. Seeds:
+ * parse, and editing that again with the same meshes must give it back unchanged. The reader's list of geometric
+ * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal. Seeds:
  * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -123,6 +124,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     skio_fbx_tree_free(&t);
   }
+  skio_fbx_geometric* geo = NULL;
+  uint32_t ngeo = 0;
+  if (skio_fbx_geometric_list(in, size, &geo, &ngeo, &e) == SKC_OK)
+    for (uint32_t i = 0; i < ngeo; ++i)
+      for (int k = 0; k < 16; ++k)
+        if (!(geo[i].g[k] == geo[i].g[k]) || geo[i].g[k] > 1e308 || geo[i].g[k] < -1e308) __builtin_trap();
+  skio_fbx_geometric_free(geo, ngeo);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
   const int placed = (int)(size & 1); /* half the inputs each way */

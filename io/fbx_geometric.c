@@ -1,0 +1,142 @@
+/* fbx_geometric.c - a Model's geometric transform (skio_fbx_tree.h): GeometricTranslation, GeometricRotation and
+ * GeometricScaling, which FBX applies to the Model's geometry alone (its children do not inherit it) and, for a
+ * skinned geometry, on top of the skin's mesh matrix (the FBX SDK's ViewScene sample multiplies the cluster's
+ * Transform by it; Blender's importer does the same). 3ds Max writes one for almost every object (its pivot
+ * offset), Maya and Mixamo files now and then. Assimp 5.2.5 folds it into the node of an unskinned mesh and drops it
+ * for a skinned one, whose vertices then sit off by it; the reader applies it (scene_import.c) and the in-place
+ * editor accounts for it (fbx_edit.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_fbx_tree.h"
+
+/* Number k of P record p (name, type, label, flags, then the values); false when it is not one. */
+static bool p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v) {
+  skio_fbx_prop q;
+  int64_t i;
+  if (!skio_fbx_prop_at(t, p, k, &q)) return false;
+  if (q.type == 'D') {
+    memcpy(v, q.p, sizeof *v); /* little-endian hosts only, as fbx_tree.c */
+    return true;
+  }
+  if (q.type == 'F') {
+    float x;
+    memcpy(&x, q.p, sizeof x);
+    *v = x;
+    return true;
+  }
+  if (!skio_fbx_prop_i64(t, p, k, &i)) return false;
+  *v = (double)i;
+  return true;
+}
+
+/* out = a * b, column-major 4x4 doubles */
+static void mul4(const double* a, const double* b, double* out) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      double acc = 0.0;
+      for (int k = 0; k < 4; ++k) acc += a[k * 4 + r] * b[c * 4 + k];
+      out[c * 4 + r] = acc;
+    }
+}
+
+/* Euler angles in degrees to a column-major rotation in FBX's order o (0 XYZ, 1 XZY, 2 YZX, 3 YXZ, 4 ZXY, 5 ZYX:
+ * the first axis turns first; anything else XYZ, as Blender reads 6, spheric XYZ). */
+static void euler_matrix(const double deg[3], int64_t o, double r[16]) {
+  static const int k_axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}};
+  const int* ax = k_axes[o >= 0 && o < 6 ? o : 0];
+  memset(r, 0, 16 * sizeof *r);
+  r[0] = r[5] = r[10] = r[15] = 1.0;
+  for (int i = 0; i < 3; ++i) {
+    const int a = ax[i], b = (a + 1) % 3, c = (a + 2) % 3;
+    const double th = deg[a] * (3.14159265358979323846 / 180.0), cs = cos(th), sn = sin(th);
+    double m[16] = {0}, out[16];
+    m[15] = 1.0;
+    m[a * 5] = 1.0;
+    m[b * 5] = m[c * 5] = cs;
+    m[b * 4 + c] = sn; /* column b, row c */
+    m[c * 4 + b] = -sn;
+    mul4(m, r, out);
+    memcpy(r, out, sizeof out);
+  }
+}
+
+bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[16]) {
+  static const char* const k_names[3] = {"GeometricTranslation", "GeometricRotation", "GeometricScaling"};
+  double v[3][3] = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
+  int64_t order = 0;
+  bool any = false;
+  uint32_t props = skio_fbx_child(t, model, "Properties70", SKIO_FBX_NONE);
+  for (uint32_t p = props == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(t, props, "P", SKIO_FBX_NONE);
+       p != SKIO_FBX_NONE; p = skio_fbx_child(t, props, "P", p)) {
+    if (skio_fbx_prop_str_is(t, p, 0, "RotationOrder") && !skio_fbx_prop_i64(t, p, 4, &order)) order = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (!skio_fbx_prop_str_is(t, p, 0, k_names[k])) continue;
+      double w[3];
+      if (!p_number(t, p, 4, &w[0]) || !p_number(t, p, 5, &w[1]) || !p_number(t, p, 6, &w[2])) continue;
+      for (int c = 0; c < 3; ++c) {
+        if (!isfinite(w[c])) return false;
+        any |= w[c] != (k == 2 ? 1.0 : 0.0);
+        v[k][c] = w[c];
+      }
+    }
+  }
+  if (!any) return false;
+  double rot[16], s[16] = {v[2][0], 0, 0, 0, 0, v[2][1], 0, 0, 0, 0, v[2][2], 0, 0, 0, 0, 1};
+  euler_matrix(v[1], order, rot);
+  mul4(rot, s, g);
+  for (int c = 0; c < 3; ++c) g[12 + c] = v[0][c];
+  return true;
+}
+
+void skio_fbx_geometric_float(const double g[16], float out[16]) {
+  for (int e = 0; e < 16; ++e) out[e] = (float)g[e];
+}
+
+int skio_fbx_geometric_list(const uint8_t* data, size_t size, skio_fbx_geometric** out, uint32_t* count, skc_err* err) {
+  *out = NULL;
+  *count = 0;
+  skio_fbx_tree t;
+  int rc = skio_fbx_tree_parse(data, size, &t, err);
+  if (rc) return rc;
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  uint32_t cap = 0;
+  for (uint32_t r = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
+       r != SKIO_FBX_NONE && !rc; r = skio_fbx_child(&t, objects, "Model", r)) {
+    double g[16];
+    const uint8_t* name;
+    size_t n;
+    if (!skio_fbx_prop_name(&t, r, 1, &name, &n) || !skio_fbx_model_geometric(&t, r, g)) continue;
+    if (*count == cap) {
+      cap = cap ? 2 * cap : 8;
+      skio_fbx_geometric* grown = realloc(*out, (size_t)cap * sizeof *grown);
+      if (!grown) {
+        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading FBX geometric transforms");
+        break;
+      }
+      *out = grown;
+    }
+    skio_fbx_geometric* e = &(*out)[*count];
+    if (!(e->name = malloc(n + 1))) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading FBX geometric transforms");
+      break;
+    }
+    memcpy(e->name, name, n);
+    e->name[n] = 0;
+    memcpy(e->g, g, sizeof g);
+    ++*count;
+  }
+  skio_fbx_tree_free(&t);
+  if (rc) {
+    skio_fbx_geometric_free(*out, *count);
+    *out = NULL;
+    *count = 0;
+  }
+  return rc;
+}
+
+void skio_fbx_geometric_free(skio_fbx_geometric* list, uint32_t count) {
+  for (uint32_t i = 0; list && i < count; ++i) free(list[i].name);
+  free(list);
+}
