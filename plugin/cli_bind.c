@@ -18,9 +18,10 @@ const char cli_bind_usage[] =
     "  from the file's skeleton and writes OUT (.glb, .gltf, .dae, .fbx; glTF keeps the 4 largest weights). Bones sit\n"
     "  where the mesh's inverse bind matrices put them (bind pose). Meshes in one bind space that share vertices\n"
     "  at exactly the same positions (an object split by material) are bound as one surface, so a seam keeps one\n"
-    "  set of weights. First a fit check: when under 75 % of the deform bones' points sit in the skinned (or\n"
-    "  chosen) meshes, or the bones are not 0.1 .. 3 x the model's size, a warning names the figures and the likely\n"
-    "  cause (scale: units; axis: Y-up vs Z-up; offset: moved or another armature); the bind still runs.\n"
+    "  set of weights. First a fit check: when under 75 % of the deform bones' points sit in the skinned and\n"
+    "  chosen meshes (all in the rest pose), or the bones are not 0.1 .. 3 x the model's size, a warning names the\n"
+    "  figures and the likely cause (scale: units; axis: Y-up vs Z-up; offset: moved or another armature); the\n"
+    "  bind still runs.\n"
     "  --method M           robust (default: bone heat; parts no bone sees - sleeves, plates, eyes - take the\n"
     "                       weights of the body under them; weight two limbs pull on one vertex, as between the\n"
     "                       legs, goes to the body bone it lies against - the joint they hang from, or the spine\n"
@@ -29,8 +30,9 @@ const char cli_bind_usage[] =
     "                       | nearest | capsule | delaunay\n"
     "  --max-influences N   1 .. 255 (default 4)\n"
     "  --joints a,b,...     only these joints receive weights (names as in `skinkit info`)\n"
-    "  --meshes a,b,...     bind only these meshes (names as in `skinkit info`; a repeated name: every mesh of\n"
-    "                       it); the others are written as they were (a prop beside the character stays a prop).\n"
+    "  --meshes a,b,...     bind only these meshes (names as in `skinkit info`: the mesh's or its object's; a\n"
+    "                       repeated name: every mesh of it); the others are written as they were (a prop beside\n"
+    "                       the character stays a prop).\n"
     "                       Without it every mesh is bound but rigid attachments - a mesh with no skin, under a\n"
     "                       bone (a sword in a hand): it already moves with that bone and stays as it was\n"
     "  --all-joints         let every skeleton node receive weights; by default only the deform joints do\n"
@@ -135,52 +137,6 @@ static void print_joints_json(const sk_skeleton* sk, const bind_result* r, const
 
 static const char* const k_fit_hints[] = {"", "scale", "axis", "offset"};
 
-/* 1 when mesh m's vertices count for the fit check: the meshes --meshes chose (chosen != NULL), else skinned meshes
- * (their positions are in the skeleton's bind space), or every mesh when none is skinned (placed in the rest pose). */
-static int fit_mesh(sk_scene* s, uint32_t m, int any_skinned, const uint8_t* chosen) {
-  if (chosen) return chosen[m];
-  return !any_skinned || sk_scene_mesh_skin(s, m) != NULL;
-}
-
-/* The fit check before binding: the deform bones (bind space) against the skinned meshes' vertices together (a
- * character is often several meshes: body, eyes, armour). A warning with the figures and the likely cause on
- * stderr when the armature does not sit in the model; the bind still runs (the user may know better).
- * fit->size = 0: not run. */
-static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform, const uint8_t* chosen,
-                      sk_bind_fit* fit) {
-  memset(fit, 0, sizeof *fit);
-  size_t nv = 0;
-  int any = 0;
-  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) any |= sk_scene_mesh_skin(s, m) != NULL;
-  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
-    if (fit_mesh(s, m, any, chosen)) nv += sk_scene_mesh_positions(s, m, NULL, 0);
-  float* pos = malloc((nv ? nv : 1) * sizeof *pos);
-  if (!pos) return;
-  size_t at = 0;
-  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
-    if (fit_mesh(s, m, any, chosen)) at += sk_scene_mesh_positions(s, m, pos + at, nv - at);
-  sk_bind_desc d;
-  memset(&d, 0, sizeof d);
-  d.size = sizeof d;
-  d.positions = pos;
-  d.vertex_count = nv / 3;
-  d.skeleton = sk;
-  d.deform = deform;
-  fit->size = sizeof *fit;
-  sk_error err;
-  int rc = sk_bind_fit_check(&d, fit, &err);
-  free(pos);
-  if (rc != SK_OK) fit->size = 0;
-  if (rc != SK_OK || fit->ok) return;
-  static const char* const why[] = {"", "its size is off: a unit mismatch (cm vs m)?",
-                                    "it fits once turned 90 degrees about X: imported with the wrong up axis?",
-                                    "it sits away from the mesh: moved, or another character's armature?"};
-  fprintf(stderr,
-          "skinkit bind: warning: the armature does not fit the model (%.0f %% of the bone points in it, bones %.3g x "
-          "its size); %s\n",
-          100.0 * fit->inside_share, fit->scale_ratio, why[fit->hint <= 3 ? fit->hint : 0]);
-}
-
 static void print_fit_json(const sk_bind_fit* f) {
   if (!f->size) return;
   printf(",\"fit\":{\"ok\":%s,\"inside_share\":%.4f,\"scale_ratio\":%.4g,\"hint\":", f->ok ? "true" : "false",
@@ -227,6 +183,53 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
   return out;
 }
 
+/* 1 when mesh m's vertices count for the fit check: the skinned meshes (the character as its skins draw it) and
+ * those --meshes chose (chosen != NULL), or every mesh when none is skinned. */
+static int fit_mesh(sk_scene* s, uint32_t m, int any_skinned, const uint8_t* chosen) {
+  if (chosen && chosen[m]) return 1;
+  return !any_skinned || sk_scene_mesh_skin(s, m) != NULL;
+}
+
+/* The fit check before binding: the deform bones against the meshes' vertices together, both in the rest pose (a
+ * character is often several meshes: body, eyes, armour; each mesh's own space, cli_fit.c, would mix an FBX skin's
+ * centimetres with a prop's placement). A warning with the figures and the likely cause on stderr when the armature
+ * does not sit in the model; the bind still runs (the user may know better). fit->size = 0: not run. */
+static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform, const uint8_t* chosen,
+                      sk_bind_fit* fit) {
+  memset(fit, 0, sizeof *fit);
+  size_t nv = 0;
+  int any = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) any |= sk_scene_mesh_skin(s, m) != NULL;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (fit_mesh(s, m, any, chosen)) nv += cli_rest_positions(s, m, NULL, 0);
+  float* pos = malloc((nv ? nv : 1) * sizeof *pos);
+  sk_skeleton* rest = mesh_bind_skeleton(s, UINT32_MAX, sk); /* bones in the rest pose */
+  size_t at = 0;
+  for (uint32_t m = 0; pos && rest && m < sk_scene_mesh_count(s); ++m)
+    if (fit_mesh(s, m, any, chosen)) at += cli_rest_positions(s, m, pos + at, nv - at);
+  sk_bind_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.positions = pos;
+  d.vertex_count = at / 3;
+  d.skeleton = rest;
+  d.deform = deform;
+  fit->size = sizeof *fit;
+  sk_error err;
+  int rc = pos && rest && at == nv ? sk_bind_fit_check(&d, fit, &err) : SK_ERR_OUT_OF_MEMORY;
+  free(pos);
+  sk_skeleton_destroy(rest);
+  if (rc != SK_OK) fit->size = 0;
+  if (rc != SK_OK || fit->ok) return;
+  static const char* const why[] = {"", "its size is off: a unit mismatch (cm vs m)?",
+                                    "it fits once turned 90 degrees about X: imported with the wrong up axis?",
+                                    "it sits away from the mesh: moved, or another character's armature?"};
+  fprintf(stderr,
+          "skinkit bind: warning: the armature does not fit the model (%.0f %% of the bone points in it, bones %.3g x "
+          "its size); %s\n",
+          100.0 * fit->inside_share, fit->scale_ratio, why[fit->hint <= 3 ? fit->hint : 0]);
+}
+
 /* The deform joints of IN (sk_scene_deform_joints: the skins' joints, else the bone hierarchy) as a joint_count
  * mask, with their count in *n and the rule in *rule; NULL (every joint) when memory runs out. */
 static uint8_t* deform_joints(const sk_scene* s, uint32_t nj, uint32_t* n, uint32_t* rule) {
@@ -250,8 +253,27 @@ static uint8_t* default_meshes(const sk_scene* s) {
   return mask;
 }
 
-/* --meshes a,b,...: 1 for each mesh of s named in the list (every mesh of a repeated name); NULL after a message when
- * a name is not a mesh of IN (or no memory). */
+/* Whether mesh m of s is called tok: its own name or its object's (the node that draws it, what Blender's outliner
+ * shows: an FBX or glTF mesh is often "Cylinder" drawn by object "Body"). */
+static int mesh_called(const sk_scene* s, uint32_t m, const char* tok) {
+  const char* object = sk_scene_mesh_node_name(s, m);
+  return !strcmp(sk_scene_mesh_name(s, m), tok) || (object && !strcmp(object, tok));
+}
+
+/* The meshes of s, as `info` lists them, after a --meshes name that is none of them. */
+static void list_meshes(const sk_scene* s, const char* tok) {
+  uint32_t nm = sk_scene_mesh_count(s);
+  fprintf(stderr, "skinkit bind: --meshes: no mesh or object \"%s\" in IN (its meshes:", tok);
+  for (uint32_t m = 0; m < nm; ++m) {
+    const char* object = sk_scene_mesh_node_name(s, m);
+    fprintf(stderr, "%s \"%s\"", m ? "," : "", sk_scene_mesh_name(s, m));
+    if (object && strcmp(object, sk_scene_mesh_name(s, m))) fprintf(stderr, " (object \"%s\")", object);
+  }
+  fprintf(stderr, ")\n");
+}
+
+/* --meshes a,b,...: 1 for each mesh of s named in the list, by its name or its object's (every mesh of a repeated
+ * name); NULL after a message when a name is not one of IN (or no memory). */
 static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
   uint32_t nm = sk_scene_mesh_count(s);
   uint8_t* pick = calloc(nm ? nm : 1, 1);
@@ -261,13 +283,9 @@ static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
   for (char* tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad; tok = strtok_r(NULL, ",", &save)) {
     int found = 0;
     for (uint32_t m = 0; m < nm; ++m)
-      if (!strcmp(sk_scene_mesh_name(s, m), tok)) pick[m] = found = 1;
-    if (!found) {
-      fprintf(stderr, "skinkit bind: --meshes: no mesh \"%s\" in IN (its meshes:", tok);
-      for (uint32_t m = 0; m < nm; ++m) fprintf(stderr, "%s \"%s\"", m ? "," : "", sk_scene_mesh_name(s, m));
-      fprintf(stderr, ")\n");
-      bad = 1;
-    }
+      if (mesh_called(s, m, tok)) pick[m] = found = 1;
+    if (!found) list_meshes(s, tok);
+    bad |= !found;
     any |= found;
   }
   free(copy);

@@ -63,6 +63,11 @@ void cli_streams_desc(const cli_streams* st, sk_mesh_desc* d);
 uint8_t* cli_armature_mask(sk_scene* s, const uint32_t* meshes, uint32_t count, const uint8_t* deform,
                            int32_t* out_root);
 
+/* ---- the rest pose of a scene's meshes (cli_fit.c) ---- */
+/* Mesh m's vertex positions in the rest pose (3 floats each): an unskinned mesh's as placed, a skinned one's moved
+ * from its bind space by its skin. out NULL: the float count; 0 when capacity is short or memory runs out. */
+size_t cli_rest_positions(sk_scene* s, uint32_t m, float* out, size_t capacity);
+
 /* ---- meshes that are one surface (cli_surface.c: an object split by material) ---- */
 /* group[m] = the first mesh of m's surface (m itself when alone), over the chosen meshes (NULL: all); malloc'd, NULL
  * when out of memory. The rule is in cli_surface.c. */

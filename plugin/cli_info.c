@@ -157,6 +157,11 @@ static int info_one(const char* path, int json) {
       const sk_skin_report* r = &reps[m].skin;
       printf("%s{\"name\":", m ? "," : "");
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
+      const char* object = sk_scene_mesh_node_name(s, m);
+      if (object) {
+        printf(",\"object\":");
+        cli_json_string(stdout, object);
+      }
       printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
              sk_scene_mesh_index_count(s, m) / 3, reps[m].skinned ? "true" : "false");
       print_streams(s, m, 1);
@@ -195,8 +200,10 @@ static int info_one(const char* path, int json) {
              "in metres, +Y up, .dae in metres, +Z up\n", unit_m, up, front);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
-      printf("  mesh %u \"%s\": %zu vertices, %zu triangles", m, sk_scene_mesh_name(s, m),
-             sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3);
+      const char* object = sk_scene_mesh_node_name(s, m);
+      printf("  mesh %u \"%s\"", m, sk_scene_mesh_name(s, m));
+      if (object && strcmp(object, sk_scene_mesh_name(s, m))) printf(" (object \"%s\")", object);
+      printf(": %zu vertices, %zu triangles", sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3);
       if (!reps[m].skinned) {
         printf(", not skinned\n");
         print_streams(s, m, 0);

@@ -638,6 +638,29 @@ START_TEST(two_characters_keep_to_their_armatures) {
 }
 END_TEST
 
+/* --meshes takes an object's name as well as its mesh's (Blender's FBX: object "Body" draws mesh "Cylinder"), and
+ * the fit check judges a skinned body and an unskinned prop together in the rest pose: the body's vertices are in
+ * its skin's bind space (the mesh's own, in FBX), the prop's where the file places it, and mixed as they were they
+ * gave "bones 0.0147 x its size: a unit mismatch?" on a rig that fits. */
+START_TEST(meshes_by_object_name_fit_in_the_rest_pose) {
+  const char* out = tmp_path("maya.fbx");
+  char args[1024];
+  snprintf(args, sizeof args, "bind tests/data/maya_style.fbx %s --meshes Body,Prop", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "mesh \"Cylinder\": 864 vertices") && strstr(g_out, "mesh \"Cone\": 128 vertices") &&
+                    strstr(g_out, "mesh \"Cube\": not bound"),
+                "%s", g_out);
+  ck_assert_msg(strstr(err_text(), "does not fit") == NULL, "%s", err_text());
+  snprintf(args, sizeof args, "bind tests/data/maya_style.fbx %s --meshes Cylinder,Nope --force", out);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(
+      strstr(err_text(), "no mesh or object \"Nope\"") && strstr(err_text(), "\"Cylinder\" (object \"Body\")"), "%s",
+      err_text());
+  ck_assert_int_eq(run("info tests/data/maya_style.fbx"), 0);
+  ck_assert_msg(strstr(g_out, "mesh 2 \"Cylinder\" (object \"Body\"): 864 vertices"), "%s", g_out);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -655,6 +678,7 @@ static Suite* suite(void) {
   tcase_add_test(t, unskinned_node_gets_a_skin_by_edit_gltf_and_fbx);
   tcase_add_test(t, rigid_attachments_stay_rigid);
   tcase_add_test(t, two_characters_keep_to_their_armatures);
+  tcase_add_test(t, meshes_by_object_name_fit_in_the_rest_pose);
   suite_add_tcase(s, t);
   return s;
 }
