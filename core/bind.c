@@ -245,13 +245,66 @@ static int tail_follows_axis(const skc_skeleton* s, uint32_t j) {
   return siblings == 1;
 }
 
+static int cmp_double(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* The median distance from a joint with one child to that child's head (the skeleton's typical bone length); 0
+ * when no joint has one child. */
+static double median_bone(const skc_skeleton* s, const float* heads) {
+  uint32_t n = s->joint_count, m = 0;
+  double* len = malloc(((size_t)n + 1) * sizeof *len);
+  if (!len) return 0.0;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint32_t kids = 0, child = 0;
+    for (uint32_t c = j + 1; c < n && kids < 2; ++c)
+      if (s->parents[c] == (int32_t)j) child = c, ++kids;
+    if (kids != 1) continue;
+    double e2 = 0.0;
+    for (int k = 0; k < 3; ++k)
+      e2 += ((double)heads[3 * child + k] - heads[3 * j + k]) * ((double)heads[3 * child + k] - heads[3 * j + k]);
+    if (e2 > 0.0) len[m++] = sqrt(e2);
+  }
+  qsort(len, m, sizeof *len, cmp_double);
+  double med = m ? len[m / 2] : 0.0;
+  free(len);
+  return med;
+}
+
+/* A leaf hanging from a hub at the top of the tree - a root with several children, the armature object of a
+ * deform-only export that flattened a Rigify face or the pelvis bones onto it - more than 3 typical bone lengths
+ * (median_bone) from the hub has no parent bone to continue: from the hub's head (the armature's origin) its tail
+ * would land a body length away. Its tail then follows the bone axis (or, without one, the parent direction) for
+ * the typical length. A leaf near its root (a tail bone under the hips) keeps the parent rule. Returns 0 when j is
+ * no such leaf. */
+static int tail_from_hub(const skc_skeleton* s, const float* heads, uint32_t j, int axis, double typical, float* tail) {
+  const int32_t p = s->parents[j];
+  if (p < 0 || s->parents[p] >= 0 || !(typical > 0.0)) return 0;
+  uint32_t kids = 0, siblings = 0;
+  for (uint32_t c = 0; c < s->joint_count; ++c) kids += s->parents[c] == (int32_t)j, siblings += s->parents[c] == p;
+  if (kids || siblings < 2) return 0;
+  const float* h = heads + 3 * (size_t)j;
+  const float* ph = heads + 3 * (size_t)p;
+  double u[3] = {(double)h[0] - ph[0], (double)h[1] - ph[1], (double)h[2] - ph[2]};
+  double len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  if (!(len > 3.0 * typical)) return 0;
+  if (axis >= 0 && axis_dir(s, j, axis, u)) len = 1.0;
+  if (!(len > 0.0)) return 0;
+  for (int k = 0; k < 3; ++k) tail[k] = (float)(h[k] + u[k] / len * typical);
+  return 1;
+}
+
 void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tails) {
   uint32_t n = s->joint_count;
   for (uint32_t j = 0; j < n; ++j) memcpy(heads + 3 * j, s->rest_world + 16 * j + 12, 3 * sizeof(float));
   int axis = bone_axis(s, heads);
-  for (uint32_t j = 0; j < n; ++j)
-    if (axis < 0 || !tail_follows_axis(s, j) || !tail_on_axis(s, heads, j, axis, tails + 3 * (size_t)j))
-      tail_from_children(s, heads, j, tails + 3 * (size_t)j);
+  double typical = median_bone(s, heads);
+  for (uint32_t j = 0; j < n; ++j) {
+    float* t = tails + 3 * (size_t)j;
+    if (tail_from_hub(s, heads, j, axis, typical, t)) continue;
+    if (axis < 0 || !tail_follows_axis(s, j) || !tail_on_axis(s, heads, j, axis, t)) tail_from_children(s, heads, j, t);
+  }
 }
 
 void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails) {

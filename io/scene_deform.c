@@ -4,7 +4,9 @@
  * skin joints; for a scene built in memory, the joints some vertex names). The file's own statement of which nodes
  * deform wins over any guess - except for the wrappers of rule 2 that a skin lists and no vertex weights (writers
  * that list every skeleton node in each skin, skinkit's glTF writer among them, list the scene root and the
- * armature object too).
+ * armature object too). A skin may list bones that do not deform (Blender's glTF and FBX exporters list every bone:
+ * IK targets, poles, control bones), and weights that leave a listed joint out are no proof (a mesh weighted to the
+ * thigh alone, waiting for a bind), so only Rigify's naming (below) narrows the list.
  * Rule 2, no skin lists a joint (a bare skeleton, an armature beside unskinned meshes): every joint except
  *  - wrappers: a joint whose ancestors are all wrappers (the top of the tree) and whose name is an importer's
  *    synthetic root or scene root (RootNode, ROOT, Scene, Z_UP, Y_UP, <MD5_Root>, <MD5_Mesh>, <MD5_Hierarchy>) or an
@@ -14,7 +16,8 @@
  *    object, it is not a bone);
  *  - nodes that carry a mesh (glTF: the node that instances a mesh primitive; a skeleton built from the nodes on
  *    the Assimp path: skio_scene.joint_mesh).
- * When that leaves no joint (every node a wrapper), every joint deforms. */
+ * When that leaves no joint (every node a wrapper), every joint deforms.
+ * Either rule, a Rigify rig (DEF-* joints beside ORG-* or MCH-* ones): only its DEF-* joints deform. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,24 @@ static uint32_t by_skins(const skio_scene* s, uint8_t* mask) {
   }
   for (uint32_t j = 0; j < jc; ++j) n += mask[j];
   return n;
+}
+
+/* Rigify's rigs name their deforming bones DEF-*, beside ORG-* (the metarig's bones) and MCH-* (mechanism) and
+ * controls, none of which deform; glTF and FBX keep no deform flag, and Blender's exporters list every bone. When
+ * the skeleton has DEF-* joints and ORG-* or MCH-* ones, only the DEF-* joints of mask stay (unless none is in it);
+ * returns the count. */
+static uint32_t rigify_deform(const skc_skeleton* sk, uint8_t* mask, uint32_t n) {
+  uint32_t def = 0, other = 0, kept = 0;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    const char* nm = sk->names[j] ? sk->names[j] : "";
+    const bool is_def = !strncmp(nm, "DEF-", 4);
+    def += is_def;
+    other += !strncmp(nm, "ORG-", 4) || !strncmp(nm, "MCH-", 4);
+    kept += is_def && mask[j];
+  }
+  if (!def || !other || !kept) return n;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) mask[j] = mask[j] && sk->names[j] && !strncmp(sk->names[j], "DEF-", 4);
+  return kept;
 }
 
 /* wrap[j] = 1 for the wrappers of rule 2 (jc bytes): wrapper names at the top of the tree, and the scene root. */
@@ -120,13 +141,14 @@ int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_c
   uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0, n = 0;
   int rule = SKIO_DEFORM_NONE;
   memset(mask, 0, jc);
+  uint8_t* wrap = jc ? malloc(jc) : NULL;
+  if (jc && !wrap) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u joints", jc);
   if (jc && (n = by_skins(s, mask)) > 0) {
     rule = SKIO_DEFORM_SKINS;
-    uint8_t* wrap = malloc(jc);
-    if (!wrap) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u joints", jc);
     n = drop_idle_wrappers(s, mask, n, wrap);
-    free(wrap);
-  } else if (jc) {
+  }
+  free(wrap);
+  if (jc && !n) {
     uint8_t* scratch = calloc(2 * (size_t)jc, 1);
     if (!scratch || mesh_nodes(s, scratch + jc)) {
       free(scratch);
@@ -141,6 +163,7 @@ int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_c
       rule = SKIO_DEFORM_ALL;
     }
   }
+  if (n) n = rigify_deform(s->skeleton, mask, n);
   if (out_count) *out_count = n;
   if (out_rule) *out_rule = rule;
   return SKC_OK;

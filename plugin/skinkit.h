@@ -548,6 +548,8 @@ SK_API sk_result sk_scene_mesh_inverse_binds(const sk_scene* scene, uint32_t mes
  *     compared case-insensitively, plus the skeleton's only root when one of its children is such a wrapper (the scene
  *     root holding the armature object). Mesh nodes: joints whose node instances a mesh (glTF read by skinkit).
  *  3. When rule 2 leaves no joint, every joint (SK_DEFORM_RULE_ALL). Without a skeleton: count 0, SK_DEFORM_RULE_NONE.
+ *  Rules 1 and 2 in a Rigify rig (joints named DEF-* beside ORG-* or MCH-* ones): only its DEF-* joints (when some
+ *  is left), the rule number unchanged.
  * out_mask: mask_count >= joint_count bytes, set to 1 / 0 (SK_ERR_INVALID_ARGUMENT when NULL with joints, or short).
  * out_count (deform joints) and out_rule (sk_deform_rule) are optional. */
 typedef enum sk_deform_rule {

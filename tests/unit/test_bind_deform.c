@@ -232,6 +232,24 @@ START_TEST(deform_rule_cases) {
   s = scene_of(rig2, rig2_p, 3, -1);
   expect_deform(s, "011", SK_DEFORM_RULE_HIERARCHY);
   sk_scene_destroy(s);
+  /* a Rigify rig: DEF-* bones beside ORG-* and MCH-* ones and controls; only the DEF-* bones deform, with or
+   * without a skin (Blender's exporters list every bone in it) */
+  const char* const rigify[] = {"rig", "root", "torso", "ORG-spine", "DEF-spine", "MCH-spine", "DEF-spine.001"};
+  const int32_t rigify_p[] = {-1, 0, 1, 2, 3, 3, 4};
+  s = scene_of(rigify, rigify_p, 7, -1);
+  expect_deform(s, "0000101", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
+  s = scene_of(rigify, rigify_p, 7, 4);
+  expect_deform(s, "0000100", SK_DEFORM_RULE_SKINS);
+  sk_scene_destroy(s);
+  s = scene_of(rigify, rigify_p, 7, 3); /* a skin on ORG-spine alone: no DEF-* bone in it, the skin's list stays */
+  expect_deform(s, "0001000", SK_DEFORM_RULE_SKINS);
+  sk_scene_destroy(s);
+  const char* const def_only[] = {"Armature", "DEF-a", "b"}; /* DEF-* without ORG-* / MCH-*: an ordinary rig */
+  const int32_t def_only_p[] = {-1, 0, 1};
+  s = scene_of(def_only, def_only_p, 3, -1);
+  expect_deform(s, "011", SK_DEFORM_RULE_HIERARCHY);
+  sk_scene_destroy(s);
   /* only wrappers: every joint */
   const char* const lone[] = {"RootNode", "Armature"};
   const int32_t lone_p[] = {-1, 0};

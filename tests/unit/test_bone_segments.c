@@ -113,6 +113,36 @@ START_TEST(no_axis_uses_the_children) {
 }
 END_TEST
 
+/* A deform-only export flattens bones whose parents did not deform onto the armature object (Blender's glTF of a
+ * Rigify rig: the face and pelvis bones hang from "rig" at the origin). Such a leaf has no parent bone to continue:
+ * from the hub's head its tail landed at twice its own height (a tongue 1.8 m long; the fit check then read the
+ * rig as moved away). It now runs the skeleton's typical bone length (the median of one-child joints), along the
+ * parent direction without a bone axis. */
+START_TEST(leaves_of_a_hub_keep_a_bone_length) {
+  enum { H_RIG, H_SPINE, H_CHEST, H_NECK, H_EAR_L, H_EAR_R, HN };
+  static const int32_t parents[HN] = {-1, H_RIG, H_SPINE, H_CHEST, H_RIG, H_RIG};
+  static const float heads[HN][3] = {{0, 0, 0},    {0, 1, 0},       {0, 1.3f, 0},
+                                     {0, 1.6f, 0}, {0.1f, 1.7f, 0}, {-0.1f, 1.7f, 0}};
+  float local[16 * HN];
+  for (int j = 0; j < HN; ++j) {
+    memset(local + 16 * j, 0, 16 * sizeof *local);
+    local[16 * j] = local[16 * j + 5] = local[16 * j + 10] = local[16 * j + 15] = 1.0f;
+    for (int k = 0; k < 3; ++k) local[16 * j + 12 + k] = heads[j][k] - (parents[j] >= 0 ? heads[parents[j]][k] : 0.0f);
+  }
+  sk_skeleton_desc d = {.size = sizeof d, .joint_count = HN, .parents = parents, .rest_local = local};
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
+  float h[3 * HN], t[3 * HN];
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  const float n = 0.3f / sqrtf(0.01f + 1.7f * 1.7f); /* 0.3 along the head's direction from the hub */
+  assert_point(t + 3 * H_EAR_L, 0.1f + 0.1f * n, 1.7f + 1.7f * n, 0, "a leaf of the hub: the typical bone length");
+  assert_point(t + 3 * H_EAR_R, -0.1f - 0.1f * n, 1.7f + 1.7f * n, 0, "the other");
+  assert_point(t + 3 * H_SPINE, 0, 1.3f, 0, "a chain is unchanged");
+  sk_skeleton_destroy(s);
+}
+END_TEST
+
 /* A blocky character built from separate boxes (as character.b3d): legs and arms hang from joints beside the body
  * joint, so the skeleton alone points them sideways (a sibling leaf continues its parent's direction). */
 enum { B_ROOT, B_BODY, B_HEAD, B_ARM_L, B_ARM_R, B_LEG_L, B_LEG_R, BN };
@@ -290,6 +320,7 @@ static Suite* suite(void) {
   tcase_add_test(t, no_axis_uses_the_children);
   tcase_add_test(t, corpus_axis_per_format);
   tcase_add_test(t, blocky_limbs_follow_their_part);
+  tcase_add_test(t, leaves_of_a_hub_keep_a_bone_length);
   suite_add_tcase(s, t);
   return s;
 }
