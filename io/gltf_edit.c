@@ -633,6 +633,19 @@ static int copy_file(const char* path, const char* src, outfile* f, skc_err* err
   return rc;
 }
 
+/* Whether every buffer of d is a data: URI: a self-contained .gltf (three.js's exporter writes one), whose output
+ * stays one file. */
+static bool buffers_embedded(const skio_gltf_doc* d) {
+  if (d->is_glb || !d->buffer_count) return false;
+  bool all = true;
+  for (uint32_t b = 0; b < d->buffer_count && all; ++b) {
+    char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
+    all = u && strncmp(u, "data:", 5) == 0;
+    free(u);
+  }
+  return all;
+}
+
 /* Copies of the source's files that its buffers and images name by a relative path (a .gltf's .bin, a .glb's
  * external buffers, either's images), for an output written to another folder than the source's: the output names
  * them with the same relative paths. Appended to files (room for buffer_count + 64 of them); data URIs, a .glb's BIN
@@ -997,7 +1010,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     int n = snprintf(num, sizeof num, "%zu", bin.n);
     if (bl >= 0) add_splice(&sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
   } else if (add.n) {
-    if (binary) { /* a .glb with no BIN chunk to extend: a data URI */
+    if (binary || buffers_embedded(d)) { /* a .glb with no BIN chunk to extend, a self-contained .gltf: a data URI */
       skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", add.n);
       base64_into(&bufs, add.p, add.n);
       skio_buf_put(&bufs, "\"}", 2);
@@ -1235,28 +1248,38 @@ static int node_skin(const skio_gltf_doc* d, int node, int32_t* local) {
   return L;
 }
 
-/* The skin the editor adds to the node of mesh m, which had none (`bind` weighted an unskinned mesh): every joint
- * of the skeleton (each is a node of the document), in skeleton order (local[node] = its index), with inverse binds
- * IB(j) * placed: the file's vertices are in the node's space, the scene's where skio_mesh_place put them. Its
- * count, or -1 when out of memory (*joints and *ibm malloc'd). */
+/* The skin the editor adds to the node of mesh m, which had none (`bind` weighted an unskinned mesh): the scene's
+ * deform joints and any other joint m's weights name (each is a node of the document), in skeleton order
+ * (local[node] = its index), with inverse binds IB(j) * placed: the file's vertices are in the node's space, the
+ * scene's where skio_mesh_place put them. Listing the other joints as well (the armature object nodes, a Rigify
+ * rig's controls) made them deform joints of the output, so a second bind of it weighted them. Its count, or -1 when
+ * out of memory (*joints and *ibm malloc'd). */
 static int new_skin(const skio_scene* s, const skio_mesh* m, int32_t* local, uint32_t** joints, float** ibm) {
   const skio_gltf_doc* d = s->gltf;
   const uint32_t jc = s->skeleton->joint_count;
   for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
   *joints = malloc(((size_t)jc + 1) * sizeof **joints);
   *ibm = malloc(((size_t)jc + 1) * 16 * sizeof **ibm);
-  if (!*joints || !*ibm) return -1;
+  uint8_t* keep = calloc((size_t)jc + 1, 1);
+  if (!*joints || !*ibm || !keep) {
+    free(keep);
+    return -1;
+  }
+  if (skio_scene_deform_joints(s, keep, NULL, NULL, NULL) != SKC_OK) memset(keep, 1, jc);
+  for (size_t e = 0; m->skin && e < m->skin->offsets[m->skin->vertex_count]; ++e)
+    if (m->skin->joints[e] < jc) keep[m->skin->joints[e]] = 1;
   float id[16];
   skc_mat4_identity(id);
   int L = 0;
   for (uint32_t j = 0; j < jc; ++j) {
     const int32_t n = s->joint_node[j];
-    if (local[n] >= 0) continue;
+    if (!keep[j] || local[n] >= 0) continue;
     local[n] = L;
     (*joints)[L] = (uint32_t)n;
     skc_mat4_mul(m->inverse_bind + (size_t)j * 16, m->placed_set ? m->placed : id, *ibm + (size_t)L * 16);
     L++;
   }
+  free(keep);
   return L;
 }
 

@@ -661,6 +661,32 @@ START_TEST(meshes_by_object_name_fit_in_the_rest_pose) {
 }
 END_TEST
 
+/* A self-contained .gltf (every buffer a data: URI, as three.js's exporter writes with binary: false;
+ * tests/data/make_embedded_gltf.mjs) stays one file when bind adds weights: the new buffer is a data URI as well (it
+ * was "<OUT>_skin.bin" beside it). And the skin bind gives the unskinned crate lists the deform joints, not the
+ * armature object nodes "Arm" and "Tail": listed, they were deform joints of the output, and binding it again found
+ * 7 instead of 5. */
+START_TEST(self_contained_gltf_stays_one_file_and_binds_again_alike) {
+  const char* out = tmp_path("embedded.gltf");
+  char args[1024];
+  snprintf(args, sizeof args, "bind tests/data/two_rigs_three_embedded.gltf %s", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "deform joints: 5 of 7"), "%s", g_out);
+  struct stat st;
+  ck_assert_msg(stat(tmp_path("embedded_skin.bin"), &st) != 0, "a companion .bin was written");
+  static char text[1 << 18];
+  FILE* f = fopen(out, "rb");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  ck_assert_msg(strstr(text, ".bin\"") == NULL, "the output names a .bin file");
+  snprintf(args, sizeof args, "bind %s %s", out, tmp_path("again.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "deform joints: 5 of 7"), "%s", g_out);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -679,6 +705,7 @@ static Suite* suite(void) {
   tcase_add_test(t, rigid_attachments_stay_rigid);
   tcase_add_test(t, two_characters_keep_to_their_armatures);
   tcase_add_test(t, meshes_by_object_name_fit_in_the_rest_pose);
+  tcase_add_test(t, self_contained_gltf_stays_one_file_and_binds_again_alike);
   suite_add_tcase(s, t);
   return s;
 }
