@@ -40,6 +40,7 @@
 #include "skio_fbx_tree.h"
 #include "skio_gltf_import.h"
 #include "skio_iqm.h"
+#include "skio_ogre.h"
 #include "skio_scene.h"
 
 _Static_assert(sizeof(ai_real) == sizeof(float), "skinkit expects Assimp built with single-precision ai_real");
@@ -877,6 +878,8 @@ static void limit_memory(uint64_t start, uint32_t limit_mb) {
 typedef struct import_fixes {
   uint32_t morphs_dropped; /* Collada morph controllers left out (Assimp 5.2 refuses them) */
   size_t fbx_records;      /* binary FBX: end-of-children records put back (fbx_fixup.h) */
+  bool ogre_v110;          /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h) */
+  uint32_t ogre_lods;      /* its LOD levels left out */
 } import_fixes;
 
 /* A Collada file Assimp refused, without its morph controllers (skio_collada_without_morphs). */
@@ -997,7 +1000,8 @@ static int blender_collada_places(builder* b, skc_err* err) {
 }
 
 /* Assimp's import of path. A file it refuses is read again from a mended copy: a Collada file without its morph
- * controllers (Blender's shape keys), a binary FBX with its missing end records; fx says what was mended. */
+ * controllers (Blender's shape keys), a binary FBX with its missing end records, an Ogre 1.10+ mesh in the 1.8
+ * layout (ogre_mesh.c); fx says what was mended. */
 static const struct aiScene* import_ai(const char* path, unsigned int flags, const struct aiPropertyStore* props,
                                        import_fixes* fx) {
   memset(fx, 0, sizeof *fx);
@@ -1005,6 +1009,11 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
   if (ai) return ai;
   if (has_extension(path, ".dae")) return import_without_morphs(path, flags, props, fx);
   if (has_extension(path, ".fbx")) return import_fbx_repaired(path, flags, props, fx);
+  if (has_extension(path, ".mesh")) {
+    ai = skio_ogre_import_v110(path, flags, props, &fx->ogre_lods);
+    fx->ogre_v110 = ai != NULL;
+    return ai;
+  }
   return NULL;
 }
 
@@ -1199,6 +1208,13 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
              "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "
              "(an in-place .dae edit keeps them)",
              fx.morphs_dropped);
+    skio_scene_note(s, line);
+  }
+  if (fx.ogre_lods) {
+    char line[200];
+    snprintf(line, sizeof line,
+             "Ogre mesh [MeshSerializer_v1.100] read in the 1.8 layout Assimp knows: its %u LOD level(s) not read",
+             fx.ogre_lods);
     skio_scene_note(s, line);
   }
   if (fx.fbx_records) {

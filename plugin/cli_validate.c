@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,9 +24,10 @@
 const char cli_validate_usage[] =
     "usage: skinkit validate PATH... [--tolerance T] [--max-influences N] [--json [OUT|-]] [--jsonl]\n"
     "                        [--jobs N] [--files-from FILE|-] [--allow-unskinned]\n"
-    "  Checks every file (folders recursively, every extension Assimp reads; Ogre .skeleton files are read\n"
-    "  with their .mesh): weight sums (off by more than T, default 1e-3), NaN/Inf, negative, unweighted,\n"
-    "  more than N influences, bad joints, duplicates, singular/non-rigid inverse binds. glTF: the file's own\n"
+    "  Checks every file (folders recursively, every extension Assimp reads, of XML files only *.mesh.xml; Ogre\n"
+    "  skeletons are read with their mesh): weight sums (off by more than T, default 1e-3), NaN/Inf, negative,\n"
+    "  unweighted, more than N influences, bad joints, duplicates, singular/non-rigid inverse binds. glTF: the file's "
+    "own\n"
     "  JOINTS_n/WEIGHTS_n values (normalized u8/u16 weights must sum to exactly 255/65535), and each skin's\n"
     "  joints must be distinct and have a common root that skin.skeleton (when set) is or lies above.\n"
     "  Exit 0: clean; 1: findings; 2: a file could not be read or has no skin (unless --allow-unskinned).\n"
@@ -403,14 +405,23 @@ static void walk(walker* wk, list* l, const char* dir, int depth) {
   free(local.v);
 }
 
+/* Whether a file found in a folder is a model to check: an extension an importer reads, and of the many XML files
+ * of an asset tree (Ogre's skeletons and materials, configs) only OgreXML meshes (*.mesh.xml: their skeleton is
+ * read with them). */
+static int model_name(const char* name) {
+  const char* dot = strrchr(name, '.');
+  if (!dot || !sk_import_extension_supported(dot)) return 0;
+  const size_t n = strlen(name);
+  return strcasecmp(dot, ".xml") != 0 || (n > 9 && strcasecmp(name + n - 9, ".mesh.xml") == 0);
+}
+
 static void walk_entry(walker* wk, list* local, const char* p, const char* name, int depth) {
   struct stat st;
   if (stat(p, &st) != 0) return;
   if (S_ISDIR(st.st_mode)) {
     if (!seen_before(&wk->dirs, &st)) walk(wk, local, p, depth + 1);
   } else if (S_ISREG(st.st_mode)) {
-    const char* dot = strrchr(name, '.');
-    if (dot && sk_import_extension_supported(dot) && !seen_before(&wk->files, &st)) push(local, p);
+    if (model_name(name) && !seen_before(&wk->files, &st)) push(local, p);
   } else {
     fprintf(stderr, "note: skipped %s: %s, not a regular file\n", p, special_kind(st.st_mode));
     wk->skipped++;

@@ -156,6 +156,8 @@ START_TEST(validate_progress_bar_only_on_a_terminal) {
   ck_assert_ptr_nonnull(strstr(tty, " with findings, 1 error(s)")); /* the summary after the bar */
   ck_assert_ptr_nonnull(strstr(tty, "spin_rig.fbx: no skin"));     /* the one error */
   ck_assert_int_eq(run("validate tests/data"), 2); /* as above */
+  /* of the folder's XML files only the OgreXML mesh is a model; its skeleton is read with it */
+  ck_assert_msg(strstr(g_out, "ogre_rig.mesh.xml [mesh0]") && !strstr(g_out, "skeleton.xml"), "%s", g_out);
   ck_assert_ptr_null(strstr(err_text(), "#####]")); /* redirected: no bar */
   ck_assert_ptr_null(strstr(g_out, "#####]"));
 }

@@ -290,6 +290,71 @@ static void assert_same_weights(sk_scene* a, sk_scene* b, float tol) {
   }
 }
 
+/* Ogre 1.10 - 14 write meshes as [MeshSerializer_v1.100], which Assimp 5.2.5 refuses ("not supported ... Run
+ * OgreMeshUpgrader"). tests/data/ogre_rig_v110.mesh (make_ogre_rig.py: Ogre 1.12's OgreXMLConverter and
+ * OgreMeshUpgrader, 2 LOD levels) reads as the XML it was made from (ogre_rig.mesh.xml, the same skeleton): same
+ * vertices, weights, joints and clip, in process and isolated. A copy whose mesh chunk overruns the file is an error
+ * that names the file. */
+static void assert_same_scene(sk_scene* a, sk_scene* b) {
+  ck_assert_uint_eq(sk_scene_mesh_count(a), sk_scene_mesh_count(b));
+  ck_assert_uint_eq(sk_scene_animation_count(a), sk_scene_animation_count(b));
+  ck_assert_uint_eq(sk_skeleton_joint_count(sk_scene_skeleton(a)), sk_skeleton_joint_count(sk_scene_skeleton(b)));
+  for (uint32_t m = 0; m < sk_scene_mesh_count(a); ++m) {
+    size_t n = sk_scene_mesh_vertex_count(a, m);
+    ck_assert_uint_eq(n, sk_scene_mesh_vertex_count(b, m));
+    float* pa = malloc(n * 12);
+    float* pb = malloc(n * 12);
+    ck_assert(pa && pb);
+    sk_scene_mesh_positions(a, m, pa, 3 * n);
+    sk_scene_mesh_positions(b, m, pb, 3 * n);
+    for (size_t k = 0; k < 3 * n; ++k) ck_assert_msg(fabsf(pa[k] - pb[k]) < 1e-5f, "position %zu", k);
+    const sk_skin* ka = sk_scene_mesh_skin(a, m);
+    const sk_skin* kb = sk_scene_mesh_skin(b, m);
+    ck_assert(ka && kb);
+    for (size_t v = 0; v < n; ++v) {
+      uint32_t ja[8], jb[8];
+      float wa[8], wb[8];
+      size_t ca = sk_skin_get_vertex(ka, v, ja, wa, 8), cb = sk_skin_get_vertex(kb, v, jb, wb, 8);
+      ck_assert_uint_eq(ca, cb);
+      for (size_t e = 0; e < ca; ++e) ck_assert(ja[e] == jb[e] && fabsf(wa[e] - wb[e]) < 1e-5f);
+    }
+    free(pa), free(pb);
+  }
+}
+
+START_TEST(ogre_110_mesh_reads_as_its_xml) {
+  sk_error err;
+  sk_scene *bin = NULL, *xml = NULL;
+  ck_assert_msg(sk_scene_load(skt_data("ogre_rig_v110.mesh"), NULL, &bin, &err) == SK_OK, "%s", err.message);
+  ck_assert_msg(sk_scene_load(skt_data("ogre_rig.mesh.xml"), NULL, &xml, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(sk_scene_mesh_vertex_count(bin, 0), 384);
+  ck_assert_str_eq(sk_scene_animation_name(bin, 0), "Bend");
+  assert_same_scene(bin, xml);
+  sk_scene_destroy(bin);
+  sk_load_options lo = {sizeof lo, 0, 0, 1, 30.0f, 0, 0};
+  ck_assert_msg(sk_scene_load(skt_data("ogre_rig_v110.mesh"), &lo, &bin, &err) == SK_OK, "%s", err.message);
+  assert_same_scene(bin, xml);
+  sk_scene_destroy(bin);
+  sk_scene_destroy(xml);
+  /* the mesh chunk's length made larger than the file, beside its skeleton */
+  make_tmp();
+  FILE* in = fopen(skt_data("ogre_rig_v110.mesh"), "rb");
+  ck_assert_ptr_nonnull(in);
+  static unsigned char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf, in);
+  fclose(in);
+  ck_assert(n > 40 && buf[26] == 0x00 && buf[27] == 0x30); /* the mesh chunk's id after the 26-byte header */
+  buf[28 + 3] = 0x7f;
+  FILE* out = fopen(tmp_path("bad.mesh"), "wb");
+  ck_assert_ptr_nonnull(out);
+  fwrite(buf, 1, n, out);
+  fclose(out);
+  ck_assert_int_eq(sk_scene_load(tmp_path("bad.mesh"), NULL, &bin, &err), SK_ERR_FORMAT);
+  ck_assert_msg(strstr(err.message, "bad.mesh"), "%s", err.message);
+  rm_tmp();
+}
+END_TEST
+
 START_TEST(glb_round_trip_keeps_names_weights_binds) {
   if (!corpus_or_skip()) return;
   make_tmp();
@@ -801,6 +866,7 @@ static Suite* io_suite(void) {
   tcase_add_test(v, built_scene_round_trip_and_isolated_load);
   tcase_add_test(v, meshes_with_own_binds_duplicates_and_unweighted_vertices);
   tcase_add_test(v, collada_joint_names_from_name_attributes);
+  tcase_add_test(v, ogre_110_mesh_reads_as_its_xml);
   tcase_set_timeout(v, 120);
   suite_add_tcase(s, v);
   TCase* r = tcase_create("result");

@@ -1,0 +1,191 @@
+/* ogre_mesh.c - Ogre binary meshes of the format Ogre 1.10 to 14 write ([MeshSerializer_v1.100]), read through the
+ * 1.8 layout Assimp 5.2.5 knows (skio_ogre.h).
+ *
+ * Assimp refuses them ("Mesh version [MeshSerializer_v1.100] not supported ... Run OgreMeshUpgrader"), though
+ * OgreMeshUpgrader and OgreXMLConverter write exactly that version. Ogre's own MeshSerializerImpl_v1_8 differs from
+ * the 1.10 serializer in one part only: the LOD levels (M_MESH_LOD_LEVEL, chunk 0x8000, and its children). The copy
+ * keeps every byte but the header's version string and those chunks; Assimp reads the LOD levels of neither
+ * version, so nothing it would have read is lost. The copy is handed to Assimp under the file's own path by a file
+ * system that serves every other name (the skeleton, the material scripts) from disk, so the skeleton link and the
+ * material lookup work as for any mesh.
+ *
+ * Layout: a header chunk (uint16 0x1000, then the version string ended by '\n'), then chunks of uint16 id, uint32
+ * length (the whole chunk, its 6-byte header included); the mesh chunk (0x3000) holds one bool then its children. */
+#include <assimp/cfileio.h>
+#include <assimp/cimport.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_ogre.h"
+#include "skio_scene.h"
+
+#define OGRE_HEADER 0x1000u
+#define OGRE_MESH 0x3000u
+#define OGRE_LOD_LEVEL 0x8000u
+
+static const char k_v110[] = "[MeshSerializer_v1.100]\n";
+static const char k_v18[] = "[MeshSerializer_v1.8]\n";
+
+static uint16_t get16(const uint8_t* p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get32(const uint8_t* p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_chunk_header(uint8_t* p, uint16_t id, uint32_t len) {
+  p[0] = (uint8_t)id, p[1] = (uint8_t)(id >> 8);
+  for (int k = 0; k < 4; ++k) p[2 + k] = (uint8_t)(len >> (8 * k));
+}
+
+bool skio_ogre_is_v110(const uint8_t* data, size_t n) {
+  const size_t h = sizeof k_v110 - 1;
+  return n >= 2 + h && get16(data) == OGRE_HEADER && memcmp(data + 2, k_v110, h) == 0;
+}
+
+int skio_ogre_mesh_downgrade(const uint8_t* data, size_t n, uint8_t** out, size_t* out_n, uint32_t* lods,
+                             skc_err* err) {
+  *out = NULL;
+  *out_n = 0;
+  if (lods) *lods = 0;
+  if (!skio_ogre_is_v110(data, n)) return SKC_OK;
+  const size_t at = 2 + sizeof k_v110 - 1; /* the mesh chunk */
+  if (n - at < 7 || get16(data + at) != OGRE_MESH) return skc_fail(err, SKC_FORMAT, "Ogre mesh: no mesh chunk");
+  const uint32_t mesh_len = get32(data + at + 2);
+  if (mesh_len < 7 || mesh_len > n - at)
+    return skc_fail(err, SKC_FORMAT, "Ogre mesh: the mesh chunk overruns the file");
+  const size_t head = 2 + sizeof k_v18 - 1;
+  uint8_t* o = malloc(head + (n - at));
+  if (!o) return skc_fail(err, SKC_OUT_OF_MEMORY, "Ogre mesh: out of memory");
+  put_chunk_header(o, OGRE_HEADER, 0);
+  memcpy(o + 2, k_v18, sizeof k_v18 - 1);
+  size_t w = head + 6;
+  o[w++] = data[at + 6]; /* skeletally animated */
+  uint32_t dropped = 0;
+  for (size_t c = at + 7; c < at + mesh_len;) {
+    if (at + mesh_len - c < 6) break; /* a stub Ogre ignores too */
+    const uint32_t len = get32(data + c + 2);
+    if (len < 6 || len > at + mesh_len - c) {
+      free(o);
+      return skc_fail(err, SKC_FORMAT, "Ogre mesh: a chunk at byte %zu overruns its mesh", c);
+    }
+    if (get16(data + c) == OGRE_LOD_LEVEL) {
+      ++dropped;
+    } else {
+      memcpy(o + w, data + c, len);
+      w += len;
+    }
+    c += len;
+  }
+  put_chunk_header(o + head, OGRE_MESH, (uint32_t)(w - head));
+  memcpy(o + w, data + at + mesh_len, n - at - mesh_len); /* chunks after the mesh, as they are */
+  w += n - at - mesh_len;
+  *out = o;
+  *out_n = w;
+  if (lods) *lods = dropped;
+  return SKC_OK;
+}
+
+/* ---- Assimp's file system with one file served from memory ------------------------------------------------ */
+
+typedef struct overlay {
+  const char* path; /* the name served from memory */
+  const uint8_t* data;
+  size_t size;
+} overlay;
+
+typedef struct file {
+  FILE* f;          /* a file on disk, or NULL */
+  const uint8_t* p; /* the memory file */
+  size_t n, pos;
+} file;
+
+static size_t f_read(struct aiFile* af, char* buf, size_t size, size_t count) {
+  file* f = (file*)af->UserData;
+  if (f->f) return fread(buf, size, count, f->f);
+  if (!size) return 0;
+  size_t items = (f->n - f->pos) / size;
+  if (items > count) items = count;
+  memcpy(buf, f->p + f->pos, items * size);
+  f->pos += items * size;
+  return items;
+}
+
+static size_t f_write(struct aiFile* af, const char* buf, size_t size, size_t count) {
+  (void)af, (void)buf, (void)size, (void)count;
+  return 0; /* reading only */
+}
+
+static size_t f_tell(struct aiFile* af) {
+  file* f = (file*)af->UserData;
+  if (!f->f) return f->pos;
+  long t = ftell(f->f);
+  return t < 0 ? 0 : (size_t)t;
+}
+
+static size_t f_size(struct aiFile* af) {
+  file* f = (file*)af->UserData;
+  if (!f->f) return f->n;
+  long here = ftell(f->f);
+  if (here < 0 || fseek(f->f, 0, SEEK_END)) return 0;
+  long end = ftell(f->f);
+  if (fseek(f->f, here, SEEK_SET) || end < 0) return 0;
+  return (size_t)end;
+}
+
+static enum aiReturn f_seek(struct aiFile* af, size_t off, enum aiOrigin origin) {
+  file* f = (file*)af->UserData;
+  if (f->f) {
+    const int whence = origin == aiOrigin_SET ? SEEK_SET : origin == aiOrigin_CUR ? SEEK_CUR : SEEK_END;
+    return fseek(f->f, (long)off, whence) ? aiReturn_FAILURE : aiReturn_SUCCESS;
+  }
+  size_t to = origin == aiOrigin_SET ? off : origin == aiOrigin_CUR ? f->pos + off : f->n + off; /* END: negative */
+  if (to > f->n) return aiReturn_FAILURE;
+  f->pos = to;
+  return aiReturn_SUCCESS;
+}
+
+static void f_flush(struct aiFile* af) { (void)af; }
+
+static struct aiFile* f_open(struct aiFileIO* io, const char* name, const char* mode) {
+  const overlay* ov = (const overlay*)io->UserData;
+  if (!name || !mode || strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+')) return NULL;
+  file* f = calloc(1, sizeof *f);
+  struct aiFile* af = calloc(1, sizeof *af);
+  if (!f || !af) {
+    free(f), free(af);
+    return NULL;
+  }
+  if (strcmp(name, ov->path) == 0) {
+    f->p = ov->data, f->n = ov->size;
+  } else if (!(f->f = fopen(name, "rb"))) {
+    free(f), free(af);
+    return NULL;
+  }
+  *af = (struct aiFile){f_read, f_write, f_tell, f_size, f_seek, f_flush, (aiUserData)f};
+  return af;
+}
+
+static void f_close(struct aiFileIO* io, struct aiFile* af) {
+  (void)io;
+  if (!af) return;
+  file* f = (file*)af->UserData;
+  if (f && f->f) fclose(f->f);
+  free(f);
+  free(af);
+}
+
+const struct aiScene* skio_ogre_import_v110(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                                            uint32_t* lods) {
+  size_t n = 0, dn = 0;
+  char* data = skio_read_whole(path, (size_t)1 << 30, &n, NULL);
+  uint8_t* down = NULL;
+  skc_err e = {0};
+  const bool ok = data && skio_ogre_mesh_downgrade((const uint8_t*)data, n, &down, &dn, lods, &e) == SKC_OK && down;
+  free(data);
+  if (!ok) return NULL; /* Assimp's first reason stands */
+  overlay ov = {path, down, dn};
+  struct aiFileIO io = {f_open, f_close, (aiUserData)&ov};
+  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, &io, props);
+  free(down);
+  return ai;
+}
