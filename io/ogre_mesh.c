@@ -175,14 +175,13 @@ static void f_close(struct aiFileIO* io, struct aiFile* af) {
 }
 
 const struct aiScene* skio_ogre_import_v110(const char* path, unsigned int flags, const struct aiPropertyStore* props,
-                                            uint32_t* lods) {
+                                            uint32_t* lods, skc_err* err) {
   size_t n = 0, dn = 0;
   char* data = skio_read_whole(path, (size_t)1 << 30, &n, NULL);
   uint8_t* down = NULL;
-  skc_err e = {0};
-  const bool ok = data && skio_ogre_mesh_downgrade((const uint8_t*)data, n, &down, &dn, lods, &e) == SKC_OK && down;
+  const bool ok = data && skio_ogre_mesh_downgrade((const uint8_t*)data, n, &down, &dn, lods, err) == SKC_OK && down;
   free(data);
-  if (!ok) return NULL; /* Assimp's first reason stands */
+  if (!ok) return NULL; /* err says why for a damaged 1.100 mesh; else Assimp's first reason stands */
   overlay ov = {path, down, dn};
   struct aiFileIO io = {f_open, f_close, (aiUserData)&ov};
   const struct aiScene* ai = aiImportFileExWithProperties(path, flags, &io, props);

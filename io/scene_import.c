@@ -880,6 +880,7 @@ typedef struct import_fixes {
   size_t fbx_records;      /* binary FBX: end-of-children records put back (fbx_fixup.h) */
   bool ogre_v110;          /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h) */
   uint32_t ogre_lods;      /* its LOD levels left out */
+  char why[SKC_ERR_MESSAGE_SIZE]; /* why a mended copy could not be made, when that says more than Assimp */
 } import_fixes;
 
 /* A Collada file Assimp refused, without its morph controllers (skio_collada_without_morphs). */
@@ -1010,8 +1011,10 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
   if (has_extension(path, ".dae")) return import_without_morphs(path, flags, props, fx);
   if (has_extension(path, ".fbx")) return import_fbx_repaired(path, flags, props, fx);
   if (has_extension(path, ".mesh")) {
-    ai = skio_ogre_import_v110(path, flags, props, &fx->ogre_lods);
+    skc_err e = {0};
+    ai = skio_ogre_import_v110(path, flags, props, &fx->ogre_lods, &e);
     fx->ogre_v110 = ai != NULL;
+    if (!ai && e.code) snprintf(fx->why, sizeof fx->why, "%s", e.message);
     return ai;
   }
   return NULL;
@@ -1030,7 +1033,7 @@ static void isolated_child(const char* path, unsigned int flags, const struct ai
   import_fixes fx;
   const struct aiScene* ai = import_ai(path, flags, props, &fx);
   if (!ai) {
-    const char* why = aiGetErrorString();
+    const char* why = fx.why[0] ? fx.why : aiGetErrorString();
     const uint64_t peak = memory_peak();
     const char flag = limit_mb && peak > start && peak - start >= ((uint64_t)limit_mb << 19) ? 'M' : '-';
     if (write(fd, &flag, 1) == 1 && why && why[0] && write(fd, why, strnlen(why, SKC_ERR_MESSAGE_SIZE - 2)) < 0)
@@ -1153,7 +1156,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   aiReleasePropertyStore(props);
   if (!ai) {
     /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
-    const char* why = aiGetErrorString();
+    const char* why = fx.why[0] ? fx.why : aiGetErrorString();
     return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why && why[0] ? why : "unknown error");
   }
   if (!ai->mRootNode) {

@@ -19,8 +19,9 @@ bool skio_ogre_is_v110(const uint8_t* data, size_t n);
  * file; SKC_FORMAT when the mesh's chunks overrun it; SKC_OUT_OF_MEMORY. */
 int skio_ogre_mesh_downgrade(const uint8_t* data, size_t n, uint8_t** out, size_t* out_n, uint32_t* lods, skc_err* err);
 /* Assimp's import of the mesh at path through that copy, served under path itself (the skeleton and material
- * scripts beside it are read from disk as usual); NULL when the file is no such mesh or Assimp refuses the copy. */
+ * scripts beside it are read from disk as usual); NULL when the file is no such mesh or Assimp refuses the copy,
+ * with err (optional) set when it is such a mesh but damaged (SKC_FORMAT) or memory ran out. */
 const struct aiScene* skio_ogre_import_v110(const char* path, unsigned int flags, const struct aiPropertyStore* props,
-                                            uint32_t* lods);
+                                            uint32_t* lods, skc_err* err);
 
 #endif
