@@ -48,7 +48,6 @@
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,10 +57,11 @@
 
 #include "fbx_fixup.h"
 #include "skio_atomic.h"
+#include "skio_collada.h"
 #include "skio_dae_edit.h"
 #include "skio_fbx_edit.h"
-#include "skio_collada.h"
 #include "skio_gltf.h"
+#include "skio_gltf_doc.h"
 #include "skio_gltf_edit.h"
 #include "skio_scene.h"
 
@@ -1340,6 +1340,41 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o) {
   note_add(o, text, "");
 }
 
+/* A glTF source written by Assimp's FBX or Collada writer: what only glTF carries is not written - extensions
+ * other than the encodings the reader decodes (quantization, meshopt, Draco, WebP and KTX2 image sources):
+ * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras.
+ * The note names them (the in-place glTF edit keeps them all). */
+static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
+  static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
+                                       "EXT_texture_webp", "KHR_texture_basisu"};
+  const skio_gltf_doc* d = s->gltf;
+  if (!d) return;
+  char text[360];
+  size_t n = 0;
+  int used = skio_json_get(d, 0, "extensionsUsed"), dropped = 0;
+  for (int i = 0; i < skio_json_len(d, used) && n + 80 < sizeof text; ++i) {
+    int t = skio_json_at(d, used, i);
+    bool read = false;
+    for (size_t k = 0; k < sizeof k_read / sizeof *k_read; ++k) read |= skio_json_streq(d, t, k_read[k]);
+    char* name = read ? NULL : skio_json_strdup(d, t);
+    if (name) n += (size_t)snprintf(text + n, sizeof text - n, "%s%.60s", dropped++ ? ", " : "extensions ", name);
+    free(name);
+  }
+  uint32_t extras = 0;
+  for (int t = 0; t + 1 < d->tok_count; ++t)
+    extras += d->tok[t].type == 3 && d->tok[t].size == 1 && skio_json_streq(d, t, "extras");
+  const int cameras = skio_json_len(d, skio_json_get(d, 0, "cameras"));
+  if (extras && n + 60 < sizeof text)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
+  if (cameras > 0 && n + 40 < sizeof text)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
+  if (!n) return;
+  char line[480];
+  snprintf(line, sizeof line, "glTF-only content not written (this format has no place for it; .glb/.gltf keep it): %s",
+           text);
+  note_add(o, line, "");
+}
+
 /* The glTF editor and the Assimp writers take every part of a merged glTF mesh (skio_mesh.parts) as its own mesh
  * (skio_scene_split_parts); skinkit's own glTF writer writes the parts as primitives of one mesh. */
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err) {
@@ -1375,6 +1410,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
                               o.note_size, err)))
     goto done;
   note_morphs(s, &o);
+  note_gltf_only(s, &o);
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;

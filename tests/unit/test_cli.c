@@ -477,6 +477,42 @@ START_TEST(convert_says_it_merged_a_joint_named_twice) {
 }
 END_TEST
 
+/* glTF in, .dae or .fbx out: what only glTF carries is named, not dropped without a word (two_rigs_three.glb holds a
+ * point light and a camera; the self-contained copy gets an extension of its own and extras); .glb keeps it all. */
+START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
+  char args[1024];
+  snprintf(args, sizeof args, "convert tests/data/two_rigs_three.glb %s/rigs.dae", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "glTF-only content not written") &&
+                    strstr(err_text(), "extensions KHR_lights_punctual, 1 camera(s)"),
+                "%s", err_text());
+  snprintf(args, sizeof args, "convert tests/data/two_rigs_three.glb %s/rigs.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(!strstr(err_text(), "glTF-only"), "%s", err_text());
+  const char* src = skt_read_text(SK_SOURCE_DIR "/tests/data/two_rigs_three_embedded.gltf");
+  ck_assert_ptr_nonnull(src);
+  char* text = malloc(strlen(src) + 200);
+  ck_assert_ptr_nonnull(text);
+  const char* at = strstr(src, "\"asset\":{");
+  ck_assert_ptr_nonnull(at);
+  size_t k = (size_t)(at - src) + 9; /* inside "asset": an extras object and a vendor extension there */
+  memcpy(text, src, k);
+  sprintf(text + k, "\"extras\":{\"tool\":\"test\"},\"extensions\":{\"EXT_vendor_thing\":{}},%s", src + k);
+  char* used = strstr(text, "\"extensionsUsed\":[");
+  ck_assert_ptr_nonnull(used); /* three.js lists KHR_lights_punctual */
+  memmove(used + 18 + 19, used + 18, strlen(used + 18) + 1);
+  memcpy(used + 18, "\"EXT_vendor_thing\",", 19);
+  write_file("vendor.gltf", text);
+  free(text);
+  snprintf(args, sizeof args, "convert %s/vendor.gltf %s/vendor.fbx", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(),
+                       "extensions EXT_vendor_thing, KHR_lights_punctual, \"extras\" of 1 object(s), 1 "
+                       "camera(s)"),
+                "%s", err_text());
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -488,6 +524,7 @@ static Suite* suite(void) {
   tcase_add_test(t, validate_progress_bar_only_on_a_terminal);
   tcase_add_test(t, jsonl_shards_merge_with_report);
   tcase_add_test(t, convert_fixes_and_never_overwrites);
+  tcase_add_test(t, convert_names_the_gltf_only_content_it_cannot_write);
   tcase_add_test(t, convert_warns_what_the_format_cannot_carry);
   tcase_add_test(t, gltf_keeps_the_influence_sets_of_its_source);
   tcase_add_test(t, info_and_sample);
