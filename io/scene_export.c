@@ -1370,8 +1370,7 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
   if (!n) return;
   char line[480];
-  snprintf(line, sizeof line, "glTF-only content not written (this format has no place for it; .glb/.gltf keep it): %s",
-           text);
+  snprintf(line, sizeof line, "glTF-only content not written: %s", text);
   note_add(o, line, "");
 }
 

@@ -698,6 +698,48 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   return rc;
 }
 
+/* Names a node of the source in a note list: `"Cam"`, at most two (notes share one 256-byte message), then `...`. */
+static void list_name(char* buf, size_t size, uint32_t* listed, const char* name) {
+  size_t n = strlen(buf);
+  if (*listed < 2 && n + 4 < size)
+    snprintf(buf + n, size - n, "%s\"%.24s\"", *listed ? ", " : "", name);
+  else if (*listed == 2 && n + 6 < size)
+    snprintf(buf + n, size - n, ", ...");
+  ++*listed;
+}
+
+/* What of the source's nodes the scene does not hold, as a note every writer passes on ("not read: 1 camera(s)
+ * ("Cam"), ..."; the in-place .fbx and .dae edits keep them and say nothing): cameras, lights, and empty nodes - no
+ * joint, no mesh, none below them (a locator, a spawn marker). They went without a word before. */
+static void note_unread_nodes(builder* b) {
+  const struct aiScene* ai = b->ai;
+  uint8_t* held = calloc((size_t)b->node_count + 1, 1);
+  if (!held) return;
+  for (uint32_t i = b->node_count; i-- > 0;) { /* flatten is depth-first: children after their parent */
+    held[i] |= b->nodes[i].joint >= 0 || b->nodes[i].node->mNumMeshes > 0;
+    if (held[i] && b->nodes[i].parent >= 0) held[b->nodes[i].parent] = 1;
+  }
+  char cams[160] = "", lights[160] = "", empties[160] = "";
+  uint32_t nc = 0, nl = 0, ne = 0;
+  for (unsigned k = 0; ai->mCameras && k < ai->mNumCameras; ++k)
+    if (ai->mCameras[k]) list_name(cams, sizeof cams, &nc, ai->mCameras[k]->mName.data);
+  for (unsigned k = 0; ai->mLights && k < ai->mNumLights; ++k)
+    if (ai->mLights[k]) list_name(lights, sizeof lights, &nl, ai->mLights[k]->mName.data);
+  for (uint32_t i = 0; i < b->node_count; ++i) {
+    const char* name = b->nodes[i].node->mName.data;
+    if (!held[i] && b->nodes[i].parent >= 0 && !strstr(name, "$AssimpFbx$") && !camera_or_light(b, i))
+      list_name(empties, sizeof empties, &ne, name);
+  }
+  free(held);
+  if (!nc && !nl && !ne) return;
+  char line[640] = "not read:";
+  size_t n = strlen(line);
+  if (nc) n += (size_t)snprintf(line + n, sizeof line - n, " %u camera(s) (%s)", nc, cams);
+  if (nl) n += (size_t)snprintf(line + n, sizeof line - n, "%s %u light(s) (%s)", nc ? "," : "", nl, lights);
+  if (ne) snprintf(line + n, sizeof line - n, "%s %u empty node(s) (%s)", nc || nl ? "," : "", ne, empties);
+  skio_scene_note(b->out, line);
+}
+
 static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "anim%u", index);
@@ -1230,6 +1272,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     source_id.set = false; /* an in-place edit would keep the defect: .fbx is written anew */
   }
   if ((rc = name_meshes(&b, err)) || (rc = fbx_geometric_skins(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
+  note_unread_nodes(&b);
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
