@@ -698,15 +698,7 @@ static bool bind_matrix(const fx* f, int64_t model, skio_fbx_props* out) {
 
 /* ---- bind matrices of a new cluster -------------------------------------------------------------------------- */
 
-/* FBX matrices: 16 doubles, column-major (translation in 12..14). out = a * b. */
-static void mat_mul(const double* a, const double* b, double* out) {
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      double acc = 0.0;
-      for (int k = 0; k < 4; ++k) acc += a[k * 4 + r] * b[c * 4 + k];
-      out[c * 4 + r] = acc;
-    }
-}
+/* FBX matrices: 16 doubles, column-major (translation in 12..14); products by skio_fbx_mat_mul. */
 
 /* General 4x4 inverse by Gauss-Jordan with partial pivoting; false when singular. */
 static bool mat_inverse(const double* m, double* out) {
@@ -767,11 +759,11 @@ static bool skin_mesh_matrix(fx* f, const geom* g, double mesh[16], bool* per_bo
     if (cl == NONE) break;
     if (!matrix_of(f, cl, "Transform", have ? t : t0) || !matrix_of(f, cl, "TransformLink", have ? l : l0)) continue;
     if (!have) {
-      mat_mul(l0, t0, m0);
+      skio_fbx_mat_mul(l0, t0, m0);
       have = true;
       continue;
     }
-    mat_mul(l, t, m);
+    skio_fbx_mat_mul(l, t, m);
     other |= !mat_near(l, l0);
     same_t &= mat_near(t, t0);
     same_m &= mat_near(m, m0);
@@ -860,7 +852,7 @@ static int placed_transform(fx* f, const geom* g, const double tl[16], double t[
   if (g->has_geo) {
     if (!mat_inverse(g->geo, inv)) return cannot(f, "a mesh's geometric transform is singular");
     double q[16];
-    mat_mul(p, inv, q);
+    skio_fbx_mat_mul(p, inv, q);
     memcpy(p, q, sizeof q);
   }
   if (!file_per_bone(f)) {
@@ -868,7 +860,7 @@ static int placed_transform(fx* f, const geom* g, const double tl[16], double t[
     return SKC_OK;
   }
   if (!mat_inverse(tl, inv)) return cannot(f, "a bone's bind matrix is singular");
-  mat_mul(inv, p, t);
+  skio_fbx_mat_mul(inv, p, t);
   return SKC_OK;
 }
 
@@ -885,7 +877,7 @@ static int new_transform(fx* f, const geom* g, const skio_fbx_props* tl, skio_fb
     return cannot(f, "the skin's clusters do not tell how it stores the mesh's bind matrix");
   } else if (per_bone) {
     if (!mat_inverse(bone, inv)) return cannot(f, "a bone's bind matrix is singular");
-    mat_mul(inv, mesh, t);
+    skio_fbx_mat_mul(inv, mesh, t);
   } else {
     memcpy(t, mesh, sizeof t);
   }

@@ -31,8 +31,7 @@ static bool p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v) 
   return true;
 }
 
-/* out = a * b, column-major 4x4 doubles */
-static void mul4(const double* a, const double* b, double* out) {
+void skio_fbx_mat_mul(const double* a, const double* b, double* out) {
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r) {
       double acc = 0.0;
@@ -57,7 +56,7 @@ static void euler_matrix(const double deg[3], int64_t o, double r[16]) {
     m[b * 5] = m[c * 5] = cs;
     m[b * 4 + c] = sn; /* column b, row c */
     m[c * 4 + b] = -sn;
-    mul4(m, r, out);
+    skio_fbx_mat_mul(m, r, out);
     memcpy(r, out, sizeof out);
   }
 }
@@ -85,7 +84,7 @@ bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[1
   if (!any) return false;
   double rot[16], s[16] = {v[2][0], 0, 0, 0, 0, v[2][1], 0, 0, 0, 0, v[2][2], 0, 0, 0, 0, 1};
   euler_matrix(v[1], order, rot);
-  mul4(rot, s, g);
+  skio_fbx_mat_mul(rot, s, g);
   for (int c = 0; c < 3; ++c) g[12 + c] = v[0][c];
   return true;
 }
