@@ -920,8 +920,8 @@ static void limit_memory(uint64_t start, uint32_t limit_mb) {
 typedef struct import_fixes {
   uint32_t morphs_dropped; /* Collada morph controllers left out (Assimp 5.2 refuses them) */
   size_t fbx_records;      /* binary FBX: end-of-children records put back (fbx_fixup.h) */
-  bool ogre_v110;          /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h) */
-  uint32_t ogre_lods;      /* its LOD levels left out */
+  uint32_t ogre_lods;      /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h): its LOD
+                              levels left out */
   char why[SKC_ERR_MESSAGE_SIZE]; /* why a mended copy could not be made, when that says more than Assimp */
 } import_fixes;
 
@@ -1055,7 +1055,6 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
   if (has_extension(path, ".mesh")) {
     skc_err e = {0};
     ai = skio_ogre_import_v110(path, flags, props, &fx->ogre_lods, &e);
-    fx->ogre_v110 = ai != NULL;
     if (!ai && e.code) snprintf(fx->why, sizeof fx->why, "%s", e.message);
     return ai;
   }
