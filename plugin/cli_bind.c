@@ -255,26 +255,26 @@ static uint8_t* default_meshes(const sk_scene* s) {
 
 /* Whether mesh m of s is called tok: its own name or its object's (the node that draws it, what Blender's outliner
  * shows: an FBX or glTF mesh is often "Cylinder" drawn by object "Body"). */
-static int mesh_called(const sk_scene* s, uint32_t m, const char* tok) {
-  const char* object = sk_scene_mesh_node_name(s, m);
+static int mesh_called(sk_scene* s, uint32_t m, const char* tok) {
+  const char* object = cli_mesh_object(s, m);
   return !strcmp(sk_scene_mesh_name(s, m), tok) || (object && !strcmp(object, tok));
 }
 
 /* The meshes of s, as `info` lists them, after a --meshes name that is none of them. */
-static void list_meshes(const sk_scene* s, const char* tok) {
+static void list_meshes(sk_scene* s, const char* tok) {
   uint32_t nm = sk_scene_mesh_count(s);
   fprintf(stderr, "skinkit bind: --meshes: no mesh or object \"%s\" in IN (its meshes:", tok);
   for (uint32_t m = 0; m < nm; ++m) {
-    const char* object = sk_scene_mesh_node_name(s, m);
+    const char* object = cli_mesh_object(s, m);
     fprintf(stderr, "%s \"%s\"", m ? "," : "", sk_scene_mesh_name(s, m));
-    if (object && strcmp(object, sk_scene_mesh_name(s, m))) fprintf(stderr, " (object \"%s\")", object);
+    if (object) fprintf(stderr, " (object \"%s\")", object);
   }
   fprintf(stderr, ")\n");
 }
 
 /* --meshes a,b,...: 1 for each mesh of s named in the list, by its name or its object's (every mesh of a repeated
  * name); NULL after a message when a name is not one of IN (or no memory). */
-static uint8_t* parse_meshes(const sk_scene* s, const char* list) {
+static uint8_t* parse_meshes(sk_scene* s, const char* list) {
   uint32_t nm = sk_scene_mesh_count(s);
   uint8_t* pick = calloc(nm ? nm : 1, 1);
   char* copy = strdup(list);

@@ -63,6 +63,10 @@ void cli_streams_desc(const cli_streams* st, sk_mesh_desc* d);
 uint8_t* cli_armature_mask(sk_scene* s, const uint32_t* meshes, uint32_t count, const uint8_t* deform,
                            int32_t* out_root);
 
+/* The name of the object (node) that draws mesh m, as `info` shows it and `bind --meshes` takes it: NULL when the
+ * file names none, when it is the mesh's own name, or an importer's synthetic node ("<MD5_Mesh>", "<SMD_root>"). */
+const char* cli_mesh_object(sk_scene* s, uint32_t m);
+
 /* ---- the rest pose of a scene's meshes (cli_fit.c) ---- */
 /* Mesh m's vertex positions in the rest pose (3 floats each): an unskinned mesh's as placed, a skinned one's moved
  * from its bind space by its skin. out NULL: the float count; 0 when capacity is short or memory runs out. */

@@ -2,7 +2,7 @@
  * are stored in a space of their own: an unskinned mesh where the file places it in the rest pose, a skinned one in
  * its skin's bind space, which in FBX is the mesh's own (Blender writes it so, in centimetres) and in a file of
  * several skins differs per skin. Judged together in one space, the rest pose, a character of a skinned body and
- * an unskinned prop fits its armature as it does in Blender. */
+ * an unskinned prop fits its armature as it does in Blender. Also the object name `info` shows for a mesh. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,4 +77,12 @@ size_t cli_rest_positions(sk_scene* s, uint32_t m, float* out, size_t capacity) 
   const sk_skin* skin = sk_scene_mesh_skin(s, m);
   if (skin && sk_skin_vertex_count(skin) == n / 3 && skinned_to_rest(s, m, skin, out, n / 3)) return 0;
   return n;
+}
+
+const char* cli_mesh_object(sk_scene* s, uint32_t m) {
+  const char* object = sk_scene_mesh_node_name(s, m);
+  const char* name = sk_scene_mesh_name(s, m);
+  if (!object || !object[0] || (name && !strcmp(object, name))) return NULL;
+  const size_t n = strlen(object);
+  return object[0] == '<' && object[n - 1] == '>' ? NULL : object;
 }

@@ -157,7 +157,7 @@ static int info_one(const char* path, int json) {
       const sk_skin_report* r = &reps[m].skin;
       printf("%s{\"name\":", m ? "," : "");
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
-      const char* object = sk_scene_mesh_node_name(s, m);
+      const char* object = cli_mesh_object(s, m);
       if (object) {
         printf(",\"object\":");
         cli_json_string(stdout, object);
@@ -200,9 +200,9 @@ static int info_one(const char* path, int json) {
              "in metres, +Y up, .dae in metres, +Z up\n", unit_m, up, front);
     for (uint32_t m = 0; m < nm; ++m) {
       const sk_skin_report* r = &reps[m].skin;
-      const char* object = sk_scene_mesh_node_name(s, m);
+      const char* object = cli_mesh_object(s, m);
       printf("  mesh %u \"%s\"", m, sk_scene_mesh_name(s, m));
-      if (object && strcmp(object, sk_scene_mesh_name(s, m))) printf(" (object \"%s\")", object);
+      if (object) printf(" (object \"%s\")", object);
       printf(": %zu vertices, %zu triangles", sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3);
       if (!reps[m].skinned) {
         printf(", not skinned\n");
