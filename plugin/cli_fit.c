@@ -22,15 +22,14 @@ static void point(const float* m, const float* p, float* out) {
   for (int r = 0; r < 3; ++r) out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
 }
 
-/* Skinned vertex p to the rest pose: sum of w RW(j) IB(j) p over its weights, divided by their sum (Blender's FBX
- * weights sum to 0.97 .. 1); by joint j0's matrix when it has none. */
-static void rest_vertex(const float* rw, const float* ib, const uint32_t* joints, const float* weights, size_t n,
-                        uint32_t j0, const float* p, float* out) {
-  float sum = 0.0f, acc[3] = {0, 0, 0}, m[16], q[3];
+/* Skinned vertex p to the rest pose: sum of w X(j) p over its weights (X = the palette RW(j) IB(j)), divided by their
+ * sum (Blender's FBX weights sum to 0.97 .. 1); by joint j0's matrix when it has none. */
+static void rest_vertex(const float* x, const uint32_t* joints, const float* weights, size_t n, uint32_t j0,
+                        const float* p, float* out) {
+  float sum = 0.0f, acc[3] = {0, 0, 0}, q[3];
   for (size_t e = 0; e < n; ++e) {
     if (!(weights[e] > 0.0f)) continue;
-    mul4(rw + (size_t)joints[e] * 16, ib + (size_t)joints[e] * 16, m);
-    point(m, p, q);
+    point(x + (size_t)joints[e] * 16, p, q);
     for (int c = 0; c < 3; ++c) acc[c] += weights[e] * q[c];
     sum += weights[e];
   }
@@ -38,8 +37,7 @@ static void rest_vertex(const float* rw, const float* ib, const uint32_t* joints
     for (int c = 0; c < 3; ++c) out[c] = acc[c] / sum;
     return;
   }
-  mul4(rw + (size_t)j0 * 16, ib + (size_t)j0 * 16, m);
-  point(m, p, out);
+  point(x + (size_t)j0 * 16, p, out);
 }
 
 /* Skinned mesh m's positions (in pos, bind space) moved to the rest pose in place; 0 or -1 (out of memory). */
@@ -56,13 +54,18 @@ static int skinned_to_rest(sk_scene* s, uint32_t m, const sk_skin* skin, float* 
       sk_scene_mesh_inverse_binds(s, m, ib, bound, NULL) == SK_OK) {
     uint32_t j0 = 0;
     while (j0 + 1 < nj && !bound[j0]) ++j0;
+    for (uint32_t j = 0; j < nj; ++j) { /* the palette, into ib */
+      float x[16];
+      mul4(rw + (size_t)j * 16, ib + (size_t)j * 16, x);
+      memcpy(ib + (size_t)j * 16, x, sizeof x);
+    }
     for (size_t v = 0; v < nv; ++v) {
       size_t n = sk_skin_get_vertex(skin, v, joints, weights, 256);
       size_t k = 0; /* joints inside the skeleton only */
       for (size_t e = 0; e < n && e < 256; ++e)
         if (joints[e] < nj) joints[k] = joints[e], weights[k++] = weights[e];
       float out[3];
-      rest_vertex(rw, ib, joints, weights, k, j0, pos + 3 * v, out);
+      rest_vertex(ib, joints, weights, k, j0, pos + 3 * v, out);
       memcpy(pos + 3 * v, out, sizeof out);
     }
   }
