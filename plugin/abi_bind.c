@@ -165,7 +165,8 @@ SK_API sk_result sk_bind(const sk_bind_desc* caller_desc, sk_skin* out, sk_bind_
   d.falloff_cutoff = desc->falloff_cutoff != 0.0f ? desc->falloff_cutoff : 1.5f;
   d.heat_scale = desc->heat_scale != 0.0f ? desc->heat_scale : 1.0f;
   d.no_weld = desc->no_weld != 0;
-  d.prune = desc->prune == 0.0f ? 0.01f : (desc->prune < 0.0f ? 0.0f : desc->prune);
+  /* default: one 8-bit step (1/255) of the vertex's largest weight, the smallest weight a u8 file stores */
+  d.prune = desc->prune == 0.0f ? 1.0f / 255.0f : (desc->prune < 0.0f ? 0.0f : desc->prune);
   if ((in = check_parents(desc, err)) != SK_OK) return in;
   d.parents = desc->skeleton ? desc->skeleton->parents : desc->parents;
   float* seg = NULL;

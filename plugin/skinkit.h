@@ -1461,8 +1461,8 @@ typedef struct sk_bind_desc {
   const uint8_t* locked;      /* joint_count bytes, 1 = locked: its existing weights on bound vertices are kept,
                                  the new weights fill what is left of 1; NULL = none */
   const uint8_t* vertex_mask; /* vertex_count bytes, 1 = bind this vertex; others keep their weights. NULL = all */
-  float prune;                /* drop weights below prune * the vertex's largest, < 1 (0 = 0.01; negative = keep
-                                 all) */
+  float prune;                /* drop weights below prune * the vertex's largest, < 1 (0 = 1/255, one 8-bit step,
+                                 was 0.01; negative = keep all) */
   uint32_t rigid;             /* nearest: 1 = one bone per vertex */
   float falloff_power;        /* nearest: weight ~ 1 / distance^power (0 = 4) */
   float falloff_cutoff;       /* nearest: bones farther than cutoff * the nearest distance get 0 (0 = 1.5, > 1) */

@@ -486,6 +486,33 @@ START_TEST(max_influences_limit) {
 }
 END_TEST
 
+/* The default prune (desc.prune 0) drops only weights below one 8-bit step (1/255) of the vertex's largest: a
+ * weight an 8-bit file can store is kept (artists' weights carry such weights: huesitos.fbx down to 0.34 % of the
+ * vertex's largest). Heat on an 8-bone chain (4 influences a vertex) gives 32 weights between 1/255 and 1/100 of the
+ * largest. */
+START_TEST(default_prune_keeps_what_8_bits_store) {
+  mesh m = skt_bind_cylinder(16, 60, 8);
+  sk_skin* s = skt_new_skin(m.nv, 8);
+  sk_bind_desc d = skt_bind_desc_for(&m, SK_BIND_HEAT);
+  sk_error err;
+  ck_assert_int_eq(sk_bind(&d, s, NULL, &err), SK_OK);
+  size_t small = 0;
+  for (size_t v = 0; v < m.nv; ++v) {
+    uint32_t jt[8];
+    float w[8], top = 0.0f;
+    size_t n = sk_skin_get_vertex(s, v, jt, w, 8);
+    for (size_t i = 0; i < n; ++i) top = w[i] > top ? w[i] : top;
+    for (size_t i = 0; i < n; ++i) {
+      ck_assert_float_ge(w[i], top / 255.0f * 0.999f);
+      small += w[i] < 0.01f * top;
+    }
+  }
+  ck_assert_uint_gt(small, 0); /* the former default (0.01) would have dropped these */
+  sk_skin_destroy(s);
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 static void expect_untouched(const sk_skin* s, const sk_skin* ref) {
   ck_assert_uint_eq(sk_skin_influence_count(s), sk_skin_influence_count(ref));
   for (size_t v = 0; v < sk_skin_vertex_count(ref); ++v)
@@ -612,6 +639,7 @@ static Suite* suite(void) {
   tcase_add_test(t, skeleton_bones_match_explicit_segments);
   tcase_add_test(t, deform_mask_locks_and_vertex_mask);
   tcase_add_test(t, max_influences_limit);
+  tcase_add_test(t, default_prune_keeps_what_8_bits_store);
   suite_add_tcase(s, t);
   TCase* e = tcase_create("errors");
   tcase_add_test(e, error_paths_leave_the_skin_untouched);
