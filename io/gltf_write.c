@@ -1704,6 +1704,158 @@ static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint3
 
 /* ---- entry ------------------------------------------------------------------------------------------------------ */
 
+/* ---- cameras, lights and empty nodes (skio_object) ------------------------------------------------------ */
+typedef struct objects_out {
+  uint32_t first; /* node index of object 0 */
+  int32_t* joint; /* per object without a parent object: the joint whose node holds it, or -1 (top level) */
+  float* world;   /* per object: the world transform written (a camera's or light's without scale) */
+  float* local;   /* per object: its node's matrix under its parent */
+  uint32_t cameras, lights;
+} objects_out;
+
+static void objects_free(objects_out* o) {
+  free(o->joint);
+  free(o->world);
+  free(o->local);
+}
+
+/* m without its scale: the columns normalized (a camera's and a light's node is rigid in glTF; their clip planes
+ * do not scale with the node, in glTF as in the formats read). */
+static void unscaled(const float m[16], float out[16]) {
+  memcpy(out, m, 16 * sizeof *out);
+  for (int c = 0; c < 3; ++c) {
+    float l = sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
+    for (int r = 0; r < 3 && l > 0.0f; ++r) out[4 * c + r] = m[4 * c + r] / l;
+  }
+}
+
+static int32_t joint_named(const skc_skeleton* sk, const char* name) {
+  for (uint32_t j = 0; sk && name && j < sk->joint_count; ++j)
+    if (strcmp(sk->names[j], name) == 0) return (int32_t)j;
+  return -1;
+}
+
+/* Where each object's node goes: under its parent object, under the joint it hung from (by name: a view may have
+ * renumbered or dropped joints) unless that is a root no mesh binds and not written as an armature object (a
+ * Collada file's scene root: Blender would make the objects children of a bone), else at the top; its matrix there
+ * from the world transforms, so every object stays where the scene has it. false: out of memory. */
+static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* used, const uint8_t* arm_obj,
+                         objects_out* o) {
+  const uint32_t n = s->object_count, jc = s->skeleton ? s->skeleton->joint_count : 0;
+  o->first = first;
+  o->joint = malloc(((size_t)n + 1) * sizeof *o->joint);
+  o->world = malloc(((size_t)n + 1) * 16 * sizeof *o->world);
+  o->local = malloc(((size_t)n + 1) * 16 * sizeof *o->local);
+  float* jworld = malloc(((size_t)jc + 1) * 16 * sizeof *jworld);
+  bool ok = o->joint && o->world && o->local && jworld;
+  if (ok && jc) written_rest_world(s->skeleton, jworld);
+  for (uint32_t k = 0; ok && k < n; ++k) {
+    const skio_object* ob = &s->objects[k];
+    float* wk = o->world + (size_t)k * 16;
+    if (ob->kind == SKIO_OBJECT_EMPTY)
+      memcpy(wk, ob->world, sizeof ob->world);
+    else
+      unscaled(ob->world, wk);
+    o->cameras += ob->kind == SKIO_OBJECT_CAMERA;
+    o->lights += ob->kind == SKIO_OBJECT_LIGHT;
+    const bool under = ob->parent >= 0 && (uint32_t)ob->parent < k;
+    o->joint[k] = under ? -1 : joint_named(s->skeleton, ob->parent_joint);
+    if (o->joint[k] >= 0 && skc_skeleton_is_root(s->skeleton, (uint32_t)o->joint[k]) && !used[o->joint[k]] &&
+        !arm_obj[o->joint[k]])
+      o->joint[k] = -1;
+    const float* pw = under              ? o->world + (size_t)ob->parent * 16
+                      : o->joint[k] >= 0 ? jworld + (size_t)o->joint[k] * 16
+                                         : NULL;
+    float inv[16];
+    if (pw && !skc_mat4_inverse(pw, inv)) pw = NULL, o->joint[k] = -1; /* a degenerate parent: at the top */
+    if (pw)
+      skc_mat4_mul(inv, wk, o->local + (size_t)k * 16);
+    else
+      memcpy(o->local + (size_t)k * 16, wk, 16 * sizeof *wk);
+  }
+  free(jworld);
+  return ok;
+}
+
+/* ",N" for each object node that joint j's node holds */
+static void objects_of_joint(const skio_scene* s, const objects_out* o, uint32_t j, buf* b, bool* comma) {
+  for (uint32_t k = 0; k < s->object_count; ++k)
+    if (s->objects[k].parent < 0 && o->joint[k] == (int32_t)j) {
+      skio_buf_printf(b, "%s%u", *comma ? "," : "", o->first + k);
+      *comma = true;
+    }
+}
+
+static bool objects_under_joint(const skio_scene* s, const objects_out* o, uint32_t j) {
+  bool any = false;
+  for (uint32_t k = 0; k < s->object_count && !any; ++k) any = s->objects[k].parent < 0 && o->joint[k] == (int32_t)j;
+  return any;
+}
+
+/* The object nodes, each after a comma but the first when `first` (no node before them); camera c and light l
+ * numbered in object order. */
+static void objects_nodes(const skio_scene* s, const objects_out* o, bool first, buf* b, uint32_t* names_fixed) {
+  uint32_t cam = 0, light = 0;
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    const skio_object* ob = &s->objects[k];
+    bool fixed = false;
+    skio_buf_str(b, k == 0 && first ? "{\"name\":" : ",{\"name\":");
+    put_json_string(b, ob->name, &fixed);
+    *names_fixed += fixed;
+    put_node_transform(b, o->local + (size_t)k * 16);
+    if (ob->kind == SKIO_OBJECT_CAMERA) skio_buf_printf(b, ",\"camera\":%u", cam++);
+    if (ob->kind == SKIO_OBJECT_LIGHT)
+      skio_buf_printf(b, ",\"extensions\":{\"KHR_lights_punctual\":{\"light\":%u}}", light++);
+    bool comma = false;
+    for (uint32_t c = k + 1; c < s->object_count; ++c)
+      if (s->objects[c].parent == (int32_t)k) {
+        skio_buf_printf(b, "%s%u", comma ? "," : ",\"children\":[", o->first + c);
+        comma = true;
+      }
+    skio_buf_str(b, comma ? "]}" : "}");
+  }
+}
+
+/* "cameras": perspective */
+static void objects_cameras(const skio_scene* s, buf* b) {
+  bool comma = false;
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    const skio_object* ob = &s->objects[k];
+    if (ob->kind != SKIO_OBJECT_CAMERA) continue;
+    skio_buf_str(b, comma ? ",{\"name\":" : "{\"name\":");
+    comma = true;
+    put_json_string(b, ob->name, NULL);
+    skio_buf_str(b, ",\"type\":\"perspective\",\"perspective\":{");
+    if (ob->aspect > 0.0f) skio_buf_printf(b, "\"aspectRatio\":%.9g,", (double)ob->aspect);
+    skio_buf_printf(b, "\"yfov\":%.9g,\"znear\":%.9g", (double)ob->yfov, (double)ob->znear);
+    if (ob->zfar > ob->znear) skio_buf_printf(b, ",\"zfar\":%.9g", (double)ob->zfar);
+    skio_buf_str(b, "}}");
+  }
+}
+
+/* KHR_lights_punctual's "lights": glTF's photometric units from the source's (Blender's): a point or spot light's
+ * W as candela (683 lm/W over 4 pi sr), a sun's W/m^2 as lux (683 lm/W), as Blender's own glTF exporter does. */
+static void objects_lights(const skio_scene* s, buf* b) {
+  bool comma = false;
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    const skio_object* ob = &s->objects[k];
+    if (ob->kind != SKIO_OBJECT_LIGHT) continue;
+    static const char* const types[3] = {"directional", "point", "spot"};
+    const double sun = ob->light == SKIO_LIGHT_DIRECTIONAL;
+    const double intensity = (double)ob->intensity * (sun ? 683.0 : 683.0 / (4.0 * 3.14159265358979));
+    skio_buf_str(b, comma ? ",{\"name\":" : "{\"name\":");
+    comma = true;
+    put_json_string(b, ob->name, NULL);
+    skio_buf_printf(b, ",\"type\":\"%s\",\"color\":", types[ob->light <= SKIO_LIGHT_SPOT ? ob->light : 1]);
+    put_floats(b, ob->color, 3);
+    skio_buf_printf(b, ",\"intensity\":%.9g", intensity);
+    if (ob->light == SKIO_LIGHT_SPOT)
+      skio_buf_printf(b, ",\"spot\":{\"innerConeAngle\":%.9g,\"outerConeAngle\":%.9g}", (double)ob->inner_cone,
+                      (double)ob->outer_cone);
+    skio_buf_str(b, "}");
+  }
+}
+
 int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* opts, skc_err* err) {
   if (!s || !path || !path[0]) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL or empty");
   writer w;
@@ -1790,6 +1942,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   buf meshes = {0}, anims = {0}, nodes = {0}, skins = {0}, json = {0}, bin = {0}, glb_head = {0};
   buf mats = {0}, texs = {0}, imgs = {0};
   holders hold = {NULL, NULL, NULL, NULL};
+  objects_out objs = {0};
   bool ext_webp = false, ext_ktx2 = false;
   char *tmp_bin = NULL, *tmp_main = NULL;
   if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj) {
@@ -1899,6 +2052,13 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     rc = oom_fail(&w);
     goto done;
   }
+  uint32_t mesh_nodes = 0; /* one node per group */
+  for (uint32_t mi = 0; mi < M; ++mi)
+    if (mo[mi].lead == mi && mo[mi].group + 1 > mesh_nodes) mesh_nodes = mo[mi].group + 1;
+  if (s->object_count && !objects_plan(s, jc + mesh_nodes, used, arm_obj, &objs)) {
+    rc = oom_fail(&w);
+    goto done;
+  }
   if (s->material_count && (rc = write_materials(&w, binary, &mats, &texs, &imgs, &ext_webp, &ext_ktx2))) goto done;
   /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
    * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
@@ -1929,12 +2089,14 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     } else {
       put_trs(&nodes, trs);
     }
-    if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j]) {
+    if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j] ||
+        (s->object_count && objects_under_joint(s, &objs, j))) {
       skio_buf_str(&nodes, ",\"children\":[");
       bool comma = false;
       for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) skio_buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
       for (uint32_t k = hold.off[j]; k < hold.off[j + 1]; ++k, comma = true)
         skio_buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mo[hold.mesh[k]].group);
+      if (s->object_count) objects_of_joint(s, &objs, j, &nodes, &comma);
       skio_buf_str(&nodes, "]");
     }
     skio_buf_str(&nodes, "}");
@@ -1965,6 +2127,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
     skio_buf_str(&nodes, "}");
   }
+  if (s->object_count) objects_nodes(s, &objs, jc + mesh_nodes == 0, &nodes, &w.rep.names_fixed);
 
   /* skins: joints, inverse binds, the closest common ancestor as "skeleton" */
   {
@@ -2042,11 +2205,24 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
 
   /* the JSON */
   skio_buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},");
-  if (ext_webp || ext_ktx2) {
+  if (ext_webp || ext_ktx2 || objs.lights) {
     const char* list = ext_webp && ext_ktx2 ? "\"EXT_texture_webp\",\"KHR_texture_basisu\""
                        : ext_webp           ? "\"EXT_texture_webp\""
-                                            : "\"KHR_texture_basisu\"";
-    skio_buf_printf(&json, "\"extensionsUsed\":[%s],\"extensionsRequired\":[%s],", list, list);
+                       : ext_ktx2           ? "\"KHR_texture_basisu\""
+                                            : "";
+    const char* lights = !objs.lights ? "" : list[0] ? ",\"KHR_lights_punctual\"" : "\"KHR_lights_punctual\"";
+    skio_buf_printf(&json, "\"extensionsUsed\":[%s%s],", list, lights);
+    if (list[0]) skio_buf_printf(&json, "\"extensionsRequired\":[%s],", list);
+  }
+  if (objs.lights) {
+    skio_buf_str(&json, "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[");
+    objects_lights(s, &json);
+    skio_buf_str(&json, "]}},");
+  }
+  if (objs.cameras) {
+    skio_buf_str(&json, "\"cameras\":[");
+    objects_cameras(s, &json);
+    skio_buf_str(&json, "],");
   }
   skio_buf_str(&json, "\"scene\":0,\"scenes\":[{\"nodes\":[");
   {
@@ -2063,6 +2239,11 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mo[mi].group);
       comma = true;
     }
+    for (uint32_t k = 0; k < s->object_count; ++k) /* objects under no object and no joint */
+      if (s->objects[k].parent < 0 && objs.joint[k] < 0) {
+        skio_buf_printf(&json, "%s%u", comma ? "," : "", objs.first + k);
+        comma = true;
+      }
   }
   skio_buf_str(&json, "]}],\"nodes\":[");
   skio_buf_put(&json, nodes.p, nodes.n);
@@ -2182,6 +2363,7 @@ done:
   free(arm_obj);
   characters_free(&chars);
   holders_free(&hold);
+  objects_free(&objs);
   if (mo)
     for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints), free(mo[mi].prims.p);
   free(mo);

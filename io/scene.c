@@ -114,6 +114,7 @@ void skio_scene_destroy(skio_scene* s) {
   free(s->no_skin_reason);
   skio_gltf_doc_destroy(s->gltf);
   skio_scene_free_materials(s);
+  skio_scene_free_objects(s);
   free(s->joint_node);
   free(s->joint_mesh);
   free(s);

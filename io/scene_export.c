@@ -1297,6 +1297,20 @@ static void note_add(const skio_export_options* o, const char* text, const char*
   snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
 }
 
+/* The cameras, lights and empty nodes of the scene (skio_object), which only the glTF writer and the in-place edits
+ * write: named when a file is written anew through Assimp. */
+static void note_objects(const skio_scene* s, const skio_export_options* o) {
+  uint32_t n[3] = {0, 0, 0};
+  for (uint32_t k = 0; k < s->object_count; ++k) n[s->objects[k].kind <= SKIO_OBJECT_LIGHT ? s->objects[k].kind : 0]++;
+  if (!s->object_count) return;
+  char text[200];
+  snprintf(text, sizeof text,
+           "not written: %u camera(s), %u light(s), %u empty node(s) of the source (.glb and .gltf "
+           "keep them)",
+           n[SKIO_OBJECT_CAMERA], n[SKIO_OBJECT_LIGHT], n[SKIO_OBJECT_EMPTY]);
+  note_add(o, text, "");
+}
+
 /* Notes on weights the glTF writer changed unasked: influences glTF's default limit cut (an explicit limit is no
  * surprise; what: "more than ..."), sums off 1 it mended (normalize asked for that) and a joint named twice in one
  * vertex, merged. */
@@ -1558,6 +1572,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     if (drop) skio_scene_drop_root_free(s, &rootless);
   }
   if (!rc) note_read_losses(s, o.note, o.note_size);
+  if (!rc) note_objects(s, &o);
   if (!rc && fbx && fbx_binds_rebuilt(s))
     note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs "
              "from its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)", "");

@@ -180,8 +180,24 @@ void skio_scene_frame_view_free(const skio_scene* s, skio_scene* v) {
     if (v->anims[a].channels != s->anims[a].channels) free(v->anims[a].channels);
   }
   if (v->anims != s->anims) free(v->anims);
+  if (v->objects != s->objects) free(v->objects);
   free(v->meshes);
   memset(v, 0, sizeof *v);
+}
+
+/* The objects' world transforms premultiplied by g, cameras' clip planes in its unit (names borrowed). */
+static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v, skc_err* err) {
+  if (!s->object_count) return SKC_OK;
+  if (!(v->objects = malloc((size_t)s->object_count * sizeof *v->objects)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  memcpy(v->objects, s->objects, (size_t)s->object_count * sizeof *v->objects);
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    skio_object* o = &v->objects[k];
+    skc_mat4_mul(f->g, s->objects[k].world, o->world);
+    o->znear *= f->s;
+    o->zfar *= f->s;
+  }
+  return SKC_OK;
 }
 
 static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, const frame_map* h, skio_scene* v,
@@ -230,6 +246,7 @@ static int view_with(const skio_scene* s, const float g[16], bool hold_root, ski
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, held, &h, &v->skeleton, err);
   if (!rc) rc = frame_anims(s, &f, held, &h, v, err);
+  if (!rc) rc = frame_objects(s, &f, v, err);
   if (rc) skio_scene_frame_view_free(s, v);
   return rc;
 }

@@ -698,46 +698,35 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   return rc;
 }
 
-/* Names a node of the source in a note list: `"Cam"`, at most two (notes share one 256-byte message), then `...`. */
-static void list_name(char* buf, size_t size, uint32_t* listed, const char* name) {
-  size_t n = strlen(buf);
-  if (*listed < 2 && n + 4 < size)
-    snprintf(buf + n, size - n, "%s\"%.24s\"", *listed ? ", " : "", name);
-  else if (*listed == 2 && n + 6 < size)
-    snprintf(buf + n, size - n, ", ...");
-  ++*listed;
-}
-
-/* What of the source's nodes the scene does not hold, as a note every writer passes on ("not read: 1 camera(s)
- * ("Cam"), ..."; the in-place .fbx and .dae edits keep them and say nothing): cameras, lights, and empty nodes - no
- * joint, no mesh, none below them (a locator, a spawn marker). They went without a word before. */
-static void note_unread_nodes(builder* b) {
-  const struct aiScene* ai = b->ai;
-  uint8_t* held = calloc((size_t)b->node_count + 1, 1);
-  if (!held) return;
+/* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
+ * scene's objects (scene_objects.c), which the glTF writer writes; a clip's keys on such a node are not read (noted).
+ * SKC_OUT_OF_MEMORY is the only failure. */
+static int read_objects(builder* b, skc_err* err) {
+  skio_object_source* src = calloc((size_t)b->node_count + 1, sizeof *src);
+  if (!src) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   for (uint32_t i = b->node_count; i-- > 0;) { /* flatten is depth-first: children after their parent */
-    held[i] |= b->nodes[i].joint >= 0 || b->nodes[i].node->mNumMeshes > 0;
-    if (held[i] && b->nodes[i].parent >= 0) held[b->nodes[i].parent] = 1;
+    src[i].node = b->nodes[i].node;
+    src[i].parent = b->nodes[i].parent;
+    src[i].joint = b->nodes[i].joint;
+    src[i].held |= b->nodes[i].joint >= 0 || b->nodes[i].node->mNumMeshes > 0;
+    if (src[i].held && b->nodes[i].parent >= 0) src[b->nodes[i].parent].held = true;
   }
-  char cams[160] = "", lights[160] = "", empties[160] = "";
-  uint32_t nc = 0, nl = 0, ne = 0;
-  for (unsigned k = 0; ai->mCameras && k < ai->mNumCameras; ++k)
-    if (ai->mCameras[k]) list_name(cams, sizeof cams, &nc, ai->mCameras[k]->mName.data);
-  for (unsigned k = 0; ai->mLights && k < ai->mNumLights; ++k)
-    if (ai->mLights[k]) list_name(lights, sizeof lights, &nl, ai->mLights[k]->mName.data);
-  for (uint32_t i = 0; i < b->node_count; ++i) {
-    const char* name = b->nodes[i].node->mName.data;
-    if (!held[i] && b->nodes[i].parent >= 0 && !strstr(name, "$AssimpFbx$") && !camera_or_light(b, i))
-      list_name(empties, sizeof empties, &ne, name);
+  int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, err);
+  uint32_t animated = 0;
+  for (unsigned a = 0; !rc && b->ai->mAnimations && a < b->ai->mNumAnimations; ++a)
+    for (unsigned c = 0; b->ai->mAnimations[a] && c < b->ai->mAnimations[a]->mNumChannels; ++c) {
+      const struct aiNodeAnim* na = b->ai->mAnimations[a]->mChannels[c];
+      const int32_t n = na ? find_node(b, &na->mNodeName) : -1;
+      animated += n >= 0 && !src[n].held;
+    }
+  free(src);
+  if (animated) {
+    char line[160];
+    snprintf(line, sizeof line, "not read: %u clip channel(s) of cameras, lights or empties (placed at rest)",
+             animated);
+    skio_scene_note(b->out, line);
   }
-  free(held);
-  if (!nc && !nl && !ne) return;
-  char line[640] = "not read:";
-  size_t n = strlen(line);
-  if (nc) n += (size_t)snprintf(line + n, sizeof line - n, " %u camera(s) (%s)", nc, cams);
-  if (nl) n += (size_t)snprintf(line + n, sizeof line - n, "%s %u light(s) (%s)", nc ? "," : "", nl, lights);
-  if (ne) snprintf(line + n, sizeof line - n, "%s %u empty node(s) (%s)", nc || nl ? "," : "", ne, empties);
-  skio_scene_note(b->out, line);
+  return rc;
 }
 
 static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
@@ -1271,7 +1260,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     source_id.set = false; /* an in-place edit would keep the defect: .fbx is written anew */
   }
   if ((rc = name_meshes(&b, err)) || (rc = fbx_geometric_skins(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
-  note_unread_nodes(&b);
+  if ((rc = read_objects(&b, err))) goto fail;
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -123,6 +123,26 @@ typedef struct skio_frame {
   int8_t up, front, coord;
 } skio_frame;
 
+/* A camera, punctual light or empty node of the file outside the skeleton and the meshes (scene_objects.c): a level's
+ * or a shot's locators, markers, cameras and lights around a character. Read on the Assimp path; the glTF writer
+ * writes them as nodes (cameras, KHR_lights_punctual), the in-place FBX and Collada edits keep the file's own, and
+ * the other writers name them as not written. */
+enum { SKIO_OBJECT_EMPTY = 0, SKIO_OBJECT_CAMERA = 1, SKIO_OBJECT_LIGHT = 2 };
+enum { SKIO_LIGHT_DIRECTIONAL = 0, SKIO_LIGHT_POINT = 1, SKIO_LIGHT_SPOT = 2 };
+typedef struct skio_object {
+  char* name;
+  int32_t parent;     /* the object it hangs from (a lower index), or -1 */
+  char* parent_joint; /* with parent -1: the joint it hangs from (the nearest joint above its node), NULL: none */
+  float world[16];    /* in the scene's frame; a camera's and a light's own axes as glTF's: -Z forward, +Y up */
+  uint8_t kind;       /* SKIO_OBJECT_* */
+  uint8_t light;      /* SKIO_LIGHT_* */
+  /* camera: vertical field of view (radians), width / height (0: not given), clip planes in scene units */
+  float yfov, aspect, znear, zfar;
+  /* light: colour (largest component 1), intensity (the source's units: Blender's W for point and spot lights,
+   * W/m^2 for a sun), spot cone half-angles (radians) */
+  float color[3], intensity, inner_cone, outer_cone;
+} skio_object;
+
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */
   uint32_t mesh_count;
@@ -156,6 +176,8 @@ typedef struct skio_scene {
   skio_source_id source_file;
   uint32_t import_mesh_count;
   skio_frame frame;       /* the unit and axes of an FBX source (set = false: glTF's frame) */
+  uint32_t object_count;  /* cameras, lights and empty nodes (skio_object), in preorder (parents first) */
+  skio_object* objects;
 } skio_scene;
 
 typedef struct skio_import_options {
@@ -307,6 +329,21 @@ int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent);
  * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes
  * (vertices X v, inverse binds IB X^-1) so that a written file's rest pose IS its bind pose. false otherwise. */
 bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]);
+
+/* The objects of an Assimp scene (scene_objects.c): nodes[] is the file's node tree in preorder (parents first), each
+ * with its parent's index, its joint (-1: none) and whether it is held (a joint or a mesh node, or above one). Every
+ * node not held below the root becomes an object; cameras and lights take their aiCamera / aiLight. What cannot be
+ * carried (ambient and area lights) is noted on s. SKC_OUT_OF_MEMORY is the only failure. */
+struct aiNode;
+typedef struct skio_object_source {
+  const struct aiNode* node;
+  int32_t parent;
+  int32_t joint;
+  bool held;
+} skio_object_source;
+int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t n,
+                            skc_err* err);
+void skio_scene_free_objects(skio_scene* s);
 
 /* Row-major aiMatrix4x4 (16 floats a1..a4, b1..d4) <-> column-major. */
 void skio_mat_from_ai(const float* ai_row_major, float out[16]);

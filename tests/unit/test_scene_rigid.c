@@ -533,6 +533,110 @@ START_TEST(maya_style_fbx_reads_as_its_blender_twin) {
 }
 END_TEST
 
+/* Cameras, lights and empty nodes (tests/data/scene_objects.fbx and .dae, Blender 3.4: make_scene_objects.py) go into
+ * glTF (io/scene_objects.c, gltf_write.c) where Blender has them: each object's world place (Blender's WORLD lines,
+ * Z up, turned to glTF's Y up), a camera's and a light's view direction (-Z), the camera's field of view and clip
+ * planes in metres, the lights' types, colours and Blender's own glTF units, the spot cone, the parent of each node
+ * (KneeLamp under the bone "thigh", MarkerChild under Marker). The same .glb read back by Blender matches its import
+ * of the source (docs/formats.md, "Cameras, lights and empty nodes"). Before, all nine were dropped with a note. */
+typedef struct placed {
+  const char* name;
+  float t[3], z[3]; /* Blender world translation and +Z axis (Z up) */
+} placed;
+
+static int node_named(const skio_gltf_doc* d, const char* name) {
+  for (uint32_t i = 0; i < d->node_count; ++i)
+    if (skio_json_streq(d, skio_json_get(d, skio_gltf_item(d, "nodes", i), "name"), name)) return (int)i;
+  return -1;
+}
+
+static void node_local(const skio_gltf_doc* d, int n, float m[16]) {
+  const int node = skio_gltf_item(d, "nodes", (uint32_t)n);
+  skc_trs trs;
+  skc_trs_identity(&trs);
+  if (skio_json_floats(d, skio_json_get(d, node, "matrix"), m, 16) == 16) return;
+  skio_json_floats(d, skio_json_get(d, node, "translation"), trs.t, 3);
+  skio_json_floats(d, skio_json_get(d, node, "rotation"), trs.r, 4);
+  skio_json_floats(d, skio_json_get(d, node, "scale"), trs.s, 3);
+  skc_trs_to_mat4(&trs, m);
+}
+
+static void node_world(const skio_gltf_doc* d, const int32_t* parent, int n, float w[16]) {
+  node_local(d, n, w);
+  for (int p = parent[n]; p >= 0; p = parent[p]) {
+    float l[16], t[16];
+    node_local(d, p, l);
+    skc_mat4_mul(l, w, t);
+    memcpy(w, t, sizeof t);
+  }
+}
+
+static void check_objects_glb(const char* path, bool fbx) {
+  static const placed want[] = {{"ShotCam", {4, -5, 3}, {0.548558f, -0.702123f, 0.453991f}},
+                                {"Lamp", {2, 2, 4}, {0, 0, 1}},
+                                {"Spot", {-3, 0.5f, 5}, {-0.204874f, -0.543838f, 0.813798f}},
+                                {"Sun", {0, 0, 10}, {0.649519f, -0.094846f, 0.754407f}},
+                                {"Marker", {1.5f, 1, 0}, {0, 0, 1}},
+                                {"MarkerChild", {1.146447f, 1.353553f, 0.25f}, {0, 0, 0}},
+                                {"KneeLamp", {0, 0.1f, 0.6f}, {0, 0, 0}},
+                                {"OrthoCam", {0, -10, 1}, {0, -1, 0}}};
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%s", err.message);
+  int32_t* parent = malloc((d->node_count + 1) * sizeof *parent);
+  ck_assert_int_eq(skio_gltf_node_parents(d, path, parent, &err), SKC_OK);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+    const int n = node_named(d, want[i].name);
+    ck_assert_msg(n >= 0, "%s: no node %s", path, want[i].name);
+    float w[16];
+    node_world(d, parent, n, w);
+    const float t[3] = {want[i].t[0], want[i].t[2], -want[i].t[1]}, z[3] = {want[i].z[0], want[i].z[2], -want[i].z[1]};
+    for (int k = 0; k < 3; ++k)
+      ck_assert_msg(fabsf(w[12 + k] - t[k]) < 1e-4f, "%s %s t%d %g", path, want[i].name, k, w[12 + k]);
+    const bool axis = z[0] != 0 || z[1] != 0 || z[2] != 0;
+    for (int k = 0; k < 3 && axis && strncmp(want[i].name, "Marker", 6) != 0; ++k) /* a camera or light: its -Z */
+      ck_assert_msg(fabsf(w[8 + k] - z[k]) < 1e-4f, "%s %s z%d %g", path, want[i].name, k, w[8 + k]);
+  }
+  ck_assert_int_eq(parent[node_named(d, "KneeLamp")], node_named(d, "thigh"));
+  ck_assert_int_eq(parent[node_named(d, "MarkerChild")], node_named(d, "Marker"));
+  ck_assert(skio_gltf_extension_used(d, "KHR_lights_punctual") &&
+            !skio_gltf_extension_required(d, "KHR_lights_punctual"));
+  const char* j = d->json;
+  /* the spot: 60 degrees, blend 0.2 (FBX: inner 48 degrees; Collada has no inner cone) */
+  ck_assert_msg(strstr(j, "\"type\":\"spot\",\"color\":[1,1,1],\"intensity\":27175.7") &&
+                    strstr(j, fbx ? "\"spot\":{\"innerConeAngle\":0.41887" : "\"spot\":{\"innerConeAngle\":0,") &&
+                    strstr(j, "\"outerConeAngle\":0.52359") && strstr(j, "\"type\":\"point\",\"color\":[1,0.8") &&
+                    strstr(j, "\"intensity\":43481.1") &&
+                    strstr(j, "\"type\":\"directional\",\"color\":[1,1,1],\"intensity\":2049"),
+                "%s", j);
+  ck_assert_msg(strstr(j, "\"aspectRatio\":1.77777") && strstr(j, "\"yfov\":0.56319") &&
+                    (strstr(j, "\"znear\":0.19999") || strstr(j, "\"znear\":0.20000")) && strstr(j, "\"zfar\":150"),
+                "%s", j); /* ShotCam: 35 mm on 36 mm, 16:9, clip 0.2-150 m (Blender's own glTF export: yfov 0.5632) */
+  free(parent);
+  skio_gltf_doc_destroy(d);
+}
+
+START_TEST(cameras_lights_and_empties_reach_gltf) {
+  static const char* files[] = {"tests/data/scene_objects.fbx", "tests/data/scene_objects.dae"};
+  for (int f = 0; f < 2; ++f) {
+    skio_scene* s = NULL;
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_import(data_path(files[f]), NULL, &s, &err) == SKC_OK, "%s", err.message);
+    ck_assert_uint_eq(s->object_count, 9); /* 2 cameras, 4 lights, 3 empties */
+    uint32_t kinds[3] = {0, 0, 0};
+    for (uint32_t k = 0; k < s->object_count; ++k) kinds[s->objects[k].kind]++;
+    ck_assert_uint_eq(kinds[SKIO_OBJECT_CAMERA], 2);
+    ck_assert_uint_eq(kinds[SKIO_OBJECT_LIGHT], 4);
+    ck_assert_ptr_null(s->material_note ? strstr(s->material_note, "camera") : NULL);
+    scratch tmp;
+    scratch_open(&tmp);
+    check_objects_glb(scratch_export(&tmp, s, "glb", true), f == 0);
+    scratch_close(&tmp);
+    skio_scene_destroy(s);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("scene_rigid");
   TCase* tc = tcase_create("rigid");
@@ -546,6 +650,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
+  tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   suite_add_tcase(s, tc);
   return s;
 }
