@@ -229,7 +229,7 @@ int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_
   }
   if (!s->object_count) skio_scene_free_objects(s);
   if (nlost) {
-    char line[220];
+    char line[320];
     snprintf(line, sizeof line, "not read: %u ambient or area light(s) or node(s) without a finite transform (%s)",
              nlost, lost);
     skio_scene_note(s, line);
