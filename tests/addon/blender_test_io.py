@@ -571,6 +571,54 @@ def test_collada_edit_reads_back_in_blender():
     expect(worst <= 1e-6, "weights differ by %.3g" % worst)
 
 
+def test_scene_objects_read_back_in_blender():
+    """tests/data/scene_objects.fbx (make_scene_objects.py): the cameras, lights and empties around the skinned leg
+    go into the library's .glb (io/scene_objects.c); Blender's glTF importer puts every camera and light where its
+    FBX importer puts the source's (world matrix within 1e-4), with the same light type, energy, colour and spot
+    cone, the camera's clip planes, the lamp parented to the bone "thigh" still on that bone, and each empty at its
+    place (their own axes follow glTF's convention: docs/formats.md)."""
+    from skinkit import api
+
+    src = os.path.join(DATA, "scene_objects.fbx")
+    out = os.path.join(TMP, "scene_objects.glb")
+    with api.Scene.load(src) as sc:
+        sc.save(out, overwrite=True)
+
+    def read(importer, path):
+        reset_scene()
+        importer(filepath=path)
+        got = {}
+        for o in bpy.data.objects:
+            if o.type not in ("CAMERA", "LIGHT", "EMPTY"):
+                continue
+            d = {"m": [list(r) for r in o.matrix_world], "bone": o.parent_bone if o.parent_type == "BONE" else ""}
+            if o.type == "CAMERA":
+                d["clip"] = (round(o.data.clip_start, 4), round(o.data.clip_end, 3))
+            if o.type == "LIGHT":
+                d["light"] = (o.data.type, round(o.data.energy, 2), tuple(round(c, 4) for c in o.data.color),
+                              round(getattr(o.data, "spot_size", 0.0), 4), round(getattr(o.data, "spot_blend", 0.0), 3))
+            got[o.name] = (o.type, d)
+        return got
+
+    want = read(bpy.ops.import_scene.fbx, src)
+    got = read(bpy.ops.import_scene.gltf, out)
+    expect(len(want) == 9, "Blender's FBX import has %d cameras, lights and empties (9)" % len(want))
+    for name, (kind, w) in want.items():
+        g = got.get(name)
+        if g is None or g[0] != kind:
+            expect(False, "%s: %s in the .glb" % (name, "missing" if g is None else g[0]))
+            continue
+        g = g[1]
+        rows = range(3) if kind != "EMPTY" else ()
+        worst = max([abs(w["m"][r][c] - g["m"][r][c]) for r in rows for c in range(4)] +
+                    [abs(w["m"][r][3] - g["m"][r][3]) for r in range(3)])
+        expect(worst < 1e-4, "%s placed %.3g off" % (name, worst))
+        expect(w["bone"] == g["bone"], "%s parented to bone %r, source %r" % (name, g["bone"], w["bone"]))
+        for key in ("clip", "light"):
+            if key in w and name != "OrthoCam":  # Assimp 5.2.5 reads orthographic cameras as perspective
+                expect(w[key] == g.get(key), "%s %s %s, source %s" % (name, key, g.get(key), w[key]))
+
+
 def test_collada_appended_joint_reads_back_in_blender():
     """tests/data/leg_thigh_only.dae: the "Guard" leg's controller lists only "thigh" (its only vertex group). Weight
     given to the shin is appended to that controller (io/dae_edit.c): Blender reads the Guard back with a shin group
@@ -1300,7 +1348,8 @@ def main():
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
-              test_collada_appended_joint_reads_back_in_blender, test_export_assimp_glb_dae_fbx,
+              test_collada_appended_joint_reads_back_in_blender, test_scene_objects_read_back_in_blender,
+              test_export_assimp_glb_dae_fbx,
               test_export_assimp_uv_seams_limit, test_export_assimp_warns_about_shape_keys,
               test_export_assimp_materials_glb, test_export_assimp_materials_dae_fbx,
               test_export_assimp_material_notes, test_export_assimp_material_roundtrip,
