@@ -1816,7 +1816,7 @@ static void objects_nodes(const skio_scene* s, const objects_out* o, bool first,
   }
 }
 
-/* "cameras": perspective */
+/* "cameras": perspective, or orthographic */
 static void objects_cameras(const skio_scene* s, buf* b) {
   bool comma = false;
   for (uint32_t k = 0; k < s->object_count; ++k) {
@@ -1825,6 +1825,14 @@ static void objects_cameras(const skio_scene* s, buf* b) {
     skio_buf_str(b, comma ? ",{\"name\":" : "{\"name\":");
     comma = true;
     put_json_string(b, ob->name, NULL);
+    if (ob->ortho) { /* glTF requires zfar here */
+      const double zfar = ob->zfar > ob->znear ? ob->zfar : ob->znear + 1000.0;
+      skio_buf_printf(b,
+                      ",\"type\":\"orthographic\",\"orthographic\":{\"xmag\":%.9g,\"ymag\":%.9g,\"znear\":%.9g,"
+                      "\"zfar\":%.9g}}",
+                      (double)ob->xmag, (double)ob->ymag, (double)ob->znear, zfar);
+      continue;
+    }
     skio_buf_str(b, ",\"type\":\"perspective\",\"perspective\":{");
     if (ob->aspect > 0.0f) skio_buf_printf(b, "\"aspectRatio\":%.9g,", (double)ob->aspect);
     skio_buf_printf(b, "\"yfov\":%.9g,\"znear\":%.9g", (double)ob->yfov, (double)ob->znear);

@@ -698,6 +698,38 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   return rc;
 }
 
+/* A binary FBX's orthographic cameras (fbx_cameras.c), which Assimp reads as perspective: their objects take the
+ * view's half width (OrthoZoom / 2, as Blender reads and writes it) and height. A file the tree reader refuses keeps
+ * Assimp's cameras. SKC_OUT_OF_MEMORY is the only failure. */
+static int fbx_ortho_cameras(builder* b, skc_err* err) {
+  skio_scene* s = b->out;
+  uint32_t cams = 0;
+  for (uint32_t k = 0; k < s->object_count; ++k) cams += s->objects[k].kind == SKIO_OBJECT_CAMERA;
+  if (!cams) return SKC_OK;
+  bool oom = false;
+  size_t n = 0;
+  uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
+  skio_fbx_ortho* list = NULL;
+  uint32_t count = 0;
+  skc_err ignored = {0};
+  int rc = oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
+  if (!rc && data && skio_fbx_is_binary(data, n) && skio_fbx_ortho_list(data, n, &list, &count, &ignored) != SKC_OK &&
+      ignored.code == SKC_OUT_OF_MEMORY)
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  free(data);
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    skio_object* o = &s->objects[k];
+    for (uint32_t i = 0; o->kind == SKIO_OBJECT_CAMERA && i < count; ++i)
+      if (strcmp(list[i].name, o->name) == 0) {
+        o->ortho = 1;
+        o->xmag = (float)(list[i].zoom / 2.0);
+        o->ymag = o->xmag / (o->aspect > 0.0f ? o->aspect : 1.0f);
+      }
+  }
+  skio_fbx_ortho_free(list, count);
+  return rc;
+}
+
 /* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
  * scene's objects (scene_objects.c), which the glTF writer writes; a clip's keys on such a node are not read (noted).
  * SKC_OUT_OF_MEMORY is the only failure. */
@@ -712,6 +744,7 @@ static int read_objects(builder* b, skc_err* err) {
     if (src[i].held && b->nodes[i].parent >= 0) src[b->nodes[i].parent].held = true;
   }
   int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, err);
+  if (!rc) rc = fbx_ortho_cameras(b, err);
   uint32_t animated = 0;
   for (unsigned a = 0; !rc && b->ai->mAnimations && a < b->ai->mNumAnimations; ++a)
     for (unsigned c = 0; b->ai->mAnimations[a] && c < b->ai->mAnimations[a]->mNumChannels; ++c) {

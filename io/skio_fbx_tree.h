@@ -139,4 +139,12 @@ typedef struct skio_fbx_geometric {
 int skio_fbx_geometric_list(const uint8_t* data, size_t size, skio_fbx_geometric** out, uint32_t* count, skc_err* err);
 void skio_fbx_geometric_free(skio_fbx_geometric* list, uint32_t count);
 
+typedef struct skio_fbx_ortho {
+  char* name;  /* the camera Model's name (without its class) */
+  double zoom; /* OrthoZoom: the view's width (Blender's ortho_scale) */
+} skio_fbx_ortho;
+/* The orthographic cameras of a binary FBX file (fbx_cameras.c), in file order. */
+int skio_fbx_ortho_list(const uint8_t* data, size_t size, skio_fbx_ortho** out, uint32_t* count, skc_err* err);
+void skio_fbx_ortho_free(skio_fbx_ortho* list, uint32_t count);
+
 #endif

@@ -136,8 +136,11 @@ typedef struct skio_object {
   float world[16];    /* in the scene's frame; a camera's and a light's own axes as glTF's: -Z forward, +Y up */
   uint8_t kind;       /* SKIO_OBJECT_* */
   uint8_t light;      /* SKIO_LIGHT_* */
-  /* camera: vertical field of view (radians), width / height (0: not given), clip planes in scene units */
+  /* camera: vertical field of view (radians), width / height (0: not given), clip planes in scene units; an
+   * orthographic one (ortho 1) its half width and height (xmag, ymag) instead of yfov */
   float yfov, aspect, znear, zfar;
+  uint8_t ortho;
+  float xmag, ymag;
   /* light: colour (largest component 1), intensity (the source's units: Blender's W for point and spot lights,
    * W/m^2 for a sun), spot cone half-angles (radians) */
   float color[3], intensity, inner_cone, outer_cone;

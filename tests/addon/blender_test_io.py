@@ -575,7 +575,7 @@ def test_scene_objects_read_back_in_blender():
     """tests/data/scene_objects.fbx (make_scene_objects.py): the cameras, lights and empties around the skinned leg
     go into the library's .glb (io/scene_objects.c); Blender's glTF importer puts every camera and light where its
     FBX importer puts the source's (world matrix within 1e-4), with the same light type, energy, colour and spot
-    cone, the camera's clip planes, the lamp parented to the bone "thigh" still on that bone, and each empty at its
+    cone, the cameras' clip planes and type (an orthographic one with its scale), the lamp parented to the bone "thigh" still on that bone, and each empty at its
     place (their own axes follow glTF's convention: docs/formats.md)."""
     from skinkit import api
 
@@ -594,6 +594,7 @@ def test_scene_objects_read_back_in_blender():
             d = {"m": [list(r) for r in o.matrix_world], "bone": o.parent_bone if o.parent_type == "BONE" else ""}
             if o.type == "CAMERA":
                 d["clip"] = (round(o.data.clip_start, 4), round(o.data.clip_end, 3))
+                d["lens"] = (o.data.type, round(o.data.ortho_scale, 4) if o.data.type == "ORTHO" else None)
             if o.type == "LIGHT":
                 d["light"] = (o.data.type, round(o.data.energy, 2), tuple(round(c, 4) for c in o.data.color),
                               round(getattr(o.data, "spot_size", 0.0), 4), round(getattr(o.data, "spot_blend", 0.0), 3))
@@ -614,8 +615,8 @@ def test_scene_objects_read_back_in_blender():
                     [abs(w["m"][r][3] - g["m"][r][3]) for r in range(3)])
         expect(worst < 1e-4, "%s placed %.3g off" % (name, worst))
         expect(w["bone"] == g["bone"], "%s parented to bone %r, source %r" % (name, g["bone"], w["bone"]))
-        for key in ("clip", "light"):
-            if key in w and name != "OrthoCam":  # Assimp 5.2.5 reads orthographic cameras as perspective
+        for key in ("clip", "lens", "light"):
+            if key in w:
                 expect(w[key] == g.get(key), "%s %s %s, source %s" % (name, key, g.get(key), w[key]))
 
 

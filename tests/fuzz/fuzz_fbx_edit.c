@@ -7,7 +7,8 @@
  * size the mesh comes as one the reader placed (identity), so a geometry without a skin gets one. Every call must
  * return SKC_OK or SKIO_FBX_EDIT_CANNOT (or run out of memory), never read outside the input; what it writes must
  * parse, and editing that again with the same meshes must give it back unchanged. The reader's list of geometric
- * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal. Seeds:
+ * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal; so does its list of
+ * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom. Seeds:
  * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,6 +132,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (int k = 0; k < 16; ++k)
         if (!(geo[i].g[k] == geo[i].g[k]) || geo[i].g[k] > 1e308 || geo[i].g[k] < -1e308) __builtin_trap();
   skio_fbx_geometric_free(geo, ngeo);
+  skio_fbx_ortho* ortho = NULL;
+  uint32_t northo = 0;
+  if (skio_fbx_ortho_list(in, size, &ortho, &northo, &e) == SKC_OK)
+    for (uint32_t i = 0; i < northo; ++i)
+      if (northo > 256 || !ortho[i].name || !(ortho[i].zoom > 0.0) || !(ortho[i].zoom < 1e30)) __builtin_trap();
+  skio_fbx_ortho_free(ortho, northo);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
   const int placed = (int)(size & 1); /* half the inputs each way */
