@@ -174,24 +174,20 @@ static int mark_bones(builder* b, uint32_t bone_total, skc_err* err) {
   return SKC_OK;
 }
 
-/* Whether flat node i is a camera's or a light's (Assimp ties them to a node by name). */
-static bool camera_or_light(const builder* b, uint32_t i) {
-  const struct aiString* nm = &b->nodes[i].node->mName;
-  for (unsigned k = 0; b->ai->mCameras && k < b->ai->mNumCameras; ++k)
-    if (b->ai->mCameras[k] && strcmp(b->ai->mCameras[k]->mName.data, nm->data) == 0) return true;
-  for (unsigned k = 0; b->ai->mLights && k < b->ai->mNumLights; ++k)
-    if (b->ai->mLights[k] && strcmp(b->ai->mLights[k]->mName.data, nm->data) == 0) return true;
-  return false;
-}
-
-/* The flat nodes that carry a mesh, camera or light or have one below them (1), an array of node_count + 1; NULL
- * when out of memory. */
+/* The flat nodes that carry a mesh, camera or light (Assimp ties those to a node by name) or have one below them
+ * (1), an array of node_count + 1; NULL when out of memory. */
 static uint8_t* node_payload(const builder* b) {
   uint8_t* payload = calloc(b->node_count + 1, 1);
-  for (uint32_t i = b->node_count; payload && i-- > 0;) { /* preorder: children come after their parent */
-    payload[i] |= b->nodes[i].node->mNumMeshes > 0 || camera_or_light(b, i);
+  skio_ai_index idx = {NULL, 0};
+  if (!payload || !skio_ai_index_build(b->ai, &idx)) {
+    free(payload);
+    return NULL;
+  }
+  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
+    payload[i] |= b->nodes[i].node->mNumMeshes > 0 || skio_ai_index_find(&idx, b->nodes[i].node->mName.data);
     if (payload[i] && b->nodes[i].parent >= 0) payload[b->nodes[i].parent] = 1;
   }
+  skio_ai_index_free(&idx);
   return payload;
 }
 
@@ -731,8 +727,8 @@ static int fbx_ortho_cameras(builder* b, skc_err* err) {
 }
 
 /* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
- * scene's objects (scene_objects.c), which the glTF writer writes; a clip's keys on such a node are not read (noted).
- * SKC_OUT_OF_MEMORY is the only failure. */
+ * scene's objects (scene_objects.c), which the glTF writer writes; a clip's keys on such a node are not read (noted
+ * there). SKC_OUT_OF_MEMORY is the only failure. */
 static int read_objects(builder* b, skc_err* err) {
   skio_object_source* src = calloc((size_t)b->node_count + 1, sizeof *src);
   if (!src) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
@@ -745,20 +741,7 @@ static int read_objects(builder* b, skc_err* err) {
   }
   int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, err);
   if (!rc) rc = fbx_ortho_cameras(b, err);
-  uint32_t animated = 0;
-  for (unsigned a = 0; !rc && b->ai->mAnimations && a < b->ai->mNumAnimations; ++a)
-    for (unsigned c = 0; b->ai->mAnimations[a] && c < b->ai->mAnimations[a]->mNumChannels; ++c) {
-      const struct aiNodeAnim* na = b->ai->mAnimations[a]->mChannels[c];
-      const int32_t n = na ? find_node(b, &na->mNodeName) : -1;
-      animated += n >= 0 && !src[n].held;
-    }
   free(src);
-  if (animated) {
-    char line[160];
-    snprintf(line, sizeof line, "not read: %u clip channel(s) of cameras, lights or empties (placed at rest)",
-             animated);
-    skio_scene_note(b->out, line);
-  }
   return rc;
 }
 

@@ -60,16 +60,42 @@ static bool look_frame(const float forward[3], const float up[3], const float at
   return true;
 }
 
-static const struct aiCamera* camera_of(const struct aiScene* ai, const struct aiNode* n) {
-  for (unsigned k = 0; ai->mCameras && k < ai->mNumCameras; ++k)
-    if (ai->mCameras[k] && strcmp(ai->mCameras[k]->mName.data, n->mName.data) == 0) return ai->mCameras[k];
-  return NULL;
+static int cmp_named(const void* a, const void* b) {
+  const skio_ai_named *x = a, *y = b;
+  const int c = strcmp(x->name, y->name);
+  if (c) return c;
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static const struct aiLight* light_of(const struct aiScene* ai, const struct aiNode* n) {
-  for (unsigned k = 0; ai->mLights && k < ai->mNumLights; ++k)
-    if (ai->mLights[k] && strcmp(ai->mLights[k]->mName.data, n->mName.data) == 0) return ai->mLights[k];
-  return NULL;
+bool skio_ai_index_build(const struct aiScene* ai, skio_ai_index* x) {
+  const uint32_t nc = ai->mCameras ? ai->mNumCameras : 0, nl = ai->mLights ? ai->mNumLights : 0;
+  x->n = 0;
+  if (!(x->e = malloc(((size_t)nc + nl + 1) * sizeof *x->e))) return false;
+  for (uint32_t k = 0; k < nc; ++k)
+    if (ai->mCameras[k]) x->e[x->n++] = (skio_ai_named){ai->mCameras[k]->mName.data, SKIO_OBJECT_CAMERA, k};
+  for (uint32_t k = 0; k < nl; ++k)
+    if (ai->mLights[k]) x->e[x->n++] = (skio_ai_named){ai->mLights[k]->mName.data, SKIO_OBJECT_LIGHT, k};
+  qsort(x->e, x->n, sizeof *x->e, cmp_named);
+  return true;
+}
+
+const skio_ai_named* skio_ai_index_find(const skio_ai_index* x, const char* name) {
+  uint32_t lo = 0, hi = x->n; /* the first entry with the name: a camera before a light, each the first of its kind */
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (strcmp(x->e[mid].name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < x->n && strcmp(x->e[lo].name, name) == 0 ? &x->e[lo] : NULL;
+}
+
+void skio_ai_index_free(skio_ai_index* x) {
+  free(x->e);
+  x->e = NULL;
+  x->n = 0;
 }
 
 static float finite_or(float v, float fallback) { return isfinite(v) ? v : fallback; }
@@ -151,13 +177,15 @@ static void node_world(const skio_object_source* nodes, uint32_t i, const float*
 
 /* The object of node i: name, parent, world, camera or light. 1: read; 0: left out (listed in lost); -1: out of
  * memory. */
-static int read_object(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t i,
-                       const float* worlds, const int32_t* object_of, skio_object* o, char* lost, uint32_t* nlost) {
+static int read_object(skio_scene* s, const struct aiScene* ai, const skio_ai_index* idx,
+                       const skio_object_source* nodes, uint32_t i, const float* worlds, const int32_t* object_of,
+                       skio_object* o, char* lost, uint32_t* nlost) {
   memset(o, 0, sizeof *o);
   memcpy(o->world, worlds + (size_t)i * 16, sizeof o->world);
   const struct aiNode* n = nodes[i].node;
-  const struct aiCamera* cam = camera_of(ai, n);
-  const struct aiLight* light = cam ? NULL : light_of(ai, n);
+  const skio_ai_named* hit = skio_ai_index_find(idx, n->mName.data);
+  const struct aiCamera* cam = hit && hit->kind == SKIO_OBJECT_CAMERA ? ai->mCameras[hit->index] : NULL;
+  const struct aiLight* light = hit && hit->kind == SKIO_OBJECT_LIGHT ? ai->mLights[hit->index] : NULL;
   if (cam) read_camera(cam, worlds + (size_t)i * 16, o);
   if (light && !read_light(light, worlds + (size_t)i * 16, collada(s), o)) {
     list_name(lost, 160, nlost, n->mName.data);
@@ -195,12 +223,41 @@ void skio_scene_free_objects(skio_scene* s) {
   s->object_count = 0;
 }
 
+static int cmp_str(const void* a, const void* b) { return strcmp(*(const char* const*)a, *(const char* const*)b); }
+
+/* Clip channels on objects (not read: the objects are written at rest): by name, sorted, so many channels and
+ * objects cost n log n. false when out of memory. */
+static bool note_animated(skio_scene* s, const struct aiScene* ai) {
+  if (!s->object_count || !ai->mAnimations || !ai->mNumAnimations) return true;
+  const char** names = malloc((size_t)s->object_count * sizeof *names);
+  if (!names) return false;
+  for (uint32_t k = 0; k < s->object_count; ++k) names[k] = s->objects[k].name;
+  qsort(names, s->object_count, sizeof *names, cmp_str);
+  uint32_t animated = 0;
+  for (unsigned a = 0; a < ai->mNumAnimations; ++a)
+    for (unsigned c = 0; ai->mAnimations[a] && ai->mAnimations[a]->mChannels && c < ai->mAnimations[a]->mNumChannels;
+         ++c) {
+      const struct aiNodeAnim* na = ai->mAnimations[a]->mChannels[c];
+      const char* key = na ? na->mNodeName.data : NULL;
+      animated += key && bsearch(&key, names, s->object_count, sizeof *names, cmp_str) != NULL;
+    }
+  free(names);
+  if (animated) {
+    char line[160];
+    snprintf(line, sizeof line, "not read: %u clip channel(s) of cameras, lights or empties (placed at rest)",
+             animated);
+    skio_scene_note(s, line);
+  }
+  return true;
+}
+
 int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t n,
                             skc_err* err) {
   float* worlds = malloc(((size_t)n + 1) * 16 * sizeof(float));
   int32_t* object_of = malloc(((size_t)n + 1) * sizeof(int32_t));
   s->objects = calloc((size_t)n + 1, sizeof *s->objects);
-  if (!worlds || !object_of || !s->objects) {
+  skio_ai_index idx = {NULL, 0};
+  if (!worlds || !object_of || !s->objects || !skio_ai_index_build(ai, &idx)) {
     free(worlds);
     free(object_of);
     skio_scene_free_objects(s);
@@ -214,7 +271,7 @@ int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_
     object_of[i] = -1;
     if (nodes[i].held || nodes[i].parent < 0 || strstr(nodes[i].node->mName.data, "$AssimpFbx$")) continue;
     skio_object* o = &s->objects[s->object_count];
-    const int got = read_object(s, ai, nodes, i, worlds, object_of, o, lost, &nlost);
+    const int got = read_object(s, ai, &idx, nodes, i, worlds, object_of, o, lost, &nlost);
     if (got > 0) object_of[i] = (int32_t)s->object_count++;
     if (got < 0) {
       free(o->parent_joint);
@@ -223,6 +280,8 @@ int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_
   }
   free(worlds);
   free(object_of);
+  skio_ai_index_free(&idx);
+  if (!rc && !note_animated(s, ai)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading the scene's objects");
   if (rc) {
     skio_scene_free_objects(s);
     return rc;

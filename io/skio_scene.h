@@ -347,6 +347,22 @@ typedef struct skio_object_source {
 int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t n,
                             skc_err* err);
 void skio_scene_free_objects(skio_scene* s);
+/* Assimp ties cameras and lights to nodes by name. Their names sorted (a camera before a light of the same name,
+ * each kind in array order) for binary search, so that a file with many of them and many nodes costs n log n:
+ * find gives the first entry of a name (kind SKIO_OBJECT_CAMERA or _LIGHT, index into mCameras / mLights) or NULL.
+ * Build fails only when out of memory. The names are borrowed from ai. */
+typedef struct skio_ai_named {
+  const char* name;
+  uint8_t kind;
+  uint32_t index;
+} skio_ai_named;
+typedef struct skio_ai_index {
+  skio_ai_named* e;
+  uint32_t n;
+} skio_ai_index;
+bool skio_ai_index_build(const struct aiScene* ai, skio_ai_index* x);
+const skio_ai_named* skio_ai_index_find(const skio_ai_index* x, const char* name);
+void skio_ai_index_free(skio_ai_index* x);
 
 /* Row-major aiMatrix4x4 (16 floats a1..a4, b1..d4) <-> column-major. */
 void skio_mat_from_ai(const float* ai_row_major, float out[16]);
