@@ -1710,10 +1710,14 @@ typedef struct objects_out {
   int32_t* joint; /* per object without a parent object: the joint whose node holds it, or -1 (top level) */
   float* world;   /* per object: the world transform written (a camera's or light's without scale) */
   float* local;   /* per object: its node's matrix under its parent */
+  int32_t* child; /* per object: its first child object, -1: none (children in increasing index) */
+  int32_t* next;  /* per object: the next child object of its parent, -1: none */
   uint32_t cameras, lights;
 } objects_out;
 
 static void objects_free(objects_out* o) {
+  free(o->child);
+  free(o->next);
   free(o->joint);
   free(o->world);
   free(o->local);
@@ -1747,7 +1751,16 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
   o->world = malloc(((size_t)n + 1) * 16 * sizeof *o->world);
   o->local = malloc(((size_t)n + 1) * 16 * sizeof *o->local);
   float* jworld = malloc(((size_t)jc + 1) * 16 * sizeof *jworld);
-  bool ok = o->joint && o->world && o->local && jworld;
+  o->child = malloc(((size_t)n + 1) * sizeof *o->child);
+  o->next = malloc(((size_t)n + 1) * sizeof *o->next);
+  bool ok = o->joint && o->world && o->local && o->child && o->next && jworld;
+  for (uint32_t k = 0; ok && k < n; ++k) o->child[k] = o->next[k] = -1;
+  for (uint32_t k = n; ok && k-- > 0;) { /* pushed in decreasing index: each list comes out increasing */
+    const int32_t p = s->objects[k].parent;
+    if (p < 0 || (uint32_t)p >= k) continue;
+    o->next[k] = o->child[p];
+    o->child[p] = (int32_t)k;
+  }
   if (ok && jc) written_rest_world(s->skeleton, jworld);
   for (uint32_t k = 0; ok && k < n; ++k) {
     const skio_object* ob = &s->objects[k];
@@ -1806,13 +1819,9 @@ static void objects_nodes(const skio_scene* s, const objects_out* o, bool first,
     if (ob->kind == SKIO_OBJECT_CAMERA) skio_buf_printf(b, ",\"camera\":%u", cam++);
     if (ob->kind == SKIO_OBJECT_LIGHT)
       skio_buf_printf(b, ",\"extensions\":{\"KHR_lights_punctual\":{\"light\":%u}}", light++);
-    bool comma = false;
-    for (uint32_t c = k + 1; c < s->object_count; ++c)
-      if (s->objects[c].parent == (int32_t)k) {
-        skio_buf_printf(b, "%s%u", comma ? "," : ",\"children\":[", o->first + c);
-        comma = true;
-      }
-    skio_buf_str(b, comma ? "]}" : "}");
+    for (int32_t c = o->child[k]; c >= 0; c = o->next[c])
+      skio_buf_printf(b, "%s%u", c == o->child[k] ? ",\"children\":[" : ",", o->first + (uint32_t)c);
+    skio_buf_str(b, o->child[k] >= 0 ? "]}" : "}");
   }
 }
 
