@@ -1711,13 +1711,15 @@ typedef struct objects_out {
   float* world;   /* per object: the world transform written (a camera's or light's without scale) */
   float* local;   /* per object: its node's matrix under its parent */
   int32_t* child; /* per object: its first child object, -1: none (children in increasing index) */
-  int32_t* next;  /* per object: the next child object of its parent, -1: none */
+  int32_t* next;  /* per object: the next child object of its parent object or joint, -1: none */
+  int32_t* held;  /* per joint: the first object its node holds, -1: none (then next, increasing index) */
   uint32_t cameras, lights;
 } objects_out;
 
 static void objects_free(objects_out* o) {
   free(o->child);
   free(o->next);
+  free(o->held);
   free(o->joint);
   free(o->world);
   free(o->local);
@@ -1753,7 +1755,9 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
   float* jworld = malloc(((size_t)jc + 1) * 16 * sizeof *jworld);
   o->child = malloc(((size_t)n + 1) * sizeof *o->child);
   o->next = malloc(((size_t)n + 1) * sizeof *o->next);
-  bool ok = o->joint && o->world && o->local && o->child && o->next && jworld;
+  o->held = malloc(((size_t)jc + 1) * sizeof *o->held);
+  bool ok = o->joint && o->world && o->local && o->child && o->next && o->held && jworld;
+  for (uint32_t j = 0; ok && j < jc; ++j) o->held[j] = -1;
   for (uint32_t k = 0; ok && k < n; ++k) o->child[k] = o->next[k] = -1;
   for (uint32_t k = n; ok && k-- > 0;) { /* pushed in decreasing index: each list comes out increasing */
     const int32_t p = s->objects[k].parent;
@@ -1786,23 +1790,21 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
     else
       memcpy(o->local + (size_t)k * 16, wk, 16 * sizeof *wk);
   }
+  for (uint32_t k = n; ok && k-- > 0;) /* the joints' lists, increasing index as the objects' */
+    if (s->objects[k].parent < 0 && o->joint[k] >= 0) {
+      o->next[k] = o->held[o->joint[k]];
+      o->held[o->joint[k]] = (int32_t)k;
+    }
   free(jworld);
   return ok;
 }
 
 /* ",N" for each object node that joint j's node holds */
-static void objects_of_joint(const skio_scene* s, const objects_out* o, uint32_t j, buf* b, bool* comma) {
-  for (uint32_t k = 0; k < s->object_count; ++k)
-    if (s->objects[k].parent < 0 && o->joint[k] == (int32_t)j) {
-      skio_buf_printf(b, "%s%u", *comma ? "," : "", o->first + k);
-      *comma = true;
-    }
-}
-
-static bool objects_under_joint(const skio_scene* s, const objects_out* o, uint32_t j) {
-  bool any = false;
-  for (uint32_t k = 0; k < s->object_count && !any; ++k) any = s->objects[k].parent < 0 && o->joint[k] == (int32_t)j;
-  return any;
+static void objects_of_joint(const objects_out* o, uint32_t j, buf* b, bool* comma) {
+  for (int32_t k = o->held[j]; k >= 0; k = o->next[k]) {
+    skio_buf_printf(b, "%s%u", *comma ? "," : "", o->first + (uint32_t)k);
+    *comma = true;
+  }
 }
 
 /* The object nodes, each after a comma but the first when `first` (no node before them); camera c and light l
@@ -2106,14 +2108,13 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     } else {
       put_trs(&nodes, trs);
     }
-    if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j] ||
-        (s->object_count && objects_under_joint(s, &objs, j))) {
+    if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j] || (s->object_count && objs.held[j] >= 0)) {
       skio_buf_str(&nodes, ",\"children\":[");
       bool comma = false;
       for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) skio_buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
       for (uint32_t k = hold.off[j]; k < hold.off[j + 1]; ++k, comma = true)
         skio_buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mo[hold.mesh[k]].group);
-      if (s->object_count) objects_of_joint(s, &objs, j, &nodes, &comma);
+      if (s->object_count) objects_of_joint(&objs, j, &nodes, &comma);
       skio_buf_str(&nodes, "]");
     }
     skio_buf_str(&nodes, "}");
