@@ -1735,10 +1735,29 @@ static void unscaled(const float m[16], float out[16]) {
   }
 }
 
-static int32_t joint_named(const skc_skeleton* sk, const char* name) {
-  for (uint32_t j = 0; sk && name && j < sk->joint_count; ++j)
-    if (strcmp(sk->names[j], name) == 0) return (int32_t)j;
-  return -1;
+/* The joints sorted by name (then index) for joint_named's binary search: many objects and joints cost n log n. */
+typedef struct named_joint {
+  const char* name;
+  uint32_t j;
+} named_joint;
+
+static int cmp_named_joint(const void* a, const void* b) {
+  const named_joint *x = a, *y = b;
+  const int c = strcmp(x->name, y->name);
+  return c ? c : (x->j > y->j) - (x->j < y->j);
+}
+
+/* The lowest joint named name, or -1. */
+static int32_t joint_named(const named_joint* sorted, uint32_t jc, const char* name) {
+  uint32_t lo = 0, hi = jc;
+  while (name && lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (strcmp(sorted[mid].name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return name && lo < jc && strcmp(sorted[lo].name, name) == 0 ? (int32_t)sorted[lo].j : -1;
 }
 
 /* Where each object's node goes: under its parent object, under the joint it hung from (by name: a view may have
@@ -1753,10 +1772,13 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
   o->world = malloc(((size_t)n + 1) * 16 * sizeof *o->world);
   o->local = malloc(((size_t)n + 1) * 16 * sizeof *o->local);
   float* jworld = malloc(((size_t)jc + 1) * 16 * sizeof *jworld);
+  named_joint* sorted = malloc(((size_t)jc + 1) * sizeof *sorted);
   o->child = malloc(((size_t)n + 1) * sizeof *o->child);
   o->next = malloc(((size_t)n + 1) * sizeof *o->next);
   o->held = malloc(((size_t)jc + 1) * sizeof *o->held);
-  bool ok = o->joint && o->world && o->local && o->child && o->next && o->held && jworld;
+  bool ok = o->joint && o->world && o->local && o->child && o->next && o->held && jworld && sorted;
+  for (uint32_t j = 0; ok && j < jc; ++j) sorted[j] = (named_joint){s->skeleton->names[j], j};
+  if (ok && jc) qsort(sorted, jc, sizeof *sorted, cmp_named_joint);
   for (uint32_t j = 0; ok && j < jc; ++j) o->held[j] = -1;
   for (uint32_t k = 0; ok && k < n; ++k) o->child[k] = o->next[k] = -1;
   for (uint32_t k = n; ok && k-- > 0;) { /* pushed in decreasing index: each list comes out increasing */
@@ -1776,7 +1798,7 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
     o->cameras += ob->kind == SKIO_OBJECT_CAMERA;
     o->lights += ob->kind == SKIO_OBJECT_LIGHT;
     const bool under = ob->parent >= 0 && (uint32_t)ob->parent < k;
-    o->joint[k] = under ? -1 : joint_named(s->skeleton, ob->parent_joint);
+    o->joint[k] = under ? -1 : joint_named(sorted, jc, ob->parent_joint);
     if (o->joint[k] >= 0 && skc_skeleton_is_root(s->skeleton, (uint32_t)o->joint[k]) && !used[o->joint[k]] &&
         !arm_obj[o->joint[k]])
       o->joint[k] = -1;
@@ -1795,6 +1817,7 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
       o->next[k] = o->held[o->joint[k]];
       o->held[o->joint[k]] = (int32_t)k;
     }
+  free(sorted);
   free(jworld);
   return ok;
 }
