@@ -8,26 +8,6 @@
 
 #include "skio_fbx_tree.h"
 
-/* Number k of P record p as a double (D, F or an integer); false when it is none. */
-static bool p_value(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v) {
-  skio_fbx_prop q;
-  int64_t i;
-  if (!skio_fbx_prop_at(t, p, k, &q)) return false;
-  if (q.type == 'D' && q.len >= sizeof *v) {
-    memcpy(v, q.p, sizeof *v);
-    return true;
-  }
-  if (q.type == 'F' && q.len >= sizeof(float)) {
-    float x;
-    memcpy(&x, q.p, sizeof x);
-    *v = x;
-    return true;
-  }
-  if (!skio_fbx_prop_i64(t, p, k, &i)) return false;
-  *v = (double)i;
-  return true;
-}
-
 /* An orthographic camera attribute: its OrthoZoom into *zoom (1 when absent). */
 static bool ortho_attribute(const skio_fbx_tree* t, uint32_t attr, double* zoom) {
   if (!skio_fbx_prop_str_is(t, attr, 2, "Camera")) return false;
@@ -37,8 +17,8 @@ static bool ortho_attribute(const skio_fbx_tree* t, uint32_t attr, double* zoom)
   for (uint32_t p = props == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(t, props, "P", SKIO_FBX_NONE);
        p != SKIO_FBX_NONE; p = skio_fbx_child(t, props, "P", p)) {
     double v;
-    if (skio_fbx_prop_str_is(t, p, 0, "CameraProjectionType") && p_value(t, p, 4, &v)) ortho = v == 1.0;
-    if (skio_fbx_prop_str_is(t, p, 0, "OrthoZoom") && p_value(t, p, 4, &v) && v > 0.0 && v < 1e30) *zoom = v;
+    if (skio_fbx_prop_str_is(t, p, 0, "CameraProjectionType") && skio_fbx_p_number(t, p, 4, &v)) ortho = v == 1.0;
+    if (skio_fbx_prop_str_is(t, p, 0, "OrthoZoom") && skio_fbx_p_number(t, p, 4, &v) && v > 0.0 && v < 1e30) *zoom = v;
   }
   return ortho;
 }

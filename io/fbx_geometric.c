@@ -11,16 +11,15 @@
 
 #include "skio_fbx_tree.h"
 
-/* Number k of P record p (name, type, label, flags, then the values); false when it is not one. */
-static bool p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v) {
+bool skio_fbx_p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v) {
   skio_fbx_prop q;
   int64_t i;
   if (!skio_fbx_prop_at(t, p, k, &q)) return false;
-  if (q.type == 'D') {
+  if (q.type == 'D' && q.len >= sizeof *v) {
     memcpy(v, q.p, sizeof *v); /* little-endian hosts only, as fbx_tree.c */
     return true;
   }
-  if (q.type == 'F') {
+  if (q.type == 'F' && q.len >= sizeof(float)) {
     float x;
     memcpy(&x, q.p, sizeof x);
     *v = x;
@@ -73,7 +72,9 @@ bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[1
     for (int k = 0; k < 3; ++k) {
       if (!skio_fbx_prop_str_is(t, p, 0, k_names[k])) continue;
       double w[3];
-      if (!p_number(t, p, 4, &w[0]) || !p_number(t, p, 5, &w[1]) || !p_number(t, p, 6, &w[2])) continue;
+      if (!skio_fbx_p_number(t, p, 4, &w[0]) || !skio_fbx_p_number(t, p, 5, &w[1]) ||
+          !skio_fbx_p_number(t, p, 6, &w[2]))
+        continue;
       for (int c = 0; c < 3; ++c) {
         if (!isfinite(w[c])) return false;
         any |= w[c] != (k == 2 ? 1.0 : 0.0);

@@ -127,6 +127,9 @@ void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint3
  * RotationOrder, GeometricScaling), column-major; false when it has none (identity) or a value is not finite. */
 bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[16]);
 /* out = a * b for column-major 4x4 doubles (FBX's matrices: translation in 12..14). */
+/* Number k of P record p (name, type, label, flags, then the values) as a double (D, F or an integer); false when it
+ * is none (fbx_geometric.c). */
+bool skio_fbx_p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v);
 void skio_fbx_mat_mul(const double* a, const double* b, double* out);
 /* G as the floats the reader transforms a skinned mesh with (the editor compares its control points so). */
 void skio_fbx_geometric_float(const double g[16], float out[16]);
