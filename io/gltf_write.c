@@ -110,8 +110,10 @@ typedef struct view_rec {
   int target;
 } view_rec;
 
+struct objects_out;
 typedef struct writer {
   const skio_scene* s;
+  const struct objects_out* objs; /* the cameras, lights and empties written (their clip keys), or NULL */
   const char* path;
   skio_gltf_options o;
   skio_gltf_report rep;
@@ -126,6 +128,19 @@ typedef struct writer {
   const uint8_t* used; /* joint_count: 1 = some mesh binds the joint or weights it */
   const float* bake;   /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
 } writer;
+
+/* The cameras, lights and empties as written (skio_object; objects_plan). */
+typedef struct objects_out {
+  uint32_t first; /* node index of object 0 */
+  int32_t* joint; /* per object without a parent object: the joint whose node holds it, or -1 (top level) */
+  float* world;   /* per object: the world transform written (a camera's or light's without scale) */
+  float* local;   /* per object: its node's matrix under its parent */
+  float* pre;     /* per object: (the written parent's world)^-1 (the file parent's world), before its clip keys */
+  int32_t* child; /* per object: its first child object, -1: none (children in increasing index) */
+  int32_t* next;  /* per object: the next child object of its parent object or joint, -1: none */
+  int32_t* held;  /* per joint: the first object its node holds, -1: none (then next, increasing index) */
+  uint32_t cameras, lights;
+} objects_out;
 
 static int32_t new_view(writer* w, int region, size_t offset, size_t length, int target) {
   if (w->view_count == w->view_cap) {
@@ -1164,6 +1179,97 @@ typedef struct input_rec {
   size_t offset, count;
 } input_rec;
 
+/* ---- clip keys of cameras, lights and empties -------------------------------------------------------------- */
+/* How an object's keys become its node's: local(t) = pre key(t) look (objects_out.pre, skio_object.look). Carried
+ * when pre is a uniform scale times a turn (its TRS: *a) and look has no offset and no scale (its turn: *qf); then
+ * translation A T, rotation qA q qF, scale sA S (an empty's; a camera's or light's node keeps no scale). */
+static bool object_key_map(const float pre[16], const float look[16], skc_trs* a, float qf[4]) {
+  skc_trs f;
+  if (!skc_mat4_to_trs(pre, a, 1e-4f) || !skc_mat4_to_trs(look, &f, 1e-4f)) return false;
+  const float s0 = a->s[0];
+  if (!(s0 > 0.0f) || fabsf(a->s[1] - s0) > 1e-4f * s0 || fabsf(a->s[2] - s0) > 1e-4f * s0) return false;
+  for (int i = 0; i < 3; ++i)
+    if (fabsf(f.t[i]) > 1e-6f || fabsf(f.s[i] - 1.0f) > 1e-4f) return false;
+  memcpy(qf, f.r, sizeof f.r);
+  return true;
+}
+
+/* Path p (0 translation, 1 rotation, 2 scale) of channel ch mapped by object_key_map into new arrays (*v; the
+ * times are the channel's). false when out of memory. */
+static bool object_keys(const skio_channel* ch, int p, const float pre[16], const skc_trs* a, const float qf[4],
+                        float** v) {
+  const uint32_t n = p == 0 ? ch->pos_count : p == 1 ? ch->rot_count : ch->scl_count;
+  const int comps = p == 1 ? 4 : 3;
+  if (!(*v = malloc(((size_t)n + 1) * (size_t)comps * sizeof **v))) return false;
+  for (uint32_t k = 0; k < n; ++k) {
+    float* o = *v + (size_t)k * (size_t)comps;
+    if (p == 0) {
+      skc_mat4_transform_point(pre, ch->pos + (size_t)k * 3, o);
+    } else if (p == 1) {
+      float t[4];
+      skc_quat_mul(a->r, ch->rot + (size_t)k * 4, t);
+      skc_quat_mul(t, qf, o);
+    } else {
+      for (int i = 0; i < 3; ++i) o[i] = a->s[0] * ch->scl[(size_t)k * 3 + (size_t)i];
+    }
+  }
+  return true;
+}
+
+/* The tracks of object channel oc into out (up to 3): node objs->first + its object. Returns how many, -1 when
+ * out of memory; an object whose keys object_key_map cannot carry, or a second channel of one object in one clip,
+ * counts in object_keys_dropped. */
+static int object_tracks(writer* w, const skio_object_channel* oc, double end, uint8_t* done, track_out* out) {
+  const objects_out* objs = w->objs;
+  const uint32_t k = oc->ch.joint;
+  const skio_object* ob = &w->s->objects[k];
+  skc_trs a;
+  float qf[4];
+  const float* pre = objs->pre + (size_t)k * 16;
+  if (done[k] || !object_key_map(pre, ob->look, &a, qf)) {
+    w->rep.object_keys_dropped++;
+    return 0;
+  }
+  done[k] = 1;
+  static const char* const paths[3] = {"translation", "rotation", "scale"};
+  const double* tt[3] = {oc->ch.pos_time, oc->ch.rot_time, oc->ch.scl_time};
+  const uint32_t tn[3] = {oc->ch.pos_count, oc->ch.rot_count, oc->ch.scl_count};
+  int made = 0;
+  for (int p = 0; p < (ob->kind == SKIO_OBJECT_EMPTY ? 3 : 2); ++p) {
+    if (!tn[p] || !tt[p]) continue;
+    track_out* tr = &out[made];
+    float* v = NULL;
+    const int comps = p == 1 ? 4 : 3;
+    tr->t = malloc(((size_t)tn[p] + 2) * sizeof *tr->t);
+    tr->v = malloc(((size_t)tn[p] + 2) * (size_t)comps * sizeof *tr->v);
+    if (!tr->t || !tr->v || !object_keys(&oc->ch, p, pre, &a, qf, &v)) {
+      free(v);
+      return -1; /* tr's arrays are freed with the others */
+    }
+    tr->node = objs->first + k;
+    tr->path = paths[p];
+    tr->comps = comps;
+    tr->count = build_track(tt[p], v, tn[p], comps, end, tr->t, tr->v, &w->rep.keys_dropped);
+    free(v);
+    if (tr->count) ++made;
+  }
+  return made;
+}
+
+/* The end of clip ai's object keys (as write_anim's end of its joints' keys). */
+static double object_keys_end(const skio_scene* s, uint32_t ai, double end) {
+  for (uint32_t c = 0; c < s->object_channel_count; ++c) {
+    const skio_channel* ch = &s->object_channels[c].ch;
+    if (s->object_channels[c].anim != ai) continue;
+    const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
+    const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
+    for (int p = 0; p < 3; ++p)
+      for (uint32_t k = 0; tt[p] && k < tn[p]; ++k)
+        if (isfinite(tt[p][k]) && tt[p][k] > end) end = tt[p][k];
+  }
+  return end;
+}
+
 static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* matrix_joint, buf* out, bool* wrote) {
   const skio_scene* s = w->s;
   const skio_anim* a = &s->anims[ai];
@@ -1176,11 +1282,15 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   const uint32_t jc = sk->joint_count;
   int rc = SKC_OK;
   int32_t* last = malloc((size_t)jc * 3 * sizeof *last + 4); /* per joint and path: the channel that is written */
-  track_out* tracks = calloc((size_t)a->channel_count * 3 + 1, sizeof *tracks);
-  input_rec* inputs = calloc((size_t)a->channel_count * 3 + 1, sizeof *inputs);
+  uint32_t nobj = 0; /* this clip's object channels (written when the scene's objects are) */
+  for (uint32_t c = 0; w->objs && c < s->object_channel_count; ++c) nobj += s->object_channels[c].anim == ai;
+  const size_t ntracks = ((size_t)a->channel_count + nobj) * 3 + 1;
+  track_out* tracks = calloc(ntracks, sizeof *tracks);
+  input_rec* inputs = calloc(ntracks, sizeof *inputs);
+  uint8_t* obj_done = calloc((size_t)s->object_count + 1, 1);
   buf samplers = {0}, channels = {0};
   size_t nt = 0, ni = 0;
-  if (!last || !tracks || !inputs) {
+  if (!last || !tracks || !inputs || !obj_done) {
     rc = oom_fail(w);
     goto done;
   }
@@ -1206,6 +1316,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
     for (uint32_t k = 0; k < n; ++k)
       if (isfinite(tt[k]) && tt[k] > end) end = tt[k];
   }
+  if (nobj) end = object_keys_end(s, ai, end);
   for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
     const skio_channel* ch = &a->channels[c];
     if (ch->joint >= jc) continue;
@@ -1238,6 +1349,14 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       }
       ++nt;
     }
+  }
+  for (uint32_t c = 0; nobj && c < s->object_channel_count && !rc; ++c) {
+    if (s->object_channels[c].anim != ai) continue;
+    const int made = object_tracks(w, &s->object_channels[c], end, obj_done, &tracks[nt]);
+    if (made < 0)
+      rc = oom_fail(w);
+    else
+      nt += (size_t)made;
   }
   if (rc) goto done;
   const float end_f = time_to_float(end, end);
@@ -1278,7 +1397,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   }
   for (size_t i = 0; i < nt && !rc; ++i) {
     track_out* tr = &tracks[i];
-    if (matrix_joint[tr->node]) { /* cannot happen: animated joints are written as TRS */
+    if (tr->node < jc && matrix_joint[tr->node]) { /* cannot happen: animated joints are written as TRS */
       rc = skc_fail(w->err, SKC_INTERNAL, "%s: animation targets a matrix node", w->path);
       break;
     }
@@ -1324,12 +1443,13 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   *wrote = !rc;
 done:
   if (tracks)
-    for (size_t i = 0; i < (size_t)a->channel_count * 3 + 1; ++i) {
+    for (size_t i = 0; i < ntracks; ++i) {
       free(tracks[i].t);
       free(tracks[i].v);
     }
   free(tracks);
   free(inputs);
+  free(obj_done);
   free(last);
   free(samplers.p);
   free(channels.p);
@@ -1705,18 +1825,9 @@ static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint3
 /* ---- entry ------------------------------------------------------------------------------------------------------ */
 
 /* ---- cameras, lights and empty nodes (skio_object) ------------------------------------------------------ */
-typedef struct objects_out {
-  uint32_t first; /* node index of object 0 */
-  int32_t* joint; /* per object without a parent object: the joint whose node holds it, or -1 (top level) */
-  float* world;   /* per object: the world transform written (a camera's or light's without scale) */
-  float* local;   /* per object: its node's matrix under its parent */
-  int32_t* child; /* per object: its first child object, -1: none (children in increasing index) */
-  int32_t* next;  /* per object: the next child object of its parent object or joint, -1: none */
-  int32_t* held;  /* per joint: the first object its node holds, -1: none (then next, increasing index) */
-  uint32_t cameras, lights;
-} objects_out;
 
 static void objects_free(objects_out* o) {
+  free(o->pre);
   free(o->child);
   free(o->next);
   free(o->held);
@@ -1773,10 +1884,11 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
   o->local = malloc(((size_t)n + 1) * 16 * sizeof *o->local);
   float* jworld = malloc(((size_t)jc + 1) * 16 * sizeof *jworld);
   named_joint* sorted = malloc(((size_t)jc + 1) * sizeof *sorted);
+  o->pre = malloc(((size_t)n + 1) * 16 * sizeof *o->pre);
   o->child = malloc(((size_t)n + 1) * sizeof *o->child);
   o->next = malloc(((size_t)n + 1) * sizeof *o->next);
   o->held = malloc(((size_t)jc + 1) * sizeof *o->held);
-  bool ok = o->joint && o->world && o->local && o->child && o->next && o->held && jworld && sorted;
+  bool ok = o->joint && o->world && o->local && o->pre && o->child && o->next && o->held && jworld && sorted;
   for (uint32_t j = 0; ok && j < jc; ++j) sorted[j] = (named_joint){s->skeleton->names[j], j};
   if (ok && jc) qsort(sorted, jc, sizeof *sorted, cmp_named_joint);
   for (uint32_t j = 0; ok && j < jc; ++j) o->held[j] = -1;
@@ -1807,10 +1919,13 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
                                          : NULL;
     float inv[16];
     if (pw && !skc_mat4_inverse(pw, inv)) pw = NULL, o->joint[k] = -1; /* a degenerate parent: at the top */
-    if (pw)
+    if (pw) {
       skc_mat4_mul(inv, wk, o->local + (size_t)k * 16);
-    else
+      skc_mat4_mul(inv, ob->parent_rest, o->pre + (size_t)k * 16);
+    } else {
       memcpy(o->local + (size_t)k * 16, wk, 16 * sizeof *wk);
+      memcpy(o->pre + (size_t)k * 16, ob->parent_rest, sizeof ob->parent_rest);
+    }
   }
   for (uint32_t k = n; ok && k-- > 0;) /* the joints' lists, increasing index as the objects' */
     if (s->objects[k].parent < 0 && o->joint[k] >= 0) {
@@ -2101,6 +2216,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     rc = oom_fail(&w);
     goto done;
   }
+  if (s->object_count) w.objs = &objs;
   if (s->material_count && (rc = write_materials(&w, binary, &mats, &texs, &imgs, &ext_webp, &ext_ktx2))) goto done;
   /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
    * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds

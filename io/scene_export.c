@@ -1327,6 +1327,11 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
              (unsigned long long)rep->vertices_renormalized);
     note_add(o, text, "");
   }
+  if (rep->object_keys_dropped) {
+    snprintf(text, sizeof text, "glTF: %u clip channel(s) of cameras, lights or empties not written (placed at rest)",
+             rep->object_keys_dropped);
+    note_add(o, text, "");
+  }
   if (rep->duplicates_merged) { /* three.js writes what it is given, a joint twice in one vertex included */
     snprintf(text, sizeof text,
              "glTF: %llu influence(s) name a joint their vertex already has: added into it, as glTF allows a joint "

@@ -194,6 +194,7 @@ static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v,
   for (uint32_t k = 0; k < s->object_count; ++k) {
     skio_object* o = &v->objects[k];
     skc_mat4_mul(f->g, s->objects[k].world, o->world);
+    skc_mat4_mul(f->g, s->objects[k].parent_rest, o->parent_rest);
     o->znear *= f->s;
     o->zfar *= f->s;
   }

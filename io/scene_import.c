@@ -85,6 +85,7 @@ typedef struct builder {
   skio_collada_name_sets dae;
   char* dae_text; /* a .dae file's text, read once for the names and Blender's placement, freed after both */
   size_t dae_n;
+  int32_t* object_of; /* per flat node: its object (skio_scene.objects) or -1; NULL before read_objects */
 } builder;
 
 static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
@@ -739,10 +740,74 @@ static int read_objects(builder* b, skc_err* err) {
     src[i].held |= b->nodes[i].joint >= 0 || b->nodes[i].node->mNumMeshes > 0;
     if (src[i].held && b->nodes[i].parent >= 0) src[b->nodes[i].parent].held = true;
   }
-  int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, err);
+  if (!(b->object_of = malloc(((size_t)b->node_count + 1) * sizeof *b->object_of))) {
+    free(src);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  }
+  int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, b->object_of, err);
   if (!rc) rc = fbx_ortho_cameras(b, err);
   free(src);
   return rc;
+}
+
+/* Objects' keys of a Collada timeline that skio_collada_apply_clips cut into clips: not carried, said. */
+static void drop_object_channels(skio_scene* s) {
+  char line[120];
+  snprintf(line, sizeof line, "not read: %u clip channel(s) of cameras, lights or empties (placed at rest)",
+           s->object_channel_count);
+  skio_scene_note(s, line);
+  skio_scene_free_object_channels(s);
+}
+
+/* A channel's keys (times in seconds: tps ticks a second); false when out of memory (what was made is ch's). */
+static bool copy_keys(const struct aiNodeAnim* na, double tps, skio_channel* ch) {
+  unsigned np = na->mPositionKeys ? na->mNumPositionKeys : 0;
+  unsigned nr = na->mRotationKeys ? na->mNumRotationKeys : 0;
+  unsigned ns = na->mScalingKeys ? na->mNumScalingKeys : 0;
+  ch->pos_time = malloc(np * sizeof(double) + 1);
+  ch->rot_time = malloc(nr * sizeof(double) + 1);
+  ch->scl_time = malloc(ns * sizeof(double) + 1);
+  ch->pos = malloc(np * 3 * sizeof(float) + 1);
+  ch->rot = malloc(nr * 4 * sizeof(float) + 1);
+  ch->scl = malloc(ns * 3 * sizeof(float) + 1);
+  if (!ch->pos_time || !ch->rot_time || !ch->scl_time || !ch->pos || !ch->rot || !ch->scl) return false;
+  ch->pos_count = np;
+  ch->rot_count = nr;
+  ch->scl_count = ns;
+  for (unsigned k = 0; k < np; ++k) {
+    ch->pos_time[k] = na->mPositionKeys[k].mTime / tps;
+    ch->pos[k * 3 + 0] = na->mPositionKeys[k].mValue.x;
+    ch->pos[k * 3 + 1] = na->mPositionKeys[k].mValue.y;
+    ch->pos[k * 3 + 2] = na->mPositionKeys[k].mValue.z;
+  }
+  for (unsigned k = 0; k < nr; ++k) {
+    ch->rot_time[k] = na->mRotationKeys[k].mTime / tps;
+    ch->rot[k * 4 + 0] = na->mRotationKeys[k].mValue.x;
+    ch->rot[k * 4 + 1] = na->mRotationKeys[k].mValue.y;
+    ch->rot[k * 4 + 2] = na->mRotationKeys[k].mValue.z;
+    ch->rot[k * 4 + 3] = na->mRotationKeys[k].mValue.w;
+  }
+  for (unsigned k = 0; k < ns; ++k) {
+    ch->scl_time[k] = na->mScalingKeys[k].mTime / tps;
+    ch->scl[k * 3 + 0] = na->mScalingKeys[k].mValue.x;
+    ch->scl[k * 3 + 1] = na->mScalingKeys[k].mValue.y;
+    ch->scl[k * 3 + 2] = na->mScalingKeys[k].mValue.z;
+  }
+  return true;
+}
+
+/* The keys of object `object` in clip `anim` (an animated camera, light or empty), appended to the scene's. */
+static int object_channel(builder* b, const struct aiNodeAnim* na, double tps, unsigned anim, int32_t object,
+                          skc_err* err) {
+  skio_scene* s = b->out;
+  skio_object_channel* grown = realloc(s->object_channels, ((size_t)s->object_channel_count + 1) * sizeof *grown);
+  if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  s->object_channels = grown;
+  skio_object_channel* oc = &grown[s->object_channel_count++];
+  memset(oc, 0, sizeof *oc);
+  oc->anim = anim;
+  oc->ch.joint = (uint32_t)object;
+  return copy_keys(na, tps, &oc->ch) ? SKC_OK : skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
 }
 
 static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
@@ -761,42 +826,16 @@ static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, 
     const struct aiNodeAnim* na = aa->mChannels[c];
     if (!na) continue;
     int32_t n = find_node(b, &na->mNodeName);
+    if (n >= 0 && b->nodes[n].joint < 0 && b->object_of && b->object_of[n] >= 0) {
+      int rc = object_channel(b, na, tps, index, b->object_of[n], err);
+      if (rc) return rc;
+      continue;
+    }
     if (n < 0 || b->nodes[n].joint < 0) continue;
     skio_channel* ch = &a->channels[a->channel_count++];
     ch->joint = (uint32_t)b->nodes[n].joint;
-    unsigned np = na->mPositionKeys ? na->mNumPositionKeys : 0;
-    unsigned nr = na->mRotationKeys ? na->mNumRotationKeys : 0;
-    unsigned ns = na->mScalingKeys ? na->mNumScalingKeys : 0;
-    ch->pos_time = malloc(np * sizeof(double) + 1);
-    ch->rot_time = malloc(nr * sizeof(double) + 1);
-    ch->scl_time = malloc(ns * sizeof(double) + 1);
-    ch->pos = malloc(np * 3 * sizeof(float) + 1);
-    ch->rot = malloc(nr * 4 * sizeof(float) + 1);
-    ch->scl = malloc(ns * 3 * sizeof(float) + 1);
-    if (!ch->pos_time || !ch->rot_time || !ch->scl_time || !ch->pos || !ch->rot || !ch->scl)
+    if (!copy_keys(na, tps, ch))
       return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for animation \"%s\"", b->path, a->name);
-    ch->pos_count = np;
-    ch->rot_count = nr;
-    ch->scl_count = ns;
-    for (unsigned k = 0; k < np; ++k) {
-      ch->pos_time[k] = na->mPositionKeys[k].mTime / tps;
-      ch->pos[k * 3 + 0] = na->mPositionKeys[k].mValue.x;
-      ch->pos[k * 3 + 1] = na->mPositionKeys[k].mValue.y;
-      ch->pos[k * 3 + 2] = na->mPositionKeys[k].mValue.z;
-    }
-    for (unsigned k = 0; k < nr; ++k) {
-      ch->rot_time[k] = na->mRotationKeys[k].mTime / tps;
-      ch->rot[k * 4 + 0] = na->mRotationKeys[k].mValue.x;
-      ch->rot[k * 4 + 1] = na->mRotationKeys[k].mValue.y;
-      ch->rot[k * 4 + 2] = na->mRotationKeys[k].mValue.z;
-      ch->rot[k * 4 + 3] = na->mRotationKeys[k].mValue.w;
-    }
-    for (unsigned k = 0; k < ns; ++k) {
-      ch->scl_time[k] = na->mScalingKeys[k].mTime / tps;
-      ch->scl[k * 3 + 0] = na->mScalingKeys[k].mValue.x;
-      ch->scl[k * 3 + 1] = na->mScalingKeys[k].mValue.y;
-      ch->scl[k * 3 + 2] = na->mScalingKeys[k].mValue.z;
-    }
   }
   return SKC_OK;
 }
@@ -1289,13 +1328,18 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   free(b.nodes);
   free(b.orphans);
+  free(b.object_of);
   skio_collada_free_name_sets(&b.dae);
   b.nodes = NULL;
   b.orphans = NULL;
+  b.object_of = NULL;
   aiReleaseImport(ai);
   ai = NULL;
   /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
+  const uint32_t timeline_anims = s->anim_count;
   if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
+  if (s->anim_count != timeline_anims && s->object_channel_count) /* the objects' keys are not cut apart */
+    drop_object_channels(s);
   if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
   s->source_file = source_id;
   if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);
@@ -1307,6 +1351,7 @@ fail:
   free(b.dae_text);
   free(b.nodes);
   free(b.orphans);
+  free(b.object_of);
   skio_collada_free_name_sets(&b.dae);
   if (ai) aiReleaseImport(ai);
   skio_scene_destroy(s);

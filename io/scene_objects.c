@@ -105,8 +105,7 @@ static float finite_or(float v, float fallback) { return isfinite(v) ? v : fallb
 static void read_camera(const struct aiCamera* c, const float w[16], skio_object* o) {
   const float fwd[3] = {c->mLookAt.x, c->mLookAt.y, c->mLookAt.z}, up[3] = {c->mUp.x, c->mUp.y, c->mUp.z};
   const float at[3] = {c->mPosition.x, c->mPosition.y, c->mPosition.z};
-  float f[16];
-  if (look_frame(fwd, up, at, f)) skc_mat4_mul(w, f, o->world);
+  if (look_frame(fwd, up, at, o->look)) skc_mat4_mul(w, o->look, o->world);
   o->kind = SKIO_OBJECT_CAMERA;
   const float aspect = finite_or(c->mAspect, 0.0f) > 0.0f ? c->mAspect : 0.0f;
   float hfov = finite_or(c->mHorizontalFOV, 0.0f);
@@ -124,8 +123,7 @@ static bool read_light(const struct aiLight* l, const float w[16], bool collada,
     return false;
   const float fwd[3] = {l->mDirection.x, l->mDirection.y, l->mDirection.z}, up[3] = {l->mUp.x, l->mUp.y, l->mUp.z};
   const float at[3] = {l->mPosition.x, l->mPosition.y, l->mPosition.z};
-  float f[16];
-  if (look_frame(fwd, up, at, f)) skc_mat4_mul(w, f, o->world);
+  if (look_frame(fwd, up, at, o->look)) skc_mat4_mul(w, o->look, o->world);
   o->kind = SKIO_OBJECT_LIGHT;
   o->light = l->mType == aiLightSource_DIRECTIONAL ? SKIO_LIGHT_DIRECTIONAL
              : l->mType == aiLightSource_POINT     ? SKIO_LIGHT_POINT
@@ -182,6 +180,11 @@ static int read_object(skio_scene* s, const struct aiScene* ai, const skio_ai_in
                        skio_object* o, char* lost, uint32_t* nlost) {
   memset(o, 0, sizeof *o);
   memcpy(o->world, worlds + (size_t)i * 16, sizeof o->world);
+  skc_mat4_identity(o->look);
+  if (nodes[i].parent >= 0 && (uint32_t)nodes[i].parent < i)
+    memcpy(o->parent_rest, worlds + (size_t)nodes[i].parent * 16, sizeof o->parent_rest);
+  else
+    skc_mat4_identity(o->parent_rest);
   const struct aiNode* n = nodes[i].node;
   const skio_ai_named* hit = skio_ai_index_find(idx, n->mName.data);
   const struct aiCamera* cam = hit && hit->kind == SKIO_OBJECT_CAMERA ? ai->mCameras[hit->index] : NULL;
@@ -203,7 +206,7 @@ static int read_object(skio_scene* s, const struct aiScene* ai, const skio_ai_in
       break;
     }
   }
-  if (!skc_mat4_is_finite(o->world)) { /* a damaged transform: nothing to place */
+  if (!skc_mat4_is_finite(o->world) || !skc_mat4_is_finite(o->parent_rest)) { /* damaged: nothing to place */
     free(o->parent_joint);
     o->parent_joint = NULL;
     list_name(lost, 160, nlost, n->mName.data);
@@ -213,7 +216,23 @@ static int read_object(skio_scene* s, const struct aiScene* ai, const skio_ai_in
   return o->name ? 1 : -1;
 }
 
+void skio_scene_free_object_channels(skio_scene* s) {
+  for (uint32_t c = 0; s->object_channels && c < s->object_channel_count; ++c) {
+    skio_channel* ch = &s->object_channels[c].ch;
+    free(ch->pos_time);
+    free(ch->rot_time);
+    free(ch->scl_time);
+    free(ch->pos);
+    free(ch->rot);
+    free(ch->scl);
+  }
+  free(s->object_channels);
+  s->object_channels = NULL;
+  s->object_channel_count = 0;
+}
+
 void skio_scene_free_objects(skio_scene* s) {
+  skio_scene_free_object_channels(s);
   for (uint32_t k = 0; s->objects && k < s->object_count; ++k) {
     free(s->objects[k].name);
     free(s->objects[k].parent_joint);
@@ -223,36 +242,8 @@ void skio_scene_free_objects(skio_scene* s) {
   s->object_count = 0;
 }
 
-static int cmp_str(const void* a, const void* b) { return strcmp(*(const char* const*)a, *(const char* const*)b); }
-
-/* Clip channels on objects (not read: the objects are written at rest): by name, sorted, so many channels and
- * objects cost n log n. false when out of memory. */
-static bool note_animated(skio_scene* s, const struct aiScene* ai) {
-  if (!s->object_count || !ai->mAnimations || !ai->mNumAnimations) return true;
-  const char** names = malloc((size_t)s->object_count * sizeof *names);
-  if (!names) return false;
-  for (uint32_t k = 0; k < s->object_count; ++k) names[k] = s->objects[k].name;
-  qsort(names, s->object_count, sizeof *names, cmp_str);
-  uint32_t animated = 0;
-  for (unsigned a = 0; a < ai->mNumAnimations; ++a)
-    for (unsigned c = 0; ai->mAnimations[a] && ai->mAnimations[a]->mChannels && c < ai->mAnimations[a]->mNumChannels;
-         ++c) {
-      const struct aiNodeAnim* na = ai->mAnimations[a]->mChannels[c];
-      const char* key = na ? na->mNodeName.data : NULL;
-      animated += key && bsearch(&key, names, s->object_count, sizeof *names, cmp_str) != NULL;
-    }
-  free(names);
-  if (animated) {
-    char line[160];
-    snprintf(line, sizeof line, "not read: %u clip channel(s) of cameras, lights or empties (placed at rest)",
-             animated);
-    skio_scene_note(s, line);
-  }
-  return true;
-}
-
 int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t n,
-                            skc_err* err) {
+                            int32_t* object_of_out, skc_err* err) {
   float* worlds = malloc(((size_t)n + 1) * 16 * sizeof(float));
   int32_t* object_of = malloc(((size_t)n + 1) * sizeof(int32_t));
   s->objects = calloc((size_t)n + 1, sizeof *s->objects);
@@ -278,10 +269,10 @@ int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading the scene's objects");
     }
   }
+  if (object_of_out && !rc) memcpy(object_of_out, object_of, (size_t)n * sizeof *object_of);
   free(worlds);
   free(object_of);
   skio_ai_index_free(&idx);
-  if (!rc && !note_animated(s, ai)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading the scene's objects");
   if (rc) {
     skio_scene_free_objects(s);
     return rc;

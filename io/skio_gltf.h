@@ -87,6 +87,8 @@ typedef struct skio_gltf_report {
   uint64_t keys_dropped;       /* animation keys not written as stored (see the file comment) */
   uint32_t tracks_dropped;     /* T/R/S tracks replaced by a later channel of the same joint and clip, or of no joint */
   uint32_t anims_dropped;      /* clips with no joint that could hold them (scene without skeleton) */
+  uint32_t object_keys_dropped; /* clip channels of cameras, lights or empties not written: their file parent is
+                                   scaled unevenly against their written parent, or a camera's view sits off its node */
 } skio_gltf_report;
 
 /* Weights (applied per vertex, in this order): entries that are not finite or not > 0 are dropped (glTF

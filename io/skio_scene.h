@@ -94,6 +94,12 @@ typedef struct skio_channel {
   float *pos, *rot, *scl;         /* 3, 4 (x, y, z, w), 3 floats per key */
 } skio_channel;
 
+/* Keys of an object (skio_scene.objects) in a clip, local to the object's file parent (skio_object.parent_rest). */
+typedef struct skio_object_channel {
+  uint32_t anim;
+  skio_channel ch; /* ch.joint: the object */
+} skio_object_channel;
+
 typedef struct skio_anim {
   char* name;             /* never NULL ("anim<i>" if unnamed) */
   double duration;        /* seconds */
@@ -134,6 +140,9 @@ typedef struct skio_object {
   int32_t parent;     /* the object it hangs from (a lower index), or -1 */
   char* parent_joint; /* with parent -1: the joint it hangs from (the nearest joint above its node), NULL: none */
   float world[16];    /* in the scene's frame; a camera's and a light's own axes as glTF's: -Z forward, +Y up */
+  float look[16];     /* world = (the node's world) look: a camera's or light's frame in its node, else identity */
+  float parent_rest[16]; /* the world transform of the file node it hangs from, at rest (its clip keys are local
+                            to that node), in the scene's frame */
   uint8_t kind;       /* SKIO_OBJECT_* */
   uint8_t light;      /* SKIO_LIGHT_* */
   /* camera: vertical field of view (radians), width / height (0: not given), clip planes in scene units; an
@@ -181,6 +190,8 @@ typedef struct skio_scene {
   skio_frame frame;       /* the unit and axes of an FBX source (set = false: glTF's frame) */
   uint32_t object_count;  /* cameras, lights and empty nodes (skio_object), in preorder (parents first) */
   skio_object* objects;
+  uint32_t object_channel_count; /* clip keys of objects: channel.joint is the object, anim the clip */
+  struct skio_object_channel* object_channels;
 } skio_scene;
 
 typedef struct skio_import_options {
@@ -345,8 +356,9 @@ typedef struct skio_object_source {
   bool held;
 } skio_object_source;
 int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t n,
-                            skc_err* err);
-void skio_scene_free_objects(skio_scene* s);
+                            int32_t* object_of, skc_err* err); /* object_of: n entries, each node's object or -1 */
+void skio_scene_free_objects(skio_scene* s);                   /* and their channels */
+void skio_scene_free_object_channels(skio_scene* s);
 /* Assimp ties cameras and lights to nodes by name. Their names sorted (a camera before a light of the same name,
  * each kind in array order) for binary search, so that a file with many of them and many nodes costs n log n:
  * find gives the first entry of a name (kind SKIO_OBJECT_CAMERA or _LIGHT, index into mCameras / mLights) or NULL.

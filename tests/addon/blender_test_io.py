@@ -620,6 +620,40 @@ def test_scene_objects_read_back_in_blender():
                 expect(w[key] == g.get(key), "%s %s %s, source %s" % (name, key, g.get(key), w[key]))
 
 
+def test_object_clip_keys_read_back_in_blender():
+    """tests/data/animated_objects.fbx (make_animated_objects.py): a camera keyed in place and turn, an empty keyed
+    along a path with a camera riding it, a spot light keyed in turn, an empty keyed in turn and scale. Through the
+    library's .glb, Blender's glTF importer plays them to where its FBX importer plays the source: compared past the
+    clip's end (frame 45, both hold their last keys; the .glb's clip starts two frames earlier on Blender's timeline,
+    as the skinned leg's does), every camera and light matrix within 1e-4, the empties' places."""
+    from skinkit import api
+
+    src = os.path.join(DATA, "animated_objects.fbx")
+    out = os.path.join(TMP, "animated_objects.glb")
+    with api.Scene.load(src) as sc:
+        sc.save(out, overwrite=True)
+
+    def read(importer, path):
+        reset_scene()
+        importer(filepath=path)
+        bpy.context.scene.frame_set(45)
+        return {o.name: (o.type, [list(r) for r in o.matrix_world]) for o in bpy.data.objects
+                if o.type in ("CAMERA", "LIGHT", "EMPTY")}
+
+    want = read(bpy.ops.import_scene.fbx, src)
+    got = read(bpy.ops.import_scene.gltf, out)
+    expect(len(want) == 5, "Blender's FBX import has %d cameras, lights and empties (5)" % len(want))
+    for name, (kind, w) in want.items():
+        g = got.get(name)
+        if g is None:
+            expect(False, "%s missing in the .glb" % name)
+            continue
+        rows = range(3) if kind != "EMPTY" else ()
+        worst = max([abs(w[r][c] - g[1][r][c]) for r in rows for c in range(4)] +
+                    [abs(w[r][3] - g[1][r][3]) for r in range(3)])
+        expect(worst < 1e-4, "%s at frame 45 %.3g off" % (name, worst))
+
+
 def test_collada_appended_joint_reads_back_in_blender():
     """tests/data/leg_thigh_only.dae: the "Guard" leg's controller lists only "thigh" (its only vertex group). Weight
     given to the shin is appended to that controller (io/dae_edit.c): Blender reads the Guard back with a shin group
@@ -1350,7 +1384,7 @@ def main():
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
               test_collada_appended_joint_reads_back_in_blender, test_scene_objects_read_back_in_blender,
-              test_export_assimp_glb_dae_fbx,
+              test_object_clip_keys_read_back_in_blender, test_export_assimp_glb_dae_fbx,
               test_export_assimp_uv_seams_limit, test_export_assimp_warns_about_shape_keys,
               test_export_assimp_materials_glb, test_export_assimp_materials_dae_fbx,
               test_export_assimp_material_notes, test_export_assimp_material_roundtrip,
