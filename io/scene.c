@@ -89,17 +89,18 @@ void skio_scene_parts_view_free(const skio_scene* s, skio_scene* view) {
   view->mesh_count = 0;
 }
 
+void skio_channel_free(skio_channel* ch) {
+  free(ch->pos_time);
+  free(ch->rot_time);
+  free(ch->scl_time);
+  free(ch->pos);
+  free(ch->rot);
+  free(ch->scl);
+}
+
 void skio_anim_free(skio_anim* a) {
   free(a->name);
-  for (uint32_t c = 0; c < a->channel_count; ++c) {
-    skio_channel* ch = &a->channels[c];
-    free(ch->pos_time);
-    free(ch->rot_time);
-    free(ch->scl_time);
-    free(ch->pos);
-    free(ch->rot);
-    free(ch->scl);
-  }
+  for (uint32_t c = 0; c < a->channel_count; ++c) skio_channel_free(&a->channels[c]);
   free(a->channels);
 }
 

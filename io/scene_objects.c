@@ -217,15 +217,8 @@ static int read_object(skio_scene* s, const struct aiScene* ai, const skio_ai_in
 }
 
 void skio_scene_free_object_channels(skio_scene* s) {
-  for (uint32_t c = 0; s->object_channels && c < s->object_channel_count; ++c) {
-    skio_channel* ch = &s->object_channels[c].ch;
-    free(ch->pos_time);
-    free(ch->rot_time);
-    free(ch->scl_time);
-    free(ch->pos);
-    free(ch->rot);
-    free(ch->scl);
-  }
+  for (uint32_t c = 0; s->object_channels && c < s->object_channel_count; ++c)
+    skio_channel_free(&s->object_channels[c].ch);
   free(s->object_channels);
   s->object_channels = NULL;
   s->object_channel_count = 0;

@@ -244,6 +244,7 @@ void skio_scene_drop_root_free(const skio_scene* s, skio_scene* view);
  * SKC_NO_SKIN without skeleton, SKC_OUT_OF_MEMORY (s unchanged). */
 int skio_scene_relink(skio_scene* s, const skc_skeleton* linked, skc_err* err);
 void skio_anim_free(skio_anim* a);
+void skio_channel_free(skio_channel* ch); /* its key arrays */
 /* SKC_NO_SKIN with a message naming the file (and no_skin_reason when set) when no mesh has a skin. */
 int skio_scene_require_skin(const skio_scene* s, skc_err* err);
 
