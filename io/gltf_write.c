@@ -1226,7 +1226,10 @@ static int object_tracks(writer* w, const skio_object_channel* oc, double end, u
   skc_trs a;
   float qf[4];
   const float* pre = objs->pre + (size_t)k * 16;
-  if (done[k] || !object_key_map(pre, ob->look, &a, qf)) {
+  skc_trs rest;
+  /* a node written as "matrix" (a sheared rest) cannot be animated in glTF */
+  if (done[k] || !object_key_map(pre, ob->look, &a, qf) ||
+      !skc_mat4_to_trs(objs->local + (size_t)k * 16, &rest, 1e-5f)) {
     w->rep.object_keys_dropped++;
     return 0;
   }
