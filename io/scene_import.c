@@ -728,8 +728,9 @@ static int fbx_ortho_cameras(builder* b, skc_err* err) {
 }
 
 /* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
- * scene's objects (scene_objects.c), which the glTF writer writes; a clip's keys on such a node are not read (noted
- * there). SKC_OUT_OF_MEMORY is the only failure. */
+ * scene's objects (scene_objects.c), which the glTF writer writes; b->object_of then maps each node to its object,
+ * so that build_anim keeps a clip's keys on such a node (skio_scene.object_channels). SKC_OUT_OF_MEMORY is the only
+ * failure. */
 static int read_objects(builder* b, skc_err* err) {
   skio_object_source* src = calloc((size_t)b->node_count + 1, sizeof *src);
   if (!src) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
