@@ -178,8 +178,11 @@ bool skc_mat4_to_trs(const float m[16], skc_trs* out, float tol) {
   out->t[2] = m[14];
   bool ok = skc_mat4_is_affine(m, tol) && skc_mat4_is_finite(m);
   float s[3];
-  for (int c = 0; c < 3; ++c) s[c] = sqrtf(m[c * 4] * m[c * 4] + m[c * 4 + 1] * m[c * 4 + 1] + m[c * 4 + 2] * m[c * 4 + 2]);
-  if (!(s[0] > 0.0f && s[1] > 0.0f && s[2] > 0.0f)) return false;
+  for (int c = 0; c < 3; ++c) { /* in double: the squares of a float column past 1.8e19 overflow a float */
+    const double x = m[c * 4], y = m[c * 4 + 1], z = m[c * 4 + 2];
+    s[c] = (float)sqrt(x * x + y * y + z * z);
+  }
+  if (!(s[0] > 0.0f && s[1] > 0.0f && s[2] > 0.0f) || !isfinite(s[0] + s[1] + s[2])) return false;
   if (skc_mat3_det_of_mat4(m) < 0.0f) s[0] = -s[0]; /* fold a mirror into the x scale */
   float r[16];
   skc_mat4_identity(r);

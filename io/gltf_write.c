@@ -1843,9 +1843,9 @@ static void objects_free(objects_out* o) {
  * do not scale with the node, in glTF as in the formats read). */
 static void unscaled(const float m[16], float out[16]) {
   memcpy(out, m, 16 * sizeof *out);
-  for (int c = 0; c < 3; ++c) {
-    float l = sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
-    for (int r = 0; r < 3 && l > 0.0f; ++r) out[4 * c + r] = m[4 * c + r] / l;
+  for (int c = 0; c < 3; ++c) { /* in double: a float column's squares overflow past 1.8e19 */
+    const double x = m[4 * c], y = m[4 * c + 1], z = m[4 * c + 2], l = sqrt(x * x + y * y + z * z);
+    for (int r = 0; r < 3 && l > 0.0; ++r) out[4 * c + r] = (float)(m[4 * c + r] / l);
   }
 }
 

@@ -708,6 +708,56 @@ START_TEST(object_clip_keys_reach_gltf) {
 }
 END_TEST
 
+/* Damaged objects: an ambient light (no glTF counterpart) and a light under two 1e30 scales (a world transform past
+ * float's range) are left out and named; a node scaled by 1e30 (finite) is written with that scale. Its TRS used to
+ * come out as "inf" (the column length's squares overflowed a float), which made the .glb's JSON unreadable. */
+START_TEST(damaged_objects_are_named_and_json_stays_valid) {
+  static const char dae[] =
+      "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">"
+      "<asset><up_axis>Y_UP</up_axis></asset><library_lights>"
+      "<light id=\"amb\" name=\"amb\"><technique_common><ambient><color>1 1 1</color></ambient></technique_common>"
+      "</light><light id=\"pt\" name=\"pt\"><technique_common><point><color>2 1 0</color></point></technique_common>"
+      "</light></library_lights><library_geometries><geometry id=\"g\"><mesh><source id=\"p\"><float_array id=\"pa\" "
+      "count=\"9\">0 0 0 1 0 0 0 1 0</float_array><technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\">"
+      "<param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/>"
+      "</accessor></technique_common></source><vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/>"
+      "</vertices><triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p>"
+      "</triangles></mesh></geometry></library_geometries><library_visual_scenes><visual_scene id=\"s\">"
+      "<node id=\"Ambient\" name=\"Ambient\"><instance_light url=\"#amb\"/></node>"
+      "<node id=\"Huge\" name=\"Huge\"><scale>1e30 1e30 1e30</scale><node id=\"Far\" name=\"Far\">"
+      "<scale>1e30 1e30 1e30</scale><instance_light url=\"#pt\"/></node></node>"
+      "<node id=\"Fine\" name=\"Fine\"><translate>1 2 3</translate><instance_light url=\"#pt\"/></node>"
+      "<node id=\"m\"><instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes>"
+      "<scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+  scratch tmp;
+  scratch_open(&tmp);
+  char path[64];
+  snprintf(path, sizeof path, "%s/bad.dae", tmp.dir);
+  FILE* f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(dae, f);
+  fclose(f);
+  skio_scene* s = scratch_read(path);
+  ck_assert_uint_eq(s->object_count, 2); /* Huge, Fine */
+  ck_assert_msg(s->material_note && strstr(s->material_note, "\"Ambient\", \"Far\""), "%s",
+                s->material_note ? s->material_note : "(no note)");
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_doc_load(scratch_export(&tmp, s, "glb", true), &d, &err), SKC_OK);
+  ck_assert_msg(!strstr(d->json, "inf") && !strstr(d->json, "nan"), "%s", d->json);
+  float sc[3] = {0, 0, 0};
+  ck_assert_int_eq(
+      skio_json_floats(d, skio_json_get(d, skio_gltf_item(d, "nodes", (uint32_t)node_named(d, "Huge")), "scale"), sc,
+                       3),
+      3);
+  ck_assert_float_eq_tol(sc[0], 1e30f, 1e24f);
+  skio_gltf_doc_destroy(d);
+  skio_scene_destroy(s);
+  unlink(path);
+  scratch_close(&tmp);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("scene_rigid");
   TCase* tc = tcase_create("rigid");
@@ -723,6 +773,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
   tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   tcase_add_test(tc, object_clip_keys_reach_gltf);
+  tcase_add_test(tc, damaged_objects_are_named_and_json_stays_valid);
   suite_add_tcase(s, tc);
   return s;
 }
