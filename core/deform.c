@@ -415,7 +415,7 @@ static void* uniform_dq(skc_deform_ctx* c, size_t V) {
   return u;
 }
 
-static void* wide_tables(skc_deform_ctx* c, size_t V) {
+static void* wide_tables(skc_deform_ctx* c, size_t V, skc_deform_kernel kid) {
   size_t J = c->jcount;
   if (!wide_job(c)) return NULL;
   const bool cor = c->method == SKC_DEFORM_COR;
@@ -430,7 +430,10 @@ static void* wide_tables(skc_deform_ctx* c, size_t V) {
   const size_t rec = cor ? 128 : 64; /* bytes per joint: the + and - records */
   /* pm (COR, or DQS with the table) | uni | sel; every part a multiple of 32 bytes */
   const size_t pm_bytes = cor || table ? rec * J : 0, uni_bytes = uni ? rec / 2 * J : 0;
-  const size_t bytes = (pm_bytes + uni_bytes + (table ? (J << sh) * sizeof(uint16_t) : 0) + 63) & ~(size_t)63;
+  const size_t sel_bytes = table ? (J << sh) * sizeof(uint16_t) : 0;
+  /* entries 2 k + s fit a byte */
+  const bool sel8 = table && !cor && kid == SKC_KERNEL_AVX2 && J <= 128;
+  const size_t bytes = (pm_bytes + uni_bytes + sel_bytes + (sel8 ? J << sh : 0) + 63) & ~(size_t)63;
   float* pm = aligned_alloc(64, bytes);
   if (!pm) return NULL;
   float* recs = pm;
@@ -456,6 +459,12 @@ static void* wide_tables(skc_deform_ctx* c, size_t V) {
     sign_table(c, J, rec, sh, sel);
     c->dq_sel = sel;
     c->dq_sel_shift = sh;
+    if (sel8) { /* DQS records are 32 bytes: offset / 32 = 2 k + s */
+      uint8_t* s8 = (uint8_t*)sel + sel_bytes;
+      for (size_t p = 0; p < J; ++p)
+        for (size_t k = 0; k < J; ++k) s8[(p << sh) + k] = (uint8_t)(sel[(p << sh) + k] >> 5);
+      c->dq_sel8 = s8;
+    }
   }
   return pm;
 }
@@ -527,7 +536,7 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
   kernel_fn kernel = kernel_of(kid);
   void* hemi = NULL;
   if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2)
-    hemi = wide_tables(&c, a->vertex_count);
+    hemi = wide_tables(&c, a->vertex_count, kid);
   else
     hemi = uniform_dq(&c, a->vertex_count);
   size_t V = a->vertex_count;

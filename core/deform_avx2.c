@@ -373,6 +373,73 @@ SKC_KERNEL_INLINE int soa_pivots(const float* w, const uint32_t K, uint32_t kp[8
   return _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0;
 }
 
+/* The joints of the block as 32-bit lanes in soa_weights_t's order (J[k] lane L = joint k of vertex map[L]) for
+ * K = 2 or 4 and 8- or 16-bit joints: widened rows of 8, then the weights' shuffles. */
+SKC_KERNEL_INLINE void soa_joints_t(const unsigned char* jb, const int JT, const uint32_t K, __m256i J[4]) {
+  __m256 r[4];
+  _Pragma("GCC unroll 4") for (uint32_t n = 0; n < K; ++n) { /* row n: joints 8n .. 8n + 7 of the block */
+    const __m256i x = JT == 1 ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(jb + 8 * n)))
+                              : _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)(const void*)(jb + 16 * n)));
+    r[n] = _mm256_castsi256_ps(x);
+  }
+  if (K == 4) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    J[0] = _mm256_castps_si256(_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)));
+    J[1] = _mm256_castps_si256(_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)));
+    J[2] = _mm256_castps_si256(_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
+    J[3] = _mm256_castps_si256(_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
+  } else {
+    J[0] = _mm256_castps_si256(_mm256_shuffle_ps(r[0], r[1], _MM_SHUFFLE(2, 0, 2, 0)));
+    J[1] = _mm256_castps_si256(_mm256_shuffle_ps(r[0], r[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+}
+
+/* The byte address of pivot joint p's row of the hemisphere table: dq_sel8 (DQS on this kernel, J <= 128: one byte
+ * an entry) or dq_sel (two). */
+SKC_KERNEL_INLINE const unsigned char* soa_sel_row(const skc_deform_ctx* c, uint32_t p) {
+  const size_t o = (size_t)p << c->dq_sel_shift;
+  return c->dq_sel8 ? c->dq_sel8 + o : (const unsigned char*)(c->dq_sel + o);
+}
+
+/* soa_pivots for the hemisphere table with K = 2 or 4, all in registers: J[k] as soa_joints_t, pj lane L = the
+ * pivot joint of vertex map[L], picked by the same compares. Returns 1 if a weight sum is 0. */
+SKC_KERNEL_INLINE int soa_pivot_joints(const float* w, const unsigned char* jb, const int JT, const uint32_t K,
+                                       __m256i J[4], __m256i* pj) {
+  __m256 W[4];
+  soa_weights_t(w, K, W);
+  soa_joints_t(jb, JT, K, J);
+  __m256 sum = W[0], best = W[0];
+  __m256 p = _mm256_castsi256_ps(J[0]);
+  _Pragma("GCC unroll 4") for (uint32_t k = 1; k < K; ++k) {
+    sum = _mm256_add_ps(sum, W[k]);
+    const __m256 gt = _mm256_cmp_ps(W[k], best, _CMP_GT_OQ);
+    best = _mm256_blendv_ps(best, W[k], gt);
+    p = _mm256_blendv_ps(p, _mm256_castsi256_ps(J[k]), gt);
+  }
+  *pj = _mm256_castps_si256(p);
+  return _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0;
+}
+
+/* row[i] = soa_sel_row(vertex i's pivot joint) for K = 2 or 4, built in registers. The per-vertex version (a pivot
+ * slot stored, read back, its joint loaded, the row pointer built) took 2 % more of the DQS job's time (alternated
+ * runs, 1M vertices). */
+SKC_KERNEL_INLINE int soa_pivot_rows(const skc_deform_ctx* c, const float* w, const unsigned char* jb, const int JT,
+                                     const uint32_t K, const unsigned char* row[SKC_SOA_W]) {
+  __m256i J[4], pj;
+  const int zero_sum = soa_pivot_joints(w, jb, JT, K, J, &pj);
+  /* back to vertex order: lane i = vertex i */
+  const __m256i map = K == 4 ? _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7) : _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+  const __m256i pv = _mm256_permutevar8x32_epi32(pj, map);
+  const __m128i sh = _mm_cvtsi32_si128((int)c->dq_sel_shift + (c->dq_sel8 ? 0 : 1));
+  const __m256i base = _mm256_set1_epi64x((long long)(uintptr_t)soa_sel_row(c, 0));
+  const __m256i lo = _mm256_sll_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(pv)), sh);
+  const __m256i hi = _mm256_sll_epi64(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(pv, 1)), sh);
+  _mm256_storeu_si256((__m256i*)(void*)row, _mm256_add_epi64(base, lo));
+  _mm256_storeu_si256((__m256i*)(void*)(row + 4), _mm256_add_epi64(base, hi));
+  return zero_sum;
+}
+
 /* x + s (w (v x x) + v x (v x x)) for the 8 quaternions q (v = q[0..2], w = q[3]; s = 2 / |q|^2): x rotated. */
 SKC_KERNEL_INLINE void soa_rotate(const __m256 q[4], __m256 s, __m256 x, __m256 y,
                                                              __m256 z, __m256* ox, __m256* oy, __m256* oz) {
@@ -399,7 +466,7 @@ enum { SOA_SIGN_BITS = 0, SOA_SIGN_TABLE = 1, SOA_SIGN_UNIFORM = 2 };
 
 typedef struct soa_hemi_pre {
   int ok;
-  const uint16_t* row[SKC_SOA_W];
+  const unsigned char* row[SKC_SOA_W]; /* the pivot's row: dq_sel8 (bytes) or dq_sel (16-bit entries) */
   uint32_t neg[SKC_SOA_W];
 } soa_hemi_pre;
 
@@ -420,12 +487,15 @@ SKC_KERNEL_INLINE void soa_hemi_prep(const skc_deform_ctx* c, size_t v, const in
     pre->ok = !soa_zero_sum((const float*)(const void*)wb, K);
     return;
   }
+  if (SIGN == SOA_SIGN_TABLE && (K == 2 || K == 4) && JT <= 2) {
+    pre->ok = !soa_pivot_rows(c, (const float*)(const void*)wb, jb, JT, K, pre->row);
+    return;
+  }
   uint32_t kp[SKC_SOA_W];
   const int zero_sum = soa_pivots((const float*)(const void*)wb, K, kp);
   if (SIGN == SOA_SIGN_TABLE) {
-    _Pragma("GCC unroll 8")
-    for (int i = 0; i < SKC_SOA_W; ++i)
-      pre->row[i] = c->dq_sel + ((size_t)kload_joint(jb + js * (size_t)i, kp[i], JT) << c->dq_sel_shift);
+    _Pragma("GCC unroll 8") for (int i = 0; i < SKC_SOA_W; ++i) pre->row[i] =
+        soa_sel_row(c, kload_joint(jb + js * (size_t)i, kp[i], JT));
   } else {
     const unsigned char* PM = (const unsigned char*)c->cor_pm;
     _Pragma("GCC unroll 2")
@@ -452,11 +522,12 @@ SKC_KERNEL_INLINE void soa_hemi_prep(const skc_deform_ctx* c, size_t v, const in
 
 /* Record address of influence k of a vertex (joint j): PM + the table entry (row = the pivot's row), UNI's record
  * of j, or j's record with the sign bit of neg. */
-SKC_KERNEL_INLINE const float* soa_cor_rec(const unsigned char* PM, const unsigned char* UNI,
-                                                                      const uint16_t* row, uint32_t neg, uint32_t j,
-                                                                      uint32_t k, const uint32_t K, const int sign) {
+SKC_KERNEL_INLINE const float* soa_cor_rec(const unsigned char* PM, const unsigned char* UNI, const unsigned char* row,
+                                           uint32_t neg, uint32_t j, uint32_t k, const uint32_t K, const int sign) {
   if (K > 1 && sign == SOA_SIGN_UNIFORM) return (const float*)(const void*)(UNI + 64 * (size_t)j);
-  const size_t o = K == 1 ? 128 * (size_t)j : sign == SOA_SIGN_TABLE ? row[j] : 128 * (size_t)j + 64 * ((neg >> k) & 1u);
+  const size_t o = K == 1                   ? 128 * (size_t)j
+                   : sign == SOA_SIGN_TABLE ? ((const uint16_t*)(const void*)row)[j] /* COR: dq_sel */
+                                            : 128 * (size_t)j + 64 * ((neg >> k) & 1u);
   return (const float*)(const void*)(PM + o);
 }
 
@@ -472,7 +543,7 @@ SKC_KERNEL_INLINE void soa_cor_blend_row(const skc_deform_ctx* c, const unsigned
   const unsigned char* UNI = (const unsigned char*)c->dq_uni;
   const unsigned char* ji = jb + (size_t)K * (size_t)JT * (size_t)i;
   const float* w = (const float*)(const void*)(wb + (size_t)K * 4 * (size_t)i);
-  const uint16_t* row = sign == SOA_SIGN_TABLE ? pre->row[i] : NULL;
+  const unsigned char* row = sign == SOA_SIGN_TABLE ? pre->row[i] : NULL;
   const uint32_t neg = sign != SOA_SIGN_BITS || K == 1 ? 0 : pre->neg[i];
   const float* r = soa_cor_rec(PM, UNI, row, neg, kload_joint(ji, 0, JT), 0, K, sign);
   const __m256 w0 = _mm256_broadcast_ss(&w[0]);
@@ -495,16 +566,41 @@ SKC_KERNEL_INLINE void soa_cor_blend(const skc_deform_ctx* c, const unsigned cha
   for (int i = 0; i < SKC_SOA_W; ++i) soa_cor_blend_row(c, jb, wb, JT, K, pre, sign, i, buf);
 }
 
+/* One vertex's DQS blend with the table: its K * JT joint bytes in one or two integer loads (joints taken out by
+ * shifts, as the AVX-512 kernel does), each record at the offset its pivot row gives: dq_sel8's entry 2 j + s times
+ * 32, or dq_sel's byte offset. A branch a vertex, always the same way within a job. */
+SKC_KERNEL_INLINE __m256 soa_dq_blend_tab(const skc_deform_ctx* c, const unsigned char* ji, const float* w,
+                                          const int JT, const uint32_t K, const soa_hemi_pre* pre, int i) {
+  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+  const unsigned char* row = pre->row[i];
+  uint64_t jw[2] = {0, 0};
+  memcpy(&jw[0], ji, K * JT < 8 ? K * JT : 8);
+  if (K * JT > 8) memcpy(&jw[1], ji + 8, 8);
+#define SOA_JW(k) ((uint32_t)(jw[(k)*JT / 8] >> (8 * ((k)*JT % 8))) & (JT == 1 ? 0xffu : 0xffffu))
+#define SOA_REC(o) _mm256_load_ps((const float*)(const void*)(PM + (o)))
+  __m256 a;
+  if (c->dq_sel8) {
+    a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), SOA_REC((size_t)row[SOA_JW(0)] << 5));
+    _Pragma("GCC unroll 8") for (uint32_t k = 1; k < K; ++k) a =
+        _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]), SOA_REC((size_t)row[SOA_JW(k)] << 5), a);
+  } else {
+    const uint16_t* r16 = (const uint16_t*)(const void*)row;
+    a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), SOA_REC(r16[SOA_JW(0)]));
+    _Pragma("GCC unroll 8") for (uint32_t k = 1; k < K; ++k) a =
+        _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]), SOA_REC(r16[SOA_JW(k)]), a);
+  }
+#undef SOA_REC
+#undef SOA_JW
+  return a;
+}
+
 /* DQS with the table: the blends of the block from c->dq_pm (+dq_j or -dq_j as the pivot's row of dq_sel picks;
  * pre NULL: the consistently signed records of c->dq_uni, no pivot),
  * blended as LBS blends its matrices (one FMA chain per vertex, stored to memory), then transposed from memory:
  * D[c] lane i = vertex i's blend, float c. Kept in registers for a shuffle transpose, GCC loaded and spilled
  * every record and weight of the block before the first FMA (DQS, 1M vertices, K = 4: 8.3 -> 7.5 ms). */
-SKC_KERNEL_INLINE void soa_dq_blend_rows(const skc_deform_ctx* c, const unsigned char* jb,
-                                                                   const unsigned char* wb, const int JT,
-                                                                   const uint32_t K, const soa_hemi_pre* pre,
-                                                                   __m256 D[8]) {
-  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+SKC_KERNEL_INLINE void soa_dq_blend_rows(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb,
+                                         const int JT, const uint32_t K, const soa_hemi_pre* pre, __m256 D[8]) {
   const unsigned char* UNI = (const unsigned char*)c->dq_uni;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
   _Alignas(32) float buf[SKC_SOA_W * 8];
@@ -512,10 +608,11 @@ SKC_KERNEL_INLINE void soa_dq_blend_rows(const skc_deform_ctx* c, const unsigned
   for (int i = 0; i < SKC_SOA_W; ++i) {
     const unsigned char* ji = jb + js * (size_t)i;
     const float* w = (const float*)(const void*)(wb + ws * (size_t)i);
-    const uint16_t* row = pre ? pre->row[i] : NULL;
-#define SOA_DQ_REC(k)                                                                          \
-  ((const float*)(const void*)(pre ? PM + row[kload_joint(ji, k, JT)]                       \
-                                   : UNI + 32 * (size_t)kload_joint(ji, k, JT)))
+    if (pre) {
+      _mm256_store_ps(buf + 8 * i, soa_dq_blend_tab(c, ji, w, JT, K, pre, i));
+      continue;
+    }
+#define SOA_DQ_REC(k) ((const float*)(const void*)(UNI + 32 * (size_t)kload_joint(ji, k, JT)))
     __m256 a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), _mm256_load_ps(SOA_DQ_REC(0)));
     _Pragma("GCC unroll 8")
     for (uint32_t k = 1; k < K; ++k) a = _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]), _mm256_load_ps(SOA_DQ_REC(k)), a);
@@ -619,20 +716,11 @@ SKC_KERNEL_INLINE int soa_finish(const skc_deform_ctx* c, size_t v, const int HA
  * longer than the out-of-order window, and the compiler would otherwise emit the load-bound blend and the
  * arithmetic-bound transform one after the other (soa_pipe_run below runs it). One vertex's blend into row i of
  * buf: */
-SKC_KERNEL_INLINE void soa_dq_blend_row(const skc_deform_ctx* c, const unsigned char* jb,
-                                                                  const unsigned char* wb, const int JT,
-                                                                  const uint32_t K, const soa_hemi_pre* pre, int i,
-                                                                  float* buf) {
-  const unsigned char* PM = (const unsigned char*)c->dq_pm;
+SKC_KERNEL_INLINE void soa_dq_blend_row(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb,
+                                        const int JT, const uint32_t K, const soa_hemi_pre* pre, int i, float* buf) {
   const unsigned char* ji = jb + (size_t)K * (size_t)JT * (size_t)i;
   const float* w = (const float*)(const void*)(wb + (size_t)K * 4 * (size_t)i);
-  const uint16_t* row = pre->row[i];
-  __m256 a = _mm256_mul_ps(_mm256_broadcast_ss(&w[0]), _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, 0, JT)])));
-  _Pragma("GCC unroll 8")
-  for (uint32_t k = 1; k < K; ++k)
-    a = _mm256_fmadd_ps(_mm256_broadcast_ss(&w[k]),
-                        _mm256_load_ps((const float*)(const void*)(PM + row[kload_joint(ji, k, JT)])), a);
-  _mm256_store_ps(buf + 8 * i, a);
+  _mm256_store_ps(buf + 8 * i, soa_dq_blend_tab(c, ji, w, JT, K, pre, i));
 }
 
 #define SOA_PIN(x) __asm__ volatile("" : "+x"(x))

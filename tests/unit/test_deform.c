@@ -1065,8 +1065,10 @@ START_TEST(test_deform_dqs_table_matches_scalar) {
           configs += hemi_case(method ? SK_DEFORM_COR : SK_DEFORM_DQS, Js[ji], Vs[ji][vi], Ks[ki],
                                (vi + ki) % 2 ? SK_TYPE_U8 : SK_TYPE_U16, 0);
         }
+  /* more than 128 joints: the AVX2 kernel's DQS reads the 16-bit table (dq_sel) instead of the byte one */
+  for (uint32_t ki = 0; ki < 3; ++ki) configs += hemi_case(SK_DEFORM_DQS, 130, 16900 + 7 * ki, Ks[ki], SK_TYPE_U16, 0);
   unsetenv("SKINKIT_KERNEL");
-  ck_assert_int_ge(configs, 2 * 3 * 5 * 3 * 4 * 3);
+  ck_assert_int_ge(configs, 2 * 3 * 5 * 3 * 4 * 3 + 3 * 4 * 3);
 }
 END_TEST
 
