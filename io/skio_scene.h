@@ -359,6 +359,16 @@ typedef struct skio_object_source {
 int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_object_source* nodes, uint32_t n,
                             int32_t* object_of, skc_err* err); /* object_of: n entries, each node's object or -1 */
 void skio_scene_free_objects(skio_scene* s);                   /* and their channels */
+/* The scene's cameras, lights and empty nodes for listings (scene_listing.c): s->objects, or the glTF document's
+ * nodes by the same rule when the glTF reader read the scene. parent: the name of the object or joint the object
+ * hangs from, NULL: the top level. *out NULL with *count 0 when there are none; SKC_OUT_OF_MEMORY only. */
+typedef struct skio_listed_object {
+  char* name;
+  char* parent;
+  uint8_t kind; /* SKIO_OBJECT_* */
+} skio_listed_object;
+int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint32_t* count, skc_err* err);
+void skio_listed_objects_free(skio_listed_object* o, uint32_t n);
 void skio_scene_free_object_channels(skio_scene* s);
 /* Assimp ties cameras and lights to nodes by name. Their names sorted (a camera before a light of the same name,
  * each kind in array order) for binary search, so that a file with many of them and many nodes costs n log n:

@@ -14,6 +14,8 @@
 
 struct sk_scene {
   skio_scene* io;
+  skio_listed_object* objects; /* sk_scene_object_*: listed at load (skio_scene_list_objects) */
+  uint32_t object_count;
 };
 
 SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err) {
@@ -37,8 +39,9 @@ SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options,
   if (!s) SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory");
   skc_err e = {0};
   int rc = skio_scene_import(path, &o, &s->io, &e);
+  if (!rc) rc = skio_scene_list_objects(s->io, &s->objects, &s->object_count, &e);
   if (rc) {
-    free(s);
+    sk_scene_destroy(s);
     return sk__ret(rc, &e, err);
   }
   *out = s;
@@ -55,6 +58,7 @@ SK_API sk_result sk_write_file_atomic(const char* path, const void* data, size_t
 SK_API void sk_scene_destroy(sk_scene* scene) {
   if (!scene) return;
   skio_scene_destroy(scene->io);
+  skio_listed_objects_free(scene->objects, scene->object_count);
   free(scene);
 }
 
@@ -428,3 +432,29 @@ SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint
 SK_API uint32_t sk_scene_material_count(const sk_scene* scene) { return scene ? scene->io->material_count : 0; }
 
 SK_API uint32_t sk_scene_image_count(const sk_scene* scene) { return scene ? scene->io->image_count : 0; }
+
+SK_API const char* sk_scene_material_name(const sk_scene* scene, uint32_t material) {
+  return scene && material < scene->io->material_count ? scene->io->materials[material].name : NULL;
+}
+
+SK_API int32_t sk_scene_mesh_material(const sk_scene* scene, uint32_t mesh) {
+  if (!scene || mesh >= scene->io->mesh_count) return -1;
+  const uint32_t m = scene->io->meshes[mesh].material;
+  return m < scene->io->material_count ? (int32_t)m : -1;
+}
+
+SK_API uint32_t sk_scene_object_count(const sk_scene* scene) { return scene ? scene->object_count : 0; }
+
+SK_API const char* sk_scene_object_name(const sk_scene* scene, uint32_t object) {
+  return scene && object < scene->object_count ? scene->objects[object].name : NULL;
+}
+
+SK_API int32_t sk_scene_object_kind(const sk_scene* scene, uint32_t object) {
+  return scene && object < scene->object_count ? (int32_t)scene->objects[object].kind : -1;
+}
+
+SK_API const char* sk_scene_object_parent(const sk_scene* scene, uint32_t object) {
+  return scene && object < scene->object_count ? scene->objects[object].parent : NULL;
+}
+
+SK_API const char* sk_scene_note(const sk_scene* scene) { return scene ? scene->io->material_note : NULL; }

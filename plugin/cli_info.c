@@ -13,10 +13,15 @@ const char cli_info_usage[] =
     "  joint its parent, whether it is a deform joint (the joints `skinkit bind` weights: those some skin lists;\n"
     "  without skins the bone hierarchy below the scene root, armature object nodes and importers' synthetic\n"
     "  roots, see `skinkit bind --help`) and the vertices it moves (non-zero weight, over all meshes); the count of\n"
-    "  deform joints in the header; a file without any skin shows the skeleton bind takes from its nodes.\n"
+    "  deform joints in the header; a file without any skin shows the skeleton bind takes from its nodes. Then\n"
+    "  what else the scene holds: materials (and each mesh's), images, cameras, lights and empty nodes (what each\n"
+    "  hangs from), and what the reader could not take.\n"
     "  --json: one JSON object per file per line (schema skinkit.info, docs/json.md), with\n"
     "  \"deform_joint_count\", \"deform_rule\" (\"skins\", \"hierarchy\", \"all\" or \"none\"),\n"
-    "  \"joint_count\" and \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertex_count\"}];\n"
+    "  \"joint_count\" and \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertex_count\"}],\n"
+    "  \"materials\":[{\"name\"}], \"image_count\", \"objects\":[{\"name\",\"kind\" (camera, light, "
+    "empty),\"parent\"}],\n"
+    "  \"note\" when present, and per mesh \"material\" (an index into \"materials\");\n"
     "  --json FILE.json (or --json=FILE) writes them to FILE instead of stdout.\n"
     "  For an .skf file: header, meshes and the chunk list (tag, stored and raw sizes, influence_bytes).\n"
     "  Exit 0: every file read; 2: some file could not be read (the others are still listed).\n";
@@ -107,6 +112,66 @@ static void print_streams(const sk_scene* s, uint32_t m, int json) {
   printf(json ? "]" : "\n");
   const uint32_t parts = sk_scene_mesh_part_count(s, m);
   if (!json && parts > 1) printf("    parts: %u (glTF primitives drawing these vertices, each with its material)\n", parts);
+  const int32_t mat = sk_scene_mesh_material(s, m);
+  if (!json && mat >= 0) printf("    material: \"%s\"\n", sk_scene_material_name(s, (uint32_t)mat));
+}
+
+static const char* const k_object_kind[] = {"empty", "camera", "light"};
+
+/* The scene beyond meshes, joints and clips, JSON: "materials" (names), "image_count", "objects" (name, kind, parent
+ * or null) and "note" when the reader left something out. */
+static void print_scene_json(const sk_scene* s) {
+  printf(",\"materials\":[");
+  for (uint32_t i = 0; i < sk_scene_material_count(s); ++i) {
+    printf("%s{\"name\":", i ? "," : "");
+    cli_json_string(stdout, sk_scene_material_name(s, i));
+    printf("}");
+  }
+  printf("],\"image_count\":%u,\"objects\":[", sk_scene_image_count(s));
+  for (uint32_t i = 0; i < sk_scene_object_count(s); ++i) {
+    const int32_t k = sk_scene_object_kind(s, i);
+    const char* parent = sk_scene_object_parent(s, i);
+    printf("%s{\"name\":", i ? "," : "");
+    cli_json_string(stdout, sk_scene_object_name(s, i));
+    printf(",\"kind\":\"%s\",\"parent\":", k >= 0 && k <= 2 ? k_object_kind[k] : "unknown");
+    if (parent)
+      cli_json_string(stdout, parent);
+    else
+      printf("null");
+    printf("}");
+  }
+  printf("]");
+  if (sk_scene_note(s)) {
+    printf(",\"note\":");
+    cli_json_string(stdout, sk_scene_note(s));
+  }
+}
+
+/* Text: the materials and images on one line, then per object kind its count and up to 8 names (with what each hangs
+ * from), then the reader's note. */
+static void print_scene_text(const sk_scene* s) {
+  const uint32_t nmat = sk_scene_material_count(s), nobj = sk_scene_object_count(s);
+  if (nmat || sk_scene_image_count(s)) {
+    printf("  materials: %u", nmat);
+    for (uint32_t i = 0; i < nmat && i < 8; ++i) printf("%s\"%s\"", i ? ", " : " (", sk_scene_material_name(s, i));
+    printf("%s%s, images: %u\n", nmat > 8 ? ", ..." : "", nmat ? ")" : "", sk_scene_image_count(s));
+  }
+  static const char* const k_plural[] = {"empty nodes", "cameras", "lights"};
+  static const int32_t k_order[] = {SK_OBJECT_CAMERA, SK_OBJECT_LIGHT, SK_OBJECT_EMPTY};
+  for (int o = 0; o < 3; ++o) {
+    const int32_t kind = k_order[o];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nobj; ++i) n += sk_scene_object_kind(s, i) == kind;
+    if (!n) continue;
+    printf("  %s: %u (", k_plural[kind], n);
+    for (uint32_t i = 0, shown = 0; i < nobj && shown < 8; ++i) {
+      if (sk_scene_object_kind(s, i) != kind) continue;
+      printf("%s\"%s\"", shown++ ? ", " : "", sk_scene_object_name(s, i));
+      if (sk_scene_object_parent(s, i)) printf(" on \"%s\"", sk_scene_object_parent(s, i));
+    }
+    printf("%s)\n", n > 8 ? ", ..." : "");
+  }
+  if (sk_scene_note(s)) printf("  note: %s\n", sk_scene_note(s));
 }
 
 static int info_one(const char* path, int json) {
@@ -166,6 +231,7 @@ static int info_one(const char* path, int json) {
              sk_scene_mesh_index_count(s, m) / 3, reps[m].skinned ? "true" : "false");
       print_streams(s, m, 1);
       printf(",\"part_count\":%u", sk_scene_mesh_part_count(s, m));
+      if (sk_scene_mesh_material(s, m) >= 0) printf(",\"material\":%d", (int)sk_scene_mesh_material(s, m));
       if (reps[m].skinned) {
         printf(",\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,\"histogram\":[",
                r->max_influences, r->weight_sum_min, r->weight_sum_max);
@@ -188,7 +254,9 @@ static int info_one(const char* path, int json) {
       printf(",\"parent\":%d,\"deform\":%s,\"vertex_count\":%llu}", p >= 0 && (uint32_t)p < joints ? (int)p : -1,
              deform[j] ? "true" : "false", (unsigned long long)verts[j]);
     }
-    printf("]}\n");
+    printf("]");
+    print_scene_json(s);
+    printf("}\n");
   } else {
     static const char* const k_rule[] = {"", "listed by the skins", "no skin: the bone hierarchy",
                                          "no skin: every node"};
@@ -219,6 +287,7 @@ static int info_one(const char* path, int json) {
     for (uint32_t a = 0; a < na && a < 20; ++a)
       printf("  animation %u \"%s\": %.3f s\n", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
     if (na > 20) printf("  ... %u more animations\n", na - 20);
+    print_scene_text(s);
     if (joints) print_tree(sk, joints, deform, verts);
     sk_error e;
     if (!skinned && sk_scene_require_skin(s, &e) == SK_ERR_NO_SKIN) printf("  note: %s\n", e.message);

@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.11.0 -> 11100); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11100
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.12.0 -> 11200); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11200
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 11
+#define SK_ABI_MINOR 12
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -724,6 +724,23 @@ SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint
 /* Materials and images the scene holds (the file's, then those added). */
 SK_API uint32_t sk_scene_material_count(const sk_scene* scene);
 SK_API uint32_t sk_scene_image_count(const sk_scene* scene);
+
+/* ABI 1.12: what else a loaded scene holds, for listings (`skinkit info`). A material's name (NULL: out of range) and
+ * a mesh's material (-1: none). */
+SK_API const char* sk_scene_material_name(const sk_scene* scene, uint32_t material);
+SK_API int32_t sk_scene_mesh_material(const sk_scene* scene, uint32_t mesh);
+/* The file's cameras, punctual lights and empty nodes (a node that is no joint and has no mesh, nor any at or below
+ * it): what the glTF writer writes as nodes (cameras, KHR_lights_punctual) and the other writers name as not
+ * written. Listed when the scene was loaded, parents first; none for a scene made with sk_scene_create. kind:
+ * SK_OBJECT_* (-1: out of range); parent: the name of the object or joint it hangs from, NULL at the top level. */
+typedef enum sk_object_kind { SK_OBJECT_EMPTY = 0, SK_OBJECT_CAMERA = 1, SK_OBJECT_LIGHT = 2 } sk_object_kind;
+SK_API uint32_t sk_scene_object_count(const sk_scene* scene);
+SK_API const char* sk_scene_object_name(const sk_scene* scene, uint32_t object);
+SK_API int32_t sk_scene_object_kind(const sk_scene* scene, uint32_t object);
+SK_API const char* sk_scene_object_parent(const sk_scene* scene, uint32_t object);
+/* What of the source could not be read (materials, images, blend shapes, lights of kinds glTF lacks): one line of
+ * "; "-separated notes, or NULL. */
+SK_API const char* sk_scene_note(const sk_scene* scene);
 
 /* Assimp's importable extensions as one string "*.3ds;*.obj;..." (static, never NULL) and a test for one
  * extension (with or without the dot, case-insensitive). Ogre ".skeleton" files are reported as not importable

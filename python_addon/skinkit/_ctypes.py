@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 11100
+SK_VERSION = 11200
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 11
+SK_ABI_MINOR = 12
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -147,6 +147,11 @@ SK_ALPHA_OPAQUE = 0
 SK_ALPHA_MASK = 1
 SK_ALPHA_BLEND = 2
 SK_NODES_ANIMATED = 2  # sk_load_options.skeleton_from_nodes bit (ABI 1.11)
+
+# kinds of a scene's listed objects (sk_scene_object_kind, ABI 1.12)
+SK_OBJECT_EMPTY = 0
+SK_OBJECT_CAMERA = 1
+SK_OBJECT_LIGHT = 2
 
 # deform joints of a scene (sk_scene_deform_joints' out_rule)
 SK_DEFORM_RULE_NONE = 0
@@ -986,6 +991,13 @@ FUNCTIONS = [
     ("sk_scene_mesh_set_material", RESULT, [HANDLE, u32, u32, ERR]),
     ("sk_scene_material_count", u32, [HANDLE]),
     ("sk_scene_image_count", u32, [HANDLE]),
+    ("sk_scene_material_name", c_char_p, [HANDLE, u32]),  # ABI 1.12
+    ("sk_scene_mesh_material", c_int32, [HANDLE, u32]),
+    ("sk_scene_object_count", u32, [HANDLE]),
+    ("sk_scene_object_name", c_char_p, [HANDLE, u32]),
+    ("sk_scene_object_kind", c_int32, [HANDLE, u32]),
+    ("sk_scene_object_parent", c_char_p, [HANDLE, u32]),
+    ("sk_scene_note", c_char_p, [HANDLE]),
     ("sk_import_extensions", c_char_p, []),
     ("sk_import_extension_supported", ctypes.c_int, [c_char_p]),
     # weights

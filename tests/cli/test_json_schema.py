@@ -194,6 +194,18 @@ def generated(r):
     leg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "two_material_leg.glb")
     r.json_of(["weights", leg, "leg-w.glb", "--smooth", "2", "--mirror", "+x", "--json"], "weights")  # one surface
     r.json_of(["bind", leg, "leg-b.glb", "--json"], "bind")
+    # cameras, lights and empty nodes listed from an FBX (Assimp) and from the .glb written from it (glTF reader)
+    objs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "scene_objects.fbx")
+    r.run(["convert", objs, "objs.glb"], (0,))
+    for m in (objs, "objs.glb"):
+        for doc in r.json_of(["info", m, "--json"], "info"):
+            got = sorted((o["kind"], o["name"], o["parent"]) for o in doc.get("objects", []))
+            held = ("light", "KneeLamp", "thigh") in got and ("empty", "MarkerChild", "Marker") in got
+            if len(got) != 9 or not held:
+                r.fail("info %s: objects %r" % (m, got))
+            mat = doc["meshes"][0].get("material")
+            if not doc.get("materials") or mat != 0:
+                r.fail("info %s: materials %r, mesh material %r" % (m, doc.get("materials"), mat))
     unskinned = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unskinned")  # files without skins
     for m in ("bare_rig.dae", "anim_only.glb"):
         r.json_of(["info", os.path.join(unskinned, m), "--json"], "info")

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sk_testutil.h"
 #include "skinkit.h"
@@ -576,7 +577,26 @@ START_TEST(scene_error_paths) {
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_material, sc, 2, 0);
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_material, sc, 0, 1);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, 0, NULL), SK_OK);
+  /* listings (ABI 1.12): out of range and NULL give NULL / -1 / 0; a built scene has no objects and no note */
+  ck_assert_str_eq(sk_scene_material_name(sc, 0), "Steel");
+  GETTER(NULL, sk_scene_material_name, sc, 1);
+  GETTER(NULL, sk_scene_material_name, NULL, 0);
+  GETTER(0, sk_scene_mesh_material, sc, 0);
+  GETTER(-1, sk_scene_mesh_material, sc, 1);
+  GETTER(-1, sk_scene_mesh_material, sc, 2);
+  GETTER(-1, sk_scene_mesh_material, NULL, 0);
+  GETTER(0u, sk_scene_object_count, sc);
+  GETTER(0u, sk_scene_object_count, NULL);
+  GETTER(NULL, sk_scene_object_name, sc, 0);
+  GETTER(NULL, sk_scene_object_name, NULL, 0);
+  GETTER(-1, sk_scene_object_kind, sc, 0);
+  GETTER(-1, sk_scene_object_kind, NULL, 0);
+  GETTER(NULL, sk_scene_object_parent, sc, 0);
+  GETTER(NULL, sk_scene_object_parent, NULL, 0);
+  GETTER(NULL, sk_scene_note, sc);
+  GETTER(NULL, sk_scene_note, NULL);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, UINT32_MAX, NULL), SK_OK);
+  GETTER(-1, sk_scene_mesh_material, sc, 0);
   ck_assert_int_eq(sk_scene_mesh_set_skin(sc, 1, skin, NULL, NULL), SK_OK);
   ck_assert_ptr_nonnull(sk_scene_mesh_skin(sc, 1));
   ck_assert_ptr_ne(sk_scene_mesh_skin(sc, 1), skin); /* a copy */
@@ -927,6 +947,55 @@ static int declared_functions(char names[][64], int cap) {
   return n;
 }
 
+/* The cameras, lights and empty nodes of tests/data/scene_objects.fbx (make_scene_objects.py), as listed from the
+ * FBX (Assimp's nodes) and from the .glb written from it (the glTF reader's document): same names, kinds and what
+ * each hangs from; materials by name and per mesh. */
+static void check_listing(const sk_scene* s, const char* label) {
+  static const struct {
+    const char* name;
+    int32_t kind;
+    const char* parent;
+  } want[] = {{"ShotCam", SK_OBJECT_CAMERA, NULL},       {"OrthoCam", SK_OBJECT_CAMERA, NULL},
+              {"KneeLamp", SK_OBJECT_LIGHT, "thigh"},    {"Lamp", SK_OBJECT_LIGHT, NULL},
+              {"Spot", SK_OBJECT_LIGHT, NULL},           {"Sun", SK_OBJECT_LIGHT, NULL},
+              {"PropAnchor", SK_OBJECT_EMPTY, NULL},     {"Marker", SK_OBJECT_EMPTY, NULL},
+              {"MarkerChild", SK_OBJECT_EMPTY, "Marker"}};
+  const uint32_t n = sk_scene_object_count(s);
+  ck_assert_msg(n == 9, "%s: %u objects", label, n);
+  for (size_t w = 0; w < sizeof want / sizeof want[0]; ++w) {
+    uint32_t i = 0;
+    while (i < n && strcmp(sk_scene_object_name(s, i), want[w].name) != 0) ++i;
+    ck_assert_msg(i < n, "%s: no object %s", label, want[w].name);
+    ck_assert_msg(sk_scene_object_kind(s, i) == want[w].kind, "%s: %s kind %d", label, want[w].name,
+                  (int)sk_scene_object_kind(s, i));
+    const char* p = sk_scene_object_parent(s, i);
+    ck_assert_msg(want[w].parent ? p && !strcmp(p, want[w].parent) : p == NULL, "%s: %s on %s", label, want[w].name,
+                  p ? p : "(top level)");
+  }
+  ck_assert_uint_ge(sk_scene_material_count(s), 1);
+  ck_assert_int_eq(sk_scene_mesh_material(s, 0), 0);
+  ck_assert_ptr_nonnull(sk_scene_material_name(s, 0));
+}
+
+START_TEST(scene_objects_listed) {
+  sk_scene* fbx = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/scene_objects.fbx", NULL, &fbx, NULL), SK_OK);
+  check_listing(fbx, "fbx");
+  char dir[] = "/tmp/skinkit_abi_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char glb[64];
+  snprintf(glb, sizeof glb, "%s/objects.glb", dir);
+  ck_assert_int_eq(sk_scene_save(fbx, glb, NULL, NULL), SK_OK);
+  sk_scene_destroy(fbx);
+  sk_scene* g = NULL;
+  ck_assert_int_eq(sk_scene_load(glb, NULL, &g, NULL), SK_OK);
+  check_listing(g, "glb");
+  sk_scene_destroy(g);
+  remove(glb);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(every_declared_function_has_error_path_checks) {
   /* run every check in this process so that the marks are recorded whatever Check's fork mode is */
   common_version_and_result_strings_fn(_i);
@@ -965,6 +1034,7 @@ int main(void) {
   tcase_add_test(tc, weights_error_paths);
   tcase_add_test(tc, skf_error_paths);
   tcase_add_test(tc, bind_error_paths);
+  tcase_add_test(tc, scene_objects_listed);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
