@@ -773,6 +773,37 @@ class Scene(_Handle):
     def image_count(self):
         return int(self._lib.sk_scene_image_count(self.handle))
 
+    @property
+    def material_names(self):
+        """The scene's material names in index order (ABI 1.12)."""
+        return [(self._lib.sk_scene_material_name(self.handle, i) or b"").decode("utf-8", "replace")
+                for i in range(self.material_count)]
+
+    def mesh_material(self, m):
+        """Index of mesh m's material, or None (ABI 1.12)."""
+        i = int(self._lib.sk_scene_mesh_material(self.handle, self._mesh_index(m)))
+        return None if i < 0 else i
+
+    _OBJECT_KINDS = {0: "empty", 1: "camera", 2: "light"}
+
+    @property
+    def objects(self):
+        """The file's cameras, lights and empty nodes as (name, kind, parent) tuples, kind "camera", "light" or
+        "empty", parent the name of the object or joint it hangs from or None (ABI 1.12)."""
+        out = []
+        for i in range(int(self._lib.sk_scene_object_count(self.handle))):
+            parent = self._lib.sk_scene_object_parent(self.handle, i)
+            out.append(((self._lib.sk_scene_object_name(self.handle, i) or b"").decode("utf-8", "replace"),
+                        self._OBJECT_KINDS.get(int(self._lib.sk_scene_object_kind(self.handle, i)), "unknown"),
+                        parent.decode("utf-8", "replace") if parent is not None else None))
+        return out
+
+    @property
+    def note(self):
+        """What of the source the reader could not take, or None (ABI 1.12)."""
+        n = self._lib.sk_scene_note(self.handle)
+        return n.decode("utf-8", "replace") if n is not None else None
+
     def require_skin(self):
         self._lib.sk_scene_require_skin(self.handle)
 

@@ -211,6 +211,20 @@ def import_root(scene, up_axis, Matrix):
     return (to_blender @ scale) if up_axis == "Y" else scale
 
 
+def objects_left_out(objects):
+    """The report's words for the file's cameras, lights and empty nodes, which this importer does not create
+    ("" when there are none): counts by kind with up to three names each."""
+    parts = []
+    for kind, plural in (("camera", "cameras"), ("light", "lights"), ("empty", "empty nodes")):
+        names = [n for n, k, _ in objects if k == kind]
+        if names:
+            shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+            parts.append("%d %s (%s)" % (len(names), plural, shown))
+    if not parts:
+        return ""
+    return "not imported: " + ", ".join(parts) + " (`skinkit convert` to .glb keeps them)"
+
+
 class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
     """Import meshes, armature, vertex groups and rest pose from any format Assimp reads (.x, .b3d, .md5mesh,
     Ogre .mesh, .smd, ...), through the skinkit library"""
@@ -282,6 +296,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                                 timeout_seconds=SAFE_LOAD_SECONDS, max_memory_mb=safe_load_memory_mb(path),
                                 skeleton_from_nodes=self.armature_from_nodes) as scene:
                 wm.progress_update(10)
+                left_out = objects_left_out(scene.objects)
                 sk = scene.skeleton
                 arm_obj, bone_names = None, []
                 if sk is not None:
@@ -342,10 +357,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         context.view_layer.objects.active = arm_obj if arm_obj is not None else (mesh_objs[0] if mesh_objs else None)
         LAST_IMPORT.clear()
         LAST_IMPORT.update(path=path, armature=arm_obj.name if arm_obj is not None else None,
-                           meshes=[o.name for o in mesh_objs], bones=bone_names)
-        self.report({"INFO"}, "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
+                           meshes=[o.name for o in mesh_objs], bones=bone_names, left_out=left_out)
+        msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(mesh_objs), sum(len(o.data.vertices) for o in mesh_objs), weighted,
-            len(bone_names)))
+            len(bone_names))
+        self.report({"WARNING"} if left_out else {"INFO"}, msg + ("; " + left_out if left_out else ""))
         return {"FINISHED"}
 
 

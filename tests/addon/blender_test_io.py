@@ -446,6 +446,23 @@ def test_import_fbx_frames():
     reset_scene()
 
 
+def test_import_names_objects_left_out():
+    """The importer does not create the file's cameras, lights and empty nodes: its report says which (a warning),
+    and a file without any says nothing of them."""
+    import skinkit
+
+    reset_scene()
+    path = os.path.join(HERE, "..", "data", "scene_objects.fbx")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "scene_objects.fbx: import")
+    left = skinkit.io_scene.LAST_IMPORT.get("left_out", "")
+    for part in ("2 cameras (ShotCam, OrthoCam)", "4 lights (", "3 empty nodes (PropAnchor, Marker, MarkerChild)"):
+        expect(part in left, "scene_objects.fbx: report lacks %r: %r" % (part, left))
+    reset_scene()
+    path = os.path.join(HERE, "..", "unskinned", "bare_rig.dae")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "bare_rig.dae: import")
+    expect(skinkit.io_scene.LAST_IMPORT.get("left_out") == "", "bare_rig.dae: %r" % skinkit.io_scene.LAST_IMPORT)
+
+
 def test_import_bare_armature():
     """An armature exported beside an unweighted mesh (no skin in the .dae): imported as an armature with the mesh
     parented to it, where the file places it, ready for Auto Bind; without the option, meshes only (as before)."""
@@ -1379,7 +1396,7 @@ def main():
     if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
         numpy.bool = bool
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
-             test_import_bare_armature, test_import_fbx_frames,
+             test_import_bare_armature, test_import_names_objects_left_out, test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,

@@ -820,6 +820,21 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(None) as empty:
             expect_code(self, C.SK_ERR_NO_SKIN, empty.add_mesh, c.positions, c.triangles, skin=c.skin)
 
+    def test_scene_listing(self):
+        """ABI 1.12: a loaded file's cameras, lights and empty nodes with what each hangs from, its materials by
+        name and per mesh; a built scene lists none."""
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "scene_objects.fbx")) as scene:
+            objs = scene.objects
+            self.assertEqual(len(objs), 9)
+            self.assertIn(("KneeLamp", "light", "thigh"), objs)
+            self.assertIn(("MarkerChild", "empty", "Marker"), objs)
+            self.assertEqual(sorted(n for n, k, _ in objs if k == "camera"), ["OrthoCam", "ShotCam"])
+            self.assertEqual(scene.mesh_material(0), 0)
+            self.assertTrue(scene.material_names[0])
+            self.assertIsNone(scene.note)
+        with api.Scene.create(None) as empty:
+            self.assertEqual((empty.objects, empty.material_names, empty.note), ([], [], None))
+
     def test_materials_images(self):
         """ABI 1.11: images and materials added to a built scene, a mesh's material, meshes grouped by node_name;
         the .gltf written carries them."""

@@ -3,13 +3,15 @@
  * (external URIs refused: no base directory); every accessor is read as floats and, for integer types, as unsigned
  * integers (buffer views, strides, sparse substitution, the meshopt and Draco decoders), then the importer builds a
  * scene from the document (skeleton, skins, placement, animations); every node's skin goes through validate's
- * joint-hierarchy check (io/gltf_validate.c). Every call must return a code, never crash or read out of bounds. */
+ * joint-hierarchy check (io/gltf_validate.c), and the scene's objects are listed (io/scene_listing.c). Every call
+ * must return a code, never crash or read out of bounds. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "skio_gltf_doc.h"
 #include "skio_gltf_import.h"
 #include "skio_gltf_validate.h"
+#include "skio_scene.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -37,6 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   skio_scene* s = NULL;
   /* skeleton_from_nodes: a document with skins reads the same; one without takes its skeleton from the nodes */
-  if (skio_gltf_import_doc(d, true, NULL, &s, NULL) == SKC_OK) skio_scene_destroy(s); /* owns d either way */
+  if (skio_gltf_import_doc(d, true, NULL, &s, NULL) != SKC_OK) return 0; /* owns d either way */
+  skio_listed_object* objs = NULL; /* the cameras, lights and empty nodes `info` lists, from the document */
+  uint32_t nobj = 0;
+  if (skio_scene_list_objects(s, &objs, &nobj, NULL) == SKC_OK) skio_listed_objects_free(objs, nobj);
+  skio_scene_destroy(s);
   return 0;
 }
