@@ -6,44 +6,6 @@
 #include "skio_buf.h"
 #include "skio_collada.h"
 
-/* First occurrence of the NUL-free text s in [p, end), or NULL. */
-static const char* find(const char* p, const char* end, const char* s) {
-  const size_t n = strlen(s);
-  for (; p && p + n <= end; ++p) {
-    p = memchr(p, s[0], (size_t)(end - p));
-    if (!p || p + n > end) return NULL;
-    if (!memcmp(p, s, n)) return p;
-  }
-  return NULL;
-}
-
-/* Whether [p, end) starts with the NUL-free text s. */
-static bool starts(const char* p, const char* end, const char* s) {
-  const size_t n = strlen(s);
-  return (size_t)(end - p) >= n && !memcmp(p, s, n);
-}
-
-/* The value of attribute name="..." of the start tag at tag (up to its '>'), without a leading '#', or an empty
- * range. */
-static void attr(const char* tag, const char* end, const char* name, const char** v, size_t* n) {
-  *v = NULL, *n = 0;
-  const char* gt = memchr(tag, '>', (size_t)(end - tag));
-  char key[32];
-  size_t kl = strlen(name);
-  if (!gt || kl + 3 > sizeof key) return;
-  memcpy(key, name, kl);
-  memcpy(key + kl, "=\"", 3);
-  for (const char* a = find(tag, gt, key); a; a = find(a + 1, gt, key)) {
-    if (a[-1] != ' ' && a[-1] != '\t' && a[-1] != '\n' && a[-1] != '\r') continue;
-    const char* s = a + kl + 2;
-    const char* q = memchr(s, '"', (size_t)(gt - s));
-    if (!q) return;
-    if (s < q && *s == '#') ++s;
-    *v = s, *n = (size_t)(q - s);
-    return;
-  }
-}
-
 typedef struct morph_ctl {
   const char *at, *end;   /* the <controller> element */
   const char* id;         /* its id */
@@ -56,7 +18,7 @@ typedef struct morph_ctl {
 static const morph_ctl* names_removed(const char* p, const char* end, const char* a, const morph_ctl* c, size_t nc) {
   const char* v;
   size_t n;
-  attr(p, end, a, &v, &n);
+  skio_text_attr(p, end, a, &v, &n);
   for (size_t k = 0; v && k < nc; ++k)
     if (n == c[k].id_n && !memcmp(v, c[k].id, n)) return &c[k];
   return NULL;
@@ -72,9 +34,12 @@ static void copy_span(skio_buf* b, const char* p, const char* q, const morph_ctl
     if (!lt) break;
     const morph_ctl* m = NULL;
     int what = 0; /* 1 instance of a removed controller, 2 its closing tag, 3 a skin on one */
-    if (starts(lt, q, "<instance_controller") && (m = names_removed(lt, q, "url", c, nc))) what = 1;
-    else if (as_geometry && starts(lt, q, "</instance_controller>")) what = 2;
-    else if (starts(lt, q, "<skin") && (m = names_removed(lt, q, "source", c, nc))) what = 3;
+    if (skio_text_starts(lt, q, "<instance_controller") && (m = names_removed(lt, q, "url", c, nc)))
+      what = 1;
+    else if (as_geometry && skio_text_starts(lt, q, "</instance_controller>"))
+      what = 2;
+    else if (skio_text_starts(lt, q, "<skin") && (m = names_removed(lt, q, "source", c, nc)))
+      what = 3;
     const char* gt = what == 2 ? lt + 21 : what ? memchr(lt, '>', (size_t)(q - lt)) : NULL;
     if (!gt) {
       skio_buf_put(b, p, (size_t)(lt + 1 - p));
@@ -99,15 +64,16 @@ static void copy_span(skio_buf* b, const char* p, const char* q, const morph_ctl
 /* The <controller> elements of xml[0, n) that hold a <morph>, in order (at most cap). */
 static size_t morph_controllers(const char* xml, const char* end, morph_ctl* c, size_t cap) {
   size_t nc = 0;
-  for (const char* p = find(xml, end, "<controller"); p && nc < cap; p = find(p + 1, end, "<controller")) {
+  for (const char* p = skio_text_find(xml, end, "<controller"); p && nc < cap;
+       p = skio_text_find(p + 1, end, "<controller")) {
     if (p + 11 >= end || (p[11] != ' ' && p[11] != '>' && p[11] != '\t' && p[11] != '\n' && p[11] != '\r')) continue;
-    const char* close = find(p, end, "</controller>");
+    const char* close = skio_text_find(p, end, "</controller>");
     if (!close) break;
-    const char* morph = find(p, close, "<morph");
+    const char* morph = skio_text_find(p, close, "<morph");
     if (!morph) continue;
     morph_ctl m = {p, close + 13, NULL, 0, NULL, 0};
-    attr(p, close, "id", &m.id, &m.id_n);
-    attr(morph, close, "source", &m.geom, &m.geom_n);
+    skio_text_attr(p, close, "id", &m.id, &m.id_n);
+    skio_text_attr(morph, close, "source", &m.geom, &m.geom_n);
     if (m.id_n && m.geom_n) c[nc++] = m;
     p = close;
   }

@@ -695,10 +695,21 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   return rc;
 }
 
-/* A binary FBX's orthographic cameras (fbx_cameras.c), which Assimp reads as perspective: their objects take the
- * view's half width (OrthoZoom / 2, as Blender reads and writes it) and height. A file the tree reader refuses keeps
- * Assimp's cameras. SKC_OUT_OF_MEMORY is the only failure. */
-static int fbx_ortho_cameras(builder* b, skc_err* err) {
+/* Camera object name -> the view's half width and height, set orthographic. */
+static void set_ortho(skio_scene* s, const char* name, double xmag, double ymag) {
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    skio_object* o = &s->objects[k];
+    if (o->kind != SKIO_OBJECT_CAMERA || strcmp(o->name, name) != 0 || !(xmag > 0.0)) continue;
+    o->ortho = 1;
+    o->xmag = (float)xmag;
+    o->ymag = ymag > 0.0 ? (float)ymag : o->xmag / (o->aspect > 0.0f ? o->aspect : 1.0f);
+  }
+}
+
+/* Orthographic cameras, which Assimp 5.2 reads as perspective ones: a binary FBX's (fbx_cameras.c: the view's half
+ * width is OrthoZoom / 2, as Blender reads and writes it) and a Collada document's (collada_cameras.c: xmag, ymag).
+ * A file the readers refuse keeps Assimp's cameras. SKC_OUT_OF_MEMORY is the only failure. */
+static int ortho_cameras(builder* b, skc_err* err) {
   skio_scene* s = b->out;
   uint32_t cams = 0;
   for (uint32_t k = 0; k < s->object_count; ++k) cams += s->objects[k].kind == SKIO_OBJECT_CAMERA;
@@ -706,25 +717,23 @@ static int fbx_ortho_cameras(builder* b, skc_err* err) {
   bool oom = false;
   size_t n = 0;
   uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
-  skio_fbx_ortho* list = NULL;
-  uint32_t count = 0;
+  skio_fbx_ortho* fbx = NULL;
+  skio_collada_ortho* dae = NULL;
+  uint32_t nf = 0, nd = 0;
   skc_err ignored = {0};
-  int rc = oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
-  if (!rc && data && skio_fbx_is_binary(data, n) && skio_fbx_ortho_list(data, n, &list, &count, &ignored) != SKC_OK &&
+  int rc = oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+  if (!rc && data && skio_fbx_is_binary(data, n) && skio_fbx_ortho_list(data, n, &fbx, &nf, &ignored) != SKC_OK &&
       ignored.code == SKC_OUT_OF_MEMORY)
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+    rc = SKC_OUT_OF_MEMORY;
+  if (!rc && data && !skio_fbx_is_binary(data, n) &&
+      skio_text_find((const char*)data, (const char*)data + (n < 4096 ? n : 4096), "<COLLADA"))
+    rc = skio_collada_ortho_list((const char*)data, n, &dae, &nd, &ignored);
   free(data);
-  for (uint32_t k = 0; k < s->object_count; ++k) {
-    skio_object* o = &s->objects[k];
-    for (uint32_t i = 0; o->kind == SKIO_OBJECT_CAMERA && i < count; ++i)
-      if (strcmp(list[i].name, o->name) == 0) {
-        o->ortho = 1;
-        o->xmag = (float)(list[i].zoom / 2.0);
-        o->ymag = o->xmag / (o->aspect > 0.0f ? o->aspect : 1.0f);
-      }
-  }
-  skio_fbx_ortho_free(list, count);
-  return rc;
+  for (uint32_t i = 0; i < nf; ++i) set_ortho(s, fbx[i].name, fbx[i].zoom / 2.0, 0.0);
+  for (uint32_t i = 0; i < nd; ++i) set_ortho(s, dae[i].node, dae[i].xmag, dae[i].ymag);
+  skio_fbx_ortho_free(fbx, nf);
+  skio_collada_ortho_free(dae, nd);
+  return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
 /* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
@@ -746,7 +755,7 @@ static int read_objects(builder* b, skc_err* err) {
     return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   }
   int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, b->object_of, err);
-  if (!rc) rc = fbx_ortho_cameras(b, err);
+  if (!rc) rc = ortho_cameras(b, err);
   free(src);
   return rc;
 }

@@ -15,6 +15,7 @@
 #ifndef SKIO_COLLADA_H
 #define SKIO_COLLADA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,5 +94,24 @@ int skio_collada_apply_clips_memory(const char* xml, size_t n, skio_scene* s, sk
  * geometry, a <skin> on one put on that geometry; the note then says the blend shapes were not read. NULL when
  * the document has no morph controller (or memory ran out); else malloc'd, *out_n bytes, *removed controllers. */
 char* skio_collada_without_morphs(const char* xml, size_t n, size_t* out_n, uint32_t* removed);
+
+/* Text scanning shared by the Collada helpers (collada_text.c): the first occurrence of s in [p, end) or NULL;
+ * whether [p, end) starts with s; the value of attribute name="..." of the start tag at tag (up to its '>'),
+ * without a leading '#', or an empty range (*v NULL). */
+const char* skio_text_find(const char* p, const char* end, const char* s);
+bool skio_text_starts(const char* p, const char* end, const char* s);
+void skio_text_attr(const char* tag, const char* end, const char* name, const char** v, size_t* n);
+
+/* The orthographic cameras of a Collada document (collada_cameras.c), which Assimp 5.2 reads as perspective ones
+ * with xmag taken for a field of view in degrees: per node that instantiates one (<instance_camera url="#id"> of
+ * an <orthographic> camera), the node's name (its name attribute, else its id: Assimp's camera name) and the
+ * view's half width and height (xmag, ymag; one from the other and aspect_ratio when absent, 0 when unknown).
+ * A document without any gives none; SKC_OUT_OF_MEMORY is the only failure. */
+typedef struct skio_collada_ortho {
+  char* node;
+  double xmag, ymag;
+} skio_collada_ortho;
+int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out, uint32_t* count, skc_err* err);
+void skio_collada_ortho_free(skio_collada_ortho* list, uint32_t count);
 
 #endif

@@ -5,7 +5,8 @@
  * sampled; the name scanners (skio_collada_node_names_memory, _geometry_names_memory) read the <node> and
  * <geometry> tags; the two writers
  * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text, and so does the morph-controller remover
- * (skio_collada_without_morphs, io/collada_morphs.c). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
+ * (skio_collada_without_morphs, io/collada_morphs.c); the orthographic cameras' scanner (skio_collada_ortho_list,
+ * io/collada_cameras.c) reads <camera> and <node> tags. Seeds: tests/fuzz/seeds-fuzz_collada_clips/
  * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
  * (scripts/fuzz.sh). */
 #include <stdint.h>
@@ -101,6 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   clips(xml, size);
   names(xml, size);
   morphs(xml, size);
+  skio_collada_ortho* cams = NULL; /* the orthographic cameras' scanner (io/collada_cameras.c) */
+  uint32_t nc = 0;
+  if (skio_collada_ortho_list(xml, size, &cams, &nc, NULL) == SKC_OK) skio_collada_ortho_free(cams, nc);
   free(xml);
   return 0;
 }

@@ -1,0 +1,142 @@
+/* collada_cameras.c - the orthographic cameras of a Collada document (skio_collada.h). Assimp 5.2 reads an
+ * <orthographic> camera as a perspective one whose field of view is xmag taken in degrees (a 6-unit-wide view
+ * became a 3-degree telephoto); the scene importer gives such cameras' objects back their view size from here. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skio_collada.h"
+
+typedef struct ortho_cam {
+  const char* id;
+  size_t id_n;
+  double xmag, ymag;
+} ortho_cam;
+
+/* The number in the element <tag>...</tag> inside [p, end), or 0 when absent or not a positive finite number. */
+static double element_number(const char* p, const char* end, const char* tag) {
+  const char* at = skio_text_find(p, end, tag);
+  if (!at) return 0.0;
+  at = memchr(at, '>', (size_t)(end - at));
+  if (!at) return 0.0;
+  char buf[64];
+  size_t n = 0;
+  for (++at; at < end && *at != '<' && n + 1 < sizeof buf; ++at) buf[n++] = *at;
+  buf[n] = 0;
+  char* stop = NULL;
+  double v = strtod(buf, &stop);
+  return stop != buf && v > 0.0 && v < 1e30 ? v : 0.0;
+}
+
+/* Whether the text at p is the start tag <name followed by a space, '>' or '/'. */
+static bool start_tag(const char* p, const char* end, const char* name) {
+  const size_t n = strlen(name);
+  return skio_text_starts(p, end, name) && p + n < end &&
+         (p[n] == ' ' || p[n] == '>' || p[n] == '/' || p[n] == '\t' || p[n] == '\n' || p[n] == '\r');
+}
+
+/* Every <camera> with an <orthographic> optic, with its magnifications completed from aspect_ratio. */
+static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, bool* oom) {
+  size_t n = 0, cap = 0;
+  ortho_cam* c = NULL;
+  for (const char* p = skio_text_find(text, end, "<camera"); p; p = skio_text_find(p + 1, end, "<camera")) {
+    if (!start_tag(p, end, "<camera")) continue;
+    const char* close = skio_text_find(p, end, "</camera>");
+    const char* ortho = skio_text_find(p, close ? close : end, "<orthographic");
+    if (!close || !ortho) continue;
+    ortho_cam k = {0};
+    skio_text_attr(p, end, "id", &k.id, &k.id_n);
+    if (!k.id || !k.id_n) continue;
+    const double aspect = element_number(ortho, close, "<aspect_ratio");
+    k.xmag = element_number(ortho, close, "<xmag");
+    k.ymag = element_number(ortho, close, "<ymag");
+    if (k.xmag <= 0.0 && aspect > 0.0) k.xmag = k.ymag * aspect;
+    if (k.ymag <= 0.0 && aspect > 0.0) k.ymag = k.xmag / aspect;
+    if (n == cap) {
+      ortho_cam* g = realloc(c, (cap ? 2 * cap : 8) * sizeof *g);
+      if (!g) {
+        *oom = true;
+        break;
+      }
+      c = g;
+      cap = cap ? 2 * cap : 8;
+    }
+    c[n++] = k;
+    p = close;
+  }
+  *out = c;
+  return n;
+}
+
+static const ortho_cam* camera_of(const ortho_cam* c, size_t n, const char* url, size_t url_n) {
+  for (size_t i = 0; i < n; ++i)
+    if (c[i].id_n == url_n && !memcmp(c[i].id, url, url_n)) return &c[i];
+  return NULL;
+}
+
+static char* span_dup(const char* p, size_t n) {
+  char* d = malloc(n + 1);
+  if (d) {
+    memcpy(d, p, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+void skio_collada_ortho_free(skio_collada_ortho* list, uint32_t count) {
+  for (uint32_t i = 0; list && i < count; ++i) free(list[i].node);
+  free(list);
+}
+
+/* The nodes in document order with a stack of the open ones: an <instance_camera> belongs to the innermost. */
+int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out, uint32_t* count, skc_err* err) {
+  *out = NULL;
+  *count = 0;
+  const char* end = text + n;
+  bool oom = false;
+  ortho_cam* cams = NULL;
+  const size_t nc = ortho_cameras(text, end, &cams, &oom);
+  enum { MAX_DEPTH = 4096 };
+  const char** open = nc && !oom ? malloc(MAX_DEPTH * sizeof *open) : NULL; /* each open node's start tag */
+  skio_collada_ortho* list = NULL;
+  uint32_t k = 0, cap = 0, depth = 0;
+  if (nc && !oom && !open) oom = true;
+  for (const char* p = open ? memchr(text, '<', n) : NULL; p && !oom; p = memchr(p + 1, '<', (size_t)(end - p - 1))) {
+    if (p + 1 >= end) break;
+    if (start_tag(p, end, "<node")) {
+      const char* gt = memchr(p, '>', (size_t)(end - p));
+      if (gt && gt[-1] != '/' && depth < MAX_DEPTH) open[depth++] = p; /* deeper than that: not followed */
+    } else if (skio_text_starts(p, end, "</node>")) {
+      if (depth) --depth;
+    } else if (depth && start_tag(p, end, "<instance_camera")) {
+      const char *url, *name;
+      size_t url_n, name_n;
+      skio_text_attr(p, end, "url", &url, &url_n);
+      const ortho_cam* c = url ? camera_of(cams, nc, url, url_n) : NULL;
+      if (!c) continue;
+      skio_text_attr(open[depth - 1], end, "name", &name, &name_n);
+      if (!name || !name_n) skio_text_attr(open[depth - 1], end, "id", &name, &name_n);
+      if (!name || !name_n) continue;
+      if (k == cap) {
+        skio_collada_ortho* g = realloc(list, (cap ? 2 * (size_t)cap : 8) * sizeof *g);
+        if (!g) {
+          oom = true;
+          break;
+        }
+        list = g;
+        cap = cap ? 2 * cap : 8;
+      }
+      list[k] = (skio_collada_ortho){span_dup(name, name_n), c->xmag, c->ymag};
+      if (!list[k++].node) oom = true;
+    }
+  }
+  free(open);
+  free(cams);
+  if (oom) {
+    skio_collada_ortho_free(list, k);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading the Collada cameras");
+  }
+  *out = list;
+  *count = k;
+  return SKC_OK;
+}

@@ -1,0 +1,44 @@
+/* collada_text.c - text scanning shared by the Collada helpers (skio_collada.h): they read and patch the
+ * documents Assimp reads and writes without an XML parser, by tags and attributes. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "skio_collada.h"
+
+/* First occurrence of the NUL-free text s in [p, end), or NULL. */
+const char* skio_text_find(const char* p, const char* end, const char* s) {
+  const size_t n = strlen(s);
+  for (; p && p + n <= end; ++p) {
+    p = memchr(p, s[0], (size_t)(end - p));
+    if (!p || p + n > end) return NULL;
+    if (!memcmp(p, s, n)) return p;
+  }
+  return NULL;
+}
+
+/* Whether [p, end) starts with the NUL-free text s. */
+bool skio_text_starts(const char* p, const char* end, const char* s) {
+  const size_t n = strlen(s);
+  return (size_t)(end - p) >= n && !memcmp(p, s, n);
+}
+
+/* The value of attribute name="..." of the start tag at tag (up to its '>'), without a leading '#', or an empty
+ * range. */
+void skio_text_attr(const char* tag, const char* end, const char* name, const char** v, size_t* n) {
+  *v = NULL, *n = 0;
+  const char* gt = memchr(tag, '>', (size_t)(end - tag));
+  char key[32];
+  size_t kl = strlen(name);
+  if (!gt || kl + 3 > sizeof key) return;
+  memcpy(key, name, kl);
+  memcpy(key + kl, "=\"", 3);
+  for (const char* a = skio_text_find(tag, gt, key); a; a = skio_text_find(a + 1, gt, key)) {
+    if (a[-1] != ' ' && a[-1] != '\t' && a[-1] != '\n' && a[-1] != '\r') continue;
+    const char* s = a + kl + 2;
+    const char* q = memchr(s, '"', (size_t)(gt - s));
+    if (!q) return;
+    if (s < q && *s == '#') ++s;
+    *v = s, *n = (size_t)(q - s);
+    return;
+  }
+}
