@@ -10,7 +10,7 @@
 typedef struct ortho_cam {
   const char* id;
   size_t id_n;
-  double xmag, ymag;
+  double xmag, ymag, znear, zfar;
 } ortho_cam;
 
 /* The number in the element <tag>...</tag> inside [p, end), or 0 when absent or not a positive finite number. */
@@ -50,6 +50,8 @@ static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, 
     const double aspect = element_number(ortho, close, "<aspect_ratio");
     k.xmag = element_number(ortho, close, "<xmag");
     k.ymag = element_number(ortho, close, "<ymag");
+    k.znear = element_number(ortho, close, "<znear");
+    k.zfar = element_number(ortho, close, "<zfar");
     if (k.xmag <= 0.0 && aspect > 0.0) k.xmag = k.ymag * aspect;
     if (k.ymag <= 0.0 && aspect > 0.0) k.ymag = k.xmag / aspect;
     if (n == cap) {
@@ -126,7 +128,7 @@ int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out
         list = g;
         cap = cap ? 2 * cap : 8;
       }
-      list[k] = (skio_collada_ortho){span_dup(name, name_n), c->xmag, c->ymag};
+      list[k] = (skio_collada_ortho){span_dup(name, name_n), c->xmag, c->ymag, c->znear, c->zfar};
       if (!list[k++].node) oom = true;
     }
   }

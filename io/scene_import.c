@@ -695,14 +695,18 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   return rc;
 }
 
-/* Camera object name -> the view's half width and height, set orthographic. */
-static void set_ortho(skio_scene* s, const char* name, double xmag, double ymag) {
+/* Camera object name -> the view's half width and height, set orthographic; clip planes when given (> 0). */
+static void set_ortho(skio_scene* s, const char* name, double xmag, double ymag, double znear, double zfar) {
   for (uint32_t k = 0; k < s->object_count; ++k) {
     skio_object* o = &s->objects[k];
     if (o->kind != SKIO_OBJECT_CAMERA || strcmp(o->name, name) != 0 || !(xmag > 0.0)) continue;
     o->ortho = 1;
     o->xmag = (float)xmag;
     o->ymag = ymag > 0.0 ? (float)ymag : o->xmag / (o->aspect > 0.0f ? o->aspect : 1.0f);
+    if (znear > 0.0 && zfar > znear) {
+      o->znear = (float)znear;
+      o->zfar = (float)zfar;
+    }
   }
 }
 
@@ -729,8 +733,8 @@ static int ortho_cameras(builder* b, skc_err* err) {
       skio_text_find((const char*)data, (const char*)data + (n < 4096 ? n : 4096), "<COLLADA"))
     rc = skio_collada_ortho_list((const char*)data, n, &dae, &nd, &ignored);
   free(data);
-  for (uint32_t i = 0; i < nf; ++i) set_ortho(s, fbx[i].name, fbx[i].zoom / 2.0, 0.0);
-  for (uint32_t i = 0; i < nd; ++i) set_ortho(s, dae[i].node, dae[i].xmag, dae[i].ymag);
+  for (uint32_t i = 0; i < nf; ++i) set_ortho(s, fbx[i].name, fbx[i].zoom / 2.0, 0.0, 0.0, 0.0);
+  for (uint32_t i = 0; i < nd; ++i) set_ortho(s, dae[i].node, dae[i].xmag, dae[i].ymag, dae[i].znear, dae[i].zfar);
   skio_fbx_ortho_free(fbx, nf);
   skio_collada_ortho_free(dae, nd);
   return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;

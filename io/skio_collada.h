@@ -110,6 +110,7 @@ void skio_text_attr(const char* tag, const char* end, const char* name, const ch
 typedef struct skio_collada_ortho {
   char* node;
   double xmag, ymag;
+  double znear, zfar; /* the clip planes (0: not given; Assimp 5.2 keeps its default far plane, 1000) */
 } skio_collada_ortho;
 int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out, uint32_t* count, skc_err* err);
 void skio_collada_ortho_free(skio_collada_ortho* list, uint32_t count);

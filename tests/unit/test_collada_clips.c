@@ -651,6 +651,40 @@ START_TEST(corpus_clips_survive_collada) {
 }
 END_TEST
 
+/* The orthographic cameras' scanner (io/collada_cameras.c): magnifications completed from aspect_ratio, clip
+ * planes, the innermost open node that instantiates each camera (name, else id), a self-closing node not left
+ * open, a non-positive magnification and a perspective camera not listed, a document without cameras. */
+START_TEST(ortho_cameras_found_by_node) {
+  static const char doc[] =
+      "<COLLADA><library_cameras>"
+      "<camera id=\"o1\"><optics><technique_common><orthographic><ymag>2</ymag><aspect_ratio>2</aspect_ratio>"
+      "<znear>0.5</znear><zfar>10</zfar></orthographic></technique_common></optics></camera>"
+      "<camera id=\"o2\" name=\"o2\"><optics><technique_common><orthographic><xmag>3</xmag><ymag>1.5</ymag>"
+      "</orthographic></technique_common></optics></camera>"
+      "<camera id=\"bad\"><optics><technique_common><orthographic><xmag>-1</xmag></orthographic>"
+      "</technique_common></optics></camera>"
+      "<camera id=\"p\"><optics><technique_common><perspective><xfov>40</xfov></perspective></technique_common>"
+      "</optics></camera></library_cameras><library_visual_scenes><visual_scene id=\"s\">"
+      "<node id=\"outer\" name=\"Outer\"><node id=\"leaf\"/><instance_camera url=\"#o1\"/>"
+      "<node id=\"inner\"><instance_camera url=\"#o2\"/></node><instance_camera url=\"#bad\"/>"
+      "<instance_camera url=\"#p\"/></node></visual_scene></library_visual_scenes></COLLADA>";
+  skio_collada_ortho* l = NULL;
+  uint32_t n = 9;
+  ck_assert_int_eq(skio_collada_ortho_list(doc, sizeof doc - 1, &l, &n, NULL), SKC_OK);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_str_eq(l[0].node, "Outer");
+  ck_assert(l[0].xmag == 4.0 && l[0].ymag == 2.0 && l[0].znear == 0.5 && l[0].zfar == 10.0);
+  ck_assert_str_eq(l[1].node, "inner");
+  ck_assert(l[1].xmag == 3.0 && l[1].ymag == 1.5 && l[1].znear == 0.0);
+  ck_assert_str_eq(l[2].node, "Outer"); /* "bad": listed with magnifications 0, which the importer ignores */
+  ck_assert(l[2].xmag == 0.0);
+  skio_collada_ortho_free(l, n);
+  static const char none[] = "<COLLADA><library_visual_scenes/></COLLADA>";
+  ck_assert_int_eq(skio_collada_ortho_list(none, sizeof none - 1, &l, &n, NULL), SKC_OK);
+  ck_assert(n == 0 && l == NULL);
+}
+END_TEST
+
 static Suite* clips_suite(void) {
   Suite* s = suite_create("collada_clips");
   TCase* t = tcase_create("clips");
@@ -660,6 +694,7 @@ static Suite* clips_suite(void) {
   tcase_add_test(t, clip_ranges_between_keys_take_the_values_there);
   tcase_add_test(t, add_clips_refuses_documents_without_animations);
   tcase_add_test(t, corpus_clips_survive_collada);
+  tcase_add_test(t, ortho_cameras_found_by_node);
   tcase_set_timeout(t, 300);
   suite_add_tcase(s, t);
   return s;
