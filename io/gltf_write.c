@@ -139,6 +139,8 @@ typedef struct objects_out {
   int32_t* child; /* per object: its first child object, -1: none (children in increasing index) */
   int32_t* next;  /* per object: the next child object of its parent object or joint, -1: none */
   int32_t* held;  /* per joint: the first object its node holds, -1: none (then next, increasing index) */
+  int32_t* mesh;  /* per object held by neither: the mesh node (group) that holds it, or -1 (top level) */
+  int32_t* mesh_held; /* per mesh node: the first object it holds, -1: none (then next) */
   uint32_t cameras, lights;
 } objects_out;
 
@@ -1834,6 +1836,8 @@ static void objects_free(objects_out* o) {
   free(o->child);
   free(o->next);
   free(o->held);
+  free(o->mesh);
+  free(o->mesh_held);
   free(o->joint);
   free(o->world);
   free(o->local);
@@ -1874,12 +1878,60 @@ static int32_t joint_named(const named_joint* sorted, uint32_t jc, const char* n
   return name && lo < jc && strcmp(sorted[lo].name, name) == 0 ? (int32_t)sorted[lo].j : -1;
 }
 
+/* The mesh node (group) written for the mesh node named name (skio_mesh.node_name, else the mesh's name), or -1. */
+static int32_t mesh_node_named(const skio_scene* s, const mesh_out* mo, const char* name) {
+  for (uint32_t mi = 0; name && mi < s->mesh_count; ++mi) {
+    const char* own = s->meshes[mi].node_name ? s->meshes[mi].node_name : s->meshes[mi].name;
+    if (mo[mi].lead == mi && own && strcmp(own, name) == 0) return (int32_t)mo[mi].group;
+  }
+  return -1;
+}
+
+/* The objects that hang from a mesh's node (skio_object.parent_mesh) go under that mesh's node: every mesh node is
+ * written with the identity as its world at rest (at the top, or under a joint with that joint's inverse), so the
+ * object's matrix there is its world, as at the top, and it follows the node where the node goes. */
+static bool objects_under_meshes(const skio_scene* s, const mesh_out* mo, uint32_t mesh_nodes, objects_out* o) {
+  const uint32_t n = s->object_count;
+  o->mesh = malloc(((size_t)n + 1) * sizeof *o->mesh);
+  o->mesh_held = malloc(((size_t)mesh_nodes + 1) * sizeof *o->mesh_held);
+  if (!o->mesh || !o->mesh_held) return false;
+  for (uint32_t g = 0; g < mesh_nodes; ++g) o->mesh_held[g] = -1;
+  const char* last = NULL; /* the previous lookup (objects under one mesh node come in runs) */
+  int32_t last_group = -1;
+  for (uint32_t k = n; k-- > 0;) { /* pushed in decreasing index: each list comes out increasing */
+    const skio_object* ob = &s->objects[k];
+    const bool look = ob->parent < 0 && o->joint[k] < 0 && ob->parent_mesh;
+    if (look && !(last && strcmp(last, ob->parent_mesh) == 0)) {
+      last = ob->parent_mesh;
+      last_group = mesh_node_named(s, mo, last);
+    }
+    o->mesh[k] = look ? last_group : -1;
+    if (o->mesh[k] < 0 || (uint32_t)o->mesh[k] >= mesh_nodes) {
+      o->mesh[k] = -1;
+      continue;
+    }
+    o->next[k] = o->mesh_held[o->mesh[k]];
+    o->mesh_held[o->mesh[k]] = (int32_t)k;
+  }
+  return true;
+}
+
+/* ",\"children\":[...]" of mesh node g when it holds objects. */
+static void objects_of_mesh(const objects_out* o, uint32_t g, buf* b) {
+  if (!o || o->mesh_held[g] < 0) return;
+  skio_buf_str(b, ",\"children\":[");
+  for (int32_t k = o->mesh_held[g]; k >= 0; k = o->next[k])
+    skio_buf_printf(b, "%s%u", k == o->mesh_held[g] ? "" : ",", o->first + (uint32_t)k);
+  skio_buf_str(b, "]");
+}
+
 /* Where each object's node goes: under its parent object, under the joint it hung from (by name: a view may have
  * renumbered or dropped joints) unless that is a root no mesh binds and not written as an armature object (a
- * Collada file's scene root: Blender would make the objects children of a bone), else at the top; its matrix there
- * from the world transforms, so every object stays where the scene has it. false: out of memory. */
+ * Collada file's scene root: Blender would make the objects children of a bone), under the mesh node it hung from,
+ * else at the top; its matrix there from the world transforms, so every object stays where the scene has it.
+ * false: out of memory. */
 static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* used, const uint8_t* arm_obj,
-                         objects_out* o) {
+                         const mesh_out* mo, uint32_t mesh_nodes, objects_out* o) {
   const uint32_t n = s->object_count, jc = s->skeleton ? s->skeleton->joint_count : 0;
   o->first = first;
   o->joint = malloc(((size_t)n + 1) * sizeof *o->joint);
@@ -1937,7 +1989,7 @@ static bool objects_plan(const skio_scene* s, uint32_t first, const uint8_t* use
     }
   free(sorted);
   free(jworld);
-  return ok;
+  return ok && objects_under_meshes(s, mo, mesh_nodes, o);
 }
 
 /* ",N" for each object node that joint j's node holds */
@@ -2215,7 +2267,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   uint32_t mesh_nodes = 0; /* one node per group */
   for (uint32_t mi = 0; mi < M; ++mi)
     if (mo[mi].lead == mi && mo[mi].group + 1 > mesh_nodes) mesh_nodes = mo[mi].group + 1;
-  if (s->object_count && !objects_plan(s, jc + mesh_nodes, used, arm_obj, &objs)) {
+  if (s->object_count && !objects_plan(s, jc + mesh_nodes, used, arm_obj, mo, mesh_nodes, &objs)) {
     rc = oom_fail(&w);
     goto done;
   }
@@ -2285,6 +2337,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
     skio_buf_printf(&nodes, ",\"mesh\":%u", mo[mi].group);
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
+    if (s->object_count) objects_of_mesh(&objs, mo[mi].group, &nodes);
     skio_buf_str(&nodes, "}");
   }
   if (s->object_count) objects_nodes(s, &objs, jc + mesh_nodes == 0, &nodes, &w.rep.names_fixed);
@@ -2400,7 +2453,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       comma = true;
     }
     for (uint32_t k = 0; k < s->object_count; ++k) /* objects under no object and no joint */
-      if (s->objects[k].parent < 0 && objs.joint[k] < 0) {
+      if (s->objects[k].parent < 0 && objs.joint[k] < 0 && objs.mesh[k] < 0) {
         skio_buf_printf(&json, "%s%u", comma ? "," : "", objs.first + k);
         comma = true;
       }

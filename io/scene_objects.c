@@ -205,10 +205,15 @@ static int read_object(skio_scene* s, const struct aiScene* ai, const skio_ai_in
       if (!(o->parent_joint = dup(s->skeleton->names[nodes[p].joint]))) return -1;
       break;
     }
+    if (nodes[p].node->mNumMeshes > 0) { /* a mesh's node (the glTF writer writes it with the mesh) */
+      if (!(o->parent_mesh = dup(nodes[p].node->mName.data))) return -1;
+      break;
+    }
   }
   if (!skc_mat4_is_finite(o->world) || !skc_mat4_is_finite(o->parent_rest)) { /* damaged: nothing to place */
     free(o->parent_joint);
-    o->parent_joint = NULL;
+    free(o->parent_mesh);
+    o->parent_joint = o->parent_mesh = NULL;
     list_name(lost, 160, nlost, n->mName.data);
     return 0;
   }
@@ -229,6 +234,7 @@ void skio_scene_free_objects(skio_scene* s) {
   for (uint32_t k = 0; s->objects && k < s->object_count; ++k) {
     free(s->objects[k].name);
     free(s->objects[k].parent_joint);
+    free(s->objects[k].parent_mesh);
   }
   free(s->objects);
   s->objects = NULL;
@@ -259,6 +265,7 @@ int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_
     if (got > 0) object_of[i] = (int32_t)s->object_count++;
     if (got < 0) {
       free(o->parent_joint);
+      free(o->parent_mesh);
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading the scene's objects");
     }
   }

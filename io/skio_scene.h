@@ -139,6 +139,8 @@ typedef struct skio_object {
   char* name;
   int32_t parent;     /* the object it hangs from (a lower index), or -1 */
   char* parent_joint; /* with parent -1: the joint it hangs from (the nearest joint above its node), NULL: none */
+  char* parent_mesh;  /* with neither: the node drawing a mesh it hangs from (nearer than any object or joint above
+                         it: an attachment point parented to the character's mesh object), NULL: none */
   float world[16];    /* in the scene's frame; a camera's and a light's own axes as glTF's: -Z forward, +Y up */
   float look[16];     /* world = (the node's world) look: a camera's or light's frame in its node, else identity */
   float parent_rest[16]; /* the world transform of the file node it hangs from, at rest (its clip keys are local

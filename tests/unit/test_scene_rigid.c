@@ -598,6 +598,16 @@ static void check_objects_glb(const char* path, bool fbx) {
       ck_assert_msg(fabsf(w[8 + k] - z[k]) < 1e-4f, "%s %s z%d %g", path, want[i].name, k, w[8 + k]);
   }
   ck_assert_int_eq(parent[node_named(d, "KneeLamp")], node_named(d, "thigh"));
+  /* PropAnchor, parented to the mesh object Leg: under the Leg mesh node (written with the identity as its world),
+   * at its place: Blender's (0.3, 0, 2.2) from the FBX; the .dae's node matrices put it at (0.3, 0, 1.2) (Blender's
+   * Collada export writes the skinned Leg's node as the identity and its child relative to the true one) */
+  const int pa = node_named(d, "PropAnchor"), leg = node_named(d, "Leg");
+  ck_assert_msg(pa >= 0 && leg >= 0 && parent[pa] == leg, "%s: PropAnchor under %d", path, pa >= 0 ? parent[pa] : -2);
+  ck_assert(skio_json_get(d, skio_gltf_item(d, "nodes", (uint32_t)leg), "mesh") >= 0);
+  float wpa[16];
+  node_world(d, parent, pa, wpa);
+  ck_assert_msg(fabsf(wpa[12] - 0.3f) < 1e-4f && fabsf(wpa[13] - (fbx ? 2.2f : 1.2f)) < 1e-4f && fabsf(wpa[14]) < 1e-4f,
+                "%s PropAnchor at %g %g %g", path, wpa[12], wpa[13], wpa[14]);
   ck_assert_int_eq(parent[node_named(d, "MarkerChild")], node_named(d, "Marker"));
   ck_assert(skio_gltf_extension_used(d, "KHR_lights_punctual") &&
             !skio_gltf_extension_required(d, "KHR_lights_punctual"));
