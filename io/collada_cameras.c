@@ -35,6 +35,29 @@ static bool start_tag(const char* p, const char* end, const char* name) {
          (p[n] == ' ' || p[n] == '>' || p[n] == '/' || p[n] == '\t' || p[n] == '\n' || p[n] == '\r');
 }
 
+static int cmp_span(const char* a, size_t an, const char* b, size_t bn) {
+  const int c = memcmp(a, b, an < bn ? an : bn);
+  return c ? c : (an > bn) - (an < bn);
+}
+
+static int cmp_cam(const void* a, const void* b) {
+  const ortho_cam *x = a, *y = b;
+  return cmp_span(x->id, x->id_n, y->id, y->id_n);
+}
+
+/* The camera with id [url, url + url_n) in c (sorted by id), or NULL. */
+static const ortho_cam* camera_of(const ortho_cam* c, size_t n, const char* url, size_t url_n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (cmp_span(c[mid].id, c[mid].id_n, url, url_n) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && cmp_span(c[lo].id, c[lo].id_n, url, url_n) == 0 ? &c[lo] : NULL;
+}
+
 /* Every <camera> with an <orthographic> optic, with its magnifications completed from aspect_ratio. */
 static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, bool* oom) {
   size_t n = 0, cap = 0;
@@ -66,14 +89,9 @@ static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, 
     c[n++] = k;
     p = close;
   }
+  if (n) qsort(c, n, sizeof *c, cmp_cam); /* for camera_of */
   *out = c;
   return n;
-}
-
-static const ortho_cam* camera_of(const ortho_cam* c, size_t n, const char* url, size_t url_n) {
-  for (size_t i = 0; i < n; ++i)
-    if (c[i].id_n == url_n && !memcmp(c[i].id, url, url_n)) return &c[i];
-  return NULL;
 }
 
 static char* span_dup(const char* p, size_t n) {

@@ -695,17 +695,30 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   return rc;
 }
 
-/* Camera object name -> the view's half width and height, set orthographic; clip planes when given (> 0). */
-static void set_ortho(skio_scene* s, const char* name, double xmag, double ymag, double znear, double zfar) {
-  for (uint32_t k = 0; k < s->object_count; ++k) {
+/* An orthographic view found in the file: the camera's (node's) name, half width and height, clip planes (0: not
+ * given). */
+typedef struct ortho_view {
+  const char* name;
+  double xmag, ymag, znear, zfar;
+} ortho_view;
+
+static int cmp_ortho_view(const void* a, const void* b) {
+  return strcmp(((const ortho_view*)a)->name, ((const ortho_view*)b)->name);
+}
+
+/* Each camera object named in views (sorted by name) is made orthographic with that view. */
+static void set_ortho(skio_scene* s, const ortho_view* views, size_t n) {
+  for (uint32_t k = 0; n && k < s->object_count; ++k) {
     skio_object* o = &s->objects[k];
-    if (o->kind != SKIO_OBJECT_CAMERA || strcmp(o->name, name) != 0 || !(xmag > 0.0)) continue;
+    const ortho_view key = {o->name, 0, 0, 0, 0};
+    const ortho_view* v = o->kind == SKIO_OBJECT_CAMERA ? bsearch(&key, views, n, sizeof *views, cmp_ortho_view) : NULL;
+    if (!v || !(v->xmag > 0.0)) continue;
     o->ortho = 1;
-    o->xmag = (float)xmag;
-    o->ymag = ymag > 0.0 ? (float)ymag : o->xmag / (o->aspect > 0.0f ? o->aspect : 1.0f);
-    if (znear > 0.0 && zfar > znear) {
-      o->znear = (float)znear;
-      o->zfar = (float)zfar;
+    o->xmag = (float)v->xmag;
+    o->ymag = v->ymag > 0.0 ? (float)v->ymag : o->xmag / (o->aspect > 0.0f ? o->aspect : 1.0f);
+    if (v->znear > 0.0 && v->zfar > v->znear) {
+      o->znear = (float)v->znear;
+      o->zfar = (float)v->zfar;
     }
   }
 }
@@ -733,8 +746,16 @@ static int ortho_cameras(builder* b, skc_err* err) {
       skio_text_find((const char*)data, (const char*)data + (n < 4096 ? n : 4096), "<COLLADA"))
     rc = skio_collada_ortho_list((const char*)data, n, &dae, &nd, &ignored);
   free(data);
-  for (uint32_t i = 0; i < nf; ++i) set_ortho(s, fbx[i].name, fbx[i].zoom / 2.0, 0.0, 0.0, 0.0);
-  for (uint32_t i = 0; i < nd; ++i) set_ortho(s, dae[i].node, dae[i].xmag, dae[i].ymag, dae[i].znear, dae[i].zfar);
+  ortho_view* views = nf + nd ? malloc(((size_t)nf + nd) * sizeof *views) : NULL;
+  if (!rc && nf + nd && !views) rc = SKC_OUT_OF_MEMORY;
+  for (uint32_t i = 0; views && i < nf; ++i) views[i] = (ortho_view){fbx[i].name, fbx[i].zoom / 2.0, 0.0, 0.0, 0.0};
+  for (uint32_t i = 0; views && i < nd; ++i)
+    views[nf + i] = (ortho_view){dae[i].node, dae[i].xmag, dae[i].ymag, dae[i].znear, dae[i].zfar};
+  if (views) {
+    qsort(views, (size_t)nf + nd, sizeof *views, cmp_ortho_view);
+    set_ortho(s, views, (size_t)nf + nd);
+  }
+  free(views);
   skio_fbx_ortho_free(fbx, nf);
   skio_collada_ortho_free(dae, nd);
   return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
