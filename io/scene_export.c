@@ -1361,8 +1361,9 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o) {
 
 /* A glTF source written by Assimp's FBX or Collada writer: what only glTF carries is not written - extensions
  * other than the encodings the reader decodes (quantization, meshopt, Draco, WebP and KTX2 image sources):
- * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras.
- * The note names them (the in-place glTF edit keeps them all). */
+ * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras;
+ * empty nodes (skio_scene_list_objects' rule: no joint, no mesh at or below them). The note names them (the in-place
+ * glTF edit keeps them all). */
 static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                        "EXT_texture_webp", "KHR_texture_basisu"};
@@ -1387,6 +1388,13 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
     n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
   if (cameras > 0 && n + 40 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
+  skio_listed_object* listed = NULL;
+  uint32_t nl = 0, empties = 0;
+  if (skio_scene_list_objects(s, &listed, &nl, NULL) == SKC_OK)
+    for (uint32_t i = 0; i < nl; ++i) empties += listed[i].kind == SKIO_OBJECT_EMPTY;
+  skio_listed_objects_free(listed, nl);
+  if (empties && n + 40 < sizeof text)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%u empty node(s)", n ? ", " : "", empties);
   if (!n) return;
   char line[480];
   snprintf(line, sizeof line, "glTF-only content not written: %s", text);

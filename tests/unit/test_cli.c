@@ -511,6 +511,12 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
                        "extensions EXT_vendor_thing, KHR_lights_punctual, \"extras\" of 1 object(s), 1 "
                        "camera(s)"),
                 "%s", err_text());
+  /* a .glb's empty nodes too (scene_objects.fbx through .glb: 2 cameras, 4 lights, 3 empties) */
+  snprintf(args, sizeof args, "convert tests/data/scene_objects.fbx %s/objs.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "convert %s/objs.glb %s/objs.dae", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "extensions KHR_lights_punctual, 2 camera(s), 3 empty node(s)"), "%s", err_text());
   /* the other way: an FBX's camera and light go into glTF (scene_objects.c); Assimp's Collada writer drops them,
    * which is said; the in-place FBX edit keeps them */
   if (!skt_assets_dir()) return;
