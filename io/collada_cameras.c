@@ -58,17 +58,22 @@ static const ortho_cam* camera_of(const ortho_cam* c, size_t n, const char* url,
   return lo < n && cmp_span(c[lo].id, c[lo].id_n, url, url_n) == 0 ? &c[lo] : NULL;
 }
 
-/* Every <camera> with an <orthographic> optic, with its magnifications completed from aspect_ratio. */
+/* Every <camera> with an <orthographic> optic, with its magnifications completed from aspect_ratio. Each camera's
+ * text is read once, up to its </camera> (one nested in another is skipped with it), so the scan stays linear
+ * whatever the document holds. */
 static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, bool* oom) {
   size_t n = 0, cap = 0;
   ortho_cam* c = NULL;
   for (const char* p = skio_text_find(text, end, "<camera"); p; p = skio_text_find(p + 1, end, "<camera")) {
     if (!start_tag(p, end, "<camera")) continue;
     const char* close = skio_text_find(p, end, "</camera>");
-    const char* ortho = skio_text_find(p, close ? close : end, "<orthographic");
-    if (!close || !ortho) continue;
+    if (!close) break; /* none after this <camera: none after a later one either */
+    const char* at = p;
+    p = close;
+    const char* ortho = skio_text_find(at, close, "<orthographic");
+    if (!ortho) continue;
     ortho_cam k = {0};
-    skio_text_attr(p, end, "id", &k.id, &k.id_n);
+    skio_text_attr(at, close, "id", &k.id, &k.id_n);
     if (!k.id || !k.id_n) continue;
     const double aspect = element_number(ortho, close, "<aspect_ratio");
     k.xmag = element_number(ortho, close, "<xmag");
@@ -87,7 +92,6 @@ static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, 
       cap = cap ? 2 * cap : 8;
     }
     c[n++] = k;
-    p = close;
   }
   if (n) qsort(c, n, sizeof *c, cmp_cam); /* for camera_of */
   *out = c;
@@ -123,19 +127,23 @@ int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out
   if (nc && !oom && !open) oom = true;
   for (const char* p = open ? memchr(text, '<', n) : NULL; p && !oom; p = memchr(p + 1, '<', (size_t)(end - p - 1))) {
     if (p + 1 >= end) break;
-    if (start_tag(p, end, "<node")) {
-      const char* gt = memchr(p, '>', (size_t)(end - p));
-      if (gt && gt[-1] != '/' && depth < MAX_DEPTH) open[depth++] = p; /* deeper than that: not followed */
+    const bool node = start_tag(p, end, "<node"), inst = !node && depth && start_tag(p, end, "<instance_camera");
+    const char* gt = node || inst ? memchr(p, '>', (size_t)(end - p)) : NULL;
+    if ((node || inst) && !gt) break; /* no tag ends after this one */
+    if (node) {
+      if (gt[-1] != '/' && depth < MAX_DEPTH) open[depth++] = p; /* deeper than that: not followed */
     } else if (skio_text_starts(p, end, "</node>")) {
       if (depth) --depth;
-    } else if (depth && start_tag(p, end, "<instance_camera")) {
+    } else if (inst) {
       const char *url, *name;
       size_t url_n, name_n;
-      skio_text_attr(p, end, "url", &url, &url_n);
+      skio_text_attr(p, gt + 1, "url", &url, &url_n);
       const ortho_cam* c = url ? camera_of(cams, nc, url, url_n) : NULL;
       if (!c) continue;
-      skio_text_attr(open[depth - 1], end, "name", &name, &name_n);
-      if (!name || !name_n) skio_text_attr(open[depth - 1], end, "id", &name, &name_n);
+      const char* tag = open[depth - 1];
+      const char* tag_end = (const char*)memchr(tag, '>', (size_t)(end - tag)) + 1; /* found when it was opened */
+      skio_text_attr(tag, tag_end, "name", &name, &name_n);
+      if (!name || !name_n) skio_text_attr(tag, tag_end, "id", &name, &name_n);
       if (!name || !name_n) continue;
       if (k == cap) {
         skio_collada_ortho* g = realloc(list, (cap ? 2 * (size_t)cap : 8) * sizeof *g);
