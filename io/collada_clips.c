@@ -59,24 +59,13 @@ static void sb_attr(strbuf* b, const char* s) {
   }
 }
 
-static const char* find(const char* p, const char* end, const char* what) {
-  size_t n = strlen(what);
-  while (p && (size_t)(end - p) >= n) {
-    const char* hit = memchr(p, what[0], (size_t)(end - p) - n + 1);
-    if (!hit) return NULL;
-    if (memcmp(hit, what, n) == 0) return hit;
-    p = hit + 1;
-  }
-  return NULL;
-}
-
 int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, uint32_t count, char** out,
                            size_t* out_n, skc_err* err) {
   if (!xml || !out || !out_n || (count && !clips)) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
   const char* end = xml + n;
-  const char* lib = find(xml, end, "<library_animations>");
-  const char* close = lib ? find(lib, end, "</library_animations>") : NULL;
-  const char* anim = lib ? find(lib, close ? close : end, "<animation id=\"") : NULL;
+  const char* lib = skio_text_find(xml, end, "<library_animations>");
+  const char* close = lib ? skio_text_find(lib, end, "</library_animations>") : NULL;
+  const char* anim = lib ? skio_text_find(lib, close ? close : end, "<animation id=\"") : NULL;
   if (!close || !anim) return skc_fail(err, SKC_FORMAT, "Collada document without <library_animations>");
   anim += strlen("<animation id=\"");
   const char* q = memchr(anim, '"', (size_t)(close - anim));
@@ -139,7 +128,7 @@ int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* 
     if (!tag) break;
     const char* close = memchr(tag, '>', (size_t)(end - tag));
     if (!close) break;
-    const char* attr = find(tag, close, " name=\"");
+    const char* attr = skio_text_find(tag, close, " name=\"");
     if (!attr) { /* copied as it is */
       sb_put(&b, p, (size_t)(close - p));
       p = close;
@@ -223,7 +212,7 @@ static char* read_library(const char* path, size_t* n, bool* oom) {
     size_t len = have + got;
     const char* from = buf;
     if (!found) {
-      const char* hit = find(buf, buf + len, open_tag);
+      const char* hit = skio_text_find(buf, buf + len, open_tag);
       if (!hit) {
         have = len < keep ? len : keep; /* a tag split over two pieces */
         memmove(buf, buf + len - have, have);
@@ -248,7 +237,7 @@ static char* read_library(const char* path, size_t* n, bool* oom) {
     memcpy(lib + lib_n, from, add);
     lib_n += add;
     lib[lib_n] = 0;
-    const char* close = find(lib, lib + lib_n, close_tag);
+    const char* close = skio_text_find(lib, lib + lib_n, close_tag);
     if (close) {
       lib_n = (size_t)(close - lib) + strlen(close_tag);
       done = true;
@@ -393,7 +382,7 @@ static parsed_clip* parse_clips(const char* lib, size_t n, uint32_t* count, bool
   uint32_t k = 0, cap = 0;
   *count = 0;
   *oom = false;
-  while ((p = find(p, end, tag))) {
+  while ((p = skio_text_find(p, end, tag))) {
     p += strlen(tag);
     if (p >= end) break;
     if (!isspace((unsigned char)*p) && *p != '>' && *p != '/') continue; /* a longer name */
@@ -567,8 +556,8 @@ int skio_collada_apply_clips_memory(const char* xml, size_t n, skio_scene* s, sk
   if (!xml || !s) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
   if (!clips_apply(s)) return SKC_OK;
   const char* end = xml + n;
-  const char* open = find(xml, end, "<library_animation_clips");
-  const char* close = open ? find(open, end, "</library_animation_clips>") : NULL;
+  const char* open = skio_text_find(xml, end, "<library_animation_clips");
+  const char* close = open ? skio_text_find(open, end, "</library_animation_clips>") : NULL;
   if (!close) return SKC_OK;
   close += strlen("</library_animation_clips>");
   return apply_library(open, (size_t)(close - open), s->source ? s->source : "Collada", s, err);
@@ -621,11 +610,11 @@ static int element_names(const char* text, size_t n, const char* open, skio_name
   uint32_t count = 0, cap = 0;
   bool oom = false;
   for (const char* p = text; !oom && p < end;) {
-    const char* tag = find(p, end, open);
+    const char* tag = skio_text_find(p, end, open);
     if (!tag) break;
-    const char* comment = find(p, tag, "<!--"); /* a comment before the tag hides what it holds: go past it */
+    const char* comment = skio_text_find(p, tag, "<!--"); /* a comment before the tag hides what it holds: go past it */
     if (comment) {
-      const char* close = find(comment + 4, end, "-->");
+      const char* close = skio_text_find(comment + 4, end, "-->");
       if (!close) break;
       p = close + 3;
       continue;

@@ -794,6 +794,16 @@ static void drop_object_channels(skio_scene* s) {
   skio_scene_free_object_channels(s);
 }
 
+/* n position or scaling keys: times in seconds (ticks / tps) and xyz values. */
+static void copy_vector_keys(const struct aiVectorKey* keys, unsigned n, double tps, double* t, float* v) {
+  for (unsigned k = 0; k < n; ++k) {
+    t[k] = keys[k].mTime / tps;
+    v[k * 3 + 0] = keys[k].mValue.x;
+    v[k * 3 + 1] = keys[k].mValue.y;
+    v[k * 3 + 2] = keys[k].mValue.z;
+  }
+}
+
 /* A channel's keys (times in seconds: tps ticks a second); false when out of memory (what was made is ch's). */
 static bool copy_keys(const struct aiNodeAnim* na, double tps, skio_channel* ch) {
   unsigned np = na->mPositionKeys ? na->mNumPositionKeys : 0;
@@ -809,12 +819,7 @@ static bool copy_keys(const struct aiNodeAnim* na, double tps, skio_channel* ch)
   ch->pos_count = np;
   ch->rot_count = nr;
   ch->scl_count = ns;
-  for (unsigned k = 0; k < np; ++k) {
-    ch->pos_time[k] = na->mPositionKeys[k].mTime / tps;
-    ch->pos[k * 3 + 0] = na->mPositionKeys[k].mValue.x;
-    ch->pos[k * 3 + 1] = na->mPositionKeys[k].mValue.y;
-    ch->pos[k * 3 + 2] = na->mPositionKeys[k].mValue.z;
-  }
+  copy_vector_keys(na->mPositionKeys, np, tps, ch->pos_time, ch->pos);
   for (unsigned k = 0; k < nr; ++k) {
     ch->rot_time[k] = na->mRotationKeys[k].mTime / tps;
     ch->rot[k * 4 + 0] = na->mRotationKeys[k].mValue.x;
@@ -822,12 +827,7 @@ static bool copy_keys(const struct aiNodeAnim* na, double tps, skio_channel* ch)
     ch->rot[k * 4 + 2] = na->mRotationKeys[k].mValue.z;
     ch->rot[k * 4 + 3] = na->mRotationKeys[k].mValue.w;
   }
-  for (unsigned k = 0; k < ns; ++k) {
-    ch->scl_time[k] = na->mScalingKeys[k].mTime / tps;
-    ch->scl[k * 3 + 0] = na->mScalingKeys[k].mValue.x;
-    ch->scl[k * 3 + 1] = na->mScalingKeys[k].mValue.y;
-    ch->scl[k * 3 + 2] = na->mScalingKeys[k].mValue.z;
-  }
+  copy_vector_keys(na->mScalingKeys, ns, tps, ch->scl_time, ch->scl);
   return true;
 }
 
