@@ -2053,8 +2053,7 @@ static void objects_lights(const skio_scene* s, buf* b) {
     const skio_object* ob = &s->objects[k];
     if (ob->kind != SKIO_OBJECT_LIGHT) continue;
     static const char* const types[3] = {"directional", "point", "spot"};
-    const double sun = ob->light == SKIO_LIGHT_DIRECTIONAL;
-    const double intensity = (double)ob->intensity * (sun ? 683.0 : 683.0 / (4.0 * 3.14159265358979));
+    const double intensity = skio_light_gltf_intensity(ob);
     skio_buf_str(b, comma ? ",{\"name\":" : "{\"name\":");
     comma = true;
     put_json_string(b, ob->name, NULL);

@@ -1,5 +1,6 @@
 /* scene_anim.c - sampling an imported animation into a TRS pose. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "skio_scene.h"
@@ -83,5 +84,48 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out,
       }
     }
   }
+  return SKC_OK;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static size_t append_times(double* out, size_t n, const double* t, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k)
+    if (isfinite(t[k])) out[n++] = t[k];
+  return n;
+}
+
+int skio_anim_key_times(const skio_scene* s, uint32_t anim, double** out, size_t* count, skc_err* err) {
+  *out = NULL;
+  *count = 0;
+  if (anim >= s->anim_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
+  const skio_anim* a = &s->anims[anim];
+  size_t total = 0;
+  for (uint32_t c = 0; c < a->channel_count; ++c)
+    total += (size_t)a->channels[c].pos_count + a->channels[c].rot_count + a->channels[c].scl_count;
+  if (!total) return SKC_OK;
+  double* t = malloc(total * sizeof *t);
+  if (!t) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory collecting the key times of animation %u", anim);
+  size_t n = 0;
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
+    const skio_channel* ch = &a->channels[c];
+    n = append_times(t, n, ch->pos_time, ch->pos_count);
+    n = append_times(t, n, ch->rot_time, ch->rot_count);
+    n = append_times(t, n, ch->scl_time, ch->scl_count);
+  }
+  qsort(t, n, sizeof *t, cmp_double);
+  size_t w = 0;
+  for (size_t i = 0; i < n; ++i) /* keys of different channels a microsecond apart are one time */
+    if (!w || t[i] - t[w - 1] > SKIO_KEY_TIME_MERGE) t[w++] = t[i];
+  if (!w) {
+    free(t);
+    return SKC_OK;
+  }
+  *out = t;
+  *count = w;
   return SKC_OK;
 }

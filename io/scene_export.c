@@ -1391,7 +1391,7 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   skio_listed_object* listed = NULL;
   uint32_t nl = 0, empties = 0;
   if (skio_scene_list_objects(s, &listed, &nl, NULL) == SKC_OK)
-    for (uint32_t i = 0; i < nl; ++i) empties += listed[i].kind == SKIO_OBJECT_EMPTY;
+    for (uint32_t i = 0; i < nl; ++i) empties += listed[i].ob.kind == SKIO_OBJECT_EMPTY;
   skio_listed_objects_free(listed, nl);
   if (empties && n + 40 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%u empty node(s)", n ? ", " : "", empties);

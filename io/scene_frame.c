@@ -185,7 +185,8 @@ void skio_scene_frame_view_free(const skio_scene* s, skio_scene* v) {
   memset(v, 0, sizeof *v);
 }
 
-/* The objects' world transforms premultiplied by g, cameras' clip planes in its unit (names borrowed). */
+/* The objects' world transforms premultiplied by g, cameras' clip planes and orthographic sizes in its unit (names
+ * borrowed). */
 static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v, skc_err* err) {
   if (!s->object_count) return SKC_OK;
   if (!(v->objects = malloc((size_t)s->object_count * sizeof *v->objects)))
@@ -197,6 +198,8 @@ static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v,
     skc_mat4_mul(f->g, s->objects[k].parent_rest, o->parent_rest);
     o->znear *= f->s;
     o->zfar *= f->s;
+    o->xmag *= f->s;
+    o->ymag *= f->s;
   }
   return SKC_OK;
 }

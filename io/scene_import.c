@@ -761,6 +761,20 @@ static int ortho_cameras(builder* b, skc_err* err) {
   return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
+/* An FBX's OrthoZoom is the view's width in the exporting tool's units (Blender writes its ortho_scale, metres,
+ * unscaled, though it scales the clip planes into the file's unit): the half widths into the file's unit, as every
+ * other length of the scene. */
+static void fbx_ortho_in_units(skio_scene* s) {
+  if (!s->frame.set || !(s->frame.unit_cm > 0.0)) return;
+  const float per_metre = (float)(100.0 / s->frame.unit_cm);
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    skio_object* o = &s->objects[k];
+    if (o->kind != SKIO_OBJECT_CAMERA || !o->ortho) continue;
+    o->xmag *= per_metre;
+    o->ymag *= per_metre;
+  }
+}
+
 /* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
  * scene's objects (scene_objects.c), which the glTF writer writes; b->object_of then maps each node to its object,
  * so that build_anim keeps a clip's keys on such a node (skio_scene.object_channels). SKC_OUT_OF_MEMORY is the only
@@ -1351,6 +1365,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   if ((rc = name_meshes(&b, err)) || (rc = fbx_geometric_skins(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
   if ((rc = read_objects(&b, err))) goto fail;
+  fbx_ortho_in_units(s);
   if (ai->mNumAnimations && ai->mAnimations) {
     if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);

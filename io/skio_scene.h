@@ -148,7 +148,7 @@ typedef struct skio_object {
   uint8_t kind;       /* SKIO_OBJECT_* */
   uint8_t light;      /* SKIO_LIGHT_* */
   /* camera: vertical field of view (radians), width / height (0: not given), clip planes in scene units; an
-   * orthographic one (ortho 1) its half width and height (xmag, ymag) instead of yfov */
+   * orthographic one (ortho 1) its half width and height (xmag, ymag, scene units) instead of yfov */
   float yfov, aspect, znear, zfar;
   uint8_t ortho;
   float xmag, ymag;
@@ -283,6 +283,11 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out
  * channel (or a channel lacking a component) keep the rest component. Positions and scales: linear
  * interpolation; rotations: shortest-arc slerp. */
 int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_pose, skc_err* err);
+/* Every time animation `anim` has a joint key at (finite ones, ascending; times of different channels less than
+ * SKIO_KEY_TIME_MERGE seconds apart taken once): *out malloc'ed (caller frees), NULL with *count 0 when it has none.
+ * SKC_OUT_OF_RANGE, SKC_OUT_OF_MEMORY. */
+#define SKIO_KEY_TIME_MERGE 1e-6
+int skio_anim_key_times(const skio_scene* s, uint32_t anim, double** out, size_t* count, skc_err* err);
 
 /* Places an unskinned mesh (scene_rigid.c): bakes its node's world transform `world` (column-major) into its
  * vertices, normals and tangents, and when `joint` >= 0 (the joint its node hangs below) binds every vertex to that
@@ -362,14 +367,20 @@ int skio_scene_read_objects(skio_scene* s, const struct aiScene* ai, const skio_
                             int32_t* object_of, skc_err* err); /* object_of: n entries, each node's object or -1 */
 void skio_scene_free_objects(skio_scene* s);                   /* and their channels */
 /* The scene's cameras, lights and empty nodes for listings (scene_listing.c): s->objects, or the glTF document's
- * nodes by the same rule when the glTF reader read the scene. parent: the name of the object or joint the object
- * hangs from, NULL: the top level. *out NULL with *count 0 when there are none; SKC_OUT_OF_MEMORY only. */
+ * nodes by the same rule when the glTF reader read the scene, parents first (preorder). Each entry is a
+ * skio_object whose strings the listing owns: ob.parent indexes the listing, ob.parent_joint is the skeleton's name
+ * of the joint (not the node's), ob.parent_mesh the mesh node's name; ob.world is the rest world in the scene's frame
+ * and ob.look is left identity; a light's ob.intensity is in glTF's units (candela, lux for a directional light:
+ * skio_light_gltf_intensity). parent: the name of the object or joint it hangs from (mesh nodes skipped), NULL: the
+ * top level. *out NULL with *count 0 when there are none; SKC_OUT_OF_MEMORY only. */
 typedef struct skio_listed_object {
-  char* name;
+  skio_object ob;
   char* parent;
-  uint8_t kind; /* SKIO_OBJECT_* */
 } skio_listed_object;
 int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint32_t* count, skc_err* err);
+/* A light's intensity in glTF's photometric units from the source's (Blender's) W or W/m^2: 683 lm/W, over 4 pi sr
+ * for point and spot lights (as Blender's own glTF exporter converts). */
+double skio_light_gltf_intensity(const skio_object* ob);
 void skio_listed_objects_free(skio_listed_object* o, uint32_t n);
 void skio_scene_free_object_channels(skio_scene* s);
 /* Assimp ties cameras and lights to nodes by name. Their names sorted (a camera before a light of the same name,

@@ -42,6 +42,15 @@ static inline sk_result sk__ret(int code, const skc_err* e, sk_error* out) {
                (unsigned)(ptr)->size, sizeof(type));                                                    \
   } while (0)
 
+/* The scene handle (abi_scene.c, abi_scene_read.c): the io scene and its objects listed at load. */
+struct skio_scene;
+struct skio_listed_object;
+struct sk_scene {
+  struct skio_scene* io;
+  struct skio_listed_object* objects; /* sk_scene_object_*: listed at load (skio_scene_list_objects) */
+  uint32_t object_count;
+};
+
 /* abi_weights.c: a core weights report's counters into the caller's (NULL: nothing). */
 void sk__report_out(const skc_wreport* r, sk_weights_report* out);
 /* abi_weights.c: the row operation of an SK_RECORDS_* kind and its descriptor, checked as the sk_weights_* function

@@ -12,12 +12,6 @@
 #include "skio_scene.h"
 #include "skinkit.h"
 
-struct sk_scene {
-  skio_scene* io;
-  skio_listed_object* objects; /* sk_scene_object_*: listed at load (skio_scene_list_objects) */
-  uint32_t object_count;
-};
-
 SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options, sk_scene** out, sk_error* err) {
   if (!path || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   const size_t size_1_6 = offsetof(sk_load_options, skeleton_from_nodes);
@@ -432,29 +426,3 @@ SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint
 SK_API uint32_t sk_scene_material_count(const sk_scene* scene) { return scene ? scene->io->material_count : 0; }
 
 SK_API uint32_t sk_scene_image_count(const sk_scene* scene) { return scene ? scene->io->image_count : 0; }
-
-SK_API const char* sk_scene_material_name(const sk_scene* scene, uint32_t material) {
-  return scene && material < scene->io->material_count ? scene->io->materials[material].name : NULL;
-}
-
-SK_API int32_t sk_scene_mesh_material(const sk_scene* scene, uint32_t mesh) {
-  if (!scene || mesh >= scene->io->mesh_count) return -1;
-  const uint32_t m = scene->io->meshes[mesh].material;
-  return m < scene->io->material_count ? (int32_t)m : -1;
-}
-
-SK_API uint32_t sk_scene_object_count(const sk_scene* scene) { return scene ? scene->object_count : 0; }
-
-SK_API const char* sk_scene_object_name(const sk_scene* scene, uint32_t object) {
-  return scene && object < scene->object_count ? scene->objects[object].name : NULL;
-}
-
-SK_API int32_t sk_scene_object_kind(const sk_scene* scene, uint32_t object) {
-  return scene && object < scene->object_count ? (int32_t)scene->objects[object].kind : -1;
-}
-
-SK_API const char* sk_scene_object_parent(const sk_scene* scene, uint32_t object) {
-  return scene && object < scene->object_count ? scene->objects[object].parent : NULL;
-}
-
-SK_API const char* sk_scene_note(const sk_scene* scene) { return scene ? scene->io->material_note : NULL; }

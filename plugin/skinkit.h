@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.12.0 -> 11200); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11200
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.13.0 -> 11300); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11300
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 12
+#define SK_ABI_MINOR 13
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -741,6 +741,57 @@ SK_API const char* sk_scene_object_parent(const sk_scene* scene, uint32_t object
 /* What of the source could not be read (materials, images, blend shapes, lights of kinds glTF lacks): one line of
  * "; "-separated notes, or NULL. */
 SK_API const char* sk_scene_note(const sk_scene* scene);
+
+/* ABI 1.13: reading back what a loaded scene holds, to rebuild it elsewhere (the Blender addon's importer). Strings
+ * and bytes are the scene's: valid until it is destroyed. */
+
+/* An image (sk_scene_image_count): the bytes when the model embeds them or they were found beside it, else only
+ * the path the model names. */
+typedef struct sk_image_info {
+  uint32_t size;     /* sizeof(sk_image_info) */
+  uint32_t embedded; /* 1: the bytes came from inside the model file */
+  const char* name;  /* never NULL */
+  const char* uri;   /* the path as the model names it (an embedded image may have one), NULL: none */
+  const char* path;  /* the file the bytes were read from, NULL: embedded or not found */
+  const void* data;  /* NULL when neither embedded nor found (at most 64 MiB are read) */
+  size_t data_size;
+  const char* mime; /* "image/png", "image/jpeg", "image/webp", "image/ktx2", or "" when unknown */
+} sk_image_info;
+SK_API sk_result sk_scene_image_info(const sk_scene* scene, uint32_t image, sk_image_info* out, sk_error* err);
+/* A material (sk_scene_material_count) as glTF's metallic-roughness model, into the desc sk_scene_add_material
+ * takes (out->size set by the caller): name borrowed, image indices into the scene's images, -1: none. */
+SK_API sk_result sk_scene_material_info(const sk_scene* scene, uint32_t material, sk_material_desc* out, sk_error* err);
+
+/* A camera, light or empty node of sk_scene_object_count, whole. */
+typedef enum sk_light_type { SK_LIGHT_DIRECTIONAL = 0, SK_LIGHT_POINT = 1, SK_LIGHT_SPOT = 2 } sk_light_type;
+typedef struct sk_object_info {
+  uint32_t size; /* sizeof(sk_object_info) */
+  int32_t kind;  /* SK_OBJECT_* */
+  const char* name;
+  int32_t parent_object;    /* the object it hangs from (an index of this listing, lower: parents come first), -1 */
+  const char* parent_joint; /* else the skeleton joint it hangs from (sk_skeleton_joint_name), NULL: none */
+  const char* parent_mesh;  /* else the node drawing a mesh it hangs from (sk_scene_mesh_node_name), NULL: none */
+  float world[16];          /* column-major, at rest, in the scene's frame (sk_scene_frame); cameras and lights look
+                               down their -Z with +Y up, as glTF's */
+  /* SK_OBJECT_CAMERA */
+  uint32_t orthographic; /* 1: xmag and ymag instead of yfov */
+  float yfov;            /* vertical field of view, radians */
+  float aspect;          /* width / height, 0: not given */
+  float xmag, ymag;      /* half width and height, scene units */
+  float znear, zfar;     /* clip distances, scene units; zfar 0: none given (infinite) */
+  /* SK_OBJECT_LIGHT */
+  int32_t light_type;           /* SK_LIGHT_* */
+  float color[3];               /* linear RGB */
+  float intensity;              /* KHR_lights_punctual's units: candela (point, spot), lux (directional); from Blender's
+                                   W and W/m^2 by 683 lm/W (over 4 pi sr for point and spot), as Blender's exporter */
+  float inner_cone, outer_cone; /* spot: half-angles, radians */
+} sk_object_info;
+SK_API sk_result sk_scene_object_info(const sk_scene* scene, uint32_t object, sk_object_info* out, sk_error* err);
+
+/* The times (seconds, ascending) at which animation anim has a joint key, keys of different joints less than a
+ * microsecond apart once: *out_count of them, the first `capacity` written to out (NULL with 0 to ask the count). */
+SK_API sk_result sk_scene_animation_key_times(const sk_scene* scene, uint32_t anim, double* out, size_t capacity,
+                                              size_t* out_count, sk_error* err);
 
 /* Assimp's importable extensions as one string "*.3ds;*.obj;..." (static, never NULL) and a test for one
  * extension (with or without the dot, case-insensitive). Ogre ".skeleton" files are reported as not importable

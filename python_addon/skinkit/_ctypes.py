@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 11200
+SK_VERSION = 11300
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 12
+SK_ABI_MINOR = 13
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -152,6 +152,9 @@ SK_NODES_ANIMATED = 2  # sk_load_options.skeleton_from_nodes bit (ABI 1.11)
 SK_OBJECT_EMPTY = 0
 SK_OBJECT_CAMERA = 1
 SK_OBJECT_LIGHT = 2
+SK_LIGHT_DIRECTIONAL = 0
+SK_LIGHT_POINT = 1
+SK_LIGHT_SPOT = 2
 
 # deform joints of a scene (sk_scene_deform_joints' out_rule)
 SK_DEFORM_RULE_NONE = 0
@@ -448,6 +451,43 @@ class SkMaterialDesc(_Struct):  # ABI 1.11
         ("normal_image", c_int32),
         ("emissive_image", c_int32),
         ("occlusion_image", c_int32),
+    ]
+
+
+class SkImageInfo(_Struct):  # ABI 1.13
+    _fields_ = [
+        ("size", c_uint32),
+        ("embedded", c_uint32),
+        ("name", c_char_p),
+        ("uri", c_char_p),
+        ("path", c_char_p),
+        ("data", c_void_p),
+        ("data_size", c_size_t),
+        ("mime", c_char_p),
+    ]
+
+
+class SkObjectInfo(_Struct):  # ABI 1.13
+    _fields_ = [
+        ("size", c_uint32),
+        ("kind", c_int32),
+        ("name", c_char_p),
+        ("parent_object", c_int32),
+        ("parent_joint", c_char_p),
+        ("parent_mesh", c_char_p),
+        ("world", c_float * 16),
+        ("orthographic", c_uint32),
+        ("yfov", c_float),
+        ("aspect", c_float),
+        ("xmag", c_float),
+        ("ymag", c_float),
+        ("znear", c_float),
+        ("zfar", c_float),
+        ("light_type", c_int32),
+        ("color", c_float * 3),
+        ("intensity", c_float),
+        ("inner_cone", c_float),
+        ("outer_cone", c_float),
     ]
 
 
@@ -850,6 +890,8 @@ STRUCTS = {
     "sk_mesh_report": SkMeshReport,
     "sk_mesh_desc": SkMeshDesc,
     "sk_material_desc": SkMaterialDesc,
+    "sk_image_info": SkImageInfo,
+    "sk_object_info": SkObjectInfo,
     "sk_weight_scope": SkWeightScope,
     "sk_weights_report": SkWeightsReport,
     "sk_normalize_desc": SkNormalizeDesc,
@@ -998,6 +1040,10 @@ FUNCTIONS = [
     ("sk_scene_object_kind", c_int32, [HANDLE, u32]),
     ("sk_scene_object_parent", c_char_p, [HANDLE, u32]),
     ("sk_scene_note", c_char_p, [HANDLE]),
+    ("sk_scene_image_info", RESULT, [HANDLE, u32, POINTER(SkImageInfo), ERR]),  # ABI 1.13
+    ("sk_scene_material_info", RESULT, [HANDLE, u32, POINTER(SkMaterialDesc), ERR]),
+    ("sk_scene_object_info", RESULT, [HANDLE, u32, POINTER(SkObjectInfo), ERR]),
+    ("sk_scene_animation_key_times", RESULT, [HANDLE, u32, POINTER(c_double), size, POINTER(c_size_t), ERR]),
     ("sk_import_extensions", c_char_p, []),
     ("sk_import_extension_supported", ctypes.c_int, [c_char_p]),
     # weights

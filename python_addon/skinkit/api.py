@@ -11,9 +11,10 @@ Conventions (differences from the C ABI are handled here, nowhere else):
     garbage-collected.
 """
 
+import ctypes
 import os
 from collections import namedtuple
-from ctypes import byref, c_char_p, c_uint32, c_void_p
+from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
 
 import numpy as np
 
@@ -779,6 +780,58 @@ class Scene(_Handle):
         return [(self._lib.sk_scene_material_name(self.handle, i) or b"").decode("utf-8", "replace")
                 for i in range(self.material_count)]
 
+    _ALPHA_MODES = {0: "OPAQUE", 1: "MASK", 2: "BLEND"}
+
+    def material_info(self, i):
+        """Material i as a dict with add_material's arguments (name, base_color, metallic, roughness, emissive,
+        alpha_mode, alpha_cutoff, double_sided, normal_scale, *_image indices into image_info, None: none)
+        (ABI 1.13)."""
+        d = C.new(C.SkMaterialDesc)
+        self._lib.sk_scene_material_info(self.handle, int(i), byref(d))
+        out = dict(name=_text(d.name), base_color=tuple(d.base_color), metallic=d.metallic, roughness=d.roughness,
+                   emissive=tuple(d.emissive), alpha_mode=self._ALPHA_MODES.get(d.alpha_mode, "OPAQUE"),
+                   alpha_cutoff=d.alpha_cutoff, double_sided=bool(d.double_sided), normal_scale=d.normal_scale)
+        for field in ("base_color_image", "metallic_roughness_image", "normal_image", "emissive_image",
+                      "occlusion_image"):
+            v = int(getattr(d, field))
+            out[field] = None if v < 0 else v
+        return out
+
+    def image_info(self, i):
+        """Image i as a dict: name, uri (the path the model names, None when embedded), path (the file read, or
+        None), data (bytes, or None when neither embedded nor found), mime, embedded (ABI 1.13)."""
+        d = C.new(C.SkImageInfo)
+        self._lib.sk_scene_image_info(self.handle, int(i), byref(d))
+        data = ctypes.string_at(d.data, d.data_size) if d.data and d.data_size else None
+        return dict(name=_text(d.name), uri=_text(d.uri), path=_text(d.path), data=data, mime=_text(d.mime) or "",
+                    embedded=bool(d.embedded))
+
+    def object_info(self, i):
+        """Camera, light or empty node i as a dict (ABI 1.13): name, kind ("camera", "light", "empty"),
+        parent_object (an index, None), parent_joint / parent_mesh (names, None), world (4, 4) at rest in the
+        scene's frame (a camera or light looks down its -Z), camera: orthographic, yfov, aspect, xmag, ymag, znear,
+        zfar; light: light_type ("SUN", "POINT", "SPOT"), color, intensity (candela; lux for a sun), inner_cone,
+        outer_cone (half-angles)."""
+        d = C.new(C.SkObjectInfo)
+        self._lib.sk_scene_object_info(self.handle, int(i), byref(d))
+        out = dict(name=_text(d.name) or "", kind=self._OBJECT_KINDS.get(int(d.kind), "unknown"),
+                   parent_object=None if d.parent_object < 0 else int(d.parent_object),
+                   parent_joint=_text(d.parent_joint), parent_mesh=_text(d.parent_mesh),
+                   world=matrices_from_c(np.ctypeslib.as_array(d.world), 1)[0])
+        if d.kind == C.SK_OBJECT_CAMERA:
+            out.update(orthographic=bool(d.orthographic), yfov=d.yfov, aspect=d.aspect, xmag=d.xmag, ymag=d.ymag,
+                       znear=d.znear, zfar=d.zfar)
+        elif d.kind == C.SK_OBJECT_LIGHT:
+            out.update(light_type={0: "SUN", 1: "POINT", 2: "SPOT"}.get(int(d.light_type), "POINT"),
+                       color=tuple(d.color), intensity=d.intensity, inner_cone=d.inner_cone,
+                       outer_cone=d.outer_cone)
+        return out
+
+    def mesh_node_name(self, m):
+        """The name of the node mesh m hangs from in its file (the object's name; Assimp splits an object of several
+        materials into meshes of one node), or None."""
+        return _text(self._lib.sk_scene_mesh_node_name(self.handle, self._mesh_index(m)))
+
     def mesh_material(self, m):
         """Index of mesh m's material, or None (ABI 1.12)."""
         i = int(self._lib.sk_scene_mesh_material(self.handle, self._mesh_index(m)))
@@ -905,6 +958,16 @@ class Scene(_Handle):
 
     def animation_duration(self, a):
         return float(self._lib.sk_scene_animation_duration(self.handle, int(a)))
+
+    def animation_key_times(self, a):
+        """float64 array of the times (seconds, ascending) at which animation a keys a joint (ABI 1.13)."""
+        n = c_size_t()
+        self._lib.sk_scene_animation_key_times(self.handle, int(a), None, 0, byref(n))
+        out = np.empty(n.value, np.float64)
+        if n.value:
+            self._lib.sk_scene_animation_key_times(self.handle, int(a), out.ctypes.data_as(
+                ctypes.POINTER(ctypes.c_double)), n.value, byref(n))
+        return out[:n.value]
 
     def sample_pose(self, a, time):
         """(J, 10) TRS pose of animation a at time seconds."""

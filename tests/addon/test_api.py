@@ -835,6 +835,44 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(None) as empty:
             self.assertEqual((empty.objects, empty.material_names, empty.note), ([], [], None))
 
+    def test_scene_read_back(self):
+        """ABI 1.13: a loaded file's materials and images as add_material / add_image take them, and the same after
+        a .glb round trip (factors, image bindings, image bytes); a clip's key times, ascending, on the clip."""
+        import tempfile
+
+        fbx = os.path.join(REPO, "tests", "data", "textured_rig.fbx")
+        with api.Scene.load(fbx) as scene, tempfile.TemporaryDirectory() as tmp:
+            mats = [scene.material_info(i) for i in range(scene.material_count)]
+            skin = next(m for m in mats if m["name"] == "Skin")
+            self.assertIsNotNone(skin["base_color_image"])
+            self.assertIsNotNone(skin["normal_image"])
+            imgs = [scene.image_info(i) for i in range(scene.image_count)]
+            with open(os.path.join(REPO, "tests", "data", "textured_rig_albedo.png"), "rb") as f:
+                self.assertEqual(imgs[skin["base_color_image"]]["data"], f.read())
+            self.assertEqual(imgs[skin["normal_image"]]["mime"], "image/png")
+            self.assertTrue(imgs[0]["embedded"])
+            glb = os.path.join(tmp, "rig.glb")
+            scene.save(glb)
+            with api.Scene.load(glb) as back:
+                got = {m["name"]: m for m in (back.material_info(i) for i in range(back.material_count))}
+                for m in mats:
+                    g = got[m["name"]]
+                    for key in ("base_color", "metallic", "roughness", "emissive", "double_sided"):
+                        np.testing.assert_allclose(np.asarray(g[key], float), np.asarray(m[key], float), atol=1e-6)
+                    self.assertEqual(g["alpha_mode"], m["alpha_mode"])
+                    for key in ("base_color_image", "normal_image"):
+                        self.assertEqual(m[key] is None, g[key] is None)
+                        if m[key] is not None:
+                            self.assertEqual(back.image_info(g[key])["data"], imgs[m[key]]["data"])
+            with self.assertRaises(api.SkinkitError):
+                scene.material_info(scene.material_count)
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "animated_objects.fbx")) as scene:
+            t = scene.animation_key_times(0)
+            self.assertGreater(len(t), 2)
+            self.assertTrue(np.all(np.diff(t) > 1e-6))
+            self.assertGreaterEqual(t[0], 0.0)
+            self.assertLessEqual(t[-1], scene.animation_duration(0) + 1e-6)
+
     def test_materials_images(self):
         """ABI 1.11: images and materials added to a built scene, a mesh's material, meshes grouped by node_name;
         the .gltf written carries them."""

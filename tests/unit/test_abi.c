@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,6 +596,40 @@ START_TEST(scene_error_paths) {
   GETTER(NULL, sk_scene_object_parent, NULL, 0);
   GETTER(NULL, sk_scene_note, sc);
   GETTER(NULL, sk_scene_note, NULL);
+  /* reading back (ABI 1.13): NULL scene, a struct of another size, an index past the end; what was added */
+  sk_material_desc back = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_material_info, NULL, 0, &back);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_material_info, sc, 0, &back);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_material_info, sc, 0, NULL);
+  back.size = sizeof back;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_material_info, sc, 1, &back);
+  ck_assert_int_eq(sk_scene_material_info(sc, 0, &back, NULL), SK_OK);
+  ck_assert_str_eq(back.name, "Steel");
+  ck_assert_int_eq(back.alpha_mode, SK_ALPHA_MASK);
+  ck_assert(back.alpha_cutoff == mat.alpha_cutoff && back.metallic == 1.0f && back.roughness == 1.0f);
+  ck_assert_int_eq(back.base_color_image, mat.base_color_image);
+  ck_assert_int_eq(back.normal_image, -1);
+  sk_image_info ii = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_image_info, NULL, 0, &ii);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_image_info, sc, 0, &ii);
+  ii.size = sizeof ii;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_image_info, sc, 1, &ii);
+  ck_assert_int_eq(sk_scene_image_info(sc, 0, &ii, NULL), SK_OK);
+  ck_assert(ii.data_size == sizeof png_magic && !memcmp(ii.data, png_magic, sizeof png_magic));
+  ck_assert_str_eq(ii.mime, "image/png");
+  ck_assert_str_eq(ii.name, "image0");
+  sk_object_info oi = {0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_object_info, NULL, 0, &oi);
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_object_info, sc, 0, &oi);
+  oi.size = sizeof oi;
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_object_info, sc, 0, &oi);
+  size_t nk = 7;
+  double kt[2];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_animation_key_times, NULL, 0, NULL, 0, &nk);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_animation_key_times, sc, 0, NULL, 2, &nk);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_animation_key_times, sc, 0, kt, 2, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_animation_key_times, sc, 0, kt, 2, &nk);
+  ck_assert_uint_eq(nk, 7); /* untouched on failure */
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, UINT32_MAX, NULL), SK_OK);
   GETTER(-1, sk_scene_mesh_material, sc, 0);
   ck_assert_int_eq(sk_scene_mesh_set_skin(sc, 1, skin, NULL, NULL), SK_OK);
@@ -977,6 +1012,65 @@ static void check_listing(const sk_scene* s, const char* label) {
   ck_assert_ptr_nonnull(sk_scene_material_name(s, 0));
 }
 
+static sk_object_info object_info(const sk_scene* s, const char* name) {
+  sk_object_info o = {.size = sizeof o};
+  uint32_t i = 0;
+  while (i < sk_scene_object_count(s) && strcmp(sk_scene_object_name(s, i), name) != 0) ++i;
+  ck_assert_int_eq(sk_scene_object_info(s, i, &o, NULL), SK_OK);
+  ck_assert_str_eq(o.name, name);
+  return o;
+}
+
+static bool near_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fmax(fabs(a), fabs(b))); }
+
+/* Object a of the FBX (its frame: centimetres) and b of the .glb written from it (glTF's frame): the same place once
+ * to_gltf is applied, lengths in the unit, the same camera and light. */
+static void check_same_object(const sk_object_info* a, const sk_object_info* b, const float to_gltf[16], double unit) {
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      double w = 0.0;
+      for (int k = 0; k < 4; ++k) w += (double)to_gltf[k * 4 + r] * a->world[c * 4 + k];
+      ck_assert_msg(near_rel(w, b->world[c * 4 + r], 1e-5), "%s: world[%d][%d] %g, .glb %g", a->name, r, c, w,
+                    (double)b->world[c * 4 + r]);
+    }
+  ck_assert_int_eq(a->kind, b->kind);
+  ck_assert(a->parent_joint ? b->parent_joint && !strcmp(a->parent_joint, b->parent_joint) : !b->parent_joint);
+  ck_assert(a->parent_mesh ? b->parent_mesh && !strcmp(a->parent_mesh, b->parent_mesh) : !b->parent_mesh);
+  ck_assert_uint_eq(a->orthographic, b->orthographic);
+  ck_assert(near_rel(a->yfov, b->yfov, 1e-6) && near_rel(a->znear * unit, b->znear, 1e-5));
+  ck_assert(near_rel(a->xmag * unit, b->xmag, 1e-5) && near_rel(a->ymag * unit, b->ymag, 1e-5));
+  ck_assert_int_eq(a->light_type, b->light_type);
+  ck_assert(near_rel(a->intensity, b->intensity, 1e-5) && near_rel(a->outer_cone, b->outer_cone, 1e-6));
+  for (int k = 0; k < 3; ++k) ck_assert(near_rel(a->color[k], b->color[k], 1e-6));
+}
+
+/* sk_scene_object_info on the FBX and on the .glb written from it: what each object is and where, the same. */
+static void check_object_infos(const sk_scene* fbx, const sk_scene* glb) {
+  double unit = 0.0;
+  int32_t axes[3];
+  float to_gltf[16];
+  ck_assert_int_eq(sk_scene_frame(fbx, &unit, axes, to_gltf), 1);
+  ck_assert(fabs(unit - 0.01) < 1e-9);
+  for (uint32_t i = 0; i < sk_scene_object_count(fbx); ++i) {
+    sk_object_info a = {.size = sizeof a};
+    ck_assert_int_eq(sk_scene_object_info(fbx, i, &a, NULL), SK_OK);
+    if (a.parent_object >= 0) ck_assert_int_lt(a.parent_object, (int32_t)i); /* parents first */
+    const sk_object_info b = object_info(glb, a.name);
+    check_same_object(&a, &b, to_gltf, unit);
+  }
+  const sk_object_info knee = object_info(glb, "KneeLamp"), prop = object_info(glb, "PropAnchor");
+  ck_assert(knee.parent_joint && !strcmp(knee.parent_joint, "thigh") && knee.parent_object == -1);
+  ck_assert(prop.parent_mesh && !strcmp(prop.parent_mesh, "Leg") && !prop.parent_joint);
+  const sk_object_info child = object_info(glb, "MarkerChild"), ortho = object_info(glb, "OrthoCam");
+  ck_assert_int_ge(child.parent_object, 0);
+  ck_assert_str_eq(sk_scene_object_name(glb, (uint32_t)child.parent_object), "Marker");
+  ck_assert(ortho.kind == SK_OBJECT_CAMERA && ortho.orthographic && near_rel(ortho.xmag, 3.0, 1e-6));
+  ck_assert(near_rel(ortho.ymag, 1.6875, 1e-6));
+  const sk_object_info sun = object_info(glb, "Sun"), spot = object_info(glb, "Spot");
+  ck_assert_int_eq(sun.light_type, SK_LIGHT_DIRECTIONAL);
+  ck_assert(spot.light_type == SK_LIGHT_SPOT && spot.inner_cone > 0.0f && spot.outer_cone > spot.inner_cone);
+}
+
 START_TEST(scene_objects_listed) {
   sk_scene* fbx = NULL;
   ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/scene_objects.fbx", NULL, &fbx, NULL), SK_OK);
@@ -986,10 +1080,11 @@ START_TEST(scene_objects_listed) {
   char glb[64];
   snprintf(glb, sizeof glb, "%s/objects.glb", dir);
   ck_assert_int_eq(sk_scene_save(fbx, glb, NULL, NULL), SK_OK);
-  sk_scene_destroy(fbx);
   sk_scene* g = NULL;
   ck_assert_int_eq(sk_scene_load(glb, NULL, &g, NULL), SK_OK);
   check_listing(g, "glb");
+  check_object_infos(fbx, g);
+  sk_scene_destroy(fbx);
   sk_scene_destroy(g);
   remove(glb);
   rmdir(dir);
