@@ -292,8 +292,7 @@ static int list_gltf(const skio_scene* s, skio_listed_object** out, uint32_t* co
   return 0;
 }
 
-/* The Assimp path's object i as a listed entry (strings copied, intensity in glTF's units). */
-static int assimp_entry(const skio_scene* s, uint32_t i, skio_listed_object* e) {
+int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* e) {
   const skio_object* ob = &s->objects[i];
   const bool up = ob->parent >= 0 && (uint32_t)ob->parent < i;
   e->ob = *ob;
@@ -324,7 +323,7 @@ int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint3
   skio_listed_object* o = calloc(s->object_count, sizeof *o);
   if (!o) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory listing the scene's objects");
   for (uint32_t i = 0; i < s->object_count; ++i)
-    if (assimp_entry(s, i, &o[i])) {
+    if (skio_scene_list_object(s, i, &o[i])) {
       skio_listed_objects_free(o, s->object_count);
       return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory listing the scene's objects");
     }

@@ -378,6 +378,16 @@ typedef struct skio_listed_object {
   char* parent;
 } skio_listed_object;
 int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint32_t* count, skc_err* err);
+/* Object i of s->objects as a listed entry (zeroed first by the caller; strings copied, intensity in glTF's units):
+ * -1 when out of memory (the entry then holds what was copied: skio_listed_objects_free frees it). */
+int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* e);
+/* Appends a camera, light or empty made by hand (scene_add_object.c): `o` copied (name NULL or "" = "object<i>";
+ * parent: an object added before, else parent_joint: a joint of s's skeleton by name, else parent_mesh: a mesh
+ * node's name; world in the scene's frame, finite), a light's intensity given in glTF's units (gltf_intensity;
+ * o->intensity ignored). SKC_INVALID_ARGUMENT (kind, non-finite or out-of-range lens and light values, an unknown
+ * joint), SKC_OUT_OF_RANGE (parent), SKC_UNSUPPORTED for a scene read from a glTF document, SKC_OUT_OF_MEMORY. */
+int skio_scene_add_object(skio_scene* s, const skio_object* o, double gltf_intensity, uint32_t* out, skc_err* err);
+void skio_scene_drop_last_object(skio_scene* s); /* undoes the last skio_scene_add_object */
 /* A light's intensity in glTF's photometric units from the source's (Blender's) W or W/m^2: 683 lm/W, over 4 pi sr
  * for point and spot lights (as Blender's own glTF exporter converts). */
 double skio_light_gltf_intensity(const skio_object* ob);

@@ -131,3 +131,55 @@ SK_API sk_result sk_scene_animation_key_times(const sk_scene* scene, uint32_t an
   free(t);
   return sk__ret(rc, &e, err);
 }
+
+/* sk_object_info -> skio_object (strings borrowed; skio_scene_add_object copies them). */
+static skio_object object_of_info(const sk_object_info* in) {
+  skio_object o;
+  memset(&o, 0, sizeof o);
+  o.name = (char*)in->name;
+  o.kind = in->kind >= 0 && in->kind <= SK_OBJECT_LIGHT ? (uint8_t)in->kind : UINT8_MAX;
+  o.parent = in->parent_object >= 0 ? in->parent_object : -1;
+  o.parent_joint = (char*)in->parent_joint;
+  o.parent_mesh = (char*)in->parent_mesh;
+  memcpy(o.world, in->world, sizeof o.world);
+  if (o.kind == SKIO_OBJECT_CAMERA) {
+    o.ortho = in->orthographic != 0;
+    o.yfov = in->yfov;
+    o.aspect = in->aspect;
+    o.xmag = in->xmag;
+    o.ymag = in->ymag;
+    o.znear = in->znear;
+    o.zfar = in->zfar;
+  }
+  if (o.kind == SKIO_OBJECT_LIGHT) {
+    o.light = in->light_type >= 0 && in->light_type <= SK_LIGHT_SPOT ? (uint8_t)in->light_type : UINT8_MAX;
+    memcpy(o.color, in->color, sizeof o.color);
+    o.inner_cone = in->inner_cone;
+    o.outer_cone = in->outer_cone;
+  }
+  return o;
+}
+
+SK_API sk_result sk_scene_add_object(sk_scene* scene, const sk_object_info* object, uint32_t* out_index,
+                                     sk_error* err) {
+  if (!scene || !object) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and object must not be NULL");
+  SK__CHECK_SIZE(object, sk_object_info, err);
+  skio_listed_object* grown = realloc(scene->objects, ((size_t)scene->object_count + 1) * sizeof *grown);
+  if (!grown) SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory adding an object");
+  scene->objects = grown;
+  const skio_object o = object_of_info(object);
+  uint32_t k = 0;
+  skc_err e = {0};
+  int rc = skio_scene_add_object(scene->io, &o, object->intensity, &k, &e);
+  if (rc) return sk__ret(rc, &e, err);
+  skio_listed_object* entry = &scene->objects[scene->object_count];
+  memset(entry, 0, sizeof *entry);
+  if (skio_scene_list_object(scene->io, k, entry)) { /* the scene has it; the listing will not: undo */
+    skio_listed_objects_free(entry, 1);
+    skio_scene_drop_last_object(scene->io);
+    SK__FAIL(err, SKC_OUT_OF_MEMORY, "out of memory adding an object");
+  }
+  scene->object_count++;
+  if (out_index) *out_index = k;
+  return sk__ret(SKC_OK, NULL, err);
+}

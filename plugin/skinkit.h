@@ -787,6 +787,14 @@ typedef struct sk_object_info {
   float inner_cone, outer_cone; /* spot: half-angles, radians */
 } sk_object_info;
 SK_API sk_result sk_scene_object_info(const sk_scene* scene, uint32_t object, sk_object_info* out, sk_error* err);
+/* Appends a camera, light or empty to a scene made with sk_scene_create or read through Assimp (not one read from a
+ * glTF document, SK_ERR_UNSUPPORTED: its nodes are kept as the document has them), as sk_scene_object_info gives
+ * them: name (NULL or "" = "object<i>"), kind, parent_object (an object added before, -1) or parent_joint (a joint of
+ * the scene's skeleton by name) or parent_mesh (a mesh's node name), world (finite, in the scene's frame), the lens
+ * (perspective: 0 < yfov < pi; orthographic: xmag, ymag > 0; none negative) or light (type, colour and intensity
+ * >= 0, a spot's 0 <= inner <= outer <= pi/2). The glTF writer writes them (nodes, cameras, KHR_lights_punctual),
+ * the others name them as not written. SK_ERR_INVALID_ARGUMENT, SK_ERR_OUT_OF_RANGE (parent_object). */
+SK_API sk_result sk_scene_add_object(sk_scene* scene, const sk_object_info* object, uint32_t* out_index, sk_error* err);
 
 /* The times (seconds, ascending) at which animation anim has a joint key, keys of different joints less than a
  * microsecond apart once: *out_count of them, the first `capacity` written to out (NULL with 0 to ask the count). */

@@ -688,16 +688,18 @@ class Scene(_Handle):
         return cls(lib, out.value)
 
     def add_mesh(self, positions, triangles=None, name=None, normals=None, tangents=None, uv0=None, skin=None,
-                 inverse_bind=None, node_name=None):
+                 inverse_bind=None, node_name=None, uv1=None, colors=None):
         """Appends a mesh (all data copied); returns its index. skin: a Skin over the scene skeleton's joints.
         node_name: the node the mesh hangs from (None = one node of its own, named after it); the writers put the
-        meshes of one node name under one node (one object whose parts have their own materials)."""
+        meshes of one node name under one node (one object whose parts have their own materials). uv1: (V, 2) second
+        texture coordinates, colors: (V, 4) linear RGBA vertex colours."""
         pos = _arr(positions, np.float32, "positions", shape=(None, 3))
         v = pos.shape[0]
         keep = [pos]
         desc = C.new(C.SkMeshDesc, name=name.encode("utf-8") if name else None, vertex_count=v, positions=_ptr(pos),
                      node_name=node_name.encode("utf-8") if node_name else None)
-        for field, arr, width in (("normals", normals, 3), ("tangents", tangents, 4), ("uv0", uv0, 2)):
+        for field, arr, width in (("normals", normals, 3), ("tangents", tangents, 4), ("uv0", uv0, 2),
+                                  ("uv1", uv1, 2), ("colors", colors, 4)):
             if arr is not None:
                 a = _arr(arr, np.float32, field, shape=(v, width))
                 keep.append(a)
@@ -827,6 +829,33 @@ class Scene(_Handle):
                        outer_cone=d.outer_cone)
         return out
 
+    _KINDS = {"empty": 0, "camera": 1, "light": 2}
+    _LIGHT_TYPES = {"SUN": 0, "POINT": 1, "SPOT": 2}
+
+    def add_object(self, kind, name, world, parent_object=None, parent_joint=None, parent_mesh=None, **params):
+        """Appends a camera, light or empty (ABI 1.13) to a scene made with create or read through Assimp; returns its
+        index. kind "camera", "light" or "empty"; world (4, 4) in the scene's frame (a camera or light looks down its
+        -Z); parent_object an index added before, or parent_joint a joint's name, or parent_mesh a mesh node's name.
+        params as object_info gives them: orthographic, yfov, aspect, xmag, ymag, znear, zfar; light_type ("SUN",
+        "POINT", "SPOT"), color, intensity (candela; lux for a sun), inner_cone, outer_cone."""
+        if kind not in self._KINDS:
+            raise SkinkitError(C.SK_ERR_INVALID_ARGUMENT, "kind: %r is not camera, light or empty" % (kind,))
+        d = C.new(C.SkObjectInfo, kind=self._KINDS[kind], name=name.encode("utf-8") if name else None,
+                  parent_object=-1 if parent_object is None else int(parent_object),
+                  parent_joint=parent_joint.encode("utf-8") if parent_joint else None,
+                  parent_mesh=parent_mesh.encode("utf-8") if parent_mesh else None, light_type=-1)
+        d.world[:] = matrices_to_c(np.asarray(world, np.float32).reshape(1, 4, 4), 1, "world").reshape(-1).tolist()
+        for key in ("yfov", "aspect", "xmag", "ymag", "znear", "zfar", "intensity", "inner_cone", "outer_cone"):
+            if key in params:
+                setattr(d, key, float(params[key]))
+        d.orthographic = int(bool(params.get("orthographic", False)))
+        if kind == "light":
+            d.light_type = self._LIGHT_TYPES.get(params.get("light_type", "POINT"), 1)
+            d.color[:] = [float(c) for c in params.get("color", (1.0, 1.0, 1.0))][:3]
+        idx = c_uint32()
+        self._lib.sk_scene_add_object(self.handle, byref(d), byref(idx))
+        return int(idx.value)
+
     def mesh_node_name(self, m):
         """The name of the node mesh m hangs from in its file (the object's name; Assimp splits an object of several
         materials into meshes of one node), or None."""
@@ -923,6 +952,14 @@ class Scene(_Handle):
 
     def mesh_uv0(self, m):
         return self._stream("sk_scene_mesh_uv0", m, 2)
+
+    def mesh_uv1(self, m):
+        """(V, 2) second texture coordinate set, or None (ABI 1.9)."""
+        return self._stream("sk_scene_mesh_uv1", m, 2)
+
+    def mesh_colors(self, m):
+        """(V, 4) vertex colour set 0, linear RGBA, or None (ABI 1.9)."""
+        return self._stream("sk_scene_mesh_colors", m, 4)
 
     def mesh_triangles(self, m):
         t = self._stream("sk_scene_mesh_indices", m, 3, np.uint32)

@@ -918,10 +918,12 @@ def csr_take(offsets, joints, weights, src):
     return new_off.astype(np.uint32), np.asarray(joints)[idx], np.asarray(weights)[idx]
 
 
-def mesh_from_arrays(name, positions, triangles, uv=None, normals=None):
-    """New bpy mesh from (V, 3) positions, (T, 3) triangles, optional per-vertex (V, 2) UVs (one layer "UVMap")
-    and (V, 3) normals (set as custom split normals). Vertices are kept one to one (none merged or removed);
-    faces Blender cannot hold (a vertex twice) are dropped by Mesh.validate."""
+def mesh_from_arrays(name, positions, triangles, uv=None, normals=None, uv1=None, colors=None):
+    """New bpy mesh from (V, 3) positions, (T, 3) triangles, optional per-vertex (V, 2) UVs (layer "UVMap"), a
+    second set uv1 ("UVMap.001", as Blender's glTF importer names them), (V, 4) linear RGBA colours (a float
+    colour attribute "Col" on the vertices, the active and render one) and (V, 3) normals (set as custom split
+    normals). Vertices are kept one to one (none merged or removed); faces Blender cannot hold (a vertex twice)
+    are dropped by Mesh.validate."""
     import bpy
 
     pos = np.ascontiguousarray(positions, np.float32).reshape(-1, 3)
@@ -939,10 +941,15 @@ def mesh_from_arrays(name, positions, triangles, uv=None, normals=None):
     me.polygons.add(len(tri))
     set_ints(me.polygons, "MeshPolygon", "loop_start", np.arange(0, loops.size, 3))
     set_ints(me.polygons, "MeshPolygon", "loop_total", np.full(len(tri), 3))
-    if uv is not None and len(tri):
-        uvs = np.ascontiguousarray(uv, np.float32).reshape(-1, 2)
-        layer = me.uv_layers.new(name="UVMap")
-        layer.data.foreach_set("uv", uvs[loops].reshape(-1))
+    for layer_name, data in (("UVMap", uv), ("UVMap.001", uv1)):
+        if data is not None and len(tri):
+            uvs = np.ascontiguousarray(data, np.float32).reshape(-1, 2)
+            layer = me.uv_layers.new(name=layer_name)
+            layer.data.foreach_set("uv", uvs[loops].reshape(-1))
+    if colors is not None and len(pos):
+        col = me.color_attributes.new("Col", "FLOAT_COLOR", "POINT")
+        col.data.foreach_set("color", np.ascontiguousarray(colors, np.float32).reshape(-1))
+        _make_color_active(me, col)
     me.update(calc_edges=True)
     me.validate(clean_customdata=False)
     if normals is not None and len(me.loops):
@@ -951,6 +958,19 @@ def mesh_from_arrays(name, positions, triangles, uv=None, normals=None):
             me.use_auto_smooth = True
         me.normals_split_custom_set_from_vertices([tuple(n) for n in nrm.tolist()])
     return me
+
+
+def _make_color_active(me, attr):
+    """attr the active and the render colour attribute (Blender 3.4 names them in more than one way)."""
+    ca = me.color_attributes
+    names = [a.name for a in ca]
+    for prop, value in (("active_color", attr), ("active_color_index", names.index(attr.name)),
+                        ("render_color_index", names.index(attr.name))):
+        if hasattr(ca, prop):
+            try:
+                setattr(ca, prop, value)
+            except (AttributeError, TypeError):
+                pass
 
 
 def _children(parents):

@@ -194,6 +194,10 @@ def _remove_created(objs, datas):
                 bpy.data.meshes.remove(d)
             elif isinstance(d, bpy.types.Armature) and d.users == 0:
                 bpy.data.armatures.remove(d)
+            elif isinstance(d, bpy.types.Camera) and d.users == 0:
+                bpy.data.cameras.remove(d)
+            elif isinstance(d, bpy.types.Light) and d.users == 0:
+                bpy.data.lights.remove(d)
         except ReferenceError:
             pass
 
@@ -212,8 +216,8 @@ def import_root(scene, up_axis, Matrix):
 
 
 def objects_left_out(objects):
-    """The report's words for the file's cameras, lights and empty nodes, which this importer does not create
-    ("" when there are none): counts by kind with up to three names each."""
+    """The report's words for the file's cameras, lights and empty nodes when the importer is asked not to create
+    them ("" when there are none): counts by kind with up to three names each."""
     parts = []
     for kind, plural in (("camera", "cameras"), ("light", "lights"), ("empty", "empty nodes")):
         names = [n for n, k, _ in objects if k == kind]
@@ -222,12 +226,13 @@ def objects_left_out(objects):
             parts.append("%d %s (%s)" % (len(names), plural, shown))
     if not parts:
         return ""
-    return "not imported: " + ", ".join(parts) + " (`skinkit convert` to .glb keeps them)"
+    return "not imported: " + ", ".join(parts) + " (Cameras, Lights, Empties is off)"
 
 
 class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
-    """Import meshes, armature, vertex groups and rest pose from any format Assimp reads (.x, .b3d, .md5mesh,
-    Ogre .mesh, .smd, ...), through the skinkit library"""
+    """Import meshes, armature, vertex groups, rest pose, materials and images, clips as actions, cameras, lights
+    and empties from any format Assimp reads (.x, .b3d, .md5mesh, Ogre .mesh, .smd, ...), through the skinkit
+    library"""
 
     bl_idname = "import_scene.skinkit_assimp"
     bl_label = "Import via skinkit (Assimp)"
@@ -244,7 +249,15 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                               ("Z", "Z Up", "Keep the file's axes, in the file's unit")), default="AUTO")
     custom_normals: BoolProperty(name="Custom Normals", description="Use the file's normals as custom split normals",
                                  default=True)
-    uvs: BoolProperty(name="UVs", description="Import the first UV set", default=True)
+    uvs: BoolProperty(name="UVs", description="Import the UV sets (the first two)", default=True)
+    colors: BoolProperty(name="Vertex Colors", description="Import the first vertex colour set as a colour attribute",
+                         default=True)
+    materials: BoolProperty(name="Materials", description="Import the file's materials and their images (Principled "
+                            "BSDF node trees as Blender's glTF importer builds them; embedded images packed)",
+                            default=True)
+    objects: BoolProperty(name="Cameras, Lights, Empties", description="Create the file's cameras, lights and empty "
+                          "nodes (locators, markers), each hanging from its parent object, bone or mesh as in the file",
+                          default=True)
     join_vertices: BoolProperty(name="Join Vertices", description="Merge identical vertices while reading (Assimp's "
                                 "JoinIdenticalVertices)", default=False)
     file_rest_pose: BoolProperty(name="File Rest Pose", description="When the file's skeleton rest pose differs from "
@@ -254,6 +267,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                           "parse), so a damaged file that would crash the importer, hang it or make it take tens of "
                           "GB cannot take Blender and unsaved work down: it is refused with the reason instead",
                           default=True)
+    animations: BoolProperty(name="Animations", description="Import the file's clips as Actions of the armature "
+                             "(the first one active, each on a muted NLA track named after it)", default=True)
     armature_from_nodes: BoolProperty(name="Armature Without Skin", description="When no mesh of the file is skinned "
                                       "(an armature exported beside an unweighted mesh), build the armature from the "
                                       "file's nodes that hold no mesh, camera or light, ready for Auto Bind",
@@ -277,18 +292,12 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
     def execute(self, context):
         ops = _ops()
-        np = _np()
-        from mathutils import Matrix
-
-        from . import bridge
-
         path = bpy.path.abspath(self.filepath)
         if not os.path.isfile(path):
             self.report({"ERROR"}, "Skinkit: no such file: %s" % path)
             return {"CANCELLED"}
         wm = context.window_manager
-        created, datas = [], []
-        stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
+        st = _ImportState()
         wm.progress_begin(0, 100)
         try:
             api = ops._load_api(context)
@@ -296,73 +305,151 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                                 timeout_seconds=SAFE_LOAD_SECONDS, max_memory_mb=safe_load_memory_mb(path),
                                 skeleton_from_nodes=self.armature_from_nodes) as scene:
                 wm.progress_update(10)
-                left_out = objects_left_out(scene.objects)
-                sk = scene.skeleton
-                arm_obj, bone_names = None, []
-                if sk is not None:
-                    names, parents = sk.names, sk.parents
-                    bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
-                    extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()), 1e-6)
-                    pose = None
-                    if self.file_rest_pose and np.abs(bind - rest).max() > 1e-5 * max(extent, 1.0):
-                        pose = rest
-                    arm_obj, bone_names = bridge.armature_from_skeleton(stem, names, parents.tolist(), bind, pose)
-                    created.append(arm_obj)
-                    datas.append(arm_obj.data)
-                root = import_root(scene, self.up_axis, Matrix)
-                if arm_obj is not None:
-                    arm_obj.matrix_world = root
-                mesh_objs, weighted = [], 0
-                n = scene.mesh_count
-                for m in range(n):
-                    pos = scene.mesh_positions(m)
-                    if pos is None or not len(pos):
-                        continue
-                    me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), pos, scene.mesh_triangles(m),
-                                                 uv=scene.mesh_uv0(m) if self.uvs else None,
-                                                 normals=scene.mesh_normals(m) if self.custom_normals else None)
-                    datas.append(me)
-                    obj = bpy.data.objects.new(me.name, me)
-                    context.collection.objects.link(obj)
-                    created.append(obj)
-                    mesh_objs.append(obj)
-                    skin = scene.mesh_skin(m)
-                    if skin is not None and arm_obj is not None:
-                        off, jt, wt = bridge.merge_csr_duplicates(*skin.to_csr())
-                        used = np.unique(jt).tolist()
-                        groups = [obj.vertex_groups.new(name=bone_names[j]).index for j in used]
-                        remap = np.full(len(bone_names), -1, np.int64)
-                        remap[used] = np.arange(len(used))
-                        bridge.csr_to_vertex_groups(obj, off, remap[jt.astype(np.int64)], np.clip(wt, 0.0, 1.0),
-                                                    group_indices=groups)
-                        weighted += int(np.count_nonzero(np.diff(off.astype(np.int64))))
-                        mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
-                        mod.object = arm_obj
-                    if arm_obj is not None:
-                        obj.parent = arm_obj
-                        obj.matrix_parent_inverse = Matrix.Identity(4)
-                        obj.matrix_basis = Matrix.Identity(4)
-                    else:
-                        obj.matrix_world = root
-                    wm.progress_update(10 + int(90 * (m + 1) / max(n, 1)))
+                self._build(context, scene, path, st)
         except Exception as e:
-            _remove_created(created, datas)
+            _remove_created(st.created, st.datas)
+            if st.mats is not None:
+                st.mats.discard()
             return ops._fail(self, e)
         finally:
             wm.progress_end()
         for o in context.view_layer.objects:
             o.select_set(False)
-        for o in created:
+        for o in st.created:
             o.select_set(True)
-        context.view_layer.objects.active = arm_obj if arm_obj is not None else (mesh_objs[0] if mesh_objs else None)
-        LAST_IMPORT.clear()
-        LAST_IMPORT.update(path=path, armature=arm_obj.name if arm_obj is not None else None,
-                           meshes=[o.name for o in mesh_objs], bones=bone_names, left_out=left_out)
-        msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
-            os.path.basename(path), len(mesh_objs), sum(len(o.data.vertices) for o in mesh_objs), weighted,
-            len(bone_names))
-        self.report({"WARNING"} if left_out else {"INFO"}, msg + ("; " + left_out if left_out else ""))
+        context.view_layer.objects.active = st.arm_obj if st.arm_obj is not None else (
+            st.mesh_objs[0] if st.mesh_objs else None)
+        self._report_import(path, st)
         return {"FINISHED"}
+
+    def _build(self, context, scene, path, st):
+        """Everything the import makes, into st (its created objects and data blocks are removed on failure)."""
+        from mathutils import Matrix
+
+        st.left_out = objects_left_out(scene.objects)
+        self._armature(scene, path, st)
+        st.root = import_root(scene, self.up_axis, Matrix)
+        if st.arm_obj is not None:
+            st.arm_obj.matrix_world = st.root
+        if self.materials:
+            from . import import_materials
+
+            st.mats = import_materials.MaterialReader(scene, path)
+        n = scene.mesh_count
+        for m in range(n):
+            self._mesh_object(context, scene, m, st)
+            context.window_manager.progress_update(10 + int(90 * (m + 1) / max(n, 1)))
+        if self.objects and scene.objects:
+            from . import import_objects
+
+            sk = scene.skeleton
+            bones = dict(zip(sk.names, st.bone_names)) if sk is not None else {}
+            by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
+            objs, datas, lost = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones, by_node)
+            st.created += objs
+            st.datas += datas
+            st.made_objects, st.made_names, st.objects_lost = import_objects.summary(objs, lost), [
+                o.name for o in objs], bool(lost)
+            st.left_out = ""  # every object was made
+        if st.arm_obj is not None and self.animations and scene.animation_count:
+            from . import import_anim
+
+            st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names)
+
+    def _armature(self, scene, path, st):
+        """The armature of the file's skeleton, its rest position the bind pose (posed to the file's rest pose with
+        File Rest Pose when the two differ)."""
+        np = _np()
+        from . import bridge
+
+        sk = scene.skeleton
+        if sk is None:
+            return
+        bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
+        extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()), 1e-6)
+        pose = rest if self.file_rest_pose and np.abs(bind - rest).max() > 1e-5 * max(extent, 1.0) else None
+        stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
+        st.arm_obj, st.bone_names = bridge.armature_from_skeleton(stem, sk.names, sk.parents.tolist(), bind, pose)
+        st.created.append(st.arm_obj)
+        st.datas.append(st.arm_obj.data)
+
+    def _mesh_object(self, context, scene, m, st):
+        """Mesh m as an object: its streams, material, vertex groups and Armature modifier, under the armature."""
+        np = _np()
+        from mathutils import Matrix
+
+        from . import bridge
+
+        pos = scene.mesh_positions(m)
+        if pos is None or not len(pos):
+            return
+        me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), pos, scene.mesh_triangles(m),
+                                     uv=scene.mesh_uv0(m) if self.uvs else None,
+                                     normals=scene.mesh_normals(m) if self.custom_normals else None,
+                                     uv1=scene.mesh_uv1(m) if self.uvs else None,
+                                     colors=scene.mesh_colors(m) if self.colors else None)
+        st.datas.append(me)
+        if st.mats is not None and scene.mesh_material(m) is not None:
+            me.materials.append(st.mats.material(scene.mesh_material(m)))
+        obj = bpy.data.objects.new(me.name, me)
+        context.collection.objects.link(obj)
+        st.created.append(obj)
+        st.mesh_objs.append(obj)
+        st.mesh_index.append(m)
+        arm_obj, bone_names = st.arm_obj, st.bone_names
+        skin = scene.mesh_skin(m)
+        if skin is not None and arm_obj is not None:
+            off, jt, wt = bridge.merge_csr_duplicates(*skin.to_csr())
+            used = np.unique(jt).tolist()
+            groups = [obj.vertex_groups.new(name=bone_names[j]).index for j in used]
+            remap = np.full(len(bone_names), -1, np.int64)
+            remap[used] = np.arange(len(used))
+            bridge.csr_to_vertex_groups(obj, off, remap[jt.astype(np.int64)], np.clip(wt, 0.0, 1.0),
+                                        group_indices=groups)
+            st.weighted += int(np.count_nonzero(np.diff(off.astype(np.int64))))
+            mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
+            mod.object = arm_obj
+        if arm_obj is not None:
+            obj.parent = arm_obj
+            obj.matrix_parent_inverse = Matrix.Identity(4)
+            obj.matrix_basis = Matrix.Identity(4)
+        else:
+            obj.matrix_world = st.root
+
+    def _report_import(self, path, st):
+        """LAST_IMPORT and the report: counts of what was made, then the notes (a warning when there are any)."""
+        notes = list(st.mats.notes) if st.mats is not None else []  # what of the materials could not be carried
+        LAST_IMPORT.clear()
+        LAST_IMPORT.update(path=path, armature=st.arm_obj.name if st.arm_obj is not None else None,
+                           meshes=[o.name for o in st.mesh_objs], bones=st.bone_names, left_out=st.left_out,
+                           materials=st.mats.names if st.mats is not None else [], material_notes=notes,
+                           actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names)
+        msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
+            os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
+            len(st.bone_names))
+        if st.clip_actions:
+            msg += ", %d clips as actions" % len(st.clip_actions)
+        if st.mats is not None:
+            msg += ", %d materials" % len(st.mats.materials)
+        if st.made_objects:
+            msg += ", " + st.made_objects
+        tail = ([st.clip_note] if st.clip_note else []) + notes + ([st.left_out] if st.left_out else [])
+        warn = bool(st.left_out or notes or st.objects_lost)
+        self.report({"WARNING"} if warn else {"INFO"}, "; ".join([msg] + tail))
+
+
+class _ImportState:
+    """What an Assimp import has made so far (removed again when it fails) and what its report says."""
+
+    def __init__(self):
+        self.created, self.datas = [], []
+        self.arm_obj, self.bone_names = None, []
+        self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
+        self.mats = None  # import_materials.MaterialReader when Materials is on
+        self.root = None
+        self.left_out = ""
+        self.made_objects, self.made_names, self.objects_lost = "", [], False
+        self.clip_actions, self.clip_note = [], None
 
 
 # ------------------------------------------------------------------------------------------- Assimp export
@@ -370,32 +457,62 @@ _EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae
                    "FBXA": (".fbx", "fbxa")}
 
 
-def _split_by_uv(mesh, uv_layer):
-    """(src vertex per new vertex, triangles over the new vertices, uv per new vertex): vertices are split where
-    their loops carry different UVs (a per-vertex UV stream). Loose vertices keep UV (0, 0)."""
+def _split_by_corners(mesh, columns):
+    """(src vertex per new vertex, triangles over the new vertices, [values per new vertex] of each of columns):
+    vertices are split where their loops carry different values of any column ((L, k) per-loop arrays: UVs,
+    colours), giving per-vertex streams. Loose vertices keep zeros."""
     from .bridge import get_ints
 
     np = _np()
     mesh.calc_loop_triangles()
     lt = get_ints(mesh.loop_triangles, "MeshLoopTriangle", "loops", len(mesh.loop_triangles) * 3).astype(np.int64)
     lv = get_ints(mesh.loops, "MeshLoop", "vertex_index", len(mesh.loops)).astype(np.int64)
-    uv = np.empty(len(mesh.loops) * 2, np.float32)
-    uv_layer.data.foreach_get("uv", uv)
-    uv = uv.reshape(-1, 2)
     nv = len(mesh.vertices)
     loose = np.nonzero(np.bincount(lv, minlength=nv) == 0)[0]
-    keys = np.concatenate([np.column_stack([lv.astype(np.float64), uv.astype(np.float64)]),
-                           np.column_stack([loose.astype(np.float64), np.zeros((loose.size, 2))])])
+    width = sum(c.shape[1] for c in columns)
+    keys = np.concatenate([np.column_stack([lv.astype(np.float64)] + [c.astype(np.float64) for c in columns]),
+                           np.column_stack([loose.astype(np.float64), np.zeros((loose.size, width))])])
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     src = uniq[:, 0].astype(np.int64)
     tri = inverse[:len(lv)][lt].reshape(-1, 3)
-    return src, tri.astype(np.uint32), uniq[:, 1:].astype(np.float32)
+    values, at = [], 1
+    for c in columns:
+        values.append(uniq[:, at:at + c.shape[1]].astype(np.float32))
+        at += c.shape[1]
+    return src, tri.astype(np.uint32), values
+
+
+def _loop_uvs(mesh, layer):
+    np = _np()
+    uv = np.empty(len(mesh.loops) * 2, np.float32)
+    layer.data.foreach_get("uv", uv)
+    return uv.reshape(-1, 2)
+
+
+def _loop_colors(mesh):
+    """(L, 4) linear RGBA of the mesh's active colour attribute per loop, or None."""
+    from .bridge import get_ints
+
+    np = _np()
+    ca = getattr(mesh, "color_attributes", None)
+    attr = getattr(ca, "active_color", None) if ca is not None else None
+    if attr is None and ca is not None and len(ca):
+        attr = ca[0]
+    if attr is None or attr.domain not in ("POINT", "CORNER"):
+        return None
+    col = np.empty(len(attr.data) * 4, np.float32)
+    attr.data.foreach_get("color", col)
+    col = col.reshape(-1, 4)
+    if attr.domain == "POINT":
+        col = col[get_ints(mesh.loops, "MeshLoop", "vertex_index", len(mesh.loops)).astype(np.int64)]
+    return col
 
 
 def _object_streams(obj, normals, uvs):
     """(world positions (V, 3), world normals or None, src vertex per written vertex, triangles over the written
-    vertices, uv per written vertex or None) of a mesh object's base mesh; vertices split at UV seams."""
+    vertices, {"uv0", "uv1", "colors": per written vertex or None}) of a mesh object's base mesh; vertices split where
+    their corners differ: the active UV layer (uv0), the first other one (uv1), the active colour attribute."""
     np = _np()
     from . import bridge
 
@@ -406,12 +523,18 @@ def _object_streams(obj, normals, uvs):
     if normals:
         nrm = bridge.mesh_normals(me).astype(np.float64) @ np.linalg.inv(mw[:3, :3])
         nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
-    uv_layer = me.uv_layers.active if uvs else None
-    if uv_layer is not None:
-        src, tri, uv = _split_by_uv(me, uv_layer)
+    active = me.uv_layers.active if uvs else None
+    other = next((layer for layer in me.uv_layers if active is not None and layer.name != active.name), None)
+    named = [("uv0", _loop_uvs(me, active) if active is not None else None),
+             ("uv1", _loop_uvs(me, other) if other is not None else None), ("colors", _loop_colors(me))]
+    named = [(k, c) for k, c in named if c is not None and len(c) == len(me.loops)]
+    streams = {"uv0": None, "uv1": None, "colors": None}
+    if named:
+        src, tri, values = _split_by_corners(me, [c for _, c in named])
+        streams.update((k, v) for (k, _), v in zip(named, values))
     else:
-        src, tri, uv = np.arange(len(me.vertices)), bridge.mesh_triangles(me), None
-    return pos, nrm, src, tri, uv
+        src, tri = np.arange(len(me.vertices)), bridge.mesh_triangles(me)
+    return pos, nrm, src, tri, streams
 
 
 def _write_object(api, scene, obj, names, mats, normals=True, uvs=True):
@@ -421,7 +544,7 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True):
     np = _np()
     from . import bridge, materials
 
-    pos, nrm, src, tri, uv = _object_streams(obj, normals, uvs)
+    pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs)
     csr = None
     if names is not None and obj.vertex_groups:
         csr = bridge.vertex_groups_to_bone_csr(obj, names)[:3]
@@ -436,11 +559,11 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True):
     for mat, kept, t in parts:
         s = src if kept is None else src[kept]
         skin = api.Skin.from_csr(*bridge.csr_take(*csr, s), len(names)) if csr is not None else None
+        per = {k: (None if v is None else (v if kept is None else v[kept])) for k, v in streams.items()}
         try:
             m = scene.add_mesh(pos[s].astype(np.float32), t, name=obj.name, skin=skin,
                                normals=None if nrm is None else nrm[s].astype(np.float32),
-                               uv0=None if uv is None else (uv if kept is None else uv[kept]),
-                               node_name=obj.name if len(parts) > 1 else None)
+                               node_name=obj.name if len(parts) > 1 else None, **per)
         finally:
             if skin is not None:
                 skin.close()
@@ -485,8 +608,12 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                                 default=4, min=0, max=64)
     prune: FloatProperty(name="Prune Below", description="Drop weights below this first", default=0.0, min=0.0,
                          max=0.5, precision=4)
-    uvs: BoolProperty(name="UVs", description="Write the active UV map (vertices split at UV seams)", default=True)
+    uvs: BoolProperty(name="UVs", description="Write the active UV map and the first other one, and the active "
+                      "colour attribute (vertices split where their corners differ)", default=True)
     normals: BoolProperty(name="Normals", default=True)
+    objects: BoolProperty(name="Cameras, Lights, Empties", description="Write the cameras, lights and empties (the "
+                          "selected ones with Selected Only) with what they hang from; glTF only: .dae and .fbx "
+                          "name them as not written", default=True)
 
     @classmethod
     def poll(cls, context):
@@ -552,6 +679,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                     wm.progress_update(i + 1)
                 if not written:
                     raise ValueError("the meshes to export have no vertices")
+                objects, object_notes = self._write_objects(context, scene, arm, names, written)
                 scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
                            max_influences=self.max_influences, prune=self.prune)
         except Exception as e:
@@ -562,10 +690,11 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             wm.progress_end()
         LAST_EXPORT_ASSIMP.clear()
         LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
-                                  joints=names, materials=sorted(mats.materials), notes=list(mats.notes))
+                                  joints=names, materials=sorted(mats.materials), notes=list(mats.notes),
+                                  objects=objects)
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
-        left = list(mats.notes)  # nothing else is silently left out: say it
+        left = list(mats.notes) + object_notes  # nothing else is silently left out: say it
         if shaped:
             left.insert(0, "%s written without the shape keys of %s (this exporter writes geometry, UVs, normals, "
                         "skins and materials; Blender's glTF and FBX exporters write shape keys)"
@@ -577,9 +706,22 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             LAST_EXPORT_ASSIMP["warning"] = msg
             self.report({"WARNING"}, msg)
             return {"FINISHED"}
-        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials" % (
-            os.path.basename(path), len(written), skinned, len(names), len(mats.materials)))
+        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials%s" % (
+            os.path.basename(path), len(written), skinned, len(names), len(mats.materials),
+            ", %d cameras, lights and empties" % len(objects) if objects else ""))
         return {"FINISHED"}
+
+    def _write_objects(self, context, scene, arm, joints, meshes):
+        """The cameras, lights and empties into scene (glTF only): (names written, notes)."""
+        from . import export_objects
+
+        objs = export_objects.candidates(context, self.use_selection) if self.objects else []
+        if not objs:
+            return [], []
+        if self.format not in ("GLB", "GLTF"):
+            return [], ["%d cameras, lights and empties not written (%s): .glb and .gltf keep them"
+                        % (len(objs), ", ".join(o.name for o in objs[:3]) + (", ..." if len(objs) > 3 else ""))]
+        return export_objects.write_objects(context, scene, objs, arm, joints, meshes)
 
 
 # ------------------------------------------------------------------------------------------- menus

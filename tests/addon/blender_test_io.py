@@ -364,7 +364,10 @@ def _check_import(path, label):
 
     reset_scene()
     meshes, names, extra = _library_view(path)
-    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "%s: import did not finish" % label)
+    # clips off: this compares the armature at the file's rest pose (an imported clip would play over it;
+    # blender_test_import_anim.py checks the clips)
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path, animations=False) == {"FINISHED"},
+           "%s: import did not finish" % label)
     info = skinkit.io_scene.LAST_IMPORT
     arm = bpy.data.objects[info["armature"]]
     expect(len(arm.data.bones) == len(names), "%s: %d bones, library %d joints" % (label, len(arm.data.bones),
@@ -446,21 +449,85 @@ def test_import_fbx_frames():
     reset_scene()
 
 
-def test_import_names_objects_left_out():
-    """The importer does not create the file's cameras, lights and empty nodes: its report says which (a warning),
-    and a file without any says nothing of them."""
-    import skinkit
+def test_export_scene_objects():
+    """Export via skinkit writes the cameras, lights and empties (ABI 1.13 add_object): scene_objects.fbx imported
+    with our importer and exported to .glb with everything selected; Blender's glTF importer reads that .glb's 9
+    objects where its FBX importer puts the source's (matrix within 1e-4, lens, clip planes, light energy, colour,
+    cone, the lamp on bone "thigh"); to .fbx they are named as not written; off, the .glb has none."""
+    from skinkit import api, io_scene
 
+    src = os.path.join(DATA, "scene_objects.fbx")
+    want = _objects_seen(bpy.ops.import_scene.fbx, src)
     reset_scene()
-    path = os.path.join(HERE, "..", "data", "scene_objects.fbx")
-    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "scene_objects.fbx: import")
-    left = skinkit.io_scene.LAST_IMPORT.get("left_out", "")
-    for part in ("2 cameras (ShotCam, OrthoCam)", "4 lights (", "3 empty nodes (PropAnchor, Marker, MarkerChild)"):
-        expect(part in left, "scene_objects.fbx: report lacks %r: %r" % (part, left))
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import")
+    for o in bpy.context.scene.objects:
+        o.select_set(True)
+    out = os.path.join(TMP, "scene_objects_export.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export .glb")
+    expect(sorted(io_scene.LAST_EXPORT_ASSIMP["objects"]) == sorted(want), "exported %s"
+           % io_scene.LAST_EXPORT_ASSIMP["objects"])
+    with api.Scene.load(out) as sc:
+        expect(len(sc.objects) == 9, "the .glb lists %d objects" % len(sc.objects))
+    got = _objects_seen(bpy.ops.import_scene.gltf, out)
+    _same_objects(want, got, "exported .glb")
     reset_scene()
-    path = os.path.join(HERE, "..", "unskinned", "bare_rig.dae")
-    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "bare_rig.dae: import")
-    expect(skinkit.io_scene.LAST_IMPORT.get("left_out") == "", "bare_rig.dae: %r" % skinkit.io_scene.LAST_IMPORT)
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import again")
+    for o in bpy.context.scene.objects:
+        o.select_set(True)
+    fbx = os.path.join(TMP, "scene_objects_export.fbx")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=fbx, format="FBX") == {"FINISHED"}, "export .fbx")
+    warning = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+    expect("9 cameras, lights and empties not written" in warning, ".fbx: %r" % warning)
+    off = os.path.join(TMP, "scene_objects_off.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=off, format="GLB", objects=False) == {"FINISHED"}, "off")
+    with api.Scene.load(off) as sc:
+        expect(len(sc.objects) == 0, "objects off: the .glb lists %d objects" % len(sc.objects))
+
+
+def test_import_export_uv1_and_colors():
+    """tests/data/colored_leg.fbx holds two UV sets and vertex colours: Import via skinkit makes layers "UVMap" and
+    "UVMap.001" and a colour attribute "Col" (linear RGBA on the vertices, active) with the file's values; Export
+    via skinkit writes them back (a .glb whose TEXCOORD_1 and COLOR_0 read by the library equal the source's,
+    vertex for vertex); Vertex Colors off makes no attribute."""
+    import numpy as np
+
+    from skinkit import api, io_scene
+
+    src = os.path.join(DATA, "colored_leg.fbx")
+    with api.Scene.load(src) as sc:
+        want = {k: getattr(sc, "mesh_" + k)(0).astype(np.float64) for k in ("positions", "uv0", "uv1", "colors")}
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "colored_leg.fbx: import")
+    obj = bpy.data.objects[io_scene.LAST_IMPORT["meshes"][0]]
+    me = obj.data
+    expect([u.name for u in me.uv_layers] == ["UVMap", "UVMap.001"], "uv layers %s" % [u.name for u in me.uv_layers])
+    lv = np.array([lp.vertex_index for lp in me.loops])
+    for layer, key in (("UVMap", "uv0"), ("UVMap.001", "uv1")):
+        uv = np.empty(len(me.loops) * 2, np.float32)
+        me.uv_layers[layer].data.foreach_get("uv", uv)
+        close(uv.reshape(-1, 2), want[key][lv], 1e-6, "imported %s" % layer)
+    col = me.color_attributes.get("Col")
+    expect(col is not None and col.domain == "POINT" and col.data_type == "FLOAT_COLOR", "no float colour Col")
+    got = np.empty(len(col.data) * 4, np.float32)
+    col.data.foreach_get("color", got)
+    close(got.reshape(-1, 4), want["colors"], 1e-6, "imported colours")
+    out = os.path.join(TMP, "colored_leg_back.glb")
+    select_only(obj)
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export .glb")
+    with api.Scene.load(out) as back:
+        got = {k: getattr(back, "mesh_" + k)(0) for k in ("positions", "uv0", "uv1", "colors")}
+    expect(all(v is not None for v in got.values()), "the .glb lacks %s" % [k for k, v in got.items() if v is None])
+    expect(len(got["positions"]) == len(want["positions"]), "%d vertices written, %d read"
+           % (len(got["positions"]), len(want["positions"])))
+
+    def rows(d):  # vertex order may change; compare the sorted rows of every stream but positions (frame changes)
+        return np.sort(np.round(np.column_stack([d["uv0"], d["uv1"], d["colors"]]).astype(np.float64), 5), axis=0)
+
+    close(rows(got), rows(want), 1e-5, "exported uv0, uv1, colours")
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src, colors=False) == {"FINISHED"}, "colours off: import")
+    me = bpy.data.objects[io_scene.LAST_IMPORT["meshes"][0]].data
+    expect(len(me.color_attributes) == 0, "colours off: %d colour attributes" % len(me.color_attributes))
 
 
 def test_import_bare_armature():
@@ -601,40 +668,86 @@ def test_scene_objects_read_back_in_blender():
     with api.Scene.load(src) as sc:
         sc.save(out, overwrite=True)
 
-    def read(importer, path):
-        reset_scene()
-        importer(filepath=path)
-        got = {}
-        for o in bpy.data.objects:
-            if o.type not in ("CAMERA", "LIGHT", "EMPTY"):
-                continue
-            d = {"m": [list(r) for r in o.matrix_world], "bone": o.parent_bone if o.parent_type == "BONE" else ""}
-            if o.type == "CAMERA":
-                d["clip"] = (round(o.data.clip_start, 4), round(o.data.clip_end, 3))
-                d["lens"] = (o.data.type, round(o.data.ortho_scale, 4) if o.data.type == "ORTHO" else None)
-            if o.type == "LIGHT":
-                d["light"] = (o.data.type, round(o.data.energy, 2), tuple(round(c, 4) for c in o.data.color),
-                              round(getattr(o.data, "spot_size", 0.0), 4), round(getattr(o.data, "spot_blend", 0.0), 3))
-            got[o.name] = (o.type, d)
-        return got
-
-    want = read(bpy.ops.import_scene.fbx, src)
-    got = read(bpy.ops.import_scene.gltf, out)
+    want = _objects_seen(bpy.ops.import_scene.fbx, src)
+    got = _objects_seen(bpy.ops.import_scene.gltf, out)
     expect(len(want) == 9, "Blender's FBX import has %d cameras, lights and empties (9)" % len(want))
+    _same_objects(want, got, ".glb")
+
+
+def _objects_seen(importer, path, **kw):
+    """The cameras, lights and empties an importer makes of path: name -> (type, world matrix, parent bone, parent
+    kind, clip planes, lens, light)."""
+    reset_scene()
+    importer(filepath=path, **kw)
+    got = {}
+    for o in bpy.data.objects:
+        if o.type not in ("CAMERA", "LIGHT", "EMPTY"):
+            continue
+        d = {"m": [list(r) for r in o.matrix_world], "bone": o.parent_bone if o.parent_type == "BONE" else "",
+             "parent": (o.parent.type if o.parent is not None else None)}
+        if o.type == "CAMERA":
+            d["clip"] = (round(o.data.clip_start, 4), round(o.data.clip_end, 3))
+            d["lens"] = (o.data.type, round(o.data.ortho_scale, 4) if o.data.type == "ORTHO" else None)
+        if o.type == "LIGHT":
+            d["light"] = (o.data.type, round(o.data.energy, 2), tuple(round(c, 4) for c in o.data.color),
+                          round(getattr(o.data, "spot_size", 0.0), 4), round(getattr(o.data, "spot_blend", 0.0), 3))
+        got[o.name] = (o.type, d)
+    return got
+
+
+def _same_objects(want, got, label, parents=False):
+    """Every object of want in got, of its type, at its place (an empty's own axes aside: glTF's convention,
+    docs/formats.md), on the same bone, with the same lens and light (and parent kind: parents)."""
     for name, (kind, w) in want.items():
         g = got.get(name)
         if g is None or g[0] != kind:
-            expect(False, "%s: %s in the .glb" % (name, "missing" if g is None else g[0]))
+            expect(False, "%s: %s: %s" % (label, name, "missing" if g is None else g[0]))
             continue
         g = g[1]
         rows = range(3) if kind != "EMPTY" else ()
         worst = max([abs(w["m"][r][c] - g["m"][r][c]) for r in rows for c in range(4)] +
                     [abs(w["m"][r][3] - g["m"][r][3]) for r in range(3)])
-        expect(worst < 1e-4, "%s placed %.3g off" % (name, worst))
-        expect(w["bone"] == g["bone"], "%s parented to bone %r, source %r" % (name, g["bone"], w["bone"]))
+        expect(worst < 1e-4, "%s: %s placed %.3g off" % (label, name, worst))
+        expect(w["bone"] == g["bone"], "%s: %s parented to bone %r, source %r" % (label, name, g["bone"], w["bone"]))
+        if parents:
+            expect(w["parent"] == g["parent"], "%s: %s parent %s, source %s" % (label, name, g["parent"], w["parent"]))
         for key in ("clip", "lens", "light"):
             if key in w:
-                expect(w[key] == g.get(key), "%s %s %s, source %s" % (name, key, g.get(key), w[key]))
+                expect(w[key] == g.get(key), "%s: %s %s %s, source %s" % (label, name, key, g.get(key), w[key]))
+
+
+def test_import_creates_scene_objects():
+    """Import via skinkit creates the file's cameras, lights and empties (ABI 1.13 object_info) where Blender's own
+    FBX importer puts them: tests/data/scene_objects.fbx, and the .glb the library writes of it (read through the
+    glTF document), each camera and light matrix within 1e-4, the same lens, clip planes, light type, energy,
+    colour and cone, the lamp on the bone "thigh", PropAnchor under the mesh object, MarkerChild under Marker; the
+    Cameras, Lights, Empties option off makes none and names them in a warning."""
+    import skinkit
+    from skinkit import api
+
+    src = os.path.join(DATA, "scene_objects.fbx")
+    glb = os.path.join(TMP, "scene_objects_ours.glb")
+    with api.Scene.load(src) as sc:
+        sc.save(glb, overwrite=True)
+    want = _objects_seen(bpy.ops.import_scene.fbx, src)
+    expect(len(want) == 9, "Blender's FBX import has %d cameras, lights and empties (9)" % len(want))
+    for label, path in (("ours, .fbx", src), ("ours, .glb", glb)):
+        got = _objects_seen(bpy.ops.import_scene.skinkit_assimp, path)
+        expect(len(got) == 9, "%s: %d objects made" % (label, len(got)))
+        _same_objects(want, got, label, parents=True)
+        child = bpy.data.objects["MarkerChild"]
+        expect(child.parent is not None and child.parent.name == "Marker", "%s: MarkerChild's parent" % label)
+        expect(sorted(skinkit.io_scene.LAST_IMPORT["objects"]) == sorted(want), "%s: LAST_IMPORT" % label)
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src, objects=False) == {"FINISHED"}, "objects off: import")
+    left = skinkit.io_scene.LAST_IMPORT.get("left_out", "")
+    for part in ("2 cameras (ShotCam, OrthoCam)", "4 lights (", "3 empty nodes (PropAnchor, Marker, MarkerChild)"):
+        expect(part in left, "objects off: report lacks %r: %r" % (part, left))
+    expect(not [o for o in bpy.data.objects if o.type in ("CAMERA", "LIGHT", "EMPTY")], "objects off: objects made")
+    reset_scene()
+    path = os.path.join(HERE, "..", "unskinned", "bare_rig.dae")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "bare_rig.dae: import")
+    expect(skinkit.io_scene.LAST_IMPORT.get("left_out") == "", "bare_rig.dae: %r" % skinkit.io_scene.LAST_IMPORT)
 
 
 def test_object_clip_keys_read_back_in_blender():
@@ -1396,7 +1509,9 @@ def main():
     if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
         numpy.bool = bool
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
-             test_import_bare_armature, test_import_names_objects_left_out, test_import_fbx_frames,
+             test_import_bare_armature, test_import_creates_scene_objects, test_export_scene_objects,
+             test_import_export_uv1_and_colors,
+             test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,

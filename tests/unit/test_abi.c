@@ -1091,6 +1091,108 @@ START_TEST(scene_objects_listed) {
 }
 END_TEST
 
+/* sk_scene_add_object: what it refuses; what it takes is listed back and written to a .glb that reads back the same. */
+static sk_object_info made_object(int32_t kind, const char* name, float x) {
+  sk_object_info o = {.size = sizeof o, .kind = kind, .name = name, .parent_object = -1, .light_type = -1};
+  for (int k = 0; k < 4; ++k) o.world[k * 5] = 1.0f;
+  o.world[12] = x;
+  o.world[13] = 2.0f;
+  return o;
+}
+
+static void check_added(const sk_scene* s, const sk_object_info* want, const char* label) {
+  const sk_object_info got = object_info(s, want->name);
+  ck_assert_msg(got.kind == want->kind && got.orthographic == want->orthographic, "%s: %s kind", label, want->name);
+  for (int k = 0; k < 16; ++k)
+    ck_assert_msg(near_rel(got.world[k], want->world[k], 1e-6), "%s: %s world", label, got.name);
+  ck_assert(near_rel(got.yfov, want->yfov, 1e-6) && near_rel(got.xmag, want->xmag, 1e-6));
+  ck_assert(near_rel(got.znear, want->znear, 1e-6) && near_rel(got.zfar, want->zfar, 1e-6));
+  ck_assert(got.light_type == want->light_type && near_rel(got.intensity, want->intensity, 1e-5));
+  ck_assert(near_rel(got.inner_cone, want->inner_cone, 1e-6) && near_rel(got.outer_cone, want->outer_cone, 1e-6));
+  ck_assert(want->parent_joint ? got.parent_joint && !strcmp(got.parent_joint, want->parent_joint) : !got.parent_joint);
+}
+
+START_TEST(scene_objects_added) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  uint32_t tri[3] = {0, 1, 2}, k = 99;
+  sk_mesh_desc md = {
+      .size = sizeof md, .vertex_count = 3, .positions = k_positions, .indices = tri, .index_count = 3, .skin = skin};
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  sk_object_info marker = made_object(SK_OBJECT_EMPTY, "Marker", 1.0f), bad = marker;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, NULL, &marker, &k);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, NULL, &k);
+  bad.size = 8;
+  FAILS(SK_ERR_STRUCT_SIZE, sk_scene_add_object, sc, &bad, &k);
+  bad = marker;
+  bad.kind = 3;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &bad, &k);
+  bad = marker;
+  bad.world[5] = INFINITY;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &bad, &k);
+  bad = marker;
+  bad.parent_object = 0; /* no object yet */
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_add_object, sc, &bad, &k);
+  bad = marker;
+  bad.parent_joint = "no such joint";
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &bad, &k);
+  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f), ortho = made_object(SK_OBJECT_CAMERA, "Top", 4.0f);
+  cam.yfov = 4.0f; /* past pi */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &cam, &k);
+  ortho.orthographic = 1;
+  ortho.xmag = 2.0f; /* ymag 0 */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &ortho, &k);
+  sk_object_info spot = made_object(SK_OBJECT_LIGHT, "Spot", 5.0f);
+  spot.light_type = SK_LIGHT_SPOT;
+  spot.color[0] = spot.color[1] = spot.color[2] = 1.0f;
+  spot.intensity = 100.0f;
+  spot.inner_cone = 0.6f;
+  spot.outer_cone = 0.5f; /* inner past outer */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &spot, &k);
+  spot.inner_cone = 0.3f;
+  spot.intensity = -1.0f;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, &spot, &k);
+  ck_assert_uint_eq(k, 99);
+  GETTER(0u, sk_scene_object_count, sc);
+  spot.intensity = 100.0f;
+  spot.parent_joint = "child";
+  cam.yfov = 0.8f;
+  cam.znear = 0.1f;
+  cam.zfar = 100.0f;
+  cam.parent_object = 0;
+  ortho.ymag = 1.0f;
+  ortho.znear = 0.5f;
+  ortho.zfar = 50.0f;
+  sk_object_info* all[4] = {&marker, &cam, &spot, &ortho};
+  for (uint32_t i = 0; i < 4; ++i) {
+    ck_assert_int_eq(sk_scene_add_object(sc, all[i], &k, NULL), SK_OK);
+    ck_assert_uint_eq(k, i);
+  }
+  GETTER(4u, sk_scene_object_count, sc);
+  for (int i = 0; i < 4; ++i) check_added(sc, all[i], "added");
+  ck_assert_str_eq(sk_scene_object_parent(sc, 1), "Marker");
+  char dir[] = "/tmp/skinkit_abi_XXXXXX", glb[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(glb, sizeof glb, "%s/added.glb", dir);
+  ck_assert_int_eq(sk_scene_save(sc, glb, NULL, NULL), SK_OK);
+  sk_scene* back = NULL;
+  ck_assert_int_eq(sk_scene_load(glb, NULL, &back, NULL), SK_OK);
+  GETTER(4u, sk_scene_object_count, back);
+  for (int i = 0; i < 4; ++i) check_added(back, all[i], ".glb");
+  const sk_object_info cam_back = object_info(back, "Cam");
+  ck_assert_str_eq(sk_scene_object_name(back, (uint32_t)cam_back.parent_object), "Marker");
+  FAILS(SK_ERR_UNSUPPORTED, sk_scene_add_object, back, &marker, &k); /* a glTF document's scene */
+  sk_scene_destroy(back);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+  remove(glb);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(every_declared_function_has_error_path_checks) {
   /* run every check in this process so that the marks are recorded whatever Check's fork mode is */
   common_version_and_result_strings_fn(_i);
@@ -1101,6 +1203,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   weights_error_paths_fn(_i);
   skf_error_paths_fn(_i);
   bind_error_paths_fn(_i);
+  scene_objects_added_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1130,6 +1233,7 @@ int main(void) {
   tcase_add_test(tc, skf_error_paths);
   tcase_add_test(tc, bind_error_paths);
   tcase_add_test(tc, scene_objects_listed);
+  tcase_add_test(tc, scene_objects_added);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);

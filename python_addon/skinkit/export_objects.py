@@ -1,0 +1,96 @@
+"""Blender's cameras, lights and empties into a library scene (Export via skinkit, ABI 1.13 Scene.add_object).
+
+The reverse of import_objects.py, with the conversions of Blender 3.4's glTF exporter: a perspective camera's
+vertical field of view from its angle, sensor fit and the render's aspect, an orthographic one's half sizes from
+its scale; a point or spot light's W as candela (683 / 4 pi), a sun's W/m^2 as lux (683), a spot's size and blend
+as its cones. Each keeps its world place in Blender's frame (the scene's, which the writers turn into the file's)
+and what it hangs from: another exported object, a bone of the exported armature, or an exported mesh object.
+Area lights have no glTF kind and are named in a note.
+"""
+
+import math
+
+_LUMENS_PER_WATT = 683.0
+
+
+def _depth(obj):
+    d, p = 0, obj.parent
+    while p is not None and d < 10000:
+        d, p = d + 1, p.parent
+    return d
+
+
+def candidates(context, selected_only):
+    """The cameras, lights and empties to export (the selected ones, or the scene's), parents first."""
+    pool = context.selected_objects if selected_only else context.scene.objects
+    objs = [o for o in pool if o.type in ("CAMERA", "LIGHT", "EMPTY")]
+    return sorted(objs, key=_depth)
+
+
+def _render_aspect(context):
+    r = context.scene.render
+    w, h = r.pixel_aspect_x * r.resolution_x, r.pixel_aspect_y * r.resolution_y
+    return (w / h) if w > 0 and h > 0 else 1.0
+
+
+def _camera_params(cam, aspect):
+    near, far = cam.clip_start, cam.clip_end
+    if cam.type == "ORTHO":
+        half = cam.ortho_scale / 2.0
+        xmag, ymag = (half, half / aspect) if aspect >= 1.0 else (half * aspect, half)
+        return dict(orthographic=True, xmag=xmag, ymag=ymag, znear=near, zfar=far)
+    if aspect >= 1.0:
+        yfov = 2.0 * math.atan(math.tan(cam.angle * 0.5) / (aspect if cam.sensor_fit != "VERTICAL" else 1.0))
+    else:
+        yfov = cam.angle if cam.sensor_fit != "HORIZONTAL" else 2.0 * math.atan(math.tan(cam.angle * 0.5) / aspect)
+    return dict(orthographic=False, yfov=yfov, aspect=aspect, znear=near, zfar=far)
+
+
+def _light_params(light):
+    kind = light.type
+    energy = max(float(light.energy), 0.0)
+    out = dict(light_type=kind, color=tuple(max(float(c), 0.0) for c in light.color))
+    out["intensity"] = energy * _LUMENS_PER_WATT if kind == "SUN" else energy * _LUMENS_PER_WATT / (4.0 * math.pi)
+    if kind == "SPOT":
+        outer = min(max(light.spot_size / 2.0, 1e-4), math.pi / 2.0)
+        out.update(outer_cone=outer, inner_cone=outer * (1.0 - min(max(light.spot_blend, 0.0), 1.0)))
+    return out
+
+
+def _parent_args(obj, index, arm, joints, meshes):
+    p = obj.parent
+    if p is None:
+        return {}
+    if p.name in index:
+        return dict(parent_object=index[p.name])
+    if obj.parent_type == "BONE" and arm is not None and p == arm and obj.parent_bone in joints:
+        return dict(parent_joint=obj.parent_bone)
+    if p.name in meshes:
+        return dict(parent_mesh=p.name)
+    return {}
+
+
+def write_objects(context, scene, objs, arm=None, joints=(), meshes=()):
+    """Adds objs (parents first) to scene: (names written, notes)."""
+    import numpy as np
+
+    index, written, skipped = {}, [], []
+    joints, meshes = set(joints), set(meshes)
+    aspect = _render_aspect(context)
+    for obj in objs:
+        params = {}
+        if obj.type == "CAMERA":
+            kind, params = "camera", _camera_params(obj.data, aspect)
+        elif obj.type == "LIGHT":
+            if obj.data.type not in ("SUN", "POINT", "SPOT"):
+                skipped.append(obj.name)
+                continue
+            kind, params = "light", _light_params(obj.data)
+        else:
+            kind = "empty"
+        params.update(_parent_args(obj, index, arm, joints, meshes))
+        world = np.array(obj.matrix_world, np.float64)
+        index[obj.name] = scene.add_object(kind, obj.name, world, **params)
+        written.append(obj.name)
+    notes = ["area lights have no glTF kind, not written: %s" % ", ".join(skipped[:3])] if skipped else []
+    return written, notes

@@ -1,0 +1,144 @@
+"""The file's cameras, lights and empty nodes as Blender objects (Import via skinkit).
+
+The library lists them with their rest world transform in the file's frame, parents first (api.Scene.object_info,
+ABI 1.13). Each becomes an object of Blender's kind, built as Blender 3.4's glTF importer builds it: a perspective
+camera by its vertical field of view (sensor fit Vertical), an orthographic one by twice its larger half size; a
+light's glTF intensity (candela; lux for a sun) as W (4 pi / 683 W per candela) or W/m^2 (1 / 683), a spot's cone
+as its size and blend. It hangs from what it hung from in the file: another of these objects, a bone of the
+armature (parent type Bone), or the mesh object drawn by its parent node, and it keeps its world place (root @
+world: the same root transform as the armature and the meshes).
+"""
+
+import math
+
+import bpy
+
+_LUMENS_PER_WATT = 683.0  # Blender's glTF importer and exporter (PBR_WATTS_TO_LUMENS)
+_LIGHT_TYPES = {"SUN": "SUN", "POINT": "POINT", "SPOT": "SPOT"}
+
+
+def _unit_scale(root):
+    """The uniform scale of the root transform (the file's unit in metres)."""
+    det = abs(root.to_3x3().determinant())
+    return det ** (1.0 / 3.0) if det > 0.0 else 1.0
+
+
+def _camera(info, unit):
+    cam = bpy.data.cameras.new(info["name"] or "Camera")
+    if info["orthographic"]:
+        cam.type = "ORTHO"
+        cam.ortho_scale = max(2.0 * max(info["xmag"], info["ymag"]) * unit, 1e-6)
+    else:
+        cam.lens_unit = "FOV"
+        cam.sensor_fit = "VERTICAL"
+        if info["yfov"] > 0.0:
+            cam.angle_y = min(max(info["yfov"], 1e-3), math.pi - 1e-3)
+    if info["znear"] > 0.0:
+        cam.clip_start = info["znear"] * unit
+    cam.clip_end = info["zfar"] * unit if info["zfar"] > info["znear"] else 1e12 if not info["orthographic"] else 1e4
+    return cam
+
+
+def _light(info):
+    kind = _LIGHT_TYPES.get(info["light_type"], "POINT")
+    light = bpy.data.lights.new(info["name"] or "Light", kind)
+    light.color = [min(max(c, 0.0), 1.0) for c in info["color"]]
+    if kind == "SUN":
+        light.energy = info["intensity"] / _LUMENS_PER_WATT
+    else:
+        light.energy = info["intensity"] / _LUMENS_PER_WATT * 4.0 * math.pi
+    if kind == "SPOT":
+        outer = info["outer_cone"] if info["outer_cone"] > 0.0 else math.pi / 4.0
+        light.spot_size = min(max(2.0 * outer, 1.0 * math.pi / 180.0), math.pi)
+        light.spot_blend = min(max(1.0 - info["inner_cone"] / outer, 0.0), 1.0)
+    return light
+
+
+def _data_of(info, unit):
+    if info["kind"] == "camera":
+        return _camera(info, unit)
+    if info["kind"] == "light":
+        return _light(info)
+    return None
+
+
+def _parent(obj, info, made, arm_obj, bones, meshes):
+    """Hangs obj where the file hung it: the name of what it should have hung from but cannot, else None."""
+    if info["parent_object"] is not None and info["parent_object"] < len(made):
+        obj.parent = made[info["parent_object"]]
+    elif info["parent_joint"] is not None:
+        bone = bones.get(info["parent_joint"])
+        if arm_obj is None or bone is None:
+            return info["parent_joint"]
+        obj.parent = arm_obj
+        obj.parent_type = "BONE"
+        obj.parent_bone = bone
+    elif info["parent_mesh"] is not None:
+        mesh_obj = meshes.get(info["parent_mesh"])
+        if mesh_obj is None:
+            return info["parent_mesh"]
+        obj.parent = mesh_obj
+    return None
+
+
+def _parent_world(obj, worlds, index, made):
+    """The world matrix obj's local transform is relative to (parent inverse identity): its parent object's
+    intended world, a bone's tail frame in the posed armature, a mesh object's world; None at the top level."""
+    from mathutils import Matrix
+
+    p = obj.parent
+    if p is None:
+        return None
+    if obj.parent_type == "BONE":
+        pb = p.pose.bones[obj.parent_bone]
+        return p.matrix_world @ pb.matrix @ Matrix.Translation((0.0, pb.bone.length, 0.0))
+    k = index.get(p.name)
+    return worlds[k] if k is not None and made[k] == p else p.matrix_world.copy()
+
+
+def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None):
+    """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
+    the file's frame to Blender's world; bones: joint name -> bone name; meshes: mesh node name -> mesh object.
+    Returns (objects, data blocks, names of parents that could not be found)."""
+    from mathutils import Matrix
+
+    bones, meshes = bones or {}, meshes or {}
+    unit = _unit_scale(root)
+    made, datas, lost = [], [], []
+    infos = [scene.object_info(i) for i in range(len(scene.objects))]
+    for info in infos:
+        data = _data_of(info, unit)
+        if data is not None:
+            datas.append(data)
+        obj = bpy.data.objects.new(info["name"] or info["kind"].capitalize(), data)
+        if data is None:
+            obj.empty_display_type = "PLAIN_AXES"
+        context.collection.objects.link(obj)
+        made.append(obj)
+        missing = _parent(obj, info, made, arm_obj, bones, meshes)
+        if missing is not None:
+            lost.append(missing)
+    context.view_layer.update()  # the armature's posed bones and the meshes' world matrices are current
+    worlds = [root @ Matrix(info["world"].astype(float).tolist()) for info in infos]
+    index = {m.name: k for k, m in enumerate(made)}
+    for obj, world in zip(made, worlds):
+        parent = _parent_world(obj, worlds, index, made)
+        obj.matrix_parent_inverse = Matrix.Identity(4)
+        if parent is not None and abs(parent.determinant()) > 1e-30:
+            obj.matrix_basis = parent.inverted() @ world
+        else:
+            obj.matrix_basis = world
+    return made, datas, lost
+
+
+def summary(objs, lost):
+    """The report's words for what import_objects made: "2 cameras, 4 lights, 3 empties", and the parents not
+    found (the object then sits at its place at the top level)."""
+    counts = {}
+    for o in objs:
+        kind = {"CAMERA": "cameras", "LIGHT": "lights"}.get(o.type, "empties")
+        counts[kind] = counts.get(kind, 0) + 1
+    words = ", ".join("%d %s" % (counts[k], k) for k in ("cameras", "lights", "empties") if k in counts)
+    if lost:
+        words += " (parents not found: %s)" % ", ".join(sorted(set(lost))[:3])
+    return words
