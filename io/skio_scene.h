@@ -388,6 +388,13 @@ int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* 
  * joint), SKC_OUT_OF_RANGE (parent), SKC_UNSUPPORTED for a scene read from a glTF document, SKC_OUT_OF_MEMORY. */
 int skio_scene_add_object(skio_scene* s, const skio_object* o, double gltf_intensity, uint32_t* out, skc_err* err);
 void skio_scene_drop_last_object(skio_scene* s); /* undoes the last skio_scene_add_object */
+/* Appends a clip made by hand (scene_add_anim.c): n keys at ascending times (seconds, finite, >= 0), trs holding
+ * n * joint_count local poses (skc_trs layout, key k's at trs + k * joint_count * 10); keyed: a byte per joint, 0 =
+ * no channel (NULL: every joint); name NULL or "" = "anim<i>". Rotations normalized. SKC_NO_SKIN without skeleton,
+ * SKC_INVALID_ARGUMENT (times, non-finite values, zero rotations, no keys), SKC_UNSUPPORTED for a scene read from a
+ * glTF document, SKC_OUT_OF_MEMORY. */
+int skio_scene_add_anim(skio_scene* s, const char* name, const double* times, size_t n, const float* trs,
+                        const uint8_t* keyed, uint32_t* out, skc_err* err);
 /* A light's intensity in glTF's photometric units from the source's (Blender's) W or W/m^2: 683 lm/W, over 4 pi sr
  * for point and spot lights (as Blender's own glTF exporter converts). */
 double skio_light_gltf_intensity(const skio_object* ob);

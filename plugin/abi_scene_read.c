@@ -1,6 +1,6 @@
-/* abi_scene_read.c - what a loaded scene holds besides meshes, skins and clips: materials and images, cameras, lights
- * and empty nodes (listed at load, io/scene_listing.c), the notes of the reader and the key times of a clip (ABI 1.12
- * and 1.13). */
+/* abi_scene_read.c - what a scene holds besides meshes and skins, read back and added: materials and images, cameras,
+ * lights and empty nodes (listed at load, io/scene_listing.c), the notes of the reader, the key times of a clip
+ * (ABI 1.12 and 1.13), objects and clips added by hand (ABI 1.13). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,4 +182,12 @@ SK_API sk_result sk_scene_add_object(sk_scene* scene, const sk_object_info* obje
   scene->object_count++;
   if (out_index) *out_index = k;
   return sk__ret(SKC_OK, NULL, err);
+}
+
+SK_API sk_result sk_scene_add_animation(sk_scene* scene, const char* name, const double* times, size_t key_count,
+                                        const float* trs, const uint8_t* keyed, uint32_t* out_index, sk_error* err) {
+  if (!scene || (key_count && (!times || !trs)))
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL, nor times and trs with keys");
+  skc_err e = {0};
+  return sk__ret(skio_scene_add_anim(scene->io, name, times, key_count, trs, keyed, out_index, &e), &e, err);
 }

@@ -796,6 +796,15 @@ SK_API sk_result sk_scene_object_info(const sk_scene* scene, uint32_t object, sk
  * the others name them as not written. SK_ERR_INVALID_ARGUMENT, SK_ERR_OUT_OF_RANGE (parent_object). */
 SK_API sk_result sk_scene_add_object(sk_scene* scene, const sk_object_info* object, uint32_t* out_index, sk_error* err);
 
+/* Appends a clip to a scene made with sk_scene_create or read through Assimp (SK_ERR_UNSUPPORTED for one read from a
+ * glTF document), every writer writes it: key_count keys at ascending times (seconds, finite, the first >= 0), and
+ * for each key the local TRS pose of every joint as sk_scene_sample_pose gives it (10 floats a joint: translation,
+ * rotation x y z w, scale; key k's at trs + k * joint_count * 10), in the scene's frame; keyed: one byte a joint, 0 =
+ * no channel (it keeps its rest pose), NULL = every joint keyed. Rotations are normalized. name NULL or "" =
+ * "anim<i>". SK_ERR_NO_SKIN without skeleton; SK_ERR_INVALID_ARGUMENT for no keys, times out of order, non-finite
+ * values or a zero rotation. */
+SK_API sk_result sk_scene_add_animation(sk_scene* scene, const char* name, const double* times, size_t key_count,
+                                        const float* trs, const uint8_t* keyed, uint32_t* out_index, sk_error* err);
 /* The times (seconds, ascending) at which animation anim has a joint key, keys of different joints less than a
  * microsecond apart once: *out_count of them, the first `capacity` written to out (NULL with 0 to ask the count). */
 SK_API sk_result sk_scene_animation_key_times(const sk_scene* scene, uint32_t anim, double* out, size_t capacity,

@@ -1044,6 +1044,8 @@ FUNCTIONS = [
     ("sk_scene_material_info", RESULT, [HANDLE, u32, POINTER(SkMaterialDesc), ERR]),
     ("sk_scene_object_info", RESULT, [HANDLE, u32, POINTER(SkObjectInfo), ERR]),
     ("sk_scene_add_object", RESULT, [HANDLE, POINTER(SkObjectInfo), POINTER(c_uint32), ERR]),
+    ("sk_scene_add_animation", RESULT, [HANDLE, c_char_p, POINTER(c_double), size, BUF, BUF, POINTER(c_uint32),
+                                        ERR]),
     ("sk_scene_animation_key_times", RESULT, [HANDLE, u32, POINTER(c_double), size, POINTER(c_size_t), ERR]),
     ("sk_import_extensions", c_char_p, []),
     ("sk_import_extension_supported", ctypes.c_int, [c_char_p]),

@@ -1006,6 +1006,23 @@ class Scene(_Handle):
                 ctypes.POINTER(ctypes.c_double)), n.value, byref(n))
         return out[:n.value]
 
+    def add_animation(self, name, times, trs, keyed=None):
+        """Appends a clip (ABI 1.13) to a scene made with create or read through Assimp; returns its index. times:
+        (K,) ascending seconds; trs: (K, J, 10) local poses as sample_pose gives them (translation, rotation x y z w,
+        scale) in the scene's frame; keyed: (J,) bools, False = no channel for that joint (None: all keyed)."""
+        sk = self.skeleton
+        if sk is None:
+            raise SkinkitError(C.SK_ERR_NO_SKIN, "scene has no skeleton")
+        t = np.ascontiguousarray(times, np.float64).reshape(-1)
+        pose = _arr(trs, np.float32, "trs", shape=(len(t), sk.joint_count, 10))
+        mask = None if keyed is None else _arr(np.asarray(keyed, bool).astype(np.uint8), np.uint8, "keyed",
+                                               shape=(sk.joint_count,))
+        idx = c_uint32()
+        self._lib.sk_scene_add_animation(self.handle, name.encode("utf-8") if name else None,
+                                         t.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), len(t), _ptr(pose),
+                                         _ptr(mask), byref(idx))
+        return int(idx.value)
+
     def sample_pose(self, a, time):
         """(J, 10) TRS pose of animation a at time seconds."""
         sk = self.skeleton

@@ -1193,6 +1193,65 @@ START_TEST(scene_objects_added) {
 }
 END_TEST
 
+/* sk_scene_add_animation: what it refuses; a clip it takes samples as given, between keys too, and a .glb written with
+ * it holds the same clip. */
+START_TEST(scene_animation_added) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene *sc = NULL, *bare = NULL;
+  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_create(NULL, &bare, NULL), SK_OK);
+  uint32_t tri[3] = {0, 1, 2}, k = 99;
+  sk_mesh_desc md = {
+      .size = sizeof md, .vertex_count = 3, .positions = k_positions, .indices = tri, .index_count = 3, .skin = skin};
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  const double times[2] = {0.0, 2.0}, back_times[2] = {2.0, 1.0};
+  float trs[2 * 2 * 10] = {0}; /* key 0: rest-like; key 1: the child moved to x = 3 and turned 90 degrees about z */
+  for (int i = 0; i < 4; ++i) trs[i * 10 + 6] = trs[i * 10 + 7] = trs[i * 10 + 8] = trs[i * 10 + 9] = 1.0f;
+  trs[10] = 1.0f;
+  trs[30] = 3.0f;
+  trs[30 + 5] = trs[30 + 6] = 0.70710678f;
+  const uint8_t keyed[2] = {0, 1};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, NULL, "a", times, 2, trs, keyed, &k);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, sc, "a", NULL, 2, trs, keyed, &k);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, sc, "a", times, 0, trs, keyed, &k);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, sc, "a", back_times, 2, trs, keyed, &k);
+  FAILS(SK_ERR_NO_SKIN, sk_scene_add_animation, bare, "a", times, 2, trs, keyed, &k);
+  trs[31] = NAN;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, sc, "a", times, 2, trs, keyed, &k);
+  trs[31] = 0.0f;
+  trs[13] = trs[14] = trs[15] = trs[16] = 0.0f; /* key 0, joint 1: no rotation */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, sc, "a", times, 2, trs, keyed, &k);
+  trs[16] = 1.0f;
+  GETTER(0u, sk_scene_animation_count, sc);
+  ck_assert_int_eq(sk_scene_add_animation(sc, "Turn", times, 2, trs, keyed, &k, NULL), SK_OK);
+  ck_assert_uint_eq(k, 0);
+  ck_assert_str_eq(sk_scene_animation_name(sc, 0), "Turn");
+  ck_assert(fabs(sk_scene_animation_duration(sc, 0) - 2.0) < 1e-12);
+  char dir[] = "/tmp/skinkit_abi_XXXXXX", glb[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(glb, sizeof glb, "%s/clip.glb", dir);
+  ck_assert_int_eq(sk_scene_save(sc, glb, NULL, NULL), SK_OK);
+  sk_scene* back = NULL;
+  ck_assert_int_eq(sk_scene_load(glb, NULL, &back, NULL), SK_OK);
+  const sk_scene* both[2] = {sc, back};
+  for (int b = 0; b < 2; ++b) {
+    float pose[20];
+    ck_assert_int_eq(sk_scene_sample_pose(both[b], 0, 1.0, pose, NULL), SK_OK); /* half way */
+    ck_assert_msg(fabs(pose[10] - 2.0f) < 1e-5f && fabs(pose[0]) < 1e-6f, "scene %d: child x %g", b, pose[10]);
+    ck_assert(fabs(pose[15] - 0.38268343f) < 1e-5f && fabs(pose[16] - 0.92387953f) < 1e-5f); /* 45 degrees */
+  }
+  FAILS(SK_ERR_UNSUPPORTED, sk_scene_add_animation, back, "a", times, 2, trs, keyed, &k);
+  sk_scene_destroy(back);
+  sk_scene_destroy(bare);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+  remove(glb);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(every_declared_function_has_error_path_checks) {
   /* run every check in this process so that the marks are recorded whatever Check's fork mode is */
   common_version_and_result_strings_fn(_i);
@@ -1204,6 +1263,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   skf_error_paths_fn(_i);
   bind_error_paths_fn(_i);
   scene_objects_added_fn(_i);
+  scene_animation_added_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1234,6 +1294,7 @@ int main(void) {
   tcase_add_test(tc, bind_error_paths);
   tcase_add_test(tc, scene_objects_listed);
   tcase_add_test(tc, scene_objects_added);
+  tcase_add_test(tc, scene_animation_added);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
