@@ -14,39 +14,11 @@ exits non-zero on failure.
 import os
 import sys
 import tempfile
-import traceback
 
 import bpy
 
-ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-ZIP = os.path.abspath(ARGV[0]) if ARGV else None
-
-RESULTS = []
-NOTES = []
-
-
-def check(name, fn):
-    try:
-        fn()
-        RESULTS.append((name, True))
-        print("PASS %s" % name)
-    except Exception:
-        RESULTS.append((name, False))
-        print("FAIL %s\n%s" % (name, traceback.format_exc()))
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def close(a, b, tol, msg):
-    import numpy as np
-
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    err = float(np.abs(a - b).max()) if a.size else 0.0
-    expect(a.shape == b.shape and err <= tol, "%s: max error %.3g > %.3g (shapes %s, %s)"
-           % (msg, err, tol, a.shape, b.shape))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_harness import NOTES, close, expect, install_enable, run  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------- scene helpers
@@ -133,10 +105,7 @@ def corrupt(obj, weights):
 
 # ------------------------------------------------------------------------------------------- tests
 def test_install_enable():
-    expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)
-    bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="skinkit")
-    expect("skinkit" in bpy.context.preferences.addons, "skinkit not enabled")
+    install_enable()
     import skinkit
 
     expect(os.path.dirname(skinkit.__file__).startswith(os.environ.get("BLENDER_USER_SCRIPTS", "/nonexistent")),
@@ -664,8 +633,6 @@ def test_bake_deformation():
     """Bake Deformation writes a PC2 cache played by a Mesh Cache modifier in the Armature modifier's place: with
     LBS the played-back mesh equals the Armature modifier's at every frame (same skinning); with COR the joint ring
     keeps its radius at a 180 degree twist where the modifier's collapses (the candy wrapper)."""
-    import numpy as np
-
     from skinkit import bridge
 
     def setup():
@@ -1701,10 +1668,6 @@ def test_disable_unregisters():
 
 
 def main():
-    import numpy
-
-    if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
-        numpy.bool = bool
     tests = [test_install_enable, test_registered, test_poll_without_mesh, test_validate_and_select_invalid,
              test_normalize, test_normalize_respects_vertex_mask, test_limit_total, test_quantize, test_clean,
              test_deform_matches_armature_modifier, test_vertex_group_writes_are_batched,
@@ -1723,18 +1686,7 @@ def main():
              test_auto_bind_selected_bones, test_selected_pose_bones_subset, test_auto_bind_bbone_segments,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
              test_disable_unregisters]
-    for t in tests:
-        check(t.__name__, t)
-        if t is test_install_enable and not RESULTS[-1][1]:
-            break  # nothing else can run
-    for n in NOTES:
-        print("note: " + n)
-    passed = sum(1 for _n, ok in RESULTS if ok)
-    failed = len(RESULTS) - passed
-    print("%d passed, %d failed" % (passed, failed))
-    sys.stdout.flush()
-    if failed:
-        sys.exit(1)
+    run(tests, first=test_install_enable)
 
 
 main()

@@ -23,40 +23,13 @@ import os
 import sys
 import tempfile
 import time
-import traceback
 
 import bpy
 
-ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-ZIP = os.path.abspath(ARGV[0]) if ARGV else None
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-ASSETS = os.environ.get("SKINKIT_ASSETS") or None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_harness import ASSETS, DATA, NOTES, Skip, expect, install_enable, run  # noqa: E402
+
 TMP = tempfile.mkdtemp(prefix="skinkit_anim_")
-
-RESULTS = []
-NOTES = []
-
-
-class Skip(Exception):
-    pass
-
-
-def check(name, fn):
-    try:
-        fn()
-        RESULTS.append((name, True))
-        print("PASS %s" % name)
-    except Skip as s:
-        print("SKIP %s: %s" % (name, s))
-    except Exception:
-        RESULTS.append((name, False))
-        print("FAIL %s\n%s" % (name, traceback.format_exc()))
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def asset(rel):
@@ -376,10 +349,7 @@ def write_big_gltf(path, chains=10, depth=10, keys=2000, rate=30.0, seed=7):
 
 # ------------------------------------------------------------------------------------------- tests
 def test_install_enable():
-    expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)
-    bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="skinkit")
-    expect("skinkit" in bpy.context.preferences.addons, "skinkit not enabled")
+    install_enable()
     props = bpy.ops.import_scene.skinkit_assimp.get_rna_type().properties
     expect("animations" in props and props["animations"].default is True, "no Animations option (default on)")
 
@@ -590,29 +560,11 @@ def test_save_reload_keeps_clips():
 
 
 def main():
-    import numpy
-
-    if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
-        numpy.bool = bool
     tests = [test_install_enable, test_numpy_math, test_fbx_exact_file_rest_pose,
              test_fbx_exact_without_file_rest_pose, test_fbx_bind_correction_matters, test_keys_frames_groups_signs,
              test_animations_off_and_no_clips, test_big_generated, test_corpus_testwuson, test_corpus_character_b3d,
              test_save_reload_keeps_clips]
-    only = os.environ.get("SKINKIT_TEST_ONLY")
-    for t in tests:
-        if only and t.__name__ not in ("test_install_enable",) and only not in t.__name__:
-            continue
-        check(t.__name__, t)
-        if t is test_install_enable and not RESULTS[-1][1]:
-            break
-    for n in NOTES:
-        print("note: " + n)
-    passed = sum(1 for _n, ok in RESULTS if ok)
-    failed = len(RESULTS) - passed
-    print("%d passed, %d failed" % (passed, failed))
-    sys.stdout.flush()
-    if failed:
-        sys.exit(1)
+    run(tests, first=test_install_enable)
 
 
 main()

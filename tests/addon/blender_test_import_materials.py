@@ -16,53 +16,18 @@ import os
 import shutil
 import sys
 import tempfile
-import traceback
 
 import bpy
 
-ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-ZIP = os.path.abspath(ARGV[0]) if ARGV else None
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.normpath(os.path.join(HERE, "..", "data"))
-ASSETS = os.environ.get("SKINKIT_ASSETS") or None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_harness import ASSETS, DATA, NOTES, Skip, close, expect, install_enable, run  # noqa: E402
+
 CORPUS = ("collada/CesiumMan_blender.dae", "x/Testwuson.X", "b3d/character.b3d", "md5/drone.md5mesh",
           "ogre/Clonk/Graphics.mesh")
 TMP = tempfile.mkdtemp(prefix="skinkit_impmat_")
 LABEL_SLOTS = {"BASE COLOR": "base_color_image", "METALLIC ROUGHNESS": "metallic_roughness_image",
                "NORMALMAP": "normal_image", "EMISSIVE": "emissive_image", "OCCLUSION": "occlusion_image"}
 SLOTS = ("base_color_image", "metallic_roughness_image", "normal_image", "emissive_image", "occlusion_image")
-
-RESULTS = []
-NOTES = []
-
-
-class Skip(Exception):
-    pass
-
-
-def check(name, fn):
-    try:
-        fn()
-        RESULTS.append((name, True))
-        print("PASS %s" % name)
-    except Skip as s:
-        print("SKIP %s: %s" % (name, s))
-    except Exception:
-        RESULTS.append((name, False))
-        print("FAIL %s\n%s" % (name, traceback.format_exc()))
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def close(a, b, tol, msg):
-    import numpy as np
-
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    err = float(np.abs(a - b).max()) if a.size else 0.0
-    expect(a.shape == b.shape and err <= tol, "%s: max error %.3g > %.3g (%s, %s)" % (msg, err, tol, a, b))
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -229,10 +194,7 @@ def png_file(name, rgba_of):
 
 # ------------------------------------------------------------------------------------------- tests
 def test_install_enable():
-    expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)
-    bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="skinkit")
-    expect("skinkit" in bpy.context.preferences.addons, "skinkit not enabled")
+    install_enable()
 
 
 def test_materials_option():
@@ -451,33 +413,14 @@ def _corpus_test(rel):
 
 
 def main():
-    import numpy
-
-    if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
-        numpy.bool = bool
     tests = [test_install_enable, test_materials_option, test_fbx_embedded_images, test_dae_external_images,
              test_missing_image, test_materials_off, test_glb_every_slot_roundtrip,
              test_glb_as_blenders_gltf_importer]
     tests += [_corpus_test(rel) for rel in CORPUS]
-    only = os.environ.get("SKINKIT_TEST_ONLY")
     if ASSETS is None:
         print("SKIP corpus: SKINKIT_ASSETS not set (%s)" % ", ".join(CORPUS))
         tests = [t for t in tests if not t.__name__.startswith("test_corpus_")]
-    for t in tests:
-        if only and t.__name__ not in ("test_install_enable",) and only not in t.__name__:
-            continue
-        check(t.__name__, t)
-        if t is test_install_enable and not RESULTS[-1][1]:
-            break
-    for n in NOTES:
-        print("note: " + n)
-    shutil.rmtree(TMP, ignore_errors=True)
-    passed = sum(1 for _n, ok in RESULTS if ok)
-    failed = len(RESULTS) - passed
-    print("%d passed, %d failed" % (passed, failed))
-    sys.stdout.flush()
-    if failed:
-        sys.exit(1)
+    run(tests, first=test_install_enable, cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
 
 main()

@@ -13,51 +13,16 @@ reports of each. Prints `N passed, N failed` last; exits non-zero on failure.
 import os
 import sys
 import tempfile
-import traceback
 
 import bpy
 
-ARGV = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-ZIP = os.path.abspath(ARGV[0]) if ARGV else None
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-ASSETS = os.environ.get("SKINKIT_ASSETS") or None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_harness import ASSETS, DATA, HERE, NOTES, Skip, close, expect, install_enable, run  # noqa: E402
+
 CORPUS = ("x/Testwuson.X", "b3d/character.b3d", "md5/drone.md5mesh", "ogre/Clonk/Graphics.mesh")
 TMP = tempfile.mkdtemp(prefix="skinkit_io_")
 
-RESULTS = []
-NOTES = []
 SKIPPED_CORPUS = []
-
-
-class Skip(Exception):
-    pass
-
-
-def check(name, fn):
-    try:
-        fn()
-        RESULTS.append((name, True))
-        print("PASS %s" % name)
-    except Skip as s:
-        print("SKIP %s: %s" % (name, s))
-    except Exception:
-        RESULTS.append((name, False))
-        print("FAIL %s\n%s" % (name, traceback.format_exc()))
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def close(a, b, tol, msg):
-    import numpy as np
-
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    err = float(np.abs(a - b).max()) if a.size else 0.0
-    expect(a.shape == b.shape and err <= tol, "%s: max error %.3g > %.3g (shapes %s, %s)"
-           % (msg, err, tol, a.shape, b.shape))
 
 
 def expect_report_error(fn, *fragments):
@@ -182,10 +147,7 @@ def window_override():
 
 # ------------------------------------------------------------------------------------------- install
 def test_install_enable():
-    expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)
-    bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="skinkit")
-    expect("skinkit" in bpy.context.preferences.addons, "skinkit not enabled")
+    install_enable()
 
 
 def test_registered_and_menus():
@@ -1504,10 +1466,6 @@ def test_transfer():
 
 
 def main():
-    import numpy
-
-    if not hasattr(numpy, "bool"):  # Blender 3.4's bundled addons use np.bool, removed in numpy 1.24
-        numpy.bool = bool
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_export_scene_objects,
              test_import_export_uv1_and_colors,
@@ -1523,21 +1481,7 @@ def main():
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
               test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
               test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
-    only = os.environ.get("SKINKIT_TEST_ONLY")
-    for t in tests:
-        if only and t.__name__ not in ("test_install_enable",) and only not in t.__name__:
-            continue
-        check(t.__name__, t)
-        if t is test_install_enable and not RESULTS[-1][1]:
-            break
-    for n in NOTES:
-        print("note: " + n)
-    passed = sum(1 for _n, ok in RESULTS if ok)
-    failed = len(RESULTS) - passed
-    print("%d passed, %d failed" % (passed, failed))
-    sys.stdout.flush()
-    if failed:
-        sys.exit(1)
+    run(tests, first=test_install_enable)
 
 
 main()

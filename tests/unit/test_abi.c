@@ -1091,6 +1091,30 @@ START_TEST(scene_objects_listed) {
 }
 END_TEST
 
+/* A scene of make_skeleton's joints holding one triangle skinned by make_skin. */
+static sk_scene* skinned_scene(const sk_skeleton* skel, const sk_skin* skin) {
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  static const uint32_t tri[3] = {0, 1, 2};
+  sk_mesh_desc md = {.size = sizeof md, .vertex_count = 3, .positions = k_positions, .indices = tri, .index_count = 3,
+                     .skin = skin};
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  return sc;
+}
+
+/* sc written as <fresh folder>/<name>.glb and read back; the file and folder removed again. */
+static sk_scene* through_glb(const sk_scene* sc, const char* name) {
+  char dir[] = "/tmp/skinkit_abi_XXXXXX", glb[96];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(glb, sizeof glb, "%s/%s.glb", dir, name);
+  ck_assert_int_eq(sk_scene_save(sc, glb, NULL, NULL), SK_OK);
+  sk_scene* back = NULL;
+  ck_assert_int_eq(sk_scene_load(glb, NULL, &back, NULL), SK_OK);
+  remove(glb);
+  rmdir(dir);
+  return back;
+}
+
 /* sk_scene_add_object: what it refuses; what it takes is listed back and written to a .glb that reads back the same. */
 static sk_object_info made_object(int32_t kind, const char* name, float x) {
   sk_object_info o = {.size = sizeof o, .kind = kind, .name = name, .parent_object = -1, .light_type = -1};
@@ -1115,12 +1139,8 @@ static void check_added(const sk_scene* s, const sk_object_info* want, const cha
 START_TEST(scene_objects_added) {
   sk_skeleton* skel = make_skeleton();
   sk_skin* skin = make_skin();
-  sk_scene* sc = NULL;
-  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
-  uint32_t tri[3] = {0, 1, 2}, k = 99;
-  sk_mesh_desc md = {
-      .size = sizeof md, .vertex_count = 3, .positions = k_positions, .indices = tri, .index_count = 3, .skin = skin};
-  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  sk_scene* sc = skinned_scene(skel, skin);
+  uint32_t k = 99;
   sk_object_info marker = made_object(SK_OBJECT_EMPTY, "Marker", 1.0f), bad = marker;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, NULL, &marker, &k);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_object, sc, NULL, &k);
@@ -1173,12 +1193,7 @@ START_TEST(scene_objects_added) {
   GETTER(4u, sk_scene_object_count, sc);
   for (int i = 0; i < 4; ++i) check_added(sc, all[i], "added");
   ck_assert_str_eq(sk_scene_object_parent(sc, 1), "Marker");
-  char dir[] = "/tmp/skinkit_abi_XXXXXX", glb[64];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(glb, sizeof glb, "%s/added.glb", dir);
-  ck_assert_int_eq(sk_scene_save(sc, glb, NULL, NULL), SK_OK);
-  sk_scene* back = NULL;
-  ck_assert_int_eq(sk_scene_load(glb, NULL, &back, NULL), SK_OK);
+  sk_scene* back = through_glb(sc, "added");
   GETTER(4u, sk_scene_object_count, back);
   for (int i = 0; i < 4; ++i) check_added(back, all[i], ".glb");
   const sk_object_info cam_back = object_info(back, "Cam");
@@ -1188,8 +1203,6 @@ START_TEST(scene_objects_added) {
   sk_scene_destroy(sc);
   sk_skin_destroy(skin);
   sk_skeleton_destroy(skel);
-  remove(glb);
-  rmdir(dir);
 }
 END_TEST
 
@@ -1198,13 +1211,9 @@ END_TEST
 START_TEST(scene_animation_added) {
   sk_skeleton* skel = make_skeleton();
   sk_skin* skin = make_skin();
-  sk_scene *sc = NULL, *bare = NULL;
-  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  sk_scene *sc = skinned_scene(skel, skin), *bare = NULL;
   ck_assert_int_eq(sk_scene_create(NULL, &bare, NULL), SK_OK);
-  uint32_t tri[3] = {0, 1, 2}, k = 99;
-  sk_mesh_desc md = {
-      .size = sizeof md, .vertex_count = 3, .positions = k_positions, .indices = tri, .index_count = 3, .skin = skin};
-  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  uint32_t k = 99;
   const double times[2] = {0.0, 2.0}, back_times[2] = {2.0, 1.0};
   float trs[2 * 2 * 10] = {0}; /* key 0: rest-like; key 1: the child moved to x = 3 and turned 90 degrees about z */
   for (int i = 0; i < 4; ++i) trs[i * 10 + 6] = trs[i * 10 + 7] = trs[i * 10 + 8] = trs[i * 10 + 9] = 1.0f;
@@ -1228,12 +1237,7 @@ START_TEST(scene_animation_added) {
   ck_assert_uint_eq(k, 0);
   ck_assert_str_eq(sk_scene_animation_name(sc, 0), "Turn");
   ck_assert(fabs(sk_scene_animation_duration(sc, 0) - 2.0) < 1e-12);
-  char dir[] = "/tmp/skinkit_abi_XXXXXX", glb[64];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(glb, sizeof glb, "%s/clip.glb", dir);
-  ck_assert_int_eq(sk_scene_save(sc, glb, NULL, NULL), SK_OK);
-  sk_scene* back = NULL;
-  ck_assert_int_eq(sk_scene_load(glb, NULL, &back, NULL), SK_OK);
+  sk_scene* back = through_glb(sc, "clip");
   const sk_scene* both[2] = {sc, back};
   for (int b = 0; b < 2; ++b) {
     float pose[20];
@@ -1247,8 +1251,6 @@ START_TEST(scene_animation_added) {
   sk_scene_destroy(sc);
   sk_skin_destroy(skin);
   sk_skeleton_destroy(skel);
-  remove(glb);
-  rmdir(dir);
 }
 END_TEST
 
