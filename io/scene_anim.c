@@ -52,6 +52,28 @@ static void slerp(const float* q0, const float* q1in, float a, float out[4]) {
   skc_quat_normalize(out);
 }
 
+void skio_channel_sample(const skio_channel* ch, double t, skc_trs* p) {
+  float al;
+  size_t k;
+  if (ch->pos_count) {
+    k = locate(ch->pos_time, ch->pos_count, t, &al);
+    lerp3(ch->pos, k, ch->pos_count, al, p->t);
+  }
+  if (ch->scl_count) {
+    k = locate(ch->scl_time, ch->scl_count, t, &al);
+    lerp3(ch->scl, k, ch->scl_count, al, p->s);
+  }
+  if (ch->rot_count) {
+    k = locate(ch->rot_time, ch->rot_count, t, &al);
+    if (al <= 0.0f || k + 1 >= ch->rot_count) {
+      memcpy(p->r, ch->rot + k * 4, 4 * sizeof(float));
+      skc_quat_normalize(p->r);
+    } else {
+      slerp(ch->rot + k * 4, ch->rot + (k + 1) * 4, al, p->r);
+    }
+  }
+}
+
 int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out, skc_err* err) {
   if (!s || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and out_pose must not be NULL");
   if (!s->skeleton) return skc_fail(err, SKC_NO_SKIN, "%s: no skeleton to pose", s->source);
@@ -61,29 +83,36 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out,
   const skc_skeleton* sk = s->skeleton;
   for (uint32_t j = 0; j < sk->joint_count; ++j) skc_mat4_to_trs(sk->rest_local + (size_t)j * 16, &out[j], 1e-4f);
   const skio_anim* a = &s->anims[anim];
-  for (uint32_t c = 0; c < a->channel_count; ++c) {
-    const skio_channel* ch = &a->channels[c];
-    skc_trs* p = &out[ch->joint];
-    float al;
-    size_t k;
-    if (ch->pos_count) {
-      k = locate(ch->pos_time, ch->pos_count, t, &al);
-      lerp3(ch->pos, k, ch->pos_count, al, p->t);
-    }
-    if (ch->scl_count) {
-      k = locate(ch->scl_time, ch->scl_count, t, &al);
-      lerp3(ch->scl, k, ch->scl_count, al, p->s);
-    }
-    if (ch->rot_count) {
-      k = locate(ch->rot_time, ch->rot_count, t, &al);
-      if (al <= 0.0f || k + 1 >= ch->rot_count) {
-        memcpy(p->r, ch->rot + k * 4, 4 * sizeof(float));
-        skc_quat_normalize(p->r);
-      } else {
-        slerp(ch->rot + k * 4, ch->rot + (k + 1) * 4, al, p->r);
-      }
-    }
-  }
+  for (uint32_t c = 0; c < a->channel_count; ++c) skio_channel_sample(&a->channels[c], t, &out[a->channels[c].joint]);
+  return SKC_OK;
+}
+
+/* Object `object`'s channel in clip `anim`, or NULL. */
+static const skio_channel* object_channel(const skio_scene* s, uint32_t anim, uint32_t object) {
+  for (uint32_t c = 0; c < s->object_channel_count; ++c)
+    if (s->object_channels[c].anim == anim && s->object_channels[c].ch.joint == object)
+      return &s->object_channels[c].ch;
+  return NULL;
+}
+
+int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float out[16], skc_err* err) {
+  if (anim >= s->anim_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
+  if (!isfinite(t)) return skc_fail(err, SKC_INVALID_ARGUMENT, "time is not finite");
+  const skio_channel* ch = object < s->object_count ? object_channel(s, anim, object) : NULL;
+  if (!ch) return SKC_OK; /* out untouched: not keyed */
+  const skio_object* o = &s->objects[object];
+  float inv[16], local[16];
+  if (!skc_mat4_inverse(o->parent_rest, inv)) skc_mat4_identity(inv);
+  skc_mat4_mul(inv, o->world, local);
+  float look_inv[16], key[16];
+  if (!skc_mat4_inverse(o->look, look_inv)) skc_mat4_identity(look_inv);
+  skc_mat4_mul(local, look_inv, key); /* the node's own rest transform: components a channel lacks come from it */
+  skc_trs p;
+  if (!skc_mat4_to_trs(key, &p, 1e-4f)) skc_trs_identity(&p);
+  skio_channel_sample(ch, t, &p);
+  skc_trs_to_mat4(&p, key);
+  skc_mat4_mul(key, o->look, out);
   return SKC_OK;
 }
 
@@ -98,6 +127,28 @@ static size_t append_times(double* out, size_t n, const double* t, uint32_t coun
   return n;
 }
 
+static size_t channel_times(const skio_channel* ch, double* t, size_t n) {
+  n = append_times(t, n, ch->pos_time, ch->pos_count);
+  n = append_times(t, n, ch->rot_time, ch->rot_count);
+  return append_times(t, n, ch->scl_time, ch->scl_count);
+}
+
+static size_t channel_keys(const skio_channel* ch) { return (size_t)ch->pos_count + ch->rot_count + ch->scl_count; }
+
+/* The n times in t sorted, those less than SKIO_KEY_TIME_MERGE apart taken once, into *out (t freed when empty). */
+static void merge_times(double* t, size_t n, double** out, size_t* count) {
+  qsort(t, n, sizeof *t, cmp_double);
+  size_t w = 0;
+  for (size_t i = 0; i < n; ++i) /* keys of different channels a microsecond apart are one time */
+    if (!w || t[i] - t[w - 1] > SKIO_KEY_TIME_MERGE) t[w++] = t[i];
+  if (!w) {
+    free(t);
+    t = NULL;
+  }
+  *out = t;
+  *count = w;
+}
+
 int skio_anim_key_times(const skio_scene* s, uint32_t anim, double** out, size_t* count, skc_err* err) {
   *out = NULL;
   *count = 0;
@@ -105,27 +156,26 @@ int skio_anim_key_times(const skio_scene* s, uint32_t anim, double** out, size_t
     return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
   const skio_anim* a = &s->anims[anim];
   size_t total = 0;
-  for (uint32_t c = 0; c < a->channel_count; ++c)
-    total += (size_t)a->channels[c].pos_count + a->channels[c].rot_count + a->channels[c].scl_count;
+  for (uint32_t c = 0; c < a->channel_count; ++c) total += channel_keys(&a->channels[c]);
   if (!total) return SKC_OK;
   double* t = malloc(total * sizeof *t);
   if (!t) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory collecting the key times of animation %u", anim);
   size_t n = 0;
-  for (uint32_t c = 0; c < a->channel_count; ++c) {
-    const skio_channel* ch = &a->channels[c];
-    n = append_times(t, n, ch->pos_time, ch->pos_count);
-    n = append_times(t, n, ch->rot_time, ch->rot_count);
-    n = append_times(t, n, ch->scl_time, ch->scl_count);
-  }
-  qsort(t, n, sizeof *t, cmp_double);
-  size_t w = 0;
-  for (size_t i = 0; i < n; ++i) /* keys of different channels a microsecond apart are one time */
-    if (!w || t[i] - t[w - 1] > SKIO_KEY_TIME_MERGE) t[w++] = t[i];
-  if (!w) {
-    free(t);
-    return SKC_OK;
-  }
-  *out = t;
-  *count = w;
+  for (uint32_t c = 0; c < a->channel_count; ++c) n = channel_times(&a->channels[c], t, n);
+  merge_times(t, n, out, count);
+  return SKC_OK;
+}
+
+int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, double** out, size_t* count,
+                          skc_err* err) {
+  *out = NULL;
+  *count = 0;
+  if (anim >= s->anim_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
+  const skio_channel* ch = object < s->object_count ? object_channel(s, anim, object) : NULL;
+  if (!ch || !channel_keys(ch)) return SKC_OK;
+  double* t = malloc(channel_keys(ch) * sizeof *t);
+  if (!t) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory collecting an object's key times");
+  merge_times(t, channel_times(ch, t, 0), out, count);
   return SKC_OK;
 }

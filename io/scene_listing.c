@@ -256,7 +256,10 @@ static int gltf_entry(const skio_scene* s, const gltf_nodes* g, const int8_t* ki
   e->ob.parent = -1;
   memcpy(e->ob.world, world + (size_t)i * 16, sizeof e->ob.world);
   skc_mat4_identity(e->ob.look);
-  skc_mat4_identity(e->ob.parent_rest);
+  if (g->parent[i] >= 0 && index_of[g->parent[i]] != -2) /* the file parent's world (reached before it) */
+    memcpy(e->ob.parent_rest, world + (size_t)g->parent[i] * 16, sizeof e->ob.parent_rest);
+  else
+    skc_mat4_identity(e->ob.parent_rest);
   if (kind[i] == SKIO_OBJECT_CAMERA) gltf_camera(d, node, &e->ob);
   if (kind[i] == SKIO_OBJECT_LIGHT) gltf_light(d, node, &e->ob);
   if (!(e->ob.name = node_name(d, node, i))) return -1;

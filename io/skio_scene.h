@@ -288,6 +288,15 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out_
  * SKC_OUT_OF_RANGE, SKC_OUT_OF_MEMORY. */
 #define SKIO_KEY_TIME_MERGE 1e-6
 int skio_anim_key_times(const skio_scene* s, uint32_t anim, double** out, size_t* count, skc_err* err);
+/* The same for object `object`'s keys in the clip (skio_scene.object_channels; none for an object it does not key). */
+int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, double** out, size_t* count,
+                          skc_err* err);
+/* Object `object`'s transform relative to its file parent's rest world (skio_object.parent_rest) at time t of clip
+ * anim: its keys (components it lacks from its rest transform) times its look; out untouched when the clip does not
+ * key it. SKC_OUT_OF_RANGE (anim), SKC_INVALID_ARGUMENT (t not finite). */
+int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float out[16], skc_err* err);
+/* One channel's keys at time t (clamped to its keys) into p: the components it keys; the others kept. */
+void skio_channel_sample(const skio_channel* ch, double t, skc_trs* p);
 
 /* Places an unskinned mesh (scene_rigid.c): bakes its node's world transform `world` (column-major) into its
  * vertices, normals and tangents, and when `joint` >= 0 (the joint its node hangs below) binds every vertex to that
@@ -370,9 +379,10 @@ void skio_scene_free_objects(skio_scene* s);                   /* and their chan
  * nodes by the same rule when the glTF reader read the scene, parents first (preorder). Each entry is a
  * skio_object whose strings the listing owns: ob.parent indexes the listing, ob.parent_joint is the skeleton's name
  * of the joint (not the node's), ob.parent_mesh the mesh node's name; ob.world is the rest world in the scene's frame
- * and ob.look is left identity; a light's ob.intensity is in glTF's units (candela, lux for a directional light:
- * skio_light_gltf_intensity). parent: the name of the object or joint it hangs from (mesh nodes skipped), NULL: the
- * top level. *out NULL with *count 0 when there are none; SKC_OUT_OF_MEMORY only. */
+ * and ob.parent_rest its file parent node's (identity at the top), ob.look is left identity; a light's ob.intensity is
+ * in glTF's units (candela, lux for a directional light: skio_light_gltf_intensity). parent: the name of the object or
+ * joint it hangs from (mesh nodes skipped), NULL: the top level. *out NULL with *count 0 when there are none;
+ * SKC_OUT_OF_MEMORY only. */
 typedef struct skio_listed_object {
   skio_object ob;
   char* parent;

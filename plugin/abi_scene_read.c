@@ -1,10 +1,12 @@
 /* abi_scene_read.c - what a scene holds besides meshes and skins, read back and added: materials and images, cameras,
  * lights and empty nodes (listed at load, io/scene_listing.c), the notes of the reader, the key times of a clip
  * (ABI 1.12 and 1.13), objects and clips added by hand (ABI 1.13). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi_internal.h"
+#include "skc_math.h"
 #include "skinkit.h"
 #include "skio_scene.h"
 
@@ -112,6 +114,7 @@ SK_API sk_result sk_scene_object_info(const sk_scene* scene, uint32_t object, sk
                           .inner_cone = light && o->light == SKIO_LIGHT_SPOT ? o->inner_cone : 0.0f,
                           .outer_cone = light && o->light == SKIO_LIGHT_SPOT ? o->outer_cone : 0.0f};
   memcpy(out->world, o->world, sizeof out->world);
+  memcpy(out->parent_world, o->parent_rest, sizeof out->parent_world);
   if (light) memcpy(out->color, o->color, sizeof out->color);
   return sk__ret(SKC_OK, NULL, err);
 }
@@ -190,4 +193,46 @@ SK_API sk_result sk_scene_add_animation(sk_scene* scene, const char* name, const
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL, nor times and trs with keys");
   skc_err e = {0};
   return sk__ret(skio_scene_add_anim(scene->io, name, times, key_count, trs, keyed, out_index, &e), &e, err);
+}
+
+static sk_result check_object_anim(const sk_scene* scene, uint32_t anim, uint32_t object, sk_error* err) {
+  if (anim >= scene->io->anim_count)
+    SK__FAIL(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, scene->io->anim_count);
+  if (object >= scene->object_count)
+    SK__FAIL(err, SKC_OUT_OF_RANGE, "object %u out of range (%u objects)", object, scene->object_count);
+  return SK_OK;
+}
+
+SK_API sk_result sk_scene_object_key_times(const sk_scene* scene, uint32_t anim, uint32_t object, double* out,
+                                           size_t capacity, size_t* out_count, sk_error* err) {
+  if (!scene || !out_count || (!out && capacity))
+    SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out_count must not be NULL, nor out with a capacity");
+  sk_result r = check_object_anim(scene, anim, object, err);
+  if (r) return r;
+  double* t = NULL;
+  size_t n = 0;
+  skc_err e = {0};
+  const bool own = !scene->io->gltf; /* listed from s->objects, one to one */
+  int rc = own ? skio_object_key_times(scene->io, anim, object, &t, &n, &e) : SKC_OK;
+  if (!rc) {
+    *out_count = n;
+    if (n && capacity) memcpy(out, t, (n < capacity ? n : capacity) * sizeof *t);
+  }
+  free(t);
+  return sk__ret(rc, &e, err);
+}
+
+SK_API sk_result sk_scene_object_sample(const sk_scene* scene, uint32_t anim, uint32_t object, double time,
+                                        float out_matrix[16], sk_error* err) {
+  if (!scene || !out_matrix) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out_matrix must not be NULL");
+  sk_result r = check_object_anim(scene, anim, object, err);
+  if (r) return r;
+  if (!isfinite(time)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "time is not finite");
+  const skio_object* o = &scene->objects[object].ob; /* the rest transform, for an object the clip does not key */
+  float inv[16];
+  if (!skc_mat4_inverse(o->parent_rest, inv)) skc_mat4_identity(inv);
+  skc_mat4_mul(inv, o->world, out_matrix);
+  skc_err e = {0};
+  const int rc = scene->io->gltf ? SKC_OK : skio_object_sample(scene->io, anim, object, time, out_matrix, &e);
+  return sk__ret(rc, &e, err);
 }

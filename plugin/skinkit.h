@@ -773,6 +773,8 @@ typedef struct sk_object_info {
   const char* parent_mesh;  /* else the node drawing a mesh it hangs from (sk_scene_mesh_node_name), NULL: none */
   float world[16];          /* column-major, at rest, in the scene's frame (sk_scene_frame); cameras and lights look
                                down their -Z with +Y up, as glTF's */
+  float parent_world[16];   /* the rest world of the file node it hangs from (identity at the top level): its keys
+                               (sk_scene_object_sample) are relative to it; ignored by sk_scene_add_object */
   /* SK_OBJECT_CAMERA */
   uint32_t orthographic; /* 1: xmag and ymag instead of yfov */
   float yfov;            /* vertical field of view, radians */
@@ -787,6 +789,15 @@ typedef struct sk_object_info {
   float inner_cone, outer_cone; /* spot: half-angles, radians */
 } sk_object_info;
 SK_API sk_result sk_scene_object_info(const sk_scene* scene, uint32_t object, sk_object_info* out, sk_error* err);
+/* An object's keys in a clip (a camera on a dolly, a keyed locator: read from FBX and Collada files through Assimp;
+ * none for a scene read from a glTF document): the times, as sk_scene_animation_key_times gives a clip's (0 when the
+ * clip does not key it), and its transform at a time relative to parent_world (column-major; its look included, as
+ * world is), the rest one when the clip does not key it. So the object's world at time t is its file parent's world
+ * then times this: parent_world itself for a parent that does not move. SK_ERR_OUT_OF_RANGE for anim or object. */
+SK_API sk_result sk_scene_object_key_times(const sk_scene* scene, uint32_t anim, uint32_t object, double* out,
+                                           size_t capacity, size_t* out_count, sk_error* err);
+SK_API sk_result sk_scene_object_sample(const sk_scene* scene, uint32_t anim, uint32_t object, double time,
+                                        float out_matrix[16], sk_error* err);
 /* Appends a camera, light or empty to a scene made with sk_scene_create or read through Assimp (not one read from a
  * glTF document, SK_ERR_UNSUPPORTED: its nodes are kept as the document has them), as sk_scene_object_info gives
  * them: name (NULL or "" = "object<i>"), kind, parent_object (an object added before, -1) or parent_joint (a joint of

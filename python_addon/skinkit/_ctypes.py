@@ -476,6 +476,7 @@ class SkObjectInfo(_Struct):  # ABI 1.13
         ("parent_joint", c_char_p),
         ("parent_mesh", c_char_p),
         ("world", c_float * 16),
+        ("parent_world", c_float * 16),
         ("orthographic", c_uint32),
         ("yfov", c_float),
         ("aspect", c_float),
@@ -1043,6 +1044,8 @@ FUNCTIONS = [
     ("sk_scene_image_info", RESULT, [HANDLE, u32, POINTER(SkImageInfo), ERR]),  # ABI 1.13
     ("sk_scene_material_info", RESULT, [HANDLE, u32, POINTER(SkMaterialDesc), ERR]),
     ("sk_scene_object_info", RESULT, [HANDLE, u32, POINTER(SkObjectInfo), ERR]),
+    ("sk_scene_object_key_times", RESULT, [HANDLE, u32, u32, POINTER(c_double), size, POINTER(c_size_t), ERR]),
+    ("sk_scene_object_sample", RESULT, [HANDLE, u32, u32, c_double, BUF, ERR]),
     ("sk_scene_add_object", RESULT, [HANDLE, POINTER(SkObjectInfo), POINTER(c_uint32), ERR]),
     ("sk_scene_add_animation", RESULT, [HANDLE, c_char_p, POINTER(c_double), size, BUF, BUF, POINTER(c_uint32),
                                         ERR]),

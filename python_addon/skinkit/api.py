@@ -811,7 +811,8 @@ class Scene(_Handle):
     def object_info(self, i):
         """Camera, light or empty node i as a dict (ABI 1.13): name, kind ("camera", "light", "empty"),
         parent_object (an index, None), parent_joint / parent_mesh (names, None), world (4, 4) at rest in the
-        scene's frame (a camera or light looks down its -Z), camera: orthographic, yfov, aspect, xmag, ymag, znear,
+        scene's frame (a camera or light looks down its -Z), parent_world (4, 4): the rest world of the file node it
+        hangs from, which object_sample is relative to; camera: orthographic, yfov, aspect, xmag, ymag, znear,
         zfar; light: light_type ("SUN", "POINT", "SPOT"), color, intensity (candela; lux for a sun), inner_cone,
         outer_cone (half-angles)."""
         d = C.new(C.SkObjectInfo)
@@ -819,7 +820,8 @@ class Scene(_Handle):
         out = dict(name=_text(d.name) or "", kind=self._OBJECT_KINDS.get(int(d.kind), "unknown"),
                    parent_object=None if d.parent_object < 0 else int(d.parent_object),
                    parent_joint=_text(d.parent_joint), parent_mesh=_text(d.parent_mesh),
-                   world=matrices_from_c(np.ctypeslib.as_array(d.world), 1)[0])
+                   world=matrices_from_c(np.ctypeslib.as_array(d.world), 1)[0],
+                   parent_world=matrices_from_c(np.ctypeslib.as_array(d.parent_world), 1)[0])
         if d.kind == C.SK_OBJECT_CAMERA:
             out.update(orthographic=bool(d.orthographic), yfov=d.yfov, aspect=d.aspect, xmag=d.xmag, ymag=d.ymag,
                        znear=d.znear, zfar=d.zfar)
@@ -995,6 +997,23 @@ class Scene(_Handle):
 
     def animation_duration(self, a):
         return float(self._lib.sk_scene_animation_duration(self.handle, int(a)))
+
+    def object_key_times(self, a, i):
+        """float64 array of the times at which clip a keys object i (empty: it does not) (ABI 1.13)."""
+        n = c_size_t()
+        self._lib.sk_scene_object_key_times(self.handle, int(a), int(i), None, 0, byref(n))
+        out = np.empty(n.value, np.float64)
+        if n.value:
+            self._lib.sk_scene_object_key_times(self.handle, int(a), int(i), out.ctypes.data_as(
+                ctypes.POINTER(ctypes.c_double)), n.value, byref(n))
+        return out[:n.value]
+
+    def object_sample(self, a, i, time):
+        """(4, 4) transform of object i relative to its object_info parent_world at time seconds of clip a (its rest
+        one when the clip does not key it) (ABI 1.13)."""
+        out = np.empty(16, np.float32)
+        self._lib.sk_scene_object_sample(self.handle, int(a), int(i), float(time), _ptr(out))
+        return matrices_from_c(out, 1)[0]
 
     def animation_key_times(self, a):
         """float64 array of the times (seconds, ascending) at which animation a keys a joint (ABI 1.13)."""

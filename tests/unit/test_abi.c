@@ -1254,6 +1254,61 @@ START_TEST(scene_animation_added) {
 }
 END_TEST
 
+/* parent_world x rel is object i's rest world (within 1e-4 of its size). */
+static void check_parent_times(const sk_scene* s, uint32_t i, const float rel[16], const char* label) {
+  sk_object_info o = {.size = sizeof o};
+  ck_assert_int_eq(sk_scene_object_info(s, i, &o, NULL), SK_OK);
+  double size = 1.0;
+  for (int k = 0; k < 16; ++k) size = fmax(size, fabs(o.world[k]));
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      double v = 0.0;
+      for (int k = 0; k < 4; ++k) v += (double)o.parent_world[k * 4 + r] * rel[c * 4 + k];
+      ck_assert_msg(fabs(v - o.world[c * 4 + r]) <= 1e-4 * size, "%s: [%d][%d] %g, world %g", label, r, c, v,
+                    (double)o.world[c * 4 + r]);
+    }
+}
+
+/* sk_scene_object_key_times / sk_scene_object_sample on animated_objects.fbx: the keyed "Dolly" moves from its rest
+ * transform (relative to parent_world) to its last key; "RigCam" (not keyed, under the Dolly) keeps its rest one. */
+START_TEST(scene_object_clips) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/animated_objects.fbx", NULL, &s, NULL), SK_OK);
+  uint32_t dolly = 0, rig = 0;
+  for (uint32_t i = 0; i < sk_scene_object_count(s); ++i) {
+    if (!strcmp(sk_scene_object_name(s, i), "Dolly")) dolly = i;
+    if (!strcmp(sk_scene_object_name(s, i), "RigCam")) rig = i;
+  }
+  size_t n = 7;
+  double t[64];
+  float m[16];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_object_key_times, NULL, 0, dolly, t, 64, &n);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_object_key_times, s, 0, dolly, NULL, 64, &n);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_object_key_times, s, 1, dolly, t, 64, &n);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_object_key_times, s, 0, 99, t, 64, &n);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_object_sample, NULL, 0, dolly, 0.0, m);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_object_sample, s, 0, dolly, 0.0, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_object_sample, s, 1, dolly, 0.0, m);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_object_sample, s, 0, 99, 0.0, m);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_object_sample, s, 0, dolly, NAN, m);
+  ck_assert_uint_eq(n, 7);
+  ck_assert_int_eq(sk_scene_object_key_times(s, 0, dolly, t, 64, &n, NULL), SK_OK);
+  ck_assert_uint_ge(n, 2);
+  ck_assert_int_eq(sk_scene_object_key_times(s, 0, rig, t + 32, 32, &n, NULL), SK_OK);
+  ck_assert_uint_eq(n, 0);
+  float first[16], last[16], still[16];
+  ck_assert_int_eq(sk_scene_object_sample(s, 0, dolly, 0.0, first, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_object_sample(s, 0, dolly, 100.0, last, NULL), SK_OK); /* past the end: the last key */
+  ck_assert_int_eq(sk_scene_object_sample(s, 0, rig, 1.0, still, NULL), SK_OK);    /* not keyed: its rest one */
+  check_parent_times(s, dolly, first, "Dolly at its first key");
+  check_parent_times(s, rig, still, "RigCam");
+  double moved = 0.0;
+  for (int k = 12; k < 15; ++k) moved = fmax(moved, fabs((double)last[k] - first[k]));
+  ck_assert(moved > 0.5); /* 6 m along the path (in the file's centimetres) */
+  sk_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(every_declared_function_has_error_path_checks) {
   /* run every check in this process so that the marks are recorded whatever Check's fork mode is */
   common_version_and_result_strings_fn(_i);
@@ -1266,6 +1321,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   bind_error_paths_fn(_i);
   scene_objects_added_fn(_i);
   scene_animation_added_fn(_i);
+  scene_object_clips_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1297,6 +1353,7 @@ int main(void) {
   tcase_add_test(tc, scene_objects_listed);
   tcase_add_test(tc, scene_objects_added);
   tcase_add_test(tc, scene_animation_added);
+  tcase_add_test(tc, scene_object_clips);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
