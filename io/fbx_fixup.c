@@ -222,6 +222,48 @@ static int unwrap_binary(fbx_fix* f, uint8_t* buf) {
   return SKC_OK;
 }
 
+/* Assimp 5.2.5's FBX writer connects a scale curve node to its model's property "Lcl Scale" (FBXExporter.cpp); the
+ * property is "Lcl Scaling" (Assimp's own importer, Blender's and the FBX SDK look for that), so every scale key it
+ * wrote was read as none: a joint keyed to scale 2 came back at 1. A "C" record whose properties are strings and
+ * integers only (OO / OP connections) and whose last one is the string "Lcl Scale": *at = that string property's
+ * offset. */
+static bool scale_connection(const fbx_fix* f, const uint8_t* name, size_t name_len, size_t props, size_t plen,
+                             size_t* at) {
+  if (name_len != 1 || name[0] != 'C') return false;
+  const size_t end = props + plen;
+  size_t p = props, last = SIZE_MAX;
+  while (p < end) {
+    const uint8_t* str;
+    size_t len, q = f->in[p] == 'S' ? string_prop(f->in, p, end, &str, &len) : 0;
+    if (q) {
+      last = p;
+      p = q;
+    } else if (f->in[p] == 'L' && end - p >= 9) {
+      last = SIZE_MAX;
+      p += 9;
+    } else {
+      return false;
+    }
+  }
+  if (last == SIZE_MAX || end - last != 5 + 9 || memcmp(f->in + last + 5, "Lcl Scale", 9) != 0) return false;
+  *at = last;
+  return true;
+}
+
+/* The record's header and properties, with "Lcl Scaling" for a connection's "Lcl Scale" (scale_connection). */
+static void emit_head(fbx_fix* f, size_t o, size_t name_len, size_t props, size_t plen) {
+  size_t at;
+  if (!scale_connection(f, f->in + o + f->hdr, name_len, props, plen, &at)) {
+    emit(f, f->in + o, f->hdr + name_len + plen);
+    return;
+  }
+  static const uint8_t k_scaling[16] = {'S', 11, 0, 0, 0, 'L', 'c', 'l', ' ', 'S', 'c', 'a', 'l', 'i', 'n', 'g'};
+  const size_t start = f->at;
+  emit(f, f->in + o, at - o);
+  emit(f, k_scaling, sizeof k_scaling);
+  if (f->dst) put_field(f, start + 2 * f->field, plen + 2);
+}
+
 /* Copies the record at input offset o (which must lie within [o, end)) with its children; *next = its end. */
 static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* next) {
   if (depth > FBX_MAX_DEPTH)
@@ -235,7 +277,7 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
                     "FBX: record at byte %zu (end offset %llu, %llu property bytes) does not fit in its parent (..%zu)",
                     o, (unsigned long long)e, (unsigned long long)plen, end);
   size_t start = f->at;
-  emit(f, f->in + o, f->hdr + name_len + (size_t)plen); /* the end field is rewritten below */
+  emit_head(f, o, name_len, props, (size_t)plen); /* the end field is rewritten below */
   const uint8_t* name = f->in + o + f->hdr;
   if (name_len == 1 && name[0] == 'P') patch_stop(f, props, (size_t)plen, start + f->hdr + name_len);
   if (f->in_curve && name_len == 13 && !memcmp(name, "KeyValueFloat", 13))
@@ -529,4 +571,42 @@ int skio_fbx_ascii_unwrap_rotations(const char* in, size_t n, char** out, size_t
   for (size_t i = 0; i < count; ++i) free(lines[i].text);
   free(lines);
   return rc;
+}
+
+/* ASCII: every connection line C: "OP", ..., "Lcl Scale" of Assimp's ASCII FBX names "Lcl Scaling" instead
+ * (scale_connection). */
+int skio_fbx_ascii_fix_scaling(const char* in, size_t n, char** out, size_t* out_n, skc_err* err) {
+  if (!in || !out || !out_n) return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX scale connections: NULL argument");
+  static const char k_conn[] = "C: \"OP\",", k_old[] = ", \"Lcl Scale\"";
+  size_t lines = 0;
+  for (const char* q = in; (q = memchr(q, '\n', (size_t)(in + n - q))) != NULL; ++q) ++lines;
+  char* buf = malloc(n + 2 * (lines + 1) + 1);
+  if (!buf) return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX scale connections: out of memory for %zu bytes", n);
+  size_t o = 0;
+  for (size_t p = 0; p < n;) {
+    const char* nl = memchr(in + p, '\n', n - p);
+    size_t line_end = nl ? (size_t)(nl - in) + 1 : n, body_end = nl ? line_end - 1 : n;
+    if (body_end > p && in[body_end - 1] == '\r') --body_end;
+    size_t q = p;
+    while (q < body_end && (in[q] == '\t' || in[q] == ' ')) ++q;
+    const size_t tail = sizeof k_old - 1;
+    const bool hit = body_end - q > sizeof k_conn - 1 + tail && !memcmp(in + q, k_conn, sizeof k_conn - 1) &&
+                     !memcmp(in + body_end - tail, k_old, tail);
+    if (hit) {
+      memcpy(buf + o, in + p, body_end - 2 - p); /* up to "Lcl Scal" */
+      o += body_end - 2 - p;
+      memcpy(buf + o, "ing\"", 4);
+      o += 4;
+      memcpy(buf + o, in + body_end, line_end - body_end);
+      o += line_end - body_end;
+    } else {
+      memcpy(buf + o, in + p, line_end - p);
+      o += line_end - p;
+    }
+    p = line_end;
+  }
+  buf[o] = 0;
+  *out = buf;
+  *out_n = o;
+  return SKC_OK;
 }

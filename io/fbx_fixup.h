@@ -32,10 +32,16 @@ typedef struct skio_fbx_fix_options {
 /* skio_fbx_fix_sentinels, plus: records Assimp writes with an empty child list (AnimationStack, AnimationLayer,
  * References) get their null record even without children (Assimp's importer needs the scope), the LocalStop /
  * ReferenceStop properties of the k-th AnimationStack (k < stop_count) become stack_stops[k] (FBX ticks) instead
- * of Assimp's whole seconds, and with unwrap_rotations every rotation curve triple Assimp wrote is made
+ * of Assimp's whole seconds, a scale curve node's connection to "Lcl Scale" (Assimp 5.2.5) names "Lcl Scaling",
+ * and with unwrap_rotations every rotation curve triple Assimp wrote is made
  * continuous. opts may be NULL (= skio_fbx_fix_sentinels). */
 int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options* opts, uint8_t** out, size_t* out_n,
                         size_t* out_added, skc_err* err);
+
+/* Assimp's ASCII FBX text in[0, n) with its scale curve nodes connected to "Lcl Scaling", the property readers
+ * animate, where Assimp 5.2.5 writes "Lcl Scale" (skio_fbx_fix_binary does the same for binary files); *out is
+ * malloc'd (*out_n bytes, NUL-terminated). */
+int skio_fbx_ascii_fix_scaling(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
 
 /* The same stop times for Assimp's ASCII FBX text in[0, n): *out is malloc'd (*out_n bytes, NUL-terminated). */
 int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, char** out,

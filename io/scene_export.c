@@ -1260,13 +1260,15 @@ static int write_fbx(const struct aiScene* sc, const char* id, const skio_frame*
     rc = skio_fbx_fix_binary(blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, NULL, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
   } else {
-    char *timed = NULL, *unwrapped = NULL;
-    size_t timed_n = 0, unwrapped_n = 0;
+    char *timed = NULL, *unwrapped = NULL, *scaled = NULL;
+    size_t timed_n = 0, unwrapped_n = 0, scaled_n = 0;
     rc = skio_fbx_ascii_set_stops(blob->data, blob->size, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, &unwrapped, &unwrapped_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_set_frame(unwrapped, unwrapped_n, frame, (char**)&fixed, &fixed_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_fix_scaling(unwrapped, unwrapped_n, &scaled, &scaled_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_set_frame(scaled, scaled_n, frame, (char**)&fixed, &fixed_n, &fix_err);
     free(timed);
     free(unwrapped);
+    free(scaled);
   }
   aiReleaseExportBlob(blob);
   free(stops);

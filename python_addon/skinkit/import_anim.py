@@ -198,6 +198,34 @@ def _unique_names(names):
     return out
 
 
+def stash_on_nla(obj, entries):
+    """entries [(track name, start frame, action)] in clip order: each action on a locked, muted NLA track of obj
+    named after its clip (the first clip's on top, Blender's glTF importer's convention), its strip starting at the
+    action's first key; the first action is obj's active one."""
+    ad = obj.animation_data or obj.animation_data_create()
+    for name, start, action in reversed(entries):
+        track = ad.nla_tracks.new(prev=None)
+        track.name = name
+        strip = track.strips.new(action.name, int(np.floor(start)), action)
+        if strip.frame_start != start:  # a clip whose keys start between frames
+            strip.frame_end += start - strip.frame_start
+            strip.frame_start = start
+        track.lock = True
+        track.mute = True
+    ad.action = entries[0][2]
+
+
+def write_transform_keys(action, frames, loc, quat, scale, group, prefix=""):
+    """LINEAR keys of location (K, 3), rotation_quaternion (K, 4: w x y z) and scale (K, 3) at frames (K,) into
+    action, under data paths prefix + "location" and so on, in action group `group`."""
+    import bpy
+
+    linear = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["LINEAR"].value
+    for path, vals in (("location", loc), ("rotation_quaternion", quat), ("scale", scale)):
+        for i in range(vals.shape[1]):
+            _write_fcurve(action, prefix + path, i, group, frames, vals[:, i], linear)
+
+
 def import_clips(context, scene, arm_obj, bone_names):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
     of joint j) on the armature object (module docstring). Returns (actions in clip order, note or None: what was
@@ -271,18 +299,8 @@ def import_clips(context, scene, arm_obj, bone_names):
                     f, v = (frames, v) if varies else (frames[:1], v[:1])
                     for i in range(n):
                         _write_fcurve(action, paths[j][c], i, bone, f, v[:, i], linear)
-        ad = arm_obj.animation_data or arm_obj.animation_data_create()
-        for (clip_name, times, _v, _r), action in reversed(list(zip(clips, actions))):
-            track = ad.nla_tracks.new(prev=None)
-            track.name = clip_name or action.name
-            start = float(times[0] * fps)
-            strip = track.strips.new(action.name, int(np.floor(start)), action)
-            if strip.frame_start != start:  # a clip whose keys start between frames
-                strip.frame_end += start - strip.frame_start
-                strip.frame_start = start
-            track.lock = True
-            track.mute = True
-        ad.action = actions[0]
+        stash_on_nla(arm_obj, [(clip_name or action.name, float(times[0] * fps), action)
+                               for (clip_name, times, _v, _r), action in zip(clips, actions)])
     except BaseException:
         for act in actions:
             try:

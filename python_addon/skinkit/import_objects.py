@@ -96,10 +96,73 @@ def _parent_world(obj, worlds, index, made):
     return worlds[k] if k is not None and made[k] == p else p.matrix_world.copy()
 
 
-def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None):
+def _key_base(obj, info, parent, root, scene, joint_index):
+    """K with obj's matrix_basis = K @ M(t), M(t) its keys relative to its file parent's rest world (object_sample):
+    the Blender parent's frame (parent: its world at rest, None at the top) undone, the file parent's rest world
+    applied. A bone moves with the clip as the file's joint does, so a bone parent's K is taken at the joint's rest
+    world: inverse(tail offset) R_j^-1 B_j W_j^-1 (R_j the bone's rest matrix, B_j the joint's bind, W_j its rest
+    world), the same at every pose."""
+    import numpy as np
+    from mathutils import Matrix
+
+    pw = Matrix(info["parent_world"].astype(float).tolist())
+    if obj.parent is not None and obj.parent_type == "BONE":
+        sk = scene.skeleton
+        j = joint_index[info["parent_joint"]]
+        bone = obj.parent.data.bones[obj.parent_bone]
+        bind = Matrix(sk.bind[j].astype(np.float64).tolist())
+        rest = Matrix(sk.rest_world[j].astype(np.float64).tolist())
+        tail = Matrix.Translation((0.0, bone.length, 0.0))
+        return tail.inverted() @ bone.matrix_local.inverted() @ bind @ rest.inverted() @ pw
+    if parent is None or abs(parent.determinant()) <= 1e-30:
+        return root @ pw
+    return parent.inverted() @ root @ pw
+
+
+def _object_clips(context, scene, made, bases):
+    """Each clip that keys some of the objects: an action per keyed object, named "<clip>_<object>", its keys at
+    the clip's times (frame = t x fps, as import_anim), matrix_basis = K @ M(t) split into location, quaternion
+    (sign-continuous) and scale; stashed on the object's NLA tracks, the first clip's active. Returns the actions."""
+    import numpy as np
+
+    from . import import_anim
+
+    rs = context.scene.render
+    fps = rs.fps / rs.fps_base
+    per_object = {k: [] for k in range(len(made))}
+    actions = []
+    try:
+        for a in range(scene.animation_count):
+            for k, obj in enumerate(made):
+                times = scene.object_key_times(a, k)
+                if not len(times):
+                    continue
+                base = np.array(bases[k], np.float64)
+                m = np.stack([base @ scene.object_sample(a, k, t).astype(np.float64) for t in times])
+                loc, quat, scale, _res = import_anim.decompose(m)
+                quat = import_anim.continuous_signs(quat)
+                clip = scene.animation_name(a) or "clip%d" % a
+                action = bpy.data.actions.new("%s_%s" % (clip, obj.name))
+                action.id_root = "OBJECT"
+                actions.append(action)
+                import_anim.write_transform_keys(action, times * fps, loc, quat, scale, "Object Transforms")
+                per_object[k].append((clip, float(times[0] * fps), action))
+        for k, entries in per_object.items():
+            if entries:
+                made[k].rotation_mode = "QUATERNION"
+                import_anim.stash_on_nla(made[k], entries)
+    except BaseException:
+        for act in actions:
+            bpy.data.actions.remove(act)
+        raise
+    return actions
+
+
+def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True):
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
-    the file's frame to Blender's world; bones: joint name -> bone name; meshes: mesh node name -> mesh object.
-    Returns (objects, data blocks, names of parents that could not be found)."""
+    the file's frame to Blender's world; bones: joint name -> bone name; meshes: mesh node name -> mesh object;
+    clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that
+    could not be found, actions)."""
     from mathutils import Matrix
 
     bones, meshes = bones or {}, meshes or {}
@@ -121,14 +184,21 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None):
     context.view_layer.update()  # the armature's posed bones and the meshes' world matrices are current
     worlds = [root @ Matrix(info["world"].astype(float).tolist()) for info in infos]
     index = {m.name: k for k, m in enumerate(made)}
-    for obj, world in zip(made, worlds):
-        parent = _parent_world(obj, worlds, index, made)
+    parents = [_parent_world(obj, worlds, index, made) for obj in made]
+    for obj, world, parent in zip(made, worlds, parents):
         obj.matrix_parent_inverse = Matrix.Identity(4)
         if parent is not None and abs(parent.determinant()) > 1e-30:
             obj.matrix_basis = parent.inverted() @ world
         else:
             obj.matrix_basis = world
-    return made, datas, lost
+    actions = []
+    if clips and scene.animation_count:
+        sk = scene.skeleton
+        joint_index = {n: j for j, n in enumerate(sk.names)} if sk is not None else {}
+        bases = [_key_base(obj, info, parent, root, scene, joint_index)
+                 for obj, info, parent in zip(made, infos, parents)]
+        actions = _object_clips(context, scene, made, bases)
+    return made, datas, lost, actions
 
 
 def summary(objs, lost):

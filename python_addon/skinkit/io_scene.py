@@ -198,6 +198,8 @@ def _remove_created(objs, datas):
                 bpy.data.cameras.remove(d)
             elif isinstance(d, bpy.types.Light) and d.users == 0:
                 bpy.data.lights.remove(d)
+            elif isinstance(d, bpy.types.Action):
+                bpy.data.actions.remove(d)
         except ReferenceError:
             pass
 
@@ -345,9 +347,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             sk = scene.skeleton
             bones = dict(zip(sk.names, st.bone_names)) if sk is not None else {}
             by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
-            objs, datas, lost = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones, by_node)
+            objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
+                                                                       by_node, clips=self.animations)
             st.created += objs
-            st.datas += datas
+            st.datas += datas + actions
+            st.object_actions = [a.name for a in actions]
             st.made_objects, st.made_names, st.objects_lost = import_objects.summary(objs, lost), [
                 o.name for o in objs], bool(lost)
             st.left_out = ""  # every object was made
@@ -423,7 +427,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         LAST_IMPORT.update(path=path, armature=st.arm_obj.name if st.arm_obj is not None else None,
                            meshes=[o.name for o in st.mesh_objs], bones=st.bone_names, left_out=st.left_out,
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
-                           actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names)
+                           actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
+                           object_actions=st.object_actions)
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
             len(st.bone_names))
@@ -433,6 +438,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             msg += ", %d materials" % len(st.mats.materials)
         if st.made_objects:
             msg += ", " + st.made_objects
+        if st.object_actions:
+            msg += " (%d of them keyed in clips)" % len(st.object_actions)
         tail = ([st.clip_note] if st.clip_note else []) + notes + ([st.left_out] if st.left_out else [])
         warn = bool(st.left_out or notes or st.objects_lost)
         self.report({"WARNING"} if warn else {"INFO"}, "; ".join([msg] + tail))
@@ -450,6 +457,7 @@ class _ImportState:
         self.left_out = ""
         self.made_objects, self.made_names, self.objects_lost = "", [], False
         self.clip_actions, self.clip_note = [], None
+        self.object_actions = []  # names of the cameras', lights' and empties' actions
 
 
 # ------------------------------------------------------------------------------------------- Assimp export
@@ -583,8 +591,8 @@ def blender_frame(context):
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
     writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals,
-    skins and materials (Principled BSDF as glTF reads it, with its images): shape keys are not written (a warning
-    names the meshes that have some, and what of a material could not be written)"""
+    skins, materials (Principled BSDF as glTF reads it, with its images) and the armature's actions as clips: shape
+    keys are not written (a warning names the meshes that have some, and what of a material could not be written)"""
 
     bl_idname = "export_scene.skinkit_assimp"
     bl_label = "Export via skinkit (Assimp)"
@@ -614,6 +622,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     objects: BoolProperty(name="Cameras, Lights, Empties", description="Write the cameras, lights and empties (the "
                           "selected ones with Selected Only) with what they hang from; glTF only: .dae and .fbx "
                           "name them as not written", default=True)
+    animations: BoolProperty(name="Animations", description="Write the armature's actions as clips (the active "
+                             "action and those of its NLA strips, each sampled at every frame and key)", default=True)
 
     @classmethod
     def poll(cls, context):
@@ -680,6 +690,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 if not written:
                     raise ValueError("the meshes to export have no vertices")
                 objects, object_notes = self._write_objects(context, scene, arm, names, written)
+                clips, clip_notes = self._write_clips(context, scene, arm)
                 scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
                            max_influences=self.max_influences, prune=self.prune)
         except Exception as e:
@@ -691,10 +702,10 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         LAST_EXPORT_ASSIMP.clear()
         LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
                                   joints=names, materials=sorted(mats.materials), notes=list(mats.notes),
-                                  objects=objects)
+                                  objects=objects, actions=clips)
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
-        left = list(mats.notes) + object_notes  # nothing else is silently left out: say it
+        left = list(mats.notes) + object_notes + clip_notes  # nothing else is silently left out: say it
         if shaped:
             left.insert(0, "%s written without the shape keys of %s (this exporter writes geometry, UVs, normals, "
                         "skins and materials; Blender's glTF and FBX exporters write shape keys)"
@@ -708,8 +719,17 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             return {"FINISHED"}
         self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials%s" % (
             os.path.basename(path), len(written), skinned, len(names), len(mats.materials),
-            ", %d cameras, lights and empties" % len(objects) if objects else ""))
+            (", %d cameras, lights and empties" % len(objects) if objects else "")
+            + (", %d clips" % len(clips) if clips else "")))
         return {"FINISHED"}
+
+    def _write_clips(self, context, scene, arm):
+        """The armature's actions as clips (export_anim.py): (clip names, notes)."""
+        if not self.animations or arm is None or scene.skeleton is None:
+            return [], []
+        from . import export_anim
+
+        return export_anim.write_clips(context, scene, arm)
 
     def _write_objects(self, context, scene, arm, joints, meshes):
         """The cameras, lights and empties into scene (glTF only): (names written, notes)."""

@@ -746,6 +746,59 @@ def test_object_clip_keys_read_back_in_blender():
         expect(worst < 1e-4, "%s at frame 45 %.3g off" % (name, worst))
 
 
+def _object_clip_views(importer, path, frames, **kw):
+    """{frame: {name: (type, world matrix)}} of the cameras, lights and empties an importer makes of path."""
+    reset_scene()
+    importer(filepath=path, **kw)
+    seen = {}
+    for f in frames:
+        bpy.context.scene.frame_set(f)
+        seen[f] = {o.name: (o.type, [list(r) for r in o.matrix_world]) for o in bpy.data.objects
+                   if o.type in ("CAMERA", "LIGHT", "EMPTY")}
+    return seen
+
+
+def _same_places(want, got, label):
+    for name, (kind, w) in want.items():
+        g = got.get(name)
+        expect(g is not None, "%s: %s missing" % (label, name))
+        rows = range(3) if kind != "EMPTY" else ()
+        worst = max([abs(w[r][c] - g[1][r][c]) for r in rows for c in range(4)] +
+                    [abs(w[r][3] - g[1][r][3]) for r in range(3)])
+        expect(worst < 1e-4, "%s: %s %.3g off" % (label, name, worst))
+
+
+def test_import_object_clips():
+    """Import via skinkit makes an action per keyed camera, light or empty (ABI 1.13 object_key_times /
+    object_sample) and plays them where Blender's glTF importer plays the library's .glb of the file (both key at
+    t x fps) at frames before, during and after the clip, and where Blender's FBX importer plays the source past the
+    clip's end (frame 45): every camera and light matrix within 1e-4, the empties' places. animated_objects.fbx: a
+    camera keyed in place and turn, an empty keyed along a path with a camera riding it, a spot light and an empty
+    keyed in turn and scale; bone_keyed_light.fbx: a light parented to the bent shin and keyed along it (its keys
+    are taken relative to the bone's rest frame). Animations off: no actions."""
+    from skinkit import api, io_scene
+
+    frames = (0, 7, 13, 20, 27, 39, 45)
+    for name, n_keyed, moving in (("animated_objects", 4, "DollyCam"), ("bone_keyed_light", 1, "Anklet")):
+        src = os.path.join(DATA, name + ".fbx")
+        out = os.path.join(TMP, name + "_ours.glb")
+        with api.Scene.load(src) as sc:
+            sc.save(out, overwrite=True)
+        ours = _object_clip_views(bpy.ops.import_scene.skinkit_assimp, src, frames)
+        keyed = io_scene.LAST_IMPORT["object_actions"]
+        expect(len(keyed) == n_keyed, "%s: object actions %s" % (name, keyed))
+        expect(ours[0][moving][1] != ours[20][moving][1], "%s: %s does not move" % (name, moving))
+        gltf = _object_clip_views(bpy.ops.import_scene.gltf, out, frames)
+        for f in frames:
+            _same_places(gltf[f], ours[f], "%s, frame %s, against Blender's glTF import" % (name, f))
+        fbx = _object_clip_views(bpy.ops.import_scene.fbx, src, (45,))
+        _same_places(fbx[45], ours[45], "%s, frame 45, against Blender's FBX import" % name)
+    src = os.path.join(DATA, "animated_objects.fbx")
+    off = _object_clip_views(bpy.ops.import_scene.skinkit_assimp, src, frames, animations=False)
+    expect(not io_scene.LAST_IMPORT["object_actions"], "animations off: %s" % io_scene.LAST_IMPORT["object_actions"])
+    expect(off[0]["DollyCam"][1] == off[20]["DollyCam"][1], "animations off: DollyCam moves")
+
+
 def test_collada_appended_joint_reads_back_in_blender():
     """tests/data/leg_thigh_only.dae: the "Guard" leg's controller lists only "thigh" (its only vertex group). Weight
     given to the shin is appended to that controller (io/dae_edit.c): Blender reads the Guard back with a shin group
@@ -1474,7 +1527,7 @@ def main():
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
               test_collada_appended_joint_reads_back_in_blender, test_scene_objects_read_back_in_blender,
-              test_object_clip_keys_read_back_in_blender, test_export_assimp_glb_dae_fbx,
+              test_object_clip_keys_read_back_in_blender, test_import_object_clips, test_export_assimp_glb_dae_fbx,
               test_export_assimp_uv_seams_limit, test_export_assimp_warns_about_shape_keys,
               test_export_assimp_materials_glb, test_export_assimp_materials_dae_fbx,
               test_export_assimp_material_notes, test_export_assimp_material_roundtrip,

@@ -1,10 +1,12 @@
 /* fuzz_fbx_fixup.c - libFuzzer target for the FBX fix-up (io/fbx_fixup.c), in process. The first input byte picks the
  * entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
- * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping; with bit 2 set the frame declaration
+ * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale
+ * connections' renaming); with bit 2 set the frame declaration
  * (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every call must return a code, never read
  * outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that
- * `skinkit convert` wrote) and the corpus .fbx files (scripts/fuzz.sh). */
+ * `skinkit convert` wrote; lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale
+ * connections) and the corpus .fbx files (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,11 @@ static void ascii(const uint8_t* in, size_t n, int unwrap) {
                   : skio_fbx_ascii_set_stops((const char*)in, n, stops, 2, &out, &on, NULL);
   if (rc == SKC_OK && out[on] != 0) __builtin_trap(); /* documented NUL-terminated */
   if (rc == SKC_OK) free(out);
+  out = NULL;
+  if (skio_fbx_ascii_fix_scaling((const char*)in, n, &out, &on, NULL) == SKC_OK) { /* "Lcl Scale" connections */
+    if (on < n || on > n + n / 4 + 2 || out[on] != 0) __builtin_trap(); /* 2 bytes a line at most, NUL-terminated */
+    free(out);
+  }
 }
 
 /* The frame declaration (fbx_settings.c) on any bytes: binary patched in place on a copy, ASCII rewritten. */

@@ -3,7 +3,8 @@
  * whose extension comes from the first byte. Seeds: the corpus files (scripts/fuzz.sh) and
  * tests/fuzz/seeds-fuzz_import/ (collada_clips: a two-clip rig skinkit wrote as .dae, so the clip-library scanner of
  * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). A first byte of 128 or more also writes the scene as .glb
- * and .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). */
+ * and .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). Every loaded scene
+ * is read back as the addon's importer reads it (objects and their keys, materials, images, key times: ABI 1.13). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,35 @@
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 static const char* const kExt[] = {"glb", "gltf", "fbx", "dae", "x", "b3d", "md5mesh", "smd", "obj", "ms3d"};
+
+/* ABI 1.13's read-back of a loaded scene over everything it lists (a few clips at most). */
+static void read_back(const sk_scene* scene) {
+  sk_error err;
+  const uint32_t na = sk_scene_animation_count(scene) < 3 ? sk_scene_animation_count(scene) : 3;
+  for (uint32_t i = 0; i < sk_scene_object_count(scene); ++i) {
+    sk_object_info o = {.size = sizeof o};
+    sk_scene_object_info(scene, i, &o, &err);
+    for (uint32_t a = 0; a < na; ++a) {
+      size_t n = 0;
+      double t[4];
+      float m[16];
+      sk_scene_object_key_times(scene, a, i, t, 4, &n, &err);
+      for (size_t k = 0; k < n && k < 4; ++k) sk_scene_object_sample(scene, a, i, t[k] + 0.01, m, &err);
+    }
+  }
+  for (uint32_t a = 0; a < na; ++a) {
+    size_t n = 0;
+    sk_scene_animation_key_times(scene, a, NULL, 0, &n, &err);
+  }
+  for (uint32_t i = 0; i < sk_scene_material_count(scene); ++i) {
+    sk_material_desc d = {.size = sizeof d};
+    sk_scene_material_info(scene, i, &d, &err);
+  }
+  for (uint32_t i = 0; i < sk_scene_image_count(scene); ++i) {
+    sk_image_info d = {.size = sizeof d};
+    sk_scene_image_info(scene, i, &d, &err);
+  }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
@@ -48,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (trs) sk_scene_sample_pose(scene, 0, 0.5, trs, &err);
       free(trs);
     }
+    read_back(scene);     /* what the addon's importer reads: objects with their keys, materials, images, key times */
     if (data[0] >= 128) { /* also written as .glb and .dae: an FBX's frame converted (scene_frame.c) */
       static const char* const kOut[] = {"glb", "dae"};
       for (int k = 0; k < 2; ++k) {

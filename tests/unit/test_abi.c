@@ -1102,17 +1102,24 @@ static sk_scene* skinned_scene(const sk_skeleton* skel, const sk_skin* skin) {
   return sc;
 }
 
-/* sc written as <fresh folder>/<name>.glb and read back; the file and folder removed again. */
-static sk_scene* through_glb(const sk_scene* sc, const char* name) {
-  char dir[] = "/tmp/skinkit_abi_XXXXXX", glb[96];
+/* sc written as <fresh folder>/<name> (format NULL: from the extension) and read back; the file and folder removed. */
+static sk_scene* through_file(const sk_scene* sc, const char* name, const char* format) {
+  char dir[] = "/tmp/skinkit_abi_XXXXXX", path[96];
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(glb, sizeof glb, "%s/%s.glb", dir, name);
-  ck_assert_int_eq(sk_scene_save(sc, glb, NULL, NULL), SK_OK);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  sk_save_options so = {.size = sizeof so, .format = format};
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, NULL), SK_OK);
   sk_scene* back = NULL;
-  ck_assert_int_eq(sk_scene_load(glb, NULL, &back, NULL), SK_OK);
-  remove(glb);
+  ck_assert_int_eq(sk_scene_load(path, NULL, &back, NULL), SK_OK);
+  remove(path);
   rmdir(dir);
   return back;
+}
+
+static sk_scene* through_glb(const sk_scene* sc, const char* name) {
+  char file[64];
+  snprintf(file, sizeof file, "%s.glb", name);
+  return through_file(sc, file, NULL);
 }
 
 /* sk_scene_add_object: what it refuses; what it takes is listed back and written to a .glb that reads back the same. */
@@ -1215,11 +1222,13 @@ START_TEST(scene_animation_added) {
   ck_assert_int_eq(sk_scene_create(NULL, &bare, NULL), SK_OK);
   uint32_t k = 99;
   const double times[2] = {0.0, 2.0}, back_times[2] = {2.0, 1.0};
-  float trs[2 * 2 * 10] = {0}; /* key 0: rest-like; key 1: the child moved to x = 3 and turned 90 degrees about z */
+  float trs[2 * 2 * 10] = {0}; /* key 0: rest-like; key 1: the child moved to x = 3, turned 90 degrees about z and
+                                  scaled 2 */
   for (int i = 0; i < 4; ++i) trs[i * 10 + 6] = trs[i * 10 + 7] = trs[i * 10 + 8] = trs[i * 10 + 9] = 1.0f;
   trs[10] = 1.0f;
   trs[30] = 3.0f;
   trs[30 + 5] = trs[30 + 6] = 0.70710678f;
+  trs[30 + 7] = trs[30 + 8] = trs[30 + 9] = 2.0f;
   const uint8_t keyed[2] = {0, 1};
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, NULL, "a", times, 2, trs, keyed, &k);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_animation, sc, "a", NULL, 2, trs, keyed, &k);
@@ -1237,16 +1246,27 @@ START_TEST(scene_animation_added) {
   ck_assert_uint_eq(k, 0);
   ck_assert_str_eq(sk_scene_animation_name(sc, 0), "Turn");
   ck_assert(fabs(sk_scene_animation_duration(sc, 0) - 2.0) < 1e-12);
-  sk_scene* back = through_glb(sc, "clip");
-  const sk_scene* both[2] = {sc, back};
-  for (int b = 0; b < 2; ++b) {
-    float pose[20];
-    ck_assert_int_eq(sk_scene_sample_pose(both[b], 0, 1.0, pose, NULL), SK_OK); /* half way */
-    ck_assert_msg(fabs(pose[10] - 2.0f) < 1e-5f && fabs(pose[0]) < 1e-6f, "scene %d: child x %g", b, pose[10]);
-    ck_assert(fabs(pose[15] - 0.38268343f) < 1e-5f && fabs(pose[16] - 0.92387953f) < 1e-5f); /* 45 degrees */
+  /* as given, and through every writer: .glb, .dae, binary and ASCII .fbx (Assimp 5.2.5's FBX writer connects scale
+   * keys to "Lcl Scale", which no reader animates: fbx_fixup.c renames it) */
+  sk_scene* back[4] = {through_glb(sc, "clip"), through_file(sc, "clip.dae", NULL), through_file(sc, "clip.fbx", NULL),
+                       through_file(sc, "clip_ascii.fbx", "fbxa")};
+  const sk_scene* all[5] = {sc, back[0], back[1], back[2], back[3]};
+  for (int b = 0; b < 5; ++b) {
+    const sk_skeleton* sk = sk_scene_skeleton(all[b]);
+    uint32_t child = 0, a = 0, jc = sk_skeleton_joint_count(sk);
+    ck_assert_int_eq(sk_skeleton_find_joint(sk, "child", &child), SK_OK);
+    while (a < sk_scene_animation_count(all[b]) && strcmp(sk_scene_animation_name(all[b], a), "Turn")) ++a;
+    float pose[40];
+    ck_assert_uint_le(jc, 4);
+    ck_assert_int_eq(sk_scene_sample_pose(all[b], a, 1.0, pose, NULL), SK_OK); /* half way */
+    const float* p = pose + child * 10;
+    ck_assert_msg(fabs(p[0] - 2.0f) < 1e-4f, "scene %d: child x %g", b, p[0]);
+    ck_assert_msg(fabs(fabs(p[5]) - 0.38268343f) < 1e-4f && fabs(fabs(p[6]) - 0.92387953f) < 1e-4f,
+                  "scene %d: not turned 45 degrees (%g %g)", b, p[5], p[6]);
+    ck_assert_msg(fabs(p[7] - 1.5f) < 1e-4f && fabs(p[9] - 1.5f) < 1e-4f, "scene %d: child scale %g", b, p[7]);
   }
-  FAILS(SK_ERR_UNSUPPORTED, sk_scene_add_animation, back, "a", times, 2, trs, keyed, &k);
-  sk_scene_destroy(back);
+  FAILS(SK_ERR_UNSUPPORTED, sk_scene_add_animation, back[0], "a", times, 2, trs, keyed, &k);
+  for (int b = 0; b < 4; ++b) sk_scene_destroy(back[b]);
   sk_scene_destroy(bare);
   sk_scene_destroy(sc);
   sk_skin_destroy(skin);
