@@ -49,6 +49,42 @@ def close(a, b, tol, msg):
            % (msg, err, tol, a.shape, b.shape))
 
 
+def asset(rel):
+    """The corpus file rel under SKINKIT_ASSETS; Skip when it is unset or lacks the file."""
+    if not ASSETS:
+        raise Skip("SKINKIT_ASSETS not set (%s)" % rel)
+    path = os.path.join(ASSETS, rel)
+    if not os.path.isfile(path):
+        raise Skip("no %s" % path)
+    return path
+
+
+def reset_scene(*kinds):
+    """Object mode, no objects, meshes or armatures, nor the data blocks of kinds (names of bpy.data collections:
+    "actions", "materials", ...)."""
+    if bpy.context.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj, do_unlink=True)
+    for coll in [bpy.data.meshes, bpy.data.armatures] + [getattr(bpy.data, k) for k in kinds]:
+        for block in list(coll):
+            coll.remove(block)
+
+
+def dense_groups(obj, names):
+    """(V, len(names)) float64 weights of obj's vertex groups named names."""
+    import numpy as np
+
+    col = {g.index: names.index(g.name) for g in obj.vertex_groups if g.name in names}
+    out = np.zeros((len(obj.data.vertices), len(names)))
+    for v in obj.data.vertices:
+        for ge in v.groups:
+            k = col.get(ge.group)
+            if k is not None:
+                out[v.index, k] = ge.weight
+    return out
+
+
 def install_enable():
     """Installs the zip given after `--` into the throw-away user scripts folder and enables it."""
     expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)

@@ -33,31 +33,18 @@ import time
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_harness import ASSETS, DATA, NOTES, Skip, expect, install_enable, run  # noqa: E402
+from blender_harness import reset_scene as _reset_scene  # noqa: E402
+from blender_harness import ASSETS, DATA, NOTES, asset, dense_groups, expect, install_enable, run  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="skinkit_export_anim_")
 G_BL = ((1, 0, 0, 0), (0, 0, 1, 0), (0, -1, 0, 0), (0, 0, 0, 1))  # Blender's world (Z up) -> glTF's (Y up)
 
 
-def asset(rel):
-    if not ASSETS:
-        raise Skip("SKINKIT_ASSETS not set (%s)" % rel)
-    path = os.path.join(ASSETS, rel)
-    if not os.path.isfile(path):
-        raise Skip("no %s" % path)
-    return path
-
 
 # ------------------------------------------------------------------------------------------- scene helpers
 def reset_scene():
-    if bpy.context.mode != "OBJECT":
-        bpy.ops.object.mode_set(mode="OBJECT")
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj, do_unlink=True)
-    for coll in (bpy.data.meshes, bpy.data.armatures, bpy.data.actions, bpy.data.materials, bpy.data.cameras,
-                 bpy.data.lights, bpy.data.images):
-        for block in list(coll):
-            coll.remove(block)
+    """No objects, clips, materials, cameras or lights; the scene at 24 fps on frame 1 (tests change both)."""
+    _reset_scene("actions", "materials", "cameras", "lights", "images")
     r = bpy.context.scene.render
     r.fps, r.fps_base = 24, 1.0
     bpy.context.scene.frame_set(1)
@@ -121,13 +108,7 @@ def dense_weights(obj, names):
     """(V, len(names)) vertex group weights of obj, each row normalized (as the Armature modifier does)."""
     import numpy as np
 
-    col = {g.index: names.index(g.name) for g in obj.vertex_groups if g.name in names}
-    out = np.zeros((len(obj.data.vertices), len(names)))
-    for v in obj.data.vertices:
-        for ge in v.groups:
-            k = col.get(ge.group)
-            if k is not None:
-                out[v.index, k] = ge.weight
+    out = dense_groups(obj, names)
     sums = out.sum(axis=1, keepdims=True)
     return out / np.where(sums > 0, sums, 1.0)
 

@@ -27,30 +27,16 @@ import time
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_harness import ASSETS, DATA, NOTES, Skip, expect, install_enable, run  # noqa: E402
+from blender_harness import reset_scene as _reset_scene  # noqa: E402
+from blender_harness import ASSETS, DATA, NOTES, asset, expect, install_enable, run  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="skinkit_anim_")
 
 
-def asset(rel):
-    if not ASSETS:
-        raise Skip("SKINKIT_ASSETS not set (%s)" % rel)
-    path = os.path.join(ASSETS, rel)
-    if not os.path.isfile(path):
-        raise Skip("no %s" % path)
-    return path
-
-
 # ------------------------------------------------------------------------------------------- scene helpers
 def reset_scene():
-    if bpy.context.mode != "OBJECT":
-        bpy.ops.object.mode_set(mode="OBJECT")
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj, do_unlink=True)
-    for coll in (bpy.data.meshes, bpy.data.armatures, bpy.data.actions, bpy.data.materials, bpy.data.cameras,
-                 bpy.data.lights):
-        for block in list(coll):
-            coll.remove(block)
+    """No objects, clips, materials, cameras or lights; the scene at 24 fps on frame 1 (tests change both)."""
+    _reset_scene("actions", "materials", "cameras", "lights")
     r = bpy.context.scene.render
     r.fps, r.fps_base = 24, 1.0
     bpy.context.scene.frame_set(1)

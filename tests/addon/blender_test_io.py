@@ -17,7 +17,8 @@ import tempfile
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_harness import ASSETS, DATA, HERE, NOTES, Skip, close, expect, install_enable, run  # noqa: E402
+from blender_harness import (ASSETS, DATA, HERE, NOTES, Skip, close, dense_groups, expect,  # noqa: E402
+                             install_enable, reset_scene, run)
 
 CORPUS = ("x/Testwuson.X", "b3d/character.b3d", "md5/drone.md5mesh", "ogre/Clonk/Graphics.mesh")
 TMP = tempfile.mkdtemp(prefix="skinkit_io_")
@@ -37,15 +38,6 @@ def expect_report_error(fn, *fragments):
 
 
 # ------------------------------------------------------------------------------------------- scene helpers
-def reset_scene():
-    if bpy.context.mode != "OBJECT":
-        bpy.ops.object.mode_set(mode="OBJECT")
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj, do_unlink=True)
-    for coll in (bpy.data.meshes, bpy.data.armatures):
-        for block in list(coll):
-            coll.remove(block)
-
 
 def select_only(*objs):
     for o in bpy.context.view_layer.objects:
@@ -54,19 +46,6 @@ def select_only(*objs):
         o.select_set(True)
     bpy.context.view_layer.objects.active = objs[0] if objs else None
 
-
-def dense_groups(obj, names):
-    """(V, len(names)) float64 weights of the named vertex groups."""
-    import numpy as np
-
-    col = {g.index: names.index(g.name) for g in obj.vertex_groups if g.name in names}
-    out = np.zeros((len(obj.data.vertices), len(names)))
-    for v in obj.data.vertices:
-        for ge in v.groups:
-            k = col.get(ge.group)
-            if k is not None:
-                out[v.index, k] = ge.weight
-    return out
 
 
 def dense_csr(off, jt, wt, joints):
