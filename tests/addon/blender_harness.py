@@ -85,6 +85,22 @@ def dense_groups(obj, names):
     return out
 
 
+def evaluated_world(obj):
+    """(V, 3) float64 world positions of obj's evaluated mesh (modifiers and pose applied)."""
+    import numpy as np
+
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    me = ev.to_mesh()
+    try:
+        co = np.empty(len(me.vertices) * 3, np.float32)
+        me.vertices.foreach_get("co", co)
+    finally:
+        ev.to_mesh_clear()
+    mw = np.array(ev.matrix_world, np.float64)
+    return co.reshape(-1, 3).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
+
+
 def install_enable():
     """Installs the zip given after `--` into the throw-away user scripts folder and enables it."""
     expect(ZIP and os.path.isfile(ZIP), "zip path argument missing or not a file: %r" % ZIP)

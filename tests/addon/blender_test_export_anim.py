@@ -34,11 +34,11 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from blender_harness import reset_scene as _reset_scene  # noqa: E402
-from blender_harness import ASSETS, DATA, NOTES, asset, dense_groups, expect, install_enable, run  # noqa: E402
+from blender_harness import (ASSETS, DATA, NOTES, asset, dense_groups, evaluated_world, expect,  # noqa: E402
+                             install_enable, run)
 
 TMP = tempfile.mkdtemp(prefix="skinkit_export_anim_")
 G_BL = ((1, 0, 0, 0), (0, 0, 1, 0), (0, -1, 0, 0), (0, 0, 0, 1))  # Blender's world (Z up) -> glTF's (Y up)
-
 
 
 # ------------------------------------------------------------------------------------------- scene helpers
@@ -78,21 +78,6 @@ def export(path, fmt="GLB", **kw):
     seconds = time.perf_counter() - t0
     expect(res == {"FINISHED"}, "%s: export did not finish (%s)" % (path, res))
     return dict(skinkit.io_scene.LAST_EXPORT_ASSIMP), seconds
-
-
-def evaluated_world(obj):
-    import numpy as np
-
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertices.foreach_get("co", co)
-    finally:
-        ev.to_mesh_clear()
-    mw = np.array(ev.matrix_world, np.float64)
-    return co.reshape(-1, 3).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
 
 
 def base_world(obj):

@@ -28,7 +28,7 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from blender_harness import reset_scene as _reset_scene  # noqa: E402
-from blender_harness import ASSETS, DATA, NOTES, asset, expect, install_enable, run  # noqa: E402
+from blender_harness import ASSETS, DATA, NOTES, asset, evaluated_world, expect, install_enable, run  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="skinkit_anim_")
 
@@ -64,21 +64,6 @@ def set_time(t):
     f = t * fps()
     whole = math.floor(f)
     bpy.context.scene.frame_set(int(whole), subframe=float(f - whole))
-
-
-def evaluated_world(obj):
-    import numpy as np
-
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertices.foreach_get("co", co)
-    finally:
-        ev.to_mesh_clear()
-    mw = np.array(ev.matrix_world, np.float64)
-    return co.reshape(-1, 3).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
 
 
 class Reference:
