@@ -43,10 +43,11 @@ def _light(info):
     kind = _LIGHT_TYPES.get(info["light_type"], "POINT")
     light = bpy.data.lights.new(info["name"] or "Light", kind)
     light.color = [min(max(c, 0.0), 1.0) for c in info["color"]]
+    intensity = max(float(info["intensity"]), 0.0)  # glTF's is >= 0; a file's negative one is not a light
     if kind == "SUN":
-        light.energy = info["intensity"] / _LUMENS_PER_WATT
+        light.energy = intensity / _LUMENS_PER_WATT
     else:
-        light.energy = info["intensity"] / _LUMENS_PER_WATT * 4.0 * math.pi
+        light.energy = intensity / _LUMENS_PER_WATT * 4.0 * math.pi
     if kind == "SPOT":
         outer = info["outer_cone"] if info["outer_cone"] > 0.0 else math.pi / 4.0
         light.spot_size = min(max(2.0 * outer, 1.0 * math.pi / 180.0), math.pi)

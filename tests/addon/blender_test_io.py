@@ -390,6 +390,58 @@ def test_import_fbx_frames():
     reset_scene()
 
 
+def _odd_objects_glb(path):
+    """tests/data/skinrig.glb plus objects a tool might write: two empties named "X" (one under the other), a camera
+    with a 100-character name under the second (orthographic, xmag 1e-30), a spot light also named "X" on bone1 with a
+    negative intensity and its inner cone past its outer."""
+    import json
+    import struct
+
+    with open(os.path.join(DATA, "skinrig.glb"), "rb") as f:
+        b = f.read()
+    n = struct.unpack("<I", b[12:16])[0]
+    d, rest = json.loads(b[20:20 + n]), b[20 + n:]
+    nodes, base = d["nodes"], len(d["nodes"])
+    nodes += [{"name": "X", "translation": [1, 0, 0], "children": [base + 1]},
+              {"name": "X", "translation": [0, 1, 0], "children": [base + 2]},
+              {"name": "L" * 100, "camera": 0, "translation": [0, 0, 2]},
+              {"name": "X", "extensions": {"KHR_lights_punctual": {"light": 0}}}]
+    nodes[d["skins"][0]["joints"][1]].setdefault("children", []).append(base + 3)
+    d["scenes"][d.get("scene", 0)]["nodes"].append(base)
+    d["cameras"] = [{"type": "orthographic", "orthographic": {"xmag": 1e-30, "ymag": 5, "znear": 0, "zfar": 1}}]
+    d.setdefault("extensions", {})["KHR_lights_punctual"] = {
+        "lights": [{"type": "spot", "intensity": -5, "spot": {"innerConeAngle": 2, "outerConeAngle": 0.1}}]}
+    d.setdefault("extensionsUsed", []).append("KHR_lights_punctual")
+    t = json.dumps(d, separators=(",", ":")).encode()
+    t += b" " * ((4 - len(t) % 4) % 4)
+    with open(path, "wb") as f:
+        f.write(b"glTF" + struct.pack("<II", 2, 20 + len(t) + len(rest)) + struct.pack("<I", len(t)) + b"JSON" + t
+                + rest)
+
+
+def test_import_odd_objects():
+    """Objects of names Blender changes (a repeated name, one past its 63 bytes) keep their parents; values a file
+    should not hold (a negative light intensity, an inner cone past the outer, a vanishing orthographic width) make
+    a light of no energy, a spot of blend 0 and the camera's scale from its other half size."""
+    path = os.path.join(TMP, "odd_objects.glb")
+    _odd_objects_glb(path)
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "import")
+    objs = {o.type: o for o in bpy.data.objects if o.type in ("CAMERA", "LIGHT")}
+    cam, light = objs["CAMERA"], objs["LIGHT"]
+    empties = [o for o in bpy.data.objects if o.type == "EMPTY"]
+    expect(len(empties) == 2 and cam.name.startswith("LLLL"), "objects %s" % [o.name for o in bpy.data.objects])
+    inner = cam.parent
+    expect(inner is not None and inner.type == "EMPTY" and inner.parent is not None and inner.parent.parent is None,
+           "camera's parents: %s" % (inner and inner.parent))
+    close(cam.matrix_world.translation, (1.0, -2.0, 1.0), 1e-5, "camera place")
+    expect(cam.data.type == "ORTHO" and abs(cam.data.ortho_scale - 10.0) < 1e-5,
+           "ortho scale %s" % cam.data.ortho_scale)
+    expect(light.parent_type == "BONE" and light.parent_bone == "bone1", "light on %s" % light.parent_bone)
+    expect(light.data.energy == 0.0 and light.data.spot_blend == 0.0, "energy %s, blend %s"
+           % (light.data.energy, light.data.spot_blend))
+
+
 def test_export_scene_objects():
     """Export via skinkit writes the cameras, lights and empties (ABI 1.13 add_object): scene_objects.fbx imported
     with our importer and exported to .glb with everything selected; Blender's glTF importer reads that .glb's 9
@@ -600,8 +652,9 @@ def test_scene_objects_read_back_in_blender():
     """tests/data/scene_objects.fbx (make_scene_objects.py): the cameras, lights and empties around the skinned leg
     go into the library's .glb (io/scene_objects.c); Blender's glTF importer puts every camera and light where its
     FBX importer puts the source's (world matrix within 1e-4), with the same light type, energy, colour and spot
-    cone, the cameras' clip planes and type (an orthographic one with its scale), the lamp parented to the bone "thigh" still on that bone, and each empty at its
-    place (their own axes follow glTF's convention: docs/formats.md)."""
+    cone, the cameras' clip planes and type (an orthographic one with its scale), the lamp parented to the bone
+    "thigh" still on that bone, and each empty at its place (their own axes follow glTF's convention:
+    docs/formats.md)."""
     from skinkit import api
 
     src = os.path.join(DATA, "scene_objects.fbx")
@@ -1499,7 +1552,8 @@ def test_transfer():
 
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
-             test_import_bare_armature, test_import_creates_scene_objects, test_export_scene_objects,
+             test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
+             test_export_scene_objects,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
