@@ -164,11 +164,22 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
     the file's frame to Blender's world; bones: joint name -> bone name; meshes: mesh node name -> mesh object;
     clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that
     could not be found, actions)."""
+    made, datas = [], []
+    try:
+        return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas)
+    except BaseException:  # what was made so far goes again (the caller removes what it made itself)
+        for o in made:
+            bpy.data.objects.remove(o, do_unlink=True)
+        for d in datas:
+            (bpy.data.cameras if isinstance(d, bpy.types.Camera) else bpy.data.lights).remove(d)
+        raise
+
+
+def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas):
     from mathutils import Matrix
 
-    bones, meshes = bones or {}, meshes or {}
     unit = _unit_scale(root)
-    made, datas, lost = [], [], []
+    lost = []
     infos = [scene.object_info(i) for i in range(len(scene.objects))]
     for info in infos:
         data = _data_of(info, unit)

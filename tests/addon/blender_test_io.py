@@ -597,6 +597,19 @@ def test_import_undo_and_failures():
     expect_report_error(lambda: bpy.ops.import_scene.skinkit_assimp(filepath=bad), "Skinkit")
     expect(len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0 and len(bpy.data.armatures) == 0,
            "failed import left data behind")
+    # a failure late in the import (the objects' keys) leaves nothing either: objects, cameras, lights, actions
+    from unittest import mock
+
+    from skinkit import api
+
+    before = (len(bpy.data.cameras), len(bpy.data.lights), len(bpy.data.actions))
+    with mock.patch.object(api.Scene, "object_sample", side_effect=api.SkinkitError(-1, "planted failure")):
+        expect_report_error(lambda: bpy.ops.import_scene.skinkit_assimp(
+            filepath=os.path.join(DATA, "animated_objects.fbx")), "planted failure")
+    after = (len(bpy.data.cameras), len(bpy.data.lights), len(bpy.data.actions))
+    expect(len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0 and after == before,
+           "failed import left %d objects, cameras / lights / actions %s -> %s" % (len(bpy.data.objects), before,
+                                                                                 after))
 
 
 def test_collada_edit_reads_back_in_blender():
