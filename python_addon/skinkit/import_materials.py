@@ -201,7 +201,8 @@ class MaterialReader:
         t.link(sep.inputs[0], tex.outputs["Color"])
 
     def _emission(self, t, bsdf, info):
-        color, strength = bsdf.inputs["Emission"], bsdf.inputs["Emission Strength"]
+        color = bsdf.inputs.get("Emission Color") or bsdf.inputs["Emission"]  # "Emission" before Blender 4.0
+        strength = bsdf.inputs["Emission Strength"]
         e = tuple(float(c) for c in info["emissive"])
         image = self._image(info["emissive_image"], False)
         strength.default_value = 1.0
@@ -320,13 +321,27 @@ def _settings_group():
     input that only exporters read."""
     for name in _GROUP_NAMES:
         group = bpy.data.node_groups.get(name)
-        if group is not None and group.bl_idname == "ShaderNodeTree" and "Occlusion" in group.inputs:
+        if group is not None and group.bl_idname == "ShaderNodeTree" and "Occlusion" in _group_inputs(group):
             return group
     group = bpy.data.node_groups.new(_GROUP_NAME, "ShaderNodeTree")
-    group.inputs.new("NodeSocketFloat", "Occlusion")
-    group.inputs.new("NodeSocketFloat", "Thickness").default_value = 0.0
+    _group_input(group, "NodeSocketFloat", "Occlusion")
+    _group_input(group, "NodeSocketFloat", "Thickness").default_value = 0.0
     group.nodes.new("NodeGroupOutput")
     group.nodes.new("NodeGroupInput").location = -200, 0
-    group.inputs.new("NodeSocketFloat", "Specular").default_value = 1.0
-    group.inputs.new("NodeSocketColor", "Specular Color").default_value = (1.0, 1.0, 1.0, 1.0)
+    _group_input(group, "NodeSocketFloat", "Specular").default_value = 1.0
+    _group_input(group, "NodeSocketColor", "Specular Color").default_value = (1.0, 1.0, 1.0, 1.0)
     return group
+
+
+def _group_inputs(group):
+    """Names of a node group's input sockets (Blender 3.x and 4.x)."""
+    if hasattr(group, "interface"):
+        return [i.name for i in group.interface.items_tree if getattr(i, "in_out", None) == "INPUT"]
+    return [i.name for i in group.inputs]
+
+
+def _group_input(group, kind, name):
+    """A new input socket of a node group: group.inputs before Blender 4.0, its interface from 4.0 on."""
+    if hasattr(group, "interface"):
+        return group.interface.new_socket(name, in_out="INPUT", socket_type=kind)
+    return group.inputs.new(kind, name)
