@@ -137,6 +137,28 @@ SK_API size_t sk_scene_mesh_positions(const sk_scene* scene, uint32_t mesh, floa
   return m ? copy_out(m->positions, m->vertex_count * 3, sizeof(float), out, capacity) : 0;
 }
 
+SK_API uint32_t sk_scene_mesh_morph_count(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m && m->morph_positions ? m->morph_count : 0;
+}
+
+SK_API const char* sk_scene_mesh_morph_name(const sk_scene* scene, uint32_t mesh, uint32_t morph) {
+  return morph < sk_scene_mesh_morph_count(scene, mesh) ? scene->io->meshes[mesh].morph_names[morph] : NULL;
+}
+
+SK_API float sk_scene_mesh_morph_weight(const sk_scene* scene, uint32_t mesh, uint32_t morph) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return morph < sk_scene_mesh_morph_count(scene, mesh) && m->morph_weights ? m->morph_weights[morph] : 0.0f;
+}
+
+SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh, uint32_t morph, float* out,
+                                            size_t capacity) {
+  if (morph >= sk_scene_mesh_morph_count(scene, mesh)) return 0;
+  const skio_mesh* m = &scene->io->meshes[mesh];
+  const size_t n = m->vertex_count * 3;
+  return copy_out(m->morph_positions + (size_t)morph * n, n, sizeof(float), out, capacity);
+}
+
 SK_API size_t sk_scene_mesh_normals(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m ? copy_out(m->normals, m->vertex_count * 3, sizeof(float), out, capacity) : 0;

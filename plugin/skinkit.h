@@ -490,6 +490,14 @@ SK_API size_t sk_scene_mesh_index_count(const sk_scene* scene, uint32_t mesh);
  * positions/normals: 3 per vertex; tangents: 4 per vertex (x, y, z, bitangent sign); uv0: 2 per vertex. */
 SK_API size_t sk_scene_mesh_positions(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_normals(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
+/* ABI 1.13: a mesh's blend shapes (FBX shape keys, Collada morphs, glTF morph targets): how many (0 for an index out
+ * of range), each one's name (NULL out of range) and default weight (0 out of range), and its whole positions - 3
+ * per vertex in the mesh's space like sk_scene_mesh_positions, not offsets - counted and copied as the streams are. */
+SK_API uint32_t sk_scene_mesh_morph_count(const sk_scene* scene, uint32_t mesh);
+SK_API const char* sk_scene_mesh_morph_name(const sk_scene* scene, uint32_t mesh, uint32_t morph);
+SK_API float sk_scene_mesh_morph_weight(const sk_scene* scene, uint32_t mesh, uint32_t morph);
+SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh, uint32_t morph, float* out,
+                                            size_t capacity);
 SK_API size_t sk_scene_mesh_tangents(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 /* ABI 1.9: the second texture coordinate set (2 per vertex, as uv0) and vertex colour set 0 (4 per vertex, linear

@@ -1010,6 +1010,10 @@ FUNCTIONS = [
     ("sk_scene_mesh_uv0", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_uv1", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_mesh_colors", size, [HANDLE, u32, BUF, size]),
+    ("sk_scene_mesh_morph_count", u32, [HANDLE, u32]),  # ABI 1.13
+    ("sk_scene_mesh_morph_name", c_char_p, [HANDLE, u32, u32]),
+    ("sk_scene_mesh_morph_weight", c_float, [HANDLE, u32, u32]),
+    ("sk_scene_mesh_morph_positions", size, [HANDLE, u32, u32, BUF, size]),
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
     ("sk_scene_mesh_part_count", u32, [HANDLE, u32]),

@@ -963,6 +963,18 @@ class Scene(_Handle):
         """(V, 4) vertex colour set 0, linear RGBA, or None (ABI 1.9)."""
         return self._stream("sk_scene_mesh_colors", m, 4)
 
+    def mesh_morphs(self, m):
+        """Mesh m's blend shapes as [(name, default weight, (V, 3) whole positions)] (ABI 1.13)."""
+        m = self._mesh_index(m)
+        out = []
+        for k in range(int(self._lib.sk_scene_mesh_morph_count(self.handle, m))):
+            n = int(self._lib.sk_scene_mesh_morph_positions(self.handle, m, k, None, 0))
+            pos = np.empty(n, np.float32)
+            self._lib.sk_scene_mesh_morph_positions(self.handle, m, k, _ptr(pos), n)
+            out.append((_text(self._lib.sk_scene_mesh_morph_name(self.handle, m, k)) or "shape%d" % k,
+                        float(self._lib.sk_scene_mesh_morph_weight(self.handle, m, k)), pos.reshape(-1, 3)))
+        return out
+
     def mesh_triangles(self, m):
         t = self._stream("sk_scene_mesh_indices", m, 3, np.uint32)
         return np.zeros((0, 3), np.uint32) if t is None else t

@@ -232,9 +232,9 @@ def objects_left_out(objects):
 
 
 class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
-    """Import meshes, armature, vertex groups, rest pose, materials and images, clips as actions, cameras, lights
-    and empties from any format Assimp reads (.x, .b3d, .md5mesh, Ogre .mesh, .smd, ...), through the skinkit
-    library"""
+    """Import meshes, armature, vertex groups, shape keys, rest pose, materials and images, clips as actions,
+    cameras, lights and empties from any format Assimp reads (.x, .b3d, .md5mesh, Ogre .mesh, .smd, ...), through
+    the skinkit library"""
 
     bl_idname = "import_scene.skinkit_assimp"
     bl_label = "Import via skinkit (Assimp)"
@@ -254,6 +254,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
     uvs: BoolProperty(name="UVs", description="Import the UV sets (the first two)", default=True)
     colors: BoolProperty(name="Vertex Colors", description="Import the first vertex colour set as a colour attribute",
                          default=True)
+    shape_keys: BoolProperty(name="Shape Keys", description="Import the file's blend shapes (FBX shape keys, glTF "
+                             "morph targets) as shape keys", default=True)
     materials: BoolProperty(name="Materials", description="Import the file's materials and their images (Principled "
                             "BSDF node trees as Blender's glTF importer builds them; embedded images packed)",
                             default=True)
@@ -400,6 +402,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.created.append(obj)
         st.mesh_objs.append(obj)
         st.mesh_index.append(m)
+        if self.shape_keys:
+            st.shape_keys += _add_shape_keys(obj, scene.mesh_morphs(m))
         arm_obj, bone_names = st.arm_obj, st.bone_names
         skin = scene.mesh_skin(m)
         if skin is not None and arm_obj is not None:
@@ -428,10 +432,12 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                            meshes=[o.name for o in st.mesh_objs], bones=st.bone_names, left_out=st.left_out,
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
-                           object_actions=st.object_actions)
+                           object_actions=st.object_actions, shape_keys=st.shape_keys)
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
             len(st.bone_names))
+        if st.shape_keys:
+            msg += ", %d shape keys" % st.shape_keys
         if st.clip_actions:
             msg += ", %d clips as actions" % len(st.clip_actions)
         if st.mats is not None:
@@ -443,6 +449,20 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         tail = ([st.clip_note] if st.clip_note else []) + notes + ([st.left_out] if st.left_out else [])
         warn = bool(st.left_out or notes or st.objects_lost)
         self.report({"WARNING"} if warn else {"INFO"}, "; ".join([msg] + tail))
+
+
+def _add_shape_keys(obj, morphs):
+    """The file's blend shapes of a mesh object's data as its shape keys (a "Basis" first): each one's whole
+    positions (vertices one to one with the file) and default weight as its value. Returns how many."""
+    if not morphs:
+        return 0
+    obj.shape_key_add(name="Basis", from_mix=False)
+    for name, weight, positions in morphs:
+        kb = obj.shape_key_add(name=name, from_mix=False)
+        kb.data.foreach_set("co", positions.astype("float32").reshape(-1))
+        kb.value = min(max(weight, kb.slider_min), kb.slider_max)
+    obj.data.update()
+    return len(morphs)
 
 
 class _ImportState:
@@ -458,6 +478,7 @@ class _ImportState:
         self.made_objects, self.made_names, self.objects_lost = "", [], False
         self.clip_actions, self.clip_note = [], None
         self.object_actions = []  # names of the cameras', lights' and empties' actions
+        self.shape_keys = 0  # blend shapes made shape keys
 
 
 # ------------------------------------------------------------------------------------------- Assimp export

@@ -17,8 +17,8 @@ import tempfile
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_harness import (ASSETS, DATA, HERE, NOTES, Skip, close, dense_groups, expect,  # noqa: E402
-                             install_enable, reset_scene, run)
+from blender_harness import (ASSETS, DATA, HERE, NOTES, Skip, close, dense_groups,  # noqa: E402
+                             evaluated_world, expect, install_enable, reset_scene, run)
 
 CORPUS = ("x/Testwuson.X", "b3d/character.b3d", "md5/drone.md5mesh", "ogre/Clonk/Graphics.mesh")
 TMP = tempfile.mkdtemp(prefix="skinkit_io_")
@@ -475,6 +475,44 @@ def test_export_scene_objects():
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=off, format="GLB", objects=False) == {"FINISHED"}, "off")
     with api.Scene.load(off) as sc:
         expect(len(sc.objects) == 0, "objects off: the .glb lists %d objects" % len(sc.objects))
+
+
+def test_import_shape_keys():
+    """tests/data/shape_key_leg.fbx and .glb hold a blend shape "Bulge": Import via skinkit makes shape keys Basis and
+    Bulge with the file's positions (ABI 1.13 mesh morphs), and with Bulge at 1 the evaluated leg (shape key, then
+    the Armature modifier) is where Blender's own FBX importer's is with its "Bulge" at 1 (world positions as sets:
+    the two importers split vertices differently). Shape Keys off: none."""
+    import numpy as np
+
+    from skinkit import api
+
+    def bulged(obj):
+        obj.data.shape_keys.key_blocks["Bulge"].value = 1.0
+        bpy.context.view_layer.update()
+        return np.unique(np.round(evaluated_world(obj), 5), axis=0)
+
+    src = os.path.join(DATA, "shape_key_leg.fbx")
+    reset_scene()
+    bpy.ops.import_scene.fbx(filepath=src)
+    want = bulged(next(o for o in bpy.data.objects if o.type == "MESH" and o.data.shape_keys))
+    for path in (src, os.path.join(DATA, "shape_key_leg.glb")):
+        with api.Scene.load(path) as sc:
+            morphs = sc.mesh_morphs(0)
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "%s: import" % path)
+        obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.shape_keys)
+        keys = obj.data.shape_keys
+        expect([k.name for k in keys.key_blocks] == ["Basis", "Bulge"], "%s: keys %s"
+               % (path, [k.name for k in keys.key_blocks]))
+        co = np.array([tuple(d.co) for d in keys.key_blocks["Bulge"].data])
+        close(co, morphs[0][2], 1e-6, "%s: Bulge positions" % path)
+        got = bulged(obj)
+        d = np.abs(got[:, None, :] - want[None, :, :]).max(axis=2)
+        worst = max(d.min(axis=1).max(), d.min(axis=0).max())  # each place's nearest in the other set
+        expect(worst < 2e-4, "%s: the bulged leg %.3g from Blender's FBX import's" % (path, worst))
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src, shape_keys=False) == {"FINISHED"}, "off: import")
+    expect(not any(o.data.shape_keys for o in bpy.data.objects if o.type == "MESH"), "off: shape keys made")
 
 
 def test_import_export_uv1_and_colors():
@@ -1566,7 +1604,7 @@ def test_transfer():
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
-             test_export_scene_objects,
+             test_export_scene_objects, test_import_shape_keys,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]

@@ -1289,6 +1289,37 @@ static void check_parent_times(const sk_scene* s, uint32_t i, const float rel[16
     }
 }
 
+/* Blend shapes (ABI 1.13): shape_key_leg.fbx's "Bulge", whole positions that differ from the mesh's; out of range and
+ * NULL give 0 / NULL. */
+START_TEST(scene_mesh_morphs) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/shape_key_leg.fbx", NULL, &s, NULL), SK_OK);
+  GETTER(1u, sk_scene_mesh_morph_count, s, 0);
+  GETTER(0u, sk_scene_mesh_morph_count, s, 99);
+  GETTER(0u, sk_scene_mesh_morph_count, NULL, 0);
+  ck_assert_str_eq(sk_scene_mesh_morph_name(s, 0, 0), "Bulge");
+  GETTER(NULL, sk_scene_mesh_morph_name, s, 0, 1);
+  GETTER(NULL, sk_scene_mesh_morph_name, NULL, 0, 0);
+  GETTER(0.0f, sk_scene_mesh_morph_weight, s, 0, 0);
+  GETTER(0.0f, sk_scene_mesh_morph_weight, s, 0, 7);
+  GETTER((size_t)0, sk_scene_mesh_morph_positions, s, 0, 1, NULL, 0);
+  GETTER((size_t)0, sk_scene_mesh_morph_positions, NULL, 0, 0, NULL, 0);
+  const size_t n = sk_scene_mesh_positions(s, 0, NULL, 0);
+  ck_assert_uint_eq(sk_scene_mesh_morph_positions(s, 0, 0, NULL, 0), n);
+  float* base = malloc(n * sizeof *base);
+  float* bulge = malloc(n * sizeof *bulge);
+  ck_assert(base && bulge);
+  sk_scene_mesh_positions(s, 0, base, n);
+  ck_assert_uint_eq(sk_scene_mesh_morph_positions(s, 0, 0, bulge, n), n);
+  double moved = 0.0;
+  for (size_t i = 0; i < n; ++i) moved = fmax(moved, fabs((double)bulge[i] - base[i]));
+  ck_assert(moved > 1e-3 && moved < 1.0); /* whole positions, the bulge a few centimetres */
+  free(base);
+  free(bulge);
+  sk_scene_destroy(s);
+}
+END_TEST
+
 /* sk_scene_object_key_times / sk_scene_object_sample on animated_objects.fbx: the keyed "Dolly" moves from its rest
  * transform (relative to parent_world) to its last key; "RigCam" (not keyed, under the Dolly) keeps its rest one. */
 START_TEST(scene_object_clips) {
@@ -1342,6 +1373,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   scene_objects_added_fn(_i);
   scene_animation_added_fn(_i);
   scene_object_clips_fn(_i);
+  scene_mesh_morphs_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1374,6 +1406,7 @@ int main(void) {
   tcase_add_test(tc, scene_objects_added);
   tcase_add_test(tc, scene_animation_added);
   tcase_add_test(tc, scene_object_clips);
+  tcase_add_test(tc, scene_mesh_morphs);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
