@@ -4,7 +4,8 @@
  * tests/fuzz/seeds-fuzz_import/ (collada_clips: a two-clip rig skinkit wrote as .dae, so the clip-library scanner of
  * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). A first byte of 128 or more also writes the scene as .glb
  * and .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). Every loaded scene
- * is read back as the addon's importer reads it (objects and their keys, materials, images, key times: ABI 1.13). */
+ * is read back as the addon's importer reads it (objects and their keys, blend shapes, materials, images, key times:
+ * ABI 1.13). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,12 @@ static void read_back(const sk_scene* scene) {
     size_t n = 0;
     sk_scene_animation_key_times(scene, a, NULL, 0, &n, &err);
   }
+  for (uint32_t m = 0; m < sk_scene_mesh_count(scene); ++m) /* blend shapes: name, weight, positions counted */
+    for (uint32_t k = 0; k < sk_scene_mesh_morph_count(scene, m) && k < 4; ++k) {
+      (void)sk_scene_mesh_morph_name(scene, m, k);
+      (void)sk_scene_mesh_morph_weight(scene, m, k);
+      (void)sk_scene_mesh_morph_positions(scene, m, k, NULL, 0);
+    }
   for (uint32_t i = 0; i < sk_scene_material_count(scene); ++i) {
     sk_material_desc d = {.size = sizeof d};
     sk_scene_material_info(scene, i, &d, &err);
