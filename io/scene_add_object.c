@@ -9,14 +9,6 @@
 #include "skc_math.h"
 #include "skio_scene.h"
 
-static char* dup_or_null(const char* s) {
-  if (!s) return NULL;
-  const size_t n = strlen(s) + 1;
-  char* d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
 static bool finite_all(const float* v, int n) {
   for (int i = 0; i < n; ++i)
     if (!isfinite(v[i])) return false;
@@ -87,9 +79,9 @@ int skio_scene_add_object(skio_scene* s, const skio_object* in, double gltf_inte
   if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding object \"%s\"", o.name);
   s->objects = grown;
   o.parent = o.parent >= 0 ? o.parent : -1;
-  o.name = dup_or_null(o.name);
-  o.parent_joint = o.parent < 0 ? dup_or_null(in->parent_joint) : NULL;
-  o.parent_mesh = o.parent < 0 && !in->parent_joint ? dup_or_null(in->parent_mesh) : NULL;
+  o.name = skio_dup_or_null(o.name);
+  o.parent_joint = o.parent < 0 ? skio_dup_or_null(in->parent_joint) : NULL;
+  o.parent_mesh = o.parent < 0 && !in->parent_joint ? skio_dup_or_null(in->parent_mesh) : NULL;
   if (!o.name || (o.parent < 0 && in->parent_joint && !o.parent_joint) ||
       (o.parent < 0 && !in->parent_joint && in->parent_mesh && !o.parent_mesh)) {
     free(o.name);

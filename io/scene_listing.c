@@ -27,7 +27,7 @@ double skio_light_gltf_intensity(const skio_object* ob) {
   return (double)ob->intensity * (sun ? 683.0 : 683.0 / (4.0 * 3.14159265358979));
 }
 
-static char* dup_or_null(const char* s) {
+char* skio_dup_or_null(const char* s) {
   if (!s) return NULL;
   size_t n = strlen(s) + 1;
   char* d = malloc(n);
@@ -41,7 +41,7 @@ static char* node_name(const skio_gltf_doc* d, int node, uint32_t i) {
   if (n) return n;
   char buf[24];
   snprintf(buf, sizeof buf, "node%u", i);
-  return dup_or_null(buf);
+  return skio_dup_or_null(buf);
 }
 
 /* Per glTF node: its parent (the first node listing it as a child, -1 if none), busy: 1 = it holds a mesh, 2 = it
@@ -218,7 +218,7 @@ static int gltf_parents(const skio_scene* s, const gltf_nodes* g, const int8_t* 
   if (p >= 0 && kind[p] >= 0) {
     e->ob.parent = index_of[p];
   } else if (p >= 0 && g->joint[p] >= 0) {
-    if (!(e->ob.parent_joint = dup_or_null(s->skeleton->names[g->joint[p]]))) return -1;
+    if (!(e->ob.parent_joint = skio_dup_or_null(s->skeleton->names[g->joint[p]]))) return -1;
   } else if (p >= 0 && !(e->ob.parent_mesh = node_name(d, skio_json_at(d, d->t_nodes, p), (uint32_t)p))) {
     return -1;
   }
@@ -304,11 +304,11 @@ int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* 
   e->ob.intensity = ob->kind == SKIO_OBJECT_LIGHT ? (float)skio_light_gltf_intensity(ob) : 0.0f;
   skc_mat4_identity(e->ob.look);
   const char* parent = up ? s->objects[ob->parent].name : ob->parent_joint;
-  e->ob.name = dup_or_null(ob->name ? ob->name : "");
-  e->parent = dup_or_null(parent);
+  e->ob.name = skio_dup_or_null(ob->name ? ob->name : "");
+  e->parent = skio_dup_or_null(parent);
   if (!up) {
-    e->ob.parent_joint = dup_or_null(ob->parent_joint);
-    e->ob.parent_mesh = ob->parent_joint ? NULL : dup_or_null(ob->parent_mesh);
+    e->ob.parent_joint = skio_dup_or_null(ob->parent_joint);
+    e->ob.parent_mesh = ob->parent_joint ? NULL : skio_dup_or_null(ob->parent_mesh);
   }
   const bool lost = !e->ob.name || (parent && !e->parent) || (!up && ob->parent_joint && !e->ob.parent_joint) ||
                     (!up && !ob->parent_joint && ob->parent_mesh && !e->ob.parent_mesh);

@@ -391,6 +391,8 @@ int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint3
 /* Object i of s->objects as a listed entry (zeroed first by the caller; strings copied, intensity in glTF's units):
  * -1 when out of memory (the entry then holds what was copied: skio_listed_objects_free frees it). */
 int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* e);
+/* A malloc'd copy of s, NULL for NULL (or when out of memory: compare with s to tell). */
+char* skio_dup_or_null(const char* s);
 /* Appends a camera, light or empty made by hand (scene_add_object.c): `o` copied (name NULL or "" = "object<i>";
  * parent: an object added before, else parent_joint: a joint of s's skeleton by name, else parent_mesh: a mesh
  * node's name; world in the scene's frame, finite), a light's intensity given in glTF's units (gltf_intensity;

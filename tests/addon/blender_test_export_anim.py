@@ -637,15 +637,22 @@ def test_zero_scale_and_negative_frames():
         judge.close()
 
 
+def bent_rig(last):
+    """A fresh scene with make_rig's armature (and mesh) whose active action "Bend" turns b1 by 1 radian about X from
+    frame 1 to `last`: (armature, mesh, action)."""
+    reset_scene()
+    arm, obj, _names = make_rig()
+    act = bpy.data.actions.new("Bend")
+    arm.animation_data_create().action = act
+    key_rotation(act, "b1", (1, last), (turn((1, 0, 0), 0.0), turn((1, 0, 0), 1.0)))
+    return arm, obj, act
+
+
 def test_off_and_without_actions():
     """Animations off writes no clip; an armature without actions (or without animation data) writes none."""
     from skinkit import api
 
-    reset_scene()
-    arm, _obj, _names = make_rig()
-    act = bpy.data.actions.new("Bend")
-    arm.animation_data_create().action = act
-    key_rotation(act, "b1", (1, 5), (turn((1, 0, 0), 0.0), turn((1, 0, 0), 1.0)))
+    arm, _obj, _act = bent_rig(5)
     for label, kw, setup in (("off", dict(animations=False), None),
                              ("no action", {}, lambda: setattr(arm.animation_data, "action", None)),
                              ("no animation data", {}, lambda: arm.animation_data_clear())):
@@ -664,11 +671,7 @@ def test_failure_restores_scene():
 
     from skinkit import api
 
-    reset_scene()
-    arm, obj, _names = make_rig()
-    act = bpy.data.actions.new("Bend")
-    arm.animation_data_create().action = act
-    key_rotation(act, "b1", (1, 9), (turn((1, 0, 0), 0.0), turn((1, 0, 0), 1.0)))
+    arm, obj, act = bent_rig(9)
     set_frame(3)
     orig = api.Scene.add_animation
 

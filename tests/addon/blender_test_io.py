@@ -442,6 +442,14 @@ def test_import_odd_objects():
            % (light.data.energy, light.data.spot_blend))
 
 
+def _import_all_selected(path):
+    """A fresh scene holding path imported through Import via skinkit, every object selected."""
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "%s: import" % path)
+    for o in bpy.context.scene.objects:
+        o.select_set(True)
+
+
 def test_export_scene_objects():
     """Export via skinkit writes the cameras, lights and empties (ABI 1.13 add_object): scene_objects.fbx imported
     with our importer and exported to .glb with everything selected; Blender's glTF importer reads that .glb's 9
@@ -451,10 +459,7 @@ def test_export_scene_objects():
 
     src = os.path.join(DATA, "scene_objects.fbx")
     want = _objects_seen(bpy.ops.import_scene.fbx, src)
-    reset_scene()
-    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import")
-    for o in bpy.context.scene.objects:
-        o.select_set(True)
+    _import_all_selected(src)
     out = os.path.join(TMP, "scene_objects_export.glb")
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export .glb")
     expect(sorted(io_scene.LAST_EXPORT_ASSIMP["objects"]) == sorted(want), "exported %s"
@@ -463,10 +468,7 @@ def test_export_scene_objects():
         expect(len(sc.objects) == 9, "the .glb lists %d objects" % len(sc.objects))
     got = _objects_seen(bpy.ops.import_scene.gltf, out)
     _same_objects(want, got, "exported .glb")
-    reset_scene()
-    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import again")
-    for o in bpy.context.scene.objects:
-        o.select_set(True)
+    _import_all_selected(src)
     fbx = os.path.join(TMP, "scene_objects_export.fbx")
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=fbx, format="FBX") == {"FINISHED"}, "export .fbx")
     warning = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
