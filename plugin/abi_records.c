@@ -319,34 +319,42 @@ static uint8_t write_row(edit_call* c, size_t v, size_t n0, size_t n1) {
   return 1;
 }
 
-/* Clean (prune without normalization) leaves a record alone when each of its 1-4 entries maps to a joint and weighs
- * at least the threshold (finite, non-zero), as most records do: every entry is kept (locked or not), so it counts
- * that vertex as edit_vertex would, without gathering its row (the row's set-up cost more than the test; 92k
- * records: 2.5 -> 1.1 ms on one thread, docs/addon.md). Fixed-length and branch-free per lane (a lane past the
- * count reads entry 0 again), so records of 1-4 entries mixed at random cost no mispredicted loop exits. Returns 0
- * when the row path must decide. */
-static int prune_keeps_all(edit_call* c, size_t v) {
-  const sk_weight_record* rec = &c->records[v];
+/* Clean (prune without normalization) straight on a record of 1-4 entries, all mapped to distinct joints with
+ * valid weights, of which one at least stays (as nearly every record): the entries skc_wrow_prune drops (unlocked,
+ * below the threshold or zero) are removed in place, the others keep their order, which is what the row path
+ * writes. The test has no branch per entry. Returns the entries removed (0: the record is untouched), or -1 when
+ * the row path must decide (an unmapped or invalid entry, a repeated group, nothing left to keep). */
+static inline int prune_in_place(const edit_call* c, sk_weight_record* rec) {
   const int32_t n = rec->count;
-  if (n < 1 || n > 4) return 0;
-  int keep = 1;
-  for (int32_t i = 0; i < 4; i++) {
-    const sk_weight_entry e = rec->entries[i < n ? i : 0];
-    keep &= joint_of(c->map, c->group_count, e.group) >= 0;
-    keep &= skc_wprune_keeps(e.weight, c->op.threshold) && e.weight <= FLT_MAX; /* kept, and finite */
+  if (n < 1 || n > 4) return -1;
+  sk_weight_entry* en = rec->entries;
+  const float t = c->op.threshold;
+  int ok = 1, survivor = 0;
+  uint32_t keep = 0;
+  for (int32_t i = 0; i < n; i++) {
+    const sk_weight_entry e = en[i];
+    const int32_t j = e.group < c->group_count ? c->map[e.group] : -1;
+    ok &= (j >= 0) & (e.weight >= 0.0f) & (e.weight <= FLT_MAX);
+    const int locked = j >= 0 && skc_wlocked(&c->scope, (uint32_t)j);
+    const int stays = skc_wprune_keeps(e.weight, t);
+    survivor |= locked ? e.weight > 0.0f : stays;
+    keep |= (uint32_t)(locked | stays) << i;
+    for (int32_t k = 0; k < i; k++) ok &= en[k].group != e.group;
   }
-  if (!keep) return 0;
-  c->r.vertices_visited++;
-  c->r.influences_before += (uint64_t)n;
-  c->r.influences_after += (uint64_t)n;
-  if (c->state) c->state[v] = 0;
-  return 1;
+  if (!ok || !survivor) return -1;
+  if (keep == (1u << n) - 1u) return 0;
+  int32_t w = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (keep >> i & 1u) en[w++] = en[i];
+  rec->count = w;
+  return n - w;
 }
 
 /* Quantize on a record whose 1-8 entries all map to joints, hold valid weights and are unlocked (the call locks
  * no joint), where rounding to nearest already sums to T (92 % of CesiumMan_subdiv2's vertices): the floats of
  * skc_wquantize_nearest (the row function's own for such a row) compared and written straight into the record,
- * counted as edit_vertex counts them, without gathering a row. Returns 0 when the row path must decide. */
+ * counted as edit_vertex counts them, without gathering a row (docs/addon.md: four fixed lanes were tried, and were
+ * slower, four times). Returns 0 when the row path must decide. */
 static int quantize_quick(edit_call* c, size_t v) {
   sk_weight_record* rec = &c->records[v];
   const int32_t n = rec->count;
@@ -374,15 +382,10 @@ static int quantize_quick(edit_call* c, size_t v) {
   return 1;
 }
 
-/* One selected vertex: read, edit, compare, write. Limit reads only records holding more entries than the limit
- * (the count sits in the contiguous record array, so a mesh already within it costs no scattered read): its row
- * function leaves the others alone. */
-static int edit_vertex(edit_call* c, size_t v) {
+/* The row path of one vertex: read, edit, compare, write. Out of line, so that the loop over the vertices is the
+ * quick paths above and a call (the common records of Clean and Quantize never come here). */
+static __attribute__((noinline)) int edit_row(edit_call* c, size_t v) {
   const sk_weight_record* rec = &c->records[v];
-  if (c->prune_quick && prune_keeps_all(c, v)) return 1;
-  c->r.vertices_visited++;
-  if (c->op.kind == SKC_WROW_LIMIT && rec->count <= (int32_t)c->op.count) return 1; /* within the limit */
-  if (c->quantize_quick && quantize_quick(c, v)) return 1;
   if (!row_buf_reserve(&c->row, (size_t)rec->count)) return 0;
   row_buf* b = &c->row;
   size_t n0 = gather(rec, c->map, c->group_count, b), n = n0;
@@ -392,6 +395,54 @@ static int edit_vertex(edit_call* c, size_t v) {
   c->r.influences_after += n;
   uint8_t st = write_row(c, v, n0, n);
   if (c->state) c->state[v] = st;
+  return 1;
+}
+
+/* One selected vertex. Limit reads only records holding more entries than the limit (the count sits in the
+ * contiguous record array, so a mesh already within it costs no scattered read): its row function leaves the others
+ * alone. */
+static inline int edit_vertex(edit_call* c, size_t v) {
+  c->r.vertices_visited++;
+  if (c->op.kind == SKC_WROW_LIMIT && c->records[v].count <= (int32_t)c->op.count) return 1; /* within the limit */
+  if (c->quantize_quick && quantize_quick(c, v)) return 1;
+  return edit_row(c, v);
+}
+
+/* Clean over [b, e): prune_in_place where it can (counted in locals, so the loop is the test and a few adds), the
+ * row path elsewhere. Counts as edit_row would: a changed record is written (state 1) and flagged. */
+static int prune_range(edit_call* c, size_t b, size_t e) {
+  uint64_t visited = 0, before = 0, removed = 0;
+  for (size_t v = b; v < e; v++) {
+    if (!skc_wsel(&c->scope, v)) continue;
+    sk_weight_record* rec = &c->records[v];
+    const int32_t n = rec->count;
+    const int gone = prune_in_place(c, rec);
+    if (gone < 0) {
+      if (!edit_vertex(c, v)) return 0;
+      continue;
+    }
+    visited++;
+    before += (uint64_t)n;
+    removed += (uint64_t)gone;
+    if (gone) {
+      skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+      c->changed++; /* another entry count: a change whatever no_change */
+      if (c->state) c->state[v] = 1;
+    }
+  }
+  c->r.vertices_visited += visited;
+  c->r.influences_before += before;
+  c->r.influences_after += before - removed;
+  c->r.entries_changed += removed;
+  return 1;
+}
+
+/* The selected vertices of [b, e); 0 when a row's buffers could not be allocated. (out_state was cleared: a vertex
+ * left alone needs no store.) */
+static int edit_range(edit_call* c, size_t b, size_t e) {
+  if (c->prune_quick) return prune_range(c, b, e);
+  for (size_t v = b; v < e; v++)
+    if (skc_wsel(&c->scope, v) && !edit_vertex(c, v)) return 0;
   return 1;
 }
 
@@ -429,7 +480,7 @@ static int edit_all(edit_call* c, size_t vertex_count) {
     parts[t].r = (skc_wreport){.vertex_flags = c->r.vertex_flags};
     parts[t].changed = parts[t].deferred = 0;
   }
-  const long long nv = (long long)vertex_count;
+  const long long chunks = (long long)((vertex_count + EDIT_CHUNK - 1) / EDIT_CHUNK);
 #if defined(SK_HAVE_OPENMP)
 #pragma omp parallel num_threads(nt)
 #endif
@@ -443,15 +494,16 @@ static int edit_all(edit_call* c, size_t vertex_count) {
      * every vertex shared cache lines with the fields another thread reads for every vertex */
     edit_call mine = parts[tid], *p = &mine;
 #if defined(SK_HAVE_OPENMP)
-#pragma omp for schedule(dynamic, EDIT_CHUNK)
+#pragma omp for schedule(dynamic, 1)
 #endif
-    for (long long v = 0; v < nv; v++) {
+    for (long long k = 0; k < chunks; k++) {
       int stop;
 #if defined(SK_HAVE_OPENMP)
 #pragma omp atomic read
 #endif
       stop = failed;
-      if (!stop && skc_wsel(&p->scope, (size_t)v) && !edit_vertex(p, (size_t)v)) {
+      const size_t b = (size_t)k * EDIT_CHUNK, e = b + EDIT_CHUNK < vertex_count ? b + EDIT_CHUNK : vertex_count;
+      if (!stop && !edit_range(p, b, e)) {
 #if defined(SK_HAVE_OPENMP)
 #pragma omp atomic write
 #endif
