@@ -290,6 +290,21 @@ int skio_fbx_array_i32(const skio_fbx_prop* p, int32_t** out, skc_err* err) {
   return rc;
 }
 
+int skio_fbx_array_min_i64(const skio_fbx_prop* p, int64_t* min, skc_err* err) {
+  if (p->type != 'l') return skc_fail(err, SKC_FORMAT, "FBX: expected an int64 array");
+  if (!p->count) return skc_fail(err, SKC_FORMAT, "FBX: an empty int64 array");
+  const uint8_t* b = NULL;
+  uint8_t* owned = NULL;
+  int rc = array_bytes(p, 8, &b, &owned, err);
+  for (size_t i = 0; !rc && i < p->count; ++i) {
+    int64_t v;
+    memcpy(&v, b + 8 * i, 8); /* little-endian hosts only (x86-64) */
+    if (!i || v < *min) *min = v;
+  }
+  free(owned);
+  return rc;
+}
+
 /* The first property of child `name` of r, or SKC_OK with *found false when there is no such child. */
 static int child_prop(const skio_fbx_tree* t, uint32_t r, const char* name, skio_fbx_prop* p, bool* found,
                       skc_err* err) {

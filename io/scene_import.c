@@ -889,6 +889,54 @@ static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, 
   return SKC_OK;
 }
 
+static void shift_channel(skio_channel* ch, double dt) {
+  for (uint32_t k = 0; k < ch->pos_count; ++k) ch->pos_time[k] += dt;
+  for (uint32_t k = 0; k < ch->rot_count; ++k) ch->rot_time[k] += dt;
+  for (uint32_t k = 0; k < ch->scl_count; ++k) ch->scl_time[k] += dt;
+}
+
+/* Clip `a` moved dt seconds later on the timeline: every key of its joints and objects, and its end. */
+static void shift_clip(skio_scene* s, uint32_t a, double dt) {
+  skio_anim* an = &s->anims[a];
+  for (uint32_t c = 0; c < an->channel_count; ++c) shift_channel(&an->channels[c], dt);
+  for (uint32_t k = 0; k < s->object_channel_count; ++k)
+    if (s->object_channels[k].anim == a) shift_channel(&s->object_channels[k].ch, dt);
+  an->duration += dt;
+}
+
+/* An FBX file's clips back where the file has them on its timeline: Assimp 5.2.5 starts every clip at 0
+ * (fbx_stacks.c), so a Blender clip keyed from frame 1 came out one frame early in every file written from it.
+ * Animations are matched to stacks by name, in order; a file the stack readers refuse keeps Assimp's times.
+ * SKC_OUT_OF_MEMORY is the only failure. */
+static int fbx_clip_starts(builder* b, skc_err* err) {
+  skio_scene* s = b->out;
+  if (!s->anim_count || !has_extension(b->path, ".fbx")) return SKC_OK;
+  bool oom = false;
+  size_t n = 0;
+  uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
+  skio_fbx_stack* stacks = NULL;
+  uint32_t count = 0;
+  skc_err ignored = {0};
+  int rc = oom ? SKC_OUT_OF_MEMORY : SKC_OK;
+  const bool binary = data && skio_fbx_is_binary(data, n);
+  const bool ascii = data && !binary &&
+                     skio_text_find((const char*)data, (const char*)data + (n < 4096 ? n : 4096), "FBXHeaderExtension");
+  if (binary && skio_fbx_stack_list(data, n, &stacks, &count, &ignored) && ignored.code == SKC_OUT_OF_MEMORY)
+    rc = SKC_OUT_OF_MEMORY;
+  if (ascii && skio_fbx_ascii_stack_list((const char*)data, n, &stacks, &count, &ignored)) rc = SKC_OUT_OF_MEMORY;
+  free(data);
+  uint64_t used[4] = {0}; /* at most 256 stacks */
+  for (uint32_t a = 0; !rc && a < s->anim_count; ++a)
+    for (uint32_t k = 0; k < count; ++k) {
+      if ((used[k / 64] >> (k % 64) & 1u) || strcmp(stacks[k].name, s->anims[a].name) != 0) continue;
+      used[k / 64] |= (uint64_t)1 << (k % 64);
+      if (stacks[k].start != 0.0 && isfinite(stacks[k].start)) shift_clip(s, a, stacks[k].start);
+      break;
+    }
+  skio_fbx_stack_free(stacks, count);
+  return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
+}
+
 /* ---- Ogre skeleton link --------------------------------------------------------------------------- */
 static bool ends_with_ci(const char* s, const char* tail) {
   size_t n = strlen(s), t = strlen(tail);
@@ -1376,6 +1424,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
     }
   }
+  if ((rc = fbx_clip_starts(&b, err))) goto fail;
   free(b.nodes);
   free(b.orphans);
   free(b.object_of);

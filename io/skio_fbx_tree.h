@@ -72,6 +72,8 @@ bool skio_fbx_prop_str_is(const skio_fbx_tree* t, uint32_t r, uint32_t k, const 
  * count is 0. SKC_FORMAT on a wrong type, a bad stream or a size that disagrees with the count. */
 int skio_fbx_array_f64(const skio_fbx_prop* p, double** out, skc_err* err);
 int skio_fbx_array_i32(const skio_fbx_prop* p, int32_t** out, skc_err* err);
+/* The smallest element of an int64 array property (l), for KeyTime; SKC_FORMAT when it is not one or is empty. */
+int skio_fbx_array_min_i64(const skio_fbx_prop* p, int64_t* min, skc_err* err);
 /* The first property of child `name` of r as a decoded array (a convenience for Vertices, Indexes, ...): SKC_OK
  * with *n = 0 when the child is missing. */
 int skio_fbx_child_f64(const skio_fbx_tree* t, uint32_t r, const char* name, double** out, size_t* n, skc_err* err);
@@ -149,5 +151,15 @@ typedef struct skio_fbx_ortho {
 /* The orthographic cameras of a binary FBX file (fbx_cameras.c), in file order. */
 int skio_fbx_ortho_list(const uint8_t* data, size_t size, skio_fbx_ortho** out, uint32_t* count, skc_err* err);
 void skio_fbx_ortho_free(skio_fbx_ortho* list, uint32_t count);
+
+typedef struct skio_fbx_stack {
+  char* name;   /* the AnimationStack's name (without its class): Assimp's animation name */
+  double start; /* seconds Assimp 5.2.5 took off its keys (LocalStart, or the earliest transform key) */
+} skio_fbx_stack;
+/* The AnimationStacks of a binary FBX file, in file order (fbx_stacks.c). */
+int skio_fbx_stack_list(const uint8_t* data, size_t size, skio_fbx_stack** out, uint32_t* count, skc_err* err);
+/* The same for an ASCII FBX file: LocalStart only (a stack without LocalStart / LocalStop gets 0). */
+int skio_fbx_ascii_stack_list(const char* text, size_t size, skio_fbx_stack** out, uint32_t* count, skc_err* err);
+void skio_fbx_stack_free(skio_fbx_stack* list, uint32_t count);
 
 #endif

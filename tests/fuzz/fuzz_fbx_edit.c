@@ -8,7 +8,8 @@
  * return SKC_OK or SKIO_FBX_EDIT_CANNOT (or run out of memory), never read outside the input; what it writes must
  * parse, and editing that again with the same meshes must give it back unchanged. The reader's list of geometric
  * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal; so does its list of
- * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom. Seeds:
+ * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom; and its clips' starts
+ * (io/fbx_stacks.c): at most 256, each named, finite. Seeds:
  * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -138,6 +139,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 0; i < northo; ++i)
       if (northo > 256 || !ortho[i].name || !(ortho[i].zoom > 0.0) || !(ortho[i].zoom < 1e30)) __builtin_trap();
   skio_fbx_ortho_free(ortho, northo);
+  skio_fbx_stack* stacks = NULL; /* the clips' starts (fbx_stacks.c) */
+  uint32_t nstacks = 0;
+  if (skio_fbx_stack_list(in, size, &stacks, &nstacks, &e) == SKC_OK)
+    for (uint32_t i = 0; i < nstacks; ++i)
+      if (nstacks > 256 || !stacks[i].name || !(stacks[i].start == stacks[i].start)) __builtin_trap();
+  skio_fbx_stack_free(stacks, nstacks);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
   const int placed = (int)(size & 1); /* half the inputs each way */

@@ -2,7 +2,7 @@
  * entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
  * unwrapping (skio_fbx_fix_binary); 2 ASCII stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale
- * connections' renaming); with bit 2 set the frame declaration
+ * connections' renaming and the ASCII stacks' starts, fbx_stacks.c); with bit 2 set the frame declaration
  * (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every call must return a code, never read
  * outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that
  * `skinkit convert` wrote; lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fbx_fixup.h"
+#include "skio_fbx_tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -46,6 +47,12 @@ static void ascii(const uint8_t* in, size_t n, int unwrap) {
     if (on < n || on > n + n / 4 + 2 || out[on] != 0) __builtin_trap(); /* 2 bytes a line at most, NUL-terminated */
     free(out);
   }
+  skio_fbx_stack* st = NULL; /* the clips' starts (fbx_stacks.c) */
+  uint32_t count = 0;
+  if (skio_fbx_ascii_stack_list((const char*)in, n, &st, &count, NULL) == SKC_OK)
+    for (uint32_t k = 0; k < count; ++k)
+      if (count > 256 || !st[k].name || !(st[k].start == st[k].start)) __builtin_trap();
+  skio_fbx_stack_free(st, count);
 }
 
 /* The frame declaration (fbx_settings.c) on any bytes: binary patched in place on a copy, ASCII rewritten. */
