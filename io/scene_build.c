@@ -167,6 +167,58 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   return SKC_OK;
 }
 
+/* The blend shapes of set_morphs, allocated whole before mesh m's are replaced (nothing changes on failure). */
+typedef struct morph_set {
+  char** names;
+  float *weights, *positions, *normals;
+} morph_set;
+
+static void morph_set_free(morph_set* k, uint32_t count) {
+  for (uint32_t t = 0; k->names && t < count; ++t) free(k->names[t]);
+  free(k->names), free(k->weights), free(k->positions), free(k->normals);
+}
+
+int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* const* names, const float* weights,
+                         const float* positions, const float* normals, skc_err* err) {
+  if (!s || m >= s->mesh_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no mesh %u", m);
+  skio_mesh* mesh = &s->meshes[m];
+  const size_t nv = mesh->vertex_count;
+  if (count > SKIO_MAX_MORPHS)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "%u blend shapes (at most %u)", count, SKIO_MAX_MORPHS);
+  if (count && (nv > SIZE_MAX / 12 / count || !positions))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shapes need positions (3 per vertex each)");
+  const size_t n = (size_t)count * nv * 3;
+  if (count && !all_finite(positions, n))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape positions are not all finite");
+  if (normals && count && !all_finite(normals, n))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape normals are not all finite");
+  if (weights && count && !all_finite(weights, count))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape weights are not all finite");
+  morph_set k = {0};
+  bool ok =
+      !count || ((k.names = calloc(count, sizeof *k.names)) && (k.weights = calloc(count, sizeof *k.weights)) &&
+                 (k.positions = copy_floats(positions, n)) && (!normals || (k.normals = copy_floats(normals, n))));
+  for (uint32_t t = 0; ok && t < count; ++t) {
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "shape%u", t);
+    ok = (k.names[t] = dup_str(names && names[t] && names[t][0] ? names[t] : fallback)) != NULL;
+    k.weights[t] = weights ? weights[t] : 0.0f;
+  }
+  if (!ok) {
+    morph_set_free(&k, count);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u blend shapes of %zu vertices", count, nv);
+  }
+  morph_set old = {mesh->morph_names, mesh->morph_weights, mesh->morph_positions, mesh->morph_normals};
+  morph_set_free(&old, mesh->morph_count);
+  mesh->morph_count = count;
+  mesh->morph_names = k.names;
+  mesh->morph_weights = k.weights;
+  mesh->morph_positions = k.positions;
+  mesh->morph_normals = k.normals;
+  s->shapes_changed = true;
+  return SKC_OK;
+}
+
 bool skio_bind_take(uint32_t j, const float ibm[16], float* bind, float* ibind, uint8_t* have) {
   float m[16], inv[16];
   memcpy(m, ibm, sizeof m);

@@ -181,6 +181,7 @@ typedef struct skio_scene {
   uint32_t image_count;
   struct skio_image* images;
   bool materials_changed; /* a material, image or mesh material set after reading (skio_scene_add_material) */
+  bool shapes_changed;    /* a mesh's blend shapes set after reading (skio_mesh_set_morphs) */
   char* material_note;    /* what of the source could not be read (materials, images, blend shapes; one line of
                              "; "-separated notes), or NULL */
   /* A binary FBX or a Collada file read through Assimp: the file as it was when read (size, modification time,
@@ -278,6 +279,12 @@ int skio_mesh_set_skin(skio_scene* s, uint32_t m, const skc_skin* skin, const fl
 bool skio_bind_take(uint32_t j, const float ibm[16], float* bind, float* ibind, uint8_t* have);
 void skio_bind_fill_rest(uint32_t jc, const float* world, const uint8_t* have, float* bind, float* ibind);
 int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out_index, skc_err* err);
+/* Replaces mesh m's blend shapes with count new ones (0: none): names (NULL or an empty name: "shape<t>"), default
+ * weights (NULL: 0), whole positions (3 per vertex each, the mesh's space) and optional normals, all copied; sets
+ * shapes_changed. Nothing changes on failure. */
+#define SKIO_MAX_MORPHS 4096u
+int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* const* names, const float* weights,
+                         const float* positions, const float* normals, skc_err* err);
 
 /* Pose of animation a at time t (seconds, clamped to the keys) as joint_count skc_trs. Joints without a
  * channel (or a channel lacking a component) keep the rest component. Positions and scales: linear

@@ -439,6 +439,14 @@ SK_API sk_result sk_scene_add_material(sk_scene* scene, const sk_material_desc* 
   return sk__ret(skio_scene_add_material(scene->io, &m, out_index, &e), &e, err);
 }
 
+SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32_t count, const char* const* names,
+                                          const float* weights, const float* positions, const float* normals,
+                                          sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_mesh_set_morphs(scene->io, mesh, count, names, weights, positions, normals, &e), &e, err);
+}
+
 SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint32_t material, sk_error* err) {
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
   skc_err e = {0};

@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.13.0 -> 11300); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11300
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.14.0 -> 11400); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11400
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 13
+#define SK_ABI_MINOR 14
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -498,6 +498,16 @@ SK_API const char* sk_scene_mesh_morph_name(const sk_scene* scene, uint32_t mesh
 SK_API float sk_scene_mesh_morph_weight(const sk_scene* scene, uint32_t mesh, uint32_t morph);
 SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh, uint32_t morph, float* out,
                                             size_t capacity);
+/* ABI 1.14: replaces a mesh's blend shapes with count new ones (0 removes them; at most 4096): names (NULL, or a NULL
+ * or empty entry: "shape<t>"), default weights (NULL: 0), each shape's whole positions (3 * vertex_count floats per
+ * shape, shape after shape, in the mesh's space like its positions: not offsets) and optionally its normals (the
+ * same layout, or NULL); all copied and finite. glTF writes them as morph targets (offsets from the mesh, with
+ * targetNames); Collada and FBX through Assimp cannot (the writer's note says so). On a scene read from a file the
+ * in-place edits then no longer apply: the scene is written whole. SK_ERR_OUT_OF_RANGE for a mesh out of range or
+ * too many shapes, SK_ERR_INVALID_ARGUMENT for missing or non-finite positions; nothing changes on failure. */
+SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32_t count, const char* const* names,
+                                          const float* weights, const float* positions, const float* normals,
+                                          sk_error* err);
 SK_API size_t sk_scene_mesh_tangents(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 SK_API size_t sk_scene_mesh_uv0(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity);
 /* ABI 1.9: the second texture coordinate set (2 per vertex, as uv0) and vertex colour set 0 (4 per vertex, linear

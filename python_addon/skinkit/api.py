@@ -975,6 +975,25 @@ class Scene(_Handle):
                         float(self._lib.sk_scene_mesh_morph_weight(self.handle, m, k)), pos.reshape(-1, 3)))
         return out
 
+    def set_mesh_morphs(self, m, shapes, normals=None):
+        """Replaces mesh m's blend shapes (ABI 1.14): shapes = [(name, default weight, (V, 3) whole positions)], as
+        mesh_morphs gives them ([] removes them); normals: None or one (V, 3) array per shape. glTF writes them as
+        morph targets; Collada and FBX cannot (the save note says so)."""
+        m = self._mesh_index(m)
+        k = len(shapes)
+        v = int(self._lib.sk_scene_mesh_positions(self.handle, m, None, 0)) // 3
+        pos = np.ascontiguousarray(np.stack([_arr(p, np.float32, "positions", shape=(v, 3)) for _n, _w, p in shapes])
+                                   if k else np.zeros(0, np.float32), np.float32)
+        nrm = None
+        if normals is not None and k:
+            if len(normals) != k:
+                raise ShapeError("normals: expected %d arrays (one per shape), got %d" % (k, len(normals)))
+            nrm = np.ascontiguousarray(np.stack([_arr(x, np.float32, "normals", shape=(v, 3)) for x in normals]))
+        names = (c_char_p * max(k, 1))(*[(n or "").encode("utf-8") for n, _w, _p in shapes])
+        weights = np.array([float(w) for _n, w, _p in shapes] or [0.0], np.float32)
+        self._lib.sk_scene_mesh_set_morphs(self.handle, m, k, names, _ptr(weights), _ptr(pos) if k else None,
+                                           _ptr(nrm))
+
     def mesh_triangles(self, m):
         t = self._stream("sk_scene_mesh_indices", m, 3, np.uint32)
         return np.zeros((0, 3), np.uint32) if t is None else t

@@ -566,14 +566,36 @@ def _object_streams(obj, normals, uvs):
     return pos, nrm, src, tri, streams
 
 
-def _write_object(api, scene, obj, names, mats, normals=True, uvs=True):
+def _shape_keys(obj, normals):
+    """([(name, value, world positions (V, 3))], [world normals (V, 3)] or None) of a mesh object's shape keys, as
+    Blender's glTF exporter takes them: every key but those that are their own relative key (the Basis) and the
+    muted ones, whole positions (the library writes the offsets from the mesh)."""
+    np = _np()
+    keys = obj.data.shape_keys
+    blocks = [kb for kb in (keys.key_blocks if keys is not None else []) if kb != kb.relative_key and not kb.mute]
+    if not blocks:
+        return [], None
+    mw = np.array(obj.matrix_world, np.float64)
+    shapes, nrms = [], []
+    for kb in blocks:
+        co = np.empty(len(kb.data) * 3, np.float32)
+        kb.data.foreach_get("co", co)
+        shapes.append((kb.name, kb.value, co.reshape(-1, 3).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]))
+        if normals:
+            n = np.array(kb.normals_vertex_get(), np.float64).reshape(-1, 3) @ np.linalg.inv(mw[:3, :3])
+            nrms.append(n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12))
+    return shapes, (nrms if normals else None)
+
+
+def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True):
     """Adds a mesh object to the scene: one mesh, or one per material its faces use (node_name = the object's name,
-    so the writers keep one object whose parts have their materials). names: the skeleton's joints (None = no
-    skeleton). Returns 1 when the object was written with a skin, else 0."""
+    so the writers keep one object whose parts have their materials), with its shape keys as blend shapes. names:
+    the skeleton's joints (None = no skeleton). Returns 1 when the object was written with a skin, else 0."""
     np = _np()
     from . import bridge, materials
 
     pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs)
+    shapes, shape_normals = _shape_keys(obj, normals and nrm is not None) if shape_keys else ([], None)
     csr = None
     if names is not None and obj.vertex_groups:
         csr = bridge.vertex_groups_to_bone_csr(obj, names)[:3]
@@ -598,6 +620,9 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True):
                 skin.close()
         if mat is not None:
             scene.set_mesh_material(m, mats.material(mat))
+        if shapes:
+            scene.set_mesh_morphs(m, [(n, w, p[s].astype(np.float32)) for n, w, p in shapes],
+                                  None if shape_normals is None else [x[s].astype(np.float32) for x in shape_normals])
     return int(csr is not None)
 
 
@@ -612,8 +637,9 @@ def blender_frame(context):
 class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
     """Export the selected meshes, their armature and vertex groups through the skinkit library (glTF by its own
     writer, any number of influences; Collada and binary/ASCII FBX through Assimp, repaired). Geometry, UVs, normals,
-    skins, materials (Principled BSDF as glTF reads it, with its images) and the armature's actions as clips: shape
-    keys are not written (a warning names the meshes that have some, and what of a material could not be written)"""
+    skins, materials (Principled BSDF as glTF reads it, with its images), shape keys (glTF morph targets) and the
+    armature's actions as clips (a warning names what a format cannot carry and what of a material could not be
+    written)"""
 
     bl_idname = "export_scene.skinkit_assimp"
     bl_label = "Export via skinkit (Assimp)"
@@ -645,6 +671,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                           "name them as not written", default=True)
     animations: BoolProperty(name="Animations", description="Write the armature's actions as clips (the active "
                              "action and those of its NLA strips, each sampled at every frame and key)", default=True)
+    shape_keys: BoolProperty(name="Shape Keys", description="Write the meshes' shape keys as morph targets, with "
+                             "their names and values (glTF; .dae and .fbx through Assimp carry none: a warning names "
+                             "the meshes); muted keys are left out, as Blender's glTF exporter does", default=True)
 
     @classmethod
     def poll(cls, context):
@@ -705,7 +734,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                     if not len(obj.data.vertices):
                         continue
                     skinned += _write_object(api, scene, obj, names if sk is not None else None, mats, self.normals,
-                                             self.uvs)
+                                             self.uvs, self.shape_keys and ext in (".glb", ".gltf"))
                     written.append(obj.name)
                     wm.progress_update(i + 1)
                 if not written:
@@ -726,11 +755,15 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                                   objects=objects, actions=clips)
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
+        shapes = sum(len(_shape_keys(bpy.data.objects[n], False)[0]) for n in shaped) if self.shape_keys else 0
+        LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
         left = list(mats.notes) + object_notes + clip_notes  # nothing else is silently left out: say it
-        if shaped:
-            left.insert(0, "%s written without the shape keys of %s (this exporter writes geometry, UVs, normals, "
-                        "skins and materials; Blender's glTF and FBX exporters write shape keys)"
-                        % (os.path.basename(path), ", ".join(shaped)))
+        if shaped and (ext not in (".glb", ".gltf") or not self.shape_keys):
+            left.insert(0, "%s written without the shape keys of %s (%s)" % (
+                os.path.basename(path), ", ".join(shaped),
+                "Shape Keys is off" if not self.shape_keys else
+                "Collada and FBX through Assimp carry none; glTF keeps them as morph targets, and Blender's FBX "
+                "exporter writes them"))
         elif left:
             left[0] = "%s: %s" % (os.path.basename(path), left[0])
         if left:
@@ -741,7 +774,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials%s" % (
             os.path.basename(path), len(written), skinned, len(names), len(mats.materials),
             (", %d cameras, lights and empties" % len(objects) if objects else "")
-            + (", %d clips" % len(clips) if clips else "")))
+            + (", %d clips" % len(clips) if clips else "")
+            + (", %d shape keys" % LAST_EXPORT_ASSIMP["shape_keys"] if LAST_EXPORT_ASSIMP["shape_keys"] else "")))
         return {"FINISHED"}
 
     def _write_clips(self, context, scene, arm):

@@ -1018,7 +1018,13 @@ def test_export_assimp_glb_dae_fbx():
                % (fmt, off, lo, hi, box[0], box[1]))
 
 
-def test_export_assimp_warns_about_shape_keys():
+def test_export_assimp_shape_keys():
+    """Shape keys reach a .glb as morph targets (ABI 1.14 sk_scene_mesh_set_morphs): Blender's glTF importer reads back
+    the keys (the muted one left out, as Blender's glTF exporter does) with their values, and the evaluated rig with
+    them applied is where the source's is. Collada and FBX carry none: the warning names the mesh; Shape Keys off
+    says so too."""
+    import numpy as np
+
     from skinkit import io_scene
 
     obj, arm = make_rig(bones=2)
@@ -1026,19 +1032,51 @@ def test_export_assimp_warns_about_shape_keys():
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export without shape keys")
     expect("warning" not in io_scene.LAST_EXPORT_ASSIMP, "warned without shape keys")
     obj.shape_key_add(name="Basis")
-    obj.shape_key_add(name="Bulge")
+    co = np.empty(len(obj.data.vertices) * 3, np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    for name, value, move in (("Bulge", 1.0, (0.3, 0.0, 0.0)), ("Muted", 1.0, (0.0, 0.0, 5.0)),
+                              ("Half", 0.5, (0.0, 0.2, 0.1))):
+        kb = obj.shape_key_add(name=name)
+        top = co[:, 2] > np.median(co[:, 2])  # the upper half of the tube moves
+        kb.data.foreach_set("co", (co + np.where(top[:, None], move, 0.0)).astype(np.float32).reshape(-1))
+        kb.value = value
+    obj.data.shape_keys.key_blocks["Muted"].mute = True
+    bpy.context.view_layer.update()
+    want = np.unique(np.round(evaluated_world(obj), 4), axis=0)
     path = os.path.join(TMP, "shaped.glb")
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with shape keys")
-    msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
-    expect("shape keys of %s" % obj.name in msg, "no warning naming %s: %r" % (obj.name, msg))
-    expect("materials of" not in msg, "warned about materials without any: %r" % msg)
+    expect("warning" not in io_scene.LAST_EXPORT_ASSIMP, "warned: %r" % io_scene.LAST_EXPORT_ASSIMP.get("warning"))
+    expect(io_scene.LAST_EXPORT_ASSIMP["shape_keys"] == 2, "shape keys %s" % io_scene.LAST_EXPORT_ASSIMP)
+    reset_scene()
+    bpy.ops.import_scene.gltf(filepath=path)
+    back = next(o for o in bpy.data.objects if o.type == "MESH")
+    keys = back.data.shape_keys
+    expect(keys is not None and [k.name for k in keys.key_blocks][1:] == ["Bulge", "Half"],
+           "keys read back: %s" % ([k.name for k in keys.key_blocks] if keys else None))
+    close(np.array([k.value for k in keys.key_blocks][1:]), np.array([1.0, 0.5]), 1e-6, "values read back")
+    bpy.context.view_layer.update()
+    got = np.unique(np.round(evaluated_world(back), 4), axis=0)
+    d = np.abs(got[:, None, :] - want[None, :, :]).max(axis=2)
+    worst = max(d.min(axis=1).max(), d.min(axis=0).max())  # each place's nearest in the other set
+    expect(worst < 2e-3, "the shaped rig read back %.3g from the source's" % worst)
+    reset_scene()
+    obj, arm = make_rig(bones=2)
+    obj.shape_key_add(name="Basis")
+    obj.shape_key_add(name="Bulge")
     obj.data.materials.append(bpy.data.materials.new("Paint"))
-    path = os.path.join(TMP, "painted.glb")
-    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with a material")
+    for ext, fmt in ((".dae", "DAE"), (".fbx", "FBX")):
+        path = os.path.join(TMP, "shaped" + ext)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "%s export" % ext)
+        msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+        # the material is written (session 34): the warning names the shape keys only
+        expect("shape keys of %s" % obj.name in msg and "Collada and FBX" in msg and "Paint" not in msg,
+               "%s warning: %r" % (ext, msg))
+        expect(io_scene.LAST_EXPORT_ASSIMP["materials"] == ["Paint"], "materials %s" % io_scene.LAST_EXPORT_ASSIMP)
+    path = os.path.join(TMP, "off.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, shape_keys=False) == {"FINISHED"}, "export, keys off")
     msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
-    # the material is written (session 34): the warning names the shape keys only
-    expect("shape keys of %s" % obj.name in msg and "Paint" not in msg, "warning: %r" % msg)
-    expect(io_scene.LAST_EXPORT_ASSIMP["materials"] == ["Paint"], "materials %s" % io_scene.LAST_EXPORT_ASSIMP)
+    expect("shape keys of %s" % obj.name in msg and "Shape Keys is off" in msg, "off warning: %r" % msg)
 
 
 def test_export_assimp_uv_seams_limit():
@@ -1614,7 +1652,7 @@ def main():
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
               test_collada_appended_joint_reads_back_in_blender, test_scene_objects_read_back_in_blender,
               test_object_clip_keys_read_back_in_blender, test_import_object_clips, test_export_assimp_glb_dae_fbx,
-              test_export_assimp_uv_seams_limit, test_export_assimp_warns_about_shape_keys,
+              test_export_assimp_uv_seams_limit, test_export_assimp_shape_keys,
               test_export_assimp_materials_glb, test_export_assimp_materials_dae_fbx,
               test_export_assimp_material_notes, test_export_assimp_material_roundtrip,
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,

@@ -1320,6 +1320,88 @@ START_TEST(scene_mesh_morphs) {
 }
 END_TEST
 
+/* Shape s's whole positions: the mesh moved by (s + 1) / 8 along y on vertex 1 and z on vertex 2. */
+static void shape_positions(int s, float out[9]) {
+  memcpy(out, k_positions, sizeof k_positions);
+  out[4] += (float)(s + 1) / 8.0f;
+  out[8] += (float)(s + 1) / 8.0f;
+}
+
+/* sk_scene_mesh_set_morphs: what it refuses (nothing changed then), what it takes read back and through a .glb (names,
+ * default weights, whole positions), replaced and removed; on a glTF read from a file the new shapes are written (the
+ * in-place editor would have kept the document's own). */
+START_TEST(scene_mesh_morphs_set) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = skinned_scene(skel, skin);
+  float pos[18], nrm[18], bad[18];
+  shape_positions(0, pos);
+  shape_positions(1, pos + 9);
+  for (int i = 0; i < 18; ++i) nrm[i] = i % 3 == 2 ? 1.0f : 0.0f;
+  const char* names[2] = {"Smile", NULL};
+  const float weights[2] = {0.25f, 0.0f};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morphs, NULL, 0, 2, names, weights, pos, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_morphs, sc, 1, 2, names, weights, pos, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_morphs, sc, 0, 4097, names, weights, pos, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morphs, sc, 0, 2, names, weights, NULL, NULL);
+  memcpy(bad, pos, sizeof bad);
+  bad[13] = NAN;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morphs, sc, 0, 2, names, weights, bad, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morphs, sc, 0, 2, names, weights, pos, bad);
+  const float inf_weight[2] = {INFINITY, 0.0f};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morphs, sc, 0, 2, names, inf_weight, pos, NULL);
+  GETTER(0u, sk_scene_mesh_morph_count, sc, 0); /* nothing set by the refusals */
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 2, names, weights, pos, nrm, NULL), SK_OK);
+  sk_scene* back = through_glb(sc, "morphs");
+  sk_scene* scenes[2] = {sc, back};
+  for (int k = 0; k < 2; ++k) {
+    ck_assert_uint_eq(sk_scene_mesh_morph_count(scenes[k], 0), 2);
+    ck_assert_str_eq(sk_scene_mesh_morph_name(scenes[k], 0, 0), "Smile");
+    ck_assert_str_eq(sk_scene_mesh_morph_name(scenes[k], 0, 1), "shape1"); /* a NULL name */
+    ck_assert_float_eq_tol(sk_scene_mesh_morph_weight(scenes[k], 0, 0), 0.25f, 1e-7f);
+    for (uint32_t t = 0; t < 2; ++t) {
+      float got[9];
+      ck_assert_uint_eq(sk_scene_mesh_morph_positions(scenes[k], 0, t, got, 9), 9);
+      for (int i = 0; i < 9; ++i) ck_assert_float_eq_tol(got[i], pos[t * 9 + i], 1e-6f);
+    }
+  }
+  sk_scene_destroy(back);
+  /* replaced by one, then removed */
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, NULL, NULL, pos + 9, NULL, NULL), SK_OK);
+  ck_assert_uint_eq(sk_scene_mesh_morph_count(sc, 0), 1);
+  ck_assert_str_eq(sk_scene_mesh_morph_name(sc, 0, 0), "shape0");
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 0, NULL, NULL, NULL, NULL, NULL), SK_OK);
+  back = through_glb(sc, "no_morphs");
+  ck_assert_uint_eq(sk_scene_mesh_morph_count(back, 0), 0);
+  sk_scene_destroy(back);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+  /* a glTF read from a file: its in-place editor would write the document's "Bulge" again */
+  sk_scene* leg = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/shape_key_leg.glb", NULL, &leg, NULL), SK_OK);
+  ck_assert_uint_eq(sk_scene_mesh_morph_count(leg, 0), 1);
+  const size_t n = sk_scene_mesh_positions(leg, 0, NULL, 0);
+  float* moved = malloc(n * sizeof *moved);
+  ck_assert_ptr_nonnull(moved);
+  sk_scene_mesh_positions(leg, 0, moved, n);
+  for (size_t i = 2; i < n; i += 3) moved[i] += 0.5f;
+  const char* lift[1] = {"Lift"};
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(leg, 0, 1, lift, NULL, moved, NULL, NULL), SK_OK);
+  back = through_glb(leg, "leg");
+  ck_assert_uint_eq(sk_scene_mesh_morph_count(back, 0), 1);
+  ck_assert_str_eq(sk_scene_mesh_morph_name(back, 0, 0), "Lift");
+  float* got = malloc(n * sizeof *got);
+  ck_assert_ptr_nonnull(got);
+  ck_assert_uint_eq(sk_scene_mesh_morph_positions(back, 0, 0, got, n), n);
+  for (size_t i = 0; i < n; ++i) ck_assert_float_eq_tol(got[i], moved[i], 1e-5f);
+  free(got);
+  free(moved);
+  sk_scene_destroy(back);
+  sk_scene_destroy(leg);
+}
+END_TEST
+
 /* sk_scene_object_key_times / sk_scene_object_sample on animated_objects.fbx: the keyed "Dolly" moves from its rest
  * transform (relative to parent_world) to its last key; "RigCam" (not keyed, under the Dolly) keeps its rest one. */
 START_TEST(scene_object_clips) {
@@ -1374,6 +1456,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   scene_animation_added_fn(_i);
   scene_object_clips_fn(_i);
   scene_mesh_morphs_fn(_i);
+  scene_mesh_morphs_set_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1407,6 +1490,7 @@ int main(void) {
   tcase_add_test(tc, scene_animation_added);
   tcase_add_test(tc, scene_object_clips);
   tcase_add_test(tc, scene_mesh_morphs);
+  tcase_add_test(tc, scene_mesh_morphs_set);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
