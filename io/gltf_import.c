@@ -42,10 +42,11 @@
  *
  * Animations: every clip under its own name ("anim<i>" when unnamed), ticks_per_second 1 (times in seconds).
  * Channels on joint nodes with path translation / rotation / scale become one skio_channel per joint (a second
- * channel for the same joint and path replaces the first); LINEAR and STEP samplers give their keys, CUBICSPLINE
- * the value element of each (in-tangent, value, out-tangent) triplet. Other channels ("weights", nodes that are
- * not joints, no target node) are skipped and counted. duration = the largest finite key time of the clip's
- * channels (all of them, skipped ones too).
+ * channel for the same joint and path replaces the first); those on the nodes listed as cameras, lights and empties
+ * (scene_listing.c) one skio_object_channel per node and clip (ch.joint = its listing index); LINEAR and STEP
+ * samplers give their keys, CUBICSPLINE the value element of each (in-tangent, value, out-tangent) triplet. Other
+ * channels ("weights", mesh nodes and nodes above joints or meshes, no target node) are skipped and counted. duration =
+ * the largest finite key time of the clip's channels (all of them, skipped ones too).
  *
  * Hostile files: every index is checked against its array, every accessor through the document's checked
  * readers; data volume is bounded (accessors without a bufferView, which cost no file bytes, may hold at most
@@ -86,6 +87,9 @@ typedef struct importer {
   uint32_t* order;   /* preorder of the node forest */
   int32_t* joint_of; /* node -> skeleton joint or -1 */
   uint32_t jc;
+  int32_t* object_of; /* node -> its index in the object listing (camera, light, empty) or -1 (build_anims) */
+  int32_t* ochan_of;  /* object -> its channel in s->object_channels in the clip being read, or -1 */
+  uint32_t object_count;
   skin_info* skins;
   uint32_t skin_count;
   size_t total_vertices;
@@ -1173,6 +1177,31 @@ done:
 }
 
 /* ---- animations ------------------------------------------------------------------------------------ */
+/* Joint j's channel in clip a (made on its first key track; a->channels has room for every joint). */
+static skio_channel* joint_channel(skio_anim* a, int32_t* chan_of, int32_t j) {
+  if (chan_of[j] < 0) {
+    chan_of[j] = (int32_t)a->channel_count;
+    a->channels[a->channel_count++].joint = (uint32_t)j;
+  }
+  return &a->channels[chan_of[j]];
+}
+
+/* Listed object ob's channel in clip ai (s->object_channels, grown on its first key track); NULL when out of
+ * memory. */
+static skio_channel* object_channel(importer* im, uint32_t ai, int32_t ob) {
+  skio_scene* s = im->s;
+  if (im->ochan_of[ob] < 0) {
+    skio_object_channel* grown = realloc(s->object_channels, ((size_t)s->object_channel_count + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    s->object_channels = grown;
+    memset(&grown[s->object_channel_count], 0, sizeof *grown);
+    grown[s->object_channel_count].anim = ai;
+    grown[s->object_channel_count].ch.joint = (uint32_t)ob;
+    im->ochan_of[ob] = (int32_t)s->object_channel_count++;
+  }
+  return &s->object_channels[im->ochan_of[ob]].ch;
+}
+
 static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err) {
   skio_gltf_doc* d = im->d;
   skio_anim* a = &im->s->anims[ai];
@@ -1232,7 +1261,8 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     for (size_t k = 0; k < ia.count; ++k)
       if (isfinite(times[k]) && times[k] > duration) duration = times[k];
     int32_t j = node < im->node_count ? im->joint_of[node] : -1;
-    if (path < 0 || j < 0) {
+    const int32_t ob = j < 0 && node < im->node_count && im->object_of ? im->object_of[node] : -1;
+    if (path < 0 || (j < 0 && ob < 0)) {
       free(times);
       im->rep.channels_skipped++;
       continue;
@@ -1260,11 +1290,13 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     }
     free(times);
     free(values);
-    if (chan_of[j] < 0) {
-      chan_of[j] = (int32_t)a->channel_count;
-      a->channels[a->channel_count++].joint = (uint32_t)j;
+    skio_channel* ch = j >= 0 ? joint_channel(a, chan_of, j) : object_channel(im, ai, ob);
+    if (!ch) {
+      free(dt);
+      free(dv);
+      rc = oom(im, err);
+      break;
     }
-    skio_channel* ch = &a->channels[chan_of[j]];
     double** tslot = path == 0 ? &ch->pos_time : path == 1 ? &ch->rot_time : &ch->scl_time;
     float** vslot = path == 0 ? &ch->pos : path == 1 ? &ch->rot : &ch->scl;
     uint32_t* nslot = path == 0 ? &ch->pos_count : path == 1 ? &ch->rot_count : &ch->scl_count;
@@ -1275,13 +1307,34 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     *nslot = (uint32_t)ia.count;
   }
   for (uint32_t c = 0; c < a->channel_count; ++c) chan_of[a->channels[c].joint] = -1;
+  for (uint32_t k = 0; k < im->s->object_channel_count; ++k) /* the next clip's objects start without a channel */
+    if (im->s->object_channels[k].anim == ai) im->ochan_of[im->s->object_channels[k].ch.joint] = -1;
   a->duration = duration;
+  return rc;
+}
+
+/* The listing index of every node (skio_gltf_object_of_nodes), so that the clips of cameras, lights and empties are
+ * read too (the listing and sk_scene_object_sample give them back; the document keeps them for the in-place
+ * writer). */
+static int map_objects(importer* im, skc_err* err) {
+  const size_t n1 = im->node_count ? im->node_count : 1;
+  if (!(im->object_of = malloc(n1 * sizeof *im->object_of))) return oom(im, err);
+  int rc = skio_gltf_object_of_nodes(im->s, im->object_of, err);
+  for (uint32_t i = 0; !rc && i < im->node_count; ++i)
+    if (im->object_of[i] >= 0 && (uint32_t)im->object_of[i] + 1 > im->object_count)
+      im->object_count = (uint32_t)im->object_of[i] + 1;
+  if (!rc && !(im->ochan_of = malloc(((size_t)im->object_count + 1) * sizeof *im->ochan_of))) rc = oom(im, err);
+  for (uint32_t k = 0; !rc && k < im->object_count; ++k) im->ochan_of[k] = -1;
   return rc;
 }
 
 static int build_anims(importer* im, skc_err* err) {
   uint32_t n = im->d->animation_count;
   if (!n) return SKC_OK;
+  if (im->d->t_nodes >= 0) {
+    int rc = map_objects(im, err);
+    if (rc) return rc;
+  }
   if (!(im->s->anims = calloc(n, sizeof *im->s->anims))) return oom(im, err);
   int32_t* chan_of = malloc(((size_t)im->jc + 1) * sizeof *chan_of);
   if (!chan_of) return oom(im, err);
@@ -1323,6 +1376,8 @@ done:
   free(im.parent);
   free(im.order);
   free(im.joint_of);
+  free(im.object_of);
+  free(im.ochan_of);
   for (uint32_t s = 0; im.skins && s < im.skin_count; ++s) {
     free(im.skins[s].node);
     free(im.skins[s].joint);

@@ -116,6 +116,20 @@ int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, doub
   return SKC_OK;
 }
 
+int skio_listed_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float local[16],
+                              skc_err* err) {
+  if (anim >= s->anim_count)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
+  if (!isfinite(t)) return skc_fail(err, SKC_INVALID_ARGUMENT, "time is not finite");
+  const skio_channel* ch = object_channel(s, anim, object);
+  if (!ch) return SKC_OK; /* not keyed: its rest transform */
+  skc_trs p;
+  if (!skc_mat4_to_trs(local, &p, 1e-4f)) skc_trs_identity(&p);
+  skio_channel_sample(ch, t, &p);
+  skc_trs_to_mat4(&p, local);
+  return SKC_OK;
+}
+
 static int cmp_double(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
@@ -172,7 +186,7 @@ int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, d
   *count = 0;
   if (anim >= s->anim_count)
     return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
-  const skio_channel* ch = object < s->object_count ? object_channel(s, anim, object) : NULL;
+  const skio_channel* ch = object < s->object_count || s->gltf ? object_channel(s, anim, object) : NULL;
   if (!ch || !channel_keys(ch)) return SKC_OK;
   double* t = malloc(channel_keys(ch) * sizeof *t);
   if (!t) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory collecting an object's key times");

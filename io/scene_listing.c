@@ -295,6 +295,20 @@ static int list_gltf(const skio_scene* s, skio_listed_object** out, uint32_t* co
   return 0;
 }
 
+int skio_gltf_object_of_nodes(const skio_scene* s, int32_t* index_of, skc_err* err) {
+  const skio_gltf_doc* d = s->gltf;
+  const size_t n1 = d->node_count ? d->node_count : 1;
+  gltf_nodes g = {0};
+  int8_t* kind = malloc(n1);
+  float* world = malloc(n1 * 16 * sizeof *world);
+  int rc = !kind || !world || gltf_node_tree(s, d, &g) ? -1 : 0;
+  if (!rc) gltf_kinds_worlds(d, &g, kind, world, index_of);
+  gltf_node_tree_free(&g);
+  free(kind);
+  free(world);
+  return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory listing the scene's nodes") : SKC_OK;
+}
+
 int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* e) {
   const skio_object* ob = &s->objects[i];
   const bool up = ob->parent >= 0 && (uint32_t)ob->parent < i;

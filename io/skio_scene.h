@@ -395,6 +395,15 @@ typedef struct skio_listed_object {
   char* parent;
 } skio_listed_object;
 int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint32_t* count, skc_err* err);
+/* Per node of a scene read by skinkit's glTF reader: its index in that listing, or -1 (a joint, a mesh node, a node
+ * above one); index_of holds s->gltf->node_count entries. SKC_OUT_OF_MEMORY only. The reader keys the clips of the
+ * listed nodes by it (skio_scene.object_channels, ch.joint = the index: such a scene has no skio_scene.objects). */
+int skio_gltf_object_of_nodes(const skio_scene* s, int32_t* index_of, skc_err* err);
+/* Listed object `object` of a glTF document's scene (its object channels keyed by listing index) in clip anim at time
+ * t: local holds its rest transform relative to its file parent and receives the keyed one (components its channel
+ * lacks kept; untouched when the clip does not key it). */
+int skio_listed_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float local[16],
+                              skc_err* err);
 /* Object i of s->objects as a listed entry (zeroed first by the caller; strings copied, intensity in glTF's units):
  * -1 when out of memory (the entry then holds what was copied: skio_listed_objects_free frees it). */
 int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* e);

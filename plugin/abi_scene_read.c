@@ -212,8 +212,7 @@ SK_API sk_result sk_scene_object_key_times(const sk_scene* scene, uint32_t anim,
   double* t = NULL;
   size_t n = 0;
   skc_err e = {0};
-  const bool own = !scene->io->gltf; /* listed from s->objects, one to one */
-  int rc = own ? skio_object_key_times(scene->io, anim, object, &t, &n, &e) : SKC_OK;
+  int rc = skio_object_key_times(scene->io, anim, object, &t, &n, &e); /* glTF: channels keyed by listing index */
   if (!rc) {
     *out_count = n;
     if (n && capacity) memcpy(out, t, (n < capacity ? n : capacity) * sizeof *t);
@@ -233,6 +232,7 @@ SK_API sk_result sk_scene_object_sample(const sk_scene* scene, uint32_t anim, ui
   if (!skc_mat4_inverse(o->parent_rest, inv)) skc_mat4_identity(inv);
   skc_mat4_mul(inv, o->world, out_matrix);
   skc_err e = {0};
-  const int rc = scene->io->gltf ? SKC_OK : skio_object_sample(scene->io, anim, object, time, out_matrix, &e);
+  const int rc = scene->io->gltf ? skio_listed_object_sample(scene->io, anim, object, time, out_matrix, &e)
+                                 : skio_object_sample(scene->io, anim, object, time, out_matrix, &e);
   return sk__ret(rc, &e, err);
 }

@@ -860,7 +860,8 @@ def test_import_object_clips():
     clip's end (frame 45): every camera and light matrix within 1e-4, the empties' places. animated_objects.fbx: a
     camera keyed in place and turn, an empty keyed along a path with a camera riding it, a spot light and an empty
     keyed in turn and scale; bone_keyed_light.fbx: a light parented to the bent shin and keyed along it (its keys
-    are taken relative to the bone's rest frame). Animations off: no actions."""
+    are taken relative to the bone's rest frame). The same through the library's .glb itself (a glTF document, whose
+    objects' keys the glTF reader keeps since session 42). Animations off: no actions."""
     from skinkit import api, io_scene
 
     frames = (0, 7, 13, 20, 27, 39, 45)
@@ -878,6 +879,12 @@ def test_import_object_clips():
             _same_places(gltf[f], ours[f], "%s, frame %s, against Blender's glTF import" % (name, f))
         fbx = _object_clip_views(bpy.ops.import_scene.fbx, src, (45,))
         _same_places(fbx[45], ours[45], "%s, frame 45, against Blender's FBX import" % name)
+        # the .glb itself through Import via skinkit: a glTF document, whose objects' keys the reader keeps too
+        doc = _object_clip_views(bpy.ops.import_scene.skinkit_assimp, out, frames)
+        keyed = io_scene.LAST_IMPORT["object_actions"]
+        expect(len(keyed) == n_keyed, "%s .glb: object actions %s" % (name, keyed))
+        for f in frames:
+            _same_places(gltf[f], doc[f], "%s .glb, frame %s, against Blender's glTF import" % (name, f))
     src = os.path.join(DATA, "animated_objects.fbx")
     off = _object_clip_views(bpy.ops.import_scene.skinkit_assimp, src, frames, animations=False)
     expect(not io_scene.LAST_IMPORT["object_actions"], "animations off: %s" % io_scene.LAST_IMPORT["object_actions"])

@@ -1402,6 +1402,60 @@ START_TEST(scene_mesh_morphs_set) {
 }
 END_TEST
 
+/* Object i of s in clip 0 at time t: parent_world x its keyed transform (relative to its file parent). */
+static void object_world_at(const sk_scene* s, uint32_t i, double t, float out[16]) {
+  sk_object_info o = {.size = sizeof o};
+  float local[16];
+  ck_assert_int_eq(sk_scene_object_info(s, i, &o, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_object_sample(s, 0, i, t, local, NULL), SK_OK);
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      double w = 0.0;
+      for (int k = 0; k < 4; ++k) w += (double)o.parent_world[k * 4 + r] * local[c * 4 + k];
+      out[c * 4 + r] = (float)w;
+    }
+}
+
+/* The .glb written from fbx, read back by skinkit's glTF reader (a glTF document: its objects are listed from the
+ * document, their clip keys read by the reader since session 42): every object's key times and its place at times
+ * before, between and after the keys are the FBX's (through its frame). */
+static void check_clips_in_glb(const sk_scene* fbx) {
+  sk_scene* g = through_glb(fbx, "object_clips");
+  double unit = 0.0;
+  int32_t axes[3];
+  float to_gltf[16];
+  ck_assert_int_eq(sk_scene_frame(fbx, &unit, axes, to_gltf), 1);
+  uint32_t keyed = 0;
+  for (uint32_t i = 0; i < sk_scene_object_count(fbx); ++i) {
+    const char* name = sk_scene_object_name(fbx, i);
+    uint32_t k = 0;
+    while (k < sk_scene_object_count(g) && strcmp(sk_scene_object_name(g, k), name) != 0) ++k;
+    ck_assert_msg(k < sk_scene_object_count(g), "%s not in the .glb", name);
+    double ta[256], tb[256];
+    size_t na = 0, nb = 0;
+    ck_assert_int_eq(sk_scene_object_key_times(fbx, 0, i, ta, 256, &na, NULL), SK_OK);
+    ck_assert_int_eq(sk_scene_object_key_times(g, 0, k, tb, 256, &nb, NULL), SK_OK);
+    ck_assert_msg((na == 0) == (nb == 0), "%s: %zu keys, %zu in the .glb", name, na, nb);
+    keyed += na > 0;
+    if (na) ck_assert(fabs(ta[0] - tb[0]) < 1e-6 && fabs(ta[na - 1] - tb[nb - 1]) < 1e-6);
+    static const double k_times[] = {0.0, 0.3, 0.77, 1.25, 1.6667, 3.0};
+    for (size_t q = 0; q < sizeof k_times / sizeof *k_times; ++q) {
+      float a[16], b[16];
+      object_world_at(fbx, i, k_times[q], a);
+      object_world_at(g, k, k_times[q], b);
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+          double w = 0.0;
+          for (int m = 0; m < 4; ++m) w += (double)to_gltf[m * 4 + r] * a[c * 4 + m];
+          ck_assert_msg(near_rel(w, b[c * 4 + r], 1e-4), "%s at %g s: [%d][%d] %g, .glb %g", name, k_times[q], r, c, w,
+                        (double)b[c * 4 + r]);
+        }
+    }
+  }
+  ck_assert_uint_eq(keyed, 4);
+  sk_scene_destroy(g);
+}
+
 /* sk_scene_object_key_times / sk_scene_object_sample on animated_objects.fbx: the keyed "Dolly" moves from its rest
  * transform (relative to parent_world) to its last key; "RigCam" (not keyed, under the Dolly) keeps its rest one. */
 START_TEST(scene_object_clips) {
@@ -1438,6 +1492,7 @@ START_TEST(scene_object_clips) {
   double moved = 0.0;
   for (int k = 12; k < 15; ++k) moved = fmax(moved, fabs((double)last[k] - first[k]));
   ck_assert(moved > 0.5); /* 6 m along the path (in the file's centimetres) */
+  check_clips_in_glb(s);
   sk_scene_destroy(s);
 }
 END_TEST
