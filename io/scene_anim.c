@@ -88,7 +88,7 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out,
 }
 
 /* Object `object`'s channel in clip `anim`, or NULL. */
-static const skio_channel* object_channel(const skio_scene* s, uint32_t anim, uint32_t object) {
+const skio_channel* skio_object_channel_of(const skio_scene* s, uint32_t anim, uint32_t object) {
   for (uint32_t c = 0; c < s->object_channel_count; ++c)
     if (s->object_channels[c].anim == anim && s->object_channels[c].ch.joint == object)
       return &s->object_channels[c].ch;
@@ -99,7 +99,7 @@ int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, doub
   if (anim >= s->anim_count)
     return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
   if (!isfinite(t)) return skc_fail(err, SKC_INVALID_ARGUMENT, "time is not finite");
-  const skio_channel* ch = object < s->object_count ? object_channel(s, anim, object) : NULL;
+  const skio_channel* ch = object < s->object_count ? skio_object_channel_of(s, anim, object) : NULL;
   if (!ch) return SKC_OK; /* out untouched: not keyed */
   const skio_object* o = &s->objects[object];
   float inv[16], local[16];
@@ -121,7 +121,7 @@ int skio_listed_object_sample(const skio_scene* s, uint32_t anim, uint32_t objec
   if (anim >= s->anim_count)
     return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
   if (!isfinite(t)) return skc_fail(err, SKC_INVALID_ARGUMENT, "time is not finite");
-  const skio_channel* ch = object_channel(s, anim, object);
+  const skio_channel* ch = skio_object_channel_of(s, anim, object);
   if (!ch) return SKC_OK; /* not keyed: its rest transform */
   skc_trs p;
   if (!skc_mat4_to_trs(local, &p, 1e-4f)) skc_trs_identity(&p);
@@ -186,7 +186,7 @@ int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, d
   *count = 0;
   if (anim >= s->anim_count)
     return skc_fail(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u animations)", anim, s->anim_count);
-  const skio_channel* ch = object < s->object_count || s->gltf ? object_channel(s, anim, object) : NULL;
+  const skio_channel* ch = object < s->object_count || s->gltf ? skio_object_channel_of(s, anim, object) : NULL;
   if (!ch || !channel_keys(ch)) return SKC_OK;
   double* t = malloc(channel_keys(ch) * sizeof *t);
   if (!t) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory collecting an object's key times");

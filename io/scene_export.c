@@ -242,7 +242,7 @@ static void free_ai_scene(struct aiScene* sc) {
   free(sc);
 }
 
-static struct aiNode* new_node(const char* name, struct aiNode* parent) {
+struct aiNode* skio_ai_new_node(const char* name, struct aiNode* parent) {
   struct aiNode* n = calloc(1, sizeof *n);
   if (!n) return NULL;
   set_name(&n->mName, name);
@@ -253,7 +253,7 @@ static struct aiNode* new_node(const char* name, struct aiNode* parent) {
   return n;
 }
 
-static bool add_child(struct aiNode* p, struct aiNode* c) {
+bool skio_ai_add_child(struct aiNode* p, struct aiNode* c) {
   struct aiNode** ch = realloc(p->mChildren, (p->mNumChildren + 1) * sizeof *ch);
   if (!ch) return false;
   p->mChildren = ch;
@@ -562,7 +562,7 @@ static size_t sorted_unique_finite(double* v, size_t n) {
  * empty sampler for a missing track. */
 /* Key times of every track of channel ch into times (room for all its keys + 1), sorted, distinct and finite; a
  * channel without keys gets time 0. Returns the count. */
-static size_t channel_times(const skio_channel* ch, double* times) {
+size_t skio_channel_key_times(const skio_channel* ch, double* times) {
   size_t n = 0;
   for (uint32_t k = 0; k < ch->pos_count; ++k) times[n++] = ch->pos_time[k];
   for (uint32_t k = 0; k < ch->rot_count; ++k) times[n++] = ch->rot_time[k];
@@ -610,7 +610,7 @@ static int sample_all_times(const skio_scene* s, uint32_t a, double** out_times,
   return SKC_OK;
 }
 
-static void put_key(struct aiNodeAnim* na, size_t k, double t, const skc_trs* p) {
+void skio_ai_put_key(struct aiNodeAnim* na, size_t k, double t, const skc_trs* p) {
   na->mPositionKeys[k].mTime = na->mRotationKeys[k].mTime = na->mScalingKeys[k].mTime = t;
   na->mPositionKeys[k].mValue.x = p->t[0];
   na->mPositionKeys[k].mValue.y = p->t[1];
@@ -653,7 +653,7 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
     }
     aa->mChannels[aa->mNumChannels++] = na;
     set_name(&na->mNodeName, sk->names[ch->joint]);
-    size_t n = channel_times(ch, times);
+    size_t n = skio_channel_key_times(ch, times);
     na->mPositionKeys = calloc(n, sizeof *na->mPositionKeys);
     na->mRotationKeys = calloc(n, sizeof *na->mRotationKeys);
     na->mScalingKeys = calloc(n, sizeof *na->mScalingKeys);
@@ -666,7 +666,7 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
     size_t x = 0; /* times is a sorted subset of all */
     for (size_t k = 0; k < n; ++k) {
       while (x + 1 < m && all[x] != times[k]) ++x;
-      put_key(na, k, times[k], poses + x * jc + ch->joint);
+      skio_ai_put_key(na, k, times[k], poses + x * jc + ch->joint);
     }
     free(times);
   }
@@ -808,7 +808,7 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
       size_t x = 0; /* times is a sorted subset of all */
       for (size_t i = 0; i < n; ++i) {
         while (x + 1 < m && all[x] != times[i]) ++x;
-        put_key(ch, at++, clips[k].start + times[i], poses + x * jc + j);
+        skio_ai_put_key(ch, at++, clips[k].start + times[i], poses + x * jc + j);
       }
       ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
     }
@@ -849,7 +849,7 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* h
       snprintf(nm, sizeof nm, "%s", base);
       if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
       struct aiNode* up = holder && !mesh->skin && mesh->parent_joint == plain ? holder : root;
-      if (!(n = new_node(nm, up)) || !add_child(up, n)) {
+      if (!(n = skio_ai_new_node(nm, up)) || !skio_ai_add_child(up, n)) {
         free(n);
         rc = SKC_OUT_OF_MEMORY;
         break;
@@ -927,11 +927,11 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
   struct aiNode* root = NULL;
   int rc = SKC_OK;
   if (roots != 1) {
-    if (!(root = new_node("skinkit_root", NULL))) rc = SKC_OUT_OF_MEMORY;
+    if (!(root = skio_ai_new_node("skinkit_root", NULL))) rc = SKC_OUT_OF_MEMORY;
     sc->mRootNode = root;
   }
   for (uint32_t j = 0; j < jc && !rc; ++j) {
-    struct aiNode* n = new_node(sk->names[j], NULL);
+    struct aiNode* n = skio_ai_new_node(sk->names[j], NULL);
     if (!n) {
       rc = SKC_OUT_OF_MEMORY;
       break;
@@ -942,7 +942,7 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
     if (p == SKC_NO_PARENT && roots == 1) {
       root = n;
       sc->mRootNode = n;
-    } else if (!add_child(p == SKC_NO_PARENT ? root : jn[p], n)) {
+    } else if (!skio_ai_add_child(p == SKC_NO_PARENT ? root : jn[p], n)) {
       free_node(n);
       rc = SKC_OUT_OF_MEMORY;
     }
@@ -1299,18 +1299,32 @@ static void note_add(const skio_export_options* o, const char* text, const char*
   snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
 }
 
-/* The cameras, lights and empty nodes of the scene (skio_object), which only the glTF writer and the in-place edits
- * write: named when a file is written anew through Assimp. */
-static void note_objects(const skio_scene* s, const skio_export_options* o) {
-  uint32_t n[3] = {0, 0, 0};
-  for (uint32_t k = 0; k < s->object_count; ++k) n[s->objects[k].kind <= SKIO_OBJECT_LIGHT ? s->objects[k].kind : 0]++;
-  if (!s->object_count) return;
-  char text[200];
-  snprintf(text, sizeof text,
-           "not written: %u camera(s), %u light(s), %u empty node(s) of the source (.glb and .gltf "
-           "keep them)",
-           n[SKIO_OBJECT_CAMERA], n[SKIO_OBJECT_LIGHT], n[SKIO_OBJECT_EMPTY]);
-  note_add(o, text, "");
+/* What of the scene's cameras, lights and empty nodes a file written anew through Assimp lacks (scene_export_objects.c
+ * writes the empties): the cameras and lights (a glTF document's are named by note_gltf_only), the clip keys of
+ * empties on Collada's one timeline and keys that would need a shear. */
+static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, bool collada,
+                                 const skio_export_options* o) {
+  char text[240];
+  if (!s->gltf && (w->cameras || w->lights)) {
+    snprintf(text, sizeof text, "not written: %u camera(s), %u light(s) of the source (.glb and .gltf keep them)",
+             w->cameras, w->lights);
+    note_add(o, text, "");
+  }
+  uint32_t keyed = 0;
+  for (uint32_t a = 0; collada && a < s->anim_count; ++a)
+    for (uint32_t i = 0; i < w->count; ++i) keyed += w->node[i] && skio_object_channel_of(s, a, i);
+  if (keyed) {
+    snprintf(text, sizeof text,
+             "Collada: the clip keys of %u empty node(s) not written (placed at rest; .fbx, .glb "
+             "and .gltf keep them)",
+             keyed);
+    note_add(o, text, "");
+  }
+  if (w->keys_dropped) {
+    snprintf(text, sizeof text, "%u clip key(s) of empty nodes not written: they need a shear in the new parent",
+             w->keys_dropped);
+    note_add(o, text, "");
+  }
 }
 
 /* Notes on weights the glTF writer changed unasked: influences glTF's default limit cut (an explicit limit is no
@@ -1363,9 +1377,8 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o) {
 
 /* A glTF source written by Assimp's FBX or Collada writer: what only glTF carries is not written - extensions
  * other than the encodings the reader decodes (quantization, meshopt, Draco, WebP and KTX2 image sources):
- * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras;
- * empty nodes (skio_scene_list_objects' rule: no joint, no mesh at or below them). The note names them (the in-place
- * glTF edit keeps them all). */
+ * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras.
+ * The note names them (the in-place glTF edit keeps them all; empty nodes are written: scene_export_objects.c). */
 static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                        "EXT_texture_webp", "KHR_texture_basisu"};
@@ -1390,13 +1403,6 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
     n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
   if (cameras > 0 && n + 40 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
-  skio_listed_object* listed = NULL;
-  uint32_t nl = 0, empties = 0;
-  if (skio_scene_list_objects(s, &listed, &nl, NULL) == SKC_OK)
-    for (uint32_t i = 0; i < nl; ++i) empties += listed[i].ob.kind == SKIO_OBJECT_EMPTY;
-  skio_listed_objects_free(listed, nl);
-  if (empties && n + 40 < sizeof text)
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s%u empty node(s)", n ? ", " : "", empties);
   if (!n) return;
   char line[480];
   snprintf(line, sizeof line, "glTF-only content not written: %s", text);
@@ -1428,7 +1434,12 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
   const int32_t plain = plain_root(s, id);
-  if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, plain, err))) goto done;
+  skio_ai_objects objs = {0};
+  float doc_frame[16];
+  if (root_xf && !skc_mat4_inverse(root_xf, doc_frame)) skc_mat4_identity(doc_frame);
+  if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, plain, err)) ||
+      (rc = skio_ai_object_nodes(s, sc->mRootNode, root_xf ? doc_frame : NULL, collada, &objs, err)))
+    goto done;
   if (root_xf && sc->mRootNode) skio_mat_to_ai(root_xf, &sc->mRootNode->mTransformation.a1);
   /* materials from the scene's table (scene_material.c), with a default one for meshes without; image files
    * beside the output; what the format cannot carry goes to the note */
@@ -1470,10 +1481,14 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     } else {
       for (uint32_t a = 0; a < s->anim_count; ++a) {
         if (!s->anims[a].channel_count) continue;
-        if ((rc = build_anim(s, a, &sc->mAnimations[sc->mNumAnimations++], err))) goto done;
+        struct aiAnimation** aa = &sc->mAnimations[sc->mNumAnimations++];
+        if ((rc = build_anim(s, a, aa, err)) ||
+            (rc = skio_ai_object_channels(s, a, &objs, *aa, &objs.keys_dropped, err)))
+          goto done;
       }
     }
   }
+  note_objects_written(s, &objs, collada, &o);
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     rc = write_fbx(sc, id, &frame, path, err);
@@ -1487,6 +1502,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     rc = export_by_assimp(sc, id, path, err);
   }
 done:
+  skio_ai_objects_free(&objs);
   free(clips);
   free_ai_scene(sc);
   return rc;
@@ -1587,7 +1603,6 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     if (drop) skio_scene_drop_root_free(s, &rootless);
   }
   if (!rc) note_read_losses(s, o.note, o.note_size);
-  if (!rc) note_objects(s, &o);
   if (!rc && fbx && fbx_binds_rebuilt(s))
     note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs "
              "from its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)", "");

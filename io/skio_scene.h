@@ -304,6 +304,41 @@ int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, d
 int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float out[16], skc_err* err);
 /* One channel's keys at time t (clamped to its keys) into p: the components it keys; the others kept. */
 void skio_channel_sample(const skio_channel* ch, double t, skc_trs* p);
+/* Object `object`'s channel in clip anim (skio_scene.object_channels), or NULL when the clip does not key it. */
+const skio_channel* skio_object_channel_of(const skio_scene* s, uint32_t anim, uint32_t object);
+/* The key times of every track of ch into times (room for all its keys + 1), sorted, distinct and finite; a channel
+ * without keys gets time 0. Returns the count. */
+size_t skio_channel_key_times(const skio_channel* ch, double* times);
+
+/* ---- the aiScene the Assimp writers get (scene_export.c, scene_export_objects.c) ---- */
+struct aiNode;
+struct aiNodeAnim;
+struct aiAnimation;
+/* A node named name (identity transform, parent set, not yet a child: skio_ai_add_child), NULL when out of memory. */
+struct aiNode* skio_ai_new_node(const char* name, struct aiNode* parent);
+bool skio_ai_add_child(struct aiNode* p, struct aiNode* c);
+/* Key k of na (its three key arrays) at time t: p's translation, rotation and scale. */
+void skio_ai_put_key(struct aiNodeAnim* na, size_t k, double t, const skc_trs* p);
+/* The empty nodes written (scene_export_objects.c): per listed object (skio_scene_list_objects) its node or NULL,
+ * and the matrix taking its clip keys (local to its source parent) into its node's parent; the cameras and lights
+ * left out. */
+typedef struct skio_ai_objects {
+  uint32_t count;
+  struct aiNode** node;
+  float* to_export; /* 16 per object */
+  uint32_t empties, cameras, lights;
+  uint32_t keys_dropped; /* keys skio_ai_object_channels could not write */
+} skio_ai_objects;
+/* Adds the scene's empties under their parents below root (call after the joints' and meshes' nodes exist, before
+ * the root's transform is set); doc_frame (or NULL): the turn of the view written, for a glTF document's objects,
+ * which are listed in the document's frame; mesh_parents: an empty on a mesh hangs from the mesh's node (else from
+ * the root, at its place). SKC_OUT_OF_MEMORY only. */
+int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* doc_frame, bool mesh_parents,
+                         skio_ai_objects* out, skc_err* err);
+/* Appends to aa a channel per written empty that clip anim keys; keys that would need a shear count in *dropped. */
+int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_objects* o, struct aiAnimation* aa,
+                            uint32_t* dropped, skc_err* err);
+void skio_ai_objects_free(skio_ai_objects* o);
 
 /* Places an unskinned mesh (scene_rigid.c): bakes its node's world transform `world` (column-major) into its
  * vertices, normals and tangents, and when `joint` >= 0 (the joint its node hangs below) binds every vertex to that

@@ -667,8 +667,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                       "colour attribute (vertices split where their corners differ)", default=True)
     normals: BoolProperty(name="Normals", default=True)
     objects: BoolProperty(name="Cameras, Lights, Empties", description="Write the cameras, lights and empties (the "
-                          "selected ones with Selected Only) with what they hang from; glTF only: .dae and .fbx "
-                          "name them as not written", default=True)
+                          "selected ones with Selected Only) with what they hang from; .dae and .fbx take the "
+                          "empties and name the cameras and lights as not written", default=True)
     animations: BoolProperty(name="Animations", description="Write the armature's actions as clips (the active "
                              "action and those of its NLA strips, each sampled at every frame and key)", default=True)
     shape_keys: BoolProperty(name="Shape Keys", description="Write the meshes' shape keys as morph targets, with "
@@ -787,16 +787,22 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         return export_anim.write_clips(context, scene, arm)
 
     def _write_objects(self, context, scene, arm, joints, meshes):
-        """The cameras, lights and empties into scene (glTF only): (names written, notes)."""
+        """The cameras, lights and empties into scene (.dae and .fbx: the empties; Assimp's writers have no cameras
+        or lights): (names written, notes)."""
         from . import export_objects
 
         objs = export_objects.candidates(context, self.use_selection) if self.objects else []
-        if not objs:
-            return [], []
+        notes = []
         if self.format not in ("GLB", "GLTF"):
-            return [], ["%d cameras, lights and empties not written (%s): .glb and .gltf keep them"
-                        % (len(objs), ", ".join(o.name for o in objs[:3]) + (", ..." if len(objs) > 3 else ""))]
-        return export_objects.write_objects(context, scene, objs, arm, joints, meshes)
+            left = [o for o in objs if o.type != "EMPTY"]
+            objs = [o for o in objs if o.type == "EMPTY"]
+            if left:
+                notes.append("%d cameras and lights not written (%s): .glb and .gltf keep them"
+                             % (len(left), ", ".join(o.name for o in left[:3]) + (", ..." if len(left) > 3 else "")))
+        if not objs:
+            return [], notes
+        names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes)
+        return names, notes + more
 
 
 # ------------------------------------------------------------------------------------------- menus

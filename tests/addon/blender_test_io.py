@@ -454,7 +454,9 @@ def test_export_scene_objects():
     """Export via skinkit writes the cameras, lights and empties (ABI 1.13 add_object): scene_objects.fbx imported
     with our importer and exported to .glb with everything selected; Blender's glTF importer reads that .glb's 9
     objects where its FBX importer puts the source's (matrix within 1e-4, lens, clip planes, light energy, colour,
-    cone, the lamp on bone "thigh"); to .fbx they are named as not written; off, the .glb has none."""
+    cone, the lamp on bone "thigh"); to .fbx and .dae the 3 empties are written (read back by Blender's FBX and
+    Collada importers where its FBX import of the source puts them) and the cameras and lights named as not written;
+    off, the .glb has none."""
     from skinkit import api, io_scene
 
     src = os.path.join(DATA, "scene_objects.fbx")
@@ -468,11 +470,17 @@ def test_export_scene_objects():
         expect(len(sc.objects) == 9, "the .glb lists %d objects" % len(sc.objects))
     got = _objects_seen(bpy.ops.import_scene.gltf, out)
     _same_objects(want, got, "exported .glb")
-    _import_all_selected(src)
-    fbx = os.path.join(TMP, "scene_objects_export.fbx")
-    expect(bpy.ops.export_scene.skinkit_assimp(filepath=fbx, format="FBX") == {"FINISHED"}, "export .fbx")
-    warning = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
-    expect("9 cameras, lights and empties not written" in warning, ".fbx: %r" % warning)
+    for fmt, ext, importer in (("FBX", ".fbx", bpy.ops.import_scene.fbx), ("DAE", ".dae", bpy.ops.wm.collada_import)):
+        _import_all_selected(src)
+        path = os.path.join(TMP, "scene_objects_export" + ext)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "export " + ext)
+        warning = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+        expect("6 cameras and lights not written" in warning, "%s: %r" % (ext, warning))
+        empties = {k: v for k, v in want.items() if v[0] == "EMPTY"}
+        expect(sorted(io_scene.LAST_EXPORT_ASSIMP["objects"]) == sorted(empties), "%s: exported %s"
+               % (ext, io_scene.LAST_EXPORT_ASSIMP["objects"]))
+        got = {k: v for k, v in _objects_seen(importer, path).items() if v[0] == "EMPTY"}
+        _same_objects(empties, got, "exported " + ext)
     off = os.path.join(TMP, "scene_objects_off.glb")
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=off, format="GLB", objects=False) == {"FINISHED"}, "off")
     with api.Scene.load(off) as sc:

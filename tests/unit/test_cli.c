@@ -511,12 +511,14 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
                        "extensions EXT_vendor_thing, KHR_lights_punctual, \"extras\" of 1 object(s), 1 "
                        "camera(s)"),
                 "%s", err_text());
-  /* a .glb's empty nodes too (scene_objects.fbx through .glb: 2 cameras, 4 lights, 3 empties) */
+  /* a .glb's cameras and lights too (scene_objects.fbx through .glb: 2 cameras, 4 lights; its 3 empty nodes are
+   * written since session 42: test_export_empties) */
   snprintf(args, sizeof args, "convert tests/data/scene_objects.fbx %s/objs.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   snprintf(args, sizeof args, "convert %s/objs.glb %s/objs.dae", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "extensions KHR_lights_punctual, 2 camera(s), 3 empty node(s)"), "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "extensions KHR_lights_punctual, 2 camera(s)") && !strstr(err_text(), "empty"), "%s",
+                err_text());
   /* the other way: an FBX's camera and light go into glTF (scene_objects.c); Assimp's Collada writer drops them,
    * which is said; the in-place FBX edit keeps them */
   if (!skt_assets_dir()) return;
@@ -525,7 +527,7 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
   ck_assert_msg(!strstr(err_text(), "camera"), "%s", err_text());
   snprintf(args, sizeof args, "convert '%s' %s/huesitos.dae", skt_asset("fbx/huesitos.fbx"), g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "not written: 1 camera(s), 1 light(s), 0 empty node(s)"), "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "not written: 1 camera(s), 1 light(s) of the source"), "%s", err_text());
   snprintf(args, sizeof args, "convert '%s' %s/huesitos.fbx", skt_asset("fbx/huesitos.fbx"), g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(!strstr(err_text(), "not written:"), "%s", err_text());

@@ -1,0 +1,173 @@
+/* scene_export_objects.c - a scene's empty nodes (locators, sockets, markers: skio_scene_list_objects) in the aiScene
+ * that Assimp's Collada and FBX writers write. Before, a file written anew through Assimp dropped every camera, light
+ * and empty of its source (named in the note): a glTF character's "weapon_socket" under the hand bone, converted to
+ * FBX for an engine, was gone. Each empty becomes a node under what it hangs from in the source - another written
+ * empty, the joint's node, the node drawing the mesh (Collada only: Blender's FBX importer places a skinned mesh's
+ * object by its bind pose, and a child of it with it, so in .fbx such an empty hangs from the root), else the root -
+ * at its rest place (its world in the scene's frame, made local to that node's), and for FBX its clip keys become
+ * node channels (each key's transform taken from the source parent's frame into the new parent's). Cameras and lights
+ * are not written: Assimp 5.2's FBX writer has neither, and its Collada writer's conversions of them are not checked
+ * here (the note names them). */
+#include <assimp/scene.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skc_math.h"
+#include "skio_scene.h"
+
+/* The first node named name below (and at) n, or NULL; want_mesh: only nodes that draw a mesh. */
+static struct aiNode* find_node(struct aiNode* n, const char* name, bool want_mesh, uint32_t depth) {
+  if (!n || depth > 4096) return NULL;
+  if (!strcmp(n->mName.data, name) && (!want_mesh || n->mNumMeshes)) return n;
+  for (unsigned i = 0; i < n->mNumChildren; ++i) {
+    struct aiNode* hit = find_node(n->mChildren[i], name, want_mesh, depth + 1);
+    if (hit) return hit;
+  }
+  return NULL;
+}
+
+/* Node n's world transform in the aiScene (the root's own transform included). */
+static void node_world(const struct aiNode* n, float out[16]) {
+  skc_mat4_identity(out);
+  for (uint32_t depth = 0; n && depth < 4096; n = n->mParent, ++depth) {
+    float local[16], w[16];
+    skio_mat_from_ai(&n->mTransformation.a1, local);
+    skc_mat4_mul(local, out, w);
+    memcpy(out, w, sizeof w);
+  }
+}
+
+/* The node listed object e hangs from in the aiScene (written[] the nodes of the objects before it); a mesh's node
+ * only with mesh_parents (see skio_ai_object_nodes). */
+static struct aiNode* parent_node(const skio_listed_object* e, struct aiNode* root, struct aiNode* const* written,
+                                  bool mesh_parents) {
+  if (e->ob.parent >= 0) return written[e->ob.parent] ? written[e->ob.parent] : root;
+  struct aiNode* n = e->ob.parent_joint ? find_node(root, e->ob.parent_joint, false, 0) : NULL;
+  if (!n && e->ob.parent_mesh && mesh_parents) n = find_node(root, e->ob.parent_mesh, true, 0);
+  return n ? n : root;
+}
+
+void skio_ai_objects_free(skio_ai_objects* o) {
+  free(o->node);
+  free(o->to_export);
+  memset(o, 0, sizeof *o);
+}
+
+/* A glTF document's objects are listed in the document's frame: the view the writer gets (scene_frame.c) may be
+ * turned (Collada's Z up), which doc_frame gives. */
+static void in_view(const skio_scene* s, const float* doc_frame, skio_listed_object* e) {
+  if (!s->gltf || !doc_frame) return;
+  float w[16], p[16];
+  skc_mat4_mul(doc_frame, e->ob.world, w);
+  skc_mat4_mul(doc_frame, e->ob.parent_rest, p);
+  memcpy(e->ob.world, w, sizeof w);
+  memcpy(e->ob.parent_rest, p, sizeof p);
+}
+
+int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* doc_frame, bool mesh_parents,
+                         skio_ai_objects* out, skc_err* err) {
+  memset(out, 0, sizeof *out);
+  skio_listed_object* L = NULL;
+  uint32_t n = 0;
+  int rc = root ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
+  if (rc || !n) return rc;
+  out->count = n;
+  out->node = calloc(n, sizeof *out->node);
+  out->to_export = malloc((size_t)n * 16 * sizeof *out->to_export);
+  if (!out->node || !out->to_export) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the scene's nodes");
+  for (uint32_t i = 0; i < n && !rc; ++i) {
+    skio_listed_object* e = &L[i];
+    in_view(s, doc_frame, e);
+    if (e->ob.kind != SKIO_OBJECT_EMPTY) {
+      out->cameras += e->ob.kind == SKIO_OBJECT_CAMERA;
+      out->lights += e->ob.kind == SKIO_OBJECT_LIGHT;
+      continue;
+    }
+    struct aiNode* up = parent_node(e, root, out->node, mesh_parents);
+    struct aiNode* node = skio_ai_new_node(e->ob.name, up);
+    if (!node || !skio_ai_add_child(up, node)) {
+      free(node);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the scene's nodes");
+      break;
+    }
+    float pw[16], inv[16], local[16];
+    node_world(up, pw);
+    if (!skc_mat4_inverse(pw, inv)) skc_mat4_identity(inv);
+    skc_mat4_mul(inv, e->ob.world, local);
+    skio_mat_to_ai(local, &node->mTransformation.a1);
+    skc_mat4_mul(inv, e->ob.parent_rest, out->to_export + (size_t)i * 16); /* source parent -> new parent */
+    out->node[i] = node;
+    out->empties++;
+  }
+  skio_listed_objects_free(L, n);
+  if (rc) skio_ai_objects_free(out);
+  return rc;
+}
+
+/* The keys of one written empty: channel ch (local to its source parent, rest components from rest) at the union of
+ * its key times, each taken into the new parent's frame by x. NULL when out of memory. */
+static struct aiNodeAnim* empty_channel(const skio_channel* ch, const char* name, const float rest[16],
+                                        const float x[16], uint32_t* dropped) {
+  const size_t total = (size_t)ch->pos_count + ch->rot_count + ch->scl_count + 1;
+  double* t = malloc(total * sizeof *t);
+  struct aiNodeAnim* na = calloc(1, sizeof *na);
+  size_t n = t && na ? skio_channel_key_times(ch, t) : 0;
+  if (na && n) {
+    na->mPositionKeys = calloc(n, sizeof *na->mPositionKeys);
+    na->mRotationKeys = calloc(n, sizeof *na->mRotationKeys);
+    na->mScalingKeys = calloc(n, sizeof *na->mScalingKeys);
+  }
+  if (!t || !na || !na->mPositionKeys || !na->mRotationKeys || !na->mScalingKeys) {
+    if (na) free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys);
+    free(na);
+    free(t);
+    return NULL;
+  }
+  snprintf(na->mNodeName.data, sizeof na->mNodeName.data, "%s", name);
+  na->mNodeName.length = (uint32_t)strlen(na->mNodeName.data);
+  skc_trs r0;
+  if (!skc_mat4_to_trs(rest, &r0, 1e-4f)) skc_trs_identity(&r0);
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    skc_trs p = r0;
+    float m[16], e[16];
+    skio_channel_sample(ch, t[i], &p);
+    skc_trs_to_mat4(&p, m);
+    skc_mat4_mul(x, m, e);
+    if (!skc_mat4_to_trs(e, &p, 1e-4f)) { /* shear in the new frame: no node channel holds it */
+      ++*dropped;
+      continue;
+    }
+    skio_ai_put_key(na, k++, t[i], &p);
+  }
+  na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys = (unsigned)k;
+  free(t);
+  return na;
+}
+
+int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_objects* o, struct aiAnimation* aa,
+                            uint32_t* dropped, skc_err* err) {
+  skio_listed_object* L = NULL;
+  uint32_t n = 0;
+  int rc = o->empties ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
+  for (uint32_t i = 0; i < n && i < o->count && !rc; ++i) {
+    const skio_channel* ch = o->node[i] ? skio_object_channel_of(s, anim, i) : NULL;
+    if (!ch) continue;
+    float inv[16], rest[16];
+    if (!skc_mat4_inverse(L[i].ob.parent_rest, inv)) skc_mat4_identity(inv);
+    skc_mat4_mul(inv, L[i].ob.world, rest); /* its rest transform, local to its source parent */
+    struct aiNodeAnim** grown = realloc(aa->mChannels, (aa->mNumChannels + 1) * sizeof *grown);
+    struct aiNodeAnim* na =
+        grown ? empty_channel(ch, o->node[i]->mName.data, rest, o->to_export + (size_t)i * 16, dropped) : NULL;
+    if (grown) aa->mChannels = grown;
+    if (!na) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the clip keys of the scene's nodes");
+      break;
+    }
+    aa->mChannels[aa->mNumChannels++] = na;
+  }
+  skio_listed_objects_free(L, n);
+  return rc;
+}
