@@ -238,10 +238,13 @@ class _Saved:
         ad.use_nla = False
 
     def hide(self, objs):
+        """Hides objs in the viewports; restore shows them again, selected as they were (hiding deselects: a second
+        export of the same selection found no mesh)."""
         for o in objs:
             try:
+                selected = o.select_get()
                 o.hide_viewport = True
-                self.hidden.append(o)
+                self.hidden.append((o, selected))
             except (AttributeError, RuntimeError, TypeError):  # a linked object: left visible
                 pass
 
@@ -259,7 +262,8 @@ class _Saved:
             steps.append(lambda: setattr(ad, "use_tweak_mode", True))
         pbs = self.arm.pose.bones
         steps += [(lambda p=p: pbs.foreach_set(p, self.pose[p])) for p, _n in _POSE_PROPS]
-        steps += [(lambda o=o: setattr(o, "hide_viewport", False)) for o in self.hidden]
+        steps += [(lambda o=o: setattr(o, "hide_viewport", False)) for o, _sel in self.hidden]
+        steps += [(lambda o=o, sel=sel: o.select_set(sel)) for o, sel in self.hidden]
         steps.append(lambda: self.scene.frame_set(self.frame[0], subframe=self.frame[1]))
         first = None
         for step in steps:

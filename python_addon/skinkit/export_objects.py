@@ -93,4 +93,14 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=()):
         index[obj.name] = scene.add_object(kind, obj.name, world, **params)
         written.append(obj.name)
     notes = ["area lights have no glTF kind, not written: %s" % ", ".join(skipped[:3])] if skipped else []
+    keyed = [o.name for o in objs if o.name in written and _animated(o)]
+    if keyed:  # written at the current frame: say that their motion is not (the library takes a joint's keys only)
+        notes.append("the animation of %d camera(s), light(s) or empties not written, placed as at the current frame: "
+                     "%s" % (len(keyed), ", ".join(keyed[:3]) + (", ..." if len(keyed) > 3 else "")))
     return written, notes
+
+
+def _animated(obj):
+    """Whether an object carries keys of its own (an action or NLA strips), which the export does not write."""
+    ad = obj.animation_data
+    return ad is not None and (ad.action is not None or any(t.strips for t in ad.nla_tracks))

@@ -555,6 +555,8 @@ def test_which_actions_and_rest_between():
         return [np.array([tuple(getattr(pb, p)) for pb in pbs]) for p in ("location", "rotation_quaternion", "scale")]
 
     before = pose()
+    obj.select_set(True)
+    was_selected = obj.select_get()
     out = os.path.join(TMP, "which.glb")
     ex, _s = export(out)
     expect(ex["actions"] == ["Move", "Nla", "Still"], "clips %s (want Move, then tracks top down: Nla, Still)"
@@ -565,6 +567,8 @@ def test_which_actions_and_rest_between():
            % (sc.frame_current, sc.frame_subframe))
     expect(ad.action == a_move and ad.use_nla, "action %s / NLA %s not restored" % (ad.action, ad.use_nla))
     expect(not obj.hide_viewport, "mesh left hidden")
+    expect(obj.select_get() == was_selected, "mesh selection %s after the export, %s before (hiding deselects; a "
+           "second export found no mesh)" % (obj.select_get(), was_selected))
     after = pose()
     expect(all(np.abs(x - y).max() < 1e-7 for x, y in zip(before, after)), "pose %s not restored: %s" % (before, after))
     stats = skinkit.export_anim.LAST_STATS

@@ -481,6 +481,12 @@ def test_export_scene_objects():
                % (ext, io_scene.LAST_EXPORT_ASSIMP["objects"]))
         got = {k: v for k, v in _objects_seen(importer, path).items() if v[0] == "EMPTY"}
         _same_objects(empties, got, "exported " + ext)
+    # objects with actions of their own are written where they stand, and the warning says their motion is not
+    _import_all_selected(os.path.join(DATA, "animated_objects.fbx"))
+    path = os.path.join(TMP, "animated_objects_export.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format="GLB") == {"FINISHED"}, "export animated")
+    warning = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+    expect("the animation of 4 camera(s), light(s) or empties not written" in warning, "animated: %r" % warning)
     off = os.path.join(TMP, "scene_objects_off.glb")
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=off, format="GLB", objects=False) == {"FINISHED"}, "off")
     with api.Scene.load(off) as sc:
