@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sk_scenetest.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
@@ -1402,20 +1403,6 @@ START_TEST(scene_mesh_morphs_set) {
 }
 END_TEST
 
-/* Object i of s in clip 0 at time t: parent_world x its keyed transform (relative to its file parent). */
-static void object_world_at(const sk_scene* s, uint32_t i, double t, float out[16]) {
-  sk_object_info o = {.size = sizeof o};
-  float local[16];
-  ck_assert_int_eq(sk_scene_object_info(s, i, &o, NULL), SK_OK);
-  ck_assert_int_eq(sk_scene_object_sample(s, 0, i, t, local, NULL), SK_OK);
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      double w = 0.0;
-      for (int k = 0; k < 4; ++k) w += (double)o.parent_world[k * 4 + r] * local[c * 4 + k];
-      out[c * 4 + r] = (float)w;
-    }
-}
-
 /* The .glb written from fbx, read back by skinkit's glTF reader (a glTF document: its objects are listed from the
  * document, their clip keys read by the reader since session 42): every object's key times and its place at times
  * before, between and after the keys are the FBX's (through its frame). */
@@ -1441,8 +1428,8 @@ static void check_clips_in_glb(const sk_scene* fbx) {
     static const double k_times[] = {0.0, 0.3, 0.77, 1.25, 1.6667, 3.0};
     for (size_t q = 0; q < sizeof k_times / sizeof *k_times; ++q) {
       float a[16], b[16];
-      object_world_at(fbx, i, k_times[q], a);
-      object_world_at(g, k, k_times[q], b);
+      skt_object_world_at(fbx, i, k_times[q], a);
+      skt_object_world_at(g, k, k_times[q], b);
       for (int r = 0; r < 4; ++r)
         for (int c = 0; c < 4; ++c) {
           double w = 0.0;

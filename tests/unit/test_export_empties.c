@@ -105,20 +105,6 @@ START_TEST(empties_reach_dae_and_fbx) {
 }
 END_TEST
 
-/* Object i of s in clip 0 at time t: parent_world x its keyed transform. */
-static void world_at(const sk_scene* s, uint32_t i, double t, float out[16]) {
-  sk_object_info o = {.size = sizeof o};
-  float local[16];
-  ck_assert_int_eq(sk_scene_object_info(s, i, &o, NULL), SK_OK);
-  ck_assert_int_eq(sk_scene_object_sample(s, 0, i, t, local, NULL), SK_OK);
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      double w = 0.0;
-      for (int k = 0; k < 4; ++k) w += (double)o.parent_world[k * 4 + r] * local[c * 4 + k];
-      out[c * 4 + r] = (float)w;
-    }
-}
-
 START_TEST(keyed_empties_reach_fbx) {
   sk_scene* src = load(skt_data("animated_objects.fbx"));
   sk_scene* glb = through(src, "animated.glb");
@@ -136,8 +122,8 @@ START_TEST(keyed_empties_reach_fbx) {
     static const double k_times[] = {0.0, 0.3, 0.77, 1.25, 1.6667, 3.0};
     for (size_t q = 0; q < sizeof k_times / sizeof *k_times; ++q) {
       float wa[16], wb[16];
-      world_at(glb, (uint32_t)a, k_times[q], wa);
-      world_at(fbx, (uint32_t)b, k_times[q], wb);
+      skt_object_world_at(glb, (uint32_t)a, k_times[q], wa);
+      skt_object_world_at(fbx, (uint32_t)b, k_times[q], wb);
       char what[96];
       snprintf(what, sizeof what, "%s at %g s", k_keyed[e], k_times[q]);
       same_place(glb, wa, fbx, wb, what);

@@ -137,3 +137,16 @@ void skt_scene_skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out
     for (int k = 0; k < 3; ++k) out[k] += me->skin->weights[q] * p[k];
   }
 }
+
+void skt_object_world_at(const sk_scene* s, uint32_t i, double t, float out[16]) {
+  sk_object_info o = {.size = sizeof o};
+  float local[16];
+  ck_assert_int_eq(sk_scene_object_info(s, i, &o, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_object_sample(s, 0, i, t, local, NULL), SK_OK);
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      double w = 0.0;
+      for (int k = 0; k < 4; ++k) w += (double)o.parent_world[k * 4 + r] * local[c * 4 + k];
+      out[c * 4 + r] = (float)w;
+    }
+}

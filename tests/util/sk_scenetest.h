@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "skinkit.h"
 #include "skio_scene.h"
 
 /* The scene of path (asserts it loads). */
@@ -35,5 +36,9 @@ void skt_scene_same_skins(const skio_scene* a, const skio_scene* b);
 void skt_scene_written_unchanged(const char* src, const char* dir, const char* name);
 /* Rest-pose skinned position of vertex v of mesh m (LBS: rest world x the mesh's inverse bind). */
 void skt_scene_skinned_rest(const skio_scene* s, uint32_t m, size_t v, float out[3]);
+
+/* Object i of s (the ABI's listing) in clip 0 at time t: its parent_world x sk_scene_object_sample (asserts both
+ * succeed). */
+void skt_object_world_at(const sk_scene* s, uint32_t i, double t, float out[16]);
 
 #endif
