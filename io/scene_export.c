@@ -1310,14 +1310,14 @@ static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, 
              w->cameras, w->lights);
     note_add(o, text, "");
   }
-  uint32_t keyed = 0;
-  for (uint32_t a = 0; collada && a < s->anim_count; ++a)
-    for (uint32_t i = 0; i < w->count; ++i) keyed += w->node[i] && skio_object_channel_of(s, a, i);
+  uint32_t keyed = 0; /* (clip, empty) pairs whose keys no channel carries: Collada's, or an FBX clip keying no joint */
+  for (uint32_t a = 0; a < s->anim_count; ++a) {
+    const bool built = !collada && s->skeleton && s->anims[a].channel_count;
+    for (uint32_t i = 0; !built && i < w->count; ++i) keyed += w->node[i] && skio_object_channel_of(s, a, i);
+  }
   if (keyed) {
-    snprintf(text, sizeof text,
-             "Collada: the clip keys of %u empty node(s) not written (placed at rest; .fbx, .glb "
-             "and .gltf keep them)",
-             keyed);
+    snprintf(text, sizeof text, "%sthe clip keys of %u empty node(s) not written (placed at rest; %s keep them)",
+             collada ? "Collada: " : "", keyed, collada ? ".fbx, .glb and .gltf" : ".glb and .gltf");
     note_add(o, text, "");
   }
   if (w->keys_dropped) {
