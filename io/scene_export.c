@@ -544,7 +544,7 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 /* Sorts v[0, n), drops non-finite values and repeats; returns the new count. */
-static size_t sorted_unique_finite(double* v, size_t n) {
+size_t skio_sorted_unique_times(double* v, size_t n) {
   size_t u = 0;
   for (size_t i = 0; i < n; ++i)
     if (isfinite(v[i])) v[u++] = v[i];
@@ -567,7 +567,7 @@ size_t skio_channel_key_times(const skio_channel* ch, double* times) {
   for (uint32_t k = 0; k < ch->pos_count; ++k) times[n++] = ch->pos_time[k];
   for (uint32_t k = 0; k < ch->rot_count; ++k) times[n++] = ch->rot_time[k];
   for (uint32_t k = 0; k < ch->scl_count; ++k) times[n++] = ch->scl_time[k];
-  n = sorted_unique_finite(times, n);
+  n = skio_sorted_unique_times(times, n);
   if (!n) times[n++] = 0.0;
   return n;
 }
@@ -590,7 +590,7 @@ static int sample_all_times(const skio_scene* s, uint32_t a, double** out_times,
     for (uint32_t k = 0; k < ch->rot_count; ++k) t[n++] = ch->rot_time[k];
     for (uint32_t k = 0; k < ch->scl_count; ++k) t[n++] = ch->scl_time[k];
   }
-  n = sorted_unique_finite(t, n);
+  n = skio_sorted_unique_times(t, n);
   if (!n) t[n++] = 0.0;
   skc_trs* poses = (size_t)jc <= SIZE_MAX / sizeof(skc_trs) / n ? malloc(n * jc * sizeof *poses) : NULL;
   if (!poses) {
@@ -787,7 +787,7 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
       for (uint32_t i = 0; i < sc->rot_count; ++i) all[m++] = sc->rot_time[i];
       for (uint32_t i = 0; i < sc->scl_count; ++i) all[m++] = sc->scl_time[i];
     }
-    m = sorted_unique_finite(all, m);
+    m = skio_sorted_unique_times(all, m);
     for (size_t i = 0; i < m && !rc; ++i) rc = skio_anim_sample(s, k, all[i], poses + i * jc, err);
     for (uint32_t j = 0; j < jc && !rc; ++j) {
       struct aiNodeAnim* ch = of_joint[j];
@@ -803,7 +803,7 @@ static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_cl
         for (uint32_t i = 0; i < sc->scl_count; ++i) times[n++] = sc->scl_time[i];
         break; /* the first channel of a joint is the one a reader keeps */
       }
-      n = sorted_unique_finite(times, n);
+      n = skio_sorted_unique_times(times, n);
       unsigned at = ch->mNumPositionKeys;
       size_t x = 0; /* times is a sorted subset of all */
       for (size_t i = 0; i < n; ++i) {
@@ -1300,8 +1300,8 @@ static void note_add(const skio_export_options* o, const char* text, const char*
 }
 
 /* What of the scene's cameras, lights and empty nodes a file written anew through Assimp lacks (scene_export_objects.c
- * writes the empties): the cameras and lights (a glTF document's are named by note_gltf_only), the clip keys of
- * empties on Collada's one timeline and keys that would need a shear. */
+ * writes the empties and their keys): the cameras and lights (a glTF document's are named by note_gltf_only), an
+ * empty's keys in a clip that is not written (it keys no joint) and keys that would need a shear. */
 static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, bool collada,
                                  const skio_export_options* o) {
   char text[240];
@@ -1310,14 +1310,18 @@ static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, 
              w->cameras, w->lights);
     note_add(o, text, "");
   }
-  uint32_t keyed = 0; /* (clip, empty) pairs whose keys no channel carries: Collada's, or an FBX clip keying no joint */
+  bool any = false; /* clips are written when one keys a joint: Collada all on its timeline, FBX those that do */
+  for (uint32_t a = 0; a < s->anim_count; ++a) any |= s->anims[a].channel_count > 0;
+  uint32_t keyed = 0; /* (clip, empty) pairs whose keys no written clip carries */
   for (uint32_t a = 0; a < s->anim_count; ++a) {
-    const bool built = !collada && s->skeleton && s->anims[a].channel_count;
+    const bool built = s->skeleton && any && (collada || s->anims[a].channel_count);
     for (uint32_t i = 0; !built && i < w->count; ++i) keyed += w->node[i] && skio_object_channel_of(s, a, i);
   }
   if (keyed) {
-    snprintf(text, sizeof text, "%sthe clip keys of %u empty node(s) not written (placed at rest; %s keep them)",
-             collada ? "Collada: " : "", keyed, collada ? ".fbx, .glb and .gltf" : ".glb and .gltf");
+    snprintf(text, sizeof text,
+             "the clip keys of %u empty node(s) not written: their clip keys no joint (placed at rest; .glb and "
+             ".gltf keep them)",
+             keyed);
     note_add(o, text, "");
   }
   if (w->keys_dropped) {
@@ -1477,6 +1481,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
       }
       rc = build_timeline(s, &sc->mAnimations[0], clips, err);
       sc->mNumAnimations = sc->mAnimations[0] ? 1 : 0;
+      if (!rc) rc = skio_ai_object_timeline(s, &objs, clips, sc->mAnimations[0], &objs.keys_dropped, err);
       if (rc) goto done;
     } else {
       for (uint32_t a = 0; a < s->anim_count; ++a) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "skc_math.h"
+#include "skio_collada.h"
 #include "skio_scene.h"
 
 /* The first node named name below (and at) n, or NULL; want_mesh: only nodes that draw a mesh. */
@@ -106,43 +107,69 @@ int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* 
   return rc;
 }
 
-/* The keys of one written empty: channel ch (local to its source parent, rest components from rest) at the union of
- * its key times, each taken into the new parent's frame by x. NULL when out of memory. */
-static struct aiNodeAnim* empty_channel(const skio_channel* ch, const char* name, const float rest[16],
-                                        const float x[16], uint32_t* dropped) {
-  const size_t total = (size_t)ch->pos_count + ch->rot_count + ch->scl_count + 1;
-  double* t = malloc(total * sizeof *t);
-  struct aiNodeAnim* na = calloc(1, sizeof *na);
-  size_t n = t && na ? skio_channel_key_times(ch, t) : 0;
-  if (na && n) {
-    na->mPositionKeys = calloc(n, sizeof *na->mPositionKeys);
-    na->mRotationKeys = calloc(n, sizeof *na->mRotationKeys);
-    na->mScalingKeys = calloc(n, sizeof *na->mScalingKeys);
-  }
-  if (!t || !na || !na->mPositionKeys || !na->mRotationKeys || !na->mScalingKeys) {
-    if (na) free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys);
-    free(na);
-    free(t);
-    return NULL;
-  }
-  snprintf(na->mNodeName.data, sizeof na->mNodeName.data, "%s", name);
-  na->mNodeName.length = (uint32_t)strlen(na->mNodeName.data);
+/* Keys k.. of na: the empty at times t[0..n) of its channel ch (NULL: at rest), local to its source parent with rest
+ * components from rest, taken into the new parent's frame by x, at offset + t. Returns the next key index; keys that
+ * would need a shear count in *dropped. */
+static unsigned put_keys(struct aiNodeAnim* na, unsigned k, const skio_channel* ch, const double* t, size_t n,
+                         double offset, const float rest[16], const float x[16], uint32_t* dropped) {
   skc_trs r0;
   if (!skc_mat4_to_trs(rest, &r0, 1e-4f)) skc_trs_identity(&r0);
-  size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     skc_trs p = r0;
     float m[16], e[16];
-    skio_channel_sample(ch, t[i], &p);
+    if (ch) skio_channel_sample(ch, t[i], &p);
     skc_trs_to_mat4(&p, m);
     skc_mat4_mul(x, m, e);
     if (!skc_mat4_to_trs(e, &p, 1e-4f)) { /* shear in the new frame: no node channel holds it */
       ++*dropped;
       continue;
     }
-    skio_ai_put_key(na, k++, t[i], &p);
+    skio_ai_put_key(na, k++, offset + t[i], &p);
   }
-  na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys = (unsigned)k;
+  return k;
+}
+
+/* A node channel named name with room for n keys (none yet), or NULL when out of memory. */
+static struct aiNodeAnim* new_channel(const char* name, size_t n) {
+  struct aiNodeAnim* na = calloc(1, sizeof *na);
+  if (!na) return NULL;
+  na->mPositionKeys = calloc(n + 1, sizeof *na->mPositionKeys);
+  na->mRotationKeys = calloc(n + 1, sizeof *na->mRotationKeys);
+  na->mScalingKeys = calloc(n + 1, sizeof *na->mScalingKeys);
+  if (!na->mPositionKeys || !na->mRotationKeys || !na->mScalingKeys) {
+    free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys);
+    free(na);
+    return NULL;
+  }
+  snprintf(na->mNodeName.data, sizeof na->mNodeName.data, "%s", name);
+  na->mNodeName.length = (uint32_t)strlen(na->mNodeName.data);
+  return na;
+}
+
+static bool append_channel(struct aiAnimation* aa, struct aiNodeAnim* na) {
+  struct aiNodeAnim** grown = realloc(aa->mChannels, (aa->mNumChannels + 1) * sizeof *grown);
+  if (!grown) return false;
+  aa->mChannels = grown;
+  grown[aa->mNumChannels++] = na;
+  return true;
+}
+
+/* Listed object e's rest transform, local to its source parent. */
+static void source_local(const skio_listed_object* e, float rest[16]) {
+  float inv[16];
+  if (!skc_mat4_inverse(e->ob.parent_rest, inv)) skc_mat4_identity(inv);
+  skc_mat4_mul(inv, e->ob.world, rest);
+}
+
+/* The keys of one written empty in one clip: channel ch at the union of its key times. NULL when out of memory. */
+static struct aiNodeAnim* empty_channel(const skio_channel* ch, const char* name, const float rest[16],
+                                        const float x[16], uint32_t* dropped) {
+  const size_t total = (size_t)ch->pos_count + ch->rot_count + ch->scl_count + 1;
+  double* t = malloc(total * sizeof *t);
+  struct aiNodeAnim* na = t ? new_channel(name, total) : NULL;
+  if (na)
+    na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys =
+        put_keys(na, 0, ch, t, skio_channel_key_times(ch, t), 0.0, rest, x, dropped);
   free(t);
   return na;
 }
@@ -155,18 +182,60 @@ int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_ob
   for (uint32_t i = 0; i < n && i < o->count && !rc; ++i) {
     const skio_channel* ch = o->node[i] ? skio_object_channel_of(s, anim, i) : NULL;
     if (!ch) continue;
-    float inv[16], rest[16];
-    if (!skc_mat4_inverse(L[i].ob.parent_rest, inv)) skc_mat4_identity(inv);
-    skc_mat4_mul(inv, L[i].ob.world, rest); /* its rest transform, local to its source parent */
-    struct aiNodeAnim** grown = realloc(aa->mChannels, (aa->mNumChannels + 1) * sizeof *grown);
-    struct aiNodeAnim* na =
-        grown ? empty_channel(ch, o->node[i]->mName.data, rest, o->to_export + (size_t)i * 16, dropped) : NULL;
-    if (grown) aa->mChannels = grown;
-    if (!na) {
+    float rest[16];
+    source_local(&L[i], rest);
+    struct aiNodeAnim* na = empty_channel(ch, o->node[i]->mName.data, rest, o->to_export + (size_t)i * 16, dropped);
+    if (!na || !append_channel(aa, na)) {
+      if (na) free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys), free(na);
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the clip keys of the scene's nodes");
-      break;
     }
-    aa->mChannels[aa->mNumChannels++] = na;
+  }
+  skio_listed_objects_free(L, n);
+  return rc;
+}
+
+/* Empty i's keys on Collada's one timeline: per clip, its channel's key times plus the clip's 0 and end (at rest in
+ * a clip that does not key it), at clips[k].start + t - the layout build_timeline gives the joints. */
+static struct aiNodeAnim* timeline_channel(const skio_scene* s, const skio_ai_objects* o, uint32_t i,
+                                           const skio_listed_object* e, const skio_clip* clips, uint32_t* dropped) {
+  size_t cap = 1;
+  for (uint32_t a = 0; a < s->anim_count; ++a) {
+    const skio_channel* ch = skio_object_channel_of(s, a, i);
+    cap += 2 + (ch ? (size_t)ch->pos_count + ch->rot_count + ch->scl_count : 0);
+  }
+  double* t = malloc(cap * sizeof *t);
+  struct aiNodeAnim* na = t ? new_channel(o->node[i]->mName.data, cap) : NULL;
+  float rest[16];
+  source_local(e, rest);
+  unsigned k = 0;
+  for (uint32_t a = 0; na && a < s->anim_count; ++a) {
+    const skio_channel* ch = skio_object_channel_of(s, a, i);
+    const double h = clips[a].end - clips[a].start;
+    size_t n = ch ? skio_channel_key_times(ch, t) : 0;
+    t[n++] = 0.0;
+    if (h > 0.0) t[n++] = h;
+    n = skio_sorted_unique_times(t, n);
+    k = put_keys(na, k, ch, t, n, clips[a].start, rest, o->to_export + (size_t)i * 16, dropped);
+  }
+  if (na) na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys = k;
+  free(t);
+  return na;
+}
+
+int skio_ai_object_timeline(const skio_scene* s, const skio_ai_objects* o, const skio_clip* clips,
+                            struct aiAnimation* aa, uint32_t* dropped, skc_err* err) {
+  skio_listed_object* L = NULL;
+  uint32_t n = 0;
+  int rc = o->empties && aa ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
+  for (uint32_t i = 0; i < n && i < o->count && !rc; ++i) {
+    bool keyed = false;
+    for (uint32_t a = 0; o->node[i] && a < s->anim_count; ++a) keyed |= skio_object_channel_of(s, a, i) != NULL;
+    if (!keyed) continue;
+    struct aiNodeAnim* na = timeline_channel(s, o, i, &L[i], clips, dropped);
+    if (!na || !append_channel(aa, na)) {
+      if (na) free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys), free(na);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the clip keys of the scene's nodes");
+    }
   }
   skio_listed_objects_free(L, n);
   return rc;

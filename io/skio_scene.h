@@ -338,7 +338,14 @@ int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* 
 /* Appends to aa a channel per written empty that clip anim keys; keys that would need a shear count in *dropped. */
 int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_objects* o, struct aiAnimation* aa,
                             uint32_t* dropped, skc_err* err);
+/* Collada: a channel per written empty that any clip keys on the one timeline build_timeline lays out (clips[a]: clip
+ * a's place), the clips that do not key it holding its rest transform. */
+struct skio_clip;
+int skio_ai_object_timeline(const skio_scene* s, const skio_ai_objects* o, const struct skio_clip* clips,
+                            struct aiAnimation* aa, uint32_t* dropped, skc_err* err);
 void skio_ai_objects_free(skio_ai_objects* o);
+/* v[0..n) sorted, finite and distinct in place; returns the count left (scene_export.c). */
+size_t skio_sorted_unique_times(double* v, size_t n);
 
 /* Places an unskinned mesh (scene_rigid.c): bakes its node's world transform `world` (column-major) into its
  * vertices, normals and tangents, and when `joint` >= 0 (the joint its node hangs below) binds every vertex to that
