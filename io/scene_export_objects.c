@@ -4,10 +4,11 @@
  * FBX for an engine, was gone. Each empty becomes a node under what it hangs from in the source - another written
  * empty, the joint's node, the node drawing the mesh (Collada only: Blender's FBX importer places a skinned mesh's
  * object by its bind pose, and a child of it with it, so in .fbx such an empty hangs from the root), else the root -
- * at its rest place (its world in the scene's frame, made local to that node's), and for FBX its clip keys become
- * node channels (each key's transform taken from the source parent's frame into the new parent's). Cameras and lights
- * are not written: Assimp 5.2's FBX writer has neither, and its Collada writer's conversions of them are not checked
- * here (the note names them). */
+ * at its rest place (its world in the scene's frame, made local to that node's), and its clip keys become node
+ * channels (each key's transform taken from the source parent's frame into the new parent's): FBX's per clip,
+ * Collada's on the one timeline its clips share. An empty under a camera or light (not written) hangs from the root at
+ * its place. Cameras and lights are not written: Assimp 5.2's FBX writer has neither, and its Collada writer's
+ * conversions of them are not checked here (the note names them). */
 #include <assimp/scene.h>
 #include <math.h>
 #include <stdio.h>
