@@ -86,6 +86,11 @@ typedef struct builder {
   char* dae_text; /* a .dae file's text, read once for the names and Blender's placement, freed after both */
   size_t dae_n;
   int32_t* object_of; /* per flat node: its object (skio_scene.objects) or -1; NULL before read_objects */
+  /* the source file's bytes, read once for the FBX fixes Assimp needs (geometric transforms, orthographic cameras,
+   * clip starts: source_bytes) and freed at the end of the import */
+  uint8_t* src;
+  size_t src_n;
+  bool src_read;
 } builder;
 
 static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
@@ -662,6 +667,19 @@ static bool has_extension(const char* path, const char* ext) {
   return dot && strcasecmp(dot, ext) == 0;
 }
 
+/* The source file's bytes (read on the first call, then kept: builder.src), NULL when it cannot be read; *oom set
+ * when memory ran out reading it. */
+static const uint8_t* source_bytes(builder* b, size_t* n, bool* oom) {
+  if (!b->src_read) {
+    bool short_of_memory = false;
+    b->src = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &b->src_n, &short_of_memory);
+    b->src_read = !short_of_memory; /* out of memory: every caller fails anyway */
+    if (short_of_memory) *oom = true;
+  }
+  *n = b->src_n;
+  return b->src;
+}
+
 /* A skinned FBX mesh whose Model has a geometric transform (fbx_geometric.c: 3ds Max writes one for most objects)
  * comes from Assimp 5.2.5 without it, off by it from where Blender and the FBX SDK draw it (on top of the skin's
  * mesh matrix); its vertices are moved by it here. Unskinned meshes have it already (Assimp folds it into their
@@ -672,13 +690,12 @@ static int fbx_geometric_skins(builder* b, skc_err* err) {
   if (!any || !has_extension(b->path, ".fbx")) return SKC_OK;
   size_t n = 0;
   bool oom = false;
-  uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
+  const uint8_t* data = source_bytes(b, &n, &oom);
   skio_fbx_geometric* geo = NULL;
   uint32_t count = 0;
   skc_err ignored = {0};
   if (data && skio_fbx_is_binary(data, n) && skio_fbx_geometric_list(data, n, &geo, &count, &ignored) != SKC_OK)
     oom = ignored.code == SKC_OUT_OF_MEMORY;
-  free(data);
   if (oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   int rc = SKC_OK;
   for (uint32_t i = 0; i < count && !rc; ++i) {
@@ -733,7 +750,7 @@ static int ortho_cameras(builder* b, skc_err* err) {
   if (!cams) return SKC_OK;
   bool oom = false;
   size_t n = 0;
-  uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
+  const uint8_t* data = source_bytes(b, &n, &oom);
   skio_fbx_ortho* fbx = NULL;
   skio_collada_ortho* dae = NULL;
   uint32_t nf = 0, nd = 0;
@@ -745,7 +762,6 @@ static int ortho_cameras(builder* b, skc_err* err) {
   if (!rc && data && !skio_fbx_is_binary(data, n) &&
       skio_text_find((const char*)data, (const char*)data + (n < 4096 ? n : 4096), "<COLLADA"))
     rc = skio_collada_ortho_list((const char*)data, n, &dae, &nd, &ignored);
-  free(data);
   ortho_view* views = nf + nd ? malloc(((size_t)nf + nd) * sizeof *views) : NULL;
   if (!rc && nf + nd && !views) rc = SKC_OUT_OF_MEMORY;
   for (uint32_t i = 0; views && i < nf; ++i) views[i] = (ortho_view){fbx[i].name, fbx[i].zoom / 2.0, 0.0, 0.0, 0.0};
@@ -913,7 +929,7 @@ static int fbx_clip_starts(builder* b, skc_err* err) {
   if (!s->anim_count || !has_extension(b->path, ".fbx")) return SKC_OK;
   bool oom = false;
   size_t n = 0;
-  uint8_t* data = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &n, &oom);
+  const uint8_t* data = source_bytes(b, &n, &oom);
   skio_fbx_stack* stacks = NULL;
   uint32_t count = 0;
   skc_err ignored = {0};
@@ -924,7 +940,6 @@ static int fbx_clip_starts(builder* b, skc_err* err) {
   if (binary && skio_fbx_stack_list(data, n, &stacks, &count, &ignored) && ignored.code == SKC_OUT_OF_MEMORY)
     rc = SKC_OUT_OF_MEMORY;
   if (ascii && skio_fbx_ascii_stack_list((const char*)data, n, &stacks, &count, &ignored)) rc = SKC_OUT_OF_MEMORY;
-  free(data);
   uint64_t used[4] = {0}; /* at most 256 stacks */
   for (uint32_t a = 0; !rc && a < s->anim_count; ++a)
     for (uint32_t k = 0; k < count; ++k) {
@@ -1425,6 +1440,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     }
   }
   if ((rc = fbx_clip_starts(&b, err))) goto fail;
+  free(b.src);
+  b.src = NULL;
   free(b.nodes);
   free(b.orphans);
   free(b.object_of);
@@ -1447,6 +1464,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   *out = s;
   return SKC_OK;
 fail:
+  free(b.src);
   free(b.dae_text);
   free(b.nodes);
   free(b.orphans);
