@@ -701,13 +701,27 @@ def test_failure_restores_scene():
     expect(abs(q[0] - w) < 1e-6 and abs(q[0] - 1) > 1e-3, "b1 not at frame 3's pose: %s (w %s)" % (q, w))
 
 
+def _export_meshes_visible(out):
+    """(seconds, LAST_STATS) of an export to out with the deformed meshes left visible while sampling (the timing
+    the hiding is measured against)."""
+    import skinkit
+    from skinkit import export_anim
+
+    keep = export_anim.deformed_meshes
+    export_anim.deformed_meshes = lambda context, arm: []
+    try:
+        _ex, seconds = export(out)
+        return seconds, dict(skinkit.export_anim.LAST_STATS)
+    finally:
+        export_anim.deformed_meshes = keep
+
+
 def test_big_generated():
     """100 bones x 500 frames (Bezier keys every 25 frames on every bone, the roots moving): exact at a few frames
     against Blender's pose; the export timed, and the same with the meshes left visible while sampling."""
     import numpy as np
 
     import skinkit
-    from skinkit import export_anim
 
     reset_scene()
     arm, _obj, names = make_rig(chains=10, depth=10, ring=64)
@@ -734,13 +748,7 @@ def test_big_generated():
     stats = dict(skinkit.export_anim.LAST_STATS)
     expect(stats["samples"] == 501, "samples %d" % stats["samples"])
     clip_against_blender(out, arm, "Long", (0, 1, 137, 250, 333, 499, 500), tol=1e-5)
-    keep = export_anim.deformed_meshes
-    export_anim.deformed_meshes = lambda context, arm: []
-    try:
-        _ex, seconds_visible = export(os.path.join(TMP, "big_visible.glb"))
-        visible = dict(skinkit.export_anim.LAST_STATS)
-    finally:
-        export_anim.deformed_meshes = keep
+    seconds_visible, visible = _export_meshes_visible(os.path.join(TMP, "big_visible.glb"))
     NOTES.append("generated %d bones x 501 frames, %d vertices: export %.2f s (clips %.2f s); meshes left visible "
                  "while sampling: %.2f s (clips %.2f s)" % (len(names), len(_obj.data.vertices), seconds,
                                                            stats["seconds"], seconds_visible, visible["seconds"]))
@@ -750,7 +758,6 @@ def test_cesiumman_subdiv2_timing():
     """CesiumMan_subdiv2.glb through Blender's glTF importer (92,569 vertices, one clip): exported with its clip,
     each frame what Blender shows, timed with and without hiding the mesh while sampling."""
     import skinkit
-    from skinkit import export_anim
 
     path = asset("gltf/CesiumMan_subdiv2.glb")
     reset_scene()
@@ -766,13 +773,7 @@ def test_cesiumman_subdiv2_timing():
     start, end = act.frame_range
     clip_against_blender(out, arm, act.name, (start, math.floor((start + end) / 2), end), names=ex["joints"],
                          tol=1e-5)
-    keep = export_anim.deformed_meshes
-    export_anim.deformed_meshes = lambda context, arm: []
-    try:
-        _ex, seconds_visible = export(os.path.join(TMP, "cesium_visible.glb"))
-        visible = dict(skinkit.export_anim.LAST_STATS)
-    finally:
-        export_anim.deformed_meshes = keep
+    seconds_visible, visible = _export_meshes_visible(os.path.join(TMP, "cesium_visible.glb"))
     NOTES.append("CesiumMan_subdiv2 (%d vertices, %d samples): export %.2f s (clips %.3f s); mesh left visible "
                  "while sampling: %.2f s (clips %.2f s)" % (nverts, stats["samples"], seconds, stats["seconds"],
                                                            seconds_visible, visible["seconds"]))
