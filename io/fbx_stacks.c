@@ -6,6 +6,7 @@
  * stays where the file had it. At most 256 stacks are listed; the earliest-key walk runs for at most 16 of them
  * (each is a few passes over the connections). An ASCII file's stacks get their LocalStart only (a stack without
  * one keeps Assimp's times). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -203,12 +204,17 @@ static char* ascii_stack_name(const char* p, const char* e, bool* oom) {
   return name;
 }
 
-/* The number ending a P: "LocalStart" / "LocalStop" line. */
+/* The number ending a P: "LocalStart" / "LocalStop" line, parsed within [p, e) (the input is not NUL-terminated);
+ * a value past the int64 range saturates. */
 static int64_t ascii_p_value(const char* p, const char* e) {
   const char* c = e;
   while (c > p && (c[-1] == '\n' || c[-1] == '\r' || c[-1] == ' ' || c[-1] == '\t')) --c;
-  while (c > p && ((c[-1] >= '0' && c[-1] <= '9') || c[-1] == '-')) --c;
-  return strtoll(c, NULL, 10);
+  const char* end = c;
+  while (c > p && c[-1] >= '0' && c[-1] <= '9') --c;
+  const bool negative = c > p && c[-1] == '-';
+  int64_t v = 0;
+  for (; c < end; ++c) v = v > (INT64_MAX - 9) / 10 ? INT64_MAX : 10 * v + (c[0] - '0');
+  return negative ? -v : v;
 }
 
 int skio_fbx_ascii_stack_list(const char* in, size_t n, skio_fbx_stack** out, uint32_t* count, skc_err* err) {

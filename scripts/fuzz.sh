@@ -92,7 +92,10 @@ for bin in "$B"/fuzz_*; do
   if [ $rc -eq 0 ]; then
     echo "fuzz $name: ${took}s, ${execs:-?} executions, no crash"
   else
-    echo "fuzz $name: FAILED (exit $rc) after ${execs:-?} executions; log $log"; tail -30 "$log"; status=1
+    echo "fuzz $name: FAILED (exit $rc) after ${execs:-?} executions; log $log"
+    # the report's head (what failed, where: the CI log keeps only this output) and then its last lines
+    grep -E -m 1 -A 14 "ERROR: |runtime error|deadly signal|timeout after|out-of-memory" "$log" | grep -v "^ *0x"
+    tail -6 "$log"; status=1
   fi
   if [ $LONG -eq 1 ]; then
     files=$(find "$work" -type f | wc -l)

@@ -165,6 +165,40 @@ START_TEST(an_ascii_stack_keeps_its_local_start) {
 }
 END_TEST
 
+/* The ASCII reader parses numbers within the bytes it is given (a file is not NUL-terminated): a file ending on a
+ * LocalStart's digits is read without a byte past its end (ASan, exact-size copies), a negative start is kept and a
+ * value past int64 saturates. */
+START_TEST(ascii_numbers_are_read_within_the_input) {
+  static const char k_head[] = "AnimationStack: 7, \"AnimStack::Take\", \"\" {\n Properties70:  {\n";
+  static const char k_start[] = "  P: \"LocalStart\", \"KTime\", \"Time\", \"\", ";
+  static const struct {
+    const char* value;
+    double seconds;
+  } k_cases[] = {{"-1924423250", -1.0 / 24.0}, {"3848846500", 2.0 / 24.0}, {"99999999999999999999999", 0.0}};
+  char text[512];
+  for (size_t c = 0; c < sizeof k_cases / sizeof *k_cases; ++c) {
+    const int whole = snprintf(text, sizeof text, "%s%s%s\n }\n}\n", k_head, k_start, k_cases[c].value);
+    const size_t digits_end = strlen(k_head) + strlen(k_start) + strlen(k_cases[c].value);
+    for (size_t len = digits_end - 3; len <= (size_t)whole; ++len) {
+      char* exact = malloc(len);
+      memcpy(exact, text, len);
+      skio_fbx_stack* st = NULL;
+      uint32_t count = 0;
+      skc_err err = {0};
+      ck_assert_int_eq(skio_fbx_ascii_stack_list(exact, len, &st, &count, &err), SKC_OK);
+      ck_assert_uint_eq(count, 1);
+      ck_assert_str_eq(st[0].name, "Take");
+      ck_assert(isfinite(st[0].start));
+      if (len == (size_t)whole && k_cases[c].seconds != 0.0)
+        ck_assert_double_eq_tol(st[0].start, k_cases[c].seconds, 1e-12);
+      if (len == (size_t)whole && k_cases[c].seconds == 0.0) ck_assert(st[0].start > 1e6); /* saturated, not wrapped */
+      skio_fbx_stack_free(st, count);
+      free(exact);
+    }
+  }
+}
+END_TEST
+
 START_TEST(damaged_stacks_do_not_crash_the_reader) {
   size_t n;
   uint8_t* d = (uint8_t*)skt_slurp(skt_data("animated_objects.fbx"), &n);
@@ -203,6 +237,7 @@ int main(void) {
   tcase_add_test(tc, clips_keep_their_frames);
   tcase_add_test(tc, a_stack_without_local_range_starts_at_its_earliest_key);
   tcase_add_test(tc, an_ascii_stack_keeps_its_local_start);
+  tcase_add_test(tc, ascii_numbers_are_read_within_the_input);
   tcase_add_test(tc, damaged_stacks_do_not_crash_the_reader);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
