@@ -267,14 +267,40 @@ SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, doub
   return sk__ret(rc, &e, err);
 }
 
+/* The save's notes ("; "-separated; a "; " inside parentheses separates nothing) into out: whole when they fit, else
+ * the notes that fit whole followed by "; ... (N more notes)" (the first one cut at a character when even it does not
+ * fit), so a note is never cut mid-word without saying so. */
+static void fit_notes(char* out, size_t size, const char* notes) {
+  const size_t n = strlen(notes);
+  if (n < size) {
+    memcpy(out, notes, n + 1);
+    return;
+  }
+  enum { TAIL = 32 }; /* room for "; ... (NNNN more notes)" */
+  size_t keep = 0;
+  unsigned total = 1, kept = 0;
+  for (size_t i = 0, depth = 0; i + 1 < n; ++i) {
+    depth += notes[i] == '(' ? 1 : notes[i] == ')' && depth ? (size_t)-1 : 0;
+    if (depth || notes[i] != ';' || notes[i + 1] != ' ') continue;
+    if (i + TAIL < size) keep = i, kept = total;
+    ++total;
+  }
+  if (keep) {
+    snprintf(out, size, "%.*s; ... (%u more note%s)", (int)keep, notes, total - kept, total - kept > 1 ? "s" : "");
+    return;
+  }
+  const size_t cut = skio_utf8_cut(notes, size - TAIL);
+  snprintf(out, size, "%.*s ... (%u note%s)", (int)cut, notes, total, total > 1 ? "s" : "");
+}
+
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err) {
   if (!scene || !path) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
-  /* 1.2 callers pass the struct without weights_type */
-  const size_t size_1_2 = offsetof(sk_save_options, weights_type);
-  if (options && options->size != size_1_2) SK__CHECK_SIZE(options, sk_save_options, err);
+  /* 1.2 callers pass the struct without weights_type, 1.3 to 1.14 callers without notes */
+  const size_t size_1_2 = offsetof(sk_save_options, weights_type), size_1_3 = offsetof(sk_save_options, notes);
+  if (options && options->size != size_1_2 && options->size != size_1_3) SK__CHECK_SIZE(options, sk_save_options, err);
   skio_export_options o = {0};
-  char note[SK_ERROR_MESSAGE_SIZE] = "";
+  char note[8192] = "";
   o.note = note;
   o.note_size = sizeof note;
   if (options) {
@@ -311,7 +337,9 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
   }
   rc = skio_scene_export(scene->io, path, &o, &e);
   sk_result r = sk__ret(rc, &e, err);
-  if (rc == SKC_OK && err && note[0]) snprintf(err->message, sizeof err->message, "%s", note);
+  if (rc == SKC_OK && err && note[0]) fit_notes(err->message, sizeof err->message, note);
+  if (rc == SKC_OK && options && options->size == sizeof *options && options->notes && options->notes_size)
+    snprintf(options->notes, options->notes_size, "%s", note);
   return r;
 }
 

@@ -776,14 +776,17 @@ int cli_bind(int argc, char** argv) {
     memset(&o, 0, sizeof o);
     o.size = sizeof o;
     o.overwrite = (uint32_t)force;
+    char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
+    o.notes = notes;
+    o.notes_size = sizeof notes;
     double ts = now_ms();
     int src = sk_scene_save(s, out, &o, &err);
     save_ms = now_ms() - ts;
     if (src) {
       fprintf(stderr, "skinkit bind: %s\n", err.message);
       rc = src == SK_ERR_EXISTS ? 1 : 2;
-    } else if (err.message[0]) { /* what the output could not keep, as convert and weights say it */
-      cli_save_notes("bind", err.message, NULL, NULL);
+    } else if (notes[0]) { /* what the output could not keep, as convert and weights say it */
+      cli_save_notes("bind", notes, NULL, NULL);
     }
   }
   run.save_ms = save_ms;

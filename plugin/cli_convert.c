@@ -196,6 +196,9 @@ int cli_convert(int argc, char** argv) {
   sk_scene* s = NULL;
   if (cli_load_scene("convert", in, &s)) return 2;
   convert_warnings(s, out, &o);
+  char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
+  o.notes = notes;
+  o.notes_size = sizeof notes;
   int rc = sk_scene_save(s, out, &o, &err);
   if (rc) {
     sk_scene_destroy(s);
@@ -206,7 +209,7 @@ int cli_convert(int argc, char** argv) {
       fprintf(stderr, "skinkit convert: %s\n", err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
-  cli_save_notes("convert", err.message, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)",
+  cli_save_notes("convert", notes, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)",
                  " (--as-is keeps them as stored)");
   if (json)
     convert_json(s, in, out, o.format ? o.format : out_extension(out), seconds_now() - t0);

@@ -162,7 +162,7 @@ static const char* note_end(const char* p) {
 void cli_save_notes(const char* cmd, const char* message, const char* limit_hint, const char* sum_hint) {
   for (const char* p = message; p && *p;) {
     const char* end = note_end(p);
-    char note[SK_ERROR_MESSAGE_SIZE];
+    char note[2048];
     snprintf(note, sizeof note, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
     const int gltf = strncmp(note, "glTF: ", 6) == 0;
     const char* hint = !gltf                                                    ? NULL

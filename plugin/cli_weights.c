@@ -19,8 +19,10 @@ const char cli_weights_usage[] =
     "                              [--joints a,b] [--lock a,b]"
     " [--links JOINT:DEGREES,...]\n"
     "                              [--weights-type float|u8|u16] [--force] [--json [FILE|-]] [-o OUT]\n"
-    "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, .dae;\n"
-    "  IN itself is never overwritten). The operations asked for run in this fixed order:\n"
+    "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, "
+    ".dae;\n"
+    "  IN itself is never overwritten); a mesh attached rigidly to a joint (no skin in IN, under a joint's node: a\n"
+    "  sword in a hand) is left as it is. The operations asked for run in this fixed order:\n"
     "    1. --remove-rogue        rogue-vertex removal (Weber 2000), per loose part: on each part, a small island of\n"
     "                             a joint's weights (< 5 % of its main region) far from that region (> 10 % of the\n"
     "                             part's size) loses that joint, the vertex renormalized over its other joints.\n"
@@ -39,13 +41,16 @@ const char cli_weights_usage[] =
     "    6. --limit N             keep the N largest influences per vertex (1..255), renormalized\n"
     "    7. --quantize 8|16       snap weights to 8/16-bit integers summing exactly to 255 / 65535\n"
     "    8. --links J:DEG,...     bone links (Weber 2000): each joint J whose range DEG exceeds 60 degrees gets\n"
-    "                             ceil(DEG / 60) - 1 link joints along its bone (\"J_link1\", ...) and the weights around\n"
+    "                             ceil(DEG / 60) - 1 link joints along its bone (\"J_link1\", ...) and the weights "
+    "around\n"
     "                             it are spread over the chain by position; OUT gets the linked skeleton and keeps\n"
     "                             the rest of IN (materials, clips - every pose the same -, blend shapes, names)\n"
-    "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints only\n"
+    "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints "
+    "only\n"
     "  --lock a,b     the weights of these joints never change (the others are renormalized around them)\n"
     "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the type\n"
-    "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (a .glb to either, a .gltf to .gltf) edits IN: only\n"
+    "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (a .glb to either, a .gltf to .gltf) edits "
+    "IN: only\n"
     "                 JOINTS_n/WEIGHTS_n change, materials, textures, extensions and every other byte stay.\n"
     "                 Binary FBX IN -> .fbx OUT edits IN the same way: only the clusters' weights change; polygons,\n"
     "                 control points, blend shapes and every other record stay; and Collada IN -> .dae OUT: only\n"
@@ -59,7 +64,8 @@ const char cli_weights_usage[] =
     "  OUT receives the weights as edited. A glTF OUT holds per vertex what the source's primitive held (4 per\n"
     "  JOINTS_n/WEIGHTS_n set; 4 from other formats): a vertex with more is written with its largest, renormalized\n"
     "  (a warning says so); --limit N writes up to N (JOINTS_1/WEIGHTS_1... past 4).\n"
-    "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (bad arguments, OUT is IN, unreadable IN,\n"
+    "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (bad arguments, OUT is IN, unreadable "
+    "IN,\n"
     "  no skinned mesh, unknown joint, an operation failed).\n";
 
 typedef struct opts {
@@ -300,6 +306,22 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
     printf(" (influences %llu -> %llu)\n", (unsigned long long)r->influences_before,
            (unsigned long long)r->influences_after);
   }
+}
+
+/* A rigid attachment (sk_scene_mesh_rigid_joint: a mesh without a skin in its file, under a joint's node - a sword
+ * in a hand) is left as it is: editing its one weight would skin it (mirror, smoothing with locks and links would
+ * move some of its vertices to other joints), and the writers keep it as the file had it. */
+static void print_rigid(const char* mesh, size_t V, const char* joint, int json, int first) {
+  if (json) {
+    printf("%s{\"name\":", first ? "" : ",");
+    cli_json_string(stdout, mesh);
+    printf(",\"vertex_count\":%zu,\"rigid_joint\":", V);
+    cli_json_string(stdout, joint);
+    printf(",\"operations\":[]}");
+    return;
+  }
+  printf("mesh \"%s\" (%zu vertices): attached rigidly to joint \"%s\" (no skin in IN), left as it is\n", mesh, V,
+         joint);
 }
 
 static int ends_with_ci(const char* s, const char* suffix) {
@@ -744,7 +766,8 @@ int cli_weights(int argc, char** argv) {
   /* pieces of one object split by material (cli_surface.c) are one surface for the operations that read the shape */
   if ((o.rogue || o.mirror >= 0 || o.smooth_iter) && !links.skeleton) {
     uint8_t* skinned = calloc(nm ? nm : 1, 1);
-    for (uint32_t m = 0; skinned && m < nm; ++m) skinned[m] = sk_scene_mesh_skin(s, m) != NULL;
+    for (uint32_t m = 0; skinned && m < nm; ++m)
+      skinned[m] = sk_scene_mesh_skin(s, m) != NULL && sk_scene_mesh_rigid_joint(s, m) < 0;
     group = skinned ? cli_surface_groups(s, skinned) : NULL;
     free(skinned);
     if (!group) {
@@ -764,6 +787,13 @@ int cli_weights(int argc, char** argv) {
   for (uint32_t m = 0; m < nm; ++m) {
     sk_skin* skin = sk_scene_mesh_skin(s, m);
     if (!skin) continue;
+    const int32_t rigid = sk_scene_mesh_rigid_joint(s, m);
+    if (rigid >= 0) {
+      print_rigid(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), sk_skeleton_joint_name(sk, (uint32_t)rigid),
+                  o.json, first);
+      first = 0;
+      continue;
+    }
     int nops = 0;
     const int joined = group && cli_surface_size(group, nm, m) > 1;
     if (joined && group[m] == m) rc = surface_ops(s, group, m, &o, sk, locked, listed, list, list_count, ops, &nops);
@@ -790,13 +820,16 @@ int cli_weights(int argc, char** argv) {
     so.size = sizeof so;
     so.overwrite = (uint32_t)o.force;
     so.weights_type = o.weights_type;
+    char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
+    so.notes = notes;
+    so.notes_size = sizeof notes;
     int gltf = ends_with_ci(o.out, ".glb") || ends_with_ci(o.out, ".gltf");
     /* past 4 influences glTF's default applies: a glTF source keeps as many as its primitive held (4 per JOINTS_n
      * set), others 4; the library notes what it cut */
     if (!gltf || max_infl <= 4) so.as_is = 1;
     else if (o.limit) so.max_influences = o.limit; /* asked for: up to N, in as many sets as it takes */
     sk_result sr = sk_scene_save(s, o.out, &so, &err);
-    const char* warning = sr == SK_OK && err.message[0] ? err.message : NULL; /* the library's note */
+    const char* warning = sr == SK_OK && notes[0] ? notes : NULL; /* the library's notes */
     if (o.json) {
       printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(&t0));
       if (warning) {

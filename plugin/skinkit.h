@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.14.0 -> 11400); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11400
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.15.0 -> 11500); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11500
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 14
+#define SK_ABI_MINOR 15
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -602,6 +602,11 @@ typedef struct sk_save_options {
   uint32_t weights_type;   /* glTF weight components, sk_weights_type: 0 = as the source glTF has them (float
                               for other sources), or float / normalized u8 / normalized u16 (integer sums exact:
                               255 / 65535 per vertex). ABI 1.3; a 1.2-sized struct (without it) is accepted. */
+  char* notes;             /* ABI 1.15: with notes_size > 0, every note of a successful save - what the output could
+                              not keep ("; "-separated, NUL-terminated, cut at notes_size) - while err->message gets
+                              those that fit its SK_ERROR_MESSAGE_SIZE bytes, whole, then "; ... (N more notes)".
+                              NULL / 0: err->message only. A 1.3-sized struct (without these) is accepted. */
+  size_t notes_size;
 } sk_save_options;
 
 /* sk_save_options.weights_type */

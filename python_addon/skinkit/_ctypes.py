@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 11400
+SK_VERSION = 11500
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 14
+SK_ABI_MINOR = 15
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -397,6 +397,8 @@ class SkSaveOptions(_Struct):
         ("prune", c_float),
         ("as_is", c_uint32),
         ("weights_type", c_uint32),
+        ("notes", c_void_p),  # ABI 1.15: a buffer for every note of the save
+        ("notes_size", c_size_t),
     ]
 
 

@@ -1083,10 +1083,15 @@ class Scene(_Handle):
         return out
 
     def save(self, path, overwrite=False, format=None, normalize=False, max_influences=0, prune=0.0, as_is=False):
+        """Writes the scene (atomically). Returns the library's notes - what the file could not keep, "; "-separated
+        (ABI 1.15 sk_save_options.notes) - or ""."""
         fmt = format.encode("utf-8") if format else None
+        notes = ctypes.create_string_buffer(8192)
         opts = C.new(C.SkSaveOptions, overwrite=int(bool(overwrite)), format=fmt, normalize=int(bool(normalize)),
-                     max_influences=int(max_influences), prune=float(prune), as_is=int(bool(as_is)))
+                     max_influences=int(max_influences), prune=float(prune), as_is=int(bool(as_is)),
+                     notes=ctypes.cast(notes, ctypes.c_void_p), notes_size=len(notes))
         self._lib.sk_scene_save(self.handle, _path_arg(path), byref(opts))
+        return notes.value.decode("utf-8", "replace")
 
     def validate(self, tolerance=1e-3, max_influences=0):
         """(list of per-mesh dicts (None for unskinned meshes), any findings)."""

@@ -1070,8 +1070,14 @@ def armature_from_skeleton(name, names, parents, bind_world, pose_world=None):
             else:
                 basis = np.linalg.inv(rest[j]) @ posed[j]
             obj.pose.bones[nm].matrix_basis = Matrix(basis.tolist())
+        # what Export via skinkit writes as the skeleton's rest (export_attach.written_rest): the file's rest pose,
+        # with the bind it was recorded against (a bone whose rest is edited later no longer takes it)
+        arm[FILE_REST_KEY] = {nm: posed[j].ravel().tolist() + rest[j].ravel().tolist() for j, nm in enumerate(final)}
     bpy.context.view_layer.objects.active = prev_active if prev_active is not None else obj
     return obj, final
+
+
+FILE_REST_KEY = "skinkit_file_rest"  # armature data property: bone name -> 16 floats pose matrix + 16 floats rest
 
 
 def mesh_armature(obj):

@@ -4,11 +4,15 @@ The reverse of import_objects.py, with the conversions of Blender 3.4's glTF exp
 vertical field of view from its angle, sensor fit and the render's aspect, an orthographic one's half sizes from
 its scale; a point or spot light's W as candela (683 / 4 pi), a sun's W/m^2 as lux (683), a spot's size and blend
 as its cones. Each keeps its world place in Blender's frame (the scene's, which the writers turn into the file's)
-and what it hangs from: another exported object, a bone of the exported armature, or an exported mesh object.
+and what it hangs from: another exported object, a bone of the exported armature (the nearest exported one at or
+above its parent bone; its place is the one it has at the armature's rest, export_attach.py), or an exported mesh
+object.
 Area lights have no glTF kind and are named in a note.
 """
 
 import math
+
+from . import export_attach
 
 _LUMENS_PER_WATT = 683.0
 
@@ -63,8 +67,9 @@ def _parent_args(obj, index, arm, joints, meshes):
         return {}
     if p.name in index:
         return dict(parent_object=index[p.name])
-    if obj.parent_type == "BONE" and arm is not None and p == arm and obj.parent_bone in joints:
-        return dict(parent_joint=obj.parent_bone)
+    if obj.parent_type in ("BONE", "BONE_RELATIVE") and arm is not None and p == arm:
+        joint = export_attach.exported_joint(arm, obj.parent_bone, joints)
+        return dict(parent_joint=joint) if joint is not None else {}
     if p.name in meshes:
         return dict(parent_mesh=p.name)
     return {}
@@ -72,8 +77,6 @@ def _parent_args(obj, index, arm, joints, meshes):
 
 def write_objects(context, scene, objs, arm=None, joints=(), meshes=()):
     """Adds objs (parents first) to scene: (names written, notes)."""
-    import numpy as np
-
     index, written, skipped = {}, [], []
     joints, meshes = set(joints), set(meshes)
     aspect = _render_aspect(context)
@@ -89,7 +92,7 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=()):
         else:
             kind = "empty"
         params.update(_parent_args(obj, index, arm, joints, meshes))
-        world = np.array(obj.matrix_world, np.float64)
+        world = export_attach.rest_world(obj, arm)[0]  # a bone's child as at the armature's rest
         index[obj.name] = scene.add_object(kind, obj.name, world, **params)
         written.append(obj.name)
     notes = ["area lights have no glTF kind, not written: %s" % ", ".join(skipped[:3])] if skipped else []

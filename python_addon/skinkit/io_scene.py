@@ -538,15 +538,15 @@ def _loop_colors(mesh):
     return col
 
 
-def _object_streams(obj, normals, uvs):
+def _object_streams(obj, normals, uvs, mw):
     """(world positions (V, 3), world normals or None, src vertex per written vertex, triangles over the written
-    vertices, {"uv0", "uv1", "colors": per written vertex or None}) of a mesh object's base mesh; vertices split where
-    their corners differ: the active UV layer (uv0), the first other one (uv1), the active colour attribute."""
+    vertices, {"uv0", "uv1", "colors": per written vertex or None}) of a mesh object's base mesh placed by the world
+    matrix mw; vertices split where their corners differ: the active UV layer (uv0), the first other one (uv1), the
+    active colour attribute."""
     np = _np()
     from . import bridge
 
     me = obj.data
-    mw = np.array(obj.matrix_world, np.float64)
     pos = bridge.mesh_positions(me).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
     nrm = None
     if normals:
@@ -566,16 +566,16 @@ def _object_streams(obj, normals, uvs):
     return pos, nrm, src, tri, streams
 
 
-def _shape_keys(obj, normals):
-    """([(name, value, world positions (V, 3))], [world normals (V, 3)] or None) of a mesh object's shape keys, as
-    Blender's glTF exporter takes them: every key but those that are their own relative key (the Basis) and the
-    muted ones, whole positions (the library writes the offsets from the mesh)."""
+def _shape_keys(obj, normals, mw=None):
+    """([(name, value, world positions (V, 3))], [world normals (V, 3)] or None) of a mesh object's shape keys (placed
+    by the world matrix mw), as Blender's glTF exporter takes them: every key but those that are their own relative
+    key (the Basis) and the muted ones, whole positions (the library writes the offsets from the mesh)."""
     np = _np()
     keys = obj.data.shape_keys
     blocks = [kb for kb in (keys.key_blocks if keys is not None else []) if kb != kb.relative_key and not kb.mute]
     if not blocks:
         return [], None
-    mw = np.array(obj.matrix_world, np.float64)
+    mw = np.array(obj.matrix_world, np.float64) if mw is None else mw
     shapes, nrms = [], []
     for kb in blocks:
         co = np.empty(len(kb.data) * 3, np.float32)
@@ -587,20 +587,26 @@ def _shape_keys(obj, normals):
     return shapes, (nrms if normals else None)
 
 
-def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True):
+def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True, world=None, rigid=None):
     """Adds a mesh object to the scene: one mesh, or one per material its faces use (node_name = the object's name,
     so the writers keep one object whose parts have their materials), with its shape keys as blend shapes. names:
-    the skeleton's joints (None = no skeleton). Returns 1 when the object was written with a skin, else 0."""
+    the skeleton's joints (None = no skeleton); world: where it is placed (None: its matrix_world); rigid: the joint
+    a mesh without weights of its own follows (weight 1: a prop under a bone, export_attach.py). Returns 1 when the
+    object was written with a skin, else 0."""
     np = _np()
     from . import bridge, materials
 
-    pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs)
-    shapes, shape_normals = _shape_keys(obj, normals and nrm is not None) if shape_keys else ([], None)
+    mw = np.array(obj.matrix_world, np.float64) if world is None else world
     csr = None
     if names is not None and obj.vertex_groups:
         csr = bridge.vertex_groups_to_bone_csr(obj, names)[:3]
         if not csr[1].size:
             csr = None
+    if csr is None and names is not None and rigid in names:
+        n = len(obj.data.vertices)
+        csr = (np.arange(n + 1, dtype=np.uint32), np.full(n, names.index(rigid), np.uint32), np.ones(n, np.float32))
+    pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs, mw)
+    shapes, shape_normals = _shape_keys(obj, normals and nrm is not None, mw) if shape_keys else ([], None)
     used = materials.triangle_materials(obj, len(tri))  # (materials, part of each triangle) or None
     if used is None or len(used[0]) == 1:
         parts = [(used[0][0] if used else None, None, tri)]
@@ -624,6 +630,42 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
             scene.set_mesh_morphs(m, [(n, w, p[s].astype(np.float32)) for n, w, p in shapes],
                                   None if shape_normals is None else [x[s].astype(np.float32) for x in shape_normals])
     return int(csr is not None)
+
+
+def _written_rest(arm, names):
+    """(J, 4, 4) world rest matrices of the exported joints: the file's rest pose Import via skinkit recorded, else
+    the bones' rest (export_attach.written_rest)."""
+    np = _np()
+    from . import export_attach
+
+    a = np.array(arm.matrix_world, np.float64)
+    return np.stack([a @ export_attach.written_rest(arm, n) for n in names])
+
+
+def _mesh_attachment(obj, arm, names, notes):
+    """(world matrix, joint or None) of a mesh to export: a mesh that hangs from a bone of arm follows the nearest
+    exported bone at or above its parent bone when it has no weights of its own, placed as at the bones' own rest
+    (the bind pose, which the skin moves to the written rest; export_attach.py); what cannot be kept is added to
+    notes."""
+    from . import export_attach
+
+    world, bone = export_attach.rest_world(obj, arm, at_bind=True)
+    if bone is None or names is None or _has_own_weights(obj, names):
+        return world, None
+    joint = export_attach.exported_joint(arm, bone, set(names))
+    if joint is None:
+        notes.append("%s hangs from bone %s, which is not exported (Only Deform Bones): written unattached"
+                     % (obj.name, bone))
+    elif joint != bone:
+        notes.append("%s hangs from bone %s, which is not exported (Only Deform Bones): it follows %s"
+                     % (obj.name, bone, joint))
+    return world, joint
+
+
+def _has_own_weights(obj, names):
+    """Whether obj has a vertex group named after one of the joints (its own weights)."""
+    joints = set(names)
+    return any(g.name in joints for g in obj.vertex_groups)
 
 
 def blender_frame(context):
@@ -725,23 +767,25 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 if not names:
                     raise ValueError("armature %s has no %sbones" % (arm.name, "deforming " if self.only_deform
                                                                       else ""))
-                sk = api.Skeleton(names, parents, rest_local=bridge.rest_local_from_world(parents, rest), bind=rest)
-            written, skinned = [], 0
+                sk = api.Skeleton(names, parents, bind=rest,
+                                  rest_local=bridge.rest_local_from_world(parents, _written_rest(arm, names)))
+            written, skinned, attach_notes, saved = [], 0, [], ""
             with api.Scene.create(sk) as scene:
                 scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
                 mats = materials.MaterialWriter(scene)
                 for i, obj in enumerate(meshes):
                     if not len(obj.data.vertices):
                         continue
+                    world, rigid = _mesh_attachment(obj, arm, names, attach_notes)
                     skinned += _write_object(api, scene, obj, names if sk is not None else None, mats, self.normals,
-                                             self.uvs, self.shape_keys and ext in (".glb", ".gltf"))
+                                             self.uvs, self.shape_keys and ext in (".glb", ".gltf"), world, rigid)
                     written.append(obj.name)
                     wm.progress_update(i + 1)
                 if not written:
                     raise ValueError("the meshes to export have no vertices")
                 objects, object_notes = self._write_objects(context, scene, arm, names, written)
                 clips, clip_notes = self._write_clips(context, scene, arm)
-                scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
+                saved = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
                            max_influences=self.max_influences, prune=self.prune)
         except Exception as e:
             return ops._fail(self, e)
@@ -757,7 +801,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                   and len(o.data.shape_keys.key_blocks) > 1]
         shapes = sum(len(_shape_keys(bpy.data.objects[n], False)[0]) for n in shaped) if self.shape_keys else 0
         LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
-        left = list(mats.notes) + object_notes + clip_notes  # nothing else is silently left out: say it
+        # nothing else is silently left out: our notes, then the library's (what the file format could not keep)
+        left = list(mats.notes) + attach_notes + object_notes + clip_notes + ([saved] if saved else [])
         if shaped and (ext not in (".glb", ".gltf") or not self.shape_keys):
             left.insert(0, "%s written without the shape keys of %s (%s)" % (
                 os.path.basename(path), ", ".join(shaped),

@@ -520,7 +520,7 @@ def test_save_reload_keeps_clips():
     if ASSETS and os.path.isfile(os.path.join(ASSETS, rel)):
         path = os.path.join(ASSETS, rel)
     info = import_file(path)
-    names = info["actions"]
+    names = info["actions"] + info.get("object_actions", [])  # (animated_objects.fbx: its objects' actions too)
     blend = os.path.join(TMP, "clips.blend")
     bpy.ops.wm.save_as_mainfile(filepath=blend)
     bpy.ops.wm.open_mainfile(filepath=blend)

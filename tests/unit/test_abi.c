@@ -12,6 +12,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1144,6 +1145,71 @@ static void check_added(const sk_scene* s, const sk_object_info* want, const cha
   ck_assert(want->parent_joint ? got.parent_joint && !strcmp(got.parent_joint, want->parent_joint) : !got.parent_joint);
 }
 
+/* ABI 1.15 sk_save_options.notes: a .dae save that drops a lot (six long-named metallic materials, cameras and
+ * lights, blend shapes) gets every note in notes, and err->message the notes that fit its 256 bytes, whole, then
+ * "; ... (N more notes)" - it was cut mid-word ("extensions KHR"). A 1.3-sized struct is still taken. */
+START_TEST(scene_save_notes_whole) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = skinned_scene(skel, skin);
+  char name[80];
+  for (uint32_t i = 0; i < 6; ++i) {
+    snprintf(name, sizeof name, "a_rather_long_material_name_from_a_content_pipeline_number_%u", i);
+    sk_material_desc md = {.size = sizeof md,
+                           .name = name,
+                           .base_color = {1, 1, 1, 1},
+                           .metallic = 0.5f,
+                           .roughness = 0.25f,
+                           .normal_scale = 1.0f,
+                           .base_color_image = -1,
+                           .metallic_roughness_image = -1,
+                           .normal_image = -1,
+                           .emissive_image = -1,
+                           .occlusion_image = -1};
+    uint32_t mi = 0, me = 0;
+    static const uint32_t tri[3] = {0, 1, 2};
+    sk_mesh_desc mesh = {.size = sizeof mesh,
+                         .vertex_count = 3,
+                         .positions = k_positions,
+                         .indices = tri,
+                         .index_count = 3,
+                         .skin = skin};
+    ck_assert_int_eq(sk_scene_add_mesh(sc, &mesh, &me, NULL), SK_OK);
+    ck_assert_int_eq(sk_scene_add_material(sc, &md, &mi, NULL), SK_OK);
+    ck_assert_int_eq(sk_scene_mesh_set_material(sc, me, mi, NULL), SK_OK);
+  }
+  const char* shape_names[1] = {"Bulge"};
+  const float shape_w[1] = {0.5f};
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, shape_names, shape_w, k_positions, NULL, NULL), SK_OK);
+  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f);
+  cam.yfov = 0.8f;
+  ck_assert_int_eq(sk_scene_add_object(sc, &cam, NULL, NULL), SK_OK);
+  char dir[] = "/tmp/skinkit_abi_XXXXXX", path[96], notes[8192];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/notes.dae", dir);
+  sk_save_options so = {.size = sizeof so, .overwrite = 1, .notes = notes, .notes_size = sizeof notes};
+  sk_error err;
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_OK);
+  ck_assert_msg(strlen(notes) >= sizeof err.message, "the save's notes fit in err.message: %s", notes);
+  ck_assert_msg(strstr(notes, "camera") && strstr(notes, "Bulge") && strstr(notes, "number_0"), "notes: %s", notes);
+  const char* more = strstr(err.message, "; ... (");
+  ck_assert_msg(more && strstr(more, " more note") && err.message[strlen(err.message) - 1] == ')', "message: %s",
+                err.message);
+  const size_t kept = (size_t)(more - err.message);
+  ck_assert_msg(!strncmp(err.message, notes, kept) && !strncmp(notes + kept, "; ", 2),
+                "err.message does not end at a whole note: %s", err.message);
+  /* 1.3 to 1.14 callers: the struct without notes */
+  sk_save_options old = {.size = (uint32_t)offsetof(sk_save_options, notes), .overwrite = 1};
+  ck_assert_int_eq(sk_scene_save(sc, path, &old, &err), SK_OK);
+  ck_assert(strstr(err.message, "; ... (") != NULL);
+  remove(path);
+  rmdir(dir);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 START_TEST(scene_objects_added) {
   sk_skeleton* skel = make_skeleton();
   sk_skin* skin = make_skin();
@@ -1529,6 +1595,7 @@ int main(void) {
   tcase_add_test(tc, bind_error_paths);
   tcase_add_test(tc, scene_objects_listed);
   tcase_add_test(tc, scene_objects_added);
+  tcase_add_test(tc, scene_save_notes_whole);
   tcase_add_test(tc, scene_animation_added);
   tcase_add_test(tc, scene_object_clips);
   tcase_add_test(tc, scene_mesh_morphs);

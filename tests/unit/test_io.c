@@ -566,7 +566,7 @@ START_TEST(built_scene_round_trip_and_isolated_load) {
   unlink(path);
   char glb[64];
   snprintf(glb, sizeof glb, "%s.glb", path);
-  sk_save_options so = {sizeof so, 0, NULL, 0, 0, 0.0f, 1, 0};
+  sk_save_options so = {.size = sizeof so, .overwrite = 0, .as_is = 1};
   ck_assert_int_eq(sk_scene_save(built, glb, &so, &err), SK_OK);
   ck_assert_int_eq(sk_scene_save(built, glb, &so, &err), SK_ERR_EXISTS);
 
@@ -787,7 +787,7 @@ START_TEST(meshes_with_own_binds_duplicates_and_unweighted_vertices) {
   float* want1 = rest_skinned(s, 1);
   const char* outs[2] = {"cases.glb", "cases_out.dae"};
   for (int k = 0; k < 2; ++k) {
-    sk_save_options so = {sizeof so, 0, NULL, 0, 0, 0.0f, 0, 0};
+    sk_save_options so = {.size = sizeof so, .overwrite = 0, .as_is = 0};
     ck_assert_msg(sk_scene_save(s, tmp_path(outs[k]), &so, &err) == SK_OK, "%s", err.message);
     sk_scene* b = NULL;
     ck_assert_msg(sk_scene_load(tmp_path(outs[k]), NULL, &b, &err) == SK_OK, "%s", err.message);

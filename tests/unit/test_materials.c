@@ -569,7 +569,7 @@ START_TEST(hand_built_materials_reach_every_writer) {
   for (int i = 0; i < 4; ++i) {
     char path[256];
     snprintf(path, sizeof path, "%s/out.%s", dir, exts[i]);
-    sk_save_options o = {sizeof o, 1, NULL, 0, 0, 0.0f, 0, 0};
+    sk_save_options o = {.size = sizeof o, .overwrite = 1, .as_is = 0};
     sk_error e;
     ck_assert_msg(sk_scene_save(sc, path, &o, &e) == SK_OK, "%s: %s", exts[i], e.message);
     skio_scene* back = NULL;
@@ -620,7 +620,7 @@ START_TEST(material_set_on_a_read_gltf_is_written) {
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char path[256];
   snprintf(path, sizeof path, "%s/out.glb", dir);
-  sk_save_options o = {sizeof o, 1, NULL, 0, 0, 0.0f, 0, 0};
+  sk_save_options o = {.size = sizeof o, .overwrite = 1, .as_is = 0};
   ck_assert_int_eq(sk_scene_save(sc, path, &o, NULL), SK_OK);
   skio_scene* back = NULL;
   skc_err err = {0};

@@ -131,7 +131,7 @@ static int save(const char* path, const char* name, const gen_mesh* m, const flo
   if (!rc) {
     sk_mesh_desc md = {sizeof md, 0, name, m->nv, m->pos, m->nrm, NULL, NULL, m->tri, m->nt * 3, skin, NULL,
                        NULL, NULL, NULL};
-    sk_save_options so = {sizeof so, 1, NULL, 0, 0, 0.0f, 1 /* as is */, 0};
+    sk_save_options so = {.size = sizeof so, .overwrite = 1, .as_is = 1};
     rc = sk_scene_add_mesh(scene, &md, NULL, err) || sk_scene_save(scene, path, &so, err);
   }
   sk_scene_destroy(scene);
