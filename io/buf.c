@@ -54,3 +54,57 @@ void skio_buf_printf(skio_buf* b, const char* fmt, ...) {
   va_end(ap);
   b->n += (size_t)n;
 }
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), 0 if invalid. */
+size_t skio_utf8_len(const unsigned char* p) {
+  unsigned c = p[0];
+  if (c >= 0xC2 && c <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80 ? 4 : 0;
+  }
+  return 0;
+}
+
+/* s as a JSON string: '"' and '\\' escaped, control characters as \b \f \n \r \t or \u00XX, valid UTF-8 kept,
+ * any other byte taken as Latin-1 (*fixed set). */
+void skio_buf_json_string(skio_buf* b, const char* s, bool* fixed) {
+  skio_buf_str(b, "\"");
+  const unsigned char* p = (const unsigned char*)s;
+  while (*p) {
+    unsigned c = *p;
+    if (c < 0x80) {
+      switch (c) {
+        case '"': skio_buf_str(b, "\\\""); break;
+        case '\\': skio_buf_str(b, "\\\\"); break;
+        case '\b': skio_buf_str(b, "\\b"); break;
+        case '\f': skio_buf_str(b, "\\f"); break;
+        case '\n': skio_buf_str(b, "\\n"); break;
+        case '\r': skio_buf_str(b, "\\r"); break;
+        case '\t': skio_buf_str(b, "\\t"); break;
+        default:
+          if (c < 0x20)
+            skio_buf_printf(b, "\\u%04x", c);
+          else
+            skio_buf_put(b, p, 1);
+      }
+      ++p;
+      continue;
+    }
+    size_t n = skio_utf8_len(p);
+    if (n) {
+      skio_buf_put(b, p, n);
+      p += n;
+    } else {
+      unsigned char two[2] = {(unsigned char)(0xC0 | (c >> 6)), (unsigned char)(0x80 | (c & 0x3F))};
+      skio_buf_put(b, two, 2);
+      if (fixed) *fixed = true;
+      ++p;
+    }
+  }
+  skio_buf_str(b, "\"");
+}

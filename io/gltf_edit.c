@@ -859,6 +859,111 @@ static void add_new_skins(const skio_gltf_doc* d, const skio_gltf_prim_edit* edi
   free(skins.p);
 }
 
+/* ---- joints the document lacks (skio_gltf_added_joints) ---------------------------------------------------- */
+
+/* The children list ",n,n,..." of the added joints under node p. */
+static void children_of(const skio_gltf_doc* d, const skio_gltf_added_joints* a, int32_t p, buf* list) {
+  for (uint32_t c = 0; c < a->count; ++c)
+    if (a->parent_node[c] == p) skio_buf_printf(list, ",%u", d->node_count + c);
+}
+
+/* The added joints' nodes appended to "nodes" (with their children among them), and the "children" of the document's
+ * nodes they hang from extended (or given one). */
+static void add_joint_nodes(const skio_gltf_doc* d, const skio_gltf_added_joints* a, splices* sp) {
+  buf nodes = {0};
+  for (uint32_t k = 0; k < a->count; ++k) {
+    const float* t = a->trs + (size_t)k * 10;
+    skio_buf_str(&nodes, k ? ",{\"name\":" : "{\"name\":");
+    skio_buf_json_string(&nodes, a->names[k], NULL);
+    skio_buf_printf(&nodes,
+                    ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g],\"scale\":[%.9g,%.9g,%.9g]",
+                    (double)t[0], (double)t[1], (double)t[2], (double)t[3], (double)t[4], (double)t[5], (double)t[6],
+                    (double)t[7], (double)t[8], (double)t[9]);
+    buf list = {0};
+    children_of(d, a, (int32_t)(d->node_count + k), &list);
+    if (list.n) skio_buf_printf(&nodes, ",\"children\":[%.*s]", (int)list.n - 1, (const char*)list.p + 1);
+    if (list.oom) nodes.oom = true;
+    free(list.p);
+    skio_buf_str(&nodes, "}");
+  }
+  append_items(d, "nodes", &nodes, sp);
+  if (nodes.oom) sp->oom = true;
+  free(nodes.p);
+  for (uint32_t k = 0; k < a->count; ++k) {
+    const int32_t p = a->parent_node[k];
+    bool seen = p < 0 || (uint32_t)p >= d->node_count;
+    for (uint32_t e = 0; e < k && !seen; ++e) seen = a->parent_node[e] == p;
+    const int nt = seen ? -1 : skio_gltf_item(d, "nodes", (uint32_t)p);
+    if (nt < 0) continue;
+    buf list = {0};
+    children_of(d, a, p, &list);
+    const int ch = skio_json_get(d, nt, "children");
+    if (skio_json_is(d, ch, 2)) { /* ",n,..." after the last child, "n,..." in an empty list */
+      const int skip = d->tok[ch].size ? 0 : 1;
+      add_splice(sp, d->tok[ch].end - 1, d->tok[ch].end - 1, (const char*)list.p + skip, list.n - (size_t)skip);
+    } else {
+      buf t = {0};
+      skio_buf_printf(&t, "%s\"children\":[%.*s]", d->tok[nt].size ? "," : "", (int)list.n - 1,
+                      (const char*)list.p + 1);
+      add_splice_buf(sp, d->tok[nt].end - 1, d->tok[nt].end - 1, &t);
+      free(t.p);
+    }
+    if (list.oom) sp->oom = true;
+    free(list.p);
+  }
+}
+
+/* The added joints appended to each listed skin's "joints", its inverse binds a new accessor (the old ones - identity
+ * when it had none - then the added joints'). SKC_FORMAT when a skin's inverse binds do not read. */
+static int extend_skins(skio_gltf_doc* d, const skio_gltf_added_joints* a, appended* ap, splices* sp, skc_err* err) {
+  for (uint32_t i = 0; i < a->skin_count; ++i) {
+    const int sk = skio_gltf_item(d, "skins", a->skins[i]);
+    const int joints = skio_json_get(d, sk, "joints"), ib = skio_json_get(d, sk, "inverseBindMatrices");
+    const int L = skio_json_len(d, joints);
+    if (L <= 0 || L > 65536) continue; /* edit_scene lists skins with joints only */
+    const size_t total = (size_t)L + a->count;
+    float* m = malloc(total * 16 * sizeof *m);
+    if (!m) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    uint32_t acc;
+    skio_gltf_accessor info;
+    if (ib >= 0 && skio_json_u32(d, ib, &acc)) {
+      int rc = skio_gltf_accessor_info(d, acc, &info, err);
+      if (!rc && (info.count != (size_t)L || info.components != 16))
+        rc = skc_fail(err, SKC_FORMAT, "%s: skin %u: %zu inverse binds for %d joints", d->path, a->skins[i],
+                      info.count, L);
+      if (!rc) rc = skio_gltf_accessor_floats(d, acc, m, err);
+      if (rc) {
+        free(m);
+        return rc;
+      }
+    } else {
+      for (int k = 0; k < L; ++k) skc_mat4_identity(m + (size_t)k * 16);
+    }
+    memcpy(m + (size_t)L * 16, a->ibm + (size_t)i * a->count * 16, (size_t)a->count * 16 * sizeof *m);
+    skio_buf_pad(ap->add, 4, 0);
+    const size_t at = ap->base + ap->add->n, len = total * 16 * sizeof *m;
+    skio_buf_put(ap->add, m, len);
+    free(m);
+    skio_buf_printf(ap->views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu}", ap->views->n ? "," : "",
+                    ap->buffer, at, len);
+    skio_buf_printf(ap->accs, "%s{\"bufferView\":%u,\"componentType\":5126,\"count\":%zu,\"type\":\"MAT4\"}",
+                    ap->accs->n ? "," : "", ap->next_view++, total);
+    buf list = {0};
+    for (uint32_t k = 0; k < a->count; ++k) skio_buf_printf(&list, ",%u", d->node_count + k);
+    add_splice_buf(sp, d->tok[joints].end - 1, d->tok[joints].end - 1, &list);
+    free(list.p);
+    char num[40];
+    if (ib >= 0) {
+      const int n = snprintf(num, sizeof num, "%u", ap->next_acc++);
+      add_splice(sp, d->tok[ib].start, d->tok[ib].end, num, (size_t)n);
+    } else {
+      const int n = snprintf(num, sizeof num, "\"inverseBindMatrices\":%u,", ap->next_acc++);
+      add_splice(sp, d->tok[sk].start + 1, d->tok[sk].start + 1, num, (size_t)n);
+    }
+  }
+  return SKC_OK;
+}
+
 int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
                          int binary, const skio_gltf_edit_options* opts, skc_err* err) {
   if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
@@ -991,6 +1096,10 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   if (rc) goto done;
   appended ap = {&add, &views, &accs, base, new_buffer, next_view, next_acc};
   add_new_skins(d, edits, count, &ap, &sp);
+  if (o.added && o.added->count) {
+    add_joint_nodes(d, o.added, &sp);
+    if ((rc = extend_skins(d, o.added, &ap, &sp, err))) goto done;
+  }
   append_items(d, "accessors", &accs, &sp);
   append_items(d, "bufferViews", &views, &sp);
   rep.bytes_appended = add.n;
@@ -1254,10 +1363,10 @@ static int node_skin(const skio_gltf_doc* d, int node, int32_t* local) {
  * scene's where skio_mesh_place put them. Listing the other joints as well (the armature object nodes, a Rigify
  * rig's controls) made them deform joints of the output, so a second bind of it weighted them. Its count, or -1 when
  * out of memory (*joints and *ibm malloc'd). */
-static int new_skin(const skio_scene* s, const skio_mesh* m, int32_t* local, uint32_t** joints, float** ibm) {
-  const skio_gltf_doc* d = s->gltf;
+static int new_skin(const skio_scene* s, const skio_mesh* m, const int32_t* node_of, uint32_t nodes, int32_t* local,
+                    uint32_t** joints, float** ibm) {
   const uint32_t jc = s->skeleton->joint_count;
-  for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
+  for (uint32_t n = 0; n < nodes; ++n) local[n] = -1;
   *joints = malloc(((size_t)jc + 1) * sizeof **joints);
   *ibm = malloc(((size_t)jc + 1) * 16 * sizeof **ibm);
   uint8_t* keep = calloc((size_t)jc + 1, 1);
@@ -1272,7 +1381,7 @@ static int new_skin(const skio_scene* s, const skio_mesh* m, int32_t* local, uin
   skc_mat4_identity(id);
   int L = 0;
   for (uint32_t j = 0; j < jc; ++j) {
-    const int32_t n = s->joint_node[j];
+    const int32_t n = node_of[j];
     if (!keep[j] || local[n] >= 0) continue;
     local[n] = L;
     (*joints)[L] = (uint32_t)n;
@@ -1299,8 +1408,9 @@ static uint32_t source_capacity(const skio_gltf_doc* d, const skio_mesh* m) {
 /* Mesh m's influences as written (the rules of o; rep counts what they changed) in CSR off / oj / ow, joints as
  * indices of its node's skin (local[node]). SKC_OK, SKIO_GLTF_EDIT_CANNOT with why (a joint the skin does not
  * list) or SKC_OUT_OF_MEMORY (not reported in an skc_err: the caller does). */
-static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_gltf_options* o, const int32_t* local,
-                           uint32_t* off, uint32_t* oj, float* ow, skio_gltf_report* rep, char* why, size_t why_size) {
+static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_gltf_options* o, const int32_t* node_of,
+                           const int32_t* local, uint32_t* off, uint32_t* oj, float* ow, skio_gltf_report* rep,
+                           char* why, size_t why_size) {
   const skc_skeleton* sk = s->skeleton;
   const size_t V = m->vertex_count;
   size_t widest = 0;
@@ -1316,7 +1426,7 @@ static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_g
     size_t got = skio_gltf_vertex_weights(o, sk->joint_count, m->skin->joints + b, m->skin->weights + b, n, tmp,
                                           oj + at, ow + at, rep);
     for (size_t k = 0; k < got && !rc; ++k) {
-      int32_t l = local[s->joint_node[oj[at + k]]];
+      int32_t l = local[node_of[oj[at + k]]];
       if (l < 0)
         rc = cannot(why, why_size, "mesh %s: joint %s is not in the skin of its node in %s", m->name,
                     sk->names && sk->names[oj[at + k]] ? sk->names[oj[at + k]] : "?", s->gltf->path);
@@ -1327,6 +1437,84 @@ static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_g
   }
   free(tmp);
   return rc;
+}
+
+/* Joints of the scene that the document has no node for (bone links added after reading, sk_scene_relink): each
+ * hangs from a joint that has one, or from an earlier such joint, and gets node node_count + k (parents come first).
+ * node_of[j]: joint j's node. */
+typedef struct added_plan {
+  int32_t* node_of; /* joint_count */
+  uint32_t count;
+  uint32_t* joint;  /* count: the skeleton joint of added node k */
+  const char** names;
+  int32_t* parent_node;
+  float* trs;       /* 10 floats each */
+  uint32_t skin_count;
+  uint32_t* skins;  /* the skins to extend (of the nodes of edited primitives) */
+  float* ibm;       /* skin_count * count * 16 */
+} added_plan;
+
+static void added_free(added_plan* p) {
+  free(p->node_of), free(p->joint), free(p->names), free(p->parent_node), free(p->trs), free(p->skins), free(p->ibm);
+}
+
+/* SKC_OK, SKIO_GLTF_EDIT_CANNOT (a joint without a node under none; a rest that is no TRS) or SKC_OUT_OF_MEMORY. */
+static int plan_added(const skio_scene* s, added_plan* p, char* why, size_t why_size) {
+  const skc_skeleton* sk = s->skeleton;
+  const skio_gltf_doc* d = s->gltf;
+  const uint32_t jc = sk->joint_count;
+  memset(p, 0, sizeof *p);
+  p->node_of = malloc(((size_t)jc + 1) * sizeof *p->node_of);
+  p->joint = malloc(((size_t)jc + 1) * sizeof *p->joint);
+  p->names = malloc(((size_t)jc + 1) * sizeof *p->names);
+  p->parent_node = malloc(((size_t)jc + 1) * sizeof *p->parent_node);
+  p->trs = malloc(((size_t)jc + 1) * 10 * sizeof *p->trs);
+  p->skins = malloc(((size_t)s->mesh_count + 1) * sizeof *p->skins);
+  if (!p->node_of || !p->joint || !p->names || !p->parent_node || !p->trs || !p->skins) return SKC_OUT_OF_MEMORY;
+  for (uint32_t j = 0; j < jc; ++j) {
+    const int32_t n = s->joint_node[j];
+    if (n >= 0 && (uint32_t)n < d->node_count) {
+      p->node_of[j] = n;
+      continue;
+    }
+    const int32_t par = sk->parents[j];
+    skc_trs t;
+    if (skc_skeleton_is_root(sk, j) || p->node_of[par] < 0)
+      return cannot(why, why_size, "joint %u no longer maps onto a node of %s", j, d->path);
+    if (!skc_mat4_to_trs(sk->rest_local + (size_t)j * 16, &t, 1e-5f))
+      return cannot(why, why_size, "joint %s: its rest transform is no translation, rotation and scale", sk->names[j]);
+    const uint32_t k = p->count++;
+    p->node_of[j] = (int32_t)(d->node_count + k);
+    p->joint[k] = j;
+    p->names[k] = sk->names && sk->names[j] ? sk->names[j] : "joint";
+    p->parent_node[k] = p->node_of[par];
+    memcpy(p->trs + (size_t)k * 10, &t, sizeof t);
+  }
+  return SKC_OK;
+}
+
+/* Skin `skin` (of edited mesh m's node) extended with the added joints: listed once, with m's inverse binds of them. */
+static bool add_skin_extension(const skio_scene* s, const skio_mesh* m, uint32_t skin, added_plan* p) {
+  for (uint32_t i = 0; i < p->skin_count; ++i)
+    if (p->skins[i] == skin) return true;
+  float* grown = realloc(p->ibm, ((size_t)p->skin_count + 1) * p->count * 16 * sizeof *grown);
+  if (!grown) return false;
+  p->ibm = grown;
+  const float* src = m->inverse_bind ? m->inverse_bind : s->skeleton->inverse_bind;
+  for (uint32_t k = 0; k < p->count; ++k)
+    memcpy(grown + ((size_t)p->skin_count * p->count + k) * 16, src + (size_t)p->joint[k] * 16, 16 * sizeof *grown);
+  p->skins[p->skin_count++] = skin;
+  return true;
+}
+
+/* Whether m's weights name an added joint (its node's skin then gets them all). */
+static bool uses_added(const skio_scene* s, const skio_mesh* m, const added_plan* p) {
+  const uint32_t first = s->gltf->node_count;
+  for (size_t e = 0; p->count && e < m->skin->offsets[m->vertex_count]; ++e)
+    if (m->skin->joints[e] < s->skeleton->joint_count && p->node_of[m->skin->joints[e]] >= (int32_t)first &&
+        m->skin->weights[e] > 0.0f)
+      return true;
+  return false;
 }
 
 static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
@@ -1344,16 +1532,22 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   }
   /* no skeleton: no skin to edit, the document is written as it is (a container change at most) */
   const uint32_t jc = sk && s->joint_node ? sk->joint_count : 0;
-  for (uint32_t j = 0; j < jc; ++j)
-    if (s->joint_node[j] < 0 || (uint32_t)s->joint_node[j] >= d->node_count)
-      return cannot(why, why_size, "joint %u no longer maps onto a node of %s", j, d->path);
+  added_plan ad = {0}; /* joints without a node: bone links added after reading */
+  if (jc) {
+    const int prc = plan_added(s, &ad, why, why_size);
+    if (prc) {
+      added_free(&ad);
+      return prc == SKC_OUT_OF_MEMORY ? skc_fail(err, prc, "out of memory") : prc;
+    }
+  }
+  const uint32_t nodes = d->node_count + ad.count;
   skio_gltf_prim_edit* edits = calloc(s->mesh_count + 1, sizeof *edits);
   uint32_t** offs = calloc(s->mesh_count + 1, sizeof *offs);
   uint32_t** js = calloc(s->mesh_count + 1, sizeof *js);
   float** ws = calloc(s->mesh_count + 1, sizeof *ws);
   uint32_t** new_joints = calloc(s->mesh_count + 1, sizeof *new_joints);
   float** new_ibm = calloc(s->mesh_count + 1, sizeof *new_ibm);
-  int32_t* local = malloc((d->node_count + 1) * sizeof *local);
+  int32_t* local = malloc(((size_t)nodes + 1) * sizeof *local);
   skio_gltf_report rep = {0};
   size_t ne = 0;
   int rc = SKC_OK;
@@ -1375,7 +1569,14 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
       rc = cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
       break;
     }
-    int L = has_skin ? node_skin(d, node, local) : new_skin(s, m, local, &new_joints[ne], &new_ibm[ne]);
+    int L = has_skin ? node_skin(d, node, local)
+                     : new_skin(s, m, ad.node_of, nodes, local, &new_joints[ne], &new_ibm[ne]);
+    uint32_t skin_index = 0;
+    if (has_skin && L > 0 && uses_added(s, m, &ad) && skio_json_u32(d, skio_json_get(d, node, "skin"), &skin_index)) {
+      for (uint32_t k = 0; k < ad.count; ++k) local[d->node_count + k] = L + (int32_t)k; /* appended to its joints */
+      L += (int)ad.count;
+      if (!add_skin_extension(s, m, skin_index, &ad)) L = -1;
+    }
     if (L < 0) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
       break;
@@ -1391,7 +1592,8 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     offs[ne] = off, js[ne] = oj, ws[ne] = ow;
     skio_gltf_options wm = *w;
     if (w->limit_to_source && has_skin && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);
-    rc = off && oj && ow ? mesh_influences(s, m, &wm, local, off, oj, ow, &rep, why, why_size) : SKC_OUT_OF_MEMORY;
+    rc = off && oj && ow ? mesh_influences(s, m, &wm, ad.node_of, local, off, oj, ow, &rep, why, why_size)
+                         : SKC_OUT_OF_MEMORY;
     if (rc == SKC_OUT_OF_MEMORY) skc_fail(err, rc, "out of memory");
     if (rc) break;
     edits[ne] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
@@ -1402,8 +1604,11 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   skio_gltf_edit_options eo = {0};
   if (o) eo = *o;
   if (!eo.images) eo.images = s->images, eo.image_count = s->image_count; /* what a .glb embeds */
+  const skio_gltf_added_joints aj = {ad.count, ad.names, ad.parent_node, ad.trs, ad.skin_count, ad.skins, ad.ibm};
+  if (ad.count) eo.added = &aj;
   if (!rc) rc = skio_gltf_edit_write(d, edits, ne, path, binary, &eo, err);
 done:
+  added_free(&ad);
   for (size_t k = 0; k < s->mesh_count + 1 && offs && js && ws; ++k) free(offs[k]), free(js[k]), free(ws[k]);
   for (size_t k = 0; k < s->mesh_count + 1 && new_joints && new_ibm; ++k) free(new_joints[k]), free(new_ibm[k]);
   free(offs), free(js), free(ws), free(new_joints), free(new_ibm), free(edits), free(local);

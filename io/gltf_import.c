@@ -15,7 +15,8 @@
  * Meshes: for each node with a mesh (preorder above), for each primitive of mode TRIANGLES (default),
  * TRIANGLE_STRIP or TRIANGLE_FAN (turned into triangles as the specification orders their corners) one skio_mesh:
  * gltf_mesh / gltf_primitive / gltf_node say where it comes from, vertex i is vertex i of the primitive. POINTS and
- * LINES primitives and primitives without POSITION are skipped (counted in the report). POSITION, NORMAL, TANGENT,
+ * LINES primitives and primitives without POSITION are skipped (counted in the report; the latter also in a scene
+ * note). A skin whose "joints" is empty is SKC_FORMAT (its primitives would pass as unskinned). POSITION, NORMAL, TANGENT,
  * TEXCOORD_0 are read in any form the specification allows (KHR_mesh_quantization types, normalized or not, sparse,
  * meshopt-compressed views); TEXCOORD_0 is stored as (u, 1 - v) like Assimp (the writer flips it back). Name: the
  * mesh's name ("mesh<m>" without one) and, when the mesh has several primitives, "-<p>" (Assimp's convention).
@@ -418,6 +419,10 @@ static int read_skins(importer* im, skc_err* err) {
       break;
     }
     uint32_t len = (uint32_t)skio_json_len(d, jt);
+    if (!len) { /* glTF requires one or more: skinned primitives read as unskinned would pass every check */
+      rc = fail(im, err, SKC_FORMAT, "skin %u: \"joints\" is empty (glTF requires one or more)", s);
+      break;
+    }
     si->node = malloc((len + 1) * sizeof *si->node);
     si->joint = malloc((len + 1) * sizeof *si->joint);
     if (!si->node || !si->joint) {
@@ -940,6 +945,7 @@ static int list_prims(importer* im, prim_ref** out, size_t* out_count, skc_err* 
       }
       if (mode < MODE_TRIANGLES || skio_json_get(d, skio_json_get(d, pt, "attributes"), "POSITION") < 0) {
         im->rep.primitives_skipped++;
+        im->rep.primitives_no_position += mode >= MODE_TRIANGLES;
         continue;
       }
       if (count == MAX_INSTANCES) {
@@ -1367,6 +1373,12 @@ static int import_doc(skio_gltf_doc* doc, const char* name, bool bare, skio_gltf
       (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)) ||
       (rc = skio_gltf_read_materials(im.s, im.s->gltf, err)))
     goto done;
+  if (im.rep.primitives_no_position) { /* not a mesh the file can draw, but not dropped without a word */
+    char line[160];
+    snprintf(line, sizeof line, "%u triangle primitive(s) without POSITION not read (nothing to draw)",
+             im.rep.primitives_no_position);
+    skio_scene_note(im.s, line);
+  }
   if (report) *report = im.rep;
   *out = im.s;
   im.s = NULL;

@@ -49,60 +49,6 @@ static void put_floats(buf* b, const float* v, int n) {
   skio_buf_str(b, "]");
 }
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), 0 if invalid. */
-static size_t utf8_len(const unsigned char* p) {
-  unsigned c = p[0];
-  if (c >= 0xC2 && c <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-    return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80 ? 4 : 0;
-  }
-  return 0;
-}
-
-/* s as a JSON string: '"' and '\\' escaped, control characters as \b \f \n \r \t or \u00XX, valid UTF-8 kept,
- * any other byte taken as Latin-1 (*fixed set). */
-static void put_json_string(buf* b, const char* s, bool* fixed) {
-  skio_buf_str(b, "\"");
-  const unsigned char* p = (const unsigned char*)s;
-  while (*p) {
-    unsigned c = *p;
-    if (c < 0x80) {
-      switch (c) {
-        case '"': skio_buf_str(b, "\\\""); break;
-        case '\\': skio_buf_str(b, "\\\\"); break;
-        case '\b': skio_buf_str(b, "\\b"); break;
-        case '\f': skio_buf_str(b, "\\f"); break;
-        case '\n': skio_buf_str(b, "\\n"); break;
-        case '\r': skio_buf_str(b, "\\r"); break;
-        case '\t': skio_buf_str(b, "\\t"); break;
-        default:
-          if (c < 0x20)
-            skio_buf_printf(b, "\\u%04x", c);
-          else
-            skio_buf_put(b, p, 1);
-      }
-      ++p;
-      continue;
-    }
-    size_t n = utf8_len(p);
-    if (n) {
-      skio_buf_put(b, p, n);
-      p += n;
-    } else {
-      unsigned char two[2] = {(unsigned char)(0xC0 | (c >> 6)), (unsigned char)(0x80 | (c & 0x3F))};
-      skio_buf_put(b, two, 2);
-      if (fixed) *fixed = true;
-      ++p;
-    }
-  }
-  skio_buf_str(b, "\"");
-}
-
 /* ---- writer state ------------------------------------------------------------------------------------ */
 typedef struct view_rec {
   int region;
@@ -440,7 +386,7 @@ static int mesh_json(writer* w, const mesh_out* mo, buf* j) {
     if (mo[mi].lead != mi) continue;
     bool fixed = false;
     skio_buf_str(j, mo[mi].group ? ",{\"name\":" : "{\"name\":");
-    put_json_string(j, s->meshes[mi].name, &fixed);
+    skio_buf_json_string(j, s->meshes[mi].name, &fixed);
     skio_buf_str(j, ",\"primitives\":[");
     const bool several = mi + 1 < s->mesh_count && mo[mi + 1].lead == mi;
     for (uint32_t k = mi; k < s->mesh_count && mo[k].lead == mi; ++k) {
@@ -452,7 +398,7 @@ static int mesh_json(writer* w, const mesh_out* mo, buf* j) {
       /* one primitive per member: its own name in the primitive's extras (skinkit's reader names it so) */
       skio_buf_put(j, mo[k].prims.p, mo[k].prims.n - 1);
       skio_buf_str(j, ",\"extras\":{\"name\":");
-      put_json_string(j, s->meshes[k].name, &fixed);
+      skio_buf_json_string(j, s->meshes[k].name, &fixed);
       skio_buf_str(j, "}}");
     }
     skio_buf_str(j, "]");
@@ -649,7 +595,7 @@ static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
     skio_buf_str(j, "],\"extras\":{\"targetNames\":[");
     for (uint32_t t = 0; t < m->morph_count; ++t) {
       if (t) skio_buf_str(j, ",");
-      put_json_string(j, m->morph_names[t], fixed);
+      skio_buf_json_string(j, m->morph_names[t], fixed);
     }
     skio_buf_str(j, "]}");
     return;
@@ -1437,7 +1383,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   if (rc) goto done;
   bool fixed = false;
   skio_buf_str(out, "{\"name\":");
-  put_json_string(out, a->name, &fixed);
+  skio_buf_json_string(out, a->name, &fixed);
   skio_buf_str(out, ",\"channels\":[");
   skio_buf_put(out, channels.p, channels.n);
   skio_buf_str(out, "],\"samplers\":[");
@@ -1570,7 +1516,7 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
           uint32_t n = tex_count++;
           if (n) skio_buf_str(imgs, ",");
           skio_buf_str(imgs, "{\"name\":");
-          put_json_string(imgs, img->name, NULL);
+          skio_buf_json_string(imgs, img->name, NULL);
           if (by_uri) {
             const char* slash = strrchr(img->path, '/');
             skio_buf_str(imgs, ",\"uri\":\"");
@@ -1607,7 +1553,7 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
     }
     if (mi) skio_buf_str(mats, ",");
     skio_buf_str(mats, "{\"name\":");
-    put_json_string(mats, m->name, NULL);
+    skio_buf_json_string(mats, m->name, NULL);
     skio_buf_str(mats, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":");
     float bc[4];
     for (int c = 0; c < 4; ++c) bc[c] = isfinite(m->base_color[c]) ? fminf(fmaxf(m->base_color[c], 0.0f), 1.0f) : 1.0f;
@@ -1706,7 +1652,7 @@ static int skeleton_skin(writer* w, buf* skins_json) {
     goto done;
   }
   skio_buf_str(skins_json, "{\"name\":");
-  put_json_string(skins_json, sk->names && sk->names[0] ? sk->names[0] : "skeleton", NULL);
+  skio_buf_json_string(skins_json, sk->names && sk->names[0] ? sk->names[0] : "skeleton", NULL);
   skio_buf_printf(skins_json, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)acc);
   for (uint32_t k = 0; k < n; ++k) skio_buf_printf(skins_json, "%s%u", k ? "," : "", joints[k]);
   skio_buf_str(skins_json, "]}");
@@ -2008,7 +1954,7 @@ static void objects_nodes(const skio_scene* s, const objects_out* o, bool first,
     const skio_object* ob = &s->objects[k];
     bool fixed = false;
     skio_buf_str(b, k == 0 && first ? "{\"name\":" : ",{\"name\":");
-    put_json_string(b, ob->name, &fixed);
+    skio_buf_json_string(b, ob->name, &fixed);
     *names_fixed += fixed;
     put_node_transform(b, o->local + (size_t)k * 16);
     if (ob->kind == SKIO_OBJECT_CAMERA) skio_buf_printf(b, ",\"camera\":%u", cam++);
@@ -2028,7 +1974,7 @@ static void objects_cameras(const skio_scene* s, buf* b) {
     if (ob->kind != SKIO_OBJECT_CAMERA) continue;
     skio_buf_str(b, comma ? ",{\"name\":" : "{\"name\":");
     comma = true;
-    put_json_string(b, ob->name, NULL);
+    skio_buf_json_string(b, ob->name, NULL);
     if (ob->ortho) { /* glTF requires zfar here */
       const double zfar = ob->zfar > ob->znear ? ob->zfar : ob->znear + 1000.0;
       skio_buf_printf(b,
@@ -2056,7 +2002,7 @@ static void objects_lights(const skio_scene* s, buf* b) {
     const double intensity = skio_light_gltf_intensity(ob);
     skio_buf_str(b, comma ? ",{\"name\":" : "{\"name\":");
     comma = true;
-    put_json_string(b, ob->name, NULL);
+    skio_buf_json_string(b, ob->name, NULL);
     skio_buf_printf(b, ",\"type\":\"%s\",\"color\":", types[ob->light <= SKIO_LIGHT_SPOT ? ob->light : 1]);
     put_floats(b, ob->color, 3);
     skio_buf_printf(b, ",\"intensity\":%.9g", intensity);
@@ -2108,7 +2054,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       unsigned c = *q;
       bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
                   c == '.' || c == '_' || c == '~';
-      size_t n = c >= 0x80 ? utf8_len(q) : 1;
+      size_t n = c >= 0x80 ? skio_utf8_len(q) : 1;
       if (n == 0 || q + n > (const unsigned char*)path + stem) n = 1;
       bin_path[at++] = safe ? (char)c : '_';
       q += n;
@@ -2294,7 +2240,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     if (!matrix_joint[j] && (rest_joint < 0 || j == root)) rest_joint = (int32_t)j;
     if (j) skio_buf_str(&nodes, ",");
     skio_buf_str(&nodes, "{\"name\":");
-    put_json_string(&nodes, jnames[j], &fixed);
+    skio_buf_json_string(&nodes, jnames[j], &fixed);
     if (matrix_joint[j]) {
       skio_buf_str(&nodes, ",\"matrix\":");
       put_floats(&nodes, m, 16);
@@ -2332,7 +2278,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     }
     if (jc || mo[mi].group) skio_buf_str(&nodes, ",");
     skio_buf_str(&nodes, "{\"name\":");
-    put_json_string(&nodes, mnames[mi], NULL);
+    skio_buf_json_string(&nodes, mnames[mi], NULL);
     if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
     skio_buf_printf(&nodes, ",\"mesh\":%u", mo[mi].group);
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
@@ -2375,7 +2321,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       skio_buf_str(&skins, "{\"name\":");
       const uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0; /* a character's own armature object */
       const char* own = chars.split && arm_obj[top] ? sk->names[top] : armature;
-      put_json_string(&skins, own ? own : s->meshes[mi].name, NULL);
+      skio_buf_json_string(&skins, own ? own : s->meshes[mi].name, NULL);
       skio_buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
       for (uint32_t i = 0; i < mo[mi].listed; ++i) skio_buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
       skio_buf_str(&skins, "]");

@@ -1299,6 +1299,24 @@ static void note_add(const skio_export_options* o, const char* text, const char*
   snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
 }
 
+/* Clips a file written anew through Assimp lacks: every clip when none keys a joint (or there is no skeleton), and
+ * with FBX each clip that keys no joint (a glTF clip of morph-target weights only, or of other nodes only; Collada
+ * lays every clip on its one timeline). Named, not dropped without a word. */
+static void note_clips_unwritten(const skio_scene* s, bool collada, bool any_channel, const skio_export_options* o) {
+  uint32_t n = 0;
+  const char* first = NULL;
+  for (uint32_t a = 0; a < s->anim_count; ++a) {
+    if (s->skeleton && any_channel && (collada || s->anims[a].channel_count)) continue;
+    if (!first) first = s->anims[a].name;
+    ++n;
+  }
+  if (!n) return;
+  char text[200];
+  snprintf(text, sizeof text, "%u clip(s) (\"%.60s\"%s) not written: they key no joint (this writer keeps the joints' "
+           "clips only)", n, first ? first : "", n > 1 ? ", ..." : "");
+  note_add(o, text, "");
+}
+
 /* What of the scene's cameras, lights and empty nodes a file written anew through Assimp lacks (scene_export_objects.c
  * writes the empties and their keys): the cameras and lights (a glTF document's are named by note_gltf_only), an
  * empty's keys in a clip that is not written (it keys no joint) and keys that would need a shear. */
@@ -1494,6 +1512,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     }
   }
   note_objects_written(s, &objs, collada, &o);
+  note_clips_unwritten(s, collada, any_channel, &o);
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     rc = write_fbx(sc, id, &frame, path, err);
@@ -1542,7 +1561,8 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
     if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
       char why[200] = "";
-      skio_gltf_edit_options eo = {(skio_weights_type)o.weights_type, o.overwrite, NULL, NULL, 0, o.note, o.note_size};
+      skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)o.weights_type, .replace_files = o.overwrite,
+                                   .note = o.note, .note_size = o.note_size};
       rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
       if (rc == SKC_OK) note_weights(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;

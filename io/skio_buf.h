@@ -23,5 +23,10 @@ void skio_buf_pad(skio_buf* b, size_t align, unsigned char byte);
 __attribute__((format(printf, 2, 3)))
 #endif
 void skio_buf_printf(skio_buf* b, const char* fmt, ...);
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), 0 if invalid. */
+size_t skio_utf8_len(const unsigned char* p);
+/* s as a JSON string: '"' and '\\' escaped, control characters as \b \f \n \r \t or \u00XX, valid UTF-8 kept, any
+ * other byte taken as Latin-1 (*fixed set; fixed may be NULL). */
+void skio_buf_json_string(skio_buf* b, const char* s, bool* fixed);
 
 #endif

@@ -26,6 +26,11 @@
  *    (created when the document has none), the node's "skin" set; its joints are every joint node of the scene's
  *    skeleton, its inverse binds the scene's times the transform the reader placed the mesh with, so the file's
  *    vertices (node space) skin to where the scene had them.
+ *  - Joints the document has no node for (bone links added after reading: skio_gltf_added_joints): new nodes
+ *    appended to "nodes" (name, rest translation / rotation / scale), each added to its parent's "children"; the
+ *    skins of the primitives that weight them list them after their own joints, with a new inverse-bind accessor
+ *    (the old matrices, then theirs). Nothing else of the skeleton changes: the linked joint keeps its children and
+ *    the clips their channels (links have none: they follow their joint).
  * Weights: entries that are not finite or not > 0 are left out; each vertex's influences are written sorted by
  * weight (descending, ties lower joint), 4 per set, unused slots joint 0 weight 0. Component type: the source
  * WEIGHTS_0's (float, normalized u8 or u16; float when it had none) or the one asked for. Floats are written as
@@ -85,6 +90,20 @@ typedef struct skio_gltf_edit_report {
   size_t bytes_appended;      /* new buffer bytes */
 } skio_gltf_edit_report;
 
+/* Joints the document has no node for (bone links added after reading: sk_scene_relink): appended to "nodes" as
+ * node_count + k, each a child of parent_node[k] (a node of the document, or node_count + an earlier k), with its
+ * rest transform; and to the "joints" of each skin in skins, with their inverse binds (the skin's inverse binds
+ * become a new accessor: the old ones, then these). */
+typedef struct skio_gltf_added_joints {
+  uint32_t count;
+  const char* const* names;   /* count */
+  const int32_t* parent_node; /* count */
+  const float* trs;           /* 10 floats each: translation, rotation x y z w, scale */
+  uint32_t skin_count;
+  const uint32_t* skins;      /* skin indices, each once, each with joints */
+  const float* ibm;           /* skin_count * count * 16 floats, column-major: skin i's inverse binds of the joints */
+} skio_gltf_added_joints;
+
 typedef struct skio_gltf_edit_options {
   skio_weights_type weights_type;
   bool replace_files;            /* companion files ("<stem>_skin.bin", copies) may replace existing ones */
@@ -97,6 +116,7 @@ typedef struct skio_gltf_edit_options {
    * its URI is kept, naming a file that is not there). "" when nothing. */
   char* note;
   size_t note_size;
+  const skio_gltf_added_joints* added; /* optional */
 } skio_gltf_edit_options;
 
 /* Writes d with the edits applied to path: binary != 0 -> .glb (from a GLB; or from a .gltf, whose buffers with data

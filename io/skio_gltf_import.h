@@ -21,6 +21,7 @@ struct skio_gltf_doc;
 /* What the reader left out (all zero: every triangle, influence and joint channel of the file is in the scene). */
 typedef struct skio_gltf_import_report {
   uint32_t primitives_skipped;  /* POINTS / LINES / LINE_LOOP / LINE_STRIP primitives, primitives without POSITION */
+  uint32_t primitives_no_position; /* of those, triangle primitives without POSITION (a scene note names them) */
   uint32_t channels_skipped;    /* animation channels not on a joint node, "weights" (morph) channels, channels
                                    without a target node (KHR_animation_pointer) */
   uint64_t dropped_weights;     /* non-zero weights whose joint index is past the skin's joints (sum over meshes) */

@@ -4,6 +4,7 @@
  * surface. Runs the real build/skinkit on tests/data/. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skinkit.h"
 #include "skio_gltf_doc.h"
 
 #ifndef SK_CLI_PATH
@@ -320,11 +322,12 @@ static int node_skinned(const char* path, const char* name) {
 }
 
 /* A mesh attached rigidly to a bone (rigid_parts.glb's "Gauntlet" under "hand", no skin in the file) is left as it
- * is by every operation: mirroring and smoothing with locked joints skinned it (the audit of session 43:
+ * is by every operation: mirroring, smoothing with locked joints and bone links skinned it (the audit of session 43:
  * a sword mirrored in its own space had 9 of 32 vertices moved to the other arm). The report names it; the output
  * keeps it an unskinned child of the bone; the skinned body is still edited. */
 START_TEST(rigid_attachments_left_alone) {
-  static const char* const ops[] = {"--mirror flip", "--mirror +x", "--lock upper --smooth 2", "--smooth 1 --json"};
+  static const char* const ops[] = {"--mirror flip", "--mirror +x", "--lock upper --smooth 2", "--links lower:150",
+                                    "--smooth 1 --json"};
   for (size_t k = 0; k < sizeof ops / sizeof *ops; ++k) {
     char args[1024], out[300];
     snprintf(out, sizeof out, "%s/rigid_%zu.glb", g_tmp, k);
@@ -336,6 +339,113 @@ START_TEST(rigid_attachments_left_alone) {
                   "%s: report %s", ops[k], g_out);
     ck_assert_msg(node_skinned(out, "Gauntlet") == 0, "%s: Gauntlet skinned in the output", ops[k]);
     ck_assert_msg(node_skinned(out, "Body") == 1, "%s: Body lost its skin", ops[k]);
+  }
+}
+END_TEST
+
+/* Every skinned vertex of every mesh of the file at path, posed by clip 0 at time t (the rest pose without a clip),
+ * into a malloc'd array (*n floats). */
+static float* posed_vertices(const char* path, double t, size_t* n) {
+  sk_scene* sc = NULL;
+  sk_error e;
+  ck_assert_msg(sk_scene_load(path, NULL, &sc, &e) == SK_OK, "%s: %s", path, e.message);
+  const sk_skeleton* sk = sk_scene_skeleton(sc);
+  const uint32_t J = sk_skeleton_joint_count(sk);
+  float* trs = malloc((size_t)J * 10 * sizeof *trs);
+  float* local = malloc((size_t)J * 16 * sizeof *local);
+  float* world = malloc((size_t)J * 16 * sizeof *world);
+  float* ib = malloc((size_t)J * 16 * sizeof *ib);
+  float* pal = malloc((size_t)J * 16 * sizeof *pal);
+  ck_assert(trs && local && world && ib && pal);
+  if (sk_scene_animation_count(sc)) ck_assert_int_eq(sk_scene_sample_pose(sc, 0, t, trs, NULL), SK_OK);
+  const int posed = sk_scene_animation_count(sc) > 0;
+  if (posed) ck_assert_int_eq(sk_pose_local_from_trs(trs, J, local, NULL), SK_OK);
+  if (posed) ck_assert_int_eq(sk_skeleton_world(sk, local, NULL, world, NULL), SK_OK);
+  float* out = NULL;
+  *n = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(sc); ++m) {
+    const sk_skin* skin = sk_scene_mesh_skin(sc, m);
+    if (!skin || sk_scene_mesh_rigid_joint(sc, m) >= 0) continue;
+    ck_assert_int_eq(sk_scene_mesh_inverse_binds(sc, m, ib, NULL, NULL), SK_OK);
+    if (posed) ck_assert_int_eq(sk_palette_compute(sk, world, ib, pal, NULL), SK_OK);
+    else ck_assert_int_eq(sk_skeleton_palette_from_trs(sk, NULL, ib, pal, NULL), SK_OK);
+    const size_t V = sk_scene_mesh_positions(sc, m, NULL, 0);
+    float* p = malloc(V * 3 * sizeof *p);
+    sk_scene_mesh_positions(sc, m, p, V * 3);
+    out = realloc(out, (*n + V * 3) * sizeof *out);
+    for (size_t v = 0; v < V; ++v) {
+      uint32_t jj[16];
+      float ww[16], acc[3] = {0, 0, 0};
+      const size_t k = sk_skin_get_vertex(skin, v, jj, ww, 16);
+      for (size_t i = 0; i < k; ++i) {
+        const float* M = pal + (size_t)jj[i] * 16;
+        for (int r = 0; r < 3; ++r)
+          acc[r] += ww[i] * (M[r] * p[v * 3] + M[4 + r] * p[v * 3 + 1] + M[8 + r] * p[v * 3 + 2] + M[12 + r]);
+      }
+      memcpy(out + *n + v * 3, acc, sizeof acc);
+    }
+    *n += V * 3;
+    free(p);
+  }
+  free(trs), free(local), free(world), free(ib), free(pal);
+  sk_scene_destroy(sc);
+  return out;
+}
+
+/* The text of top-level member `key` of a glTF's JSON (malloc'd; "" when absent). */
+static char* member_text(const char* path, const char* key) {
+  skio_gltf_doc* d = NULL;
+  skc_err e = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &e) == SKC_OK, "%s", e.message);
+  const int t = skio_json_get(d, 0, key);
+  const int a = t >= 0 ? d->tok[t].start : 0, b = t >= 0 ? d->tok[t].end : 0;
+  char* out = malloc((size_t)(b - a) + 1);
+  memcpy(out, d->json + a, (size_t)(b - a));
+  out[b - a] = 0;
+  skio_gltf_doc_destroy(d);
+  return out;
+}
+
+/* --links on a glTF edits the document in place (session 43): the link joints are new nodes under the linked joint,
+ * appended to the skins of the meshes that weight them with their inverse binds; animations, materials, cameras,
+ * lights, extras, scenes and every other node stay as they were, and the meshes deform as before in every pose of
+ * the clip. Before, the whole scene was written anew: a morph-target clip became a rotation channel of the root,
+ * cameras, lights, empties, extras and a second scene were dropped, with a warning that named a part of it. */
+START_TEST(links_edit_in_place) {
+  static const struct {
+    const char *file, *joint;
+  } k_cases[] = {{"tests/data/moved_armature.glb", "knee"}, {"tests/data/two_rigs_three.glb", "Arm_bone1"}};
+  static const char* const kept[] = {"animations", "materials", "textures", "images", "cameras", "scenes", "scene",
+                                     "extensions", "extensionsUsed", "asset", "samplers"};
+  for (size_t c = 0; c < sizeof k_cases / sizeof *k_cases; ++c) {
+    char args[1024], out[300], in[300];
+    snprintf(in, sizeof in, "%s/%s", SK_SOURCE_DIR, k_cases[c].file);
+    snprintf(out, sizeof out, "%s/links_%zu.glb", g_tmp, c);
+    snprintf(args, sizeof args, "weights %s %s --links %s:150", k_cases[c].file, out, k_cases[c].joint);
+    ck_assert_msg(run(args) == 0, "%s: %s", k_cases[c].file, err_text());
+    ck_assert_msg(!strstr(err_text(), "written from the scene"), "%s: %s", k_cases[c].file, err_text());
+    for (size_t k = 0; k < sizeof kept / sizeof *kept; ++k) {
+      char *a = member_text(in, kept[k]), *b = member_text(out, kept[k]);
+      ck_assert_msg(!strcmp(a, b), "%s: \"%s\" changed", k_cases[c].file, kept[k]);
+      free(a), free(b);
+    }
+    snprintf(args, sizeof args, "info %s", out);
+    ck_assert_int_eq(run(args), 0);
+    ck_assert_msg(strstr(g_out, "_link1") && strstr(g_out, "_link2"), "%s: info %s", k_cases[c].file, g_out);
+    sk_scene* sc = NULL;
+    ck_assert_int_eq(sk_scene_load(in, NULL, &sc, NULL), SK_OK);
+    const double dur = sk_scene_animation_count(sc) ? sk_scene_animation_duration(sc, 0) : 0.0;
+    sk_scene_destroy(sc);
+    for (int i = 0; i <= 4; ++i) {
+      size_t na, nb;
+      float *a = posed_vertices(in, dur * i / 4.0, &na), *b = posed_vertices(out, dur * i / 4.0, &nb);
+      ck_assert_uint_eq(na, nb);
+      float worst = 0.0f, reach = 1e-6f;
+      for (size_t k = 0; k < na; ++k) worst = fmaxf(worst, fabsf(a[k] - b[k])), reach = fmaxf(reach, fabsf(a[k]));
+      ck_assert_msg(worst <= 1e-5f * reach, "%s at %.3f s: a vertex moved by %g", k_cases[c].file, dur * i / 4.0,
+                    (double)worst);
+      free(a), free(b);
+    }
   }
 }
 END_TEST
@@ -354,6 +464,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_bad_arguments);
   tcase_add_test(t, parts_edit_as_one_surface);
   tcase_add_test(t, rigid_attachments_left_alone);
+  tcase_add_test(t, links_edit_in_place);
   suite_add_tcase(s, t);
   return s;
 }

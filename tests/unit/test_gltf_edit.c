@@ -369,7 +369,7 @@ static void run_case(const edit_case* c) {
   char out[600];
   snprintf(out, sizeof out, "%s/out_%s_%d_%d%s", tmp_dir(), c->src, (int)c->type, c->extra, c->gltf ? ".gltf" : "");
   skio_gltf_edit_report rep = {0};
-  skio_gltf_edit_options o = {c->type, true, &rep, NULL, 0, NULL, 0};
+  skio_gltf_edit_options o = {.weights_type = c->type, .replace_files = true, .report = &rep};
   skc_err err = {0};
   int rc = skio_gltf_edit_write(d, edits, ne, out, d->is_glb, &o, &err);
   ck_assert_msg(rc == SKC_OK, "%s: %s", c->src, err.message);
@@ -464,7 +464,7 @@ START_TEST(test_unchanged_kept) {
     char out[600];
     snprintf(out, sizeof out, "%s/kept_%d.%s", tmp_dir(), gltf, gltf ? "gltf" : "glb");
     skio_gltf_edit_report rep = {0};
-    skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, &rep, NULL, 0, NULL, 0};
+    skio_gltf_edit_options o = {.weights_type = SKIO_WEIGHTS_SOURCE, .replace_files = true, .report = &rep};
     skc_err err = {0};
     ck_assert_msg(skio_gltf_edit_write(d, &e, 1, out, !gltf, &o, &err) == SKC_OK, "%s", err.message);
     ck_assert_uint_eq(rep.kept, 1);
@@ -534,7 +534,7 @@ START_TEST(test_glb_external_files) {
   skio_gltf_doc* e = load(p);
   snprintf(p, sizeof p, "%s/out.glb", out_dir);
   skc_err err = {0};
-  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0, NULL, 0};
+  skio_gltf_edit_options o = {.weights_type = SKIO_WEIGHTS_SOURCE, .replace_files = true, .report = NULL};
   ck_assert_msg(skio_gltf_edit_write(e, NULL, 0, p, 1, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc_destroy(e);
   snprintf(p, sizeof p, "%s/tex.png", out_dir);
@@ -561,7 +561,7 @@ START_TEST(test_glb_to_gltf) {
   mkdir(dir, 0777);
   snprintf(out, sizeof out, "%s/out.gltf", dir);
   skc_err err = {0};
-  skio_gltf_edit_options o = {SKIO_WEIGHTS_SOURCE, true, NULL, NULL, 0, NULL, 0};
+  skio_gltf_edit_options o = {.weights_type = SKIO_WEIGHTS_SOURCE, .replace_files = true, .report = NULL};
   ck_assert_msg(skio_gltf_edit_write(d, NULL, 0, out, 0, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc* g = load(out);
   ck_assert(!g->is_glb);
