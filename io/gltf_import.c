@@ -806,6 +806,28 @@ static void drop_morphs(skio_mesh* m) {
   m->morph_count = 0;
 }
 
+/* The "scenes" entry whose nodes hold node (it or an ancestor listed there): the default scene ("scene", else 0)
+ * when it does, else the first other one; -1 when no scene lists it. */
+static int32_t node_scene(const importer* im, uint32_t node) {
+  const skio_gltf_doc* d = im->d;
+  uint32_t def = 0;
+  const int st = skio_json_get(d, 0, "scene");
+  if (st >= 0 && !skio_json_u32(d, st, &def)) def = 0;
+  const int n = skio_json_len(d, skio_json_get(d, 0, "scenes"));
+  for (int k = -1; k < n; ++k) {
+    const uint32_t sc = k < 0 ? def : (uint32_t)k;
+    if (k >= 0 && sc == def) continue;
+    const int roots = skio_json_get(d, skio_gltf_item(d, "scenes", sc), "nodes");
+    const int nr = skio_json_len(d, roots);
+    for (int32_t a = (int32_t)node, guard = 0; a >= 0 && guard <= (int32_t)im->node_count; a = im->parent[a], ++guard)
+      for (int r = 0; r < nr; ++r) {
+        uint32_t x;
+        if (skio_json_u32(d, skio_json_at(d, roots, r), &x) && x == (uint32_t)a) return (int32_t)sc;
+      }
+  }
+  return -1;
+}
+
 /* The primitive's morph targets as blend shapes (skio_mesh.morph_*: whole positions, and whole normals when the
  * mesh and every target have them), so that a glTF written from the scene (its skeleton changed: --links) keeps them
  * and the FBX and Collada writers say they cannot. A target that does not read (a missing or mismatched POSITION, a
@@ -865,6 +887,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   m->gltf_mesh = (int32_t)r->mesh;
   m->gltf_primitive = (int32_t)r->prim;
   m->gltf_node = m->node_group = (int32_t)r->node;
+  m->gltf_scene = node_scene(im, r->node);
   int node_name = skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "name");
   if (skio_json_is(d, node_name, 3)) m->node_name = skio_json_strdup(d, node_name); /* NULL: no usable name */
   if (m->node_name && !m->node_name[0]) {
@@ -1086,6 +1109,7 @@ static int build_meshes(importer* im, skc_err* err) {
     mesh_of[i] = (uint32_t)at;
     skio_mesh* m = &im->s->meshes[at++];
     m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = m->node_group = -1;
+    m->gltf_scene = -1;
     im->s->mesh_count = (uint32_t)at;
     /* vertex budget before reading: POSITION's declared count */
     skio_gltf_accessor pa;

@@ -138,7 +138,8 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* in, uint32_t* out_i
   s->meshes = grown;
   skio_mesh* m = &s->meshes[s->mesh_count];
   memset(m, 0, sizeof *m);
-  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = -1; /* no document, no node */
+  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->gltf_scene = m->rigid_joint = m->parent_joint =
+      -1; /* no document, no node */
   m->node_group = -1;
   m->material = UINT32_MAX; /* none (sk_scene_mesh_set_material) */
   char fallback[32];

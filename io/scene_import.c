@@ -562,7 +562,8 @@ static int build_mesh(builder* b, unsigned index, skio_mesh* m, skc_err* err) {
   snprintf(tmp, sizeof tmp, "mesh%u", index);
   const char* geometry = am ? skio_collada_name_of(b->dae.geometries, b->dae.geometry_count, am->mName.data) : NULL;
   m->name = dup_str(geometry ? geometry : am && am->mName.length ? am->mName.data : tmp);
-  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->rigid_joint = m->parent_joint = -1; /* no document yet */
+  m->gltf_mesh = m->gltf_primitive = m->gltf_node = m->gltf_scene = m->rigid_joint = m->parent_joint =
+      -1; /* no document yet */
   if (!m->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   if (!am) return SKC_OK;
   size_t V = am->mNumVertices;

@@ -49,6 +49,7 @@ typedef struct skio_mesh {
   /* Origin in a glTF read by skinkit's own reader (io/gltf_import.c); meaningful only when the scene's gltf
    * document is set: the glTF mesh, its primitive, and the node that instances it (-1 when none). */
   int32_t gltf_mesh, gltf_primitive, gltf_node;
+  int32_t gltf_scene; /* the "scenes" entry whose node tree holds gltf_node (the default scene first), -1: none */
   /* Set by skio_mesh_place (the glTF reader places every primitive without a skin; Assimp's path every mesh
    * without bones): the joint it bound the mesh to with weight 1 (a rigid attachment in the file), or -1. The glTF
    * in-place editor leaves such a primitive as its file has it while the skin is still that one-joint skin. */

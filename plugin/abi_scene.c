@@ -194,6 +194,11 @@ SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh) {
   return m ? (m->part_count ? m->part_count : 1) : 0;
 }
 
+SK_API int32_t sk_scene_mesh_gltf_scene(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = scene && mesh < scene->io->mesh_count ? &scene->io->meshes[mesh] : NULL;
+  return m && scene->io->gltf && m->gltf_node >= 0 ? m->gltf_scene : -1;
+}
+
 SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m && skio_mesh_still_rigid(m) ? m->rigid_joint : -1;

@@ -1,6 +1,7 @@
 /* cli_bind.c - `skinkit bind IN OUT`: automatic binding of the meshes of a rigged file, through sk_bind. */
 #define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,14 +243,33 @@ static uint8_t* deform_joints(const sk_scene* s, uint32_t nj, uint32_t* n, uint3
 }
 
 /* Sets deform[j] = 1 for every joint named in the comma-separated list; returns 0 or prints the unknown name. */
-/* Without --meshes: every mesh but the rigid attachments (sk_scene_mesh_rigid_joint: a mesh with no skin in its file,
- * under a bone's node, already moves with that bone: a sword in a hand, a gauntlet). NULL when there is none (or out
- * of memory: then every mesh is bound, as before this rule). */
+/* The glTF scene the character is in: that of the first skinned mesh that is no rigid attachment, else of the first
+ * mesh; -1 for other formats. */
+static int32_t character_scene(const sk_scene* s) {
+  const uint32_t nm = sk_scene_mesh_count(s);
+  for (uint32_t m = 0; m < nm; ++m)
+    if (sk_scene_mesh_skin((sk_scene*)s, m) && sk_scene_mesh_rigid_joint(s, m) < 0)
+      return sk_scene_mesh_gltf_scene(s, m);
+  return nm ? sk_scene_mesh_gltf_scene(s, 0) : -1;
+}
+
+/* Whether mesh m is left out of a bind without --meshes: a rigid attachment (sk_scene_mesh_rigid_joint: a mesh with
+ * no skin in its file, under a bone's node, already moves with that bone: a sword in a hand, a gauntlet), or a mesh
+ * of another glTF scene than the character's (a skin's joints must be in the scene of the node using it). */
+static bool left_out(const sk_scene* s, uint32_t m, int32_t home) {
+  const int32_t sc = sk_scene_mesh_gltf_scene(s, m);
+  return sk_scene_mesh_rigid_joint(s, m) >= 0 || (home >= 0 && sc != home);
+}
+
+/* Without --meshes: every mesh but those left_out. NULL when there is none (or out of memory: then every mesh is
+ * bound, as before this rule). */
 static uint8_t* default_meshes(const sk_scene* s) {
-  uint32_t nm = sk_scene_mesh_count(s), rigid = 0;
-  for (uint32_t m = 0; m < nm; ++m) rigid += sk_scene_mesh_rigid_joint(s, m) >= 0;
-  uint8_t* mask = rigid ? malloc(nm) : NULL;
-  for (uint32_t m = 0; mask && m < nm; ++m) mask[m] = sk_scene_mesh_rigid_joint(s, m) < 0;
+  const uint32_t nm = sk_scene_mesh_count(s);
+  const int32_t home = character_scene(s);
+  uint32_t out = 0;
+  for (uint32_t m = 0; m < nm; ++m) out += left_out(s, m, home);
+  uint8_t* mask = out ? malloc(nm) : NULL;
+  for (uint32_t m = 0; mask && m < nm; ++m) mask[m] = !left_out(s, m, home);
   return mask;
 }
 
@@ -643,9 +663,12 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
   for (uint32_t m = 0; m < nm; ++m) {
     if (run->meshes && !run->meshes[m] && run->meshes_given)
       printf("mesh \"%s\": not bound (not in --meshes), written as it was\n", sk_scene_mesh_name(s, m));
-    else if (run->meshes && !run->meshes[m])
+    else if (run->meshes && !run->meshes[m] && sk_scene_mesh_rigid_joint(s, m) >= 0)
       printf("mesh \"%s\": a rigid attachment of bone \"%s\", written as it was (--meshes binds it)\n",
              sk_scene_mesh_name(s, m), sk_skeleton_joint_name(sk, (uint32_t)sk_scene_mesh_rigid_joint(s, m)));
+    else if (run->meshes && !run->meshes[m])
+      printf("mesh \"%s\": in glTF scene %d, not the character's, written as it was (--meshes binds it)\n",
+             sk_scene_mesh_name(s, m), (int)sk_scene_mesh_gltf_scene(s, m));
     if (!res[m].bound) continue;
     const sk_bind_report* r = &res[m].rep;
     printf("mesh \"%s\": %zu vertices, %zu triangles, %s, %.1f ms", sk_scene_mesh_name(s, m),

@@ -526,6 +526,11 @@ SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh);
  * -1 otherwise (a skinned mesh, a free one, one whose skin sk_scene_mesh_set_skin or a bind replaced, an index out
  * of range). `skinkit bind` leaves such meshes as they are unless --meshes names them. */
 SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.15: for a scene read by skinkit's glTF reader, the index in "scenes" of the scene whose node tree holds the
+ * mesh's node (the default scene when it does, else the first other one); -1 when no scene lists it, for other
+ * formats, scenes built with sk_scene_create and an index out of range. A skin's joints must be in the scene of the
+ * node that uses it (glTF: NODE_SKIN_NO_SCENE), so `skinkit bind` leaves a mesh of another scene as it is. */
+SK_API int32_t sk_scene_mesh_gltf_scene(const sk_scene* scene, uint32_t mesh);
 SK_API size_t sk_scene_mesh_indices(const sk_scene* scene, uint32_t mesh, uint32_t* out, size_t capacity);
 
 /* The scene skeleton (borrowed), NULL when the file has no bones. */

@@ -421,6 +421,7 @@ START_TEST(scene_error_paths) {
   GETTER(NULL, sk_scene_mesh_node_name, NULL, 0);
   GETTER(0u, sk_scene_mesh_part_count, NULL, 0);
   GETTER(-1, sk_scene_mesh_rigid_joint, NULL, 0);
+  GETTER(-1, sk_scene_mesh_gltf_scene, NULL, 0);
   GETTER(0u, sk_scene_mesh_indices, NULL, 0, u, 4);
   GETTER(NULL, sk_scene_skeleton, NULL);
   GETTER(NULL, sk_scene_mesh_skin, NULL, 0);
@@ -1198,6 +1199,20 @@ START_TEST(scene_save_notes_whole) {
   const size_t kept = (size_t)(more - err.message);
   ck_assert_msg(!strncmp(err.message, notes, kept) && !strncmp(notes + kept, "; ", 2),
                 "err.message does not end at a whole note: %s", err.message);
+  /* FBX writes the clips that key a joint: a clip keying none (a glTF's morph-weight clip) is named in the notes */
+  const double times[2] = {0.0, 1.0};
+  float trs[2 * 2 * 10] = {0};
+  for (int k = 0; k < 4; ++k) trs[k * 10 + 6] = 1.0f, trs[k * 10 + 7] = trs[k * 10 + 8] = trs[k * 10 + 9] = 1.0f;
+  trs[2 * 10 + 0] = 0.5f; /* root moves at the second key */
+  const uint8_t none[2] = {0, 0};
+  ck_assert_int_eq(sk_scene_add_animation(sc, "Moves", times, 2, trs, NULL, NULL, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_add_animation(sc, "Blink", times, 2, trs, none, NULL, NULL), SK_OK);
+  snprintf(path, sizeof path, "%s/notes.fbx", dir);
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_OK);
+  ck_assert_msg(strstr(notes, "1 clip(s) (\"Blink\") not written: they key no joint"), "notes: %s", notes);
+  ck_assert_msg(!strstr(notes, "Moves"), "notes: %s", notes);
+  remove(path);
+  snprintf(path, sizeof path, "%s/notes.dae", dir);
   /* 1.3 to 1.14 callers: the struct without notes */
   sk_save_options old = {.size = (uint32_t)offsetof(sk_save_options, notes), .overwrite = 1};
   ck_assert_int_eq(sk_scene_save(sc, path, &old, &err), SK_OK);

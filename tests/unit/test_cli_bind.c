@@ -568,6 +568,29 @@ START_TEST(rigid_attachments_stay_rigid) {
 }
 END_TEST
 
+/* A mesh of another glTF scene than the character's (tests/data/two_scenes.glb, make_two_scenes.py: "crate" in scene
+ * 1) is left as it is: given the skeleton's skin, its node would use joints of another scene (Khronos validator
+ * NODE_SKIN_NO_SCENE, the audit of session 43). --meshes still binds it when asked. */
+START_TEST(meshes_of_other_gltf_scenes_left) {
+  char args[2048];
+  snprintf(args, sizeof args, "bind tests/data/two_scenes.glb %s", tmp_path("scenes.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "mesh \"crate\": in glTF scene 1, not the character's, written as it was"), "%s", g_out);
+  ck_assert_msg(strstr(g_out, "mesh \"cylinder\": 1122 vertices"), "%s", g_out);
+  sk_scene* b = NULL;
+  ck_assert_int_eq(sk_scene_load(tmp_path("scenes.glb"), NULL, &b, NULL), SK_OK);
+  ck_assert_uint_eq(sk_scene_mesh_count(b), 2);
+  ck_assert_int_eq(sk_scene_mesh_gltf_scene(b, 0), 0);
+  ck_assert_int_eq(sk_scene_mesh_gltf_scene(b, 1), 1);
+  ck_assert_ptr_null(sk_scene_mesh_skin(b, 1));
+  ck_assert_int_eq(sk_scene_mesh_gltf_scene(b, 2), -1); /* out of range */
+  sk_scene_destroy(b);
+  snprintf(args, sizeof args, "bind tests/data/two_scenes.glb %s --meshes crate --force", tmp_path("scenes.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "mesh \"crate\": 1122 vertices"), "%s", g_out);
+}
+END_TEST
+
 /* Weight of mesh `mesh` (by name) on joints whose name starts with prefix, over all its vertices; and its vertex count
  * whose weights do not sum to 1 within 1e-5 into *bad. */
 static double mesh_weight_on(const char* path, const char* mesh, const char* prefix, size_t* bad) {
@@ -701,6 +724,7 @@ static Suite* suite(void) {
   tcase_add_test(t, per_joint_report);
   tcase_add_test(t, one_surface_across_materials);
   tcase_add_test(t, unskinned_meshes_bound_in_place);
+  tcase_add_test(t, meshes_of_other_gltf_scenes_left);
   tcase_add_test(t, unskinned_node_gets_a_skin_by_edit_gltf_and_fbx);
   tcase_add_test(t, rigid_attachments_stay_rigid);
   tcase_add_test(t, two_characters_keep_to_their_armatures);
