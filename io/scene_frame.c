@@ -215,7 +215,7 @@ static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, co
     const skio_anim* sa = &s->anims[a];
     skio_channel* ch = calloc((size_t)sa->channel_count + 1, sizeof *ch);
     if (!ch) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    memcpy(ch, sa->channels, (size_t)sa->channel_count * sizeof *ch);
+    if (sa->channel_count) memcpy(ch, sa->channels, (size_t)sa->channel_count * sizeof *ch);
     v->anims[a].channels = ch;
     for (uint32_t c = 0; c < sa->channel_count; ++c) {
       const skio_channel* sc = &sa->channels[c];

@@ -38,7 +38,7 @@ corpus_seeds() {
     fuzz_gltf_edit)
       # self-contained glTF (a .glb, or a .gltf with data: URIs), first byte the skin change and weight type
       while IFS= read -r -d '' f; do
-        { printf "\\x$(printf %02x $((i % 16)))"; cat "$f"; } > "$sd/seed$i"; i=$((i+1))
+        { printf "\\x$(printf %02x $((i % 64)))"; cat "$f"; } > "$sd/seed$i"; i=$((i+1))
       done < <(find "$SKINKIT_ASSETS" -type f \( -name '*.glb' -o -name '*.gltf' \) -size -1000k -print0) ;;
     fuzz_iqm|fuzz_collada_clips|fuzz_dae_edit)
       local ext=iqm; [ "$name" != fuzz_iqm ] && ext=dae

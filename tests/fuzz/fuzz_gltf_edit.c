@@ -6,7 +6,8 @@
  * hostile documents: every call must return a code, never crash or read out of bounds.
  * First byte: bits 0-1 the skin change (0 none, 1 even vertices' weights halved, 2 every vertex one joint, 3 a
  * second set: up to 6 influences), bits 2-3 the weight type written (source, float, u8, u16), bit 4 the default
- * limit (raised to what each source primitive holds, 4 per JOINTS_n set) instead of 4. */
+ * limit (raised to what each source primitive holds, 4 per JOINTS_n set) instead of 4, bit 5 a bone link on joint 0
+ * first (a joint without a node: appended to the nodes and skins, skio_gltf_added_joints). */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <dirent.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "skio_gltf_doc.h"
+#include "skc_links.h"
 #include "skio_gltf_edit.h"
 #include "skio_gltf_import.h"
 
@@ -35,6 +37,22 @@ static void empty_dir(void) {
     unlink(p);
   }
   if (d) closedir(d);
+}
+
+/* Joint 0 gets one bone link (skc_bone_links, skio_scene_relink), which the document has no node for: the editor
+ * appends it as a node and to the skins whose weights name it (skio_gltf_added_joints). */
+static void link_first_joint(skio_scene* s) {
+  if (!s->skeleton || !s->skeleton->joint_count) return;
+  const uint32_t j0 = 0;
+  skc_links_params p = {0};
+  p.joints = &j0;
+  p.joint_list_count = 1;
+  p.links = 1;
+  p.threshold = 60.0f;
+  skc_skeleton* linked = NULL;
+  if (skc_bone_links(s->skeleton, NULL, NULL, &p, &linked, NULL, NULL, NULL) != SKC_OK) return;
+  (void)skio_scene_relink(s, linked, NULL);
+  skc_skeleton_destroy(linked);
 }
 
 /* Rewrites every skinned mesh's weights by mode (see the header). */
@@ -67,11 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (skio_gltf_doc_parse(data + 1, size - 1, NULL, &d, NULL)) return 0;
   skio_scene* s = NULL;
   if (skio_gltf_import_doc(d, true, NULL, &s, NULL)) return 0; /* the importer owns d either way */
+  if ((data[0] >> 5) & 1u) link_first_joint(s);
   change_skins(s, data[0] & 3u);
   skio_gltf_options w = {0};
   w.limit = 4;
   w.limit_to_source = (data[0] >> 4) & 1u;
-  skio_gltf_edit_options eo = {(skio_weights_type)((data[0] >> 2) & 3u), true, NULL, NULL, 0, NULL, 0};
+  skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)((data[0] >> 2) & 3u), .replace_files = true};
   char path[128], why[200];
   for (int binary = 0; binary < 2; ++binary) {
     snprintf(path, sizeof path, "%s/out.%s", g_dir, binary ? "glb" : "gltf");
