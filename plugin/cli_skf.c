@@ -162,6 +162,19 @@ static float* pack_centers(sk_skin* skin, const float* pos, size_t nv, const uin
   return ok ? c : NULL;
 }
 
+/* Weights the encoder leaves out (NaN, infinite, negative: skf_encode.c packs positive finite weights only) are named
+ * on stderr, mesh by mesh, rather than dropped without a word (the audit of session 43). */
+static void warn_unpackable(sk_scene* s, uint32_t m, const sk_skin* skin) {
+  sk_skin_report r;
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  if (sk_skin_validate(skin, NULL, &r, NULL, NULL) != SK_OK || !(r.nan || r.negative)) return;
+  fprintf(stderr,
+          "skinkit pack: warning: mesh \"%s\": %llu vertices with NaN or infinite weights, %llu with negative ones: "
+          "those weights are not packed (skinkit validate lists them)\n",
+          sk_scene_mesh_name(s, m), (unsigned long long)r.nan, (unsigned long long)r.negative);
+}
+
 int cli_pack(int argc, char** argv) {
   const char *in = NULL, *out = NULL;
   int force = 0, json = 0, cor = 0;
@@ -264,6 +277,7 @@ int cli_pack(int argc, char** argv) {
     }
     sk_scene_mesh_positions(s, m, pos, nv * 3);
     sk_scene_mesh_indices(s, m, ix, ni);
+    warn_unpackable(s, m, skin);
     ms[n].skin = skin;
     ms[n].positions = pos;
     ms[n].indices = ix;

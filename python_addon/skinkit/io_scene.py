@@ -786,7 +786,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 objects, object_notes = self._write_objects(context, scene, arm, names, written)
                 clips, clip_notes = self._write_clips(context, scene, arm)
                 saved = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
-                           max_influences=self.max_influences, prune=self.prune)
+                                   max_influences=self.max_influences, prune=self.prune)
         except Exception as e:
             return ops._fail(self, e)
         finally:
