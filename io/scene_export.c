@@ -1399,7 +1399,8 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o) {
 
 /* A glTF source written by Assimp's FBX or Collada writer: what only glTF carries is not written - extensions
  * other than the encodings the reader decodes (quantization, meshopt, Draco, WebP and KTX2 image sources):
- * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras.
+ * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras;
+ * more than one scene (merged into the file's one).
  * The note names them (the in-place glTF edit keeps them all; empty nodes are written: scene_export_objects.c). */
 static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
@@ -1421,6 +1422,9 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   for (int t = 0; t + 1 < d->tok_count; ++t)
     extras += d->tok[t].type == 3 && d->tok[t].size == 1 && skio_json_streq(d, t, "extras");
   const int cameras = skio_json_len(d, skio_json_get(d, 0, "cameras"));
+  const int scenes = skio_json_len(d, skio_json_get(d, 0, "scenes"));
+  if (scenes > 1 && n + 60 < sizeof text) /* Assimp's writers have one scene: every node goes into it */
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%d scenes (merged into one)", n ? ", " : "", scenes);
   if (extras && n + 60 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
   if (cameras > 0 && n + 40 < sizeof text)

@@ -533,9 +533,14 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
   ck_assert_msg(strstr(err_text(), "glTF-only content not written") &&
                     strstr(err_text(), "extensions KHR_lights_punctual, 1 camera(s)"),
                 "%s", err_text());
+  ck_assert_msg(!strstr(err_text(), "scenes"), "%s", err_text()); /* one scene: nothing merged */
   snprintf(args, sizeof args, "convert tests/data/two_rigs_three.glb %s/rigs.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(!strstr(err_text(), "glTF-only"), "%s", err_text());
+  /* a second glTF scene: Assimp's writers have one, every node goes into it (the audit of session 43) */
+  snprintf(args, sizeof args, "convert tests/data/two_scenes.glb %s/scenes.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "2 scenes (merged into one)"), "%s", err_text());
   const char* src = skt_read_text(SK_SOURCE_DIR "/tests/data/two_rigs_three_embedded.gltf");
   ck_assert_ptr_nonnull(src);
   char* text = malloc(strlen(src) + 200);
