@@ -860,6 +860,29 @@ static int take_mesh(const doc* d, const dprim* p, const float* pos, size_t npos
   return SKC_OK;
 }
 
+/* Whether finite floats a and b are at most n float steps apart. */
+static bool within_steps(float a, float b, uint32_t n) {
+  if (!isfinite(a) || !isfinite(b) || (a < 0.0f) != (b < 0.0f)) return a == b;
+  int32_t ia, ib;
+  memcpy(&ia, &a, sizeof ia);
+  memcpy(&ib, &b, sizeof ib);
+  return (uint32_t)(ia > ib ? ia - ib : ib - ia) <= n;
+}
+
+/* The weight of the file's pair q of position i as the reader read it: the read row's weight of that joint where it
+ * is within a few float steps of strtof's reading of the text (the same number through Assimp's parser), else
+ * strtof's reading. */
+static float pair_weight(const cedit* e, const skio_dae_mesh_edit* m, size_t i, size_t q) {
+  const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
+  const float w = e->wv[pr[e->ow]];
+  const long s = e->j2s[pr[e->oj]];
+  if (!m->read_offsets || s < 0) return w;
+  const size_t v = e->from_v[i];
+  for (size_t k = m->read_offsets[v]; k < m->read_offsets[v + 1]; ++k)
+    if (m->read_joints[k] == (uint32_t)s) return within_steps(m->read_weights[k], w, 4) ? m->read_weights[k] : w;
+  return w;
+}
+
 /* Whether the new row of position i (mesh vertex e->from_v[i]) holds the same (joint, weight) set as the file's
  * non-zero pairs. */
 static bool row_same(const cedit* e, const skio_dae_mesh_edit* m, size_t i, size_t v) {
@@ -871,7 +894,7 @@ static bool row_same(const cedit* e, const skio_dae_mesh_edit* m, size_t i, size
     bool found = false;
     for (size_t q = 0; q < e->vcount[i] && !found; ++q) {
       const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
-      found = e->j2s[pr[e->oj]] == (long)m->joints[k] && e->wv[pr[e->ow]] == m->weights[k];
+      found = e->j2s[pr[e->oj]] == (long)m->joints[k] && pair_weight(e, m, i, q) == m->weights[k];
     }
     if (!found) return false;
   }
@@ -904,7 +927,7 @@ static int put_row(skio_buf* vv, skio_buf* add, size_t* nw, const cedit* e, cons
     long long wi = -1;
     for (size_t q = 0; q < e->vcount[i] && wi < 0; ++q) {
       const int64_t* pr = e->pairs + 2 * (e->first[i] + q);
-      if (pr[e->oj] == cj && e->wv[pr[e->ow]] == m->weights[k]) wi = pr[e->ow];
+      if (pr[e->oj] == cj && pair_weight(e, m, i, q) == m->weights[k]) wi = pr[e->ow];
     }
     if (wi < 0) {
       skio_buf_printf(add, " %.9g", (double)m->weights[k]);

@@ -42,6 +42,7 @@ void skio_mesh_free(skio_mesh* m) {
   free(m->colors);
   free(m->indices);
   skc_skin_destroy(m->skin);
+  skc_skin_destroy(m->read_skin);
   free(m->inverse_bind);
   free(m->bound);
   for (uint32_t k = 0; k < m->part_count; ++k) free(m->parts[k].name);

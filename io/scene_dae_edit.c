@@ -26,8 +26,20 @@ static int collect(const skio_scene* s, const skio_export_options* o, skio_dae_m
   if (!e) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < s->mesh_count; ++i) {
     const skio_mesh* m = &s->meshes[i];
-    e[i] = (skio_dae_mesh_edit){m->node_name, m->vertex_count, m->positions, NULL, NULL, NULL,
-                                m->placed_set ? m->placed : NULL, m->inverse_bind};
+    e[i] = (skio_dae_mesh_edit){m->node_name,
+                                m->vertex_count,
+                                m->positions,
+                                NULL,
+                                NULL,
+                                NULL,
+                                m->placed_set ? m->placed : NULL,
+                                m->inverse_bind,
+                                NULL,
+                                NULL,
+                                NULL};
+    const skc_skin* r = m->read_skin;
+    if (r && r->vertex_count == m->vertex_count)
+      e[i].read_offsets = r->offsets, e[i].read_joints = r->joints, e[i].read_weights = r->weights;
     if (!m->skin || skio_mesh_still_rigid(m)) continue;
     uint32_t *off, *jt;
     float* w;

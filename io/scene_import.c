@@ -1317,6 +1317,17 @@ static int preflight(const char* path, unsigned int flags, const struct aiProper
   return child_failure(path, st, why, opts->max_memory_mb, err);
 }
 
+/* A Collada source's skins as read, kept beside the meshes' (skio_mesh.read_skin): the in-place edit matches the
+ * weights an edit left alone to the file's text through them. */
+static int keep_read_skins(skio_scene* s, skc_err* err) {
+  for (uint32_t i = 0; i < s->mesh_count; ++i) {
+    skio_mesh* m = &s->meshes[i];
+    int rc = m->skin ? skc_skin_clone(m->skin, &m->read_skin, err) : SKC_OK;
+    if (rc) return rc;
+  }
+  return SKC_OK;
+}
+
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err) {
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   int rc = check_file(path, err);
@@ -1460,6 +1471,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
   s->source_file = source_id;
   if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);
+  if (s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && (rc = keep_read_skins(s, err))) goto fail;
   s->import_mesh_count = s->mesh_count;
   s->load_seconds = now_seconds() - t0;
   *out = s;

@@ -6,10 +6,10 @@
  * What changes: for each skin controller whose weights differ, the <vcount> and <v> of its <vertex_weights>, and
  * the weights the new pairs need appended to its WEIGHT source's float_array (count and accessor count follow; the
  * values already there keep their text, and a pair whose weight equals, as a float, the file's weight for that
- * joint of that vertex keeps pointing at it). A mesh instanced as plain geometry that got weights gets a new skin
- * controller and its <instance_geometry> becomes an <instance_controller> (only where the node's parents do not
- * move it: Blender reads a bind shape relative to them, Assimp to the world). Every other byte stays; an unchanged
- * scene writes the source as it was.
+ * joint of that vertex - as the reader read it, read_weights - keeps pointing at it). A mesh instanced as plain
+ * geometry that got weights gets a new skin controller and its <instance_geometry> becomes an <instance_controller>
+ * (only where the node's parents do not move it: Blender reads a bind shape relative to them, Assimp to the world).
+ * Every other byte stays; an unchanged scene writes the source as it was.
  *
  * Mapping: Assimp 5.2.5 gives each primitive element (<triangles>, <polylist>, <polygons>) of a controller's geometry
  * one mesh under the node that instances the controller, whose vertices are the element's corners in order
@@ -43,6 +43,12 @@ typedef struct skio_dae_mesh_edit {
   /* The mesh's inverse bind matrices (16 floats per skeleton joint, column-major, the reader's; NULL: none): a joint
    * that gets weight and that its controller does not list is appended to the controller with its own. */
   const float* inverse_binds;
+  /* The skin as the reader read it (CSR over the vertices like offsets; NULL: not known): a file weight whose pair
+   * this row holds within a few float steps of the weight text's own reading is taken as read, so a weight the edit
+   * left alone keeps its text though the reader's number parser and strtof disagree by a step. */
+  const uint32_t* read_offsets;
+  const uint32_t* read_joints;
+  const float* read_weights;
 } skio_dae_mesh_edit;
 
 typedef struct skio_dae_edit_report {

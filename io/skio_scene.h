@@ -45,6 +45,10 @@ typedef struct skio_mesh {
   float* inverse_bind;    /* 16 * skeleton joint_count when skin != NULL: the mesh's aiBone offset matrix for
                              joints it binds, the skeleton's inverse bind for the others */
   uint8_t* bound;         /* joint_count flags when skin != NULL: 1 = this mesh has an aiBone for the joint */
+  /* A Collada source's skin as read (a copy, owned), or NULL: the weights as Assimp parsed the file's text, which
+   * its parser does not round correctly (a weight written "8.01983e-4" reads a float step away from strtof's
+   * reading), so that the in-place edit knows which of the file's weights an edit left as they were. */
+  skc_skin* read_skin;
   size_t dropped_weights; /* (bone, vertex) entries whose vertex id was out of range (not representable) */
   /* Origin in a glTF read by skinkit's own reader (io/gltf_import.c); meaningful only when the scene's gltf
    * document is set: the glTF mesh, its primitive, and the node that instances it (-1 when none). */

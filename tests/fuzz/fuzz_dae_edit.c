@@ -144,8 +144,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!j.joints) take_sids(doc, &j);
   take_mesh(doc, &j);
   skio_dae_mesh_edit m[2] = {
-      {j.node, j.corners, j.pos, j.corners ? j.off : NULL, j.jt, j.w, NULL, binds},
-      {j.node, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+      {j.node, j.corners, j.pos, j.corners ? j.off : NULL, j.jt, j.w, NULL, binds,
+       j.corners && (size & 2) ? j.off : NULL, j.jt, j.w}, /* read rows: as the new ones (half the inputs) */
+      {j.node, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
   };
   const uint32_t count = j.corners ? 1 + (uint32_t)(size & 1) : 0;
   char* out = NULL;
