@@ -397,7 +397,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.datas.append(me)
         if st.mats is not None and scene.mesh_material(m) is not None:
             me.materials.append(st.mats.material(scene.mesh_material(m)))
-        obj = bpy.data.objects.new(me.name, me)
+        obj = bpy.data.objects.new(_object_name(scene, m, me.name), me)
         context.collection.objects.link(obj)
         st.created.append(obj)
         st.mesh_objs.append(obj)
@@ -449,6 +449,16 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         tail = ([st.clip_note] if st.clip_note else []) + notes + ([st.left_out] if st.left_out else [])
         warn = bool(st.left_out or notes or st.objects_lost)
         self.report({"WARNING"} if warn else {"INFO"}, "; ".join([msg] + tail))
+
+
+def _object_name(scene, m, mesh_name):
+    """The object's name for mesh m: its node's in the file (an FBX or glTF object "Knight_body" whose mesh data is
+    "Cylinder", as Blender's importers name it), else the mesh's (no node name, or an importer's made-up "<...>"
+    node)."""
+    node = scene.mesh_node_name(m)
+    if not node or (node.startswith("<") and node.endswith(">")):
+        return mesh_name
+    return node
 
 
 def _add_shape_keys(obj, morphs):

@@ -399,6 +399,31 @@ def _evaluated_box():
     return pts.min(0), pts.max(0)
 
 
+def test_import_names_objects_as_blender_does():
+    """Mesh objects are named after the file's objects (nodes), as Blender's importers name them: two_armatures.fbx's
+    "Knight_body" and "Horse_body" (mesh data "Cylinder", "Cylinder.001"; both objects were called Cylinder), a
+    multi-material "Leg" read as one mesh per material is "Leg" and "Leg.001" with its mesh data still "Cylinder"."""
+    import re
+
+    import skinkit
+
+    cases = (("two_armatures.fbx", bpy.ops.import_scene.fbx), ("rigid_parts.fbx", bpy.ops.import_scene.fbx),
+             ("two_material_leg.fbx", bpy.ops.import_scene.fbx), ("moved_armature.dae", bpy.ops.wm.collada_import),
+             ("rigid_parts.glb", bpy.ops.import_scene.gltf))
+    for name, blender_import in cases:
+        src = os.path.join(DATA, name)
+        reset_scene()
+        blender_import(filepath=src)
+        want = sorted(o.name for o in bpy.data.objects if o.type == "MESH")
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, name)
+        objs = [bpy.data.objects[n] for n in skinkit.io_scene.LAST_IMPORT["meshes"]]
+        got = sorted(set(re.sub(r"\.\d{3}$", "", o.name) for o in objs))
+        expect(got == want, "%s: objects %s, Blender's importer %s" % (name, got, want))
+        expect(all(o.data.name.split(".")[0] in ("Cylinder", "Cube", "Cone") for o in objs),
+               "%s: mesh data %s" % (name, [o.data.name for o in objs]))
+
+
 def test_import_export_keeps_file_rest():
     """Import via skinkit then Export via skinkit of Blender-written FBX files whose bind pose is not their rest pose
     (centimetres: the meshes' bind pose a hundredth of the size; the importer poses the armature in the file's rest):
@@ -1815,7 +1840,8 @@ def test_transfer():
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
-             test_export_scene_objects, test_export_posed_attachments, test_import_export_keeps_file_rest,
+             test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
+             test_import_export_keeps_file_rest,
              test_import_shape_keys,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
