@@ -1018,6 +1018,17 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_inverse_binds(self.handle, self._mesh_index(m), _ptr(out), _ptr(bound))
         return matrices_from_c(out, n), bound
 
+    def deform_joints(self):
+        """(joint_count,) bool: the joints that should receive weights (sk_scene_deform_joints: the skins' joints,
+        else the bone hierarchy below the scene root and armature object nodes), or None without a skeleton."""
+        sk = self.skeleton
+        if sk is None:
+            return None
+        n = sk.joint_count
+        mask = np.zeros(max(n, 1), np.uint8)
+        self._lib.sk_scene_deform_joints(self.handle, _ptr(mask), n, None, None)
+        return mask[:n].astype(bool)
+
     @property
     def animation_count(self):
         return int(self._lib.sk_scene_animation_count(self.handle))

@@ -375,7 +375,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()), 1e-6)
         pose = rest if self.file_rest_pose and np.abs(bind - rest).max() > 1e-5 * max(extent, 1.0) else None
         stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
-        st.arm_obj, st.bone_names = bridge.armature_from_skeleton(stem, sk.names, sk.parents.tolist(), bind, pose)
+        name = _armature_name(sk.names, sk.parents.tolist(), scene.deform_joints(), stem)
+        st.arm_obj, st.bone_names = bridge.armature_from_skeleton(name, sk.names, sk.parents.tolist(), bind, pose)
         st.created.append(st.arm_obj)
         st.datas.append(st.arm_obj.data)
 
@@ -449,6 +450,25 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         tail = ([st.clip_note] if st.clip_note else []) + notes + ([st.left_out] if st.left_out else [])
         warn = bool(st.left_out or notes or st.objects_lost)
         self.report({"WARNING"} if warn else {"INFO"}, "; ".join([msg] + tail))
+
+
+_MADE_UP_ROOTS = ("rootnode", "root", "scene", "z_up", "y_up")
+
+
+def _armature_name(names, parents, deform, stem):
+    """The armature object's name: the file's armature node - the joint above every top deform joint, itself no deform
+    joint (Blender's importers name the armature after it: "Rig", "Armature") - unless it is an importer's made-up
+    root (RootNode, <MD5_Root>, Z_UP, ...); else the file's name."""
+    tops = {int(parents[j]) for j in range(len(names)) if deform[j] and (parents[j] < 0 or not deform[parents[j]])}
+    if len(tops) != 1:
+        return stem
+    p = tops.pop()
+    if p < 0 or deform[p]:
+        return stem
+    node = names[p]
+    if not node or (node.startswith("<") and node.endswith(">")) or node.lower() in _MADE_UP_ROOTS:
+        return stem
+    return node
 
 
 def _object_name(scene, m, mesh_name):

@@ -402,7 +402,8 @@ def _evaluated_box():
 def test_import_names_objects_as_blender_does():
     """Mesh objects are named after the file's objects (nodes), as Blender's importers name them: two_armatures.fbx's
     "Knight_body" and "Horse_body" (mesh data "Cylinder", "Cylinder.001"; both objects were called Cylinder), a
-    multi-material "Leg" read as one mesh per material is "Leg" and "Leg.001" with its mesh data still "Cylinder"."""
+    multi-material "Leg" read as one mesh per material is "Leg" and "Leg.001" with its mesh data still "Cylinder"; the
+    armature object is named after the file's armature node ("Rig"; it was the file's name)."""
     import re
 
     import skinkit
@@ -415,11 +416,14 @@ def test_import_names_objects_as_blender_does():
         reset_scene()
         blender_import(filepath=src)
         want = sorted(o.name for o in bpy.data.objects if o.type == "MESH")
+        want_arm = [o.name for o in bpy.data.objects if o.type == "ARMATURE"]
         reset_scene()
         expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, name)
         objs = [bpy.data.objects[n] for n in skinkit.io_scene.LAST_IMPORT["meshes"]]
         got = sorted(set(re.sub(r"\.\d{3}$", "", o.name) for o in objs))
         expect(got == want, "%s: objects %s, Blender's importer %s" % (name, got, want))
+        arm = skinkit.io_scene.LAST_IMPORT["armature"]
+        expect(len(want_arm) != 1 or arm == want_arm[0], "%s: armature %s, Blender's %s" % (name, arm, want_arm))
         expect(all(o.data.name.split(".")[0] in ("Cylinder", "Cube", "Cone") for o in objs),
                "%s: mesh data %s" % (name, [o.data.name for o in objs]))
 
