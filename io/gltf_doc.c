@@ -781,6 +781,27 @@ static int resolve_view(skio_gltf_doc* d, uint32_t i, skc_err* err) {
   return rc;
 }
 
+static bool ranges_meet(const view_range* a, const view_range* b) {
+  return a->buffer == b->buffer && a->offset < b->offset + b->length && b->offset < a->offset + a->length;
+}
+
+bool skio_gltf_view_shared(const skio_gltf_doc* d, uint32_t i) {
+  view_range mine, other;
+  skio_gltf_doc* dd = (skio_gltf_doc*)d; /* read_range only reads the JSON */
+  if (i >= d->view_count || read_range(dd, skio_json_at(d, d->t_views, (int)i), &mine, "bufferViews", i, NULL))
+    return true;
+  for (uint32_t k = 0; k < d->view_count; ++k) {
+    if (k == i) continue;
+    const int t = skio_json_at(d, d->t_views, (int)k);
+    if (read_range(dd, t, &other, "bufferViews", k, NULL) || ranges_meet(&mine, &other)) return true;
+    const int exts = skio_json_get(d, t, "extensions");
+    int ext = skio_json_get(d, exts, "EXT_meshopt_compression");
+    if (ext < 0) ext = skio_json_get(d, exts, "KHR_meshopt_compression");
+    if (ext >= 0 && (read_range(dd, ext, &other, "meshopt view", k, NULL) || ranges_meet(&mine, &other))) return true;
+  }
+  return false;
+}
+
 int skio_gltf_view_data(skio_gltf_doc* d, uint32_t i, const uint8_t** data, size_t* size, size_t* stride,
                         skc_err* err) {
   if (!d || i >= d->view_count)

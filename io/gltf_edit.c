@@ -475,6 +475,25 @@ static bool bin_offset(const skio_gltf_doc* d, const packing* pk, int32_t view, 
 
 /* Where accessor a's elements sit in the BIN chunk written (bin_offset) when it can be overwritten with ct /
  * normalized / count V (see skio_gltf_edit.h); false otherwise. */
+/* Whether another accessor of a's view reads bytes of a's elements (stride st, elem bytes each): interleaved attributes
+ * side by side in one stride do not; two accessors over the same bytes (valid glTF: two meshes sharing their weights)
+ * do, and an edit in place of one would change the other. */
+static bool accessor_overlapped(const skio_gltf_doc* d, const skio_gltf_accessor* a, size_t st, size_t elem) {
+  for (uint32_t k = 0; k < d->accessor_count; ++k) {
+    skio_gltf_accessor o;
+    if (k == a->index || skio_gltf_accessor_info(d, k, &o, NULL) || o.view != a->view || !o.count) continue;
+    const size_t oe = o.components * skio_gltf_component_size(o.component_type), ost = d->views[a->view].stride;
+    if (ost && a->byte_offset + elem <= st && o.byte_offset + oe <= st) { /* both inside one stride: the windows */
+      if (o.byte_offset < a->byte_offset + elem && a->byte_offset < o.byte_offset + oe) return true;
+      continue;
+    }
+    const size_t alo = a->byte_offset, ahi = alo + (a->count - 1) * st + elem;
+    const size_t olo = o.byte_offset, ohi = olo + (o.count - 1) * (ost ? ost : oe) + oe;
+    if (olo < ahi && alo < ohi) return true;
+  }
+  return false;
+}
+
 static bool in_place_slot(skio_gltf_doc* d, const packing* pk, int64_t ai, uint32_t ct, bool normalized, size_t V,
                           const uint32_t* refs, size_t* offset, size_t* stride) {
   skio_gltf_accessor a;
@@ -491,6 +510,7 @@ static bool in_place_slot(skio_gltf_doc* d, const packing* pk, int64_t ai, uint3
   if (!st) st = elem;
   if (st < elem || a.byte_offset > size || (V - 1) > (size - a.byte_offset - elem) / st || size - a.byte_offset < elem)
     return false;
+  if (skio_gltf_view_shared(d, (uint32_t)a.view) || accessor_overlapped(d, &a, st, elem)) return false;
   *offset = at + a.byte_offset;
   *stride = st;
   return true;
@@ -509,7 +529,50 @@ typedef struct outfile {
   size_t size;
   uint8_t* owned; /* data read here (an image), else NULL */
   bool existed;
+  bool same; /* it exists with these very bytes: nothing to write (a second output into the folder) */
 } outfile;
+
+/* Whether the file at path holds exactly n bytes equal to data. */
+static bool file_holds(const char* path, const uint8_t* data, size_t n) {
+  FILE* fp = fopen(path, "rb");
+  if (!fp) return false;
+  uint8_t chunk[65536];
+  size_t at = 0, got;
+  bool same = true;
+  while (same && (got = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+    same = at + got <= n && memcmp(chunk, data + at, got) == 0;
+    at += got;
+  }
+  same = same && !ferror(fp) && at == n;
+  fclose(fp);
+  return same;
+}
+
+/* The folders between out_dir and the companion file path (a texture in "tex/" beside a .gltf written into another
+ * folder) that do not exist, made; each one made is appended to made (room for 16) so that a failed write can take
+ * them away again. */
+static int make_folders(const char* out, const char* out_dir, const char* path, char** made, size_t* nmade,
+                        skc_err* err) {
+  const size_t base = strlen(out_dir);
+  for (const char* slash = strchr(path + base + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    char* dir = strndup(path, (size_t)(slash - path));
+    struct stat st;
+    if (!dir) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    if (stat(dir, &st) == 0) {
+      free(dir);
+      continue;
+    }
+    if (*nmade >= 16 || mkdir(dir, 0777) != 0) {
+      int e = errno;
+      int rc =
+          skc_fail(err, SKC_IO, "%s: cannot make folder %s: %s", out, dir, *nmade >= 16 ? "too deep" : strerror(e));
+      free(dir);
+      return rc;
+    }
+    made[(*nmade)++] = dir;
+  }
+  return SKC_OK;
+}
 
 static char* dir_of(const char* path) {
   const char* slash = strrchr(path, '/');
@@ -532,6 +595,17 @@ static char* join(const char* dir, const char* name) {
 }
 
 /* Percent-decoded relative URI, or NULL (data: URI, absolute, scheme, "..", out of memory). */
+/* Whether relative path p climbs out of its folder: a ".." segment (a name like "rig..v2.bin" is a file). */
+static bool dotdot_segment(const char* p) {
+  for (const char* seg = p; *seg;) {
+    const size_t n = strcspn(seg, "/\\");
+    if (n == 2 && seg[0] == '.' && seg[1] == '.') return true;
+    seg += n;
+    if (*seg) ++seg;
+  }
+  return false;
+}
+
 static char* relative_file(const char* uri) {
   if (!uri || strncmp(uri, "data:", 5) == 0 || uri[0] == '/' || strchr(uri, ':')) return NULL;
   size_t n = strlen(uri);
@@ -548,7 +622,7 @@ static char* relative_file(const char* uri) {
     }
   }
   p[o] = 0;
-  if (strstr(p, "..")) {
+  if (dotdot_segment(p)) {
     free(p);
     return NULL;
   }
@@ -646,12 +720,22 @@ static bool buffers_embedded(const skio_gltf_doc* d) {
   return all;
 }
 
+/* Appends "image <rel> is not beside the source ..." to o's note: the output names it as the source does. */
+static void note_not_copied(const skio_gltf_edit_options* o, const char* rel) {
+  if (!o || !o->note || o->note_size < 2) return;
+  size_t at = strlen(o->note);
+  snprintf(o->note + at, o->note_size - at,
+           "%simage \"%.200s\" is not beside the source: the output names it as the source does, with nothing copied",
+           at ? "; " : "", rel);
+}
+
 /* Copies of the source's files that its buffers and images name by a relative path (a .gltf's .bin, a .glb's
  * external buffers, either's images), for an output written to another folder than the source's: the output names
  * them with the same relative paths. Appended to files (room for buffer_count + 64 of them); data URIs, a .glb's BIN
  * chunk and what a .gltf written as .glb packed (pk) need none. */
 static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src_dir, const char* out_dir,
-                             const packing* pk, outfile* files, size_t* nfiles, skc_err* err) {
+                             const packing* pk, const skio_gltf_edit_options* o, outfile* files, size_t* nfiles,
+                             skc_err* err) {
   int rc = SKC_OK;
   int imgs = skio_json_get(d, 0, "images");
   uint32_t ni = (uint32_t)skio_json_len(d, imgs);
@@ -675,6 +759,11 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
                       src_dir);
     }
     char* src = join(src_dir, rel);
+    if (src && !is_buf && access(src, F_OK) != 0 && errno == ENOENT) { /* the source names a file it lacks */
+      note_not_copied(o, rel);
+      free(src), free(rel);
+      continue;
+    }
     outfile* f = &files[(*nfiles)++];
     f->path = join(out_dir, rel);
     free(rel);
@@ -985,7 +1074,8 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   uint32_t* refs = attribute_refs(d);
   splices sp = {0};
   buf bin = {0}, add = {0}, views = {0}, accs = {0}, json = {0}, file = {0}, bufs = {0};
-  char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *chunk_name = NULL, *tmp_main = NULL;
+  char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *chunk_name = NULL, *tmp_main = NULL, *made[16];
+  size_t nmade = 0;
   outfile* files = NULL;
   size_t nfiles = 0;
   packing pk = {0};
@@ -1161,7 +1251,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   }
   /* (a document parsed from memory has no folder: its relative files are not ours to find) */
   if (d->base_dir && !skio_same_file(out_dir, src_dir))
-    rc = add_source_copies(d, path, src_dir, out_dir, &pk, files, &nfiles, err);
+    rc = add_source_copies(d, path, src_dir, out_dir, &pk, &o, files, &nfiles, err);
   if (rc) goto done;
 
   /* the JSON */
@@ -1248,17 +1338,24 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     }
     struct stat st;
     f->existed = stat(f->path, &st) == 0;
-    if (f->existed && !o.replace_files) {
-      rc = skc_fail(err, SKC_EXISTS, "%s: %s exists (allow replacing it to write there)", path, f->path);
+    f->same = f->existed && file_holds(f->path, f->data, f->size);
+    if (f->existed && !f->same && !o.replace_files) {
+      rc = skc_fail(err, SKC_EXISTS, "%s: %s exists with other bytes (allow replacing it to write there)", path,
+                    f->path);
       break;
     }
   }
+  for (size_t i = 0; i < nfiles && !rc; ++i)
+    if (!files[i].existed) rc = make_folders(path, out_dir, files[i].path, made, &nmade, err);
   char** tmps = rc ? NULL : calloc(nfiles + 1, sizeof *tmps);
   if (!rc && !tmps) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  for (size_t i = 0; i < nfiles && !rc; ++i) rc = write_temp(files[i].path, files[i].data, files[i].size, &tmps[i], err);
+  for (size_t i = 0; i < nfiles && !rc; ++i)
+    if (!files[i].same) rc = write_temp(files[i].path, files[i].data, files[i].size, &tmps[i], err);
   if (!rc) rc = write_temp(path, file.p, file.n, &tmp_main, err);
   for (size_t i = 0; i < nfiles && !rc; ++i)
-    if (rename(tmps[i], files[i].path) != 0) {
+    if (files[i].same)
+      continue;
+    else if (rename(tmps[i], files[i].path) != 0) {
       int e = errno;
       rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", path, files[i].path, strerror(e));
       for (size_t k = 0; k < i; ++k)
@@ -1280,6 +1377,10 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
       free(tmps[i]);
     }
   free(tmps);
+  for (size_t i = nmade; i-- > 0;) { /* the folders made for companions, when the write failed */
+    if (rc) rmdir(made[i]);
+    free(made[i]);
+  }
   if (!rc && o.report) *o.report = rep;
 
 done:

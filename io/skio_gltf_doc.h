@@ -133,6 +133,10 @@ int skio_gltf_buffer_data(skio_gltf_doc* d, uint32_t i, const uint8_t** data, si
 /* Bytes of buffer view i (decompressed when it uses meshopt compression), and its byteStride (0 if none). */
 int skio_gltf_view_data(skio_gltf_doc* d, uint32_t i, const uint8_t** data, size_t* size, size_t* stride,
                         skc_err* err);
+/* Whether another buffer view's bytes overlap view i's in its buffer: the other view's own range or, for a meshopt
+ * view, the compressed range its extension reads (two views over the same bytes are valid glTF; an edit in place
+ * of one would change the other). A view whose range does not read counts as overlapping. */
+bool skio_gltf_view_shared(const skio_gltf_doc* d, uint32_t i);
 
 /* ---- accessors (gltf_accessor.c) ---- */
 typedef struct skio_gltf_accessor {

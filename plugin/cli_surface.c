@@ -6,8 +6,11 @@
  * weights back).
  *
  * The rule: two meshes of the scene are one surface when both are chosen, both have vertices, both have a skin
- * with the same inverse bind matrices or both have none (they are bound in one bone space), and some vertex of one
- * sits at exactly the position of a vertex of the other; groups are closed under that relation. */
+ * with the same inverse bind matrices or both have none (they are bound in one bone space), their skins' first deform
+ * roots are the same joint (two characters at one spot, each with its own armature, are two surfaces: the audit of
+ * session 44), and some vertex of one sits at exactly the position of a vertex of the other; groups are closed under
+ * that relation. A skin's deform roots: for each deform joint it lists (sk_scene_deform_joints), the topmost deform
+ * joint of its chain of deform ancestors; its first deform root is the lowest-numbered one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,30 +28,51 @@ static void unite(uint32_t* parent, uint32_t a, uint32_t b) {
   else if (b < a) parent[a] = b;
 }
 
-/* bind_class[m]: the first mesh bound in the same space as m (same skinned-ness, same inverse binds). */
+/* The first deform root of the joints bound[] lists (UINT32_MAX: none); deform from sk_scene_deform_joints. */
+static uint32_t first_deform_root(const sk_skeleton* sk, const uint8_t* deform, const uint8_t* bound, uint32_t nj) {
+  uint32_t best = UINT32_MAX;
+  for (uint32_t j = 0; j < nj; ++j) {
+    if (!bound[j] || !deform[j]) continue;
+    uint32_t r = j;
+    for (int32_t p = sk_skeleton_joint_parent(sk, r); p >= 0 && (uint32_t)p < nj && deform[p] && p != (int32_t)r;
+         p = sk_skeleton_joint_parent(sk, r))
+      r = (uint32_t)p;
+    if (r < best) best = r;
+  }
+  return best;
+}
+
+/* bind_class[m]: the first mesh bound in the same space as m (same skinned-ness, same inverse binds, same first
+ * deform root). */
 static int bind_classes(const sk_scene* s, const uint8_t* use, uint32_t nm, uint32_t* cls) {
-  uint32_t nj = sk_skeleton_joint_count(sk_scene_skeleton(s));
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  uint32_t nj = sk_skeleton_joint_count(sk);
   const size_t size = (size_t)nj * 16 * sizeof(float);
   float* ib = malloc((size_t)nm * size + 1);
   uint64_t* key = calloc(nm ? nm : 1, sizeof *key); /* 0: no skin, else a hash of the inverse binds (never 0) */
-  if (!ib || !key) {
-    free(ib), free(key);
+  uint32_t* root = malloc((nm ? nm : 1) * sizeof *root);
+  uint8_t *deform = calloc(nj + 1, 1), *bound = calloc(nj + 1, 1);
+  if (!ib || !key || !root || !deform || !bound || sk_scene_deform_joints(s, deform, nj, NULL, NULL, NULL) != SK_OK) {
+    free(ib), free(key), free(root), free(deform), free(bound);
     return 1;
   }
   for (uint32_t m = 0; m < nm; ++m) {
     cls[m] = m;
+    root[m] = UINT32_MAX;
     if (!use[m]) continue;
     const uint8_t* b = (const uint8_t*)(ib + (size_t)m * nj * 16);
-    if (sk_scene_mesh_inverse_binds(s, m, ib + (size_t)m * nj * 16, NULL, NULL) == SK_OK) {
+    if (sk_scene_mesh_inverse_binds(s, m, ib + (size_t)m * nj * 16, bound, NULL) == SK_OK) {
       key[m] = 0xcbf29ce484222325ull;
       for (size_t i = 0; i < size; ++i) key[m] = (key[m] ^ b[i]) * 0x100000001b3ull;
       key[m] |= 1;
+      root[m] = first_deform_root(sk, deform, bound, nj);
     }
     for (uint32_t n = 0; n < m && cls[m] == m; ++n) /* the first earlier class with the same binds */
-      if (use[n] && cls[n] == n && key[n] == key[m] && (!key[m] || !memcmp(ib + (size_t)n * nj * 16, b, size)))
+      if (use[n] && cls[n] == n && key[n] == key[m] && root[n] == root[m] &&
+          (!key[m] || !memcmp(ib + (size_t)n * nj * 16, b, size)))
         cls[m] = n;
   }
-  free(ib), free(key);
+  free(ib), free(key), free(root), free(deform), free(bound);
   return 0;
 }
 

@@ -621,6 +621,47 @@ static double mesh_weight_on(const char* path, const char* mesh, const char* pre
   return sum;
 }
 
+/* The skin of mesh m of path as CSR (malloc'd; *n vertices). */
+static void mesh_csr(const char* path, uint32_t m, uint32_t** off, uint32_t** jt, float** w, size_t* n) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &s, NULL), SK_OK);
+  sk_skin* skin = sk_scene_mesh_skin(s, m);
+  ck_assert_ptr_nonnull(skin);
+  *n = sk_scene_mesh_vertex_count(s, m);
+  size_t e = sk_skin_influence_count(skin);
+  *off = malloc((*n + 1) * sizeof **off), *jt = malloc((e + 1) * sizeof **jt), *w = malloc((e + 1) * sizeof **w);
+  ck_assert_int_eq(sk_skin_get_csr(skin, *off, *jt, *w, NULL), SK_OK);
+  sk_scene_destroy(s);
+}
+
+/* Two meshes whose weight accessors read the same bytes (tests/data/aliased_weights.glb, make_aliased_weights.py):
+ * binding one (--meshes Twin) must not change the other, which the in-place overwrite of the shared bytes did (the
+ * audit of session 44: every vertex of the mesh left alone changed). Two characters at one spot, each with its own
+ * armature (two_rigs_one_spot.glb) are bound each to its own bones. */
+START_TEST(shared_bytes_and_one_spot_characters) {
+  char args[2048];
+  snprintf(args, sizeof args, "bind tests/data/aliased_weights.glb %s --meshes Twin --method nearest",
+           tmp_path("aliased.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  uint32_t *oa, *ja, *ob, *jb;
+  float *wa, *wb;
+  size_t na, nb;
+  mesh_csr(skt_data("aliased_weights.glb"), 0, &oa, &ja, &wa, &na);
+  mesh_csr(tmp_path("aliased.glb"), 0, &ob, &jb, &wb, &nb);
+  ck_assert_uint_eq(na, nb);
+  ck_assert_msg(!memcmp(oa, ob, (na + 1) * sizeof *oa) && !memcmp(ja, jb, oa[na] * sizeof *ja) &&
+                    !memcmp(wa, wb, oa[na] * sizeof *wa),
+                "the mesh left alone changed");
+  free(oa), free(ja), free(wa), free(ob), free(jb), free(wb);
+  size_t bad;
+  snprintf(args, sizeof args, "bind tests/data/two_rigs_one_spot.glb %s --force", tmp_path("two_rigs.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(mesh_weight_on(tmp_path("two_rigs.glb"), "cylinder", "rig2_", &bad) == 0.0, "cylinder on rig2");
+  const double on2 = mesh_weight_on(tmp_path("two_rigs.glb"), "cylinder2", "rig2_", &bad);
+  ck_assert_msg(fabs(on2 - 1122.0) < 1e-2, "cylinder2 on rig2: %g of 1122", on2);
+}
+END_TEST
+
 /* Two characters in one file (three.js's export: each skin binds in its own mesh space): each skinned mesh is bound
  * to its own armature's joints. Bound to all five, the arm took 52 % of its weight from the tail's bones (which its
  * bind space put inside it), and the glTF edit fell back to writing the file from the scene, dropping the camera and
@@ -725,6 +766,7 @@ static Suite* suite(void) {
   tcase_add_test(t, one_surface_across_materials);
   tcase_add_test(t, unskinned_meshes_bound_in_place);
   tcase_add_test(t, meshes_of_other_gltf_scenes_left);
+  tcase_add_test(t, shared_bytes_and_one_spot_characters);
   tcase_add_test(t, unskinned_node_gets_a_skin_by_edit_gltf_and_fbx);
   tcase_add_test(t, rigid_attachments_stay_rigid);
   tcase_add_test(t, two_characters_keep_to_their_armatures);

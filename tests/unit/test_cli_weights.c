@@ -450,6 +450,45 @@ START_TEST(links_edit_in_place) {
 }
 END_TEST
 
+/* The joints weighting mesh `mesh` of path: 1 when every influence is on a joint whose name starts with prefix, 0 when
+ * none is, -1 when mixed or the mesh is missing. */
+static int mesh_on_joints(const char* path, const char* mesh, const char* prefix) {
+  sk_scene* s = NULL;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &s, NULL), SK_OK);
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  size_t on = 0, off = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    if (strcmp(sk_scene_mesh_name(s, m), mesh) != 0 || !skin) continue;
+    for (size_t v = 0; v < sk_scene_mesh_vertex_count(s, m); ++v) {
+      uint32_t jt[16];
+      float w[16];
+      size_t n = sk_skin_get_vertex(skin, v, jt, w, 16);
+      for (size_t k = 0; k < n && k < 16; ++k)
+        if (w[k] != 0.0f) ++*(strncmp(sk_skeleton_joint_name(sk, jt[k]), prefix, strlen(prefix)) ? &off : &on);
+    }
+  }
+  sk_scene_destroy(s);
+  return on && !off ? 1 : off && !on ? 0 : -1;
+}
+
+/* Two characters standing at one spot, each with its own armature (tests/data/two_rigs_one_spot.glb,
+ * make_two_rigs_one_spot.py): their meshes share every position but are not one surface - smoothing, mirroring and
+ * links keep each on its own bones (the audit of session 44: both were weighted to all four joints, and a flip moved
+ * the second onto the first's). */
+START_TEST(two_characters_at_one_spot_keep_their_bones) {
+  static const char* const ops[] = {"--smooth 2", "--mirror flip", "--smooth 1 --cotangent"};
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; ++k) {
+    char args[1024], out[300];
+    snprintf(out, sizeof out, "%s/two_rigs_%zu.glb", g_tmp, k);
+    snprintf(args, sizeof args, "weights tests/data/two_rigs_one_spot.glb %s %s", out, ops[k]);
+    ck_assert_msg(run(args) == 0, "%s: %s", ops[k], err_text());
+    ck_assert_msg(mesh_on_joints(out, "cylinder", "rig2_") == 0, "%s: cylinder weighted to rig2", ops[k]);
+    ck_assert_msg(mesh_on_joints(out, "cylinder2", "rig2_") == 1, "%s: cylinder2 weighted off rig2", ops[k]);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_weights");
   TCase* t = tcase_create("cli_weights");
@@ -465,6 +504,7 @@ static Suite* suite(void) {
   tcase_add_test(t, parts_edit_as_one_surface);
   tcase_add_test(t, rigid_attachments_left_alone);
   tcase_add_test(t, links_edit_in_place);
+  tcase_add_test(t, two_characters_at_one_spot_keep_their_bones);
   suite_add_tcase(s, t);
   return s;
 }

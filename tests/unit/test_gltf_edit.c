@@ -497,7 +497,10 @@ static bool same_bytes(const char* path, const void* p, size_t n) {
 
 /* A .glb that names an image and a second buffer by relative path (gltfpack writes such with -tr and -cf), edited
  * into another folder: both are copied beside the output, as a .gltf's files are (before, the output named files
- * that were not there). */
+ * that were not there). The image sits in a subfolder whose name has a space ("maps%20dir/tex..v2.png"): the folder
+ * is made beside the output (it was an SKC_IO error), and ".." inside a file name is no parent folder (it was
+ * refused). A second output into the folder finds the companions there with the same bytes and writes without
+ * asking to replace them (it refused); a companion there with other bytes still needs replace_files. */
 START_TEST(test_glb_external_files) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   char src_dir[600], out_dir[600], p[700];
@@ -506,7 +509,9 @@ START_TEST(test_glb_external_files) {
   mkdir(src_dir, 0777);
   mkdir(out_dir, 0777);
   static const uint8_t tex[] = {0x89, 'P', 'N', 'G', 1, 2, 3}, extra[] = {9, 8, 7, 6};
-  snprintf(p, sizeof p, "%s/tex.png", src_dir);
+  snprintf(p, sizeof p, "%s/maps dir", src_dir);
+  mkdir(p, 0777);
+  snprintf(p, sizeof p, "%s/maps dir/tex..v2.png", src_dir);
   write_bytes(p, tex, sizeof tex);
   snprintf(p, sizeof p, "%s/extra.bin", src_dir);
   write_bytes(p, extra, sizeof extra);
@@ -514,8 +519,10 @@ START_TEST(test_glb_external_files) {
   const int bufs = skio_json_get(d, 0, "buffers");
   const size_t close = (size_t)d->tok[bufs].end - 1;
   char json[8192];
-  int n = snprintf(json, sizeof json, "{\"images\":[{\"uri\":\"tex.png\"}],%.*s,{\"byteLength\":4,\"uri\":\"extra.bin\"}%.*s",
-                   (int)(close - 1), d->json + 1, (int)(d->json_size - close), d->json + close);
+  int n =
+      snprintf(json, sizeof json,
+               "{\"images\":[{\"uri\":\"maps%%20dir/tex..v2.png\"}],%.*s,{\"byteLength\":4,\"uri\":\"extra.bin\"}%.*s",
+               (int)(close - 1), d->json + 1, (int)(d->json_size - close), d->json + close);
   ck_assert(n > 0 && (size_t)n < sizeof json - 4);
   while (n % 4) json[n++] = ' ';
   const uint32_t bl = (uint32_t)((d->bin_size + 3) & ~(size_t)3);
@@ -537,7 +544,7 @@ START_TEST(test_glb_external_files) {
   skio_gltf_edit_options o = {.weights_type = SKIO_WEIGHTS_SOURCE, .replace_files = true, .report = NULL};
   ck_assert_msg(skio_gltf_edit_write(e, NULL, 0, p, 1, &o, &err) == SKC_OK, "%s", err.message);
   skio_gltf_doc_destroy(e);
-  snprintf(p, sizeof p, "%s/tex.png", out_dir);
+  snprintf(p, sizeof p, "%s/maps dir/tex..v2.png", out_dir);
   ck_assert_msg(same_bytes(p, tex, sizeof tex), "the image was not copied beside the output");
   snprintf(p, sizeof p, "%s/extra.bin", out_dir);
   ck_assert_msg(same_bytes(p, extra, sizeof extra), "the external buffer was not copied beside the output");
@@ -548,6 +555,18 @@ START_TEST(test_glb_external_files) {
   ck_assert_int_eq(skio_gltf_buffer_data(back, 1, &data, &size, &err), SKC_OK);
   ck_assert(size == 4 && memcmp(data, extra, 4) == 0);
   skio_gltf_doc_destroy(back);
+  /* a second output into the folder: the companions there are the same bytes */
+  snprintf(p, sizeof p, "%s/src.glb", src_dir);
+  skio_gltf_doc* again = load(p);
+  o.replace_files = false;
+  snprintf(p, sizeof p, "%s/out2.glb", out_dir);
+  ck_assert_msg(skio_gltf_edit_write(again, NULL, 0, p, 1, &o, &err) == SKC_OK, "%s", err.message);
+  snprintf(p, sizeof p, "%s/maps dir/tex..v2.png", out_dir); /* one with other bytes is not replaced unasked */
+  write_bytes(p, extra, sizeof extra);
+  snprintf(p, sizeof p, "%s/out3.glb", out_dir);
+  ck_assert_int_eq(skio_gltf_edit_write(again, NULL, 0, p, 1, &o, &err), SKC_EXISTS);
+  ck_assert_msg(strstr(err.message, "exists with other bytes"), "%s", err.message);
+  skio_gltf_doc_destroy(again);
 }
 END_TEST
 
@@ -677,8 +696,9 @@ START_TEST(test_gltf_to_glb) {
 END_TEST
 
 /* The partitioned .gltf with a file missing, written as .glb: a missing image keeps its URI when the .glb goes beside
- * the source (as the source had it; the export's note says so, session 25) and is an SKC_IO error when it goes to another folder (it could not be copied);
- * a missing buffer is an SKC_IO error. Nothing is written on error. */
+ * the source (as the source had it; the export's note says so, session 25), and also when it goes to another folder,
+ * with nothing to copy (a note says so; it was an SKC_IO error, which refused a file whose source names an image it
+ * does not ship, the audit of session 44); a missing buffer is an SKC_IO error. Nothing is written on error. */
 START_TEST(test_gltf_to_glb_missing_files) {
   char dir[700], cmd[6000], src[760], out[760];
   snprintf(dir, sizeof dir, "%s/missing", tmp_dir());
@@ -700,10 +720,16 @@ START_TEST(test_gltf_to_glb_missing_files) {
   ck_assert_int_ge(skio_json_get(g, img1, "bufferView"), 0);
   skio_gltf_doc_destroy(g);
   snprintf(out, sizeof out, "%s/far/o.glb", dir);
-  ck_assert_int_eq(skio_scene_export(s, out, &eo, &err), SKC_IO);
-  ck_assert_ptr_nonnull(strstr(err.message, "baseColor_1.png"));
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(strstr(note, "image \"baseColor_1.png\" did not read: the .glb keeps its URI"), "%s", note);
+  g = load(out);
+  img0 = skio_json_at(g, skio_json_get(g, 0, "images"), 0);
+  ck_assert(skio_json_streq(g, skio_json_get(g, img0, "uri"), "baseColor_1.png"));
+  skio_gltf_doc_destroy(g);
+  snprintf(out, sizeof out, "%s/far/o.gltf", dir); /* as .gltf: the image is a file to copy, and is not there */
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(strstr(note, "image \"baseColor_1.png\" is not beside the source"), "%s", note);
   struct stat st;
-  ck_assert_int_ne(stat(out, &st), 0);
   skio_scene_destroy(s);
   snprintf(cmd, sizeof cmd, "cp '%s' '%s/' && rm '%s/partitioned_1.bin'", data_path("gltf_files/baseColor_1.png"), dir,
            dir);

@@ -1,0 +1,35 @@
+# make_aliased_weights.py - writes tests/data/aliased_weights.glb: cylinder_rig.glb plus a second mesh "twin" on a
+# node "Twin" (same skin) whose JOINTS_0 and WEIGHTS_0 are accessors of their own over the same buffer view bytes as
+# the cylinder's (valid glTF: two meshes sharing their weights' bytes; the views get the byteStride that requires). An edit in place of one
+# mesh's weights must not change the other's (the audit of session 44: `bind --meshes Twin` rewrote both).
+# Plain Python (json, struct): python3 tests/data/make_aliased_weights.py
+import json
+import os
+import struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+data = open(os.path.join(here, "cylinder_rig.glb"), "rb").read()
+n = struct.unpack_from("<I", data, 12)[0]
+doc = json.loads(data[20:20 + n])
+rest = data[20 + n:]  # the BIN chunk, header included
+prim = doc["meshes"][0]["primitives"][0]
+attrs = dict(prim["attributes"])
+SIZE = {5121: 1, 5123: 2, 5126: 4}
+for key in ("JOINTS_0", "WEIGHTS_0"):
+    acc = doc["accessors"][attrs[key]]
+    acc.pop("min", None), acc.pop("max", None)  # (optional here; an accessor with them is not edited in place)
+    doc["bufferViews"][acc["bufferView"]].setdefault("byteStride", 4 * SIZE[acc["componentType"]])
+    doc["accessors"].append(dict(acc))
+    attrs[key] = len(doc["accessors"]) - 1
+twin = {"attributes": attrs}
+if "indices" in prim:
+    twin["indices"] = prim["indices"]
+doc["meshes"].append({"name": "twin", "primitives": [twin]})
+skinned = next(nd for nd in doc["nodes"] if "skin" in nd)
+doc["nodes"].append({"name": "Twin", "mesh": len(doc["meshes"]) - 1, "skin": skinned["skin"]})
+scene = doc["scenes"][doc.get("scene", 0)]
+scene["nodes"].append(len(doc["nodes"]) - 1)
+text = json.dumps(doc, separators=(",", ":")).encode()
+text += b" " * (-len(text) % 4)
+out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(text) + len(rest)) + struct.pack("<I4s", len(text), b"JSON") + text
+open(os.path.join(here, "aliased_weights.glb"), "wb").write(out + rest)
