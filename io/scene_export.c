@@ -1594,6 +1594,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   if (strcmp(id, "fbx") == 0 && merged->source_file.kind == SKIO_SOURCE_FBX) {
     if (o.note && o.note_size) o.note[0] = 0;
     rc = skio_scene_fbx_edit(merged, path, &o, fbx_why, sizeof fbx_why, err);
+    if (rc == SKC_OK) skio_scene_copy_images(merged, path, o.note, o.note_size);
     if (rc != SKIO_FBX_EDIT_CANNOT) return rc;
     rc = SKC_OK;
   }
@@ -1601,6 +1602,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   if (strcmp(id, "collada") == 0 && merged->source_file.kind == SKIO_SOURCE_COLLADA) {
     if (o.note && o.note_size) o.note[0] = 0;
     rc = skio_scene_dae_edit(merged, path, &o, dae_why, sizeof dae_why, err);
+    if (rc == SKC_OK) skio_scene_copy_images(merged, path, o.note, o.note_size);
     if (rc != SKIO_DAE_EDIT_CANNOT) return rc;
     rc = SKC_OK;
   }

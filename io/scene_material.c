@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "skio_atomic.h"
 #include "skio_scene.h"
 
 static char* dup_n(const char* s, size_t n) {
@@ -692,6 +693,58 @@ static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, 
   }
   note_cat(note, note_size, "image not written (a different file of its name exists):", im->name);
   return NULL;
+}
+
+/* Whether uri is a relative path that stays inside its folder (no "..", not absolute, no scheme). */
+static bool plain_relative(const char* uri) {
+  if (!uri || !uri[0] || uri[0] == '/' || uri[0] == '\\' || strchr(uri, ':')) return false;
+  for (const char* seg = uri; *seg;) {
+    const size_t n = strcspn(seg, "/\\");
+    if (n == 2 && seg[0] == '.' && seg[1] == '.') return false;
+    seg += n;
+    if (*seg) ++seg;
+  }
+  return true;
+}
+
+/* Makes the folders of path below its first len bytes (out_dir) that are missing; false when one cannot be. */
+static bool make_parents(char* path, size_t len) {
+  for (char* slash = strchr(path + len, '/'); slash; slash = strchr(slash + 1, '/')) {
+    *slash = 0;
+    struct stat st;
+    bool ok = stat(path, &st) == 0 || mkdir(path, 0777) == 0;
+    *slash = '/';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* note, size_t note_size) {
+  char* out_dir = dir_of(out_path);
+  for (uint32_t i = 0; out_dir && i < s->image_count; ++i) {
+    const skio_image* im = &s->images[i];
+    if (im->embedded || !im->data || !im->path || !plain_relative(im->uri)) continue;
+    size_t n = strlen(out_dir) + strlen(im->uri) + 1;
+    char* dest = malloc(n);
+    if (!dest) break;
+    snprintf(dest, n, "%s%s", out_dir, im->uri);
+    for (char* c = dest; *c; ++c) *c = *c == '\\' ? '/' : *c; /* a Windows-written relative path */
+    struct stat st;
+    if (skio_same_file(dest, im->path) || same_bytes(dest, im->data, im->size)) {
+      free(dest);
+      continue;
+    }
+    skc_err err = {0};
+    if (stat(dest, &st) == 0)
+      note_cat(note, note_size,
+               "image left as it is beside the output (a different file of the name the source "
+               "uses is there, and the output names it):",
+               im->uri);
+    else if (!make_parents(dest, strlen(out_dir)) || skio_atomic_write(dest, im->data, im->size, &err) != SKC_OK)
+      note_cat(note, note_size, "image not copied beside the output:", im->uri);
+    free(dest);
+  }
+  free(out_dir);
 }
 
 int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite,

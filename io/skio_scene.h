@@ -651,6 +651,10 @@ char* skio_read_whole(const char* path, size_t max, size_t* n, bool* oom);
  * some mesh has none (*none_index: its index). Images with bytes whose file is not in out_path's folder are written
  * there (never over a different existing file unless overwrite). What the format ("collada", "fbx", "fbxa") cannot
  * carry is appended to note (one line). */
+/* After an in-place FBX or Collada edit written to out_path: each image the source names by a relative path (its
+ * uri) whose bytes were read is copied to that path from out_path's folder, folders made, so that the output finds
+ * its textures as the source did. A file there with other bytes is left alone and noted (the output names it). */
+void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* note, size_t note_size);
 struct aiMaterial;
 int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite, struct aiMaterial*** out,
                       unsigned* count, uint32_t* none_index, char* note, size_t note_size, skc_err* err);

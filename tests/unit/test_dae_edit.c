@@ -203,6 +203,33 @@ START_TEST(weights_set_as_read_keep_exponent_text) {
 }
 END_TEST
 
+/* An edit written into another folder takes the textures the source names by relative path along (the output named
+ * files that were not there: Blender read it without its image, the audit of session 44); a different file of that
+ * name already there is left alone and noted. */
+START_TEST(edit_elsewhere_copies_textures) {
+  skio_scene* s = load(skt_data("textured_rig.dae"));
+  rewrite_all(s, skt_row_perturb);
+  char out[256], png[300];
+  save_edited(s, "elsewhere.dae", out, sizeof out);
+  snprintf(png, sizeof png, "%s/textured_rig_albedo.png", g_dir);
+  size_t na, nb;
+  char *a = skt_slurp(skt_data("textured_rig_albedo.png"), &na), *b = skt_slurp(png, &nb);
+  ck_assert_msg(na == nb && !memcmp(a, b, na), "the texture was not copied beside the output");
+  free(b);
+  FILE* f = fopen(png, "wb"); /* another file of that name */
+  ck_assert_ptr_nonnull(f);
+  fputs("not the texture", f);
+  ck_assert_int_eq(fclose(f), 0);
+  const char* note = save(s, "elsewhere2.dae", out, sizeof out);
+  ck_assert_msg(strstr(note, "image left as it is beside the output") && strstr(note, "textured_rig_albedo.png"), "%s",
+                note);
+  b = skt_slurp(png, &nb);
+  ck_assert_msg(nb == 15 && !memcmp(b, "not the texture", 15), "the other file was replaced");
+  free(a), free(b);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static int32_t g_armature; /* the armature's node: no joint of the controller */
 
 static uint32_t half_to_armature(const skio_scene* s, const float* p, const uint32_t* j, const float* w, uint32_t n,
@@ -539,6 +566,7 @@ int main(void) {
   tcase_add_test(tc, new_weights_go_into_the_controllers);
   tcase_add_test(tc, unchanged_weights_keep_their_text);
   tcase_add_test(tc, weights_set_as_read_keep_exponent_text);
+  tcase_add_test(tc, edit_elsewhere_copies_textures);
   tcase_add_test(tc, assimp_written_collada_edits_too);
   tcase_add_test(tc, an_unskinned_mesh_gets_a_skin);
   tcase_add_test(tc, what_cannot_be_edited_is_written_whole);
