@@ -16,10 +16,10 @@
  * TRIANGLE_STRIP or TRIANGLE_FAN (turned into triangles as the specification orders their corners) one skio_mesh:
  * gltf_mesh / gltf_primitive / gltf_node say where it comes from, vertex i is vertex i of the primitive. POINTS and
  * LINES primitives and primitives without POSITION are skipped (counted in the report; the latter also in a scene
- * note). A skin whose "joints" is empty is SKC_FORMAT (its primitives would pass as unskinned). POSITION, NORMAL, TANGENT,
- * TEXCOORD_0 are read in any form the specification allows (KHR_mesh_quantization types, normalized or not, sparse,
- * meshopt-compressed views); TEXCOORD_0 is stored as (u, 1 - v) like Assimp (the writer flips it back). Name: the
- * mesh's name ("mesh<m>" without one) and, when the mesh has several primitives, "-<p>" (Assimp's convention).
+ * note). A skin whose "joints" is empty is SKC_FORMAT (its primitives would pass as unskinned). POSITION, NORMAL,
+ * TANGENT, TEXCOORD_0 are read in any form the specification allows (KHR_mesh_quantization types, normalized or not,
+ * sparse, meshopt-compressed views); TEXCOORD_0 is stored as (u, 1 - v) like Assimp (the writer flips it back). Name:
+ * the mesh's name ("mesh<m>" without one) and, when the mesh has several primitives, "-<p>" (Assimp's convention).
  * Primitives of one node's mesh whose attribute objects name the same accessors under the same keys (in the same
  * order) draw one vertex set (three.js writes a multi-material mesh so): they are one skio_mesh whose parts
  * (skio_mesh.parts) are the primitives' index lists and materials, named after the first ("-<p>" dropped when it
@@ -44,9 +44,10 @@
  * Animations: every clip under its own name ("anim<i>" when unnamed), ticks_per_second 1 (times in seconds).
  * Channels on joint nodes with path translation / rotation / scale become one skio_channel per joint (a second
  * channel for the same joint and path replaces the first); those on the nodes listed as cameras, lights and empties
- * (scene_listing.c) one skio_object_channel per node and clip (ch.joint = its listing index); LINEAR and STEP
- * samplers give their keys, CUBICSPLINE the value element of each (in-tangent, value, out-tangent) triplet. Other
- * channels ("weights", mesh nodes and nodes above joints or meshes, no target node) are skipped and counted. duration =
+ * (scene_listing.c) one skio_object_channel per node and clip (ch.joint = its listing index); LINEAR samplers give
+ * their keys, STEP ones theirs with each value held until just before the next key (hold_steps), CUBICSPLINE the
+ * value element of each (in-tangent, value, out-tangent) triplet. Other channels ("weights", mesh nodes and nodes
+ * above joints or meshes, no target node) are skipped and counted. duration =
  * the largest finite key time of the clip's channels (all of them, skipped ones too).
  *
  * Hostile files: every index is checked against its array, every accessor through the document's checked
@@ -1232,6 +1233,32 @@ static skio_channel* object_channel(importer* im, uint32_t ai, int32_t ob) {
   return &s->object_channels[im->ochan_of[ob]].ch;
 }
 
+/* A STEP sampler's keys as linear ones that move the same (the scene's clips are linear; the writers would make the
+ * jumps ramps): each value held until just before the next key - one more key per interval, at a thousandth of the
+ * interval (at most 1 ms) before the next. *n keys of comps floats become up to 2 n - 1; false when out of memory. */
+static bool hold_steps(double** t, float** v, size_t* n, uint32_t comps) {
+  if (*n < 2) return true;
+  double* nt = malloc((2 * *n - 1) * sizeof *nt);
+  float* nv = malloc((2 * *n - 1) * comps * sizeof *nv);
+  if (!nt || !nv) {
+    free(nt), free(nv);
+    return false;
+  }
+  size_t o = 0;
+  for (size_t k = 0; k < *n; ++k) {
+    nt[o] = (*t)[k];
+    memcpy(nv + o++ * comps, *v + k * comps, comps * sizeof *nv);
+    const double gap = k + 1 < *n ? (*t)[k + 1] - (*t)[k] : 0.0;
+    if (!(gap > 0.0)) continue;
+    const double before = gap * 1e-3 < 1e-3 ? gap * 1e-3 : 1e-3;
+    nt[o] = (*t)[k + 1] - before;
+    memcpy(nv + o++ * comps, *v + k * comps, comps * sizeof *nv);
+  }
+  free(*t), free(*v);
+  *t = nt, *v = nv, *n = o;
+  return true;
+}
+
 static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err) {
   skio_gltf_doc* d = im->d;
   skio_anim* a = &im->s->anims[ai];
@@ -1320,6 +1347,13 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     }
     free(times);
     free(values);
+    size_t keys = ia.count;
+    if (skio_json_streq(d, interp, "STEP") && !hold_steps(&dt, &dv, &keys, comps)) {
+      free(dt);
+      free(dv);
+      rc = oom(im, err);
+      break;
+    }
     skio_channel* ch = j >= 0 ? joint_channel(a, chan_of, j) : object_channel(im, ai, ob);
     if (!ch) {
       free(dt);
@@ -1334,7 +1368,7 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     free(*vslot);
     *tslot = dt;
     *vslot = dv;
-    *nslot = (uint32_t)ia.count;
+    *nslot = (uint32_t)keys;
   }
   for (uint32_t c = 0; c < a->channel_count; ++c) chan_of[a->channels[c].joint] = -1;
   for (uint32_t k = 0; k < im->s->object_channel_count; ++k) /* the next clip's objects start without a channel */

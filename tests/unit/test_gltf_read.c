@@ -14,7 +14,7 @@
  *    corruptions): the right code, never a crash (the ASan build runs this too).
  * Corpus: with SKINKIT_ASSETS, every .gltf / .glb under it: joints = the skins' joints plus their ancestors, the
  * joints some mesh binds = the skins' joints (CesiumMan: 19), and the Assimp comparison above. */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE /* memmem */
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -614,8 +614,9 @@ START_TEST(rules_on_a_written_document) {
   ck_assert_float_eq(a->channels[0].rot[4 + 0], 0.0f);
   ck_assert(a->channels[0].rot_time[1] == 2.0);
   ck_assert_uint_eq(a->channels[1].joint, 2);
-  ck_assert_uint_eq(a->channels[1].pos_count, 2);
-  ck_assert_float_eq(a->channels[1].pos[3], 4.0f);
+  ck_assert_uint_eq(a->channels[1].pos_count, 3); /* STEP: the first value held until just before the second key */
+  ck_assert_float_eq(a->channels[1].pos[3], a->channels[1].pos[0]);
+  ck_assert_float_eq(a->channels[1].pos[6], 4.0f);
   skio_scene_destroy(s);
 }
 END_TEST
@@ -688,6 +689,57 @@ START_TEST(primitive_without_position_noted) {
                 "note: %s", s->material_note ? s->material_note : "(none)");
   skio_scene_destroy(s);
   free(json);
+}
+END_TEST
+
+/* A STEP sampler reads as linear keys that move the same: each value held until just before the next key (the
+ * writers had turned the jumps into ramps: 1.42 units off between keys after `bind`, the audit of session 44).
+ * moved_armature.glb's clip with its sampler's "LINEAR" spelled "STEP" (padded: the chunk keeps its length). */
+START_TEST(step_keys_hold_their_values) {
+  FILE* f = fopen(data_path("moved_armature.glb"), "rb");
+  ck_assert_ptr_nonnull(f);
+  static char bytes[1 << 20];
+  const size_t n = fread(bytes, 1, sizeof bytes, f);
+  fclose(f);
+  char* at = memmem(bytes, n, "\"interpolation\":\"LINEAR\"", 24);
+  ck_assert_ptr_nonnull(at);
+  memcpy(at, "\"interpolation\":\"STEP\"  ", 24);
+  char dir[] = "/tmp/skinkit-step-XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/step.glb", dir);
+  f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+  ck_assert_int_eq(fclose(f), 0);
+  skio_scene *lin = must_load(data_path("moved_armature.glb")), *step = must_load(path);
+  remove(path);
+  rmdir(dir);
+  uint32_t checked = 0;
+  for (uint32_t c = 0; c < lin->anims[0].channel_count; ++c) {
+    const skio_channel *a = &lin->anims[0].channels[c], *b = &step->anims[0].channels[c];
+    const uint32_t na[3] = {a->pos_count, a->rot_count, a->scl_count},
+                   nb[3] = {b->pos_count, b->rot_count, b->scl_count};
+    const double* ta[3] = {a->pos_time, a->rot_time, a->scl_time};
+    const double* tb[3] = {b->pos_time, b->rot_time, b->scl_time};
+    const float* va[3] = {a->pos, a->rot, a->scl};
+    const float* vb[3] = {b->pos, b->rot, b->scl};
+    for (int p = 0; p < 3; ++p) {
+      if (na[p] < 2 || nb[p] == na[p]) continue; /* a sampler left LINEAR (the others give no interpolation) */
+      const int comps = p == 1 ? 4 : 3;
+      ck_assert_uint_eq(nb[p], 2 * na[p] - 1);
+      for (uint32_t k = 0; k < na[p]; ++k) {
+        ck_assert(tb[p][2 * k] == ta[p][k] && !memcmp(vb[p] + 2 * k * comps, va[p] + k * comps, comps * 4));
+        if (k + 1 == na[p]) break;
+        const double hold = tb[p][2 * k + 1], gap = ta[p][k + 1] - ta[p][k];
+        ck_assert(hold > ta[p][k] && hold < ta[p][k + 1] && ta[p][k + 1] - hold <= 1e-3 * gap + 1e-12);
+        ck_assert(!memcmp(vb[p] + (2 * k + 1) * comps, va[p] + k * comps, comps * 4));
+      }
+      ++checked;
+    }
+  }
+  ck_assert_uint_gt(checked, 0);
+  skio_scene_destroy(lin);
+  skio_scene_destroy(step);
 }
 END_TEST
 
@@ -1001,6 +1053,7 @@ static Suite* suite(void) {
   tcase_add_test(t, parts_of_a_three_js_mesh);
   tcase_add_test(t, hostile_documents_give_codes);
   tcase_add_test(t, primitive_without_position_noted);
+  tcase_add_test(t, step_keys_hold_their_values);
   tcase_add_test(t, random_corruptions_never_crash);
   tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
   suite_add_tcase(s, t);
