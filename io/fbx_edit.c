@@ -898,6 +898,27 @@ static bool link_matrix(fx* f, uint32_t j, skio_fbx_props* out) {
   return !out->oom && keep(f, out->p);
 }
 
+/* TransformAssociateModel for a new skin's cluster (no sibling to copy it from): a cluster of the same bone in
+ * another skin, else any cluster of the file that has one - the armature's world matrix at bind, which Blender's
+ * importer takes as the armature's place; without it Blender falls back to the armature's bind matrix made local to
+ * its parent and misplaces the mesh by the parent's transform (a Crate 216 units off under a moved "Mover" empty,
+ * the audit of session 44). */
+static bool file_assoc(const fx* f, int64_t model, skio_fbx_props* out) {
+  for (size_t i = first_link(f->by_child, f->nlink, model, false); i < f->nlink && f->by_child[i].child == model; ++i) {
+    uint32_t r = find_obj(f, f->by_child[i].parent);
+    if (r != NONE && skio_fbx_is(&f->t, r, "Deformer") && skio_fbx_prop_str_is(&f->t, r, 2, "Cluster") &&
+        record_props(f, r, "TransformAssociateModel", out))
+      return true;
+  }
+  for (size_t i = 0; i < f->nobj; ++i) {
+    uint32_t r = f->objs[i].rec;
+    if (skio_fbx_is(&f->t, r, "Deformer") && skio_fbx_prop_str_is(&f->t, r, 2, "Cluster") &&
+        record_props(f, r, "TransformAssociateModel", out))
+      return true;
+  }
+  return false;
+}
+
 /* A new cluster of joint j in geometry g's skin (`sibling`: one of its clusters, for TransformAssociateModel). */
 static int add_cluster(fx* f, const geom* g, uint32_t j, uint32_t sibling, const entry* e, size_t n) {
   skio_fbx_props tr, tl, am = {0};
@@ -908,7 +929,7 @@ static int add_cluster(fx* f, const geom* g, uint32_t j, uint32_t sibling, const
     return cannot(f, "joint \"%s\" gained weight but the file holds no bind matrix for it", f->names[j]);
   int rc = new_transform(f, g, &tl, &tr);
   if (rc) return rc;
-  const bool assoc = record_props(f, sibling, "TransformAssociateModel", &am);
+  const bool assoc = record_props(f, sibling, "TransformAssociateModel", &am) || file_assoc(f, f->joint_model[j], &am);
   if (!f->next_id) return cannot(f, "no object id left for a new cluster");
   const int64_t id = f->next_id++;
   skio_fbx_props head = {0}, ver = {0}, ud = {0}, pi, pw;

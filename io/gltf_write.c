@@ -667,9 +667,11 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
         moved = true;
       }
     }
-    if (w->bake && gets_skin) {
+    float own[16]; /* the mesh's own X: its inverse binds may differ from the skeleton's (see skio_gltf_write) */
+    const float* bake = !gets_skin ? NULL : skio_mesh_rest_to_bind(s, m, own) ? own : w->bake;
+    if (bake) {
       float t2[16];
-      skc_mat4_mul(tm, w->bake, t2);
+      skc_mat4_mul(tm, bake, t2);
       memcpy(tm, t2, sizeof tm);
       moved = true;
     }

@@ -164,14 +164,15 @@ int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
   return -1;
 }
 
-bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
+/* X = rest_world(j) * ib(j) over the joints `use` marks (NULL: those bound anywhere), when one matrix, not the
+ * identity, and invertible. */
+static bool rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* use, float x[16]) {
   const skc_skeleton* sk = s->skeleton;
-  if (!sk) return false;
   bool have = false;
   for (uint32_t j = 0; j < sk->joint_count; ++j) {
-    if (!skio_joint_bound_anywhere(s, j)) continue;
+    if (use ? !use[j] : !skio_joint_bound_anywhere(s, j)) continue;
     float xj[16];
-    skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, xj);
+    skc_mat4_mul(sk->rest_world + (size_t)j * 16, ib + (size_t)j * 16, xj);
     if (!have) {
       memcpy(x, xj, sizeof xj);
       have = true;
@@ -185,6 +186,23 @@ bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
   skc_mat4_identity(id4);
   if (!have || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
   return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
+}
+
+bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
+  return s->skeleton && rest_to_bind(s, s->skeleton->inverse_bind, NULL, x);
+}
+
+bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || !m->skin || !m->inverse_bind) return false;
+  uint8_t* use = calloc(sk->joint_count + 1, 1);
+  if (!use) return false;
+  for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+    if (m->skin->joints[e] < sk->joint_count && m->skin->weights[e] > 0.0f) use[m->skin->joints[e]] = 1;
+  for (uint32_t j = 0; m->bound && j < sk->joint_count; ++j) use[j] |= m->bound[j];
+  const bool ok = rest_to_bind(s, m->inverse_bind, use, x);
+  free(use);
+  return ok;
 }
 
 size_t skio_utf8_cut(const char* s, size_t max) {

@@ -414,6 +414,10 @@ int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent);
  * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes
  * (vertices X v, inverse binds IB X^-1) so that a written file's rest pose IS its bind pose. false otherwise. */
 bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]);
+/* The same for one skinned mesh, from its own inverse binds over the joints it binds or weights: each mesh's vertices
+ * are in their own space (Assimp's meshes in their node's), so a mesh bound later (`bind` of a mesh the file had
+ * without skin) has another X than the file's skinned meshes; the glTF writer bakes each mesh's own. */
+bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]);
 
 /* The objects of an Assimp scene (scene_objects.c): nodes[] is the file's node tree in preorder (parents first), each
  * with its parent's index, its joint (-1: none) and whether it is held (a joint or a mesh node, or above one). Every
