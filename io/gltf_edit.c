@@ -417,11 +417,26 @@ static uint32_t* old_values(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool norm
   return v;
 }
 
-/* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets, component types
- * and normalized flags, and per vertex the same (joint, weight) pairs of non-zero weight in any order. Then nothing
- * of it is written (a container change or a no-op leaves the weights' bytes as they were). */
+/* Whether accessor ai (a WEIGHTS_n, V elements of 4) reads and holds only zeros: a set the file carries beyond what
+ * its influences need (gltf-transform keeps an 8-influence mesh's all-zero second set). */
+static bool zero_weights(skio_gltf_doc* d, int64_t ai, size_t V) {
+  skio_gltf_accessor a;
+  if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V || a.components != 4) return false;
+  float* w = malloc(V * 4 * sizeof *w + 4);
+  bool zero = w && skio_gltf_accessor_floats(d, (uint32_t)ai, w, NULL) == SKC_OK;
+  for (size_t k = 0; zero && k < V * 4; ++k) zero = w[k] == 0.0f;
+  free(w);
+  return zero;
+}
+
+/* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets (more in the file
+ * only when they hold no weight), component types and normalized flags, and per vertex the same (joint, weight)
+ * pairs of non-zero weight in any order. Then nothing of it is written (a container change or a no-op leaves the
+ * weights' bytes as they were). */
 static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
-  if (pl->sets >= MAX_SETS || pl->old_j[pl->sets] >= 0 || pl->old_w[pl->sets] >= 0) return false;
+  if (pl->sets >= MAX_SETS) return false;
+  for (uint32_t s = pl->sets; s < MAX_SETS && (pl->old_j[s] >= 0 || pl->old_w[s] >= 0); ++s)
+    if (!zero_weights(d, pl->old_w[s], pl->V)) return false; /* a set beyond the plan's that holds weight */
   const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
   const size_t n = (size_t)pl->sets * 4;
   uint32_t** oj = calloc(pl->sets, sizeof *oj);

@@ -489,6 +489,28 @@ START_TEST(two_characters_at_one_spot_keep_their_bones) {
 }
 END_TEST
 
+/* A primitive with a JOINTS_1 / WEIGHTS_1 set of zeros beside its weights (tests/data/zero_second_set.glb,
+ * make_zero_second_set.py; gltf-transform keeps such a set): edits that change nothing leave the file byte for byte
+ * (the set was dropped and the file rewritten, the audit of session 44). */
+START_TEST(zero_second_set_no_op_keeps_bytes) {
+  static const char* const ops[] = {"--normalize", "--limit 4", "--prune 0.0001"};
+  size_t na;
+  unsigned char* a = slurp(SK_SOURCE_DIR "/tests/data/zero_second_set.glb", &na);
+  ck_assert_ptr_nonnull(a);
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; ++k) {
+    char args[1024], out[300];
+    snprintf(out, sizeof out, "%s/zero_set_%zu.glb", g_tmp, k);
+    snprintf(args, sizeof args, "weights tests/data/zero_second_set.glb %s %s", out, ops[k]);
+    ck_assert_msg(run(args) == 0, "%s: %s", ops[k], err_text());
+    size_t nb;
+    unsigned char* b = slurp(out, &nb);
+    ck_assert_msg(b && na == nb && !memcmp(a, b, na), "%s: written differently (%zu -> %zu bytes)", ops[k], na, nb);
+    free(b);
+  }
+  free(a);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_weights");
   TCase* t = tcase_create("cli_weights");
@@ -505,6 +527,7 @@ static Suite* suite(void) {
   tcase_add_test(t, rigid_attachments_left_alone);
   tcase_add_test(t, links_edit_in_place);
   tcase_add_test(t, two_characters_at_one_spot_keep_their_bones);
+  tcase_add_test(t, zero_second_set_no_op_keeps_bytes);
   suite_add_tcase(s, t);
   return s;
 }
