@@ -1572,19 +1572,28 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
       memset(&grep, 0, sizeof grep);
       if (o.note && o.note_size)
-        snprintf(o.note, o.note_size, "written from the scene (materials, textures, images and morph targets kept; "
-                 "samplers, texture transforms, cameras and extensions of the source are not): %s", why);
+        snprintf(o.note, o.note_size,
+                 "written from the scene (materials, textures, images, morph targets, clips, "
+                 "cameras, lights and empties kept; \"extras\", the asset's copyright, morph weight clips, clips of "
+                 "mesh nodes, texture samplers and transforms and the source's other extensions are not): %s",
+                 why);
     }
     skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */
     const bool drop = !s->gltf && implicit_fbx_root(merged);
     if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
-    const skio_scene* ready = drop ? &rootless : merged;
+    skio_scene listed; /* a glTF source's cameras, lights and empties live in its document: listed as objects */
+    skio_listed_object* list = NULL;
+    uint32_t listed_n = 0;
+    if (!drop && (rc = skio_scene_listed_view(merged, &listed, &list, &listed_n, err))) return rc;
+    const skio_scene* ready = drop ? &rootless : &listed;
     skio_scene framed; /* glTF is in metres, Y up: an FBX source's unit and axes are converted (scene_frame.c) */
     if (!(rc = skio_scene_frame_view(ready, &framed, err))) {
       rc = skio_gltf_write(&framed, path, strcmp(id, "glb2") == 0, &go, err);
       skio_scene_frame_view_free(ready, &framed);
     }
     if (drop) skio_scene_drop_root_free(merged, &rootless);
+    else
+      skio_scene_listed_view_free(&listed, list, listed_n);
     if (rc) return rc;
     note_weights(&o, &grep, "more than 4 influences");
     note_read_losses(s, o.note, o.note_size);

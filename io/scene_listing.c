@@ -348,3 +348,33 @@ int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint3
   *count = s->object_count;
   return SKC_OK;
 }
+
+int skio_scene_listed_view(const skio_scene* s, skio_scene* v, skio_listed_object** list, uint32_t* n, skc_err* err) {
+  *v = *s;
+  *list = NULL;
+  *n = 0;
+  if (!s->gltf || s->object_count) return SKC_OK;
+  int rc = skio_scene_list_objects(s, list, n, err);
+  if (rc || !*n) return rc;
+  skio_object* ob = calloc(*n, sizeof *ob);
+  if (!ob) {
+    skio_listed_objects_free(*list, *n);
+    *list = NULL, *n = 0;
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  for (uint32_t i = 0; i < *n; ++i) {
+    ob[i] = (*list)[i].ob;                 /* names borrowed from the listing */
+    if (ob[i].kind == SKIO_OBJECT_LIGHT) { /* glTF's units back to the scene's (skio_light_gltf_intensity) */
+      const double per = skio_light_gltf_intensity(&(skio_object){.light = ob[i].light, .intensity = 1.0f});
+      ob[i].intensity = (float)(ob[i].intensity / per);
+    }
+  }
+  v->objects = ob;
+  v->object_count = *n;
+  return SKC_OK;
+}
+
+void skio_scene_listed_view_free(skio_scene* v, skio_listed_object* list, uint32_t n) {
+  if (list) free(v->objects);
+  skio_listed_objects_free(list, n);
+}

@@ -446,6 +446,12 @@ typedef struct skio_listed_object {
   char* parent;
 } skio_listed_object;
 int skio_scene_list_objects(const skio_scene* s, skio_listed_object** out, uint32_t* count, skc_err* err);
+/* s with a glTF source's cameras, lights and empties (which stay in its document) as skio_scene.objects, in listing
+ * order - the order its object channels are keyed by - so that a glTF written whole from it keeps them (they were
+ * lost); *v borrows the rest of s, and is *s when s has objects already or is no glTF source. Release with
+ * skio_scene_listed_view_free(v, *list, *n). SKC_OUT_OF_MEMORY only. */
+int skio_scene_listed_view(const skio_scene* s, skio_scene* v, skio_listed_object** list, uint32_t* n, skc_err* err);
+void skio_scene_listed_view_free(skio_scene* v, skio_listed_object* list, uint32_t n);
 /* Per node of a scene read by skinkit's glTF reader: its index in that listing, or -1 (a joint, a mesh node, a node
  * above one); index_of holds s->gltf->node_count entries. SKC_OUT_OF_MEMORY only. The reader keys the clips of the
  * listed nodes by it (skio_scene.object_channels, ch.joint = the index: such a scene has no skio_scene.objects). */

@@ -743,6 +743,42 @@ START_TEST(test_gltf_to_glb_missing_files) {
 }
 END_TEST
 
+/* A glTF written whole from the scene (here: a material was added, so the document cannot be edited in place) keeps
+ * the source's cameras, lights and empties, which a glTF source holds in its document, not in skio_scene.objects:
+ * they were lost (`bind` of a file whose edit could not be in place, the audit of session 44). */
+START_TEST(test_whole_write_keeps_objects) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("two_rigs_three.glb"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  skio_listed_object *a = NULL, *b = NULL;
+  uint32_t na = 0, nb = 0;
+  ck_assert_int_eq(skio_scene_list_objects(s, &a, &na, &err), SKC_OK);
+  ck_assert_uint_ge(na, 2);
+  s->materials_changed = true;
+  char note[1024] = "", out[700];
+  snprintf(out, sizeof out, "%s/objects_whole.glb", tmp_dir());
+  skio_export_options eo = {.overwrite = true, .note = note, .note_size = sizeof note};
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(strstr(note, "written from the scene"), "%s", note);
+  skio_scene* back = NULL;
+  ck_assert_msg(skio_scene_import(out, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  ck_assert_int_eq(skio_scene_list_objects(back, &b, &nb, &err), SKC_OK);
+  ck_assert_uint_eq(na, nb);
+  for (uint32_t i = 0; i < na; ++i) {
+    uint32_t k = 0;
+    while (k < nb && strcmp(a[i].ob.name, b[k].ob.name)) ++k;
+    ck_assert_msg(k < nb, "%s lost", a[i].ob.name);
+    ck_assert_uint_eq(a[i].ob.kind, b[k].ob.kind);
+    for (int e = 12; e < 15; ++e) ck_assert_float_eq_tol(a[i].ob.world[e], b[k].ob.world[e], 1e-4f);
+    if (a[i].ob.kind == SKIO_OBJECT_LIGHT) ck_assert_float_eq_tol(a[i].ob.intensity, b[k].ob.intensity, 1e-3f);
+  }
+  skio_listed_objects_free(a, na);
+  skio_listed_objects_free(b, nb);
+  skio_scene_destroy(back);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
@@ -847,6 +883,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltf_to_glb);
   tcase_add_test(t, test_gltf_to_glb_missing_files);
   tcase_add_test(t, test_bad_edits);
+  tcase_add_test(t, test_whole_write_keeps_objects);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");
   tcase_set_timeout(c, 600);
