@@ -792,6 +792,25 @@ static void fbx_ortho_in_units(skio_scene* s) {
   }
 }
 
+/* A Collada file's objects named as its joints and mesh nodes are: by the node's name attribute where Assimp took its
+ * id (Blender's control bone <node id="Rig_ctrl_IK" name="ctrl_IK" type="JOINT"> was an empty "Rig_ctrl_IK"), and
+ * the mesh node an object hangs from likewise. */
+static int collada_object_names(builder* b, skc_err* err) {
+  for (uint32_t i = 0; b->dae.node_count && i < b->out->object_count; ++i) {
+    skio_object* o = &b->out->objects[i];
+    char** names[2] = {&o->name, &o->parent_mesh};
+    for (int k = 0; k < 2; ++k) {
+      const char* named = *names[k] ? skio_collada_name_of(b->dae.nodes, b->dae.node_count, *names[k]) : NULL;
+      if (!named || !strcmp(named, *names[k])) continue;
+      char* copy = dup_str(named);
+      if (!copy) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+      free(*names[k]);
+      *names[k] = copy;
+    }
+  }
+  return SKC_OK;
+}
+
 /* Cameras, lights and empty nodes - no joint, no mesh, none below them (a locator, a spawn marker) - become the
  * scene's objects (scene_objects.c), which the glTF writer writes; b->object_of then maps each node to its object,
  * so that build_anim keeps a clip's keys on such a node (skio_scene.object_channels). SKC_OUT_OF_MEMORY is the only
@@ -812,6 +831,7 @@ static int read_objects(builder* b, skc_err* err) {
   }
   int rc = skio_scene_read_objects(b->out, b->ai, src, b->node_count, b->object_of, err);
   if (!rc) rc = ortho_cameras(b, err);
+  if (!rc) rc = collada_object_names(b, err);
   free(src);
   return rc;
 }

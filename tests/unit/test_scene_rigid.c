@@ -631,6 +631,50 @@ static void check_objects_glb(const char* path, bool fbx) {
   skio_gltf_doc_destroy(d);
 }
 
+/* Collada objects take their node's name attribute where it differs from the id Assimp names nodes by, as joints
+ * and mesh nodes do (Blender writes a non-deforming bone as <node id="Rig_ctrl_IK" name="ctrl_IK" type="JOINT">:
+ * the empty was "Rig_ctrl_IK", the audit of session 44). scene_objects.dae with its empty "Marker" given the id
+ * "Rig_Marker". */
+START_TEST(collada_objects_take_their_names) {
+  size_t n = 0;
+  FILE* f = fopen(data_path("tests/data/scene_objects.dae"), "rb");
+  ck_assert_ptr_nonnull(f);
+  static char text[1 << 20], edited[(1 << 20) + 64];
+  n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  char* at = strstr(text, "<node id=\"Marker\"");
+  ck_assert_ptr_nonnull(at);
+  const size_t head = (size_t)(at - text) + strlen("<node id=\"");
+  memcpy(edited, text, head);
+  memcpy(edited + head, "Rig_", 4);
+  memcpy(edited + head + 4, text + head, n - head + 1);
+  scratch t;
+  scratch_open(&t);
+  char path[64];
+  snprintf(path, sizeof path, "%s/renamed.dae", t.dir);
+  f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(edited, 1, n + 4, f), n + 4);
+  ck_assert_int_eq(fclose(f), 0);
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s", err.message);
+  remove(path);
+  rmdir(t.dir);
+  int marker = -1, child = -1;
+  for (uint32_t k = 0; k < s->object_count; ++k) {
+    ck_assert_str_ne(s->objects[k].name, "Rig_Marker");
+    if (!strcmp(s->objects[k].name, "Marker")) marker = (int)k;
+    if (!strcmp(s->objects[k].name, "MarkerChild")) child = (int)k;
+  }
+  ck_assert_int_ge(marker, 0);
+  ck_assert_int_ge(child, 0);
+  ck_assert_int_eq(s->objects[child].parent, marker);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(cameras_lights_and_empties_reach_gltf) {
   static const char* files[] = {"tests/data/scene_objects.fbx", "tests/data/scene_objects.dae"};
   for (int f = 0; f < 2; ++f) {
@@ -786,6 +830,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   tcase_add_test(tc, object_clip_keys_reach_gltf);
   tcase_add_test(tc, damaged_objects_are_named_and_json_stays_valid);
+  tcase_add_test(tc, collada_objects_take_their_names);
   suite_add_tcase(s, tc);
   return s;
 }
