@@ -367,6 +367,51 @@ static uint32_t* attribute_refs(const skio_gltf_doc* d) {
   return refs;
 }
 
+/* The plan of a primitive drawing POSITION accessor pos whose old set `set` of kind (1 JOINTS, 2 WEIGHTS) was
+ * accessor acc, or NULL. */
+static const prim_plan* plan_replacing(const prim_plan* plans, size_t count, int pos, int kind, uint32_t set,
+                                       int64_t acc) {
+  for (size_t i = 0; set < MAX_SETS && i < count; ++i)
+    if (plans[i].pos == pos && (kind == 1 ? plans[i].old_j[set] : plans[i].old_w[set]) == acc) return &plans[i];
+  return NULL;
+}
+
+/* Primitives no plan edits (POINTS and LINES, which the reader does not read) that draw an edited primitive's vertices
+ * with its old JOINTS_n / WEIGHTS_n accessors take its new ones, and lose the sets it dropped (they kept the old
+ * weights: the audit of session 44). */
+static void repoint_others(const skio_gltf_doc* d, const prim_plan* plans, size_t count, splices* sp) {
+  for (uint32_t m = 0; m < d->mesh_count; ++m) {
+    int prims = skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives");
+    for (int p = 0, np = skio_json_len(d, prims); p < np; ++p) {
+      const int prim = skio_json_at(d, prims, p), attrs = skio_json_get(d, prim, "attributes");
+      bool planned = false;
+      for (size_t i = 0; i < count && !planned; ++i) planned = plans[i].prim == prim;
+      const int pos = attr_accessor(d, attrs, "POSITION"), n = skio_json_is(d, attrs, 1) ? d->tok[attrs].size : 0;
+      if (planned || pos < 0 || !n) continue;
+      bool* drop = calloc((size_t)n + 1, sizeof *drop);
+      bool any = false;
+      for (int k = 0; drop && k < n; ++k) {
+        uint32_t set, a;
+        const int key = skio_json_key_at(d, attrs, k), kind = skin_key(d, key, &set);
+        if (!kind || !skio_json_u32(d, key + 1, &a)) continue;
+        const prim_plan* pl = plan_replacing(plans, count, pos, kind, set, a);
+        if (!pl) continue;
+        const int64_t now = set < pl->sets ? pl->added[kind == 1 ? 0 : 1][set] : -1;
+        if (set >= pl->sets) {
+          any = drop[k] = true;
+        } else if (now >= 0 && now != (int64_t)a) {
+          char num[24];
+          const int len = snprintf(num, sizeof num, "%lld", (long long)now);
+          add_splice(sp, d->tok[key + 1].start, d->tok[key + 1].end, num, (size_t)len);
+        }
+      }
+      if (any) remove_pairs(d, attrs, drop, sp);
+      if (!drop) sp->oom = true;
+      free(drop);
+    }
+  }
+}
+
 /* ---- .gltf -> .glb: the buffers and images into the BIN chunk ------------------------------------------------- */
 /* Where each source buffer went: buffers with data (a file or a data URI) are concatenated into the BIN chunk (each
  * at a multiple of 16, so every accessor keeps its alignment), which becomes buffer 0; a buffer without a URI (an
@@ -1199,6 +1244,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     free(attr_add.p);
   }
   if (rc) goto done;
+  repoint_others(d, plans, count, &sp);
   appended ap = {&add, &views, &accs, base, new_buffer, next_view, next_acc};
   add_new_skins(d, edits, count, &ap, &sp);
   if (o.added && o.added->count) {

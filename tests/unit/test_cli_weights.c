@@ -511,6 +511,27 @@ START_TEST(zero_second_set_no_op_keeps_bytes) {
 }
 END_TEST
 
+/* A POINTS primitive drawing the triangles' vertices with their attributes (tests/data/points_prim.glb,
+ * make_points_prim.py; the reader reads triangles only) takes the edited weights too: it kept the old accessors (the
+ * audit of session 44). */
+START_TEST(points_primitive_follows_the_edit) {
+  char args[1024], out[300];
+  snprintf(out, sizeof out, "%s/points.glb", g_tmp);
+  snprintf(args, sizeof args, "weights tests/data/points_prim.glb %s --limit 1", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  static const char* const keys[] = {"JOINTS_0", "WEIGHTS_0"};
+  for (int k = 0; k < 2; ++k) {
+    uint32_t src, tri, pts;
+    size_t n0, n1, n2;
+    free(prim_attribute(SK_SOURCE_DIR "/tests/data/points_prim.glb", 0, keys[k], &src, &n0));
+    free(prim_attribute(out, 0, keys[k], &tri, &n1));
+    free(prim_attribute(out, 1, keys[k], &pts, &n2));
+    ck_assert_uint_ne(tri, src); /* the triangles' weights changed (a vertex had 2 influences) */
+    ck_assert_uint_eq(pts, tri);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_weights");
   TCase* t = tcase_create("cli_weights");
@@ -528,6 +549,7 @@ static Suite* suite(void) {
   tcase_add_test(t, links_edit_in_place);
   tcase_add_test(t, two_characters_at_one_spot_keep_their_bones);
   tcase_add_test(t, zero_second_set_no_op_keeps_bytes);
+  tcase_add_test(t, points_primitive_follows_the_edit);
   suite_add_tcase(s, t);
   return s;
 }
