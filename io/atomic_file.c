@@ -154,6 +154,16 @@ int skio_atomic_stage(const char* path, const void* const* data, const size_t* s
   return SKC_OK;
 }
 
+bool skio_path_climbs(const char* p) {
+  for (const char* seg = p; *seg;) {
+    const size_t n = strcspn(seg, "/\\");
+    if (n == 2 && seg[0] == '.' && seg[1] == '.') return true;
+    seg += n;
+    if (*seg) ++seg;
+  }
+  return false;
+}
+
 bool skio_same_file(const char* a, const char* b) {
   struct stat x, y;
   if (!a || !b || !a[0] || !b[0] || stat(a, &x) != 0 || stat(b, &y) != 0) return false;

@@ -655,17 +655,6 @@ static char* join(const char* dir, const char* name) {
 }
 
 /* Percent-decoded relative URI, or NULL (data: URI, absolute, scheme, "..", out of memory). */
-/* Whether relative path p climbs out of its folder: a ".." segment (a name like "rig..v2.bin" is a file). */
-static bool dotdot_segment(const char* p) {
-  for (const char* seg = p; *seg;) {
-    const size_t n = strcspn(seg, "/\\");
-    if (n == 2 && seg[0] == '.' && seg[1] == '.') return true;
-    seg += n;
-    if (*seg) ++seg;
-  }
-  return false;
-}
-
 static char* relative_file(const char* uri) {
   if (!uri || strncmp(uri, "data:", 5) == 0 || uri[0] == '/' || strchr(uri, ':')) return NULL;
   size_t n = strlen(uri);
@@ -682,7 +671,7 @@ static char* relative_file(const char* uri) {
     }
   }
   p[o] = 0;
-  if (dotdot_segment(p)) {
+  if (skio_path_climbs(p)) {
     free(p);
     return NULL;
   }

@@ -697,14 +697,7 @@ static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, 
 
 /* Whether uri is a relative path that stays inside its folder (no "..", not absolute, no scheme). */
 static bool plain_relative(const char* uri) {
-  if (!uri || !uri[0] || uri[0] == '/' || uri[0] == '\\' || strchr(uri, ':')) return false;
-  for (const char* seg = uri; *seg;) {
-    const size_t n = strcspn(seg, "/\\");
-    if (n == 2 && seg[0] == '.' && seg[1] == '.') return false;
-    seg += n;
-    if (*seg) ++seg;
-  }
-  return true;
+  return uri && uri[0] && uri[0] != '/' && uri[0] != '\\' && !strchr(uri, ':') && !skio_path_climbs(uri);
 }
 
 /* Makes the folders of path below its first len bytes (out_dir) that are missing; false when one cannot be. */

@@ -31,4 +31,8 @@ int skio_atomic_stage(const char* path, const void* const* data, const size_t* s
 /* True when a and b name one existing file (device and inode: hard links and symbolic links included). */
 bool skio_same_file(const char* a, const char* b);
 
+/* True when relative path p has a ".." segment ('/' or '\\' separated): it climbs out of its folder ("rig..v2.bin"
+ * does not). */
+bool skio_path_climbs(const char* p);
+
 #endif

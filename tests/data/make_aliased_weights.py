@@ -1,17 +1,12 @@
 # make_aliased_weights.py - writes tests/data/aliased_weights.glb: cylinder_rig.glb plus a second mesh "twin" on a
 # node "Twin" (same skin) whose JOINTS_0 and WEIGHTS_0 are accessors of their own over the same buffer view bytes as
-# the cylinder's (valid glTF: two meshes sharing their weights' bytes; the views get the byteStride that requires). An edit in place of one
-# mesh's weights must not change the other's (the audit of session 44: `bind --meshes Twin` rewrote both).
-# Plain Python (json, struct): python3 tests/data/make_aliased_weights.py
-import json
-import os
-import struct
+# the cylinder's (valid glTF: two meshes sharing their weights' bytes; the views get the byteStride that requires).
+# An edit in place of one mesh's weights must not change the other's (the audit of session 44: `bind --meshes Twin`
+# rewrote both).
+# Plain Python (tests/data/glb_json.py): python3 tests/data/make_aliased_weights.py
+import glb_json
 
-here = os.path.dirname(os.path.abspath(__file__))
-data = open(os.path.join(here, "cylinder_rig.glb"), "rb").read()
-n = struct.unpack_from("<I", data, 12)[0]
-doc = json.loads(data[20:20 + n])
-rest = data[20 + n:]  # the BIN chunk, header included
+doc, rest = glb_json.load("cylinder_rig.glb")
 prim = doc["meshes"][0]["primitives"][0]
 attrs = dict(prim["attributes"])
 SIZE = {5121: 1, 5123: 2, 5126: 4}
@@ -29,7 +24,4 @@ skinned = next(nd for nd in doc["nodes"] if "skin" in nd)
 doc["nodes"].append({"name": "Twin", "mesh": len(doc["meshes"]) - 1, "skin": skinned["skin"]})
 scene = doc["scenes"][doc.get("scene", 0)]
 scene["nodes"].append(len(doc["nodes"]) - 1)
-text = json.dumps(doc, separators=(",", ":")).encode()
-text += b" " * (-len(text) % 4)
-out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(text) + len(rest)) + struct.pack("<I4s", len(text), b"JSON") + text
-open(os.path.join(here, "aliased_weights.glb"), "wb").write(out + rest)
+glb_json.save("aliased_weights.glb", doc, rest)

@@ -6,9 +6,9 @@
 # bind pose for the head: one rest-to-bind transform no longer fits every joint). Mesh "Body" (a 12-sided cylinder,
 # radius 0.2, z 0..1.5, subdivided 3 times) parented to the armature with automatic weights; cube "Sword" (size 0.1)
 # parented to the bone "spine"; cube "Crate" (size 0.5) at (2, 0.5, 0.25), parented to nothing and weighted to
-# nothing. A clip "sway" turns the spine 50 degrees about X over frames 1-11. `skinkit bind` gives the Crate a skin; Blender's
-# importers must then show it where it was (the audit of session 44: Blender's FBX importer put it 216 units away,
-# its glTF importer threw it 27 units off once the clip played).
+# nothing. A clip "sway" turns the spine 50 degrees about X over frames 1-11. `skinkit bind` gives the Crate a skin;
+# Blender's importers must then show it where it was (the audit of session 44: Blender's FBX importer put it 216
+# units away, its glTF importer threw it 27 units off once the clip played).
 #   blender -b --factory-startup --python tests/data/make_mover_rig.py -- tests/data/mover_rig
 import math
 import sys

@@ -2,16 +2,11 @@
 # second armature ("rig2_bone0", "rig2_bone1", its own skin) and a second cylinder "cylinder2" drawing the same
 # positions through its own accessors' copies - two characters standing in one place. The weight tools and bind must
 # keep each on its own bones (the audit of session 44: smoothing, mirroring and binding took the two as one surface
-# and weighted both to all four joints). Plain Python (json, struct): python3 tests/data/make_two_rigs_one_spot.py
-import json
-import os
-import struct
+# and weighted both to all four joints). Plain Python (glb_json.py): python3
+# tests/data/make_two_rigs_one_spot.py
+import glb_json
 
-here = os.path.dirname(os.path.abspath(__file__))
-data = open(os.path.join(here, "cylinder_rig.glb"), "rb").read()
-n = struct.unpack_from("<I", data, 12)[0]
-doc = json.loads(data[20:20 + n])
-rest = data[20 + n:]  # the BIN chunk, header included
+doc, rest = glb_json.load("cylinder_rig.glb")
 nodes, skin = doc["nodes"], doc["skins"][0]
 mesh_node = next(i for i, nd in enumerate(nodes) if "mesh" in nd)
 base = len(nodes)
@@ -39,7 +34,4 @@ SIZE = {5121: 1, 5123: 2, 5126: 4}
 for key in ("JOINTS_0", "WEIGHTS_0"):  # two accessors on one vertex view need its byteStride
     acc = doc["accessors"][prim["attributes"][key]]
     doc["bufferViews"][acc["bufferView"]].setdefault("byteStride", 4 * SIZE[acc["componentType"]])
-text = json.dumps(doc, separators=(",", ":")).encode()
-text += b" " * (-len(text) % 4)
-out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(text) + len(rest)) + struct.pack("<I4s", len(text), b"JSON") + text
-open(os.path.join(here, "two_rigs_one_spot.glb"), "wb").write(out + rest)
+glb_json.save("two_rigs_one_spot.glb", doc, rest)
