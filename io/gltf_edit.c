@@ -533,8 +533,6 @@ static bool bin_offset(const skio_gltf_doc* d, const packing* pk, int32_t view, 
   return true;
 }
 
-/* Where accessor a's elements sit in the BIN chunk written (bin_offset) when it can be overwritten with ct /
- * normalized / count V (see skio_gltf_edit.h); false otherwise. */
 /* Whether another accessor of a's view reads bytes of a's elements (stride st, elem bytes each): interleaved attributes
  * side by side in one stride do not; two accessors over the same bytes (valid glTF: two meshes sharing their weights)
  * do, and an edit in place of one would change the other. */
@@ -554,6 +552,8 @@ static bool accessor_overlapped(const skio_gltf_doc* d, const skio_gltf_accessor
   return false;
 }
 
+/* Where accessor a's elements sit in the BIN chunk written (bin_offset) when it can be overwritten with ct /
+ * normalized / count V (see skio_gltf_edit.h); false otherwise. */
 static bool in_place_slot(skio_gltf_doc* d, const packing* pk, int64_t ai, uint32_t ct, bool normalized, size_t V,
                           const uint32_t* refs, size_t* offset, size_t* stride) {
   skio_gltf_accessor a;

@@ -8,11 +8,14 @@
  *    normalized flags; per vertex the same joint / weight pairs of non-zero weight, in any order) is left as it is.
  *    Otherwise the old accessors' bytes are overwritten in place when the new data has their layout
  *    (same sets, component types, normalized flag and count; a plain, uncompressed view in the GLB's BIN chunk; no
- *    sparse, no min/max; referenced by no other primitive): the JSON does not change. Otherwise the attribute values
+ *    sparse, no min/max; referenced by no other primitive; no other buffer view overlapping its view and no other
+ *    accessor reading its bytes): the JSON does not change. Otherwise the attribute values
  *    point at new accessors (tightly packed views of their own, appended at the end of "accessors" and "bufferViews";
  *    the old accessors and views stay, referenced by nothing new: a meshopt-compressed view is never rewritten).
  *    Primitives on one POSITION accessor that named the same old accessor (or none) for a set and get the same new
- *    values share one new accessor, as they shared the old (a multi-material mesh: skio_mesh.parts).
+ *    values share one new accessor, as they shared the old (a multi-material mesh: skio_mesh.parts); a primitive the
+ *    reader does not read (POINTS, LINES) drawing those vertices with those old accessors takes the new ones too. A
+ *    set beyond the new ones that holds only zeros does not count as a change.
  *    Sets no longer needed lose their attributes (also in KHR_draco_mesh_compression's attribute map, whose decoded
  *    JOINTS/WEIGHTS would otherwise replace the new ones).
  *  - Buffers. GLB: the BIN chunk is kept byte for byte (except in-place accessors) and the new data is appended at
