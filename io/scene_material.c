@@ -721,7 +721,7 @@ void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* not
     char* dest = malloc(n);
     if (!dest) break;
     snprintf(dest, n, "%s%s", out_dir, im->uri);
-    for (char* c = dest; *c; ++c) *c = *c == '\\' ? '/' : *c; /* a Windows-written relative path */
+    for (char* c = dest + strlen(out_dir); *c; ++c) *c = *c == '\\' ? '/' : *c; /* a Windows-written uri */
     struct stat st;
     if (skio_same_file(dest, im->path) || same_bytes(dest, im->data, im->size)) {
       free(dest);
