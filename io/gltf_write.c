@@ -585,6 +585,16 @@ static void put_morphs(writer* w, const skio_mesh* m, const float* x, const floa
   free(d);
 }
 
+/* The nearest ancestor of joint j that no skin lists (used: some mesh weights or binds it; extra: listed in this
+ * mesh's skin beside those), or -1 when there is none (a parent index not below its joint ends the walk). */
+static int32_t plain_parent(const skc_skeleton* sk, uint32_t j, const uint8_t* used, const uint8_t* extra) {
+  for (int32_t p = sk->parents[j];; p = sk->parents[j]) {
+    if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) return -1;
+    if (!(used && used[p]) && !(extra && extra[p])) return p;
+    j = (uint32_t)p;
+  }
+}
+
 /* The "targets" of a primitive and, once per mesh (mesh_level), its default "weights" and extras.targetNames (fixed:
  * set when a target name needed repair; only the mesh level writes names). */
 static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed) {
@@ -620,11 +630,13 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   mo->skeleton = -1;
 
   /* A skinned mesh is written in the space of its skin: T = P^-1 X, X the bake (rest pose = bind pose, see
-   * skio_gltf_write) and P the rest world transform of the parent of the skin's root joint (the closest common
-   * ancestor of the joints it lists) when that parent is a plain node: vertices T v, normals and tangents by T
-   * (renormalized; the bitangent sign flips when T mirrors), inverse binds IB T^-1, so every skinned position is
-   * unchanged. Blender 3.4's glTF importer makes that plain node the armature object and reads the vertices in
-   * its space (huesitos' x100 "Armature" threw the mesh 37 diagonals away without P). */
+   * skio_gltf_write) and P the rest world transform of the plain node above the skin's root joint (the closest
+   * common ancestor of the joints it lists; from there up past every joint some skin lists): vertices T v, normals
+   * and tangents by T (renormalized; the bitangent sign flips when T mirrors), inverse binds IB T^-1, so every
+   * skinned position is unchanged. Blender 3.4's glTF importer makes that plain node the armature object and reads
+   * the vertices in its space (huesitos' x100 "Armature" threw the mesh 37 diagonals away without P). Every mesh of
+   * a character takes the same P: a prop bound to one bone alone, written in that bone's parent's space, gave the
+   * bone other inverse binds than the body's, and Blender's importer moved the body (a scaled armature). */
   bool gets_skin = false; /* the mesh will list some joint (else it is written without skin, and not moved) */
   float tm[16];
   bool moved = false;
@@ -660,9 +672,8 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     float pinv[16];
     skc_mat4_identity(tm);
     if (lca >= 0) {
-      int32_t p = sk->parents[lca];
-      if (!(p == SKC_NO_PARENT || p < 0 || p >= lca) && skc_mat4_inverse(sk->rest_world + (size_t)p * 16, pinv) &&
-          skc_mat4_is_finite(pinv)) {
+      int32_t p = plain_parent(sk, lca, w->used, extra);
+      if (p >= 0 && skc_mat4_inverse(sk->rest_world + (size_t)p * 16, pinv) && skc_mat4_is_finite(pinv)) {
         memcpy(tm, pinv, sizeof tm);
         moved = true;
       }

@@ -276,23 +276,27 @@ class _Saved:
 
 
 def _sample_worlds(bscene, arm, index, frames):
-    """(K, J, 4, 4) float64 world matrices of the pose bones `index` (positions in arm.pose.bones) at frames."""
+    """(K, J, 4, 4) float64 world matrices of the pose bones `index` (positions in arm.pose.bones; -1: the armature
+    object itself) at frames."""
     pbs = arm.pose.bones
     buf = np.empty(len(pbs) * 16, np.float32)
     out = np.empty((len(frames), len(index), 4, 4))
+    itself = index < 0
     for k, f in enumerate(frames):
         whole = math.floor(f)
         bscene.frame_set(int(whole), subframe=float(f - whole))
         pbs.foreach_get("matrix", buf)
-        mats = buf.reshape(-1, 4, 4)[index].transpose(0, 2, 1)  # foreach_get gives each matrix column by column
+        mats = buf.reshape(-1, 4, 4)[index].transpose(0, 2, 1).astype(np.float64)  # foreach_get: column by column
+        mats[itself] = np.identity(4)
         out[k] = np.array(arm.matrix_world, np.float64) @ mats
     return out
 
 
 # ------------------------------------------------------------------------------------------- the export step
-def write_clips(context, scene, arm):
+def write_clips(context, scene, arm, wrapped=False):
     """Adds the armature's actions (module docstring) to `scene` (an api.Scene whose skeleton was made from arm's
-    bones, in Blender's world frame). Returns (clip names written, notes)."""
+    bones, in Blender's world frame; wrapped: its first joint is the armature object, the object's own motion its
+    keys). Returns (clip names written, notes)."""
     import time
 
     LAST_STATS.clear()
@@ -312,7 +316,7 @@ def write_clips(context, scene, arm):
     rs = bscene.render
     fps = rs.fps / rs.fps_base
     pose_index = {pb.name: i for i, pb in enumerate(arm.pose.bones)}
-    index = np.array([pose_index[n] for n in names], np.int64)
+    index = np.array([-1 if wrapped and j == 0 else pose_index[n] for j, n in enumerate(names)], np.int64)
 
     t0 = time.perf_counter()
     saved = _Saved(context, arm)

@@ -61,7 +61,7 @@ def _light_params(light):
     return out
 
 
-def _parent_args(obj, index, arm, joints, meshes):
+def _parent_args(obj, index, arm, joints, meshes, arm_joint):
     p = obj.parent
     if p is None:
         return {}
@@ -70,13 +70,16 @@ def _parent_args(obj, index, arm, joints, meshes):
     if obj.parent_type in ("BONE", "BONE_RELATIVE") and arm is not None and p == arm:
         joint = export_attach.exported_joint(arm, obj.parent_bone, joints)
         return dict(parent_joint=joint) if joint is not None else {}
+    if arm_joint is not None and p == arm:  # under the armature object, written as the bones' parent joint
+        return dict(parent_joint=arm_joint)
     if p.name in meshes:
         return dict(parent_mesh=p.name)
     return {}
 
 
-def write_objects(context, scene, objs, arm=None, joints=(), meshes=()):
-    """Adds objs (parents first) to scene: (names written, notes)."""
+def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None):
+    """Adds objs (parents first) to scene: (names written, notes). arm_joint: the joint written for the armature
+    object itself (its children hang from it), or None."""
     index, written, skipped = {}, [], []
     joints, meshes = set(joints), set(meshes)
     aspect = _render_aspect(context)
@@ -91,7 +94,7 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=()):
             kind, params = "light", _light_params(obj.data)
         else:
             kind = "empty"
-        params.update(_parent_args(obj, index, arm, joints, meshes))
+        params.update(_parent_args(obj, index, arm, joints, meshes, arm_joint))
         world = export_attach.rest_world(obj, arm)[0]  # a bone's child as at the armature's rest
         index[obj.name] = scene.add_object(kind, obj.name, world, **params)
         written.append(obj.name)

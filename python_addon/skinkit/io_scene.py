@@ -632,7 +632,7 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
         csr = bridge.vertex_groups_to_bone_csr(obj, names)[:3]
         if not csr[1].size:
             csr = None
-    if csr is None and names is not None and rigid in names:
+    if csr is None and names is not None and rigid is not None and rigid in names:
         n = len(obj.data.vertices)
         csr = (np.arange(n + 1, dtype=np.uint32), np.full(n, names.index(rigid), np.uint32), np.ones(n, np.float32))
     pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs, mw)
@@ -660,6 +660,26 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
             scene.set_mesh_morphs(m, [(n, w, p[s].astype(np.float32)) for n, w, p in shapes],
                                   None if shape_normals is None else [x[s].astype(np.float32) for x in shape_normals])
     return int(csr is not None)
+
+
+def _export_skeleton(arm, only_deform):
+    """(joint names, parents, bind and rest world matrices, wrapped) of the skeleton the export writes for arm: its
+    bones (the deforming ones with only_deform) under a first joint named after the armature object and holding its
+    world matrix (wrapped), as Blender's FBX and glTF exporters write an armature node - Blender's importers make it
+    the armature object again, with its name and transform, rather than a bone or a made-up "Armature" - unless a bone
+    bears the object's name (then the bones alone, the object's transform in theirs)."""
+    np = _np()
+    from . import bridge
+
+    bones, parents, bind = bridge.armature_to_skeleton_arrays(arm, None, only_deform)
+    if not bones:
+        raise ValueError("armature %s has no %sbones" % (arm.name, "deforming " if only_deform else ""))
+    rest = _written_rest(arm, bones)
+    if arm.name in arm.data.bones:
+        return bones, parents, bind, rest, False
+    top = np.array(arm.matrix_world, np.float64)[None]
+    parents = np.concatenate([[-1], np.where(parents < 0, 0, parents + 1)]).astype(np.int32)
+    return [arm.name] + bones, parents, np.concatenate([top, bind]), np.concatenate([top, rest]), True
 
 
 def _written_rest(arm, names):
@@ -791,14 +811,12 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         sk = None
         try:
             api = ops._load_api(context)
-            names = []
+            names, wrapped = [], False  # the bones written; wrapped: under a joint that is the armature object
             if arm is not None:
-                names, parents, rest = bridge.armature_to_skeleton_arrays(arm, None, self.only_deform)
-                if not names:
-                    raise ValueError("armature %s has no %sbones" % (arm.name, "deforming " if self.only_deform
-                                                                      else ""))
-                sk = api.Skeleton(names, parents, bind=rest,
-                                  rest_local=bridge.rest_local_from_world(parents, _written_rest(arm, names)))
+                joints, parents, bind, rest, wrapped = _export_skeleton(arm, self.only_deform)
+                names = joints[1:] if wrapped else joints
+                sk = api.Skeleton(joints, parents, bind=bind, rest_local=bridge.rest_local_from_world(parents, rest))
+            weight_names = ([None] + names if wrapped else names) if sk is not None else None
             written, skinned, attach_notes, saved = [], 0, [], ""
             with api.Scene.create(sk) as scene:
                 scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
@@ -807,14 +825,14 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                     if not len(obj.data.vertices):
                         continue
                     world, rigid = _mesh_attachment(obj, arm, names, attach_notes)
-                    skinned += _write_object(api, scene, obj, names if sk is not None else None, mats, self.normals,
-                                             self.uvs, self.shape_keys and ext in (".glb", ".gltf"), world, rigid)
+                    skinned += _write_object(api, scene, obj, weight_names, mats, self.normals, self.uvs,
+                                             self.shape_keys and ext in (".glb", ".gltf"), world, rigid)
                     written.append(obj.name)
                     wm.progress_update(i + 1)
                 if not written:
                     raise ValueError("the meshes to export have no vertices")
-                objects, object_notes = self._write_objects(context, scene, arm, names, written)
-                clips, clip_notes = self._write_clips(context, scene, arm)
+                objects, object_notes = self._write_objects(context, scene, arm, names, written, wrapped)
+                clips, clip_notes = self._write_clips(context, scene, arm, wrapped)
                 saved = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
                                    max_influences=self.max_influences, prune=self.prune)
         except Exception as e:
@@ -853,15 +871,15 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             + (", %d shape keys" % LAST_EXPORT_ASSIMP["shape_keys"] if LAST_EXPORT_ASSIMP["shape_keys"] else "")))
         return {"FINISHED"}
 
-    def _write_clips(self, context, scene, arm):
+    def _write_clips(self, context, scene, arm, wrapped):
         """The armature's actions as clips (export_anim.py): (clip names, notes)."""
         if not self.animations or arm is None or scene.skeleton is None:
             return [], []
         from . import export_anim
 
-        return export_anim.write_clips(context, scene, arm)
+        return export_anim.write_clips(context, scene, arm, wrapped)
 
-    def _write_objects(self, context, scene, arm, joints, meshes):
+    def _write_objects(self, context, scene, arm, joints, meshes, wrapped):
         """The cameras, lights and empties into scene (.dae and .fbx: the empties; Assimp's writers have no cameras
         or lights): (names written, notes)."""
         from . import export_objects
@@ -876,7 +894,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                              % (len(left), ", ".join(o.name for o in left[:3]) + (", ..." if len(left) > 3 else "")))
         if not objs:
             return [], notes
-        names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes)
+        names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes,
+                                                   arm.name if wrapped else None)
         return names, notes + more
 
 

@@ -434,8 +434,8 @@ def test_import_export_keeps_file_rest():
     the .glb read by Blender's glTF importer and the .fbx read by Import via skinkit show the meshes where Blender's
     FBX import of the source does (evaluated world box within 1e-4). Before, the export wrote the bind pose as the
     rest: a leg 0.02 tall lying down, or its two parts apart. (Blender's FBX importer still shows such an .fbx a
-    hundredth of the size: the armature object and scene root nodes the source's import kept as joints carry the
-    unit scale; docs/addon.md.)"""
+    hundredth of the size: the scene root and armature object nodes the source's import kept as bones carry the unit
+    scale; docs/addon.md.)"""
     for name in ("two_material_leg.fbx", "leg_xup_cm.fbx", "scene_objects.fbx"):
         src = os.path.join(DATA, name)
         reset_scene()
@@ -452,6 +452,40 @@ def test_import_export_keeps_file_rest():
             off = max(abs(got[0] - want[0]).max(), abs(got[1] - want[1]).max())
             expect(off < 1e-4, "%s -> %s: %.3g from the source (box %s..%s, want %s..%s)" % (
                 name, ext, off, got[0], got[1], want[0], want[1]))
+
+
+def test_export_writes_armature_object():
+    """Export via skinkit of Blender's own FBX import of mover_rig.fbx (armature "Rig", scaled 1.2, under an empty
+    "Mover" scaled 0.9; a sword hanging from bone "spine" without weights; an unweighted crate beside) read back by
+    Blender's glTF and FBX importers: the armature object is "Rig" again with the bones alone (it was "Armature", or
+    the glTF's root bone "root", or a bone "Rig" with a 1.08 scale the bones cannot hold), the crate is not weighted
+    to any bone, and every mesh is where the source puts it at frame 1 (box within 1e-4). Before, the .glb's body
+    was 0.34 off: the sword, bound to "spine" alone, was written in another space than the body, and Blender's glTF
+    importer took its inverse binds for the body's."""
+    src = os.path.join(DATA, "mover_rig.fbx")
+    for fmt, ext, importer in (("GLB", ".glb", bpy.ops.import_scene.gltf), ("FBX", ".fbx", bpy.ops.import_scene.fbx)):
+        reset_scene("actions")
+        bpy.ops.import_scene.fbx(filepath=src)
+        bpy.context.scene.frame_set(1)
+        want = _evaluated_box()
+        for o in bpy.context.scene.objects:
+            o.select_set(True)
+        out = os.path.join(TMP, "armature_object" + ext)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format=fmt) == {"FINISHED"}, ext)
+        reset_scene("actions")
+        importer(filepath=out)
+        bpy.context.scene.frame_set(1)
+        got = _evaluated_box()
+        off = max(abs(got[0] - want[0]).max(), abs(got[1] - want[1]).max())
+        expect(off < 1e-4, "%s: %.3g from the source (box %s..%s, want %s..%s)" % (ext, off, got[0], got[1],
+                                                                                   want[0], want[1]))
+        arms = [a for a in bpy.data.objects if a.type == "ARMATURE"]
+        expect([a.name for a in arms] == ["Rig"], "%s: armatures %s" % (ext, [a.name for a in arms]))
+        bones = sorted(b.name for b in arms[0].data.bones)
+        expect("Rig" not in bones and {"root", "spine", "head"} <= set(bones), "%s: bones %s" % (ext, bones))
+        crate = bpy.data.objects["Crate"]
+        expect(not crate.vertex_groups and crate.parent is None, "%s: crate groups %s, parent %s" % (
+            ext, [g.name for g in crate.vertex_groups], crate.parent))
 
 
 def _odd_objects_glb(path):
@@ -1163,8 +1197,9 @@ def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
             j = sk.names.index(n)
             expect(bound[j], "%s: joint %s not bound" % (fmt, n))
             close(g_file @ rw[j], rest[n], 1e-4, "%s: rest of %s vs the armature's world rest" % (fmt, n))
-            # rest pose = bind pose in the file; Collada's Z_UP turn is the reader's root node (the same for all)
-            x = g_bl if fmt == "DAE" else np.eye(4)
+            # rest pose = bind pose in the file; Collada's Z_UP turn is the reader's root node (the same for all); a
+            # glTF's mesh is written in the space of the armature object's node (the bones' parent joint)
+            x = g_bl if fmt == "DAE" else rw[sk.names.index(arm.name)] if fmt in ("GLB", "GLTF") else np.eye(4)
             close(rw[j] @ ib[j], x, 1e-4, "%s: bind matrix of %s vs its rest (rest pose = bind pose)" % (fmt, n))
     # vertices may be reordered or split by the exporter: match them by position
     d2 = ((pos[:, None, :].astype(np.float64) - src_pos[None, :, :]) ** 2).sum(axis=2)
@@ -1845,7 +1880,7 @@ def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
-             test_import_export_keeps_file_rest,
+             test_import_export_keeps_file_rest, test_export_writes_armature_object,
              test_import_shape_keys,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
