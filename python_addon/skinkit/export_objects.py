@@ -77,9 +77,17 @@ def _parent_args(obj, index, arm, joints, meshes, arm_joint):
     return {}
 
 
-def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None):
+# An empty's own axes in a glTF file, as Blender's glTF exporter writes them and its importer reads them back: the
+# world turned to Y up on both sides (x, z, -y), not only on the left as for the rest. The library's glTF writer
+# turns a world matrix W into G W (G: Blender's frame to glTF's); W A^T makes that G W A^T, A the turn of G.
+_EMPTY_AXES_GLTF = ((1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+
+
+def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None, gltf=False):
     """Adds objs (parents first) to scene: (names written, notes). arm_joint: the joint written for the armature
-    object itself (its children hang from it), or None."""
+    object itself (its children hang from it), or None. gltf: the file is glTF (an empty's own axes turned too)."""
+    import numpy as np
+
     index, written, skipped = {}, [], []
     joints, meshes = set(joints), set(meshes)
     aspect = _render_aspect(context)
@@ -96,6 +104,8 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_join
             kind = "empty"
         params.update(_parent_args(obj, index, arm, joints, meshes, arm_joint))
         world = export_attach.rest_world(obj, arm)[0]  # a bone's child as at the armature's rest
+        if gltf and kind == "empty":
+            world = world @ np.array(_EMPTY_AXES_GLTF)
         index[obj.name] = scene.add_object(kind, obj.name, world, **params)
         written.append(obj.name)
     notes = ["area lights have no glTF kind, not written: %s" % ", ".join(skipped[:3])] if skipped else []

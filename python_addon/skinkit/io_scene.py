@@ -895,7 +895,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         if not objs:
             return [], notes
         names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes,
-                                                   arm.name if wrapped else None)
+                                                   arm.name if wrapped else None, self.format in ("GLB", "GLTF"))
         return names, notes + more
 
 
