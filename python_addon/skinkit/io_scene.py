@@ -712,6 +712,13 @@ def _mesh_attachment(obj, arm, names, notes):
     return world, joint
 
 
+def _shape_keys_animated(obj):
+    """Whether obj's shape keys carry keys or drivers (an action, NLA strips or drivers on their values)."""
+    key = obj.data.shape_keys
+    ad = key.animation_data if key is not None else None
+    return ad is not None and (ad.action is not None or len(ad.drivers) > 0 or any(t.strips for t in ad.nla_tracks))
+
+
 def _has_own_weights(obj, names):
     """Whether obj has a vertex group named after one of the joints (its own weights)."""
     joints = set(names)
@@ -851,6 +858,10 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
         # nothing else is silently left out: our notes, then the library's (what the file format could not keep)
         left = list(mats.notes) + attach_notes + object_notes + clip_notes + ([saved] if saved else [])
+        keyed = [n for n in shaped if _shape_keys_animated(bpy.data.objects[n])]
+        if keyed and self.shape_keys and ext in (".glb", ".gltf"):
+            left.append("the animation of the shape keys of %s not written (their current values are)"
+                        % ", ".join(keyed))
         if shaped and (ext not in (".glb", ".gltf") or not self.shape_keys):
             left.insert(0, "%s written without the shape keys of %s (%s)" % (
                 os.path.basename(path), ", ".join(shaped),

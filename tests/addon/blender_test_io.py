@@ -1255,8 +1255,8 @@ def test_export_assimp_glb_dae_fbx():
 def test_export_assimp_shape_keys():
     """Shape keys reach a .glb as morph targets (ABI 1.14 sk_scene_mesh_set_morphs): Blender's glTF importer reads back
     the keys (the muted one left out, as Blender's glTF exporter does) with their values, and the evaluated rig with
-    them applied is where the source's is. Collada and FBX carry none: the warning names the mesh; Shape Keys off
-    says so too."""
+    them applied is where the source's is; a keyed shape-key value is named as not written. Collada and FBX carry
+    none: the warning names the mesh; Shape Keys off says so too."""
     import numpy as np
 
     from skinkit import io_scene
@@ -1294,6 +1294,19 @@ def test_export_assimp_shape_keys():
     d = np.abs(got[:, None, :] - want[None, :, :]).max(axis=2)
     worst = max(d.min(axis=1).max(), d.min(axis=0).max())  # each place's nearest in the other set
     expect(worst < 2e-3, "the shaped rig read back %.3g from the source's" % worst)
+    # a keyed shape-key value is not written (the library's clips hold joints and objects): the warning says so
+    reset_scene()
+    obj, arm = make_rig(bones=2)
+    obj.shape_key_add(name="Basis")
+    kb = obj.shape_key_add(name="Blink")
+    kb.value = 0.0
+    kb.keyframe_insert("value", frame=1)
+    kb.value = 1.0
+    kb.keyframe_insert("value", frame=10)
+    path = os.path.join(TMP, "keyed_shape.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with a keyed shape key")
+    msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+    expect("animation of the shape keys of %s not written" % obj.name in msg, "keyed shape key warning: %r" % msg)
     reset_scene()
     obj, arm = make_rig(bones=2)
     obj.shape_key_add(name="Basis")
