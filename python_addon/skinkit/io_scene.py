@@ -617,12 +617,37 @@ def _shape_keys(obj, normals, mw=None):
     return shapes, (nrms if normals else None)
 
 
-def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True, world=None, rigid=None):
+def _anchor_unweighted(csr, joint):
+    """csr with each vertex that carries no positive weight given weight 1 on joint (the armature object's node:
+    Blender's Armature modifier leaves such a vertex where its object puts it, and a glTF skin must weight every
+    vertex; Blender's glTF exporter does the same)."""
+    np = _np()
+    off, jt, wt = (np.asarray(a) for a in csr[:3])
+    rows = np.repeat(np.arange(len(off) - 1), np.diff(off.astype(np.int64)))
+    weighted = np.zeros(len(off) - 1, bool)
+    weighted[rows[wt > 0]] = True
+    if weighted.all():
+        return csr
+    add = ~weighted
+    counts = np.diff(off.astype(np.int64)) + add
+    new_off = np.concatenate([[0], np.cumsum(counts)]).astype(off.dtype)
+    new_jt = np.empty(int(new_off[-1]), jt.dtype)
+    new_wt = np.empty(int(new_off[-1]), wt.dtype)
+    keep = np.ones(len(new_jt), bool)
+    keep[new_off[1:][add] - 1] = False  # the last slot of each such row is the anchor
+    new_jt[keep], new_wt[keep] = jt, wt
+    new_jt[~keep], new_wt[~keep] = joint, 1.0
+    return (new_off, new_jt, new_wt) + tuple(csr[3:])
+
+
+def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True, world=None, rigid=None,
+                  anchor=None):
     """Adds a mesh object to the scene: one mesh, or one per material its faces use (node_name = the object's name,
     so the writers keep one object whose parts have their materials), with its shape keys as blend shapes. names:
     the skeleton's joints (None = no skeleton); world: where it is placed (None: its matrix_world); rigid: the joint
-    a mesh without weights of its own follows (weight 1: a prop under a bone, export_attach.py). Returns 1 when the
-    object was written with a skin, else 0."""
+    a mesh without weights of its own follows (weight 1: a prop under a bone, export_attach.py); anchor: the joint
+    its vertices without weight get weight 1 on (_anchor_unweighted), or None. Returns 1 when the object was written
+    with a skin, else 0."""
     np = _np()
     from . import bridge, materials
 
@@ -635,6 +660,8 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
     if csr is None and names is not None and rigid is not None and rigid in names:
         n = len(obj.data.vertices)
         csr = (np.arange(n + 1, dtype=np.uint32), np.full(n, names.index(rigid), np.uint32), np.ones(n, np.float32))
+    if csr is not None and anchor is not None:
+        csr = _anchor_unweighted(csr, anchor)
     pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs, mw)
     shapes, shape_normals = _shape_keys(obj, normals and nrm is not None, mw) if shape_keys else ([], None)
     used = materials.triangle_materials(obj, len(tri))  # (materials, part of each triangle) or None
@@ -833,7 +860,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                         continue
                     world, rigid = _mesh_attachment(obj, arm, names, attach_notes)
                     skinned += _write_object(api, scene, obj, weight_names, mats, self.normals, self.uvs,
-                                             self.shape_keys and ext in (".glb", ".gltf"), world, rigid)
+                                             self.shape_keys and ext in (".glb", ".gltf"), world, rigid,
+                                             0 if wrapped and ext in (".glb", ".gltf") else None)
                     written.append(obj.name)
                     wm.progress_update(i + 1)
                 if not written:

@@ -454,6 +454,44 @@ def test_import_export_keeps_file_rest():
                 name, ext, off, got[0], got[1], want[0], want[1]))
 
 
+def test_export_unweighted_vertices_stay():
+    """Vertices in no vertex group (Blender's Armature modifier leaves them where their object puts them) are written
+    to a .glb with weight 1 on the armature object's node, as Blender's glTF exporter writes them: read back by
+    Blender's glTF importer, every vertex is where the source has it, at rest and with a bone turned by the clip.
+    Before, they were written with all-zero weights and came back up to 0.37 of the rig's size off."""
+    import numpy as np
+
+    obj, arm = make_rig(bones=3, moved=True)
+    co = np.array([tuple(v.co) for v in obj.data.vertices])
+    tip = np.nonzero(co[:, 0] > co[:, 0].max() - 0.3)[0].tolist()  # the far end of the tube: no group
+    for g in obj.vertex_groups:
+        g.remove(tip)
+    act = bpy.data.actions.new("Bend")
+    arm.animation_data_create().action = act
+    pb = arm.pose.bones["b1"]
+    pb.rotation_mode = "XYZ"
+    for frame, angle in ((1, 0.0), (10, 0.9)):
+        pb.rotation_euler = (0.0, 0.0, angle)
+        pb.keyframe_insert("rotation_euler", frame=frame)
+    want = {}
+    for frame in (1, 10):
+        bpy.context.scene.frame_set(frame)
+        want[frame] = evaluated_world(obj)
+    size = float(np.ptp(want[1], axis=0).max())
+    select_only(obj, arm)
+    out = os.path.join(TMP, "unweighted.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export")
+    reset_scene("actions")
+    bpy.ops.import_scene.gltf(filepath=out)
+    back = next(o for o in bpy.data.objects if o.type == "MESH")
+    for frame in (1, 10):
+        bpy.context.scene.frame_set(frame)
+        got = evaluated_world(back)
+        d = np.linalg.norm(got[:, None, :] - want[frame][None, :, :], axis=2)
+        worst = max(d.min(axis=1).max(), d.min(axis=0).max()) / size
+        expect(worst < 1e-4, "frame %d: read back %.3g of the size from the source" % (frame, worst))
+
+
 def test_export_writes_armature_object():
     """Export via skinkit of Blender's own FBX import of mover_rig.fbx (armature "Rig", scaled 1.2, under an empty
     "Mover" scaled 0.9; a sword hanging from bone "spine" without weights; an unweighted crate beside) read back by
@@ -1895,6 +1933,7 @@ def main():
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_export_keeps_file_rest, test_export_writes_armature_object,
+             test_export_unweighted_vertices_stay,
              test_import_shape_keys,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
