@@ -144,14 +144,34 @@ def basis_factors(parents, bind, rest_bones):
     return inv_rest @ parent_bind, np.linalg.inv(bind) @ rest
 
 
-def clip_tracks(scene, a, factors):
+def kept_locals(local, parents, kept):
+    """(K, len(kept), 4, 4) local matrices of the joints that are bones: a bone whose parent joint is no bone (the
+    armature node or a root above it, left out by the importer) takes its world in the clip, so the motion of the
+    joints above it is kept."""
+    world = {}
+    out = local[:, kept].copy()
+    bone = set(kept)
+    for j, p in enumerate(parents):
+        if j not in bone:
+            world[j] = local[:, j] if p < 0 else world[p] @ local[:, j]
+    for k, j in enumerate(kept):
+        p = parents[j]
+        if p >= 0 and p not in bone:
+            out[:, k] = world[p] @ local[:, j]
+    return out
+
+
+def clip_tracks(scene, a, factors, parents=None, kept=None):
     """(times (K,), location (K, J, 3), quaternion (K, J, 4), scale (K, J, 3), residual (K, J)) of clip a, one
-    sample_pose per key time. K = 0 when the clip keys no joint."""
+    sample_pose per key time, for the joints kept (all when None; parents: the skeleton's). K = 0 when the clip keys
+    no joint."""
     times = np.asarray(scene.animation_key_times(a), np.float64)
     if not times.size:
         return times, None, None, None, None
     trs = np.stack([scene.sample_pose(a, float(t)) for t in times])
     local = trs_to_matrices(trs)
+    if kept is not None:
+        local = kept_locals(local, parents, kept)
     basis = factors[0][None] @ local @ factors[1][None]
     loc, q, s, res = decompose(basis)
     return times, loc, continuous_signs(q), s, res
@@ -226,16 +246,23 @@ def write_transform_keys(action, frames, loc, quat, scale, group, prefix=""):
             _write_fcurve(action, prefix + path, i, group, frames, vals[:, i], linear)
 
 
-def import_clips(context, scene, arm_obj, bone_names):
+def import_clips(context, scene, arm_obj, bone_names, arm_world=None):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
-    of joint j) on the armature object (module docstring). Returns (actions in clip order, note or None: what was
-    left out or approximated). A failure removes the actions made so far and raises."""
+    of joint j, None for a joint that is no bone) on the armature object (module docstring). arm_world: the armature
+    object's matrix in the file's frame (the armature node's rest world; identity when None), which the bones' rest
+    matrices are relative to. Returns (actions in clip order, note or None: what was left out or approximated). A
+    failure removes the actions made so far and raises."""
     import bpy
 
     sk = scene.skeleton
-    parents = [int(p) for p in sk.parents]
-    bind = sk.bind.astype(np.float64)
-    rest_bones = np.stack([np.array(arm_obj.data.bones[nm].matrix_local, np.float64) for nm in bone_names])
+    all_parents = [int(p) for p in sk.parents]
+    kept = [j for j, nm in enumerate(bone_names) if nm is not None]
+    index = {j: k for k, j in enumerate(kept)}
+    parents = [index.get(all_parents[j], -1) for j in kept]
+    bone_names = [bone_names[j] for j in kept]
+    bind = sk.bind.astype(np.float64)[kept]
+    space = np.identity(4) if arm_world is None else np.asarray(arm_world, np.float64)
+    rest_bones = np.stack([space @ np.array(arm_obj.data.bones[nm].matrix_local, np.float64) for nm in bone_names])
     extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()) if len(bind) else 0.0, 1.0)
     tols = (LOC_TOL * extent, ROT_TOL, ROT_TOL)
     factors = basis_factors(parents, bind, rest_bones)
@@ -244,7 +271,7 @@ def import_clips(context, scene, arm_obj, bone_names):
 
     clips, skipped = [], []
     for a in range(scene.animation_count):
-        times, loc, q, s, res = clip_tracks(scene, a, factors)
+        times, loc, q, s, res = clip_tracks(scene, a, factors, all_parents, kept)
         name = scene.animation_name(a)
         if not times.size:
             skipped.append(name or "clip%d" % a)

@@ -69,11 +69,16 @@ def _parent(obj, info, made, arm_obj, bones, meshes):
         obj.parent = made[info["parent_object"]]
     elif info["parent_joint"] is not None:
         bone = bones.get(info["parent_joint"])
-        if arm_obj is None or bone is None:
+        if arm_obj is not None and bone == "":  # the armature node: the armature object itself
+            obj.parent = arm_obj
+        elif arm_obj is not None and bone is None and info["parent_joint"] in bones:
+            pass  # a root above the armature node (the scene's): the top level
+        elif arm_obj is None or bone is None:
             return info["parent_joint"]
-        obj.parent = arm_obj
-        obj.parent_type = "BONE"
-        obj.parent_bone = bone
+        else:
+            obj.parent = arm_obj
+            obj.parent_type = "BONE"
+            obj.parent_bone = bone
     elif info["parent_mesh"] is not None:
         mesh_obj = meshes.get(info["parent_mesh"])
         if mesh_obj is None:
@@ -97,12 +102,12 @@ def _parent_world(obj, worlds, index, made):
     return worlds[k] if k is not None and made[k] == p else p.matrix_world.copy()
 
 
-def _key_base(obj, info, parent, root, scene, joint_index):
+def _key_base(obj, info, parent, root, scene, joint_index, arm_world):
     """K with obj's matrix_basis = K @ M(t), M(t) its keys relative to its file parent's rest world (object_sample):
     the Blender parent's frame (parent: its world at rest, None at the top) undone, the file parent's rest world
     applied. A bone moves with the clip as the file's joint does, so a bone parent's K is taken at the joint's rest
-    world: inverse(tail offset) R_j^-1 B_j W_j^-1 (R_j the bone's rest matrix, B_j the joint's bind, W_j its rest
-    world), the same at every pose."""
+    world: inverse(tail offset) R_j^-1 B_j W_j^-1 (R_j the bone's rest matrix in the bind space, arm_world times its
+    matrix_local; B_j the joint's bind, W_j its rest world), the same at every pose."""
     import numpy as np
     from mathutils import Matrix
 
@@ -114,7 +119,8 @@ def _key_base(obj, info, parent, root, scene, joint_index):
         bind = Matrix(sk.bind[j].astype(np.float64).tolist())
         rest = Matrix(sk.rest_world[j].astype(np.float64).tolist())
         tail = Matrix.Translation((0.0, bone.length, 0.0))
-        return tail.inverted() @ bone.matrix_local.inverted() @ bind @ rest.inverted() @ pw
+        rest_bone = arm_world @ bone.matrix_local  # the bone's rest in the bind space (the armature at arm_world)
+        return tail.inverted() @ rest_bone.inverted() @ bind @ rest.inverted() @ pw
     if parent is None or abs(parent.determinant()) <= 1e-30:
         return root @ pw
     return parent.inverted() @ root @ pw
@@ -159,14 +165,15 @@ def _object_clips(context, scene, made, bases):
     return actions
 
 
-def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True):
+def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True, arm_world=None):
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
-    the file's frame to Blender's world; bones: joint name -> bone name; meshes: mesh node name -> mesh object;
+    the file's frame to Blender's world; bones: joint name -> bone name ("" for the armature node, which is the
+    armature object; None for a root above it, which is no object); meshes: mesh node name -> mesh object;
     clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that
     could not be found, actions)."""
     made, datas = [], []
     try:
-        return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas)
+        return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas, arm_world)
     except BaseException:  # what was made so far goes again (the caller removes what it made itself)
         for o in made:
             bpy.data.objects.remove(o, do_unlink=True)
@@ -175,8 +182,10 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
         raise
 
 
-def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas):
+def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world):
     from mathutils import Matrix
+
+    arm_world = Matrix.Identity(4) if arm_world is None else Matrix([list(r) for r in arm_world])
 
     unit = _unit_scale(root)
     lost = []
@@ -207,7 +216,7 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas):
     if clips and scene.animation_count:
         sk = scene.skeleton
         joint_index = {n: j for j, n in enumerate(sk.names)} if sk is not None else {}
-        bases = [_key_base(obj, info, parent, root, scene, joint_index)
+        bases = [_key_base(obj, info, parent, root, scene, joint_index, arm_world)
                  for obj, info, parent in zip(made, infos, parents)]
         actions = _object_clips(context, scene, made, bases)
     return made, datas, lost, actions

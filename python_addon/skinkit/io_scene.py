@@ -334,7 +334,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         self._armature(scene, path, st)
         st.root = import_root(scene, self.up_axis, Matrix)
         if st.arm_obj is not None:
-            st.arm_obj.matrix_world = st.root
+            st.arm_obj.matrix_world = st.root @ Matrix(st.arm_world.tolist())
         if self.materials:
             from . import import_materials
 
@@ -346,11 +346,12 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         if self.objects and scene.objects:
             from . import import_objects
 
-            sk = scene.skeleton
-            bones = dict(zip(sk.names, st.bone_names)) if sk is not None else {}
+            sk = scene.skeleton  # joint -> bone; "" the armature node (the armature object), None a root above it
+            bones = {n: ("" if j == st.arm_joint else b) for j, (n, b) in enumerate(zip(sk.names, st.bone_names))} \
+                if sk is not None else {}
             by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
             objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
-                                                                       by_node, clips=self.animations)
+                                                                       by_node, self.animations, st.arm_world)
             st.created += objs
             st.datas += datas + actions
             st.object_actions = [a.name for a in actions]
@@ -360,7 +361,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         if st.arm_obj is not None and self.animations and scene.animation_count:
             from . import import_anim
 
-            st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names)
+            st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names,
+                                                                     st.arm_world)
 
     def _armature(self, scene, path, st):
         """The armature of the file's skeleton, its rest position the bind pose (posed to the file's rest pose with
@@ -375,8 +377,17 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()), 1e-6)
         pose = rest if self.file_rest_pose and np.abs(bind - rest).max() > 1e-5 * max(extent, 1.0) else None
         stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
-        name = _armature_name(sk.names, sk.parents.tolist(), scene.deform_joints(), stem)
-        st.arm_obj, st.bone_names = bridge.armature_from_skeleton(name, sk.names, sk.parents.tolist(), bind, pose)
+        parents, deform = sk.parents.tolist(), scene.deform_joints()
+        name = _armature_name(sk.names, parents, deform, stem)
+        st.arm_joint, st.arm_world, kept = _armature_node(parents, deform, bind, rest)
+        space = np.linalg.inv(st.arm_world)  # the bind space -> the armature object's
+        index = {j: k for k, j in enumerate(kept)}
+        arm_obj, bones = bridge.armature_from_skeleton(
+            name, [sk.names[j] for j in kept], [index.get(parents[j], -1) for j in kept], space @ bind[kept],
+            None if pose is None else space @ pose[kept])
+        st.arm_obj, st.bone_names = arm_obj, [None] * len(sk.names)
+        for k, j in enumerate(kept):
+            st.bone_names[j] = bones[k]
         st.created.append(st.arm_obj)
         st.datas.append(st.arm_obj.data)
 
@@ -390,9 +401,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         pos = scene.mesh_positions(m)
         if pos is None or not len(pos):
             return
-        me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), pos, scene.mesh_triangles(m),
-                                     uv=scene.mesh_uv0(m) if self.uvs else None,
-                                     normals=scene.mesh_normals(m) if self.custom_normals else None,
+        space = np.linalg.inv(st.arm_world) if st.arm_obj is not None else None  # vertices in the armature's space
+        nrm = scene.mesh_normals(m) if self.custom_normals else None
+        me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), _points_to(space, pos),
+                                     scene.mesh_triangles(m), uv=scene.mesh_uv0(m) if self.uvs else None,
+                                     normals=_normals_to(space, nrm),
                                      uv1=scene.mesh_uv1(m) if self.uvs else None,
                                      colors=scene.mesh_colors(m) if self.colors else None)
         st.datas.append(me)
@@ -404,13 +417,14 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.mesh_objs.append(obj)
         st.mesh_index.append(m)
         if self.shape_keys:
-            st.shape_keys += _add_shape_keys(obj, scene.mesh_morphs(m))
+            morphs = [(n, w, _points_to(space, p)) for n, w, p in scene.mesh_morphs(m) or ()]
+            st.shape_keys += _add_shape_keys(obj, morphs)
         arm_obj, bone_names = st.arm_obj, st.bone_names
         skin = scene.mesh_skin(m)
         if skin is not None and arm_obj is not None:
             off, jt, wt = bridge.merge_csr_duplicates(*skin.to_csr())
             used = np.unique(jt).tolist()
-            groups = [obj.vertex_groups.new(name=bone_names[j]).index for j in used]
+            groups = [obj.vertex_groups.new(name=bone_names[j] or scene.skeleton.names[j]).index for j in used]
             remap = np.full(len(bone_names), -1, np.int64)
             remap[used] = np.arange(len(used))
             bridge.csr_to_vertex_groups(obj, off, remap[jt.astype(np.int64)], np.clip(wt, 0.0, 1.0),
@@ -430,13 +444,14 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         notes = list(st.mats.notes) if st.mats is not None else []  # what of the materials could not be carried
         LAST_IMPORT.clear()
         LAST_IMPORT.update(path=path, armature=st.arm_obj.name if st.arm_obj is not None else None,
-                           meshes=[o.name for o in st.mesh_objs], bones=st.bone_names, left_out=st.left_out,
+                           meshes=[o.name for o in st.mesh_objs], bones=[b for b in st.bone_names if b is not None],
+                           left_out=st.left_out, root=[list(r) for r in st.root] if st.root is not None else None,
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
                            object_actions=st.object_actions, shape_keys=st.shape_keys)
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
-            len(st.bone_names))
+            sum(b is not None for b in st.bone_names))
         if st.shape_keys:
             msg += ", %d shape keys" % st.shape_keys
         if st.clip_actions:
@@ -455,6 +470,40 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 _MADE_UP_ROOTS = ("rootnode", "root", "scene", "z_up", "y_up")
 
 
+def _armature_node(parents, deform, bind, rest):
+    """(node, its matrix, kept joints) for the armature of a skeleton: node = the file's armature node - the one
+    joint above every top deform joint, no deform joint itself nor above one - which becomes the armature object
+    rather than a bone, it and the joints above it (the scene root, an importer's made-up root) left out of the
+    bones, as Blender's FBX and glTF importers build the armature. Its matrix, in the bind space the meshes and bones
+    are read in: the node's rest world when the bones hold no scale in its frame, else the node's rest world as seen
+    from a top deform joint r, bind_r rest_r^-1 rest_node (a bind space that is not the file's world: a mesh node's
+    own, in other units). (-1, identity, every joint) when there is no such node or its matrix cannot be an
+    object's."""
+    np = _np()
+    J = len(parents)
+    tops = {int(parents[j]) for j in range(J) if deform[j] and (parents[j] < 0 or not deform[parents[j]])}
+    node = tops.pop() if len(tops) == 1 else -1
+    above = set()
+    p = node
+    while p >= 0 and p not in above:
+        above.add(p)
+        p = int(parents[p])
+    none = -1, np.identity(4), list(range(J))
+    if node < 0 or p >= 0 or any(deform[a] for a in above):
+        return none
+    r = next(j for j in range(J) if deform[j] and parents[j] == node)
+    with np.errstate(all="ignore"):
+        seen = bind[r] @ np.linalg.pinv(rest[r]) @ rest[node]
+    for m in (rest[node], seen):
+        scale = float(np.abs(m[:3, :3]).max()) if np.isfinite(m).all() else 0.0
+        if not scale or abs(np.linalg.det(m[:3, :3])) <= 1e-9 * scale ** 3 or np.abs(m[3] - (0, 0, 0, 1)).max() > 1e-6:
+            continue
+        bones = np.linalg.inv(m)[None, :3, :3] @ bind[[j for j in range(J) if deform[j]], :3, :3]
+        if m is seen or np.abs(np.linalg.norm(bones, axis=1) - 1.0).max() < 1e-3:  # bones hold no scale
+            return node, m, [j for j in range(J) if j not in above]
+    return none
+
+
 def _armature_name(names, parents, deform, stem):
     """The armature object's name: the file's armature node - the joint above every top deform joint, itself no deform
     joint (Blender's importers name the armature after it: "Rig", "Armature") - unless it is an importer's made-up
@@ -469,6 +518,25 @@ def _armature_name(names, parents, deform, stem):
     if not node or (node.startswith("<") and node.endswith(">")) or node.lower() in _MADE_UP_ROOTS:
         return stem
     return node
+
+
+def _points_to(space, pts):
+    """(N, 3) float32 points taken by the 4x4 space (None: as they are)."""
+    np = _np()
+    if space is None or pts is None or np.array_equal(space, np.identity(4)):
+        return pts
+    p = np.asarray(pts, np.float64)
+    return (p @ space[:3, :3].T + space[:3, 3]).astype(np.float32)
+
+
+def _normals_to(space, nrm):
+    """(N, 3) float32 normals taken by the 4x4 space (its inverse transpose, renormalized; None: as they are)."""
+    np = _np()
+    if space is None or nrm is None or np.array_equal(space, np.identity(4)):
+        return nrm
+    n = np.asarray(nrm, np.float64) @ np.linalg.inv(space[:3, :3])
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    return (n / np.where(length > 0.0, length, 1.0)).astype(np.float32)
 
 
 def _object_name(scene, m, mesh_name):
@@ -500,7 +568,8 @@ class _ImportState:
 
     def __init__(self):
         self.created, self.datas = [], []
-        self.arm_obj, self.bone_names = None, []
+        self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
+        self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
         self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
         self.mats = None  # import_materials.MaterialReader when Materials is on
         self.root = None

@@ -158,7 +158,8 @@ def check_exact(path, label, tol=1e-4, clips=None, **kw):
         n = ref.scene.animation_count
         expect(len(info["actions"]) == n, "%s: %d actions for %d clips" % (label, len(info["actions"]), n))
         expect(len(objs) == len(ref.meshes), "%s: %d mesh objects, %d meshes" % (label, len(objs), len(ref.meshes)))
-        root = np.array(arm.matrix_world, np.float64)
+        root = np.array(info["root"], np.float64)  # the file's frame -> Blender's world (the armature object: the
+        # file's armature node there)
         for a in (range(n) if clips is None else clips):
             arm.animation_data.action = bpy.data.actions[info["actions"][a]]
             for bone in info["bones"]:  # no quaternion sign flip between consecutive keys

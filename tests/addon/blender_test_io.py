@@ -290,6 +290,7 @@ def _library_view(path):
         extra = {}
         if sk is not None:
             extra["parents"] = sk.parents.tolist()
+            extra["deform"] = scene.deform_joints()
             extra["palette"] = [sk.palette_from_world(rest, inverse_bind=scene.mesh_inverse_binds(m)[0])
                                 if scene.mesh_skin(m) is not None else None for m in range(scene.mesh_count)]
             extra["skins"] = [scene.mesh_skin(m).to_csr() if scene.mesh_skin(m) is not None else None
@@ -311,14 +312,28 @@ def _check_import(path, label):
            "%s: import did not finish" % label)
     info = skinkit.io_scene.LAST_IMPORT
     arm = bpy.data.objects[info["armature"]]
-    expect(len(arm.data.bones) == len(names), "%s: %d bones, library %d joints" % (label, len(arm.data.bones),
-                                                                                    len(names)))
-    expect(info["bones"] == names, "%s: bone names differ from the joints" % label)
+    # every joint is a bone but the file's armature node and what is above it (no deform joint among them)
+    kept = set(info["bones"])
+    expect(info["bones"] == [n for n in names if n in kept], "%s: bones %s, joints %s" % (label, info["bones"], names))
+    expect(len(arm.data.bones) == len(kept), "%s: %d bones for %d kept joints" % (label, len(arm.data.bones), len(kept)))
+    dropped = [j for j, n in enumerate(names) if n not in kept]
+    expect(not any(extra["deform"][j] for j in dropped), "%s: deform joints left out: %s" % (
+        label, [names[j] for j in dropped]))
+    for j in dropped:  # above every deform joint: each of them descends from it
+        for d in np.nonzero(extra["deform"])[0]:
+            p = int(d)
+            while p >= 0 and p != j:
+                p = extra["parents"][p]
+            expect(p == j, "%s: left out %s, not above deform joint %s" % (label, names[j], names[d]))
     for j, n in enumerate(names):  # parent links
+        if n not in kept:
+            continue
         b = arm.data.bones[n]
         p = extra["parents"][j]
-        expect((b.parent.name if b.parent else None) == (names[p] if p >= 0 else None),
-               "%s: parent of %s is %s, file %s" % (label, n, b.parent, names[p] if p >= 0 else None))
+        want_parent = names[p] if p >= 0 and names[p] in kept else None
+        expect((b.parent.name if b.parent else None) == want_parent,
+               "%s: parent of %s is %s, file %s" % (label, n, b.parent, want_parent))
+    root = np.array(info["root"], np.float64)
     objs = [bpy.data.objects[n] for n in info["meshes"]]
     expect(len(objs) == len(meshes), "%s: %d mesh objects, library %d meshes" % (label, len(objs), len(meshes)))
     worst = 0.0
@@ -330,19 +345,22 @@ def _check_import(path, label):
             got = dense_groups(obj, names)
             close(got, np.clip(w, 0, 1), 1e-6, "%s/%s: vertex group weights vs the library's read" % (label, mname))
             expect(any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers), "no Armature modifier")
-        # evaluated positions at the rest position of the armature = the file's positions
+        # evaluated positions at the rest position of the armature = the file's positions (in Blender's world: the
+        # import's root transform; the mesh data is in the armature object's space)
         arm.data.pose_position = "REST"
-        ev = evaluated_positions(obj)
-        close(ev, pos, 1e-4 * diag, "%s/%s: evaluated rest positions vs the file" % (label, mname))
+        ev = evaluated_world(obj)
+        unit = float(np.cbrt(abs(np.linalg.det(root[:3, :3]))))
+        close(ev, pos @ root[:3, :3].T + root[:3, 3], 1e-4 * diag * unit, "%s/%s: evaluated rest positions vs the file"
+              % (label, mname))
         # in the file's rest pose (pose position): the library's LBS of the same skin with the rest pose palette
         arm.data.pose_position = "POSE"
         if w is not None:
-            evp = evaluated_positions(obj)
+            evp = evaluated_world(obj)
             off, jt, wt = extra["skins"][k]
             with api.Skin.from_csr(off, jt, wt, len(names)) as skin:
                 # Blender's Armature modifier divides by the weight sum: so does the library with "normalize"
                 ours = api.deform(pos, None, extra["palette"][k], skin, method="lbs", flags=("normalize",)).positions
-            err = float(np.abs(evp - ours).max()) / max(diag, 1e-9)
+            err = float(np.abs(evp - (ours @ root[:3, :3].T + root[:3, 3])).max()) / max(diag * unit, 1e-9)
             worst = max(worst, err)
             expect(err <= 1e-4, "%s/%s: posed (file rest pose) Blender vs library LBS: %.3g of the diagonal"
                    % (label, mname, err))
@@ -431,27 +449,40 @@ def test_import_names_objects_as_blender_does():
 def test_import_export_keeps_file_rest():
     """Import via skinkit then Export via skinkit of Blender-written FBX files whose bind pose is not their rest pose
     (centimetres: the meshes' bind pose a hundredth of the size; the importer poses the armature in the file's rest):
-    the .glb read by Blender's glTF importer and the .fbx read by Import via skinkit show the meshes where Blender's
-    FBX import of the source does (evaluated world box within 1e-4). Before, the export wrote the bind pose as the
-    rest: a leg 0.02 tall lying down, or its two parts apart. (Blender's FBX importer still shows such an .fbx a
-    hundredth of the size: the scene root and armature object nodes the source's import kept as bones carry the unit
-    scale; docs/addon.md.)"""
+    the .glb read by Blender's glTF importer and the .fbx read by Blender's FBX importer and by Import via skinkit
+    show the meshes where Blender's FBX import of the source does (evaluated world box within 1e-4), with the same
+    armatures and bones. Before, the export wrote the bind pose as the rest (a leg 0.02 tall lying down, or its two
+    parts apart), and Blender's FBX importer showed the .fbx a hundredth of the size and lying down: the import made
+    the scene root and the armature object's node bones ("RootNode", "Rig"), and their unit scale went into the file
+    as joints. Now the import leaves them out of the bones (the armature object is the file's "Rig", as Blender's
+    importer makes it) and the export writes the armature object as the bones' parent node."""
     for name in ("two_material_leg.fbx", "leg_xup_cm.fbx", "scene_objects.fbx"):
         src = os.path.join(DATA, name)
         reset_scene()
         bpy.ops.import_scene.fbx(filepath=src)
         want = _evaluated_box()
+        want_bones = {a.name: sorted(b.name for b in a.data.bones) for a in bpy.data.objects if a.type == "ARMATURE"}
         for fmt, ext, importer in (("GLB", ".glb", bpy.ops.import_scene.gltf),
+                                   ("FBX", ".fbx", bpy.ops.import_scene.fbx),
                                    ("FBX", ".fbx", bpy.ops.import_scene.skinkit_assimp)):
             _import_all_selected(src)
+            arms = {a.name: sorted(b.name for b in a.data.bones) for a in bpy.data.objects if a.type == "ARMATURE"}
+            expect(arms == want_bones, "%s: imported armatures %s, Blender's importer %s" % (name, arms, want_bones))
             out = os.path.join(TMP, "file_rest_" + name + ext)
             expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format=fmt) == {"FINISHED"}, name + ext)
             reset_scene()
             importer(filepath=out)
             got = _evaluated_box()
             off = max(abs(got[0] - want[0]).max(), abs(got[1] - want[1]).max())
-            expect(off < 1e-4, "%s -> %s: %.3g from the source (box %s..%s, want %s..%s)" % (
-                name, ext, off, got[0], got[1], want[0], want[1]))
+            expect(off < 1e-4, "%s -> %s (%s): %.3g from the source (box %s..%s, want %s..%s)" % (
+                name, ext, importer.idname(), off, got[0], got[1], want[0], want[1]))
+            arms = {a.name: sorted(b.name for b in a.data.bones) for a in bpy.data.objects if a.type == "ARMATURE"}
+            # Assimp's FBX writer makes a leaf joint no mesh binds (Blender's "shin_end") a null, which Blender's FBX
+            # importer makes an empty on the bone it hangs from
+            on_bones = {o.name for o in bpy.data.objects if o.type == "EMPTY" and o.parent_type == "BONE"}
+            arms = {a: sorted(set(b) | ({n for n in want_bones.get(a, ())} & on_bones)) for a, b in arms.items()}
+            expect(arms == want_bones, "%s -> %s (%s): armatures %s, the source's %s" % (
+                name, ext, importer.idname(), arms, want_bones))
 
 
 def test_export_unweighted_vertices_stay():
@@ -749,6 +780,7 @@ def test_import_shape_keys():
     the two importers split vertices differently). Shape Keys off: none."""
     import numpy as np
 
+    import skinkit
     from skinkit import api
 
     def bulged(obj):
@@ -770,7 +802,10 @@ def test_import_shape_keys():
         expect([k.name for k in keys.key_blocks] == ["Basis", "Bulge"], "%s: keys %s"
                % (path, [k.name for k in keys.key_blocks]))
         co = np.array([tuple(d.co) for d in keys.key_blocks["Bulge"].data])
-        close(co, morphs[0][2], 1e-6, "%s: Bulge positions" % path)
+        mw = np.array(obj.matrix_world, np.float64)  # compared in Blender's world: the data is in the armature's space
+        root = np.array(skinkit.io_scene.LAST_IMPORT["root"], np.float64)
+        close(co @ mw[:3, :3].T + mw[:3, 3], morphs[0][2] @ root[:3, :3].T + root[:3, 3], 1e-6,
+              "%s: Bulge positions" % path)
         got = bulged(obj)
         d = np.abs(got[:, None, :] - want[None, :, :]).max(axis=2)
         worst = max(d.min(axis=1).max(), d.min(axis=0).max())  # each place's nearest in the other set
@@ -1089,7 +1124,7 @@ def test_object_clip_keys_read_back_in_blender():
         if g is None:
             expect(False, "%s missing in the .glb" % name)
             continue
-        rows = range(3) if kind != "EMPTY" or empty_axes else ()
+        rows = range(3) if kind != "EMPTY" else ()
         worst = max([abs(w[r][c] - g[1][r][c]) for r in rows for c in range(4)] +
                     [abs(w[r][3] - g[1][r][3]) for r in range(3)])
         expect(worst < 1e-4, "%s at frame 45 %.3g off" % (name, worst))
@@ -1111,7 +1146,7 @@ def _same_places(want, got, label):
     for name, (kind, w) in want.items():
         g = got.get(name)
         expect(g is not None, "%s: %s missing" % (label, name))
-        rows = range(3) if kind != "EMPTY" or empty_axes else ()
+        rows = range(3) if kind != "EMPTY" else ()
         worst = max([abs(w[r][c] - g[1][r][c]) for r in rows for c in range(4)] +
                     [abs(w[r][3] - g[1][r][3]) for r in range(3)])
         expect(worst < 1e-4, "%s: %s %.3g off" % (label, name, worst))
