@@ -194,6 +194,22 @@ SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh) {
   return m ? (m->part_count ? m->part_count : 1) : 0;
 }
 
+SK_API sk_result sk_scene_mesh_part(const sk_scene* scene, uint32_t mesh, uint32_t part, uint64_t* out_first_index,
+                                    uint64_t* out_index_count, int32_t* out_material, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  const skio_mesh* m = mesh_at(scene, mesh);
+  if (!m) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range (%u meshes)", mesh, scene->io->mesh_count);
+  const uint32_t parts = m->part_count ? m->part_count : 1;
+  if (part >= parts) SK__FAIL(err, SKC_OUT_OF_RANGE, "part %u out of range (mesh \"%s\" has %u)", part, m->name, parts);
+  const size_t first = m->part_count ? m->parts[part].index_start : 0;
+  const size_t count = m->part_count ? m->parts[part].index_count : m->index_count;
+  const uint32_t mat = m->part_count ? m->parts[part].material : m->material;
+  if (out_first_index) *out_first_index = first;
+  if (out_index_count) *out_index_count = count;
+  if (out_material) *out_material = mat < scene->io->material_count ? (int32_t)mat : -1;
+  return sk__ret(SKC_OK, NULL, err);
+}
+
 SK_API int32_t sk_scene_mesh_gltf_scene(const sk_scene* scene, uint32_t mesh) {
   const skio_mesh* m = scene && mesh < scene->io->mesh_count ? &scene->io->meshes[mesh] : NULL;
   return m && scene->io->gltf && m->gltf_node >= 0 ? m->gltf_scene : -1;

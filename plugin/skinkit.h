@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.15.0 -> 11500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11500
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.16.0 -> 11600); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11600
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 15
+#define SK_ABI_MINOR 16
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -521,6 +521,12 @@ SK_API const char* sk_scene_mesh_node_name(const sk_scene* scene, uint32_t mesh)
 /* ABI 1.9: the parts of a mesh - glTF primitives that draw one vertex set with their own indices and material (a
  * three.js multi-material mesh), read as one mesh - 1 for a mesh of one part, 0 for an index out of range. */
 SK_API uint32_t sk_scene_mesh_part_count(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.16: part `part` of a mesh (0 .. sk_scene_mesh_part_count - 1; part 0 of a one-part mesh is the whole mesh):
+ * its range of the mesh's indices (sk_scene_mesh_indices: first index and count, whole triangles) and its material
+ * (-1: none; as sk_scene_mesh_material). Outputs are optional. SK_ERR_INVALID_ARGUMENT for a NULL scene,
+ * SK_ERR_OUT_OF_RANGE for a mesh or part past the last. */
+SK_API sk_result sk_scene_mesh_part(const sk_scene* scene, uint32_t mesh, uint32_t part, uint64_t* out_first_index,
+                                    uint64_t* out_index_count, int32_t* out_material, sk_error* err);
 /* ABI 1.10: the joint a mesh is rigidly attached to - a mesh without a skin in its file, under a joint's node (a sword
  * in a hand, a gauntlet), which the reader bound with weight 1 to that joint - while its skin is still that one;
  * -1 otherwise (a skinned mesh, a free one, one whose skin sk_scene_mesh_set_skin or a bind replaced, an index out

@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 11500
+SK_VERSION = 11600
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 15
+SK_ABI_MINOR = 16
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -1021,6 +1021,8 @@ FUNCTIONS = [
     ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
     ("sk_scene_mesh_gltf_scene", c_int32, [HANDLE, u32]),  # ABI 1.15
     ("sk_scene_mesh_part_count", u32, [HANDLE, u32]),
+    ("sk_scene_mesh_part", RESULT, [HANDLE, u32, u32, POINTER(c_uint64), POINTER(c_uint64), POINTER(c_int32),
+                                    ERR]),  # ABI 1.16
     ("sk_scene_mesh_set_skin", RESULT, [HANDLE, u32, HANDLE, BUF, ERR]),
     ("sk_scene_mesh_indices", size, [HANDLE, u32, BUF, size]),
     ("sk_scene_skeleton", HANDLE, [HANDLE]),

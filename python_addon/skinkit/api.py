@@ -994,6 +994,20 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_set_morphs(self.handle, m, k, names, _ptr(weights), _ptr(pos) if k else None,
                                            _ptr(nrm))
 
+    def mesh_parts(self, m):
+        """[(first triangle, triangle count, material index or None)] of mesh m's parts (ABI 1.16 sk_scene_mesh_part):
+        glTF primitives that draw one vertex set with their own indices and material, read as one mesh; one part,
+        the whole mesh, for the others."""
+        import ctypes as _c
+
+        m = self._mesh_index(m)
+        out = []
+        for k in range(int(self._lib.sk_scene_mesh_part_count(self.handle, m))):
+            first, count, mat = _c.c_uint64(), _c.c_uint64(), _c.c_int32()
+            self._lib.sk_scene_mesh_part(self.handle, m, k, _c.byref(first), _c.byref(count), _c.byref(mat))
+            out.append((int(first.value) // 3, int(count.value) // 3, None if mat.value < 0 else int(mat.value)))
+        return out
+
     def mesh_triangles(self, m):
         t = self._stream("sk_scene_mesh_indices", m, 3, np.uint32)
         return np.zeros((0, 3), np.uint32) if t is None else t

@@ -918,12 +918,12 @@ def csr_take(offsets, joints, weights, src):
     return new_off.astype(np.uint32), np.asarray(joints)[idx], np.asarray(weights)[idx]
 
 
-def mesh_from_arrays(name, positions, triangles, uv=None, normals=None, uv1=None, colors=None):
+def mesh_from_arrays(name, positions, triangles, uv=None, normals=None, uv1=None, colors=None, slots=None):
     """New bpy mesh from (V, 3) positions, (T, 3) triangles, optional per-vertex (V, 2) UVs (layer "UVMap"), a
     second set uv1 ("UVMap.001", as Blender's glTF importer names them), (V, 4) linear RGBA colours (a float
-    colour attribute "Col" on the vertices, the active and render one) and (V, 3) normals (set as custom split
-    normals). Vertices are kept one to one (none merged or removed); faces Blender cannot hold (a vertex twice)
-    are dropped by Mesh.validate."""
+    colour attribute "Col" on the vertices, the active and render one), (V, 3) normals (set as custom split
+    normals) and (T,) material slot indices of the triangles. Vertices are kept one to one (none merged or
+    removed); faces Blender cannot hold (a vertex twice) are dropped by Mesh.validate."""
     import bpy
 
     pos = np.ascontiguousarray(positions, np.float32).reshape(-1, 3)
@@ -932,6 +932,7 @@ def mesh_from_arrays(name, positions, triangles, uv=None, normals=None, uv1=None
         raise ValueError("mesh %s: triangle index outside its %d vertices" % (name, len(pos)))
     keep = (tri[:, 0] != tri[:, 1]) & (tri[:, 1] != tri[:, 2]) & (tri[:, 0] != tri[:, 2])
     tri = tri[keep]
+    slots = None if slots is None else np.asarray(slots, np.int32).reshape(-1)[keep]
     me = bpy.data.meshes.new(name)
     me.vertices.add(len(pos))
     me.vertices.foreach_set("co", pos.reshape(-1))
@@ -941,6 +942,8 @@ def mesh_from_arrays(name, positions, triangles, uv=None, normals=None, uv1=None
     me.polygons.add(len(tri))
     set_ints(me.polygons, "MeshPolygon", "loop_start", np.arange(0, loops.size, 3))
     set_ints(me.polygons, "MeshPolygon", "loop_total", np.full(len(tri), 3))
+    if slots is not None and len(tri):
+        me.polygons.foreach_set("material_index", slots)
     for layer_name, data in (("UVMap", uv), ("UVMap.001", uv1)):
         if data is not None and len(tri):
             uvs = np.ascontiguousarray(data, np.float32).reshape(-1, 2)

@@ -11,6 +11,7 @@ order and count match the vertex groups.
 """
 
 import os
+import re
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
@@ -339,10 +340,10 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             from . import import_materials
 
             st.mats = import_materials.MaterialReader(scene, path)
-        n = scene.mesh_count
-        for m in range(n):
-            self._mesh_object(context, scene, m, st)
-            context.window_manager.progress_update(10 + int(90 * (m + 1) / max(n, 1)))
+        objects = _object_parts(scene)
+        for k, ms in enumerate(objects):
+            self._mesh_object(context, scene, ms, st)
+            context.window_manager.progress_update(10 + int(90 * (k + 1) / max(len(objects), 1)))
         if self.objects and scene.objects:
             from . import import_objects
 
@@ -391,38 +392,41 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.created.append(st.arm_obj)
         st.datas.append(st.arm_obj.data)
 
-    def _mesh_object(self, context, scene, m, st):
-        """Mesh m as an object: its streams, material, vertex groups and Armature modifier, under the armature."""
+    def _mesh_object(self, context, scene, ms, st):
+        """Meshes ms (the parts of one object: _object_parts) as one object: their streams, a material slot per
+        material of their parts (in the order they come), vertex groups and Armature modifier, under the armature."""
         np = _np()
         from mathutils import Matrix
 
         from . import bridge
 
-        pos = scene.mesh_positions(m)
-        if pos is None or not len(pos):
-            return
         space = np.linalg.inv(st.arm_world) if st.arm_obj is not None else None  # vertices in the armature's space
-        nrm = scene.mesh_normals(m) if self.custom_normals else None
-        me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), _points_to(space, pos),
-                                     scene.mesh_triangles(m), uv=scene.mesh_uv0(m) if self.uvs else None,
-                                     normals=_normals_to(space, nrm),
-                                     uv1=scene.mesh_uv1(m) if self.uvs else None,
-                                     colors=scene.mesh_colors(m) if self.colors else None)
+        parts = _joined_parts(scene, ms, self.custom_normals, self.uvs, self.colors)
+        if parts is None:
+            return
+        m = ms[0]
+        tri_mat = parts["materials"] if st.mats is not None else np.zeros(0, np.int64)
+        order = [int(k) for k in dict.fromkeys(tri_mat.tolist()) if k >= 0]  # the parts' materials, a slot each
+        slot = np.zeros(max(order, default=0) + 2, np.int32)  # material + 1 -> slot (none: the first)
+        slot[np.array(order, np.int64) + 1] = np.arange(len(order))
+        me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), _points_to(space, parts["positions"]),
+                                     parts["triangles"], uv=parts["uv0"], normals=_normals_to(space, parts["normals"]),
+                                     uv1=parts["uv1"], colors=parts["colors"],
+                                     slots=slot[tri_mat + 1] if len(order) > 1 else None)
         st.datas.append(me)
-        if st.mats is not None and scene.mesh_material(m) is not None:
-            me.materials.append(st.mats.material(scene.mesh_material(m)))
+        for k in order:
+            me.materials.append(st.mats.material(k))
         obj = bpy.data.objects.new(_object_name(scene, m, me.name), me)
         context.collection.objects.link(obj)
         st.created.append(obj)
         st.mesh_objs.append(obj)
         st.mesh_index.append(m)
         if self.shape_keys:
-            morphs = [(n, w, _points_to(space, p)) for n, w, p in scene.mesh_morphs(m) or ()]
+            morphs = [(n, w, _points_to(space, p)) for n, w, p in _joined_morphs(scene, ms, parts["positions"])]
             st.shape_keys += _add_shape_keys(obj, morphs)
         arm_obj, bone_names = st.arm_obj, st.bone_names
-        skin = scene.mesh_skin(m)
-        if skin is not None and arm_obj is not None:
-            off, jt, wt = bridge.merge_csr_duplicates(*skin.to_csr())
+        if parts["skin"] is not None and arm_obj is not None:
+            off, jt, wt = parts["skin"]
             used = np.unique(jt).tolist()
             groups = [obj.vertex_groups.new(name=bone_names[j] or scene.skeleton.names[j]).index for j in used]
             remap = np.full(len(bone_names), -1, np.int64)
@@ -518,6 +522,101 @@ def _armature_name(names, parents, deform, stem):
     if not node or (node.startswith("<") and node.endswith(">")) or node.lower() in _MADE_UP_ROOTS:
         return stem
     return node
+
+
+def _object_parts(scene):
+    """The file's meshes grouped into objects: [[mesh, ...]]. Assimp reads an object of several materials (an FBX or
+    Collada object) as one mesh per material under one node, and the glTF reader a mesh of several primitives with
+    their own vertices as meshes "<mesh>-<primitive>": meshes of one node name and one mesh name (without that
+    suffix), all skinned or all not, are one object again, with a material slot per part, as Blender's importers
+    make it (an importer's made-up "<...>" node or no node name: a mesh alone)."""
+    groups, where = [], {}
+    for m in range(scene.mesh_count):
+        node = scene.mesh_node_name(m)
+        if not node or (node.startswith("<") and node.endswith(">")):
+            groups.append([m])
+            continue
+        key = (node, re.sub(r"-\d+$", "", scene.mesh_name(m) or ""), scene.mesh_skin(m) is not None)
+        if key in where:
+            groups[where[key]].append(m)
+        else:
+            where[key] = len(groups)
+            groups.append([m])
+    return groups
+
+
+def _joined_parts(scene, ms, normals, uvs, colors):
+    """The streams of meshes ms one after the other: positions, triangles (each part's indices past the vertices
+    before it), materials (each triangle's, -1 for none: a mesh's parts have their own), normals, uv0, uv1 and colours (None when no part has them; a part
+    without them gets zeros, or white for colours, or all the normals are left out when one lacks them), skin CSR
+    (None when no part is skinned). None when there is no vertex."""
+    np = _np()
+    from . import bridge
+
+    pos = [scene.mesh_positions(m) for m in ms]
+    pos = [np.zeros((0, 3), np.float32) if p is None else np.asarray(p, np.float32) for p in pos]
+    counts = [len(p) for p in pos]
+    if not sum(counts):
+        return None
+    base = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    tris = [np.asarray(scene.mesh_triangles(m), np.int64).reshape(-1, 3) for m in ms]
+    materials = []  # per triangle: its part's material (-1: none), each mesh's parts in turn
+    for m, t in zip(ms, tris):
+        per = np.full(len(t), -1, np.int64)
+        for first, count, mat in scene.mesh_parts(m):
+            per[first:first + count] = -1 if mat is None else mat
+        materials.append(per)
+    out = {"positions": np.concatenate(pos), "triangles": np.concatenate([t + b for t, b in zip(tris, base)]),
+           "materials": np.concatenate(materials)}
+
+    def stream(read, width, fill, on):
+        got = [read(m) if on else None for m in ms]
+        if all(g is None for g in got):
+            return None
+        return np.concatenate([np.full((n, width), fill, np.float32) if g is None else np.asarray(g, np.float32)
+                               for g, n in zip(got, counts)])
+
+    nrm = [scene.mesh_normals(m) if normals else None for m in ms]
+    out["normals"] = None if any(n is None for n in nrm) else np.concatenate([np.asarray(n, np.float32) for n in nrm])
+    out["uv0"] = stream(scene.mesh_uv0, 2, 0.0, uvs)
+    out["uv1"] = stream(scene.mesh_uv1, 2, 0.0, uvs)
+    out["colors"] = stream(scene.mesh_colors, 4, 1.0, colors)
+    out["skin"] = None
+    skins = [scene.mesh_skin(m) for m in ms]
+    if any(k is not None for k in skins):
+        offs, jts, wts, at = [np.zeros(1, np.int64)], [], [], 0
+        for k, n in zip(skins, counts):
+            off, jt, wt = bridge.merge_csr_duplicates(*k.to_csr()) if k is not None else (
+                np.zeros(n + 1, np.int64), np.zeros(0, np.uint32), np.zeros(0, np.float32))
+            offs.append(np.asarray(off, np.int64)[1:] + at)
+            at += int(np.asarray(off)[-1])
+            jts.append(np.asarray(jt, np.uint32))
+            wts.append(np.asarray(wt, np.float32))
+        out["skin"] = (np.concatenate(offs), np.concatenate(jts), np.concatenate(wts))
+    return out
+
+
+def _joined_morphs(scene, ms, positions):
+    """[(name, default weight, (V, 3) whole positions)] of the parts' blend shapes by name, in the order they first
+    appear; a part without one keeps its own positions there."""
+    np = _np()
+    per = [{n: (w, p) for n, w, p in scene.mesh_morphs(m) or ()} for m in ms]
+    names = []
+    for d in per:
+        names += [n for n in d if n not in names]
+    if not names:
+        return []
+    counts = [len(scene.mesh_positions(m) if scene.mesh_positions(m) is not None else ()) for m in ms]
+    base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    out = []
+    for name in names:
+        p = np.array(positions, np.float32, copy=True)
+        weight = next(d[name][0] for d in per if name in d)
+        for k, d in enumerate(per):
+            if name in d:
+                p[base[k]:base[k + 1]] = d[name][1]
+        out.append((name, weight, p))
+    return out
 
 
 def _points_to(space, pts):

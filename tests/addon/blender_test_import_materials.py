@@ -49,49 +49,60 @@ def import_file(path, **kw):
 
 
 def library_view(path):
-    """(material name per mesh with vertices (None: none), {material index: material_info}, [image_info]) as the
-    library reads the file: what the importer is to make."""
+    """([material indices of each object's parts (None: none)], {material index: material_info}, [image_info]) as
+    the library reads the file: what the importer is to make. An object is the meshes of one node name and one mesh
+    name, all skinned or all not (Assimp reads an object of several materials as a mesh per material)."""
     from skinkit import api
 
     with api.Scene.load(path) as scene:
-        per_mesh, infos = [], {}
+        objects, where, infos = [], {}, {}
         for m in range(scene.mesh_count):
             pos = scene.mesh_positions(m)
-            if pos is None or not len(pos):
+            node = scene.mesh_node_name(m)
+            key = (node, scene.mesh_name(m), scene.mesh_skin(m) is not None)
+            if node and not node.startswith("<") and key in where:
+                objects[where[key]].append(m)
+            else:
+                where[key] = len(objects)
+                objects.append([m])
+        per_object = []
+        for ms in objects:
+            if not sum(len(scene.mesh_positions(m) if scene.mesh_positions(m) is not None else ()) for m in ms):
                 continue
-            k = scene.mesh_material(m)
-            per_mesh.append(k)
-            if k is not None:
-                infos[k] = scene.material_info(k)
+            per_object.append([scene.mesh_material(m) for m in ms])
+            for k in per_object[-1]:
+                if k is not None:
+                    infos[k] = scene.material_info(k)
         images = [scene.image_info(i) for i in range(scene.image_count)]
-    return per_mesh, infos, images
+    return per_object, infos, images
+
+
+def object_slots(info):
+    """The material slots of each imported mesh object, in import order."""
+    return [list(bpy.data.objects[name].data.materials) for name in info["meshes"]]
 
 
 def mesh_materials(info):
-    """The material (or None) of each imported mesh object, in import order; each has at most one slot."""
-    out = []
-    for name in info["meshes"]:
-        me = bpy.data.objects[name].data
-        expect(len(me.materials) <= 1, "%s: %d material slots" % (name, len(me.materials)))
-        out.append(me.materials[0] if len(me.materials) else None)
-    return out
+    """The materials of the imported mesh objects' slots, in import order (None for an object without one)."""
+    return [m for slots in object_slots(info) for m in (slots or [None])]
 
 
 def check_assignment(path, info):
-    """Each imported mesh has the material the library gives its mesh, one Blender material per file material.
-    Returns ({file material index: bpy material}, library infos, library images)."""
-    per_mesh, infos, images = library_view(path)
-    got = mesh_materials(info)
-    expect(len(got) == len(per_mesh), "%d meshes imported, library %d" % (len(got), len(per_mesh)))
+    """Each imported object has a slot per distinct material of its parts, in order, the material the library gives
+    them, one Blender material per file material. Returns ({file material index: bpy material}, library infos,
+    library images)."""
+    per_object, infos, images = library_view(path)
+    got = object_slots(info)
+    expect(len(got) == len(per_object), "%d objects imported, library %d" % (len(got), len(per_object)))
     by_index = {}
-    for k, mat in zip(per_mesh, got):
-        if k is None:
-            expect(mat is None, "a mesh without material got %s" % mat)
-            continue
-        expect(mat is not None, "a mesh of material %s got none" % infos[k]["name"])
-        expect(by_index.setdefault(k, mat) == mat, "material %s made twice" % infos[k]["name"])
-        expect(mat.name == infos[k]["name"] or mat.name.startswith(infos[k]["name"] + "."),
-               "material %s named %s" % (infos[k]["name"], mat.name))
+    for ks, mats in zip(per_object, got):
+        want = list(dict.fromkeys(k for k in ks if k is not None))
+        expect(len(mats) == len(want), "%d material slots for the parts' materials %s" % (len(mats), want))
+        for k, mat in zip(want, mats):
+            expect(mat is not None, "a mesh of material %s got none" % infos[k]["name"])
+            expect(by_index.setdefault(k, mat) == mat, "material %s made twice" % infos[k]["name"])
+            expect(mat.name == infos[k]["name"] or mat.name.startswith(infos[k]["name"] + "."),
+                   "material %s named %s" % (infos[k]["name"], mat.name))
     expect(len(set(m.name for m in by_index.values())) == len(by_index), "materials shared between file materials")
     expect(info["materials"] == [by_index[k].name for k in sorted(by_index)],
            "LAST_IMPORT materials %s" % info["materials"])

@@ -446,6 +446,63 @@ def test_import_names_objects_as_blender_does():
                "%s: mesh data %s" % (name, [o.data.name for o in objs]))
 
 
+def _objects_by_slot():
+    """{object name without .001: {material name without .001: (min, max) of its faces' evaluated world vertices}}
+    of the scene's mesh objects."""
+    import re
+
+    import numpy as np
+
+    out = {}
+    for o in bpy.data.objects:
+        if o.type != "MESH":
+            continue
+        world = evaluated_world(o)
+        slots = {}
+        for k, mat in enumerate(o.data.materials):
+            idx = [v for p in o.data.polygons if p.material_index == k for v in p.vertices]
+            pts = world[np.unique(idx)] if idx else np.zeros((0, 3))
+            name = re.sub(r"\.\d{3}$", "", mat.name) if mat is not None else None
+            slots[name] = (pts.min(0), pts.max(0)) if len(pts) else None
+        out[re.sub(r"\.\d{3}$", "", o.name)] = slots
+    return out
+
+
+def test_import_joins_material_parts():
+    """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
+    slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's
+    glTF exporter writes of it (a mesh of two primitives) and three.js's two-material mesh (two primitives drawing one
+    vertex set: one library mesh of two parts, ABI 1.16 sk_scene_mesh_part) give Blender's objects, slots and, per
+    slot, the faces' world box within 1e-4. Before, "Leg" and "Leg.001" of one material each, and the three.js mesh
+    one object of one material."""
+    import numpy as np
+
+    src = os.path.join(DATA, "two_material_leg.fbx")
+    glb = os.path.join(TMP, "two_material_leg_blender.glb")
+    reset_scene("materials", "actions")  # Blender's glTF exporter trips on actions earlier tests left
+    bpy.ops.import_scene.fbx(filepath=src)
+    bpy.ops.export_scene.gltf(filepath=glb)
+    for path, blender_import in ((src, bpy.ops.import_scene.fbx), (glb, bpy.ops.import_scene.gltf),
+                                 (os.path.join(DATA, "three_multimaterial.glb"), bpy.ops.import_scene.gltf)):
+        reset_scene("materials", "actions")
+        blender_import(filepath=path)
+        for o in bpy.data.objects:
+            if o.type == "ARMATURE" and o.animation_data is not None:
+                o.animation_data.action = None
+        want = _objects_by_slot()
+        reset_scene("materials", "actions")
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=path, animations=False)
+               == {"FINISHED"}, path)
+        got = _objects_by_slot()
+        expect(sorted(got) == sorted(want), "%s: objects %s, Blender's %s" % (path, sorted(got), sorted(want)))
+        for name, slots in want.items():
+            expect(list(got[name]) == list(slots), "%s: %s slots %s, Blender's %s" % (path, name, list(got[name]),
+                                                                                   list(slots)))
+            for mat, box in slots.items():
+                off = max(np.abs(got[name][mat][0] - box[0]).max(), np.abs(got[name][mat][1] - box[1]).max())
+                expect(off < 1e-4, "%s: %s's %s faces %.3g off Blender's" % (path, name, mat, off))
+
+
 def test_import_export_keeps_file_rest():
     """Import via skinkit then Export via skinkit of Blender-written FBX files whose bind pose is not their rest pose
     (centimetres: the meshes' bind pose a hundredth of the size; the importer poses the armature in the file's rest):
@@ -1967,7 +2024,7 @@ def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
-             test_import_export_keeps_file_rest, test_export_writes_armature_object,
+             test_import_joins_material_parts, test_import_export_keeps_file_rest, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys,
              test_import_export_uv1_and_colors,

@@ -480,6 +480,18 @@ START_TEST(scene_error_paths) {
   GETTER(NULL, sk_scene_animation_name, sc, 0);
   GETTER(0.0, sk_scene_animation_duration, sc, 0);
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_inverse_binds, sc, 2, f, NULL);
+  /* ABI 1.16 sk_scene_mesh_part: a one-part mesh's part 0 is the whole mesh; past the parts or meshes: out of range */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_part, NULL, 0, 0, NULL, NULL, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_part, sc, 2, 0, NULL, NULL, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_part, sc, 0, 1, NULL, NULL, NULL);
+  {
+    uint64_t first = 7, count = 0;
+    int32_t material = 5;
+    ck_assert_int_eq(sk_scene_mesh_part(sc, 0, 0, &first, &count, &material, NULL), SK_OK);
+    ck_assert_uint_eq(first, 0);
+    ck_assert_uint_eq(count, sk_scene_mesh_indices(sc, 0, NULL, 0));
+    ck_assert_int_eq(material, sk_scene_mesh_material(sc, 0));
+  }
   FAILS(SK_ERR_NO_SKIN, sk_scene_mesh_inverse_binds, sc, 1, f, NULL);
   /* both outputs are optional: NULL, NULL only asks whether the mesh is skinned */
   ck_assert_int_eq(sk_scene_mesh_inverse_binds(sc, 0, NULL, NULL, NULL), SK_OK);
