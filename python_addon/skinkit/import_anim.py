@@ -246,11 +246,11 @@ def write_transform_keys(action, frames, loc, quat, scale, group, prefix=""):
             _write_fcurve(action, prefix + path, i, group, frames, vals[:, i], linear)
 
 
-def import_clips(context, scene, arm_obj, bone_names, arm_world=None):
+def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
     of joint j, None for a joint that is no bone) on the armature object (module docstring). arm_world: the armature
     object's matrix in the file's frame (the armature node's rest world; identity when None), which the bones' rest
-    matrices are relative to. Returns (actions in clip order, note or None: what was left out or approximated). A
+    matrices are relative to; binds: the joints' bind matrices in that frame (the skeleton's when None). Returns (actions in clip order, note or None: what was left out or approximated). A
     failure removes the actions made so far and raises."""
     import bpy
 
@@ -260,7 +260,7 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None):
     index = {j: k for k, j in enumerate(kept)}
     parents = [index.get(all_parents[j], -1) for j in kept]
     bone_names = [bone_names[j] for j in kept]
-    bind = sk.bind.astype(np.float64)[kept]
+    bind = (sk.bind if binds is None else np.asarray(binds)).astype(np.float64)[kept]
     space = np.identity(4) if arm_world is None else np.asarray(arm_world, np.float64)
     rest_bones = np.stack([space @ np.array(arm_obj.data.bones[nm].matrix_local, np.float64) for nm in bone_names])
     extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()) if len(bind) else 0.0, 1.0)

@@ -102,7 +102,7 @@ def _parent_world(obj, worlds, index, made):
     return worlds[k] if k is not None and made[k] == p else p.matrix_world.copy()
 
 
-def _key_base(obj, info, parent, root, scene, joint_index, arm_world):
+def _key_base(obj, info, parent, root, scene, joint_index, arm_world, binds):
     """K with obj's matrix_basis = K @ M(t), M(t) its keys relative to its file parent's rest world (object_sample):
     the Blender parent's frame (parent: its world at rest, None at the top) undone, the file parent's rest world
     applied. A bone moves with the clip as the file's joint does, so a bone parent's K is taken at the joint's rest
@@ -116,7 +116,7 @@ def _key_base(obj, info, parent, root, scene, joint_index, arm_world):
         sk = scene.skeleton
         j = joint_index[info["parent_joint"]]
         bone = obj.parent.data.bones[obj.parent_bone]
-        bind = Matrix(sk.bind[j].astype(np.float64).tolist())
+        bind = Matrix((sk.bind[j] if binds is None else binds[j]).astype(np.float64).tolist())
         rest = Matrix(sk.rest_world[j].astype(np.float64).tolist())
         tail = Matrix.Translation((0.0, bone.length, 0.0))
         rest_bone = arm_world @ bone.matrix_local  # the bone's rest in the bind space (the armature at arm_world)
@@ -165,15 +165,18 @@ def _object_clips(context, scene, made, bases):
     return actions
 
 
-def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True, arm_world=None):
+def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True, arm_world=None,
+                   binds=None):
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
     the file's frame to Blender's world; bones: joint name -> bone name ("" for the armature node, which is the
-    armature object; None for a root above it, which is no object); meshes: mesh node name -> mesh object;
+    armature object; None for a root above it, which is no object); arm_world, binds: the armature object's matrix
+    and the joints' bind matrices in the file's frame (io_scene._world_binds); meshes: mesh node name -> mesh object;
     clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that
     could not be found, actions)."""
     made, datas = [], []
     try:
-        return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas, arm_world)
+        return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas, arm_world,
+                       binds)
     except BaseException:  # what was made so far goes again (the caller removes what it made itself)
         for o in made:
             bpy.data.objects.remove(o, do_unlink=True)
@@ -182,7 +185,7 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
         raise
 
 
-def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world):
+def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world, binds):
     from mathutils import Matrix
 
     arm_world = Matrix.Identity(4) if arm_world is None else Matrix([list(r) for r in arm_world])
@@ -216,7 +219,7 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, ar
     if clips and scene.animation_count:
         sk = scene.skeleton
         joint_index = {n: j for j, n in enumerate(sk.names)} if sk is not None else {}
-        bases = [_key_base(obj, info, parent, root, scene, joint_index, arm_world)
+        bases = [_key_base(obj, info, parent, root, scene, joint_index, arm_world, binds)
                  for obj, info, parent in zip(made, infos, parents)]
         actions = _object_clips(context, scene, made, bases)
     return made, datas, lost, actions

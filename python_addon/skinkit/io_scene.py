@@ -352,7 +352,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                 if sk is not None else {}
             by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
             objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
-                                                                       by_node, self.animations, st.arm_world)
+                                                                       by_node, self.animations, st.arm_world,
+                                                                       st.binds)
             st.created += objs
             st.datas += datas + actions
             st.object_actions = [a.name for a in actions]
@@ -363,28 +364,32 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             from . import import_anim
 
             st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names,
-                                                                     st.arm_world)
+                                                                     st.arm_world, st.binds)
 
     def _armature(self, scene, path, st):
-        """The armature of the file's skeleton, its rest position the bind pose (posed to the file's rest pose with
-        File Rest Pose when the two differ)."""
+        """The armature of the file's skeleton in the file's world (_world_binds): the armature object at the file's
+        armature node, the bones' rest the bind pose there (posed to the file's rest pose with File Rest Pose when
+        the two differ)."""
         np = _np()
         from . import bridge
 
         sk = scene.skeleton
         if sk is None:
             return
-        bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
-        extent = max(float(np.ptp(bind[:, :3, 3], axis=0).max()), 1e-6)
-        pose = rest if self.file_rest_pose and np.abs(bind - rest).max() > 1e-5 * max(extent, 1.0) else None
+        rest = sk.rest_world.astype(np.float64)
         stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
         parents, deform = sk.parents.tolist(), scene.deform_joints()
         name = _armature_name(sk.names, parents, deform, stem)
-        st.arm_joint, st.arm_world, kept = _armature_node(parents, deform, bind, rest)
-        space = np.linalg.inv(st.arm_world)  # the bind space -> the armature object's
+        st.arm_joint, kept = _armature_node(parents, deform, rest)
+        st.bind_world, st.binds = _world_binds(scene, st.arm_joint)
+        st.arm_world = rest[st.arm_joint] if st.arm_joint >= 0 else np.identity(4)
+        extent = max(float(np.ptp(st.binds[kept, :3, 3], axis=0).max()), 1e-6)
+        differs = np.abs(st.binds[kept] - rest[kept]).max() > 1e-5 * max(extent, 1.0)
+        pose = rest if self.file_rest_pose and differs else None
+        space = np.linalg.inv(st.arm_world)  # the file's world -> the armature object's
         index = {j: k for k, j in enumerate(kept)}
         arm_obj, bones = bridge.armature_from_skeleton(
-            name, [sk.names[j] for j in kept], [index.get(parents[j], -1) for j in kept], space @ bind[kept],
+            name, [sk.names[j] for j in kept], [index.get(parents[j], -1) for j in kept], space @ st.binds[kept],
             None if pose is None else space @ pose[kept])
         st.arm_obj, st.bone_names = arm_obj, [None] * len(sk.names)
         for k, j in enumerate(kept):
@@ -400,8 +405,14 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
         from . import bridge
 
-        space = np.linalg.inv(st.arm_world) if st.arm_obj is not None else None  # vertices in the armature's space
-        parts = _joined_parts(scene, ms, self.custom_normals, self.uvs, self.colors)
+        # vertices: the bind space -> the file's world (X) -> the armature object's space (a mesh without a skin is
+        # read in the file's world: the library places it there)
+        skinned = scene.mesh_skin(ms[0]) is not None
+        space = None if st.arm_obj is None else np.linalg.inv(st.arm_world) @ (st.bind_world if skinned else np.eye(4))
+        sk = scene.skeleton
+        bind = sk.bind.astype(np.float64) if sk is not None and st.arm_obj is not None else None
+        fixes = [_own_binds(scene, k, bind) if bind is not None else None for k in ms]
+        parts = _joined_parts(scene, ms, self.custom_normals, self.uvs, self.colors, fixes)
         if parts is None:
             return
         m = ms[0]
@@ -422,7 +433,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.mesh_objs.append(obj)
         st.mesh_index.append(m)
         if self.shape_keys:
-            morphs = [(n, w, _points_to(space, p)) for n, w, p in _joined_morphs(scene, ms, parts["positions"])]
+            morphs = [(n, w, _points_to(space, p)) for n, w, p in _joined_morphs(scene, ms, parts["positions"], fixes)]
             st.shape_keys += _add_shape_keys(obj, morphs)
         arm_obj, bone_names = st.arm_obj, st.bone_names
         if parts["skin"] is not None and arm_obj is not None:
@@ -450,6 +461,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         LAST_IMPORT.update(path=path, armature=st.arm_obj.name if st.arm_obj is not None else None,
                            meshes=[o.name for o in st.mesh_objs], bones=[b for b in st.bone_names if b is not None],
                            left_out=st.left_out, root=[list(r) for r in st.root] if st.root is not None else None,
+                           bind_world=st.bind_world.tolist() if st.bind_world is not None else None,
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
                            object_actions=st.object_actions, shape_keys=st.shape_keys)
@@ -474,15 +486,12 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 _MADE_UP_ROOTS = ("rootnode", "root", "scene", "z_up", "y_up")
 
 
-def _armature_node(parents, deform, bind, rest):
-    """(node, its matrix, kept joints) for the armature of a skeleton: node = the file's armature node - the one
-    joint above every top deform joint, no deform joint itself nor above one - which becomes the armature object
-    rather than a bone, it and the joints above it (the scene root, an importer's made-up root) left out of the
-    bones, as Blender's FBX and glTF importers build the armature. Its matrix, in the bind space the meshes and bones
-    are read in: the node's rest world when the bones hold no scale in its frame, else the node's rest world as seen
-    from a top deform joint r, bind_r rest_r^-1 rest_node (a bind space that is not the file's world: a mesh node's
-    own, in other units). (-1, identity, every joint) when there is no such node or its matrix cannot be an
-    object's."""
+def _armature_node(parents, deform, rest):
+    """(node, kept joints) for the armature of a skeleton: node = the file's armature node - the one joint above
+    every top deform joint, no deform joint itself nor above one - which becomes the armature object (at its rest
+    world) rather than a bone, it and the joints above it (the scene root, an importer's made-up root) left out of
+    the bones, as Blender's FBX and glTF importers build the armature. (-1, every joint) when there is no such node
+    or its rest world cannot be an object's matrix."""
     np = _np()
     J = len(parents)
     tops = {int(parents[j]) for j in range(J) if deform[j] and (parents[j] < 0 or not deform[parents[j]])}
@@ -492,20 +501,50 @@ def _armature_node(parents, deform, bind, rest):
     while p >= 0 and p not in above:
         above.add(p)
         p = int(parents[p])
-    none = -1, np.identity(4), list(range(J))
-    if node < 0 or p >= 0 or any(deform[a] for a in above):
-        return none
-    r = next(j for j in range(J) if deform[j] and parents[j] == node)
-    with np.errstate(all="ignore"):
-        seen = bind[r] @ np.linalg.pinv(rest[r]) @ rest[node]
-    for m in (rest[node], seen):
-        scale = float(np.abs(m[:3, :3]).max()) if np.isfinite(m).all() else 0.0
-        if not scale or abs(np.linalg.det(m[:3, :3])) <= 1e-9 * scale ** 3 or np.abs(m[3] - (0, 0, 0, 1)).max() > 1e-6:
-            continue
-        bones = np.linalg.inv(m)[None, :3, :3] @ bind[[j for j in range(J) if deform[j]], :3, :3]
-        if m is seen or np.abs(np.linalg.norm(bones, axis=1) - 1.0).max() < 1e-3:  # bones hold no scale
-            return node, m, [j for j in range(J) if j not in above]
-    return none
+    if node < 0 or p >= 0 or any(deform[a] for a in above) or not _object_matrix(rest[node]):
+        return -1, list(range(J))
+    return node, [j for j in range(J) if j not in above]
+
+
+def _object_matrix(m):
+    """Whether the 4x4 m can be an object's matrix: finite, affine, not singular."""
+    np = _np()
+    scale = float(np.abs(m[:3, :3]).max()) if np.isfinite(m).all() else 0.0
+    return bool(scale) and abs(np.linalg.det(m[:3, :3])) > 1e-9 * scale ** 3 and \
+        np.abs(m[3] - (0, 0, 0, 1)).max() <= 1e-6
+
+
+def _world_binds(scene, node):
+    """(X, binds): X the 4x4 from the bind space the library reads meshes and bound joints in to the file's world,
+    and each joint's bind matrix in the file's world. A file's bind space may be a mesh node's own (Blender's FBX:
+    the body's node, in metres under centimetre nodes), where the armature object's node and the joints no skin
+    binds have their rest world in the file's world: X = rest_r bind_r^-1 of a top deform joint r under the armature
+    node (the identity without one, or when it is singular); a bound joint's bind is X bind_j, another's its
+    parent's times its local rest (its rest world at the top)."""
+    np = _np()
+    sk = scene.skeleton
+    bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
+    parents = [int(p) for p in sk.parents]
+    bound = np.zeros(len(parents), bool)
+    for m in range(scene.mesh_count):
+        if scene.mesh_skin(m) is not None:
+            bound |= np.asarray(scene.mesh_inverse_binds(m)[1], bool)
+    x = np.identity(4)
+    top = [j for j in range(len(parents)) if bound[j] and parents[j] == node] if node >= 0 else []
+    if top:
+        with np.errstate(all="ignore"):
+            t = rest[top[0]] @ np.linalg.pinv(bind[top[0]])
+        if _object_matrix(t):
+            x = t
+    out = np.empty_like(bind)
+    for j, p in enumerate(parents):  # parents first
+        if bound[j]:
+            out[j] = x @ bind[j]
+        elif 0 <= p < j:
+            out[j] = out[p] @ np.linalg.pinv(rest[p]) @ rest[j]
+        else:
+            out[j] = rest[j]
+    return x, out
 
 
 def _armature_name(names, parents, deform, stem):
@@ -545,16 +584,38 @@ def _object_parts(scene):
     return groups
 
 
-def _joined_parts(scene, ms, normals, uvs, colors):
+def _own_binds(scene, m, bind):
+    """The 4x4 T taking mesh m's vertices to the skeleton's bind pose (bind: the skeleton's bind matrices, which the
+    bones are built from) when the mesh has inverse binds of its own, one T for every joint it binds: T = B_j IB_j. A
+    prop the file hangs from a bone is bound at the bone's rest (its inverse bind rest^-1), which is not the bind pose
+    when the file's rest pose is another; without T, Blender's Armature modifier moved it by the difference. None
+    when there is nothing to do (no skin, T the identity, or the joints disagree)."""
+    np = _np()
+    if scene.mesh_skin(m) is None:
+        return None
+    ib, bound = scene.mesh_inverse_binds(m)
+    joints = np.nonzero(bound)[0]
+    if not len(joints):
+        return None
+    t = bind[joints] @ np.asarray(ib, np.float64)[joints]
+    size = max(float(np.abs(bind[joints, :3, 3]).max()), 1.0)
+    if not np.isfinite(t).all() or np.abs(t - t[0]).max() > 1e-5 * size or np.abs(t[0] - np.identity(4)).max() <= 1e-6:
+        return None
+    return t[0]
+
+
+def _joined_parts(scene, ms, normals, uvs, colors, fixes):
     """The streams of meshes ms one after the other: positions, triangles (each part's indices past the vertices
-    before it), materials (each triangle's, -1 for none: a mesh's parts have their own), normals, uv0, uv1 and colours (None when no part has them; a part
-    without them gets zeros, or white for colours, or all the normals are left out when one lacks them), skin CSR
-    (None when no part is skinned). None when there is no vertex."""
+    before it), materials (each triangle's, -1 for none: a mesh's parts have their own), normals, uv0, uv1 and
+    colours (None when no part has them; a part without them gets zeros, or white for colours, or all the normals
+    are left out when one lacks them), skin CSR (None when no part is skinned). fixes: per mesh a 4x4 its positions
+    and normals are taken by first (_own_binds), or None. None when there is no vertex."""
     np = _np()
     from . import bridge
 
     pos = [scene.mesh_positions(m) for m in ms]
-    pos = [np.zeros((0, 3), np.float32) if p is None else np.asarray(p, np.float32) for p in pos]
+    pos = [np.zeros((0, 3), np.float32) if p is None else _points_to(f, np.asarray(p, np.float32))
+           for p, f in zip(pos, fixes)]
     counts = [len(p) for p in pos]
     if not sum(counts):
         return None
@@ -576,7 +637,7 @@ def _joined_parts(scene, ms, normals, uvs, colors):
         return np.concatenate([np.full((n, width), fill, np.float32) if g is None else np.asarray(g, np.float32)
                                for g, n in zip(got, counts)])
 
-    nrm = [scene.mesh_normals(m) if normals else None for m in ms]
+    nrm = [_normals_to(f, scene.mesh_normals(m)) if normals else None for m, f in zip(ms, fixes)]
     out["normals"] = None if any(n is None for n in nrm) else np.concatenate([np.asarray(n, np.float32) for n in nrm])
     out["uv0"] = stream(scene.mesh_uv0, 2, 0.0, uvs)
     out["uv1"] = stream(scene.mesh_uv1, 2, 0.0, uvs)
@@ -596,11 +657,12 @@ def _joined_parts(scene, ms, normals, uvs, colors):
     return out
 
 
-def _joined_morphs(scene, ms, positions):
+def _joined_morphs(scene, ms, positions, fixes):
     """[(name, default weight, (V, 3) whole positions)] of the parts' blend shapes by name, in the order they first
-    appear; a part without one keeps its own positions there."""
+    appear; a part without one keeps its own positions there (positions: the joined parts'; fixes as
+    _joined_parts)."""
     np = _np()
-    per = [{n: (w, p) for n, w, p in scene.mesh_morphs(m) or ()} for m in ms]
+    per = [{n: (w, _points_to(f, p)) for n, w, p in scene.mesh_morphs(m) or ()} for m, f in zip(ms, fixes)]
     names = []
     for d in per:
         names += [n for n in d if n not in names]
@@ -669,6 +731,7 @@ class _ImportState:
         self.created, self.datas = [], []
         self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
+        self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there
         self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
         self.mats = None  # import_materials.MaterialReader when Materials is on
         self.root = None

@@ -333,7 +333,7 @@ def _check_import(path, label):
         want_parent = names[p] if p >= 0 and names[p] in kept else None
         expect((b.parent.name if b.parent else None) == want_parent,
                "%s: parent of %s is %s, file %s" % (label, n, b.parent, want_parent))
-    root = np.array(info["root"], np.float64)
+    root = np.array(info["root"], np.float64) @ np.array(info["bind_world"], np.float64)  # bind space -> Blender's
     objs = [bpy.data.objects[n] for n in info["meshes"]]
     expect(len(objs) == len(meshes), "%s: %d mesh objects, library %d meshes" % (label, len(objs), len(meshes)))
     worst = 0.0
@@ -860,7 +860,9 @@ def test_import_shape_keys():
                % (path, [k.name for k in keys.key_blocks]))
         co = np.array([tuple(d.co) for d in keys.key_blocks["Bulge"].data])
         mw = np.array(obj.matrix_world, np.float64)  # compared in Blender's world: the data is in the armature's space
+        # the file's positions, from its bind space to its world (X) and to Blender's (root)
         root = np.array(skinkit.io_scene.LAST_IMPORT["root"], np.float64)
+        root = root @ np.array(skinkit.io_scene.LAST_IMPORT["bind_world"], np.float64)
         close(co @ mw[:3, :3].T + mw[:3, 3], morphs[0][2] @ root[:3, :3].T + root[:3, 3], 1e-6,
               "%s: Bulge positions" % path)
         got = bulged(obj)
