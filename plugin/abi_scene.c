@@ -215,6 +215,14 @@ SK_API int32_t sk_scene_mesh_gltf_scene(const sk_scene* scene, uint32_t mesh) {
   return m && scene->io->gltf && m->gltf_node >= 0 ? m->gltf_scene : -1;
 }
 
+SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  return m && !m->skin && scene->io->skeleton && m->parent_joint >= 0 &&
+                 (uint32_t)m->parent_joint < scene->io->skeleton->joint_count
+             ? m->parent_joint
+             : -1;
+}
+
 SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m && skio_mesh_still_rigid(m) ? m->rigid_joint : -1;

@@ -532,6 +532,10 @@ SK_API sk_result sk_scene_mesh_part(const sk_scene* scene, uint32_t mesh, uint32
  * -1 otherwise (a skinned mesh, a free one, one whose skin sk_scene_mesh_set_skin or a bind replaced, an index out
  * of range). `skinkit bind` leaves such meshes as they are unless --meshes names them. */
 SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.16: for a mesh without a skin that is no rigid attachment, the nearest joint its node hangs below in the file
+ * (a prop parented to the armature object, which is a joint only as the bones' ancestor; an importer's scene root);
+ * -1 otherwise (no such joint, a skinned mesh, a scene built with sk_scene_create, an index out of range). */
+SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh);
 /* ABI 1.15: for a scene read by skinkit's glTF reader, the index in "scenes" of the scene whose node tree holds the
  * mesh's node (the default scene when it does, else the first other one); -1 when no scene lists it, for other
  * formats, scenes built with sk_scene_create and an index out of range. A skin's joints must be in the scene of the

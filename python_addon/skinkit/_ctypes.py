@@ -1019,6 +1019,7 @@ FUNCTIONS = [
     ("sk_scene_mesh_set_morphs", RESULT, [HANDLE, u32, u32, POINTER(c_char_p), BUF, BUF, BUF, ERR]),  # ABI 1.14
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
+    ("sk_scene_mesh_parent_joint", c_int32, [HANDLE, u32]),  # ABI 1.16
     ("sk_scene_mesh_gltf_scene", c_int32, [HANDLE, u32]),  # ABI 1.15
     ("sk_scene_mesh_part_count", u32, [HANDLE, u32]),
     ("sk_scene_mesh_part", RESULT, [HANDLE, u32, u32, POINTER(c_uint64), POINTER(c_uint64), POINTER(c_int32),

@@ -994,6 +994,11 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_set_morphs(self.handle, m, k, names, _ptr(weights), _ptr(pos) if k else None,
                                            _ptr(nrm))
 
+    def mesh_parent_joint(self, m):
+        """The joint an unskinned mesh's node hangs below in the file (ABI 1.16), or None."""
+        j = int(self._lib.sk_scene_mesh_parent_joint(self.handle, self._mesh_index(m)))
+        return None if j < 0 else j
+
     def mesh_parts(self, m):
         """[(first triangle, triangle count, material index or None)] of mesh m's parts (ABI 1.16 sk_scene_mesh_part):
         glTF primitives that draw one vertex set with their own indices and material, read as one mesh; one part,

@@ -405,10 +405,15 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
         from . import bridge
 
+        # under the armature object: skinned, or hanging from the armature node (or a joint that is a bone); else at
+        # the top level, as Blender's importers leave a free mesh (or one under a root above the armature node)
+        skinned = scene.mesh_skin(ms[0]) is not None
+        pj = None if skinned else scene.mesh_parent_joint(ms[0])
+        under = st.arm_obj is not None and (skinned or pj == st.arm_joint or
+                                            (pj is not None and st.bone_names[pj] is not None))
         # vertices: the bind space -> the file's world (X) -> the armature object's space (a mesh without a skin is
         # read in the file's world: the library places it there)
-        skinned = scene.mesh_skin(ms[0]) is not None
-        space = None if st.arm_obj is None else np.linalg.inv(st.arm_world) @ (st.bind_world if skinned else np.eye(4))
+        space = None if not under else np.linalg.inv(st.arm_world) @ (st.bind_world if skinned else np.eye(4))
         sk = scene.skeleton
         bind = sk.bind.astype(np.float64) if sk is not None and st.arm_obj is not None else None
         fixes = [_own_binds(scene, k, bind) if bind is not None else None for k in ms]
@@ -447,7 +452,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             st.weighted += int(np.count_nonzero(np.diff(off.astype(np.int64))))
             mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
             mod.object = arm_obj
-        if arm_obj is not None:
+        if under:
             obj.parent = arm_obj
             obj.matrix_parent_inverse = Matrix.Identity(4)
             obj.matrix_basis = Matrix.Identity(4)

@@ -468,6 +468,56 @@ def _objects_by_slot():
     return out
 
 
+def test_import_places_armature_like_blender():
+    """mover_rig.fbx (Blender, centimetres: armature "Rig" scaled 1.2 under an empty "Mover" scaled 0.9, a body
+    skinned to it, a sword hanging from bone "spine", a crate beside): Import via skinkit makes the armature object
+    "Rig" at the world matrix Blender's FBX importer gives it (within 1e-4), with Blender's bones, the body and sword
+    under it and the crate at the top level, each mesh where Blender's importer puts it (box within 1e-4; clips and
+    File Rest Pose off, Blender's action taken off), in Rest Position too. Before, bones "RootNode", "Mover", "Rig" under an armature object scaled 0.01 at the
+    origin, the crate under the armature, and in Rest Position the character at the origin a hundredth of its size."""
+    import numpy as np
+
+    src = os.path.join(DATA, "mover_rig.fbx")
+
+    def seen():
+        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        meshes = {}
+        for o in bpy.data.objects:
+            if o.type == "MESH":
+                p = evaluated_world(o)
+                meshes[o.name] = (o.parent == arm, p.min(0), p.max(0))
+        return arm.name, np.array(arm.matrix_world), sorted(b.name for b in arm.data.bones), meshes
+
+    reset_scene("actions")
+    bpy.ops.import_scene.fbx(filepath=src)
+    for o in bpy.data.objects:
+        if o.animation_data is not None:
+            o.animation_data.action = None
+    for o in bpy.data.objects:
+        if o.type == "ARMATURE":
+            for pb in o.pose.bones:
+                pb.matrix_basis.identity()
+    want = seen()
+    for rest in (False, True):
+        reset_scene("actions")
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src, animations=False, file_rest_pose=False) == {"FINISHED"},
+               "import")
+        if rest:  # Rest Position shows the character where the file has it too
+            for o in bpy.data.objects:
+                if o.type == "ARMATURE":
+                    o.data.pose_position = "REST"
+        got = seen()
+        expect(got[0] == want[0] and got[2] == want[2], "armature %s %s, Blender's %s %s" % (got[0], got[2],
+                                                                                            want[0], want[2]))
+        close(got[1], want[1], 1e-4, "armature object's world matrix")
+        expect(sorted(got[3]) == sorted(want[3]), "meshes %s, Blender's %s" % (sorted(got[3]), sorted(want[3])))
+        for name, (under, lo, hi) in want[3].items():
+            g = got[3][name]
+            expect(g[0] == under, "%s under the armature: %s, Blender's %s" % (name, g[0], under))
+            off = max(np.abs(g[1] - lo).max(), np.abs(g[2] - hi).max())
+            expect(off < 1e-4, "%s%s: %.3g off Blender's" % (name, " (Rest Position)" if rest else "", off))
+
+
 def test_import_joins_material_parts():
     """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
     slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's
@@ -2026,7 +2076,8 @@ def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
-             test_import_joins_material_parts, test_import_export_keeps_file_rest, test_export_writes_armature_object,
+             test_import_places_armature_like_blender, test_import_joins_material_parts,
+             test_import_export_keeps_file_rest, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys,
              test_import_export_uv1_and_colors,

@@ -421,6 +421,7 @@ START_TEST(scene_error_paths) {
   GETTER(NULL, sk_scene_mesh_node_name, NULL, 0);
   GETTER(0u, sk_scene_mesh_part_count, NULL, 0);
   GETTER(-1, sk_scene_mesh_rigid_joint, NULL, 0);
+  GETTER(-1, sk_scene_mesh_parent_joint, NULL, 0);
   GETTER(-1, sk_scene_mesh_gltf_scene, NULL, 0);
   GETTER(0u, sk_scene_mesh_indices, NULL, 0, u, 4);
   GETTER(NULL, sk_scene_skeleton, NULL);
@@ -477,6 +478,7 @@ START_TEST(scene_error_paths) {
   GETTER(0u, sk_scene_mesh_positions, sc, 2, f, 4);
   GETTER(NULL, sk_scene_mesh_skin, sc, 2);
   GETTER(NULL, sk_scene_mesh_skin, sc, 1);
+  GETTER(-1, sk_scene_mesh_parent_joint, sc, 2);
   GETTER(NULL, sk_scene_animation_name, sc, 0);
   GETTER(0.0, sk_scene_animation_duration, sc, 0);
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_inverse_binds, sc, 2, f, NULL);
@@ -554,7 +556,8 @@ START_TEST(scene_error_paths) {
   ck_assert_int_eq(sk_skin_create(2, sk_skeleton_joint_count(skel), &small, NULL), SK_OK);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_skin, sc, 1, small, NULL);
   sk_skin_destroy(small);
-  GETTER(NULL, sk_scene_mesh_skin, sc, 1); /* unchanged by the failures */
+  GETTER(NULL, sk_scene_mesh_skin, sc, 1);
+  GETTER(-1, sk_scene_mesh_parent_joint, sc, 2); /* unchanged by the failures */
   /* materials (ABI 1.11): NULL scene or bytes, bytes of no image format, a material of another size, an image index
    * past the images, a non-finite factor, an unknown alpha mode, a mesh or material past the end */
   static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
