@@ -523,9 +523,10 @@ def _world_binds(scene, node):
     """(X, binds): X the 4x4 from the bind space the library reads meshes and bound joints in to the file's world,
     and each joint's bind matrix in the file's world. A file's bind space may be a mesh node's own (Blender's FBX:
     the body's node, in metres under centimetre nodes), where the armature object's node and the joints no skin
-    binds have their rest world in the file's world: X = rest_r bind_r^-1 of a top deform joint r under the armature
-    node (the identity without one, or when it is singular); a bound joint's bind is X bind_j, another's its
-    parent's times its local rest (its rest world at the top)."""
+    binds have their rest world in the file's world; a quantized glTF (gltfpack) keeps its vertices in integer units
+    that its inverse binds scale back. X = rest_r bind_r^-1 of a top bound joint r (under the armature node when
+    there is one; the identity when there is none, or when X is singular); a bound joint's bind is X bind_j, another's
+    its parent's times its local rest (its rest world at the top)."""
     np = _np()
     sk = scene.skeleton
     bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
@@ -535,7 +536,11 @@ def _world_binds(scene, node):
         if scene.mesh_skin(m) is not None:
             bound |= np.asarray(scene.mesh_inverse_binds(m)[1], bool)
     x = np.identity(4)
-    top = [j for j in range(len(parents)) if bound[j] and parents[j] == node] if node >= 0 else []
+    depth = [0] * len(parents)
+    for j, p in enumerate(parents):  # parents first
+        depth[j] = depth[p] + 1 if 0 <= p < j else 0
+    top = sorted((depth[j], j) for j in range(len(parents)) if bound[j] and (node < 0 or parents[j] == node))
+    top = [j for _d, j in top[:1]]
     if top:
         with np.errstate(all="ignore"):
             t = rest[top[0]] @ np.linalg.pinv(bind[top[0]])

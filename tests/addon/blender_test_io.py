@@ -333,7 +333,8 @@ def _check_import(path, label):
         want_parent = names[p] if p >= 0 and names[p] in kept else None
         expect((b.parent.name if b.parent else None) == want_parent,
                "%s: parent of %s is %s, file %s" % (label, n, b.parent, want_parent))
-    root = np.array(info["root"], np.float64) @ np.array(info["bind_world"], np.float64)  # bind space -> Blender's
+    root = np.array(info["root"], np.float64)  # the file's world -> Blender's
+    root_bind = root @ np.array(info["bind_world"], np.float64)  # the bind space (the file's vertices) -> Blender's
     objs = [bpy.data.objects[n] for n in info["meshes"]]
     expect(len(objs) == len(meshes), "%s: %d mesh objects, library %d meshes" % (label, len(objs), len(meshes)))
     worst = 0.0
@@ -349,9 +350,9 @@ def _check_import(path, label):
         # import's root transform; the mesh data is in the armature object's space)
         arm.data.pose_position = "REST"
         ev = evaluated_world(obj)
-        unit = float(np.cbrt(abs(np.linalg.det(root[:3, :3]))))
-        close(ev, pos @ root[:3, :3].T + root[:3, 3], 1e-4 * diag * unit, "%s/%s: evaluated rest positions vs the file"
-              % (label, mname))
+        unit = float(np.cbrt(abs(np.linalg.det(root_bind[:3, :3]))))
+        close(ev, pos @ root_bind[:3, :3].T + root_bind[:3, 3], 1e-4 * diag * unit,
+              "%s/%s: evaluated rest positions vs the file" % (label, mname))
         # in the file's rest pose (pose position): the library's LBS of the same skin with the rest pose palette
         arm.data.pose_position = "POSE"
         if w is not None:
@@ -360,7 +361,8 @@ def _check_import(path, label):
             with api.Skin.from_csr(off, jt, wt, len(names)) as skin:
                 # Blender's Armature modifier divides by the weight sum: so does the library with "normalize"
                 ours = api.deform(pos, None, extra["palette"][k], skin, method="lbs", flags=("normalize",)).positions
-            err = float(np.abs(evp - (ours @ root[:3, :3].T + root[:3, 3])).max()) / max(diag * unit, 1e-9)
+            err = float(np.abs(evp - (ours @ root[:3, :3].T + root[:3, 3])).max()) / max(
+                diag * float(np.cbrt(abs(np.linalg.det(root[:3, :3])))), 1e-9)
             worst = max(worst, err)
             expect(err <= 1e-4, "%s/%s: posed (file rest pose) Blender vs library LBS: %.3g of the diagonal"
                    % (label, mname, err))
