@@ -205,17 +205,19 @@ def _remove_created(objs, datas):
             pass
 
 
-def import_root(scene, up_axis, Matrix):
+def import_root(scene, up_axis, Matrix, metres_per_unit=1.0):
     """The root objects' transform from the file's numbers to Blender's world: glTF's frame (Y up, metres) turned to
     Z up, after the file's own frame (sk_scene_frame: an FBX's unit and axes) for AUTO; Y and Z keep the axes asked
-    for and take the file's unit."""
+    for and take the file's unit. Metres are then the Blender scene's units (metres_per_unit: its Unit Scale), as
+    Blender's importers convert them."""
     np = _np()
     _declared, unit, _axes, g = scene.frame()
     to_blender = Matrix.Rotation(np.pi / 2, 4, "X")  # glTF (x, y, z) -> Blender (x, -z, y)
+    to_units = Matrix.Scale(1.0 / metres_per_unit, 4) if metres_per_unit > 0 else Matrix.Identity(4)
     if up_axis == "AUTO":
-        return to_blender @ Matrix(np.array(g, np.float64).reshape(4, 4).T.tolist())
+        return to_units @ to_blender @ Matrix(np.array(g, np.float64).reshape(4, 4).T.tolist())
     scale = Matrix.Scale(unit, 4)
-    return (to_blender @ scale) if up_axis == "Y" else scale
+    return to_units @ ((to_blender @ scale) if up_axis == "Y" else scale)
 
 
 def objects_left_out(objects):
@@ -333,7 +335,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
         st.left_out = objects_left_out(scene.objects)
         self._armature(scene, path, st)
-        st.root = import_root(scene, self.up_axis, Matrix)
+        st.root = import_root(scene, self.up_axis, Matrix, blender_frame(context)[0])
         if st.arm_obj is not None:
             st.arm_obj.matrix_world = st.root @ Matrix(st.arm_world.tolist())
         if self.materials:

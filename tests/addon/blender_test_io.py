@@ -520,6 +520,32 @@ def test_import_places_armature_like_blender():
             expect(off < 1e-4, "%s%s: %.3g off Blender's" % (name, " (Rest Position)" if rest else "", off))
 
 
+def test_import_in_scene_units():
+    """With the scene's Unit Scale at 0.01 (a scene in centimetres), Import via skinkit converts the file's metres
+    into scene units as Blender's FBX and glTF importers do: two_material_leg.fbx and rigid_parts.glb come in where
+    those importers put them (box within 1e-3 of scene units). Before, a hundredth of the size."""
+    import numpy as np
+
+    us = bpy.context.scene.unit_settings
+    saved = (us.system, us.scale_length)
+    try:
+        us.system, us.scale_length = "METRIC", 0.01
+        for name, blender_import in (("two_material_leg.fbx", bpy.ops.import_scene.fbx),
+                                     ("rigid_parts.glb", bpy.ops.import_scene.gltf)):
+            path = os.path.join(DATA, name)
+            reset_scene("actions")
+            blender_import(filepath=path)
+            want = _evaluated_box()
+            reset_scene("actions")
+            expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, name)
+            got = _evaluated_box()
+            off = max(np.abs(got[0] - want[0]).max(), np.abs(got[1] - want[1]).max())
+            expect(off < 1e-3, "%s: %.3g scene units off Blender's importer (box %s..%s, want %s..%s)"
+                   % (name, off, got[0], got[1], want[0], want[1]))
+    finally:
+        us.system, us.scale_length = saved
+
+
 def test_import_joins_material_parts():
     """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
     slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's
@@ -2078,7 +2104,7 @@ def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
-             test_import_places_armature_like_blender, test_import_joins_material_parts,
+             test_import_places_armature_like_blender, test_import_in_scene_units, test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys,
