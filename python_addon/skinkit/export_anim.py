@@ -14,7 +14,8 @@ Range), plus the range's ends and every keyframe of its fcurves inside it (the s
 makes for a clip whose rate is not the scene's): samples closer than 1e-4 frame are one, the key's frame kept. Key
 time = frame / fps with fps = render.fps / render.fps_base, from frame 0 (not from the range's start), which is what
 the importer wrote (frame = t * fps), so import -> export -> import keeps the clip's times; Blender's glTF exporter
-also writes frame / fps (ignoring fps_base). A clip whose range starts before frame 0 is shifted to start at 0 s (a
+also writes frame / fps (ignoring fps_base). An FBX file takes (frame - 1) / fps, Blender's FBX convention (its
+exporter from a scene starting at frame 1; its importer adds one frame), which the importer reads back so too. A clip whose range starts before frame 0 is shifted to start at 0 s (a
 note says so): the library takes no negative times.
 
 Values: per sample, scene.frame_set(frame, subframe) evaluates the scene with the action assigned to the armature
@@ -293,10 +294,11 @@ def _sample_worlds(bscene, arm, index, frames):
 
 
 # ------------------------------------------------------------------------------------------- the export step
-def write_clips(context, scene, arm, wrapped=False):
+def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0):
     """Adds the armature's actions (module docstring) to `scene` (an api.Scene whose skeleton was made from arm's
     bones, in Blender's world frame; wrapped: its first joint is the armature object, the object's own motion its
-    keys). Returns (clip names written, notes)."""
+    keys; frame_zero: the frame written at 0 s, 1 for FBX as Blender's FBX exporter writes a scene starting at frame
+    1 and its importer reads it). Returns (clip names written, notes)."""
     import time
 
     LAST_STATS.clear()
@@ -339,10 +341,11 @@ def write_clips(context, scene, arm, wrapped=False):
             trs, res = trs_from_locals(local)
             keyed |= moving_joints(local, rest_local, size)
             sheared.update(names[j] for j in np.nonzero((res > SHEAR_TOL).any(axis=0))[0])
-            if frames[0] < 0:
-                notes.append("%s starts at frame %g: written from 0 s" % (action.name, frames[0]))
-                frames = frames - frames[0]
-            clips.append((action.name, frames / fps, trs))
+            if frames[0] < frame_zero:
+                notes.append("%s starts at frame %g: written from 0 s%s" % (
+                    action.name, frames[0], " (frame %g in this format)" % frame_zero if frame_zero else ""))
+                frames = frames - frames[0] + frame_zero
+            clips.append((action.name, (frames - frame_zero) / fps, trs))
     finally:
         saved.restore()
     if not keyed.any():

@@ -9,7 +9,9 @@ bones that get a rotation fcurve are set to QUATERNION rotation.
 
 Keys: at the clip's key times (``Scene.animation_key_times``, the union over its joints), frame = t * fps with
 fps = ``scene.render.fps / scene.render.fps_base``, not rounded (a 30 fps clip in a 24 fps scene keys sub-frames).
-A clip whose keys start at 0 s starts at frame 0, as Blender 3.4's glTF importer places its keys (t * fps); the scene's
+A clip whose keys start at 0 s starts at frame 0, as Blender 3.4's glTF importer places its keys (t * fps); from an
+FBX file at frame t * fps + 1, as Blender's FBX importer places them (its Animation Offset; Blender's FBX exporter
+writes frame f at (f - 1) / fps from a scene starting at frame 1, and so does Export via skinkit); the scene's
 frame range is left alone, as Blender's glTF and FBX importers leave it.
 
 Values: the pose bones are posed so that a mesh bound at the skeleton's bind matrices deforms like the file's linear
@@ -246,11 +248,12 @@ def write_transform_keys(action, frames, loc, quat, scale, group, prefix=""):
             _write_fcurve(action, prefix + path, i, group, frames, vals[:, i], linear)
 
 
-def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None):
+def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None, frame_offset=0.0):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
     of joint j, None for a joint that is no bone) on the armature object (module docstring). arm_world: the armature
     object's matrix in the file's frame (the armature node's rest world; identity when None), which the bones' rest
-    matrices are relative to; binds: the joints' bind matrices in that frame (the skeleton's when None). Returns (actions in clip order, note or None: what was left out or approximated). A
+    matrices are relative to; binds: the joints' bind matrices in that frame (the skeleton's when None);
+    frame_offset: added to every key's frame (1 for an FBX file, as Blender's FBX importer places keys). Returns (actions in clip order, note or None: what was left out or approximated). A
     failure removes the actions made so far and raises."""
     import bpy
 
@@ -316,7 +319,7 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
             action = bpy.data.actions.new(name)
             action.id_root = "OBJECT"
             actions.append(action)
-            frames = (times * fps).astype(np.float64)
+            frames = (times * fps + frame_offset).astype(np.float64)
             for j, bone in enumerate(bone_names):
                 for c, (_p, n) in enumerate(_CHANNELS):
                     if not write[c][j]:
@@ -326,7 +329,7 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
                     f, v = (frames, v) if varies else (frames[:1], v[:1])
                     for i in range(n):
                         _write_fcurve(action, paths[j][c], i, bone, f, v[:, i], linear)
-        stash_on_nla(arm_obj, [(clip_name or action.name, float(times[0] * fps), action)
+        stash_on_nla(arm_obj, [(clip_name or action.name, float(times[0] * fps + frame_offset), action)
                                for (clip_name, times, _v, _r), action in zip(clips, actions)])
     except BaseException:
         for act in actions:

@@ -126,9 +126,9 @@ def _key_base(obj, info, parent, root, scene, joint_index, arm_world, binds):
     return parent.inverted() @ root @ pw
 
 
-def _object_clips(context, scene, made, bases):
+def _object_clips(context, scene, made, bases, frame_offset=0.0):
     """Each clip that keys some of the objects: an action per keyed object, named "<clip>_<object>", its keys at
-    the clip's times (frame = t x fps, as import_anim), matrix_basis = K @ M(t) split into location, quaternion
+    the clip's times (frame = t x fps + frame_offset, as import_anim), matrix_basis = K @ M(t) split into location, quaternion
     (sign-continuous) and scale; stashed on the object's NLA tracks, the first clip's active. Returns the actions."""
     import numpy as np
 
@@ -152,8 +152,9 @@ def _object_clips(context, scene, made, bases):
                 action = bpy.data.actions.new("%s_%s" % (clip, obj.name))
                 action.id_root = "OBJECT"
                 actions.append(action)
-                import_anim.write_transform_keys(action, times * fps, loc, quat, scale, "Object Transforms")
-                per_object[k].append((clip, float(times[0] * fps), action))
+                frames = times * fps + frame_offset
+                import_anim.write_transform_keys(action, frames, loc, quat, scale, "Object Transforms")
+                per_object[k].append((clip, float(frames[0]), action))
         for k, entries in per_object.items():
             if entries:
                 made[k].rotation_mode = "QUATERNION"
@@ -166,7 +167,7 @@ def _object_clips(context, scene, made, bases):
 
 
 def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True, arm_world=None,
-                   binds=None):
+                   binds=None, frame_offset=0.0):
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
     the file's frame to Blender's world; bones: joint name -> bone name ("" for the armature node, which is the
     armature object; None for a root above it, which is no object); arm_world, binds: the armature object's matrix
@@ -176,7 +177,7 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
     made, datas = [], []
     try:
         return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas, arm_world,
-                       binds)
+                       binds, frame_offset)
     except BaseException:  # what was made so far goes again (the caller removes what it made itself)
         for o in made:
             bpy.data.objects.remove(o, do_unlink=True)
@@ -185,7 +186,7 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
         raise
 
 
-def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world, binds):
+def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world, binds, frame_offset):
     from mathutils import Matrix
 
     arm_world = Matrix.Identity(4) if arm_world is None else Matrix([list(r) for r in arm_world])
@@ -221,7 +222,7 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, ar
         joint_index = {n: j for j, n in enumerate(sk.names)} if sk is not None else {}
         bases = [_key_base(obj, info, parent, root, scene, joint_index, arm_world, binds)
                  for obj, info, parent in zip(made, infos, parents)]
-        actions = _object_clips(context, scene, made, bases)
+        actions = _object_clips(context, scene, made, bases, frame_offset)
     return made, datas, lost, actions
 
 

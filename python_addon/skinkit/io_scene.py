@@ -220,6 +220,13 @@ def import_root(scene, up_axis, Matrix, metres_per_unit=1.0):
     return to_units @ ((to_blender @ scale) if up_axis == "Y" else scale)
 
 
+def clip_frame_offset(path):
+    """The frame of a clip's time 0 in Blender's timeline: 1 for FBX (Blender's FBX importer adds one frame to every
+    key, and its exporter writes frame f at (f - 1) / fps from a scene starting at frame 1), else 0 (glTF's convention,
+    Blender's glTF importer and exporter: frame = t * fps)."""
+    return 1.0 if os.path.splitext(path)[1].lower() == ".fbx" else 0.0
+
+
 def objects_left_out(objects):
     """The report's words for the file's cameras, lights and empty nodes when the importer is asked not to create
     them ("" when there are none): counts by kind with up to three names each."""
@@ -334,6 +341,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         from mathutils import Matrix
 
         st.left_out = objects_left_out(scene.objects)
+        st.frame_offset = clip_frame_offset(path)
         self._armature(scene, path, st)
         st.root = import_root(scene, self.up_axis, Matrix, blender_frame(context)[0])
         if st.arm_obj is not None:
@@ -355,7 +363,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
             objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
                                                                        by_node, self.animations, st.arm_world,
-                                                                       st.binds)
+                                                                       st.binds, st.frame_offset)
             st.created += objs
             st.datas += datas + actions
             st.object_actions = [a.name for a in actions]
@@ -366,7 +374,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             from . import import_anim
 
             st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names,
-                                                                     st.arm_world, st.binds)
+                                                                     st.arm_world, st.binds, st.frame_offset)
 
     def _armature(self, scene, path, st):
         """The armature of the file's skeleton in the file's world (_world_binds): the armature object at the file's
@@ -469,6 +477,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                            meshes=[o.name for o in st.mesh_objs], bones=[b for b in st.bone_names if b is not None],
                            left_out=st.left_out, root=[list(r) for r in st.root] if st.root is not None else None,
                            bind_world=st.bind_world.tolist() if st.bind_world is not None else None,
+                           frame_offset=st.frame_offset,
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
                            object_actions=st.object_actions, shape_keys=st.shape_keys)
@@ -744,6 +753,7 @@ class _ImportState:
         self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
         self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there
+        self.frame_offset = 0.0  # added to the clips' key frames (clip_frame_offset)
         self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
         self.mats = None  # import_materials.MaterialReader when Materials is on
         self.root = None
@@ -982,6 +992,17 @@ def _mesh_attachment(obj, arm, names, notes):
     return world, joint
 
 
+def _modifiers_not_applied(objs):
+    """The report's words for the modifiers other than Armature that are on in the viewport of objs (the export
+    writes each mesh's own data: a Mirror or Subdivision Surface is not in the file), "" when there are none."""
+    parts = []
+    for o in objs:
+        kinds = [m.name for m in o.modifiers if m.type != "ARMATURE" and m.show_viewport]
+        if kinds:
+            parts.append("%s on %s" % (", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else ""), o.name))
+    return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+
+
 def _shape_keys_animated(obj):
     """Whether obj's shape keys carry keys or drivers (an action, NLA strips or drivers on their values)."""
     key = obj.data.shape_keys
@@ -1129,6 +1150,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
         # nothing else is silently left out: our notes, then the library's (what the file format could not keep)
         left = list(mats.notes) + attach_notes + object_notes + clip_notes + ([saved] if saved else [])
+        stacked = _modifiers_not_applied([bpy.data.objects[n] for n in written])
+        if stacked:
+            left.append("modifiers not applied (the mesh is written as it is before them): %s" % stacked)
         keyed = [n for n in shaped if _shape_keys_animated(bpy.data.objects[n])]
         if keyed and self.shape_keys and ext in (".glb", ".gltf"):
             left.append("the animation of the shape keys of %s not written (their current values are)"
@@ -1159,7 +1183,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             return [], []
         from . import export_anim
 
-        return export_anim.write_clips(context, scene, arm, wrapped)
+        return export_anim.write_clips(context, scene, arm, wrapped, 1.0 if self.format in ("FBX", "FBXA") else 0.0)
 
     def _write_objects(self, context, scene, arm, joints, meshes, wrapped):
         """The cameras, lights and empties into scene (.dae and .fbx: the empties; Assimp's writers have no cameras

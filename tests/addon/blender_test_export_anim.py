@@ -160,6 +160,10 @@ def matrix_error(a, b, size):
                float((np.abs(a[..., :3, :3] - b[..., :3, :3]).max(axis=(-2, -1)) / scale).max()))
 
 
+def _zero_frame(path):
+    return 1.0 if path.lower().endswith(".fbx") else 0.0
+
+
 def compare_files(src, out, joints, label, tol=1e-4, shift=0.0, pair=None):
     """For every clip of src, at every key time of it: each exported joint's motion from its rest world matrix in
     out against its motion from its rest world matrix in src (Import via skinkit makes the armature's rest the file's
@@ -167,9 +171,13 @@ def compare_files(src, out, joints, label, tol=1e-4, shift=0.0, pair=None):
     writers bake a bind pose that is the rest pose up to one matrix into the meshes), so the two agree where the
     export is right.
     joints: the exported joints' names (a writer may add nodes of its own; None: those of both files). shift:
-    seconds added to out's time (the sensitivity check); pair: {src clip: out clip}. Returns (worst error relative
-    to the model's size, clips, key times)."""
+    seconds added to out's time (the sensitivity check), beside the frame of 0 s of each format (an FBX's 0 s is
+    frame 1 in Blender, as its FBX importer and exporter place it; glTF's and Collada's frame 0; a clip that would
+    start before the output's 0 s is written from it); pair: {src clip: out
+    clip}. Returns (worst error relative to the model's size, clips, key times)."""
     import numpy as np
+
+    z_src, z_out = _zero_frame(src), _zero_frame(out)
 
     a_src, a_out = Judge(src), Judge(out)
     try:
@@ -182,8 +190,12 @@ def compare_files(src, out, joints, label, tol=1e-4, shift=0.0, pair=None):
         for name, a in a_src.clips.items():
             b = a_out.clips.get((pair or {}).get(name, name))
             expect(b is not None, "%s: clip %s missing (written: %s)" % (label, name, sorted(a_out.clips)))
-            for t in a_src.scene.animation_key_times(a):
-                err = matrix_error(a_out.motion(b, float(t) + shift, False)[i_out],
+            times = a_src.scene.animation_key_times(a)
+            # a clip that would start before the output's 0 s is written from there (the export's note)
+            lift = max(0.0, z_out - (float(times[0]) * fps() + z_src)) if len(times) else 0.0
+            moved = shift + (z_src + lift - z_out) / fps()
+            for t in times:
+                err = matrix_error(a_out.motion(b, float(t) + moved, False)[i_out],
                                    a_src.motion(a, float(t), False)[i_src], a_src.size)
                 worst = max(worst, err)
                 keys += 1

@@ -52,6 +52,7 @@ def import_file(path, **kw):
     expect(res == {"FINISHED"}, "%s: import did not finish (%s)" % (path, res))
     info = dict(skinkit.io_scene.LAST_IMPORT)
     info["seconds"] = seconds
+    FRAME_OFFSET[0] = info.get("frame_offset", 0.0)
     return info
 
 
@@ -60,8 +61,11 @@ def fps():
     return r.fps / r.fps_base
 
 
+FRAME_OFFSET = [0.0]  # the last import's frame of 0 s (1 for FBX: Blender's FBX convention)
+
+
 def set_time(t):
-    f = t * fps()
+    f = t * fps() + FRAME_OFFSET[0]
     whole = math.floor(f)
     bpy.context.scene.frame_set(int(whole), subframe=float(f - whole))
 
@@ -392,7 +396,7 @@ def test_fbx_bind_correction_matters():
 
 
 def test_keys_frames_groups_signs():
-    """Key frames = t * fps / fps_base at 29.97 fps (sub-frames kept), LINEAR, one group per bone named after it,
+    """Key frames = t * fps / fps_base (+ 1 for FBX, Blender's FBX convention) at 29.97 fps (sub-frames kept), LINEAR, one group per bone named after it,
     QUATERNION rotation mode, no quaternion sign flip, first clip active, NLA tracks."""
     import numpy as np
 
@@ -408,7 +412,7 @@ def test_keys_frames_groups_signs():
     info = dict(skinkit.io_scene.LAST_IMPORT)
     arm = bpy.data.objects[info["armature"]]
     with api.Scene.load(path) as sc:
-        want = sc.animation_key_times(0) * (30 / 1.001)
+        want = sc.animation_key_times(0) * (30 / 1.001) + FRAME_OFFSET[0]  # an FBX's 0 s is frame 1
     act = arm.animation_data.action
     expect(act is not None and act.name == info["actions"][0], "active action %s, want %s" % (act, info["actions"]))
     animated = 0

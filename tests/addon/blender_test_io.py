@@ -546,6 +546,58 @@ def test_import_in_scene_units():
         us.system, us.scale_length = saved
 
 
+def test_fbx_clips_on_blenders_frames():
+    """FBX clips sit on the frames Blender's FBX importer and exporter use (0 s is frame 1): a clip keyed at frames
+    1-20 exported to .fbx reads back in Blender's FBX importer at frames 1-20 with the bones where the source has them
+    (before: 2-21, a frame late), and Blender's FBX export of it reads back through Import via skinkit at 1-20 (before:
+    0-19). (Blender's FBX exporter writes each action from its first frame at 0 s by default, or the scene's time
+    with only the active action, which its own importer then reads a frame late.)"""
+    import numpy as np
+
+    def rig_with_clip():
+        obj, arm = make_rig(bones=3, moved=True)
+        act = bpy.data.actions.new("Bend")
+        arm.animation_data_create().action = act
+        pb = arm.pose.bones["b1"]
+        pb.rotation_mode = "XYZ"
+        for frame, angle in ((1, 0.0), (10, 0.9), (20, -0.4)):
+            pb.rotation_euler = (0.0, 0.0, angle)
+            pb.keyframe_insert("rotation_euler", frame=frame)
+        bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+        return obj, arm
+
+    def posed(frames):
+        out = {}
+        for f in frames:
+            bpy.context.scene.frame_set(f)
+            out[f] = np.concatenate([evaluated_world(o) for o in bpy.data.objects if o.type == "MESH"])
+        return out
+
+    def ranges():
+        return sorted(tuple(round(x, 3) for x in a.frame_range) for a in bpy.data.actions)
+
+    frames = (1, 5, 10, 15, 20)
+    reset_scene("actions")
+    obj, arm = rig_with_clip()
+    want = posed(frames)
+    select_only(obj, arm)
+    ours = os.path.join(TMP, "frames_ours.fbx")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=ours, format="FBX") == {"FINISHED"}, "export .fbx")
+    theirs = os.path.join(TMP, "frames_blender.fbx")
+    bpy.ops.export_scene.fbx(filepath=theirs, use_selection=True)  # its default: each action from 0 s
+    for path, importer in ((ours, bpy.ops.import_scene.fbx), (theirs, bpy.ops.import_scene.skinkit_assimp)):
+        reset_scene("actions")
+        importer(filepath=path)
+        got = posed(frames)
+        expect([r for r in ranges() if r[1] - r[0] > 1] == [(1.0, 20.0)], "%s: action ranges %s, want 1-20"
+               % (os.path.basename(path), ranges()))
+        size = float(np.ptp(want[1], axis=0).max())
+        for f in frames:
+            d = np.linalg.norm(got[f][:, None, :] - want[f][None, :, :], axis=2)
+            worst = max(d.min(axis=1).max(), d.min(axis=0).max()) / size
+            expect(worst < 1e-4, "%s, frame %d: %.3g of the size off the source" % (os.path.basename(path), f, worst))
+
+
 def test_import_joins_material_parts():
     """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
     slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's
@@ -1267,13 +1319,14 @@ def test_object_clip_keys_read_back_in_blender():
         expect(worst < 1e-4, "%s at frame 45 %.3g off" % (name, worst))
 
 
-def _object_clip_views(importer, path, frames, **kw):
-    """{frame: {name: (type, world matrix)}} of the cameras, lights and empties an importer makes of path."""
+def _object_clip_views(importer, path, frames, shift=0, **kw):
+    """{frame: {name: (type, world matrix)}} of the cameras, lights and empties an importer makes of path, each frame
+    taken shift frames later."""
     reset_scene()
     importer(filepath=path, **kw)
     seen = {}
     for f in frames:
-        bpy.context.scene.frame_set(f)
+        bpy.context.scene.frame_set(f + shift)
         seen[f] = {o.name: (o.type, [list(r) for r in o.matrix_world]) for o in bpy.data.objects
                    if o.type in ("CAMERA", "LIGHT", "EMPTY")}
     return seen
@@ -1306,7 +1359,8 @@ def test_import_object_clips():
         out = os.path.join(TMP, name + "_ours.glb")
         with api.Scene.load(src) as sc:
             sc.save(out, overwrite=True)
-        ours = _object_clip_views(bpy.ops.import_scene.skinkit_assimp, src, frames)
+        # an FBX's 0 s is frame 1 for Blender's FBX importer and ours, frame 0 for the glTF importers
+        ours = _object_clip_views(bpy.ops.import_scene.skinkit_assimp, src, frames, shift=1)
         keyed = io_scene.LAST_IMPORT["object_actions"]
         expect(len(keyed) == n_keyed, "%s: object actions %s" % (name, keyed))
         expect(ours[0][moving][1] != ours[20][moving][1], "%s: %s does not move" % (name, moving))
@@ -1504,6 +1558,15 @@ def test_export_assimp_shape_keys():
     d = np.abs(got[:, None, :] - want[None, :, :]).max(axis=2)
     worst = max(d.min(axis=1).max(), d.min(axis=0).max())  # each place's nearest in the other set
     expect(worst < 2e-3, "the shaped rig read back %.3g from the source's" % worst)
+    # a modifier before the Armature one (a Mirror) is not applied: the warning names it
+    reset_scene()
+    obj, arm = make_rig(bones=2)
+    mirror = obj.modifiers.new("Mirror", "MIRROR")
+    bpy.ops.object.modifier_move_to_index({"object": obj}, modifier=mirror.name, index=0)
+    path = os.path.join(TMP, "mirrored.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with a Mirror")
+    msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+    expect("modifiers not applied" in msg and "Mirror on %s" % obj.name in msg, "modifier warning: %r" % msg)
     # a keyed shape-key value is not written (the library's clips hold joints and objects): the warning says so
     reset_scene()
     obj, arm = make_rig(bones=2)
@@ -2104,7 +2167,8 @@ def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
-             test_import_places_armature_like_blender, test_import_in_scene_units, test_import_joins_material_parts,
+             test_import_places_armature_like_blender, test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
+             test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys,
