@@ -893,14 +893,53 @@ def _anchor_unweighted(csr, joint):
     return (new_off, new_jt, new_wt) + tuple(csr[3:])
 
 
+def _with_modifiers(context, obj):
+    """A temporary object (linked to the scene, hidden) holding obj's mesh with its modifiers applied but the
+    Armature ones (the rest shape the skin deforms: a Mirror or Subdivision Surface before or after it), with obj's
+    vertex groups (the modifiers carry their weights) and materials; None when obj has no other modifier on in the
+    viewport, or has shape keys (applying modifiers drops them: the mesh is written as it is, with a warning)."""
+    if not any(m.type != "ARMATURE" and m.show_viewport for m in obj.modifiers):
+        return None
+    if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) > 1:
+        return None
+    armature = [m for m in obj.modifiers if m.type == "ARMATURE" and m.show_viewport]
+    for m in armature:
+        m.show_viewport = False
+    try:
+        context.view_layer.update()
+        dg = context.evaluated_depsgraph_get()
+        me = bpy.data.meshes.new_from_object(obj.evaluated_get(dg), preserve_all_data_layers=True, depsgraph=dg)
+    finally:
+        for m in armature:
+            m.show_viewport = True
+        context.view_layer.update()
+    tmp = bpy.data.objects.new(obj.name + ".skinkit_applied", me)
+    for g in obj.vertex_groups:  # the same order: the mesh's weights refer to groups by index
+        tmp.vertex_groups.new(name=g.name)
+    context.scene.collection.objects.link(tmp)
+    tmp.hide_viewport = tmp.hide_render = True
+    tmp.matrix_world = obj.matrix_world
+    return tmp
+
+
+def _remove_applied(tmp):
+    """Removes a _with_modifiers object and its mesh."""
+    if tmp is None:
+        return
+    me = tmp.data
+    bpy.data.objects.remove(tmp, do_unlink=True)
+    if me.users == 0:
+        bpy.data.meshes.remove(me)
+
+
 def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True, world=None, rigid=None,
-                  anchor=None):
+                  anchor=None, name=None):
     """Adds a mesh object to the scene: one mesh, or one per material its faces use (node_name = the object's name,
     so the writers keep one object whose parts have their materials), with its shape keys as blend shapes. names:
     the skeleton's joints (None = no skeleton); world: where it is placed (None: its matrix_world); rigid: the joint
     a mesh without weights of its own follows (weight 1: a prop under a bone, export_attach.py); anchor: the joint
-    its vertices without weight get weight 1 on (_anchor_unweighted), or None. Returns 1 when the object was written
-    with a skin, else 0."""
+    its vertices without weight get weight 1 on (_anchor_unweighted), or None; name: the name written (obj's when
+    None). Returns 1 when the object was written with a skin, else 0."""
     np = _np()
     from . import bridge, materials
 
@@ -928,9 +967,9 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
         skin = api.Skin.from_csr(*bridge.csr_take(*csr, s), len(names)) if csr is not None else None
         per = {k: (None if v is None else (v if kept is None else v[kept])) for k, v in streams.items()}
         try:
-            m = scene.add_mesh(pos[s].astype(np.float32), t, name=obj.name, skin=skin,
+            m = scene.add_mesh(pos[s].astype(np.float32), t, name=name or obj.name, skin=skin,
                                normals=None if nrm is None else nrm[s].astype(np.float32),
-                               node_name=obj.name if len(parts) > 1 else None, **per)
+                               node_name=(name or obj.name) if len(parts) > 1 else None, **per)
         finally:
             if skin is not None:
                 skin.close()
@@ -1061,6 +1100,10 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                           "empties and name the cameras and lights as not written", default=True)
     animations: BoolProperty(name="Animations", description="Write the armature's actions as clips (the active "
                              "action and those of its NLA strips, each sampled at every frame and key)", default=True)
+    apply_modifiers: BoolProperty(name="Apply Modifiers", description="Write each mesh with its modifiers applied "
+                                  "but the Armature ones (a Mirror, a Subdivision Surface), as Blender's FBX exporter "
+                                  "does; a mesh with shape keys is written without them (a warning says so)",
+                                  default=True)
     shape_keys: BoolProperty(name="Shape Keys", description="Write the meshes' shape keys as morph targets, with "
                              "their names and values (glTF; .dae and .fbx through Assimp carry none: a warning names "
                              "the meshes); muted keys are left out, as Blender's glTF exporter does", default=True)
@@ -1115,7 +1158,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 names = joints[1:] if wrapped else joints
                 sk = api.Skeleton(joints, parents, bind=bind, rest_local=bridge.rest_local_from_world(parents, rest))
             weight_names = ([None] + names if wrapped else names) if sk is not None else None
-            written, skinned, attach_notes, saved = [], 0, [], ""
+            written, skinned, attach_notes, saved, modified = [], 0, [], "", []
             with api.Scene.create(sk) as scene:
                 scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
                 mats = materials.MaterialWriter(scene)
@@ -1123,10 +1166,17 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                     if not len(obj.data.vertices):
                         continue
                     world, rigid = _mesh_attachment(obj, arm, names, attach_notes)
-                    skinned += _write_object(api, scene, obj, weight_names, mats, self.normals, self.uvs,
-                                             self.shape_keys and ext in (".glb", ".gltf"), world, rigid,
-                                             0 if wrapped and ext in (".glb", ".gltf") else None)
+                    applied = _with_modifiers(context, obj) if self.apply_modifiers else None
+                    try:
+                        skinned += _write_object(api, scene, applied or obj, weight_names, mats, self.normals,
+                                                 self.uvs, self.shape_keys and ext in (".glb", ".gltf"), world,
+                                                 rigid, 0 if wrapped and ext in (".glb", ".gltf") else None,
+                                                 name=obj.name)
+                    finally:
+                        _remove_applied(applied)
                     written.append(obj.name)
+                    if applied is not None:
+                        modified.append(obj.name)
                     wm.progress_update(i + 1)
                 if not written:
                     raise ValueError("the meshes to export have no vertices")
@@ -1150,9 +1200,10 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
         # nothing else is silently left out: our notes, then the library's (what the file format could not keep)
         left = list(mats.notes) + attach_notes + object_notes + clip_notes + ([saved] if saved else [])
-        stacked = _modifiers_not_applied([bpy.data.objects[n] for n in written])
+        stacked = _modifiers_not_applied([bpy.data.objects[n] for n in written if n not in modified])
         if stacked:
-            left.append("modifiers not applied (the mesh is written as it is before them): %s" % stacked)
+            left.append("modifiers not applied (the mesh is written as it is before them%s): %s" % (
+                ": Apply Modifiers is off" if not self.apply_modifiers else "; it has shape keys", stacked))
         keyed = [n for n in shaped if _shape_keys_animated(bpy.data.objects[n])]
         if keyed and self.shape_keys and ext in (".glb", ".gltf"):
             left.append("the animation of the shape keys of %s not written (their current values are)"

@@ -710,6 +710,58 @@ def test_export_unweighted_vertices_stay():
         expect(worst < 1e-4, "frame %d: read back %.3g of the size from the source" % (frame, worst))
 
 
+def test_export_applies_modifiers():
+    """Apply Modifiers (on by default, as in Blender's FBX exporter): a rig whose tube has a Mirror and a Subdivision
+    Surface before its Armature modifier is written with both applied and the Armature left to the skin; read back
+    by Blender's glTF importer, every vertex is where the source's evaluated mesh has it, at rest and with a bone
+    turned by the clip, and the export names no modifier. Before, half the tube and no warning. (A modifier after
+    the Armature one is applied to the rest shape, then skinned: 0.8 % of the size off at a 50 degree bend for a
+    Subdivision Surface, as with Blender's FBX exporter.)"""
+    import numpy as np
+
+    from skinkit import io_scene
+
+    reset_scene("actions")
+    obj, arm = make_rig(bones=3, moved=True)
+    mirror = obj.modifiers.new("Mirror", "MIRROR")
+    mirror.use_axis = (False, True, False)
+    mirror.mirror_object = None
+    bpy.ops.object.modifier_move_to_index({"object": obj}, modifier=mirror.name, index=0)
+    subsurf = obj.modifiers.new("Subdivision", "SUBSURF")
+    subsurf.levels = 1
+    bpy.ops.object.modifier_move_to_index({"object": obj}, modifier=subsurf.name, index=1)
+    act = bpy.data.actions.new("Bend")
+    arm.animation_data_create().action = act
+    pb = arm.pose.bones["b1"]
+    pb.rotation_mode = "XYZ"
+    for frame, angle in ((1, 0.0), (10, 0.9)):
+        pb.rotation_euler = (0.0, 0.0, angle)
+        pb.keyframe_insert("rotation_euler", frame=frame)
+    want = {}
+    for frame in (1, 10):
+        bpy.context.scene.frame_set(frame)
+        want[frame] = evaluated_world(obj)
+    n_source = len(obj.data.vertices)
+    select_only(obj, arm)
+    out = os.path.join(TMP, "applied.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export")
+    expect("modifiers not applied" not in io_scene.LAST_EXPORT_ASSIMP.get("warning", ""), "warned: %r"
+           % io_scene.LAST_EXPORT_ASSIMP.get("warning"))
+    expect(not any(o.name.endswith(".skinkit_applied") for o in bpy.data.objects), "temporary object left")
+    reset_scene("actions")
+    bpy.ops.import_scene.gltf(filepath=out)
+    back = next(o for o in bpy.data.objects if o.type == "MESH")
+    expect(len(back.data.vertices) > 2 * n_source, "%d vertices read back for a source of %d (mirrored, subdivided)"
+           % (len(back.data.vertices), n_source))
+    size = float(np.ptp(want[1], axis=0).max())
+    for frame in (1, 10):
+        bpy.context.scene.frame_set(frame)
+        got = evaluated_world(back)
+        d = np.linalg.norm(got[:, None, :] - want[frame][None, :, :], axis=2)
+        worst = max(d.min(axis=1).max(), d.min(axis=0).max()) / size
+        expect(worst < 1e-4, "frame %d: read back %.3g of the size from the source" % (frame, worst))
+
+
 def test_export_writes_armature_object():
     """Export via skinkit of Blender's own FBX import of mover_rig.fbx (armature "Rig", scaled 1.2, under an empty
     "Mover" scaled 0.9; a sword hanging from bone "spine" without weights; an unweighted crate beside) read back by
@@ -1558,13 +1610,14 @@ def test_export_assimp_shape_keys():
     d = np.abs(got[:, None, :] - want[None, :, :]).max(axis=2)
     worst = max(d.min(axis=1).max(), d.min(axis=0).max())  # each place's nearest in the other set
     expect(worst < 2e-3, "the shaped rig read back %.3g from the source's" % worst)
-    # a modifier before the Armature one (a Mirror) is not applied: the warning names it
+    # with Apply Modifiers off, a modifier before the Armature one (a Mirror) is not applied: the warning names it
     reset_scene()
     obj, arm = make_rig(bones=2)
     mirror = obj.modifiers.new("Mirror", "MIRROR")
     bpy.ops.object.modifier_move_to_index({"object": obj}, modifier=mirror.name, index=0)
     path = os.path.join(TMP, "mirrored.glb")
-    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with a Mirror")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, apply_modifiers=False) == {"FINISHED"},
+           "export with a Mirror")
     msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
     expect("modifiers not applied" in msg and "Mirror on %s" % obj.name in msg, "modifier warning: %r" % msg)
     # a keyed shape-key value is not written (the library's clips hold joints and objects): the warning says so
@@ -2169,7 +2222,7 @@ def main():
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_places_armature_like_blender, test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
              test_import_joins_material_parts,
-             test_import_export_keeps_file_rest, test_export_writes_armature_object,
+             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys,
              test_import_export_uv1_and_colors,
