@@ -248,6 +248,25 @@ def write_transform_keys(action, frames, loc, quat, scale, group, prefix=""):
             _write_fcurve(action, prefix + path, i, group, frames, vals[:, i], linear)
 
 
+def _channels_to_write(pbones, clips, tols):
+    """Per channel (location, rotation, scale) a bool per bone: written when some clip varies it or holds it off
+    rest, or the pose bone is off rest now."""
+    current = (np.array([tuple(pb.location) for pb in pbones], np.float64).reshape(-1, 3),
+               np.array([tuple(pb.rotation_quaternion) if pb.rotation_mode == "QUATERNION"
+                         else tuple(pb.matrix_basis.to_quaternion()) for pb in pbones], np.float64).reshape(-1, 4),
+               np.array([tuple(pb.scale) for pb in pbones], np.float64).reshape(-1, 3))
+    write = []
+    for c, (_path, _n) in enumerate(_CHANNELS):
+        quat = c == 1
+        _v, off = _channel_state(current[c][None], _IDENTITY[c], tols[c], quat)
+        w = off.copy()
+        for _name, _times, vals, _res in clips:
+            varies, off = _channel_state(vals[c], _IDENTITY[c], tols[c], quat)
+            w |= varies | off
+        write.append(w)
+    return write
+
+
 def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None, frame_offset=0.0):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
     of joint j, None for a joint that is no bone) on the armature object (module docstring). arm_world: the armature
@@ -286,21 +305,8 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
     if not clips:
         return [], "; ".join(notes) or None
 
-    # which channels to write: varied or off rest in some clip, or the pose bone is off rest now
     pbones = [arm_obj.pose.bones[nm] for nm in bone_names]
-    current = (np.array([tuple(pb.location) for pb in pbones], np.float64).reshape(-1, 3),
-               np.array([tuple(pb.rotation_quaternion) if pb.rotation_mode == "QUATERNION"
-                         else tuple(pb.matrix_basis.to_quaternion()) for pb in pbones], np.float64).reshape(-1, 4),
-               np.array([tuple(pb.scale) for pb in pbones], np.float64).reshape(-1, 3))
-    write = []
-    for c, (_path, _n) in enumerate(_CHANNELS):
-        quat = c == 1
-        _v, off = _channel_state(current[c][None], _IDENTITY[c], tols[c], quat)
-        w = off.copy()
-        for _name, _times, vals, _res in clips:
-            varies, off = _channel_state(vals[c], _IDENTITY[c], tols[c], quat)
-            w |= varies | off
-        write.append(w)
+    write = _channels_to_write(pbones, clips, tols)
     sheared = set()
     for _name, _times, _vals, res in clips:
         sheared.update(np.nonzero((res > 1e-4).any(axis=0))[0].tolist())

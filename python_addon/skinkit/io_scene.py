@@ -450,16 +450,9 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         if self.shape_keys:
             morphs = [(n, w, _points_to(space, p)) for n, w, p in _joined_morphs(scene, ms, parts["positions"], fixes)]
             st.shape_keys += _add_shape_keys(obj, morphs)
-        arm_obj, bone_names = st.arm_obj, st.bone_names
+        arm_obj = st.arm_obj
         if parts["skin"] is not None and arm_obj is not None:
-            off, jt, wt = parts["skin"]
-            used = np.unique(jt).tolist()
-            groups = [obj.vertex_groups.new(name=bone_names[j] or scene.skeleton.names[j]).index for j in used]
-            remap = np.full(len(bone_names), -1, np.int64)
-            remap[used] = np.arange(len(used))
-            bridge.csr_to_vertex_groups(obj, off, remap[jt.astype(np.int64)], np.clip(wt, 0.0, 1.0),
-                                        group_indices=groups)
-            st.weighted += int(np.count_nonzero(np.diff(off.astype(np.int64))))
+            st.weighted += _add_vertex_groups(obj, parts["skin"], st.bone_names, scene.skeleton.names)
             mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
             mod.object = arm_obj
         if under:
@@ -508,7 +501,6 @@ def _armature_node(parents, deform, rest):
     world) rather than a bone, it and the joints above it (the scene root, an importer's made-up root) left out of
     the bones, as Blender's FBX and glTF importers build the armature. (-1, every joint) when there is no such node
     or its rest world cannot be an object's matrix."""
-    np = _np()
     J = len(parents)
     tops = {int(parents[j]) for j in range(J) if deform[j] and (parents[j] < 0 or not deform[parents[j]])}
     node = tops.pop() if len(tops) == 1 else -1
@@ -603,6 +595,21 @@ def _object_parts(scene):
             where[key] = len(groups)
             groups.append([m])
     return groups
+
+
+def _add_vertex_groups(obj, csr, bone_names, joint_names):
+    """obj's vertex groups from the skin csr (offsets, joints, weights): a group per joint weighted, named after its
+    bone (its joint's name when it is no bone). Returns how many vertices carry a weight."""
+    np = _np()
+    from . import bridge
+
+    off, jt, wt = csr
+    used = np.unique(jt).tolist()
+    groups = [obj.vertex_groups.new(name=bone_names[j] or joint_names[j]).index for j in used]
+    remap = np.full(len(bone_names), -1, np.int64)
+    remap[used] = np.arange(len(used))
+    bridge.csr_to_vertex_groups(obj, off, remap[jt.astype(np.int64)], np.clip(wt, 0.0, 1.0), group_indices=groups)
+    return int(np.count_nonzero(np.diff(off.astype(np.int64))))
 
 
 def _own_binds(scene, m, bind):
@@ -1128,8 +1135,6 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         ops = _ops()
-        from . import bridge, materials
-
         meshes, arms = _skinned_targets(context, self.use_selection)
         if not meshes:
             self.report({"ERROR"}, "Skinkit: no mesh to export (select meshes or disable Selected Only)")
@@ -1149,58 +1154,94 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         wm = context.window_manager
         wm.progress_begin(0, len(meshes) + 1)
-        sk = None
         try:
-            api = ops._load_api(context)
-            names, wrapped = [], False  # the bones written; wrapped: under a joint that is the armature object
-            if arm is not None:
-                joints, parents, bind, rest, wrapped = _export_skeleton(arm, self.only_deform)
-                names = joints[1:] if wrapped else joints
-                sk = api.Skeleton(joints, parents, bind=bind, rest_local=bridge.rest_local_from_world(parents, rest))
-            weight_names = ([None] + names if wrapped else names) if sk is not None else None
-            written, skinned, attach_notes, saved, modified = [], 0, [], "", []
-            with api.Scene.create(sk) as scene:
-                scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
-                mats = materials.MaterialWriter(scene)
-                for i, obj in enumerate(meshes):
-                    if not len(obj.data.vertices):
-                        continue
-                    world, rigid = _mesh_attachment(obj, arm, names, attach_notes)
-                    applied = _with_modifiers(context, obj) if self.apply_modifiers else None
-                    try:
-                        skinned += _write_object(api, scene, applied or obj, weight_names, mats, self.normals,
-                                                 self.uvs, self.shape_keys and ext in (".glb", ".gltf"), world,
-                                                 rigid, 0 if wrapped and ext in (".glb", ".gltf") else None,
-                                                 name=obj.name)
-                    finally:
-                        _remove_applied(applied)
-                    written.append(obj.name)
-                    if applied is not None:
-                        modified.append(obj.name)
-                    wm.progress_update(i + 1)
-                if not written:
-                    raise ValueError("the meshes to export have no vertices")
-                objects, object_notes = self._write_objects(context, scene, arm, names, written, wrapped)
-                clips, clip_notes = self._write_clips(context, scene, arm, wrapped)
-                saved = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
-                                   max_influences=self.max_influences, prune=self.prune)
+            out = self._write_file(context, ops._load_api(context), arm, meshes, ext, fmt, path)
         except Exception as e:
             return ops._fail(self, e)
         finally:
+            wm.progress_end()
+        return self._report_export(path, ext, meshes, arm, out)
+
+    def _write_file(self, context, api, arm, meshes, ext, fmt, path):
+        """Writes path: a dict of what was written (meshes, names of the bones, materials writer, objects, clips,
+        modified: meshes written with their modifiers applied) and the notes of each step."""
+        from . import bridge, materials
+
+        out = dict(names=[], written=[], skinned=0, attach_notes=[], saved="", modified=[])
+        sk, wrapped = None, False  # wrapped: the bones under a joint that is the armature object
+        if arm is not None:
+            joints, parents, bind, rest, wrapped = _export_skeleton(arm, self.only_deform)
+            out["names"] = joints[1:] if wrapped else joints
+            sk = api.Skeleton(joints, parents, bind=bind, rest_local=bridge.rest_local_from_world(parents, rest))
+        try:
+            with api.Scene.create(sk) as scene:
+                scene.set_frame(*blender_frame(context))  # the writers turn Blender's Z up into glTF's Y up
+                out["mats"] = materials.MaterialWriter(scene)
+                self._write_meshes(context, api, scene, arm, meshes, wrapped, ext, out)
+                if not out["written"]:
+                    raise ValueError("the meshes to export have no vertices")
+                out["objects"], out["object_notes"] = self._write_objects(context, scene, arm, out["names"],
+                                                                          out["written"], wrapped)
+                out["clips"], out["clip_notes"] = self._write_clips(context, scene, arm, wrapped)
+                out["saved"] = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
+                                          max_influences=self.max_influences, prune=self.prune)
+        finally:
             if sk is not None:
                 sk.close()
-            wm.progress_end()
+        return out
+
+    def _write_meshes(self, context, api, scene, arm, meshes, wrapped, ext, out):
+        """Adds the meshes to scene (their modifiers applied with Apply Modifiers), recording them in out."""
+        names = out["names"]
+        weight_names = ([None] + names if wrapped else names) if scene.skeleton is not None else None
+        gltf = ext in (".glb", ".gltf")
+        for i, obj in enumerate(meshes):
+            if not len(obj.data.vertices):
+                continue
+            world, rigid = _mesh_attachment(obj, arm, names, out["attach_notes"])
+            applied = _with_modifiers(context, obj) if self.apply_modifiers else None
+            try:
+                out["skinned"] += _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals,
+                                                self.uvs, self.shape_keys and gltf, world, rigid,
+                                                0 if wrapped and gltf else None, name=obj.name)
+            finally:
+                _remove_applied(applied)
+            out["written"].append(obj.name)
+            if applied is not None:
+                out["modified"].append(obj.name)
+            context.window_manager.progress_update(i + 1)
+
+    def _report_export(self, path, ext, meshes, arm, out):
+        """LAST_EXPORT_ASSIMP and the report: a warning naming everything not written as it is, else the counts."""
+        written, mats, clips, objects = out["written"], out["mats"], out["clips"], out["objects"]
         LAST_EXPORT_ASSIMP.clear()
         LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
-                                  joints=names, materials=sorted(mats.materials), notes=list(mats.notes),
+                                  joints=out["names"], materials=sorted(mats.materials), notes=list(mats.notes),
                                   objects=objects, actions=clips)
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
         shapes = sum(len(_shape_keys(bpy.data.objects[n], False)[0]) for n in shaped) if self.shape_keys else 0
         LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
-        # nothing else is silently left out: our notes, then the library's (what the file format could not keep)
-        left = list(mats.notes) + attach_notes + object_notes + clip_notes + ([saved] if saved else [])
-        stacked = _modifiers_not_applied([bpy.data.objects[n] for n in written if n not in modified])
+        left = self._export_notes(path, ext, shaped, out)
+        if left:
+            msg = "; ".join(left)
+            LAST_EXPORT_ASSIMP["warning"] = msg
+            self.report({"WARNING"}, msg)
+            return {"FINISHED"}
+        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials%s" % (
+            os.path.basename(path), len(written), out["skinned"], len(out["names"]), len(mats.materials),
+            (", %d cameras, lights and empties" % len(objects) if objects else "")
+            + (", %d clips" % len(clips) if clips else "")
+            + (", %d shape keys" % LAST_EXPORT_ASSIMP["shape_keys"] if LAST_EXPORT_ASSIMP["shape_keys"] else "")))
+        return {"FINISHED"}
+
+    def _export_notes(self, path, ext, shaped, out):
+        """Nothing is left out silently: our notes, then the library's (what the file format could not keep), the
+        first one prefixed with the file's name."""
+        written = out["written"]
+        left = list(out["mats"].notes) + out["attach_notes"] + out["object_notes"] + out["clip_notes"] + (
+            [out["saved"]] if out["saved"] else [])
+        stacked = _modifiers_not_applied([bpy.data.objects[n] for n in written if n not in out["modified"]])
         if stacked:
             left.append("modifiers not applied (the mesh is written as it is before them%s): %s" % (
                 ": Apply Modifiers is off" if not self.apply_modifiers else "; it has shape keys", stacked))
@@ -1216,17 +1257,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 "exporter writes them"))
         elif left:
             left[0] = "%s: %s" % (os.path.basename(path), left[0])
-        if left:
-            msg = "; ".join(left)
-            LAST_EXPORT_ASSIMP["warning"] = msg
-            self.report({"WARNING"}, msg)
-            return {"FINISHED"}
-        self.report({"INFO"}, "%s: %d meshes (%d skinned), %d joints, %d materials%s" % (
-            os.path.basename(path), len(written), skinned, len(names), len(mats.materials),
-            (", %d cameras, lights and empties" % len(objects) if objects else "")
-            + (", %d clips" % len(clips) if clips else "")
-            + (", %d shape keys" % LAST_EXPORT_ASSIMP["shape_keys"] if LAST_EXPORT_ASSIMP["shape_keys"] else "")))
-        return {"FINISHED"}
+        return left
 
     def _write_clips(self, context, scene, arm, wrapped):
         """The armature's actions as clips (export_anim.py): (clip names, notes)."""
