@@ -63,10 +63,12 @@ def _data_of(info, unit):
     return None
 
 
-def _parent(obj, info, made, arm_obj, bones, meshes):
+def _parent(obj, info, made, arm_obj, bones, meshes, joint_objects):
     """Hangs obj where the file hung it: the name of what it should have hung from but cannot, else None."""
     if info["parent_object"] is not None and info["parent_object"] < len(made):
         obj.parent = made[info["parent_object"]]
+    elif info["parent_joint"] in joint_objects:  # a joint made an empty (an attachment point)
+        obj.parent = joint_objects[info["parent_joint"]]
     elif info["parent_joint"] is not None:
         bone = bones.get(info["parent_joint"])
         if arm_obj is not None and bone == "":  # the armature node: the armature object itself
@@ -126,7 +128,7 @@ def _key_base(obj, info, parent, root, scene, joint_index, arm_world, binds):
     return parent.inverted() @ root @ pw
 
 
-def _object_clips(context, scene, made, bases, frame_offset=0.0):
+def _object_clips(context, scene, made, bases, frame_offset=0.0, posts=None):
     """Each clip that keys some of the objects: an action per keyed object, named "<clip>_<object>", its keys at
     the clip's times (frame = t x fps + frame_offset, as import_anim), matrix_basis = K @ M(t) split into location, quaternion
     (sign-continuous) and scale; stashed on the object's NLA tracks, the first clip's active. Returns the actions."""
@@ -145,7 +147,8 @@ def _object_clips(context, scene, made, bases, frame_offset=0.0):
                 if not len(times):
                     continue
                 base = np.array(bases[k], np.float64)
-                m = np.stack([base @ scene.object_sample(a, k, t).astype(np.float64) for t in times])
+                post = np.array(posts[k], np.float64) if posts is not None else np.identity(4)
+                m = np.stack([base @ scene.object_sample(a, k, t).astype(np.float64) @ post for t in times])
                 loc, quat, scale, _res = import_anim.decompose(m)
                 quat = import_anim.continuous_signs(quat)
                 clip = scene.animation_name(a) or "clip%d" % a
@@ -166,18 +169,25 @@ def _object_clips(context, scene, made, bases, frame_offset=0.0):
     return actions
 
 
+# An empty's own axes from a glTF file as Blender's glTF importer gives them: turned from Y up to Z up like its place
+# (the inverse of export_objects._EMPTY_AXES_GLTF).
+GLTF_EMPTY_AXES = ((1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, -1.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+
+
 def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True, arm_world=None,
-                   binds=None, frame_offset=0.0):
+                   binds=None, frame_offset=0.0, joint_objects=None, gltf_axes=False):
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
     the file's frame to Blender's world; bones: joint name -> bone name ("" for the armature node, which is the
-    armature object; None for a root above it, which is no object); arm_world, binds: the armature object's matrix
-    and the joints' bind matrices in the file's frame (io_scene._world_binds); meshes: mesh node name -> mesh object;
+    armature object; None for a root above it, which is no object); joint_objects: joint name -> the object made of
+    it (an attachment point, io_scene._sockets); gltf_axes: the file is glTF (an empty's own axes turned as its
+    place is, GLTF_EMPTY_AXES); arm_world, binds: the armature object's matrix and the joints' bind
+    matrices in the file's frame (io_scene._world_binds); meshes: mesh node name -> mesh object;
     clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that
     could not be found, actions)."""
     made, datas = [], []
     try:
         return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas, arm_world,
-                       binds, frame_offset)
+                       binds, frame_offset, joint_objects or {}, gltf_axes)
     except BaseException:  # what was made so far goes again (the caller removes what it made itself)
         for o in made:
             bpy.data.objects.remove(o, do_unlink=True)
@@ -186,7 +196,8 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
         raise
 
 
-def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world, binds, frame_offset):
+def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world, binds, frame_offset,
+            joint_objects, gltf_axes):
     from mathutils import Matrix
 
     arm_world = Matrix.Identity(4) if arm_world is None else Matrix([list(r) for r in arm_world])
@@ -203,11 +214,14 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, ar
             obj.empty_display_type = "PLAIN_AXES"
         context.collection.objects.link(obj)
         made.append(obj)
-        missing = _parent(obj, info, made, arm_obj, bones, meshes)
+        missing = _parent(obj, info, made, arm_obj, bones, meshes, joint_objects)
         if missing is not None:
             lost.append(missing)
     context.view_layer.update()  # the armature's posed bones and the meshes' world matrices are current
-    worlds = [root @ Matrix(info["world"].astype(float).tolist()) for info in infos]
+    # an empty of a glTF file gets its own axes turned to Z up too, as Blender's glTF importer turns them
+    posts = [Matrix(GLTF_EMPTY_AXES) if gltf_axes and info["kind"] == "empty" else Matrix.Identity(4)
+             for info in infos]
+    worlds = [root @ Matrix(info["world"].astype(float).tolist()) @ post for info, post in zip(infos, posts)]
     index = {m.name: k for k, m in enumerate(made)}
     parents = [_parent_world(obj, worlds, index, made) for obj in made]
     for obj, world, parent in zip(made, worlds, parents):
@@ -222,7 +236,7 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, ar
         joint_index = {n: j for j, n in enumerate(sk.names)} if sk is not None else {}
         bases = [_key_base(obj, info, parent, root, scene, joint_index, arm_world, binds)
                  for obj, info, parent in zip(made, infos, parents)]
-        actions = _object_clips(context, scene, made, bases, frame_offset)
+        actions = _object_clips(context, scene, made, bases, frame_offset, posts)
     return made, datas, lost, actions
 
 

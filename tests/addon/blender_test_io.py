@@ -598,6 +598,46 @@ def test_fbx_clips_on_blenders_frames():
             expect(worst < 1e-4, "%s, frame %d: %.3g of the size off the source" % (os.path.basename(path), f, worst))
 
 
+def test_import_sockets_as_empties():
+    """A glTF node below a bone that no skin lists (an attachment point: socket_rig.glb's "WeaponSocket" on bone
+    "shin") is an empty hanging from that bone, as Blender's glTF importer makes it, at its world matrix (its own
+    axes turned as that importer turns an empty's; within 1e-4), not a bone; and the empties of a glTF file made by
+    the library from scene_objects.fbx (a child empty under an empty, one on the mesh) come in with the axes Blender's
+    glTF importer gives them. Before, "WeaponSocket" was a third bone and an empty's axes were a quarter turn off."""
+    import numpy as np
+
+    from skinkit import api
+
+    def empties():
+        return {o.name: (o.parent_type if o.parent else None, o.parent_bone, np.array(o.matrix_world))
+                for o in bpy.data.objects if o.type == "EMPTY"}
+
+    glb = os.path.join(TMP, "scene_objects_lib.glb")
+    with api.Scene.load(os.path.join(DATA, "scene_objects.fbx")) as sc:
+        sc.save(glb, overwrite=True)
+    for path in (os.path.join(DATA, "socket_rig.glb"), glb):
+        reset_scene()
+        bpy.ops.import_scene.gltf(filepath=path)
+        want = empties()
+        want_bones = sorted(b.name for a in bpy.data.objects if a.type == "ARMATURE" for b in a.data.bones)
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, path)
+        got = empties()
+        bones = sorted(b.name for a in bpy.data.objects if a.type == "ARMATURE" for b in a.data.bones)
+        expect(bones == want_bones, "%s: bones %s, Blender's %s" % (path, bones, want_bones))
+        meshes = {o.name for o in bpy.data.objects if o.type == "MESH"}  # Blender's makes a skinned mesh's node an
+        extra = set(want) - set(got)  # empty besides
+        expect(set(got) <= set(want) and extra <= meshes, "%s: empties %s, Blender's %s" % (path, sorted(got),
+                                                                                            sorted(want)))
+        for name, (kind, bone, m) in want.items():
+            if name in extra:
+                continue
+            g = got[name]
+            expect(g[0] == kind and g[1] == bone, "%s: %s hangs from %s %s, Blender's %s %s" % (
+                path, name, g[0], g[1], kind, bone))
+            close(g[2], m, 1e-4, "%s: %s's world matrix" % (path, name))
+
+
 def test_import_joins_material_parts():
     """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
     slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's
@@ -2221,7 +2261,7 @@ def main():
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_places_armature_like_blender, test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
-             test_import_joins_material_parts,
+             test_import_sockets_as_empties, test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys,
