@@ -349,6 +349,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             st.arm_obj.matrix_world = st.root @ Matrix(st.arm_world.tolist())
             st.socket_objs = _socket_empties(context, scene, st, sockets)
             st.created += list(st.socket_objs.values())
+            st.holder_objs = _holder_empties(context, scene, st) if self.objects else {}
+            st.created += list(st.holder_objs.values())
         if self.materials:
             from . import import_materials
 
@@ -366,7 +368,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
             objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
                                                                        by_node, self.animations, st.arm_world,
-                                                                       st.binds, st.frame_offset, st.socket_objs,
+                                                                       st.binds, st.frame_offset,
+                                                                       {**st.socket_objs, **st.holder_objs},
                                                                        _is_gltf(path))
             st.created += objs
             st.datas += datas + actions
@@ -460,10 +463,15 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             st.weighted += _add_vertex_groups(obj, parts["skin"], st.bone_names, scene.skeleton.names)
             mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
             mod.object = arm_obj
+        holder = st.holder_objs.get(scene.skeleton.names[pj]) if pj is not None and not under else None
         if under:
             obj.parent = arm_obj
             obj.matrix_parent_inverse = Matrix.Identity(4)
             obj.matrix_basis = Matrix.Identity(4)
+        elif holder is not None:  # under an empty above the armature (its vertices stay in the file's world)
+            obj.parent = holder
+            obj.matrix_parent_inverse = holder.matrix_world.inverted()
+            obj.matrix_basis = st.root
         else:
             obj.matrix_world = st.root
 
@@ -533,6 +541,58 @@ def _sockets(scene, path):
                 keep.add(j)
         out = [j for j in out if j not in keep]
     return out
+
+
+def _holder_empties(context, scene, st):
+    """{joint name: empty} for the file's nodes above its armature node up to (not with) an importer's made-up root
+    (a "Mover" empty holding the rig, as Blender's importers make it): empties at their rest world, each under the
+    one above it, the armature object under the lowest. None are made when a clip moves any of them (their motion is
+    then the root bones'), or without an armature node."""
+    from mathutils import Matrix
+
+    np = _np()
+    sk = scene.skeleton
+    if st.arm_joint < 0 or sk is None:
+        return {}
+    names, parents = sk.names, [int(p) for p in sk.parents]
+    chain = []
+    p = parents[st.arm_joint]
+    while 0 <= p and p not in chain and not _made_up(names[p]):
+        chain.append(p)
+        p = parents[p]
+    if not chain or p >= 0 and not _made_up(names[p]):
+        return {}
+    if scene.animation_count:
+        rest = sk.rest_trs(allow_shear=True).astype(np.float64).reshape(len(parents), -1)
+        for a in range(scene.animation_count):
+            for t in scene.animation_key_times(a):
+                pose = np.asarray(scene.sample_pose(a, float(t)), np.float64).reshape(len(parents), -1)
+                if any(np.abs(pose[j] - rest[j]).max() > 1e-6 * max(np.abs(rest[j]).max(), 1.0) for j in chain):
+                    return {}
+    rest_world = sk.rest_world.astype(np.float64)
+    made, above = {}, None
+    for j in reversed(chain):  # the top one first
+        obj = bpy.data.objects.new(names[j], None)
+        obj.empty_display_type = "PLAIN_AXES"
+        context.collection.objects.link(obj)
+        obj.matrix_world = st.root @ Matrix(rest_world[j].tolist())
+        if above is not None:
+            world = obj.matrix_world.copy()
+            obj.parent = above
+            obj.matrix_parent_inverse = Matrix.Identity(4)
+            obj.matrix_basis = above.matrix_world.inverted() @ world
+        context.view_layer.update()
+        made[names[j]] = above = obj
+    world = st.arm_obj.matrix_world.copy()
+    st.arm_obj.parent = above
+    st.arm_obj.matrix_parent_inverse = Matrix.Identity(4)
+    st.arm_obj.matrix_basis = above.matrix_world.inverted() @ world
+    return made
+
+
+def _made_up(name):
+    """Whether a node is an importer's made-up root (Assimp's RootNode, <MD5_Root>, Z_UP, ...) or has no name."""
+    return not name or (name.startswith("<") and name.endswith(">")) or name.lower() in _MADE_UP_ROOTS
 
 
 def _is_gltf(path):
@@ -838,6 +898,7 @@ class _ImportState:
         self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there
         self.frame_offset = 0.0  # added to the clips' key frames (clip_frame_offset)
         self.socket_objs = {}  # joint name -> the empty made of an attachment point (_sockets)
+        self.holder_objs = {}  # joint name -> the empty made of a node above the armature node (_holder_empties)
         self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
         self.mats = None  # import_materials.MaterialReader when Materials is on
         self.root = None

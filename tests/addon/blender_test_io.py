@@ -473,7 +473,8 @@ def _objects_by_slot():
 def test_import_places_armature_like_blender():
     """mover_rig.fbx (Blender, centimetres: armature "Rig" scaled 1.2 under an empty "Mover" scaled 0.9, a body
     skinned to it, a sword hanging from bone "spine", a crate beside): Import via skinkit makes the armature object
-    "Rig" at the world matrix Blender's FBX importer gives it (within 1e-4), with Blender's bones, the body and sword
+    "Rig" at the world matrix Blender's FBX importer gives it (within 1e-4), under an empty "Mover" where that
+    importer puts it, with Blender's bones, the body and sword
     under it and the crate at the top level, each mesh where Blender's importer puts it (box within 1e-4; clips and
     File Rest Pose off, Blender's action taken off), in Rest Position too. Before, bones "RootNode", "Mover", "Rig" under an armature object scaled 0.01 at the
     origin, the crate under the armature, and in Rest Position the character at the origin a hundredth of its size."""
@@ -488,7 +489,9 @@ def test_import_places_armature_like_blender():
             if o.type == "MESH":
                 p = evaluated_world(o)
                 meshes[o.name] = (o.parent == arm, p.min(0), p.max(0))
-        return arm.name, np.array(arm.matrix_world), sorted(b.name for b in arm.data.bones), meshes
+        holders = {o.name: np.array(o.matrix_world) for o in bpy.data.objects if o.type == "EMPTY"}
+        return (arm.name, np.array(arm.matrix_world), sorted(b.name for b in arm.data.bones), meshes,
+                arm.parent.name if arm.parent else None, holders)
 
     reset_scene("actions")
     bpy.ops.import_scene.fbx(filepath=src)
@@ -512,6 +515,10 @@ def test_import_places_armature_like_blender():
         expect(got[0] == want[0] and got[2] == want[2], "armature %s %s, Blender's %s %s" % (got[0], got[2],
                                                                                             want[0], want[2]))
         close(got[1], want[1], 1e-4, "armature object's world matrix")
+        expect(got[4] == want[4] and sorted(got[5]) == sorted(want[5]), "armature under %s, empties %s; Blender's "
+               "%s, %s" % (got[4], sorted(got[5]), want[4], sorted(want[5])))
+        for name, m in want[5].items():
+            close(got[5][name], m, 1e-4, "%s's world matrix" % name)
         expect(sorted(got[3]) == sorted(want[3]), "meshes %s, Blender's %s" % (sorted(got[3]), sorted(want[3])))
         for name, (under, lo, hi) in want[3].items():
             g = got[3][name]
