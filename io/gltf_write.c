@@ -1723,12 +1723,14 @@ static int check_scene(writer* w) {
 
 /* ---- several characters ------------------------------------------------------------------------------------------ */
 
-/* A scene of several characters, each under its own armature object (a skeleton root that no skin lists, kept a plain
- * node: arm_obj), as Blender's FBX export of two armatures reads. Every skin listed the every-skin joints (extra) of
- * every character, so Blender 3.4's glTF importer, which makes one armature of skins that share joints, merged the
- * characters into one armature named after a mesh, their armature objects turned into bones. With two or more
- * armature objects that skins use, a skin lists only its own characters' extra joints (and those under no
- * character). chars.top[j]: the root above joint j; chars.taken[r]: some skinned mesh uses a joint below root r. */
+/* A scene of several characters, each under its own skeleton root (an armature object, a skeleton root that no skin
+ * lists, kept a plain node: arm_obj, as Blender's FBX export of two armatures reads; or a root some skin lists). Every
+ * skin listed the every-skin joints (extra) of every character, so Blender 3.4's glTF importer, which makes one
+ * armature of skins that share joints, merged the characters into one armature named after a mesh, their armature
+ * objects turned into bones, and a skin listing another root's leaf joint has no common root (the Khronos validator's
+ * SKIN_NO_COMMON_ROOT; session 45, two armatures scaled in an FBX). With two or more roots that skins use, a skin lists
+ * only its own characters' extra joints (and those under no character). chars.top[j]: the root above joint j;
+ * chars.taken[r]: some skinned mesh uses a joint below root r. */
 typedef struct characters {
   bool split;     /* two or more armature objects in use: skins list their own characters only */
   uint32_t* top;  /* joint_count */
@@ -1750,8 +1752,8 @@ static void mesh_tops(const skio_mesh* m, uint32_t jc, const characters* c, uint
     if (m->skin->joints[e] < jc && m->skin->weights[e] > 0.0f) mark[c->top[m->skin->joints[e]]] = 1;
 }
 
-/* Fills c for scene s (arm_obj: the roots kept as armature objects); false when out of memory. */
-static bool characters_find(const skio_scene* s, const uint8_t* arm_obj, characters* c) {
+/* Fills c for scene s; false when out of memory. */
+static bool characters_find(const skio_scene* s, characters* c) {
   const skc_skeleton* sk = s->skeleton;
   const uint32_t jc = sk ? sk->joint_count : 0;
   memset(c, 0, sizeof *c);
@@ -1767,21 +1769,20 @@ static bool characters_find(const skio_scene* s, const uint8_t* arm_obj, charact
   }
   for (uint32_t m = 0; m < s->mesh_count; ++m) mesh_tops(&s->meshes[m], jc, c, c->taken);
   uint32_t in_use = 0;
-  for (uint32_t j = 0; j < jc; ++j) in_use += c->top[j] == j && arm_obj[j] && c->taken[j];
+  for (uint32_t j = 0; j < jc; ++j) in_use += c->top[j] == j && c->taken[j];
   c->split = in_use >= 2;
   return true;
 }
 
-/* The every-skin joints mesh m lists: orphan, less those below another character's armature object. */
-static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint32_t m, const uint8_t* arm_obj,
-                                       const uint8_t* orphan) {
+/* The every-skin joints mesh m lists: orphan, less those below another character's root. */
+static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint32_t m, const uint8_t* orphan) {
   if (!c->split) return orphan;
   const uint32_t jc = s->skeleton->joint_count;
   memset(c->mine, 0, jc);
   mesh_tops(&s->meshes[m], jc, c, c->mine);
   for (uint32_t j = 0; j < jc; ++j) {
     const uint32_t r = c->top[j];
-    c->extra[j] = orphan[j] && !(arm_obj[r] && c->taken[r] && !c->mine[r]);
+    c->extra[j] = orphan[j] && !(c->taken[r] && !c->mine[r]);
   }
   return c->extra;
 }
@@ -2209,12 +2210,12 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
    * The same rule as the FBX export (skio_scene_rest_to_bind). */
   float bake_x[16];
   if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
-  if (!characters_find(s, arm_obj, &chars)) {
+  if (!characters_find(s, &chars)) {
     rc = oom_fail(&w);
     goto done;
   }
   for (uint32_t mi = 0; mi < M && !rc; ++mi)
-    rc = write_mesh(&w, mi, characters_extra(&chars, s, mi, arm_obj, orphan), &mo[mi]);
+    rc = write_mesh(&w, mi, characters_extra(&chars, s, mi, orphan), &mo[mi]);
   if (rc) goto done;
   mesh_groups(s, mo);
   if ((rc = mesh_json(&w, mo, &meshes))) goto done;
@@ -2332,8 +2333,11 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       int64_t skel = lca >= 0 ? lca : -1;
       if (k++) skio_buf_str(&skins, ",");
       skio_buf_str(&skins, "{\"name\":");
-      const uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0; /* a character's own armature object */
-      const char* own = chars.split && arm_obj[top] ? sk->names[top] : armature;
+      /* a character's own armature object: its root, when the skin does not list it (a plain node) */
+      const uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0;
+      bool top_listed = false;
+      for (uint32_t i = 0; chars.split && i < mo[mi].listed; ++i) top_listed |= mo[mi].joints[i] == top;
+      const char* own = chars.split && (arm_obj[top] || !top_listed) ? sk->names[top] : armature;
       skio_buf_json_string(&skins, own ? own : s->meshes[mi].name, NULL);
       skio_buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
       for (uint32_t i = 0; i < mo[mi].listed; ++i) skio_buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);

@@ -973,6 +973,40 @@ static int fbx_clip_starts(builder* b, skc_err* err) {
   return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
+/* An FBX file's shape key values (fbx_shapes.c: each BlendShapeChannel's DeformPercent) as its blend shapes' default
+ * weights, matched by name: read_morphs left them 0 (Assimp gives the weight at which a channel reaches its shape),
+ * and a file written from it lost the values ("Thin" at 0.4 came out of `convert` at 0). A name two channels share
+ * with different values is left at 0. SKC_OUT_OF_MEMORY is the only failure. */
+static int fbx_shape_values(builder* b, skc_err* err) {
+  skio_scene* s = b->out;
+  bool any = false;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) any |= s->meshes[m].morph_count > 0;
+  if (!any || !has_extension(b->path, ".fbx")) return SKC_OK;
+  bool oom = false;
+  size_t n = 0;
+  const uint8_t* data = source_bytes(b, &n, &oom);
+  skio_fbx_shape_weight* list = NULL;
+  uint32_t count = 0;
+  skc_err ignored = {0};
+  if (data && skio_fbx_is_binary(data, n) && skio_fbx_shape_weights(data, n, &list, &count, &ignored) != SKC_OK)
+    oom = ignored.code == SKC_OUT_OF_MEMORY;
+  for (uint32_t m = 0; !oom && m < s->mesh_count; ++m) {
+    skio_mesh* me = &s->meshes[m];
+    for (uint32_t t = 0; t < me->morph_count; ++t) {
+      int found = 0; /* 1: one value, 2: values that disagree */
+      double w = 0.0;
+      for (uint32_t k = 0; k < count && found < 2; ++k) {
+        if (strcmp(list[k].name, me->morph_names[t]) != 0) continue;
+        found = found && list[k].weight != w ? 2 : 1;
+        w = list[k].weight;
+      }
+      if (found == 1) me->morph_weights[t] = (float)w;
+    }
+  }
+  skio_fbx_shape_weights_free(list, count);
+  return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
+}
+
 /* ---- Ogre skeleton link --------------------------------------------------------------------------- */
 static bool ends_with_ci(const char* s, const char* tail) {
   size_t n = strlen(s), t = strlen(tail);
@@ -1471,7 +1505,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
     }
   }
-  if ((rc = fbx_clip_starts(&b, err))) goto fail;
+  if ((rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err))) goto fail;
   free(b.src);
   b.src = NULL;
   free(b.nodes);

@@ -152,6 +152,15 @@ typedef struct skio_fbx_ortho {
 int skio_fbx_ortho_list(const uint8_t* data, size_t size, skio_fbx_ortho** out, uint32_t* count, skc_err* err);
 void skio_fbx_ortho_free(skio_fbx_ortho* list, uint32_t count);
 
+typedef struct skio_fbx_shape_weight {
+  char* name;    /* the BlendShapeChannel's name (without its class): Assimp's anim mesh name */
+  double weight; /* its DeformPercent / 100: the shape key's value */
+} skio_fbx_shape_weight;
+/* The shape key channels of a binary FBX file with their values, in file order (fbx_shapes.c). */
+int skio_fbx_shape_weights(const uint8_t* data, size_t size, skio_fbx_shape_weight** out, uint32_t* count,
+                           skc_err* err);
+void skio_fbx_shape_weights_free(skio_fbx_shape_weight* list, uint32_t count);
+
 typedef struct skio_fbx_stack {
   char* name;   /* the AnimationStack's name (without its class): Assimp's animation name */
   double start; /* seconds Assimp 5.2.5 took off its keys (LocalStart, or the earliest transform key) */

@@ -2,13 +2,17 @@
 # own armature object: "Knight" at the origin (bones Knight_b0..b2, a 3-unit chain along +Z) and "Horse" at x = 1
 # (Horse_b0..b1), each with a 12-sided cylinder body (radius 0.3, subdivided twice) parented with automatic weights.
 # Converted to glTF, each skin must list its own character's joints only, or Blender's glTF importer merges both into
-# one armature (test_object_names).
+# one armature (test_object_names). With "scaled" after the path, the Horse's armature object is turned a quarter
+# turn about Z and scaled 1.2 (tests/data/two_armatures_scaled.fbx: the writer's rigid-rest case no longer holds).
 #   blender -b --factory-startup --python tests/data/make_two_armatures.py -- tests/data/two_armatures.fbx
+#   blender -b --factory-startup --python tests/data/make_two_armatures.py -- tests/data/two_armatures_scaled.fbx scaled
+import math
 import sys
 
 import bpy
 
-out = sys.argv[sys.argv.index("--") + 1]
+args = sys.argv[sys.argv.index("--") + 1:]
+out = args[0]
 bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
@@ -40,4 +44,9 @@ def character(name, x, bones):
 
 character("Knight", 0, 3)
 character("Horse", 1.0, 2)
+if "scaled" in args[1:]:
+    horse = bpy.data.objects["Horse"]
+    horse.rotation_euler = (0.0, 0.0, math.pi / 2)
+    horse.scale = (1.2, 1.2, 1.2)
+    bpy.context.view_layer.update()
 bpy.ops.export_scene.fbx(filepath=out)

@@ -139,6 +139,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 0; i < northo; ++i)
       if (northo > 256 || !ortho[i].name || !(ortho[i].zoom > 0.0) || !(ortho[i].zoom < 1e30)) __builtin_trap();
   skio_fbx_ortho_free(ortho, northo);
+  skio_fbx_shape_weight* shapes = NULL; /* the shape keys' values (fbx_shapes.c) */
+  uint32_t nshapes = 0;
+  if (skio_fbx_shape_weights(in, size, &shapes, &nshapes, &e) == SKC_OK)
+    for (uint32_t i = 0; i < nshapes; ++i)
+      if (nshapes > 4096 || !shapes[i].name || !(shapes[i].weight == shapes[i].weight)) __builtin_trap();
+  skio_fbx_shape_weights_free(shapes, nshapes);
   skio_fbx_stack* stacks = NULL; /* the clips' starts (fbx_stacks.c) */
   uint32_t nstacks = 0;
   if (skio_fbx_stack_list(in, size, &stacks, &nstacks, &e) == SKC_OK)

@@ -1414,6 +1414,11 @@ START_TEST(scene_mesh_morphs) {
   free(base);
   free(bulge);
   sk_scene_destroy(s);
+  /* the shape key's value is its default weight: Blender's DeformPercent 40 (fbx_shapes.c; Assimp gives none) */
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/shape_key_leg_valued.fbx", NULL, &s, NULL), SK_OK);
+  ck_assert_str_eq(sk_scene_mesh_morph_name(s, 0, 0), "Bulge");
+  ck_assert_float_eq_tol(sk_scene_mesh_morph_weight(s, 0, 0), 0.4f, 1e-6f);
+  sk_scene_destroy(s);
 }
 END_TEST
 
