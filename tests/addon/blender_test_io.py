@@ -731,6 +731,16 @@ def test_export_unweighted_vertices_stay():
     tip = np.nonzero(co[:, 0] > co[:, 0].max() - 0.3)[0].tolist()  # the far end of the tube: no group
     for g in obj.vertex_groups:
         g.remove(tip)
+    want = _bend_and_sample(obj, arm)
+    select_only(obj, arm)
+    out = os.path.join(TMP, "unweighted.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export")
+    _glb_reads_back(out, want)
+
+
+def _bend_and_sample(obj, arm, frames=(1, 10)):
+    """Keys an action "Bend" turning arm's bone b1 about Z (0 at frame 1, 0.9 at frame 10); returns {frame: obj's
+    evaluated world vertices}."""
     act = bpy.data.actions.new("Bend")
     arm.animation_data_create().action = act
     pb = arm.pose.bones["b1"]
@@ -739,22 +749,28 @@ def test_export_unweighted_vertices_stay():
         pb.rotation_euler = (0.0, 0.0, angle)
         pb.keyframe_insert("rotation_euler", frame=frame)
     want = {}
-    for frame in (1, 10):
+    for frame in frames:
         bpy.context.scene.frame_set(frame)
         want[frame] = evaluated_world(obj)
-    size = float(np.ptp(want[1], axis=0).max())
-    select_only(obj, arm)
-    out = os.path.join(TMP, "unweighted.glb")
-    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export")
+    return want
+
+
+def _glb_reads_back(path, want, tol=1e-4):
+    """Blender's glTF importer reads path's mesh with every vertex where want ({frame: world vertices}) has one,
+    and none elsewhere, at each frame (within tol of the size); returns the mesh object."""
+    import numpy as np
+
+    size = float(np.ptp(next(iter(want.values())), axis=0).max())
     reset_scene("actions")
-    bpy.ops.import_scene.gltf(filepath=out)
+    bpy.ops.import_scene.gltf(filepath=path)
     back = next(o for o in bpy.data.objects if o.type == "MESH")
-    for frame in (1, 10):
+    for frame, points in want.items():
         bpy.context.scene.frame_set(frame)
         got = evaluated_world(back)
-        d = np.linalg.norm(got[:, None, :] - want[frame][None, :, :], axis=2)
+        d = np.linalg.norm(got[:, None, :] - points[None, :, :], axis=2)
         worst = max(d.min(axis=1).max(), d.min(axis=0).max()) / size
-        expect(worst < 1e-4, "frame %d: read back %.3g of the size from the source" % (frame, worst))
+        expect(worst < tol, "frame %d: read back %.3g of the size from the source" % (frame, worst))
+    return back
 
 
 def test_export_applies_modifiers():
@@ -764,8 +780,6 @@ def test_export_applies_modifiers():
     turned by the clip, and the export names no modifier. Before, half the tube and no warning. (A modifier after
     the Armature one is applied to the rest shape, then skinned: 0.8 % of the size off at a 50 degree bend for a
     Subdivision Surface, as with Blender's FBX exporter.)"""
-    import numpy as np
-
     from skinkit import io_scene
 
     reset_scene("actions")
@@ -777,17 +791,7 @@ def test_export_applies_modifiers():
     subsurf = obj.modifiers.new("Subdivision", "SUBSURF")
     subsurf.levels = 1
     bpy.ops.object.modifier_move_to_index({"object": obj}, modifier=subsurf.name, index=1)
-    act = bpy.data.actions.new("Bend")
-    arm.animation_data_create().action = act
-    pb = arm.pose.bones["b1"]
-    pb.rotation_mode = "XYZ"
-    for frame, angle in ((1, 0.0), (10, 0.9)):
-        pb.rotation_euler = (0.0, 0.0, angle)
-        pb.keyframe_insert("rotation_euler", frame=frame)
-    want = {}
-    for frame in (1, 10):
-        bpy.context.scene.frame_set(frame)
-        want[frame] = evaluated_world(obj)
+    want = _bend_and_sample(obj, arm)
     n_source = len(obj.data.vertices)
     select_only(obj, arm)
     out = os.path.join(TMP, "applied.glb")
@@ -795,18 +799,9 @@ def test_export_applies_modifiers():
     expect("modifiers not applied" not in io_scene.LAST_EXPORT_ASSIMP.get("warning", ""), "warned: %r"
            % io_scene.LAST_EXPORT_ASSIMP.get("warning"))
     expect(not any(o.name.endswith(".skinkit_applied") for o in bpy.data.objects), "temporary object left")
-    reset_scene("actions")
-    bpy.ops.import_scene.gltf(filepath=out)
-    back = next(o for o in bpy.data.objects if o.type == "MESH")
+    back = _glb_reads_back(out, want)
     expect(len(back.data.vertices) > 2 * n_source, "%d vertices read back for a source of %d (mirrored, subdivided)"
            % (len(back.data.vertices), n_source))
-    size = float(np.ptp(want[1], axis=0).max())
-    for frame in (1, 10):
-        bpy.context.scene.frame_set(frame)
-        got = evaluated_world(back)
-        d = np.linalg.norm(got[:, None, :] - want[frame][None, :, :], axis=2)
-        worst = max(d.min(axis=1).max(), d.min(axis=0).max()) / size
-        expect(worst < 1e-4, "frame %d: read back %.3g of the size from the source" % (frame, worst))
 
 
 def test_export_writes_armature_object():
