@@ -13,6 +13,7 @@ set (skipped with one line otherwise). Prints `N passed, N failed` last; exits n
 """
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -57,9 +58,8 @@ def library_view(path):
     with api.Scene.load(path) as scene:
         objects, where, infos = [], {}, {}
         for m in range(scene.mesh_count):
-            pos = scene.mesh_positions(m)
-            node = scene.mesh_node_name(m)
-            key = (node, scene.mesh_name(m), scene.mesh_skin(m) is not None)
+            node = scene.mesh_node_name(m)  # a glTF mesh's primitives are "<mesh>-<k>"
+            key = (node, re.sub(r"-\d+$", "", scene.mesh_name(m) or ""), scene.mesh_skin(m) is not None)
             if node and not node.startswith("<") and key in where:
                 objects[where[key]].append(m)
             else:
