@@ -451,6 +451,37 @@ static int tex_ref(skio_scene* s, const struct aiScene* ai, const struct aiMater
   return 0;
 }
 
+/* Whether material m is one an importer made up for meshes the file gives none: Assimp's "DefaultMaterial"
+ * (AI_DEFAULT_MATERIAL_NAME) or the placeholder skinkit's Assimp writers add ("skinkit_default", below), without a
+ * texture. */
+static bool made_up_material(const skio_material* m) {
+  return m->name && (!strcmp(m->name, AI_DEFAULT_MATERIAL_NAME) || !strcmp(m->name, "skinkit_default")) &&
+         m->base_color_tex.image < 0 && m->normal_tex.image < 0 && m->emissive_tex.image < 0 &&
+         m->occlusion_tex.image < 0;
+}
+
+/* Meshes whose material an importer made up have none, as in the file (a glTF written from an FBX mesh without a
+ * material listed a "DefaultMaterial", and Blender showed a material the source has not); the materials after a
+ * dropped one move down. */
+static void drop_made_up_materials(skio_scene* s) {
+  uint32_t kept = 0;
+  uint32_t* to = malloc(((size_t)s->material_count + 1) * sizeof *to);
+  if (!to) return; /* left as they are */
+  for (uint32_t i = 0; i < s->material_count; ++i) {
+    if (made_up_material(&s->materials[i])) {
+      free(s->materials[i].name);
+      to[i] = UINT32_MAX;
+      continue;
+    }
+    to[i] = kept;
+    s->materials[kept++] = s->materials[i];
+  }
+  for (uint32_t k = 0; k < s->mesh_count; ++k)
+    if (s->meshes[k].material < s->material_count) s->meshes[k].material = to[s->meshes[k].material];
+  s->material_count = kept;
+  free(to);
+}
+
 int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const char* path, skc_err* err) {
   if (!s || !ai) return SKC_OK;
   char* dir = dir_of(path ? path : "");
@@ -529,6 +560,7 @@ int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const cha
     const struct aiMesh* am = ai->mMeshes[k];
     s->meshes[k].material = am && am->mMaterialIndex < s->material_count ? am->mMaterialIndex : UINT32_MAX;
   }
+  drop_made_up_materials(s);
 done:
   free(dir);
   return rc ? skc_fail(err, rc, "%s: out of memory reading materials", path ? path : "scene") : SKC_OK;

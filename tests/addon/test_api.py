@@ -829,9 +829,11 @@ class SceneTests(unittest.TestCase):
             self.assertIn(("KneeLamp", "light", "thigh"), objs)
             self.assertIn(("MarkerChild", "empty", "Marker"), objs)
             self.assertEqual(sorted(n for n, k, _ in objs if k == "camera"), ["OrthoCam", "ShotCam"])
-            self.assertEqual(scene.mesh_material(0), 0)
-            self.assertTrue(scene.material_names[0])
+            self.assertIsNone(scene.mesh_material(0))  # none, as Blender shows it (Assimp made one up)
+            self.assertEqual(scene.material_names, [])
             self.assertIsNone(scene.note)
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "textured_rig.fbx")) as scene:
+            self.assertEqual((scene.material_names[0], scene.mesh_material(0)), ("Skin", 0))
         with api.Scene.create(None) as empty:
             self.assertEqual((empty.objects, empty.material_names, empty.note), ([], [], None))
 

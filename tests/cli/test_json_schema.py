@@ -203,9 +203,13 @@ def generated(r):
             held = ("light", "KneeLamp", "thigh") in got and ("empty", "MarkerChild", "Marker") in got
             if len(got) != 9 or not held:
                 r.fail("info %s: objects %r" % (m, got))
-            mat = doc["meshes"][0].get("material")
-            if not doc.get("materials") or mat != 0:
+            mat = doc["meshes"][0].get("material")  # none, as Blender shows it (not Assimp's "DefaultMaterial")
+            if doc.get("materials") or mat is not None:
                 r.fail("info %s: materials %r, mesh material %r" % (m, doc.get("materials"), mat))
+    tex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "textured_rig.fbx")
+    for doc in r.json_of(["info", tex, "--json"], "info"):  # a material of the file's own: listed, the mesh's
+        if [x.get("name") for x in doc.get("materials") or []][:1] != ["Skin"] or doc["meshes"][0].get("material") != 0:
+            r.fail("info %s: materials %r" % (tex, doc.get("materials")))
     unskinned = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unskinned")  # files without skins
     for m in ("bare_rig.dae", "anim_only.glb"):
         r.json_of(["info", os.path.join(unskinned, m), "--json"], "info")
