@@ -1732,7 +1732,7 @@ static int check_scene(writer* w) {
  * only its own characters' extra joints (and those under no character). chars.top[j]: the root above joint j;
  * chars.taken[r]: some skinned mesh uses a joint below root r. */
 typedef struct characters {
-  bool split;     /* two or more armature objects in use: skins list their own characters only */
+  bool split;     /* two or more skeleton roots carry skinned meshes: skins list their own characters only */
   uint32_t* top;  /* joint_count */
   uint8_t* taken; /* joint_count */
   uint8_t* extra; /* joint_count: the mesh's own extra joints (characters_extra) */
