@@ -1039,7 +1039,7 @@ def _anchor_unweighted(csr, joint):
 
 
 def _with_modifiers(context, obj):
-    """A temporary object (linked to the scene, hidden) holding obj's mesh with its modifiers applied but the
+    """A temporary object (linked to the scene) holding obj's mesh with its modifiers applied but the
     Armature ones (the rest shape the skin deforms: a Mirror or Subdivision Surface before or after it), with obj's
     vertex groups (the modifiers carry their weights) and materials; None when obj has no other modifier on in the
     viewport, or has shape keys (applying modifiers drops them: the mesh is written as it is, with a warning)."""
@@ -1061,8 +1061,7 @@ def _with_modifiers(context, obj):
     tmp = bpy.data.objects.new(obj.name + ".skinkit_applied", me)
     for g in obj.vertex_groups:  # the same order: the mesh's weights refer to groups by index
         tmp.vertex_groups.new(name=g.name)
-    context.scene.collection.objects.link(tmp)
-    tmp.hide_viewport = tmp.hide_render = True
+    context.scene.collection.objects.link(tmp)  # in the scene for the operator's call only (_remove_applied)
     tmp.matrix_world = obj.matrix_world
     return tmp
 
