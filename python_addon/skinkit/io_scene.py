@@ -528,13 +528,8 @@ def _sockets(scene, path):
     for j, p in enumerate(parents):
         if not listed_below[j] and 0 <= p < j and (deform[p] or p in out):
             out.append(j)
-    if out and scene.animation_count:
-        rest = sk.rest_trs(allow_shear=True).astype(np.float64).reshape(len(parents), -1)
-        moved = set()
-        for a in range(scene.animation_count):
-            for t in scene.animation_key_times(a):
-                pose = np.asarray(scene.sample_pose(a, float(t)), np.float64).reshape(len(parents), -1)
-                moved.update(j for j in out if np.abs(pose[j] - rest[j]).max() > 1e-6 * max(np.abs(rest[j]).max(), 1))
+    if out:
+        moved = _moved_joints(scene, out)
         keep = set()
         for j in out:  # a moved socket stays a bone, and so does what hangs below it
             if j in moved or parents[j] in keep:
@@ -562,19 +557,12 @@ def _holder_empties(context, scene, st):
         p = parents[p]
     if not chain or p >= 0 and not _made_up(names[p]):
         return {}
-    if scene.animation_count:
-        rest = sk.rest_trs(allow_shear=True).astype(np.float64).reshape(len(parents), -1)
-        for a in range(scene.animation_count):
-            for t in scene.animation_key_times(a):
-                pose = np.asarray(scene.sample_pose(a, float(t)), np.float64).reshape(len(parents), -1)
-                if any(np.abs(pose[j] - rest[j]).max() > 1e-6 * max(np.abs(rest[j]).max(), 1.0) for j in chain):
-                    return {}
+    if _moved_joints(scene, chain):
+        return {}
     rest_world = sk.rest_world.astype(np.float64)
     made, above = {}, None
     for j in reversed(chain):  # the top one first
-        obj = bpy.data.objects.new(names[j], None)
-        obj.empty_display_type = "PLAIN_AXES"
-        context.collection.objects.link(obj)
+        obj = _new_empty(context, names[j])
         obj.matrix_world = st.root @ Matrix(rest_world[j].tolist())
         if above is not None:
             world = obj.matrix_world.copy()
@@ -599,6 +587,29 @@ def _is_gltf(path):
     return os.path.splitext(path)[1].lower() in (".glb", ".gltf")
 
 
+def _moved_joints(scene, joints):
+    """The joints of `joints` some clip of scene moves off their rest (local TRS, sampled at every key time)."""
+    np = _np()
+    if not scene.animation_count or not joints:
+        return set()
+    sk = scene.skeleton
+    rest = sk.rest_trs(allow_shear=True).astype(np.float64).reshape(sk.joint_count, -1)
+    moved = set()
+    for a in range(scene.animation_count):
+        for t in scene.animation_key_times(a):
+            pose = np.asarray(scene.sample_pose(a, float(t)), np.float64).reshape(sk.joint_count, -1)
+            moved.update(j for j in joints if np.abs(pose[j] - rest[j]).max() > 1e-6 * max(np.abs(rest[j]).max(), 1.0))
+    return moved
+
+
+def _new_empty(context, name):
+    """A plain-axes empty (Blender's importers' kind) named name, linked to the active collection."""
+    obj = bpy.data.objects.new(name, None)
+    obj.empty_display_type = "PLAIN_AXES"
+    context.collection.objects.link(obj)
+    return obj
+
+
 def _socket_empties(context, scene, st, sockets):
     """{joint name: empty} for the attachment points: an empty (Blender's glTF importer's kind) per socket joint,
     hanging from its bone (Bone parent) or from the socket above it, at the joint's bind (its rest with File Rest
@@ -612,9 +623,7 @@ def _socket_empties(context, scene, st, sockets):
     names, parents = sk.names, [int(p) for p in sk.parents]
     made = {}
     for j in sockets:
-        obj = bpy.data.objects.new(names[j], None)
-        obj.empty_display_type = "PLAIN_AXES"
-        context.collection.objects.link(obj)
+        obj = _new_empty(context, names[j])
         world = st.root @ Matrix(np.asarray(st.binds[j], np.float64).tolist()) @ Matrix(GLTF_EMPTY_AXES)
         p = parents[j]
         if names[p] in made:
@@ -707,7 +716,7 @@ def _armature_name(names, parents, deform, stem):
     if p < 0 or deform[p]:
         return stem
     node = names[p]
-    if not node or (node.startswith("<") and node.endswith(">")) or node.lower() in _MADE_UP_ROOTS:
+    if _made_up(node):
         return stem
     return node
 
