@@ -60,33 +60,105 @@ static void euler_matrix(const double deg[3], int64_t o, double r[16]) {
   }
 }
 
-bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[16]) {
-  static const char* const k_names[3] = {"GeometricTranslation", "GeometricRotation", "GeometricScaling"};
-  double v[3][3] = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
-  int64_t order = 0;
-  bool any = false;
+/* The three numbers of P record p (values 4..6) into v when they are all finite numbers. */
+static bool p_vec3(const skio_fbx_tree* t, uint32_t p, double v[3]) {
+  double w[3];
+  for (int c = 0; c < 3; ++c)
+    if (!skio_fbx_p_number(t, p, 4 + (uint32_t)c, &w[c]) || !isfinite(w[c])) return false;
+  memcpy(v, w, sizeof w);
+  return true;
+}
+
+/* The properties a Model's transforms are built from, with FBX's defaults. */
+typedef struct trs_props {
+  double t[3], r[3], s[3], gt[3], gr[3], gs[3], roff[3], rpiv[3], soff[3], spiv[3], pre[3], post[3];
+  int64_t order;
+  bool active; /* RotationActive: RotationOrder, PreRotation and PostRotation count only with it (as Blender reads) */
+  bool bad;    /* a value that is not a finite number */
+} trs_props;
+
+static void read_trs(const skio_fbx_tree* t, uint32_t model, trs_props* q) {
+  static const char* const k_names[12] = {"Lcl Translation",      "Lcl Rotation",      "Lcl Scaling",
+                                          "GeometricTranslation", "GeometricRotation", "GeometricScaling",
+                                          "RotationOffset",       "RotationPivot",     "ScalingOffset",
+                                          "ScalingPivot",         "PreRotation",       "PostRotation"};
+  double* const dst[12] = {q->t, q->r, q->s, q->gt, q->gr, q->gs, q->roff, q->rpiv, q->soff, q->spiv, q->pre, q->post};
+  memset(q, 0, sizeof *q);
+  for (int c = 0; c < 3; ++c) q->s[c] = q->gs[c] = 1.0;
   uint32_t props = skio_fbx_child(t, model, "Properties70", SKIO_FBX_NONE);
   for (uint32_t p = props == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(t, props, "P", SKIO_FBX_NONE);
        p != SKIO_FBX_NONE; p = skio_fbx_child(t, props, "P", p)) {
-    if (skio_fbx_prop_str_is(t, p, 0, "RotationOrder") && !skio_fbx_prop_i64(t, p, 4, &order)) order = 0;
-    for (int k = 0; k < 3; ++k) {
-      if (!skio_fbx_prop_str_is(t, p, 0, k_names[k])) continue;
-      double w[3];
-      if (!skio_fbx_p_number(t, p, 4, &w[0]) || !skio_fbx_p_number(t, p, 5, &w[1]) ||
-          !skio_fbx_p_number(t, p, 6, &w[2]))
-        continue;
-      for (int c = 0; c < 3; ++c) {
-        if (!isfinite(w[c])) return false;
-        any |= w[c] != (k == 2 ? 1.0 : 0.0);
-        v[k][c] = w[c];
-      }
-    }
+    int64_t i;
+    if (skio_fbx_prop_str_is(t, p, 0, "RotationOrder") && skio_fbx_prop_i64(t, p, 4, &i)) q->order = i;
+    if (skio_fbx_prop_str_is(t, p, 0, "RotationActive") && skio_fbx_prop_i64(t, p, 4, &i)) q->active = i != 0;
+    for (int k = 0; k < 12; ++k)
+      if (skio_fbx_prop_str_is(t, p, 0, k_names[k]) && !p_vec3(t, p, dst[k])) q->bad = true;
   }
+}
+
+/* out = T R S, R from Euler degrees in order o. */
+static void trs_matrix(const double tr[3], const double deg[3], int64_t o, const double sc[3], double out[16]) {
+  double rot[16], s[16] = {sc[0], 0, 0, 0, 0, sc[1], 0, 0, 0, 0, sc[2], 0, 0, 0, 0, 1};
+  euler_matrix(deg, o, rot);
+  skio_fbx_mat_mul(rot, s, out);
+  for (int c = 0; c < 3; ++c) out[12 + c] = tr[c];
+}
+
+bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[16]) {
+  trs_props q;
+  read_trs(t, model, &q);
+  if (q.bad) return false;
+  bool any = false;
+  for (int c = 0; c < 3; ++c) any |= q.gt[c] != 0.0 || q.gr[c] != 0.0 || q.gs[c] != 1.0;
   if (!any) return false;
-  double rot[16], s[16] = {v[2][0], 0, 0, 0, 0, v[2][1], 0, 0, 0, 0, v[2][2], 0, 0, 0, 0, 1};
-  euler_matrix(v[1], order, rot);
-  skio_fbx_mat_mul(rot, s, g);
-  for (int c = 0; c < 3; ++c) g[12 + c] = v[0][c];
+  trs_matrix(q.gt, q.gr, q.order, q.gs, g);
+  return true;
+}
+
+/* m = a * b * c ... for n column-major matrices (n >= 1). */
+static void mat_chain(const double* const* ms, int n, double out[16]) {
+  double acc[16], tmp[16];
+  memcpy(acc, ms[0], sizeof acc);
+  for (int i = 1; i < n; ++i) {
+    skio_fbx_mat_mul(acc, ms[i], tmp);
+    memcpy(acc, tmp, sizeof acc);
+  }
+  memcpy(out, acc, sizeof acc);
+}
+
+static void translation(const double v[3], double sign, double m[16]) {
+  static const double k_id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  memcpy(m, k_id, sizeof k_id);
+  for (int c = 0; c < 3; ++c) m[12 + c] = sign * v[c];
+}
+
+bool skio_fbx_model_local(const skio_fbx_tree* t, uint32_t model, double m[16]) {
+  static const double k_zero[3] = {0, 0, 0}, k_one[3] = {1, 1, 1};
+  trs_props q;
+  read_trs(t, model, &q);
+  if (q.bad) return false;
+  if (!q.active) {
+    q.order = 0;
+    memset(q.pre, 0, sizeof q.pre);
+    memset(q.post, 0, sizeof q.post);
+  }
+  double tm[16], roff[16], rpiv[16], pre[16], rot[16], post[16], post_inv[16], rpiv_inv[16], soff[16], spiv[16],
+      sca[16], spiv_inv[16];
+  translation(q.t, 1.0, tm);
+  translation(q.roff, 1.0, roff);
+  translation(q.rpiv, 1.0, rpiv);
+  translation(q.rpiv, -1.0, rpiv_inv);
+  translation(q.soff, 1.0, soff);
+  translation(q.spiv, 1.0, spiv);
+  translation(q.spiv, -1.0, spiv_inv);
+  trs_matrix(k_zero, q.pre, 0, k_one, pre);
+  trs_matrix(k_zero, q.r, q.order, k_one, rot);
+  trs_matrix(k_zero, q.post, 0, k_one, post);
+  for (int r = 0; r < 4; ++r) /* a rotation's inverse is its transpose */
+    for (int c = 0; c < 4; ++c) post_inv[c * 4 + r] = post[r * 4 + c];
+  trs_matrix(k_zero, k_zero, 0, q.s, sca);
+  const double* const chain[11] = {tm, roff, rpiv, pre, rot, post_inv, rpiv_inv, soff, spiv, sca, spiv_inv};
+  mat_chain(chain, 11, m);
   return true;
 }
 

@@ -679,7 +679,11 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
       }
     }
     float own[16]; /* the mesh's own X: its inverse binds may differ from the skeleton's (see skio_gltf_write) */
-    const float* bake = !gets_skin ? NULL : skio_mesh_rest_to_bind(s, m, own) ? own : w->bake;
+    const float* bake = !gets_skin                              ? NULL
+                        : skio_mesh_rest_to_bind(s, m, own)     ? own
+                        : w->bake                               ? w->bake
+                        : skio_mesh_top_rest_to_bind(s, m, own) ? own
+                                                                : NULL;
     if (bake) {
       float t2[16];
       skc_mat4_mul(tm, bake, t2);

@@ -205,6 +205,34 @@ bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]
   return ok;
 }
 
+/* X = rest_world(r) * ib when it is not the identity and invertible. */
+static bool joint_rest_to_bind(const skc_skeleton* sk, uint32_t r, const float* ib, float x[16]) {
+  skc_mat4_mul(sk->rest_world + (size_t)r * 16, ib, x);
+  float id4[16], inv[16];
+  skc_mat4_identity(id4);
+  if (skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
+  return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
+}
+
+bool skio_mesh_top_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || !m->skin) return false;
+  uint32_t r = sk->joint_count;
+  for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+    if (m->skin->joints[e] < r && m->skin->weights[e] > 0.0f) r = m->skin->joints[e];
+  for (uint32_t j = 0; m->bound && j < r; ++j)
+    if (m->bound[j]) r = j;
+  if (r == sk->joint_count) return false;
+  return joint_rest_to_bind(sk, r, (m->inverse_bind ? m->inverse_bind : sk->inverse_bind) + (size_t)r * 16, x);
+}
+
+bool skio_scene_top_rest_to_bind(const skio_scene* s, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  for (uint32_t j = 0; sk && j < sk->joint_count; ++j)
+    if (skio_joint_bound_anywhere(s, j)) return joint_rest_to_bind(sk, j, sk->inverse_bind + (size_t)j * 16, x);
+  return false;
+}
+
 size_t skio_utf8_cut(const char* s, size_t max) {
   size_t n = max;
   while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) --n; /* s[n] continues a character: cut before it */

@@ -327,7 +327,11 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
  * tests/unit/test_roundtrip.c. */
 static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
   if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
-  return skio_scene_rest_to_bind(s, x);
+  if (skio_scene_rest_to_bind(s, x)) return true;
+  /* Collada with no single X (a joint's rest is not its bind): the top bound joint's, so the skin's root binds at
+   * its rest and the others at their binds relative to it, the armature Blender's Collada importer builds (an FBX
+   * rig under a turned, scaled empty came out at the origin) */
+  return strcmp(id, "collada") == 0 && skio_scene_top_rest_to_bind(s, x);
 }
 
 /* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:
@@ -1206,6 +1210,17 @@ static int write_collada(const struct aiScene* sc, const char* path, const skio_
       xml_n = renamed_n;
     }
   }
+  if (!rc) { /* without the placeholder material (collada_placeholder.c: Blender showed it) */
+    size_t kept_n = 0;
+    char* kept = skio_collada_drop_material(xml, xml_n, SKIO_PLACEHOLDER_MATERIAL, &kept_n, NULL);
+    if (!kept) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    } else {
+      free(xml);
+      xml = kept;
+      xml_n = kept_n;
+    }
+  }
   if (!rc) rc = write_bytes(path, xml, xml_n, err);
   free(xml);
   return rc;
@@ -1235,7 +1250,22 @@ static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
   return stops;
 }
 
-/* FBX: Assimp writes to memory; binary output gets its records repaired (fbx_fixup.c), and both get each
+/* Binary FBX from Assimp: its records repaired (fbx_fixup.c), its clusters given a TransformAssociateModel
+ * (fbx_assoc.c: Blender's importer places skinned meshes by it) and the placeholder material dropped
+ * (fbx_placeholder.c: Blender showed it). */
+static int binary_fbx_passes(const void* data, size_t n, const skio_fbx_fix_options* fo, uint8_t** out, size_t* out_n,
+                             skc_err* err) {
+  uint8_t *a = NULL, *b = NULL;
+  size_t an = 0, bn = 0;
+  int rc = skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err);
+  if (!rc) rc = skio_fbx_add_associate_models(a, an, &b, &bn, NULL, err);
+  if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, out, out_n, NULL, err);
+  free(a);
+  free(b);
+  return rc;
+}
+
+/* FBX: Assimp writes to memory; binary output gets binary_fbx_passes, and both get each
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
@@ -1257,7 +1287,7 @@ static int write_fbx(const struct aiScene* sc, const char* id, const skio_frame*
   int rc;
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
-    rc = skio_fbx_fix_binary(blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, NULL, &fix_err);
+    rc = binary_fbx_passes(blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
   } else {
     char *timed = NULL, *unwrapped = NULL, *scaled = NULL;

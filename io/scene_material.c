@@ -455,7 +455,7 @@ static int tex_ref(skio_scene* s, const struct aiScene* ai, const struct aiMater
  * (AI_DEFAULT_MATERIAL_NAME) or the placeholder skinkit's Assimp writers add ("skinkit_default", below), without a
  * texture. */
 static bool made_up_material(const skio_material* m) {
-  return m->name && (!strcmp(m->name, AI_DEFAULT_MATERIAL_NAME) || !strcmp(m->name, "skinkit_default")) &&
+  return m->name && (!strcmp(m->name, AI_DEFAULT_MATERIAL_NAME) || !strcmp(m->name, SKIO_PLACEHOLDER_MATERIAL)) &&
          m->base_color_tex.image < 0 && m->normal_tex.image < 0 && m->emissive_tex.image < 0 &&
          m->occlusion_tex.image < 0;
 }
@@ -797,7 +797,7 @@ int skio_ai_materials(const skio_scene* s, const char* format_id, const char* ou
   for (unsigned i = 0; i < total; ++i) {
     prop_list l = {0};
     if (i == M) { /* default material for meshes without one */
-      prop_string(&l, "?mat.name", 0, "skinkit_default");
+      prop_string(&l, "?mat.name", 0, SKIO_PLACEHOLDER_MATERIAL);
     } else {
       const skio_material* m = &s->materials[i];
       prop_string(&l, "?mat.name", 0, m->name);

@@ -95,6 +95,12 @@ int skio_collada_apply_clips_memory(const char* xml, size_t n, skio_scene* s, sk
  * the document has no morph controller (or memory ran out); else malloc'd, *out_n bytes, *removed controllers. */
 char* skio_collada_without_morphs(const char* xml, size_t n, size_t* out_n, uint32_t* removed);
 
+/* The Collada document xml[0, n) without the material of id `id` (the placeholder skinkit's Assimp writer gives a
+ * mesh without material: SKIO_PLACEHOLDER_MATERIAL): that <material>, its <effect> "<id>-fx", every
+ * <instance_material> targeting it, a <bind_material> or library left without any (collada_placeholder.c). Malloc'd
+ * and NUL-terminated (*out_n bytes before the NUL), *removed the materials dropped; NULL when memory ran out. */
+char* skio_collada_drop_material(const char* xml, size_t n, const char* id, size_t* out_n, uint32_t* removed);
+
 /* Text scanning shared by the Collada helpers (collada_text.c): the first occurrence of s in [p, end) or NULL;
  * whether [p, end) starts with s; the value of attribute name="..." of the start tag at tag (up to its '>'),
  * without a leading '#', or an empty range (*v NULL). */

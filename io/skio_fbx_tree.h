@@ -128,6 +128,10 @@ void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint3
 /* Model record model's geometric transform G = T R S (GeometricTranslation, GeometricRotation in the Model's
  * RotationOrder, GeometricScaling), column-major; false when it has none (identity) or a value is not finite. */
 bool skio_fbx_model_geometric(const skio_fbx_tree* t, uint32_t model, double g[16]);
+/* Model record model's local transform as Blender's FBX importer builds it from Lcl Translation / Rotation / Scaling,
+ * RotationOffset / Pivot, ScalingOffset / Pivot and, with RotationActive, RotationOrder, PreRotation and PostRotation
+ * (the Definitions' template values are not read: FBX's defaults stand); false when a value is not finite. */
+bool skio_fbx_model_local(const skio_fbx_tree* t, uint32_t model, double m[16]);
 /* out = a * b for column-major 4x4 doubles (FBX's matrices: translation in 12..14). */
 /* Number k of P record p (name, type, label, flags, then the values) as a double (D, F or an integer); false when it
  * is none (fbx_geometric.c). */

@@ -418,6 +418,16 @@ bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]);
  * are in their own space (Assimp's meshes in their node's), so a mesh bound later (`bind` of a mesh the file had
  * without skin) has another X than the file's skinned meshes; the glTF writer bakes each mesh's own. */
 bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]);
+/* When neither is one matrix (a joint's rest is not its bind: an FBX file's rest pose is the pose it was saved in),
+ * X of the mesh's top bound joint r (the first it binds or weights; parents come first): rest_world(r) * IB(r), from
+ * the mesh's own inverse binds when it has them. Written in that space, the root's inverse bind is its rest and every
+ * other joint's is its bind relative to its parent's, the bind pose Blender's glTF importer rebuilds the armature
+ * from (without it, an FBX rig under a turned, scaled empty came into Blender with its bones and body at the origin).
+ * false when it is the identity or not invertible. */
+bool skio_mesh_top_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]);
+/* The same over the whole scene: the first joint some mesh binds, with the skeleton's inverse binds (the Collada
+ * writer's one skin per joint). */
+bool skio_scene_top_rest_to_bind(const skio_scene* s, float x[16]);
 
 /* The objects of an Assimp scene (scene_objects.c): nodes[] is the file's node tree in preorder (parents first), each
  * with its parent's index, its joint (-1: none) and whether it is held (a joint or a mesh node, or above one). Every
@@ -618,6 +628,11 @@ typedef struct skio_material {
  * model (a relative path, or its file name in the model's folder) or at its absolute path; at most
  * SKIO_IMAGE_MAX_BYTES each. */
 #define SKIO_IMAGE_MAX_BYTES (64u << 20)
+
+/* The material skinkit's Assimp writers give a mesh without one (Assimp's writers need one); the binary FBX and
+ * Collada written drop it again (fbx_placeholder.c, collada_placeholder.c) and the reader drops it if met. */
+#define SKIO_PLACEHOLDER_MATERIAL "skinkit_default"
+
 typedef struct skio_image {
   char* name;              /* never NULL: the file name, or "image<i>" for an unnamed embedded one */
   char* uri;               /* the path as found in the source (NULL for embedded images) */

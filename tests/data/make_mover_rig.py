@@ -1,6 +1,6 @@
-# make_mover_rig.py - writes tests/data/mover_rig.fbx and mover_rig.dae with Blender 3.4: a character whose armature
-# sits under transformed nodes, as a scene holding it as a prop or on a moving platform does, beside a mesh the file
-# holds without skin. Empty "Mover" at (0.5, 0.1, 0.3), turned 15 degrees about Z, scaled 0.9; armature "Rig" under
+# make_mover_rig.py - writes tests/data/mover_rig.fbx, mover_rig.dae and mover_rig.glb with Blender 3.4: a character
+# whose armature sits under transformed nodes, as a scene holding it as a prop or on a moving platform does, beside a
+# mesh the file holds without skin. Empty "Mover" at (0.5, 0.1, 0.3), turned 15 degrees about Z, scaled 0.9; armature "Rig" under
 # it at (0.2, 0.1, 0), turned (10, 0, 30) degrees, scaled 1.2; bones "root" (0,0,0)->(0,0,0.6), "spine" ->(0,0,1.2),
 # "head" ->(0,0,1.5), connected, the head scaled 1.2 through the clip (so the file's rest pose, frame 1, is not its
 # bind pose for the head: one rest-to-bind transform no longer fits every joint). Mesh "Body" (a 12-sided cylinder,
@@ -69,3 +69,7 @@ for frame in (1, 11):
 bpy.context.scene.frame_set(1)
 bpy.ops.export_scene.fbx(filepath=out + ".fbx")
 bpy.ops.wm.collada_export(filepath=out + ".dae", include_animations=True)
+import numpy  # noqa: E402  Blender 3.4's glTF exporter uses np.bool, removed in Debian's numpy 1.24
+
+numpy.bool = bool
+bpy.ops.export_scene.gltf(filepath=out + ".glb", export_format="GLB")

@@ -12,6 +12,8 @@
  *  - animation stop times: Assimp writes whole seconds (and its importer drops the keys after them); the exact
  *    stop is written into binary and ASCII FBX (a 1.48 s clip comes back 1.48 s long, its last pose with it);
  *  - Euler rotation curves made continuous: a turn through 180 degrees comes back right between the keys;
+ *  - every skin cluster carries TransformAssociateModel, the armature's world matrix (Assimp writes none; Blender's
+ *    importer then misplaced a rig under a transformed empty by that empty's transform);
  *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
  *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -28,6 +30,7 @@
 #include "fbx_fixup.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
+#include "skio_fbx_tree.h"
 
 /* tests/data/ from this file's own path (the build compiles it by absolute path). */
 static const char* data_path(const char* name) {
@@ -517,6 +520,53 @@ static sk_scene* fbx_round_trip(sk_scene* s, int k, const char* name) {
   return b;
 }
 
+/* mover_rig.glb (make_mover_rig.py: armature "Rig" under the empty "Mover", both moved, turned and scaled) saved as
+ * binary FBX: every cluster carries a TransformAssociateModel equal to Rig's world matrix as the written file places
+ * it (read back: Rig's rest world). Without it Blender's FBX importer took Rig's matrix local to Mover as the
+ * armature's place and put the body and the sword 0.4-0.7 of the model off (tests/addon/blender_readback.py FRAME). */
+START_TEST(clusters_carry_their_armatures_world) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(data_path("mover_rig.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = fbx_round_trip(s, 0, "mover.fbx");
+  const sk_skeleton* sk = sk_scene_skeleton(b);
+  uint32_t rig = 0;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk, "Rig", &rig), SK_OK);
+  float* world = malloc(sk_skeleton_joint_count(sk) * 16 * sizeof(float));
+  ck_assert_ptr_nonnull(world);
+  ck_assert_int_eq(sk_skeleton_get_rest_world(sk, world), SK_OK);
+  size_t n = 0;
+  uint8_t* bytes = (uint8_t*)skio_read_whole(tmp_path("mover.fbx"), 1u << 26, &n, NULL);
+  ck_assert_ptr_nonnull(bytes);
+  skio_fbx_tree t;
+  skc_err e = {0};
+  ck_assert_msg(skio_fbx_tree_parse(bytes, n, &t, &e) == SKC_OK, "%s", e.message);
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  int clusters = 0;
+  for (uint32_t r = skio_fbx_child(&t, objects, "Deformer", SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(&t, objects, "Deformer", r)) {
+    if (!skio_fbx_prop_str_is(&t, r, 2, "Cluster")) continue;
+    ++clusters;
+    double* am = NULL;
+    size_t count = 0;
+    ck_assert_int_eq(skio_fbx_child_f64(&t, r, "TransformAssociateModel", &am, &count, &e), SKC_OK);
+    ck_assert_msg(count == 16, "cluster %d: TransformAssociateModel has %zu numbers", clusters, count);
+    for (int k = 0; k < 16; ++k)
+      ck_assert_msg(fabs(am[k] - world[rig * 16 + k]) < 1e-4 * (1.0 + fabs(am[k])),
+                    "cluster %d: element %d %.9g, Rig's world %.9g", clusters, k, am[k], world[rig * 16 + k]);
+    free(am);
+  }
+  ck_assert_int_ge(clusters, 4); /* the body's three bones and the sword's one */
+  skio_fbx_tree_free(&t);
+  free(bytes);
+  free(world);
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* names[] = {"mover.fbx"};
+  rm_tmp(names, 1);
+}
+END_TEST
+
 START_TEST(fbx_keeps_the_exact_animation_length) {
   const char* smd = tmp_path("clip.smd");
   write_smd(smd, 0.0);
@@ -640,6 +690,7 @@ static Suite* suite(void) {
   tcase_add_test(t, save_fbx_reads_back_with_every_influence);
   tcase_add_test(t, save_fbx_refuses_existing_and_leaves_no_file_on_error);
   tcase_add_test(t, fbx_keeps_the_exact_animation_length);
+  tcase_add_test(t, clusters_carry_their_armatures_world);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
