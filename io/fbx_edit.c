@@ -700,33 +700,6 @@ static bool bind_matrix(const fx* f, int64_t model, skio_fbx_props* out) {
 
 /* FBX matrices: 16 doubles, column-major (translation in 12..14); products by skio_fbx_mat_mul. */
 
-/* General 4x4 inverse by Gauss-Jordan with partial pivoting; false when singular. */
-static bool mat_inverse(const double* m, double* out) {
-  double a[4][8];
-  for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) a[r][c] = m[c * 4 + r], a[r][c + 4] = r == c;
-  for (int c = 0; c < 4; ++c) {
-    int p = c;
-    for (int r = c + 1; r < 4; ++r)
-      if (fabs(a[r][c]) > fabs(a[p][c])) p = r;
-    if (!(fabs(a[p][c]) > 1e-300)) return false;
-    for (int k = 0; k < 8; ++k) {
-      double t = a[c][k];
-      a[c][k] = a[p][k], a[p][k] = t;
-    }
-    const double d = a[c][c];
-    for (int k = 0; k < 8; ++k) a[c][k] /= d;
-    for (int r = 0; r < 4; ++r) {
-      if (r == c) continue;
-      const double q = a[r][c];
-      for (int k = 0; k < 8; ++k) a[r][k] -= q * a[c][k];
-    }
-  }
-  for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) out[c * 4 + r] = a[r][c + 4];
-  return true;
-}
-
 static bool mat_near(const double* a, const double* b) {
   double scale = 1.0;
   for (int e = 0; e < 16; ++e) scale = fmax(scale, fmax(fabs(a[e]), fabs(b[e])));
@@ -850,7 +823,7 @@ static int placed_transform(fx* f, const geom* g, const double tl[16], double t[
   double p[16], inv[16];
   for (int e = 0; e < 16; ++e) p[e] = g->place[e];
   if (g->has_geo) {
-    if (!mat_inverse(g->geo, inv)) return cannot(f, "a mesh's geometric transform is singular");
+    if (!skio_fbx_mat_inverse(g->geo, inv)) return cannot(f, "a mesh's geometric transform is singular");
     double q[16];
     skio_fbx_mat_mul(p, inv, q);
     memcpy(p, q, sizeof q);
@@ -859,7 +832,7 @@ static int placed_transform(fx* f, const geom* g, const double tl[16], double t[
     memcpy(t, p, sizeof p);
     return SKC_OK;
   }
-  if (!mat_inverse(tl, inv)) return cannot(f, "a bone's bind matrix is singular");
+  if (!skio_fbx_mat_inverse(tl, inv)) return cannot(f, "a bone's bind matrix is singular");
   skio_fbx_mat_mul(inv, p, t);
   return SKC_OK;
 }
@@ -876,7 +849,7 @@ static int new_transform(fx* f, const geom* g, const skio_fbx_props* tl, skio_fb
   } else if (!skin_mesh_matrix(f, g, mesh, &per_bone)) {
     return cannot(f, "the skin's clusters do not tell how it stores the mesh's bind matrix");
   } else if (per_bone) {
-    if (!mat_inverse(bone, inv)) return cannot(f, "a bone's bind matrix is singular");
+    if (!skio_fbx_mat_inverse(bone, inv)) return cannot(f, "a bone's bind matrix is singular");
     skio_fbx_mat_mul(inv, mesh, t);
   } else {
     memcpy(t, mesh, sizeof t);

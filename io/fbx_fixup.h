@@ -61,12 +61,20 @@ int skio_fbx_ascii_unwrap_rotations(const char* in, size_t n, char** out, size_t
 int skio_fbx_set_frame(uint8_t* data, size_t n, const skio_frame* f, uint32_t* out_set, skc_err* err);
 int skio_fbx_ascii_set_frame(const char* in, size_t n, const skio_frame* f, char** out, size_t* out_n, skc_err* err);
 
-/* fbx_assoc.c: binary FBX in[0, n) with a TransformAssociateModel (the world matrix of the cluster's armature: the
- * first ancestor of its bone that is no bone) added to every skin cluster that lacks one, as Blender's importer needs
- * to place a skinned mesh whose armature has a transformed parent. *out is malloc'd (*out_n bytes); *added (may be
- * NULL) the records added. SKC_FORMAT when the file does not parse. */
-int skio_fbx_add_associate_models(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, uint32_t* added,
-                                  skc_err* err);
+/* A bone's bind for skio_fbx_fix_clusters: its Model's name and its offset matrix (mesh space to bone space at bind:
+ * Assimp's aiBone::mOffsetMatrix), 16 doubles column-major as FBX stores matrices. */
+typedef struct skio_fbx_bind {
+  const char* name;
+  double offset[16];
+} skio_fbx_bind;
+
+/* fbx_assoc.c: binary FBX in[0, n) with every skin cluster that lacks a TransformAssociateModel given one (the world
+ * matrix of the cluster's armature: the first ancestor of its bone that is no bone), as Blender's importer needs to
+ * place a skinned mesh whose armature has a transformed parent, and with the Transform / TransformLink of each cluster
+ * whose bone binds (bind_count of them, may be 0) names set from that bind. *out is malloc'd (*out_n bytes); *added
+ * (may be NULL) the TransformAssociateModel records added. SKC_FORMAT when the file does not parse. */
+int skio_fbx_fix_clusters(const uint8_t* in, size_t n, const skio_fbx_bind* binds, uint32_t bind_count, uint8_t** out,
+                          size_t* out_n, uint32_t* added, skc_err* err);
 
 /* fbx_placeholder.c: binary FBX in[0, n) without its Material objects named `name` (the placeholder skinkit's Assimp
  * writer gives a mesh without material), their connections and their share of the Definitions' counts. *out is

@@ -39,6 +39,32 @@ void skio_fbx_mat_mul(const double* a, const double* b, double* out) {
     }
 }
 
+bool skio_fbx_mat_inverse(const double* m, double* out) {
+  double a[4][8];
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) a[r][c] = m[c * 4 + r], a[r][c + 4] = r == c;
+  for (int c = 0; c < 4; ++c) {
+    int p = c;
+    for (int r = c + 1; r < 4; ++r)
+      if (fabs(a[r][c]) > fabs(a[p][c])) p = r;
+    if (!(fabs(a[p][c]) > 1e-300)) return false;
+    for (int k = 0; k < 8; ++k) {
+      double t = a[c][k];
+      a[c][k] = a[p][k], a[p][k] = t;
+    }
+    const double d = a[c][c];
+    for (int k = 0; k < 8; ++k) a[c][k] /= d;
+    for (int r = 0; r < 4; ++r) {
+      if (r == c) continue;
+      const double q = a[r][c];
+      for (int k = 0; k < 8; ++k) a[r][k] -= q * a[c][k];
+    }
+  }
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) out[c * 4 + r] = a[r][c + 4];
+  return true;
+}
+
 /* Euler angles in degrees to a column-major rotation in FBX's order o (0 XYZ, 1 XZY, 2 YZX, 3 YXZ, 4 ZXY, 5 ZYX:
  * the first axis turns first; anything else XYZ, as Blender reads 6, spheric XYZ). */
 static void euler_matrix(const double deg[3], int64_t o, double r[16]) {

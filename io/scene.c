@@ -149,6 +149,14 @@ bool skio_joint_used(const skio_scene* s, uint32_t j) {
   return skio_joint_bound_anywhere(s, j);
 }
 
+bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || r >= sk->joint_count || skio_joint_used(s, r)) return false;
+  for (uint32_t j = 0; j < sk->joint_count; ++j)
+    if (!skc_skeleton_is_root(sk, j) && sk->parents[j] == (int32_t)r) return true;
+  return false;
+}
+
 int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
   const skc_skeleton* sk = s->skeleton;
   int32_t r = -1;
@@ -158,10 +166,7 @@ int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
     if (r >= 0) return -1;
     r = (int32_t)j;
   }
-  if (r < 0 || skio_joint_used(s, (uint32_t)r)) return -1;
-  for (uint32_t j = 0; j < sk->joint_count; ++j)
-    if (!skc_skeleton_is_root(sk, j) && sk->parents[j] == r) return r;
-  return -1;
+  return r >= 0 && skio_joint_is_armature_object(s, (uint32_t)r) ? r : -1;
 }
 
 /* X = rest_world(j) * ib(j) over the joints `use` marks (NULL: those bound anywhere), when one matrix, not the

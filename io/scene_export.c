@@ -402,8 +402,20 @@ static bool put_colors(struct aiMesh* am, const float* rgba, size_t V) {
   return true;
 }
 
+/* The plain root (plain_roots) at or above joint j, or -1: a mesh written with every bone lists its own character's
+ * only (two armatures' bones in one mesh gave it an Armature modifier of each in Blender). */
+static int32_t plain_above(const skc_skeleton* sk, const uint8_t* plain, uint32_t j) {
+  for (uint32_t steps = 0; plain && j < sk->joint_count && steps <= sk->joint_count; ++steps) {
+    if (plain[j]) return (int32_t)j;
+    const int32_t p = sk->parents[j];
+    if (p == SKC_NO_PARENT || p < 0) break;
+    j = (uint32_t)p;
+  }
+  return -1;
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
-                      int32_t plain, const float* bake, struct aiMesh** out, skc_err* err) {
+                      const uint8_t* plain, const float* bake, struct aiMesh** out, skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
   struct aiMesh* am = calloc(1, sizeof *am);
@@ -494,8 +506,12 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   for (size_t e = 0; e < c.offsets[V]; ++e)
     if (c.joints[e] < jc) per_joint[c.joints[e]]++;
   unsigned nb = 0;
+  int32_t own = -2; /* the plain root above the joints the mesh binds or weights (-1: none) */
+  for (uint32_t j = 0; j < jc && own == -2; ++j)
+    if (m->bound[j] || per_joint[j]) own = plain_above(sk, plain, j);
   for (uint32_t j = 0; j < jc; ++j) {
-    bone_of[j] = ((all_bones && (int32_t)j != plain) || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
+    const bool listed = all_bones && !(plain && plain[j]) && plain_above(sk, plain, j) == own;
+    bone_of[j] = (listed || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
   }
   am->mBones = calloc(nb + 1, sizeof *am->mBones);
   if (!am->mBones) {
@@ -831,10 +847,12 @@ done:
  * group (Collada: an object Assimp split by material goes back as one <node> with an <instance_geometry> per
  * material, which readers make one object per material of, as from the source); else one node per mesh, several with
  * the same name (FBX: Assimp's FBX exporter writes a node of several meshes as an empty with a child per mesh, named
- * after the meshes). A mesh without skin whose parent joint is the plain root (plain_root; holder its node) goes under
- * holder instead, at the identity as holder is: it moves with the armature object, as in the source.
+ * after the meshes). A mesh without skin whose parent joint is a plain root (plain_roots; jn: the joints' nodes) goes
+ * under that root's node instead, at the identity as that node is: it moves with the armature object, as in the
+ * source.
  * SKC_OUT_OF_MEMORY or SKC_OK. */
-static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* holder, int32_t plain, bool group) {
+static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* const* jn, const uint8_t* plain,
+                      bool group) {
   const skc_skeleton* sk = s->skeleton;
   int32_t top = -1;
   for (uint32_t m = 0; group && m < s->mesh_count; ++m)
@@ -852,7 +870,9 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* h
       char nm[MAXLEN];
       snprintf(nm, sizeof nm, "%s", base);
       if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
-      struct aiNode* up = holder && !mesh->skin && mesh->parent_joint == plain ? holder : root;
+      const int32_t pj = mesh->parent_joint;
+      const bool held = plain && !mesh->skin && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && plain[pj];
+      struct aiNode* up = held ? jn[pj] : root;
       if (!(n = skio_ai_new_node(nm, up)) || !skio_ai_add_child(up, n)) {
         free(n);
         rc = SKC_OUT_OF_MEMORY;
@@ -894,23 +914,37 @@ static bool implicit_fbx_root(const skio_scene* s) {
   return true;
 }
 
-/* The joint written as a plain node (a Collada NODE, an FBX Null) instead of a bone, or -1: the skeleton's one root
- * (below an FBX's implicit root, which is written as the file's own root) when it is what Blender calls the
- * armature object: joints below it, no mesh binding or weighting it, no clip moving it, at the identity in the
- * rest pose. As a weightless bone of every mesh (write_all_bones) Blender 3.4 read it back as an extra bone of an
- * armature object renamed "Armature" (rigid_parts.fbx -> .dae or .fbx: bones Rig, upper, lower, hand); as a plain
- * node it is the armature object again, with its name and the meshes the source hung under it (mesh_nodes). Only at
- * the identity: a transform above the joints is what write_all_bones keeps from Blender's importers. */
-static int32_t plain_root(const skio_scene* s, const char* id) {
+/* The joints written as plain nodes (a Collada NODE, an FBX Null) instead of bones: mask[j] set for each, false when
+ * there is none. Such a joint is what Blender calls an armature object: joints below it, no mesh binding or weighting
+ * it, no clip moving it. As a weightless bone of every mesh (write_all_bones) Blender 3.4 read it back as an extra
+ * bone of an armature object renamed "Armature" (rigid_parts.fbx -> .dae or .fbx: bones Rig, upper, lower, hand; two
+ * characters' armatures one armature); as a plain node it is the armature object again, with its name and the meshes
+ * the source hung under it (mesh_nodes). FBX: every root joint that is one (below an FBX's implicit root, which is
+ * written as the file's own root), wherever it stands (fbx_assoc.c gives the clusters its place). Collada: the
+ * skeleton's one root, and only at the identity: a transform above the joints is what write_all_bones keeps from
+ * Blender's Collada importer. */
+static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
   const skc_skeleton* sk = s->skeleton;
   const bool fbx = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
-  if (!sk || (!fbx && strcmp(id, "collada") != 0)) return -1;
-  const int32_t r = skio_scene_armature_object(s, fbx && implicit_fbx_root(s) ? 0 : -1); /* RootNode is joint 0 */
+  if (!sk || (!fbx && strcmp(id, "collada") != 0)) return false;
+  const bool below_root = fbx && implicit_fbx_root(s); /* RootNode is joint 0 */
+  bool any = false;
+  if (fbx) {
+    for (uint32_t j = 0; j < sk->joint_count; ++j) {
+      const bool root = below_root ? sk->parents[j] == 0 : sk->parents[j] == SKC_NO_PARENT;
+      if (!root || !skio_joint_is_armature_object(s, j)) continue;
+      mask[j] = 1;
+      any = true;
+    }
+    return any;
+  }
+  const int32_t r = skio_scene_armature_object(s, -1);
   float id4[16];
   skc_mat4_identity(id4);
   for (int e = 0; r >= 0 && e < 16; ++e)
-    if (fabsf(sk->rest_world[(size_t)r * 16 + e] - id4[e]) > 1e-6f) return -1;
-  return r;
+    if (fabsf(sk->rest_world[(size_t)r * 16 + e] - id4[e]) > 1e-6f) return false;
+  if (r >= 0) mask[r] = 1;
+  return r >= 0;
 }
 
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
@@ -920,7 +954,7 @@ static int32_t plain_root(const skio_scene* s, const char* id) {
  * Collada too: its exporter turns the aiScene root into the <visual_scene> itself, so the root joint is no
  * <node>; Assimp reads that back, but Blender's Collada importer drops the root bone's vertex group
  * (tests/addon/blender_readback.py). */
-static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, bool group, int32_t plain,
+static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_root, bool group, const uint8_t* plain,
                        skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   uint32_t jc = sk ? sk->joint_count : 0, roots = 0;
@@ -951,7 +985,7 @@ static int build_nodes(const skio_scene* s, struct aiScene* sc, bool synthetic_r
       rc = SKC_OUT_OF_MEMORY;
     }
   }
-  if (!rc) rc = mesh_nodes(s, root, plain >= 0 ? jn[plain] : NULL, plain, group);
+  if (!rc) rc = mesh_nodes(s, root, jn, plain, group);
   free(jn);
   return rc ? skc_fail(err, rc, "out of memory building the export node tree") : SKC_OK;
 }
@@ -1250,16 +1284,46 @@ static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
   return stops;
 }
 
-/* Binary FBX from Assimp: its records repaired (fbx_fixup.c), its clusters given a TransformAssociateModel
- * (fbx_assoc.c: Blender's importer places skinned meshes by it) and the placeholder material dropped
- * (fbx_placeholder.c: Blender showed it). */
-static int binary_fbx_passes(const void* data, size_t n, const skio_fbx_fix_options* fo, uint8_t** out, size_t* out_n,
-                             skc_err* err) {
+/* Each bone's offset matrix, once per name (the writer gives a joint one offset in every mesh), for
+ * skio_fbx_fix_clusters: Assimp's FBX writer writes the bone's rest instead. NULL with *count 0 when there is none or
+ * memory is short (*ok false then). */
+static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool* ok) {
+  *count = 0;
+  *ok = true;
+  uint32_t cap = 0;
+  for (unsigned m = 0; m < sc->mNumMeshes; ++m) cap += sc->mMeshes[m]->mNumBones;
+  skio_fbx_bind* b = cap ? malloc(cap * sizeof *b) : NULL;
+  if (cap && !b) *ok = false;
+  for (unsigned m = 0; b && m < sc->mNumMeshes; ++m)
+    for (unsigned k = 0; k < sc->mMeshes[m]->mNumBones; ++k) {
+      const struct aiBone* bone = sc->mMeshes[m]->mBones[k];
+      uint32_t i = 0;
+      while (i < *count && strcmp(b[i].name, bone->mName.data) != 0) ++i;
+      if (i < *count) continue;
+      float o[16];
+      skio_mat_from_ai(&bone->mOffsetMatrix.a1, o);
+      b[i].name = bone->mName.data;
+      for (int e = 0; e < 16; ++e) b[i].offset[e] = o[e];
+      ++*count;
+    }
+  return b;
+}
+
+/* Binary FBX from Assimp: its records repaired (fbx_fixup.c), its clusters given a TransformAssociateModel and the
+ * scene's binds (fbx_assoc.c: Blender's importer places skinned meshes by them, Assimp's reader takes its inverse
+ * binds from them) and the placeholder material dropped (fbx_placeholder.c: Blender showed it). */
+static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t n, const skio_fbx_fix_options* fo,
+                             uint8_t** out, size_t* out_n, skc_err* err) {
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
-  int rc = skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err);
-  if (!rc) rc = skio_fbx_add_associate_models(a, an, &b, &bn, NULL, err);
+  uint32_t nb = 0;
+  bool ok = true;
+  skio_fbx_bind* binds = fbx_binds(sc, &nb, &ok);
+  int rc =
+      ok ? skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err) : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (!rc) rc = skio_fbx_fix_clusters(a, an, binds, nb, &b, &bn, NULL, err);
   if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, out, out_n, NULL, err);
+  free(binds);
   free(a);
   free(b);
   return rc;
@@ -1287,7 +1351,7 @@ static int write_fbx(const struct aiScene* sc, const char* id, const skio_frame*
   int rc;
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
-    rc = binary_fbx_passes(blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, &fix_err);
+    rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
   } else {
     char *timed = NULL, *unwrapped = NULL, *scaled = NULL;
@@ -1489,7 +1553,12 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
-  const int32_t plain = plain_root(s, id);
+  uint8_t* plain_mask = s->skeleton ? calloc(s->skeleton->joint_count + 1, 1) : NULL;
+  if (s->skeleton && !plain_mask) {
+    free(sc);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  const uint8_t* plain = plain_mask && plain_roots(s, id, plain_mask) ? plain_mask : NULL;
   skio_ai_objects objs = {0};
   float doc_frame[16];
   if (root_xf && !skc_mat4_inverse(root_xf, doc_frame)) skc_mat4_identity(doc_frame);
@@ -1561,6 +1630,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   }
 done:
   skio_ai_objects_free(&objs);
+  free(plain_mask);
   free(clips);
   free_ai_scene(sc);
   return rc;
@@ -1673,9 +1743,12 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     if (drop) skio_scene_drop_root_free(s, &rootless);
   }
   if (!rc) note_read_losses(s, o.note, o.note_size);
-  if (!rc && fbx && fbx_binds_rebuilt(s))
-    note_add(&o, "FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose differs "
-             "from its rest pose joint by joint: binds and skinned positions change (.glb or .dae keep them)", "");
+  if (!rc && strcmp(id, "fbxa") == 0 && fbx_binds_rebuilt(s)) /* binary FBX: fbx_assoc.c writes the binds */
+    note_add(&o,
+             "ASCII FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose "
+             "differs from its rest pose joint by joint: binds and skinned positions change (binary .fbx, .glb or "
+             ".dae keep them)",
+             "");
   if (!rc && dae_why[0])
     note_add(&o, "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
              "such as Blender's bone tips and layers lost): ", dae_why);

@@ -137,6 +137,8 @@ bool skio_fbx_model_local(const skio_fbx_tree* t, uint32_t model, double m[16]);
  * is none (fbx_geometric.c). */
 bool skio_fbx_p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v);
 void skio_fbx_mat_mul(const double* a, const double* b, double* out);
+/* out = m^-1 for a column-major 4x4 double matrix (Gauss-Jordan with partial pivoting); false when singular. */
+bool skio_fbx_mat_inverse(const double* m, double* out);
 /* G as the floats the reader transforms a skinned mesh with (the editor compares its control points so). */
 void skio_fbx_geometric_float(const double g[16], float out[16]);
 

@@ -409,6 +409,8 @@ bool skio_joint_used(const skio_scene* s, uint32_t j);
  * it has joints below it and skio_joint_used is false for it; else -1. The Collada and FBX writers write it as a
  * plain node (io/scene_export.c plain_root, io/scene_frame.c held_root). */
 int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent);
+/* Whether joint r has joints below it and skio_joint_used is false for it (what Blender calls an armature object). */
+bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r);
 /* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)
  * for every joint some mesh binds, not the identity, and invertible: the scene's rest pose is its bind pose up to
  * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes

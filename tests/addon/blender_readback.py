@@ -697,6 +697,34 @@ def bound_crate(cli, work):
                 check("%s -> bind .%s: the Crate moves with its bones" % (name, ext), drift < 0.5, str(drift))
 
 
+def armature_modifiers():
+    """{mesh object name: sorted names of the armatures its Armature modifiers use} of the scene Blender imported."""
+    return {o.name: sorted(m.object.name for m in o.modifiers if m.type == "ARMATURE" and m.object)
+            for o in bpy.context.scene.objects if o.type == "MESH"}
+
+
+def two_characters(cli, work):
+    """tests/data/two_rigs_three.glb (three.js: armature objects "Arm" and "Tail", each with its own skinned mesh) as
+    .fbx: Blender's FBX importer shows the two armatures with their own bones and each mesh deformed by its own. Before
+    (session 46's audit), every mesh listed every joint as a bone, Arm and Tail were written as bones, and Blender made
+    one armature "Armature" of both."""
+    src = os.path.join(HERE, "..", "data", "two_rigs_three.glb")
+    reset()
+    dict(IMPORTERS)["glb"](src)
+    want_arms = armatures()
+    want_mods = {k: v for k, v in armature_modifiers().items() if v}  # (the bone's Prop is a one-bone skin in .fbx)
+    out = os.path.join(work, "two_rigs_three.fbx")
+    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+    check("two_rigs_three.glb -> .fbx: convert", r.returncode == 0, r.stderr.strip())
+    if r.returncode:
+        return
+    reset()
+    dict(IMPORTERS)["fbx"](out)
+    mods = {k: v for k, v in armature_modifiers().items() if k in want_mods}
+    for what, got, want in (("armatures and bones", armatures(), want_arms), ("skinned meshes' armatures", mods, want_mods)):
+        check("two_rigs_three.glb -> .fbx: the source's %s" % what, got == want, "%s vs the source's %s" % (got, want))
+
+
 def main(argv):
     cli, work = argv
     os.makedirs(work, exist_ok=True)
@@ -742,6 +770,7 @@ def main(argv):
         compare("." + ext + " normalized weights", got, want, 1e-3 if ext == "glb" else 1e-5)
     frames(cli, work)
     bound_crate(cli, work)
+    two_characters(cli, work)
     corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -13,7 +13,8 @@
  *    stop is written into binary and ASCII FBX (a 1.48 s clip comes back 1.48 s long, its last pose with it);
  *  - Euler rotation curves made continuous: a turn through 180 degrees comes back right between the keys;
  *  - every skin cluster carries TransformAssociateModel, the armature's world matrix (Assimp writes none; Blender's
- *    importer then misplaced a rig under a transformed empty by that empty's transform);
+ *    importer then misplaced a rig under a transformed empty by that empty's transform), and the scene's bind
+ *    (Assimp writes the rest pose as the bind);
  *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
  *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -567,6 +568,40 @@ START_TEST(clusters_carry_their_armatures_world) {
 }
 END_TEST
 
+/* two_rigs_three.glb (make_two_rigs_three.mjs, three.js): two characters whose bind pose is not their rest pose (Arm's
+ * second bone turned at rest, Tail's root moved 2 units at rest and bound at the origin). Assimp's FBX writer writes
+ * each bone's rest as its bind (TransformLink); binary FBX now carries the scene's binds (fbx_assoc.c), so the file
+ * read back (Assimp takes inverse binds from TransformLink) has the source's inverse binds. Before: Arm_bone2's bind
+ * read back at (-0.296, 1.955, 0) instead of (0, 2, 0), and the .fbx moved Tail_skin 0.3 of the model in Blender. */
+START_TEST(binary_fbx_keeps_the_binds) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(data_path("two_rigs_three.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = fbx_round_trip(s, 0, "two_rigs.fbx");
+  const sk_skeleton *ks = sk_scene_skeleton(s), *kb = sk_scene_skeleton(b);
+  float* ibs = malloc(sk_skeleton_joint_count(ks) * 16 * sizeof(float));
+  float* ibb = malloc(sk_skeleton_joint_count(kb) * 16 * sizeof(float));
+  ck_assert(ibs && ibb);
+  ck_assert_int_eq(sk_skeleton_get_inverse_bind(ks, ibs), SK_OK);
+  ck_assert_int_eq(sk_skeleton_get_inverse_bind(kb, ibb), SK_OK);
+  const char* names[] = {"Arm_bone0", "Arm_bone1", "Arm_bone2", "Tail_bone0", "Tail_bone1"};
+  for (int k = 0; k < 5; ++k) {
+    uint32_t js = 0, jb = 0;
+    ck_assert_int_eq(sk_skeleton_find_joint(ks, names[k], &js), SK_OK);
+    ck_assert_int_eq(sk_skeleton_find_joint(kb, names[k], &jb), SK_OK);
+    for (int e = 0; e < 16; ++e)
+      ck_assert_msg(fabsf(ibs[js * 16 + e] - ibb[jb * 16 + e]) < 1e-4f, "%s: inverse bind element %d %.6g, source %.6g",
+                    names[k], e, ibb[jb * 16 + e], ibs[js * 16 + e]);
+  }
+  free(ibs);
+  free(ibb);
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* files[] = {"two_rigs.fbx"};
+  rm_tmp(files, 1);
+}
+END_TEST
+
 START_TEST(fbx_keeps_the_exact_animation_length) {
   const char* smd = tmp_path("clip.smd");
   write_smd(smd, 0.0);
@@ -691,6 +726,7 @@ static Suite* suite(void) {
   tcase_add_test(t, save_fbx_refuses_existing_and_leaves_no_file_on_error);
   tcase_add_test(t, fbx_keeps_the_exact_animation_length);
   tcase_add_test(t, clusters_carry_their_armatures_world);
+  tcase_add_test(t, binary_fbx_keeps_the_binds);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
