@@ -76,6 +76,15 @@ typedef struct skio_fbx_bind {
 int skio_fbx_fix_clusters(const uint8_t* in, size_t n, const skio_fbx_bind* binds, uint32_t bind_count, uint8_t** out,
                           size_t* out_n, uint32_t* added, skc_err* err);
 
+/* fbx_merge.c: binary FBX in[0, n) with each group of Mesh Models Assimp wrote for one object of several materials
+ * (same name, parent and Properties70, one Geometry each) merged into the group's first Model: one Geometry (vertices,
+ * polygons and layers concatenated; LayerElementMaterial ByPolygon into the merged Model's materials), one Skin with
+ * one cluster per bone, every part's Material connected to the first Model in part order; the other parts' objects,
+ * connections, PoseNodes and Definitions counts dropped. A group the pass does not fully understand stays as it is.
+ * *out is malloc'd (*out_n bytes); *merged (may be NULL) the groups merged. SKC_FORMAT when the file does not
+ * parse. */
+int skio_fbx_merge_parts(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, uint32_t* merged, skc_err* err);
+
 /* fbx_placeholder.c: binary FBX in[0, n) without its Material objects named `name` (the placeholder skinkit's Assimp
  * writer gives a mesh without material), their connections and their share of the Definitions' counts. *out is
  * malloc'd (*out_n bytes); *count (may be NULL) the materials dropped. SKC_FORMAT when the file does not parse. */

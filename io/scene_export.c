@@ -1311,21 +1311,24 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
 
 /* Binary FBX from Assimp: its records repaired (fbx_fixup.c), its clusters given a TransformAssociateModel and the
  * scene's binds (fbx_assoc.c: Blender's importer places skinned meshes by them, Assimp's reader takes its inverse
- * binds from them) and the placeholder material dropped (fbx_placeholder.c: Blender showed it). */
+ * binds from them), the placeholder material dropped (fbx_placeholder.c: Blender showed it) and the Models Assimp
+ * wrote per material of one object merged into one (fbx_merge.c: Blender showed one object per material). */
 static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t n, const skio_fbx_fix_options* fo,
                              uint8_t** out, size_t* out_n, skc_err* err) {
-  uint8_t *a = NULL, *b = NULL;
-  size_t an = 0, bn = 0;
+  uint8_t *a = NULL, *b = NULL, *c = NULL;
+  size_t an = 0, bn = 0, cn = 0;
   uint32_t nb = 0;
   bool ok = true;
   skio_fbx_bind* binds = fbx_binds(sc, &nb, &ok);
   int rc =
       ok ? skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err) : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) rc = skio_fbx_fix_clusters(a, an, binds, nb, &b, &bn, NULL, err);
-  if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, out, out_n, NULL, err);
+  if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, &c, &cn, NULL, err);
+  if (!rc) rc = skio_fbx_merge_parts(c, cn, out, out_n, NULL, err);
   free(binds);
   free(a);
   free(b);
+  free(c);
   return rc;
 }
 

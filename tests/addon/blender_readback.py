@@ -578,12 +578,27 @@ def mesh_parents():
     return out
 
 
+def mesh_slots():
+    """[(mesh object name, its material slots' names)] of the scene Blender imported, sorted, names without Blender's
+    ".001" suffixes."""
+    def base(n):
+        return re.sub(r"\.\d{3}$", "", n) if n else n
+    return sorted((base(o.name), [base(s.material.name) if s.material else None for s in o.material_slots])
+                  for o in bpy.context.scene.objects if o.type == "MESH")
+
+
+# An object of several materials: Assimp's FBX writer made one Mesh Model per material, which Blender showed as "Leg"
+# and "Leg.001" with one slot each; fbx_merge.c makes them one Model with the source's slots.
+SLOT_FILES = ("two_material_leg.glb", "two_material_leg.fbx")
+
+
 def frames(cli, work):
     for name in FRAME_FILES:
         src = os.path.join(HERE, "..", "data", name)
         src_box = blender_box(src, BLENDER_READS[os.path.splitext(name)[1]])
         src_arms = armatures()
         src_parents = mesh_parents()
+        src_slots = mesh_slots()
         check(name + ": Blender reads the source", src_box is not None)
         for ext, _ in IMPORTERS:
             out = os.path.join(work, "frame_" + name.replace(".", "_") + "." + ext)
@@ -594,6 +609,10 @@ def frames(cli, work):
                 check("%s -> .%s: %s" % (name, ext, PLACED), *placed)
             if not placed:
                 continue
+            if ext == "fbx" and name in SLOT_FILES:
+                got = mesh_slots()
+                check("%s -> .fbx: the source's mesh objects and material slots" % name, got == src_slots,
+                      "%s vs the source's %s" % (got, src_slots))
             # the armature object keeps its name and holds exactly the source's bones, and every mesh object is
             # under the source's parent (rigid_parts' "Prop" under the armature object)
             for what, got, want in (("armature and bones", armatures(), src_arms),

@@ -2,9 +2,10 @@
  * entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
  * unwrapping (skio_fbx_fix_binary), then the clusters' TransformAssociateModel and binds (fbx_assoc.c, twice: the
- * second adds none); 2 ASCII stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale connections'
- * renaming and the ASCII stacks' starts, fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c: bit 0 set
- * binary, patched in place on a copy, else ASCII). Every call must return a code, never read outside the input. Seeds:
+ * second adds none) and the merge of an object's Mesh Models (fbx_merge.c, twice: the second merges none); 2 ASCII
+ * stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale connections' renaming and the ASCII stacks'
+ * starts, fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched in place on
+ * a copy, else ASCII). Every call must return a code, never read outside the input. Seeds:
  * tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote;
  * lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale connections) and the corpus .fbx
  * files (scripts/fuzz.sh). */
@@ -39,6 +40,12 @@ static void binary_options(const uint8_t* in, size_t n) {
   skio_fbx_bind bind = {"Bone", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.5, 0, 0, 1}};
   if (skio_fbx_fix_clusters(out, on, &bind, 1, &a, &an, &first, NULL) == SKC_OK) {
     if (skio_fbx_fix_clusters(a, an, &bind, 1, &b, &bn, &second, NULL) != SKC_OK || second != 0) __builtin_trap();
+    free(b);
+    free(a);
+  }
+  a = b = NULL; /* the Models of one object merged (fbx_merge.c), then again: none left to merge */
+  if (skio_fbx_merge_parts(out, on, &a, &an, &first, NULL) == SKC_OK) {
+    if (skio_fbx_merge_parts(a, an, &b, &bn, &second, NULL) != SKC_OK || second != 0) __builtin_trap();
     free(b);
     free(a);
   }

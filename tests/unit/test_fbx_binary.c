@@ -602,6 +602,225 @@ START_TEST(binary_fbx_keeps_the_binds) {
 }
 END_TEST
 
+/* ---- an object of several materials: one FBX Model (io/fbx_merge.c) ------------------------------------------- */
+
+typedef struct fbx_ids {
+  int64_t leg, materials[8], clusters[8], bones[8];
+  const char* material_names[8];
+  size_t nmaterial, ncluster, nbone;
+  uint32_t geometry;
+  int meshes, geometries, skins;
+} fbx_ids;
+
+/* Mesh Models, Geometries, Skins, clusters and Materials of the file's Objects. */
+static void read_fbx_ids(const skio_fbx_tree* t, fbx_ids* ids) {
+  const uint32_t objects = skio_fbx_child(t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  ck_assert_uint_ne(objects, SKIO_FBX_NONE);
+  for (uint32_t r = t->recs[objects].first; r != SKIO_FBX_NONE; r = t->recs[r].next) {
+    int64_t id = 0;
+    const uint8_t* name = NULL;
+    size_t len = 0;
+    ck_assert(skio_fbx_prop_i64(t, r, 0, &id) && skio_fbx_prop_name(t, r, 1, &name, &len));
+    if (skio_fbx_is(t, r, "Model") && skio_fbx_prop_str_is(t, r, 2, "Mesh")) {
+      ids->meshes++;
+      if (len == 3 && !memcmp(name, "Leg", 3)) ids->leg = id;
+    } else if (skio_fbx_is(t, r, "Geometry")) {
+      ids->geometries++;
+      ids->geometry = r;
+    } else if (skio_fbx_is(t, r, "Deformer") && skio_fbx_prop_str_is(t, r, 2, "Skin")) {
+      ids->skins++;
+    } else if (skio_fbx_is(t, r, "Deformer") && skio_fbx_prop_str_is(t, r, 2, "Cluster")) {
+      ck_assert_uint_lt(ids->ncluster, 8);
+      ids->clusters[ids->ncluster++] = id;
+    } else if (skio_fbx_is(t, r, "Material")) {
+      ck_assert_uint_lt(ids->nmaterial, 8);
+      ids->material_names[ids->nmaterial] = len == 8 && !memcmp(name, "Trousers", 8) ? "Trousers"
+                                            : len == 4 && !memcmp(name, "Boot", 4)   ? "Boot"
+                                                                                     : "?";
+      ids->materials[ids->nmaterial++] = id;
+    }
+  }
+}
+
+/* The Materials connected to Model `leg`, in connection order (names into out), and each cluster's one bone. */
+static size_t leg_materials(const skio_fbx_tree* t, fbx_ids* ids, const char** out) {
+  const uint32_t conns = skio_fbx_child(t, SKIO_FBX_NONE, "Connections", SKIO_FBX_NONE);
+  size_t n = 0;
+  for (uint32_t c = skio_fbx_child(t, conns, "C", SKIO_FBX_NONE); c != SKIO_FBX_NONE;
+       c = skio_fbx_child(t, conns, "C", c)) {
+    int64_t child = 0, parent = 0;
+    ck_assert(skio_fbx_prop_i64(t, c, 1, &child) && skio_fbx_prop_i64(t, c, 2, &parent));
+    for (size_t k = 0; k < ids->nmaterial; ++k)
+      if (parent == ids->leg && child == ids->materials[k]) {
+        ck_assert_uint_lt(n, 8);
+        out[n++] = ids->material_names[k];
+      }
+    for (size_t k = 0; k < ids->ncluster; ++k)
+      if (parent == ids->clusters[k]) {
+        for (size_t b = 0; b < ids->nbone; ++b) ck_assert_msg(ids->bones[b] != child, "two clusters of one bone");
+        ck_assert_uint_lt(ids->nbone, 8);
+        ids->bones[ids->nbone++] = child;
+      }
+  }
+  return n;
+}
+
+/* The Geometry's LayerElementMaterial: ByPolygon / IndexToDirect, one index per polygon, both materials used. */
+static void assert_material_layer(const skio_fbx_tree* t, uint32_t geometry) {
+  const uint32_t layer = skio_fbx_child(t, geometry, "LayerElementMaterial", SKIO_FBX_NONE);
+  ck_assert_uint_ne(layer, SKIO_FBX_NONE);
+  ck_assert(skio_fbx_prop_str_is(t, skio_fbx_child(t, layer, "MappingInformationType", SKIO_FBX_NONE), 0, "ByPolygon"));
+  ck_assert(
+      skio_fbx_prop_str_is(t, skio_fbx_child(t, layer, "ReferenceInformationType", SKIO_FBX_NONE), 0, "IndexToDirect"));
+  int32_t *mats = NULL, *poly = NULL;
+  size_t nm = 0, np = 0, polygons = 0, used[2] = {0, 0};
+  skc_err e = {0};
+  ck_assert_int_eq(skio_fbx_child_i32(t, layer, "Materials", &mats, &nm, &e), SKC_OK);
+  ck_assert_int_eq(skio_fbx_child_i32(t, geometry, "PolygonVertexIndex", &poly, &np, &e), SKC_OK);
+  for (size_t i = 0; i < np; ++i) polygons += poly[i] < 0;
+  ck_assert_uint_eq(nm, polygons);
+  for (size_t i = 0; i < nm; ++i) {
+    ck_assert_int_ge(mats[i], 0);
+    ck_assert_int_le(mats[i], 1);
+    used[mats[i]]++;
+  }
+  ck_assert(used[0] > 0 && used[1] > 0);
+  free(mats);
+  free(poly);
+}
+
+/* A triangle corner drawn with a material: its mesh, vertex and skinned rest position. */
+typedef struct corner {
+  uint32_t mesh, v;
+  float p[3];
+} corner;
+
+/* Vertex v of mesh m skinned at rest by palette pal. */
+static void skin_vertex(sk_scene* s, uint32_t m, const float* pos, uint32_t v, const float* pal, float out[3]) {
+  uint32_t jj[16];
+  float ww[16];
+  const size_t k = sk_skin_get_vertex(sk_scene_mesh_skin(s, m), v, jj, ww, 16);
+  out[0] = out[1] = out[2] = 0.0f;
+  for (size_t i = 0; i < k && i < 16; ++i) {
+    const float* M = pal + (size_t)jj[i] * 16;
+    for (int r = 0; r < 3; ++r)
+      out[r] += ww[i] * (M[r] * pos[v * 3] + M[4 + r] * pos[v * 3 + 1] + M[8 + r] * pos[v * 3 + 2] + M[12 + r]);
+  }
+}
+
+/* Every triangle corner of the parts of s drawn with material `mat`, skinned at rest (*n corners, malloc'd). */
+static corner* material_corners(sk_scene* s, const char* mat, size_t* n) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  const uint32_t J = sk_skeleton_joint_count(sk);
+  float* ib = malloc((size_t)J * 16 * sizeof *ib);
+  float* pal = malloc((size_t)J * 16 * sizeof *pal);
+  ck_assert(ib && pal);
+  corner* out = NULL;
+  *n = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
+    ck_assert_ptr_nonnull(sk_scene_mesh_skin(s, m));
+    ck_assert_int_eq(sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL), SK_OK);
+    ck_assert_int_eq(sk_skeleton_palette_from_trs(sk, NULL, ib, pal, NULL), SK_OK);
+    const size_t V = sk_scene_mesh_vertex_count(s, m), I = sk_scene_mesh_index_count(s, m);
+    float* pos = malloc(V * 3 * sizeof *pos + 4);
+    uint32_t* idx = malloc(I * sizeof *idx + 4);
+    ck_assert(pos && idx);
+    sk_scene_mesh_positions(s, m, pos, V * 3);
+    sk_scene_mesh_indices(s, m, idx, I);
+    for (uint32_t part = 0; part < sk_scene_mesh_part_count(s, m); ++part) {
+      uint64_t first = 0, count = 0;
+      int32_t material = -1;
+      ck_assert_int_eq(sk_scene_mesh_part(s, m, part, &first, &count, &material, NULL), SK_OK);
+      const char* name = material >= 0 ? sk_scene_material_name(s, (uint32_t)material) : NULL;
+      if (!name || strcmp(name, mat)) continue;
+      out = realloc(out, (*n + count) * sizeof *out);
+      ck_assert(out != NULL);
+      for (uint64_t i = first; i < first + count; ++i) {
+        corner* c = &out[(*n)++];
+        c->mesh = m;
+        c->v = idx[i];
+        skin_vertex(s, m, pos, idx[i], pal, c->p);
+      }
+    }
+    free(pos);
+    free(idx);
+  }
+  free(ib);
+  free(pal);
+  return out;
+}
+
+/* The read-back draws material `mat` with as many corners as the source, each at a source corner's skinned place
+ * (within tol) with its influences. */
+static void assert_same_material_part(sk_scene* src, sk_scene* got, const char* mat, float tol) {
+  size_t ns = 0, ng = 0;
+  corner* cs = material_corners(src, mat, &ns);
+  corner* cg = material_corners(got, mat, &ng);
+  ck_assert_msg(ns > 0 && ng == ns, "%s: %zu corners read back, the source has %zu", mat, ng, ns);
+  for (size_t i = 0; i < ng; ++i) {
+    int found = 0;
+    for (size_t k = 0; k < ns && !found; ++k)
+      found = fabsf(cs[k].p[0] - cg[i].p[0]) <= tol && fabsf(cs[k].p[1] - cg[i].p[1]) <= tol &&
+              fabsf(cs[k].p[2] - cg[i].p[2]) <= tol &&
+              same_vertex_weights(src, cs[k].mesh, cs[k].v, got, cg[i].mesh, cg[i].v, 1e-5f);
+    if (!found)
+      ck_abort_msg("%s: corner %zu at (%g %g %g) has no source corner there with its influences", mat, i, cg[i].p[0],
+                   cg[i].p[1], cg[i].p[2]);
+  }
+  free(cs);
+  free(cg);
+}
+
+/* two_material_leg.glb: one object "Leg" of the materials "Trousers" and "Boot". Assimp's writer made it two Mesh
+ * Models "Leg" (one per material, each with its Geometry, Skin and clusters) that Blender showed as "Leg" and
+ * "Leg.001"; now one Model with one Geometry whose polygons index its two materials (ByPolygon), one Skin with one
+ * cluster per bone, the materials connected in slot order; read back, every corner of each material is where the
+ * source skins it, with its influences. */
+START_TEST(object_of_two_materials_is_one_fbx_model) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(data_path("two_material_leg.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = fbx_round_trip(s, 0, "leg.fbx");
+  size_t n = 0;
+  uint8_t* bytes = (uint8_t*)skio_read_whole(tmp_path("leg.fbx"), 1u << 26, &n, NULL);
+  ck_assert_ptr_nonnull(bytes);
+  skio_fbx_tree t;
+  skc_err e = {0};
+  ck_assert_msg(skio_fbx_tree_parse(bytes, n, &t, &e) == SKC_OK, "%s", e.message);
+  fbx_ids ids;
+  memset(&ids, 0, sizeof ids);
+  read_fbx_ids(&t, &ids);
+  ck_assert_msg(ids.meshes == 1 && ids.leg != 0, "%d Mesh Models", ids.meshes);
+  ck_assert_int_eq(ids.geometries, 1);
+  ck_assert_int_eq(ids.skins, 1);
+  const char* slots[8];
+  ck_assert_uint_eq(leg_materials(&t, &ids, slots), 2);
+  ck_assert_str_eq(slots[0], "Trousers");
+  ck_assert_str_eq(slots[1], "Boot");
+  ck_assert_uint_eq(ids.ncluster, 2); /* thigh and shin, one cluster each */
+  ck_assert_uint_eq(ids.nbone, 2);
+  assert_material_layer(&t, ids.geometry);
+  skio_fbx_tree_free(&t);
+  free(bytes);
+  /* the source's size: its bind-pose box */
+  size_t nc = 0;
+  corner* all = material_corners(s, "Trousers", &nc);
+  float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+  for (size_t i = 0; i < nc; ++i)
+    for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], all[i].p[k]), hi[k] = fmaxf(hi[k], all[i].p[k]);
+  free(all);
+  const float size =
+      sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  ck_assert(size > 0.0f);
+  assert_same_material_part(s, b, "Trousers", 1e-5f * size);
+  assert_same_material_part(s, b, "Boot", 1e-5f * size);
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* names[] = {"leg.fbx"};
+  rm_tmp(names, 1);
+}
+END_TEST
+
 START_TEST(fbx_keeps_the_exact_animation_length) {
   const char* smd = tmp_path("clip.smd");
   write_smd(smd, 0.0);
@@ -727,6 +946,7 @@ static Suite* suite(void) {
   tcase_add_test(t, fbx_keeps_the_exact_animation_length);
   tcase_add_test(t, clusters_carry_their_armatures_world);
   tcase_add_test(t, binary_fbx_keeps_the_binds);
+  tcase_add_test(t, object_of_two_materials_is_one_fbx_model);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
