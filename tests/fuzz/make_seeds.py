@@ -7,7 +7,8 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
   seeds-fuzz_fbx_fixup/    the generated cylinder rig (`skinkit sample`) written by `skinkit convert` as binary FBX
                            (first byte 0: record repair, 1: with stop times and Euler unwrapping) and ASCII FBX
                            (2: stop times, 3: Euler unwrapping; 5 / 4: the frame declared, binary / ASCII); see
-                           fuzz_fbx_fixup.c
+                           fuzz_fbx_fixup.c; merge_binary: tests/data/two_material_leg.glb as `assimp export` (Debian's
+                           assimp-utils) writes it, two Mesh Models of one object for fbx_merge.c (mode 1)
   seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld, --profile fast), first byte 0 (the
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
@@ -23,6 +24,7 @@ The files are kept small (a coarse cylinder). They are committed; rerun after a 
 import base64
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -99,6 +101,14 @@ def main():
                                 ("ascii_unwrap", fbxa, 3), ("binary_frame", fbx, 5), ("ascii_frame", fbxa, 4)):
             with open(src, "rb") as f:
                 write(os.path.join(out, name), bytes([mode]) + f.read())
+        # an object of two materials as Assimp's own FBX writer leaves it (two Mesh Models of one name), for
+        # fbx_merge.c: `skinkit convert` merges them, so its output exercises no merge
+        raw = os.path.join(tmp, "two_material_leg.fbx")
+        if shutil.which("assimp") and subprocess.run(
+                ["assimp", "export", os.path.join(HERE, "..", "data", "two_material_leg.glb"), raw, "-ffbx"],
+                capture_output=True).returncode == 0:
+            with open(raw, "rb") as f:
+                write(os.path.join(out, "merge_binary"), bytes([1]) + f.read())
         out = os.path.join(root, "seeds-fuzz_collada_clips")
         with open(dae, "rb") as f:
             write(os.path.join(out, "rig.dae"), f.read())
