@@ -521,6 +521,16 @@ static sk_scene* fbx_round_trip(sk_scene* s, int k, const char* name) {
   return b;
 }
 
+/* The binary FBX written to tmp_path(name), parsed into *t (which borrows the returned bytes: free both). */
+static uint8_t* parse_written(const char* name, skio_fbx_tree* t) {
+  size_t n = 0;
+  uint8_t* bytes = (uint8_t*)skio_read_whole(tmp_path(name), 1u << 26, &n, NULL);
+  ck_assert_ptr_nonnull(bytes);
+  skc_err e = {0};
+  ck_assert_msg(skio_fbx_tree_parse(bytes, n, t, &e) == SKC_OK, "%s: %s", name, e.message);
+  return bytes;
+}
+
 /* mover_rig.glb (make_mover_rig.py: armature "Rig" under the empty "Mover", both moved, turned and scaled) saved as
  * binary FBX: every cluster carries a TransformAssociateModel equal to Rig's world matrix as the written file places
  * it (read back: Rig's rest world). Without it Blender's FBX importer took Rig's matrix local to Mover as the
@@ -536,12 +546,9 @@ START_TEST(clusters_carry_their_armatures_world) {
   float* world = malloc(sk_skeleton_joint_count(sk) * 16 * sizeof(float));
   ck_assert_ptr_nonnull(world);
   ck_assert_int_eq(sk_skeleton_get_rest_world(sk, world), SK_OK);
-  size_t n = 0;
-  uint8_t* bytes = (uint8_t*)skio_read_whole(tmp_path("mover.fbx"), 1u << 26, &n, NULL);
-  ck_assert_ptr_nonnull(bytes);
   skio_fbx_tree t;
+  uint8_t* bytes = parse_written("mover.fbx", &t);
   skc_err e = {0};
-  ck_assert_msg(skio_fbx_tree_parse(bytes, n, &t, &e) == SKC_OK, "%s", e.message);
   const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
   int clusters = 0;
   for (uint32_t r = skio_fbx_child(&t, objects, "Deformer", SKIO_FBX_NONE); r != SKIO_FBX_NONE;
@@ -781,12 +788,8 @@ START_TEST(object_of_two_materials_is_one_fbx_model) {
   sk_scene* s = NULL;
   ck_assert_msg(sk_scene_load(data_path("two_material_leg.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
   sk_scene* b = fbx_round_trip(s, 0, "leg.fbx");
-  size_t n = 0;
-  uint8_t* bytes = (uint8_t*)skio_read_whole(tmp_path("leg.fbx"), 1u << 26, &n, NULL);
-  ck_assert_ptr_nonnull(bytes);
   skio_fbx_tree t;
-  skc_err e = {0};
-  ck_assert_msg(skio_fbx_tree_parse(bytes, n, &t, &e) == SKC_OK, "%s", e.message);
+  uint8_t* bytes = parse_written("leg.fbx", &t);
   fbx_ids ids;
   memset(&ids, 0, sizeof ids);
   read_fbx_ids(&t, &ids);
