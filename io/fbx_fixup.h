@@ -91,4 +91,14 @@ int skio_fbx_merge_parts(const uint8_t* in, size_t n, uint8_t** out, size_t* out
 int skio_fbx_drop_material(const uint8_t* in, size_t n, const char* name, uint8_t** out, size_t* out_n, uint32_t* count,
                            skc_err* err);
 
+struct aiScene;
+/* fbx_shapes_write.c: binary FBX in[0, n) that Assimp wrote from sc with each mesh's anim meshes (sc's) added as blend
+ * shapes: per mesh Geometry a BlendShape Deformer, per anim mesh a BlendShapeChannel (DeformPercent = mWeight x 100)
+ * and a Shape Geometry (Indexes, Vertices and Normals: offsets of the control points it moves). Geometries are matched
+ * to sc's meshes in order and each aiMesh vertex to the control point of its position; a mesh that does not match, or
+ * whose Geometry has a BlendShape already, gets none. *out is malloc'd (*out_n bytes); *added (may be NULL) the shapes
+ * added. SKC_FORMAT when the file does not parse. */
+int skio_fbx_add_blend_shapes(const uint8_t* in, size_t n, const struct aiScene* sc, uint8_t** out, size_t* out_n,
+                              uint32_t* added, skc_err* err);
+
 #endif

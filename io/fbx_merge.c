@@ -16,8 +16,10 @@
  *    and their share of the Definitions' counts.
  * A group with anything the pass does not understand stays as it is: parts whose layers or mappings differ, a
  * bone's Transform / TransformLink / TransformAssociateModel that differ between parts, an array that disagrees with
- * its mapping, a later part any other object connects to (an animation curve node, a child, a NodeAttribute), an
- * object shared with another Model, more than MAX_PARTS parts. Work is bounded: each object belongs to one group. */
+ * its mapping, a later part any other object connects to (an animation curve node, a child, a NodeAttribute), a
+ * part's Geometry with anything but one Skin connected to it (a BlendShape of fbx_shapes_write.c: its shapes index
+ * the part's control points), an object shared with another Model, more than MAX_PARTS parts. Work is bounded: each
+ * object belongs to one group. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -212,6 +212,13 @@ static void free_ai_scene(struct aiScene* sc) {
         free(am->mBones[b]);
       }
     free(am->mBones);
+    for (unsigned k = 0; k < am->mNumAnimMeshes; ++k)
+      if (am->mAnimMeshes[k]) {
+        free(am->mAnimMeshes[k]->mVertices);
+        free(am->mAnimMeshes[k]->mNormals);
+        free(am->mAnimMeshes[k]);
+      }
+    free(am->mAnimMeshes);
     free(am);
   }
   free(sc->mMeshes);
@@ -414,8 +421,59 @@ static int32_t plain_above(const skc_skeleton* sk, const uint8_t* plain, uint32_
   return -1;
 }
 
+/* V positions (3 floats each) as a new aiVector3D array, transformed by x (NULL: as they are). */
+static struct aiVector3D* put_points(const float* src, size_t V, const float* x) {
+  struct aiVector3D* out = calloc(V + 1, sizeof *out);
+  for (size_t v = 0; out && v < V; ++v) {
+    float p[3];
+    if (x)
+      skc_mat4_transform_point(x, src + v * 3, p);
+    else
+      memcpy(p, src + v * 3, sizeof p);
+    out[v] = (struct aiVector3D){p[0], p[1], p[2]};
+  }
+  return out;
+}
+
+/* V normals turned by the normal matrix nx (NULL: as they are) and made unit length again (a scaled X). */
+static struct aiVector3D* put_normals(const float* src, size_t V, const float* nx) {
+  struct aiVector3D* out = calloc(V + 1, sizeof *out);
+  for (size_t v = 0; out && v < V; ++v) {
+    float n[3];
+    if (!nx)
+      memcpy(n, src + v * 3, sizeof n);
+    else {
+      skc_mat4_transform_dir(nx, src + v * 3, n);
+      float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      if (len > 0.0f && isfinite(len))
+        for (int k = 0; k < 3; ++k) n[k] /= len;
+    }
+    out[v] = (struct aiVector3D){n[0], n[1], n[2]};
+  }
+  return out;
+}
+
+/* Binary FBX: the mesh's blend shapes as anim meshes, transformed as its vertices are, for fbx_shapes_write.c to
+ * write into Assimp's output (write_fbx hides them from Assimp's writer); false when out of memory. */
+static bool put_morphs(const skio_mesh* m, struct aiMesh* am, const float* x, const float* nx) {
+  const size_t V = m->vertex_count;
+  if (!(am->mAnimMeshes = calloc(m->morph_count, sizeof *am->mAnimMeshes))) return false;
+  for (uint32_t t = 0; t < m->morph_count; ++t) {
+    struct aiAnimMesh* a = calloc(1, sizeof *a);
+    if (!a) return false;
+    am->mAnimMeshes[am->mNumAnimMeshes++] = a;
+    set_name(&a->mName, m->morph_names[t]);
+    a->mNumVertices = (unsigned)V;
+    a->mWeight = m->morph_weights ? m->morph_weights[t] : 0.0f;
+    if (!(a->mVertices = put_points(m->morph_positions + (size_t)t * V * 3, V, x))) return false;
+    if (m->normals && m->morph_normals && !(a->mNormals = put_normals(m->morph_normals + (size_t)t * V * 3, V, nx)))
+      return false;
+  }
+  return true;
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
-                      const uint8_t* plain, const float* bake, struct aiMesh** out, skc_err* err) {
+                      bool morphs, const uint8_t* plain, const float* bake, struct aiMesh** out, skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
   struct aiMesh* am = calloc(1, sizeof *am);
@@ -442,35 +500,12 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     if (!ident && !skc_mat4_normal_matrix(x, nx))
       return skc_fail(err, SKC_UNSUPPORTED, "mesh \"%s\": singular rebind matrix", m->name);
   }
-  am->mVertices = calloc(V + 1, sizeof *am->mVertices);
-  if (!am->mVertices) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  for (size_t v = 0; v < V; ++v) {
-    float p[3];
-    if (ident)
-      memcpy(p, m->positions + v * 3, sizeof p);
-    else
-      skc_mat4_transform_point(x, m->positions + v * 3, p);
-    am->mVertices[v].x = p[0];
-    am->mVertices[v].y = p[1];
-    am->mVertices[v].z = p[2];
-  }
-  if (m->normals) {
-    if (!(am->mNormals = calloc(V + 1, sizeof *am->mNormals))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    for (size_t v = 0; v < V; ++v) {
-      float n[3];
-      if (ident)
-        memcpy(n, m->normals + v * 3, sizeof n);
-      else {
-        skc_mat4_transform_dir(nx, m->normals + v * 3, n); /* a scaled X: unit length again */
-        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (len > 0.0f && isfinite(len))
-          for (int k = 0; k < 3; ++k) n[k] /= len;
-      }
-      am->mNormals[v].x = n[0];
-      am->mNormals[v].y = n[1];
-      am->mNormals[v].z = n[2];
-    }
-  }
+  if (!(am->mVertices = put_points(m->positions, V, ident ? NULL : x)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (m->normals && !(am->mNormals = put_normals(m->normals, V, ident ? NULL : nx)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (morphs && m->morph_count && !put_morphs(m, am, ident ? NULL : x, ident ? NULL : nx))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if ((m->uv0 && !put_uv(am, 0, m->uv0, V)) || (m->uv1 && !put_uv(am, m->uv0 ? 1 : 0, m->uv1, V)) ||
       (m->colors && !put_colors(am, m->colors, V)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -1311,12 +1346,14 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
 
 /* Binary FBX from Assimp: its records repaired (fbx_fixup.c), its clusters given a TransformAssociateModel and the
  * scene's binds (fbx_assoc.c: Blender's importer places skinned meshes by them, Assimp's reader takes its inverse
- * binds from them), the placeholder material dropped (fbx_placeholder.c: Blender showed it) and the Models Assimp
- * wrote per material of one object merged into one (fbx_merge.c: Blender showed one object per material). */
+ * binds from them), the placeholder material dropped (fbx_placeholder.c: Blender showed it), the meshes' blend shapes
+ * added (fbx_shapes_write.c, from the anim meshes build_mesh gave them: Assimp's writer writes none; *shapes gets
+ * how many) and the Models Assimp wrote per material of one object merged into one (fbx_merge.c: Blender showed one
+ * object per material; an object with blend shapes stays as it is). */
 static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t n, const skio_fbx_fix_options* fo,
-                             uint8_t** out, size_t* out_n, skc_err* err) {
-  uint8_t *a = NULL, *b = NULL, *c = NULL;
-  size_t an = 0, bn = 0, cn = 0;
+                             uint8_t** out, size_t* out_n, uint32_t* shapes, skc_err* err) {
+  uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  size_t an = 0, bn = 0, cn = 0, dn = 0;
   uint32_t nb = 0;
   bool ok = true;
   skio_fbx_bind* binds = fbx_binds(sc, &nb, &ok);
@@ -1324,25 +1361,46 @@ static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t 
       ok ? skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err) : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) rc = skio_fbx_fix_clusters(a, an, binds, nb, &b, &bn, NULL, err);
   if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, &c, &cn, NULL, err);
-  if (!rc) rc = skio_fbx_merge_parts(c, cn, out, out_n, NULL, err);
+  if (!rc) rc = skio_fbx_add_blend_shapes(c, cn, sc, &d, &dn, shapes, err);
+  if (!rc) rc = skio_fbx_merge_parts(d, dn, out, out_n, NULL, err);
   free(binds);
   free(a);
   free(b);
   free(c);
+  free(d);
   return rc;
+}
+
+/* Assimp 5.2's FBX writer writes an aiMesh's anim meshes itself, as blend shapes no reader takes: the Shape named
+ * "<name>\x00\x01Blendshape" (Blender 3.4's importer asserts the class "Geometry" and the whole import fails),
+ * Indexes that are aiMesh vertex indices, not control points, and DeformPercent 0 whatever mWeight says. So they are
+ * hidden from it (hide = true: the counts saved in counts, false: put back) and fbx_shapes_write.c writes them. */
+static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
+  for (unsigned m = 0; counts && m < sc->mNumMeshes; ++m) {
+    if (!sc->mMeshes[m]) continue;
+    if (hide) counts[m] = sc->mMeshes[m]->mNumAnimMeshes;
+    sc->mMeshes[m]->mNumAnimMeshes = hide ? 0 : counts[m];
+  }
 }
 
 /* FBX: Assimp writes to memory; binary output gets binary_fbx_passes, and both get each
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
-static int write_fbx(const struct aiScene* sc, const char* id, const skio_frame* frame, const char* path,
+static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const char* path, uint32_t* shapes,
                      skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
   int64_t* stops = fbx_stops(sc, &ok);
-  if (!ok) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  unsigned* anim_meshes = ok ? calloc(sc->mNumMeshes + 1, sizeof *anim_meshes) : NULL;
+  if (!anim_meshes) {
+    free(stops);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  hide_anim_meshes(sc, anim_meshes, true);
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, id, 0);
+  hide_anim_meshes(sc, anim_meshes, false);
+  free(anim_meshes);
   if (!blob || !blob->data) {
     const char* why = aiGetErrorString();
     free(stops);
@@ -1354,7 +1412,7 @@ static int write_fbx(const struct aiScene* sc, const char* id, const skio_frame*
   int rc;
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
-    rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, &fix_err);
+    rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
   } else {
     char *timed = NULL, *unwrapped = NULL, *scaled = NULL;
@@ -1476,8 +1534,9 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
   }
 }
 
-/* Assimp's FBX and Collada writers carry no blend shapes: the first mesh that has some is named in the note. */
-static void note_morphs(const skio_scene* s, const skio_export_options* o) {
+/* Assimp's FBX and Collada writers carry no blend shapes: the first mesh that has some is named in the note. Binary
+ * FBX gets them from fbx_shapes_write.c: `written` of them were, and only a shortfall is noted. */
+static void note_morphs(const skio_scene* s, const skio_export_options* o, uint32_t written) {
   uint32_t meshes = 0, shapes = 0;
   const skio_mesh* first = NULL;
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
@@ -1486,7 +1545,8 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o) {
     ++meshes;
     shapes += s->meshes[m].morph_count;
   }
-  if (!first) return;
+  if (!first || written >= shapes) return;
+  if (written) shapes -= written; /* (the first mesh named may be one that was written) */
   char text[240];
   snprintf(text, sizeof text, "%u blend shape(s) of %u mesh(es) (\"%.40s\" of mesh \"%.60s\"%s) not written: this "
            "writer has none (glTF keeps them as morph targets)", shapes, meshes, first->morph_names[0], first->name,
@@ -1576,7 +1636,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   if ((rc = skio_ai_materials(s, id, path, o.overwrite, &sc->mMaterials, &sc->mNumMaterials, &no_material, o.note,
                               o.note_size, err)))
     goto done;
-  note_morphs(s, &o);
+  if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
   note_gltf_only(s, &o);
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -1586,8 +1646,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   const bool have_bake = assimp_bake(s, id, bake);
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
-    if ((rc =
-             build_mesh(s, m, &o, limit, write_all_bones(s, id), plain, have_bake ? bake : NULL, &sc->mMeshes[m], err)))
+    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), strcmp(id, "fbx") == 0, plain,
+                         have_bake ? bake : NULL, &sc->mMeshes[m], err)))
       goto done;
     sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
   }
@@ -1621,7 +1681,9 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   note_clips_unwritten(s, collada, any_channel, &o);
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
-    rc = write_fbx(sc, id, &frame, path, err);
+    uint32_t shapes = 0;
+    rc = write_fbx(sc, id, &frame, path, &shapes, err);
+    if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, &o, shapes);
   } else if (strcmp(id, "collada") == 0) {
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {

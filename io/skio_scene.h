@@ -77,7 +77,8 @@ typedef struct skio_mesh {
   /* Blend shapes (FBX shape keys, Collada morphs: Assimp's anim meshes of this mesh's vertex count): morph_count
    * targets, each with a name (never NULL), its default weight, its positions (3 * vertex_count: whole positions,
    * not offsets, in the mesh's space like positions) and normals (likewise, or NULL when the mesh or a target has
-   * none). glTF's writer writes them as morph targets (offsets); the Assimp writers cannot (their note says so). */
+   * none). glTF's writer writes them as morph targets (offsets), binary FBX as blend shapes (fbx_shapes_write.c);
+   * Collada and ASCII FBX cannot (their note says so). */
   uint32_t morph_count;
   char** morph_names;
   float* morph_weights;

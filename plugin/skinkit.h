@@ -502,7 +502,8 @@ SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh
  * or empty entry: "shape<t>"), default weights (NULL: 0), each shape's whole positions (3 * vertex_count floats per
  * shape, shape after shape, in the mesh's space like its positions: not offsets) and optionally its normals (the
  * same layout, or NULL); all copied and finite. glTF writes them as morph targets (offsets from the mesh, with
- * targetNames); Collada and FBX through Assimp cannot (the writer's note says so). On a scene read from a file the
+ * targetNames); binary FBX as shape keys (BlendShape deformers, DeformPercent the default weight); Collada and ASCII
+ * FBX cannot (the writer's note says so). On a scene read from a file the
  * in-place edits then no longer apply: the scene is written whole. SK_ERR_OUT_OF_RANGE for a mesh out of range or
  * too many shapes, SK_ERR_INVALID_ARGUMENT for missing or non-finite positions; nothing changes on failure. */
 SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32_t count, const char* const* names,

@@ -2,13 +2,16 @@
  * entry point, the rest is the FBX: 0 binary record repair (skio_fbx_fix_sentinels), checked to be idempotent
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
  * unwrapping (skio_fbx_fix_binary), then the clusters' TransformAssociateModel and binds (fbx_assoc.c, twice: the
- * second adds none) and the merge of an object's Mesh Models (fbx_merge.c, twice: the second merges none); 2 ASCII
+ * second adds none), the blend shapes of a one-triangle aiScene with one anim mesh (fbx_shapes_write.c, twice: the
+ * second adds none, the Geometry has its BlendShape then) and the merge of an object's Mesh Models (fbx_merge.c,
+ * twice: the second merges none); 2 ASCII
  * stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale connections' renaming and the ASCII stacks'
  * starts, fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched in place on
  * a copy, else ASCII). Every call must return a code, never read outside the input. Seeds:
  * tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote;
  * lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale connections) and the corpus .fbx
  * files (scripts/fuzz.sh). */
+#include <assimp/scene.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,28 @@ static void binary_idempotent(const uint8_t* in, size_t n) {
   free(b);
 }
 
+/* A scene of one triangle (positions at 0 and 1, the corners of many seeds' meshes) with a blend shape moving one
+ * corner; its shapes added to in, then again to the output: none the second time. */
+static void blend_shapes(const uint8_t* in, size_t n) {
+  static struct aiVector3D base[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, moved[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 1}};
+  static struct aiVector3D nrm[3] = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+  static struct aiAnimMesh anim = {.mVertices = moved, .mNormals = nrm, .mNumVertices = 3, .mWeight = 0.5f};
+  static struct aiAnimMesh* anims[1] = {&anim};
+  static struct aiMesh mesh = {
+      .mNumVertices = 3, .mVertices = base, .mNormals = nrm, .mNumAnimMeshes = 1, .mAnimMeshes = anims};
+  static struct aiMesh* meshes[1] = {&mesh};
+  static struct aiScene sc = {.mNumMeshes = 1, .mMeshes = meshes};
+  memcpy(anim.mName.data, "Shape", 6);
+  anim.mName.length = 5;
+  uint8_t *a = NULL, *b = NULL;
+  size_t an = 0, bn = 0;
+  uint32_t first = 0, second = 0;
+  if (skio_fbx_add_blend_shapes(in, n, &sc, &a, &an, &first, NULL) != SKC_OK) return;
+  if (skio_fbx_add_blend_shapes(a, an, &sc, &b, &bn, &second, NULL) != SKC_OK || second != 0) __builtin_trap();
+  free(b);
+  free(a);
+}
+
 static void binary_options(const uint8_t* in, size_t n) {
   const int64_t stops[3] = {46186158000LL, 0, -1};
   const skio_fbx_fix_options o = {stops, 3, true};
@@ -43,6 +68,7 @@ static void binary_options(const uint8_t* in, size_t n) {
     free(b);
     free(a);
   }
+  blend_shapes(out, on);
   a = b = NULL; /* the Models of one object merged (fbx_merge.c), then again: none left to merge */
   if (skio_fbx_merge_parts(out, on, &a, &an, &first, NULL) == SKC_OK) {
     if (skio_fbx_merge_parts(a, an, &b, &bn, &second, NULL) != SKC_OK || second != 0) __builtin_trap();

@@ -937,6 +937,93 @@ START_TEST(ascii_stop_times_only_in_animation_stacks) {
 }
 END_TEST
 
+/* Mesh m's morph named `name` in s, or -1. */
+static int find_morph(sk_scene* s, uint32_t* m, const char* name) {
+  for (*m = 0; *m < sk_scene_mesh_count(s); ++*m)
+    for (uint32_t t = 0; t < sk_scene_mesh_morph_count(s, *m); ++t)
+      if (!strcmp(sk_scene_mesh_morph_name(s, *m, t), name)) return (int)t;
+  return -1;
+}
+
+static float* copy_positions(sk_scene* s, uint32_t m, int morph) {
+  const size_t n = morph < 0 ? sk_scene_mesh_positions(s, m, NULL, 0)
+                             : sk_scene_mesh_morph_positions(s, m, (uint32_t)morph, NULL, 0);
+  float* p = malloc((n + 1) * sizeof *p);
+  ck_assert_ptr_nonnull(p);
+  if (morph < 0)
+    sk_scene_mesh_positions(s, m, p, n);
+  else
+    sk_scene_mesh_morph_positions(s, m, (uint32_t)morph, p, n);
+  return p;
+}
+
+static float dist3(const float* a, const float* b) {
+  return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* Source s's morph "Bulge" against read-back b's: same name and default weight, and every vertex of b (matched to
+ * the source's by its base position: the read-back splits and orders vertices its own way) has the source's target
+ * position within 1e-5 of the model's size. */
+static void assert_same_bulge(sk_scene* s, sk_scene* b, const char* what) {
+  uint32_t ms, mb;
+  const int ts = find_morph(s, &ms, "Bulge"), tb = find_morph(b, &mb, "Bulge");
+  ck_assert_msg(ts >= 0, "%s: the source has no Bulge", what);
+  ck_assert_msg(tb >= 0, "%s: the blend shape \"Bulge\" did not come back", what);
+  ck_assert_msg(
+      fabsf(sk_scene_mesh_morph_weight(b, mb, (uint32_t)tb) - sk_scene_mesh_morph_weight(s, ms, (uint32_t)ts)) < 1e-6f,
+      "%s: default weight %g, source %g", what, sk_scene_mesh_morph_weight(b, mb, (uint32_t)tb),
+      sk_scene_mesh_morph_weight(s, ms, (uint32_t)ts));
+  const size_t vs = sk_scene_mesh_vertex_count(s, ms), vb = sk_scene_mesh_vertex_count(b, mb);
+  float *ps = copy_positions(s, ms, -1), *qs = copy_positions(s, ms, ts);
+  float *pb = copy_positions(b, mb, -1), *qb = copy_positions(b, mb, tb);
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < vs; ++v)
+    for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], ps[v * 3 + k]), hi[k] = fmaxf(hi[k], ps[v * 3 + k]);
+  const float size = dist3(lo, hi), tol = 1e-5f * size;
+  size_t moved = 0;
+  for (size_t v = 0; v < vb; ++v) {
+    size_t best = vs;
+    float d = INFINITY;
+    for (size_t u = 0; u < vs; ++u)
+      if (dist3(pb + v * 3, ps + u * 3) < d) d = dist3(pb + v * 3, ps + u * 3), best = u;
+    ck_assert_msg(best < vs && d <= tol, "%s: read-back vertex %zu is no source vertex (%g off)", what, v, d);
+    const float e = dist3(qb + v * 3, qs + best * 3);
+    ck_assert_msg(e <= tol, "%s: vertex %zu's Bulge position is %g off (model size %g)", what, v, e, size);
+    moved += dist3(qs + best * 3, ps + best * 3) > 100 * tol;
+  }
+  ck_assert_msg(moved > 0, "%s: Bulge moves no vertex", what);
+  free(ps), free(qs), free(pb), free(qb);
+}
+
+/* A mesh's blend shapes in binary FBX (fbx_shapes_write.c): Assimp's writer wrote none, and shape_key_leg.glb's
+ * "Bulge" was lost in .fbx (Blender 3.4 showed no shape keys). Now a BlendShape, a BlendShapeChannel and a Shape
+ * geometry are written; read back (Assimp's anim meshes, DeformPercent as the default weight) the shape is the
+ * source's, at its weight: 0, and 0.4 set through sk_scene_mesh_set_morphs. */
+START_TEST(blend_shapes_in_binary_fbx) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(data_path("shape_key_leg.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = fbx_round_trip(s, 0, "shapes.fbx");
+  assert_same_bulge(s, b, "weight 0");
+  sk_scene_destroy(b);
+  uint32_t m;
+  const int t = find_morph(s, &m, "Bulge");
+  ck_assert_int_ge(t, 0);
+  ck_assert_uint_eq(sk_scene_mesh_morph_count(s, m), 1);
+  float* q = copy_positions(s, m, t);
+  const char* names[1] = {"Bulge"};
+  const float w[1] = {0.4f};
+  ck_assert_msg(sk_scene_mesh_set_morphs(s, m, 1, names, w, q, NULL, &err) == SK_OK, "%s", err.message);
+  free(q);
+  b = fbx_round_trip(s, 0, "shapes.fbx");
+  assert_same_bulge(s, b, "weight 0.4");
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* files[] = {"shapes.fbx"};
+  rm_tmp(files, 1);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("fbx_binary");
   TCase* t = tcase_create("fixup");
@@ -950,6 +1037,7 @@ static Suite* suite(void) {
   tcase_add_test(t, clusters_carry_their_armatures_world);
   tcase_add_test(t, binary_fbx_keeps_the_binds);
   tcase_add_test(t, object_of_two_materials_is_one_fbx_model);
+  tcase_add_test(t, blend_shapes_in_binary_fbx);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
