@@ -1257,9 +1257,10 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                                   "but the Armature ones (a Mirror, a Subdivision Surface), as Blender's FBX exporter "
                                   "does; a mesh with shape keys is written without them (a warning says so)",
                                   default=True)
-    shape_keys: BoolProperty(name="Shape Keys", description="Write the meshes' shape keys as morph targets, with "
-                             "their names and values (glTF; .dae and .fbx through Assimp carry none: a warning names "
-                             "the meshes); muted keys are left out, as Blender's glTF exporter does", default=True)
+    shape_keys: BoolProperty(name="Shape Keys", description="Write the meshes' shape keys with their names and values "
+                             "(glTF morph targets, binary FBX blend shapes; .dae and ASCII FBX carry none: a warning "
+                             "names the meshes); muted keys are left out, as Blender's glTF exporter does",
+                             default=True)
 
     @classmethod
     def poll(cls, context):
@@ -1348,7 +1349,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             applied = _with_modifiers(context, obj) if self.apply_modifiers else None
             try:
                 out["skinned"] += _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals,
-                                                self.uvs, self.shape_keys and gltf, world, rigid,
+                                                self.uvs, self.shape_keys and self._keeps_shapes(ext), world, rigid,
                                                 0 if wrapped and gltf else None, name=obj.name)
             finally:
                 _remove_applied(applied)
@@ -1367,7 +1368,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
                   and len(o.data.shape_keys.key_blocks) > 1]
         shapes = sum(len(_shape_keys(bpy.data.objects[n], False)[0]) for n in shaped) if self.shape_keys else 0
-        LAST_EXPORT_ASSIMP["shape_keys"] = shapes if ext in (".glb", ".gltf") else 0
+        LAST_EXPORT_ASSIMP["shape_keys"] = shapes if self._keeps_shapes(ext) else 0
         left = self._export_notes(path, ext, shaped, out)
         if left:
             msg = "; ".join(left)
@@ -1381,6 +1382,11 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             + (", %d shape keys" % LAST_EXPORT_ASSIMP["shape_keys"] if LAST_EXPORT_ASSIMP["shape_keys"] else "")))
         return {"FINISHED"}
 
+    def _keeps_shapes(self, ext):
+        """Whether the format written keeps shape keys: glTF (morph targets) and binary FBX (blend shapes, written by
+        the library's FBX pass); Collada and ASCII FBX through Assimp carry none."""
+        return ext in (".glb", ".gltf") or self.format == "FBX"
+
     def _export_notes(self, path, ext, shaped, out):
         """Nothing is left out silently: our notes, then the library's (what the file format could not keep), the
         first one prefixed with the file's name."""
@@ -1392,15 +1398,15 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             left.append("modifiers not applied (the mesh is written as it is before them%s): %s" % (
                 ": Apply Modifiers is off" if not self.apply_modifiers else "; it has shape keys", stacked))
         keyed = [n for n in shaped if _shape_keys_animated(bpy.data.objects[n])]
-        if keyed and self.shape_keys and ext in (".glb", ".gltf"):
+        if keyed and self.shape_keys and self._keeps_shapes(ext):
             left.append("the animation of the shape keys of %s not written (their current values are)"
                         % ", ".join(keyed))
-        if shaped and (ext not in (".glb", ".gltf") or not self.shape_keys):
+        if shaped and (not self._keeps_shapes(ext) or not self.shape_keys):
             left.insert(0, "%s written without the shape keys of %s (%s)" % (
                 os.path.basename(path), ", ".join(shaped),
                 "Shape Keys is off" if not self.shape_keys else
-                "Collada and FBX through Assimp carry none; glTF keeps them as morph targets, and Blender's FBX "
-                "exporter writes them"))
+                "Collada and ASCII FBX through Assimp carry none; glTF keeps them as morph targets, binary FBX as "
+                "blend shapes"))
         elif left:
             left[0] = "%s: %s" % (os.path.basename(path), left[0])
         return left

@@ -1613,8 +1613,9 @@ def test_export_assimp_glb_dae_fbx():
 def test_export_assimp_shape_keys():
     """Shape keys reach a .glb as morph targets (ABI 1.14 sk_scene_mesh_set_morphs): Blender's glTF importer reads back
     the keys (the muted one left out, as Blender's glTF exporter does) with their values, and the evaluated rig with
-    them applied is where the source's is; a keyed shape-key value is named as not written. Collada and FBX carry
-    none: the warning names the mesh; Shape Keys off says so too."""
+    them applied is where the source's is; a keyed shape-key value is named as not written. Collada and ASCII FBX
+    carry none: the warning names the mesh; binary FBX keeps them (Blender's FBX importer reads them back); Shape Keys
+    off says so too."""
     import numpy as np
 
     from skinkit import io_scene
@@ -1680,16 +1681,28 @@ def test_export_assimp_shape_keys():
     obj.shape_key_add(name="Basis")
     obj.shape_key_add(name="Bulge")
     obj.data.materials.append(bpy.data.materials.new("Paint"))
-    for ext, fmt in ((".dae", "DAE"), (".fbx", "FBX")):
-        path = os.path.join(TMP, "shaped" + ext)
-        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "%s export" % ext)
+    for ext, fmt in ((".dae", "DAE"), (".fbx", "FBXA"), (".fbx", "FBX")):
+        path = os.path.join(TMP, "shaped_%s%s" % (fmt, ext))
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "%s export" % fmt)
         msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
-        # the material is written (session 34): the warning names the shape keys and, since the library's notes are
-        # shown (session 43), the factors Collada and FBX have no place for
+        # the material is written (session 34): the warning names the shape keys (Collada and ASCII FBX carry none)
+        # and, since the library's notes are shown (session 43), the factors Collada and FBX have no place for
         paint_ok = "Paint" not in msg.replace("has no metallic/roughness factors: not written, material 'Paint'", "")
-        expect("shape keys of %s" % obj.name in msg and "Collada and FBX" in msg and paint_ok,
-               "%s warning: %r" % (ext, msg))
+        named = "shape keys of %s" % obj.name in msg and "Collada and ASCII FBX" in msg
+        expect(named == (fmt != "FBX") and paint_ok, "%s warning: %r" % (fmt, msg))
         expect(io_scene.LAST_EXPORT_ASSIMP["materials"] == ["Paint"], "materials %s" % io_scene.LAST_EXPORT_ASSIMP)
+    # binary FBX keeps them (the library's blend shape pass, session 46): Blender's FBX importer reads "Bulge" back
+    expect(io_scene.LAST_EXPORT_ASSIMP["shape_keys"] == 1, "FBX shape keys %s" % io_scene.LAST_EXPORT_ASSIMP)
+    reset_scene()
+    bpy.ops.import_scene.fbx(filepath=os.path.join(TMP, "shaped_FBX.fbx"))
+    back = next(o for o in bpy.data.objects if o.type == "MESH")
+    keys = back.data.shape_keys
+    expect(keys is not None and [k.name for k in keys.key_blocks][1:] == ["Bulge"],
+           "FBX keys read back: %s" % ([k.name for k in keys.key_blocks] if keys else None))
+    reset_scene()
+    obj, arm = make_rig(bones=2)
+    obj.shape_key_add(name="Basis")
+    obj.shape_key_add(name="Bulge")
     path = os.path.join(TMP, "off.glb")
     expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, shape_keys=False) == {"FINISHED"}, "export, keys off")
     msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
