@@ -238,3 +238,15 @@ void skio_fbx_geometric_free(skio_fbx_geometric* list, uint32_t count) {
   for (uint32_t i = 0; list && i < count; ++i) free(list[i].name);
   free(list);
 }
+
+uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size) {
+  skio_fbx_tree t;
+  if (skio_fbx_tree_parse(data, size, &t, NULL) != SKC_OK) return UINT32_MAX;
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  uint32_t n = 0;
+  for (uint32_t r = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
+       r != SKIO_FBX_NONE; r = skio_fbx_child(&t, objects, "Model", r))
+    n += skio_fbx_prop_str_is(&t, r, 2, "LimbNode") || skio_fbx_prop_str_is(&t, r, 2, "Limb");
+  skio_fbx_tree_free(&t);
+  return n;
+}

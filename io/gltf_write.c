@@ -2350,7 +2350,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       skio_buf_str(&skins, "}");
     }
     free(depth);
-    if (!k && jc) rc = skeleton_skin(&w, &skins);
+    if (!k && jc && !s->no_bones) rc = skeleton_skin(&w, &skins); /* an FBX of empties: no skin (no_bones) */
     if (rc) goto done;
   }
 

@@ -1007,6 +1007,20 @@ static int fbx_shape_values(builder* b, skc_err* err) {
   return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
+/* A binary FBX file with no skin and no bone (fbx_geometric.c: no LimbNode / Limb Model): its skeleton is the node
+ * tree of empties (spin_rig.fbx: an animated machine), which Blender's importer shows as empties; the glTF writer made
+ * a skin of it and Blender's glTF importer an armature. */
+static void fbx_no_bones(builder* b) {
+  skio_scene* s = b->out;
+  if (!s->skeleton || !has_extension(b->path, ".fbx")) return;
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].skin) return;
+  bool oom = false;
+  size_t n = 0;
+  const uint8_t* data = source_bytes(b, &n, &oom);
+  s->no_bones = data && skio_fbx_is_binary(data, n) && skio_fbx_limb_count(data, n) == 0;
+}
+
 /* ---- Ogre skeleton link --------------------------------------------------------------------------- */
 static bool ends_with_ci(const char* s, const char* tail) {
   size_t n = strlen(s), t = strlen(tail);
@@ -1506,6 +1520,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     }
   }
   if ((rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err))) goto fail;
+  fbx_no_bones(&b);
   free(b.src);
   b.src = NULL;
   free(b.nodes);

@@ -137,6 +137,9 @@ bool skio_fbx_model_local(const skio_fbx_tree* t, uint32_t model, double m[16]);
  * is none (fbx_geometric.c). */
 bool skio_fbx_p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v);
 void skio_fbx_mat_mul(const double* a, const double* b, double* out);
+/* The Models of binary FBX data[0, size) that are bones to Blender's importer (class LimbNode or Limb); UINT32_MAX
+ * when the file does not parse. */
+uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size);
 /* out = m^-1 for a column-major 4x4 double matrix (Gauss-Jordan with partial pivoting); false when singular. */
 bool skio_fbx_mat_inverse(const double* m, double* out);
 /* G as the floats the reader transforms a skinned mesh with (the editor compares its control points so). */

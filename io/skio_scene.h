@@ -179,6 +179,8 @@ typedef struct skio_scene {
                              carries a mesh (an ancestor of the bones; never a deform joint), else NULL */
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
+  bool no_bones;          /* a binary FBX file with no skin and no bone (no LimbNode / Limb Model): its nodes are
+                             empties (an animated machine), so the glTF writer makes no skin of them */
   /* Materials and images (scene_material.c), read on the Assimp path; skio_mesh.material indexes materials
    * (UINT32_MAX or any index >= material_count: none); the glTF reader fills them from the document
    * (gltf_import_material.c). Empty for the other readers. */

@@ -8,8 +8,9 @@
  * return SKC_OK or SKIO_FBX_EDIT_CANNOT (or run out of memory), never read outside the input; what it writes must
  * parse, and editing that again with the same meshes must give it back unchanged. The reader's list of geometric
  * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal; so does its list of
- * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom; and its clips' starts
- * (io/fbx_stacks.c): at most 256, each named, finite. Seeds:
+ * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom; its clips' starts
+ * (io/fbx_stacks.c): at most 256, each named, finite; the shape keys' values (io/fbx_shapes.c) and the count of its
+ * bone Models (skio_fbx_limb_count). Seeds:
  * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -145,6 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 0; i < nshapes; ++i)
       if (nshapes > 4096 || !shapes[i].name || !(shapes[i].weight == shapes[i].weight)) __builtin_trap();
   skio_fbx_shape_weights_free(shapes, nshapes);
+  (void)skio_fbx_limb_count(in, size); /* the bones Blender would make (fbx_geometric.c): a count or UINT32_MAX */
   skio_fbx_stack* stacks = NULL; /* the clips' starts (fbx_stacks.c) */
   uint32_t nstacks = 0;
   if (skio_fbx_stack_list(in, size, &stacks, &nstacks, &e) == SKC_OK)

@@ -345,7 +345,8 @@ END_TEST
 /* A machine animated without skins (tests/data/spin_rig.fbx: an empty "Spinner" turning, a cube "Blade" under it)
  * read with skeleton_from_nodes and animated_nodes, as `convert` reads it: the animated empty is a joint, the cube
  * remembers it as its parent joint, and the .glb holds the cube's node under the empty's node, which the clip
- * turns - so the cube turns with it. Without animated_nodes the file has no skeleton and the clip moves nothing. */
+ * turns - so the cube turns with it, and no skin (the file has no bone: Blender shows the Spinner as an empty, not an
+ * armature). Without animated_nodes the file has no skeleton and the clip moves nothing. */
 START_TEST(glb_keeps_a_mesh_under_its_animated_node) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -362,6 +363,7 @@ START_TEST(glb_keeps_a_mesh_under_its_animated_node) {
   ck_assert_uint_eq(s->mesh_count, 1);
   ck_assert_ptr_null(s->meshes[0].skin);
   ck_assert_int_eq(s->meshes[0].parent_joint, spinner);
+  ck_assert(s->no_bones); /* no LimbNode in the file: its nodes are empties */
   scratch tmp;
   scratch_open(&tmp);
   const char* path = scratch_export(&tmp, s, "glb", false);
@@ -390,6 +392,8 @@ START_TEST(glb_keeps_a_mesh_under_its_animated_node) {
               skio_json_streq(d, skio_json_get(d, t, "path"), "rotation");
   }
   ck_assert(turned);
+  /* and no skin: Blender's glTF importer made the empty an armature of one bone from the skin the writer gave it */
+  ck_assert_msg(skio_gltf_item(d, "skins", 0) < 0, "the .glb has a skin");
   skio_gltf_doc_destroy(d);
   skio_scene* back = scratch_read(path); /* at rest the blade is where it was */
   assert_same_places(s, back, 1e-5f * scene_diag(s), "glb");
