@@ -96,8 +96,13 @@ struct aiScene;
  * shapes: per mesh Geometry a BlendShape Deformer, per anim mesh a BlendShapeChannel (DeformPercent = mWeight x 100)
  * and a Shape Geometry (Indexes, Vertices and Normals: offsets of the control points it moves). Geometries are matched
  * to sc's meshes in order and each aiMesh vertex to the control point of its position; a mesh that does not match, or
- * whose Geometry has a BlendShape already, gets none. *out is malloc'd (*out_n bytes); *added (may be NULL) the shapes
- * added. SKC_FORMAT when the file does not parse. */
+ * whose Geometry has a BlendShape already, gets none. The shape key animation of sc's aiAnimations
+ * (mMorphMeshChannels: mName = the aiMesh's index in decimal, mValues = anim mesh indices, mWeights 1 = the full shape,
+ * mTime in ticks of mTicksPerSecond) is added to the channels made: per animated shape a DeformPercent
+ * AnimationCurveNode and AnimationCurve as Blender 3.4 writes them, in the AnimationLayer of the a-th AnimationStack
+ * for animation a (Assimp writes one stack per aiAnimation, in order), whose LocalStop / ReferenceStop are raised to
+ * its last shape key. *out is malloc'd (*out_n bytes); *added (may be NULL) the shapes added. SKC_FORMAT when the file
+ * does not parse. */
 int skio_fbx_add_blend_shapes(const uint8_t* in, size_t n, const struct aiScene* sc, uint8_t** out, size_t* out_n,
                               uint32_t* added, skc_err* err);
 

@@ -15,8 +15,26 @@
  * position (a hash map), and of the vertices of one control point that move differently the first one's offset is
  * written. A mesh whose Geometry is matched neither way (a position not found) or already has a BlendShape gets
  * none.
- * New objects get ids above every id of the file; the Definitions' Geometry and Deformer counts (where the file has
- * those ObjectTypes) and the total Count grow by what is added. Work is bounded by the file's and the scene's size. */
+ *
+ * Shape key animation (add_anims): Assimp's writer ignores aiAnimation::mMorphMeshChannels, and for a clip that keys
+ * only shape keys writes an AnimationStack (LocalStop: the duration cut to whole seconds) and its AnimationLayer with
+ * nothing in them, which its reader drops. It writes one stack per aiAnimation, in order, each with one layer: the
+ * a-th AnimationStack of the file is animation a. A morph channel names its aiMesh by index ("0", "3"; any other name
+ * is ignored, as a mesh's second channel in one clip); for each target t of it with a channel made here, Blender
+ * 3.4's layout is written: an AnimationCurveNode "DeformPercent" (P d|DeformPercent = the first value) connected to
+ * the clip's layer (OO) and to the BlendShapeChannel's DeformPercent (OP), and an AnimationCurve (KeyVer 4008,
+ * KeyTime in FBX ticks = seconds (mTime / mTicksPerSecond, 25 when that is not positive) x 46186158000, KeyValueFloat
+ * = weight x 100, Blender's KeyAttrFlags / KeyAttrDataFloat for linear keys, KeyAttrRefCount = the key count)
+ * connected to it (OP d|DeformPercent). The curve has a key at every key of the channel (times that are not finite,
+ * beyond 1e7 s or not after the key before are skipped): where the key gives t no weight it is taken from t's own
+ * keys, linear in time between them, held before the first and after the last. Then the stack's LocalStop and
+ * ReferenceStop are raised to its last shape key where they are earlier (Assimp's reader takes a stack whose start and
+ * stop are both 0 as having no range, and then shifts shape keys by a start of 1e10 s: a stop is kept past the
+ * start), added when missing.
+ *
+ * New objects get ids above every id of the file; the Definitions' Geometry, Deformer, AnimationCurveNode and
+ * AnimationCurve counts (the first ObjectType of each; the two curve types added when missing) and the total Count
+ * grow by what is added. Work is bounded by the file's and the scene's size: per morph channel, keys x targets. */
 #include <assimp/scene.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +56,9 @@ typedef struct shapes {
   uint32_t geoms, deformers; /* added */
   int64_t* shaped;           /* ids of the Geometries that already have a BlendShape, sorted */
   uint32_t nshaped;
+  int64_t* chan; /* per anim mesh of the scene, mesh after mesh: the id of the BlendShapeChannel made of it (0: none) */
+  size_t* base;  /* per aiMesh: its first entry in chan */
+  uint32_t cnodes, curves; /* AnimationCurveNodes and AnimationCurves added */
   bool oom;
 } shapes;
 
@@ -242,8 +263,8 @@ static void shape_offsets(const struct aiMesh* am, const struct aiAnimMesh* a, c
   }
 }
 
-/* The Shape Geometry of o and its channel, connected to blend shape deformer bs. */
-static bool add_shape(shapes* S, const struct aiAnimMesh* a, const offsets* o, int64_t bs) {
+/* The Shape Geometry of o and its channel (its id in *channel), connected to blend shape deformer bs. */
+static bool add_shape(shapes* S, const struct aiAnimMesh* a, const offsets* o, int64_t bs, int64_t* channel) {
   skio_fbx_props g = {0}, c = {0}, p[5] = {{0}, {0}, {0}, {0}, {0}}; /* Indexes Vertices Normals DeformPercent FullW. */
   const int64_t gid = head(S, &g, a->mName.data, "Geometry", "Shape");
   const int64_t cid = head(S, &c, a->mName.data, "SubDeformer", "BlendShapeChannel");
@@ -267,6 +288,7 @@ static bool add_shape(shapes* S, const struct aiAnimMesh* a, const offsets* o, i
   if (!push(S, &S->objs, &S->nobj, &S->capobj, "Deformer", &c, ck, 3)) return false;
   S->geoms++;
   S->deformers++;
+  *channel = cid;
   return link(S, gid, cid) && link(S, cid, bs);
 }
 
@@ -311,8 +333,10 @@ static bool shape_usable(const struct aiMesh* am, const struct aiAnimMesh* a) {
   return a && a->mVertices && a->mNumVertices == am->mNumVertices;
 }
 
-/* The BlendShape of Geometry record g (id gid) and its shapes from am's anim meshes (cp: vertex -> control point). */
-static int add_mesh_shapes(shapes* S, const struct aiMesh* am, int64_t gid, const uint32_t* cp, size_t C) {
+/* The BlendShape of Geometry record g (id gid) and its shapes from am's anim meshes (cp: vertex -> control point);
+ * ids[k]: the channel made of anim mesh k. */
+static int add_mesh_shapes(shapes* S, const struct aiMesh* am, int64_t gid, const uint32_t* cp, size_t C,
+                           int64_t* ids) {
   offsets o = {malloc(C * 3 * sizeof *o.d), malloc(C * 3 * sizeof *o.n), malloc(C), malloc(C * 4), 0};
   skio_fbx_props b = {0};
   int64_t bs = head(S, &b, am->mName.data, "Deformer", "BlendShape");
@@ -325,14 +349,15 @@ static int add_mesh_shapes(shapes* S, const struct aiMesh* am, int64_t gid, cons
     const struct aiAnimMesh* a = am->mAnimMeshes[k];
     if (!shape_usable(am, a)) continue;
     shape_offsets(am, a, cp, C, am->mNormals && a->mNormals, &o);
-    ok = add_shape(S, a, &o, bs);
+    ok = add_shape(S, a, &o, bs, &ids[k]);
   }
   free(o.d), free(o.n), free(o.set), free(o.idx);
   return ok ? SKC_OK : SKC_OUT_OF_MEMORY;
 }
 
-/* aiMesh am and its Geometry record g: the shapes added when every vertex is a control point of g. */
-static int mesh_shapes(shapes* S, const struct aiMesh* am, uint32_t g, skc_err* err) {
+/* aiMesh am and its Geometry record g: the shapes added when every vertex is a control point of g (ids as
+ * add_mesh_shapes). */
+static int mesh_shapes(shapes* S, const struct aiMesh* am, uint32_t g, int64_t* ids, skc_err* err) {
   int64_t gid;
   bool any = false;
   for (unsigned k = 0; k < am->mNumAnimMeshes && am->mAnimMeshes; ++k) any |= shape_usable(am, am->mAnimMeshes[k]);
@@ -346,10 +371,318 @@ static int mesh_shapes(shapes* S, const struct aiMesh* am, uint32_t g, skc_err* 
     return ignored.code == SKC_OUT_OF_MEMORY ? skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory") : SKC_OK;
   const size_t C = n / 3;
   uint32_t* cp = C && n % 3 == 0 && C <= am->mNumVertices ? malloc((size_t)am->mNumVertices * sizeof *cp) : NULL;
-  int rc = cp && map_vertices(am, v, C, cp) ? add_mesh_shapes(S, am, gid, cp, C) : SKC_OK;
+  int rc = cp && map_vertices(am, v, C, cp) ? add_mesh_shapes(S, am, gid, cp, C, ids) : SKC_OK;
   free(cp);
   free(v);
   return rc ? skc_fail(err, rc, "out of memory adding blend shapes") : SKC_OK;
+}
+
+/* ---- shape key animation ------------------------------------------------------------------------------------- */
+
+#define KEY_VER 4008                 /* the KeyVer Blender 3.4 writes */
+#define KEY_FLAGS_LINEAR 24836       /* its KeyAttrFlags: linear interpolation (0x4), auto tangents, as for every key */
+#define KEY_DATA_WEIGHTS 0x0f3f0f3fu /* its KeyAttrDataFloat[2]: the packed default tangent weights */
+#define MAX_SECONDS 1e7              /* keys kept: |time| <= 1e7 s, so tick differences stay inside int64 */
+#define MAX_PERCENT 1e6              /* DeformPercent values clamped to +-1e6 (they are written as floats) */
+
+typedef struct clip {
+  uint32_t rec;  /* its AnimationStack record */
+  int64_t layer; /* the id of the first AnimationLayer connected to it (0: none) */
+  int64_t last;  /* the last shape key written to it, in FBX ticks */
+  bool keyed;    /* shape keys were written to it */
+} clip;
+
+typedef struct stack_ref {
+  int64_t id;
+  uint32_t k;
+} stack_ref;
+
+static int by_stack_id(const void* a, const void* b) {
+  return by_value(&((const stack_ref*)a)->id, &((const stack_ref*)b)->id);
+}
+
+/* The ids of the objects named `name` in Objects, sorted (*n of them); false when out of memory. */
+static bool object_ids(const shapes* S, const char* name, int64_t** ids, uint32_t* n) {
+  uint32_t cap = 0;
+  *ids = NULL;
+  *n = 0;
+  for (uint32_t r = skio_fbx_child(&S->t, S->objects, name, SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(&S->t, S->objects, name, r)) {
+    int64_t id;
+    if (!skio_fbx_prop_i64(&S->t, r, 0, &id)) continue;
+    if (!grow((void**)ids, &cap, (size_t)*n + 1, sizeof **ids)) return false;
+    (*ids)[(*n)++] = id;
+  }
+  if (*n) qsort(*ids, *n, sizeof **ids, by_value);
+  return true;
+}
+
+/* c[0..*found): the file's first AnimationStacks, n at most (Assimp writes one per aiAnimation, in order), each with
+ * the first AnimationLayer connected to it (OO). False when out of memory. */
+static bool find_clips(const shapes* S, clip* c, uint32_t n, uint32_t* found) {
+  const skio_fbx_tree* t = &S->t;
+  stack_ref* stacks = malloc((size_t)n * sizeof *stacks);
+  int64_t* layers = NULL;
+  uint32_t nl = 0;
+  *found = 0;
+  bool ok = stacks && object_ids(S, "AnimationLayer", &layers, &nl);
+  for (uint32_t r = skio_fbx_child(t, S->objects, "AnimationStack", SKIO_FBX_NONE);
+       ok && r != SKIO_FBX_NONE && *found < n; r = skio_fbx_child(t, S->objects, "AnimationStack", r)) {
+    int64_t id;
+    if (!skio_fbx_prop_i64(t, r, 0, &id)) continue;
+    c[*found] = (clip){r, 0, 0, false};
+    stacks[*found] = (stack_ref){id, *found};
+    ++*found;
+  }
+  if (ok && *found) qsort(stacks, *found, sizeof *stacks, by_stack_id);
+  for (uint32_t r = ok && *found && nl ? skio_fbx_child(t, S->conns, "C", SKIO_FBX_NONE) : SKIO_FBX_NONE;
+       r != SKIO_FBX_NONE; r = skio_fbx_child(t, S->conns, "C", r)) {
+    stack_ref key = {0, 0};
+    int64_t layer;
+    if (!skio_fbx_prop_str_is(t, r, 0, "OO") || !skio_fbx_prop_i64(t, r, 1, &layer) ||
+        !skio_fbx_prop_i64(t, r, 2, &key.id) || !in_sorted(layers, nl, layer))
+      continue;
+    const stack_ref* s = bsearch(&key, stacks, *found, sizeof *stacks, by_stack_id);
+    if (s && !c[s->k].layer) c[s->k].layer = layer;
+  }
+  free(stacks);
+  free(layers);
+  return ok;
+}
+
+/* The aiMesh index a morph channel's name gives ("0", "3"): false when it is not a decimal index below n. */
+static bool mesh_index(const struct aiString* name, unsigned n, unsigned* m) {
+  uint64_t v = 0;
+  if (!name->length || name->length > 10) return false;
+  for (uint32_t i = 0; i < name->length; ++i) {
+    if (name->data[i] < '0' || name->data[i] > '9') return false;
+    v = v * 10 + (uint64_t)(name->data[i] - '0');
+  }
+  *m = (unsigned)v;
+  return v < n;
+}
+
+/* A morph channel's keys over its mesh's T targets. */
+typedef struct samples {
+  int64_t* time; /* FBX ticks of the keys kept, strictly ascending */
+  double* w;     /* per key kept, per target: DeformPercent (NaN: the key gives the target none) */
+  uint32_t keys, targets;
+} samples;
+
+/* The keys of mc (ticks per second tps) over T targets: a key whose time is not finite, too far or not after the
+ * key before (in ticks) is left out; a target's first finite weight at a key counts. False when out of memory. */
+static bool sample_keys(const struct aiMeshMorphAnim* mc, double tps, uint32_t T, samples* s) {
+  *s = (samples){NULL, NULL, 0, T};
+  const size_t K = mc->mKeys ? mc->mNumKeys : 0;
+  if (!K || !T) return true;
+  if (K > SIZE_MAX / sizeof *s->w / T) return false;
+  s->time = malloc(K * sizeof *s->time);
+  s->w = malloc(K * T * sizeof *s->w);
+  if (!s->time || !s->w) return false;
+  for (size_t k = 0; k < K; ++k) {
+    const struct aiMeshMorphKey* key = &mc->mKeys[k];
+    const double sec = key->mTime / tps;
+    if (!(fabs(sec) <= MAX_SECONDS)) continue;
+    const int64_t tick = llround(sec * (double)SKIO_FBX_TICKS_PER_SECOND);
+    if (s->keys && tick <= s->time[s->keys - 1]) continue;
+    double* row = s->w + (size_t)s->keys * T;
+    for (uint32_t i = 0; i < T; ++i) row[i] = NAN;
+    for (unsigned i = 0; key->mValues && key->mWeights && i < key->mNumValuesAndWeights; ++i) {
+      const unsigned t = key->mValues[i];
+      const double w = key->mWeights[i] * 100.0;
+      if (t < T && isnan(row[t]) && isfinite(w)) row[t] = fmin(fmax(w, -MAX_PERCENT), MAX_PERCENT);
+    }
+    s->time[s->keys++] = tick;
+  }
+  return true;
+}
+
+/* out[k]: target t's value at every key of s: its own where it has one, linear in time between its own, held before
+ * the first and after the last. False when it has none. */
+static bool target_values(const samples* s, uint32_t t, float* out) {
+  uint32_t prev = UINT32_MAX;
+  for (uint32_t k = 0; k < s->keys; ++k) {
+    const double w = s->w[(size_t)k * s->targets + t];
+    if (isnan(w)) continue;
+    for (uint32_t j = prev == UINT32_MAX ? 0 : prev + 1; j < k; ++j) {
+      const double p = prev == UINT32_MAX ? w : s->w[(size_t)prev * s->targets + t];
+      const double f =
+          prev == UINT32_MAX ? 0.0 : (double)(s->time[j] - s->time[prev]) / (double)(s->time[k] - s->time[prev]);
+      out[j] = (float)(p + (w - p) * f);
+    }
+    out[k] = (float)w;
+    prev = k;
+  }
+  for (uint32_t j = prev == UINT32_MAX ? s->keys : prev + 1; j < s->keys; ++j) out[j] = out[prev];
+  return prev != UINT32_MAX;
+}
+
+static bool link_op(shapes* S, int64_t child, int64_t parent, const char* prop) {
+  skio_fbx_props b = {0};
+  skio_fbx_put_str(&b, "OP", 2);
+  skio_fbx_put_i64(&b, child);
+  skio_fbx_put_i64(&b, parent);
+  skio_fbx_put_str(&b, prop, strlen(prop));
+  return push(S, &S->links, &S->nlink, &S->caplink, "C", &b, NULL, 0);
+}
+
+/* The AnimationCurve of K keys (times in ticks, values v) as Blender writes it, its id in *id. */
+static bool add_anim_curve(shapes* S, const int64_t* time, const float* v, uint32_t K, int64_t* id) {
+  skio_fbx_props c = {0}, p[7] = {{0}, {0}, {0}, {0}, {0}, {0}, {0}};
+  static const char* const names[7] = {"Default",      "KeyVer",           "KeyTime",        "KeyValueFloat",
+                                       "KeyAttrFlags", "KeyAttrDataFloat", "KeyAttrRefCount"};
+  const uint32_t weights = KEY_DATA_WEIGHTS;
+  float data[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  memcpy(&data[2], &weights, sizeof weights);
+  const int32_t flags = KEY_FLAGS_LINEAR, refs = (int32_t)K;
+  skio_fbx_put_f64(&p[0], v[0]);
+  skio_fbx_put_i32(&p[1], KEY_VER);
+  skio_fbx_put_i64_array(&p[2], time, K, 1);
+  skio_fbx_put_f32_array(&p[3], v, K, 1);
+  skio_fbx_put_i32_array(&p[4], &flags, 1, 0);
+  skio_fbx_put_f32_array(&p[5], data, 4, 0);
+  skio_fbx_put_i32_array(&p[6], &refs, 1, 0);
+  *id = head(S, &c, "", "AnimCurve", "");
+  skio_fbx_new* kids = keep(S, calloc(7, sizeof *kids));
+  bool ok = *id && kids;
+  for (int k = 0; k < 7; ++k) {
+    p[k].oom = p[k].oom || !keep(S, p[k].p);
+    ok = ok && kid(S, kids, (uint32_t)k, names[k], &p[k]);
+  }
+  if (!ok) return free(c.p), S->oom = true, false;
+  return push(S, &S->objs, &S->nobj, &S->capobj, "AnimationCurve", &c, kids, 7);
+}
+
+/* A DeformPercent curve node (P d|DeformPercent = the first value) and its curve, animating BlendShapeChannel channel
+ * in AnimationLayer layer: connected as Blender connects them. */
+static bool add_shape_curve(shapes* S, int64_t channel, int64_t layer, const int64_t* time, const float* v,
+                            uint32_t K) {
+  skio_fbx_props n = {0}, p = {0};
+  const int64_t nid = head(S, &n, "DeformPercent", "AnimCurveNode", "");
+  skio_fbx_put_str(&p, "d|DeformPercent", 15);
+  skio_fbx_put_str(&p, "Number", 6);
+  skio_fbx_put_str(&p, "", 0);
+  skio_fbx_put_str(&p, "A", 1);
+  skio_fbx_put_f64(&p, v[0]);
+  p.oom = p.oom || !keep(S, p.p);
+  skio_fbx_new* pk = keep(S, calloc(1, sizeof *pk));
+  skio_fbx_new* nk = keep(S, calloc(1, sizeof *nk));
+  if (!nid || !pk || !nk || !kid(S, pk, 0, "P", &p)) {
+    free(n.p);
+    return S->oom = true, false;
+  }
+  nk[0] = (skio_fbx_new){"Properties70", NULL, 0, 0, pk, 1};
+  int64_t cid = 0;
+  if (!push(S, &S->objs, &S->nobj, &S->capobj, "AnimationCurveNode", &n, nk, 1) || !add_anim_curve(S, time, v, K, &cid))
+    return false;
+  S->cnodes++;
+  S->curves++;
+  return link(S, nid, layer) && link_op(S, nid, channel, "DeformPercent") && link_op(S, cid, nid, "d|DeformPercent");
+}
+
+/* The curves of morph channel mc into clip c: one per target of mesh m the pass made a channel of (ids) that mc
+ * gives a value. False when out of memory. */
+static bool channel_curves(shapes* S, const struct aiMeshMorphAnim* mc, double tps, const int64_t* ids, uint32_t T,
+                           clip* c) {
+  samples s;
+  bool ok = sample_keys(mc, tps, T, &s);
+  float* v = ok && s.keys ? malloc((size_t)s.keys * sizeof *v) : NULL;
+  ok = ok && (!s.keys || (v && s.keys <= INT32_MAX));
+  for (uint32_t t = 0; ok && s.keys && t < T; ++t) {
+    if (!ids[t] || !target_values(&s, t, v)) continue;
+    ok = add_shape_curve(S, ids[t], c->layer, s.time, v, s.keys);
+    c->last = c->keyed && c->last > s.time[s.keys - 1] ? c->last : s.time[s.keys - 1];
+    c->keyed = true;
+  }
+  free(v);
+  free(s.time);
+  free(s.w);
+  return ok;
+}
+
+/* Animation an's morph channels into clip c (seen[m] == stamp: mesh m had its channel in this animation). */
+static bool anim_curves(shapes* S, const struct aiScene* sc, const struct aiAnimation* an, clip* c, uint32_t* seen,
+                        uint32_t stamp) {
+  const double tps = an->mTicksPerSecond > 0.0 ? an->mTicksPerSecond : 25.0;
+  bool ok = true;
+  for (unsigned k = 0; ok && an->mMorphMeshChannels && k < an->mNumMorphMeshChannels; ++k) {
+    const struct aiMeshMorphAnim* mc = an->mMorphMeshChannels[k];
+    unsigned m;
+    if (!mc || !mesh_index(&mc->mName, sc->mNumMeshes, &m) || seen[m] == stamp || !sc->mMeshes[m]) continue;
+    seen[m] = stamp;
+    ok = channel_curves(S, mc, tps, S->chan + S->base[m], sc->mMeshes[m]->mNumAnimMeshes, c);
+  }
+  return ok;
+}
+
+/* A P record "name" KTime "Time" "" v into b. */
+static bool time_p(shapes* S, skio_fbx_props* b, const char* name, int64_t v) {
+  skio_fbx_put_str(b, name, strlen(name));
+  skio_fbx_put_str(b, "KTime", 5);
+  skio_fbx_put_str(b, "Time", 4);
+  skio_fbx_put_str(b, "", 0);
+  skio_fbx_put_i64(b, v);
+  b->oom = b->oom || !keep(S, b->p);
+  return !b->oom;
+}
+
+/* Stack record r's LocalStop and ReferenceStop raised to `last` (and past its LocalStart: a stack whose start and
+ * stop are both 0 has no range for Assimp's reader, which then shifts shape keys by a start of 1e10) where they are
+ * earlier; missing ones are added. False when out of memory. */
+static bool raise_stop(shapes* S, skio_fbx_change* ch, uint32_t r, int64_t last) {
+  static const char* const names[2] = {"LocalStop", "ReferenceStop"};
+  const skio_fbx_tree* t = &S->t;
+  const uint32_t p70 = skio_fbx_child(t, r, "Properties70", SKIO_FBX_NONE);
+  uint32_t at[2] = {SKIO_FBX_NONE, SKIO_FBX_NONE};
+  int64_t start = 0, v;
+  for (uint32_t p = skio_fbx_child(t, p70, "P", SKIO_FBX_NONE); p70 != SKIO_FBX_NONE && p != SKIO_FBX_NONE;
+       p = skio_fbx_child(t, p70, "P", p)) {
+    if (skio_fbx_prop_str_is(t, p, 0, "LocalStart")) skio_fbx_prop_i64(t, p, 4, &start);
+    for (int k = 0; k < 2; ++k)
+      if (at[k] == SKIO_FBX_NONE && skio_fbx_prop_str_is(t, p, 0, names[k])) at[k] = p;
+  }
+  const int64_t stop = start < last || start == INT64_MAX ? last : start + 1;
+  skio_fbx_new* add = keep(S, calloc(2, sizeof *add));
+  uint32_t nadd = 0;
+  for (int k = 0; add && k < 2; ++k) {
+    if (at[k] != SKIO_FBX_NONE && skio_fbx_prop_i64(t, at[k], 4, &v) && v >= stop) continue;
+    skio_fbx_props b = {0};
+    if (!time_p(S, &b, names[k], stop)) return S->oom = true, false;
+    if (at[k] != SKIO_FBX_NONE)
+      ch[at[k]] = (skio_fbx_change){b.p, b.n, b.count, false, NULL, 0};
+    else
+      add[nadd++] = (skio_fbx_new){"P", b.p, b.n, b.count, NULL, 0};
+  }
+  if (!add) return S->oom = true, false;
+  if (!nadd) return true;
+  if (p70 != SKIO_FBX_NONE && !ch[p70].add) { /* the missing ones after its properties */
+    ch[p70].add = add, ch[p70].add_count = nadd;
+  } else if (p70 == SKIO_FBX_NONE && !ch[r].add) { /* a Properties70 of them */
+    skio_fbx_new* p = keep(S, calloc(1, sizeof *p));
+    if (!p) return false;
+    *p = (skio_fbx_new){"Properties70", NULL, 0, 0, add, nadd};
+    ch[r].add = p, ch[r].add_count = 1;
+  }
+  return true;
+}
+
+/* Every aiAnimation's morph channels as DeformPercent curves of the channels the pass made, in the clip's
+ * AnimationStack (the a-th one for animation a) and its first layer; the stack's stop raised to its last key. */
+static int add_anims(shapes* S, const struct aiScene* sc, skio_fbx_change* ch, skc_err* err) {
+  const uint32_t n = sc->mAnimations ? sc->mNumAnimations : 0;
+  if (!S->nobj || !n || !sc->mMeshes || !sc->mNumMeshes) return SKC_OK;
+  clip* c = calloc(n, sizeof *c);
+  uint32_t* seen = calloc(sc->mNumMeshes, sizeof *seen);
+  uint32_t found = 0;
+  bool ok = c && seen && find_clips(S, c, n, &found);
+  for (uint32_t a = 0; ok && a < found; ++a) {
+    const struct aiAnimation* an = sc->mAnimations[a];
+    if (an && c[a].layer) ok = anim_curves(S, sc, an, &c[a], seen, a + 1);
+    if (ok && c[a].keyed) ok = raise_stop(S, ch, c[a].rec, c[a].last);
+  }
+  free(c);
+  free(seen);
+  return ok && !S->oom ? SKC_OK : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding shape key animation");
 }
 
 /* ---- the file ------------------------------------------------------------------------------------------------ */
@@ -371,27 +704,65 @@ static int64_t next_id(const skio_fbx_tree* t, uint32_t objects, uint32_t conns)
 static void raise_count(shapes* S, uint32_t r, int64_t k, skio_fbx_props* b, skio_fbx_change* ch) {
   int64_t v;
   if (r == SKIO_FBX_NONE || !k || S->t.recs[r].prop_count != 1 || !skio_fbx_prop_i64(&S->t, r, 0, &v)) return;
-  skio_fbx_put_i32(b, (int32_t)(v + k > INT32_MAX ? INT32_MAX : v + k));
+  skio_fbx_put_i32(b, (int32_t)(v > INT32_MAX - k ? INT32_MAX : v + k));
   if (b->oom || !keep(S, b->p)) return;
   ch[r] = (skio_fbx_change){b->p, b->n, b->count, false, NULL, 0};
 }
 
-/* Definitions: the Geometry and Deformer ObjectTypes' Count and the total Count raised (nothing created). */
+/* A new ObjectType `name` of Count k into *list (room for two), for Definitions. */
+static void new_type(shapes* S, skio_fbx_new* list, uint32_t* n, const char* name, int64_t k) {
+  skio_fbx_props o = {0}, c = {0};
+  skio_fbx_put_str(&o, name, strlen(name));
+  skio_fbx_put_i32(&c, (int32_t)k);
+  o.oom = o.oom || !keep(S, o.p);
+  c.oom = c.oom || !keep(S, c.p);
+  skio_fbx_new* kids = keep(S, calloc(1, sizeof *kids));
+  if (!list || !kids || !kid(S, kids, 0, "Count", &c) || !kid(S, &list[*n], 0, "ObjectType", &o)) return;
+  list[*n].kids = kids;
+  list[*n].kid_count = 1;
+  ++*n;
+}
+
+/* Definitions: the Count of each ObjectType objects were added to (its first one) and the total Count raised; the
+ * animation curve types are added when the file has none. */
 static void raise_definitions(shapes* S, skio_fbx_change* ch) {
+  static const char* const types[4] = {"Geometry", "Deformer", "AnimationCurveNode", "AnimationCurve"};
+  const int64_t added[4] = {S->geoms, S->deformers, S->cnodes, S->curves};
   const skio_fbx_tree* t = &S->t;
   const uint32_t defs = skio_fbx_child(t, SKIO_FBX_NONE, "Definitions", SKIO_FBX_NONE);
   if (defs == SKIO_FBX_NONE) return;
-  skio_fbx_props b[3] = {{0}, {0}, {0}};
+  skio_fbx_props b[5] = {{0}, {0}, {0}, {0}, {0}};
+  bool had[4] = {false, false, false, false};
   int64_t total = 0;
   for (uint32_t o = skio_fbx_child(t, defs, "ObjectType", SKIO_FBX_NONE); o != SKIO_FBX_NONE;
        o = skio_fbx_child(t, defs, "ObjectType", o)) {
-    const int g = skio_fbx_prop_str_is(t, o, 0, "Geometry") ? 1 : skio_fbx_prop_str_is(t, o, 0, "Deformer") ? 2 : 0;
-    const uint32_t count = skio_fbx_child(t, o, "Count", SKIO_FBX_NONE);
-    if (!g || count == SKIO_FBX_NONE || ch[count].props) continue;
-    raise_count(S, count, g == 1 ? S->geoms : S->deformers, &b[g], ch);
-    total += g == 1 ? S->geoms : S->deformers;
+    int g = 0;
+    while (g < 4 && !skio_fbx_prop_str_is(t, o, 0, types[g])) ++g;
+    const uint32_t count = g < 4 ? skio_fbx_child(t, o, "Count", SKIO_FBX_NONE) : SKIO_FBX_NONE;
+    if (g == 4 || count == SKIO_FBX_NONE || had[g] || ch[count].props) continue;
+    had[g] = true;
+    raise_count(S, count, added[g], &b[g + 1], ch);
+    total += added[g];
   }
+  skio_fbx_new* extra = added[2] || added[3] ? keep(S, calloc(2, sizeof *extra)) : NULL;
+  uint32_t nextra = 0;
+  for (int g = 2; g < 4; ++g)
+    if (!had[g] && added[g]) new_type(S, extra, &nextra, types[g], added[g]), total += added[g];
+  if (nextra && !ch[defs].add) ch[defs].add = extra, ch[defs].add_count = nextra;
   raise_count(S, skio_fbx_child(t, defs, "Count", SKIO_FBX_NONE), total, &b[0], ch);
+}
+
+/* S->chan and S->base: a slot per anim mesh of sc (0: no channel made of it); false when out of memory. */
+static bool channel_table(shapes* S, const struct aiScene* sc) {
+  const unsigned n = sc->mMeshes ? sc->mNumMeshes : 0;
+  size_t total = 0;
+  if (!(S->base = malloc(((size_t)n + 1) * sizeof *S->base))) return false;
+  for (unsigned m = 0; m < n; ++m) {
+    S->base[m] = total;
+    total += sc->mMeshes[m] ? sc->mMeshes[m]->mNumAnimMeshes : 0;
+  }
+  S->base[n] = total;
+  return (S->chan = calloc(total ? total : 1, sizeof *S->chan)) != NULL;
 }
 
 static int add_all(shapes* S, const struct aiScene* sc, skc_err* err) {
@@ -402,7 +773,7 @@ static int add_all(shapes* S, const struct aiScene* sc, skc_err* err) {
     while (g != SKIO_FBX_NONE && !skio_fbx_prop_str_is(t, g, 2, "Mesh"))
       g = skio_fbx_child(t, S->objects, "Geometry", g);
     if (g == SKIO_FBX_NONE) break;
-    if (sc->mMeshes[m]) rc = mesh_shapes(S, sc->mMeshes[m], g, err);
+    if (sc->mMeshes[m]) rc = mesh_shapes(S, sc->mMeshes[m], g, S->chan + S->base[m], err);
     g = skio_fbx_child(t, S->objects, "Geometry", g);
   }
   return rc;
@@ -423,7 +794,9 @@ int skio_fbx_add_blend_shapes(const uint8_t* in, size_t n, const struct aiScene*
   skio_fbx_change* ch = calloc(S.t.count ? S.t.count : 1, sizeof *ch);
   if (!ch) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc && S.objects != SKIO_FBX_NONE && S.conns != SKIO_FBX_NONE)
-    rc = find_shaped(&S) ? add_all(&S, sc, err) : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    rc = find_shaped(&S) && channel_table(&S, sc) ? add_all(&S, sc, err)
+                                                  : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (!rc && S.objects != SKIO_FBX_NONE && S.conns != SKIO_FBX_NONE) rc = add_anims(&S, sc, ch, err);
   if (!rc && S.oom) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory adding blend shapes");
   if (!rc && S.nobj) {
     raise_definitions(&S, ch);
@@ -438,6 +811,8 @@ int skio_fbx_add_blend_shapes(const uint8_t* in, size_t n, const struct aiScene*
   free(S.objs);
   free(S.links);
   free(S.shaped);
+  free(S.chan);
+  free(S.base);
   free(ch);
   skio_fbx_tree_free(&S.t);
   return rc;

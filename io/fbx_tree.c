@@ -485,6 +485,14 @@ void skio_fbx_put_i32(skio_fbx_props* b, int32_t v) {
   b->count++;
 }
 
+void skio_fbx_put_f64(skio_fbx_props* b, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  props_put(b, "D", 1);
+  put_le(b, bits, 8);
+  b->count++;
+}
+
 void skio_fbx_put_str(skio_fbx_props* b, const void* s, size_t len) {
   props_put(b, "S", 1);
   put_le(b, len, 4);
@@ -519,6 +527,14 @@ void skio_fbx_put_i32_array(skio_fbx_props* b, const int32_t* v, size_t n, int d
 
 void skio_fbx_put_f64_array(skio_fbx_props* b, const double* v, size_t n, int deflate) {
   put_array(b, 'd', v, n, 8, deflate);
+}
+
+void skio_fbx_put_i64_array(skio_fbx_props* b, const int64_t* v, size_t n, int deflate) {
+  put_array(b, 'l', v, n, 8, deflate);
+}
+
+void skio_fbx_put_f32_array(skio_fbx_props* b, const float* v, size_t n, int deflate) {
+  put_array(b, 'f', v, n, 4, deflate);
 }
 
 void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint32_t count) {

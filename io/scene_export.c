@@ -1348,8 +1348,9 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
  * scene's binds (fbx_assoc.c: Blender's importer places skinned meshes by them, Assimp's reader takes its inverse
  * binds from them), the placeholder material dropped (fbx_placeholder.c: Blender showed it), the meshes' blend shapes
  * added (fbx_shapes_write.c, from the anim meshes build_mesh gave them: Assimp's writer writes none; *shapes gets
- * how many) and the Models Assimp wrote per material of one object merged into one (fbx_merge.c: Blender showed one
- * object per material; an object with blend shapes stays as it is). */
+ * how many) with their animation (the aiAnimations' mMorphMeshChannels, which Assimp's writer ignores: it writes
+ * nothing of them, so they need no hiding) and the Models Assimp wrote per material of one object merged into one
+ * (fbx_merge.c: Blender showed one object per material; an object with blend shapes stays as it is). */
 static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t n, const skio_fbx_fix_options* fo,
                              uint8_t** out, size_t* out_n, uint32_t* shapes, skc_err* err) {
   uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL;

@@ -116,10 +116,13 @@ typedef struct skio_fbx_props {
 } skio_fbx_props;
 void skio_fbx_put_i64(skio_fbx_props* b, int64_t v);
 void skio_fbx_put_i32(skio_fbx_props* b, int32_t v);
+void skio_fbx_put_f64(skio_fbx_props* b, double v);
 void skio_fbx_put_str(skio_fbx_props* b, const void* s, size_t len);
 /* Arrays: zlib-compressed (encoding 1) when deflate != 0 and the data is at least 128 bytes, as the writers of FBX do. */
 void skio_fbx_put_i32_array(skio_fbx_props* b, const int32_t* v, size_t n, int deflate);
 void skio_fbx_put_f64_array(skio_fbx_props* b, const double* v, size_t n, int deflate);
+void skio_fbx_put_i64_array(skio_fbx_props* b, const int64_t* v, size_t n, int deflate);
+void skio_fbx_put_f32_array(skio_fbx_props* b, const float* v, size_t n, int deflate);
 /* count properties as they are in a file (type bytes included): a record's whole property list copied. */
 void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint32_t count);
 

@@ -3,15 +3,17 @@
  * (repairing its own output changes nothing, as fbx_fixup.h promises); 1 the same with stop times and the Euler
  * unwrapping (skio_fbx_fix_binary), then the clusters' TransformAssociateModel and binds (fbx_assoc.c, twice: the
  * second adds none), the blend shapes of a one-triangle aiScene with one anim mesh (fbx_shapes_write.c, twice: the
- * second adds none, the Geometry has its BlendShape then) and the merge of an object's Mesh Models (fbx_merge.c,
- * twice: the second merges none); 2 ASCII
- * stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale connections' renaming and the ASCII stacks'
- * starts, fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched in place on
- * a copy, else ASCII). Every call must return a code, never read outside the input. Seeds:
- * tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote;
- * lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale connections) and the corpus .fbx
- * files (scripts/fuzz.sh). */
+ * second adds none, the Geometry has its BlendShape then; with the shape's DeformPercent curves in two clips) and the
+ * merge of an object's Mesh Models (fbx_merge.c, twice: the second merges none); 2 ASCII stop times; 3 ASCII Euler
+ * unwrapping (both followed by the ASCII scale connections' renaming and the ASCII stacks' starts, fbx_stacks.c); with
+ * bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every
+ * call must return a code, never read outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/
+ * (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote; lcl_scale_binary / lcl_scale_ascii:
+ * Assimp's own output with its "Lcl Scale" scale connections; shape_anim_binary: Assimp 5.2.5's own output, kept as
+ * made, of blend_shapes' triangle with two clips, so that the shape curves are written) and the corpus .fbx files
+ * (scripts/fuzz.sh). */
 #include <assimp/scene.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +33,30 @@ static void binary_idempotent(const uint8_t* in, size_t n) {
   free(b);
 }
 
+/* Two clips keying the shape: the first densely (3 keys, ticks per second 0: Assimp's 25), the second with a sparse
+ * key, a key out of order, a target out of range, a weight not finite and channels naming no mesh ("x", "7"). Their
+ * curves go into the file's first two AnimationStacks, when it has them. */
+static struct aiAnimation** morph_clips(void) {
+  static unsigned v0[1] = {0}, v2[2] = {0, 5};
+  static double w0[1] = {0.25}, w1[1] = {1.0}, w2[2] = {INFINITY, 0.5};
+  static struct aiMeshMorphKey dense[3] = {{0, v0, w0, 1}, {2, v0, w1, 1}, {5, v0, w0, 1}};
+  static struct aiMeshMorphKey sparse[4] = {{0.5, v2, w2, 2}, {0.25, v0, w1, 1}, {1, v2, w0, 0}, {1.5, v0, w0, 1}};
+  static struct aiMeshMorphAnim a = {.mNumKeys = 3, .mKeys = dense}, b = {.mNumKeys = 4, .mKeys = sparse}, x, y;
+  static struct aiMeshMorphAnim *first[1] = {&a}, *second[3] = {&x, &b, &y};
+  static struct aiAnimation clips[2] = {
+      {.mNumMorphMeshChannels = 1, .mMorphMeshChannels = first},
+      {.mTicksPerSecond = 1, .mNumMorphMeshChannels = 3, .mMorphMeshChannels = second}};
+  static struct aiAnimation* list[2] = {&clips[0], &clips[1]};
+  memcpy(a.mName.data, "0", 2), a.mName.length = 1;
+  memcpy(b.mName.data, "0", 2), b.mName.length = 1;
+  memcpy(x.mName.data, "x", 2), x.mName.length = 1;
+  memcpy(y.mName.data, "7", 2), y.mName.length = 1;
+  return list;
+}
+
 /* A scene of one triangle (positions at 0 and 1, the corners of many seeds' meshes) with a blend shape moving one
- * corner; its shapes added to in, then again to the output: none the second time. */
+ * corner and two clips keying it (morph_clips); its shapes and their curves added to in, then again to the output:
+ * none the second time. */
 static void blend_shapes(const uint8_t* in, size_t n) {
   static struct aiVector3D base[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, moved[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 1}};
   static struct aiVector3D nrm[3] = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
@@ -41,7 +65,8 @@ static void blend_shapes(const uint8_t* in, size_t n) {
   static struct aiMesh mesh = {
       .mNumVertices = 3, .mVertices = base, .mNormals = nrm, .mNumAnimMeshes = 1, .mAnimMeshes = anims};
   static struct aiMesh* meshes[1] = {&mesh};
-  static struct aiScene sc = {.mNumMeshes = 1, .mMeshes = meshes};
+  static struct aiScene sc = {.mNumMeshes = 1, .mMeshes = meshes, .mNumAnimations = 2};
+  sc.mAnimations = morph_clips();
   memcpy(anim.mName.data, "Shape", 6);
   anim.mName.length = 5;
   uint8_t *a = NULL, *b = NULL;

@@ -15,6 +15,9 @@
  *  - every skin cluster carries TransformAssociateModel, the armature's world matrix (Assimp writes none; Blender's
  *    importer then misplaced a rig under a transformed empty by that empty's transform), and the scene's bind
  *    (Assimp writes the rest pose as the bind);
+ *  - shape key animation (aiAnimation::mMorphMeshChannels, which Assimp's writer ignores) written as DeformPercent
+ *    curves: Assimp reads back every key's time and weight, a clip of shape keys only included, each clip as long as
+ *    its last shape key;
  *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
  *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -1024,6 +1027,198 @@ START_TEST(blend_shapes_in_binary_fbx) {
 }
 END_TEST
 
+/* ---- shape key animation (fbx_shapes_write.c add_anims) -------------------------------------------------------- */
+
+static void set_ai_name(struct aiString* s, const char* n) {
+  s->length = (unsigned)strlen(n);
+  memcpy(s->data, n, s->length + 1);
+}
+
+/* A quad "Leg" (two triangles) with the shapes "Bulge" and "Thin" and two clips: "Shapes" keys only shape keys (the
+ * middle key gives Thin no value: it is taken linearly from Thin's own keys), "Walk" moves the node too (its node keys
+ * end at 0.5 s, its shape keys at 1.5 s). Times in seconds (mTicksPerSecond 1, as skinkit's scenes). */
+typedef struct morph_scene {
+  struct aiVector3D v[4], n[4], bulge[4], thin[4];
+  unsigned i0[3], i1[3], vals[6], mi[1];
+  double w[6];
+  struct aiFace faces[2];
+  struct aiAnimMesh am[2];
+  struct aiAnimMesh* ams[2];
+  struct aiMesh mesh;
+  struct aiMesh* meshes[1];
+  struct aiMaterial mat;
+  struct aiMaterial* mats[1];
+  struct aiNode root, leg;
+  struct aiNode* kids[1];
+  struct aiMeshMorphKey keys[3], walk_keys[2];
+  struct aiMeshMorphAnim mc[2];
+  struct aiMeshMorphAnim* mcs[2];
+  struct aiVectorKey pk[2], sk[1];
+  struct aiQuatKey rk[1];
+  struct aiNodeAnim na;
+  struct aiNodeAnim* nas[1];
+  struct aiAnimation anim[2];
+  struct aiAnimation* anims[2];
+  struct aiScene sc;
+} morph_scene;
+
+static const double k_shapes_time[3] = {0.0, 0.5, 1.25}, k_walk_time[2] = {0.25, 1.5};
+
+static void morph_scene_init(morph_scene* m) {
+  memset(m, 0, sizeof *m);
+  const float pos[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  for (int i = 0; i < 4; ++i) {
+    m->v[i] = (struct aiVector3D){pos[i][0], pos[i][1], 0};
+    m->n[i] = (struct aiVector3D){0, 0, 1};
+    m->bulge[i] = (struct aiVector3D){pos[i][0], pos[i][1], i >= 2 ? 0.5f : 0.0f};
+    m->thin[i] = (struct aiVector3D){pos[i][0] * 0.5f, pos[i][1], 0};
+  }
+  memcpy(m->i0, (unsigned[3]){0, 1, 2}, sizeof m->i0);
+  memcpy(m->i1, (unsigned[3]){0, 2, 3}, sizeof m->i1);
+  m->faces[0] = (struct aiFace){3, m->i0};
+  m->faces[1] = (struct aiFace){3, m->i1};
+  const char* shape[2] = {"Bulge", "Thin"};
+  for (int k = 0; k < 2; ++k) {
+    m->am[k] = (struct aiAnimMesh){.mVertices = k ? m->thin : m->bulge, .mNormals = m->n, .mNumVertices = 4};
+    set_ai_name(&m->am[k].mName, shape[k]);
+    m->ams[k] = &m->am[k];
+  }
+  m->mesh = (struct aiMesh){.mPrimitiveTypes = aiPrimitiveType_TRIANGLE,
+                            .mNumVertices = 4,
+                            .mNumFaces = 2,
+                            .mVertices = m->v,
+                            .mNormals = m->n,
+                            .mFaces = m->faces,
+                            .mNumAnimMeshes = 2,
+                            .mAnimMeshes = m->ams};
+  set_ai_name(&m->mesh.mName, "Leg");
+  m->meshes[0] = &m->mesh;
+  m->mats[0] = &m->mat;
+  const struct aiMatrix4x4 id = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  m->root = (struct aiNode){.mTransformation = id, .mNumChildren = 1, .mChildren = m->kids};
+  m->leg = (struct aiNode){.mTransformation = id, .mParent = &m->root, .mNumMeshes = 1, .mMeshes = m->mi};
+  set_ai_name(&m->root.mName, "Root");
+  set_ai_name(&m->leg.mName, "Leg");
+  m->kids[0] = &m->leg;
+  /* Shapes: (Bulge, Thin) = (0, 0.5), (1, -), (0.25, 0); Walk: (0.5, 1), (0, 0) */
+  memcpy(m->vals, (unsigned[6]){0, 1, 0, 0, 1, 0}, sizeof m->vals);
+  memcpy(m->w, (double[6]){0, 0.5, 1, 0.25, 0, 0}, sizeof m->w);
+  m->keys[0] = (struct aiMeshMorphKey){k_shapes_time[0], &m->vals[0], &m->w[0], 2};
+  m->keys[1] = (struct aiMeshMorphKey){k_shapes_time[1], &m->vals[2], &m->w[2], 1};
+  m->keys[2] = (struct aiMeshMorphKey){k_shapes_time[2], &m->vals[0], &m->w[3], 2};
+  static double walk_w[4] = {0.5, 1, 0, 0};
+  m->walk_keys[0] = (struct aiMeshMorphKey){k_walk_time[0], &m->vals[0], &walk_w[0], 2};
+  m->walk_keys[1] = (struct aiMeshMorphKey){k_walk_time[1], &m->vals[0], &walk_w[2], 2};
+  m->mc[0] = (struct aiMeshMorphAnim){.mNumKeys = 3, .mKeys = m->keys};
+  m->mc[1] = (struct aiMeshMorphAnim){.mNumKeys = 2, .mKeys = m->walk_keys};
+  for (int k = 0; k < 2; ++k) set_ai_name(&m->mc[k].mName, "0"), m->mcs[k] = &m->mc[k];
+  m->pk[0] = (struct aiVectorKey){0, {0, 0, 0}};
+  m->pk[1] = (struct aiVectorKey){0.5, {0, 1, 0}};
+  m->rk[0] = (struct aiQuatKey){0, {1, 0, 0, 0}};
+  m->sk[0] = (struct aiVectorKey){0, {1, 1, 1}};
+  m->na = (struct aiNodeAnim){.mNumPositionKeys = 2,
+                              .mPositionKeys = m->pk,
+                              .mNumRotationKeys = 1,
+                              .mRotationKeys = m->rk,
+                              .mNumScalingKeys = 1,
+                              .mScalingKeys = m->sk};
+  set_ai_name(&m->na.mNodeName, "Leg");
+  m->nas[0] = &m->na;
+  m->anim[0] = (struct aiAnimation){
+      .mDuration = 1.25, .mTicksPerSecond = 1, .mNumMorphMeshChannels = 1, .mMorphMeshChannels = &m->mcs[0]};
+  m->anim[1] = (struct aiAnimation){.mDuration = 0.5,
+                                    .mTicksPerSecond = 1,
+                                    .mNumChannels = 1,
+                                    .mChannels = m->nas,
+                                    .mNumMorphMeshChannels = 1,
+                                    .mMorphMeshChannels = &m->mcs[1]};
+  set_ai_name(&m->anim[0].mName, "Shapes");
+  set_ai_name(&m->anim[1].mName, "Walk");
+  m->anims[0] = &m->anim[0];
+  m->anims[1] = &m->anim[1];
+  m->sc = (struct aiScene){.mRootNode = &m->root,
+                           .mNumMeshes = 1,
+                           .mMeshes = m->meshes,
+                           .mNumMaterials = 1,
+                           .mMaterials = m->mats,
+                           .mNumAnimations = 2,
+                           .mAnimations = m->anims};
+}
+
+/* sc through binary FBX as scene_export.c writes it: Assimp's writer (anim meshes hidden), the record repair
+ * (Assimp's whole-second stops kept), then the blend shapes and their animation; read back by Assimp. */
+static const struct aiScene* morph_round_trip(struct aiScene* sc) {
+  sc->mMeshes[0]->mNumAnimMeshes = 0;
+  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "fbx", 0);
+  sc->mMeshes[0]->mNumAnimMeshes = 2;
+  ck_assert_msg(blob != NULL && blob->data != NULL, "%s", aiGetErrorString());
+  uint8_t *a = NULL, *b = NULL;
+  size_t an = 0, bn = 0;
+  uint32_t added = 0;
+  skc_err e = {0};
+  ck_assert_msg(skio_fbx_fix_binary(blob->data, blob->size, NULL, &a, &an, NULL, &e) == SKC_OK, "%s", e.message);
+  aiReleaseExportBlob(blob);
+  ck_assert_msg(skio_fbx_add_blend_shapes(a, an, sc, &b, &bn, &added, &e) == SKC_OK, "%s", e.message);
+  ck_assert_uint_eq(added, 2);
+  const struct aiScene* got = aiImportFileFromMemory((const char*)b, (unsigned)bn, 0, "fbx");
+  ck_assert_msg(got != NULL, "%s", aiGetErrorString());
+  free(a);
+  free(b);
+  return got;
+}
+
+static const struct aiAnimation* anim_named(const struct aiScene* sc, const char* name) {
+  for (unsigned a = 0; a < sc->mNumAnimations; ++a)
+    if (!strcmp(sc->mAnimations[a]->mName.data, name)) return sc->mAnimations[a];
+  ck_abort_msg("the clip \"%s\" did not come back (%u clips)", name, sc->mNumAnimations);
+  return NULL;
+}
+
+/* The weight of target t at key k of the clip's one morph channel, whose keys must be at times (seconds). */
+static void assert_morph_keys(const struct aiAnimation* an, const double* times, unsigned count,
+                              const double want[][2]) {
+  ck_assert_uint_eq(an->mNumMorphMeshChannels, 1);
+  const struct aiMeshMorphAnim* mc = an->mMorphMeshChannels[0];
+  ck_assert_uint_eq(mc->mNumKeys, count);
+  ck_assert(an->mTicksPerSecond > 0);
+  for (unsigned k = 0; k < count; ++k) {
+    const struct aiMeshMorphKey* key = &mc->mKeys[k];
+    ck_assert_msg(fabs(key->mTime / an->mTicksPerSecond - times[k]) < 1e-4, "%s key %u at %g s, want %g",
+                  an->mName.data, k, key->mTime / an->mTicksPerSecond, times[k]);
+    ck_assert_uint_eq(key->mNumValuesAndWeights, 2);
+    for (unsigned i = 0; i < 2; ++i) {
+      const unsigned t = key->mValues[i];
+      ck_assert_uint_lt(t, 2);
+      ck_assert_msg(fabs(key->mWeights[i] - want[k][t]) < 1e-4, "%s key %u target %u: %g, want %g", an->mName.data, k,
+                    t, key->mWeights[i], want[k][t]);
+    }
+  }
+}
+
+/* Shape key animation in binary FBX: Assimp's writer writes none (it ignores mMorphMeshChannels; a clip of shape keys
+ * only was an empty AnimationStack that its reader dropped). Per animated shape a DeformPercent curve is written (as
+ * Blender 3.4 writes it); Assimp reads back every key's time and weight, Thin's missing middle value interpolated from
+ * its own keys, and each clip as long as its last shape key (Walk's node keys end at 0.5 s, its shape keys at 1.5 s;
+ * Assimp wrote 1 s and 0 s). */
+START_TEST(shape_key_animation_in_binary_fbx) {
+  morph_scene* m = calloc(1, sizeof *m);
+  ck_assert_ptr_nonnull(m);
+  morph_scene_init(m);
+  const struct aiScene* got = morph_round_trip(&m->sc);
+  const double thin_mid = 0.5 + (0.0 - 0.5) * (0.5 / 1.25);
+  const double shapes[3][2] = {{0, 0.5}, {1, thin_mid}, {0.25, 0}}, walk[2][2] = {{0.5, 1}, {0, 0}};
+  const struct aiAnimation* s = anim_named(got, "Shapes");
+  assert_morph_keys(s, k_shapes_time, 3, shapes);
+  ck_assert_double_eq_tol(s->mDuration / s->mTicksPerSecond, 1.25, 1e-4);
+  const struct aiAnimation* w = anim_named(got, "Walk");
+  ck_assert_uint_eq(w->mNumChannels, 1);
+  assert_morph_keys(w, k_walk_time, 2, walk);
+  ck_assert_double_eq_tol(w->mDuration / w->mTicksPerSecond, 1.5, 1e-4);
+  aiReleaseImport(got);
+  free(m);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("fbx_binary");
   TCase* t = tcase_create("fixup");
@@ -1038,6 +1233,7 @@ static Suite* suite(void) {
   tcase_add_test(t, binary_fbx_keeps_the_binds);
   tcase_add_test(t, object_of_two_materials_is_one_fbx_model);
   tcase_add_test(t, blend_shapes_in_binary_fbx);
+  tcase_add_test(t, shape_key_animation_in_binary_fbx);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
