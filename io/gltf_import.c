@@ -805,6 +805,7 @@ static void drop_morphs(skio_mesh* m) {
   m->morph_names = NULL;
   m->morph_weights = m->morph_positions = m->morph_normals = NULL;
   m->morph_count = 0;
+  skio_mesh_free_morph_keys(m);
 }
 
 /* The "scenes" entry whose nodes hold node (it or an ancestor listed there): the default scene ("scene", else 0)
@@ -1259,6 +1260,49 @@ static bool hold_steps(double** t, float** v, size_t* n, uint32_t comps) {
   return true;
 }
 
+/* A "weights" channel of clip ai on node: its keys (times[0, keys), the sampler st's output: keys x T weights, 3 x
+ * that with CUBICSPLINE, whose values are the middle ones) as blend shape keys of every mesh the node instances with T
+ * targets (skio_mesh.morph_keys). A node without such a mesh: the channel is counted as skipped. */
+static int weights_channel(importer* im, uint32_t ai, uint32_t node, int st, const float* times, size_t keys,
+                           skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  skio_scene* s = im->s;
+  uint32_t T = 0;
+  for (uint32_t m = 0; m < s->mesh_count && !T; ++m)
+    if (s->meshes[m].gltf_node == (int32_t)node) T = s->meshes[m].morph_count;
+  if (!T || !keys) {
+    im->rep.channels_skipped++;
+    return SKC_OK;
+  }
+  int interp = skio_json_get(d, st, "interpolation");
+  const bool cubic = skio_json_streq(d, interp, "CUBICSPLINE");
+  char what[96];
+  snprintf(what, sizeof what, "animation %u weights output", ai);
+  skio_gltf_accessor oa;
+  int rc = accessor(im, skio_json_get(d, st, "output"), what, 1, &oa, err);
+  const size_t per = (size_t)T * (cubic ? 3 : 1);
+  if (!rc && (keys > SIZE_MAX / per || oa.count < keys * per))
+    rc = fail(im, err, SKC_FORMAT, "%s: %zu values for %zu keys of %u targets", what, oa.count, keys, T);
+  float* values = rc ? NULL : read_floats(im, &oa, err);
+  double* dt = values ? malloc(keys * sizeof *dt) : NULL;
+  float* dv = values ? malloc(keys * T * sizeof *dv) : NULL;
+  if (!rc && !values) rc = err ? err->code : SKC_FORMAT;
+  if (!rc && (!dt || !dv)) rc = oom(im, err);
+  for (size_t k = 0; !rc && k < keys; ++k) {
+    dt[k] = times[k];
+    memcpy(dv + k * T, values + k * per + (cubic ? T : 0), T * sizeof *dv);
+  }
+  free(values);
+  if (!rc && skio_json_streq(d, interp, "STEP") && !hold_steps(&dt, &dv, &keys, T)) rc = oom(im, err);
+  for (uint32_t m = 0; !rc && m < s->mesh_count; ++m)
+    if (s->meshes[m].gltf_node == (int32_t)node && s->meshes[m].morph_count == T &&
+        skio_mesh_add_morph_keys(&s->meshes[m], ai, dt, dv, keys))
+      rc = oom(im, err);
+  free(dt);
+  free(dv);
+  return rc;
+}
+
 static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err) {
   skio_gltf_doc* d = im->d;
   skio_anim* a = &im->s->anims[ai];
@@ -1317,6 +1361,11 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     }
     for (size_t k = 0; k < ia.count; ++k)
       if (isfinite(times[k]) && times[k] > duration) duration = times[k];
+    if (node < im->node_count && skio_json_streq(d, pth, "weights")) {
+      rc = weights_channel(im, ai, node, st, times, ia.count, err);
+      free(times);
+      continue;
+    }
     int32_t j = node < im->node_count ? im->joint_of[node] : -1;
     const int32_t ob = j < 0 && node < im->node_count && im->object_of ? im->object_of[node] : -1;
     if (path < 0 || (j < 0 && ob < 0)) {

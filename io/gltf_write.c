@@ -73,6 +73,8 @@ typedef struct writer {
   skc_err* err;
   const uint8_t* used; /* joint_count: 1 = some mesh binds the joint or weights it */
   const float* bake;   /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
+  const struct mesh_out* mo; /* the meshes as written (their nodes: joint_nodes + mo[m].group), once known */
+  uint32_t joint_nodes;
 } writer;
 
 /* The cameras, lights and empties as written (skio_object; objects_plan). */
@@ -1071,9 +1073,10 @@ static void slerp_shortest(const float* q0, const float* q1in, float a, float* o
   skc_quat_normalize(out);
 }
 
-/* Keys of one track as written (see skio_gltf.h): returns the count; ot/ov have room for n + 1 keys. */
-static size_t build_track(const double* t, const float* v, size_t n, int comps, double end, float* ot, float* ov,
-                          uint64_t* dropped) {
+/* Keys of one track as written (see skio_gltf.h): returns the count; ot/ov have room for n + 1 keys. quat: the
+ * values are rotations (comps 4: interpolated by slerp, normalized), else any number of components, linear. */
+static size_t build_track(const double* t, const float* v, size_t n, int comps, bool quat, double end, float* ot,
+                          float* ov, uint64_t* dropped) {
   size_t c = 0;
   size_t first = 0; /* first valid key at t >= 0 */
   long prev = -1;   /* last valid key at t < 0 */
@@ -1088,19 +1091,17 @@ static size_t build_track(const double* t, const float* v, size_t n, int comps, 
   }
   if (prev >= 0) { /* keys before 0: one key at 0 holding the pose there */
     const float* a = v + (size_t)prev * comps;
-    float val[4];
     (*dropped)++;
     for (long i = 0; i < prev; ++i) (*dropped) += isfinite(t[i]) && all_finite(v + (size_t)i * comps, (size_t)comps);
     if (first < n && t[first] > 0.0) {
       const float* b = v + first * (size_t)comps;
       float al = (float)((0.0 - t[prev]) / (t[first] - t[prev]));
-      if (comps == 4) {
-        slerp_shortest(a, b, al, val);
+      if (quat) {
+        slerp_shortest(a, b, al, ov);
       } else {
-        for (int k = 0; k < comps; ++k) val[k] = a[k] + (b[k] - a[k]) * al;
+        for (int k = 0; k < comps; ++k) ov[k] = a[k] + (b[k] - a[k]) * al;
       }
       ot[c] = 0.0f;
-      memcpy(ov, val, (size_t)comps * sizeof *ov);
       ++c;
     } else if (first >= n) {
       ot[c] = 0.0f;
@@ -1124,7 +1125,7 @@ static size_t build_track(const double* t, const float* v, size_t n, int comps, 
     memcpy(ov + c * (size_t)comps, v + i * (size_t)comps, (size_t)comps * sizeof *ov);
     ++c;
   }
-  if (comps == 4)
+  if (quat)
     for (size_t i = 0; i < c; ++i) skc_quat_normalize(ov + i * 4);
   return c;
 }
@@ -1132,6 +1133,7 @@ static size_t build_track(const double* t, const float* v, size_t n, int comps, 
 typedef struct track_out {
   uint32_t node;
   const char* path;
+  bool weights; /* blend shape weights: comps per key, written as scalars */
   int comps;
   size_t count;
   float* t;
@@ -1217,7 +1219,7 @@ static int object_tracks(writer* w, const skio_object_channel* oc, double end, u
     tr->node = objs->first + k;
     tr->path = paths[p];
     tr->comps = comps;
-    tr->count = build_track(tt[p], v, tn[p], comps, end, tr->t, tr->v, &w->rep.keys_dropped);
+    tr->count = build_track(tt[p], v, tn[p], comps, p == 1, end, tr->t, tr->v, &w->rep.keys_dropped);
     free(v);
     if (tr->count) ++made;
   }
@@ -1238,6 +1240,45 @@ static double object_keys_end(const skio_scene* s, uint32_t ai, double end) {
   return end;
 }
 
+/* ---- clip keys of blend shape weights ------------------------------------------------------------------------ */
+/* The meshes whose node gets "weights" keys in clip ai: a group's lead (its members share the node and the
+ * targets) with keys in the clip (skio_mesh.morph_keys). */
+static const skio_morph_keys* morph_keys_written(const writer* w, uint32_t ai, uint32_t mi) {
+  return w->mo && w->mo[mi].lead == mi ? skio_mesh_morph_keys_of(&w->s->meshes[mi], ai) : NULL;
+}
+
+/* Clip ai's blend shape keys as "weights" tracks of the mesh nodes, after *end (which grows to their last key
+ * when first is true). Returns the tracks made, -1 when out of memory (the slot's arrays are freed with the others). */
+static int morph_tracks(writer* w, uint32_t ai, double* end, bool first, track_out* out) {
+  const skio_scene* s = w->s;
+  int made = 0;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
+    const skio_morph_keys* mk = morph_keys_written(w, ai, mi);
+    for (uint32_t k = 0; mk && first && k < mk->key_count; ++k)
+      if (isfinite(mk->time[k]) && mk->time[k] > *end) *end = mk->time[k];
+    if (!mk || first) continue;
+    const int T = (int)s->meshes[mi].morph_count;
+    track_out* tr = &out[made];
+    tr->t = malloc(((size_t)mk->key_count + 2) * sizeof *tr->t);
+    tr->v = malloc(((size_t)mk->key_count + 2) * (size_t)T * sizeof *tr->v);
+    if (!tr->t || !tr->v) return -1;
+    tr->node = w->joint_nodes + w->mo[mi].group;
+    tr->path = "weights";
+    tr->weights = true;
+    tr->comps = T;
+    tr->count = build_track(mk->time, mk->weights, mk->key_count, T, false, *end, tr->t, tr->v, &w->rep.keys_dropped);
+    if (tr->count) {
+      ++made;
+      continue;
+    }
+    free(tr->t);
+    free(tr->v);
+    tr->t = NULL;
+    tr->v = NULL;
+  }
+  return made;
+}
+
 static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* matrix_joint, buf* out, bool* wrote) {
   const skio_scene* s = w->s;
   const skio_anim* a = &s->anims[ai];
@@ -1252,7 +1293,9 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   int32_t* last = malloc((size_t)jc * 3 * sizeof *last + 4); /* per joint and path: the channel that is written */
   uint32_t nobj = 0; /* this clip's object channels (written when the scene's objects are) */
   for (uint32_t c = 0; w->objs && c < s->object_channel_count; ++c) nobj += s->object_channels[c].anim == ai;
-  const size_t ntracks = ((size_t)a->channel_count + nobj) * 3 + 1;
+  uint32_t nmorph = 0; /* meshes whose blend shape weights the clip keys */
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) nmorph += morph_keys_written(w, ai, mi) != NULL;
+  const size_t ntracks = ((size_t)a->channel_count + nobj) * 3 + nmorph + 1;
   track_out* tracks = calloc(ntracks, sizeof *tracks);
   input_rec* inputs = calloc(ntracks, sizeof *inputs);
   uint8_t* obj_done = calloc((size_t)s->object_count + 1, 1);
@@ -1285,6 +1328,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       if (isfinite(tt[k]) && tt[k] > end) end = tt[k];
   }
   if (nobj) end = object_keys_end(s, ai, end);
+  if (nmorph) morph_tracks(w, ai, &end, true, NULL);
   for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
     const skio_channel* ch = &a->channels[c];
     if (ch->joint >= jc) continue;
@@ -1307,7 +1351,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       tr->node = ch->joint;
       tr->path = paths[p];
       tr->comps = comps;
-      tr->count = build_track(tt[p], vv[p], tn[p], comps, end, tr->t, tr->v, &w->rep.keys_dropped);
+      tr->count = build_track(tt[p], vv[p], tn[p], comps, p == 1, end, tr->t, tr->v, &w->rep.keys_dropped);
       if (!tr->count) {
         free(tr->t);
         free(tr->v);
@@ -1321,6 +1365,13 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
   for (uint32_t c = 0; nobj && c < s->object_channel_count && !rc; ++c) {
     if (s->object_channels[c].anim != ai) continue;
     const int made = object_tracks(w, &s->object_channels[c], end, obj_done, &tracks[nt]);
+    if (made < 0)
+      rc = oom_fail(w);
+    else
+      nt += (size_t)made;
+  }
+  if (!rc && nmorph) {
+    const int made = morph_tracks(w, ai, &end, false, &tracks[nt]);
     if (made < 0)
       rc = oom_fail(w);
     else
@@ -1385,7 +1436,9 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       }
       inputs[ni++] = (input_rec){in, at, tr->count};
     }
-    int32_t outp = put_accessor(w, REGION_ANIM, tr->v, tr->count, tr->comps, CT_F32, TARGET_NONE, NULL, NULL);
+    const size_t values = tr->weights ? tr->count * (size_t)tr->comps : tr->count;
+    int32_t outp =
+        put_accessor(w, REGION_ANIM, tr->v, values, tr->weights ? 1 : tr->comps, CT_F32, TARGET_NONE, NULL, NULL);
     if (outp < 0) {
       rc = oom_fail(w);
       break;
@@ -2355,6 +2408,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   }
 
   /* animations */
+  w.mo = mo;
+  w.joint_nodes = jc;
   uint32_t anim_written = 0;
   for (uint32_t a = 0; a < s->anim_count && !rc; ++a) {
     buf one = {0};

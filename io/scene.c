@@ -52,6 +52,45 @@ void skio_mesh_free(skio_mesh* m) {
   free(m->morph_weights);
   free(m->morph_positions);
   free(m->morph_normals);
+  skio_mesh_free_morph_keys(m);
+}
+
+void skio_mesh_free_morph_keys(skio_mesh* m) {
+  for (uint32_t k = 0; m->morph_keys && k < m->morph_key_count; ++k) {
+    free(m->morph_keys[k].time);
+    free(m->morph_keys[k].weights);
+  }
+  free(m->morph_keys);
+  m->morph_keys = NULL;
+  m->morph_key_count = 0;
+}
+
+const skio_morph_keys* skio_mesh_morph_keys_of(const skio_mesh* m, uint32_t anim) {
+  for (uint32_t k = 0; m->morph_keys && k < m->morph_key_count; ++k)
+    if (m->morph_keys[k].anim == anim && m->morph_keys[k].key_count) return &m->morph_keys[k];
+  return NULL;
+}
+
+int skio_mesh_add_morph_keys(skio_mesh* m, uint32_t anim, const double* time, const float* weights, size_t keys) {
+  if (!keys || !m->morph_count || keys > UINT32_MAX || skio_mesh_morph_keys_of(m, anim)) return SKC_OK;
+  const size_t T = m->morph_count;
+  skio_morph_keys* grown = realloc(m->morph_keys, ((size_t)m->morph_key_count + 1) * sizeof *grown);
+  if (!grown) return SKC_OUT_OF_MEMORY;
+  m->morph_keys = grown;
+  skio_morph_keys* mk = &grown[m->morph_key_count];
+  mk->anim = anim;
+  mk->key_count = (uint32_t)keys;
+  mk->time = malloc(keys * sizeof *mk->time);
+  mk->weights = keys <= SIZE_MAX / sizeof(float) / T ? malloc(keys * T * sizeof *mk->weights) : NULL;
+  if (!mk->time || !mk->weights) {
+    free(mk->time);
+    free(mk->weights);
+    return SKC_OUT_OF_MEMORY;
+  }
+  memcpy(mk->time, time, keys * sizeof *mk->time);
+  memcpy(mk->weights, weights, keys * T * sizeof *mk->weights);
+  m->morph_key_count++;
+  return SKC_OK;
 }
 
 int skio_scene_split_parts(const skio_scene* s, skio_scene* view, skc_err* err) {

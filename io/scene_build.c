@@ -179,6 +179,14 @@ static void morph_set_free(morph_set* k, uint32_t count) {
   free(k->names), free(k->weights), free(k->positions), free(k->normals);
 }
 
+/* Whether the mesh's targets are count targets named names (then their clip keys still apply). */
+static bool same_targets(const skio_mesh* m, uint32_t count, const char* const* names) {
+  if (m->morph_count != count) return false;
+  for (uint32_t t = 0; t < count; ++t)
+    if (!m->morph_names || !m->morph_names[t] || strcmp(m->morph_names[t], names[t]) != 0) return false;
+  return true;
+}
+
 int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* const* names, const float* weights,
                          const float* positions, const float* normals, skc_err* err) {
   if (!s || m >= s->mesh_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no mesh %u", m);
@@ -210,12 +218,50 @@ int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* 
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u blend shapes of %zu vertices", count, nv);
   }
   morph_set old = {mesh->morph_names, mesh->morph_weights, mesh->morph_positions, mesh->morph_normals};
+  if (!same_targets(mesh, count, (const char* const*)k.names)) skio_mesh_free_morph_keys(mesh); /* keys of others */
   morph_set_free(&old, mesh->morph_count);
   mesh->morph_count = count;
   mesh->morph_names = k.names;
   mesh->morph_weights = k.weights;
   mesh->morph_positions = k.positions;
   mesh->morph_normals = k.normals;
+  s->shapes_changed = true;
+  return SKC_OK;
+}
+
+/* Clip anim's entry in the mesh's blend shape keys, or -1. */
+static int32_t morph_keys_index(const skio_mesh* m, uint32_t anim) {
+  for (uint32_t k = 0; m->morph_keys && k < m->morph_key_count; ++k)
+    if (m->morph_keys[k].anim == anim) return (int32_t)k;
+  return -1;
+}
+
+int skio_mesh_set_morph_keys(skio_scene* s, uint32_t m, uint32_t anim, size_t keys, const double* times,
+                             const float* weights, skc_err* err) {
+  if (!s || m >= s->mesh_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no mesh %u", m);
+  if (anim >= s->anim_count) return skc_fail(err, SKC_OUT_OF_RANGE, "no clip %u (%u clips)", anim, s->anim_count);
+  skio_mesh* mesh = &s->meshes[m];
+  const size_t T = mesh->morph_count;
+  if (keys && !T) return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh \"%s\" has no blend shapes to key", mesh->name);
+  if (keys && (!times || !weights || keys > UINT32_MAX || keys > SIZE_MAX / sizeof(float) / T))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape keys need times and weights (%zu keys)", keys);
+  for (size_t k = 0; k < keys; ++k)
+    if (!isfinite(times[k]) || (k && !(times[k] > times[k - 1])))
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape key times must be finite and ascending (key %zu)", k);
+  if (keys && !all_finite(weights, keys * T))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape key weights are not all finite");
+  const int32_t at = morph_keys_index(mesh, anim);
+  skio_morph_keys old = at >= 0 ? mesh->morph_keys[at] : (skio_morph_keys){0};
+  if (at >= 0) mesh->morph_keys[at].key_count = 0; /* hidden from skio_mesh_add_morph_keys */
+  if (keys && skio_mesh_add_morph_keys(mesh, anim, times, weights, keys) != SKC_OK) {
+    if (at >= 0) mesh->morph_keys[at].key_count = old.key_count;
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu blend shape keys", keys);
+  }
+  if (at >= 0) { /* the old entry out: the last one takes its place */
+    free(old.time);
+    free(old.weights);
+    mesh->morph_keys[at] = mesh->morph_keys[--mesh->morph_key_count];
+  }
   s->shapes_changed = true;
   return SKC_OK;
 }

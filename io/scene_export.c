@@ -243,6 +243,16 @@ static void free_ai_scene(struct aiScene* sc) {
       free(aa->mChannels[c]);
     }
     free(aa->mChannels);
+    for (unsigned c = 0; aa->mMorphMeshChannels && c < aa->mNumMorphMeshChannels; ++c) {
+      struct aiMeshMorphAnim* mc = aa->mMorphMeshChannels[c];
+      for (unsigned k = 0; mc && mc->mKeys && k < mc->mNumKeys; ++k) {
+        free(mc->mKeys[k].mValues);
+        free(mc->mKeys[k].mWeights);
+      }
+      if (mc) free(mc->mKeys);
+      free(mc);
+    }
+    free(aa->mMorphMeshChannels);
     free(aa);
   }
   free(sc->mAnimations);
@@ -728,6 +738,47 @@ static int build_anim(const skio_scene* s, uint32_t ai_index, struct aiAnimation
   free(all);
   free(poses);
   return rc;
+}
+
+/* Whether clip a keys some mesh's blend shapes (skio_mesh.morph_keys). */
+static bool clip_keys_shapes(const skio_scene* s, uint32_t a) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (skio_mesh_morph_keys_of(&s->meshes[m], a)) return true;
+  return false;
+}
+
+/* Binary FBX: clip a's blend shape keys as aa's morph mesh channels, one per mesh with keys, named by the aiMesh's
+ * index in decimal, every key with every target (fbx_shapes_write.c writes them as DeformPercent curves); the clip
+ * lasts at least to the last key. */
+static int put_morph_channels(const skio_scene* s, uint32_t a, struct aiAnimation* aa, skc_err* err) {
+  uint32_t n = 0;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) n += skio_mesh_morph_keys_of(&s->meshes[m], a) != NULL;
+  if (!n) return SKC_OK;
+  if (!(aa->mMorphMeshChannels = calloc(n, sizeof *aa->mMorphMeshChannels)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skio_morph_keys* mk = skio_mesh_morph_keys_of(&s->meshes[m], a);
+    if (!mk) continue;
+    const uint32_t T = s->meshes[m].morph_count;
+    struct aiMeshMorphAnim* mc = calloc(1, sizeof *mc);
+    if (mc) aa->mMorphMeshChannels[aa->mNumMorphMeshChannels++] = mc;
+    if (!mc || !(mc->mKeys = calloc(mk->key_count, sizeof *mc->mKeys)))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    char name[16];
+    snprintf(name, sizeof name, "%u", m);
+    set_name(&mc->mName, name);
+    mc->mNumKeys = mk->key_count;
+    for (uint32_t k = 0; k < mk->key_count; ++k) {
+      struct aiMeshMorphKey* key = &mc->mKeys[k];
+      key->mTime = mk->time[k];
+      if (!(key->mValues = calloc(T, sizeof *key->mValues)) || !(key->mWeights = calloc(T, sizeof *key->mWeights)))
+        return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      key->mNumValuesAndWeights = T;
+      for (uint32_t t = 0; t < T; ++t) key->mValues[t] = t, key->mWeights[t] = mk->weights[(size_t)k * T + t];
+    }
+    if (mk->time[mk->key_count - 1] > aa->mDuration) aa->mDuration = mk->time[mk->key_count - 1];
+  }
+  return SKC_OK;
 }
 
 /* Collada: every clip of the scene on one timeline in ONE aiAnimation, plus the clip table for
@@ -1458,11 +1509,13 @@ static void note_add(const skio_export_options* o, const char* text, const char*
 /* Clips a file written anew through Assimp lacks: every clip when none keys a joint (or there is no skeleton), and
  * with FBX each clip that keys no joint (a glTF clip of morph-target weights only, or of other nodes only; Collada
  * lays every clip on its one timeline). Named, not dropped without a word. */
-static void note_clips_unwritten(const skio_scene* s, bool collada, bool any_channel, const skio_export_options* o) {
+static void note_clips_unwritten(const skio_scene* s, bool collada, bool any_channel, bool shape_keys,
+                                 const skio_export_options* o) {
   uint32_t n = 0;
   const char* first = NULL;
   for (uint32_t a = 0; a < s->anim_count; ++a) {
-    if (s->skeleton && any_channel && (collada || s->anims[a].channel_count)) continue;
+    const bool written = collada || s->anims[a].channel_count || (shape_keys && clip_keys_shapes(s, a));
+    if (s->skeleton && any_channel && written) continue;
     if (!first) first = s->anims[a].name;
     ++n;
   }
@@ -1653,7 +1706,9 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
   }
   bool any_channel = false;
-  for (uint32_t a = 0; a < s->anim_count; ++a) any_channel |= s->anims[a].channel_count > 0;
+  const bool shape_keys = strcmp(id, "fbx") == 0; /* binary FBX writes blend shape keys (fbx_shapes_write.c) */
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    any_channel |= s->anims[a].channel_count > 0 || (shape_keys && clip_keys_shapes(s, a));
   if (any_channel && s->skeleton) {
     if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -1670,16 +1725,18 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
       if (rc) goto done;
     } else {
       for (uint32_t a = 0; a < s->anim_count; ++a) {
-        if (!s->anims[a].channel_count) continue;
+        const bool keyed = shape_keys && clip_keys_shapes(s, a);
+        if (!s->anims[a].channel_count && !keyed) continue;
         struct aiAnimation** aa = &sc->mAnimations[sc->mNumAnimations++];
         if ((rc = build_anim(s, a, aa, err)) ||
-            (rc = skio_ai_object_channels(s, a, &objs, *aa, &objs.keys_dropped, err)))
+            (rc = skio_ai_object_channels(s, a, &objs, *aa, &objs.keys_dropped, err)) ||
+            (keyed && (rc = put_morph_channels(s, a, *aa, err))))
           goto done;
       }
     }
   }
   note_objects_written(s, &objs, collada, &o);
-  note_clips_unwritten(s, collada, any_channel, &o);
+  note_clips_unwritten(s, collada, any_channel, shape_keys, &o);
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     uint32_t shapes = 0;

@@ -926,6 +926,125 @@ static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, 
   return SKC_OK;
 }
 
+/* ---- blend shape keys: Assimp's morph mesh channels ---------------------------------------------------------- */
+/* Target t's values in channel mc as (time, weight) pairs in key order (finite ones); returns their count. */
+static size_t morph_track(const struct aiMeshMorphAnim* mc, unsigned t, double tps, double* tt, float* vv) {
+  size_t n = 0;
+  for (unsigned k = 0; k < mc->mNumKeys; ++k) {
+    const struct aiMeshMorphKey* key = &mc->mKeys[k];
+    for (unsigned i = 0; key->mValues && key->mWeights && i < key->mNumValuesAndWeights; ++i) {
+      const double x = key->mTime / tps, w = key->mWeights[i];
+      if (key->mValues[i] != t || !isfinite(x) || !isfinite(w) || (n && x < tt[n - 1])) continue;
+      tt[n] = x, vv[n++] = (float)w;
+      break;
+    }
+  }
+  return n;
+}
+
+/* Every target's weight at each of channel mc's key times (Assimp lists at a key only the targets keyed there): the
+ * target's own keys interpolated linearly, held before the first and after the last; its default weight when it has
+ * none. *time / *w (keys x T) malloc'd; false when out of memory. */
+static bool morph_dense(const struct aiMeshMorphAnim* mc, double tps, const skio_mesh* m, double** time, float** w,
+                        size_t* keys) {
+  const size_t K = mc->mNumKeys, T = m->morph_count;
+  double* t = malloc((K + 1) * sizeof *t);
+  double* tt = malloc((K + 1) * sizeof *tt);
+  float* vv = malloc((K + 1) * sizeof *vv);
+  float* out = K <= SIZE_MAX / sizeof(float) / (T + 1) ? malloc((K * T + 1) * sizeof *out) : NULL;
+  size_t n = 0;
+  for (size_t k = 0; t && k < K; ++k) {
+    const double x = mc->mKeys[k].mTime / tps;
+    if (isfinite(x) && (!n || x > t[n - 1])) t[n++] = x;
+  }
+  for (uint32_t j = 0; t && tt && vv && out && j < T; ++j) {
+    const size_t c = morph_track(mc, j, tps, tt, vv);
+    for (size_t k = 0, a = 0; k < n; ++k) {
+      while (a + 1 < c && tt[a + 1] <= t[k]) ++a;
+      float v = c ? vv[a] : m->morph_weights ? m->morph_weights[j] : 0.0f;
+      if (c > a + 1 && t[k] > tt[a]) v += (vv[a + 1] - vv[a]) * (float)((t[k] - tt[a]) / (tt[a + 1] - tt[a]));
+      out[k * T + j] = v;
+    }
+  }
+  free(tt);
+  free(vv);
+  if (!t || !out || !n) {
+    free(t);
+    free(out);
+    *time = NULL, *w = NULL, *keys = 0;
+    return t && out;
+  }
+  *time = t, *w = out, *keys = n;
+  return true;
+}
+
+/* Channel mc's keys on the meshes with blend shapes of one node. */
+static int node_morph_keys(builder* b, const struct aiNode* node, const struct aiMeshMorphAnim* mc, double tps,
+                           uint32_t anim, uint32_t* matched) {
+  for (unsigned k = 0; node->mMeshes && k < node->mNumMeshes; ++k) {
+    if (node->mMeshes[k] >= b->out->mesh_count || !b->out->meshes[node->mMeshes[k]].morph_count) continue;
+    skio_mesh* m = &b->out->meshes[node->mMeshes[k]];
+    double* t = NULL;
+    float* w = NULL;
+    size_t keys = 0;
+    if (!morph_dense(mc, tps, m, &t, &w, &keys)) return SKC_OUT_OF_MEMORY;
+    const int rc = skio_mesh_add_morph_keys(m, anim, t, w, keys);
+    free(t);
+    free(w);
+    if (rc) return rc;
+    *matched += keys > 0;
+  }
+  return SKC_OK;
+}
+
+/* Clip anim's morph channel mc on the meshes of its node (named "<node>" or, by Assimp's FBX reader, "<node>*<n>"):
+ * of every node of that name, as Assimp's reader keeps one channel for same-named Models (an FBX object of two
+ * materials written as two Models "Leg", each with its shapes and the same curves). *matched counts the meshes given
+ * keys. SKC_OUT_OF_MEMORY is the only failure. */
+static int morph_channel(builder* b, const struct aiMeshMorphAnim* mc, double tps, uint32_t anim, uint32_t* matched) {
+  struct aiString name = mc->mName;
+  const char* star = memchr(name.data, '*', name.length < MAXLEN ? name.length : MAXLEN - 1);
+  if (star && star[1] && strspn(star + 1, "0123456789") == strlen(star + 1))
+    name.length = (ai_uint32)(star - name.data);
+  name.data[name.length < MAXLEN ? name.length : MAXLEN - 1] = '\0';
+  for (uint32_t i = 0; i < b->node_count; ++i) {
+    const struct aiNode* node = b->nodes[i].node;
+    if (node->mName.length == name.length && !memcmp(node->mName.data, name.data, name.length)) {
+      const int rc = node_morph_keys(b, node, mc, tps, anim, matched);
+      if (rc) return rc;
+    }
+  }
+  return SKC_OK;
+}
+
+/* The blend shape keys of every clip (aiAnimation::mMorphMeshChannels: FBX DeformPercent curves) on their meshes
+ * (skio_mesh.morph_keys); a channel no mesh with blend shapes takes is named in a note. */
+static int read_morph_keys(builder* b, skc_err* err) {
+  const struct aiScene* ai = b->ai;
+  uint32_t lost = 0;
+  const char* first = NULL;
+  for (unsigned a = 0; a < ai->mNumAnimations && a < b->out->anim_count; ++a) {
+    const struct aiAnimation* aa = ai->mAnimations[a];
+    const double tps = aa && aa->mTicksPerSecond > 0.0 ? aa->mTicksPerSecond : 25.0;
+    for (unsigned c = 0; aa && aa->mMorphMeshChannels && c < aa->mNumMorphMeshChannels; ++c) {
+      if (!aa->mMorphMeshChannels[c]) continue;
+      uint32_t matched = 0;
+      if (morph_channel(b, aa->mMorphMeshChannels[c], tps, a, &matched))
+        return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for the blend shape keys", b->path);
+      if (!matched && !lost++) first = aa->mMorphMeshChannels[c]->mName.data;
+    }
+  }
+  if (lost) {
+    char line[200];
+    snprintf(line, sizeof line,
+             "not read: the blend shape keys of %u clip channel(s) (\"%.60s\"%s): no mesh of their "
+             "node has blend shapes",
+             lost, first ? first : "", lost > 1 ? ", ..." : "");
+    skio_scene_note(b->out, line);
+  }
+  return SKC_OK;
+}
+
 static void shift_channel(skio_channel* ch, double dt) {
   for (uint32_t k = 0; k < ch->pos_count; ++k) ch->pos_time[k] += dt;
   for (uint32_t k = 0; k < ch->rot_count; ++k) ch->rot_time[k] += dt;
@@ -938,6 +1057,11 @@ static void shift_clip(skio_scene* s, uint32_t a, double dt) {
   for (uint32_t c = 0; c < an->channel_count; ++c) shift_channel(&an->channels[c], dt);
   for (uint32_t k = 0; k < s->object_channel_count; ++k)
     if (s->object_channels[k].anim == a) shift_channel(&s->object_channels[k].ch, dt);
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    for (uint32_t k = 0; k < s->meshes[m].morph_key_count; ++k) {
+      skio_morph_keys* mk = &s->meshes[m].morph_keys[k];
+      for (uint32_t i = 0; mk->anim == a && i < mk->key_count; ++i) mk->time[i] += dt;
+    }
   an->duration += dt;
 }
 
@@ -1519,7 +1643,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
     }
   }
-  if ((rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err))) goto fail;
+  if ((rc = read_morph_keys(&b, err)) || (rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err))) goto fail;
   fbx_no_bones(&b);
   free(b.src);
   b.src = NULL;
@@ -1537,6 +1661,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
   if (s->anim_count != timeline_anims && s->object_channel_count) /* the objects' keys are not cut apart */
     drop_object_channels(s);
+  for (uint32_t m = 0; s->anim_count != timeline_anims && m < s->mesh_count; ++m) /* nor the blend shapes' */
+    skio_mesh_free_morph_keys(&s->meshes[m]);
   if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
   s->source_file = source_id;
   if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);

@@ -84,7 +84,23 @@ typedef struct skio_mesh {
   float* morph_weights;
   float* morph_positions;
   float* morph_normals;
+  /* Clips that key the blend shapes' weights (glTF "weights" channels, FBX DeformPercent curves as Assimp reads them):
+   * at most one entry per clip, owned by the mesh (a parts view shares them). The glTF writer writes them as "weights"
+   * channels of the mesh's node, binary FBX as DeformPercent curves (fbx_shapes_write.c); dropped with the targets
+   * when these are replaced by other ones (skio_mesh_set_morphs). */
+  uint32_t morph_key_count;
+  struct skio_morph_keys* morph_keys;
 } skio_mesh;
+
+/* The keys of one clip for one mesh's blend shapes: key_count keys at time[k] (seconds, ascending), each with the
+ * weight of every target (weights[k * morph_count + t], 1 = the whole shape), linear between keys and held before
+ * the first and after the last. */
+typedef struct skio_morph_keys {
+  uint32_t anim; /* the clip (skio_scene.anims) */
+  uint32_t key_count;
+  double* time;
+  float* weights;
+} skio_morph_keys;
 
 typedef struct skio_mesh_part {
   char* name;                 /* the primitive's mesh name as the reader gives it ("Body-1") */
@@ -234,6 +250,12 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
 void skio_scene_destroy(skio_scene* s);
 /* Frees what one mesh / one animation owns (not the struct itself). */
 void skio_mesh_free(skio_mesh* m);
+/* The mesh's blend shape keys (skio_mesh.morph_keys): freed; those of clip anim (NULL: none, or no keys); keys
+ * key_count keys of time[k] and weights[k * morph_count + t] copied in as clip anim's (nothing when the mesh has no
+ * targets, no keys are given or the clip has keys already). SKC_OUT_OF_MEMORY is add's only failure. */
+void skio_mesh_free_morph_keys(skio_mesh* m);
+const skio_morph_keys* skio_mesh_morph_keys_of(const skio_mesh* m, uint32_t anim);
+int skio_mesh_add_morph_keys(skio_mesh* m, uint32_t anim, const double* time, const float* weights, size_t keys);
 /* A view of s for the writers: every mesh of several parts (skio_mesh.parts) becomes one mesh per part, which
  * shares the merged mesh's vertex data and skin and has the part's indices, material, primitive and name; other
  * meshes are copied as they are. Everything is borrowed from s: release with skio_scene_parts_view_free only
@@ -293,6 +315,11 @@ int skio_scene_add_mesh(skio_scene* s, const skio_mesh_init* mesh, uint32_t* out
 #define SKIO_MAX_MORPHS 4096u
 int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* const* names, const float* weights,
                          const float* positions, const float* normals, skc_err* err);
+/* Mesh m's blend shape keys in clip anim replaced (ABI sk_scene_mesh_set_morph_keys: keys 0 removes them): times
+ * finite and strictly ascending, keys * morph_count finite weights, copied. Sets shapes_changed. SKC_OUT_OF_RANGE,
+ * SKC_INVALID_ARGUMENT, SKC_OUT_OF_MEMORY; nothing changes on failure. */
+int skio_mesh_set_morph_keys(skio_scene* s, uint32_t m, uint32_t anim, size_t keys, const double* times,
+                             const float* weights, skc_err* err);
 
 /* Pose of animation a at time t (seconds, clamped to the keys) as joint_count skc_trs. Joints without a
  * channel (or a channel lacking a component) keep the rest component. Positions and scales: linear

@@ -159,6 +159,17 @@ SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh
   return copy_out(m->morph_positions + (size_t)morph * n, n, sizeof(float), out, capacity);
 }
 
+SK_API size_t sk_scene_mesh_morph_keys(const sk_scene* scene, uint32_t mesh, uint32_t anim, double* times,
+                                       float* weights, size_t capacity) {
+  const skio_mesh* m = mesh_at(scene, mesh);
+  const skio_morph_keys* mk = m ? skio_mesh_morph_keys_of(m, anim) : NULL;
+  if (!mk) return 0;
+  const size_t n = capacity < mk->key_count ? capacity : mk->key_count;
+  if (times) memcpy(times, mk->time, n * sizeof *times);
+  if (weights) memcpy(weights, mk->weights, n * m->morph_count * sizeof *weights);
+  return mk->key_count;
+}
+
 SK_API size_t sk_scene_mesh_normals(const sk_scene* scene, uint32_t mesh, float* out, size_t capacity) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m ? copy_out(m->normals, m->vertex_count * 3, sizeof(float), out, capacity) : 0;
@@ -502,6 +513,13 @@ SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
   skc_err e = {0};
   return sk__ret(skio_mesh_set_morphs(scene->io, mesh, count, names, weights, positions, normals, &e), &e, err);
+}
+
+SK_API sk_result sk_scene_mesh_set_morph_keys(sk_scene* scene, uint32_t mesh, uint32_t anim, size_t keys,
+                                              const double* times, const float* weights, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_mesh_set_morph_keys(scene->io, mesh, anim, keys, times, weights, &e), &e, err);
 }
 
 SK_API sk_result sk_scene_mesh_set_material(sk_scene* scene, uint32_t mesh, uint32_t material, sk_error* err) {

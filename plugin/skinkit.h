@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.16.0 -> 11600); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11600
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.17.0 -> 11700); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11700
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 16
+#define SK_ABI_MINOR 17
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -498,6 +498,21 @@ SK_API const char* sk_scene_mesh_morph_name(const sk_scene* scene, uint32_t mesh
 SK_API float sk_scene_mesh_morph_weight(const sk_scene* scene, uint32_t mesh, uint32_t morph);
 SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh, uint32_t morph, float* out,
                                             size_t capacity);
+/* ABI 1.17: the keys clip `anim` gives a mesh's blend shape weights (a glTF "weights" channel, FBX DeformPercent
+ * curves): returns how many (0: none, or an index out of range) and copies min(capacity, that) of them when times
+ * and/or weights are non-NULL - times in seconds, ascending; weights morph_count per key (key k's weight of shape t at
+ * weights[k * morph_count + t], 1 = the whole shape), linear between keys and held outside them. */
+SK_API size_t sk_scene_mesh_morph_keys(const sk_scene* scene, uint32_t mesh, uint32_t anim, double* times,
+                                       float* weights, size_t capacity);
+/* ABI 1.17: sets those keys (copied: `keys` times, finite and strictly ascending, and keys * morph_count finite
+ * weights); keys 0 removes them. glTF writes them as a "weights" channel of the mesh's node, binary FBX as
+ * DeformPercent curves of its shape keys; other writers name them as not written. The keys belong to the mesh's
+ * current shapes: sk_scene_mesh_set_morphs with other shapes (count or names) drops them. On a scene read from a file
+ * the in-place edits then no longer apply. SK_ERR_OUT_OF_RANGE for a mesh or clip out of range, SK_ERR_INVALID_ARGUMENT
+ * for a mesh without shapes, NULL arrays with keys, or times / weights that break the rules; nothing changes on
+ * failure. */
+SK_API sk_result sk_scene_mesh_set_morph_keys(sk_scene* scene, uint32_t mesh, uint32_t anim, size_t keys,
+                                              const double* times, const float* weights, sk_error* err);
 /* ABI 1.14: replaces a mesh's blend shapes with count new ones (0 removes them; at most 4096): names (NULL, or a NULL
  * or empty entry: "shape<t>"), default weights (NULL: 0), each shape's whole positions (3 * vertex_count floats per
  * shape, shape after shape, in the mesh's space like its positions: not offsets) and optionally its normals (the

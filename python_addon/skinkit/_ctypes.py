@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 11600
+SK_VERSION = 11700
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 16
+SK_ABI_MINOR = 17
 
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
@@ -1017,6 +1017,8 @@ FUNCTIONS = [
     ("sk_scene_mesh_morph_weight", c_float, [HANDLE, u32, u32]),
     ("sk_scene_mesh_morph_positions", size, [HANDLE, u32, u32, BUF, size]),
     ("sk_scene_mesh_set_morphs", RESULT, [HANDLE, u32, u32, POINTER(c_char_p), BUF, BUF, BUF, ERR]),  # ABI 1.14
+    ("sk_scene_mesh_morph_keys", size, [HANDLE, u32, u32, BUF, BUF, size]),  # ABI 1.17
+    ("sk_scene_mesh_set_morph_keys", RESULT, [HANDLE, u32, u32, size, BUF, BUF, ERR]),  # ABI 1.17
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
     ("sk_scene_mesh_parent_joint", c_int32, [HANDLE, u32]),  # ABI 1.16

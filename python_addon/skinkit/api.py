@@ -994,6 +994,29 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_set_morphs(self.handle, m, k, names, _ptr(weights), _ptr(pos) if k else None,
                                            _ptr(nrm))
 
+    def mesh_morph_keys(self, m, anim):
+        """The keys clip `anim` gives mesh m's blend shape weights (ABI 1.17): (times (K,) float64 seconds, weights
+        (K, T) float32, one column per shape as mesh_morphs lists them), or None when the clip keys none."""
+        m = self._mesh_index(m)
+        n = int(self._lib.sk_scene_mesh_morph_keys(self.handle, m, int(anim), None, None, 0))
+        if not n:
+            return None
+        t = int(self._lib.sk_scene_mesh_morph_count(self.handle, m))
+        times, weights = np.zeros(n, np.float64), np.zeros((n, t), np.float32)
+        self._lib.sk_scene_mesh_morph_keys(self.handle, m, int(anim), _ptr(times), _ptr(weights), n)
+        return times, weights
+
+    def set_mesh_morph_keys(self, m, anim, times, weights):
+        """Sets the keys of clip `anim` for mesh m's blend shapes (ABI 1.17): times (K,) seconds, strictly ascending;
+        weights (K, T), T the mesh's shape count; K = 0 removes them. glTF writes them as a "weights" channel, binary
+        FBX as the shape keys' DeformPercent curves."""
+        m = self._mesh_index(m)
+        times = np.ascontiguousarray(np.asarray(times, np.float64).reshape(-1))
+        t = int(self._lib.sk_scene_mesh_morph_count(self.handle, m))
+        weights = np.ascontiguousarray(_arr(weights, np.float32, "weights", shape=(len(times), t)))
+        self._lib.sk_scene_mesh_set_morph_keys(self.handle, m, int(anim), len(times), _ptr(times) if len(times) else None,
+                                               _ptr(weights) if len(times) else None)
+
     def mesh_parent_joint(self, m):
         """The joint an unskinned mesh's node hangs below in the file (ABI 1.16), or None."""
         j = int(self._lib.sk_scene_mesh_parent_joint(self.handle, self._mesh_index(m)))

@@ -360,3 +360,86 @@ def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0):
     LAST_STATS.update(clips=list(written), samples=samples, seconds=time.perf_counter() - t0,
                       hidden=[o.name for o in hidden], keyed=[n for n, k in zip(names, keyed) if k])
     return written, notes
+
+
+# ------------------------------------------------------------------------------------------- shape key clips
+def _key_actions(key):
+    """[(action, the name of an NLA track holding it or None)] of a Key datablock (shape keys): its active action,
+    then each unmuted strip's action from the top track down, each once, as clip_actions takes an armature's."""
+    ad = key.animation_data
+    if ad is None:
+        return []
+    tracks = [(strip.action, track.name) for track in reversed(list(ad.nla_tracks))
+              for strip in sorted(track.strips, key=lambda s: s.frame_start) if strip.action is not None]
+    found = [(ad.action, next((t for a, t in tracks if a == ad.action), None))] if ad.action is not None else []
+    for track in reversed(list(ad.nla_tracks)):
+        for strip in sorted(track.strips, key=lambda s: s.frame_start):
+            if strip.action is not None and not strip.mute and all(strip.action != a for a, _ in found):
+                found.append((strip.action, track.name))
+    return [(a, t) for a, t in found if any(fc.data_path.startswith("key_blocks[") for fc in a.fcurves)]
+
+
+def _clip_of(action, track, obj_name, clips):
+    """The clip (index in clips: name -> index) a shape key action belongs to: the one its NLA track is named after,
+    else the one its name is "<clip>_<object>" of (Import via skinkit's and Blender's glTF importer's names), else
+    the one named as the action itself; None when no clip is."""
+    if track in clips:
+        return clips[track]
+    suffix = "_" + obj_name
+    if action.name.endswith(suffix) and action.name[:-len(suffix)] in clips:
+        return clips[action.name[:-len(suffix)]]
+    return clips.get(action.name)
+
+
+def _shape_weights(action, blocks, frames):
+    """(len(frames), len(blocks)) float32: each shape key's value at the frames - its fcurve in action, evaluated,
+    else its current value."""
+    curves = {fc.data_path: fc for fc in action.fcurves if fc.array_index == 0}
+    out = np.empty((len(frames), len(blocks)), np.float32)
+    for t, kb in enumerate(blocks):
+        fc = curves.get('key_blocks["%s"].value' % kb.name.replace("\\", "\\\\").replace('"', '\\"'))
+        out[:, t] = [fc.evaluate(float(f)) for f in frames] if fc is not None else kb.value
+    return out
+
+
+def write_shape_key_clips(context, scene, shaped, frame_zero=0.0):
+    """The shape key actions of the exported objects as the scene's blend shape keys (api.Scene.set_mesh_morph_keys,
+    ABI 1.17). shaped: [(object, the scene meshes written of it)], whose shapes are its shape keys but the Basis and
+    the muted ones (io_scene._shape_keys). An action goes to the clip _clip_of finds, sampled at that clip's key
+    times; one that belongs to no clip becomes a clip of its own (named after its NLA track, else after it; no joint keyed), sampled at its
+    frames as write_clips samples an armature's action. Times are frame / fps counted from frame_zero. Returns
+    (names of the clips added, notes)."""
+    rs = context.scene.render
+    fps = rs.fps / rs.fps_base
+    clips = {scene.animation_name(a): a for a in range(scene.animation_count)}
+    added, notes = [], []
+    for obj, meshes in shaped:
+        key = obj.data.shape_keys
+        if key is None or not meshes:
+            continue
+        blocks = [kb for kb in key.key_blocks if kb != kb.relative_key and not kb.mute]
+        for action, track in _key_actions(key):
+            a = _clip_of(action, track, obj.name, clips)
+            if a is None and scene.skeleton is None:
+                notes.append("shape key action %s not written: a clip needs an armature here" % action.name)
+                continue
+            if a is None:
+                frames = sample_frames(action)
+                times = np.maximum(frames - frame_zero, 0.0) / fps
+                times, first = np.unique(times, return_index=True)
+                frames = frames[first]
+                rest = np.broadcast_to(scene.skeleton.rest_local, (len(times),) + scene.skeleton.rest_local.shape)
+                name = track or action.name
+                a = scene.add_animation(name, times, trs_from_locals(rest.astype(np.float64))[0],
+                                        np.zeros(scene.skeleton.joint_count, bool))
+                clips[name] = a
+                added.append(name)
+            else:
+                times = scene.animation_key_times(a)
+                frames = times * fps + frame_zero
+            if not len(times):
+                continue
+            weights = _shape_weights(action, blocks, frames)
+            for m in meshes:
+                scene.set_mesh_morph_keys(m, a, times, weights)
+    return added, notes

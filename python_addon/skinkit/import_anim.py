@@ -345,3 +345,42 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
                 pass
         raise
     return actions, "; ".join(notes) or None
+
+
+def import_shape_key_clips(context, scene, shaped, frame_offset=0.0):
+    """The clips' keys of blend shape weights (api.Scene.mesh_morph_keys) as shape key Actions, as Blender 3.4's glTF
+    importer makes them: per clip and object one Action "<clip>_<object>" (id_root KEY) with an fcurve
+    ``key_blocks["<shape>"].value`` per shape (group "ShapeKeys", LINEAR keys at t * fps + frame_offset, the clips'
+    frames), stashed on muted NLA tracks of the object's shape keys named after the clips, the first one active.
+    shaped: [(object, the scene meshes it was made of)], its shape keys a "Basis" then the file's shapes in order.
+    Returns the actions made."""
+    import bpy
+
+    rs = context.scene.render
+    fps = rs.fps / rs.fps_base
+    linear = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["LINEAR"].value
+    made = []
+    for obj, meshes in shaped:
+        key = obj.data.shape_keys
+        if key is None or len(key.key_blocks) < 2:
+            continue
+        entries = []
+        for a in range(scene.animation_count):
+            got = next((k for k in (scene.mesh_morph_keys(m, a) for m in meshes) if k is not None), None)
+            if got is None:
+                continue
+            times, weights = got
+            clip = scene.animation_name(a) or "clip%d" % a
+            action = bpy.data.actions.new("%s_%s" % (clip, obj.name))
+            action.id_root = "KEY"
+            made.append(action)
+            frames = times * fps + frame_offset
+            for t, kb in enumerate(key.key_blocks[1:1 + weights.shape[1]]):
+                path = 'key_blocks["%s"].value' % bpy.utils.escape_identifier(kb.name)
+                _write_fcurve(action, path, 0, "ShapeKeys", frames, weights[:, t], linear)
+                kb.slider_min = min(kb.slider_min, float(weights[:, t].min()))
+                kb.slider_max = max(kb.slider_max, float(weights[:, t].max()))
+            entries.append((clip, float(frames[0]), action))
+        if entries:
+            stash_on_nla(key, entries)
+    return made

@@ -382,6 +382,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
             st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names,
                                                                      st.arm_world, st.binds, st.frame_offset)
+        if st.shaped and self.animations and scene.animation_count:
+            from . import import_anim
+
+            st.shape_actions = import_anim.import_shape_key_clips(context, scene, st.shaped, st.frame_offset)
+            st.datas += st.shape_actions
 
     def _armature(self, scene, path, st, sockets=()):
         """The armature of the file's skeleton in the file's world (_world_binds): the armature object at the file's
@@ -458,6 +463,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         if self.shape_keys:
             morphs = [(n, w, _points_to(space, p)) for n, w, p in _joined_morphs(scene, ms, parts["positions"], fixes)]
             st.shape_keys += _add_shape_keys(obj, morphs)
+            if morphs:
+                st.shaped.append((obj, list(ms)))
         arm_obj = st.arm_obj
         if parts["skin"] is not None and arm_obj is not None:
             st.weighted += _add_vertex_groups(obj, parts["skin"], st.bone_names, scene.skeleton.names)
@@ -486,7 +493,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                            frame_offset=st.frame_offset, sockets=sorted(st.socket_objs),
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
-                           object_actions=st.object_actions, shape_keys=st.shape_keys)
+                           object_actions=st.object_actions, shape_keys=st.shape_keys,
+                           shape_actions=[a.name for a in st.shape_actions])
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
             sum(b is not None for b in st.bone_names))
@@ -494,6 +502,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             msg += ", %d attachment points as empties" % len(st.socket_objs)
         if st.shape_keys:
             msg += ", %d shape keys" % st.shape_keys
+        if st.shape_actions:
+            msg += " (keyed in %d clip actions)" % len(st.shape_actions)
         if st.clip_actions:
             msg += ", %d clips as actions" % len(st.clip_actions)
         if st.mats is not None:
@@ -916,6 +926,8 @@ class _ImportState:
         self.clip_actions, self.clip_note = [], None
         self.object_actions = []  # names of the cameras', lights' and empties' actions
         self.shape_keys = 0  # blend shapes made shape keys
+        self.shaped = []  # [(object, its scene meshes)] of the objects given shape keys
+        self.shape_actions = []  # the shape key actions of the clips (import_anim.import_shape_key_clips)
 
 
 # ------------------------------------------------------------------------------------------- Assimp export
@@ -1195,11 +1207,13 @@ def _modifiers_not_applied(objs):
     return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
 
 
-def _shape_keys_animated(obj):
-    """Whether obj's shape keys carry keys or drivers (an action, NLA strips or drivers on their values)."""
+def _shape_keys_animated(obj, drivers=False):
+    """Whether obj's shape keys carry keys (an action or NLA strips), or with drivers=True drivers on their values."""
     key = obj.data.shape_keys
     ad = key.animation_data if key is not None else None
-    return ad is not None and (ad.action is not None or len(ad.drivers) > 0 or any(t.strips for t in ad.nla_tracks))
+    if ad is None:
+        return False
+    return len(ad.drivers) > 0 if drivers else ad.action is not None or any(t.strips for t in ad.nla_tracks)
 
 
 def _has_own_weights(obj, names):
@@ -1329,7 +1343,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                     raise ValueError("the meshes to export have no vertices")
                 out["objects"], out["object_notes"] = self._write_objects(context, scene, arm, out["names"],
                                                                           out["written"], wrapped)
-                out["clips"], out["clip_notes"] = self._write_clips(context, scene, arm, wrapped)
+                out["clips"], out["clip_notes"] = self._write_clips(context, scene, arm, wrapped,
+                                                                    out.get("shaped", []))
                 out["saved"] = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
                                           max_influences=self.max_influences, prune=self.prune)
         finally:
@@ -1347,12 +1362,16 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 continue
             world, rigid = _mesh_attachment(obj, arm, names, out["attach_notes"])
             applied = _with_modifiers(context, obj) if self.apply_modifiers else None
+            first = scene.mesh_count
+            shapes = self.shape_keys and self._keeps_shapes(ext)
             try:
                 out["skinned"] += _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals,
-                                                self.uvs, self.shape_keys and self._keeps_shapes(ext), world, rigid,
-                                                0 if wrapped and gltf else None, name=obj.name)
+                                                self.uvs, shapes, world, rigid, 0 if wrapped and gltf else None,
+                                                name=obj.name)
             finally:
                 _remove_applied(applied)
+            if shapes and obj.data.shape_keys is not None:
+                out.setdefault("shaped", []).append((obj, list(range(first, scene.mesh_count))))
             out["written"].append(obj.name)
             if applied is not None:
                 out["modified"].append(obj.name)
@@ -1398,9 +1417,12 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             left.append("modifiers not applied (the mesh is written as it is before them%s): %s" % (
                 ": Apply Modifiers is off" if not self.apply_modifiers else "; it has shape keys", stacked))
         keyed = [n for n in shaped if _shape_keys_animated(bpy.data.objects[n])]
-        if keyed and self.shape_keys and self._keeps_shapes(ext):
-            left.append("the animation of the shape keys of %s not written (their current values are)"
-                        % ", ".join(keyed))
+        if keyed and self.shape_keys and self._keeps_shapes(ext) and (not self.animations or not out["names"]):
+            left.append("the animation of the shape keys of %s not written (%s; their current values are)" % (
+                ", ".join(keyed), "Animations is off" if not self.animations else "clips need an armature here"))
+        driven = [n for n in shaped if _shape_keys_animated(bpy.data.objects[n], drivers=True)]
+        if driven and self.shape_keys and self._keeps_shapes(ext):
+            left.append("the drivers of the shape keys of %s not written (their current values are)" % ", ".join(driven))
         if shaped and (not self._keeps_shapes(ext) or not self.shape_keys):
             left.insert(0, "%s written without the shape keys of %s (%s)" % (
                 os.path.basename(path), ", ".join(shaped),
@@ -1411,13 +1433,17 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             left[0] = "%s: %s" % (os.path.basename(path), left[0])
         return left
 
-    def _write_clips(self, context, scene, arm, wrapped):
-        """The armature's actions as clips (export_anim.py): (clip names, notes)."""
+    def _write_clips(self, context, scene, arm, wrapped, shaped=()):
+        """The armature's actions as clips and the shape key actions of the objects shaped ([(object, its scene
+        meshes)]) as their blend shape keys (export_anim.py): (clip names, notes)."""
         if not self.animations or arm is None or scene.skeleton is None:
             return [], []
         from . import export_anim
 
-        return export_anim.write_clips(context, scene, arm, wrapped, 1.0 if self.format in ("FBX", "FBXA") else 0.0)
+        zero = 1.0 if self.format in ("FBX", "FBXA") else 0.0
+        clips, notes = export_anim.write_clips(context, scene, arm, wrapped, zero)
+        added, more = export_anim.write_shape_key_clips(context, scene, shaped, zero)
+        return clips + added, notes + more
 
     def _write_objects(self, context, scene, arm, joints, meshes, wrapped):
         """The cameras, lights and empties into scene (.dae and .fbx: the empties; Assimp's writers have no cameras

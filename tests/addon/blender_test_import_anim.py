@@ -518,6 +518,62 @@ def test_corpus_character_b3d():
            % (strip.frame_start, strip.frame_end, strip.scale, tuple(act.frame_range)))
 
 
+def _shape_values(frames):
+    """{(object, shape): [value at each frame]} of every shape key of every mesh object, as the active actions and
+    NLA give them (the depsgraph evaluates the Key datablocks)."""
+    out = {}
+    for f in frames:
+        bpy.context.scene.frame_set(int(f), subframe=float(f) - int(f))
+        for o in bpy.data.objects:
+            if o.type != "MESH" or not o.data.shape_keys:
+                continue
+            for kb in o.data.shape_keys.key_blocks[1:]:
+                out.setdefault((o.name.split(".")[0], kb.name), []).append(kb.value)
+    return out
+
+
+def test_shape_key_clips():
+    """tests/data/shape_key_anim.glb and .fbx (make_shape_key_anim.py: Bulge and Thin keyed over frames 1-21, a leg
+    of two materials): Import via skinkit makes per clip a shape key action "<clip>_<object>" on the object's shape
+    keys (id_root KEY, a LINEAR fcurve per shape, on a muted NLA track named after the clip; the first clip's
+    active), and the shape key values it plays at frames 1 to 21 and between are those Blender's own importer of
+    the file plays, within 1e-4. Animations off: none."""
+    frames = [1, 3.5, 5, 8, 11, 14.25, 17, 21, 23]
+    for name, own in (("shape_key_anim.glb", lambda p: bpy.ops.import_scene.gltf(filepath=p)),
+                      ("shape_key_anim.fbx", lambda p: bpy.ops.import_scene.fbx(filepath=p))):
+        path = os.path.join(DATA, name)
+        reset_scene()
+        own(path)
+        for o in bpy.data.objects:  # Blender's glTF importer stashes every clip: play the shape keys' one
+            sk = o.data.shape_keys if o.type == "MESH" else None
+            if sk and sk.animation_data and not sk.animation_data.action and sk.animation_data.nla_tracks:
+                sk.animation_data.action = sk.animation_data.nla_tracks[0].strips[0].action
+        want = _shape_values(frames)
+        info = import_file(path)
+        got = _shape_values(frames)
+        shape_actions = info.get("shape_actions", [])
+        expect(len(shape_actions) == 1, "%s: shape key actions %s" % (name, shape_actions))
+        expect(sorted(k[1] for k in got) == ["Bulge", "Thin"], "%s: shapes %s" % (name, sorted(got)))
+        obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.shape_keys)
+        ad = obj.data.shape_keys.animation_data
+        act = bpy.data.actions[shape_actions[0]]
+        expect(act.id_root == "KEY" and ad.action == act and act.name.endswith("_" + obj.name),
+               "%s: action %s on %s" % (name, act.name, ad.action))
+        expect(sorted(fc.data_path for fc in act.fcurves) == ['key_blocks["Bulge"].value', 'key_blocks["Thin"].value']
+               and all(k.interpolation == "LINEAR" for fc in act.fcurves for k in fc.keyframe_points),
+               "%s: fcurves %s" % (name, [fc.data_path for fc in act.fcurves]))
+        expect([t.name for t in ad.nla_tracks] and all(t.mute for t in ad.nla_tracks), "%s: NLA tracks" % name)
+        for shape in ("Bulge", "Thin"):
+            w = next(v for k, v in want.items() if k[1] == shape)
+            g = next(v for k, v in got.items() if k[1] == shape)
+            worst = max(abs(a - b) for a, b in zip(w, g))
+            expect(worst < 1e-4, "%s: %s differs from Blender's import by %.3g: %s vs %s" % (name, shape, worst, g, w))
+            if shape == "Bulge":
+                expect(abs(g[4] - 1.0) < 1e-4 and abs(g[0]) < 1e-4, "%s: Bulge %s" % (name, g))
+    info = import_file(os.path.join(DATA, "shape_key_anim.glb"), animations=False)
+    expect(not info.get("shape_actions") and not bpy.data.actions, "Animations off: %s" % list(bpy.data.actions))
+
+
 def test_save_reload_keeps_clips():
     """Every clip survives a save and reload (runs last: it replaces the open file)."""
     path = os.path.join(DATA, "animated_objects.fbx")
@@ -539,7 +595,7 @@ def main():
     tests = [test_install_enable, test_numpy_math, test_fbx_exact_file_rest_pose,
              test_fbx_exact_without_file_rest_pose, test_fbx_bind_correction_matters, test_keys_frames_groups_signs,
              test_animations_off_and_no_clips, test_big_generated, test_corpus_testwuson, test_corpus_character_b3d,
-             test_save_reload_keeps_clips]
+             test_shape_key_clips, test_save_reload_keeps_clips]
     run(tests, first=test_install_enable)
 
 

@@ -1663,7 +1663,8 @@ def test_export_assimp_shape_keys():
            "export with a Mirror")
     msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
     expect("modifiers not applied" in msg and "Mirror on %s" % obj.name in msg, "modifier warning: %r" % msg)
-    # a keyed shape-key value is not written (the library's clips hold joints and objects): the warning says so
+    # a keyed shape-key value is written (ABI 1.17 blend shape keys, session 47): a clip of its own (the armature has
+    # no action), which Blender's glTF and FBX importers play back with the source's values at every frame
     reset_scene()
     obj, arm = make_rig(bones=2)
     obj.shape_key_add(name="Basis")
@@ -1672,10 +1673,32 @@ def test_export_assimp_shape_keys():
     kb.keyframe_insert("value", frame=1)
     kb.value = 1.0
     kb.keyframe_insert("value", frame=10)
-    path = os.path.join(TMP, "keyed_shape.glb")
-    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "export with a keyed shape key")
-    msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
-    expect("animation of the shape keys of %s not written" % obj.name in msg, "keyed shape key warning: %r" % msg)
+    src = obj.data.shape_keys.animation_data.action
+    frames = [1, 2, 4.5, 7, 10, 12]
+    ev = src.fcurves[0].evaluate  # written every frame, linear in between: 4.5 is half way from frame 4 to 5
+    want = [ev(1), ev(2), (ev(4) + ev(5)) / 2, ev(7), 1.0, 1.0]
+    for ext, fmt, importer in ((".glb", "GLB", bpy.ops.import_scene.gltf), (".fbx", "FBX", bpy.ops.import_scene.fbx)):
+        reset_scene()
+        obj, arm = make_rig(bones=2)
+        obj.shape_key_add(name="Basis")
+        kb = obj.shape_key_add(name="Blink")
+        obj.data.shape_keys.animation_data_create().action = src
+        path = os.path.join(TMP, "keyed_shape" + ext)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"},
+               "%s export with a keyed shape key" % fmt)
+        msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
+        expect("shape keys of %s" % obj.name not in msg, "%s keyed shape key warning: %r" % (fmt, msg))
+        reset_scene()
+        importer(filepath=path)
+        back = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.shape_keys)
+        ad = back.data.shape_keys.animation_data
+        if ad.action is None and ad.nla_tracks:  # Blender's glTF importer stashes the clips
+            ad.action = ad.nla_tracks[0].strips[0].action
+        got = []
+        for f in frames:
+            bpy.context.scene.frame_set(int(f), subframe=f - int(f))
+            got.append(back.data.shape_keys.key_blocks["Blink"].value)
+        close(np.array(got), np.array(want), 1e-4, "%s: Blink read back at frames %s" % (fmt, frames))
     reset_scene()
     obj, arm = make_rig(bones=2)
     obj.shape_key_add(name="Basis")

@@ -1454,6 +1454,14 @@ START_TEST(scene_mesh_morphs_set) {
   const float inf_weight[2] = {INFINITY, 0.0f};
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morphs, sc, 0, 2, names, inf_weight, pos, NULL);
   GETTER(0u, sk_scene_mesh_morph_count, sc, 0); /* nothing set by the refusals */
+  /* ABI 1.17 blend shape keys (their rules: test_morph_keys.c): a scene without clips has none to key */
+  const double key_t[1] = {0.0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_morph_keys, NULL, 0, 0, 1, key_t, weights);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_morph_keys, sc, 1, 0, 1, key_t, weights);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_morph_keys, sc, 0, 0, 1, key_t, weights);
+  GETTER((size_t)0, sk_scene_mesh_morph_keys, NULL, 0, 0, NULL, NULL, 0);
+  GETTER((size_t)0, sk_scene_mesh_morph_keys, sc, 1, 0, NULL, NULL, 0);
+  GETTER((size_t)0, sk_scene_mesh_morph_keys, sc, 0, 0, NULL, NULL, 0);
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 2, names, weights, pos, nrm, NULL), SK_OK);
   sk_scene* back = through_glb(sc, "morphs");
   sk_scene* scenes[2] = {sc, back};
