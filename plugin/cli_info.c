@@ -97,6 +97,28 @@ static void axis_name(int32_t a, char out[3]) {
   out[2] = 0;
 }
 
+/* A mesh's blend shapes (names), JSON "blend_shapes" (always, possibly empty). */
+static void print_shapes(const sk_scene* s, uint32_t m, int json) {
+  const uint32_t n = sk_scene_mesh_morph_count(s, m);
+  if (!json && !n) return;
+  printf(json ? ",\"blend_shapes\":[" : "    blend shapes: %u (", n);
+  for (uint32_t t = 0; t < n && (json || t < 8); ++t) {
+    if (t) printf(json ? "," : ", ");
+    if (json)
+      cli_json_string(stdout, sk_scene_mesh_morph_name(s, m, t));
+    else
+      printf("%s", sk_scene_mesh_morph_name(s, m, t));
+  }
+  printf(json ? "]" : n > 8 ? ", ...)\n" : ")\n");
+}
+
+/* How many meshes clip a keys the blend shapes of (sk_scene_mesh_morph_keys). */
+static uint32_t shape_keyed_meshes(const sk_scene* s, uint32_t a) {
+  uint32_t n = 0;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) n += sk_scene_mesh_morph_keys(s, m, a, NULL, NULL, 0) > 0;
+  return n;
+}
+
 static void print_streams(const sk_scene* s, uint32_t m, int json) {
   typedef size_t (*stream_get)(const sk_scene*, uint32_t, float*, size_t);
   static const stream_get k_get[] = {sk_scene_mesh_normals, sk_scene_mesh_tangents, sk_scene_mesh_uv0,
@@ -110,6 +132,7 @@ static void print_streams(const sk_scene* s, uint32_t m, int json) {
     n++;
   }
   printf(json ? "]" : "\n");
+  print_shapes(s, m, json);
   const uint32_t parts = sk_scene_mesh_part_count(s, m);
   if (!json && parts > 1) printf("    parts: %u (glTF primitives drawing these vertices, each with its material)\n", parts);
   const int32_t mat = sk_scene_mesh_material(s, m);
@@ -244,7 +267,8 @@ static int info_one(const char* path, int json) {
     for (uint32_t a = 0; a < na; ++a) {
       printf("%s{\"name\":", a ? "," : "");
       cli_json_string(stdout, sk_scene_animation_name(s, a));
-      printf(",\"duration\":%.4f}", sk_scene_animation_duration(s, a));
+      printf(",\"duration\":%.4f,\"shape_keyed_meshes\":%u}", sk_scene_animation_duration(s, a),
+             shape_keyed_meshes(s, a));
     }
     printf("],\"joints\":[");
     for (uint32_t j = 0; j < joints; ++j) {
@@ -284,8 +308,11 @@ static int info_one(const char* path, int json) {
       printf("\n");
       print_streams(s, m, 0);
     }
-    for (uint32_t a = 0; a < na && a < 20; ++a)
-      printf("  animation %u \"%s\": %.3f s\n", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
+    for (uint32_t a = 0; a < na && a < 20; ++a) {
+      const uint32_t keyed = shape_keyed_meshes(s, a);
+      printf("  animation %u \"%s\": %.3f s", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
+      printf(keyed ? ", keys the blend shapes of %u mesh(es)\n" : "\n", keyed);
+    }
     if (na > 20) printf("  ... %u more animations\n", na - 20);
     print_scene_text(s);
     if (joints) print_tree(sk, joints, deform, verts);

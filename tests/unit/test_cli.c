@@ -351,7 +351,14 @@ END_TEST
 START_TEST(info_and_sample) {
   ck_assert_int_eq(run("info tests/data/cylinder_rig.glb --json"), 0);
   ck_assert(strstr(g_out, "\"vertex_count\":1122") != NULL);
-  ck_assert(strstr(g_out, "\"streams\":[\"normals\"],\"part_count\":1") != NULL);
+  ck_assert(strstr(g_out, "\"streams\":[\"normals\"],\"blend_shapes\":[],\"part_count\":1") != NULL);
+  /* blend shapes and the clips that key them (session 47) */
+  ck_assert_int_eq(run("info tests/data/shape_key_anim.glb"), 0);
+  ck_assert(strstr(g_out, "blend shapes: 2 (Bulge, Thin)") != NULL);
+  ck_assert(strstr(g_out, "\"KeyAction\": 0.875 s, keys the blend shapes of 2 mesh(es)") != NULL);
+  ck_assert_int_eq(run("info tests/data/shape_key_anim.fbx --json"), 0);
+  ck_assert(strstr(g_out, "\"blend_shapes\":[\"Bulge\",\"Thin\"]") != NULL);
+  ck_assert(strstr(g_out, "\"shape_keyed_meshes\":2") != NULL);
   /* streams and parts (session 25): the lightmap set and colours of a Blender FBX, a three.js two-material mesh */
   ck_assert_int_eq(run("info tests/data/colored_leg.fbx"), 0);
   ck_assert_msg(strstr(g_out, "    streams: positions, normals, uv0, uv1, colors\n") != NULL, "%s", g_out);
