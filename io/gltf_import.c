@@ -1279,15 +1279,24 @@ static int weights_channel(importer* im, uint32_t ai, uint32_t node, int st, con
   char what[96];
   snprintf(what, sizeof what, "animation %u weights output", ai);
   skio_gltf_accessor oa;
-  int rc = accessor(im, skio_json_get(d, st, "output"), what, 1, &oa, err);
+  skc_err e = {0}; /* a channel that does not read is left out with a note: the file loaded before it was read */
+  int rc = accessor(im, skio_json_get(d, st, "output"), what, 1, &oa, &e);
   const size_t per = (size_t)T * (cubic ? 3 : 1);
   if (!rc && (keys > SIZE_MAX / per || oa.count < keys * per))
-    rc = fail(im, err, SKC_FORMAT, "%s: %zu values for %zu keys of %u targets", what, oa.count, keys, T);
-  float* values = rc ? NULL : read_floats(im, &oa, err);
-  double* dt = values ? malloc(keys * sizeof *dt) : NULL;
-  float* dv = values ? malloc(keys * T * sizeof *dv) : NULL;
-  if (!rc && !values) rc = err ? err->code : SKC_FORMAT;
-  if (!rc && (!dt || !dv)) rc = oom(im, err);
+    rc = fail(im, &e, SKC_FORMAT, "%s: %zu values for %zu keys of %u targets", what, oa.count, keys, T);
+  float* values = rc ? NULL : read_floats(im, &oa, &e);
+  if (!rc && !values) rc = e.code ? e.code : SKC_FORMAT;
+  if (rc && rc != SKC_OUT_OF_MEMORY) {
+    char line[sizeof e.message + 64];
+    snprintf(line, sizeof line, "not read: a blend shape weights channel (%s)", e.message);
+    im->rep.channels_skipped++;
+    skio_scene_note(s, line);
+    return SKC_OK;
+  }
+  if (rc) return oom(im, err);
+  double* dt = malloc(keys * sizeof *dt);
+  float* dv = malloc(keys * T * sizeof *dv);
+  if (!dt || !dv) rc = oom(im, err);
   for (size_t k = 0; !rc && k < keys; ++k) {
     dt[k] = times[k];
     memcpy(dv + k * T, values + k * per + (cubic ? T : 0), T * sizeof *dv);

@@ -1,7 +1,8 @@
 # make_morph_key_forms.py - from tests/data/shape_key_anim.glb (Blender 3.4's glTF export, make_shape_key_anim.py)
 # writes shape_key_anim_step.glb and shape_key_anim_cubic.glb: the same file with its "weights" sampler made STEP
 # (each value held until the next key) and CUBICSPLINE (each key's values between zero in- and out-tangents, as the
-# spec lays them out: in-tangents, values, out-tangents of all targets per key). Plain Python:
+# spec lays them out: in-tangents, values, out-tangents of all targets per key), and shape_key_anim_short.glb, whose
+# "weights" output accessor holds one value too few (a damaged channel: read without it). Plain Python:
 #   python3 tests/data/make_morph_key_forms.py
 import struct
 import glb_json
@@ -49,3 +50,7 @@ cubic["accessors"].append({"bufferView": len(cubic["bufferViews"]) - 1, "compone
 s["output"] = len(cubic["accessors"]) - 1
 s["interpolation"] = "CUBICSPLINE"
 save("shape_key_anim_cubic.glb", cubic, payload)
+
+short = glb_json.json.loads(glb_json.json.dumps(doc))
+short["accessors"][weights_sampler(short)["output"]]["count"] -= 1
+save("shape_key_anim_short.glb", short, data)

@@ -4,7 +4,8 @@
  *    Bulge 0 at frame 1, 1 at frame 11, 0.25 at frame 21; Thin 0.5 until frame 5, 0 from frame 15;
  *  - every key survives .fbx -> .glb (written from the scene), .glb -> .glb (the in-place edit), .glb -> .fbx (the
  *    binary FBX pass, also for a clip that keys nothing but the shapes) and .fbx -> .fbx;
- *  - the "weights" channel's STEP and CUBICSPLINE forms are read as linear keys that move the same;
+ *  - the "weights" channel's STEP and CUBICSPLINE forms are read as linear keys that move the same; a damaged one is
+ *    left out with a note (the file loads as it did before such channels were read);
  *  - sk_scene_mesh_set_morph_keys: its rules, and keys that follow their shapes (set_morphs with other shapes drops
  *    them). */
 #include <check.h>
@@ -193,6 +194,20 @@ START_TEST(step_and_cubic_weights_are_read) {
 }
 END_TEST
 
+/* A "weights" output accessor one value short (make_morph_key_forms.py): the file still loads, with its shapes and the
+ * armature's clip, without that channel's keys, and a note says so. */
+START_TEST(damaged_weights_channel_is_left_out) {
+  sk_scene* s = load(skt_data("shape_key_anim_short.glb"));
+  ck_assert_uint_eq(sk_scene_mesh_morph_count(s, 0), 2);
+  ck_assert_uint_eq(sk_scene_mesh_morph_keys(s, 0, (uint32_t)clip_named(s, "KeyAction"), NULL, NULL, 0), 0);
+  ck_assert_int_ge(clip_named(s, "RigAction"), 0);
+  const char* note = sk_scene_note(s);
+  ck_assert_msg(note && strstr(note, "blend shape weights channel") && strstr(note, "values for 21 keys"), "note %s",
+                note ? note : "(none)");
+  sk_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(set_morph_keys_rules) {
   sk_scene* s = load(skt_data("shape_key_anim.glb"));
   const uint32_t a = (uint32_t)clip_named(s, "RigAction"), T = sk_scene_mesh_morph_count(s, 0);
@@ -256,6 +271,7 @@ static Suite* suite(void) {
   tcase_add_test(t, fbx_keys_through_gltf_and_fbx);
   tcase_add_test(t, gltf_keys_through_gltf_and_fbx);
   tcase_add_test(t, step_and_cubic_weights_are_read);
+  tcase_add_test(t, damaged_weights_channel_is_left_out);
   tcase_add_test(t, set_morph_keys_rules);
   suite_add_tcase(s, t);
   return s;
