@@ -1613,6 +1613,34 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o, uint3
  * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras;
  * more than one scene (merged into the file's one).
  * The note names them (the in-place glTF edit keeps them all; empty nodes are written: scene_export_objects.c). */
+/* Whether a primitive attribute is one skinkit's scene does not carry: a third UV set or more (TEXCOORD_2..), a second
+ * colour set or more (COLOR_1..), an application's own attribute ("_FEATURE_ID_0", "_BATCHID"). */
+static bool unread_attribute(const char* name) {
+  if (!strncmp(name, "TEXCOORD_", 9)) return strtoul(name + 9, NULL, 10) >= 2;
+  if (!strncmp(name, "COLOR_", 6)) return strtoul(name + 6, NULL, 10) >= 1;
+  return name[0] == '_';
+}
+
+/* The primitives of document d with an attribute unread_attribute names. */
+static uint32_t prims_with_unread_attributes(const skio_gltf_doc* d) {
+  uint32_t n = 0;
+  const int meshes = skio_json_get(d, 0, "meshes");
+  for (int m = 0; m < skio_json_len(d, meshes); ++m) {
+    const int prims = skio_json_get(d, skio_json_at(d, meshes, m), "primitives");
+    for (int p = 0; p < skio_json_len(d, prims); ++p) {
+      const int attrs = skio_json_get(d, skio_json_at(d, prims, p), "attributes");
+      bool any = false;
+      for (int k = 0, key; !any && (key = skio_json_key_at(d, attrs, k)) >= 0; ++k) {
+        char* name = skio_json_strdup(d, key);
+        any = name && unread_attribute(name);
+        free(name);
+      }
+      n += any;
+    }
+  }
+  return n;
+}
+
 static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                        "EXT_texture_webp", "KHR_texture_basisu"};
@@ -1640,6 +1668,12 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
     n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
   if (cameras > 0 && n + 40 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
+  const uint32_t attrs = prims_with_unread_attributes(d);
+  if (attrs && n + 100 < sizeof text)
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "%sUV sets past the second, colour sets past the first or custom attributes of %u "
+                          "primitive(s)",
+                          n ? ", " : "", attrs);
   if (!n) return;
   char line[480];
   snprintf(line, sizeof line, "glTF-only content not written: %s", text);
@@ -1796,9 +1830,10 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       memset(&grep, 0, sizeof grep);
       if (o.note && o.note_size)
         snprintf(o.note, o.note_size,
-                 "written from the scene (materials, textures, images, morph targets, clips, "
-                 "cameras, lights and empties kept; \"extras\", the asset's copyright, morph weight clips, clips of "
-                 "mesh nodes, texture samplers and transforms and the source's other extensions are not): %s",
+                 "written from the scene (materials, textures, images, morph targets and their clips, clips, "
+                 "cameras, lights and empties kept; \"extras\", the asset's copyright, clips of mesh nodes, texture "
+                 "samplers and transforms, UV sets past the second, colour sets past the first, custom attributes "
+                 "and the source's other extensions are not): %s",
                  why);
     }
     skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */

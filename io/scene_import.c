@@ -515,6 +515,23 @@ static bool read_streams(const struct aiMesh* am, size_t V, skio_mesh* m) {
   return oom;
 }
 
+/* A note naming the meshes whose UV sets past the second or colour sets past the first are not read (the scene has
+ * two UV sets and one colour set; a file edited in place keeps them, one written anew says so). */
+static void note_unread_sets(skio_scene* s, const struct aiScene* ai) {
+  uint32_t n = 0;
+  for (unsigned m = 0; ai->mMeshes && m < ai->mNumMeshes; ++m) {
+    const struct aiMesh* am = ai->mMeshes[m];
+    bool more = false;
+    for (unsigned k = 2; am && k < AI_MAX_NUMBER_OF_TEXTURECOORDS; ++k) more |= am->mTextureCoords[k] != NULL;
+    for (unsigned k = 1; am && k < AI_MAX_NUMBER_OF_COLOR_SETS; ++k) more |= am->mColors[k] != NULL;
+    n += more;
+  }
+  if (!n) return;
+  char line[120];
+  snprintf(line, sizeof line, "not read: UV sets past the second or colour sets past the first of %u mesh(es)", n);
+  skio_scene_note(s, line);
+}
+
 /* Blend shapes: Assimp's anim meshes (FBX shape keys, Collada morphs) as whole positions and normals of the mesh's
  * vertices (skio_mesh.morph_*). Targets whose vertex count differs from the mesh's are not read (a note names them).
  * Default weights: Collada's morph weights; an FBX shape's mWeight is where its channel reaches it (1, or the
@@ -1606,6 +1623,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   }
   if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
   skio_scene_read_frame(s, ai); /* scene_frame.c */
+  note_unread_sets(s, ai);
   if (fx.morphs_dropped) {
     char line[200];
     snprintf(line, sizeof line,

@@ -541,6 +541,23 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
                     strstr(err_text(), "extensions KHR_lights_punctual, 1 camera(s)"),
                 "%s", err_text());
   ck_assert_msg(!strstr(err_text(), "scenes"), "%s", err_text()); /* one scene: nothing merged */
+  /* a third UV set, a second colour set, an application's attribute (session 47: dropped without a word before) */
+  snprintf(args, sizeof args, "convert tests/data/extra_sets.glb %s/sets.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "UV sets past the second, colour sets past the first or custom attributes of 1 "
+                                   "primitive(s)"),
+                "%s", err_text());
+  snprintf(args, sizeof args, "convert tests/data/extra_sets.glb %s/sets.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(!strstr(err_text(), "UV sets"), "%s", err_text());
+  /* the same through Assimp (Blender's FBX of three UV maps and two colour layers); the in-place .fbx keeps them */
+  snprintf(args, sizeof args, "convert tests/data/extra_sets.fbx %s/sets_fbx.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "not read: UV sets past the second or colour sets past the first of 1 mesh(es)"),
+                "%s", err_text());
+  snprintf(args, sizeof args, "convert tests/data/extra_sets.fbx %s/sets_fbx.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(!strstr(err_text(), "UV sets"), "%s", err_text());
   snprintf(args, sizeof args, "convert tests/data/two_rigs_three.glb %s/rigs.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(!strstr(err_text(), "glTF-only"), "%s", err_text());
