@@ -75,6 +75,8 @@ typedef struct writer {
   const float* bake;   /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
   const struct mesh_out* mo; /* the meshes as written (their nodes: joint_nodes + mo[m].group), once known */
   uint32_t joint_nodes;
+  const skio_user_prop** props; /* the scene's custom properties by node and name (props_sorted), or NULL */
+  uint32_t prop_count;
 } writer;
 
 /* The cameras, lights and empties as written (skio_object; objects_plan). */
@@ -337,6 +339,65 @@ static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
   int32_t a = put_accessor(w, REGION_MAIN, ix, n, 1, CT_U16, TARGET_INDEX, NULL, NULL);
   free(ix);
   return a;
+}
+
+/* ---- custom properties (skio_scene.user_props) as the nodes' "extras" ------------------------------------------ */
+static int cmp_prop(const void* a, const void* b) {
+  const skio_user_prop *x = *(const skio_user_prop* const*)a, *y = *(const skio_user_prop* const*)b;
+  int c = strcmp(x->node, y->node);
+  if (!c) c = strcmp(x->key, y->key);
+  return c ? c : (x > y) - (x < y); /* file order within a name */
+}
+
+/* s's custom properties sorted by node and name (file order within), for put_extras; NULL when there are none or
+ * memory is short (*oom then). */
+static const skio_user_prop** props_sorted(const skio_scene* s, bool* oom) {
+  if (!s->user_prop_count || !s->user_props) return NULL;
+  const skio_user_prop** p = malloc(s->user_prop_count * sizeof *p);
+  if (!p) {
+    *oom = true;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < s->user_prop_count; ++i) p[i] = &s->user_props[i];
+  qsort(p, s->user_prop_count, sizeof *p, cmp_prop);
+  return p;
+}
+
+static void put_prop_value(buf* b, const skio_user_prop* u) {
+  if (u->kind == SKIO_PROP_STRING)
+    skio_buf_json_string(b, u->text ? u->text : "", NULL);
+  else if (u->kind == SKIO_PROP_BOOL)
+    skio_buf_str(b, u->v[0] != 0.0 ? "true" : "false");
+  else if (u->kind == SKIO_PROP_INT)
+    skio_buf_printf(b, "%.0f", u->v[0]);
+  else if (u->kind == SKIO_PROP_VEC3)
+    skio_buf_printf(b, "[%.17g,%.17g,%.17g]", u->v[0], u->v[1], u->v[2]);
+  else
+    skio_buf_printf(b, "%.17g", u->v[0]);
+}
+
+/* The custom properties of the source's node `name` as this node's "extras" (nothing when it has none; a name given
+ * twice, by two Models of one name: the first). */
+static void put_extras(buf* b, const writer* w, const char* name) {
+  const skio_user_prop* const* p = w->props;
+  size_t lo = 0, hi = p && name ? w->prop_count : 0;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(p[mid]->node, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const char* last = NULL;
+  for (size_t i = lo; p && name && i < w->prop_count && !strcmp(p[i]->node, name); ++i) {
+    if (last && !strcmp(last, p[i]->key)) continue;
+    skio_buf_str(b, last ? "," : ",\"extras\":{");
+    last = p[i]->key;
+    skio_buf_json_string(b, p[i]->key, NULL);
+    skio_buf_str(b, ":");
+    put_prop_value(b, p[i]);
+  }
+  if (last) skio_buf_str(b, "}");
 }
 
 /* ---- the meshes of one object as one glTF mesh ------------------------------------------------------------ */
@@ -2019,7 +2080,8 @@ static void objects_of_joint(const objects_out* o, uint32_t j, buf* b, bool* com
 
 /* The object nodes, each after a comma but the first when `first` (no node before them); camera c and light l
  * numbered in object order. */
-static void objects_nodes(const skio_scene* s, const objects_out* o, bool first, buf* b, uint32_t* names_fixed) {
+static void objects_nodes(const writer* w, const objects_out* o, bool first, buf* b, uint32_t* names_fixed) {
+  const skio_scene* s = w->s;
   uint32_t cam = 0, light = 0;
   for (uint32_t k = 0; k < s->object_count; ++k) {
     const skio_object* ob = &s->objects[k];
@@ -2028,6 +2090,7 @@ static void objects_nodes(const skio_scene* s, const objects_out* o, bool first,
     skio_buf_json_string(b, ob->name, &fixed);
     *names_fixed += fixed;
     put_node_transform(b, o->local + (size_t)k * 16);
+    put_extras(b, w, ob->name);
     if (ob->kind == SKIO_OBJECT_CAMERA) skio_buf_printf(b, ",\"camera\":%u", cam++);
     if (ob->kind == SKIO_OBJECT_LIGHT)
       skio_buf_printf(b, ",\"extensions\":{\"KHR_lights_punctual\":{\"light\":%u}}", light++);
@@ -2296,6 +2359,13 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
    * which skio_scene_import does not take for a joint. */
   int32_t rest_joint = -1; /* a TRS joint to hold empty clips: the root when possible */
 
+  bool props_oom = false;
+  w.props = props_sorted(s, &props_oom);
+  w.prop_count = w.props ? s->user_prop_count : 0;
+  if (props_oom) {
+    rc = oom_fail(&w);
+    goto done;
+  }
   /* nodes: joints */
   bool fixed = false;
   for (uint32_t j = 0; j < jc; ++j) {
@@ -2318,6 +2388,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     } else {
       put_trs(&nodes, trs);
     }
+    put_extras(&nodes, &w, sk->names[j]);
     if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j] || (s->object_count && objs.held[j] >= 0)) {
       skio_buf_str(&nodes, ",\"children\":[");
       bool comma = false;
@@ -2352,11 +2423,12 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     skio_buf_json_string(&nodes, mnames[mi], NULL);
     if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
     skio_buf_printf(&nodes, ",\"mesh\":%u", mo[mi].group);
+    put_extras(&nodes, &w, s->meshes[mi].node_name);
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
     if (s->object_count) objects_of_mesh(&objs, mo[mi].group, &nodes);
     skio_buf_str(&nodes, "}");
   }
-  if (s->object_count) objects_nodes(s, &objs, jc + mesh_nodes == 0, &nodes, &w.rep.names_fixed);
+  if (s->object_count) objects_nodes(&w, &objs, jc + mesh_nodes == 0, &nodes, &w.rep.names_fixed);
 
   /* skins: joints, inverse binds, the closest common ancestor as "skeleton" */
   {
@@ -2585,6 +2657,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   if (w.o.report) *w.o.report = w.rep;
 
 done:
+  free((void*)w.props);
   if (jnames)
     for (uint32_t j = 0; j < jc; ++j) free(jnames[j]);
   free(jnames);

@@ -158,6 +158,7 @@ void skio_scene_destroy(skio_scene* s) {
   skio_scene_free_objects(s);
   free(s->joint_node);
   free(s->joint_mesh);
+  skio_user_props_free(s->user_props, s->user_prop_count);
   free(s);
 }
 

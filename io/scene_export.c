@@ -1613,6 +1613,18 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o, uint3
  * KHR_materials_*, KHR_texture_transform, lights, vendor ones; "extras" (application data on any object); cameras;
  * more than one scene (merged into the file's one).
  * The note names them (the in-place glTF edit keeps them all; empty nodes are written: scene_export_objects.c). */
+/* The custom properties of the source's nodes (an FBX's user properties: skio_scene.user_props), which Assimp's
+ * writers do not write, named with how many nodes have them. */
+static void note_custom_props(const skio_scene* s, const skio_export_options* o) {
+  if (!s->user_prop_count) return;
+  char text[320];
+  snprintf(text, sizeof text, "%u custom propert%s of the source's nodes (\"%.40s\" of \"%.40s\"%s) not written: this "
+           "writer has none (.glb and .gltf keep them as extras)", s->user_prop_count,
+           s->user_prop_count == 1 ? "y" : "ies", s->user_props[0].key, s->user_props[0].node,
+           s->user_prop_count > 1 ? ", ..." : "");
+  note_add(o, text, "");
+}
+
 /* Whether a primitive attribute is one skinkit's scene does not carry: a third UV set or more (TEXCOORD_2..), a second
  * colour set or more (COLOR_1..), an application's own attribute ("_FEATURE_ID_0", "_BATCHID"). */
 static bool unread_attribute(const char* name) {
@@ -1726,6 +1738,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     goto done;
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
   note_gltf_only(s, &o);
+  note_custom_props(s, &o);
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;

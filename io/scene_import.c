@@ -1148,6 +1148,29 @@ static int fbx_shape_values(builder* b, skc_err* err) {
   return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
+/* A binary FBX file's custom properties (fbx_user_props.c: its Models' user properties) into s->user_props, for the
+ * glTF writer's "extras"; those of a type not kept are named in a note. A file the reader refuses has none.
+ * SKC_OUT_OF_MEMORY is the only failure. */
+static int fbx_custom_props(builder* b, skc_err* err) {
+  skio_scene* s = b->out;
+  if (!has_extension(b->path, ".fbx")) return SKC_OK;
+  bool oom = false;
+  size_t n = 0;
+  const uint8_t* data = source_bytes(b, &n, &oom);
+  uint32_t skipped = 0;
+  skc_err ignored = {0};
+  if (data && skio_fbx_is_binary(data, n) &&
+      skio_fbx_user_props(data, n, &s->user_props, &s->user_prop_count, &skipped, &ignored) != SKC_OK)
+    oom = ignored.code == SKC_OUT_OF_MEMORY;
+  if (skipped) {
+    char line[120];
+    snprintf(line, sizeof line, "not read: %u custom propert%s of a type glTF extras do not take", skipped,
+             skipped == 1 ? "y" : "ies");
+    skio_scene_note(s, line);
+  }
+  return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
+}
+
 /* A binary FBX file with no skin and no bone (fbx_geometric.c: no LimbNode / Limb Model): its skeleton is the node
  * tree of empties (spin_rig.fbx: an animated machine), which Blender's importer shows as empties; the glTF writer made
  * a skin of it and Blender's glTF importer an armature. */
@@ -1661,7 +1684,9 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
     }
   }
-  if ((rc = read_morph_keys(&b, err)) || (rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err))) goto fail;
+  if ((rc = read_morph_keys(&b, err)) || (rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err)) ||
+      (rc = fbx_custom_props(&b, err)))
+    goto fail;
   fbx_no_bones(&b);
   free(b.src);
   b.src = NULL;

@@ -173,6 +173,12 @@ int skio_fbx_shape_weights(const uint8_t* data, size_t size, skio_fbx_shape_weig
                            skc_err* err);
 void skio_fbx_shape_weights_free(skio_fbx_shape_weight* list, uint32_t count);
 
+/* The user properties (flags with 'U') of every Model of a binary FBX file, in file order; *skipped counts those of a
+ * type not kept (fbx_user_props.c). */
+struct skio_user_prop;
+int skio_fbx_user_props(const uint8_t* data, size_t size, struct skio_user_prop** out, uint32_t* count,
+                        uint32_t* skipped, skc_err* err);
+
 typedef struct skio_fbx_stack {
   char* name;   /* the AnimationStack's name (without its class): Assimp's animation name */
   double start; /* seconds Assimp 5.2.5 took off its keys (LocalStart, or the earliest transform key) */

@@ -179,6 +179,19 @@ typedef struct skio_object {
   float color[3], intensity, inner_cone, outer_cone;
 } skio_object;
 
+/* A custom property of a node (skio_scene.user_props): an FBX Model's user property (fbx_user_props.c: Blender's
+ * custom properties, Maya's extra attributes): its node's name, its name, and its value - an integer, a bool or a
+ * number in v[0], three numbers in v (a vector or colour), or text. */
+enum { SKIO_PROP_INT = 1, SKIO_PROP_BOOL, SKIO_PROP_NUMBER, SKIO_PROP_STRING, SKIO_PROP_VEC3 };
+typedef struct skio_user_prop {
+  char* node;
+  char* key;
+  uint8_t kind; /* SKIO_PROP_* */
+  double v[3];
+  char* text; /* SKIO_PROP_STRING */
+} skio_user_prop;
+void skio_user_props_free(skio_user_prop* list, uint32_t count);
+
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */
   uint32_t mesh_count;
@@ -219,6 +232,10 @@ typedef struct skio_scene {
   skio_object* objects;
   uint32_t object_channel_count; /* clip keys of objects: channel.joint is the object, anim the clip */
   struct skio_object_channel* object_channels;
+  /* Custom properties of the file's nodes (a binary FBX's Model user properties), by node name: the glTF writer
+   * gives them as each node's "extras"; the in-place FBX edit keeps the file's own; other writers name them. */
+  uint32_t user_prop_count;
+  skio_user_prop* user_props;
 } skio_scene;
 
 typedef struct skio_import_options {

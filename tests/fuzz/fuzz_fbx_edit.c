@@ -9,8 +9,9 @@
  * parse, and editing that again with the same meshes must give it back unchanged. The reader's list of geometric
  * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal; so does its list of
  * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom; its clips' starts
- * (io/fbx_stacks.c): at most 256, each named, finite; the shape keys' values (io/fbx_shapes.c) and the count of its
- * bone Models (skio_fbx_limb_count). Seeds:
+ * (io/fbx_stacks.c): at most 256, each named, finite; the shape keys' values (io/fbx_shapes.c), the count of its
+ * bone Models (skio_fbx_limb_count) and its Models' custom properties (io/fbx_user_props.c: named, of a kept kind,
+ * finite). Seeds:
  * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "skio_fbx_edit.h"
 #include "skio_fbx_tree.h"
+#include "skio_scene.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -153,6 +155,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 0; i < nstacks; ++i)
       if (nstacks > 256 || !stacks[i].name || !(stacks[i].start == stacks[i].start)) __builtin_trap();
   skio_fbx_stack_free(stacks, nstacks);
+  skio_user_prop* props = NULL; /* the Models' custom properties (fbx_user_props.c) */
+  uint32_t nprops = 0, skipped = 0;
+  if (skio_fbx_user_props(in, size, &props, &nprops, &skipped, &e) == SKC_OK)
+    for (uint32_t i = 0; i < nprops; ++i)
+      if (nprops > 65536 || !props[i].node || !props[i].key || props[i].kind < SKIO_PROP_INT ||
+          props[i].kind > SKIO_PROP_VEC3 || (props[i].kind == SKIO_PROP_STRING) != (props[i].text != NULL) ||
+          !(props[i].v[0] == props[i].v[0]))
+        __builtin_trap();
+  skio_user_props_free(props, nprops);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
   const int placed = (int)(size & 1); /* half the inputs each way */

@@ -550,6 +550,26 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
   snprintf(args, sizeof args, "convert tests/data/extra_sets.glb %s/sets.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(!strstr(err_text(), "UV sets"), "%s", err_text());
+  /* custom properties (FBX user properties) become the nodes' "extras"; .dae names them; the in-place .fbx keeps them */
+  snprintf(args, sizeof args, "convert tests/data/custom_props.fbx %s/props.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  char glb[300];
+  snprintf(glb, sizeof glb, "%s/props.glb", g_tmp);
+  size_t n = 0;
+  char* bytes = skt_slurp(glb, &n);
+  static const char k_leg[] = "\"name\":\"Leg\"";
+  static const char k_extras[] =
+      "\"extras\":{\"breakable\":1,\"hp\":42,\"speed\":1.5,\"tag\":\"metal \\\"plate\\\"\",\"tint\":[1,0.5,0.25]}";
+  const char* leg = memmem(bytes, n, k_leg, sizeof k_leg - 1);
+  ck_assert_msg(leg && memmem(leg, n - (size_t)(leg - bytes), k_extras, sizeof k_extras - 1), "no %s", k_extras);
+  ck_assert_ptr_nonnull(memmem(bytes, n, "\"extras\":{\"rig_version\":3}", 26));
+  free(bytes);
+  snprintf(args, sizeof args, "convert tests/data/custom_props.fbx %s/props.dae", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "6 custom properties of the source's nodes"), "%s", err_text());
+  snprintf(args, sizeof args, "convert tests/data/custom_props.fbx %s/props.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(!strstr(err_text(), "custom propert"), "%s", err_text());
   /* the same through Assimp (Blender's FBX of three UV maps and two colour layers); the in-place .fbx keeps them */
   snprintf(args, sizeof args, "convert tests/data/extra_sets.fbx %s/sets_fbx.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
