@@ -79,8 +79,10 @@ int skio_fbx_fix_clusters(const uint8_t* in, size_t n, const skio_fbx_bind* bind
 /* fbx_merge.c: binary FBX in[0, n) with each group of Mesh Models Assimp wrote for one object of several materials
  * (same name, parent and Properties70, one Geometry each) merged into the group's first Model: one Geometry (vertices,
  * polygons and layers concatenated; LayerElementMaterial ByPolygon into the merged Model's materials), one Skin with
- * one cluster per bone, every part's Material connected to the first Model in part order; the other parts' objects,
- * connections, PoseNodes and Definitions counts dropped. A group the pass does not fully understand stays as it is.
+ * one cluster per bone, one BlendShape with one channel per shape and one DeformPercent curve per channel and clip
+ * when every part has the same shapes and curves (fbx_merge_shapes.c), every part's Material connected to the first
+ * Model in part order; the other parts' objects, connections, PoseNodes and Definitions counts dropped. A group the
+ * pass does not fully understand stays as it is.
  * *out is malloc'd (*out_n bytes); *merged (may be NULL) the groups merged. SKC_FORMAT when the file does not
  * parse. */
 int skio_fbx_merge_parts(const uint8_t* in, size_t n, uint8_t** out, size_t* out_n, uint32_t* merged, skc_err* err);

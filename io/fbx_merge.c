@@ -12,73 +12,31 @@
  *    merged Model's materials (the parts' in part order, each once);
  *  - one Skin (the first's), one Cluster per bone (Indexes offset and Weights concatenated; a bone of later parts
  *    only keeps its cluster, moved to the first Skin);
- *  - the other parts' Models, Geometries, Skins and merged clusters dropped with their connections, their PoseNodes
- *    and their share of the Definitions' counts.
+ *  - one BlendShape (the first's) when every part's Geometry has one (fbx_shapes_write.c gives each part of an
+ *    object with shape keys the same channels and curves): one channel per shape, its Shape's Indexes offset like
+ *    the polygons', one DeformPercent curve node per channel and clip (fbx_merge_shapes.c, which has the rules);
+ *  - the other parts' Models, Geometries, Skins, merged clusters and blend shapes dropped with their connections,
+ *    their PoseNodes and their share of the Definitions' counts (AnimationCurveNode and AnimationCurve too).
  * A group with anything the pass does not understand stays as it is: parts whose layers or mappings differ, a
  * bone's Transform / TransformLink / TransformAssociateModel that differ between parts, an array that disagrees with
  * its mapping, a later part any other object connects to (an animation curve node, a child, a NodeAttribute), a
- * part's Geometry with anything but one Skin connected to it (a BlendShape of fbx_shapes_write.c: its shapes index
- * the part's control points), an object shared with another Model, more than MAX_PARTS parts. Work is bounded: each
- * object belongs to one group. */
+ * part's Geometry with anything but one Skin and one BlendShape connected to it, a BlendShape in some parts only or
+ * parts whose shapes or curves differ (names, order, keys: fbx_merge_shapes.c), an object shared with another Model,
+ * more than MAX_PARTS parts. Work is bounded: each object belongs to one group. The types and helpers both files use
+ * are in fbx_merge.h. */
+#include "fbx_merge.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fbx_fixup.h"
-#include "skio_fbx_tree.h"
 
 #define MAX_PARTS 256u          /* Models a group */
 #define MAX_GROUPS 65536u       /* groups a file */
 #define MAX_MATERIALS 256u      /* material connections a group */
 #define MAX_GEOMETRY_KIDS 1024u /* records in a Geometry */
 #define MAX_LAYERS 64u          /* LayerElement records a Geometry */
-#define MAX_ELEMS (1u << 28)    /* elements of a merged array (fbx_tree.c reads no more) */
-#define REFUSE (-1)             /* internal: the group stays as it is */
-
-enum { K_OTHER, K_MESH, K_MODEL, K_GEOM, K_SKIN, K_CLUSTER, K_MATERIAL, K_DUP };
-
-typedef struct conn {
-  int64_t child, parent;
-  uint32_t rec;
-  bool oo;
-} conn;
-
-typedef struct obj {
-  int64_t id;
-  uint32_t rec;
-  int kind;
-} obj;
-
-typedef struct mesh {
-  int64_t id, parent;
-  uint32_t rec;
-  const uint8_t* name;
-  size_t name_len;
-  uint64_t hash; /* of its Properties70 */
-} mesh;
-
-typedef struct link {
-  int64_t child, parent;
-} link;
-
-typedef struct merger {
-  skio_fbx_tree t;
-  uint32_t objects, connections;
-  conn *by_child, *by_parent; /* OO and OP connections, by child / parent id, then file order */
-  size_t nconn;
-  obj* objs; /* by id */
-  size_t nobj;
-  mesh* meshes;
-  size_t nmesh;
-  skio_fbx_change* ch;
-  skio_fbx_props** bufs; /* property builders the changes point into */
-  size_t nbuf, capbuf;
-  link* links; /* connections to add */
-  size_t nlink, caplink;
-  int64_t* gone; /* Model ids dropped (their PoseNodes go too) */
-  size_t ngone, capgone;
-  uint32_t drop_model, drop_geom, drop_deformer, groups;
-} merger;
 
 /* ---- small helpers ---------------------------------------------------------------------------------------- */
 
@@ -203,10 +161,15 @@ static int read_connections(merger* M, skc_err* err) {
 
 static int kind_of(const skio_fbx_tree* t, uint32_t r) {
   if (name_is(t, r, "Model")) return skio_fbx_prop_str_is(t, r, 2, "Mesh") ? K_MESH : K_MODEL;
-  if (name_is(t, r, "Geometry")) return skio_fbx_prop_str_is(t, r, 2, "Mesh") ? K_GEOM : K_OTHER;
+  if (name_is(t, r, "Geometry"))
+    return skio_fbx_prop_str_is(t, r, 2, "Mesh") ? K_GEOM : skio_fbx_prop_str_is(t, r, 2, "Shape") ? K_SHAPE : K_OTHER;
   if (name_is(t, r, "Material")) return K_MATERIAL;
+  if (name_is(t, r, "AnimationCurveNode")) return K_CURVENODE;
+  if (name_is(t, r, "AnimationCurve")) return K_CURVE;
   if (!name_is(t, r, "Deformer")) return K_OTHER;
   if (skio_fbx_prop_str_is(t, r, 2, "Skin")) return K_SKIN;
+  if (skio_fbx_prop_str_is(t, r, 2, "BlendShape")) return K_BLENDSHAPE;
+  if (skio_fbx_prop_str_is(t, r, 2, "BlendShapeChannel")) return K_CHANNEL;
   return skio_fbx_prop_str_is(t, r, 2, "Cluster") ? K_CLUSTER : K_OTHER;
 }
 
@@ -226,7 +189,7 @@ static int read_objects(merger* M, skc_err* err) {
   return SKC_OK;
 }
 
-static const obj* find_obj(const merger* M, int64_t id) {
+const obj* skio_fbxm_find_obj(const merger* M, int64_t id) {
   size_t lo = 0, hi = M->nobj;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -239,7 +202,7 @@ static const obj* find_obj(const merger* M, int64_t id) {
 }
 
 /* The connections with child (parent: by_parent) id: [*first, return). */
-static size_t conn_range(const merger* M, const conn* arr, bool parent, int64_t id, size_t* first) {
+size_t skio_fbxm_conn_range(const merger* M, const conn* arr, bool parent, int64_t id, size_t* first) {
   size_t lo = 0, hi = M->nconn;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -262,7 +225,7 @@ static int read_meshes(merger* M, skc_err* err) {
   for (size_t i = 0; i < M->nobj; ++i) {
     const obj* o = &M->objs[i];
     mesh m = {o->id, 0, o->rec, NULL, 0, 0};
-    size_t first, end = o->kind == K_MESH ? conn_range(M, M->by_child, false, o->id, &first) : 0, parents = 0;
+    size_t first, end = o->kind == K_MESH ? skio_fbxm_conn_range(M, M->by_child, false, o->id, &first) : 0, parents = 0;
     for (size_t c = o->kind == K_MESH ? first : end; c < end; ++c)
       if (M->by_child[c].oo && ++parents == 1) m.parent = M->by_child[c].parent;
     if (o->kind != K_MESH || parents != 1 || !skio_fbx_prop_name(&M->t, o->rec, 1, &m.name, &m.name_len)) continue;
@@ -289,44 +252,7 @@ static bool same_group(const mesh* x, const mesh* y) {
 
 /* ---- one group: its plan ---------------------------------------------------------------------------------- */
 
-typedef struct part {
-  const mesh* m;
-  uint32_t geom, skin; /* records (skin SKIO_FBX_NONE: none) */
-  int64_t geom_id, skin_id;
-  uint32_t nverts, npoly, npv; /* control points, polygons, polygon vertices */
-  uint32_t mat0, nmat;         /* its Materials: plan.mats[mat0 .. mat0 + nmat) */
-} part;
-
-typedef struct clus {
-  int64_t bone, id;
-  uint32_t part, rec;
-} clus;
-
-typedef struct pend {
-  uint32_t rec;
-  skio_fbx_props* p; /* NULL: the record is dropped */
-} pend;
-
-typedef struct plan {
-  merger* M;
-  part* parts;
-  uint32_t n;
-  int64_t* mats; /* per part, its Materials in connection order */
-  uint32_t* mat_conns;
-  size_t nmat, capmat, capmatc;
-  int64_t* merged; /* the merged Model's Materials */
-  size_t nmerged, capmerged;
-  int32_t* slot; /* per entry of mats: its index in merged */
-  clus* cl;
-  size_t ncl, capcl;
-  pend* pd;
-  size_t npd, cappd;
-  link* links;
-  size_t nlink, caplink;
-  uint32_t drop_deformer;
-} plan;
-
-static int pend_drop(plan* P, uint32_t rec) {
+int skio_fbxm_drop(plan* P, uint32_t rec) {
   if (rec == SKIO_FBX_NONE) return REFUSE;
   if (!grow(&P->pd, &P->cappd, P->npd + 1, sizeof *P->pd)) return SKC_OUT_OF_MEMORY;
   P->pd[P->npd++] = (pend){rec, NULL};
@@ -351,28 +277,29 @@ static int add_link(plan* P, int64_t child, int64_t parent) {
 }
 
 /* Drops every connection that touches id. */
-static int drop_touching(plan* P, int64_t id) {
+int skio_fbxm_drop_touching(plan* P, int64_t id) {
   const merger* M = P->M;
-  size_t first, end = conn_range(M, M->by_child, false, id, &first);
+  size_t first, end = skio_fbxm_conn_range(M, M->by_child, false, id, &first);
   int rc = SKC_OK;
-  for (size_t c = first; c < end && !rc; ++c) rc = pend_drop(P, M->by_child[c].rec);
-  end = conn_range(M, M->by_parent, true, id, &first);
-  for (size_t c = first; c < end && !rc; ++c) rc = pend_drop(P, M->by_parent[c].rec);
+  for (size_t c = first; c < end && !rc; ++c) rc = skio_fbxm_drop(P, M->by_child[c].rec);
+  end = skio_fbxm_conn_range(M, M->by_parent, true, id, &first);
+  for (size_t c = first; c < end && !rc; ++c) rc = skio_fbxm_drop(P, M->by_parent[c].rec);
   return rc;
 }
 
 /* Object id is connected (as child) to exactly one object, with OO, and that is `parent`. */
-static bool only_parent(const merger* M, int64_t id, int64_t parent) {
-  size_t first, end = conn_range(M, M->by_child, false, id, &first);
+bool skio_fbxm_only_parent(const merger* M, int64_t id, int64_t parent) {
+  size_t first, end = skio_fbxm_conn_range(M, M->by_child, false, id, &first);
   return end == first + 1 && M->by_child[first].oo && M->by_child[first].parent == parent;
 }
 
 /* Cluster o of part k: linked to its Skin only, and by one bone Model. */
 static int part_cluster(plan* P, uint32_t k, const obj* o) {
   const merger* M = P->M;
-  if (!only_parent(M, o->id, P->parts[k].skin_id)) return REFUSE;
-  size_t first, end = conn_range(M, M->by_parent, true, o->id, &first);
-  const obj* bone = end == first + 1 && M->by_parent[first].oo ? find_obj(M, M->by_parent[first].child) : NULL;
+  if (!skio_fbxm_only_parent(M, o->id, P->parts[k].skin_id)) return REFUSE;
+  size_t first, end = skio_fbxm_conn_range(M, M->by_parent, true, o->id, &first);
+  const obj* bone =
+      end == first + 1 && M->by_parent[first].oo ? skio_fbxm_find_obj(M, M->by_parent[first].child) : NULL;
   if (!bone || (bone->kind != K_MODEL && bone->kind != K_MESH)) return REFUSE;
   if (!grow(&P->cl, &P->capcl, P->ncl + 1, sizeof *P->cl)) return SKC_OUT_OF_MEMORY;
   P->cl[P->ncl++] = (clus){bone->id, o->id, k, o->rec};
@@ -383,27 +310,29 @@ static int part_cluster(plan* P, uint32_t k, const obj* o) {
 static int part_skin(plan* P, uint32_t k) {
   const merger* M = P->M;
   part* p = &P->parts[k];
-  if (!only_parent(M, p->skin_id, p->geom_id)) return REFUSE;
-  size_t first, end = conn_range(M, M->by_parent, true, p->skin_id, &first);
+  if (!skio_fbxm_only_parent(M, p->skin_id, p->geom_id)) return REFUSE;
+  size_t first, end = skio_fbxm_conn_range(M, M->by_parent, true, p->skin_id, &first);
   int rc = SKC_OK;
   for (size_t c = first; c < end && !rc; ++c) {
-    const obj* o = M->by_parent[c].oo ? find_obj(M, M->by_parent[c].child) : NULL;
+    const obj* o = M->by_parent[c].oo ? skio_fbxm_find_obj(M, M->by_parent[c].child) : NULL;
     rc = o && o->kind == K_CLUSTER ? part_cluster(P, k, o) : REFUSE;
   }
   return rc;
 }
 
-/* Geometry of part k: on its Model only, with at most one Skin. */
+/* Geometry of part k: on its Model only, with at most one Skin and one BlendShape. */
 static int part_geometry(plan* P, uint32_t k) {
   const merger* M = P->M;
   part* p = &P->parts[k];
-  if (!only_parent(M, p->geom_id, p->m->id)) return REFUSE;
-  size_t first, end = conn_range(M, M->by_parent, true, p->geom_id, &first);
+  if (!skio_fbxm_only_parent(M, p->geom_id, p->m->id)) return REFUSE;
+  size_t first, end = skio_fbxm_conn_range(M, M->by_parent, true, p->geom_id, &first);
   for (size_t c = first; c < end; ++c) {
-    const obj* o = M->by_parent[c].oo ? find_obj(M, M->by_parent[c].child) : NULL;
-    if (!o || o->kind != K_SKIN || p->skin != SKIO_FBX_NONE) return REFUSE;
-    p->skin = o->rec;
-    p->skin_id = o->id;
+    const obj* o = M->by_parent[c].oo ? skio_fbxm_find_obj(M, M->by_parent[c].child) : NULL;
+    const int kind = o ? o->kind : K_OTHER;
+    uint32_t* rec = kind == K_SKIN ? &p->skin : kind == K_BLENDSHAPE ? &p->shapes : NULL;
+    if (!rec || *rec != SKIO_FBX_NONE) return REFUSE;
+    *rec = o->rec;
+    *(kind == K_SKIN ? &p->skin_id : &p->shapes_id) = o->id;
   }
   return p->skin == SKIO_FBX_NONE ? SKC_OK : part_skin(P, k);
 }
@@ -422,14 +351,14 @@ static int add_material(plan* P, int64_t id, uint32_t rec) {
 static int part_model(plan* P, uint32_t k) {
   const merger* M = P->M;
   part* p = &P->parts[k];
-  size_t first, end = conn_range(M, M->by_child, false, p->m->id, &first);
+  size_t first, end = skio_fbxm_conn_range(M, M->by_child, false, p->m->id, &first);
   if (k && end != first + 1) return REFUSE; /* its one OO parent (read_meshes), nothing else */
-  end = conn_range(M, M->by_parent, true, p->m->id, &first);
+  end = skio_fbxm_conn_range(M, M->by_parent, true, p->m->id, &first);
   p->mat0 = (uint32_t)P->nmat;
   int rc = SKC_OK;
   for (size_t c = first; c < end && !rc; ++c) {
     const conn* l = &M->by_parent[c];
-    const obj* o = l->oo ? find_obj(M, l->child) : NULL;
+    const obj* o = l->oo ? skio_fbxm_find_obj(M, l->child) : NULL;
     if (o && o->kind == K_GEOM && p->geom == SKIO_FBX_NONE) {
       p->geom = o->rec;
       p->geom_id = o->id;
@@ -461,7 +390,9 @@ static int collect_parts(plan* P) {
   int rc = SKC_OK;
   for (uint32_t k = 0; k < P->n && !rc; ++k) rc = part_model(P, k);
   for (uint32_t k = 1; k < P->n && !rc; ++k)
-    if ((P->parts[k].skin == SKIO_FBX_NONE) != (P->parts[0].skin == SKIO_FBX_NONE)) rc = REFUSE;
+    if ((P->parts[k].skin == SKIO_FBX_NONE) != (P->parts[0].skin == SKIO_FBX_NONE) ||
+        (P->parts[k].shapes == SKIO_FBX_NONE) != (P->parts[0].shapes == SKIO_FBX_NONE))
+      rc = REFUSE;
   for (uint32_t k = 0; k < P->n && !rc; ++k) /* all with Materials or none */
     if ((P->parts[k].nmat == 0) != (P->parts[0].nmat == 0)) rc = REFUSE;
   return rc ? rc : merge_material_list(P);
@@ -470,7 +401,7 @@ static int collect_parts(plan* P) {
 /* ---- arrays ----------------------------------------------------------------------------------------------- */
 
 /* An array of property 0 of record r (SKIO_FBX_NONE: empty), decoded: REFUSE when it is not one. */
-static int read_f64(const skio_fbx_tree* t, uint32_t r, double** v, size_t* n) {
+int skio_fbxm_read_f64(const skio_fbx_tree* t, uint32_t r, double** v, size_t* n) {
   skio_fbx_prop p;
   skc_err e = {0};
   *v = NULL;
@@ -482,7 +413,7 @@ static int read_f64(const skio_fbx_tree* t, uint32_t r, double** v, size_t* n) {
   return rc == SKC_OUT_OF_MEMORY ? rc : rc ? REFUSE : SKC_OK;
 }
 
-static int read_i32(const skio_fbx_tree* t, uint32_t r, int32_t** v, size_t* n) {
+int skio_fbxm_read_i32(const skio_fbx_tree* t, uint32_t r, int32_t** v, size_t* n) {
   skio_fbx_prop p;
   skc_err e = {0};
   *v = NULL;
@@ -494,17 +425,7 @@ static int read_i32(const skio_fbx_tree* t, uint32_t r, int32_t** v, size_t* n) 
   return rc == SKC_OUT_OF_MEMORY ? rc : rc ? REFUSE : SKC_OK;
 }
 
-typedef struct dvec {
-  double* v;
-  size_t n, cap;
-} dvec;
-
-typedef struct ivec {
-  int32_t* v;
-  size_t n, cap;
-} ivec;
-
-static int dvec_add(dvec* d, const double* v, size_t n) {
+int skio_fbxm_dvec_add(dvec* d, const double* v, size_t n) {
   if (d->n + n > MAX_ELEMS) return REFUSE;
   if (!grow(&d->v, &d->cap, d->n + n + 1, sizeof *d->v)) return SKC_OUT_OF_MEMORY;
   if (n) memcpy(d->v + d->n, v, n * sizeof *v);
@@ -512,7 +433,7 @@ static int dvec_add(dvec* d, const double* v, size_t n) {
   return SKC_OK;
 }
 
-static int ivec_add(ivec* d, int32_t v) {
+int skio_fbxm_ivec_add(ivec* d, int32_t v) {
   if (d->n + 1 > MAX_ELEMS) return REFUSE;
   if (!grow(&d->v, &d->cap, d->n + 1, sizeof *d->v)) return SKC_OUT_OF_MEMORY;
   d->v[d->n++] = v;
@@ -520,7 +441,7 @@ static int ivec_add(ivec* d, int32_t v) {
 }
 
 /* Record rec's one property becomes the array (deflated as writers do). */
-static int pend_f64(plan* P, uint32_t rec, const dvec* d) {
+int skio_fbxm_set_f64(plan* P, uint32_t rec, const dvec* d) {
   if (rec == SKIO_FBX_NONE) return REFUSE;
   skio_fbx_props* b = pend_props(P, rec);
   if (!b) return SKC_OUT_OF_MEMORY;
@@ -528,7 +449,7 @@ static int pend_f64(plan* P, uint32_t rec, const dvec* d) {
   return SKC_OK;
 }
 
-static int pend_i32(plan* P, uint32_t rec, const ivec* d) {
+int skio_fbxm_set_i32(plan* P, uint32_t rec, const ivec* d) {
   if (rec == SKIO_FBX_NONE) return REFUSE;
   skio_fbx_props* b = pend_props(P, rec);
   if (!b) return SKC_OUT_OF_MEMORY;
@@ -583,7 +504,7 @@ static int add_polygons(part* p, const int32_t* v, size_t n, uint32_t off, ivec*
     const int64_t at = v[i] < 0 ? -(int64_t)v[i] - 1 : v[i];
     if (at >= p->nverts) return REFUSE;
     p->npoly += v[i] < 0;
-    rc = ivec_add(out, (int32_t)(v[i] < 0 ? -(at + off) - 1 : at + off));
+    rc = skio_fbxm_ivec_add(out, (int32_t)(v[i] < 0 ? -(at + off) - 1 : at + off));
   }
   p->npv = (uint32_t)n;
   return rc;
@@ -601,18 +522,18 @@ static int merge_vertices(plan* P, uint32_t* off) {
     int32_t* pv = NULL;
     size_t nv = 0, npv = 0;
     if (!geometry_known(t, p->geom)) rc = REFUSE;
-    if (!rc) rc = read_f64(t, skio_fbx_child(t, p->geom, "Vertices", SKIO_FBX_NONE), &v, &nv);
-    if (!rc) rc = read_i32(t, skio_fbx_child(t, p->geom, "PolygonVertexIndex", SKIO_FBX_NONE), &pv, &npv);
+    if (!rc) rc = skio_fbxm_read_f64(t, skio_fbx_child(t, p->geom, "Vertices", SKIO_FBX_NONE), &v, &nv);
+    if (!rc) rc = skio_fbxm_read_i32(t, skio_fbx_child(t, p->geom, "PolygonVertexIndex", SKIO_FBX_NONE), &pv, &npv);
     if (!rc && (nv % 3 || verts.n / 3 + nv / 3 > INT32_MAX / 2)) rc = REFUSE;
     off[k] = (uint32_t)(verts.n / 3);
     p->nverts = (uint32_t)(nv / 3);
-    if (!rc) rc = dvec_add(&verts, v, nv);
+    if (!rc) rc = skio_fbxm_dvec_add(&verts, v, nv);
     if (!rc) rc = add_polygons(p, pv, npv, off[k], &poly);
     free(v);
     free(pv);
   }
-  if (!rc) rc = pend_f64(P, skio_fbx_child(t, P->parts[0].geom, "Vertices", SKIO_FBX_NONE), &verts);
-  if (!rc) rc = pend_i32(P, skio_fbx_child(t, P->parts[0].geom, "PolygonVertexIndex", SKIO_FBX_NONE), &poly);
+  if (!rc) rc = skio_fbxm_set_f64(P, skio_fbx_child(t, P->parts[0].geom, "Vertices", SKIO_FBX_NONE), &verts);
+  if (!rc) rc = skio_fbxm_set_i32(P, skio_fbx_child(t, P->parts[0].geom, "PolygonVertexIndex", SKIO_FBX_NONE), &poly);
   free(verts.v);
   free(poly.v);
   return rc;
@@ -676,7 +597,7 @@ static int merge_layer_data(plan* P, const layer_job* L, const char* name, uint3
     const uint32_t r = skio_fbx_child(t, layer, name, SKIO_FBX_NONE);
     double* v = NULL;
     size_t n = 0;
-    rc = r == SKIO_FBX_NONE ? REFUSE : read_f64(t, r, &v, &n);
+    rc = r == SKIO_FBX_NONE ? REFUSE : skio_fbxm_read_f64(t, r, &v, &n);
     if (!rc && count_elems) {
       const uint32_t want = mapped_count(t, layer, &P->parts[k]);
       if (n % comps || (!L->indexed && n / comps != want)) rc = REFUSE;
@@ -684,11 +605,11 @@ static int merge_layer_data(plan* P, const layer_job* L, const char* name, uint3
     } else if (!rc && n != L->elems[k]) {
       rc = REFUSE; /* a W array: one value per element */
     }
-    if (!rc) rc = dvec_add(&all, v, n);
+    if (!rc) rc = skio_fbxm_dvec_add(&all, v, n);
     free(v);
   }
   const uint32_t first = skio_fbx_child(t, nth_layer(t, P->parts[0].geom, L->j), name, SKIO_FBX_NONE);
-  if (!rc) rc = pend_f64(P, first, &all);
+  if (!rc) rc = skio_fbxm_set_f64(P, first, &all);
   free(all.v);
   return rc;
 }
@@ -704,15 +625,15 @@ static int merge_layer_index(plan* P, const layer_job* L) {
     const uint32_t r = skio_fbx_child(t, layer, L->kind->index, SKIO_FBX_NONE);
     int32_t* v = NULL;
     size_t n = 0;
-    rc = r == SKIO_FBX_NONE ? REFUSE : read_i32(t, r, &v, &n);
+    rc = r == SKIO_FBX_NONE ? REFUSE : skio_fbxm_read_i32(t, r, &v, &n);
     if (!rc && n != mapped_count(t, layer, &P->parts[k])) rc = REFUSE;
     for (size_t i = 0; i < n && !rc; ++i)
-      rc = v[i] >= 0 && (uint32_t)v[i] < L->elems[k] ? ivec_add(&all, (int32_t)(v[i] + off)) : REFUSE;
+      rc = v[i] >= 0 && (uint32_t)v[i] < L->elems[k] ? skio_fbxm_ivec_add(&all, (int32_t)(v[i] + off)) : REFUSE;
     off += L->elems[k];
     free(v);
   }
   const uint32_t first = skio_fbx_child(t, nth_layer(t, P->parts[0].geom, L->j), L->kind->index, SKIO_FBX_NONE);
-  if (!rc) rc = pend_i32(P, first, &all);
+  if (!rc) rc = skio_fbxm_set_i32(P, first, &all);
   free(all.v);
   return rc;
 }
@@ -771,11 +692,11 @@ static int add_part_materials(const plan* P, const part* p, uint32_t layer, ivec
     return REFUSE;
   int32_t* v = NULL;
   size_t n = 0;
-  int rc = read_i32(t, skio_fbx_child(t, layer, "Materials", SKIO_FBX_NONE), &v, &n);
+  int rc = skio_fbxm_read_i32(t, skio_fbx_child(t, layer, "Materials", SKIO_FBX_NONE), &v, &n);
   if (!rc && (same ? n < 1 : n != p->npoly)) rc = REFUSE;
   for (uint32_t i = 0; i < p->npoly && !rc; ++i) {
     const int32_t m = merged_index(P, p, v[same ? 0 : i]);
-    rc = m < 0 ? REFUSE : ivec_add(out, m);
+    rc = m < 0 ? REFUSE : skio_fbxm_ivec_add(out, m);
   }
   free(v);
   return rc;
@@ -794,7 +715,7 @@ static int merge_material_layer(plan* P, uint32_t j) {
     rc = add_part_materials(P, &P->parts[k], nth_layer(t, P->parts[k].geom, j), &all);
   if (!rc) rc = pend_str(P, skio_fbx_child(t, l0, "MappingInformationType", SKIO_FBX_NONE), "ByPolygon");
   if (!rc) rc = pend_str(P, skio_fbx_child(t, l0, "ReferenceInformationType", SKIO_FBX_NONE), "IndexToDirect");
-  if (!rc) rc = pend_i32(P, skio_fbx_child(t, l0, "Materials", SKIO_FBX_NONE), &all);
+  if (!rc) rc = skio_fbxm_set_i32(P, skio_fbx_child(t, l0, "Materials", SKIO_FBX_NONE), &all);
   free(all.v);
   return rc;
 }
@@ -837,8 +758,8 @@ static int same_matrices(const skio_fbx_tree* t, uint32_t a, uint32_t b) {
                    rb = skio_fbx_child(t, b, names[i], SKIO_FBX_NONE);
     double *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
-    rc = (ra == SKIO_FBX_NONE) != (rb == SKIO_FBX_NONE) ? REFUSE : read_f64(t, ra, &x, &nx);
-    if (!rc) rc = read_f64(t, rb, &y, &ny);
+    rc = (ra == SKIO_FBX_NONE) != (rb == SKIO_FBX_NONE) ? REFUSE : skio_fbxm_read_f64(t, ra, &x, &nx);
+    if (!rc) rc = skio_fbxm_read_f64(t, rb, &y, &ny);
     if (!rc && nx != ny) rc = REFUSE;
     for (size_t e = 0; e < nx && !rc; ++e)
       if (!(fabs(x[e] - y[e]) <= 1e-6 * fmax(1.0, fmax(fabs(x[e]), fabs(y[e]))))) rc = REFUSE;
@@ -864,12 +785,13 @@ static int add_influences(const plan* P, const clus* c, uint32_t off, ivec* idx,
   int32_t* i32 = NULL;
   double* f64 = NULL;
   size_t ni = 0, nw = 0;
-  int rc = read_i32(t, skio_fbx_child(t, c->rec, "Indexes", SKIO_FBX_NONE), &i32, &ni);
-  if (!rc) rc = read_f64(t, skio_fbx_child(t, c->rec, "Weights", SKIO_FBX_NONE), &f64, &nw);
+  int rc = skio_fbxm_read_i32(t, skio_fbx_child(t, c->rec, "Indexes", SKIO_FBX_NONE), &i32, &ni);
+  if (!rc) rc = skio_fbxm_read_f64(t, skio_fbx_child(t, c->rec, "Weights", SKIO_FBX_NONE), &f64, &nw);
   if (!rc && ni != nw) rc = REFUSE;
   for (size_t i = 0; i < ni && !rc; ++i)
-    rc = i32[i] >= 0 && (uint32_t)i32[i] < P->parts[c->part].nverts ? ivec_add(idx, (int32_t)(i32[i] + off)) : REFUSE;
-  if (!rc) rc = dvec_add(w, f64, nw);
+    rc = i32[i] >= 0 && (uint32_t)i32[i] < P->parts[c->part].nverts ? skio_fbxm_ivec_add(idx, (int32_t)(i32[i] + off))
+                                                                    : REFUSE;
+  if (!rc) rc = skio_fbxm_dvec_add(w, f64, nw);
   free(i32);
   free(f64);
   return rc;
@@ -889,13 +811,13 @@ static int merge_bone(plan* P, const clus* run, size_t n, const uint32_t* off) {
   for (size_t i = 0; i < n && !rc; ++i) rc = add_influences(P, &run[i], off[run[i].part], &idx, &w);
   const uint32_t ri = skio_fbx_child(t, run[0].rec, "Indexes", SKIO_FBX_NONE);
   const uint32_t rw = skio_fbx_child(t, run[0].rec, "Weights", SKIO_FBX_NONE);
-  if (!rc && (ri != SKIO_FBX_NONE || idx.n)) rc = pend_i32(P, ri, &idx);
-  if (!rc && (rw != SKIO_FBX_NONE || w.n)) rc = pend_f64(P, rw, &w);
+  if (!rc && (ri != SKIO_FBX_NONE || idx.n)) rc = skio_fbxm_set_i32(P, ri, &idx);
+  if (!rc && (rw != SKIO_FBX_NONE || w.n)) rc = skio_fbxm_set_f64(P, rw, &w);
   free(idx.v);
   free(w.v);
   for (size_t i = 1; i < n && !rc; ++i) {
-    rc = pend_drop(P, run[i].rec);
-    if (!rc) rc = drop_touching(P, run[i].id);
+    rc = skio_fbxm_drop(P, run[i].rec);
+    if (!rc) rc = skio_fbxm_drop_touching(P, run[i].id);
     ++P->drop_deformer;
   }
   if (!rc && run[0].part) rc = add_link(P, run[0].id, P->parts[0].skin_id);
@@ -912,8 +834,8 @@ static int merge_skins(plan* P, const uint32_t* off) {
     rc = merge_bone(P, &P->cl[i], j - i, off);
   }
   for (uint32_t k = 1; k < P->n && !rc; ++k) {
-    rc = pend_drop(P, P->parts[k].skin);
-    if (!rc) rc = drop_touching(P, P->parts[k].skin_id);
+    rc = skio_fbxm_drop(P, P->parts[k].skin);
+    if (!rc) rc = skio_fbxm_drop_touching(P, P->parts[k].skin_id);
     ++P->drop_deformer;
   }
   return rc;
@@ -924,12 +846,12 @@ static int drop_parts(plan* P) {
   int rc = SKC_OK;
   for (uint32_t k = 1; k < P->n && !rc; ++k) {
     const part* p = &P->parts[k];
-    rc = pend_drop(P, p->m->rec);
-    if (!rc) rc = drop_touching(P, p->m->id);
-    if (!rc) rc = pend_drop(P, p->geom);
-    if (!rc) rc = drop_touching(P, p->geom_id);
+    rc = skio_fbxm_drop(P, p->m->rec);
+    if (!rc) rc = skio_fbxm_drop_touching(P, p->m->id);
+    if (!rc) rc = skio_fbxm_drop(P, p->geom);
+    if (!rc) rc = skio_fbxm_drop_touching(P, p->geom_id);
   }
-  for (uint32_t i = 0; i < P->parts[0].nmat && !rc; ++i) rc = pend_drop(P, P->mat_conns[P->parts[0].mat0 + i]);
+  for (uint32_t i = 0; i < P->parts[0].nmat && !rc; ++i) rc = skio_fbxm_drop(P, P->mat_conns[P->parts[0].mat0 + i]);
   for (size_t i = 0; i < P->nmerged && !rc; ++i) rc = add_link(P, P->merged[i], P->parts[0].m->id);
   return rc;
 }
@@ -961,8 +883,10 @@ static int commit(plan* P) {
   M->nlink += P->nlink;
   for (uint32_t k = 1; k < P->n; ++k) M->gone[M->ngone++] = P->parts[k].m->id;
   M->drop_model += P->n - 1;
-  M->drop_geom += P->n - 1;
+  M->drop_geom += P->n - 1 + P->drop_geom;
   M->drop_deformer += P->drop_deformer;
+  M->drop_node += P->drop_node;
+  M->drop_curve += P->drop_curve;
   ++M->groups;
   return SKC_OK;
 }
@@ -991,11 +915,13 @@ static int merge_group(merger* M, const mesh* const* ms, uint32_t n) {
   P.parts = calloc(n, sizeof *P.parts);
   uint32_t* off = calloc(n, sizeof *off);
   int rc = P.parts && off ? SKC_OK : SKC_OUT_OF_MEMORY;
-  for (uint32_t k = 0; k < n && !rc; ++k) P.parts[k] = (part){ms[k], SKIO_FBX_NONE, SKIO_FBX_NONE, 0, 0, 0, 0, 0, 0, 0};
+  for (uint32_t k = 0; k < n && !rc; ++k)
+    P.parts[k] = (part){ms[k], SKIO_FBX_NONE, SKIO_FBX_NONE, SKIO_FBX_NONE, 0, 0, 0, 0, 0, 0, 0, 0};
   if (!rc) rc = collect_parts(&P);
   if (!rc) rc = merge_vertices(&P, off);
   if (!rc) rc = merge_layers(&P);
   if (!rc) rc = merge_skins(&P, off);
+  if (!rc && P.parts[0].shapes != SKIO_FBX_NONE) rc = skio_fbxm_merge_shapes(&P, off); /* fbx_merge_shapes.c */
   if (!rc) rc = drop_parts(&P);
   if (!rc) rc = commit(&P);
   plan_free(&P);
@@ -1082,18 +1008,22 @@ static int fix_poses(merger* M) {
   return rc;
 }
 
-/* The Definitions' total Count and the Model, Geometry and Deformer ObjectTypes' lowered by what was dropped. */
+/* The Definitions' total Count and the Model, Geometry, Deformer, AnimationCurveNode and AnimationCurve ObjectTypes'
+ * lowered by what was dropped. */
 static int lower_definitions(merger* M) {
   const skio_fbx_tree* t = &M->t;
   const uint32_t defs = skio_fbx_child(t, SKIO_FBX_NONE, "Definitions", SKIO_FBX_NONE);
   if (defs == SKIO_FBX_NONE) return SKC_OK;
-  int rc = lower(M, skio_fbx_child(t, defs, "Count", SKIO_FBX_NONE), M->drop_model + M->drop_geom + M->drop_deformer);
+  int rc = lower(M, skio_fbx_child(t, defs, "Count", SKIO_FBX_NONE),
+                 M->drop_model + M->drop_geom + M->drop_deformer + M->drop_node + M->drop_curve);
   for (uint32_t o = skio_fbx_child(t, defs, "ObjectType", SKIO_FBX_NONE); o != SKIO_FBX_NONE && !rc;
        o = skio_fbx_child(t, defs, "ObjectType", o)) {
-    const uint32_t k = skio_fbx_prop_str_is(t, o, 0, "Model")      ? M->drop_model
-                       : skio_fbx_prop_str_is(t, o, 0, "Geometry") ? M->drop_geom
-                       : skio_fbx_prop_str_is(t, o, 0, "Deformer") ? M->drop_deformer
-                                                                   : 0;
+    const uint32_t k = skio_fbx_prop_str_is(t, o, 0, "Model")                ? M->drop_model
+                       : skio_fbx_prop_str_is(t, o, 0, "Geometry")           ? M->drop_geom
+                       : skio_fbx_prop_str_is(t, o, 0, "Deformer")           ? M->drop_deformer
+                       : skio_fbx_prop_str_is(t, o, 0, "AnimationCurveNode") ? M->drop_node
+                       : skio_fbx_prop_str_is(t, o, 0, "AnimationCurve")     ? M->drop_curve
+                                                                             : 0;
     rc = lower(M, skio_fbx_child(t, o, "Count", SKIO_FBX_NONE), k);
   }
   return rc;

@@ -822,12 +822,20 @@ def shape_key_values(times, ext):
     return out
 
 
+def shape_key_names(obj):
+    """The shape keys of mesh object `obj` of the scene, in order ([] without any)."""
+    key = bpy.context.scene.objects[obj].data.shape_keys
+    return [kb.name for kb in key.key_blocks] if key else []
+
+
 def shape_key_clips(cli, work):
     """tests/data/shape_key_anim.fbx and .glb (Blender 3.4 exports of a leg of two materials whose shape keys Bulge
     and Thin are keyed over frames 1-21) converted .fbx -> .glb and .glb -> .fbx: every object Blender's importer makes
     of the output plays every shape key at the keys' times and between as Blender's importer of the source does
     (compared at the same time, each format on its own frames), within 1e-4. Before, the .glb from the FBX had no
-    animation of its shapes (dropped without a word) and the .fbx from the glTF lacked the clip."""
+    animation of its shapes (dropped without a word) and the .fbx from the glTF lacked the clip. The .fbx is one mesh
+    object "Leg" with slots Trousers and Boot and shape keys Basis, Bulge and Thin (fbx_merge_shapes.c): before,
+    Blender showed "Leg" and "Leg.001", one slot each, each with its own copy of the shape keys and their curves."""
     times = [f / 24.0 for f in (1, 2.5, 5, 8, 11, 13.5, 16, 20)]
     for src_ext, out_ext in (("fbx", "glb"), ("glb", "fbx")):
         src = os.path.join(HERE, "..", "data", "shape_key_anim." + src_ext)
@@ -842,6 +850,10 @@ def shape_key_clips(cli, work):
             continue
         reset()
         dict(IMPORTERS)[out_ext](out)
+        if out_ext == "fbx":
+            objects = [(n, slots, shape_key_names(n)) for n, slots in mesh_slots()]
+            check(name + ": one mesh object Leg with slots Trousers, Boot and shape keys Basis, Bulge, Thin",
+                  objects == [("Leg", ["Trousers", "Boot"], ["Basis", "Bulge", "Thin"])], str(objects))
         got = shape_key_values(times, out_ext)
         keys = sorted({k[1] for k in want})
         check(name + ": the source's animated shape keys", keys == ["Bulge", "Thin"] and

@@ -18,6 +18,8 @@
  *  - shape key animation (aiAnimation::mMorphMeshChannels, which Assimp's writer ignores) written as DeformPercent
  *    curves: Assimp reads back every key's time and weight, a clip of shape keys only included, each clip as long as
  *    its last shape key;
+ *  - an object of two materials and shape keys is one Model with one BlendShape, one channel per shape and one
+ *    DeformPercent curve per channel and clip (fbx_merge_shapes.c), read back with the source's shapes and keys;
  *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
  *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -948,6 +950,13 @@ static int find_morph(sk_scene* s, uint32_t* m, const char* name) {
   return -1;
 }
 
+/* Morph `name` of mesh m of s, or -1. */
+static int32_t find_morph_in(sk_scene* s, uint32_t m, const char* name) {
+  for (uint32_t t = 0; t < sk_scene_mesh_morph_count(s, m); ++t)
+    if (!strcmp(sk_scene_mesh_morph_name(s, m, t), name)) return (int32_t)t;
+  return -1;
+}
+
 static float* copy_positions(sk_scene* s, uint32_t m, int morph) {
   const size_t n = morph < 0 ? sk_scene_mesh_positions(s, m, NULL, 0)
                              : sk_scene_mesh_morph_positions(s, m, (uint32_t)morph, NULL, 0);
@@ -1027,12 +1036,289 @@ START_TEST(blend_shapes_in_binary_fbx) {
 }
 END_TEST
 
+/* ---- an object of several materials and shape keys: one FBX Model (io/fbx_merge_shapes.c) --------------------- */
+
+typedef struct shape_counts {
+  int mesh_models, meshes, shapes, blend_shapes, channels, deform_nodes;
+  int64_t leg;
+} shape_counts;
+
+/* The number of Objects records named `name`. */
+static int objects_named(const skio_fbx_tree* t, uint32_t objects, const char* name) {
+  int n = 0;
+  for (uint32_t r = skio_fbx_child(t, objects, name, SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(t, objects, name, r))
+    ++n;
+  return n;
+}
+
+/* The written file's Mesh Models, mesh Geometries, Shapes, BlendShapes, channels and DeformPercent curve nodes; the
+ * Definitions' Count of each object type the passes add to or drop from equals its objects. */
+static void count_shape_objects(const skio_fbx_tree* t, shape_counts* c) {
+  static const char* const types[5] = {"Model", "Geometry", "Deformer", "AnimationCurveNode", "AnimationCurve"};
+  const uint32_t objects = skio_fbx_child(t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  const uint32_t defs = skio_fbx_child(t, SKIO_FBX_NONE, "Definitions", SKIO_FBX_NONE);
+  ck_assert(objects != SKIO_FBX_NONE && defs != SKIO_FBX_NONE);
+  memset(c, 0, sizeof *c);
+  for (uint32_t r = t->recs[objects].first; r != SKIO_FBX_NONE; r = t->recs[r].next) {
+    const uint8_t* name = NULL;
+    size_t len = 0;
+    ck_assert(skio_fbx_prop_name(t, r, 1, &name, &len));
+    const bool model = skio_fbx_is(t, r, "Model"), geom = skio_fbx_is(t, r, "Geometry");
+    const bool deformer = skio_fbx_is(t, r, "Deformer");
+    if (model && skio_fbx_prop_str_is(t, r, 2, "Mesh") && ++c->mesh_models && len == 3 && !memcmp(name, "Leg", 3))
+      skio_fbx_prop_i64(t, r, 0, &c->leg);
+    c->meshes += geom && skio_fbx_prop_str_is(t, r, 2, "Mesh");
+    c->shapes += geom && skio_fbx_prop_str_is(t, r, 2, "Shape");
+    c->blend_shapes += deformer && skio_fbx_prop_str_is(t, r, 2, "BlendShape");
+    c->channels += deformer && skio_fbx_prop_str_is(t, r, 2, "BlendShapeChannel");
+    c->deform_nodes += skio_fbx_is(t, r, "AnimationCurveNode") && len == 13 && !memcmp(name, "DeformPercent", 13);
+  }
+  for (uint32_t o = skio_fbx_child(t, defs, "ObjectType", SKIO_FBX_NONE); o != SKIO_FBX_NONE;
+       o = skio_fbx_child(t, defs, "ObjectType", o))
+    for (int k = 0; k < 5; ++k) {
+      int64_t count = -1;
+      if (!skio_fbx_prop_str_is(t, o, 0, types[k])) continue;
+      ck_assert(skio_fbx_prop_i64(t, skio_fbx_child(t, o, "Count", SKIO_FBX_NONE), 0, &count));
+      ck_assert_msg(count == objects_named(t, objects, types[k]), "Definitions: %s Count %lld, %d objects", types[k],
+                    (long long)count, objects_named(t, objects, types[k]));
+    }
+}
+
+/* Base and `name` positions of every mesh of s with that shape, appended (3 floats a vertex); the vertex count. */
+static size_t shape_positions(sk_scene* s, const char* name, float** base, float** moved) {
+  size_t n = 0;
+  *base = *moved = NULL;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
+    const int32_t t = find_morph_in(s, m, name);
+    if (t < 0) continue;
+    const size_t vn = sk_scene_mesh_vertex_count(s, m);
+    float *p = copy_positions(s, m, -1), *q = copy_positions(s, m, t);
+    *base = realloc(*base, (n + vn) * 3 * sizeof **base);
+    *moved = realloc(*moved, (n + vn) * 3 * sizeof **moved);
+    ck_assert(*base && *moved);
+    memcpy(*base + n * 3, p, vn * 3 * sizeof *p);
+    memcpy(*moved + n * 3, q, vn * 3 * sizeof *q);
+    n += vn;
+    free(p), free(q);
+  }
+  return n;
+}
+
+/* Shape `name` of read-back b against source s over every mesh that has it (the parts of one object): each vertex of
+ * b, matched to a source vertex by base position, has its target position within 1e-5 of the model's size. */
+static void assert_same_shape(sk_scene* s, sk_scene* b, const char* name) {
+  float *ps, *qs, *pb, *qb;
+  const size_t vs = shape_positions(s, name, &ps, &qs), vb = shape_positions(b, name, &pb, &qb);
+  ck_assert_msg(vs > 0 && vb >= vs / 2, "shape %s: %zu source vertices, %zu read back", name, vs, vb);
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < vs; ++v)
+    for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], ps[v * 3 + k]), hi[k] = fmaxf(hi[k], ps[v * 3 + k]);
+  const float tol = 1e-5f * dist3(lo, hi);
+  size_t moved = 0;
+  for (size_t v = 0; v < vb; ++v) {
+    size_t best = vs;
+    float d = INFINITY;
+    for (size_t u = 0; u < vs; ++u)
+      if (dist3(pb + v * 3, ps + u * 3) < d) d = dist3(pb + v * 3, ps + u * 3), best = u;
+    ck_assert_msg(best < vs && d <= tol, "%s: read-back vertex %zu is no source vertex (%g off)", name, v, d);
+    const float e = dist3(qb + v * 3, qs + best * 3);
+    ck_assert_msg(e <= tol, "%s: vertex %zu is %g off the source's shape", name, v, e);
+    moved += dist3(qb + v * 3, pb + v * 3) > 100 * tol;
+  }
+  ck_assert_msg(moved > 0, "%s moves no vertex", name);
+  free(ps), free(qs), free(pb), free(qb);
+}
+
+static int32_t clip_index(sk_scene* s, const char* name) {
+  for (uint32_t a = 0; a < sk_scene_animation_count(s); ++a)
+    if (!strcmp(sk_scene_animation_name(s, a), name)) return (int32_t)a;
+  return -1;
+}
+
+/* The keys of clip `clip` of mesh m of s: *n keys, times and weights (T per key) malloc'd. */
+static void morph_keys_of(sk_scene* s, uint32_t m, uint32_t clip, size_t* n, double** t, float** w) {
+  *n = sk_scene_mesh_morph_keys(s, m, clip, NULL, NULL, 0);
+  *t = malloc((*n + 1) * sizeof **t);
+  *w = malloc((*n * sk_scene_mesh_morph_count(s, m) + 1) * sizeof **w);
+  ck_assert(*t && *w);
+  ck_assert_uint_eq(sk_scene_mesh_morph_keys(s, m, clip, *t, *w, *n), *n);
+}
+
+/* Every shaped mesh of b carries in clip `clip` the keys of the source's first shaped mesh: the same count, times
+ * within 1e-4 s (from the first key), each shape's weight (by name) within 1e-5. */
+static void assert_same_shape_keys(sk_scene* s, sk_scene* b, const char* clip) {
+  const int32_t cs = clip_index(s, clip), cb = clip_index(b, clip);
+  ck_assert_msg(cs >= 0 && cb >= 0, "clip %s: %d / %d", clip, cs, cb);
+  uint32_t ms = 0, compared = 0;
+  while (ms < sk_scene_mesh_count(s) && !sk_scene_mesh_morph_count(s, ms)) ++ms;
+  ck_assert_uint_lt(ms, sk_scene_mesh_count(s));
+  size_t ns;
+  double* ts;
+  float* ws;
+  morph_keys_of(s, ms, (uint32_t)cs, &ns, &ts, &ws);
+  const uint32_t T = sk_scene_mesh_morph_count(s, ms);
+  for (uint32_t mb = 0; mb < sk_scene_mesh_count(b); ++mb) {
+    if (!sk_scene_mesh_morph_count(b, mb)) continue;
+    size_t nb;
+    double* tb;
+    float* wb;
+    morph_keys_of(b, mb, (uint32_t)cb, &nb, &tb, &wb);
+    ck_assert_msg(ns > 0 && nb == ns, "mesh %u: %zu keys, source %zu", mb, nb, ns);
+    for (uint32_t k = 0; k < T; ++k) {
+      const int32_t tk = find_morph_in(b, mb, sk_scene_mesh_morph_name(s, ms, k));
+      ck_assert_msg(tk >= 0, "mesh %u lacks shape %s", mb, sk_scene_mesh_morph_name(s, ms, k));
+      const uint32_t Tb = sk_scene_mesh_morph_count(b, mb);
+      for (size_t i = 0; i < ns; ++i) {
+        ck_assert_msg(fabs((tb[i] - tb[0]) - (ts[i] - ts[0])) < 1e-4, "mesh %u key %zu time", mb, i);
+        ck_assert_msg(fabsf(wb[i * Tb + (uint32_t)tk] - ws[i * T + k]) < 1e-5f, "mesh %u key %zu %s: %g, source %g", mb,
+                      i, sk_scene_mesh_morph_name(s, ms, k), wb[i * Tb + (uint32_t)tk], ws[i * T + k]);
+      }
+    }
+    free(tb), free(wb);
+    ++compared;
+  }
+  ck_assert_msg(compared > 0, "no shaped mesh read back");
+  free(ts), free(ws);
+}
+
+/* shape_key_anim.glb: the object "Leg" of materials Trousers and Boot with shape keys Bulge and Thin keyed in clip
+ * KeyAction. Assimp's writer wrote two Mesh Models "Leg" and fbx_shapes_write.c gave each part its BlendShape, both
+ * channels and their curves; fbx_merge.c refused to merge a Geometry with a BlendShape and Blender showed "Leg" and
+ * "Leg.001", each with the shape keys. Now one Model, one Geometry with one BlendShape of 2 channels (2 Shapes, one
+ * DeformPercent curve node each), the Definitions' counts matching; read back, both shapes are the source's at every
+ * vertex and the keys are the source's. */
+START_TEST(object_of_two_materials_and_shape_keys_is_one_fbx_model) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(data_path("shape_key_anim.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = fbx_round_trip(s, 0, "leg_shapes.fbx");
+  skio_fbx_tree t;
+  uint8_t* bytes = parse_written("leg_shapes.fbx", &t);
+  shape_counts c;
+  count_shape_objects(&t, &c);
+  ck_assert_msg(c.mesh_models == 1 && c.leg != 0, "%d Mesh Models", c.mesh_models);
+  ck_assert_int_eq(c.meshes, 1);
+  ck_assert_int_eq(c.blend_shapes, 1);
+  ck_assert_int_eq(c.channels, 2);
+  ck_assert_int_eq(c.shapes, 2);
+  ck_assert_int_eq(c.deform_nodes, 2); /* one clip, two channels */
+  skio_fbx_tree_free(&t);
+  free(bytes);
+  assert_same_shape(s, b, "Bulge");
+  assert_same_shape(s, b, "Thin");
+  assert_same_shape_keys(s, b, "KeyAction");
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* names[] = {"leg_shapes.fbx"};
+  rm_tmp(names, 1);
+}
+END_TEST
+
 /* ---- shape key animation (fbx_shapes_write.c add_anims) -------------------------------------------------------- */
 
 static void set_ai_name(struct aiString* s, const char* n) {
   s->length = (unsigned)strlen(n);
   memcpy(s->data, n, s->length + 1);
 }
+
+/* The room of two_mesh_channels' channels, keys and weights. */
+typedef struct morph_room {
+  struct aiMeshMorphAnim ch[2], *list[2];
+  struct aiMeshMorphKey keys[2][3];
+  unsigned values[2];
+  double w[2][3][2];
+} morph_room;
+
+/* Clip an's morph channels replaced by channels "0" and "1" (scene_export.c names a channel by its aiMesh index), 3
+ * keys each over both targets; mesh 1's middle key of target 0 off by skew. */
+static void two_mesh_channels(struct aiAnimation* an, morph_room* r, double skew) {
+  memset(r, 0, sizeof *r);
+  r->values[0] = 0, r->values[1] = 1;
+  for (int m = 0; m < 2; ++m) {
+    set_ai_name(&r->ch[m].mName, m ? "1" : "0");
+    for (int k = 0; k < 3; ++k) {
+      r->w[m][k][0] = k * 0.5 + (m == 1 && k == 1 ? skew : 0.0);
+      r->w[m][k][1] = 1.0 - k * 0.25;
+      r->keys[m][k] = (struct aiMeshMorphKey){k * 10.0, r->values, r->w[m][k], 2};
+    }
+    r->ch[m].mNumKeys = 3;
+    r->ch[m].mKeys = r->keys[m];
+    r->list[m] = &r->ch[m];
+  }
+  an->mTicksPerSecond = 24.0;
+  an->mNumMorphMeshChannels = 2;
+  an->mMorphMeshChannels = r->list;
+}
+
+/* shape_key_anim.glb as Assimp reads it (node "Leg" of two aiMeshes, one per material, each with anim meshes Bulge and
+ * Thin, both named "Leg" as skinkit names them; mesh 1's second shape renamed to `rename` unless NULL), its clip
+ * KeyAction keying both meshes (two_mesh_channels), written by Assimp's FBX writer (anim meshes hidden, as
+ * scene_export.c does) and run through fix_binary, add_blend_shapes and merge_parts: the merged groups in *merged, the
+ * output parsed into t (free the bytes). */
+static uint8_t* shaped_parts_fbx(const char* rename, double skew, uint32_t* merged, skio_fbx_tree* t) {
+  struct aiScene* sc = (struct aiScene*)aiImportFile(data_path("shape_key_anim.glb"), 0);
+  ck_assert_msg(sc != NULL && sc->mNumMeshes == 2 && sc->mNumAnimations == 2, "%s", aiGetErrorString());
+  struct aiAnimation* an = sc->mAnimations[1];
+  ck_assert_str_eq(an->mName.data, "KeyAction");
+  struct aiMeshMorphAnim** kept_ch = an->mMorphMeshChannels;
+  const unsigned kept_n = an->mNumMorphMeshChannels,
+                 anims[2] = {sc->mMeshes[0]->mNumAnimMeshes, sc->mMeshes[1]->mNumAnimMeshes};
+  ck_assert(anims[0] == 2 && anims[1] == 2);
+  struct aiString kept_name = sc->mMeshes[1]->mAnimMeshes[1]->mName;
+  set_ai_name(&sc->mMeshes[0]->mName, "Leg"); /* Assimp names a node's Mesh Models by their meshes, as skinkit's */
+  set_ai_name(&sc->mMeshes[1]->mName, "Leg");
+  if (rename) set_ai_name(&sc->mMeshes[1]->mAnimMeshes[1]->mName, rename);
+  morph_room room;
+  two_mesh_channels(an, &room, skew);
+  sc->mMeshes[0]->mNumAnimMeshes = sc->mMeshes[1]->mNumAnimMeshes = 0;
+  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "fbx", 0);
+  sc->mMeshes[0]->mNumAnimMeshes = anims[0], sc->mMeshes[1]->mNumAnimMeshes = anims[1];
+  ck_assert(blob != NULL && blob->data != NULL);
+  uint8_t *a = NULL, *b = NULL, *out = NULL;
+  size_t an_ = 0, bn = 0, on = 0;
+  uint32_t shapes = 0;
+  skc_err e = {0};
+  ck_assert_msg(skio_fbx_fix_binary(blob->data, blob->size, NULL, &a, &an_, NULL, &e) == SKC_OK, "%s", e.message);
+  ck_assert_msg(skio_fbx_add_blend_shapes(a, an_, sc, &b, &bn, &shapes, &e) == SKC_OK, "%s", e.message);
+  ck_assert_uint_eq(shapes, 4); /* each part its Bulge and Thin */
+  ck_assert_msg(skio_fbx_merge_parts(b, bn, &out, &on, merged, &e) == SKC_OK, "%s", e.message);
+  ck_assert_msg(skio_fbx_tree_parse(out, on, t, &e) == SKC_OK, "%s", e.message);
+  aiReleaseExportBlob(blob);
+  free(a), free(b);
+  an->mMorphMeshChannels = kept_ch, an->mNumMorphMeshChannels = kept_n;
+  sc->mMeshes[1]->mAnimMeshes[1]->mName = kept_name;
+  aiReleaseImport(sc);
+  return out;
+}
+
+/* The rules of fbx_merge_shapes.c on Assimp's own output: the parts of one object with the same shapes (names, order)
+ * and the same curves are one Model with one BlendShape, 2 channels, 2 Shapes and one curve node per channel (the
+ * Definitions' counts matching the objects); parts whose second shape is named otherwise, or whose curves differ in
+ * one key, stay two Models, each with its BlendShape, its 2 channels and its 2 curve nodes: nothing lost. */
+START_TEST(parts_merge_their_blend_shapes_only_when_they_agree) {
+  static const struct {
+    const char* rename;
+    double skew;
+    uint32_t merged;
+  } cases[3] = {{NULL, 0.0, 1}, {"Thinner", 0.0, 0}, {NULL, 0.125, 0}};
+  for (int i = 0; i < 3; ++i) {
+    skio_fbx_tree t;
+    uint32_t merged = 99;
+    uint8_t* bytes = shaped_parts_fbx(cases[i].rename, cases[i].skew, &merged, &t);
+    shape_counts c;
+    count_shape_objects(&t, &c);
+    const int parts = cases[i].merged ? 1 : 2;
+    ck_assert_msg(merged == cases[i].merged, "case %d: %u groups merged", i, merged);
+    ck_assert_msg(c.mesh_models == parts && c.meshes == parts && c.blend_shapes == parts,
+                  "case %d: %d Mesh Models, %d Geometries, %d BlendShapes", i, c.mesh_models, c.meshes, c.blend_shapes);
+    ck_assert_msg(c.channels == 2 * parts && c.shapes == 2 * parts && c.deform_nodes == 2 * parts,
+                  "case %d: %d channels, %d Shapes, %d DeformPercent nodes", i, c.channels, c.shapes, c.deform_nodes);
+    skio_fbx_tree_free(&t);
+    free(bytes);
+  }
+}
+END_TEST
 
 /* A quad "Leg" (two triangles) with the shapes "Bulge" and "Thin" and two clips: "Shapes" keys only shape keys (the
  * middle key gives Thin no value: it is taken linearly from Thin's own keys), "Walk" moves the node too (its node keys
@@ -1233,6 +1519,8 @@ static Suite* suite(void) {
   tcase_add_test(t, binary_fbx_keeps_the_binds);
   tcase_add_test(t, object_of_two_materials_is_one_fbx_model);
   tcase_add_test(t, blend_shapes_in_binary_fbx);
+  tcase_add_test(t, object_of_two_materials_and_shape_keys_is_one_fbx_model);
+  tcase_add_test(t, parts_merge_their_blend_shapes_only_when_they_agree);
   tcase_add_test(t, shape_key_animation_in_binary_fbx);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, ascii_stop_times_only_in_animation_stacks);
