@@ -4,14 +4,16 @@
  * unwrapping (skio_fbx_fix_binary), then the clusters' TransformAssociateModel and binds (fbx_assoc.c, twice: the
  * second adds none), the blend shapes of a one-triangle aiScene with one anim mesh (fbx_shapes_write.c, twice: the
  * second adds none, the Geometry has its BlendShape then; with the shape's DeformPercent curves in two clips) and the
- * merge of an object's Mesh Models (fbx_merge.c, twice: the second merges none); 2 ASCII stop times; 3 ASCII Euler
- * unwrapping (both followed by the ASCII scale connections' renaming and the ASCII stacks' starts, fbx_stacks.c); with
- * bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched in place on a copy, else ASCII). Every
- * call must return a code, never read outside the input. Seeds: tests/fuzz/seeds-fuzz_fbx_fixup/
- * (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote; lcl_scale_binary / lcl_scale_ascii:
- * Assimp's own output with its "Lcl Scale" scale connections; shape_anim_binary: Assimp 5.2.5's own output, kept as
- * made, of blend_shapes' triangle with two clips, so that the shape curves are written) and the corpus .fbx files
- * (scripts/fuzz.sh). */
+ * merge of an object's Mesh Models (fbx_merge.c with their blend shapes, fbx_merge_shapes.c; twice: the second merges
+ * none); 2 ASCII stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale connections' renaming and the
+ * ASCII stacks' starts, fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched
+ * in place on a copy, else ASCII). Every call must return a code, never read outside the input. Seeds:
+ * tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote;
+ * lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale connections; shape_anim_binary:
+ * Assimp 5.2.5's own output, kept as made, of blend_shapes' triangle with two clips, so that the shape curves are
+ * written; merge_shapes_binary: mode 1 and the binary FBX `skinkit convert` wrote of tests/data/shape_key_anim.glb
+ * before fbx_merge_shapes.c, kept as made: two Mesh Models "Leg" each with a BlendShape of Bulge and Thin and their
+ * DeformPercent curves, which the merge makes one) and the corpus .fbx files (scripts/fuzz.sh). */
 #include <assimp/scene.h>
 #include <math.h>
 #include <stdint.h>

@@ -9,7 +9,8 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            (2: stop times, 3: Euler unwrapping; 5 / 4: the frame declared, binary / ASCII); see
                            fuzz_fbx_fixup.c; merge_binary: tests/data/two_material_leg.glb as `assimp export` (Debian's
                            assimp-utils) writes it, two Mesh Models of one object for fbx_merge.c (mode 1);
-                           lcl_scale_* and shape_anim_binary are not written here (kept as made: see fuzz_fbx_fixup.c)
+                           lcl_scale_*, shape_anim_binary and merge_shapes_binary are not written here (kept as
+                           made: see fuzz_fbx_fixup.c)
   seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld, --profile fast), first byte 0 (the
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
