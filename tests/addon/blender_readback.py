@@ -865,6 +865,40 @@ def shape_key_clips(cli, work):
                   "%s vs the source's %s" % (numpy.round(values, 4).tolist(), ref and numpy.round(ref, 4).tolist()))
 
 
+def custom_props(cli, work):
+    """tests/data/custom_props.fbx (Blender 3.4, Custom Properties on: hp, speed, tag, breakable, tint on the leg and
+    rig_version on the armature) converted to .glb: Blender's glTF importer shows the custom properties Blender's FBX
+    importer shows on the source (the glTF nodes' extras; FBX holds the bool as an integer). Before, none."""
+    src = os.path.join(HERE, "..", "data", "custom_props.fbx")
+
+    def props():
+        out = {}
+        for o in bpy.context.scene.objects:
+            for k in o.keys():
+                if not k.startswith("_") and k not in ("glTF2ExportSettings",):
+                    v = o[k]
+                    out[(o.type, k)] = list(v) if hasattr(v, "__len__") and not isinstance(v, str) else v
+        return out
+
+    reset()
+    dict(IMPORTERS)["fbx"](src)
+    want = props()
+    out = os.path.join(work, "custom_props.glb")
+    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+    check("custom_props.fbx -> .glb: convert", r.returncode == 0, r.stderr.strip())
+    if r.returncode:
+        return
+    reset()
+    dict(IMPORTERS)["glb"](out)
+    got = props()
+    check("custom_props.fbx: Blender's FBX importer shows them", ("MESH", "hp") in want and ("ARMATURE", "rig_version")
+          in want, str(want))
+    for key, value in sorted(want.items()):
+        g = got.get(key)
+        same = g == value or (isinstance(value, list) and g is not None and numpy.allclose(g, value))
+        check("custom_props.fbx -> .glb: %s %s" % key, same, "%r vs the source's %r" % (g, value))
+
+
 def main(argv):
     cli, work = argv
     os.makedirs(work, exist_ok=True)
@@ -913,6 +947,7 @@ def main(argv):
     two_characters(cli, work)
     shape_keys(cli, work)
     shape_key_clips(cli, work)
+    custom_props(cli, work)
     corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
