@@ -1470,6 +1470,63 @@ static int build_anims(importer* im, skc_err* err) {
   return rc;
 }
 
+/* ---- nodes' custom properties ------------------------------------------------------------------------------ */
+/* Extras value v as property u's value (a number, a bool, a string, three numbers); false for other values. */
+static bool extras_value(const skio_gltf_doc* d, int v, skio_user_prop* u) {
+  if (skio_json_num(d, v, &u->v[0])) {
+    u->kind = u->v[0] == floor(u->v[0]) && fabs(u->v[0]) < 2147483648.0 ? SKIO_PROP_INT : SKIO_PROP_NUMBER;
+    return true;
+  }
+  bool b;
+  if (skio_json_bool(d, v, &b)) {
+    u->kind = SKIO_PROP_BOOL;
+    u->v[0] = b;
+    return true;
+  }
+  if (skio_json_is(d, v, 3)) {
+    u->kind = SKIO_PROP_STRING;
+    return (u->text = skio_json_strdup(d, v)) != NULL;
+  }
+  u->kind = SKIO_PROP_VEC3;
+  return skio_json_len(d, v) == 3 && skio_json_num(d, skio_json_at(d, v, 0), &u->v[0]) && skio_json_num(d, skio_json_at(d, v, 1), &u->v[1]) &&
+         skio_json_num(d, skio_json_at(d, v, 2), &u->v[2]);
+}
+
+/* The named nodes' "extras" (Blender's glTF exporter writes an object's custom properties there) as the scene's
+ * custom properties (skio_scene.user_props), for the binary FBX writer's user properties and a glTF written from the
+ * scene; values of other kinds (objects, other arrays, null) are counted in a note. At most 65,536. */
+static int read_node_extras(importer* im, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  skio_scene* s = im->s;
+  uint32_t skipped = 0;
+  for (uint32_t i = 0; i < im->node_count && s->user_prop_count < 65536; ++i) {
+    const int node = skio_gltf_item(d, "nodes", i), extras = skio_json_get(d, node, "extras");
+    const int name = skio_json_get(d, node, "name");
+    if (!skio_json_is(d, name, 3)) continue;
+    for (int k = 0, key; (key = skio_json_key_at(d, extras, k)) >= 0 && s->user_prop_count < 65536; ++k) {
+      skio_user_prop u = {0};
+      if (!extras_value(d, key + 1, &u)) {
+        free(u.text);
+        ++skipped;
+        continue;
+      }
+      skio_user_prop* grown = realloc(s->user_props, ((size_t)s->user_prop_count + 1) * sizeof *grown);
+      if (grown) s->user_props = grown;
+      if (!grown || !(u.node = skio_json_strdup(d, name)) || !(u.key = skio_json_strdup(d, key))) {
+        free(u.node), free(u.key), free(u.text);
+        return oom(im, err);
+      }
+      grown[s->user_prop_count++] = u;
+    }
+  }
+  if (skipped) {
+    char line[120];
+    snprintf(line, sizeof line, "not read: %u node extras value(s) of a kind FBX user properties do not take", skipped);
+    skio_scene_note(s, line);
+  }
+  return SKC_OK;
+}
+
 /* ---- entry ----------------------------------------------------------------------------------------- */
 static int import_doc(skio_gltf_doc* doc, const char* name, bool bare, skio_gltf_import_report* report,
                       skio_scene** out, skc_err* err) {
@@ -1487,6 +1544,7 @@ static int import_doc(skio_gltf_doc* doc, const char* name, bool bare, skio_gltf
   doc = NULL; /* the scene owns it from here */
   if ((rc = build_forest(&im, err)) || (rc = read_skins(&im, err)) || (rc = build_skeleton(&im, err)) ||
       (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)) ||
+      (rc = read_node_extras(&im, err)) ||
       (rc = skio_gltf_read_materials(im.s, im.s->gltf, err)))
     goto done;
   if (im.rep.primitives_no_position) { /* not a mesh the file can draw, but not dropped without a word */

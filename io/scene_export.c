@@ -1439,8 +1439,8 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
-static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const char* path, uint32_t* shapes,
-                     skc_err* err) {
+static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
+                     const char* path, uint32_t* shapes, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
   int64_t* stops = fbx_stops(sc, &ok);
@@ -1466,6 +1466,12 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
     rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
+    if (!rc && s->user_prop_count) { /* the nodes' custom properties (fbx_user_props_write.c) */
+      uint8_t* with = NULL;
+      size_t with_n = 0;
+      rc = skio_fbx_add_user_props(fixed, fixed_n, s->user_props, s->user_prop_count, &with, &with_n, NULL, &fix_err);
+      if (!rc) free(fixed), fixed = with, fixed_n = with_n;
+    }
   } else {
     char *timed = NULL, *unwrapped = NULL, *scaled = NULL;
     size_t timed_n = 0, unwrapped_n = 0, scaled_n = 0;
@@ -1653,7 +1659,7 @@ static uint32_t prims_with_unread_attributes(const skio_gltf_doc* d) {
   return n;
 }
 
-static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
+static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bool node_extras_kept) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                        "EXT_texture_webp", "KHR_texture_basisu"};
   const skio_gltf_doc* d = s->gltf;
@@ -1672,6 +1678,11 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o) {
   uint32_t extras = 0;
   for (int t = 0; t + 1 < d->tok_count; ++t)
     extras += d->tok[t].type == 3 && d->tok[t].size == 1 && skio_json_streq(d, t, "extras");
+  const int nodes = skio_json_get(d, 0, "nodes"); /* binary FBX writes the named nodes' extras (user properties) */
+  for (int i = 0; node_extras_kept && i < skio_json_len(d, nodes); ++i) {
+    const int node = skio_json_at(d, nodes, i);
+    extras -= extras && skio_json_get(d, node, "extras") >= 0 && skio_json_is(d, skio_json_get(d, node, "name"), 3);
+  }
   const int cameras = skio_json_len(d, skio_json_get(d, 0, "cameras"));
   const int scenes = skio_json_len(d, skio_json_get(d, 0, "scenes"));
   if (scenes > 1 && n + 60 < sizeof text) /* Assimp's writers have one scene: every node goes into it */
@@ -1737,8 +1748,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
                               o.note_size, err)))
     goto done;
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
-  note_gltf_only(s, &o);
-  note_custom_props(s, &o);
+  note_gltf_only(s, &o, strcmp(id, "fbx") == 0);
+  if (strcmp(id, "fbx") != 0 && !s->gltf) note_custom_props(s, &o); /* a glTF's: its extras note */
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
@@ -1787,7 +1798,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     uint32_t shapes = 0;
-    rc = write_fbx(sc, id, &frame, path, &shapes, err);
+    rc = write_fbx(sc, id, &frame, s, path, &shapes, err);
     if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, &o, shapes);
   } else if (strcmp(id, "collada") == 0) {
     name_list names;
@@ -1844,7 +1855,8 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       if (o.note && o.note_size)
         snprintf(o.note, o.note_size,
                  "written from the scene (materials, textures, images, morph targets and their clips, clips, "
-                 "cameras, lights and empties kept; \"extras\", the asset's copyright, clips of mesh nodes, texture "
+                 "cameras, lights, empties and the nodes' extras kept; other \"extras\", the asset's copyright, clips "
+                 "of mesh nodes, texture "
                  "samplers and transforms, UV sets past the second, colour sets past the first, custom attributes "
                  "and the source's other extensions are not): %s",
                  why);

@@ -868,7 +868,8 @@ def shape_key_clips(cli, work):
 def custom_props(cli, work):
     """tests/data/custom_props.fbx (Blender 3.4, Custom Properties on: hp, speed, tag, breakable, tint on the leg and
     rig_version on the armature) converted to .glb: Blender's glTF importer shows the custom properties Blender's FBX
-    importer shows on the source (the glTF nodes' extras; FBX holds the bool as an integer). Before, none."""
+    importer shows on the source (the glTF nodes' extras; FBX holds the bool as an integer); and custom_props.glb
+    (Blender's glTF export of the same) to .fbx: Blender's FBX importer shows them (user properties). Before, none."""
     src = os.path.join(HERE, "..", "data", "custom_props.fbx")
 
     def props():
@@ -897,6 +898,21 @@ def custom_props(cli, work):
         g = got.get(key)
         same = g == value or (isinstance(value, list) and g is not None and numpy.allclose(g, value))
         check("custom_props.fbx -> .glb: %s %s" % key, same, "%r vs the source's %r" % (g, value))
+    # and Blender's glTF export of the same (node extras) to .fbx: Blender's FBX importer shows them again
+    src = os.path.join(HERE, "..", "data", "custom_props.glb")
+    out = os.path.join(work, "custom_props.fbx")
+    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+    check("custom_props.glb -> .fbx: convert, no extras note", r.returncode == 0 and "extras" not in r.stderr,
+          r.stderr.strip())
+    if r.returncode:
+        return
+    reset()
+    dict(IMPORTERS)["fbx"](out)
+    got = props()
+    for key, value in sorted(want.items()):
+        g = got.get(key)
+        same = g == value or (isinstance(value, list) and g is not None and numpy.allclose(g, value))
+        check("custom_props.glb -> .fbx: %s %s" % key, same, "%r vs the source's %r" % (g, value))
 
 
 def main(argv):

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fbx_fixup.h"
 #include "skio_fbx_edit.h"
 #include "skio_fbx_tree.h"
 #include "skio_scene.h"
@@ -163,6 +164,17 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           props[i].kind > SKIO_PROP_VEC3 || (props[i].kind == SKIO_PROP_STRING) != (props[i].text != NULL) ||
           !(props[i].v[0] == props[i].v[0]))
         __builtin_trap();
+  if (nprops) { /* written back onto the same file's Models (fbx_user_props_write.c): it must parse */
+    uint8_t* with = NULL;
+    size_t with_n = 0;
+    skio_fbx_tree back;
+    if (skio_fbx_add_user_props(in, size, props, nprops, &with, &with_n, NULL, &e) == SKC_OK &&
+        skio_fbx_tree_parse(with, with_n, &back, &e) == SKC_OK)
+      skio_fbx_tree_free(&back);
+    else if (with)
+      __builtin_trap();
+    free(with);
+  }
   skio_user_props_free(props, nprops);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;

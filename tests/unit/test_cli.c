@@ -570,6 +570,18 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
   snprintf(args, sizeof args, "convert tests/data/custom_props.fbx %s/props.fbx", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(!strstr(err_text(), "custom propert"), "%s", err_text());
+  /* and back: Blender's glTF export of the same (the nodes' extras) to binary FBX user properties, read again */
+  snprintf(args, sizeof args, "convert tests/data/custom_props.glb %s/props_g.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(!strstr(err_text(), "extras"), "%s", err_text());
+  snprintf(args, sizeof args, "convert %s/props_g.fbx %s/props_gg.glb", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(glb, sizeof glb, "%s/props_gg.glb", g_tmp);
+  bytes = skt_slurp(glb, &n);
+  leg = memmem(bytes, n, k_leg, sizeof k_leg - 1);
+  ck_assert_msg(leg && memmem(leg, n - (size_t)(leg - bytes), k_extras, sizeof k_extras - 1), "no %s after glb -> fbx",
+                k_extras);
+  free(bytes);
   /* the same through Assimp (Blender's FBX of three UV maps and two colour layers); the in-place .fbx keeps them */
   snprintf(args, sizeof args, "convert tests/data/extra_sets.fbx %s/sets_fbx.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
