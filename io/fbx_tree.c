@@ -463,7 +463,7 @@ static void props_put(skio_fbx_props* b, const void* d, size_t n) {
     b->p = p;
     b->cap = cap;
   }
-  memcpy(b->p + b->n, d, n);
+  if (n) memcpy(b->p + b->n, d, n); /* an empty array's data may be NULL */
   b->n += n;
 }
 
