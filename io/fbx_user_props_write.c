@@ -18,38 +18,10 @@
 
 typedef struct adder {
   const skio_fbx_tree* t;
-  const skio_user_prop** sorted; /* by node name, then key (file order within) */
+  const skio_user_prop** sorted; /* by node name, then key (skio_user_props_sorted) */
   uint32_t count;
   uint32_t added;
 } adder;
-
-static int cmp_prop(const void* a, const void* b) {
-  const skio_user_prop *x = *(const skio_user_prop* const*)a, *y = *(const skio_user_prop* const*)b;
-  int c = strcmp(x->node, y->node);
-  if (!c) c = strcmp(x->key, y->key);
-  return c ? c : (x > y) - (x < y);
-}
-
-/* The first of the sorted properties of node name[0, n), or count when it has none. */
-static uint32_t first_of(const adder* A, const uint8_t* name, size_t n) {
-  uint32_t lo = 0, hi = A->count;
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    const char* node = A->sorted[mid]->node;
-    const size_t len = strlen(node);
-    int c = memcmp(node, name, len < n ? len : n);
-    if (!c) c = (len > n) - (len < n);
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-static bool node_is(const skio_user_prop* u, const uint8_t* name, size_t n) {
-  return strlen(u->node) == n && !memcmp(u->node, name, n);
-}
 
 /* Whether Properties70 record props (SKIO_FBX_NONE: none) has a P named key. */
 static bool has_key(const skio_fbx_tree* t, uint32_t props, const char* key) {
@@ -95,7 +67,8 @@ static bool model_records(adder* A, uint32_t m, skio_fbx_new** out, uint32_t* n)
   *n = 0;
   if (!skio_fbx_prop_name(A->t, m, 1, &name, &len)) return true;
   const uint32_t props = skio_fbx_child(A->t, m, "Properties70", SKIO_FBX_NONE);
-  for (uint32_t i = first_of(A, name, len); i < A->count && node_is(A->sorted[i], name, len); ++i) {
+  for (uint32_t i = skio_user_props_first(A->sorted, A->count, (const char*)name, len);
+       i < A->count && skio_user_prop_of(A->sorted[i], (const char*)name, len); ++i) {
     const skio_user_prop* u = A->sorted[i];
     if (has_key(A->t, props, u->key) || (*n && !strcmp(A->sorted[i - 1]->key, u->key))) continue;
     skio_fbx_new* grown = realloc(*out, ((size_t)*n + 1) * sizeof *grown);
@@ -121,13 +94,11 @@ int skio_fbx_add_user_props(const uint8_t* in, size_t n, const skio_user_prop* p
   skio_fbx_tree t;
   int rc = skio_fbx_tree_parse(in, n, &t, err);
   if (rc) return rc;
-  adder A = {&t, count ? malloc(count * sizeof *A.sorted) : NULL, count, 0};
+  adder A = {&t, skio_user_props_sorted(props, count), count, 0};
   skio_fbx_change* ch = calloc(t.count ? t.count : 1, sizeof *ch);
   skio_fbx_new** lists = calloc(t.count ? t.count : 1, sizeof *lists); /* per record: the records added to it */
   skio_fbx_new* wraps = calloc(t.count ? t.count : 1, sizeof *wraps);  /* a new Properties70 per Model without */
   if (!ch || !lists || !wraps || (count && !A.sorted)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  for (uint32_t i = 0; !rc && i < count; ++i) A.sorted[i] = &props[i];
-  if (!rc && count) qsort(A.sorted, count, sizeof *A.sorted, cmp_prop);
   const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
   for (uint32_t m = objects == SKIO_FBX_NONE || !count ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
        !rc && m != SKIO_FBX_NONE; m = skio_fbx_child(&t, objects, "Model", m)) {
@@ -159,7 +130,7 @@ int skio_fbx_add_user_props(const uint8_t* in, size_t n, const skio_user_prop* p
   free(lists);
   free(wraps);
   free(ch);
-  free(A.sorted);
+  free((void*)A.sorted);
   skio_fbx_tree_free(&t);
   return rc;
 }

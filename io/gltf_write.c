@@ -75,7 +75,7 @@ typedef struct writer {
   const float* bake;   /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
   const struct mesh_out* mo; /* the meshes as written (their nodes: joint_nodes + mo[m].group), once known */
   uint32_t joint_nodes;
-  const skio_user_prop** props; /* the scene's custom properties by node and name (props_sorted), or NULL */
+  const skio_user_prop** props; /* the scene's custom properties by node and name (skio_user_props_sorted), or NULL */
   uint32_t prop_count;
 } writer;
 
@@ -342,27 +342,6 @@ static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
 }
 
 /* ---- custom properties (skio_scene.user_props) as the nodes' "extras" ------------------------------------------ */
-static int cmp_prop(const void* a, const void* b) {
-  const skio_user_prop *x = *(const skio_user_prop* const*)a, *y = *(const skio_user_prop* const*)b;
-  int c = strcmp(x->node, y->node);
-  if (!c) c = strcmp(x->key, y->key);
-  return c ? c : (x > y) - (x < y); /* file order within a name */
-}
-
-/* s's custom properties sorted by node and name (file order within), for put_extras; NULL when there are none or
- * memory is short (*oom then). */
-static const skio_user_prop** props_sorted(const skio_scene* s, bool* oom) {
-  if (!s->user_prop_count || !s->user_props) return NULL;
-  const skio_user_prop** p = malloc(s->user_prop_count * sizeof *p);
-  if (!p) {
-    *oom = true;
-    return NULL;
-  }
-  for (uint32_t i = 0; i < s->user_prop_count; ++i) p[i] = &s->user_props[i];
-  qsort(p, s->user_prop_count, sizeof *p, cmp_prop);
-  return p;
-}
-
 static void put_prop_value(buf* b, const skio_user_prop* u) {
   if (u->kind == SKIO_PROP_STRING)
     skio_buf_json_string(b, u->text ? u->text : "", NULL);
@@ -380,16 +359,11 @@ static void put_prop_value(buf* b, const skio_user_prop* u) {
  * twice, by two Models of one name: the first). */
 static void put_extras(buf* b, const writer* w, const char* name) {
   const skio_user_prop* const* p = w->props;
-  size_t lo = 0, hi = p && name ? w->prop_count : 0;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(p[mid]->node, name) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  if (!p || !name) return;
+  const size_t len = strlen(name);
   const char* last = NULL;
-  for (size_t i = lo; p && name && i < w->prop_count && !strcmp(p[i]->node, name); ++i) {
+  for (uint32_t i = skio_user_props_first(p, w->prop_count, name, len);
+       i < w->prop_count && skio_user_prop_of(p[i], name, len); ++i) {
     if (last && !strcmp(last, p[i]->key)) continue;
     skio_buf_str(b, last ? "," : ",\"extras\":{");
     last = p[i]->key;
@@ -2359,10 +2333,9 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
    * which skio_scene_import does not take for a joint. */
   int32_t rest_joint = -1; /* a TRS joint to hold empty clips: the root when possible */
 
-  bool props_oom = false;
-  w.props = props_sorted(s, &props_oom);
+  w.props = skio_user_props_sorted(s->user_props, s->user_prop_count);
   w.prop_count = w.props ? s->user_prop_count : 0;
-  if (props_oom) {
+  if (s->user_prop_count && !w.props) {
     rc = oom_fail(&w);
     goto done;
   }

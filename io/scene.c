@@ -144,6 +144,39 @@ void skio_anim_free(skio_anim* a) {
   free(a->channels);
 }
 
+static int cmp_prop(const void* a, const void* b) {
+  const skio_user_prop *x = *(const skio_user_prop* const*)a, *y = *(const skio_user_prop* const*)b;
+  int c = strcmp(x->node, y->node);
+  if (!c) c = strcmp(x->key, y->key);
+  return c ? c : (x > y) - (x < y); /* file order within a name */
+}
+
+const skio_user_prop** skio_user_props_sorted(const skio_user_prop* props, uint32_t count) {
+  const skio_user_prop** p = props && count ? malloc(count * sizeof *p) : NULL;
+  for (uint32_t i = 0; p && i < count; ++i) p[i] = &props[i];
+  if (p) qsort(p, count, sizeof *p, cmp_prop);
+  return p;
+}
+
+uint32_t skio_user_props_first(const skio_user_prop* const* sorted, uint32_t count, const char* node, size_t len) {
+  uint32_t lo = 0, hi = sorted ? count : 0;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    const size_t n = strlen(sorted[mid]->node);
+    int c = memcmp(sorted[mid]->node, node, n < len ? n : len);
+    if (!c) c = (n > len) - (n < len);
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+bool skio_user_prop_of(const skio_user_prop* u, const char* node, size_t len) {
+  return strlen(u->node) == len && !memcmp(u->node, node, len);
+}
+
 void skio_scene_destroy(skio_scene* s) {
   if (!s) return;
   for (uint32_t m = 0; m < s->mesh_count; ++m) skio_mesh_free(&s->meshes[m]);

@@ -191,6 +191,12 @@ typedef struct skio_user_prop {
   char* text; /* SKIO_PROP_STRING */
 } skio_user_prop;
 void skio_user_props_free(skio_user_prop* list, uint32_t count);
+/* props[0, count) sorted by node, then name (file order within): a new array of pointers (NULL when there are none
+ * or memory is short); the first of them whose node is node[0, len) (count when none; names compared as bytes); and
+ * whether u is of that node. */
+const skio_user_prop** skio_user_props_sorted(const skio_user_prop* props, uint32_t count);
+uint32_t skio_user_props_first(const skio_user_prop* const* sorted, uint32_t count, const char* node, size_t len);
+bool skio_user_prop_of(const skio_user_prop* u, const char* node, size_t len);
 
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */

