@@ -1675,6 +1675,7 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   if (!d) return cannot(why, why_size, "the scene was not read from a glTF");
   if (s->materials_changed) return cannot(why, why_size, "materials were added or assigned after reading");
   if (s->shapes_changed) return cannot(why, why_size, "blend shapes were set after reading");
+  if (s->props_changed) return cannot(why, why_size, "custom properties were added after reading");
   for (uint32_t mi = 0; mi < s->mesh_count; ++mi) { /* a mesh added to the scene has no place in the document */
     const skio_mesh* m = &s->meshes[mi];
     if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0)

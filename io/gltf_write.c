@@ -2396,7 +2396,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     skio_buf_json_string(&nodes, mnames[mi], NULL);
     if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
     skio_buf_printf(&nodes, ",\"mesh\":%u", mo[mi].group);
-    put_extras(&nodes, &w, s->meshes[mi].node_name);
+    put_extras(&nodes, &w, base); /* the object's name, as the node is named */
     if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
     if (s->object_count) objects_of_mesh(&objs, mo[mi].group, &nodes);
     skio_buf_str(&nodes, "}");

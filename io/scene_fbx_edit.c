@@ -209,7 +209,7 @@ int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char*
     snprintf(why, why_size, "the scene has %u meshes where the file gave %u", s->mesh_count, s->import_mesh_count);
     return SKIO_FBX_EDIT_CANNOT;
   }
-  if (s->materials_changed || s->shapes_changed || skio_scene_fingerprint(s) != s->source_file.scene) {
+  if (s->materials_changed || s->shapes_changed || s->props_changed || skio_scene_fingerprint(s) != s->source_file.scene) {
     snprintf(why, why_size,
              "the scene changed beyond its weights (skeleton, binds, clips, materials, blend shapes or triangles)");
     return SKIO_FBX_EDIT_CANNOT;

@@ -197,6 +197,11 @@ void skio_user_props_free(skio_user_prop* list, uint32_t count);
 const skio_user_prop** skio_user_props_sorted(const skio_user_prop* props, uint32_t count);
 uint32_t skio_user_props_first(const skio_user_prop* const* sorted, uint32_t count, const char* node, size_t len);
 bool skio_user_prop_of(const skio_user_prop* u, const char* node, size_t len);
+/* A custom property of node `node` appended to s->user_props (copied; ABI sk_scene_add_prop's rules); sets
+ * props_changed. SKC_INVALID_ARGUMENT, SKC_OUT_OF_MEMORY. */
+struct skio_scene;
+int skio_scene_add_user_prop(struct skio_scene* s, const char* node, const char* key, int kind, const double* v,
+                             const char* text, skc_err* err);
 
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */
@@ -242,6 +247,7 @@ typedef struct skio_scene {
    * gives them as each node's "extras"; the in-place FBX edit keeps the file's own; other writers name them. */
   uint32_t user_prop_count;
   skio_user_prop* user_props;
+  bool props_changed; /* a custom property added after reading (skio_scene_add_user_prop) */
 } skio_scene;
 
 typedef struct skio_import_options {

@@ -504,6 +504,22 @@ SK_API size_t sk_scene_mesh_morph_positions(const sk_scene* scene, uint32_t mesh
  * weights[k * morph_count + t], 1 = the whole shape), linear between keys and held outside them. */
 SK_API size_t sk_scene_mesh_morph_keys(const sk_scene* scene, uint32_t mesh, uint32_t anim, double* times,
                                        float* weights, size_t capacity);
+/* ABI 1.17: custom properties of the file's nodes, by node name - a binary FBX's Model user properties (Blender's
+ * custom properties, Maya's extra attributes), a glTF's named nodes' extras: how many, and property i's node and
+ * name (valid while the scene is), kind (SK_PROP_*), value in v[0] (v[0..2] for SK_PROP_VEC3) and text
+ * (SK_PROP_STRING). Outputs are optional. SK_ERR_INVALID_ARGUMENT for a NULL scene, SK_ERR_OUT_OF_RANGE past the
+ * last. */
+enum { SK_PROP_INT = 1, SK_PROP_BOOL = 2, SK_PROP_NUMBER = 3, SK_PROP_STRING = 4, SK_PROP_VEC3 = 5 };
+SK_API uint32_t sk_scene_prop_count(const sk_scene* scene);
+SK_API sk_result sk_scene_prop(const sk_scene* scene, uint32_t i, const char** out_node, const char** out_key,
+                               int32_t* out_kind, double out_v[3], const char** out_text, sk_error* err);
+/* ABI 1.17: adds a custom property of node `node` (a joint's, a mesh node's or an object's name; copied): the glTF
+ * writer writes it in the node's extras, binary FBX as a user property of the Model of that name, other writers name
+ * it. On a scene read from a file the in-place edits then no longer apply. SK_ERR_INVALID_ARGUMENT for an empty node
+ * or key, another kind, values that are not finite (v: 1 value, 3 for SK_PROP_VEC3) or a NULL text for
+ * SK_PROP_STRING. */
+SK_API sk_result sk_scene_add_prop(sk_scene* scene, const char* node, const char* key, int32_t kind, const double* v,
+                                   const char* text, sk_error* err);
 /* ABI 1.17: sets those keys (copied: `keys` times, finite and strictly ascending, and keys * morph_count finite
  * weights); keys 0 removes them. glTF writes them as a "weights" channel of the mesh's node, binary FBX as
  * DeformPercent curves of its shape keys; other writers name them as not written. The keys belong to the mesh's

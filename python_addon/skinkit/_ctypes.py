@@ -38,6 +38,8 @@ SK_VERSION = 11700
 SK_ABI_MAJOR = ABI_MAJOR
 SK_ABI_MINOR = 17
 
+SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
+
 SK_OK = 0
 SK_ERR_INVALID_ARGUMENT = 1
 SK_ERR_OUT_OF_MEMORY = 2
@@ -1019,6 +1021,10 @@ FUNCTIONS = [
     ("sk_scene_mesh_set_morphs", RESULT, [HANDLE, u32, u32, POINTER(c_char_p), BUF, BUF, BUF, ERR]),  # ABI 1.14
     ("sk_scene_mesh_morph_keys", size, [HANDLE, u32, u32, BUF, BUF, size]),  # ABI 1.17
     ("sk_scene_mesh_set_morph_keys", RESULT, [HANDLE, u32, u32, size, BUF, BUF, ERR]),  # ABI 1.17
+    ("sk_scene_prop_count", u32, [HANDLE]),  # ABI 1.17
+    ("sk_scene_prop", RESULT, [HANDLE, u32, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int32), BUF,
+                               POINTER(c_char_p), ERR]),
+    ("sk_scene_add_prop", RESULT, [HANDLE, c_char_p, c_char_p, c_int32, BUF, c_char_p, ERR]),
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
     ("sk_scene_mesh_parent_joint", c_int32, [HANDLE, u32]),  # ABI 1.16

@@ -1017,6 +1017,46 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_set_morph_keys(self.handle, m, int(anim), len(times), _ptr(times) if len(times) else None,
                                                _ptr(weights) if len(times) else None)
 
+    def custom_props(self):
+        """[(node name, property name, value)] of the file's nodes' custom properties (ABI 1.17: an FBX's user
+        properties, a glTF's node extras): value an int, bool, float, str or a tuple of 3 floats."""
+        out = []
+        for i in range(int(self._lib.sk_scene_prop_count(self.handle))):
+            node, key, text = c_char_p(), c_char_p(), c_char_p()
+            kind = ctypes.c_int32()
+            v = np.zeros(3, np.float64)
+            self._lib.sk_scene_prop(self.handle, i, byref(node), byref(key), byref(kind), _ptr(v), byref(text))
+            k = kind.value
+            value = (int(v[0]) if k == C.SK_PROP_INT else bool(v[0]) if k == C.SK_PROP_BOOL else
+                     float(v[0]) if k == C.SK_PROP_NUMBER else _text(text.value) if k == C.SK_PROP_STRING else
+                     tuple(float(x) for x in v))
+            out.append((_text(node.value), _text(key.value), value))
+        return out
+
+    def add_custom_prop(self, node, key, value):
+        """Adds a custom property of node `node` (ABI 1.17): value an int, bool, float, str or 3 numbers; written as
+        the glTF node's extras and a binary FBX Model's user property. Returns False for a value of another kind."""
+        v = np.zeros(3, np.float64)
+        text = None
+        if isinstance(value, bool):
+            kind, v[0] = C.SK_PROP_BOOL, float(value)
+        elif isinstance(value, int):
+            kind, v[0] = C.SK_PROP_INT, float(value)
+        elif isinstance(value, float):
+            kind, v[0] = C.SK_PROP_NUMBER, value
+        elif isinstance(value, str):
+            kind, text = C.SK_PROP_STRING, value.encode("utf-8")
+        else:
+            try:
+                seq = [float(x) for x in value]
+            except (TypeError, ValueError):
+                return False
+            if len(seq) != 3:
+                return False
+            kind, v[:] = C.SK_PROP_VEC3, seq
+        self._lib.sk_scene_add_prop(self.handle, node.encode("utf-8"), key.encode("utf-8"), kind, _ptr(v), text)
+        return True
+
     def mesh_parent_joint(self, m):
         """The joint an unskinned mesh's node hangs below in the file (ABI 1.16), or None."""
         j = int(self._lib.sk_scene_mesh_parent_joint(self.handle, self._mesh_index(m)))

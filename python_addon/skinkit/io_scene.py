@@ -382,6 +382,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
             st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names,
                                                                      st.arm_world, st.binds, st.frame_offset)
+        st.custom_props = _apply_custom_props(scene, st)
         if st.shaped and self.animations and scene.animation_count:
             from . import import_anim
 
@@ -494,7 +495,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
                            object_actions=st.object_actions, shape_keys=st.shape_keys,
-                           shape_actions=[a.name for a in st.shape_actions])
+                           shape_actions=[a.name for a in st.shape_actions], custom_props=st.custom_props)
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
             sum(b is not None for b in st.bone_names))
@@ -518,6 +519,31 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
 
 _MADE_UP_ROOTS = ("rootnode", "root", "scene", "z_up", "y_up")
+
+
+def _apply_custom_props(scene, st):
+    """The file's nodes' custom properties (api.Scene.custom_props: an FBX's user properties, a glTF's node extras) on
+    the objects made of those nodes - the armature object, mesh objects, empties, cameras, lights - as Blender's FBX
+    and glTF importers set them. Returns how many were set."""
+    props = scene.custom_props()
+    if not props:
+        return 0
+    by_node = {}
+    sk = scene.skeleton
+    if st.arm_obj is not None and sk is not None and st.arm_joint >= 0:
+        by_node[sk.names[st.arm_joint]] = st.arm_obj
+    for m, obj in zip(st.mesh_index, st.mesh_objs):
+        by_node.setdefault(scene.mesh_node_name(m), obj)
+    for obj in st.created:
+        if obj is not None and obj.type in ("EMPTY", "CAMERA", "LIGHT"):
+            by_node.setdefault(obj.name, obj)
+    n = 0
+    for node, key, value in props:
+        obj = by_node.get(node)
+        if obj is not None and key not in obj.keys():
+            obj[key] = list(value) if isinstance(value, tuple) else value
+            n += 1
+    return n
 
 
 def _sockets(scene, path):
@@ -928,6 +954,7 @@ class _ImportState:
         self.shape_keys = 0  # blend shapes made shape keys
         self.shaped = []  # [(object, its scene meshes)] of the objects given shape keys
         self.shape_actions = []  # the shape key actions of the clips (import_anim.import_shape_key_clips)
+        self.custom_props = 0  # custom properties set on the objects made (_apply_custom_props)
 
 
 # ------------------------------------------------------------------------------------------- Assimp export
@@ -1207,6 +1234,26 @@ def _modifiers_not_applied(objs):
     return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
 
 
+_INTERNAL_PROPS = ("cycles", "glTF2ExportSettings", "skinkit_file_rest")
+
+
+def _write_custom_props(scene, arm, objs):
+    """The custom properties of the exported objects (and of the armature object when it is written as a node, arm
+    not None) into the scene (api.Scene.add_custom_prop, ABI 1.17: the glTF nodes' extras, binary FBX user properties),
+    as Blender's glTF and FBX exporters write them: ints, bools, floats, strings and 3-number arrays; keys starting with
+    "_" and the add-ons' own left out. Returns how many."""
+    n = 0
+    for obj in ([arm] if arm is not None else []) + list(objs):
+        for key in obj.keys():
+            if key.startswith("_") or key in _INTERNAL_PROPS:
+                continue
+            value = obj[key]
+            if hasattr(value, "to_list"):
+                value = value.to_list()
+            n += bool(scene.add_custom_prop(obj.name, key, value))
+    return n
+
+
 def _shape_keys_animated(obj, drivers=False):
     """Whether obj's shape keys carry keys (an action or NLA strips), or with drivers=True drivers on their values."""
     key = obj.data.shape_keys
@@ -1343,6 +1390,8 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                     raise ValueError("the meshes to export have no vertices")
                 out["objects"], out["object_notes"] = self._write_objects(context, scene, arm, out["names"],
                                                                           out["written"], wrapped)
+                out["custom_props"] = _write_custom_props(scene, arm if wrapped else None,
+                                                          [bpy.data.objects[n] for n in out["written"]])
                 out["clips"], out["clip_notes"] = self._write_clips(context, scene, arm, wrapped,
                                                                     out.get("shaped", []))
                 out["saved"] = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,

@@ -2294,6 +2294,52 @@ def test_transfer():
     expect(len(dst.vertex_groups) == n_groups, "failed transfer left a created group behind")
 
 
+def test_custom_props_import_export():
+    """tests/data/custom_props.fbx (make_custom_props.py: hp, speed, tag, breakable, tint on the leg, rig_version on
+    the armature): Import via skinkit sets on the leg and the armature object the custom properties Blender's FBX
+    importer sets (ABI 1.17 sk_scene_prop); Export via skinkit writes them back, and Blender's glTF and FBX importers
+    read them from the .glb (node extras) and the .fbx (user properties)."""
+    import numpy as np
+
+    from skinkit import io_scene
+
+    def props():
+        out = {}
+        for o in bpy.data.objects:
+            for k in o.keys():
+                if not k.startswith("_") and k not in ("glTF2ExportSettings", "skinkit_file_rest"):
+                    v = o[k]
+                    out[(o.type, k)] = list(v) if hasattr(v, "to_list") or isinstance(v, (list, tuple)) else v
+        return out
+
+    def same(got, want, what):
+        for key, value in sorted(want.items()):
+            g = got.get(key)
+            ok = g == value or (isinstance(value, list) and g is not None and np.allclose(g, value))
+            expect(ok, "%s: %s %s = %r, want %r" % ((what,) + key + (g, value)))
+
+    src = os.path.join(DATA, "custom_props.fbx")
+    reset_scene()
+    bpy.ops.import_scene.fbx(filepath=src)
+    want = props()
+    expect(("MESH", "hp") in want and ("ARMATURE", "rig_version") in want, "Blender's import: %s" % want)
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import")
+    expect(io_scene.LAST_IMPORT.get("custom_props") == 6, "custom props set: %s" % io_scene.LAST_IMPORT.get(
+        "custom_props"))
+    same(props(), want, "Import via skinkit")
+    for ext, fmt, importer in ((".glb", "GLB", bpy.ops.import_scene.gltf), (".fbx", "FBX", bpy.ops.import_scene.fbx)):
+        path = os.path.join(TMP, "custom_props" + ext)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "%s export" % fmt)
+        keep = props()
+        reset_scene()
+        importer(filepath=path)
+        same(props(), want, "Export via skinkit %s, read by Blender" % fmt)
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import again")
+        expect(props() == keep, "the scene to export again")
+
+
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
@@ -2302,7 +2348,7 @@ def main():
              test_import_sockets_as_empties, test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
-             test_import_shape_keys,
+             test_import_shape_keys, test_custom_props_import_export,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]

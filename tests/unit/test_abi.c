@@ -1462,6 +1462,24 @@ START_TEST(scene_mesh_morphs_set) {
   GETTER((size_t)0, sk_scene_mesh_morph_keys, NULL, 0, 0, NULL, NULL, 0);
   GETTER((size_t)0, sk_scene_mesh_morph_keys, sc, 1, 0, NULL, NULL, 0);
   GETTER((size_t)0, sk_scene_mesh_morph_keys, sc, 0, 0, NULL, NULL, 0);
+  /* ABI 1.17 custom properties: refused without a node, a name, a known kind or its value; one added reads back */
+  const double prop_v[3] = {1.0, 2.0, 3.0}, nan_v[3] = {NAN, 0.0, 0.0};
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_prop, NULL, "n", "k", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_prop, sc, "", "k", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_prop, sc, "n", NULL, SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_prop, sc, "n", "k", 9, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_prop, sc, "n", "k", SK_PROP_VEC3, nan_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_prop, sc, "n", "k", SK_PROP_STRING, NULL, NULL);
+  GETTER(0u, sk_scene_prop_count, sc);
+  GETTER(0u, sk_scene_prop_count, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_prop, sc, 0, NULL, NULL, NULL, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_prop, NULL, 0, NULL, NULL, NULL, NULL, NULL);
+  ck_assert_int_eq(sk_scene_add_prop(sc, "Leg", "tint", SK_PROP_VEC3, prop_v, NULL, NULL), SK_OK);
+  const char *p_node = NULL, *p_key = NULL, *p_text = NULL;
+  int32_t p_kind = 0;
+  double p_v[3];
+  ck_assert_int_eq(sk_scene_prop(sc, 0, &p_node, &p_key, &p_kind, p_v, &p_text, NULL), SK_OK);
+  ck_assert(!strcmp(p_node, "Leg") && !strcmp(p_key, "tint") && p_kind == SK_PROP_VEC3 && p_v[2] == 3.0 && !p_text);
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 2, names, weights, pos, nrm, NULL), SK_OK);
   sk_scene* back = through_glb(sc, "morphs");
   sk_scene* scenes[2] = {sc, back};
