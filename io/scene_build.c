@@ -276,6 +276,7 @@ int skio_mesh_set_morph_keys(skio_scene* s, uint32_t m, uint32_t anim, size_t ke
   if (keys && !all_finite(weights, keys * T))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "blend shape key weights are not all finite");
   const int32_t at = morph_keys_index(mesh, anim);
+  if (!keys && at < 0) return SKC_OK; /* nothing to remove: the scene is unchanged */
   skio_morph_keys old = at >= 0 ? mesh->morph_keys[at] : (skio_morph_keys){0};
   if (at >= 0) mesh->morph_keys[at].key_count = 0; /* hidden from skio_mesh_add_morph_keys */
   if (keys && skio_mesh_add_morph_keys(mesh, anim, times, weights, keys) != SKC_OK) {

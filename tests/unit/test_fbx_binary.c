@@ -973,6 +973,30 @@ static float dist3(const float* a, const float* b) {
   return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
+/* Every read-back vertex (base positions pb, shape positions qb: vb of them) matched to the source vertex at its base
+ * position (ps, qs: vs) within 1e-5 of the model's size, its shape position within that of the source's (the
+ * read-back splits and orders vertices its own way). Returns how many vertices the shape moves (by more than 100
+ * times that: in the source when in_source, else in the read-back). */
+static size_t matching_shape(const float* ps, const float* qs, size_t vs, const float* pb, const float* qb, size_t vb,
+                             const char* what, bool in_source) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < vs; ++v)
+    for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], ps[v * 3 + k]), hi[k] = fmaxf(hi[k], ps[v * 3 + k]);
+  const float size = dist3(lo, hi), tol = 1e-5f * size;
+  size_t moved = 0;
+  for (size_t v = 0; v < vb; ++v) {
+    size_t best = vs;
+    float d = INFINITY;
+    for (size_t u = 0; u < vs; ++u)
+      if (dist3(pb + v * 3, ps + u * 3) < d) d = dist3(pb + v * 3, ps + u * 3), best = u;
+    ck_assert_msg(best < vs && d <= tol, "%s: read-back vertex %zu is no source vertex (%g off)", what, v, d);
+    const float e = dist3(qb + v * 3, qs + best * 3);
+    ck_assert_msg(e <= tol, "%s: vertex %zu's shape position is %g off (model size %g)", what, v, e, size);
+    moved += in_source ? dist3(qs + best * 3, ps + best * 3) > 100 * tol : dist3(qb + v * 3, pb + v * 3) > 100 * tol;
+  }
+  return moved;
+}
+
 /* Source s's morph "Bulge" against read-back b's: same name and default weight, and every vertex of b (matched to
  * the source's by its base position: the read-back splits and orders vertices its own way) has the source's target
  * position within 1e-5 of the model's size. */
@@ -988,22 +1012,7 @@ static void assert_same_bulge(sk_scene* s, sk_scene* b, const char* what) {
   const size_t vs = sk_scene_mesh_vertex_count(s, ms), vb = sk_scene_mesh_vertex_count(b, mb);
   float *ps = copy_positions(s, ms, -1), *qs = copy_positions(s, ms, ts);
   float *pb = copy_positions(b, mb, -1), *qb = copy_positions(b, mb, tb);
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t v = 0; v < vs; ++v)
-    for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], ps[v * 3 + k]), hi[k] = fmaxf(hi[k], ps[v * 3 + k]);
-  const float size = dist3(lo, hi), tol = 1e-5f * size;
-  size_t moved = 0;
-  for (size_t v = 0; v < vb; ++v) {
-    size_t best = vs;
-    float d = INFINITY;
-    for (size_t u = 0; u < vs; ++u)
-      if (dist3(pb + v * 3, ps + u * 3) < d) d = dist3(pb + v * 3, ps + u * 3), best = u;
-    ck_assert_msg(best < vs && d <= tol, "%s: read-back vertex %zu is no source vertex (%g off)", what, v, d);
-    const float e = dist3(qb + v * 3, qs + best * 3);
-    ck_assert_msg(e <= tol, "%s: vertex %zu's Bulge position is %g off (model size %g)", what, v, e, size);
-    moved += dist3(qs + best * 3, ps + best * 3) > 100 * tol;
-  }
-  ck_assert_msg(moved > 0, "%s: Bulge moves no vertex", what);
+  ck_assert_msg(matching_shape(ps, qs, vs, pb, qb, vb, what, true) > 0, "%s: Bulge moves no vertex", what);
   free(ps), free(qs), free(pb), free(qb);
 }
 
@@ -1111,22 +1120,7 @@ static void assert_same_shape(sk_scene* s, sk_scene* b, const char* name) {
   float *ps, *qs, *pb, *qb;
   const size_t vs = shape_positions(s, name, &ps, &qs), vb = shape_positions(b, name, &pb, &qb);
   ck_assert_msg(vs > 0 && vb >= vs / 2, "shape %s: %zu source vertices, %zu read back", name, vs, vb);
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t v = 0; v < vs; ++v)
-    for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], ps[v * 3 + k]), hi[k] = fmaxf(hi[k], ps[v * 3 + k]);
-  const float tol = 1e-5f * dist3(lo, hi);
-  size_t moved = 0;
-  for (size_t v = 0; v < vb; ++v) {
-    size_t best = vs;
-    float d = INFINITY;
-    for (size_t u = 0; u < vs; ++u)
-      if (dist3(pb + v * 3, ps + u * 3) < d) d = dist3(pb + v * 3, ps + u * 3), best = u;
-    ck_assert_msg(best < vs && d <= tol, "%s: read-back vertex %zu is no source vertex (%g off)", name, v, d);
-    const float e = dist3(qb + v * 3, qs + best * 3);
-    ck_assert_msg(e <= tol, "%s: vertex %zu is %g off the source's shape", name, v, e);
-    moved += dist3(qb + v * 3, pb + v * 3) > 100 * tol;
-  }
-  ck_assert_msg(moved > 0, "%s moves no vertex", name);
+  ck_assert_msg(matching_shape(ps, qs, vs, pb, qb, vb, name, false) > 0, "%s moves no vertex", name);
   free(ps), free(qs), free(pb), free(qb);
 }
 
