@@ -1879,6 +1879,42 @@ static const uint8_t* characters_extra(characters* c, const skio_scene* s, uint3
   return c->extra;
 }
 
+/* A skin's joints must have a common root (glTF 2.0, skins; the Khronos validator's SKIN_NO_COMMON_ROOT). When a
+ * mesh binds joints under several roots (bones at the top of a Maya scene, a flattened skeleton), those roots are
+ * gathered under one added node at the identity, written after every other node: it becomes the skin's skeleton,
+ * and Blender's importer its armature object. Nothing moves. gathered[jc] says whether there is one. */
+static void gather_roots(const skc_skeleton* sk, const mesh_out* mo, uint8_t* gathered) {
+  for (uint32_t i = 0; i < mo->listed; ++i) {
+    uint32_t j = mo->joints[i];
+    for (int32_t p = sk->parents[j]; p != SKC_NO_PARENT && p >= 0 && (uint32_t)p < j; p = sk->parents[j])
+      j = (uint32_t)p;
+    gathered[j] = 1;
+  }
+  gathered[sk->joint_count] = 1;
+}
+
+/* Appends the node gather_roots asked for (named "Armature", or so that no joint has its name). */
+static int gathered_root_node(writer* w, const uint8_t* gathered, const char* const* jsorted, buf* nodes) {
+  const skc_skeleton* sk = w->s->skeleton;
+  const uint32_t jc = sk ? sk->joint_count : 0;
+  if (!jc || !gathered[jc]) return SKC_OK;
+  char* name = free_name(jsorted, jc, "Armature", "_root");
+  if (!name) return oom_fail(w);
+  skio_buf_str(nodes, ",{\"name\":");
+  skio_buf_json_string(nodes, name, NULL);
+  free(name);
+  skio_buf_str(nodes, ",\"children\":[");
+  bool comma = false;
+  for (uint32_t j = 0; j < jc; ++j)
+    if (gathered[j]) {
+      skio_buf_printf(nodes, "%s%u", comma ? "," : "", j);
+      comma = true;
+    }
+  skio_buf_str(nodes, "]}");
+  w->rep.roots_gathered = 1;
+  return SKC_OK;
+}
+
 /* ---- entry ------------------------------------------------------------------------------------------------------ */
 
 /* ---- cameras, lights and empty nodes (skio_object) ------------------------------------------------------ */
@@ -2198,6 +2234,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   uint8_t* orphan = NULL;
   uint8_t* used = NULL;
   uint8_t* arm_obj = calloc(jc + 1, 1); /* roots kept as armature objects */
+  uint8_t* gathered = calloc(jc + 1, 1); /* roots put under the added node; [jc]: there is one (gather_roots) */
   characters chars = {0};
   mesh_out* mo = calloc(M, sizeof *mo);
   bool* animated = calloc(jc + 1, sizeof *animated);
@@ -2210,7 +2247,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   objects_out objs = {0};
   bool ext_webp = false, ext_ktx2 = false;
   char *tmp_bin = NULL, *tmp_main = NULL;
-  if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj) {
+  if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj || !gathered) {
     rc = oom_fail(&w);
     goto done;
   }
@@ -2325,6 +2362,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     goto done;
   }
   if (s->object_count) w.objs = &objs;
+  const uint32_t gathered_node = jc + mesh_nodes + s->object_count; /* after every other node */
   if (s->material_count && (rc = write_materials(&w, binary, &mats, &texs, &imgs, &ext_webp, &ext_ktx2))) goto done;
   /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
    * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
@@ -2432,7 +2470,11 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
         }
         if (b < 0) lca = -1;
       }
-      int64_t skel = lca >= 0 ? lca : -1;
+      int64_t skel = lca;
+      if (lca < 0) { /* joints under several roots: those roots go under one added node, the skin's skeleton */
+        gather_roots(sk, &mo[mi], gathered);
+        skel = gathered_node;
+      }
       if (k++) skio_buf_str(&skins, ",");
       skio_buf_str(&skins, "{\"name\":");
       /* a character's own armature object: its root, when the skin does not list it (a plain node) */
@@ -2451,6 +2493,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     if (!k && jc && !s->no_bones) rc = skeleton_skin(&w, &skins); /* an FBX of empties: no skin (no_bones) */
     if (rc) goto done;
   }
+  if (!rc && (rc = gathered_root_node(&w, gathered, jsorted, &nodes))) goto done;
 
   /* animations */
   w.mo = mo;
@@ -2508,10 +2551,14 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     bool comma = false;
     for (uint32_t j = 0; j < jc; ++j) {
       int32_t p = sk->parents[j];
-      if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
+      if ((p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) && !gathered[j]) {
         skio_buf_printf(&json, "%s%u", comma ? "," : "", j);
         comma = true;
       }
+    }
+    if (gathered[jc]) {
+      skio_buf_printf(&json, "%s%u", comma ? "," : "", gathered_node);
+      comma = true;
     }
     for (uint32_t mi = 0; mi < M; ++mi) {
       if (mo[mi].lead != mi || hold.joint[mi] >= 0) continue; /* a node per group; a held one under its joint */
@@ -2641,6 +2688,7 @@ done:
   free(orphan);
   free(used);
   free(arm_obj);
+  free(gathered);
   characters_free(&chars);
   holders_free(&hold);
   objects_free(&objs);

@@ -1585,6 +1585,11 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
              rep->object_keys_dropped);
     note_add(o, text, "");
   }
+  if (rep->roots_gathered)
+    note_add(o,
+             "glTF: a mesh binds joints under several roots: those roots were put under an added node \"Armature\" "
+             "(glTF asks a skin's joints for a common root; nothing moves)",
+             "");
   if (rep->duplicates_merged) { /* three.js writes what it is given, a joint twice in one vertex included */
     snprintf(text, sizeof text,
              "glTF: %llu influence(s) name a joint their vertex already has: added into it, as glTF allows a joint "

@@ -80,6 +80,7 @@ typedef struct skio_gltf_report {
   uint32_t max_influences;     /* most influences written for one vertex */
   uint32_t unskinned_meshes;   /* meshes with a skin but no joint to list, written without skin */
   uint32_t orphans_listed;     /* joints no mesh binds, listed in every skin with no weight (see gltf_write.c) */
+  uint32_t roots_gathered;     /* 1: a skin's joints had no common root; their roots went under an added node */
   uint32_t matrix_nodes;       /* joints written as "matrix" (sheared rest, not animated) */
   uint32_t sheared_animated;   /* joints with a sheared rest written as TRS because a clip animates them */
   uint32_t renamed_joints;     /* empty or repeated joint names written under another name */

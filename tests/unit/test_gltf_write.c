@@ -779,10 +779,13 @@ static rt_figures compare(const char* what, const skio_scene* a, const skio_scen
                            &f.rest_err),
                   "%s: rest transform of \"%s\"", what, a->skeleton->names[j]);
   }
+  uint32_t roots_a = 0; /* a skin over several roots gets one added above them ("Armature") */
+  for (uint32_t j = 0; j < ja; ++j) roots_a += a->skeleton->parents[j] < 0;
   if (b->skeleton) /* nothing else but the synthetic root */
     for (uint32_t j = 0; j < b->skeleton->joint_count; ++j)
       ck_assert_msg(!a->skeleton || skc_skeleton_find(a->skeleton, b->skeleton->names[j]) >= 0 ||
-                        !strcmp(b->skeleton->names[j], "skinkit_root"),
+                        !strcmp(b->skeleton->names[j], "skinkit_root") ||
+                        (roots_a > 1 && !strcmp(b->skeleton->names[j], "Armature")),
                     "%s: extra joint \"%s\"", what, b->skeleton->names[j]);
   uint32_t** offs = calloc(a->mesh_count, sizeof *offs);
   infl** infs = calloc(a->mesh_count, sizeof *infs);
@@ -1562,6 +1565,51 @@ START_TEST(sheared_rest_is_a_matrix_node) {
 }
 END_TEST
 
+/* A skin over joints under several roots (bones at the top of a Maya scene, a skeleton flattened by gltf-transform):
+ * the roots go under one added node at the identity, the skin's skeleton, and nothing moves. */
+START_TEST(joints_under_several_roots_get_one) {
+  make_tmp();
+  skio_scene* s = cylinder_scene(3, 0, NULL);
+  skc_skeleton* sk = s->skeleton;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) { /* every joint a root, placed where it was */
+    sk->parents[j] = SKC_NO_PARENT;
+    memcpy(sk->rest_local + (size_t)j * 16, sk->rest_world + (size_t)j * 16, 16 * sizeof(float));
+  }
+  skio_anim* a = add_anims(s, 1); /* posed: the skinned positions are compared at its keys */
+  a->name = dupstr("bend");
+  a->duration = 1.0;
+  a->channels = calloc(1, sizeof *a->channels);
+  a->channel_count = 1;
+  a->channels[0].joint = 2;
+  const double t[2] = {0.0, 1.0};
+  float q[8];
+  quat_axis(0, 0, 1, 10, q), quat_axis(0, 1, 0, -50, q + 4);
+  add_track(&a->channels[0].rot_time, &a->channels[0].rot, &a->channels[0].rot_count, 4, 2, t, q);
+  skio_gltf_report rep;
+  skio_gltf_options o = k_default;
+  o.report = &rep;
+  gltf_facts facts;
+  rt_figures f = round_trip("roots", s, &o, 1, &facts); /* check_file: the joints of a skin under one root */
+  ck_assert_uint_eq(rep.roots_gathered, 1);
+  ck_assert_uint_gt(f.poses, 0);
+  ck_assert_msg(f.pose_err < 1e-5, "skinned positions moved by %g of the diagonal", f.pose_err);
+  gltf_file g;
+  gltf_open(tmp_path("roots.glb"), &g);
+  const jv* nodes = jget(&g.root, "nodes");
+  const size_t last = jlen(nodes) - 1;
+  const jv* top = jat(nodes, last);
+  ck_assert_str_eq(jget(top, "name")->str, "Armature");
+  ck_assert(!jget(top, "translation") && !jget(top, "rotation") && !jget(top, "scale") && !jget(top, "matrix"));
+  ck_assert_uint_eq(jlen(jget(top, "children")), sk->joint_count);
+  ck_assert_int_eq(jint(jget(jat(jget(&g.root, "skins"), 0), "skeleton")), (long)last);
+  const jv* roots = jget(jat(jget(&g.root, "scenes"), 0), "nodes");
+  for (size_t k = 0; k < jlen(roots); ++k) ck_assert_int_ge(jint(jat(roots, k)), (long)sk->joint_count);
+  gltf_close(&g);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 /* Clips: duplicate names, a clip named like a joint, keys that start late and end early, a clip longer than its
  * keys, a zero-length clip with single keys, a clip without channels, a key at a negative time, keys whose times
  * collide in float, two channels for one joint. */
@@ -1838,6 +1886,7 @@ static Suite* gltf_suite(void) {
   tcase_add_test(t, meshes_keep_their_own_inverse_binds);
   tcase_add_test(t, more_than_256_joints);
   tcase_add_test(t, sheared_rest_is_a_matrix_node);
+  tcase_add_test(t, joints_under_several_roots_get_one);
   tcase_add_test(t, every_clip_comes_back);
   tcase_add_test(t, odd_names);
   tcase_add_test(t, errors_leave_nothing_behind);
