@@ -239,6 +239,94 @@ void skio_fbx_geometric_free(skio_fbx_geometric* list, uint32_t count) {
   free(list);
 }
 
+static int cmp_names(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+/* Appends the n bytes at name to the list; false when out of memory. */
+static bool names_add(char*** out, uint32_t* count, uint32_t* cap, const uint8_t* name, size_t n) {
+  if (*count == *cap) {
+    const uint32_t grown_cap = *cap ? 2 * *cap : 8;
+    char** grown = realloc(*out, (size_t)grown_cap * sizeof *grown);
+    if (!grown) return false;
+    *out = grown;
+    *cap = grown_cap;
+  }
+  char* c = malloc(n + 1);
+  if (!c) return false;
+  memcpy(c, name, n);
+  c[n] = 0;
+  (*out)[(*count)++] = c;
+  return true;
+}
+
+/* ASCII FBX (6.1 and 7.x): the lines `Model: [id, ]"Model::<name>", "Null" {`. False when out of memory. */
+static bool ascii_null_names(const char* text, size_t size, char*** out, uint32_t* count) {
+  static const char key[] = "Model: ", cls[] = "Model::";
+  uint32_t cap = 0;
+  for (size_t i = 0; i + sizeof key < size; ++i) {
+    if (memcmp(text + i, key, sizeof key - 1) != 0 || (i && text[i - 1] != ' ' && text[i - 1] != '\t' &&
+                                                        text[i - 1] != '\n'))
+      continue;
+    size_t e = i + sizeof key - 1; /* the record's header runs to its line's end */
+    while (e < size && text[e] != '\n') ++e;
+    const char* q = memchr(text + i, '"', e - i);
+    if (!q || (size_t)(text + e - q) < sizeof cls || memcmp(q + 1, cls, sizeof cls - 1) != 0) continue;
+    const char* name = q + sizeof cls;
+    const char* end = memchr(name, '"', (size_t)(text + e - name));
+    if (!end) continue;
+    const char* c = memchr(end + 1, '"', (size_t)(text + e - end - 1));
+    if (c && (size_t)(text + e - c) > 5 && memcmp(c, "\"Null\"", 6) == 0 &&
+        !names_add(out, count, &cap, (const uint8_t*)name, (size_t)(end - name)))
+      return false;
+    i = e;
+  }
+  return true;
+}
+
+int skio_fbx_null_names(const uint8_t* data, size_t size, char*** out, uint32_t* count) {
+  *out = NULL;
+  *count = 0;
+  if (!skio_fbx_is_binary(data, size)) {
+    if (!ascii_null_names((const char*)data, size, out, count)) {
+      skio_fbx_names_free(*out, *count);
+      *out = NULL;
+      *count = 0;
+      return SKC_OUT_OF_MEMORY;
+    }
+    if (*count) qsort(*out, *count, sizeof **out, cmp_names);
+    return SKC_OK;
+  }
+  skio_fbx_tree t;
+  if (skio_fbx_tree_parse(data, size, &t, NULL) != SKC_OK) return SKC_OK; /* not ours to refuse: Assimp read it */
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  uint32_t cap = 0;
+  int rc = SKC_OK;
+  for (uint32_t r = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
+       r != SKIO_FBX_NONE && !rc; r = skio_fbx_child(&t, objects, "Model", r)) {
+    const uint8_t* name;
+    size_t n;
+    if (!skio_fbx_prop_str_is(&t, r, 2, "Null") || !skio_fbx_prop_name(&t, r, 1, &name, &n)) continue;
+    if (!names_add(out, count, &cap, name, n)) rc = SKC_OUT_OF_MEMORY;
+  }
+  skio_fbx_tree_free(&t);
+  if (rc) {
+    skio_fbx_names_free(*out, *count);
+    *out = NULL;
+    *count = 0;
+    return rc;
+  }
+  if (*count) qsort(*out, *count, sizeof **out, cmp_names);
+  return SKC_OK;
+}
+
+bool skio_fbx_names_have(char* const* names, uint32_t count, const char* name) {
+  return count && bsearch(&name, names, count, sizeof *names, cmp_names) != NULL;
+}
+
+void skio_fbx_names_free(char** names, uint32_t count) {
+  for (uint32_t i = 0; names && i < count; ++i) free(names[i]);
+  free(names);
+}
+
 uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size) {
   skio_fbx_tree t;
   if (skio_fbx_tree_parse(data, size, &t, NULL) != SKC_OK) return UINT32_MAX;

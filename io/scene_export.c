@@ -482,8 +482,19 @@ static bool put_morphs(const skio_mesh* m, struct aiMesh* am, const float* x, co
   return true;
 }
 
+/* FBX: the joints below a joint mesh m binds or weights (attachment points, leaf bones, an unweighted twist bone)
+ * marked in below (jc bytes), so that they are written as its weightless bones - LimbNodes - and not as Null Models,
+ * which readers take for empties (io/scene_import.c mark_sockets). */
+static void below_bones(const skc_skeleton* sk, const skio_mesh* m, const uint32_t* per_joint, uint8_t* below) {
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    const int32_t p = sk->parents[j];
+    below[j] = !skc_skeleton_is_root(sk, j) && (m->bound[p] || per_joint[p] || below[p]);
+  }
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
-                      bool morphs, const uint8_t* plain, const float* bake, struct aiMesh** out, skc_err* err) {
+                      bool fbx, bool morphs, const uint8_t* plain, const float* bake, struct aiMesh** out,
+                      skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
   struct aiMesh* am = calloc(1, sizeof *am);
@@ -544,7 +555,8 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   uint32_t jc = sk->joint_count;
   uint32_t* per_joint = calloc(jc, sizeof *per_joint);
   int32_t* bone_of = malloc(jc * sizeof *bone_of);
-  if (!per_joint || !bone_of) {
+  uint8_t* below = calloc(jc, 1);
+  if (!per_joint || !bone_of || !below) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
@@ -554,8 +566,9 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   int32_t own = -2; /* the plain root above the joints the mesh binds or weights (-1: none) */
   for (uint32_t j = 0; j < jc && own == -2; ++j)
     if (m->bound[j] || per_joint[j]) own = plain_above(sk, plain, j);
+  if (fbx && !all_bones) below_bones(sk, m, per_joint, below);
   for (uint32_t j = 0; j < jc; ++j) {
-    const bool listed = all_bones && !(plain && plain[j]) && plain_above(sk, plain, j) == own;
+    const bool listed = (all_bones || below[j]) && !(plain && plain[j]) && plain_above(sk, plain, j) == own;
     bone_of[j] = (listed || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
   }
   am->mBones = calloc(nb + 1, sizeof *am->mBones);
@@ -599,6 +612,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
 done:
   free(per_joint);
   free(bone_of);
+  free(below);
   csr_free(&c);
   return rc;
 }
@@ -1761,9 +1775,10 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   }
   float bake[16];
   const bool have_bake = assimp_bake(s, id, bake);
+  const bool fbx_id = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
-    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), strcmp(id, "fbx") == 0, plain,
+    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), fbx_id, strcmp(id, "fbx") == 0, plain,
                          have_bake ? bake : NULL, &sc->mMeshes[m], err)))
       goto done;
     sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;

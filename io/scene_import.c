@@ -197,14 +197,34 @@ static uint8_t* node_payload(const builder* b) {
   return payload;
 }
 
+static const uint8_t* source_bytes(builder* b, size_t* n, bool* oom);
+static bool has_extension(const char* path, const char* ext);
+
+/* An FBX file's Null Models (fbx_geometric.c), for mark_sockets; none for other files. False when out of memory. */
+static bool fbx_null_names(builder* b, char*** names, uint32_t* count) {
+  *names = NULL;
+  *count = 0;
+  if (!has_extension(b->path, ".fbx")) return true;
+  bool oom = false;
+  size_t n = 0;
+  const uint8_t* data = source_bytes(b, &n, &oom);
+  if (oom) return false;
+  return !data || skio_fbx_null_names(data, n, names, count) == SKC_OK;
+}
+
 /* Attachment points: the nodes below a bone's node with no mesh, camera or light at or below them, and the like below
  * those - a game's weapon or head sockets, the leaf bones Blender's FBX exporter adds ("hand_end") - become joints
  * (needed) that no mesh binds, so that each node, its name and its place survive a conversion. Left out when they
- * would take the skeleton past SKC_MAX_JOINTS. False when out of memory. */
+ * would take the skeleton past SKC_MAX_JOINTS. In an FBX file a Null Model (an empty: Blender's, a Maya
+ * locator) is no such joint: it stays a node and is read as an empty object hanging from its bone (read_objects), as
+ * Blender's FBX importer makes it, so a .glb does not list it in the skin (Blender's glTF importer made it a bone,
+ * engines gave it a palette slot). False when out of memory. */
 static bool mark_sockets(builder* b) {
   uint8_t* payload = node_payload(b);
   uint8_t* below = calloc(b->node_count + 1, 1); /* 1: a bone's node, 2: a socket */
-  bool ok = payload && below;
+  char** nulls = NULL;
+  uint32_t null_count = 0;
+  bool ok = payload && below && fbx_null_names(b, &nulls, &null_count);
   for (unsigned m = 0; ok && m < b->ai->mNumMeshes; ++m)
     for (unsigned k = 0; b->ai->mMeshes[m] && k < b->ai->mMeshes[m]->mNumBones; ++k) {
       const struct aiBone* bone = b->ai->mMeshes[m]->mBones[k];
@@ -215,12 +235,15 @@ static bool mark_sockets(builder* b) {
   for (uint32_t i = 0; ok && i < b->node_count; ++i) { /* preorder: a parent before its children */
     const int32_t p = b->nodes[i].parent;
     jc += b->nodes[i].needed;
-    if (!b->nodes[i].needed && !payload[i] && p >= 0 && below[p]) below[i] = 2, ++added;
+    if (!b->nodes[i].needed && !payload[i] && p >= 0 && below[p] &&
+        !skio_fbx_names_have(nulls, null_count, b->nodes[i].node->mName.data))
+      below[i] = 2, ++added;
   }
   for (uint32_t i = 0; ok && jc + added <= SKC_MAX_JOINTS && i < b->node_count; ++i)
     if (below[i] == 2) b->nodes[i].needed = true;
   free(payload);
   free(below);
+  skio_fbx_names_free(nulls, null_count);
   return ok;
 }
 

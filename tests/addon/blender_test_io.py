@@ -610,7 +610,8 @@ def test_import_sockets_as_empties():
     "shin") is an empty hanging from that bone, as Blender's glTF importer makes it, at its world matrix (its own
     axes turned as that importer turns an empty's; within 1e-4), not a bone; and the empties of a glTF file made by
     the library from scene_objects.fbx (a child empty under an empty, one on the mesh) come in with the axes Blender's
-    glTF importer gives them. Before, "WeaponSocket" was a third bone and an empty's axes were a quarter turn off."""
+    glTF importer gives them. Before, "WeaponSocket" was a third bone and an empty's axes were a quarter turn off.
+    socket_rig.fbx's two empties (Null Models) come in as Blender's FBX importer makes them (before: two bones)."""
     import numpy as np
 
     from skinkit import api
@@ -622,9 +623,12 @@ def test_import_sockets_as_empties():
     glb = os.path.join(TMP, "scene_objects_lib.glb")
     with api.Scene.load(os.path.join(DATA, "scene_objects.fbx")) as sc:
         sc.save(glb, overwrite=True)
-    for path in (os.path.join(DATA, "socket_rig.glb"), glb):
+    for path in (os.path.join(DATA, "socket_rig.glb"), glb, os.path.join(DATA, "socket_rig.fbx")):
         reset_scene()
-        bpy.ops.import_scene.gltf(filepath=path)
+        if path.endswith(".fbx"):  # the FBX's Null Models: empties on the bone in Blender's FBX importer too
+            bpy.ops.import_scene.fbx(filepath=path)
+        else:
+            bpy.ops.import_scene.gltf(filepath=path)
         want = empties()
         want_bones = sorted(b.name for a in bpy.data.objects if a.type == "ARMATURE" for b in a.data.bones)
         reset_scene()

@@ -10,9 +10,9 @@
  * transforms (io/fbx_geometric.c) runs on the input too: finite matrices or a refusal; so does its list of
  * orthographic cameras (io/fbx_cameras.c): at most 256, each named, a positive finite zoom; its clips' starts
  * (io/fbx_stacks.c): at most 256, each named, finite; the shape keys' values (io/fbx_shapes.c), the count of its
- * bone Models (skio_fbx_limb_count) and its Models' custom properties (io/fbx_user_props.c: named, of a kept kind,
- * finite). Seeds:
- * the Blender-written .fbx of tests/data and tests/unskinned, and the corpus .fbx (scripts/fuzz.sh). */
+ * bone Models (skio_fbx_limb_count), its Null Models' names (skio_fbx_null_names, binary or ASCII: sorted, each
+ * found) and its Models' custom properties (io/fbx_user_props.c: named, of a kept kind, finite). Seeds: the
+ * Blender-written .fbx of tests/data and tests/unskinned, the corpus .fbx and an ASCII one (scripts/fuzz.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +150,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (nshapes > 4096 || !shapes[i].name || !(shapes[i].weight == shapes[i].weight)) __builtin_trap();
   skio_fbx_shape_weights_free(shapes, nshapes);
   (void)skio_fbx_limb_count(in, size); /* the bones Blender would make (fbx_geometric.c): a count or UINT32_MAX */
+  char** nulls = NULL; /* the empties (fbx_geometric.c; binary or ASCII): sorted names, each found by the lookup */
+  uint32_t nnulls = 0;
+  if (skio_fbx_null_names(in, size, &nulls, &nnulls) == SKC_OK)
+    for (uint32_t i = 0; i < nnulls; ++i)
+      if (!nulls[i] || (i && strcmp(nulls[i - 1], nulls[i]) > 0) || !skio_fbx_names_have(nulls, nnulls, nulls[i]))
+        __builtin_trap();
+  skio_fbx_names_free(nulls, nnulls);
   skio_fbx_stack* stacks = NULL; /* the clips' starts (fbx_stacks.c) */
   uint32_t nstacks = 0;
   if (skio_fbx_stack_list(in, size, &stacks, &nstacks, &e) == SKC_OK)

@@ -11,6 +11,7 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            assimp-utils) writes it, two Mesh Models of one object for fbx_merge.c (mode 1);
                            lcl_scale_*, shape_anim_binary and merge_shapes_binary are not written here (kept as
                            made: see fuzz_fbx_fixup.c)
+  seeds-fuzz_fbx_edit/     tests/data/socket_rig.fbx as ASCII FBX (`convert --format fbxa`): Null Models under bones
   seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld, --profile fast), first byte 0 (the
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
@@ -111,6 +112,12 @@ def main():
                 capture_output=True).returncode == 0:
             with open(raw, "rb") as f:
                 write(os.path.join(out, "merge_binary"), bytes([1]) + f.read())
+        # ASCII FBX with Null Models under bones (tests/data/socket_rig.fbx's sockets as Assimp's ASCII writer puts
+        # them), for fuzz_fbx_edit's skio_fbx_null_names
+        sock = os.path.join(tmp, "socket_rig_ascii.fbx")
+        cli(exe, "convert", os.path.join(HERE, "..", "data", "socket_rig.fbx"), sock, "--format", "fbxa")
+        with open(sock, "rb") as f:
+            write(os.path.join(root, "seeds-fuzz_fbx_edit", "socket_rig_ascii.fbx"), f.read())
         out = os.path.join(root, "seeds-fuzz_collada_clips")
         with open(dae, "rb") as f:
             write(os.path.join(out, "rig.dae"), f.read())
