@@ -114,5 +114,13 @@ struct skio_user_prop;
  * SKC_FORMAT when the file does not parse. */
 int skio_fbx_add_user_props(const uint8_t* in, size_t n, const struct skio_user_prop* props, uint32_t count,
                             uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
+struct skio_object;
+/* fbx_lenses_write.c: binary FBX in[0, n) with each camera and light of obs[0, count) (named as its node, listed in
+ * glTF's units: skio_scene_list_objects) made a Camera or Light Model with its NodeAttribute; empties and names with
+ * no Null Model are skipped. unit_metres: the file's unit (an orthographic camera's OrthoZoom is in metres). *out is
+ * malloc'd (*out_n bytes); *added (may be NULL) the cameras and lights made. SKC_FORMAT when the file does not
+ * parse. */
+int skio_fbx_add_lenses(const uint8_t* in, size_t n, const struct skio_object* obs, uint32_t count, double unit_metres,
+                        uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
 
 #endif

@@ -1284,6 +1284,14 @@ static bool rename_refs(struct aiScene* sc, name_list* l) {
     for (unsigned c = 0; c < an->mNumChannels; ++c)
       if ((w = renamed(l, an->mChannels[c]->mNodeName.data))) set_name(&an->mChannels[c]->mNodeName, w);
   }
+  for (unsigned k = 0; k < sc->mNumCameras; ++k) { /* Assimp's writer ties a camera or light to its node by name */
+    const char* r = renamed(l, sc->mCameras[k]->mName.data);
+    if (r) set_name(&sc->mCameras[k]->mName, r);
+  }
+  for (unsigned k = 0; k < sc->mNumLights; ++k) {
+    const char* r = renamed(l, sc->mLights[k]->mName.data);
+    if (r) set_name(&sc->mLights[k]->mName, r);
+  }
   for (unsigned m = 0; m < sc->mNumMaterials; ++m) {
     struct aiMaterialProperty* p = material_name(sc->mMaterials[m]);
     const char* w = p ? safe_name(l, p->mData + 4) : NULL;
@@ -1310,8 +1318,35 @@ static int collada_safe_names(struct aiScene* sc, name_list* l, skc_err* err) {
 /* Collada: Assimp writes to memory; the clip table is added (skio_collada_add_clips) when there are clips, the
  * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), then the file is
  * written. */
+/* Blender's description of the scene's lights (collada_lights.c) put into Assimp's Collada text xml[0, *n) (replaced;
+ * blends: each light's spot blend). SKC_OUT_OF_MEMORY only. */
+static int blender_lights(const struct aiScene* sc, const float* blends, char** xml, size_t* n) {
+  if (!sc->mNumLights) return SKC_OK;
+  skio_collada_light* l = calloc(sc->mNumLights, sizeof *l);
+  if (!l) return SKC_OUT_OF_MEMORY;
+  for (unsigned k = 0; k < sc->mNumLights; ++k) {
+    const struct aiLight* a = sc->mLights[k];
+    const float c[3] = {a->mColorDiffuse.r, a->mColorDiffuse.g, a->mColorDiffuse.b};
+    const float top = fmaxf(fmaxf(c[0], c[1]), c[2]);
+    l[k].type = a->mType == aiLightSource_DIRECTIONAL ? 1 : a->mType == aiLightSource_SPOT ? 2 : 0;
+    for (int i = 0; i < 3; ++i) l[k].color[i] = top > 0.0f ? c[i] / top : 1.0f;
+    l[k].energy = top;
+    l[k].spot_size_deg = a->mAngleInnerCone * (float)(180.0 / 3.14159265358979);
+    l[k].spot_blend = blends ? blends[k] : 0.0f;
+  }
+  char* with = NULL;
+  size_t with_n = 0;
+  const int rc = skio_collada_blender_lights(*xml, *n, l, sc->mNumLights, &with, &with_n);
+  free(l);
+  if (rc) return rc;
+  free(*xml);
+  *xml = with;
+  *n = with_n;
+  return SKC_OK;
+}
+
 static int write_collada(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
-                         const name_list* names, skc_err* err) {
+                         const name_list* names, const float* blends, skc_err* err) {
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);
   if (!blob || !blob->data) {
     const char* why = aiGetErrorString();
@@ -1355,6 +1390,7 @@ static int write_collada(const struct aiScene* sc, const char* path, const skio_
       xml_n = kept_n;
     }
   }
+  if (!rc && blender_lights(sc, blends, &xml, &xml_n)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) rc = write_bytes(path, xml, xml_n, err);
   free(xml);
   return rc;
@@ -1454,7 +1490,7 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
 static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
-                     const char* path, uint32_t* shapes, skc_err* err) {
+                     const skio_ai_objects* objs, const char* path, uint32_t* shapes, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
   int64_t* stops = fbx_stops(sc, &ok);
@@ -1484,6 +1520,13 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
       uint8_t* with = NULL;
       size_t with_n = 0;
       rc = skio_fbx_add_user_props(fixed, fixed_n, s->user_props, s->user_prop_count, &with, &with_n, NULL, &fix_err);
+      if (!rc) free(fixed), fixed = with, fixed_n = with_n;
+    }
+    if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
+      uint8_t* with = NULL;
+      size_t with_n = 0;
+      const double unit = frame->unit_cm > 0.0 ? frame->unit_cm / 100.0 : 1.0;
+      rc = skio_fbx_add_lenses(fixed, fixed_n, objs->lens_obs, objs->lens_count, unit, &with, &with_n, NULL, &fix_err);
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
   } else {
@@ -1552,9 +1595,9 @@ static void note_clips_unwritten(const skio_scene* s, bool collada, bool any_cha
 static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, bool collada,
                                  const skio_export_options* o) {
   char text[240];
-  if (!s->gltf && (w->cameras || w->lights)) {
-    snprintf(text, sizeof text, "not written: %u camera(s), %u light(s) of the source (.glb and .gltf keep them)",
-             w->cameras, w->lights);
+  if (!s->gltf && (w->cameras || w->lights)) { /* Collada: its orthographic cameras */
+    snprintf(text, sizeof text, "not written: %u %scamera(s), %u light(s) of the source (.glb and .gltf keep them)",
+             w->cameras, collada ? "orthographic " : "", w->lights);
     note_add(o, text, "");
   }
   bool any = false; /* clips are written when one keys a joint: Collada all on its timeline, FBX those that do */
@@ -1678,7 +1721,17 @@ static uint32_t prims_with_unread_attributes(const skio_gltf_doc* d) {
   return n;
 }
 
-static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bool node_extras_kept) {
+/* The orthographic cameras of document d (Assimp's Collada writer would make them perspective ones). */
+static int ortho_cameras(const skio_gltf_doc* d) {
+  const int cams = skio_json_get(d, 0, "cameras");
+  int n = 0;
+  for (int i = 0; i < skio_json_len(d, cams); ++i)
+    n += skio_json_streq(d, skio_json_get(d, skio_json_at(d, cams, i), "type"), "orthographic");
+  return n;
+}
+
+/* lenses_kept: the writer writes the lights and the cameras, 1 the perspective ones (Collada), 2 all (binary FBX). */
+static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bool node_extras_kept, int lenses_kept) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                        "EXT_texture_webp", "KHR_texture_basisu"};
   const skio_gltf_doc* d = s->gltf;
@@ -1690,6 +1743,7 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bo
     int t = skio_json_at(d, used, i);
     bool read = false;
     for (size_t k = 0; k < sizeof k_read / sizeof *k_read; ++k) read |= skio_json_streq(d, t, k_read[k]);
+    read |= lenses_kept && skio_json_streq(d, t, "KHR_lights_punctual");
     char* name = read ? NULL : skio_json_strdup(d, t);
     if (name) n += (size_t)snprintf(text + n, sizeof text - n, "%s%.60s", dropped++ ? ", " : "extensions ", name);
     free(name);
@@ -1702,14 +1756,17 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bo
     const int node = skio_json_at(d, nodes, i);
     extras -= extras && skio_json_get(d, node, "extras") >= 0 && skio_json_is(d, skio_json_get(d, node, "name"), 3);
   }
-  const int cameras = skio_json_len(d, skio_json_get(d, 0, "cameras"));
+  const int cameras = lenses_kept == 2 ? 0
+                      : lenses_kept    ? ortho_cameras(d)
+                                       : skio_json_len(d, skio_json_get(d, 0, "cameras"));
   const int scenes = skio_json_len(d, skio_json_get(d, 0, "scenes"));
   if (scenes > 1 && n + 60 < sizeof text) /* Assimp's writers have one scene: every node goes into it */
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%d scenes (merged into one)", n ? ", " : "", scenes);
   if (extras && n + 60 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
   if (cameras > 0 && n + 40 < sizeof text)
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%d %scamera(s)", n ? ", " : "", cameras,
+                          lenses_kept ? "orthographic " : "");
   const uint32_t attrs = prims_with_unread_attributes(d);
   if (attrs && n + 100 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n,
@@ -1756,8 +1813,14 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   float doc_frame[16];
   if (root_xf && !skc_mat4_inverse(root_xf, doc_frame)) skc_mat4_identity(doc_frame);
   if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, plain, err)) ||
-      (rc = skio_ai_object_nodes(s, sc->mRootNode, root_xf ? doc_frame : NULL, collada, &objs, err)))
+      (rc = skio_ai_object_nodes(s, sc->mRootNode, root_xf ? doc_frame : NULL, collada,
+                                 collada                  ? SKIO_LENSES_COLLADA
+                                 : strcmp(id, "fbx") == 0 ? SKIO_LENSES_FBX
+                                                          : SKIO_LENSES_NONE,
+                                 &objs, err)))
     goto done;
+  sc->mCameras = objs.cams, sc->mNumCameras = objs.cam_count; /* owned by objs */
+  sc->mLights = objs.lamps, sc->mNumLights = objs.lamp_count;
   if (root_xf && sc->mRootNode) skio_mat_to_ai(root_xf, &sc->mRootNode->mTransformation.a1);
   /* materials from the scene's table (scene_material.c), with a default one for meshes without; image files
    * beside the output; what the format cannot carry goes to the note */
@@ -1767,7 +1830,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
                               o.note_size, err)))
     goto done;
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
-  note_gltf_only(s, &o, strcmp(id, "fbx") == 0);
+  note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada ? 1 : strcmp(id, "fbx") == 0 ? 2 : 0);
   if (strcmp(id, "fbx") != 0 && !s->gltf) note_custom_props(s, &o); /* a glTF's: its extras note */
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -1818,12 +1881,12 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     uint32_t shapes = 0;
-    rc = write_fbx(sc, id, &frame, s, path, &shapes, err);
+    rc = write_fbx(sc, id, &frame, s, &objs, path, &shapes, err);
     if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, &o, shapes);
   } else if (strcmp(id, "collada") == 0) {
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {
-      rc = write_collada(sc, path, clips, s->anim_count, &names, err);
+      rc = write_collada(sc, path, clips, s->anim_count, &names, objs.lamp_blend, err);
       free_names(&names);
     }
   } else {

@@ -54,7 +54,123 @@ static struct aiNode* parent_node(const skio_listed_object* e, struct aiNode* ro
 void skio_ai_objects_free(skio_ai_objects* o) {
   free(o->node);
   free(o->to_export);
+  free(o->look);
+  for (unsigned k = 0; k < o->cam_count; ++k) free(o->cams[k]);
+  for (unsigned k = 0; k < o->lamp_count; ++k) free(o->lamps[k]);
+  free(o->cams);
+  free(o->lamps);
+  free(o->lamp_blend);
+  for (uint32_t k = 0; k < o->lens_count; ++k) free(o->lens_obs[k].name);
+  free(o->lens_obs);
   memset(o, 0, sizeof *o);
+}
+
+static void ai_name(struct aiString* s, const char* name) {
+  snprintf(s->data, sizeof s->data, "%s", name);
+  s->length = (uint32_t)strlen(s->data);
+}
+
+/* A perspective camera as Assimp's Collada writer takes it: looking down its node's -Z with +Y up (the object's own
+ * axes, as Collada's), the full horizontal field of view in mHorizontalFOV (radians; it writes <xfov> in degrees)
+ * from the vertical one and the aspect ratio (1 when not given), clip planes (an infinite far plane at 1000 units). */
+static struct aiCamera* ai_camera(const skio_object* ob) {
+  struct aiCamera* c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  ai_name(&c->mName, ob->name);
+  c->mUp = (struct aiVector3D){0, 1, 0};
+  c->mLookAt = (struct aiVector3D){0, 0, -1};
+  c->mAspect = ob->aspect > 0.0f && isfinite(ob->aspect) ? ob->aspect : 1.0f;
+  c->mHorizontalFOV = 2.0f * atanf(tanf(0.5f * ob->yfov) * c->mAspect);
+  c->mClipPlaneNear = ob->znear > 0.0f ? ob->znear : 0.01f;
+  c->mClipPlaneFar = ob->zfar > c->mClipPlaneNear ? ob->zfar : 1000.0f;
+  return c;
+}
+
+/* A light as Assimp's Collada writer takes it: the colour times the intensity (listed in glTF's units: turned back
+ * into Blender's W, as Blender's Collada exporter writes it and the readers take it back), no attenuation but the
+ * constant 1; a spot's cone as the full falloff angle (mAngleInnerCone) and its blend (1 - inner / outer half-angle,
+ * Blender's spot blend) as what the writer turns into the falloff exponent: log 0.1 / log cos(outer - inner), so outer
+ * - inner = acos(0.1^(1 / blend)), kept within 89 degrees (its cosine must stay positive in float). */
+static struct aiLight* ai_light(const skio_object* ob) {
+  struct aiLight* l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  ai_name(&l->mName, ob->name);
+  l->mType = ob->light == SKIO_LIGHT_DIRECTIONAL ? aiLightSource_DIRECTIONAL
+             : ob->light == SKIO_LIGHT_SPOT      ? aiLightSource_SPOT
+                                                 : aiLightSource_POINT;
+  l->mDirection = (struct aiVector3D){0, 0, -1};
+  l->mUp = (struct aiVector3D){0, 1, 0};
+  const double per = skio_light_gltf_intensity(&(skio_object){.light = ob->light, .intensity = 1.0f});
+  const float k = isfinite(ob->intensity) && ob->intensity > 0.0f ? (float)(ob->intensity / per) : 0.0f; /* W */
+  l->mColorDiffuse = (struct aiColor3D){ob->color[0] * k, ob->color[1] * k, ob->color[2] * k};
+  l->mColorSpecular = l->mColorDiffuse;
+  l->mAttenuationConstant = 1.0f;
+  if (l->mType == aiLightSource_SPOT) {
+    const float outer = ob->outer_cone > 0.0f ? ob->outer_cone : 0.7853982f;
+    const double blend = fmin(fmax(1.0 - (double)ob->inner_cone / outer, 1e-3), 1.0);
+    l->mAngleInnerCone = 2.0f * outer;
+    l->mAngleOuterCone = l->mAngleInnerCone + (float)fmin(acos(pow(0.1, 1.0 / blend)), 89.0 * 3.14159265358979 / 180.0);
+  }
+  return l;
+}
+
+/* FBX's frame of a camera (it looks down +X with +Y up) and of a light (down -Y with -Z up) in its node, as Assimp's
+ * and Blender's FBX readers take them: the columns of the frame whose -Z is that direction (scene_objects.c
+ * look_frame); the identity for an empty. */
+static const float k_fbx_camera[16] = {0, 0, 1, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 1};
+static const float k_fbx_light[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+
+/* The inverse of the frame the written node gives listed object e's kind (lenses: SKIO_LENSES_*), into fix. */
+static void node_fix(const skio_listed_object* e, int lenses, float fix[16]) {
+  const float* f = lenses != SKIO_LENSES_FBX          ? NULL
+                   : e->ob.kind == SKIO_OBJECT_CAMERA ? k_fbx_camera
+                   : e->ob.kind == SKIO_OBJECT_LIGHT  ? k_fbx_light
+                                                      : NULL;
+  skc_mat4_identity(fix);
+  for (int c = 0; f && c < 3; ++c) /* a rotation: its inverse is its transpose */
+    for (int r = 0; r < 3; ++r) fix[c * 4 + r] = f[r * 4 + c];
+}
+
+/* Appends listed object e to out's lenses for skio_fbx_add_lenses; false when out of memory. */
+static bool add_fbx_lens(const skio_listed_object* e, skio_ai_objects* out) {
+  skio_object* grown = realloc(out->lens_obs, (out->lens_count + 1) * sizeof *grown);
+  if (!grown) return false;
+  out->lens_obs = grown;
+  skio_object* o = &grown[out->lens_count];
+  *o = e->ob;
+  o->parent_joint = o->parent_mesh = NULL;
+  if (!(o->name = skio_dup_or_null(e->ob.name))) return false;
+  out->lens_count++;
+  return true;
+}
+
+/* Appends listed object e's camera or light to out's (lenses); false when out of memory. */
+static bool add_lens(const skio_listed_object* e, int lenses, skio_ai_objects* out) {
+  if (lenses == SKIO_LENSES_FBX) return add_fbx_lens(e, out);
+  if (e->ob.kind == SKIO_OBJECT_CAMERA) {
+    struct aiCamera** grown = realloc(out->cams, (out->cam_count + 1) * sizeof *grown);
+    if (grown) out->cams = grown;
+    struct aiCamera* c = grown ? ai_camera(&e->ob) : NULL;
+    if (c) out->cams[out->cam_count++] = c;
+    return c != NULL;
+  }
+  struct aiLight** grown = realloc(out->lamps, (out->lamp_count + 1) * sizeof *grown);
+  if (grown) out->lamps = grown;
+  float* blends = grown ? realloc(out->lamp_blend, (out->lamp_count + 1) * sizeof *blends) : NULL;
+  if (blends) out->lamp_blend = blends;
+  struct aiLight* l = blends ? ai_light(&e->ob) : NULL;
+  if (!l) return false;
+  const float outer = e->ob.outer_cone > 0.0f ? e->ob.outer_cone : 0.7853982f;
+  out->lamp_blend[out->lamp_count] =
+      e->ob.light == SKIO_LIGHT_SPOT ? fminf(fmaxf(1.0f - e->ob.inner_cone / outer, 0.0f), 1.0f) : 0.0f;
+  out->lamps[out->lamp_count++] = l;
+  return true;
+}
+
+/* Whether listed object e is written as a node: an empty, or with lenses a light or a camera (Collada: perspective). */
+static bool written_kind(const skio_listed_object* e, int lenses) {
+  return e->ob.kind == SKIO_OBJECT_EMPTY || lenses == SKIO_LENSES_FBX ||
+         (lenses == SKIO_LENSES_COLLADA && (e->ob.kind == SKIO_OBJECT_LIGHT || !e->ob.ortho));
 }
 
 /* A glTF document's objects are listed in the document's frame: the view the writer gets (scene_frame.c) may be
@@ -69,7 +185,7 @@ static void in_view(const skio_scene* s, const float* doc_frame, skio_listed_obj
 }
 
 int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* doc_frame, bool mesh_parents,
-                         skio_ai_objects* out, skc_err* err) {
+                         int lenses, skio_ai_objects* out, skc_err* err) {
   memset(out, 0, sizeof *out);
   skio_listed_object* L = NULL;
   uint32_t n = 0;
@@ -78,14 +194,29 @@ int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* 
   out->count = n;
   out->node = calloc(n, sizeof *out->node);
   out->to_export = malloc((size_t)n * 16 * sizeof *out->to_export);
-  if (!out->node || !out->to_export) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the scene's nodes");
+  out->look = malloc((size_t)n * 16 * sizeof *out->look);
+  if (!out->node || !out->to_export || !out->look)
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the scene's nodes");
   for (uint32_t i = 0; i < n && !rc; ++i) {
     skio_listed_object* e = &L[i];
     in_view(s, doc_frame, e);
-    if (e->ob.kind != SKIO_OBJECT_EMPTY) {
+    /* the listing folds a camera's or light's frame into world and lists look as the identity; keys are the node's,
+     * turned into the written node's frame for the kind (fix) */
+    float fix[16], look[16];
+    node_fix(e, lenses, fix);
+    if (!s->gltf && i < s->object_count)
+      memcpy(look, s->objects[i].look, sizeof look);
+    else
+      skc_mat4_identity(look);
+    skc_mat4_mul(look, fix, out->look + (size_t)i * 16);
+    if (!written_kind(e, lenses)) {
       out->cameras += e->ob.kind == SKIO_OBJECT_CAMERA;
       out->lights += e->ob.kind == SKIO_OBJECT_LIGHT;
       continue;
+    }
+    if (e->ob.kind != SKIO_OBJECT_EMPTY && !add_lens(e, lenses, out)) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the scene's cameras and lights");
+      break;
     }
     struct aiNode* up = parent_node(e, root, out->node, mesh_parents);
     struct aiNode* node = skio_ai_new_node(e->ob.name, up);
@@ -94,14 +225,15 @@ int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* 
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the scene's nodes");
       break;
     }
-    float pw[16], inv[16], local[16];
+    float pw[16], inv[16], local[16], at[16];
     node_world(up, pw);
     if (!skc_mat4_inverse(pw, inv)) skc_mat4_identity(inv);
-    skc_mat4_mul(inv, e->ob.world, local);
+    skc_mat4_mul(e->ob.world, fix, at);
+    skc_mat4_mul(inv, at, local);
     skio_mat_to_ai(local, &node->mTransformation.a1);
     skc_mat4_mul(inv, e->ob.parent_rest, out->to_export + (size_t)i * 16); /* source parent -> new parent */
     out->node[i] = node;
-    out->empties++;
+    out->empties += e->ob.kind == SKIO_OBJECT_EMPTY;
   }
   skio_listed_objects_free(L, n);
   if (rc) skio_ai_objects_free(out);
@@ -112,15 +244,17 @@ int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* 
  * components from rest, taken into the new parent's frame by x, at offset + t. Returns the next key index; keys that
  * would need a shear count in *dropped. */
 static unsigned put_keys(struct aiNodeAnim* na, unsigned k, const skio_channel* ch, const double* t, size_t n,
-                         double offset, const float rest[16], const float x[16], uint32_t* dropped) {
+                         double offset, const float rest[16], const float x[16], const float look[16],
+                         uint32_t* dropped) {
   skc_trs r0;
   if (!skc_mat4_to_trs(rest, &r0, 1e-4f)) skc_trs_identity(&r0);
   for (size_t i = 0; i < n; ++i) {
     skc_trs p = r0;
-    float m[16], e[16];
+    float m[16], ml[16], e[16];
     if (ch) skio_channel_sample(ch, t[i], &p);
     skc_trs_to_mat4(&p, m);
-    skc_mat4_mul(x, m, e);
+    skc_mat4_mul(m, look, ml); /* a camera's or light's frame on its node (identity: an empty) */
+    skc_mat4_mul(x, ml, e);
     if (!skc_mat4_to_trs(e, &p, 1e-4f)) { /* shear in the new frame: no node channel holds it */
       ++*dropped;
       continue;
@@ -155,22 +289,25 @@ static bool append_channel(struct aiAnimation* aa, struct aiNodeAnim* na) {
   return true;
 }
 
-/* Listed object e's rest transform, local to its source parent. */
-static void source_local(const skio_listed_object* e, float rest[16]) {
-  float inv[16];
+/* Listed object e's source node's rest transform, local to its source parent (its camera's or light's frame look
+ * taken off). */
+static void source_local(const skio_listed_object* e, const float look[16], float rest[16]) {
+  float inv[16], w[16], look_inv[16];
   if (!skc_mat4_inverse(e->ob.parent_rest, inv)) skc_mat4_identity(inv);
-  skc_mat4_mul(inv, e->ob.world, rest);
+  if (!skc_mat4_inverse(look, look_inv)) skc_mat4_identity(look_inv);
+  skc_mat4_mul(e->ob.world, look_inv, w);
+  skc_mat4_mul(inv, w, rest);
 }
 
 /* The keys of one written empty in one clip: channel ch at the union of its key times. NULL when out of memory. */
 static struct aiNodeAnim* empty_channel(const skio_channel* ch, const char* name, const float rest[16],
-                                        const float x[16], uint32_t* dropped) {
+                                        const float x[16], const float look[16], uint32_t* dropped) {
   const size_t total = (size_t)ch->pos_count + ch->rot_count + ch->scl_count + 1;
   double* t = malloc(total * sizeof *t);
   struct aiNodeAnim* na = t ? new_channel(name, total) : NULL;
   if (na)
     na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys =
-        put_keys(na, 0, ch, t, skio_channel_key_times(ch, t), 0.0, rest, x, dropped);
+        put_keys(na, 0, ch, t, skio_channel_key_times(ch, t), 0.0, rest, x, look, dropped);
   free(t);
   return na;
 }
@@ -179,13 +316,14 @@ int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_ob
                             uint32_t* dropped, skc_err* err) {
   skio_listed_object* L = NULL;
   uint32_t n = 0;
-  int rc = o->empties ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
+  int rc = o->empties + o->cam_count + o->lamp_count ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
   for (uint32_t i = 0; i < n && i < o->count && !rc; ++i) {
     const skio_channel* ch = o->node[i] ? skio_object_channel_of(s, anim, i) : NULL;
     if (!ch) continue;
     float rest[16];
-    source_local(&L[i], rest);
-    struct aiNodeAnim* na = empty_channel(ch, o->node[i]->mName.data, rest, o->to_export + (size_t)i * 16, dropped);
+    source_local(&L[i], o->look + (size_t)i * 16, rest);
+    struct aiNodeAnim* na = empty_channel(ch, o->node[i]->mName.data, rest, o->to_export + (size_t)i * 16,
+                                          o->look + (size_t)i * 16, dropped);
     if (!na || !append_channel(aa, na)) {
       if (na) free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys), free(na);
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory writing the clip keys of the scene's nodes");
@@ -207,7 +345,7 @@ static struct aiNodeAnim* timeline_channel(const skio_scene* s, const skio_ai_ob
   double* t = malloc(cap * sizeof *t);
   struct aiNodeAnim* na = t ? new_channel(o->node[i]->mName.data, cap) : NULL;
   float rest[16];
-  source_local(e, rest);
+  source_local(e, o->look + (size_t)i * 16, rest);
   unsigned k = 0;
   for (uint32_t a = 0; na && a < s->anim_count; ++a) {
     const skio_channel* ch = skio_object_channel_of(s, a, i);
@@ -216,7 +354,8 @@ static struct aiNodeAnim* timeline_channel(const skio_scene* s, const skio_ai_ob
     t[n++] = 0.0;
     if (h > 0.0) t[n++] = h;
     n = skio_sorted_unique_times(t, n);
-    k = put_keys(na, k, ch, t, n, clips[a].start, rest, o->to_export + (size_t)i * 16, dropped);
+    k = put_keys(na, k, ch, t, n, clips[a].start, rest, o->to_export + (size_t)i * 16, o->look + (size_t)i * 16,
+                 dropped);
   }
   if (na) na->mNumPositionKeys = na->mNumRotationKeys = na->mNumScalingKeys = k;
   free(t);
@@ -227,7 +366,7 @@ int skio_ai_object_timeline(const skio_scene* s, const skio_ai_objects* o, const
                             struct aiAnimation* aa, uint32_t* dropped, skc_err* err) {
   skio_listed_object* L = NULL;
   uint32_t n = 0;
-  int rc = o->empties && aa ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
+  int rc = o->empties + o->cam_count + o->lamp_count && aa ? skio_scene_list_objects(s, &L, &n, err) : SKC_OK;
   for (uint32_t i = 0; i < n && i < o->count && !rc; ++i) {
     bool keyed = false;
     for (uint32_t a = 0; o->node[i] && a < s->anim_count; ++a) keyed |= skio_object_channel_of(s, a, i) != NULL;

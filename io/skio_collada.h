@@ -101,6 +101,18 @@ char* skio_collada_without_morphs(const char* xml, size_t n, size_t* out_n, uint
  * and NUL-terminated (*out_n bytes before the NUL), *removed the materials dropped; NULL when memory ran out. */
 char* skio_collada_drop_material(const char* xml, size_t n, const char* id, size_t* out_n, uint32_t* removed);
 
+/* A light as Blender describes it (collada_lights.c): type 0 point, 1 sun, 2 spot; colour (largest component 1 or
+ * less), energy in W (W/m^2 for a sun), spot size (full cone) in degrees and spot blend. */
+typedef struct skio_collada_light {
+  int type;
+  float color[3], energy, spot_size_deg, spot_blend;
+} skio_collada_light;
+/* xml[0, n) written by Assimp's Collada writer with each of its first `count` <light> elements given Blender's <extra>
+ * technique and, for a spot, the blend as its falloff exponent (lights[k] for the k-th element). *out malloc'd and
+ * NUL-terminated (*out_n bytes before the NUL). SKC_OUT_OF_MEMORY is the only failure. */
+int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_light* lights, uint32_t count, char** out,
+                                size_t* out_n);
+
 /* Text scanning shared by the Collada helpers (collada_text.c): the first occurrence of s in [p, end) or NULL;
  * whether [p, end) starts with s; the value of attribute name="..." of the start tag at tag (up to its '>'),
  * without a leading '#', or an empty range (*v NULL). */

@@ -390,15 +390,31 @@ typedef struct skio_ai_objects {
   uint32_t count;
   struct aiNode** node;
   float* to_export; /* 16 per object */
-  uint32_t empties, cameras, lights;
+  float* look;      /* 16 per object: its camera's or light's frame in its source node (identity: an empty) */
+  uint32_t empties, cameras, lights; /* written empties; cameras and lights not written */
   uint32_t keys_dropped; /* keys skio_ai_object_channels could not write */
+  /* lenses: the cameras and lights written (each named as its node), for aiScene.mCameras / mLights */
+  struct aiCamera** cams;
+  struct aiLight** lamps;
+  float* lamp_blend; /* per lamp: its spot blend (1 - inner / outer cone), for Blender's <extra> (collada_lights.c) */
+  unsigned cam_count, lamp_count;
+  /* SKIO_LENSES_FBX: the cameras and lights written as nodes (listed: glTF's units; name owned), for
+   * skio_fbx_add_lenses */
+  struct skio_object* lens_obs;
+  uint32_t lens_count;
 } skio_ai_objects;
+/* What skio_ai_object_nodes writes of cameras and lights: none; Collada's (Assimp's writer: aiCamera / aiLight); FBX's
+ * (nodes in FBX's frame for the kind, made cameras and lights by fbx_lenses_write.c after Assimp's writer). */
+enum { SKIO_LENSES_NONE = 0, SKIO_LENSES_COLLADA = 1, SKIO_LENSES_FBX = 2 };
 /* Adds the scene's empties under their parents below root (call after the joints' and meshes' nodes exist, before
  * the root's transform is set); doc_frame (or NULL): the turn of the view written, for a glTF document's objects,
  * which are listed in the document's frame; mesh_parents: an empty on a mesh hangs from the mesh's node (else from
- * the root, at its place). SKC_OUT_OF_MEMORY only. */
+ * the root, at its place); lenses (SKIO_LENSES_*): the cameras and lights too - Collada: Assimp's writer writes
+ * out->cams and out->lamps (an orthographic camera, which it would write as a perspective one, is left out); FBX:
+ * every one, as a node in FBX's frame of its kind, listed in out->lens_obs for skio_fbx_add_lenses.
+ * SKC_OUT_OF_MEMORY only. */
 int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* doc_frame, bool mesh_parents,
-                         skio_ai_objects* out, skc_err* err);
+                         int lenses, skio_ai_objects* out, skc_err* err);
 /* Appends to aa a channel per written empty that clip anim keys; keys that would need a shear count in *dropped. */
 int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_objects* o, struct aiAnimation* aa,
                             uint32_t* dropped, skc_err* err);

@@ -25,6 +25,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import bpy
+import mathutils
 import numpy
 
 numpy.bool = bool  # Blender 3.4's bundled glTF importer uses np.bool, removed in Debian's numpy 1.24
@@ -911,6 +912,60 @@ def custom_props(cli, work):
     same_as_source("custom_props.glb -> .fbx")
 
 
+def lenses(cli, work):
+    """tests/data/scene_objects.fbx converted to .dae: Blender's Collada importer gives the perspective camera (angle,
+    clip planes) and the lights (type, energy, colour, spot size and blend) its FBX importer gives the source, at
+    the same place and direction. Before, the .dae had none (then, without Blender's <extra>, 1 W white lamps).
+    KneeLamp hangs from a bone, which Blender's Collada importer misplaces also in its own Collada files: left out.
+    And the .glb skinkit makes of it converted to .fbx: Blender's FBX importer shows every camera (the orthographic
+    one's scale) and light, KneeLamp on its bone, as it shows the source's (before: none)."""
+    src = os.path.join(HERE, "..", "data", "scene_objects.fbx")
+
+    def seen(fbx=False):
+        out = {}
+        for o in bpy.context.scene.objects:
+            if o.type not in ("CAMERA", "LIGHT") or (not fbx and (o.name == "KneeLamp" or (
+                    o.type == "CAMERA" and o.data.type != "PERSP"))):
+                continue
+            d = o.data
+            facts = [o.matrix_world.translation[:], (o.matrix_world.to_3x3() @ mathutils.Vector((0, 0, -1)))[:]]
+            if o.type == "CAMERA":
+                facts += [(d.ortho_scale if d.type == "ORTHO" else d.angle_x,), (d.clip_start, d.clip_end)]
+            else:
+                facts += [(d.energy,), d.color[:], (getattr(d, "spot_size", 0.0), getattr(d, "spot_blend", 0.0))]
+            out[o.name] = (o.type, d.type, facts)
+        return out
+
+    reset()
+    dict(IMPORTERS)["fbx"](src)
+    want = seen()
+    if not converted(cli, src, os.path.join(work, "scene_objects.dae"), "scene_objects.fbx -> .dae"):
+        return
+    got = seen()
+    check("scene_objects.dae: Blender's Collada importer shows its camera and lights", sorted(got) == sorted(want),
+          "%s vs %s" % (sorted(got), sorted(want)))
+    def same_as_source(label, want, got):
+        for name, (kind, sub, facts) in sorted(want.items()):
+            g = got.get(name)
+            same = g is not None and g[:2] == (kind, sub) and all(
+                numpy.allclose(a, b, rtol=1e-4, atol=1e-4) for a, b in zip(g[2], facts))
+            check("%s: %s" % (label, name), same, "%r vs the source's %r" % (g, (kind, sub, facts)))
+
+    same_as_source("scene_objects.fbx -> .dae", want, got)
+    # binary FBX written anew (from the .glb skinkit made of it): every camera and light, the bone's lamp too
+    reset()
+    dict(IMPORTERS)["fbx"](src)
+    want = seen(fbx=True)
+    glb = os.path.join(work, "scene_objects_lenses.glb")
+    r = subprocess.run([cli, "convert", src, glb, "--force"], capture_output=True, text=True)
+    if not converted(cli, glb, os.path.join(work, "scene_objects_lenses.fbx"), "scene_objects .glb -> .fbx"):
+        return
+    got = seen(fbx=True)
+    check("scene_objects .glb -> .fbx: Blender's FBX importer shows its cameras and lights",
+          r.returncode == 0 and sorted(got) == sorted(want), "%s vs %s" % (sorted(got), sorted(want)))
+    same_as_source("scene_objects .glb -> .fbx", want, got)
+
+
 def main(argv):
     cli, work = argv
     os.makedirs(work, exist_ok=True)
@@ -960,6 +1015,7 @@ def main(argv):
     shape_keys(cli, work)
     shape_key_clips(cli, work)
     custom_props(cli, work)
+    lenses(cli, work)
     corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

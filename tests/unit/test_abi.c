@@ -1198,8 +1198,9 @@ START_TEST(scene_save_notes_whole) {
   const char* shape_names[1] = {"Bulge"};
   const float shape_w[1] = {0.5f};
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, shape_names, shape_w, k_positions, NULL, NULL), SK_OK);
-  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f);
-  cam.yfov = 0.8f;
+  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f); /* orthographic: .dae leaves it out */
+  cam.orthographic = 1;
+  cam.xmag = cam.ymag = 2.0f;
   ck_assert_int_eq(sk_scene_add_object(sc, &cam, NULL, NULL), SK_OK);
   char dir[] = "/tmp/skinkit_abi_XXXXXX", path[96], notes[8192];
   ck_assert_ptr_nonnull(mkdtemp(dir));
