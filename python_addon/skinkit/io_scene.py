@@ -523,8 +523,8 @@ _MADE_UP_ROOTS = ("rootnode", "root", "scene", "z_up", "y_up")
 
 def _apply_custom_props(scene, st):
     """The file's nodes' custom properties (api.Scene.custom_props: an FBX's user properties, a glTF's node extras) on
-    the objects made of those nodes - the armature object, mesh objects, empties, cameras, lights - as Blender's FBX
-    and glTF importers set them. Returns how many were set."""
+    the objects made of those nodes - the armature object, mesh objects, empties, cameras, lights - and on the bones
+    (data bone and pose bone), as Blender's FBX and glTF importers set them. Returns how many were set."""
     props = scene.custom_props()
     if not props:
         return 0
@@ -537,12 +537,22 @@ def _apply_custom_props(scene, st):
     for obj in st.created:
         if obj is not None and obj.type in ("EMPTY", "CAMERA", "LIGHT"):
             by_node.setdefault(obj.name, obj)
+    bones = {}  # a joint made a bone: its properties on the bone and its pose bone, as Blender's glTF importer sets
+    for j, bone in enumerate(st.bone_names if st.arm_obj is not None and sk is not None else ()):
+        if bone is not None and j != st.arm_joint:
+            bones.setdefault(sk.names[j], bone)
     n = 0
     for node, key, value in props:
+        value = list(value) if isinstance(value, tuple) else value
         obj = by_node.get(node)
         if obj is not None and key not in obj.keys():
-            obj[key] = list(value) if isinstance(value, tuple) else value
+            obj[key] = value
             n += 1
+        elif obj is None and node in bones:
+            bone, pose = st.arm_obj.data.bones[bones[node]], st.arm_obj.pose.bones[bones[node]]
+            if key not in bone.keys():
+                bone[key] = pose[key] = value
+                n += 1
     return n
 
 
@@ -1237,20 +1247,23 @@ def _modifiers_not_applied(objs):
 _INTERNAL_PROPS = ("cycles", "glTF2ExportSettings", "skinkit_file_rest")
 
 
-def _write_custom_props(scene, arm, objs):
+def _write_custom_props(scene, arm, objs, bones=None, bone_names=()):
     """The custom properties of the exported objects (and of the armature object when it is written as a node, arm
-    not None) into the scene (api.Scene.add_custom_prop, ABI 1.17: the glTF nodes' extras, binary FBX user properties),
-    as Blender's glTF and FBX exporters write them: ints, bools, floats, strings and 3-number arrays; keys starting with
-    "_" and the add-ons' own left out. Returns how many."""
+    not None) and of the written bones (bones: the armature's data bones, bone_names: those written, each a joint of
+    its name) into the scene (api.Scene.add_custom_prop, ABI 1.17: the glTF nodes' extras, binary FBX user
+    properties), as Blender's glTF exporter writes them (a bone's are its data bone's): ints, bools, floats, strings
+    and 3-number arrays; keys starting with "_" and the add-ons' own left out. Returns how many."""
     n = 0
-    for obj in ([arm] if arm is not None else []) + list(objs):
-        for key in obj.keys():
+    owners = [(o.name, o) for o in ([arm] if arm is not None else []) + list(objs)]
+    owners += [(b, bones[b]) for b in bone_names if bones is not None and b in bones]
+    for name, owner in owners:
+        for key in owner.keys():
             if key.startswith("_") or key in _INTERNAL_PROPS:
                 continue
-            value = obj[key]
+            value = owner[key]
             if hasattr(value, "to_list"):
                 value = value.to_list()
-            n += bool(scene.add_custom_prop(obj.name, key, value))
+            n += bool(scene.add_custom_prop(name, key, value))
     return n
 
 
@@ -1391,7 +1404,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 out["objects"], out["object_notes"] = self._write_objects(context, scene, arm, out["names"],
                                                                           out["written"], wrapped)
                 out["custom_props"] = _write_custom_props(scene, arm if wrapped else None,
-                                                          [bpy.data.objects[n] for n in out["written"]])
+                                                          [bpy.data.objects[n] for n in out["written"]],
+                                                          arm.data.bones if arm is not None else None,
+                                                          out["names"])
                 out["clips"], out["clip_notes"] = self._write_clips(context, scene, arm, wrapped,
                                                                     out.get("shaped", []))
                 out["saved"] = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,

@@ -2354,6 +2354,44 @@ def test_custom_props_import_export():
         expect(props() == keep, "the scene to export again")
 
 
+def test_bone_custom_props():
+    """A bone's custom properties (its data bone's, which Blender's glTF exporter writes as the joint's extras): Export
+    via skinkit writes them as the joint node's extras, which Blender's glTF importer sets on the bone and its pose
+    bone; Import via skinkit of that .glb sets them there too (before: neither way)."""
+    from skinkit import io_scene
+
+    def bone_props(kind):
+        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        out = {}
+        for b in (arm.data.bones if kind == "bone" else arm.pose.bones):
+            for k in b.keys():
+                if not k.startswith("_"):
+                    out[(b.name, k)] = b[k]
+        return out
+
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=os.path.join(DATA, "custom_props.fbx")) == {"FINISHED"},
+           "import")
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    bone = arm.data.bones[0].name
+    arm.data.bones[bone]["twist_limit"] = 35
+    arm.data.bones[bone]["label"] = "upper"
+    want = {(bone, "twist_limit"): 35, (bone, "label"): "upper"}
+    path = os.path.join(TMP, "bone_props.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format="GLB") == {"FINISHED"}, "export")
+    reset_scene()
+    bpy.ops.import_scene.gltf(filepath=path)
+    for kind in ("bone", "pose"):
+        got = bone_props(kind)
+        expect(all(got.get(k) == v for k, v in want.items()), "Blender's glTF import, %s: %s" % (kind, got))
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "import the .glb")
+    for kind in ("bone", "pose"):
+        got = bone_props(kind)
+        expect(all(got.get(k) == v for k, v in want.items()), "Import via skinkit, %s: %s (set %s)" % (
+            kind, got, io_scene.LAST_IMPORT.get("custom_props")))
+
+
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
@@ -2362,7 +2400,7 @@ def main():
              test_import_sockets_as_empties, test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
-             test_import_shape_keys, test_custom_props_import_export,
+             test_import_shape_keys, test_custom_props_import_export, test_bone_custom_props,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
