@@ -1,6 +1,7 @@
 /* collada_text.c - text scanning shared by the Collada helpers (skio_collada.h): they read and patch the
  * documents Assimp reads and writes without an XML parser, by tags and attributes. */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "skio_collada.h"
@@ -41,4 +42,52 @@ void skio_text_attr(const char* tag, const char* end, const char* name, const ch
     *v = s, *n = (size_t)(q - s);
     return;
   }
+}
+
+/* Appends the n bytes at s to the list; false when out of memory. */
+static bool list_add(char*** list, uint32_t* count, uint32_t* cap, const char* s, size_t n) {
+  if (*count == *cap) {
+    const uint32_t c = *cap ? 2 * *cap : 16;
+    char** grown = realloc(*list, (size_t)c * sizeof *grown);
+    if (!grown) return false;
+    *list = grown;
+    *cap = c;
+  }
+  char* d = malloc(n + 1);
+  if (!d) return false;
+  memcpy(d, s, n);
+  d[n] = 0;
+  (*list)[(*count)++] = d;
+  return true;
+}
+
+static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* count) {
+  *out = NULL;
+  *count = 0;
+  uint32_t cap = 0;
+  const char* end = text + n;
+  for (const char* p = text ? skio_text_find(text, end, "<node") : NULL; p; p = skio_text_find(p + 5, end, "<node")) {
+    if (p + 5 >= end || (p[5] != ' ' && p[5] != '\t' && p[5] != '\n' && p[5] != '\r' && p[5] != '>')) continue;
+    const char *id, *type;
+    size_t id_n, type_n;
+    skio_text_attr(p, end, "id", &id, &id_n);
+    if (!id_n) skio_text_attr(p, end, "name", &id, &id_n); /* Assimp names a node by its id, else its name */
+    skio_text_attr(p, end, "type", &type, &type_n);
+    if (!id_n || (type_n == 5 && !memcmp(type, "JOINT", 5))) continue;
+    if (!list_add(out, count, &cap, id, id_n)) {
+      skio_collada_free_plain_nodes(*out, *count);
+      *out = NULL;
+      *count = 0;
+      return SKC_OUT_OF_MEMORY;
+    }
+  }
+  if (*count) qsort(*out, *count, sizeof **out, cmp_str);
+  return SKC_OK;
+}
+
+void skio_collada_free_plain_nodes(char** list, uint32_t count) {
+  for (uint32_t i = 0; list && i < count; ++i) free(list[i]);
+  free(list);
 }

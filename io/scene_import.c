@@ -84,6 +84,8 @@ typedef struct builder {
    * (skio_collada.h) */
   skio_collada_name_sets dae;
   char* dae_text; /* a .dae file's text, read once for the names and Blender's placement, freed after both */
+  char** plain;    /* a .dae's plain (not JOINT) nodes' ids, sorted, for mark_sockets */
+  uint32_t plain_count;
   size_t dae_n;
   int32_t* object_of; /* per flat node: its object (skio_scene.objects) or -1; NULL before read_objects */
   /* the source file's bytes, read once for the FBX fixes Assimp needs (geometric transforms, orthographic cameras,
@@ -200,11 +202,14 @@ static uint8_t* node_payload(const builder* b) {
 static const uint8_t* source_bytes(builder* b, size_t* n, bool* oom);
 static bool has_extension(const char* path, const char* ext);
 
-/* An FBX file's Null Models (fbx_geometric.c), for mark_sockets; none for other files. False when out of memory. */
+/* The nodes of the file that are empties, sorted, for mark_sockets: an FBX file's Null Models (fbx_geometric.c), a
+ * Collada file's nodes not of type JOINT (b->plain, taken over); none for other files. False when out of memory. */
 static bool fbx_null_names(builder* b, char*** names, uint32_t* count) {
-  *names = NULL;
-  *count = 0;
-  if (!has_extension(b->path, ".fbx")) return true;
+  *names = b->plain;
+  *count = b->plain_count;
+  b->plain = NULL;
+  b->plain_count = 0;
+  if (*names || !has_extension(b->path, ".fbx")) return true;
   bool oom = false;
   size_t n = 0;
   const uint8_t* data = source_bytes(b, &n, &oom);
@@ -216,7 +221,7 @@ static bool fbx_null_names(builder* b, char*** names, uint32_t* count) {
  * those - a game's weapon or head sockets, the leaf bones Blender's FBX exporter adds ("hand_end") - become joints
  * (needed) that no mesh binds, so that each node, its name and its place survive a conversion. Left out when they
  * would take the skeleton past SKC_MAX_JOINTS. In an FBX file a Null Model (an empty: Blender's, a Maya
- * locator) is no such joint: it stays a node and is read as an empty object hanging from its bone (read_objects), as
+ * locator), in a Collada file a node not of type JOINT, is no such joint: it stays a node and is read as an empty object hanging from its bone (read_objects), as
  * Blender's FBX importer makes it, so a .glb does not list it in the skin (Blender's glTF importer made it a bone,
  * engines gave it a palette slot). False when out of memory. */
 static bool mark_sockets(builder* b) {
@@ -1647,6 +1652,10 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     goto fail;
   }
   if ((rc = skio_collada_names_memory(b.dae_text, b.dae_n, &b.dae, err))) goto fail;
+  if (b.dae_text && skio_collada_plain_nodes(b.dae_text, b.dae_n, &b.plain, &b.plain_count) != SKC_OK) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+    goto fail;
+  }
   if (synthetic_gltf_root(path, ai)) {
     for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(&b, ai->mRootNode->mChildren[i], -1, 1);
   } else {
@@ -1717,6 +1726,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   free(b.orphans);
   free(b.object_of);
   skio_collada_free_name_sets(&b.dae);
+  skio_collada_free_plain_nodes(b.plain, b.plain_count);
   b.nodes = NULL;
   b.orphans = NULL;
   b.object_of = NULL;
@@ -1744,6 +1754,7 @@ fail:
   free(b.orphans);
   free(b.object_of);
   skio_collada_free_name_sets(&b.dae);
+  skio_collada_free_plain_nodes(b.plain, b.plain_count);
   if (ai) aiReleaseImport(ai);
   skio_scene_destroy(s);
   return rc;

@@ -116,6 +116,10 @@ int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_li
 /* Text scanning shared by the Collada helpers (collada_text.c): the first occurrence of s in [p, end) or NULL;
  * whether [p, end) starts with s; the value of attribute name="..." of the start tag at tag (up to its '>'),
  * without a leading '#', or an empty range (*v NULL). */
+/* The ids (else names) of the <node>s of Collada text[0, n) that are not of type JOINT (an empty, a locator: a
+ * plain node), sorted (strcmp) for a binary search. SKC_OUT_OF_MEMORY is the only failure. */
+int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* count);
+void skio_collada_free_plain_nodes(char** list, uint32_t count);
 const char* skio_text_find(const char* p, const char* end, const char* s);
 bool skio_text_starts(const char* p, const char* end, const char* s);
 void skio_text_attr(const char* tag, const char* end, const char* name, const char** v, size_t* n);

@@ -6,7 +6,8 @@
  * <geometry> tags; the two writers
  * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text, and so does the morph-controller remover
  * (skio_collada_without_morphs, io/collada_morphs.c); the orthographic cameras' scanner (skio_collada_ortho_list,
- * io/collada_cameras.c) reads <camera> and <node> tags. Seeds: tests/fuzz/seeds-fuzz_collada_clips/
+ * io/collada_cameras.c) reads <camera> and <node> tags, and so does the plain nodes' list (skio_collada_plain_nodes,
+ * io/collada_text.c: sorted, none empty). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
  * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
  * (scripts/fuzz.sh). */
 #include <stdint.h>
@@ -105,6 +106,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   skio_collada_ortho* cams = NULL; /* the orthographic cameras' scanner (io/collada_cameras.c) */
   uint32_t nc = 0;
   if (skio_collada_ortho_list(xml, size, &cams, &nc, NULL) == SKC_OK) skio_collada_ortho_free(cams, nc);
+  char** plain = NULL; /* the plain nodes' ids (io/collada_text.c): sorted, non-empty */
+  uint32_t np = 0;
+  if (skio_collada_plain_nodes(xml, size, &plain, &np) == SKC_OK)
+    for (uint32_t i = 0; i < np; ++i)
+      if (!plain[i][0] || (i && strcmp(plain[i - 1], plain[i]) > 0)) __builtin_trap();
+  skio_collada_free_plain_nodes(plain, np);
   free(xml);
   return 0;
 }
