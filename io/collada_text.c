@@ -75,7 +75,7 @@ int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* 
     skio_text_attr(p, end, "id", &id, &id_n);
     if (!id_n) skio_text_attr(p, end, "name", &id, &id_n); /* Assimp names a node by its id, else its name */
     skio_text_attr(p, end, "type", &type, &type_n);
-    if (!id_n || (type_n == 5 && !memcmp(type, "JOINT", 5))) continue;
+    if (!id_n || memchr(id, 0, id_n) || (type_n == 5 && !memcmp(type, "JOINT", 5))) continue; /* no NUL in XML */
     if (!list_add(out, count, &cap, id, id_n)) {
       skio_collada_free_plain_nodes(*out, *count);
       *out = NULL;
