@@ -1,4 +1,5 @@
-/* collada_lights.c - Blender's own description of each light in a Collada file Assimp's writer made.
+/* collada_lights.c - Blender's own description of each light in a Collada file Assimp's writer made, and its
+ * orthographic cameras (skio_collada_ortho_cameras: Assimp's writer writes every camera as a perspective one).
  *
  * Collada's common profile says of a light only its colour (a spot also its falloff angle and exponent). Blender's
  * Collada exporter writes the colour times the energy there and the light itself in an <extra> technique of profile
@@ -86,6 +87,55 @@ static void put_light(out_buf* b, const char* p, const char* end, const skio_col
   put(b, p, (size_t)(close - p));
   put_extra(b, l);
   put_str(b, "</light>");
+}
+
+/* One <camera> element [p, end) into b, its <perspective> block (Assimp's writer has no other) replaced by an
+ * <orthographic> one of view size c. */
+static void put_ortho(out_buf* b, const char* p, const char* end, const skio_collada_camera* c) {
+  const char* at = find(p, end, "<perspective>");
+  const char* stop = at ? find(at, end, "</perspective>") : NULL;
+  if (!stop) {
+    put(b, p, (size_t)(end - p));
+    return;
+  }
+  char text[512];
+  snprintf(text, sizeof text,
+           "<orthographic><xmag sid=\"xmag\">%.9g</xmag><ymag sid=\"ymag\">%.9g</ymag>"
+           "<znear sid=\"znear\">%.9g</znear><zfar sid=\"zfar\">%.9g</zfar></orthographic>",
+           c->xmag, c->ymag, c->znear, c->zfar);
+  put(b, p, (size_t)(at - p));
+  put_str(b, text);
+  stop += strlen("</perspective>");
+  put(b, stop, (size_t)(end - stop));
+}
+
+int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_camera* cams, uint32_t count, char** out,
+                               size_t* out_n) {
+  *out = NULL;
+  *out_n = 0;
+  out_buf b = {0};
+  const char* end = xml + n;
+  const char* p = xml;
+  for (uint32_t k = 0; k < count; ++k) {
+    const char* at = find(p, end, "<camera ");
+    const char* stop = at ? find(at, end, "</camera>") : NULL;
+    if (!stop) break;
+    stop += strlen("</camera>");
+    put(&b, p, (size_t)(at - p));
+    if (cams[k].xmag > 0.0f)
+      put_ortho(&b, at, stop, &cams[k]);
+    else
+      put(&b, at, (size_t)(stop - at));
+    p = stop;
+  }
+  put(&b, p, (size_t)(end - p));
+  if (b.oom || !b.p) {
+    free(b.p);
+    return SKC_OUT_OF_MEMORY;
+  }
+  *out = b.p;
+  *out_n = b.n;
+  return SKC_OK;
 }
 
 int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_light* lights, uint32_t count, char** out,

@@ -1345,8 +1345,30 @@ static int blender_lights(const struct aiScene* sc, const float* blends, char** 
   return SKC_OK;
 }
 
+/* The orthographic cameras (ortho: xmag, ymag per camera; 0 0 perspective) put into Assimp's Collada text xml[0, *n)
+ * (replaced). SKC_OUT_OF_MEMORY only. */
+static int ortho_views(const struct aiScene* sc, const float* ortho, char** xml, size_t* n) {
+  bool any = false;
+  for (unsigned k = 0; ortho && k < sc->mNumCameras; ++k) any |= ortho[2 * k] > 0.0f;
+  if (!any) return SKC_OK;
+  skio_collada_camera* c = calloc(sc->mNumCameras, sizeof *c);
+  if (!c) return SKC_OUT_OF_MEMORY;
+  for (unsigned k = 0; k < sc->mNumCameras; ++k)
+    c[k] = (skio_collada_camera){ortho[2 * k], ortho[2 * k + 1], sc->mCameras[k]->mClipPlaneNear,
+                                 sc->mCameras[k]->mClipPlaneFar};
+  char* with = NULL;
+  size_t with_n = 0;
+  const int rc = skio_collada_ortho_cameras(*xml, *n, c, sc->mNumCameras, &with, &with_n);
+  free(c);
+  if (rc) return rc;
+  free(*xml);
+  *xml = with;
+  *n = with_n;
+  return SKC_OK;
+}
+
 static int write_collada(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
-                         const name_list* names, const float* blends, skc_err* err) {
+                         const name_list* names, const skio_ai_objects* objs, skc_err* err) {
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);
   if (!blob || !blob->data) {
     const char* why = aiGetErrorString();
@@ -1390,7 +1412,8 @@ static int write_collada(const struct aiScene* sc, const char* path, const skio_
       xml_n = kept_n;
     }
   }
-  if (!rc && blender_lights(sc, blends, &xml, &xml_n)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (!rc && (blender_lights(sc, objs->lamp_blend, &xml, &xml_n) || ortho_views(sc, objs->cam_ortho, &xml, &xml_n)))
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) rc = write_bytes(path, xml, xml_n, err);
   free(xml);
   return rc;
@@ -1595,9 +1618,11 @@ static void note_clips_unwritten(const skio_scene* s, bool collada, bool any_cha
 static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, bool collada,
                                  const skio_export_options* o) {
   char text[240];
-  if (!s->gltf && (w->cameras || w->lights)) { /* Collada: its orthographic cameras */
-    snprintf(text, sizeof text, "not written: %u %scamera(s), %u light(s) of the source (.glb and .gltf keep them)",
-             w->cameras, collada ? "orthographic " : "", w->lights);
+  if (!s->gltf && (w->cameras || w->lights)) { /* ASCII FBX */
+    snprintf(text, sizeof text,
+             "not written: %u camera(s), %u light(s) of the source (.glb, .gltf, binary .fbx and "
+             ".dae keep them)",
+             w->cameras, w->lights);
     note_add(o, text, "");
   }
   bool any = false; /* clips are written when one keys a joint: Collada all on its timeline, FBX those that do */
@@ -1721,17 +1746,8 @@ static uint32_t prims_with_unread_attributes(const skio_gltf_doc* d) {
   return n;
 }
 
-/* The orthographic cameras of document d (Assimp's Collada writer would make them perspective ones). */
-static int ortho_cameras(const skio_gltf_doc* d) {
-  const int cams = skio_json_get(d, 0, "cameras");
-  int n = 0;
-  for (int i = 0; i < skio_json_len(d, cams); ++i)
-    n += skio_json_streq(d, skio_json_get(d, skio_json_at(d, cams, i), "type"), "orthographic");
-  return n;
-}
-
-/* lenses_kept: the writer writes the lights and the cameras, 1 the perspective ones (Collada), 2 all (binary FBX). */
-static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bool node_extras_kept, int lenses_kept) {
+/* lenses_kept: the writer writes the cameras and lights (Collada, binary FBX). */
+static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bool node_extras_kept, bool lenses_kept) {
   static const char* const k_read[] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                        "EXT_texture_webp", "KHR_texture_basisu"};
   const skio_gltf_doc* d = s->gltf;
@@ -1756,17 +1772,14 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bo
     const int node = skio_json_at(d, nodes, i);
     extras -= extras && skio_json_get(d, node, "extras") >= 0 && skio_json_is(d, skio_json_get(d, node, "name"), 3);
   }
-  const int cameras = lenses_kept == 2 ? 0
-                      : lenses_kept    ? ortho_cameras(d)
-                                       : skio_json_len(d, skio_json_get(d, 0, "cameras"));
+  const int cameras = lenses_kept ? 0 : skio_json_len(d, skio_json_get(d, 0, "cameras"));
   const int scenes = skio_json_len(d, skio_json_get(d, 0, "scenes"));
   if (scenes > 1 && n + 60 < sizeof text) /* Assimp's writers have one scene: every node goes into it */
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%d scenes (merged into one)", n ? ", " : "", scenes);
   if (extras && n + 60 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n, "%s\"extras\" of %u object(s)", n ? ", " : "", extras);
   if (cameras > 0 && n + 40 < sizeof text)
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s%d %scamera(s)", n ? ", " : "", cameras,
-                          lenses_kept ? "orthographic " : "");
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%d camera(s)", n ? ", " : "", cameras);
   const uint32_t attrs = prims_with_unread_attributes(d);
   if (attrs && n + 100 < sizeof text)
     n += (size_t)snprintf(text + n, sizeof text - n,
@@ -1830,7 +1843,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
                               o.note_size, err)))
     goto done;
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
-  note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada ? 1 : strcmp(id, "fbx") == 0 ? 2 : 0);
+  note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada || strcmp(id, "fbx") == 0);
   if (strcmp(id, "fbx") != 0 && !s->gltf) note_custom_props(s, &o); /* a glTF's: its extras note */
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -1886,7 +1899,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   } else if (strcmp(id, "collada") == 0) {
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {
-      rc = write_collada(sc, path, clips, s->anim_count, &names, objs.lamp_blend, err);
+      rc = write_collada(sc, path, clips, s->anim_count, &names, &objs, err);
       free_names(&names);
     }
   } else {

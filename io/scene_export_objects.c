@@ -60,6 +60,7 @@ void skio_ai_objects_free(skio_ai_objects* o) {
   free(o->cams);
   free(o->lamps);
   free(o->lamp_blend);
+  free(o->cam_ortho);
   for (uint32_t k = 0; k < o->lens_count; ++k) free(o->lens_obs[k].name);
   free(o->lens_obs);
   memset(o, 0, sizeof *o);
@@ -150,9 +151,14 @@ static bool add_lens(const skio_listed_object* e, int lenses, skio_ai_objects* o
   if (e->ob.kind == SKIO_OBJECT_CAMERA) {
     struct aiCamera** grown = realloc(out->cams, (out->cam_count + 1) * sizeof *grown);
     if (grown) out->cams = grown;
-    struct aiCamera* c = grown ? ai_camera(&e->ob) : NULL;
-    if (c) out->cams[out->cam_count++] = c;
-    return c != NULL;
+    float* ortho = grown ? realloc(out->cam_ortho, (out->cam_count + 1) * 2 * sizeof *ortho) : NULL;
+    if (ortho) out->cam_ortho = ortho;
+    struct aiCamera* c = ortho ? ai_camera(&e->ob) : NULL;
+    if (!c) return false;
+    ortho[out->cam_count * 2] = e->ob.ortho ? e->ob.xmag : 0.0f;
+    ortho[out->cam_count * 2 + 1] = e->ob.ortho ? (e->ob.ymag > 0.0f ? e->ob.ymag : e->ob.xmag) : 0.0f;
+    out->cams[out->cam_count++] = c;
+    return true;
   }
   struct aiLight** grown = realloc(out->lamps, (out->lamp_count + 1) * sizeof *grown);
   if (grown) out->lamps = grown;
@@ -167,10 +173,9 @@ static bool add_lens(const skio_listed_object* e, int lenses, skio_ai_objects* o
   return true;
 }
 
-/* Whether listed object e is written as a node: an empty, or with lenses a light or a camera (Collada: perspective). */
+/* Whether listed object e is written as a node: an empty, or with lenses a camera or a light. */
 static bool written_kind(const skio_listed_object* e, int lenses) {
-  return e->ob.kind == SKIO_OBJECT_EMPTY || lenses == SKIO_LENSES_FBX ||
-         (lenses == SKIO_LENSES_COLLADA && (e->ob.kind == SKIO_OBJECT_LIGHT || !e->ob.ortho));
+  return e->ob.kind == SKIO_OBJECT_EMPTY || lenses != SKIO_LENSES_NONE;
 }
 
 /* A glTF document's objects are listed in the document's frame: the view the writer gets (scene_frame.c) may be

@@ -112,6 +112,14 @@ typedef struct skio_collada_light {
  * NUL-terminated (*out_n bytes before the NUL). SKC_OUT_OF_MEMORY is the only failure. */
 int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_light* lights, uint32_t count, char** out,
                                 size_t* out_n);
+/* A camera's orthographic view (collada_lights.c): half width and height, clip planes; xmag 0: perspective. */
+typedef struct skio_collada_camera {
+  float xmag, ymag, znear, zfar;
+} skio_collada_camera;
+/* xml[0, n) written by Assimp's Collada writer with the k-th <camera> element's <perspective> replaced by an
+ * <orthographic> one where cams[k].xmag > 0. *out malloc'd and NUL-terminated. SKC_OUT_OF_MEMORY only. */
+int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_camera* cams, uint32_t count, char** out,
+                               size_t* out_n);
 
 /* Text scanning shared by the Collada helpers (collada_text.c): the first occurrence of s in [p, end) or NULL;
  * whether [p, end) starts with s; the value of attribute name="..." of the start tag at tag (up to its '>'),

@@ -397,6 +397,7 @@ typedef struct skio_ai_objects {
   struct aiCamera** cams;
   struct aiLight** lamps;
   float* lamp_blend; /* per lamp: its spot blend (1 - inner / outer cone), for Blender's <extra> (collada_lights.c) */
+  float* cam_ortho;  /* per camera: xmag, ymag (0 0: perspective), for skio_collada_ortho_cameras */
   unsigned cam_count, lamp_count;
   /* SKIO_LENSES_FBX: the cameras and lights written as nodes (listed: glTF's units; name owned), for
    * skio_fbx_add_lenses */
@@ -410,7 +411,7 @@ enum { SKIO_LENSES_NONE = 0, SKIO_LENSES_COLLADA = 1, SKIO_LENSES_FBX = 2 };
  * the root's transform is set); doc_frame (or NULL): the turn of the view written, for a glTF document's objects,
  * which are listed in the document's frame; mesh_parents: an empty on a mesh hangs from the mesh's node (else from
  * the root, at its place); lenses (SKIO_LENSES_*): the cameras and lights too - Collada: Assimp's writer writes
- * out->cams and out->lamps (an orthographic camera, which it would write as a perspective one, is left out); FBX:
+ * out->cams and out->lamps (an orthographic one as a perspective camera: out->cam_ortho says which to fix); FBX:
  * every one, as a node in FBX's frame of its kind, listed in out->lens_obs for skio_fbx_add_lenses.
  * SKC_OUT_OF_MEMORY only. */
 int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* doc_frame, bool mesh_parents,

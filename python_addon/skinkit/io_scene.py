@@ -1510,24 +1510,18 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         return clips + added, notes + more
 
     def _write_objects(self, context, scene, arm, joints, meshes, wrapped):
-        """The cameras, lights and empties into scene (.glb, .gltf and binary .fbx: all of them; .dae: all but the
-        orthographic cameras, which Assimp's Collada writer would make perspective ones; ASCII .fbx: the empties):
-        (names written, notes)."""
+        """The cameras, lights and empties into scene (ASCII .fbx: the empties alone; Assimp's ASCII FBX has no
+        cameras or lights): (names written, notes)."""
         from . import export_objects
 
         objs = export_objects.candidates(context, self.use_selection) if self.objects else []
         notes = []
-        if self.format in ("DAE", "FBXA"):
-            def kept(o):
-                return o.type == "EMPTY" or (self.format == "DAE" and (
-                    o.type == "LIGHT" or (o.type == "CAMERA" and o.data.type != "ORTHO")))
-
-            left = [o for o in objs if not kept(o)]
-            objs = [o for o in objs if kept(o)]
+        if self.format == "FBXA":
+            left = [o for o in objs if o.type != "EMPTY"]
+            objs = [o for o in objs if o.type == "EMPTY"]
             if left:
-                notes.append("%d %s not written (%s): .glb, .gltf and binary .fbx keep them" % (
-                    len(left), "orthographic camera(s)" if self.format == "DAE" else "cameras and lights",
-                    ", ".join(o.name for o in left[:3]) + (", ..." if len(left) > 3 else "")))
+                notes.append("%d cameras and lights not written (%s): .glb, .gltf, .dae and binary .fbx keep them" % (
+                    len(left), ", ".join(o.name for o in left[:3]) + (", ..." if len(left) > 3 else "")))
         if not objs:
             return [], notes
         names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes,

@@ -1198,14 +1198,14 @@ START_TEST(scene_save_notes_whole) {
   const char* shape_names[1] = {"Bulge"};
   const float shape_w[1] = {0.5f};
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, shape_names, shape_w, k_positions, NULL, NULL), SK_OK);
-  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f); /* orthographic: .dae leaves it out */
-  cam.orthographic = 1;
-  cam.xmag = cam.ymag = 2.0f;
+  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f); /* ASCII FBX has no cameras: named */
+  cam.yfov = 0.8f;
   ck_assert_int_eq(sk_scene_add_object(sc, &cam, NULL, NULL), SK_OK);
   char dir[] = "/tmp/skinkit_abi_XXXXXX", path[96], notes[8192];
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/notes.dae", dir);
-  sk_save_options so = {.size = sizeof so, .overwrite = 1, .notes = notes, .notes_size = sizeof notes};
+  snprintf(path, sizeof path, "%s/notes.fbx", dir);
+  sk_save_options so = {
+      .size = sizeof so, .overwrite = 1, .notes = notes, .notes_size = sizeof notes, .format = "fbxa"};
   sk_error err;
   ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_OK);
   ck_assert_msg(strlen(notes) >= sizeof err.message, "the save's notes fit in err.message: %s", notes);
@@ -1229,9 +1229,9 @@ START_TEST(scene_save_notes_whole) {
   ck_assert_msg(strstr(notes, "1 clip(s) (\"Blink\") not written: they key no joint"), "notes: %s", notes);
   ck_assert_msg(!strstr(notes, "Moves"), "notes: %s", notes);
   remove(path);
-  snprintf(path, sizeof path, "%s/notes.dae", dir);
+  snprintf(path, sizeof path, "%s/notes_old.fbx", dir);
   /* 1.3 to 1.14 callers: the struct without notes */
-  sk_save_options old = {.size = (uint32_t)offsetof(sk_save_options, notes), .overwrite = 1};
+  sk_save_options old = {.size = (uint32_t)offsetof(sk_save_options, notes), .overwrite = 1, .format = "fbxa"};
   ck_assert_int_eq(sk_scene_save(sc, path, &old, &err), SK_OK);
   ck_assert(strstr(err.message, "; ... (") != NULL);
   remove(path);
