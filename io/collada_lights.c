@@ -15,87 +15,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skio_buf.h"
 #include "skio_collada.h"
 
-/* The first occurrence of the n bytes of s in [p, end), or NULL. */
-static const char* find(const char* p, const char* end, const char* s) {
-  const size_t n = strlen(s);
-  for (; p && p + n <= end; ++p) {
-    p = memchr(p, s[0], (size_t)(end - p));
-    if (!p || p + n > end) return NULL;
-    if (memcmp(p, s, n) == 0) return p;
-  }
-  return NULL;
-}
-
-typedef struct out_buf {
-  char* p;
-  size_t n, cap;
-  bool oom;
-} out_buf;
-
-static void put(out_buf* b, const char* s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + n + 1) cap *= 2;
-    char* grown = realloc(b->p, cap);
-    if (!grown) {
-      b->oom = true;
-      return;
-    }
-    b->p = grown;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-static void put_str(out_buf* b, const char* s) { put(b, s, strlen(s)); }
-
 /* The <extra> of light l (Blender's technique: its importer reads these elements by name). */
-static void put_extra(out_buf* b, const skio_collada_light* l) {
-  char text[1024];
-  snprintf(text, sizeof text,
-           "<extra><technique profile=\"blender\">"
-           "<type sid=\"type\" type=\"int\">%d</type>"
-           "<red sid=\"red\" type=\"float\">%.9g</red><green sid=\"green\" type=\"float\">%.9g</green>"
-           "<blue sid=\"blue\" type=\"float\">%.9g</blue>"
-           "<energy sid=\"blender_energy\" type=\"float\">%.9g</energy>"
-           "<spotsize sid=\"spotsize\" type=\"float\">%.9g</spotsize>"
-           "<spotblend sid=\"spotblend\" type=\"float\">%.9g</spotblend>"
-           "</technique></extra>",
-           l->type, l->color[0], l->color[1], l->color[2], l->energy, l->spot_size_deg, l->spot_blend);
-  put_str(b, text);
+static void put_extra(skio_buf* b, const skio_collada_light* l) {
+  skio_buf_printf(b,
+                  "<extra><technique profile=\"blender\">"
+                  "<type sid=\"type\" type=\"int\">%d</type>"
+                  "<red sid=\"red\" type=\"float\">%.9g</red><green sid=\"green\" type=\"float\">%.9g</green>"
+                  "<blue sid=\"blue\" type=\"float\">%.9g</blue>"
+                  "<energy sid=\"blender_energy\" type=\"float\">%.9g</energy>"
+                  "<spotsize sid=\"spotsize\" type=\"float\">%.9g</spotsize>"
+                  "<spotblend sid=\"spotblend\" type=\"float\">%.9g</spotblend>"
+                  "</technique></extra>",
+                  l->type, l->color[0], l->color[1], l->color[2], l->energy, l->spot_size_deg, l->spot_blend);
 }
 
 /* One <light> element [p, end) (its closing tag included) into b, with l's <extra> before its close and, for a spot,
  * the blend as the falloff exponent's text. */
-static void put_light(out_buf* b, const char* p, const char* end, const skio_collada_light* l) {
+static void put_light(skio_buf* b, const char* p, const char* end, const skio_collada_light* l) {
   const char* close = end - strlen("</light>");
-  const char* exp = l->type == 2 ? find(p, close, "<falloff_exponent") : NULL;
+  const char* exp = l->type == 2 ? skio_text_find(p, close, "<falloff_exponent") : NULL;
   const char* val = exp ? memchr(exp, '>', (size_t)(close - exp)) : NULL;
-  const char* val_end = val ? find(val, close, "</falloff_exponent>") : NULL;
+  const char* val_end = val ? skio_text_find(val, close, "</falloff_exponent>") : NULL;
   if (val && val_end) {
     char num[48];
     snprintf(num, sizeof num, "%.9g", l->spot_blend);
-    put(b, p, (size_t)(val + 1 - p));
-    put_str(b, num);
+    skio_buf_put(b, p, (size_t)(val + 1 - p));
+    skio_buf_str(b, num);
     p = val_end;
   }
-  put(b, p, (size_t)(close - p));
+  skio_buf_put(b, p, (size_t)(close - p));
   put_extra(b, l);
-  put_str(b, "</light>");
+  skio_buf_str(b, "</light>");
 }
 
 /* One <camera> element [p, end) into b, its <perspective> block (Assimp's writer has no other) replaced by an
  * <orthographic> one of view size c. */
-static void put_ortho(out_buf* b, const char* p, const char* end, const skio_collada_camera* c) {
-  const char* at = find(p, end, "<perspective>");
-  const char* stop = at ? find(at, end, "</perspective>") : NULL;
+static void put_ortho(skio_buf* b, const char* p, const char* end, const skio_collada_camera* c) {
+  const char* at = skio_text_find(p, end, "<perspective>");
+  const char* stop = at ? skio_text_find(at, end, "</perspective>") : NULL;
   if (!stop) {
-    put(b, p, (size_t)(end - p));
+    skio_buf_put(b, p, (size_t)(end - p));
     return;
   }
   char text[512];
@@ -103,63 +65,61 @@ static void put_ortho(out_buf* b, const char* p, const char* end, const skio_col
            "<orthographic><xmag sid=\"xmag\">%.9g</xmag><ymag sid=\"ymag\">%.9g</ymag>"
            "<znear sid=\"znear\">%.9g</znear><zfar sid=\"zfar\">%.9g</zfar></orthographic>",
            c->xmag, c->ymag, c->znear, c->zfar);
-  put(b, p, (size_t)(at - p));
-  put_str(b, text);
+  skio_buf_put(b, p, (size_t)(at - p));
+  skio_buf_str(b, text);
   stop += strlen("</perspective>");
-  put(b, stop, (size_t)(end - stop));
+  skio_buf_put(b, stop, (size_t)(end - stop));
+}
+
+/* xml[0, n) with each of the first count elements <tag ...>...</tag> passed through fix(b, element, element end, k)
+ * (the rest as written; fewer elements than count: the missing ones skipped). */
+typedef void (*element_fix)(skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k);
+
+static int rewrite_elements(const char* xml, size_t n, const char* open, const char* close, uint32_t count,
+                            element_fix fix, const void* ctx, char** out, size_t* out_n) {
+  *out = NULL;
+  *out_n = 0;
+  skio_buf b = {0};
+  const char* end = xml + n;
+  const char* p = xml;
+  for (uint32_t k = 0; k < count; ++k) {
+    const char* at = skio_text_find(p, end, open);
+    const char* stop = at ? skio_text_find(at, end, close) : NULL;
+    if (!stop) break;
+    stop += strlen(close);
+    skio_buf_put(&b, p, (size_t)(at - p));
+    fix(&b, at, stop, ctx, k);
+    p = stop;
+  }
+  skio_buf_put(&b, p, (size_t)(end - p));
+  skio_buf_put(&b, "", 1); /* NUL-terminated */
+  if (b.oom) {
+    free(b.p);
+    return SKC_OUT_OF_MEMORY;
+  }
+  *out = (char*)b.p;
+  *out_n = b.n - 1;
+  return SKC_OK;
+}
+
+static void fix_camera(skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k) {
+  const skio_collada_camera* c = (const skio_collada_camera*)ctx + k;
+  if (c->xmag > 0.0f)
+    put_ortho(b, p, end, c);
+  else
+    skio_buf_put(b, p, (size_t)(end - p));
+}
+
+static void fix_light(skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k) {
+  put_light(b, p, end, (const skio_collada_light*)ctx + k);
 }
 
 int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_camera* cams, uint32_t count, char** out,
                                size_t* out_n) {
-  *out = NULL;
-  *out_n = 0;
-  out_buf b = {0};
-  const char* end = xml + n;
-  const char* p = xml;
-  for (uint32_t k = 0; k < count; ++k) {
-    const char* at = find(p, end, "<camera ");
-    const char* stop = at ? find(at, end, "</camera>") : NULL;
-    if (!stop) break;
-    stop += strlen("</camera>");
-    put(&b, p, (size_t)(at - p));
-    if (cams[k].xmag > 0.0f)
-      put_ortho(&b, at, stop, &cams[k]);
-    else
-      put(&b, at, (size_t)(stop - at));
-    p = stop;
-  }
-  put(&b, p, (size_t)(end - p));
-  if (b.oom || !b.p) {
-    free(b.p);
-    return SKC_OUT_OF_MEMORY;
-  }
-  *out = b.p;
-  *out_n = b.n;
-  return SKC_OK;
+  return rewrite_elements(xml, n, "<camera ", "</camera>", count, fix_camera, cams, out, out_n);
 }
 
 int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_light* lights, uint32_t count, char** out,
                                 size_t* out_n) {
-  *out = NULL;
-  *out_n = 0;
-  out_buf b = {0};
-  const char* end = xml + n;
-  const char* p = xml;
-  for (uint32_t k = 0; k < count; ++k) {
-    const char* at = find(p, end, "<light ");
-    const char* stop = at ? find(at, end, "</light>") : NULL;
-    if (!stop) break; /* fewer lights than asked: the rest as written */
-    stop += strlen("</light>");
-    put(&b, p, (size_t)(at - p));
-    put_light(&b, at, stop, &lights[k]);
-    p = stop;
-  }
-  put(&b, p, (size_t)(end - p));
-  if (b.oom || !b.p) {
-    free(b.p);
-    return SKC_OUT_OF_MEMORY;
-  }
-  *out = b.p;
-  *out_n = b.n;
-  return SKC_OK;
+  return rewrite_elements(xml, n, "<light ", "</light>", count, fix_light, lights, out, out_n);
 }

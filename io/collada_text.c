@@ -44,25 +44,6 @@ void skio_text_attr(const char* tag, const char* end, const char* name, const ch
   }
 }
 
-/* Appends the n bytes at s to the list; false when out of memory. */
-static bool list_add(char*** list, uint32_t* count, uint32_t* cap, const char* s, size_t n) {
-  if (*count == *cap) {
-    const uint32_t c = *cap ? 2 * *cap : 16;
-    char** grown = realloc(*list, (size_t)c * sizeof *grown);
-    if (!grown) return false;
-    *list = grown;
-    *cap = c;
-  }
-  char* d = malloc(n + 1);
-  if (!d) return false;
-  memcpy(d, s, n);
-  d[n] = 0;
-  (*list)[(*count)++] = d;
-  return true;
-}
-
-static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
-
 int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* count) {
   *out = NULL;
   *count = 0;
@@ -76,18 +57,13 @@ int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* 
     if (!id_n) skio_text_attr(p, end, "name", &id, &id_n); /* Assimp names a node by its id, else its name */
     skio_text_attr(p, end, "type", &type, &type_n);
     if (!id_n || memchr(id, 0, id_n) || (type_n == 5 && !memcmp(type, "JOINT", 5))) continue; /* no NUL in XML */
-    if (!list_add(out, count, &cap, id, id_n)) {
-      skio_collada_free_plain_nodes(*out, *count);
+    if (!skio_names_add(out, count, &cap, id, id_n)) {
+      skio_names_free(*out, *count);
       *out = NULL;
       *count = 0;
       return SKC_OUT_OF_MEMORY;
     }
   }
-  if (*count) qsort(*out, *count, sizeof **out, cmp_str);
+  skio_names_sort(*out, *count);
   return SKC_OK;
-}
-
-void skio_collada_free_plain_nodes(char** list, uint32_t count) {
-  for (uint32_t i = 0; list && i < count; ++i) free(list[i]);
-  free(list);
 }

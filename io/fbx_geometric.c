@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "skio_fbx_tree.h"
+#include "skio_scene.h"
 
 bool skio_fbx_p_number(const skio_fbx_tree* t, uint32_t p, uint32_t k, double* v) {
   skio_fbx_prop q;
@@ -239,25 +240,6 @@ void skio_fbx_geometric_free(skio_fbx_geometric* list, uint32_t count) {
   free(list);
 }
 
-static int cmp_names(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
-
-/* Appends the n bytes at name to the list; false when out of memory. */
-static bool names_add(char*** out, uint32_t* count, uint32_t* cap, const uint8_t* name, size_t n) {
-  if (*count == *cap) {
-    const uint32_t grown_cap = *cap ? 2 * *cap : 8;
-    char** grown = realloc(*out, (size_t)grown_cap * sizeof *grown);
-    if (!grown) return false;
-    *out = grown;
-    *cap = grown_cap;
-  }
-  char* c = malloc(n + 1);
-  if (!c) return false;
-  memcpy(c, name, n);
-  c[n] = 0;
-  (*out)[(*count)++] = c;
-  return true;
-}
-
 /* ASCII FBX (6.1 and 7.x): the lines `Model: [id, ]"Model::<name>", "Null" {`. False when out of memory. */
 static bool ascii_null_names(const char* text, size_t size, char*** out, uint32_t* count) {
   static const char key[] = "Model: ", cls[] = "Model::";
@@ -275,7 +257,7 @@ static bool ascii_null_names(const char* text, size_t size, char*** out, uint32_
     if (!end) continue;
     const char* c = memchr(end + 1, '"', (size_t)(text + e - end - 1));
     if (c && (size_t)(text + e - c) > 5 && memcmp(c, "\"Null\"", 6) == 0 &&
-        !names_add(out, count, &cap, (const uint8_t*)name, (size_t)(end - name)))
+        !skio_names_add(out, count, &cap, name, (size_t)(end - name)))
       return false;
     i = e;
   }
@@ -287,12 +269,12 @@ int skio_fbx_null_names(const uint8_t* data, size_t size, char*** out, uint32_t*
   *count = 0;
   if (!skio_fbx_is_binary(data, size)) {
     if (!ascii_null_names((const char*)data, size, out, count)) {
-      skio_fbx_names_free(*out, *count);
+      skio_names_free(*out, *count);
       *out = NULL;
       *count = 0;
       return SKC_OUT_OF_MEMORY;
     }
-    if (*count) qsort(*out, *count, sizeof **out, cmp_names);
+    skio_names_sort(*out, *count);
     return SKC_OK;
   }
   skio_fbx_tree t;
@@ -305,26 +287,17 @@ int skio_fbx_null_names(const uint8_t* data, size_t size, char*** out, uint32_t*
     const uint8_t* name;
     size_t n;
     if (!skio_fbx_prop_str_is(&t, r, 2, "Null") || !skio_fbx_prop_name(&t, r, 1, &name, &n)) continue;
-    if (!names_add(out, count, &cap, name, n)) rc = SKC_OUT_OF_MEMORY;
+    if (!skio_names_add(out, count, &cap, (const char*)name, n)) rc = SKC_OUT_OF_MEMORY;
   }
   skio_fbx_tree_free(&t);
   if (rc) {
-    skio_fbx_names_free(*out, *count);
+    skio_names_free(*out, *count);
     *out = NULL;
     *count = 0;
     return rc;
   }
-  if (*count) qsort(*out, *count, sizeof **out, cmp_names);
+  skio_names_sort(*out, *count);
   return SKC_OK;
-}
-
-bool skio_fbx_names_have(char* const* names, uint32_t count, const char* name) {
-  return count && bsearch(&name, names, count, sizeof *names, cmp_names) != NULL;
-}
-
-void skio_fbx_names_free(char** names, uint32_t count) {
-  for (uint32_t i = 0; names && i < count; ++i) free(names[i]);
-  free(names);
 }
 
 uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size) {

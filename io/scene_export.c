@@ -1315,9 +1315,13 @@ static int collada_safe_names(struct aiScene* sc, name_list* l, skc_err* err) {
   return SKC_OK;
 }
 
-/* Collada: Assimp writes to memory; the clip table is added (skio_collada_add_clips) when there are clips, the
- * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), then the file is
- * written. */
+/* *xml (malloc'd text of *n bytes) replaced by with (with_n bytes). */
+static void replace_text(char** xml, size_t* n, char* with, size_t with_n) {
+  free(*xml);
+  *xml = with;
+  *n = with_n;
+}
+
 /* Blender's description of the scene's lights (collada_lights.c) put into Assimp's Collada text xml[0, *n) (replaced;
  * blends: each light's spot blend). SKC_OUT_OF_MEMORY only. */
 static int blender_lights(const struct aiScene* sc, const float* blends, char** xml, size_t* n) {
@@ -1338,11 +1342,8 @@ static int blender_lights(const struct aiScene* sc, const float* blends, char** 
   size_t with_n = 0;
   const int rc = skio_collada_blender_lights(*xml, *n, l, sc->mNumLights, &with, &with_n);
   free(l);
-  if (rc) return rc;
-  free(*xml);
-  *xml = with;
-  *n = with_n;
-  return SKC_OK;
+  if (!rc) replace_text(xml, n, with, with_n);
+  return rc;
 }
 
 /* The orthographic cameras (ortho: xmag, ymag per camera; 0 0 perspective) put into Assimp's Collada text xml[0, *n)
@@ -1360,13 +1361,13 @@ static int ortho_views(const struct aiScene* sc, const float* ortho, char** xml,
   size_t with_n = 0;
   const int rc = skio_collada_ortho_cameras(*xml, *n, c, sc->mNumCameras, &with, &with_n);
   free(c);
-  if (rc) return rc;
-  free(*xml);
-  *xml = with;
-  *n = with_n;
-  return SKC_OK;
+  if (!rc) replace_text(xml, n, with, with_n);
+  return rc;
 }
 
+/* Collada: Assimp writes to memory; the clip table is added (skio_collada_add_clips) when there are clips, the
+ * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), the lights Blender's
+ * description and the orthographic cameras their view (collada_lights.c), then the file is written. */
 static int write_collada(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
                          const name_list* names, const skio_ai_objects* objs, skc_err* err) {
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);

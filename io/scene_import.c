@@ -241,14 +241,14 @@ static bool mark_sockets(builder* b) {
     const int32_t p = b->nodes[i].parent;
     jc += b->nodes[i].needed;
     if (!b->nodes[i].needed && !payload[i] && p >= 0 && below[p] &&
-        !skio_fbx_names_have(nulls, null_count, b->nodes[i].node->mName.data))
+        !skio_names_have(nulls, null_count, b->nodes[i].node->mName.data))
       below[i] = 2, ++added;
   }
   for (uint32_t i = 0; ok && jc + added <= SKC_MAX_JOINTS && i < b->node_count; ++i)
     if (below[i] == 2) b->nodes[i].needed = true;
   free(payload);
   free(below);
-  skio_fbx_names_free(nulls, null_count);
+  skio_names_free(nulls, null_count);
   return ok;
 }
 
@@ -1726,7 +1726,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   free(b.orphans);
   free(b.object_of);
   skio_collada_free_name_sets(&b.dae);
-  skio_collada_free_plain_nodes(b.plain, b.plain_count);
+  skio_names_free(b.plain, b.plain_count);
   b.nodes = NULL;
   b.orphans = NULL;
   b.object_of = NULL;
@@ -1754,7 +1754,7 @@ fail:
   free(b.orphans);
   free(b.object_of);
   skio_collada_free_name_sets(&b.dae);
-  skio_collada_free_plain_nodes(b.plain, b.plain_count);
+  skio_names_free(b.plain, b.plain_count);
   if (ai) aiReleaseImport(ai);
   skio_scene_destroy(s);
   return rc;

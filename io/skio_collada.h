@@ -126,8 +126,7 @@ int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_cam
  * without a leading '#', or an empty range (*v NULL). */
 /* The ids (else names) of the <node>s of Collada text[0, n) that are not of type JOINT (an empty, a locator: a
  * plain node), sorted (strcmp) for a binary search. SKC_OUT_OF_MEMORY is the only failure. */
-int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* count);
-void skio_collada_free_plain_nodes(char** list, uint32_t count);
+int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* count); /* skio_names_free */
 const char* skio_text_find(const char* p, const char* end, const char* s);
 bool skio_text_starts(const char* p, const char* end, const char* s);
 void skio_text_attr(const char* tag, const char* end, const char* name, const char** v, size_t* n);

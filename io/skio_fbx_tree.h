@@ -144,10 +144,10 @@ void skio_fbx_mat_mul(const double* a, const double* b, double* out);
  * when the file does not parse. */
 uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size);
 /* The names of the Models of FBX data[0, size), binary or ASCII, of class Null (Blender's empties, Maya's locators,
- * 3ds Max's dummies), sorted; none when the file does not parse. SKC_OUT_OF_MEMORY is the only failure. */
+ * 3ds Max's dummies), sorted (skio_names_have looks them up, skio_names_free frees them); none when the file does not
+ * parse. SKC_OUT_OF_MEMORY is the only failure. */
 int skio_fbx_null_names(const uint8_t* data, size_t size, char*** out, uint32_t* count);
-bool skio_fbx_names_have(char* const* names, uint32_t count, const char* name);
-void skio_fbx_names_free(char** names, uint32_t count);
+
 /* out = m^-1 for a column-major 4x4 double matrix (Gauss-Jordan with partial pivoting); false when singular. */
 bool skio_fbx_mat_inverse(const double* m, double* out);
 /* G as the floats the reader transforms a skinned mesh with (the editor compares its control points so). */

@@ -554,6 +554,12 @@ int skio_listed_object_sample(const skio_scene* s, uint32_t anim, uint32_t objec
 int skio_scene_list_object(const skio_scene* s, uint32_t i, skio_listed_object* e);
 /* A malloc'd copy of s, NULL for NULL (or when out of memory: compare with s to tell). */
 char* skio_dup_or_null(const char* s);
+/* Lists of names (name_list.c): add the n bytes at s (false when out of memory), sort (strcmp), look up in a sorted
+ * list, free. */
+bool skio_names_add(char*** list, uint32_t* count, uint32_t* cap, const char* s, size_t n);
+void skio_names_sort(char** list, uint32_t count);
+bool skio_names_have(char* const* list, uint32_t count, const char* name);
+void skio_names_free(char** list, uint32_t count);
 /* Appends a camera, light or empty made by hand (scene_add_object.c): `o` copied (name NULL or "" = "object<i>";
  * parent: an object added before, else parent_joint: a joint of s's skeleton by name, else parent_mesh: a mesh
  * node's name; world in the scene's frame, finite), a light's intensity given in glTF's units (gltf_intensity;

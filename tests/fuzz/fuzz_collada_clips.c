@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (skio_collada_plain_nodes(xml, size, &plain, &np) == SKC_OK)
     for (uint32_t i = 0; i < np; ++i)
       if (!plain[i][0] || (i && strcmp(plain[i - 1], plain[i]) > 0)) __builtin_trap();
-  skio_collada_free_plain_nodes(plain, np);
+  skio_names_free(plain, np);
   free(xml);
   return 0;
 }

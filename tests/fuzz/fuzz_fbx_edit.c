@@ -154,9 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint32_t nnulls = 0;
   if (skio_fbx_null_names(in, size, &nulls, &nnulls) == SKC_OK)
     for (uint32_t i = 0; i < nnulls; ++i)
-      if (!nulls[i] || (i && strcmp(nulls[i - 1], nulls[i]) > 0) || !skio_fbx_names_have(nulls, nnulls, nulls[i]))
+      if (!nulls[i] || (i && strcmp(nulls[i - 1], nulls[i]) > 0) || !skio_names_have(nulls, nnulls, nulls[i]))
         __builtin_trap();
-  skio_fbx_names_free(nulls, nnulls);
+  skio_names_free(nulls, nnulls);
   skio_fbx_stack* stacks = NULL; /* the clips' starts (fbx_stacks.c) */
   uint32_t nstacks = 0;
   if (skio_fbx_stack_list(in, size, &stacks, &nstacks, &e) == SKC_OK)

@@ -1072,6 +1072,18 @@ static skio_anim* add_anims(skio_scene* s, uint32_t count) {
  *  1: every 7th vertex scaled to sum 0.9, every 11th gets a repeated joint, every 13th a 0.003 weight on the tip,
  *     every 17th an exact zero and a negative entry;
  *  n >= 4: every vertex gets n distinct influences (8 and 10 test JOINTS_1 / JOINTS_2). */
+/* A one-second clip `name` on s turning joint j from rotation q[0..3] at 0 s to q[4..7] at 1 s. */
+static void turn_clip(skio_scene* s, const char* name, uint32_t j, const float q[8]) {
+  skio_anim* a = add_anims(s, 1);
+  a->name = dupstr(name);
+  a->duration = 1.0;
+  a->channels = calloc(1, sizeof *a->channels);
+  a->channel_count = 1;
+  a->channels[0].joint = j;
+  const double t[2] = {0.0, 1.0};
+  add_track(&a->channels[0].rot_time, &a->channels[0].rot, &a->channels[0].rot_count, 4, 2, t, q);
+}
+
 static skio_scene* cylinder_scene(uint32_t bones, int kind, const char* const* names) {
   skc_cylinder c = {0.3f, 4.0f, 0.4f, 16, 24, bones};
   size_t nv, nt;
@@ -1575,16 +1587,9 @@ START_TEST(joints_under_several_roots_get_one) {
     sk->parents[j] = SKC_NO_PARENT;
     memcpy(sk->rest_local + (size_t)j * 16, sk->rest_world + (size_t)j * 16, 16 * sizeof(float));
   }
-  skio_anim* a = add_anims(s, 1); /* posed: the skinned positions are compared at its keys */
-  a->name = dupstr("bend");
-  a->duration = 1.0;
-  a->channels = calloc(1, sizeof *a->channels);
-  a->channel_count = 1;
-  a->channels[0].joint = 2;
-  const double t[2] = {0.0, 1.0};
-  float q[8];
+  float q[8]; /* posed: the skinned positions are compared at its keys */
   quat_axis(0, 0, 1, 10, q), quat_axis(0, 1, 0, -50, q + 4);
-  add_track(&a->channels[0].rot_time, &a->channels[0].rot, &a->channels[0].rot_count, 4, 2, t, q);
+  turn_clip(s, "bend", 2, q);
   skio_gltf_report rep;
   skio_gltf_options o = k_default;
   o.report = &rep;
@@ -1708,16 +1713,9 @@ START_TEST(odd_names) {
   skio_scene* s = cylinder_scene(3, 0, jn);
   free(s->meshes[0].name);
   s->meshes[0].name = dupstr("J\xc3\xb6rg \xe9\xaa\xa8 \xf0\x9f\xa6\xb4"); /* same as a joint: the node is renamed */
-  skio_anim* a = add_anims(s, 1);
-  a->name = dupstr("clip \"1\" \\ \xc3\xa9\n");
-  a->duration = 1.0;
-  a->channels = calloc(1, sizeof *a->channels);
-  a->channel_count = 1;
-  a->channels[0].joint = 2;
-  const double t[2] = {0.0, 1.0};
   float q[8];
   quat_axis(0, 0, 1, 0, q), quat_axis(0, 0, 1, 45, q + 4);
-  add_track(&a->channels[0].rot_time, &a->channels[0].rot, &a->channels[0].rot_count, 4, 2, t, q);
+  turn_clip(s, "clip \"1\" \\ \xc3\xa9\n", 2, q);
   /* what comes back for the Latin-1 name: its UTF-8 spelling */
   skio_scene* want = cylinder_scene(3, 0, (const char* const[]){jn[0], jn[1], jn[2], "latin1 \xc3\xa9t\xc3\xa9"});
   free(want->meshes[0].name);
