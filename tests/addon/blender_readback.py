@@ -963,6 +963,31 @@ def lenses(cli, work):
     check("scene_objects .glb -> .fbx: Blender's FBX importer shows its cameras and lights",
           r.returncode == 0 and sorted(got) == sorted(want), "%s vs %s" % (sorted(got), sorted(want)))
     same_as_source("scene_objects .glb -> .fbx", want, got)
+    # keyed: animated_objects.fbx's camera, spot light and the camera riding a keyed empty, through .glb to .fbx,
+    # where Blender's FBX importer puts the source's at frames 1, 13, 27 and 40
+    src = os.path.join(HERE, "..", "data", "animated_objects.fbx")
+
+    def worlds():
+        out = {}
+        for f in (1, 13, 27, 40):
+            bpy.context.scene.frame_set(f)
+            for name in ("DollyCam", "Follow", "RigCam"):
+                o = bpy.context.scene.objects.get(name)
+                out[(name, f)] = None if o is None else numpy.array(o.matrix_world)
+        return out
+
+    reset()
+    dict(IMPORTERS)["fbx"](src)
+    want = worlds()
+    glb = os.path.join(work, "animated_lenses.glb")
+    r = subprocess.run([cli, "convert", src, glb, "--force"], capture_output=True, text=True)
+    if not converted(cli, glb, os.path.join(work, "animated_lenses.fbx"), "animated_objects .glb -> .fbx"):
+        return
+    got = worlds()
+    for key, w in sorted(want.items()):
+        g = got.get(key)
+        check("animated_objects .glb -> .fbx: %s at frame %d" % key, r.returncode == 0 and w is not None and
+              g is not None and numpy.abs(g - w).max() < 1e-3, "%r vs the source's %r" % (g, w))
 
 
 def main(argv):
