@@ -1,8 +1,8 @@
-/* fbx_user_props.c - the custom properties of a binary FBX file's Models (skio_fbx_tree.h): what Blender writes for an
- * object's or bone's custom properties (its FBX exporter's "Custom Properties" option), Maya for extra attributes,
- * 3ds Max for user-defined properties. Each is a Properties70 "P" record of the Model whose flags (the fourth
- * property) hold 'U': name, type, label, flags, value(s). Assimp 5.2.5 puts every property of a Model, user or not,
- * into its node's metadata without the flags, so they are read here and the glTF writer gives them back as each
+/* fbx_user_props.c - the custom properties of a binary FBX file's Models and Materials (skio_fbx_tree.h): what Blender
+ * writes for an object's or bone's custom properties (its FBX exporter's "Custom Properties" option), Maya for extra
+ * attributes, 3ds Max for user-defined properties. Each is a Properties70 "P" record of the Model whose flags (the
+ * fourth property) hold 'U': name, type, label, flags, value(s). Assimp 5.2.5 puts every property of a Model, user or
+ * not, into its node's metadata without the flags, so they are read here and the glTF writer gives them back as each
  * node's "extras" (which Blender's glTF importer makes custom properties again).
  *
  * Types kept: integers ("int", "Integer", "enum", "ULongLong", "Short", ...: an integer value), "bool" / "Bool",
@@ -99,8 +99,9 @@ static bool model_props(const skio_fbx_tree* t, uint32_t m, skio_user_prop** out
   return true;
 }
 
-int skio_fbx_user_props(const uint8_t* data, size_t size, skio_user_prop** out, uint32_t* count, uint32_t* skipped,
-                        skc_err* err) {
+/* The user properties of every `cls` record (Model, Material) of the file. */
+static int user_props_of(const uint8_t* data, size_t size, const char* cls, skio_user_prop** out, uint32_t* count,
+                         uint32_t* skipped, skc_err* err) {
   *out = NULL;
   *count = 0;
   *skipped = 0;
@@ -108,8 +109,8 @@ int skio_fbx_user_props(const uint8_t* data, size_t size, skio_user_prop** out, 
   int rc = skio_fbx_tree_parse(data, size, &t, err);
   if (rc) return rc;
   const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
-  for (uint32_t m = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
-       m != SKIO_FBX_NONE && !rc; m = skio_fbx_child(&t, objects, "Model", m))
+  for (uint32_t m = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, cls, SKIO_FBX_NONE);
+       m != SKIO_FBX_NONE && !rc; m = skio_fbx_child(&t, objects, cls, m))
     if (!model_props(&t, m, out, count, skipped))
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading FBX custom properties");
   skio_fbx_tree_free(&t);
@@ -119,6 +120,16 @@ int skio_fbx_user_props(const uint8_t* data, size_t size, skio_user_prop** out, 
     *count = 0;
   }
   return rc;
+}
+
+int skio_fbx_user_props(const uint8_t* data, size_t size, skio_user_prop** out, uint32_t* count, uint32_t* skipped,
+                        skc_err* err) {
+  return user_props_of(data, size, "Model", out, count, skipped, err);
+}
+
+int skio_fbx_material_props(const uint8_t* data, size_t size, skio_user_prop** out, uint32_t* count, uint32_t* skipped,
+                            skc_err* err) {
+  return user_props_of(data, size, "Material", out, count, skipped, err);
 }
 
 void skio_user_props_free(skio_user_prop* list, uint32_t count) {

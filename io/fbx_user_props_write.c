@@ -85,8 +85,8 @@ static void free_records(skio_fbx_new* r, uint32_t n) {
   free(r);
 }
 
-int skio_fbx_add_user_props(const uint8_t* in, size_t n, const skio_user_prop* props, uint32_t count, uint8_t** out,
-                            size_t* out_n, uint32_t* added, skc_err* err) {
+int skio_fbx_add_user_props(const uint8_t* in, size_t n, const char* cls, const skio_user_prop* props, uint32_t count,
+                            uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err) {
   if (!in || !out || !out_n) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
   *out = NULL;
   *out_n = 0;
@@ -100,8 +100,9 @@ int skio_fbx_add_user_props(const uint8_t* in, size_t n, const skio_user_prop* p
   skio_fbx_new* wraps = calloc(t.count ? t.count : 1, sizeof *wraps);  /* a new Properties70 per Model without */
   if (!ch || !lists || !wraps || (count && !A.sorted)) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
-  for (uint32_t m = objects == SKIO_FBX_NONE || !count ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
-       !rc && m != SKIO_FBX_NONE; m = skio_fbx_child(&t, objects, "Model", m)) {
+  for (uint32_t m = objects == SKIO_FBX_NONE || !count ? SKIO_FBX_NONE
+                                                       : skio_fbx_child(&t, objects, cls, SKIO_FBX_NONE);
+       !rc && m != SKIO_FBX_NONE; m = skio_fbx_child(&t, objects, cls, m)) {
     skio_fbx_new* recs = NULL;
     uint32_t nr = 0;
     if (!model_records(&A, m, &recs, &nr)) {

@@ -1492,36 +1492,45 @@ static bool extras_value(const skio_gltf_doc* d, int v, skio_user_prop* u) {
          skio_json_num(d, skio_json_at(d, v, 2), &u->v[2]);
 }
 
-/* The named nodes' "extras" (Blender's glTF exporter writes an object's custom properties there) as the scene's
- * custom properties (skio_scene.user_props), for the binary FBX writer's user properties and a glTF written from the
- * scene; values of other kinds (objects, other arrays, null) are counted in a note. At most 65,536. */
-static int read_node_extras(importer* im, skc_err* err) {
-  skio_gltf_doc* d = im->d;
-  skio_scene* s = im->s;
-  uint32_t skipped = 0;
-  for (uint32_t i = 0; i < im->node_count && s->user_prop_count < 65536; ++i) {
-    const int node = skio_gltf_item(d, "nodes", i), extras = skio_json_get(d, node, "extras");
-    const int name = skio_json_get(d, node, "name");
+/* The "extras" of the named items of `list` ("nodes", "materials") appended to *props (at most 65,536); values of
+ * other kinds (objects, other arrays, null) counted in *skipped. False when out of memory. */
+static bool named_extras(const skio_gltf_doc* d, const char* list, skio_user_prop** props, uint32_t* count,
+                         uint32_t* skipped) {
+  for (uint32_t i = 0; skio_gltf_item(d, list, i) >= 0 && *count < 65536; ++i) {
+    const int item = skio_gltf_item(d, list, i), extras = skio_json_get(d, item, "extras");
+    const int name = skio_json_get(d, item, "name");
     if (!skio_json_is(d, name, 3)) continue;
-    for (int k = 0, key; (key = skio_json_key_at(d, extras, k)) >= 0 && s->user_prop_count < 65536; ++k) {
+    for (int k = 0, key; (key = skio_json_key_at(d, extras, k)) >= 0 && *count < 65536; ++k) {
       skio_user_prop u = {0};
       if (!extras_value(d, key + 1, &u)) {
         free(u.text);
-        ++skipped;
+        ++*skipped;
         continue;
       }
-      skio_user_prop* grown = realloc(s->user_props, ((size_t)s->user_prop_count + 1) * sizeof *grown);
-      if (grown) s->user_props = grown;
+      skio_user_prop* grown = realloc(*props, ((size_t)*count + 1) * sizeof *grown);
+      if (grown) *props = grown;
       if (!grown || !(u.node = skio_json_strdup(d, name)) || !(u.key = skio_json_strdup(d, key))) {
         free(u.node), free(u.key), free(u.text);
-        return oom(im, err);
+        return false;
       }
-      grown[s->user_prop_count++] = u;
+      grown[(*count)++] = u;
     }
   }
+  return true;
+}
+
+/* The named nodes' and materials' "extras" (Blender's glTF exporter writes an object's and a material's custom
+ * properties there) as the scene's custom properties (skio_scene.user_props, material_props), for the binary FBX
+ * writer's user properties and a glTF written from the scene; values of other kinds are counted in a note. */
+static int read_node_extras(importer* im, skc_err* err) {
+  skio_scene* s = im->s;
+  uint32_t skipped = 0;
+  if (!named_extras(im->d, "nodes", &s->user_props, &s->user_prop_count, &skipped) ||
+      !named_extras(im->d, "materials", &s->material_props, &s->material_prop_count, &skipped))
+    return oom(im, err);
   if (skipped) {
     char line[120];
-    snprintf(line, sizeof line, "not read: %u node extras value(s) of a kind FBX user properties do not take", skipped);
+    snprintf(line, sizeof line, "not read: %u extras value(s) of a kind FBX user properties do not take", skipped);
     skio_scene_note(s, line);
   }
   return SKC_OK;

@@ -355,15 +355,13 @@ static void put_prop_value(buf* b, const skio_user_prop* u) {
     skio_buf_printf(b, "%.17g", u->v[0]);
 }
 
-/* The custom properties of the source's node `name` as this node's "extras" (nothing when it has none; a name given
- * twice, by two Models of one name: the first). */
-static void put_extras(buf* b, const writer* w, const char* name) {
-  const skio_user_prop* const* p = w->props;
+/* The custom properties of `name` in p[0, count) (sorted: skio_user_props_sorted) as "extras" (nothing when it has
+ * none; a key given twice, by two records of one name: the first). */
+static void put_extras_of(buf* b, const skio_user_prop* const* p, uint32_t count, const char* name) {
   if (!p || !name) return;
   const size_t len = strlen(name);
   const char* last = NULL;
-  for (uint32_t i = skio_user_props_first(p, w->prop_count, name, len);
-       i < w->prop_count && skio_user_prop_of(p[i], name, len); ++i) {
+  for (uint32_t i = skio_user_props_first(p, count, name, len); i < count && skio_user_prop_of(p[i], name, len); ++i) {
     if (last && !strcmp(last, p[i]->key)) continue;
     skio_buf_str(b, last ? "," : ",\"extras\":{");
     last = p[i]->key;
@@ -373,6 +371,9 @@ static void put_extras(buf* b, const writer* w, const char* name) {
   }
   if (last) skio_buf_str(b, "}");
 }
+
+/* The custom properties of the source's node `name` as this node's "extras". */
+static void put_extras(buf* b, const writer* w, const char* name) { put_extras_of(b, w->props, w->prop_count, name); }
 
 /* ---- the meshes of one object as one glTF mesh ------------------------------------------------------------ */
 /* Whether meshes a and b (written, mo filled) can be primitives of one glTF mesh in one node: one object of the
@@ -1591,7 +1592,12 @@ static void put_texinfo(buf* b, const char* key, int32_t tex, uint32_t texcoord)
 static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* imgs, bool* webp, bool* ktx2) {
   const skio_scene* s = w->s;
   int32_t* tex_of = malloc((s->image_count + 1) * sizeof *tex_of); /* scene image -> texture (-1 not yet, -2 not writable) */
-  if (!tex_of) return oom_fail(w);
+  const skio_user_prop** mprops = skio_user_props_sorted(s->material_props, s->material_prop_count);
+  if (!tex_of || (s->material_prop_count && !mprops)) {
+    free(tex_of);
+    free((void*)mprops);
+    return oom_fail(w);
+  }
   for (uint32_t i = 0; i < s->image_count; ++i) tex_of[i] = -1;
   uint32_t tex_count = 0;
   for (uint32_t mi = 0; mi < s->material_count; ++mi) {
@@ -1635,6 +1641,7 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
             int32_t v = b->oom ? -1 : new_view(w, REGION_MAIN, at, img->size, TARGET_NONE);
             if (v < 0) {
               free(tex_of);
+              free((void*)mprops);
               return oom_fail(w);
             }
             skio_buf_printf(imgs, ",\"bufferView\":%d,\"mimeType\":\"%s\"", (int)v, img->mime);
@@ -1713,9 +1720,11 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
       skio_buf_str(mats, ",\"alphaMode\":\"BLEND\"");
     }
     if (m->double_sided) skio_buf_str(mats, ",\"doubleSided\":true");
+    put_extras_of(mats, mprops, mprops ? s->material_prop_count : 0, m->name); /* its custom properties */
     skio_buf_str(mats, "}");
   }
   free(tex_of);
+  free((void*)mprops);
   return mats->oom || texs->oom || imgs->oom ? oom_fail(w) : SKC_OK;
 }
 

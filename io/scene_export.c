@@ -1540,10 +1540,14 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
     rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
-    if (!rc && s->user_prop_count) { /* the nodes' custom properties (fbx_user_props_write.c) */
+    for (int m = 0; m < 2 && !rc; ++m) { /* the nodes' and materials' custom properties (fbx_user_props_write.c) */
+      const skio_user_prop* props = m ? s->material_props : s->user_props;
+      const uint32_t count = m ? s->material_prop_count : s->user_prop_count;
       uint8_t* with = NULL;
       size_t with_n = 0;
-      rc = skio_fbx_add_user_props(fixed, fixed_n, s->user_props, s->user_prop_count, &with, &with_n, NULL, &fix_err);
+      if (!count) continue;
+      rc = skio_fbx_add_user_props(fixed, fixed_n, m ? "Material" : "Model", props, count, &with, &with_n, NULL,
+                                   &fix_err);
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
     if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
@@ -1710,12 +1714,18 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o, uint3
 /* The custom properties of the source's nodes (an FBX's user properties: skio_scene.user_props), which Assimp's
  * writers do not write, named with how many nodes have them. */
 static void note_custom_props(const skio_scene* s, const skio_export_options* o) {
-  if (!s->user_prop_count) return;
+  const uint32_t n = s->user_prop_count + s->material_prop_count;
+  if (!n) return;
+  const skio_user_prop* first = s->user_prop_count ? &s->user_props[0] : &s->material_props[0];
   char text[320];
-  snprintf(text, sizeof text, "%u custom propert%s of the source's nodes (\"%.40s\" of \"%.40s\"%s) not written: this "
-           "writer has none (.glb and .gltf keep them as extras)", s->user_prop_count,
-           s->user_prop_count == 1 ? "y" : "ies", s->user_props[0].key, s->user_props[0].node,
-           s->user_prop_count > 1 ? ", ..." : "");
+  snprintf(text, sizeof text,
+           "%u custom propert%s of the source's %s (\"%.40s\" of \"%.40s\"%s) not written: this "
+           "writer has none (.glb and .gltf keep them as extras)",
+           n, n == 1 ? "y" : "ies",
+           !s->material_prop_count ? "nodes"
+           : !s->user_prop_count   ? "materials"
+                                   : "nodes and materials",
+           first->key, first->node, n > 1 ? ", ..." : "");
   note_add(o, text, "");
 }
 
@@ -1769,6 +1779,11 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bo
   for (int t = 0; t + 1 < d->tok_count; ++t)
     extras += d->tok[t].type == 3 && d->tok[t].size == 1 && skio_json_streq(d, t, "extras");
   const int nodes = skio_json_get(d, 0, "nodes"); /* binary FBX writes the named nodes' extras (user properties) */
+  const int materials = skio_json_get(d, 0, "materials"); /* and the named materials' (Material user properties) */
+  for (int i = 0; node_extras_kept && i < skio_json_len(d, materials); ++i) {
+    const int m = skio_json_at(d, materials, i);
+    extras -= extras && skio_json_get(d, m, "extras") >= 0 && skio_json_is(d, skio_json_get(d, m, "name"), 3);
+  }
   for (int i = 0; node_extras_kept && i < skio_json_len(d, nodes); ++i) {
     const int node = skio_json_at(d, nodes, i);
     extras -= extras && skio_json_get(d, node, "extras") >= 0 && skio_json_is(d, skio_json_get(d, node, "name"), 3);

@@ -1176,9 +1176,9 @@ static int fbx_shape_values(builder* b, skc_err* err) {
   return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
-/* A binary FBX file's custom properties (fbx_user_props.c: its Models' user properties) into s->user_props, for the
- * glTF writer's "extras"; those of a type not kept are named in a note. A file the reader refuses has none.
- * SKC_OUT_OF_MEMORY is the only failure. */
+/* A binary FBX file's custom properties (fbx_user_props.c: its Models' user properties) into s->user_props and its
+ * Materials' into s->material_props, for the glTF writer's "extras"; those of a type not kept are named in a note. A
+ * file the reader refuses has none. SKC_OUT_OF_MEMORY is the only failure. */
 static int fbx_custom_props(builder* b, skc_err* err) {
   skio_scene* s = b->out;
   if (!has_extension(b->path, ".fbx")) return SKC_OK;
@@ -1190,6 +1190,11 @@ static int fbx_custom_props(builder* b, skc_err* err) {
   if (data && skio_fbx_is_binary(data, n) &&
       skio_fbx_user_props(data, n, &s->user_props, &s->user_prop_count, &skipped, &ignored) != SKC_OK)
     oom = ignored.code == SKC_OUT_OF_MEMORY;
+  uint32_t more = 0; /* the materials' */
+  if (!oom && data && skio_fbx_is_binary(data, n) &&
+      skio_fbx_material_props(data, n, &s->material_props, &s->material_prop_count, &more, &ignored) != SKC_OK)
+    oom = ignored.code == SKC_OUT_OF_MEMORY;
+  skipped += more;
   if (skipped) {
     char line[120];
     snprintf(line, sizeof line, "not read: %u custom propert%s of a type glTF extras do not take", skipped,

@@ -248,6 +248,11 @@ typedef struct skio_scene {
   uint32_t user_prop_count;
   skio_user_prop* user_props;
   bool props_changed; /* a custom property added after reading (skio_scene_add_user_prop) */
+  /* Custom properties of the materials (a binary FBX's Material user properties, a glTF's material extras), by
+   * material name (skio_user_prop.node): the glTF writer's material "extras", the binary FBX writer's Material user
+   * properties. */
+  uint32_t material_prop_count;
+  skio_user_prop* material_props;
 } skio_scene;
 
 typedef struct skio_import_options {

@@ -912,6 +912,30 @@ def custom_props(cli, work):
     same_as_source("custom_props.glb -> .fbx")
 
 
+def material_props(cli, work):
+    """tests/data/material_props.fbx (Blender 3.4: a material "Steel" with shader_tag, wear and layer) converted to
+    .glb: Blender's glTF importer shows on the material the custom properties its FBX importer shows on the source's
+    (the glTF material's extras); and material_props.glb (Blender's glTF export of the same) to .fbx: Blender's FBX
+    importer shows them (Material user properties). Before, dropped both ways without a word."""
+    def props():
+        return {(m.name, k): m[k] for m in bpy.data.materials for k in m.keys() if not k.startswith("_")}
+
+    for src, out, label in (("material_props.fbx", "material_props.glb", "material_props.fbx -> .glb"),
+                            ("material_props.glb", "material_props_g.fbx", "material_props.glb -> .fbx")):
+        path = os.path.join(HERE, "..", "data", src)
+        reset()
+        dict(IMPORTERS)[os.path.splitext(src)[1][1:]](path)
+        want = props()
+        check("%s: Blender's importer shows the source's" % src, ("Steel", "shader_tag") in want, str(want))
+        if not converted(cli, path, os.path.join(work, out), label):
+            continue
+        got = props()
+        for key, value in sorted(want.items()):
+            g = got.get(key)
+            check("%s: %s %s" % ((label,) + key), g == value or (isinstance(value, float) and g is not None and
+                                                                 abs(g - value) < 1e-6), "%r vs %r" % (g, value))
+
+
 def lenses(cli, work):
     """tests/data/scene_objects.fbx converted to .dae: Blender's Collada importer gives the cameras (angle or
     orthographic scale, clip planes) and the lights (type, energy, colour, spot size and blend) its FBX importer gives the source, at
@@ -1039,6 +1063,7 @@ def main(argv):
     shape_keys(cli, work)
     shape_key_clips(cli, work)
     custom_props(cli, work)
+    material_props(cli, work)
     lenses(cli, work)
     corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))

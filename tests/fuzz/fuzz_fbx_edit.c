@@ -175,7 +175,21 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uint8_t* with = NULL;
     size_t with_n = 0;
     skio_fbx_tree back;
-    if (skio_fbx_add_user_props(in, size, props, nprops, &with, &with_n, NULL, &e) == SKC_OK &&
+    if (skio_fbx_add_user_props(in, size, "Model", props, nprops, &with, &with_n, NULL, &e) == SKC_OK &&
+        skio_fbx_tree_parse(with, with_n, &back, &e) == SKC_OK)
+      skio_fbx_tree_free(&back);
+    else if (with)
+      __builtin_trap();
+    free(with);
+  }
+  skio_user_props_free(props, nprops);
+  props = NULL; /* the Materials' (fbx_user_props.c), written back onto its Materials */
+  nprops = 0;
+  if (skio_fbx_material_props(in, size, &props, &nprops, &skipped, &e) == SKC_OK && nprops) {
+    uint8_t* with = NULL;
+    size_t with_n = 0;
+    skio_fbx_tree back;
+    if (skio_fbx_add_user_props(in, size, "Material", props, nprops, &with, &with_n, NULL, &e) == SKC_OK &&
         skio_fbx_tree_parse(with, with_n, &back, &e) == SKC_OK)
       skio_fbx_tree_free(&back);
     else if (with)

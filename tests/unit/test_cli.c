@@ -592,6 +592,28 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
   ck_assert_msg(leg && memmem(leg, n - (size_t)(leg - bytes), k_extras, sizeof k_extras - 1), "no %s after glb -> fbx",
                 k_extras);
   free(bytes);
+  /* a material's custom properties (session 48): FBX Material user properties <-> the glTF material's extras */
+  static const char k_mat[] = "\"extras\":{\"layer\":3,\"shader_tag\":\"metal\",\"wear\":0.25}";
+  snprintf(args, sizeof args, "convert tests/data/material_props.fbx %s/mat.glb", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(glb, sizeof glb, "%s/mat.glb", g_tmp);
+  bytes = skt_slurp(glb, &n);
+  static const char k_steel[] = "{\"name\":\"Steel\",\"pbr";
+  const char* steel = memmem(bytes, n, k_steel, sizeof k_steel - 1);
+  ck_assert_msg(steel && memmem(steel, n - (size_t)(steel - bytes), k_mat, sizeof k_mat - 1), "no %s", k_mat);
+  free(bytes);
+  snprintf(args, sizeof args, "convert tests/data/material_props.glb %s/mat_g.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(!strstr(err_text(), "extras"), "%s", err_text());
+  snprintf(args, sizeof args, "convert %s/mat_g.fbx %s/mat_gg.glb", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(glb, sizeof glb, "%s/mat_gg.glb", g_tmp);
+  bytes = skt_slurp(glb, &n);
+  ck_assert_msg(memmem(bytes, n, k_mat, sizeof k_mat - 1), "no %s after glb -> fbx", k_mat);
+  free(bytes);
+  snprintf(args, sizeof args, "convert tests/data/material_props.fbx %s/mat.dae", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "3 custom properties of the source's materials"), "%s", err_text());
   /* the same through Assimp (Blender's FBX of three UV maps and two colour layers); the in-place .fbx keeps them */
   snprintf(args, sizeof args, "convert tests/data/extra_sets.fbx %s/sets_fbx.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
