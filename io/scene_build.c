@@ -229,29 +229,44 @@ int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* 
   return SKC_OK;
 }
 
-int skio_scene_add_user_prop(skio_scene* s, const char* node, const char* key, int kind, const double* v,
-                             const char* text, skc_err* err) {
-  if (!s || !node || !node[0] || !key || !key[0])
+/* Appends a custom property to *list (the nodes' or the materials'). */
+static int add_prop_to(skio_user_prop** list, uint32_t* count, const char* node, const char* key, int kind,
+                       const double* v, const char* text, skc_err* err) {
+  if (!node || !node[0] || !key || !key[0])
     return skc_fail(err, SKC_INVALID_ARGUMENT, "a custom property needs a node and a name");
   if (kind < SKIO_PROP_INT || kind > SKIO_PROP_VEC3 || (kind == SKIO_PROP_STRING ? !text : !v))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "custom property \"%s\": kind %d without its value", key, kind);
   const int nv = kind == SKIO_PROP_VEC3 ? 3 : kind == SKIO_PROP_STRING ? 0 : 1;
   for (int k = 0; k < nv; ++k)
     if (!isfinite(v[k])) return skc_fail(err, SKC_INVALID_ARGUMENT, "custom property \"%s\": value not finite", key);
-  if (s->user_prop_count >= 65536) return skc_fail(err, SKC_INVALID_ARGUMENT, "more than 65536 custom properties");
+  if (*count >= 65536) return skc_fail(err, SKC_INVALID_ARGUMENT, "more than 65536 custom properties");
   skio_user_prop u = {dup_str(node), dup_str(key), (uint8_t)kind, {0, 0, 0}, text ? dup_str(text) : NULL};
   for (int k = 0; k < nv; ++k) u.v[k] = v[k];
-  skio_user_prop* grown = u.node && u.key && (!text || u.text)
-                              ? realloc(s->user_props, ((size_t)s->user_prop_count + 1) * sizeof *grown)
-                              : NULL;
+  skio_user_prop* grown =
+      u.node && u.key && (!text || u.text) ? realloc(*list, ((size_t)*count + 1) * sizeof *grown) : NULL;
   if (!grown) {
     free(u.node), free(u.key), free(u.text);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for a custom property");
   }
-  s->user_props = grown;
-  grown[s->user_prop_count++] = u;
-  s->props_changed = true;
+  *list = grown;
+  grown[(*count)++] = u;
   return SKC_OK;
+}
+
+int skio_scene_add_user_prop(skio_scene* s, const char* node, const char* key, int kind, const double* v,
+                             const char* text, skc_err* err) {
+  if (!s) return skc_fail(err, SKC_INVALID_ARGUMENT, "a custom property needs a scene");
+  const int rc = add_prop_to(&s->user_props, &s->user_prop_count, node, key, kind, v, text, err);
+  if (!rc) s->props_changed = true;
+  return rc;
+}
+
+int skio_scene_add_material_prop(skio_scene* s, const char* material, const char* key, int kind, const double* v,
+                                 const char* text, skc_err* err) {
+  if (!s) return skc_fail(err, SKC_INVALID_ARGUMENT, "a custom property needs a scene");
+  const int rc = add_prop_to(&s->material_props, &s->material_prop_count, material, key, kind, v, text, err);
+  if (!rc) s->props_changed = true;
+  return rc;
 }
 
 /* Clip anim's entry in the mesh's blend shape keys, or -1. */

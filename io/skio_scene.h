@@ -202,6 +202,9 @@ bool skio_user_prop_of(const skio_user_prop* u, const char* node, size_t len);
 struct skio_scene;
 int skio_scene_add_user_prop(struct skio_scene* s, const char* node, const char* key, int kind, const double* v,
                              const char* text, skc_err* err);
+/* The same for material `material` (by name: skio_scene.material_props). */
+int skio_scene_add_material_prop(struct skio_scene* s, const char* material, const char* key, int kind, const double* v,
+                                 const char* text, skc_err* err);
 
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */

@@ -538,6 +538,32 @@ SK_API sk_result sk_scene_add_prop(sk_scene* scene, const char* node, const char
   return sk__ret(skio_scene_add_user_prop(scene->io, node, key, kind, v, text, &e), &e, err);
 }
 
+SK_API uint32_t sk_scene_material_prop_count(const sk_scene* scene) {
+  return scene ? scene->io->material_prop_count : 0;
+}
+
+SK_API sk_result sk_scene_material_prop(const sk_scene* scene, uint32_t i, const char** out_material,
+                                        const char** out_key, int32_t* out_kind, double out_v[3], const char** out_text,
+                                        sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  if (i >= scene->io->material_prop_count)
+    SK__FAIL(err, SKC_OUT_OF_RANGE, "material custom property %u out of range (%u)", i, scene->io->material_prop_count);
+  const skio_user_prop* u = &scene->io->material_props[i];
+  if (out_material) *out_material = u->node;
+  if (out_key) *out_key = u->key;
+  if (out_kind) *out_kind = u->kind;
+  if (out_v) memcpy(out_v, u->v, sizeof u->v);
+  if (out_text) *out_text = u->text;
+  return SK_OK;
+}
+
+SK_API sk_result sk_scene_add_material_prop(sk_scene* scene, const char* material, const char* key, int32_t kind,
+                                            const double* v, const char* text, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_scene_add_material_prop(scene->io, material, key, kind, v, text, &e), &e, err);
+}
+
 SK_API sk_result sk_scene_mesh_set_morph_keys(sk_scene* scene, uint32_t mesh, uint32_t anim, size_t keys,
                                               const double* times, const float* weights, sk_error* err) {
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");

@@ -1017,15 +1017,13 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_set_morph_keys(self.handle, m, int(anim), len(times), _ptr(times) if len(times) else None,
                                                _ptr(weights) if len(times) else None)
 
-    def custom_props(self):
-        """[(node name, property name, value)] of the file's nodes' custom properties (ABI 1.17: an FBX's user
-        properties, a glTF's node extras): value an int, bool, float, str or a tuple of 3 floats."""
+    def _props(self, count_fn, get_fn):
         out = []
-        for i in range(int(self._lib.sk_scene_prop_count(self.handle))):
+        for i in range(int(count_fn(self.handle))):
             node, key, text = c_char_p(), c_char_p(), c_char_p()
             kind = ctypes.c_int32()
             v = np.zeros(3, np.float64)
-            self._lib.sk_scene_prop(self.handle, i, byref(node), byref(key), byref(kind), _ptr(v), byref(text))
+            get_fn(self.handle, i, byref(node), byref(key), byref(kind), _ptr(v), byref(text))
             k = kind.value
             value = (int(v[0]) if k == C.SK_PROP_INT else bool(v[0]) if k == C.SK_PROP_BOOL else
                      float(v[0]) if k == C.SK_PROP_NUMBER else _text(text.value) if k == C.SK_PROP_STRING else
@@ -1033,9 +1031,7 @@ class Scene(_Handle):
             out.append((_text(node.value), _text(key.value), value))
         return out
 
-    def add_custom_prop(self, node, key, value):
-        """Adds a custom property of node `node` (ABI 1.17): value an int, bool, float, str or 3 numbers; written as
-        the glTF node's extras and a binary FBX Model's user property. Returns False for a value of another kind."""
+    def _add_prop(self, add_fn, owner, key, value):
         v = np.zeros(3, np.float64)
         text = None
         if isinstance(value, bool):
@@ -1054,8 +1050,28 @@ class Scene(_Handle):
             if len(seq) != 3:
                 return False
             kind, v[:] = C.SK_PROP_VEC3, seq
-        self._lib.sk_scene_add_prop(self.handle, node.encode("utf-8"), key.encode("utf-8"), kind, _ptr(v), text)
+        add_fn(self.handle, owner.encode("utf-8"), key.encode("utf-8"), kind, _ptr(v), text)
         return True
+
+    def custom_props(self):
+        """[(node name, property name, value)] of the file's nodes' custom properties (ABI 1.17: an FBX's user
+        properties, a glTF's node extras): value an int, bool, float, str or a tuple of 3 floats."""
+        return self._props(self._lib.sk_scene_prop_count, self._lib.sk_scene_prop)
+
+    def add_custom_prop(self, node, key, value):
+        """Adds a custom property of node `node` (ABI 1.17): value an int, bool, float, str or 3 numbers; written as
+        the glTF node's extras and a binary FBX Model's user property. Returns False for a value of another kind."""
+        return self._add_prop(self._lib.sk_scene_add_prop, node, key, value)
+
+    def material_props(self):
+        """[(material name, property name, value)] of the materials' custom properties (ABI 1.18: an FBX's Material
+        user properties, a glTF's material extras), as custom_props."""
+        return self._props(self._lib.sk_scene_material_prop_count, self._lib.sk_scene_material_prop)
+
+    def add_material_prop(self, material, key, value):
+        """Adds a custom property of material `material` (by name; ABI 1.18): written as the glTF material's extras
+        and a binary FBX Material's user property. Returns False for a value of another kind."""
+        return self._add_prop(self._lib.sk_scene_add_material_prop, material, key, value)
 
     def mesh_parent_joint(self, m):
         """The joint an unskinned mesh's node hangs below in the file (ABI 1.16), or None."""

@@ -521,13 +521,36 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 _MADE_UP_ROOTS = ("rootnode", "root", "scene", "z_up", "y_up")
 
 
+def _apply_material_props(scene, st):
+    """The materials' custom properties (api.Scene.material_props, ABI 1.18: an FBX's Material user properties, a
+    glTF's material extras) on the Blender materials made of them, as Blender's FBX and glTF importers set them.
+    Returns how many were set."""
+    made = st.mats.materials if st.mats is not None else {}
+    if not made:
+        return 0
+    by_name = {}
+    names = scene.material_names
+    for k, mat in made.items():
+        if 0 <= k < len(names):
+            by_name.setdefault(names[k], mat)
+    n = 0
+    for name, key, value in scene.material_props():
+        mat = by_name.get(name)
+        if mat is not None and key not in mat.keys():
+            mat[key] = list(value) if isinstance(value, tuple) else value
+            n += 1
+    return n
+
+
 def _apply_custom_props(scene, st):
     """The file's nodes' custom properties (api.Scene.custom_props: an FBX's user properties, a glTF's node extras) on
     the objects made of those nodes - the armature object, mesh objects, empties, cameras, lights - and on the bones
-    (data bone and pose bone), as Blender's FBX and glTF importers set them. Returns how many were set."""
+    (data bone and pose bone), and the materials' on the materials made (_apply_material_props), as Blender's FBX and
+    glTF importers set them. Returns how many were set."""
+    n = _apply_material_props(scene, st)
     props = scene.custom_props()
     if not props:
-        return 0
+        return n
     by_node = {}
     sk = scene.skeleton
     if st.arm_obj is not None and sk is not None and st.arm_joint >= 0:
@@ -541,7 +564,6 @@ def _apply_custom_props(scene, st):
     for j, bone in enumerate(st.bone_names if st.arm_obj is not None and sk is not None else ()):
         if bone is not None and j != st.arm_joint:
             bones.setdefault(sk.names[j], bone)
-    n = 0
     for node, key, value in props:
         value = list(value) if isinstance(value, tuple) else value
         obj = by_node.get(node)

@@ -148,7 +148,19 @@ class MaterialWriter:
             desc = self._from_bsdf(mat, bsdf) if bsdf is not None else self._from_viewport(mat)
             desc.update(self._blend(mat))
             self.materials[key] = self.scene.add_material(name=mat.name, **desc)
+            self._custom_props(mat)
         return self.materials[key]
+
+    def _custom_props(self, mat):
+        """The material's custom properties (ABI 1.18: the glTF material's extras, the binary FBX Material's user
+        properties), as Blender's exporters write them; keys starting with "_" and add-ons' own left out."""
+        for key in mat.keys():
+            if key.startswith("_") or key in ("cycles", "glTF2ExportSettings"):
+                continue
+            value = mat[key]
+            if hasattr(value, "to_list"):
+                value = value.to_list()
+            self.scene.add_material_prop(mat.name, key, value)
 
     # ---------------------------------------------------------------------------------------------- reading
     def _from_viewport(self, mat):

@@ -2391,6 +2391,34 @@ def test_bone_custom_props():
             kind, got, io_scene.LAST_IMPORT.get("custom_props")))
 
 
+def test_material_custom_props():
+    """A material's custom properties (tests/data/material_props.fbx: "Steel" with shader_tag, wear, layer): Import via
+    skinkit sets on the material what Blender's FBX importer sets (ABI 1.18 sk_scene_material_prop); Export via
+    skinkit writes them back, and Blender's glTF and FBX importers read them from the .glb (material extras) and the
+    .fbx (Material user properties). Before, dropped both ways."""
+    def props():
+        return {(m.name, k): m[k] for m in bpy.data.materials for k in m.keys() if not k.startswith("_")}
+
+    src = os.path.join(DATA, "material_props.fbx")
+    reset_scene("materials")
+    bpy.ops.import_scene.fbx(filepath=src)
+    want = props()
+    expect(("Steel", "shader_tag") in want, "Blender's import: %s" % want)
+    reset_scene("materials")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import")
+    expect(props() == want, "Import via skinkit: %s, Blender's %s" % (props(), want))
+    for ext, fmt, importer in ((".glb", "GLB", bpy.ops.import_scene.gltf), (".fbx", "FBX", bpy.ops.import_scene.fbx)):
+        path = os.path.join(TMP, "material_props" + ext)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "%s export" % fmt)
+        reset_scene("materials")
+        importer(filepath=path)
+        got = props()
+        expect(all(got.get(k) == v or (isinstance(v, float) and abs(got.get(k, 1e9) - v) < 1e-6)
+                   for k, v in want.items()), "Export via skinkit %s, read by Blender: %s, want %s" % (fmt, got, want))
+        reset_scene("materials")
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import again")
+
+
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
@@ -2400,6 +2428,7 @@ def main():
              test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys, test_custom_props_import_export, test_bone_custom_props,
+             test_material_custom_props,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
              test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]

@@ -1481,8 +1481,37 @@ START_TEST(scene_mesh_morphs_set) {
   double p_v[3];
   ck_assert_int_eq(sk_scene_prop(sc, 0, &p_node, &p_key, &p_kind, p_v, &p_text, NULL), SK_OK);
   ck_assert(!strcmp(p_node, "Leg") && !strcmp(p_key, "tint") && p_kind == SK_PROP_VEC3 && p_v[2] == 3.0 && !p_text);
+  /* ABI 1.18 material custom properties: the same rules; one on the mesh's material comes back as its extras */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material_prop, NULL, "m", "k", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material_prop, sc, "", "k", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material_prop, sc, "m", "", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material_prop, sc, "m", "k", 0, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material_prop, sc, "m", "k", SK_PROP_NUMBER, nan_v, NULL);
+  GETTER(0u, sk_scene_material_prop_count, sc);
+  GETTER(0u, sk_scene_material_prop_count, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_material_prop, sc, 0, NULL, NULL, NULL, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_material_prop, NULL, 0, NULL, NULL, NULL, NULL, NULL);
+  sk_material_desc steel = {.size = sizeof steel,
+                            .name = "Steel",
+                            .base_color = {1, 1, 1, 1},
+                            .metallic = 1.0f,
+                            .roughness = 0.5f,
+                            .normal_scale = 1.0f,
+                            .base_color_image = -1,
+                            .metallic_roughness_image = -1,
+                            .normal_image = -1,
+                            .emissive_image = -1,
+                            .occlusion_image = -1};
+  uint32_t steel_i = 0;
+  ck_assert_int_eq(sk_scene_add_material(sc, &steel, &steel_i, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, steel_i, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_add_material_prop(sc, "Steel", "shader_tag", SK_PROP_STRING, NULL, "metal", NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 2, names, weights, pos, nrm, NULL), SK_OK);
   sk_scene* back = through_glb(sc, "morphs");
+  GETTER(1u, sk_scene_material_prop_count, back);
+  ck_assert_int_eq(sk_scene_material_prop(back, 0, &p_node, &p_key, &p_kind, p_v, &p_text, NULL), SK_OK);
+  ck_assert(!strcmp(p_node, "Steel") && !strcmp(p_key, "shader_tag") && p_kind == SK_PROP_STRING && p_text &&
+            !strcmp(p_text, "metal"));
   sk_scene* scenes[2] = {sc, back};
   for (int k = 0; k < 2; ++k) {
     ck_assert_uint_eq(sk_scene_mesh_morph_count(scenes[k], 0), 2);
