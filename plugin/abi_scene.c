@@ -515,6 +515,17 @@ SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32
   return sk__ret(skio_mesh_set_morphs(scene->io, mesh, count, names, weights, positions, normals, &e), &e, err);
 }
 
+/* Property u into the optional outputs of sk_scene_prop / sk_scene_material_prop. */
+static sk_result prop_out(const skio_user_prop* u, const char** out_owner, const char** out_key, int32_t* out_kind,
+                          double out_v[3], const char** out_text) {
+  if (out_owner) *out_owner = u->node;
+  if (out_key) *out_key = u->key;
+  if (out_kind) *out_kind = u->kind;
+  if (out_v) memcpy(out_v, u->v, sizeof u->v);
+  if (out_text) *out_text = u->text;
+  return SK_OK;
+}
+
 SK_API uint32_t sk_scene_prop_count(const sk_scene* scene) { return scene ? scene->io->user_prop_count : 0; }
 
 SK_API sk_result sk_scene_prop(const sk_scene* scene, uint32_t i, const char** out_node, const char** out_key,
@@ -522,13 +533,7 @@ SK_API sk_result sk_scene_prop(const sk_scene* scene, uint32_t i, const char** o
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
   if (i >= scene->io->user_prop_count)
     SK__FAIL(err, SKC_OUT_OF_RANGE, "custom property %u out of range (%u)", i, scene->io->user_prop_count);
-  const skio_user_prop* u = &scene->io->user_props[i];
-  if (out_node) *out_node = u->node;
-  if (out_key) *out_key = u->key;
-  if (out_kind) *out_kind = u->kind;
-  if (out_v) memcpy(out_v, u->v, sizeof u->v);
-  if (out_text) *out_text = u->text;
-  return SK_OK;
+  return prop_out(&scene->io->user_props[i], out_node, out_key, out_kind, out_v, out_text);
 }
 
 SK_API sk_result sk_scene_add_prop(sk_scene* scene, const char* node, const char* key, int32_t kind, const double* v,
@@ -548,13 +553,7 @@ SK_API sk_result sk_scene_material_prop(const sk_scene* scene, uint32_t i, const
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
   if (i >= scene->io->material_prop_count)
     SK__FAIL(err, SKC_OUT_OF_RANGE, "material custom property %u out of range (%u)", i, scene->io->material_prop_count);
-  const skio_user_prop* u = &scene->io->material_props[i];
-  if (out_material) *out_material = u->node;
-  if (out_key) *out_key = u->key;
-  if (out_kind) *out_kind = u->kind;
-  if (out_v) memcpy(out_v, u->v, sizeof u->v);
-  if (out_text) *out_text = u->text;
-  return SK_OK;
+  return prop_out(&scene->io->material_props[i], out_material, out_key, out_kind, out_v, out_text);
 }
 
 SK_API sk_result sk_scene_add_material_prop(sk_scene* scene, const char* material, const char* key, int32_t kind,

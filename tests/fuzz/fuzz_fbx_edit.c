@@ -114,6 +114,20 @@ static int edit(const uint8_t* in, size_t n, const job* j, uint32_t meshes, int 
   return rc;
 }
 
+/* props written back onto the records of class cls of the same file (fbx_user_props_write.c): it must parse. */
+static void write_back(const uint8_t* in, size_t size, const char* cls, const skio_user_prop* props, uint32_t n) {
+  uint8_t* with = NULL;
+  size_t with_n = 0;
+  skio_fbx_tree back;
+  skc_err e = {0};
+  if (skio_fbx_add_user_props(in, size, cls, props, n, &with, &with_n, NULL, &e) == SKC_OK &&
+      skio_fbx_tree_parse(with, with_n, &back, &e) == SKC_OK)
+    skio_fbx_tree_free(&back);
+  else if (with)
+    __builtin_trap();
+  free(with);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint8_t* in = malloc(size ? size : 1); /* exactly the bytes, so ASan sees any read past them */
   if (!in) return 0;
@@ -171,31 +185,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           props[i].kind > SKIO_PROP_VEC3 || (props[i].kind == SKIO_PROP_STRING) != (props[i].text != NULL) ||
           !(props[i].v[0] == props[i].v[0]))
         __builtin_trap();
-  if (nprops) { /* written back onto the same file's Models (fbx_user_props_write.c): it must parse */
-    uint8_t* with = NULL;
-    size_t with_n = 0;
-    skio_fbx_tree back;
-    if (skio_fbx_add_user_props(in, size, "Model", props, nprops, &with, &with_n, NULL, &e) == SKC_OK &&
-        skio_fbx_tree_parse(with, with_n, &back, &e) == SKC_OK)
-      skio_fbx_tree_free(&back);
-    else if (with)
-      __builtin_trap();
-    free(with);
-  }
+  if (nprops) write_back(in, size, "Model", props, nprops); /* onto the same file's Models */
   skio_user_props_free(props, nprops);
   props = NULL; /* the Materials' (fbx_user_props.c), written back onto its Materials */
   nprops = 0;
-  if (skio_fbx_material_props(in, size, &props, &nprops, &skipped, &e) == SKC_OK && nprops) {
-    uint8_t* with = NULL;
-    size_t with_n = 0;
-    skio_fbx_tree back;
-    if (skio_fbx_add_user_props(in, size, "Material", props, nprops, &with, &with_n, NULL, &e) == SKC_OK &&
-        skio_fbx_tree_parse(with, with_n, &back, &e) == SKC_OK)
-      skio_fbx_tree_free(&back);
-    else if (with)
-      __builtin_trap();
-    free(with);
-  }
+  if (skio_fbx_material_props(in, size, &props, &nprops, &skipped, &e) == SKC_OK && nprops)
+    write_back(in, size, "Material", props, nprops);
   skio_user_props_free(props, nprops);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;

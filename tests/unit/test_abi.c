@@ -1162,6 +1162,22 @@ static void check_added(const sk_scene* s, const sk_object_info* want, const cha
   ck_assert(want->parent_joint ? got.parent_joint && !strcmp(got.parent_joint, want->parent_joint) : !got.parent_joint);
 }
 
+/* A material of factors only (metallic 0.5, roughness 0.25), no image. */
+static sk_material_desc untextured_material(const char* name) {
+  sk_material_desc md = {.size = sizeof md,
+                         .name = name,
+                         .base_color = {1, 1, 1, 1},
+                         .metallic = 0.5f,
+                         .roughness = 0.25f,
+                         .normal_scale = 1.0f,
+                         .base_color_image = -1,
+                         .metallic_roughness_image = -1,
+                         .normal_image = -1,
+                         .emissive_image = -1,
+                         .occlusion_image = -1};
+  return md;
+}
+
 /* ABI 1.15 sk_save_options.notes: a .dae save that drops a lot (six long-named metallic materials, cameras and
  * lights, blend shapes) gets every note in notes, and err->message the notes that fit its 256 bytes, whole, then
  * "; ... (N more notes)" - it was cut mid-word ("extensions KHR"). A 1.3-sized struct is still taken. */
@@ -1172,17 +1188,7 @@ START_TEST(scene_save_notes_whole) {
   char name[80];
   for (uint32_t i = 0; i < 6; ++i) {
     snprintf(name, sizeof name, "a_rather_long_material_name_from_a_content_pipeline_number_%u", i);
-    sk_material_desc md = {.size = sizeof md,
-                           .name = name,
-                           .base_color = {1, 1, 1, 1},
-                           .metallic = 0.5f,
-                           .roughness = 0.25f,
-                           .normal_scale = 1.0f,
-                           .base_color_image = -1,
-                           .metallic_roughness_image = -1,
-                           .normal_image = -1,
-                           .emissive_image = -1,
-                           .occlusion_image = -1};
+    sk_material_desc md = untextured_material(name);
     uint32_t mi = 0, me = 0;
     static const uint32_t tri[3] = {0, 1, 2};
     sk_mesh_desc mesh = {.size = sizeof mesh,
@@ -1491,17 +1497,7 @@ START_TEST(scene_mesh_morphs_set) {
   GETTER(0u, sk_scene_material_prop_count, NULL);
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_material_prop, sc, 0, NULL, NULL, NULL, NULL, NULL);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_material_prop, NULL, 0, NULL, NULL, NULL, NULL, NULL);
-  sk_material_desc steel = {.size = sizeof steel,
-                            .name = "Steel",
-                            .base_color = {1, 1, 1, 1},
-                            .metallic = 1.0f,
-                            .roughness = 0.5f,
-                            .normal_scale = 1.0f,
-                            .base_color_image = -1,
-                            .metallic_roughness_image = -1,
-                            .normal_image = -1,
-                            .emissive_image = -1,
-                            .occlusion_image = -1};
+  sk_material_desc steel = untextured_material("Steel");
   uint32_t steel_i = 0;
   ck_assert_int_eq(sk_scene_add_material(sc, &steel, &steel_i, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, steel_i, NULL), SK_OK);
