@@ -122,5 +122,9 @@ struct skio_object;
  * parse. */
 int skio_fbx_add_lenses(const uint8_t* in, size_t n, const struct skio_object* obs, uint32_t count, double unit_metres,
                         uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
+/* The same for ASCII FBX in[0, n) (Assimp's ASCII writer: the Model line's class, a NodeAttribute before the Objects'
+ * close, a "C" line before the Connections' close). *out malloc'd and NUL-terminated. SKC_OUT_OF_MEMORY only. */
+int skio_fbx_ascii_add_lenses(const char* in, size_t n, const struct skio_object* obs, uint32_t count,
+                              double unit_metres, char** out, size_t* out_n, uint32_t* added);
 
 #endif

@@ -17,10 +17,13 @@
  * New ids are above every id of the file; the Definitions' NodeAttribute count is raised (or its ObjectType added).
  * A lens whose Model is not found (or not a Null) is skipped. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fbx_fixup.h"
+#include "skio_buf.h"
+#include "skio_collada.h"
 #include "skio_fbx_tree.h"
 #include "skio_scene.h"
 
@@ -76,47 +79,75 @@ static bool p_rec(lenses* L, skio_fbx_new* r, const char* name, const char* type
   return record(L, r, "P", &b);
 }
 
-#define P_NUM(name, value) p_rec(L, &p[n++], name, "double", "Number", "", (double[1]){value}, 1, false)
-#define P_ANIM(name, type, value) p_rec(L, &p[n++], name, type, "", "A", (double[1]){value}, 1, false)
-#define P_ENUM(name, value) p_rec(L, &p[n++], name, "enum", "", "", (double[1]){value}, 1, true)
+/* A camera's or light's property as a "P" record will hold it: name, type, label, flags and n values (integers). */
+typedef struct pspec {
+  const char *name, *type, *label, *flags;
+  double v[3];
+  int n;
+  bool integer;
+} pspec;
 
-/* The P records of camera ob into p (room for 16); their count, 0 when out of memory. unit_metres: the file's unit. */
-static uint32_t camera_props(lenses* L, const skio_object* ob, double unit_metres, skio_fbx_new* p) {
+#define P_NUM(nm, value) (p[n++] = (pspec){nm, "double", "Number", "", {value}, 1, false})
+#define P_ANIM(nm, ty, value) (p[n++] = (pspec){nm, ty, "", "A", {value}, 1, false})
+#define P_ENUM(nm, value) (p[n++] = (pspec){nm, "enum", "", "", {value}, 1, true})
+
+/* The properties of camera ob into p (room for 16); their count. unit_metres: the file's unit. */
+static uint32_t camera_specs(const skio_object* ob, double unit_metres, pspec* p) {
   uint32_t n = 0;
   const double aspect = ob->aspect > 0.0f && isfinite(ob->aspect) ? ob->aspect : 1.0;
   const double yfov = ob->yfov > 0.0f && ob->yfov < 3.1f ? ob->yfov : 0.8;
   const double hfov = 2.0 * atan(tan(0.5 * yfov) * aspect);
   const double film = 36.0 / 25.4; /* inches */
-  const double znear = ob->znear > 0.0f ? ob->znear : 0.01;
-  const double zfar = ob->zfar > ob->znear ? ob->zfar : 1000.0;
-  bool ok = P_NUM("AspectWidth", aspect) && P_NUM("AspectHeight", 1.0) && P_NUM("FilmWidth", film) &&
-            P_NUM("FilmHeight", film / aspect) && P_NUM("FilmAspectRatio", aspect) && P_ENUM("ApertureMode", 3) &&
-            P_ANIM("FieldOfView", "FieldOfView", hfov * RAD2DEG) &&
-            P_ANIM("FieldOfViewX", "FieldOfViewX", hfov * RAD2DEG) &&
-            P_ANIM("FieldOfViewY", "FieldOfViewY", yfov * RAD2DEG) &&
-            p_rec(L, &p[n++], "FocalLength", "double", "Number", "A", (double[1]){18.0 / tan(0.5 * hfov)}, 1, false) &&
-            P_NUM("NearPlane", znear) && P_NUM("FarPlane", zfar) && P_ENUM("CameraProjectionType", ob->ortho ? 1 : 0);
-  if (ok && ob->ortho) ok = P_NUM("OrthoZoom", 2.0 * (double)ob->xmag * (unit_metres > 0.0 ? unit_metres : 1.0));
-  return ok ? n : 0;
+  P_NUM("AspectWidth", aspect);
+  P_NUM("AspectHeight", 1.0);
+  P_NUM("FilmWidth", film);
+  P_NUM("FilmHeight", film / aspect);
+  P_NUM("FilmAspectRatio", aspect);
+  P_ENUM("ApertureMode", 3);
+  P_ANIM("FieldOfView", "FieldOfView", hfov * RAD2DEG);
+  P_ANIM("FieldOfViewX", "FieldOfViewX", hfov * RAD2DEG);
+  P_ANIM("FieldOfViewY", "FieldOfViewY", yfov * RAD2DEG);
+  p[n++] = (pspec){"FocalLength", "double", "Number", "A", {18.0 / tan(0.5 * hfov)}, 1, false};
+  P_NUM("NearPlane", ob->znear > 0.0f ? ob->znear : 0.01);
+  P_NUM("FarPlane", ob->zfar > ob->znear ? ob->zfar : 1000.0);
+  P_ENUM("CameraProjectionType", ob->ortho ? 1 : 0);
+  if (ob->ortho) P_NUM("OrthoZoom", 2.0 * (double)ob->xmag * (unit_metres > 0.0 ? unit_metres : 1.0));
+  return n;
 }
 
-/* The P records of light ob into p (room for 16): intensity in glTF's units (the listing's) back to Blender's W. */
-static uint32_t light_props(lenses* L, const skio_object* ob, skio_fbx_new* p) {
+/* The properties of light ob into p (room for 16): intensity in glTF's units (the listing's) back to Blender's W. */
+static uint32_t light_specs(const skio_object* ob, pspec* p) {
   uint32_t n = 0;
   const double per = skio_light_gltf_intensity(&(skio_object){.light = ob->light, .intensity = 1.0f});
   const double watts = isfinite(ob->intensity) && ob->intensity > 0.0f ? ob->intensity / per : 0.0;
   const int type = ob->light == SKIO_LIGHT_DIRECTIONAL ? 1 : ob->light == SKIO_LIGHT_SPOT ? 2 : 0;
-  const double color[3] = {ob->color[0], ob->color[1], ob->color[2]};
-  bool ok = P_ENUM("LightType", type) && p_rec(L, &p[n++], "Color", "Color", "", "A", color, 3, false) &&
-            p_rec(L, &p[n++], "Intensity", "Number", "", "A", (double[1]){watts * 100.0}, 1, false) &&
-            p_rec(L, &p[n++], "CastLight", "bool", "", "", (double[1]){1}, 1, true);
-  if (ok && type == 1) ok = P_ENUM("DecayType", 0);
-  if (ok && type == 2) {
+  P_ENUM("LightType", type);
+  p[n++] = (pspec){"Color", "Color", "", "A", {ob->color[0], ob->color[1], ob->color[2]}, 3, false};
+  p[n++] = (pspec){"Intensity", "Number", "", "A", {watts * 100.0}, 1, false};
+  p[n++] = (pspec){"CastLight", "bool", "", "", {1}, 1, true};
+  if (type == 1) P_ENUM("DecayType", 0);
+  if (type == 2) {
     const double outer = ob->outer_cone > 0.0f ? ob->outer_cone : 0.7853982;
     const double inner = ob->inner_cone >= 0.0f && ob->inner_cone <= outer ? ob->inner_cone : 0.0;
-    ok = P_NUM("OuterAngle", 2.0 * outer * RAD2DEG) && P_NUM("InnerAngle", 2.0 * inner * RAD2DEG);
+    P_NUM("OuterAngle", 2.0 * outer * RAD2DEG);
+    P_NUM("InnerAngle", 2.0 * inner * RAD2DEG);
   }
-  return ok ? n : 0;
+  return n;
+}
+
+static uint32_t lens_specs(const skio_object* ob, double unit_metres, pspec* p) {
+  return ob->kind == SKIO_OBJECT_CAMERA ? camera_specs(ob, unit_metres, p) : light_specs(ob, p);
+}
+
+/* The P records of ob into p (room for 16); their count, 0 when out of memory. */
+static uint32_t lens_props(lenses* L, const skio_object* ob, double unit_metres, skio_fbx_new* p) {
+  pspec spec[16];
+  const uint32_t n = lens_specs(ob, unit_metres, spec);
+  for (uint32_t k = 0; k < n; ++k)
+    if (!p_rec(L, &p[k], spec[k].name, spec[k].type, spec[k].label, spec[k].flags, spec[k].v, spec[k].n,
+               spec[k].integer))
+      return 0;
+  return n;
 }
 
 /* The Model named `name` of class Null under Objects, or SKIO_FBX_NONE. */
@@ -169,9 +200,7 @@ static void add_lens(lenses* L, uint32_t m, const skio_object* ob, double unit_m
   skio_fbx_put_str(&ab, cls, strlen(cls));
   skio_fbx_new* p = keep(L, calloc(16, sizeof *p));
   skio_fbx_new* kids = keep(L, calloc(2, sizeof *kids));
-  const uint32_t np = !p                               ? 0
-                      : ob->kind == SKIO_OBJECT_CAMERA ? camera_props(L, ob, unit_metres, p)
-                                                       : light_props(L, ob, p);
+  const uint32_t np = p ? lens_props(L, ob, unit_metres, p) : 0;
   skio_fbx_props tb = {0};
   skio_fbx_put_str(&tb, cls, strlen(cls));
   if (!kids || !np || !record(L, &kids[1], "TypeFlags", &tb)) return;
@@ -254,4 +283,148 @@ int skio_fbx_add_lenses(const uint8_t* in, size_t n, const skio_object* obs, uin
   free(ch);
   skio_fbx_tree_free(&L.t);
   return rc;
+}
+
+/* ---- ASCII FBX ----------------------------------------------------------------------------------------------- */
+
+/* The block "\n<name>:  {" of text[0, n) up to its closing "\n}" at the start of a line: [*open, *close) with *close
+ * at that '}'; false when absent. */
+static bool ascii_block(const char* text, size_t n, const char* name, const char** open, const char** close) {
+  char head[64];
+  snprintf(head, sizeof head, "\n%s:", name);
+  const char* end = text + n;
+  const char* at = skio_text_find(text, end, head);
+  const char* stop = at ? skio_text_find(at + 1, end, "\n}") : NULL;
+  if (!stop) return false;
+  *open = at;
+  *close = stop + 1;
+  return true;
+}
+
+/* The largest id in [p, end) after a tab-indented "Word: " heading a record ("\tModel: 1000017, ..."), and in the
+ * connections' "C: ..." lines: every integer of 7 digits or more after ": " or ", " (ids; counts and flags are
+ * smaller), plus one. */
+static int64_t ascii_next_id(const char* p, const char* end) {
+  int64_t max = 0;
+  for (; p < end; ++p) {
+    if (!((*p == ':' || *p == ',') && p + 1 < end && p[1] == ' ')) continue;
+    const char* d = p + 2;
+    int64_t v = 0;
+    int digits = 0;
+    while (d < end && *d >= '0' && *d <= '9' && digits < 18) v = v * 10 + (*d++ - '0'), ++digits;
+    if (digits >= 7 && v > max) max = v;
+  }
+  return max + 1;
+}
+
+/* The P lines of ob (ASCII FBX 7: P: "name", "type", "label", "flags",value[,value...]). */
+static void ascii_props(skio_buf* b, const skio_object* ob, double unit_metres) {
+  pspec spec[16];
+  const uint32_t n = lens_specs(ob, unit_metres, spec);
+  for (uint32_t k = 0; k < n; ++k) {
+    skio_buf_printf(b, "\t\t\tP: \"%s\", \"%s\", \"%s\", \"%s\"", spec[k].name, spec[k].type, spec[k].label,
+                    spec[k].flags);
+    for (int i = 0; i < spec[k].n; ++i) skio_buf_printf(b, spec[k].integer ? ",%.0f" : ",%.17g", spec[k].v[i]);
+    skio_buf_str(b, "\n");
+  }
+}
+
+/* The Model line `Model: <id>, "Model::<name>", "Null" {` inside [p, end): its id into *id, and where its "Null"
+ * starts; NULL when absent. */
+static const char* ascii_null_model(const char* p, const char* end, const char* name, int64_t* id) {
+  char key[1100];
+  if (snprintf(key, sizeof key, "\"Model::%s\", \"Null\"", name) >= (int)sizeof key) return NULL;
+  const char* at = skio_text_find(p, end, key);
+  if (!at) return NULL;
+  const char* line = at;
+  while (line > p && line[-1] != '\n') --line;
+  const char* c = skio_text_find(line, at, "Model: ");
+  if (!c) return NULL;
+  c += 7;
+  int64_t v = 0;
+  int digits = 0;
+  while (c < at && *c >= '0' && *c <= '9' && digits < 18) v = v * 10 + (*c++ - '0'), ++digits;
+  if (!digits) return NULL;
+  *id = v;
+  return at + strlen(key) - 6; /* the '"' before Null */
+}
+
+/* A change of the text: at `at`, drop bytes replaced by text_n bytes of text. */
+typedef struct ascii_edit {
+  const char* at;
+  size_t drop;
+  const char* text;
+  size_t text_n;
+} ascii_edit;
+
+static int cmp_edit(const void* a, const void* b) {
+  const char *x = ((const ascii_edit*)a)->at, *y = ((const ascii_edit*)b)->at;
+  return (x > y) - (x < y);
+}
+
+int skio_fbx_ascii_add_lenses(const char* in, size_t n, const skio_object* obs, uint32_t count, double unit_metres,
+                              char** out, size_t* out_n, uint32_t* added) {
+  *out = NULL;
+  *out_n = 0;
+  if (added) *added = 0;
+  const char *objs, *objs_end, *conns, *conns_end;
+  skio_buf b = {0}, attrs = {0}, links = {0};
+  uint32_t made = 0;
+  const char** at = calloc(count + 1, sizeof *at); /* per lens: its Model's "Null", in the text */
+  const bool blocks = ascii_block(in, n, "Objects", &objs, &objs_end) &&
+                      ascii_block(in, n, "Connections", &conns, &conns_end) && objs_end < conns;
+  int64_t next = blocks ? ascii_next_id(in, in + n) : 0;
+  for (uint32_t k = 0; at && blocks && k < count; ++k) {
+    int64_t model;
+    if (obs[k].kind == SKIO_OBJECT_EMPTY || strpbrk(obs[k].name, "\"\n\r") ||
+        !(at[k] = ascii_null_model(objs, objs_end, obs[k].name, &model)))
+      continue;
+    bool twice = false; /* two lenses of one name: the first takes the Model */
+    for (uint32_t i = 0; i < k && !twice; ++i) twice = at[i] == at[k];
+    if (twice) {
+      at[k] = NULL;
+      continue;
+    }
+    const char* cls = obs[k].kind == SKIO_OBJECT_CAMERA ? "Camera" : "Light";
+    skio_buf_printf(&attrs, "\tNodeAttribute: %lld, \"NodeAttribute::%s\", \"%s\" {\n\t\tProperties70:  {\n",
+                    (long long)next, obs[k].name, cls);
+    ascii_props(&attrs, &obs[k], unit_metres);
+    skio_buf_printf(&attrs, "\t\t}\n\t\tTypeFlags: \"%s\"\n\t}\n", cls);
+    skio_buf_printf(&links, "\tC: \"OO\",%lld,%lld\n", (long long)next++, (long long)model);
+    ++made;
+  }
+  /* the text, with each lens's "Null" made its class and the new records before the blocks' closes, in order */
+  ascii_edit* ed = at ? calloc(count + 2, sizeof *ed) : NULL;
+  uint32_t ne = 0;
+  for (uint32_t k = 0; ed && made && k < count; ++k)
+    if (at[k]) {
+      const char* cls = obs[k].kind == SKIO_OBJECT_CAMERA ? "\"Camera\"" : "\"Light\"";
+      ed[ne++] = (ascii_edit){at[k], 6, cls, strlen(cls)};
+    }
+  if (ed && made) {
+    ed[ne++] = (ascii_edit){objs_end, 0, (const char*)attrs.p, attrs.n};
+    ed[ne++] = (ascii_edit){conns_end, 0, (const char*)links.p, links.n};
+    qsort(ed, ne, sizeof *ed, cmp_edit);
+  }
+  const char* p = in;
+  for (uint32_t e = 0; e < ne; ++e) {
+    skio_buf_put(&b, p, (size_t)(ed[e].at - p));
+    if (ed[e].text) skio_buf_put(&b, ed[e].text, ed[e].text_n);
+    p = ed[e].at + ed[e].drop;
+  }
+  if (at && !ed) b.oom = true;
+  free(ed);
+  skio_buf_put(&b, p, (size_t)(in + n - p));
+  skio_buf_put(&b, "", 1);
+  free(at);
+  free(attrs.p);
+  free(links.p);
+  if (!at || b.oom || attrs.oom || links.oom) {
+    free(b.p);
+    return SKC_OUT_OF_MEMORY;
+  }
+  *out = (char*)b.p;
+  *out_n = b.n - 1;
+  if (added) *added = made;
+  return SKC_OK;
 }

@@ -1564,6 +1564,13 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, &unwrapped, &unwrapped_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_fix_scaling(unwrapped, unwrapped_n, &scaled, &scaled_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_set_frame(scaled, scaled_n, frame, (char**)&fixed, &fixed_n, &fix_err);
+    if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
+      char* with = NULL;
+      size_t with_n = 0;
+      const double unit = frame->unit_cm > 0.0 ? frame->unit_cm / 100.0 : 1.0;
+      rc = skio_fbx_ascii_add_lenses(fixed, fixed_n, objs->lens_obs, objs->lens_count, unit, &with, &with_n, NULL);
+      if (!rc) free(fixed), fixed = with, fixed_n = with_n;
+    }
     free(timed);
     free(unwrapped);
     free(scaled);
@@ -1843,9 +1850,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   if (root_xf && !skc_mat4_inverse(root_xf, doc_frame)) skc_mat4_identity(doc_frame);
   if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, plain, err)) ||
       (rc = skio_ai_object_nodes(s, sc->mRootNode, root_xf ? doc_frame : NULL, collada,
-                                 collada                  ? SKIO_LENSES_COLLADA
-                                 : strcmp(id, "fbx") == 0 ? SKIO_LENSES_FBX
-                                                          : SKIO_LENSES_NONE,
+                                 collada ? SKIO_LENSES_COLLADA : fbx ? SKIO_LENSES_FBX : SKIO_LENSES_NONE,
                                  &objs, err)))
     goto done;
   sc->mCameras = objs.cams, sc->mNumCameras = objs.cam_count; /* owned by objs */
@@ -1859,7 +1864,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
                               o.note_size, err)))
     goto done;
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
-  note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada || strcmp(id, "fbx") == 0);
+  note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada || fbx);
   if (strcmp(id, "fbx") != 0 && !s->gltf) note_custom_props(s, &o); /* a glTF's: its extras note */
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");

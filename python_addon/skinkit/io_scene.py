@@ -1532,18 +1532,11 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         return clips + added, notes + more
 
     def _write_objects(self, context, scene, arm, joints, meshes, wrapped):
-        """The cameras, lights and empties into scene (ASCII .fbx: the empties alone; Assimp's ASCII FBX has no
-        cameras or lights): (names written, notes)."""
+        """The cameras, lights and empties into scene (every format keeps them): (names written, notes)."""
         from . import export_objects
 
         objs = export_objects.candidates(context, self.use_selection) if self.objects else []
         notes = []
-        if self.format == "FBXA":
-            left = [o for o in objs if o.type != "EMPTY"]
-            objs = [o for o in objs if o.type == "EMPTY"]
-            if left:
-                notes.append("%d cameras and lights not written (%s): .glb, .gltf, .dae and binary .fbx keep them" % (
-                    len(left), ", ".join(o.name for o in left[:3]) + (", ..." if len(left) > 3 else "")))
         if not objs:
             return [], notes
         names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes,

@@ -1204,9 +1204,10 @@ START_TEST(scene_save_notes_whole) {
   const char* shape_names[1] = {"Bulge"};
   const float shape_w[1] = {0.5f};
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, shape_names, shape_w, k_positions, NULL, NULL), SK_OK);
-  sk_object_info cam = made_object(SK_OBJECT_CAMERA, "Cam", 3.0f); /* ASCII FBX has no cameras: named */
-  cam.yfov = 0.8f;
-  ck_assert_int_eq(sk_scene_add_object(sc, &cam, NULL, NULL), SK_OK);
+  /* ASCII FBX has no custom properties: named */
+  ck_assert_int_eq(sk_scene_add_prop(sc, "a_node_of_a_long_name_from_a_content_pipeline", "gameplay_tag", SK_PROP_STRING,
+                                     NULL, "breakable", NULL),
+                   SK_OK);
   char dir[] = "/tmp/skinkit_abi_XXXXXX", path[96], notes[8192];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(path, sizeof path, "%s/notes.fbx", dir);
@@ -1215,7 +1216,8 @@ START_TEST(scene_save_notes_whole) {
   sk_error err;
   ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_OK);
   ck_assert_msg(strlen(notes) >= sizeof err.message, "the save's notes fit in err.message: %s", notes);
-  ck_assert_msg(strstr(notes, "camera") && strstr(notes, "Bulge") && strstr(notes, "number_0"), "notes: %s", notes);
+  ck_assert_msg(strstr(notes, "Bulge") && strstr(notes, "number_0") && strstr(notes, "custom propert"), "notes: %s",
+                notes);
   const char* more = strstr(err.message, "; ... (");
   ck_assert_msg(more && strstr(more, " more note") && err.message[strlen(err.message) - 1] == ')', "message: %s",
                 err.message);

@@ -29,14 +29,16 @@ static sk_scene* load(const char* path) {
   return s;
 }
 
-static sk_scene* through(const sk_scene* s, const char* name) {
+static sk_scene* through_as(const sk_scene* s, const char* name, const char* format) {
   char path[256];
   snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  sk_save_options o = {.size = sizeof o, .overwrite = 1};
+  sk_save_options o = {.size = sizeof o, .overwrite = 1, .format = format};
   sk_error e;
   ck_assert_msg(sk_scene_save(s, path, &o, &e) == SK_OK, "%s: %s", path, e.message);
   return load(path);
 }
+
+static sk_scene* through(const sk_scene* s, const char* name) { return through_as(s, name, NULL); }
 
 static int32_t find(const sk_scene* s, const char* name) {
   for (uint32_t i = 0; i < sk_scene_object_count(s); ++i)
@@ -240,6 +242,9 @@ START_TEST(cameras_and_lights_reach_fbx) {
   sk_scene* glb = through(fbx, "lenses.glb");
   sk_scene* back = through(glb, "lenses_from_glb.fbx");
   same_lenses(glb, back, "glb -> fbx", 6, true);
+  sk_scene* ascii = through_as(glb, "lenses_from_glb_ascii.fbx", "fbxa"); /* its orthographic camera: not compared */
+  same_lenses(glb, ascii, "glb -> ASCII fbx", 5, false);                  /* (read back as a perspective one) */
+  sk_scene_destroy(ascii);
   sk_scene* anim = load(skt_data("animated_objects.fbx"));
   sk_scene* aglb = through(anim, "animated_lenses.glb");
   sk_scene* aback = through(aglb, "animated_lenses_from_glb.fbx");
@@ -261,7 +266,7 @@ START_TEST(collada_says_what_it_leaves_out) {
   const char* note = skt_scene_save(s, g_dir, "objects.dae", path, sizeof path);
   ck_assert_msg(!strstr(note, "camera") && !strstr(note, "light") && !strstr(note, "empty"), "note: %s", note);
   skio_scene_destroy(s);
-  s = skt_scene_load(skt_data("animated_objects.fbx")); /* ASCII FBX has none: named */
+  s = skt_scene_load(skt_data("animated_objects.fbx")); /* ASCII FBX too (session 48): nothing named */
   char ascii_note[1024];
   skio_export_options o = {0};
   o.format = "fbxa";
@@ -270,7 +275,7 @@ START_TEST(collada_says_what_it_leaves_out) {
   snprintf(path, sizeof path, "%s/animated_ascii.fbx", g_dir);
   skc_err err = {0};
   ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
-  ck_assert_msg(strstr(ascii_note, "not written: 2 camera(s), 1 light(s)"), "note: %s", ascii_note);
+  ck_assert_msg(!strstr(ascii_note, "camera") && !strstr(ascii_note, "light"), "note: %s", ascii_note);
   skio_scene_destroy(s);
 }
 END_TEST
