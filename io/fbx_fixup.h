@@ -114,6 +114,11 @@ struct skio_user_prop;
  * NULL) the records added. SKC_FORMAT when the file does not parse. */
 int skio_fbx_add_user_props(const uint8_t* in, size_t n, const char* cls, const struct skio_user_prop* props,
                             uint32_t count, uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
+/* fbx_user_props_write.c: binary FBX in[0, n) written by Assimp's writer with its k-th Geometry of class Mesh named
+ * names[k] (Assimp's writer leaves them unnamed, so a mesh's name - Blender's mesh data name - was lost); a named
+ * one is left alone. *out malloc'd (*out_n bytes). SKC_FORMAT when the file does not parse. */
+int skio_fbx_name_geometries(const uint8_t* in, size_t n, const char* const* names, uint32_t count, uint8_t** out,
+                             size_t* out_n, skc_err* err);
 struct skio_object;
 /* fbx_lenses_write.c: binary FBX in[0, n) with each camera and light of obs[0, count) (named as its node, listed in
  * glTF's units: skio_scene_list_objects) made a Camera or Light Model with its NodeAttribute; empties and names with

@@ -132,6 +132,11 @@ int skio_fbx_material_props(const uint8_t* data, size_t size, skio_user_prop** o
   return user_props_of(data, size, "Material", out, count, skipped, err);
 }
 
+int skio_fbx_mesh_props(const uint8_t* data, size_t size, skio_user_prop** out, uint32_t* count, uint32_t* skipped,
+                        skc_err* err) {
+  return user_props_of(data, size, "Geometry", out, count, skipped, err);
+}
+
 void skio_user_props_free(skio_user_prop* list, uint32_t count) {
   for (uint32_t i = 0; list && i < count; ++i) prop_clear(&list[i]);
   free(list);

@@ -135,3 +135,53 @@ int skio_fbx_add_user_props(const uint8_t* in, size_t n, const char* cls, const 
   skio_fbx_tree_free(&t);
   return rc;
 }
+
+int skio_fbx_name_geometries(const uint8_t* in, size_t n, const char* const* names, uint32_t count, uint8_t** out,
+                             size_t* out_n, skc_err* err) {
+  *out = NULL;
+  *out_n = 0;
+  skio_fbx_tree t;
+  int rc = skio_fbx_tree_parse(in, n, &t, err);
+  if (rc) return rc;
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  skio_fbx_change* ch = calloc(t.count ? t.count : 1, sizeof *ch);
+  uint8_t** kept = calloc(count + 1, sizeof *kept);
+  if (!ch || !kept) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory naming FBX geometries");
+  uint32_t k = 0;
+  for (uint32_t g = rc || objects == SKIO_FBX_NONE ? SKIO_FBX_NONE
+                                                   : skio_fbx_child(&t, objects, "Geometry", SKIO_FBX_NONE);
+       g != SKIO_FBX_NONE && k < count && !rc; g = skio_fbx_child(&t, objects, "Geometry", g)) {
+    int64_t id;
+    const uint8_t* old;
+    size_t old_n;
+    if (!skio_fbx_prop_str_is(&t, g, 2, "Mesh")) continue; /* blend shapes are Geometry "Shape" records */
+    const char* name = names[k++];
+    if (!name || !name[0] || !skio_fbx_prop_i64(&t, g, 0, &id) || !skio_fbx_prop_name(&t, g, 1, &old, &old_n) ||
+        old_n || strlen(name) > 1024)
+      continue; /* only an unnamed one (Assimp's writer names none) */
+    const size_t len = strlen(name);
+    char* full = malloc(len + 12);
+    skio_fbx_props b = {0};
+    if (full) {
+      memcpy(full, name, len);
+      memcpy(full + len, "\0\1Geometry", 10);
+      skio_fbx_put_i64(&b, id);
+      skio_fbx_put_str(&b, full, len + 10);
+      skio_fbx_put_str(&b, "Mesh", 4);
+    }
+    free(full);
+    if (!full || b.oom) {
+      free(b.p);
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory naming FBX geometries");
+      break;
+    }
+    kept[k - 1] = b.p;
+    ch[g] = (skio_fbx_change){b.p, b.n, b.count, false, NULL, 0};
+  }
+  if (!rc) rc = skio_fbx_tree_write(&t, ch, out, out_n, err);
+  for (uint32_t i = 0; kept && i < count; ++i) free(kept[i]);
+  free(kept);
+  free(ch);
+  skio_fbx_tree_free(&t);
+  return rc;
+}

@@ -1496,11 +1496,13 @@ static bool extras_value(const skio_gltf_doc* d, int v, skio_user_prop* u) {
  * other kinds (objects, other arrays, null) counted in *skipped. False when out of memory. */
 static bool named_extras(const skio_gltf_doc* d, const char* list, skio_user_prop** props, uint32_t* count,
                          uint32_t* skipped) {
+  const bool meshes = !strcmp(list, "meshes"); /* a mesh's targetNames are its morph targets' names, read as such */
   for (uint32_t i = 0; skio_gltf_item(d, list, i) >= 0 && *count < 65536; ++i) {
     const int item = skio_gltf_item(d, list, i), extras = skio_json_get(d, item, "extras");
     const int name = skio_json_get(d, item, "name");
     if (!skio_json_is(d, name, 3)) continue;
     for (int k = 0, key; (key = skio_json_key_at(d, extras, k)) >= 0 && *count < 65536; ++k) {
+      if (meshes && skio_json_streq(d, key, "targetNames")) continue;
       skio_user_prop u = {0};
       if (!extras_value(d, key + 1, &u)) {
         free(u.text);
@@ -1526,7 +1528,8 @@ static int read_node_extras(importer* im, skc_err* err) {
   skio_scene* s = im->s;
   uint32_t skipped = 0;
   if (!named_extras(im->d, "nodes", &s->user_props, &s->user_prop_count, &skipped) ||
-      !named_extras(im->d, "materials", &s->material_props, &s->material_prop_count, &skipped))
+      !named_extras(im->d, "materials", &s->material_props, &s->material_prop_count, &skipped) ||
+      !named_extras(im->d, "meshes", &s->mesh_props, &s->mesh_prop_count, &skipped))
     return oom(im, err);
   if (skipped) {
     char line[120];

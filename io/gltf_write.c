@@ -77,6 +77,8 @@ typedef struct writer {
   uint32_t joint_nodes;
   const skio_user_prop** props; /* the scene's custom properties by node and name (skio_user_props_sorted), or NULL */
   uint32_t prop_count;
+  const skio_user_prop** mprops; /* the meshes' by mesh name, or NULL */
+  uint32_t mprop_count;
 } writer;
 
 /* The cameras, lights and empties as written (skio_object; objects_plan). */
@@ -357,19 +359,30 @@ static void put_prop_value(buf* b, const skio_user_prop* u) {
 
 /* The custom properties of `name` in p[0, count) (sorted: skio_user_props_sorted) as "extras" (nothing when it has
  * none; a key given twice, by two records of one name: the first). */
-static void put_extras_of(buf* b, const skio_user_prop* const* p, uint32_t count, const char* name) {
+/* The same into an "extras" object that *open says is open already (it is opened when needed: *open set), without
+ * the keys in skip (NULL-terminated; a key skinkit writes there itself). */
+static void put_extras_into(buf* b, const skio_user_prop* const* p, uint32_t count, const char* name,
+                            const char* const* skip, bool* open) {
   if (!p || !name) return;
   const size_t len = strlen(name);
   const char* last = NULL;
   for (uint32_t i = skio_user_props_first(p, count, name, len); i < count && skio_user_prop_of(p[i], name, len); ++i) {
-    if (last && !strcmp(last, p[i]->key)) continue;
-    skio_buf_str(b, last ? "," : ",\"extras\":{");
+    bool skipped = last && !strcmp(last, p[i]->key);
+    for (const char* const* k = skip; k && *k && !skipped; ++k) skipped = !strcmp(*k, p[i]->key);
+    if (skipped) continue;
+    skio_buf_str(b, *open ? "," : ",\"extras\":{");
+    *open = true;
     last = p[i]->key;
     skio_buf_json_string(b, p[i]->key, NULL);
     skio_buf_str(b, ":");
     put_prop_value(b, p[i]);
   }
-  if (last) skio_buf_str(b, "}");
+}
+
+static void put_extras_of(buf* b, const skio_user_prop* const* p, uint32_t count, const char* name) {
+  bool open = false;
+  put_extras_into(b, p, count, name, NULL, &open);
+  if (open) skio_buf_str(b, "}");
 }
 
 /* The custom properties of the source's node `name` as this node's "extras". */
@@ -414,7 +427,7 @@ static void mesh_groups(const skio_scene* s, mesh_out* mo) {
   }
 }
 
-static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed);
+static bool json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed);
 
 /* The "meshes" entries: per group its lead's name, every member's primitive (in a group of several with the
  * member's name in its extras), the lead's morph target names and default weights. */
@@ -440,8 +453,10 @@ static int mesh_json(writer* w, const mesh_out* mo, buf* j) {
       skio_buf_str(j, "}}");
     }
     skio_buf_str(j, "]");
-    json_morphs(j, &s->meshes[mi], NULL, true, &fixed);
-    skio_buf_str(j, "}");
+    bool open = json_morphs(j, &s->meshes[mi], NULL, true, &fixed); /* "extras" opened: its targetNames */
+    static const char* const k_own[] = {"targetNames", NULL};       /* and the mesh's custom properties */
+    put_extras_into(j, w->mprops, w->mprop_count, s->meshes[mi].name, k_own, &open);
+    skio_buf_str(j, open ? "}}" : "}");
     if (fixed) w->rep.names_fixed++;
   }
   return j->oom ? oom_fail(w) : SKC_OK;
@@ -635,9 +650,9 @@ static int32_t plain_parent(const skc_skeleton* sk, uint32_t j, const uint8_t* u
 
 /* The "targets" of a primitive and, once per mesh (mesh_level), its default "weights" and extras.targetNames (fixed:
  * set when a target name needed repair; only the mesh level writes names). */
-static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed) {
-  if (!m->morph_count) return;
-  if (mesh_level) {
+static bool json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_level, bool* fixed) {
+  if (!m->morph_count) return false;
+  if (mesh_level) { /* the mesh's "extras" is left open */
     skio_buf_str(j, ",\"weights\":[");
     for (uint32_t t = 0; t < m->morph_count; ++t) skio_buf_printf(j, "%s%.9g", t ? "," : "", (double)m->morph_weights[t]);
     skio_buf_str(j, "],\"extras\":{\"targetNames\":[");
@@ -645,8 +660,8 @@ static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
       if (t) skio_buf_str(j, ",");
       skio_buf_json_string(j, m->morph_names[t], fixed);
     }
-    skio_buf_str(j, "]}");
-    return;
+    skio_buf_str(j, "]");
+    return true;
   }
   skio_buf_str(j, ",\"targets\":[");
   for (uint32_t t = 0; t < m->morph_count; ++t) {
@@ -655,6 +670,7 @@ static void json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
     skio_buf_str(j, "}");
   }
   skio_buf_str(j, "]");
+  return false;
 }
 
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
@@ -2358,6 +2374,12 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
     rc = write_mesh(&w, mi, characters_extra(&chars, s, mi, orphan), &mo[mi]);
   if (rc) goto done;
   mesh_groups(s, mo);
+  w.mprops = skio_user_props_sorted(s->mesh_props, s->mesh_prop_count); /* the meshes' custom properties */
+  w.mprop_count = w.mprops ? s->mesh_prop_count : 0;
+  if (s->mesh_prop_count && !w.mprops) {
+    rc = oom_fail(&w);
+    goto done;
+  }
   if ((rc = mesh_json(&w, mo, &meshes))) goto done;
   if (!mesh_holders(s, mo, &hold)) {
     rc = oom_fail(&w);
@@ -2687,6 +2709,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
 
 done:
   free((void*)w.props);
+  free((void*)w.mprops);
   if (jnames)
     for (uint32_t j = 0; j < jc; ++j) free(jnames[j]);
   free(jnames);

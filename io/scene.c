@@ -193,6 +193,7 @@ void skio_scene_destroy(skio_scene* s) {
   free(s->joint_mesh);
   skio_user_props_free(s->user_props, s->user_prop_count);
   skio_user_props_free(s->material_props, s->material_prop_count);
+  skio_user_props_free(s->mesh_props, s->mesh_prop_count);
   free(s);
 }
 

@@ -1478,22 +1478,28 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
  * (fbx_merge.c: Blender showed one object per material; an object with blend shapes stays as it is). */
 static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t n, const skio_fbx_fix_options* fo,
                              uint8_t** out, size_t* out_n, uint32_t* shapes, skc_err* err) {
-  uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL;
-  size_t an = 0, bn = 0, cn = 0, dn = 0;
+  uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+  size_t an = 0, bn = 0, cn = 0, dn = 0, en = 0;
   uint32_t nb = 0;
   bool ok = true;
   skio_fbx_bind* binds = fbx_binds(sc, &nb, &ok);
+  const char** names = malloc((sc->mNumMeshes + 1) * sizeof *names); /* the meshes' names for their Geometries */
+  for (unsigned m = 0; names && m < sc->mNumMeshes; ++m) names[m] = sc->mMeshes[m] ? sc->mMeshes[m]->mName.data : NULL;
+  ok = ok && names;
   int rc =
       ok ? skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err) : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) rc = skio_fbx_fix_clusters(a, an, binds, nb, &b, &bn, NULL, err);
   if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, &c, &cn, NULL, err);
   if (!rc) rc = skio_fbx_add_blend_shapes(c, cn, sc, &d, &dn, shapes, err);
-  if (!rc) rc = skio_fbx_merge_parts(d, dn, out, out_n, NULL, err);
+  if (!rc) rc = skio_fbx_name_geometries(d, dn, names, sc->mNumMeshes, &e, &en, err);
+  if (!rc) rc = skio_fbx_merge_parts(e, en, out, out_n, NULL, err);
   free(binds);
+  free(names);
   free(a);
   free(b);
   free(c);
   free(d);
+  free(e);
   return rc;
 }
 
@@ -1540,14 +1546,14 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
     rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
-    for (int m = 0; m < 2 && !rc; ++m) { /* the nodes' and materials' custom properties (fbx_user_props_write.c) */
-      const skio_user_prop* props = m ? s->material_props : s->user_props;
-      const uint32_t count = m ? s->material_prop_count : s->user_prop_count;
+    for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
+      static const char* const k_cls[3] = {"Model", "Material", "Geometry"};
+      const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? s->material_props : s->mesh_props;
+      const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? s->material_prop_count : s->mesh_prop_count;
       uint8_t* with = NULL;
       size_t with_n = 0;
       if (!count) continue;
-      rc = skio_fbx_add_user_props(fixed, fixed_n, m ? "Material" : "Model", props, count, &with, &with_n, NULL,
-                                   &fix_err);
+      rc = skio_fbx_add_user_props(fixed, fixed_n, k_cls[m], props, count, &with, &with_n, NULL, &fix_err);
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
     if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
@@ -1721,18 +1727,24 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o, uint3
 /* The custom properties of the source's nodes (an FBX's user properties: skio_scene.user_props), which Assimp's
  * writers do not write, named with how many nodes have them. */
 static void note_custom_props(const skio_scene* s, const skio_export_options* o) {
-  const uint32_t n = s->user_prop_count + s->material_prop_count;
+  const uint32_t n = s->user_prop_count + s->material_prop_count + s->mesh_prop_count;
   if (!n) return;
-  const skio_user_prop* first = s->user_prop_count ? &s->user_props[0] : &s->material_props[0];
+  const skio_user_prop* first = s->user_prop_count       ? &s->user_props[0]
+                                : s->material_prop_count ? &s->material_props[0]
+                                                         : &s->mesh_props[0];
+  char whose[40] = ""; /* the kinds that have some: "nodes", "materials and meshes", ... */
+  const uint32_t counts[3] = {s->user_prop_count, s->material_prop_count, s->mesh_prop_count};
+  static const char* const k_kind[3] = {"nodes", "materials", "meshes"};
+  for (int k = 0, left = (counts[0] > 0) + (counts[1] > 0) + (counts[2] > 0); k < 3; ++k) {
+    if (!counts[k]) continue;
+    const size_t at = strlen(whose);
+    snprintf(whose + at, sizeof whose - at, "%s%s", at ? (--left == 0 ? " and " : ", ") : (--left, ""), k_kind[k]);
+  }
   char text[320];
   snprintf(text, sizeof text,
-           "%u custom propert%s of the source's %s (\"%.40s\" of \"%.40s\"%s) not written: this "
-           "writer has none (.glb and .gltf keep them as extras)",
-           n, n == 1 ? "y" : "ies",
-           !s->material_prop_count ? "nodes"
-           : !s->user_prop_count   ? "materials"
-                                   : "nodes and materials",
-           first->key, first->node, n > 1 ? ", ..." : "");
+           "%u custom propert%s of the source's %s (\"%.40s\" of \"%.40s\"%s) not written: this writer has none "
+           "(.glb and .gltf keep them as extras)",
+           n, n == 1 ? "y" : "ies", whose, first->key, first->node, n > 1 ? ", ..." : "");
   note_add(o, text, "");
 }
 
@@ -1786,10 +1798,13 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bo
   for (int t = 0; t + 1 < d->tok_count; ++t)
     extras += d->tok[t].type == 3 && d->tok[t].size == 1 && skio_json_streq(d, t, "extras");
   const int nodes = skio_json_get(d, 0, "nodes"); /* binary FBX writes the named nodes' extras (user properties) */
-  const int materials = skio_json_get(d, 0, "materials"); /* and the named materials' (Material user properties) */
-  for (int i = 0; node_extras_kept && i < skio_json_len(d, materials); ++i) {
-    const int m = skio_json_at(d, materials, i);
-    extras -= extras && skio_json_get(d, m, "extras") >= 0 && skio_json_is(d, skio_json_get(d, m, "name"), 3);
+  static const char* const k_kept[2] = {"materials", "meshes"}; /* and the named materials' and meshes' */
+  for (int l = 0; l < 2; ++l) { /* (Material and Geometry user properties; a mesh's targetNames: its shapes' names) */
+    const int items = skio_json_get(d, 0, k_kept[l]);
+    for (int i = 0; node_extras_kept && i < skio_json_len(d, items); ++i) {
+      const int m = skio_json_at(d, items, i);
+      extras -= extras && skio_json_get(d, m, "extras") >= 0 && skio_json_is(d, skio_json_get(d, m, "name"), 3);
+    }
   }
   for (int i = 0; node_extras_kept && i < skio_json_len(d, nodes); ++i) {
     const int node = skio_json_at(d, nodes, i);

@@ -1190,11 +1190,14 @@ static int fbx_custom_props(builder* b, skc_err* err) {
   if (data && skio_fbx_is_binary(data, n) &&
       skio_fbx_user_props(data, n, &s->user_props, &s->user_prop_count, &skipped, &ignored) != SKC_OK)
     oom = ignored.code == SKC_OUT_OF_MEMORY;
-  uint32_t more = 0; /* the materials' */
+  uint32_t more = 0, geo = 0; /* the materials' and the meshes' */
   if (!oom && data && skio_fbx_is_binary(data, n) &&
       skio_fbx_material_props(data, n, &s->material_props, &s->material_prop_count, &more, &ignored) != SKC_OK)
     oom = ignored.code == SKC_OUT_OF_MEMORY;
-  skipped += more;
+  if (!oom && data && skio_fbx_is_binary(data, n) &&
+      skio_fbx_mesh_props(data, n, &s->mesh_props, &s->mesh_prop_count, &geo, &ignored) != SKC_OK)
+    oom = ignored.code == SKC_OUT_OF_MEMORY;
+  skipped += more + geo;
   if (skipped) {
     char line[120];
     snprintf(line, sizeof line, "not read: %u custom propert%s of a type glTF extras do not take", skipped,

@@ -183,9 +183,11 @@ void skio_fbx_shape_weights_free(skio_fbx_shape_weight* list, uint32_t count);
 struct skio_user_prop;
 int skio_fbx_user_props(const uint8_t* data, size_t size, struct skio_user_prop** out, uint32_t* count,
                         uint32_t* skipped, skc_err* err);
-/* The same of every Material (its node: the material's name). */
+/* The same of every Material (its node: the material's name), and of every Geometry (the mesh's name). */
 int skio_fbx_material_props(const uint8_t* data, size_t size, struct skio_user_prop** out, uint32_t* count,
                             uint32_t* skipped, skc_err* err);
+int skio_fbx_mesh_props(const uint8_t* data, size_t size, struct skio_user_prop** out, uint32_t* count,
+                        uint32_t* skipped, skc_err* err);
 
 typedef struct skio_fbx_stack {
   char* name;   /* the AnimationStack's name (without its class): Assimp's animation name */

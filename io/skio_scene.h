@@ -256,6 +256,10 @@ typedef struct skio_scene {
    * properties. */
   uint32_t material_prop_count;
   skio_user_prop* material_props;
+  /* ... and of the meshes (an FBX Geometry's user properties, a glTF mesh's extras: Blender's mesh data custom
+   * properties), by mesh name (skio_mesh.name). */
+  uint32_t mesh_prop_count;
+  skio_user_prop* mesh_props;
 } skio_scene;
 
 typedef struct skio_import_options {

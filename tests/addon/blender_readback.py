@@ -917,8 +917,9 @@ def material_props(cli, work):
     .glb: Blender's glTF importer shows on the material the custom properties its FBX importer shows on the source's
     (the glTF material's extras); and material_props.glb (Blender's glTF export of the same) to .fbx: Blender's FBX
     importer shows them (Material user properties). Before, dropped both ways without a word."""
-    def props():
-        return {(m.name, k): m[k] for m in bpy.data.materials for k in m.keys() if not k.startswith("_")}
+    def props():  # the material's, and the mesh data's (lod_group: an FBX Geometry's user property, a glTF mesh's)
+        return {(m.name, k): m[k] for coll in (bpy.data.materials, bpy.data.meshes) for m in coll for k in m.keys()
+                if not k.startswith("_")}
 
     for src, out, label in (("material_props.fbx", "material_props.glb", "material_props.fbx -> .glb"),
                             ("material_props.glb", "material_props_g.fbx", "material_props.glb -> .fbx")):
@@ -926,7 +927,8 @@ def material_props(cli, work):
         reset()
         dict(IMPORTERS)[os.path.splitext(src)[1][1:]](path)
         want = props()
-        check("%s: Blender's importer shows the source's" % src, ("Steel", "shader_tag") in want, str(want))
+        check("%s: Blender's importer shows the source's" % src, ("Steel", "shader_tag") in want and
+              ("Cylinder", "lod_group") in want, str(want))
         if not converted(cli, path, os.path.join(work, out), label):
             continue
         got = props()

@@ -192,6 +192,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (skio_fbx_material_props(in, size, &props, &nprops, &skipped, &e) == SKC_OK && nprops)
     write_back(in, size, "Material", props, nprops);
   skio_user_props_free(props, nprops);
+  props = NULL; /* the Geometries' (fbx_user_props.c), written back onto its Geometries */
+  nprops = 0;
+  if (skio_fbx_mesh_props(in, size, &props, &nprops, &skipped, &e) == SKC_OK && nprops)
+    write_back(in, size, "Geometry", props, nprops);
+  skio_user_props_free(props, nprops);
+  static const char* const k_names[3] = {"a", "", "mesh \"c\""}; /* unnamed Geometries named: it must parse */
+  uint8_t* named = NULL;
+  size_t named_n = 0;
+  if (skio_fbx_name_geometries(in, size, k_names, 3, &named, &named_n, &e) == SKC_OK) {
+    if (skio_fbx_tree_parse(named, named_n, &t, &e) != SKC_OK) __builtin_trap();
+    skio_fbx_tree_free(&t);
+  }
+  free(named);
   uint8_t *a = NULL, *b = NULL;
   size_t an = 0, bn = 0;
   const int placed = (int)(size & 1); /* half the inputs each way */

@@ -605,10 +605,14 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
   snprintf(glb, sizeof glb, "%s/mat_gg.glb", g_tmp);
   bytes = skt_slurp(glb, &n);
   ck_assert_msg(memmem(bytes, n, k_mat, sizeof k_mat - 1), "no %s after glb -> fbx", k_mat);
+  static const char k_mesh[] = "{\"name\":\"Cylinder\",\"primitives\""; /* the mesh's name (an FBX Geometry's) */
+  const char* cyl = memmem(bytes, n, k_mesh, sizeof k_mesh - 1);        /* and its custom property */
+  ck_assert_msg(cyl && memmem(cyl, n - (size_t)(cyl - bytes), "\"extras\":{\"lod_group\":2}", 24),
+                "no mesh Cylinder with its lod_group after glb -> fbx");
   free(bytes);
   snprintf(args, sizeof args, "convert tests/data/material_props.fbx %s/mat.dae", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "3 custom properties of the source's materials"), "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "4 custom properties of the source's materials and meshes"), "%s", err_text());
   /* the same through Assimp (Blender's FBX of three UV maps and two colour layers); the in-place .fbx keeps them */
   snprintf(args, sizeof args, "convert tests/data/extra_sets.fbx %s/sets_fbx.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
