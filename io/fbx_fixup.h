@@ -109,9 +109,9 @@ int skio_fbx_add_blend_shapes(const uint8_t* in, size_t n, const struct aiScene*
                               uint32_t* added, skc_err* err);
 struct skio_user_prop;
 /* fbx_user_props_write.c: binary FBX in[0, n) with the custom properties props[0, count) (skio_scene.user_props) added
- * to the records of class cls ("Model", "Material") named as their nodes, as user properties ("P" records with flags
- * "A+U", Blender's layout); a name a Model has already is left alone. *out is malloc'd (*out_n bytes); *added (may be
- * NULL) the records added. SKC_FORMAT when the file does not parse. */
+ * to the records of class cls ("Model", "Material", "Geometry") named as their nodes, as user properties ("P" records
+ * with flags "A+U", Blender's layout); a name a Model has already is left alone. *out is malloc'd (*out_n bytes);
+ * *added (may be NULL) the records added. SKC_FORMAT when the file does not parse. */
 int skio_fbx_add_user_props(const uint8_t* in, size_t n, const char* cls, const struct skio_user_prop* props,
                             uint32_t count, uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
 /* fbx_user_props_write.c: binary FBX in[0, n) written by Assimp's writer with its k-th Geometry of class Mesh named

@@ -1,9 +1,9 @@
-/* fbx_user_props.c - the custom properties of a binary FBX file's Models and Materials (skio_fbx_tree.h): what Blender
- * writes for an object's or bone's custom properties (its FBX exporter's "Custom Properties" option), Maya for extra
- * attributes, 3ds Max for user-defined properties. Each is a Properties70 "P" record of the Model whose flags (the
- * fourth property) hold 'U': name, type, label, flags, value(s). Assimp 5.2.5 puts every property of a Model, user or
- * not, into its node's metadata without the flags, so they are read here and the glTF writer gives them back as each
- * node's "extras" (which Blender's glTF importer makes custom properties again).
+/* fbx_user_props.c - the custom properties of a binary FBX file's Models, Materials and Geometries
+ * (skio_fbx_tree.h): what Blender writes for an object's or bone's custom properties (its FBX exporter's "Custom
+ * Properties" option), Maya for extra attributes, 3ds Max for user-defined properties. Each is a Properties70 "P"
+ * record of the Model whose flags (the fourth property) hold 'U': name, type, label, flags, value(s). Assimp 5.2.5 puts
+ * every property of a Model, user or not, into its node's metadata without the flags, so they are read here and the
+ * glTF writer gives them back as each node's "extras" (which Blender's glTF importer makes custom properties again).
  *
  * Types kept: integers ("int", "Integer", "enum", "ULongLong", "Short", ...: an integer value), "bool" / "Bool",
  * numbers ("double", "Number", "float", "Float"), strings ("KString": the value's bytes, at most 4,096), and

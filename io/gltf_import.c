@@ -1492,8 +1492,8 @@ static bool extras_value(const skio_gltf_doc* d, int v, skio_user_prop* u) {
          skio_json_num(d, skio_json_at(d, v, 2), &u->v[2]);
 }
 
-/* The "extras" of the named items of `list` ("nodes", "materials") appended to *props (at most 65,536); values of
- * other kinds (objects, other arrays, null) counted in *skipped. False when out of memory. */
+/* The "extras" of the named items of `list` ("nodes", "materials", "meshes") appended to *props (at most 65,536);
+ * values of other kinds (objects, other arrays, null) counted in *skipped. False when out of memory. */
 static bool named_extras(const skio_gltf_doc* d, const char* list, skio_user_prop** props, uint32_t* count,
                          uint32_t* skipped) {
   const bool meshes = !strcmp(list, "meshes"); /* a mesh's targetNames are its morph targets' names, read as such */
@@ -1521,9 +1521,10 @@ static bool named_extras(const skio_gltf_doc* d, const char* list, skio_user_pro
   return true;
 }
 
-/* The named nodes' and materials' "extras" (Blender's glTF exporter writes an object's and a material's custom
- * properties there) as the scene's custom properties (skio_scene.user_props, material_props), for the binary FBX
- * writer's user properties and a glTF written from the scene; values of other kinds are counted in a note. */
+/* The named nodes', materials' and meshes' "extras" (Blender's glTF exporter writes an object's, a material's and a
+ * mesh's custom properties there) as the scene's custom properties (skio_scene.user_props, material_props,
+ * mesh_props), for the binary FBX writer's user properties and a glTF written from the scene; values of other kinds
+ * are counted in a note. */
 static int read_node_extras(importer* im, skc_err* err) {
   skio_scene* s = im->s;
   uint32_t skipped = 0;
