@@ -376,27 +376,6 @@ static int bare_skeleton(importer* im, skc_err* err) {
   return rc;
 }
 
-/* Attachment points: the nodes below a skin's joint (listed) with no mesh, camera or light at or below them, and the
- * like below those - a game's weapon or head sockets, the leaf bones an exporter adds past the last bone - become
- * joints no skin lists (needed), so that each node, its name and its place survive a conversion. Left out when they
- * would take the skeleton past SKC_MAX_JOINTS. False when out of memory. */
-static bool mark_sockets(const importer* im, const uint8_t* listed, uint8_t* needed) {
-  uint8_t* payload = node_payload(im);
-  uint8_t* socket = calloc(im->node_count + 1, 1);
-  bool ok = payload && socket;
-  uint32_t jc = 0, added = 0;
-  for (uint32_t k = 0; ok && k < im->node_count; ++k) { /* preorder: a parent before its children */
-    const uint32_t node = im->order[k];
-    const int32_t p = im->parent[node];
-    jc += needed[node];
-    if (!needed[node] && !payload[node] && p >= 0 && (listed[p] || socket[p])) socket[node] = 1, ++added;
-  }
-  for (uint32_t i = 0; ok && jc + added <= SKC_MAX_JOINTS && i < im->node_count; ++i) needed[i] |= socket[i];
-  free(payload);
-  free(socket);
-  return ok;
-}
-
 static int read_skins(importer* im, skc_err* err) {
   skio_gltf_doc* d = im->d;
   uint32_t sc = d->skin_count;
@@ -404,12 +383,7 @@ static int read_skins(importer* im, skc_err* err) {
   if (!(im->skins = calloc(sc, sizeof *im->skins))) return oom(im, err);
   im->skin_count = sc;
   uint8_t* needed = calloc(im->node_count + 1, 1);
-  uint8_t* listed = calloc(im->node_count + 1, 1);
-  if (!needed || !listed) {
-    free(needed);
-    free(listed);
-    return oom(im, err);
-  }
+  if (!needed) return oom(im, err);
   int rc = SKC_OK;
   for (uint32_t s = 0; s < sc && !rc; ++s) {
     skin_info* si = &im->skins[s];
@@ -438,14 +412,14 @@ static int read_skins(importer* im, skc_err* err) {
         break;
       }
       si->node[k] = node;
-      listed[node] = 1;
       for (int32_t p = (int32_t)node; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
     }
   }
-  if (!rc && !mark_sockets(im, listed, needed)) rc = oom(im, err);
+  /* A node below a joint that no skin lists and that is no joint's ancestor (a weapon or head socket, an exporter's
+   * leaf bone) is no joint: it is listed as an empty hanging from its joint (scene_listing.c), as Blender's glTF
+   * importer makes it (an object parented to the bone), so that conversions keep it an empty. */
   if (!rc) rc = number_joints(im, needed, err);
   free(needed);
-  free(listed);
   if (rc) return rc;
   /* skeleton joints and inverse bind matrices of every skin */
   for (uint32_t s = 0; s < sc; ++s) {

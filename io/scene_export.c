@@ -1610,30 +1610,45 @@ static void note_add(const skio_export_options* o, const char* text, const char*
   snprintf(o->note + n, o->note_size - n, "%s%s%s", n ? "; " : "", text, why);
 }
 
-/* Clips a file written anew through Assimp lacks: every clip when none keys a joint (or there is no skeleton), and
- * with FBX each clip that keys no joint (a glTF clip of morph-target weights only, or of other nodes only; Collada
- * lays every clip on its one timeline). Named, not dropped without a word. */
-static void note_clips_unwritten(const skio_scene* s, bool collada, bool any_channel, bool shape_keys,
-                                 const skio_export_options* o) {
+/* Whether clip a keys one of the empties, cameras or lights w writes as nodes. */
+static bool clip_keys_objects(const skio_scene* s, const skio_ai_objects* w, uint32_t a) {
+  for (uint32_t i = 0; i < w->count; ++i)
+    if (w->node[i] && skio_object_channel_of(s, a, i)) return true;
+  return false;
+}
+
+/* Whether clip a has something a file written anew through Assimp carries: keys of a joint, of a node w writes (an
+ * empty hanging from a bone, a camera) or, with shape_keys (binary FBX), of a mesh's blend shapes. */
+static bool clip_writable(const skio_scene* s, const skio_ai_objects* w, bool shape_keys, uint32_t a) {
+  return s->anims[a].channel_count || clip_keys_objects(s, w, a) || (shape_keys && clip_keys_shapes(s, a));
+}
+
+/* Clips a file written anew through Assimp lacks: every clip when none has keys it carries (or there is no
+ * skeleton), and with FBX each clip that has none (a glTF clip of morph-target weights only, or of nodes not written;
+ * Collada lays every clip on its one timeline). Named, not dropped without a word. */
+static void note_clips_unwritten(const skio_scene* s, const skio_ai_objects* w, bool collada, bool any_channel,
+                                 bool shape_keys, const skio_export_options* o) {
   uint32_t n = 0;
   const char* first = NULL;
   for (uint32_t a = 0; a < s->anim_count; ++a) {
-    const bool written = collada || s->anims[a].channel_count || (shape_keys && clip_keys_shapes(s, a));
+    const bool written = collada || clip_writable(s, w, shape_keys, a);
     if (s->skeleton && any_channel && written) continue;
     if (!first) first = s->anims[a].name;
     ++n;
   }
   if (!n) return;
   char text[200];
-  snprintf(text, sizeof text, "%u clip(s) (\"%.60s\"%s) not written: they key no joint (this writer keeps the joints' "
-           "clips only)", n, first ? first : "", n > 1 ? ", ..." : "");
+  snprintf(text, sizeof text,
+           "%u clip(s) (\"%.60s\"%s) not written: they key no joint (nor a node or "
+           "shape this writer carries)",
+           n, first ? first : "", n > 1 ? ", ..." : "");
   note_add(o, text, "");
 }
 
 /* What of the scene's cameras, lights and empty nodes a file written anew through Assimp lacks (scene_export_objects.c
  * writes the empties and their keys): the cameras and lights (a glTF document's are named by note_gltf_only), an
  * empty's keys in a clip that is not written (it keys no joint) and keys that would need a shear. */
-static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, bool collada,
+static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, bool collada, bool shape_keys,
                                  const skio_export_options* o) {
   char text[240];
   if (!s->gltf && (w->cameras || w->lights)) { /* ASCII FBX */
@@ -1643,11 +1658,11 @@ static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, 
              w->cameras, w->lights);
     note_add(o, text, "");
   }
-  bool any = false; /* clips are written when one keys a joint: Collada all on its timeline, FBX those that do */
-  for (uint32_t a = 0; a < s->anim_count; ++a) any |= s->anims[a].channel_count > 0;
+  bool any = false; /* clips are written when one has keys to carry: Collada all on its timeline, FBX those */
+  for (uint32_t a = 0; a < s->anim_count; ++a) any |= clip_writable(s, w, shape_keys, a);
   uint32_t keyed = 0; /* (clip, empty) pairs whose keys no written clip carries */
   for (uint32_t a = 0; a < s->anim_count; ++a) {
-    const bool built = s->skeleton && any && (collada || s->anims[a].channel_count);
+    const bool built = s->skeleton && any && (collada || clip_writable(s, w, shape_keys, a));
     for (uint32_t i = 0; !built && i < w->count; ++i) keyed += w->node[i] && skio_object_channel_of(s, a, i);
   }
   if (keyed) {
@@ -1897,8 +1912,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   }
   bool any_channel = false;
   const bool shape_keys = strcmp(id, "fbx") == 0; /* binary FBX writes blend shape keys (fbx_shapes_write.c) */
-  for (uint32_t a = 0; a < s->anim_count; ++a)
-    any_channel |= s->anims[a].channel_count > 0 || (shape_keys && clip_keys_shapes(s, a));
+  for (uint32_t a = 0; a < s->anim_count; ++a) any_channel |= clip_writable(s, &objs, shape_keys, a);
   if (any_channel && s->skeleton) {
     if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -1916,7 +1930,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     } else {
       for (uint32_t a = 0; a < s->anim_count; ++a) {
         const bool keyed = shape_keys && clip_keys_shapes(s, a);
-        if (!s->anims[a].channel_count && !keyed) continue;
+        if (!clip_writable(s, &objs, shape_keys, a)) continue;
         struct aiAnimation** aa = &sc->mAnimations[sc->mNumAnimations++];
         if ((rc = build_anim(s, a, aa, err)) ||
             (rc = skio_ai_object_channels(s, a, &objs, *aa, &objs.keys_dropped, err)) ||
@@ -1925,8 +1939,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
       }
     }
   }
-  note_objects_written(s, &objs, collada, &o);
-  note_clips_unwritten(s, collada, any_channel, shape_keys, &o);
+  note_objects_written(s, &objs, collada, shape_keys, &o);
+  note_clips_unwritten(s, &objs, collada, any_channel, shape_keys, &o);
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     uint32_t shapes = 0;

@@ -179,7 +179,7 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
     the file's frame to Blender's world; bones: joint name -> bone name ("" for the armature node, which is the
     armature object; None for a root above it, which is no object); joint_objects: joint name -> the object made of
-    it (an attachment point, io_scene._sockets); gltf_axes: the file is glTF (an empty's own axes turned as its
+    it (a node above the armature node, io_scene._holder_empties); gltf_axes: the file is glTF (an empty's own axes turned as its
     place is, GLTF_EMPTY_AXES); arm_world, binds: the armature object's matrix and the joints' bind
     matrices in the file's frame (io_scene._world_binds); meshes: mesh node name -> mesh object;
     clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that

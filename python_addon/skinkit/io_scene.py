@@ -342,13 +342,10 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
         st.left_out = objects_left_out(scene.objects)
         st.frame_offset = clip_frame_offset(path)
-        sockets = _sockets(scene, path) if self.objects else []
-        self._armature(scene, path, st, sockets)
+        self._armature(scene, path, st)
         st.root = import_root(scene, self.up_axis, Matrix, blender_frame(context)[0])
         if st.arm_obj is not None:
             st.arm_obj.matrix_world = st.root @ Matrix(st.arm_world.tolist())
-            st.socket_objs = _socket_empties(context, scene, st, sockets)
-            st.created += list(st.socket_objs.values())
             st.holder_objs = _holder_empties(context, scene, st) if self.objects else {}
             st.created += list(st.holder_objs.values())
         if self.materials:
@@ -369,7 +366,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
                                                                        by_node, self.animations, st.arm_world,
                                                                        st.binds, st.frame_offset,
-                                                                       {**st.socket_objs, **st.holder_objs},
+                                                                       st.holder_objs,
                                                                        _is_gltf(path))
             st.created += objs
             st.datas += datas + actions
@@ -389,7 +386,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             st.shape_actions = import_anim.import_shape_key_clips(context, scene, st.shaped, st.frame_offset)
             st.datas += st.shape_actions
 
-    def _armature(self, scene, path, st, sockets=()):
+    def _armature(self, scene, path, st):
         """The armature of the file's skeleton in the file's world (_world_binds): the armature object at the file's
         armature node, the bones' rest the bind pose there (posed to the file's rest pose with File Rest Pose when
         the two differ)."""
@@ -404,7 +401,6 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         parents, deform = sk.parents.tolist(), scene.deform_joints()
         name = _armature_name(sk.names, parents, deform, stem)
         st.arm_joint, kept = _armature_node(parents, deform, rest)
-        kept = [j for j in kept if j not in set(sockets)]  # attachment points: empties (_socket_empties)
         st.bind_world, st.binds = _world_binds(scene, st.arm_joint)
         st.arm_world = rest[st.arm_joint] if st.arm_joint >= 0 else np.identity(4)
         extent = max(float(np.ptp(st.binds[kept, :3, 3], axis=0).max()), 1e-6)
@@ -491,7 +487,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                            meshes=[o.name for o in st.mesh_objs], bones=[b for b in st.bone_names if b is not None],
                            left_out=st.left_out, root=[list(r) for r in st.root] if st.root is not None else None,
                            bind_world=st.bind_world.tolist() if st.bind_world is not None else None,
-                           frame_offset=st.frame_offset, sockets=sorted(st.socket_objs),
+                           frame_offset=st.frame_offset,
                            materials=st.mats.names if st.mats is not None else [], material_notes=notes,
                            actions=[a.name for a in st.clip_actions], clip_note=st.clip_note, objects=st.made_names,
                            object_actions=st.object_actions, shape_keys=st.shape_keys,
@@ -499,8 +495,6 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
             sum(b is not None for b in st.bone_names))
-        if st.socket_objs:
-            msg += ", %d attachment points as empties" % len(st.socket_objs)
         if st.shape_keys:
             msg += ", %d shape keys" % st.shape_keys
         if st.shape_actions:
@@ -578,34 +572,6 @@ def _apply_custom_props(scene, st):
     return n
 
 
-def _sockets(scene, path):
-    """The joints of a glTF file made empties rather than bones: nodes no skin lists below a skin's joint, none of
-    whose descendants a skin lists (attachment points, "WeaponSocket": the library keeps them as joints so that a
-    conversion keeps them; Blender's glTF importer makes them empties on the bone), unless a clip moves them (then
-    they stay bones, which carry the keys). Parents come before their children."""
-    np = _np()
-    sk = scene.skeleton
-    if sk is None or not _is_gltf(path):
-        return []
-    parents, deform = [int(p) for p in sk.parents], scene.deform_joints()
-    listed_below = np.array(deform, bool)
-    for j in range(len(parents) - 1, -1, -1):  # children after parents: fold each into its parent
-        if 0 <= parents[j] < j and listed_below[j]:
-            listed_below[parents[j]] = True
-    out = []
-    for j, p in enumerate(parents):
-        if not listed_below[j] and 0 <= p < j and (deform[p] or p in out):
-            out.append(j)
-    if out:
-        moved = _moved_joints(scene, out)
-        keep = set()
-        for j in out:  # a moved socket stays a bone, and so does what hangs below it
-            if j in moved or parents[j] in keep:
-                keep.add(j)
-        out = [j for j in out if j not in keep]
-    return out
-
-
 def _holder_empties(context, scene, st):
     """{joint name: empty} for the file's nodes above its armature node up to (not with) an importer's made-up root
     (a "Mover" empty holding the rig, as Blender's importers make it): empties at their rest world, each under the
@@ -676,36 +642,6 @@ def _new_empty(context, name):
     obj.empty_display_type = "PLAIN_AXES"
     context.collection.objects.link(obj)
     return obj
-
-
-def _socket_empties(context, scene, st, sockets):
-    """{joint name: empty} for the attachment points: an empty (Blender's glTF importer's kind) per socket joint,
-    hanging from its bone (Bone parent) or from the socket above it, at the joint's bind (its rest with File Rest
-    Pose, which moves the bones there), its own axes turned as Blender's glTF importer turns an empty's."""
-    from mathutils import Matrix
-
-    from .import_objects import GLTF_EMPTY_AXES
-
-    np = _np()
-    sk = scene.skeleton
-    names, parents = sk.names, [int(p) for p in sk.parents]
-    made = {}
-    for j in sockets:
-        obj = _new_empty(context, names[j])
-        world = st.root @ Matrix(np.asarray(st.binds[j], np.float64).tolist()) @ Matrix(GLTF_EMPTY_AXES)
-        p = parents[j]
-        if names[p] in made:
-            obj.parent = made[names[p]]
-            parent_world = made[names[p]].matrix_world
-        else:
-            bone = st.arm_obj.data.bones[st.bone_names[p]]
-            obj.parent, obj.parent_type, obj.parent_bone = st.arm_obj, "BONE", bone.name
-            parent_world = st.arm_obj.matrix_world @ bone.matrix_local @ Matrix.Translation((0.0, bone.length, 0.0))
-        obj.matrix_parent_inverse = Matrix.Identity(4)
-        obj.matrix_basis = parent_world.inverted() @ world
-        obj.matrix_world = parent_world @ obj.matrix_basis  # the empty's own world before the next one reads it
-        made[names[j]] = obj
-    return made
 
 
 def _armature_node(parents, deform, rest):
@@ -974,7 +910,6 @@ class _ImportState:
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
         self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there
         self.frame_offset = 0.0  # added to the clips' key frames (clip_frame_offset)
-        self.socket_objs = {}  # joint name -> the empty made of an attachment point (_sockets)
         self.holder_objs = {}  # joint name -> the empty made of a node above the armature node (_holder_empties)
         self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
         self.mats = None  # import_materials.MaterialReader when Materials is on

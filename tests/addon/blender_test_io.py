@@ -649,6 +649,39 @@ def test_import_sockets_as_empties():
             close(g[2], m, 1e-4, "%s: %s's world matrix" % (path, name))
 
 
+def test_import_keyed_socket():
+    """A glTF socket keyed alone (socket_anim.glb: "WeaponSocket" on bone "shin", its location keyed, no bone keyed)
+    comes in as Blender's glTF importer makes it: an empty on the bone, not a bone, at the same world place at frames
+    1-20 (within 1e-4). Before, the library read it as a joint, and a socket a clip moves stayed a bone."""
+    import numpy as np
+
+    path = os.path.join(DATA, "socket_anim.glb")
+    frames = (1, 5, 10, 15, 20)
+
+    def track():
+        sc, e = bpy.context.scene, bpy.data.objects.get("WeaponSocket")
+        expect(e is not None and e.type == "EMPTY" and e.parent_type == "BONE" and e.parent_bone == "shin",
+               "%s: WeaponSocket is %s" % (path, e and (e.type, e.parent_type, e.parent_bone)))
+        bones = sorted(b.name for a in bpy.data.objects if a.type == "ARMATURE" for b in a.data.bones)
+        places = []
+        for f in frames:
+            sc.frame_set(f)
+            places.append(np.array(e.matrix_world.translation))
+        sc.frame_set(1)
+        return bones, places
+
+    reset_scene("actions")
+    bpy.ops.import_scene.gltf(filepath=path)
+    want_bones, want = track()
+    reset_scene("actions")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, path)
+    bones, got = track()
+    expect(bones == want_bones == ["shin", "thigh"], "%s: bones %s, Blender's %s" % (path, bones, want_bones))
+    expect(float(np.ptp([w[0] for w in want])) > 0.2, "the socket moves in Blender's import")
+    for f, g, w in zip(frames, got, want):
+        close(g, w, 1e-4, "%s: WeaponSocket at frame %d" % (path, f))
+
+
 def test_import_joins_material_parts():
     """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
     slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's

@@ -7,6 +7,7 @@
  * - animated_objects.fbx's keyed empties (one along a path, one turning and scaling) through its .glb to .fbx and .dae
  *   and from the .fbx to .dae (Collada's one timeline): the same first and last key times and the same places at
  *   six times;
+ * - a glTF socket keyed alone (socket_anim.glb) stays an empty on its bone with its keys in .fbx and .dae;
  * - perspective cameras and lights reach .dae too, with their keys (cameras_and_lights_reach_dae), and every camera
  *   and light binary FBX (cameras_and_lights_reach_fbx);
  * - the writers name the cameras and lights they leave out. */
@@ -143,6 +144,27 @@ static void same_keyed_empties(const sk_scene* src, const sk_scene* out, const c
   static const char* const k_keyed[] = {"Dolly", "Spinner"};
   same_keyed(src, out, label, k_keyed, 2);
 }
+
+/* A glTF socket (a node no skin lists, on bone "shin") keyed by a clip that keys nothing else (socket_anim.glb): an
+ * empty on its bone in the source, and in the .fbx and the .dae with its keys. Before, the socket was read as a joint
+ * (a bone in Blender's FBX import, where its glTF import makes an empty), and once an empty its clip was not written:
+ * it keyed no joint. */
+START_TEST(keyed_socket_alone_reaches_fbx_and_dae) {
+  static const char* const k_socket[] = {"WeaponSocket"};
+  sk_scene* src = load(skt_data("socket_anim.glb"));
+  const int32_t at = find(src, "WeaponSocket");
+  ck_assert_int_ge(at, 0);
+  ck_assert_int_eq(sk_scene_object_kind(src, (uint32_t)at), SK_OBJECT_EMPTY);
+  ck_assert_str_eq(sk_scene_object_parent(src, (uint32_t)at), "shin");
+  sk_scene* fbx = through(src, "socket_anim.fbx");
+  same_keyed(src, fbx, "glb -> fbx", k_socket, 1);
+  sk_scene* dae = through(src, "socket_anim.dae");
+  same_keyed(src, dae, "glb -> dae", k_socket, 1);
+  sk_scene_destroy(dae);
+  sk_scene_destroy(fbx);
+  sk_scene_destroy(src);
+}
+END_TEST
 
 START_TEST(keyed_empties_reach_fbx_and_dae) {
   sk_scene* src = load(skt_data("animated_objects.fbx"));
@@ -291,6 +313,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, empties_reach_dae_and_fbx);
   tcase_add_test(tc, keyed_empties_reach_fbx_and_dae);
+  tcase_add_test(tc, keyed_socket_alone_reaches_fbx_and_dae);
   tcase_add_test(tc, cameras_and_lights_reach_dae);
   tcase_add_test(tc, cameras_and_lights_reach_fbx);
   tcase_add_test(tc, collada_says_what_it_leaves_out);

@@ -890,7 +890,8 @@ static void corpus_file(const char* path) {
       for (int32_t p = (int32_t)n; p >= 0; p = parent[p]) needed[p] = 1;
     }
   }
-  /* attachment points: below a listed joint (or one of these), no mesh, camera or light at or below them */
+  /* attachment points: below a listed joint (or one of these), no mesh, camera or light at or below them - no
+   * joints, but empties the scene lists, as Blender's glTF importer makes them */
   uint8_t* payload = calloc(N + 1, 1);
   for (uint32_t i = 0; i < N; ++i) {
     int nt = skio_gltf_item(d, "nodes", i);
@@ -898,17 +899,28 @@ static void corpus_file(const char* path) {
         skio_json_get(d, skio_json_get(d, nt, "extensions"), "KHR_lights_punctual") >= 0)
       for (int32_t p = (int32_t)i; p >= 0 && !payload[p]; p = parent[p]) payload[p] = 1;
   }
+  uint32_t sockets = 0;
+  for (uint32_t i = 0; i < N; ++i) all += needed[i] != 0;
   for (bool grew = true; grew;) { /* (index order is not the tree's: repeat until nothing changes) */
     grew = false;
     for (uint32_t i = 0; i < N; ++i)
       if (!needed[i] && !payload[i] && parent[i] >= 0 && (listed[parent[i]] || needed[parent[i]] == 2))
-        needed[i] = 2, grew = true;
+        needed[i] = 2, grew = true, ++sockets;
   }
   free(payload);
-  for (uint32_t i = 0; i < N; ++i) all += needed[i] != 0;
   ck_assert_ptr_nonnull(s->skeleton);
-  ck_assert_msg(s->skeleton->joint_count == all, "%s: %u joints, skins + ancestors + attachment points %u", path,
-                s->skeleton->joint_count, all);
+  ck_assert_msg(s->skeleton->joint_count == all, "%s: %u joints, skins + ancestors %u", path, s->skeleton->joint_count,
+                all);
+  skio_listed_object* objs = NULL;
+  uint32_t object_count = 0, empties_on_joints = 0;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_list_objects(s, &objs, &object_count, &err) == SKC_OK, "%s", err.message);
+  for (uint32_t k = 0; k < object_count; ++k)
+    empties_on_joints += objs[k].ob.kind == SKIO_OBJECT_EMPTY && (objs[k].ob.parent_joint || objs[k].ob.parent >= 0);
+  skio_listed_objects_free(objs, object_count);
+  ck_assert_msg(empties_on_joints >= sockets, "%s: %u empties hang from joints, %u attachment points", path,
+                empties_on_joints, sockets);
+  if (strstr(path, "quad_skin")) ck_assert_uint_eq(sockets, 10);
   uint32_t bound = 0;
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j) {
     ck_assert(needed[s->joint_node[j]]);

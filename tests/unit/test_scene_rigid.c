@@ -277,35 +277,36 @@ static float dist3(const float* a, const float* b) {
   return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-/* The empty object named `name` of s, or -1. */
-static int32_t object_named(const skio_scene* s, const char* name) {
-  for (uint32_t k = 0; k < s->object_count; ++k)
-    if (s->objects[k].kind == SKIO_OBJECT_EMPTY && strcmp(s->objects[k].name, name) == 0) return (int32_t)k;
-  return -1;
-}
-
 /* Where joint or empty object `name` rests, whatever the file's unit and axes: its distances to the heads of the
  * bones "thigh" and "shin" in units of the distance between those heads; and its parent's name (joint or object; ""
- * for a root); *is_object says which it is. False when s has no such joint or object. */
-static bool node_place(const skio_scene* s, const char* name, float place[2], const char** parent, bool* is_object) {
+ * for a root) into parent; *is_object says which it is. The empties are those the scene lists (skio_scene.objects,
+ * or a glTF source's document). False when s has no such joint or object. */
+static bool node_place(const skio_scene* s, const char* name, float place[2], char parent[64], bool* is_object) {
   const int32_t j = s->skeleton ? skc_skeleton_find(s->skeleton, name) : -1;
   const int32_t u = s->skeleton ? skc_skeleton_find(s->skeleton, "thigh") : -1;
   const int32_t l = s->skeleton ? skc_skeleton_find(s->skeleton, "shin") : -1;
-  const int32_t o = j < 0 ? object_named(s, name) : -1;
-  if ((j < 0 && o < 0) || u < 0 || l < 0) return false;
-  const float* w = s->skeleton->rest_world;
-  *is_object = o >= 0;
-  const float* at = o >= 0 ? s->objects[o].world + 12 : w + (size_t)j * 16 + 12;
-  const float unit = dist3(w + (size_t)u * 16 + 12, w + (size_t)l * 16 + 12);
-  place[0] = dist3(at, w + (size_t)u * 16 + 12) / unit;
-  place[1] = dist3(at, w + (size_t)l * 16 + 12) / unit;
-  if (o >= 0) {
-    const skio_object* ob = &s->objects[o];
-    *parent = ob->parent >= 0 ? s->objects[ob->parent].name : ob->parent_joint ? ob->parent_joint : "";
-    return true;
+  skio_listed_object* list = NULL;
+  uint32_t n = 0;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_list_objects(s, &list, &n, &err) == SKC_OK, "%s", err.message);
+  int32_t o = -1;
+  for (uint32_t k = 0; j < 0 && k < n; ++k)
+    if (list[k].ob.kind == SKIO_OBJECT_EMPTY && strcmp(list[k].ob.name, name) == 0) o = (int32_t)k;
+  const bool found = (j >= 0 || o >= 0) && u >= 0 && l >= 0;
+  if (found) {
+    const float* w = s->skeleton->rest_world;
+    *is_object = o >= 0;
+    const float* at = o >= 0 ? list[o].ob.world + 12 : w + (size_t)j * 16 + 12;
+    const float unit = dist3(w + (size_t)u * 16 + 12, w + (size_t)l * 16 + 12);
+    place[0] = dist3(at, w + (size_t)u * 16 + 12) / unit;
+    place[1] = dist3(at, w + (size_t)l * 16 + 12) / unit;
+    const char* p = o >= 0                                           ? (list[o].parent ? list[o].parent : "")
+                    : skc_skeleton_is_root(s->skeleton, (uint32_t)j) ? ""
+                                                                     : s->skeleton->names[s->skeleton->parents[j]];
+    snprintf(parent, 64, "%s", p);
   }
-  *parent = skc_skeleton_is_root(s->skeleton, (uint32_t)j) ? "" : s->skeleton->names[s->skeleton->parents[j]];
-  return true;
+  skio_listed_objects_free(list, n);
+  return found;
 }
 
 /* No skin of the .glb at path lists any of the n nodes named in names (Blender's glTF importer makes a listed node a
@@ -333,10 +334,11 @@ static void assert_unlisted(const char* path, const char* const* names, int n) {
 
 /* Attachment points (tests/data/socket_rig.*: empties "WeaponSocket" under the bone "shin" and "HeadSocket" under that
  * socket, and the FBX's leaf bone "shin_end") are nodes below a bone with no mesh at or below them. They used to be
- * left out of the skeleton (bones and their ancestors only), so every conversion dropped them. Now they are joints no
- * skin binds, except an FBX file's empties (Null Models), which are empty objects hanging from their bone, as
- * Blender's FBX importer makes them: every writer keeps each with its parent and its place (the .fbx and the .dae
- * give them back as empties - a Null Model, a node not of type JOINT -, the .glb as joints no skin lists). */
+ * left out of the skeleton (bones and their ancestors only), so every conversion dropped them. An FBX file's empties
+ * (Null Models) and a glTF file's nodes no skin lists are empty objects hanging from their bone, as Blender's FBX
+ * and glTF importers make them; the FBX's leaf bone (a LimbNode) is a joint no skin binds. Every writer keeps each
+ * with its parent and its place, and gives the empties back as empties (a Null Model, a node not of type JOINT, a
+ * node no skin of the .glb lists). */
 START_TEST(attachment_points_survive_every_writer) {
   static const char* files[] = {"tests/data/socket_rig.fbx", "tests/data/socket_rig.glb"};
   static const char* exts[] = {"glb", "dae", "fbx"};
@@ -349,26 +351,27 @@ START_TEST(attachment_points_survive_every_writer) {
     const int count = f == 0 ? 3 : 1; /* Blender's glTF exporter writes neither HeadSocket nor leaf bones */
     float at[3][2];
     for (int k = 0; k < count; ++k) {
-      const char* p = NULL;
+      char p[64];
       bool is_object = false;
-      ck_assert_msg(node_place(s, names[k], at[k], &p, &is_object), "%s: no joint %s", files[f], names[k]);
+      ck_assert_msg(node_place(s, names[k], at[k], p, &is_object), "%s: no joint %s", files[f], names[k]);
       ck_assert_str_eq(p, parents[k]);
-      ck_assert_msg(is_object == (f == 0 && k < 2), "%s: %s is %s", files[f], names[k], is_object ? "an object" : "a joint");
+      ck_assert_msg(is_object == (k < 2), "%s: %s is %s", files[f], names[k], is_object ? "an object" : "a joint");
       if (!is_object) ck_assert(!skio_joint_used(s, (uint32_t)skc_skeleton_find(s->skeleton, names[k])));
     }
     scratch tmp;
     scratch_open(&tmp);
     for (int e = 0; e < 3; ++e) {
       const char* out = scratch_export(&tmp, s, exts[e], true);
-      if (f == 0 && e == 0) assert_unlisted(out, names, 2); /* the FBX's empties: plain nodes in the .glb */
+      if (e == 0) assert_unlisted(out, names, count < 2 ? count : 2); /* the empties: plain nodes in the .glb */
       skio_scene* back = scratch_read(out);
       for (int k = 0; k < count; ++k) {
         float b[2];
-        const char* p = NULL;
+        char p[64];
         bool is_object = false;
-        ck_assert_msg(node_place(back, names[k], b, &p, &is_object), "%s -> %s: %s lost", files[f], exts[e], names[k]);
-        if (f == 0 && k < 2 && e > 0) /* .dae: a node not of type JOINT; .fbx: a Null Model */
-          ck_assert_msg(is_object, "%s -> %s: %s came back a bone", files[f], exts[e], names[k]);
+        ck_assert_msg(node_place(back, names[k], b, p, &is_object), "%s -> %s: %s lost", files[f], exts[e], names[k]);
+        /* .glb: a node no skin lists; .dae: a node not of type JOINT; .fbx: a Null Model */
+        ck_assert_msg(is_object == (k < 2), "%s -> %s: %s came back a %s", files[f], exts[e], names[k],
+                      is_object ? "empty" : "bone");
         ck_assert_msg(strcmp(p, parents[k]) == 0, "%s -> %s: %s under %s", files[f], exts[e], names[k], p);
         for (int c = 0; c < 2; ++c)
           ck_assert_msg(fabsf(b[c] - at[k][c]) <= 1e-4f, "%s -> %s: %s moved (%g vs %g)", files[f], exts[e], names[k],
