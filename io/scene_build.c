@@ -229,7 +229,7 @@ int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* 
   return SKC_OK;
 }
 
-/* Appends a custom property to *list (the nodes' or the materials'). */
+/* Appends a custom property to *list (the nodes', the materials' or the meshes'). */
 static int add_prop_to(skio_user_prop** list, uint32_t* count, const char* node, const char* key, int kind,
                        const double* v, const char* text, skc_err* err) {
   if (!node || !node[0] || !key || !key[0])
@@ -265,6 +265,14 @@ int skio_scene_add_material_prop(skio_scene* s, const char* material, const char
                                  const char* text, skc_err* err) {
   if (!s) return skc_fail(err, SKC_INVALID_ARGUMENT, "a custom property needs a scene");
   const int rc = add_prop_to(&s->material_props, &s->material_prop_count, material, key, kind, v, text, err);
+  if (!rc) s->props_changed = true;
+  return rc;
+}
+
+int skio_scene_add_mesh_prop(skio_scene* s, const char* mesh, const char* key, int kind, const double* v,
+                             const char* text, skc_err* err) {
+  if (!s) return skc_fail(err, SKC_INVALID_ARGUMENT, "a custom property needs a scene");
+  const int rc = add_prop_to(&s->mesh_props, &s->mesh_prop_count, mesh, key, kind, v, text, err);
   if (!rc) s->props_changed = true;
   return rc;
 }

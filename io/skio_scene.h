@@ -205,6 +205,9 @@ int skio_scene_add_user_prop(struct skio_scene* s, const char* node, const char*
 /* The same for material `material` (by name: skio_scene.material_props). */
 int skio_scene_add_material_prop(struct skio_scene* s, const char* material, const char* key, int kind, const double* v,
                                  const char* text, skc_err* err);
+/* The same for mesh `mesh` (by the mesh's name, skio_mesh.name: skio_scene.mesh_props). */
+int skio_scene_add_mesh_prop(struct skio_scene* s, const char* mesh, const char* key, int kind, const double* v,
+                             const char* text, skc_err* err);
 
 typedef struct skio_scene {
   char* source;           /* path it was loaded from, or "" */

@@ -515,7 +515,7 @@ SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32
   return sk__ret(skio_mesh_set_morphs(scene->io, mesh, count, names, weights, positions, normals, &e), &e, err);
 }
 
-/* Property u into the optional outputs of sk_scene_prop / sk_scene_material_prop. */
+/* Property u into the optional outputs of sk_scene_prop / sk_scene_material_prop / sk_scene_mesh_prop. */
 static sk_result prop_out(const skio_user_prop* u, const char** out_owner, const char** out_key, int32_t* out_kind,
                           double out_v[3], const char** out_text) {
   if (out_owner) *out_owner = u->node;
@@ -561,6 +561,23 @@ SK_API sk_result sk_scene_add_material_prop(sk_scene* scene, const char* materia
   if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
   skc_err e = {0};
   return sk__ret(skio_scene_add_material_prop(scene->io, material, key, kind, v, text, &e), &e, err);
+}
+
+SK_API uint32_t sk_scene_mesh_prop_count(const sk_scene* scene) { return scene ? scene->io->mesh_prop_count : 0; }
+
+SK_API sk_result sk_scene_mesh_prop(const sk_scene* scene, uint32_t i, const char** out_mesh, const char** out_key,
+                                    int32_t* out_kind, double out_v[3], const char** out_text, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  if (i >= scene->io->mesh_prop_count)
+    SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh custom property %u out of range (%u)", i, scene->io->mesh_prop_count);
+  return prop_out(&scene->io->mesh_props[i], out_mesh, out_key, out_kind, out_v, out_text);
+}
+
+SK_API sk_result sk_scene_add_mesh_prop(sk_scene* scene, const char* mesh, const char* key, int32_t kind,
+                                        const double* v, const char* text, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  return sk__ret(skio_scene_add_mesh_prop(scene->io, mesh, key, kind, v, text, &e), &e, err);
 }
 
 SK_API sk_result sk_scene_mesh_set_morph_keys(sk_scene* scene, uint32_t mesh, uint32_t anim, size_t keys,

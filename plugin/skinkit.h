@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.18.0 -> 11800); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 11800
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.19.0 -> 11900); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 11900
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 18
+#define SK_ABI_MINOR 19
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -529,6 +529,14 @@ SK_API sk_result sk_scene_material_prop(const sk_scene* scene, uint32_t i, const
                                         sk_error* err);
 SK_API sk_result sk_scene_add_material_prop(sk_scene* scene, const char* material, const char* key, int32_t kind,
                                             const double* v, const char* text, sk_error* err);
+/* ABI 1.19: the same for the meshes, by mesh name (sk_scene_mesh_name: the mesh data's, not its node's) - a binary
+ * FBX's Geometry user properties, a glTF's named meshes' extras (Blender's mesh data custom properties): the glTF
+ * writer writes them in the mesh's extras, binary FBX as its Geometry's user properties. */
+SK_API uint32_t sk_scene_mesh_prop_count(const sk_scene* scene);
+SK_API sk_result sk_scene_mesh_prop(const sk_scene* scene, uint32_t i, const char** out_mesh, const char** out_key,
+                                    int32_t* out_kind, double out_v[3], const char** out_text, sk_error* err);
+SK_API sk_result sk_scene_add_mesh_prop(sk_scene* scene, const char* mesh, const char* key, int32_t kind,
+                                        const double* v, const char* text, sk_error* err);
 /* ABI 1.17: sets those keys (copied: `keys` times, finite and strictly ascending, and keys * morph_count finite
  * weights); keys 0 removes them. glTF writes them as a "weights" channel of the mesh's node, binary FBX as
  * DeformPercent curves of its shape keys; other writers name them as not written. The keys belong to the mesh's

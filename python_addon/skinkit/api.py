@@ -1073,6 +1073,16 @@ class Scene(_Handle):
         and a binary FBX Material's user property. Returns False for a value of another kind."""
         return self._add_prop(self._lib.sk_scene_add_material_prop, material, key, value)
 
+    def mesh_props(self):
+        """[(mesh name, property name, value)] of the meshes' custom properties (ABI 1.19: an FBX's Geometry user
+        properties, a glTF's mesh extras), by mesh name (mesh_name), as custom_props."""
+        return self._props(self._lib.sk_scene_mesh_prop_count, self._lib.sk_scene_mesh_prop)
+
+    def add_mesh_prop(self, mesh, key, value):
+        """Adds a custom property of mesh `mesh` (by mesh name; ABI 1.19): written as the glTF mesh's extras and a
+        binary FBX Geometry's user property. Returns False for a value of another kind."""
+        return self._add_prop(self._lib.sk_scene_add_mesh_prop, mesh, key, value)
+
     def mesh_parent_joint(self, m):
         """The joint an unskinned mesh's node hangs below in the file (ABI 1.16), or None."""
         j = int(self._lib.sk_scene_mesh_parent_joint(self.handle, self._mesh_index(m)))

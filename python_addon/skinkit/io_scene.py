@@ -536,12 +536,27 @@ def _apply_material_props(scene, st):
     return n
 
 
+def _apply_mesh_props(scene, st):
+    """The meshes' custom properties (api.Scene.mesh_props, ABI 1.19: an FBX's Geometry user properties, a glTF's mesh
+    extras) on the mesh data blocks made of them, as Blender's FBX and glTF importers set them. Returns how many."""
+    by_name = {}
+    for obj, m in zip(st.mesh_objs, st.mesh_index):
+        by_name.setdefault(scene.mesh_name(m), obj.data)
+    n = 0
+    for name, key, value in scene.mesh_props() if by_name else ():
+        me = by_name.get(name)
+        if me is not None and key not in me.keys():
+            me[key] = list(value) if isinstance(value, tuple) else value
+            n += 1
+    return n
+
+
 def _apply_custom_props(scene, st):
     """The file's nodes' custom properties (api.Scene.custom_props: an FBX's user properties, a glTF's node extras) on
     the objects made of those nodes - the armature object, mesh objects, empties, cameras, lights - and on the bones
-    (data bone and pose bone), and the materials' on the materials made (_apply_material_props), as Blender's FBX and
-    glTF importers set them. Returns how many were set."""
-    n = _apply_material_props(scene, st)
+    (data bone and pose bone), the materials' on the materials made (_apply_material_props) and the meshes' on the
+    mesh data (_apply_mesh_props), as Blender's FBX and glTF importers set them. Returns how many were set."""
+    n = _apply_material_props(scene, st) + _apply_mesh_props(scene, st)
     props = scene.custom_props()
     if not props:
         return n
@@ -1092,13 +1107,14 @@ def _remove_applied(tmp):
 
 
 def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_keys=True, world=None, rigid=None,
-                  anchor=None, name=None):
+                  anchor=None, name=None, mesh_name=None):
     """Adds a mesh object to the scene: one mesh, or one per material its faces use (node_name = the object's name,
     so the writers keep one object whose parts have their materials), with its shape keys as blend shapes. names:
     the skeleton's joints (None = no skeleton); world: where it is placed (None: its matrix_world); rigid: the joint
     a mesh without weights of its own follows (weight 1: a prop under a bone, export_attach.py); anchor: the joint
-    its vertices without weight get weight 1 on (_anchor_unweighted), or None; name: the name written (obj's when
-    None). Returns 1 when the object was written with a skin, else 0."""
+    its vertices without weight get weight 1 on (_anchor_unweighted), or None; name: the object's name written (obj's
+    when None), mesh_name: its mesh's (obj's mesh data's when None), as Blender's exporters name the glTF node and
+    mesh, the FBX Model and Geometry. Returns 1 when the object was written with a skin, else 0."""
     np = _np()
     from . import bridge, materials
 
@@ -1126,9 +1142,9 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
         skin = api.Skin.from_csr(*bridge.csr_take(*csr, s), len(names)) if csr is not None else None
         per = {k: (None if v is None else (v if kept is None else v[kept])) for k, v in streams.items()}
         try:
-            m = scene.add_mesh(pos[s].astype(np.float32), t, name=name or obj.name, skin=skin,
-                               normals=None if nrm is None else nrm[s].astype(np.float32),
-                               node_name=(name or obj.name) if len(parts) > 1 else None, **per)
+            m = scene.add_mesh(pos[s].astype(np.float32), t, name=mesh_name or obj.data.name, skin=skin,
+                               normals=None if nrm is None else nrm[s].astype(np.float32), node_name=name or obj.name,
+                               **per)
         finally:
             if skin is not None:
                 skin.close()
@@ -1208,19 +1224,22 @@ def _write_custom_props(scene, arm, objs, bones=None, bone_names=()):
     """The custom properties of the exported objects (and of the armature object when it is written as a node, arm
     not None) and of the written bones (bones: the armature's data bones, bone_names: those written, each a joint of
     its name) into the scene (api.Scene.add_custom_prop, ABI 1.17: the glTF nodes' extras, binary FBX user
-    properties), as Blender's glTF exporter writes them (a bone's are its data bone's): ints, bools, floats, strings
-    and 3-number arrays; keys starting with "_" and the add-ons' own left out. Returns how many."""
+    properties), as Blender's glTF exporter writes them (a bone's are its data bone's), and those of each exported
+    object's mesh data as that mesh's (api.Scene.add_mesh_prop, ABI 1.19: the glTF mesh's
+    extras, the binary FBX Geometry's user properties): ints, bools, floats, strings and 3-number arrays; keys starting
+    with "_" and the add-ons' own left out. Returns how many."""
     n = 0
-    owners = [(o.name, o) for o in ([arm] if arm is not None else []) + list(objs)]
-    owners += [(b, bones[b]) for b in bone_names if bones is not None and b in bones]
-    for name, owner in owners:
+    owners = [(o.name, o, scene.add_custom_prop) for o in ([arm] if arm is not None else []) + list(objs)]
+    owners += [(b, bones[b], scene.add_custom_prop) for b in bone_names if bones is not None and b in bones]
+    owners += [(o.data.name, o.data, scene.add_mesh_prop) for o in objs if o.type == "MESH"]
+    for name, owner, add in owners:
         for key in owner.keys():
             if key.startswith("_") or key in _INTERNAL_PROPS:
                 continue
             value = owner[key]
             if hasattr(value, "to_list"):
                 value = value.to_list()
-            n += bool(scene.add_custom_prop(name, key, value))
+            n += bool(add(name, key, value))
     return n
 
 
@@ -1388,7 +1407,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             try:
                 out["skinned"] += _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals,
                                                 self.uvs, shapes, world, rigid, 0 if wrapped and gltf else None,
-                                                name=obj.name)
+                                                name=obj.name, mesh_name=obj.data.name)
             finally:
                 _remove_applied(applied)
             if shapes and obj.data.shape_keys is not None:

@@ -2424,18 +2424,24 @@ def test_bone_custom_props():
 
 
 def test_material_custom_props():
-    """A material's custom properties (tests/data/material_props.fbx: "Steel" with shader_tag, wear, layer): Import via
-    skinkit sets on the material what Blender's FBX importer sets (ABI 1.18 sk_scene_material_prop); Export via
-    skinkit writes them back, and Blender's glTF and FBX importers read them from the .glb (material extras) and the
-    .fbx (Material user properties). Before, dropped both ways."""
+    """A material's and a mesh's custom properties (tests/data/material_props.fbx: material "Steel" with shader_tag,
+    wear, layer; mesh "Cylinder" of object "Leg" with lod_group): Import via skinkit sets on the material and the mesh
+    data what Blender's FBX importer sets (ABI 1.18 sk_scene_material_prop, 1.19 sk_scene_mesh_prop); Export via
+    skinkit writes them back, and Blender's glTF and FBX importers read them from the .glb (material and mesh extras)
+    and the .fbx (Material and Geometry user properties), with the mesh data and object names. Before, dropped both
+    ways, and the export named each mesh after its object."""
     def props():
-        return {(m.name, k): m[k] for m in bpy.data.materials for k in m.keys() if not k.startswith("_")}
+        out = {(m.name, k): m[k] for m in bpy.data.materials for k in m.keys() if not k.startswith("_")}
+        out.update({("mesh", o.name, o.data.name, k): o.data[k] for o in bpy.data.objects if o.type == "MESH"
+                    for k in o.data.keys() if not k.startswith("_")})
+        return out
 
     src = os.path.join(DATA, "material_props.fbx")
     reset_scene("materials")
     bpy.ops.import_scene.fbx(filepath=src)
     want = props()
-    expect(("Steel", "shader_tag") in want, "Blender's import: %s" % want)
+    expect(("Steel", "shader_tag") in want and ("mesh", "Leg", "Cylinder", "lod_group") in want,
+           "Blender's import: %s" % want)
     reset_scene("materials")
     expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import")
     expect(props() == want, "Import via skinkit: %s, Blender's %s" % (props(), want))

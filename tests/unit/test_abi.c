@@ -1504,12 +1504,32 @@ START_TEST(scene_mesh_morphs_set) {
   ck_assert_int_eq(sk_scene_add_material(sc, &steel, &steel_i, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, steel_i, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_add_material_prop(sc, "Steel", "shader_tag", SK_PROP_STRING, NULL, "metal", NULL), SK_OK);
+  /* ABI 1.19 mesh custom properties: the same rules; one on the mesh (by its name) comes back as its extras */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh_prop, NULL, "m", "k", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh_prop, sc, "", "k", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh_prop, sc, "m", "", SK_PROP_INT, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh_prop, sc, "m", "k", 0, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh_prop, sc, "m", "k", SK_PROP_STRING, prop_v, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_mesh_prop, sc, "m", "k", SK_PROP_NUMBER, nan_v, NULL);
+  GETTER(0u, sk_scene_mesh_prop_count, sc);
+  GETTER(0u, sk_scene_mesh_prop_count, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_prop, sc, 0, NULL, NULL, NULL, NULL, NULL);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_prop, NULL, 0, NULL, NULL, NULL, NULL, NULL);
+  const char* mesh_name = sk_scene_mesh_name(sc, 0);
+  ck_assert_ptr_nonnull(mesh_name);
+  const double lod[1] = {2.0};
+  ck_assert_int_eq(sk_scene_add_mesh_prop(sc, mesh_name, "lod_group", SK_PROP_INT, lod, NULL, NULL), SK_OK);
+  GETTER(1u, sk_scene_mesh_prop_count, sc);
   ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 2, names, weights, pos, nrm, NULL), SK_OK);
   sk_scene* back = through_glb(sc, "morphs");
   GETTER(1u, sk_scene_material_prop_count, back);
   ck_assert_int_eq(sk_scene_material_prop(back, 0, &p_node, &p_key, &p_kind, p_v, &p_text, NULL), SK_OK);
   ck_assert(!strcmp(p_node, "Steel") && !strcmp(p_key, "shader_tag") && p_kind == SK_PROP_STRING && p_text &&
             !strcmp(p_text, "metal"));
+  GETTER(1u, sk_scene_mesh_prop_count, back);
+  ck_assert_int_eq(sk_scene_mesh_prop(back, 0, &p_node, &p_key, &p_kind, p_v, &p_text, NULL), SK_OK);
+  ck_assert(!strcmp(p_node, sk_scene_mesh_name(back, 0)) && !strcmp(p_key, "lod_group") && p_kind == SK_PROP_INT &&
+            p_v[0] == 2.0 && !p_text);
   sk_scene* scenes[2] = {sc, back};
   for (int k = 0; k < 2; ++k) {
     ck_assert_uint_eq(sk_scene_mesh_morph_count(scenes[k], 0), 2);
