@@ -267,13 +267,16 @@ def _channels_to_write(pbones, clips, tols):
     return write
 
 
-def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None, frame_offset=0.0):
+def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None, frame_offset=0.0, suffix="",
+                 keyed=None):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
     of joint j, None for a joint that is no bone) on the armature object (module docstring). arm_world: the armature
     object's matrix in the file's frame (the armature node's rest world; identity when None), which the bones' rest
     matrices are relative to; binds: the joints' bind matrices in that frame (the skeleton's when None);
-    frame_offset: added to every key's frame (1 for an FBX file, as Blender's FBX importer places keys). Returns (actions in clip order, note or None: what was left out or approximated). A
-    failure removes the actions made so far and raises."""
+    frame_offset: added to every key's frame (1 for an FBX file, as Blender's FBX importer places keys); suffix: added
+    to each action's name (one armature of several); keyed: a list the names of the clips made actions are appended
+    to. Returns (actions in clip order, note or None: what was left out or approximated). A failure removes the
+    actions made so far and raises."""
     import bpy
 
     sk = scene.skeleton
@@ -299,6 +302,8 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
             skipped.append(name or "clip%d" % a)
             continue
         clips.append((name, times, (loc, q, s), res))
+        if keyed is not None:
+            keyed.append(name or "clip%d" % a)
     notes = []
     if skipped:
         notes.append("clips that key no bone left out: %s" % ", ".join(skipped))
@@ -322,7 +327,7 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
     actions = []
     try:
         for name, (_clip, times, vals, _res) in zip(_unique_names([c[0] for c in clips]), clips):
-            action = bpy.data.actions.new(name)
+            action = bpy.data.actions.new(name + suffix)
             action.id_root = "OBJECT"
             actions.append(action)
             frames = (times * fps + frame_offset).astype(np.float64)

@@ -63,14 +63,16 @@ def _data_of(info, unit):
     return None
 
 
-def _parent(obj, info, made, arm_obj, bones, meshes, joint_objects):
-    """Hangs obj where the file hung it: the name of what it should have hung from but cannot, else None."""
+def _parent(obj, info, made, arm_obj, bones, meshes, joint_objects, rigs=None):
+    """Hangs obj where the file hung it: the name of what it should have hung from but cannot, else None. rigs:
+    joint name -> (its armature object, that object's matrix in the file's frame) when there are several."""
     if info["parent_object"] is not None and info["parent_object"] < len(made):
         obj.parent = made[info["parent_object"]]
     elif info["parent_joint"] in joint_objects:  # a joint made an empty (an attachment point)
         obj.parent = joint_objects[info["parent_joint"]]
     elif info["parent_joint"] is not None:
         bone = bones.get(info["parent_joint"])
+        arm_obj = rigs[info["parent_joint"]][0] if rigs and info["parent_joint"] in rigs else arm_obj
         if arm_obj is not None and bone == "":  # the armature node: the armature object itself
             obj.parent = arm_obj
         elif arm_obj is not None and bone is None and info["parent_joint"] in bones:
@@ -175,19 +177,20 @@ GLTF_EMPTY_AXES = ((1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, -1.0, 0.0, 
 
 
 def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, clips=True, arm_world=None,
-                   binds=None, frame_offset=0.0, joint_objects=None, gltf_axes=False):
+                   binds=None, frame_offset=0.0, joint_objects=None, gltf_axes=False, rigs=None):
     """Creates the scene's cameras, lights and empty nodes in context.collection. root: the mathutils Matrix from
     the file's frame to Blender's world; bones: joint name -> bone name ("" for the armature node, which is the
     armature object; None for a root above it, which is no object); joint_objects: joint name -> the object made of
     it (a node above the armature node, io_scene._holder_empties); gltf_axes: the file is glTF (an empty's own axes turned as its
     place is, GLTF_EMPTY_AXES); arm_world, binds: the armature object's matrix and the joints' bind
-    matrices in the file's frame (io_scene._world_binds); meshes: mesh node name -> mesh object;
+    matrices in the file's frame (io_scene._world_binds); rigs: with several armatures, joint name -> (its armature
+    object, that object's matrix in the file's frame), instead of arm_obj and arm_world; meshes: mesh node name -> mesh object;
     clips: also their keys in the file's clips, as actions. Returns (objects, data blocks, names of parents that
     could not be found, actions)."""
     made, datas = [], []
     try:
         return _import(context, scene, root, arm_obj, bones or {}, meshes or {}, clips, made, datas, arm_world,
-                       binds, frame_offset, joint_objects or {}, gltf_axes)
+                       binds, frame_offset, joint_objects or {}, gltf_axes, rigs or {})
     except BaseException:  # what was made so far goes again (the caller removes what it made itself)
         for o in made:
             bpy.data.objects.remove(o, do_unlink=True)
@@ -197,10 +200,11 @@ def import_objects(context, scene, root, arm_obj=None, bones=None, meshes=None, 
 
 
 def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, arm_world, binds, frame_offset,
-            joint_objects, gltf_axes):
+            joint_objects, gltf_axes, rigs):
     from mathutils import Matrix
 
     arm_world = Matrix.Identity(4) if arm_world is None else Matrix([list(r) for r in arm_world])
+    arm_worlds = {n: Matrix([list(r) for r in w]) for n, (_a, w) in rigs.items()}
 
     unit = _unit_scale(root)
     lost = []
@@ -214,7 +218,7 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, ar
             obj.empty_display_type = "PLAIN_AXES"
         context.collection.objects.link(obj)
         made.append(obj)
-        missing = _parent(obj, info, made, arm_obj, bones, meshes, joint_objects)
+        missing = _parent(obj, info, made, arm_obj, bones, meshes, joint_objects, rigs)
         if missing is not None:
             lost.append(missing)
     context.view_layer.update()  # the armature's posed bones and the meshes' world matrices are current
@@ -234,7 +238,8 @@ def _import(context, scene, root, arm_obj, bones, meshes, clips, made, datas, ar
     if clips and scene.animation_count:
         sk = scene.skeleton
         joint_index = {n: j for j, n in enumerate(sk.names)} if sk is not None else {}
-        bases = [_key_base(obj, info, parent, root, scene, joint_index, arm_world, binds)
+        bases = [_key_base(obj, info, parent, root, scene, joint_index,
+                           arm_worlds.get(info["parent_joint"], arm_world), binds)
                  for obj, info, parent in zip(made, infos, parents)]
         actions = _object_clips(context, scene, made, bases, frame_offset, posts)
     return made, datas, lost, actions

@@ -344,10 +344,12 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.frame_offset = clip_frame_offset(path)
         self._armature(scene, path, st)
         st.root = import_root(scene, self.up_axis, Matrix, blender_frame(context)[0])
-        if st.arm_obj is not None:
-            st.arm_obj.matrix_world = st.root @ Matrix(st.arm_world.tolist())
-            st.holder_objs = _holder_empties(context, scene, st) if self.objects else {}
-            st.created += list(st.holder_objs.values())
+        for rig in st.rigs:
+            rig.arm_obj.matrix_world = st.root @ Matrix(rig.arm_world.tolist())
+        for rig in st.rigs if self.objects else ():
+            made = _holder_empties(context, scene, st, rig, st.holder_objs)
+            st.created += [o for n, o in made.items() if n not in st.holder_objs]
+            st.holder_objs.update(made)
         if self.materials:
             from . import import_materials
 
@@ -359,15 +361,18 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         if self.objects and scene.objects:
             from . import import_objects
 
-            sk = scene.skeleton  # joint -> bone; "" the armature node (the armature object), None a root above it
-            bones = {n: ("" if j == st.arm_joint else b) for j, (n, b) in enumerate(zip(sk.names, st.bone_names))} \
+            sk = scene.skeleton  # joint -> bone; "" an armature node (the armature object), None a root above it
+            nodes = {rig.arm_joint for rig in st.rigs}
+            bones = {n: ("" if j in nodes else b) for j, (n, b) in enumerate(zip(sk.names, st.bone_names))} \
                 if sk is not None else {}
+            rigs = {sk.names[j]: (st.rigs[r].arm_obj, st.rigs[r].arm_world)
+                    for j, r in enumerate(st.rig_of) if r >= 0} if len(st.rigs) > 1 else None
             by_node = {scene.mesh_node_name(k): o for k, o in zip(st.mesh_index, st.mesh_objs)}
             objs, datas, lost, actions = import_objects.import_objects(context, scene, st.root, st.arm_obj, bones,
                                                                        by_node, self.animations, st.arm_world,
                                                                        st.binds, st.frame_offset,
                                                                        st.holder_objs,
-                                                                       _is_gltf(path))
+                                                                       _is_gltf(path), rigs)
             st.created += objs
             st.datas += datas + actions
             st.object_actions = [a.name for a in actions]
@@ -375,10 +380,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
                 o.name for o in objs], bool(lost)
             st.left_out = ""  # every object was made
         if st.arm_obj is not None and self.animations and scene.animation_count:
-            from . import import_anim
-
-            st.clip_actions, st.clip_note = import_anim.import_clips(context, scene, st.arm_obj, st.bone_names,
-                                                                     st.arm_world, st.binds, st.frame_offset)
+            st.clip_actions, st.clip_note = _import_rig_clips(context, scene, st)
         st.custom_props = _apply_custom_props(scene, st)
         if st.shaped and self.animations and scene.animation_count:
             from . import import_anim
@@ -387,35 +389,71 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             st.datas += st.shape_actions
 
     def _armature(self, scene, path, st):
-        """The armature of the file's skeleton in the file's world (_world_binds): the armature object at the file's
-        armature node, the bones' rest the bind pose there (posed to the file's rest pose with File Rest Pose when
-        the two differ)."""
+        """The armatures of the file's skeleton in the file's world (_world_binds): an armature object at each of the
+        file's armature nodes (several when the file holds several characters: _armature_nodes), the bones' rest the
+        bind pose there (posed to the file's rest pose with File Rest Pose when the two differ). st.arm_obj and the
+        like are the first's."""
         np = _np()
-        from . import bridge
-
         sk = scene.skeleton
         if sk is None:
             return
         rest = sk.rest_world.astype(np.float64)
         stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
         parents, deform = sk.parents.tolist(), scene.deform_joints()
-        name = _armature_name(sk.names, parents, deform, stem)
-        st.arm_joint, kept = _armature_node(parents, deform, rest)
-        st.bind_world, st.binds = _world_binds(scene, st.arm_joint)
-        st.arm_world = rest[st.arm_joint] if st.arm_joint >= 0 else np.identity(4)
-        extent = max(float(np.ptp(st.binds[kept, :3, 3], axis=0).max()), 1e-6)
-        differs = np.abs(st.binds[kept] - rest[kept]).max() > 1e-5 * max(extent, 1.0)
+        found = _armature_nodes(parents, deform, rest, _bound_sets(scene))
+        if len(found) == 1:
+            names = [_armature_name(sk.names, parents, deform, stem)]
+        else:
+            names = [stem if _made_up(sk.names[node]) else sk.names[node] for node, _kept in found]
+        st.bone_names, st.rig_of = [None] * len(sk.names), [-1] * len(sk.names)
+        for r, ((node, kept), name) in enumerate(zip(found, names)):
+            st.rigs.append(self._rig(scene, rest, node, kept, name, st))
+            for j in kept + ([node] if node >= 0 else []):
+                st.rig_of[j] = r
+        first = st.rigs[0]
+        st.arm_obj, st.arm_joint, st.arm_world, st.bind_world = (first.arm_obj, first.arm_joint, first.arm_world,
+                                                                 first.bind_world)
+        st.binds = first.binds.copy()
+        for rig in st.rigs[1:]:
+            own = [j for j, r in enumerate(st.rig_of) if r >= 0 and st.rigs[r] is rig]
+            st.binds[own] = rig.binds[own]
+
+    def _rig(self, scene, rest, node, kept, name, st):
+        """One armature object (_Rig) at armature node `node` (-1: none) with the joints kept as bones."""
+        np = _np()
+        from . import bridge
+
+        sk = scene.skeleton
+        parents = sk.parents.tolist()
+        bind_world, binds = _world_binds(scene, node)
+        arm_world = rest[node] if node >= 0 else np.identity(4)
+        extent = max(float(np.ptp(binds[kept, :3, 3], axis=0).max()), 1e-6)
+        differs = np.abs(binds[kept] - rest[kept]).max() > 1e-5 * max(extent, 1.0)
         pose = rest if self.file_rest_pose and differs else None
-        space = np.linalg.inv(st.arm_world)  # the file's world -> the armature object's
+        space = np.linalg.inv(arm_world)  # the file's world -> the armature object's
         index = {j: k for k, j in enumerate(kept)}
         arm_obj, bones = bridge.armature_from_skeleton(
-            name, [sk.names[j] for j in kept], [index.get(parents[j], -1) for j in kept], space @ st.binds[kept],
+            name, [sk.names[j] for j in kept], [index.get(parents[j], -1) for j in kept], space @ binds[kept],
             None if pose is None else space @ pose[kept])
-        st.arm_obj, st.bone_names = arm_obj, [None] * len(sk.names)
         for k, j in enumerate(kept):
             st.bone_names[j] = bones[k]
-        st.created.append(st.arm_obj)
-        st.datas.append(st.arm_obj.data)
+        st.created.append(arm_obj)
+        st.datas.append(arm_obj.data)
+        return _Rig(arm_obj, node, arm_world, bind_world, binds)
+
+    def _mesh_rig(self, scene, m, st):
+        """The rig (_Rig) a mesh goes to: the one whose joints its skin binds, or the one of the joint it hangs from;
+        the first when neither says."""
+        np = _np()
+        if len(st.rigs) < 2:
+            return st.rigs[0] if st.rigs else None
+        if scene.mesh_skin(m) is not None:
+            bound = np.nonzero(np.asarray(scene.mesh_inverse_binds(m)[1], bool))[0]
+            owners = [st.rig_of[j] for j in bound.tolist() if st.rig_of[j] >= 0]
+        else:
+            pj = scene.mesh_parent_joint(m)
+            owners = [st.rig_of[pj]] if pj is not None and st.rig_of[pj] >= 0 else []
+        return st.rigs[owners[0]] if owners else st.rigs[0]
 
     def _mesh_object(self, context, scene, ms, st):
         """Meshes ms (the parts of one object: _object_parts) as one object: their streams, a material slot per
@@ -429,13 +467,15 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         # the top level, as Blender's importers leave a free mesh (or one under a root above the armature node)
         skinned = scene.mesh_skin(ms[0]) is not None
         pj = None if skinned else scene.mesh_parent_joint(ms[0])
-        under = st.arm_obj is not None and (skinned or pj == st.arm_joint or
-                                            (pj is not None and st.bone_names[pj] is not None))
+        rig = self._mesh_rig(scene, ms[0], st)
+        arm_obj = rig.arm_obj if rig is not None else None
+        under = arm_obj is not None and (skinned or pj == rig.arm_joint or
+                                         (pj is not None and st.bone_names[pj] is not None))
         # vertices: the bind space -> the file's world (X) -> the armature object's space (a mesh without a skin is
         # read in the file's world: the library places it there)
-        space = None if not under else np.linalg.inv(st.arm_world) @ (st.bind_world if skinned else np.eye(4))
+        space = None if not under else np.linalg.inv(rig.arm_world) @ (rig.bind_world if skinned else np.eye(4))
         sk = scene.skeleton
-        bind = sk.bind.astype(np.float64) if sk is not None and st.arm_obj is not None else None
+        bind = sk.bind.astype(np.float64) if sk is not None and arm_obj is not None else None
         fixes = [_own_binds(scene, k, bind) if bind is not None else None for k in ms]
         parts = _joined_parts(scene, ms, self.custom_normals, self.uvs, self.colors, fixes)
         if parts is None:
@@ -462,7 +502,6 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             st.shape_keys += _add_shape_keys(obj, morphs)
             if morphs:
                 st.shaped.append((obj, list(ms)))
-        arm_obj = st.arm_obj
         if parts["skin"] is not None and arm_obj is not None:
             st.weighted += _add_vertex_groups(obj, parts["skin"], st.bone_names, scene.skeleton.names)
             mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
@@ -484,6 +523,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         notes = list(st.mats.notes) if st.mats is not None else []  # what of the materials could not be carried
         LAST_IMPORT.clear()
         LAST_IMPORT.update(path=path, armature=st.arm_obj.name if st.arm_obj is not None else None,
+                           armatures=[r.arm_obj.name for r in st.rigs],
                            meshes=[o.name for o in st.mesh_objs], bones=[b for b in st.bone_names if b is not None],
                            left_out=st.left_out, root=[list(r) for r in st.root] if st.root is not None else None,
                            bind_world=st.bind_world.tolist() if st.bind_world is not None else None,
@@ -495,6 +535,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         msg = "%s: %d meshes (%d vertices, %d weighted), %d bones" % (
             os.path.basename(path), len(st.mesh_objs), sum(len(o.data.vertices) for o in st.mesh_objs), st.weighted,
             sum(b is not None for b in st.bone_names))
+        if len(st.rigs) > 1:
+            msg += " in %d armatures" % len(st.rigs)
         if st.shape_keys:
             msg += ", %d shape keys" % st.shape_keys
         if st.shape_actions:
@@ -562,8 +604,9 @@ def _apply_custom_props(scene, st):
         return n
     by_node = {}
     sk = scene.skeleton
-    if st.arm_obj is not None and sk is not None and st.arm_joint >= 0:
-        by_node[sk.names[st.arm_joint]] = st.arm_obj
+    for rig in st.rigs if sk is not None else ():
+        if rig.arm_joint >= 0:
+            by_node[sk.names[rig.arm_joint]] = rig.arm_obj
     for m, obj in zip(st.mesh_index, st.mesh_objs):
         by_node.setdefault(scene.mesh_node_name(m), obj)
     for obj in st.created:
@@ -571,8 +614,8 @@ def _apply_custom_props(scene, st):
             by_node.setdefault(obj.name, obj)
     bones = {}  # a joint made a bone: its properties on the bone and its pose bone, as Blender's glTF importer sets
     for j, bone in enumerate(st.bone_names if st.arm_obj is not None and sk is not None else ()):
-        if bone is not None and j != st.arm_joint:
-            bones.setdefault(sk.names[j], bone)
+        if bone is not None and st.rig_of[j] >= 0:
+            bones.setdefault(sk.names[j], (st.rigs[st.rig_of[j]].arm_obj, bone))
     for node, key, value in props:
         value = list(value) if isinstance(value, tuple) else value
         obj = by_node.get(node)
@@ -580,27 +623,29 @@ def _apply_custom_props(scene, st):
             obj[key] = value
             n += 1
         elif obj is None and node in bones:
-            bone, pose = st.arm_obj.data.bones[bones[node]], st.arm_obj.pose.bones[bones[node]]
+            arm_obj, name = bones[node]
+            bone, pose = arm_obj.data.bones[name], arm_obj.pose.bones[name]
             if key not in bone.keys():
                 bone[key] = pose[key] = value
                 n += 1
     return n
 
 
-def _holder_empties(context, scene, st):
-    """{joint name: empty} for the file's nodes above its armature node up to (not with) an importer's made-up root
+def _holder_empties(context, scene, st, rig, made_before):
+    """{joint name: empty} for the file's nodes above rig's armature node up to (not with) an importer's made-up root
     (a "Mover" empty holding the rig, as Blender's importers make it): empties at their rest world, each under the
-    one above it, the armature object under the lowest. None are made when a clip moves any of them (their motion is
-    then the root bones'), or without an armature node."""
+    one above it, the armature object under the lowest; those in made_before (another rig's) are taken, not made
+    again. None are made when a clip moves any of them (their motion is then the root bones'), or without an
+    armature node."""
     from mathutils import Matrix
 
     np = _np()
     sk = scene.skeleton
-    if st.arm_joint < 0 or sk is None:
+    if rig.arm_joint < 0 or sk is None:
         return {}
     names, parents = sk.names, [int(p) for p in sk.parents]
     chain = []
-    p = parents[st.arm_joint]
+    p = parents[rig.arm_joint]
     while 0 <= p and p not in chain and not _made_up(names[p]):
         chain.append(p)
         p = parents[p]
@@ -611,6 +656,9 @@ def _holder_empties(context, scene, st):
     rest_world = sk.rest_world.astype(np.float64)
     made, above = {}, None
     for j in reversed(chain):  # the top one first
+        if names[j] in made_before:
+            made[names[j]] = above = made_before[names[j]]
+            continue
         obj = _new_empty(context, names[j])
         obj.matrix_world = st.root @ Matrix(rest_world[j].tolist())
         if above is not None:
@@ -620,10 +668,10 @@ def _holder_empties(context, scene, st):
             obj.matrix_basis = above.matrix_world.inverted() @ world
         context.view_layer.update()
         made[names[j]] = above = obj
-    world = st.arm_obj.matrix_world.copy()
-    st.arm_obj.parent = above
-    st.arm_obj.matrix_parent_inverse = Matrix.Identity(4)
-    st.arm_obj.matrix_basis = above.matrix_world.inverted() @ world
+    world = rig.arm_obj.matrix_world.copy()
+    rig.arm_obj.parent = above
+    rig.arm_obj.matrix_parent_inverse = Matrix.Identity(4)
+    rig.arm_obj.matrix_basis = above.matrix_world.inverted() @ world
     return made
 
 
@@ -657,6 +705,76 @@ def _new_empty(context, name):
     obj.empty_display_type = "PLAIN_AXES"
     context.collection.objects.link(obj)
     return obj
+
+
+class _Rig:
+    """One armature object the import made: at joint arm_joint (its armature node; -1: none) whose rest world is
+    arm_world; bind_world and binds as _world_binds gives them for that node."""
+
+    def __init__(self, arm_obj, arm_joint, arm_world, bind_world, binds):
+        self.arm_obj, self.arm_joint, self.arm_world = arm_obj, arm_joint, arm_world
+        self.bind_world, self.binds = bind_world, binds
+
+
+def _bound_sets(scene):
+    """Per skinned mesh, the set of joints its skin lists."""
+    np = _np()
+    return [set(np.nonzero(np.asarray(scene.mesh_inverse_binds(m)[1], bool))[0].tolist())
+            for m in range(scene.mesh_count) if scene.mesh_skin(m) is not None]
+
+
+def _armature_nodes(parents, deform, rest, bound_sets=()):
+    """[(node, kept joints)] for the armatures of a skeleton: one (_armature_node) unless the top deform joints hang
+    from several armature nodes - each no deform joint, none below another, no deform joint above any, each one's rest
+    world an object's matrix, every joint below one of them or above them, and no skin listing joints below two of
+    them (bound_sets) - as in a file of several characters (two armature objects of Blender, two glTF skins under
+    their own nodes): then one per node, with the joints below it, as Blender's importers make an armature object of
+    each."""
+    J = len(parents)
+    tops = sorted({int(parents[j]) for j in range(J) if deform[j] and (parents[j] < 0 or not deform[parents[j]])})
+    if len(tops) < 2 or tops[0] < 0 or any(deform[t] or not _object_matrix(rest[t]) for t in tops):
+        return [_armature_node(parents, deform, rest)]
+    rig = [-1] * J
+    for j, p in enumerate(parents):  # parents first
+        below = rig[p] if 0 <= p < j else -1
+        if j in tops and below >= 0:
+            return [_armature_node(parents, deform, rest)]  # a node below another
+        rig[j] = tops.index(j) if j in tops else below
+    above = set()
+    for t in tops:
+        p = int(parents[t])
+        while p >= 0 and p not in above:
+            above.add(p)
+            p = int(parents[p])
+    if any(rig[j] < 0 and (j not in above or deform[j]) for j in range(J)) or \
+            any(len({rig[j] for j in joints}) > 1 for joints in bound_sets):
+        return [_armature_node(parents, deform, rest)]
+    return [(t, [j for j in range(J) if rig[j] == r and j != t]) for r, t in enumerate(tops)]
+
+
+def _import_rig_clips(context, scene, st):
+    """The clips as actions of each armature (import_anim.import_clips, given that armature's bones): (actions,
+    note). With several armatures an action is named "<clip>_<armature>" (Blender's importers name theirs after
+    both too), and a clip that keys no bone of one of them is noted only when it keys none of any."""
+    from . import import_anim
+
+    if len(st.rigs) == 1:
+        return import_anim.import_clips(context, scene, st.arm_obj, st.bone_names, st.arm_world, st.binds,
+                                        st.frame_offset)
+    actions, notes, keyed = [], [], []
+    for r, rig in enumerate(st.rigs):
+        own = [b if st.rig_of[j] == r else None for j, b in enumerate(st.bone_names)]
+        if not any(b is not None for b in own):
+            continue
+        made, note = import_anim.import_clips(context, scene, rig.arm_obj, own, rig.arm_world, st.binds,
+                                              st.frame_offset, suffix="_" + rig.arm_obj.name, keyed=keyed)
+        actions += made
+        notes += [n for n in (note or "").split("; ") if n and not n.startswith("clips that key no bone")]
+    left = [scene.animation_name(a) or "clip%d" % a for a in range(scene.animation_count)
+            if (scene.animation_name(a) or "clip%d" % a) not in keyed]
+    if left:
+        notes.insert(0, "clips that key no bone left out: %s" % ", ".join(left))
+    return actions, "; ".join(notes) or None
 
 
 def _armature_node(parents, deform, rest):
@@ -923,6 +1041,8 @@ class _ImportState:
         self.created, self.datas = [], []
         self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
+        self.rigs = []  # every armature made (_Rig), the first the one above
+        self.rig_of = []  # rig_of[j]: joint j's armature (an index of rigs; its armature node too), -1 none
         self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there
         self.frame_offset = 0.0  # added to the clips' key frames (clip_frame_offset)
         self.holder_objs = {}  # joint name -> the empty made of a node above the armature node (_holder_empties)

@@ -682,6 +682,65 @@ def test_import_keyed_socket():
         close(g, w, 1e-4, "%s: WeaponSocket at frame %d" % (path, f))
 
 
+def test_import_several_armatures():
+    """A file of several characters (two_armatures.fbx, two_rigs_three.glb, two_rigs_anim.fbx / .glb: two armature
+    objects, each with its body, the latter each with its own clip, an empty on a bone and a cube on a bone) comes in
+    as Blender's importers make it: an armature object per character named after its armature node, with that
+    character's bones, each body under its own armature with an Armature modifier on it, the empty and the cube on
+    their bones, and every mesh and empty where Blender's importer puts it at frames 1, 10 and 20 (within 1e-4 of the
+    model's size; FBX bodies, whose vertices Blender's FBX importer splits otherwise, by their world boxes). Before,
+    one armature named after the file held both characters (and their armature nodes as bones)."""
+    import numpy as np
+
+    def snap():
+        meshes = {o.name: (evaluated_world(o), o.parent.name if o.parent else None,
+                           sorted(m.object.name for m in o.modifiers if m.type == "ARMATURE" and m.object))
+                  for o in bpy.data.objects if o.type == "MESH"}
+        empties = {o.name: (np.array(o.matrix_world.translation), o.parent_type, o.parent_bone)
+                   for o in bpy.data.objects if o.type == "EMPTY"}
+        arms = {o.name: sorted(b.name for b in o.data.bones) for o in bpy.data.objects if o.type == "ARMATURE"}
+        return meshes, empties, arms
+
+    def frames(importer, path):
+        reset_scene("actions")
+        importer(filepath=path)
+        out = []
+        for f in (1, 10, 20):
+            bpy.context.scene.frame_set(f)
+            out.append(snap())
+        bpy.context.scene.frame_set(1)
+        return out
+
+    def skinkit(filepath):
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=filepath) == {"FINISHED"}, filepath)
+
+    for name in ("two_armatures.fbx", "two_rigs_three.glb", "two_rigs_anim.fbx", "two_rigs_anim.glb"):
+        path = os.path.join(DATA, name)
+        blender = bpy.ops.import_scene.fbx if name.endswith(".fbx") else bpy.ops.import_scene.gltf
+        want, got = frames(blender, path), frames(skinkit, path)
+        expect(len(want[0][2]) == 2 and got[0][2] == want[0][2], "%s: armatures %s, Blender's %s" % (
+            name, got[0][2], want[0][2]))
+        size = float(np.ptp(np.vstack([v[0] for v in want[0][0].values()]), axis=0).max())
+        for (wm, we, _wa), (gm, ge, _ga), f in zip(want, got, (1, 10, 20)):
+            expect(set(gm) == set(wm) and set(ge) == set(we), "%s: objects %s, Blender's %s" % (
+                name, sorted(gm) + sorted(ge), sorted(wm) + sorted(we)))
+            for o, (v, parent, mods) in wm.items():
+                g = gm[o]
+                expect(g[1] == parent and (not mods or g[2] == mods), "%s: %s under %s deformed by %s, Blender's "
+                       "%s / %s" % (name, o, g[1], g[2], parent, mods))
+                off = np.abs(g[0] - v).max() if g[0].shape == v.shape else max(
+                    np.abs(g[0].min(0) - v.min(0)).max(), np.abs(g[0].max(0) - v.max(0)).max())
+                expect(off <= 1e-4 * size, "%s: %s at frame %d is %.3g of the model's size off" % (
+                    name, o, f, off / size))
+            for o, (t, ptype, bone) in we.items():
+                expect(ge[o][1:] == (ptype, bone), "%s: %s on %s" % (name, o, ge[o][1:]))
+                close(ge[o][0], t, 1e-4 * size, "%s: %s at frame %d" % (name, o, f))
+        if name.startswith("two_rigs_anim"):  # the active clip moves a character (which one: the importer's pick)
+            moved = max(np.abs(want[2][0][o][0].max(0) - want[0][0][o][0].max(0)).max()
+                        for o in ("Knight_body", "Horse_body"))
+            expect(moved > 0.05 * size, "%s: no body moves (%.3g)" % (name, moved))
+
+
 def test_import_joins_material_parts():
     """An object of two materials, which Assimp reads as a mesh per material under one node, is one object with a
     slot per material, as Blender's importers make it: two_material_leg.fbx (Trousers, Boot) and the .glb Blender's
@@ -2462,7 +2521,8 @@ def main():
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_places_armature_like_blender, test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
-             test_import_sockets_as_empties, test_import_joins_material_parts,
+             test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
+             test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys, test_custom_props_import_export, test_bone_custom_props,
