@@ -294,11 +294,13 @@ def _sample_worlds(bscene, arm, index, frames):
 
 
 # ------------------------------------------------------------------------------------------- the export step
-def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0):
+def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0, own=None):
     """Adds the armature's actions (module docstring) to `scene` (an api.Scene whose skeleton was made from arm's
     bones, in Blender's world frame; wrapped: its first joint is the armature object, the object's own motion its
     keys; frame_zero: the frame written at 0 s, 1 for FBX as Blender's FBX exporter writes a scene starting at frame
-    1 and its importer reads it). Returns (clip names written, notes)."""
+    1 and its importer reads it). own: (first joint, count) when the skeleton holds several armatures' joints, arm's
+    those (the first its object's when wrapped); the others stay at rest in arm's clips. Returns (clip names written,
+    notes)."""
     import time
 
     LAST_STATS.clear()
@@ -318,7 +320,11 @@ def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0):
     rs = bscene.render
     fps = rs.fps / rs.fps_base
     pose_index = {pb.name: i for i, pb in enumerate(arm.pose.bones)}
-    index = np.array([-1 if wrapped and j == 0 else pose_index[n] for j, n in enumerate(names)], np.int64)
+    first, count = own if own is not None else (0, len(names))
+    mine = np.zeros(len(names), bool)
+    mine[first:first + count] = True
+    index = np.array([-1 if wrapped and j == first else pose_index[n] if mine[j] else -1
+                      for j, n in enumerate(names)], np.int64)
 
     t0 = time.perf_counter()
     saved = _Saved(context, arm)
@@ -337,6 +343,7 @@ def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0):
             saved.rest_pose()
             ad.action = action
             worlds = _sample_worlds(bscene, arm, index, frames)
+            worlds[:, ~mine] = rest_world[~mine]  # another armature's joints: at rest
             local = locals_from_worlds(worlds, parents)
             trs, res = trs_from_locals(local)
             keyed |= moving_joints(local, rest_local, size)
@@ -348,8 +355,9 @@ def write_clips(context, scene, arm, wrapped=False, frame_zero=0.0):
             clips.append((action.name, (frames - frame_zero) / fps, trs))
     finally:
         saved.restore()
+    keyed &= mine
     if not keyed.any():
-        keyed = parents < 0
+        keyed = (parents < 0) & mine
     for name, times, trs in clips:
         scene.add_animation(name, times, trs, keyed)
     written = [c[0] for c in clips]

@@ -83,9 +83,10 @@ def _parent_args(obj, index, arm, joints, meshes, arm_joint):
 _EMPTY_AXES_GLTF = ((1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
 
 
-def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None, gltf=False):
+def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None, gltf=False, arms=None):
     """Adds objs (parents first) to scene: (names written, notes). arm_joint: the joint written for the armature
-    object itself (its children hang from it), or None. gltf: the file is glTF (an empty's own axes turned too)."""
+    object itself (its children hang from it), or None. gltf: the file is glTF (an empty's own axes turned too).
+    arms: with several armatures, [(armature object, its arm_joint)]: an object takes the one above it."""
     import numpy as np
 
     index, written, skipped = {}, [], []
@@ -102,8 +103,9 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_join
             kind, params = "light", _light_params(obj.data)
         else:
             kind = "empty"
-        params.update(_parent_args(obj, index, arm, joints, meshes, arm_joint))
-        world = export_attach.rest_world(obj, arm)[0]  # a bone's child as at the armature's rest
+        a, a_joint = _armature_above(obj, arms) if arms else (arm, arm_joint)
+        params.update(_parent_args(obj, index, a, joints, meshes, a_joint))
+        world = export_attach.rest_world(obj, a)[0]  # a bone's child as at the armature's rest
         if gltf and kind == "empty":
             world = world @ np.array(_EMPTY_AXES_GLTF)
         index[obj.name] = scene.add_object(kind, obj.name, world, **params)
@@ -114,6 +116,17 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_join
         notes.append("the animation of %d camera(s), light(s) or empties not written, placed as at the current frame: "
                      "%s" % (len(keyed), ", ".join(keyed[:3]) + (", ..." if len(keyed) > 3 else "")))
     return written, notes
+
+
+def _armature_above(obj, arms):
+    """(armature object, its arm_joint) of arms that obj hangs from through its parents, else the first."""
+    by_name = {a.name: (a, j) for a, j in arms}
+    p, seen = obj.parent, 0
+    while p is not None and seen < 10000:
+        if p.name in by_name and by_name[p.name][0] == p:
+            return by_name[p.name]
+        p, seen = p.parent, seen + 1
+    return arms[0]
 
 
 def _animated(obj):

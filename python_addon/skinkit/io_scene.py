@@ -1296,6 +1296,74 @@ def _export_skeleton(arm, only_deform):
     return [arm.name] + bones, parents, np.concatenate([top, bind]), np.concatenate([top, rest]), True
 
 
+class _ExportRig:
+    """One armature of several in an export: its joints are the skeleton's [first, first + count), the first its
+    object's when wrapped (_export_skeleton)."""
+
+    def __init__(self, arm, first, count, wrapped):
+        self.arm, self.first, self.count, self.wrapped = arm, first, count, wrapped
+
+
+def _export_skeletons(arms, only_deform):
+    """(joint names, parents, bind, rest, [_ExportRig]) of one skeleton holding each armature's (_export_skeleton),
+    one after another, each its own root (two characters in one file)."""
+    np = _np()
+    names, parents, bind, rest, rigs = [], [], [], [], []
+    for arm in arms:
+        j, p, b, r, wrapped = _export_skeleton(arm, only_deform)
+        first = len(names)
+        rigs.append(_ExportRig(arm, first, len(j), wrapped))
+        names += list(j)
+        parents.append(np.where(np.asarray(p) < 0, -1, np.asarray(p) + first))
+        bind.append(b)
+        rest.append(r)
+    return names, np.concatenate(parents).astype(np.int32), np.concatenate(bind), np.concatenate(rest), rigs
+
+
+def _joint_name_clash(arms, only_deform):
+    """(armature names, name) of two of arms that would write a joint of one name (a bone, or an armature object
+    written as its bones' parent), else None."""
+    from . import bridge
+
+    owner = {}
+    for arm in arms:
+        bones = bridge.armature_to_skeleton_arrays(arm, None, only_deform)[0]
+        for n in set(bones) | ({arm.name} if arm.name not in arm.data.bones else set()):
+            if n in owner:
+                return ("%s and %s" % (owner[n], arm.name), n)
+            owner[n] = arm.name
+    return None
+
+
+def _mesh_rig_names(obj, rigs, joints, gltf):
+    """(armature, its written bone names, weight names over the whole skeleton, anchor joint) for a mesh of an
+    export of several armatures: its weights go to its own armature's bones only (those of another one would not
+    move it in Blender either); (None, [], None, None) for a mesh no armature of the export deforms."""
+    from . import bridge
+
+    a = bridge.mesh_armature(obj)
+    rig = next((r for r in rigs if r.arm == a), None)
+    if rig is None:
+        return None, [], None, None
+    own = range(rig.first + rig.wrapped, rig.first + rig.count)
+    weight_names = [n if j in own else None for j, n in enumerate(joints)]
+    return rig.arm, [joints[j] for j in own], weight_names, rig.first if rig.wrapped and gltf else None
+
+
+def _wrapped_arms(arm, wrapped, rigs):
+    """The armature objects an export writes as nodes (their bones' parent joints)."""
+    if rigs:
+        return [r.arm for r in rigs if r.wrapped]
+    return [arm] if arm is not None and wrapped else []
+
+
+def _written_bones(arm, rigs):
+    """Bone name -> data bone of the exported armature(s), or None."""
+    if rigs:
+        return {b.name: b for r in rigs for b in r.arm.data.bones}
+    return arm.data.bones if arm is not None else None
+
+
 def _written_rest(arm, names):
     """(J, 4, 4) world rest matrices of the exported joints: the file's rest pose Import via skinkit recorded, else
     the bones' rest (export_attach.written_rest)."""
@@ -1340,7 +1408,7 @@ def _modifiers_not_applied(objs):
 _INTERNAL_PROPS = ("cycles", "glTF2ExportSettings", "skinkit_file_rest")
 
 
-def _write_custom_props(scene, arm, objs, bones=None, bone_names=()):
+def _write_custom_props(scene, arms, objs, bones=None, bone_names=()):
     """The custom properties of the exported objects (and of the armature object when it is written as a node, arm
     not None) and of the written bones (bones: the armature's data bones, bone_names: those written, each a joint of
     its name) into the scene (api.Scene.add_custom_prop, ABI 1.17: the glTF nodes' extras, binary FBX user
@@ -1349,7 +1417,7 @@ def _write_custom_props(scene, arm, objs, bones=None, bone_names=()):
     extras, the binary FBX Geometry's user properties): ints, bools, floats, strings and 3-number arrays; keys starting
     with "_" and the add-ons' own left out. Returns how many."""
     n = 0
-    owners = [(o.name, o, scene.add_custom_prop) for o in ([arm] if arm is not None else []) + list(objs)]
+    owners = [(o.name, o, scene.add_custom_prop) for o in list(arms) + list(objs)]
     owners += [(b, bones[b], scene.add_custom_prop) for b in bone_names if bones is not None and b in bones]
     owners += [(o.data.name, o.data, scene.add_mesh_prop) for o in objs if o.type == "MESH"]
     for name, owner, add in owners:
@@ -1456,9 +1524,10 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         if not meshes:
             self.report({"ERROR"}, "Skinkit: no mesh to export (select meshes or disable Selected Only)")
             return {"CANCELLED"}
-        if len(arms) > 1:
-            self.report({"ERROR"}, "Skinkit: the meshes are deformed by %d armatures (%s); export one at a time"
-                        % (len(arms), ", ".join(a.name for a in arms)))
+        clash = _joint_name_clash(arms, self.only_deform) if len(arms) > 1 else None
+        if clash:
+            self.report({"ERROR"}, "Skinkit: the armatures %s both have a bone or object named %r, and a file's "
+                        "joints need distinct names: rename one, or export one armature at a time" % clash)
             return {"CANCELLED"}
         arm = arms[0] if arms else None
         ext, fmt = _EXPORT_FORMATS[self.format]
@@ -1472,21 +1541,27 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         wm = context.window_manager
         wm.progress_begin(0, len(meshes) + 1)
         try:
-            out = self._write_file(context, ops._load_api(context), arm, meshes, ext, fmt, path)
+            out = self._write_file(context, ops._load_api(context), arm, meshes, ext, fmt, path, arms)
         except Exception as e:
             return ops._fail(self, e)
         finally:
             wm.progress_end()
         return self._report_export(path, ext, meshes, arm, out)
 
-    def _write_file(self, context, api, arm, meshes, ext, fmt, path):
+    def _write_file(self, context, api, arm, meshes, ext, fmt, path, arms=()):
         """Writes path: a dict of what was written (meshes, names of the bones, materials writer, objects, clips,
-        modified: meshes written with their modifiers applied) and the notes of each step."""
+        modified: meshes written with their modifiers applied; rigs: with several armatures, _ExportRig each) and
+        the notes of each step."""
         from . import bridge, materials
 
-        out = dict(names=[], written=[], skinned=0, attach_notes=[], saved="", modified=[])
+        out = dict(names=[], written=[], skinned=0, attach_notes=[], saved="", modified=[], rigs=[])
         sk, wrapped = None, False  # wrapped: the bones under a joint that is the armature object
-        if arm is not None:
+        if len(arms) > 1:
+            joints, parents, bind, rest, out["rigs"] = _export_skeletons(arms, self.only_deform)
+            wraps = {r.first for r in out["rigs"] if r.wrapped}
+            out["names"], out["joints"] = [n for j, n in enumerate(joints) if j not in wraps], joints
+            sk = api.Skeleton(joints, parents, bind=bind, rest_local=bridge.rest_local_from_world(parents, rest))
+        elif arm is not None:
             joints, parents, bind, rest, wrapped = _export_skeleton(arm, self.only_deform)
             out["names"] = joints[1:] if wrapped else joints
             sk = api.Skeleton(joints, parents, bind=bind, rest_local=bridge.rest_local_from_world(parents, rest))
@@ -1498,13 +1573,12 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                 if not out["written"]:
                     raise ValueError("the meshes to export have no vertices")
                 out["objects"], out["object_notes"] = self._write_objects(context, scene, arm, out["names"],
-                                                                          out["written"], wrapped)
-                out["custom_props"] = _write_custom_props(scene, arm if wrapped else None,
+                                                                          out["written"], wrapped, out["rigs"])
+                out["custom_props"] = _write_custom_props(scene, _wrapped_arms(arm, wrapped, out["rigs"]),
                                                           [bpy.data.objects[n] for n in out["written"]],
-                                                          arm.data.bones if arm is not None else None,
-                                                          out["names"])
+                                                          _written_bones(arm, out["rigs"]), out["names"])
                 out["clips"], out["clip_notes"] = self._write_clips(context, scene, arm, wrapped,
-                                                                    out.get("shaped", []))
+                                                                    out.get("shaped", []), out["rigs"])
                 out["saved"] = scene.save(path, overwrite=True, format=fmt, normalize=self.normalize,
                                           max_influences=self.max_influences, prune=self.prune)
         finally:
@@ -1517,17 +1591,20 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         names = out["names"]
         weight_names = ([None] + names if wrapped else names) if scene.skeleton is not None else None
         gltf = ext in (".glb", ".gltf")
+        anchor = 0 if wrapped and gltf else None
         for i, obj in enumerate(meshes):
             if not len(obj.data.vertices):
                 continue
+            if out["rigs"]:  # several armatures: the mesh's own, its weights on that one's bones only
+                arm, names, weight_names, anchor = _mesh_rig_names(obj, out["rigs"], out["joints"], gltf)
             world, rigid = _mesh_attachment(obj, arm, names, out["attach_notes"])
             applied = _with_modifiers(context, obj) if self.apply_modifiers else None
             first = scene.mesh_count
             shapes = self.shape_keys and self._keeps_shapes(ext)
             try:
                 out["skinned"] += _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals,
-                                                self.uvs, shapes, world, rigid, 0 if wrapped and gltf else None,
-                                                name=obj.name, mesh_name=obj.data.name)
+                                                self.uvs, shapes, world, rigid, anchor, name=obj.name,
+                                                mesh_name=obj.data.name)
             finally:
                 _remove_applied(applied)
             if shapes and obj.data.shape_keys is not None:
@@ -1542,6 +1619,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         written, mats, clips, objects = out["written"], out["mats"], out["clips"], out["objects"]
         LAST_EXPORT_ASSIMP.clear()
         LAST_EXPORT_ASSIMP.update(path=path, meshes=written, armature=arm.name if arm is not None else None,
+                                  armatures=[r.arm.name for r in out["rigs"]] or ([arm.name] if arm else []),
                                   joints=out["names"], materials=sorted(mats.materials), notes=list(mats.notes),
                                   objects=objects, actions=clips)
         shaped = [o.name for o in meshes if o.name in written and o.data.shape_keys
@@ -1593,7 +1671,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             left[0] = "%s: %s" % (os.path.basename(path), left[0])
         return left
 
-    def _write_clips(self, context, scene, arm, wrapped, shaped=()):
+    def _write_clips(self, context, scene, arm, wrapped, shaped=(), rigs=()):
         """The armature's actions as clips and the shape key actions of the objects shaped ([(object, its scene
         meshes)]) as their blend shape keys (export_anim.py): (clip names, notes)."""
         if not self.animations or arm is None or scene.skeleton is None:
@@ -1601,11 +1679,17 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         from . import export_anim
 
         zero = 1.0 if self.format in ("FBX", "FBXA") else 0.0
-        clips, notes = export_anim.write_clips(context, scene, arm, wrapped, zero)
+        clips, notes = [], []
+        for rig in rigs or ():
+            more_clips, more_notes = export_anim.write_clips(context, scene, rig.arm, rig.wrapped, zero,
+                                                             (rig.first, rig.count))
+            clips, notes = clips + more_clips, notes + more_notes
+        if not rigs:
+            clips, notes = export_anim.write_clips(context, scene, arm, wrapped, zero)
         added, more = export_anim.write_shape_key_clips(context, scene, shaped, zero)
         return clips + added, notes + more
 
-    def _write_objects(self, context, scene, arm, joints, meshes, wrapped):
+    def _write_objects(self, context, scene, arm, joints, meshes, wrapped, rigs=()):
         """The cameras, lights and empties into scene (every format keeps them): (names written, notes)."""
         from . import export_objects
 
@@ -1613,8 +1697,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         notes = []
         if not objs:
             return [], notes
+        rigs = [(r.arm, r.arm.name if r.wrapped else None) for r in rigs] if rigs else None
         names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes,
-                                                   arm.name if wrapped else None, self.format in ("GLB", "GLTF"))
+                                                   arm.name if wrapped else None, self.format in ("GLB", "GLTF"), rigs)
         return names, notes + more
 
 
