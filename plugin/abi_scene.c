@@ -298,6 +298,23 @@ SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim) 
   return scene && anim < scene->io->anim_count ? scene->io->anims[anim].duration : 0.0;
 }
 
+SK_API sk_result sk_scene_animation_keyed_joints(const sk_scene* scene, uint32_t anim, uint8_t* out_mask,
+                                                 uint32_t mask_count, uint32_t* out_count, sk_error* err) {
+  if (!scene || !out_mask) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out_mask must not be NULL");
+  const skio_scene* s = scene->io;
+  const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
+  if (anim >= s->anim_count) SK__FAIL(err, SKC_OUT_OF_RANGE, "animation %u out of range (%u)", anim, s->anim_count);
+  if (mask_count < jc) SK__FAIL(err, SKC_INVALID_ARGUMENT, "mask of %u for %u joints", mask_count, jc);
+  memset(out_mask, 0, mask_count);
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < s->anims[anim].channel_count; ++c) {
+    const uint32_t j = s->anims[anim].channels[c].joint;
+    if (j < jc && !out_mask[j]) out_mask[j] = 1, ++n;
+  }
+  if (out_count) *out_count = n;
+  return SK_OK;
+}
+
 SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,
                                       sk_error* err) {
   if (!scene || !out_trs) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out_trs must not be NULL");

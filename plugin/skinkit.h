@@ -648,6 +648,11 @@ SK_API uint32_t sk_scene_animation_count(const sk_scene* scene);
 SK_API const char* sk_scene_animation_name(const sk_scene* scene, uint32_t anim);
 /* Duration in seconds (0 for an out-of-range index). */
 SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim);
+/* ABI 1.19: which joints animation anim keys (has a channel for, whether or not the keys move it): out_mask[j] = 1
+ * for those, 0 for the others (mask_count >= the skeleton's joint count); *out_count (optional) how many.
+ * SK_ERR_INVALID_ARGUMENT for a NULL scene or mask, or a mask too short; SK_ERR_OUT_OF_RANGE for anim. */
+SK_API sk_result sk_scene_animation_keyed_joints(const sk_scene* scene, uint32_t anim, uint8_t* out_mask,
+                                                 uint32_t mask_count, uint32_t* out_count, sk_error* err);
 /* TRS pose (10 * joint_count floats) of an animation at time seconds (clamped to the keys). Linear for
  * translation/scale, slerp for rotation; joints without a channel keep their rest TRS. */
 SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,

@@ -1030,6 +1030,7 @@ FUNCTIONS = [
                                         POINTER(c_char_p), ERR]),
     ("sk_scene_add_material_prop", RESULT, [HANDLE, c_char_p, c_char_p, c_int32, BUF, c_char_p, ERR]),
     ("sk_scene_mesh_prop_count", u32, [HANDLE]),  # ABI 1.19
+    ("sk_scene_animation_keyed_joints", RESULT, [HANDLE, u32, BUF, u32, POINTER(c_uint32), ERR]),  # ABI 1.19
     ("sk_scene_mesh_prop", RESULT, [HANDLE, u32, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int32), BUF,
                                     POINTER(c_char_p), ERR]),
     ("sk_scene_add_mesh_prop", RESULT, [HANDLE, c_char_p, c_char_p, c_int32, BUF, c_char_p, ERR]),

@@ -1145,6 +1145,16 @@ class Scene(_Handle):
         s = self._lib.sk_scene_animation_name(self.handle, int(a))
         return None if s is None else s.decode("utf-8", "replace")
 
+    def animation_keyed_joints(self, a):
+        """(joint_count,) bool: the joints animation a has a channel for (ABI 1.19), or None without a skeleton."""
+        sk = self.skeleton
+        if sk is None:
+            return None
+        n = sk.joint_count
+        mask = np.zeros(max(n, 1), np.uint8)
+        self._lib.sk_scene_animation_keyed_joints(self.handle, int(a), _ptr(mask), n, None, None)
+        return mask[:n].astype(bool)
+
     def animation_duration(self, a):
         return float(self._lib.sk_scene_animation_duration(self.handle, int(a)))
 

@@ -268,14 +268,14 @@ def _channels_to_write(pbones, clips, tols):
 
 
 def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None, frame_offset=0.0, suffix="",
-                 keyed=None):
+                 keyed=None, only=None):
     """Creates one Action per clip of `scene` (an open api.Scene whose skeleton built arm_obj, bone_names[j] the bone
     of joint j, None for a joint that is no bone) on the armature object (module docstring). arm_world: the armature
     object's matrix in the file's frame (the armature node's rest world; identity when None), which the bones' rest
     matrices are relative to; binds: the joints' bind matrices in that frame (the skeleton's when None);
     frame_offset: added to every key's frame (1 for an FBX file, as Blender's FBX importer places keys); suffix: added
     to each action's name (one armature of several); keyed: a list the names of the clips made actions are appended
-    to. Returns (actions in clip order, note or None: what was left out or approximated). A failure removes the
+    to; only: the indices of the clips to consider (all when None; the others are not noted). Returns (actions in clip order, note or None: what was left out or approximated). A failure removes the
     actions made so far and raises."""
     import bpy
 
@@ -295,7 +295,7 @@ def import_clips(context, scene, arm_obj, bone_names, arm_world=None, binds=None
     fps = rs.fps / rs.fps_base
 
     clips, skipped = [], []
-    for a in range(scene.animation_count):
+    for a in range(scene.animation_count) if only is None else sorted(only):
         times, loc, q, s, res = clip_tracks(scene, a, factors, all_parents, kept)
         name = scene.animation_name(a)
         if not times.size:

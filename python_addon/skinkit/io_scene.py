@@ -754,20 +754,29 @@ def _armature_nodes(parents, deform, rest, bound_sets=()):
 
 def _import_rig_clips(context, scene, st):
     """The clips as actions of each armature (import_anim.import_clips, given that armature's bones): (actions,
-    note). With several armatures an action is named "<clip>_<armature>" (Blender's importers name theirs after
-    both too), and a clip that keys no bone of one of them is noted only when it keys none of any."""
+    note). With several armatures each gets an action of each clip that keys its joints (or a node above it), as
+    Blender's importers make them, named "<clip>_<armature>"; a clip that keys none of any armature is noted."""
     from . import import_anim
 
     if len(st.rigs) == 1:
         return import_anim.import_clips(context, scene, st.arm_obj, st.bone_names, st.arm_world, st.binds,
                                         st.frame_offset)
     actions, notes, keyed = [], [], []
+    parents = [int(p) for p in scene.skeleton.parents]
+    masks = [scene.animation_keyed_joints(a) for a in range(scene.animation_count)]
     for r, rig in enumerate(st.rigs):
         own = [b if st.rig_of[j] == r else None for j, b in enumerate(st.bone_names)]
         if not any(b is not None for b in own):
             continue
+        moving = [j for j, o in enumerate(st.rig_of) if o == r]  # its joints and those above its armature node
+        p = parents[rig.arm_joint] if rig.arm_joint >= 0 else -1
+        while p >= 0 and p not in moving:
+            moving.append(p)
+            p = parents[p]
+        only = [a for a, m in enumerate(masks) if m is not None and m[moving].any()]
         made, note = import_anim.import_clips(context, scene, rig.arm_obj, own, rig.arm_world, st.binds,
-                                              st.frame_offset, suffix="_" + rig.arm_obj.name, keyed=keyed)
+                                              st.frame_offset, suffix="_" + rig.arm_obj.name, keyed=keyed,
+                                              only=only)
         actions += made
         notes += [n for n in (note or "").split("; ") if n and not n.startswith("clips that key no bone")]
     left = [scene.animation_name(a) or "clip%d" % a for a in range(scene.animation_count)

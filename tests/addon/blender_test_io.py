@@ -689,7 +689,8 @@ def test_import_several_armatures():
     character's bones, each body under its own armature with an Armature modifier on it, the empty and the cube on
     their bones, and every mesh and empty where Blender's importer puts it at frames 1, 10 and 20 (within 1e-4 of the
     model's size; FBX bodies, whose vertices Blender's FBX importer splits otherwise, by their world boxes). Before,
-    one armature named after the file held both characters (and their armature nodes as bones)."""
+    one armature named after the file held both characters (and their armature nodes as bones). Each armature gets
+    the clips that key it, as Blender's importers give them (ABI 1.19 sk_scene_animation_keyed_joints)."""
     import numpy as np
 
     def snap():
@@ -701,10 +702,26 @@ def test_import_several_armatures():
         arms = {o.name: sorted(b.name for b in o.data.bones) for o in bpy.data.objects if o.type == "ARMATURE"}
         return meshes, empties, arms
 
+    def clips():  # per armature, the clips it got: NLA tracks (glTF, ours), else the active action's stack (FBX)
+        out = {}
+        for o in bpy.data.objects:
+            ad = o.animation_data if o.type == "ARMATURE" else None
+            if ad is not None and len(ad.nla_tracks):
+                out[o.name] = sorted(t.name for t in ad.nla_tracks)
+            elif ad is not None and ad.action is not None:
+                out[o.name] = [ad.action.name.split("|", 1)[-1]]
+        return out
+
     def frames(importer, path):
         reset_scene("actions")
         importer(filepath=path)
-        out = []
+        out = [clips()]
+        for o in bpy.data.objects:  # each armature's first clip active (Blender's glTF importer activates only the
+            ad = o.animation_data if o.type == "ARMATURE" else None  # file's first animation)
+            if ad is not None and len(ad.nla_tracks):
+                for t in ad.nla_tracks:
+                    t.mute = True
+                ad.action = sorted(ad.nla_tracks, key=lambda t: t.name)[0].strips[0].action
         for f in (1, 10, 20):
             bpy.context.scene.frame_set(f)
             out.append(snap())
@@ -717,9 +734,10 @@ def test_import_several_armatures():
     for name in ("two_armatures.fbx", "two_rigs_three.glb", "two_rigs_anim.fbx", "two_rigs_anim.glb"):
         path = os.path.join(DATA, name)
         blender = bpy.ops.import_scene.fbx if name.endswith(".fbx") else bpy.ops.import_scene.gltf
-        want, got = frames(blender, path), frames(skinkit, path)
+        (want_clips, *want), (got_clips, *got) = frames(blender, path), frames(skinkit, path)
         expect(len(want[0][2]) == 2 and got[0][2] == want[0][2], "%s: armatures %s, Blender's %s" % (
             name, got[0][2], want[0][2]))
+        expect(got_clips == want_clips, "%s: clips per armature %s, Blender's %s" % (name, got_clips, want_clips))
         size = float(np.ptp(np.vstack([v[0] for v in want[0][0].values()]), axis=0).max())
         for (wm, we, _wa), (gm, ge, _ga), f in zip(want, got, (1, 10, 20)):
             expect(set(gm) == set(wm) and set(ge) == set(we), "%s: objects %s, Blender's %s" % (

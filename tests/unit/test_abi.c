@@ -1353,6 +1353,15 @@ START_TEST(scene_animation_added) {
   ck_assert_uint_eq(k, 0);
   ck_assert_str_eq(sk_scene_animation_name(sc, 0), "Turn");
   ck_assert(fabs(sk_scene_animation_duration(sc, 0) - 2.0) < 1e-12);
+  /* ABI 1.19: the joints a clip keys (keyed: the child only) */
+  uint8_t keyed_mask[3] = {7, 7, 7};
+  uint32_t keyed_n = 9;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_animation_keyed_joints, NULL, 0, keyed_mask, 3, &keyed_n);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_animation_keyed_joints, sc, 0, NULL, 3, &keyed_n);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_animation_keyed_joints, sc, 0, keyed_mask, 1, &keyed_n);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_animation_keyed_joints, sc, 1, keyed_mask, 3, &keyed_n);
+  ck_assert_int_eq(sk_scene_animation_keyed_joints(sc, 0, keyed_mask, 3, &keyed_n, NULL), SK_OK);
+  ck_assert(keyed_mask[0] == 0 && keyed_mask[1] == 1 && keyed_mask[2] == 0 && keyed_n == 1);
   /* as given, and through every writer: .glb, .dae, binary and ASCII .fbx (Assimp 5.2.5's FBX writer connects scale
    * keys to "Lcl Scale", which no reader animates: fbx_fixup.c renames it) */
   sk_scene* back[4] = {through_glb(sc, "clip"), through_file(sc, "clip.dae", NULL), through_file(sc, "clip.fbx", NULL),
