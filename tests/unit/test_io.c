@@ -354,6 +354,13 @@ START_TEST(ogre_110_mesh_reads_as_its_xml) {
   lo.isolate = 1;
   ck_assert_int_eq(sk_scene_load(tmp_path("bad.mesh"), &lo, &bin, &err), SK_ERR_FORMAT);
   ck_assert_msg(strstr(err.message, "mesh chunk overruns"), "isolated: %s", err.message);
+  /* the isolated reader is given up at its time limit (killed), and a sound file read in it loads */
+  lo.timeout_seconds = 1e-6f;
+  ck_assert_int_eq(sk_scene_load(skt_data("two_armatures.fbx"), &lo, &bin, &err), SK_ERR_FORMAT);
+  ck_assert_msg(strstr(err.message, "time limit"), "%s", err.message);
+  lo.timeout_seconds = 60.0f;
+  ck_assert_int_eq(sk_scene_load(skt_data("two_armatures.fbx"), &lo, &bin, &err), SK_OK);
+  sk_scene_destroy(bin);
   rm_tmp();
 }
 END_TEST
