@@ -45,7 +45,8 @@ typedef struct skc_links_params {
 int skc_links_plan(const skc_skeleton* sk, const skc_wscope* sc, const skc_links_params* p, uint32_t* out_k,
                    uint32_t* out_total, skc_err* err);
 
-/* Builds the linked skeleton and (skin non-NULL) the redistributed skin. Nothing is written to the outputs unless
+/* Builds the linked skeleton and (skin non-NULL) the redistributed skin. sc: the vertices to change and the locked
+ * joints, which cannot be linked (NULL: every vertex, nothing locked). Nothing is written to the outputs unless
  * everything succeeded. SKC_NOT_FOUND when no joint qualifies for links. r (optional) reports vertices visited /
  * changed, joints_affected = joints linked, entries_changed = links inserted, joint_counts[j] = links of joint j
  * (original joint count), vertex_flags (vertex_count). */

@@ -78,7 +78,7 @@ int skc_links_plan(const skc_skeleton* sk, const skc_wscope* sc, const skc_links
         k = c < 1.0 ? 1u : (c > SKC_LINKS_MAX ? SKC_LINKS_MAX : (uint32_t)c);
       }
     }
-    if (k && skc_wlocked(sc, j))
+    if (k && sc && skc_wlocked(sc, j)) /* sc is optional: no scope, nothing locked */
       return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: joint %u (\"%s\") is locked and cannot be linked", j,
                       sk->names[j]);
     out_k[j] = k;
@@ -241,7 +241,7 @@ int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscop
     c->joint = j;
     c->k = kk[j];
     c->first = nj;
-    c->end = (only_kid[j] >= 0 && !skc_wlocked(sc, (uint32_t)only_kid[j])) ? only_kid[j] : -1;
+    c->end = (only_kid[j] >= 0 && !(sc && skc_wlocked(sc, (uint32_t)only_kid[j]))) ? only_kid[j] : -1;
     /* the segment in the positions' space: bind space = B_J * inverse(rest_world_J) applied to the rest segment */
     if (p->rest_space) {
       memcpy(c->h, heads + 3 * j, sizeof c->h);
@@ -324,7 +324,7 @@ int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscop
     if (r) skc_wreport_begin(r, skin);
     for (size_t v = 0; v < V && rc == SKC_OK; ++v) {
       size_t s0 = skin->offsets[v], s1 = skin->offsets[v + 1], cnt = 0;
-      bool sel = skc_wsel(sc, v);
+      bool sel = !sc || skc_wsel(sc, v);
       bool bad = skc_wcount_invalid(skin, s0, s1) != 0;
       /* remap the joints; invalid entries are copied unchanged (out-of-range joints stay out of range) */
       for (size_t e = s0; e < s1; ++e) {

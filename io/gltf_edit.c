@@ -1574,6 +1574,10 @@ static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_g
   off[0] = 0;
   for (size_t v = 0; v < V && !rc; ++v) {
     size_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
+    if (!n) { /* no entries (a skin of none: joints and weights may be NULL) */
+      off[v + 1] = (uint32_t)at;
+      continue;
+    }
     size_t got = skio_gltf_vertex_weights(o, sk->joint_count, m->skin->joints + b, m->skin->weights + b, n, tmp,
                                           oj + at, ow + at, rep);
     for (size_t k = 0; k < got && !rc; ++k) {

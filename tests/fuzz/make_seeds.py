@@ -18,7 +18,8 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            extension byte (a <library_animation_clips>, renamed <node>s)
   seeds-fuzz_gltf_edit/    tests/data's three.js two-material cylinder, gltfpack meshopt and u8 rigs and Blender
                            two-material leg as .glb, and the rig and the three.js file as .gltf with data: URIs and a
-                           1x1 PNG image (packed into a .glb by the editor); first byte = skin change and weight type
+                           1x1 PNG image (packed into a .glb by the editor), a one-node document with a bone link
+                           (bit 5); first byte = skin change, weight type, limit, link
   seeds-fuzz_meshopt/      every meshopt ATTRIBUTES stream of tests/data's gltfpack fixtures (vertex codec versions 0
                            and 1, COLOR-filtered colours), behind fuzz_meshopt.c's 4-byte prefix (stride, count, filter)
 
@@ -58,11 +59,15 @@ def glb_parts(path):
 def gltf_edit_seeds(out):
     data = os.path.join(os.path.dirname(HERE), "data")
     for name, modes in (("three_multimaterial", (0, 15)), ("skinrig_meshopt", (0, 5, 10, 15)),
-                        ("skinrig_u8n", (0, 5, 10, 15)), ("two_material_leg", (0, 15))):
+                        ("skinrig_u8n", (0, 5, 10, 15, 33)), ("two_material_leg", (0, 15))):
         with open(os.path.join(data, name + ".glb"), "rb") as f:
             b = f.read()
         for mode in modes:
             write(os.path.join(out, "%s_%d" % (name, mode)), bytes([mode]) + b)
+    # bit 5 (a bone link on joint 0) on a document of one node and no mesh: a bare skeleton, linked with no weight
+    # scope (skc_bone_links took a NULL scope for granted: fuzz_gltf_edit found it)
+    bare = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "bone0"}]}
+    write(os.path.join(out, "bare_node_32"), bytes([32]) + json.dumps(bare, separators=(",", ":")).encode())
     png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
     for name, src in (("skinrig_datauri", "skinrig.glb"), ("three_datauri", "three_multimaterial.glb")):
         j, chunk = glb_parts(os.path.join(data, src))

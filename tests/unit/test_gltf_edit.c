@@ -746,6 +746,34 @@ END_TEST
 /* A glTF written whole from the scene (here: a material was added, so the document cannot be edited in place) keeps
  * the source's cameras, lights and empties, which a glTF source holds in its document, not in skio_scene.objects:
  * they were lost (`bind` of a file whose edit could not be in place, the audit of session 44). */
+/* A skin edited to hold no entries at all (a skin made empty: its joint and weight arrays are NULL) is written
+ * without reading through them (UBSan found `NULL + 0` in the editor's influence pass, fuzz_gltf_edit); the file
+ * reads back with the mesh's vertices. */
+START_TEST(test_empty_skin_edit) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("cylinder_rig.glb"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  skio_mesh* m = &s->meshes[0];
+  skc_skin* empty = NULL;
+  ck_assert_int_eq(skc_skin_create(m->vertex_count, m->skin->joint_count, &empty, &err), SKC_OK);
+  ck_assert_ptr_null(empty->joints);
+  skc_skin_destroy(m->skin);
+  m->skin = empty;
+  char note[1024] = "", out[700];
+  snprintf(out, sizeof out, "%s/empty_skin.glb", tmp_dir());
+  skio_export_options eo = {.overwrite = true, .note = note, .note_size = sizeof note};
+  const int rc = skio_scene_export(s, out, &eo, &err);
+  ck_assert_msg(rc == SKC_OK || rc == SKC_INVALID_ARGUMENT, "%d: %s", rc, err.message);
+  if (rc == SKC_OK) {
+    skio_scene* back = NULL;
+    ck_assert_msg(skio_scene_import(out, NULL, &back, &err) == SKC_OK, "%s", err.message);
+    ck_assert_uint_eq(back->meshes[0].vertex_count, m->vertex_count);
+    skio_scene_destroy(back);
+  }
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(test_whole_write_keeps_objects) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -884,6 +912,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltf_to_glb_missing_files);
   tcase_add_test(t, test_bad_edits);
   tcase_add_test(t, test_whole_write_keeps_objects);
+  tcase_add_test(t, test_empty_skin_edit);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");
   tcase_set_timeout(c, 600);
