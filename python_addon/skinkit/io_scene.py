@@ -402,9 +402,12 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         parents, deform = sk.parents.tolist(), scene.deform_joints()
         found = _armature_nodes(parents, deform, rest, _bound_sets(scene))
         if len(found) == 1:
-            names = [_armature_name(sk.names, parents, deform, stem)]
+            names = [_armature_name(sk.names, parents, deform, stem, path)]
         else:
-            names = [stem if _made_up(sk.names[node]) else sk.names[node] for node, _kept in found]
+            names = [stem if _made_up(sk.names[node], path) else sk.names[node] for node, _kept in found]
+        if _is_gltf(path):  # Blender's glTF importer: an unnamed armature node or none takes its skin's name
+            names = [_gltf_armature_name(path, sk.names, node, kept) or name
+                     for (node, kept), name in zip(found, names)]
         st.bone_names, st.rig_of = [None] * len(sk.names), [-1] * len(sk.names)
         for r, ((node, kept), name) in enumerate(zip(found, names)):
             st.rigs.append(self._rig(scene, rest, node, kept, name, st))
@@ -675,9 +678,52 @@ def _holder_empties(context, scene, st, rig, made_before):
     return made
 
 
-def _made_up(name):
-    """Whether a node is an importer's made-up root (Assimp's RootNode, <MD5_Root>, Z_UP, ...) or has no name."""
+def _made_up(name, path=None):
+    """Whether a node is an importer's made-up root (Assimp's RootNode, <MD5_Root>, Z_UP, ...) or has no name. With the
+    file's path, the names a format's reader cannot have made up are the file's own: none in glTF (skinkit's reader
+    adds no node), only Assimp's "RootNode" in FBX (a Model named "root" or "Scene" is the file's)."""
+    ext = os.path.splitext(path)[1].lower() if path else ""
+    if ext in (".glb", ".gltf"):
+        return not name
+    if ext == ".fbx":
+        return not name or name == "RootNode" or (name.startswith("<") and name.endswith(">"))
     return not name or (name.startswith("<") and name.endswith(">")) or name.lower() in _MADE_UP_ROOTS
+
+
+def _gltf_json(path):
+    """The JSON of a .glb or .gltf file as a dict, or None when it cannot be read."""
+    import json
+    import struct
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+            if head[:4] == b"glTF" and len(head) == 20 and head[16:20] == b"JSON":
+                return json.loads(f.read(struct.unpack("<I", head[12:16])[0]))
+            return json.loads(head + f.read())
+    except (OSError, ValueError, struct.error):
+        return None
+
+
+def _gltf_armature_name(path, names, node, kept):
+    """The name Blender's glTF importer gives the armature of joints `kept` under armature node `node` (-1: none):
+    the node's own name when it has one, else the name of the last skin listing one of those joints, else
+    "Armature"; None when the file cannot be read (the caller keeps its name)."""
+    doc = _gltf_json(path)
+    if not isinstance(doc, dict):
+        return None
+    nodes = doc.get("nodes") if isinstance(doc.get("nodes"), list) else []
+    own = [n.get("name") if isinstance(n, dict) and isinstance(n.get("name"), str) else None for n in nodes]
+    if node >= 0 and names[node] in own:
+        return names[node]
+    mine = {names[j] for j in kept}
+    name = None
+    for skin in doc.get("skins") if isinstance(doc.get("skins"), list) else []:
+        joints = skin.get("joints") if isinstance(skin, dict) and isinstance(skin.get("joints"), list) else []
+        listed = {own[i] or "node%d" % i for i in joints if isinstance(i, int) and 0 <= i < len(own)}
+        if listed & mine:
+            name = skin.get("name") if isinstance(skin.get("name"), str) and skin.get("name") else "Armature"
+    return name or "Armature"
 
 
 def _is_gltf(path):
@@ -851,7 +897,7 @@ def _world_binds(scene, node):
     return x, out
 
 
-def _armature_name(names, parents, deform, stem):
+def _armature_name(names, parents, deform, stem, path=None):
     """The armature object's name: the file's armature node - the joint above every top deform joint, itself no deform
     joint (Blender's importers name the armature after it: "Rig", "Armature") - unless it is an importer's made-up
     root (RootNode, <MD5_Root>, Z_UP, ...); else the file's name."""
@@ -862,7 +908,7 @@ def _armature_name(names, parents, deform, stem):
     if p < 0 or deform[p]:
         return stem
     node = names[p]
-    if _made_up(node):
+    if _made_up(node, path):
         return stem
     return node
 

@@ -448,6 +448,30 @@ def test_import_names_objects_as_blender_does():
                "%s: mesh data %s" % (name, [o.data.name for o in objs]))
 
 
+def test_import_names_armatures_as_blender_does():
+    """Every armature object is named as Blender's importers name it: after the file's armature node when it has a
+    name (an FBX Model named "root" is the file's own, not an importer's made-up root: Fox_blender.fbx), else, in
+    glTF, after the skin (cylinder_rig.glb "skin", skinrig.glb "cylinder", two_rigs_one_spot.glb "skin2" - the last of
+    two skins sharing it) or "Armature" for an unnamed one (SimpleSkin.gltf); before, after the file ("cylinder_rig",
+    "node0")."""
+    import re
+
+    names = ["cylinder_rig.glb", "skinrig.glb", "two_rigs_one_spot.glb", "two_rigs_three.glb", "two_armatures.fbx"]
+    paths = [os.path.join(DATA, n) for n in names]
+    if ASSETS:
+        paths += [os.path.join(ASSETS, r) for r in ("fbx/Fox_blender.fbx", "gltf/Fox.glb", "gltf/SimpleSkin.gltf")]
+    for path in paths:
+        blender_import = bpy.ops.import_scene.fbx if path.endswith(".fbx") else bpy.ops.import_scene.gltf
+        reset_scene()
+        blender_import(filepath=path)
+        want = sorted(re.sub(r"\.\d{3}$", "", o.name) for o in bpy.data.objects if o.type == "ARMATURE")
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, path)
+        got = sorted(re.sub(r"\.\d{3}$", "", o.name) for o in bpy.data.objects if o.type == "ARMATURE")
+        expect(got == want, "%s: armatures %s, Blender's %s" % (os.path.basename(path), got, want))
+    reset_scene()
+
+
 def _objects_by_slot():
     """{object name without .001: {material name without .001: (min, max) of its faces' evaluated world vertices}}
     of the scene's mesh objects."""
@@ -2606,6 +2630,7 @@ def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
+             test_import_names_armatures_as_blender_does,
              test_import_places_armature_like_blender, test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,
