@@ -340,6 +340,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         """Everything the import makes, into st (its created objects and data blocks are removed on failure)."""
         from mathutils import Matrix
 
+        st.path = path
         st.left_out = objects_left_out(scene.objects)
         st.frame_offset = clip_frame_offset(path)
         self._armature(scene, path, st)
@@ -649,10 +650,10 @@ def _holder_empties(context, scene, st, rig, made_before):
     names, parents = sk.names, [int(p) for p in sk.parents]
     chain = []
     p = parents[rig.arm_joint]
-    while 0 <= p and p not in chain and not _made_up(names[p]):
+    while 0 <= p and p not in chain and not _made_up(names[p], st.path):
         chain.append(p)
         p = parents[p]
-    if not chain or p >= 0 and not _made_up(names[p]):
+    if not chain or p >= 0 and not _made_up(names[p], st.path):
         return {}
     if _moved_joints(scene, chain):
         return {}
@@ -1096,6 +1097,7 @@ class _ImportState:
         self.created, self.datas = [], []
         self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
+        self.path = None  # the file read
         self.rigs = []  # every armature made (_Rig), the first the one above
         self.rig_of = []  # rig_of[j]: joint j's armature (an index of rigs; its armature node too), -1 none
         self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there

@@ -453,22 +453,30 @@ def test_import_names_armatures_as_blender_does():
     name (an FBX Model named "root" is the file's own, not an importer's made-up root: Fox_blender.fbx), else, in
     glTF, after the skin (cylinder_rig.glb "skin", skinrig.glb "cylinder", two_rigs_one_spot.glb "skin2" - the last of
     two skins sharing it) or "Armature" for an unnamed one (SimpleSkin.gltf); before, after the file ("cylinder_rig",
-    "node0")."""
+    "node0"). A glTF's nodes above the armature node are empties holding it, as there (CesiumMan.glb's "Z_UP",
+    quad_skin.glb's "RootNode": the file's own nodes, not an importer's made-up root)."""
     import re
 
     names = ["cylinder_rig.glb", "skinrig.glb", "two_rigs_one_spot.glb", "two_rigs_three.glb", "two_armatures.fbx"]
     paths = [os.path.join(DATA, n) for n in names]
     if ASSETS:
-        paths += [os.path.join(ASSETS, r) for r in ("fbx/Fox_blender.fbx", "gltf/Fox.glb", "gltf/SimpleSkin.gltf")]
+        paths += [os.path.join(ASSETS, r) for r in ("fbx/Fox_blender.fbx", "gltf/Fox.glb", "gltf/SimpleSkin.gltf",
+                                                    "gltf/CesiumMan.glb", "gltf/quad_skin.glb")]
+
+    def named(kind):
+        return sorted(re.sub(r"\.\d{3}$", "", o.name) for o in bpy.data.objects if o.type == kind)
+
     for path in paths:
         blender_import = bpy.ops.import_scene.fbx if path.endswith(".fbx") else bpy.ops.import_scene.gltf
         reset_scene()
         blender_import(filepath=path)
-        want = sorted(re.sub(r"\.\d{3}$", "", o.name) for o in bpy.data.objects if o.type == "ARMATURE")
+        want, want_empties = named("ARMATURE"), named("EMPTY")
         reset_scene()
         expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, path)
-        got = sorted(re.sub(r"\.\d{3}$", "", o.name) for o in bpy.data.objects if o.type == "ARMATURE")
+        got, empties = named("ARMATURE"), named("EMPTY")
         expect(got == want, "%s: armatures %s, Blender's %s" % (os.path.basename(path), got, want))
+        expect(empties == want_empties, "%s: empties %s, Blender's %s" % (os.path.basename(path), empties,
+                                                                          want_empties))
     reset_scene()
 
 
