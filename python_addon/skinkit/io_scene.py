@@ -341,6 +341,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         from mathutils import Matrix
 
         st.path = path
+        st.unnamed = _gltf_unnamed(path) if _is_gltf(path) else ((), ())
         st.left_out = objects_left_out(scene.objects)
         st.frame_offset = clip_frame_offset(path)
         self._armature(scene, path, st)
@@ -437,7 +438,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         space = np.linalg.inv(arm_world)  # the file's world -> the armature object's
         index = {j: k for k, j in enumerate(kept)}
         arm_obj, bones = bridge.armature_from_skeleton(
-            name, [sk.names[j] for j in kept], [index.get(parents[j], -1) for j in kept], space @ binds[kept],
+            name, [_blender_name(sk.names[j], "node", "Node_", st.unnamed[0]) for j in kept],
+            [index.get(parents[j], -1) for j in kept], space @ binds[kept],
             None if pose is None else space @ pose[kept])
         for k, j in enumerate(kept):
             st.bone_names[j] = bones[k]
@@ -489,7 +491,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         order = [int(k) for k in dict.fromkeys(tri_mat.tolist()) if k >= 0]  # the parts' materials, a slot each
         slot = np.zeros(max(order, default=0) + 2, np.int32)  # material + 1 -> slot (none: the first)
         slot[np.array(order, np.int64) + 1] = np.arange(len(order))
-        me = bridge.mesh_from_arrays(scene.mesh_name(m) or ("mesh%d" % m), _points_to(space, parts["positions"]),
+        me = bridge.mesh_from_arrays(_blender_name(scene.mesh_name(m) or ("mesh%d" % m), "mesh", "Mesh_", st.unnamed[1]),
+                                     _points_to(space, parts["positions"]),
                                      parts["triangles"], uv=parts["uv0"], normals=_normals_to(space, parts["normals"]),
                                      uv1=parts["uv1"], colors=parts["colors"],
                                      slots=slot[tri_mat + 1] if len(order) > 1 else None)
@@ -704,6 +707,29 @@ def _gltf_json(path):
             return json.loads(head + f.read())
     except (OSError, ValueError, struct.error):
         return None
+
+
+def _gltf_unnamed(path):
+    """(indices of the nodes, of the meshes) a glTF file leaves unnamed, which skinkit's reader calls "node<i>" and
+    "mesh<i>" and Blender's glTF importer "Node_<i>" and "Mesh_<i>"; empty when the file cannot be read."""
+    doc = _gltf_json(path)
+    if not isinstance(doc, dict):
+        return (), ()
+
+    def unnamed(key):
+        items = doc.get(key) if isinstance(doc.get(key), list) else []
+        return {i for i, it in enumerate(items) if not (isinstance(it, dict) and isinstance(it.get("name"), str)
+                                                         and it.get("name"))}
+
+    return unnamed("nodes"), unnamed("meshes")
+
+
+def _blender_name(name, ours, blenders, unnamed):
+    """name with skinkit's fallback for an unnamed glTF item ("node3") made Blender's ("Node_3") when item 3 is in
+    unnamed; else name."""
+    if name and name.startswith(ours) and name[len(ours):].isdigit() and int(name[len(ours):]) in unnamed:
+        return blenders + name[len(ours):]
+    return name
 
 
 def _gltf_armature_name(path, names, node, kept):
@@ -1098,6 +1124,7 @@ class _ImportState:
         self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
         self.path = None  # the file read
+        self.unnamed = ((), ())  # a glTF's unnamed nodes and meshes (_gltf_unnamed), named as Blender names them
         self.rigs = []  # every armature made (_Rig), the first the one above
         self.rig_of = []  # rig_of[j]: joint j's armature (an index of rigs; its armature node too), -1 none
         self.bind_world, self.binds = None, None  # the bind space -> the file's world; the joints' binds there

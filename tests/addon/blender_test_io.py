@@ -454,7 +454,8 @@ def test_import_names_armatures_as_blender_does():
     glTF, after the skin (cylinder_rig.glb "skin", skinrig.glb "cylinder", two_rigs_one_spot.glb "skin2" - the last of
     two skins sharing it) or "Armature" for an unnamed one (SimpleSkin.gltf); before, after the file ("cylinder_rig",
     "node0"). A glTF's nodes above the armature node are empties holding it, as there (CesiumMan.glb's "Z_UP",
-    quad_skin.glb's "RootNode": the file's own nodes, not an importer's made-up root)."""
+    quad_skin.glb's "RootNode": the file's own nodes, not an importer's made-up root). Meshes and bones are named as
+    there too: SimpleSkin.gltf's unnamed nodes and mesh are "Node_1", "Mesh_0" (the library's "node1", "mesh0")."""
     import re
 
     names = ["cylinder_rig.glb", "skinrig.glb", "two_rigs_one_spot.glb", "two_rigs_three.glb", "two_armatures.fbx"]
@@ -466,14 +467,19 @@ def test_import_names_armatures_as_blender_does():
     def named(kind):
         return sorted(re.sub(r"\.\d{3}$", "", o.name) for o in bpy.data.objects if o.type == kind)
 
+    def bone_names():
+        return sorted(b.name for o in bpy.data.objects if o.type == "ARMATURE" for b in o.data.bones)
+
     for path in paths:
         blender_import = bpy.ops.import_scene.fbx if path.endswith(".fbx") else bpy.ops.import_scene.gltf
         reset_scene()
         blender_import(filepath=path)
-        want, want_empties = named("ARMATURE"), named("EMPTY")
+        want, want_empties, want_rest = named("ARMATURE"), named("EMPTY"), (named("MESH"), bone_names())
         reset_scene()
         expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, path)
         got, empties = named("ARMATURE"), named("EMPTY")
+        expect((named("MESH"), bone_names()) == want_rest, "%s: meshes and bones %s, Blender's %s" % (
+            os.path.basename(path), (named("MESH"), bone_names()), want_rest))
         expect(got == want, "%s: armatures %s, Blender's %s" % (os.path.basename(path), got, want))
         expect(empties == want_empties, "%s: empties %s, Blender's %s" % (os.path.basename(path), empties,
                                                                           want_empties))
