@@ -491,8 +491,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         order = [int(k) for k in dict.fromkeys(tri_mat.tolist()) if k >= 0]  # the parts' materials, a slot each
         slot = np.zeros(max(order, default=0) + 2, np.int32)  # material + 1 -> slot (none: the first)
         slot[np.array(order, np.int64) + 1] = np.arange(len(order))
-        me = bridge.mesh_from_arrays(_blender_name(scene.mesh_name(m) or ("mesh%d" % m), "mesh", "Mesh_", st.unnamed[1]),
-                                     _points_to(space, parts["positions"]),
+        me = bridge.mesh_from_arrays(_mesh_data_name(scene, ms, st), _points_to(space, parts["positions"]),
                                      parts["triangles"], uv=parts["uv0"], normals=_normals_to(space, parts["normals"]),
                                      uv1=parts["uv1"], colors=parts["colors"],
                                      slots=slot[tri_mat + 1] if len(order) > 1 else None)
@@ -722,6 +721,20 @@ def _gltf_unnamed(path):
                                                          and it.get("name"))}
 
     return unnamed("nodes"), unnamed("meshes")
+
+
+def _mesh_data_name(scene, ms, st):
+    """The name of the mesh data made of the file's meshes ms (one object's parts): the mesh's name, without the
+    "-<primitive>" the glTF reader gives each part of a mesh of several primitives ("Cylinder", not "Cylinder-0", as
+    Blender's glTF importer names it), an unnamed glTF mesh's as Blender names it (_blender_name)."""
+    import re
+
+    name = scene.mesh_name(ms[0]) or ("mesh%d" % ms[0])
+    if len(ms) > 1 and _is_gltf(st.path):
+        bases = {re.sub(r"-\d+$", "", scene.mesh_name(k) or "") for k in ms}
+        if len(bases) == 1 and re.search(r"-\d+$", name):
+            name = bases.pop() or name
+    return _blender_name(name, "mesh", "Mesh_", st.unnamed[1])
 
 
 def _blender_name(name, ours, blenders, unnamed):

@@ -455,7 +455,8 @@ def test_import_names_armatures_as_blender_does():
     two skins sharing it) or "Armature" for an unnamed one (SimpleSkin.gltf); before, after the file ("cylinder_rig",
     "node0"). A glTF's nodes above the armature node are empties holding it, as there (CesiumMan.glb's "Z_UP",
     quad_skin.glb's "RootNode": the file's own nodes, not an importer's made-up root). Meshes and bones are named as
-    there too: SimpleSkin.gltf's unnamed nodes and mesh are "Node_1", "Mesh_0" (the library's "node1", "mesh0")."""
+    there too: SimpleSkin.gltf's unnamed nodes and mesh are "Node_1", "Mesh_0" (the library's "node1", "mesh0"), and
+    a glTF mesh of two primitives is "Cylinder" (the library's parts "Cylinder-0", "Cylinder-1")."""
     import re
 
     names = ["cylinder_rig.glb", "skinrig.glb", "two_rigs_one_spot.glb", "two_rigs_three.glb", "two_armatures.fbx"]
@@ -483,6 +484,15 @@ def test_import_names_armatures_as_blender_does():
         expect(got == want, "%s: armatures %s, Blender's %s" % (os.path.basename(path), got, want))
         expect(empties == want_empties, "%s: empties %s, Blender's %s" % (os.path.basename(path), empties,
                                                                           want_empties))
+    for name in ("two_material_leg.glb", "shape_key_anim.glb"):  # a glTF mesh of two primitives: "Cylinder"
+        path = os.path.join(DATA, name)
+        reset_scene()
+        bpy.ops.import_scene.gltf(filepath=path)
+        want = sorted(re.sub(r"\.\d{3}$", "", m.name) for m in bpy.data.meshes)
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, path)
+        got = sorted(re.sub(r"\.\d{3}$", "", m.name) for m in bpy.data.meshes)
+        expect(got == want, "%s: mesh data %s, Blender's %s" % (name, got, want))
     reset_scene()
 
 
