@@ -341,7 +341,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         from mathutils import Matrix
 
         st.path = path
-        st.unnamed = _gltf_unnamed(path) if _is_gltf(path) else ((), ())
+        st.gltf_doc = _gltf_json(path) if _is_gltf(path) else None  # read once: names as Blender gives them
+        st.unnamed = _gltf_unnamed(st.gltf_doc)
         st.left_out = objects_left_out(scene.objects)
         st.frame_offset = clip_frame_offset(path)
         self._armature(scene, path, st)
@@ -408,7 +409,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         else:
             names = [stem if _made_up(sk.names[node], path) else sk.names[node] for node, _kept in found]
         if _is_gltf(path):  # Blender's glTF importer: an unnamed armature node or none takes its skin's name
-            names = [_gltf_armature_name(path, sk.names, node, kept) or name
+            names = [_gltf_armature_name(st.gltf_doc, sk.names, node, kept) or name
                      for (node, kept), name in zip(found, names)]
         st.bone_names, st.rig_of = [None] * len(sk.names), [-1] * len(sk.names)
         for r, ((node, kept), name) in enumerate(zip(found, names)):
@@ -575,26 +576,32 @@ def _apply_material_props(scene, st):
     for k, mat in made.items():
         if 0 <= k < len(names):
             by_name.setdefault(names[k], mat)
-    n = 0
-    for name, key, value in scene.material_props():
-        mat = by_name.get(name)
-        if mat is not None and key not in mat.keys():
-            mat[key] = list(value) if isinstance(value, tuple) else value
-            n += 1
-    return n
+    return _set_props(by_name, scene.material_props())
 
 
 def _apply_mesh_props(scene, st):
     """The meshes' custom properties (api.Scene.mesh_props, ABI 1.19: an FBX's Geometry user properties, a glTF's mesh
-    extras) on the mesh data blocks made of them, as Blender's FBX and glTF importers set them. Returns how many."""
+    extras, by the file's mesh name) on the mesh data blocks made of them, as Blender's FBX and glTF importers set
+    them: a glTF mesh of several primitives, read as parts "<mesh>-<i>", by its own name. Returns how many."""
+    import re
+
     by_name = {}
     for obj, m in zip(st.mesh_objs, st.mesh_index):
-        by_name.setdefault(scene.mesh_name(m), obj.data)
+        name = scene.mesh_name(m) or ""
+        by_name.setdefault(name, obj.data)
+        if _is_gltf(st.path):
+            by_name.setdefault(re.sub(r"-\d+$", "", name), obj.data)
+    return _set_props(by_name, scene.mesh_props()) if by_name else 0
+
+
+def _set_props(by_name, props):
+    """Sets each (owner name, key, value) of props on the data block by_name gives for the owner, unless it has that
+    key already (a tuple as a list). Returns how many were set."""
     n = 0
-    for name, key, value in scene.mesh_props() if by_name else ():
-        me = by_name.get(name)
-        if me is not None and key not in me.keys():
-            me[key] = list(value) if isinstance(value, tuple) else value
+    for name, key, value in props:
+        block = by_name.get(name)
+        if block is not None and key not in block.keys():
+            block[key] = list(value) if isinstance(value, tuple) else value
             n += 1
     return n
 
@@ -708,10 +715,9 @@ def _gltf_json(path):
         return None
 
 
-def _gltf_unnamed(path):
-    """(indices of the nodes, of the meshes) a glTF file leaves unnamed, which skinkit's reader calls "node<i>" and
-    "mesh<i>" and Blender's glTF importer "Node_<i>" and "Mesh_<i>"; empty when the file cannot be read."""
-    doc = _gltf_json(path)
+def _gltf_unnamed(doc):
+    """(indices of the nodes, of the meshes) a glTF document (_gltf_json) leaves unnamed, which skinkit's reader calls
+    "node<i>" and "mesh<i>" and Blender's glTF importer "Node_<i>" and "Mesh_<i>"; empty without a document."""
     if not isinstance(doc, dict):
         return (), ()
 
@@ -745,11 +751,10 @@ def _blender_name(name, ours, blenders, unnamed):
     return name
 
 
-def _gltf_armature_name(path, names, node, kept):
-    """The name Blender's glTF importer gives the armature of joints `kept` under armature node `node` (-1: none):
-    the node's own name when it has one, else the name of the last skin listing one of those joints, else
-    "Armature"; None when the file cannot be read (the caller keeps its name)."""
-    doc = _gltf_json(path)
+def _gltf_armature_name(doc, names, node, kept):
+    """The name Blender's glTF importer gives the armature of joints `kept` under armature node `node` (-1: none) of
+    the glTF document doc (_gltf_json): the node's own name when it has one, else the name of the last skin listing
+    one of those joints, else "Armature"; None without a document (the caller keeps its name)."""
     if not isinstance(doc, dict):
         return None
     nodes = doc.get("nodes") if isinstance(doc.get("nodes"), list) else []
@@ -1137,6 +1142,7 @@ class _ImportState:
         self.arm_obj, self.bone_names = None, []  # bone_names[j]: joint j's bone, None when it is no bone
         self.arm_joint, self.arm_world = -1, None  # the armature node (the armature object) and its rest world
         self.path = None  # the file read
+        self.gltf_doc = None  # a glTF file's JSON (_gltf_json), for the names Blender's importer gives
         self.unnamed = ((), ())  # a glTF's unnamed nodes and meshes (_gltf_unnamed), named as Blender names them
         self.rigs = []  # every armature made (_Rig), the first the one above
         self.rig_of = []  # rig_of[j]: joint j's armature (an index of rigs; its armature node too), -1 none

@@ -2648,6 +2648,26 @@ def test_material_custom_props():
                    for k, v in want.items()), "Export via skinkit %s, read by Blender: %s, want %s" % (fmt, got, want))
         reset_scene("materials")
         expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import again")
+    # a glTF mesh of two primitives (two_material_leg.glb's "Cylinder", read as parts "Cylinder-0", "Cylinder-1")
+    # keeps its extras on the one mesh data made of it
+    import json
+    import struct
+
+    with open(os.path.join(DATA, "two_material_leg.glb"), "rb") as f:
+        blob = f.read()
+    n = struct.unpack("<I", blob[12:16])[0]
+    doc = json.loads(blob[20:20 + n])
+    doc["meshes"][0]["extras"] = {"lod_group": 2}
+    text = json.dumps(doc, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    body = struct.pack("<I", len(text)) + b"JSON" + text + blob[20 + n:]
+    leg = os.path.join(TMP, "leg_extras.glb")
+    with open(leg, "wb") as f:
+        f.write(b"glTF" + struct.pack("<II", 2, 12 + len(body)) + body)
+    reset_scene("materials")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=leg) == {"FINISHED"}, leg)
+    got = {m.name: m.get("lod_group") for m in bpy.data.meshes}
+    expect(got == {"Cylinder": 2}, "two-primitive mesh's extras: %s" % got)
 
 
 def main():
