@@ -673,6 +673,21 @@ static bool json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
   return false;
 }
 
+/* Whether t is the identity but for float rounding (a plain parent P = X, the bake: P^-1 X off by 2.4e-7 for
+ * drone.md5mesh's MD5_Root): within 1e-6 in its 3 x 3 part and 1e-6 of the mesh's extent in its translation. Such a
+ * mesh is written as stored, bit for bit. */
+static bool near_identity(const float* t, const skio_mesh* m) {
+  float extent = 0.0f;
+  for (size_t i = 0; i < m->vertex_count * 3; ++i)
+    if (isfinite(m->positions[i])) extent = fmaxf(extent, fabsf(m->positions[i]));
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r)
+      if (fabsf(t[c * 4 + r] - (c == r ? 1.0f : 0.0f)) > 1e-6f) return false;
+  for (int r = 0; r < 3; ++r)
+    if (fabsf(t[12 + r]) > 1e-6f * extent || t[3 + 4 * r] != 0.0f) return false;
+  return t[15] == 1.0f;
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -744,9 +759,8 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
       memcpy(tm, t2, sizeof tm);
       moved = true;
     }
-    float tinv[16], id4[16];
-    skc_mat4_identity(id4);
-    if (moved && skc_mat4_max_abs_diff(tm, id4) == 0.0f) moved = false; /* an identity plain parent: as stored */
+    float tinv[16];
+    if (moved && near_identity(tm, m)) moved = false; /* an identity plain parent, or P^-1 X = I but for rounding */
     if (moved && (!skc_mat4_inverse(tm, tinv) || !skc_mat4_is_finite(tinv))) moved = false;
   }
   mo->moved = moved;
@@ -2345,13 +2359,13 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1; /* 1 = bound, or an ancestor of a bound joint */
     }
     for (uint32_t j = 0; j < jc; ++j) {
-      /* The one exception: a root no mesh binds whose children are all bound joints or none that lead to one -
-       * an armature object above its bones, as Blender's FBX writes it (its x100 made it non-rigid until the
-       * unit was converted, session 30) - stays a plain node: Blender's glTF importer makes it the armature
-       * object, with the source's name, instead of an extra bone; the mesh is written in its space (write_mesh). */
+      /* The one exception: a root above bound joints that no mesh binds - an armature object above its bones, as
+       * Blender's FBX writes it (its x100 made it non-rigid until the unit was converted, session 30) and as the
+       * addon writes an armature object, also above an unweighted top bone (Fox's "root" over "_rootJoint") -
+       * stays a plain node: Blender's glTF importer makes it the armature object, with the source's name, instead
+       * of an extra bone; the mesh is written in its space (write_mesh). A root some skin of the source listed is
+       * bound (used) and stays a joint. */
       bool armature_object = all_rigid && orphan[j] && !used[j] && skc_skeleton_is_root(sk, j);
-      for (uint32_t k = child_off[j]; armature_object && k < child_off[j + 1]; ++k)
-        armature_object = used[child[k]] || !orphan[child[k]];
       arm_obj[j] = armature_object;
       orphan[j] = (all_rigid && !armature_object) || !orphan[j]; /* listed in every skin (beside the bound ones) */
       w.rep.orphans_listed += any_skin && !used[j] && orphan[j];

@@ -1068,6 +1068,35 @@ def test_export_writes_armature_object():
             ext, [g.name for g in crate.vertex_groups], crate.parent))
 
 
+def test_export_unweighted_top_bone():
+    """An armature whose top bone weighs nothing (Fox's "_rootJoint" under its armature object "root"): Export via
+    skinkit as .glb read back by Blender's glTF importer gives the armature object "Rig" with the source's bones (it
+    gave a bone "Rig" above them: the writer listed the armature object in the skin) and the mesh where it was."""
+    obj, arm = make_rig(bones=3)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    top = arm.data.edit_bones.new("top")
+    top.head, top.tail = (-0.4, 0, 0), (0, 0, 0)
+    arm.data.edit_bones["b0"].parent = top
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.scene.frame_set(1)
+    want = _evaluated_box()
+    for o in bpy.context.scene.objects:
+        o.select_set(True)
+    out = os.path.join(TMP, "unweighted_top.glb")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=out, format="GLB") == {"FINISHED"}, "export")
+    reset_scene("actions")
+    bpy.ops.import_scene.gltf(filepath=out)
+    bpy.context.scene.frame_set(1)
+    got = _evaluated_box()
+    off = max(abs(got[0] - want[0]).max(), abs(got[1] - want[1]).max())
+    expect(off < 1e-4, "%.3g from the source" % off)
+    arms = [a for a in bpy.data.objects if a.type == "ARMATURE"]
+    expect([a.name for a in arms] == ["Rig"], "armatures %s" % [a.name for a in arms])
+    bones = sorted(b.name for b in arms[0].data.bones)
+    expect(bones == ["b0", "b1", "b2", "top"], "bones %s" % bones)
+
+
 def _odd_objects_glb(path):
     """tests/data/skinrig.glb plus objects a tool might write: two empties named "X" (one under the other), a camera
     with a 100-character name under the second (orthographic, xmag 1e-30), a spot light also named "X" on bone1 with a
@@ -2679,7 +2708,7 @@ def main():
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,
              test_import_joins_material_parts,
-             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object,
+             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object, test_export_unweighted_top_bone,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys, test_custom_props_import_export, test_bone_custom_props,
              test_material_custom_props,

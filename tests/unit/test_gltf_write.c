@@ -1615,6 +1615,54 @@ START_TEST(joints_under_several_roots_get_one) {
 }
 END_TEST
 
+/* An armature object above an unweighted top bone, as the addon writes Fox's "root" over "_rootJoint" (a scene built
+ * from weights: nothing marks the top bone listed): the armature object stays a plain node at the top, out of the
+ * skin, so Blender's glTF importer makes it the armature object again instead of a bone "root"; the unweighted bone
+ * is listed (a bone in Blender), and the rotated armature object moves nothing. */
+START_TEST(armature_object_above_unweighted_bone_stays_a_node) {
+  make_tmp();
+  const char* const names[5] = {"Armature", "_rootJoint", "hip", "spine", "tip"};
+  skio_scene* s = cylinder_scene(4, 0, names);
+  skc_skeleton* sk = s->skeleton;
+  skc_trs t; /* the armature object turned 90 degrees about x and moved, as Blender's Y-up export writes it */
+  skc_trs_identity(&t);
+  quat_axis(1, 0, 0, -90.0f, t.r);
+  t.t[1] = 0.5f;
+  skc_trs_to_mat4(&t, sk->rest_local);
+  skc_fk(sk->parents, sk->joint_count, sk->rest_local, NULL, sk->rest_world);
+  skio_mesh* m = &s->meshes[0];
+  for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e) /* the top two weigh nothing */
+    if (m->skin->joints[e] < 2) m->skin->joints[e] = 2;
+  m->bound[0] = m->bound[1] = 0;
+  float q[8];
+  quat_axis(0, 0, 1, 30, q), quat_axis(0, 1, 0, -40, q + 4);
+  turn_clip(s, "bend", 3, q);
+  skio_gltf_options o = k_default;
+  rt_figures f = round_trip("armobj", s, &o, 1, NULL);
+  ck_assert_uint_gt(f.poses, 0);
+  ck_assert_msg(f.pose_err < 1e-5, "skinned positions moved by %g of the diagonal", f.pose_err);
+  gltf_file g;
+  gltf_open(tmp_path("armobj.glb"), &g);
+  const jv* nodes = jget(&g.root, "nodes");
+  const jv* joints = jget(jat(jget(&g.root, "skins"), 0), "joints");
+  bool listed[5] = {false};
+  for (size_t k = 0; k < jlen(joints); ++k) {
+    const char* nm = jget(jat(nodes, (size_t)jint(jat(joints, k))), "name")->str;
+    for (int j = 0; j < 5; ++j) listed[j] |= !strcmp(nm, names[j]);
+  }
+  ck_assert_msg(!listed[0], "the armature object is listed as a joint (Blender makes it a bone)");
+  for (int j = 1; j < 5; ++j) ck_assert_msg(listed[j], "joint %s not listed", names[j]);
+  const jv* roots = jget(jat(jget(&g.root, "scenes"), 0), "nodes");
+  bool top = false;
+  for (size_t k = 0; k < jlen(roots); ++k)
+    top |= !strcmp(jget(jat(nodes, (size_t)jint(jat(roots, k))), "name")->str, "Armature");
+  ck_assert(top);
+  gltf_close(&g);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 /* Clips: duplicate names, a clip named like a joint, keys that start late and end early, a clip longer than its
  * keys, a zero-length clip with single keys, a clip without channels, a key at a negative time, keys whose times
  * collide in float, two channels for one joint. */
@@ -1885,6 +1933,7 @@ static Suite* gltf_suite(void) {
   tcase_add_test(t, more_than_256_joints);
   tcase_add_test(t, sheared_rest_is_a_matrix_node);
   tcase_add_test(t, joints_under_several_roots_get_one);
+  tcase_add_test(t, armature_object_above_unweighted_bone_stays_a_node);
   tcase_add_test(t, every_clip_comes_back);
   tcase_add_test(t, odd_names);
   tcase_add_test(t, errors_leave_nothing_behind);
