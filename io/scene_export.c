@@ -1866,6 +1866,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   int rc = SKC_OK;
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
+  skio_staged_files staged = {0}; /* image files beside the output: renamed into place once it is written */
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
@@ -1890,8 +1891,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
    * beside the output; what the format cannot carry goes to the note */
   uint32_t no_material = 0;
   if (o.note && o.note_size) o.note[0] = 0;
-  if ((rc = skio_ai_materials(s, id, path, o.overwrite, &sc->mMaterials, &sc->mNumMaterials, &no_material, o.note,
-                              o.note_size, err)))
+  if ((rc = skio_ai_materials(s, id, path, o.overwrite, &sc->mMaterials, &sc->mNumMaterials, &no_material, &staged,
+                              o.note, o.note_size, err)))
     goto done;
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
   note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada || fbx);
@@ -1956,6 +1957,10 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     rc = export_by_assimp(sc, id, path, err);
   }
 done:
+  if (rc == SKC_OK)
+    skio_staged_commit(&staged, o.note, o.note_size);
+  else
+    skio_staged_abort(&staged);
   skio_ai_objects_free(&objs);
   free(plain_mask);
   free(clips);

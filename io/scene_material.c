@@ -665,17 +665,6 @@ static bool same_bytes(const char* path, const unsigned char* d, size_t n) {
   return same;
 }
 
-static bool write_file(const char* path, const unsigned char* d, size_t n) {
-  FILE* f = fopen(path, "wb");
-  if (!f) return false;
-  size_t w = fwrite(d, 1, n, f);
-  if (fclose(f) != 0 || w != n) {
-    remove(path);
-    return false;
-  }
-  return true;
-}
-
 static void note_cat(char* note, size_t size, const char* what, const char* name) {
   if (!note || !size) return;
   size_t at = strlen(note);
@@ -684,9 +673,64 @@ static void note_cat(char* note, size_t size, const char* what, const char* name
            name ? "'" : "");
 }
 
+/* The index of the file staged to path, or -1. */
+static int64_t staged_at(const skio_staged_files* st, const char* path) {
+  for (uint32_t k = 0; k < st->count; ++k)
+    if (!strcmp(st->dest[k], path)) return k;
+  return -1;
+}
+
+/* Stages n bytes d for path (skio_staged_files); false when they cannot be written or memory is short. */
+static bool stage_file(skio_staged_files* st, const char* path, const unsigned char* d, size_t n) {
+  if (st->count == st->cap) {
+    uint32_t cap = st->cap ? 2 * st->cap : 8;
+    char** t = realloc(st->tmp, cap * sizeof *t);
+    if (t) st->tmp = t;
+    char** ds = realloc(st->dest, cap * sizeof *ds);
+    if (ds) st->dest = ds;
+    const unsigned char** da = realloc(st->data, cap * sizeof *da);
+    if (da) st->data = da;
+    size_t* sz = realloc(st->size, cap * sizeof *sz);
+    if (sz) st->size = sz;
+    if (!t || !ds || !da || !sz) return false;
+    st->cap = cap;
+  }
+  char* dest = dup_s(path);
+  char* tmp = NULL;
+  skc_err err = {0};
+  const void* piece = d;
+  if (!dest || skio_atomic_stage(path, &piece, &n, 1, &tmp, &err) != SKC_OK) {
+    free(dest);
+    return false;
+  }
+  st->tmp[st->count] = tmp, st->dest[st->count] = dest, st->data[st->count] = d, st->size[st->count] = n;
+  st->count++;
+  return true;
+}
+
+static void staged_free(skio_staged_files* st) {
+  for (uint32_t k = 0; k < st->count; ++k) free(st->dest[k]);
+  free(st->tmp), free(st->dest), free(st->data), free(st->size);
+  memset(st, 0, sizeof *st);
+}
+
+void skio_staged_commit(skio_staged_files* st, char* note, size_t note_size) {
+  for (uint32_t k = 0; k < st->count; ++k) {
+    skc_err err = {0};
+    if (skio_atomic_commit(st->tmp[k], st->dest[k], &err) != SKC_OK)
+      note_cat(note, note_size, "image not written beside the output:", st->dest[k]);
+  }
+  staged_free(st);
+}
+
+void skio_staged_abort(skio_staged_files* st) {
+  for (uint32_t k = 0; k < st->count; ++k) skio_atomic_abort(st->tmp[k]);
+  staged_free(st);
+}
+
 /* The file name an image is referenced by from out_dir (written there when needed), or NULL (noted). */
 static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, const char* out_stem, bool overwrite,
-                          char* note, size_t note_size) {
+                          skio_staged_files* st, char* note, size_t note_size) {
   const skio_image* im = &s->images[i];
   if (im->path) { /* a file already: beside the output? */
     char* d = dir_of(im->path);
@@ -713,10 +757,12 @@ static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, 
     for (const char* c = nm; *c; ++c) full[off++] = (*c == '/' || *c == '\\' || *c == ':') ? '_' : *c;
     full[off] = 0;
     if (!has_ext) strcat(full, ext);
-    struct stat st;
-    bool exists = stat(full, &st) == 0;
-    if ((exists && same_bytes(full, im->data, im->size)) ||
-        ((!exists || (attempt && overwrite)) && write_file(full, im->data, im->size))) {
+    const int64_t k = staged_at(st, full); /* another image of this name, staged before */
+    struct stat sb;
+    const bool exists = k >= 0 || stat(full, &sb) == 0;
+    const bool same = k >= 0 ? st->size[k] == im->size && !memcmp(st->data[k], im->data, im->size)
+                             : exists && same_bytes(full, im->data, im->size);
+    if (same || (k < 0 && (!exists || (attempt && overwrite)) && stage_file(st, full, im->data, im->size))) {
       char* r = dup_s(full + strlen(out_dir));
       free(full);
       return r;
@@ -773,8 +819,8 @@ void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* not
 }
 
 int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite,
-                      struct aiMaterial*** out, unsigned* count, uint32_t* none_index, char* note, size_t note_size,
-                      skc_err* err) {
+                      struct aiMaterial*** out, unsigned* count, uint32_t* none_index, skio_staged_files* staged,
+                      char* note, size_t note_size, skc_err* err) {
   const bool collada = format_id && !strcmp(format_id, "collada");
   const char* fmt = collada ? "Collada" : "FBX";
   const uint32_t M = s->material_count;
@@ -814,7 +860,7 @@ int skio_ai_materials(const skio_scene* s, const char* format_id, const char* ou
         if (im < 0 || (uint32_t)im >= s->image_count) continue;
         if (!tried[im]) {
           tried[im] = true;
-          files[im] = export_image(s, (uint32_t)im, out_dir, stem, overwrite, note, note_size);
+          files[im] = export_image(s, (uint32_t)im, out_dir, stem, overwrite, staged, note, note_size);
         }
         if (!files[im]) continue;
         prop_string(&l, "$tex.file", types[t], files[im]);

@@ -779,8 +779,24 @@ char* skio_read_whole(const char* path, size_t max, size_t* n, bool* oom);
  * uri) whose bytes were read is copied to that path from out_path's folder, folders made, so that the output finds
  * its textures as the source did. A file there with other bytes is left alone and noted (the output names it). */
 void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* note, size_t note_size);
+/* Image files an Assimp export writes beside its output, staged (temporary files in their folder, flushed) until the
+ * output itself is written: then committed (renamed over their names), else aborted, so a failed export (disk full,
+ * a file size limit) leaves the folder as it was. data/size: each staged image's bytes (borrowed from the scene), so
+ * a second image of one name sees the first as written. */
+typedef struct skio_staged_files {
+  char** tmp;
+  char** dest;
+  const unsigned char** data;
+  size_t* size;
+  uint32_t count, cap;
+} skio_staged_files;
+/* Renames every staged file over its name; one that cannot be is removed and noted (the output names it). Frees. */
+void skio_staged_commit(skio_staged_files* st, char* note, size_t note_size);
+/* Removes every staged file. Frees. */
+void skio_staged_abort(skio_staged_files* st);
 struct aiMaterial;
-int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite, struct aiMaterial*** out,
-                      unsigned* count, uint32_t* none_index, char* note, size_t note_size, skc_err* err);
+int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite,
+                      struct aiMaterial*** out, unsigned* count, uint32_t* none_index, skio_staged_files* staged,
+                      char* note, size_t note_size, skc_err* err);
 
 #endif

@@ -242,6 +242,43 @@ START_TEST(disk_full_keeps_old_output) {
 }
 END_TEST
 
+/* The names in folder dir, space-separated ("" when empty). */
+static const char* listing(const char* dir) {
+  static char buf[2048];
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "ls -A '%s' | tr '\\n' ' '", dir);
+  FILE* p = popen(cmd, "r");
+  size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+  buf[n] = 0;
+  if (p) pclose(p);
+  return buf;
+}
+
+/* A textured model written to .dae / .fbx in another folder: its images go beside the output, and when the output
+ * cannot be written (disk full) none of them stays behind (they were left there before) and the old output is
+ * unchanged; written, the output has them. */
+START_TEST(disk_full_leaves_no_images) {
+  ck_assert_int_eq(mkdir(at("sub"), 0755), 0);
+  const char* src = SK_SOURCE_DIR "/tests/data/textured_rig.fbx";
+  static const char old[] = "previous output, must survive\n";
+  const char* outs[2] = {"sub/o.dae", "sub/o.fbx"};
+  for (int i = 0; i < 2; ++i) {
+    put(at(outs[i]), old);
+    run_opts o = {0};
+    o.fsize = 1024; /* more than either image (119 and 126 bytes), less than the model */
+    int rc = run((const char* const[]){"skinkit", "convert", src, outs[i], "--force", NULL}, &o);
+    ck_assert_msg(rc == 2, "%s: exit %d: %s", outs[i], rc, g_err);
+    ck_assert(same_bytes(at(outs[i]), (const unsigned char*)old, sizeof old - 1));
+    const char* names = listing(at("sub"));
+    ck_assert_msg(!strstr(names, ".png") && !strstr(names, ".tmp"), "%s left: %s", outs[i], names);
+    unlink(at(outs[i]));
+  }
+  ck_assert_int_eq(RUN("convert", src, "sub/o.dae"), 0);
+  const char* names = listing(at("sub"));
+  ck_assert_msg(strstr(names, "textured_rig_albedo.png") && strstr(names, "textured_rig_normal.png"), "%s", names);
+}
+END_TEST
+
 /* ---- a writer killed mid-write leaves the old OUT or the whole new one ---- */
 START_TEST(killed_writer_keeps_old_output) {
   /* .glb: byte-identical from run to run (Collada carries a time stamp) */
@@ -393,6 +430,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, crash_contained);
   tcase_add_test(tc, fifo_and_devices_refused);
   tcase_add_test(tc, disk_full_keeps_old_output);
+  tcase_add_test(tc, disk_full_leaves_no_images);
   tcase_add_test(tc, killed_writer_keeps_old_output);
   tcase_add_test(tc, same_file_refused);
   tcase_add_test(tc, walk_loops_terminate);
