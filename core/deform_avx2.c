@@ -822,6 +822,19 @@ SKC_KERNEL_INLINE int soa_pipe_apply(const skc_deform_ctx* c, size_t v, const fl
   return soa_finish(c, v, HAS_N, RN, badm, o[0], o[1], o[2], m[0], m[1], m[2]);
 }
 
+/* Software prefetch of the joints and weights 16 blocks (128 vertices) ahead of v, for the pipelined loop (COR, DQS
+ * with the table): its first stage reads them two blocks ahead, too close for the hardware prefetcher beside four
+ * other streams. AMD EPYC Zen 4, bench_deform --headline, 6 alternated runs (docs/deform.md session 50): COR / LBS
+ * 1.65 -> 1.56, posed 1.32 -> 1.28; the same in the LBS block loop gained nothing measurable (not kept). */
+SKC_KERNEL_INLINE void soa_prefetch_jw(const skc_deform_ctx* c, size_t v, size_t e, const int JT, const uint32_t K) {
+  const size_t pw = v + 16 * SKC_SOA_W;
+  if (pw + SKC_SOA_W > e) return;
+  const char* wp = (const char*)c->weights + pw * K * 4;
+  for (uint32_t l = 0; l < (K + 1) / 2; ++l) _mm_prefetch(wp + 64 * l, _MM_HINT_T0);
+  const char* jp = (const char*)c->joints + pw * K * (size_t)JT;
+  for (uint32_t l = 0; l < (K * (uint32_t)JT + 7) / 8; ++l) _mm_prefetch(jp + 64 * l, _MM_HINT_T0);
+}
+
 SKC_KERNEL_INLINE size_t soa_pipe_run(const skc_deform_ctx* c, size_t v, size_t e,
                                                                 const int JT, const uint32_t K, const int HAS_N,
                                                                 const int RN, const int MODE, const int SIGN,
@@ -837,6 +850,7 @@ SKC_KERNEL_INLINE size_t soa_pipe_run(const skc_deform_ctx* c, size_t v, size_t 
   if (pre[0].ok) soa_pipe_blend(c, c->joints + v * js, c->weights + v * ws, JT, K, &pre[0], MODE, SIGN, buf[0]);
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SKC_SOA_W;
+    soa_prefetch_jw(c, vn, e, JT, K);
     if (n + 2 < nb) soa_hemi_prep(c, vn + 2 * SKC_SOA_W, JT, K, SIGN, lim, check, &pre[(n + 2) & 3]);
     const int nx = n + 1 < nb && pre[(n + 1) & 3].ok;
     const unsigned char* jbx = c->joints + (vn + SKC_SOA_W) * js;

@@ -504,12 +504,14 @@ AI int block16(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K
 }
 
 /* Software prefetch of the block PF_BLOCKS ahead of v in the input streams the transform reads (positions, normals,
- * COR's centres; joints and weights are read ahead by the pipelined loops' first stage). On the AMD EPYC Zen 5 host
- * the hardware prefetcher did not keep the DQS and COR loops fed: their position loads were the hottest
- * instructions (perf annotate), and with this DQS went from 224-239 to 264-278 M vertices/s, COR from 180-186 to
- * 205-221, LBS from 320-331 to 336-359 (bench_deform --headline, docs/deform.md session 31). */
+ * COR's centres), and of the joints and weights 8 blocks ahead. On the AMD EPYC Zen 5 host the hardware prefetcher
+ * did not keep the DQS and COR loops fed: their position loads were the hottest instructions (perf annotate), and
+ * with this DQS went from 224-239 to 264-278 M vertices/s, COR from 180-186 to 205-221, LBS from 320-331 to 336-359
+ * (bench_deform --headline, docs/deform.md session 31). On Zen 4 the weight loads of COR's first stage (two blocks
+ * ahead) then were (26 % of the posed loop's samples): with the joints and weights prefetched COR went from 220 to
+ * 253 M vertices/s and LBS from 378 to 394 (medians of 8 alternated runs, session 50). */
 #define PF_BLOCKS 4
-AI void prefetch_streams(const skc_deform_ctx* c, size_t v, size_t e, const int HAS_N, const int COR) {
+AI void prefetch_streams(const skc_deform_ctx* c, size_t v, size_t e, const int HAS_N, const int COR, const int JT) {
   const size_t pf = v + PF_BLOCKS * SW;
   if (pf + SW > e) return;
   const char* pp = (const char*)c->pin + pf * 12;
@@ -527,6 +529,13 @@ AI void prefetch_streams(const skc_deform_ctx* c, size_t v, size_t e, const int 
     _mm_prefetch(cp, _MM_HINT_T0);
     _mm_prefetch(cp + 64, _MM_HINT_T0);
     _mm_prefetch(cp + 128, _MM_HINT_T0);
+  }
+  const size_t pw = v + 8 * SW; /* joints and weights: further ahead than the pipelined loops' first stage */
+  if (pw + SW <= e) {
+    const char* wp = (const char*)c->weights + pw * c->k * 4;
+    for (uint32_t l = 0; l < c->k; ++l) _mm_prefetch(wp + 64 * l, _MM_HINT_T0);
+    const char* jp = (const char*)c->joints + pw * c->k * (size_t)JT;
+    for (uint32_t l = 0; l < (c->k * (uint32_t)JT + 3) / 4; ++l) _mm_prefetch(jp + 64 * l, _MM_HINT_T0);
   }
 }
 
@@ -566,7 +575,7 @@ AI size_t run16_tab(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
       const size_t r = (n + 2) & 3;
       jok[r] = dqs_pivot_rows(c, vn + 2 * SW, JT, K, UNI, lim, rows[r], &wbad[r]);
     }
-    prefetch_streams(c, vn, e, HAS_N, 0);
+    prefetch_streams(c, vn, e, HAS_N, 0, JT);
     const int nx = n + 1 < nb && jok[(n + 1) & 3];
     const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
     const unsigned char* wbx = nx ? c->weights + (vn + SW) * K * 4 : zero;
@@ -596,7 +605,7 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
     bad += run16_tab(c, v, e, JT, K, HAS_N, RENORM, TAB == 2, lim, &v);
   } else {
     for (; v + SW <= e; v += SW) {
-      prefetch_streams(c, v, e, HAS_N, 0);
+      prefetch_streams(c, v, e, HAS_N, 0, JT);
       if (!block16(c, v, JT, K, HAS_N, DQS, RENORM, lim)) bad += skc_deform_kernel_avx2(c, v, v + SW);
     }
   }
@@ -614,14 +623,21 @@ enum { COR_K1 = 0, COR_UNI = 1, COR_TAB = 2 };
 
 /* Stage 1 of a block: joints in range (0: the rows are a safe dummy and the block goes to the AVX2 kernel), the
  * lanes whose weight sum is 0 or not finite (the generic loop keeps such a vertex as it is), and with the table the
- * row of each lane's pivot joint. */
+ * row of each lane's pivot joint. Without the table the sums are only added up when some weight of the block has
+ * its sign bit set: with none negative, a sum that is 0, below FLT_MIN, past 3e38 or NaN makes the blended
+ * rotation's |q|^2 out of range (cor_apply_x), which sends the lane to the AVX2 kernel as well; the per-block
+ * transpose of the weights was ~8 % of a posed COR job. */
 AI int cor_prep(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int SIGN, __m512i lim,
                 const uint16_t* rows[SW], __mmask16* wbad) {
   if (SIGN == COR_TAB) return dqs_pivot_rows(c, v, JT, K, 0, lim, rows, wbad);
   __m512i jv[8], jk[8], kp, pj;
   V wk[8], wmax;
   if (!load_joints(c->joints + v * K * (size_t)JT, JT, K, lim, jv)) return 0;
-  *wbad = dqs_soa_pivot(c->weights + v * K * 4, K, jv, wk, jk, &wmax, &kp, &pj);
+  const unsigned char* wb = c->weights + v * K * 4;
+  __m512i sign = _mm512_setzero_si512();
+  _Pragma("GCC unroll 8") for (uint32_t o = 0; o < K; ++o) sign =
+      _mm512_or_si512(sign, _mm512_loadu_si512((const void*)(wb + 64 * o)));
+  *wbad = _mm512_cmplt_epi32_mask(sign, _mm512_setzero_si512()) ? dqs_soa_pivot(wb, K, jv, wk, jk, &wmax, &kp, &pj) : 0;
   return 1;
 }
 
@@ -744,7 +760,7 @@ AI size_t run16_cor(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
   }
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SW;
-    prefetch_streams(c, vn, e, HAS_N, 1);
+    prefetch_streams(c, vn, e, HAS_N, 1, JT);
     if (n + 2 < nb) ok[(n + 2) & 3] = cor_prep(c, vn + 2 * SW, JT, K, SIGN, lim, rows[(n + 2) & 3], &wbad[(n + 2) & 3]);
     const int nx = n + 1 < nb && ok[(n + 1) & 3];
     const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
