@@ -729,8 +729,8 @@ void skio_staged_abort(skio_staged_files* st) {
 }
 
 /* The file name an image is referenced by from out_dir (written there when needed), or NULL (noted). */
-static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, const char* out_stem, bool overwrite,
-                          skio_staged_files* st, char* note, size_t note_size) {
+static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, const char* out_name,
+                          const char* out_stem, bool overwrite, skio_staged_files* st, char* note, size_t note_size) {
   const skio_image* im = &s->images[i];
   if (im->path) { /* a file already: beside the output? */
     char* d = dir_of(im->path);
@@ -758,11 +758,13 @@ static char* export_image(const skio_scene* s, uint32_t i, const char* out_dir, 
     full[off] = 0;
     if (!has_ext) strcat(full, ext);
     const int64_t k = staged_at(st, full); /* another image of this name, staged before */
+    const bool output = !strcmp(full + strlen(out_dir), out_name); /* an image named like OUT ("rig.fbx") */
     struct stat sb;
-    const bool exists = k >= 0 || stat(full, &sb) == 0;
-    const bool same = k >= 0 ? st->size[k] == im->size && !memcmp(st->data[k], im->data, im->size)
-                             : exists && same_bytes(full, im->data, im->size);
-    if (same || (k < 0 && (!exists || (attempt && overwrite)) && stage_file(st, full, im->data, im->size))) {
+    const bool exists = output || k >= 0 || stat(full, &sb) == 0;
+    const bool same = output   ? false
+                      : k >= 0 ? st->size[k] == im->size && !memcmp(st->data[k], im->data, im->size)
+                               : exists && same_bytes(full, im->data, im->size);
+    if (same || (!output && k < 0 && (!exists || (attempt && overwrite)) && stage_file(st, full, im->data, im->size))) {
       char* r = dup_s(full + strlen(out_dir));
       free(full);
       return r;
@@ -860,7 +862,7 @@ int skio_ai_materials(const skio_scene* s, const char* format_id, const char* ou
         if (im < 0 || (uint32_t)im >= s->image_count) continue;
         if (!tried[im]) {
           tried[im] = true;
-          files[im] = export_image(s, (uint32_t)im, out_dir, stem, overwrite, staged, note, note_size);
+          files[im] = export_image(s, (uint32_t)im, out_dir, stem0, stem, overwrite, staged, note, note_size);
         }
         if (!files[im]) continue;
         prop_string(&l, "$tex.file", types[t], files[im]);

@@ -306,6 +306,40 @@ static void rm_dir(const char* dir) {
   ck_assert_int_eq(rmdir(dir), 0);
 }
 
+/* An image named like the output ("out.fbx"): it is written under another name and the output stays the model
+ * (the images are renamed into place after the output, so the image took its place: session 50). */
+START_TEST(image_named_like_the_output) {
+  skc_err err = {0};
+  skio_scene* s = NULL;
+  ck_assert_msg(skio_scene_import(data_path("tests/data/textured_rig.fbx"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  char dir[] = "/tmp/skt_matn_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char* exts[] = {"dae", "fbx"};
+  for (int i = 0; i < 2; ++i) {
+    char path[256], name[32];
+    snprintf(name, sizeof name, "out.%s", exts[i]);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_uint_ge(s->image_count, 1);
+    free(s->images[0].name);
+    s->images[0].name = strdup(name);
+    skio_export_options o = {0};
+    ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", exts[i], err.message);
+    size_t n = 0;
+    unsigned char* head = slurp(path, &n);
+    const char* magic = i ? "Kaydara FBX Binary" : "<?xml";
+    ck_assert_msg(head && n > 1000 && !memcmp(head, magic, strlen(magic)), "%s is not the model", name);
+    free(head);
+    skio_scene* back = NULL;
+    ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %s", exts[i], err.message);
+    assert_blender_materials(back, true, exts[i]); /* both images found beside it, with their bytes */
+    skio_scene_destroy(back);
+  }
+  rm_dir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* The tables of b (read back) equal a's (what was written): counts, factors, flags, texture slots and image bytes. */
 static void assert_same_materials(const skio_scene* a, const skio_scene* b, const char* what) {
   ck_assert_msg(b->material_count == a->material_count, "%s: %u materials, %u written", what, b->material_count,
@@ -642,6 +676,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_fbx_and_dae_materials_are_read);
   tcase_add_test(tc, gltf_writer_keeps_materials_textures_and_images);
   tcase_add_test(tc, collada_and_fbx_writers_keep_materials);
+  tcase_add_test(tc, image_named_like_the_output);
   tcase_add_test(tc, gltf_reader_fills_material_tables);
   tcase_add_test(tc, gltf_reader_material_hostile);
   tcase_add_test(tc, corpus_gltf_materials_kept);
