@@ -583,14 +583,12 @@ def _apply_mesh_props(scene, st):
     """The meshes' custom properties (api.Scene.mesh_props, ABI 1.19: an FBX's Geometry user properties, a glTF's mesh
     extras, by the file's mesh name) on the mesh data blocks made of them, as Blender's FBX and glTF importers set
     them: a glTF mesh of several primitives, read as parts "<mesh>-<i>", by its own name. Returns how many."""
-    import re
-
     by_name = {}
     for obj, m in zip(st.mesh_objs, st.mesh_index):
         name = scene.mesh_name(m) or ""
         by_name.setdefault(name, obj.data)
         if _is_gltf(st.path):
-            by_name.setdefault(re.sub(r"-\d+$", "", name), obj.data)
+            by_name.setdefault(_part_base(name), obj.data)
     return _set_props(by_name, scene.mesh_props()) if by_name else 0
 
 
@@ -701,7 +699,8 @@ def _made_up(name, path=None):
 
 
 def _gltf_json(path):
-    """The JSON of a .glb or .gltf file as a dict, or None when it cannot be read."""
+    """The JSON of a .glb or .gltf file as a dict, or None when it cannot be read (also when nested deeper than
+    Python's recursion limit, which the library's reader, at 1000 levels, may accept: the names then fall back)."""
     import json
     import struct
 
@@ -711,7 +710,7 @@ def _gltf_json(path):
             if head[:4] == b"glTF" and len(head) == 20 and head[16:20] == b"JSON":
                 return json.loads(f.read(struct.unpack("<I", head[12:16])[0]))
             return json.loads(head + f.read())
-    except (OSError, ValueError, struct.error):
+    except (OSError, ValueError, RecursionError, struct.error):
         return None
 
 
@@ -733,14 +732,17 @@ def _mesh_data_name(scene, ms, st):
     """The name of the mesh data made of the file's meshes ms (one object's parts): the mesh's name, without the
     "-<primitive>" the glTF reader gives each part of a mesh of several primitives ("Cylinder", not "Cylinder-0", as
     Blender's glTF importer names it), an unnamed glTF mesh's as Blender names it (_blender_name)."""
-    import re
-
     name = scene.mesh_name(ms[0]) or ("mesh%d" % ms[0])
     if len(ms) > 1 and _is_gltf(st.path):
-        bases = {re.sub(r"-\d+$", "", scene.mesh_name(k) or "") for k in ms}
-        if len(bases) == 1 and re.search(r"-\d+$", name):
+        bases = {_part_base(scene.mesh_name(k) or "") for k in ms}
+        if len(bases) == 1 and _part_base(name) != name:
             name = bases.pop() or name
     return _blender_name(name, "mesh", "Mesh_", st.unnamed[1])
+
+
+def _part_base(name):
+    """A glTF mesh's name from the name skinkit's reader gives one of its primitives ("Cylinder" of "Cylinder-0")."""
+    return re.sub(r"-\d+$", "", name)
 
 
 def _blender_name(name, ours, blenders, unnamed):
@@ -970,7 +972,7 @@ def _object_parts(scene):
         if not node or (node.startswith("<") and node.endswith(">")):
             groups.append([m])
             continue
-        key = (node, re.sub(r"-\d+$", "", scene.mesh_name(m) or ""), scene.mesh_skin(m) is not None)
+        key = (node, _part_base(scene.mesh_name(m) or ""), scene.mesh_skin(m) is not None)
         if key in where:
             groups[where[key]].append(m)
         else:

@@ -419,6 +419,29 @@ def _evaluated_box():
     return pts.min(0), pts.max(0)
 
 
+def test_import_deeply_nested_gltf():
+    """A .gltf whose extras nest 995 levels deep (the library reads up to 1000) imports: the addon's own look at the
+    JSON for Blender's names (_gltf_json) hit Python's recursion limit and failed the import."""
+    import base64
+    import json
+    import struct
+
+    with open(os.path.join(DATA, "skinrig.glb"), "rb") as f:
+        b = f.read()
+    n = struct.unpack("<I", b[12:16])[0]
+    doc, blob = json.loads(b[20:20 + n]), b[28 + n:]
+    doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
+    text = json.dumps(doc)
+    cut = text.rindex("}")
+    path = os.path.join(TMP, "deep.gltf")
+    with open(path, "w") as f:
+        f.write(text[:cut] + ',"extras":{"x":' + "[" * 995 + "]" * 995 + "}" + text[cut:])
+    reset_scene()
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "import")
+    expect([o.type for o in bpy.data.objects if o.type == "ARMATURE"] == ["ARMATURE"], "objects %s"
+           % [o.name for o in bpy.data.objects])
+
+
 def test_import_names_objects_as_blender_does():
     """Mesh objects are named after the file's objects (nodes), as Blender's importers name them: two_armatures.fbx's
     "Knight_body" and "Horse_body" (mesh data "Cylinder", "Cylinder.001"; both objects were called Cylinder), a
@@ -2708,7 +2731,7 @@ def main():
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,
              test_import_joins_material_parts,
-             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object, test_export_unweighted_top_bone,
+             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object, test_import_deeply_nested_gltf, test_export_unweighted_top_bone,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys, test_custom_props_import_export, test_bone_custom_props,
              test_material_custom_props,
