@@ -1954,6 +1954,28 @@ static int gathered_root_node(writer* w, const uint8_t* gathered, const char* co
   return SKC_OK;
 }
 
+/* The armature objects of a skeleton whose rest transforms are all rigid: each root above bound joints that no mesh
+ * binds (anc: bound or an ancestor of a bound joint; used: bound or weighted), or the last of the nodes below it
+ * named as armature objects or importers' roots (skio_chain_wrapper_name), each unused, unanimated, the only child of
+ * the one above and with joints below. arm[j] marks the armature objects, above[j] the roots and wrappers above them.
+ */
+static void armature_chain(const skc_skeleton* sk, const uint32_t* child_off, const uint32_t* child, const uint8_t* anc,
+                           const uint8_t* used, const bool* animated, uint8_t* arm, uint8_t* above) {
+  for (uint32_t r = 0; r < sk->joint_count; ++r) {
+    if (!anc[r] || used[r] || !skc_skeleton_is_root(sk, r)) continue;
+    uint32_t a = r;
+    while (child_off[a + 1] - child_off[a] == 1) {
+      const uint32_t c = child[child_off[a]];
+      if (!anc[c] || used[c] || animated[c] || child_off[c + 1] == child_off[c] ||
+          !skio_chain_wrapper_name(sk->names[c]))
+        break;
+      above[a] = 1;
+      a = c;
+    }
+    arm[a] = 1;
+  }
+}
+
 /* ---- entry ------------------------------------------------------------------------------------------------------ */
 
 /* ---- cameras, lights and empty nodes (skio_object) ------------------------------------------------------ */
@@ -2272,7 +2294,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   char** mnames = NULL;
   uint8_t* orphan = NULL;
   uint8_t* used = NULL;
-  uint8_t* arm_obj = calloc(jc + 1, 1); /* roots kept as armature objects */
+  uint8_t* arm_obj = calloc(jc + 1, 1);  /* plain nodes kept as armature objects (armature_chain) */
+  uint8_t* above = calloc(jc + 1, 1);    /* plain nodes above one of those */
   uint8_t* gathered = calloc(jc + 1, 1); /* roots put under the added node; [jc]: there is one (gather_roots) */
   characters chars = {0};
   mesh_out* mo = calloc(M, sizeof *mo);
@@ -2286,7 +2309,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   objects_out objs = {0};
   bool ext_webp = false, ext_ktx2 = false;
   char *tmp_bin = NULL, *tmp_main = NULL;
-  if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj || !gathered) {
+  if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj || !above || !gathered) {
     rc = oom_fail(&w);
     goto done;
   }
@@ -2358,16 +2381,18 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       int32_t p = sk->parents[j];
       if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1; /* 1 = bound, or an ancestor of a bound joint */
     }
+    /* The one exception: a root above bound joints that no mesh binds - an armature object above its bones, as
+     * Blender's FBX writes it (its x100 made it non-rigid until the unit was converted, session 30) and as the
+     * addon writes an armature object, also above an unweighted top bone (Fox's "root" over "_rootJoint") - stays
+     * a plain node: Blender's glTF importer makes it the armature object, with the source's name, instead of an
+     * extra bone; the mesh is written in its space (write_mesh). A root some skin of the source listed is bound
+     * (used) and stays a joint. Below such a root, nodes named as armature objects or importers' roots, each
+     * the only child of the one above (a Collada file from Blender read by Assimp: Scene > Z_UP > Armature >
+     * bones), move the armature object down to the last of them; those above it stay plain nodes too, the empties
+     * Blender's own import makes of them (armature_chain). */
+    if (all_rigid && jc) armature_chain(sk, child_off, child, orphan, used, animated, arm_obj, above);
     for (uint32_t j = 0; j < jc; ++j) {
-      /* The one exception: a root above bound joints that no mesh binds - an armature object above its bones, as
-       * Blender's FBX writes it (its x100 made it non-rigid until the unit was converted, session 30) and as the
-       * addon writes an armature object, also above an unweighted top bone (Fox's "root" over "_rootJoint") -
-       * stays a plain node: Blender's glTF importer makes it the armature object, with the source's name, instead
-       * of an extra bone; the mesh is written in its space (write_mesh). A root some skin of the source listed is
-       * bound (used) and stays a joint. */
-      bool armature_object = all_rigid && orphan[j] && !used[j] && skc_skeleton_is_root(sk, j);
-      arm_obj[j] = armature_object;
-      orphan[j] = (all_rigid && !armature_object) || !orphan[j]; /* listed in every skin (beside the bound ones) */
+      orphan[j] = !above[j] && ((all_rigid && !arm_obj[j]) || !orphan[j]); /* listed in every skin (and bound ones) */
       w.rep.orphans_listed += any_skin && !used[j] && orphan[j];
     }
     w.used = used;
@@ -2523,7 +2548,8 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
       if (k++) skio_buf_str(&skins, ",");
       skio_buf_str(&skins, "{\"name\":");
       /* a character's own armature object: its root, when the skin does not list it (a plain node) */
-      const uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0;
+      uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0;
+      while (chars.split && above[top]) top = child[child_off[top]]; /* down to its armature object */
       bool top_listed = false;
       for (uint32_t i = 0; chars.split && i < mo[mi].listed; ++i) top_listed |= mo[mi].joints[i] == top;
       const char* own = chars.split && (arm_obj[top] || !top_listed) ? sk->names[top] : armature;
@@ -2734,6 +2760,7 @@ done:
   free(orphan);
   free(used);
   free(arm_obj);
+  free(above);
   free(gathered);
   characters_free(&chars);
   holders_free(&hold);

@@ -25,7 +25,8 @@
 
 #include "skio_scene.h"
 
-static bool wrapper_name(const char* nm) {
+bool skio_wrapper_name(const char* nm) {
+  if (!nm) return false;
   static const char* const k_roots[] = {"RootNode", "ROOT",      "Scene",         "Z_UP",
                                         "Y_UP",     "<MD5_Root>", "<MD5_Mesh>", "<MD5_Hierarchy>"};
   for (size_t k = 0; k < sizeof k_roots / sizeof *k_roots; ++k)
@@ -34,6 +35,10 @@ static bool wrapper_name(const char* nm) {
   if (strncasecmp(nm, "rig", 3) == 0 && !isalpha((unsigned char)nm[3])) return true;
   size_t len = strlen(nm);
   return len >= 4 && strcasecmp(nm + len - 4, "_rig") == 0;
+}
+
+bool skio_chain_wrapper_name(const char* nm) {
+  return skio_wrapper_name(nm) && (strcasecmp(nm, "root") != 0 || strcmp(nm, "ROOT") == 0);
 }
 
 /* carries[j] = 1 when joint j's node instances a mesh (known for glTF read by skinkit's reader and for skeletons
@@ -92,7 +97,7 @@ static uint32_t rigify_deform(const skc_skeleton* sk, uint8_t* mask, uint32_t n)
 static void wrappers(const skc_skeleton* sk, uint8_t* wrap) {
   uint32_t jc = sk->joint_count, roots = 0;
   for (uint32_t j = 0; j < jc; ++j) {
-    wrap[j] = wrapper_name(sk->names[j]);
+    wrap[j] = skio_wrapper_name(sk->names[j]);
     roots += sk->parents[j] < 0;
   }
   for (uint32_t j = 0; roots == 1 && j < jc; ++j) { /* a lone root holding a wrapper is the scene root */

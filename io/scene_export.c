@@ -1014,6 +1014,35 @@ static bool implicit_fbx_root(const skio_scene* s) {
   return true;
 }
 
+/* Below a plain root, the nodes named as armature objects or importers' roots (skio_chain_wrapper_name), each the
+ * only child of the one above, unused (no weight, no clip) and with joints below, are plain too (a Collada file from
+ * Blender read by Assimp: Scene > Z_UP > Armature > bones): Blender 3.4's FBX importer makes the last Null above the
+ * bones the armature object, and the ones above it empties, as its own import of the source. Out of memory: the roots
+ * alone. */
+static void plain_chains(const skio_scene* s, uint8_t* mask) {
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk->joint_count;
+  uint32_t* kids = calloc(jc + 1, sizeof *kids);    /* child count */
+  uint32_t* only = malloc((jc + 1) * sizeof *only); /* the last child seen */
+  if (!kids || !only) {
+    free(kids);
+    free(only);
+    return;
+  }
+  for (uint32_t j = 0; j < jc; ++j) {
+    const int32_t p = sk->parents[j];
+    if (p >= 0 && (uint32_t)p < j) kids[p]++, only[p] = j;
+  }
+  for (uint32_t j = 0; j < jc; ++j) { /* parents come first: a chain is walked in one pass */
+    const int32_t p = sk->parents[j];
+    if (p >= 0 && (uint32_t)p < j && mask[p] && kids[p] == 1 && only[p] == j && kids[j] &&
+        skio_chain_wrapper_name(sk->names[j]) && skio_joint_is_armature_object(s, j))
+      mask[j] = 1;
+  }
+  free(kids);
+  free(only);
+}
+
 /* The joints written as plain nodes (a Collada NODE, an FBX Null) instead of bones: mask[j] set for each, false when
  * there is none. Such a joint is what Blender calls an armature object: joints below it, no mesh binding or weighting
  * it, no clip moving it. As a weightless bone of every mesh (write_all_bones) Blender 3.4 read it back as an extra
@@ -1036,6 +1065,7 @@ static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
       mask[j] = 1;
       any = true;
     }
+    if (any) plain_chains(s, mask);
     return any;
   }
   const int32_t r = skio_scene_armature_object(s, -1);

@@ -492,6 +492,14 @@ void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
  * leaves none (SKIO_DEFORM_ALL); SKIO_DEFORM_NONE without a skeleton. *out_count / *out_rule optional. */
 enum { SKIO_DEFORM_NONE = 0, SKIO_DEFORM_SKINS = 1, SKIO_DEFORM_HIERARCHY = 2, SKIO_DEFORM_ALL = 3 };
 int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_count, int* out_rule, skc_err* err);
+/* Whether a node name is an importer's synthetic or scene root (RootNode, ROOT, Scene, Z_UP, Y_UP, <MD5_Root>,
+ * <MD5_Mesh>, <MD5_Hierarchy>) or an armature object's (Armature, Armature.001, Rig, Rig_2 ..., *_rig),
+ * case-insensitive: rule 2's wrappers above. NULL: false. */
+bool skio_wrapper_name(const char* name);
+/* skio_wrapper_name but for "Root" in any case other than Assimp's own "ROOT": the names of the nodes that may stand
+ * between a plain root and the armature object below it (io/gltf_write.c armature_chain, io/scene_export.c
+ * plain_chains); a rig's top bone is often named "root" (Unreal's skeletons), and it stays a bone. */
+bool skio_chain_wrapper_name(const char* name);
 /* Whether joint j is bound (skio_mesh.bound) by some skinned mesh. */
 bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j);
 /* Whether joint j is bound by some skinned mesh, carries weight in one, or is moved by some clip. */

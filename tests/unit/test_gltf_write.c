@@ -1663,6 +1663,62 @@ START_TEST(armature_object_above_unweighted_bone_stays_a_node) {
 }
 END_TEST
 
+/* A Collada file from Blender read through Assimp: Scene > Z_UP > Armature > bones, none of the three weighted or
+ * listed by a skin. Blender's own import of such a file makes Z_UP an empty and Armature the armature object; the
+ * written file keeps all three as plain nodes out of the skin (before: Scene the armature object, Z_UP and Armature
+ * two extra bones in Blender), and nothing moves. A top bone named "root" (Unreal's) under the armature object, or an
+ * animated "Armature" node, stays a joint. */
+START_TEST(armature_object_below_wrappers_stays_a_node) {
+  make_tmp();
+  static const struct {
+    const char* names[6];
+    uint32_t unweighted; /* joints 0 .. unweighted - 1 weigh nothing */
+    uint32_t plain;      /* joints 0 .. plain - 1 are written as plain nodes, the rest listed */
+    int animated;        /* a clip turns joint 1 */
+  } cases[3] = {{{"Scene", "Z_UP", "Armature", "hip", "spine", "tip"}, 3, 3, 0},
+                {{"Armature", "root", "pelvis", "spine", "tip", "end"}, 2, 1, 0},
+                {{"Scene", "Armature", "hip", "spine", "tip", "end"}, 2, 1, 1}};
+  for (int k = 0; k < 3; ++k) {
+    skio_scene* s = cylinder_scene(5, 0, cases[k].names);
+    skc_skeleton* sk = s->skeleton;
+    skc_trs t; /* joint 1 turned -90 degrees about x (Z_UP's turn) and moved */
+    skc_trs_identity(&t);
+    quat_axis(1, 0, 0, -90.0f, t.r);
+    t.t[1] = 0.5f;
+    skc_trs_to_mat4(&t, sk->rest_local + 16);
+    skc_fk(sk->parents, sk->joint_count, sk->rest_local, NULL, sk->rest_world);
+    skio_mesh* m = &s->meshes[0];
+    const uint32_t u = cases[k].unweighted;
+    for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+      if (m->skin->joints[e] < u) m->skin->joints[e] = u;
+    for (uint32_t j = 0; j < u; ++j) m->bound[j] = 0;
+    if (cases[k].animated) {
+      float q[8];
+      quat_axis(0, 0, 1, 30, q), quat_axis(0, 0, 1, -20, q + 4);
+      turn_clip(s, "turn", 1, q);
+    }
+    skio_gltf_options o = k_default;
+    rt_figures f = round_trip("wrappers", s, &o, 1, NULL);
+    ck_assert_msg(f.pose_err < 1e-5, "case %d: skinned positions moved by %g of the diagonal", k, f.pose_err);
+    gltf_file g;
+    gltf_open(tmp_path("wrappers.glb"), &g);
+    const jv* nodes = jget(&g.root, "nodes");
+    const jv* joints = jget(jat(jget(&g.root, "skins"), 0), "joints");
+    bool listed[6] = {false};
+    for (size_t i = 0; i < jlen(joints); ++i) {
+      const char* nm = jget(jat(nodes, (size_t)jint(jat(joints, i))), "name")->str;
+      for (int j = 0; j < 6; ++j) listed[j] |= !strcmp(nm, cases[k].names[j]);
+    }
+    for (uint32_t j = 0; j < 6; ++j)
+      ck_assert_msg(listed[j] == (j >= cases[k].plain), "case %d: %s %s", k, cases[k].names[j],
+                    listed[j] ? "listed as a joint (a bone in Blender)" : "not listed");
+    gltf_close(&g);
+    skio_scene_destroy(s);
+  }
+  rm_tmp();
+}
+END_TEST
+
 /* Clips: duplicate names, a clip named like a joint, keys that start late and end early, a clip longer than its
  * keys, a zero-length clip with single keys, a clip without channels, a key at a negative time, keys whose times
  * collide in float, two channels for one joint. */
@@ -1934,6 +1990,7 @@ static Suite* gltf_suite(void) {
   tcase_add_test(t, sheared_rest_is_a_matrix_node);
   tcase_add_test(t, joints_under_several_roots_get_one);
   tcase_add_test(t, armature_object_above_unweighted_bone_stays_a_node);
+  tcase_add_test(t, armature_object_below_wrappers_stays_a_node);
   tcase_add_test(t, every_clip_comes_back);
   tcase_add_test(t, odd_names);
   tcase_add_test(t, errors_leave_nothing_behind);
