@@ -306,6 +306,13 @@ int skio_mesh_add_morph_keys(skio_mesh* m, uint32_t anim, const double* time, co
  * (it frees the mesh array), and do not use the view past s. When no mesh has parts, *view is *s with
  * view->meshes == s->meshes and freeing it does nothing. SKC_OUT_OF_MEMORY is the only failure. */
 int skio_scene_split_parts(const skio_scene* s, skio_scene* view, skc_err* err);
+/* Merges each mesh's vertices that are identical in every stream the scene keeps (position, normal, tangent, texture
+ * coordinates, colour, blend shapes' positions and normals, the skin's and the read skin's rows), bit for bit, keeping
+ * the first of each in order and renumbering the indices (scene_weld.c): the corners Assimp's FBX / Collada / .X /
+ * OBJ readers give a vertex each become the file's shared vertices again. Meshes read by skinkit's glTF reader (the
+ * file's own vertex list) and meshes of several parts are left as they are. *merged (optional): vertices removed.
+ * SKC_OUT_OF_MEMORY (the mesh it names unchanged) is the only failure. */
+int skio_scene_weld(skio_scene* s, size_t* merged, skc_err* err);
 void skio_scene_parts_view_free(const skio_scene* s, skio_scene* view);
 /* A view of s without its skeleton's root joint 0 (scene_rootless.c): joints, skins, per-joint mesh arrays and clip
  * channels one index lower, the root's children at their world place, channels on the root dropped; mesh and key

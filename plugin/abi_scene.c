@@ -524,6 +524,16 @@ SK_API sk_result sk_scene_add_material(sk_scene* scene, const sk_material_desc* 
   return sk__ret(skio_scene_add_material(scene->io, &m, out_index, &e), &e, err);
 }
 
+SK_API sk_result sk_scene_weld(sk_scene* scene, uint64_t* out_merged, sk_error* err) {
+  if (out_merged) *out_merged = 0;
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  skc_err e = {0};
+  size_t merged = 0;
+  int rc = skio_scene_weld(scene->io, &merged, &e);
+  if (out_merged) *out_merged = merged;
+  return sk__ret(rc, &e, err);
+}
+
 SK_API sk_result sk_scene_mesh_set_morphs(sk_scene* scene, uint32_t mesh, uint32_t count, const char* const* names,
                                           const float* weights, const float* positions, const float* normals,
                                           sk_error* err) {

@@ -749,7 +749,7 @@ int cli_bind(int argc, char** argv) {
   double t0 = now_ms();
   sk_error err;
   sk_scene* s = NULL;
-  if (cli_load_scene("bind", in, &s)) return 2;
+  if (cli_load_scene("bind", in, out, &s)) return 2;
   double load_ms = now_ms() - t0;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   if (!sk) {

@@ -196,7 +196,7 @@ int cli_convert(int argc, char** argv) {
   }
   sk_error err;
   sk_scene* s = NULL;
-  if (cli_load_scene("convert", in, &s)) return 2;
+  if (cli_load_scene("convert", in, out, &s)) return 2;
   convert_warnings(s, out, &o);
   char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
   o.notes = notes;

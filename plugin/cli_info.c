@@ -205,7 +205,7 @@ static int info_one(const char* path, int json) {
   }
   sk_error err;
   sk_scene* s = NULL;
-  if (cli_load_scene("info", path, &s)) return 2;
+  if (cli_load_scene("info", path, NULL, &s)) return 2;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   uint32_t nm = sk_scene_mesh_count(s), na = sk_scene_animation_count(s);
   uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +18,7 @@
 #include "cli_common.h"
 #include "skinkit.h"
 
-cli_load_config cli_load_cfg = {1, -1.0, 0, 0};
+cli_load_config cli_load_cfg = {1, -1.0, 0, 0, -1};
 
 const char cli_load_usage[] =
     "  Reading (every command that reads a model): each file is read once in an isolated child process first,\n"
@@ -27,6 +28,15 @@ const char cli_load_usage[] =
     "                    0 = no limit)\n"
     "  --no-isolate      read in this process (faster; trusted files only)\n"
     "  FIFOs, devices and sockets are refused.\n";
+
+const char cli_weld_usage[] =
+    "  --weld, --no-weld merge the vertices that are the same in everything kept of them\n"
+    "                    (position, normal, tangent, texture coordinates, colour, blend shapes, skin weights),\n"
+    "                    bit for bit, or not. Assimp's FBX, Collada, .X, OBJ, MD5, Ogre and B3D readers give face\n"
+    "                    corners vertices of their own, which would otherwise be written as separate triangles.\n"
+    "                    Default: merged by convert, bind, weights, pack and unpack, except where OUT is IN's\n"
+    "                    .fbx or .dae format (written as an edit of IN, its vertices as they are); info shows\n"
+    "                    the file as read. glTF input is always kept as stored.\n";
 
 static const char* const k_loaders[] = {"info", "validate", "convert", "pack", "unpack", "weights", "bind"};
 
@@ -43,6 +53,8 @@ int cli_take_load_flags(const char* cmd, int* argc, char** argv) {
     const char* a = argv[r];
     if (!strcmp(a, "--no-isolate")) {
       cli_load_cfg.isolate = 0;
+    } else if ((!strcmp(a, "--weld") || !strcmp(a, "--no-weld")) && strcmp(cmd, "validate") != 0) {
+      cli_load_cfg.weld = !strcmp(a, "--weld");
     } else if (!strcmp(a, "--timeout")) {
       const char* v = cli_arg_value(cmd, *argc, argv, &r);
       if (!v || cli_arg_real(cmd, a, v, 0.0, 1e7, 0, &cli_load_cfg.timeout)) return 2;
@@ -102,7 +114,22 @@ int cli_check_input(const char* cmd, const char* path) {
   return 2;
 }
 
-int cli_load_scene(const char* cmd, const char* path, sk_scene** out) {
+static int same_ext(const char* a, const char* b, const char* ext) {
+  const size_t la = strlen(a), lb = strlen(b), le = strlen(ext);
+  return la >= le && lb >= le && !strcasecmp(a + la - le, ext) && !strcasecmp(b + lb - le, ext);
+}
+
+/* Whether the scene read from in is welded (sk_scene_weld): --weld / --no-weld, else by default for the commands that
+ * write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or .dae
+ * format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
+ * anew). */
+static int want_weld(const char* cmd, const char* in, const char* out) {
+  if (cli_load_cfg.weld >= 0) return cli_load_cfg.weld;
+  if (!strcmp(cmd, "info") || !strcmp(cmd, "validate")) return 0;
+  return !(out && (same_ext(in, out, ".fbx") || same_ext(in, out, ".dae")));
+}
+
+int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_scene** out) {
   *out = NULL;
   if (cli_check_input(cmd, path)) return 2;
   sk_load_options lo;
@@ -118,6 +145,12 @@ int cli_load_scene(const char* cmd, const char* path, sk_scene** out) {
   sk_error err;
   if (sk_scene_load(path, &lo, out, &err)) {
     fprintf(stderr, "skinkit %s: %s\n", cmd, err.message);
+    *out = NULL;
+    return 2;
+  }
+  if (want_weld(cmd, path, out_path) && sk_scene_weld(*out, NULL, &err)) {
+    fprintf(stderr, "skinkit %s: %s: %s\n", cmd, path, err.message);
+    sk_scene_destroy(*out);
     *out = NULL;
     return 2;
   }

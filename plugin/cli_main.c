@@ -81,6 +81,7 @@ int cli_same_file(const char* a, const char* b) {
 /* The reading options (cli_load.c) after the usage of a command that reads models. */
 static void print_load_usage(const char* cmd) {
   if (cli_is_loader(cmd)) fputs(cli_load_usage, stdout);
+  if (cli_is_loader(cmd) && strcmp(cmd, "validate") != 0) fputs(cli_weld_usage, stdout);
 }
 
 static void usage(FILE* f) {

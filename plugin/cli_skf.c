@@ -253,7 +253,7 @@ int cli_pack(int argc, char** argv) {
   float** cs = NULL; /* --cor: per packed mesh, its centres */
   unsigned char* buf = NULL;
   uint32_t n = 0;
-  if (cli_load_scene("pack", in, &s)) goto done;
+  if (cli_load_scene("pack", in, NULL, &s)) goto done;
   if (sk_scene_require_skin(s, &err)) {
     fprintf(stderr, "skinkit pack: %s\n", err.message);
     goto done;
@@ -406,7 +406,7 @@ int cli_unpack(int argc, char** argv) {
               "overrides)\n", model, in);
     }
   }
-  if (model && cli_load_scene("unpack", model, &sc)) {
+  if (model && cli_load_scene("unpack", model, NULL, &sc)) {
     free(data);
     free(found);
     return 2;

@@ -704,7 +704,7 @@ int cli_weights(int argc, char** argv) {
   }
   sk_error err;
   sk_scene* s = NULL;
-  if (cli_load_scene("weights", o.in, &s)) return 2;
+  if (cli_load_scene("weights", o.in, o.out, &s)) return 2;
   if (sk_scene_require_skin(s, &err)) {
     fprintf(stderr, "skinkit weights: %s\n", err.message);
     sk_scene_destroy(s);

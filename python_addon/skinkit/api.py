@@ -14,7 +14,7 @@ Conventions (differences from the C ABI are handled here, nowhere else):
 import ctypes
 import os
 from collections import namedtuple
-from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
+from ctypes import byref, c_char_p, c_size_t, c_uint32, c_uint64, c_void_p
 
 import numpy as np
 
@@ -1144,6 +1144,16 @@ class Scene(_Handle):
     def animation_name(self, a):
         s = self._lib.sk_scene_animation_name(self.handle, int(a))
         return None if s is None else s.decode("utf-8", "replace")
+
+    def weld(self):
+        """Merges each mesh's vertices that are identical in every stream - position, normal, tangent, texture
+        coordinates, colour, blend shapes, skin row - bit for bit (ABI 1.20 sk_scene_weld): the face corners Assimp's
+        FBX, Collada, .X and OBJ readers give a vertex each become shared vertices again. Meshes read from a glTF by
+        skinkit's reader are left as they are. Returns the number of vertices removed; arrays and skins taken from
+        the scene before are stale."""
+        n = c_uint64(0)
+        self._lib.sk_scene_weld(self.handle, byref(n), None)
+        return int(n.value)
 
     def animation_keyed_joints(self, a):
         """(joint_count,) bool: the joints animation a has a channel for (ABI 1.19), or None without a skeleton."""

@@ -272,8 +272,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
     objects: BoolProperty(name="Cameras, Lights, Empties", description="Create the file's cameras, lights and empty "
                           "nodes (locators, markers), each hanging from its parent object, bone or mesh as in the file",
                           default=True)
-    join_vertices: BoolProperty(name="Join Vertices", description="Merge identical vertices while reading (Assimp's "
-                                "JoinIdenticalVertices)", default=False)
+    join_vertices: BoolProperty(name="Merge Vertices", description="Merge the vertices that are the same in "
+                                "everything - position, normal, UVs, colour, shape keys, weights - bit for bit: "
+                                "FBX, Collada, .X, OBJ, MD5, Ogre and B3D files give every face corner a vertex of "
+                                "its own as read through Assimp, a mesh of separate triangles without this (glTF "
+                                "meshes are kept as stored)", default=True)
     file_rest_pose: BoolProperty(name="File Rest Pose", description="When the file's skeleton rest pose differs from "
                                  "the pose the meshes were bound in, pose the armature in the file's rest pose (the "
                                  "armature's own rest position is always the bind pose)", default=True)
@@ -315,9 +318,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         wm.progress_begin(0, 100)
         try:
             api = ops._load_api(context)
-            with api.Scene.load(path, join_vertices=self.join_vertices, isolate=self.isolate,
-                                timeout_seconds=SAFE_LOAD_SECONDS, max_memory_mb=safe_load_memory_mb(path),
+            with api.Scene.load(path, isolate=self.isolate, timeout_seconds=SAFE_LOAD_SECONDS,
+                                max_memory_mb=safe_load_memory_mb(path),
                                 skeleton_from_nodes=self.armature_from_nodes) as scene:
+                if self.join_vertices:
+                    scene.weld()  # exact (ABI 1.20): Assimp's JoinIdenticalVertices also merges other weights
                 wm.progress_update(10)
                 self._build(context, scene, path, st)
         except Exception as e:

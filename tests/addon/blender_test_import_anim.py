@@ -81,6 +81,7 @@ class Reference:
         from skinkit import api
 
         self.scene = api.Scene.load(path, skeleton_from_nodes=True)
+        self.scene.weld()  # as Import via skinkit does (Merge Vertices)
         sk = self.scene.skeleton
         self.parents = [int(p) for p in sk.parents]
         self.meshes = []

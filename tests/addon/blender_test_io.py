@@ -276,6 +276,7 @@ def _library_view(path):
 
     out = []
     with api.Scene.load(path) as scene:
+        scene.weld()  # as Import via skinkit does (Merge Vertices)
         sk = scene.skeleton
         names = sk.names if sk is not None else []
         for m in range(scene.mesh_count):
@@ -1365,6 +1366,7 @@ def test_import_shape_keys():
     want = bulged(next(o for o in bpy.data.objects if o.type == "MESH" and o.data.shape_keys))
     for path in (src, os.path.join(DATA, "shape_key_leg.glb")):
         with api.Scene.load(path) as sc:
+            sc.weld()  # as the import does (Merge Vertices)
             morphs = sc.mesh_morphs(0)
         reset_scene()
         expect(bpy.ops.import_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, "%s: import" % path)

@@ -1451,6 +1451,79 @@ static void shape_positions(int s, float out[9]) {
 /* sk_scene_mesh_set_morphs: what it refuses (nothing changed then), what it takes read back and through a .glb (names,
  * default weights, whole positions), replaced and removed; on a glTF read from a file the new shapes are written (the
  * in-place editor would have kept the document's own). */
+/* ABI 1.20 sk_scene_weld: corners that are the same in every stream merge (first kept, indices renumbered, the skin
+ * handle taken before keeps working), a corner whose weight, normal sign (-0.0) or blend shape differs does not. */
+START_TEST(scene_weld) {
+  uint64_t merged = 7;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_weld, NULL, &merged);
+  ck_assert_uint_eq(merged, 0);
+  sk_skeleton* skel = make_skeleton();
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  /* corners: 0 A, 1 B, 2 C, 3 C, 4 B, 5 D, 6 A (other weights), 7 B, 8 E, 9 D (normal x -0.0), 10 C, 11 E (other
+   * blend shape) */
+  const float P[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {2, 0, 0}}; /* A B C D E */
+  const int at[12] = {0, 1, 2, 2, 1, 3, 0, 1, 4, 3, 2, 4};
+  float pos[36], nrm[36], shape[36];
+  uint32_t idx[12], off[13], jt[12];
+  float wt[12];
+  for (int c = 0; c < 12; ++c) {
+    for (int k = 0; k < 3; ++k) {
+      pos[3 * c + k] = P[at[c]][k];
+      nrm[3 * c + k] = k == 2 ? 1.0f : 0.0f;
+      shape[3 * c + k] = P[at[c]][k] + (k == 2 ? 0.5f : 0.0f);
+    }
+    idx[c] = (uint32_t)c;
+    off[c] = (uint32_t)c;
+    jt[c] = 0;
+    wt[c] = 1.0f;
+  }
+  off[12] = 12;
+  jt[6] = 1;                  /* A again, bound to the other joint */
+  nrm[3 * 9] = -0.0f;         /* D again, its normal's x -0.0 instead of 0.0 */
+  shape[3 * 11 + 2] += 0.25f; /* E again, moved further by the shape */
+  sk_skin* skin = NULL;
+  ck_assert_int_eq(sk_skin_create(12, 2, &skin, NULL), SK_OK);
+  ck_assert_int_eq(sk_skin_set_csr(skin, off, jt, wt, NULL), SK_OK);
+  sk_mesh_desc md = {0};
+  md.size = sizeof md;
+  md.vertex_count = 12;
+  md.positions = pos;
+  md.normals = nrm;
+  md.indices = idx;
+  md.index_count = 12;
+  md.skin = skin;
+  uint32_t mi = 0;
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, &mi, NULL), SK_OK);
+  const char* names[1] = {"up"};
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, names, NULL, shape, NULL, NULL), SK_OK);
+  sk_skin* held = sk_scene_mesh_skin(sc, 0);
+  ck_assert_ptr_nonnull(held);
+  ck_assert_int_eq(sk_scene_weld(sc, &merged, NULL), SK_OK);
+  ck_assert_uint_eq(merged, 4); /* corners 3, 4, 7 and 10 */
+  ck_assert_uint_eq(sk_scene_mesh_vertex_count(sc, 0), 8);
+  uint32_t got[12];
+  ck_assert_uint_eq(sk_scene_mesh_indices(sc, 0, got, 12), 12);
+  const uint32_t want[12] = {0, 1, 2, 2, 1, 3, 4, 1, 5, 6, 2, 7};
+  for (int c = 0; c < 12; ++c) ck_assert_uint_eq(got[c], want[c]);
+  float back[24];
+  ck_assert_uint_eq(sk_scene_mesh_positions(sc, 0, back, 24), 24);
+  for (int c = 0; c < 12; ++c)
+    for (int k = 0; k < 3; ++k) ck_assert_float_eq(back[3 * got[c] + k], pos[3 * c + k]);
+  ck_assert_uint_eq(sk_skin_vertex_count(held), 8); /* the handle is the scene's skin, now of 8 vertices */
+  uint32_t j1[4];
+  float w1[4];
+  ck_assert_uint_eq(sk_skin_get_vertex(held, 4, j1, w1, 4), 1);
+  ck_assert_uint_eq(j1[0], 1);
+  /* nothing left to merge: a second call changes nothing */
+  ck_assert_int_eq(sk_scene_weld(sc, &merged, NULL), SK_OK);
+  ck_assert_uint_eq(merged, 0);
+  sk_skin_destroy(skin);
+  sk_scene_destroy(sc);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 START_TEST(scene_mesh_morphs_set) {
   sk_skeleton* skel = make_skeleton();
   sk_skin* skin = make_skin();
@@ -1684,6 +1757,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   scene_object_clips_fn(_i);
   scene_mesh_morphs_fn(_i);
   scene_mesh_morphs_set_fn(_i);
+  scene_weld_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1719,6 +1793,7 @@ int main(void) {
   tcase_add_test(tc, scene_object_clips);
   tcase_add_test(tc, scene_mesh_morphs);
   tcase_add_test(tc, scene_mesh_morphs_set);
+  tcase_add_test(tc, scene_weld);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);

@@ -204,6 +204,62 @@ START_TEST(convert_fixes_and_never_overwrites) {
 }
 END_TEST
 
+/* Skinned corners of mesh m of scene s, in triangle order: positions at rest, and each corner's first joint and
+ * weight (malloc'ed, 5 floats a corner); *corners gets their count. */
+static float* corner_data(sk_scene* s, uint32_t m, size_t* corners) {
+  const size_t V = sk_scene_mesh_vertex_count(s, m), n = sk_scene_mesh_indices(s, m, NULL, 0);
+  float* pos = malloc(3 * V * sizeof *pos);
+  uint32_t* ix = malloc(n * sizeof *ix);
+  float* out = malloc(5 * n * sizeof *out);
+  ck_assert(pos && ix && out);
+  ck_assert_uint_eq(sk_scene_mesh_positions(s, m, pos, 3 * V), 3 * V);
+  ck_assert_uint_eq(sk_scene_mesh_indices(s, m, ix, n), n);
+  sk_skin* skin = sk_scene_mesh_skin(s, m);
+  for (size_t c = 0; c < n; ++c) {
+    uint32_t j[8] = {0};
+    float w[8] = {0};
+    if (skin) sk_skin_get_vertex(skin, ix[c], j, w, 8);
+    memcpy(out + 5 * c, pos + 3 * (size_t)ix[c], 3 * sizeof *out);
+    out[5 * c + 3] = (float)j[0];
+    out[5 * c + 4] = w[0];
+  }
+  free(pos);
+  free(ix);
+  *corners = n;
+  return out;
+}
+
+/* The weld (default; --no-weld keeps corners apart): a Collada leg (714 corner vertices through Assimp, 228 distinct)
+ * written as .glb with 228 vertices, the same triangles with the same corners (positions, joints, weights);
+ * validate refuses the option. */
+START_TEST(convert_weld_merges_corners) {
+  char args[2048], a[512], b[512];
+  snprintf(a, sizeof a, "%s/apart.glb", g_tmp);
+  snprintf(b, sizeof b, "%s/welded.glb", g_tmp);
+  snprintf(args, sizeof args, "convert tests/data/leg_thigh_only.dae %s --no-weld", a);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "convert tests/data/leg_thigh_only.dae %s", b); /* welded by default */
+  ck_assert_int_eq(run(args), 0);
+  sk_scene *sa = NULL, *sb = NULL;
+  ck_assert_int_eq(sk_scene_load(a, NULL, &sa, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_load(b, NULL, &sb, NULL), SK_OK);
+  ck_assert_uint_eq(sk_scene_mesh_count(sb), sk_scene_mesh_count(sa));
+  ck_assert_uint_eq(sk_scene_mesh_vertex_count(sa, 0), 714);
+  ck_assert_uint_eq(sk_scene_mesh_vertex_count(sb, 0), 228);
+  size_t na = 0, nb = 0;
+  float* ca = corner_data(sa, 0, &na);
+  float* cb = corner_data(sb, 0, &nb);
+  ck_assert_uint_eq(na, nb);
+  for (size_t i = 0; i < 5 * na; ++i) ck_assert_float_eq(ca[i], cb[i]);
+  free(ca);
+  free(cb);
+  sk_scene_destroy(sa);
+  sk_scene_destroy(sb);
+  snprintf(args, sizeof args, "validate tests/data/leg_thigh_only.dae --weld");
+  ck_assert_int_eq(run(args), 2);
+}
+END_TEST
+
 /* A Valve SMD (written here) with one corner of 6 links: glTF's default keeps 4, so convert warns (--limit 8 keeps 6); ASCII FBX warns about
  * its 6-digit transforms; binary FBX, and Collada with one clip and all 6 links, say nothing. With the corpus: several clips in Collada say nothing
  * (they come back apart), Fox_blender's per-joint bind pose in FBX is warned about. */
@@ -683,6 +739,7 @@ static Suite* suite(void) {
   tcase_add_test(t, validate_progress_bar_only_on_a_terminal);
   tcase_add_test(t, jsonl_shards_merge_with_report);
   tcase_add_test(t, convert_fixes_and_never_overwrites);
+  tcase_add_test(t, convert_weld_merges_corners);
   tcase_add_test(t, convert_names_the_gltf_only_content_it_cannot_write);
   tcase_add_test(t, convert_warns_what_the_format_cannot_carry);
   tcase_add_test(t, gltf_keeps_the_influence_sets_of_its_source);
