@@ -60,7 +60,9 @@ static uint64_t vertex_hash(const stream* st, size_t ns, size_t V, const skc_ski
 static bool same_row(const skc_skin* s, size_t a, size_t b) {
   if (!s) return true;
   const uint32_t na = s->offsets[a + 1] - s->offsets[a], nb = s->offsets[b + 1] - s->offsets[b];
-  return na == nb && !memcmp(s->joints + s->offsets[a], s->joints + s->offsets[b], na * sizeof *s->joints) &&
+  if (na != nb) return false;
+  if (!na) return true; /* (no arrays to compare: an empty skin may have none) */
+  return !memcmp(s->joints + s->offsets[a], s->joints + s->offsets[b], na * sizeof *s->joints) &&
          !memcmp(s->weights + s->offsets[a], s->weights + s->offsets[b], na * sizeof *s->weights);
 }
 
@@ -121,8 +123,10 @@ static bool kept_rows(const skc_skin* s, const uint32_t* map, size_t V, size_t n
   for (size_t v = 0; v < V; ++v) {
     if (map[v] != k) continue; /* a repeat of an earlier vertex */
     const uint32_t a = s->offsets[v], c = s->offsets[v + 1] - a;
-    memcpy(r->j + e, s->joints + a, c * sizeof *r->j);
-    memcpy(r->w + e, s->weights + a, c * sizeof *r->w);
+    if (c) {
+      memcpy(r->j + e, s->joints + a, c * sizeof *r->j);
+      memcpy(r->w + e, s->weights + a, c * sizeof *r->w);
+    }
     e += c;
     r->off[++k] = (uint32_t)e;
   }

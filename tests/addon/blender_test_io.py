@@ -1345,6 +1345,31 @@ def test_export_posed_attachments():
         _same_set(_vertex_set(bpy.data.objects[name]), turned[name], name + " turned with b2")
 
 
+def test_import_merges_vertices():
+    """Import via skinkit of a Collada leg whose objects Assimp reads as 714 face corners per material (228 distinct
+    vertices each): Merge Vertices (the default) gives each object the merged meshes' vertices and every triangle;
+    off, the corners stay apart (separate triangles)."""
+    from skinkit import api
+
+    src = os.path.join(DATA, "leg_thigh_only.dae")
+    want = {}
+    with api.Scene.load(src) as sc:
+        for merge in (False, True):
+            if merge:
+                sc.weld()
+            for m in range(sc.mesh_count):
+                key = (merge, sc.mesh_node_name(m))
+                v, t = want.get(key, (0, 0))
+                want[key] = (v + sc.mesh_vertex_count(m), t + len(sc.mesh_triangles(m)))
+    expect(want[(False, "Leg")][0] > want[(True, "Leg")][0], "nothing to merge: %s" % want)
+    for merge in (True, False):
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src, join_vertices=merge) == {"FINISHED"}, "import")
+        got = {o.name: (len(o.data.vertices), len(o.data.polygons)) for o in bpy.data.objects if o.type == "MESH"}
+        expect(got == {n: vt for (mg, n), vt in want.items() if mg == merge}, "merge %s: %s, file %s"
+               % (merge, got, want))
+
+
 def test_import_shape_keys():
     """tests/data/shape_key_leg.fbx and .glb hold a blend shape "Bulge": Import via skinkit makes shape keys Basis and
     Bulge with the file's positions (ABI 1.13 mesh morphs), and with Bulge at 1 the evaluated leg (shape key, then
@@ -2735,7 +2760,8 @@ def main():
              test_import_joins_material_parts,
              test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_writes_armature_object, test_import_deeply_nested_gltf, test_export_unweighted_top_bone,
              test_export_unweighted_vertices_stay,
-             test_import_shape_keys, test_custom_props_import_export, test_bone_custom_props,
+             test_import_shape_keys, test_import_merges_vertices, test_custom_props_import_export,
+             test_bone_custom_props,
              test_material_custom_props,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,

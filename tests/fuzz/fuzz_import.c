@@ -5,7 +5,7 @@
  * io/collada_clips.c is fuzzed too; first byte 3 = "dae"). A first byte of 128 or more also writes the scene as .glb
  * and .dae (the frame view of an FBX, scene_frame.c; seed leg_xup_cm_fbx: first byte 132, "fbx"). Every loaded scene
  * is read back as the addon's importer reads it (objects and their keys, blend shapes, materials, images, key times:
- * ABI 1.13). */
+ * ABI 1.13), then its identical vertices merged (sk_scene_weld, ABI 1.20) before the writes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -85,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (trs) sk_scene_sample_pose(scene, 0, 0.5, trs, &err);
       free(trs);
     }
-    read_back(scene);     /* what the addon's importer reads: objects with their keys, materials, images, key times */
+    read_back(scene); /* what the addon's importer reads: objects with their keys, materials, images, key times */
+    sk_scene_weld(scene, NULL, &err); /* as the CLI and the addon do before writing or building meshes */
     if (data[0] >= 128) { /* also written as .glb and .dae: an FBX's frame converted (scene_frame.c) */
       static const char* const kOut[] = {"glb", "dae"};
       for (int k = 0; k < 2; ++k) {
