@@ -995,15 +995,19 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
 /* A skeleton whose only root is Assimp's "RootNode" (what its FBX importer calls the file's implicit root) at
  * identity, bound by no mesh: written as the aiScene root it is the FBX file's implicit root again, not an extra
  * empty "RootNode" object under it. */
-static bool implicit_fbx_root(const skio_scene* s) {
+/* The only skeleton root, which no mesh binds or weighs and no clip moves, at the identity (turned: any rigid
+ * transform, when no clip moves its children either, whose places skio_scene_drop_root then bakes it into): written
+ * as a node it adds nothing but an empty object above the armature. */
+static bool bare_root(const skio_scene* s, bool turned) {
   const skc_skeleton* sk = s->skeleton;
-  if (!sk || !sk->joint_count || sk->parents[0] != SKC_NO_PARENT || strcmp(sk->names[0], "RootNode") != 0) return false;
+  if (!sk || !sk->joint_count || sk->parents[0] != SKC_NO_PARENT) return false;
   for (uint32_t j = 1; j < sk->joint_count; ++j)
     if (sk->parents[j] == SKC_NO_PARENT) return false;
   float id[16];
   skc_mat4_identity(id);
-  for (int k = 0; k < 16; ++k)
-    if (fabsf(sk->rest_local[k] - id[k]) > 1e-6f) return false;
+  bool identity = true;
+  for (int k = 0; k < 16; ++k) identity &= fabsf(sk->rest_local[k] - id[k]) <= 1e-6f;
+  if (!identity && !(turned && skc_mat4_is_rigid(sk->rest_local, 1e-5f))) return false;
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     const skio_mesh* mesh = &s->meshes[m];
     if (!mesh->skin) continue;
@@ -1011,7 +1015,24 @@ static bool implicit_fbx_root(const skio_scene* s) {
     for (size_t e = 0, n = skc_skin_entries(mesh->skin); e < n; ++e)
       if (mesh->skin->joints[e] == 0 && mesh->skin->weights[e] != 0.0f) return false;
   }
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
+      const uint32_t j = s->anims[a].channels[c].joint;
+      if (j == 0 || (!identity && j < sk->joint_count && sk->parents[j] == 0)) return false;
+    }
   return true;
+}
+
+static bool implicit_fbx_root(const skio_scene* s) {
+  return s->skeleton && s->skeleton->joint_count && strcmp(s->skeleton->names[0], "RootNode") == 0 &&
+         bare_root(s, false);
+}
+
+/* A Collada source's <visual_scene>, which Assimp reads as the root node holding its turn of the document's up axis
+ * (CesiumMan_blender.dae's "Scene"): no node of the document, and Blender's own Collada import makes no object of it;
+ * written as a node it was an extra empty "Scene" above the file's top nodes in the .glb and .fbx. */
+static bool collada_scene_root(const skio_scene* s) {
+  return s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && bare_root(s, true);
 }
 
 /* Below a plain root, the nodes named as armature objects or importers' roots (skio_chain_wrapper_name), each the
@@ -2042,8 +2063,9 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
                  "and the source's other extensions are not): %s",
                  why);
     }
-    skio_scene rootless; /* an FBX's implicit root (Assimp's RootNode) is no node of the glTF either */
-    const bool drop = !s->gltf && implicit_fbx_root(merged);
+    /* an FBX's implicit root (Assimp's RootNode) and a Collada file's visual scene are no nodes of the glTF either */
+    skio_scene rootless;
+    const bool drop = !s->gltf && (implicit_fbx_root(merged) || collada_scene_root(merged));
     if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
     skio_scene listed; /* a glTF source's cameras, lights and empties live in its document: listed as objects */
     skio_listed_object* list = NULL;
@@ -2081,11 +2103,15 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   }
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0;
   if (fbx) {
-    skio_scene held; /* a moved armature object: a plain node at the identity, its children moved instead */
-    if (!(rc = skio_scene_held_root_view(s, &held, err))) {
+    skio_scene rootless, held; /* held: a moved armature object a plain node at the identity, its children moved */
+    const bool drop = collada_scene_root(s); /* a Collada file's visual scene: no FBX node either */
+    if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
+    const skio_scene* ready = drop ? &rootless : s;
+    if (!(rc = skio_scene_held_root_view(ready, &held, err))) {
       rc = assimp_write(&held, id, NULL, path, &o, err);
-      skio_scene_frame_view_free(s, &held);
+      skio_scene_frame_view_free(ready, &held);
     }
+    if (drop) skio_scene_drop_root_free(s, &rootless);
   } else {
     /* Collada: metres, Z up, <up_axis>Z_UP</up_axis>, as Blender writes it. Blender 3.4's Collada importer ignores
      * <unit> by default and reads a Z_UP document's numbers as they are, while from a Y_UP one it turned the

@@ -356,7 +356,7 @@ START_TEST(convert_keeps_the_armature) {
   ck_assert_ptr_nonnull(kb);
   for (uint32_t j = 0; j < sk_skeleton_joint_count(ka); ++j) {
     uint32_t at;
-    if (skt_implicit_fbx_root(name, "glb", ka, kb, j)) continue; /* no node of the FBX file: not written */
+    if (skt_implicit_fbx_root(name, "glb", ka, kb, j)) continue; /* no node of the FBX / Collada file: not written */
     ck_assert_msg(sk_skeleton_find_joint(kb, sk_skeleton_joint_name(ka, j), &at) == SK_OK, "%s: joint %s lost",
                   name, sk_skeleton_joint_name(ka, j));
   }

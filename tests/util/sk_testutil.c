@@ -63,8 +63,11 @@ static int ends_with(const char* s, const char* tail) {
 int skt_implicit_fbx_root(const char* source, const char* ext, const sk_skeleton* ka, const sk_skeleton* kb,
                           uint32_t j) {
   uint32_t at;
-  return j == 0 && ends_with(source, ".fbx") && (ends_with(ext, "glb") || ends_with(ext, "gltf") || ends_with(ext, "dae")) &&
-         !strcmp(sk_skeleton_joint_name(ka, 0), "RootNode") && sk_skeleton_find_joint(kb, "RootNode", &at) != SK_OK;
+  const int gltf = ends_with(ext, "glb") || ends_with(ext, "gltf");
+  if (j != 0 || sk_skeleton_find_joint(kb, sk_skeleton_joint_name(ka, 0), &at) == SK_OK) return 0;
+  if (ends_with(source, ".dae")) return gltf || ends_with(ext, "fbx"); /* the <visual_scene> (session 51) */
+  return ends_with(source, ".fbx") && (gltf || ends_with(ext, "dae")) &&
+         !strcmp(sk_skeleton_joint_name(ka, 0), "RootNode");
 }
 
 void skt_tmpdir_make(char* dir, size_t n, const char* tag) {

@@ -34,7 +34,8 @@ struct sk_mesh_desc;
 void skt_triangle_scene(struct sk_skeleton** sk, struct sk_scene** scene, struct sk_mesh_desc* d);
 /* Whether joint j of skeleton ka, read from source (a path), is Assimp's implicit FBX root "RootNode" that a glTF
  * or Collada output (ext ".glb" / ".gltf" / ".dae") does not hold (session 25: the FBX file has no such node; the
- * Collada writer leaves it out when it converts an FBX's unit); kb: the output's. */
+ * Collada writer leaves it out when it converts an FBX's unit), or the root node Assimp makes of a Collada file's
+ * <visual_scene>, which a glTF or FBX output does not hold (session 51); kb: the output's. */
 int skt_implicit_fbx_root(const char* source, const char* ext, const struct sk_skeleton* ka,
                           const struct sk_skeleton* kb, uint32_t j);
 /* tests/data/<name> of the source tree (found from this file's path), in one of 4 static buffers used in turn. */
