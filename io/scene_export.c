@@ -992,9 +992,6 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
   return rc;
 }
 
-/* A skeleton whose only root is Assimp's "RootNode" (what its FBX importer calls the file's implicit root) at
- * identity, bound by no mesh: written as the aiScene root it is the FBX file's implicit root again, not an extra
- * empty "RootNode" object under it. */
 /* The only skeleton root, which no mesh binds or weighs and no clip moves, at the identity (turned: any rigid
  * transform, when no clip moves its children either, whose places skio_scene_drop_root then bakes it into): written
  * as a node it adds nothing but an empty object above the armature. */
@@ -1023,6 +1020,9 @@ static bool bare_root(const skio_scene* s, bool turned) {
   return true;
 }
 
+/* A skeleton whose only root is Assimp's "RootNode" (what its FBX importer calls the file's implicit root) at
+ * identity, bound by no mesh: written as the aiScene root it is the FBX file's implicit root again, not an extra
+ * empty "RootNode" object under it. */
 static bool implicit_fbx_root(const skio_scene* s) {
   return s->skeleton && s->skeleton->joint_count && strcmp(s->skeleton->names[0], "RootNode") == 0 &&
          bare_root(s, false);

@@ -44,8 +44,12 @@ static uint64_t vertex_hash(const stream* st, size_t ns, size_t V, const skc_ski
   uint64_t h = 0x243F6A8885A308D3ull;
   for (size_t s = 0; s < ns; ++s)
     for (size_t c = 0; c < st[s].count; ++c) {
-      const uint32_t* w = (const uint32_t*)(*st[s].data + (c * V + v) * st[s].width);
-      for (size_t k = 0; k < st[s].width; ++k) h = mix(h, w[k]);
+      const float* f = *st[s].data + (c * V + v) * st[s].width;
+      for (size_t k = 0; k < st[s].width; ++k) {
+        uint32_t bits; /* the float's bits (-0.0 and 0.0 differ, as in same_vertex) */
+        memcpy(&bits, f + k, sizeof bits);
+        h = mix(h, bits);
+      }
     }
   if (skin) {
     for (uint32_t e = skin->offsets[v]; e < skin->offsets[v + 1]; ++e) {

@@ -105,15 +105,15 @@ typedef struct cli_load_config {
   double timeout;         /* --timeout S; < 0 = the command's default */
   uint32_t max_memory_mb; /* --max-memory MB (when memory_set) */
   int memory_set;
-  int weld; /* --weld 1, --no-weld 0, else -1: sk_scene_weld after reading (want_weld) */
+  int weld; /* --merge-corners 1, --keep-corners 0, else -1: sk_scene_weld after reading (want_weld) */
 } cli_load_config;
 extern cli_load_config cli_load_cfg;
 extern const char cli_load_usage[]; /* the options above, appended to the usage of commands that read models */
-extern const char cli_weld_usage[]; /* --weld / --no-weld, appended for those commands but validate */
+extern const char cli_weld_usage[]; /* --keep-corners / --merge-corners, appended for those commands but validate */
 /* 1 for the commands that read models (and take the options above). */
 int cli_is_loader(const char* cmd);
-/* Takes --no-isolate, --timeout S, --max-memory MB and (but for validate) --weld out of argv (argv[0] = cmd) for the
- * commands that read models; 0, or 2 after an error line for a bad value. */
+/* Takes --no-isolate, --timeout S, --max-memory MB and (but for validate) --merge-corners / --keep-corners out of argv
+ * (argv[0] = cmd) for the commands that read models; 0, or 2 after an error line for a bad value. */
 int cli_take_load_flags(const char* cmd, int* argc, char** argv);
 /* The memory limit for reading path, MiB (--max-memory, else 4096 or 32 x the file size; 0 = none). */
 uint32_t cli_memory_limit_mb(const char* path);
@@ -123,9 +123,9 @@ uint64_t cli_address_space(int peak);
 void cli_limit_memory(uint32_t mb);
 /* 0 when path is a regular file; else 2 after one error line (missing, directory, FIFO, device, socket). */
 int cli_check_input(const char* cmd, const char* path);
-/* Loads a model contained (cli_load_cfg); 0, or 2 after one "skinkit CMD: reason" line. */
-/* Reads path for cmd (isolated, limited: the flags above) into *out; out_path: what the command writes (NULL: none),
- * which decides the default of --weld (cli_load.c want_weld). 0, or 2 after an error line. */
+/* Loads a model contained (cli_load_cfg) into *out; out_path: what the command writes (NULL: none), which decides
+ * the default of --merge-corners / --keep-corners (cli_load.c want_weld). 0, or 2 after one "skinkit CMD: reason"
+ * line. */
 int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_scene** out);
 /* When stdout or stderr is a terminal, writes it through a filter that shows control characters (a hostile file's
  * names can hold terminal escape sequences) as \xHH (cli_term.c). Called once, first thing in main. */

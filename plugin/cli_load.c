@@ -30,13 +30,13 @@ const char cli_load_usage[] =
     "  FIFOs, devices and sockets are refused.\n";
 
 const char cli_weld_usage[] =
-    "  --weld, --no-weld merge the vertices that are the same in everything kept of them\n"
-    "                    (position, normal, tangent, texture coordinates, colour, blend shapes, skin weights),\n"
-    "                    bit for bit, or not. Assimp's FBX, Collada, .X, OBJ, MD5, Ogre and B3D readers give face\n"
-    "                    corners vertices of their own, which would otherwise be written as separate triangles.\n"
-    "                    Default: merged by convert, bind, weights, pack and unpack, except where OUT is IN's\n"
-    "                    .fbx or .dae format (written as an edit of IN, its vertices as they are); info shows\n"
-    "                    the file as read. glTF input is always kept as stored.\n";
+    "  --keep-corners    keep the vertices Assimp's FBX, Collada, .X, OBJ, MD5, Ogre and B3D readers give every\n"
+    "                    face corner apart. By default convert, bind, weights, pack and unpack merge the ones that\n"
+    "                    are the same in everything kept of them (position, normal, tangent, texture coordinates,\n"
+    "                    colour, blend shapes, skin weights), bit for bit, so that what they write is not separate\n"
+    "                    triangles; not where OUT is IN's own .fbx or .dae format (an edit of IN, its vertices as\n"
+    "                    they are), nor for glTF input (kept as stored); info shows the file as read.\n"
+    "  --merge-corners   merge them in every case (also for info and for a .fbx / .dae edit, then written anew)\n";
 
 static const char* const k_loaders[] = {"info", "validate", "convert", "pack", "unpack", "weights", "bind"};
 
@@ -53,8 +53,8 @@ int cli_take_load_flags(const char* cmd, int* argc, char** argv) {
     const char* a = argv[r];
     if (!strcmp(a, "--no-isolate")) {
       cli_load_cfg.isolate = 0;
-    } else if ((!strcmp(a, "--weld") || !strcmp(a, "--no-weld")) && strcmp(cmd, "validate") != 0) {
-      cli_load_cfg.weld = !strcmp(a, "--weld");
+    } else if ((!strcmp(a, "--merge-corners") || !strcmp(a, "--keep-corners")) && strcmp(cmd, "validate") != 0) {
+      cli_load_cfg.weld = !strcmp(a, "--merge-corners");
     } else if (!strcmp(a, "--timeout")) {
       const char* v = cli_arg_value(cmd, *argc, argv, &r);
       if (!v || cli_arg_real(cmd, a, v, 0.0, 1e7, 0, &cli_load_cfg.timeout)) return 2;
@@ -119,9 +119,9 @@ static int same_ext(const char* a, const char* b, const char* ext) {
   return la >= le && lb >= le && !strcasecmp(a + la - le, ext) && !strcasecmp(b + lb - le, ext);
 }
 
-/* Whether the scene read from in is welded (sk_scene_weld): --weld / --no-weld, else by default for the commands that
- * write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or .dae
- * format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
+/* Whether the scene read from in is welded (sk_scene_weld): --merge-corners / --keep-corners, else by default for the
+ * commands that write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or
+ * .dae format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
  * anew). */
 static int want_weld(const char* cmd, const char* in, const char* out) {
   if (cli_load_cfg.weld >= 0) return cli_load_cfg.weld;

@@ -229,14 +229,14 @@ static float* corner_data(sk_scene* s, uint32_t m, size_t* corners) {
   return out;
 }
 
-/* The weld (default; --no-weld keeps corners apart): a Collada leg (714 corner vertices through Assimp, 228 distinct)
- * written as .glb with 228 vertices, the same triangles with the same corners (positions, joints, weights);
- * validate refuses the option. */
+/* The merge of Assimp's corners (default; --keep-corners keeps them apart): a Collada leg (714 corner vertices through
+ * Assimp, 228 distinct) written as .glb with 228 vertices, the same triangles with the same corners (positions, joints,
+ * weights); validate refuses the option. */
 START_TEST(convert_weld_merges_corners) {
   char args[2048], a[512], b[512];
   snprintf(a, sizeof a, "%s/apart.glb", g_tmp);
   snprintf(b, sizeof b, "%s/welded.glb", g_tmp);
-  snprintf(args, sizeof args, "convert tests/data/leg_thigh_only.dae %s --no-weld", a);
+  snprintf(args, sizeof args, "convert tests/data/leg_thigh_only.dae %s --keep-corners", a);
   ck_assert_int_eq(run(args), 0);
   snprintf(args, sizeof args, "convert tests/data/leg_thigh_only.dae %s", b); /* welded by default */
   ck_assert_int_eq(run(args), 0);
@@ -255,8 +255,13 @@ START_TEST(convert_weld_merges_corners) {
   free(cb);
   sk_scene_destroy(sa);
   sk_scene_destroy(sb);
-  snprintf(args, sizeof args, "validate tests/data/leg_thigh_only.dae --weld");
+  snprintf(args, sizeof args, "validate tests/data/leg_thigh_only.dae --merge-corners");
   ck_assert_int_eq(run(args), 2);
+  /* pack's own --no-weld (a stand-alone .skf) is still pack's: order 0 / 1 meshes, decodable without positions */
+  snprintf(args, sizeof args, "pack tests/data/leg_thigh_only.dae -o %s/leg.skf --no-weld --file-order", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "unpack %s/leg.skf --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
 }
 END_TEST
 
