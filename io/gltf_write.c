@@ -1958,17 +1958,21 @@ static int gathered_root_node(writer* w, const uint8_t* gathered, const char* co
  * binds (anc: bound or an ancestor of a bound joint; used: bound or weighted), or the last of the nodes below it
  * named as armature objects or importers' roots (skio_chain_wrapper_name), each unused, the only child of the one
  * above and with joints below (a clip may move it, as one may move a root kept plain: Blender's FBX exporter keys the
- * armature object in every clip, and Blender's glTF importer gives the plain node's keys to the armature object).
+ * armature object in every clip, and Blender's glTF importer gives the plain node's keys to the armature object), and
+ * not declared a bone by the file (an FBX LimbNode: skio_scene.bone_names).
  * arm[j] marks the armature objects, above[j] the roots and wrappers above them.
  */
-static void armature_chain(const skc_skeleton* sk, const uint32_t* child_off, const uint32_t* child, const uint8_t* anc,
+static void armature_chain(const skio_scene* s, const uint32_t* child_off, const uint32_t* child, const uint8_t* anc,
                            const uint8_t* used, uint8_t* arm, uint8_t* above) {
+  const skc_skeleton* sk = s->skeleton;
   for (uint32_t r = 0; r < sk->joint_count; ++r) {
     if (!anc[r] || used[r] || !skc_skeleton_is_root(sk, r)) continue;
     uint32_t a = r;
     while (child_off[a + 1] - child_off[a] == 1) {
       const uint32_t c = child[child_off[a]];
       if (!anc[c] || used[c] || child_off[c + 1] == child_off[c] || !skio_chain_wrapper_name(sk->names[c])) break;
+      if (s->bone_names_known && skio_names_have(s->bone_names, s->bone_name_count, sk->names[c]))
+        break; /* the file declares it a bone (an FBX LimbNode): Blender's importer makes it one */
       above[a] = 1;
       a = c;
     }
@@ -2390,7 +2394,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
      * the only child of the one above (a Collada file from Blender read by Assimp: Scene > Z_UP > Armature >
      * bones), move the armature object down to the last of them; those above it stay plain nodes too, the empties
      * Blender's own import makes of them (armature_chain). */
-    if (all_rigid && jc) armature_chain(sk, child_off, child, orphan, used, arm_obj, above);
+    if (all_rigid && jc) armature_chain(s, child_off, child, orphan, used, arm_obj, above);
     for (uint32_t j = 0; j < jc; ++j) {
       orphan[j] = !above[j] && ((all_rigid && !arm_obj[j]) || !orphan[j]); /* listed in every skin (and bound ones) */
       w.rep.orphans_listed += any_skin && !used[j] && orphan[j];

@@ -191,6 +191,7 @@ void skio_scene_destroy(skio_scene* s) {
   skio_scene_free_objects(s);
   free(s->joint_node);
   free(s->joint_mesh);
+  skio_names_free(s->bone_names, s->bone_name_count);
   skio_user_props_free(s->user_props, s->user_prop_count);
   skio_user_props_free(s->material_props, s->material_prop_count);
   skio_user_props_free(s->mesh_props, s->mesh_prop_count);

@@ -253,6 +253,19 @@ static bool mark_sockets(builder* b) {
   return ok;
 }
 
+/* skio_scene.bone_names: a binary FBX file's LimbNode / Limb Models, the nodes it declares bones. False when out of
+ * memory; a file our parser does not take leaves them unknown. */
+static bool declared_bones(builder* b) {
+  if (!has_extension(b->path, ".fbx")) return true;
+  bool oom = false;
+  size_t n = 0;
+  const uint8_t* data = source_bytes(b, &n, &oom);
+  if (oom) return false;
+  if (!data || !skio_fbx_is_binary(data, n)) return true;
+  int rc = skio_fbx_limb_names(data, n, &b->out->bone_names, &b->out->bone_name_count, &b->out->bone_names_known);
+  return rc == SKC_OK;
+}
+
 /* skeleton_from_nodes, for a file whose meshes reference no bone: the nodes with no mesh, camera or light at or
  * below them (with animated_nodes also every node a clip animates), and their ancestors (needed). Returns false when
  * there is none, or more than a skeleton may hold (a file of many plain nodes then loads without a skeleton, as without
@@ -294,7 +307,7 @@ static int build_skeleton(builder* b, skc_err* err) {
   if (bone_total) {
     int rc = mark_bones(b, bone_total, err);
     if (rc) return rc;
-    if (!mark_sockets(b)) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+    if (!mark_sockets(b) || !declared_bones(b)) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   }
   uint32_t jc = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)

@@ -143,6 +143,9 @@ void skio_fbx_mat_mul(const double* a, const double* b, double* out);
 /* The Models of binary FBX data[0, size) that are bones to Blender's importer (class LimbNode or Limb); UINT32_MAX
  * when the file does not parse. */
 uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size);
+/* Their names, sorted (skio_names_have); *known false (and no names) when the file does not parse. SKC_OUT_OF_MEMORY
+ * is the only failure. */
+int skio_fbx_limb_names(const uint8_t* data, size_t size, char*** out, uint32_t* count, bool* known);
 /* The names of the Models of FBX data[0, size), binary or ASCII, of class Null (Blender's empties, Maya's locators,
  * 3ds Max's dummies), sorted (skio_names_have looks them up, skio_names_free frees them); none when the file does not
  * parse. SKC_OUT_OF_MEMORY is the only failure. */

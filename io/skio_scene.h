@@ -225,6 +225,12 @@ typedef struct skio_scene {
                              carries a mesh (an ancestor of the bones; never a deform joint), else NULL */
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
+  /* The nodes the file declares bones, sorted (skio_names_have): a binary FBX file's LimbNode / Limb Models;
+   * bone_names_known false for other files. The glTF writer keeps such a node out of its armature-object chain
+   * (io/gltf_write.c armature_chain): Blender's FBX importer makes it a bone. */
+  char** bone_names;
+  uint32_t bone_name_count;
+  bool bone_names_known;
   bool no_bones;          /* a binary FBX file with no skin and no bone (no LimbNode / Limb Model): its nodes are
                              empties (an animated machine), so the glTF writer makes no skin of them */
   /* Materials and images (scene_material.c), read on the Assimp path; skio_mesh.material indexes materials

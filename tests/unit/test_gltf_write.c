@@ -1667,7 +1667,8 @@ END_TEST
  * listed by a skin. Blender's own import of such a file makes Z_UP an empty and Armature the armature object; the
  * written file keeps all three as plain nodes out of the skin (before: Scene the armature object, Z_UP and Armature
  * two extra bones in Blender), and nothing moves, also when a clip moves the armature object (Blender's FBX exporter
- * keys it in every clip). A top bone named "root" (Unreal's) under the armature object stays a joint. */
+ * keys it in every clip). A top bone named "root" (Unreal's) under the armature object stays a joint, and so does an
+ * "Armature" the file declares a bone (an FBX LimbNode, Blender's "Armature FBXNode Type: LimbNode"). */
 START_TEST(armature_object_below_wrappers_stays_a_node) {
   make_tmp();
   static const struct {
@@ -1675,10 +1676,12 @@ START_TEST(armature_object_below_wrappers_stays_a_node) {
     uint32_t unweighted; /* joints 0 .. unweighted - 1 weigh nothing */
     uint32_t plain;      /* joints 0 .. plain - 1 are written as plain nodes, the rest listed */
     int animated;        /* a clip turns joint 1 */
-  } cases[3] = {{{"Scene", "Z_UP", "Armature", "hip", "spine", "tip"}, 3, 3, 0},
-                {{"Armature", "root", "pelvis", "spine", "tip", "end"}, 2, 1, 0},
-                {{"Scene", "Armature", "hip", "spine", "tip", "end"}, 2, 2, 1}};
-  for (int k = 0; k < 3; ++k) {
+    int limb;            /* the file declares joint 1 a bone (an FBX LimbNode: skio_scene.bone_names) */
+  } cases[4] = {{{"Scene", "Z_UP", "Armature", "hip", "spine", "tip"}, 3, 3, 0, 0},
+                {{"Armature", "root", "pelvis", "spine", "tip", "end"}, 2, 1, 0, 0},
+                {{"Scene", "Armature", "hip", "spine", "tip", "end"}, 2, 2, 1, 0},
+                {{"Scene", "Armature", "hip", "spine", "tip", "end"}, 2, 1, 1, 1}};
+  for (int k = 0; k < 4; ++k) {
     skio_scene* s = cylinder_scene(5, 0, cases[k].names);
     skc_skeleton* sk = s->skeleton;
     skc_trs t; /* joint 1 turned -90 degrees about x (Z_UP's turn) and moved */
@@ -1696,6 +1699,12 @@ START_TEST(armature_object_below_wrappers_stays_a_node) {
       float q[8];
       quat_axis(0, 0, 1, 30, q), quat_axis(0, 0, 1, -20, q + 4);
       turn_clip(s, "turn", 1, q);
+    }
+    if (cases[k].limb) {
+      s->bone_names = calloc(1, sizeof *s->bone_names);
+      s->bone_names[0] = dupstr(cases[k].names[1]);
+      s->bone_name_count = 1;
+      s->bone_names_known = true;
     }
     skio_gltf_options o = k_default;
     rt_figures f = round_trip("wrappers", s, &o, 1, NULL);
