@@ -264,6 +264,37 @@ static bool ascii_null_names(const char* text, size_t size, char*** out, uint32_
   return true;
 }
 
+/* The names of binary FBX data's Models of class Null (bones = false) or LimbNode / Limb (bones = true), sorted, into
+ * *out / *count; *parsed false (and no names) when the file does not parse. SKC_OUT_OF_MEMORY is the only failure. */
+static int binary_model_names(const uint8_t* data, size_t size, bool bones, char*** out, uint32_t* count,
+                              bool* parsed) {
+  *parsed = false;
+  skio_fbx_tree t;
+  if (skio_fbx_tree_parse(data, size, &t, NULL) != SKC_OK) return SKC_OK; /* not ours to refuse: Assimp read it */
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  uint32_t cap = 0;
+  int rc = SKC_OK;
+  for (uint32_t r = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
+       r != SKIO_FBX_NONE && !rc; r = skio_fbx_child(&t, objects, "Model", r)) {
+    const uint8_t* name;
+    size_t n;
+    const bool of_class = bones ? skio_fbx_prop_str_is(&t, r, 2, "LimbNode") || skio_fbx_prop_str_is(&t, r, 2, "Limb")
+                                : skio_fbx_prop_str_is(&t, r, 2, "Null");
+    if (!of_class || !skio_fbx_prop_name(&t, r, 1, &name, &n)) continue;
+    if (!skio_names_add(out, count, &cap, (const char*)name, n)) rc = SKC_OUT_OF_MEMORY;
+  }
+  skio_fbx_tree_free(&t);
+  if (rc) {
+    skio_names_free(*out, *count);
+    *out = NULL;
+    *count = 0;
+    return rc;
+  }
+  skio_names_sort(*out, *count);
+  *parsed = true;
+  return SKC_OK;
+}
+
 int skio_fbx_null_names(const uint8_t* data, size_t size, char*** out, uint32_t* count) {
   *out = NULL;
   *count = 0;
@@ -277,57 +308,14 @@ int skio_fbx_null_names(const uint8_t* data, size_t size, char*** out, uint32_t*
     skio_names_sort(*out, *count);
     return SKC_OK;
   }
-  skio_fbx_tree t;
-  if (skio_fbx_tree_parse(data, size, &t, NULL) != SKC_OK) return SKC_OK; /* not ours to refuse: Assimp read it */
-  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
-  uint32_t cap = 0;
-  int rc = SKC_OK;
-  for (uint32_t r = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
-       r != SKIO_FBX_NONE && !rc; r = skio_fbx_child(&t, objects, "Model", r)) {
-    const uint8_t* name;
-    size_t n;
-    if (!skio_fbx_prop_str_is(&t, r, 2, "Null") || !skio_fbx_prop_name(&t, r, 1, &name, &n)) continue;
-    if (!skio_names_add(out, count, &cap, (const char*)name, n)) rc = SKC_OUT_OF_MEMORY;
-  }
-  skio_fbx_tree_free(&t);
-  if (rc) {
-    skio_names_free(*out, *count);
-    *out = NULL;
-    *count = 0;
-    return rc;
-  }
-  skio_names_sort(*out, *count);
-  return SKC_OK;
+  bool parsed;
+  return binary_model_names(data, size, false, out, count, &parsed);
 }
 
 int skio_fbx_limb_names(const uint8_t* data, size_t size, char*** out, uint32_t* count, bool* known) {
   *out = NULL;
   *count = 0;
-  *known = false;
-  skio_fbx_tree t;
-  if (skio_fbx_tree_parse(data, size, &t, NULL) != SKC_OK) return SKC_OK; /* not ours to refuse: Assimp read it */
-  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
-  uint32_t cap = 0;
-  int rc = SKC_OK;
-  for (uint32_t r = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Model", SKIO_FBX_NONE);
-       r != SKIO_FBX_NONE && !rc; r = skio_fbx_child(&t, objects, "Model", r)) {
-    const uint8_t* name;
-    size_t n;
-    if (!(skio_fbx_prop_str_is(&t, r, 2, "LimbNode") || skio_fbx_prop_str_is(&t, r, 2, "Limb")) ||
-        !skio_fbx_prop_name(&t, r, 1, &name, &n))
-      continue;
-    if (!skio_names_add(out, count, &cap, (const char*)name, n)) rc = SKC_OUT_OF_MEMORY;
-  }
-  skio_fbx_tree_free(&t);
-  if (rc) {
-    skio_names_free(*out, *count);
-    *out = NULL;
-    *count = 0;
-    return rc;
-  }
-  skio_names_sort(*out, *count);
-  *known = true;
-  return SKC_OK;
+  return binary_model_names(data, size, true, out, count, known);
 }
 
 uint32_t skio_fbx_limb_count(const uint8_t* data, size_t size) {
