@@ -751,6 +751,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     const float* bake = !gets_skin                              ? NULL
                         : skio_mesh_rest_to_bind(s, m, own)     ? own
                         : w->bake                               ? w->bake
+                        : skio_mesh_bind_to_world(m, own)       ? own
                         : skio_mesh_top_rest_to_bind(s, m, own) ? own
                                                                 : NULL;
     if (bake) {

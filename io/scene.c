@@ -314,6 +314,30 @@ bool skio_scene_top_rest_to_bind(const skio_scene* s, float x[16]) {
   return false;
 }
 
+bool skio_mesh_bind_to_world(const skio_mesh* m, float x[16]) {
+  float inv[16];
+  if (!m->skin || !m->bind_world_set || !skc_mat4_is_finite(m->bind_world)) return false;
+  if (!skc_mat4_inverse(m->bind_world, inv) || !skc_mat4_is_finite(inv)) return false;
+  memcpy(x, m->bind_world, sizeof m->bind_world);
+  return true;
+}
+
+bool skio_scene_bind_to_world(const skio_scene* s, float x[16]) {
+  bool have = false;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skio_mesh* me = &s->meshes[m];
+    if (!me->skin) continue;
+    float xm[16];
+    if (!skio_mesh_bind_to_world(me, xm)) return false;
+    float scale = 1.0f;
+    for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(xm[e]));
+    if (have && skc_mat4_max_abs_diff(x, xm) > 1e-4f * scale) return false;
+    if (!have) memcpy(x, xm, sizeof xm);
+    have = true;
+  }
+  return have;
+}
+
 size_t skio_utf8_cut(const char* s, size_t max) {
   size_t n = max;
   while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) --n; /* s[n] continues a character: cut before it */

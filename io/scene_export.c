@@ -348,7 +348,7 @@ static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
   /* Collada with no single X (a joint's rest is not its bind): the top bound joint's, so the skin's root binds at
    * its rest and the others at their binds relative to it, the armature Blender's Collada importer builds (an FBX
    * rig under a turned, scaled empty came out at the origin) */
-  return strcmp(id, "collada") == 0 && skio_scene_top_rest_to_bind(s, x);
+  return strcmp(id, "collada") == 0 && (skio_scene_bind_to_world(s, x) || skio_scene_top_rest_to_bind(s, x));
 }
 
 /* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:

@@ -245,9 +245,12 @@ static int view_with(const skio_scene* s, const float g[16], bool hold_root, ski
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   memcpy(v->meshes, s->meshes, (size_t)s->mesh_count * sizeof *v->meshes);
   int rc = SKC_OK;
-  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m)
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
+    if (s->meshes[m].skin && s->meshes[m].bind_world_set) /* the joints' worlds become g W: so does the bind */
+      skc_mat4_mul(f.g, s->meshes[m].bind_world, v->meshes[m].bind_world);
     if (!s->meshes[m].skin && !frame_mesh(&s->meshes[m], &f, &v->meshes[m])) /* what was made is freed below */
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
   if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, held, &h, &v->skeleton, err);
   if (!rc) rc = frame_anims(s, &f, held, &h, v, err);
   if (!rc) rc = frame_objects(s, &f, v, err);

@@ -701,10 +701,12 @@ static int name_meshes(builder* b, skc_err* err) {
   return SKC_OK;
 }
 
-/* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place). */
+/* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place); an FBX
+ * file's skinned meshes note that place as their bind_world (the space of Assimp's offsets). */
 static int place_meshes(builder* b, skc_err* err) {
+  const bool fbx = has_extension(b->path, ".fbx");
   for (uint32_t m = 0; m < b->out->mesh_count; ++m) {
-    if (b->out->meshes[m].skin) continue;
+    if (b->out->meshes[m].skin && !fbx) continue;
     for (uint32_t i = 0; i < b->node_count; ++i) {
       const struct aiNode* n = b->nodes[i].node;
       bool uses = false;
@@ -713,7 +715,13 @@ static int place_meshes(builder* b, skc_err* err) {
       float world[16];
       int32_t bone, joint;
       node_world(b, (int32_t)i, world, &bone, &joint);
-      int rc = skio_mesh_place(b->out, &b->out->meshes[m], world, bone, err);
+      skio_mesh* me = &b->out->meshes[m];
+      if (me->skin) {
+        memcpy(me->bind_world, world, sizeof world);
+        me->bind_world_set = true;
+        break;
+      }
+      int rc = skio_mesh_place(b->out, me, world, bone, err);
       if (rc) return rc;
       if (bone < 0) b->out->meshes[m].parent_joint = joint; /* a prop under the armature object */
       break;

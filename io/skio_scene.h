@@ -67,6 +67,12 @@ typedef struct skio_mesh {
    * bind space), placed_set false when none was applied (identity). The glTF editor's new skins use it. */
   float placed[16];
   bool placed_set;
+  /* A skinned mesh of an FBX file: the world transform of its node at import, the space Assimp's FBX reader made its
+   * inverse binds relative to (offset = TransformLink^-1 x this), so bind_world x IB(j)^-1 is the bind pose the file
+   * declares for joint j (its cluster's TransformLink) even when the file's rest pose is another (a scene saved in an
+   * animated frame). bind_world_set false otherwise. See skio_mesh_bind_to_world. */
+  float bind_world[16];
+  bool bind_world_set;
   /* Parts: glTF primitives of one mesh that draw this vertex set (the same attribute accessors: three.js's exporter
    * writes a multi-material mesh so) with their own indices and material, merged by the glTF reader so that
    * binding, smoothing and counting see one surface. part_count 0 (parts NULL): one part, the whole mesh. Else
@@ -542,6 +548,14 @@ bool skio_mesh_top_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x
 /* The same over the whole scene: the first joint some mesh binds, with the skeleton's inverse binds (the Collada
  * writer's one skin per joint). */
 bool skio_scene_top_rest_to_bind(const skio_scene* s, float x[16]);
+/* X = the mesh's bind_world (set for FBX skins: the file's bind pose is X IB(j)^-1), when finite and invertible (it
+ * may be the identity): where skio_mesh_rest_to_bind has no single matrix, written in that space the mesh and its
+ * joints keep the bind pose the file declares, the pose Blender's FBX importer builds the armature from (the top
+ * bound joint's rest instead moved a Blender FBX export saved at frame 1 of a walk 3.5 cm away from it). */
+bool skio_mesh_bind_to_world(const skio_mesh* m, float x[16]);
+/* The same for every skinned mesh of the scene at once: true when each has a bind_world and all are one matrix (the
+ * Collada writer's one skin per joint). */
+bool skio_scene_bind_to_world(const skio_scene* s, float x[16]);
 
 /* The objects of an Assimp scene (scene_objects.c): nodes[] is the file's node tree in preorder (parents first), each
  * with its parent's index, its joint (-1: none) and whether it is held (a joint or a mesh node, or above one). Every

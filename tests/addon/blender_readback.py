@@ -550,12 +550,14 @@ def same_place(src_box, out_box):
 # mover_rig (make_mover_rig.py): the armature under a moved, turned and scaled empty; written as .fbx through Assimp,
 # whose clusters have no TransformAssociateModel, Blender's FBX importer put the body and the Sword 0.4-0.7 of the
 # model off (session 45's audit; fbx_assoc.c adds it).
+# walker_rig (make_walker_rig.py): saved at frame 1 of a walk, its root bone moved from the bind pose; the .glb and
+# .dae kept the saved pose as the bind, and Blender showed the body 0.15 m off at rest (session 52).
 FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb",
-               "rigid_parts.glb", "mover_rig.glb", "mover_rig.fbx")
+               "rigid_parts.glb", "mover_rig.glb", "mover_rig.fbx", "walker_rig.fbx")
 # Collada keeps every node above the joints as a joint (scene_export.c write_all_bones: Blender 3.4's Collada importer
 # puts a transformed plain parent's transform between the bones and the mesh), so a rig under a transformed empty is
 # placed right but comes back as one armature "Armature" whose bones include the empty and the armature object.
-FRAME_NAMES_KNOWN = {("mover_rig.glb", "dae"), ("mover_rig.fbx", "dae")}
+FRAME_NAMES_KNOWN = {("mover_rig.glb", "dae"), ("mover_rig.fbx", "dae"), ("walker_rig.fbx", "dae")}
 
 
 def armatures():

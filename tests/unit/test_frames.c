@@ -433,6 +433,73 @@ START_TEST(declared_frames_through_the_abi_and_the_cli) {
 }
 END_TEST
 
+/* The bind pose of joint `name` as Blender's glTF importer rebuilds it from a written file read back: the world of
+ * the skin's armature node (the joint's top ancestor) times the joint's inverse bind, inverted. */
+static void bind_head(const skio_scene* s, const char* name, float out[3]) {
+  const skc_skeleton* sk = s->skeleton;
+  const int32_t j = skc_skeleton_find(sk, name);
+  ck_assert_msg(j >= 0, "%s: no joint", name);
+  int32_t top = j;
+  while (sk->parents[top] >= 0) top = sk->parents[top];
+  const skio_mesh* m = NULL;
+  for (uint32_t i = 0; i < s->mesh_count && !m; ++i)
+    if (s->meshes[i].skin && s->meshes[i].inverse_bind) m = &s->meshes[i];
+  ck_assert_ptr_nonnull(m);
+  float b[16], bw[16];
+  ck_assert(skc_mat4_inverse(m->inverse_bind + (size_t)j * 16, b));
+  skc_mat4_mul(sk->rest_world + (size_t)top * 16, b, bw);
+  memcpy(out, bw + 12, 3 * sizeof *out);
+}
+
+/* tests/data/walker_rig.fbx (make_walker_rig.py) was saved at frame 1 of a walk: its node transforms hold that pose,
+ * whose root bone "hips" has moved and turned, and its clusters the bind pose (hips' head at (0.3, 0.2, 0.9) m in
+ * Blender, Z up). The reader notes the mesh's bind world (hips' TransformLink = bind_world IB^-1, in the file's
+ * centimetres, Y up), and .glb and .dae keep that bind: the hips' head where Blender's FBX importer puts it, (0.3,
+ * 0.9, -0.2) m in glTF's frame, not moved by the saved pose (the writers took the root's saved pose for its bind and
+ * Blender showed the body 0.15 m away at rest). */
+START_TEST(a_pose_saved_in_a_frame_keeps_the_bind_pose) {
+  skio_scene* s = load(skt_data("walker_rig.fbx"));
+  const skio_mesh* body = NULL;
+  for (uint32_t i = 0; i < s->mesh_count && !body; ++i)
+    if (s->meshes[i].skin) body = &s->meshes[i];
+  ck_assert_ptr_nonnull(body);
+  float x[16], ib[16], tl[16];
+  ck_assert_msg(skio_mesh_bind_to_world(body, x), "no bind world");
+  const int32_t hips = skc_skeleton_find(s->skeleton, "hips");
+  ck_assert_int_ge(hips, 0);
+  ck_assert(skc_mat4_inverse(body->inverse_bind + (size_t)hips * 16, ib));
+  skc_mat4_mul(x, ib, tl);
+  const float want_cm[3] = {30.0f, 90.0f, -20.0f}, *rest = s->skeleton->rest_world + (size_t)hips * 16 + 12;
+  for (int c = 0; c < 3; ++c)
+    ck_assert_msg(fabsf(tl[12 + c] - want_cm[c]) < 1e-3f, "hips bind %g %g %g cm", (double)tl[12], (double)tl[13],
+                  (double)tl[14]);
+  ck_assert_msg(fabsf(rest[0] - want_cm[0]) + fabsf(rest[1] - want_cm[1]) + fabsf(rest[2] - want_cm[2]) > 5.0f,
+                "the saved pose is the bind pose: the fixture tests nothing");
+  char dir[64];
+  skt_tmpdir_make(dir, sizeof dir, "walker");
+  static const char* const k_ext[] = {"glb", "dae"};
+  for (int e = 0; e < 2; ++e) {
+    char path[200];
+    snprintf(path, sizeof path, "%s/walker.%s", dir, k_ext[e]);
+    skio_export_options o = {0};
+    o.overwrite = true;
+    o.keep_all = e == 1;
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", k_ext[e], err.message);
+    skio_scene* b = load(path);
+    float head[3];
+    bind_head(b, "hips", head);
+    const float want_m[3] = {0.3f, 0.9f, -0.2f};
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(head[c] - want_m[c]) < 1e-4f, ".%s: hips bound at %g %g %g m", k_ext[e], (double)head[0],
+                    (double)head[1], (double)head[2]);
+    skio_scene_destroy(b);
+  }
+  skio_scene_destroy(s);
+  skt_tmpdir_remove(dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("frames");
   TCase* tc = tcase_create("core");
@@ -444,6 +511,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, damaged_frames_read_as_defaults);
   tcase_add_test(tc, ascii_settings_lines_are_rewritten);
   tcase_add_test(tc, declared_frames_through_the_abi_and_the_cli);
+  tcase_add_test(tc, a_pose_saved_in_a_frame_keeps_the_bind_pose);
   suite_add_tcase(s, tc);
   return s;
 }
