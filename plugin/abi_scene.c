@@ -234,6 +234,14 @@ SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh) 
              : -1;
 }
 
+SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err) {
+  if (!scene || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out must not be NULL");
+  if (mesh >= scene->io->mesh_count) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range", mesh);
+  if (!skio_mesh_bind_to_world(&scene->io->meshes[mesh], out))
+    SK__FAIL(err, SKC_NOT_FOUND, "mesh %u has no bind world (not a skinned FBX mesh)", mesh);
+  return sk__ret(SKC_OK, NULL, err);
+}
+
 SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m && skio_mesh_still_rigid(m) ? m->rigid_joint : -1;

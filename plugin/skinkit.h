@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.20.0 -> 12000); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12000
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.21.0 -> 12100); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12100
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 20
+#define SK_ABI_MINOR 21
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -598,6 +598,13 @@ SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh);
  * (a prop parented to the armature object, which is a joint only as the bones' ancestor; an importer's scene root);
  * -1 otherwise (no such joint, a skinned mesh, a scene built with sk_scene_create, an index out of range). */
 SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.21: for a skinned mesh read from an FBX file, the world transform of its node in the file (column-major, in
+ * the file's own frame like sk_skeleton_get_rest_world), the space its inverse binds are relative to: out x
+ * inverse_bind(j)^-1 is the bind pose the file declares for joint j (its cluster's TransformLink). It tells the bind
+ * pose apart from the file's rest pose, which Blender's FBX exporter writes as the pose of the frame the scene was
+ * in. SK_ERR_NOT_FOUND when the reader noted none (other formats, an unskinned mesh, a scene built with
+ * sk_scene_create), SK_ERR_OUT_OF_RANGE for a mesh past the last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
+SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err);
 /* ABI 1.15: for a scene read by skinkit's glTF reader, the index in "scenes" of the scene whose node tree holds the
  * mesh's node (the default scene when it does, else the first other one); -1 when no scene lists it, for other
  * formats, scenes built with sk_scene_create and an index out of range. A skin's joints must be in the scene of the

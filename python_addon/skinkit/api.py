@@ -1126,6 +1126,22 @@ class Scene(_Handle):
         self._lib.sk_scene_mesh_inverse_binds(self.handle, self._mesh_index(m), _ptr(out), _ptr(bound))
         return matrices_from_c(out, n), bound
 
+    def mesh_bind_world(self, m):
+        """(4, 4) world transform of a skinned FBX mesh's node in the file (ABI 1.21 sk_scene_mesh_bind_world): the
+        space of its inverse binds, so bind_world @ inv(inverse_bind[j]) is the bind pose the file declares for joint
+        j even when its rest pose is another (an FBX saved in a frame of its animation); None when the reader noted
+        none (other formats, an unskinned mesh) or the library predates it."""
+        if not self._lib.has("sk_scene_mesh_bind_world"):
+            return None
+        out = np.empty(16, np.float32)
+        try:
+            self._lib.sk_scene_mesh_bind_world(self.handle, self._mesh_index(m), _ptr(out), None)
+        except SkinkitError as e:
+            if e.code == C.SK_ERR_NOT_FOUND:
+                return None
+            raise
+        return matrices_from_c(out, 1)[0]
+
     def deform_joints(self):
         """(joint_count,) bool: the joints that should receive weights (sk_scene_deform_joints: the skins' joints,
         else the bone hierarchy below the scene root and armature object nodes), or None without a skeleton."""

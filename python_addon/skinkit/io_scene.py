@@ -917,8 +917,9 @@ def _world_binds(scene, node):
     the body's node, in metres under centimetre nodes), where the armature object's node and the joints no skin
     binds have their rest world in the file's world; a quantized glTF (gltfpack) keeps its vertices in integer units
     that its inverse binds scale back. X = rest_r bind_r^-1 of a top bound joint r (under the armature node when
-    there is one; the identity when there is none, or when X is singular); a bound joint's bind is X bind_j, another's
-    its parent's times its local rest (its rest world at the top)."""
+    there is one; the identity when there is none, or when X is singular) - unless the file says where its meshes
+    were bound (_file_bind_world: an FBX mesh's node, the bind pose of a file saved in a frame of its animation); a
+    bound joint's bind is X bind_j, another's its parent's times its local rest (its rest world at the top)."""
     np = _np()
     sk = scene.skeleton
     bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
@@ -933,7 +934,10 @@ def _world_binds(scene, node):
         depth[j] = depth[p] + 1 if 0 <= p < j else 0
     top = sorted((depth[j], j) for j in range(len(parents)) if bound[j] and (node < 0 or parents[j] == node))
     top = [j for _d, j in top[:1]]
-    if top:
+    file_x = _file_bind_world(scene, node, parents)
+    if file_x is not None:
+        x = file_x
+    elif top:
         with np.errstate(all="ignore"):
             t = rest[top[0]] @ np.linalg.pinv(bind[top[0]])
         if _object_matrix(t):
@@ -947,6 +951,30 @@ def _world_binds(scene, node):
         else:
             out[j] = rest[j]
     return x, out
+
+
+def _file_bind_world(scene, node, parents):
+    """The world transform of the mesh node the file bound its skinned meshes in (Scene.mesh_bind_world, FBX), when
+    every skinned mesh bound to a joint below node (node < 0: any) has one and they agree: the bind pose the file
+    declares is that times the joints' binds. Blender's FBX exporter saves the pose of the current frame as the rest
+    pose, so the top joint's rest (the other rule) put the bones and the body of an animated export where its root
+    was in that frame (a Blender export of CesiumMan 2.3e-2 of its size off at rest). None otherwise."""
+    np = _np()
+    below = np.zeros(len(parents), bool)
+    for j, p in enumerate(parents):  # parents first
+        below[j] = node < 0 or p == node or (0 <= p < j and below[p])
+    found = None
+    for m in range(scene.mesh_count):
+        if scene.mesh_skin(m) is None or not (np.asarray(scene.mesh_inverse_binds(m)[1], bool) & below).any():
+            continue
+        w = scene.mesh_bind_world(m)
+        if w is None:
+            return None
+        w = np.asarray(w, np.float64)
+        if found is not None and np.abs(w - found).max() > 1e-4 * max(1.0, float(np.abs(found).max())):
+            return None
+        found = w if found is None else found
+    return found if found is not None and _object_matrix(found) else None
 
 
 def _armature_name(names, parents, deform, stem, path=None):

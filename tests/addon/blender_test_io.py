@@ -542,6 +542,43 @@ def _objects_by_slot():
     return out
 
 
+def test_import_saved_pose_keeps_the_bind_pose():
+    """walker_rig.fbx (make_walker_rig.py: saved by Blender at frame 1 of a walk, the root bone "hips" moved 0.15 and
+    turned 20 degrees from the bind pose): Import via skinkit in Rest Position puts the bones' heads and the body
+    where Blender's FBX importer does (1e-5: the bind pose the clusters declare, Scene.mesh_bind_world), and at
+    frame 7 of the walk the body is where Blender's is at its frame 7 too. Before, the bones were built from the
+    hips' saved pose and the body sat 0.19 of its size away at rest."""
+    import numpy as np
+
+    src = os.path.join(DATA, "walker_rig.fbx")
+
+    def seen(frame):
+        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        body = next(o for o in bpy.data.objects if o.type == "MESH")
+        out = {}
+        for pose in ("REST", "POSE"):
+            arm.data.pose_position = pose
+            bpy.context.scene.frame_set(frame)
+            out[pose] = evaluated_world(body)
+        mw = np.array(arm.matrix_world)
+        heads = {b.name: mw[:3, :3] @ np.array(b.head_local) + mw[:3, 3] for b in arm.data.bones}
+        return out, heads
+
+    reset_scene("actions")
+    bpy.ops.import_scene.fbx(filepath=src)
+    want, want_heads = seen(7)
+    reset_scene("actions")
+    expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import")
+    got, heads = seen(7)
+    for name in ("hips", "spine", "head"):
+        close(heads[name], want_heads[name], 1e-5, "bone %s's head at rest" % name)
+    for pose in ("REST", "POSE"):
+        a, b = got[pose], want[pose]
+        d = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
+        worst = max(d.min(axis=1).max(), d.min(axis=0).max())
+        expect(worst < 1e-5, "%s: the body %.3g from Blender's FBX import" % (pose, worst))
+
+
 def test_import_places_armature_like_blender():
     """mover_rig.fbx (Blender, centimetres: armature "Rig" scaled 1.2 under an empty "Mover" scaled 0.9, a body
     skinned to it, a sword hanging from bone "spine", a crate beside): Import via skinkit makes the armature object
@@ -2751,6 +2788,7 @@ def test_material_custom_props():
 
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
+             test_import_saved_pose_keeps_the_bind_pose,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_names_armatures_as_blender_does,

@@ -820,6 +820,24 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(None) as empty:
             expect_code(self, C.SK_ERR_NO_SKIN, empty.add_mesh, c.positions, c.triangles, skin=c.skin)
 
+    def test_mesh_bind_world(self):
+        """ABI 1.21: a skinned FBX mesh's node world, the space of its inverse binds: with the hips' inverse bind it
+        gives their bind head (30, 90, -20) cm of walker_rig.fbx, saved in a pose whose hips are elsewhere; None for a
+        built scene's mesh."""
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "walker_rig.fbx")) as scene:
+            m = next(k for k in range(scene.mesh_count) if scene.mesh_skin(k) is not None)
+            x = scene.mesh_bind_world(m)
+            self.assertEqual(x.shape, (4, 4))
+            j = scene.skeleton.find("hips")
+            ib = scene.mesh_inverse_binds(m)[0][j].astype(np.float64)
+            head = (x.astype(np.float64) @ np.linalg.inv(ib))[:3, 3]
+            np.testing.assert_allclose(head, [30, 90, -20], atol=1e-3)
+            self.assertGreater(np.abs(scene.skeleton.rest_world[j][:3, 3] - head).sum(), 5.0)
+        c = api.cylinder(segments=8, rings=4, bones=2)
+        with api.Scene.create(chain(2)) as scene:
+            scene.add_mesh(c.positions, c.triangles, skin=c.skin)
+            self.assertIsNone(scene.mesh_bind_world(0))
+
     def test_scene_listing(self):
         """ABI 1.12: a loaded file's cameras, lights and empty nodes with what each hangs from, its materials by
         name and per mesh; a built scene lists none."""

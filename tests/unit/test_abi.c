@@ -1524,6 +1524,69 @@ START_TEST(scene_weld) {
 }
 END_TEST
 
+/* The point an affine column-major matrix m takes to the origin (m^-1 applied to it): -R^-1 b by Cramer's rule. */
+static void affine_preimage_of_origin(const float* m, float out[3]) {
+  const double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
+  const double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+  const double r[3] = {-m[12], -m[13], -m[14]};
+  out[0] = (float)((r[0] * (e * i - f * h) - b * (r[1] * i - f * r[2]) + c * (r[1] * h - e * r[2])) / det);
+  out[1] = (float)((a * (r[1] * i - f * r[2]) - r[0] * (d * i - f * g) + c * (d * r[2] - r[1] * g)) / det);
+  out[2] = (float)((a * (e * r[2] - r[1] * h) - b * (d * r[2] - r[1] * g) + r[0] * (d * h - e * g)) / det);
+}
+
+/* ABI 1.21 sk_scene_mesh_bind_world: refused arguments; none for a built scene's mesh or a glTF's; for
+ * tests/data/walker_rig.fbx (saved at frame 1 of a walk, make_walker_rig.py) the body's node world, whose product with
+ * the hips' inverse bind inverted is the hips' TransformLink (head at 30, 90, -20 cm in the file's frame), while the
+ * hips' rest world is the saved pose, elsewhere. */
+START_TEST(scene_mesh_bind_world) {
+  float x[16];
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_bind_world, NULL, 0, x);
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = skinned_scene(skel, skin);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_bind_world, sc, 0, NULL);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_bind_world, sc, 99, x);
+  FAILS(SK_ERR_NOT_FOUND, sk_scene_mesh_bind_world, sc, 0, x);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+  sk_scene* fbx = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/walker_rig.fbx", NULL, &fbx, NULL), SK_OK);
+  uint32_t body = UINT32_MAX;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(fbx) && body == UINT32_MAX; ++m)
+    if (sk_scene_mesh_skin(fbx, m)) body = m;
+  ck_assert_uint_ne(body, UINT32_MAX);
+  ck_assert_int_eq(sk_scene_mesh_bind_world(fbx, body, x, NULL), SK_OK);
+  const sk_skeleton* sk = sk_scene_skeleton(fbx);
+  uint32_t hips = 0, n = sk_skeleton_joint_count(sk);
+  ck_assert_int_eq(sk_skeleton_find_joint(sk, "hips", &hips), SK_OK);
+  float* ib = malloc(16 * sizeof(float) * n);
+  float* rest = malloc(16 * sizeof(float) * n);
+  ck_assert_ptr_nonnull(ib);
+  ck_assert_ptr_nonnull(rest);
+  ck_assert_int_eq(sk_scene_mesh_inverse_binds(fbx, body, ib, NULL, NULL), SK_OK);
+  ck_assert_int_eq(sk_skeleton_get_rest_world(sk, rest), SK_OK);
+  float o[3], head[3];
+  affine_preimage_of_origin(ib + 16 * hips, o); /* the hips' head in the mesh's space */
+  for (int r = 0; r < 3; ++r) head[r] = x[r] * o[0] + x[4 + r] * o[1] + x[8 + r] * o[2] + x[12 + r];
+  const float want[3] = {30.0f, 90.0f, -20.0f};
+  float moved = 0.0f;
+  for (int c = 0; c < 3; ++c) {
+    ck_assert_msg(fabsf(head[c] - want[c]) < 1e-3f, "hips bind %g %g %g", (double)head[0], (double)head[1],
+                  (double)head[2]);
+    moved += fabsf(rest[16 * hips + 12 + c] - want[c]);
+  }
+  ck_assert_msg(moved > 5.0f, "the hips' rest is their bind: the file tests nothing");
+  free(ib);
+  free(rest);
+  sk_scene_destroy(fbx);
+  sk_scene* g = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/two_material_leg.glb", NULL, &g, NULL), SK_OK);
+  FAILS(SK_ERR_NOT_FOUND, sk_scene_mesh_bind_world, g, 0, x);
+  sk_scene_destroy(g);
+}
+END_TEST
+
 START_TEST(scene_mesh_morphs_set) {
   sk_skeleton* skel = make_skeleton();
   sk_skin* skin = make_skin();
@@ -1758,6 +1821,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   scene_mesh_morphs_fn(_i);
   scene_mesh_morphs_set_fn(_i);
   scene_weld_fn(_i);
+  scene_mesh_bind_world_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -1794,6 +1858,7 @@ int main(void) {
   tcase_add_test(tc, scene_mesh_morphs);
   tcase_add_test(tc, scene_mesh_morphs_set);
   tcase_add_test(tc, scene_weld);
+  tcase_add_test(tc, scene_mesh_bind_world);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
