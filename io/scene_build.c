@@ -87,6 +87,9 @@ int skio_mesh_set_skin(skio_scene* s, uint32_t m, const skc_skin* skin, const fl
     free(staged.bound);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying a skin of %zu vertices", mesh->vertex_count);
   }
+  const size_t ib_bytes = (size_t)s->skeleton->joint_count * 16 * sizeof(float);
+  if (!mesh->inverse_bind || memcmp(mesh->inverse_bind, staged.inverse_bind, ib_bytes))
+    mesh->bind_world_set = false; /* other inverse binds: the file's bind world is not theirs */
   skc_skin_destroy(mesh->skin);
   free(mesh->inverse_bind);
   free(mesh->bound);

@@ -603,7 +603,8 @@ SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh);
  * inverse_bind(j)^-1 is the bind pose the file declares for joint j (its cluster's TransformLink). It tells the bind
  * pose apart from the file's rest pose, which Blender's FBX exporter writes as the pose of the frame the scene was
  * in. SK_ERR_NOT_FOUND when the reader noted none (other formats, an unskinned mesh, a scene built with
- * sk_scene_create), SK_ERR_OUT_OF_RANGE for a mesh past the last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
+ * sk_scene_create) or sk_scene_mesh_set_skin gave the mesh other inverse binds, SK_ERR_OUT_OF_RANGE for a mesh past the
+ * last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
 SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err);
 /* ABI 1.15: for a scene read by skinkit's glTF reader, the index in "scenes" of the scene whose node tree holds the
  * mesh's node (the default scene when it does, else the first other one); -1 when no scene lists it, for other

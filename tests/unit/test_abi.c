@@ -1577,6 +1577,13 @@ START_TEST(scene_mesh_bind_world) {
     moved += fabsf(rest[16 * hips + 12 + c] - want[c]);
   }
   ck_assert_msg(moved > 5.0f, "the hips' rest is their bind: the file tests nothing");
+  /* a new skin with the same inverse binds (`weights`) keeps the bind world; other inverse binds drop it */
+  sk_skin* held = sk_scene_mesh_skin(fbx, body);
+  ck_assert_int_eq(sk_scene_mesh_set_skin(fbx, body, held, ib, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_bind_world(fbx, body, x, NULL), SK_OK);
+  ib[16 * hips + 12] += 1.0f;
+  ck_assert_int_eq(sk_scene_mesh_set_skin(fbx, body, sk_scene_mesh_skin(fbx, body), ib, NULL), SK_OK);
+  FAILS(SK_ERR_NOT_FOUND, sk_scene_mesh_bind_world, fbx, body, x);
   free(ib);
   free(rest);
   sk_scene_destroy(fbx);
