@@ -323,12 +323,21 @@ bool skio_mesh_bind_to_world(const skio_mesh* m, float x[16]) {
 }
 
 bool skio_scene_bind_to_world(const skio_scene* s, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
   bool have = false;
-  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+  for (uint32_t m = 0; sk && m < s->mesh_count; ++m) {
     const skio_mesh* me = &s->meshes[m];
     if (!me->skin) continue;
-    float xm[16];
-    if (!skio_mesh_bind_to_world(me, xm)) return false;
+    float w[16], xm[16], inv[16];
+    if (!skio_mesh_bind_to_world(me, w) || !me->inverse_bind) return false;
+    /* relative to the skeleton's inverse binds: bind_world IB_mesh(j)^-1 IB_skeleton(j), j its first bound joint */
+    uint32_t j = 0;
+    while (j < sk->joint_count && !(me->bound && me->bound[j])) ++j;
+    if (j == sk->joint_count) continue;
+    if (!skc_mat4_inverse(me->inverse_bind + (size_t)j * 16, inv)) return false;
+    float wi[16];
+    skc_mat4_mul(w, inv, wi);
+    skc_mat4_mul(wi, sk->inverse_bind + (size_t)j * 16, xm);
     float scale = 1.0f;
     for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(xm[e]));
     if (have && skc_mat4_max_abs_diff(x, xm) > 1e-4f * scale) return false;

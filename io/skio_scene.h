@@ -553,8 +553,10 @@ bool skio_scene_top_rest_to_bind(const skio_scene* s, float x[16]);
  * joints keep the bind pose the file declares, the pose Blender's FBX importer builds the armature from (the top
  * bound joint's rest instead moved a Blender FBX export saved at frame 1 of a walk 3.5 cm away from it). */
 bool skio_mesh_bind_to_world(const skio_mesh* m, float x[16]);
-/* The same for every skinned mesh of the scene at once: true when each has a bind_world and all are one matrix (the
- * Collada writer's one skin per joint). */
+/* The same for the skeleton's inverse binds, which the Collada writer gives every mesh (one skin per joint, each mesh
+ * moved by its inverse binds' difference from them): X = bind_world IB_mesh(j)^-1 IB(j) of each skinned mesh's first
+ * bound joint j, true when every skinned mesh has a bind_world and the X agree (a body and a hat whose nodes differ
+ * give one X). */
 bool skio_scene_bind_to_world(const skio_scene* s, float x[16]);
 
 /* The objects of an Assimp scene (scene_objects.c): nodes[] is the file's node tree in preorder (parents first), each

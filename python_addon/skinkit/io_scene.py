@@ -934,7 +934,7 @@ def _world_binds(scene, node):
         depth[j] = depth[p] + 1 if 0 <= p < j else 0
     top = sorted((depth[j], j) for j in range(len(parents)) if bound[j] and (node < 0 or parents[j] == node))
     top = [j for _d, j in top[:1]]
-    file_x = _file_bind_world(scene, node, parents)
+    file_x = _file_bind_world(scene, node, parents, bind)
     if file_x is not None:
         x = file_x
     elif top:
@@ -953,24 +953,32 @@ def _world_binds(scene, node):
     return x, out
 
 
-def _file_bind_world(scene, node, parents):
-    """The world transform of the mesh node the file bound its skinned meshes in (Scene.mesh_bind_world, FBX), when
-    every skinned mesh bound to a joint below node (node < 0: any) has one and they agree: the bind pose the file
-    declares is that times the joints' binds. Blender's FBX exporter saves the pose of the current frame as the rest
-    pose, so the top joint's rest (the other rule) put the bones and the body of an animated export where its root
-    was in that frame (a Blender export of CesiumMan 2.3e-2 of its size off at rest). None otherwise."""
+def _file_bind_world(scene, node, parents, bind):
+    """X with X bind_j the bind pose the file declares for joint j (bind: the skeleton's bind matrices), from the
+    world transforms of the nodes the file bound its skinned meshes in (Scene.mesh_bind_world, FBX): mesh m gives
+    W_m IB_m(j)^-1 bind_j^-1 for its first bound joint j, and every skinned mesh bound to a joint below node (node <
+    0: any) must have one and give the same X (a body and a hat on nodes of their own do). Blender's FBX exporter
+    saves the pose of the current frame as the rest pose, so the top joint's rest (the other rule) put the bones and
+    the body of an animated export where its root was in that frame (a Blender export of CesiumMan 2.3e-2 of its
+    size off at rest). None otherwise."""
     np = _np()
     below = np.zeros(len(parents), bool)
     for j, p in enumerate(parents):  # parents first
         below[j] = node < 0 or p == node or (0 <= p < j and below[p])
     found = None
     for m in range(scene.mesh_count):
-        if scene.mesh_skin(m) is None or not (np.asarray(scene.mesh_inverse_binds(m)[1], bool) & below).any():
+        if scene.mesh_skin(m) is None:
+            continue
+        ib, bound = scene.mesh_inverse_binds(m)
+        mine = np.nonzero(np.asarray(bound, bool) & below)[0]
+        if not len(mine):
             continue
         w = scene.mesh_bind_world(m)
         if w is None:
             return None
-        w = np.asarray(w, np.float64)
+        j = int(mine[0])
+        with np.errstate(all="ignore"):
+            w = np.asarray(w, np.float64) @ np.linalg.pinv(ib[j].astype(np.float64)) @ np.linalg.pinv(bind[j])
         if found is not None and np.abs(w - found).max() > 1e-4 * max(1.0, float(np.abs(found).max())):
             return None
         found = w if found is None else found

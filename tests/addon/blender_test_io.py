@@ -544,22 +544,22 @@ def _objects_by_slot():
 
 def test_import_saved_pose_keeps_the_bind_pose():
     """walker_rig.fbx (make_walker_rig.py: saved by Blender at frame 1 of a walk, the root bone "hips" moved 0.15 and
-    turned 20 degrees from the bind pose): Import via skinkit in Rest Position puts the bones' heads and the body
-    where Blender's FBX importer does (1e-5: the bind pose the clusters declare, Scene.mesh_bind_world), and at
-    frame 7 of the walk the body is where Blender's is at its frame 7 too. Before, the bones were built from the
-    hips' saved pose and the body sat 0.19 of its size away at rest."""
+    turned 20 degrees from the bind pose; a hat on a node of its own): Import via skinkit in Rest Position puts the
+    bones' heads and the meshes where Blender's FBX importer does (1e-5: the bind pose the clusters declare,
+    Scene.mesh_bind_world), and at frame 7 of the walk the meshes are where Blender's are at its frame 7 too. Before,
+    the bones were built from the hips' saved pose and the body sat 0.19 of its size away at rest."""
     import numpy as np
 
     src = os.path.join(DATA, "walker_rig.fbx")
 
     def seen(frame):
         arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
-        body = next(o for o in bpy.data.objects if o.type == "MESH")
         out = {}
         for pose in ("REST", "POSE"):
             arm.data.pose_position = pose
             bpy.context.scene.frame_set(frame)
-            out[pose] = evaluated_world(body)
+            out[pose] = np.concatenate([evaluated_world(o) for o in sorted(
+                (o for o in bpy.data.objects if o.type == "MESH"), key=lambda o: o.name)])
         mw = np.array(arm.matrix_world)
         heads = {b.name: mw[:3, :3] @ np.array(b.head_local) + mw[:3, 3] for b in arm.data.bones}
         return out, heads

@@ -3,8 +3,9 @@
 # where the root bone has moved (0.12, -0.05, -0.15) and turned 20 degrees about Z, 8 about X; its bind pose (the
 # clusters' TransformLink) is the armature's rest. Armature "Rig" at (0.3, 0.2, 0) turned 25 degrees about Z; bones
 # "hips" (0,0,0.9)->(0,0,1.1), "spine" ->(0,0,1.5), "head" ->(0,0,1.8), connected; mesh "Body" (a 12-sided cylinder,
-# radius 0.2, z 0.8..1.8, subdivided 3 times) parented to the armature with automatic weights. A clip "walk" moves the
-# hips over frames 1-13 and bends the spine. Blender's importers put the body at rest where its bind pose says; a
+# radius 0.2, z 0.8..1.8, subdivided 3 times) parented to the armature with automatic weights, and mesh "Hat" (a cube
+# of 0.2 at z 1.9, its object turned and scaled: a node of its own) weighted to "head". A clip "walk" moves the hips
+# over frames 1-13 and bends the spine. Blender's importers put the body at rest where its bind pose says; a
 # writer that took the root's saved pose for its bind moved the whole body by the root's motion (session 52: a Blender
 # FBX export of CesiumMan came out of `convert` as .glb 3.5 cm off at rest).
 #   blender -b --factory-startup --python tests/data/make_walker_rig.py -- tests/data/walker_rig
@@ -37,6 +38,14 @@ body.select_set(True)
 arm.select_set(True)
 bpy.context.view_layer.objects.active = arm
 bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+bpy.ops.mesh.primitive_cube_add(size=0.2, location=(0, 0, 1.9))
+hat = bpy.context.active_object
+hat.name = "Hat"
+hat.rotation_euler = (0.3, 0.2, 0.5)
+hat.scale = (1.5, 1.0, 0.5)
+hat.vertex_groups.new(name="head").add(list(range(len(hat.data.vertices))), 1.0, "REPLACE")
+hat.parent = arm
+hat.modifiers.new("Armature", "ARMATURE").object = arm
 arm.location = (0.3, 0.2, 0)
 arm.rotation_euler = (0, 0, math.radians(25))
 arm.animation_data_create()

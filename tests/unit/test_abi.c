@@ -1554,7 +1554,9 @@ START_TEST(scene_mesh_bind_world) {
   ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/walker_rig.fbx", NULL, &fbx, NULL), SK_OK);
   uint32_t body = UINT32_MAX;
   for (uint32_t m = 0; m < sk_scene_mesh_count(fbx) && body == UINT32_MAX; ++m)
-    if (sk_scene_mesh_skin(fbx, m)) body = m;
+    if (sk_scene_mesh_skin(fbx, m) && sk_scene_mesh_node_name(fbx, m) &&
+        !strcmp(sk_scene_mesh_node_name(fbx, m), "Body"))
+      body = m;
   ck_assert_uint_ne(body, UINT32_MAX);
   ck_assert_int_eq(sk_scene_mesh_bind_world(fbx, body, x, NULL), SK_OK);
   const sk_skeleton* sk = sk_scene_skeleton(fbx);
