@@ -245,6 +245,12 @@ int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
   return r >= 0 && skio_joint_is_armature_object(s, (uint32_t)r) ? r : -1;
 }
 
+bool skio_mat4_same(const float first[16], const float x[16]) {
+  float scale = 1.0f;
+  for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(first[e]));
+  return skc_mat4_max_abs_diff(first, x) <= 1e-4f * scale;
+}
+
 /* X = rest_world(j) * ib(j) over the joints `use` marks (NULL: those bound anywhere), when one matrix, not the
  * identity, and invertible. */
 static bool rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* use, float x[16]) {
@@ -257,10 +263,8 @@ static bool rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* us
     if (!have) {
       memcpy(x, xj, sizeof xj);
       have = true;
-    } else {
-      float scale = 1.0f;
-      for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(x[e]));
-      if (skc_mat4_max_abs_diff(x, xj) > 1e-4f * scale) return false;
+    } else if (!skio_mat4_same(x, xj)) {
+      return false;
     }
   }
   float id4[16], inv[16];
@@ -338,9 +342,7 @@ bool skio_scene_bind_to_world(const skio_scene* s, float x[16]) {
     float wi[16];
     skc_mat4_mul(w, inv, wi);
     skc_mat4_mul(wi, sk->inverse_bind + (size_t)j * 16, xm);
-    float scale = 1.0f;
-    for (int e = 0; e < 16; ++e) scale = fmaxf(scale, fabsf(xm[e]));
-    if (have && skc_mat4_max_abs_diff(x, xm) > 1e-4f * scale) return false;
+    if (have && !skio_mat4_same(x, xm)) return false;
     if (!have) memcpy(x, xm, sizeof xm);
     have = true;
   }

@@ -356,18 +356,13 @@ static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
  * and assimp_bake has no single matrix to bake), so binds and skinned positions change (Fox_blender.fbx). */
 static bool fbx_binds_rebuilt(const skio_scene* s) {
   const skc_skeleton* sk = s->skeleton;
-  float x0[16], x[16], scale = 1.0f;
+  float x0[16], x[16];
   bool have = false;
   for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
     if (!skio_joint_bound_anywhere(s, j)) continue;
     skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, have ? x : x0);
-    if (!have) {
-      for (int e = 0; e < 16; ++e) scale = fabsf(x0[e]) > scale ? fabsf(x0[e]) : scale;
-      have = true;
-      continue;
-    }
-    for (int e = 0; e < 16; ++e)
-      if (fabsf(x[e] - x0[e]) > 1e-4f * scale) return true;
+    if (have && !skio_mat4_same(x0, x)) return true;
+    have = true;
   }
   return false;
 }

@@ -534,6 +534,9 @@ bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r);
  * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes
  * (vertices X v, inverse binds IB X^-1) so that a written file's rest pose IS its bind pose. false otherwise. */
 bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]);
+/* Whether x is first but for rounding: every entry within 1e-4 of first's largest (at least 1), the tolerance of the
+ * one-matrix checks (skio_scene_rest_to_bind, skio_scene_bind_to_world, the FBX writer's rebuilt binds). */
+bool skio_mat4_same(const float first[16], const float x[16]);
 /* The same for one skinned mesh, from its own inverse binds over the joints it binds or weights: each mesh's vertices
  * are in their own space (Assimp's meshes in their node's), so a mesh bound later (`bind` of a mesh the file had
  * without skin) has another X than the file's skinned meshes; the glTF writer bakes each mesh's own. */
