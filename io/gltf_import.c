@@ -24,7 +24,8 @@
  * order) draw one vertex set (three.js writes a multi-material mesh so): they are one skio_mesh whose parts
  * (skio_mesh.parts) are the primitives' index lists and materials, named after the first ("-<p>" dropped when it
  * holds every triangle primitive of the mesh). Draco primitives are never merged.
- * Skinned positions are bind-space as stored (glTF ignores the node transform of a skinned mesh); a primitive
+ * Skinned positions are bind-space as stored (glTF ignores the node transform of a skinned mesh; where the joints'
+ * nodes hold a pose rather than the bind pose, skin_bind_world notes the space Blender takes them in); a primitive
  * without a skin is placed by skio_mesh_place: its node's world transform baked in and, below a bone, bound to the
  * nearest bone rigidly (skio_mesh.rigid_joint), as the Assimp path does.
  * Indices: an index past the vertices is SKC_FORMAT; without indices the vertices are taken in order.
@@ -530,6 +531,58 @@ static int attribute(importer* im, int attrs, const char* key, uint32_t componen
   return SKC_OK;
 }
 
+static uint32_t node_depth(const importer* im, uint32_t node) {
+  uint32_t depth = 0;
+  for (int32_t p = im->parent[node]; p >= 0 && depth < im->node_count; p = im->parent[p]) ++depth;
+  return depth;
+}
+
+/* The deepest common ancestor of nodes a and b (either may be it), or -1 when they have none (different roots). */
+static int32_t common_ancestor(const importer* im, int32_t a, int32_t b) {
+  uint32_t da = node_depth(im, (uint32_t)a), db = node_depth(im, (uint32_t)b);
+  for (; da > db; --da) a = im->parent[a];
+  for (; db > da; --db) b = im->parent[b];
+  while (a != b && a >= 0 && b >= 0) {
+    a = im->parent[a];
+    b = im->parent[b];
+  }
+  return a == b ? a : -1;
+}
+
+/* Where Blender's glTF importer (3.4, "Guess Original Bind Pose") takes skin `skin`'s inverse binds to be relative
+ * to: the armature node A (the deepest common ancestor of the joints and the "skeleton" node, or its parent when it
+ * is one of the joints), when the skin names its skeleton (A is then the skeleton node or its parent) or A is the
+ * scene root (*node = -1). false otherwise: the top joint's bind is then its rest (skio_mesh_top_rest_to_bind). */
+static bool skin_bind_node(const importer* im, uint32_t skin, int32_t* node) {
+  const skin_info* si = &im->skins[skin];
+  int32_t a = (int32_t)si->node[0];
+  for (uint32_t k = 1; k < si->count && a >= 0; ++k) a = common_ancestor(im, a, (int32_t)si->node[k]);
+  uint32_t skel;
+  int st = skio_json_get(im->d, skio_gltf_item(im->d, "skins", skin), "skeleton");
+  const bool named = skio_json_u32(im->d, st, &skel) && skel < im->node_count;
+  if (a >= 0 && named) a = common_ancestor(im, a, (int32_t)skel);
+  for (uint32_t k = 0; k < si->count && a >= 0; ++k)
+    if (si->node[k] == (uint32_t)a) a = im->parent[a];
+  *node = a;
+  return named || a < 0;
+}
+
+/* A skin whose joints' rest pose is not its bind pose up to one transform (a scene saved in a pose, what `convert`
+ * writes for an FBX saved in an animated frame) does not say in glTF where its bind pose sits; Blender's importer
+ * takes the inverse binds relative to the skin's armature node where skin_bind_node says so (bones at A IB(j)^-1,
+ * the mesh at A v), and that node's world is then the mesh's bind_world, with which the FBX and Collada writers
+ * place the bind pose. */
+static void skin_bind_world(const importer* im, uint32_t skin, skio_mesh* m) {
+  int32_t a;
+  if (skio_mesh_rest_is_bind(im->s, m) || !skin_bind_node(im, skin, &a)) return;
+  if (a >= 0 && im->joint_of[a] < 0) return; /* every ancestor of a joint is one: not reached */
+  if (a < 0)
+    skc_mat4_identity(m->bind_world);
+  else
+    memcpy(m->bind_world, im->s->skeleton->rest_world + (size_t)im->joint_of[a] * 16, sizeof m->bind_world);
+  m->bind_world_set = true;
+}
+
 static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, const char* where, skc_err* err) {
   skio_gltf_doc* d = im->d;
   const skc_skeleton* sk = im->s->skeleton;
@@ -630,6 +683,7 @@ static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, 
         m->skin->weights[at] = w;
       }
   im->rep.dropped_weights += m->dropped_weights;
+  skin_bind_world(im, si_index, m);
 done:
   for (uint32_t n = 0; joints && n < sets; ++n) free(joints[n]);
   for (uint32_t n = 0; weights && n < sets; ++n) free(weights[n]);

@@ -251,9 +251,9 @@ bool skio_mat4_same(const float first[16], const float x[16]) {
   return skc_mat4_max_abs_diff(first, x) <= 1e-4f * scale;
 }
 
-/* X = rest_world(j) * ib(j) over the joints `use` marks (NULL: those bound anywhere), when one matrix, not the
- * identity, and invertible. */
-static bool rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* use, float x[16]) {
+/* X = rest_world(j) * ib(j) over the joints `use` marks (NULL: those bound anywhere), when one matrix (which may be
+ * the identity); false when the joints' X differ or there is none. */
+static bool one_rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* use, float x[16]) {
   const skc_skeleton* sk = s->skeleton;
   bool have = false;
   for (uint32_t j = 0; j < sk->joint_count; ++j) {
@@ -267,9 +267,14 @@ static bool rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* us
       return false;
     }
   }
+  return have;
+}
+
+/* The same, when not the identity and invertible. */
+static bool rest_to_bind(const skio_scene* s, const float* ib, const uint8_t* use, float x[16]) {
   float id4[16], inv[16];
   skc_mat4_identity(id4);
-  if (!have || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
+  if (!one_rest_to_bind(s, ib, use, x) || skc_mat4_max_abs_diff(x, id4) <= 1e-6f) return false;
   return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
 }
 
@@ -277,17 +282,33 @@ bool skio_scene_rest_to_bind(const skio_scene* s, float x[16]) {
   return s->skeleton && rest_to_bind(s, s->skeleton->inverse_bind, NULL, x);
 }
 
-bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]) {
-  const skc_skeleton* sk = s->skeleton;
-  if (!sk || !m->skin || !m->inverse_bind) return false;
+/* The joints mesh m binds or weights (calloc'd, joint_count + 1 flags), NULL when out of memory. */
+static uint8_t* mesh_joints(const skc_skeleton* sk, const skio_mesh* m) {
   uint8_t* use = calloc(sk->joint_count + 1, 1);
-  if (!use) return false;
+  if (!use) return NULL;
   for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
     if (m->skin->joints[e] < sk->joint_count && m->skin->weights[e] > 0.0f) use[m->skin->joints[e]] = 1;
   for (uint32_t j = 0; m->bound && j < sk->joint_count; ++j) use[j] |= m->bound[j];
-  const bool ok = rest_to_bind(s, m->inverse_bind, use, x);
+  return use;
+}
+
+bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || !m->skin || !m->inverse_bind) return false;
+  uint8_t* use = mesh_joints(sk, m);
+  const bool ok = use && rest_to_bind(s, m->inverse_bind, use, x);
   free(use);
   return ok;
+}
+
+bool skio_mesh_rest_is_bind(const skio_scene* s, const skio_mesh* m) {
+  const skc_skeleton* sk = s->skeleton;
+  if (!sk || !m->skin || !m->inverse_bind) return true;
+  uint8_t* use = mesh_joints(sk, m);
+  float x[16];
+  const bool one = !use || one_rest_to_bind(s, m->inverse_bind, use, x);
+  free(use);
+  return one;
 }
 
 /* X = rest_world(r) * ib when it is not the identity and invertible. */

@@ -341,14 +341,18 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
  * rest pose, so with X != I the posed mesh lands X away from the rest mesh (tests/addon/blender_readback.py "posed
  * vertices": CesiumMan 0.76 of the diagonal, huesitos 65 before); and Assimp's FBX reader rebuilds inverse binds
  * from the node tree, which is now right. Returns false (nothing to bake) otherwise. Mirrored in
- * tests/unit/test_roundtrip.c. */
+ * tests/unit/test_roundtrip.c.
+ * With no single X (a joint's rest is not its bind: a scene saved in a pose), the meshes' bind world where every
+ * skinned mesh has one and they agree (skio_scene_bind_to_world: an FBX mesh's node, a posed glTF skin's armature
+ * node), else the top bound joint's (the skin's root binds at its rest, the others at their binds relative to it, the
+ * armature Blender's glTF and Collada importers build). Written so, the bind pose is the file's in world space; FBX's
+ * clusters then hold it (fbx_assoc.c: TransformLink = (IB X^-1)^-1 = X IB^-1). Before session 53 only Collada took
+ * these: a glTF saved in a pose came out of the FBX writer 0.23-1.7 of the model off at rest in Blender, and an FBX
+ * written through Assimp (its edit refused) 0.5-1.5 off at rest and 23-110 off posed. */
 static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
   if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
   if (skio_scene_rest_to_bind(s, x)) return true;
-  /* Collada with no single X (a joint's rest is not its bind): the top bound joint's, so the skin's root binds at
-   * its rest and the others at their binds relative to it, the armature Blender's Collada importer builds (an FBX
-   * rig under a turned, scaled empty came out at the origin) */
-  return strcmp(id, "collada") == 0 && (skio_scene_bind_to_world(s, x) || skio_scene_top_rest_to_bind(s, x));
+  return skio_scene_bind_to_world(s, x) || skio_scene_top_rest_to_bind(s, x);
 }
 
 /* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:

@@ -70,7 +70,10 @@ typedef struct skio_mesh {
   /* A skinned mesh of an FBX file: the world transform of its node at import, the space Assimp's FBX reader made its
    * inverse binds relative to (offset = TransformLink^-1 x this), so bind_world x IB(j)^-1 is the bind pose the file
    * declares for joint j (its cluster's TransformLink) even when the file's rest pose is another (a scene saved in an
-   * animated frame). bind_world_set false otherwise. See skio_mesh_bind_to_world. */
+   * animated frame). A skinned mesh of a glTF file whose rest pose is not its bind pose up to one transform
+   * (skio_mesh_rest_is_bind): the world transform of its skin's armature node, the space Blender's glTF importer
+   * takes the inverse binds relative to (gltf_import.c). bind_world_set false otherwise. See
+   * skio_mesh_bind_to_world. */
   float bind_world[16];
   bool bind_world_set;
   /* Parts: glTF primitives of one mesh that draw this vertex set (the same attribute accessors: three.js's exporter
@@ -541,6 +544,9 @@ bool skio_mat4_same(const float first[16], const float x[16]);
  * are in their own space (Assimp's meshes in their node's), so a mesh bound later (`bind` of a mesh the file had
  * without skin) has another X than the file's skinned meshes; the glTF writer bakes each mesh's own. */
 bool skio_mesh_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x[16]);
+/* Whether the mesh's rest pose is its bind pose up to one transform (the identity included) over the joints it binds
+ * or weights: rest_world(j) * IB(j) is one matrix. true too for a mesh without a skin (nothing to tell). */
+bool skio_mesh_rest_is_bind(const skio_scene* s, const skio_mesh* m);
 /* When neither is one matrix (a joint's rest is not its bind: an FBX file's rest pose is the pose it was saved in),
  * X of the mesh's top bound joint r (the first it binds or weights; parents come first): rest_world(r) * IB(r), from
  * the mesh's own inverse binds when it has them. Written in that space, the root's inverse bind is its rest and every

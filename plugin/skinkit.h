@@ -41,8 +41,8 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.21.0 -> 12100); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12100
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.21.1 -> 12101); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12101
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
 #define SK_ABI_MINOR 21
@@ -602,9 +602,12 @@ SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh);
  * the file's own frame like sk_skeleton_get_rest_world), the space its inverse binds are relative to: out x
  * inverse_bind(j)^-1 is the bind pose the file declares for joint j (its cluster's TransformLink). It tells the bind
  * pose apart from the file's rest pose, which Blender's FBX exporter writes as the pose of the frame the scene was
- * in. SK_ERR_NOT_FOUND when the reader noted none (other formats, an unskinned mesh, a scene built with
- * sk_scene_create) or sk_scene_mesh_set_skin gave the mesh other inverse binds, SK_ERR_OUT_OF_RANGE for a mesh past the
- * last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
+ * in. Since 1.21 too (library 1.21.1), for a skinned mesh of a glTF file whose node transforms are not its bind pose
+ * up to one transform and whose skin names its "skeleton" node (or whose joints hang from the scene root): the world
+ * transform of the skin's armature node (that node, or its parent when it is a joint), which Blender's glTF importer
+ * takes the inverse binds to be relative to. SK_ERR_NOT_FOUND when the reader noted none (other formats and cases, an
+ * unskinned mesh, a scene built with sk_scene_create) or sk_scene_mesh_set_skin gave the mesh other inverse binds,
+ * SK_ERR_OUT_OF_RANGE for a mesh past the last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
 SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err);
 /* ABI 1.15: for a scene read by skinkit's glTF reader, the index in "scenes" of the scene whose node tree holds the
  * mesh's node (the default scene when it does, else the first other one); -1 when no scene lists it, for other

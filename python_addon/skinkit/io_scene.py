@@ -918,8 +918,9 @@ def _world_binds(scene, node):
     binds have their rest world in the file's world; a quantized glTF (gltfpack) keeps its vertices in integer units
     that its inverse binds scale back. X = rest_r bind_r^-1 of a top bound joint r (under the armature node when
     there is one; the identity when there is none, or when X is singular) - unless the file says where its meshes
-    were bound (_file_bind_world: an FBX mesh's node, the bind pose of a file saved in a frame of its animation); a
-    bound joint's bind is X bind_j, another's its parent's times its local rest (its rest world at the top)."""
+    were bound (_file_bind_world: an FBX mesh's node, the bind pose of a file saved in a frame of its animation; a
+    posed glTF skin's armature node); a bound joint's bind is X bind_j, another's its parent's times its local rest
+    (its rest world at the top)."""
     np = _np()
     sk = scene.skeleton
     bind, rest = sk.bind.astype(np.float64), sk.rest_world.astype(np.float64)
@@ -955,9 +956,11 @@ def _world_binds(scene, node):
 
 def _file_bind_world(scene, node, parents, bind):
     """X with X bind_j the bind pose the file declares for joint j (bind: the skeleton's bind matrices), from the
-    world transforms of the nodes the file bound its skinned meshes in (Scene.mesh_bind_world, FBX): mesh m gives
-    W_m IB_m(j)^-1 bind_j^-1 for its first bound joint j, and every skinned mesh bound to a joint below node (node <
-    0: any) must have one and give the same X (a body and a hat on nodes of their own do). Blender's FBX exporter
+    world transforms of the nodes the file bound its skinned meshes in (Scene.mesh_bind_world: an FBX mesh's node; the
+    armature node of a glTF skin whose nodes hold a pose and that names its skeleton, as Blender's glTF importer
+    takes it): mesh m gives W_m IB_m(j)^-1 bind_j^-1 for its first bound joint j, and every skinned mesh bound to a
+    joint below node (node < 0: any) must have one and give the same X (a body and a hat on nodes of their own do).
+    Blender's FBX exporter
     saves the pose of the current frame as the rest pose, so the top joint's rest (the other rule) put the bones and
     the body of an animated export where its root was in that frame (a Blender export of CesiumMan 2.3e-2 of its
     size off at rest). None otherwise."""

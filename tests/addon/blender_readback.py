@@ -552,12 +552,20 @@ def same_place(src_box, out_box):
 # model off (session 45's audit; fbx_assoc.c adds it).
 # walker_rig (make_walker_rig.py): saved at frame 1 of a walk, its root bone moved from the bind pose; the .glb and
 # .dae kept the saved pose as the bind, and Blender showed the body 0.15 m off at rest (session 52).
+# walker_posed.glb (`convert` of walker_rig.fbx: nodes in the saved pose, the skins naming their skeleton) and
+# walker_current.glb (make_walker_gltf.py: Blender's glTF export at frame 7, "Use Current Frame", no skeleton named):
+# .fbx came out 1.7 and 0.23 of the model off at rest, walker_posed's .dae 0.17 (session 53).
 FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb",
-               "rigid_parts.glb", "mover_rig.glb", "mover_rig.fbx", "walker_rig.fbx")
+               "rigid_parts.glb", "mover_rig.glb", "mover_rig.fbx", "walker_rig.fbx", "walker_posed.glb",
+               "walker_current.glb")
 # Collada keeps every node above the joints as a joint (scene_export.c write_all_bones: Blender 3.4's Collada importer
 # puts a transformed plain parent's transform between the bones and the mesh), so a rig under a transformed empty is
 # placed right but comes back as one armature "Armature" whose bones include the empty and the armature object.
-FRAME_NAMES_KNOWN = {("mover_rig.glb", "dae"), ("mover_rig.fbx", "dae"), ("walker_rig.fbx", "dae")}
+# walker_posed.glb and walker_current.glb key their armature object "Rig" in the clip (the constant keys Blender's
+# FBX exporter wrote for it), so .fbx writes it as a bone to keep them and Blender names the armature "Armature".
+FRAME_NAMES_KNOWN = {("mover_rig.glb", "dae"), ("mover_rig.fbx", "dae"), ("walker_rig.fbx", "dae"),
+                     ("walker_posed.glb", "dae"), ("walker_posed.glb", "fbx"), ("walker_current.glb", "dae"),
+                     ("walker_current.glb", "fbx")}
 
 
 def armatures():
