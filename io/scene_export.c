@@ -355,6 +355,107 @@ static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
   return skio_scene_bind_to_world(s, x) || skio_scene_top_rest_to_bind(s, x);
 }
 
+/* assimp_bake per character: joint j's X (has[j]: any) and the inverse bind written for it when no mesh binds it
+ * (unbound[j]: unbound_inverse_bind over its character's meshes), mesh m's X (mesh_has[m]). A character is a skeleton
+ * root with the skinned meshes that bind joints below it. With one (or a mesh binding joints of two), every joint and
+ * mesh takes the scene's X as before; with several, each its own: two characters posed away from their binds in
+ * different ways (three.js's scene of an Arm and a Tail, two_rigs_three.glb) came into Blender 0.30 of the scene off
+ * at rest, one character bound by the other's X. */
+typedef struct bake_plan {
+  float* x;       /* 16 per joint */
+  uint8_t* has;   /* per joint */
+  float* unbound; /* 16 per joint */
+  float* mesh_x;  /* 16 per mesh */
+  uint8_t* mesh_has;
+} bake_plan;
+
+static void bake_plan_free(bake_plan* p) {
+  free(p->x);
+  free(p->has);
+  free(p->unbound);
+  free(p->mesh_x);
+  free(p->mesh_has);
+  memset(p, 0, sizeof *p);
+}
+
+static uint32_t root_of(const skc_skeleton* sk, uint32_t j) {
+  for (uint32_t steps = 0; sk->parents[j] >= 0 && steps < sk->joint_count; ++steps) j = (uint32_t)sk->parents[j];
+  return j;
+}
+
+/* The skeleton root of the joints skinned mesh m binds, UINT32_MAX for none, UINT32_MAX - 1 for several. */
+static uint32_t mesh_root(const skc_skeleton* sk, const skio_mesh* m) {
+  uint32_t r = UINT32_MAX;
+  for (uint32_t j = 0; m->skin && m->bound && j < sk->joint_count; ++j) {
+    if (!m->bound[j]) continue;
+    const uint32_t rj = root_of(sk, j);
+    if (r != UINT32_MAX && rj != r) return UINT32_MAX - 1;
+    r = rj;
+  }
+  return r;
+}
+
+/* Fills the plan for the character of root r (r == UINT32_MAX: the whole scene): its meshes' X through a view of s
+ * holding only them, its joints' X and unbound inverse binds. */
+static bool plan_character(const skio_scene* s, const char* id, uint32_t r, const uint32_t* roots, bake_plan* p) {
+  const skc_skeleton* sk = s->skeleton;
+  skio_scene view = *s;
+  view.meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *view.meshes);
+  if (!view.meshes) return false;
+  view.mesh_count = 0;
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (r == UINT32_MAX || roots[m] == r) view.meshes[view.mesh_count++] = s->meshes[m];
+  float x[16];
+  const bool has = assimp_bake(&view, id, x);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    if (r != UINT32_MAX && roots[m] != r) continue;
+    memcpy(p->mesh_x + (size_t)m * 16, x, sizeof x);
+    p->mesh_has[m] = has;
+  }
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (r != UINT32_MAX && root_of(sk, j) != r) continue;
+    memcpy(p->x + (size_t)j * 16, x, sizeof x);
+    p->has[j] = has;
+    unbound_inverse_bind(&view, j, p->unbound + (size_t)j * 16);
+  }
+  free(view.meshes);
+  return true;
+}
+
+static bool bake_plan_make(const skio_scene* s, const char* id, bake_plan* p) {
+  const skc_skeleton* sk = s->skeleton;
+  memset(p, 0, sizeof *p);
+  if (!sk) return true;
+  const size_t jc = sk->joint_count, mc = s->mesh_count;
+  p->x = malloc((jc + 1) * 16 * sizeof(float));
+  p->has = calloc(jc + 1, 1);
+  p->unbound = malloc((jc + 1) * 16 * sizeof(float));
+  p->mesh_x = malloc((mc + 1) * 16 * sizeof(float));
+  p->mesh_has = calloc(mc + 1, 1);
+  uint32_t* roots = calloc(mc + 1, sizeof *roots);
+  bool ok = p->x && p->has && p->unbound && p->mesh_x && p->mesh_has && roots;
+  uint32_t first = UINT32_MAX;
+  bool several = false, spans = false;
+  for (uint32_t m = 0; ok && m < mc; ++m) {
+    roots[m] = mesh_root(sk, &s->meshes[m]);
+    spans |= roots[m] == UINT32_MAX - 1;
+    if (roots[m] >= UINT32_MAX - 1) continue;
+    if (first == UINT32_MAX) first = roots[m];
+    several |= roots[m] != first;
+  }
+  /* the scene's X for every joint and mesh first (a root no skinned mesh binds below keeps it: unbound_inverse_bind's
+   * rest^-1 X X^-1), then each character's own */
+  ok = ok && plan_character(s, id, UINT32_MAX, roots, p);
+  for (uint32_t r = 0; ok && several && !spans && r < jc; ++r) {
+    bool used = false;
+    for (uint32_t m = 0; m < mc && !used; ++m) used = roots[m] == r;
+    if (used) ok = plan_character(s, id, r, roots, p);
+  }
+  free(roots);
+  if (!ok) bake_plan_free(p);
+  return ok;
+}
+
 /* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:
  * Assimp's FBX writer then writes the rest pose as the bind (its reader rebuilds inverse binds from the node tree,
  * and assimp_bake has no single matrix to bake), so binds and skinned positions change (Fox_blender.fbx). */
@@ -492,9 +593,10 @@ static void below_bones(const skc_skeleton* sk, const skio_mesh* m, const uint32
 }
 
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
-                      bool fbx, bool morphs, const uint8_t* plain, const float* bake, struct aiMesh** out,
+                      bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, struct aiMesh** out,
                       skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
+  const float* bake = plan->mesh_has && plan->mesh_has[mi] ? plan->mesh_x + (size_t)mi * 16 : NULL;
   const skc_skeleton* sk = s->skeleton;
   struct aiMesh* am = calloc(1, sizeof *am);
   if (!am) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -592,8 +694,9 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     if (m->bound[j] || skio_joint_bound_anywhere(s, j))
       memcpy(ib, sk->inverse_bind + (size_t)j * 16, sizeof ib);
     else /* (also a joint that got weight but no mesh binds in the file: its rest pose in the meshes' bind frame) */
-      unbound_inverse_bind(s, j, ib);
-    if (bake && skc_mat4_inverse(bake, inv_bake)) {
+      memcpy(ib, plan->unbound + (size_t)j * 16, sizeof ib);
+    const float* jbake = plan->has[j] ? plan->x + (size_t)j * 16 : NULL; /* its character's X */
+    if (jbake && skc_mat4_inverse(jbake, inv_bake)) {
       skc_mat4_mul(ib, inv_bake, baked);
       memcpy(ib, baked, sizeof ib);
     }
@@ -1917,6 +2020,7 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
   skio_staged_files staged = {0}; /* image files beside the output: renamed into place once it is written */
+  bake_plan plan = {0};
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
@@ -1951,13 +2055,15 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
-  float bake[16];
-  const bool have_bake = assimp_bake(s, id, bake);
+  if (!bake_plan_make(s, id, &plan)) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
   const bool fbx_id = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
-    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), fbx_id, strcmp(id, "fbx") == 0, plain,
-                         have_bake ? bake : NULL, &sc->mMeshes[m], err)))
+    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), fbx_id, strcmp(id, "fbx") == 0, plain, &plan,
+                         &sc->mMeshes[m], err)))
       goto done;
     sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
   }
@@ -2012,6 +2118,7 @@ done:
   else
     skio_staged_abort(&staged);
   skio_ai_objects_free(&objs);
+  bake_plan_free(&plan);
   free(plain_mask);
   free(clips);
   free_ai_scene(sc);

@@ -555,9 +555,12 @@ def same_place(src_box, out_box):
 # walker_posed.glb (`convert` of walker_rig.fbx: nodes in the saved pose, the skins naming their skeleton) and
 # walker_current.glb (make_walker_gltf.py: Blender's glTF export at frame 7, "Use Current Frame", no skeleton named):
 # .fbx came out 1.7 and 0.23 of the model off at rest, walker_posed's .dae 0.17 (session 53).
+# two_rigs_three.glb, two_armatures.fbx, two_armatures_scaled.fbx: two characters, each with its own rest-to-bind
+# matrix; the writers baked the first one's into both, and Blender showed .fbx / .dae 0.29-0.31 of the scene off
+# (session 53: one per character, scene_export.c bake_plan). Their .dae names are Collada's one-armature case below.
 FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid_parts.fbx", "two_material_leg.glb",
                "rigid_parts.glb", "mover_rig.glb", "mover_rig.fbx", "walker_rig.fbx", "walker_posed.glb",
-               "walker_current.glb")
+               "walker_current.glb", "two_rigs_three.glb", "two_armatures.fbx", "two_armatures_scaled.fbx")
 # Collada keeps every node above the joints as a joint (scene_export.c write_all_bones: Blender 3.4's Collada importer
 # puts a transformed plain parent's transform between the bones and the mesh), so a rig under a transformed empty is
 # placed right but comes back as one armature "Armature" whose bones include the empty and the armature object.
@@ -565,7 +568,8 @@ FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid
 # FBX exporter wrote for it), so .fbx writes it as a bone to keep them and Blender names the armature "Armature".
 FRAME_NAMES_KNOWN = {("mover_rig.glb", "dae"), ("mover_rig.fbx", "dae"), ("walker_rig.fbx", "dae"),
                      ("walker_posed.glb", "dae"), ("walker_posed.glb", "fbx"), ("walker_current.glb", "dae"),
-                     ("walker_current.glb", "fbx")}
+                     ("walker_current.glb", "fbx"), ("two_rigs_three.glb", "dae"), ("two_armatures.fbx", "dae"),
+                     ("two_armatures_scaled.fbx", "dae")}
 
 
 def armatures():

@@ -35,6 +35,7 @@
 
 #include "fbx_fixup.h"
 #include "sk_testutil.h"
+#include "skc_math.h"
 #include "skinkit.h"
 #include "skio_fbx_tree.h"
 
@@ -583,8 +584,11 @@ END_TEST
 /* two_rigs_three.glb (make_two_rigs_three.mjs, three.js): two characters whose bind pose is not their rest pose (Arm's
  * second bone turned at rest, Tail's root moved 2 units at rest and bound at the origin). Assimp's FBX writer writes
  * each bone's rest as its bind (TransformLink); binary FBX now carries the scene's binds (fbx_assoc.c), so the file
- * read back (Assimp takes inverse binds from TransformLink) has the source's inverse binds. Before: Arm_bone2's bind
- * read back at (-0.296, 1.955, 0) instead of (0, 2, 0), and the .fbx moved Tail_skin 0.3 of the model in Blender. */
+ * read back (Assimp takes inverse binds from TransformLink) has the binds the writer gave: each character's own X
+ * baked (scene_export.c bake_plan): Arm's skin names its skeleton, whose armature node "Arm" is at the origin (X = I:
+ * the source's inverse binds), Tail's rest is its bind moved by X = its root's rest x inverse bind (the inverse binds
+ * come back IB X^-1: Tail bound where it rests). Before: Arm_bone2's bind read back at (-0.296, 1.955, 0) instead of
+ * (0, 2, 0); then, with the binds kept but one X for both characters, Blender showed the scene 0.30 off at rest. */
 START_TEST(binary_fbx_keeps_the_binds) {
   sk_error err;
   sk_scene* s = NULL;
@@ -592,20 +596,34 @@ START_TEST(binary_fbx_keeps_the_binds) {
   sk_scene* b = fbx_round_trip(s, 0, "two_rigs.fbx");
   const sk_skeleton *ks = sk_scene_skeleton(s), *kb = sk_scene_skeleton(b);
   float* ibs = malloc(sk_skeleton_joint_count(ks) * 16 * sizeof(float));
+  float* rws = malloc(sk_skeleton_joint_count(ks) * 16 * sizeof(float));
   float* ibb = malloc(sk_skeleton_joint_count(kb) * 16 * sizeof(float));
-  ck_assert(ibs && ibb);
+  ck_assert(ibs && rws && ibb);
   ck_assert_int_eq(sk_skeleton_get_inverse_bind(ks, ibs), SK_OK);
+  ck_assert_int_eq(sk_skeleton_get_rest_world(ks, rws), SK_OK);
   ck_assert_int_eq(sk_skeleton_get_inverse_bind(kb, ibb), SK_OK);
+  uint32_t tail = 0;
+  ck_assert_int_eq(sk_skeleton_find_joint(ks, "Tail_bone0", &tail), SK_OK);
+  float x_tail[16], x_inv[16];
+  skc_mat4_mul(rws + tail * 16, ibs + tail * 16, x_tail);
+  ck_assert(skc_mat4_inverse(x_tail, x_inv));
+  ck_assert_msg(fabsf(x_tail[12] + 2.0f) < 1e-5f, "Tail's X moves %g, not -2", (double)x_tail[12]);
   const char* names[] = {"Arm_bone0", "Arm_bone1", "Arm_bone2", "Tail_bone0", "Tail_bone1"};
   for (int k = 0; k < 5; ++k) {
     uint32_t js = 0, jb = 0;
     ck_assert_int_eq(sk_skeleton_find_joint(ks, names[k], &js), SK_OK);
     ck_assert_int_eq(sk_skeleton_find_joint(kb, names[k], &jb), SK_OK);
+    float want[16];
+    if (k >= 3)
+      skc_mat4_mul(ibs + js * 16, x_inv, want);
+    else
+      memcpy(want, ibs + js * 16, sizeof want);
     for (int e = 0; e < 16; ++e)
-      ck_assert_msg(fabsf(ibs[js * 16 + e] - ibb[jb * 16 + e]) < 1e-4f, "%s: inverse bind element %d %.6g, source %.6g",
-                    names[k], e, ibb[jb * 16 + e], ibs[js * 16 + e]);
+      ck_assert_msg(fabsf(want[e] - ibb[jb * 16 + e]) < 1e-4f, "%s: inverse bind element %d %.6g, expected %.6g",
+                    names[k], e, ibb[jb * 16 + e], want[e]);
   }
   free(ibs);
+  free(rws);
   free(ibb);
   sk_scene_destroy(b);
   sk_scene_destroy(s);
