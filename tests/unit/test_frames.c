@@ -436,19 +436,21 @@ END_TEST
 /* The bind pose of joint `name` as Blender's glTF importer rebuilds it from a written file read back: the world of
  * the skin's armature node (the joint's top ancestor) times the joint's inverse bind, inverted; the same from every
  * skinned mesh (one bone, one bind). */
-static void bind_head(const skio_scene* s, const char* name, float out[3]) {
+/* Where every skinned mesh of s binds joint `name` (they must agree): its bind world x IB^-1 where the reader noted one
+ * (an FBX mesh's node, a posed glTF skin's armature node), else the top joint's rest x IB^-1. */
+static void bind_place(const skio_scene* s, const char* name, float out[3]) {
   const skc_skeleton* sk = s->skeleton;
   const int32_t j = skc_skeleton_find(sk, name);
   ck_assert_msg(j >= 0, "%s: no joint", name);
   int32_t top = j;
   while (sk->parents[top] >= 0) top = sk->parents[top];
   int found = 0;
-  for (uint32_t i = 0; i < s->mesh_count; ++i) { /* every skinned mesh: they must agree */
+  for (uint32_t i = 0; i < s->mesh_count; ++i) {
     const skio_mesh* m = &s->meshes[i];
     if (!m->skin || !m->inverse_bind) continue;
     float b[16], bw[16];
     ck_assert(skc_mat4_inverse(m->inverse_bind + (size_t)j * 16, b));
-    skc_mat4_mul(sk->rest_world + (size_t)top * 16, b, bw);
+    skc_mat4_mul(m->bind_world_set ? m->bind_world : sk->rest_world + (size_t)top * 16, b, bw);
     if (found)
       for (int c = 0; c < 3; ++c)
         ck_assert_msg(fabsf(bw[12 + c] - out[c]) < 1e-4f, "%s: mesh %u binds it at another place", name, i);
@@ -456,6 +458,18 @@ static void bind_head(const skio_scene* s, const char* name, float out[3]) {
     found = 1;
   }
   ck_assert_msg(found, "no skinned mesh");
+}
+
+/* s written to dir/name (Collada with every joint: keep_all) and read back. */
+static skio_scene* export_and_load(const skio_scene* s, const char* dir, const char* name) {
+  char path[200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  skio_export_options o = {0};
+  o.overwrite = true;
+  o.keep_all = strstr(name, ".dae") != NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", name, err.message);
+  return load(path);
 }
 
 /* tests/data/walker_rig.fbx (make_walker_rig.py) was saved at frame 1 of a walk: its node transforms hold that pose,
@@ -485,53 +499,22 @@ START_TEST(a_pose_saved_in_a_frame_keeps_the_bind_pose) {
                 "the saved pose is the bind pose: the fixture tests nothing");
   char dir[64];
   skt_tmpdir_make(dir, sizeof dir, "walker");
-  static const char* const k_ext[] = {"glb", "dae"};
+  static const char* const k_ext[] = {"walker.glb", "walker.dae"};
   for (int e = 0; e < 2; ++e) {
-    char path[200];
-    snprintf(path, sizeof path, "%s/walker.%s", dir, k_ext[e]);
-    skio_export_options o = {0};
-    o.overwrite = true;
-    o.keep_all = e == 1;
-    skc_err err = {0};
-    ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", k_ext[e], err.message);
-    skio_scene* b = load(path);
+    skio_scene* b = export_and_load(s, dir, k_ext[e]);
     float head[3];
-    bind_head(b, "hips", head);
+    bind_place(b, "hips", head);
     const float want_m[3] = {0.3f, 0.9f, -0.2f};
     for (int c = 0; c < 3; ++c)
-      ck_assert_msg(fabsf(head[c] - want_m[c]) < 1e-4f, ".%s: hips bound at %g %g %g m", k_ext[e], (double)head[0],
+      ck_assert_msg(fabsf(head[c] - want_m[c]) < 1e-4f, "%s: hips bound at %g %g %g m", k_ext[e], (double)head[0],
                     (double)head[1], (double)head[2]);
-    bind_head(b, "head", head); /* the Hat's bone, in the Hat's and the body's skins */
+    bind_place(b, "head", head); /* the Hat's bone, in the Hat's and the body's skins */
     skio_scene_destroy(b);
   }
   skio_scene_destroy(s);
   skt_tmpdir_remove(dir);
 }
 END_TEST
-
-/* Where every skinned mesh of s binds joint `name` (they must agree): its bind world x IB^-1 where the reader noted one
- * (an FBX mesh's node, a posed glTF skin's armature node), else the top joint's rest x IB^-1, as bind_head. */
-static void bind_place(const skio_scene* s, const char* name, float out[3]) {
-  const skc_skeleton* sk = s->skeleton;
-  const int32_t j = skc_skeleton_find(sk, name);
-  ck_assert_msg(j >= 0, "%s: no joint", name);
-  int32_t top = j;
-  while (sk->parents[top] >= 0) top = sk->parents[top];
-  int found = 0;
-  for (uint32_t i = 0; i < s->mesh_count; ++i) {
-    const skio_mesh* m = &s->meshes[i];
-    if (!m->skin || !m->inverse_bind || !m->bound[j]) continue;
-    float b[16], bw[16];
-    ck_assert(skc_mat4_inverse(m->inverse_bind + (size_t)j * 16, b));
-    skc_mat4_mul(m->bind_world_set ? m->bind_world : sk->rest_world + (size_t)top * 16, b, bw);
-    if (found)
-      for (int c = 0; c < 3; ++c)
-        ck_assert_msg(fabsf(bw[12 + c] - out[c]) < 1e-4f, "%s: mesh %u binds it at another place", name, i);
-    memcpy(out, bw + 12, 3 * sizeof *out);
-    found = 1;
-  }
-  ck_assert_msg(found, "no skinned mesh binds %s", name);
-}
 
 /* A .glb whose nodes hold a pose, written as .fbx and .dae, keeps the bind pose Blender's glTF importer shows.
  * tests/data/walker_posed.glb (`convert` of walker_rig.fbx) names the hips as its skins' skeleton: Blender takes the
@@ -542,7 +525,7 @@ static void bind_place(const skio_scene* s, const char* name, float out[3]) {
  * at rest (.dae 0.17), walker_current's .fbx 0.23. */
 START_TEST(a_gltf_saved_in_a_pose_keeps_its_bind_pose) {
   static const char* const k_src[] = {"walker_posed.glb", "walker_current.glb"};
-  static const char* const k_ext[] = {"fbx", "dae"};
+  static const char* const k_ext[] = {"walker.fbx", "walker.dae"};
   char dir[64];
   skt_tmpdir_make(dir, sizeof dir, "walkgl");
   for (int f = 0; f < 2; ++f) {
@@ -567,18 +550,11 @@ START_TEST(a_gltf_saved_in_a_pose_keeps_its_bind_pose) {
     ck_assert_msg(fabsf(pose[0] - 0.3f) + fabsf(pose[1] - 0.9f) + fabsf(pose[2] + 0.2f) > 0.05f,
                   "%s: the hips' pose is their bind: the fixture tests nothing", k_src[f]);
     for (int e = 0; e < 2; ++e) {
-      char path[200];
-      snprintf(path, sizeof path, "%s/%d.%s", dir, f, k_ext[e]);
-      skio_export_options o = {0};
-      o.overwrite = true;
-      o.keep_all = e == 1;
-      skc_err err = {0};
-      ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", k_ext[e], err.message);
-      skio_scene* b = load(path);
+      skio_scene* b = export_and_load(s, dir, k_ext[e]);
       float got[3];
       bind_place(b, "hips", got);
       for (int c = 0; c < 3; ++c)
-        ck_assert_msg(fabsf(got[c] - want[c]) < 1e-4f, "%s -> .%s: hips bound at %g %g %g, not %g %g %g", k_src[f],
+        ck_assert_msg(fabsf(got[c] - want[c]) < 1e-4f, "%s -> %s: hips bound at %g %g %g, not %g %g %g", k_src[f],
                       k_ext[e], (double)got[0], (double)got[1], (double)got[2], (double)want[0], (double)want[1],
                       (double)want[2]);
       skio_scene_destroy(b);

@@ -273,6 +273,38 @@ START_TEST(armature_object_stays_a_plain_node) {
 }
 END_TEST
 
+/* An armature object keyed with its rest in every clip (Blender's FBX exporter keys it so, and walker_posed.glb,
+ * `convert`'s glTF of such a file, keys its "Rig" node so) is still the armature object for the FBX writer: a Null,
+ * not a weightless bone (Blender read the .fbx back as armature "Armature" with an extra bone "Rig"). Keys that move
+ * it keep it a bone. */
+START_TEST(armature_object_keyed_at_rest_stays_a_plain_node) {
+  for (int moved = 0; moved < 2; ++moved) {
+    skio_scene* s = NULL;
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_import(data_path("tests/data/walker_posed.glb"), NULL, &s, &err) == SKC_OK, "%s",
+                  err.message);
+    const int32_t rig = skc_skeleton_find(s->skeleton, "Rig");
+    ck_assert_int_ge(rig, 0);
+    skio_channel* ch = NULL;
+    for (uint32_t c = 0; c < s->anims[0].channel_count; ++c)
+      if (s->anims[0].channels[c].joint == (uint32_t)rig) ch = &s->anims[0].channels[c];
+    ck_assert_msg(ch && ch->pos_count > 1, "the fixture keys no Rig");
+    if (moved) ch->pos[ch->pos_count / 2 * 3] += 0.1f;
+    scratch tmp;
+    scratch_open(&tmp);
+    skio_scene* back = scratch_read(scratch_export(&tmp, s, "fbx", true));
+    const int32_t r2 = skc_skeleton_find(back->skeleton, "Rig");
+    ck_assert_int_ge(r2, 0);
+    ck_assert_msg(skio_joint_bound_anywhere(back, (uint32_t)r2) == (moved == 1), "Rig %s a bone",
+                  moved ? "is not" : "is");
+    assert_same_places(s, back, 1e-4f * scene_diag(s), "fbx");
+    skio_scene_destroy(back);
+    scratch_close(&tmp);
+    skio_scene_destroy(s);
+  }
+}
+END_TEST
+
 static float dist3(const float* a, const float* b) {
   return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
@@ -876,6 +908,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, glb_keeps_a_prop_under_the_armature_object);
   tcase_add_test(tc, glb_keeps_a_mesh_under_its_animated_node);
   tcase_add_test(tc, armature_object_stays_a_plain_node);
+  tcase_add_test(tc, armature_object_keyed_at_rest_stays_a_plain_node);
   tcase_add_test(tc, attachment_points_survive_every_writer);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
