@@ -213,7 +213,29 @@ bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j) {
   return false;
 }
 
-bool skio_joint_used(const skio_scene* s, uint32_t j) {
+/* Whether every key of clip channel ch holds joint ch->joint's rest local transform (within 1e-5 of its size;
+ * rotations within 1e-6 by |dot|). */
+static bool channel_holds_rest(const skc_skeleton* sk, const skio_channel* ch) {
+  skc_trs r;
+  if (ch->joint >= sk->joint_count || !skc_mat4_to_trs(sk->rest_local + (size_t)ch->joint * 16, &r, 1e-4f))
+    return false;
+  const float tol = 1e-5f * (1.0f + fabsf(r.t[0]) + fabsf(r.t[1]) + fabsf(r.t[2]));
+  for (uint32_t k = 0; k < ch->pos_count; ++k)
+    for (int c = 0; c < 3; ++c)
+      if (!(fabsf(ch->pos[k * 3 + c] - r.t[c]) <= tol)) return false;
+  for (uint32_t k = 0; k < ch->rot_count; ++k) {
+    const float* q = ch->rot + (size_t)k * 4;
+    const float d = q[0] * r.r[0] + q[1] * r.r[1] + q[2] * r.r[2] + q[3] * r.r[3];
+    if (!(fabsf(d) >= 1.0f - 1e-6f)) return false;
+  }
+  for (uint32_t k = 0; k < ch->scl_count; ++k)
+    for (int c = 0; c < 3; ++c)
+      if (!(fabsf(ch->scl[k * 3 + c] - r.s[c]) <= 1e-5f * (1.0f + fabsf(r.s[c])))) return false;
+  return true;
+}
+
+/* skio_joint_used; rest_keys: keys that only hold the joint's rest count as keying it. */
+static bool joint_used(const skio_scene* s, uint32_t j, bool rest_keys) {
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     const skc_skin* sk = s->meshes[m].skin;
     for (size_t e = 0, n = sk ? skc_skin_entries(sk) : 0; e < n; ++e)
@@ -221,16 +243,26 @@ bool skio_joint_used(const skio_scene* s, uint32_t j) {
   }
   for (uint32_t a = 0; a < s->anim_count; ++a)
     for (uint32_t c = 0; c < s->anims[a].channel_count; ++c)
-      if (s->anims[a].channels[c].joint == j) return true;
+      if (s->anims[a].channels[c].joint == j &&
+          (rest_keys || !channel_holds_rest(s->skeleton, &s->anims[a].channels[c])))
+        return true;
   return skio_joint_bound_anywhere(s, j);
 }
 
-bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r) {
+bool skio_joint_used(const skio_scene* s, uint32_t j) { return joint_used(s, j, true); }
+
+static bool armature_object(const skio_scene* s, uint32_t r, bool rest_keys) {
   const skc_skeleton* sk = s->skeleton;
-  if (!sk || r >= sk->joint_count || skio_joint_used(s, r)) return false;
+  if (!sk || r >= sk->joint_count || joint_used(s, r, rest_keys)) return false;
   for (uint32_t j = 0; j < sk->joint_count; ++j)
     if (!skc_skeleton_is_root(sk, j) && sk->parents[j] == (int32_t)r) return true;
   return false;
+}
+
+bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r) { return armature_object(s, r, true); }
+
+bool skio_joint_is_armature_object_keyed_at_rest(const skio_scene* s, uint32_t r) {
+  return armature_object(s, r, false);
 }
 
 int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {

@@ -1137,47 +1137,6 @@ static bool collada_scene_root(const skio_scene* s) {
   return s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && bare_root(s, true);
 }
 
-/* Whether every key of clip channel ch holds joint ch->joint's rest local transform (within 1e-5 of its size). */
-static bool channel_holds_rest(const skc_skeleton* sk, const skio_channel* ch) {
-  skc_trs r;
-  if (ch->joint >= sk->joint_count || !skc_mat4_to_trs(sk->rest_local + (size_t)ch->joint * 16, &r, 1e-4f))
-    return false;
-  const float tol = 1e-5f * (1.0f + fabsf(r.t[0]) + fabsf(r.t[1]) + fabsf(r.t[2]));
-  for (uint32_t k = 0; k < ch->pos_count; ++k)
-    for (int c = 0; c < 3; ++c)
-      if (!(fabsf(ch->pos[k * 3 + c] - r.t[c]) <= tol)) return false;
-  for (uint32_t k = 0; k < ch->rot_count; ++k) {
-    const float* q = ch->rot + (size_t)k * 4;
-    const float d = q[0] * r.r[0] + q[1] * r.r[1] + q[2] * r.r[2] + q[3] * r.r[3];
-    if (!(fabsf(d) >= 1.0f - 1e-6f)) return false;
-  }
-  for (uint32_t k = 0; k < ch->scl_count; ++k)
-    for (int c = 0; c < 3; ++c)
-      if (!(fabsf(ch->scl[k * 3 + c] - r.s[c]) <= 1e-5f * (1.0f + fabsf(r.s[c])))) return false;
-  return true;
-}
-
-/* skio_joint_is_armature_object for the FBX writer, where keys that only hold the rest do not count as moving the
- * joint: Blender's FBX exporter keys the armature object with its rest in every clip, and a glTF of such a file
- * (`convert`'s, Blender's) keys its armature node so; written as a bone to keep them, Blender read the armature back
- * as "Armature" with an extra bone. As a plain node its keys are written all the same (aiNodeAnim by name). */
-static bool fbx_armature_object(const skio_scene* s, uint32_t r) {
-  if (skio_joint_is_armature_object(s, r)) return true;
-  const skc_skeleton* sk = s->skeleton;
-  if (skio_joint_bound_anywhere(s, r)) return false;
-  for (uint32_t m = 0; m < s->mesh_count; ++m) {
-    const skc_skin* sn = s->meshes[m].skin;
-    for (size_t e = 0, n = sn ? skc_skin_entries(sn) : 0; e < n; ++e)
-      if (sn->joints[e] == r && sn->weights[e] != 0.0f) return false;
-  }
-  for (uint32_t a = 0; a < s->anim_count; ++a)
-    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c)
-      if (s->anims[a].channels[c].joint == r && !channel_holds_rest(sk, &s->anims[a].channels[c])) return false;
-  for (uint32_t j = 0; j < sk->joint_count; ++j)
-    if (!skc_skeleton_is_root(sk, j) && sk->parents[j] == (int32_t)r) return true;
-  return false;
-}
-
 /* Below a plain root, the nodes named as armature objects or importers' roots (skio_chain_wrapper_name), each the
  * only child of the one above, unused (no weight, no clip) and with joints below, are plain too (a Collada file from
  * Blender read by Assimp: Scene > Z_UP > Armature > bones): Blender 3.4's FBX importer makes the last Null above the
@@ -1200,7 +1159,7 @@ static void plain_chains(const skio_scene* s, uint8_t* mask) {
   for (uint32_t j = 0; j < jc; ++j) { /* parents come first: a chain is walked in one pass */
     const int32_t p = sk->parents[j];
     if (p >= 0 && (uint32_t)p < j && mask[p] && kids[p] == 1 && only[p] == j && kids[j] &&
-        skio_chain_wrapper_name(sk->names[j]) && fbx_armature_object(s, j))
+        skio_chain_wrapper_name(sk->names[j]) && skio_joint_is_armature_object_keyed_at_rest(s, j))
       mask[j] = 1;
   }
   free(kids);
@@ -1225,7 +1184,7 @@ static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
   if (fbx) {
     for (uint32_t j = 0; j < sk->joint_count; ++j) {
       const bool root = below_root ? sk->parents[j] == 0 : sk->parents[j] == SKC_NO_PARENT;
-      if (!root || !fbx_armature_object(s, j)) continue;
+      if (!root || !skio_joint_is_armature_object_keyed_at_rest(s, j)) continue;
       mask[j] = 1;
       any = true;
     }

@@ -532,6 +532,12 @@ bool skio_joint_used(const skio_scene* s, uint32_t j);
 int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent);
 /* Whether joint r has joints below it and skio_joint_used is false for it (what Blender calls an armature object). */
 bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r);
+/* The same where clip keys that only hold r's rest local transform do not count as moving it (the FBX writer's
+ * plain roots): Blender's FBX exporter keys the armature object with its rest in every clip, and a glTF of such a file
+ * (`convert`'s, Blender's) keys its armature node so; written as a bone to keep them, Blender read the armature back
+ * as "Armature" with an extra bone. As a plain node its keys are written all the same (aiNodeAnim by name). Collada
+ * keeps the stricter rule: its frame view holds the armature object at the identity, which keys would undo. */
+bool skio_joint_is_armature_object_keyed_at_rest(const skio_scene* s, uint32_t r);
 /* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)
  * for every joint some mesh binds, not the identity, and invertible: the scene's rest pose is its bind pose up to
  * one transform X (CesiumMan's Z_UP turn, huesitos' x100). The glTF and FBX writers bake it into the skinned meshes

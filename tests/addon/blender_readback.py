@@ -566,7 +566,7 @@ FRAME_FILES = ("two_material_leg.fbx", "leg_zup_m.fbx", "leg_xup_cm.fbx", "rigid
 # placed right but comes back as one armature "Armature" whose bones include the empty and the armature object.
 # walker_posed.glb and walker_current.glb key their armature object "Rig" with its rest in the clip (the constant
 # keys Blender's FBX exporter wrote for it): .fbx wrote it as a bone, and Blender named the armature "Armature", until
-# session 53 (scene_export.c fbx_armature_object); their .fbx names are asserted.
+# session 53 (skio_joint_is_armature_object_keyed_at_rest); their .fbx names are asserted.
 FRAME_NAMES_KNOWN = {("mover_rig.glb", "dae"), ("mover_rig.fbx", "dae"), ("walker_rig.fbx", "dae"),
                      ("walker_posed.glb", "dae"), ("walker_current.glb", "dae"), ("two_rigs_three.glb", "dae"),
                      ("two_armatures.fbx", "dae"), ("two_armatures_scaled.fbx", "dae")}
