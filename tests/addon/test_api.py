@@ -837,6 +837,14 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(chain(2)) as scene:
             scene.add_mesh(c.positions, c.triangles, skin=c.skin)
             self.assertIsNone(scene.mesh_bind_world(0))
+        # library 1.21.1: a glTF whose nodes hold a pose and whose skin names its skeleton binds in its armature
+        # node's world (walker_posed.glb: "Rig"); one naming no skeleton (Blender's current-frame export) has none
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "walker_posed.glb")) as scene:
+            rig = scene.skeleton.find("Rig")
+            for m in range(scene.mesh_count):
+                np.testing.assert_allclose(scene.mesh_bind_world(m), scene.skeleton.rest_world[rig], atol=1e-6)
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "walker_current.glb")) as scene:
+            self.assertIsNone(scene.mesh_bind_world(0))
 
     def test_scene_listing(self):
         """ABI 1.12: a loaded file's cameras, lights and empty nodes with what each hangs from, its materials by
