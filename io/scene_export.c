@@ -357,10 +357,10 @@ static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
 
 /* assimp_bake per character: joint j's X (has[j]: any) and the inverse bind written for it when no mesh binds it
  * (unbound[j]: unbound_inverse_bind over its character's meshes), mesh m's X (mesh_has[m]). A character is a skeleton
- * root with the skinned meshes that bind joints below it. With one (or a mesh binding joints of two), every joint and
- * mesh takes the scene's X as before; with several, each its own: two characters posed away from their binds in
- * different ways (three.js's scene of an Arm and a Tail, two_rigs_three.glb) came into Blender 0.30 of the scene off
- * at rest, one character bound by the other's X. */
+ * root (below an FBX file's implicit "RootNode") with the skinned meshes that bind joints below it. With one (or a mesh
+ * binding joints of two), every joint and mesh takes the scene's X as before; with several, each its own: two
+ * characters posed away from their binds in different ways (three.js's scene of an Arm and a Tail, two_rigs_three.glb)
+ * came into Blender 0.30 of the scene off at rest, one character bound by the other's X. */
 typedef struct bake_plan {
   float* x;       /* 16 per joint */
   uint8_t* has;   /* per joint */
@@ -378,17 +378,22 @@ static void bake_plan_free(bake_plan* p) {
   memset(p, 0, sizeof *p);
 }
 
-static uint32_t root_of(const skc_skeleton* sk, uint32_t j) {
-  for (uint32_t steps = 0; sk->parents[j] >= 0 && steps < sk->joint_count; ++steps) j = (uint32_t)sk->parents[j];
+static bool implicit_fbx_root(const skio_scene* s);
+
+/* The character root of joint j: its top ancestor, or the one below an FBX file's implicit root (joint 0 "RootNode",
+ * which holds every character of the file: top = 0; else top = -1). */
+static uint32_t root_of(const skc_skeleton* sk, uint32_t j, int32_t top) {
+  for (uint32_t steps = 0; sk->parents[j] >= 0 && sk->parents[j] != top && steps < sk->joint_count; ++steps)
+    j = (uint32_t)sk->parents[j];
   return j;
 }
 
-/* The skeleton root of the joints skinned mesh m binds, UINT32_MAX for none, UINT32_MAX - 1 for several. */
-static uint32_t mesh_root(const skc_skeleton* sk, const skio_mesh* m) {
+/* The character root of the joints skinned mesh m binds, UINT32_MAX for none, UINT32_MAX - 1 for several. */
+static uint32_t mesh_root(const skc_skeleton* sk, const skio_mesh* m, int32_t top) {
   uint32_t r = UINT32_MAX;
   for (uint32_t j = 0; m->skin && m->bound && j < sk->joint_count; ++j) {
     if (!m->bound[j]) continue;
-    const uint32_t rj = root_of(sk, j);
+    const uint32_t rj = root_of(sk, j, top);
     if (r != UINT32_MAX && rj != r) return UINT32_MAX - 1;
     r = rj;
   }
@@ -397,7 +402,8 @@ static uint32_t mesh_root(const skc_skeleton* sk, const skio_mesh* m) {
 
 /* Fills the plan for the character of root r (r == UINT32_MAX: the whole scene): its meshes' X through a view of s
  * holding only them, its joints' X and unbound inverse binds. */
-static bool plan_character(const skio_scene* s, const char* id, uint32_t r, const uint32_t* roots, bake_plan* p) {
+static bool plan_character(const skio_scene* s, const char* id, uint32_t r, int32_t top, const uint32_t* roots,
+                           bake_plan* p) {
   const skc_skeleton* sk = s->skeleton;
   skio_scene view = *s;
   view.meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *view.meshes);
@@ -413,7 +419,7 @@ static bool plan_character(const skio_scene* s, const char* id, uint32_t r, cons
     p->mesh_has[m] = has;
   }
   for (uint32_t j = 0; j < sk->joint_count; ++j) {
-    if (r != UINT32_MAX && root_of(sk, j) != r) continue;
+    if (r != UINT32_MAX && root_of(sk, j, top) != r) continue;
     memcpy(p->x + (size_t)j * 16, x, sizeof x);
     p->has[j] = has;
     unbound_inverse_bind(&view, j, p->unbound + (size_t)j * 16);
@@ -436,8 +442,9 @@ static bool bake_plan_make(const skio_scene* s, const char* id, bake_plan* p) {
   bool ok = p->x && p->has && p->unbound && p->mesh_x && p->mesh_has && roots;
   uint32_t first = UINT32_MAX;
   bool several = false, spans = false;
+  const int32_t top = implicit_fbx_root(s) ? 0 : -1;
   for (uint32_t m = 0; ok && m < mc; ++m) {
-    roots[m] = mesh_root(sk, &s->meshes[m]);
+    roots[m] = mesh_root(sk, &s->meshes[m], top);
     spans |= roots[m] == UINT32_MAX - 1;
     if (roots[m] >= UINT32_MAX - 1) continue;
     if (first == UINT32_MAX) first = roots[m];
@@ -445,11 +452,11 @@ static bool bake_plan_make(const skio_scene* s, const char* id, bake_plan* p) {
   }
   /* the scene's X for every joint and mesh first (a root no skinned mesh binds below keeps it: unbound_inverse_bind's
    * rest^-1 X X^-1), then each character's own */
-  ok = ok && plan_character(s, id, UINT32_MAX, roots, p);
+  ok = ok && plan_character(s, id, UINT32_MAX, top, roots, p);
   for (uint32_t r = 0; ok && several && !spans && r < jc; ++r) {
     bool used = false;
     for (uint32_t m = 0; m < mc && !used; ++m) used = roots[m] == r;
-    if (used) ok = plan_character(s, id, r, roots, p);
+    if (used) ok = plan_character(s, id, r, top, roots, p);
   }
   free(roots);
   if (!ok) bake_plan_free(p);
