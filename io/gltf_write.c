@@ -1461,7 +1461,7 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       goto done;
     }
     skc_trs trs;
-    skc_mat4_to_trs(sk->rest_local + (size_t)rest_joint * 16, &trs, 1e-5f);
+    skio_joint_rest_trs(w->s, (uint32_t)rest_joint, &trs, 1e-5f);
     skc_quat_normalize(trs.r);
     tr->node = (uint32_t)rest_joint;
     tr->path = "rotation";
@@ -2457,7 +2457,7 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   for (uint32_t j = 0; j < jc; ++j) {
     const float* m = sk->rest_local + (size_t)j * 16;
     skc_trs trs;
-    bool trs_ok = skc_mat4_to_trs(m, &trs, 1e-5f);
+    bool trs_ok = skio_joint_rest_trs(s, j, &trs, 1e-5f);
     if (!trs_ok && !animated[j]) {
       matrix_joint[j] = true;
       w.rep.matrix_nodes++;

@@ -217,7 +217,7 @@ bool skio_joint_bound_anywhere(const skio_scene* s, uint32_t j) {
  * rotations within 1e-6 by |dot|). */
 static bool channel_holds_rest(const skc_skeleton* sk, const skio_channel* ch) {
   skc_trs r;
-  if (ch->joint >= sk->joint_count || !skc_mat4_to_trs(sk->rest_local + (size_t)ch->joint * 16, &r, 1e-4f))
+  if (ch->joint >= sk->joint_count || !skio_rest_trs_keyed(sk->rest_local + (size_t)ch->joint * 16, ch, &r, 1e-4f))
     return false;
   const float tol = 1e-5f * (1.0f + fabsf(r.t[0]) + fabsf(r.t[1]) + fabsf(r.t[2]));
   for (uint32_t k = 0; k < ch->pos_count; ++k)

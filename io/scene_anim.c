@@ -74,6 +74,85 @@ void skio_channel_sample(const skio_channel* ch, double t, skc_trs* p) {
   }
 }
 
+/* A rest transform's TRS is not unique: a scale with two negative components and the rotation turned a half turn
+ * about the third axis give the same matrix, so a mirror (one or three negative components) or a half turn may sit
+ * on any axis. skc_mat4_to_trs folds a mirror into x; a file that mirrors another axis keys its rotations for its own
+ * scale, and joining those keys to x's would turn the joint a half turn. These are the four sign patterns with the
+ * half turn each needs (R D = R q): identity, about x, about y, about z. */
+static const float flip_sign[4][3] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
+static const float flip_turn[4][4] = {{0, 0, 0, 1}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+
+/* How near rotation q lies to ch's rotation keys, over at most 16 of them spread over the clip: the sum of |cos| of
+ * the half angles (*sum), and whether one of them is q (within 1e-5 of |cos|, *hit). */
+static void keys_nearness(const skio_channel* ch, const float q[4], float* sum, bool* hit) {
+  const uint32_t n = ch->rot_count, step = n > 16 ? n / 16 : 1;
+  *sum = 0.0f;
+  *hit = false;
+  for (uint32_t k = 0; k < n; k += step) {
+    const float* r = ch->rot + (size_t)k * 4;
+    const float len = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    if (!(len > 0.0f) || !isfinite(len)) continue;
+    const float c = fabsf(q[0] * r[0] + q[1] * r[1] + q[2] * r[2] + q[3] * r[3]) / len;
+    *sum += c;
+    *hit |= c >= 1.0f - 1e-5f;
+  }
+}
+
+/* The flip (flip_turn's index) of rotation r whose rotation ch's keys hold. A mirrored rest (det < 0) has no natural
+ * axis for its mirror: the one a key holds, else the nearest to the keys. Otherwise the positive scale stands unless
+ * a key holds a half-turned rotation (the file's scale has two negative components) and none holds r. */
+static int keyed_flip(const skio_channel* ch, const float r[4], bool mirrored) {
+  float q[4], near[4];
+  bool hit[4];
+  int best = 0, hits = 0, hit_at = 0;
+  for (int f = 0; f < 4; ++f) {
+    skc_quat_mul(r, flip_turn[f], q);
+    keys_nearness(ch, q, &near[f], &hit[f]);
+    if (hit[f]) ++hits, hit_at = f;
+    if (near[f] > near[best] + 1e-3f) best = f;
+  }
+  if (hits == 1) return hit_at;
+  return mirrored && !hits ? best : 0;
+}
+
+/* The sign pattern of ch's first scale key among flip_sign's applied to s, or 0 when none matches. */
+static int scale_key_pattern(const skio_channel* ch, const float s[3]) {
+  for (int f = 1; f < 4; ++f) {
+    bool all = true;
+    for (int i = 0; i < 3; ++i) all &= (s[i] * flip_sign[f][i] < 0.0f) == (ch->scl[i] < 0.0f);
+    if (all) return f;
+  }
+  return 0;
+}
+
+bool skio_rest_trs_keyed(const float m[16], const skio_channel* ch, skc_trs* out, float tol) {
+  const bool ok = skc_mat4_to_trs(m, out, tol);
+  if (!ch || !((ch->rot_count && ch->rot) || (ch->scl_count && ch->scl))) return ok;
+  int best = 0;
+  if (ch->scl_count && ch->scl) {
+    best = scale_key_pattern(ch, out->s);
+  } else {
+    best = keyed_flip(ch, out->r, out->s[0] < 0.0f);
+  }
+  if (!best) return ok;
+  float q[4];
+  skc_quat_mul(out->r, flip_turn[best], q);
+  memcpy(out->r, q, sizeof q);
+  for (int i = 0; i < 3; ++i) out->s[i] *= flip_sign[best][i];
+  return ok;
+}
+
+bool skio_joint_rest_trs(const skio_scene* s, uint32_t j, skc_trs* out, float tol) {
+  const float* m = s->skeleton->rest_local + (size_t)j * 16;
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
+      const skio_channel* ch = &s->anims[a].channels[c];
+      if (ch->joint == j && (ch->rot_count && ch->rot) != (ch->scl_count && ch->scl))
+        return skio_rest_trs_keyed(m, ch, out, tol);
+    }
+  return skc_mat4_to_trs(m, out, tol);
+}
+
 int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out, skc_err* err) {
   if (!s || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and out_pose must not be NULL");
   if (!s->skeleton) return skc_fail(err, SKC_NO_SKIN, "%s: no skeleton to pose", s->source);
@@ -83,7 +162,12 @@ int skio_anim_sample(const skio_scene* s, uint32_t anim, double t, skc_trs* out,
   const skc_skeleton* sk = s->skeleton;
   for (uint32_t j = 0; j < sk->joint_count; ++j) skc_mat4_to_trs(sk->rest_local + (size_t)j * 16, &out[j], 1e-4f);
   const skio_anim* a = &s->anims[anim];
-  for (uint32_t c = 0; c < a->channel_count; ++c) skio_channel_sample(&a->channels[c], t, &out[a->channels[c].joint]);
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
+    const skio_channel* ch = &a->channels[c];
+    if (ch->joint >= sk->joint_count) continue;
+    skio_rest_trs_keyed(sk->rest_local + (size_t)ch->joint * 16, ch, &out[ch->joint], 1e-4f);
+    skio_channel_sample(ch, t, &out[ch->joint]);
+  }
   return SKC_OK;
 }
 
@@ -109,7 +193,7 @@ int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, doub
   if (!skc_mat4_inverse(o->look, look_inv)) skc_mat4_identity(look_inv);
   skc_mat4_mul(local, look_inv, key); /* the node's own rest transform: components a channel lacks come from it */
   skc_trs p;
-  if (!skc_mat4_to_trs(key, &p, 1e-4f)) skc_trs_identity(&p);
+  if (!skio_rest_trs_keyed(key, ch, &p, 1e-4f)) skc_trs_identity(&p);
   skio_channel_sample(ch, t, &p);
   skc_trs_to_mat4(&p, key);
   skc_mat4_mul(key, o->look, out);
@@ -124,7 +208,7 @@ int skio_listed_object_sample(const skio_scene* s, uint32_t anim, uint32_t objec
   const skio_channel* ch = skio_object_channel_of(s, anim, object);
   if (!ch) return SKC_OK; /* not keyed: its rest transform */
   skc_trs p;
-  if (!skc_mat4_to_trs(local, &p, 1e-4f)) skc_trs_identity(&p);
+  if (!skio_rest_trs_keyed(local, ch, &p, 1e-4f)) skc_trs_identity(&p);
   skio_channel_sample(ch, t, &p);
   skc_trs_to_mat4(&p, local);
   return SKC_OK;

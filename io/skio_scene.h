@@ -403,6 +403,13 @@ int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, d
  * anim: its keys (components it lacks from its rest transform) times its look; out untouched when the clip does not
  * key it. SKC_OUT_OF_RANGE (anim), SKC_INVALID_ARGUMENT (t not finite). */
 int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float out[16], skc_err* err);
+/* Rest local transform m as the TRS channel ch's keys complete (skc_mat4_to_trs's, tol likewise): the sign pattern
+ * of the scale (a mirror on another axis than x, two negative components) of ch's first scale key, or where ch keys
+ * rotation only, the one whose rotation a key holds (a mirror: else the one nearest its keys; a positive scale stays
+ * unless a key holds the half-turned rotation and none the rest's). ch NULL: skc_mat4_to_trs's. */
+bool skio_rest_trs_keyed(const float m[16], const skio_channel* ch, skc_trs* out, float tol);
+/* The same for joint j of scene s, with the first channel of any clip that keys j's rotation or scale but not both. */
+bool skio_joint_rest_trs(const skio_scene* s, uint32_t j, skc_trs* out, float tol);
 /* One channel's keys at time t (clamped to its keys) into p: the components it keys; the others kept. */
 void skio_channel_sample(const skio_channel* ch, double t, skc_trs* p);
 /* Object `object`'s channel in clip anim (skio_scene.object_channels), or NULL when the clip does not key it. */

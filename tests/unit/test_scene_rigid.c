@@ -586,6 +586,86 @@ static bool posed_world(const skio_scene* s, double t, const char* name, float o
   return found;
 }
 
+/* The file's own local transform of joint j at key k of its clip-0 rotation channel: the rest translation, the keyed
+ * rotation and the scale the file gives the node (scale), not one read off the rest matrix. */
+static void keyed_local(const skio_scene* s, const char* name, uint32_t k, const float scale[3], float out[16]) {
+  const int32_t j = skc_skeleton_find(s->skeleton, name);
+  ck_assert_int_ge(j, 0);
+  const skio_channel* ch = NULL;
+  for (uint32_t c = 0; c < s->anims[0].channel_count; ++c)
+    if (s->anims[0].channels[c].joint == (uint32_t)j) ch = &s->anims[0].channels[c];
+  ck_assert_ptr_nonnull(ch);
+  ck_assert_uint_gt(ch->rot_count, k);
+  ck_assert_uint_eq(ch->scl_count, 0);
+  skc_trs trs;
+  skc_trs_identity(&trs);
+  memcpy(trs.t, s->skeleton->rest_local + (size_t)j * 16 + 12, sizeof trs.t);
+  memcpy(trs.r, ch->rot + (size_t)k * 4, sizeof trs.r);
+  memcpy(trs.s, scale, sizeof trs.s);
+  skc_trs_to_mat4(&trs, out);
+}
+
+/* J2's world relative to J0's in clip 0 at time t. */
+static void j2_from_j0(const skio_scene* s, double t, float out[16]) {
+  float w0[16], w2[16], inv[16];
+  ck_assert(posed_world(s, t, "J0", w0));
+  ck_assert(posed_world(s, t, "J2", w2));
+  ck_assert(skc_mat4_inverse(w0, inv));
+  skc_mat4_mul(inv, w2, out);
+}
+
+/* tests/data/mirrored_joints.glb (make_mirrored_joints.py): J1 mirrored by scale (1, -1, 1), J2 by (-1, -1, 1) (a
+ * half turn held in the scale), a clip keying their rotations only, so each keyed rotation joins the node's own scale.
+ * A rest matrix's TRS is not unique (skc_mat4_to_trs folds a mirror into x), and the sampler and the writers completed
+ * the keys with that split: J1 and J2 turned half a turn in every clip frame (session 44's audit; 1.3 of the bar's
+ * size off in .fbx and .dae). At the clip's keys J2 must sit where the file's TRS put it, in the source as sampled and
+ * in each writer's output read back (.glb written whole, .fbx, .dae). */
+START_TEST(mirrored_joints_keep_their_keys_in_every_writer) {
+  skio_scene* src = scratch_read(data_path("tests/data/mirrored_joints.glb"));
+  static const float s1[3] = {1, -1, 1}, s2[3] = {-1, -1, 1};
+  float expect[3][16];
+  for (uint32_t k = 1; k < 3; ++k) {
+    float l1[16], l2[16];
+    keyed_local(src, "J1", k, s1, l1);
+    keyed_local(src, "J2", k, s2, l2);
+    skc_mat4_mul(l1, l2, expect[k]);
+  }
+  scratch t;
+  scratch_open(&t);
+  src->materials_changed = true; /* the .glb is written whole, not edited in place */
+  const char* outs[4] = {NULL, scratch_export(&t, src, "glb", false), scratch_export(&t, src, "fbx", false),
+                         scratch_export(&t, src, "dae", true)};
+  for (int o = 0; o < 4; ++o) {
+    skio_scene* s = o ? scratch_read(outs[o]) : src;
+    for (uint32_t k = 1; k < 3; ++k) {
+      float got[16];
+      j2_from_j0(s, (double)k, got);
+      for (int e = 0; e < 16; ++e)
+        ck_assert_msg(fabsf(got[e] - expect[k][e]) < 1e-4f, "%s, t = %u: J2 entry %d %g, the file's %g",
+                      o ? outs[o] : "source", k, e, (double)got[e], (double)expect[k][e]);
+    }
+    if (o) skio_scene_destroy(s);
+  }
+  /* glTF readers join the rotation keys to the node's scale as written: it must be the file's (our reader would pick
+   * the split the keys need whatever the writer wrote) */
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(outs[1], &d, &err) == SKC_OK, "%s", err.message);
+  for (uint32_t i = 0; i < d->node_count; ++i) {
+    const int node = skio_gltf_item(d, "nodes", i);
+    const int name = skio_json_get(d, node, "name");
+    const float* want = skio_json_streq(d, name, "J1") ? s1 : skio_json_streq(d, name, "J2") ? s2 : NULL;
+    float got[3] = {1, 1, 1};
+    if (!want) continue;
+    ck_assert_int_eq(skio_json_floats(d, skio_json_get(d, node, "scale"), got, 3), 3);
+    for (int c = 0; c < 3; ++c) ck_assert_float_eq_tol(got[c], want[c], 1e-5f);
+  }
+  skio_gltf_doc_destroy(d);
+  skio_scene_destroy(src);
+  scratch_close(&t);
+}
+END_TEST
+
 /* tests/data/maya_style.fbx is its twin (Blender's own export of the same rig) written as Maya, 3ds Max and Mixamo
  * write FBX: PreRotation on every bone and the armature node with rotations and keys re-expressed after it, a prop
  * with RotationOrder ZXY, pivots and a geometric transform, geometric transforms on a bone-parented cube and on the
@@ -913,6 +993,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
+  tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
   tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   tcase_add_test(tc, object_clip_keys_reach_gltf);
   tcase_add_test(tc, damaged_objects_are_named_and_json_stays_valid);
