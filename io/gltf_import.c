@@ -97,6 +97,7 @@ typedef struct importer {
   uint32_t skin_count;
   size_t total_vertices;
   bool bare; /* skio_import_options.skeleton_from_nodes */
+  uint8_t* keyed_mesh; /* node -> 1: a node with a mesh at or below it, no joint, that the clip being read keys */
 } importer;
 
 static char* dup_str(const char* s) {
@@ -1408,6 +1409,7 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     if (path < 0 || (j < 0 && ob < 0)) {
       free(times);
       im->rep.channels_skipped++;
+      if (path >= 0 && node < im->node_count && im->keyed_mesh) im->keyed_mesh[node] |= 2;
       continue;
     }
     uint32_t comps = path == 1 ? 4 : 3;
@@ -1478,6 +1480,43 @@ static int map_objects(importer* im, skc_err* err) {
   return rc;
 }
 
+/* The nodes with an unskinned mesh at or below them (1 in im->keyed_mesh; a skinned mesh ignores its node's transform);
+ * false when out of memory. */
+static bool mark_mesh_nodes(importer* im) {
+  uint8_t* m = calloc(im->node_count + 1, 1);
+  if (!m) return false;
+  for (uint32_t k = im->node_count; k-- > 0;) { /* preorder backwards: children before their parent */
+    const uint32_t node = im->order[k];
+    const int nt = skio_gltf_item(im->d, "nodes", node);
+    m[node] |= skio_json_get(im->d, nt, "mesh") >= 0 && skio_json_get(im->d, nt, "skin") < 0;
+    if (m[node] && im->parent[node] >= 0) m[im->parent[node]] |= 1;
+  }
+  im->keyed_mesh = m;
+  return true;
+}
+
+/* Clip a's keys of nodes with a mesh at or below them that the scene holds no channel for (keyed_mesh 3): the scene
+ * keeps no motion for those meshes (the glTF edit in place keeps the file's clip; the other writers write them at
+ * rest), so the scene's note names them. Clears the marks. */
+static void note_keyed_meshes(importer* im, uint32_t a) {
+  uint32_t count = 0, first = 0;
+  for (uint32_t node = 0; node < im->node_count; ++node)
+    if (im->keyed_mesh[node] == 3) {
+      if (!count++) first = node;
+      im->keyed_mesh[node] = 1;
+    }
+  if (!count) return;
+  char* name = skio_json_strdup(im->d, skio_json_get(im->d, skio_gltf_item(im->d, "nodes", first), "name"));
+  char line[400];
+  snprintf(
+      line, sizeof line,
+      "clip \"%.80s\" keys %u node(s) that carry meshes and no joint (\"%.80s\"%s): their motion is kept by an edit "
+      "of the file in place only, other outputs hold those meshes at rest",
+      im->s->anims[a].name, count, name && name[0] ? name : "unnamed", count > 1 ? ", ..." : "");
+  free(name);
+  skio_scene_note(im->s, line);
+}
+
 static int build_anims(importer* im, skc_err* err) {
   uint32_t n = im->d->animation_count;
   if (!n) return SKC_OK;
@@ -1490,11 +1529,17 @@ static int build_anims(importer* im, skc_err* err) {
   if (!chan_of) return oom(im, err);
   for (uint32_t j = 0; j < im->jc; ++j) chan_of[j] = -1;
   int rc = SKC_OK;
+  if (!mark_mesh_nodes(im)) {
+    free(chan_of);
+    return oom(im, err);
+  }
   for (uint32_t a = 0; a < n && !rc; ++a) {
     im->s->anim_count = a + 1;
-    rc = build_anim(im, a, chan_of, err);
+    if (!(rc = build_anim(im, a, chan_of, err))) note_keyed_meshes(im, a);
   }
   free(chan_of);
+  free(im->keyed_mesh);
+  im->keyed_mesh = NULL;
   return rc;
 }
 

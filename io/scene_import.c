@@ -94,6 +94,7 @@ typedef struct builder {
   uint8_t* src;
   size_t src_n;
   bool src_read;
+  uint8_t* keyed_mesh; /* per flat node while clips are read: 1 with an unskinned mesh at or below it, 3 once keyed */
 } builder;
 
 static uint32_t count_nodes(const struct aiNode* n, uint32_t depth) {
@@ -963,6 +964,41 @@ static int object_channel(builder* b, const struct aiNodeAnim* na, double tps, u
   return copy_keys(na, tps, &oc->ch) ? SKC_OK : skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
 }
 
+/* The flat nodes with a mesh without bones at or below them (1 in b->keyed_mesh: the nodes whose keys move a mesh; a
+ * skinned mesh follows its bones, not its node); false when out of memory. */
+static bool mark_mesh_nodes(builder* b) {
+  if (!(b->keyed_mesh = calloc(b->node_count + 1, 1))) return false;
+  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
+    const struct aiNode* nd = b->nodes[i].node;
+    for (unsigned k = 0; k < nd->mNumMeshes && nd->mMeshes; ++k) {
+      const unsigned m = nd->mMeshes[k];
+      b->keyed_mesh[i] |= m < b->ai->mNumMeshes && b->ai->mMeshes[m] && !b->ai->mMeshes[m]->mNumBones;
+    }
+    if (b->keyed_mesh[i] && b->nodes[i].parent >= 0) b->keyed_mesh[b->nodes[i].parent] |= 1;
+  }
+  return true;
+}
+
+/* Clip a's keys of nodes with such a mesh that the scene holds no channel for (keyed_mesh 3): the scene keeps no motion
+ * for those meshes (an edit of the file in place keeps the file's clip; the other writers write them at rest), so the
+ * scene's note names them. Clears the marks. */
+static void note_keyed_meshes(builder* b, const skio_anim* a) {
+  uint32_t count = 0, first = 0;
+  for (uint32_t i = 0; i < b->node_count; ++i)
+    if (b->keyed_mesh[i] == 3) {
+      if (!count++) first = i;
+      b->keyed_mesh[i] = 1;
+    }
+  if (!count) return;
+  char line[400];
+  snprintf(
+      line, sizeof line,
+      "clip \"%.80s\" keys %u node(s) that carry meshes and no joint (\"%.80s\"%s): their motion is kept by an edit "
+      "of the file in place only, other outputs hold those meshes at rest",
+      a->name, count, b->nodes[first].node->mName.data, count > 1 ? ", ..." : "");
+  skio_scene_note(b->out, line);
+}
+
 static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, skio_anim* a, skc_err* err) {
   char tmp[32];
   snprintf(tmp, sizeof tmp, "anim%u", index);
@@ -984,6 +1020,7 @@ static int build_anim(builder* b, const struct aiAnimation* aa, unsigned index, 
       if (rc) return rc;
       continue;
     }
+    if (n >= 0 && b->nodes[n].joint < 0 && b->keyed_mesh) b->keyed_mesh[n] |= 2;
     if (n < 0 || b->nodes[n].joint < 0) continue;
     skio_channel* ch = &a->channels[a->channel_count++];
     ch->joint = (uint32_t)b->nodes[n].joint;
@@ -1780,10 +1817,17 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
       goto fail;
     }
+    if (!mark_mesh_nodes(&b)) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+      goto fail;
+    }
     for (unsigned a = 0; a < ai->mNumAnimations; ++a) {
       s->anim_count = a + 1;
       if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
+      note_keyed_meshes(&b, &s->anims[a]);
     }
+    free(b.keyed_mesh);
+    b.keyed_mesh = NULL;
   }
   if ((rc = read_morph_keys(&b, err)) || (rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err)) ||
       (rc = fbx_custom_props(&b, err)))
@@ -1818,6 +1862,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   return SKC_OK;
 fail:
   free(b.src);
+  free(b.keyed_mesh);
   free(b.dae_text);
   free(b.nodes);
   free(b.orphans);

@@ -666,6 +666,51 @@ START_TEST(mirrored_joints_keep_their_keys_in_every_writer) {
 }
 END_TEST
 
+/* Writes s as dir/out.ext and returns the writer's note. */
+static const char* export_note(const skio_scene* s, const char* dir, const char* ext) {
+  static char note[2048];
+  char path[128];
+  snprintf(path, sizeof path, "%s/out.%s", dir, ext);
+  note[0] = 0;
+  skio_export_options o = {0};
+  o.overwrite = true;
+  o.note = note;
+  o.note_size = sizeof note;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", ext, err.message);
+  unlink(path);
+  return note;
+}
+
+/* A clip that keys the node of an unskinned mesh that is no joint (a prop turning on a bone with an action of its
+ * own, a crate moving beside the character) has no channel in the scene: an edit of the file in place keeps the
+ * file's clip, every other writer holds those meshes at rest. The readers name them in the scene's note, which those
+ * writers pass on and the in-place edits do not (session 54: the motion was dropped without a word). glTF:
+ * mirrored_joints.glb's "Prop"; FBX through Assimp: keyed_props.fbx (make_keyed_props.py) "Fan" and "Crate". */
+START_TEST(keyed_mesh_nodes_are_named_in_the_note) {
+  static const struct {
+    const char *file, *clip, *node, *in_place;
+  } cases[] = {{"tests/data/mirrored_joints.glb", "clip \"Wave\" keys 1 node(s)", "\"Prop\"", "glb"},
+               {"tests/data/keyed_props.fbx", "clip \"Scene\" keys 2 node(s)", "\"Fan\", ...", "fbx"}};
+  scratch t;
+  scratch_open(&t);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    skio_scene* s = scratch_read(data_path(cases[c].file));
+    ck_assert_msg(
+        s->material_note && strstr(s->material_note, cases[c].clip) && strstr(s->material_note, cases[c].node),
+        "%s: %s", cases[c].file, s->material_note ? s->material_note : "(no note)");
+    const char* exts[3] = {"glb", "fbx", "dae"};
+    for (int e = 0; e < 3; ++e) {
+      const char* note = export_note(s, t.dir, exts[e]);
+      const bool in_place = !strcmp(exts[e], cases[c].in_place);
+      ck_assert_msg(!strstr(note, cases[c].clip) == in_place, "%s -> .%s: %s", cases[c].file, exts[e], note);
+    }
+    skio_scene_destroy(s);
+  }
+  scratch_close(&t);
+}
+END_TEST
+
 /* tests/data/maya_style.fbx is its twin (Blender's own export of the same rig) written as Maya, 3ds Max and Mixamo
  * write FBX: PreRotation on every bone and the armature node with rotations and keys re-expressed after it, a prop
  * with RotationOrder ZXY, pivots and a geometric transform, geometric transforms on a bone-parented cube and on the
@@ -994,6 +1039,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
   tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
+  tcase_add_test(tc, keyed_mesh_nodes_are_named_in_the_note);
   tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   tcase_add_test(tc, object_clip_keys_reach_gltf);
   tcase_add_test(tc, damaged_objects_are_named_and_json_stays_valid);
