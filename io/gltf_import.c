@@ -97,6 +97,8 @@ typedef struct importer {
   uint32_t skin_count;
   size_t total_vertices;
   bool bare; /* skio_import_options.skeleton_from_nodes */
+  bool animated;       /* skio_import_options.animated_nodes: keyed mesh nodes are joints (mark_keyed_meshes) */
+  uint8_t* keyed_node; /* node -> 1: a node with an unskinned mesh that a clip keys, made a joint (or NULL) */
   uint8_t* keyed_mesh; /* node -> 1: a node with a mesh at or below it, no joint, that the clip being read keys */
 } importer;
 
@@ -378,6 +380,44 @@ static int bare_skeleton(importer* im, skc_err* err) {
   return rc;
 }
 
+/* With animated_nodes: each node with an unskinned mesh at or below it that a clip keys (translation, rotation or
+ * scale), and its ancestors, are joints (needed; im->keyed_node), so that the mesh keeps its motion through the writers
+ * (a prop turning on a bone with an action of its own, a crate moving beside the character): the meshes hang from the
+ * keyed node's joint (place_unskinned), which no skin lists, as the Assimp path does (scene_import.c). */
+static int mark_keyed_meshes(importer* im, uint8_t* needed, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  if (!d->animation_count) return SKC_OK;
+  uint8_t* below = calloc(im->node_count + 1, 1); /* an unskinned mesh at or below the node */
+  if (!below) return oom(im, err);
+  for (uint32_t k = im->node_count; k-- > 0;) { /* preorder backwards: children before their parent */
+    const uint32_t node = im->order[k];
+    const int nt = skio_gltf_item(d, "nodes", node);
+    below[node] |= skio_json_get(d, nt, "mesh") >= 0 && skio_json_get(d, nt, "skin") < 0;
+    if (below[node] && im->parent[node] >= 0) below[im->parent[node]] = 1;
+  }
+  int rc = SKC_OK;
+  for (uint32_t a = 0; a < d->animation_count && !rc; ++a) {
+    const int channels = skio_json_get(d, skio_gltf_item(d, "animations", a), "channels");
+    for (int c = 0, cn = skio_json_len(d, channels); c < cn; ++c) {
+      const int tt = skio_json_get(d, skio_json_at(d, channels, c), "target"), pth = skio_json_get(d, tt, "path");
+      uint32_t node;
+      if (!skio_json_u32(d, skio_json_get(d, tt, "node"), &node) || node >= im->node_count || needed[node]) continue;
+      if (!skio_json_streq(d, pth, "translation") && !skio_json_streq(d, pth, "rotation") &&
+          !skio_json_streq(d, pth, "scale"))
+        continue;
+      if (!below[node]) continue;
+      if (!im->keyed_node && !(im->keyed_node = calloc(im->node_count + 1, 1))) {
+        rc = oom(im, err);
+        break;
+      }
+      im->keyed_node[node] = 1;
+      for (int32_t p = (int32_t)node; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
+    }
+  }
+  free(below);
+  return rc;
+}
+
 static int read_skins(importer* im, skc_err* err) {
   skio_gltf_doc* d = im->d;
   uint32_t sc = d->skin_count;
@@ -417,6 +457,7 @@ static int read_skins(importer* im, skc_err* err) {
       for (int32_t p = (int32_t)node; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
     }
   }
+  if (!rc && im->animated) rc = mark_keyed_meshes(im, needed, err);
   /* A node below a joint that no skin lists and that is no joint's ancestor (a weapon or head socket, an exporter's
    * leaf bone) is no joint: it is listed as an empty hanging from its joint (scene_listing.c), as Blender's glTF
    * importer makes it (an object parented to the bone), so that conversions keep it an empty. */
@@ -1215,6 +1256,7 @@ static int place_unskinned(importer* im, skc_err* err) {
       bone[k] = holder[k] = -1;
     }
     if (j >= 0 && isbone[j]) bone[k] = j;
+    if (im->keyed_node && im->keyed_node[node]) bone[k] = -1; /* its mesh hangs from its own joint */
     if (j >= 0) holder[k] = j;
     widx[node] = (int32_t)k++;
   }
@@ -1510,8 +1552,8 @@ static void note_keyed_meshes(importer* im, uint32_t a) {
   char line[400];
   snprintf(
       line, sizeof line,
-      "clip \"%.80s\" keys %u node(s) that carry meshes and no joint (\"%.80s\"%s): their motion is kept by an edit "
-      "of the file in place only, other outputs hold those meshes at rest",
+      "clip \"%.80s\" keys %u node(s) of meshes that are no joints (\"%.80s\"%s): read without their motion "
+      "(convert reads them as nodes of their own; written other than by an edit in place, the meshes stay at rest)",
       im->s->anims[a].name, count, name && name[0] ? name : "unnamed", count > 1 ? ", ..." : "");
   free(name);
   skio_scene_note(im->s, line);
@@ -1614,11 +1656,22 @@ static int read_node_extras(importer* im, skc_err* err) {
 }
 
 /* ---- entry ----------------------------------------------------------------------------------------- */
-static int import_doc(skio_gltf_doc* doc, const char* name, bool bare, skio_gltf_import_report* report,
+/* skio_scene.joint_mesh for the keyed mesh nodes (mark_keyed_meshes): the writers keep them plain nodes that hold
+ * their meshes. */
+static int keyed_joints(importer* im, skc_err* err) {
+  if (!im->keyed_node || !im->jc) return SKC_OK;
+  if (!(im->s->joint_mesh = calloc(im->jc, 1))) return oom(im, err);
+  for (uint32_t node = 0; node < im->node_count; ++node)
+    if (im->keyed_node[node] && im->joint_of[node] >= 0) im->s->joint_mesh[im->joint_of[node]] = 1;
+  return SKC_OK;
+}
+
+static int import_doc(skio_gltf_doc* doc, const char* name, unsigned nodes, skio_gltf_import_report* report,
                       skio_scene** out, skc_err* err) {
   importer im = {0};
   im.path = name;
-  im.bare = bare;
+  im.bare = (nodes & SKIO_GLTF_NODES_BARE) != 0;
+  im.animated = (nodes & SKIO_GLTF_NODES_ANIMATED) != 0;
   im.d = doc;
   im.node_count = doc->node_count;
   int rc = SKC_OK;
@@ -1629,8 +1682,8 @@ static int import_doc(skio_gltf_doc* doc, const char* name, bool bare, skio_gltf
   im.s->gltf = doc;
   doc = NULL; /* the scene owns it from here */
   if ((rc = build_forest(&im, err)) || (rc = read_skins(&im, err)) || (rc = build_skeleton(&im, err)) ||
-      (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)) ||
-      (rc = read_node_extras(&im, err)) ||
+      (rc = keyed_joints(&im, err)) || (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) ||
+      (rc = build_anims(&im, err)) || (rc = read_node_extras(&im, err)) ||
       (rc = skio_gltf_read_materials(im.s, im.s->gltf, err)))
     goto done;
   if (im.rep.primitives_no_position) { /* not a mesh the file can draw, but not dropped without a word */
@@ -1656,26 +1709,27 @@ done:
     free(im.skins[s].ibm);
   }
   free(im.skins);
+  free(im.keyed_node);
   return rc;
 }
 
-int skio_gltf_import_doc(skio_gltf_doc* doc, bool skeleton_from_nodes, skio_gltf_import_report* report,
-                         skio_scene** out, skc_err* err) {
+int skio_gltf_import_doc(skio_gltf_doc* doc, unsigned nodes, skio_gltf_import_report* report, skio_scene** out,
+                         skc_err* err) {
   if (!doc || !out) {
     skio_gltf_doc_destroy(doc);
     return skc_fail(err, SKC_INVALID_ARGUMENT, "document and out must not be NULL");
   }
-  return import_doc(doc, doc->path && doc->path[0] ? doc->path : "(memory)", skeleton_from_nodes, report, out, err);
+  return import_doc(doc, doc->path && doc->path[0] ? doc->path : "(memory)", nodes, report, out, err);
 }
 
-int skio_gltf_import(const char* path, bool skeleton_from_nodes, skio_scene** out, skc_err* err) {
+int skio_gltf_import(const char* path, unsigned nodes, skio_scene** out, skc_err* err) {
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   skio_gltf_doc* doc = NULL;
   int rc = skio_gltf_doc_load(path, &doc, err);
   if (rc) return rc;
-  if ((rc = import_doc(doc, path, skeleton_from_nodes, NULL, out, err))) return rc;
+  if ((rc = import_doc(doc, path, nodes, NULL, out, err))) return rc;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   (*out)->load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   return SKC_OK;
@@ -1686,5 +1740,5 @@ int skio_gltf_load_memory(const void* data, size_t size, const char* name, skio_
   skio_gltf_doc* doc = NULL;
   int rc = skio_gltf_doc_parse(data, size, NULL, &doc, err);
   if (rc) return rc;
-  return import_doc(doc, name, false, NULL, out, err);
+  return import_doc(doc, name, 0, NULL, out, err);
 }

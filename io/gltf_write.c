@@ -2396,10 +2396,21 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
      * bones), move the armature object down to the last of them; those above it stay plain nodes too, the empties
      * Blender's own import makes of them (armature_chain). */
     if (all_rigid && jc) armature_chain(s, child_off, child, orphan, used, arm_obj, above);
+    /* A node that carries a mesh and is neither bound nor above a bound joint (a keyed prop on a bone, a keyed crate
+     * beside the character: the readers make them joints so that their clips hold their motion) stays a plain node:
+     * listed, Blender's importer would make it a bone. */
+    uint8_t* carries = calloc(jc ? jc : 1, 1);
+    if (!carries || skio_scene_mesh_joints(s, carries)) {
+      free(carries);
+      rc = oom_fail(&w);
+      goto done;
+    }
+    for (uint32_t j = 0; j < jc; ++j) carries[j] &= !orphan[j];
     for (uint32_t j = 0; j < jc; ++j) {
-      orphan[j] = !above[j] && ((all_rigid && !arm_obj[j]) || !orphan[j]); /* listed in every skin (and bound ones) */
+      orphan[j] = !above[j] && !carries[j] && ((all_rigid && !arm_obj[j]) || !orphan[j]); /* listed in every skin */
       w.rep.orphans_listed += any_skin && !used[j] && orphan[j];
     }
+    free(carries);
     w.used = used;
   }
   /* Bake: X = rest_world(j) * IB(j), when it is one matrix for every joint a mesh binds and not the identity

@@ -64,6 +64,12 @@ static int mesh_nodes(const skio_scene* s, uint8_t* carries) {
   return 0;
 }
 
+int skio_scene_mesh_joints(const skio_scene* s, uint8_t* carries) {
+  if (!s->skeleton) return 0;
+  memset(carries, 0, s->skeleton->joint_count);
+  return mesh_nodes(s, carries);
+}
+
 static uint32_t by_skins(const skio_scene* s, uint8_t* mask) {
   uint32_t jc = s->skeleton->joint_count, n = 0;
   for (uint32_t m = 0; m < s->mesh_count; ++m) {

@@ -599,6 +599,18 @@ static void below_bones(const skc_skeleton* sk, const skio_mesh* m, const uint32
   }
 }
 
+/* The joint whose node is mesh m's own (m without skin hung from a joint that carries it, mesh_joints_plain, named as
+ * the node that held m in the source: a keyed prop or crate), or -1. Its node carries the mesh, its vertices in that
+ * node's space, as the source had it (Blender's importers read an object with its own keys; a child node of its
+ * own under it was an extra empty, and in Collada a node under a bone without a geometry of its own was dropped). */
+static int32_t mesh_on_joint(const skio_scene* s, const skio_mesh* m, const uint8_t* plain) {
+  const int32_t pj = m->parent_joint;
+  const skc_skeleton* sk = s->skeleton;
+  if (!plain || m->skin || !sk || pj < 0 || (uint32_t)pj >= sk->joint_count || plain[pj] != 2) return -1;
+  const char* own = m->node_name ? m->node_name : m->name;
+  return own && sk->names[pj] && !strcmp(own, sk->names[pj]) ? pj : -1;
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
                       bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, struct aiMesh** out,
                       skc_err* err) {
@@ -614,6 +626,9 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   am->mNumVertices = (unsigned)V;
   float x[16], nx[16];
   bool ident = true;
+  const int32_t on = mesh_on_joint(s, m, plain);
+  if (on >= 0 && skc_mat4_inverse(sk->rest_world + (size_t)on * 16, x) && skc_mat4_normal_matrix(x, nx))
+    ident = false; /* in its own node's space */
   if (m->skin && sk) {
     if (!common_rebind(m, sk, x, &ident))
       return skc_fail(err, SKC_UNSUPPORTED,
@@ -1073,7 +1088,8 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
   for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
     const skio_mesh* mesh = &s->meshes[m];
     const int32_t g = mesh->node_group <= top ? mesh->node_group : -1;
-    struct aiNode* n = g >= 0 ? of_group[g] : NULL;
+    const int32_t on = mesh_on_joint(s, mesh, plain);
+    struct aiNode* n = on >= 0 ? jn[on] : g >= 0 ? of_group[g] : NULL;
     if (!n) {
       const char* base = mesh->node_name ? mesh->node_name : mesh->name;
       char nm[MAXLEN];
@@ -1087,6 +1103,9 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
         rc = SKC_OUT_OF_MEMORY;
         break;
       }
+      float inv[16]; /* under a joint that carries it (mesh_joints_plain): its vertices stay where they are placed */
+      if (held && plain[pj] == 2 && skc_mat4_inverse(sk->rest_world + (size_t)pj * 16, inv))
+        skio_mat_to_ai(inv, &n->mTransformation.a1);
       if (g >= 0) of_group[g] = n;
     }
     unsigned* grown = realloc(n->mMeshes, (n->mNumMeshes + 1) * sizeof *grown);
@@ -1198,13 +1217,45 @@ static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
     if (any) plain_chains(s, mask);
     return any;
   }
-  const int32_t r = skio_scene_armature_object(s, -1);
+  int32_t r = -1; /* the skeleton's one root (skio_scene_armature_object), keyed mesh nodes aside (mesh_joints_plain) */
+  for (uint32_t j = 0; j < sk->joint_count && r != -2; ++j)
+    if (skc_skeleton_is_root(sk, j) && !mask[j]) r = r == -1 ? (int32_t)j : -2;
+  if (r < 0 || !skio_joint_is_armature_object(s, (uint32_t)r)) r = -1;
   float id4[16];
   skc_mat4_identity(id4);
   for (int e = 0; r >= 0 && e < 16; ++e)
     if (fabsf(sk->rest_world[(size_t)r * 16 + e] - id4[e]) > 1e-6f) return false;
   if (r >= 0) mask[r] = 1;
   return r >= 0;
+}
+
+/* Joints that carry a mesh and that no mesh binds or weights, at or below them (a keyed prop on a bone, a keyed crate:
+ * the readers make such a node a joint so that its clips hold its motion, skio_import_options.animated_nodes) are
+ * plain nodes too, their meshes hung under them (mesh_nodes): as bones, Blender read them back as bones of the
+ * character's armature or as armatures of their own. Marks them in mask; false when there is none (or no memory). */
+static bool mesh_joints_plain(const skio_scene* s, uint8_t* mask) {
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = sk->joint_count;
+  uint8_t* carries = calloc(jc + 1, 1);
+  uint8_t* used = calloc(jc + 1, 1);
+  bool any = false;
+  if (carries && used && !skio_scene_mesh_joints(s, carries)) {
+    for (uint32_t m = 0; m < s->mesh_count; ++m) {
+      const skio_mesh* me = &s->meshes[m];
+      for (uint32_t j = 0; me->skin && me->bound && j < jc; ++j) used[j] |= me->bound[j];
+      for (size_t e = 0, n = me->skin ? skc_skin_entries(me->skin) : 0; e < n; ++e)
+        if (me->skin->joints[e] < jc && me->skin->weights[e] != 0.0f) used[me->skin->joints[e]] = 1;
+    }
+    for (uint32_t j = jc; j-- > 0;) {
+      const int32_t p = sk->parents[j];
+      if (used[j] && p >= 0 && (uint32_t)p < j) used[p] = 1;
+    }
+    for (uint32_t j = 0; j < jc; ++j)
+      if (carries[j] && !used[j]) mask[j] = 2, any = true; /* 2: mesh_nodes hangs the mesh in its space */
+  }
+  free(carries);
+  free(used);
+  return any;
 }
 
 /* synthetic_root: always put the skeleton under an identity "skinkit_root" node. Needed for FBX: Assimp's FBX
@@ -2036,7 +2087,9 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
     free(sc);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   }
-  const uint8_t* plain = plain_mask && plain_roots(s, id, plain_mask) ? plain_mask : NULL;
+  bool plain_any = plain_mask && (fbx || collada) && mesh_joints_plain(s, plain_mask);
+  if (plain_mask) plain_any |= plain_roots(s, id, plain_mask);
+  const uint8_t* plain = plain_any ? plain_mask : NULL;
   skio_ai_objects objs = {0};
   float doc_frame[16];
   if (root_xf && !skc_mat4_inverse(root_xf, doc_frame)) skc_mat4_identity(doc_frame);

@@ -67,6 +67,7 @@ typedef struct flat_node {
   int32_t parent; /* index into the flat array */
   int32_t joint;  /* joint index or -1 */
   bool needed;
+  bool keyed_mesh; /* a node a clip keys that carries a mesh without bones, made a joint (mark_keyed_meshes) */
 } flat_node;
 
 typedef struct builder {
@@ -291,11 +292,41 @@ static bool mark_bare_bones(builder* b) {
   return false;
 }
 
-/* joint_mesh of a bare skeleton: the joints whose node carries a mesh (ancestors of bones). */
+/* With animated_nodes, in a file with bones: every node a clip keys that has a mesh without bones at or below it, and
+ * its ancestors (needed), so that the mesh keeps its motion (a prop turning on a bone with an action of its own, a
+ * crate moving beside the character): the node is a joint no skin lists, and the meshes hang from it (parent_joint,
+ * not a rigid skin: place_meshes) as the meshes under a file's animated nodes do in a file without skins. False when
+ * out of memory. */
+static bool mark_keyed_meshes(builder* b) {
+  if (!b->animated || !b->ai->mNumAnimations) return true;
+  uint8_t* below = calloc(b->node_count + 1, 1); /* a mesh without bones at or below the node */
+  if (!below) return false;
+  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
+    const struct aiNode* nd = b->nodes[i].node;
+    for (unsigned k = 0; nd->mMeshes && k < nd->mNumMeshes; ++k) {
+      const unsigned m = nd->mMeshes[k];
+      below[i] |= m < b->ai->mNumMeshes && b->ai->mMeshes[m] && !b->ai->mMeshes[m]->mNumBones;
+    }
+    if (below[i] && b->nodes[i].parent >= 0) below[b->nodes[i].parent] = 1;
+  }
+  for (unsigned a = 0; a < b->ai->mNumAnimations; ++a) {
+    const struct aiAnimation* an = b->ai->mAnimations[a];
+    for (unsigned c = 0; an && an->mChannels && c < an->mNumChannels; ++c) {
+      const int32_t k = an->mChannels[c] ? find_node(b, &an->mChannels[c]->mNodeName) : -1;
+      if (k >= 0 && !b->nodes[k].needed && below[k]) mark_needed(b, k), b->nodes[k].keyed_mesh = true;
+    }
+  }
+  free(below);
+  return true;
+}
+
+/* joint_mesh of a bare skeleton: the joints whose node carries a mesh (ancestors of bones); with bones, the keyed
+ * mesh nodes (mark_keyed_meshes: the ones that carry a mesh, and those that hold meshes below them). */
 static int mark_mesh_joints(builder* b, uint32_t jc, skc_err* err) {
   if (!(b->out->joint_mesh = calloc(jc, 1))) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   for (uint32_t i = 0; i < b->node_count; ++i)
-    if (b->nodes[i].joint >= 0) b->out->joint_mesh[b->nodes[i].joint] = b->nodes[i].node->mNumMeshes > 0;
+    if (b->nodes[i].joint >= 0)
+      b->out->joint_mesh[b->nodes[i].joint] = b->nodes[i].node->mNumMeshes > 0 || b->nodes[i].keyed_mesh;
   return SKC_OK;
 }
 
@@ -308,7 +339,8 @@ static int build_skeleton(builder* b, skc_err* err) {
   if (bone_total) {
     int rc = mark_bones(b, bone_total, err);
     if (rc) return rc;
-    if (!mark_sockets(b) || !declared_bones(b)) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+    if (!mark_sockets(b) || !declared_bones(b) || !mark_keyed_meshes(b))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   }
   uint32_t jc = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)
@@ -318,7 +350,9 @@ static int build_skeleton(builder* b, skc_err* err) {
   if (jc > SKC_MAX_JOINTS)
     return skc_fail(err, SKC_UNSUPPORTED, "%s: %u joints exceed the limit of %u", b->path, jc, SKC_MAX_JOINTS);
   b->joint_count = jc;
-  if (!bone_total) {
+  bool keyed = false;
+  for (uint32_t i = 0; i < b->node_count; ++i) keyed |= b->nodes[i].keyed_mesh;
+  if (!bone_total || keyed) { /* (with bones: the keyed mesh nodes alone are no ancestors of bones) */
     int rc = mark_mesh_joints(b, jc, err);
     if (rc) return rc;
   }
@@ -704,6 +738,13 @@ static int name_meshes(builder* b, skc_err* err) {
 
 /* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place); an FBX
  * file's skinned meshes note that place as their bind_world (the space of Assimp's offsets). */
+/* Whether the nearest joint at or above flat node i is a keyed mesh node (mark_keyed_meshes). */
+static bool keyed_holder(const builder* b, int32_t i) {
+  for (int32_t k = i; k >= 0; k = b->nodes[k].parent)
+    if (b->nodes[k].joint >= 0) return b->nodes[k].keyed_mesh;
+  return false;
+}
+
 static int place_meshes(builder* b, skc_err* err) {
   const bool fbx = has_extension(b->path, ".fbx");
   for (uint32_t m = 0; m < b->out->mesh_count; ++m) {
@@ -716,6 +757,7 @@ static int place_meshes(builder* b, skc_err* err) {
       float world[16];
       int32_t bone, joint;
       node_world(b, (int32_t)i, world, &bone, &joint);
+      if (keyed_holder(b, (int32_t)i)) bone = -1; /* it hangs from the keyed node above it */
       skio_mesh* me = &b->out->meshes[m];
       if (me->skin) {
         memcpy(me->bind_world, world, sizeof world);
@@ -993,8 +1035,8 @@ static void note_keyed_meshes(builder* b, const skio_anim* a) {
   char line[400];
   snprintf(
       line, sizeof line,
-      "clip \"%.80s\" keys %u node(s) that carry meshes and no joint (\"%.80s\"%s): their motion is kept by an edit "
-      "of the file in place only, other outputs hold those meshes at rest",
+      "clip \"%.80s\" keys %u node(s) of meshes that are no joints (\"%.80s\"%s): read without their motion "
+      "(convert reads them as nodes of their own; written other than by an edit in place, the meshes stay at rest)",
       a->name, count, b->nodes[first].node->mName.data, count > 1 ? ", ..." : "");
   skio_scene_note(b->out, line);
 }
@@ -1702,7 +1744,11 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   /* glTF through our own reader (skio_gltf_import.h); JoinIdenticalVertices, which that reader does not do, still
    * through Assimp */
   if (skio_path_is_gltf(path) && !(opts && opts->join_vertices))
-    return skio_gltf_import(path, opts && opts->skeleton_from_nodes, out, err);
+    return skio_gltf_import(
+        path,
+        (opts && opts->skeleton_from_nodes ? SKIO_GLTF_NODES_BARE : 0) |
+            (opts && opts->skeleton_from_nodes && opts->animated_nodes ? SKIO_GLTF_NODES_ANIMATED : 0),
+        out, err);
   double t0 = now_seconds();
   unsigned int flags = aiProcess_Triangulate;
   if (opts) {
@@ -1742,7 +1788,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   b.path = path;
   b.ai = ai;
   b.bare = opts && opts->skeleton_from_nodes;
-  b.animated = b.bare && opts->animated_nodes;
+  b.animated = b.bare && opts->animated_nodes; /* with bones too: mark_keyed_meshes */
   skio_scene* s = calloc(1, sizeof *s);
   uint32_t nc = count_nodes(ai->mRootNode, 0);
   b.nodes = calloc(nc ? nc : 1, sizeof *b.nodes);

@@ -35,13 +35,18 @@ int skio_path_is_gltf(const char* path);
  * of itself, an index past its array, attribute counts that differ, an index past the vertices, an accessor of the
  * wrong type), SKC_UNSUPPORTED for sizes past the limits (65535 joints, 65535 mesh instances, 2^27 vertices in
  * all), SKC_SINGULAR_MATRIX from skio_mesh_place (an unskinned mesh under a singular node transform),
- * SKC_OUT_OF_MEMORY. Every message starts with the path. *out is untouched on failure. skeleton_from_nodes: a document
- * without skins gets the skeleton skio_import_options describes. */
-int skio_gltf_import(const char* path, bool skeleton_from_nodes, skio_scene** out, skc_err* err);
+ * SKC_OUT_OF_MEMORY. Every message starts with the path. *out is untouched on failure. nodes: SKIO_GLTF_NODES_BARE
+ * (skio_import_options.skeleton_from_nodes: a document without skins gets the skeleton it describes),
+ * SKIO_GLTF_NODES_ANIMATED (animated_nodes: a node with an unskinned mesh that a clip keys is a joint its mesh hangs
+ * from, so that the motion survives the writers). */
+#define SKIO_GLTF_NODES_BARE 1u
+#define SKIO_GLTF_NODES_ANIMATED 2u
+int skio_gltf_import(const char* path, unsigned nodes, skio_scene** out, skc_err* err);
 
-/* The same from a loaded document, which the scene takes over (destroyed here on failure). report may be NULL. */
-int skio_gltf_import_doc(struct skio_gltf_doc* doc, bool skeleton_from_nodes, skio_gltf_import_report* report,
-                         skio_scene** out, skc_err* err);
+/* The same from a loaded document, which the scene takes over (destroyed here on failure). report may be NULL;
+ * nodes as for skio_gltf_import. */
+int skio_gltf_import_doc(struct skio_gltf_doc* doc, unsigned nodes, skio_gltf_import_report* report, skio_scene** out,
+                         skc_err* err);
 
 /* The same for a file in memory (copied; external URIs refused); name stands for the path in messages and becomes
  * skio_scene.source. */

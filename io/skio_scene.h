@@ -231,7 +231,9 @@ typedef struct skio_scene {
                              glTF writer then edits that document in place instead of writing a new one */
   int32_t* joint_node;    /* gltf: skeleton joint -> glTF node index (joint_count entries), else NULL */
   uint8_t* joint_mesh;    /* a skeleton read with skeleton_from_nodes on the Assimp path: 1 per joint whose node
-                             carries a mesh (an ancestor of the bones; never a deform joint), else NULL */
+                             carries a mesh (an ancestor of the bones; never a deform joint); with animated_nodes in
+                             a file with bones (both readers), the nodes a clip keys that carry or hold unskinned
+                             meshes, made joints so that the clip keeps their motion; else NULL */
   char* no_skin_reason;   /* why a file that should have bones has none, or NULL (an Ogre .mesh whose .skeleton
                              is not beside it: Assimp then loads the mesh without bones and says nothing) */
   /* The nodes the file declares bones, sorted (skio_names_have): a binary FBX file's LimbNode / Limb Models;
@@ -521,6 +523,9 @@ void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
  * leaves none (SKIO_DEFORM_ALL); SKIO_DEFORM_NONE without a skeleton. *out_count / *out_rule optional. */
 enum { SKIO_DEFORM_NONE = 0, SKIO_DEFORM_SKINS = 1, SKIO_DEFORM_HIERARCHY = 2, SKIO_DEFORM_ALL = 3 };
 int skio_scene_deform_joints(const skio_scene* s, uint8_t* mask, uint32_t* out_count, int* out_rule, skc_err* err);
+/* carries[j] (joint_count entries) = 1 when joint j's node instances a mesh (a glTF read by skinkit's reader, a
+ * skeleton built from the nodes, a keyed mesh node: skio_scene.joint_mesh); returns 1 when out of memory. */
+int skio_scene_mesh_joints(const skio_scene* s, uint8_t* carries);
 /* Whether a node name is an importer's synthetic or scene root (RootNode, ROOT, Scene, Z_UP, Y_UP, <MD5_Root>,
  * <MD5_Mesh>, <MD5_Hierarchy>) or an armature object's (Armature, Armature.001, Rig, Rig_2 ..., *_rig),
  * case-insensitive: rule 2's wrappers above. NULL: false. */

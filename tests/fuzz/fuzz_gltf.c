@@ -38,8 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)skio_gltf_skin_structure(d, i);
   }
   skio_scene* s = NULL;
-  /* skeleton_from_nodes: a document with skins reads the same; one without takes its skeleton from the nodes */
-  if (skio_gltf_import_doc(d, true, NULL, &s, NULL) != SKC_OK) return 0; /* owns d either way */
+  /* as `convert` reads it: a document without skins takes its skeleton from the nodes; keyed mesh nodes are joints */
+  if (skio_gltf_import_doc(d, SKIO_GLTF_NODES_BARE | SKIO_GLTF_NODES_ANIMATED, NULL, &s, NULL) != SKC_OK)
+    return 0;                      /* owns d either way */
   skio_listed_object* objs = NULL; /* the cameras, lights and empty nodes `info` lists, from the document */
   uint32_t nobj = 0;
   if (skio_scene_list_objects(s, &objs, &nobj, NULL) == SKC_OK) skio_listed_objects_free(objs, nobj);

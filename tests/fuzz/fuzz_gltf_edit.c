@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   skio_gltf_doc* d = NULL;
   if (skio_gltf_doc_parse(data + 1, size - 1, NULL, &d, NULL)) return 0;
   skio_scene* s = NULL;
-  if (skio_gltf_import_doc(d, true, NULL, &s, NULL)) return 0; /* the importer owns d either way */
+  if (skio_gltf_import_doc(d, SKIO_GLTF_NODES_BARE | SKIO_GLTF_NODES_ANIMATED, NULL, &s, NULL))
+    return 0; /* the importer owns d either way (read as `convert` reads it) */
   if ((data[0] >> 5) & 1u) link_first_joint(s);
   change_skins(s, data[0] & 3u);
   skio_gltf_options w = {0};

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sk_scene* scene = NULL;
   sk_error err;
   /* isolate: Assimp's own crashes on damaged files are rejected in a child; our code runs (with coverage) here */
-  sk_load_options lo = {sizeof lo, 0, 0, 1, 10.0f, 0, 1}; /* skeleton_from_nodes: files without skins too */
+  sk_load_options lo = {sizeof lo, 0, 0, 1, 10.0f, 0, 1 | SK_NODES_ANIMATED}; /* as `convert` reads: keyed nodes */
   if (sk_scene_load(path, &lo, &scene, &err) == SK_OK) {
     uint32_t n = sk_scene_mesh_count(scene);
     sk_mesh_report* reports = calloc(n ? n : 1, sizeof *reports);

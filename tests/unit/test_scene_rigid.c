@@ -690,8 +690,8 @@ static const char* export_note(const skio_scene* s, const char* dir, const char*
 START_TEST(keyed_mesh_nodes_are_named_in_the_note) {
   static const struct {
     const char *file, *clip, *node, *in_place;
-  } cases[] = {{"tests/data/mirrored_joints.glb", "clip \"Wave\" keys 1 node(s)", "\"Prop\"", "glb"},
-               {"tests/data/keyed_props.fbx", "clip \"Scene\" keys 2 node(s)", "\"Fan\", ...", "fbx"}};
+  } cases[] = {{"tests/data/mirrored_joints.glb", "clip \"Wave\" keys 1 node(s) of meshes", "\"Prop\"", "glb"},
+               {"tests/data/keyed_props.fbx", "clip \"Scene\" keys 2 node(s) of meshes", "\"Fan\", ...", "fbx"}};
   scratch t;
   scratch_open(&t);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
@@ -707,6 +707,75 @@ START_TEST(keyed_mesh_nodes_are_named_in_the_note) {
     }
     skio_scene_destroy(s);
   }
+  scratch_close(&t);
+}
+END_TEST
+
+/* path read as `convert` reads it (skeleton_from_nodes, animated_nodes). */
+static skio_scene* read_animated(const char* path) {
+  skio_import_options o = {0};
+  o.skeleton_from_nodes = true;
+  o.animated_nodes = true;
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, &o, &s, &err) == SKC_OK, "%s: %s", path, err.message);
+  return s;
+}
+
+/* Read as `convert` reads it, a node of an unskinned mesh that a clip keys is a joint no skin lists, the mesh hung
+ * from it: mirrored_joints.glb's "Prop" (on J2, mirrored by (1, 1, -1), its rotation keyed). At the clip's keys Prop
+ * sits where the file's TRS put it relative to J2, in the source as sampled and in the .glb written whole, the .fbx and
+ * the .dae read back; it is no deform joint, its mesh keeps its rest place, and the .glb lists it in no skin (a bone
+ * in Blender otherwise). Before, every output but the in-place edit held the prop still (0.026-0.069 of the bar's size
+ * off in the clip). */
+START_TEST(keyed_mesh_nodes_keep_their_motion_through_convert) {
+  skio_scene* src = read_animated(data_path("tests/data/mirrored_joints.glb"));
+  ck_assert_msg(!src->material_note || !strstr(src->material_note, "no joints"), "%s", src->material_note);
+  static const float sp[3] = {1, 1, -1};
+  float expect[3][16], lo0[3], hi0[3];
+  for (uint32_t k = 1; k < 3; ++k) keyed_local(src, "Prop", k, sp, expect[k]);
+  rest_box(src, mesh_named(src, "Prop"), lo0, hi0);
+  scratch t;
+  scratch_open(&t);
+  src->materials_changed = true; /* the .glb is written whole, not edited in place */
+  const char* outs[4] = {NULL, scratch_export(&t, src, "glb", false), scratch_export(&t, src, "fbx", false),
+                         scratch_export(&t, src, "dae", true)};
+  for (int o = 0; o < 4; ++o) {
+    skio_scene* s = o ? read_animated(outs[o]) : src;
+    const char* what = o ? outs[o] : "source";
+    const int32_t prop = skc_skeleton_find(s->skeleton, "Prop");
+    ck_assert_msg(prop >= 0, "%s: Prop is no joint", what);
+    ck_assert_msg(!skio_joint_bound_anywhere(s, (uint32_t)prop), "%s: Prop is bound", what);
+    for (uint32_t k = 1; k < 3; ++k) {
+      float w2[16], wp[16], inv[16], got[16];
+      ck_assert(posed_world(s, (double)k, "J2", w2) && posed_world(s, (double)k, "Prop", wp));
+      ck_assert(skc_mat4_inverse(w2, inv));
+      skc_mat4_mul(inv, wp, got);
+      for (int e = 0; e < 16; ++e)
+        ck_assert_msg(fabsf(got[e] - expect[k][e]) < 1e-4f, "%s, t = %u: Prop entry %d %g, the file's %g", what, k, e,
+                      (double)got[e], (double)expect[k][e]);
+    }
+    const skio_mesh* m = mesh_named(s, "Prop");
+    ck_assert_msg(m && m->parent_joint == prop, "%s: the prop's mesh does not hang from Prop", what);
+    float lo[3], hi[3];
+    rest_box(s, m, lo, hi);
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(lo[c] - lo0[c]) < 1e-5f && fabsf(hi[c] - hi0[c]) < 1e-5f, "%s: the prop moved at rest", what);
+    if (o) skio_scene_destroy(s);
+  }
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(outs[1], &d, &err) == SKC_OK, "%s", err.message);
+  for (uint32_t i = 0; i < d->skin_count; ++i) {
+    const int joints = skio_json_get(d, skio_gltf_item(d, "skins", i), "joints");
+    for (int k = 0, n = skio_json_len(d, joints); k < n; ++k) {
+      uint32_t node = 0;
+      ck_assert(skio_json_u32(d, skio_json_at(d, joints, k), &node));
+      ck_assert(!skio_json_streq(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "name"), "Prop"));
+    }
+  }
+  skio_gltf_doc_destroy(d);
+  skio_scene_destroy(src);
   scratch_close(&t);
 }
 END_TEST
@@ -1040,6 +1109,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
   tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
   tcase_add_test(tc, keyed_mesh_nodes_are_named_in_the_note);
+  tcase_add_test(tc, keyed_mesh_nodes_keep_their_motion_through_convert);
   tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   tcase_add_test(tc, object_clip_keys_reach_gltf);
   tcase_add_test(tc, damaged_objects_are_named_and_json_stays_valid);
