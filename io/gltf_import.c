@@ -359,9 +359,11 @@ static uint8_t* node_payload(const importer* im) {
   return payload;
 }
 
-/* skeleton_from_nodes, for a document without skins: the nodes with no mesh, camera or light at or below them, and
- * their ancestors; no skeleton when there is none or more than a skeleton may hold (the document then loads as
- * without the option). */
+/* skeleton_from_nodes, for a document without skins: the nodes with no mesh, camera or light at or below them (with
+ * animated_nodes also the keyed nodes of meshes, mark_keyed_meshes), and their ancestors; no skeleton when there is
+ * none or more than a skeleton may hold (the document then loads as without the option). */
+static int mark_keyed_meshes(importer* im, uint8_t* needed, skc_err* err);
+
 static int bare_skeleton(importer* im, skc_err* err) {
   uint32_t n = im->node_count;
   uint8_t* payload = node_payload(im);
@@ -371,10 +373,12 @@ static int bare_skeleton(importer* im, skc_err* err) {
     free(needed);
     return oom(im, err);
   }
-  uint32_t jc = 0;
   for (uint32_t i = 0; i < n; ++i)
-    for (int32_t p = payload[i] ? -1 : (int32_t)i; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1, ++jc;
-  int rc = jc <= SKC_MAX_JOINTS ? number_joints(im, needed, err) : SKC_OK;
+    for (int32_t p = payload[i] ? -1 : (int32_t)i; p >= 0 && !needed[p]; p = im->parent[p]) needed[p] = 1;
+  int rc = im->animated ? mark_keyed_meshes(im, needed, err) : SKC_OK;
+  uint32_t jc = 0;
+  for (uint32_t i = 0; i < n; ++i) jc += needed[i];
+  if (!rc && jc <= SKC_MAX_JOINTS) rc = number_joints(im, needed, err);
   free(payload);
   free(needed);
   return rc;

@@ -780,6 +780,91 @@ START_TEST(keyed_mesh_nodes_keep_their_motion_through_convert) {
 }
 END_TEST
 
+/* Joint name's world in clip a at time t (posed_world for any clip). */
+static void clip_world(const skio_scene* s, uint32_t a, double t, const char* name, float out[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  ck_assert_ptr_nonnull(sk);
+  skc_trs* pose = calloc(sk->joint_count, sizeof *pose);
+  float* world = calloc((size_t)sk->joint_count * 16, sizeof *world);
+  ck_assert(pose && world);
+  skc_err e = {0};
+  ck_assert_msg(skio_anim_sample(s, a, t, pose, &e) == SKC_OK, "%s", e.message);
+  const int32_t want = skc_skeleton_find(sk, name);
+  ck_assert_msg(want >= 0, "%s: no joint %s", s->source, name);
+  for (uint32_t j = 0; j < sk->joint_count; ++j) { /* parents come first */
+    float local[16];
+    skc_trs_to_mat4(&pose[j], local);
+    if (sk->parents[j] < 0)
+      memcpy(world + (size_t)j * 16, local, sizeof local);
+    else
+      skc_mat4_mul(world + (size_t)sk->parents[j] * 16, local, world + (size_t)j * 16);
+  }
+  memcpy(out, world + (size_t)want * 16, 16 * sizeof *out);
+  free(pose);
+  free(world);
+}
+
+/* The first and last key time of clip a's joint channels. */
+static void clip_span(const skio_scene* s, uint32_t a, double* lo, double* hi) {
+  *lo = INFINITY, *hi = -INFINITY;
+  for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
+    const skio_channel* ch = &s->anims[a].channels[c];
+    const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
+    const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
+    for (int p = 0; p < 3; ++p)
+      for (uint32_t k = 0; k < tn[p]; ++k) *lo = fmin(*lo, tt[p][k]), *hi = fmax(*hi, tt[p][k]);
+  }
+  ck_assert(*lo < *hi);
+}
+
+/* The clip of s named name (asserts there is one). */
+static uint32_t clip_named(const skio_scene* s, const char* name) {
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    if (!strcmp(s->anims[a].name, name)) return a;
+  ck_abort_msg("%s: no clip %s", s->source, name);
+  return 0;
+}
+
+/* tests/unskinned/keyed_crate.glb (make_keyed_crate.py, Blender 3.4: no skin; a cube "Crate" keyed 1 m along x, then
+ * back 0.5, a cube "Lid" on it turned 90 degrees, each object's action a clip of its own): read as `convert` reads,
+ * both mesh nodes are joints their meshes hang from, and the .fbx and .dae read back move them as the source does
+ * (the Crate's travel between its keys, the Lid's turn relative to the Crate). Before, the reader skipped channels of
+ * mesh nodes and both outputs held the cubes still. */
+START_TEST(keyed_meshes_of_a_file_without_skins_keep_their_motion) {
+  skio_scene* src = read_animated(data_path("tests/unskinned/keyed_crate.glb"));
+  scratch t;
+  scratch_open(&t);
+  const char* outs[3] = {NULL, scratch_export(&t, src, "fbx", false), scratch_export(&t, src, "dae", true)};
+  for (int o = 0; o < 3; ++o) {
+    skio_scene* s = o ? read_animated(outs[o]) : src;
+    const char* what = o ? outs[o] : "source";
+    const uint32_t move = clip_named(s, "CrateAction"), turn = clip_named(s, "LidAction");
+    double lo, hi;
+    clip_span(src, clip_named(src, "CrateAction"), &lo, &hi);
+    float a[16], b[16], c[16];
+    clip_world(s, move, lo, "Crate", a);
+    clip_world(s, move, lo + (hi - lo) / 2, "Crate", b); /* the middle key: 1 m along x */
+    clip_world(s, move, hi, "Crate", c);                 /* back 0.5 m */
+    ck_assert_msg(fabsf(dist3(a + 12, b + 12) - 1.0f) < 1e-4f && fabsf(dist3(a + 12, c + 12) - 0.5f) < 1e-4f,
+                  "%s: the Crate travels %g and %g m", what, (double)dist3(a + 12, b + 12),
+                  (double)dist3(a + 12, c + 12));
+    clip_span(src, clip_named(src, "LidAction"), &lo, &hi);
+    float w0[16], w1[16], inv[16], rel[16];
+    clip_world(s, turn, lo, "Lid", w0);
+    clip_world(s, turn, hi, "Lid", w1);
+    ck_assert(skc_mat4_inverse(w0, inv));
+    skc_mat4_mul(inv, w1, rel); /* the Lid's turn over its clip, in its own frame: 90 degrees */
+    const float cosine = (rel[0] + rel[5] + rel[10] - 1.0f) / 2.0f;
+    ck_assert_msg(fabsf(cosine) < 1e-4f, "%s: the Lid turns by acos(%g)", what, (double)cosine);
+    for (uint32_t m = 0; m < s->mesh_count; ++m)
+      ck_assert_msg(s->meshes[m].parent_joint >= 0, "%s: mesh %s hangs from no joint", what, s->meshes[m].name);
+    if (o) skio_scene_destroy(s);
+  }
+  skio_scene_destroy(src);
+  scratch_close(&t);
+}
+END_TEST
+
 /* tests/data/maya_style.fbx is its twin (Blender's own export of the same rig) written as Maya, 3ds Max and Mixamo
  * write FBX: PreRotation on every bone and the armature node with rotations and keys re-expressed after it, a prop
  * with RotationOrder ZXY, pivots and a geometric transform, geometric transforms on a bone-parented cube and on the
@@ -1110,6 +1195,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
   tcase_add_test(tc, keyed_mesh_nodes_are_named_in_the_note);
   tcase_add_test(tc, keyed_mesh_nodes_keep_their_motion_through_convert);
+  tcase_add_test(tc, keyed_meshes_of_a_file_without_skins_keep_their_motion);
   tcase_add_test(tc, cameras_lights_and_empties_reach_gltf);
   tcase_add_test(tc, object_clip_keys_reach_gltf);
   tcase_add_test(tc, damaged_objects_are_named_and_json_stays_valid);
