@@ -559,16 +559,17 @@ START_TEST(blender_dae_skin_sits_where_blender_puts_it) {
 }
 END_TEST
 
-/* World matrix of joint `name` in s posed by clip 0 at time t; false when s has no such joint. */
-static bool posed_world(const skio_scene* s, double t, const char* name, float out[16]) {
+/* Joint name's world in clip a at time t (asserts the scene has that joint). */
+static void clip_world(const skio_scene* s, uint32_t a, double t, const char* name, float out[16]) {
   const skc_skeleton* sk = s->skeleton;
+  ck_assert_ptr_nonnull(sk);
   skc_trs* pose = calloc(sk->joint_count, sizeof *pose);
   float* world = calloc((size_t)sk->joint_count * 16, sizeof *world);
-  ck_assert_ptr_nonnull(pose);
-  ck_assert_ptr_nonnull(world);
+  ck_assert(pose && world);
   skc_err e = {0};
-  ck_assert_msg(skio_anim_sample(s, 0, t, pose, &e) == SKC_OK, "%s", e.message);
-  bool found = false;
+  ck_assert_msg(skio_anim_sample(s, a, t, pose, &e) == SKC_OK, "%s", e.message);
+  const int32_t want = skc_skeleton_find(sk, name);
+  ck_assert_msg(want >= 0, "%s: no joint %s", s->source, name);
   for (uint32_t j = 0; j < sk->joint_count; ++j) { /* parents come first */
     float local[16];
     skc_trs_to_mat4(&pose[j], local);
@@ -576,14 +577,28 @@ static bool posed_world(const skio_scene* s, double t, const char* name, float o
       memcpy(world + (size_t)j * 16, local, sizeof local);
     else
       skc_mat4_mul(world + (size_t)sk->parents[j] * 16, local, world + (size_t)j * 16);
-    if (!found && sk->names[j] && !strcmp(sk->names[j], name)) {
-      memcpy(out, world + (size_t)j * 16, sizeof local);
-      found = true;
-    }
   }
+  memcpy(out, world + (size_t)want * 16, 16 * sizeof *out);
   free(pose);
   free(world);
-  return found;
+}
+
+/* Joint name's world in clip 0 at time t; false when the scene has no such joint. */
+static bool posed_world(const skio_scene* s, double t, const char* name, float out[16]) {
+  if (!s->skeleton || skc_skeleton_find(s->skeleton, name) < 0) return false;
+  clip_world(s, 0, t, name, out);
+  return true;
+}
+
+/* src written into a new scratch t as .glb (whole: materials_changed set, so not an edit in place), .fbx and .dae
+ * (every joint): outs[1..3], outs[0] NULL (the source itself). */
+static void export_three(scratch* t, skio_scene* src, const char* outs[4]) {
+  scratch_open(t);
+  src->materials_changed = true;
+  outs[0] = NULL;
+  outs[1] = scratch_export(t, src, "glb", false);
+  outs[2] = scratch_export(t, src, "fbx", false);
+  outs[3] = scratch_export(t, src, "dae", true);
 }
 
 /* The file's own local transform of joint j at key k of its clip-0 rotation channel: the rest translation, the keyed
@@ -631,10 +646,8 @@ START_TEST(mirrored_joints_keep_their_keys_in_every_writer) {
     skc_mat4_mul(l1, l2, expect[k]);
   }
   scratch t;
-  scratch_open(&t);
-  src->materials_changed = true; /* the .glb is written whole, not edited in place */
-  const char* outs[4] = {NULL, scratch_export(&t, src, "glb", false), scratch_export(&t, src, "fbx", false),
-                         scratch_export(&t, src, "dae", true)};
+  const char* outs[4];
+  export_three(&t, src, outs);
   for (int o = 0; o < 4; ++o) {
     skio_scene* s = o ? scratch_read(outs[o]) : src;
     for (uint32_t k = 1; k < 3; ++k) {
@@ -736,10 +749,8 @@ START_TEST(keyed_mesh_nodes_keep_their_motion_through_convert) {
   for (uint32_t k = 1; k < 3; ++k) keyed_local(src, "Prop", k, sp, expect[k]);
   rest_box(src, mesh_named(src, "Prop"), lo0, hi0);
   scratch t;
-  scratch_open(&t);
-  src->materials_changed = true; /* the .glb is written whole, not edited in place */
-  const char* outs[4] = {NULL, scratch_export(&t, src, "glb", false), scratch_export(&t, src, "fbx", false),
-                         scratch_export(&t, src, "dae", true)};
+  const char* outs[4];
+  export_three(&t, src, outs);
   for (int o = 0; o < 4; ++o) {
     skio_scene* s = o ? read_animated(outs[o]) : src;
     const char* what = o ? outs[o] : "source";
@@ -779,30 +790,6 @@ START_TEST(keyed_mesh_nodes_keep_their_motion_through_convert) {
   scratch_close(&t);
 }
 END_TEST
-
-/* Joint name's world in clip a at time t (posed_world for any clip). */
-static void clip_world(const skio_scene* s, uint32_t a, double t, const char* name, float out[16]) {
-  const skc_skeleton* sk = s->skeleton;
-  ck_assert_ptr_nonnull(sk);
-  skc_trs* pose = calloc(sk->joint_count, sizeof *pose);
-  float* world = calloc((size_t)sk->joint_count * 16, sizeof *world);
-  ck_assert(pose && world);
-  skc_err e = {0};
-  ck_assert_msg(skio_anim_sample(s, a, t, pose, &e) == SKC_OK, "%s", e.message);
-  const int32_t want = skc_skeleton_find(sk, name);
-  ck_assert_msg(want >= 0, "%s: no joint %s", s->source, name);
-  for (uint32_t j = 0; j < sk->joint_count; ++j) { /* parents come first */
-    float local[16];
-    skc_trs_to_mat4(&pose[j], local);
-    if (sk->parents[j] < 0)
-      memcpy(world + (size_t)j * 16, local, sizeof local);
-    else
-      skc_mat4_mul(world + (size_t)sk->parents[j] * 16, local, world + (size_t)j * 16);
-  }
-  memcpy(out, world + (size_t)want * 16, 16 * sizeof *out);
-  free(pose);
-  free(world);
-}
 
 /* The first and last key time of clip a's joint channels. */
 static void clip_span(const skio_scene* s, uint32_t a, double* lo, double* hi) {
