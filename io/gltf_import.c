@@ -99,7 +99,8 @@ typedef struct importer {
   bool bare; /* skio_import_options.skeleton_from_nodes */
   bool animated;       /* skio_import_options.animated_nodes: keyed mesh nodes are joints (mark_keyed_meshes) */
   uint8_t* keyed_node; /* node -> 1: a node with an unskinned mesh that a clip keys, made a joint (or NULL) */
-  uint8_t* keyed_mesh; /* node -> 1: a node with a mesh at or below it, no joint, that the clip being read keys */
+  uint8_t* keyed_mesh; /* while clips are read: node -> 1 with an unskinned mesh at or below it, 3 once the clip being
+                          read keys it and the scene holds no channel for it (note_keyed_meshes) */
 } importer;
 
 static char* dup_str(const char* s) {
@@ -384,6 +385,19 @@ static int bare_skeleton(importer* im, skc_err* err) {
   return rc;
 }
 
+/* 1 per node with an unskinned mesh at or below it (a skinned mesh ignores its node's transform), node_count + 1
+ * entries; NULL when out of memory. */
+static uint8_t* unskinned_below(const importer* im) {
+  uint8_t* below = calloc(im->node_count + 1, 1);
+  for (uint32_t k = im->node_count; below && k-- > 0;) { /* preorder backwards: children before their parent */
+    const uint32_t node = im->order[k];
+    const int nt = skio_gltf_item(im->d, "nodes", node);
+    below[node] |= skio_json_get(im->d, nt, "mesh") >= 0 && skio_json_get(im->d, nt, "skin") < 0;
+    if (below[node] && im->parent[node] >= 0) below[im->parent[node]] = 1;
+  }
+  return below;
+}
+
 /* With animated_nodes: each node with an unskinned mesh at or below it that a clip keys (translation, rotation or
  * scale), and its ancestors, are joints (needed; im->keyed_node), so that the mesh keeps its motion through the writers
  * (a prop turning on a bone with an action of its own, a crate moving beside the character): the meshes hang from the
@@ -391,14 +405,8 @@ static int bare_skeleton(importer* im, skc_err* err) {
 static int mark_keyed_meshes(importer* im, uint8_t* needed, skc_err* err) {
   skio_gltf_doc* d = im->d;
   if (!d->animation_count) return SKC_OK;
-  uint8_t* below = calloc(im->node_count + 1, 1); /* an unskinned mesh at or below the node */
+  uint8_t* below = unskinned_below(im);
   if (!below) return oom(im, err);
-  for (uint32_t k = im->node_count; k-- > 0;) { /* preorder backwards: children before their parent */
-    const uint32_t node = im->order[k];
-    const int nt = skio_gltf_item(d, "nodes", node);
-    below[node] |= skio_json_get(d, nt, "mesh") >= 0 && skio_json_get(d, nt, "skin") < 0;
-    if (below[node] && im->parent[node] >= 0) below[im->parent[node]] = 1;
-  }
   int rc = SKC_OK;
   for (uint32_t a = 0; a < d->animation_count && !rc; ++a) {
     const int channels = skio_json_get(d, skio_gltf_item(d, "animations", a), "channels");
@@ -1526,24 +1534,9 @@ static int map_objects(importer* im, skc_err* err) {
   return rc;
 }
 
-/* The nodes with an unskinned mesh at or below them (1 in im->keyed_mesh; a skinned mesh ignores its node's transform);
- * false when out of memory. */
-static bool mark_mesh_nodes(importer* im) {
-  uint8_t* m = calloc(im->node_count + 1, 1);
-  if (!m) return false;
-  for (uint32_t k = im->node_count; k-- > 0;) { /* preorder backwards: children before their parent */
-    const uint32_t node = im->order[k];
-    const int nt = skio_gltf_item(im->d, "nodes", node);
-    m[node] |= skio_json_get(im->d, nt, "mesh") >= 0 && skio_json_get(im->d, nt, "skin") < 0;
-    if (m[node] && im->parent[node] >= 0) m[im->parent[node]] |= 1;
-  }
-  im->keyed_mesh = m;
-  return true;
-}
-
-/* Clip a's keys of nodes with a mesh at or below them that the scene holds no channel for (keyed_mesh 3): the scene
- * keeps no motion for those meshes (the glTF edit in place keeps the file's clip; the other writers write them at
- * rest), so the scene's note names them. Clears the marks. */
+/* Clip a's keys of nodes with an unskinned mesh at or below them that the scene holds no channel for (keyed_mesh 3:
+ * read without animated_nodes): the scene keeps no motion for those meshes (the glTF edit in place keeps the file's
+ * clip; the other writers write them at rest), so the scene's note names them. Clears the marks. */
 static void note_keyed_meshes(importer* im, uint32_t a) {
   uint32_t count = 0, first = 0;
   for (uint32_t node = 0; node < im->node_count; ++node)
@@ -1575,7 +1568,7 @@ static int build_anims(importer* im, skc_err* err) {
   if (!chan_of) return oom(im, err);
   for (uint32_t j = 0; j < im->jc; ++j) chan_of[j] = -1;
   int rc = SKC_OK;
-  if (!mark_mesh_nodes(im)) {
+  if (!(im->keyed_mesh = unskinned_below(im))) {
     free(chan_of);
     return oom(im, err);
   }

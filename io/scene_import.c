@@ -67,7 +67,7 @@ typedef struct flat_node {
   int32_t parent; /* index into the flat array */
   int32_t joint;  /* joint index or -1 */
   bool needed;
-  bool keyed_mesh; /* a node a clip keys that carries a mesh without bones, made a joint (mark_keyed_meshes) */
+  bool keyed_mesh; /* a node a clip keys with a mesh without bones at or below it, made a joint (mark_keyed_meshes) */
 } flat_node;
 
 typedef struct builder {
@@ -292,16 +292,11 @@ static bool mark_bare_bones(builder* b) {
   return false;
 }
 
-/* With animated_nodes, in a file with bones: every node a clip keys that has a mesh without bones at or below it, and
- * its ancestors (needed), so that the mesh keeps its motion (a prop turning on a bone with an action of its own, a
- * crate moving beside the character): the node is a joint no skin lists, and the meshes hang from it (parent_joint,
- * not a rigid skin: place_meshes) as the meshes under a file's animated nodes do in a file without skins. False when
- * out of memory. */
-static bool mark_keyed_meshes(builder* b) {
-  if (!b->animated || !b->ai->mNumAnimations) return true;
-  uint8_t* below = calloc(b->node_count + 1, 1); /* a mesh without bones at or below the node */
-  if (!below) return false;
-  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
+/* 1 per flat node with a mesh without bones at or below it (a skinned mesh follows its bones, not its node),
+ * node_count + 1 entries; NULL when out of memory. */
+static uint8_t* unboned_below(const builder* b) {
+  uint8_t* below = calloc(b->node_count + 1, 1);
+  for (uint32_t i = b->node_count; below && i-- > 0;) { /* preorder: children come after their parent */
     const struct aiNode* nd = b->nodes[i].node;
     for (unsigned k = 0; nd->mMeshes && k < nd->mNumMeshes; ++k) {
       const unsigned m = nd->mMeshes[k];
@@ -309,6 +304,18 @@ static bool mark_keyed_meshes(builder* b) {
     }
     if (below[i] && b->nodes[i].parent >= 0) below[b->nodes[i].parent] = 1;
   }
+  return below;
+}
+
+/* With animated_nodes, in a file with bones: every node a clip keys that has a mesh without bones at or below it, and
+ * its ancestors (needed), so that the mesh keeps its motion (a prop turning on a bone with an action of its own, a
+ * crate moving beside the character): the node is a joint no skin lists, and the meshes hang from it (parent_joint,
+ * not a rigid skin: place_meshes) as the meshes under a file's animated nodes do in a file without skins. False when
+ * out of memory. */
+static bool mark_keyed_meshes(builder* b) {
+  if (!b->animated || !b->ai->mNumAnimations) return true;
+  uint8_t* below = unboned_below(b);
+  if (!below) return false;
   for (unsigned a = 0; a < b->ai->mNumAnimations; ++a) {
     const struct aiAnimation* an = b->ai->mAnimations[a];
     for (unsigned c = 0; an && an->mChannels && c < an->mNumChannels; ++c) {
@@ -736,8 +743,6 @@ static int name_meshes(builder* b, skc_err* err) {
   return SKC_OK;
 }
 
-/* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place); an FBX
- * file's skinned meshes note that place as their bind_world (the space of Assimp's offsets). */
 /* Whether the nearest joint at or above flat node i is a keyed mesh node (mark_keyed_meshes). */
 static bool keyed_holder(const builder* b, int32_t i) {
   for (int32_t k = i; k >= 0; k = b->nodes[k].parent)
@@ -745,6 +750,8 @@ static bool keyed_holder(const builder* b, int32_t i) {
   return false;
 }
 
+/* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place); an FBX
+ * file's skinned meshes note that place as their bind_world (the space of Assimp's offsets). */
 static int place_meshes(builder* b, skc_err* err) {
   const bool fbx = has_extension(b->path, ".fbx");
   for (uint32_t m = 0; m < b->out->mesh_count; ++m) {
@@ -1006,24 +1013,9 @@ static int object_channel(builder* b, const struct aiNodeAnim* na, double tps, u
   return copy_keys(na, tps, &oc->ch) ? SKC_OK : skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
 }
 
-/* The flat nodes with a mesh without bones at or below them (1 in b->keyed_mesh: the nodes whose keys move a mesh; a
- * skinned mesh follows its bones, not its node); false when out of memory. */
-static bool mark_mesh_nodes(builder* b) {
-  if (!(b->keyed_mesh = calloc(b->node_count + 1, 1))) return false;
-  for (uint32_t i = b->node_count; i-- > 0;) { /* preorder: children come after their parent */
-    const struct aiNode* nd = b->nodes[i].node;
-    for (unsigned k = 0; k < nd->mNumMeshes && nd->mMeshes; ++k) {
-      const unsigned m = nd->mMeshes[k];
-      b->keyed_mesh[i] |= m < b->ai->mNumMeshes && b->ai->mMeshes[m] && !b->ai->mMeshes[m]->mNumBones;
-    }
-    if (b->keyed_mesh[i] && b->nodes[i].parent >= 0) b->keyed_mesh[b->nodes[i].parent] |= 1;
-  }
-  return true;
-}
-
-/* Clip a's keys of nodes with such a mesh that the scene holds no channel for (keyed_mesh 3): the scene keeps no motion
- * for those meshes (an edit of the file in place keeps the file's clip; the other writers write them at rest), so the
- * scene's note names them. Clears the marks. */
+/* Clip a's keys of nodes with a mesh without bones at or below them that the scene holds no channel for (keyed_mesh 3:
+ * read without animated_nodes): the scene keeps no motion for those meshes (an edit of the file in place keeps the
+ * file's clip; the other writers write them at rest), so the scene's note names them. Clears the marks. */
 static void note_keyed_meshes(builder* b, const skio_anim* a) {
   uint32_t count = 0, first = 0;
   for (uint32_t i = 0; i < b->node_count; ++i)
@@ -1863,7 +1855,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
       goto fail;
     }
-    if (!mark_mesh_nodes(&b)) {
+    if (!(b.keyed_mesh = unboned_below(&b))) {
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
       goto fail;
     }
