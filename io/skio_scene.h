@@ -293,7 +293,8 @@ typedef struct skio_import_options {
                                  light at or below them - and their ancestors; without it such a file has none */
   bool animated_nodes;        /* with skeleton_from_nodes: also every node a clip animates, and its ancestors, so
                                  that meshes under them (a machine animated without skins) keep their motion: the
-                                 glTF writer hangs their nodes under those joints (skio_mesh.parent_joint) */
+                                 glTF writer hangs their nodes under those joints (skio_mesh.parent_joint); in a file
+                                 with skins, each keyed node with an unskinned mesh at or below it (joint_mesh) */
 } skio_import_options;
 
 /* Post-processing always used: aiProcess_Triangulate only. No JoinIdenticalVertices (slow on huge meshes; it

@@ -449,7 +449,10 @@ typedef struct sk_load_options {
                                    | SK_NODES_ANIMATED (ABI 1.11): also every node a clip animates, and its
                                    ancestors, so that meshes below them (a machine animated without skins) keep their
                                    motion: the glTF writer hangs their nodes under those joints (what `convert`
-                                   asks for; not for binding, where such nodes are no bones). */
+                                   asks for; not for binding, where such nodes are no bones). Since 1.21.1 also in a
+                                   file with skins: each node a clip keys that has an unskinned mesh at or below it
+                                   (a prop keyed on a bone, a crate keyed beside the character) is a joint no skin
+                                   lists, its meshes hung from it; the writers keep it a plain node. */
 } sk_load_options;
 enum { SK_NODES_ANIMATED = 2 };
 
