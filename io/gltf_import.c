@@ -277,6 +277,16 @@ static int node_local(importer* im, uint32_t i, float out[16], skc_err* err) {
   return SKC_OK;
 }
 
+/* Node i's rest scale signs as its file splits the rest (skio_channel.rest_signs): SKIO_REST_SIGNS_KNOWN | bit k for
+ * a negative component k; 0 for a "matrix" node or an unreadable scale (no split given). */
+static uint8_t node_scale_signs(importer* im, uint32_t i) {
+  skio_gltf_doc* d = im->d;
+  int nt = skio_gltf_item(d, "nodes", i), st = skio_json_get(d, nt, "scale");
+  float s[3] = {1.0f, 1.0f, 1.0f};
+  if (skio_json_get(d, nt, "matrix") >= 0 || (st >= 0 && skio_json_floats(d, st, s, 3) != 3)) return 0;
+  return (uint8_t)(SKIO_REST_SIGNS_KNOWN | (s[0] < 0.0f) | (s[1] < 0.0f) << 1 | (s[2] < 0.0f) << 2);
+}
+
 /* ---- unique joint names ---------------------------------------------------------------------------- */
 typedef struct name_slot {
   const char* name;
@@ -1317,6 +1327,115 @@ static skio_channel* object_channel(importer* im, uint32_t ai, int32_t ob) {
   return &s->object_channels[im->ochan_of[ob]].ch;
 }
 
+/* A LINEAR or STEP sampler's n keys (times, values of comps floats) into new arrays *ot, *ov; false when out of
+ * memory. */
+static bool plain_keys(const float* t, const float* v, size_t n, uint32_t comps, double** ot, float** ov) {
+  *ot = malloc((n ? n : 1) * sizeof **ot);
+  *ov = malloc((n ? n : 1) * comps * sizeof **ov);
+  if (!*ot || !*ov) return false;
+  for (size_t k = 0; k < n; ++k) (*ot)[k] = t[k];
+  if (n) memcpy(*ov, v, n * comps * sizeof **ov);
+  return true;
+}
+
+/* The curve of a CUBICSPLINE sampler (v: triplets of in-tangent, value, out-tangent of comps <= 4 floats per key) in
+ * interval k at fraction u (the specification's Hermite form), into out; a rotation normalized, as it asks. */
+static void cubic_at(const float* t, const float* v, uint32_t comps, size_t k, double u, bool rot, float* out) {
+  const double td = (double)t[k + 1] - t[k], u2 = u * u, u3 = u2 * u;
+  const double h[4] = {2 * u3 - 3 * u2 + 1, td * (u3 - 2 * u2 + u), -2 * u3 + 3 * u2, td * (u3 - u2)};
+  const float* p[4] = {v + (3 * k + 1) * comps, v + (3 * k + 2) * comps, v + (3 * k + 4) * comps,
+                       v + (3 * k + 3) * comps};
+  double x[4] = {0}, len = 0.0;
+  for (uint32_t c = 0; c < comps; ++c) {
+    x[c] = h[0] * p[0][c] + h[1] * p[1][c] + h[2] * p[2][c] + h[3] * p[3][c];
+    len += x[c] * x[c];
+  }
+  len = rot && len > 0.0 && isfinite(len) ? sqrt(len) : 1.0;
+  for (uint32_t c = 0; c < comps; ++c) out[c] = (float)(x[c] / len);
+}
+
+enum { CUBIC_PIECES_MAX = 64 };
+
+/* The scene's interpolation from a to b at fraction f into c: a slerp for a rotation (the shorter way), else a lerp. */
+static void chord_at(const float* a, const float* b, uint32_t comps, bool rot, double f, double* c) {
+  double wa = 1.0 - f, wb = f, dot = 0.0;
+  for (uint32_t i = 0; rot && i < comps; ++i) dot += (double)a[i] * b[i];
+  if (rot && fabs(dot) < 0.9995) {
+    const double th = acos(fabs(dot) < 1.0 ? fabs(dot) : 1.0), st = sin(th);
+    wa = sin((1.0 - f) * th) / st, wb = sin(f * th) / st;
+  }
+  if (dot < 0.0) wb = -wb;
+  for (uint32_t i = 0; i < comps; ++i) c[i] = wa * a[i] + wb * b[i];
+}
+
+/* Whether linear keys at fractions u0 and u1 of interval k follow the curve within tol (each component, at a quarter,
+ * half and three quarters of the piece; a rotation up to its sign). A NaN counts as near: no cut mends it. */
+static bool piece_near(const float* t, const float* v, uint32_t comps, size_t k, double u0, double u1, bool rot,
+                       float tol) {
+  float a[4], b[4], m[4];
+  cubic_at(t, v, comps, k, u0, rot, a);
+  cubic_at(t, v, comps, k, u1, rot, b);
+  for (int q = 1; q < 4; ++q) {
+    double c[4], md = 0.0;
+    cubic_at(t, v, comps, k, u0 + (u1 - u0) * q / 4.0, rot, m);
+    chord_at(a, b, comps, rot, q / 4.0, c);
+    for (uint32_t i = 0; i < comps; ++i) md += m[i] * c[i];
+    const double sign = rot && md < 0.0 ? -1.0 : 1.0;
+    for (uint32_t i = 0; i < comps; ++i)
+      if (fabs(sign * m[i] - c[i]) > tol) return false;
+  }
+  return true;
+}
+
+/* The pieces interval k of a CUBICSPLINE sampler takes as linear keys: the fewest of 1, 2, 4, .., CUBIC_PIECES_MAX
+ * that follow the curve within tol. */
+static uint32_t cubic_pieces(const float* t, const float* v, uint32_t comps, size_t k, bool rot, float tol) {
+  if (!((double)t[k + 1] - t[k] > 0.0)) return 1;
+  uint32_t n = 1;
+  for (; n < CUBIC_PIECES_MAX; n *= 2) {
+    bool near = true;
+    for (uint32_t i = 0; i < n && near; ++i) near = piece_near(t, v, comps, k, (double)i / n, (i + 1.0) / n, rot, tol);
+    if (near) break;
+  }
+  return n;
+}
+
+/* A CUBICSPLINE sampler's n keys as linear ones that follow its curve (the scene's clips are linear; taking the
+ * values alone made every interval a straight line): each interval cut into as many pieces as bring the chords
+ * within 1e-4 of the curve (a rotation's quaternion components; translations and scales relative to the largest
+ * value of the track), at most CUBIC_PIECES_MAX. *ot, *ov: new arrays of *keys keys; false when out of memory. */
+static bool cubic_keys(const float* t, const float* v, size_t n, uint32_t comps, bool rot, double** ot, float** ov,
+                       size_t* keys) {
+  float big = 0.0f;
+  for (size_t k = 0; !rot && k < n; ++k)
+    for (uint32_t c = 0; c < comps; ++c)
+      if (fabsf(v[(3 * k + 1) * comps + c]) > big && isfinite(v[(3 * k + 1) * comps + c]))
+        big = fabsf(v[(3 * k + 1) * comps + c]);
+  const float tol = rot ? 1e-4f : 1e-4f * big;
+  uint32_t* pieces = n > 1 ? malloc((n - 1) * sizeof *pieces) : NULL;
+  if (n > 1 && !pieces) return false;
+  size_t total = n;
+  for (size_t k = 0; k + 1 < n; ++k) total += (pieces[k] = cubic_pieces(t, v, comps, k, rot, tol)) - 1;
+  *ot = malloc((total ? total : 1) * sizeof **ot);
+  *ov = malloc((total ? total : 1) * comps * sizeof **ov);
+  if (!*ot || !*ov) {
+    free(pieces);
+    return false;
+  }
+  size_t o = 0;
+  for (size_t k = 0; k < n; ++k) {
+    (*ot)[o] = t[k];
+    memcpy(*ov + o++ * comps, v + (3 * k + 1) * comps, comps * sizeof **ov);
+    for (uint32_t i = 1; k + 1 < n && i < pieces[k]; ++i, ++o) {
+      (*ot)[o] = t[k] + ((double)t[k + 1] - t[k]) * i / pieces[k];
+      cubic_at(t, v, comps, k, (double)i / pieces[k], rot, *ov + o * comps);
+    }
+  }
+  free(pieces);
+  *keys = total;
+  return true;
+}
+
 /* A STEP sampler's keys as linear ones that move the same (the scene's clips are linear; the writers would make the
  * jumps ramps): each value held until just before the next key - one more key per interval, at a thousandth of the
  * interval (at most 1 ms) before the next. *n keys of comps floats become up to 2 n - 1; false when out of memory. */
@@ -1473,23 +1592,19 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     if (!(rc = accessor(im, skio_json_get(d, st, "output"), what, comps, &oa, err)) && oa.count < need)
       rc = fail(im, err, SKC_FORMAT, "%s: %zu values for %zu keys", what, oa.count, ia.count);
     if (!rc && !(values = read_floats(im, &oa, err))) rc = err ? err->code : SKC_FORMAT;
-    double* dt = rc ? NULL : malloc(ia.count * sizeof *dt);
-    float* dv = rc ? NULL : malloc(ia.count * comps * sizeof *dv);
-    if (!rc && (!dt || !dv)) rc = oom(im, err);
+    double* dt = NULL;
+    float* dv = NULL;
+    size_t keys = ia.count;
+    if (!rc && !(cubic ? cubic_keys(times, values, ia.count, comps, path == 1, &dt, &dv, &keys)
+                       : plain_keys(times, values, ia.count, comps, &dt, &dv)))
+      rc = oom(im, err);
+    free(times);
+    free(values);
     if (rc) {
-      free(times);
-      free(values);
       free(dt);
       free(dv);
       break;
     }
-    for (size_t k = 0; k < ia.count; ++k) {
-      dt[k] = times[k];
-      memcpy(dv + k * comps, values + (k * (cubic ? 3 : 1) + (cubic ? 1 : 0)) * comps, comps * sizeof(float));
-    }
-    free(times);
-    free(values);
-    size_t keys = ia.count;
     if (skio_json_streq(d, interp, "STEP") && !hold_steps(&dt, &dv, &keys, comps)) {
       free(dt);
       free(dv);
@@ -1503,6 +1618,7 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
       rc = oom(im, err);
       break;
     }
+    ch->rest_signs = node_scale_signs(im, node);
     double** tslot = path == 0 ? &ch->pos_time : path == 1 ? &ch->rot_time : &ch->scl_time;
     float** vslot = path == 0 ? &ch->pos : path == 1 ? &ch->rot : &ch->scl;
     uint32_t* nslot = path == 0 ? &ch->pos_count : path == 1 ? &ch->rot_count : &ch->scl_count;

@@ -115,25 +115,33 @@ static int keyed_flip(const skio_channel* ch, const float r[4], bool mirrored) {
   return mirrored && !hits ? best : 0;
 }
 
-/* The sign pattern of ch's first scale key among flip_sign's applied to s, or 0 when none matches. */
-static int scale_key_pattern(const skio_channel* ch, const float s[3]) {
-  for (int f = 1; f < 4; ++f) {
+/* The flip (flip_turn's index) that gives split scale s the sign pattern bits (bit i: component i negative), or -1
+ * when none does (the patterns of the other determinant sign). */
+static int signs_flip(const float s[3], unsigned bits) {
+  for (int f = 0; f < 4; ++f) {
     bool all = true;
-    for (int i = 0; i < 3; ++i) all &= (s[i] * flip_sign[f][i] < 0.0f) == (ch->scl[i] < 0.0f);
+    for (int i = 0; i < 3; ++i) all &= (s[i] * flip_sign[f][i] < 0.0f) == (((bits >> i) & 1u) != 0);
     if (all) return f;
   }
-  return 0;
+  return -1;
+}
+
+/* The sign pattern of ch's first scale key among flip_sign's applied to s, or 0 when none matches. */
+static int scale_key_pattern(const skio_channel* ch, const float s[3]) {
+  const unsigned bits = (ch->scl[0] < 0.0f) | (ch->scl[1] < 0.0f) << 1 | (ch->scl[2] < 0.0f) << 2;
+  const int f = signs_flip(s, bits);
+  return f < 0 ? 0 : f;
 }
 
 bool skio_rest_trs_keyed(const float m[16], const skio_channel* ch, skc_trs* out, float tol) {
   const bool ok = skc_mat4_to_trs(m, out, tol);
   if (!ch || !((ch->rot_count && ch->rot) || (ch->scl_count && ch->scl))) return ok;
-  int best = 0;
-  if (ch->scl_count && ch->scl) {
+  int best = -1;
+  if (ch->scl_count && ch->scl)
     best = scale_key_pattern(ch, out->s);
-  } else {
-    best = keyed_flip(ch, out->r, out->s[0] < 0.0f);
-  }
+  else if (ch->rest_signs & SKIO_REST_SIGNS_KNOWN)
+    best = signs_flip(out->s, ch->rest_signs & 7u);
+  if (best < 0) best = keyed_flip(ch, out->r, out->s[0] < 0.0f);
   if (!best) return ok;
   float q[4];
   skc_quat_mul(out->r, flip_turn[best], q);

@@ -123,7 +123,11 @@ typedef struct skio_channel {
   uint32_t pos_count, rot_count, scl_count;
   double *pos_time, *rot_time, *scl_time; /* seconds, ascending as in the file */
   float *pos, *rot, *scl;         /* 3, 4 (x, y, z, w), 3 floats per key */
+  /* The signs of the node's rest scale as its file splits the rest (the split rotation-only keys join):
+   * SKIO_REST_SIGNS_KNOWN | bit i for a negative component i; 0 = not known (skio_rest_trs_keyed then infers it). */
+  uint8_t rest_signs;
 } skio_channel;
+enum { SKIO_REST_SIGNS_KNOWN = 8 };
 
 /* Keys of an object (skio_scene.objects) in a clip, local to the object's file parent (skio_object.parent_rest). */
 typedef struct skio_object_channel {
@@ -408,8 +412,9 @@ int skio_object_key_times(const skio_scene* s, uint32_t anim, uint32_t object, d
 int skio_object_sample(const skio_scene* s, uint32_t anim, uint32_t object, double t, float out[16], skc_err* err);
 /* Rest local transform m as the TRS channel ch's keys complete (skc_mat4_to_trs's, tol likewise): the sign pattern
  * of the scale (a mirror on another axis than x, two negative components) of ch's first scale key, or where ch keys
- * rotation only, the one whose rotation a key holds (a mirror: else the one nearest its keys; a positive scale stays
- * unless a key holds the half-turned rotation and none the rest's). ch NULL: skc_mat4_to_trs's. */
+ * rotation only, the file's (ch->rest_signs) where known, else the one whose rotation a key holds (a mirror: else the
+ * one nearest its keys; a positive scale stays unless a key holds the half-turned rotation and none the rest's). ch
+ * NULL: skc_mat4_to_trs's. */
 bool skio_rest_trs_keyed(const float m[16], const skio_channel* ch, skc_trs* out, float tol);
 /* The same for joint j of scene s, with the first channel of any clip that keys j's rotation or scale but not both. */
 bool skio_joint_rest_trs(const skio_scene* s, uint32_t j, skc_trs* out, float tol);

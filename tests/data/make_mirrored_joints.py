@@ -4,7 +4,9 @@
 # A prop box "Prop" (an unskinned mesh, scale (1, 1, -1)) hangs from J2 and the clip keys its node's rotation.
 # A rest matrix's TRS is not unique (skc_mat4_to_trs folds a mirror into x): a writer that completes the rotation keys
 # with another split of the rest turns the joint a half turn (session 44's audit: 1.3 of the bar's size off in .fbx
-# and .dae). Run: /usr/bin/python3 tests/data/make_mirrored_joints.py (numpy).
+# and .dae). A second clip "Swing" keys J1's and J2's rotations with no key at the rest (nor at its half-turned split):
+# only the file's scale tells how they join (session 55). Run: /usr/bin/python3 tests/data/make_mirrored_joints.py
+# (numpy).
 import json
 import os
 import struct
@@ -62,6 +64,8 @@ k1 = [qmul(R0, qaxis((0, 0, 1), a)) for a in (0, 45, -30)]
 k1[2] = qmul(R0, qaxis((0, 1, 0), 60))
 k2 = [qmul(R1, qaxis((0, 0, 1), a)) for a in (0, -40, 25)]
 kp = [qmul(RP, qaxis((1, 0, 0), a)) for a in (0, 90, 170)]
+w1 = [qmul(R0, qaxis((0, 0, 1), 30)), qmul(R0, qaxis((0, 1, 0), -50)), qmul(R0, qaxis((1, 0, 0), 40))]
+w2 = [qmul(R1, qaxis((1, 0, 0), 35)), qmul(R1, qaxis((0, 0, 1), -60)), qmul(R1, qaxis((0, 1, 0), 45))]
 blob = bytearray(); views = []; accs = []
 def add(arr, ctype, typ, target=None, minmax=False):
     arr = np.ascontiguousarray(arr); b = arr.tobytes()
@@ -81,6 +85,7 @@ aPI = add(np.array(PT, np.uint16).ravel(), 5123, "SCALAR", 34963)
 aIB = add(np.array([m.T.ravel() for m in IB], np.float32), 5126, "MAT4")
 aT = add(times, 5126, "SCALAR", None, True)
 aK1 = add(np.array(k1, np.float32), 5126, "VEC4"); aK2 = add(np.array(k2, np.float32), 5126, "VEC4"); aKP = add(np.array(kp, np.float32), 5126, "VEC4")
+aW1 = add(np.array(w1, np.float32), 5126, "VEC4"); aW2 = add(np.array(w2, np.float32), 5126, "VEC4")
 aK0 = add(np.array([[0, 0, 0], [0, 0.3, 0], [0, 0, 0.2]], np.float32), 5126, "VEC3")
 doc = {"asset": {"version": "2.0", "generator": "skinkit tests/data/make_mirrored_joints.py"}, "scene": 0,
        "scenes": [{"nodes": [0, 3]}],
@@ -94,7 +99,9 @@ doc = {"asset": {"version": "2.0", "generator": "skinkit tests/data/make_mirrore
        "skins": [{"joints": [0, 1, 2], "inverseBindMatrices": aIB, "skeleton": 0}],
        "animations": [{"name": "Wave", "samplers": [{"input": aT, "output": aK1}, {"input": aT, "output": aK2}, {"input": aT, "output": aKP}, {"input": aT, "output": aK0}],
                        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}, {"sampler": 1, "target": {"node": 2, "path": "rotation"}},
-                                    {"sampler": 2, "target": {"node": 4, "path": "rotation"}}, {"sampler": 3, "target": {"node": 0, "path": "translation"}}]}],
+                                    {"sampler": 2, "target": {"node": 4, "path": "rotation"}}, {"sampler": 3, "target": {"node": 0, "path": "translation"}}]},
+                      {"name": "Swing", "samplers": [{"input": aT, "output": aW1}, {"input": aT, "output": aW2}],
+                       "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}, {"sampler": 1, "target": {"node": 2, "path": "rotation"}}]}],
        "accessors": accs, "bufferViews": views, "buffers": [{"byteLength": len(blob)}]}
 while len(blob) % 4: blob.append(0)
 doc["buffers"][0]["byteLength"] = len(blob)

@@ -607,12 +607,19 @@ START_TEST(rules_on_a_written_document) {
   ck_assert(a->ticks_per_second == 1.0);
   ck_assert_uint_eq(a->channel_count, 2);
   ck_assert_uint_eq(a->channels[0].joint, 1);
-  ck_assert_uint_eq(a->channels[0].rot_count, 2);
-  ck_assert_uint_eq(a->channels[0].pos_count, 0);
-  ck_assert_float_eq(a->channels[0].rot[0], 0.25f); /* the value of each triplet, not a tangent */
-  ck_assert_float_eq(a->channels[0].rot[4 + 1], 0.5f);
-  ck_assert_float_eq(a->channels[0].rot[4 + 0], 0.0f);
-  ck_assert(a->channels[0].rot_time[1] == 2.0);
+  /* CUBICSPLINE: the keys' values (the middle of each triplet, not a tangent) and, between them, linear keys that
+   * follow the curve (its tangents of 9 bend it far: the most pieces, 64) */
+  const skio_channel* cu = &a->channels[0];
+  ck_assert_uint_eq(cu->rot_count, 65);
+  ck_assert_uint_eq(cu->pos_count, 0);
+  ck_assert_float_eq(cu->rot[0], 0.25f);
+  ck_assert_float_eq(cu->rot[4 * 64 + 1], 0.5f);
+  ck_assert_float_eq(cu->rot[4 * 64 + 0], 0.0f);
+  ck_assert(cu->rot_time[64] == 2.0 && cu->rot_time[32] == 1.0);
+  /* the middle: Hermite weights (1/2, td/8, 1/2, -td/8) with td = 2 on (0.25, 0, 0, 1), (9, 0, 0, 1), (0, 0.5, 0, 1),
+   * (9, 0, 0, 1) = (0.125, 0.25, 0, 1), normalized */
+  static const float mid[4] = {0.120386f, 0.240772f, 0.0f, 0.963087f};
+  for (int c = 0; c < 4; ++c) ck_assert_float_eq_tol(cu->rot[4 * 32 + c], mid[c], 1e-5f);
   ck_assert_uint_eq(a->channels[1].joint, 2);
   ck_assert_uint_eq(a->channels[1].pos_count, 3); /* STEP: the first value held until just before the second key */
   ck_assert_float_eq(a->channels[1].pos[3], a->channels[1].pos[0]);

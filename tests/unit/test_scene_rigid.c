@@ -601,14 +601,15 @@ static void export_three(scratch* t, skio_scene* src, const char* outs[4]) {
   outs[3] = scratch_export(t, src, "dae", true);
 }
 
-/* The file's own local transform of joint j at key k of its clip-0 rotation channel: the rest translation, the keyed
+/* The file's own local transform of joint j at key k of its clip-a rotation channel: the rest translation, the keyed
  * rotation and the scale the file gives the node (scale), not one read off the rest matrix. */
-static void keyed_local(const skio_scene* s, const char* name, uint32_t k, const float scale[3], float out[16]) {
+static void keyed_local(const skio_scene* s, uint32_t a, const char* name, uint32_t k, const float scale[3],
+                        float out[16]) {
   const int32_t j = skc_skeleton_find(s->skeleton, name);
   ck_assert_int_ge(j, 0);
   const skio_channel* ch = NULL;
-  for (uint32_t c = 0; c < s->anims[0].channel_count; ++c)
-    if (s->anims[0].channels[c].joint == (uint32_t)j) ch = &s->anims[0].channels[c];
+  for (uint32_t c = 0; c < s->anims[a].channel_count; ++c)
+    if (s->anims[a].channels[c].joint == (uint32_t)j) ch = &s->anims[a].channels[c];
   ck_assert_ptr_nonnull(ch);
   ck_assert_uint_gt(ch->rot_count, k);
   ck_assert_uint_eq(ch->scl_count, 0);
@@ -620,11 +621,12 @@ static void keyed_local(const skio_scene* s, const char* name, uint32_t k, const
   skc_trs_to_mat4(&trs, out);
 }
 
-/* J2's world relative to J0's in clip 0 at time t. */
-static void j2_from_j0(const skio_scene* s, double t, float out[16]) {
+/* J2's world relative to J0's in clip a at time t. */
+static void j2_from_j0(const skio_scene* s, uint32_t a, double t, float out[16]) {
   float w0[16], w2[16], inv[16];
-  ck_assert(posed_world(s, t, "J0", w0));
-  ck_assert(posed_world(s, t, "J2", w2));
+  ck_assert(skc_skeleton_find(s->skeleton, "J0") >= 0 && skc_skeleton_find(s->skeleton, "J2") >= 0);
+  clip_world(s, a, t, "J0", w0);
+  clip_world(s, a, t, "J2", w2);
   ck_assert(skc_mat4_inverse(w0, inv));
   skc_mat4_mul(inv, w2, out);
 }
@@ -633,30 +635,34 @@ static void j2_from_j0(const skio_scene* s, double t, float out[16]) {
  * half turn held in the scale), a clip keying their rotations only, so each keyed rotation joins the node's own scale.
  * A rest matrix's TRS is not unique (skc_mat4_to_trs folds a mirror into x), and the sampler and the writers completed
  * the keys with that split: J1 and J2 turned half a turn in every clip frame (session 44's audit; 1.3 of the bar's
- * size off in .fbx and .dae). At the clip's keys J2 must sit where the file's TRS put it, in the source as sampled and
- * in each writer's output read back (.glb written whole, .fbx, .dae). */
+ * size off in .fbx and .dae). At the clips' keys J2 must sit where the file's TRS put it, in the source as sampled and
+ * in each writer's output read back (.glb written whole, .fbx, .dae). The second clip, "Swing", has no key at the
+ * rest: only the file's scale (skio_channel.rest_signs) tells J2's split (session 55: a half turn off before). */
 START_TEST(mirrored_joints_keep_their_keys_in_every_writer) {
   skio_scene* src = scratch_read(data_path("tests/data/mirrored_joints.glb"));
   static const float s1[3] = {1, -1, 1}, s2[3] = {-1, -1, 1};
-  float expect[3][16];
-  for (uint32_t k = 1; k < 3; ++k) {
-    float l1[16], l2[16];
-    keyed_local(src, "J1", k, s1, l1);
-    keyed_local(src, "J2", k, s2, l2);
-    skc_mat4_mul(l1, l2, expect[k]);
-  }
+  float expect[2][3][16];
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t k = 0; k < 3; ++k) {
+      float l1[16], l2[16];
+      keyed_local(src, a, "J1", k, s1, l1);
+      keyed_local(src, a, "J2", k, s2, l2);
+      skc_mat4_mul(l1, l2, expect[a][k]);
+    }
   scratch t;
   const char* outs[4];
   export_three(&t, src, outs);
   for (int o = 0; o < 4; ++o) {
     skio_scene* s = o ? scratch_read(outs[o]) : src;
-    for (uint32_t k = 1; k < 3; ++k) {
-      float got[16];
-      j2_from_j0(s, (double)k, got);
-      for (int e = 0; e < 16; ++e)
-        ck_assert_msg(fabsf(got[e] - expect[k][e]) < 1e-4f, "%s, t = %u: J2 entry %d %g, the file's %g",
-                      o ? outs[o] : "source", k, e, (double)got[e], (double)expect[k][e]);
-    }
+    ck_assert_uint_eq(s->anim_count, 2);
+    for (uint32_t a = 0; a < 2; ++a)
+      for (uint32_t k = 0; k < 3; ++k) {
+        float got[16];
+        j2_from_j0(s, a, (double)k, got);
+        for (int e = 0; e < 16; ++e)
+          ck_assert_msg(fabsf(got[e] - expect[a][k][e]) < 1e-4f, "%s, clip %u, t = %u: J2 entry %d %g, the file's %g",
+                        o ? outs[o] : "source", a, k, e, (double)got[e], (double)expect[a][k][e]);
+      }
     if (o) skio_scene_destroy(s);
   }
   /* glTF readers join the rotation keys to the node's scale as written: it must be the file's (our reader would pick
@@ -674,6 +680,66 @@ START_TEST(mirrored_joints_keep_their_keys_in_every_writer) {
     for (int c = 0; c < 3; ++c) ck_assert_float_eq_tol(got[c], want[c], 1e-5f);
   }
   skio_gltf_doc_destroy(d);
+  skio_scene_destroy(src);
+  scratch_close(&t);
+}
+END_TEST
+
+/* Joint name's place relative to its parent joint's in clip a at time t. */
+static void clip_local(const skio_scene* s, uint32_t a, double t, const char* name, float out[16]) {
+  const int32_t j = skc_skeleton_find(s->skeleton, name);
+  ck_assert_int_ge(j, 0);
+  const int32_t p = s->skeleton->parents[j];
+  ck_assert_int_ge(p, 0);
+  float wj[16], wp[16], inv[16];
+  clip_world(s, a, t, name, wj);
+  clip_world(s, a, t, s->skeleton->names[p], wp);
+  ck_assert(skc_mat4_inverse(wp, inv));
+  skc_mat4_mul(inv, wj, out);
+}
+
+/* tests/data/cubic_bend.glb (make_cubic_bend.py): Blender's glTF export of Bezier keys, CUBICSPLINE samplers with
+ * zero tangents, so between two keys the bone eases in and out: at fraction u of the interval the rotation is the
+ * keys' blend by 3u^2 - 2u^3. Read as the keys' values alone, each interval became a straight line (0.097 of the
+ * model's size off between keys in every output but the in-place edit; session 55): the scene as read and the .glb
+ * written whole, the .fbx and the .dae read back follow the curve. */
+START_TEST(cubic_keys_follow_their_curve_in_every_writer) {
+  skio_scene* src = scratch_read(data_path("tests/data/cubic_bend.glb"));
+  const int32_t arm = skc_skeleton_find(src->skeleton, "Arm");
+  ck_assert_int_ge(arm, 0);
+  const skio_channel* ch = NULL;
+  for (uint32_t c = 0; c < src->anims[0].channel_count; ++c)
+    if (src->anims[0].channels[c].joint == (uint32_t)arm) ch = &src->anims[0].channels[c];
+  ck_assert_ptr_nonnull(ch);
+  uint32_t k1 = 0; /* the second key of the file (frame 25), a key of the scene too */
+  while (k1 < ch->rot_count && fabs(ch->rot_time[k1] - ch->rot_time[0] - 1.0) > 1e-4) ++k1;
+  ck_assert_uint_lt(k1, ch->rot_count);
+  ck_assert_uint_gt(k1, 1); /* keys between the file's two */
+  const double t0 = ch->rot_time[0], t1 = ch->rot_time[k1];
+  float expect[3][16];
+  for (int q = 1; q < 4; ++q) {
+    const double u = q / 4.0, w = 3 * u * u - 2 * u * u * u;
+    skc_trs trs;
+    skc_trs_identity(&trs);
+    memcpy(trs.t, src->skeleton->rest_local + (size_t)arm * 16 + 12, sizeof trs.t);
+    for (int c = 0; c < 4; ++c) trs.r[c] = (float)(ch->rot[c] + w * (ch->rot[4 * k1 + c] - ch->rot[c]));
+    skc_quat_normalize(trs.r);
+    skc_trs_to_mat4(&trs, expect[q - 1]);
+  }
+  scratch t;
+  const char* outs[4];
+  export_three(&t, src, outs);
+  for (int o = 0; o < 4; ++o) {
+    skio_scene* s = o ? scratch_read(outs[o]) : src;
+    for (int q = 1; q < 4; ++q) {
+      float got[16];
+      clip_local(s, 0, t0 + (t1 - t0) * q / 4.0, "Arm", got);
+      for (int e = 0; e < 16; ++e)
+        ck_assert_msg(fabsf(got[e] - expect[q - 1][e]) < 1e-3f, "%s, u = %d/4: Arm entry %d %g, the curve's %g",
+                      o ? outs[o] : "source", q, e, (double)got[e], (double)expect[q - 1][e]);
+    }
+    if (o) skio_scene_destroy(s);
+  }
   skio_scene_destroy(src);
   scratch_close(&t);
 }
@@ -746,7 +812,7 @@ START_TEST(keyed_mesh_nodes_keep_their_motion_through_convert) {
   ck_assert_msg(!src->material_note || !strstr(src->material_note, "no joints"), "%s", src->material_note);
   static const float sp[3] = {1, 1, -1};
   float expect[3][16], lo0[3], hi0[3];
-  for (uint32_t k = 1; k < 3; ++k) keyed_local(src, "Prop", k, sp, expect[k]);
+  for (uint32_t k = 1; k < 3; ++k) keyed_local(src, 0, "Prop", k, sp, expect[k]);
   rest_box(src, mesh_named(src, "Prop"), lo0, hi0);
   scratch t;
   const char* outs[4];
@@ -1180,6 +1246,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
   tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
+  tcase_add_test(tc, cubic_keys_follow_their_curve_in_every_writer);
   tcase_add_test(tc, keyed_mesh_nodes_are_named_in_the_note);
   tcase_add_test(tc, keyed_mesh_nodes_keep_their_motion_through_convert);
   tcase_add_test(tc, keyed_meshes_of_a_file_without_skins_keep_their_motion);
