@@ -1073,7 +1073,11 @@ done:
  * the same name (FBX: Assimp's FBX exporter writes a node of several meshes as an empty with a child per mesh, named
  * after the meshes). A mesh without skin whose parent joint is a plain root (plain_roots; jn: the joints' nodes) goes
  * under that root's node instead, at the identity as that node is: it moves with the armature object, as in the
- * source.
+ * source. Under a joint that carries it (mesh_joints_plain) it goes under that joint's node, placed so that its
+ * vertices stay where they are, and moves with it; in FBX (not group) under any other parent joint too (a node above
+ * the bones that no skin lists: Blender reads the model as an object parented to that bone; it stood still at the
+ * root before session 55). Collada keeps such a mesh at the root: Blender's Collada importer drops a node under a
+ * JOINT node.
  * SKC_OUT_OF_MEMORY or SKC_OK. */
 static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* const* jn, const uint8_t* plain,
                       bool group) {
@@ -1096,15 +1100,18 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
       snprintf(nm, sizeof nm, "%s", base);
       if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
       const int32_t pj = mesh->parent_joint;
-      const bool held = plain && !mesh->skin && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && plain[pj];
+      const bool carried = plain && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && plain[pj];
+      const bool held = !mesh->skin && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && jn[pj] &&
+                        (carried || !group);                /* Blender's Collada importer drops a node under a JOINT */
+      const bool at_root = held && plain && plain[pj] == 1; /* a plain root: at the identity as that node is */
       struct aiNode* up = held ? jn[pj] : root;
       if (!(n = skio_ai_new_node(nm, up)) || !skio_ai_add_child(up, n)) {
         free(n);
         rc = SKC_OUT_OF_MEMORY;
         break;
       }
-      float inv[16]; /* under a joint that carries it (mesh_joints_plain): its vertices stay where they are placed */
-      if (held && plain[pj] == 2 && skc_mat4_inverse(sk->rest_world + (size_t)pj * 16, inv))
+      float inv[16]; /* under a bone or a joint that carries it: its vertices stay where they are placed */
+      if (held && !at_root && skc_mat4_inverse(sk->rest_world + (size_t)pj * 16, inv))
         skio_mat_to_ai(inv, &n->mTransformation.a1);
       if (g >= 0) of_group[g] = n;
     }
