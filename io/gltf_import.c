@@ -971,6 +971,26 @@ static int read_morphs(importer* im, int mt, int pt, const char* where, skio_mes
   return SKC_OK;
 }
 
+/* Node i's name, or NULL when it has none (or an empty one). */
+static char* node_name_of(importer* im, uint32_t i) {
+  int nt = skio_json_get(im->d, skio_gltf_item(im->d, "nodes", i), "name");
+  char* name = skio_json_is(im->d, nt, 3) ? skio_json_strdup(im->d, nt) : NULL;
+  if (name && !name[0]) free(name), name = NULL;
+  return name;
+}
+
+/* The name of the node that holds a mesh instanced at node i: its own, else (an unnamed node under a named one that is
+ * no bone and holds no mesh: gltfpack's and other optimizers' node carrying the dequantization of a named object's
+ * mesh; a keyed one is a joint only to hold its motion) its parent's; NULL for none. */
+static char* mesh_node_name(importer* im, uint32_t i) {
+  char* name = node_name_of(im, i);
+  const int32_t p = im->parent[i];
+  if (name || p < 0 || (im->joint_of[p] >= 0 && !(im->keyed_node && im->keyed_node[p])) ||
+      skio_json_get(im->d, skio_gltf_item(im->d, "nodes", (uint32_t)p), "mesh") >= 0)
+    return name;
+  return node_name_of(im, (uint32_t)p);
+}
+
 static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
   skio_gltf_doc* d = im->d;
   int mt = skio_gltf_item(d, "meshes", r->mesh);
@@ -982,12 +1002,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   m->gltf_primitive = (int32_t)r->prim;
   m->gltf_node = m->node_group = (int32_t)r->node;
   m->gltf_scene = node_scene(im, r->node);
-  int node_name = skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "name");
-  if (skio_json_is(d, node_name, 3)) m->node_name = skio_json_strdup(d, node_name); /* NULL: no usable name */
-  if (m->node_name && !m->node_name[0]) {
-    free(m->node_name);
-    m->node_name = NULL;
-  }
+  m->node_name = mesh_node_name(im, r->node);
   int nt = skio_json_get(d, mt, "name"); /* an unnamed mesh takes its node's name (three.js names only nodes) */
   char* base = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
   if ((!base || !base[0]) && m->node_name) free(base), base = strdup(m->node_name);

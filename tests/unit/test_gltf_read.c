@@ -699,6 +699,20 @@ START_TEST(primitive_without_position_noted) {
 }
 END_TEST
 
+/* gltfpack keeps a named object's mesh on an unnamed child node that carries the dequantization (tests/data/
+ * cylinder_rig_gltfpack.glb: node "cylinder" holds an unnamed node of an unnamed mesh): the mesh takes the object's
+ * name, as from the unquantized file, not "mesh0" (session 55: every output named the objects mesh0, mesh1, ...). */
+START_TEST(an_optimizers_mesh_node_takes_its_objects_name) {
+  skio_scene *q = must_load(data_path("cylinder_rig_gltfpack.glb")), *plain = must_load(data_path("cylinder_rig.glb"));
+  ck_assert_uint_eq(q->mesh_count, 1);
+  ck_assert_str_eq(plain->meshes[0].name, "cylinder");
+  ck_assert_str_eq(q->meshes[0].name, "cylinder");
+  ck_assert_str_eq(q->meshes[0].node_name, "cylinder");
+  skio_scene_destroy(q);
+  skio_scene_destroy(plain);
+}
+END_TEST
+
 /* A STEP sampler reads as linear keys that move the same: each value held until just before the next key (the
  * writers had turned the jumps into ramps: 1.42 units off between keys after `bind`, the audit of session 44).
  * moved_armature.glb's clip with its sampler's "LINEAR" spelled "STEP" (padded: the chunk keeps its length). */
@@ -1073,6 +1087,7 @@ static Suite* suite(void) {
   tcase_add_test(t, hostile_documents_give_codes);
   tcase_add_test(t, primitive_without_position_noted);
   tcase_add_test(t, step_keys_hold_their_values);
+  tcase_add_test(t, an_optimizers_mesh_node_takes_its_objects_name);
   tcase_add_test(t, random_corruptions_never_crash);
   tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
   suite_add_tcase(s, t);
