@@ -611,6 +611,25 @@ static int32_t mesh_on_joint(const skio_scene* s, const skio_mesh* m, const uint
   return own && sk->names[pj] && !strcmp(own, sk->names[pj]) ? pj : -1;
 }
 
+/* The joint in whose space mesh m's vertices are written, its node under that joint's node (mesh_nodes) at the
+ * identity: its own node's joint (mesh_on_joint), else the joint it hangs from where mesh_nodes hangs it there - a
+ * joint that carries it (mesh_joints_plain), or in FBX a bone (a keyed node above the bones that no skin lists) - but
+ * not a plain root, which holds it at the identity with its vertices where they are. -1: none, or a rest that does not
+ * invert. (The vertices move, not the node: the inverse of a rest with a non-uniform scale under a turn is a shear,
+ * which no FBX node transform holds.) x, nx: the inverse rest and its normal matrix. */
+static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, bool fbx, float x[16],
+                                float nx[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  int32_t j = mesh_on_joint(s, m, plain);
+  const int32_t pj = m->parent_joint;
+  if (j < 0 && !m->skin && sk && pj >= 0 && (uint32_t)pj < sk->joint_count) {
+    const uint8_t p = plain ? plain[pj] : 0;
+    j = p == 2 || (p == 0 && fbx) ? pj : -1;
+  }
+  if (j < 0 || !skc_mat4_inverse(sk->rest_world + (size_t)j * 16, x) || !skc_mat4_normal_matrix(x, nx)) return -1;
+  return j;
+}
+
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
                       bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, struct aiMesh** out,
                       skc_err* err) {
@@ -626,9 +645,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   am->mNumVertices = (unsigned)V;
   float x[16], nx[16];
   bool ident = true;
-  const int32_t on = mesh_on_joint(s, m, plain);
-  if (on >= 0 && skc_mat4_inverse(sk->rest_world + (size_t)on * 16, x) && skc_mat4_normal_matrix(x, nx))
-    ident = false; /* in its own node's space */
+  if (mesh_space_joint(s, m, plain, fbx, x, nx) >= 0) ident = false; /* in its joint's space */
   if (m->skin && sk) {
     if (!common_rebind(m, sk, x, &ident))
       return skc_fail(err, SKC_UNSUPPORTED,
@@ -1100,19 +1117,15 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
       snprintf(nm, sizeof nm, "%s", base);
       if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
       const int32_t pj = mesh->parent_joint;
-      const bool carried = plain && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && plain[pj];
-      const bool held = !mesh->skin && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && jn[pj] &&
-                        (carried || !group);                /* Blender's Collada importer drops a node under a JOINT */
-      const bool at_root = held && plain && plain[pj] == 1; /* a plain root: at the identity as that node is */
-      struct aiNode* up = held ? jn[pj] : root;
+      float x[16], nx[16]; /* Collada (group) hangs none under a bone: Blender's importer drops a node under a JOINT */
+      const int32_t in = mesh_space_joint(s, mesh, plain, !group, x, nx);
+      const bool at_root = !mesh->skin && plain && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && plain[pj] == 1;
+      struct aiNode* up = in >= 0 ? jn[in] : at_root ? jn[pj] : root;
       if (!(n = skio_ai_new_node(nm, up)) || !skio_ai_add_child(up, n)) {
         free(n);
         rc = SKC_OUT_OF_MEMORY;
         break;
       }
-      float inv[16]; /* under a bone or a joint that carries it: its vertices stay where they are placed */
-      if (held && !at_root && skc_mat4_inverse(sk->rest_world + (size_t)pj * 16, inv))
-        skio_mat_to_ai(inv, &n->mTransformation.a1);
       if (g >= 0) of_group[g] = n;
     }
     unsigned* grown = realloc(n->mMeshes, (n->mNumMeshes + 1) * sizeof *grown);

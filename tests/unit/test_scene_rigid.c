@@ -832,8 +832,10 @@ static void posed_point(const skio_scene* s, const skio_mesh* m, uint32_t a, dou
 /* tests/data/keyed_root_prop.glb (make_keyed_root_prop.py): a keyed node "Mover" that no skin lists, above the skin's
  * joints, carries an unskinned box "Marker" (a ground marker on a root-motion node). Read as `convert` reads it, the
  * box hangs from Mover; in the .glb written whole and the .fbx it must follow Mover through the clip (session 55: the
- * .fbx held it still at the root, 0.84 of the scene off). The .dae keeps it at the root (Blender's Collada importer
- * drops a node under a JOINT), in place at rest. */
+ * .fbx held it still at the root, 0.84 of the scene off). Mover's rest is turned and scaled unevenly, so the box's
+ * vertices must go into Mover's space: a node transform undoing that rest is a shear, which an FBX node cannot hold
+ * (the first fix's node matrix: 0.024 off). The .dae keeps the box at the root (Blender's Collada importer drops a
+ * node under a JOINT), in place at rest. */
 START_TEST(props_of_a_keyed_node_above_the_bones_move_with_it) {
   skio_scene* src = read_animated(data_path("tests/data/keyed_root_prop.glb"));
   const skio_mesh* m0 = mesh_named(src, "Marker");
