@@ -1353,20 +1353,26 @@ static bool plain_keys(const float* t, const float* v, size_t n, uint32_t comps,
   return true;
 }
 
-/* The curve of a CUBICSPLINE sampler (v: triplets of in-tangent, value, out-tangent of comps <= 4 floats per key) in
- * interval k at fraction u (the specification's Hermite form), into out; a rotation normalized, as it asks. */
-static void cubic_at(const float* t, const float* v, uint32_t comps, size_t k, double u, bool rot, float* out) {
+/* Component c of the curve of a CUBICSPLINE sampler (v: per key, comps in-tangents, values, out-tangents) in interval
+ * k at fraction u: the specification's Hermite form. */
+static double hermite(const float* t, const float* v, uint32_t comps, size_t k, double u, uint32_t c) {
   const double td = (double)t[k + 1] - t[k], u2 = u * u, u3 = u2 * u;
-  const double h[4] = {2 * u3 - 3 * u2 + 1, td * (u3 - 2 * u2 + u), -2 * u3 + 3 * u2, td * (u3 - u2)};
-  const float* p[4] = {v + (3 * k + 1) * comps, v + (3 * k + 2) * comps, v + (3 * k + 4) * comps,
-                       v + (3 * k + 3) * comps};
-  double x[4] = {0}, len = 0.0;
+  const float* p = v + 3 * k * comps + c; /* key k's in-tangent; its value at + comps, ... key k + 1's at + 3 comps */
+  return (2 * u3 - 3 * u2 + 1) * p[comps] + td * (u3 - 2 * u2 + u) * p[2 * comps] + (-2 * u3 + 3 * u2) * p[4 * comps] +
+         td * (u3 - u2) * p[3 * comps];
+}
+
+/* The curve in interval k at fraction u into out (comps floats), a rotation normalized, as the specification asks. */
+static void cubic_at(const float* t, const float* v, uint32_t comps, size_t k, double u, bool rot, float* out) {
+  double len = 0.0;
   for (uint32_t c = 0; c < comps; ++c) {
-    x[c] = h[0] * p[0][c] + h[1] * p[1][c] + h[2] * p[2][c] + h[3] * p[3][c];
-    len += x[c] * x[c];
+    const double x = hermite(t, v, comps, k, u, c);
+    out[c] = (float)x;
+    len += x * x;
   }
-  len = rot && len > 0.0 && isfinite(len) ? sqrt(len) : 1.0;
-  for (uint32_t c = 0; c < comps; ++c) out[c] = (float)(x[c] / len);
+  if (!rot || !(len > 0.0) || !isfinite(len)) return;
+  len = sqrt(len);
+  for (uint32_t c = 0; c < comps; ++c) out[c] = (float)(out[c] / len);
 }
 
 enum { CUBIC_PIECES_MAX = 64 };
@@ -1387,7 +1393,13 @@ static void chord_at(const float* a, const float* b, uint32_t comps, bool rot, d
  * half and three quarters of the piece; a rotation up to its sign). A NaN counts as near: no cut mends it. */
 static bool piece_near(const float* t, const float* v, uint32_t comps, size_t k, double u0, double u1, bool rot,
                        float tol) {
-  float a[4], b[4], m[4];
+  for (uint32_t i = 0; !rot && i < comps; ++i) { /* any count of components (a morph-weights channel's targets) */
+    const double a = hermite(t, v, comps, k, u0, i), b = hermite(t, v, comps, k, u1, i);
+    for (int q = 1; q < 4; ++q)
+      if (fabs(hermite(t, v, comps, k, u0 + (u1 - u0) * q / 4.0, i) - (a + (b - a) * q / 4.0)) > tol) return false;
+  }
+  if (!rot) return true;
+  float a[4], b[4], m[4]; /* a rotation: 4 components, compared with the scene's slerp */
   cubic_at(t, v, comps, k, u0, rot, a);
   cubic_at(t, v, comps, k, u1, rot, b);
   for (int q = 1; q < 4; ++q) {
@@ -1478,7 +1490,7 @@ static bool hold_steps(double** t, float** v, size_t* n, uint32_t comps) {
 }
 
 /* A "weights" channel of clip ai on node: its keys (times[0, keys), the sampler st's output: keys x T weights, 3 x
- * that with CUBICSPLINE, whose values are the middle ones) as blend shape keys of every mesh the node instances with T
+ * that with CUBICSPLINE, whose curve cubic_keys follows) as blend shape keys of every mesh the node instances with T
  * targets (skio_mesh.morph_keys). A node without such a mesh: the channel is counted as skipped. */
 static int weights_channel(importer* im, uint32_t ai, uint32_t node, int st, const float* times, size_t keys,
                            skc_err* err) {
@@ -1511,13 +1523,11 @@ static int weights_channel(importer* im, uint32_t ai, uint32_t node, int st, con
     return SKC_OK;
   }
   if (rc) return oom(im, err);
-  double* dt = malloc(keys * sizeof *dt);
-  float* dv = malloc(keys * T * sizeof *dv);
-  if (!dt || !dv) rc = oom(im, err);
-  for (size_t k = 0; !rc && k < keys; ++k) {
-    dt[k] = times[k];
-    memcpy(dv + k * T, values + k * per + (cubic ? T : 0), T * sizeof *dv);
-  }
+  double* dt = NULL;
+  float* dv = NULL;
+  if (!(cubic ? cubic_keys(times, values, keys, T, false, &dt, &dv, &keys)
+              : plain_keys(times, values, keys, T, &dt, &dv)))
+    rc = oom(im, err);
   free(values);
   if (!rc && skio_json_streq(d, interp, "STEP") && !hold_steps(&dt, &dv, &keys, T)) rc = oom(im, err);
   for (uint32_t m = 0; !rc && m < s->mesh_count; ++m)
