@@ -2091,8 +2091,8 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
 /* Assimp's writers (FBX when the source cannot be edited in place, ASCII FBX, Collada) from scene s; o->note gets
  * what the format cannot carry. root_xf (NULL: identity): the transform of the aiScene's root node, from which
  * Assimp's Collada writer takes <up_axis> (its reader's Z_UP turn gives Z_UP). */
-static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
-                        const skio_export_options* opts, skc_err* err) {
+static int assimp_write_scene(const skio_scene* s, const char* id, const float* root_xf, const char* path,
+                              const skio_export_options* opts, skc_err* err) {
   const skio_export_options o = *opts;
   int rc = SKC_OK;
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
@@ -2202,6 +2202,65 @@ done:
   free(plain_mask);
   free(clips);
   free_ai_scene(sc);
+  return rc;
+}
+
+/* The shared inverse binds (ib: the skeleton's, one per joint, adjusted in place) made to agree with every mesh up to
+ * one transform per mesh. A quantized glTF folds each mesh's dequantization D into its own skin (gltf-transform
+ * quantize, gltfpack), so a mesh's inverse binds are IB(j) D, and the shared table holds, per joint, those of the skin
+ * that lists it first: a mesh whose own entries are in it beside entries from another skin found the identity for
+ * the first and X = D'^-1 D for the others (refused: "no single mesh transform explains"). Each such mesh's own
+ * entries become IB(j) D X^-1, in the others' frame. Only a mesh that common_rebind would refuse changes (X past its
+ * tolerance); returns whether any did. */
+static bool carry_first_binds(const skio_scene* s, float* ib) {
+  const skc_skeleton* sk = s->skeleton;
+  bool changed = false;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    if (!m->skin || !m->bound || !m->inverse_bind) continue;
+    float x[16], inv[16], xinv[16], id4[16];
+    bool have = false, own = false;
+    for (uint32_t j = 0; j < sk->joint_count; ++j) {
+      if (!m->bound[j]) continue;
+      const float* mine = m->inverse_bind + (size_t)j * 16;
+      if (skc_mat4_max_abs_diff(mine, ib + (size_t)j * 16) <= 1e-6f)
+        own = true;
+      else if (!have && skc_mat4_inverse(ib + (size_t)j * 16, inv))
+        skc_mat4_mul(inv, mine, x), have = true;
+    }
+    skc_mat4_identity(id4);
+    if (!own || !have || skc_mat4_max_abs_diff(x, id4) <= 1e-4f * (1.0f + fabsf(x[12]) + fabsf(x[13]) + fabsf(x[14])) ||
+        !skc_mat4_inverse(x, xinv))
+      continue;
+    for (uint32_t j = 0; j < sk->joint_count; ++j) {
+      const float* mine = m->inverse_bind + (size_t)j * 16;
+      if (m->bound[j] && skc_mat4_max_abs_diff(mine, ib + (size_t)j * 16) <= 1e-6f)
+        skc_mat4_mul(mine, xinv, ib + (size_t)j * 16), changed = true;
+    }
+  }
+  return changed;
+}
+
+/* assimp_write_scene of s, or of a view whose skeleton's inverse binds carry_first_binds adjusted. */
+static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
+                        const skio_export_options* opts, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  float* ib = sk ? malloc((size_t)sk->joint_count * 16 * sizeof *ib + 1) : NULL;
+  if (sk && !ib) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (ib) memcpy(ib, sk->inverse_bind, (size_t)sk->joint_count * 16 * sizeof *ib);
+  if (!ib || !carry_first_binds(s, ib)) {
+    free(ib);
+    return assimp_write_scene(s, id, root_xf, path, opts, err);
+  }
+  skc_skeleton_init init = {sk->joint_count, (const char* const*)sk->names, sk->parents, sk->rest_local, NULL, ib};
+  skio_scene view = *s;
+  skc_skeleton* carried = NULL;
+  int rc = skc_skeleton_create(&init, &carried, err);
+  free(ib);
+  if (rc) return rc;
+  view.skeleton = carried;
+  rc = assimp_write_scene(&view, id, root_xf, path, opts, err);
+  skc_skeleton_destroy(carried);
   return rc;
 }
 
