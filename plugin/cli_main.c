@@ -15,7 +15,7 @@ static const cli_command k_commands[] = {
     {"info", "meshes, vertices, joints, influence histogram, weight sums, animations", cli_info_usage, cli_info},
     {"validate", "check skin weights and bind matrices of files and folders (exit 0/1/2)", cli_validate_usage,
      cli_validate},
-    {"convert", "write a scene as .glb/.gltf/.dae (normalize, limit, prune)", cli_convert_usage, cli_convert},
+    {"convert", "write a scene as .glb/.gltf/.dae/.fbx (normalize, limit, prune)", cli_convert_usage, cli_convert},
     {"report", "merge `validate --jsonl` pieces (sharded runs) into one summary JSON", cli_report_usage, cli_report},
     {"sample", "write the generated cylinder rig as a skinned .glb/.gltf/.dae file", cli_sample_usage, cli_sample},
     {"demo", "the sample job: pose the generated cylinder rig, print LBS/DQS figures", cli_demo_usage, cli_demo},
