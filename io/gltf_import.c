@@ -1375,7 +1375,9 @@ static void cubic_at(const float* t, const float* v, uint32_t comps, size_t k, d
   for (uint32_t c = 0; c < comps; ++c) out[c] = (float)(out[c] / len);
 }
 
-enum { CUBIC_PIECES_MAX = 64 };
+/* At most 64 pieces an interval; at most 4 keys a key past the first 65,536 (memory bounded by the file's size); no
+ * cuts past a million keys (the work bounded too). */
+enum { CUBIC_PIECES_MAX = 64, CUBIC_CUTS_FREE = 65536, CUBIC_CUT_KEYS_MAX = 1 << 20 };
 
 /* The scene's interpolation from a to b at fraction f into c: a slerp for a rotation (the shorter way), else a lerp. */
 static void chord_at(const float* a, const float* b, uint32_t comps, bool rot, double f, double* c) {
@@ -1430,7 +1432,8 @@ static uint32_t cubic_pieces(const float* t, const float* v, uint32_t comps, siz
 /* A CUBICSPLINE sampler's n keys as linear ones that follow its curve (the scene's clips are linear; taking the
  * values alone made every interval a straight line): each interval cut into as many pieces as bring the chords
  * within 1e-4 of the curve (a rotation's quaternion components; translations and scales relative to the largest
- * value of the track), at most CUBIC_PIECES_MAX. *ot, *ov: new arrays of *keys keys; false when out of memory. */
+ * value of the track), at most CUBIC_PIECES_MAX, within the budget above. *ot, *ov: new arrays of *keys keys; false
+ * when out of memory. */
 static bool cubic_keys(const float* t, const float* v, size_t n, uint32_t comps, bool rot, double** ot, float** ov,
                        size_t* keys) {
   float big = 0.0f;
@@ -1441,8 +1444,13 @@ static bool cubic_keys(const float* t, const float* v, size_t n, uint32_t comps,
   const float tol = rot ? 1e-4f : 1e-4f * big;
   uint32_t* pieces = n > 1 ? malloc((n - 1) * sizeof *pieces) : NULL;
   if (n > 1 && !pieces) return false;
-  size_t total = n;
-  for (size_t k = 0; k + 1 < n; ++k) total += (pieces[k] = cubic_pieces(t, v, comps, k, rot, tol)) - 1;
+  size_t total = n; /* past CUBIC_CUT_KEYS_MAX keys (a sampled clip: short intervals) the keys' values alone */
+  for (size_t k = 0; k + 1 < n; ++k)
+    total += (pieces[k] = n > CUBIC_CUT_KEYS_MAX ? 1 : cubic_pieces(t, v, comps, k, rot, tol)) - 1;
+  while (total > n * 4 + CUBIC_CUTS_FREE) { /* a hostile curve's cuts halved until they fit */
+    total = n;
+    for (size_t k = 0; k + 1 < n; ++k) total += (pieces[k] = pieces[k] > 1 ? pieces[k] / 2 : 1) - 1;
+  }
   *ot = malloc((total ? total : 1) * sizeof **ot);
   *ov = malloc((total ? total : 1) * comps * sizeof **ov);
   if (!*ot || !*ov) {
