@@ -768,6 +768,33 @@ def keyed_props(cli, work):
             check("keyed_props.fbx -> .glb: the Fan at its place", off is not None and off < 1e-4, str(off))
 
 
+def cubic_curves(cli, work):
+    """tests/data/cubic_bend.glb (make_cubic_bend.py: Blender's glTF export of Bezier keys, CUBICSPLINE samplers that
+    ease between the keys at frames 1, 25 and 50) as .fbx and .dae: Blender plays the bend as its glTF importer plays
+    the source, between the keys too (the .fbx one frame later: FRAME_OFFSET). Read as the keys' values alone, each
+    interval was a straight line: the tube 0.02-0.17 m off its place at frames 7, 19, 31, 38 and 44 (session 55)."""
+    src = os.path.join(HERE, "..", "data", "cubic_bend.glb")
+    reset()
+    dict(IMPORTERS)["glb"](src)
+    want = {f: object_box("Tube", f) for f in (7, 13, 19, 31, 38, 44)}
+    check("cubic_bend.glb: Blender reads the source's Tube", None not in want.values())
+    if None in want.values():
+        return
+    for ext in ("fbx", "dae"):
+        out = os.path.join(work, "cubic_bend." + ext)
+        r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+        check("cubic_bend.glb -> .%s: convert" % ext, r.returncode == 0, r.stderr.strip())
+        if r.returncode:
+            continue
+        reset()
+        dict(IMPORTERS)[ext](out)
+        for f, box in want.items():
+            got = object_box("Tube", f + int(FRAME_OFFSET[ext]))
+            off = max(numpy.abs(got[0] - box[0]).max(), numpy.abs(got[1] - box[1]).max()) if got else None
+            check("cubic_bend.glb -> .%s: the Tube at frame %d where the source's is" % (ext, f),
+                  off is not None and off < 1e-3, str(off))
+
+
 def armature_modifiers():
     """{mesh object name: sorted names of the armatures its Armature modifiers use} of the scene Blender imported."""
     return {o.name: sorted(m.object.name for m in o.modifiers if m.type == "ARMATURE" and m.object)
@@ -1113,6 +1140,7 @@ def main(argv):
     frames(cli, work)
     bound_crate(cli, work)
     keyed_props(cli, work)
+    cubic_curves(cli, work)
     two_characters(cli, work)
     shape_keys(cli, work)
     shape_key_clips(cli, work)
