@@ -1093,8 +1093,8 @@ done:
  * source. Under a joint that carries it (mesh_joints_plain) it goes under that joint's node, placed so that its
  * vertices stay where they are, and moves with it; in FBX (not group) under any other parent joint too (a node above
  * the bones that no skin lists: Blender reads the model as an object parented to that bone; it stood still at the
- * root before session 55). Collada keeps such a mesh at the root: Blender's Collada importer drops a node under a
- * JOINT node.
+ * root before session 55). Collada does not (Blender's Collada importer drops a node under a JOINT node): there
+ * rigid_view binds such a mesh to its joint.
  * SKC_OUT_OF_MEMORY or SKC_OK. */
 static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* const* jn, const uint8_t* plain,
                       bool group) {
@@ -2241,9 +2241,54 @@ static bool carry_first_binds(const skio_scene* s, float* ib) {
   return changed;
 }
 
+/* Frees what rigid_view made. */
+static void rigid_view_free(const skio_scene* s, skio_scene* v) {
+  for (uint32_t m = 0; v->meshes != s->meshes && m < v->mesh_count; ++m)
+    if (v->meshes[m].skin != s->meshes[m].skin) {
+      skc_skin_destroy(v->meshes[m].skin);
+      free(v->meshes[m].inverse_bind);
+      free(v->meshes[m].bound);
+    }
+  if (v->meshes != s->meshes) free(v->meshes);
+}
+
+/* Collada: the meshes mesh_nodes leaves at the root though they hang from a bone (a keyed node above the bones that no
+ * skin lists: Blender's Collada importer drops a node under a JOINT, and at the root the mesh stood still while the
+ * joint moved) bound rigidly to that joint in a copy of the meshes, as the readers bind a mesh parented to a bone:
+ * it moves with it. *rigid: whether any was (v then holds the copy; rigid_view_free). */
+static int rigid_view(const skio_scene* s, skio_scene* v, bool* rigid, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  *v = *s;
+  *rigid = false;
+  if (!sk) return SKC_OK;
+  uint8_t* mask = calloc(sk->joint_count + 1, 1);
+  skio_mesh* meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *meshes);
+  if (!mask || !meshes) {
+    free(mask), free(meshes);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  mesh_joints_plain(s, mask);
+  plain_roots(s, "collada", mask);
+  if (s->mesh_count) memcpy(meshes, s->meshes, (size_t)s->mesh_count * sizeof *meshes);
+  int rc = SKC_OK;
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
+    const int32_t pj = meshes[m].parent_joint;
+    if (meshes[m].skin || pj < 0 || (uint32_t)pj >= sk->joint_count || mask[pj]) continue;
+    meshes[m].inverse_bind = NULL, meshes[m].bound = NULL;
+    if (!(rc = skio_mesh_bind_rigid(s, &meshes[m], (uint32_t)pj, err))) meshes[m].parent_joint = -1, *rigid = true;
+  }
+  free(mask);
+  v->meshes = meshes;
+  if (rc || !*rigid) {
+    rigid_view_free(s, v);
+    *v = *s;
+  }
+  return rc;
+}
+
 /* assimp_write_scene of s, or of a view whose skeleton's inverse binds carry_first_binds adjusted. */
-static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
-                        const skio_export_options* opts, skc_err* err) {
+static int assimp_write_binds(const skio_scene* s, const char* id, const float* root_xf, const char* path,
+                              const skio_export_options* opts, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   float* ib = sk ? malloc((size_t)sk->joint_count * 16 * sizeof *ib + 1) : NULL;
   if (sk && !ib) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -2261,6 +2306,18 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   view.skeleton = carried;
   rc = assimp_write_scene(&view, id, root_xf, path, opts, err);
   skc_skeleton_destroy(carried);
+  return rc;
+}
+
+/* assimp_write_binds of s, for Collada of its rigid_view. */
+static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
+                        const skio_export_options* opts, skc_err* err) {
+  if (strcmp(id, "collada") != 0) return assimp_write_binds(s, id, root_xf, path, opts, err);
+  skio_scene v;
+  bool rigid = false;
+  int rc = rigid_view(s, &v, &rigid, err);
+  if (!rc) rc = assimp_write_binds(rigid ? &v : s, id, root_xf, path, opts, err);
+  if (rigid) rigid_view_free(s, &v);
   return rc;
 }
 

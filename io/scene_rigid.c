@@ -117,6 +117,14 @@ static int bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, const f
   return rc;
 }
 
+int skio_mesh_bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, skc_err* err) {
+  if (!s || !m || !s->skeleton || joint >= s->skeleton->joint_count || m->skin)
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "an unskinned mesh and a joint of the scene's skeleton are needed");
+  float id4[16];
+  skc_mat4_identity(id4);
+  return bind_rigid(s, m, joint, id4, err);
+}
+
 bool skio_mesh_still_rigid(const skio_mesh* m) {
   if (!m || m->rigid_joint < 0 || !m->skin) return false;
   for (size_t v = 0; v < m->vertex_count; ++v) {

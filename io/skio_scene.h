@@ -486,6 +486,10 @@ size_t skio_sorted_unique_times(double* v, size_t n);
  * follows its bone in every writer. A skinned mesh is left as it is. SKC_SINGULAR_MATRIX for a singular world or
  * rest transform. */
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err);
+/* Binds unskinned mesh m, already placed at rest, to joint `joint` with weight 1 (a new skin, inverse_bind and bound
+ * that the caller frees; inverse bind: the joint's rest world inverted), as skio_mesh_place binds a rigid attachment.
+ * SKC_SINGULAR_MATRIX for a singular rest transform, SKC_OUT_OF_MEMORY. */
+int skio_mesh_bind_rigid(const skio_scene* s, skio_mesh* m, uint32_t joint, skc_err* err);
 /* Moves mesh m's vertices, normals, tangents and blend shapes by M (normals by its inverse transpose; a mirroring M
  * flips the winding): what skio_mesh_place does with a node's world transform. SKC_SINGULAR_MATRIX when M is. */
 int skio_mesh_transform(skio_mesh* m, const float M[16], skc_err* err);
