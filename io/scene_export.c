@@ -611,9 +611,17 @@ static int32_t mesh_on_joint(const skio_scene* s, const skio_mesh* m, const uint
   return own && sk->names[pj] && !strcmp(own, sk->names[pj]) ? pj : -1;
 }
 
+/* Whether some mesh of s has a skin. */
+static bool any_skinned(const skio_scene* s) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].skin) return true;
+  return false;
+}
+
 /* The joint in whose space mesh m's vertices are written, its node under that joint's node (mesh_nodes) at the
  * identity: its own node's joint (mesh_on_joint), else the joint it hangs from where mesh_nodes hangs it there - a
- * joint that carries it (mesh_joints_plain), or in FBX a bone (a keyed node above the bones that no skin lists) - but
+ * joint that carries it (mesh_joints_plain), or in FBX - in Collada when no mesh has a skin, so that every node is a
+ * plain NODE - any other joint (a keyed node above the bones that no skin lists; an animated empty) - but
  * not a plain root, which holds it at the identity with its vertices where they are. -1: none, or a rest that does not
  * invert. (The vertices move, not the node: the inverse of a rest with a non-uniform scale under a turn is a shear,
  * which no FBX node transform holds.) x, nx: the inverse rest and its normal matrix. */
@@ -624,7 +632,7 @@ static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const u
   const int32_t pj = m->parent_joint;
   if (j < 0 && !m->skin && sk && pj >= 0 && (uint32_t)pj < sk->joint_count) {
     const uint8_t p = plain ? plain[pj] : 0;
-    j = p == 2 || (p == 0 && fbx) ? pj : -1;
+    j = p == 2 || (p == 0 && (fbx || !any_skinned(s))) ? pj : -1; /* Collada: no JOINT without a skin */
   }
   if (j < 0 || !skc_mat4_inverse(sk->rest_world + (size_t)j * 16, x) || !skc_mat4_normal_matrix(x, nx)) return -1;
   return j;
@@ -2260,7 +2268,7 @@ static int rigid_view(const skio_scene* s, skio_scene* v, bool* rigid, skc_err* 
   const skc_skeleton* sk = s->skeleton;
   *v = *s;
   *rigid = false;
-  if (!sk) return SKC_OK;
+  if (!sk || !any_skinned(s)) return SKC_OK; /* no JOINT: mesh_nodes hangs such a mesh under its NODE */
   uint8_t* mask = calloc(sk->joint_count + 1, 1);
   skio_mesh* meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *meshes);
   if (!mask || !meshes) {
