@@ -1125,7 +1125,7 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
       snprintf(nm, sizeof nm, "%s", base);
       if (sk && skc_skeleton_find(sk, nm) >= 0) snprintf(nm, sizeof nm, "%.1000s_mesh", base);
       const int32_t pj = mesh->parent_joint;
-      float x[16], nx[16]; /* Collada (group) hangs none under a bone: Blender's importer drops a node under a JOINT */
+      float x[16], nx[16]; /* Collada (group): under a bone only without skins (Blender drops a node under a JOINT) */
       const int32_t in = mesh_space_joint(s, mesh, plain, !group, x, nx);
       const bool at_root = !mesh->skin && plain && pj >= 0 && sk && (uint32_t)pj < sk->joint_count && plain[pj] == 1;
       struct aiNode* up = in >= 0 ? jn[in] : at_root ? jn[pj] : root;
@@ -2283,7 +2283,12 @@ static int rigid_view(const skio_scene* s, skio_scene* v, bool* rigid, skc_err* 
     const int32_t pj = meshes[m].parent_joint;
     if (meshes[m].skin || pj < 0 || (uint32_t)pj >= sk->joint_count || mask[pj]) continue;
     meshes[m].inverse_bind = NULL, meshes[m].bound = NULL;
-    if (!(rc = skio_mesh_bind_rigid(s, &meshes[m], (uint32_t)pj, err))) meshes[m].parent_joint = -1, *rigid = true;
+    skc_err e = {0}; /* a singular rest: the mesh stays at the root, as before */
+    const int r = skio_mesh_bind_rigid(s, &meshes[m], (uint32_t)pj, &e);
+    if (r == SKC_OK)
+      meshes[m].parent_joint = -1, *rigid = true;
+    else if (r != SKC_SINGULAR_MATRIX)
+      rc = skc_fail(err, r, "%s", e.message);
   }
   free(mask);
   v->meshes = meshes;
