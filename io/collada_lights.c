@@ -9,7 +9,12 @@
  * Assimp has written the file, the k-th <light> element (Assimp writes aiScene.mLights in order) gets that technique
  * and, for a spot, the blend as its falloff exponent. Readers that know no "blender" profile skip the <extra>;
  * Assimp's reader takes the exponent back as an outer angle, which skinkit's reader does not use (scene_objects.c:
- * a Collada spot's cone is its falloff angle). */
+ * a Collada spot's cone is its falloff angle).
+ *
+ * And a material's two-sidedness (skio_collada_double_sided), which Assimp's writer leaves out: the k-th <effect>
+ * (Assimp writes one per aiMaterial, in order) of a double-sided material gets the <double_sided> element of the
+ * GOOGLEEARTH profile (SketchUp writes it; Assimp's reader takes it as AI_MATKEY_TWOSIDED) in an <extra> at the end of
+ * its <profile_COMMON>, where the schema allows one. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,12 +76,8 @@ static void put_ortho(skio_buf* b, const char* p, const char* end, const skio_co
   skio_buf_put(b, stop, (size_t)(end - stop));
 }
 
-/* xml[0, n) with each of the first count elements <tag ...>...</tag> passed through fix(b, element, element end, k)
- * (the rest as written; fewer elements than count: the missing ones skipped). */
-typedef void (*element_fix)(skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k);
-
-static int rewrite_elements(const char* xml, size_t n, const char* open, const char* close, uint32_t count,
-                            element_fix fix, const void* ctx, char** out, size_t* out_n) {
+int skio_collada_rewrite(const char* xml, size_t n, const char* open, const char* close, uint32_t count,
+                         skio_collada_fix fix, const void* ctx, char** out, size_t* out_n) {
   *out = NULL;
   *out_n = 0;
   skio_buf b = {0};
@@ -116,10 +117,26 @@ static void fix_light(skio_buf* b, const char* p, const char* end, const void* c
 
 int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_camera* cams, uint32_t count, char** out,
                                size_t* out_n) {
-  return rewrite_elements(xml, n, "<camera ", "</camera>", count, fix_camera, cams, out, out_n);
+  return skio_collada_rewrite(xml, n, "<camera ", "</camera>", count, fix_camera, cams, out, out_n);
 }
 
 int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_light* lights, uint32_t count, char** out,
                                 size_t* out_n) {
-  return rewrite_elements(xml, n, "<light ", "</light>", count, fix_light, lights, out, out_n);
+  return skio_collada_rewrite(xml, n, "<light ", "</light>", count, fix_light, lights, out, out_n);
+}
+
+static void fix_effect(skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k) {
+  const char* close = ((const bool*)ctx)[k] ? skio_text_find(p, end, "</profile_COMMON>") : NULL;
+  if (!close) {
+    skio_buf_put(b, p, (size_t)(end - p));
+    return;
+  }
+  skio_buf_put(b, p, (size_t)(close - p));
+  skio_buf_str(b, "<extra><technique profile=\"GOOGLEEARTH\"><double_sided>1</double_sided></technique></extra>");
+  skio_buf_put(b, close, (size_t)(end - close));
+}
+
+int skio_collada_double_sided(const char* xml, size_t n, const bool* two_sided, uint32_t count, char** out,
+                              size_t* out_n) {
+  return skio_collada_rewrite(xml, n, "<effect ", "</effect>", count, fix_effect, two_sided, out, out_n);
 }

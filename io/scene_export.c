@@ -1604,8 +1604,46 @@ static int ortho_views(const struct aiScene* sc, const float* ortho, char** xml,
   return rc;
 }
 
+/* Each material's two-sidedness put into Assimp's Collada text xml[0, *n) (replaced; skio_collada_double_sided: Assimp
+ * reads $mat.twosided on no writer's behalf). SKC_OUT_OF_MEMORY only. */
+static int double_sided_effects(const struct aiScene* sc, char** xml, size_t* n) {
+  bool* two = calloc(sc->mNumMaterials + 1, sizeof *two);
+  bool any = false;
+  if (!two) return SKC_OUT_OF_MEMORY;
+  for (unsigned k = 0; k < sc->mNumMaterials; ++k) {
+    int v = 0;
+    unsigned one = 1;
+    two[k] = aiGetMaterialIntegerArray(sc->mMaterials[k], AI_MATKEY_TWOSIDED, &v, &one) == aiReturn_SUCCESS && v;
+    any |= two[k];
+  }
+  char* with = NULL;
+  size_t with_n = 0;
+  const int rc = any ? skio_collada_double_sided(*xml, *n, two, sc->mNumMaterials, &with, &with_n) : SKC_OK;
+  free(two);
+  if (!rc && any) replace_text(xml, n, with, with_n);
+  return rc;
+}
+
+/* The meshes' colour sets with their alpha (skio_collada_color_alpha) in Assimp's Collada text xml[0, *n) (replaced).
+ * SKC_OUT_OF_MEMORY only. */
+static int color_alpha(const struct aiScene* sc, char** xml, size_t* n) {
+  bool any = false;
+  for (unsigned m = 0; m < sc->mNumMeshes && !any; ++m)
+    for (unsigned c = 0; c < AI_MAX_NUMBER_OF_COLOR_SETS && !any; ++c)
+      for (unsigned v = 0; sc->mMeshes[m]->mColors[c] && v < sc->mMeshes[m]->mNumVertices && !any; ++v)
+        any = sc->mMeshes[m]->mColors[c][v].a != 1.0f;
+  if (!any) return SKC_OK;
+  char* with = NULL;
+  size_t with_n = 0;
+  const int rc =
+      skio_collada_color_alpha(*xml, *n, (const struct aiMesh* const*)sc->mMeshes, sc->mNumMeshes, &with, &with_n);
+  if (!rc) replace_text(xml, n, with, with_n);
+  return rc;
+}
+
 /* Collada: Assimp writes to memory; the clip table is added (skio_collada_add_clips) when there are clips, the
- * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), the lights Blender's
+ * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), the double-sided materials
+ * their flag (double_sided_effects), the vertex colours their alpha (color_alpha), the lights Blender's
  * description and the orthographic cameras their view (collada_lights.c), then the file is written. */
 static int write_collada(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
                          const name_list* names, const skio_ai_objects* objs, skc_err* err) {
@@ -1641,6 +1679,8 @@ static int write_collada(const struct aiScene* sc, const char* path, const skio_
       xml_n = renamed_n;
     }
   }
+  if (!rc && (double_sided_effects(sc, &xml, &xml_n) || color_alpha(sc, &xml, &xml_n))) /* effect k: material k */
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) { /* without the placeholder material (collada_placeholder.c: Blender showed it) */
     size_t kept_n = 0;
     char* kept = skio_collada_drop_material(xml, xml_n, SKIO_PLACEHOLDER_MATERIAL, &kept_n, NULL);
@@ -1715,25 +1755,54 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
  * how many) with their animation (the aiAnimations' mMorphMeshChannels, which Assimp's writer ignores: it writes
  * nothing of them, so they need no hiding) and the Models Assimp wrote per material of one object merged into one
  * (fbx_merge.c: Blender showed one object per material; an object with blend shapes stays as it is). */
-static int binary_fbx_passes(const struct aiScene* sc, const void* data, size_t n, const skio_fbx_fix_options* fo,
-                             uint8_t** out, size_t* out_n, uint32_t* shapes, skc_err* err) {
+/* The names of the aiMeshes' FBX Geometries (NULL when memory is short; free with free_geometry_names): each
+ * aiMesh's own, but for a primitive of a glTF mesh with several ("Body-1") the glTF mesh's name: fbx_merge.c merges
+ * the parts into one Geometry under its first part's name, which Blender gives the mesh, and the mesh's custom
+ * properties (skio_scene.mesh_props) are keyed by the glTF mesh's name. aiMesh m is s->meshes[m]. */
+static char** geometry_names(const struct aiScene* sc, const skio_scene* s) {
+  char** names = calloc(sc->mNumMeshes + 1, sizeof *names);
+  for (unsigned m = 0; names && m < sc->mNumMeshes; ++m) {
+    const skio_mesh* sm = m < s->mesh_count ? &s->meshes[m] : NULL;
+    const int mesh =
+        s->gltf && sm && sm->gltf_mesh >= 0 ? skio_gltf_item(s->gltf, "meshes", (uint32_t)sm->gltf_mesh) : -1;
+    const int name = skio_json_len(s->gltf, skio_json_get(s->gltf, mesh, "primitives")) > 1
+                         ? skio_json_get(s->gltf, mesh, "name")
+                         : -1;
+    const char* own = sc->mMeshes[m] ? sc->mMeshes[m]->mName.data : "";
+    names[m] = skio_json_is(s->gltf, name, 3) ? skio_json_strdup(s->gltf, name) : dup_string(own);
+    if (!names[m]) {
+      while (m) free(names[--m]);
+      free(names);
+      return NULL;
+    }
+  }
+  return names;
+}
+
+static void free_geometry_names(char** names, unsigned n) {
+  for (unsigned m = 0; names && m < n; ++m) free(names[m]);
+  free(names);
+}
+
+static int binary_fbx_passes(const struct aiScene* sc, const skio_scene* s, const void* data, size_t n,
+                             const skio_fbx_fix_options* fo, uint8_t** out, size_t* out_n, uint32_t* shapes,
+                             skc_err* err) {
   uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
   size_t an = 0, bn = 0, cn = 0, dn = 0, en = 0;
   uint32_t nb = 0;
   bool ok = true;
   skio_fbx_bind* binds = fbx_binds(sc, &nb, &ok);
-  const char** names = malloc((sc->mNumMeshes + 1) * sizeof *names); /* the meshes' names for their Geometries */
-  for (unsigned m = 0; names && m < sc->mNumMeshes; ++m) names[m] = sc->mMeshes[m] ? sc->mMeshes[m]->mName.data : NULL;
+  char** names = geometry_names(sc, s);
   ok = ok && names;
   int rc =
       ok ? skio_fbx_fix_binary(data, n, fo, &a, &an, NULL, err) : skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) rc = skio_fbx_fix_clusters(a, an, binds, nb, &b, &bn, NULL, err);
   if (!rc) rc = skio_fbx_drop_material(b, bn, SKIO_PLACEHOLDER_MATERIAL, &c, &cn, NULL, err);
   if (!rc) rc = skio_fbx_add_blend_shapes(c, cn, sc, &d, &dn, shapes, err);
-  if (!rc) rc = skio_fbx_name_geometries(d, dn, names, sc->mNumMeshes, &e, &en, err);
+  if (!rc) rc = skio_fbx_name_geometries(d, dn, (const char* const*)names, sc->mNumMeshes, &e, &en, err);
   if (!rc) rc = skio_fbx_merge_parts(e, en, out, out_n, NULL, err);
   free(binds);
-  free(names);
+  free_geometry_names(names, sc->mNumMeshes);
   free(a);
   free(b);
   free(c);
@@ -1758,6 +1827,30 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
+/* The materials' custom properties followed by what Assimp's FBX writer leaves out of each material (the placeholder
+ * for meshes without one too), as Blender's FBX exporter writes them: EmissiveColor (Assimp writes only the legacy
+ * "Emissive", which neither Blender's importer nor Assimp's reads) and SpecularFactor 0.25 (Blender's default specular
+ * 0.5, glTF's fixed F0 of 0.04: the Phong template Assimp writes says 1.0, a specular of 2 in Blender). A new array of
+ * shallow copies (*count entries; free() it alone), NULL when memory is short. */
+static skio_user_prop* fbx_material_props(const skio_scene* s, uint32_t* count) {
+  const uint32_t n = s->material_prop_count;
+  skio_user_prop* p = malloc(((size_t)n + 2 * s->material_count + 1) * sizeof *p);
+  if (!p) return NULL;
+  if (n) memcpy(p, s->material_props, n * sizeof *p);
+  uint32_t k = n;
+  for (uint32_t i = 0; i <= s->material_count; ++i) {
+    const skio_material* m = i < s->material_count ? &s->materials[i] : NULL;
+    char* name = m ? m->name : (char*)SKIO_PLACEHOLDER_MATERIAL;
+    if (!name) continue;
+    p[k++] = (skio_user_prop){name, (char*)"SpecularFactor", SKIO_PROP_FBX_NUMBER, {0.25, 0.0, 0.0}, NULL};
+    if (m && (m->emissive[0] > 0.0f || m->emissive[1] > 0.0f || m->emissive[2] > 0.0f))
+      p[k++] = (skio_user_prop){
+          name, (char*)"EmissiveColor", SKIO_PROP_FBX_COLOR, {m->emissive[0], m->emissive[1], m->emissive[2]}, NULL};
+  }
+  *count = k;
+  return p;
+}
+
 static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
                      const skio_ai_objects* objs, const char* path, uint32_t* shapes, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
@@ -1783,18 +1876,22 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
   int rc;
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
-    rc = binary_fbx_passes(sc, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
+    rc = binary_fbx_passes(sc, s, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
+    uint32_t mat_count = 0;
+    skio_user_prop* mat_props = fbx_material_props(s, &mat_count);
+    if (!mat_props) rc = skc_fail(&fix_err, SKC_OUT_OF_MEMORY, "out of memory");
     for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
       static const char* const k_cls[3] = {"Model", "Material", "Geometry"};
-      const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? s->material_props : s->mesh_props;
-      const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? s->material_prop_count : s->mesh_prop_count;
+      const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? mat_props : s->mesh_props;
+      const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? mat_count : s->mesh_prop_count;
       uint8_t* with = NULL;
       size_t with_n = 0;
       if (!count) continue;
       rc = skio_fbx_add_user_props(fixed, fixed_n, k_cls[m], props, count, &with, &with_n, NULL, &fix_err);
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
+    free(mat_props);
     if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
       uint8_t* with = NULL;
       size_t with_n = 0;

@@ -482,8 +482,52 @@ static void drop_made_up_materials(skio_scene* s) {
   free(to);
 }
 
+/* Whether the FBX file's ReflectionFactor is its materials' metallic factor: Blender's FBX exporter writes the
+ * metallic value there (export_fbx_bin.py, and its importer reads it back so), and skinkit's FBX writer does the same
+ * through Assimp's (skio_ai_materials). Maya and 3ds Max write a Phong reflection there, which is no metal. */
+static bool reflection_is_metallic(const struct aiScene* ai) {
+  const struct aiMetadata* md = ai->mMetaData;
+  bool fbx = false, writer = false;
+  for (unsigned i = 0; md && md->mKeys && md->mValues && i < md->mNumProperties; ++i) {
+    const struct aiMetadataEntry* e = &md->mValues[i];
+    if (e->mType != AI_AISTRING || !e->mData) continue;
+    const char* v = ((const struct aiString*)e->mData)->data;
+    if (!strcmp(md->mKeys[i].data, "SourceAsset_Format")) fbx = !strcmp(v, "Autodesk FBX Importer");
+    if (!strcmp(md->mKeys[i].data, "SourceAsset_Generator"))
+      writer = !strncmp(v, "Blender", 7) || !strncmp(v, "Open Asset Import Library", 25);
+  }
+  return fbx && writer;
+}
+
+/* Whether m's reflection colour is its diffuse colour: what Blender's FBX exporter and skinkit's writer put there
+ * beside a metallic ReflectionFactor. Another Assimp-written FBX (an OBJ converted by Assimp's tool: a Phong
+ * material whose ReflectionFactor is the template's 1.0 and whose ReflectionColor is black) is no metal. */
+static bool reflection_is_diffuse(const struct aiMaterial* m) {
+  struct aiColor4D r, d;
+  return aiGetMaterialColor(m, AI_MATKEY_COLOR_REFLECTIVE, &r) == aiReturn_SUCCESS &&
+         aiGetMaterialColor(m, AI_MATKEY_COLOR_DIFFUSE, &d) == aiReturn_SUCCESS && r.r == d.r && r.g == d.g &&
+         r.b == d.b;
+}
+
+/* Metallic and roughness of material m into o: the glTF factors when present, else a legacy material's 0 and 1; a
+ * Blender- or skinkit-written FBX's ReflectionFactor as metallic (reflection_is_metallic, reflection_is_diffuse).
+ * Assimp's FBX reader turns the Shininess exponent into roughness by Blender's rule (1 - sqrt(s) / 10); skinkit's
+ * writer stores roughness 1 as a tiny exponent (Assimp writes none at 0), read back here as 1. */
+static void read_factors(const struct aiMaterial* m, bool pbr, bool metal_reflection, skio_material* o) {
+  float f = 0.0f;
+  o->metallic = 0.0f;
+  if (get_floats(m, AI_MATKEY_METALLIC_FACTOR, &f, 1) && isfinite(f))
+    o->metallic = clamp01(f);
+  else if (pbr)
+    o->metallic = 1.0f;
+  else if (metal_reflection && reflection_is_diffuse(m) && get_floats(m, AI_MATKEY_REFLECTIVITY, &f, 1) && isfinite(f))
+    o->metallic = clamp01(f);
+  if (get_floats(m, AI_MATKEY_ROUGHNESS_FACTOR, &f, 1) && isfinite(f)) o->roughness = f > 0.99998f ? 1.0f : clamp01(f);
+}
+
 int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const char* path, skc_err* err) {
   if (!s || !ai) return SKC_OK;
+  const bool metal_reflection = reflection_is_metallic(ai);
   char* dir = dir_of(path ? path : "");
   if (!dir) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   uint32_t cap = 0;
@@ -532,11 +576,8 @@ int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const cha
         rc = SKC_OUT_OF_MEMORY;
         goto done;
       }
+      read_factors(m, pbr, metal_reflection, o);
       float f = 0.0f;
-      o->metallic = 0.0f;
-      if (get_floats(m, AI_MATKEY_METALLIC_FACTOR, &f, 1) && isfinite(f)) o->metallic = clamp01(f);
-      else if (pbr) o->metallic = 1.0f;
-      if (get_floats(m, AI_MATKEY_ROUGHNESS_FACTOR, &f, 1) && isfinite(f)) o->roughness = clamp01(f);
       if (aiGetMaterialColor(m, AI_MATKEY_COLOR_EMISSIVE, &c) == aiReturn_SUCCESS) {
         o->emissive[0] = isfinite(c.r) ? clamp01(c.r) : 0.0f;
         o->emissive[1] = isfinite(c.g) ? clamp01(c.g) : 0.0f;
@@ -820,11 +861,69 @@ void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* not
   free(out_dir);
 }
 
+/* Metallic and roughness the way Blender's FBX exporter writes them and its importer (and Assimp's) reads them back:
+ * ReflectionFactor = metallic (with the base colour as ReflectionColor), Shininess = ((1 - roughness) * 10)^2. Assimp
+ * writes a Phong material, with the shininess, only for a shininess above 0: roughness 1 gets 1e-8 (read back as 1:
+ * read_factors). Binary FBX only: a Phong material needs the SpecularFactor the binary writer's pass adds
+ * (scene_export.c fbx_material_props; Assimp's Phong template says 1.0, Blender's specular 2), so ASCII FBX keeps
+ * Lambert materials and names the roughness as not written. */
+static void fbx_factors(prop_list* l, const skio_material* m, bool binary) {
+  const float rough = isfinite(m->roughness) ? clamp01(m->roughness) : 1.0f;
+  const float metal = isfinite(m->metallic) ? clamp01(m->metallic) : 0.0f;
+  float shininess = (1.0f - rough) * 10.0f;
+  shininess = shininess > 1e-4f ? shininess * shininess : 1e-8f;
+  if (binary) prop_floats(l, "$mat.shininess", &shininess, 1); /* Phong: its SpecularFactor is fbx_material_props' */
+  prop_floats(l, "$mat.reflectivity", &metal, 1);
+  prop_floats(l, "$clr.reflective", m->base_color, 3);
+}
+
+typedef struct material_notes { /* what was named already */
+  bool pbr, mr, occ, two, alpha, uv;
+} material_notes;
+
+/* One clause in note for the first material with each thing the format cannot hold (seen: named already). */
+static void note_unwritable(const skio_material* m, bool collada, bool binary, bool gltf, material_notes* seen,
+                            char* note, size_t note_size) {
+  if (collada && !seen->pbr && (m->metallic != 0.0f || m->roughness != 1.0f)) {
+    seen->pbr = true;
+    note_cat(note, note_size, "Collada has no metallic/roughness factors: not written, material", m->name);
+  }
+  if (!collada && !binary && !seen->pbr && m->roughness != 1.0f) {
+    seen->pbr = true;
+    note_cat(note, note_size, "ASCII FBX has no roughness factor: not written, material", m->name);
+  }
+  if (!seen->mr && m->metallic_roughness_tex.image >= 0) {
+    seen->mr = true;
+    note_cat(note, note_size, "metallic-roughness texture not written, material", m->name);
+  }
+  if (!seen->occ && m->occlusion_tex.image >= 0) {
+    seen->occ = true;
+    note_cat(note, note_size, "occlusion texture not written, material", m->name);
+  }
+  /* Collada: GOOGLEEARTH's <double_sided> (scene_export.c). FBX: named when a glTF said it (Blender's materials, which
+   * cull no back faces by default, would name it on every export) */
+  if (!collada && gltf && !seen->two && m->double_sided) {
+    seen->two = true;
+    note_cat(note, note_size, "FBX has no double-sided flag: not written, material", m->name);
+  }
+  const bool other_uv = (m->base_color_tex.image >= 0 && m->base_color_tex.uv) ||
+                        (m->normal_tex.image >= 0 && m->normal_tex.uv) ||
+                        (m->emissive_tex.image >= 0 && m->emissive_tex.uv);
+  if (!collada && !seen->uv && other_uv) { /* Assimp's FBX writer names no UV set on a texture: readers take set 0 */
+    seen->uv = true;
+    note_cat(note, note_size, "FBX textures are written on the first UV set: another set's lost, material", m->name);
+  }
+  if (!seen->alpha && m->alpha_mode == SKIO_ALPHA_MASK) {
+    seen->alpha = true;
+    note_cat(note, note_size, "alpha mask cutoff not written, material", m->name);
+  }
+}
+
 int skio_ai_materials(const skio_scene* s, const char* format_id, const char* out_path, bool overwrite,
                       struct aiMaterial*** out, unsigned* count, uint32_t* none_index, skio_staged_files* staged,
                       char* note, size_t note_size, skc_err* err) {
   const bool collada = format_id && !strcmp(format_id, "collada");
-  const char* fmt = collada ? "Collada" : "FBX";
+  const bool binary = format_id && !strcmp(format_id, "fbx");
   const uint32_t M = s->material_count;
   bool need_default = M == 0;
   for (uint32_t k = 0; k < s->mesh_count; ++k) need_default |= s->meshes[k].material >= M;
@@ -841,7 +940,7 @@ int skio_ai_materials(const skio_scene* s, const char* format_id, const char* ou
     goto done;
   }
   if (strrchr(stem, '.')) *strrchr(stem, '.') = 0;
-  bool noted_pbr = false, noted_mr = false, noted_occ = false, noted_alpha = false;
+  material_notes seen = {0};
   for (unsigned i = 0; i < total; ++i) {
     prop_list l = {0};
     if (i == M) { /* default material for meshes without one */
@@ -855,6 +954,7 @@ int skio_ai_materials(const skio_scene* s, const char* format_id, const char* ou
       prop_floats(&l, "$mat.opacity", &m->base_color[3], 1);
       int two = m->double_sided ? 1 : 0;
       prop_add(&l, "$mat.twosided", 0, 0, aiPTI_Integer, &two, sizeof two);
+      if (!collada) fbx_factors(&l, m, binary);
       const skio_texref* refs[3] = {&m->base_color_tex, &m->normal_tex, &m->emissive_tex};
       const enum aiTextureType types[3] = {aiTextureType_DIFFUSE, aiTextureType_NORMALS, aiTextureType_EMISSIVE};
       for (int t = 0; t < 3; ++t) {
@@ -869,24 +969,7 @@ int skio_ai_materials(const skio_scene* s, const char* format_id, const char* ou
         int uv = (int)refs[t]->uv;
         prop_add(&l, "$tex.uvwsrc", types[t], 0, aiPTI_Integer, &uv, sizeof uv);
       }
-      if (!noted_pbr && (m->metallic != 0.0f || m->roughness != 1.0f)) {
-        noted_pbr = true;
-        char what[80];
-        snprintf(what, sizeof what, "%s has no metallic/roughness factors: not written, material", fmt);
-        note_cat(note, note_size, what, m->name);
-      }
-      if (!noted_mr && m->metallic_roughness_tex.image >= 0) {
-        noted_mr = true;
-        note_cat(note, note_size, "metallic-roughness texture not written, material", m->name);
-      }
-      if (!noted_occ && m->occlusion_tex.image >= 0) {
-        noted_occ = true;
-        note_cat(note, note_size, "occlusion texture not written, material", m->name);
-      }
-      if (!noted_alpha && m->alpha_mode == SKIO_ALPHA_MASK) {
-        noted_alpha = true;
-        note_cat(note, note_size, "alpha mask cutoff not written, material", m->name);
-      }
+      note_unwritable(m, collada, binary, s->gltf != NULL, &seen, note, note_size);
     }
     if (!(mats[i] = make_material(&l))) {
       rc = SKC_OUT_OF_MEMORY;

@@ -112,6 +112,28 @@ typedef struct skio_collada_light {
  * NUL-terminated (*out_n bytes before the NUL). SKC_OUT_OF_MEMORY is the only failure. */
 int skio_collada_blender_lights(const char* xml, size_t n, const skio_collada_light* lights, uint32_t count, char** out,
                                 size_t* out_n);
+/* xml[0, n) written by Assimp's Collada writer with each of its first `count` <effect> elements (one per aiMaterial, in
+ * order) whose two_sided[k] is set given GOOGLEEARTH's <double_sided>1</double_sided> (collada_lights.c). *out
+ * malloc'd and NUL-terminated (*out_n bytes before the NUL). SKC_OUT_OF_MEMORY is the only failure. */
+int skio_collada_double_sided(const char* xml, size_t n, const bool* two_sided, uint32_t count, char** out,
+                              size_t* out_n);
+/* xml[0, n) with each of the first count elements <open ...>...</close> (open: "<light ", close: "</light>") passed
+ * through fix(b, element, element end with its close tag, ctx, k), the rest copied as written (fewer elements than
+ * count: the missing ones skipped). *out malloc'd and NUL-terminated (*out_n bytes before the NUL); SKC_OUT_OF_MEMORY
+ * is the only failure. For the passes over Assimp's Collada output (collada_lights.c, collada_colors.c). */
+struct skio_buf;
+typedef void (*skio_collada_fix)(struct skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k);
+int skio_collada_rewrite(const char* xml, size_t n, const char* open, const char* close, uint32_t count,
+                         skio_collada_fix fix, const void* ctx, char** out, size_t* out_n);
+
+/* xml[0, n) written by Assimp's Collada writer with the vertex colours of the k-th <geometry> (aiMesh k: meshes[k],
+ * count of them) given their alpha: Assimp writes R G B only (ColladaExporter::WriteFloatArray). A colour set whose
+ * alpha is 1 everywhere stays as written; the others become R G B A sources (collada_colors.c). *out malloc'd and
+ * NUL-terminated; SKC_OUT_OF_MEMORY is the only failure. */
+struct aiMesh;
+int skio_collada_color_alpha(const char* xml, size_t n, const struct aiMesh* const* meshes, uint32_t count, char** out,
+                             size_t* out_n);
+
 /* A camera's orthographic view (collada_lights.c): half width and height, clip planes; xmag 0: perspective. */
 typedef struct skio_collada_camera {
   float xmag, ymag, znear, zfar;

@@ -1016,6 +1016,44 @@ def material_props(cli, work):
                                                                  abs(g - value) < 1e-6), "%r vs %r" % (g, value))
 
 
+def material_factors(cli, work):
+    """tests/data/material_factors.fbx / .glb (Blender 3.4: a leg with "Brass", metallic 0.8, roughness 0.3, emission,
+    and "Rubber", metallic 0, roughness 1, on halves of its faces; the mesh's lod_group 2): the .fbx converted to .glb,
+    Blender's glTF importer shows the metallic, roughness and emission its FBX importer shows on the source (before:
+    metallic 0: Blender writes it as ReflectionFactor); the .glb to .fbx, Blender's FBX importer shows what its glTF
+    importer shows on the source, specular too (before: metallic 0, roughness 0.553, no emission, specular 2.0), and
+    the mesh keeps its name and property (before: "Cylinder-0", without lod_group: the glTF mesh's two primitives)."""
+    def seen():
+        out = {}
+        for m in bpy.data.materials:
+            bsdf = m.node_tree.nodes.get("Principled BSDF") if m.use_nodes else None
+            if bsdf is None:
+                continue
+            i = bsdf.inputs
+            strength = i["Emission Strength"].default_value
+            out[m.name] = [i["Metallic"].default_value, i["Roughness"].default_value, i["Specular"].default_value] + \
+                [c * strength for c in i["Emission"].default_value[:3]]
+        meshes = {me.name: {k: me[k] for k in me.keys() if not k.startswith("_")} for me in bpy.data.meshes}
+        return out, meshes
+
+    for src, out, label in (("material_factors.fbx", "material_factors.glb", "material_factors.fbx -> .glb"),
+                            ("material_factors.glb", "material_factors_g.fbx", "material_factors.glb -> .fbx")):
+        reset()
+        dict(IMPORTERS)[os.path.splitext(src)[1][1:]](os.path.join(HERE, "..", "data", src))
+        want, want_meshes = seen()
+        check("%s: Blender's importer shows Brass and Rubber" % src, sorted(want) == ["Brass", "Rubber"] and
+              want["Brass"][0] > 0.7, str(want))
+        if not converted(cli, os.path.join(HERE, "..", "data", src), os.path.join(work, out), label):
+            continue
+        got, got_meshes = seen()
+        for name, values in sorted(want.items()):
+            g = got.get(name)
+            check("%s: %s metallic, roughness, specular, emission" % (label, name), g is not None and
+                  all(abs(a - b) < 1e-3 for a, b in zip(g, values)), "%r vs %r" % (g, values))
+        check("%s: the mesh's name and custom properties" % label, got_meshes == want_meshes,
+              "%r vs %r" % (got_meshes, want_meshes))
+
+
 def lenses(cli, work):
     """tests/data/scene_objects.fbx converted to .dae: Blender's Collada importer gives the cameras (angle or
     orthographic scale, clip planes) and the lights (type, energy, colour, spot size and blend) its FBX importer gives the source, at
@@ -1146,6 +1184,7 @@ def main(argv):
     shape_key_clips(cli, work)
     custom_props(cli, work)
     material_props(cli, work)
+    material_factors(cli, work)
     lenses(cli, work)
     corpus(cli, work)
     print("%d passed, %d failed" % (passed, failed))

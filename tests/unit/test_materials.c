@@ -111,6 +111,37 @@ START_TEST(blender_fbx_and_dae_materials_are_read) {
 }
 END_TEST
 
+/* tests/data/material_factors.fbx (make_material_factors.py): Blender's FBX exporter writes metallic as
+ * ReflectionFactor, which Maya's and 3ds Max's Phong materials use for a reflection: read as metallic for files
+ * Blender (or skinkit, through Assimp) wrote, whose ReflectionColor is the diffuse colour. Roughness comes from
+ * Assimp's reading of the Shininess exponent. */
+START_TEST(blender_fbx_metallic_is_read) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/material_factors.fbx"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  const skio_material* brass = find_material(s, "Brass");
+  const skio_material* rubber = find_material(s, "Rubber");
+  ck_assert_msg(brass && rubber, "%u materials", s->material_count);
+  ck_assert_float_eq_tol(brass->metallic, 0.8f, 1e-6f);
+  ck_assert_float_eq_tol(brass->roughness, 0.3f, 1e-5f);
+  const float emit[3] = {0.5f, 0.25f, 0.1f};
+  for (int c = 0; c < 3; ++c) ck_assert_float_eq_tol(brass->emissive[c], emit[c], 1e-6f);
+  ck_assert_float_eq(rubber->metallic, 0.0f);
+  ck_assert_float_eq(rubber->roughness, 1.0f);
+  skio_scene_destroy(s);
+  /* Assimp's own tool wrote this one (make_assimp_phong.sh): a Phong material with the template's ReflectionFactor
+   * 1.0 and a black ReflectionColor is no metal (read as metallic 1 before the reflection colour was checked) */
+  ck_assert_msg(skio_scene_import(data_path("tests/unskinned/assimp_phong.fbx"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  const skio_material* shiny = find_material(s, "Shiny");
+  ck_assert_ptr_nonnull(shiny);
+  ck_assert_float_eq(shiny->metallic, 0.0f);
+  ck_assert_float_eq_tol(shiny->base_color[0], 0.6f, 1e-6f);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* The written glTF against the scene: materials in order with their factors, one texture per image, image bytes
  * (bufferView) or URI, every primitive's material. */
 static void check_gltf(const skio_scene* s, const char* path, bool expect_uri) {
@@ -588,7 +619,7 @@ static sk_scene* hand_built_scene(void) {
                         1,        (int32_t)img,    -1,     -1,           -1,   -1};
   ck_assert_int_eq(sk_scene_add_material(sc, &m, &skin, NULL), SK_OK);
   sk_material_desc p = {
-      sizeof p, SK_ALPHA_MASK, "Paint", {0.8f, 0.2f, 0.1f, 1}, 0, 0.5f, {0.1f, 0, 0}, 0.4f, 1, 1, -1, -1, -1, -1, -1};
+      sizeof p, SK_ALPHA_MASK, "Paint", {0.8f, 0.2f, 0.1f, 1}, 0, 1.0f, {0.1f, 0, 0}, 0.4f, 1, 1, -1, -1, -1, -1, -1};
   ck_assert_int_eq(sk_scene_add_material(sc, &p, &paint, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, skin, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 1, paint, NULL), SK_OK);
@@ -623,6 +654,15 @@ START_TEST(hand_built_materials_reach_every_writer) {
       ck_assert_float_eq_tol(paint->alpha_cutoff, 0.4f, 1e-6f);
       ck_assert(paint->double_sided && !skin->double_sided);
       ck_assert_float_eq_tol(paint->emissive[0], 0.1f, 1e-6f);
+    }
+    if (i == 2) ck_assert(paint->double_sided && !skin->double_sided); /* GOOGLEEARTH's <double_sided> */
+    if (i == 3) { /* FBX the way Blender writes it: ReflectionFactor, Shininess ((1 - r) * 10)^2, EmissiveColor */
+      ck_assert_float_eq_tol(skin->metallic, 0.3f, 1e-6f);
+      ck_assert_float_eq_tol(skin->roughness, 0.6f, 1e-5f);
+      ck_assert_float_eq(paint->metallic, 0.0f);
+      ck_assert_float_eq(paint->roughness, 1.0f); /* written as a tiny exponent: Assimp writes none at 0 */
+      ck_assert_float_eq_tol(paint->emissive[0], 0.1f, 1e-6f);
+      ck_assert_float_eq(skin->emissive[0], 0.0f);
     }
     ck_assert_uint_eq(back->mesh_count, 2);
     for (uint32_t k = 0; k < 2; ++k) { /* the mesh with triangle (0, 1, 2) on Skin, the other on Paint */
@@ -674,6 +714,7 @@ static Suite* suite(void) {
   TCase* tc = tcase_create("materials");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, blender_fbx_and_dae_materials_are_read);
+  tcase_add_test(tc, blender_fbx_metallic_is_read);
   tcase_add_test(tc, gltf_writer_keeps_materials_textures_and_images);
   tcase_add_test(tc, collada_and_fbx_writers_keep_materials);
   tcase_add_test(tc, image_named_like_the_output);

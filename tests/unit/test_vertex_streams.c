@@ -146,6 +146,29 @@ START_TEST(abi_mesh_desc_carries_the_streams) {
   ck_assert(memcmp(got, uv1, sizeof uv1) == 0);
   ck_assert_uint_eq(sk_scene_mesh_colors(scene, 0, got, 12), 12);
   ck_assert(memcmp(got, col, sizeof col) == 0);
+  /* every writer keeps the alpha (.dae since session 56: Assimp's Collada writer writes R G B, collada_colors.c) */
+  static const char* const exts[] = {"dae", "fbx", "glb"};
+  char dir[] = "/tmp/skinkit_alpha_XXXXXX", path[512];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  for (int e = 0; e < 3; ++e) {
+    snprintf(path, sizeof path, "%s/tri.%s", dir, exts[e]);
+    sk_save_options so = {.size = sizeof so, .overwrite = 1};
+    ck_assert_msg(sk_scene_save(scene, path, &so, &err) == SK_OK, "%s: %s", exts[e], err.message);
+    sk_scene* back = NULL;
+    ck_assert_msg(sk_scene_load(path, NULL, &back, &err) == SK_OK, "%s: %s", exts[e], err.message);
+    ck_assert_uint_eq(sk_scene_mesh_colors(back, 0, got, 12), 12);
+    for (int v = 0; v < 3; ++v) /* the same three corners, in any order */
+      ck_assert_msg(fabsf(got[v * 4 + 3] - col[v * 4 + 3]) < 1e-6f ||
+                        fabsf(got[v * 4 + 3] - col[((v + 1) % 3) * 4 + 3]) < 1e-6f ||
+                        fabsf(got[v * 4 + 3] - col[((v + 2) % 3) * 4 + 3]) < 1e-6f,
+                    "%s: alpha %g of vertex %d", exts[e], got[v * 4 + 3], v);
+    float sum = 0.0f;
+    for (int v = 0; v < 3; ++v) sum += got[v * 4 + 3];
+    ck_assert_msg(fabsf(sum - 1.75f) < 1e-5f, "%s: alphas add up to %g, not 1.75", exts[e], sum);
+    sk_scene_destroy(back);
+  }
+  snprintf(path, sizeof path, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(path), 0);
   d.size = (uint32_t)offsetof(sk_mesh_desc, uv1); /* a caller built against ABI 1.8: its struct ends there */
   ck_assert_int_eq(sk_scene_add_mesh(scene, &d, NULL, &err), SK_OK);
   ck_assert_uint_eq(sk_scene_mesh_uv1(scene, 1, NULL, 0), 0);
