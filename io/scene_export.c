@@ -1827,25 +1827,24 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
-/* The materials' custom properties followed by what Assimp's FBX writer leaves out of each material (the placeholder
- * for meshes without one too), as Blender's FBX exporter writes them: EmissiveColor (Assimp writes only the legacy
- * "Emissive", which neither Blender's importer nor Assimp's reads) and SpecularFactor 0.25 (Blender's default specular
- * 0.5, glTF's fixed F0 of 0.04: the Phong template Assimp writes says 1.0, a specular of 2 in Blender). A new array of
- * shallow copies (*count entries; free() it alone), NULL when memory is short. */
+/* The materials' custom properties followed by what Assimp's FBX writer leaves out of each material, as Blender's FBX
+ * exporter writes them: EmissiveColor (Assimp writes only the legacy "Emissive", which neither Blender's importer nor
+ * Assimp's reads) and SpecularFactor 0.25 (Blender's default specular 0.5, glTF's fixed F0 of 0.04: the Phong template
+ * Assimp writes says 1.0, a specular of 2 in Blender). The placeholder material is gone by then (binary_fbx_passes).
+ * A new array of shallow copies (*count entries; free() it alone), NULL when memory is short. */
 static skio_user_prop* fbx_material_props(const skio_scene* s, uint32_t* count) {
   const uint32_t n = s->material_prop_count;
   skio_user_prop* p = malloc(((size_t)n + 2 * s->material_count + 1) * sizeof *p);
   if (!p) return NULL;
   if (n) memcpy(p, s->material_props, n * sizeof *p);
   uint32_t k = n;
-  for (uint32_t i = 0; i <= s->material_count; ++i) {
-    const skio_material* m = i < s->material_count ? &s->materials[i] : NULL;
-    char* name = m ? m->name : (char*)SKIO_PLACEHOLDER_MATERIAL;
-    if (!name) continue;
-    p[k++] = (skio_user_prop){name, (char*)"SpecularFactor", SKIO_PROP_FBX_NUMBER, {0.25, 0.0, 0.0}, NULL};
-    if (m && (m->emissive[0] > 0.0f || m->emissive[1] > 0.0f || m->emissive[2] > 0.0f))
+  for (uint32_t i = 0; i < s->material_count; ++i) {
+    const skio_material* m = &s->materials[i];
+    if (!m->name) continue;
+    p[k++] = (skio_user_prop){m->name, (char*)"SpecularFactor", SKIO_PROP_FBX_NUMBER, {0.25, 0.0, 0.0}, NULL};
+    if (m->emissive[0] > 0.0f || m->emissive[1] > 0.0f || m->emissive[2] > 0.0f)
       p[k++] = (skio_user_prop){
-          name, (char*)"EmissiveColor", SKIO_PROP_FBX_COLOR, {m->emissive[0], m->emissive[1], m->emissive[2]}, NULL};
+          m->name, (char*)"EmissiveColor", SKIO_PROP_FBX_COLOR, {m->emissive[0], m->emissive[1], m->emissive[2]}, NULL};
   }
   *count = k;
   return p;
