@@ -2342,6 +2342,10 @@ def test_export_assimp_materials_dae_fbx():
         close(back.reshape(8, 8, 4), px, 1e-3, "%s: the image's pixels" % fmt)
         close(_base_color(bpy.data.materials["Red"])[0][:3], (1.0, 0.0, 0.0), 1e-3, "%s: Red's colour" % fmt)
         skin = bpy.data.materials["Skin"]
+        if fmt == "FBX":  # written the way Blender's FBX exporter writes them (session 56): ReflectionFactor, Shininess
+            close([_bsdf(skin).inputs["Metallic"].default_value, _bsdf(skin).inputs["Roughness"].default_value,
+                   _bsdf(skin).inputs["Specular"].default_value], [0.3, 0.6, 0.5], 1e-3,
+                  "FBX: Skin's metallic, roughness, specular")
         NOTES.append("%s read by Blender: %d mesh objects; Skin metallic %.3g roughness %.3g viewport colour %s, "
                      "Red blend %s" % (fmt, len(objs), _bsdf(skin).inputs["Metallic"].default_value,
                                        _bsdf(skin).inputs["Roughness"].default_value,
