@@ -1850,6 +1850,28 @@ static skio_user_prop* fbx_material_props(const skio_scene* s, uint32_t* count) 
   return p;
 }
 
+/* The binary FBX fixed[0, *n) (replaced) with the UV set of every material texture on a set past the first
+ * (skio_fbx_set_uvsets; unchanged when there is none). */
+static int fbx_uvsets(const skio_scene* s, uint8_t** fixed, size_t* n, skc_err* err) {
+  skio_fbx_texuv* list = calloc(3 * (size_t)s->material_count + 1, sizeof *list);
+  if (!list) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < s->material_count; ++i) {
+    const skio_material* m = &s->materials[i];
+    const skio_texref* refs[3] = {&m->base_color_tex, &m->normal_tex, &m->emissive_tex};
+    static const char* const slots[3] = {"DiffuseColor", "NormalMap", "EmissiveColor"}; /* Assimp's property names */
+    for (int t = 0; t < 3; ++t)
+      if (m->name && refs[t]->image >= 0 && refs[t]->uv > 0)
+        list[count++] = (skio_fbx_texuv){m->name, slots[t], refs[t]->uv};
+  }
+  uint8_t* with = NULL;
+  size_t with_n = 0;
+  const int rc = count ? skio_fbx_set_uvsets(*fixed, *n, list, count, &with, &with_n, err) : SKC_OK;
+  free(list);
+  if (!rc && count) free(*fixed), *fixed = with, *n = with_n;
+  return rc;
+}
+
 static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
                      const skio_ai_objects* objs, const char* path, uint32_t* shapes, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
@@ -1891,6 +1913,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
     free(mat_props);
+    if (!rc) rc = fbx_uvsets(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_uvsets.c */
     if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
       uint8_t* with = NULL;
       size_t with_n = 0;

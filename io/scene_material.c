@@ -909,9 +909,9 @@ static void note_unwritable(const skio_material* m, bool collada, bool binary, b
   const bool other_uv = (m->base_color_tex.image >= 0 && m->base_color_tex.uv) ||
                         (m->normal_tex.image >= 0 && m->normal_tex.uv) ||
                         (m->emissive_tex.image >= 0 && m->emissive_tex.uv);
-  if (!collada && !seen->uv && other_uv) { /* Assimp's FBX writer names no UV set on a texture: readers take set 0 */
+  if (!collada && !binary && !seen->uv && other_uv) { /* binary FBX: the UVSet pass (scene_export.c fbx_uvsets) */
     seen->uv = true;
-    note_cat(note, note_size, "FBX textures are written on the first UV set: another set's lost, material", m->name);
+    note_cat(note, note_size, "ASCII FBX textures read the first UV set: another set's lost, material", m->name);
   }
   if (!seen->alpha && m->alpha_mode == SKIO_ALPHA_MASK) {
     seen->alpha = true;

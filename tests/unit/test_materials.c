@@ -322,6 +322,47 @@ START_TEST(collada_and_fbx_writers_keep_materials) {
 }
 END_TEST
 
+static void rm_dir(const char* dir);
+
+/* A base colour texture on the second UV set (tests/data/colored_leg.fbx has "UVMap" and "Lightmap") written as binary
+ * FBX reads that set back: the Texture's UVSet names the layer (fbx_uvsets.c). Assimp's writer names neither, so it
+ * came back on set 0 (also in Maya, Unity and Unreal, whose FBX SDK resolves UVSet by name). */
+START_TEST(fbx_texture_keeps_its_uv_set) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/colored_leg.fbx"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  ck_assert_ptr_nonnull(s->meshes[0].uv1);
+  size_t n = 0;
+  unsigned char* png = slurp(data_path("tests/data/textured_rig_albedo.png"), &n);
+  uint32_t img = 0, mat = 0;
+  ck_assert_int_eq(skio_scene_add_image(s, "albedo.png", png, n, &img, &err), SKC_OK);
+  free(png);
+  skio_material m;
+  skio_material_init(&m);
+  m.name = "Baked";
+  m.base_color_tex.image = (int32_t)img;
+  m.base_color_tex.uv = 1;
+  ck_assert_int_eq(skio_scene_add_material(s, &m, &mat, &err), SKC_OK);
+  ck_assert_int_eq(skio_mesh_set_material(s, 0, mat, &err), SKC_OK);
+  char dir[] = "/tmp/skt_uvset_XXXXXX", path[256];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/leg.fbx", dir);
+  skio_export_options o = {0};
+  o.keep_all = true;
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
+  skio_scene* back = NULL;
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  const skio_material* b = find_material(back, "Baked");
+  ck_assert_ptr_nonnull(b);
+  assert_image_is(back, b->base_color_tex.image, "tests/data/textured_rig_albedo.png");
+  ck_assert_uint_eq(b->base_color_tex.uv, 1);
+  skio_scene_destroy(back);
+  skio_scene_destroy(s);
+  rm_dir(dir);
+}
+END_TEST
+
 /* Removes every file of dir, then dir. */
 static void rm_dir(const char* dir) {
   DIR* dd = opendir(dir);
@@ -718,6 +759,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, gltf_writer_keeps_materials_textures_and_images);
   tcase_add_test(tc, collada_and_fbx_writers_keep_materials);
   tcase_add_test(tc, image_named_like_the_output);
+  tcase_add_test(tc, fbx_texture_keeps_its_uv_set);
   tcase_add_test(tc, gltf_reader_fills_material_tables);
   tcase_add_test(tc, gltf_reader_material_hostile);
   tcase_add_test(tc, corpus_gltf_materials_kept);
