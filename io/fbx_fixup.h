@@ -119,19 +119,19 @@ int skio_fbx_add_user_props(const uint8_t* in, size_t n, const char* cls, const 
  * one is left alone. *out malloc'd (*out_n bytes). SKC_FORMAT when the file does not parse. */
 int skio_fbx_name_geometries(const uint8_t* in, size_t n, const char* const* names, uint32_t count, uint8_t** out,
                              size_t* out_n, skc_err* err);
-/* A material's texture slot on a UV set past the first: the Material's name, the property Assimp's writer connects
- * the texture to ("DiffuseColor", "NormalMap", "EmissiveColor"), the set. */
-typedef struct skio_fbx_texuv {
-  const char* material;
-  const char* slot;
-  uint32_t uv;
-} skio_fbx_texuv;
-/* fbx_uvsets.c: binary FBX in[0, n) written by Assimp's writer with every unnamed LayerElementUV k named as Blender
- * names UV map k ("UVMap", "UVMap.001", ...) and each texture list[k] names given a UVSet property naming its set
- * (the FBX SDK and Assimp's reader find a texture's set by that name). *out malloc'd (*out_n bytes). SKC_FORMAT when
- * the file does not parse. */
-int skio_fbx_set_uvsets(const uint8_t* in, size_t n, const skio_fbx_texuv* list, uint32_t count, uint8_t** out,
-                        size_t* out_n, skc_err* err);
+/* What Assimp's FBX writer leaves out of a material: its emissive colour and the UV set of its DiffuseColor,
+ * NormalMap and EmissiveColor textures. */
+typedef struct skio_fbx_material_fix {
+  float emissive[3];
+  uint32_t uv[3];
+} skio_fbx_material_fix;
+/* fbx_materials_write.c: binary FBX in[0, n) written by Assimp's writer with its k-th Material record (k < count)
+ * given mats[k]'s EmissiveColor (when not black) and SpecularFactor 0.25 (Blender's layout), and, when a texture
+ * reads a UV set past the first, every unnamed LayerElementUV k named as Blender names UV map k ("UVMap",
+ * "UVMap.001", ...) and that texture a UVSet naming its set (the FBX SDK and Assimp's reader find a texture's set by
+ * that name). *out malloc'd (*out_n bytes). SKC_FORMAT when the file does not parse. */
+int skio_fbx_fix_materials(const uint8_t* in, size_t n, const skio_fbx_material_fix* mats, uint32_t count,
+                           uint8_t** out, size_t* out_n, skc_err* err);
 struct skio_object;
 /* fbx_lenses_write.c: binary FBX in[0, n) with each camera and light of obs[0, count) (named as its node, listed in
  * glTF's units: skio_scene_list_objects) made a Camera or Light Model with its NodeAttribute; empties and names with

@@ -31,25 +31,9 @@ static bool has_key(const skio_fbx_tree* t, uint32_t props, const char* key) {
   return false;
 }
 
-/* The P record of an object's own property u (SKIO_PROP_FBX_COLOR / _NUMBER) into b. */
-static void own_record(const skio_user_prop* u, skio_fbx_props* b) {
-  const bool color = u->kind == SKIO_PROP_FBX_COLOR;
-  skio_fbx_put_str(b, u->key, strlen(u->key));
-  skio_fbx_put_str(b, color ? "Color" : "Number", color ? 5 : 6);
-  skio_fbx_put_str(b, "", 0);
-  skio_fbx_put_str(b, "A", 1);
-  for (int k = 0; k < (color ? 3 : 1); ++k) skio_fbx_put_f64(b, u->v[k]);
-}
-
 /* The P record of property u into *r (its bytes malloc'd); false when out of memory. */
 static bool p_record(const skio_user_prop* u, skio_fbx_new* r) {
   skio_fbx_props b = {0};
-  if (u->kind == SKIO_PROP_FBX_COLOR || u->kind == SKIO_PROP_FBX_NUMBER) {
-    own_record(u, &b);
-    if (b.oom) return false;
-    *r = (skio_fbx_new){"P", b.p, b.n, b.count, NULL, 0};
-    return true;
-  }
   const bool integer = u->kind == SKIO_PROP_INT && u->v[0] >= -2147483648.0 && u->v[0] <= 2147483647.0;
   const char* type = u->kind == SKIO_PROP_STRING ? "KString"
                      : u->kind == SKIO_PROP_VEC3 ? "Vector"

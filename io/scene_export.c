@@ -1827,48 +1827,23 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
  * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
-/* The materials' custom properties followed by what Assimp's FBX writer leaves out of each material, as Blender's FBX
- * exporter writes them: EmissiveColor (Assimp writes only the legacy "Emissive", which neither Blender's importer nor
- * Assimp's reads) and SpecularFactor 0.25 (Blender's default specular 0.5, glTF's fixed F0 of 0.04: the Phong template
- * Assimp writes says 1.0, a specular of 2 in Blender). The placeholder material is gone by then (binary_fbx_passes).
- * A new array of shallow copies (*count entries; free() it alone), NULL when memory is short. */
-static skio_user_prop* fbx_material_props(const skio_scene* s, uint32_t* count) {
-  const uint32_t n = s->material_prop_count;
-  skio_user_prop* p = malloc(((size_t)n + 2 * s->material_count + 1) * sizeof *p);
-  if (!p) return NULL;
-  if (n) memcpy(p, s->material_props, n * sizeof *p);
-  uint32_t k = n;
-  for (uint32_t i = 0; i < s->material_count; ++i) {
-    const skio_material* m = &s->materials[i];
-    if (!m->name) continue;
-    p[k++] = (skio_user_prop){m->name, (char*)"SpecularFactor", SKIO_PROP_FBX_NUMBER, {0.25, 0.0, 0.0}, NULL};
-    if (m->emissive[0] > 0.0f || m->emissive[1] > 0.0f || m->emissive[2] > 0.0f)
-      p[k++] = (skio_user_prop){
-          m->name, (char*)"EmissiveColor", SKIO_PROP_FBX_COLOR, {m->emissive[0], m->emissive[1], m->emissive[2]}, NULL};
-  }
-  *count = k;
-  return p;
-}
-
-/* The binary FBX fixed[0, *n) (replaced) with the UV set of every material texture on a set past the first
- * (skio_fbx_set_uvsets; unchanged when there is none). */
-static int fbx_uvsets(const skio_scene* s, uint8_t** fixed, size_t* n, skc_err* err) {
-  skio_fbx_texuv* list = calloc(3 * (size_t)s->material_count + 1, sizeof *list);
+/* The binary FBX fixed[0, *n) (replaced) with what Assimp's writer leaves out of each material (fbx_materials_write.c):
+ * its EmissiveColor and SpecularFactor, and the UV set of a texture on a set past the first. */
+static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, skc_err* err) {
+  if (!s->material_count) return SKC_OK;
+  skio_fbx_material_fix* list = calloc(s->material_count, sizeof *list);
   if (!list) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  uint32_t count = 0;
   for (uint32_t i = 0; i < s->material_count; ++i) {
     const skio_material* m = &s->materials[i];
     const skio_texref* refs[3] = {&m->base_color_tex, &m->normal_tex, &m->emissive_tex};
-    static const char* const slots[3] = {"DiffuseColor", "NormalMap", "EmissiveColor"}; /* Assimp's property names */
-    for (int t = 0; t < 3; ++t)
-      if (m->name && refs[t]->image >= 0 && refs[t]->uv > 0)
-        list[count++] = (skio_fbx_texuv){m->name, slots[t], refs[t]->uv};
+    for (int c = 0; c < 3; ++c) list[i].emissive[c] = m->emissive[c];
+    for (int t = 0; t < 3; ++t) list[i].uv[t] = refs[t]->image >= 0 ? refs[t]->uv : 0;
   }
   uint8_t* with = NULL;
   size_t with_n = 0;
-  const int rc = count ? skio_fbx_set_uvsets(*fixed, *n, list, count, &with, &with_n, err) : SKC_OK;
+  const int rc = skio_fbx_fix_materials(*fixed, *n, list, s->material_count, &with, &with_n, err);
   free(list);
-  if (!rc && count) free(*fixed), *fixed = with, *n = with_n;
+  if (!rc) free(*fixed), *fixed = with, *n = with_n;
   return rc;
 }
 
@@ -1899,21 +1874,17 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
     rc = binary_fbx_passes(sc, s, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
-    uint32_t mat_count = 0;
-    skio_user_prop* mat_props = fbx_material_props(s, &mat_count);
-    if (!mat_props) rc = skc_fail(&fix_err, SKC_OUT_OF_MEMORY, "out of memory");
+    if (!rc) rc = fbx_fix_materials(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_materials_write.c */
     for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
       static const char* const k_cls[3] = {"Model", "Material", "Geometry"};
-      const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? mat_props : s->mesh_props;
-      const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? mat_count : s->mesh_prop_count;
+      const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? s->material_props : s->mesh_props;
+      const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? s->material_prop_count : s->mesh_prop_count;
       uint8_t* with = NULL;
       size_t with_n = 0;
       if (!count) continue;
       rc = skio_fbx_add_user_props(fixed, fixed_n, k_cls[m], props, count, &with, &with_n, NULL, &fix_err);
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
-    free(mat_props);
-    if (!rc) rc = fbx_uvsets(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_uvsets.c */
     if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
       uint8_t* with = NULL;
       size_t with_n = 0;

@@ -865,14 +865,14 @@ void skio_scene_copy_images(const skio_scene* s, const char* out_path, char* not
  * ReflectionFactor = metallic (with the base colour as ReflectionColor), Shininess = ((1 - roughness) * 10)^2. Assimp
  * writes a Phong material, with the shininess, only for a shininess above 0: roughness 1 gets 1e-8 (read back as 1:
  * read_factors). Binary FBX only: a Phong material needs the SpecularFactor the binary writer's pass adds
- * (scene_export.c fbx_material_props; Assimp's Phong template says 1.0, Blender's specular 2), so ASCII FBX keeps
+ * (fbx_materials_write.c; Assimp's Phong template says 1.0, Blender's specular 2), so ASCII FBX keeps
  * Lambert materials and names the roughness as not written. */
 static void fbx_factors(prop_list* l, const skio_material* m, bool binary) {
   const float rough = isfinite(m->roughness) ? clamp01(m->roughness) : 1.0f;
   const float metal = isfinite(m->metallic) ? clamp01(m->metallic) : 0.0f;
   float shininess = (1.0f - rough) * 10.0f;
   shininess = shininess > 1e-4f ? shininess * shininess : 1e-8f;
-  if (binary) prop_floats(l, "$mat.shininess", &shininess, 1); /* Phong: its SpecularFactor is fbx_material_props' */
+  if (binary) prop_floats(l, "$mat.shininess", &shininess, 1); /* Phong: SpecularFactor in fbx_materials_write.c */
   prop_floats(l, "$mat.reflectivity", &metal, 1);
   prop_floats(l, "$clr.reflective", m->base_color, 3);
 }
@@ -909,7 +909,7 @@ static void note_unwritable(const skio_material* m, bool collada, bool binary, b
   const bool other_uv = (m->base_color_tex.image >= 0 && m->base_color_tex.uv) ||
                         (m->normal_tex.image >= 0 && m->normal_tex.uv) ||
                         (m->emissive_tex.image >= 0 && m->emissive_tex.uv);
-  if (!collada && !binary && !seen->uv && other_uv) { /* binary FBX: the UVSet pass (scene_export.c fbx_uvsets) */
+  if (!collada && !binary && !seen->uv && other_uv) { /* binary FBX: the UVSet pass (fbx_materials_write.c) */
     seen->uv = true;
     note_cat(note, note_size, "ASCII FBX textures read the first UV set: another set's lost, material", m->name);
   }

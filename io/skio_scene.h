@@ -196,10 +196,6 @@ typedef struct skio_object {
  * custom properties, Maya's extra attributes): its node's name, its name, and its value - an integer, a bool or a
  * number in v[0], three numbers in v (a vector or colour), or text. */
 enum { SKIO_PROP_INT = 1, SKIO_PROP_BOOL, SKIO_PROP_NUMBER, SKIO_PROP_STRING, SKIO_PROP_VEC3 };
-/* Not custom properties: an FBX object's own colour / number property ("Color" / "Number" with flags "A", as Blender's
- * FBX exporter writes a material's EmissiveColor and SpecularFactor), only in the lists the FBX writer builds
- * (skio_fbx_add_user_props); never in a scene's lists. */
-enum { SKIO_PROP_FBX_COLOR = 16, SKIO_PROP_FBX_NUMBER };
 typedef struct skio_user_prop {
   char* node;
   char* key;

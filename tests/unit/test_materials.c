@@ -639,7 +639,39 @@ END_TEST
 /* ABI 1.11: materials given to a scene built by hand (what the Blender addon's export does) reach every writer: a
  * textured and a plain material on two meshes of one object, written as .glb, .dae and .fbx and read back (factors,
  * alpha mode, double-sidedness where the format has them; the image byte for byte; each mesh on its material). */
-static sk_scene* hand_built_scene(void) {
+static sk_scene* hand_built_scene_named(const char* skin_name, const char* paint_name);
+static sk_scene* hand_built_scene(void) { return hand_built_scene_named("Skin", "Paint"); }
+
+/* Two materials of one name (glTF allows it) stay apart through binary FBX: the pass that adds EmissiveColor and
+ * SpecularFactor finds material k's record by its place, not its name (fbx_materials_write.c; by name, the first
+ * one's emission went to both). */
+START_TEST(fbx_materials_of_one_name_stay_apart) {
+  sk_scene* sc = hand_built_scene_named("Same", "Same");
+  char dir[] = "/tmp/skt_samename_XXXXXX", path[256];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/same.fbx", dir);
+  sk_save_options o = {.size = sizeof o, .overwrite = 1, .as_is = 0};
+  sk_error e;
+  ck_assert_msg(sk_scene_save(sc, path, &o, &e) == SK_OK, "%s", e.message);
+  skio_scene* back = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(back->mesh_count, 2);
+  for (uint32_t k = 0; k < 2; ++k) { /* the mesh with triangle (0, 1, 2) on the first (no emission, metallic 0.3) */
+    const skio_mesh* mm = &back->meshes[k];
+    ck_assert_uint_lt(mm->material, back->material_count);
+    const skio_material* got = &back->materials[mm->material];
+    const bool first = mm->positions[3 * mm->indices[1]] == 1.0f && mm->positions[3 * mm->indices[1] + 1] == 0.0f;
+    ck_assert_float_eq_tol(got->emissive[0], first ? 0.0f : 0.1f, 1e-6f);
+    ck_assert_float_eq_tol(got->metallic, first ? 0.3f : 0.0f, 1e-6f);
+  }
+  skio_scene_destroy(back);
+  rm_dir(dir);
+  sk_scene_destroy(sc);
+}
+END_TEST
+
+static sk_scene* hand_built_scene_named(const char* skin_name, const char* paint_name) {
   sk_scene* sc = NULL;
   ck_assert_int_eq(sk_scene_create(NULL, &sc, NULL), SK_OK);
   const float pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
@@ -656,11 +688,12 @@ static sk_scene* hand_built_scene(void) {
   uint32_t img = 0, skin = 0, paint = 0;
   ck_assert_int_eq(sk_scene_add_image(sc, "albedo.png", png, n, &img, NULL), SK_OK);
   free(png);
-  sk_material_desc m = {sizeof m, SK_ALPHA_OPAQUE, "Skin", {1, 1, 1, 1}, 0.3f, 0.6f, {0, 0, 0}, 0.5f, 0,
-                        1,        (int32_t)img,    -1,     -1,           -1,   -1};
+  sk_material_desc m = {sizeof m, SK_ALPHA_OPAQUE, skin_name, {1, 1, 1, 1}, 0.3f, 0.6f, {0, 0, 0}, 0.5f, 0,
+                        1,        (int32_t)img,    -1,        -1,           -1,   -1};
   ck_assert_int_eq(sk_scene_add_material(sc, &m, &skin, NULL), SK_OK);
   sk_material_desc p = {
-      sizeof p, SK_ALPHA_MASK, "Paint", {0.8f, 0.2f, 0.1f, 1}, 0, 1.0f, {0.1f, 0, 0}, 0.4f, 1, 1, -1, -1, -1, -1, -1};
+      sizeof p, SK_ALPHA_MASK, paint_name, {0.8f, 0.2f, 0.1f, 1}, 0, 1.0f, {0.1f, 0, 0}, 0.4f, 1, 1, -1, -1, -1, -1,
+      -1};
   ck_assert_int_eq(sk_scene_add_material(sc, &p, &paint, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, skin, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_mesh_set_material(sc, 1, paint, NULL), SK_OK);
@@ -760,6 +793,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, collada_and_fbx_writers_keep_materials);
   tcase_add_test(tc, image_named_like_the_output);
   tcase_add_test(tc, fbx_texture_keeps_its_uv_set);
+  tcase_add_test(tc, fbx_materials_of_one_name_stay_apart);
   tcase_add_test(tc, gltf_reader_fills_material_tables);
   tcase_add_test(tc, gltf_reader_material_hostile);
   tcase_add_test(tc, corpus_gltf_materials_kept);
