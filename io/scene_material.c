@@ -878,7 +878,7 @@ static void fbx_factors(prop_list* l, const skio_material* m, bool binary) {
 }
 
 typedef struct material_notes { /* what was named already */
-  bool pbr, mr, occ, two, alpha, uv;
+  bool pbr, emission, mr, occ, two, alpha, uv;
 } material_notes;
 
 /* One clause in note for the first material with each thing the format cannot hold (seen: named already). */
@@ -891,6 +891,11 @@ static void note_unwritable(const skio_material* m, bool collada, bool binary, b
   if (!collada && !binary && !seen->pbr && m->roughness != 1.0f) {
     seen->pbr = true;
     note_cat(note, note_size, "ASCII FBX has no roughness factor: not written, material", m->name);
+  }
+  if (!collada && !binary && !seen->emission &&
+      (m->emissive[0] > 0.0f || m->emissive[1] > 0.0f || m->emissive[2] > 0.0f)) {
+    seen->emission = true; /* Assimp writes the legacy "Emissive" only; binary FBX gets EmissiveColor afterwards */
+    note_cat(note, note_size, "ASCII FBX: emission not written, material", m->name);
   }
   if (!seen->mr && m->metallic_roughness_tex.image >= 0) {
     seen->mr = true;
