@@ -324,9 +324,20 @@ END_TEST
 
 static void rm_dir(const char* dir);
 
+/* s written to path (every joint kept) and read back. */
+static skio_scene* written_and_read(const skio_scene* s, const char* path) {
+  skc_err err = {0};
+  skio_export_options o = {0};
+  o.keep_all = true;
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %s", path, err.message);
+  skio_scene* back = NULL;
+  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %s", path, err.message);
+  return back;
+}
+
 /* A base colour texture on the second UV set (tests/data/colored_leg.fbx has "UVMap" and "Lightmap") written as binary
- * FBX reads that set back: the Texture's UVSet names the layer (fbx_uvsets.c). Assimp's writer names neither, so it
- * came back on set 0 (also in Maya, Unity and Unreal, whose FBX SDK resolves UVSet by name). */
+ * FBX reads that set back: the Texture's UVSet names the layer (fbx_materials_write.c). Assimp's writer names neither,
+ * so it came back on set 0 (also in Maya, Unity and Unreal, whose FBX SDK resolves UVSet by name). */
 START_TEST(fbx_texture_keeps_its_uv_set) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -348,11 +359,7 @@ START_TEST(fbx_texture_keeps_its_uv_set) {
   char dir[] = "/tmp/skt_uvset_XXXXXX", path[256];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(path, sizeof path, "%s/leg.fbx", dir);
-  skio_export_options o = {0};
-  o.keep_all = true;
-  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
-  skio_scene* back = NULL;
-  ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s", err.message);
+  skio_scene* back = written_and_read(s, path);
   const skio_material* b = find_material(back, "Baked");
   ck_assert_ptr_nonnull(b);
   assert_image_is(back, b->base_color_tex.image, "tests/data/textured_rig_albedo.png");
@@ -455,11 +462,7 @@ START_TEST(gltf_reader_fills_material_tables) {
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char glb[512], path[512];
   snprintf(glb, sizeof glb, "%s/rig.glb", dir);
-  skio_export_options o = {0};
-  o.keep_all = true;
-  ck_assert_msg(skio_scene_export(s, glb, &o, &err) == SKC_OK, "%s", err.message);
-  skio_scene* g = NULL;
-  ck_assert_msg(skio_scene_import(glb, NULL, &g, &err) == SKC_OK, "%s", err.message);
+  skio_scene* g = written_and_read(s, glb);
   ck_assert_ptr_nonnull(g->gltf); /* the native reader */
   ck_assert_msg(g->material_note == NULL, "note: %s", g->material_note);
   assert_same_materials(s, g, "fbx -> glb");
@@ -469,6 +472,8 @@ START_TEST(gltf_reader_fills_material_tables) {
   /* .glb -> .gltf: an edit of the .glb (its BIN chunk becomes rig.bin), materials as they were */
   snprintf(path, sizeof path, "%s/rig.gltf", dir);
   char note[512] = "";
+  skio_export_options o = {0};
+  o.keep_all = true;
   o.note = note;
   o.note_size = sizeof note;
   ck_assert_msg(skio_scene_export(g, path, &o, &err) == SKC_OK, "%s", err.message);
