@@ -600,8 +600,8 @@ void skio_collada_free_name_sets(skio_collada_name_sets* s) {
 }
 
 /* The (id, name) pairs of the elements opened by open ("<node", "<geometry"): see skio_collada_node_names_memory. */
-static int element_names(const char* text, size_t n, const char* open, skio_name_pair** out, uint32_t* out_count,
-                         skc_err* err) {
+static int element_names(const char* text, size_t n, const char* open, bool unique, skio_name_pair** out,
+                         uint32_t* out_count, skc_err* err) {
   if (!text || !out || !out_count) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
   *out = NULL;
   *out_count = 0;
@@ -651,15 +651,16 @@ static int element_names(const char* text, size_t n, const char* open, skio_name
     skio_collada_free_names(pairs, count);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory reading node names");
   }
-  /* keep a name only where it names one node and differs from the id: a name two nodes share (two armatures'
-   * "Hips") would make joints ambiguous, so those joints keep their ids */
+  /* keep a name only where it differs from the id and, for nodes, names one node: a name two nodes share (two
+   * armatures' "Hips") would make joints ambiguous, so those joints keep their ids; geometries may share one (the
+   * parts of one mesh, a primitive per material, that skinkit's Collada writer names after the mesh) */
   if (count) qsort(pairs, count, sizeof *pairs, pair_by_original);
   uint32_t kept = 0;
   for (uint32_t i = 0; i < count;) {
     uint32_t j = i + 1;
     while (j < count && strcmp(pairs[j].original, pairs[i].original) == 0) ++j;
     for (uint32_t k = i; k < j; ++k) {
-      if (j - i == 1 && strcmp(pairs[k].written, pairs[k].original) != 0 && pairs[k].original[0]) {
+      if ((j - i == 1 || !unique) && strcmp(pairs[k].written, pairs[k].original) != 0 && pairs[k].original[0]) {
         pairs[kept++] = pairs[k];
       } else {
         free(pairs[k].written);
@@ -680,12 +681,12 @@ static int element_names(const char* text, size_t n, const char* open, skio_name
 
 int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* out_count,
                                    skc_err* err) {
-  return element_names(text, n, "<node", out, out_count, err);
+  return element_names(text, n, "<node", true, out, out_count, err);
 }
 
 int skio_collada_geometry_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* out_count,
                                        skc_err* err) {
-  return element_names(text, n, "<geometry", out, out_count, err);
+  return element_names(text, n, "<geometry", false, out, out_count, err);
 }
 
 const char* skio_collada_name_of(const skio_name_pair* pairs, uint32_t count, const char* id) {

@@ -1641,12 +1641,76 @@ static int color_alpha(const struct aiScene* sc, char** xml, size_t* n) {
   return rc;
 }
 
+/* The glTF mesh's name (malloc'd) when scene mesh m is one primitive of a glTF mesh of several and still has the
+ * name the reader gave it ("<mesh>-<primitive>": a name set since stays), else NULL (also when memory is short). */
+static char* part_mesh_name(const skio_scene* s, unsigned m) {
+  const skio_mesh* sm = m < s->mesh_count ? &s->meshes[m] : NULL;
+  const int mesh =
+      s->gltf && sm && sm->gltf_mesh >= 0 ? skio_gltf_item(s->gltf, "meshes", (uint32_t)sm->gltf_mesh) : -1;
+  const int name = skio_json_len(s->gltf, skio_json_get(s->gltf, mesh, "primitives")) > 1
+                       ? skio_json_get(s->gltf, mesh, "name")
+                       : -1;
+  char* gname = skio_json_is(s->gltf, name, 3) ? skio_json_strdup(s->gltf, name) : NULL;
+  if (!gname || !sm->name) return gname;
+  char suffix[16];
+  snprintf(suffix, sizeof suffix, "-%d", (int)sm->gltf_primitive);
+  const size_t g = strlen(gname);
+  if (strncmp(sm->name, gname, g) || strcmp(sm->name + g, suffix)) free(gname), gname = NULL;
+  return gname;
+}
+
+/* The names of the aiMeshes' FBX Geometries and Collada geometries (NULL when memory is short; free with
+ * free_geometry_names): each aiMesh's own, but for a primitive of a glTF mesh with several ("Body-1") the glTF mesh's
+ * name: FBX's parts are merged into one Geometry under its first part's name (fbx_merge.c), which Blender gives the
+ * mesh, and the mesh's custom properties (skio_scene.mesh_props) are keyed by the glTF mesh's name; Collada's parts
+ * stay geometries of their own, all named so. aiMesh m is s->meshes[m]. */
+static char** geometry_names(const struct aiScene* sc, const skio_scene* s) {
+  char** names = calloc(sc->mNumMeshes + 1, sizeof *names);
+  for (unsigned m = 0; names && m < sc->mNumMeshes; ++m) {
+    const char* own = sc->mMeshes[m] ? sc->mMeshes[m]->mName.data : "";
+    char* mesh = part_mesh_name(s, m);
+    names[m] = mesh ? mesh : dup_string(own);
+    if (!names[m]) {
+      while (m) free(names[--m]);
+      free(names);
+      return NULL;
+    }
+  }
+  return names;
+}
+
+static void free_geometry_names(char** names, unsigned n) {
+  for (unsigned m = 0; names && m < n; ++m) free(names[m]);
+  free(names);
+}
+
+/* The k-th <geometry> of Assimp's Collada text xml[0, *n) (replaced) named as geometry_names says where that differs
+ * from its aiMesh's name. SKC_OUT_OF_MEMORY only. */
+static int dae_geometry_names(const struct aiScene* sc, const skio_scene* s, char** xml, size_t* n) {
+  if (!s->gltf) return SKC_OK;
+  char** names = geometry_names(sc, s);
+  if (!names) return SKC_OUT_OF_MEMORY;
+  bool any = false;
+  for (unsigned m = 0; m < sc->mNumMeshes; ++m) {
+    if (!strcmp(names[m], sc->mMeshes[m] ? sc->mMeshes[m]->mName.data : "")) free(names[m]), names[m] = NULL;
+    any |= names[m] != NULL;
+  }
+  char* with = NULL;
+  size_t with_n = 0;
+  const int rc =
+      any ? skio_collada_geometry_names(*xml, *n, (const char* const*)names, sc->mNumMeshes, &with, &with_n) : SKC_OK;
+  free_geometry_names(names, sc->mNumMeshes);
+  if (!rc && any) replace_text(xml, n, with, with_n);
+  return rc;
+}
+
 /* Collada: Assimp writes to memory; the clip table is added (skio_collada_add_clips) when there are clips, the
  * nodes renamed by collada_safe_names get their names back (skio_collada_restore_names), the double-sided materials
- * their flag (double_sided_effects), the vertex colours their alpha (color_alpha), the lights Blender's
+ * their flag (double_sided_effects), the vertex colours their alpha (color_alpha), a glTF mesh's parts its name
+ * (dae_geometry_names), the lights Blender's
  * description and the orthographic cameras their view (collada_lights.c), then the file is written. */
-static int write_collada(const struct aiScene* sc, const char* path, const skio_clip* clips, uint32_t count,
-                         const name_list* names, const skio_ai_objects* objs, skc_err* err) {
+static int write_collada(const struct aiScene* sc, const skio_scene* s, const char* path, const skio_clip* clips,
+                         uint32_t count, const name_list* names, const skio_ai_objects* objs, skc_err* err) {
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);
   if (!blob || !blob->data) {
     const char* why = aiGetErrorString();
@@ -1679,7 +1743,8 @@ static int write_collada(const struct aiScene* sc, const char* path, const skio_
       xml_n = renamed_n;
     }
   }
-  if (!rc && (double_sided_effects(sc, &xml, &xml_n) || color_alpha(sc, &xml, &xml_n))) /* effect k: material k */
+  if (!rc && (double_sided_effects(sc, &xml, &xml_n) || color_alpha(sc, &xml, &xml_n) ||
+              dae_geometry_names(sc, s, &xml, &xml_n))) /* before the placeholder goes: effect k is material k */
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!rc) { /* without the placeholder material (collada_placeholder.c: Blender showed it) */
     size_t kept_n = 0;
@@ -1755,35 +1820,6 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
  * how many) with their animation (the aiAnimations' mMorphMeshChannels, which Assimp's writer ignores: it writes
  * nothing of them, so they need no hiding) and the Models Assimp wrote per material of one object merged into one
  * (fbx_merge.c: Blender showed one object per material; an object with blend shapes stays as it is). */
-/* The names of the aiMeshes' FBX Geometries (NULL when memory is short; free with free_geometry_names): each
- * aiMesh's own, but for a primitive of a glTF mesh with several ("Body-1") the glTF mesh's name: fbx_merge.c merges
- * the parts into one Geometry under its first part's name, which Blender gives the mesh, and the mesh's custom
- * properties (skio_scene.mesh_props) are keyed by the glTF mesh's name. aiMesh m is s->meshes[m]. */
-static char** geometry_names(const struct aiScene* sc, const skio_scene* s) {
-  char** names = calloc(sc->mNumMeshes + 1, sizeof *names);
-  for (unsigned m = 0; names && m < sc->mNumMeshes; ++m) {
-    const skio_mesh* sm = m < s->mesh_count ? &s->meshes[m] : NULL;
-    const int mesh =
-        s->gltf && sm && sm->gltf_mesh >= 0 ? skio_gltf_item(s->gltf, "meshes", (uint32_t)sm->gltf_mesh) : -1;
-    const int name = skio_json_len(s->gltf, skio_json_get(s->gltf, mesh, "primitives")) > 1
-                         ? skio_json_get(s->gltf, mesh, "name")
-                         : -1;
-    const char* own = sc->mMeshes[m] ? sc->mMeshes[m]->mName.data : "";
-    names[m] = skio_json_is(s->gltf, name, 3) ? skio_json_strdup(s->gltf, name) : dup_string(own);
-    if (!names[m]) {
-      while (m) free(names[--m]);
-      free(names);
-      return NULL;
-    }
-  }
-  return names;
-}
-
-static void free_geometry_names(char** names, unsigned n) {
-  for (unsigned m = 0; names && m < n; ++m) free(names[m]);
-  free(names);
-}
-
 static int binary_fbx_passes(const struct aiScene* sc, const skio_scene* s, const void* data, size_t n,
                              const skio_fbx_fix_options* fo, uint8_t** out, size_t* out_n, uint32_t* shapes,
                              skc_err* err) {
@@ -2284,7 +2320,7 @@ static int assimp_write_scene(const skio_scene* s, const char* id, const float* 
   } else if (strcmp(id, "collada") == 0) {
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {
-      rc = write_collada(sc, path, clips, s->anim_count, &names, &objs, err);
+      rc = write_collada(sc, s, path, clips, s->anim_count, &names, &objs, err);
       free_names(&names);
     }
   } else {

@@ -60,7 +60,7 @@ int skio_collada_restore_names(const char* xml, size_t n, const skio_name_pair* 
  * skio_collada_free_names). No such node: *out NULL, count 0, SKC_OK. SKC_OUT_OF_MEMORY. */
 int skio_collada_node_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* count, skc_err* err);
 /* The same for <geometry> elements: Assimp names a Collada mesh by its geometry's id (Blender's "Cylinder-mesh"
- * for mesh data "Cylinder"). */
+ * for mesh data "Cylinder"); a name several geometries share is kept for each (the parts of one mesh). */
 int skio_collada_geometry_names_memory(const char* text, size_t n, skio_name_pair** out, uint32_t* count, skc_err* err);
 /* Both for a Collada document text[0, n) (NULL text: all empty, SKC_OK). SKC_OUT_OF_MEMORY. */
 typedef struct skio_collada_name_sets {
@@ -120,7 +120,7 @@ int skio_collada_double_sided(const char* xml, size_t n, const bool* two_sided, 
 /* xml[0, n) with each of the first count elements <open ...>...</close> (open: "<light ", close: "</light>") passed
  * through fix(b, element, element end with its close tag, ctx, k), the rest copied as written (fewer elements than
  * count: the missing ones skipped). *out malloc'd and NUL-terminated (*out_n bytes before the NUL); SKC_OUT_OF_MEMORY
- * is the only failure. For the passes over Assimp's Collada output (collada_lights.c, collada_colors.c). */
+ * is the only failure. For the passes over Assimp's Collada output (collada_lights.c, collada_geometries.c). */
 struct skio_buf;
 typedef void (*skio_collada_fix)(struct skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k);
 int skio_collada_rewrite(const char* xml, size_t n, const char* open, const char* close, uint32_t count,
@@ -128,12 +128,18 @@ int skio_collada_rewrite(const char* xml, size_t n, const char* open, const char
 
 /* xml[0, n) written by Assimp's Collada writer with the vertex colours of the k-th <geometry> (aiMesh k: meshes[k],
  * count of them) given their alpha: Assimp writes R G B only (ColladaExporter::WriteFloatArray). A colour set whose
- * alpha is 1 everywhere stays as written; the others become R G B A sources (collada_colors.c). *out malloc'd and
+ * alpha is 1 everywhere stays as written; the others become R G B A sources (collada_geometries.c). *out malloc'd and
  * NUL-terminated; SKC_OUT_OF_MEMORY is the only failure. */
 struct aiMesh;
+/* collada_geometries.c: */
 int skio_collada_color_alpha(const char* xml, size_t n, const struct aiMesh* const* meshes, uint32_t count, char** out,
                              size_t* out_n);
 
+/* collada_geometries.c: xml[0, n) written by Assimp's Collada writer with the k-th <geometry> element's name
+ * attribute (k < count) set to names[k] (XML-escaped) where names[k] is not NULL. *out malloc'd and NUL-terminated;
+ * SKC_OUT_OF_MEMORY is the only failure. */
+int skio_collada_geometry_names(const char* xml, size_t n, const char* const* names, uint32_t count, char** out,
+                                size_t* out_n);
 /* A camera's orthographic view (collada_lights.c): half width and height, clip planes; xmag 0: perspective. */
 typedef struct skio_collada_camera {
   float xmag, ymag, znear, zfar;

@@ -370,6 +370,32 @@ START_TEST(fbx_texture_keeps_its_uv_set) {
 }
 END_TEST
 
+/* A glTF mesh of two primitives (tests/data/two_material_leg.glb: mesh "Cylinder", a primitive per material) written
+ * as .dae keeps its name: Assimp names the parts' geometries "Cylinder-0" and "Cylinder-1", which came back as the
+ * mesh's name; now both geometries are named "Cylinder" (collada_geometries.c) and the reader takes a name several
+ * geometries share. The .fbx merges the parts into one Geometry of that name (scene_export.c geometry_names). */
+START_TEST(a_gltf_meshs_name_survives_collada_and_fbx) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/two_material_leg.glb"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  char dir[] = "/tmp/skt_meshname_XXXXXX", path[256];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char* const exts[] = {"dae", "fbx"};
+  for (int e = 0; e < 2; ++e) {
+    snprintf(path, sizeof path, "%s/leg.%s", dir, exts[e]);
+    skio_scene* back = written_and_read(s, path);
+    ck_assert_uint_ge(back->mesh_count, 1);
+    for (uint32_t m = 0; m < back->mesh_count; ++m)
+      ck_assert_msg(!strcmp(back->meshes[m].name, "Cylinder"), "%s: mesh %u named %s", exts[e], m,
+                    back->meshes[m].name);
+    skio_scene_destroy(back);
+  }
+  skio_scene_destroy(s);
+  rm_dir(dir);
+}
+END_TEST
+
 /* Removes every file of dir, then dir. */
 static void rm_dir(const char* dir) {
   DIR* dd = opendir(dir);
@@ -799,6 +825,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, image_named_like_the_output);
   tcase_add_test(tc, fbx_texture_keeps_its_uv_set);
   tcase_add_test(tc, fbx_materials_of_one_name_stay_apart);
+  tcase_add_test(tc, a_gltf_meshs_name_survives_collada_and_fbx);
   tcase_add_test(tc, gltf_reader_fills_material_tables);
   tcase_add_test(tc, gltf_reader_material_hostile);
   tcase_add_test(tc, corpus_gltf_materials_kept);

@@ -146,7 +146,7 @@ START_TEST(abi_mesh_desc_carries_the_streams) {
   ck_assert(memcmp(got, uv1, sizeof uv1) == 0);
   ck_assert_uint_eq(sk_scene_mesh_colors(scene, 0, got, 12), 12);
   ck_assert(memcmp(got, col, sizeof col) == 0);
-  /* every writer keeps the alpha (.dae since session 56: Assimp's Collada writer writes R G B, collada_colors.c) */
+  /* every writer keeps the alpha (.dae since session 56: Assimp's Collada writer writes R G B, collada_geometries.c) */
   static const char* const exts[] = {"dae", "fbx", "glb"};
   char dir[] = "/tmp/skinkit_alpha_XXXXXX", path[512];
   ck_assert_ptr_nonnull(mkdtemp(dir));

@@ -1,11 +1,16 @@
-/* collada_colors.c - vertex colours with their alpha in a Collada file Assimp's writer made (skio_collada.h).
+/* collada_geometries.c - the <geometry> elements of a Collada file Assimp's writer made (skio_collada.h): vertex
+ * colours with their alpha, and names.
  *
  * Assimp 5.2.5's Collada writer writes each aiMesh colour set as a <source> "<geometry>-color<set>" of three floats a
  * vertex (R G B): a glTF COLOR_0 with alpha, or a Blender colour attribute with it, came back opaque from .dae. After
  * Assimp has written the file, the k-th <geometry> element (Assimp writes aiScene.mMeshes in order) gets each colour
  * set whose alpha is not 1 everywhere written again as R G B A: the float_array's values and count, the accessor's
  * stride and an "A" param. Collada's accessor says which value is which, so readers that take RGBA colours (Assimp's,
- * Blender's) read the alpha and others skip it. */
+ * Blender's) read the alpha and others skip it.
+ *
+ * Names (skio_collada_geometry_names): Assimp names a geometry after its aiMesh, and the parts of one glTF mesh (a
+ * primitive per material) are aiMeshes "Body-0", "Body-1": the k-th <geometry> gets the name its caller gives (the
+ * glTF mesh's), which Assimp's reader and Blender's importer take as the mesh's name, its id staying unique. */
 #include <assimp/mesh.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,4 +86,45 @@ static void fix_geometry(skio_buf* b, const char* p, const char* end, const void
 int skio_collada_color_alpha(const char* xml, size_t n, const struct aiMesh* const* meshes, uint32_t count, char** out,
                              size_t* out_n) {
   return skio_collada_rewrite(xml, n, "<geometry ", "</geometry>", count, fix_geometry, meshes, out, out_n);
+}
+
+/* The attribute value s, XML-escaped, into b. */
+static void put_escaped(skio_buf* b, const char* s) {
+  for (; *s; ++s) {
+    switch (*s) {
+      case '&':
+        skio_buf_str(b, "&amp;");
+        break;
+      case '<':
+        skio_buf_str(b, "&lt;");
+        break;
+      case '>':
+        skio_buf_str(b, "&gt;");
+        break;
+      case '"':
+        skio_buf_str(b, "&quot;");
+        break;
+      default:
+        skio_buf_put(b, s, 1);
+    }
+  }
+}
+
+static void name_geometry(skio_buf* b, const char* p, const char* end, const void* ctx, uint32_t k) {
+  const char* name = ((const char* const*)ctx)[k];
+  const char* tag_end = name ? memchr(p, '>', (size_t)(end - p)) : NULL;
+  const char* at = tag_end ? skio_text_find(p, tag_end, " name=\"") : NULL;
+  const char* q = at ? memchr(at + 7, '"', (size_t)(tag_end - at - 7)) : NULL;
+  if (!q) {
+    skio_buf_put(b, p, (size_t)(end - p));
+    return;
+  }
+  skio_buf_put(b, p, (size_t)(at + 7 - p));
+  put_escaped(b, name);
+  skio_buf_put(b, q, (size_t)(end - q));
+}
+
+int skio_collada_geometry_names(const char* xml, size_t n, const char* const* names, uint32_t count, char** out,
+                                size_t* out_n) {
+  return skio_collada_rewrite(xml, n, "<geometry ", "</geometry>", count, name_geometry, names, out, out_n);
 }
