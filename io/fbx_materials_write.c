@@ -12,7 +12,7 @@
  *   Assimp's reader resolve it by name; Blender's exporter writes it, its importer ignores it). So when a texture
  *   reads a set past the first, every unnamed LayerElementUV k of the file is named as Blender names UV maps
  *   ("UVMap", "UVMap.001", ...) and that texture's UVSet names its set.
- * Work is bounded by the file and the list. */
+ * Work is bounded by the file and the list (connections times materials, at most 3 slots each). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +28,8 @@ static void uv_name(uint32_t k, char* out, size_t size) {
     snprintf(out, size, "UVMap.%03u", (unsigned)k);
 }
 
-/* The ids of the first count Material records, in file order, into ids (-1 past the last: ids are positive) and
- * their Properties70 records into props70 (SKIO_FBX_NONE: none). */
+/* The first count Material records in file order into recs, their ids into ids and their Properties70 records into
+ * props70 (past the last record: id -1, ids being positive, and SKIO_FBX_NONE). */
 static void material_ids(const skio_fbx_tree* t, uint32_t objects, uint32_t count, int64_t* ids, uint32_t* props70,
                          uint32_t* recs) {
   uint32_t k = 0;
