@@ -120,16 +120,18 @@ int skio_fbx_add_user_props(const uint8_t* in, size_t n, const char* cls, const 
 int skio_fbx_name_geometries(const uint8_t* in, size_t n, const char* const* names, uint32_t count, uint8_t** out,
                              size_t* out_n, skc_err* err);
 /* What Assimp's FBX writer leaves out of a material: its emissive colour and the UV set of its DiffuseColor,
- * NormalMap and EmissiveColor textures. */
+ * NormalMap and EmissiveColor textures; its name finds its record. */
 typedef struct skio_fbx_material_fix {
+  const char* name;
   float emissive[3];
   uint32_t uv[3];
 } skio_fbx_material_fix;
-/* fbx_materials_write.c: binary FBX in[0, n) written by Assimp's writer with its k-th Material record (k < count)
- * given mats[k]'s EmissiveColor (when not black) and SpecularFactor 0.25 (Blender's layout), and, when a texture
- * reads a UV set past the first, every unnamed LayerElementUV k named as Blender names UV map k ("UVMap",
- * "UVMap.001", ...) and that texture a UVSet naming its set (the FBX SDK and Assimp's reader find a texture's set by
- * that name). *out malloc'd (*out_n bytes). SKC_FORMAT when the file does not parse. */
+/* fbx_materials_write.c: binary FBX in[0, n) written by Assimp's writer with material k's record (k < count: the
+ * first Material record named mats[k].name after material k - 1's) given mats[k]'s EmissiveColor (when not black) and
+ * SpecularFactor 0.25 (Blender's layout), and, when a texture reads a UV set past the first, every unnamed
+ * LayerElementUV k named as Blender names UV map k ("UVMap", "UVMap.001", ...) and that texture a UVSet naming its set
+ * (the FBX SDK and Assimp's reader find a texture's set by that name). *out malloc'd (*out_n bytes). SKC_FORMAT when
+ * the file does not parse. */
 int skio_fbx_fix_materials(const uint8_t* in, size_t n, const skio_fbx_material_fix* mats, uint32_t count,
                            uint8_t** out, size_t* out_n, skc_err* err);
 struct skio_object;

@@ -1,7 +1,7 @@
 /* fbx_materials_write.c - what Assimp 5.2.5's FBX writer leaves out of each material, added to the binary FBX it
- * wrote (skio_fbx_fix_materials). The k-th Material record is the scene's k-th material (Assimp writes aiScene
- * mMaterials in order; the placeholder, last, is dropped before): matched by position, since two materials may
- * share a name.
+ * wrote (skio_fbx_fix_materials). Assimp writes aiScene mMaterials in order: material k's record is the first one
+ * of its name after material k - 1's, since two materials may share a name (and a pass before may drop one: the
+ * placeholder's, by name).
  *
  * - EmissiveColor and SpecularFactor, as Blender's FBX exporter writes them: Assimp writes the emissive colour only
  *   as the legacy "Emissive", which neither Blender's importer nor Assimp's reads, and its Phong template says
@@ -28,18 +28,27 @@ static void uv_name(uint32_t k, char* out, size_t size) {
     snprintf(out, size, "UVMap.%03u", (unsigned)k);
 }
 
-/* The first count Material records in file order into recs, their ids into ids and their Properties70 records into
- * props70 (past the last record: id -1, ids being positive, and SKIO_FBX_NONE). */
-static void material_ids(const skio_fbx_tree* t, uint32_t objects, uint32_t count, int64_t* ids, uint32_t* props70,
-                         uint32_t* recs) {
-  uint32_t k = 0;
-  for (uint32_t m = skio_fbx_child(t, objects, "Material", SKIO_FBX_NONE); m != SKIO_FBX_NONE && k < count;
-       m = skio_fbx_child(t, objects, "Material", m), ++k) {
-    if (!skio_fbx_prop_i64(t, m, 0, &ids[k])) ids[k] = -1;
-    props70[k] = skio_fbx_child(t, m, "Properties70", SKIO_FBX_NONE);
-    recs[k] = m;
+/* Material k's record: the first Material record after the previous material's (file order) named mats[k].name, so
+ * that two materials of one name are told apart and a record another pass dropped shifts nothing; into recs, with
+ * its id into ids and its Properties70 into props70 (none: SKIO_FBX_NONE and id -1, ids being positive). */
+static void material_ids(const skio_fbx_tree* t, uint32_t objects, const skio_fbx_material_fix* mats, uint32_t count,
+                         int64_t* ids, uint32_t* props70, uint32_t* recs) {
+  uint32_t from = SKIO_FBX_NONE; /* search after this record */
+  for (uint32_t k = 0; k < count; ++k) {
+    ids[k] = -1, props70[k] = recs[k] = SKIO_FBX_NONE;
+    const size_t want = mats[k].name ? strlen(mats[k].name) : 0;
+    for (uint32_t m = skio_fbx_child(t, objects, "Material", from); m != SKIO_FBX_NONE;
+         m = skio_fbx_child(t, objects, "Material", m)) {
+      const uint8_t* name;
+      size_t len;
+      if (!skio_fbx_prop_name(t, m, 1, &name, &len) || len != want || (len && memcmp(name, mats[k].name, len)) ||
+          !skio_fbx_prop_i64(t, m, 0, &ids[k]))
+        continue;
+      props70[k] = skio_fbx_child(t, m, "Properties70", SKIO_FBX_NONE);
+      recs[k] = from = m;
+      break;
+    }
   }
-  for (; k < count; ++k) ids[k] = -1, props70[k] = recs[k] = SKIO_FBX_NONE;
 }
 
 /* The Texture record of id `id`, or SKIO_FBX_NONE. */
@@ -183,7 +192,7 @@ int skio_fbx_fix_materials(const uint8_t* in, size_t n, const skio_fbx_material_
   uint32_t* recs = calloc(count + 1, sizeof *recs);
   bool other_uv = false, ok = ch && names && add && ids && props70 && recs;
   if (ok && objects != SKIO_FBX_NONE) {
-    material_ids(&t, objects, count, ids, props70, recs);
+    material_ids(&t, objects, mats, count, ids, props70, recs);
     for (uint32_t k = 0; ok && k < count; ++k) {
       other_uv |= mats[k].uv[0] || mats[k].uv[1] || mats[k].uv[2];
       if (recs[k] == SKIO_FBX_NONE) continue;

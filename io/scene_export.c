@@ -1859,10 +1859,6 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
   }
 }
 
-/* FBX: Assimp writes to memory; binary output gets binary_fbx_passes, and both get each
- * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
- * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
- * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
 /* The binary FBX fixed[0, *n) (replaced) with what Assimp's writer leaves out of each material (fbx_materials_write.c):
  * its EmissiveColor and SpecularFactor, and the UV set of a texture on a set past the first. */
 static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, skc_err* err) {
@@ -1872,6 +1868,7 @@ static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, sk
   for (uint32_t i = 0; i < s->material_count; ++i) {
     const skio_material* m = &s->materials[i];
     const skio_texref* refs[3] = {&m->base_color_tex, &m->normal_tex, &m->emissive_tex};
+    list[i].name = m->name ? m->name : "";
     for (int c = 0; c < 3; ++c) list[i].emissive[c] = m->emissive[c];
     for (int t = 0; t < 3; ++t) list[i].uv[t] = refs[t]->image >= 0 ? refs[t]->uv : 0;
   }
@@ -1883,6 +1880,10 @@ static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, sk
   return rc;
 }
 
+/* FBX: Assimp writes to memory; binary output gets binary_fbx_passes, and both get each
+ * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
+ * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
+ * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
 static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
                      const skio_ai_objects* objs, const char* path, uint32_t* shapes, skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
