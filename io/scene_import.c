@@ -1235,10 +1235,25 @@ static int fbx_clip_starts(builder* b, skc_err* err) {
   return rc ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path) : SKC_OK;
 }
 
+/* The value of shape key `name` of the mesh whose object is `model` (NULL: any) among list[0, count): *w, and 1 when
+ * exactly one value is found, 2 when values disagree, 0 when there is none. */
+static int shape_value(const skio_fbx_shape_weight* list, uint32_t count, const char* model, const char* name,
+                       double* w) {
+  int found = 0;
+  for (uint32_t k = 0; k < count && found < 2; ++k) {
+    if (strcmp(list[k].name, name) != 0 || (model && (!list[k].model || strcmp(list[k].model, model) != 0))) continue;
+    found = found && list[k].weight != *w ? 2 : 1;
+    *w = list[k].weight;
+  }
+  return found;
+}
+
 /* An FBX file's shape key values (fbx_shapes.c: each BlendShapeChannel's DeformPercent) as its blend shapes' default
- * weights, matched by name: read_morphs left them 0 (Assimp gives the weight at which a channel reaches its shape),
- * and a file written from it lost the values ("Thin" at 0.4 came out of `convert` at 0). A name two channels share
- * with different values is left at 0. SKC_OUT_OF_MEMORY is the only failure. */
+ * weights, matched by the mesh's object and the key's name, else by the name alone: read_morphs left them 0 (Assimp
+ * gives the weight at which a channel reaches its shape), and a file written from it lost the values ("Thin" at 0.4
+ * came out of `convert` at 0). Keys of one name on two objects ("Key 1") keep their own values (session 56: by name
+ * alone, two different values left both at 0); a name whose values still disagree is left at 0.
+ * SKC_OUT_OF_MEMORY is the only failure. */
 static int fbx_shape_values(builder* b, skc_err* err) {
   skio_scene* s = b->out;
   bool any = false;
@@ -1255,13 +1270,9 @@ static int fbx_shape_values(builder* b, skc_err* err) {
   for (uint32_t m = 0; !oom && m < s->mesh_count; ++m) {
     skio_mesh* me = &s->meshes[m];
     for (uint32_t t = 0; t < me->morph_count; ++t) {
-      int found = 0; /* 1: one value, 2: values that disagree */
       double w = 0.0;
-      for (uint32_t k = 0; k < count && found < 2; ++k) {
-        if (strcmp(list[k].name, me->morph_names[t]) != 0) continue;
-        found = found && list[k].weight != w ? 2 : 1;
-        w = list[k].weight;
-      }
+      int found = me->node_name ? shape_value(list, count, me->node_name, me->morph_names[t], &w) : 0;
+      if (!found) found = shape_value(list, count, NULL, me->morph_names[t], &w);
       if (found == 1) me->morph_weights[t] = (float)w;
     }
   }

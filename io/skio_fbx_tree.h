@@ -175,6 +175,7 @@ void skio_fbx_ortho_free(skio_fbx_ortho* list, uint32_t count);
 typedef struct skio_fbx_shape_weight {
   char* name;    /* the BlendShapeChannel's name (without its class): Assimp's anim mesh name */
   double weight; /* its DeformPercent / 100: the shape key's value */
+  char* model;   /* the Model whose Geometry the channel's BlendShape deforms (its name), NULL when not found */
 } skio_fbx_shape_weight;
 /* The shape key channels of a binary FBX file with their values, in file order (fbx_shapes.c). */
 int skio_fbx_shape_weights(const uint8_t* data, size_t size, skio_fbx_shape_weight** out, uint32_t* count,

@@ -1438,6 +1438,28 @@ START_TEST(scene_mesh_morphs) {
   ck_assert_str_eq(sk_scene_mesh_morph_name(s, 0, 0), "Bulge");
   ck_assert_float_eq_tol(sk_scene_mesh_morph_weight(s, 0, 0), 0.4f, 1e-6f);
   sk_scene_destroy(s);
+  /* two objects' keys of one name, "Key 1" at 0.3 on Leg and 0.7 on Box (make_shape_key_twins.py): each its own value,
+   * read from Blender's file, from skinkit's .glb of it and from the .fbx Assimp's writer makes of that (matched by
+   * name alone, both were 0) */
+  const char* twins[3] = {SK_SOURCE_DIR "/tests/data/shape_key_twins.fbx", "/tmp/skinkit_abi_twins.glb",
+                          "/tmp/skinkit_abi_twins.fbx"};
+  for (int f = 0; f < 3; ++f) {
+    ck_assert_int_eq(sk_scene_load(twins[f], NULL, &s, NULL), SK_OK);
+    ck_assert_uint_eq(sk_scene_mesh_count(s), 2);
+    for (uint32_t m = 0; m < 2; ++m) {
+      const bool leg = !strcmp(sk_scene_mesh_node_name(s, m), "Leg");
+      ck_assert_str_eq(sk_scene_mesh_morph_name(s, m, 0), "Key 1");
+      ck_assert_msg(fabsf(sk_scene_mesh_morph_weight(s, m, 0) - (leg ? 0.3f : 0.7f)) < 1e-6f, "%s: %s's Key 1 at %g",
+                    twins[f], sk_scene_mesh_node_name(s, m), (double)sk_scene_mesh_morph_weight(s, m, 0));
+    }
+    if (f < 2) {
+      sk_save_options o = {.size = sizeof o, .overwrite = 1, .as_is = 0};
+      ck_assert_int_eq(sk_scene_save(s, twins[f + 1], &o, NULL), SK_OK);
+    }
+    sk_scene_destroy(s);
+  }
+  unlink(twins[1]);
+  unlink(twins[2]);
 }
 END_TEST
 
