@@ -6,6 +6,7 @@
  * Geometry -> Model by "OO" connections, looked up in tables sorted once): two meshes' keys of one name ("Key 1")
  * may hold different values. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,92 +32,73 @@ static bool deform_percent(const skio_fbx_tree* t, uint32_t d, double* v) {
   return isfinite(*v);
 }
 
-typedef struct oo_link { /* an "OO" connection: child object id -> parent object id */
-  int64_t child, parent;
-} oo_link;
+/* A sorted table of (key, value) pairs: "OO" connections child id -> parent id, Model ids -> records. */
+typedef struct id_pair {
+  int64_t key, value;
+} id_pair;
+typedef struct id_table {
+  id_pair* p;
+  size_t n, cap;
+  bool oom;
+} id_table;
 
-static int by_child(const void* a, const void* b) {
-  const int64_t x = ((const oo_link*)a)->child, y = ((const oo_link*)b)->child;
+static void table_add(id_table* t, int64_t key, int64_t value) {
+  if (t->oom) return;
+  if (t->n == t->cap) {
+    const size_t cap = t->cap ? 2 * t->cap : 256;
+    id_pair* grown = realloc(t->p, cap * sizeof *grown);
+    if (!grown) {
+      t->oom = true;
+      return;
+    }
+    t->p = grown, t->cap = cap;
+  }
+  t->p[t->n++] = (id_pair){key, value};
+}
+
+static int by_key(const void* a, const void* b) {
+  const int64_t x = ((const id_pair*)a)->key, y = ((const id_pair*)b)->key;
   return (x > y) - (x < y);
 }
 
-/* The "OO" connections of the file sorted by child (NULL with *n 0 when there are none or memory is short). */
-static oo_link* oo_links(const skio_fbx_tree* t, size_t* n) {
-  *n = 0;
+/* Sorted for table_get; a table memory ran short for is emptied (the channels then go without their Model). */
+static void table_sort(id_table* t) {
+  if (t->oom) free(t->p), t->p = NULL, t->n = 0;
+  if (t->n) qsort(t->p, t->n, sizeof *t->p, by_key);
+}
+
+/* The value of a pair of that key (a child connected to two parents: either), or 0 (ids are positive). */
+static int64_t table_get(const id_table* t, int64_t key) {
+  const id_pair k = {key, 0};
+  const id_pair* hit = t->n && key ? bsearch(&k, t->p, t->n, sizeof *t->p, by_key) : NULL;
+  return hit ? hit->value : 0;
+}
+
+/* The file's "OO" connections (child -> parent) and Model records (id -> record), each sorted by key. */
+static void tables(const skio_fbx_tree* t, uint32_t objects, id_table* links, id_table* models) {
   const uint32_t conns = skio_fbx_child(t, SKIO_FBX_NONE, "Connections", SKIO_FBX_NONE);
-  size_t cap = 0;
-  oo_link* links = NULL;
   for (uint32_t c = skio_fbx_child(t, conns, "C", SKIO_FBX_NONE); conns != SKIO_FBX_NONE && c != SKIO_FBX_NONE;
        c = skio_fbx_child(t, conns, "C", c)) {
-    oo_link l;
-    if (!skio_fbx_prop_str_is(t, c, 0, "OO") || !skio_fbx_prop_i64(t, c, 1, &l.child) ||
-        !skio_fbx_prop_i64(t, c, 2, &l.parent))
-      continue;
-    if (*n == cap) {
-      cap = cap ? 2 * cap : 256;
-      oo_link* grown = realloc(links, cap * sizeof *grown);
-      if (!grown) {
-        free(links);
-        *n = 0;
-        return NULL;
-      }
-      links = grown;
-    }
-    links[(*n)++] = l;
+    int64_t child, parent;
+    if (skio_fbx_prop_str_is(t, c, 0, "OO") && skio_fbx_prop_i64(t, c, 1, &child) &&
+        skio_fbx_prop_i64(t, c, 2, &parent))
+      table_add(links, child, parent);
   }
-  if (*n) qsort(links, *n, sizeof *links, by_child);
-  return links;
-}
-
-/* The parent of object id (its first "OO" connection as the child), or 0. */
-static int64_t parent_of(const oo_link* links, size_t n, int64_t id) {
-  const oo_link key = {id, 0};
-  const oo_link* hit = n ? bsearch(&key, links, n, sizeof *links, by_child) : NULL;
-  return hit ? hit->parent : 0;
-}
-
-typedef struct model_rec { /* a Model record by its id */
-  int64_t id;
-  uint32_t rec;
-} model_rec;
-
-static int by_id(const void* a, const void* b) {
-  const int64_t x = ((const model_rec*)a)->id, y = ((const model_rec*)b)->id;
-  return (x > y) - (x < y);
-}
-
-/* The file's Model records sorted by id (NULL with *n 0 when there are none or memory is short). */
-static model_rec* model_table(const skio_fbx_tree* t, uint32_t objects, size_t* n) {
-  *n = 0;
-  size_t cap = 0;
-  model_rec* table = NULL;
   for (uint32_t m = skio_fbx_child(t, objects, "Model", SKIO_FBX_NONE); objects != SKIO_FBX_NONE && m != SKIO_FBX_NONE;
        m = skio_fbx_child(t, objects, "Model", m)) {
-    model_rec r = {0, m};
-    if (!skio_fbx_prop_i64(t, m, 0, &r.id)) continue;
-    if (*n == cap) {
-      cap = cap ? 2 * cap : 64;
-      model_rec* grown = realloc(table, cap * sizeof *grown);
-      if (!grown) {
-        free(table);
-        *n = 0;
-        return NULL;
-      }
-      table = grown;
-    }
-    table[(*n)++] = r;
+    int64_t id;
+    if (skio_fbx_prop_i64(t, m, 0, &id)) table_add(models, id, (int64_t)m + 1); /* + 1: record 0 is not "none" */
   }
-  if (*n) qsort(table, *n, sizeof *table, by_id);
-  return table;
+  table_sort(links);
+  table_sort(models);
 }
 
 /* The name of the Model of id `id` (a new string), or NULL. */
-static char* model_name(const skio_fbx_tree* t, const model_rec* table, size_t n, int64_t id) {
-  const model_rec key = {id, 0};
-  const model_rec* hit = n && id ? bsearch(&key, table, n, sizeof *table, by_id) : NULL;
+static char* model_name(const skio_fbx_tree* t, const id_table* models, int64_t id) {
+  const int64_t rec = table_get(models, id);
   const uint8_t* name;
   size_t len;
-  if (!hit || !skio_fbx_prop_name(t, hit->rec, 1, &name, &len)) return NULL;
+  if (!rec || !skio_fbx_prop_name(t, (uint32_t)(rec - 1), 1, &name, &len)) return NULL;
   char* s = malloc(len + 1);
   if (s) memcpy(s, name, len), s[len] = 0;
   return s;
@@ -143,9 +125,8 @@ int skio_fbx_shape_weights(const uint8_t* data, size_t size, skio_fbx_shape_weig
   int rc = skio_fbx_tree_parse(data, size, &t, err);
   if (rc) return rc;
   const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
-  size_t nl = 0, nm = 0;
-  oo_link* links = oo_links(&t, &nl); /* none (or memory short): channels without their Model */
-  model_rec* models = model_table(&t, objects, &nm);
+  id_table links = {0}, models = {0};
+  tables(&t, objects, &links, &models);
   for (uint32_t d = objects == SKIO_FBX_NONE ? SKIO_FBX_NONE : skio_fbx_child(&t, objects, "Deformer", SKIO_FBX_NONE);
        d != SKIO_FBX_NONE && !rc && *count < 4096; d = skio_fbx_child(&t, objects, "Deformer", d)) {
     double percent;
@@ -155,13 +136,12 @@ int skio_fbx_shape_weights(const uint8_t* data, size_t size, skio_fbx_shape_weig
     if (!skio_fbx_prop_str_is(&t, d, 2, "BlendShapeChannel") || !deform_percent(&t, d, &percent) ||
         !skio_fbx_prop_name(&t, d, 1, &name, &n))
       continue;
-    const int64_t model = skio_fbx_prop_i64(&t, d, 0, &id)
-                              ? parent_of(links, nl, parent_of(links, nl, parent_of(links, nl, id)))
-                              : 0; /* channel -> BlendShape -> Geometry -> Model */
-    rc = add(out, count, name, n, percent / 100.0, model_name(&t, models, nm, model), err);
+    const int64_t model = skio_fbx_prop_i64(&t, d, 0, &id) ? table_get(&links, table_get(&links, table_get(&links, id)))
+                                                           : 0; /* channel -> BlendShape -> Geometry -> Model */
+    rc = add(out, count, name, n, percent / 100.0, model_name(&t, &models, model), err);
   }
-  free(links);
-  free(models);
+  free(links.p);
+  free(models.p);
   skio_fbx_tree_free(&t);
   if (rc) {
     skio_fbx_shape_weights_free(*out, *count);
