@@ -125,6 +125,7 @@ typedef struct sink {
   float* f;
   uint32_t* u;
   bool negative; /* a signed integer below 0 went to a uint sink */
+  bool unorm;    /* unsigned byte / short components read as normalized whatever the accessor says */
 } sink;
 
 static void put(sink* s, size_t at, double v) {
@@ -138,13 +139,15 @@ static void put(sink* s, size_t at, double v) {
 
 static void read_elements(const uint8_t* base, size_t stride, size_t count, const skio_gltf_accessor* a,
                           const layout* l, const size_t* targets, sink* s) {
+  const uint32_t ct = a->component_type;
+  const bool unsigned_small = ct == SKIO_GLTF_UNSIGNED_BYTE || ct == SKIO_GLTF_UNSIGNED_SHORT;
+  const bool normalized = s->f && (a->normalized || (s->unorm && unsigned_small));
   for (size_t e = 0; e < count; ++e) {
     const uint8_t* el = base + e * stride;
     size_t dst = (targets ? targets[e] : e) * l->comps;
     for (uint32_t c = 0; c < l->cols; ++c)
       for (uint32_t r = 0; r < l->rows; ++r)
-        put(s, dst + c * l->rows + r,
-            component(el + c * l->col_bytes + r * l->cs, a->component_type, a->normalized && s->f));
+        put(s, dst + c * l->rows + r, component(el + c * l->col_bytes + r * l->cs, ct, normalized));
   }
 }
 
@@ -242,8 +245,21 @@ static int read_all(skio_gltf_doc* d, uint32_t i, sink* s, skc_err* err) {
 
 int skio_gltf_accessor_floats(skio_gltf_doc* d, uint32_t index, float* out, skc_err* err) {
   if (!d || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "document and out must not be NULL");
-  sink s = {out, NULL, false};
+  sink s = {out, NULL, false, false};
   return read_all(d, index, &s, err);
+}
+
+int skio_gltf_accessor_weights(skio_gltf_doc* d, uint32_t index, float* out, skc_err* err) {
+  if (!d || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "document and out must not be NULL");
+  sink s = {out, NULL, false, true};
+  return read_all(d, index, &s, err);
+}
+
+bool skio_gltf_influence_format_ok(const skio_gltf_accessor* a, bool weights) {
+  const uint32_t ct = a->component_type;
+  const bool small = ct == SKIO_GLTF_UNSIGNED_BYTE || ct == SKIO_GLTF_UNSIGNED_SHORT;
+  if (a->components != 4) return false;
+  return weights ? ct == SKIO_GLTF_FLOAT || (small && a->normalized) : small && !a->normalized;
 }
 
 int skio_gltf_accessor_uints(skio_gltf_doc* d, uint32_t index, uint32_t* out, skc_err* err) {
@@ -252,7 +268,7 @@ int skio_gltf_accessor_uints(skio_gltf_doc* d, uint32_t index, uint32_t* out, sk
   int rc = skio_gltf_accessor_info(d, index, &a, err);
   if (rc) return rc;
   if (a.component_type == SKIO_GLTF_FLOAT) return fail_acc(d, index, "float components where integers are required", err);
-  sink s = {NULL, out, false};
+  sink s = {NULL, out, false, false};
   if ((rc = read_all(d, index, &s, err))) return rc;
   if (s.negative) return fail_acc(d, index, "negative integers where indices are required", err);
   return SKC_OK;

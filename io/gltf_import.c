@@ -647,6 +647,29 @@ static void skin_bind_world(const importer* im, uint32_t skin, skio_mesh* m) {
   m->bind_world_set = true;
 }
 
+/* WEIGHTS_n's values; unsigned byte / short weights without "normalized" (not valid glTF, but the writer's intent
+ * is plain: as raw integers every weight would be in the hundreds) are read as normalized, with a note. */
+static float* read_weights(importer* im, const skio_gltf_accessor* a, const char* where, const char* key,
+                           skc_err* err) {
+  float* out = malloc(a->count * a->components * sizeof(float));
+  if (!out) {
+    oom(im, err);
+    return NULL;
+  }
+  if (skio_gltf_accessor_weights(im->d, a->index, out, err)) {
+    free(out);
+    return NULL;
+  }
+  if (!a->normalized &&
+      (a->component_type == SKIO_GLTF_UNSIGNED_BYTE || a->component_type == SKIO_GLTF_UNSIGNED_SHORT)) {
+    char line[200];
+    snprintf(line, sizeof line, "%s: %s is unsigned %s without \"normalized\": read as normalized", where, key,
+             a->component_type == SKIO_GLTF_UNSIGNED_BYTE ? "byte" : "short");
+    skio_scene_note(im->s, line);
+  }
+  return out;
+}
+
 static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, const char* where, skc_err* err) {
   skio_gltf_doc* d = im->d;
   const skc_skeleton* sk = im->s->skeleton;
@@ -690,7 +713,7 @@ static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, 
       rc = fail(im, err, SKC_FORMAT, "%s: %s without %s", where, jk, wk);
       break;
     }
-    if (!(joints[n] = read_uints(im, &ja, err)) || !(weights[n] = read_floats(im, &wa, err)))
+    if (!(joints[n] = read_uints(im, &ja, err)) || !(weights[n] = read_weights(im, &wa, where, wk, err)))
       rc = err ? err->code : SKC_FORMAT;
   }
   if (rc) goto done;

@@ -43,6 +43,69 @@ static int attribute(skio_gltf_doc* d, int attrs, const char* key, skio_gltf_acc
 
 static bool same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* Whether the reader's skin still holds vertex v as the file has it: every non-zero weight on a joint of the skin,
+ * set by set, in the file's order (to_skel maps the skin's joints to the scene skeleton's). */
+static bool kept_matches(const set_data* sd, uint32_t sets, size_t v, uint32_t joint_count, const skc_skin* kept,
+                         const uint32_t* to_skel) {
+  size_t e = kept->offsets[v], e_end = kept->offsets[v + 1];
+  for (uint32_t n = 0; n < sets; ++n)
+    for (size_t at = v * 4; at < v * 4 + 4; ++at) {
+      uint32_t j = sd[n].joints[at];
+      float w = sd[n].weights[at];
+      if (j >= joint_count || w == 0.0f) continue;
+      if (e >= e_end || kept->joints[e] != to_skel[j] || !same_float(kept->weights[e], w)) return false;
+      e++;
+    }
+  return e == e_end;
+}
+
+typedef struct vertex_tally {
+  uint8_t flags;       /* SKC_VFLAG_* but the sum's, unweighted and over-limit */
+  uint32_t influences; /* non-zero weights, NaN included */
+  uint32_t summed;     /* weights in the sum */
+  float sum;           /* float32 running sum, as the validator keeps it */
+  uint64_t isum;       /* integer sum of unsigned normalized weights */
+  uint32_t scale;      /* their common maximum (255, 65535); UINT32_MAX when float or mixed weights were summed */
+  bool nonzero;        /* a finite non-zero weight on a joint of the skin */
+} vertex_tally;
+
+/* Vertex v in the Khronos validator's order (InfluencesChecker: component by component, each set in turn within
+ * a component, so two sets' duplicates and float32 sums come out as it counts them). A joint past the skin's list is
+ * bad and its weight is not looked at; any other non-zero weight, NaN and infinities included, claims its joint (a
+ * second claim is a duplicate); negative weights (-inf too) and duplicates stay out of the sum. stamp[j] = the last
+ * vertex (+1) that claimed joint j; used[j]: a finite non-zero weight somewhere. */
+static void tally_vertex(const set_data* sd, uint32_t sets, size_t v, uint32_t joint_count, size_t* stamp,
+                         uint8_t* used, vertex_tally* t) {
+  memset(t, 0, sizeof *t);
+  for (size_t at = v * 4; at < v * 4 + 4; ++at)
+    for (uint32_t n = 0; n < sets; ++n) {
+      uint32_t j = sd[n].joints[at];
+      float w = sd[n].weights[at];
+      if (w != 0.0f) t->influences++; /* NaN too */
+      if (j >= joint_count) {
+        t->flags |= SKC_VFLAG_BAD_JOINT;
+        continue;
+      }
+      if (w == 0.0f) continue;
+      bool dup = stamp[j] == v + 1;
+      stamp[j] = v + 1;
+      if (dup) t->flags |= SKC_VFLAG_DUPLICATE;
+      if (w < 0.0f) t->flags |= SKC_VFLAG_NEGATIVE;
+      if (!isfinite(w)) {
+        t->flags |= SKC_VFLAG_NAN;
+        continue;
+      }
+      t->nonzero = true;
+      used[j] = 1;
+      if (w < 0.0f || dup) continue;
+      t->sum += w;
+      t->summed++;
+      uint32_t m = sd[n].imax ? sd[n].imax : UINT32_MAX;
+      t->scale = !t->scale || t->scale == m ? m : UINT32_MAX;
+      if (sd[n].iweight) t->isum += sd[n].iweight[at];
+    }
+}
+
 int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive, size_t V,
                                  const skc_skin* kept, const int32_t* joint_node, float tolerance,
                                  uint32_t max_influences, skc_skin_report* r, bool* checked, skc_err* err) {
@@ -98,8 +161,8 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
       break;
     }
     size_t cells = V * 4;
-    bool unorm = wa.normalized &&
-                 (wa.component_type == SKIO_GLTF_UNSIGNED_BYTE || wa.component_type == SKIO_GLTF_UNSIGNED_SHORT);
+    /* unsigned integer weights, normalized or not: read as normalized, as the reader does */
+    bool unorm = wa.component_type == SKIO_GLTF_UNSIGNED_BYTE || wa.component_type == SKIO_GLTF_UNSIGNED_SHORT;
     sd[n].joints = malloc((cells ? cells : 1) * sizeof(uint32_t));
     sd[n].weights = malloc((cells ? cells : 1) * sizeof(float));
     if (unorm) {
@@ -111,7 +174,7 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
       break;
     }
     if ((rc = skio_gltf_accessor_uints(d, ja.index, sd[n].joints, err)) ||
-        (rc = skio_gltf_accessor_floats(d, wa.index, sd[n].weights, err)) ||
+        (rc = skio_gltf_accessor_weights(d, wa.index, sd[n].weights, err)) ||
         (unorm && (rc = skio_gltf_accessor_uints(d, wa.index, sd[n].iweight, err))))
       break;
   }
@@ -159,65 +222,27 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
   bool any_sum = false;
   float smin = 0.0f, smax = 0.0f;
   for (size_t v = 0; v < V; ++v) {
-    uint8_t f = 0;
-    uint32_t n_inf = 0, summed = 0;
-    float sum = 0.0f;   /* float32 running sum, as the validator keeps it */
-    uint64_t isum = 0;  /* integer sum of unsigned normalized weights */
-    uint32_t scale = 0; /* their common maximum (255, 65535); UINT32_MAX when float or mixed weights were summed */
-    bool nonzero = false;
-    size_t e = kept ? kept->offsets[v] : 0, e_end = kept ? kept->offsets[v + 1] : 0;
-    for (uint32_t n = 0; n < sets; ++n) {
-      for (int c = 0; c < 4; ++c) {
-        size_t at = v * 4 + (size_t)c;
-        uint32_t j = sd[n].joints[at];
-        float w = sd[n].weights[at];
-        if (w != 0.0f) n_inf++; /* NaN too */
-        if (j >= joint_count) {
-          f |= SKC_VFLAG_BAD_JOINT;
-          continue;
-        }
-        if (w == 0.0f) continue;
-        if (kept) { /* the reader keeps every non-zero weight on a joint of the skin, in this order */
-          if (e >= e_end || kept->joints[e] != to_skel[j] || !same_float(kept->weights[e], w)) edited = true;
-          e++;
-        }
-        if (!isfinite(w)) {
-          f |= SKC_VFLAG_NAN;
-          continue;
-        }
-        nonzero = true;
-        used[j] = 1;
-        bool dup = stamp[j] == v + 1;
-        stamp[j] = v + 1;
-        if (dup) f |= SKC_VFLAG_DUPLICATE;
-        if (w < 0.0f) {
-          f |= SKC_VFLAG_NEGATIVE;
-        } else if (!dup) {
-          sum += w;
-          summed++;
-          uint32_t m = sd[n].imax ? sd[n].imax : UINT32_MAX;
-          scale = !scale || scale == m ? m : UINT32_MAX;
-          if (sd[n].iweight) isum += sd[n].iweight[at];
-        }
-      }
-    }
-    if (kept && e != e_end) edited = true;
-    if (n_inf > r->max_influences) r->max_influences = n_inf;
-    r->influence_count += n_inf;
-    r->histogram[n_inf < SKC_HISTOGRAM_BINS - 1 ? n_inf : SKC_HISTOGRAM_BINS - 1]++;
+    if (kept && !edited && !kept_matches(sd, sets, v, joint_count, kept, to_skel)) edited = true;
+    vertex_tally t;
+    tally_vertex(sd, sets, v, joint_count, stamp, used, &t);
+    uint8_t f = t.flags;
+    if (t.influences > r->max_influences) r->max_influences = t.influences;
+    r->influence_count += t.influences;
+    r->histogram[t.influences < SKC_HISTOGRAM_BINS - 1 ? t.influences : SKC_HISTOGRAM_BINS - 1]++;
     if (f & SKC_VFLAG_NAN) {
       /* the sum of a vertex with a NaN weight means nothing (the validator's comparison with NaN is false too) */
-    } else if (!nonzero) {
+    } else if (!t.nonzero) {
       f |= SKC_VFLAG_UNWEIGHTED;
     } else {
-      if (!any_sum || sum < smin) smin = sum;
-      if (!any_sum || sum > smax) smax = sum;
+      if (!any_sum || t.sum < smin) smin = t.sum;
+      if (!any_sum || t.sum > smax) smax = t.sum;
       any_sum = true;
-      float slack = KHRONOS_SLACK * (float)summed;
-      if (scale && scale != UINT32_MAX ? isum != scale : fabsf(sum - 1.0f) > (tolerance > slack ? tolerance : slack))
+      float slack = KHRONOS_SLACK * (float)t.summed;
+      if (t.scale && t.scale != UINT32_MAX ? t.isum != t.scale
+                                           : fabsf(t.sum - 1.0f) > (tolerance > slack ? tolerance : slack))
         f |= SKC_VFLAG_SUM_OFF;
     }
-    if (max_influences && n_inf > max_influences) f |= SKC_VFLAG_OVER_LIMIT;
+    if (max_influences && t.influences > max_influences) f |= SKC_VFLAG_OVER_LIMIT;
     skc_skin_report_tally(r, f);
   }
   for (uint32_t j = 0; j < joint_count; ++j) r->joints_used += used[j];
@@ -249,6 +274,26 @@ static int32_t chain_hit(const int32_t* parent, const uint32_t* up, int32_t* rea
   int32_t hit = x < 0 || sp == n ? -2 : up[x] != UINT32_MAX ? x : reach[x];
   while (sp) reach[stack[--sp]] = hit;
   return hit;
+}
+
+uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t primitive) {
+  uint32_t mesh_i;
+  if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "mesh"), &mesh_i)) return 0;
+  int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", mesh_i), "primitives"), (int)primitive);
+  int attrs = skio_json_get(d, pt, "attributes");
+  for (uint32_t n = 0; attrs >= 0 && n < SKC_MAX_INFLUENCES_PER_VERTEX / 4; ++n) {
+    char jk[32], wk[32];
+    snprintf(jk, sizeof jk, "JOINTS_%u", n);
+    snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
+    skio_gltf_accessor ja, wa;
+    bool jf, wf;
+    skc_err e = {0};
+    if (attribute(d, attrs, jk, &ja, &jf, &e) || attribute(d, attrs, wk, &wa, &wf, &e)) return 0;
+    if (!jf && !wf) break;
+    if ((jf && !skio_gltf_influence_format_ok(&ja, false)) || (wf && !skio_gltf_influence_format_ok(&wa, true)))
+      return SKIO_SKIN_INFLUENCE_FORMAT;
+  }
+  return 0;
 }
 
 uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {

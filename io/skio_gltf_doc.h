@@ -161,6 +161,13 @@ int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t index, skio_gltf_ac
  * integers map as the specification says (unsigned c / max, signed max(c / max, -1)); plain integers convert to
  * their value. Sparse substitutions applied. */
 int skio_gltf_accessor_floats(skio_gltf_doc* d, uint32_t index, float* out, skc_err* err);
+/* As skio_gltf_accessor_floats, for WEIGHTS_n: unsigned byte / short components read as normalized whether or not
+ * the accessor says so (glTF allows integer weights only normalized; a writer that left the flag out meant it). */
+int skio_gltf_accessor_weights(skio_gltf_doc* d, uint32_t index, float* out, skc_err* err);
+/* Whether a JOINTS_n (weights false) or WEIGHTS_n accessor has a form the specification allows (3.7.3.3): VEC4;
+ * joints unsigned byte / short, not normalized; weights float or normalized unsigned byte / short. The Khronos
+ * validator reports the others as MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT. */
+bool skio_gltf_influence_format_ok(const skio_gltf_accessor* a, bool weights);
 /* Every element as unsigned integers (integer component types only; out: count * components). Negative values of
  * signed types are refused with SKC_FORMAT. Sparse substitutions applied. */
 int skio_gltf_accessor_uints(skio_gltf_doc* d, uint32_t index, uint32_t* out, skc_err* err);

@@ -55,7 +55,17 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
  * Parents come from the nodes' children lists (skio_gltf_node_parents); nodes that do not form a forest, which
  * the reader refuses, give 0, and a loop through the parent links ends a walk up. A joint index that is no node is
  * skipped. Allocates five arrays of node_count entries; 0 when that fails. */
-enum { SKIO_SKIN_NO_COMMON_ROOT = 1u, SKIO_SKIN_SKELETON_INVALID = 2u, SKIO_SKIN_DUPLICATE_JOINT = 4u };
+enum {
+  SKIO_SKIN_NO_COMMON_ROOT = 1u,
+  SKIO_SKIN_SKELETON_INVALID = 2u,
+  SKIO_SKIN_DUPLICATE_JOINT = 4u,
+  SKIO_SKIN_INFLUENCE_FORMAT = 8u
+};
 uint32_t skio_gltf_skin_structure(struct skio_gltf_doc* d, uint32_t node);
+
+/* SKIO_SKIN_INFLUENCE_FORMAT when a JOINTS_n or WEIGHTS_n accessor of the primitive of node `node`'s mesh has a form
+ * the specification does not allow (skio_gltf_influence_format_ok; the Khronos validator's
+ * MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT), else 0 (also when the declarations do not read). */
+uint32_t skio_gltf_influence_format(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive);
 
 #endif

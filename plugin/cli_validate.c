@@ -474,7 +474,9 @@ static void write_json_file(FILE* f, const file_result* fr) {
             "\"off_tolerance_count\":%llu,\"unweighted_count\":%llu,\"nan_count\":%llu,\"negative_count\":%llu,"
             "\"over_limit_count\":%llu,\"bad_joint_count\":%llu,\"duplicate_count\":%llu,"
             "\"singular_bind_count\":%llu,\"nonrigid_bind_count\":%llu,\"unused_bone_count\":%llu,"
-            "\"dropped_weight_count\":%llu,\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s,\"skin_duplicate_joint\":%s}",
+            "\"dropped_weight_count\":%llu,\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s,\"skin_duplicate_"
+            "joint\":%s,"
+            "\"influence_format_invalid\":%s}",
             (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min, k->weight_sum_max,
             (unsigned long long)k->off_tolerance, (unsigned long long)k->unweighted, (unsigned long long)k->nan,
             (unsigned long long)k->negative, (unsigned long long)k->over_limit, (unsigned long long)k->bad_joint,
@@ -482,7 +484,8 @@ static void write_json_file(FILE* f, const file_result* fr) {
             (unsigned long long)r->nonrigid_binds, (unsigned long long)r->unused_bones,
             (unsigned long long)r->dropped_weights, r->skin_structure & SK_SKIN_NO_COMMON_ROOT ? "true" : "false",
             r->skin_structure & SK_SKIN_SKELETON_INVALID ? "true" : "false",
-            r->skin_structure & SK_SKIN_DUPLICATE_JOINT ? "true" : "false");
+            r->skin_structure & SK_SKIN_DUPLICATE_JOINT ? "true" : "false",
+            r->skin_structure & SK_SKIN_INFLUENCE_FORMAT ? "true" : "false");
   }
   fprintf(f, "]}");
 }
@@ -620,6 +623,7 @@ int cli_validate(int argc, char** argv) {
       if (r->skin_structure & SK_SKIN_NO_COMMON_ROOT) fputs(" no_common_root", human);
       if (r->skin_structure & SK_SKIN_SKELETON_INVALID) fputs(" skeleton_invalid", human);
       if (r->skin_structure & SK_SKIN_DUPLICATE_JOINT) fputs(" duplicate_skin_joint", human);
+      if (r->skin_structure & SK_SKIN_INFLUENCE_FORMAT) fputs(" influence_format", human);
       fputc('\n', human);
     }
   }

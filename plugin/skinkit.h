@@ -41,8 +41,8 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.21.1 -> 12101); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12101
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.21.2 -> 12102); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12102
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
 #define SK_ABI_MINOR 21
@@ -767,10 +767,15 @@ typedef struct sk_mesh_report {
  * SK_SKIN_NO_COMMON_ROOT    no node is an ancestor of (or one of) every joint of the skin (SKIN_NO_COMMON_ROOT)
  * SK_SKIN_SKELETON_INVALID  skin.skeleton is not the joints' closest common root or one of its ancestors
  *                           (SKIN_SKELETON_INVALID)
- * SK_SKIN_DUPLICATE_JOINT   skin.joints lists a node twice (DUPLICATE_ELEMENTS) */
+ * SK_SKIN_DUPLICATE_JOINT   skin.joints lists a node twice (DUPLICATE_ELEMENTS)
+ * SK_SKIN_INFLUENCE_FORMAT  (library 1.21.2) a JOINTS_n / WEIGHTS_n accessor of a form glTF does not
+ *                           allow: joints must be unsigned byte / short, weights float or normalized unsigned byte
+ *                           / short (MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT). Integer weights without
+ *                           "normalized" are read as normalized. */
 #define SK_SKIN_NO_COMMON_ROOT 1u
 #define SK_SKIN_SKELETON_INVALID 2u
 #define SK_SKIN_DUPLICATE_JOINT 4u
+#define SK_SKIN_INFLUENCE_FORMAT 8u
 
 /* Validates every mesh: reports holds report_count entries (>= mesh count; each .size set). Unskinned meshes
  * get skinned = 0. SK_ERR_NO_SKIN if no mesh is skinned; out_findings (optional) = 1 if any mesh has findings. */

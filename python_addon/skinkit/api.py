@@ -1272,6 +1272,8 @@ class Scene(_Handle):
             d["skin_no_common_root"] = bool(r.skin_structure & C.SK_SKIN_NO_COMMON_ROOT)
             d["skin_skeleton_invalid"] = bool(r.skin_structure & C.SK_SKIN_SKELETON_INVALID)
             d["skin_duplicate_joint"] = bool(r.skin_structure & C.SK_SKIN_DUPLICATE_JOINT)
+            # a JOINTS_n / WEIGHTS_n accessor of a type glTF does not allow (library 1.21.2)
+            d["influence_format_invalid"] = bool(r.skin_structure & C.SK_SKIN_INFLUENCE_FORMAT)
             d["findings"] = bool(r.findings)
             out.append(d)
         return out, bool(findings.value)

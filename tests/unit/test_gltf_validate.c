@@ -54,7 +54,7 @@ static void teardown(void) {
 
 /* ---- the broken-file table ------------------------------------------------------------------------------- */
 
-enum { W_FLOAT, W_U8N, W_U16N };
+enum { W_FLOAT, W_U8N, W_U16N, W_U8_PLAIN /* unsigned byte without normalized: not valid glTF */ };
 enum { IBM_PLAIN, IBM_SINGULAR, IBM_FLAT, IBM_SCALED, IBM_NONAFFINE, IBM_NONAFFINE_TINY };
 
 typedef struct expect {
@@ -79,34 +79,118 @@ static const row k_rows[] = {
     {"nan", W_FLOAT, {0, 1, 0, 0}, {NAN, 0.5f, 0, 0}, IBM_PLAIN, {.nan = 1}, 1, "ACCESSOR_INVALID_FLOAT"},
     /* the validator also calls the infinite sum non-normalized (for NaN its comparison is false); skinkit counts
      * the vertex once. Joint 1 with weight 0: its warning ACCESSOR_JOINTS_USED_ZERO_WEIGHT is no finding here */
-    {"inf", W_FLOAT, {0, 1, 0, 0}, {INFINITY, 0, 0, 0}, IBM_PLAIN, {.nan = 1}, 1,
+    {"inf",
+     W_FLOAT,
+     {0, 1, 0, 0},
+     {INFINITY, 0, 0, 0},
+     IBM_PLAIN,
+     {.nan = 1},
+     1,
      "ACCESSOR_INVALID_FLOAT ACCESSOR_WEIGHTS_NON_NORMALIZED"},
-    {"negative", W_FLOAT, {0, 1, 0, 0}, {1.0f, -0.25f, 0, 0}, IBM_PLAIN, {.negative = 1}, 1,
+    {"negative",
+     W_FLOAT,
+     {0, 1, 0, 0},
+     {1.0f, -0.25f, 0, 0},
+     IBM_PLAIN,
+     {.negative = 1},
+     1,
      "ACCESSOR_WEIGHTS_NEGATIVE"},
     /* an entry on a joint the skin does not have counts for nothing else: the sum left is 0.5 */
-    {"joint_oob", W_FLOAT, {0, 5, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_PLAIN, {.bad_joint = 1, .off = 1}, 1,
+    {"joint_oob",
+     W_FLOAT,
+     {0, 5, 0, 0},
+     {0.5f, 0.5f, 0, 0},
+     IBM_PLAIN,
+     {.bad_joint = 1, .off = 1},
+     1,
      "ACCESSOR_JOINTS_INDEX_OOB ACCESSOR_WEIGHTS_NON_NORMALIZED"},
-    {"joint_oob_zero_weight", W_FLOAT, {0, 7, 0, 0}, {1.0f, 0, 0, 0}, IBM_PLAIN, {.bad_joint = 1}, 1,
+    {"joint_oob_zero_weight",
+     W_FLOAT,
+     {0, 7, 0, 0},
+     {1.0f, 0, 0, 0},
+     IBM_PLAIN,
+     {.bad_joint = 1},
+     1,
      "ACCESSOR_JOINTS_INDEX_OOB"},
-    {"zero_sum", W_FLOAT, {0, 1, 0, 0}, {0, 0, 0, 0}, IBM_PLAIN, {.unweighted = 1}, 1,
+    {"zero_sum",
+     W_FLOAT,
+     {0, 1, 0, 0},
+     {0, 0, 0, 0},
+     IBM_PLAIN,
+     {.unweighted = 1},
+     1,
      "ACCESSOR_WEIGHTS_NON_NORMALIZED (sum 0)"},
     /* the second weight on joint 1 is not summed (as the validator does): 1.0 left */
-    {"duplicate", W_FLOAT, {1, 1, 0, 0}, {1.0f, 0.25f, 0, 0}, IBM_PLAIN, {.duplicate = 1}, 1,
+    {"duplicate",
+     W_FLOAT,
+     {1, 1, 0, 0},
+     {1.0f, 0.25f, 0, 0},
+     IBM_PLAIN,
+     {.duplicate = 1},
+     1,
      "ACCESSOR_JOINTS_INDEX_DUPLICATE"},
-    {"non_normalized_float", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.4f, 0, 0}, IBM_PLAIN, {.off = 1}, 1,
+    {"non_normalized_float",
+     W_FLOAT,
+     {0, 1, 0, 0},
+     {0.5f, 0.4f, 0, 0},
+     IBM_PLAIN,
+     {.off = 1},
+     1,
      "ACCESSOR_WEIGHTS_NON_NORMALIZED"},
-    {"non_normalized_u8n", W_U8N, {0, 1, 0, 0}, {128, 126, 0, 0}, IBM_PLAIN, {.off = 1}, 1,
+    {"non_normalized_u8n",
+     W_U8N,
+     {0, 1, 0, 0},
+     {128, 126, 0, 0},
+     IBM_PLAIN,
+     {.off = 1},
+     1,
      "ACCESSOR_WEIGHTS_NON_NORMALIZED"},
     /* 65534 / 65535: 1.5e-5 off, inside the 1e-3 tolerance, but the integer sum must be exact */
-    {"non_normalized_u16n", W_U16N, {0, 1, 0, 0}, {32768, 32766, 0, 0}, IBM_PLAIN, {.off = 1}, 1,
+    {"non_normalized_u16n",
+     W_U16N,
+     {0, 1, 0, 0},
+     {32768, 32766, 0, 0},
+     IBM_PLAIN,
+     {.off = 1},
+     1,
      "ACCESSOR_WEIGHTS_NON_NORMALIZED"},
     /* the validator does not look at singular inverse binds: skinkit is stricter there */
     {"ibm_singular", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_SINGULAR, {.singular = 1}, 1, "none"},
     {"ibm_flat", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_FLAT, {.singular = 1}, 1, "none"},
     {"ibm_scaled", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_SCALED, {0}, 0, "none"},
-    {"ibm_nonaffine", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_NONAFFINE, {.nonrigid = 1}, 1,
+    {"ibm_nonaffine",
+     W_FLOAT,
+     {0, 1, 0, 0},
+     {0.5f, 0.5f, 0, 0},
+     IBM_NONAFFINE,
+     {.nonrigid = 1},
+     1,
      "ACCESSOR_INVALID_IBM"},
-    {"ibm_nonaffine_tiny", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_NONAFFINE_TINY, {.nonrigid = 1}, 1,
+    /* integer weights without "normalized" (MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT): read as normalized,
+     * so the sums are judged as 255 (clean) and 254 (off); the format is the finding */
+    {"u8_weights_not_normalized",
+     W_U8_PLAIN,
+     {0, 1, 0, 0},
+     {128, 127, 0, 0},
+     IBM_PLAIN,
+     {0},
+     1,
+     "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT"},
+    {"u8_weights_not_normalized_off",
+     W_U8_PLAIN,
+     {0, 1, 0, 0},
+     {128, 126, 0, 0},
+     IBM_PLAIN,
+     {.off = 1},
+     1,
+     "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT ACCESSOR_WEIGHTS_NON_NORMALIZED"},
+    {"ibm_nonaffine_tiny",
+     W_FLOAT,
+     {0, 1, 0, 0},
+     {0.5f, 0.5f, 0, 0},
+     IBM_NONAFFINE_TINY,
+     {.nonrigid = 1},
+     1,
      "ACCESSOR_INVALID_IBM"},
 };
 #define ROWS (sizeof k_rows / sizeof k_rows[0])
@@ -165,7 +249,7 @@ static const char* write_gltf(const row* r, const char* name, const char* nodes,
     memcpy(bin + 48, w, sizeof w);
     wbytes = sizeof w;
     ct = SKIO_GLTF_FLOAT;
-  } else if (r->wtype == W_U8N) {
+  } else if (r->wtype == W_U8N || r->wtype == W_U8_PLAIN) {
     uint8_t w[12] = {255, 0, 0, 0, (uint8_t)r->w[0], (uint8_t)r->w[1], (uint8_t)r->w[2], (uint8_t)r->w[3], 255, 0, 0,
                      0};
     memcpy(bin + 48, w, sizeof w);
@@ -200,7 +284,8 @@ static const char* write_gltf(const row* r, const char* name, const char* nodes,
           "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
           "{\"bufferView\":2,\"componentType\":%u,%s\"count\":3,\"type\":\"VEC4\"},"
           "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"}]}\n",
-          roots, nodes, skin, sizeof bin, b64, wbytes, ct, r->wtype == W_FLOAT ? "" : "\"normalized\":true,");
+          roots, nodes, skin, sizeof bin, b64, wbytes, ct,
+          r->wtype == W_FLOAT || r->wtype == W_U8_PLAIN ? "" : "\"normalized\":true,");
   fclose(f);
   free(b64);
   return path;
@@ -302,6 +387,10 @@ START_TEST(broken_file_table) {
                       json_count(g_out, "singular_bind_count") == x->singular &&
                       json_count(g_out, "nonrigid_bind_count") == x->nonrigid,
                   "%s (CLI): %s", r->name, g_out);
+    const bool format = r->wtype == W_U8_PLAIN;
+    ck_assert_msg(strstr(g_out, format ? "\"influence_format_invalid\":true" : "\"influence_format_invalid\":false"),
+                  "%s (CLI format): %s", r->name, g_out);
+    ck_assert_uint_eq(rep.skin_structure & SK_SKIN_INFLUENCE_FORMAT, format ? SK_SKIN_INFLUENCE_FORMAT : 0);
   }
 }
 END_TEST
@@ -479,6 +568,64 @@ START_TEST(rules_in_detail) {
 }
 END_TEST
 
+/* The validator's order (InfluencesChecker): component by component, JOINTS_0 then JOINTS_1 within each, and any
+ * non-zero weight (NaN, -inf) claims its joint. Vertex 0: joint 2 first comes from set 1's first slot, so set 0's
+ * third slot is the repeat and the sum is 0.5 + 0.5 = 1 (set by set it was 0.75, an off sum); vertex 1: joint 0 again
+ * with a NaN weight (a duplicate too); vertex 2: a weight of -inf is negative as well as not finite. The Khronos
+ * validator 2.0.0-dev.3.10 on this file (SKT_GLTF_KEEP): ACCESSOR_JOINTS_INDEX_DUPLICATE at vertices 0 and 1,
+ * ACCESSOR_INVALID_FLOAT at 1 and 2, ACCESSOR_WEIGHTS_NEGATIVE at 2, nothing else. */
+START_TEST(two_sets_in_the_validators_order) {
+  uint8_t bin[36 + 24 + 96];
+  memset(bin, 0, sizeof bin);
+  const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const uint8_t j[24] = {1, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, /* JOINTS_0 */
+                         2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 /* JOINTS_1 */};
+  const float w[24] = {0.5f, 0, 0.25f, 0, 1.0f, NAN, 0, 0, 1.0f, -INFINITY, 0, 0, /* WEIGHTS_0 */
+                       0.5f, 0, 0,     0, 0,    0,   0, 0, 0,    0,         0, 0 /* WEIGHTS_1 */};
+  memcpy(bin, pos, sizeof pos);
+  memcpy(bin + 36, j, sizeof j);
+  memcpy(bin + 60, w, sizeof w);
+  char* b64 = skt_base64(bin, sizeof bin);
+  char path[512];
+  snprintf(path, sizeof path, "%s/two_sets_order.gltf", g_dir);
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
+          "\"nodes\":[{\"mesh\":0,\"skin\":0},{\"children\":[2,3]},{},{}],\"skins\":[{\"joints\":[1,2,3]}],"
+          "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"JOINTS_1\":2,"
+          "\"WEIGHTS_0\":3,\"WEIGHTS_1\":4}}]}],"
+          "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+          "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36,\"target\":34962},"
+          "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24,\"byteStride\":4,\"target\":34962},"
+          "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":96,\"byteStride\":16,\"target\":34962}],"
+          "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+          "\"min\":[0,0,0],\"max\":[1,1,0]},"
+          "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+          "{\"bufferView\":1,\"byteOffset\":12,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+          "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+          "{\"bufferView\":2,\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}]}\n",
+          sizeof bin, b64);
+  fclose(f);
+  free(b64);
+  skio_gltf_doc* d = NULL;
+  skc_err e = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &e) == SKC_OK, "%s", e.message);
+  skc_skin_report k;
+  bool checked = false;
+  ck_assert_int_eq(skio_gltf_validate_primitive(d, 0, 0, 3, NULL, NULL, 1e-7f, 0, &k, &checked, &e), SKC_OK);
+  skio_gltf_doc_destroy(d);
+  ck_assert(checked);
+  ck_assert_uint_eq(k.duplicate, 2);
+  ck_assert_uint_eq(k.nan, 2);
+  ck_assert_uint_eq(k.negative, 1);
+  ck_assert_uint_eq(k.off_tolerance, 0);
+  ck_assert_uint_eq(k.unweighted, 0);
+  ck_assert_uint_eq(k.bad_joint, 0);
+  ck_assert_uint_eq(k.max_influences, 3);
+}
+END_TEST
+
 /* ---- joint hierarchy ------------------------------------------------------------------------------------ */
 
 /* The specification's joint-hierarchy rules (3.7.3.1): the joints of a skin have a common root, and skin.skeleton
@@ -491,36 +638,42 @@ typedef struct hier_row {
   const char* skin;
   uint32_t flags; /* SK_SKIN_* */
   const char* khronos;
+  int no_ibm; /* the skin has no inverseBindMatrices (identity binds: more joints than the table's two matrices) */
 } hier_row;
 
 #define HM "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}"
 #define HJ1 "{\"name\":\"j1\",\"translation\":[1,0,0]}"
 static const hier_row k_hier[] = {
-    {"chain", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]", "\"joints\":[1,2]", 0, "none"},
+    {"chain", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]", "\"joints\":[1,2]", 0, "none", 0},
     {"no_common_root", "[" HM ",{\"name\":\"j0\"}," HJ1 "]", "[0,1,2]", "\"joints\":[1,2]", SK_SKIN_NO_COMMON_ROOT,
-     "SKIN_NO_COMMON_ROOT"},
+     "SKIN_NO_COMMON_ROOT", 0},
     {"deep_no_common_root",
      "[" HM ",{\"name\":\"A\",\"children\":[2]},{\"name\":\"j0\"},{\"name\":\"B\",\"children\":[4]}," HJ1 "]",
-     "[0,1,3]", "\"joints\":[2,4]", SK_SKIN_NO_COMMON_ROOT, "SKIN_NO_COMMON_ROOT"},
+     "[0,1,3]", "\"joints\":[2,4]", SK_SKIN_NO_COMMON_ROOT, "SKIN_NO_COMMON_ROOT", 0},
     {"plain_root", "[" HM ",{\"name\":\"R\",\"children\":[2,3]},{\"name\":\"j0\"}," HJ1 "]", "[0,1]",
-     "\"joints\":[2,3]", 0, "none"},
+     "\"joints\":[2,3]", 0, "none", 0},
     {"mesh_node_is_root", "[{\"name\":\"mesh\",\"mesh\":0,\"skin\":0,\"children\":[1,2]},{\"name\":\"j0\"}," HJ1 "]",
-     "[0]", "\"joints\":[1,2]", 0, "none"},
+     "[0]", "\"joints\":[1,2]", 0, "none", 0},
     {"skeleton_common_root", "[" HM ",{\"name\":\"R\",\"children\":[2,3]},{\"name\":\"j0\"}," HJ1 "]", "[0,1]",
-     "\"joints\":[2,3],\"skeleton\":1", 0, "none"},
+     "\"joints\":[2,3],\"skeleton\":1", 0, "none", 0},
     {"skeleton_above_root",
      "[" HM ",{\"name\":\"A\",\"children\":[2]},{\"name\":\"R\",\"children\":[3,4]},{\"name\":\"j0\"}," HJ1 "]",
-     "[0,1]", "\"joints\":[3,4],\"skeleton\":1", 0, "none"},
+     "[0,1]", "\"joints\":[3,4],\"skeleton\":1", 0, "none", 0},
     {"skeleton_joint_root", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
-     "\"joints\":[1,2],\"skeleton\":1", 0, "none"},
+     "\"joints\":[1,2],\"skeleton\":1", 0, "none", 0},
     {"skeleton_below_root", "[" HM ",{\"name\":\"R\",\"children\":[2,3]},{\"name\":\"j0\"}," HJ1 "]", "[0,1]",
-     "\"joints\":[2,3],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+     "\"joints\":[2,3],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID", 0},
     {"skeleton_joint_child", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
-     "\"joints\":[1,2],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+     "\"joints\":[1,2],\"skeleton\":2", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID", 0},
     {"skeleton_unrelated", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]",
-     "\"joints\":[1,2],\"skeleton\":0", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID"},
+     "\"joints\":[1,2],\"skeleton\":0", SK_SKIN_SKELETON_INVALID, "SKIN_SKELETON_INVALID", 0},
     {"joint_listed_twice", "[" HM ",{\"name\":\"j0\",\"children\":[2]}," HJ1 "]", "[0,1]", "\"joints\":[1,1]",
-     SK_SKIN_DUPLICATE_JOINT, "DUPLICATE_ELEMENTS"},
+     SK_SKIN_DUPLICATE_JOINT, "DUPLICATE_ELEMENTS", 0},
+    /* j0 and j1 are two roots, j2 is j1's child: no common root. The validator reports nothing: its running
+     * intersection of the joints' ancestors empties at j1 and then starts again from j2's (Skin.link, a defect of
+     * 2.0.0-dev.3.10; 175 of 300 random forests differed by it, docs/validate.md) */
+    {"no_common_root_then_a_child", "[" HM ",{\"name\":\"j0\"},{\"name\":\"j1\",\"children\":[3]},{\"name\":\"j2\"}]",
+     "[0,1,2]", "\"joints\":[1,2,3]", SK_SKIN_NO_COMMON_ROOT, "none (a defect)", 1},
 };
 #undef HM
 #undef HJ1
@@ -531,7 +684,7 @@ START_TEST(joint_hierarchy_table) {
   for (size_t i = 0; i < HIER_ROWS; ++i) {
     const hier_row* h = &k_hier[i];
     char skin[160];
-    snprintf(skin, sizeof skin, "{%s,\"inverseBindMatrices\":3}", h->skin);
+    snprintf(skin, sizeof skin, "{%s%s}", h->skin, h->no_ibm ? "" : ",\"inverseBindMatrices\":3");
     const char* path = write_gltf(clean, h->name, h->nodes, h->roots, skin);
 
     skio_gltf_doc* d = NULL;
@@ -607,6 +760,7 @@ static Suite* suite(void) {
   tcase_add_test(t, gltfpack_outputs_are_clean);
   tcase_add_test(t, edited_skin_is_checked_as_edited);
   tcase_add_test(t, rules_in_detail);
+  tcase_add_test(t, two_sets_in_the_validators_order);
   tcase_add_test(t, joint_hierarchy_table);
   tcase_add_test(t, joint_hierarchy_is_linear);
   suite_add_tcase(s, t);
