@@ -203,6 +203,7 @@ typedef struct prim_plan {
   int64_t old_j[MAX_SETS], old_w[MAX_SETS]; /* old accessors per set (-1 none) */
   int64_t added[2][MAX_SETS];     /* the new JOINTS (0) / WEIGHTS (1) accessor of each set, -1 none */
   int pos;                        /* POSITION accessor */
+  uint32_t joint_limit;           /* joints of the skin */
 } prim_plan;
 
 /* An accessor an earlier plan added with the same values in place of the same old accessor (or of none) of a
@@ -244,6 +245,7 @@ static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weigh
   pl->attrs = attrs;
   for (uint32_t s = 0; s < MAX_SETS; ++s) pl->added[0][s] = pl->added[1][s] = -1;
   pl->V = e->vertex_count;
+  pl->joint_limit = e->joint_limit;
   int pos = attr_accessor(d, attrs, "POSITION");
   pl->pos = pos;
   skio_gltf_accessor a;
@@ -367,6 +369,98 @@ static uint32_t* attribute_refs(const skio_gltf_doc* d) {
   return refs;
 }
 
+/* Whether accessor a is one of: a primitive's indices, a skin's inverse binds, an animation sampler's input or output
+ * (what, besides the attributes attribute_refs counts, names accessors in core glTF). */
+static bool accessor_used_elsewhere(const skio_gltf_doc* d, uint32_t a) {
+  uint32_t x;
+  for (uint32_t m = 0; m < d->mesh_count; ++m) {
+    int prims = skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives");
+    for (int p = 0, np = skio_json_len(d, prims); p < np; ++p)
+      if (skio_json_u32(d, skio_json_get(d, skio_json_at(d, prims, p), "indices"), &x) && x == a) return true;
+  }
+  for (uint32_t k = 0; k < d->skin_count; ++k)
+    if (skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "skins", k), "inverseBindMatrices"), &x) && x == a)
+      return true;
+  for (uint32_t k = 0; k < d->animation_count; ++k) {
+    int samplers = skio_json_get(d, skio_gltf_item(d, "animations", k), "samplers");
+    for (int s = 0, ns = skio_json_len(d, samplers); s < ns; ++s) {
+      int smp = skio_json_at(d, samplers, s);
+      if ((skio_json_u32(d, skio_json_get(d, smp, "input"), &x) && x == a) ||
+          (skio_json_u32(d, skio_json_get(d, smp, "output"), &x) && x == a))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Accessor ai's JSON object replaced by a declaration of the new data on view `view` (its name and extras kept):
+ * the attribute keeps its accessor index and no accessor is left holding the old values (a sparse set with NaN
+ * weights, integer weights without "normalized"), which validators check whether or not anything uses them. Only for
+ * an accessor that one attribute of one primitive names (refs) and nothing else does. */
+static bool redeclare_accessor(const skio_gltf_doc* d, int64_t ai, const uint32_t* refs, uint32_t view, uint32_t ct,
+                               size_t V, bool normalized, splices* sp) {
+  if (ai < 0 || refs[ai] != 1 || accessor_used_elsewhere(d, (uint32_t)ai)) return false;
+  const int obj = skio_gltf_item(d, "accessors", (uint32_t)ai);
+  if (!skio_json_is(d, obj, 1)) return false;
+  buf t = {0};
+  skio_buf_printf(&t, "{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s", view, ct, V,
+                  normalized ? ",\"normalized\":true" : "");
+  static const char* const kept[] = {"name", "extras"};
+  for (int k = 0; k < 2; ++k) {
+    const int v = skio_json_get(d, obj, kept[k]);
+    if (v < 0) continue;
+    const int str = d->tok[v].type == 3 ? 1 : 0; /* a string token's span leaves its quotes out */
+    const int start = d->tok[v].start - str, end = d->tok[v].end + str;
+    skio_buf_printf(&t, ",\"%s\":%.*s", kept[k], end - start, d->json + start);
+  }
+  skio_buf_put(&t, "}", 1);
+  add_splice_buf(sp, d->tok[obj].start, d->tok[obj].end, &t);
+  const bool ok = !t.oom;
+  free(t.p);
+  if (!ok) sp->oom = true;
+  return true;
+}
+
+/* An old JOINTS_n / WEIGHTS_n accessor of a set no longer written, when one attribute named it and nothing else does:
+ * declared as one zero without data, so that its index stays valid and its old values are no longer read by
+ * anything (validators check every accessor). */
+static void retire_accessor(const skio_gltf_doc* d, uint32_t ai, const uint32_t* refs, splices* sp) {
+  const int obj = skio_gltf_item(d, "accessors", ai);
+  if (refs[ai] != 1 || !skio_json_is(d, obj, 1) || accessor_used_elsewhere(d, ai)) return;
+  static const char placeholder[] = "{\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"}";
+  add_splice(sp, d->tok[obj].start, d->tok[obj].end, placeholder, sizeof placeholder - 1);
+}
+
+/* The sets the plan no longer needs lose their attributes, here and in the Draco attribute map (which would replace
+ * the new streams); their old accessors, when nothing else names them, become a one-element placeholder without data
+ * (their index stays valid, their old values - NaN weights, joints past the skin - leave the file's JSON). */
+static void drop_unneeded_sets(const skio_gltf_doc* d, const prim_plan* pl, const uint32_t* refs, splices* sp,
+                               skio_gltf_edit_report* rep) {
+  int draco = skio_json_get(d, skio_json_get(d, skio_json_get(d, pl->prim, "extensions"), "KHR_draco_mesh_compression"),
+                            "attributes");
+  for (int pass = 0; pass < 2; ++pass) {
+    int obj = pass ? draco : pl->attrs;
+    if (!skio_json_is(d, obj, 1)) continue;
+    int n = d->tok[obj].size;
+    bool* drop = calloc((size_t)n + 1, sizeof *drop);
+    if (!drop) {
+      sp->oom = true;
+      return;
+    }
+    bool any = false;
+    for (int k = 0; k < n; ++k) {
+      uint32_t set, a;
+      const int key = skio_json_key_at(d, obj, k), kind = skin_key(d, key, &set);
+      drop[k] = kind && (pass || set >= pl->sets);
+      if (drop[k] && !pass && kind == 1) rep->sets_removed++;
+      if (drop[k] && !pass && skio_json_u32(d, key + 1, &a) && a < d->accessor_count) retire_accessor(d, a, refs, sp);
+      any |= drop[k];
+    }
+    if (any) remove_pairs(d, obj, drop, sp);
+    free(drop);
+  }
+}
+
 /* The plan of a primitive drawing POSITION accessor pos whose old set `set` of kind (1 JOINTS, 2 WEIGHTS) was
  * accessor acc, or NULL. */
 static const prim_plan* plan_replacing(const prim_plan* plans, size_t count, int pos, int kind, uint32_t set,
@@ -462,11 +556,13 @@ static uint32_t* old_values(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool norm
   return v;
 }
 
-/* Whether accessor ai (a WEIGHTS_n, V elements of 4) reads and holds only zeros: a set the file carries beyond what
- * its influences need (gltf-transform keeps an 8-influence mesh's all-zero second set). */
+/* Whether accessor ai (a WEIGHTS_n, V elements of 4, of a form glTF allows) reads and holds only zeros: a set the
+ * file carries beyond what its influences need (gltf-transform keeps an 8-influence mesh's all-zero second set). */
 static bool zero_weights(skio_gltf_doc* d, int64_t ai, size_t V) {
   skio_gltf_accessor a;
-  if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V || a.components != 4) return false;
+  if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V ||
+      !skio_gltf_influence_format_ok(&a, true))
+    return false;
   float* w = malloc(V * 4 * sizeof *w + 4);
   bool zero = w && skio_gltf_accessor_floats(d, (uint32_t)ai, w, NULL) == SKC_OK;
   for (size_t k = 0; zero && k < V * 4; ++k) zero = w[k] == 0.0f;
@@ -474,14 +570,28 @@ static bool zero_weights(skio_gltf_doc* d, int64_t ai, size_t V) {
   return zero;
 }
 
+/* Whether accessor ai (a JOINTS_n, V elements of 4, of a form glTF allows) reads and names no joint past limit. */
+static bool joints_in_range(skio_gltf_doc* d, int64_t ai, size_t V, uint32_t limit) {
+  skio_gltf_accessor a;
+  if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V ||
+      !skio_gltf_influence_format_ok(&a, false))
+    return false;
+  uint32_t* j = malloc(V * 4 * sizeof *j + 4);
+  bool ok = j && skio_gltf_accessor_uints(d, (uint32_t)ai, j, NULL) == SKC_OK;
+  for (size_t k = 0; ok && k < V * 4; ++k) ok = j[k] < limit;
+  free(j);
+  return ok;
+}
+
 /* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets (more in the file
- * only when they hold no weight), component types and normalized flags, and per vertex the same (joint, weight)
- * pairs of non-zero weight in any order. Then nothing of it is written (a container change or a no-op leaves the
- * weights' bytes as they were). */
+ * only when they hold no weight), component types and normalized flags, no joint index past the skin's (not even
+ * with weight 0: validators reject it), and per vertex the same (joint, weight) pairs of non-zero weight in any
+ * order. Then nothing of it is written (a container change or a no-op leaves the weights' bytes as they were). */
 static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
   if (pl->sets >= MAX_SETS) return false;
   for (uint32_t s = pl->sets; s < MAX_SETS && (pl->old_j[s] >= 0 || pl->old_w[s] >= 0); ++s)
-    if (!zero_weights(d, pl->old_w[s], pl->V)) return false; /* a set beyond the plan's that holds weight */
+    if (!zero_weights(d, pl->old_w[s], pl->V) || !joints_in_range(d, pl->old_j[s], pl->V, pl->joint_limit))
+      return false; /* a set beyond the plan's that holds weight, or joints past the skin's */
   const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
   const size_t n = (size_t)pl->sets * 4;
   uint32_t** oj = calloc(pl->sets, sizeof *oj);
@@ -500,6 +610,7 @@ static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
       for (size_t c = 0; c < 4; ++c) {
         const size_t k = ((size_t)s * V + v) * 4 + c, e = v * 4 + c;
         uint32_t nw = new_value(pl->wdata, ws, k), w = ow[s][e];
+        if (oj[s][e] >= pl->joint_limit) same = false;
         if (nw) a[2 * na] = new_value(pl->jdata, js, k), a[2 * na++ + 1] = nw;
         if (w && w != 0x80000000u) b[2 * nb] = oj[s][e], b[2 * nb++ + 1] = w; /* -0.0f is no weight either */
       }
@@ -1179,16 +1290,24 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
           skio_buf_put(&add, src, len);
           skio_buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}",
                           views.n ? "," : "", new_buffer, at, len);
-          skio_buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
-                          accs.n ? "," : "", next_view++, ct, V, normalized ? ",\"normalized\":true" : "");
-          acc = next_acc++;
-          rep.added++;
+          if (redeclare_accessor(d, old, refs, next_view, ct, V, normalized, &sp)) {
+            acc = old;
+            rep.redeclared++;
+          } else {
+            skio_buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
+                            accs.n ? "," : "", next_view, ct, V, normalized ? ",\"normalized\":true" : "");
+            acc = next_acc++;
+            rep.added++;
+          }
+          next_view++;
         }
         pl->added[kind][s] = acc;
         char key[24];
         snprintf(key, sizeof key, "%s_%u", kind ? "WEIGHTS" : "JOINTS", s);
         int val = skio_json_get(d, pl->attrs, key);
-        if (val >= 0) {
+        if (val >= 0 && acc == old) {
+          /* the attribute names it already (redeclared) */
+        } else if (val >= 0) {
           char num[24];
           int n = snprintf(num, sizeof num, "%lld", (long long)acc);
           int vs = d->tok[val].start - (d->tok[val].type == 3 ? 1 : 0), ve = d->tok[val].end + (d->tok[val].type == 3 ? 1 : 0);
@@ -1198,30 +1317,8 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
         }
       }
     }
-    /* sets no longer needed, here and in the Draco attribute map (which would replace the new streams) */
+    drop_unneeded_sets(d, pl, refs, &sp, &rep);
     const int attrs = pl->attrs;
-    int draco = skio_json_get(d, skio_json_get(d, skio_json_get(d, pl->prim, "extensions"), "KHR_draco_mesh_compression"),
-                              "attributes");
-    for (int pass = 0; pass < 2; ++pass) {
-      int obj = pass ? draco : attrs;
-      if (!skio_json_is(d, obj, 1)) continue;
-      int n = d->tok[obj].size;
-      bool* drop = calloc((size_t)n + 1, sizeof *drop);
-      if (!drop) {
-        sp.oom = true;
-        break;
-      }
-      bool any = false;
-      for (int k = 0; k < n; ++k) {
-        uint32_t set;
-        int kind = skin_key(d, skio_json_key_at(d, obj, k), &set);
-        drop[k] = kind && (pass || set >= pl->sets);
-        if (drop[k] && !pass && kind == 1) rep.sets_removed++;
-        any |= drop[k];
-      }
-      if (any) remove_pairs(d, obj, drop, &sp);
-      free(drop);
-    }
     if (attr_add.n) {
       if (d->tok[attrs].size == 0) { /* "{}" cannot be: POSITION was found; kept general all the same */
         add_splice(&sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, (const char*)attr_add.p + 1, attr_add.n - 1);

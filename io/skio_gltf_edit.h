@@ -9,9 +9,12 @@
  *    Otherwise the old accessors' bytes are overwritten in place when the new data has their layout
  *    (same sets, component types, normalized flag and count; a plain, uncompressed view in the GLB's BIN chunk; no
  *    sparse, no min/max; referenced by no other primitive; no other buffer view overlapping its view and no other
- *    accessor reading its bytes): the JSON does not change. Otherwise the attribute values
- *    point at new accessors (tightly packed views of their own, appended at the end of "accessors" and "bufferViews";
- *    the old accessors and views stay, referenced by nothing new: a meshopt-compressed view is never rewritten).
+ *    accessor reading its bytes): the JSON does not change. Otherwise the new data goes to tightly packed views of
+ *    their own appended to "bufferViews", and an old accessor that only this attribute names (no other primitive,
+ *    no indices, inverse binds or animation sampler) is declared anew in its place on that view, its name and
+ *    extras kept: its index stays and no accessor keeps the old values (validators check every accessor, used or
+ *    not). One named elsewhere stays, and the attribute points at a new accessor appended to "accessors". The old
+ *    views stay, referenced by nothing new (a meshopt-compressed view is never rewritten).
  *    Primitives on one POSITION accessor that named the same old accessor (or none) for a set and get the same new
  *    values share one new accessor, as they shared the old (a multi-material mesh: skio_mesh.parts); a primitive the
  *    reader does not read (POINTS, LINES) drawing those vertices with those old accessors takes the new ones too. A
@@ -88,6 +91,8 @@ typedef struct skio_gltf_edit_report {
   uint32_t kept;              /* primitives whose JOINTS_n / WEIGHTS_n already held the new influences (kept) */
   uint32_t in_place;          /* accessors overwritten in place */
   uint32_t added;             /* accessors appended */
+  uint32_t redeclared;        /* accessors declared anew in their place, on appended data (only their attribute
+                                 named them): no accessor keeps the old values */
   uint32_t sets_removed;      /* JOINTS_n/WEIGHTS_n pairs removed */
   uint32_t weights_component; /* component type of the weights written by the last primitive (SKIO_GLTF_*) */
   size_t bytes_appended;      /* new buffer bytes */

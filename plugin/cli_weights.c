@@ -14,7 +14,8 @@
 #include "skinkit.h"
 
 const char cli_weights_usage[] =
-    "usage: skinkit weights IN OUT [--normalize] [--limit N] [--prune EPS] [--quantize 8|16] [--smooth ITER[:FACTOR]]\n"
+    "usage: skinkit weights IN OUT [--normalize] [--limit N] [--prune EPS] [--quantize 8|16] "
+    "[--smooth ITER[:FACTOR]]\n"
     "                              [--cotangent] [--remove-rogue [--per-component]] [--mirror +x|-x|flip]\n"
     "                              [--joints a,b] [--lock a,b]"
     " [--links JOINT:DEGREES,...]\n"
@@ -35,7 +36,8 @@ const char cli_weights_usage[] =
     "                             vertices at one position (seam copies) are one point; 1-3 treat meshes that share\n"
     "                             vertices at exactly the same positions (an object split by material) as one\n"
     "                             surface\n"
-    "    4. --normalize           each vertex's weights sum to 1\n"
+    "    4. --normalize           each vertex's weights sum to 1; entries no file can hold (a NaN, infinite or\n"
+    "                             negative weight) are removed first and counted\n"
     "    5. --prune EPS           drop influences below EPS (0 < EPS <= 1); a vertex keeps at least one and pruned\n"
     "                             vertices are renormalized\n"
     "    6. --limit N             keep the N largest influences per vertex (1..255), renormalized\n"
@@ -246,6 +248,7 @@ typedef struct op_line {
   char note[SK_ERROR_MESSAGE_SIZE]; /* why it was skipped */
   uint32_t surface_meshes; /* > 1: run on a surface of that many meshes (cli_surface.c), counts over all of them */
   int32_t surface;         /* >= 0: run with the surface that mesh `surface` reports (no counts here) */
+  int dropped;             /* its invalid entries were removed (normalize --drop-invalid), not left */
 } op_line;
 
 static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, int json, int first) {
@@ -302,7 +305,8 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
                                                                                          : "removed");
     if (r->unmatched) printf(", %llu without a mirror partner", (unsigned long long)r->unmatched);
     if (r->sum_off) printf(", %llu kept off sum 1 by locked joints", (unsigned long long)r->sum_off);
-    if (r->invalid_entries) printf(", %llu invalid entries", (unsigned long long)r->invalid_entries);
+    if (r->invalid_entries)
+      printf(", %llu invalid entries%s", (unsigned long long)r->invalid_entries, ops[i].dropped ? " removed" : "");
     printf(" (influences %llu -> %llu)\n", (unsigned long long)r->influences_before,
            (unsigned long long)r->influences_after);
   }
@@ -639,6 +643,8 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
     memset(&d, 0, sizeof d);
     d.size = sizeof d;
     d.scope = scope;
+    d.flags = SK_NORMALIZE_DROP_INVALID; /* the writers could not keep them: normalizing is what is asked */
+    L->dropped = 1;
     CHECK_OP(sk_weights_normalize(skin, &d, &L->r, &err));
   }
   if (o->prune > 0.0f) {

@@ -532,6 +532,46 @@ START_TEST(points_primitive_follows_the_edit) {
 }
 END_TEST
 
+/* tests/data/weight_defects.glb (make_weight_defects.py): a sparse WEIGHTS_0 with a NaN, a -inf and a -0.25 weight,
+ * and a second set holding only a NaN and joint 200 of 2 with weight 0. --normalize removes the 4 invalid entries and
+ * renormalizes; the written file is clean for validate (and for the Khronos validator, checked by hand: no error),
+ * the WEIGHTS_0 accessor keeps its index, declared anew on the new data, and no accessor of the file reads a
+ * non-finite value (the sparse one and the dropped set's were left holding them, which validators report). */
+START_TEST(invalid_entries_removed_and_no_old_values_left) {
+  char args[1024], out[300];
+  snprintf(out, sizeof out, "%s/repaired.glb", g_tmp);
+  ck_assert_int_eq(run("validate tests/data/weight_defects.glb"), 1);
+  snprintf(args, sizeof args, "weights tests/data/weight_defects.glb %s --normalize", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "4 changed") && strstr(g_out, "4 invalid entries removed"), "%s", g_out);
+  snprintf(args, sizeof args, "validate %s", out);
+  ck_assert_msg(run(args) == 0, "%s", g_out);
+  uint32_t src_w, out_w;
+  size_t n;
+  free(prim_attribute(SK_SOURCE_DIR "/tests/data/weight_defects.glb", 0, "WEIGHTS_0", &src_w, &n));
+  free(prim_attribute(out, 0, "WEIGHTS_0", &out_w, &n));
+  ck_assert_uint_eq(out_w, src_w);
+  skio_gltf_doc* d = NULL;
+  skc_err e = {0};
+  ck_assert_int_eq(skio_gltf_doc_load(out, &d, &e), SKC_OK);
+  int attrs = skio_json_get(d, skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", 0), "primitives"), 0),
+                            "attributes");
+  ck_assert_int_lt(skio_json_get(d, attrs, "WEIGHTS_1"), 0);
+  ck_assert_int_lt(skio_json_get(d, skio_gltf_item(d, "accessors", out_w), "sparse"), 0);
+  for (uint32_t a = 0; a < d->accessor_count; ++a) {
+    skio_gltf_accessor info;
+    ck_assert_int_eq(skio_gltf_accessor_info(d, a, &info, &e), SKC_OK);
+    if (info.component_type != SKIO_GLTF_FLOAT) continue;
+    float* v = malloc(info.count * info.components * sizeof *v + 4);
+    ck_assert_int_eq(skio_gltf_accessor_floats(d, a, v, &e), SKC_OK);
+    for (size_t k = 0; k < info.count * info.components; ++k)
+      ck_assert_msg(isfinite(v[k]), "accessor %u element %zu: %g", a, k, (double)v[k]);
+    free(v);
+  }
+  skio_gltf_doc_destroy(d);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_weights");
   TCase* t = tcase_create("cli_weights");
@@ -550,6 +590,7 @@ static Suite* suite(void) {
   tcase_add_test(t, two_characters_at_one_spot_keep_their_bones);
   tcase_add_test(t, zero_second_set_no_op_keeps_bytes);
   tcase_add_test(t, points_primitive_follows_the_edit);
+  tcase_add_test(t, invalid_entries_removed_and_no_old_values_left);
   suite_add_tcase(s, t);
   return s;
 }

@@ -92,12 +92,31 @@ static void same_members(const skio_gltf_doc* a, int oa, const skio_gltf_doc* b,
   }
 }
 
+/* Whether accessor i is a JOINTS_n / WEIGHTS_n attribute of some primitive of d. */
+static bool skin_accessor(const skio_gltf_doc* d, uint32_t i) {
+  for (uint32_t m = 0; m < d->mesh_count; ++m) {
+    int prims = skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives");
+    for (int p = 0; p < skio_json_len(d, prims); ++p) {
+      int attrs = skio_json_get(d, skio_json_at(d, prims, p), "attributes");
+      for (int k = 0; skio_json_is(d, attrs, 1) && k < d->tok[attrs].size; ++k) {
+        int key = skio_json_key_at(d, attrs, k);
+        uint32_t a;
+        if (skin_attr(d, key) && skio_json_u32(d, key + 1, &a) && a == i) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* Every accessor's declaration is the source's, but an old JOINTS_n / WEIGHTS_n one, which the edit may declare anew
+ * on its new data (what it holds is checked by check_readback) */
 static void same_json(const skio_gltf_doc* a, const skio_gltf_doc* b) {
   static const char* const top_skip[] = {"accessors", "bufferViews", "buffers", "meshes", NULL};
   same_members(a, 0, b, 0, top_skip, false, "top level");
   for (uint32_t i = 0; i < a->accessor_count; ++i)
-    ck_assert_msg(tok_text_eq(a, skio_gltf_item(a, "accessors", i), b, skio_gltf_item(b, "accessors", i)),
-                  "accessors[%u] changed", i);
+    ck_assert_msg(
+        skin_accessor(a, i) || tok_text_eq(a, skio_gltf_item(a, "accessors", i), b, skio_gltf_item(b, "accessors", i)),
+        "accessors[%u] changed", i);
   for (uint32_t i = 0; i < a->view_count; ++i)
     ck_assert_msg(tok_text_eq(a, skio_gltf_item(a, "bufferViews", i), b, skio_gltf_item(b, "bufferViews", i)),
                   "bufferViews[%u] changed", i);
@@ -377,7 +396,7 @@ static void run_case(const edit_case* c) {
   if (c->in_place == IN_ALL) ck_assert_uint_eq(rep.added, 0);
   if (c->in_place == IN_NONE) ck_assert_uint_eq(rep.in_place, 0);
   if (c->in_place != IN_NONE) ck_assert_uint_gt(rep.in_place, 0);
-  if (c->in_place != IN_ALL) ck_assert_uint_gt(rep.added, 0);
+  if (c->in_place != IN_ALL) ck_assert_uint_gt(rep.added + rep.redeclared, 0);
   skio_gltf_doc* o2 = load(out);
   same_json(d, o2);
   if (d->is_glb) {
