@@ -1769,6 +1769,40 @@ static bool uses_added(const skio_scene* s, const skio_mesh* m, const added_plan
   return false;
 }
 
+/* SKC_OK when mesh m, another node's instance of the primitive `first` edits, has the same influences in the joint
+ * indices of its own node's skin (two characters sharing a mesh, edited alike); SKIO_GLTF_EDIT_CANNOT when they
+ * differ (a lock or a joint list that names one skeleton's bones: one primitive cannot hold both, the scene is
+ * written whole, each instance its own mesh), SKC_OUT_OF_MEMORY. */
+static int same_as_first(const skio_scene* s, const skio_mesh* m, const skio_gltf_prim_edit* first,
+                         const skio_gltf_options* w, const int32_t* node_of, int32_t* local, char* why,
+                         size_t why_size) {
+  const skio_gltf_doc* d = s->gltf;
+  const size_t V = m->vertex_count, entries = m->skin->offsets[V];
+  const int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
+  if (V != first->vertex_count || skio_json_get(d, node, "skin") < 0 || node_skin(d, node, local) <= 0)
+    return cannot(why, why_size, "mesh %s: one primitive, several nodes, edited differently", m->name);
+  uint32_t* off = malloc((V + 1) * sizeof *off);
+  uint32_t* oj = malloc(entries * sizeof *oj + 4);
+  float* ow = malloc(entries * sizeof *ow + 4);
+  skio_gltf_options wm = *w;
+  if (w->limit_to_source && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);
+  skio_gltf_report scratch = {0}; /* counted once, for the first instance */
+  int rc = off && oj && ow ? mesh_influences(s, m, &wm, node_of, local, off, oj, ow, &scratch, why, why_size)
+                           : SKC_OUT_OF_MEMORY;
+  if (!rc) {
+    const size_t n = off[V];
+    const bool same = !memcmp(off, first->offsets, (V + 1) * sizeof *off) &&
+                      !memcmp(oj, first->joints, n * sizeof *oj) && !memcmp(ow, first->weights, n * sizeof *ow);
+    if (!same)
+      rc = cannot(why, why_size,
+                  "mesh %s: one primitive that several nodes instance now has different weights for "
+                  "each",
+                  m->name);
+  }
+  free(off), free(oj), free(ow);
+  return rc;
+}
+
 static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
                       const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
   skio_gltf_doc* d = s->gltf;
@@ -1811,10 +1845,16 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   for (uint32_t mi = 0; mi < s->mesh_count && !rc; ++mi) {
     const skio_mesh* m = &s->meshes[mi];
     if (!m->skin) continue;
-    bool dup = false;
-    for (size_t k = 0; k < ne && !dup; ++k)
-      dup = edits[k].mesh == (uint32_t)m->gltf_mesh && edits[k].primitive == (uint32_t)m->gltf_primitive;
-    if (dup) continue; /* a second instance of one primitive: written from the first */
+    const skio_gltf_prim_edit* first = NULL;
+    for (size_t k = 0; k < ne && !first; ++k)
+      if (edits[k].mesh == (uint32_t)m->gltf_mesh && edits[k].primitive == (uint32_t)m->gltf_primitive)
+        first = &edits[k];
+    if (first) { /* a second instance of one primitive: written from the first when it holds the same weights */
+      if ((rc = same_as_first(s, m, first, w, ad.node_of, local, why, why_size)) == SKC_OUT_OF_MEMORY)
+        skc_fail(err, rc, "out of memory");
+      if (rc) break;
+      continue;
+    }
     int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
     const bool has_skin = skio_json_get(d, node, "skin") >= 0;
     if (!has_skin && skio_mesh_still_rigid(m)) continue; /* a rigid child in the file: kept as is */

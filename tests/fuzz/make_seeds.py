@@ -16,8 +16,9 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            file as is; see fuzz_skf_decode.c)
   seeds-fuzz_collada_clips/ the same rig as .dae, and the two-clip rig of seeds-fuzz_import/collada_clips without its
                            extension byte (a <library_animation_clips>, renamed <node>s)
-  seeds-fuzz_gltf_edit/    tests/data's three.js two-material cylinder, gltfpack meshopt and u8 rigs and Blender
-                           two-material leg as .glb, and the rig and the three.js file as .gltf with data: URIs and a
+  seeds-fuzz_gltf_edit/    tests/data's three.js two-material cylinder, gltfpack meshopt and u8 rigs, Blender
+                           two-material leg, weight_defects (a sparse WEIGHTS_0 with NaN, a second set to drop) and
+                           twin_instances (two skinned nodes on one primitive) as .glb, and the rig and the three.js file as .gltf with data: URIs and a
                            1x1 PNG image (packed into a .glb by the editor), a one-node document with a bone link
                            (bit 5); first byte = skin change, weight type, limit, link
   seeds-fuzz_meshopt/      every meshopt ATTRIBUTES stream of tests/data's gltfpack fixtures (vertex codec versions 0
@@ -59,7 +60,8 @@ def glb_parts(path):
 def gltf_edit_seeds(out):
     data = os.path.join(os.path.dirname(HERE), "data")
     for name, modes in (("three_multimaterial", (0, 15)), ("skinrig_meshopt", (0, 5, 10, 15)),
-                        ("skinrig_u8n", (0, 5, 10, 15, 33)), ("two_material_leg", (0, 15))):
+                        ("skinrig_u8n", (0, 5, 10, 15, 33)), ("two_material_leg", (0, 15)),
+                        ("weight_defects", (0, 5, 15)), ("twin_instances", (0, 1, 15))):
         with open(os.path.join(data, name + ".glb"), "rb") as f:
             b = f.read()
         for mode in modes:

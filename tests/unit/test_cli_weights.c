@@ -572,6 +572,74 @@ START_TEST(invalid_entries_removed_and_no_old_values_left) {
 }
 END_TEST
 
+/* The mesh node of a written glTF named `name`: its mesh index (-1: none). */
+static int node_mesh(const char* path, const char* name) {
+  skio_gltf_doc* d = NULL;
+  skc_err e = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &e) == SKC_OK, "%s", e.message);
+  int mesh = -1;
+  for (uint32_t n = 0; n < d->node_count; ++n) {
+    int t = skio_gltf_item(d, "nodes", n);
+    uint32_t m;
+    if (skio_json_streq(d, skio_json_get(d, t, "name"), name) && skio_json_u32(d, skio_json_get(d, t, "mesh"), &m))
+      mesh = (int)m;
+  }
+  skio_gltf_doc_destroy(d);
+  return mesh;
+}
+
+/* The weight of vertex v of mesh m on the joint named `joint` (0 when it has none). */
+static float weight_of(sk_scene* s, uint32_t m, size_t v, const char* joint) {
+  uint32_t j, js[64];
+  float ws[64];
+  ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(s), joint, &j), SK_OK);
+  size_t n = sk_skin_get_vertex(sk_scene_mesh_skin(s, m), v, js, ws, 64);
+  for (size_t k = 0; k < n && k < 64; ++k)
+    if (js[k] == j) return ws[k];
+  return 0.0f;
+}
+
+/* tests/data/twin_instances.glb (make_twin_instances.py): two skinned nodes instance one primitive, each with its own
+ * armature. Smoothing both alike keeps the one primitive (an in-place edit); locking the first armature's bone0 gives
+ * the two different weights, which one primitive cannot hold: the second instance's were dropped without a word (the
+ * audit of session 57). Now the scene is written whole, each node its own mesh, with a warning. */
+START_TEST(instances_edited_differently_keep_their_weights) {
+  char args[1024], out[300];
+  snprintf(out, sizeof out, "%s/alike.glb", g_tmp);
+  snprintf(args, sizeof args, "weights tests/data/twin_instances.glb %s --smooth 3", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_int_eq(node_mesh(out, "cylinder"), 0);
+  ck_assert_int_eq(node_mesh(out, "cylinder_b"), 0);
+  snprintf(out, sizeof out, "%s/locked.glb", g_tmp);
+  snprintf(args, sizeof args, "weights tests/data/twin_instances.glb %s --smooth 3 --lock bone0", out);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "different weights for each") != NULL, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "448 changed") && strstr(g_out, "960 changed"), "%s", g_out);
+  const int ma = node_mesh(out, "cylinder"), mb = node_mesh(out, "cylinder_b");
+  ck_assert_int_ge(ma, 0);
+  ck_assert_int_ge(mb, 0);
+  ck_assert_int_ne(ma, mb);
+  /* each instance holds its own result: bone0's weights unchanged on the first, smoothed on the second */
+  sk_scene* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_scene_load(out, NULL, &s, &err), SK_OK);
+  ck_assert_uint_eq(sk_scene_mesh_count(s), 2);
+  sk_scene* src = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/twin_instances.glb", NULL, &src, &err), SK_OK);
+  size_t differ[2] = {0, 0};
+  for (uint32_t m = 0; m < 2; ++m) {
+    const char* bone = m ? "bone0b" : "bone0";
+    ck_assert_uint_eq(sk_skin_vertex_count(sk_scene_mesh_skin(src, m)), sk_skin_vertex_count(sk_scene_mesh_skin(s, m)));
+    for (size_t v = 0; v < sk_skin_vertex_count(sk_scene_mesh_skin(src, m)); ++v)
+      differ[m] += fabsf(weight_of(src, m, v, bone) - weight_of(s, m, v, bone)) > 1e-6f;
+  }
+  ck_assert_uint_eq(differ[0], 0);
+  ck_assert_uint_gt(differ[1], 0);
+  sk_scene_destroy(src);
+  sk_scene_destroy(s);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_weights");
   TCase* t = tcase_create("cli_weights");
@@ -591,6 +659,7 @@ static Suite* suite(void) {
   tcase_add_test(t, zero_second_set_no_op_keeps_bytes);
   tcase_add_test(t, points_primitive_follows_the_edit);
   tcase_add_test(t, invalid_entries_removed_and_no_old_values_left);
+  tcase_add_test(t, instances_edited_differently_keep_their_weights);
   suite_add_tcase(s, t);
   return s;
 }
