@@ -3,8 +3,9 @@
  * (external URIs refused: no base directory); every accessor is read as floats and, for integer types, as unsigned
  * integers (buffer views, strides, sparse substitution, the meshopt and Draco decoders), then the importer builds a
  * scene from the document (skeleton, skins, placement, animations); every node's skin goes through validate's
- * joint-hierarchy check (io/gltf_validate.c), and the scene's objects are listed (io/scene_listing.c). Every call
- * must return a code, never crash or read out of bounds. */
+ * joint-hierarchy check (io/gltf_validate.c), every skinned mesh through validate's checks of the file's own
+ * JOINTS_n / WEIGHTS_n (io/scene_validate.c, the influence format included), and the scene's objects are listed
+ * (io/scene_listing.c). Every call must return a code, never crash or read out of bounds. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -21,6 +22,7 @@ static void read_accessor(skio_gltf_doc* d, uint32_t i) {
   float* f = malloc(a.count * a.components * sizeof *f);
   uint32_t* u = malloc(a.count * a.components * sizeof *u);
   if (f) skio_gltf_accessor_floats(d, i, f, NULL);
+  if (f) skio_gltf_accessor_weights(d, i, f, NULL);
   if (u) skio_gltf_accessor_uints(d, i, u, NULL);
   free(f);
   free(u);
@@ -44,6 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   skio_listed_object* objs = NULL; /* the cameras, lights and empty nodes `info` lists, from the document */
   uint32_t nobj = 0;
   if (skio_scene_list_objects(s, &objs, &nobj, NULL) == SKC_OK) skio_listed_objects_free(objs, nobj);
+  for (uint32_t m = 0; m < s->mesh_count && m < 64; ++m) { /* `validate`, exact tolerance, 4 influences */
+    skio_mesh_report r;
+    if (s->meshes[m].skin) (void)skio_mesh_validate(s, m, 1e-7f, 4, &r, NULL);
+  }
   skio_scene_destroy(s);
   return 0;
 }
