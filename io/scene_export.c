@@ -126,6 +126,24 @@ static void csr_free(csr* c) {
   free(c->weights);
 }
 
+/* One entry per joint: the finite weights of a joint named twice in a vertex added into its first entry (the skin
+ * deforms the same: skinning is linear in the weights; FBX clusters and glTF hold a joint once per vertex, and a
+ * Collada vertex naming it twice reads back as a duplicate). Returns the new count. */
+static size_t merge_repeats(uint32_t* j, float* w, size_t n) {
+  size_t c = 0;
+  for (size_t k = 0; k < n; ++k) {
+    size_t at = 0;
+    while (at < c && !(j[at] == j[k] && isfinite(w[at]) && isfinite(w[k]))) ++at;
+    if (at < c) {
+      w[at] += w[k];
+    } else {
+      j[c] = j[k];
+      w[c++] = w[k];
+    }
+  }
+  return c;
+}
+
 static int process_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, csr* out, skc_err* err) {
   const skc_skin* s = m->skin;
   size_t V = s->vertex_count, n = skc_skin_entries(s);
@@ -146,10 +164,14 @@ static int process_weights(const skio_mesh* m, const skio_export_options* o, uin
     for (size_t k = b; k < e; ++k) {
       float w = s->weights[k];
       if (o->prune > 0.0f && !(w >= o->prune)) continue;
+      if ((o->normalize || limit) && !(w > 0.0f && isfinite(w)))
+        continue; /* NaN, inf, negative: no renormalized
+                     skin keeps them */
       tj[c] = s->joints[k];
       tw[c] = w;
       ++c;
     }
+    c = merge_repeats(tj, tw, c);
     if (limit) {
       c = skc_select_top(tj, tw, c, limit, out->joints + at, out->weights + at);
     } else {
@@ -306,6 +328,17 @@ static bool common_rebind(const skio_mesh* m, const skc_skeleton* sk, float x[16
   }
   if (!have) skc_mat4_identity(x);
   return true;
+}
+
+/* The first joint mesh m binds whose inverse bind does not invert (singular, or not finite), or -1: FBX and Collada
+ * hold the bind pose, its inverse. */
+static int32_t singular_bind(const skio_mesh* m, const skc_skeleton* sk) {
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    const float* ib = m->inverse_bind + (size_t)j * 16;
+    float inv[16];
+    if (m->bound[j] && (!skc_mat4_is_finite(ib) || !skc_mat4_inverse(ib, inv))) return (int32_t)j;
+  }
+  return -1;
 }
 
 /* Inverse bind written for a joint no mesh binds (all_bones): the joint's rest pose carried into the meshes'
@@ -655,6 +688,12 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   bool ident = true;
   if (mesh_space_joint(s, m, plain, fbx, x, nx) >= 0) ident = false; /* in its joint's space */
   if (m->skin && sk) {
+    const int32_t bad = singular_bind(m, sk);
+    if (bad >= 0)
+      return skc_fail(err, SKC_UNSUPPORTED,
+                      "mesh \"%s\": the inverse bind matrix of joint \"%s\" does not invert (singular or not finite), "
+                      "and %s stores the bind pose, its inverse (`skinkit validate` counts such binds)",
+                      m->name, sk->names && sk->names[bad] ? sk->names[bad] : "?", fbx ? "FBX" : "Collada");
     if (!common_rebind(m, sk, x, &ident))
       return skc_fail(err, SKC_UNSUPPORTED,
                       "mesh \"%s\" binds joints with inverse bind matrices that differ from the first mesh's in a "

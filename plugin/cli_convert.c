@@ -17,7 +17,7 @@ const char cli_convert_usage[] =
     "                           [--weights-type float|u8|u16] [--force] [--json [FILE|-]]\n"
     "       skinkit convert IN -o OUT ...   (-o/--output OUT: OUT as an option)\n"
     "  Writes IN (any format Assimp reads) as OUT (.glb, .gltf, .dae, .fbx; --format fbxa for ASCII FBX).\n"
-    "  --normalize   renormalize each vertex's weights to sum 1\n"
+    "  --normalize   renormalize each vertex's weights to sum 1 (NaN, infinite and negative weights removed)\n"
     "  --limit N     keep the N largest influences (sorted, renormalized); glTF default 4, past 4 in JOINTS_1...\n"
     "  --prune EPS   drop weights below EPS first\n"
     "  --as-is       write weights unchanged (glTF: every influence, sums as stored)\n"

@@ -588,6 +588,38 @@ START_TEST(convert_says_it_merged_a_joint_named_twice) {
   snprintf(args, sizeof args, "info %s/twice.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(strstr(g_out, "max 2 influences"), "%s", g_out); /* (a 0.5, b 0.5) */
+  /* FBX and Collada too, with or without --normalize: a cluster holds a vertex once, and Collada read a repeat
+   * back as a duplicate (session 57) */
+  static const char* const outs[] = {"twice.fbx", "twice.dae", "twice_n.fbx --normalize", "twice_n.dae --normalize"};
+  for (int k = 0; k < 4; ++k) {
+    snprintf(args, sizeof args, "convert %s/twice.gltf %s/%s", g_tmp, g_tmp, outs[k]);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    char out[64];
+    snprintf(out, sizeof out, "%s", outs[k]);
+    *strchr(out, '.') = 0;
+    snprintf(args, sizeof args, "validate %s/%s.%s", g_tmp, out, k % 2 ? "dae" : "fbx");
+    ck_assert_msg(run(args) == 0, "%s: %s", outs[k], g_out);
+  }
+}
+END_TEST
+
+/* tests/data/weight_defects.glb (NaN, -inf and negative weights, a joint named twice) to .fbx and .dae with
+ * --normalize: the Assimp writers' weight pass drops the invalid entries and adds the repeated joint into one entry
+ * (it divided by the sum and kept them: nan, negative and duplicate findings, FBX sums off); without --normalize the
+ * weights are written as the source has them (findings either way). */
+START_TEST(convert_normalize_repairs_fbx_and_dae) {
+  static const char* const exts[] = {"fbx", "dae"};
+  for (int k = 0; k < 2; ++k) {
+    char args[1024];
+    snprintf(args, sizeof args, "convert tests/data/weight_defects.glb %s/repaired.%s --normalize", g_tmp, exts[k]);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    snprintf(args, sizeof args, "validate %s/repaired.%s", g_tmp, exts[k]);
+    ck_assert_msg(run(args) == 0, "%s: %s", exts[k], g_out);
+    snprintf(args, sizeof args, "convert tests/data/weight_defects.glb %s/kept.%s", g_tmp, exts[k]);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    snprintf(args, sizeof args, "validate %s/kept.%s", g_tmp, exts[k]);
+    ck_assert_msg(run(args) == 1, "%s: %s", exts[k], g_out); /* findings: the source's defects, as it has them */
+  }
 }
 END_TEST
 
@@ -753,6 +785,7 @@ static Suite* suite(void) {
   tcase_add_test(t, pack_names_weights_it_leaves_out);
   tcase_add_test(t, unpack_finds_the_model_beside);
   tcase_add_test(t, convert_says_it_merged_a_joint_named_twice);
+  tcase_add_test(t, convert_normalize_repairs_fbx_and_dae);
   suite_add_tcase(s, t);
   return s;
 }

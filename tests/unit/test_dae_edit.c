@@ -236,6 +236,11 @@ static uint32_t half_to_armature(const skio_scene* s, const float* p, const uint
                                  uint32_t* oj, float* ow) {
   (void)s, (void)p;
   for (uint32_t k = 0; k < n; ++k) oj[k] = j[k], ow[k] = 0.5f * w[k];
+  for (uint32_t k = 0; k < n; ++k) /* a vertex that has it already gets it once (the writers merge a repeat) */
+    if (oj[k] == (uint32_t)g_armature) {
+      ow[k] += 0.5f;
+      return n;
+    }
   oj[n] = (uint32_t)g_armature, ow[n] = 0.5f;
   return n + 1;
 }

@@ -391,6 +391,14 @@ START_TEST(broken_file_table) {
     ck_assert_msg(strstr(g_out, format ? "\"influence_format_invalid\":true" : "\"influence_format_invalid\":false"),
                   "%s (CLI format): %s", r->name, g_out);
     ck_assert_uint_eq(rep.skin_structure & SK_SKIN_INFLUENCE_FORMAT, format ? SK_SKIN_INFLUENCE_FORMAT : 0);
+    if (r->ibm == IBM_SINGULAR) { /* FBX stores the bind pose: a clear refusal (it blamed the other meshes' binds) */
+      char out[400];
+      snprintf(out, sizeof out, "%s/singular.fbx", g_dir);
+      snprintf(args, sizeof args, "convert '%s' '%s' --force", path, out);
+      ck_assert_int_eq(skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out), 2);
+      ck_assert_msg(strstr(skt_read_text(errp), "inverse bind matrix of joint \"j1\" does not invert"), "%s",
+                    skt_read_text(errp));
+    }
   }
 }
 END_TEST
