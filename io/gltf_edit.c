@@ -556,31 +556,27 @@ static uint32_t* old_values(skio_gltf_doc* d, int64_t ai, uint32_t ct, bool norm
   return v;
 }
 
-/* Whether accessor ai (a WEIGHTS_n, V elements of 4, of a form glTF allows) reads and holds only zeros: a set the
- * file carries beyond what its influences need (gltf-transform keeps an 8-influence mesh's all-zero second set). */
-static bool zero_weights(skio_gltf_doc* d, int64_t ai, size_t V) {
+/* Whether accessor ai, a JOINTS_n (weights false) or WEIGHTS_n of V elements of 4 in a form glTF allows, reads and
+ * every value is below limit (joints) or zero (weights: a set the file carries beyond what its influences need;
+ * gltf-transform keeps an 8-influence mesh's all-zero second set). */
+static bool set_values_within(skio_gltf_doc* d, int64_t ai, size_t V, bool weights, uint32_t limit) {
   skio_gltf_accessor a;
   if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V ||
-      !skio_gltf_influence_format_ok(&a, true))
+      !skio_gltf_influence_format_ok(&a, weights))
     return false;
-  float* w = malloc(V * 4 * sizeof *w + 4);
-  bool zero = w && skio_gltf_accessor_floats(d, (uint32_t)ai, w, NULL) == SKC_OK;
-  for (size_t k = 0; zero && k < V * 4; ++k) zero = w[k] == 0.0f;
-  free(w);
-  return zero;
+  uint32_t* u = malloc(V * 4 * sizeof *u + 4);
+  float* w = (float*)(void*)u;
+  bool ok = u && (weights ? skio_gltf_accessor_floats(d, (uint32_t)ai, w, NULL)
+                          : skio_gltf_accessor_uints(d, (uint32_t)ai, u, NULL)) == SKC_OK;
+  for (size_t k = 0; ok && k < V * 4; ++k) ok = weights ? w[k] == 0.0f : u[k] < limit;
+  free(u);
+  return ok;
 }
 
-/* Whether accessor ai (a JOINTS_n, V elements of 4, of a form glTF allows) reads and names no joint past limit. */
+static bool zero_weights(skio_gltf_doc* d, int64_t ai, size_t V) { return set_values_within(d, ai, V, true, 0); }
+
 static bool joints_in_range(skio_gltf_doc* d, int64_t ai, size_t V, uint32_t limit) {
-  skio_gltf_accessor a;
-  if (ai < 0 || skio_gltf_accessor_info(d, (uint32_t)ai, &a, NULL) || a.count != V ||
-      !skio_gltf_influence_format_ok(&a, false))
-    return false;
-  uint32_t* j = malloc(V * 4 * sizeof *j + 4);
-  bool ok = j && skio_gltf_accessor_uints(d, (uint32_t)ai, j, NULL) == SKC_OK;
-  for (size_t k = 0; ok && k < V * 4; ++k) ok = j[k] < limit;
-  free(j);
-  return ok;
+  return set_values_within(d, ai, V, false, limit);
 }
 
 /* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets (more in the file

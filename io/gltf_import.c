@@ -164,17 +164,23 @@ static int accessor(importer* im, int tok, const char* what, uint32_t components
   return a->view >= 0 && !a->draco ? fits_view(im, a, what, err) : SKC_OK;
 }
 
-static float* read_floats(importer* im, const skio_gltf_accessor* a, skc_err* err) {
+/* The accessor's values as floats; weights: unsigned integers read as normalized (skio_gltf_accessor_weights). */
+static float* read_floats_as(importer* im, const skio_gltf_accessor* a, bool weights, skc_err* err) {
   float* out = malloc(a->count * a->components * sizeof(float));
   if (!out) {
     oom(im, err);
     return NULL;
   }
-  if (skio_gltf_accessor_floats(im->d, a->index, out, err)) {
+  if (weights ? skio_gltf_accessor_weights(im->d, a->index, out, err)
+              : skio_gltf_accessor_floats(im->d, a->index, out, err)) {
     free(out);
     return NULL;
   }
   return out;
+}
+
+static float* read_floats(importer* im, const skio_gltf_accessor* a, skc_err* err) {
+  return read_floats_as(im, a, false, err);
 }
 
 static uint32_t* read_uints(importer* im, const skio_gltf_accessor* a, skc_err* err) {
@@ -651,16 +657,8 @@ static void skin_bind_world(const importer* im, uint32_t skin, skio_mesh* m) {
  * is plain: as raw integers every weight would be in the hundreds) are read as normalized, with a note. */
 static float* read_weights(importer* im, const skio_gltf_accessor* a, const char* where, const char* key,
                            skc_err* err) {
-  float* out = malloc(a->count * a->components * sizeof(float));
-  if (!out) {
-    oom(im, err);
-    return NULL;
-  }
-  if (skio_gltf_accessor_weights(im->d, a->index, out, err)) {
-    free(out);
-    return NULL;
-  }
-  if (!a->normalized &&
+  float* out = read_floats_as(im, a, true, err);
+  if (out && !a->normalized &&
       (a->component_type == SKIO_GLTF_UNSIGNED_BYTE || a->component_type == SKIO_GLTF_UNSIGNED_SHORT)) {
     char line[200];
     snprintf(line, sizeof line, "%s: %s is unsigned %s without \"normalized\": read as normalized", where, key,

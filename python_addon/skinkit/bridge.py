@@ -885,7 +885,8 @@ def armature_pose_world(arm_obj, space_obj=None, deform_only=False):
 
 def merge_csr_duplicates(offsets, joints, weights):
     """CSR with the repeated (vertex, joint) entries of a file summed into one (Blender holds one weight per vertex
-    and group). Entries come out sorted by joint within each vertex."""
+    and group): the finite ones added, a NaN or infinite entry kept only for a joint with no finite one (a valid 1.0
+    and a NaN repeat summed to NaN: the weight was lost). Entries come out sorted by joint within each vertex."""
     off = np.asarray(offsets, np.int64)
     jt = np.asarray(joints, np.int64)
     wt = np.asarray(weights, np.float64)
@@ -895,7 +896,14 @@ def merge_csr_duplicates(offsets, joints, weights):
         return off.astype(np.uint32), jt.astype(np.uint32), wt.astype(np.float32)
     key = verts * (int(jt.max()) + 1) + jt
     uniq, inv = np.unique(key, return_inverse=True)
-    summed = np.bincount(inv, weights=wt, minlength=uniq.size)
+    finite = np.isfinite(wt)
+    summed = np.bincount(inv[finite], weights=wt[finite], minlength=uniq.size)
+    if not finite.all():
+        has = np.bincount(inv[finite], minlength=uniq.size) > 0
+        bad = np.nonzero(~finite)[0][::-1]  # the first non-finite value of each joint wins (written last)
+        odd = np.full(uniq.size, np.nan)
+        odd[inv[bad]] = wt[bad]
+        summed = np.where(has, summed, odd)
     width = int(jt.max()) + 1
     uv, uj = uniq // width, uniq % width
     new_off = np.zeros(nverts + 1, np.int64)

@@ -21,6 +21,18 @@ class MergeDuplicates(unittest.TestCase):
         self.assertEqual(j.tolist(), [0, 2, 1])
         np.testing.assert_allclose(w, [0.5, 0.5, 1.0])
 
+    def test_a_non_finite_repeat_does_not_hide_a_weight(self):
+        # vertex 0: joint 0 at 1.0 and again as NaN (glTF JOINTS_0 and JOINTS_1, tests/data/weight_defects.glb):
+        # the 1.0 is kept (summed it was NaN, and Import via skinkit wrote a NaN group weight); vertex 1: joint 3
+        # only as NaN and inf: the first non-finite value stays for validate to find; vertex 2: finite repeats add
+        nan, inf = float("nan"), float("inf")
+        o, j, w = bridge.merge_csr_duplicates([0, 2, 4, 6], [0, 0, 3, 3, 1, 1], [1.0, nan, nan, inf, 0.25, 0.75])
+        self.assertEqual(o.tolist(), [0, 1, 2, 3])
+        self.assertEqual(j.tolist(), [0, 3, 1])
+        self.assertEqual(w[0], 1.0)
+        self.assertTrue(np.isnan(w[1]))
+        self.assertEqual(w[2], 1.0)
+
     def test_empty(self):
         o, j, w = bridge.merge_csr_duplicates([0, 0, 0], [], [])
         self.assertEqual(o.tolist(), [0, 0, 0])
