@@ -62,7 +62,8 @@ const char cli_weights_usage[] =
     "                 --json FILE.json or --json=FILE writes it to FILE. -o/--output OUT: OUT as an option\n"
     "  The report gives, per mesh and operation, the vertices visited, changed (a weight moved by more than 1e-6)\n"
     "  and flagged (the operation could not apply and left them unchanged: invalid entries, locked weights in the\n"
-    "  way, no mirror partner) and the entries removed or moved.\n"
+    "  way, no mirror partner) and the entries removed or moved. NaN, infinite and negative weights left after the\n"
+    "  operations are named in a warning: no file keeps them (--normalize removes them).\n"
     "  OUT receives the weights as edited. A glTF OUT holds per vertex what the source's primitive held (4 per\n"
     "  JOINTS_n/WEIGHTS_n set; 4 from other formats): a vertex with more is written with its largest, renormalized\n"
     "  (a warning says so); --limit N writes up to N (JOINTS_1/WEIGHTS_1... past 4).\n"
@@ -728,6 +729,7 @@ int cli_weights(int argc, char** argv) {
   uint32_t* group = NULL;
   int first = 1;
   uint32_t max_infl = 0;
+  uint64_t nan_left = 0, negative_left = 0; /* vertices that still hold such weights after the operations */
   if (!ops || (o.lock && !(locked = calloc(J, 1))) ||
       (o.joints && (!(listed = calloc(J, 1)) || !(list = calloc(J, sizeof *list))))) {
     fprintf(stderr, "skinkit weights: out of memory\n");
@@ -816,10 +818,18 @@ int cli_weights(int argc, char** argv) {
     sk_skin_report rep;
     memset(&rep, 0, sizeof rep);
     rep.size = sizeof rep;
-    if (sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK && rep.max_influences > max_infl)
-      max_infl = rep.max_influences;
+    if (sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK) {
+      if (rep.max_influences > max_infl) max_infl = rep.max_influences;
+      nan_left += rep.nan;
+      negative_left += rep.negative;
+    }
   }
   if (links.skeleton && (rc = links_apply(s, &links))) goto done;
+  if (nan_left || negative_left) /* the operations asked for left them (flagged): the writers keep none of them */
+    fprintf(stderr,
+            "skinkit weights: warning: %llu vertices hold NaN or infinite and %llu negative weights, which OUT "
+            "cannot keep: they are left out without renormalizing (--normalize removes them and renormalizes)\n",
+            (unsigned long long)nan_left, (unsigned long long)negative_left);
   {
     sk_save_options so;
     memset(&so, 0, sizeof so);

@@ -544,6 +544,14 @@ START_TEST(invalid_entries_removed_and_no_old_values_left) {
   snprintf(args, sizeof args, "weights tests/data/weight_defects.glb %s --normalize", out);
   ck_assert_msg(run(args) == 0, "%s", err_text());
   ck_assert_msg(strstr(g_out, "4 changed") && strstr(g_out, "4 invalid entries removed"), "%s", g_out);
+  ck_assert_msg(!strstr(err_text(), "cannot keep"), "%s", err_text());
+  /* an operation that leaves them (limit): said, not dropped without a word */
+  char limited[300];
+  snprintf(limited, sizeof limited, "%s/limited.glb", g_tmp);
+  snprintf(args, sizeof args, "weights tests/data/weight_defects.glb %s --limit 4", limited);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "3 vertices hold NaN or infinite and 1 negative weights, which OUT cannot keep"),
+                "%s", err_text());
   snprintf(args, sizeof args, "validate %s", out);
   ck_assert_msg(run(args) == 0, "%s", g_out);
   uint32_t src_w, out_w;
