@@ -15,12 +15,16 @@
  * Assimp and Blender's glTF importer load it, 67,279 once identical ones are joined). Each cylinder is written as a raw
  * file (positions, triangles, bone segments) that the Blender script builds with foreach_set (same vertices, same
  * order) with an armature whose bones are exactly our segments; Blender times
- * bpy.ops.object.parent_set(type='ARMATURE_AUTO') only. Ours: sk_bind (wall time from its report; it uses both cores).
- * Best of 7 / 3 / 5 runs for us (a run over 5 s is not repeated; ours are cheap, and on a shared 2-core machine one run
- * of a two-thread bind easily loses a core to another job), of 2 / 1 / 1 for Blender. Wall and process CPU times are
- * both printed (the machine is shared: wall times carry the load of other jobs). Prints `BENCH
- * bind_<method>_<mesh>_ms`, `BENCH blender_autoweights_<mesh>_ms` and `BENCH bind_<method>_<mesh>_speedup <Blender wall
- * time / our wall time> ratio`.
+ * bpy.ops.object.parent_set(type='ARMATURE_AUTO') only. Ours: sk_bind (wall time from its report; it uses both cores),
+ * every method 7 / 3 / 1 times (a run over 5 s is not repeated): median [min - max]. Against Blender, each cylinder
+ * given to it runs in 3 rounds, each round one in-process bind of the default method, one `skinkit bind` process
+ * and one Blender process (ARMATURE_AUTO once on the cylinder built afresh), their order rotating with the round so
+ * that a slow phase of the shared machine falls on every side of a ratio: the speedups (Blender / ours) are taken
+ * per round, and their median and range printed. Wall and process CPU times are both printed. Prints `BENCH
+ * bind_<method>_<mesh>_ms` (median), `BENCH blender_autoweights_<mesh>_ms` (the median of the rounds) and `BENCH
+ * bind_<method>_<mesh>_speedup <Blender wall time / our wall time> ratio` (the default method: the median of the
+ * rounds' ratios; the others: the two medians). CesiumMan_subdiv2's Blender time is its one timed call in the
+ * quality batch (its speed lines are not alternated).
  *
  * The CLI as users run it (issue 20): `skinkit bind IN OUT --force` (default method, isolated reading) as a whole
  * process, fork/exec of the skinkit binary beside this program (env SKINKIT_CLI overrides) on each cylinder
@@ -28,8 +32,9 @@
  * and peak RSS from wait4 (they include the isolated reader child), best wall of up to 5 runs (1 at 614k), user
  * and sys of the run that used least CPU. A third cylinder, 512 x 1196 = 613,890 vertices (full runs only, not
  * given to Blender), is the memory yardstick. Prints `BENCH cli_bind_<mesh>_{wall,user,sys}_ms`,
- * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio`, a
- * table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest mesh the CLI bound. Growth from the 40k to the
+ * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio` (the
+ * cylinders: the median of the rounds' ratios), a table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest
+ * mesh the CLI bound. Growth from the 40k to the
  * 200k cylinder as the exponent of the vertex ratio: `BENCH bind_<method>_growth_40k_200k` (in process: the median
  * of 9 alternated pairs, then min .. max) and `BENCH cli_bind_growth_40k_200k` (whole CLI).
  *
@@ -108,10 +113,11 @@ static const bench_method k_methods[] = {
 typedef struct cylinder_def {
   const char* name;
   uint32_t segments, rings;
-  int runs_ours, runs_blender, full_only;
+  int runs_ours, rounds_blender, full_only; /* rounds_blender: rounds of ours, the CLI and Blender alternated */
 } cylinder_def;
 static const cylinder_def k_cylinders[] = {
-    {"40k", 128, 300, 7, 2, 0}, {"200k", 256, 780, 3, 1, 1}, {"614k", 512, 1196, 1, 0, 1} /* no Blender: memory */};
+    {"40k", 128, 300, 7, 3, 0}, {"200k", 256, 780, 3, 3, 1}, {"614k", 512, 1196, 1, 0, 1} /* no Blender: memory */};
+#define MAX_ROUNDS 3
 #define CYLINDER_COUNT (sizeof k_cylinders / sizeof k_cylinders[0])
 
 typedef struct asset_def {
@@ -137,8 +143,9 @@ typedef struct blender_result {
   int ran;                /* a job was submitted */
   int ok;
   char error[256];
-  double best_seconds;    /* best wall time of the timed ARMATURE_AUTO calls */
-  double best_cpu_seconds; /* best process CPU time of those calls */
+  double seconds;     /* wall time of ARMATURE_AUTO: the best of the job's calls (cylinders: the median of
+                       * the rounds alternated with ours) */
+  double cpu_seconds; /* process CPU time of the call of least CPU */
   int runs;
   long unweighted, blender_vertices;
   double match_mean_pct, match_max_pct;
@@ -162,6 +169,7 @@ typedef struct cli_run {
   int ok;
   double wall_ms, user_ms, sys_ms;
   long maxrss_kb;
+  double speedup; /* Blender / this, the median of rounds alternated with Blender (0: not measured so) */
 } cli_run;
 
 typedef struct part { /* one skinned mesh of an asset */
@@ -207,6 +215,7 @@ typedef struct cylinder {
   double ours_ms[METHOD_COUNT], ours_cpu_ms[METHOD_COUNT];
   int ours_ok[METHOD_COUNT];
   cli_run cli;            /* `skinkit bind` as a whole process */
+  int rounds;             /* rounds alternated with Blender (ours_ms of the default method and cli keep theirs) */
 } cylinder;
 
 static int g_failures; /* sk_bind errors and setup failures: exit status 1 */
@@ -227,6 +236,19 @@ static double cpu_ms_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void* x, const void* y) {
+  const double a = *(const double*)x, b = *(const double*)y;
+  return (a > b) - (a < b);
+}
+
+/* median, min and max of v[0..n) (sorts v; n >= 1) */
+static double median_of(double* v, int n, double* lo, double* hi) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  if (lo) *lo = v[0];
+  if (hi) *hi = v[n - 1];
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static void fail(const char* what, const char* name, const sk_error* err) {
@@ -345,9 +367,9 @@ static void read_blender(const char* prefix, size_t rows, blender_result* b) {
   b->blender_vertices = (long)json_number(js, "blender_vertices", 0);
   b->match_mean_pct = json_number(js, "match_mean_pct", -1);
   b->match_max_pct = json_number(js, "match_max_pct", -1);
-  b->best_seconds = json_list_min(js, "seconds", &b->runs);
+  b->seconds = json_list_min(js, "seconds", &b->runs);
   int cpu_runs = 0;
-  b->best_cpu_seconds = json_list_min(js, "cpu_seconds", &cpu_runs);
+  b->cpu_seconds = json_list_min(js, "cpu_seconds", &cpu_runs);
   free(js);
   if (!b->runs) b->ok = 0;
   if (!b->ok || !rows) return;
@@ -934,7 +956,7 @@ static void score_blender(asset* a) {
   if (rc)
     printf("  scoring Blender's weights failed: %s\n", err.message);
   else if (!unmatched || unmatched < b->group_count)
-    a->blender.ok = 1, a->blender.ms = b->best_seconds * 1000.0, a->blender.cpu_ms = b->best_cpu_seconds * 1000.0;
+    a->blender.ok = 1, a->blender.ms = b->seconds * 1000.0, a->blender.cpu_ms = b->cpu_seconds * 1000.0;
 }
 
 /* ------------------------------------------------------------------------------------------ cylinders */
@@ -1003,38 +1025,41 @@ static void time_cylinder(cylinder* c, const float* heads, const float* tails) {
   }
   for (size_t k = 0; k < METHOD_COUNT; ++k) {
     if (method_skipped(k, c->nv)) continue;
-    double best = 1e300, best_cpu = 1e300;
-    int ok = 1;
-    for (int r = 0; r < c->def->runs_ours && ok && (r == 0 || best < REPEAT_BELOW_MS); ++r) {
-      double cpu = 0.0, ms = bind_once(c, k, heads, tails, skin, &cpu);
-      ok = ms >= 0.0;
-      if (ok && ms < best) best = ms;
-      if (ok && cpu < best_cpu) best_cpu = cpu;
+    double ms[8], cpu[8], lo, hi;
+    int ok = 1, n = 0;
+    for (; n < c->def->runs_ours && n < 8 && ok && (n == 0 || ms[n - 1] < REPEAT_BELOW_MS); ++n) {
+      ms[n] = bind_once(c, k, heads, tails, skin, &cpu[n]);
+      ok = ms[n] >= 0.0;
     }
     c->ours_ok[k] = ok;
-    c->ours_ms[k] = best;
-    c->ours_cpu_ms[k] = best_cpu;
-    if (ok) printf("BENCH bind_%s_%s_ms %.2f ms\n", k_methods[k].name, c->def->name, best);
+    if (!ok) continue;
+    c->ours_ms[k] = median_of(ms, n, &lo, &hi);
+    c->ours_cpu_ms[k] = median_of(cpu, n, NULL, NULL);
+    printf("  %-9s %.1f [%.1f - %.1f] ms (median [min - max] of %d runs)\n", k_methods[k].name, c->ours_ms[k], lo, hi,
+           n);
+    printf("BENCH bind_%s_%s_ms %.2f ms\n", k_methods[k].name, c->def->name, c->ours_ms[k]);
   }
   sk_skin_destroy(skin);
 }
 
-static void print_speedups(const char* mesh, const double* ours_ms, const int* ours_ok, const blender_result* b) {
+/* The speedup lines of every method but `skip` (SIZE_MAX: none; its line came from rounds alternated with Blender) */
+static void print_speedups(const char* mesh, const double* ours_ms, const int* ours_ok, const blender_result* b,
+                           size_t skip) {
   if (!b->ok) return;
-  printf("BENCH blender_autoweights_%s_ms %.2f ms\n", mesh, b->best_seconds * 1000.0);
+  printf("BENCH blender_autoweights_%s_ms %.2f ms\n", mesh, b->seconds * 1000.0);
   for (size_t k = 0; k < METHOD_COUNT; ++k)
-    if (ours_ok[k] && ours_ms[k] > 0)
-      printf("BENCH bind_%s_%s_speedup %.2f ratio\n", k_methods[k].name, mesh, b->best_seconds * 1000.0 / ours_ms[k]);
+    if (ours_ok[k] && ours_ms[k] > 0 && k != skip)
+      printf("BENCH bind_%s_%s_speedup %.2f ratio\n", k_methods[k].name, mesh, b->seconds * 1000.0 / ours_ms[k]);
 }
 
 static void print_speed_row(const char* mesh, size_t nv, size_t k, double ms, double cpu_ms,
                             const blender_result* b) {
   char bms[32] = "-", bcpu[32] = "-", speedup[32] = "-", cpu_speedup[32] = "-";
   if (b->ok) {
-    snprintf(bms, sizeof bms, "%.1f", b->best_seconds * 1000.0);
-    snprintf(bcpu, sizeof bcpu, "%.1f", b->best_cpu_seconds * 1000.0);
-    snprintf(speedup, sizeof speedup, "%.1fx", b->best_seconds * 1000.0 / ms);
-    snprintf(cpu_speedup, sizeof cpu_speedup, "%.1fx", b->best_cpu_seconds * 1000.0 / cpu_ms);
+    snprintf(bms, sizeof bms, "%.1f", b->seconds * 1000.0);
+    snprintf(bcpu, sizeof bcpu, "%.1f", b->cpu_seconds * 1000.0);
+    snprintf(speedup, sizeof speedup, "%.1fx", b->seconds * 1000.0 / ms);
+    snprintf(cpu_speedup, sizeof cpu_speedup, "%.1fx", b->cpu_seconds * 1000.0 / cpu_ms);
   }
   printf("%-18s %8zu %-9s %10.1f %10.1f %11s %11s %8s %8s\n", mesh, nv, k_methods[k].name, ms, cpu_ms, bms, bcpu,
          speedup, cpu_speedup);
@@ -1062,7 +1087,7 @@ static const char* find_cli(char* buf, size_t cap) {
 }
 
 /* Runs argv (stdout and stderr to /dev/null) and measures it; ok = exit status 0. */
-static cli_run run_cli(char* const* argv) {
+static cli_run spawn_and_wait(char* const* argv) {
   cli_run r;
   memset(&r, 0, sizeof r);
   double t0 = wall_ms_now();
@@ -1085,6 +1110,81 @@ static cli_run run_cli(char* const* argv) {
   r.user_ms = ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec * 1e-3;
   r.sys_ms = ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec * 1e-3;
   r.maxrss_kb = ru.ru_maxrss;
+  return r;
+}
+
+/* The CLI runs go through a small process forked at start-up, before this program holds any mesh: a child's peak
+ * RSS (ru_maxrss) starts at the resident size of the process it was forked from, so runs forked from here late in a
+ * full run reported this program's own 150-330 MB as the peak of a 70 MB `skinkit bind`. Requests on a pipe: an
+ * argument count, then each argument's length and bytes; the reply is the cli_run. */
+static int g_spawn_req = -1, g_spawn_rep = -1;
+
+static int read_all(int fd, void* p, size_t n) {
+  for (size_t got = 0; got < n;) {
+    ssize_t k = read(fd, (char*)p + got, n - got);
+    if (k <= 0) return 0;
+    got += (size_t)k;
+  }
+  return 1;
+}
+
+static int write_all(int fd, const void* p, size_t n) {
+  for (size_t put = 0; put < n;) {
+    ssize_t k = write(fd, (const char*)p + put, n - put);
+    if (k <= 0) return 0;
+    put += (size_t)k;
+  }
+  return 1;
+}
+
+static void spawner_loop(int req, int rep) {
+  for (;;) {
+    uint32_t argc = 0;
+    if (!read_all(req, &argc, sizeof argc) || argc == 0 || argc > 32) _exit(0);
+    char* argv[33] = {0};
+    for (uint32_t i = 0; i < argc; ++i) {
+      uint32_t n = 0;
+      if (!read_all(req, &n, sizeof n) || n > 4096 || !(argv[i] = calloc(n + 1, 1)) || !read_all(req, argv[i], n))
+        _exit(1);
+    }
+    cli_run r = spawn_and_wait(argv);
+    for (uint32_t i = 0; i < argc; ++i) free(argv[i]);
+    if (!write_all(rep, &r, sizeof r)) _exit(1);
+  }
+}
+
+/* Forks the spawner (call before any large allocation); without it, runs are forked from here */
+static void spawner_start(void) {
+  int a[2], b[2];
+  if (pipe(a) || pipe(b)) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(a[1]);
+    close(b[0]);
+    spawner_loop(a[0], b[1]);
+  }
+  close(a[0]);
+  close(b[1]);
+  if (pid < 0) {
+    close(a[1]);
+    close(b[0]);
+    return;
+  }
+  g_spawn_req = a[1], g_spawn_rep = b[0];
+}
+
+static cli_run run_cli(char* const* argv) {
+  if (g_spawn_req < 0) return spawn_and_wait(argv);
+  uint32_t argc = 0;
+  while (argv[argc] && argc < 32) ++argc;
+  int ok = write_all(g_spawn_req, &argc, sizeof argc);
+  for (uint32_t i = 0; ok && i < argc; ++i) {
+    uint32_t n = (uint32_t)strlen(argv[i]);
+    ok = write_all(g_spawn_req, &n, sizeof n) && write_all(g_spawn_req, argv[i], n);
+  }
+  cli_run r;
+  memset(&r, 0, sizeof r);
+  if (!ok || !read_all(g_spawn_rep, &r, sizeof r)) memset(&r, 0, sizeof r);
   return r;
 }
 
@@ -1142,8 +1242,10 @@ static int write_cylinder_glb(const char* cli, const cylinder* c, char* path, si
 
 /* The whole-process table, and the peak memory per vertex of the largest mesh the CLI bound. */
 static void print_cli_table(const cylinder* cyl, const asset* assets) {
-  printf("\n== skinkit bind as a whole process (load + bind + save; default method; best wall of runs, user/sys of "
-         "the run with least CPU, largest peak RSS; speedup = Blender ARMATURE_AUTO wall / ours) ==\n");
+  printf(
+      "\n== skinkit bind as a whole process (load + bind + save; default method; best wall of runs, user/sys of "
+      "the run with least CPU, largest peak RSS; speedup = Blender ARMATURE_AUTO wall / ours, cylinders: median of "
+      "the rounds alternated with Blender) ==\n");
   printf("%-18s %8s %10s %10s %10s %6s %9s %8s %8s\n", "mesh", "vertices", "wall ms", "user ms", "sys ms", "sys %",
          "peak MB", "KB/vert", "speedup");
   const cli_run* largest = NULL;
@@ -1155,7 +1257,10 @@ static void print_cli_table(const cylinder* cyl, const asset* assets) {
     size_t nv = i < CYLINDER_COUNT ? cyl[i].nv : assets[i - CYLINDER_COUNT].nv;
     const blender_result* b = i < CYLINDER_COUNT ? &cyl[i].bl : &assets[i - CYLINDER_COUNT].bl;
     char speedup[32] = "-";
-    if (b->ok) snprintf(speedup, sizeof speedup, "%.1fx", b->best_seconds * 1000.0 / r->wall_ms);
+    if (r->speedup > 0)
+      snprintf(speedup, sizeof speedup, "%.1fx", r->speedup);
+    else if (b->ok)
+      snprintf(speedup, sizeof speedup, "%.1fx", b->seconds * 1000.0 / r->wall_ms);
     printf("%-18s %8zu %10.1f %10.1f %10.1f %5.0f%% %9.1f %8.3f %8s\n", name, nv, r->wall_ms, r->user_ms, r->sys_ms,
            r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0, r->maxrss_kb / 1024.0,
            (double)r->maxrss_kb / (double)nv, speedup);
@@ -1166,12 +1271,166 @@ static void print_cli_table(const cylinder* cyl, const asset* assets) {
            (double)largest->maxrss_kb / (double)largest_nv, largest_nv);
 }
 
-#define GROWTH_PAIRS 9 /* alternated 40k / 200k binds per method for the growth exponent */
+/* ------------------------------------------------------------------------------------------ rounds with Blender */
 
-static int cmp_double(const void* x, const void* y) {
-  const double a = *(const double*)x, b = *(const double*)y;
-  return (a > b) - (a < b);
+/* The default method of sk_bind and of `skinkit bind` */
+static size_t default_method(void) {
+  for (size_t k = 0; k < METHOD_COUNT; ++k)
+    if (k_methods[k].method == SK_BIND_ROBUST) return k;
+  return 0;
 }
+
+/* One Blender process running ARMATURE_AUTO once on cylinder c (built afresh from its raw file): the call's wall time
+ * in ms into *b (b->seconds, b->cpu_seconds), or -1 with b->error set. */
+static double blender_round(const char* blender, const char* script, const cylinder* c, int round, blender_result* b) {
+  char jobs[600], prefix[600], cmd[4096];
+  snprintf(jobs, sizeof jobs, "%s/jobs_%s_r%d.json", g_workdir, c->def->name, round);
+  snprintf(prefix, sizeof prefix, "%s_r%d", c->out_prefix, round);
+  free_blender(b);
+  FILE* f = fopen(jobs, "w");
+  if (!f) {
+    snprintf(b->error, sizeof b->error, "cannot write %.200s", jobs);
+    return -1.0;
+  }
+  fprintf(f, "{\"jobs\": [{\"name\": \"%s\", \"kind\": \"mesh\", \"mesh\": \"%s\", \"repeat\": 1, \"out\": \"%s\"}]}\n",
+          c->def->name, c->mesh_path, prefix);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "timeout 1800 '%s' -b --factory-startup --python '%s' -- '%s' >> '%s/blender.log' 2>&1",
+           blender, script, jobs, g_workdir);
+  const int st = system(cmd);
+  read_blender(prefix, 0, b);
+  if (st != 0 && b->ok) {
+    b->ok = 0;
+    snprintf(b->error, sizeof b->error, "Blender exited with status %d (see %.160s/blender.log)",
+             WIFEXITED(st) ? WEXITSTATUS(st) : st, g_workdir);
+  }
+  return b->ok ? b->seconds * 1000.0 : -1.0;
+}
+
+/* The times of the rounds of one cylinder (ms; cli < 0: not run or failed) */
+typedef struct rounds {
+  int n;
+  double ours[MAX_ROUNDS], cli[MAX_ROUNDS], blender[MAX_ROUNDS], blender_cpu[MAX_ROUNDS];
+  long unweighted;
+} rounds;
+
+/* One round: sk_bind's default method in process, `skinkit bind` as a whole process (argv; NULL: none) and Blender,
+ * one of each, the first of them rotating with the round. 0 when ours or Blender failed. */
+static int one_round(const cylinder* c, int r, const float* heads, const float* tails, sk_skin* skin, char* const* argv,
+                     const char* blender, const char* script, blender_result* b, rounds* out) {
+  for (int i = 0; i < 3; ++i) {
+    switch ((r + i) % 3) {
+      case 0:
+        out->ours[r] = bind_once(c, default_method(), heads, tails, skin, NULL);
+        if (out->ours[r] < 0) return 0;
+        break;
+      case 1: {
+        cli_run run = {0};
+        if (argv) run = run_cli(argv);
+        out->cli[r] = run.ok ? run.wall_ms : -1.0;
+        if (argv && !run.ok) {
+          printf("FAIL skinkit bind %s (exit status or signal; run it by hand to see why)\n", argv[2]);
+          ++g_failures;
+        }
+        break;
+      }
+      default:
+        out->blender[r] = blender_round(blender, script, c, r, b);
+        if (out->blender[r] < 0) return 0;
+        out->blender_cpu[r] = b->cpu_seconds * 1000.0;
+        out->unweighted = b->unweighted > out->unweighted ? b->unweighted : out->unweighted;
+    }
+  }
+  return 1;
+}
+
+/* Prints "label: median [min - max] ms, speedup median [min - max]" of times t against Blender's round by round (each
+ * round's own ratio), and returns the median speedup. */
+static double print_round_speedup(const char* label, const rounds* x, const double* t) {
+  double v[MAX_ROUNDS], sp[MAX_ROUNDS], lo, hi, slo, shi;
+  for (int r = 0; r < x->n; ++r) v[r] = t[r], sp[r] = x->blender[r] / t[r];
+  const double m = median_of(v, x->n, &lo, &hi), ms = median_of(sp, x->n, &slo, &shi);
+  printf("    %s: %.1f [%.1f - %.1f] ms, speedup %.1f [%.1f - %.1f]\n", label, m, lo, hi, ms, slo, shi);
+  return ms;
+}
+
+/* Blender's ARMATURE_AUTO on cylinder c in rounds alternated with ours (one_round), so that a slow phase of the
+ * machine falls on both sides of each ratio: the speedups are taken per round, then their median and range. c->bl
+ * gets Blender's median time; c->cli.speedup the whole CLI's median speedup. Prints the default method's and the
+ * CLI's BENCH speedup lines (print_speedups prints the other methods'). */
+static void rounds_with_blender(cylinder* c, const float* heads, const float* tails, const char* blender,
+                                const char* script, const char* cli, const char* glb) {
+  rounds x;
+  memset(&x, 0, sizeof x);
+  char out[600];
+  snprintf(out, sizeof out, "%s/%s_cli_out.glb", g_workdir, c->def->name);
+  char* argv[] = {(char*)cli, "bind", (char*)glb, out, "--force", NULL};
+  sk_error err;
+  sk_skin* skin = NULL;
+  if (sk_skin_create(c->nv, 3, &skin, &err)) {
+    fail("setup", c->def->name, &err);
+    return;
+  }
+  blender_result b;
+  memset(&b, 0, sizeof b);
+  const int want = c->def->rounds_blender < MAX_ROUNDS ? c->def->rounds_blender : MAX_ROUNDS;
+  int ok = 1;
+  for (; x.n < want && ok; ++x.n)
+    ok = one_round(c, x.n, heads, tails, skin, cli && glb ? argv : NULL, blender, script, &b, &x);
+  sk_skin_destroy(skin);
+  c->bl.ran = 1;
+  if (!ok) {
+    c->bl.ok = 0;
+    snprintf(c->bl.error, sizeof c->bl.error, "%s", b.error[0] ? b.error : "our bind failed");
+    free_blender(&b);
+    return;
+  }
+  free_blender(&b);
+  double v[MAX_ROUNDS], lo, hi;
+  memcpy(v, x.blender, sizeof v);
+  c->bl.ok = 1, c->bl.runs = x.n, c->bl.unweighted = x.unweighted;
+  c->bl.seconds = median_of(v, x.n, &lo, &hi) / 1000.0;
+  memcpy(v, x.blender_cpu, sizeof v);
+  c->bl.cpu_seconds = median_of(v, x.n, NULL, NULL) / 1000.0;
+  printf(
+      "  alternated with Blender, %d rounds (median [min - max]): ARMATURE_AUTO %.3f [%.3f - %.3f] s, %ld of %zu "
+      "vertices unweighted\n",
+      x.n, c->bl.seconds, lo / 1000.0, hi / 1000.0, x.unweighted, c->nv);
+  const size_t k = default_method();
+  char label[64];
+  snprintf(label, sizeof label, "sk_bind %s", k_methods[k].name);
+  printf("BENCH bind_%s_%s_speedup %.2f ratio\n", k_methods[k].name, c->def->name,
+         print_round_speedup(label, &x, x.ours));
+  int cli_ok = cli && glb;
+  for (int r = 0; r < x.n; ++r) cli_ok &= x.cli[r] > 0;
+  if (cli_ok) {
+    c->cli.speedup = print_round_speedup("skinkit bind (whole process)", &x, x.cli);
+    printf("BENCH cli_bind_%s_speedup %.2f ratio\n", c->def->name, c->cli.speedup);
+  }
+}
+
+/* The speed section of one cylinder: every method in process, `skinkit bind` as a whole process, and (blender set,
+ * the cylinder given to Blender) the rounds alternated with Blender. Returns 1 when Blender failed. */
+static int speed_cylinder(cylinder* c, const float* heads, const float* tails, const char* blender, const char* script,
+                          const char* cli) {
+  printf("mesh %s: %zu vertices, %zu triangles, 3 bones\n", c->def->name, c->nv, c->nt);
+  time_cylinder(c, heads, tails);
+  char glb[600];
+  const int have_glb = cli && !write_cylinder_glb(cli, c, glb, sizeof glb);
+  if (cli && !have_glb) fail("skinkit sample", c->def->name, NULL);
+  if (have_glb) c->cli = time_cli_bind(cli, glb, c->def->name, c->def->runs_ours < 5 ? c->def->runs_ours : 5);
+  if (blender && c->def->rounds_blender)
+    rounds_with_blender(c, heads, tails, blender, script, have_glb ? cli : NULL, have_glb ? glb : NULL);
+  if (c->bl.ran && !c->bl.ok) printf("  Blender failed: %s\n", c->bl.error);
+  print_speedups(c->def->name, c->ours_ms, c->ours_ok, &c->bl, c->bl.ok ? default_method() : SIZE_MAX);
+  if (have_glb) {
+    print_cli(c->def->name, c->nv, &c->cli, 0.0); /* its speedup line came from the rounds */
+    remove(glb);
+  }
+  return c->bl.ran && !c->bl.ok;
+}
+
+#define GROWTH_PAIRS 9 /* alternated 40k / 200k binds per method for the growth exponent */
 
 /* Each method's growth exponent between cylinders a and b from GROWTH_PAIRS pairs of binds, a and b one right after
  * the other (which one first alternates), so that both sizes of a pair see the same machine: on the VM the speed of
@@ -1234,38 +1493,15 @@ static void remove_workdir(void) {
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_workdir);
 }
 
-int main(int argc, char** argv) {
-  int quick = getenv("SKINKIT_BENCH_QUICK") && atoi(getenv("SKINKIT_BENCH_QUICK")) != 0;
-  int no_blender = 0, keep = 0;
-  const char* only = NULL;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--quick"))
-      quick = 1;
-    else if (!strcmp(argv[i], "--no-blender"))
-      no_blender = 1;
-    else if (!strcmp(argv[i], "--keep"))
-      keep = 1;
-    else if (!strcmp(argv[i], "--per-joint"))
-      g_per_joint = 1;
-    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-      only = argv[++i];
-    else {
-      fprintf(stderr, "usage: %s [--quick] [--no-blender] [--only NAME] [--keep] [--per-joint]\n", argv[0]);
-      return 2;
-    }
-  }
-  setvbuf(stdout, NULL, _IOLBF, 0);
-
-  /* Blender and its script */
-  char bbuf[1024], script[1024];
-  const char* blender = no_blender ? NULL : find_blender(bbuf, sizeof bbuf);
+/* Blender (NULL: none, and why is printed) and the path of its script into script[cap] */
+static const char* find_blender_and_script(int no_blender, char* bbuf, size_t bcap, char* script, size_t cap) {
+  const char* blender = no_blender ? NULL : find_blender(bbuf, bcap);
   const char* sdir = getenv("SKINKIT_BENCH_SCRIPTS");
   if (sdir && sdir[0]) {
-    snprintf(script, sizeof script, "%s/blender_autoweights.py", sdir);
+    snprintf(script, cap, "%s/blender_autoweights.py", sdir);
   } else {
     const char* slash = strrchr(__FILE__, '/');
-    snprintf(script, sizeof script, "%.*s/blender_autoweights.py", slash ? (int)(slash - __FILE__) : 1,
-             slash ? __FILE__ : ".");
+    snprintf(script, cap, "%.*s/blender_autoweights.py", slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".");
   }
   if (no_blender)
     printf("Blender: disabled (--no-blender): skinkit figures only\n");
@@ -1275,21 +1511,12 @@ int main(int argc, char** argv) {
     printf("Blender: script %s missing (set SKINKIT_BENCH_SCRIPTS): skinkit figures only\n", script);
     blender = NULL;
   }
-  char cbuf[1024];
-  const char* cli = find_cli(cbuf, sizeof cbuf);
-  if (!cli) printf("skinkit CLI: not found beside this program (env SKINKIT_CLI): no whole-process figures\n");
-  snprintf(g_workdir, sizeof g_workdir, "/tmp/skinkit_bench_bind.XXXXXX");
-  if (!mkdtemp(g_workdir)) {
-    fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-    return 1;
-  }
-  printf("bench_bind: %s run, %zu methods, %d poses, work dir %s\n", quick ? "quick" : "full", METHOD_COUNT, POSES,
-         g_workdir);
+  return blender;
+}
 
-  /* setup: cylinders and assets, files for Blender */
-  float heads[9], tails[9];
-  cylinder cyl[CYLINDER_COUNT];
-  memset(cyl, 0, sizeof cyl);
+/* The cylinders the run measures (cyl[i].pos set), and their raw files for Blender */
+static void setup_cylinders(cylinder* cyl, int quick, const char* only, const char* blender, float* heads,
+                            float* tails) {
   for (size_t i = 0; i < CYLINDER_COUNT; ++i) {
     cyl[i].def = &k_cylinders[i];
     if ((quick && k_cylinders[i].full_only) || !name_selected(only, k_cylinders[i].name)) continue;
@@ -1300,11 +1527,13 @@ int main(int argc, char** argv) {
     }
     snprintf(cyl[i].mesh_path, sizeof cyl[i].mesh_path, "%s/cyl_%s.bin", g_workdir, k_cylinders[i].name);
     snprintf(cyl[i].out_prefix, sizeof cyl[i].out_prefix, "%s/cyl_%s", g_workdir, k_cylinders[i].name);
-    if (blender && k_cylinders[i].runs_blender && write_cylinder(&cyl[i], heads, tails))
+    if (blender && k_cylinders[i].rounds_blender && write_cylinder(&cyl[i], heads, tails))
       fail("write", cyl[i].mesh_path, NULL);
   }
-  asset assets[ASSET_COUNT];
-  memset(assets, 0, sizeof assets);
+}
+
+/* The assets the run scores (loaded), and our vertices for Blender's weights to be matched to */
+static void setup_assets(asset* assets, int quick, const char* only, const char* blender) {
   const char* adir = skt_assets_dir(); /* prints the one skip line when SKINKIT_ASSETS is unset */
   if (!adir && skt_assets_required()) ++g_failures;
   sk_error gerr;
@@ -1331,144 +1560,131 @@ int main(int argc, char** argv) {
     snprintf(a->out_prefix, sizeof a->out_prefix, "%s/%s", g_workdir, a->name);
     if (blender && a->def->blender && write_ours(a)) fail("write", a->ours_path, NULL);
   }
+}
 
-  /* Blender: one process for every job */
+/* Blender's automatic weights on every asset Blender imports: one process for all of them. Returns 1 when it failed. */
+static int run_blender_batch(asset* assets, const char* blender, const char* script) {
   int blender_failed = 0;
-  if (blender) {
-    char jobs_path[400];
-    snprintf(jobs_path, sizeof jobs_path, "%s/jobs.json", g_workdir);
-    FILE* f = fopen(jobs_path, "w");
-    int jobs = 0;
-    if (f) {
-      fprintf(f, "{\"jobs\": [");
-      for (size_t i = 0; i < CYLINDER_COUNT; ++i) {
-        if (!cyl[i].pos || !cyl[i].def->runs_blender) continue;
-        fprintf(f, "%s\n {\"name\": \"%s\", \"kind\": \"mesh\", \"mesh\": \"%s\", \"repeat\": %d, \"out\": \"%s\"}",
-                jobs++ ? "," : "", cyl[i].def->name, cyl[i].mesh_path, cyl[i].def->runs_blender, cyl[i].out_prefix);
-        cyl[i].bl.ran = 1;
-      }
-      for (size_t i = 0; i < ASSET_COUNT; ++i) {
-        if (!assets[i].loaded || !assets[i].def->blender) continue;
-        fprintf(f, "%s\n {\"name\": \"%s\", \"kind\": \"import\", \"file\": \"%s\", \"ours\": \"%s\", \"out\": \"%s\"}",
-                jobs++ ? "," : "", assets[i].name, assets[i].file, assets[i].ours_path,
-                assets[i].out_prefix);
-        assets[i].bl.ran = 1;
-      }
-      fprintf(f, "\n]}\n");
-      fclose(f);
+  char jobs_path[400];
+  snprintf(jobs_path, sizeof jobs_path, "%s/jobs.json", g_workdir);
+  FILE* f = fopen(jobs_path, "w");
+  int jobs = 0;
+  if (f) {
+    fprintf(f, "{\"jobs\": [");
+    for (size_t i = 0; i < ASSET_COUNT; ++i) {
+      if (!assets[i].loaded || !assets[i].def->blender) continue;
+      fprintf(f, "%s\n {\"name\": \"%s\", \"kind\": \"import\", \"file\": \"%s\", \"ours\": \"%s\", \"out\": \"%s\"}",
+              jobs++ ? "," : "", assets[i].name, assets[i].file, assets[i].ours_path, assets[i].out_prefix);
+      assets[i].bl.ran = 1;
     }
-    if (jobs) {
-      char cmd[4096];
-      snprintf(cmd, sizeof cmd,
-               "timeout 1800 '%s' -b --factory-startup --python '%s' -- '%s' > '%s/blender.log' 2>&1", blender,
-               script, jobs_path, g_workdir);
-      printf("Blender: %s, %d job(s) (log %s/blender.log) ...\n", blender, jobs, g_workdir);
-      int st = system(cmd);
-      if (st != 0) {
-        printf("Blender: exited with status %d (see the log)\n", WIFEXITED(st) ? WEXITSTATUS(st) : st);
-        blender_failed = 1;
-      }
-      for (size_t i = 0; i < CYLINDER_COUNT; ++i)
-        if (cyl[i].bl.ran) read_blender(cyl[i].out_prefix, 0, &cyl[i].bl);
-      for (size_t i = 0; i < ASSET_COUNT; ++i)
-        if (assets[i].bl.ran) read_blender(assets[i].out_prefix, assets[i].nv, &assets[i].bl);
-    }
+    fprintf(f, "\n]}\n");
+    fclose(f);
   }
-
-  /* speed: cylinders */
-  printf("\n== speed: generated cylinders, 3-bone chain ==\n");
-  for (size_t i = 0; i < CYLINDER_COUNT; ++i) {
-    cylinder* c = &cyl[i];
-    if (!c->pos) continue;
-    printf("mesh %s: %zu vertices, %zu triangles, 3 bones\n", c->def->name, c->nv, c->nt);
-    time_cylinder(c, heads, tails);
-    if (c->bl.ran && !c->bl.ok) {
-      printf("  Blender failed: %s\n", c->bl.error);
+  if (jobs) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "timeout 1800 '%s' -b --factory-startup --python '%s' -- '%s' > '%s/blender.log' 2>&1",
+             blender, script, jobs_path, g_workdir);
+    printf("Blender: %s, %d job(s) (log %s/blender.log) ...\n", blender, jobs, g_workdir);
+    int st = system(cmd);
+    if (st != 0) {
+      printf("Blender: exited with status %d (see the log)\n", WIFEXITED(st) ? WEXITSTATUS(st) : st);
       blender_failed = 1;
-    } else if (c->bl.ok) {
-      printf("  Blender ARMATURE_AUTO: best of %d %.3f s, %ld of %zu vertices unweighted\n", c->bl.runs,
-             c->bl.best_seconds, c->bl.unweighted, c->nv);
     }
-    print_speedups(c->def->name, c->ours_ms, c->ours_ok, &c->bl);
-    char glb[600];
-    if (cli && write_cylinder_glb(cli, c, glb, sizeof glb)) {
-      fail("skinkit sample", c->def->name, NULL);
-    } else if (cli) {
-      c->cli = time_cli_bind(cli, glb, c->def->name, c->def->runs_ours < 5 ? c->def->runs_ours : 5);
-      print_cli(c->def->name, c->nv, &c->cli, c->bl.ok ? c->bl.best_seconds * 1000.0 : 0.0);
-      remove(glb);
-    }
+    for (size_t i = 0; i < ASSET_COUNT; ++i)
+      if (assets[i].bl.ran) read_blender(assets[i].out_prefix, assets[i].nv, &assets[i].bl);
   }
+  return blender_failed;
+}
 
-  /* quality (and speed on the speed assets) */
+/* Scores every loaded asset (and times the speed assets, the CLI too); returns 1 when a Blender job failed */
+/* One asset's quality section: Blender's figures, each method scored (and timed, for a speed asset, with the CLI
+ * too). Returns 1 when its Blender job failed. */
+static int quality_asset(asset* a, const char* cli) {
+  int blender_failed = 0;
+  printf("asset %s (%s): %zu vertices in %u mesh(es), %u deforming joints\n", a->name, a->def->path, a->nv,
+         a->part_count, a->deform_joints);
+  if (a->bl.ran && !a->bl.ok) {
+    printf("  Blender failed: %s\n", a->bl.error);
+    blender_failed = 1;
+  } else if (a->bl.ok) {
+    printf(
+        "  Blender: ARMATURE_AUTO %.3f s on %ld vertices, %ld unweighted; vertex match to ours: mean %.2g %%, "
+        "max %.2g %% of the diagonal\n",
+        a->bl.seconds, a->bl.blender_vertices, a->bl.unweighted, a->bl.match_mean_pct, a->bl.match_max_pct);
+    score_blender(a);
+  } else if (!a->def->blender) {
+    printf("  Blender: no importer for this format (ours only)\n");
+  }
+  if (frames_disagree(a))
+    printf(
+        "  WARNING: only %u of %u bound joints have their bind-space head inside the mesh as loaded: mesh and "
+        "skeleton are in different frames (import problem), so binding from these bones cannot match the "
+        "artist; figures printed, deform_mean ratio lines left out\n",
+        a->heads_inside, a->heads_bound);
+  if (a->bones_coincide)
+    printf(
+        "  note: all %u bound joints' bone segments are one point as loaded: they are bound as one group "
+        "sharing its weight evenly (Blender's automatic weights split it evenly too)\n",
+        a->heads_bound);
+  if (a->budget != 4) printf("  influence budget: %u (the artist's largest count per vertex)\n", a->budget);
+  double bl_mean = a->blender.ok ? dmean_pct(&a->blender, a->diag) : 0;
+  if (a->blender.ok)
+    printf(
+        "BENCH blender_%s_weight_err %.4f\nBENCH blender_%s_deform_mean_pct %.4f %%\n"
+        "BENCH blender_%s_deform_max_pct %.4f %%\n",
+        a->name, werr(&a->blender), a->name, bl_mean, a->name, dmax_pct(&a->blender, a->diag));
+  double ours_ms[METHOD_COUNT];
+  int ours_ok[METHOD_COUNT];
+  for (size_t k = 0; k < METHOD_COUNT; ++k) {
+    sk_error err;
+    memset(&err, 0, sizeof err);
+    ours_ok[k] = 0;
+    if (method_skipped(k, a->nv)) continue;
+    if (score_method(a, k, a->def->speed ? 5 : 1, &err)) {
+      char what[64];
+      snprintf(what, sizeof what, "bind %s", k_methods[k].name);
+      fail(what, a->def->path, &err);
+      continue;
+    }
+    const score* s = &a->ours[k];
+    ours_ok[k] = 1, ours_ms[k] = s->ms;
+    double mean = dmean_pct(s, a->diag);
+    printf(
+        "BENCH bind_%s_%s_ms %.2f ms\nBENCH bind_%s_%s_weight_err %.4f\nBENCH bind_%s_%s_deform_mean_pct %.4f %%\n"
+        "BENCH bind_%s_%s_deform_max_pct %.4f %%\n",
+        k_methods[k].name, a->name, s->ms, k_methods[k].name, a->name, werr(s), k_methods[k].name, a->name, mean,
+        k_methods[k].name, a->name, dmax_pct(s, a->diag));
+    if (s->fallback)
+      printf("  (%s: %llu vertices by the nearest-bone fallback)\n", k_methods[k].name,
+             (unsigned long long)s->fallback);
+    if (a->blender.ok && bl_mean > 0 && !no_ratio(a))
+      printf("BENCH bind_%s_%s_deform_mean %.3f ratio\n", k_methods[k].name, a->name, mean / bl_mean);
+  }
+  if (a->def->speed) print_speedups(a->name, ours_ms, ours_ok, &a->bl, SIZE_MAX);
+  if (a->def->speed && cli) {
+    a->cli = time_cli_bind(cli, a->file, a->name, 5);
+    print_cli(a->name, a->nv, &a->cli, a->bl.ok ? a->bl.seconds * 1000.0 : 0.0);
+  }
+  return blender_failed;
+}
+
+/* Scores every loaded asset; returns 1 when a Blender job failed */
+static int quality_section(asset* assets, const char* cli) {
+  int blender_failed = 0;
   printf("\n== quality: corpus assets, artist weights stripped, %d random poses (<= %.0f deg per joint) ==\n", POSES,
          MAX_ANGLE_DEG);
-  for (size_t i = 0; i < ASSET_COUNT; ++i) {
-    asset* a = &assets[i];
-    if (!a->loaded) continue;
-    printf("asset %s (%s): %zu vertices in %u mesh(es), %u deforming joints\n", a->name, a->def->path, a->nv,
-           a->part_count, a->deform_joints);
-    if (a->bl.ran && !a->bl.ok) {
-      printf("  Blender failed: %s\n", a->bl.error);
-      blender_failed = 1;
-    } else if (a->bl.ok) {
-      printf("  Blender: ARMATURE_AUTO %.3f s on %ld vertices, %ld unweighted; vertex match to ours: mean %.2g %%, "
-             "max %.2g %% of the diagonal\n",
-             a->bl.best_seconds, a->bl.blender_vertices, a->bl.unweighted, a->bl.match_mean_pct, a->bl.match_max_pct);
-      score_blender(a);
-    } else if (!a->def->blender) {
-      printf("  Blender: no importer for this format (ours only)\n");
-    }
-    if (frames_disagree(a))
-      printf("  WARNING: only %u of %u bound joints have their bind-space head inside the mesh as loaded: mesh and "
-             "skeleton are in different frames (import problem), so binding from these bones cannot match the "
-             "artist; figures printed, deform_mean ratio lines left out\n",
-             a->heads_inside, a->heads_bound);
-    if (a->bones_coincide)
-      printf("  note: all %u bound joints' bone segments are one point as loaded: they are bound as one group "
-             "sharing its weight evenly (Blender's automatic weights split it evenly too)\n",
-             a->heads_bound);
-    if (a->budget != 4) printf("  influence budget: %u (the artist's largest count per vertex)\n", a->budget);
-    double bl_mean = a->blender.ok ? dmean_pct(&a->blender, a->diag) : 0;
-    if (a->blender.ok)
-      printf("BENCH blender_%s_weight_err %.4f\nBENCH blender_%s_deform_mean_pct %.4f %%\n"
-             "BENCH blender_%s_deform_max_pct %.4f %%\n",
-             a->name, werr(&a->blender), a->name, bl_mean, a->name, dmax_pct(&a->blender, a->diag));
-    double ours_ms[METHOD_COUNT];
-    int ours_ok[METHOD_COUNT];
-    for (size_t k = 0; k < METHOD_COUNT; ++k) {
-      sk_error err;
-      memset(&err, 0, sizeof err);
-      ours_ok[k] = 0;
-      if (method_skipped(k, a->nv)) continue;
-      if (score_method(a, k, a->def->speed ? 5 : 1, &err)) {
-        char what[64];
-        snprintf(what, sizeof what, "bind %s", k_methods[k].name);
-        fail(what, a->def->path, &err);
-        continue;
-      }
-      const score* s = &a->ours[k];
-      ours_ok[k] = 1, ours_ms[k] = s->ms;
-      double mean = dmean_pct(s, a->diag);
-      printf("BENCH bind_%s_%s_ms %.2f ms\nBENCH bind_%s_%s_weight_err %.4f\nBENCH bind_%s_%s_deform_mean_pct %.4f %%\n"
-             "BENCH bind_%s_%s_deform_max_pct %.4f %%\n",
-             k_methods[k].name, a->name, s->ms, k_methods[k].name, a->name, werr(s), k_methods[k].name, a->name, mean,
-             k_methods[k].name, a->name, dmax_pct(s, a->diag));
-      if (s->fallback) printf("  (%s: %llu vertices by the nearest-bone fallback)\n", k_methods[k].name,
-                              (unsigned long long)s->fallback);
-      if (a->blender.ok && bl_mean > 0 && !no_ratio(a))
-        printf("BENCH bind_%s_%s_deform_mean %.3f ratio\n", k_methods[k].name, a->name, mean / bl_mean);
-    }
-    if (a->def->speed) print_speedups(a->name, ours_ms, ours_ok, &a->bl);
-    if (a->def->speed && cli) {
-      a->cli = time_cli_bind(cli, a->file, a->name, 5);
-      print_cli(a->name, a->nv, &a->cli, a->bl.ok ? a->bl.best_seconds * 1000.0 : 0.0);
-    }
-  }
+  for (size_t i = 0; i < ASSET_COUNT; ++i)
+    if (assets[i].loaded) blender_failed |= quality_asset(&assets[i], cli);
+  return blender_failed;
+}
 
+static void print_tables(const cylinder* cyl, const asset* assets, const float* heads, const float* tails) {
   /* tables */
-  printf("\n== speed table (best of runs; ours: sk_bind on all cores; Blender: ARMATURE_AUTO; wall and process CPU "
-         "ms; speedup = Blender / ours) ==\n");
+  printf(
+      "\n== speed table (ours: sk_bind on all cores, median of runs (assets: best); Blender: ARMATURE_AUTO, median of "
+      "the rounds "
+      "(cylinders); wall and process CPU "
+      "ms; speedup = Blender / ours) ==\n");
   printf("%-18s %8s %-9s %10s %10s %11s %11s %8s %8s\n", "mesh", "vertices", "method", "ours ms", "ours cpu",
          "Blender ms", "Blender cpu", "speedup", "cpu x");
   for (size_t i = 0; i < CYLINDER_COUNT; ++i)
@@ -1476,7 +1692,7 @@ int main(int argc, char** argv) {
       if (cyl[i].ours_ok[k])
         print_speed_row(cyl[i].def->name, cyl[i].nv, k, cyl[i].ours_ms[k], cyl[i].ours_cpu_ms[k], &cyl[i].bl);
   for (size_t i = 0; i < ASSET_COUNT; ++i) {
-    asset* a = &assets[i];
+    const asset* a = &assets[i];
     if (!a->loaded || !a->def->speed) continue;
     for (size_t k = 0; k < METHOD_COUNT; ++k)
       if (a->ours[k].ok) print_speed_row(a->name, a->nv, k, a->ours[k].ms, a->ours[k].cpu_ms, &a->bl);
@@ -1489,7 +1705,7 @@ int main(int argc, char** argv) {
   printf("%-18s %7s %-9s %10s %10s %11s %10s %7s\n", "asset", "verts", "method", "ms", "weight err", "deform mean",
          "deform max", "ratio");
   for (size_t i = 0; i < ASSET_COUNT; ++i) {
-    asset* a = &assets[i];
+    const asset* a = &assets[i];
     if (!a->loaded) continue;
     double bl_mean = a->blender.ok ? dmean_pct(&a->blender, a->diag) : 0;
     for (size_t k = 0; k <= METHOD_COUNT; ++k) {
@@ -1503,6 +1719,63 @@ int main(int argc, char** argv) {
              dmax_pct(s, a->diag), ratio);
     }
   }
+}
+
+int main(int argc, char** argv) {
+  int quick = getenv("SKINKIT_BENCH_QUICK") && atoi(getenv("SKINKIT_BENCH_QUICK")) != 0;
+  int no_blender = 0, keep = 0;
+  const char* only = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--quick"))
+      quick = 1;
+    else if (!strcmp(argv[i], "--no-blender"))
+      no_blender = 1;
+    else if (!strcmp(argv[i], "--keep"))
+      keep = 1;
+    else if (!strcmp(argv[i], "--per-joint"))
+      g_per_joint = 1;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--quick] [--no-blender] [--only NAME] [--keep] [--per-joint]\n", argv[0]);
+      return 2;
+    }
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  spawner_start();
+
+  char bbuf[1024], script[1024];
+  const char* blender = find_blender_and_script(no_blender, bbuf, sizeof bbuf, script, sizeof script);
+  char cbuf[1024];
+  const char* cli = find_cli(cbuf, sizeof cbuf);
+  if (!cli) printf("skinkit CLI: not found beside this program (env SKINKIT_CLI): no whole-process figures\n");
+  snprintf(g_workdir, sizeof g_workdir, "/tmp/skinkit_bench_bind.XXXXXX");
+  if (!mkdtemp(g_workdir)) {
+    fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+    return 1;
+  }
+  printf("bench_bind: %s run, %zu methods, %d poses, work dir %s\n", quick ? "quick" : "full", METHOD_COUNT, POSES,
+         g_workdir);
+
+  /* setup: cylinders and assets, files for Blender */
+  float heads[9], tails[9];
+  cylinder cyl[CYLINDER_COUNT];
+  memset(cyl, 0, sizeof cyl);
+  setup_cylinders(cyl, quick, only, blender, heads, tails);
+  asset assets[ASSET_COUNT];
+  memset(assets, 0, sizeof assets);
+  setup_assets(assets, quick, only, blender);
+
+  int blender_failed = blender ? run_blender_batch(assets, blender, script) : 0;
+
+  /* speed: cylinders */
+  printf("\n== speed: generated cylinders, 3-bone chain ==\n");
+  for (size_t i = 0; i < CYLINDER_COUNT; ++i)
+    if (cyl[i].pos) blender_failed |= speed_cylinder(&cyl[i], heads, tails, blender, script, cli);
+
+  blender_failed |= quality_section(assets, cli);
+
+  print_tables(cyl, assets, heads, tails);
 
   for (size_t i = 0; i < CYLINDER_COUNT; ++i) {
     free(cyl[i].pos);

@@ -1,10 +1,12 @@
 /* bench_io.c - import cost of sk_scene_load next to Assimp's bare import, and validate throughput.
  *  (a) gltf/CesiumMan_subdiv2.glb: sk_scene_load (default options) against aiImportFile(path,
- *      aiProcess_Triangulate) + aiReleaseImport of the same file, interleaved, best of N each (process CPU
- *      time: the machine is shared, wall time would measure the neighbours; both are single-threaded).
- *      Prints BENCH import_over_assimp_subdiv2 <ours / assimp> ratio (target <= 1.15).
+ *      aiProcess_Triangulate) + aiReleaseImport of the same file: N rounds, each timing both once (process CPU
+ *      time: the machine is shared, wall time would measure the neighbours; both are single-threaded), the one
+ *      that goes first alternating. Prints both times and the per-round ratio as median [min - max] over the
+ *      rounds, and BENCH import_over_assimp_subdiv2 <median of ours / assimp> ratio (target <= 1.15).
  *  (b) every corpus file: sk_scene_load + sk_scene_validate; prints files/s and MB/s of file bytes
- *      (BENCH validate_corpus <files/s> fps, BENCH validate_corpus_mbps <MB/s> mbps), best of N passes.
+ *      (BENCH validate_corpus <files/s> fps, BENCH validate_corpus_mbps <MB/s> mbps), median of N passes, with
+ *      the range of the pass times.
  * usage: bench_io [N]   (N = repetitions, default 7). Needs SKINKIT_ASSETS. */
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -31,6 +33,17 @@ static double cpu_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* sorts v[0..n) and returns its median */
+static double median(double* v, int n) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static double time_ours(const char* path) {
@@ -67,23 +80,27 @@ int main(int argc, char** argv) {
   snprintf(path, sizeof path, "%s", skt_asset("gltf/CesiumMan_subdiv2.glb"));
   time_ours(path); /* warm the page cache and Assimp's importer registry */
   time_assimp(path);
-  double best_ours = 1e30, best_ai = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    /* interleaved, alternating which goes first */
-    double x, y;
+  double* ours = malloc(3 * (size_t)reps * sizeof *ours);
+  if (!ours) return 1;
+  double *ai = ours + reps, *ratio = ai + reps;
+  for (int r = 0; r < reps; ++r) { /* both once a round, alternating which goes first */
     if (r & 1) {
-      y = time_assimp(path);
-      x = time_ours(path);
+      ai[r] = time_assimp(path);
+      ours[r] = time_ours(path);
     } else {
-      x = time_ours(path);
-      y = time_assimp(path);
+      ours[r] = time_ours(path);
+      ai[r] = time_assimp(path);
     }
-    if (x < best_ours) best_ours = x;
-    if (y < best_ai) best_ai = y;
+    ratio[r] = ours[r] / ai[r];
   }
-  printf("import subdiv2: sk_scene_load %.2f ms, aiImportFile %.2f ms (best of %d, CPU time)\n", best_ours * 1e3,
-         best_ai * 1e3, reps);
-  printf("BENCH import_over_assimp_subdiv2 %.3f ratio\n", best_ours / best_ai);
+  const double mo = median(ours, reps), ma = median(ai, reps), mr = median(ratio, reps);
+  printf(
+      "import subdiv2 (CPU time, median [min - max] over %d rounds): sk_scene_load %.2f [%.2f - %.2f] ms, "
+      "aiImportFile %.2f [%.2f - %.2f] ms, ours / Assimp %.3f [%.3f - %.3f]\n",
+      reps, mo * 1e3, ours[0] * 1e3, ours[reps - 1] * 1e3, ma * 1e3, ai[0] * 1e3, ai[reps - 1] * 1e3, mr, ratio[0],
+      ratio[reps - 1]);
+  printf("BENCH import_over_assimp_subdiv2 %.3f ratio\n", mr);
+  free(ours);
 
   /* (b) load + validate over the corpus */
   size_t nfiles = sizeof k_files / sizeof k_files[0];
@@ -96,7 +113,8 @@ int main(int argc, char** argv) {
     }
     bytes += (double)st.st_size;
   }
-  double best_pass = 1e30;
+  double* pass = malloc((size_t)reps * sizeof *pass);
+  if (!pass) return 1;
   uint32_t findings_total = 0;
   for (int r = 0; r < reps; ++r) {
     double t0 = cpu_now();
@@ -119,12 +137,15 @@ int main(int argc, char** argv) {
       findings_total += findings;
       sk_scene_destroy(s);
     }
-    double dt = cpu_now() - t0;
-    if (dt < best_pass) best_pass = dt;
+    pass[r] = cpu_now() - t0;
   }
-  printf("validate corpus: %zu files, %.1f MB in %.1f ms (best of %d; %u files with findings)\n", nfiles, bytes / 1e6,
-         best_pass * 1e3, reps, findings_total);
-  printf("BENCH validate_corpus %.2f fps\n", (double)nfiles / best_pass);
-  printf("BENCH validate_corpus_mbps %.2f mbps\n", bytes / 1e6 / best_pass);
+  const double mp = median(pass, reps);
+  printf(
+      "validate corpus: %zu files, %.1f MB in %.1f [%.1f - %.1f] ms (median [min - max] of %d passes; %u files "
+      "with findings)\n",
+      nfiles, bytes / 1e6, mp * 1e3, pass[0] * 1e3, pass[reps - 1] * 1e3, reps, findings_total);
+  printf("BENCH validate_corpus %.2f fps\n", (double)nfiles / mp);
+  printf("BENCH validate_corpus_mbps %.2f mbps\n", bytes / 1e6 / mp);
+  free(pass);
   return 0;
 }
