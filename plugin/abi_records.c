@@ -277,6 +277,7 @@ typedef struct edit_call {
   float no_change;
   int prune_quick;    /* Clean without normalization: prune_keeps_all first */
   int quantize_quick; /* Quantize locking no joint: quantize_quick first */
+  int normalize_quick; /* Normalize: normalize_quick first */
   row_buf row;
   skc_wreport r;
   size_t changed, deferred;
@@ -382,6 +383,46 @@ static int quantize_quick(edit_call* c, size_t v) {
   return 1;
 }
 
+/* Normalize on a record whose 1-8 entries all map to unlocked joints and hold valid weights, some above 0 (nearly
+ * every record): skc_wnormalize_vertex's arithmetic for such a row (the sum in double, one factor 1 / sum, left
+ * alone within SKC_WSUM_ROUNDING a weight of 1) straight on the record, counted as edit_vertex counts it, without
+ * gathering a row. On weights that are already normalized it only reads them. Returns 0 when the row path must
+ * decide (an unmapped, locked or invalid entry, or no weight). */
+static int normalize_quick(edit_call* c, size_t v) {
+  sk_weight_record* rec = &c->records[v];
+  const int32_t n = rec->count;
+  if (n < 1 || n > 8) return 0;
+  double sum = 0.0;
+  for (int32_t i = 0; i < n; i++) {
+    const sk_weight_entry e = rec->entries[i];
+    const int32_t j = joint_of(c->map, c->group_count, e.group);
+    if (j < 0 || skc_wlocked(&c->scope, (uint32_t)j) || !(e.weight >= 0.0f && e.weight <= FLT_MAX)) return 0;
+    sum += e.weight;
+  }
+  if (!(sum > 0.0)) return 0;
+  c->r.influences_before += (uint64_t)n;
+  c->r.influences_after += (uint64_t)n;
+  const double k = 1.0 / sum;
+  if (k == 1.0 || fabs(sum - 1.0) <= SKC_WSUM_ROUNDING * (double)n) return 1; /* state and flags stay 0 */
+  float w0[8], w1[8];
+  int exact = 1;
+  for (int32_t i = 0; i < n; i++) {
+    w0[i] = rec->entries[i].weight;
+    w1[i] = (float)(w0[i] * k);
+    exact &= w1[i] == w0[i];
+  }
+  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+  const int moved = rows_differ(NULL, w0, (size_t)n, NULL, w1, (size_t)n, c->no_change);
+  if (moved) {
+    c->changed++;
+    for (int32_t i = 0; i < n; i++) rec->entries[i].weight = w1[i];
+  } else if (c->r.vertex_flags) {
+    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
+  }
+  if (c->state) c->state[v] = (uint8_t)moved;
+  return 1;
+}
+
 /* The row path of one vertex: read, edit, compare, write. Out of line, so that the loop over the vertices is the
  * quick paths above and a call (the common records of Clean and Quantize never come here). */
 static __attribute__((noinline)) int edit_row(edit_call* c, size_t v) {
@@ -405,6 +446,7 @@ static inline int edit_vertex(edit_call* c, size_t v) {
   c->r.vertices_visited++;
   if (c->op.kind == SKC_WROW_LIMIT && c->records[v].count <= (int32_t)c->op.count) return 1; /* within the limit */
   if (c->quantize_quick && quantize_quick(c, v)) return 1;
+  if (c->normalize_quick && normalize_quick(c, v)) return 1;
   return edit_row(c, v);
 }
 
@@ -555,6 +597,7 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
     c.r.vertex_flags = report ? report->vertex_flags : NULL;
     c.prune_quick = c.op.kind == SKC_WROW_PRUNE && !(c.op.flags & SKC_PRUNE_NORMALIZE);
     c.quantize_quick = c.op.kind == SKC_WROW_QUANTIZE && !any_locked(&c.scope, joint_count);
+    c.normalize_quick = c.op.kind == SKC_WROW_NORMALIZE; /* locks are checked per entry */
   }
   int done = rc != SK_OK || !joint_count || edit_all(&c, vertex_count);
   free(group_of);

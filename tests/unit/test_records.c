@@ -275,6 +275,9 @@ static void check_edit_matches(uint32_t op, void* op_desc, sk_weight_scope* scop
 START_TEST(test_edit_matches_weight_ops) {
   sk_normalize_desc nd = {.size = sizeof nd};
   check_edit_matches(SK_RECORDS_NORMALIZE, &nd, &nd.scope);
+  check_edit_matches_locks(SK_RECORDS_NORMALIZE, &nd, &nd.scope, 0); /* nothing locked: normalize_quick throughout */
+  sk_normalize_desc ndi = {.size = sizeof ndi, .flags = SK_NORMALIZE_DROP_INVALID};
+  check_edit_matches_locks(SK_RECORDS_NORMALIZE, &ndi, &ndi.scope, 0);
   sk_limit_desc ld = {.size = sizeof ld, .max_influences = 2};
   check_edit_matches(SK_RECORDS_LIMIT, &ld, &ld.scope);
   sk_prune_desc pd = {.size = sizeof pd, .threshold = 0.3f, .flags = SK_PRUNE_KEEP_ONE};
@@ -291,6 +294,32 @@ START_TEST(test_edit_matches_weight_ops) {
   check_edit_matches_locks(SK_RECORDS_QUANTIZE, &qd, &qd.scope, 0);
   sk_quantize_desc q16 = {.size = sizeof q16, .bits = 16};
   check_edit_matches_locks(SK_RECORDS_QUANTIZE, &q16, &q16.scope, 0);
+}
+END_TEST
+
+START_TEST(test_normalize_twice_changes_nothing) {
+  /* the second Normalize of the same records reads them and writes nothing: no state, no flag, the same bits (a
+   * rescale of sums within rounding of 1 would move their last bits every time) */
+  sk_weight_entry* pool = calloc((size_t)RV * RG, sizeof *pool);
+  sk_weight_record* rec = random_records(pool, 11);
+  sk_normalize_desc nd = {.size = sizeof nd};
+  sk_records_edit_desc d = {sizeof d, SK_RECORDS_NORMALIZE, &nd, 0.0f, 0};
+  uint8_t state[RV], flags[RV];
+  sk_weights_report rep = {.size = sizeof rep, .vertex_flags = flags};
+  ck_assert_int_eq(sk_records_edit(rec, RV, rmap, RG, &d, state, NULL, &rep, NULL), SK_OK);
+  ck_assert_uint_gt(rep.vertices_changed, 50);
+  sk_weight_entry* once = malloc((size_t)RV * RG * sizeof *once);
+  memcpy(once, pool, (size_t)RV * RG * sizeof *pool);
+  sk_weights_report again = {.size = sizeof again, .vertex_flags = flags};
+  ck_assert_int_eq(sk_records_edit(rec, RV, rmap, RG, &d, state, NULL, &again, NULL), SK_OK);
+  ck_assert_uint_eq(again.vertices_changed, 0);
+  for (int v = 0; v < RV; v++) {
+    ck_assert_uint_eq(state[v], 0);
+    ck_assert_uint_eq(flags[v] & SK_WFLAG_CHANGED, 0);
+  }
+  ck_assert_int_eq(memcmp(once, pool, (size_t)RV * RG * sizeof *pool), 0);
+  ck_assert_uint_eq(again.vertices_visited, rep.vertices_visited);
+  free(once), free(pool), free(rec);
 }
 END_TEST
 
@@ -383,6 +412,7 @@ static Suite* records_suite(void) {
   tcase_add_test(tc, test_update_defers_allocations_and_honours_mask);
   tcase_add_test(tc, test_round_trip_random);
   tcase_add_test(tc, test_edit_matches_weight_ops);
+  tcase_add_test(tc, test_normalize_twice_changes_nothing);
   tcase_add_test(tc, test_edit_inside_a_parallel_region);
   tcase_add_test(tc, test_edit_leaves_invalid_vertices);
   tcase_add_test(tc, test_edit_round_no_change_and_errors);
