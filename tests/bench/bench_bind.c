@@ -23,8 +23,8 @@
  * per round, and their median and range printed. Wall and process CPU times are both printed. Prints `BENCH
  * bind_<method>_<mesh>_ms` (median), `BENCH blender_autoweights_<mesh>_ms` (the median of the rounds) and `BENCH
  * bind_<method>_<mesh>_speedup <Blender wall time / our wall time> ratio` (the default method: the median of the
- * rounds' ratios; the others: the two medians). CesiumMan_subdiv2's Blender time is its one timed call in the
- * quality batch (its speed lines are not alternated).
+ * rounds' ratios; the others: the two medians). CesiumMan_subdiv2 (a speed asset) runs the same rounds after its
+ * quality figures, Blender importing the file afresh in each (its import job, timed call only).
  *
  * The CLI as users run it (issue 20): `skinkit bind IN OUT --force` (default method, isolated reading) as a whole
  * process, fork/exec of the skinkit binary beside this program (env SKINKIT_CLI overrides) on each cylinder
@@ -1244,7 +1244,7 @@ static int write_cylinder_glb(const char* cli, const cylinder* c, char* path, si
 static void print_cli_table(const cylinder* cyl, const asset* assets) {
   printf(
       "\n== skinkit bind as a whole process (load + bind + save; default method; best wall of runs, user/sys of "
-      "the run with least CPU, largest peak RSS; speedup = Blender ARMATURE_AUTO wall / ours, cylinders: median of "
+      "the run with least CPU, largest peak RSS; speedup = Blender ARMATURE_AUTO wall / ours, the median of "
       "the rounds alternated with Blender) ==\n");
   printf("%-18s %8s %10s %10s %10s %6s %9s %8s %8s\n", "mesh", "vertices", "wall ms", "user ms", "sys ms", "sys %",
          "peak MB", "KB/vert", "speedup");
@@ -1280,20 +1280,31 @@ static size_t default_method(void) {
   return 0;
 }
 
-/* One Blender process running ARMATURE_AUTO once on cylinder c (built afresh from its raw file): the call's wall time
- * in ms into *b (b->seconds, b->cpu_seconds), or -1 with b->error set. */
-static double blender_round(const char* blender, const char* script, const cylinder* c, int round, blender_result* b) {
+/* What rounds alternated with Blender time: a cylinder or a speed asset. ours() binds it once in process with the
+ * default method and returns sk_bind's wall time in ms (< 0: failed); job is the Blender job's JSON up to its "out"
+ * (blender_round adds that and closes it); cli the `skinkit bind` argv (NULL: none). */
+typedef struct subject {
+  const char* name;
+  size_t nv;
+  double (*ours)(void* ctx);
+  void* ctx;
+  char job[1400];
+  char* const* cli;
+} subject;
+
+/* One Blender process running the subject's job (ARMATURE_AUTO once on a fresh scene): the call's wall time in ms
+ * into *b (b->seconds, b->cpu_seconds), or -1 with b->error set. */
+static double blender_round(const char* blender, const char* script, const subject* x, int round, blender_result* b) {
   char jobs[600], prefix[600], cmd[4096];
-  snprintf(jobs, sizeof jobs, "%s/jobs_%s_r%d.json", g_workdir, c->def->name, round);
-  snprintf(prefix, sizeof prefix, "%s_r%d", c->out_prefix, round);
+  snprintf(jobs, sizeof jobs, "%s/jobs_%s_r%d.json", g_workdir, x->name, round);
+  snprintf(prefix, sizeof prefix, "%s/%s_round%d", g_workdir, x->name, round);
   free_blender(b);
   FILE* f = fopen(jobs, "w");
   if (!f) {
     snprintf(b->error, sizeof b->error, "cannot write %.200s", jobs);
     return -1.0;
   }
-  fprintf(f, "{\"jobs\": [{\"name\": \"%s\", \"kind\": \"mesh\", \"mesh\": \"%s\", \"repeat\": 1, \"out\": \"%s\"}]}\n",
-          c->def->name, c->mesh_path, prefix);
+  fprintf(f, "{\"jobs\": [%s, \"out\": \"%s\"}]}\n", x->job, prefix);
   fclose(f);
   snprintf(cmd, sizeof cmd, "timeout 1800 '%s' -b --factory-startup --python '%s' -- '%s' >> '%s/blender.log' 2>&1",
            blender, script, jobs, g_workdir);
@@ -1307,35 +1318,34 @@ static double blender_round(const char* blender, const char* script, const cylin
   return b->ok ? b->seconds * 1000.0 : -1.0;
 }
 
-/* The times of the rounds of one cylinder (ms; cli < 0: not run or failed) */
+/* The times of the rounds of one subject (ms; cli < 0: not run or failed) */
 typedef struct rounds {
   int n;
   double ours[MAX_ROUNDS], cli[MAX_ROUNDS], blender[MAX_ROUNDS], blender_cpu[MAX_ROUNDS];
   long unweighted;
 } rounds;
 
-/* One round: sk_bind's default method in process, `skinkit bind` as a whole process (argv; NULL: none) and Blender,
- * one of each, the first of them rotating with the round. 0 when ours or Blender failed. */
-static int one_round(const cylinder* c, int r, const float* heads, const float* tails, sk_skin* skin, char* const* argv,
-                     const char* blender, const char* script, blender_result* b, rounds* out) {
+/* One round: the in-process bind, `skinkit bind` as a whole process and Blender, one of each, the first of them
+ * rotating with the round. 0 when ours or Blender failed. */
+static int one_round(const subject* x, int r, const char* blender, const char* script, blender_result* b, rounds* out) {
   for (int i = 0; i < 3; ++i) {
     switch ((r + i) % 3) {
       case 0:
-        out->ours[r] = bind_once(c, default_method(), heads, tails, skin, NULL);
+        out->ours[r] = x->ours(x->ctx);
         if (out->ours[r] < 0) return 0;
         break;
       case 1: {
         cli_run run = {0};
-        if (argv) run = run_cli(argv);
+        if (x->cli) run = run_cli(x->cli);
         out->cli[r] = run.ok ? run.wall_ms : -1.0;
-        if (argv && !run.ok) {
-          printf("FAIL skinkit bind %s (exit status or signal; run it by hand to see why)\n", argv[2]);
+        if (x->cli && !run.ok) {
+          printf("FAIL skinkit bind %s (exit status or signal; run it by hand to see why)\n", x->cli[2]);
           ++g_failures;
         }
         break;
       }
       default:
-        out->blender[r] = blender_round(blender, script, c, r, b);
+        out->blender[r] = blender_round(blender, script, x, r, b);
         if (out->blender[r] < 0) return 0;
         out->blender_cpu[r] = b->cpu_seconds * 1000.0;
         out->unweighted = b->unweighted > out->unweighted ? b->unweighted : out->unweighted;
@@ -1354,59 +1364,112 @@ static double print_round_speedup(const char* label, const rounds* x, const doub
   return ms;
 }
 
-/* Blender's ARMATURE_AUTO on cylinder c in rounds alternated with ours (one_round), so that a slow phase of the
- * machine falls on both sides of each ratio: the speedups are taken per round, then their median and range. c->bl
- * gets Blender's median time; c->cli.speedup the whole CLI's median speedup. Prints the default method's and the
- * CLI's BENCH speedup lines (print_speedups prints the other methods'). */
-static void rounds_with_blender(cylinder* c, const float* heads, const float* tails, const char* blender,
-                                const char* script, const char* cli, const char* glb) {
-  rounds x;
-  memset(&x, 0, sizeof x);
-  char out[600];
-  snprintf(out, sizeof out, "%s/%s_cli_out.glb", g_workdir, c->def->name);
-  char* argv[] = {(char*)cli, "bind", (char*)glb, out, "--force", NULL};
-  sk_error err;
-  sk_skin* skin = NULL;
-  if (sk_skin_create(c->nv, 3, &skin, &err)) {
-    fail("setup", c->def->name, &err);
-    return;
-  }
+/* Blender's ARMATURE_AUTO on subject x in `want` rounds alternated with ours (one_round), so that a slow phase of
+ * the machine falls on both sides of each ratio: the speedups are taken per round, then their median and range.
+ * *bl gets Blender's median time (its previous figures replaced); cli->speedup the whole CLI's median speedup.
+ * Prints the default method's and the CLI's BENCH speedup lines. Returns 0 when a round failed (bl->error). */
+static int rounds_with_blender(const subject* x, int want, const char* blender, const char* script, blender_result* bl,
+                               cli_run* cli) {
+  rounds t;
+  memset(&t, 0, sizeof t);
   blender_result b;
   memset(&b, 0, sizeof b);
-  const int want = c->def->rounds_blender < MAX_ROUNDS ? c->def->rounds_blender : MAX_ROUNDS;
+  if (want > MAX_ROUNDS) want = MAX_ROUNDS;
   int ok = 1;
-  for (; x.n < want && ok; ++x.n)
-    ok = one_round(c, x.n, heads, tails, skin, cli && glb ? argv : NULL, blender, script, &b, &x);
-  sk_skin_destroy(skin);
-  c->bl.ran = 1;
-  if (!ok) {
-    c->bl.ok = 0;
-    snprintf(c->bl.error, sizeof c->bl.error, "%s", b.error[0] ? b.error : "our bind failed");
-    free_blender(&b);
-    return;
-  }
+  for (; t.n < want && ok; ++t.n) ok = one_round(x, t.n, blender, script, &b, &t);
+  char error[256];
+  snprintf(error, sizeof error, "%s", b.error[0] ? b.error : "our bind failed");
   free_blender(&b);
+  free_blender(bl);
+  bl->ran = 1;
+  if (!ok) {
+    snprintf(bl->error, sizeof bl->error, "%s", error);
+    return 0;
+  }
   double v[MAX_ROUNDS], lo, hi;
-  memcpy(v, x.blender, sizeof v);
-  c->bl.ok = 1, c->bl.runs = x.n, c->bl.unweighted = x.unweighted;
-  c->bl.seconds = median_of(v, x.n, &lo, &hi) / 1000.0;
-  memcpy(v, x.blender_cpu, sizeof v);
-  c->bl.cpu_seconds = median_of(v, x.n, NULL, NULL) / 1000.0;
+  memcpy(v, t.blender, sizeof v);
+  bl->ok = 1, bl->runs = t.n, bl->unweighted = t.unweighted;
+  bl->seconds = median_of(v, t.n, &lo, &hi) / 1000.0;
+  memcpy(v, t.blender_cpu, sizeof v);
+  bl->cpu_seconds = median_of(v, t.n, NULL, NULL) / 1000.0;
   printf(
       "  alternated with Blender, %d rounds (median [min - max]): ARMATURE_AUTO %.3f [%.3f - %.3f] s, %ld of %zu "
       "vertices unweighted\n",
-      x.n, c->bl.seconds, lo / 1000.0, hi / 1000.0, x.unweighted, c->nv);
+      t.n, bl->seconds, lo / 1000.0, hi / 1000.0, t.unweighted, x->nv);
   const size_t k = default_method();
   char label[64];
   snprintf(label, sizeof label, "sk_bind %s", k_methods[k].name);
-  printf("BENCH bind_%s_%s_speedup %.2f ratio\n", k_methods[k].name, c->def->name,
-         print_round_speedup(label, &x, x.ours));
-  int cli_ok = cli && glb;
-  for (int r = 0; r < x.n; ++r) cli_ok &= x.cli[r] > 0;
+  printf("BENCH bind_%s_%s_speedup %.2f ratio\n", k_methods[k].name, x->name, print_round_speedup(label, &t, t.ours));
+  int cli_ok = x->cli != NULL;
+  for (int r = 0; r < t.n; ++r) cli_ok &= t.cli[r] > 0;
   if (cli_ok) {
-    c->cli.speedup = print_round_speedup("skinkit bind (whole process)", &x, x.cli);
-    printf("BENCH cli_bind_%s_speedup %.2f ratio\n", c->def->name, c->cli.speedup);
+    cli->speedup = print_round_speedup("skinkit bind (whole process)", &t, t.cli);
+    printf("BENCH cli_bind_%s_speedup %.2f ratio\n", x->name, cli->speedup);
   }
+  return 1;
+}
+
+/* ---- the two kinds of subject */
+typedef struct cylinder_ctx {
+  const cylinder* c;
+  const float *heads, *tails;
+  sk_skin* skin;
+} cylinder_ctx;
+
+static double cylinder_ours(void* ctx) {
+  cylinder_ctx* x = ctx;
+  return bind_once(x->c, default_method(), x->heads, x->tails, x->skin, NULL);
+}
+
+static void rounds_cylinder(cylinder* c, const float* heads, const float* tails, const char* blender,
+                            const char* script, const char* cli, const char* glb) {
+  cylinder_ctx ctx = {c, heads, tails, NULL};
+  sk_error err;
+  if (sk_skin_create(c->nv, 3, &ctx.skin, &err)) {
+    fail("setup", c->def->name, &err);
+    return;
+  }
+  char out[600];
+  snprintf(out, sizeof out, "%s/%s_cli_out.glb", g_workdir, c->def->name);
+  char* argv[] = {(char*)cli, "bind", (char*)glb, out, "--force", NULL};
+  subject x = {c->def->name, c->nv, cylinder_ours, &ctx, "", cli && glb ? argv : NULL};
+  snprintf(x.job, sizeof x.job, "{\"name\": \"%s\", \"kind\": \"mesh\", \"mesh\": \"%s\", \"repeat\": 1", c->def->name,
+           c->mesh_path);
+  rounds_with_blender(&x, c->def->rounds_blender, blender, script, &c->bl, &c->cli);
+  sk_skin_destroy(ctx.skin);
+}
+
+/* every part of the asset bound once with the default method: the sum of sk_bind's times */
+static double asset_ours(void* ctx) {
+  const asset* a = ctx;
+  double total = 0.0;
+  for (uint32_t i = 0; i < a->part_count; ++i) {
+    const part* p = &a->parts[i];
+    sk_error err;
+    sk_skin* skin = NULL;
+    double ms = 0.0, cpu = 0.0;
+    uint64_t fb = 0;
+    int rc = sk_skin_create(p->nv, a->joints, &skin, &err);
+    if (!rc) rc = bind_part(p, a->joints, k_methods[default_method()].method, a->budget, skin, &ms, &cpu, &fb, &err);
+    sk_skin_destroy(skin);
+    if (rc) {
+      fail("bind", a->def->path, &err);
+      return -1.0;
+    }
+    total += ms;
+  }
+  return total;
+}
+
+/* A speed asset's rounds with Blender (its import job, timed only); returns 0 when they failed */
+static int rounds_asset(asset* a, const char* blender, const char* script, const char* cli) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/%s_cli_out.glb", g_workdir, a->name);
+  char* argv[] = {(char*)cli, "bind", a->file, out, "--force", NULL};
+  subject x = {a->name, a->nv, asset_ours, a, "", cli ? argv : NULL};
+  snprintf(x.job, sizeof x.job, "{\"name\": \"%s\", \"kind\": \"import\", \"file\": \"%s\", \"speed_only\": true",
+           a->name, a->file);
+  return rounds_with_blender(&x, MAX_ROUNDS, blender, script, &a->bl, &a->cli);
 }
 
 /* The speed section of one cylinder: every method in process, `skinkit bind` as a whole process, and (blender set,
@@ -1420,7 +1483,7 @@ static int speed_cylinder(cylinder* c, const float* heads, const float* tails, c
   if (cli && !have_glb) fail("skinkit sample", c->def->name, NULL);
   if (have_glb) c->cli = time_cli_bind(cli, glb, c->def->name, c->def->runs_ours < 5 ? c->def->runs_ours : 5);
   if (blender && c->def->rounds_blender)
-    rounds_with_blender(c, heads, tails, blender, script, have_glb ? cli : NULL, have_glb ? glb : NULL);
+    rounds_cylinder(c, heads, tails, blender, script, have_glb ? cli : NULL, have_glb ? glb : NULL);
   if (c->bl.ran && !c->bl.ok) printf("  Blender failed: %s\n", c->bl.error);
   print_speedups(c->def->name, c->ours_ms, c->ours_ok, &c->bl, c->bl.ok ? default_method() : SIZE_MAX);
   if (have_glb) {
@@ -1599,7 +1662,7 @@ static int run_blender_batch(asset* assets, const char* blender, const char* scr
 /* Scores every loaded asset (and times the speed assets, the CLI too); returns 1 when a Blender job failed */
 /* One asset's quality section: Blender's figures, each method scored (and timed, for a speed asset, with the CLI
  * too). Returns 1 when its Blender job failed. */
-static int quality_asset(asset* a, const char* cli) {
+static int quality_asset(asset* a, const char* cli, const char* blender, const char* script) {
   int blender_failed = 0;
   printf("asset %s (%s): %zu vertices in %u mesh(es), %u deforming joints\n", a->name, a->def->path, a->nv,
          a->part_count, a->deform_joints);
@@ -1660,31 +1723,34 @@ static int quality_asset(asset* a, const char* cli) {
     if (a->blender.ok && bl_mean > 0 && !no_ratio(a))
       printf("BENCH bind_%s_%s_deform_mean %.3f ratio\n", k_methods[k].name, a->name, mean / bl_mean);
   }
-  if (a->def->speed) print_speedups(a->name, ours_ms, ours_ok, &a->bl, SIZE_MAX);
-  if (a->def->speed && cli) {
-    a->cli = time_cli_bind(cli, a->file, a->name, 5);
-    print_cli(a->name, a->nv, &a->cli, a->bl.ok ? a->bl.seconds * 1000.0 : 0.0);
+  if (!a->def->speed) return blender_failed;
+  if (cli) a->cli = time_cli_bind(cli, a->file, a->name, 5);
+  int alternated = 0; /* Blender's time and the default method's and CLI's speedups from rounds */
+  if (blender && a->bl.ok) {
+    alternated = rounds_asset(a, blender, script, cli);
+    if (!alternated) printf("  Blender failed in the rounds: %s\n", a->bl.error);
+    blender_failed |= !alternated;
   }
+  print_speedups(a->name, ours_ms, ours_ok, &a->bl, alternated ? default_method() : SIZE_MAX);
+  if (cli) print_cli(a->name, a->nv, &a->cli, !alternated && a->bl.ok ? a->bl.seconds * 1000.0 : 0.0);
   return blender_failed;
 }
 
 /* Scores every loaded asset; returns 1 when a Blender job failed */
-static int quality_section(asset* assets, const char* cli) {
+static int quality_section(asset* assets, const char* cli, const char* blender, const char* script) {
   int blender_failed = 0;
   printf("\n== quality: corpus assets, artist weights stripped, %d random poses (<= %.0f deg per joint) ==\n", POSES,
          MAX_ANGLE_DEG);
   for (size_t i = 0; i < ASSET_COUNT; ++i)
-    if (assets[i].loaded) blender_failed |= quality_asset(&assets[i], cli);
+    if (assets[i].loaded) blender_failed |= quality_asset(&assets[i], cli, blender, script);
   return blender_failed;
 }
 
 static void print_tables(const cylinder* cyl, const asset* assets, const float* heads, const float* tails) {
   /* tables */
   printf(
-      "\n== speed table (ours: sk_bind on all cores, median of runs (assets: best); Blender: ARMATURE_AUTO, median of "
-      "the rounds "
-      "(cylinders); wall and process CPU "
-      "ms; speedup = Blender / ours) ==\n");
+      "\n== speed table (ours: sk_bind on all cores, median of runs (assets: best of runs); Blender: ARMATURE_AUTO, "
+      "median of the rounds; wall and process CPU ms; speedup = Blender / ours) ==\n");
   printf("%-18s %8s %-9s %10s %10s %11s %11s %8s %8s\n", "mesh", "vertices", "method", "ours ms", "ours cpu",
          "Blender ms", "Blender cpu", "speedup", "cpu x");
   for (size_t i = 0; i < CYLINDER_COUNT; ++i)
@@ -1773,7 +1839,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < CYLINDER_COUNT; ++i)
     if (cyl[i].pos) blender_failed |= speed_cylinder(&cyl[i], heads, tails, blender, script, cli);
 
-  blender_failed |= quality_section(assets, cli);
+  blender_failed |= quality_section(assets, cli, blender, script);
 
   print_tables(cyl, assets, heads, tails);
 

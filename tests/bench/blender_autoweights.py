@@ -8,7 +8,8 @@ bench_bind writes JOBS.json ({"jobs": [...]}) and reads back, for every job, OUT
     [3 V]; uint32 triangles [3 T]; float32 heads [3 B], tails [3 B]; int32 parents [B]) built here with
     foreach_set (same vertex order as ours), plus an armature with bones b0..b{B-1} on the same segments;
     ARMATURE_AUTO runs `repeat` times on a fresh copy (best time is what bench_bind uses).
-  - "import": a corpus file (glTF/GLB, FBX, Collada) read with Blender's importer. Every mesh object deformed by
+  - "import": a corpus file (glTF/GLB, FBX, Collada) read with Blender's importer ("speed_only": true: timed only,
+    nothing exported - the rounds of bench_bind's speed comparison). Every mesh object deformed by
     an armature loses its vertex groups and armature modifiers, then all of them are parented to the armature with
     automatic weights (one timed call). The weights are exported for bench_bind's vertices (float32 file OURS,
     3 per vertex, the order of bench_bind's concatenated meshes): Blender's importers move vertices into their
@@ -252,6 +253,8 @@ def run_import_job(job, res):
     timed_autoweights(objs, arm, res)
     res["unweighted"] = unweighted_count(objs)
     res["blender_vertices"] = sum(len(o.data.vertices) for o in objs)
+    if job.get("speed_only"):  # a round of bench_bind's speed comparison: the time is all it needs
+        return
     w, names = dense_weights(objs)
     res["groups"] = names
     ours = np.fromfile(job["ours"], np.float32).reshape(-1, 3).astype(np.float64)
