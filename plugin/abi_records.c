@@ -351,13 +351,29 @@ static inline int prune_in_place(const edit_call* c, sk_weight_record* rec) {
   return n - w;
 }
 
+/* The end of the quick paths below: record v's n weights w0 (as read) become w1 when some moved by more than
+ * no_change; flagged, counted and stated as edit_row and write_row do it. */
+static void write_in_place(edit_call* c, size_t v, const float* w0, const float* w1, int32_t n) {
+  int exact = 1;
+  for (int32_t i = 0; i < n; i++) exact &= w1[i] == w0[i];
+  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+  const int moved = rows_differ(NULL, w0, (size_t)n, NULL, w1, (size_t)n, c->no_change);
+  if (moved) {
+    c->changed++;
+    for (int32_t i = 0; i < n; i++) c->records[v].entries[i].weight = w1[i];
+  } else if (c->r.vertex_flags) {
+    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
+  }
+  if (c->state) c->state[v] = (uint8_t)moved;
+}
+
 /* Quantize on a record whose 1-8 entries all map to joints, hold valid weights and are unlocked (the call locks
  * no joint), where rounding to nearest already sums to T (92 % of CesiumMan_subdiv2's vertices): the floats of
  * skc_wquantize_nearest (the row function's own for such a row) compared and written straight into the record,
  * counted as edit_vertex counts them, without gathering a row (docs/addon.md: four fixed lanes were tried, and were
  * slower, four times). Returns 0 when the row path must decide. */
 static int quantize_quick(edit_call* c, size_t v) {
-  sk_weight_record* rec = &c->records[v];
+  const sk_weight_record* rec = &c->records[v];
   const int32_t n = rec->count;
   if (n < 1 || n > SKC_WQUANTIZE_NEAREST_MAX) return 0;
   float w0[SKC_WQUANTIZE_NEAREST_MAX], w1[SKC_WQUANTIZE_NEAREST_MAX];
@@ -367,19 +383,9 @@ static int quantize_quick(edit_call* c, size_t v) {
     w0[i] = e.weight;
   }
   if (!skc_wquantize_nearest(w0, (size_t)n, c->op.count, c->op.count == 255u ? c->op.level : NULL, w1)) return 0;
-  int exact = 1;
-  for (int32_t i = 0; i < n; i++) exact &= w1[i] == w0[i];
-  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
   c->r.influences_before += (uint64_t)n;
   c->r.influences_after += (uint64_t)n;
-  const int moved = rows_differ(NULL, w0, (size_t)n, NULL, w1, (size_t)n, c->no_change);
-  if (moved) {
-    c->changed++;
-    for (int32_t i = 0; i < n; i++) rec->entries[i].weight = w1[i];
-  } else if (c->r.vertex_flags) {
-    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
-  }
-  if (c->state) c->state[v] = (uint8_t)moved;
+  write_in_place(c, v, w0, w1, n);
   return 1;
 }
 
@@ -389,7 +395,7 @@ static int quantize_quick(edit_call* c, size_t v) {
  * gathering a row. On weights that are already normalized it only reads them. Returns 0 when the row path must
  * decide (an unmapped, locked or invalid entry, or no weight). */
 static int normalize_quick(edit_call* c, size_t v) {
-  sk_weight_record* rec = &c->records[v];
+  const sk_weight_record* rec = &c->records[v];
   const int32_t n = rec->count;
   if (n < 1 || n > 8) return 0;
   double sum = 0.0;
@@ -405,21 +411,11 @@ static int normalize_quick(edit_call* c, size_t v) {
   const double k = 1.0 / sum;
   if (k == 1.0 || fabs(sum - 1.0) <= SKC_WSUM_ROUNDING * (double)n) return 1; /* state and flags stay 0 */
   float w0[8], w1[8];
-  int exact = 1;
   for (int32_t i = 0; i < n; i++) {
     w0[i] = rec->entries[i].weight;
     w1[i] = (float)(w0[i] * k);
-    exact &= w1[i] == w0[i];
   }
-  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
-  const int moved = rows_differ(NULL, w0, (size_t)n, NULL, w1, (size_t)n, c->no_change);
-  if (moved) {
-    c->changed++;
-    for (int32_t i = 0; i < n; i++) rec->entries[i].weight = w1[i];
-  } else if (c->r.vertex_flags) {
-    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
-  }
-  if (c->state) c->state[v] = (uint8_t)moved;
+  write_in_place(c, v, w0, w1, n);
   return 1;
 }
 
