@@ -33,7 +33,7 @@
  * and sys of the run that used least CPU. A third cylinder, 512 x 1196 = 613,890 vertices (full runs only, not
  * given to Blender), is the memory yardstick. Prints `BENCH cli_bind_<mesh>_{wall,user,sys}_ms`,
  * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio` (the
- * cylinders: the median of the rounds' ratios), a table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest
+ * median of the rounds' ratios), a table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest
  * mesh the CLI bound. Growth from the 40k to the
  * 200k cylinder as the exponent of the vertex ratio: `BENCH bind_<method>_growth_40k_200k` (in process: the median
  * of 9 alternated pairs, then min .. max) and `BENCH cli_bind_growth_40k_200k` (whole CLI).
@@ -78,6 +78,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +89,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sk_hardcases.h"
 #include "cli_common.h"
+#include "sk_hardcases.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
@@ -143,8 +144,8 @@ typedef struct blender_result {
   int ran;                /* a job was submitted */
   int ok;
   char error[256];
-  double seconds;     /* wall time of ARMATURE_AUTO: the best of the job's calls (cylinders: the median of
-                       * the rounds alternated with ours) */
+  double seconds;     /* wall time of ARMATURE_AUTO: the best of the job's calls (after rounds alternated with
+                       * ours: their median) */
   double cpu_seconds; /* process CPU time of the call of least CPU */
   int runs;
   long unweighted, blender_vertices;
@@ -214,8 +215,7 @@ typedef struct cylinder {
   blender_result bl;
   double ours_ms[METHOD_COUNT], ours_cpu_ms[METHOD_COUNT];
   int ours_ok[METHOD_COUNT];
-  cli_run cli;            /* `skinkit bind` as a whole process */
-  int rounds;             /* rounds alternated with Blender (ours_ms of the default method and cli keep theirs) */
+  cli_run cli; /* `skinkit bind` as a whole process */
 } cylinder;
 
 static int g_failures; /* sk_bind errors and setup failures: exit status 1 */
@@ -1155,6 +1155,7 @@ static void spawner_loop(int req, int rep) {
 
 /* Forks the spawner (call before any large allocation); without it, runs are forked from here */
 static void spawner_start(void) {
+  signal(SIGPIPE, SIG_IGN); /* a spawner that died fails the run (write returns EPIPE) instead of killing this one */
   int a[2], b[2];
   if (pipe(a) || pipe(b)) return;
   pid_t pid = fork();
