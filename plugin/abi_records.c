@@ -389,6 +389,8 @@ static int quantize_quick(edit_call* c, size_t v) {
   return 1;
 }
 
+enum { NORMALIZE_QUICK_MAX = 8 }; /* entries a record may hold for normalize_quick */
+
 /* Normalize on a record whose 1-8 entries all map to unlocked joints and hold valid weights, some above 0 (nearly
  * every record): skc_wnormalize_vertex's arithmetic for such a row (the sum in double, one factor 1 / sum, left
  * alone within SKC_WSUM_ROUNDING a weight of 1) straight on the record, counted as edit_vertex counts it, without
@@ -397,7 +399,7 @@ static int quantize_quick(edit_call* c, size_t v) {
 static int normalize_quick(edit_call* c, size_t v) {
   const sk_weight_record* rec = &c->records[v];
   const int32_t n = rec->count;
-  if (n < 1 || n > 8) return 0;
+  if (n < 1 || n > NORMALIZE_QUICK_MAX) return 0;
   double sum = 0.0;
   for (int32_t i = 0; i < n; i++) {
     const sk_weight_entry e = rec->entries[i];
@@ -410,7 +412,7 @@ static int normalize_quick(edit_call* c, size_t v) {
   c->r.influences_after += (uint64_t)n;
   const double k = 1.0 / sum;
   if (k == 1.0 || fabs(sum - 1.0) <= SKC_WSUM_ROUNDING * (double)n) return 1; /* state and flags stay 0 */
-  float w0[8], w1[8];
+  float w0[NORMALIZE_QUICK_MAX], w1[NORMALIZE_QUICK_MAX];
   for (int32_t i = 0; i < n; i++) {
     w0[i] = rec->entries[i].weight;
     w1[i] = (float)(w0[i] * k);

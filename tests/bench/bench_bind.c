@@ -238,19 +238,6 @@ static double cpu_ms_now(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static int cmp_double(const void* x, const void* y) {
-  const double a = *(const double*)x, b = *(const double*)y;
-  return (a > b) - (a < b);
-}
-
-/* median, min and max of v[0..n) (sorts v; n >= 1) */
-static double median_of(double* v, int n, double* lo, double* hi) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  if (lo) *lo = v[0];
-  if (hi) *hi = v[n - 1];
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void fail(const char* what, const char* name, const sk_error* err) {
   fprintf(stderr, "FAIL %s (%s): %s\n", what, name, err ? err->message : "");
   printf("FAIL %s (%s): %s\n", what, name, err ? err->message : "");
@@ -1033,8 +1020,8 @@ static void time_cylinder(cylinder* c, const float* heads, const float* tails) {
     }
     c->ours_ok[k] = ok;
     if (!ok) continue;
-    c->ours_ms[k] = median_of(ms, n, &lo, &hi);
-    c->ours_cpu_ms[k] = median_of(cpu, n, NULL, NULL);
+    c->ours_ms[k] = skt_median(ms, n, &lo, &hi);
+    c->ours_cpu_ms[k] = skt_median(cpu, n, NULL, NULL);
     printf("  %-9s %.1f [%.1f - %.1f] ms (median [min - max] of %d runs)\n", k_methods[k].name, c->ours_ms[k], lo, hi,
            n);
     printf("BENCH bind_%s_%s_ms %.2f ms\n", k_methods[k].name, c->def->name, c->ours_ms[k]);
@@ -1360,7 +1347,7 @@ static int one_round(const subject* x, int r, const char* blender, const char* s
 static double print_round_speedup(const char* label, const rounds* x, const double* t) {
   double v[MAX_ROUNDS], sp[MAX_ROUNDS], lo, hi, slo, shi;
   for (int r = 0; r < x->n; ++r) v[r] = t[r], sp[r] = x->blender[r] / t[r];
-  const double m = median_of(v, x->n, &lo, &hi), ms = median_of(sp, x->n, &slo, &shi);
+  const double m = skt_median(v, x->n, &lo, &hi), ms = skt_median(sp, x->n, &slo, &shi);
   printf("    %s: %.1f [%.1f - %.1f] ms, speedup %.1f [%.1f - %.1f]\n", label, m, lo, hi, ms, slo, shi);
   return ms;
 }
@@ -1390,9 +1377,9 @@ static int rounds_with_blender(const subject* x, int want, const char* blender, 
   double v[MAX_ROUNDS], lo, hi;
   memcpy(v, t.blender, sizeof v);
   bl->ok = 1, bl->runs = t.n, bl->unweighted = t.unweighted;
-  bl->seconds = median_of(v, t.n, &lo, &hi) / 1000.0;
+  bl->seconds = skt_median(v, t.n, &lo, &hi) / 1000.0;
   memcpy(v, t.blender_cpu, sizeof v);
-  bl->cpu_seconds = median_of(v, t.n, NULL, NULL) / 1000.0;
+  bl->cpu_seconds = skt_median(v, t.n, NULL, NULL) / 1000.0;
   printf(
       "  alternated with Blender, %d rounds (median [min - max]): ARMATURE_AUTO %.3f [%.3f - %.3f] s, %ld of %zu "
       "vertices unweighted\n",
@@ -1518,8 +1505,7 @@ static void growth_alternated(const cylinder* a, const cylinder* b, const float*
       if (ta > 0.0 && tb > 0.0) e[n++] = log(tb / ta) / dn;
     }
     if (n < GROWTH_PAIRS) continue;
-    qsort(e, (size_t)n, sizeof *e, cmp_double);
-    med[k] = e[n / 2], lo[k] = e[0], hi[k] = e[n - 1];
+    med[k] = skt_median(e, n, &lo[k], &hi[k]);
   }
   sk_skin_destroy(sa);
   sk_skin_destroy(sb);

@@ -35,17 +35,6 @@ static double cpu_now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* sorts v[0..n) and returns its median */
-static double median(double* v, int n) {
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
-      double t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double time_ours(const char* path) {
   sk_error err;
   sk_scene* s = NULL;
@@ -93,7 +82,8 @@ int main(int argc, char** argv) {
     }
     ratio[r] = ours[r] / ai[r];
   }
-  const double mo = median(ours, reps), ma = median(ai, reps), mr = median(ratio, reps);
+  const double mo = skt_median(ours, reps, NULL, NULL), ma = skt_median(ai, reps, NULL, NULL),
+               mr = skt_median(ratio, reps, NULL, NULL);
   printf(
       "import subdiv2 (CPU time, median [min - max] over %d rounds): sk_scene_load %.2f [%.2f - %.2f] ms, "
       "aiImportFile %.2f [%.2f - %.2f] ms, ours / Assimp %.3f [%.3f - %.3f]\n",
@@ -139,7 +129,7 @@ int main(int argc, char** argv) {
     }
     pass[r] = cpu_now() - t0;
   }
-  const double mp = median(pass, reps);
+  const double mp = skt_median(pass, reps, NULL, NULL);
   printf(
       "validate corpus: %zu files, %.1f MB in %.1f [%.1f - %.1f] ms (median [min - max] of %d passes; %u files "
       "with findings)\n",

@@ -36,19 +36,6 @@ static double now(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-/* median, min, max of n values (sorts them) */
-static void spread(double* v, int n, double* med, double* lo, double* hi) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  *lo = v[0];
-  *hi = v[n - 1];
-}
-
 /* skf decode (one reused decoder) against meshoptimizer's vertex codec on the same JOINTS+WEIGHTS (u8x4 + u8x4 per
  * vertex, mesh by mesh as skf does), alternated: each round takes the best of 5 calls of each, so a round measures
  * both under the same load; the rounds give median and min-max. */
@@ -100,19 +87,19 @@ static void race_meshopt(const unsigned char* file, size_t fsize, const skf_mesh
   }
   if (ok) {
     printf("skf decoder scratch %zu bytes (reused, allocated once)\n", skf_decoder_scratch_bytes(dec));
-    spread(g_skf, ROUNDS, &med, &lo, &hi);
+    med = skt_median(g_skf, ROUNDS, &lo, &hi);
     printf("decode skf     %.3f GB/s (min %.3f, max %.3f over %d rounds)  %zu B influence data\n", med, lo, hi, ROUNDS, infl);
     printf("BENCH skf_decode_subdiv2 %.3f gbps\n", med);
-    spread(g_mo, ROUNDS, &med, &lo, &hi);
+    med = skt_median(g_mo, ROUNDS, &lo, &hi);
     printf("decode meshopt %.3f GB/s (min %.3f, max %.3f)  %zu B (meshopt_encodeVertexBuffer, u8x4+u8x4)\n", med, lo, hi,
            mo_bytes);
-    spread(ratio, ROUNDS, &med, &lo, &hi);
+    med = skt_median(ratio, ROUNDS, &lo, &hi);
     printf("skf / meshopt decode speed %.3f (min %.3f, max %.3f), size %.3f\n", med, lo, hi, (double)infl / mo_bytes);
     printf("BENCH skf_over_meshopt_decode_subdiv2 %.3f ratio\n", med);
     printf("BENCH skf_over_meshopt_size_subdiv2 %.3f ratio\n", (double)infl / mo_bytes);
-    spread(g_fast, ROUNDS, &med, &lo, &hi);
+    med = skt_median(g_fast, ROUNDS, &lo, &hi);
     printf("decode skf fast %.3f GB/s (min %.3f, max %.3f)  %zu B influence data (speed profile)\n", med, lo, hi, finfl);
-    spread(fratio, ROUNDS, &med, &lo, &hi);
+    med = skt_median(fratio, ROUNDS, &lo, &hi);
     printf("skf fast / meshopt decode speed %.3f (min %.3f, max %.3f), size %.3f\n", med, lo, hi,
            (double)finfl / mo_bytes);
     printf("BENCH skf_fast_over_meshopt_decode_subdiv2 %.3f ratio\n", med);
@@ -162,7 +149,7 @@ static void fast_layouts(const unsigned char* ffile, size_t ffsize, const skf_me
       ms[r] = best * 1e3;
     }
     if (ok) {
-      spread(ms, ROUNDS, &med, &lo, &hi);
+      med = skt_median(ms, ROUNDS, &lo, &hi);
       printf("decode skf fast to %-5s %.3f ms (min %.3f, max %.3f)\n", lay[l].name, med, lo, hi);
       printf("BENCH skf_fast_decode_%s_subdiv2 %.3f ms\n", lay[l].name, med);
     } else {

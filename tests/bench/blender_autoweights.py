@@ -7,7 +7,7 @@ bench_bind writes JOBS.json ({"jobs": [...]}) and reads back, for every job, OUT
   - "mesh": a generated mesh in a raw file (uint32 vertex_count, triangle_count, bone_count; float32 positions
     [3 V]; uint32 triangles [3 T]; float32 heads [3 B], tails [3 B]; int32 parents [B]) built here with
     foreach_set (same vertex order as ours), plus an armature with bones b0..b{B-1} on the same segments;
-    ARMATURE_AUTO runs `repeat` times on a fresh copy (best time is what bench_bind uses).
+    ARMATURE_AUTO runs `repeat` times on a fresh copy (bench_bind asks for one, a Blender process per round).
   - "import": a corpus file (glTF/GLB, FBX, Collada) read with Blender's importer ("speed_only": true: timed only,
     nothing exported - the rounds of bench_bind's speed comparison). Every mesh object deformed by
     an armature loses its vertex groups and armature modifiers, then all of them are parented to the armature with

@@ -104,6 +104,18 @@ float skt_rand_float(skt_rng* r) { return (skt_rand_u32(r) >> 8) * (1.0f / 16777
 
 float skt_rand_range(skt_rng* r, float lo, float hi) { return lo + (hi - lo) * skt_rand_float(r); }
 
+static int cmp_double(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+double skt_median(double* v, int n, double* lo, double* hi) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  if (lo) *lo = v[0];
+  if (hi) *hi = v[n - 1];
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 int skt_run_suite(Suite* suite) {
   SRunner* sr = srunner_create(suite);
   srunner_run_all(sr, CK_NORMAL);

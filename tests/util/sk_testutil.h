@@ -53,6 +53,10 @@ uint32_t skt_rand_u32(skt_rng* r);
 float skt_rand_float(skt_rng* r); /* [0, 1) */
 float skt_rand_range(skt_rng* r, float lo, float hi);
 
+/* The median of v[0..n) (n >= 1; sorts v), its min into *lo and max into *hi (either may be NULL): the
+ * benchmarks' "median [min - max]" over rounds. */
+double skt_median(double* v, int n, double* lo, double* hi);
+
 /* Column-major rotation by angle about the X (axis 0) or Z (axis 2) axis through the point (px, 0, 0). */
 void skt_rot_about(int axis, float angle, float px, float m[16]);
 
