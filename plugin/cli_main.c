@@ -93,12 +93,17 @@ static void usage(FILE* f) {
 /* Settings for a one-shot process on a few cores (issue 20: `skinkit bind` spent as much time in the kernel as
  * in its own code). glibc returns every freed block over 128 KiB to the kernel at once, so each array of a bind
  * that reuses the space of a freed one faults its pages in again: keep freed memory in the process (it exits soon).
+ * A thread's first allocation made it an arena of its own, a heap mapped apart whose blocks the huge-page tunable
+ * below does not reach: the bind's BVH, built on the second core while the first orders the heat system, faulted
+ * ~1,200 4 KiB pages there (38k-vertex cylinder: 3,700 -> 2,400 faults with one arena). One arena it is; the
+ * threads' few large allocations do not contend.
  * The BLAS's thread count needs nothing here: the library runs OpenBLAS on one thread while it solves (core/chol.c
  * skc_blas_serial_begin), and exec_with_settings keeps its workers from starting at all. */
 static void tune_process(void) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_ARENA_MAX, 1);
 #endif
 }
 

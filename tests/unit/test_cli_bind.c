@@ -751,6 +751,59 @@ START_TEST(self_contained_gltf_stays_one_file_and_binds_again_alike) {
 }
 END_TEST
 
+/* `futex` calls of a `skinkit bind` under strace (-1 when strace is not installed or the run fails). */
+static long futex_calls(const char* args) {
+  if (access("/usr/bin/strace", X_OK) != 0) return -1;
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && strace -f -c -e trace=futex -o '%s' '%s' %s >/dev/null 2>&1", SK_SOURCE_DIR,
+           tmp_path("strace.txt"), SK_CLI_PATH, args);
+  if (system(cmd) != 0) return -1;
+  const char* text = skt_read_text(tmp_path("strace.txt"));
+  const char* line = strstr(text, " futex");
+  if (!line) return 0;
+  while (line > text && line[-1] != '\n') --line; /* "% time seconds usecs/call calls [errors] syscall" */
+  double pct, secs;
+  long usecs, calls;
+  return sscanf(line, "%lf %lf %ld %ld", &pct, &secs, &usecs, &calls) == 4 ? calls : -1;
+}
+
+/* The executable's GOMP_parallel (plugin/cli_gomp.c) runs CHOLMOD's one-thread regions as plain calls: the dynamic
+ * linker binds libcholmod's calls to it, the weights come out bit for bit as with every region sent to libgomp
+ * (SKINKIT_OMP_INLINE=0), and the futex wake libgomp ends each region with is gone (38k-vertex cylinder, the
+ * supernodal factorization: 17,488 futex calls -> about 1,400). */
+START_TEST(one_thread_regions_run_inline_with_the_same_weights) {
+  char args[1024];
+  snprintf(args, sizeof args, "sample %s --segments 128 --rings 300 --bones 3", tmp_path("c38k.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  char debug_out[600];
+  snprintf(debug_out, sizeof debug_out, "%s/ld", g_tmp);
+  setenv("LD_DEBUG", "bindings", 1);
+  setenv("LD_DEBUG_OUTPUT", debug_out, 1);
+  snprintf(args, sizeof args, "bind %s %s", tmp_path("c38k.glb"), tmp_path("inline.glb"));
+  int rc = run(args);
+  unsetenv("LD_DEBUG");
+  unsetenv("LD_DEBUG_OUTPUT");
+  ck_assert_msg(rc == 0, "%s", err_text());
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "grep -q \"libcholmod.* to .*skinkit .*GOMP_parallel'\" '%s'.*", debug_out);
+  ck_assert_msg(system(cmd) == 0, "libcholmod's GOMP_parallel is not bound to the executable's");
+  setenv("SKINKIT_OMP_INLINE", "0", 1);
+  snprintf(args, sizeof args, "bind %s %s", tmp_path("c38k.glb"), tmp_path("libgomp.glb"));
+  rc = run(args);
+  unsetenv("SKINKIT_OMP_INLINE");
+  ck_assert_msg(rc == 0, "%s", err_text());
+  snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", tmp_path("inline.glb"), tmp_path("libgomp.glb"));
+  ck_assert_msg(system(cmd) == 0, "the weights differ with the regions run inline");
+  snprintf(args, sizeof args, "bind %s %s --force", tmp_path("c38k.glb"), tmp_path("s.glb"));
+  long inlined = futex_calls(args);
+  setenv("SKINKIT_OMP_INLINE", "0", 1);
+  long sent = futex_calls(args);
+  unsetenv("SKINKIT_OMP_INLINE");
+  if (inlined >= 0 && sent >= 0)
+    ck_assert_msg(inlined * 4 < sent, "futex calls: %ld inline, %ld through libgomp", inlined, sent);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -772,6 +825,7 @@ static Suite* suite(void) {
   tcase_add_test(t, two_characters_keep_to_their_armatures);
   tcase_add_test(t, meshes_by_object_name_fit_in_the_rest_pose);
   tcase_add_test(t, self_contained_gltf_stays_one_file_and_binds_again_alike);
+  tcase_add_test(t, one_thread_regions_run_inline_with_the_same_weights);
   suite_add_tcase(s, t);
   return s;
 }
