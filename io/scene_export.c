@@ -43,7 +43,6 @@
  *    a bone (write_all_bones) so no plain node with a transform sits above the joints, and FBX gets its rest pose
  *    equal to its bind pose (assimp_bake). Reasons at those functions.
  */
-#include <assimp/cexport.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -56,6 +55,7 @@
 #include <strings.h>
 
 #include "fbx_fixup.h"
+#include "skio_ai_export.h"
 #include "skio_atomic.h"
 #include "skio_collada.h"
 #include "skio_dae_edit.h"
@@ -1374,19 +1374,6 @@ static int write_bytes(const char* path, const void* data, size_t n, skc_err* er
   return skio_atomic_write(path, data, n, err);
 }
 
-/* Formats Assimp writes to a path itself: into a temporary file beside path, then renamed over it. */
-static int export_by_assimp(struct aiScene* sc, const char* id, const char* path, skc_err* err) {
-  char* tmp = NULL;
-  int rc = skio_atomic_temp(path, &tmp, err);
-  if (rc) return rc;
-  if (aiExportSceneEx(sc, id, tmp, NULL, 0) != aiReturn_SUCCESS) {
-    const char* why = aiGetErrorString();
-    skio_atomic_abort(tmp);
-    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
-  }
-  return skio_atomic_commit(tmp, path, err);
-}
-
 /* Collada names Assimp cannot write as ids (skio_collada.h): a node name with a '.' (Assimp's reader splits
  * targets at the first one), and any name of a node, mesh, material or clip that is not an xsd:ID of letters,
  * digits, '_' and '-' starting with a letter or '_'. Assimp 5.2.5's exporter maps each other byte to an id
@@ -1749,27 +1736,26 @@ static int dae_geometry_names(const struct aiScene* sc, const skio_scene* s, cha
  * (dae_geometry_names), the lights Blender's
  * description and the orthographic cameras their view (collada_lights.c), then the file is written. */
 static int write_collada(const struct aiScene* sc, const skio_scene* s, const char* path, const skio_clip* clips,
-                         uint32_t count, const name_list* names, const skio_ai_objects* objs, skc_err* err) {
-  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, "collada", 0);
-  if (!blob || !blob->data) {
-    const char* why = aiGetErrorString();
-    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (collada): %s", path,
-                    why && why[0] ? why : "unknown error");
+                         uint32_t count, const name_list* names, const skio_ai_objects* objs,
+                         const skio_ai_guard* guard, skc_err* err) {
+  skio_buf blob = {0};
+  int rc = skio_ai_export(sc, "collada", path, guard, &blob, err);
+  if (rc) {
+    free(blob.p);
+    return rc;
   }
   char* xml = NULL;
   size_t xml_n = 0;
   skc_err sub = {0};
-  int rc = SKC_OK;
   if (clips) {
-    rc = skio_collada_add_clips(blob->data, blob->size, clips, count, &xml, &xml_n, &sub);
+    rc = skio_collada_add_clips((const char*)blob.p, blob.n, clips, count, &xml, &xml_n, &sub);
     if (rc) rc = skc_fail(err, rc, "%s: not written: animation clips could not be added (%s)", path, sub.message);
-  } else if (!(xml = malloc(blob->size ? blob->size : 1))) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    free(blob.p);
   } else {
-    memcpy(xml, blob->data, blob->size);
-    xml_n = blob->size;
+    xml = (char*)blob.p; /* the text itself (NULL when Assimp wrote nothing: then an empty text) */
+    xml_n = blob.n;
+    if (!xml && !(xml = malloc(1))) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   }
-  aiReleaseExportBlob(blob);
   if (!rc && names->count) {
     char* renamed_xml = NULL;
     size_t renamed_n = 0;
@@ -1924,7 +1910,8 @@ static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, sk
  * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
  * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
 static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
-                     const skio_ai_objects* objs, const char* path, uint32_t* shapes, skc_err* err) {
+                     const skio_ai_objects* objs, const char* path, const skio_ai_guard* guard, uint32_t* shapes,
+                     skc_err* err) {
   const bool binary = strcmp(id, "fbx") == 0;
   bool ok = true;
   int64_t* stops = fbx_stops(sc, &ok);
@@ -1934,21 +1921,21 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   }
   hide_anim_meshes(sc, anim_meshes, true);
-  const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, id, 0);
+  skio_buf blob = {0};
+  int rc = skio_ai_export(sc, id, path, guard, &blob, err);
   hide_anim_meshes(sc, anim_meshes, false);
   free(anim_meshes);
-  if (!blob || !blob->data) {
-    const char* why = aiGetErrorString();
+  if (rc) {
+    free(blob.p);
     free(stops);
-    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id, why && why[0] ? why : "unknown error");
+    return rc;
   }
   void* fixed = NULL;
   size_t fixed_n = 0;
   skc_err fix_err = {0};
-  int rc;
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
-    rc = binary_fbx_passes(sc, s, blob->data, blob->size, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
+    rc = binary_fbx_passes(sc, s, blob.p, blob.n, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
     if (!rc) rc = fbx_fix_materials(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_materials_write.c */
     for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
@@ -1971,7 +1958,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
   } else {
     char *timed = NULL, *unwrapped = NULL, *scaled = NULL;
     size_t timed_n = 0, unwrapped_n = 0, scaled_n = 0;
-    rc = skio_fbx_ascii_set_stops(blob->data, blob->size, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
+    rc = skio_fbx_ascii_set_stops((const char*)blob.p, blob.n, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, &unwrapped, &unwrapped_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_fix_scaling(unwrapped, unwrapped_n, &scaled, &scaled_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_set_frame(scaled, scaled_n, frame, (char**)&fixed, &fixed_n, &fix_err);
@@ -1986,7 +1973,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     free(unwrapped);
     free(scaled);
   }
-  aiReleaseExportBlob(blob);
+  free(blob.p);
   free(stops);
   if (rc)
     return skc_fail(err, rc, "%s: not written: Assimp's %s FBX output could not be repaired (%s)", path,
@@ -2268,6 +2255,7 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
 static int assimp_write_scene(const skio_scene* s, const char* id, const float* root_xf, const char* path,
                               const skio_export_options* opts, skc_err* err) {
   const skio_export_options o = *opts;
+  const skio_ai_guard guard = {o.isolate, o.timeout_seconds};
   int rc = SKC_OK;
   const uint32_t limit = o.limit; /* FBX and Collada: weights as-is unless a limit was asked */
   skio_clip* clips = NULL;
@@ -2355,16 +2343,14 @@ static int assimp_write_scene(const skio_scene* s, const char* id, const float* 
   if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     uint32_t shapes = 0;
-    rc = write_fbx(sc, id, &frame, s, &objs, path, &shapes, err);
+    rc = write_fbx(sc, id, &frame, s, &objs, path, &guard, &shapes, err);
     if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, &o, shapes);
-  } else if (strcmp(id, "collada") == 0) {
+  } else { /* collada: assimp_write's callers pass no other id */
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {
-      rc = write_collada(sc, s, path, clips, s->anim_count, &names, &objs, err);
+      rc = write_collada(sc, s, path, clips, s->anim_count, &names, &objs, &guard, err);
       free_names(&names);
     }
-  } else {
-    rc = export_by_assimp(sc, id, path, err);
   }
 done:
   if (rc == SKC_OK)

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "fbx_fixup.h"
+#include "skio_ai_export.h"
 #include "skio_collada.h"
 #include "skio_dae_edit.h"
 #include "skio_fbx_tree.h"
@@ -1394,23 +1395,6 @@ static int check_file(const char* path, skc_err* err) {
   return SKC_OK;
 }
 
-static const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGABRT: return "SIGABRT";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGSYS: return "SIGSYS";
-    case SIGTRAP: return "SIGTRAP";
-    default: return "signal";
-  }
-}
-
 /* Address space of this process in bytes (/proc/self/statm), 0 when unknown. */
 static uint64_t memory_now(void) {
   FILE* f = fopen("/proc/self/statm", "r");
@@ -1625,7 +1609,7 @@ static int child_failure(const char* path, int st, const char* report, uint32_t 
                     path, limit_mb);
   if (WIFSIGNALED(st))
     return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (%s, %s, in an isolated reader)", path,
-                    signal_name(WTERMSIG(st)), strsignal(WTERMSIG(st)));
+                    skio_signal_name(WTERMSIG(st)), strsignal(WTERMSIG(st)));
   if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
     return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why[0] ? why : "unknown error");
   return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (isolated reader exit %d)", path,

@@ -713,6 +713,9 @@ typedef struct skio_export_options {
                               place and the scene was written whole instead, or what the edit could not do (an
                               image file that did not read); what other formats cannot carry; "" when nothing */
   size_t note_size;
+  bool isolate;           /* FBX and Collada written anew: Assimp's writer runs in a child process
+                             (skio_ai_export.h) */
+  double timeout_seconds; /* with isolate: give up after this long (0 = no limit) */
 } skio_export_options;
 
 /* Resolves the Assimp export format id for a path/format; SKC_UNSUPPORTED with the reason for formats this

@@ -361,9 +361,12 @@ static void fit_notes(char* out, size_t size, const char* notes) {
 SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk_save_options* options,
                                sk_error* err) {
   if (!scene || !path) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL");
-  /* 1.2 callers pass the struct without weights_type, 1.3 to 1.14 callers without notes */
-  const size_t size_1_2 = offsetof(sk_save_options, weights_type), size_1_3 = offsetof(sk_save_options, notes);
-  if (options && options->size != size_1_2 && options->size != size_1_3) SK__CHECK_SIZE(options, sk_save_options, err);
+  /* 1.2 callers pass the struct without weights_type, 1.3 to 1.14 callers without notes, 1.15 to 1.21 callers
+   * without isolate */
+  const size_t size_1_2 = offsetof(sk_save_options, weights_type), size_1_3 = offsetof(sk_save_options, notes),
+               size_1_15 = offsetof(sk_save_options, isolate);
+  if (options && options->size != size_1_2 && options->size != size_1_3 && options->size != size_1_15)
+    SK__CHECK_SIZE(options, sk_save_options, err);
   skio_export_options o = {0};
   char note[8192] = "";
   o.note = note;
@@ -379,6 +382,12 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
       if (options->weights_type > SK_WEIGHTS_U16)
         SK__FAIL(err, SKC_INVALID_ARGUMENT, "weights_type %u (0 source, 1 float, 2 u8, 3 u16)", options->weights_type);
       o.weights_type = options->weights_type;
+    }
+    if (options->size == sizeof *options) {
+      if (!(options->timeout_seconds >= 0.0f))
+        SK__FAIL(err, SKC_INVALID_ARGUMENT, "timeout_seconds must be >= 0 (0 = no limit)");
+      o.isolate = options->isolate != 0;
+      o.timeout_seconds = options->timeout_seconds;
     }
   }
   skc_err e = {0};
@@ -403,7 +412,8 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
   rc = skio_scene_export(scene->io, path, &o, &e);
   sk_result r = sk__ret(rc, &e, err);
   if (rc == SKC_OK && err && note[0]) fit_notes(err->message, sizeof err->message, note);
-  if (rc == SKC_OK && options && options->size == sizeof *options && options->notes && options->notes_size)
+  const bool has_notes = options && options->size != size_1_2 && options->size != size_1_3;
+  if (rc == SKC_OK && has_notes && options->notes && options->notes_size)
     snprintf(options->notes, options->notes_size, "%s", note);
   return r;
 }

@@ -799,6 +799,7 @@ int cli_bind(int argc, char** argv) {
     memset(&o, 0, sizeof o);
     o.size = sizeof o;
     o.overwrite = (uint32_t)force;
+    cli_guard_save(s, &o);
     char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
     o.notes = notes;
     o.notes_size = sizeof notes;

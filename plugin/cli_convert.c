@@ -201,6 +201,7 @@ int cli_convert(int argc, char** argv) {
   char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
   o.notes = notes;
   o.notes_size = sizeof notes;
+  cli_guard_save(s, &o);
   int rc = sk_scene_save(s, out, &o, &err);
   if (rc) {
     sk_scene_destroy(s);

@@ -22,11 +22,14 @@ cli_load_config cli_load_cfg = {1, -1.0, 0, 0, -1};
 
 const char cli_load_usage[] =
     "  Reading (every command that reads a model): each file is read once in an isolated child process first,\n"
-    "  so a damaged file that crashes or hangs the importer is refused with exit 2 and one error line.\n"
+    "  so a damaged file that crashes or hangs the importer is refused with exit 2 and one error line. A .fbx or\n"
+    "  .dae of more than 4096 joints, meshes and objects is written by Assimp in such a process too, within the\n"
+    "  same time limit (its writers slow down with the square of the joints); one whose nodes lie more than 1024\n"
+    "  levels deep is refused.\n"
     "  --timeout S       give up on a file after S seconds (default 60, validate 300; 0 = no limit)\n"
     "  --max-memory MB   memory the reader may use per file (default 4096, or 32 x the file size if larger;\n"
     "                    0 = no limit)\n"
-    "  --no-isolate      read in this process (faster; trusted files only)\n"
+    "  --no-isolate      read (and write) in this process (faster; trusted files only)\n"
     "  FIFOs, devices and sockets are refused.\n";
 
 const char cli_weld_usage[] =
@@ -127,6 +130,14 @@ static int want_weld(const char* cmd, const char* in, const char* out) {
   if (cli_load_cfg.weld >= 0) return cli_load_cfg.weld;
   if (!strcmp(cmd, "info") || !strcmp(cmd, "validate")) return 0;
   return !(out && (same_ext(in, out, ".fbx") || same_ext(in, out, ".dae")));
+}
+
+void cli_guard_save(const sk_scene* s, sk_save_options* o) {
+  const sk_skeleton* sk = sk_scene_skeleton(s);
+  const uint64_t nodes =
+      (uint64_t)(sk ? sk_skeleton_joint_count(sk) : 0) + sk_scene_mesh_count(s) + sk_scene_object_count(s);
+  o->isolate = cli_load_cfg.isolate != 0 && nodes > CLI_ISOLATED_WRITE_NODES;
+  o->timeout_seconds = (float)(cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 60.0);
 }
 
 int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_scene** out) {

@@ -835,6 +835,7 @@ int cli_weights(int argc, char** argv) {
     memset(&so, 0, sizeof so);
     so.size = sizeof so;
     so.overwrite = (uint32_t)o.force;
+    cli_guard_save(s, &so);
     so.weights_type = o.weights_type;
     char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
     so.notes = notes;

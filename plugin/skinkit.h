@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.21.2 -> 12102); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12102
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.22.0 -> 12200); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12200
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 21
+#define SK_ABI_MINOR 22
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -703,6 +703,12 @@ typedef struct sk_save_options {
                               those that fit its SK_ERROR_MESSAGE_SIZE bytes, whole, then "; ... (N more notes)".
                               NULL / 0: err->message only. A 1.3-sized struct (without these) is accepted. */
   size_t notes_size;
+  /* ABI 1.22 (a 1.15-sized struct, without these, is accepted): */
+  uint32_t isolate;      /* 1 = a .fbx or .dae written anew goes through Assimp's writer in a child process (POSIX
+                            fork), so that its crash or hang becomes SK_ERR_IO naming it instead of killing the
+                            caller. Every save also refuses (SK_ERR_UNSUPPORTED) a scene whose nodes lie more than
+                            1,024 levels deep for those writers, which recurse per level. */
+  float timeout_seconds; /* with isolate: give up on the writer after this long (0 = no limit) */
 } sk_save_options;
 
 /* sk_save_options.weights_type */

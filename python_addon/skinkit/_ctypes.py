@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12102
+SK_VERSION = 12200
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 21
+SK_ABI_MINOR = 22
 
 SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
 
@@ -402,6 +402,8 @@ class SkSaveOptions(_Struct):
         ("weights_type", c_uint32),
         ("notes", c_void_p),  # ABI 1.15: a buffer for every note of the save
         ("notes_size", c_size_t),
+        ("isolate", c_uint32),  # ABI 1.22: Assimp's FBX / Collada writer in a child process
+        ("timeout_seconds", c_float),
     ]
 
 

@@ -1239,14 +1239,17 @@ class Scene(_Handle):
         self._lib.sk_scene_sample_pose(self.handle, int(a), float(time), _ptr(out))
         return out
 
-    def save(self, path, overwrite=False, format=None, normalize=False, max_influences=0, prune=0.0, as_is=False):
+    def save(self, path, overwrite=False, format=None, normalize=False, max_influences=0, prune=0.0, as_is=False,
+             isolate=False, timeout_seconds=0.0):
         """Writes the scene (atomically). Returns the library's notes - what the file could not keep, "; "-separated
-        (ABI 1.15 sk_save_options.notes) - or ""."""
+        (ABI 1.15 sk_save_options.notes) - or "". isolate: a .fbx or .dae written anew goes through Assimp's writer
+        in a child process (ABI 1.22), so its crash or hang (timeout_seconds > 0) raises instead of killing Python."""
         fmt = format.encode("utf-8") if format else None
         notes = ctypes.create_string_buffer(8192)
         opts = C.new(C.SkSaveOptions, overwrite=int(bool(overwrite)), format=fmt, normalize=int(bool(normalize)),
                      max_influences=int(max_influences), prune=float(prune), as_is=int(bool(as_is)),
-                     notes=ctypes.cast(notes, ctypes.c_void_p), notes_size=len(notes))
+                     notes=ctypes.cast(notes, ctypes.c_void_p), notes_size=len(notes),
+                     isolate=int(bool(isolate)), timeout_seconds=float(timeout_seconds))
         self._lib.sk_scene_save(self.handle, _path_arg(path), byref(opts))
         return notes.value.decode("utf-8", "replace")
 

@@ -1243,6 +1243,42 @@ START_TEST(scene_save_notes_whole) {
   ck_assert_int_eq(sk_scene_save(sc, path, &old, &err), SK_OK);
   ck_assert(strstr(err.message, "; ... (") != NULL);
   remove(path);
+  /* 1.15 to 1.21 callers: the struct without isolate, notes still filled */
+  notes[0] = 0;
+  sk_save_options before_isolate = {.size = (uint32_t)offsetof(sk_save_options, isolate),
+                                    .overwrite = 1,
+                                    .notes = notes,
+                                    .notes_size = sizeof notes,
+                                    .format = "fbxa"};
+  ck_assert_int_eq(sk_scene_save(sc, path, &before_isolate, &err), SK_OK);
+  ck_assert_msg(strstr(notes, "Blink"), "notes: %s", notes);
+  remove(path);
+  /* ABI 1.22: the writer in a child process writes what it writes here, notes and all */
+  size_t here_n = 0, iso_n = 0;
+  snprintf(path, sizeof path, "%s/here.fbx", dir);
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_OK);
+  char* here = skt_slurp(path, &here_n);
+  char here_notes[sizeof notes];
+  memcpy(here_notes, notes, sizeof notes);
+  so.isolate = 1;
+  so.timeout_seconds = 60.0f;
+  snprintf(path, sizeof path, "%s/isolated.fbx", dir);
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_OK);
+  char* iso = skt_slurp(path, &iso_n);
+  ck_assert(here && iso && here_n == iso_n);
+  /* the same text but for the writer's clock in the header's CreationTimeStamp block */
+  const char *stamp = strstr(here, "CreationTimeStamp"), *stamp_end = stamp ? strstr(stamp, "\n\t}") : NULL;
+  ck_assert(stamp && stamp_end);
+  const size_t head = (size_t)(stamp - here), tail = (size_t)(stamp_end - here);
+  ck_assert(!memcmp(here, iso, head) && !memcmp(here + tail, iso + tail, here_n - tail));
+  ck_assert_str_eq(notes, here_notes);
+  free(here);
+  free(iso);
+  so.timeout_seconds = -1.0f;
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, &err), SK_ERR_INVALID_ARGUMENT);
+  remove(path);
+  snprintf(path, sizeof path, "%s/here.fbx", dir);
+  remove(path);
   rmdir(dir);
   sk_scene_destroy(sc);
   sk_skin_destroy(skin);

@@ -765,6 +765,129 @@ START_TEST(convert_names_the_gltf_only_content_it_cannot_write) {
 }
 END_TEST
 
+/* Writes NAME in g_tmp: a glTF whose one skinned triangle is weighted to the first, the second and the last of
+ * `depth` joints: a chain (each the only child of the one before) or, with flat, a root and its children. */
+static void write_joints(const char* name, unsigned depth, bool flat) {
+  const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const uint16_t idx[4] = {0, 1, 2, 0};
+  const uint16_t jnt[12] = {0, 0, 0, 0, 1, 0, 0, 0, (uint16_t)(depth - 1), 0, 0, 0};
+  const float wts[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  const float id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  const size_t n = sizeof pos + sizeof idx + sizeof jnt + sizeof wts + depth * sizeof id;
+  uint8_t* buf = malloc(n);
+  ck_assert_ptr_nonnull(buf);
+  size_t o = 0;
+  memcpy(buf + o, pos, sizeof pos), o += sizeof pos;
+  memcpy(buf + o, idx, sizeof idx), o += sizeof idx;
+  memcpy(buf + o, jnt, sizeof jnt), o += sizeof jnt;
+  memcpy(buf + o, wts, sizeof wts), o += sizeof wts;
+  for (unsigned j = 0; j < depth; ++j, o += sizeof id) memcpy(buf + o, id, sizeof id);
+  char* b64 = skt_base64(buf, n);
+  ck_assert_ptr_nonnull(b64);
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(
+      f,
+      "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\"mesh\":0,\"skin\":0}");
+  for (unsigned j = 0; j < depth; ++j) {
+    fprintf(f, ",{\"name\":\"j%u\"", j);
+    if (!flat && j + 1 < depth) fprintf(f, ",\"children\":[%u]", j + 2);
+    for (unsigned c = 2; flat && j == 0 && c <= depth; ++c) fprintf(f, "%s%u", c == 2 ? ",\"children\":[" : ",", c);
+    fputs(flat && j == 0 && depth > 1 ? "]}" : "}", f);
+  }
+  fprintf(f,
+          "],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":2,\"WEIGHTS_0\":3},"
+          "\"indices\":1}]}],\"skins\":[{\"inverseBindMatrices\":4,\"joints\":[");
+  for (unsigned j = 0; j < depth; ++j) fprintf(f, "%s%u", j ? "," : "", j + 1);
+  fprintf(f,
+          "]}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+          "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},"
+          "{\"bufferView\":2,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
+          "{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+          "{\"bufferView\":4,\"componentType\":5126,\"count\":%u,\"type\":\"MAT4\"}],\"bufferViews\":[",
+          depth);
+  const size_t at[5] = {0, sizeof pos, sizeof pos + sizeof idx, sizeof pos + sizeof idx + sizeof jnt,
+                        sizeof pos + sizeof idx + sizeof jnt + sizeof wts};
+  const size_t len[5] = {sizeof pos, 6, sizeof jnt, sizeof wts, depth * sizeof id};
+  for (int v = 0; v < 5; ++v)
+    fprintf(f, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", v ? "," : "", at[v], len[v]);
+  fprintf(f, "],\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}]}", n, b64);
+  fclose(f);
+  free(b64);
+  free(buf);
+}
+
+/* Every mesh of a and b has the same skin, entry for entry. */
+static void same_skins(const char* a, const char* b) {
+  sk_scene *sa = NULL, *sb = NULL;
+  sk_error err;
+  ck_assert_msg(sk_scene_load(a, NULL, &sa, &err) == SK_OK, "%s", err.message);
+  ck_assert_msg(sk_scene_load(b, NULL, &sb, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(sk_scene_mesh_count(sa), sk_scene_mesh_count(sb));
+  for (uint32_t m = 0; m < sk_scene_mesh_count(sa); ++m) {
+    const sk_skin *ka = sk_scene_mesh_skin(sa, m), *kb = sk_scene_mesh_skin(sb, m);
+    ck_assert_int_eq(ka == NULL, kb == NULL);
+    if (!ka) continue;
+    const size_t v = sk_skin_vertex_count(ka), e = sk_skin_influence_count(ka);
+    ck_assert_uint_eq(v, sk_skin_vertex_count(kb));
+    ck_assert_uint_eq(e, sk_skin_influence_count(kb));
+    uint32_t* off[2] = {malloc((v + 1) * 4), malloc((v + 1) * 4)};
+    uint32_t* jnt[2] = {malloc(e * 4 + 4), malloc(e * 4 + 4)};
+    float* w[2] = {malloc(e * 4 + 4), malloc(e * 4 + 4)};
+    ck_assert_int_eq(sk_skin_get_csr(ka, off[0], jnt[0], w[0], &err), SK_OK);
+    ck_assert_int_eq(sk_skin_get_csr(kb, off[1], jnt[1], w[1], &err), SK_OK);
+    ck_assert(!memcmp(off[0], off[1], (v + 1) * 4) && !memcmp(jnt[0], jnt[1], e * 4) && !memcmp(w[0], w[1], e * 4));
+    for (int k = 0; k < 2; ++k) free(off[k]), free(jnt[k]), free(w[k]);
+  }
+  sk_scene_destroy(sa);
+  sk_scene_destroy(sb);
+}
+
+/* A scene of more than 4,096 joints is written to FBX and Collada by Assimp in an isolated child (its writers'
+ * time grows with the square of the joints: a flat 20,000 took the FBX writer 31 s): the file reads back as the one
+ * written in this process (--no-isolate; the bytes differ only in the writers' timestamps), a writer past --timeout
+ * is stopped with an error and leaves nothing behind; the 1k-vertex cylinder is not isolated (the time limit does
+ * not reach it). A scene deeper than the 1,024 levels Assimp's writers can recurse through is refused before they see
+ * it (a 10,000-deep chain crashed the FBX writer, a 17,000-deep one the Collada writer) while .glb takes it. */
+START_TEST(fbx_and_dae_writers_isolated_and_deep_scenes_refused) {
+  static const char* exts[2] = {"fbx", "dae"};
+  char args[2048], a[600], b[600];
+  write_joints("wide.gltf", 4200, true);
+  snprintf(a, sizeof a, "%s/iso.dae", g_tmp);
+  snprintf(b, sizeof b, "%s/here.dae", g_tmp);
+  snprintf(args, sizeof args, "convert %s/wide.gltf %s", g_tmp, a);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  snprintf(args, sizeof args, "convert %s/wide.gltf %s --no-isolate", g_tmp, b);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  same_skins(a, b);
+  for (int k = 0; k < 2; ++k) {
+    snprintf(args, sizeof args, "convert %s/wide.gltf %s/late.%s --timeout 0.001", g_tmp, g_tmp, exts[k]);
+    ck_assert_int_eq(run(args), 2);
+    ck_assert_msg(strstr(err_text(), "writer did not finish within the time limit of 0.001 s"), "%s", err_text());
+    snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/small.%s --timeout 0.001", g_tmp, exts[k]);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+  }
+  write_joints("chain.gltf", 1100, false);
+  for (int k = 0; k < 2; ++k) {
+    snprintf(args, sizeof args, "convert %s/chain.gltf %s/chain.%s", g_tmp, g_tmp, exts[k]);
+    ck_assert_int_eq(run(args), 2);
+    ck_assert_msg(strstr(err_text(), "node hierarchy is more than 1024 levels deep"), "%s", err_text());
+  }
+  snprintf(args, sizeof args, "convert %s/chain.gltf %s/chain.glb", g_tmp, g_tmp);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  /* what is left in the folder: the inputs and the files written, no temporary file of a stopped writer */
+  snprintf(args, sizeof args, "ls -A '%s' | sort | tr '\\n' ' '", g_tmp);
+  FILE* p = popen(args, "r");
+  ck_assert_ptr_nonnull(p);
+  char list[1024] = "";
+  ck_assert_ptr_nonnull(fgets(list, sizeof list, p));
+  pclose(p);
+  ck_assert_str_eq(list, "chain.glb chain.gltf here.dae iso.dae small.dae small.fbx stderr.txt wide.gltf ");
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -786,6 +909,7 @@ static Suite* suite(void) {
   tcase_add_test(t, unpack_finds_the_model_beside);
   tcase_add_test(t, convert_says_it_merged_a_joint_named_twice);
   tcase_add_test(t, convert_normalize_repairs_fbx_and_dae);
+  tcase_add_test(t, fbx_and_dae_writers_isolated_and_deep_scenes_refused);
   suite_add_tcase(s, t);
   return s;
 }
