@@ -88,6 +88,7 @@ typedef struct importer {
   uint32_t node_count;
   int32_t* parent;   /* node -> parent node or -1 */
   uint32_t* order;   /* preorder of the node forest */
+  int32_t* scene_of; /* node -> the scene that lists it or an ancestor (node_scenes), or -1 */
   int32_t* joint_of; /* node -> skeleton joint or -1 */
   uint32_t jc;
   int32_t* object_of; /* node -> its index in the object listing (camera, light, empty) or -1 (build_anims) */
@@ -921,26 +922,36 @@ static void drop_morphs(skio_mesh* m) {
   skio_mesh_free_morph_keys(m);
 }
 
-/* The "scenes" entry whose nodes hold node (it or an ancestor listed there): the default scene ("scene", else 0)
- * when it does, else the first other one; -1 when no scene lists it. */
-static int32_t node_scene(const importer* im, uint32_t node) {
+/* scene_of[node]: the "scenes" entry whose nodes hold the node (it or an ancestor listed there): the default scene
+ * ("scene", else 0) when it does, else the first other one; -1 when no scene lists it. One pass over the scenes'
+ * lists and one down the forest (a mesh looked its scene up over every root before: 20,000 meshes listed as roots
+ * took 20 s to read). */
+static int node_scenes(importer* im, skc_err* err) {
   const skio_gltf_doc* d = im->d;
+  const uint32_t n = im->node_count;
+  if (!(im->scene_of = malloc((n + 1) * sizeof *im->scene_of))) return oom(im, err);
+  int32_t* rank = im->scene_of; /* first: the best rank of a scene listing the node itself (0: the default) */
+  for (uint32_t i = 0; i < n; ++i) rank[i] = INT32_MAX;
   uint32_t def = 0;
   const int st = skio_json_get(d, 0, "scene");
   if (st >= 0 && !skio_json_u32(d, st, &def)) def = 0;
-  const int n = skio_json_len(d, skio_json_get(d, 0, "scenes"));
-  for (int k = -1; k < n; ++k) {
-    const uint32_t sc = k < 0 ? def : (uint32_t)k;
-    if (k >= 0 && sc == def) continue;
-    const int roots = skio_json_get(d, skio_gltf_item(d, "scenes", sc), "nodes");
-    const int nr = skio_json_len(d, roots);
-    for (int32_t a = (int32_t)node, guard = 0; a >= 0 && guard <= (int32_t)im->node_count; a = im->parent[a], ++guard)
-      for (int r = 0; r < nr; ++r) {
-        uint32_t x;
-        if (skio_json_u32(d, skio_json_at(d, roots, r), &x) && x == (uint32_t)a) return (int32_t)sc;
-      }
+  const int count = skio_json_len(d, skio_json_get(d, 0, "scenes"));
+  for (int sc = 0; sc < count; ++sc) {
+    const int roots = skio_json_get(d, skio_gltf_item(d, "scenes", (uint32_t)sc), "nodes");
+    const int32_t r = (uint32_t)sc == def ? 0 : sc + 1;
+    for (int k = 0, nr = skio_json_len(d, roots); k < nr; ++k) {
+      uint32_t x;
+      if (skio_json_u32(d, skio_json_at(d, roots, k), &x) && x < n && r < rank[x]) rank[x] = r;
+    }
   }
-  return -1;
+  for (uint32_t k = 0; k < n; ++k) { /* preorder: a parent's best rank is final before its children's */
+    const uint32_t x = im->order[k];
+    const int32_t p = im->parent[x];
+    if (p >= 0 && rank[p] < rank[x]) rank[x] = rank[p];
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    im->scene_of[i] = rank[i] == INT32_MAX ? -1 : rank[i] == 0 ? (int32_t)def : rank[i] - 1;
+  return SKC_OK;
 }
 
 /* The primitive's morph targets as blend shapes (skio_mesh.morph_*: whole positions, and whole normals when the
@@ -1022,7 +1033,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   m->gltf_mesh = (int32_t)r->mesh;
   m->gltf_primitive = (int32_t)r->prim;
   m->gltf_node = m->node_group = (int32_t)r->node;
-  m->gltf_scene = node_scene(im, r->node);
+  m->gltf_scene = im->scene_of[r->node];
   m->node_name = mesh_node_name(im, r->node);
   int nt = skio_json_get(d, mt, "name"); /* an unnamed mesh takes its node's name (three.js names only nodes) */
   char* base = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
@@ -1848,9 +1859,9 @@ static int import_doc(skio_gltf_doc* doc, const char* name, unsigned nodes, skio
   }
   im.s->gltf = doc;
   doc = NULL; /* the scene owns it from here */
-  if ((rc = build_forest(&im, err)) || (rc = read_skins(&im, err)) || (rc = build_skeleton(&im, err)) ||
-      (rc = keyed_joints(&im, err)) || (rc = build_meshes(&im, err)) || (rc = place_unskinned(&im, err)) ||
-      (rc = build_anims(&im, err)) || (rc = read_node_extras(&im, err)) ||
+  if ((rc = build_forest(&im, err)) || (rc = node_scenes(&im, err)) || (rc = read_skins(&im, err)) ||
+      (rc = build_skeleton(&im, err)) || (rc = keyed_joints(&im, err)) || (rc = build_meshes(&im, err)) ||
+      (rc = place_unskinned(&im, err)) || (rc = build_anims(&im, err)) || (rc = read_node_extras(&im, err)) ||
       (rc = skio_gltf_read_materials(im.s, im.s->gltf, err)))
     goto done;
   if (im.rep.primitives_no_position) { /* not a mesh the file can draw, but not dropped without a word */
@@ -1867,6 +1878,7 @@ done:
   skio_gltf_doc_destroy(doc);
   free(im.parent);
   free(im.order);
+  free(im.scene_of);
   free(im.joint_of);
   free(im.object_of);
   free(im.ochan_of);

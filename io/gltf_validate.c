@@ -296,9 +296,8 @@ uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t pr
   return 0;
 }
 
-uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
-  uint32_t skin_i;
-  if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "skin"), &skin_i)) return 0;
+/* skio_gltf_skin_structure of skin skin_i, worked out (O(nodes + joints)). */
+static uint32_t skin_structure(skio_gltf_doc* d, uint32_t skin_i) {
   int skin = skio_gltf_item(d, "skins", skin_i);
   int joints = skio_json_get(d, skin, "joints");
   uint32_t n = d->node_count, first;
@@ -343,4 +342,17 @@ done:
   free(stack);
   free(listed);
   return flags;
+}
+
+/* Meshes share skins (a scene of 20,000 skinned props and one skin took 21 s to validate when each mesh worked its
+ * skin out again over every node): each skin is worked out once per document. */
+uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
+  uint32_t skin_i;
+  if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "skin"), &skin_i) ||
+      skin_i >= d->skin_count)
+    return 0;
+  if (!d->skin_structure) d->skin_structure = calloc(d->skin_count, sizeof *d->skin_structure);
+  if (!d->skin_structure) return skin_structure(d, skin_i); /* no memory for the memo: work it out each time */
+  if (!d->skin_structure[skin_i]) d->skin_structure[skin_i] = skin_structure(d, skin_i) + 1;
+  return d->skin_structure[skin_i] - 1;
 }

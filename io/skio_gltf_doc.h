@@ -89,6 +89,8 @@ typedef struct skio_gltf_doc {
   /* KHR_draco_mesh_compression (gltf_draco.c): per accessor (accessor_count), which Draco primitive supplies its
    * values and, once one of that primitive's accessors was read, the values; NULL when no primitive uses Draco. */
   struct skio_gltf_draco_acc* draco;
+  /* skio_gltf_skin_structure's answer per skin (skin_count), plus 1 once found (0: not yet); NULL until asked */
+  uint32_t* skin_structure;
 } skio_gltf_doc;
 
 /* Loads path (.gltf or .glb, told apart by the GLB magic). External buffers are read lazily, when first used.

@@ -1063,6 +1063,40 @@ START_TEST(skeleton_from_the_nodes_of_a_document_without_skins) {
 }
 END_TEST
 
+/* Each mesh's scene (skio_mesh.gltf_scene): the default scene ("scene": 1 here) when it lists the mesh's node or an
+ * ancestor, else the first other scene that does, -1 when none does (node_scenes, one table for the document). */
+START_TEST(mesh_scene_default_first_then_the_first_listing_it) {
+  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  char* b64 = base64((const uint8_t*)tri, sizeof tri);
+  char json[4096];
+  snprintf(json, sizeof json,
+           "{\"asset\":{\"version\":\"2.0\"},"
+           "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+           "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+           "\"min\":[0,0,0],\"max\":[1,1,0]}],"
+           "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+           "\"nodes\":[{\"name\":\"A\",\"mesh\":0},{\"name\":\"R\",\"children\":[2]},{\"name\":\"C\",\"mesh\":0},"
+           "{\"name\":\"B\",\"mesh\":0},{\"name\":\"D\",\"mesh\":0},{\"name\":\"E\",\"mesh\":0}],"
+           "\"scenes\":[{\"nodes\":[0,1]},{\"nodes\":[3,1]},{\"nodes\":[5,0]}],\"scene\":1}",
+           b64);
+  free(b64);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_doc_parse(json, strlen(json), NULL, &d, &err), SKC_OK);
+  skio_scene* s = NULL;
+  ck_assert_msg(skio_gltf_import_doc(d, false, NULL, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(s->mesh_count, 5);
+  static const char* const names[] = {"A", "C", "B", "D", "E"};
+  static const int32_t scene[] = {0, 1, 1, -1, 2}; /* C: under R, which the default scene lists too */
+  for (uint32_t k = 0; k < 5; ++k)
+    for (uint32_t m = 0; m < s->mesh_count; ++m)
+      if (s->meshes[m].node_name && !strcmp(s->meshes[m].node_name, names[k]))
+        ck_assert_msg(s->meshes[m].gltf_scene == scene[k], "%s: scene %d", names[k], s->meshes[m].gltf_scene);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(corpus_gltf_files) {
   const char* dir = skt_assets_dir();
   if (!dir) {
@@ -1090,6 +1124,7 @@ static Suite* suite(void) {
   tcase_add_test(t, an_optimizers_mesh_node_takes_its_objects_name);
   tcase_add_test(t, random_corruptions_never_crash);
   tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
+  tcase_add_test(t, mesh_scene_default_first_then_the_first_listing_it);
   suite_add_tcase(s, t);
   /* every corpus glTF against Assimp (CesiumMan_subdiv2: minutes under the sanitizers): release suite only, as
    * test_gltf_read_corpus (tests/CMakeLists.txt) */
