@@ -75,6 +75,25 @@ bool skio_ai_deeper_than(const struct aiNode* root, unsigned limit) {
   return deeper;
 }
 
+bool skio_parents_deeper_than(const int32_t* parents, uint32_t count, unsigned limit) {
+  uint32_t* depth = malloc(((size_t)count + 1) * sizeof *depth);
+  bool deeper = !depth; /* out of memory: answer as for too deep, which refuses rather than crashes */
+  for (uint32_t j = 0; j < count && !deeper; ++j) {
+    const int32_t p = parents[j];
+    depth[j] = p >= 0 && (uint32_t)p < j ? depth[p] + 1 : 0;
+    deeper = depth[j] > limit;
+  }
+  free(depth);
+  return deeper;
+}
+
+int skio_ai_too_deep(const char* path, const char* id, skc_err* err) {
+  return skc_fail(err, SKC_UNSUPPORTED,
+                  "%s: not written: its node hierarchy is more than %u levels deep, which Assimp's %s writer cannot "
+                  "take (it recurses per level); .glb and .gltf have no such limit",
+                  path, SKIO_AI_EXPORT_MAX_DEPTH, id);
+}
+
 static int export_here(const struct aiScene* sc, const char* id, const char* path, skio_buf* out, skc_err* err) {
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, id, 0);
   if (!blob || !blob->data) {
@@ -210,11 +229,7 @@ static int export_isolated(const struct aiScene* sc, const char* id, const char*
 
 int skio_ai_export(const struct aiScene* sc, const char* id, const char* path, const skio_ai_guard* guard,
                    skio_buf* out, skc_err* err) {
-  if (skio_ai_deeper_than(sc->mRootNode, SKIO_AI_EXPORT_MAX_DEPTH))
-    return skc_fail(err, SKC_UNSUPPORTED,
-                    "%s: not written: its node hierarchy is more than %u levels deep, which Assimp's %s writer "
-                    "cannot take (it recurses per level); .glb and .gltf have no such limit",
-                    path, SKIO_AI_EXPORT_MAX_DEPTH, id);
+  if (skio_ai_deeper_than(sc->mRootNode, SKIO_AI_EXPORT_MAX_DEPTH)) return skio_ai_too_deep(path, id, err);
   if (guard && guard->isolate) return export_isolated(sc, id, path, guard->timeout_seconds, out, err);
   return export_here(sc, id, path, out, err);
 }

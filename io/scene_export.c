@@ -2477,6 +2477,9 @@ static int assimp_write_binds(const skio_scene* s, const char* id, const float* 
 /* assimp_write_binds of s, for Collada of its rigid_view. */
 static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
                         const skio_export_options* opts, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton; /* the aiScene is at least as deep: refused before it is built */
+  if (sk && skio_parents_deeper_than(sk->parents, sk->joint_count, SKIO_AI_EXPORT_MAX_DEPTH))
+    return skio_ai_too_deep(path, id, err);
   if (strcmp(id, "collada") != 0) return assimp_write_binds(s, id, root_xf, path, opts, err);
   skio_scene v;
   bool rigid = false;
