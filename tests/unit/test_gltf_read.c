@@ -1097,6 +1097,47 @@ START_TEST(mesh_scene_default_first_then_the_first_listing_it) {
 }
 END_TEST
 
+/* 40 channels sharing one sampler of a million keys (declared: the file need not hold them) are 40 million keys to
+ * read: refused before any is read (MAX_ANIM_KEYS; 300 clips on one 200,000-key sampler, a 6 MB file, took 1.4 GB to
+ * read and more than 16 GB in the FBX writer). Each use counts: one channel of it reads. */
+START_TEST(animation_keys_counted_per_use) {
+  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  char* b64 = base64((const uint8_t*)tri, sizeof tri);
+  char json[8192];
+  int w = snprintf(json, sizeof json,
+                   "{\"asset\":{\"version\":\"2.0\"},"
+                   "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+                   "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+                   "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+                   "\"min\":[0,0,0],\"max\":[1,1,0]},{\"componentType\":5126,\"count\":1000000,\"type\":\"SCALAR\","
+                   "\"min\":[0],\"max\":[1]},{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC4\"}],"
+                   "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+                   "\"nodes\":[{\"name\":\"Body\",\"mesh\":0},{\"name\":\"Root\"}],\"scenes\":[{\"nodes\":[0,1]}],"
+                   "\"animations\":[{\"samplers\":[{\"input\":1,\"output\":2}],\"channels\":[",
+                   b64);
+  free(b64);
+  for (int c = 0; c < 40; ++c)
+    w += snprintf(json + w, sizeof json - (size_t)w, "%s{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"rotation\"}}",
+                  c ? "," : "");
+  snprintf(json + w, sizeof json - (size_t)w, "]}]}");
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_gltf_doc_parse(json, strlen(json), NULL, &d, &err), SKC_OK);
+  skio_scene* s = NULL;
+  ck_assert_int_eq(skio_gltf_import_doc(d, true, NULL, &s, &err), SKC_UNSUPPORTED);
+  ck_assert_msg(strstr(err.message, "animations hold 40000000 keys in all"), "%s", err.message);
+  /* one channel: a million keys, read (accessors without a bufferView are zeros) */
+  char* second = strstr(json, "},{\"sampler\"");
+  ck_assert_ptr_nonnull(second);
+  strcpy(second, "}]}]}");
+  d = NULL;
+  ck_assert_int_eq(skio_gltf_doc_parse(json, strlen(json), NULL, &d, &err), SKC_OK);
+  ck_assert_msg(skio_gltf_import_doc(d, true, NULL, &s, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(s->anim_count, 1);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 START_TEST(corpus_gltf_files) {
   const char* dir = skt_assets_dir();
   if (!dir) {
@@ -1125,6 +1166,7 @@ static Suite* suite(void) {
   tcase_add_test(t, random_corruptions_never_crash);
   tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
   tcase_add_test(t, mesh_scene_default_first_then_the_first_listing_it);
+  tcase_add_test(t, animation_keys_counted_per_use);
   suite_add_tcase(s, t);
   /* every corpus glTF against Assimp (CesiumMan_subdiv2: minutes under the sanitizers): release suite only, as
    * test_gltf_read_corpus (tests/CMakeLists.txt) */
