@@ -1063,24 +1063,33 @@ START_TEST(skeleton_from_the_nodes_of_a_document_without_skins) {
 }
 END_TEST
 
+/* Writes the start of a document of one triangle mesh into out: asset, buffer, view, accessors (the triangle's
+ * positions, then more_accessors when not ""), meshes, and a ',' for the caller's nodes and scenes. Its length. */
+static int triangle_doc_start(char* out, size_t cap, const char* more_accessors) {
+  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  char* b64 = base64((const uint8_t*)tri, sizeof tri);
+  const int n = snprintf(out, cap,
+                         "{\"asset\":{\"version\":\"2.0\"},"
+                         "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+                         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+                         "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+                         "\"min\":[0,0,0],\"max\":[1,1,0]}%s%s],"
+                         "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],",
+                         b64, more_accessors[0] ? "," : "", more_accessors);
+  free(b64);
+  ck_assert(n > 0 && (size_t)n < cap);
+  return n;
+}
+
 /* Each mesh's scene (skio_mesh.gltf_scene): the default scene ("scene": 1 here) when it lists the mesh's node or an
  * ancestor, else the first other scene that does, -1 when none does (node_scenes, one table for the document). */
 START_TEST(mesh_scene_default_first_then_the_first_listing_it) {
-  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-  char* b64 = base64((const uint8_t*)tri, sizeof tri);
   char json[4096];
-  snprintf(json, sizeof json,
-           "{\"asset\":{\"version\":\"2.0\"},"
-           "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
-           "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
-           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-           "\"min\":[0,0,0],\"max\":[1,1,0]}],"
-           "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+  const int w = triangle_doc_start(json, sizeof json, "");
+  snprintf(json + w, sizeof json - (size_t)w,
            "\"nodes\":[{\"name\":\"A\",\"mesh\":0},{\"name\":\"R\",\"children\":[2]},{\"name\":\"C\",\"mesh\":0},"
            "{\"name\":\"B\",\"mesh\":0},{\"name\":\"D\",\"mesh\":0},{\"name\":\"E\",\"mesh\":0}],"
-           "\"scenes\":[{\"nodes\":[0,1]},{\"nodes\":[3,1]},{\"nodes\":[5,0]}],\"scene\":1}",
-           b64);
-  free(b64);
+           "\"scenes\":[{\"nodes\":[0,1]},{\"nodes\":[3,1]},{\"nodes\":[5,0]}],\"scene\":1}");
   skio_gltf_doc* d = NULL;
   skc_err err = {0};
   ck_assert_int_eq(skio_gltf_doc_parse(json, strlen(json), NULL, &d, &err), SKC_OK);
@@ -1101,21 +1110,13 @@ END_TEST
  * read: refused before any is read (MAX_ANIM_KEYS; 300 clips on one 200,000-key sampler, a 6 MB file, took 1.4 GB to
  * read and more than 16 GB in the FBX writer). Each use counts: one channel of it reads. */
 START_TEST(animation_keys_counted_per_use) {
-  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-  char* b64 = base64((const uint8_t*)tri, sizeof tri);
   char json[8192];
-  int w = snprintf(json, sizeof json,
-                   "{\"asset\":{\"version\":\"2.0\"},"
-                   "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
-                   "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
-                   "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-                   "\"min\":[0,0,0],\"max\":[1,1,0]},{\"componentType\":5126,\"count\":1000000,\"type\":\"SCALAR\","
-                   "\"min\":[0],\"max\":[1]},{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC4\"}],"
-                   "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
-                   "\"nodes\":[{\"name\":\"Body\",\"mesh\":0},{\"name\":\"Root\"}],\"scenes\":[{\"nodes\":[0,1]}],"
-                   "\"animations\":[{\"samplers\":[{\"input\":1,\"output\":2}],\"channels\":[",
-                   b64);
-  free(b64);
+  int w = triangle_doc_start(json, sizeof json,
+                             "{\"componentType\":5126,\"count\":1000000,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+                             "{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC4\"}");
+  w += snprintf(json + w, sizeof json - (size_t)w,
+                "\"nodes\":[{\"name\":\"Body\",\"mesh\":0},{\"name\":\"Root\"}],\"scenes\":[{\"nodes\":[0,1]}],"
+                "\"animations\":[{\"samplers\":[{\"input\":1,\"output\":2}],\"channels\":[");
   for (int c = 0; c < 40; ++c)
     w += snprintf(json + w, sizeof json - (size_t)w, "%s{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"rotation\"}}",
                   c ? "," : "");
