@@ -149,7 +149,7 @@ static int read_until_end(int fd, double timeout, skio_buf* got) {
     if (timeout > 0.0) {
       const double left = timeout - (seconds_now() - start);
       if (left <= 0.0) return 0;
-      ms = (int)ceil(left * 1000.0);
+      ms = left > 1.0 ? 1000 : (int)ceil(left * 1000.0); /* a limit of days would overflow an int of ms */
     }
     struct pollfd p = {fd, POLLIN, 0};
     const int ready = poll(&p, 1, ms);
