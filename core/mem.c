@@ -3,8 +3,9 @@
  * glibc maps every block above its mmap threshold (at most 32 MiB, less before the first large free) fresh from
  * the kernel, so a bind of a 200k-vertex mesh faults its BVH, its candidate lists and its matrix pattern in 4 KiB
  * at a time on every call, and on virtual machines a fault costs ~9 us (docs/bind.md, session 32: an in-process
- * 200k bind 0.80-1.0 s cold against 0.60 s with glibc's hugetlb tunable). The CLI sets that tunable for itself; a
- * program calling the library keeps its own malloc settings, so the library advises its own large arrays. */
+ * 200k bind 0.80-1.0 s cold against 0.60 s with glibc's hugetlb tunable). The CLI advises its heap for itself
+ * (plugin/cli_main.c); a program calling the library keeps its own malloc settings, so the library advises its own
+ * large arrays. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,9 +1,12 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
-#define _GNU_SOURCE /* setenv, execv */
+#define _GNU_SOURCE /* RTLD_DEFAULT, MADV_HUGEPAGE */
+#include <dlfcn.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,12 +96,10 @@ static void usage(FILE* f) {
 /* Settings for a one-shot process on a few cores (issue 20: `skinkit bind` spent as much time in the kernel as
  * in its own code). glibc returns every freed block over 128 KiB to the kernel at once, so each array of a bind
  * that reuses the space of a freed one faults its pages in again: keep freed memory in the process (it exits soon).
- * A thread's first allocation made it an arena of its own, a heap mapped apart whose blocks the huge-page tunable
+ * A thread's first allocation made it an arena of its own, a heap mapped apart whose blocks the huge-page advice
  * below does not reach: the bind's BVH, built on the second core while the first orders the heat system, faulted
  * ~1,200 4 KiB pages there (38k-vertex cylinder: 3,700 -> 2,400 faults with one arena). One arena it is; the
- * threads' few large allocations do not contend.
- * The BLAS's thread count needs nothing here: the library runs OpenBLAS on one thread while it solves (core/chol.c
- * skc_blas_serial_begin), and exec_with_settings keeps its workers from starting at all. */
+ * threads' few large allocations do not contend. */
 static void tune_process(void) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -107,46 +108,67 @@ static void tune_process(void) {
 #endif
 }
 
-/* Start-up settings of `skinkit bind` that the C library and the OpenMP runtime read only from the environment
- * when the process starts, so the command runs itself once more with them (a few milliseconds), unless the
- * user's environment already sets them or the exec fails:
- * - transparent huge pages: binding touches about 1 KB of fresh memory per vertex (the heat system's factor, the
- *   BVH, candidate arrays) and on virtual machines a 4 KiB page fault costs ~10 us, so faults made up most of the
- *   system time (11,000 for a 38k-vertex mesh, 20,000 for CesiumMan_subdiv2: 3,400 and 5,300 with huge pages).
- *   Where the kernel gives huge pages to memory that asks for them (enabled = madvise, the common default),
- *   glibc's malloc asks when its tunable glibc.malloc.hugetlb=1 is set;
- * - OMP_WAIT_POLICY=passive: threads that wait at the end of a parallel loop sleep instead of spinning, which on a
- *   machine with more runnable threads than cores only burns the time the working threads need;
- * - OPENBLAS_NUM_THREADS=1: OpenBLAS starts its worker threads when it is loaded, before tune_process can say one
- *   thread, and each spins on sched_yield for about 0.1 s before it sleeps (a seventh of a 38k-vertex bind's
- *   samples, all in the kernel); told by the environment, it starts none. */
-static void exec_with_settings(char** argv) {
 #if defined(__GLIBC__) && defined(__linux__)
-  if (getenv("GLIBC_TUNABLES") || getenv("SKINKIT_NO_REEXEC")) return;
+/* OpenBLAS starts a worker thread per further core when it is loaded, before main, and each spins on sched_yield
+ * for about 0.1 s before it sleeps (a 38k-vertex bind: ~70 ms of system time); the library runs the BLAS on one
+ * thread while it solves (core/chol.c skc_blas_serial_begin) and the CLI calls it for nothing else. So the CLI
+ * asks for one thread and stops the workers at once (both entry points exported by OpenBLAS; another BLAS has
+ * neither and is left alone, as is a thread count the user set). */
+static void stop_blas_workers(void) {
+  if (getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS")) return;
+  void (*set_threads)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  int (*shutdown)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+  if (!set_threads || !shutdown) return;
+  set_threads(1);
+  (void)shutdown(); /* a later threaded call would start them again: none comes */
+}
+
+/* Transparent huge pages for the heap: binding touches about 1 KB of fresh memory per vertex (the heat system's
+ * factor, the BVH, candidate arrays) and on virtual machines a 4 KiB page fault costs ~10 us (a 38k-vertex bind:
+ * 7,500 faults, 1,900 with huge pages). Where the kernel gives huge pages only to memory that asks
+ * (enabled = madvise, the common default), the heap is grown once by a large pad and that range advised; the
+ * untouched part costs address space, not memory, and the trim threshold keeps it (glibc's tunable
+ * glibc.malloc.hugetlb=1 does the same per growth, but is read only when a process starts: the CLI ran itself a
+ * second time for it, ~30 ms of start-up on a paravirtualized guest). Pads that the system refuses (RLIMIT_DATA,
+ * strict overcommit) are tried smaller; none taken leaves malloc as it was. */
+static void heap_in_huge_pages(void) {
+  const char* tunables = getenv("GLIBC_TUNABLES");
+  if (tunables && strstr(tunables, "hugetlb")) return; /* the user's choice */
   FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
   char mode[128] = "";
   if (f) {
     if (!fgets(mode, sizeof mode, f)) mode[0] = 0;
     fclose(f);
   }
-  if (!strstr(mode, "[madvise]") || setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1)) return;
-  int wait_set = getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT");
-  if (!wait_set) setenv("OMP_WAIT_POLICY", "passive", 1);
-  int blas_set = getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS");
-  if (!blas_set) setenv("OPENBLAS_NUM_THREADS", "1", 1);
-  fflush(NULL);
-  execv("/proc/self/exe", argv);
-  unsetenv("GLIBC_TUNABLES"); /* the exec failed: carry on without */
-  if (!wait_set) unsetenv("OMP_WAIT_POLICY");
-  if (!blas_set) unsetenv("OPENBLAS_NUM_THREADS");
-#else
-  (void)argv;
+  if (!strstr(mode, "[madvise]")) return; /* [always]: nothing to ask; [never]: nothing to get */
+  static const size_t pads[] = {(size_t)1 << 30, (size_t)256 << 20, (size_t)64 << 20};
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  for (size_t i = 0; i < sizeof pads / sizeof pads[0]; i++) {
+    mallopt(M_TRIM_THRESHOLD, (int)(pads[i] + ((size_t)512 << 20)));
+    mallopt(M_TOP_PAD, (int)pads[i]);
+    char* p = malloc((size_t)4 << 20); /* larger than the heap's top: grows it by the pad (under the mmap threshold) */
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = (uintptr_t)sbrk(0) & ~(huge - 1);
+    int grown = p && b > a && b - a >= pads[i] / 2; /* not so when malloc fell back to mmap */
+    if (grown) (void)madvise((void*)a, b - a, MADV_HUGEPAGE);
+    free(p);
+    mallopt(M_TOP_PAD, 128 << 10);
+    if (grown) return;
+  }
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
+#endif
+
+/* `skinkit bind`: its workers' and its memory's settings, in this process. */
+static void tune_bind(void) {
+#if defined(__GLIBC__) && defined(__linux__)
+  stop_blas_workers();
+  heap_in_huge_pages();
 #endif
 }
 
 int main(int argc, char** argv) {
-  if (argc > 1 && !strcmp(argv[1], "bind")) exec_with_settings(argv);
   tune_process();
+  if (argc > 1 && !strcmp(argv[1], "bind")) tune_bind();
   cli_guard_terminal();
   if (argc < 2) {
     usage(stderr);

@@ -804,6 +804,81 @@ START_TEST(one_thread_regions_run_inline_with_the_same_weights) {
 }
 END_TEST
 
+/* Calls of the given system calls of a `skinkit bind` under `strace -f -c` (counts[i] for names[i]); 0 when strace
+ * is not installed or the run fails. */
+static int syscall_counts(const char* env, const char* args, const char* const* names, long* counts, int n) {
+  if (access("/usr/bin/strace", X_OK) != 0) return 0;
+  char cmd[4096], list[256] = "";
+  for (int i = 0; i < n; i++) {
+    strcat(list, i ? "," : "");
+    strcat(list, names[i]);
+  }
+  snprintf(cmd, sizeof cmd, "cd '%s' && env %s strace -f -c -e trace=%s -o '%s' '%s' %s >/dev/null 2>&1", SK_SOURCE_DIR,
+           env, list, tmp_path("strace.txt"), SK_CLI_PATH, args);
+  if (system(cmd) != 0) return 0;
+  const char* text = skt_read_text(tmp_path("strace.txt"));
+  for (int i = 0; i < n; i++) {
+    counts[i] = 0;
+    for (const char* line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+      double pct, secs;
+      long usecs, calls, errors;
+      char name[64];
+      if (sscanf(line, "%lf %lf %ld %ld %ld %63s", &pct, &secs, &usecs, &calls, &errors, name) == 6 ||
+          sscanf(line, "%lf %lf %ld %ld %63s", &pct, &secs, &usecs, &calls, name) == 5)
+        if (!strcmp(name, names[i])) counts[i] = calls;
+    }
+  }
+  return 1;
+}
+
+/* The transparent huge page mode is madvise, and no GLIBC_TUNABLES of the user's chose malloc's own. */
+static int thp_on_request(void) {
+  const char* mode = skt_read_text("/sys/kernel/mm/transparent_hugepage/enabled");
+  const char* tunables = getenv("GLIBC_TUNABLES");
+  return mode && strstr(mode, "[madvise]") && !(tunables && strstr(tunables, "hugetlb"));
+}
+
+/* The largest length of a madvise(..., MADV_HUGEPAGE) in an strace log, 0 when none. */
+static unsigned long long largest_huge_advice(const char* path) {
+  const char* text = skt_read_text(path);
+  unsigned long long best = 0;
+  for (const char* at = text; at && (at = strstr(at, "madvise(")); at++) {
+    unsigned long long addr, len;
+    char advice[32];
+    if (sscanf(at, "madvise(%llx, %llu, %31[A-Z_]", &addr, &len, advice) == 3 && !strcmp(advice, "MADV_HUGEPAGE") &&
+        len > best)
+      best = len;
+  }
+  return best;
+}
+
+/* `skinkit bind` sets its process up in itself (plugin/cli_main.c tune_bind): no second image of the executable
+ * (it ran itself again for glibc's huge-page tunable, ~30 ms of start-up on a paravirtualized guest), its heap
+ * advised for huge pages in one range, and OpenBLAS's start-up worker stopped before it spins (left alone when the
+ * user sets a thread count: GOTO_NUM_THREADS=2 here, whose worker spins ~0.1 s on sched_yield). */
+START_TEST(bind_sets_itself_up_in_one_process) {
+  char args[1024];
+  snprintf(args, sizeof args, "sample %s --segments 64 --rings 100 --bones 3", tmp_path("c6k.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  snprintf(args, sizeof args, "bind %s %s --force", tmp_path("c6k.glb"), tmp_path("one.glb"));
+  static const char* const names[] = {"execve", "sched_yield"};
+  long mine[2], users[2];
+  if (!syscall_counts("", args, names, mine, 2) || !syscall_counts("GOTO_NUM_THREADS=2", args, names, users, 2))
+    return; /* no strace */
+  ck_assert_int_eq(mine[0], 1);
+  ck_assert_int_eq(users[0], 1);
+  if (users[1] > 200) /* OpenBLAS's worker spun (another BLAS has none) */
+    ck_assert_msg(mine[1] * 4 < users[1], "sched_yield: %ld, %ld with the worker left running", mine[1], users[1]);
+  if (!thp_on_request() || SANITIZED) return; /* ASan's allocator is not glibc's heap */
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && strace -f -e trace=madvise -o '%s' '%s' %s >/dev/null 2>&1", SK_SOURCE_DIR,
+           tmp_path("madvise.txt"), SK_CLI_PATH, args);
+  ck_assert_int_eq(system(cmd), 0);
+  unsigned long long advised = largest_huge_advice(tmp_path("madvise.txt"));
+  ck_assert_msg(advised >= 32ull << 20, "largest huge-page advice %llu bytes", advised);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -826,6 +901,7 @@ static Suite* suite(void) {
   tcase_add_test(t, meshes_by_object_name_fit_in_the_rest_pose);
   tcase_add_test(t, self_contained_gltf_stays_one_file_and_binds_again_alike);
   tcase_add_test(t, one_thread_regions_run_inline_with_the_same_weights);
+  tcase_add_test(t, bind_sets_itself_up_in_one_process);
   suite_add_tcase(s, t);
   return s;
 }
