@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "skio_ai.h"
 #include "skio_ai_export.h"
 
 const char* skio_signal_name(int sig) {
@@ -230,6 +231,8 @@ static int export_isolated(const struct aiScene* sc, const char* id, const char*
 int skio_ai_export(const struct aiScene* sc, const char* id, const char* path, const skio_ai_guard* guard,
                    skio_buf* out, skc_err* err) {
   if (skio_ai_deeper_than(sc->mRootNode, SKIO_AI_EXPORT_MAX_DEPTH)) return skio_ai_too_deep(path, id, err);
+  const char* missing = skio_ai_unavailable(); /* loaded here, before an isolated writer forks */
+  if (missing) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot write %s: %s", path, id, missing);
   if (guard && guard->isolate) return export_isolated(sc, id, path, guard->timeout_seconds, out, err);
   return export_here(sc, id, path, out, err);
 }

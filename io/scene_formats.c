@@ -1,4 +1,4 @@
-/* scene_formats.c - which file extensions the importer (Assimp) reads. */
+/* scene_formats.c - which file extensions the importer reads (glTF natively, the rest through Assimp). */
 #include <assimp/cimport.h>
 #include <assimp/types.h>
 #include <ctype.h>
@@ -35,5 +35,6 @@ int skio_extension_supported(const char* extension) {
   for (size_t i = 0; i < n; ++i) buf[1 + i] = (char)tolower((unsigned char)e[i]);
   buf[1 + n] = 0;
   if (strcmp(buf, ".skeleton") == 0) return 0; /* Ogre skeletons are read beside their .mesh */
+  if (!strcmp(buf, ".glb") || !strcmp(buf, ".gltf")) return 1; /* read natively: no need to load Assimp to say so */
   return aiIsExtensionSupported(buf) == AI_TRUE;
 }

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "fbx_fixup.h"
+#include "skio_ai.h"
 #include "skio_ai_export.h"
 #include "skio_collada.h"
 #include "skio_dae_edit.h"
@@ -1742,6 +1743,8 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     if (opts->join_vertices) flags |= aiProcess_JoinIdenticalVertices;
     if (opts->validate_structure) flags |= aiProcess_ValidateDataStructure;
   }
+  const char* missing = skio_ai_unavailable(); /* loaded here, before the isolated reader forks */
+  if (missing) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot read it: %s", path, missing);
   struct aiPropertyStore* props = aiCreatePropertyStore();
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);

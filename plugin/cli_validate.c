@@ -188,7 +188,15 @@ static void write_all(int fd, const char* p, size_t n) {
   }
 }
 
+/* The library maps Assimp when a file first needs it (~10 MB of address space, the library's and not the file's):
+ * asking whether the file's extension is supported does that here, before a worker's memory limit. */
+static void reader_ready(const char* path) {
+  const char* dot = strrchr(path, '.');
+  if (dot) (void)sk_import_extension_supported(dot);
+}
+
 static int spawn(worker* w, job* j, file_result* fr, size_t index) {
+  reader_ready(fr->path);
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fflush(NULL);

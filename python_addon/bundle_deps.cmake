@@ -2,14 +2,16 @@
 # LIB's dependencies ask for, symlinks resolved) and writes OUT/load_order.txt: the bundled libraries, each after
 # the ones it needs. python_addon/skinkit/_bundle.py loads them in that order before LIB, so the dynamic linker
 # finds every needed library already loaded and never looks in the system's folders.
-# Usage: cmake -DLIB=<libskinkit.so> -DOUT=<dir> -P bundle_deps.cmake
+# EXTRA: libraries LIB loads itself at run time (dlopen by soname: Assimp), bundled under their soname with what they
+# need.
+# Usage: cmake -DLIB=<libskinkit.so> [-DEXTRA=<lib>;...] -DOUT=<dir> -P bundle_deps.cmake
 cmake_minimum_required(VERSION 3.18)
 # The C runtime (glibc's libraries and the loader) and the C++ runtime: present on every Linux desktop.
 set(RUNTIME "^(ld-linux-x86-64\\.so\\.2|linux-vdso\\.so\\.1|libc\\.so\\.6|libm\\.so\\.6|libpthread\\.so\\.0|libdl\\.so\\.2|librt\\.so\\.1|libstdc\\+\\+\\.so\\.6|libgcc_s\\.so\\.1)$")
 
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
-file(GET_RUNTIME_DEPENDENCIES LIBRARIES ${LIB}
+file(GET_RUNTIME_DEPENDENCIES LIBRARIES ${LIB} ${EXTRA}
   RESOLVED_DEPENDENCIES_VAR deps UNRESOLVED_DEPENDENCIES_VAR missing
   PRE_EXCLUDE_REGEXES "${RUNTIME}")
 if(missing)
@@ -31,9 +33,19 @@ function(needed_of file out)
 endfunction()
 
 set(bundled "")
+foreach(extra IN LISTS EXTRA)
+  execute_process(COMMAND readelf -d ${extra} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT dyn MATCHES "Library soname: \\[([^]\n]+)\\]")
+    message(FATAL_ERROR "bundle: no soname in ${extra}")
+  endif()
+  set(name ${CMAKE_MATCH_1})
+  file(REAL_PATH ${extra} real)
+  file(COPY_FILE ${real} ${OUT}/${name})
+  list(APPEND bundled ${name})
+endforeach()
 foreach(dep IN LISTS deps)
   get_filename_component(name ${dep} NAME)
-  if(name MATCHES "${RUNTIME}")
+  if(name MATCHES "${RUNTIME}" OR name IN_LIST bundled)
     continue()
   endif()
   file(REAL_PATH ${dep} real)

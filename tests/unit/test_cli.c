@@ -888,6 +888,41 @@ START_TEST(fbx_and_dae_writers_isolated_and_deep_scenes_refused) {
 }
 END_TEST
 
+/* Assimp is loaded when a file first needs it (io/ai_lazy.c): commands on glTF never map it, and where it cannot be
+ * loaded (SKINKIT_ASSIMP naming a file that is not there) FBX reading and writing fail with the loader's reason,
+ * exit 2 and no output, while glTF works as before. */
+START_TEST(assimp_loaded_only_when_a_file_needs_it) {
+  char args[2048], debug_out[600], cmd[1400];
+  snprintf(debug_out, sizeof debug_out, "%s/ld", g_tmp);
+  setenv("LD_DEBUG", "files", 1);
+  setenv("LD_DEBUG_OUTPUT", debug_out, 1);
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/a.glb", g_tmp);
+  const int rc = run(args);
+  unsetenv("LD_DEBUG");
+  unsetenv("LD_DEBUG_OUTPUT");
+  ck_assert_msg(rc == 0, "%s", err_text());
+  snprintf(cmd, sizeof cmd, "cat '%s'.* | grep -q 'file=libskinkit'", debug_out);
+  ck_assert_msg(system(cmd) == 0, "no loader output in %s.*", debug_out);
+  snprintf(cmd, sizeof cmd, "cat '%s'.* | grep -q 'file=libassimp'", debug_out);
+  ck_assert_msg(system(cmd) != 0, "a glTF convert loaded Assimp");
+
+  setenv("SKINKIT_ASSIMP", "/nonexistent/libassimp.so.5", 1);
+  ck_assert_msg(run("info tests/data/cylinder_rig.glb") == 0, "%s", err_text());
+  ck_assert_msg(run("validate tests/data/cylinder_rig.glb") == 0, "%s", err_text());
+  ck_assert_int_eq(run("info tests/data/colored_leg.fbx"), 2);
+  ck_assert_msg(strstr(err_text(), "Assimp (/nonexistent/libassimp.so.5) could not be loaded"), "%s", err_text());
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/b.fbx", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "could not be loaded"), "%s", err_text());
+  snprintf(cmd, sizeof cmd, "%s/b.fbx", g_tmp);
+  ck_assert_int_ne(access(cmd, F_OK), 0);
+  ck_assert_int_eq(run("validate tests/data/colored_leg.fbx tests/data/cylinder_rig.glb"), 2);
+  ck_assert_msg(strstr(g_out, "could not be loaded"), "%s", g_out);
+  unsetenv("SKINKIT_ASSIMP");
+  ck_assert_msg(run("info tests/data/colored_leg.fbx") == 0, "%s", err_text());
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -910,6 +945,7 @@ static Suite* suite(void) {
   tcase_add_test(t, convert_says_it_merged_a_joint_named_twice);
   tcase_add_test(t, convert_normalize_repairs_fbx_and_dae);
   tcase_add_test(t, fbx_and_dae_writers_isolated_and_deep_scenes_refused);
+  tcase_add_test(t, assimp_loaded_only_when_a_file_needs_it);
   suite_add_tcase(s, t);
   return s;
 }
