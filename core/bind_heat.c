@@ -745,6 +745,8 @@ static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, sk
   }
   if (d->vertex_count > (size_t)INT_MAX)
     return skc_fail(err, SKC_OUT_OF_RANGE, "bind: heat supports at most %d vertices", INT_MAX);
+  const char* no_solver = skc_chol_unavailable();
+  if (no_solver) return skc_fail(err, SKC_UNSUPPORTED, "bind: heat needs the sparse solver: %s", no_solver);
   heat_ctx c;
   memset(&c, 0, sizeof c);
   c.d = d;

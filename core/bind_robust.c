@@ -5,8 +5,9 @@
  * self-overlapping triangles give negative cotangent weights) retried with clamped non-negative cotangents,
  * and if that fails too (or the mesh is beyond the solver's limits) nearest bone for the whole mesh. Then what
  * sets it apart from heat: the parts the heat could not see (shells over the body, plates, eyes) follow the body
- * under them instead of the nearest bone (skc_bind_follow_body, bind_body.c). Only running out of memory is
- * reported as an error.
+ * under them instead of the nearest bone (skc_bind_follow_body, bind_body.c). Only running out of memory and a
+ * missing sparse solver (CHOLMOD could not be loaded: nearest bone everywhere would be a silent loss of quality)
+ * are reported as errors.
  */
 #include <string.h>
 
@@ -16,7 +17,7 @@ int skc_bind_robust(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report
   skc_bind_report rep;
   memset(&rep, 0, sizeof rep);
   int rc = skc_bind_heat(d, 0, out, &rep, err);
-  if (rc && rc != SKC_OUT_OF_MEMORY) {
+  if (rc && rc != SKC_OUT_OF_MEMORY && rc != SKC_UNSUPPORTED) {
     memset(&rep, 0, sizeof rep);
     memset(out->count, 0, out->vertex_count * sizeof *out->count);
     skc_err_clear(err);

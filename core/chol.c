@@ -21,8 +21,8 @@
 /* CHOLMOD's large blocks in huge pages. The supernodal factor's values (110 MB for a 200k-vertex mesh) are
  * allocated fresh on every bind and zeroed supernode by supernode; glibc maps blocks that large anew each time, so
  * each bind faults them in 4 KiB at a time, which on virtual machines costs ~9 us a fault (docs/bind.md, session
- * 31: page faults under CHOLMOD's memset were ~20 % of an in-process 200k bind). The CLI asks glibc for huge pages
- * through its tunables; a program calling the library has its own malloc settings, so CHOLMOD's allocator - the
+ * 31: page faults under CHOLMOD's memset were ~20 % of an in-process 200k bind). The CLI advises its heap for
+ * huge pages itself; a program calling the library has its own malloc settings, so CHOLMOD's allocator - the
  * documented SuiteSparse_config.malloc_func - is wrapped: the function that was there allocates, and a block of
  * 2 MiB or more has its whole 2 MiB pages advised MADV_HUGEPAGE before CHOLMOD touches it (when that function is
  * the C library's malloc, skc_malloc_big also starts the block on a huge page: still a malloc block, which free
@@ -34,34 +34,37 @@ static void* (*volatile huge_inner)(size_t);
 
 static void* huge_malloc(size_t n) {
   /* the C library's allocator (SuiteSparse's default): the block can start on a huge page too */
-  if (huge_inner == malloc && SuiteSparse_config.free_func == free && SuiteSparse_config.realloc_func == realloc)
-    return skc_malloc_big(n);
+  const struct SuiteSparse_config_struct* cfg = skc_chol_config_if_loaded(); /* loaded: it calls us */
+  if (huge_inner == malloc && cfg->free_func == free && cfg->realloc_func == realloc) return skc_malloc_big(n);
   void* p = huge_inner(n);
   skc_advise_huge(p, n);
   return p;
 }
 
-static void huge_wrap(void) {
+static void huge_wrap(struct SuiteSparse_config_struct* cfg) {
   pthread_mutex_lock(&huge_lock);
-  void* (*cur)(size_t) = SuiteSparse_config.malloc_func;
+  void* (*cur)(size_t) = cfg->malloc_func;
   if (cur && cur != huge_malloc) {
     huge_inner = cur;
-    SuiteSparse_config.malloc_func = huge_malloc;
+    cfg->malloc_func = huge_malloc;
   }
   pthread_mutex_unlock(&huge_lock);
 }
 
 /* The library unloaded (dlclose) while CHOLMOD stays loaded for another user: the allocator that was there again. */
 __attribute__((destructor)) static void huge_unwrap(void) {
+  struct SuiteSparse_config_struct* cfg = skc_chol_config_if_loaded();
+  if (!cfg) return;
   pthread_mutex_lock(&huge_lock);
-  if (SuiteSparse_config.malloc_func == huge_malloc) SuiteSparse_config.malloc_func = huge_inner;
+  if (cfg->malloc_func == huge_malloc) cfg->malloc_func = huge_inner;
   pthread_mutex_unlock(&huge_lock);
 }
 #endif
 
 int skc_chol_huge_pages(void) {
 #if SKC_HUGE_FACTOR
-  return SuiteSparse_config.malloc_func == huge_malloc;
+  const struct SuiteSparse_config_struct* cfg = skc_chol_config_if_loaded();
+  return cfg && cfg->malloc_func == huge_malloc;
 #else
   return 0;
 #endif
@@ -74,9 +77,14 @@ int skc_chol_huge_pages(void) {
  * give the BLAS larger blocks. `skinkit bind`, same output bytes: 38k cylinder 0.27 -> 0.23 s, 200k 1.13-1.54 ->
  * 1.01-1.37 s, peak memory +9-10 %; 12 / 48 / 128 or 16 / 64 / 128 were no faster and took more memory
  * (docs/bind.md, session 31). */
-void skc_chol_start(cholmod_common* cm) {
+int skc_chol_start(cholmod_common* cm) {
+  struct SuiteSparse_config_struct* cfg = skc_chol_config();
+  if (!cfg) {
+    (void)cholmod_start(cm); /* status CHOLMOD_NOT_INSTALLED */
+    return 0;
+  }
 #if SKC_HUGE_FACTOR
-  huge_wrap();
+  huge_wrap(cfg);
 #endif
   cholmod_start(cm);
   cm->print = 0;
@@ -84,6 +92,7 @@ void skc_chol_start(cholmod_common* cm) {
   cm->nrelax[0] = 8;
   cm->nrelax[1] = 32;
   cm->nrelax[2] = 96;
+  return 1;
 }
 
 #if SKC_BLAS_BY_NAME
@@ -101,8 +110,13 @@ int skc_blas_serial_begin(void) {
   pthread_mutex_lock(&blas_lock);
   if (!blas_looked) {
     blas_looked = 1;
-    *(void**)&blas_get = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
-    *(void**)&blas_set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    /* the BLAS CHOLMOD loaded (in its own scope: chol_lazy.c), else one the process has */
+    *(void**)&blas_get = skc_chol_symbol("openblas_get_num_threads");
+    *(void**)&blas_set = skc_chol_symbol("openblas_set_num_threads");
+    if (!blas_get || !blas_set) {
+      *(void**)&blas_get = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+      *(void**)&blas_set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    }
   }
   int token = blas_get && blas_set;
   if (token && blas_users++ == 0) {

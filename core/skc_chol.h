@@ -6,10 +6,20 @@
 #include <stddef.h>
 #include <suitesparse/cholmod.h>
 
+/* CHOLMOD is loaded on first use (chol_lazy.c). NULL when it is there (loading it if need be), else why not. */
+const char* skc_chol_unavailable(void);
+
+/* SuiteSparse's settings (its allocator): NULL without CHOLMOD; _if_loaded never loads it. */
+struct SuiteSparse_config_struct* skc_chol_config(void);
+struct SuiteSparse_config_struct* skc_chol_config_if_loaded(void);
+
+/* A symbol of CHOLMOD or of a library it loaded (its BLAS), NULL when absent or CHOLMOD is unavailable. */
+void* skc_chol_symbol(const char* name);
+
 /* cholmod_start, quiet (no printing, no error handler: callers read cm->status), and supernodes amalgamated more
  * than CHOLMOD's defaults; on Linux CHOLMOD's allocator is wrapped so that its large blocks are advised huge pages
- * (see chol.c). */
-void skc_chol_start(cholmod_common* cm);
+ * (see chol.c). Returns 0 when CHOLMOD is unavailable (cm->status is then CHOLMOD_NOT_INSTALLED). */
+int skc_chol_start(cholmod_common* cm);
 
 /* 1 when CHOLMOD's allocator is the huge-page wrapper (after skc_chol_start, on Linux). */
 int skc_chol_huge_pages(void);

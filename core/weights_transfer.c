@@ -422,6 +422,8 @@ static int solve_q(tctx* c, const qsys* q, cholmod_factor* L, cholmod_common* cm
 
 static int inpaint(tctx* c, skc_err* err) {
   const skc_transfer_params* p = c->p;
+  const char* no_solver = skc_chol_unavailable();
+  if (no_solver) return skc_fail(err, SKC_UNSUPPORTED, "transfer: inpainting needs the sparse solver: %s", no_solver);
   skc_adjacency adj;
   int rc = skc_adjacency_build(&adj, c->nv, p->dst_tri, p->dst_tri_count, err);
   if (rc) return rc;

@@ -1,5 +1,5 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
-#define _GNU_SOURCE /* RTLD_DEFAULT, MADV_HUGEPAGE */
+#define _GNU_SOURCE /* RTLD_DEFAULT, MADV_HUGEPAGE, setenv */
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -109,16 +109,21 @@ static void tune_process(void) {
 }
 
 #if defined(__GLIBC__) && defined(__linux__)
-/* OpenBLAS starts a worker thread per further core when it is loaded, before main, and each spins on sched_yield
- * for about 0.1 s before it sleeps (a 38k-vertex bind: ~70 ms of system time); the library runs the BLAS on one
- * thread while it solves (core/chol.c skc_blas_serial_begin) and the CLI calls it for nothing else. So the CLI
- * asks for one thread and stops the workers at once (both entry points exported by OpenBLAS; another BLAS has
- * neither and is left alone, as is a thread count the user set). */
-static void stop_blas_workers(void) {
+/* OpenBLAS starts a worker thread per further core when it is loaded, and each spins on sched_yield for about
+ * 0.1 s before it sleeps (a 38k-vertex bind: ~70 ms of system time); the library runs the BLAS on one thread while
+ * it solves (core/chol.c skc_blas_serial_begin) and the CLI calls it for nothing else. The library loads CHOLMOD,
+ * and so the BLAS, when it first solves (core/chol_lazy.c): until then OPENBLAS_NUM_THREADS=1 is enough, and
+ * OpenBLAS starts no worker. A BLAS already loaded (a build linking it) is asked for one thread and its workers
+ * stopped (both entry points exported by OpenBLAS; another BLAS has neither). A thread count the user set stays. */
+static void one_blas_thread(void) {
   if (getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS")) return;
   void (*set_threads)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
   int (*shutdown)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
-  if (!set_threads || !shutdown) return;
+  if (!set_threads) {
+    (void)setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    return;
+  }
+  if (!shutdown) return;
   set_threads(1);
   (void)shutdown(); /* a later threaded call would start them again: none comes */
 }
@@ -161,7 +166,7 @@ static void heap_in_huge_pages(void) {
 /* `skinkit bind`: its workers' and its memory's settings, in this process. */
 static void tune_bind(void) {
 #if defined(__GLIBC__) && defined(__linux__)
-  stop_blas_workers();
+  one_blas_thread();
   heap_in_huge_pages();
 #endif
 }

@@ -2,13 +2,14 @@
 # LIB's dependencies ask for, symlinks resolved) and writes OUT/load_order.txt: the bundled libraries, each after
 # the ones it needs. python_addon/skinkit/_bundle.py loads them in that order before LIB, so the dynamic linker
 # finds every needed library already loaded and never looks in the system's folders.
-# EXTRA: libraries LIB loads itself at run time (dlopen by soname: Assimp), bundled under their soname with what they
-# need.
-# Usage: cmake -DLIB=<libskinkit.so> [-DEXTRA=<lib>;...] -DOUT=<dir> -P bundle_deps.cmake
+# EXTRA: libraries LIB loads itself at run time (dlopen by soname: Assimp, CHOLMOD), ":"-separated, bundled under
+# their soname with what they need.
+# Usage: cmake -DLIB=<libskinkit.so> [-DEXTRA=<lib>[:<lib>...]] -DOUT=<dir> -P bundle_deps.cmake
 cmake_minimum_required(VERSION 3.18)
 # The C runtime (glibc's libraries and the loader) and the C++ runtime: present on every Linux desktop.
 set(RUNTIME "^(ld-linux-x86-64\\.so\\.2|linux-vdso\\.so\\.1|libc\\.so\\.6|libm\\.so\\.6|libpthread\\.so\\.0|libdl\\.so\\.2|librt\\.so\\.1|libstdc\\+\\+\\.so\\.6|libgcc_s\\.so\\.1)$")
 
+string(REPLACE ":" ";" EXTRA "${EXTRA}")
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 file(GET_RUNTIME_DEPENDENCIES LIBRARIES ${LIB} ${EXTRA}

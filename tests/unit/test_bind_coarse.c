@@ -185,7 +185,9 @@ static void* counting_malloc(size_t n) {
 
 START_TEST(cholmod_allocator_wrapped) {
 #if defined(__linux__)
-  SuiteSparse_config.malloc_func = counting_malloc;
+  struct SuiteSparse_config_struct* cfg = skc_chol_config(); /* CHOLMOD is loaded on first use */
+  ck_assert_ptr_nonnull(cfg);
+  cfg->malloc_func = counting_malloc;
   cholmod_common cm;
   skc_chol_start(&cm);
   ck_assert(skc_chol_huge_pages());
@@ -198,7 +200,7 @@ START_TEST(cholmod_allocator_wrapped) {
   ck_assert(x[1024 * 1024 - 1] == 1048575.0);
   cholmod_free_dense(&X, &cm);
   cholmod_finish(&cm);
-  SuiteSparse_config.malloc_func = malloc; /* SuiteSparse's default, wrapped again at the next start */
+  cfg->malloc_func = malloc; /* SuiteSparse's default, wrapped again at the next start */
   skc_chol_start(&cm);
   ck_assert(skc_chol_huge_pages());
   X = cholmod_allocate_dense(1024, 1024, 1024, CHOLMOD_REAL, &cm); /* the C library's blocks start on a huge page */
@@ -279,7 +281,9 @@ END_TEST
  * loaded, has the allocator that was there before, not a pointer into the unloaded library. */
 START_TEST(cholmod_allocator_restored_on_unload) {
 #if defined(__linux__) && defined(SK_LIB_PATH)
-  SuiteSparse_config.malloc_func = malloc;
+  struct SuiteSparse_config_struct* cfg = skc_chol_config(); /* the CHOLMOD the library will load too */
+  ck_assert_ptr_nonnull(cfg);
+  cfg->malloc_func = malloc;
   void* h = dlopen(SK_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
   ck_assert_msg(h != NULL, "dlopen: %s", dlerror());
   sk_result (*bind)(const sk_bind_desc*, sk_skin*, sk_bind_report*, sk_error*);
@@ -294,10 +298,10 @@ START_TEST(cholmod_allocator_restored_on_unload) {
   sk_skin* s = NULL;
   ck_assert_int_eq(create(m.nv, m.bones, &s, NULL), SK_OK);
   ck_assert_int_eq(bind(&d, s, NULL, NULL), SK_OK);
-  ck_assert(SuiteSparse_config.malloc_func != malloc); /* the library's wrapper */
+  ck_assert(cfg->malloc_func != malloc); /* the library's wrapper */
   destroy(s);
   dlclose(h);
-  ck_assert(SuiteSparse_config.malloc_func == malloc);
+  ck_assert(cfg->malloc_func == malloc);
   skt_bind_mesh_free(&m);
 #else
   printf("cholmod_allocator_restored_on_unload: skipped (not Linux)\n");

@@ -888,7 +888,8 @@ START_TEST(fbx_and_dae_writers_isolated_and_deep_scenes_refused) {
 }
 END_TEST
 
-/* Assimp is loaded when a file first needs it (io/ai_lazy.c): commands on glTF never map it, and where it cannot be
+/* Assimp is loaded when a file first needs it (io/ai_lazy.c), CHOLMOD when a solve does (core/chol_lazy.c): commands
+ * on glTF map neither, and where Assimp cannot be
  * loaded (SKINKIT_ASSIMP naming a file that is not there) FBX reading and writing fail with the loader's reason,
  * exit 2 and no output, while glTF works as before. */
 START_TEST(assimp_loaded_only_when_a_file_needs_it) {
@@ -905,6 +906,8 @@ START_TEST(assimp_loaded_only_when_a_file_needs_it) {
   ck_assert_msg(system(cmd) == 0, "no loader output in %s.*", debug_out);
   snprintf(cmd, sizeof cmd, "cat '%s'.* | grep -q 'file=libassimp'", debug_out);
   ck_assert_msg(system(cmd) != 0, "a glTF convert loaded Assimp");
+  snprintf(cmd, sizeof cmd, "cat '%s'.* | grep -q 'file=libcholmod\\|file=libopenblas\\|file=libblas'", debug_out);
+  ck_assert_msg(system(cmd) != 0, "a glTF convert loaded CHOLMOD or a BLAS");
 
   setenv("SKINKIT_ASSIMP", "/nonexistent/libassimp.so.5", 1);
   ck_assert_msg(run("info tests/data/cylinder_rig.glb") == 0, "%s", err_text());

@@ -879,6 +879,29 @@ START_TEST(bind_sets_itself_up_in_one_process) {
 }
 END_TEST
 
+/* CHOLMOD is loaded when a bind first solves (core/chol_lazy.c): where it cannot be (SKINKIT_CHOLMOD naming a file
+ * that is not there), the heat-based methods fail with the loader's reason, exit 2 and no output, and the methods
+ * without a solve still bind. */
+START_TEST(bind_without_cholmod_fails_with_the_reason) {
+  char args[1024];
+  setenv("SKINKIT_CHOLMOD", "/nonexistent/libcholmod.so.3", 1);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s", tmp_path("heat.glb"));
+  const int heat_rc = run(args);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method nearest", tmp_path("nearest.glb"));
+  const int nearest_rc = run(args);
+  unsetenv("SKINKIT_CHOLMOD");
+  ck_assert_int_eq(heat_rc, 2);
+  ck_assert_int_eq(nearest_rc, 0);
+  snprintf(args, sizeof args, "bind tests/data/cylinder_rig.glb %s --method heat", tmp_path("heat.glb"));
+  setenv("SKINKIT_CHOLMOD", "/nonexistent/libcholmod.so.3", 1);
+  ck_assert_int_eq(run(args), 2);
+  unsetenv("SKINKIT_CHOLMOD");
+  ck_assert_msg(strstr(err_text(), "CHOLMOD (/nonexistent/libcholmod.so.3) could not be loaded"), "%s", err_text());
+  ck_assert_int_eq(file_size(tmp_path("heat.glb")), -1);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli_bind");
   TCase* t = tcase_create("bind");
@@ -902,6 +925,7 @@ static Suite* suite(void) {
   tcase_add_test(t, self_contained_gltf_stays_one_file_and_binds_again_alike);
   tcase_add_test(t, one_thread_regions_run_inline_with_the_same_weights);
   tcase_add_test(t, bind_sets_itself_up_in_one_process);
+  tcase_add_test(t, bind_without_cholmod_fails_with_the_reason);
   suite_add_tcase(s, t);
   return s;
 }
