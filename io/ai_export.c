@@ -17,6 +17,7 @@
 
 #include "skio_ai.h"
 #include "skio_ai_export.h"
+#include "skio_child.h"
 
 const char* skio_signal_name(int sig) {
   switch (sig) {
@@ -135,43 +136,6 @@ static void export_child(const struct aiScene* sc, const char* id, int fd) {
   _exit(write_all(fd, "B", 1) && write_all(fd, &n, sizeof n) && write_all(fd, blob->data, blob->size) ? 0 : 4);
 }
 
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Reads fd to its end into got; 1 at the end, 0 when timeout (> 0) seconds passed first, -1 on an error (errno)
- * or when got ran out of memory (got->oom). */
-static int read_until_end(int fd, double timeout, skio_buf* got) {
-  const double start = seconds_now();
-  for (;;) {
-    int ms = -1;
-    if (timeout > 0.0) {
-      const double left = timeout - (seconds_now() - start);
-      if (left <= 0.0) return 0;
-      ms = left > 1.0 ? 1000 : (int)ceil(left * 1000.0); /* a limit of days would overflow an int of ms */
-    }
-    struct pollfd p = {fd, POLLIN, 0};
-    const int ready = poll(&p, 1, ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) return -1;
-    if (ready == 0) continue; /* the loop's time check decides */
-    if (!skio_buf_reserve(got, 1 << 16)) return -1;
-    const ssize_t r = read(fd, got->p + got->n, got->cap - got->n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) return 1;
-    got->n += (size_t)r;
-  }
-}
-
-static int reap(pid_t pid, int* st) {
-  while (waitpid(pid, st, 0) < 0)
-    if (errno != EINTR) return -1;
-  return 0;
-}
-
 /* What the isolated writer's run came to, as an error or as the file's bytes moved into out. */
 static int child_result(const char* id, const char* path, int st, skio_buf* got, skio_buf* out, skc_err* err) {
   if (WIFSIGNALED(st))
@@ -209,14 +173,11 @@ static int export_isolated(const struct aiScene* sc, const char* id, const char*
   }
   close(fds[1]);
   skio_buf got = {0};
-  const int done = read_until_end(fds[0], timeout, &got);
+  int st = 0, rc;
+  const int done = skio_child_wait(pid, fds[0], timeout, SIZE_MAX, &st, &got);
   const int e = errno;
   close(fds[0]);
-  if (done != 1) kill(pid, SIGKILL);
-  int st = 0, rc;
-  if (reap(pid, &st) != 0)
-    rc = skc_fail(err, SKC_IO, "%s: lost the isolated writer: %s", path, strerror(errno));
-  else if (done == 0)
+  if (done == 0)
     rc = skc_fail(err, SKC_IO, "%s: not written: Assimp's %s writer did not finish within the time limit of %g s", path,
                   id, timeout);
   else if (done < 0)

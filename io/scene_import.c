@@ -38,6 +38,7 @@
 #include "fbx_fixup.h"
 #include "skio_ai.h"
 #include "skio_ai_export.h"
+#include "skio_child.h"
 #include "skio_collada.h"
 #include "skio_dae_edit.h"
 #include "skio_fbx_tree.h"
@@ -55,12 +56,6 @@ static char* dup_str(const char* s) {
   char* d = malloc(n + 1);
   if (d) memcpy(d, s, n + 1);
   return d;
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- flattened node tree ----------------------------------------------------------------------- */
@@ -1617,68 +1612,6 @@ static int child_failure(const char* path, int st, const char* report, uint32_t 
                   WIFEXITED(st) ? WEXITSTATUS(st) : -1); /* a handler made the crash an exit */
 }
 
-static double monotonic_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Appends what fd holds now to report (at most cap - 1 bytes kept), never blocking; false at its end (every writer
- * closed it). */
-static bool drain_report(int fd, char* report, size_t cap, size_t* got) {
-  char buf[256];
-  for (;;) {
-    struct pollfd p = {fd, POLLIN, 0};
-    const int ready = poll(&p, 1, 0);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return ready == 0;
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    const size_t keep = *got + (size_t)n < cap - 1 ? (size_t)n : cap - 1 - *got;
-    memcpy(report + *got, buf, keep);
-    *got += keep;
-    report[*got] = 0;
-  }
-}
-
-/* Waits for the isolated reader, collecting its report from fd (the read end of its pipe) into report: woken when
- * the child's end closes (it exited) rather than by a sleeping poll, so a file read in 5 ms costs no 30 ms of
- * waiting; the exit is also checked every 50 ms (another fork of this process may hold the pipe open). Kills it
- * after timeout seconds (0 = never). 1 = exited (*st set), 0 = timed out, -1 = lost (errno). */
-static int wait_child(pid_t pid, int fd, double timeout, int* st, char* report, size_t cap) {
-  const double start = monotonic_seconds();
-  size_t got = 0;
-  bool open = true;
-  report[0] = 0;
-  for (;;) {
-    const pid_t r = waitpid(pid, st, WNOHANG);
-    if (r == pid) {
-      if (open) drain_report(fd, report, cap, &got);
-      return 1;
-    }
-    if (r < 0 && errno != EINTR) return -1;
-    const double left = timeout > 0.0 ? timeout - (monotonic_seconds() - start) : 1.0;
-    if (left <= 0.0) {
-      kill(pid, SIGKILL);
-      while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
-      }
-      return 0;
-    }
-    int ms = (int)ceil(left * 1000.0);
-    ms = ms < 50 ? ms : 50;
-    if (!open) { /* its end closed: it is exiting; reap it without spinning */
-      struct timespec step = {0, 1000000};
-      nanosleep(&step, NULL);
-      continue;
-    }
-    struct pollfd p = {fd, POLLIN, 0};
-    const int n = poll(&p, 1, ms);
-    if (n < 0 && errno != EINTR) return -1;
-    if (n > 0) open = drain_report(fd, report, cap, &got);
-  }
-}
-
 /* Reads the file once in a child process first: Assimp 5.2.5 crashes on some damaged files (found by
  * tests/fuzz/fuzz_import.c, e.g. a heap corruption in its MD5 reader), may not finish or may need more memory than
  * the machine has; a crash, a time-out or the memory limit there rejects the file with the reason instead of
@@ -1702,10 +1635,15 @@ static int preflight(const char* path, unsigned int flags, const struct aiProper
   }
   close(fds[1]);
   int st = 0;
-  char why[SKC_ERR_MESSAGE_SIZE] = {0};
-  int done = wait_child(pid, fds[0], opts->timeout_seconds, &st, why, sizeof why);
+  skio_buf got = {0};
+  const int done = skio_child_wait(pid, fds[0], opts->timeout_seconds, SKC_ERR_MESSAGE_SIZE - 1, &st, &got);
+  const int e = errno;
   close(fds[0]);
-  if (done < 0) return skc_fail(err, SKC_IO, "%s: lost the isolated reader: %s", path, strerror(errno));
+  char why[SKC_ERR_MESSAGE_SIZE] = {0};
+  if (got.n) memcpy(why, got.p, got.n); /* at most SKC_ERR_MESSAGE_SIZE - 1 */
+  free(got.p);
+  if (done < 0)
+    return skc_fail(err, SKC_IO, "%s: lost the isolated reader: %s", path, got.oom ? "out of memory" : strerror(e));
   if (done == 0)
     return skc_fail(err, SKC_FORMAT, "%s: the importer did not finish within the time limit of %g s", path,
                     opts->timeout_seconds);
@@ -1737,7 +1675,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
         (opts && opts->skeleton_from_nodes ? SKIO_GLTF_NODES_BARE : 0) |
             (opts && opts->skeleton_from_nodes && opts->animated_nodes ? SKIO_GLTF_NODES_ANIMATED : 0),
         out, err);
-  double t0 = now_seconds();
+  double t0 = skio_seconds_now();
   unsigned int flags = aiProcess_Triangulate;
   if (opts) {
     if (opts->join_vertices) flags |= aiProcess_JoinIdenticalVertices;
@@ -1893,7 +1831,7 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);
   if (s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && (rc = keep_read_skins(s, err))) goto fail;
   s->import_mesh_count = s->mesh_count;
-  s->load_seconds = now_seconds() - t0;
+  s->load_seconds = skio_seconds_now() - t0;
   *out = s;
   return SKC_OK;
 fail:

@@ -8,13 +8,16 @@
  * "joints" = bone nodes plus their ancestors up to the root (>= the README's bone count). */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sk_testutil.h"
 #include "skinkit.h"
+#include "skio_child.h"
 
 typedef struct corpus_row {
   const char* file;
@@ -874,6 +877,75 @@ START_TEST(collada_joint_names_from_name_attributes) {
 }
 END_TEST
 
+/* A child that writes n bytes of 'x' on fd after sleeping delay_ms, then exits with 7. */
+static pid_t writer_child(int fds[2], size_t n, int delay_ms) {
+  ck_assert_int_eq(pipe(fds), 0);
+  const pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    if (delay_ms) usleep((useconds_t)delay_ms * 1000u);
+    char block[4096];
+    memset(block, 'x', sizeof block);
+    for (size_t done = 0; done < n;) {
+      const size_t k = n - done < sizeof block ? n - done : sizeof block;
+      const ssize_t w = write(fds[1], block, k);
+      if (w <= 0) _exit(1);
+      done += (size_t)w;
+    }
+    _exit(7);
+  }
+  return pid;
+}
+
+/* skio_child_wait (the isolated reader's and writer's wait, io/child.c): everything a child writes, more than a pipe
+ * holds, is collected; at most cap bytes are kept without blocking the child; an exit is seen while another
+ * process still holds the pipe's write end (a sibling fork: the pipe's end never comes); a child past the time
+ * limit is killed and reaped. */
+START_TEST(child_wait_collects_limits_and_kills) {
+  int fds[2], st = 0;
+  skio_buf got = {0};
+  pid_t pid = writer_child(fds, 3u << 20, 0);
+  close(fds[1]);
+  ck_assert_int_eq(skio_child_wait(pid, fds[0], 30.0, SIZE_MAX, &st, &got), 1);
+  ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+  ck_assert_uint_eq(got.n, 3u << 20);
+  ck_assert(got.p[0] == 'x' && got.p[got.n - 1] == 'x');
+  close(fds[0]);
+  got.n = 0;
+  pid = writer_child(fds, 100000, 0);
+  close(fds[1]);
+  ck_assert_int_eq(skio_child_wait(pid, fds[0], 30.0, 10, &st, &got), 1);
+  ck_assert_uint_eq(got.n, 10);
+  close(fds[0]);
+  got.n = 0;
+  pid = writer_child(fds, 5, 0);
+  const pid_t holder = fork(); /* keeps the write end open for 5 s */
+  ck_assert_int_ge(holder, 0);
+  if (holder == 0) {
+    sleep(5);
+    _exit(0);
+  }
+  close(fds[1]);
+  const double t0 = skio_seconds_now();
+  ck_assert_int_eq(skio_child_wait(pid, fds[0], 30.0, SIZE_MAX, &st, &got), 1);
+  ck_assert_msg(skio_seconds_now() - t0 < 2.0, "waited %.2f s for a child that exited at once",
+                skio_seconds_now() - t0);
+  ck_assert_uint_eq(got.n, 5);
+  close(fds[0]);
+  kill(holder, SIGKILL);
+  waitpid(holder, NULL, 0);
+  got.n = 0;
+  pid = writer_child(fds, 5, 10000);
+  close(fds[1]);
+  ck_assert_int_eq(skio_child_wait(pid, fds[0], 0.2, SIZE_MAX, &st, &got), 0);
+  ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  ck_assert_int_eq(waitpid(pid, NULL, WNOHANG), -1); /* reaped */
+  close(fds[0]);
+  free(got.p);
+}
+END_TEST
+
 static Suite* io_suite(void) {
   Suite* s = suite_create("io");
   TCase* v = tcase_create("validity");
@@ -884,6 +956,7 @@ static Suite* io_suite(void) {
   tcase_add_test(v, meshes_with_own_binds_duplicates_and_unweighted_vertices);
   tcase_add_test(v, collada_joint_names_from_name_attributes);
   tcase_add_test(v, ogre_110_mesh_reads_as_its_xml);
+  tcase_add_test(v, child_wait_collects_limits_and_kills);
   tcase_set_timeout(v, 120);
   suite_add_tcase(s, v);
   TCase* r = tcase_create("result");
