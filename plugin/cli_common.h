@@ -116,11 +116,14 @@ int cli_is_loader(const char* cmd);
  * (argv[0] = cmd) for the commands that read models; 0, or 2 after an error line for a bad value. */
 int cli_take_load_flags(const char* cmd, int* argc, char** argv);
 /* Sets a save's isolate and timeout_seconds for scene s: Assimp's FBX and Collada writers look every bone up from the
- * root (O(nodes x bones): a flat skeleton of 20,000 joints took the FBX writer 31 s), so a scene of more than
- * CLI_ISOLATED_WRITE_NODES joints, meshes and objects is written by them in a child process with reading's time
- * limit (--timeout S, default 60 s; none with --no-isolate). Smaller scenes are written here: the child's fresh
- * pages cost ~0.15 s on a 38k-vertex .fbx (0.32 -> 0.47 s), and such a scene cannot keep the writers long. */
+ * root (O(nodes x bones): a flat skeleton of 20,000 joints took the FBX writer 31 s), and its FBX writer spends
+ * ~1 KB and ~7 us on every key of every joint (60 joints x 10,000 keys: 4.3 s and 578 MB; .dae 6.5 s), so a scene of
+ * more than CLI_ISOLATED_WRITE_NODES joints, meshes and objects, or of more than CLI_ISOLATED_WRITE_KEYS joint keys
+ * (each clip's key times x the joints), is written by them in a child process with reading's time limit
+ * (--timeout S, default 60 s; none with --no-isolate). Smaller scenes are written here: the child's fresh pages cost
+ * ~0.15 s on a 38k-vertex .fbx (0.32 -> 0.47 s), and such a scene cannot keep the writers long. */
 #define CLI_ISOLATED_WRITE_NODES 4096u
+#define CLI_ISOLATED_WRITE_KEYS 200000u
 void cli_guard_save(const sk_scene* s, sk_save_options* o);
 /* The memory limit for reading path, MiB (--max-memory, else 4096 or 32 x the file size; 0 = none). */
 uint32_t cli_memory_limit_mb(const char* path);

@@ -132,11 +132,22 @@ static int want_weld(const char* cmd, const char* in, const char* out) {
   return !(out && (same_ext(in, out, ".fbx") || same_ext(in, out, ".dae")));
 }
 
+/* Each clip's key times times the joints: the keys Assimp's writers would write. */
+static uint64_t joint_keys(const sk_scene* s, uint32_t joints) {
+  uint64_t keys = 0;
+  for (uint32_t a = 0; a < sk_scene_animation_count(s); ++a) {
+    size_t n = 0;
+    if (sk_scene_animation_key_times(s, a, NULL, 0, &n, NULL) == SK_OK) keys += (uint64_t)n * joints;
+  }
+  return keys;
+}
+
 void cli_guard_save(const sk_scene* s, sk_save_options* o) {
   const sk_skeleton* sk = sk_scene_skeleton(s);
-  const uint64_t nodes =
-      (uint64_t)(sk ? sk_skeleton_joint_count(sk) : 0) + sk_scene_mesh_count(s) + sk_scene_object_count(s);
-  o->isolate = cli_load_cfg.isolate != 0 && nodes > CLI_ISOLATED_WRITE_NODES;
+  const uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0;
+  const uint64_t nodes = (uint64_t)joints + sk_scene_mesh_count(s) + sk_scene_object_count(s);
+  o->isolate = cli_load_cfg.isolate != 0 &&
+               (nodes > CLI_ISOLATED_WRITE_NODES || joint_keys(s, joints) > CLI_ISOLATED_WRITE_KEYS);
   o->timeout_seconds = (float)(cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 60.0);
 }
 

@@ -767,13 +767,15 @@ END_TEST
 
 /* Writes NAME in g_tmp: a glTF whose one skinned triangle is weighted to the first, the second and the last of
  * `depth` joints: a chain (each the only child of the one before) or, with flat, a root and its children. */
-static void write_joints(const char* name, unsigned depth, bool flat) {
+/* A glTF of one skinned triangle and depth joints (a chain, or one root with the rest its children: flat), with one
+ * clip of `keys` keys (0: none) turning every joint (its channels share one time and one rotation accessor). */
+static void write_keyed_joints(const char* name, unsigned depth, bool flat, unsigned keys) {
   const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   const uint16_t idx[4] = {0, 1, 2, 0};
   const uint16_t jnt[12] = {0, 0, 0, 0, 1, 0, 0, 0, (uint16_t)(depth - 1), 0, 0, 0};
   const float wts[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
   const float id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-  const size_t n = sizeof pos + sizeof idx + sizeof jnt + sizeof wts + depth * sizeof id;
+  const size_t n = sizeof pos + sizeof idx + sizeof jnt + sizeof wts + depth * sizeof id + (size_t)keys * 20;
   uint8_t* buf = malloc(n);
   ck_assert_ptr_nonnull(buf);
   size_t o = 0;
@@ -782,6 +784,11 @@ static void write_joints(const char* name, unsigned depth, bool flat) {
   memcpy(buf + o, jnt, sizeof jnt), o += sizeof jnt;
   memcpy(buf + o, wts, sizeof wts), o += sizeof wts;
   for (unsigned j = 0; j < depth; ++j, o += sizeof id) memcpy(buf + o, id, sizeof id);
+  for (unsigned k = 0; k < keys; ++k, o += sizeof(float)) memcpy(buf + o, &(float){(float)k / 30.0f}, sizeof(float));
+  for (unsigned k = 0; k < keys; ++k, o += 4 * sizeof(float)) { /* about x by up to 0.3 rad */
+    const float a = 0.15f * sinf((float)k * 0.05f);
+    memcpy(buf + o, (float[4]){sinf(a), 0.0f, 0.0f, cosf(a)}, 4 * sizeof(float));
+  }
   char* b64 = skt_base64(buf, n);
   ck_assert_ptr_nonnull(b64);
   char path[512];
@@ -806,18 +813,39 @@ static void write_joints(const char* name, unsigned depth, bool flat) {
           "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},"
           "{\"bufferView\":2,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
           "{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
-          "{\"bufferView\":4,\"componentType\":5126,\"count\":%u,\"type\":\"MAT4\"}],\"bufferViews\":[",
+          "{\"bufferView\":4,\"componentType\":5126,\"count\":%u,\"type\":\"MAT4\"}",
           depth);
-  const size_t at[5] = {0, sizeof pos, sizeof pos + sizeof idx, sizeof pos + sizeof idx + sizeof jnt,
-                        sizeof pos + sizeof idx + sizeof jnt + sizeof wts};
-  const size_t len[5] = {sizeof pos, 6, sizeof jnt, sizeof wts, depth * sizeof id};
-  for (int v = 0; v < 5; ++v)
+  if (keys)
+    fprintf(f,
+            ",{\"bufferView\":5,\"componentType\":5126,\"count\":%u,\"type\":\"SCALAR\",\"min\":[0],\"max\":[%.9g]},"
+            "{\"bufferView\":6,\"componentType\":5126,\"count\":%u,\"type\":\"VEC4\"}",
+            keys, (double)((float)(keys - 1) / 30.0f), keys);
+  fputs("],\"bufferViews\":[", f);
+  const size_t base = sizeof pos + sizeof idx + sizeof jnt + sizeof wts;
+  const size_t at[7] = {0,
+                        sizeof pos,
+                        sizeof pos + sizeof idx,
+                        sizeof pos + sizeof idx + sizeof jnt,
+                        base,
+                        base + depth * sizeof id,
+                        base + depth * sizeof id + (size_t)keys * 4};
+  const size_t len[7] = {sizeof pos, 6, sizeof jnt, sizeof wts, depth * sizeof id, (size_t)keys * 4, (size_t)keys * 16};
+  for (int v = 0; v < (keys ? 7 : 5); ++v)
     fprintf(f, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", v ? "," : "", at[v], len[v]);
-  fprintf(f, "],\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}]}", n, b64);
+  fputs("]", f);
+  if (keys) {
+    fputs(",\"animations\":[{\"name\":\"turn\",\"samplers\":[{\"input\":5,\"output\":6}],\"channels\":[", f);
+    for (unsigned j = 0; j < depth; ++j)
+      fprintf(f, "%s{\"sampler\":0,\"target\":{\"node\":%u,\"path\":\"rotation\"}}", j ? "," : "", j + 1);
+    fputs("]}]", f);
+  }
+  fprintf(f, ",\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}]}", n, b64);
   fclose(f);
   free(b64);
   free(buf);
 }
+
+static void write_joints(const char* name, unsigned depth, bool flat) { write_keyed_joints(name, depth, flat, 0); }
 
 /* Every mesh of a and b has the same skin, entry for entry. */
 static void same_skins(const char* a, const char* b) {
@@ -888,6 +916,31 @@ START_TEST(fbx_and_dae_writers_isolated_and_deep_scenes_refused) {
 }
 END_TEST
 
+/* A clip of many keys on many joints (Assimp's FBX writer: ~1 KB and ~7 us a joint key) is written by Assimp's
+ * writers in the isolated writer, under the time limit; a smaller one here, where no time limit applies. */
+START_TEST(fbx_and_dae_writers_isolated_for_long_clips) {
+  char args[2048];
+  write_keyed_joints("long.gltf", 50, false, 5000); /* 250,000 joint keys */
+  write_keyed_joints("short.gltf", 50, false, 1000);
+  snprintf(args, sizeof args, "info %s/long.gltf", g_tmp);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "50 joint(s), 1 animation(s)"), "%s", g_out);
+  for (int k = 0; k < 2; ++k) {
+    const char* ext = k ? "dae" : "fbx";
+    snprintf(args, sizeof args, "convert %s/long.gltf %s/long.%s --timeout 0.001", g_tmp, g_tmp, ext);
+    ck_assert_int_eq(run(args), 2);
+    ck_assert_msg(strstr(err_text(), "writer did not finish within the time limit of 0.001 s"), "%s", err_text());
+    snprintf(args, sizeof args, "convert %s/short.gltf %s/short.%s --timeout 0.001", g_tmp, g_tmp, ext);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+  }
+  snprintf(args, sizeof args, "convert %s/long.gltf %s/long.fbx", g_tmp, g_tmp);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  snprintf(args, sizeof args, "info %s/long.fbx", g_tmp);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "1 animation(s)"), "%s", g_out);
+}
+END_TEST
+
 /* Assimp is loaded when a file first needs it (io/ai_lazy.c), CHOLMOD when a solve does (core/chol_lazy.c): commands
  * on glTF map neither, and where Assimp cannot be
  * loaded (SKINKIT_ASSIMP naming a file that is not there) FBX reading and writing fail with the loader's reason,
@@ -949,6 +1002,7 @@ static Suite* suite(void) {
   tcase_add_test(t, convert_normalize_repairs_fbx_and_dae);
   tcase_add_test(t, fbx_and_dae_writers_isolated_and_deep_scenes_refused);
   tcase_add_test(t, assimp_loaded_only_when_a_file_needs_it);
+  tcase_add_test(t, fbx_and_dae_writers_isolated_for_long_clips);
   suite_add_tcase(s, t);
   return s;
 }
