@@ -206,15 +206,22 @@ typedef struct prim_plan {
   uint32_t joint_limit;           /* joints of the skin */
 } prim_plan;
 
+/* The plans by POSITION accessor: pos_last[a] the last plan on accessor a (pos_last[accessors]: on none), same_pos[i]
+ * the plan before i on i's; -1 ends a chain. */
+typedef struct plan_index {
+  int32_t *same_pos, *pos_last;
+  uint32_t accessors;
+} plan_index;
+
 /* An accessor an earlier plan added with the same values in place of the same old accessor (or of none) of a
  * primitive on the same POSITION accessor, or -1: primitives that shared their vertex data share the new JOINTS_n
- * / WEIGHTS_n too. */
-static int64_t shared_added(const prim_plan* plans, size_t i, int kind, uint32_t set) {
+ * / WEIGHTS_n too (any earlier plan that matches added the same accessor as the first: it found that one). */
+static int64_t shared_added(const prim_plan* plans, const plan_index* ix, size_t i, int kind, uint32_t set) {
   const prim_plan* pl = &plans[i];
   const int64_t old = kind ? pl->old_w[set] : pl->old_j[set];
   const uint32_t ct = kind ? pl->wct : pl->jct;
   const size_t len = pl->V * 4 * skio_gltf_component_size(ct);
-  for (size_t k = 0; k < i; ++k) {
+  for (int32_t k = ix->same_pos[i]; k >= 0; k = ix->same_pos[k]) { /* the earlier plans on its POSITION accessor */
     const prim_plan* o = &plans[k];
     const int64_t o_old = kind ? o->old_w[set] : o->old_j[set];
     if (set >= o->sets || o->added[kind][set] < 0 || o_old != old || o->pos != pl->pos || o->V != pl->V ||
@@ -231,6 +238,33 @@ static int attr_accessor(const skio_gltf_doc* d, int attrs, const char* key) {
   uint32_t a;
   int t = skio_json_get(d, attrs, key);
   return skio_json_u32(d, t, &a) && a < d->accessor_count ? (int)a : -1;
+}
+
+/* Each set's old JOINTS_n / WEIGHTS_n accessor (-1 none) in one pass over the attributes, the last of repeated keys
+ * winning as in skio_json_get (128 lookups a primitive were a tenth of converting 20,000 meshes); a key written with
+ * escapes sends the primitive to those lookups, which decode them. */
+static void old_sets(const skio_gltf_doc* d, int attrs, prim_plan* pl) {
+  bool escaped = false;
+  for (uint32_t s = 0; s < MAX_SETS; ++s) pl->old_j[s] = pl->old_w[s] = -1;
+  for (int k = 0, n = d->tok[attrs].size; k < n && !escaped; ++k) {
+    const int key = skio_json_key_at(d, attrs, k);
+    if (key < 0) continue;
+    const char* text = d->json + d->tok[key].start;
+    const size_t len = (size_t)(d->tok[key].end - d->tok[key].start);
+    escaped = memchr(text, '\\', len) != NULL;
+    uint32_t set, a;
+    const int kind = escaped ? 0 : skin_key(d, key, &set);
+    const size_t digits = kind == 1 ? len - 7 : len - 8;
+    if (!kind || set >= MAX_SETS || (digits > 1 && text[len - digits] == '0')) continue; /* "JOINTS_01" is no set */
+    (kind == 1 ? pl->old_j : pl->old_w)[set] = skio_json_u32(d, key + 1, &a) && a < d->accessor_count ? (int64_t)a : -1;
+  }
+  for (uint32_t s = 0; escaped && s < MAX_SETS; ++s) {
+    char key[24];
+    snprintf(key, sizeof key, "JOINTS_%u", s);
+    pl->old_j[s] = attr_accessor(d, attrs, key);
+    snprintf(key, sizeof key, "WEIGHTS_%u", s);
+    pl->old_w[s] = attr_accessor(d, attrs, key);
+  }
 }
 
 static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weights_type wt, prim_plan* pl,
@@ -254,13 +288,7 @@ static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weigh
                     d->path, e->mesh, e->primitive, pos < 0 ? (size_t)0 : a.count, e->vertex_count);
   if (e->joint_limit == 0 || e->joint_limit > 65536u)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: a skin of %u joints", d->path, e->mesh, e->joint_limit);
-  for (uint32_t s = 0; s < MAX_SETS; ++s) {
-    char key[24];
-    snprintf(key, sizeof key, "JOINTS_%u", s);
-    pl->old_j[s] = attr_accessor(d, attrs, key);
-    snprintf(key, sizeof key, "WEIGHTS_%u", s);
-    pl->old_w[s] = attr_accessor(d, attrs, key);
-  }
+  old_sets(d, attrs, pl);
   /* component types: the source's when they fit */
   pl->jct = e->joint_limit <= 256 ? SKIO_GLTF_UNSIGNED_BYTE : SKIO_GLTF_UNSIGNED_SHORT;
   if (pl->old_j[0] >= 0 && !skio_gltf_accessor_info(d, (uint32_t)pl->old_j[0], &a, NULL) &&
@@ -463,23 +491,32 @@ static void drop_unneeded_sets(const skio_gltf_doc* d, const prim_plan* pl, cons
 
 /* The plan of a primitive drawing POSITION accessor pos whose old set `set` of kind (1 JOINTS, 2 WEIGHTS) was
  * accessor acc, or NULL. */
-static const prim_plan* plan_replacing(const prim_plan* plans, size_t count, int pos, int kind, uint32_t set,
+static const prim_plan* plan_replacing(const prim_plan* plans, const plan_index* ix, int pos, int kind, uint32_t set,
                                        int64_t acc) {
-  for (size_t i = 0; set < MAX_SETS && i < count; ++i)
-    if (plans[i].pos == pos && (kind == 1 ? plans[i].old_j[set] : plans[i].old_w[set]) == acc) return &plans[i];
-  return NULL;
+  const prim_plan* first = NULL; /* the chain runs from the last plan back: the first in plan order is kept */
+  if (pos < 0 || (uint32_t)pos >= ix->accessors) return NULL;
+  for (int32_t i = ix->pos_last[pos]; set < MAX_SETS && i >= 0; i = ix->same_pos[i])
+    if (plans[i].pos == pos && (kind == 1 ? plans[i].old_j[set] : plans[i].old_w[set]) == acc) first = &plans[i];
+  return first;
 }
 
 /* Primitives no plan edits (POINTS and LINES, which the reader does not read) that draw an edited primitive's vertices
  * with its old JOINTS_n / WEIGHTS_n accessors take its new ones, and lose the sets it dropped (they kept the old
  * weights: the audit of session 44). */
-static void repoint_others(const skio_gltf_doc* d, const prim_plan* plans, size_t count, splices* sp) {
+static void repoint_others(const skio_gltf_doc* d, const prim_plan* plans, size_t count, const plan_index* ix,
+                           splices* sp) {
+  uint8_t* planned_tok = calloc((size_t)d->tok_count + 1, 1);
+  if (!planned_tok) {
+    sp->oom = true;
+    return;
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (plans[i].prim >= 0 && plans[i].prim < d->tok_count) planned_tok[plans[i].prim] = 1;
   for (uint32_t m = 0; m < d->mesh_count; ++m) {
     int prims = skio_json_get(d, skio_gltf_item(d, "meshes", m), "primitives");
     for (int p = 0, np = skio_json_len(d, prims); p < np; ++p) {
       const int prim = skio_json_at(d, prims, p), attrs = skio_json_get(d, prim, "attributes");
-      bool planned = false;
-      for (size_t i = 0; i < count && !planned; ++i) planned = plans[i].prim == prim;
+      const bool planned = prim >= 0 && prim < d->tok_count && planned_tok[prim];
       const int pos = attr_accessor(d, attrs, "POSITION"), n = skio_json_is(d, attrs, 1) ? d->tok[attrs].size : 0;
       if (planned || pos < 0 || !n) continue;
       bool* drop = calloc((size_t)n + 1, sizeof *drop);
@@ -488,7 +525,7 @@ static void repoint_others(const skio_gltf_doc* d, const prim_plan* plans, size_
         uint32_t set, a;
         const int key = skio_json_key_at(d, attrs, k), kind = skin_key(d, key, &set);
         if (!kind || !skio_json_u32(d, key + 1, &a)) continue;
-        const prim_plan* pl = plan_replacing(plans, count, pos, kind, set, a);
+        const prim_plan* pl = plan_replacing(plans, ix, pos, kind, set, a);
         if (!pl) continue;
         const int64_t now = set < pl->sets ? pl->added[kind == 1 ? 0 : 1][set] : -1;
         if (set >= pl->sets) {
@@ -504,6 +541,7 @@ static void repoint_others(const skio_gltf_doc* d, const prim_plan* plans, size_
       free(drop);
     }
   }
+  free(planned_tok);
 }
 
 /* ---- .gltf -> .glb: the buffers and images into the BIN chunk ------------------------------------------------- */
@@ -1209,6 +1247,27 @@ static int extend_skins(skio_gltf_doc* d, const skio_gltf_added_joints* a, appen
   return SKC_OK;
 }
 
+static int cmp_u64(const void* a, const void* b) {
+  const uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* No primitive edited twice (sorted keys: a document of 20,000 meshes compared every pair, 0.6 s). */
+static int edited_once(const skio_gltf_prim_edit* edits, size_t count, skc_err* err) {
+  if (count > INT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "%zu primitive edits: too many", count);
+  uint64_t* keys = malloc((count + 1) * sizeof *keys);
+  if (!keys) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < count; ++i) keys[i] = (uint64_t)edits[i].mesh << 32 | edits[i].primitive;
+  qsort(keys, count, sizeof *keys, cmp_u64);
+  int rc = SKC_OK;
+  for (size_t i = 1; i < count && !rc; ++i)
+    if (keys[i] == keys[i - 1])
+      rc = skc_fail(err, SKC_INVALID_ARGUMENT, "meshes[%u].primitives[%u] is edited twice", (unsigned)(keys[i] >> 32),
+                    (unsigned)(keys[i] & 0xffffffffu));
+  free(keys);
+  return rc;
+}
+
 int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
                          int binary, const skio_gltf_edit_options* opts, skc_err* err) {
   if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
@@ -1219,14 +1278,12 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
   if (skio_same_file(path, d->path))
     return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
-  for (size_t i = 0; i < count; ++i)
-    for (size_t k = 0; k < i; ++k)
-      if (edits[i].mesh == edits[k].mesh && edits[i].primitive == edits[k].primitive)
-        return skc_fail(err, SKC_INVALID_ARGUMENT, "meshes[%u].primitives[%u] is edited twice", edits[i].mesh,
-                        edits[i].primitive);
+  int rc = edited_once(edits, count, err);
+  if (rc) return rc;
   skio_gltf_edit_report rep = {0};
-  int rc = SKC_OK;
   prim_plan* plans = calloc(count + 1, sizeof *plans);
+  plan_index ix = {malloc((count + 1) * sizeof(int32_t)), malloc(((size_t)d->accessor_count + 1) * sizeof(int32_t)),
+                   d->accessor_count};
   uint32_t* refs = attribute_refs(d);
   splices sp = {0};
   buf bin = {0}, add = {0}, views = {0}, accs = {0}, json = {0}, file = {0}, bufs = {0};
@@ -1235,10 +1292,11 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   outfile* files = NULL;
   size_t nfiles = 0;
   packing pk = {0};
-  if (!plans || !refs) {
+  if (!plans || !refs || !ix.same_pos || !ix.pos_last) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
+  for (uint32_t a = 0; a <= d->accessor_count; ++a) ix.pos_last[a] = -1;
   /* where new data goes: the BIN chunk (GLB whose buffer 0 is it; a .gltf written as .glb gets one from its buffers
    * and images), else one new buffer */
   const int b0 = skio_gltf_item(d, "buffers", 0);
@@ -1257,6 +1315,9 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
   for (size_t i = 0; i < count && !rc; ++i) {
     prim_plan* pl = &plans[i];
     if ((rc = build_plan(d, &edits[i], o.weights_type, pl, err))) break;
+    const uint32_t pa = pl->pos >= 0 && (uint32_t)pl->pos < d->accessor_count ? (uint32_t)pl->pos : d->accessor_count;
+    ix.same_pos[i] = ix.pos_last[pa];
+    ix.pos_last[pa] = (int32_t)i;
     rep.primitives++;
     rep.weights_component = pl->wct;
     if (keeps_old(d, pl)) { /* nothing to write: its accessors stay as they are */
@@ -1279,7 +1340,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
           rep.in_place++;
           continue;
         }
-        int64_t acc = shared_added(plans, i, kind, s);
+        int64_t acc = shared_added(plans, &ix, i, kind, s);
         if (acc < 0) { /* a new accessor on a tightly packed view of its own */
           skio_buf_pad(&add, 4, 0);
           const size_t at = base + add.n, len = V * 4 * cs;
@@ -1326,7 +1387,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     free(attr_add.p);
   }
   if (rc) goto done;
-  repoint_others(d, plans, count, &sp);
+  repoint_others(d, plans, count, &ix, &sp);
   appended ap = {&add, &views, &accs, base, new_buffer, next_view, next_acc};
   add_new_skins(d, edits, count, &ap, &sp);
   if (o.added && o.added->count) {
@@ -1532,6 +1593,8 @@ done:
     free(plans[i].wdata);
   }
   free(plans);
+  free(ix.same_pos);
+  free(ix.pos_last);
   free(refs);
   free_splices(&sp);
   for (size_t i = 0; files && i < nfiles; ++i) {
@@ -1574,30 +1637,84 @@ int skio_gltf_edit_scene(const skio_scene* s, const char* path, int binary, cons
   return rc;
 }
 
-/* Whether another node instances m's primitive: the weights of a node that gets a new skin are for its placement
- * alone, and a primitive holds one set. */
-static bool instanced_twice(const skio_scene* s, const skio_mesh* m) {
-  for (uint32_t k = 0; k < s->mesh_count; ++k) {
-    const skio_mesh* o = &s->meshes[k];
-    if (o->gltf_mesh == m->gltf_mesh && o->gltf_primitive == m->gltf_primitive && o->gltf_node != m->gltf_node)
-      return true;
-  }
-  return false;
+/* The scene's meshes grouped by the document primitive they come from (several nodes may instance one): group[mi];
+ * per group, whether its meshes sit on more than one node (the weights of a node that gets a new skin are for its
+ * placement alone, and a primitive holds one set) and the edit written for it so far (-1 none). Sorted once: a
+ * document of 20,000 meshes looked every mesh's primitive up among all the others. */
+typedef struct prim_groups {
+  uint32_t* group;
+  uint8_t* several_nodes;
+  int32_t* edit;
+} prim_groups;
+
+typedef struct prim_key {
+  uint64_t prim; /* gltf_mesh << 32 | gltf_primitive */
+  uint32_t mesh;
+  int32_t node;
+} prim_key;
+
+static int cmp_prim_key(const void* a, const void* b) {
+  const prim_key *x = a, *y = b;
+  if (x->prim != y->prim) return x->prim < y->prim ? -1 : 1;
+  return x->mesh < y->mesh ? -1 : x->mesh > y->mesh;
 }
 
-/* The joints of the skin of node (a token): local[n] = the index in its "joints" of node n, or -1. Their count (0
- * when the node's skin has no joints). */
-static int node_skin(const skio_gltf_doc* d, int node, int32_t* local) {
+static void prim_groups_free(prim_groups* g) {
+  free(g->group), free(g->several_nodes), free(g->edit);
+  *g = (prim_groups){0};
+}
+
+/* 0, or -1 when out of memory (g freed). Meshes without a place in the document were refused before. */
+static int group_primitives(const skio_scene* s, prim_groups* g) {
+  const uint32_t n = s->mesh_count;
+  prim_key* k = malloc(((size_t)n + 1) * sizeof *k);
+  g->group = malloc(((size_t)n + 1) * sizeof *g->group);
+  g->several_nodes = calloc((size_t)n + 1, 1);
+  g->edit = malloc(((size_t)n + 1) * sizeof *g->edit);
+  if (!k || !g->group || !g->several_nodes || !g->edit) {
+    free(k);
+    prim_groups_free(g);
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const skio_mesh* m = &s->meshes[i];
+    k[i] = (prim_key){(uint64_t)(uint32_t)m->gltf_mesh << 32 | (uint32_t)m->gltf_primitive, i, m->gltf_node};
+  }
+  qsort(k, n, sizeof *k, cmp_prim_key);
+  uint32_t groups = 0;
+  for (uint32_t i = 0, start = 0; i < n; ++i) {
+    if (i && k[i].prim != k[i - 1].prim) groups++, start = i;
+    g->group[k[i].mesh] = groups;
+    if (k[i].node != k[start].node) g->several_nodes[groups] = 1;
+  }
+  for (uint32_t i = 0; i <= groups; ++i) g->edit[i] = -1;
+  free(k);
+  return 0;
+}
+
+/* The joints of the skin of node (a token), as t->local[n] = the index in the skin's "joints" of node n, or -1.
+ * Their count (0 when the node's skin has no joints). The table is filled once for consecutive calls on nodes of one
+ * skin (t->skin; UINT32_MAX when something else wrote the table). */
+typedef struct skin_table {
+  int32_t* local;
   uint32_t skin;
-  int joints = skio_gltf_item(d, "skins", skio_json_u32(d, skio_json_get(d, node, "skin"), &skin) ? skin : UINT32_MAX);
-  joints = skio_json_get(d, joints, "joints");
+  int L;
+} skin_table;
+
+static int node_skin(const skio_gltf_doc* d, int node, skin_table* t) {
+  uint32_t skin;
+  if (!skio_json_u32(d, skio_json_get(d, node, "skin"), &skin)) skin = UINT32_MAX;
+  if (skin != UINT32_MAX && skin == t->skin) return t->L;
+  int joints = skio_json_get(d, skio_gltf_item(d, "skins", skin), "joints");
   int L = skio_json_len(d, joints);
   if (L <= 0 || L > 65536) return 0;
-  for (uint32_t n = 0; n < d->node_count; ++n) local[n] = -1;
-  for (int k = 0, t = joints + 1; k < L; ++k, t = d->next[t]) {
+  for (uint32_t n = 0; n < d->node_count; ++n) t->local[n] = -1;
+  for (int k = 0, tk = joints + 1; k < L; ++k, tk = d->next[tk]) {
     uint32_t n;
-    if (skio_json_u32(d, t, &n) && n < d->node_count && local[n] < 0) local[n] = k;
+    if (skio_json_u32(d, tk, &n) && n < d->node_count && t->local[n] < 0) t->local[n] = k;
   }
+  t->skin = skin;
+  t->L = L;
   return L;
 }
 
@@ -1770,12 +1887,13 @@ static bool uses_added(const skio_scene* s, const skio_mesh* m, const added_plan
  * differ (a lock or a joint list that names one skeleton's bones: one primitive cannot hold both, the scene is
  * written whole, each instance its own mesh), SKC_OUT_OF_MEMORY. */
 static int same_as_first(const skio_scene* s, const skio_mesh* m, const skio_gltf_prim_edit* first,
-                         const skio_gltf_options* w, const int32_t* node_of, int32_t* local, char* why,
+                         const skio_gltf_options* w, const int32_t* node_of, skin_table* t, char* why,
                          size_t why_size) {
   const skio_gltf_doc* d = s->gltf;
   const size_t V = m->vertex_count, entries = m->skin->offsets[V];
   const int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
-  if (V != first->vertex_count || skio_json_get(d, node, "skin") < 0 || node_skin(d, node, local) <= 0)
+  const int32_t* local = t->local;
+  if (V != first->vertex_count || skio_json_get(d, node, "skin") < 0 || node_skin(d, node, t) <= 0)
     return cannot(why, why_size, "mesh %s: one primitive, several nodes, edited differently", m->name);
   uint32_t* off = malloc((V + 1) * sizeof *off);
   uint32_t* oj = malloc(entries * sizeof *oj + 4);
@@ -1831,22 +1949,22 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
   uint32_t** new_joints = calloc(s->mesh_count + 1, sizeof *new_joints);
   float** new_ibm = calloc(s->mesh_count + 1, sizeof *new_ibm);
   int32_t* local = malloc(((size_t)nodes + 1) * sizeof *local);
+  skin_table table = {local, UINT32_MAX, 0};
+  prim_groups pg = {0};
   skio_gltf_report rep = {0};
   size_t ne = 0;
   int rc = SKC_OK;
-  if (!edits || !offs || !js || !ws || !new_joints || !new_ibm || !local) {
+  if (!edits || !offs || !js || !ws || !new_joints || !new_ibm || !local || group_primitives(s, &pg)) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
   for (uint32_t mi = 0; mi < s->mesh_count && !rc; ++mi) {
     const skio_mesh* m = &s->meshes[mi];
     if (!m->skin) continue;
-    const skio_gltf_prim_edit* first = NULL;
-    for (size_t k = 0; k < ne && !first; ++k)
-      if (edits[k].mesh == (uint32_t)m->gltf_mesh && edits[k].primitive == (uint32_t)m->gltf_primitive)
-        first = &edits[k];
-    if (first) { /* a second instance of one primitive: written from the first when it holds the same weights */
-      if ((rc = same_as_first(s, m, first, w, ad.node_of, local, why, why_size)) == SKC_OUT_OF_MEMORY)
+    const int32_t first_edit = pg.edit[pg.group[mi]];
+    if (first_edit >=
+        0) { /* a second instance of one primitive: written from the first when it holds the same weights */
+      if ((rc = same_as_first(s, m, &edits[first_edit], w, ad.node_of, &table, why, why_size)) == SKC_OUT_OF_MEMORY)
         skc_fail(err, rc, "out of memory");
       if (rc) break;
       continue;
@@ -1854,12 +1972,13 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
     const bool has_skin = skio_json_get(d, node, "skin") >= 0;
     if (!has_skin && skio_mesh_still_rigid(m)) continue; /* a rigid child in the file: kept as is */
-    if (!has_skin && instanced_twice(s, m)) {
+    if (!has_skin && pg.several_nodes[pg.group[mi]]) {
       rc = cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
       break;
     }
-    int L = has_skin ? node_skin(d, node, local)
-                     : new_skin(s, m, ad.node_of, nodes, local, &new_joints[ne], &new_ibm[ne]);
+    int L =
+        has_skin ? node_skin(d, node, &table) : new_skin(s, m, ad.node_of, nodes, local, &new_joints[ne], &new_ibm[ne]);
+    if (!has_skin) table.skin = UINT32_MAX; /* the table now holds the new skin's joints */
     uint32_t skin_index = 0;
     if (has_skin && L > 0 && uses_added(s, m, &ad) && skio_json_u32(d, skio_json_get(d, node, "skin"), &skin_index)) {
       for (uint32_t k = 0; k < ad.count; ++k) local[d->node_count + k] = L + (int32_t)k; /* appended to its joints */
@@ -1887,7 +2006,7 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     if (rc) break;
     edits[ne] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
                                       (uint32_t)L, has_skin ? -1 : m->gltf_node, new_joints[ne], new_ibm[ne]};
-    ne++;
+    pg.edit[pg.group[mi]] = (int32_t)ne++;
   }
   if (w->report) *w->report = rep;
   skio_gltf_edit_options eo = {0};
@@ -1901,5 +2020,6 @@ done:
   for (size_t k = 0; k < s->mesh_count + 1 && offs && js && ws; ++k) free(offs[k]), free(js[k]), free(ws[k]);
   for (size_t k = 0; k < s->mesh_count + 1 && new_joints && new_ibm; ++k) free(new_joints[k]), free(new_ibm[k]);
   free(offs), free(js), free(ws), free(new_joints), free(new_ibm), free(edits), free(local);
+  prim_groups_free(&pg);
   return rc;
 }

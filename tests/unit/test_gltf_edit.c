@@ -837,9 +837,67 @@ START_TEST(test_bad_edits) {
   ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT); /* vertex count */
   e.mesh = 99;
   ck_assert_int_eq(skio_gltf_edit_write(d, &e, 1, out, 1, NULL, &err), SKC_INVALID_ARGUMENT);
+  skio_gltf_prim_edit twice[3] = {e, e, e};
+  twice[0].mesh = twice[2].mesh = 0, twice[1].mesh = 7;
+  ck_assert_int_eq(skio_gltf_edit_write(d, twice, 3, out, 1, NULL, &err), SKC_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err.message, "meshes[0].primitives[0] is edited twice"), "%s", err.message);
   struct stat st;
   ck_assert_int_ne(stat(out, &st), 0); /* nothing written */
   skio_gltf_doc_destroy(d);
+}
+END_TEST
+
+/* The old JOINTS_n / WEIGHTS_n of a primitive are found by their keys as JSON decodes them: a key written with an
+ * escape (JOINTS\u005f0) is the set, "JOINTS_00" is not one (io/gltf_edit.c old_sets: one pass over the keys, the
+ * lookups per set for a primitive with escapes). Unchanged weights then keep the file's own accessors. */
+START_TEST(test_skin_keys_as_decoded) {
+  const char* src = as_gltf(data_path("cylinder_rig.glb"));
+  char* text = strdup(skt_read_text(src));
+  ck_assert_ptr_nonnull(text);
+  char* at = strstr(text, "\"JOINTS_0\"");
+  ck_assert_ptr_nonnull(at);
+  char path[600];
+  for (int variant = 0; variant < 2; ++variant) {
+    snprintf(path, sizeof path, "%s/src_gltf/keys_%d.gltf", tmp_dir(), variant);
+    FILE* f = fopen(path, "wb");
+    fwrite(text, 1, (size_t)(at - text), f);
+    fputs(variant ? "\"JOINTS_00\"" : "\"JOINTS\\u005f0\"", f);
+    fputs(at + strlen("\"JOINTS_0\""), f);
+    fclose(f);
+    skio_gltf_doc* d = load(path);
+    infl r = read_infl(d, 0, 0);
+    skio_gltf_doc_destroy(d);
+    d = load(src); /* the weights as read from the original */
+    infl r0 = read_infl(d, 0, 0);
+    skio_gltf_doc_destroy(d);
+    uint32_t* off = calloc(r0.V + 1, sizeof *off);
+    uint32_t* jj = calloc(r0.V * 4 * r0.sets + 1, sizeof *jj);
+    float* ww = calloc(r0.V * 4 * r0.sets + 1, sizeof *ww);
+    size_t n = 0;
+    for (size_t v = 0; v < r0.V; ++v) {
+      for (size_t i = 0; i < 4 * r0.sets; ++i)
+        if (r0.w[v * 4 * r0.sets + i] > 0) jj[n] = r0.j[v * 4 * r0.sets + i], ww[n++] = r0.w[v * 4 * r0.sets + i];
+      off[v + 1] = (uint32_t)n;
+    }
+    d = load(path);
+    skio_gltf_prim_edit e = {0, 0, r0.V, off, 0, jj, ww, r0.L, -1, NULL, NULL};
+    char out[700];
+    snprintf(out, sizeof out, "%s/src_gltf/keys_out_%d.gltf", tmp_dir(), variant);
+    skio_gltf_edit_report rep = {0};
+    skio_gltf_edit_options o = {.weights_type = SKIO_WEIGHTS_SOURCE, .replace_files = true, .report = &rep};
+    skc_err err = {0};
+    ck_assert_msg(skio_gltf_edit_write(d, &e, 1, out, 0, &o, &err) == SKC_OK, "%s", err.message);
+    if (variant == 0) { /* the escaped key is JOINTS_0: its accessor kept */
+      ck_assert_uint_eq(rep.kept, 1);
+      ck_assert_uint_eq(rep.added + rep.in_place, 0);
+    } else { /* "JOINTS_00" names no set: JOINTS_0 is new */
+      ck_assert_uint_eq(rep.kept, 0);
+      ck_assert_uint_ge(rep.added + rep.in_place + rep.redeclared, 1);
+    }
+    skio_gltf_doc_destroy(d);
+    free(off), free(jj), free(ww), free(r.j), free(r.w), free(r0.j), free(r0.w);
+  }
+  free(text);
 }
 END_TEST
 
@@ -930,6 +988,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltf_to_glb);
   tcase_add_test(t, test_gltf_to_glb_missing_files);
   tcase_add_test(t, test_bad_edits);
+  tcase_add_test(t, test_skin_keys_as_decoded);
   tcase_add_test(t, test_whole_write_keeps_objects);
   tcase_add_test(t, test_empty_skin_edit);
   suite_add_tcase(s, t);
