@@ -124,6 +124,16 @@ static void vpush(uint32_t* jj, float* ww, size_t* n, uint32_t j, float w) {
   ++*n;
 }
 
+/* Why joint j's bone has no length, as skc_skeleton_bone_segments derives tails: a leaf extends its parent's bone
+ * (none when it sits at its parent's head), one child ends it, several children give it their direction. */
+static const char* why_zero_length(const skc_skeleton* sk, uint32_t j) {
+  uint32_t kids = 0;
+  for (uint32_t c = 0; c < sk->joint_count; ++c) kids += sk->parents[c] == (int32_t)j;
+  if (kids == 1) return "its only child sits at its position";
+  if (kids > 1) return "its children lie around its position";
+  return sk->parents[j] < 0 ? "a root without children" : "a leaf at its parent's position";
+}
+
 int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscope* sc, const skc_links_params* p,
                    skc_skeleton** out_skeleton, skc_skin** out_skin, skc_wreport* r, skc_err* err) {
   if (!sk || !p || !out_skeleton)
@@ -226,9 +236,8 @@ int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscop
     for (int a = 0; a < 3; ++a) scale = fmaxf(scale, fabsf(heads[3 * j + a]));
     if (!(len2 > 1e-12f * fmaxf(1.0f, scale * scale))) {
       rc = skc_fail(err, SKC_INVALID_ARGUMENT,
-                    "bone links: joint \"%s\" has a zero-length bone (a leaf at its parent's position): links need a "
-                    "direction",
-                    sk->names[j]);
+                    "bone links: joint \"%s\" has a zero-length bone (%s): links need a direction", sk->names[j],
+                    why_zero_length(sk, j));
       goto done;
     }
     float Winv[16];

@@ -823,8 +823,31 @@ START_TEST(test_links_bad_input) {
   sk_skeleton* lone = make_chain(1, 0.0f, 0.0f);
   float r1[1] = {150.0f};
   sk_bone_links_desc d1 = links_desc(r1, 1);
-  EXPECT(sk_bone_links(lone, NULL, &d1, &ls, NULL, NULL, &e), SK_ERR_INVALID_ARGUMENT, "zero-length bone");
+  EXPECT(sk_bone_links(lone, NULL, &d1, &ls, NULL, NULL, &e), SK_ERR_INVALID_ARGUMENT,
+         "zero-length bone (a root without children)");
   sk_skeleton_destroy(lone);
+  /* a joint whose only child sits at its position: the reason names that, not a leaf */
+  {
+    static const char* names2[] = {"hip", "hip_twin"};
+    const int32_t parents2[2] = {-1, 0};
+    float rest2[32];
+    mat_translate(rest2, 0.0f, 0.0f, 0.0f);
+    mat_translate(rest2 + 16, 0.0f, 0.0f, 0.0f);
+    sk_skeleton_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.size = sizeof sd;
+    sd.joint_count = 2;
+    sd.names = names2;
+    sd.parents = parents2;
+    sd.rest_local = rest2;
+    sk_skeleton* twin = NULL;
+    ck_assert_int_eq(sk_skeleton_create(&sd, &twin, NULL), SK_OK);
+    float r2[2] = {150.0f, 0.0f}; /* links on the hip only */
+    sk_bone_links_desc d2 = links_desc(r2, 2);
+    EXPECT(sk_bone_links(twin, NULL, &d2, &ls, NULL, NULL, &e), SK_ERR_INVALID_ARGUMENT,
+           "joint \"hip\" has a zero-length bone (its only child sits at its position)");
+    sk_skeleton_destroy(twin);
+  }
   /* an invalid entry: the vertex is copied and flagged, the rest proceeds */
   sk_skin* bad = NULL;
   ck_assert_int_eq(sk_skin_clone(skin, &bad, NULL), SK_OK);
