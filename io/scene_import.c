@@ -22,6 +22,7 @@
 #include <assimp/scene.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -1578,13 +1579,21 @@ static void isolated_child(const char* path, unsigned int flags, const struct ai
    * crash reporter) installed its own handlers. */
   const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
+  const uint64_t forked = memory_now(); /* the address space at the fork: the peak's floor */
+#if defined(__GLIBC__)
+  /* free heap the parent kept (the CLI grows its heap by a large pad for huge pages) would be room the limit,
+   * which counts address space, does not see: handed back first */
+  if (limit_mb) malloc_trim(0);
+#endif
   const uint64_t start = memory_now();
   limit_memory(start, limit_mb);
   import_fixes fx;
   const struct aiScene* ai = import_ai(path, flags, props, &fx);
   if (!ai) {
     const char* why = fx.why[0] ? fx.why : aiGetErrorString();
-    const uint64_t peak = memory_peak();
+    /* the peak when the reader grew past the fork's address space, else what it holds now (its heap keeps what it
+     * freed: the trim threshold) */
+    const uint64_t peak = memory_peak() > forked ? memory_peak() : memory_now();
     const char flag = limit_mb && peak > start && peak - start >= ((uint64_t)limit_mb << 19) ? 'M' : '-';
     if (write(fd, &flag, 1) == 1 && why && why[0] && write(fd, why, strnlen(why, SKC_ERR_MESSAGE_SIZE - 2)) < 0)
       _exit(3);

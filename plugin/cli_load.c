@@ -7,6 +7,7 @@
  * replaced atomically (sk_write_file_atomic). */
 #define _DEFAULT_SOURCE /* open_memstream, setrlimit */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,9 @@ uint64_t cli_address_space(int peak) {
 
 void cli_limit_memory(uint32_t mb) {
   if (!mb) return;
+#if defined(__GLIBC__)
+  malloc_trim(0); /* free heap (main's huge-page pad) is room the limit, which counts address space, does not see */
+#endif
   struct rlimit rl;
   if (getrlimit(RLIMIT_AS, &rl) != 0) return;
   rlim_t cap = (rlim_t)(cli_address_space(0) + ((uint64_t)mb << 20));

@@ -128,9 +128,11 @@ static void one_blas_thread(void) {
   (void)shutdown(); /* a later threaded call would start them again: none comes */
 }
 
-/* Transparent huge pages for the heap: binding touches about 1 KB of fresh memory per vertex (the heat system's
- * factor, the BVH, candidate arrays) and on virtual machines a 4 KiB page fault costs ~10 us (a 38k-vertex bind:
- * 7,500 faults, 1,900 with huge pages). Where the kernel gives huge pages only to memory that asks
+/* Transparent huge pages for the heap: every command fills fresh memory (binding ~1 KB per vertex: the heat
+ * system's factor, the BVH, candidate arrays; reading and writing a model its arrays and buffers) and on virtual
+ * machines a 4 KiB page fault costs ~10 us (a 38k-vertex bind: 7,500 faults, 1,900 with huge pages; `weights
+ * --smooth 3` on CesiumMan_subdiv2: 9,500 and 1,000, 228 -> 85 ms). Where the kernel gives huge pages only to memory
+ * that asks
  * (enabled = madvise, the common default), the heap is grown once by a large pad and that range advised; the
  * untouched part costs address space, not memory, and the trim threshold keeps it (glibc's tunable
  * glibc.malloc.hugetlb=1 does the same per growth, but is read only when a process starts: the CLI ran itself a
@@ -163,17 +165,18 @@ static void heap_in_huge_pages(void) {
 }
 #endif
 
-/* `skinkit bind`: its workers' and its memory's settings, in this process. */
-static void tune_bind(void) {
+/* The settings of a command's process, in this process: its memory's, and the BLAS's for bind. */
+static void tune_command(const char* cmd) {
 #if defined(__GLIBC__) && defined(__linux__)
-  one_blas_thread();
+  if (!strcmp(cmd, "bind")) one_blas_thread();
   heap_in_huge_pages();
+#else
+  (void)cmd;
 #endif
 }
 
 int main(int argc, char** argv) {
   tune_process();
-  if (argc > 1 && !strcmp(argv[1], "bind")) tune_bind();
   cli_guard_terminal();
   if (argc < 2) {
     usage(stderr);
@@ -197,6 +200,7 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < k_command_count; ++i)
     if (!strcmp(argv[1], k_commands[i].name)) {
+      tune_command(argv[1]);
       for (int a = 2; a < argc; ++a)
         if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
           fputs(k_commands[i].usage, stdout);

@@ -209,10 +209,13 @@ static int spawn(worker* w, job* j, file_result* fr, size_t index) {
   if (pid == 0) { /* the worker: check one file, send the result, leave without running atexit handlers */
     close(fds[0]);
     const uint32_t limit = cli_memory_limit_mb(fr->path);
+    const uint64_t forked = cli_address_space(0);
+    cli_limit_memory(limit); /* first hands the heap's free pad back */
     const uint64_t start = cli_address_space(0);
-    cli_limit_memory(limit);
     check_file(j, fr);
-    const uint64_t peak = cli_address_space(1);
+    /* the peak when the worker grew past its address space at the fork, else what it holds now (its heap keeps
+     * what it freed) */
+    const uint64_t peak = cli_address_space(1) > forked ? cli_address_space(1) : cli_address_space(0);
     if (fr->status == 2 && limit && peak > start && peak - start >= ((uint64_t)limit << 19)) /* half of it used */
       snprintf(fr->error, sizeof fr->error, "%s: reading it needs more than the memory limit of %u MiB", fr->path,
                limit);

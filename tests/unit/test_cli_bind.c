@@ -852,10 +852,11 @@ static unsigned long long largest_huge_advice(const char* path) {
   return best;
 }
 
-/* `skinkit bind` sets its process up in itself (plugin/cli_main.c tune_bind): no second image of the executable
+/* `skinkit bind` sets its process up in itself (plugin/cli_main.c tune_command): no second image of the executable
  * (it ran itself again for glibc's huge-page tunable, ~30 ms of start-up on a paravirtualized guest), its heap
- * advised for huge pages in one range, and OpenBLAS's start-up worker stopped before it spins (left alone when the
- * user sets a thread count: GOTO_NUM_THREADS=2 here, whose worker spins ~0.1 s on sched_yield). */
+ * advised for huge pages in one range (every command's: info here too), and OpenBLAS's start-up worker kept from
+ * spinning (left alone when the user sets a thread count: GOTO_NUM_THREADS=2 here, whose worker spins ~0.1 s on
+ * sched_yield). */
 START_TEST(bind_sets_itself_up_in_one_process) {
   char args[1024];
   snprintf(args, sizeof args, "sample %s --segments 64 --rings 100 --bones 3", tmp_path("c6k.glb"));
@@ -870,12 +871,16 @@ START_TEST(bind_sets_itself_up_in_one_process) {
   if (users[1] > 200) /* OpenBLAS's worker spun (another BLAS has none) */
     ck_assert_msg(mine[1] * 4 < users[1], "sched_yield: %ld, %ld with the worker left running", mine[1], users[1]);
   if (!thp_on_request() || SANITIZED) return; /* ASan's allocator is not glibc's heap */
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && strace -f -e trace=madvise -o '%s' '%s' %s >/dev/null 2>&1", SK_SOURCE_DIR,
-           tmp_path("madvise.txt"), SK_CLI_PATH, args);
-  ck_assert_int_eq(system(cmd), 0);
-  unsigned long long advised = largest_huge_advice(tmp_path("madvise.txt"));
-  ck_assert_msg(advised >= 32ull << 20, "largest huge-page advice %llu bytes", advised);
+  char info[1024], cmd[4096];
+  snprintf(info, sizeof info, "info %s", tmp_path("c6k.glb"));
+  const char* const runs[2] = {args, info};
+  for (int r = 0; r < 2; ++r) {
+    snprintf(cmd, sizeof cmd, "cd '%s' && strace -f -e trace=madvise -o '%s' '%s' %s >/dev/null 2>&1", SK_SOURCE_DIR,
+             tmp_path("madvise.txt"), SK_CLI_PATH, runs[r]);
+    ck_assert_int_eq(system(cmd), 0);
+    unsigned long long advised = largest_huge_advice(tmp_path("madvise.txt"));
+    ck_assert_msg(advised >= 32ull << 20, "%s: largest huge-page advice %llu bytes", runs[r], advised);
+  }
 }
 END_TEST
 
