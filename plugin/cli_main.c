@@ -136,8 +136,9 @@ static void one_blas_thread(void) {
  * (enabled = madvise, the common default), the heap is grown once by a large pad and that range advised; the
  * untouched part costs address space, not memory, and the trim threshold keeps it (glibc's tunable
  * glibc.malloc.hugetlb=1 does the same per growth, but is read only when a process starts: the CLI ran itself a
- * second time for it, ~30 ms of start-up on a paravirtualized guest). Pads that the system refuses (RLIMIT_DATA,
- * strict overcommit) are tried smaller; none taken leaves malloc as it was. */
+ * second time for it, ~30 ms of start-up on a paravirtualized guest). Under strict overcommit (mode 2) nothing is
+ * reserved: the pad would count against the commit limit in every process (and in validate's forked workers).
+ * Pads that the system refuses (RLIMIT_DATA, RLIMIT_AS) are tried smaller; none taken leaves malloc as it was. */
 static void heap_in_huge_pages(void) {
   const char* tunables = getenv("GLIBC_TUNABLES");
   if (tunables && strstr(tunables, "hugetlb")) return; /* the user's choice */
@@ -148,6 +149,10 @@ static void heap_in_huge_pages(void) {
     fclose(f);
   }
   if (!strstr(mode, "[madvise]")) return; /* [always]: nothing to ask; [never]: nothing to get */
+  f = fopen("/proc/sys/vm/overcommit_memory", "r");
+  const int strict = f && fgetc(f) == '2'; /* every process's pad would count against the commit limit */
+  if (f) fclose(f);
+  if (strict) return;
   static const size_t pads[] = {(size_t)1 << 30, (size_t)256 << 20, (size_t)64 << 20};
   const uintptr_t huge = (uintptr_t)2 << 20;
   for (size_t i = 0; i < sizeof pads / sizeof pads[0]; i++) {
