@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "skc_chol.h"
+#include "skc_dl.h"
 
 #ifndef SKC_CHOLMOD_SONAME
 #define SKC_CHOLMOD_SONAME "libcholmod.so.3"
@@ -53,24 +54,18 @@ static struct SuiteSparse_config_struct* g_config;
 static const char* g_missing; /* NULL once every function was found */
 static char g_reason[512];
 
+#define CHOLMOD_NAME(name, ret, args) #name,
+static const char* const k_names[] = {CHOLMOD_FUNCTIONS(CHOLMOD_NAME)};
+_Static_assert(sizeof g_ch == sizeof k_names / sizeof k_names[0] * sizeof(void*), "one pointer a name");
+
 static void load(void) {
-  const char* file = getenv("SKINKIT_CHOLMOD");
-  if (!file || !file[0]) file = SKC_CHOLMOD_SONAME;
-  void* lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* e = dlerror();
-    snprintf(g_reason, sizeof g_reason, "CHOLMOD (%s) could not be loaded: %s", file, e ? e : "?");
+  const char* file;
+  void* lib = skc_dl_open("SKINKIT_CHOLMOD", SKC_CHOLMOD_SONAME, "CHOLMOD", &file, g_reason, sizeof g_reason);
+  if (!lib || !skc_dl_resolve(lib, k_names, (void**)&g_ch, sizeof k_names / sizeof k_names[0], "CHOLMOD", file,
+                              g_reason, sizeof g_reason)) {
     g_missing = g_reason;
     return;
   }
-#define CHOLMOD_RESOLVE(name, ret, args)                                                                            \
-  if (!(*(void**)& g_ch.name = dlsym(lib, #name))) {                                                                \
-    snprintf(g_reason, sizeof g_reason, "CHOLMOD (%s) has no %s: not the version the library was built with", file, \
-             #name);                                                                                                \
-    g_missing = g_reason;                                                                                           \
-    return;                                                                                                         \
-  }
-  CHOLMOD_FUNCTIONS(CHOLMOD_RESOLVE)
   g_config = (struct SuiteSparse_config_struct*)dlsym(lib, "SuiteSparse_config");
   if (!g_config) {
     snprintf(g_reason, sizeof g_reason, "CHOLMOD (%s): SuiteSparse_config not found", file);

@@ -18,12 +18,12 @@
 #include <assimp/cexport.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "skc_dl.h"
 #include "skio_ai.h"
 
 #ifndef SKIO_ASSIMP_SONAME
@@ -64,25 +64,17 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static const char* g_missing; /* NULL once every function was found */
 static char g_reason[512];
 
+#define AI_NAME(name, ret, args) #name,
+static const char* const k_names[] = {AI_FUNCTIONS(AI_NAME)};
+_Static_assert(sizeof g_ai == sizeof k_names / sizeof k_names[0] * sizeof(void*), "one pointer a name");
+
 /* SKINKIT_ASSIMP names another build of the same Assimp major version (a path or a soname) */
 static void load(void) {
-  const char* file = getenv("SKINKIT_ASSIMP");
-  if (!file || !file[0]) file = SKIO_ASSIMP_SONAME;
-  void* lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* e = dlerror();
-    snprintf(g_reason, sizeof g_reason, "Assimp (%s) could not be loaded: %s", file, e ? e : "?");
+  const char* file;
+  void* lib = skc_dl_open("SKINKIT_ASSIMP", SKIO_ASSIMP_SONAME, "Assimp", &file, g_reason, sizeof g_reason);
+  if (!lib || !skc_dl_resolve(lib, k_names, (void**)&g_ai, sizeof k_names / sizeof k_names[0], "Assimp", file, g_reason,
+                              sizeof g_reason))
     g_missing = g_reason;
-    return;
-  }
-#define AI_RESOLVE(name, ret, args)                                                                                \
-  if (!(*(void**)& g_ai.name = dlsym(lib, #name))) {                                                               \
-    snprintf(g_reason, sizeof g_reason, "Assimp (%s) has no %s: not the version the library was built with", file, \
-             #name);                                                                                               \
-    g_missing = g_reason;                                                                                          \
-    return;                                                                                                        \
-  }
-  AI_FUNCTIONS(AI_RESOLVE)
   /* the library stays loaded: scenes it made may be released at any time */
 }
 

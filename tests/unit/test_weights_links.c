@@ -51,14 +51,15 @@ static void trs_set(float* t, float tx, float ty, float tz, const float axis[3],
 }
 
 /* A chain of n joints "j0".."j<n-1>" along +X, one unit apart (j0 at x0); bind = rest moved by bind_offset_x. */
-static sk_skeleton* make_chain(uint32_t n, float x0, float bind_offset_x) {
+/* A chain of n joints along x from x0, step apart (each bind moved by bind_offset_x, 0: the rest pose). */
+static sk_skeleton* make_chain_step(uint32_t n, float x0, float step, float bind_offset_x) {
   static const char* names[] = {"j0", "j1", "j2", "j3", "j4"};
   int32_t parents[5];
   float rest[5 * 16], bind[5 * 16];
   for (uint32_t j = 0; j < n; ++j) {
     parents[j] = (int32_t)j - 1;
-    mat_translate(rest + 16 * j, j ? 1.0f : x0, 0, 0);
-    mat_translate(bind + 16 * j, x0 + (float)j + bind_offset_x, 0, 0);
+    mat_translate(rest + 16 * j, j ? step : x0, 0, 0);
+    mat_translate(bind + 16 * j, x0 + (float)j * step + bind_offset_x, 0, 0);
   }
   sk_skeleton_desc d;
   memset(&d, 0, sizeof d);
@@ -71,6 +72,10 @@ static sk_skeleton* make_chain(uint32_t n, float x0, float bind_offset_x) {
   sk_skeleton* s = NULL;
   ck_assert_int_eq(sk_skeleton_create(&d, &s, NULL), SK_OK);
   return s;
+}
+
+static sk_skeleton* make_chain(uint32_t n, float x0, float bind_offset_x) {
+  return make_chain_step(n, x0, 1.0f, bind_offset_x);
 }
 
 static sk_bone_links_desc links_desc(const float* ranges, size_t range_count) {
@@ -828,24 +833,11 @@ START_TEST(test_links_bad_input) {
   sk_skeleton_destroy(lone);
   /* a joint whose only child sits at its position: the reason names that, not a leaf */
   {
-    static const char* names2[] = {"hip", "hip_twin"};
-    const int32_t parents2[2] = {-1, 0};
-    float rest2[32];
-    mat_translate(rest2, 0.0f, 0.0f, 0.0f);
-    mat_translate(rest2 + 16, 0.0f, 0.0f, 0.0f);
-    sk_skeleton_desc sd;
-    memset(&sd, 0, sizeof sd);
-    sd.size = sizeof sd;
-    sd.joint_count = 2;
-    sd.names = names2;
-    sd.parents = parents2;
-    sd.rest_local = rest2;
-    sk_skeleton* twin = NULL;
-    ck_assert_int_eq(sk_skeleton_create(&sd, &twin, NULL), SK_OK);
+    sk_skeleton* twin = make_chain_step(2, 0.0f, 0.0f, 0.0f);
     float r2[2] = {150.0f, 0.0f}; /* links on the hip only */
     sk_bone_links_desc d2 = links_desc(r2, 2);
     EXPECT(sk_bone_links(twin, NULL, &d2, &ls, NULL, NULL, &e), SK_ERR_INVALID_ARGUMENT,
-           "joint \"hip\" has a zero-length bone (its only child sits at its position)");
+           "joint \"j0\" has a zero-length bone (its only child sits at its position)");
     sk_skeleton_destroy(twin);
   }
   /* an invalid entry: the vertex is copied and flagged, the rest proceeds */
