@@ -132,9 +132,8 @@ static void one_blas_thread(void) {
  * system's factor, the BVH, candidate arrays; reading and writing a model its arrays and buffers) and on virtual
  * machines a 4 KiB page fault costs ~10 us (a 38k-vertex bind: 7,500 faults, 1,900 with huge pages; `weights
  * --smooth 3` on CesiumMan_subdiv2: 9,500 and 1,000, 228 -> 85 ms). Where the kernel gives huge pages only to memory
- * that asks
- * (enabled = madvise, the common default), the heap is grown once by a large pad and that range advised; the
- * untouched part costs address space, not memory, and the trim threshold keeps it (glibc's tunable
+ * that asks (enabled = madvise, the common default), the heap is grown once by a large pad and that range advised;
+ * the untouched part costs address space, not memory, and the trim threshold keeps it (glibc's tunable
  * glibc.malloc.hugetlb=1 does the same per growth, but is read only when a process starts: the CLI ran itself a
  * second time for it, ~30 ms of start-up on a paravirtualized guest). Under strict overcommit (mode 2) nothing is
  * reserved: the pad would count against the commit limit in every process (and in validate's forked workers).
