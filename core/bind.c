@@ -302,6 +302,10 @@ void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tail
   double typical = median_bone(s, heads);
   for (uint32_t j = 0; j < n; ++j) {
     float* t = tails + 3 * (size_t)j;
+    if (skc_skeleton_has_tail(s, j)) {
+      skc_mat4_transform_point(s->rest_world + 16 * (size_t)j, s->tail_local + 3 * (size_t)j, t);
+      continue;
+    }
     if (tail_from_hub(s, heads, j, axis, typical, t)) continue;
     if (axis < 0 || !tail_follows_axis(s, j) || !tail_on_axis(s, heads, j, axis, t)) tail_from_children(s, heads, j, t);
   }

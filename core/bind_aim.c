@@ -49,9 +49,10 @@ static uint32_t* child_counts(const skc_skeleton* s) {
   return kids;
 }
 
-/* Whether joint j is a leaf with siblings (kids from child_counts: linear in the joints, a 65k-joint file too). */
+/* Whether joint j is a leaf with siblings and no stored tail (kids from child_counts: linear in the joints, a 65k-joint
+ * file too). */
 static int sibling_leaf(const skc_skeleton* s, const uint32_t* kids, uint32_t j) {
-  return s->parents[j] >= 0 && kids[j] == 0 && kids[s->parents[j]] > 1;
+  return !skc_skeleton_has_tail(s, j) && s->parents[j] >= 0 && kids[j] == 0 && kids[s->parents[j]] > 1;
 }
 
 static double dist2(const double a[3], const float* b) {

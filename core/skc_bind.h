@@ -97,7 +97,8 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
 #define SKC_BRANCH_SHARE 0.2
 int skc_bind_merge_branches(const skc_bind_desc* d, skc_bind_cands* c); /* SKC_OK or SKC_OUT_OF_MEMORY */
 
-/* Bone segments of a skeleton: head = world rest origin; tail = the only child's head. When the skeleton has a
+/* Bone segments of a skeleton: head = world rest origin; tail = the stored one (s->tail_local: Blender's Collada
+ * tips) where the file gave it, else by these rules: the only child's head. When the skeleton has a
  * bone axis (a signed local axis pointing at the only child for >= 75 % of the >= 3 single-child joints: Blender's
  * +Y, Maya's +X), joints with several children and chain-ending leaves point along it (plugin/skinkit.h,
  * sk_skeleton_bone_segments, has the rule). Otherwise, with several children, head + the unit direction to the

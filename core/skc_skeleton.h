@@ -21,6 +21,10 @@ struct sk_skeleton {
   float* rest_world;   /* 16 * joint_count */
   float* bind;         /* 16 * joint_count, B */
   float* inverse_bind; /* 16 * joint_count, B^-1 */
+  /* NULL, or 3 * joint_count: each joint's bone tail as the file stores it (Blender's Collada tips), a point in the
+   * joint's own rest frame (so it follows any later change of the roots' placement); NaN where not stored. The bone
+   * segments take it before any rule (skc_skeleton_bone_segments). */
+  float* tail_local;
 };
 typedef struct sk_skeleton skc_skeleton;
 
@@ -31,6 +35,7 @@ typedef struct skc_skeleton_init {
   const float* rest_local;
   const float* bind;
   const float* inverse_bind;
+  const float* tail_local; /* NULL, or 3 * joint_count (NaN: not stored); entries not all finite become NaN */
 } skc_skeleton_init;
 
 int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err);
@@ -40,6 +45,11 @@ static inline bool skc_skeleton_is_root(const skc_skeleton* s, uint32_t j) {
   return p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j;
 }
 void skc_skeleton_destroy(skc_skeleton* s);
+/* Whether joint j's tail is stored (s->tail_local has a finite point for it). */
+static inline bool skc_skeleton_has_tail(const skc_skeleton* s, uint32_t j) {
+  const float* t = s->tail_local ? s->tail_local + 3 * (size_t)j : NULL;
+  return t && t[0] == t[0] && t[1] == t[1] && t[2] == t[2];
+}
 /* Index of a joint by exact name, or -1. Linear scan (skeletons are small). */
 int32_t skc_skeleton_find(const skc_skeleton* s, const char* name);
 

@@ -1,9 +1,10 @@
 /* skeleton.c - joint hierarchy validation, rest/bind matrices, forward kinematics and palette. */
-#include "skc_skeleton.h"
-
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "skc_skeleton.h"
 
 int skc_hierarchy_check(const int32_t* parents, uint32_t count, skc_err* err) {
   for (uint32_t j = 0; j < count; ++j) {
@@ -100,6 +101,7 @@ void skc_skeleton_destroy(skc_skeleton* s) {
   free(s->rest_world);
   free(s->bind);
   free(s->inverse_bind);
+  free(s->tail_local);
   free(s);
 }
 
@@ -134,6 +136,21 @@ static int check_names(const skc_skeleton* s, skc_err* err) {
     }
   free(sorted);
   return rc;
+}
+
+/* s->tail_local from init's (a point not all finite: NaN, not stored); none stored: stays NULL. 0 when out of
+ * memory. */
+static int copy_tails(skc_skeleton* s, const float* tails) {
+  bool any = false;
+  for (size_t i = 0; i < 3 * (size_t)s->joint_count; i += 3)
+    any |= isfinite(tails[i]) && isfinite(tails[i + 1]) && isfinite(tails[i + 2]);
+  if (!any) return 1;
+  if (!(s->tail_local = malloc(3 * (size_t)s->joint_count * sizeof *s->tail_local))) return 0;
+  for (size_t i = 0; i < 3 * (size_t)s->joint_count; i += 3) {
+    const bool ok = isfinite(tails[i]) && isfinite(tails[i + 1]) && isfinite(tails[i + 2]);
+    for (int k = 0; k < 3; ++k) s->tail_local[i + k] = ok ? tails[i + k] : NAN;
+  }
+  return 1;
 }
 
 int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err) {
@@ -211,6 +228,10 @@ int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_e
       skc_skeleton_destroy(s);
       return rc;
     }
+  }
+  if (init->tail_local && !copy_tails(s, init->tail_local)) {
+    skc_skeleton_destroy(s);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a skeleton of %u joints", n);
   }
   *out = s;
   return SKC_OK;

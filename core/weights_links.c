@@ -124,6 +124,31 @@ static void vpush(uint32_t* jj, float* ww, size_t* n, uint32_t j, float w) {
   ++*n;
 }
 
+/* The stored tails (sk->tail_local) of the linked skeleton: a joint keeps its own; a linked joint's bone now ends at
+ * its first link (no stored tail: the only child's head), and its last link ends where the joint did (its frame is
+ * the joint's moved by k steps D along the bone). *out NULL when sk stores none; 0 when out of memory. */
+static int link_tails(const skc_skeleton* sk, const uint32_t* kk, const uint32_t* map, uint32_t total,
+                      const float* heads, const float* tails, float** out) {
+  *out = NULL;
+  if (!sk->tail_local) return 1;
+  float* t = malloc(3 * (size_t)total * sizeof *t);
+  if (!t) return 0;
+  for (size_t i = 0; i < 3 * (size_t)total; ++i) t[i] = NAN;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (!skc_skeleton_has_tail(sk, j)) continue;
+    float* own = t + 3 * (size_t)map[j];
+    memcpy(own, sk->tail_local + 3 * (size_t)j, 3 * sizeof *own);
+    float Winv[16], step[3], D[3];
+    if (!kk[j] || !skc_mat4_inverse(sk->rest_world + 16 * (size_t)j, Winv)) continue;
+    for (int a = 0; a < 3; ++a) step[a] = (tails[3 * j + a] - heads[3 * j + a]) / (float)(kk[j] + 1);
+    skc_mat4_transform_dir(Winv, step, D);
+    float* last = t + 3 * (size_t)(map[j] + kk[j]);
+    for (int a = 0; a < 3; ++a) last[a] = own[a] - (float)kk[j] * D[a], own[a] = NAN;
+  }
+  *out = t;
+  return 1;
+}
+
 /* Why joint j's bone has no length, as skc_skeleton_bone_segments derives tails: a leaf extends its parent's bone
  * (none when it sits at its parent's head), one child ends it, several children give it their direction. */
 static const char* why_zero_length(const skc_skeleton* sk, uint32_t j) {
@@ -306,8 +331,15 @@ int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscop
   }
   /* (skc_skeleton_create refuses any remaining duplicate name) */
   {
-    skc_skeleton_init init = {total, (const char* const*)names, parents, rest, bind, ibind};
-    if ((rc = skc_skeleton_create(&init, &out_sk, err))) goto done;
+    float* tl = NULL;
+    if (!link_tails(sk, kk, map, total, heads, tails, &tl)) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", total);
+      goto done;
+    }
+    skc_skeleton_init init = {total, (const char* const*)names, parents, rest, bind, ibind, tl};
+    rc = skc_skeleton_create(&init, &out_sk, err);
+    free(tl);
+    if (rc) goto done;
   }
 
   /* ---- weights */

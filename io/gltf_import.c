@@ -562,7 +562,7 @@ static int build_skeleton(importer* im, skc_err* err) {
     for (uint32_t k = 0; k < si->count; ++k) skio_bind_take(si->joint[k], si->ibm + (size_t)k * 16, bind, ibind, have);
   }
   skio_bind_fill_rest(jc, world, have, bind, ibind);
-  skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind};
+  skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind, NULL};
   skc_err e2 = {0};
   if ((rc = skc_skeleton_create(&init, &im->s->skeleton, &e2)))
     rc = fail(im, err, rc == SKC_OUT_OF_MEMORY ? rc : SKC_FORMAT, "skeleton: %s", e2.message);

@@ -239,7 +239,7 @@ static int read_skeleton(iqm* q, skio_scene* s, skc_err* err) {
   }
   if (!rc && !names[0]) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", q->path);
   if (!rc) {
-    skc_skeleton_init init = {jc, (const char* const*)names, parents, rest, NULL, NULL};
+    skc_skeleton_init init = {jc, (const char* const*)names, parents, rest, NULL, NULL, NULL};
     skc_err why = {0};
     rc = skc_skeleton_create(&init, &s->skeleton, &why);
     if (rc == SKC_OUT_OF_MEMORY)

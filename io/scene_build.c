@@ -21,8 +21,10 @@ int skio_scene_create(const skc_skeleton* skeleton, skio_scene** out, skc_err* e
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a scene");
   }
   if (skeleton) {
-    skc_skeleton_init init = {skeleton->joint_count, (const char* const*)skeleton->names, skeleton->parents,
-                              skeleton->rest_local, skeleton->bind, skeleton->inverse_bind};
+    skc_skeleton_init init = {skeleton->joint_count, (const char* const*)skeleton->names,
+                              skeleton->parents,     skeleton->rest_local,
+                              skeleton->bind,        skeleton->inverse_bind,
+                              skeleton->tail_local};
     int rc = skc_skeleton_create(&init, &s->skeleton, err);
     if (rc) {
       skio_scene_destroy(s);

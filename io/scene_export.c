@@ -2462,7 +2462,8 @@ static int assimp_write_binds(const skio_scene* s, const char* id, const float* 
     free(ib);
     return assimp_write_scene(s, id, root_xf, path, opts, err);
   }
-  skc_skeleton_init init = {sk->joint_count, (const char* const*)sk->names, sk->parents, sk->rest_local, NULL, ib};
+  skc_skeleton_init init = {
+      sk->joint_count, (const char* const*)sk->names, sk->parents, sk->rest_local, NULL, ib, NULL};
   skio_scene view = *s;
   skc_skeleton* carried = NULL;
   int rc = skc_skeleton_create(&init, &carried, err);

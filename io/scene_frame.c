@@ -95,7 +95,13 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t he
     else if (held >= 0 && sk->parents[j] == held)
       skc_mat4_mul(h->g, l, rest + (size_t)j * 16);
   }
-  skc_skeleton_init init = {n, (const char* const*)sk->names, sk->parents, rest, sk->bind, sk->inverse_bind};
+  skc_skeleton_init init = {n,
+                            (const char* const*)sk->names,
+                            sk->parents,
+                            rest,
+                            sk->bind,
+                            sk->inverse_bind,
+                            sk->tail_local}; /* stored tails sit in their joints' frames: unchanged */
   int rc = skc_skeleton_create(&init, out, err);
   free(rest);
   return rc;

@@ -141,8 +141,13 @@ int skio_scene_relink(skio_scene* s, const skc_skeleton* linked, skc_err* err) {
   int rc = map_joints(old, linked, map, taken, err);
   skc_skeleton* nsk = NULL;
   if (!rc) {
-    skc_skeleton_init init = {nj, (const char* const*)linked->names, linked->parents, linked->rest_local,
-                              linked->bind, linked->inverse_bind};
+    skc_skeleton_init init = {nj,
+                              (const char* const*)linked->names,
+                              linked->parents,
+                              linked->rest_local,
+                              linked->bind,
+                              linked->inverse_bind,
+                              linked->tail_local};
     rc = skc_skeleton_create(&init, &nsk, err);
   }
   staged st;

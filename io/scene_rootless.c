@@ -22,8 +22,13 @@ static int drop_skeleton(const skc_skeleton* sk, skc_skeleton** out, skc_err* er
       memcpy(rest + (size_t)(j - 1) * 16, sk->rest_local + (size_t)j * 16, 16 * sizeof *rest);
   }
   if (!rc) {
-    skc_skeleton_init init = {n, (const char* const*)sk->names + 1, parents, rest, sk->bind + 16,
-                              sk->inverse_bind + 16};
+    skc_skeleton_init init = {n,
+                              (const char* const*)sk->names + 1,
+                              parents,
+                              rest,
+                              sk->bind + 16,
+                              sk->inverse_bind + 16,
+                              sk->tail_local ? sk->tail_local + 3 : NULL};
     rc = skc_skeleton_create(&init, out, err);
   }
   free(parents);

@@ -172,4 +172,22 @@ typedef struct skio_collada_ortho {
 int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out, uint32_t* count, skc_err* err);
 void skio_collada_ortho_free(skio_collada_ortho* list, uint32_t count);
 
+/* Blender's bone tails (collada_tips.c). Blender 3.4 writes for a leaf bone tip_x, tip_y, tip_z (its tail minus its
+ * head in armature space: the frame of the armature object's node) and for a bone connected to its parent
+ * connect = 1 (the parent's tail is its head), in the node's <extra><technique profile="blender">. For each
+ * <node type="JOINT"> with a tip (three finite numbers) or connect: its id (else its name: Assimp's name for the
+ * node), the id of the innermost node around it not of type JOINT (the armature; "" when none), the tip and the
+ * flag. Sorted by node (a node id given twice is dropped: ambiguous). A document without profile="blender" costs
+ * one search. SKC_OUT_OF_MEMORY is the only failure. */
+typedef struct skio_collada_tip {
+  char* node;
+  char* armature;
+  double tip[3];
+  bool has_tip; /* tip holds the three numbers */
+  bool connect; /* the bone starts at its parent's tail */
+} skio_collada_tip;
+int skio_collada_tips(const char* text, size_t n, skio_collada_tip** out, uint32_t* count);
+const skio_collada_tip* skio_collada_tip_of(const skio_collada_tip* tips, uint32_t count, const char* node);
+void skio_collada_tips_free(skio_collada_tip* tips, uint32_t count);
+
 #endif

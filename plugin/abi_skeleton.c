@@ -1,5 +1,6 @@
 /* abi_skeleton.c - skeleton, forward kinematics and palette entry points. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,10 +8,17 @@
 #include "skc_skeleton.h"
 
 SK_API sk_result sk_skeleton_create(const sk_skeleton_desc* desc, sk_skeleton** out, sk_error* err) {
+  if (desc && desc->size == offsetof(sk_skeleton_desc, tails)) { /* ABI 1.22 and before: no tails */
+    sk_skeleton_desc d;
+    memset(&d, 0, sizeof d);
+    memcpy(&d, desc, offsetof(sk_skeleton_desc, tails));
+    d.size = sizeof d;
+    return sk_skeleton_create(&d, out, err);
+  }
   SK__CHECK_SIZE(desc, sk_skeleton_desc, err);
   if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out must not be NULL");
-  skc_skeleton_init init = {desc->joint_count, desc->names,        desc->parents,
-                            desc->rest_local,  desc->bind,         desc->inverse_bind};
+  skc_skeleton_init init = {desc->joint_count, desc->names,        desc->parents, desc->rest_local,
+                            desc->bind,        desc->inverse_bind, desc->tails};
   skc_err e;
   skc_skeleton* s = NULL;
   int rc = skc_skeleton_create(&init, &s, &e);
@@ -53,6 +61,18 @@ SK_API sk_result sk_skeleton_get_rest_world(const sk_skeleton* s, float* out) {
 SK_API sk_result sk_skeleton_get_bind(const sk_skeleton* s, float* out) { return copy_matrices(s, s ? s->bind : NULL, out); }
 SK_API sk_result sk_skeleton_get_inverse_bind(const sk_skeleton* s, float* out) {
   return copy_matrices(s, s ? s->inverse_bind : NULL, out);
+}
+
+SK_API uint32_t sk_skeleton_get_tails(const sk_skeleton* s, float* out_tails) {
+  if (!s) return 0;
+  uint32_t stored = 0;
+  for (uint32_t j = 0; j < s->joint_count; ++j) {
+    const bool has = skc_skeleton_has_tail(s, j);
+    stored += has;
+    for (int k = 0; out_tails && k < 3; ++k)
+      out_tails[3 * (size_t)j + k] = has ? s->tail_local[3 * (size_t)j + k] : NAN;
+  }
+  return stored;
 }
 
 SK_API sk_result sk_skeleton_get_rest_trs(const sk_skeleton* s, float* out_trs) {

@@ -159,8 +159,9 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
   float* local = malloc((size_t)nj * 16 * sizeof *local);
   const char** names = malloc((size_t)nj * sizeof *names);
   int32_t* parents = malloc((size_t)nj * sizeof *parents);
+  float* tails = malloc((size_t)nj * 3 * sizeof *tails);
   sk_skeleton* out = NULL;
-  if (ib && local && names && parents &&
+  if (ib && local && names && parents && tails &&
       (mesh == UINT32_MAX || sk_scene_mesh_inverse_binds(scene, mesh, ib, NULL, NULL) == SK_OK) &&
       sk_skeleton_get_rest_local(base, local) == SK_OK) {
     for (uint32_t j = 0; j < nj; ++j) {
@@ -175,8 +176,10 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
     sd.parents = parents;
     sd.rest_local = local;
     sd.inverse_bind = mesh == UINT32_MAX ? NULL : ib; /* none: bind = rest */
+    sd.tails = sk_skeleton_get_tails(base, tails) ? tails : NULL; /* the file's bone tails (Blender's Collada) */
     if (sk_skeleton_create(&sd, &out, NULL) != SK_OK) out = NULL;
   }
+  free(tails);
   free(ib);
   free(local);
   free(names);

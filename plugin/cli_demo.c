@@ -193,7 +193,7 @@ int cli_demo(int argc, char** argv) {
   const char* names[2] = {"upper", "lower"};
   int32_t parents[2] = {SK_NO_PARENT, 0};
   float rest[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1};
-  sk_skeleton_desc sd = {sizeof sd, 2, names, parents, rest, NULL, NULL};
+  sk_skeleton_desc sd = {sizeof sd, 2, names, parents, rest, NULL, NULL, NULL};
   sk_skeleton* skel = NULL;
   demo_mesh m;
   if (sk_skeleton_create(&sd, &skel, &err) || build_mesh(64, 128, &m, &err)) {
@@ -312,7 +312,7 @@ int cli_sample(int argc, char** argv) {
     m[0] = m[5] = m[10] = m[15] = 1.0f;
     m[12] = k ? 2.0f / (float)bones : 0.0f;
   }
-  sk_skeleton_desc sd = {sizeof sd, bones, name_ptr, parents, rest, NULL, NULL};
+  sk_skeleton_desc sd = {sizeof sd, bones, name_ptr, parents, rest, NULL, NULL, NULL};
   sk_cylinder_desc cd = {sizeof cd, segments, rings, bones, 0.25f, 2.0f, 0.25f, 0};
   sk_skeleton* skel = NULL;
   sk_skin* skin = NULL;

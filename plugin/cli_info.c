@@ -18,6 +18,7 @@ const char cli_info_usage[] =
     "  hangs from), and what the reader could not take.\n"
     "  --json: one JSON object per file per line (schema skinkit.info, docs/json.md), with\n"
     "  \"deform_joint_count\", \"deform_rule\" (\"skins\", \"hierarchy\", \"all\" or \"none\"),\n"
+    "  \"stored_tail_count\" (bone tails the file gives: Blender's Collada tips and connected bones),\n"
     "  \"joint_count\" and \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertex_count\"}],\n"
     "  \"materials\":[{\"name\"}], \"image_count\", \"objects\":[{\"name\",\"kind\" (camera, light, "
     "empty),\"parent\"}],\n"
@@ -208,7 +209,7 @@ static int info_one(const char* path, int json) {
   if (cli_load_scene("info", path, NULL, &s)) return 2;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   uint32_t nm = sk_scene_mesh_count(s), na = sk_scene_animation_count(s);
-  uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0;
+  uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0, tails = sk ? sk_skeleton_get_tails(sk, NULL) : 0;
   sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);
   uint8_t* deform = calloc(joints ? joints : 1, 1);
   uint64_t* verts = calloc(joints ? joints : 1, sizeof *verts);
@@ -235,9 +236,10 @@ static int info_one(const char* path, int json) {
     printf(",\"path\":");
     cli_json_string(stdout, path);
     static const char* const k_rule_json[] = {"none", "skins", "hierarchy", "all"};
-    printf(",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"deform_joint_count\":%u,"
-           "\"deform_rule\":\"%s\",\"mesh_count\":%u,\"animation_count\":%u",
-           sk_scene_load_seconds(s), joints, ndeform, k_rule_json[rule <= 3 ? rule : 0], nm, na);
+    printf(
+        ",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"deform_joint_count\":%u,"
+        "\"deform_rule\":\"%s\",\"stored_tail_count\":%u,\"mesh_count\":%u,\"animation_count\":%u",
+        sk_scene_load_seconds(s), joints, ndeform, k_rule_json[rule <= 3 ? rule : 0], tails, nm, na);
     printf(",\"frame\":{\"declared\":%s,\"unit_metres\":%.9g,\"up\":\"%s\",\"front\":\"%s\",\"coord\":\"%s\"}",
            declared ? "true" : "false", unit_m, up, front, coord);
     printf(",\"meshes\":[");
@@ -287,6 +289,8 @@ static int info_one(const char* path, int json) {
     printf("%s: %u mesh(es), %u joint(s), %u animation(s), loaded in %.3f s%s\n", path, nm, joints, na,
            sk_scene_load_seconds(s), skinned ? "" : " -- no skin");
     if (joints) printf("  deform joints: %u of %u (%s)\n", ndeform, joints, k_rule[rule <= 3 ? rule : 0]);
+    if (tails)
+      printf("  bone tails: %u of %u stored in the file (Blender's Collada); bind infers the others\n", tails, joints);
     if (declared)
       printf("  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb and .gltf are written "
              "in metres, +Y up, .dae in metres, +Z up\n", unit_m, up, front);

@@ -381,12 +381,13 @@ static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float
   float* ib = malloc((size_t)J * 16 * sizeof(float));
   int32_t* parents = malloc((size_t)J * sizeof *parents);
   const char** names = malloc((size_t)J * sizeof *names);
+  float* tails = malloc((size_t)J * 3 * sizeof *tails);
   float* lib = NULL;
   sk_skeleton *mesh_sk = NULL, *linked = NULL;
   sk_skin* ns = NULL;
   sk_error err;
   int rc = 0;
-  if (!rest || !ib || !parents || !names) {
+  if (!rest || !ib || !parents || !names || !tails) {
     fprintf(stderr, "skinkit weights: out of memory\n");
     rc = 2;
     goto done;
@@ -404,6 +405,7 @@ static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float
   sd.parents = parents;
   sd.rest_local = rest;
   sd.inverse_bind = ib;
+  sd.tails = sk_skeleton_get_tails(sk, tails) ? tails : NULL; /* the file's bone tails (Blender's Collada) */
   sk_bone_links_desc d;
   memset(&d, 0, sizeof d);
   d.size = sizeof d;
@@ -437,6 +439,7 @@ done:
   free(ib);
   free(parents);
   free(names);
+  free(tails);
   free(lib);
   return rc;
 }

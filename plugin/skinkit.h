@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.22.0 -> 12200); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12200
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.23.0 -> 12300); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12300
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 22
+#define SK_ABI_MINOR 23
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -106,6 +106,10 @@ typedef struct sk_skeleton_desc {
   const float* bind;          /* 16 * joint_count: bind matrices B (joint -> skin space); optional */
   const float* inverse_bind;  /* 16 * joint_count: B^-1; optional. If only one of bind / inverse_bind is */
                               /* given the other is its inverse; if neither, B = world rest transform. */
+  /* since ABI 1.23 (a desc of the 1.22 size, offsetof(sk_skeleton_desc, tails), is still accepted): */
+  const float* tails; /* 3 * joint_count or NULL: each bone's tail as the authoring tool placed it, a point */
+                      /* in the joint's own rest frame (moves with it); NaN (any non-finite) where not */
+                      /* known. sk_skeleton_bone_segments takes these before its rules. */
 } sk_skeleton_desc;
 
 /* Creates a skeleton. Fails with SK_ERR_BAD_HIERARCHY if a parent does not come before its child (cycles
@@ -125,6 +129,10 @@ SK_API sk_result sk_skeleton_get_rest_local(const sk_skeleton* skeleton, float* 
 SK_API sk_result sk_skeleton_get_rest_world(const sk_skeleton* skeleton, float* out_matrices);
 SK_API sk_result sk_skeleton_get_bind(const sk_skeleton* skeleton, float* out_matrices);
 SK_API sk_result sk_skeleton_get_inverse_bind(const sk_skeleton* skeleton, float* out_matrices);
+/* The stored bone tails (sk_skeleton_desc.tails; a Collada file from Blender gives its bones' tails): the number
+ * of joints with one, and when out_tails is not NULL 3 * joint_count floats written, NaN where none is stored.
+ * Pass them to sk_skeleton_desc.tails to keep them in a skeleton made from this one. */
+SK_API uint32_t sk_skeleton_get_tails(const sk_skeleton* skeleton, float* out_tails);
 /* Rest pose as TRS (10 * joint_count floats). SK_ERR_UNSUPPORTED if a rest transform has shear (the TRS is
  * still written, as close as TRS can get). */
 SK_API sk_result sk_skeleton_get_rest_trs(const sk_skeleton* skeleton, float* out_trs);
@@ -1736,7 +1744,8 @@ typedef enum sk_bone_space {
 } sk_bone_space;
 
 /* Bone segments of a skeleton, 3 * joint_count floats each: in rest space, head = the joint's world rest origin;
- * tail = its only child's head. The other tails follow the authoring tool's bone axis when the skeleton has one:
+ * tail = the stored one where the skeleton has it (sk_skeleton_get_tails: Blender's Collada tips and connected
+ * bones), else its only child's head. The other tails follow the authoring tool's bone axis when the skeleton has one:
  * the signed local axis that points at the only child (within 8 degrees) for at least 75 % of the joints with one
  * child, at least 3 of them (Blender: +Y, kept by its FBX, glTF and Collada exports; Maya, 3ds Max and DirectX
  * exporters: usually +X). Then a joint with several children points along that axis as far as its child most in

@@ -2,7 +2,7 @@
 # fuzz.sh [--long] BUILD_DIR SECONDS - runs every libFuzzer target built in BUILD_DIR (cmake -DSKINKIT_FUZZ=ON
 # with clang) for SECONDS each, seeded from tests/fuzz/seeds-<target>/ and from the $SKINKIT_ASSETS files each
 # target reads (fuzz_import: every model format; fuzz_gltf: .glb; fuzz_gltf_edit: .glb and .gltf; fuzz_iqm: .iqm;
-# fuzz_fbx_fixup and fuzz_fbx_edit: .fbx, the latter also the Blender-written .fbx of tests/data and tests/unskinned; fuzz_collada_clips: .dae).
+# fuzz_fbx_fixup and fuzz_fbx_edit: .fbx, the latter also the Blender-written .fbx of tests/data and tests/unskinned; fuzz_collada_clips: .dae, also those of tests/data).
 # Prints one line per target with its exec count; fails if a target finds a crash (the reproducer is left in
 # BUILD_DIR). --long (a run by hand before changing a parser): also appends "FUZZ <target> <seconds> <execs>
 # <execs/s> <corpus files>" per target to BUILD_DIR/fuzz-stats.txt, for docs/fuzzing.md.
@@ -66,9 +66,9 @@ for bin in "$B"/fuzz_*; do
   work="$B/corpus-$name"; mkdir -p "$work"
   seeds=()
   [ -d "tests/fuzz/seeds-$name" ] && seeds+=("tests/fuzz/seeds-$name")
-  if [ "$name" = fuzz_fbx_edit ] || [ "$name" = fuzz_dae_edit ]; then # our Blender-written fixtures (libFuzzer
-    # takes folders, not files, as seeds)
-    ext=fbx; [ "$name" = fuzz_dae_edit ] && ext=dae
+  if [ "$name" = fuzz_fbx_edit ] || [ "$name" = fuzz_dae_edit ] || [ "$name" = fuzz_collada_clips ]; then # our
+    # Blender-written fixtures (libFuzzer takes folders, not files, as seeds; blender_tips.dae for the tips' scanner)
+    ext=fbx; [ "$name" != fuzz_fbx_edit ] && ext=dae
     d="$B/seeds-data-$name"; rm -rf "$d"; mkdir -p "$d"; cp tests/data/*."$ext" tests/unskinned/*."$ext" "$d"/
     seeds+=("$d")
   fi

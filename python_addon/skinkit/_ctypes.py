@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12200
+SK_VERSION = 12300
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 22
+SK_ABI_MINOR = 23
 
 SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
 
@@ -279,6 +279,7 @@ class SkSkeletonDesc(_Struct):
         ("rest_local", c_void_p),
         ("bind", c_void_p),
         ("inverse_bind", c_void_p),
+        ("tails", c_void_p),
     ]
 
 
@@ -971,6 +972,7 @@ FUNCTIONS = [
     ("sk_skeleton_get_bind", RESULT, [HANDLE, BUF]),
     ("sk_skeleton_get_inverse_bind", RESULT, [HANDLE, BUF]),
     ("sk_skeleton_get_rest_trs", RESULT, [HANDLE, BUF]),
+    ("sk_skeleton_get_tails", u32, [HANDLE, BUF]),
     ("sk_hierarchy_order", RESULT, [BUF, u32, BUF, ERR]),
     ("sk_pose_local_from_trs", RESULT, [BUF, u32, BUF, ERR]),
     ("sk_skeleton_world", RESULT, [HANDLE, BUF, BUF, BUF, ERR]),

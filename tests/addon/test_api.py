@@ -117,7 +117,7 @@ class Loading(unittest.TestCase):
     def test_struct_size_checked(self):
         lib = api.library()
         desc = C.new(C.SkSkeletonDesc, joint_count=1)
-        desc.size -= 8
+        desc.size -= 4  # neither this ABI's size nor 1.22's (8 less: no tails, still accepted)
         par = np.array([-1], np.int32)
         desc.parents = par.ctypes.data
         e = expect_code(self, C.SK_ERR_STRUCT_SIZE, lib.sk_skeleton_create, ctypes.byref(desc),

@@ -643,9 +643,10 @@ static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* er
   float* local = malloc(16 * J * sizeof *local);
   float* trs = malloc(10 * J * sizeof *trs);
   float* pose = malloc(10 * J * sizeof *pose);
+  float* tails = malloc(3 * J * sizeof *tails + 1);
   sk_skeleton* tmp = NULL;
   int rc = SK_OK;
-  if (!names || !parents || !rest || !ib || !bind || !local || !trs || !pose) {
+  if (!names || !parents || !rest || !ib || !bind || !local || !trs || !pose || !tails) {
     rc = SK_ERR_OUT_OF_MEMORY;
     snprintf(err->message, sizeof err->message, "out of memory");
   }
@@ -660,9 +661,15 @@ static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* er
     for (uint32_t j = 0; j < J; ++j) names[j] = sk_skeleton_joint_name(sc, j), parents[j] = sk_skeleton_joint_parent(sc, j);
     rc = sk_skeleton_get_rest_local(sc, rest);
   }
+  const float* stored = !rc && sk_skeleton_get_tails(sc, tails) ? tails : NULL; /* the file's tails: Blender's .dae */
   if (!rc) {
-    sk_skeleton_desc d = {.size = sizeof d, .joint_count = J, .names = names, .parents = parents,
-                          .rest_local = rest, .inverse_bind = ib};
+    sk_skeleton_desc d = {.size = sizeof d,
+                          .joint_count = J,
+                          .names = names,
+                          .parents = parents,
+                          .rest_local = rest,
+                          .inverse_bind = ib,
+                          .tails = stored};
     rc = sk_skeleton_create(&d, &tmp, err);
   }
   if (!rc) rc = sk_skeleton_get_bind(tmp, bind);
@@ -673,8 +680,13 @@ static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* er
       else
         mat4_mul(ib + 16 * (size_t)parents[j], bind + 16 * j, local + 16 * j);
     }
-    sk_skeleton_desc d = {.size = sizeof d, .joint_count = J, .names = names, .parents = parents,
-                          .rest_local = local, .inverse_bind = ib};
+    sk_skeleton_desc d = {.size = sizeof d,
+                          .joint_count = J,
+                          .names = names,
+                          .parents = parents,
+                          .rest_local = local,
+                          .inverse_bind = ib,
+                          .tails = stored};
     rc = sk_skeleton_create(&d, &p->skel, err);
   }
   if (!rc) {
@@ -703,6 +715,7 @@ static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* er
   free(local);
   free(trs);
   free(pose);
+  free(tails);
   return rc;
 }
 

@@ -7,9 +7,11 @@
  * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text, and so does the morph-controller remover
  * (skio_collada_without_morphs, io/collada_morphs.c); the orthographic cameras' scanner (skio_collada_ortho_list,
  * io/collada_cameras.c) reads <camera> and <node> tags, and so does the plain nodes' list (skio_collada_plain_nodes,
- * io/collada_text.c: sorted, none empty). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
+ * io/collada_text.c: sorted, none empty), and so does the Blender bone tips' scanner (skio_collada_tips,
+ * io/collada_tips.c: sorted, unique, finite). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
  * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
  * (scripts/fuzz.sh). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ static skio_scene* make_scene(void) {
     for (int i = 0; i < 4; ++i) rest[16 * j + 5 * i] = 1.0f;
   skc_skeleton* sk = NULL;
   skio_scene* s = NULL;
-  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL};
+  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL, NULL};
   if (skc_skeleton_create(&init, &sk, NULL) || skio_scene_create(sk, &s, NULL)) goto fail;
   skc_skeleton_destroy(sk);
   sk = NULL;
@@ -112,6 +114,17 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 0; i < np; ++i)
       if (!plain[i][0] || (i && strcmp(plain[i - 1], plain[i]) > 0)) __builtin_trap();
   skio_names_free(plain, np);
+  skio_collada_tip* tips = NULL; /* Blender's bone tips (io/collada_tips.c): sorted, unique, finite, each found */
+  uint32_t nt = 0;
+  if (skio_collada_tips(xml, size, &tips, &nt) == SKC_OK)
+    for (uint32_t i = 0; i < nt; ++i) {
+      const skio_collada_tip* t = &tips[i];
+      if (!t->node[0] || (i && strcmp(tips[i - 1].node, t->node) >= 0) || (!t->has_tip && !t->connect) ||
+          (t->has_tip && !(isfinite(t->tip[0]) && isfinite(t->tip[1]) && isfinite(t->tip[2]))) ||
+          skio_collada_tip_of(tips, nt, t->node) != t)
+        __builtin_trap();
+    }
+  skio_collada_tips_free(tips, nt);
   free(xml);
   return 0;
 }

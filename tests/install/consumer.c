@@ -10,7 +10,7 @@ int main(void) {
   }
   int32_t parent = SK_NO_PARENT;
   const char* name = "root";
-  sk_skeleton_desc d = {sizeof d, 1, &name, &parent, NULL, NULL, NULL};
+  sk_skeleton_desc d = {sizeof d, 1, &name, &parent, NULL, NULL, NULL, NULL};
   sk_skeleton* skel = NULL;
   sk_error err;
   if (sk_skeleton_create(&d, &skel, &err) != SK_OK) {

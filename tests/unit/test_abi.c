@@ -103,7 +103,7 @@ static sk_skeleton* make_skeleton(void) {
   for (int j = 0; j < 2; ++j)
     for (int k = 0; k < 4; ++k) rest[j * 16 + k * 5] = 1.0f;
   rest[16 + 12] = 1.0f; /* child one unit along x */
-  sk_skeleton_desc d = {sizeof d, 2, names, parents, rest, NULL, NULL};
+  sk_skeleton_desc d = {sizeof d, 2, names, parents, rest, NULL, NULL, NULL};
   sk_skeleton* s = NULL;
   ck_assert_int_eq(sk_skeleton_create(&d, &s, NULL), SK_OK);
   return s;
@@ -157,7 +157,9 @@ START_TEST(skeleton_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_create, NULL, &out);
   ck_assert_ptr_eq(out, SENTINEL);
   int32_t parents[2] = {SK_NO_PARENT, 0};
-  sk_skeleton_desc d = {0, 2, NULL, parents, NULL, NULL, NULL};
+  sk_skeleton_desc d = {0, 2, NULL, parents, NULL, NULL, NULL, NULL};
+  FAILS(SK_ERR_STRUCT_SIZE, sk_skeleton_create, &d, &out);
+  d.size = offsetof(sk_skeleton_desc, tails) - 1; /* neither 1.23's size nor 1.22's */
   FAILS(SK_ERR_STRUCT_SIZE, sk_skeleton_create, &d, &out);
   d.size = sizeof d;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_skeleton_create, &d, NULL);
@@ -190,6 +192,8 @@ START_TEST(skeleton_error_paths) {
   GETTER(NULL, sk_skeleton_joint_name, s, 2);
   GETTER(SK_NO_PARENT, sk_skeleton_joint_parent, NULL, 1);
   GETTER(SK_NO_PARENT, sk_skeleton_joint_parent, s, 99);
+  GETTER(0u, sk_skeleton_get_tails, NULL, NULL);
+  GETTER(0u, sk_skeleton_get_tails, s, NULL); /* none stored */
   uint32_t idx = 42;
   FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_find_joint, NULL, "root", &idx);
   FAILS_NOERR(SK_ERR_INVALID_ARGUMENT, sk_skeleton_find_joint, s, NULL, &idx);

@@ -152,7 +152,7 @@ END_TEST
 /* A scene built in memory over the joints (names, parents; rest_local NULL) with one unskinned triangle, or
  * (skin_joint >= 0) a triangle whose skin weights every vertex to that joint. */
 static sk_scene* scene_of(const char* const* names, const int32_t* parents, uint32_t n, int skin_joint) {
-  sk_skeleton_desc sd = {sizeof sd, n, names, parents, NULL, NULL, NULL};
+  sk_skeleton_desc sd = {sizeof sd, n, names, parents, NULL, NULL, NULL, NULL};
   sk_skeleton* sk = NULL;
   sk_scene* s = NULL;
   ck_assert_int_eq(sk_skeleton_create(&sd, &sk, NULL), SK_OK);

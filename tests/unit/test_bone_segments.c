@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_scenetest.h"
 #include "sk_testutil.h"
 #include "skinkit.h"
 
@@ -312,6 +313,138 @@ START_TEST(corpus_axis_per_format) {
 }
 END_TEST
 
+/* Blender's world tail - head of every bone of tests/data/blender_tips.dae (make_blender_tips.py writes them), in
+ * the rest space of the file as read: Blender's Z up turned to Y up, (x, y, z) -> (x, z, -y). */
+static const struct {
+  const char* name;
+  float d[3];
+} k_blender_bones[] = {
+    {"hips", {-0.03750f, 0.52500f, -0.06495f}},  {"spine", {0.03750f, 0.52500f, 0.06495f}},
+    {"head", {0.07500f, 0.60000f, 0.12990f}},    {"leg.L", {0.04995f, -0.60000f, -0.06348f}},
+    {"shin.L", {0.05250f, -0.64500f, 0.09093f}}, {"leg.R", {-0.07995f, -0.60000f, 0.01152f}},
+    {"shin.R", {0.05250f, -0.64500f, 0.09093f}}, {"tail", {0.23971f, 0.00000f, -0.48481f}},
+};
+
+/* The rest segments of the skeleton of path (*n joints); the scene in *sc. */
+static float* load_segments(const char* path, sk_scene** sc, uint32_t* n) {
+  sk_error err;
+  ck_assert_msg(sk_scene_load(path, NULL, sc, &err) == SK_OK, "%s: %s", path, err.message);
+  const sk_skeleton* s = sk_scene_skeleton(*sc);
+  ck_assert_ptr_nonnull(s);
+  *n = sk_skeleton_joint_count(s);
+  float* seg = malloc(6 * (size_t)*n * sizeof *seg);
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, seg, seg + 3 * *n, &err), SK_OK);
+  return seg;
+}
+
+/* The largest difference between joint `name`'s tail - head and Blender's d (-1 when the joint is missing). */
+static double bone_error(const sk_scene* sc, const float* seg, uint32_t n, const char* name, const float* d) {
+  const sk_skeleton* s = sk_scene_skeleton(sc);
+  for (uint32_t j = 0; j < n; ++j) {
+    if (strcmp(sk_skeleton_joint_name(s, j), name)) continue;
+    double e = 0.0;
+    for (int k = 0; k < 3; ++k) e = fmax(e, fabs((double)seg[3 * n + 3 * j + k] - seg[3 * j + k] - d[k]));
+    return e;
+  }
+  return -1.0;
+}
+
+/* A copy of tests/data/blender_tips.dae in dir/name (*path) with `from` replaced by `to`: its first occurrence after
+ * `after`, or every occurrence when after is NULL. */
+static void patched_copy(const char* dir, const char* name, const char* after, const char* from, const char* to,
+                         char* path, size_t cap) {
+  size_t size = 0;
+  char* text = skt_slurp(skt_data("blender_tips.dae"), &size);
+  ck_assert_ptr_nonnull(text);
+  const char* p = after ? strstr(text, after) : text;
+  ck_assert_ptr_nonnull(p);
+  snprintf(path, cap, "%s/%s", dir, name);
+  FILE* f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fwrite(text, 1, (size_t)(p - text), f);
+  int replaced = 0;
+  for (const char* at; (at = strstr(p, from)) && (!after || !replaced); p = at + strlen(from), ++replaced) {
+    fwrite(p, 1, (size_t)(at - p), f);
+    fputs(to, f);
+  }
+  fputs(p, f);
+  fclose(f);
+  ck_assert_int_gt(replaced, 0);
+  free(text);
+}
+
+/* Blender's Collada keeps each leaf's tip and each connected bone's flag; the segments are then Blender's own bones
+ * (hips up to its connected spine over its legs, the long head, the sideways tail), in the armature object's turned,
+ * moved and scaled frame. Without Blender's technique the rules give other tails (the control); without any
+ * connected bone (an armature an importer made in Blender, its tails guesses) the tips are not taken either. */
+START_TEST(blender_collada_tails_are_read) {
+  sk_scene* sc = NULL;
+  uint32_t n = 0;
+  float* seg = load_segments(skt_data("blender_tips.dae"), &sc, &n);
+  for (size_t i = 0; i < sizeof k_blender_bones / sizeof k_blender_bones[0]; ++i) {
+    double e = bone_error(sc, seg, n, k_blender_bones[i].name, k_blender_bones[i].d);
+    printf("blender_tips.dae %-7s tail error %.2e\n", k_blender_bones[i].name, e);
+  }
+  for (size_t i = 0; i < sizeof k_blender_bones / sizeof k_blender_bones[0]; ++i) {
+    double e = bone_error(sc, seg, n, k_blender_bones[i].name, k_blender_bones[i].d);
+    ck_assert_msg(e >= 0.0 && e < 2e-4, "%s: tail off Blender's by %g", k_blender_bones[i].name, e);
+  }
+  ck_assert_ptr_null(sk_scene_note(sc));
+  ck_assert_uint_eq(sk_skeleton_get_tails(sk_scene_skeleton(sc), NULL),
+                    8); /* 4 leaf tips, 4 parents of connected bones */
+  free(seg);
+  sk_scene_destroy(sc);
+
+  char dir[256], path[512];
+  skt_tmpdir_make(dir, sizeof dir, "tips");
+  patched_copy(dir, "other.dae", NULL, "profile=\"blender\"", "profile=\"other\"", path, sizeof path);
+  seg = load_segments(path, &sc, &n);
+  int off = 0;
+  for (size_t i = 0; i < sizeof k_blender_bones / sizeof k_blender_bones[0]; ++i)
+    off += bone_error(sc, seg, n, k_blender_bones[i].name, k_blender_bones[i].d) > 0.05;
+  printf("without Blender's technique: %d of 8 tails off by more than 0.05\n", off);
+  ck_assert_int_ge(off, 3);
+  ck_assert_uint_eq(sk_skeleton_get_tails(sk_scene_skeleton(sc), NULL), 0);
+  free(seg);
+  sk_scene_destroy(sc);
+  /* no bone connected: an armature that came into Blender through an importer, whose tips are guesses: not taken */
+  patched_copy(dir, "imported.dae", NULL, "<connect sid=\"connect\" type=\"bool\">1</connect>", "", path, sizeof path);
+  seg = load_segments(path, &sc, &n);
+  ck_assert_uint_eq(sk_skeleton_get_tails(sk_scene_skeleton(sc), NULL), 0);
+  ck_assert_ptr_null(sk_scene_note(sc));
+  free(seg);
+  sk_scene_destroy(sc);
+  skt_tmpdir_remove(dir);
+}
+END_TEST
+
+/* A tip that does not lie along its bone's +Y axis in the file's frame (here the head's, turned by swapping two of
+ * its numbers) is not taken: that bone's tail comes from the rules, the others stay Blender's, and the scene says so.
+ */
+START_TEST(blender_tip_off_the_bone_axis_is_refused) {
+  char dir[256], path[512];
+  skt_tmpdir_make(dir, sizeof dir, "tips");
+  patched_copy(dir, "turned.dae", "name=\"head\"", "<tip_y sid=\"tip_y\" type=\"float\">-0.1</tip_y>",
+               "<tip_y sid=\"tip_y\" type=\"float\">0.4</tip_y>", path, sizeof path);
+  sk_scene* sc = NULL;
+  uint32_t n = 0;
+  float* seg = load_segments(path, &sc, &n);
+  for (size_t i = 0; i < sizeof k_blender_bones / sizeof k_blender_bones[0]; ++i) {
+    double e = bone_error(sc, seg, n, k_blender_bones[i].name, k_blender_bones[i].d);
+    if (!strcmp(k_blender_bones[i].name, "head"))
+      ck_assert_double_gt(e, 0.05);
+    else
+      ck_assert_double_lt(e, 2e-4);
+  }
+  const char* note = sk_scene_note(sc);
+  ck_assert_ptr_nonnull(note);
+  ck_assert_ptr_nonnull(strstr(note, "1 Blender bone tail(s)"));
+  free(seg);
+  sk_scene_destroy(sc);
+  skt_tmpdir_remove(dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("bone_segments");
   TCase* t = tcase_create("segments");
@@ -321,6 +454,8 @@ static Suite* suite(void) {
   tcase_add_test(t, corpus_axis_per_format);
   tcase_add_test(t, blocky_limbs_follow_their_part);
   tcase_add_test(t, leaves_of_a_hub_keep_a_bone_length);
+  tcase_add_test(t, blender_collada_tails_are_read);
+  tcase_add_test(t, blender_tip_off_the_bone_axis_is_refused);
   suite_add_tcase(s, t);
   return s;
 }

@@ -99,7 +99,7 @@ static skio_scene* rig_scene_named(const char* const names_in[3]) {
     skc_mat4_identity(local + j * 16);
     if (j) local[j * 16 + 13] = 1.0f;
   }
-  skc_skeleton_init init = {3, names, parents, local, NULL, NULL};
+  skc_skeleton_init init = {3, names, parents, local, NULL, NULL, NULL};
   skc_skeleton* sk = NULL;
   skc_err err = {0};
   ck_assert_msg(skc_skeleton_create(&init, &sk, &err) == SKC_OK, "%s", err.message);
@@ -685,6 +685,72 @@ START_TEST(ortho_cameras_found_by_node) {
 }
 END_TEST
 
+/* Blender's bone tails in the text (skio_collada_tips): a tip belongs to the node whose extra holds it, after that
+ * node's children closed; connect alone counts; a plain node's technique, an incomplete or non-numeric tip, a
+ * commented-out or CDATA node, and a node id given twice give nothing; the armature is the innermost plain node. */
+START_TEST(blender_tips_scanned) {
+  static const char doc[] =
+      "<COLLADA><library_visual_scenes><visual_scene id=\"Scene\">"
+      "<node id=\"Arm\" name=\"Arm\" type=\"NODE\">"
+      " <node id=\"Arm_a\" name=\"a\" type=\"JOINT\"><matrix>1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix>"
+      "  <node id=\"Arm_b\" name=\"b\" type=\"JOINT\">"
+      "   <node id=\"Arm_c\" type=\"JOINT\"/>"
+      "   <extra><technique profile=\"blender\"><connect sid=\"connect\" type=\"bool\">1</connect>"
+      "    <tip_x>0.5</tip_x><tip_y> -1e-1 </tip_y><tip_z>2</tip_z></technique></extra>"
+      "  </node>"
+      "  <!-- <node id=\"Ghost\" type=\"JOINT\"><extra><technique profile=\"blender\"><tip_x>1</tip_x><tip_y>1"
+      "</tip_y><tip_z>1</tip_z></technique></extra></node> -->"
+      "  <![CDATA[<node id=\"Data\" type=\"JOINT\"><extra><technique profile=\"blender\"><connect>1</connect>"
+      "</technique></extra></node>]]>"
+      "  <node id=\"Arm_d\" name=\"d\" type=\"JOINT\"><extra><technique profile='blender'><tip_x>1</tip_x>"
+      "<tip_y>x</tip_y><tip_z>1</tip_z></technique></extra></node>"
+      "  <node id=\"Arm_e\" name=\"e\" type=\"JOINT\"><extra><technique profile=\"blender\"><tip_x>1</tip_x>"
+      "<tip_y>2</tip_y></technique><technique profile=\"other\"><tip_z>3</tip_z></technique></extra></node>"
+      "  <node id=\"Dup\" type=\"JOINT\"><extra><technique profile=\"blender\"><connect>true</connect>"
+      "</technique></extra></node>"
+      "  <node id=\"Dup\" type=\"JOINT\"><extra><technique profile=\"blender\"><connect>1</connect></technique>"
+      "</extra></node>"
+      "  <extra><technique profile=\"blender\"><connect>0</connect><tip_x>0</tip_x><tip_y>0.25</tip_y>"
+      "<tip_z>0</tip_z></technique></extra>"
+      " </node>"
+      " <node id=\"Cube\" type=\"NODE\"><extra><technique profile=\"blender\"><tip_x>1</tip_x><tip_y>1</tip_y>"
+      "<tip_z>1</tip_z></technique></extra></node>"
+      "</node>"
+      "<node name=\"Loose\" type=\"JOINT\"><extra><technique profile=\"blender\"><connect>true</connect>"
+      "</technique></extra></node>"
+      "</visual_scene></library_visual_scenes></COLLADA>";
+  skio_collada_tip* t = NULL;
+  uint32_t n = 0;
+  ck_assert_int_eq(skio_collada_tips(doc, sizeof doc - 1, &t, &n), SKC_OK);
+  ck_assert_uint_eq(n, 3); /* Arm_a, Arm_b, Loose (sorted) */
+  ck_assert_str_eq(t[0].node, "Arm_a");
+  ck_assert(t[0].has_tip && !t[0].connect);
+  ck_assert_str_eq(t[0].armature, "Arm");
+  ck_assert(t[0].tip[0] == 0.0 && t[0].tip[1] == 0.25 && t[0].tip[2] == 0.0);
+  ck_assert_str_eq(t[1].node, "Arm_b");
+  ck_assert(t[1].has_tip && t[1].connect);
+  ck_assert(t[1].tip[0] == 0.5 && t[1].tip[1] == -0.1 && t[1].tip[2] == 2.0);
+  ck_assert_str_eq(t[2].node, "Loose");
+  ck_assert(!t[2].has_tip && t[2].connect);
+  ck_assert_str_eq(t[2].armature, "");
+  ck_assert_ptr_eq(skio_collada_tip_of(t, n, "Arm_b"), &t[1]);
+  ck_assert_ptr_null(skio_collada_tip_of(t, n, "Arm_c"));
+  ck_assert_ptr_null(skio_collada_tip_of(t, n, "Dup"));
+  skio_collada_tips_free(t, n);
+  /* every prefix of the document (a truncated file) scans without reading past it */
+  for (size_t k = 0; k < sizeof doc - 1; ++k) {
+    char* cut = malloc(k + 1);
+    memcpy(cut, doc, k);
+    ck_assert_int_eq(skio_collada_tips(cut, k, &t, &n), SKC_OK);
+    ck_assert_uint_le(n, 3);
+    skio_collada_tips_free(t, n);
+    free(cut);
+  }
+  ck_assert_int_eq(skio_collada_tips(NULL, 0, &t, &n), SKC_OK);
+  ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
 static Suite* clips_suite(void) {
   Suite* s = suite_create("collada_clips");
   TCase* t = tcase_create("clips");
@@ -695,6 +761,7 @@ static Suite* clips_suite(void) {
   tcase_add_test(t, add_clips_refuses_documents_without_animations);
   tcase_add_test(t, corpus_clips_survive_collada);
   tcase_add_test(t, ortho_cameras_found_by_node);
+  tcase_add_test(t, blender_tips_scanned);
   tcase_set_timeout(t, 300);
   suite_add_tcase(s, t);
   return s;

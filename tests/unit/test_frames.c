@@ -215,7 +215,7 @@ START_TEST(frame_view_moves_roots_keys_and_placed_meshes) {
   skc_mat4_identity(rest + 16);
   rest[12] = 5.0f;         /* root at x = 5 */
   rest[16 + 13] = 100.0f;  /* tip 100 above it */
-  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL};
+  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL, NULL};
   skc_skeleton* sk = NULL;
   skc_err err = {0};
   ck_assert_int_eq(skc_skeleton_create(&init, &sk, &err), SKC_OK);

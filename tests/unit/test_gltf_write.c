@@ -1121,7 +1121,7 @@ static skio_scene* cylinder_scene(uint32_t bones, int kind, const char* const* n
     quat_axis(0, 0, 1, j ? 5.0f : 0.0f, t.r);
     skc_trs_to_mat4(&t, local + (size_t)j * 16);
   }
-  skc_skeleton_init init = {jc, (const char* const*)nm, parents, local, NULL, NULL};
+  skc_skeleton_init init = {jc, (const char* const*)nm, parents, local, NULL, NULL, NULL};
   skc_skeleton* sk = NULL;
   ck_assert_msg(skc_skeleton_create(&init, &sk, &err) == SKC_OK, "%s", err.message);
   /* the mesh is built straight along x: bind it in the straight frame (inverse of the straight joint positions) */
@@ -1487,7 +1487,7 @@ START_TEST(more_than_256_joints) {
     }
     skc_trs_to_mat4(&t, local + (size_t)j * 16);
   }
-  skc_skeleton_init init = {jc, (const char* const*)nm, parents, local, NULL, NULL};
+  skc_skeleton_init init = {jc, (const char* const*)nm, parents, local, NULL, NULL, NULL};
   skc_skeleton* sk = NULL;
   skc_err err = {0};
   ck_assert_int_eq(skc_skeleton_create(&init, &sk, &err), SKC_OK);

@@ -537,7 +537,7 @@ START_TEST(built_scene_round_trip_and_isolated_load) {
   const char* names[2] = {"bone0", "bone1"};
   int32_t parents[2] = {SK_NO_PARENT, 0};
   float rest[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1};
-  sk_skeleton_desc sd = {sizeof sd, 2, names, parents, rest, NULL, NULL};
+  sk_skeleton_desc sd = {sizeof sd, 2, names, parents, rest, NULL, NULL, NULL};
   sk_skeleton* skel = NULL;
   ck_assert_int_eq(sk_skeleton_create(&sd, &skel, &err), SK_OK);
   sk_cylinder_desc cd = {sizeof cd, 12, 10, 2, 0, 0, 0, 0};

@@ -498,7 +498,7 @@ static skio_scene* two_joint_scene(void) {
   t[1].r[3] = cosf(0.4f);
   skc_trs_to_mat4(&t[0], rest);
   skc_trs_to_mat4(&t[1], rest + 16);
-  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL};
+  skc_skeleton_init init = {2, names, parents, rest, NULL, NULL, NULL};
   skc_skeleton* sk = NULL;
   ck_assert_int_eq(skc_skeleton_create(&init, &sk, NULL), SKC_OK);
   skio_scene* s = NULL;

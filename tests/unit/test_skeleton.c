@@ -1,11 +1,12 @@
 /* test_skeleton.c - skeleton creation rules, hierarchy order, forward kinematics and the skinning palette. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "skc_math.h"
 #include "sk_testutil.h"
+#include "skc_math.h"
 #include "skinkit.h"
 
 static void mat_translate(float m[16], float x, float y, float z) {
@@ -31,7 +32,7 @@ static float max_diff3(const float* a, const float* b) {
 
 static sk_skeleton* make(uint32_t n, const char* const* names, const int32_t* parents, const float* rest, sk_result* rc,
                          sk_error* err) {
-  sk_skeleton_desc d = {sizeof d, n, names, parents, rest, NULL, NULL};
+  sk_skeleton_desc d = {sizeof d, n, names, parents, rest, NULL, NULL, NULL};
   sk_skeleton* s = NULL;
   *rc = sk_skeleton_create(&d, &s, err);
   return s;
@@ -114,14 +115,14 @@ START_TEST(rejects_bad_names_and_matrices) {
   skc_mat4_identity(bind);
   skc_mat4_identity(bind + 16);
   bind[16] = bind[21] = bind[26] = 0.0f;
-  sk_skeleton_desc d = {sizeof d, 2, names, parents, NULL, bind, NULL};
+  sk_skeleton_desc d = {sizeof d, 2, names, parents, NULL, bind, NULL, NULL};
   sk_skeleton* s = NULL;
   ck_assert_int_eq(sk_skeleton_create(&d, &s, &err), SK_ERR_SINGULAR_MATRIX);
   ck_assert(strstr(err.message, "knee") != NULL);
   ck_assert_ptr_null(s);
 
   uint32_t too_many = SK_MAX_JOINTS + 1;
-  sk_skeleton_desc big = {sizeof big, too_many, NULL, parents, NULL, NULL, NULL};
+  sk_skeleton_desc big = {sizeof big, too_many, NULL, parents, NULL, NULL, NULL, NULL};
   ck_assert_int_eq(sk_skeleton_create(&big, &s, &err), SK_ERR_OUT_OF_RANGE);
 }
 END_TEST
@@ -195,7 +196,7 @@ START_TEST(given_inverse_bind_is_kept) {
   mat_translate(ib, 1, 0, 0);
   mat_rot(ib + 16, 0, 0, 1, 0.3f);
   ib[16 + 12] = 2.0f;
-  sk_skeleton_desc d = {sizeof d, 2, names, parents, NULL, NULL, ib};
+  sk_skeleton_desc d = {sizeof d, 2, names, parents, NULL, NULL, ib, NULL};
   sk_skeleton* s = NULL;
   sk_error err;
   ck_assert_int_eq(sk_skeleton_create(&d, &s, &err), SK_OK);
@@ -207,6 +208,41 @@ START_TEST(given_inverse_bind_is_kept) {
   skc_mat4_identity(id);
   ck_assert_float_le(skc_mat4_max_abs_diff(prod, id), 1e-6f);
   sk_skeleton_destroy(s);
+}
+END_TEST
+
+/* Stored bone tails (ABI 1.23): kept per joint (a non-finite point: none), read back by sk_skeleton_get_tails, taken by
+ * sk_skeleton_bone_segments in the joint's frame before any rule; a desc of the 1.22 size (no tails field) is still
+ * accepted and stores none. */
+START_TEST(stored_tails_round_trip) {
+  const char* names[3] = {"hip", "leg", "foot"};
+  int32_t parents[3] = {-1, 0, 1};
+  float rest[48];
+  mat_translate(rest, 0, 1, 0);
+  mat_rot(rest + 16, 0, 0, 1, 1.5707963f); /* leg turned a quarter about z, 1 unit below the hip */
+  rest[16 + 13] = -1.0f;
+  mat_translate(rest + 32, 0, 1, 0);
+  const float tails[9] = {0, 0.5f, 0, NAN, NAN, NAN, 0, 0.25f, INFINITY};
+  sk_skeleton_desc d = {sizeof d, 3, names, parents, rest, NULL, NULL, tails};
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_skeleton_create(&d, &s, &err), SK_OK);
+  float got[9];
+  ck_assert_uint_eq(sk_skeleton_get_tails(s, got), 1); /* the foot's has an infinite coordinate: none */
+  ck_assert(got[0] == 0.0f && got[1] == 0.5f && got[2] == 0.0f);
+  for (int i = 3; i < 9; ++i) ck_assert(isnan(got[i]));
+  float h[9], t[9];
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  ck_assert_float_eq_tol(t[0], 0.0f, 1e-6f); /* hip: 0.5 along its +y from (0, 1, 0), not at its child's head */
+  ck_assert_float_eq_tol(t[1], 1.5f, 1e-6f);
+  ck_assert_float_eq_tol(t[3], h[6], 1e-6f); /* leg: its only child's head, by the rule */
+  ck_assert_float_eq_tol(t[4], h[7], 1e-6f);
+  sk_skeleton_destroy(s);
+  d.size = offsetof(sk_skeleton_desc, tails); /* a 1.22 caller */
+  ck_assert_int_eq(sk_skeleton_create(&d, &s, &err), SK_OK);
+  ck_assert_uint_eq(sk_skeleton_get_tails(s, NULL), 0);
+  sk_skeleton_destroy(s);
+  ck_assert_uint_eq(sk_skeleton_get_tails(NULL, got), 0);
 }
 END_TEST
 
@@ -390,6 +426,7 @@ static Suite* suite(void) {
   tcase_add_test(r, forward_kinematics_chain);
   tcase_add_test(r, seed001_three_bone_example);
   tcase_add_test(r, palette_with_skin_inverse_bind);
+  tcase_add_test(r, stored_tails_round_trip);
   suite_add_tcase(s, r);
   return s;
 }

@@ -118,7 +118,7 @@ static int chain(const float root[3], sk_skeleton** out, sk_error* err) {
     if (j == 0) m[12] = root[0], m[13] = root[1], m[14] = root[2];
     else m[12] = 1.0f;
   }
-  sk_skeleton_desc sd = {sizeof sd, 3, names, parents, rest, NULL, NULL};
+  sk_skeleton_desc sd = {sizeof sd, 3, names, parents, rest, NULL, NULL, NULL};
   return sk_skeleton_create(&sd, out, err);
 }
 

@@ -44,7 +44,7 @@ void skt_triangle_scene(sk_skeleton** sk, sk_scene** scene, sk_mesh_desc* d) {
   static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   static const uint32_t idx[3] = {0, 1, 2};
   static const int32_t parents[] = {SK_NO_PARENT};
-  sk_skeleton_desc sd = {sizeof sd, 1, NULL, parents, NULL, NULL, NULL};
+  sk_skeleton_desc sd = {sizeof sd, 1, NULL, parents, NULL, NULL, NULL, NULL};
   ck_assert_int_eq(sk_skeleton_create(&sd, sk, NULL), SK_OK);
   ck_assert_int_eq(sk_scene_create(*sk, scene, NULL), SK_OK);
   memset(d, 0, sizeof *d);
