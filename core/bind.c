@@ -118,25 +118,41 @@ static int axis_dir(const skc_skeleton* s, uint32_t j, int axis, double out[3]) 
   return 1;
 }
 
-/* The skeleton's bone axis: the signed local axis that points at the only child (within 8 degrees) in at least
- * 75 % of the joints with one child, at least 3 of them; -1 when none does. Blender's bones point along +Y (its
- * FBX, glTF and Collada exports keep that), Maya's and 3ds Max's joints usually along +X. */
+/* What says which way joint j's bone points, into d: its stored tail (s->tail_local) minus its head, else its only
+ * child's head minus its head. 0 when neither (or they coincide). */
+static int bone_evidence(const skc_skeleton* s, const float* heads, uint32_t j, double d[3]) {
+  float tail[3];
+  if (skc_skeleton_has_tail(s, j)) {
+    skc_mat4_transform_point(s->rest_world + 16 * (size_t)j, s->tail_local + 3 * (size_t)j, tail);
+  } else {
+    uint32_t kids = 0, child = 0;
+    for (uint32_t c = j + 1; c < s->joint_count && kids < 2; ++c)
+      if (s->parents[c] == (int32_t)j) child = c, ++kids;
+    if (kids != 1) return 0;
+    memcpy(tail, heads + 3 * (size_t)child, sizeof tail);
+  }
+  double len2 = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    d[k] = (double)tail[k] - heads[3 * (size_t)j + k];
+    len2 += d[k] * d[k];
+  }
+  return len2 > 0.0;
+}
+
+/* The skeleton's bone axis: the signed local axis that points along the bone (bone_evidence: at the stored tail or
+ * the only child, within 8 degrees) in at least 75 % of the joints that say, at least 3 of them; -1 when none does.
+ * Blender's bones point along +Y (its FBX, glTF and Collada exports keep that), Maya's and 3ds Max's joints usually
+ * along +X. A Blender FBX's "_end" leaf bones are left out of bind's view (no skin lists them), which leaves fewer
+ * joints with one child; the tails they give the leaves count instead. */
 static int bone_axis(const skc_skeleton* s, const float* heads) {
   uint32_t n = s->joint_count, hits[6] = {0}, single = 0;
   for (uint32_t j = 0; j < n; ++j) {
-    uint32_t kids = 0, child = 0;
-    for (uint32_t c = j + 1; c < n && kids < 2; ++c)
-      if (s->parents[c] == (int32_t)j) child = c, ++kids;
-    if (kids != 1) continue;
-    double d[3], len2 = 0.0, u[3];
-    for (int k = 0; k < 3; ++k) {
-      d[k] = (double)heads[3 * child + k] - heads[3 * j + k];
-      len2 += d[k] * d[k];
-    }
-    if (!(len2 > 0.0)) continue;
+    double d[3], u[3];
+    if (!bone_evidence(s, heads, j, d)) continue;
+    const double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     ++single;
     for (int a = 0; a < 6; ++a)
-      if (axis_dir(s, j, a, u) && (u[0] * d[0] + u[1] * d[1] + u[2] * d[2]) > 0.99 * sqrt(len2)) ++hits[a];
+      if (axis_dir(s, j, a, u) && (u[0] * d[0] + u[1] * d[1] + u[2] * d[2]) > 0.99 * len) ++hits[a];
   }
   for (int a = 0; a < 6; ++a)
     if (single >= 3 && 4 * hits[a] >= 3 * single) return a;

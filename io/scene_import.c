@@ -414,37 +414,77 @@ static bool built_in_blender(const builder* b, char*** built, uint32_t* count) {
   return true;
 }
 
-/* The stored tails of a Collada file's joints (skc_skeleton.tail_local), for an armature built_in_blender: Blender's
- * tips turned from armature space into each joint's rest frame, and the heads of connected children. *out NULL when
- * none applies; false when out of memory. */
-static bool stored_tails(builder* b, uint32_t jc, const int32_t* parents, const float* local, const float* world,
-                         float** out) {
-  *out = NULL;
-  if (!b->tip_count) return true;
+/* The tails of a Collada file's joints, for an armature built_in_blender: Blender's tips turned from armature space
+ * into each joint's rest frame, and the heads of connected children, into t (3 * jc, NaN where none); *taken counts
+ * them. False when out of memory. */
+static bool blender_tips(builder* b, uint32_t jc, const int32_t* parents, const float* local, const float* world,
+                         float* t, uint32_t* taken) {
   const char** node_name = calloc(jc, sizeof *node_name);
-  float* t = malloc(3 * (size_t)jc * sizeof *t);
   int32_t* found = malloc((size_t)jc * sizeof *found);
   char** built = NULL;
-  uint32_t nb = 0, taken = 0;
+  uint32_t nb = 0;
   for (uint32_t i = 0; node_name && i < b->node_count; ++i)
     if (b->nodes[i].joint >= 0) node_name[b->nodes[i].joint] = b->nodes[i].node->mName.data;
   const bool ok =
-      node_name && t && found && built_in_blender(b, &built, &nb) && armature_joints(b, node_name, parents, jc, found);
-  for (size_t i = 0; ok && i < 3 * (size_t)jc; ++i) t[i] = NAN;
+      node_name && found && built_in_blender(b, &built, &nb) && armature_joints(b, node_name, parents, jc, found);
   for (uint32_t j = 0; ok && j < jc; ++j) {
     const skio_collada_tip* tip = node_name[j] ? skio_collada_tip_of(b->tips, b->tip_count, node_name[j]) : NULL;
     const bool take = tip && tip->has_tip && skio_names_have(built, nb, tip->armature);
     const int32_t arm = take && parents[j] >= 0 ? found[parents[j]] : -1;
     if (arm < 0 || strcmp(node_name[arm], tip->armature)) continue;
     if (tip_in_frame(world + 16 * (size_t)arm, world + 16 * (size_t)j, tip->tip, t + 3 * (size_t)j))
-      taken++;
+      (*taken)++;
     else
       b->tips_refused++;
   }
-  if (ok) connected_tails(b, jc, node_name, parents, local, t, &taken);
+  if (ok) connected_tails(b, jc, node_name, parents, local, t, taken);
   free(node_name);
   free(found);
   skio_names_free(built, nb);
+  return ok;
+}
+
+/* Whether name ends in "_end" (any case): the leaf bone Blender's FBX exporter adds at each leaf's tail
+ * ("hand_end"), Mixamo's "HeadTop_End". */
+static bool end_bone_name(const char* name) {
+  const size_t n = strlen(name);
+  return n > 4 && name[n - 4] == '_' && (name[n - 3] | 32) == 'e' && (name[n - 2] | 32) == 'n' &&
+         (name[n - 1] | 32) == 'd';
+}
+
+/* Leaf bones that mark a tail: a joint no skin lists (skinned[c] 0), without children, named end_bone_name, the only
+ * child of a skinned joint p whose +Y axis it lies on (the exporter's bone axis: Blender, Mixamo) gives p's tail,
+ * its local translation, unless p has one already. Returns how many were set in t. */
+static uint32_t end_bone_tails(const builder* b, uint32_t jc, const int32_t* parents, const float* local,
+                               const uint8_t* skinned, float* t) {
+  uint32_t* kids = calloc((size_t)jc + 1, sizeof *kids);
+  uint32_t taken = 0;
+  for (uint32_t c = 0; kids && c < jc; ++c)
+    if (parents[c] >= 0) kids[parents[c]]++;
+  for (uint32_t i = 0; kids && i < b->node_count; ++i) {
+    const int32_t c = b->nodes[i].joint;
+    const int32_t p = c >= 0 ? parents[c] : -1;
+    if (p < 0 || skinned[c] || !skinned[p] || kids[c] || kids[p] != 1 || t[3 * (size_t)p] == t[3 * (size_t)p] ||
+        !end_bone_name(b->nodes[i].node->mName.data) || !along_y(local + 16 * (size_t)c + 12))
+      continue;
+    memcpy(t + 3 * (size_t)p, local + 16 * (size_t)c + 12, 3 * sizeof *t);
+    taken++;
+  }
+  free(kids);
+  return taken;
+}
+
+/* The stored tails of the file's joints (skc_skeleton.tail_local): blender_tips, then end_bone_tails. *out NULL when
+ * none applies; false when out of memory. */
+static bool stored_tails(builder* b, uint32_t jc, const int32_t* parents, const float* local, const float* world,
+                         const uint8_t* skinned, float** out) {
+  *out = NULL;
+  float* t = malloc(3 * (size_t)jc * sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < 3 * (size_t)jc; ++i) t[i] = NAN;
+  uint32_t taken = 0;
+  const bool ok = !b->tip_count || blender_tips(b, jc, parents, local, world, t, &taken);
+  if (ok) taken += end_bone_tails(b, jc, parents, local, skinned, t);
   if (ok && taken)
     *out = t;
   else
@@ -545,7 +585,7 @@ static int build_skeleton(builder* b, skc_err* err) {
     }
   }
   skio_bind_fill_rest(jc, world, have, bind, ibind);
-  if (!stored_tails(b, jc, parents, local, world, &tails)) {
+  if (!stored_tails(b, jc, parents, local, world, have, &tails)) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
     goto done;
   }

@@ -18,7 +18,8 @@ const char cli_info_usage[] =
     "  hangs from), and what the reader could not take.\n"
     "  --json: one JSON object per file per line (schema skinkit.info, docs/json.md), with\n"
     "  \"deform_joint_count\", \"deform_rule\" (\"skins\", \"hierarchy\", \"all\" or \"none\"),\n"
-    "  \"stored_tail_count\" (bone tails the file gives: Blender's Collada tips and connected bones),\n"
+    "  \"stored_tail_count\" (bone tails the file gives: Blender's Collada tips and connected bones, _end leaf\n"
+    "  bones),\n"
     "  \"joint_count\" and \"joints\":[{\"name\",\"parent\" (index, -1 for a root),\"deform\",\"vertex_count\"}],\n"
     "  \"materials\":[{\"name\"}], \"image_count\", \"objects\":[{\"name\",\"kind\" (camera, light, "
     "empty),\"parent\"}],\n"
@@ -290,7 +291,10 @@ static int info_one(const char* path, int json) {
            sk_scene_load_seconds(s), skinned ? "" : " -- no skin");
     if (joints) printf("  deform joints: %u of %u (%s)\n", ndeform, joints, k_rule[rule <= 3 ? rule : 0]);
     if (tails)
-      printf("  bone tails: %u of %u stored in the file (Blender's Collada); bind infers the others\n", tails, joints);
+      printf(
+          "  bone tails: %u of %u given by the file (Blender's Collada tips, _end leaf bones); bind infers the "
+          "others\n",
+          tails, joints);
     if (declared)
       printf("  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb and .gltf are written "
              "in metres, +Y up, .dae in metres, +Z up\n", unit_m, up, front);

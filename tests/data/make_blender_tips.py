@@ -1,11 +1,12 @@
-# make_blender_tips.py - writes tests/data/blender_tips.dae with Blender 3.4:
+# make_blender_tips.py - writes tests/data/blender_tips.dae and blender_tips.fbx with Blender 3.4:
 #   blender -b --factory-startup --python tests/data/make_blender_tips.py -- tests/data/blender_tips.dae [OUT.json]
 # A rig whose bones do not point at their children, so that only the file can say where their tails are: a hip
 # bone pointing up (its connected child the spine, its other children the legs and a tail), a head bone longer than
 # the neck distance and not in the spine's direction, a tail bone pointing sideways, rolled bones; the armature
 # object moved, turned 30 degrees and scaled 1.5; a cylinder parented with envelope weights. Blender's Collada
 # exporter writes each leaf bone's tip (tail - head in armature space) and each connected bone's connect flag in the
-# node's <extra>; the optional JSON gets the world heads and tails Blender has (test_bone_segments compares).
+# node's <extra>; its FBX exporter (default options) adds a leaf bone "<bone>_end" at each leaf's tail. The optional
+# JSON gets the world heads and tails Blender has (test_bone_segments compares).
 import json
 import math
 import sys
@@ -57,6 +58,7 @@ arm.select_set(True)
 bpy.context.view_layer.objects.active = arm
 bpy.ops.object.parent_set(type="ARMATURE_ENVELOPE")
 bpy.ops.wm.collada_export(filepath=out_dae)
+bpy.ops.export_scene.fbx(filepath=out_dae[:-4] + ".fbx")
 mw = arm.matrix_world
 bones = {b.name: {"head": list(mw @ b.head_local), "tail": list(mw @ b.tail_local)} for b in arm.data.bones}
 if out_json:
