@@ -179,7 +179,7 @@ int skio_collada_tips(const char* text, size_t n, skio_collada_tip** out, uint32
     if (p >= end) break;
   }
   free(t.stack);
-  qsort(t.out, t.count, sizeof *t.out, cmp_tip);
+  if (t.count) qsort(t.out, t.count, sizeof *t.out, cmp_tip);
   *count = drop_ambiguous(t.out, t.count);
   *out = t.out;
   return SKC_OK;

@@ -260,6 +260,14 @@ class Skeleton(_Handle):
     def inverse_bind(self):
         return self._matrices("sk_skeleton_get_inverse_bind")
 
+    @property
+    def tails(self):
+        """(J, 3) float32: each bone's tail as the file gives it (Blender's Collada tips, `_end` leaf bones), a point
+        in the joint's own frame; NaN where the file says nothing (sk_skeleton_get_tails)."""
+        out = np.empty((self.joint_count, 3), np.float32)
+        self._lib.sk_skeleton_get_tails(self.handle, _ptr(out))
+        return out
+
     def rest_trs(self, allow_shear=False):
         """Rest pose as (J, 10) TRS. A sheared rest transform raises SK_ERR_UNSUPPORTED unless allow_shear."""
         out = np.empty((self.joint_count, 10), np.float32)

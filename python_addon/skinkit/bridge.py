@@ -1034,9 +1034,10 @@ def bone_layout(parents, matrices, min_length=None):
     return heads.astype(np.float32), tails.astype(np.float32), zaxis.astype(np.float32)
 
 
-def armature_from_skeleton(name, names, parents, bind_world, pose_world=None):
+def armature_from_skeleton(name, names, parents, bind_world, pose_world=None, tails_local=None):
     """New armature object (linked to the active collection) whose edit bones sit at the joint world matrices
-    bind_world (J, 4, 4; heads, tails and rolls from bone_layout, parents from `parents`). pose_world (J, 4, 4),
+    bind_world (J, 4, 4; heads, tails and rolls from bone_layout, parents from `parents`; tails_local (J, 3), optional:
+    the file's own tails in each joint's frame, NaN where none, taken over bone_layout's). pose_world (J, 4, 4),
     optional: the pose bones are set so that each joint frame moves from bind_world[j] to pose_world[j] (posed bone
     matrix = pose_world[j] * bind_world[j]^-1 * bone.matrix_local), which skins a mesh bound at bind_world exactly
     like the file's LBS (used for a file whose rest pose differs from its bind pose). Leaves Object mode active.
@@ -1045,6 +1046,12 @@ def armature_from_skeleton(name, names, parents, bind_world, pose_world=None):
     from mathutils import Matrix, Vector
 
     heads, tails, zaxis = bone_layout(parents, bind_world)
+    if tails_local is not None:
+        t = np.asarray(tails_local, np.float64).reshape(-1, 3)
+        known = np.isfinite(t).all(axis=1)
+        m = np.asarray(bind_world, np.float64)
+        placed = np.einsum("jab,jb->ja", m[:, :3, :3], t) + m[:, :3, 3]
+        tails[known] = placed[known]
     arm = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, arm)
     bpy.context.collection.objects.link(obj)

@@ -446,7 +446,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         arm_obj, bones = bridge.armature_from_skeleton(
             name, [_blender_name(sk.names[j], "node", "Node_", st.unnamed[0]) for j in kept],
             [index.get(parents[j], -1) for j in kept], space @ binds[kept],
-            None if pose is None else space @ pose[kept])
+            None if pose is None else space @ pose[kept], sk.tails[kept])
         for k, j in enumerate(kept):
             st.bone_names[j] = bones[k]
         st.created.append(arm_obj)

@@ -2797,13 +2797,46 @@ def test_material_custom_props():
     expect(got == {"Cylinder": 2}, "two-primitive mesh's extras: %s" % got)
 
 
+def test_import_keeps_the_files_bone_tails():
+    """tests/data/blender_tips.dae and .fbx (Blender 3.4, make_blender_tips.py: a hip bone pointing up over its legs,
+    a long head bone, a tail bone sideways; the armature object turned, moved and scaled): Import via skinkit makes
+    the bones Blender's own Collada importer makes (world tail - head of every bone within 1e-4 of it): from the
+    Collada tips and connected bones, and from the FBX's "_end" leaf bones. Before, every tail came from the
+    import's own layout (toward a child, or along +Y for half the parent's length)."""
+    import numpy as np
+
+    def bones():
+        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        mw = np.array(arm.matrix_world)
+        out = {}
+        for b in arm.data.bones:
+            h = mw @ np.append(np.array(b.head_local), 1.0)
+            t = mw @ np.append(np.array(b.tail_local), 1.0)
+            out[b.name] = t[:3] - h[:3]
+        return out
+
+    reset_scene()
+    bpy.ops.wm.collada_import(filepath=os.path.join(DATA, "blender_tips.dae"))
+    want = bones()
+    expect(len(want) == 8, "Blender's import: bones %s" % sorted(want))
+    for name in ("blender_tips.dae", "blender_tips.fbx"):
+        reset_scene()
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=os.path.join(DATA, name), animations=False) == {"FINISHED"},
+               "import " + name)
+        got = bones()
+        for bone, d in want.items():
+            expect(bone in got, "%s: no bone %s (%s)" % (name, bone, sorted(got)))
+            close(got[bone], d, 1e-4, "%s: bone %s's tail - head" % (name, bone))
+
+
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_saved_pose_keeps_the_bind_pose,
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_names_armatures_as_blender_does,
-             test_import_places_armature_like_blender, test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
+             test_import_places_armature_like_blender, test_import_keeps_the_files_bone_tails,
+             test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,
              test_import_joins_material_parts,

@@ -820,6 +820,19 @@ class SceneTests(unittest.TestCase):
         with api.Scene.create(None) as empty:
             expect_code(self, C.SK_ERR_NO_SKIN, empty.add_mesh, c.positions, c.triangles, skin=c.skin)
 
+    def test_skeleton_tails(self):
+        """ABI 1.23: the bone tails a file gives (tests/data/blender_tips.dae: Blender's tips and connected bones, 8
+        of its 10 joints), points in each joint's frame along its +Y axis; NaN where none (a built skeleton: all)."""
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "blender_tips.dae")) as scene:
+            t = scene.skeleton.tails
+            self.assertEqual(t.shape, (scene.skeleton.joint_count, 3))
+            known = np.isfinite(t).all(axis=1)
+            self.assertEqual(int(known.sum()), 8)
+            self.assertTrue((t[known, 1] > 0).all())
+            np.testing.assert_allclose(t[known][:, [0, 2]], 0.0, atol=1e-3 * float(np.abs(t[known]).max()))
+        with chain(3) as sk:
+            self.assertTrue(np.isnan(sk.tails).all())
+
     def test_mesh_bind_world(self):
         """ABI 1.21: a skinned FBX mesh's node world, the space of its inverse binds: with the hips' inverse bind it
         gives their bind head (30, 90, -20) cm of walker_rig.fbx, saved in a pose whose hips are elsewhere; None for a
