@@ -661,17 +661,15 @@ static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* er
     for (uint32_t j = 0; j < J; ++j) names[j] = sk_skeleton_joint_name(sc, j), parents[j] = sk_skeleton_joint_parent(sc, j);
     rc = sk_skeleton_get_rest_local(sc, rest);
   }
-  const float* stored = !rc && sk_skeleton_get_tails(sc, tails) ? tails : NULL; /* the file's tails: Blender's .dae */
-  if (!rc) {
-    sk_skeleton_desc d = {.size = sizeof d,
-                          .joint_count = J,
-                          .names = names,
-                          .parents = parents,
-                          .rest_local = rest,
-                          .inverse_bind = ib,
-                          .tails = stored};
-    rc = sk_skeleton_create(&d, &tmp, err);
-  }
+  /* the file's own tails (Blender's .dae and _end bones) carried into both skeletons */
+  sk_skeleton_desc d = {.size = sizeof d,
+                        .joint_count = J,
+                        .names = names,
+                        .parents = parents,
+                        .rest_local = rest,
+                        .inverse_bind = ib,
+                        .tails = !rc && sk_skeleton_get_tails(sc, tails) ? tails : NULL};
+  if (!rc) rc = sk_skeleton_create(&d, &tmp, err);
   if (!rc) rc = sk_skeleton_get_bind(tmp, bind);
   if (!rc) {
     for (uint32_t j = 0; j < J; ++j) {
@@ -680,13 +678,7 @@ static int load_part(asset* a, uint32_t m, uint32_t count, part* p, sk_error* er
       else
         mat4_mul(ib + 16 * (size_t)parents[j], bind + 16 * j, local + 16 * j);
     }
-    sk_skeleton_desc d = {.size = sizeof d,
-                          .joint_count = J,
-                          .names = names,
-                          .parents = parents,
-                          .rest_local = local,
-                          .inverse_bind = ib,
-                          .tails = stored};
+    d.rest_local = local;
     rc = sk_skeleton_create(&d, &p->skel, err);
   }
   if (!rc) {
