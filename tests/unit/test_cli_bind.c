@@ -11,9 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sk_scenetest.h"
 #include "sk_testutil.h"
-#include "skinkit.h"
 #include "skc_math.h"
+#include "skinkit.h"
 #include "skio_scene.h"
 
 #ifndef SK_CLI_PATH
@@ -884,6 +885,39 @@ START_TEST(bind_sets_itself_up_in_one_process) {
 }
 END_TEST
 
+/* Whether two files hold the same bytes. */
+static int files_equal(const char* a, const char* b) {
+  size_t na = 0, nb = 0;
+  char *x = skt_slurp(a, &na), *y = skt_slurp(b, &nb);
+  const int same = x && y && na == nb && !memcmp(x, y, na);
+  free(x);
+  free(y);
+  return same;
+}
+
+/* Bind's factorization turns OpenMP's dynamic adjustment on (core/bind_heat.c), and libgomp then asked the system
+ * for the load average and the usable processors at every region that wants more than one thread (1,076 regions of
+ * this 38k-vertex cylinder: sysinfo and sched_getaffinity each time, and a futex wake for the one-thread team it
+ * usually gave). The executable works the team out once a second (plugin/cli_gomp.c): a handful of those calls; the
+ * control, SKINKIT_OMP_INLINE=0, sends every region to libgomp as asked. Same weights either way. */
+START_TEST(factorization_regions_make_no_system_calls) {
+  char args[1024];
+  snprintf(args, sizeof args, "sample %s --segments 128 --rings 300 --bones 3", tmp_path("c38k.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  static const char* const names[] = {"sysinfo", "futex"};
+  long mine[2], asked[2];
+  snprintf(args, sizeof args, "bind %s %s --force", tmp_path("c38k.glb"), tmp_path("mine.glb"));
+  if (!syscall_counts("", args, names, mine, 2)) return; /* no strace */
+  snprintf(args, sizeof args, "bind %s %s --force", tmp_path("c38k.glb"), tmp_path("asked.glb"));
+  ck_assert(syscall_counts("SKINKIT_OMP_INLINE=0", args, names, asked, 2));
+  printf("38k bind: sysinfo %ld, futex %ld (libgomp as asked: %ld, %ld)\n", mine[0], mine[1], asked[0], asked[1]);
+  ck_assert_int_le(mine[0], 4);
+  if (asked[0] > 100) ck_assert_msg(mine[1] * 4 < asked[1], "futex: %ld, %ld as asked", mine[1], asked[1]);
+  ck_assert_int_eq(file_size(tmp_path("mine.glb")), file_size(tmp_path("asked.glb")));
+  ck_assert_msg(files_equal(tmp_path("mine.glb"), tmp_path("asked.glb")), "the weights differ");
+}
+END_TEST
+
 /* CHOLMOD is loaded when a bind first solves (core/chol_lazy.c): where it cannot be (SKINKIT_CHOLMOD naming a file
  * that is not there), the heat-based methods fail with the loader's reason, exit 2 and no output, and the methods
  * without a solve still bind. */
@@ -930,6 +964,7 @@ static Suite* suite(void) {
   tcase_add_test(t, self_contained_gltf_stays_one_file_and_binds_again_alike);
   tcase_add_test(t, one_thread_regions_run_inline_with_the_same_weights);
   tcase_add_test(t, bind_sets_itself_up_in_one_process);
+  tcase_add_test(t, factorization_regions_make_no_system_calls);
   tcase_add_test(t, bind_without_cholmod_fails_with_the_reason);
   suite_add_tcase(s, t);
   return s;
