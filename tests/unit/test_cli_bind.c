@@ -315,6 +315,26 @@ START_TEST(deform_joints_without_a_skin) {
 }
 END_TEST
 
+/* info counts the bone tails a file gives (bind's segments take them first): Blender's Collada tips and connected
+ * bones (8 of blender_tips.dae's 10 joints), the FBX's _end leaf bones (4), none in a glTF. */
+START_TEST(info_counts_the_files_bone_tails) {
+  static const struct {
+    const char* file;
+    const char* json;
+  } cases[] = {{"tests/data/blender_tips.dae", "\"stored_tail_count\":8,"},
+               {"tests/data/blender_tips.fbx", "\"stored_tail_count\":4,"},
+               {"tests/data/cylinder_rig.glb", "\"stored_tail_count\":0,"}};
+  char args[1024];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    snprintf(args, sizeof args, "info %s --json", cases[i].file);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    ck_assert_msg(strstr(g_out, cases[i].json) != NULL, "%s: %s", cases[i].file, g_out);
+  }
+  ck_assert_msg(run("info tests/data/blender_tips.dae") == 0, "%s", err_text());
+  ck_assert_msg(strstr(g_out, "bone tails: 8 of 10 given by the file") != NULL, "%s", g_out);
+}
+END_TEST
+
 /* bind --json per joint: vertex_count, weight_share (summing to 1), method, fallback_count; the top-level list over
  * all meshes; --report prints shares. A skinned input: the deform joints are its skin's. */
 START_TEST(per_joint_report) {
@@ -965,6 +985,7 @@ static Suite* suite(void) {
   tcase_add_test(t, one_thread_regions_run_inline_with_the_same_weights);
   tcase_add_test(t, bind_sets_itself_up_in_one_process);
   tcase_add_test(t, factorization_regions_make_no_system_calls);
+  tcase_add_test(t, info_counts_the_files_bone_tails);
   tcase_add_test(t, bind_without_cholmod_fails_with_the_reason);
   suite_add_tcase(s, t);
   return s;
