@@ -30,7 +30,9 @@
  * process, fork/exec of the skinkit binary beside this program (env SKINKIT_CLI overrides) on each cylinder
  * (written as .glb by `skinkit sample`, same mesh and bones) and on CesiumMan_subdiv2: wall, user and system time
  * and peak RSS from wait4 (they include the isolated reader child), best wall of up to 5 runs (1 at 614k), user
- * and sys of the run that used least CPU. A third cylinder, 512 x 1196 = 613,890 vertices (full runs only, not
+ * and sys of the run that used least CPU, and the median [min - max] over the runs of each run's sys / user
+ * (`BENCH cli_bind_<mesh>_sys_over_user_median_pct`: the least-CPU run is often the one that found its huge pages
+ * cleared cheaply, so its share alone flatters). A third cylinder, 512 x 1196 = 613,890 vertices (full runs only, not
  * given to Blender), is the memory yardstick. Prints `BENCH cli_bind_<mesh>_{wall,user,sys}_ms`,
  * `BENCH cli_bind_<mesh>_peak_kb_per_vertex`, `BENCH cli_bind_<mesh>_speedup <Blender wall / CLI wall> ratio` (the
  * median of the rounds' ratios), a table, and `BENCH bind_peak_kb_per_vertex <KB> KB` for the largest
@@ -170,7 +172,8 @@ typedef struct cli_run {
   int ok;
   double wall_ms, user_ms, sys_ms;
   long maxrss_kb;
-  double speedup; /* Blender / this, the median of rounds alternated with Blender (0: not measured so) */
+  double speedup;                 /* Blender / this, the median of rounds alternated with Blender (0: not so) */
+  double sys_pct, sys_lo, sys_hi; /* system / user time of each run, %: median and range */
 } cli_run;
 
 typedef struct part { /* one skinned mesh of an asset */
@@ -1181,15 +1184,17 @@ static cli_run run_cli(char* const* argv) {
   return r;
 }
 
-/* `skinkit bind IN OUT --force` (default method, isolated reading: as a user runs it) `runs` times: best wall time;
- * user and system time of the run that used the least CPU; the largest peak RSS. */
+/* `skinkit bind IN OUT --force` (default method, isolated reading: as a user runs it) `runs` times (at most 32):
+ * best wall time; user and system time of the run that used the least CPU; the median and range over the runs of
+ * system / user time; the largest peak RSS. */
 static cli_run time_cli_bind(const char* cli, const char* in, const char* name, int runs) {
   char out[600];
   snprintf(out, sizeof out, "%s/%s_cli_out.glb", g_workdir, name);
   char* argv[] = {(char*)cli, "bind", (char*)in, out, "--force", NULL};
   cli_run best;
   memset(&best, 0, sizeof best);
-  double best_wall = 1e300, best_cpu = 1e300;
+  double best_wall = 1e300, best_cpu = 1e300, pct[32];
+  if (runs > 32) runs = 32;
   for (int i = 0; i < runs; ++i) {
     cli_run r = run_cli(argv);
     if (!r.ok) {
@@ -1202,8 +1207,10 @@ static cli_run time_cli_bind(const char* cli, const char* in, const char* name, 
     if (r.wall_ms < best_wall) best_wall = r.wall_ms;
     if (r.user_ms + r.sys_ms < best_cpu) best_cpu = r.user_ms + r.sys_ms, best.user_ms = r.user_ms, best.sys_ms = r.sys_ms;
     if (r.maxrss_kb > best.maxrss_kb) best.maxrss_kb = r.maxrss_kb;
+    pct[i] = r.user_ms > 0 ? 100.0 * r.sys_ms / r.user_ms : 0.0;
   }
   best.wall_ms = best_wall;
+  best.sys_pct = runs > 0 ? skt_median(pct, runs, &best.sys_lo, &best.sys_hi) : 0.0;
   return best;
 }
 
@@ -1211,13 +1218,15 @@ static cli_run time_cli_bind(const char* cli, const char* in, const char* name, 
 static void print_cli(const char* mesh, size_t nv, const cli_run* r, double blender_ms) {
   if (!r->ok) return;
   double kbv = (double)r->maxrss_kb / (double)nv;
-  printf("  skinkit bind (whole process: load + bind + save): wall %.1f ms, user %.1f ms, sys %.1f ms (%.0f %% of "
-         "user), peak RSS %.1f MB = %.3f KB/vertex\n",
-         r->wall_ms, r->user_ms, r->sys_ms, r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0,
-         r->maxrss_kb / 1024.0, kbv);
-  printf("BENCH cli_bind_%s_wall_ms %.1f ms\nBENCH cli_bind_%s_user_ms %.1f ms\nBENCH cli_bind_%s_sys_ms %.1f ms\n"
-         "BENCH cli_bind_%s_peak_kb_per_vertex %.3f KB\n",
-         mesh, r->wall_ms, mesh, r->user_ms, mesh, r->sys_ms, mesh, kbv);
+  printf(
+      "  skinkit bind (whole process: load + bind + save): wall %.1f ms, user %.1f ms, sys %.1f ms (%.0f %% of "
+      "user; per run: median %.0f %% [%.0f - %.0f]), peak RSS %.1f MB = %.3f KB/vertex\n",
+      r->wall_ms, r->user_ms, r->sys_ms, r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0, r->sys_pct, r->sys_lo,
+      r->sys_hi, r->maxrss_kb / 1024.0, kbv);
+  printf(
+      "BENCH cli_bind_%s_wall_ms %.1f ms\nBENCH cli_bind_%s_user_ms %.1f ms\nBENCH cli_bind_%s_sys_ms %.1f ms\n"
+      "BENCH cli_bind_%s_sys_over_user_median_pct %.1f %%\nBENCH cli_bind_%s_peak_kb_per_vertex %.3f KB\n",
+      mesh, r->wall_ms, mesh, r->user_ms, mesh, r->sys_ms, mesh, r->sys_pct, mesh, kbv);
   if (blender_ms > 0)
     printf("BENCH cli_bind_%s_speedup %.2f ratio\n", mesh, blender_ms / r->wall_ms);
 }
@@ -1237,10 +1246,10 @@ static int write_cylinder_glb(const char* cli, const cylinder* c, char* path, si
 static void print_cli_table(const cylinder* cyl, const asset* assets) {
   printf(
       "\n== skinkit bind as a whole process (load + bind + save; default method; best wall of runs, user/sys of "
-      "the run with least CPU, largest peak RSS; speedup = Blender ARMATURE_AUTO wall / ours, the median of "
-      "the rounds alternated with Blender) ==\n");
-  printf("%-18s %8s %10s %10s %10s %6s %9s %8s %8s\n", "mesh", "vertices", "wall ms", "user ms", "sys ms", "sys %",
-         "peak MB", "KB/vert", "speedup");
+      "the run with least CPU, sys %% of user: that run's and the median of every run's, largest peak RSS; "
+      "speedup = Blender ARMATURE_AUTO wall / ours, the median of the rounds alternated with Blender) ==\n");
+  printf("%-18s %8s %10s %10s %10s %6s %6s %9s %8s %8s\n", "mesh", "vertices", "wall ms", "user ms", "sys ms", "sys %",
+         "med %", "peak MB", "KB/vert", "speedup");
   const cli_run* largest = NULL;
   size_t largest_nv = 0;
   for (size_t i = 0; i < CYLINDER_COUNT + ASSET_COUNT; ++i) {
@@ -1254,8 +1263,8 @@ static void print_cli_table(const cylinder* cyl, const asset* assets) {
       snprintf(speedup, sizeof speedup, "%.1fx", r->speedup);
     else if (b->ok)
       snprintf(speedup, sizeof speedup, "%.1fx", b->seconds * 1000.0 / r->wall_ms);
-    printf("%-18s %8zu %10.1f %10.1f %10.1f %5.0f%% %9.1f %8.3f %8s\n", name, nv, r->wall_ms, r->user_ms, r->sys_ms,
-           r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0, r->maxrss_kb / 1024.0,
+    printf("%-18s %8zu %10.1f %10.1f %10.1f %5.0f%% %5.0f%% %9.1f %8.3f %8s\n", name, nv, r->wall_ms, r->user_ms,
+           r->sys_ms, r->user_ms > 0 ? 100.0 * r->sys_ms / r->user_ms : 0.0, r->sys_pct, r->maxrss_kb / 1024.0,
            (double)r->maxrss_kb / (double)nv, speedup);
     if (nv > largest_nv) largest = r, largest_nv = nv;
   }
