@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* getloadavg */
 /* bind_heat.c - bone heat binding (Baran & Popovic, "Automatic Rigging and Animation of 3D Characters", 2007).
  *
  * For every bone j solve (-L + A H) w_j = A H p_j, where L is the cotangent Laplacian (0.5 (cot a + cot b) per
@@ -456,18 +457,41 @@ static void sys_fill(heat_ctx* c, const uint8_t* comp_heated, double cold_heat, 
   }
 }
 
+#if defined(SK_HAVE_OPENMP)
+/* The team OpenMP's dynamic adjustment would give a region now (libgomp's rule: the processors this process may use
+ * less the 15-minute load average plus 0.1, at least 1). */
+static int dynamic_team(void) {
+  double load[3];
+  const int procs = omp_get_num_procs();
+#if defined(__unix__) || defined(__APPLE__)
+  const int busy = getloadavg(load, 3) == 3 && load[2] >= 0.0 && load[2] < 1e6 ? (int)(load[2] + 0.1) : 0;
+#else
+  const int busy = 0; /* no load average: every processor counts as free */
+  (void)load;
+#endif
+  return procs > busy ? procs - busy : 1;
+}
+#endif
+
 /* Numeric factorization. CHOLMOD's supernodal code opens an OpenMP region of 4 threads (fixed when it was built)
  * for every large supernode to clear and scatter it: on a 2-core machine those threads outnumber the cores, spin
  * and wake each other for work worth microseconds. With dynamic adjustment on for this thread only, the runtime
- * gives such regions no more threads than idle cores. */
+ * gives such regions no more threads than idle cores; but libgomp works that out at every region (getloadavg's
+ * sysinfo and sched_getaffinity: 2 x 1,076 system calls for a 38k-vertex cylinder). So it is worked out once here:
+ * when it comes to one thread, no region of the factorization may be active (max-active-levels 0: each region
+ * runs on this thread without asking the system); otherwise dynamic adjustment as before. */
 static void factorize(cholmod_sparse* A, cholmod_factor* L, cholmod_common* cm) {
 #if defined(SK_HAVE_OPENMP)
-  int dynamic = omp_get_dynamic();
-  omp_set_dynamic(1);
+  const int dynamic = omp_get_dynamic(), levels = omp_get_max_active_levels();
+  if (dynamic_team() <= 1)
+    omp_set_max_active_levels(0);
+  else
+    omp_set_dynamic(1);
 #endif
   cholmod_factorize(A, L, cm);
 #if defined(SK_HAVE_OPENMP)
   omp_set_dynamic(dynamic);
+  omp_set_max_active_levels(levels);
 #endif
 }
 

@@ -10,7 +10,9 @@
  * defines GOMP_parallel, which the dynamic linker binds the libraries' calls to ahead of libgomp's (exported with
  * --export-dynamic-symbol, CMakeLists.txt): a request for one thread at nesting level 0 calls the body, anything
  * else goes to libgomp's GOMP_parallel. A region asking for more threads while dynamic adjustment is on (bind's
- * factorization) gets the team libgomp would give it (dynamic_team), run inline when that is one thread.
+ * factorization on an idle machine) gets the team libgomp would give it (dynamic_team), run inline when that is one
+ * thread, and so does every region while no region may be active (max-active-levels 0: the factorization when the
+ * library found one thread free).
  * SKINKIT_OMP_INLINE=0 in the environment sends every region to libgomp as asked.
  * Only the executable does this: a program linking libskinkit keeps its OpenMP runtime as it is. docs/bind.md,
  * session 59, has the measurements. */
@@ -79,7 +81,7 @@ void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned
   gomp_parallel_fn next = next_gomp_parallel();
   if (omp_get_level() == 0 && inline_wanted()) {
     /* num_threads 1: an if clause that came out false or num_threads(1); 0 means the default count */
-    unsigned n = num_threads;
+    unsigned n = omp_get_max_active_levels() > 0 ? num_threads : 1; /* 0: no region may be active (bind_heat.c) */
     if (n != 1 && omp_get_dynamic()) { /* the team dynamic adjustment would give, without its system calls */
       const unsigned asked = n ? n : (unsigned)omp_get_max_threads(), room = dynamic_team();
       n = asked < room ? asked : room;
