@@ -28,13 +28,6 @@ static double element_number(const char* p, const char* end, const char* tag) {
   return stop != buf && v > 0.0 && v < 1e30 ? v : 0.0;
 }
 
-/* Whether the text at p is the start tag <name followed by a space, '>' or '/'. */
-static bool start_tag(const char* p, const char* end, const char* name) {
-  const size_t n = strlen(name);
-  return skio_text_starts(p, end, name) && p + n < end &&
-         (p[n] == ' ' || p[n] == '>' || p[n] == '/' || p[n] == '\t' || p[n] == '\n' || p[n] == '\r');
-}
-
 static int cmp_span(const char* a, size_t an, const char* b, size_t bn) {
   const int c = memcmp(a, b, an < bn ? an : bn);
   return c ? c : (an > bn) - (an < bn);
@@ -65,7 +58,7 @@ static size_t ortho_cameras(const char* text, const char* end, ortho_cam** out, 
   size_t n = 0, cap = 0;
   ortho_cam* c = NULL;
   for (const char* p = skio_text_find(text, end, "<camera"); p; p = skio_text_find(p + 1, end, "<camera")) {
-    if (!start_tag(p, end, "<camera")) continue;
+    if (!skio_text_start_tag(p, end, "<camera")) continue;
     const char* close = skio_text_find(p, end, "</camera>");
     if (!close) break; /* none after this <camera: none after a later one either */
     const char* at = p;
@@ -127,7 +120,8 @@ int skio_collada_ortho_list(const char* text, size_t n, skio_collada_ortho** out
   if (nc && !oom && !open) oom = true;
   for (const char* p = open ? memchr(text, '<', n) : NULL; p && !oom; p = memchr(p + 1, '<', (size_t)(end - p - 1))) {
     if (p + 1 >= end) break;
-    const bool node = start_tag(p, end, "<node"), inst = !node && depth && start_tag(p, end, "<instance_camera");
+    const bool node = skio_text_start_tag(p, end, "<node"),
+               inst = !node && depth && skio_text_start_tag(p, end, "<instance_camera");
     const char* gt = node || inst ? memchr(p, '>', (size_t)(end - p)) : NULL;
     if ((node || inst) && !gt) break; /* no tag ends after this one */
     if (node) {

@@ -23,6 +23,13 @@ bool skio_text_starts(const char* p, const char* end, const char* s) {
   return (size_t)(end - p) >= n && !memcmp(p, s, n);
 }
 
+/* Whether the text at p is the tag <name (or </name) followed by a space, '>', '/' or a line break. */
+bool skio_text_start_tag(const char* p, const char* end, const char* name) {
+  const size_t n = strlen(name);
+  return skio_text_starts(p, end, name) && p + n < end &&
+         (p[n] == ' ' || p[n] == '>' || p[n] == '/' || p[n] == '\t' || p[n] == '\n' || p[n] == '\r');
+}
+
 /* The value of attribute name="..." of the start tag at tag (up to its '>'), without a leading '#', or an empty
  * range. */
 void skio_text_attr(const char* tag, const char* end, const char* name, const char** v, size_t* n) {

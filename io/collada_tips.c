@@ -28,13 +28,6 @@ typedef struct tip_scan {
   uint32_t count, out_cap;
 } tip_scan;
 
-/* Whether the text at p is the start tag <name followed by a space, '>' or '/'. */
-static bool start_tag(const char* p, const char* end, const char* name) {
-  const size_t n = strlen(name);
-  return skio_text_starts(p, end, name) && p + n < end &&
-         (p[n] == ' ' || p[n] == '>' || p[n] == '/' || p[n] == '\t' || p[n] == '\n' || p[n] == '\r');
-}
-
 /* The end of the tag at p (its '>' + 1, quoted attribute values skipped), or end. */
 static const char* tag_end(const char* p, const char* end) {
   char quote = 0;
@@ -121,25 +114,25 @@ static const char* scan_tag(tip_scan* t, const char* p, const char* end) {
   }
   const char* te = tag_end(p, end);
   const bool empty = te - p >= 2 && te[-2] == '/';
-  if (start_tag(p, end, "<node")) {
+  if (skio_text_start_tag(p, end, "<node")) {
     if (!push_node(t, p, end)) return NULL;
     if (empty) t->depth--;
-  } else if (start_tag(p, end, "</node")) {
+  } else if (skio_text_start_tag(p, end, "</node")) {
     if (t->depth) t->depth--;
     if (t->tech_depth > t->depth) t->tech_depth = 0;
-  } else if (start_tag(p, end, "<technique") && t->depth && !empty) {
+  } else if (skio_text_start_tag(p, end, "<technique") && t->depth && !empty) {
     const char* v;
     size_t vn;
     skio_text_attr(p, end, "profile", &v, &vn);
     if (vn == 7 && !memcmp(v, "blender", 7)) t->tech_depth = t->depth, t->have = 0;
-  } else if (start_tag(p, end, "</technique")) {
+  } else if (skio_text_start_tag(p, end, "</technique")) {
     if (t->tech_depth && t->tech_depth == t->depth && !take_tip(t)) return NULL;
     t->tech_depth = 0;
   } else if (t->tech_depth == t->depth && t->depth && !empty) {
     static const char* const axes[3] = {"<tip_x", "<tip_y", "<tip_z"};
     for (int k = 0; k < 3; ++k)
-      if (start_tag(p, end, axes[k]) && isfinite(t->tip[k] = text_number(te, end))) t->have |= 1u << k;
-    if (start_tag(p, end, "<connect") && (text_number(te, end) == 1.0 || skio_text_starts(te, end, "true")))
+      if (skio_text_start_tag(p, end, axes[k]) && isfinite(t->tip[k] = text_number(te, end))) t->have |= 1u << k;
+    if (skio_text_start_tag(p, end, "<connect") && (text_number(te, end) == 1.0 || skio_text_starts(te, end, "true")))
       t->have |= 8;
   }
   return te;

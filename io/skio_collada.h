@@ -157,6 +157,8 @@ int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_cam
 int skio_collada_plain_nodes(const char* text, size_t n, char*** out, uint32_t* count); /* skio_names_free */
 const char* skio_text_find(const char* p, const char* end, const char* s);
 bool skio_text_starts(const char* p, const char* end, const char* s);
+/* Whether the text at p is the tag `name` ("<node", "</node") followed by a space, '>', '/' or a line break. */
+bool skio_text_start_tag(const char* p, const char* end, const char* name);
 void skio_text_attr(const char* tag, const char* end, const char* name, const char** v, size_t* n);
 
 /* The orthographic cameras of a Collada document (collada_cameras.c), which Assimp 5.2 reads as perspective ones
