@@ -3,6 +3,7 @@
 // become a nonzero return with a message, and the output is plain malloc'ed C arrays.
 #include "skio_draco.h"
 
+#include <draco/attributes/attribute_quantization_transform.h>
 #include <draco/compression/decode.h>
 #include <draco/core/decoder_buffer.h>
 #include <draco/mesh/mesh.h>
@@ -31,11 +32,13 @@ bool is_signed(draco::DataType t) {
   return t == draco::DT_INT8 || t == draco::DT_INT16 || t == draco::DT_INT32 || t == draco::DT_INT64;
 }
 
-// Fills a from Draco's attribute p (point_count points). Returns nullptr or what went wrong.
-const char* convert(const draco::PointAttribute& p, size_t point_count, skio_draco_attribute* a) {
+// Fills a from Draco's attribute p (point_count points): its values are those of `values`, which is p itself or
+// p's values dequantized (see dequantized), indexed by p's point-to-value map. Returns nullptr or what went wrong.
+const char* convert(const draco::PointAttribute& map, const draco::PointAttribute& p, size_t point_count,
+                    skio_draco_attribute* a) {
   const int comps = p.num_components();
   if (comps < 1 || comps > 4) return "an attribute has more than 4 components";
-  a->unique_id = p.unique_id();
+  a->unique_id = map.unique_id();
   a->components = uint32_t(comps);
   a->integer = is_integer(p.data_type());
   a->is_signed = is_signed(p.data_type());
@@ -46,9 +49,10 @@ const char* convert(const draco::PointAttribute& p, size_t point_count, skio_dra
   a->floats = static_cast<float*>(std::malloc((n ? n : 1) * sizeof(float)));
   if (a->integer) a->uints = static_cast<uint32_t*>(std::malloc((n ? n : 1) * sizeof(uint32_t)));
   if (!a->floats || (a->integer && !a->uints)) return "out of memory";
-  if (!p.is_mapping_identity() && p.indices_map_size() < point_count) return "an attribute maps fewer points than the mesh has";
+  if (!map.is_mapping_identity() && map.indices_map_size() < point_count)
+    return "an attribute maps fewer points than the mesh has";
   for (size_t i = 0; i < point_count; ++i) {
-    const draco::AttributeValueIndex v = p.mapped_index(draco::PointIndex(uint32_t(i)));
+    const draco::AttributeValueIndex v = map.mapped_index(draco::PointIndex(uint32_t(i)));
     if (v.value() >= p.size()) return "an attribute maps a point to a value that does not exist";
     float* f = a->floats + i * size_t(comps);
     if (!p.ConvertValue<float>(v, int8_t(comps), f)) return "an attribute value does not convert";
@@ -62,6 +66,22 @@ const char* convert(const draco::PointAttribute& p, size_t point_count, skio_dra
     }
   }
   return nullptr;
+}
+
+// A generic attribute (glTF's JOINTS_n, WEIGHTS_n, custom ones) is decoded without its inverse transform
+// (Decoder::SetSkipAttributeTransform) so that its quantization, when it has one, is known: `out` gets the values
+// dequantized by Draco's own transform (the floats a plain decode gives) and a->quant_step the quantization step,
+// range / (2^bits - 1). Returns &p itself when p was not quantized, nullptr when the transform fails.
+const draco::PointAttribute* dequantized(const draco::PointAttribute& p, draco::PointAttribute* out,
+                                         skio_draco_attribute* a) {
+  const draco::AttributeTransformData* td = p.GetAttributeTransformData();
+  if (!td || td->transform_type() != draco::ATTRIBUTE_QUANTIZATION_TRANSFORM) return &p;
+  draco::AttributeQuantizationTransform q;
+  if (!q.InitFromAttribute(p) || q.quantization_bits() < 1 || q.quantization_bits() > 30) return nullptr;
+  out->Init(p.attribute_type(), p.num_components(), draco::DT_FLOAT32, p.normalized(), p.size());
+  if (!q.InverseTransformAttribute(p, out)) return nullptr;
+  a->quant_step = q.range() / float((uint32_t(1) << q.quantization_bits()) - 1u);
+  return out;
 }
 
 // ------------------------------------------------------------------ the counts in the header, before decoding
@@ -199,6 +219,7 @@ extern "C" int skio_draco_decode(const uint8_t* data, size_t size, size_t max_fa
     if (!refused) refused = check_counts(counts, max_faces, max_points);
     if (refused) return fail(msg, msg_size, "Draco data refused before decoding", refused);
     draco::Decoder decoder;
+    decoder.SetSkipAttributeTransform(draco::GeometryAttribute::GENERIC); /* see dequantized() */
     auto decoded = decoder.DecodeMeshFromBuffer(&buffer);
     if (!decoded.ok()) return fail(msg, msg_size, "Draco data does not decode", decoded.status().error_msg());
     std::unique_ptr<draco::Mesh> mesh = std::move(decoded).value();
@@ -229,7 +250,11 @@ extern "C" int skio_draco_decode(const uint8_t* data, size_t size, size_t max_fa
     for (int i = 0; i < na; ++i) {
       const draco::PointAttribute* p = mesh->attribute(i);
       m->attribute_count = size_t(i) + 1;
-      const char* why = p ? convert(*p, points, &m->attributes[i]) : "a missing attribute";
+      draco::PointAttribute plain;
+      const draco::PointAttribute* values = p ? dequantized(*p, &plain, &m->attributes[i]) : nullptr;
+      const char* why = !p        ? "a missing attribute"
+                        : !values ? "a quantized attribute does not dequantize"
+                                  : convert(*p, *values, points, &m->attributes[i]);
       if (why) {
         skio_draco_free(m);
         return fail(msg, msg_size, why);

@@ -25,6 +25,7 @@ typedef struct skio_gltf_draco_acc {
   int prim;      /* JSON token of the primitive whose Draco data holds this accessor, PRIM_NONE, PRIM_CONFLICT */
   int64_t attr;  /* Draco unique id, ATTR_INDICES, or ATTR_INVALID (the extension's id is not an integer) */
   uint8_t* data; /* decoded values (count * components, componentType); NULL until the primitive was decoded */
+  float step;    /* float values from a quantized generic attribute: its quantization step (skio_draco.h), else 0 */
 } skio_gltf_draco_acc;
 
 static int draco_ext(const skio_gltf_doc* d, int prim) {
@@ -196,6 +197,14 @@ static int convert(skio_gltf_doc* d, const decoded* dec, const skio_gltf_draco_a
   return SKC_OK;
 }
 
+/* The quantization step of float accessor a's Draco attribute (0: exact values, or not a float accessor). */
+static float quant_step(const decoded* dec, const skio_gltf_draco_acc* e, const skio_gltf_accessor* a) {
+  if (e->attr < 0 || a->component_type != SKIO_GLTF_FLOAT) return 0.0f;
+  for (size_t k = 0; k < dec->mesh->attribute_count; ++k)
+    if (dec->mesh->attributes[k].unique_id == (uint64_t)e->attr) return dec->mesh->attributes[k].quant_step;
+  return 0.0f;
+}
+
 /* What prim's accessors let its Draco data decode to (skio_draco_decode's bounds): triangles from "indices" (or
  * from the attributes' count when there are none, one vertex per corner), points from the attributes' counts.
  * An accessor whose description does not read leaves its bound alone; convert() reports it after the decode. */
@@ -247,6 +256,7 @@ static int decode_primitive(skio_gltf_doc* d, int prim, uint32_t asking, skc_err
     skio_gltf_accessor a;
     rc = skio_gltf_accessor_info(d, i, &a, err);
     if (!rc) rc = convert(d, &dec, e, &a, &e->data, err);
+    if (!rc) e->step = quant_step(&dec, e, &a);
   }
   if (rc) /* all or nothing: a later read fails the same way */
     for (uint32_t i = 0; i < d->accessor_count; ++i)
@@ -271,4 +281,8 @@ int skio_gltf_draco_values(skio_gltf_doc* d, const skio_gltf_accessor* a, const 
   }
   *out = e->data;
   return SKC_OK;
+}
+
+float skio_gltf_draco_step(const skio_gltf_doc* d, uint32_t i) {
+  return skio_gltf_draco_claims(d, i) && d->draco[i].data ? d->draco[i].step : 0.0f;
 }

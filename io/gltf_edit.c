@@ -659,6 +659,50 @@ static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
   return same;
 }
 
+/* The largest quantization step among the old WEIGHTS_n a plan replaces (skio_gltf_draco_step: Draco data), 0 when
+ * every old weight was stored exactly. */
+static float old_weights_step(const skio_gltf_doc* d, const prim_plan* pl) {
+  float step = 0.0f;
+  for (uint32_t s = 0; s < MAX_SETS; ++s)
+    if (pl->old_w[s] >= 0) step = fmaxf(step, skio_gltf_draco_step(d, (uint32_t)pl->old_w[s]));
+  return step;
+}
+
+/* A plan writing float weights in place of Draco-quantized ones: each vertex whose weights sum off 1 by more than the
+ * Khronos validator's float slack (2e-7 a weight) but by no more than the quantization can account for (half a step
+ * a weight) is divided by its sum. Draco held those weights to that step only; written as plain floats the rounding
+ * would read as weights that do not sum to 1, which glTF forbids. Returns the vertices renormalized. */
+static size_t renormalize_quantized(const skio_gltf_doc* d, prim_plan* pl) {
+  const float step = pl->wct == SKIO_GLTF_FLOAT ? old_weights_step(d, pl) : 0.0f;
+  if (!(step > 0.0f)) return 0;
+  size_t count = 0;
+  for (size_t v = 0; v < pl->V; ++v) {
+    float* w[MAX_SETS * 4];
+    size_t c = 0;
+    double sum = 0.0;
+    for (uint32_t s = 0; s < pl->sets; ++s)
+      for (size_t k = 0; k < 4; ++k) {
+        float* x = (float*)(pl->wdata + (((size_t)s * pl->V + v) * 4 + k) * 4);
+        if (*x > 0.0f) sum += *x, w[c++] = x;
+      }
+    const double off = fabs(sum - 1.0);
+    if (!c || off <= 2e-7 * (double)c || off > 0.5 * step * (double)c + 1e-6) continue;
+    for (size_t i = 0; i < c; ++i) *w[i] = (float)(*w[i] / sum);
+    count++;
+  }
+  return count;
+}
+
+/* Appends "N vertices' weights ... renormalized" to o's note. */
+static void note_renormalized(const skio_gltf_edit_options* o, size_t count) {
+  if (!count || !o->note || o->note_size < 2) return;
+  size_t at = strlen(o->note);
+  snprintf(o->note + at, o->note_size - at,
+           "%s%zu vertices' weights, Draco-quantized in the source and written uncompressed, renormalized to sum 1 "
+           "(each was off by less than the quantization allows)",
+           at ? "; " : "", count);
+}
+
 /* Where the bytes at data (size bytes of a view) sit in the BIN chunk written: the GLB's own, or the one a .gltf's
  * buffers were packed into (pk->base set); false when they are not in it. */
 static bool bin_offset(const skio_gltf_doc* d, const packing* pk, int32_t view, const uint8_t* data, size_t size,
@@ -1325,6 +1369,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
       rep.kept++;
       continue;
     }
+    rep.renormalized += renormalize_quantized(d, pl);
     const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
     buf attr_add = {0};
     for (uint32_t s = 0; s < pl->sets; ++s) {
@@ -1585,6 +1630,7 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     if (rc) rmdir(made[i]);
     free(made[i]);
   }
+  if (!rc) note_renormalized(&o, rep.renormalized);
   if (!rc && o.report) *o.report = rep;
 
 done:

@@ -24,6 +24,10 @@ typedef struct skio_draco_attribute {
    * uints: integer attributes only (else NULL), the stored integer; signed ones as their 32-bit two's complement. */
   float* floats;
   uint32_t* uints;
+  /* A generic attribute Draco stored quantized: the step between its values, range / (2^bits - 1), so each float
+   * is within quant_step / 2 of the value encoded; 0 when the values are exact (not quantized, or not generic:
+   * positions, normals, colours and texture coordinates keep Draco's ordinary decode). */
+  float quant_step;
 } skio_draco_attribute;
 
 typedef struct skio_draco_mesh {

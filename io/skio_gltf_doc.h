@@ -187,6 +187,9 @@ bool skio_gltf_draco_claims(const skio_gltf_doc* d, uint32_t i);
 /* The values of Draco accessor a (a->draco): count * components tightly packed components of its componentType,
  * decoding its primitive on the first call. */
 int skio_gltf_draco_values(skio_gltf_doc* d, const skio_gltf_accessor* a, const uint8_t** out, skc_err* err);
+/* The quantization step of Draco accessor i's decoded floats (each within step / 2 of the value encoded: Draco
+ * quantized a generic attribute such as WEIGHTS_n), 0 when its values are exact or not decoded yet. */
+float skio_gltf_draco_step(const skio_gltf_doc* d, uint32_t i);
 void skio_gltf_draco_free(skio_gltf_doc* d);
 
 #endif

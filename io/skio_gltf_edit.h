@@ -40,7 +40,10 @@
  * Weights: entries that are not finite or not > 0 are left out; each vertex's influences are written sorted by
  * weight (descending, ties lower joint), 4 per set, unused slots joint 0 weight 0. Component type: the source
  * WEIGHTS_0's (float, normalized u8 or u16; float when it had none) or the one asked for. Floats are written as
- * given; u8 / u16 are the weights divided by their sum, quantized with exact integer sums 255 / 65535 (largest
+ * given, except where they replace Draco data that held them quantized (WEIGHTS_n in KHR_draco_mesh_compression):
+ * a vertex whose sum is off 1 by more than the Khronos validator's slack (2e-7 a weight) but by no more than half the
+ * quantization step a weight is divided by its sum, counted (report.renormalized) and noted; u8 / u16 are the
+ * weights divided by their sum, quantized with exact integer sums 255 / 65535 (largest
  * remainder, skc_quantize_weights), entries that quantize to 0 left out. Joints: the source JOINTS_0's component
  * type when every index fits, else u8 when the skin has <= 256 joints, u16 up to 65536.
  * Files: built in memory, each written to a temporary file in the target folder, flushed and renamed (companion
@@ -96,6 +99,7 @@ typedef struct skio_gltf_edit_report {
   uint32_t sets_removed;      /* JOINTS_n/WEIGHTS_n pairs removed */
   uint32_t weights_component; /* component type of the weights written by the last primitive (SKIO_GLTF_*) */
   size_t bytes_appended;      /* new buffer bytes */
+  size_t renormalized;        /* vertices whose Draco-quantized float weights were renormalized (see Weights) */
 } skio_gltf_edit_report;
 
 /* Joints the document has no node for (bone links added after reading: sk_scene_relink): appended to "nodes" as

@@ -45,8 +45,7 @@ static const char* data_path(const char* name) {
 static char g_tmp[256];
 static const char* tmp_dir(void) {
   if (!g_tmp[0]) {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/skinkit_gltf_edit_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+    skt_tmpdir_make(g_tmp, sizeof g_tmp, "gltf_edit");
   }
   return g_tmp;
 }
@@ -654,6 +653,66 @@ START_TEST(test_glb_to_gltf) {
 }
 END_TEST
 
+/* Weights a Draco source held quantized and an edit writes out of Draco as floats (tests/data/draco_weights8.glb:
+ * WEIGHTS_0 at 8 bits, so many of its 81 vertices decode to sums off 1 by up to a few 1/255 steps, as every Draco
+ * reader gets them): as written, the Khronos validator would call those sums non-normalized though the edit never
+ * touched them. Each such vertex is divided by its sum (moving no weight by more than the quantization did), the
+ * note says how many; the edited vertex is written as given; an export that changes nothing keeps the Draco data. */
+START_TEST(test_draco_quantized_weights_renormalized) {
+  skc_err err = {0};
+  skio_scene *s = NULL, *back = NULL;
+  ck_assert_msg(skio_scene_import(data_path("draco_weights8.glb"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  skc_skin* k = (skc_skin*)s->meshes[0].skin;
+  const size_t V = k->vertex_count;
+  float* before = malloc(k->offsets[V] * sizeof *before);
+  ck_assert_ptr_nonnull(before);
+  memcpy(before, k->weights, k->offsets[V] * sizeof *before);
+  size_t off = 0;
+  for (size_t v = 1; v < V; ++v) {
+    double sum = 0.0;
+    for (uint32_t e = k->offsets[v]; e < k->offsets[v + 1]; ++e) sum += k->weights[e];
+    off += fabs(sum - 1.0) > 2e-7 * (k->offsets[v + 1] - k->offsets[v]);
+  }
+  ck_assert_uint_ge(off, 20); /* the fixture's point */
+  char out[800], note[400] = "";
+  skio_export_options eo = {.overwrite = true, .keep_all = true, .note = note, .note_size = sizeof note};
+  snprintf(out, sizeof out, "%s/draco_same.glb", tmp_dir());
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(note[0] == 0, "%s", note);
+  skio_gltf_doc *g = load(out), *d = load(data_path("draco_weights8.glb")); /* nothing changed: the file as it was */
+  ck_assert(g->file_size == d->file_size && memcmp(g->file, d->file, d->file_size) == 0);
+  skio_gltf_doc_destroy(g);
+  skio_gltf_doc_destroy(d);
+  for (uint32_t e = k->offsets[0]; e < k->offsets[1]; ++e) k->weights[e] = e == k->offsets[0] ? 1.0f : 0.0f;
+  snprintf(out, sizeof out, "%s/draco_edit.glb", tmp_dir());
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s", err.message);
+  char want[64];
+  snprintf(want, sizeof want, "%zu vertices' weights, Draco-quantized", off);
+  ck_assert_msg(strstr(note, want), "%s (want %zu)", note, off);
+  ck_assert_int_eq(skio_scene_import(out, NULL, &back, &err), SKC_OK);
+  const skc_skin* b = back->meshes[0].skin;
+  ck_assert_uint_eq(b->vertex_count, V);
+  ck_assert_uint_eq(b->offsets[1], 1);
+  ck_assert_float_eq(b->weights[0], 1.0f);
+  for (size_t v = 1; v < V; ++v) {
+    const uint32_t n = k->offsets[v + 1] - k->offsets[v];
+    float sum = 0.0f;
+    ck_assert_uint_eq(b->offsets[v + 1] - b->offsets[v], n);
+    for (uint32_t e = b->offsets[v]; e < b->offsets[v + 1]; ++e) {
+      sum += b->weights[e];
+      float was = -1.0f;
+      for (uint32_t f = k->offsets[v]; f < k->offsets[v + 1]; ++f)
+        if (k->joints[f] == b->joints[e]) was = before[f];
+      ck_assert_msg(fabsf(b->weights[e] - was) <= 2.0f / 255, "vertex %zu: %g was %g", v, b->weights[e], was);
+    }
+    ck_assert_msg(fabsf(sum - 1.0f) <= 2e-7f * (float)n, "vertex %zu sums to %.9g", v, sum);
+  }
+  free(before);
+  skio_scene_destroy(back);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* A .gltf written as .glb is an edit too (before: the scene writer, which dropped samplers, cameras, extensions):
  * every buffer with data packed into the BIN chunk, the meshopt fallback buffer kept after it, images named by URI
  * embedded as bufferViews with their bytes; every other member's text as it was, the scene read back the same. Files
@@ -991,6 +1050,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_skin_keys_as_decoded);
   tcase_add_test(t, test_whole_write_keeps_objects);
   tcase_add_test(t, test_empty_skin_edit);
+  tcase_add_test(t, test_draco_quantized_weights_renormalized);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("corpus");
   tcase_set_timeout(c, 600);
