@@ -12,6 +12,7 @@ exits non-zero on failure.
 """
 
 import os
+import shutil
 import sys
 import tempfile
 
@@ -19,6 +20,8 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from blender_harness import NOTES, close, expect, install_enable, run  # noqa: E402
+
+CLEANUP = []  # folders the tests made, removed after the run
 
 
 # ------------------------------------------------------------------------------------------- scene helpers
@@ -652,7 +655,8 @@ def test_bake_deformation():
         bpy.context.scene.frame_set(frame)
         return _evaluated_positions(obj)
 
-    tmp = tempfile.mkdtemp()
+    tmp = tempfile.mkdtemp(prefix="skinkit_addon_")
+    CLEANUP.append(tmp)
     obj, scene = setup()
     rest = bridge.mesh_positions(obj.data)
     modifier = [evaluated(obj, f) for f in (1, 2, 3)]
@@ -690,7 +694,8 @@ def test_bake_deformation_refusals():
         after = [(m.type, m.show_viewport) for m in obj.modifiers]
         expect(after == kinds, "a refused bake changed the modifiers: %s -> %s" % (kinds, after))
 
-    tmp = tempfile.mkdtemp()
+    tmp = tempfile.mkdtemp(prefix="skinkit_addon_")
+    CLEANUP.append(tmp)
     refused("frame range", use_scene_range=False, frame_start=5, frame_end=2, filepath=os.path.join(tmp, "a.pc2"))
     bad = os.path.join(tmp, "missing", "dir", "b.pc2")
     refused("Skinkit", use_scene_range=False, frame_start=1, frame_end=2, filepath=bad)
@@ -1686,7 +1691,7 @@ def main():
              test_auto_bind_selected_bones, test_selected_pose_bones_subset, test_auto_bind_bbone_segments,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
              test_disable_unregisters]
-    run(tests, first=test_install_enable)
+    run(tests, first=test_install_enable, cleanup=lambda: [shutil.rmtree(t, ignore_errors=True) for t in CLEANUP])
 
 
 main()

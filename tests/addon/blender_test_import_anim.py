@@ -20,6 +20,7 @@ import base64
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -597,7 +598,7 @@ def main():
              test_fbx_exact_without_file_rest_pose, test_fbx_bind_correction_matters, test_keys_frames_groups_signs,
              test_animations_off_and_no_clips, test_big_generated, test_corpus_testwuson, test_corpus_character_b3d,
              test_shape_key_clips, test_save_reload_keeps_clips]
-    run(tests, first=test_install_enable)
+    run(tests, first=test_install_enable, cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
 
 main()

@@ -11,6 +11,7 @@ reports of each. Prints `N passed, N failed` last; exits non-zero on failure.
 """
 
 import os
+import shutil
 import sys
 import tempfile
 
@@ -2858,7 +2859,7 @@ def main():
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
               test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
               test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
-    run(tests, first=test_install_enable)
+    run(tests, first=test_install_enable, cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
 
 main()

@@ -53,8 +53,7 @@ static char g_tmp[64];
 static const char* tmp_path(const char* name) {
   static char buf[256];
   if (!g_tmp[0]) {
-    strcpy(g_tmp, "/tmp/skt_fbxbin_XXXXXX");
-    ck_assert(mkdtemp(g_tmp) != NULL);
+    skt_tmpdir_make(g_tmp, sizeof g_tmp, "fbxbin");
   }
   snprintf(buf, sizeof buf, "%s/%s", g_tmp, name);
   return buf;

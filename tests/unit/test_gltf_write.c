@@ -1396,6 +1396,7 @@ START_TEST(gltf_morph_targets_are_read) {
   skio_scene_destroy(back);
   skio_scene_destroy(f);
   skio_scene_destroy(g);
+  rm_tmp();
 }
 END_TEST
 

@@ -2,8 +2,6 @@
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include "sk_testutil.h"
 
-#include "skinkit.h"
-
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +10,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include "skinkit.h"
 
 const char* skt_assets_dir(void) {
   static int warned = 0;
@@ -70,9 +71,33 @@ int skt_implicit_fbx_root(const char* source, const char* ext, const sk_skeleton
          !strcmp(sk_skeleton_joint_name(ka, 0), "RootNode");
 }
 
+/* Folders to remove when the process that made them exits (skt_tmpdir_remove_at_exit). A forked test inherits its
+ * parent's list and handler: each entry is removed by its own process only. */
+enum { AT_EXIT_MAX = 64 };
+static struct {
+  pid_t pid;
+  char dir[256];
+} g_at_exit[AT_EXIT_MAX];
+static int g_at_exit_n;
+
+static void remove_own_dirs(void) {
+  for (int i = 0; i < g_at_exit_n; ++i)
+    if (g_at_exit[i].pid == getpid()) skt_tmpdir_remove(g_at_exit[i].dir);
+}
+
+void skt_tmpdir_remove_at_exit(const char* dir) {
+  static pid_t registered; /* the handler, once per process (fork keeps the parent's, which serves the child) */
+  const char* keep = getenv("SKT_KEEP_TMP");
+  if ((keep && keep[0] == '1') || g_at_exit_n == AT_EXIT_MAX || strlen(dir) >= sizeof g_at_exit[0].dir) return;
+  if (!registered && atexit(remove_own_dirs) == 0) registered = getpid();
+  g_at_exit[g_at_exit_n].pid = getpid();
+  snprintf(g_at_exit[g_at_exit_n++].dir, sizeof g_at_exit[0].dir, "%s", dir);
+}
+
 void skt_tmpdir_make(char* dir, size_t n, const char* tag) {
   snprintf(dir, n, "/tmp/skinkit_%s_XXXXXX", tag);
   ck_assert_ptr_nonnull(mkdtemp(dir));
+  skt_tmpdir_remove_at_exit(dir);
 }
 
 void skt_tmpdir_remove(const char* dir) {

@@ -40,8 +40,12 @@ int skt_implicit_fbx_root(const char* source, const char* ext, const struct sk_s
                           const struct sk_skeleton* kb, uint32_t j);
 /* tests/data/<name> of the source tree (found from this file's path), in one of 4 static buffers used in turn. */
 const char* skt_data(const char* name);
-/* A new folder /tmp/skinkit_<tag>_XXXXXX into dir (n bytes, at least 64); fails the test when it cannot. */
+/* A new folder /tmp/skinkit_<tag>_XXXXXX into dir (n bytes, at least 64); fails the test when it cannot. It is
+ * removed when the process that made it exits (skt_tmpdir_remove_at_exit), whatever the test removes itself. */
 void skt_tmpdir_make(char* dir, size_t n, const char* tag);
+/* dir and what it holds are removed when this process exits normally (a forked test's folder with that test, a
+ * folder made before the fork with the runner), unless SKT_KEEP_TMP=1 (to look at what a test wrote). */
+void skt_tmpdir_remove_at_exit(const char* dir);
 /* Removes it and what it holds (a warning on stderr when that fails). */
 void skt_tmpdir_remove(const char* dir);
 
