@@ -274,7 +274,7 @@ static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, c
     for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
     return c;
   }
-  rep->vertices_renormalized += c <= k;
+  rep->vertices_renormalized += c && c <= k; /* a vertex without influence is none (see anchor_unweighted) */
   /* skc_select_top reads separate arrays: unpack tmp into out first, then select in place through tmp */
   uint32_t* sj = (uint32_t*)(void*)tmp;
   float* sw = (float*)(void*)(sj + c);
@@ -320,6 +320,7 @@ typedef struct mesh_out {
   uint32_t* joints;  /* listed skeleton joints, skeleton order */
   int32_t ibm;       /* accessor */
   int32_t skeleton;  /* node or -1 */
+  int32_t anchor;    /* the plain node above the joints it binds (skeleton index), -1 none: see anchor_unweighted */
   bool moved; /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
   float t[16];
   buf prims;      /* its "primitives" entries (write_mesh), one per part */
@@ -688,6 +689,180 @@ static bool near_identity(const float* t, const skio_mesh* m) {
   return t[15] == 1.0f;
 }
 
+/* A vertex of a skinned mesh that has no influence (Blender: a vertex in no deform group, which the Armature
+ * modifier leaves where the mesh object puts it, under the armature object) would be written with weights that sum
+ * to 0, which glTF forbids and engines collapse to the origin. Where the mesh's joints hang from a plain node (the
+ * armature object: mo->anchor), it gets weight 1 on that node, listed in the skin like a joint no mesh binds: it
+ * follows that node and no bone, as in the source (Blender's glTF exporter adds a "neutral_bone" for the same
+ * vertices). Returns the influences written: 1, or 0 (no such node; counted unweighted). */
+static size_t anchor_unweighted(writer* w, const mesh_out* mo, uint32_t* out_j, float* out_w) {
+  if (mo->anchor < 0) {
+    w->rep.unweighted++;
+    return 0;
+  }
+  out_j[0] = (uint32_t)mo->anchor;
+  out_w[0] = 1.0f;
+  w->rep.anchored++;
+  const char* name = w->s->skeleton->names ? w->s->skeleton->names[mo->anchor] : NULL;
+  snprintf(w->rep.anchor_name, sizeof w->rep.anchor_name, "%s", name ? name : "");
+  return 1;
+}
+
+/* The skin of mesh mi (write_mesh): each vertex's influences as written (vertex_weights, anchor_unweighted), the
+ * joints its skin lists (mo->joints, mo->listed) with their inverse binds (mo->ibm), and *sets JOINTS_n / WEIGHTS_n
+ * accessor pairs in *a_joints / *a_weights (malloc'ed; *sets 0 when the mesh is written without skin). */
+static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo, int32_t** a_joints,
+                      int32_t** a_weights, uint32_t* sets) {
+  const skio_mesh* m = &w->s->meshes[mi];
+  const skc_skeleton* sk = w->s->skeleton;
+  const size_t V = m->vertex_count;
+  int rc = SKC_OK;
+  const skc_skin* skin = m->skin;
+  const uint32_t jc = sk->joint_count;
+  size_t widest = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t n = skin->offsets[v + 1] - skin->offsets[v];
+    if (n > widest) widest = n;
+  }
+  size_t entries = skin->offsets[V];
+  uint32_t* off = malloc((V + 1) * sizeof *off);
+  uint32_t* oj = malloc((entries + V) * sizeof *oj + 4); /* + V: anchor_unweighted's entries */
+  float* ow = malloc((entries + V) * sizeof *ow + 4);
+  jw* tmp = malloc(widest * sizeof *tmp + sizeof *tmp);
+  uint8_t* listed = calloc(jc, 1);
+  uint32_t* local = malloc(jc * sizeof *local + 4);
+  uint8_t* jbuf = NULL;
+  float* wbuf = NULL;
+  float* ibm = NULL;
+  if (!off || !oj || !ow || !tmp || !listed || !local) {
+    rc = oom_fail(w);
+    goto skin_done;
+  }
+  size_t at = 0, most = 0;
+  off[0] = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t b = skin->offsets[v], n = skin->offsets[v + 1] - b;
+    size_t got = vertex_weights(&w->o, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
+    if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj + at, ow + at, got)) w->rep.vertices_changed++;
+    if (!got) got = anchor_unweighted(w, mo, oj + at, ow + at);
+    for (size_t k = 0; k < got; ++k) listed[oj[at + k]] = 1;
+    at += got;
+    off[v + 1] = (uint32_t)at;
+    if (got > most) most = got;
+  }
+  for (uint32_t j = 0; j < jc; ++j) listed[j] |= (m->bound && m->bound[j]) || (extra && extra[j]);
+  uint32_t L = 0;
+  for (uint32_t j = 0; j < jc; ++j)
+    if (listed[j]) local[j] = L++;
+  if (L == 0) {
+    w->rep.unskinned_meshes++;
+    goto skin_done;
+  }
+  if (most > w->rep.max_influences) w->rep.max_influences = (uint32_t)most;
+  mo->joints = malloc(L * sizeof *mo->joints);
+  ibm = malloc((size_t)L * 16 * sizeof *ibm);
+  *sets = (uint32_t)((most + 3) / 4);
+  if (*sets == 0) *sets = 1;
+  const bool wide = L > 256;
+  jbuf = calloc(V * 4, wide ? 2 : 1);
+  wbuf = malloc(V * 4 * sizeof *wbuf);
+  *a_joints = malloc(*sets * sizeof **a_joints);
+  *a_weights = malloc(*sets * sizeof **a_weights);
+  if (!mo->joints || !ibm || !jbuf || !wbuf || !*a_joints || !*a_weights) {
+    rc = oom_fail(w);
+    goto skin_done;
+  }
+  const float* src_ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
+  /* A joint that no mesh binds gets inverse(rest_world(j)) * X, X = rest_world(k) * IB(k) of the mesh's first bound
+   * joint k: the same bind space as the joints the mesh binds, so a reader that places bones from the inverse
+   * binds (Blender) puts it where the rest pose has it relative to them (scene_export.c does the same for
+   * Collada and FBX). Joints another mesh binds keep their bind (the skeleton's). */
+  float x_mesh[16];
+  float x_anchor[16]; /* the same for the anchor (anchor_unweighted), from a joint the mesh weights if none binds */
+  skc_mat4_identity(x_mesh);
+  skc_mat4_identity(x_anchor);
+  for (uint32_t j = 0; j < jc; ++j)
+    if (m->bound && m->bound[j]) {
+      skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_mesh);
+      memcpy(x_anchor, x_mesh, sizeof x_anchor);
+      break;
+    }
+  for (uint32_t j = 0; !m->bound && j < jc; ++j)
+    if (listed[j] && (int32_t)j != mo->anchor) {
+      skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_anchor);
+      break;
+    }
+  for (uint32_t j = 0, k = 0; j < jc; ++j) {
+    if (!listed[j]) continue;
+    mo->joints[k] = j;
+    float inv[16];
+    if (!w->used[j] && skc_mat4_inverse(sk->rest_world + (size_t)j * 16, inv))
+      skc_mat4_mul(inv, (int32_t)j == mo->anchor ? x_anchor : x_mesh, ibm + (size_t)k * 16);
+    else
+      memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
+    ++k;
+  }
+  if (mo->moved) { /* the mesh was moved by T above: IB T^-1 keeps every skinned position */
+    float inv[16], t[16];
+    skc_mat4_inverse(mo->t, inv);
+    for (uint32_t k = 0; k < L; ++k) {
+      skc_mat4_mul(ibm + (size_t)k * 16, inv, t);
+      memcpy(ibm + (size_t)k * 16, t, sizeof t);
+    }
+  }
+  /* glTF wants the bottom row of an inverse bind exactly (0, 0, 0, 1) (the Khronos validator flags 0.99999988,
+   * as inverted Ogre / MD5 binds have): rounding noise there is dropped, a real projective row is kept */
+  for (uint32_t k = 0; k < L; ++k) {
+    float* b = ibm + (size_t)k * 16;
+    if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
+      b[3] = b[7] = b[11] = 0.0f;
+      b[15] = 1.0f;
+    }
+  }
+  if (!all_finite(ibm, (size_t)L * 16)) {
+    rc = skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has inverse bind matrices that are not finite",
+                  w->path, mi, m->name);
+    goto skin_done;
+  }
+  mo->listed = L;
+  mo->skinned = true;
+  for (uint32_t set = 0; set < *sets; ++set) {
+    for (size_t v = 0; v < V; ++v) {
+      size_t b = off[v], n = off[v + 1] - b;
+      for (size_t slot = 0; slot < 4; ++slot) {
+        size_t k = (size_t)set * 4 + slot;
+        uint32_t jj = k < n ? local[oj[b + k]] : 0;
+        float ww = k < n ? ow[b + k] : 0.0f;
+        if (wide)
+          ((uint16_t*)(void*)jbuf)[v * 4 + slot] = (uint16_t)jj;
+        else
+          jbuf[v * 4 + slot] = (uint8_t)jj;
+        wbuf[v * 4 + slot] = ww;
+      }
+    }
+    (*a_joints)[set] = put_accessor(w, REGION_MAIN, jbuf, V, 4, wide ? CT_U16 : CT_U8, TARGET_VERTEX, NULL, NULL);
+    (*a_weights)[set] = put_accessor(w, REGION_MAIN, wbuf, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+    if (w->oom) {
+      rc = oom_fail(w);
+      goto skin_done;
+    }
+  }
+  mo->ibm = put_accessor(w, REGION_IBM, ibm, L, 16, CT_F32, TARGET_NONE, NULL, NULL);
+  if (w->oom) rc = oom_fail(w);
+skin_done:
+  free(off);
+  free(oj);
+  free(ow);
+  free(tmp);
+  free(listed);
+  free(local);
+  free(jbuf);
+  free(wbuf);
+  free(ibm);
+  if (!rc && !mo->skinned) *sets = 0;
+  return rc;
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -697,6 +872,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   memset(mo, 0, sizeof *mo);
   mo->ibm = -1;
   mo->skeleton = -1;
+  mo->anchor = -1;
 
   /* A skinned mesh is written in the space of its skin: T = P^-1 X, X the bake (rest pose = bind pose, see
    * skio_gltf_write) and P the rest world transform of the plain node above the skin's root joint (the closest
@@ -742,6 +918,7 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     skc_mat4_identity(tm);
     if (lca >= 0) {
       int32_t p = plain_parent(sk, lca, w->used, extra);
+      mo->anchor = p;
       if (p >= 0 && skc_mat4_inverse(sk->rest_world + (size_t)p * 16, pinv) && skc_mat4_is_finite(pinv)) {
         memcpy(tm, pinv, sizeof tm);
         moved = true;
@@ -855,149 +1032,12 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   int32_t* a_joints = NULL; /* per set of 4 */
   int32_t* a_weights = NULL;
   uint32_t sets = 0;
-  if (m->skin && sk) {
-    const skc_skin* skin = m->skin;
-    const uint32_t jc = sk->joint_count;
-    size_t widest = 0;
-    for (size_t v = 0; v < V; ++v) {
-      size_t n = skin->offsets[v + 1] - skin->offsets[v];
-      if (n > widest) widest = n;
-    }
-    size_t entries = skin->offsets[V];
-    uint32_t* off = malloc((V + 1) * sizeof *off);
-    uint32_t* oj = malloc(entries * sizeof *oj + 4);
-    float* ow = malloc(entries * sizeof *ow + 4);
-    jw* tmp = malloc(widest * sizeof *tmp + sizeof *tmp);
-    uint8_t* listed = calloc(jc, 1);
-    uint32_t* local = malloc(jc * sizeof *local + 4);
-    uint8_t* jbuf = NULL;
-    float* wbuf = NULL;
-    float* ibm = NULL;
-    if (!off || !oj || !ow || !tmp || !listed || !local) {
-      rc = oom_fail(w);
-      goto skin_done;
-    }
-    size_t at = 0, most = 0;
-    off[0] = 0;
-    for (size_t v = 0; v < V; ++v) {
-      size_t b = skin->offsets[v], n = skin->offsets[v + 1] - b;
-      size_t got = vertex_weights(&w->o, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
-      if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj + at, ow + at, got)) w->rep.vertices_changed++;
-      if (!got) w->rep.unweighted++;
-      for (size_t k = 0; k < got; ++k) listed[oj[at + k]] = 1;
-      at += got;
-      off[v + 1] = (uint32_t)at;
-      if (got > most) most = got;
-    }
-    for (uint32_t j = 0; j < jc; ++j) listed[j] |= (m->bound && m->bound[j]) || (extra && extra[j]);
-    uint32_t L = 0;
-    for (uint32_t j = 0; j < jc; ++j)
-      if (listed[j]) local[j] = L++;
-    if (L == 0) {
-      w->rep.unskinned_meshes++;
-      goto skin_done;
-    }
-    if (most > w->rep.max_influences) w->rep.max_influences = (uint32_t)most;
-    mo->joints = malloc(L * sizeof *mo->joints);
-    ibm = malloc((size_t)L * 16 * sizeof *ibm);
-    sets = (uint32_t)((most + 3) / 4);
-    if (sets == 0) sets = 1;
-    const bool wide = L > 256;
-    jbuf = calloc(V * 4, wide ? 2 : 1);
-    wbuf = malloc(V * 4 * sizeof *wbuf);
-    a_joints = malloc(sets * sizeof *a_joints);
-    a_weights = malloc(sets * sizeof *a_weights);
-    if (!mo->joints || !ibm || !jbuf || !wbuf || !a_joints || !a_weights) {
-      rc = oom_fail(w);
-      goto skin_done;
-    }
-    const float* src_ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
-    /* A joint that no mesh binds gets inverse(rest_world(j)) * X, X = rest_world(k) * IB(k) of the mesh's first bound
-     * joint k: the same bind space as the joints the mesh binds, so a reader that places bones from the inverse
-     * binds (Blender) puts it where the rest pose has it relative to them (scene_export.c does the same for
-     * Collada and FBX). Joints another mesh binds keep their bind (the skeleton's). */
-    float x_mesh[16];
-    skc_mat4_identity(x_mesh);
-    for (uint32_t j = 0; j < jc; ++j)
-      if (m->bound && m->bound[j]) {
-        skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_mesh);
-        break;
-      }
-    for (uint32_t j = 0, k = 0; j < jc; ++j) {
-      if (!listed[j]) continue;
-      mo->joints[k] = j;
-      float inv[16];
-      if (!w->used[j] && skc_mat4_inverse(sk->rest_world + (size_t)j * 16, inv))
-        skc_mat4_mul(inv, x_mesh, ibm + (size_t)k * 16);
-      else
-        memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
-      ++k;
-    }
-    if (mo->moved) { /* the mesh was moved by T above: IB T^-1 keeps every skinned position */
-      float inv[16], t[16];
-      skc_mat4_inverse(mo->t, inv);
-      for (uint32_t k = 0; k < L; ++k) {
-        skc_mat4_mul(ibm + (size_t)k * 16, inv, t);
-        memcpy(ibm + (size_t)k * 16, t, sizeof t);
-      }
-    }
-    /* glTF wants the bottom row of an inverse bind exactly (0, 0, 0, 1) (the Khronos validator flags 0.99999988,
-     * as inverted Ogre / MD5 binds have): rounding noise there is dropped, a real projective row is kept */
-    for (uint32_t k = 0; k < L; ++k) {
-      float* b = ibm + (size_t)k * 16;
-      if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
-        b[3] = b[7] = b[11] = 0.0f;
-        b[15] = 1.0f;
-      }
-    }
-    if (!all_finite(ibm, (size_t)L * 16)) {
-      rc = skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has inverse bind matrices that are not finite",
-                    w->path, mi, m->name);
-      goto skin_done;
-    }
-    mo->listed = L;
-    mo->skinned = true;
-    for (uint32_t set = 0; set < sets; ++set) {
-      for (size_t v = 0; v < V; ++v) {
-        size_t b = off[v], n = off[v + 1] - b;
-        for (size_t slot = 0; slot < 4; ++slot) {
-          size_t k = (size_t)set * 4 + slot;
-          uint32_t jj = k < n ? local[oj[b + k]] : 0;
-          float ww = k < n ? ow[b + k] : 0.0f;
-          if (wide)
-            ((uint16_t*)(void*)jbuf)[v * 4 + slot] = (uint16_t)jj;
-          else
-            jbuf[v * 4 + slot] = (uint8_t)jj;
-          wbuf[v * 4 + slot] = ww;
-        }
-      }
-      a_joints[set] = put_accessor(w, REGION_MAIN, jbuf, V, 4, wide ? CT_U16 : CT_U8, TARGET_VERTEX, NULL, NULL);
-      a_weights[set] = put_accessor(w, REGION_MAIN, wbuf, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
-      if (w->oom) {
-        rc = oom_fail(w);
-        goto skin_done;
-      }
-    }
-    mo->ibm = put_accessor(w, REGION_IBM, ibm, L, 16, CT_F32, TARGET_NONE, NULL, NULL);
-    if (w->oom) rc = oom_fail(w);
-  skin_done:
-    free(off);
-    free(oj);
-    free(ow);
-    free(tmp);
-    free(listed);
-    free(local);
-    free(jbuf);
-    free(wbuf);
-    free(ibm);
-    if (rc) {
-      free(a_part);
-      free(a_morph);
-      free(a_joints);
-      free(a_weights);
-      return rc;
-    }
-    if (!mo->skinned) sets = 0;
+  if (m->skin && sk && (rc = write_skin(w, mi, extra, mo, &a_joints, &a_weights, &sets))) {
+    free(a_part);
+    free(a_morph);
+    free(a_joints);
+    free(a_weights);
+    return rc;
   }
 
   /* JSON: the primitives (mesh_json wraps them, with the other meshes of the node) */

@@ -2075,7 +2075,7 @@ static void note_objects_written(const skio_scene* s, const skio_ai_objects* w, 
  * surprise; what: "more than ..."), sums off 1 it mended (normalize asked for that) and a joint named twice in one
  * vertex, merged. */
 static void note_weights(const skio_export_options* o, const skio_gltf_report* rep, const char* what) {
-  char text[200];
+  char text[320];
   if (!o->limit && rep->vertices_limited) {
     snprintf(text, sizeof text, "glTF: %llu vertices have %s: their largest are written, renormalized",
              (unsigned long long)rep->vertices_limited, what);
@@ -2085,6 +2085,20 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
     snprintf(text, sizeof text,
              "glTF: %llu vertices have weights that do not sum to 1: written renormalized, as glTF requires",
              (unsigned long long)rep->vertices_renormalized);
+    note_add(o, text, "");
+  }
+  if (rep->anchored) {
+    snprintf(text, sizeof text,
+             "glTF: %llu vertices have no weight: written with weight 1 on \"%.60s\", the node above their mesh's "
+             "joints, which they follow as in the source (no bone moves them)",
+             (unsigned long long)rep->anchored, rep->anchor_name);
+    note_add(o, text, "");
+  }
+  if (rep->unweighted) {
+    snprintf(text, sizeof text,
+             "glTF: %llu vertices have no weight and their joints no node above them: written with weights that "
+             "sum to 0, which glTF does not allow (an engine puts them at the origin)",
+             (unsigned long long)rep->unweighted);
     note_add(o, text, "");
   }
   if (rep->object_keys_dropped) {

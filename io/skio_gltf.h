@@ -77,6 +77,9 @@ typedef struct skio_gltf_report {
   uint64_t vertices_renormalized; /* vertices within the limit written renormalized: their sums were off 1 */
   uint64_t duplicates_merged;  /* entries added into an earlier entry of the same joint of the same vertex */
   uint64_t unweighted;         /* vertices of skinned meshes written without any influence */
+  uint64_t anchored;           /* vertices of skinned meshes that had no influence, written with weight 1 on the
+                                  plain node above the mesh's joints (the armature object: they follow it) */
+  char anchor_name[64];        /* that node's name (the last one used, cut to 63 bytes) */
   uint32_t max_influences;     /* most influences written for one vertex */
   uint32_t unskinned_meshes;   /* meshes with a skin but no joint to list, written without skin */
   uint32_t orphans_listed;     /* joints no mesh binds, listed in every skin with no weight (see gltf_write.c) */

@@ -1333,6 +1333,56 @@ START_TEST(fbx_shape_key_is_read) {
 }
 END_TEST
 
+/* A vertex of a skinned mesh in no deform group (tests/data/blender_tips.dae: a cylinder with envelope weights, 180
+ * of its 336 vertices outside every envelope, which Blender's Armature modifier leaves under the armature object
+ * "Rig") was written with weights summing to 0: the Khronos validator's ACCESSOR_WEIGHTS_NON_NORMALIZED, and an
+ * engine collapses such vertices to the origin; the note called them "renormalized". Now each gets weight 1 on "Rig",
+ * listed in the skin, whose inverse bind puts it where the mesh's bound joints put their vertices at rest
+ * (rest_world * IB the same matrix), so it follows "Rig" and no bone, as in Blender (checked there: the glb and the
+ * .dae posed and moved agree within 7e-4). The note says so. */
+START_TEST(unweighted_vertices_follow_the_armature_node) {
+  make_tmp();
+  skio_scene *s = NULL, *back = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(skt_data("blender_tips.dae"), NULL, &s, &err) == SKC_OK, "%s", err.message);
+  const skc_skin* a = s->meshes[0].skin;
+  size_t none = 0;
+  for (size_t v = 0; v < a->vertex_count; ++v) none += a->offsets[v + 1] == a->offsets[v];
+  ck_assert_uint_gt(none, 100); /* 180 of the 336 Blender vertices, as Assimp splits them */
+  char note[1024] = "", want[96];
+  skio_export_options eo = {.overwrite = true, .note = note, .note_size = sizeof note};
+  ck_assert_msg(skio_scene_export(s, tmp_path("tips.glb"), &eo, &err) == SKC_OK, "%s", err.message);
+  snprintf(want, sizeof want, "%zu vertices have no weight: written with weight 1 on \"Rig\"", none);
+  ck_assert_msg(strstr(note, want), "%s", note);
+  ck_assert_ptr_null(strstr(note, "renormalized, as glTF"));
+  ck_assert_msg(skio_scene_import(tmp_path("tips.glb"), NULL, &back, &err) == SKC_OK, "%s", err.message);
+  const skio_mesh* m = &back->meshes[0];
+  const skc_skeleton* sk = back->skeleton;
+  const int32_t rig = skc_skeleton_find(sk, "Rig");
+  ck_assert_int_ge(rig, 0);
+  const float* ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
+  size_t anchored = 0;
+  float x_rig[16], x[16];
+  skc_mat4_mul(sk->rest_world + (size_t)rig * 16, ib + (size_t)rig * 16, x_rig);
+  for (size_t v = 0; v < m->skin->vertex_count; ++v) {
+    const uint32_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
+    double sum = 0.0;
+    for (uint32_t e = b; e < b + n; ++e) {
+      sum += m->skin->weights[e];
+      const uint32_t j = m->skin->joints[e];
+      skc_mat4_mul(sk->rest_world + (size_t)j * 16, ib + (size_t)j * 16, x);
+      for (int k = 0; k < 16; ++k) ck_assert_float_eq_tol(x[k], x_rig[k], 1e-5f); /* one bind space */
+    }
+    ck_assert_msg(n >= 1 && fabs(sum - 1.0) < 1e-6, "vertex %zu: %u influences summing to %g", v, n, sum);
+    anchored += n == 1 && m->skin->joints[b] == (uint32_t)rig;
+  }
+  ck_assert_uint_eq(anchored, none);
+  skio_scene_destroy(back);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 /* A glTF's morph targets are read as blend shapes (Blender's glTF of tests/data/shape_key_leg.fbx: its shape key
  * "Bulge"): every glb vertex that Bulge moves is a vertex of the FBX's reading moved by the same offset, in glTF's
  * axes ((x, y, z) -> (x, z, -y) of the FBX mesh's Z-up data, and the armature's origin); written from the scene and read again, the targets come
@@ -1995,6 +2045,7 @@ static Suite* gltf_suite(void) {
   tcase_add_test(t, blend_shapes_are_morph_targets);
   tcase_add_test(t, fbx_shape_key_is_read);
   tcase_add_test(t, gltf_morph_targets_are_read);
+  tcase_add_test(t, unweighted_vertices_follow_the_armature_node);
   tcase_add_test(t, meshes_keep_their_own_inverse_binds);
   tcase_add_test(t, more_than_256_joints);
   tcase_add_test(t, sheared_rest_is_a_matrix_node);
