@@ -3,7 +3,8 @@
  * it, through the document layer: a primitive whose accessors take the decoded mesh's counts, component counts
  * and each attribute's id (so the conversions run, not only the count checks), read as floats and uints. Every
  * call must return a code, never crash or read out of bounds. Seeds: tests/fuzz/seeds-fuzz_gltf_draco/ (the Draco
- * stream of tests/data/cylinder_rig_draco.glb). */
+ * stream of tests/data/cylinder_rig_draco.glb; weights8.drc, tests/data/draco_weights8.glb's, whose weights are a
+ * quantized generic attribute: the dequantization of draco_decode.cpp). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
