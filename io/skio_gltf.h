@@ -108,6 +108,8 @@ typedef struct skio_gltf_report {
  *  - as_is: every influence with its weight exactly as stored, sorted by weight; sums may differ from 1, which
  *    glTF forbids (the Khronos validator reports ACCESSOR_WEIGHTS_NON_NORMALIZED): only on request. as_is with
  *    normalize or a limit is SKC_INVALID_ARGUMENT.
+ * A vertex left with no influence gets weight 1 on the plain node above its mesh's joints (skio_gltf_write only:
+ * see anchor_unweighted in gltf_write.c; counted in skio_gltf_report.anchored), or none where there is no such node.
  * Mapping from skio_export_options: normalize -> normalize, limit -> limit, prune -> prune, keep_all -> as_is. */
 typedef struct skio_gltf_options {
   bool as_is;
