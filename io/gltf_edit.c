@@ -659,12 +659,20 @@ static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
   return same;
 }
 
-/* The largest quantization step among the old WEIGHTS_n a plan replaces (skio_gltf_draco_step: Draco data), 0 when
- * every old weight was stored exactly. */
-static float old_weights_step(const skio_gltf_doc* d, const prim_plan* pl) {
+/* The largest quantization step among the old WEIGHTS_n a plan replaces (skio_gltf_draco_step: Draco data, decoded
+ * here if nothing read it yet), 0 when every old weight was stored exactly (or its Draco data does not decode). */
+static float old_weights_step(skio_gltf_doc* d, const prim_plan* pl) {
   float step = 0.0f;
-  for (uint32_t s = 0; s < MAX_SETS; ++s)
-    if (pl->old_w[s] >= 0) step = fmaxf(step, skio_gltf_draco_step(d, (uint32_t)pl->old_w[s]));
+  for (uint32_t s = 0; s < MAX_SETS; ++s) {
+    const uint32_t i = (uint32_t)pl->old_w[s];
+    skio_gltf_accessor a;
+    const uint8_t* values;
+    skc_err ignored = {0};
+    if (pl->old_w[s] < 0 || !skio_gltf_draco_claims(d, i) || skio_gltf_accessor_info(d, i, &a, &ignored) ||
+        skio_gltf_draco_values(d, &a, &values, &ignored))
+      continue;
+    step = fmaxf(step, skio_gltf_draco_step(d, i));
+  }
   return step;
 }
 
@@ -672,7 +680,7 @@ static float old_weights_step(const skio_gltf_doc* d, const prim_plan* pl) {
  * Khronos validator's float slack (2e-7 a weight) but by no more than the quantization can account for (half a step
  * a weight) is divided by its sum. Draco held those weights to that step only; written as plain floats the rounding
  * would read as weights that do not sum to 1, which glTF forbids. Returns the vertices renormalized. */
-static size_t renormalize_quantized(const skio_gltf_doc* d, prim_plan* pl) {
+static size_t renormalize_quantized(skio_gltf_doc* d, prim_plan* pl) {
   const float step = pl->wct == SKIO_GLTF_FLOAT ? old_weights_step(d, pl) : 0.0f;
   if (!(step > 0.0f)) return 0;
   size_t count = 0;

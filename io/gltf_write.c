@@ -694,12 +694,9 @@ static bool near_identity(const float* t, const skio_mesh* m) {
  * to 0, which glTF forbids and engines collapse to the origin. Where the mesh's joints hang from a plain node (the
  * armature object: mo->anchor), it gets weight 1 on that node, listed in the skin like a joint no mesh binds: it
  * follows that node and no bone, as in the source (Blender's glTF exporter adds a "neutral_bone" for the same
- * vertices). Returns the influences written: 1, or 0 (no such node; counted unweighted). */
+ * vertices). Returns the influences written: 1, or 0 (no such node). */
 static size_t anchor_unweighted(writer* w, const mesh_out* mo, uint32_t* out_j, float* out_w) {
-  if (mo->anchor < 0) {
-    w->rep.unweighted++;
-    return 0;
-  }
+  if (mo->anchor < 0) return 0;
   out_j[0] = (uint32_t)mo->anchor;
   out_w[0] = 1.0f;
   w->rep.anchored++;
@@ -738,13 +735,14 @@ static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     rc = oom_fail(w);
     goto skin_done;
   }
-  size_t at = 0, most = 0;
+  size_t at = 0, most = 0, none = 0;
   off[0] = 0;
   for (size_t v = 0; v < V; ++v) {
     size_t b = skin->offsets[v], n = skin->offsets[v + 1] - b;
     size_t got = vertex_weights(&w->o, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
     if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj + at, ow + at, got)) w->rep.vertices_changed++;
     if (!got) got = anchor_unweighted(w, mo, oj + at, ow + at);
+    none += !got;
     for (size_t k = 0; k < got; ++k) listed[oj[at + k]] = 1;
     at += got;
     off[v + 1] = (uint32_t)at;
@@ -758,6 +756,7 @@ static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     w->rep.unskinned_meshes++;
     goto skin_done;
   }
+  w->rep.unweighted += none; /* written with weights that sum to 0 */
   if (most > w->rep.max_influences) w->rep.max_influences = (uint32_t)most;
   mo->joints = malloc(L * sizeof *mo->joints);
   ibm = malloc((size_t)L * 16 * sizeof *ibm);
@@ -779,15 +778,16 @@ static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
    * Collada and FBX). Joints another mesh binds keep their bind (the skeleton's). */
   float x_mesh[16];
   float x_anchor[16]; /* the same for the anchor (anchor_unweighted), from a joint the mesh weights if none binds */
+  bool bound = false;
   skc_mat4_identity(x_mesh);
   skc_mat4_identity(x_anchor);
-  for (uint32_t j = 0; j < jc; ++j)
+  for (uint32_t j = 0; j < jc && !bound; ++j)
     if (m->bound && m->bound[j]) {
       skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_mesh);
       memcpy(x_anchor, x_mesh, sizeof x_anchor);
-      break;
+      bound = true;
     }
-  for (uint32_t j = 0; !m->bound && j < jc; ++j)
+  for (uint32_t j = 0; !bound && j < jc; ++j)
     if (listed[j] && (int32_t)j != mo->anchor) {
       skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_anchor);
       break;
