@@ -128,18 +128,43 @@ static uint32_t by_hierarchy(const skio_scene* s, uint8_t* mask, uint8_t* wrap, 
   return n;
 }
 
-/* Rule 1's exception: a wrapper (rule 2's) that a skin lists but that no vertex weights is no bone - a writer
- * that lists every node of the skeleton in each skin (skinkit's own glTF writer, for Blender's and Assimp's sake)
- * lists the scene root and the armature object too. Cleared from mask unless that would leave nothing; returns the
- * count. wrap[] is jc scratch bytes. */
+/* Blender's glTF exporter gives the vertices in no deform group weight 1 on a joint "neutral_bone" it adds (a
+ * childless node under the armature object): such a joint, for wrap[] (see drop_idle_wrappers). */
+static void neutral_bones(const skc_skeleton* sk, uint8_t* wrap) {
+  for (uint32_t j = 0; j < sk->joint_count; ++j)
+    if (sk->names[j] && strcmp(sk->names[j], "neutral_bone") == 0) wrap[j] = 1;
+  for (uint32_t j = 0; j < sk->joint_count; ++j)
+    if (sk->parents[j] >= 0 && (uint32_t)sk->parents[j] < sk->joint_count && sk->names[sk->parents[j]] &&
+        strcmp(sk->names[sk->parents[j]], "neutral_bone") == 0)
+      wrap[sk->parents[j]] = 0; /* one with children is some rig's bone */
+}
+
+/* Rule 1's exception: a wrapper (rule 2's, or Blender's "neutral_bone") that a skin lists but that no vertex blends
+ * with another joint is no bone - a writer that lists every node of the skeleton in each skin (skinkit's own glTF
+ * writer, for Blender's and Assimp's sake) lists the scene root and the armature object too, and the vertices
+ * without weight in the source hold weight 1 on the armature object (skinkit's glTF writer) or on the neutral bone
+ * (Blender's): they follow it, no bone. A wrapper some vertex weights below 1 or beside another joint is a bone,
+ * whatever its name, and so is a "root" that some vertex holds (skio_chain_wrapper_name). Cleared
+ * from mask unless that would leave nothing; returns the count. wrap[] is jc scratch bytes. */
 static uint32_t drop_idle_wrappers(const skio_scene* s, uint8_t* mask, uint32_t n, uint8_t* wrap) {
   const skc_skeleton* sk = s->skeleton;
   uint32_t jc = sk->joint_count, left = n;
   wrappers(sk, wrap);
-  for (uint32_t m = 0; m < s->mesh_count; ++m) { /* a weighted joint is no wrapper, whatever its name */
+  neutral_bones(sk, wrap);
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
     const skc_skin* k = s->meshes[m].skin;
-    for (size_t e = 0; k && e < k->offsets[k->vertex_count]; ++e)
-      if (k->joints[e] < jc && k->weights[e] > 0.0f) wrap[k->joints[e]] = 0;
+    for (size_t v = 0; k && v < k->vertex_count; ++v) {
+      uint32_t held = 0; /* the vertex's joints of positive weight */
+      for (uint32_t e = k->offsets[v]; e < k->offsets[v + 1]; ++e) held += k->weights[e] > 0.0f;
+      for (uint32_t e = k->offsets[v]; e < k->offsets[v + 1]; ++e) {
+        const uint32_t j = k->joints[e];
+        if (j >= jc || !(k->weights[e] > 0.0f)) continue;
+        /* a "root" that vertices hold rigidly is a rig's root bone (a robot's base), not an armature object */
+        const bool holder =
+            skio_chain_wrapper_name(sk->names[j]) || !strcmp(sk->names[j] ? sk->names[j] : "", "neutral_bone");
+        if (held > 1 || k->weights[e] < 0.999f || !holder) wrap[j] = 0;
+      }
+    }
   }
   for (uint32_t j = 0; j < jc; ++j) left -= mask[j] && wrap[j];
   if (left == 0) return n;

@@ -1339,7 +1339,7 @@ END_TEST
  * engine collapses such vertices to the origin; the note called them "renormalized". Now each gets weight 1 on "Rig",
  * listed in the skin, whose inverse bind puts it where the mesh's bound joints put their vertices at rest
  * (rest_world * IB the same matrix), so it follows "Rig" and no bone, as in Blender (checked there: the glb and the
- * .dae posed and moved agree within 7e-4). The note says so. */
+ * .dae posed and moved agree within 7e-4). The note says so; read back, "Rig" is not a deform joint. */
 START_TEST(unweighted_vertices_follow_the_armature_node) {
   make_tmp();
   skio_scene *s = NULL, *back = NULL;
@@ -1377,6 +1377,15 @@ START_TEST(unweighted_vertices_follow_the_armature_node) {
     anchored += n == 1 && m->skin->joints[b] == (uint32_t)rig;
   }
   ck_assert_uint_eq(anchored, none);
+  /* read back, "Rig" is a joint the skin lists, held rigidly by those vertices alone: no bone for bind (rule 1's
+   * wrapper exception, io/scene_deform.c), as in the source, whose skins list the 8 bones */
+  uint8_t* deform = calloc(sk->joint_count, 1);
+  uint32_t deforming = 0;
+  ck_assert_ptr_nonnull(deform);
+  ck_assert_int_eq(skio_scene_deform_joints(back, deform, &deforming, NULL, &err), SKC_OK);
+  ck_assert_uint_eq(deform[rig], 0);
+  ck_assert_uint_eq(deforming, 8);
+  free(deform);
   skio_scene_destroy(back);
   skio_scene_destroy(s);
   rm_tmp();
