@@ -700,8 +700,6 @@ static size_t anchor_unweighted(writer* w, const mesh_out* mo, uint32_t* out_j, 
   out_j[0] = (uint32_t)mo->anchor;
   out_w[0] = 1.0f;
   w->rep.anchored++;
-  const char* name = w->s->skeleton->names ? w->s->skeleton->names[mo->anchor] : NULL;
-  snprintf(w->rep.anchor_name, sizeof w->rep.anchor_name, "%s", name ? name : "");
   return 1;
 }
 
@@ -757,6 +755,8 @@ static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
     goto skin_done;
   }
   w->rep.unweighted += none; /* written with weights that sum to 0 */
+  if (mo->anchor >= 0 && listed[mo->anchor] && sk->names) /* the note names the node (the last mesh's) */
+    snprintf(w->rep.anchor_name, sizeof w->rep.anchor_name, "%s", sk->names[mo->anchor] ? sk->names[mo->anchor] : "");
   if (most > w->rep.max_influences) w->rep.max_influences = (uint32_t)most;
   mo->joints = malloc(L * sizeof *mo->joints);
   ibm = malloc((size_t)L * 16 * sizeof *ibm);

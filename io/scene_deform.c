@@ -130,13 +130,15 @@ static uint32_t by_hierarchy(const skio_scene* s, uint8_t* mask, uint8_t* wrap, 
 
 /* Blender's glTF exporter gives the vertices in no deform group weight 1 on a joint "neutral_bone" it adds (a
  * childless node under the armature object): such a joint, for wrap[] (see drop_idle_wrappers). */
+static bool neutral_name(const char* nm) { return nm && strcmp(nm, "neutral_bone") == 0; }
+
 static void neutral_bones(const skc_skeleton* sk, uint8_t* wrap) {
   for (uint32_t j = 0; j < sk->joint_count; ++j)
-    if (sk->names[j] && strcmp(sk->names[j], "neutral_bone") == 0) wrap[j] = 1;
-  for (uint32_t j = 0; j < sk->joint_count; ++j)
-    if (sk->parents[j] >= 0 && (uint32_t)sk->parents[j] < sk->joint_count && sk->names[sk->parents[j]] &&
-        strcmp(sk->names[sk->parents[j]], "neutral_bone") == 0)
-      wrap[sk->parents[j]] = 0; /* one with children is some rig's bone */
+    if (neutral_name(sk->names[j])) wrap[j] = 1;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    const int32_t p = sk->parents[j];
+    if (p >= 0 && (uint32_t)p < sk->joint_count && neutral_name(sk->names[p])) wrap[p] = 0; /* a bone with children */
+  }
 }
 
 /* Rule 1's exception: a wrapper (rule 2's, or Blender's "neutral_bone") that a skin lists but that no vertex blends
@@ -160,8 +162,7 @@ static uint32_t drop_idle_wrappers(const skio_scene* s, uint8_t* mask, uint32_t 
         const uint32_t j = k->joints[e];
         if (j >= jc || !(k->weights[e] > 0.0f)) continue;
         /* a "root" that vertices hold rigidly is a rig's root bone (a robot's base), not an armature object */
-        const bool holder =
-            skio_chain_wrapper_name(sk->names[j]) || !strcmp(sk->names[j] ? sk->names[j] : "", "neutral_bone");
+        const bool holder = skio_chain_wrapper_name(sk->names[j]) || neutral_name(sk->names[j]);
         if (held > 1 || k->weights[e] < 0.999f || !holder) wrap[j] = 0;
       }
     }
