@@ -151,10 +151,10 @@ int skc_weights_rows(skc_skin* s, const skc_wscope* sc, const skc_wrow_op* op, s
 /* The rows of each kind (skc_wrow_apply's cases), and the invalid entries of a row. */
 uint8_t skc_wrow_normalize(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
                            skc_wreport* r);
-/* Quantize's common case: a row of n (<= SKC_WQUANTIZE_NEAREST_MAX) valid weights none of which is locked, when
- * rounding each scaled weight to nearest already hands out exactly T (the largest-remainder integers then): the
- * dequantized floats into out (level: q / 255 for T = 255, else NULL) and 1; 0 when the full rule must decide (the
- * sum is off, or the weights sum to 0). The floats skc_wrow_quantize writes for such a row. */
+/* Quantize's common case: a row of n (<= SKC_WQUANTIZE_NEAREST_MAX) valid weights none of which is locked: the
+ * dequantized floats of its largest-remainder integers into out (level: q / 255 for T = 255, else NULL) and 1; 0
+ * when the row path must decide (more entries, or the weights sum to 0). The floats skc_wrow_quantize writes for
+ * such a row, by the same steps (rounding to nearest first, which decides 92 % of CesiumMan_subdiv2's rows). */
 #define SKC_WQUANTIZE_NEAREST_MAX 8
 int skc_wquantize_nearest(const float* W, size_t n, uint32_t T, const float* level, float* out);
 uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,

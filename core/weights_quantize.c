@@ -165,10 +165,14 @@ static uint8_t quantize_vertex(const skc_wscope* sc, const uint32_t* J, float* W
 int skc_wquantize_nearest(const float* W, size_t n, uint32_t T, const float* level, float* out) {
   double U = 0.0;
   for (size_t i = 0; i < n; ++i) U += W[i];
-  if (!(U > 0.0)) return 0;
-  uint32_t q[SKC_WQUANTIZE_NEAREST_MAX];
+  if (!(U > 0.0) || n > SKC_WQUANTIZE_NEAREST_MAX) return 0;
+  uint32_t q[SKC_WQUANTIZE_NEAREST_MAX], J[SKC_WQUANTIZE_NEAREST_MAX] = {0};
+  rem_t c[SKC_WQUANTIZE_NEAREST_MAX];
   const skc_wscope none = {NULL, NULL};
-  if (n > SKC_WQUANTIZE_NEAREST_MAX || distribute_nearest(&none, NULL, W, n, T / U, q) != T) return 0;
+  const double scale = T / U; /* quantize_vertex's steps with nothing locked (R = T) */
+  const uint32_t given = distribute_nearest(&none, NULL, W, n, scale, q);
+  if (given != T && !nearest_off_by_one(&none, J, W, n, scale, given, T, q))
+    distribute_remainders(&none, J, W, n, scale, T, q, c);
   for (size_t i = 0; i < n; ++i) out[i] = level ? level[q[i]] : (float)((double)q[i] / T);
   return 1;
 }

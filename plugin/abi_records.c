@@ -11,6 +11,9 @@
 #if defined(SK_HAVE_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "abi_internal.h"
 #include "skc_skin.h"
@@ -278,6 +281,7 @@ typedef struct edit_call {
   int prune_quick;    /* Clean without normalization: prune_keeps_all first */
   int quantize_quick; /* Quantize locking no joint: quantize_quick first */
   int normalize_quick; /* Normalize: normalize_quick first */
+  int all_mapped;      /* every group of the call maps to a joint (quantize_quick4) */
   row_buf row;
   skc_wreport r;
   size_t changed, deferred;
@@ -368,10 +372,9 @@ static void write_in_place(edit_call* c, size_t v, const float* w0, const float*
 }
 
 /* Quantize on a record whose 1-8 entries all map to joints, hold valid weights and are unlocked (the call locks
- * no joint), where rounding to nearest already sums to T (92 % of CesiumMan_subdiv2's vertices): the floats of
- * skc_wquantize_nearest (the row function's own for such a row) compared and written straight into the record,
- * counted as edit_vertex counts them, without gathering a row (docs/addon.md: four fixed lanes were tried, and were
- * slower, four times). Returns 0 when the row path must decide. */
+ * no joint): the floats of skc_wquantize_nearest (the row function's own for such a row) compared and written
+ * straight into the record, counted as edit_vertex counts them, without gathering a row. Returns 0 when the row
+ * path must decide. */
 static int quantize_quick(edit_call* c, size_t v) {
   const sk_weight_record* rec = &c->records[v];
   const int32_t n = rec->count;
@@ -388,6 +391,76 @@ static int quantize_quick(edit_call* c, size_t v) {
   write_in_place(c, v, w0, w1, n);
   return 1;
 }
+
+#if defined(__SSE2__)
+/* quantize_quick for a record of 1-4 entries when every group of the call maps to a joint: the same floats, counts
+ * and state, in four SSE2 lanes. Lane i reads entry QUICK4_AT[n - 1][i] (always inside the record) and weighs 0 past
+ * n, so nothing loops over the entry count (1-4 at random from one vertex to the next: the row functions' short
+ * loops cost ~270 instructions and several mispredicted exits a vertex; this is ~150 and the branches on the result).
+ * Lanes of weight 0 leave the sum (added in entry order, in double), the integers and the comparisons as they were;
+ * q / T is divided in double as the 8-bit table was built. The stores go from the last lane to the first, so an
+ * entry that lanes past n share ends with lane n - 1's weight. */
+static const uint8_t QUICK4_AT[4][4] = {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}};
+static const int32_t QUICK4_LIVE[4][4] = {{-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
+
+static inline __m128i quick4_pair(const sk_weight_entry* en, uint8_t a, uint8_t b) {
+  return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i*)(const void*)&en[a]),
+                            _mm_loadl_epi64((const __m128i*)(const void*)&en[b]));
+}
+
+static int quantize_quick4(edit_call* c, size_t v) {
+  sk_weight_entry* en = c->records[v].entries;
+  const int32_t n = c->records[v].count;
+  const uint8_t* at = QUICK4_AT[n - 1];
+  const __m128 e01 = _mm_castsi128_ps(quick4_pair(en, at[0], at[1])),
+               e23 = _mm_castsi128_ps(quick4_pair(en, at[2], at[3]));
+  const __m128 g = _mm_shuffle_ps(e01, e23, _MM_SHUFFLE(2, 0, 2, 0)); /* groups (as bits) */
+  __m128 w = _mm_shuffle_ps(e01, e23, _MM_SHUFFLE(3, 1, 3, 1));
+  const __m128i bias = _mm_set1_epi32(INT32_MIN); /* unsigned group < group_count as a signed compare */
+  const __m128i mapped = _mm_cmpgt_epi32(_mm_set1_epi32((int32_t)(c->group_count ^ 0x80000000u)),
+                                         _mm_xor_si128(_mm_castps_si128(g), bias));
+  const __m128 valid = _mm_and_ps(_mm_cmpge_ps(w, _mm_setzero_ps()), _mm_cmple_ps(w, _mm_set1_ps(FLT_MAX)));
+  if (_mm_movemask_ps(_mm_and_ps(valid, _mm_castsi128_ps(mapped))) != 0xF) return 0;
+  w = _mm_and_ps(w, _mm_castsi128_ps(_mm_loadu_si128((const __m128i*)(const void*)QUICK4_LIVE[n - 1])));
+  const __m128d d01 = _mm_cvtps_pd(w), d23 = _mm_cvtps_pd(_mm_movehl_ps(w, w));
+  const double U = ((_mm_cvtsd_f64(d01) + _mm_cvtsd_f64(_mm_unpackhi_pd(d01, d01))) + _mm_cvtsd_f64(d23)) +
+                   _mm_cvtsd_f64(_mm_unpackhi_pd(d23, d23));
+  if (!(U > 0.0)) return 0;
+  const uint32_t T = c->op.count;
+  const __m128d scale = _mm_set1_pd(T / U), half = _mm_set1_pd(0.5);
+  const __m128d x01 = _mm_mul_pd(d01, scale), x23 = _mm_mul_pd(d23, scale);
+  const __m128i t01 = _mm_cvttpd_epi32(x01), t23 = _mm_cvttpd_epi32(x23); /* x < 2^31: (uint32_t)x */
+  const __m128d up01 = _mm_cmpge_pd(_mm_sub_pd(x01, _mm_cvtepi32_pd(t01)), half);
+  const __m128d up23 = _mm_cmpge_pd(_mm_sub_pd(x23, _mm_cvtepi32_pd(t23)), half);
+  const __m128i q01 = _mm_sub_epi32(t01, _mm_shuffle_epi32(_mm_castpd_si128(up01), _MM_SHUFFLE(3, 3, 2, 0)));
+  const __m128i q23 = _mm_sub_epi32(t23, _mm_shuffle_epi32(_mm_castpd_si128(up23), _MM_SHUFFLE(3, 3, 2, 0)));
+  const __m128i q = _mm_unpacklo_epi64(q01, q23);
+  __m128i sum = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(1, 0, 3, 2)));
+  sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(2, 3, 0, 1)));
+  if ((uint32_t)_mm_cvtsi128_si32(sum) != T) return quantize_quick(c, v); /* the full rule: one entry or more off */
+  const __m128d Td = _mm_set1_pd((double)T);
+  const __m128 w1 = _mm_movelh_ps(_mm_cvtpd_ps(_mm_div_pd(_mm_cvtepi32_pd(q01), Td)),
+                                  _mm_cvtpd_ps(_mm_div_pd(_mm_cvtepi32_pd(q23), Td)));
+  const int exact = _mm_movemask_ps(_mm_cmpeq_ps(w1, w)) == 0xF;
+  const __m128 dist = _mm_and_ps(_mm_sub_ps(w, w1), _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
+  const int moved = _mm_movemask_ps(_mm_cmpgt_ps(dist, _mm_set1_ps(c->no_change))) != 0; /* rows_differ */
+  c->r.influences_before += (uint64_t)n;
+  c->r.influences_after += (uint64_t)n;
+  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+  if (moved) {
+    c->changed++;
+    const __m128 p01 = _mm_unpacklo_ps(g, w1), p23 = _mm_unpackhi_ps(g, w1); /* (group, weight) pairs */
+    _mm_storeh_pi((__m64*)(void*)&en[at[3]], p23);
+    _mm_storel_pi((__m64*)(void*)&en[at[2]], p23);
+    _mm_storeh_pi((__m64*)(void*)&en[at[1]], p01);
+    _mm_storel_pi((__m64*)(void*)&en[at[0]], p01);
+  } else if (c->r.vertex_flags) {
+    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
+  }
+  if (c->state) c->state[v] = (uint8_t)moved;
+  return 1;
+}
+#endif
 
 enum { NORMALIZE_QUICK_MAX = 8 }; /* entries a record may hold for normalize_quick */
 
@@ -443,7 +516,14 @@ static __attribute__((noinline)) int edit_row(edit_call* c, size_t v) {
 static inline int edit_vertex(edit_call* c, size_t v) {
   c->r.vertices_visited++;
   if (c->op.kind == SKC_WROW_LIMIT && c->records[v].count <= (int32_t)c->op.count) return 1; /* within the limit */
-  if (c->quantize_quick && quantize_quick(c, v)) return 1;
+  if (c->quantize_quick) {
+#if defined(__SSE2__)
+    const int four = c->all_mapped && (uint32_t)(c->records[v].count - 1) < 4u; /* 1-4 entries */
+    if (four ? quantize_quick4(c, v) : quantize_quick(c, v)) return 1;
+#else
+    if (quantize_quick(c, v)) return 1;
+#endif
+  }
   if (c->normalize_quick && normalize_quick(c, v)) return 1;
   return edit_row(c, v);
 }
@@ -596,6 +676,8 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
     c.prune_quick = c.op.kind == SKC_WROW_PRUNE && !(c.op.flags & SKC_PRUNE_NORMALIZE);
     c.quantize_quick = c.op.kind == SKC_WROW_QUANTIZE && !any_locked(&c.scope, joint_count);
     c.normalize_quick = c.op.kind == SKC_WROW_NORMALIZE; /* locks are checked per entry */
+    c.all_mapped = group_count <= INT32_MAX;
+    for (uint32_t g = 0; g < group_count && c.all_mapped; g++) c.all_mapped = group_to_joint[g] >= 0;
   }
   int done = rc != SK_OK || !joint_count || edit_all(&c, vertex_count);
   free(group_of);

@@ -164,8 +164,9 @@ LAST_PATH = {"read": None, "write": None}
 # on an unmapped address. The library then reads (sk_records_read) or edits (sk_records_update) the records.
 
 _RECORD = 16  # sizeof(MDeformVert) on 64-bit
-_SAMPLES = 16
-_MEM = {}     # "fd": /proc/self/mem, "path": (offset in Mesh, offset in the block it points to or None)
+_SAMPLES = 16  # vertices whose records identify the array when the path to it is looked for
+_CHECKS = 4  # and that confirm the path found before on another call (the pointer, the count: 12 bytes each)
+_MEM = {}     # "fd": /proc/self/mem, "path": (offset in Mesh, offset in the block it points to or None), "state"
 
 
 def _mem_fd():
@@ -195,23 +196,23 @@ def _word(block, off):
     return int(np.frombuffer(block, np.uint64, 1, off)[0])
 
 
-def _record_samples(mesh, quick=False):
-    """[(vertex, address of its first MDeformWeight, count)] of up to _SAMPLES vertices with groups, spread over the
-    mesh and including the last one that has any; [] when no vertex has a group (quick: when none of the ~128
-    vertices probed has one; sparse weights elsewhere are possible)."""
+def _record_samples(mesh, quick=False, count=_SAMPLES):
+    """[(vertex, address of its first MDeformWeight, count)] of up to count vertices with groups, spread over the
+    mesh and including the last one that has any; [] when no vertex has a group (quick: when none of the
+    4 * count + 64 vertices probed has one; sparse weights elsewhere are possible)."""
     verts = mesh.vertices
     n = len(verts)
     if not n:
         return []
-    picks = [(n - 1) * k // (4 * _SAMPLES - 1) for k in range(4 * _SAMPLES)]  # spread evenly, ends included
+    picks = [(n - 1) * k // (4 * count - 1) for k in range(4 * count)]  # spread evenly, ends included
     out = []
     # every fourth pick first (spread over the mesh), the others only where those lack groups: a skinned mesh's
-    # samples then cost _SAMPLES lookups, not 4 * _SAMPLES (each a few microseconds of RNA)
+    # samples then cost count lookups, not 4 * count (each a few microseconds of RNA)
     for i in dict.fromkeys(picks[::4] + picks):
         g = verts[i].groups
         if len(g):
             out.append((i, g[0].as_pointer(), len(g)))
-            if len(out) == _SAMPLES - 1:
+            if len(out) == count - 1:
                 break
     for i in range(n - 1, -1, -1):  # the array must reach the end: a sample near it
         g = verts[i].groups
@@ -270,16 +271,21 @@ def mesh_records(obj, quick=False):
 
     if not api.library().has("sk_records_read"):
         return None
+    path = _MEM.get("path")
+    p = _follow(mesh.as_pointer(), path) if path else None
+    if p:  # the path found before: _CHECKS samples confirm it (each costs a page lookup in the kernel)
+        samples = _record_samples(mesh, quick, _CHECKS)
+        if not samples:
+            return 0, len(mesh.vertices)
+        if _holds_samples(p, samples):
+            return p, len(mesh.vertices)
     samples = _record_samples(mesh, quick)
     if not samples:
         return 0, len(mesh.vertices)
-    path = _MEM.get("path")
-    p = _follow(mesh.as_pointer(), path) if path else None
-    if not (p and _holds_samples(p, samples)):
-        p, path = _search_records(mesh.as_pointer(), samples)
-        if p is None:
-            return None
-        _MEM["path"] = path
+    p, path = _search_records(mesh.as_pointer(), samples)
+    if p is None:
+        return None
+    _MEM["path"] = path
     return p, len(mesh.vertices)
 
 
@@ -357,9 +363,9 @@ def _tag_written(obj):
 
 def edit_records(obj, group_indices, op, mask=None, locked=None, no_change=0.0, **params):
     """Runs a weight operation (api.records_edit: normalize, limit, prune, quantize, round) over the listed groups
-    straight in Blender's records, one library call: (report dict, deferred bool[V]) - the deferred vertices need
-    a new membership or lose every one, so they were left untouched for the caller's general path - or None when
-    the groups cannot be edited in place (nothing done)."""
+    straight in Blender's records, one library call: (report dict, deferred bool[V] or None when none is) - the
+    deferred vertices need a new membership or lose every one, so they were left untouched for the caller's general
+    path - or None when the groups cannot be edited in place (nothing done)."""
     from . import api
 
     if BRIDGE_PATH not in ("auto", "direct") or not api.library().has("sk_records_edit"):
@@ -369,13 +375,21 @@ def edit_records(obj, group_indices, op, mask=None, locked=None, no_change=0.0, 
         return None
     addr, nverts = where
     rep, state = api.records_edit(addr, nverts, _group_map(obj, group_indices), op, mask=mask, locked=locked,
-                                  no_change=no_change, **params)
+                                  no_change=no_change, state=_state_buffer(nverts), flags=False, **params)
     LAST_PATH["read"] = LAST_PATH["write"] = "direct"
-    deferred = state == 2
-    LAST_PATH["deferred"] = int(np.count_nonzero(deferred))
-    if (state == 1).any():
+    ndef = rep["vertices_deferred"]
+    LAST_PATH["deferred"] = ndef
+    if rep["vertices_changed"] > ndef:  # the changed count includes the deferred vertices: some record was written
         _tag_written(obj)
-    return rep, deferred
+    return rep, (state == 2 if ndef else None)
+
+
+def _state_buffer(n):
+    """edit_records' per-vertex state array, kept between calls (a fresh one per call costs page faults)."""
+    buf = _MEM.get("state")
+    if buf is None or buf.size < n:
+        buf = _MEM["state"] = np.zeros(max(n, 1), np.uint8)
+    return buf
 
 
 def _write_in_place(obj, csr, group_indices, mask, path, new_groups=()):

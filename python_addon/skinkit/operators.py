@@ -430,10 +430,13 @@ class _WeightOp(bpy.types.Operator):
                     return None
                 raise RuntimeError("%s: vertex groups can no longer be edited in place" % obj.name)
             rep, left = res
-            changed += rep["vertices_changed"] - int(np.count_nonzero(left))
+            changed += rep["vertices_changed"] - rep["vertices_deferred"]
             failed += rep["vertices_failed"]
-            deferred = left if deferred is None else deferred | left
-        if deferred.any():
+            if left is not None:
+                deferred = left if deferred is None else deferred | left
+            elif deferred is None:
+                deferred = False  # something was edited in place, nothing deferred yet
+        if deferred is not False and deferred.any():
             more = self._edit(api, obj, deferred)
             changed += more[0] if more else 0
         return changed, failed, bool(locked.any())

@@ -184,12 +184,17 @@ START_TEST(test_round_trip_random) {
 }
 END_TEST
 
+/* The group map check_edit_matches_locks edits through, and its joint count: rmap (two groups unmapped), or one
+ * that maps every group (Quantize's four-lane path runs only then). */
+static const int32_t* emap = rmap;
+static uint32_t ejoints = 4;
+static const int32_t rmap_all[RG] = {3, 5, 0, 2, 4, 1};
 
 /* The mapped entries of one record as a row (joints, weights); returns the count. */
 static uint32_t record_row(const sk_weight_record* r, uint32_t* j, float* w) {
   uint32_t n = 0;
   for (int i = 0; i < r->count; i++)
-    if (rmap[r->entries[i].group] >= 0) j[n] = (uint32_t)rmap[r->entries[i].group], w[n++] = r->entries[i].weight;
+    if (emap[r->entries[i].group] >= 0) j[n] = (uint32_t)emap[r->entries[i].group], w[n++] = r->entries[i].weight;
   return n;
 }
 
@@ -212,24 +217,26 @@ static sk_result run_reference(sk_skin* s, uint32_t op, const void* d, sk_weight
 static void check_edit_matches_locks(uint32_t op, void* op_desc, sk_weight_scope* scope, int with_lock) {
   sk_weight_entry* pool = calloc((size_t)RV * RG, sizeof *pool);
   sk_weight_record* rec = random_records(pool, 7 + op);
+  for (int v = 0; v < RV; v += 97) /* a signed zero here and there: a valid weight of 0 */
+    if (rec[v].count) rec[v].entries[rec[v].count - 1].weight = -0.0f;
   uint32_t* off = malloc((RV + 1) * sizeof *off);
   uint32_t* j = malloc((size_t)RV * RG * sizeof *j);
   float* w = malloc((size_t)RV * RG * sizeof *w);
   size_t n = 0;
-  ck_assert_int_eq(sk_records_read(rec, RV, rmap, RG, off, j, w, (size_t)RV * RG, &n, NULL), SK_OK);
+  ck_assert_int_eq(sk_records_read(rec, RV, emap, RG, off, j, w, (size_t)RV * RG, &n, NULL), SK_OK);
   sk_skin* ref = NULL;
-  ck_assert_int_eq(sk_skin_create(RV, 4, &ref, NULL), SK_OK);
+  ck_assert_int_eq(sk_skin_create(RV, ejoints, &ref, NULL), SK_OK);
   ck_assert_int_eq(sk_skin_set_csr(ref, off, j, w, NULL), SK_OK);
-  uint8_t mask[RV], locked[4] = {0, 0, (uint8_t)(with_lock != 0), 0};
+  uint8_t mask[RV], locked[RG] = {0, 0, (uint8_t)(with_lock != 0), 0};
   for (int v = 0; v < RV; v++) mask[v] = v % 3 != 0;
-  *scope = (sk_weight_scope){mask, RV, locked, 4};
+  *scope = (sk_weight_scope){mask, RV, locked, ejoints};
   sk_weights_report want = {.size = sizeof want};
   ck_assert_int_eq(run_reference(ref, op, op_desc, &want), SK_OK);
   sk_records_edit_desc d = {sizeof d, op, op_desc, 0.0f, 0};
   uint8_t state[RV], flags[RV];
   size_t deferred = 0, changed = 0;
   sk_weights_report rep = {.size = sizeof rep, .vertex_flags = flags};
-  ck_assert_int_eq(sk_records_edit(rec, RV, rmap, RG, &d, state, &deferred, &rep, NULL), SK_OK);
+  ck_assert_int_eq(sk_records_edit(rec, RV, emap, RG, &d, state, &deferred, &rep, NULL), SK_OK);
   size_t ndef = 0;
   for (int v = 0; v < RV; v++) {
     uint32_t rj[RG], oj[RG], got[RG];
@@ -294,6 +301,20 @@ START_TEST(test_edit_matches_weight_ops) {
   check_edit_matches_locks(SK_RECORDS_QUANTIZE, &qd, &qd.scope, 0);
   sk_quantize_desc q16 = {.size = sizeof q16, .bits = 16};
   check_edit_matches_locks(SK_RECORDS_QUANTIZE, &q16, &q16.scope, 0);
+}
+END_TEST
+
+/* Every group mapped and nothing locked: Quantize takes the four-lane path for records of 1-4 entries (rounding to
+ * nearest decides most; the others, and 5-6 entries, the scalar rule), with the same floats, states and counts as
+ * sk_weights_quantize. */
+START_TEST(test_edit_quantize_every_group_mapped) {
+  emap = rmap_all, ejoints = RG;
+  sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
+  check_edit_matches_locks(SK_RECORDS_QUANTIZE, &qd, &qd.scope, 0);
+  sk_quantize_desc q16 = {.size = sizeof q16, .bits = 16};
+  check_edit_matches_locks(SK_RECORDS_QUANTIZE, &q16, &q16.scope, 0);
+  check_edit_matches_locks(SK_RECORDS_QUANTIZE, &qd, &qd.scope, 1); /* a lock: the row path throughout */
+  emap = rmap, ejoints = 4;
 }
 END_TEST
 
@@ -412,6 +433,7 @@ static Suite* records_suite(void) {
   tcase_add_test(tc, test_update_defers_allocations_and_honours_mask);
   tcase_add_test(tc, test_round_trip_random);
   tcase_add_test(tc, test_edit_matches_weight_ops);
+  tcase_add_test(tc, test_edit_quantize_every_group_mapped);
   tcase_add_test(tc, test_normalize_twice_changes_nothing);
   tcase_add_test(tc, test_edit_inside_a_parallel_region);
   tcase_add_test(tc, test_edit_leaves_invalid_vertices);
