@@ -19,7 +19,7 @@ const char cli_weights_usage[] =
     "                              [--cotangent] [--remove-rogue [--per-component]] [--mirror +x|-x|flip]\n"
     "                              [--joints a,b] [--lock a,b]"
     " [--links JOINT:DEGREES,...]\n"
-    "                              [--weights-type float|u8|u16] [--force] [--json [FILE|-]] [-o OUT]\n"
+    "                              [--weights-type float|u8|u16] [--as-is] [--force] [--json [FILE|-]] [-o OUT]\n"
     "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, "
     ".dae;\n"
     "  IN itself is never overwritten); a mesh attached rigidly to a joint (no skin in IN, under a joint's node: a\n"
@@ -66,14 +66,17 @@ const char cli_weights_usage[] =
     "  operations are named in a warning: no file keeps them (--normalize removes them).\n"
     "  OUT receives the weights as edited. A glTF OUT holds per vertex what the source's primitive held (4 per\n"
     "  JOINTS_n/WEIGHTS_n set; 4 from other formats): a vertex with more is written with its largest, renormalized\n"
-    "  (a warning says so); --limit N writes up to N (JOINTS_1/WEIGHTS_1... past 4).\n"
+    "  (a warning says so); --limit N writes up to N (JOINTS_1/WEIGHTS_1... past 4). A vertex whose weights do not\n"
+    "  sum to 1 (as IN stored them, no operation having renormalized it) is written renormalized, as glTF requires\n"
+    "  (a warning says how many). --as-is writes every influence and sum as edited (a glTF OUT may then break the\n"
+    "  spec; .dae and .fbx OUT always get the weights as edited).\n"
     "  Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error (bad arguments, OUT is IN, unreadable "
     "IN,\n"
     "  no skinned mesh, unknown joint, an operation failed).\n";
 
 typedef struct opts {
   const char *in, *out;
-  int normalize, cotangent, rogue, per_component, force, json;
+  int normalize, cotangent, rogue, per_component, force, json, as_is;
   uint32_t limit, quantize, smooth_iter, weights_type;
   float prune, smooth_factor;
   int mirror; /* -1 = none, else sk_mirror_mode */
@@ -108,6 +111,8 @@ static int parse_args(int argc, char** argv, opts* o) {
       o->per_component = 1;
     } else if (!strcmp(a, "--force")) {
       o->force = 1;
+    } else if (!strcmp(a, "--as-is")) {
+      o->as_is = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
     } else if (!strcmp(a, "--weights-type")) {
@@ -844,9 +849,11 @@ int cli_weights(int argc, char** argv) {
     so.notes = notes;
     so.notes_size = sizeof notes;
     int gltf = ends_with_ci(o.out, ".glb") || ends_with_ci(o.out, ".gltf");
-    /* past 4 influences glTF's default applies: a glTF source keeps as many as its primitive held (4 per JOINTS_n
-     * set), others 4; the library notes what it cut */
-    if (!gltf || max_infl <= 4) so.as_is = 1;
+    /* glTF's default applies: a glTF source keeps as many influences as its primitive held (4 per JOINTS_n set),
+     * others 4, and a vertex whose weights do not sum to 1 (a source's, where no operation renormalized it) is
+     * written renormalized, as glTF requires; the library notes both. Other formats, and --as-is: as edited. */
+    if (!gltf || o.as_is)
+      so.as_is = 1;
     else if (o.limit) so.max_influences = o.limit; /* asked for: up to N, in as many sets as it takes */
     sk_result sr = sk_scene_save(s, o.out, &so, &err);
     const char* warning = sr == SK_OK && notes[0] ? notes : NULL; /* the library's notes */
@@ -863,7 +870,8 @@ int cli_weights(int argc, char** argv) {
       rc = sr == SK_ERR_EXISTS ? 1 : 2;
       goto done;
     }
-    cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)", NULL);
+    cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)",
+                   " (--as-is keeps them as stored)");
     if (!o.json) printf("wrote %s\n", o.out);
   }
 done:

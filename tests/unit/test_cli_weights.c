@@ -92,14 +92,33 @@ START_TEST(weights_normalize_fixes_sums) {
 END_TEST
 
 START_TEST(weights_written_as_edited) {
-  /* an operation that leaves the drifting vertices alone: OUT keeps their sums (no silent renormalization) */
+  /* an operation that leaves the drifting vertices alone: a glTF OUT gets them renormalized, as glTF requires, and a
+   * warning counts them; --as-is keeps their sums (an invalid glTF, as asked) */
   char args[2048];
   snprintf(args, sizeof args, "weights " DRIFT " %s/limited.glb --limit 4", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert(strstr(g_out, "0 changed") != NULL);
+  ck_assert_msg(strstr(err_text(), "224 vertices have weights that do not sum to 1: written renormalized"),
+                "stderr: %s", err_text());
   snprintf(args, sizeof args, "validate %s/limited.glb --json -", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(strstr(g_out, "\"off_tolerance_count\":0") != NULL);
+  snprintf(args, sizeof args, "weights " DRIFT " %s/as_is.glb --limit 4 --as-is", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "validate %s/as_is.glb --json -", g_tmp);
   ck_assert_int_eq(run(args), 1);
   ck_assert(strstr(g_out, "\"off_tolerance_count\":224") != NULL);
+  /* the same from another format (an FBX whose vertices sum to 0.97-0.9996, as Blender's FBX writes them) to .glb;
+   * a .dae OUT keeps them as edited */
+  snprintf(args, sizeof args, "weights tests/data/rigid_parts.fbx %s/fbx.glb --limit 2", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "written renormalized, as glTF requires"), "stderr: %s", err_text());
+  snprintf(args, sizeof args, "validate %s/fbx.glb --json -", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "weights tests/data/rigid_parts.fbx %s/fbx.dae --limit 2", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "validate %s/fbx.dae --json -", g_tmp);
+  ck_assert_int_eq(run(args), 1);
   /* limit 1 keeps one influence per vertex, renormalized */
   snprintf(args, sizeof args, "weights " DRIFT " %s/one.glb --limit 1", g_tmp);
   ck_assert_int_eq(run(args), 0);
