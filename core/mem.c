@@ -31,6 +31,17 @@ void skc_advise_huge(void* p, size_t n) {
 #endif
 }
 
+void* skc_malloc_filled(size_t n) {
+  void* p = skc_malloc_big(n); /* huge pages advised first where n is large: the population then takes them */
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  if (p && n >= SKC_FILLED_BLOCK) {
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (b > a) (void)madvise((void*)a, b - a, MADV_POPULATE_WRITE);
+  }
+#endif
+  return p;
+}
+
 /* A large block starts on a huge page (glibc's own start 16 bytes past a 4 KiB one, which leaves the first 2 MiB to
  * 4 KiB faults) and ends on one when that costs at most an eighth more memory. */
 void* skc_malloc_big(size_t n) {

@@ -6,13 +6,12 @@
 #define JSMN_STATIC
 #define JSMN_STRICT
 #define JSMN_PARENT_LINKS /* closing brackets in O(1): without it jsmn scans back, quadratic on deep nesting */
-#include <jsmn.h>
-#include <meshoptimizer.h>
-
 #include <errno.h>
 #include <fcntl.h>
+#include <jsmn.h>
 #include <limits.h>
 #include <math.h>
+#include <meshoptimizer.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "skc_mem.h"
 #include "skio_gltf_doc.h"
 #include "skio_meshopt.h"
 
@@ -45,7 +45,7 @@ static int read_file(const char* path, size_t cap, uint8_t** out, size_t* out_si
                     (long long)st.st_size, cap);
   }
   size_t n = (size_t)st.st_size;
-  uint8_t* buf = malloc(n ? n : 1);
+  uint8_t* buf = skc_malloc_filled(n); /* read whole next */
   if (!buf) {
     close(fd);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, n);

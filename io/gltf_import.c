@@ -63,6 +63,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "skc_mem.h"
 #include "skio_gltf_doc.h"
 #include "skio_gltf_import.h"
 #include "skio_scene.h"
@@ -169,9 +170,16 @@ static int accessor(importer* im, int tok, const char* what, uint32_t components
   return a->view >= 0 && !a->draco ? fits_view(im, a, what, err) : SKC_OK;
 }
 
+/* A block for an accessor's values, written whole next: its pages faulted in at once where its data lies in a buffer
+ * view (the count was checked against the view, so the file's size bounds it); a Draco accessor's count is checked
+ * only once decoded, so its block stays a plain malloc that a lying count leaves untouched. */
+static void* values_block(const skio_gltf_accessor* a, size_t n) {
+  return a->draco ? malloc(n ? n : 1) : skc_malloc_filled(n);
+}
+
 /* The accessor's values as floats; weights: unsigned integers read as normalized (skio_gltf_accessor_weights). */
 static float* read_floats_as(importer* im, const skio_gltf_accessor* a, bool weights, skc_err* err) {
-  float* out = malloc(a->count * a->components * sizeof(float));
+  float* out = values_block(a, a->count * a->components * sizeof(float));
   if (!out) {
     oom(im, err);
     return NULL;
@@ -189,7 +197,7 @@ static float* read_floats(importer* im, const skio_gltf_accessor* a, skc_err* er
 }
 
 static uint32_t* read_uints(importer* im, const skio_gltf_accessor* a, skc_err* err) {
-  uint32_t* out = malloc(a->count * a->components * sizeof(uint32_t));
+  uint32_t* out = values_block(a, a->count * a->components * sizeof(uint32_t));
   if (!out) {
     oom(im, err);
     return NULL;
@@ -785,7 +793,7 @@ done:
 /* triangles of a primitive's corner list (indices or 0..n-1) by mode */
 static int triangulate(importer* im, const uint32_t* c, size_t n, int mode, skio_mesh* m, skc_err* err) {
   size_t tris = mode == MODE_TRIANGLES ? n / 3 : (n >= 3 ? n - 2 : 0);
-  if (!(m->indices = malloc(tris * 3 * sizeof *m->indices + 1))) return oom(im, err);
+  if (!(m->indices = skc_malloc_filled(tris * 3 * sizeof *m->indices + 1))) return oom(im, err);
   uint32_t* o = m->indices;
   for (size_t t = 0; t < tris; ++t, o += 3) {
     if (mode == MODE_TRIANGLES) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skc_mem.h"
 #include "skio_gltf_doc.h"
 #include "skio_scene.h"
 
@@ -416,7 +417,7 @@ char* skio_read_whole(const char* path, size_t max, size_t* n, bool* oom) {
   char* data = NULL;
   long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
   if (size > 0 && (unsigned long)size <= max && fseek(f, 0, SEEK_SET) == 0) {
-    data = malloc((size_t)size);
+    data = skc_malloc_filled((size_t)size); /* read whole next */
     if (data) *n = fread(data, 1, (size_t)size, f);
     if (!data && oom) *oom = true;
   }
