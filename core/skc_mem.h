@@ -19,8 +19,8 @@ void* skc_calloc_big(size_t count, size_t size);
 /* malloc for an array of n bytes the caller writes whole right after (a file read into it, an accessor decoded):
  * from SKC_FILLED_BLOCK bytes on, its whole pages are faulted in by one call (Linux MADV_POPULATE_WRITE, 5.14+;
  * nothing elsewhere or where the kernel refuses) instead of one page fault per 4 KiB page as it is written. On the
- * virtual machines measured a fresh 2 MiB block cost 3 ms of system time page by page and 0.3-0.5 ms so. Released
- * with free(). */
+ * virtual machine measured (docs/benchmarks.md, session 63) a fresh 2 MiB block cost 3 ms of system time page by
+ * page and 0.3-0.5 ms so. Released with free(). */
 #define SKC_FILLED_BLOCK ((size_t)64 << 10)
 void* skc_malloc_filled(size_t n);
 

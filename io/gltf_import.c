@@ -170,9 +170,10 @@ static int accessor(importer* im, int tok, const char* what, uint32_t components
   return a->view >= 0 && !a->draco ? fits_view(im, a, what, err) : SKC_OK;
 }
 
-/* A block for an accessor's values, written whole next: its pages faulted in at once where its data lies in a buffer
- * view (the count was checked against the view, so the file's size bounds it); a Draco accessor's count is checked
- * only once decoded, so its block stays a plain malloc that a lying count leaves untouched. */
+/* A block for an accessor's values, written whole next, its pages faulted in at once: the count was checked against
+ * the buffer view, or against the file's size for an accessor without one (written whole too, zeros). A Draco
+ * accessor's count is checked only once decoded, so its block stays a plain malloc that a lying count leaves
+ * untouched. */
 static void* values_block(const skio_gltf_accessor* a, size_t n) {
   return a->draco ? malloc(n ? n : 1) : skc_malloc_filled(n);
 }
