@@ -66,6 +66,7 @@ typedef struct heat_ctx {
   int32_t* sidx;       /* n: row in the system or -1 */
   uint8_t* source;     /* joint_count: active joint that emits heat */
   float* nrm;          /* 3 n: unit vertex normals (representatives; sum of the unit face normals) */
+  double diag;         /* the positions' bounding-box diagonal */
 } heat_ctx;
 
 static void ctx_free(heat_ctx* c) {
@@ -168,7 +169,7 @@ static int point_inside(const skc_bvh* bvh, const double p[3], double reach) {
 static void heat_sources(heat_ctx* c, const skc_bvh* bvh) {
   const skc_bind_desc* d = c->d;
   uint32_t nb = d->joint_count, inside_any = 0;
-  double reach = 4.0 * skc_bind_bbox_diag(d->positions, c->n);
+  double reach = 4.0 * c->diag;
   for (uint32_t j = 0; j < nb; ++j) c->source[j] = (uint8_t)skc_bind_joint_active(d, j);
   if (!(reach > 0.0)) return;
   uint8_t* placement = calloc(nb, 1);
@@ -717,7 +718,7 @@ static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, skc_bind_c
       }
       a[3] += 1.0;
     }
-    double limit = 0.05 * skc_bind_bbox_diag(d->positions, n);
+    double limit = 0.05 * c->diag;
     for (size_t k = 0; k < parts; ++k) {
       const double* a = acc + 10 * k;
       double diag2 = 0.0;
@@ -756,6 +757,168 @@ static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, skc_bind_c
   return rc;
 }
 
+/* The context's arrays and the weld; SKC_OUT_OF_MEMORY (everything freed) when one could not be allocated. */
+static int ctx_alloc(heat_ctx* c, const skc_bind_desc* d) {
+  memset(c, 0, sizeof *c);
+  c->d = d;
+  c->n = d->vertex_count;
+  c->diag = skc_bind_bbox_diag(d->positions, c->n);
+  size_t n = c->n, nt = d->triangle_count;
+  c->rep = skc_malloc_big(n * sizeof *c->rep);
+  c->tri = skc_malloc_big(3 * nt * sizeof *c->tri);
+  c->tri_ok = skc_malloc_big(nt);
+  c->area = skc_malloc_big(n * sizeof *c->area);
+  c->comp = skc_malloc_big(n * sizeof *c->comp);
+  c->h = skc_malloc_big(n * sizeof *c->h);
+  c->hbone = skc_malloc_big(n * HEAT_TIES * sizeof *c->hbone);
+  c->hcount = skc_malloc_big(n);
+  c->sidx = skc_malloc_big(n * sizeof *c->sidx);
+  c->source = malloc(d->joint_count);
+  c->nrm = skc_malloc_big(3 * n * sizeof *c->nrm);
+  if (!c->rep || !c->tri || !c->tri_ok || !c->area || !c->comp || !c->h || !c->hbone || !c->hcount || !c->sidx ||
+      !c->source || !c->nrm || weld(c)) {
+    ctx_free(c);
+    return SKC_OUT_OF_MEMORY;
+  }
+  return SKC_OK;
+}
+
+/* The sparse solver's state for one bind: CHOLMOD's common block, the system and its factor. */
+typedef struct heat_solver {
+  cholmod_common cm;
+  heat_sys sys;
+  cholmod_factor* L;
+} heat_solver;
+
+static void solver_free(heat_solver* s) {
+  if (s->L) cholmod_free_factor(&s->L, &s->cm);
+  sys_free(&s->sys, &s->cm);
+  cholmod_finish(&s->cm);
+}
+
+/* Starts CHOLMOD and builds the pattern of the system over c's m rows (none when m is 0). */
+static int solver_start(heat_ctx* c, int32_t m, heat_solver* s) {
+  memset(s, 0, sizeof *s);
+  skc_chol_start(&s->cm);
+  /* AMD order (a METIS trial costs more than it saves on surface meshes); supernodal (BLAS) once the
+   * factorization does enough work per entry, simplicial below (CesiumMan_subdiv2: 69 flops per entry of L,
+   * simplicial 34 ms vs supernodal 42; the 40k cylinder: 145, supernodal 46 ms vs simplicial 80) */
+  s->cm.nmethods = 1;
+  s->cm.method[0].ordering = CHOLMOD_AMD;
+  s->cm.supernodal = CHOLMOD_AUTO;
+  s->cm.supernodal_switch = HEAT_SUPERNODAL_SWITCH;
+  int rc = m > 0 ? sys_build(c, m, &s->sys, &s->cm) : SKC_OK;
+  if (rc) cholmod_finish(&s->cm);
+  return rc;
+}
+
+/* Two independent jobs on the two cores: the BVH (and the heat sources, which use it), and the ordering and
+ * symbolic factorization of the system. On failure err says which failed; the caller frees the BVH and the factor. */
+static int sources_and_order(heat_ctx* c, int32_t m, heat_solver* s, skc_bvh** bvh, skc_err* err) {
+  int bvh_rc = SKC_OK;
+  skc_err bvh_err;
+  memset(&bvh_err, 0, sizeof bvh_err);
+#if defined(SK_HAVE_OPENMP)
+#pragma omp parallel sections num_threads(2) if (m > 1024)
+#endif
+  {
+#if defined(SK_HAVE_OPENMP)
+#pragma omp section
+#endif
+    {
+      bvh_rc = skc_bvh_build(c->d->positions, c->tri, c->d->triangle_count, bvh, &bvh_err);
+      if (!bvh_rc) heat_sources(c, *bvh);
+    }
+#if defined(SK_HAVE_OPENMP)
+#pragma omp section
+#endif
+    {
+      if (m > 0) s->L = cholmod_analyze(s->sys.A, &s->cm);
+    }
+  }
+  if (bvh_rc) {
+    if (err) *err = bvh_err;
+    return bvh_rc;
+  }
+  if (m > 0 && !s->L) return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory ordering the heat system");
+  /* the ordering's workspace (6 integers per row) would stay in cm to the end; the factorization allocates the
+   * smaller one it needs */
+  cholmod_free_work(&s->cm);
+  return SKC_OK;
+}
+
+/* The visibility pass and, for robust, the shells' demotion; frees the BVH and the normals (only this pass needs
+ * them: less memory at the factorization's peak). */
+static int visible_heat(heat_ctx* c, skc_bvh* bvh, int strict) {
+  double dclamp = 1e-4 * c->diag;
+  int rc = visibility(c, bvh, dclamp > 0.0 ? dclamp : 1e-30);
+  if (!rc && !strict) rc = demote_shells(c);
+  skc_bvh_destroy(bvh);
+  free(c->nrm);
+  c->nrm = NULL;
+  return rc;
+}
+
+/* Marks the components that received heat (they are solved, the others fall back) and counts them into the report;
+ * returns whether any vertex has heat. */
+static int heated_components(const heat_ctx* c, uint8_t* comp_heated, skc_bind_report* rep) {
+  uint64_t comps = 0, cold = 0;
+  int any_heat = 0;
+  for (size_t v = 0; v < c->n; ++v)
+    if (c->rep[v] == v && c->h[v] > 0.0) comp_heated[c->comp[v]] = 1, any_heat = 1;
+  for (size_t v = 0; v < c->n; ++v)
+    if (c->rep[v] == v && c->comp[v] == v) {
+      ++comps;
+      cold += !comp_heated[v];
+    }
+  if (rep) {
+    rep->components = comps;
+    rep->fallback_components = cold;
+  }
+  return any_heat;
+}
+
+/* Fills, factors and solves the system (robust retries with non-negative cotangents, and on any failure but
+ * memory leaves every vertex to the nearest-bone fallback). */
+static int heat_solve(heat_ctx* c, int32_t m, const uint8_t* comp_heated, int strict, heat_solver* s,
+                      skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
+  const skc_bind_desc* d = c->d;
+  double cold_heat = HEAT_BLENDER_SCALE * (double)d->heat_scale / (c->diag > 0.0 ? c->diag * c->diag : 1.0);
+  int oom = 0, rc;
+  int ok = fill_and_factorize(c, comp_heated, cold_heat, 0, &s->sys, s->L, &s->cm, &oom);
+  if (!ok && !oom && !strict) /* retry with non-negative cotangents */
+    ok = fill_and_factorize(c, comp_heated, cold_heat, 1, &s->sys, s->L, &s->cm, &oom);
+  if (!ok) {
+    rc = oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory factoring the heat system")
+             : skc_fail(err, SKC_NO_SOLUTION,
+                        "bind: the heat system is not positive definite (degenerate mesh); use the robust method");
+  } else {
+    rc = solve(c, m, s->L, &s->cm, out);
+    if (rc) rc = skc_fail(err, rc, "bind: solving the heat system failed (%s)", skc_status_string(rc));
+  }
+  if (rc && !strict && rc != SKC_OUT_OF_MEMORY) { /* robust: nearest for everything */
+    for (size_t v = 0; v < c->n; ++v) out->count[v] = 0;
+    skc_err_clear(err);
+    rc = SKC_OK;
+    if (rep) rep->method_used = SKC_BIND_NEAREST;
+  }
+  return rc;
+}
+
+/* Duplicates take their representative's weights. */
+static void copy_duplicates(const heat_ctx* c, skc_bind_cands* out) {
+  uint32_t s = out->stride;
+  for (size_t v = 0; v < c->n; ++v) {
+    uint32_t r = c->rep[v];
+    if (r == v) continue;
+    out->count[v] = out->count[r];
+    memcpy(out->joints + v * s, out->joints + (size_t)r * s, out->count[r] * sizeof *out->joints);
+    memcpy(out->weights + v * s, out->weights + (size_t)r * s, out->count[r] * sizeof *out->weights);
+  }
+}
+
+/* Bone heat over the welded mesh (a point cloud goes to the nearest bone), then the rigid small parts, the
+ * duplicates and the nearest-bone fallback for what heat left unweighted. */
 static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
   if (rep) rep->method_used = SKC_BIND_HEAT;
   for (size_t v = 0; v < d->vertex_count; ++v) out->count[v] = 0;
@@ -772,155 +935,37 @@ static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, sk
   const char* no_solver = skc_chol_unavailable();
   if (no_solver) return skc_fail(err, SKC_UNSUPPORTED, "bind: heat needs the sparse solver: %s", no_solver);
   heat_ctx c;
-  memset(&c, 0, sizeof c);
-  c.d = d;
-  c.n = d->vertex_count;
-  size_t n = c.n, nt = d->triangle_count;
-  c.rep = skc_malloc_big(n * sizeof *c.rep);
-  c.tri = skc_malloc_big(3 * nt * sizeof *c.tri);
-  c.tri_ok = skc_malloc_big(nt);
-  c.area = skc_malloc_big(n * sizeof *c.area);
-  c.comp = skc_malloc_big(n * sizeof *c.comp);
-  c.h = skc_malloc_big(n * sizeof *c.h);
-  c.hbone = skc_malloc_big(n * HEAT_TIES * sizeof *c.hbone);
-  c.hcount = skc_malloc_big(n);
-  c.sidx = skc_malloc_big(n * sizeof *c.sidx);
-  c.source = malloc(d->joint_count);
-  c.nrm = skc_malloc_big(3 * n * sizeof *c.nrm);
-  if (!c.rep || !c.tri || !c.tri_ok || !c.area || !c.comp || !c.h || !c.hbone || !c.hcount || !c.sidx || !c.source ||
-      !c.nrm ||
-      weld(&c)) {
-    ctx_free(&c);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for heat on %zu vertices", n);
-  }
+  if (ctx_alloc(&c, d))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for heat on %zu vertices", d->vertex_count);
   geometry(&c);
   /* rows: every welded vertex with area (components without heat too, see sys_fill) */
   int32_t m = 0;
-  for (size_t v = 0; v < n; ++v) c.sidx[v] = c.rep[v] == v && c.area[v] > 0.0 ? m++ : -1;
-  cholmod_common cm;
-  skc_chol_start(&cm);
-  /* AMD order (a METIS trial costs more than it saves on surface meshes); supernodal (BLAS) once the
-   * factorization does enough work per entry, simplicial below (CesiumMan_subdiv2: 69 flops per entry of L,
-   * simplicial 34 ms vs supernodal 42; the 40k cylinder: 145, supernodal 46 ms vs simplicial 80) */
-  cm.nmethods = 1;
-  cm.method[0].ordering = CHOLMOD_AMD;
-  cm.supernodal = CHOLMOD_AUTO;
-  cm.supernodal_switch = HEAT_SUPERNODAL_SWITCH;
-  heat_sys sys;
-  memset(&sys, 0, sizeof sys);
-  int rc = m > 0 ? sys_build(&c, m, &sys, &cm) : SKC_OK;
-  if (rc) {
-    cholmod_finish(&cm);
+  for (size_t v = 0; v < c.n; ++v) c.sidx[v] = c.rep[v] == v && c.area[v] > 0.0 ? m++ : -1;
+  heat_solver s;
+  if (solver_start(&c, m, &s)) {
     ctx_free(&c);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for the heat system of %zu vertices", n);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory for the heat system of %zu vertices", d->vertex_count);
   }
-  /* two independent jobs on the two cores: the BVH (and the heat sources, which use it), and the ordering and
-   * symbolic factorization of the system */
   skc_bvh* bvh = NULL;
-  cholmod_factor* L = NULL;
-  int bvh_rc = SKC_OK;
-  skc_err bvh_err;
-  memset(&bvh_err, 0, sizeof bvh_err);
-#if defined(SK_HAVE_OPENMP)
-#pragma omp parallel sections num_threads(2) if (m > 1024)
-#endif
-  {
-#if defined(SK_HAVE_OPENMP)
-#pragma omp section
-#endif
-    {
-      bvh_rc = skc_bvh_build(d->positions, c.tri, nt, &bvh, &bvh_err);
-      if (!bvh_rc) heat_sources(&c, bvh);
-    }
-#if defined(SK_HAVE_OPENMP)
-#pragma omp section
-#endif
-    {
-      if (m > 0) L = cholmod_analyze(sys.A, &cm);
-    }
-  }
-  if (bvh_rc || (m > 0 && !L)) {
-    if (bvh_rc) {
-      if (err) *err = bvh_err;
-    } else {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory ordering the heat system");
-    }
+  int rc = sources_and_order(&c, m, &s, &bvh, err);
+  if (rc) {
     skc_bvh_destroy(bvh);
-    if (L) cholmod_free_factor(&L, &cm);
-    sys_free(&sys, &cm);
-    cholmod_finish(&cm);
+    solver_free(&s);
     ctx_free(&c);
-    return bvh_rc ? bvh_rc : rc;
+    return rc;
   }
-  /* the ordering's workspace (6 integers per row) would stay in cm to the end; the factorization allocates the
-   * smaller one it needs */
-  cholmod_free_work(&cm);
-  double diag = skc_bind_bbox_diag(d->positions, n);
-  double dclamp = 1e-4 * diag;
-  rc = visibility(&c, bvh, dclamp > 0.0 ? dclamp : 1e-30);
-  if (!rc && !strict) rc = demote_shells(&c);
-  skc_bvh_destroy(bvh);
-  free(c.nrm); /* only the visibility pass needs the normals: less memory at the factorization's peak */
-  c.nrm = NULL;
-  uint8_t* comp_heated = rc ? NULL : calloc(n, 1);
+  rc = visible_heat(&c, bvh, strict);
+  uint8_t* comp_heated = rc ? NULL : calloc(c.n, 1);
   if (!comp_heated) {
-    if (L) cholmod_free_factor(&L, &cm);
-    sys_free(&sys, &cm);
-    cholmod_finish(&cm);
+    solver_free(&s);
     ctx_free(&c);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory in the visibility pass");
   }
-  /* components: heated ones are solved, the others fall back */
-  uint64_t comps = 0, cold = 0;
-  int any_heat = 0;
-  for (size_t v = 0; v < n; ++v)
-    if (c.rep[v] == v && c.h[v] > 0.0) comp_heated[c.comp[v]] = 1, any_heat = 1;
-  for (size_t v = 0; v < n; ++v)
-    if (c.rep[v] == v && c.comp[v] == v) {
-      ++comps;
-      cold += !comp_heated[v];
-    }
-  if (rep) {
-    rep->components = comps;
-    rep->fallback_components = cold;
-  }
-  if (m > 0 && any_heat) {
-    double cold_heat = HEAT_BLENDER_SCALE * (double)d->heat_scale / (diag > 0.0 ? diag * diag : 1.0);
-    int oom = 0;
-    int ok = fill_and_factorize(&c, comp_heated, cold_heat, 0, &sys, L, &cm, &oom);
-    if (!ok && !oom && !strict) /* retry with non-negative cotangents */
-      ok = fill_and_factorize(&c, comp_heated, cold_heat, 1, &sys, L, &cm, &oom);
-    if (!ok) {
-      rc = oom
-               ? skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory factoring the heat system")
-               : skc_fail(err, SKC_NO_SOLUTION,
-                          "bind: the heat system is not positive definite (degenerate mesh); use the robust method");
-    } else {
-      rc = solve(&c, m, L, &cm, out);
-      if (rc) rc = skc_fail(err, rc, "bind: solving the heat system failed (%s)", skc_status_string(rc));
-    }
-    if (rc && !strict && rc != SKC_OUT_OF_MEMORY) { /* robust: nearest for everything */
-      for (size_t v = 0; v < n; ++v) out->count[v] = 0;
-      skc_err_clear(err);
-      rc = SKC_OK;
-      if (rep) rep->method_used = SKC_BIND_NEAREST;
-    }
-  }
-  if (L) cholmod_free_factor(&L, &cm);
-  sys_free(&sys, &cm);
-  cholmod_finish(&cm);
+  if (heated_components(&c, comp_heated, rep) && m > 0) rc = heat_solve(&c, m, comp_heated, strict, &s, out, rep, err);
+  solver_free(&s);
   if (!rc) rc = rigid_small_parts(&c, comp_heated, out, rep, err);
   free(comp_heated);
-  if (!rc) { /* duplicates take their representative's weights */
-    uint32_t s = out->stride;
-    for (size_t v = 0; v < n; ++v) {
-      uint32_t r = c.rep[v];
-      if (r == v) continue;
-      out->count[v] = out->count[r];
-      memcpy(out->joints + v * s, out->joints + (size_t)r * s, out->count[r] * sizeof *out->joints);
-      memcpy(out->weights + v * s, out->weights + (size_t)r * s, out->count[r] * sizeof *out->weights);
-    }
-  }
+  if (!rc) copy_duplicates(&c, out);
   ctx_free(&c);
   if (rc) return rc;
   return nearest_fallback(d, out, rep, err);
