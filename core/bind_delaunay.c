@@ -22,12 +22,11 @@
  * process's stderr, and it never exits the process.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <libqhull_r/libqhull_r.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <libqhull_r/libqhull_r.h>
 
 #include "skc_bind.h"
 
@@ -323,14 +322,14 @@ oom:
 /* ---- the method ---------------------------------------------------------------------------------------- */
 typedef struct del_ctx {
   const skc_bind_desc* d;
-  size_t n, nodes;      /* vertices; welded vertices + bone samples */
-  uint32_t* node_of;    /* n: vertex -> node (welded vertices first, in order of their lowest vertex) */
-  uint32_t* vert_of;    /* nodes: welded node -> its lowest vertex (UINT32_MAX for bone samples) */
-  double* pos;          /* 3 * nodes */
-  float* nrm;           /* 3 * welded: area-weighted normal (unit, or 0) */
-  uint32_t* comp;       /* welded: connected part (root node) */
-  uint32_t* tri;        /* 3 * triangle_count over the original vertex indices of the welded nodes */
-  size_t welded;        /* welded vertex nodes (the bone samples follow) */
+  size_t n, nodes;       /* vertices; welded vertices + bone samples */
+  uint32_t* node_of;     /* n: vertex -> node (welded vertices first, in order of their lowest vertex) */
+  uint32_t* vert_of;     /* nodes: welded node -> its lowest vertex (UINT32_MAX for bone samples) */
+  double* pos;           /* 3 * nodes */
+  float* nrm;            /* 3 * welded: area-weighted normal (unit, or 0) */
+  uint32_t* comp;        /* welded: connected part (root node) */
+  uint32_t* tri;         /* 3 * triangle_count over the original vertex indices of the welded nodes */
+  size_t welded;         /* welded vertex nodes (the bone samples follow) */
   uint32_t* sample_bone; /* bone samples: their joint */
   size_t samples;        /* bone sample count */
 } del_ctx;
@@ -401,7 +400,8 @@ static size_t choose_samples(const del_ctx* c, double surface_area, double diag,
     used = 0;
     for (size_t i = 0; i < nw; ++i) {
       uint64_t key = c->comp[i];
-      for (int k = 0; k < 3; ++k) key = key * 0x100000001b3ull ^ (uint64_t)(int64_t)floor((c->pos[3 * i + k] - lo[k]) / h);
+      for (int k = 0; k < 3; ++k)
+        key = key * 0x100000001b3ull ^ (uint64_t)(int64_t)floor((c->pos[3 * i + k] - lo[k]) / h);
       uint64_t hh = mix64(key);
       size_t s = (size_t)hh & (cap - 1);
       for (;; s = (s + 1) & (cap - 1)) {
@@ -489,170 +489,247 @@ static void filter_edges(const del_ctx* c, del_edges* e, size_t first) {
   e->n = w;
 }
 
-int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err) {
-  const size_t n = d->vertex_count, nt = d->triangle_count;
-  const uint32_t nj = d->joint_count;
-  del_ctx c;
-  memset(&c, 0, sizeof c);
-  c.d = d;
-  c.n = n;
-  del_edges e = {0};
-  del_graph g = {0};
-  del_labels L = {0};
-  uint32_t* per_bone = malloc((nj ? nj : 1) * sizeof *per_bone);
-  uint32_t* rep = malloc(n * sizeof *rep);
-  uint32_t* rep_of = NULL;
-  uint32_t* ids = NULL;
-  double* coords = NULL;
-  uint8_t* fallback = NULL;
-  int rc = SKC_OK, qrc = SKC_NO_SOLUTION;
-  c.node_of = malloc(n * sizeof *c.node_of);
-  c.vert_of = malloc(n * sizeof *c.vert_of);
-  c.tri = malloc((3 * nt + 1) * sizeof *c.tri);
-  if (!per_bone || !rep || !c.node_of || !c.vert_of || !c.tri || skc_bind_weld(d->positions, n, rep)) goto oom;
-  /* welded nodes in order of their lowest vertex */
-  for (size_t v = 0; v < n; ++v) {
+/* The method's working arrays beside the context (freed together by work_free). */
+typedef struct del_work {
+  uint32_t* per_bone; /* joint_count: bone samples per bone */
+  uint32_t* rep;      /* n: lowest vertex at the same position */
+  uint32_t* rep_of;   /* welded + 1: the chosen node of the node's cell */
+  uint32_t* ids;      /* nodes given to the tetrahedralization: the vertex sample, then the bone samples */
+  double* coords;     /* 3 per id: centred, scaled into the unit box, joggled */
+  uint8_t* fallback;  /* n: vertices left to the nearest-bone fallback */
+  del_edges e;
+  del_graph g;
+  del_labels L;
+} del_work;
+
+static void work_free(del_work* w) {
+  free(w->per_bone);
+  free(w->rep);
+  free(w->rep_of);
+  free(w->ids);
+  free(w->coords);
+  free(w->fallback);
+  free(w->e.a);
+  graph_free(&w->g);
+  free(w->L.count);
+  free(w->L.bone);
+  free(w->L.dist);
+}
+
+/* Welded nodes in order of their lowest vertex. */
+static void weld_nodes(del_ctx* c, const uint32_t* rep) {
+  for (size_t v = 0; v < c->n; ++v) {
     if (rep[v] == v) {
-      c.vert_of[c.welded] = (uint32_t)v;
-      c.node_of[v] = (uint32_t)c.welded++;
+      c->vert_of[c->welded] = (uint32_t)v;
+      c->node_of[v] = (uint32_t)c->welded++;
     } else {
-      c.node_of[v] = c.node_of[rep[v]];
+      c->node_of[v] = c->node_of[rep[v]];
     }
   }
-  double diag = skc_bind_bbox_diag(d->positions, n);
-  /* parts, normals and surface area over the welded, non-degenerate triangles */
-  c.comp = malloc(c.welded * sizeof *c.comp);
-  c.nrm = calloc(3 * c.welded, sizeof *c.nrm);
-  if (!c.comp || !c.nrm) goto oom;
-  for (size_t i = 0; i < c.welded; ++i) c.comp[i] = (uint32_t)i;
+}
+
+/* Parts, normals and surface area over the welded, non-degenerate triangles (their corners into c->tri, *tris of
+ * them); the area, or -1 when out of memory. */
+static double surface(del_ctx* c, size_t* tris) {
+  const skc_bind_desc* d = c->d;
+  c->comp = malloc(c->welded * sizeof *c->comp);
+  c->nrm = calloc(3 * c->welded, sizeof *c->nrm);
+  if (!c->comp || !c->nrm) return -1.0;
+  for (size_t i = 0; i < c->welded; ++i) c->comp[i] = (uint32_t)i;
   double area = 0.0;
-  size_t tris = 0;
-  for (size_t t = 0; t < nt; ++t) {
-    uint32_t a = c.node_of[d->triangles[3 * t]], b = c.node_of[d->triangles[3 * t + 1]],
-             q = c.node_of[d->triangles[3 * t + 2]];
+  *tris = 0;
+  for (size_t t = 0; t < d->triangle_count; ++t) {
+    uint32_t a = c->node_of[d->triangles[3 * t]], b = c->node_of[d->triangles[3 * t + 1]],
+             q = c->node_of[d->triangles[3 * t + 2]];
     if (a == b || b == q || a == q) continue;
-    const float* pa = d->positions + 3 * (size_t)c.vert_of[a];
-    const float* pb = d->positions + 3 * (size_t)c.vert_of[b];
-    const float* pq = d->positions + 3 * (size_t)c.vert_of[q];
+    const float* pa = d->positions + 3 * (size_t)c->vert_of[a];
+    const float* pb = d->positions + 3 * (size_t)c->vert_of[b];
+    const float* pq = d->positions + 3 * (size_t)c->vert_of[q];
     double u[3], w[3];
     for (int k = 0; k < 3; ++k) u[k] = (double)pb[k] - pa[k], w[k] = (double)pq[k] - pa[k];
     double cr[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
     area += 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
     uint32_t corner[3] = {a, b, q};
     for (int k = 0; k < 3; ++k) {
-      for (int x = 0; x < 3; ++x) c.nrm[3 * (size_t)corner[k] + x] += (float)cr[x];
-      c.tri[3 * tris + (size_t)k] = c.vert_of[corner[k]];
+      for (int x = 0; x < 3; ++x) c->nrm[3 * (size_t)corner[k] + x] += (float)cr[x];
+      c->tri[3 * *tris + (size_t)k] = c->vert_of[corner[k]];
     }
-    ++tris;
-    uint32_t ra = uf_find(c.comp, a), rb = uf_find(c.comp, b), rq = uf_find(c.comp, q);
+    ++*tris;
+    uint32_t ra = uf_find(c->comp, a), rb = uf_find(c->comp, b), rq = uf_find(c->comp, q);
     uint32_t r = ra < rb ? ra : rb;
     r = r < rq ? r : rq;
-    c.comp[ra] = c.comp[rb] = c.comp[rq] = r;
+    c->comp[ra] = c->comp[rb] = c->comp[rq] = r;
   }
-  for (size_t i = 0; i < c.welded; ++i) {
-    c.comp[i] = uf_find(c.comp, (uint32_t)i);
-    float* nv = c.nrm + 3 * i;
+  for (size_t i = 0; i < c->welded; ++i) {
+    c->comp[i] = uf_find(c->comp, (uint32_t)i);
+    float* nv = c->nrm + 3 * i;
     double l = sqrt((double)nv[0] * nv[0] + (double)nv[1] * nv[1] + (double)nv[2] * nv[2]);
     for (int k = 0; k < 3; ++k) nv[k] = l > 0.0 ? (float)(nv[k] / l) : 0.0f;
   }
-  /* node positions (double), the vertex sample, the bone samples */
-  c.pos = malloc(3 * (c.welded + 1) * sizeof *c.pos);
-  rep_of = malloc((c.welded + 1) * sizeof *rep_of);
-  if (!c.pos || !rep_of) goto oom;
-  for (size_t i = 0; i < c.welded; ++i)
-    for (int k = 0; k < 3; ++k) c.pos[3 * i + k] = d->positions[3 * (size_t)c.vert_of[i] + k];
-  double cell = 0.0;
-  size_t chosen = choose_samples(&c, area, diag, rep_of, &cell);
-  if (!chosen) goto oom;
-  double spacing = cell > 0.0 ? cell : diag / sqrt((double)c.welded);
-  c.samples = bone_sample_counts(d, spacing, per_bone);
-  c.nodes = c.welded + c.samples;
-  double* grown = realloc(c.pos, 3 * c.nodes * sizeof *c.pos);
-  if (!grown) goto oom;
-  c.pos = grown;
-  c.sample_bone = malloc((c.samples ? c.samples : 1) * sizeof *c.sample_bone);
-  if (!c.sample_bone) goto oom;
+  return area;
+}
+
+/* The bone samples appended to the nodes, per_bone[j] evenly along bone j (one at the head of a bone with one). */
+static int bone_samples(del_ctx* c, const uint32_t* per_bone) {
+  const skc_bind_desc* d = c->d;
+  c->nodes = c->welded + c->samples;
+  double* grown = realloc(c->pos, 3 * c->nodes * sizeof *c->pos);
+  if (!grown) return SKC_OUT_OF_MEMORY;
+  c->pos = grown;
+  c->sample_bone = malloc((c->samples ? c->samples : 1) * sizeof *c->sample_bone);
+  if (!c->sample_bone) return SKC_OUT_OF_MEMORY;
   size_t s = 0;
-  for (uint32_t j = 0; j < nj; ++j)
+  for (uint32_t j = 0; j < d->joint_count; ++j)
     for (uint32_t i = 0; i < per_bone[j]; ++i, ++s) {
       double t = per_bone[j] == 1 ? 0.0 : ((double)i + 0.5) / (double)per_bone[j];
       for (int k = 0; k < 3; ++k)
-        c.pos[3 * (c.welded + s) + (size_t)k] = d->heads[3 * j + k] + t * ((double)d->tails[3 * j + k] - d->heads[3 * j + k]);
-      c.sample_bone[s] = j;
+        c->pos[3 * (c->welded + s) + (size_t)k] =
+            d->heads[3 * j + k] + t * ((double)d->tails[3 * j + k] - d->heads[3 * j + k]);
+      c->sample_bone[s] = j;
     }
-  /* the mesh's edges */
+  return SKC_OK;
+}
+
+/* The mesh's edges; a point cloud instead joins every vertex to its cell's sample. */
+static int mesh_edges(const del_ctx* c, size_t tris, const uint32_t* rep_of, del_edges* e) {
   for (size_t t = 0; t < tris; ++t)
     for (int k = 0; k < 3; ++k)
-      if (edges_push(&e, c.node_of[c.tri[3 * t + (size_t)k]], c.node_of[c.tri[3 * t + (size_t)(k + 1) % 3]])) goto oom;
-  if (!tris) /* point cloud: every vertex joined to its cell's sample */
-    for (size_t i = 0; i < c.welded; ++i)
-      if (rep_of[i] != i && edges_push(&e, (uint32_t)i, rep_of[i])) goto oom;
-  /* tetrahedralize the sample and the bone samples (centred, scaled into the unit box, joggled) */
+      if (edges_push(e, c->node_of[c->tri[3 * t + (size_t)k]], c->node_of[c->tri[3 * t + (size_t)(k + 1) % 3]]))
+        return SKC_OUT_OF_MEMORY;
+  if (!tris)
+    for (size_t i = 0; i < c->welded; ++i)
+      if (rep_of[i] != i && edges_push(e, (uint32_t)i, rep_of[i])) return SKC_OUT_OF_MEMORY;
+  return SKC_OK;
+}
+
+/* The ids of the vertex sample and the bone samples, and their coordinates centred, scaled into the unit box and
+ * joggled; returns the count, *extent = the larger side of their box. */
+static size_t tet_input(const del_ctx* c, const uint32_t* rep_of, uint32_t* ids, double* coords, double* extent) {
   size_t tcount = 0;
-  ids = malloc((chosen + c.samples + 1) * sizeof *ids);
-  coords = malloc(3 * (chosen + c.samples + 1) * sizeof *coords);
-  if (!ids || !coords) goto oom;
-  for (size_t i = 0; i < c.welded; ++i)
+  for (size_t i = 0; i < c->welded; ++i)
     if (rep_of[i] == i) ids[tcount++] = (uint32_t)i;
-  for (size_t k = 0; k < c.samples; ++k) ids[tcount++] = (uint32_t)(c.welded + k);
+  for (size_t k = 0; k < c->samples; ++k) ids[tcount++] = (uint32_t)(c->welded + k);
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t i = 0; i < tcount; ++i)
     for (int k = 0; k < 3; ++k) {
-      double x = c.pos[3 * (size_t)ids[i] + k];
+      double x = c->pos[3 * (size_t)ids[i] + k];
       lo[k] = x < lo[k] ? x : lo[k];
       hi[k] = x > hi[k] ? x : hi[k];
     }
-  double extent = 0.0;
-  for (int k = 0; k < 3; ++k) extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;
+  double ext = 0.0;
+  for (int k = 0; k < 3; ++k) ext = hi[k] - lo[k] > ext ? hi[k] - lo[k] : ext;
   for (size_t i = 0; i < tcount; ++i)
     for (int k = 0; k < 3; ++k)
-      coords[3 * i + (size_t)k] = extent > 0.0 ? (c.pos[3 * (size_t)ids[i] + k] - 0.5 * (lo[k] + hi[k])) / extent +
-                                                     jitter(3 * i + (size_t)k)
-                                               : 0.0;
-  size_t mesh_edges = e.n;
-  if (tcount >= 5 && extent > 0.0 && tcount < (size_t)INT32_MAX) qrc = tetrahedralize(coords, tcount, ids, &e);
-  if (qrc == SKC_OUT_OF_MEMORY) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory in the tetrahedralization");
-    goto done;
-  }
-  if (qrc == SKC_OK) {
-    if (tris) filter_edges(&c, &e, mesh_edges);
-    if (graph_build(&e, c.nodes, c.pos, &g)) goto oom;
-    L.k = out->stride;
-    L.count = calloc(c.nodes, sizeof *L.count);
-    L.bone = malloc(c.nodes * L.k * sizeof *L.bone);
-    L.dist = malloc(c.nodes * L.k * sizeof *L.dist);
-    if (!L.count || !L.bone || !L.dist) goto oom;
-    uint32_t* src = ids + chosen; /* the bone samples' nodes, in sample order */
-    if (nearest_bones(&g, src, c.sample_bone, c.samples, &L)) goto oom;
-  }
-  fallback = calloc(n, 1);
-  if (!fallback) goto oom;
+      coords[3 * i + (size_t)k] =
+          ext > 0.0 ? (c->pos[3 * (size_t)ids[i] + k] - 0.5 * (lo[k] + hi[k])) / ext + jitter(3 * i + (size_t)k) : 0.0;
+  *extent = ext;
+  return tcount;
+}
+
+/* After a tetrahedralization: the edges filtered, the graph, and each node's nearest bones along it (labels of
+ * out->stride bones a node). */
+static int label_nodes(const del_ctx* c, size_t tris, size_t mesh_edge_count, size_t chosen, uint32_t stride,
+                       del_work* w) {
+  if (tris) filter_edges(c, &w->e, mesh_edge_count);
+  if (graph_build(&w->e, c->nodes, c->pos, &w->g)) return SKC_OUT_OF_MEMORY;
+  del_labels* L = &w->L;
+  L->k = stride;
+  L->count = calloc(c->nodes, sizeof *L->count);
+  L->bone = malloc(c->nodes * L->k * sizeof *L->bone);
+  L->dist = malloc(c->nodes * L->k * sizeof *L->dist);
+  if (!L->count || !L->bone || !L->dist) return SKC_OUT_OF_MEMORY;
+  const uint32_t* src = w->ids + chosen; /* the bone samples' nodes, in sample order */
+  return nearest_bones(&w->g, src, c->sample_bone, c->samples, L);
+}
+
+/* Each vertex's weights from its node's labels (falloff over the distance ratio); a vertex without labels (or all
+ * of them when the tetrahedralization failed, labelled 0) is marked in fallback. Returns the count marked. */
+static uint64_t weigh_vertices(const del_ctx* c, const del_labels* L, int labelled, double diag, uint8_t* fallback,
+                               skc_bind_cands* out) {
+  const skc_bind_desc* d = c->d;
   const double power = d->falloff_power, cutoff = d->falloff_cutoff, eps = 1e-7 * (diag > 0.0 ? diag : 1.0);
   uint64_t fell_back = 0;
-  for (size_t v = 0; v < n; ++v) {
+  for (size_t v = 0; v < c->n; ++v) {
     if (d->vertex_mask && !d->vertex_mask[v]) continue;
     out->count[v] = 0;
-    uint32_t u = c.node_of[v];
-    if (qrc != SKC_OK || L.count[u] == 0) {
+    uint32_t u = c->node_of[v];
+    if (!labelled || L->count[u] == 0) {
       fallback[v] = out->fallback[v] = 1;
       ++fell_back;
       continue;
     }
-    const uint32_t* b = L.bone + (size_t)u * L.k;
-    const double* x = L.dist + (size_t)u * L.k;
+    const uint32_t* b = L->bone + (size_t)u * L->k;
+    const double* x = L->dist + (size_t)u * L->k;
     double dmin = x[0] > eps ? x[0] : eps;
-    for (uint32_t i = 0; i < L.count[u]; ++i) {
+    for (uint32_t i = 0; i < L->count[u]; ++i) {
       double dj = x[i] > eps ? x[i] : eps;
       double f = falloff(dj / dmin, cutoff);
       if (f > 0.0) skc_bind_cands_offer(out, v, b[i], (float)(f * pow(dmin / dj, power)));
     }
     if (out->count[v] == 0) skc_bind_cands_offer(out, v, b[0], 1.0f);
   }
+  return fell_back;
+}
+
+/* The nodes (welded vertices, then bone samples along every bone), the mesh's edges and the vertex sample;
+ * *chosen = the sample's size, *tris = the welded triangles', *diag = the positions' box diagonal. */
+static int build_nodes(del_ctx* c, del_work* w, size_t* chosen, size_t* tris, double* diag) {
+  const skc_bind_desc* d = c->d;
+  size_t n = c->n;
+  uint32_t nj = d->joint_count;
+  w->per_bone = malloc((nj ? nj : 1) * sizeof *w->per_bone);
+  w->rep = malloc(n * sizeof *w->rep);
+  c->node_of = malloc(n * sizeof *c->node_of);
+  c->vert_of = malloc(n * sizeof *c->vert_of);
+  c->tri = malloc((3 * d->triangle_count + 1) * sizeof *c->tri);
+  if (!w->per_bone || !w->rep || !c->node_of || !c->vert_of || !c->tri || skc_bind_weld(d->positions, n, w->rep))
+    return SKC_OUT_OF_MEMORY;
+  weld_nodes(c, w->rep);
+  *diag = skc_bind_bbox_diag(d->positions, n);
+  double area = surface(c, tris);
+  if (area < 0.0) return SKC_OUT_OF_MEMORY;
+  /* node positions (double), the vertex sample, the bone samples */
+  c->pos = malloc(3 * (c->welded + 1) * sizeof *c->pos);
+  w->rep_of = malloc((c->welded + 1) * sizeof *w->rep_of);
+  if (!c->pos || !w->rep_of) return SKC_OUT_OF_MEMORY;
+  for (size_t i = 0; i < c->welded; ++i)
+    for (int k = 0; k < 3; ++k) c->pos[3 * i + k] = d->positions[3 * (size_t)c->vert_of[i] + k];
+  double cell = 0.0;
+  *chosen = choose_samples(c, area, *diag, w->rep_of, &cell);
+  if (!*chosen) return SKC_OUT_OF_MEMORY;
+  double spacing = cell > 0.0 ? cell : *diag / sqrt((double)c->welded);
+  c->samples = bone_sample_counts(d, spacing, w->per_bone);
+  if (bone_samples(c, w->per_bone)) return SKC_OUT_OF_MEMORY;
+  return mesh_edges(c, *tris, w->rep_of, &w->e);
+}
+
+int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* report, skc_err* err) {
+  del_ctx c = {.d = d, .n = d->vertex_count};
+  del_work w = {0};
+  size_t chosen = 0, tris = 0;
+  double diag = 0.0;
+  int rc = SKC_OK, qrc = SKC_NO_SOLUTION;
+  if (build_nodes(&c, &w, &chosen, &tris, &diag)) goto oom;
+  /* tetrahedralize the sample and the bone samples */
+  w.ids = malloc((chosen + c.samples + 1) * sizeof *w.ids);
+  w.coords = malloc(3 * (chosen + c.samples + 1) * sizeof *w.coords);
+  if (!w.ids || !w.coords) goto oom;
+  double extent = 0.0;
+  size_t tcount = tet_input(&c, w.rep_of, w.ids, w.coords, &extent);
+  size_t mesh_edge_count = w.e.n;
+  if (tcount >= 5 && extent > 0.0 && tcount < (size_t)INT32_MAX) qrc = tetrahedralize(w.coords, tcount, w.ids, &w.e);
+  if (qrc == SKC_OUT_OF_MEMORY) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory in the tetrahedralization");
+    goto done;
+  }
+  if (qrc == SKC_OK && label_nodes(&c, tris, mesh_edge_count, chosen, out->stride, &w)) goto oom;
+  w.fallback = calloc(c.n, 1);
+  if (!w.fallback) goto oom;
+  uint64_t fell_back = weigh_vertices(&c, &w.L, qrc == SKC_OK, diag, w.fallback, out);
   if (fell_back) {
     skc_bind_desc nd = *d;
     nd.rigid = 0;
-    rc = skc_bind_nearest(&nd, fallback, out, err);
+    rc = skc_bind_nearest(&nd, w.fallback, out, err);
     if (rc) goto done;
   }
   if (report) {
@@ -661,19 +738,9 @@ int skc_bind_delaunay(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_repo
   }
   goto done;
 oom:
-  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory for %zu vertices", n);
+  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (delaunay): out of memory for %zu vertices", d->vertex_count);
 done:
-  free(per_bone);
-  free(rep);
-  free(rep_of);
-  free(ids);
-  free(coords);
-  free(fallback);
-  free(e.a);
-  graph_free(&g);
-  free(L.count);
-  free(L.bone);
-  free(L.dist);
+  work_free(&w);
   ctx_free(&c);
   return rc;
 }
