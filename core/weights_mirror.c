@@ -13,18 +13,23 @@ static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 static bool is_sep(char c) { return c == '.' || c == '_' || c == '-' || c == ' '; }
 static char swap_side_letter(char c) {
   switch (c) {
-    case 'L': return 'R';
-    case 'R': return 'L';
-    case 'l': return 'r';
-    case 'r': return 'l';
-    default: return 0;
+    case 'L':
+      return 'R';
+    case 'R':
+      return 'L';
+    case 'l':
+      return 'r';
+    case 'r':
+      return 'l';
+    default:
+      return 0;
   }
 }
 
 /* Finds a Left/Right word: returns its position and length and the replacement, or -1. */
 static long find_side_word(const char* s, size_t n, const char** repl, size_t* wlen) {
   static const char* const words[6][2] = {{"Left", "Right"}, {"Right", "Left"}, {"left", "right"},
-                                          {"right", "left"},  {"LEFT", "RIGHT"}, {"RIGHT", "LEFT"}};
+                                          {"right", "left"}, {"LEFT", "RIGHT"}, {"RIGHT", "LEFT"}};
   long best = -1;
   for (int k = 0; k < 6; ++k) {
     const char* w = words[k][0];
@@ -57,14 +62,16 @@ int skc_joint_mirror_name(const char* name, char* out, size_t cap, skc_err* err)
   size_t n = strlen(name);
   /* 1. suffix ".L" "_R" "-l" " r" */
   if (n >= 3 && is_sep(name[n - 2]) && swap_side_letter(name[n - 1])) {
-    if (cap < n + 1) return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, n + 1);
+    if (cap < n + 1)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, n + 1);
     memcpy(out, name, n + 1);
     out[n - 1] = swap_side_letter(name[n - 1]);
     return SKC_OK;
   }
   /* 2. prefix "L_" "r." "R " */
   if (n >= 3 && swap_side_letter(name[0]) && is_sep(name[1])) {
-    if (cap < n + 1) return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, n + 1);
+    if (cap < n + 1)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, n + 1);
     memcpy(out, name, n + 1);
     out[0] = swap_side_letter(name[0]);
     return SKC_OK;
@@ -72,7 +79,8 @@ int skc_joint_mirror_name(const char* name, char* out, size_t cap, skc_err* err)
   /* 3. infix token "Bip01 L Thigh", "spine_l_hand" */
   for (size_t i = 1; i + 2 < n; ++i) {
     if (is_sep(name[i - 1]) && swap_side_letter(name[i]) && is_sep(name[i + 1])) {
-      if (cap < n + 1) return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, n + 1);
+      if (cap < n + 1)
+        return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, n + 1);
       memcpy(out, name, n + 1);
       out[i] = swap_side_letter(name[i]);
       return SKC_OK;
@@ -84,7 +92,8 @@ int skc_joint_mirror_name(const char* name, char* out, size_t cap, skc_err* err)
   long at = find_side_word(name, n, &repl, &wl);
   if (at < 0) return skc_fail(err, SKC_NOT_FOUND, "joint name \"%.64s\" has no Left/Right marker", name);
   size_t rl = strlen(repl), need = n - wl + rl + 1;
-  if (cap < need) return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, need);
+  if (cap < need)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "output buffer of %zu bytes is too small (%zu needed)", cap, need);
   memmove(out, name, (size_t)at);
   memcpy(out + at, repl, rl);
   memcpy(out + at + rl, name + at + wl, n - (size_t)at - wl + 1);
@@ -306,8 +315,23 @@ void skc_kdtree_free(skc_kdtree* t) {
 
 /* ---------------------------------------------------------------------------------- mirror */
 
-int skc_weights_mirror(skc_skin* s, const skc_wscope* sc, const skc_mirror_params* p, skc_wreport* r, skc_err* err) {
-  size_t V = s->vertex_count;
+/* One mirror operation's state: the arguments, the unit plane, the matching tolerance and the work arrays. */
+typedef struct mirror_ctx {
+  skc_skin* s;
+  const skc_wscope* sc;
+  const skc_mirror_params* p;
+  double n[3], off;  /* the plane n . x = off, |n| = 1 */
+  float tol;         /* matching distance */
+  uint32_t* map;     /* joint -> mirrored joint */
+  uint32_t* ids;     /* the source-side vertices */
+  uint32_t* partner; /* per vertex: UINT32_MAX (not a destination), UINT32_MAX - 1 (no partner) or the partner */
+  uint32_t* tj;
+  float* tw;
+  skc_kdtree tree; /* over the source-side vertices */
+} mirror_ctx;
+
+/* Checks the positions, the mode and the skeleton; returns SKC_OK or the failure of the first bad one. */
+static int check_mirror(const skc_skin* s, const skc_mirror_params* p, skc_err* err) {
   uint32_t J = s->joint_count;
   if (!p->positions) return skc_fail(err, SKC_INVALID_ARGUMENT, "mirroring needs positions");
   if (p->positions_stride && p->positions_stride < 12)
@@ -316,20 +340,36 @@ int skc_weights_mirror(skc_skin* s, const skc_wscope* sc, const skc_mirror_param
     return skc_fail(err, SKC_INVALID_ARGUMENT, "unknown mirror mode %d", p->mode);
   if (p->skeleton && p->skeleton->joint_count < J)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "skeleton has %u joints, the skin uses %u", p->skeleton->joint_count, J);
-  double n[3] = {p->normal[0], p->normal[1], p->normal[2]}, off = p->offset;
-  if (!isfinite(n[0]) || !isfinite(n[1]) || !isfinite(n[2]) || !isfinite(off) || !isfinite(p->tolerance))
+  return SKC_OK;
+}
+
+/* Sets c->n / c->off to the plane with a unit normal (the X axis through the origin for a zero normal); fails when
+ * the plane or the tolerance is not finite. */
+static int unit_plane(mirror_ctx* c, skc_err* err) {
+  const skc_mirror_params* p = c->p;
+  double* n = c->n;
+  n[0] = p->normal[0], n[1] = p->normal[1], n[2] = p->normal[2];
+  c->off = p->offset;
+  if (!isfinite(n[0]) || !isfinite(n[1]) || !isfinite(n[2]) || !isfinite(c->off) || !isfinite(p->tolerance))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "mirror plane and tolerance must be finite");
   double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
   if (nl == 0.0) {
     n[0] = 1.0;
     n[1] = n[2] = 0.0;
-    off = 0.0;
+    c->off = 0.0;
   } else {
     n[0] /= nl, n[1] /= nl, n[2] /= nl;
-    off /= nl;
+    c->off /= nl;
   }
+  return SKC_OK;
+}
+
+/* Sets c->tol: the given tolerance, or 1e-4 of the positions' bounding-box diagonal (at least 1e-6); fails when a
+ * position is not finite. */
+static int match_tolerance(mirror_ctx* c, skc_err* err) {
+  const skc_mirror_params* p = c->p;
   float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (size_t v = 0; v < V; ++v) {
+  for (size_t v = 0; v < c->s->vertex_count; ++v) {
     const float* x = skc_pos(p->positions, p->positions_stride, v);
     for (int a = 0; a < 3; ++a) {
       if (!isfinite(x[a])) return skc_fail(err, SKC_INVALID_ARGUMENT, "position of vertex %zu is not finite", v);
@@ -343,73 +383,149 @@ int skc_weights_mirror(skc_skin* s, const skc_wscope* sc, const skc_mirror_param
     tol = 1e-4f * sqrtf(dx * dx + dy * dy + dz * dz);
     if (tol < 1e-6f) tol = 1e-6f;
   }
-  uint32_t* map = malloc(J * sizeof *map);
-  uint32_t* ids = calloc(V ? V : 1, sizeof *ids);
-  uint32_t* partner = malloc((V ? V : 1) * sizeof *partner);
-  size_t maxd = skc_wmax_degree(s);
-  uint32_t* tj = malloc((2 * maxd + 1) * sizeof *tj);
-  float* tw = malloc((2 * maxd + 1) * sizeof *tw);
-  skc_kdtree tree = {0};
-  int rc = SKC_OK;
-  if (!map || !ids || !partner || !tj || !tw) goto oom;
-  long renamed = 0;
-  if (p->skeleton) {
-    uint32_t* full = malloc(p->skeleton->joint_count * sizeof *full);
-    if (!full) goto oom;
-    renamed = skc_joint_mirror_map(p->skeleton, full);
-    if (renamed < 0) {
-      free(full);
-      goto oom;
-    }
-    renamed = 0;
-    for (uint32_t j = 0; j < J; ++j) {
-      map[j] = full[j] < J ? full[j] : j;
-      renamed += map[j] != j;
-    }
-    free(full);
-  } else {
-    for (uint32_t j = 0; j < J; ++j) map[j] = j;
+  c->tol = tol;
+  return SKC_OK;
+}
+
+/* Fills c->map with each joint's mirrored joint by name (itself without a skeleton or when the counterpart is not in
+ * the skin); *renamed = the joints mapped to another joint. False when out of memory. */
+static bool mirror_joints(mirror_ctx* c, long* renamed) {
+  uint32_t J = c->s->joint_count;
+  const skc_skeleton* sk = c->p->skeleton;
+  *renamed = 0;
+  if (!sk) {
+    for (uint32_t j = 0; j < J; ++j) c->map[j] = j;
+    return true;
   }
+  uint32_t* full = malloc(sk->joint_count * sizeof *full);
+  if (!full) return false;
+  if (skc_joint_mirror_map(sk, full) < 0) {
+    free(full);
+    return false;
+  }
+  for (uint32_t j = 0; j < J; ++j) {
+    c->map[j] = full[j] < J ? full[j] : j;
+    *renamed += c->map[j] != j;
+  }
+  free(full);
+  return true;
+}
+
+/* Signed distance of x from the plane. */
+static double plane_dist(const mirror_ctx* c, const float* x) {
+  return c->n[0] * x[0] + c->n[1] * x[1] + c->n[2] * x[2] - c->off;
+}
+
+/* Builds c->tree over the source-side vertices (listed in c->ids). */
+static int source_tree(mirror_ctx* c, skc_err* err) {
+  const skc_mirror_params* p = c->p;
+  float tol = c->tol;
   /* source side: d >= -tol (pos->neg), d <= tol (neg->pos), everything (flip) */
   size_t ns = 0;
-  for (size_t v = 0; v < V; ++v) {
-    const float* x = skc_pos(p->positions, p->positions_stride, v);
-    double d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - off;
+  for (size_t v = 0; v < c->s->vertex_count; ++v) {
+    double d = plane_dist(c, skc_pos(p->positions, p->positions_stride, v));
     bool src = p->mode == SKC_MIRROR_FLIP || (p->mode == SKC_MIRROR_POS_TO_NEG ? d >= -tol : d <= tol);
-    if (src) ids[ns++] = (uint32_t)v;
+    if (src) c->ids[ns++] = (uint32_t)v;
   }
-  if ((rc = skc_kdtree_build(&tree, p->positions, p->positions_stride, ids, ns, err))) goto done;
-  size_t dest = 0, matched = 0;
-  for (size_t v = 0; v < V; ++v) {
-    partner[v] = UINT32_MAX;
-    if (!skc_wsel(sc, v)) continue;
+  return skc_kdtree_build(&c->tree, p->positions, p->positions_stride, c->ids, ns, err);
+}
+
+/* Fills c->partner: each selected destination vertex takes the source vertex nearest its reflection within c->tol.
+ * Returns the number matched; *dest = the number of selected destination vertices. */
+static size_t find_partners(mirror_ctx* c, size_t* dest) {
+  const skc_mirror_params* p = c->p;
+  const double* n = c->n;
+  float tol = c->tol;
+  size_t matched = 0;
+  *dest = 0;
+  for (size_t v = 0; v < c->s->vertex_count; ++v) {
+    c->partner[v] = UINT32_MAX;
+    if (!skc_wsel(c->sc, v)) continue;
     const float* x = skc_pos(p->positions, p->positions_stride, v);
-    double d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - off;
+    double d = plane_dist(c, x);
     bool is_dest = p->mode == SKC_MIRROR_FLIP || (p->mode == SKC_MIRROR_POS_TO_NEG ? d < -tol : d > tol);
     if (!is_dest) continue;
-    ++dest;
+    ++*dest;
     float m[3] = {(float)(x[0] - 2.0 * d * n[0]), (float)(x[1] - 2.0 * d * n[1]), (float)(x[2] - 2.0 * d * n[2])};
-    partner[v] = skc_kdtree_nearest(&tree, m, tol, NULL);
-    if (partner[v] == UINT32_MAX)
-      partner[v] = UINT32_MAX - 1; /* destination without partner */
+    c->partner[v] = skc_kdtree_nearest(&c->tree, m, tol, NULL);
+    if (c->partner[v] == UINT32_MAX)
+      c->partner[v] = UINT32_MAX - 1; /* destination without partner */
     else
       ++matched;
   }
-  if (matched == 0) {
-    rc = dest ? skc_fail(err, SKC_NOT_FOUND,
-                         "none of the %zu destination vertices has a mirror partner within %g", dest, (double)tol)
-              : skc_fail(err, SKC_NOT_FOUND, "no selected vertex lies on the destination side of the mirror plane");
-    goto done;
+  return matched;
+}
+
+/* The mirrored row into c->tj / c->tw: the destination's entries [vb, vb + n_v) of locked joints, then the partner's
+ * entries [ub, ub + nu) of unlocked joints under the joint map, summed per joint. Returns its length. */
+static size_t mirrored_row(mirror_ctx* c, size_t vb, size_t n_v, size_t ub, size_t nu) {
+  const skc_skin* s = c->s;
+  uint32_t* tj = c->tj;
+  float* tw = c->tw;
+  size_t m = 0;
+  for (size_t i = vb; i < vb + n_v; ++i) /* the destination keeps its locked joints */
+    if (skc_wlocked(c->sc, s->joints[i])) {
+      tj[m] = s->joints[i];
+      tw[m] = s->weights[i];
+      ++m;
+    }
+  for (size_t i = ub; i < ub + nu; ++i) {
+    uint32_t j = c->map[s->joints[i]];
+    if (skc_wlocked(c->sc, j)) continue;
+    size_t k = 0;
+    while (k < m && tj[k] != j) ++k;
+    if (k == m) {
+      tj[m] = j;
+      tw[m] = 0.0f;
+      ++m;
+    }
+    tw[k] += s->weights[i];
   }
+  return m;
+}
+
+/* Pushes destination vertex v's new row, mirrored from partner u and normalized around the locked joints, into b;
+ * v keeps its row when either row holds an invalid entry or the normalization fails. Flags v in the report. */
+static void mirror_vertex(mirror_ctx* c, size_t v, uint32_t u, double ntol, skc_wreport* r, skc_skin_builder* b) {
+  const skc_skin* s = c->s;
+  const uint32_t* off_ = s->offsets;
+  size_t vb = off_[v], n_v = off_[v + 1] - vb;
+  size_t ub = off_[u], nu = off_[u + 1] - ub;
+  size_t bad = skc_wcount_invalid(s, ub, ub + nu) + (u != v ? skc_wcount_invalid(s, vb, vb + n_v) : 0);
+  if (bad) {
+    r->invalid_entries += bad;
+    skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
+    skc_skin_builder_push(b, s->joints + vb, s->weights + vb, n_v);
+    return;
+  }
+  size_t m = mirrored_row(c, vb, n_v, ub, nu);
+  int nf = c->sc->locked ? skc_wnormalize_vertex(c->tj, c->tw, m, c->sc->locked, ntol, NULL) : 0;
+  if (nf) {
+    skc_wreport_flag(r, v, (uint8_t)(SKC_WFLAG_FAILED | nf));
+    skc_skin_builder_push(b, s->joints + vb, s->weights + vb, n_v);
+    return;
+  }
+  bool changed = m != n_v;
+  for (size_t i = 0; i < m && !changed; ++i) changed = c->tj[i] != s->joints[vb + i] || c->tw[i] != s->weights[vb + i];
+  if (changed) skc_wreport_flag(r, v, SKC_WFLAG_CHANGED);
+  skc_skin_builder_push(b, c->tj, c->tw, m);
+}
+
+/* Rebuilds the skin: destination vertices take their partner's mirrored row, the others keep theirs; the report
+ * counts the destinations, the unmatched ones and the renamed joints. */
+static int mirror_rows(mirror_ctx* c, long renamed, skc_wreport* r, skc_err* err) {
+  skc_skin* s = c->s;
+  size_t V = s->vertex_count;
   skc_skin_builder b;
-  if ((rc = skc_skin_builder_init(&b, V, skc_skin_entries(s) + 16, err))) goto done;
+  int rc = skc_skin_builder_init(&b, V, skc_skin_entries(s) + 16, err);
+  if (rc) return rc;
   skc_wreport_begin(r, s);
   r->joints_affected = (uint64_t)renamed;
-  const double ntol = p->norm_tolerance > 0.0f ? p->norm_tolerance : 1e-5;
+  const double ntol = c->p->norm_tolerance > 0.0f ? c->p->norm_tolerance : 1e-5;
   const uint32_t* off_ = s->offsets;
   for (size_t v = 0; v < V; ++v) {
     size_t vb = off_[v], n_v = off_[v + 1] - vb;
-    uint32_t u = partner[v];
+    uint32_t u = c->partner[v];
     if (u == UINT32_MAX) {
       skc_skin_builder_push(&b, s->joints + vb, s->weights + vb, n_v);
       continue;
@@ -421,55 +537,47 @@ int skc_weights_mirror(skc_skin* s, const skc_wscope* sc, const skc_mirror_param
       skc_skin_builder_push(&b, s->joints + vb, s->weights + vb, n_v);
       continue;
     }
-    size_t ub = off_[u], nu = off_[u + 1] - ub;
-    size_t bad = skc_wcount_invalid(s, ub, ub + nu) + (u != v ? skc_wcount_invalid(s, vb, vb + n_v) : 0);
-    if (bad) {
-      r->invalid_entries += bad;
-      skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
-      skc_skin_builder_push(&b, s->joints + vb, s->weights + vb, n_v);
-      continue;
-    }
-    size_t m = 0;
-    for (size_t i = vb; i < vb + n_v; ++i) /* the destination keeps its locked joints */
-      if (skc_wlocked(sc, s->joints[i])) {
-        tj[m] = s->joints[i];
-        tw[m] = s->weights[i];
-        ++m;
-      }
-    for (size_t i = ub; i < ub + nu; ++i) {
-      uint32_t j = map[s->joints[i]];
-      if (skc_wlocked(sc, j)) continue;
-      size_t k = 0;
-      while (k < m && tj[k] != j) ++k;
-      if (k == m) {
-        tj[m] = j;
-        tw[m] = 0.0f;
-        ++m;
-      }
-      tw[k] += s->weights[i];
-    }
-    int nf = sc->locked ? skc_wnormalize_vertex(tj, tw, m, sc->locked, ntol, NULL) : 0;
-    if (nf) {
-      skc_wreport_flag(r, v, (uint8_t)(SKC_WFLAG_FAILED | nf));
-      skc_skin_builder_push(&b, s->joints + vb, s->weights + vb, n_v);
-      continue;
-    }
-    bool changed = m != n_v;
-    for (size_t i = 0; i < m && !changed; ++i) changed = tj[i] != s->joints[vb + i] || tw[i] != s->weights[vb + i];
-    if (changed) skc_wreport_flag(r, v, SKC_WFLAG_CHANGED);
-    skc_skin_builder_push(&b, tj, tw, m);
+    mirror_vertex(c, v, u, ntol, r, &b);
   }
-  if ((rc = skc_skin_builder_finish(&b, s, err))) goto done;
+  if ((rc = skc_skin_builder_finish(&b, s, err))) return rc;
   r->influences_after = skc_skin_entries(s);
-  goto done;
-oom:
-  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory mirroring weights");
+  return SKC_OK;
+}
+
+int skc_weights_mirror(skc_skin* s, const skc_wscope* sc, const skc_mirror_params* p, skc_wreport* r, skc_err* err) {
+  size_t V = s->vertex_count;
+  uint32_t J = s->joint_count;
+  mirror_ctx c = {.s = s, .sc = sc, .p = p};
+  int rc = check_mirror(s, p, err);
+  if (!rc) rc = unit_plane(&c, err);
+  if (!rc) rc = match_tolerance(&c, err);
+  if (rc) return rc;
+  c.map = malloc(J * sizeof *c.map);
+  c.ids = calloc(V ? V : 1, sizeof *c.ids);
+  c.partner = malloc((V ? V : 1) * sizeof *c.partner);
+  size_t maxd = skc_wmax_degree(s);
+  c.tj = malloc((2 * maxd + 1) * sizeof *c.tj);
+  c.tw = malloc((2 * maxd + 1) * sizeof *c.tw);
+  long renamed = 0;
+  if (!c.map || !c.ids || !c.partner || !c.tj || !c.tw || !mirror_joints(&c, &renamed)) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory mirroring weights");
+    goto done;
+  }
+  if ((rc = source_tree(&c, err))) goto done;
+  size_t dest = 0, matched = find_partners(&c, &dest);
+  if (matched == 0) {
+    rc = dest ? skc_fail(err, SKC_NOT_FOUND, "none of the %zu destination vertices has a mirror partner within %g",
+                         dest, (double)c.tol)
+              : skc_fail(err, SKC_NOT_FOUND, "no selected vertex lies on the destination side of the mirror plane");
+    goto done;
+  }
+  rc = mirror_rows(&c, renamed, r, err);
 done:
-  skc_kdtree_free(&tree);
-  free(map);
-  free(ids);
-  free(partner);
-  free(tj);
-  free(tw);
+  skc_kdtree_free(&c.tree);
+  free(c.map);
+  free(c.ids);
+  free(c.partner);
+  free(c.tj);
+  free(c.tw);
   return rc;
 }

@@ -46,153 +46,199 @@ static bool csr_reserve(csr_buf* b, size_t need) {
   return true;
 }
 
-/* Smoothing over the edges of p's triangles, every vertex its own node (arguments checked). */
-static int smooth_edges(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err) {
-  uint32_t J = s->joint_count;
-  size_t V = s->vertex_count;
+/* One smoothing run's state: the edge adjacency and coefficients, the smoothable joints, the active vertices, the
+ * dense per-joint accumulator (reset through the touched list) and the two CSR buffers that swap roles. */
+typedef struct smooth_ctx {
+  uint32_t J;
+  size_t V;
   skc_adjacency adj;
-  int rc = skc_adjacency_build(&adj, V, p->triangles, p->triangle_count, err);
-  if (rc) return rc;
-  if (p->cotangent &&
-      (rc = skc_adjacency_cotangent(&adj, p->positions, p->positions_stride, p->triangles, p->triangle_count, err))) {
-    skc_adjacency_free(&adj);
-    return rc;
-  }
-  size_t E = adj.offsets[V];
-  float* coef = malloc((E ? E : 1) * sizeof *coef);
-  uint8_t* smoothable = calloc(J, 1);
-  uint8_t* mark = calloc(J, 1);
-  float* acc = malloc(J * sizeof *acc);
-  uint32_t* touched = malloc(J * sizeof *touched);
-  uint8_t* active = malloc(V ? V : 1);
-  csr_buf buf[2] = {{0}, {0}};
-  buf[0].off = malloc((V + 1) * sizeof(uint32_t));
-  buf[1].off = malloc((V + 1) * sizeof(uint32_t));
-  size_t n0 = skc_skin_entries(s);
-  bool ok = coef && smoothable && mark && acc && touched && active && buf[0].off && buf[1].off &&
-            csr_reserve(&buf[0], n0 + n0 / 2 + 16) && csr_reserve(&buf[1], n0 + n0 / 2 + 16);
-  if (!ok) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory smoothing %zu vertices", V);
-    goto done;
-  }
-  /* edge coefficients a_vu, summing to 1 over each vertex's edges */
-  for (size_t v = 0; v < V; ++v) {
-    size_t b = adj.offsets[v], e = adj.offsets[v + 1];
+  float* coef;
+  uint8_t* smoothable;
+  uint8_t* mark;
+  float* acc;
+  uint32_t* touched;
+  uint8_t* active;
+  csr_buf buf[2];
+  const uint8_t* locked; /* the scope's locked joints */
+  float f, keep, minw;
+  double tol;
+} smooth_ctx;
+
+/* Allocates the work arrays and reserves both buffers for n0 entries and a half; false when something is missing
+ * (smooth_free releases whatever was allocated). */
+static bool smooth_alloc(smooth_ctx* c, size_t n0) {
+  size_t E = c->adj.offsets[c->V];
+  uint32_t J = c->J;
+  size_t V = c->V;
+  c->coef = malloc((E ? E : 1) * sizeof *c->coef);
+  c->smoothable = calloc(J, 1);
+  c->mark = calloc(J, 1);
+  c->acc = malloc(J * sizeof *c->acc);
+  c->touched = malloc(J * sizeof *c->touched);
+  c->active = malloc(V ? V : 1);
+  c->buf[0].off = malloc((V + 1) * sizeof(uint32_t));
+  c->buf[1].off = malloc((V + 1) * sizeof(uint32_t));
+  return c->coef && c->smoothable && c->mark && c->acc && c->touched && c->active && c->buf[0].off && c->buf[1].off &&
+         csr_reserve(&c->buf[0], n0 + n0 / 2 + 16) && csr_reserve(&c->buf[1], n0 + n0 / 2 + 16);
+}
+
+/* Releases the buffers, the adjacency and the work arrays. */
+static void smooth_free(smooth_ctx* c) {
+  csr_free(&c->buf[0]);
+  csr_free(&c->buf[1]);
+  skc_adjacency_free(&c->adj);
+  free(c->coef);
+  free(c->smoothable);
+  free(c->mark);
+  free(c->acc);
+  free(c->touched);
+  free(c->active);
+}
+
+/* edge coefficients a_vu, summing to 1 over each vertex's edges */
+static void edge_coefficients(smooth_ctx* c) {
+  const skc_adjacency* adj = &c->adj;
+  for (size_t v = 0; v < c->V; ++v) {
+    size_t b = adj->offsets[v], e = adj->offsets[v + 1];
     double sum = 0.0;
-    if (adj.weights)
-      for (size_t i = b; i < e; ++i) sum += adj.weights[i] > 0.0f ? adj.weights[i] : 0.0f;
+    if (adj->weights)
+      for (size_t i = b; i < e; ++i) sum += adj->weights[i] > 0.0f ? adj->weights[i] : 0.0f;
     for (size_t i = b; i < e; ++i) {
       if (sum > 0.0)
-        coef[i] = adj.weights[i] > 0.0f ? (float)(adj.weights[i] / sum) : 0.0f;
+        c->coef[i] = adj->weights[i] > 0.0f ? (float)(adj->weights[i] / sum) : 0.0f;
       else
-        coef[i] = 1.0f / (float)(e - b);
+        c->coef[i] = 1.0f / (float)(e - b);
     }
   }
-  if (p->joint_list_count)
-    for (size_t k = 0; k < p->joint_list_count; ++k) smoothable[p->joints[k]] = 1;
-  else
-    memset(smoothable, 1, J);
-  if (sc->locked)
-    for (uint32_t j = 0; j < J; ++j)
-      if (sc->locked[j]) smoothable[j] = 0;
+}
 
-  skc_wreport_begin(r, s);
-  for (size_t v = 0; v < V; ++v) {
-    active[v] = 0;
+/* Marks the smoothable joints: the joint list (every joint when it is empty) minus the locked joints. */
+static void mark_smoothable(smooth_ctx* c, const skc_smooth_params* p) {
+  if (p->joint_list_count)
+    for (size_t k = 0; k < p->joint_list_count; ++k) c->smoothable[p->joints[k]] = 1;
+  else
+    memset(c->smoothable, 1, c->J);
+  if (c->locked)
+    for (uint32_t j = 0; j < c->J; ++j)
+      if (c->locked[j]) c->smoothable[j] = 0;
+}
+
+/* Marks the active vertices (selected, valid, with an edge); counts the selected ones and reports the invalid. */
+static void mark_active(smooth_ctx* c, const skc_skin* s, const skc_wscope* sc, skc_wreport* r) {
+  for (size_t v = 0; v < c->V; ++v) {
+    c->active[v] = 0;
     if (!skc_wsel(sc, v)) continue;
     r->vertices_visited++;
     size_t bad = skc_wcount_invalid(s, s->offsets[v], s->offsets[v + 1]);
     if (bad) {
       r->invalid_entries += bad;
       skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
-    } else if (adj.offsets[v + 1] > adj.offsets[v]) {
-      active[v] = 1;
+    } else if (c->adj.offsets[v + 1] > c->adj.offsets[v]) {
+      c->active[v] = 1;
     }
   }
+}
 
-  const float f = p->factor, keep = 1.0f - p->factor, minw = p->min_weight;
-  const double tol = p->tolerance > 0.0f ? p->tolerance : 1e-5;
+/* Copies row [b, e) of (sj, sw) unchanged to dst at *out; false when dst cannot grow. */
+static bool copy_row(csr_buf* dst, size_t* out, const uint32_t* sj, const float* sw, size_t b, size_t e) {
+  if (!csr_reserve(dst, *out + (e - b))) return false;
+  memcpy(dst->j + *out, sj + b, (e - b) * sizeof *sj);
+  memcpy(dst->w + *out, sw + b, (e - b) * sizeof *sw);
+  *out += e - b;
+  return true;
+}
+
+/* Accumulates active vertex v's smoothed row from the rows (so, sj, sw): its own entries (the smoothable ones times
+ * keep), then f * a_vu times each neighbour's valid smoothable entries. Returns the count of touched joints. */
+static size_t gather_row(smooth_ctx* c, size_t v, const uint32_t* so, const uint32_t* sj, const float* sw) {
+  uint8_t* mark = c->mark;
+  float* acc = c->acc;
+  size_t nt = 0;
+  for (size_t i = so[v]; i < so[v + 1]; ++i) {
+    uint32_t j = sj[i];
+    float w = c->smoothable[j] ? c->keep * sw[i] : sw[i];
+    if (!mark[j]) {
+      mark[j] = 1;
+      acc[j] = w;
+      c->touched[nt++] = j;
+    } else {
+      acc[j] += w;
+    }
+  }
+  for (size_t k = c->adj.offsets[v]; k < c->adj.offsets[v + 1]; ++k) {
+    float cf = c->f * c->coef[k];
+    if (cf == 0.0f) continue;
+    uint32_t u = c->adj.neighbors[k];
+    for (size_t i = so[u], ie = so[u + 1]; i < ie; ++i) {
+      uint32_t j = sj[i];
+      float w = sw[i];
+      if (j >= c->J || !c->smoothable[j] || !(w > 0.0f) || w > 3.0e38f) continue;
+      if (!mark[j]) {
+        mark[j] = 1;
+        acc[j] = cf * w;
+        c->touched[nt++] = j;
+      } else {
+        acc[j] += cf * w;
+      }
+    }
+  }
+  return nt;
+}
+
+/* Writes the nt touched joints of the accumulator to dst at *out (smoothable ones below min_weight dropped; the marks
+ * reset), then applies the normalization rule to the row; false when dst cannot grow. */
+static bool emit_row(smooth_ctx* c, size_t nt, csr_buf* dst, size_t* out) {
+  if (!csr_reserve(dst, *out + nt)) return false;
+  size_t start = *out, o = *out;
+  for (size_t k = 0; k < nt; ++k) {
+    uint32_t j = c->touched[k];
+    c->mark[j] = 0;
+    if (c->smoothable[j] && c->acc[j] < c->minw) continue;
+    dst->j[o] = j;
+    dst->w[o] = c->acc[j];
+    ++o;
+  }
+  if (c->locked) {
+    skc_wnormalize_vertex(dst->j + start, dst->w + start, o - start, c->locked, c->tol, NULL);
+  } else {
+    float sum = 0.0f;
+    for (size_t i = start; i < o; ++i) sum += dst->w[i];
+    if (sum > 0.0f && sum != 1.0f) {
+      float k = 1.0f / sum;
+      for (size_t i = start; i < o; ++i) dst->w[i] *= k;
+    }
+  }
+  *out = o;
+  return true;
+}
+
+/* Runs the iterations from the skin's rows, each into the buffer the previous one did not write; returns the buffer
+ * of the last one, or NULL when a buffer cannot grow. */
+static csr_buf* smooth_iterations(smooth_ctx* c, const skc_skin* s, uint32_t iterations) {
   const uint32_t *so = s->offsets, *sj = s->joints;
   const float* sw = s->weights;
   csr_buf* dst = NULL;
-  for (uint32_t it = 0; it < p->iterations; ++it) {
-    dst = &buf[it & 1];
+  for (uint32_t it = 0; it < iterations; ++it) {
+    dst = &c->buf[it & 1];
     size_t out = 0;
     dst->off[0] = 0;
-    for (size_t v = 0; v < V; ++v) {
-      size_t b = so[v], e = so[v + 1];
-      if (!active[v]) {
-        if (!csr_reserve(dst, out + (e - b))) goto oom;
-        memcpy(dst->j + out, sj + b, (e - b) * sizeof *sj);
-        memcpy(dst->w + out, sw + b, (e - b) * sizeof *sw);
-        out += e - b;
-        dst->off[v + 1] = (uint32_t)out;
-        continue;
-      }
-      size_t nt = 0;
-      for (size_t i = b; i < e; ++i) {
-        uint32_t j = sj[i];
-        float w = smoothable[j] ? keep * sw[i] : sw[i];
-        if (!mark[j]) {
-          mark[j] = 1;
-          acc[j] = w;
-          touched[nt++] = j;
-        } else {
-          acc[j] += w;
-        }
-      }
-      for (size_t k = adj.offsets[v]; k < adj.offsets[v + 1]; ++k) {
-        float c = f * coef[k];
-        if (c == 0.0f) continue;
-        uint32_t u = adj.neighbors[k];
-        for (size_t i = so[u], ie = so[u + 1]; i < ie; ++i) {
-          uint32_t j = sj[i];
-          float w = sw[i];
-          if (j >= J || !smoothable[j] || !(w > 0.0f) || w > 3.0e38f) continue;
-          if (!mark[j]) {
-            mark[j] = 1;
-            acc[j] = c * w;
-            touched[nt++] = j;
-          } else {
-            acc[j] += c * w;
-          }
-        }
-      }
-      if (!csr_reserve(dst, out + nt)) goto oom;
-      size_t start = out;
-      for (size_t k = 0; k < nt; ++k) {
-        uint32_t j = touched[k];
-        mark[j] = 0;
-        if (smoothable[j] && acc[j] < minw) continue;
-        dst->j[out] = j;
-        dst->w[out] = acc[j];
-        ++out;
-      }
-      if (sc->locked) {
-        skc_wnormalize_vertex(dst->j + start, dst->w + start, out - start, sc->locked, tol, NULL);
-      } else {
-        float sum = 0.0f;
-        for (size_t i = start; i < out; ++i) sum += dst->w[i];
-        if (sum > 0.0f && sum != 1.0f) {
-          float k = 1.0f / sum;
-          for (size_t i = start; i < out; ++i) dst->w[i] *= k;
-        }
-      }
+    for (size_t v = 0; v < c->V; ++v) {
+      bool ok = c->active[v] ? emit_row(c, gather_row(c, v, so, sj, sw), dst, &out)
+                             : copy_row(dst, &out, sj, sw, so[v], so[v + 1]);
+      if (!ok) return NULL;
       dst->off[v + 1] = (uint32_t)out;
     }
     so = dst->off;
     sj = dst->j;
     sw = dst->w;
   }
-  if (p->max_influences) {
-    struct sk_skin tmp = {V, J, dst->off, dst->j, dst->w, dst->cap};
-    skc_wreport lr = {0};
-    skc_wscope ls = {active, sc->locked};
-    if ((rc = skc_weights_limit(&tmp, &ls, p->max_influences, 0, p->tolerance, &lr, err))) goto done;
-  }
-  /* report: per active vertex, changed and whether the sum reached 1 */
-  for (size_t v = 0; v < V; ++v) {
-    if (!active[v]) continue;
+  return dst;
+}
+
+/* report: per active vertex, changed and whether the sum reached 1 */
+static void report_smoothed(const smooth_ctx* c, const skc_skin* s, const csr_buf* dst, skc_wreport* r) {
+  for (size_t v = 0; v < c->V; ++v) {
+    if (!c->active[v]) continue;
     size_t b0 = s->offsets[v], n0v = s->offsets[v + 1] - b0, b1 = dst->off[v], n1 = dst->off[v + 1] - b1;
     bool changed = n0v != n1;
     for (size_t i = 0; i < n1 && !changed; ++i)
@@ -203,7 +249,10 @@ static int smooth_edges(skc_skin* s, const skc_wscope* sc, const skc_smooth_para
     if (fabs(sum - 1.0) > 1e-4) fl |= SKC_WFLAG_SUM_OFF;
     if (fl) skc_wreport_flag(r, v, fl);
   }
-  /* move the final buffer into the skin */
+}
+
+/* move the final buffer into the skin */
+static void adopt_buffer(skc_skin* s, csr_buf* dst) {
   free(s->offsets);
   free(s->joints);
   free(s->weights);
@@ -212,37 +261,63 @@ static int smooth_edges(skc_skin* s, const skc_wscope* sc, const skc_smooth_para
   s->weights = dst->w;
   s->capacity = dst->cap;
   memset(dst, 0, sizeof *dst);
+}
+
+/* Smoothing over the edges of p's triangles, every vertex its own node (arguments checked). */
+static int smooth_edges(skc_skin* s, const skc_wscope* sc, const skc_smooth_params* p, skc_wreport* r, skc_err* err) {
+  smooth_ctx c = {.J = s->joint_count,
+                  .V = s->vertex_count,
+                  .locked = sc->locked,
+                  .f = p->factor,
+                  .keep = 1.0f - p->factor,
+                  .minw = p->min_weight,
+                  .tol = p->tolerance > 0.0f ? p->tolerance : 1e-5};
+  int rc = skc_adjacency_build(&c.adj, c.V, p->triangles, p->triangle_count, err);
+  if (rc) return rc;
+  if (p->cotangent &&
+      (rc = skc_adjacency_cotangent(&c.adj, p->positions, p->positions_stride, p->triangles, p->triangle_count, err))) {
+    skc_adjacency_free(&c.adj);
+    return rc;
+  }
+  csr_buf* dst = NULL;
+  if (!smooth_alloc(&c, skc_skin_entries(s))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory smoothing %zu vertices", c.V);
+    goto done;
+  }
+  edge_coefficients(&c);
+  mark_smoothable(&c, p);
+  skc_wreport_begin(r, s);
+  mark_active(&c, s, sc, r);
+  if (!(dst = smooth_iterations(&c, s, p->iterations))) {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory growing smoothed weights");
+    goto done;
+  }
+  if (p->max_influences) {
+    struct sk_skin tmp = {c.V, c.J, dst->off, dst->j, dst->w, dst->cap};
+    skc_wreport lr = {0};
+    skc_wscope ls = {c.active, sc->locked};
+    if ((rc = skc_weights_limit(&tmp, &ls, p->max_influences, 0, p->tolerance, &lr, err))) goto done;
+  }
+  report_smoothed(&c, s, dst, r);
+  adopt_buffer(s, dst);
   r->influences_after = skc_skin_entries(s);
   rc = SKC_OK;
-  goto done;
-oom:
-  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory growing smoothed weights");
 done:
-  csr_free(&buf[0]);
-  csr_free(&buf[1]);
-  skc_adjacency_free(&adj);
-  free(coef);
-  free(smoothable);
-  free(mark);
-  free(acc);
-  free(touched);
-  free(active);
+  smooth_free(&c);
   return rc;
 }
 
 /* ---- welded smoothing -------------------------------------------------------------------------------------- */
 typedef struct welded {
-  size_t R;          /* points */
-  uint32_t* point;   /* vertex -> point */
-  uint32_t* first;   /* R + 1: members of point c are member[first[c] .. first[c + 1]) */
-  uint32_t* member;  /* vertices by point, ascending within a point */
-  float* pos;        /* 3 * R: each point's position */
-  uint32_t* tri;     /* the triangles over points */
+  size_t R;         /* points */
+  uint32_t* point;  /* vertex -> point */
+  uint32_t* first;  /* R + 1: members of point c are member[first[c] .. first[c + 1]) */
+  uint32_t* member; /* vertices by point, ascending within a point */
+  float* pos;       /* 3 * R: each point's position */
+  uint32_t* tri;    /* the triangles over points */
 } welded;
 
-static void welded_free(welded* w) {
-  free(w->point), free(w->first), free(w->member), free(w->pos), free(w->tri);
-}
+static void welded_free(welded* w) { free(w->point), free(w->first), free(w->member), free(w->pos), free(w->tri); }
 
 /* The points of the mesh (skc_bind_weld on the positions); R == V when no two vertices share a position. */
 static int weld_points(const skc_smooth_params* p, size_t V, welded* w) {

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "skc_chol.h"
 #include "mesh_adjacency.h"
+#include "skc_chol.h"
 #include "skc_transfer.h"
 
 #define SOLVE_CHUNK 64
@@ -79,18 +79,18 @@ typedef struct tctx {
   const skc_wscope* sc;
   size_t nv;
   uint32_t nj;
-  float* src_n;        /* computed or copied source normals (3 per source vertex) */
-  float* dst_n;        /* target normals */
-  uint32_t* hit_tri;   /* per target vertex (selected): closest source triangle */
-  float* hit_bary;     /* 3 per target vertex */
-  uint8_t* status;     /* SKC_TRANSFER_* per target vertex; selected & unknown = 255 until resolved */
+  float* src_n;      /* computed or copied source normals (3 per source vertex) */
+  float* dst_n;      /* target normals */
+  uint32_t* hit_tri; /* per target vertex (selected): closest source triangle */
+  float* hit_bary;   /* 3 per target vertex */
+  uint8_t* status;   /* SKC_TRANSFER_* per target vertex; selected & unknown = 255 until resolved */
   /* matched weights (raw blends), CSR over target vertices (empty for the others) */
   uint32_t* m_off;
   uint32_t* m_j;
   float* m_w;
   /* inpainted values, CSR over system rows */
-  int32_t* row;        /* target vertex -> system row, -1 */
-  uint32_t* row_v;     /* system row -> target vertex */
+  int32_t* row;    /* target vertex -> system row, -1 */
+  uint32_t* row_v; /* system row -> target vertex */
   size_t rows;
   uint32_t* i_off;
   uint32_t* i_j;
@@ -249,15 +249,15 @@ static int assemble(tctx* c, const skc_adjacency* adj, const double* diag, const
   for (size_t r = 0; r < c->rows && !rc; ++r) {
     uint32_t a = c->row_v[r];
     size_t nt = 0;
-#define ADD(vtx, val)                   \
-  do {                                  \
-    uint32_t vv_ = (vtx);               \
-    if (!mark[vv_]) {                   \
-      mark[vv_] = 1;                    \
-      acc[vv_] = 0.0;                   \
-      touched[nt++] = vv_;              \
-    }                                   \
-    acc[vv_] += (val);                  \
+#define ADD(vtx, val)      \
+  do {                     \
+    uint32_t vv_ = (vtx);  \
+    if (!mark[vv_]) {      \
+      mark[vv_] = 1;       \
+      acc[vv_] = 0.0;      \
+      touched[nt++] = vv_; \
+    }                      \
+    acc[vv_] += (val);     \
   } while (0)
     /* K row */
     ADD(a, diag[a]);
@@ -420,6 +420,128 @@ static int solve_q(tctx* c, const qsys* q, cholmod_factor* L, cholmod_common* cm
   return rc;
 }
 
+/* Connected components (breadth first over edges) and whether each has a fixed vertex: comp[v] = the first vertex of
+ * v's component, comp_fixed[that vertex] = 1 when a matched or kept vertex lies in it (queue: nv scratch). */
+static void components(const tctx* c, const skc_adjacency* adj, uint32_t* comp, uint32_t* queue, uint8_t* comp_fixed) {
+  size_t nv = c->nv;
+  for (size_t v = 0; v < nv; ++v) comp[v] = UINT32_MAX;
+  for (size_t s = 0; s < nv; ++s) {
+    if (comp[s] != UINT32_MAX) continue;
+    size_t head = 0, tail = 0;
+    queue[tail++] = (uint32_t)s;
+    comp[s] = (uint32_t)s;
+    while (head < tail) {
+      uint32_t v = queue[head++];
+      if (c->status[v] == SKC_TRANSFER_MATCHED || c->status[v] == SKC_TRANSFER_KEPT) comp_fixed[s] = 1;
+      for (uint32_t e = adj->offsets[v]; e < adj->offsets[v + 1]; ++e) {
+        uint32_t u = adj->neighbors[e];
+        if (comp[u] == UINT32_MAX) {
+          comp[u] = (uint32_t)s;
+          queue[tail++] = u;
+        }
+      }
+    }
+  }
+}
+
+/* Gives each pending vertex in a component with a fixed vertex a system row (status INPAINTED); the other pending
+ * vertices become FALLBACK. Sets c->row, c->row_v and c->rows. */
+static void assign_rows(tctx* c, const uint32_t* comp, const uint8_t* comp_fixed) {
+  c->rows = 0;
+  for (size_t v = 0; v < c->nv; ++v) {
+    c->row[v] = -1;
+    if (c->status[v] != PENDING) continue;
+    if (comp_fixed[comp[v]]) {
+      c->row[v] = (int32_t)c->rows;
+      c->row_v[c->rows++] = (uint32_t)v;
+      c->status[v] = SKC_TRANSFER_INPAINTED;
+    } else {
+      c->status[v] = SKC_TRANSFER_FALLBACK;
+    }
+  }
+}
+
+/* lumped barycentric masses; vertices without area get the mean mass. Writes their inverses to inv_mass (nv). */
+static void inverse_masses(const tctx* c, double* inv_mass) {
+  const skc_transfer_params* p = c->p;
+  size_t nv = c->nv;
+  double* mass = inv_mass;
+  for (size_t v = 0; v < nv; ++v) mass[v] = 0.0;
+  for (size_t t = 0; t < p->dst_tri_count; ++t) {
+    const uint32_t* tv = p->dst_tri + 3 * t;
+    const float* a = skc_pos(p->dst_pos, p->dst_stride, tv[0]);
+    const float* b = skc_pos(p->dst_pos, p->dst_stride, tv[1]);
+    const float* d = skc_pos(p->dst_pos, p->dst_stride, tv[2]);
+    double ab[3], ad[3];
+    for (int k = 0; k < 3; ++k) {
+      ab[k] = (double)b[k] - a[k];
+      ad[k] = (double)d[k] - a[k];
+    }
+    double cr[3] = {ab[1] * ad[2] - ab[2] * ad[1], ab[2] * ad[0] - ab[0] * ad[2], ab[0] * ad[1] - ab[1] * ad[0]};
+    double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+    for (int k = 0; k < 3; ++k) mass[tv[k]] += area / 3.0;
+  }
+  double sum = 0.0;
+  size_t cnt = 0;
+  for (size_t v = 0; v < nv; ++v)
+    if (mass[v] > 0.0 && isfinite(mass[v])) {
+      sum += mass[v];
+      ++cnt;
+    }
+  double mean = cnt ? sum / (double)cnt : 1.0;
+  if (!(mean > 0.0)) mean = 1.0;
+  for (size_t v = 0; v < nv; ++v) inv_mass[v] = 1.0 / (mass[v] > 1e-12 * mean && isfinite(mass[v]) ? mass[v] : mean);
+}
+
+/* The diagonal of the stiffness K: the sum of each vertex's edge weights (cotangent, or 1 per edge when uni). */
+static void stiffness_diagonal(const skc_adjacency* adj, size_t nv, bool uni, double* diag) {
+  for (size_t v = 0; v < nv; ++v) {
+    double d = 0.0;
+    for (uint32_t e = adj->offsets[v]; e < adj->offsets[v + 1]; ++e) d += uni ? 1.0 : (double)adj->weights[e];
+    diag[v] = d;
+  }
+}
+
+/* Assembles and factors Q_uu (with the uniform Laplacian when asked for, or when the cotangent system is not positive
+ * definite) and solves it for every joint, filling c->i_*; diag (nv) is scratch for the stiffness diagonal. */
+static int solve_system(tctx* c, const skc_adjacency* adj, double* diag, const double* inv_mass, bool uniform, qsys* q,
+                        skc_err* err) {
+  int rc = SKC_OK;
+  cholmod_common cm;
+  skc_chol_start(&cm);
+  cholmod_factor* L = NULL;
+  cholmod_sparse* A = NULL;
+  for (int attempt = 0; attempt < 2 && !L; ++attempt) {
+    bool uni = uniform || attempt == 1;
+    if (attempt == 1 && uniform) break;
+    stiffness_diagonal(adj, c->nv, uni, diag);
+    grow_free(&q->uu);
+    grow_free(&q->uk);
+    if (assemble(c, adj, diag, inv_mass, uni, q)) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory assembling the inpainting system");
+      break;
+    }
+    int oom = 0;
+    L = factor_q(q, c->rows, &cm, &A, &oom);
+    if (!L && oom) {
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory factoring the inpainting system");
+      break;
+    }
+  }
+  if (!rc && !L)
+    rc = skc_fail(err, SKC_NO_SOLUTION, "transfer: the inpainting system is not positive definite (degenerate mesh)");
+  if (!rc) {
+    rc = solve_q(c, q, L, &cm);
+    if (rc) rc = skc_fail(err, rc, "transfer: solving the inpainting system failed (%s)", skc_status_string(rc));
+  }
+  if (L) cholmod_free_factor(&L, &cm);
+  if (A) cholmod_free_sparse(&A, &cm);
+  cholmod_finish(&cm);
+  return rc;
+}
+
+/* Step 2: the pending vertices of components with a fixed vertex are inpainted (c->i_*, status INPAINTED); the
+ * others become FALLBACK. */
 static int inpaint(tctx* c, skc_err* err) {
   const skc_transfer_params* p = c->p;
   const char* no_solver = skc_chol_unavailable();
@@ -445,105 +567,15 @@ static int inpaint(tctx* c, skc_err* err) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory for the inpainting");
     goto done;
   }
-  /* connected components (breadth first over edges) and whether each has a fixed vertex */
-  for (size_t v = 0; v < nv; ++v) comp[v] = UINT32_MAX;
-  for (size_t s = 0; s < nv; ++s) {
-    if (comp[s] != UINT32_MAX) continue;
-    size_t head = 0, tail = 0;
-    queue[tail++] = (uint32_t)s;
-    comp[s] = (uint32_t)s;
-    while (head < tail) {
-      uint32_t v = queue[head++];
-      if (c->status[v] == SKC_TRANSFER_MATCHED || c->status[v] == SKC_TRANSFER_KEPT) comp_fixed[s] = 1;
-      for (uint32_t e = adj.offsets[v]; e < adj.offsets[v + 1]; ++e) {
-        uint32_t u = adj.neighbors[e];
-        if (comp[u] == UINT32_MAX) {
-          comp[u] = (uint32_t)s;
-          queue[tail++] = u;
-        }
-      }
-    }
-  }
-  c->rows = 0;
-  for (size_t v = 0; v < nv; ++v) {
-    c->row[v] = -1;
-    if (c->status[v] != PENDING) continue;
-    if (comp_fixed[comp[v]]) {
-      c->row[v] = (int32_t)c->rows;
-      c->row_v[c->rows++] = (uint32_t)v;
-      c->status[v] = SKC_TRANSFER_INPAINTED;
-    } else {
-      c->status[v] = SKC_TRANSFER_FALLBACK;
-    }
-  }
+  components(c, &adj, comp, queue, comp_fixed);
+  assign_rows(c, comp, comp_fixed);
   if (c->rows == 0) goto done;
   if (c->rows > (size_t)INT_MAX) {
     rc = skc_fail(err, SKC_OUT_OF_RANGE, "transfer: %zu vertices to inpaint is too many", c->rows);
     goto done;
   }
-  /* lumped barycentric masses; vertices without area get the mean mass */
-  {
-    double* mass = inv_mass;
-    for (size_t v = 0; v < nv; ++v) mass[v] = 0.0;
-    for (size_t t = 0; t < p->dst_tri_count; ++t) {
-      const uint32_t* tv = p->dst_tri + 3 * t;
-      const float* a = skc_pos(p->dst_pos, p->dst_stride, tv[0]);
-      const float* b = skc_pos(p->dst_pos, p->dst_stride, tv[1]);
-      const float* d = skc_pos(p->dst_pos, p->dst_stride, tv[2]);
-      double ab[3], ad[3];
-      for (int k = 0; k < 3; ++k) {
-        ab[k] = (double)b[k] - a[k];
-        ad[k] = (double)d[k] - a[k];
-      }
-      double cr[3] = {ab[1] * ad[2] - ab[2] * ad[1], ab[2] * ad[0] - ab[0] * ad[2], ab[0] * ad[1] - ab[1] * ad[0]};
-      double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
-      for (int k = 0; k < 3; ++k) mass[tv[k]] += area / 3.0;
-    }
-    double sum = 0.0;
-    size_t cnt = 0;
-    for (size_t v = 0; v < nv; ++v)
-      if (mass[v] > 0.0 && isfinite(mass[v])) {
-        sum += mass[v];
-        ++cnt;
-      }
-    double mean = cnt ? sum / (double)cnt : 1.0;
-    if (!(mean > 0.0)) mean = 1.0;
-    for (size_t v = 0; v < nv; ++v) inv_mass[v] = 1.0 / (mass[v] > 1e-12 * mean && isfinite(mass[v]) ? mass[v] : mean);
-  }
-  cholmod_common cm;
-  skc_chol_start(&cm);
-  cholmod_factor* L = NULL;
-  cholmod_sparse* A = NULL;
-  for (int attempt = 0; attempt < 2 && !L; ++attempt) {
-    bool uni = uniform || attempt == 1;
-    if (attempt == 1 && uniform) break;
-    for (size_t v = 0; v < nv; ++v) {
-      double d = 0.0;
-      for (uint32_t e = adj.offsets[v]; e < adj.offsets[v + 1]; ++e) d += uni ? 1.0 : (double)adj.weights[e];
-      diag[v] = d;
-    }
-    grow_free(&q.uu);
-    grow_free(&q.uk);
-    if (assemble(c, &adj, diag, inv_mass, uni, &q)) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory assembling the inpainting system");
-      break;
-    }
-    int oom = 0;
-    L = factor_q(&q, c->rows, &cm, &A, &oom);
-    if (!L && oom) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory factoring the inpainting system");
-      break;
-    }
-  }
-  if (!rc && !L)
-    rc = skc_fail(err, SKC_NO_SOLUTION, "transfer: the inpainting system is not positive definite (degenerate mesh)");
-  if (!rc) {
-    rc = solve_q(c, &q, L, &cm);
-    if (rc) rc = skc_fail(err, rc, "transfer: solving the inpainting system failed (%s)", skc_status_string(rc));
-  }
-  if (L) cholmod_free_factor(&L, &cm);
-  if (A) cholmod_free_sparse(&A, &cm);
-  cholmod_finish(&cm);
+  inverse_masses(c, inv_mass);
+  rc = solve_system(c, &adj, diag, inv_mass, uniform, &q, err);
 done:
   grow_free(&q.uu);
   grow_free(&q.uk);
@@ -566,8 +598,7 @@ typedef struct vbuf {
 
 /* Builds the new weights of selected vertex v from raw values (rj, rw, rn); returns the entry count or 0 with
  * *failed set (then the vertex keeps its current weights). */
-static size_t finish_vertex(tctx* c, size_t v, const uint32_t* rj, const float* rw, size_t rn, vbuf* vb,
-                            bool* failed) {
+static size_t finish_vertex(tctx* c, size_t v, const uint32_t* rj, const float* rw, size_t rn, vbuf* vb, bool* failed) {
   const skc_transfer_params* p = c->p;
   const skc_skin* d = c->dst;
   *failed = false;
@@ -801,9 +832,18 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
     for (size_t v = 0; v < nv; ++v) inp += (sm[v] = mask[v] == SKC_TRANSFER_INPAINTED);
     if (inp) {
       skc_wscope ssc = {sm, sc->locked};
-      skc_smooth_params sp = {p->dst_pos, p->dst_stride, p->dst_tri, p->dst_tri_count, p->smooth_iterations,
-                              p->smooth_factor, 0, NULL, 0, p->max_influences,
-                              p->min_weight > 1e-6f ? p->min_weight : 1e-6f, 1e-5f};
+      skc_smooth_params sp = {p->dst_pos,
+                              p->dst_stride,
+                              p->dst_tri,
+                              p->dst_tri_count,
+                              p->smooth_iterations,
+                              p->smooth_factor,
+                              0,
+                              NULL,
+                              0,
+                              p->max_influences,
+                              p->min_weight > 1e-6f ? p->min_weight : 1e-6f,
+                              1e-5f};
       skc_wreport wr;
       memset(&wr, 0, sizeof wr);
       rc = skc_weights_smooth(tmp, &ssc, &sp, &wr, err);
@@ -828,11 +868,20 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
     st->matched = st->inpainted = st->fallback = st->failed = st->fallback_components = 0;
     for (size_t v = 0; v < nv; ++v) {
       switch (c.status[v]) {
-        case SKC_TRANSFER_MATCHED: ++st->matched; break;
-        case SKC_TRANSFER_INPAINTED: ++st->inpainted; break;
-        case SKC_TRANSFER_FALLBACK: ++st->fallback; break;
-        case SKC_TRANSFER_FAILED: ++st->failed; break;
-        default: break;
+        case SKC_TRANSFER_MATCHED:
+          ++st->matched;
+          break;
+        case SKC_TRANSFER_INPAINTED:
+          ++st->inpainted;
+          break;
+        case SKC_TRANSFER_FALLBACK:
+          ++st->fallback;
+          break;
+        case SKC_TRANSFER_FAILED:
+          ++st->failed;
+          break;
+        default:
+          break;
       }
     }
     if (st->vertex_status) memcpy(st->vertex_status, c.status, nv);
