@@ -81,7 +81,7 @@ static const char* method_name(uint32_t m) { return m < METHOD_COUNT ? k_method_
 
 /* Result of one mesh. */
 typedef struct bind_result {
-  uint32_t bound; /* 0: mesh skipped (no vertices) */
+  uint32_t bound;                   /* 0: mesh skipped (no vertices) */
   uint32_t surface, surface_meshes; /* bound as one surface (cli_surface.c) of surface_meshes meshes, the first
                                        mesh `surface` (m itself when alone) */
   sk_bind_report rep;
@@ -179,7 +179,7 @@ static sk_skeleton* mesh_bind_skeleton(const sk_scene* scene, uint32_t mesh, con
     sd.names = names;
     sd.parents = parents;
     sd.rest_local = local;
-    sd.inverse_bind = mesh == UINT32_MAX ? NULL : ib; /* none: bind = rest */
+    sd.inverse_bind = mesh == UINT32_MAX ? NULL : ib;             /* none: bind = rest */
     sd.tails = sk_skeleton_get_tails(base, tails) ? tails : NULL; /* the file's bone tails (Blender's Collada) */
     if (sk_skeleton_create(&sd, &out, NULL) != SK_OK) out = NULL;
   }
@@ -436,8 +436,10 @@ static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, co
     fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), have ? err.message : "out of memory");
     rc = 2;
   }
-  if (vfb_out && !rc) *vfb_out = vfb;
-  else free(vfb);
+  if (vfb_out && !rc)
+    *vfb_out = vfb;
+  else
+    free(vfb);
   r->rep.vertex_fallback = NULL;
   r->bound = 1;
   r->surface = m;
@@ -493,8 +495,8 @@ static int cut_result(const cli_surface* u, uint32_t k, const bind_result* all, 
 
 /* The meshes of one surface (group `leader`, cli_surface.c) bound as one mesh, the weights handed back to each: its
  * own skin, or a fresh one left in fresh[m] for bind_mesh. 0, or 2 after a message. */
-static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, const sk_skeleton* sk,
-                        const bind_run* run, sk_skin** fresh, bind_result* res) {
+static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, const sk_skeleton* sk, const bind_run* run,
+                        sk_skin** fresh, bind_result* res) {
   const uint32_t nj = sk_skeleton_joint_count(sk);
   cli_surface u;
   bind_result all;
@@ -631,9 +633,10 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
     cli_json_string(stdout, run->in);
     printf(",\"output\":");
     cli_json_string(stdout, run->out);
-    printf(",\"method\":\"%s\",\"max_influences\":%u,\"joint_count\":%u,\"deform_joint_count\":%u,"
-           "\"deform_rule\":\"%s\",\"meshes\":[",
-           method_name(run->method), run->max_inf, nj, run->deform_count, run->deform_rule);
+    printf(
+        ",\"method\":\"%s\",\"max_influences\":%u,\"joint_count\":%u,\"deform_joint_count\":%u,"
+        "\"deform_rule\":\"%s\",\"meshes\":[",
+        method_name(run->method), run->max_inf, nj, run->deform_count, run->deform_rule);
     int first = 1;
     for (uint32_t m = 0; m < nm; ++m) {
       if (!res[m].bound) continue;
@@ -641,11 +644,12 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
       first = 0;
       cli_json_string(stdout, sk_scene_mesh_name(s, m));
       const sk_bind_report* r = &res[m].rep;
-      printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"method_used\":\"%s\",\"seconds\":%.6f,"
-             "\"surface\":%u,\"bound_vertex_count\":%llu,\"fallback_vertex_count\":%llu,\"joint_vertex_counts\":{",
-             sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3, method_name(r->method_used),
-             r->milliseconds / 1e3, res[m].surface, (unsigned long long)r->bound_vertices,
-             (unsigned long long)r->fallback_vertices);
+      printf(
+          ",\"vertex_count\":%zu,\"triangle_count\":%zu,\"method_used\":\"%s\",\"seconds\":%.6f,"
+          "\"surface\":%u,\"bound_vertex_count\":%llu,\"fallback_vertex_count\":%llu,\"joint_vertex_counts\":{",
+          sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3, method_name(r->method_used),
+          r->milliseconds / 1e3, res[m].surface, (unsigned long long)r->bound_vertices,
+          (unsigned long long)r->fallback_vertices);
       for (uint32_t j = 0; j < nj; ++j) {
         if (j) putchar(',');
         cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
@@ -663,8 +667,8 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
     putchar(']');
     print_all_joints_json(sk, res, nm, run);
     print_fit_json(&run->fit);
-    printf(",\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", run->load_ms / 1e3,
-           run->save_ms / 1e3, total_ms / 1e3);
+    printf(",\"load_seconds\":%.4f,\"save_seconds\":%.4f,\"seconds\":%.4f}\n", run->load_ms / 1e3, run->save_ms / 1e3,
+           total_ms / 1e3);
     return;
   }
   for (uint32_t m = 0; m < nm; ++m) {
@@ -703,125 +707,169 @@ static void print_report(const sk_scene* s, const sk_skeleton* sk, const bind_re
   printf("load %.1f ms, save %.1f ms, total %.1f ms\nwrote %s\n", run->load_ms, run->save_ms, total_ms, run->out);
 }
 
-int cli_bind(int argc, char** argv) {
-  const char *in = NULL, *out = NULL, *joints = NULL, *meshes = NULL;
-  uint32_t method = SK_BIND_ROBUST, max_inf = 4;
-  int force = 0, per_joint = 0, json = 0, all_joints = 0;
+/* What `skinkit bind` was asked. */
+typedef struct bind_args {
+  const char *in, *out, *joints, *meshes;
+  uint32_t method, max_inf;
+  int force, per_joint, json, all_joints;
+} bind_args;
+
+/* The arguments of bind into p. 0, or the exit status (2) after a message. */
+static int bind_parse_args(int argc, char** argv, bind_args* p) {
+  memset(p, 0, sizeof *p);
+  p->method = SK_BIND_ROBUST;
+  p->max_inf = 4;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--force")) {
-      force = 1;
+      p->force = 1;
     } else if (!strcmp(a, "--all-joints")) {
-      all_joints = 1;
+      p->all_joints = 1;
     } else if (!strcmp(a, "--report")) {
-      per_joint = 1;
+      p->per_joint = 1;
     } else if (!strcmp(a, "--json")) {
-      json = 1;
+      p->json = 1;
     } else if (!strcmp(a, "--method")) {
       const char* m = cli_arg_value("bind", argc, argv, &i);
       if (!m) return 2;
-      method = (uint32_t)METHOD_COUNT;
+      p->method = (uint32_t)METHOD_COUNT;
       for (uint32_t k = 0; k < METHOD_COUNT; ++k)
-        if (!strcmp(m, k_method_names[k])) method = k;
-      if (method == METHOD_COUNT)
-        return cli_arg_error("bind", "unknown method \"%s\" for --method (robust, heat, nearest, capsule, delaunay)", m);
+        if (!strcmp(m, k_method_names[k])) p->method = k;
+      if (p->method == METHOD_COUNT)
+        return cli_arg_error("bind", "unknown method \"%s\" for --method (robust, heat, nearest, capsule, delaunay)",
+                             m);
     } else if (!strcmp(a, "--max-influences")) {
       const char* v = cli_arg_value("bind", argc, argv, &i);
-      if (!v || cli_arg_u32("bind", a, v, 1, 255, &max_inf)) return 2;
+      if (!v || cli_arg_u32("bind", a, v, 1, 255, &p->max_inf)) return 2;
     } else if (!strcmp(a, "--joints")) {
-      if (!(joints = cli_arg_value("bind", argc, argv, &i))) return 2;
+      if (!(p->joints = cli_arg_value("bind", argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--meshes")) {
-      if (!(meshes = cli_arg_value("bind", argc, argv, &i))) return 2;
+      if (!(p->meshes = cli_arg_value("bind", argc, argv, &i))) return 2;
     } else if (a[0] == '-' && a[1]) {
       return cli_arg_unknown("bind", a);
-    } else if (!in) {
-      in = a;
-    } else if (!out) {
-      out = a;
+    } else if (!p->in) {
+      p->in = a;
+    } else if (!p->out) {
+      p->out = a;
     } else {
       return cli_arg_error("bind", "too many arguments (at \"%s\")", a);
     }
   }
-  if (!in || !out) return cli_arg_error("bind", "needs IN and OUT");
-  if (cli_check_model_output("bind", out)) return 2;
-  if (cli_same_file(in, out)) {
-    fprintf(stderr, "skinkit bind: refusing to overwrite the input %s\n", in);
+  if (!p->in || !p->out) return cli_arg_error("bind", "needs IN and OUT");
+  return 0;
+}
+
+/* OUT names a model file, is never IN, and an existing OUT is replaced only with --force. 0, or the exit status (2
+ * or 1) after a message. */
+static int bind_check_output(const bind_args* p) {
+  if (cli_check_model_output("bind", p->out)) return 2;
+  if (cli_same_file(p->in, p->out)) {
+    fprintf(stderr, "skinkit bind: refusing to overwrite the input %s\n", p->in);
     return 2;
   }
   struct stat st;
-  if (!force && stat(out, &st) == 0) {
-    fprintf(stderr, "skinkit bind: %s exists (use --force to replace it)\n", out);
+  if (!p->force && stat(p->out, &st) == 0) {
+    fprintf(stderr, "skinkit bind: %s exists (use --force to replace it)\n", p->out);
     return 1;
   }
-  double t0 = now_ms();
+  return 0;
+}
+
+/* The meshes to bind (--meshes', else every mesh but those left_out) and the joints that receive weights (--joints',
+ * else IN's deform joints; none with --all-joints) into run, their masks into *chosen and *deform for the caller to
+ * free. 0, or 2 after a message. */
+static int bind_choose(sk_scene* s, const bind_args* p, bind_run* run, uint8_t** chosen, uint8_t** deform) {
+  *deform = NULL;
+  *chosen = p->meshes ? parse_meshes(s, p->meshes) : default_meshes(s);
+  if (p->meshes && !*chosen) return 2;
+  run->meshes = *chosen;
+  run->meshes_given = p->meshes != NULL;
+  if (p->joints || !p->all_joints) {
+    *deform = choose_deform(s, p->joints, run);
+    if (!*deform && p->joints) return 2;
+    run->deform = *deform;
+  }
+  return 0;
+}
+
+/* Binds the meshes of s, their reports into res (one per mesh): first each surface of several meshes as one
+ * (bind_surface), then every mesh (bind_mesh). 0, or 2 (after a message, but when out of memory here). */
+static int bind_all(sk_scene* s, const sk_skeleton* sk, const bind_run* run, const uint8_t* chosen, bind_result* res) {
+  const uint32_t nm = sk_scene_mesh_count(s);
+  int rc = 0;
+  for (uint32_t m = 0; m < nm; ++m) res[m].armature = -1;
+  /* meshes that are one surface (an object split by material) are bound as one, then each is written */
+  uint32_t* group = cli_surface_groups(s, chosen);
+  sk_skin** fresh = calloc(nm ? nm : 1, sizeof *fresh);
+  if (!group || !fresh) rc = 2;
+  for (uint32_t m = 0; m < nm && !rc; ++m)
+    if (group[m] == m && cli_surface_size(group, nm, m) > 1) rc = bind_surface(s, group, m, sk, run, fresh, res);
+  for (uint32_t m = 0; m < nm && !rc; ++m) rc = bind_mesh(s, m, sk, run, &res[m], &fresh[m]);
+  for (uint32_t m = 0; fresh && m < nm; ++m) sk_skin_destroy(fresh[m]);
+  free(fresh), free(group);
+  return rc;
+}
+
+/* Writes s to OUT (--force: over an existing file), the time it took into *save_ms; what the output could not keep
+ * on stderr. 0, or the exit status (1 or 2) after a message. */
+static int bind_save(sk_scene* s, const char* out, int force, double* save_ms) {
   sk_error err;
+  sk_save_options o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.overwrite = (uint32_t)force;
+  cli_guard_save(s, &o);
+  char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
+  o.notes = notes;
+  o.notes_size = sizeof notes;
+  double ts = now_ms();
+  int src = sk_scene_save(s, out, &o, &err);
+  *save_ms = now_ms() - ts;
+  if (src) {
+    fprintf(stderr, "skinkit bind: %s\n", err.message);
+    return src == SK_ERR_EXISTS ? 1 : 2;
+  }
+  if (notes[0]) /* what the output could not keep, as convert and weights say it */
+    cli_save_notes("bind", notes, NULL, NULL);
+  return 0;
+}
+
+int cli_bind(int argc, char** argv) {
+  bind_args p;
+  int rc = bind_parse_args(argc, argv, &p);
+  if (rc || (rc = bind_check_output(&p))) return rc;
+  double t0 = now_ms();
   sk_scene* s = NULL;
-  if (cli_load_scene("bind", in, out, &s)) return 2;
+  if (cli_load_scene("bind", p.in, p.out, &s)) return 2;
   double load_ms = now_ms() - t0;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   if (!sk) {
     fprintf(stderr,
             "skinkit bind: %s has no skeleton (no mesh references a bone and no node can be one: every node carries "
             "a mesh, camera or light or holds one): nothing to bind to\n",
-            in);
+            p.in);
     sk_scene_destroy(s);
     return 2;
   }
   uint32_t nj = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
-  bind_run run = {in, out, method, max_inf, per_joint, json, NULL, nj, "all_joints", {0}, load_ms, 0.0, NULL, 0};
-  uint8_t* chosen = meshes ? parse_meshes(s, meshes) : default_meshes(s);
-  if (meshes && !chosen) {
-    sk_scene_destroy(s);
-    return 2;
-  }
-  run.meshes = chosen;
-  run.meshes_given = meshes != NULL;
-  uint8_t* deform = NULL;
-  if (joints || !all_joints) {
-    deform = choose_deform(s, joints, &run);
-    if (!deform && joints) {
-      free(chosen);
-      sk_scene_destroy(s);
-      return 2;
-    }
-    run.deform = deform;
-  }
+  bind_run run = {.in = p.in,
+                  .out = p.out,
+                  .method = p.method,
+                  .max_inf = p.max_inf,
+                  .per_joint = p.per_joint,
+                  .json = p.json,
+                  .deform_count = nj,
+                  .deform_rule = "all_joints",
+                  .load_ms = load_ms};
+  uint8_t *chosen = NULL, *deform = NULL;
+  bind_result* res = NULL;
+  if ((rc = bind_choose(s, &p, &run, &chosen, &deform))) goto done;
   check_fit(s, sk, deform, run.meshes_given ? chosen : NULL, &run.fit); /* the default mask is no choice */
-  bind_result* res = calloc(nm ? nm : 1, sizeof *res);
-  int rc = res ? 0 : 2;
-  for (uint32_t m = 0; res && m < nm; ++m) res[m].armature = -1;
-  /* meshes that are one surface (an object split by material) are bound as one, then each is written */
-  uint32_t* group = rc ? NULL : cli_surface_groups(s, chosen);
-  sk_skin** fresh = rc ? NULL : calloc(nm ? nm : 1, sizeof *fresh);
-  if (!rc && (!group || !fresh)) rc = 2;
-  for (uint32_t m = 0; m < nm && !rc; ++m)
-    if (group[m] == m && cli_surface_size(group, nm, m) > 1) rc = bind_surface(s, group, m, sk, &run, fresh, res);
-  for (uint32_t m = 0; m < nm && !rc; ++m)
-    rc = bind_mesh(s, m, sk, &run, &res[m], &fresh[m]);
-  for (uint32_t m = 0; fresh && m < nm; ++m) sk_skin_destroy(fresh[m]);
-  free(fresh), free(group);
-  double save_ms = 0.0;
-  if (!rc) {
-    sk_save_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.overwrite = (uint32_t)force;
-    cli_guard_save(s, &o);
-    char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
-    o.notes = notes;
-    o.notes_size = sizeof notes;
-    double ts = now_ms();
-    int src = sk_scene_save(s, out, &o, &err);
-    save_ms = now_ms() - ts;
-    if (src) {
-      fprintf(stderr, "skinkit bind: %s\n", err.message);
-      rc = src == SK_ERR_EXISTS ? 1 : 2;
-    } else if (notes[0]) { /* what the output could not keep, as convert and weights say it */
-      cli_save_notes("bind", notes, NULL, NULL);
-    }
-  }
-  run.save_ms = save_ms;
+  res = calloc(nm ? nm : 1, sizeof *res);
+  rc = res ? bind_all(s, sk, &run, chosen, res) : 2;
+  if (!rc) rc = bind_save(s, p.out, p.force, &run.save_ms);
   if (!rc) print_report(s, sk, res, nm, &run, now_ms() - t0);
+done:
   for (uint32_t m = 0; res && m < nm; ++m) bind_result_free(&res[m]);
   free(res);
   free(deform);

@@ -88,7 +88,6 @@ static void print_tree(const sk_skeleton* sk, uint32_t nj, const uint8_t* deform
   free(depth);
 }
 
-
 /* The optional vertex streams mesh m carries, as names (json: a JSON array of them), and in text the parts of a mesh
  * of several (json prints part_count itself). */
 /* "+Y" for signed axis 2, "-Z" for -3; "?" when out of range. */
@@ -136,7 +135,8 @@ static void print_streams(const sk_scene* s, uint32_t m, int json) {
   printf(json ? "]" : "\n");
   print_shapes(s, m, json);
   const uint32_t parts = sk_scene_mesh_part_count(s, m);
-  if (!json && parts > 1) printf("    parts: %u (glTF primitives drawing these vertices, each with its material)\n", parts);
+  if (!json && parts > 1)
+    printf("    parts: %u (glTF primitives drawing these vertices, each with its material)\n", parts);
   const int32_t mat = sk_scene_mesh_material(s, m);
   if (!json && mat >= 0) printf("    material: \"%s\"\n", sk_scene_material_name(s, (uint32_t)mat));
 }
@@ -199,139 +199,199 @@ static void print_scene_text(const sk_scene* s) {
   if (sk_scene_note(s)) printf("  note: %s\n", sk_scene_note(s));
 }
 
+/* What `info` shows of one model file: the scene, its skin reports per mesh, per joint whether it deforms and the
+ * vertices it moves, and the file's frame. */
+typedef struct info_data {
+  const char* path;
+  sk_scene* s;
+  const sk_skeleton* sk;
+  uint32_t nm, na, joints, tails;
+  sk_mesh_report* reps;
+  uint8_t* deform;
+  uint64_t* verts;
+  uint32_t ndeform, rule;
+  int skinned;
+  double unit_m;
+  int declared;
+  char up[3], front[3], coord[3];
+} info_data;
+
+/* Frees what info_gather allocated, and the scene. */
+static void info_data_free(info_data* d) {
+  free(d->reps);
+  free(d->deform);
+  free(d->verts);
+  sk_scene_destroy(d->s);
+}
+
+/* Reads what info shows of the scene d->s (loaded from d->path). 0, or 2 after a message (when out of memory). */
+static int info_gather(info_data* d) {
+  sk_error err;
+  sk_scene* s = d->s;
+  d->sk = sk_scene_skeleton(s);
+  d->nm = sk_scene_mesh_count(s);
+  d->na = sk_scene_animation_count(s);
+  d->joints = d->sk ? sk_skeleton_joint_count(d->sk) : 0;
+  d->tails = d->sk ? sk_skeleton_get_tails(d->sk, NULL) : 0;
+  d->reps = calloc(d->nm ? d->nm : 1, sizeof *d->reps);
+  d->deform = calloc(d->joints ? d->joints : 1, 1);
+  d->verts = calloc(d->joints ? d->joints : 1, sizeof *d->verts);
+  if (!d->reps || !d->deform || !d->verts || joint_stats(s, d->joints, d->deform, d->verts, &d->ndeform, &d->rule)) {
+    fprintf(stderr, "skinkit info: %s: out of memory\n", d->path);
+    return 2;
+  }
+  for (uint32_t m = 0; m < d->nm; ++m) d->reps[m].size = sizeof *d->reps;
+  d->skinned = sk_scene_validate(s, NULL, d->reps, d->nm, NULL, &err) == SK_OK;
+  d->unit_m = 1.0;
+  int32_t axes[3] = {2, 3, 1};
+  d->declared = sk_scene_frame(s, &d->unit_m, axes, NULL) == 1;
+  axis_name(axes[0], d->up);
+  axis_name(axes[1], d->front);
+  axis_name(axes[2], d->coord);
+  return 0;
+}
+
+/* The JSON "meshes" array: per mesh its counts, streams, parts and material, and when skinned its influences. */
+static void info_json_meshes(const info_data* d) {
+  sk_scene* s = d->s;
+  printf(",\"meshes\":[");
+  for (uint32_t m = 0; m < d->nm; ++m) {
+    const sk_skin_report* r = &d->reps[m].skin;
+    printf("%s{\"name\":", m ? "," : "");
+    cli_json_string(stdout, sk_scene_mesh_name(s, m));
+    const char* object = cli_mesh_object(s, m);
+    if (object) {
+      printf(",\"object\":");
+      cli_json_string(stdout, object);
+    }
+    printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
+           sk_scene_mesh_index_count(s, m) / 3, d->reps[m].skinned ? "true" : "false");
+    print_streams(s, m, 1);
+    printf(",\"part_count\":%u", sk_scene_mesh_part_count(s, m));
+    if (sk_scene_mesh_material(s, m) >= 0) printf(",\"material\":%d", (int)sk_scene_mesh_material(s, m));
+    if (d->reps[m].skinned) {
+      printf(",\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,\"histogram\":[",
+             r->max_influences, r->weight_sum_min, r->weight_sum_max);
+      for (int b = 0; b < SK_HISTOGRAM_BINS; ++b) printf("%s%llu", b ? "," : "", (unsigned long long)r->histogram[b]);
+      printf("]");
+    }
+    printf("}");
+  }
+  printf("]");
+}
+
+/* The file as one JSON line (schema skinkit.info): header and frame, meshes, animations, joints, then the rest of the
+ * scene. */
+static void info_json(const info_data* d) {
+  sk_scene* s = d->s;
+  cli_json_head(stdout, "info");
+  printf(",\"path\":");
+  cli_json_string(stdout, d->path);
+  static const char* const k_rule_json[] = {"none", "skins", "hierarchy", "all"};
+  printf(
+      ",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"deform_joint_count\":%u,"
+      "\"deform_rule\":\"%s\",\"stored_tail_count\":%u,\"mesh_count\":%u,\"animation_count\":%u",
+      sk_scene_load_seconds(s), d->joints, d->ndeform, k_rule_json[d->rule <= 3 ? d->rule : 0], d->tails, d->nm, d->na);
+  printf(",\"frame\":{\"declared\":%s,\"unit_metres\":%.9g,\"up\":\"%s\",\"front\":\"%s\",\"coord\":\"%s\"}",
+         d->declared ? "true" : "false", d->unit_m, d->up, d->front, d->coord);
+  info_json_meshes(d);
+  printf(",\"animations\":[");
+  for (uint32_t a = 0; a < d->na; ++a) {
+    printf("%s{\"name\":", a ? "," : "");
+    cli_json_string(stdout, sk_scene_animation_name(s, a));
+    printf(",\"duration\":%.4f,\"shape_keyed_meshes\":%u}", sk_scene_animation_duration(s, a),
+           shape_keyed_meshes(s, a));
+  }
+  printf("],\"joints\":[");
+  for (uint32_t j = 0; j < d->joints; ++j) {
+    printf("%s{\"name\":", j ? "," : "");
+    cli_json_string(stdout, sk_skeleton_joint_name(d->sk, j));
+    int32_t p = sk_skeleton_joint_parent(d->sk, j);
+    printf(",\"parent\":%d,\"deform\":%s,\"vertex_count\":%llu}", p >= 0 && (uint32_t)p < d->joints ? (int)p : -1,
+           d->deform[j] ? "true" : "false", (unsigned long long)d->verts[j]);
+  }
+  printf("]");
+  print_scene_json(s);
+  printf("}\n");
+}
+
+/* Text: the first line (counts, load time), then the deform joints, the bone tails and a declared frame. */
+static void info_text_header(const info_data* d) {
+  static const char* const k_rule[] = {"", "listed by the skins", "no skin: the bone hierarchy", "no skin: every node"};
+  printf("%s: %u mesh(es), %u joint(s), %u animation(s), loaded in %.3f s%s\n", d->path, d->nm, d->joints, d->na,
+         sk_scene_load_seconds(d->s), d->skinned ? "" : " -- no skin");
+  if (d->joints) printf("  deform joints: %u of %u (%s)\n", d->ndeform, d->joints, k_rule[d->rule <= 3 ? d->rule : 0]);
+  if (d->tails)
+    printf(
+        "  bone tails: %u of %u given by the file (Blender's Collada tips, _end leaf bones); bind infers the "
+        "others\n",
+        d->tails, d->joints);
+  if (d->declared)
+    printf(
+        "  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb and .gltf are written "
+        "in metres, +Y up, .dae in metres, +Z up\n",
+        d->unit_m, d->up, d->front);
+}
+
+/* Text: per mesh its counts and, when skinned, its influences and weight sums, then its streams. */
+static void info_text_meshes(const info_data* d) {
+  sk_scene* s = d->s;
+  for (uint32_t m = 0; m < d->nm; ++m) {
+    const sk_skin_report* r = &d->reps[m].skin;
+    const char* object = cli_mesh_object(s, m);
+    printf("  mesh %u \"%s\"", m, sk_scene_mesh_name(s, m));
+    if (object) printf(" (object \"%s\")", object);
+    printf(": %zu vertices, %zu triangles", sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3);
+    if (!d->reps[m].skinned) {
+      printf(", not skinned\n");
+      print_streams(s, m, 0);
+      continue;
+    }
+    printf(", max %u influences, weight sums %.4f..%.4f\n    influences:", r->max_influences, r->weight_sum_min,
+           r->weight_sum_max);
+    for (int b = 0; b < SK_HISTOGRAM_BINS; ++b)
+      if (r->histogram[b])
+        printf(" %d%s:%llu", b, b == SK_HISTOGRAM_BINS - 1 ? "+" : "", (unsigned long long)r->histogram[b]);
+    printf("\n");
+    print_streams(s, m, 0);
+  }
+}
+
+/* The file as text: header, meshes, the first 20 animations, the rest of the scene, the joint tree and, without a
+ * skin, why. */
+static void info_text(const info_data* d) {
+  sk_scene* s = d->s;
+  info_text_header(d);
+  info_text_meshes(d);
+  for (uint32_t a = 0; a < d->na && a < 20; ++a) {
+    const uint32_t keyed = shape_keyed_meshes(s, a);
+    printf("  animation %u \"%s\": %.3f s", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
+    printf(keyed ? ", keys the blend shapes of %u mesh(es)\n" : "\n", keyed);
+  }
+  if (d->na > 20) printf("  ... %u more animations\n", d->na - 20);
+  print_scene_text(s);
+  if (d->joints) print_tree(d->sk, d->joints, d->deform, d->verts);
+  sk_error e;
+  if (!d->skinned && sk_scene_require_skin(s, &e) == SK_ERR_NO_SKIN) printf("  note: %s\n", e.message);
+}
+
 static int info_one(const char* path, int json) {
   if (cli_check_input("info", path)) return 2;
   if (cli_skf_is_skf(path)) {
     char* sub[4] = {"info", (char*)path, json ? "--json" : NULL, NULL};
     return cli_skf_info(json ? 3 : 2, sub);
   }
-  sk_error err;
-  sk_scene* s = NULL;
-  if (cli_load_scene("info", path, NULL, &s)) return 2;
-  const sk_skeleton* sk = sk_scene_skeleton(s);
-  uint32_t nm = sk_scene_mesh_count(s), na = sk_scene_animation_count(s);
-  uint32_t joints = sk ? sk_skeleton_joint_count(sk) : 0, tails = sk ? sk_skeleton_get_tails(sk, NULL) : 0;
-  sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);
-  uint8_t* deform = calloc(joints ? joints : 1, 1);
-  uint64_t* verts = calloc(joints ? joints : 1, sizeof *verts);
-  uint32_t ndeform = 0, rule = 0;
-  if (!reps || !deform || !verts || joint_stats(s, joints, deform, verts, &ndeform, &rule)) {
-    fprintf(stderr, "skinkit info: %s: out of memory\n", path);
-    free(reps);
-    free(deform);
-    free(verts);
-    sk_scene_destroy(s);
-    return 2;
-  }
-  for (uint32_t m = 0; m < nm; ++m) reps[m].size = sizeof *reps;
-  int skinned = sk_scene_validate(s, NULL, reps, nm, NULL, &err) == SK_OK;
-  double unit_m = 1.0;
-  int32_t axes[3] = {2, 3, 1};
-  const int declared = sk_scene_frame(s, &unit_m, axes, NULL) == 1;
-  char up[3], front[3], coord[3];
-  axis_name(axes[0], up);
-  axis_name(axes[1], front);
-  axis_name(axes[2], coord);
-  if (json) {
-    cli_json_head(stdout, "info");
-    printf(",\"path\":");
-    cli_json_string(stdout, path);
-    static const char* const k_rule_json[] = {"none", "skins", "hierarchy", "all"};
-    printf(
-        ",\"format\":\"model\",\"seconds\":%.4f,\"joint_count\":%u,\"deform_joint_count\":%u,"
-        "\"deform_rule\":\"%s\",\"stored_tail_count\":%u,\"mesh_count\":%u,\"animation_count\":%u",
-        sk_scene_load_seconds(s), joints, ndeform, k_rule_json[rule <= 3 ? rule : 0], tails, nm, na);
-    printf(",\"frame\":{\"declared\":%s,\"unit_metres\":%.9g,\"up\":\"%s\",\"front\":\"%s\",\"coord\":\"%s\"}",
-           declared ? "true" : "false", unit_m, up, front, coord);
-    printf(",\"meshes\":[");
-    for (uint32_t m = 0; m < nm; ++m) {
-      const sk_skin_report* r = &reps[m].skin;
-      printf("%s{\"name\":", m ? "," : "");
-      cli_json_string(stdout, sk_scene_mesh_name(s, m));
-      const char* object = cli_mesh_object(s, m);
-      if (object) {
-        printf(",\"object\":");
-        cli_json_string(stdout, object);
-      }
-      printf(",\"vertex_count\":%zu,\"triangle_count\":%zu,\"skinned\":%s", sk_scene_mesh_vertex_count(s, m),
-             sk_scene_mesh_index_count(s, m) / 3, reps[m].skinned ? "true" : "false");
-      print_streams(s, m, 1);
-      printf(",\"part_count\":%u", sk_scene_mesh_part_count(s, m));
-      if (sk_scene_mesh_material(s, m) >= 0) printf(",\"material\":%d", (int)sk_scene_mesh_material(s, m));
-      if (reps[m].skinned) {
-        printf(",\"max_influences\":%u,\"weight_sum_min\":%.6g,\"weight_sum_max\":%.6g,\"histogram\":[",
-               r->max_influences, r->weight_sum_min, r->weight_sum_max);
-        for (int b = 0; b < SK_HISTOGRAM_BINS; ++b) printf("%s%llu", b ? "," : "", (unsigned long long)r->histogram[b]);
-        printf("]");
-      }
-      printf("}");
-    }
-    printf("],\"animations\":[");
-    for (uint32_t a = 0; a < na; ++a) {
-      printf("%s{\"name\":", a ? "," : "");
-      cli_json_string(stdout, sk_scene_animation_name(s, a));
-      printf(",\"duration\":%.4f,\"shape_keyed_meshes\":%u}", sk_scene_animation_duration(s, a),
-             shape_keyed_meshes(s, a));
-    }
-    printf("],\"joints\":[");
-    for (uint32_t j = 0; j < joints; ++j) {
-      printf("%s{\"name\":", j ? "," : "");
-      cli_json_string(stdout, sk_skeleton_joint_name(sk, j));
-      int32_t p = sk_skeleton_joint_parent(sk, j);
-      printf(",\"parent\":%d,\"deform\":%s,\"vertex_count\":%llu}", p >= 0 && (uint32_t)p < joints ? (int)p : -1,
-             deform[j] ? "true" : "false", (unsigned long long)verts[j]);
-    }
-    printf("]");
-    print_scene_json(s);
-    printf("}\n");
-  } else {
-    static const char* const k_rule[] = {"", "listed by the skins", "no skin: the bone hierarchy",
-                                         "no skin: every node"};
-    printf("%s: %u mesh(es), %u joint(s), %u animation(s), loaded in %.3f s%s\n", path, nm, joints, na,
-           sk_scene_load_seconds(s), skinned ? "" : " -- no skin");
-    if (joints) printf("  deform joints: %u of %u (%s)\n", ndeform, joints, k_rule[rule <= 3 ? rule : 0]);
-    if (tails)
-      printf(
-          "  bone tails: %u of %u given by the file (Blender's Collada tips, _end leaf bones); bind infers the "
-          "others\n",
-          tails, joints);
-    if (declared)
-      printf("  frame: 1 unit = %g m, %s up, %s front (the file's FBX GlobalSettings); .glb and .gltf are written "
-             "in metres, +Y up, .dae in metres, +Z up\n", unit_m, up, front);
-    for (uint32_t m = 0; m < nm; ++m) {
-      const sk_skin_report* r = &reps[m].skin;
-      const char* object = cli_mesh_object(s, m);
-      printf("  mesh %u \"%s\"", m, sk_scene_mesh_name(s, m));
-      if (object) printf(" (object \"%s\")", object);
-      printf(": %zu vertices, %zu triangles", sk_scene_mesh_vertex_count(s, m), sk_scene_mesh_index_count(s, m) / 3);
-      if (!reps[m].skinned) {
-        printf(", not skinned\n");
-        print_streams(s, m, 0);
-        continue;
-      }
-      printf(", max %u influences, weight sums %.4f..%.4f\n    influences:", r->max_influences, r->weight_sum_min,
-             r->weight_sum_max);
-      for (int b = 0; b < SK_HISTOGRAM_BINS; ++b)
-        if (r->histogram[b]) printf(" %d%s:%llu", b, b == SK_HISTOGRAM_BINS - 1 ? "+" : "", (unsigned long long)r->histogram[b]);
-      printf("\n");
-      print_streams(s, m, 0);
-    }
-    for (uint32_t a = 0; a < na && a < 20; ++a) {
-      const uint32_t keyed = shape_keyed_meshes(s, a);
-      printf("  animation %u \"%s\": %.3f s", a, sk_scene_animation_name(s, a), sk_scene_animation_duration(s, a));
-      printf(keyed ? ", keys the blend shapes of %u mesh(es)\n" : "\n", keyed);
-    }
-    if (na > 20) printf("  ... %u more animations\n", na - 20);
-    print_scene_text(s);
-    if (joints) print_tree(sk, joints, deform, verts);
-    sk_error e;
-    if (!skinned && sk_scene_require_skin(s, &e) == SK_ERR_NO_SKIN) printf("  note: %s\n", e.message);
-  }
-  free(reps);
-  free(deform);
-  free(verts);
-  sk_scene_destroy(s);
-  return 0;
+  info_data d;
+  memset(&d, 0, sizeof d);
+  d.path = path;
+  if (cli_load_scene("info", path, NULL, &d.s)) return 2;
+  int rc = info_gather(&d);
+  if (!rc && json)
+    info_json(&d);
+  else if (!rc)
+    info_text(&d);
+  info_data_free(&d);
+  return rc;
 }
 
 int cli_info(int argc, char** argv) {

@@ -1,5 +1,7 @@
 /* cli_skf.c - `skinkit pack`, `skinkit unpack` and the .skf part of `skinkit info` (uses only skinkit.h). */
 #define _DEFAULT_SOURCE /* fdopen, O_CLOEXEC */
+#include "cli_skf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,7 +13,6 @@
 #include <unistd.h>
 
 #include "cli_common.h"
-#include "cli_skf.h"
 #include "skinkit.h"
 
 const char cli_pack_usage[] =
@@ -35,7 +36,8 @@ const char cli_unpack_usage[] =
     "usage: skinkit unpack IN.skf [--json [FILE|-]] [--indices-from MODEL] [--max-vertices N]\n"
     "  Decodes an .skf file: joint table and per-vertex JOINTS/WEIGHTS of every mesh. Meshes coded in triangle\n"
     "  order need their index buffers, welded meshes their positions: --indices-from takes both from the model\n"
-    "  the file was packed from (its skinned meshes in order). Without it, the model is looked for beside IN: IN without its .skf\n"
+    "  the file was packed from (its skinned meshes in order). Without it, the model is looked for beside IN: IN "
+    "without its .skf\n"
     "  (what `skinkit pack` names its output by default), else the same stem with a model extension (.glb,\n"
     "  .gltf, .fbx, .dae, ...); a model whose index buffers do not match is refused. Text lists the first N\n"
     "  vertices per mesh (default 8; JSON lists all unless --max-vertices is given). --json: schema\n"
@@ -122,11 +124,11 @@ static void pack_json(sk_scene* s, const char* in, const char* out, const sk_skf
   cli_json_string(stdout, in);
   printf(",\"output\":");
   cli_json_string(stdout, out);
-  printf(",\"seconds\":%.4f,\"bytes\":%zu,\"bytes_per_vertex\":%.4f,\"profile\":\"%s\",\"weight_bits\":%u,"
-         "\"joint_count\":%u,\"vertex_count\":%zu,\"mesh_count\":%u,\"meshes\":[",
-         seconds, bytes, verts ? (double)bytes / (double)verts : 0.0, (d->flags & SK_SKF_FAST) ? "fast" : "default",
-         d->weight_bits ? d->weight_bits : 8u,
-         sk_skeleton_joint_count(d->skeleton), verts, d->mesh_count);
+  printf(
+      ",\"seconds\":%.4f,\"bytes\":%zu,\"bytes_per_vertex\":%.4f,\"profile\":\"%s\",\"weight_bits\":%u,"
+      "\"joint_count\":%u,\"vertex_count\":%zu,\"mesh_count\":%u,\"meshes\":[",
+      seconds, bytes, verts ? (double)bytes / (double)verts : 0.0, (d->flags & SK_SKF_FAST) ? "fast" : "default",
+      d->weight_bits ? d->weight_bits : 8u, sk_skeleton_joint_count(d->skeleton), verts, d->mesh_count);
   uint32_t k = 0;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m) {
     if (!sk_scene_mesh_skin(s, m)) continue;
@@ -175,94 +177,107 @@ static void warn_unpackable(sk_scene* s, uint32_t m, const sk_skin* skin) {
           sk_scene_mesh_name(s, m), (unsigned long long)r.nan, (unsigned long long)r.negative);
 }
 
-int cli_pack(int argc, char** argv) {
-  const char *in = NULL, *out = NULL;
-  int force = 0, json = 0, cor = 0;
-  double t0 = seconds_now();
-  sk_skf_encode_desc d = {0};
-  d.size = sizeof d;
+/* What `skinkit pack` was asked: IN, OUT (NULL: the default name), the switches and the encoder's settings (its
+ * skeleton and meshes are filled in by pack_encode). */
+typedef struct pack_args {
+  const char *in, *out;
+  int force, json, cor;
+  sk_skf_encode_desc d;
+} pack_args;
+
+/* The meshes handed to the encoder: per packed (skinned) mesh its copied positions and indices and, with --cor, its
+ * centres; n of them, verts vertices in all. */
+typedef struct pack_meshes {
+  sk_skf_mesh* ms;
+  float** cs; /* --cor: per packed mesh, its centres */
+  uint32_t n;
+  size_t verts;
+} pack_meshes;
+
+/* The arguments of pack into p. 0, or the exit status (2) after a message. */
+static int pack_parse_args(int argc, char** argv, pack_args* p) {
+  memset(p, 0, sizeof *p);
+  p->d.size = sizeof p->d;
+  sk_skf_encode_desc* d = &p->d;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "-o")) { /* cli_take_output puts -o/--output last: a positional OUT came first */
-      if (out) return cli_arg_error("pack", "OUT given twice (as an argument and with -o/--output)");
-      if (!(out = cli_arg_value("pack", argc, argv, &i))) return 2;
+      if (p->out) return cli_arg_error("pack", "OUT given twice (as an argument and with -o/--output)");
+      if (!(p->out = cli_arg_value("pack", argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--bits")) {
       const char* v = cli_arg_value("pack", argc, argv, &i);
       if (!v) return 2;
-      if (!cli_parse_u32(v, 8, 16, &d.weight_bits) || (d.weight_bits != 8 && d.weight_bits != 16))
+      if (!cli_parse_u32(v, 8, 16, &d->weight_bits) || (d->weight_bits != 8 && d->weight_bits != 16))
         return cli_arg_error("pack", "--bits takes 8 or 16, not \"%s\"", v);
     } else if (!strcmp(a, "--max-influences")) {
       const char* v = cli_arg_value("pack", argc, argv, &i);
-      if (!v || cli_arg_u32("pack", a, v, 1, 8, &d.max_influences)) return 2;
+      if (!v || cli_arg_u32("pack", a, v, 1, 8, &d->max_influences)) return 2;
     } else if (!strcmp(a, "--level")) {
       const char* v = cli_arg_value("pack", argc, argv, &i);
-      if (!v || cli_arg_u32("pack", a, v, 1, 9, &d.level)) return 2;
+      if (!v || cli_arg_u32("pack", a, v, 1, 9, &d->level)) return 2;
     } else if (!strcmp(a, "--file-order")) {
-      d.flags |= SK_SKF_FILE_ORDER;
+      d->flags |= SK_SKF_FILE_ORDER;
     } else if (!strcmp(a, "--no-weld")) {
-      d.flags |= SK_SKF_NO_WELD;
+      d->flags |= SK_SKF_NO_WELD;
     } else if (!strcmp(a, "--profile")) {
       const char* v = cli_arg_value("pack", argc, argv, &i);
       if (!v) return 2;
       if (!strcmp(v, "fast"))
-        d.flags |= SK_SKF_FAST;
+        d->flags |= SK_SKF_FAST;
       else if (!strcmp(v, "default"))
-        d.flags &= ~(uint32_t)SK_SKF_FAST;
+        d->flags &= ~(uint32_t)SK_SKF_FAST;
       else
         return cli_arg_error("pack", "--profile takes default or fast, not \"%s\"", v);
     } else if (!strcmp(a, "--cor")) {
-      cor = 1;
+      p->cor = 1;
     } else if (!strcmp(a, "--force")) {
-      force = 1;
+      p->force = 1;
     } else if (!strcmp(a, "--json")) {
-      json = 1;
-    } else if (!in && a[0] != '-') {
-      in = a;
-    } else if (!out && a[0] != '-') { /* skinkit pack IN OUT, as convert, bind and weights take it */
-      out = a;
+      p->json = 1;
+    } else if (!p->in && a[0] != '-') {
+      p->in = a;
+    } else if (!p->out && a[0] != '-') { /* skinkit pack IN OUT, as convert, bind and weights take it */
+      p->out = a;
     } else {
       return cli_arg_unknown("pack", a);
     }
   }
-  if (!in) return cli_arg_error("pack", "needs IN");
-  if (out && cli_check_model_output("pack", out)) return 2;
-  char* def_out = NULL;
-  if (!out) {
-    def_out = malloc(strlen(in) + 5);
-    if (!def_out) return 2;
-    sprintf(def_out, "%s.skf", in);
-    out = def_out;
+  if (!p->in) return cli_arg_error("pack", "needs IN");
+  return 0;
+}
+
+/* Settles OUT: IN with .skf appended when not given (*def_out: that name, for the caller to free); IN itself is
+ * refused, an existing OUT too without --force. 0, or the exit status (1 or 2) after a message. */
+static int pack_check_output(pack_args* p, char** def_out) {
+  *def_out = NULL;
+  if (p->out && cli_check_model_output("pack", p->out)) return 2;
+  if (!p->out) {
+    *def_out = malloc(strlen(p->in) + 5);
+    if (!*def_out) return 2;
+    sprintf(*def_out, "%s.skf", p->in);
+    p->out = *def_out;
   }
   struct stat st_out;
-  if (stat(out, &st_out) == 0) {
-    if (cli_same_file(in, out)) {
-      fprintf(stderr, "skinkit pack: refusing to overwrite the input %s\n", in);
-      free(def_out);
+  if (stat(p->out, &st_out) == 0) {
+    if (cli_same_file(p->in, p->out)) {
+      fprintf(stderr, "skinkit pack: refusing to overwrite the input %s\n", p->in);
       return 2;
     }
-    if (!force) {
-      fprintf(stderr, "skinkit pack: %s exists (use --force to replace it)\n", out);
-      free(def_out);
+    if (!p->force) {
+      fprintf(stderr, "skinkit pack: %s exists (use --force to replace it)\n", p->out);
       return 1;
     }
   }
-  sk_error err;
-  sk_scene* s = NULL;
-  int status = 2;
-  sk_skf_mesh* ms = NULL;
-  float** cs = NULL; /* --cor: per packed mesh, its centres */
-  unsigned char* buf = NULL;
-  uint32_t n = 0;
-  if (cli_load_scene("pack", in, NULL, &s)) goto done;
-  if (sk_scene_require_skin(s, &err)) {
-    fprintf(stderr, "skinkit pack: %s\n", err.message);
-    goto done;
-  }
+  return 0;
+}
+
+/* Copies the positions and indices of every skinned mesh of s into pm (with --cor, their centres of rotation too),
+ * naming weights the encoder leaves out. 0, or 2 (after a message, but when the mesh table itself has no memory). */
+static int pack_collect(sk_scene* s, int cor, pack_meshes* pm) {
   uint32_t mc = sk_scene_mesh_count(s);
-  ms = calloc(mc ? mc : 1, sizeof *ms);
-  cs = calloc(mc ? mc : 1, sizeof *cs);
-  if (!ms || !cs) goto done;
-  size_t verts = 0;
+  pm->ms = calloc(mc ? mc : 1, sizeof *pm->ms);
+  pm->cs = calloc(mc ? mc : 1, sizeof *pm->cs);
+  if (!pm->ms || !pm->cs) return 2;
   for (uint32_t m = 0; m < mc; ++m) {
     sk_skin* skin = sk_scene_mesh_skin(s, m);
     if (!skin) continue;
@@ -273,51 +288,91 @@ int cli_pack(int argc, char** argv) {
       free(pos);
       free(ix);
       fprintf(stderr, "skinkit pack: out of memory\n");
-      goto done;
+      return 2;
     }
     sk_scene_mesh_positions(s, m, pos, nv * 3);
     sk_scene_mesh_indices(s, m, ix, ni);
     warn_unpackable(s, m, skin);
-    ms[n].skin = skin;
-    ms[n].positions = pos;
-    ms[n].indices = ix;
-    ms[n].index_count = ni;
-    verts += nv;
-    ++n;
-    if (cor && !(cs[n - 1] = pack_centers(skin, pos, nv, ix, ni))) goto done;
+    pm->ms[pm->n].skin = skin;
+    pm->ms[pm->n].positions = pos;
+    pm->ms[pm->n].indices = ix;
+    pm->ms[pm->n].index_count = ni;
+    pm->verts += nv;
+    ++pm->n;
+    if (cor && !(pm->cs[pm->n - 1] = pack_centers(skin, pos, nv, ix, ni))) return 2;
   }
-  d.skeleton = sk_scene_skeleton(s);
-  d.meshes = ms;
-  d.mesh_count = n;
-  d.centers = cor ? (const float* const*)cs : NULL;
-  size_t bound = sk_skf_encode_bound(&d), size = 0;
-  buf = bound ? malloc(bound) : NULL;
-  if (!buf) {
+  return 0;
+}
+
+/* Frees what pack_collect copied, also when it stopped half-way. */
+static void pack_meshes_free(pack_meshes* pm) {
+  for (uint32_t m = 0; pm->ms && m < pm->n; ++m) {
+    free((void*)pm->ms[m].positions);
+    free((void*)pm->ms[m].indices);
+    if (pm->cs) free(pm->cs[m]);
+  }
+  free(pm->ms);
+  free(pm->cs);
+}
+
+/* Encodes the meshes of pm with s's skeleton into *buf (*size bytes) and writes OUT. 0, or 2 after a message. */
+static int pack_encode(pack_args* p, sk_scene* s, const pack_meshes* pm, unsigned char** buf, size_t* size) {
+  sk_error err;
+  sk_skf_encode_desc* d = &p->d;
+  d->skeleton = sk_scene_skeleton(s);
+  d->meshes = pm->ms;
+  d->mesh_count = pm->n;
+  d->centers = p->cor ? (const float* const*)pm->cs : NULL;
+  size_t bound = sk_skf_encode_bound(d);
+  *buf = bound ? malloc(bound) : NULL;
+  if (!*buf) {
     fprintf(stderr, "skinkit pack: invalid input or out of memory\n");
-    goto done;
+    return 2;
   }
-  if (sk_skf_encode(&d, buf, bound, &size, &err)) {
+  if (sk_skf_encode(d, *buf, bound, size, &err)) {
+    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    return 2;
+  }
+  if (sk_write_file_atomic(p->out, *buf, *size, &err)) { /* a failed write leaves the previous OUT unchanged */
+    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    return 2;
+  }
+  return 0;
+}
+
+int cli_pack(int argc, char** argv) {
+  double t0 = seconds_now();
+  pack_args p;
+  int status = pack_parse_args(argc, argv, &p);
+  if (status) return status;
+  char* def_out = NULL;
+  if ((status = pack_check_output(&p, &def_out))) {
+    free(def_out);
+    return status;
+  }
+  sk_error err;
+  sk_scene* s = NULL;
+  pack_meshes pm = {0};
+  unsigned char* buf = NULL;
+  size_t size = 0;
+  status = 2;
+  if (cli_load_scene("pack", p.in, NULL, &s)) goto done;
+  if (sk_scene_require_skin(s, &err)) {
     fprintf(stderr, "skinkit pack: %s\n", err.message);
     goto done;
   }
-  if (sk_write_file_atomic(out, buf, size, &err)) { /* a failed write leaves the previous OUT unchanged */
-    fprintf(stderr, "skinkit pack: %s\n", err.message);
-    goto done;
-  }
-  if (json)
-    pack_json(s, in, out, &d, size, verts, seconds_now() - t0);
+  if (pack_collect(s, p.cor, &pm) || pack_encode(&p, s, &pm, &buf, &size)) goto done;
+  if (p.json)
+    pack_json(s, p.in, p.out, &p.d, size, pm.verts, seconds_now() - t0);
   else
-    printf("%s: %u skinned meshes, %zu vertices, %u joints -> %s: %zu bytes (%.3f bytes/vertex with the joint "
-           "table)\n", in, n, verts, sk_skeleton_joint_count(d.skeleton), out, size, verts ? (double)size / verts : 0.0);
+    printf(
+        "%s: %u skinned meshes, %zu vertices, %u joints -> %s: %zu bytes (%.3f bytes/vertex with the joint "
+        "table)\n",
+        p.in, pm.n, pm.verts, sk_skeleton_joint_count(p.d.skeleton), p.out, size,
+        pm.verts ? (double)size / pm.verts : 0.0);
   status = 0;
 done:
-  for (uint32_t m = 0; ms && m < n; ++m) {
-    free((void*)ms[m].positions);
-    free((void*)ms[m].indices);
-    if (cs) free(cs[m]);
-  }
-  free(ms);
-  free(cs);
+  pack_meshes_free(&pm);
   free(buf);
   free(def_out);
   sk_scene_destroy(s);
@@ -347,7 +402,8 @@ static int load_skf(const char* cmd, const char* path, unsigned char** data, siz
 static char* find_model_beside(const char* in) {
   size_t n = strlen(in);
   if (n < 5 || strcasecmp(in + n - 4, ".skf")) return NULL;
-  static const char* const exts[] = {"", ".glb", ".gltf", ".fbx", ".dae", ".x", ".b3d", ".md5mesh", ".mesh", ".iqm", ".smd"};
+  static const char* const exts[] = {"",     ".glb",     ".gltf", ".fbx", ".dae", ".x",
+                                     ".b3d", ".md5mesh", ".mesh", ".iqm", ".smd"};
   for (size_t e = 0; e < sizeof exts / sizeof exts[0]; ++e) {
     char* path = malloc(n + 16);
     if (!path) return NULL;
@@ -364,76 +420,91 @@ static char* find_model_beside(const char* in) {
   return NULL;
 }
 
-int cli_unpack(int argc, char** argv) {
-  const char *in = NULL, *model = NULL;
-  int json = 0;
-  uint32_t max_v = 0;
+/* What `skinkit unpack` was asked and what it read: IN's bytes and header, and the model (--indices-from, or found
+ * beside IN) whose skinned meshes, in order, supply the index buffers and positions. */
+typedef struct unpack_state {
+  const char *in, *model;
+  int json;
+  uint32_t max_v; /* vertices listed per mesh */
+  const unsigned char* data;
+  size_t size;
+  sk_skf_info info;
+  sk_scene* sc;          /* the model, or NULL */
+  uint32_t scene_meshes; /* its mesh count */
+  uint32_t scene_m;      /* the next of its meshes to look at */
+  uint32_t skinned_seen; /* its skinned meshes handed out so far */
+} unpack_state;
+
+/* One decoded mesh: vc vertices of k joint and weight slots (u16 both), its centres or NULL; failed: not decoded. */
+typedef struct unpack_vertices {
+  size_t vc;
+  uint32_t k;
+  const uint16_t *jo, *we;
+  const float* cen;
+  int failed;
+} unpack_vertices;
+
+/* The arguments of unpack into st. 0, or the exit status (2) after a message. */
+static int unpack_parse_args(int argc, char** argv, unpack_state* st) {
+  memset(st, 0, sizeof *st);
   int max_set = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--json")) {
-      json = 1;
+      st->json = 1;
     } else if (!strcmp(argv[i], "--indices-from")) {
-      if (!(model = cli_arg_value("unpack", argc, argv, &i))) return 2;
+      if (!(st->model = cli_arg_value("unpack", argc, argv, &i))) return 2;
     } else if (!strcmp(argv[i], "--max-vertices")) {
       const char* v = cli_arg_value("unpack", argc, argv, &i);
-      if (!v || cli_arg_u32("unpack", "--max-vertices", v, 0, 0xffffffffu, &max_v)) return 2;
+      if (!v || cli_arg_u32("unpack", "--max-vertices", v, 0, 0xffffffffu, &st->max_v)) return 2;
       max_set = 1;
-    } else if (!in && argv[i][0] != '-') {
-      in = argv[i];
+    } else if (!st->in && argv[i][0] != '-') {
+      st->in = argv[i];
     } else {
       return cli_arg_unknown("unpack", argv[i]);
     }
   }
-  if (!in) return cli_arg_error("unpack", "needs IN");
-  if (!max_set) max_v = json ? 0xffffffffu : 8u;
-  unsigned char* data;
-  size_t size;
-  sk_skf_info info;
-  if (!load_skf("unpack", in, &data, &size, &info)) return 2;
-  sk_error err;
-  sk_scene* sc = NULL;
-  char* found = NULL;
-  if (!model) {
-    int needs = 0;
-    for (uint32_t m = 0; m < info.mesh_count && !needs; ++m) {
-      sk_skf_mesh_info mi = {0};
-      mi.size = sizeof mi;
-      needs = !sk_skf_get_mesh_info(data, size, m, &mi, NULL) && mi.order;
-    }
-    if (needs && (found = find_model_beside(in)) != NULL) {
-      model = found;
-      fprintf(stderr, "skinkit unpack: index buffers and positions from %s (found beside %s; --indices-from "
-              "overrides)\n", model, in);
-    }
+  if (!st->in) return cli_arg_error("unpack", "needs IN");
+  if (!max_set) st->max_v = st->json ? 0xffffffffu : 8u;
+  return 0;
+}
+
+/* Without --indices-from, when some mesh of IN was coded in triangle order: the model found beside IN
+ * (find_model_beside) becomes st->model, said on stderr. Returns that malloc'ed path, or NULL. */
+static char* unpack_find_model(unpack_state* st) {
+  int needs = 0;
+  for (uint32_t m = 0; m < st->info.mesh_count && !needs; ++m) {
+    sk_skf_mesh_info mi = {0};
+    mi.size = sizeof mi;
+    needs = !sk_skf_get_mesh_info(st->data, st->size, m, &mi, NULL) && mi.order;
   }
-  if (model && cli_load_scene("unpack", model, NULL, &sc)) {
-    free(data);
-    free(found);
-    return 2;
+  char* found = needs ? find_model_beside(st->in) : NULL;
+  if (found) {
+    st->model = found;
+    fprintf(stderr,
+            "skinkit unpack: index buffers and positions from %s (found beside %s; --indices-from "
+            "overrides)\n",
+            st->model, st->in);
   }
-  int status = 0;
-  uint32_t nj = info.joint_count;
-  int32_t* parents = malloc(nj * sizeof *parents);
-  float* ib = malloc(16 * (size_t)nj * sizeof *ib);
-  char* names = malloc(info.names_size + 1);
-  if (!parents || !ib || !names || sk_skf_decode_skeleton(data, size, parents, ib, names, info.names_size, &err)) {
-    fprintf(stderr, "skinkit unpack: %s\n", parents && ib && names ? err.message : "out of memory");
-    status = 2;
-    goto done;
-  }
-  if (json) {
+  return found;
+}
+
+/* The header (a text line, or the head of the JSON object up to its "joints" array, left open), then the joints: all
+ * of them in JSON, the first 64 in text. */
+static void unpack_print_joints(const unpack_state* st, const int32_t* parents, const float* ib, const char* names) {
+  uint32_t nj = st->info.joint_count;
+  if (st->json) {
     cli_json_head(stdout, "unpack");
     printf(",\"path\":");
-    cli_json_string(stdout, in);
-    printf(",\"weight_bits\":%u,\"joint_count\":%u,\"mesh_count\":%u,\"joints\":[", info.weight_bits, nj,
-           info.mesh_count);
+    cli_json_string(stdout, st->in);
+    printf(",\"weight_bits\":%u,\"joint_count\":%u,\"mesh_count\":%u,\"joints\":[", st->info.weight_bits, nj,
+           st->info.mesh_count);
   } else {
-    printf("%s: %u joints, %u meshes, %llu vertices, %u-bit weights\n", in, nj, info.mesh_count,
-           (unsigned long long)info.vertex_count, info.weight_bits);
+    printf("%s: %u joints, %u meshes, %llu vertices, %u-bit weights\n", st->in, nj, st->info.mesh_count,
+           (unsigned long long)st->info.vertex_count, st->info.weight_bits);
   }
   const char* nm = names;
   for (uint32_t j = 0; j < nj; ++j) {
-    if (json) {
+    if (st->json) {
       printf("%s{\"name\":", j ? "," : "");
       cli_json_string(stdout, nm);
       printf(",\"parent\":%d,\"inverse_bind\":[", parents[j]);
@@ -444,126 +515,209 @@ int cli_unpack(int argc, char** argv) {
     }
     nm += strlen(nm) + 1;
   }
-  if (json) printf("],\"meshes\":[");
-  uint32_t skinned_seen = 0, scene_meshes = sc ? sk_scene_mesh_count(sc) : 0, scene_m = 0;
-  for (uint32_t m = 0; m < info.mesh_count; ++m) {
+}
+
+/* Decodes IN's joint table and prints it with the header (unpack_print_joints). 0, or 2 after a message. */
+static int unpack_skeleton(const unpack_state* st) {
+  sk_error err;
+  uint32_t nj = st->info.joint_count;
+  int32_t* parents = malloc(nj * sizeof *parents);
+  float* ib = malloc(16 * (size_t)nj * sizeof *ib);
+  char* names = malloc(st->info.names_size + 1);
+  int status = 0;
+  if (!parents || !ib || !names ||
+      sk_skf_decode_skeleton(st->data, st->size, parents, ib, names, st->info.names_size, &err)) {
+    fprintf(stderr, "skinkit unpack: %s\n", parents && ib && names ? err.message : "out of memory");
+    status = 2;
+  } else {
+    unpack_print_joints(st, parents, ib, names);
+  }
+  free(parents);
+  free(ib);
+  free(names);
+  return status;
+}
+
+/* Copies of the index buffer and positions of the model's next skinned mesh into *ix and *pos (*ni indices, *np
+ * vertices); NULL without a model or past its last skinned mesh. */
+static void unpack_model_buffers(unpack_state* st, uint32_t** ix, float** pos, size_t* ni, size_t* np) {
+  sk_scene* sc = st->sc;
+  *ix = NULL;
+  *pos = NULL;
+  *ni = 0;
+  *np = 0;
+  /* the m-th skinned mesh of the model supplies the index buffer and the positions */
+  while (sc && st->scene_m < st->scene_meshes && !sk_scene_mesh_skin(sc, st->scene_m)) ++st->scene_m;
+  if (!sc || st->scene_m >= st->scene_meshes) return;
+  *ni = sk_scene_mesh_index_count(sc, st->scene_m);
+  *np = sk_scene_mesh_vertex_count(sc, st->scene_m);
+  *ix = malloc(*ni * sizeof **ix + 1);
+  *pos = malloc(*np * 3 * sizeof **pos + 1);
+  if (*ix) sk_scene_mesh_indices(sc, st->scene_m, *ix, *ni);
+  if (*pos) sk_scene_mesh_positions(sc, st->scene_m, *pos, *np * 3);
+  ++st->scene_m;
+  ++st->skinned_seen;
+}
+
+/* Whether the model's buffers for mesh m lack the counts it was packed with (not the model it was packed from): then
+ * a message and, in JSON, the mesh's entry as not decoded. */
+static int unpack_mismatch(const unpack_state* st, uint32_t m, const sk_skf_mesh_info* mi, const uint32_t* ix,
+                           const float* pos, size_t ni, size_t np) {
+  if (!((mi->order && ix && ni != mi->index_count) || (mi->order == 2 && pos && np != mi->vertex_count))) return 0;
+  /* never hand the decoder a shorter buffer than the count it is told */
+  if (ni != mi->index_count)
+    fprintf(stderr,
+            "skinkit unpack: mesh %u: %s has %zu indices for it, the file was packed with %llu: not the "
+            "model it was packed from\n",
+            m, st->model, ni, (unsigned long long)mi->index_count);
+  else
+    fprintf(stderr,
+            "skinkit unpack: mesh %u: %s has %zu vertices for it, the file was packed with %llu: not the "
+            "model it was packed from\n",
+            m, st->model, np, (unsigned long long)mi->vertex_count);
+  if (st->json)
+    printf("%s{\"name\":\"mesh%u\",\"vertex_count\":%llu,\"decoded\":false}", m ? "," : "", m,
+           (unsigned long long)mi->vertex_count);
+  return 1;
+}
+
+/* Mesh m as an element of the JSON "meshes" array, named as the model names it (else "meshN"), with the joints and
+ * weights of its first max_v vertices. */
+static void unpack_mesh_json(const unpack_state* st, uint32_t m, const sk_skf_mesh_info* mi,
+                             const unpack_vertices* uv) {
+  /* {"name", "vertex_count", "vertex_joints": [[...] per vertex], "vertex_weights": [[...] per vertex, integers in the
+   * file's precision: sum 255 for 8-bit files, 65535 for 16-bit]}; only non-zero influences are listed */
+  const char* mname = st->sc && st->skinned_seen ? sk_scene_mesh_name(st->sc, st->scene_m - 1) : NULL;
+  char fallback[32];
+  snprintf(fallback, sizeof fallback, "mesh%u", m);
+  printf("%s{\"name\":", m ? "," : "");
+  cli_json_string(stdout, mname ? mname : fallback);
+  printf(",\"vertex_count\":%zu,\"max_influences\":%u,\"order\":\"%s\",\"decoded\":%s", uv->vc, mi->max_influences,
+         mi->order == 2 ? "welded"
+         : mi->order    ? "index_buffer"
+                        : "file",
+         uv->failed ? "false" : "true");
+  const unsigned div = st->info.weight_bits == 8 ? 257u : 1u; /* decoded as u16: 8-bit values come as w * 257 */
+  const uint32_t k = uv->k;
+  for (int pass = 0; !uv->failed && pass < 2; ++pass) {
+    printf(pass ? ",\"vertex_weights\":[" : ",\"vertex_joints\":[");
+    for (size_t v = 0; v < uv->vc && v < st->max_v; ++v) {
+      printf("%s[", v ? "," : "");
+      int first = 1;
+      for (uint32_t s2 = 0; s2 < k; ++s2)
+        if (uv->we[v * k + s2]) {
+          printf("%s%u", first ? "" : ",", pass ? uv->we[v * k + s2] / div : uv->jo[v * k + s2]);
+          first = 0;
+        }
+      printf("]");
+    }
+    printf("]");
+  }
+  printf("}");
+}
+
+/* Mesh m as text: a line with its counts and order, then its first max_v vertices' joint:weight pairs (and centres). */
+static void unpack_mesh_text(const unpack_state* st, uint32_t m, const sk_skf_mesh_info* mi,
+                             const unpack_vertices* uv) {
+  const double scale = 65535.0; /* decoded as u16 either way (8-bit files: w * 257) */
+  const uint32_t k = uv->k;
+  const float* cen = uv->cen;
+  printf("mesh %u: %zu vertices, up to %u influences, %s order%s%s\n", m, uv->vc, mi->max_influences,
+         mi->order == 2 ? "welded"
+         : mi->order    ? "triangle"
+                        : "file",
+         cen ? ", centres of rotation" : "", uv->failed ? " (not decoded)" : "");
+  for (size_t v = 0; !uv->failed && v < uv->vc && v < st->max_v; ++v) {
+    printf("  v%zu:", v);
+    for (uint32_t s = 0; s < k; ++s)
+      if (uv->we[v * k + s]) printf(" %u:%.4f", uv->jo[v * k + s], uv->we[v * k + s] / scale);
+    if (cen) printf("  centre (%.6g, %.6g, %.6g)", cen[3 * v], cen[3 * v + 1], cen[3 * v + 2]);
+    printf("\n");
+  }
+}
+
+/* Decodes mesh m of IN (ix and pos: the model's buffers for it, or NULL) and prints it. 0, or 2 when it could not be
+ * decoded (after a message; it is still listed, as not decoded). */
+static int unpack_mesh(const unpack_state* st, uint32_t m, const sk_skf_mesh_info* mi, const uint32_t* ix,
+                       const float* pos) {
+  sk_error err;
+  size_t vc = (size_t)mi->vertex_count;
+  uint32_t k = mi->max_influences > 4 ? 8 : 4;
+  uint16_t* jo = malloc(vc * k * 2 + 2);
+  uint16_t* we = malloc(vc * k * 2 + 2);
+  sk_skf_decode_desc d = {0};
+  d.size = sizeof d;
+  d.mesh = m;
+  d.influences = k;
+  d.joint_type = SK_TYPE_U16;
+  d.weight_type = SK_TYPE_U16;
+  d.joints = jo;
+  d.weights = we;
+  d.vertex_capacity = vc;
+  d.indices = mi->order ? ix : NULL;
+  d.index_count = mi->order ? (size_t)mi->index_count : 0;
+  d.positions = mi->order == 2 ? pos : NULL;
+  float* cen =
+      mi->has_centers && !st->json ? malloc(vc * 3 * sizeof *cen + 1) : NULL; /* the JSON schema has no centres */
+  d.centers = cen;
+  sk_result rc = jo && we && (cen || !mi->has_centers || st->json) ? sk_skf_decode(st->data, st->size, &d, &err)
+                                                                   : SK_ERR_OUT_OF_MEMORY;
+  if (rc)
+    fprintf(stderr, "skinkit unpack: mesh %u: %s%s\n", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
+            mi->order && !st->model ? " (use --indices-from MODEL)" : "");
+  const unpack_vertices uv = {vc, k, jo, we, cen, rc != SK_OK};
+  if (st->json)
+    unpack_mesh_json(st, m, mi, &uv);
+  else
+    unpack_mesh_text(st, m, mi, &uv);
+  free(jo);
+  free(we);
+  free(cen);
+  return rc ? 2 : 0;
+}
+
+/* Every mesh of IN with the model's buffers for it, decoded and printed; the JSON object closed. 0, or 2 when some
+ * mesh could not be read or decoded (after a message). */
+static int unpack_meshes(unpack_state* st) {
+  int status = 0;
+  st->scene_meshes = st->sc ? sk_scene_mesh_count(st->sc) : 0;
+  if (st->json) printf("],\"meshes\":[");
+  for (uint32_t m = 0; m < st->info.mesh_count; ++m) {
+    sk_error err;
     sk_skf_mesh_info mi = {0};
     mi.size = sizeof mi;
-    if (sk_skf_get_mesh_info(data, size, m, &mi, &err)) {
+    if (sk_skf_get_mesh_info(st->data, st->size, m, &mi, &err)) {
       fprintf(stderr, "skinkit unpack: %s\n", err.message);
       status = 2;
       break;
     }
-    uint32_t* ix = NULL;
-    float* pos = NULL;
-    size_t ni = 0, np = 0;
-    /* the m-th skinned mesh of the model supplies the index buffer and the positions */
-    while (sc && scene_m < scene_meshes && !sk_scene_mesh_skin(sc, scene_m)) ++scene_m;
-    if (sc && scene_m < scene_meshes) {
-      ni = sk_scene_mesh_index_count(sc, scene_m);
-      np = sk_scene_mesh_vertex_count(sc, scene_m);
-      ix = malloc(ni * sizeof *ix + 1);
-      pos = malloc(np * 3 * sizeof *pos + 1);
-      if (ix) sk_scene_mesh_indices(sc, scene_m, ix, ni);
-      if (pos) sk_scene_mesh_positions(sc, scene_m, pos, np * 3);
-      ++scene_m;
-      ++skinned_seen;
-    }
-    if ((mi.order && ix && ni != mi.index_count) || (mi.order == 2 && pos && np != mi.vertex_count)) {
-      /* never hand the decoder a shorter buffer than the count it is told */
-      if (ni != mi.index_count)
-        fprintf(stderr, "skinkit unpack: mesh %u: %s has %zu indices for it, the file was packed with %llu: not the "
-                "model it was packed from\n", m, model, ni, (unsigned long long)mi.index_count);
-      else
-        fprintf(stderr, "skinkit unpack: mesh %u: %s has %zu vertices for it, the file was packed with %llu: not the "
-                "model it was packed from\n", m, model, np, (unsigned long long)mi.vertex_count);
-      free(ix);
-      free(pos);
-      ix = NULL;
-      status = 2;
-      if (json) printf("%s{\"name\":\"mesh%u\",\"vertex_count\":%llu,\"decoded\":false}", m ? "," : "", m,
-                       (unsigned long long)mi.vertex_count);
-      continue;
-    }
-    size_t vc = (size_t)mi.vertex_count;
-    uint32_t k = mi.max_influences > 4 ? 8 : 4;
-    uint16_t* jo = malloc(vc * k * 2 + 2);
-    uint16_t* we = malloc(vc * k * 2 + 2);
-    sk_skf_decode_desc d = {0};
-    d.size = sizeof d;
-    d.mesh = m;
-    d.influences = k;
-    d.joint_type = SK_TYPE_U16;
-    d.weight_type = SK_TYPE_U16;
-    d.joints = jo;
-    d.weights = we;
-    d.vertex_capacity = vc;
-    d.indices = mi.order ? ix : NULL;
-    d.index_count = mi.order ? (size_t)mi.index_count : 0;
-    d.positions = mi.order == 2 ? pos : NULL;
-    float* cen = mi.has_centers && !json ? malloc(vc * 3 * sizeof *cen + 1) : NULL; /* the JSON schema has no centres */
-    d.centers = cen;
-    sk_result rc = jo && we && (cen || !mi.has_centers || json) ? sk_skf_decode(data, size, &d, &err)
-                                                                 : SK_ERR_OUT_OF_MEMORY;
-    if (rc) {
-      fprintf(stderr, "skinkit unpack: mesh %u: %s%s\n", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
-              mi.order && !model ? " (use --indices-from MODEL)" : "");
-      status = 2;
-    }
-    const double scale = 65535.0; /* decoded as u16 either way (8-bit files: w * 257) */
-    if (json) {
-      /* {"name", "vertex_count", "vertex_joints": [[...] per vertex], "vertex_weights": [[...] per vertex, integers in the file's
-       * precision: sum 255 for 8-bit files, 65535 for 16-bit]}; only non-zero influences are listed */
-      const char* mname = sc && skinned_seen ? sk_scene_mesh_name(sc, scene_m - 1) : NULL;
-      char fallback[32];
-      snprintf(fallback, sizeof fallback, "mesh%u", m);
-      printf("%s{\"name\":", m ? "," : "");
-      cli_json_string(stdout, mname ? mname : fallback);
-      printf(",\"vertex_count\":%zu,\"max_influences\":%u,\"order\":\"%s\",\"decoded\":%s", vc, mi.max_influences,
-             mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file", rc ? "false" : "true");
-      const unsigned div = info.weight_bits == 8 ? 257u : 1u; /* decoded as u16: 8-bit values come as w * 257 */
-      for (int pass = 0; !rc && pass < 2; ++pass) {
-        printf(pass ? ",\"vertex_weights\":[" : ",\"vertex_joints\":[");
-        for (size_t v = 0; v < vc && v < max_v; ++v) {
-          printf("%s[", v ? "," : "");
-          int first = 1;
-          for (uint32_t s2 = 0; s2 < k; ++s2)
-            if (we[v * k + s2]) {
-              printf("%s%u", first ? "" : ",", pass ? we[v * k + s2] / div : jo[v * k + s2]);
-              first = 0;
-            }
-          printf("]");
-        }
-        printf("]");
-      }
-      printf("}");
-    } else {
-      printf("mesh %u: %zu vertices, up to %u influences, %s order%s%s\n", m, vc, mi.max_influences,
-             mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", cen ? ", centres of rotation" : "",
-             rc ? " (not decoded)" : "");
-      for (size_t v = 0; !rc && v < vc && v < max_v; ++v) {
-        printf("  v%zu:", v);
-        for (uint32_t s = 0; s < k; ++s)
-          if (we[v * k + s]) printf(" %u:%.4f", jo[v * k + s], we[v * k + s] / scale);
-        if (cen) printf("  centre (%.6g, %.6g, %.6g)", cen[3 * v], cen[3 * v + 1], cen[3 * v + 2]);
-        printf("\n");
-      }
-    }
-    free(jo);
-    free(we);
-    free(cen);
+    uint32_t* ix;
+    float* pos;
+    size_t ni, np;
+    unpack_model_buffers(st, &ix, &pos, &ni, &np);
+    if (unpack_mismatch(st, m, &mi, ix, pos, ni, np) || unpack_mesh(st, m, &mi, ix, pos)) status = 2;
     free(ix);
     free(pos);
   }
-  if (json) printf("]}\n");
-  (void)skinned_seen;
-done:
-  free(parents);
-  free(ib);
-  free(names);
+  if (st->json) printf("]}\n");
+  return status;
+}
+
+int cli_unpack(int argc, char** argv) {
+  unpack_state st;
+  int status = unpack_parse_args(argc, argv, &st);
+  if (status) return status;
+  unsigned char* data;
+  if (!load_skf("unpack", st.in, &data, &st.size, &st.info)) return 2;
+  st.data = data;
+  char* found = st.model ? NULL : unpack_find_model(&st);
+  if (st.model && cli_load_scene("unpack", st.model, NULL, &st.sc))
+    status = 2;
+  else if (!(status = unpack_skeleton(&st)))
+    status = unpack_meshes(&st);
   free(data);
   free(found);
-  sk_scene_destroy(sc);
+  sk_scene_destroy(st.sc);
   return status;
 }
 
@@ -631,13 +785,14 @@ int cli_skf_info(int argc, char** argv) {
     printf(",\"path\":");
     cli_json_string(stdout, in);
     printf(",\"influence_bytes\":%llu", influence_bytes);
-    printf(",\"format\":\"skf\",\"skf_version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,"
-           "\"joint_count\":%u,\"mesh_count\":%u,\"vertex_count\":%llu,\"max_influences\":%u,\"file_size\":%llu,"
-           "\"header_crc\":\"%08x\","
-           "\"payload_crc\":\"%08x\",\"chunks\":[",
-           info.major, info.minor, info.flags, info.weight_bits, info.joint_bits, info.joint_count, info.mesh_count,
-           (unsigned long long)info.vertex_count, info.max_influences, (unsigned long long)info.file_size,
-           info.header_crc, info.payload_crc);
+    printf(
+        ",\"format\":\"skf\",\"skf_version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,"
+        "\"joint_count\":%u,\"mesh_count\":%u,\"vertex_count\":%llu,\"max_influences\":%u,\"file_size\":%llu,"
+        "\"header_crc\":\"%08x\","
+        "\"payload_crc\":\"%08x\",\"chunks\":[",
+        info.major, info.minor, info.flags, info.weight_bits, info.joint_bits, info.joint_count, info.mesh_count,
+        (unsigned long long)info.vertex_count, info.max_influences, (unsigned long long)info.file_size, info.header_crc,
+        info.payload_crc);
     for (uint32_t i = 0; i < cc; ++i) {
       printf("%s{\"tag\":", i ? "," : "");
       cli_json_string(stdout, ch[i].tag); /* from the file: any bytes */
@@ -669,14 +824,19 @@ int cli_skf_info(int argc, char** argv) {
       break;
     }
     if (json)
-      printf("%s{\"vertex_count\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s", m ? "," : "",
-             (unsigned long long)mi.vertex_count, mi.max_influences, mi.order == 2 ? "welded" : mi.order ? "index_buffer" : "file",
+      printf("%s{\"vertex_count\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s",
+             m ? "," : "", (unsigned long long)mi.vertex_count, mi.max_influences,
+             mi.order == 2 ? "welded"
+             : mi.order    ? "index_buffer"
+                           : "file",
              (unsigned long long)mi.index_count, mi.group, mi.has_position_hash ? "" : "}");
     else
       printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u%s\n", m,
              (unsigned long long)mi.vertex_count, mi.max_influences,
-             mi.order == 2 ? "welded" : mi.order ? "triangle" : "file", mi.group,
-             mi.has_centers ? ", centres of rotation" : "");
+             mi.order == 2 ? "welded"
+             : mi.order    ? "triangle"
+                           : "file",
+             mi.group, mi.has_centers ? ", centres of rotation" : "");
     if (json && mi.has_position_hash) printf(",\"position_hash\":\"%08x\"}", mi.position_hash);
   }
   if (json) printf("]}\n");

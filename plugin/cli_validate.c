@@ -501,59 +501,67 @@ static void write_json_file(FILE* f, const file_result* fr) {
   fprintf(f, "]}");
 }
 
-int cli_validate(int argc, char** argv) {
-  list files = {0};
-  walker wk;
-  memset(&wk, 0, sizeof wk);
-  clock_gettime(CLOCK_MONOTONIC, &wk.start);
-  int walk_error = 0;
-  const char* json_out = NULL;
-  int jsonl = 0, jobs = 0, allow_unskinned = 0, named = 0;
-  double timeout = cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 300.0;
-  wk.timeout = timeout;
+/* What `skinkit validate` was asked besides its paths. */
+typedef struct validate_args {
+  const char* json_out;
+  int jsonl, jobs, allow_unskinned, named;
+  double timeout;
   sk_validate_options opts;
-  memset(&opts, 0, sizeof opts);
-  opts.size = sizeof opts;
+} validate_args;
+
+/* Counts of files by status; errors also count a walk that gave up and a summary that could not be written. */
+typedef struct tally {
+  size_t ok, findings, errors;
+} tally;
+
+/* The options of validate into va; the paths are only counted here (collect_files reads them). 0, or the exit
+ * status (2) after a message. */
+static int parse_validate_args(int argc, char** argv, validate_args* va) {
   /* options first (an argument error exits before any folder is walked), then the paths in order */
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* v = NULL;
     if (!strcmp(a, "--jsonl")) {
-      jsonl = 1;
+      va->jsonl = 1;
       continue;
     }
     if (!strcmp(a, "--allow-unskinned")) {
-      allow_unskinned = 1;
+      va->allow_unskinned = 1;
       continue;
     }
-    int jn = cli_arg_json("validate", argc, argv, i, &json_out);
+    int jn = cli_arg_json("validate", argc, argv, i, &va->json_out);
     if (jn < 0) return 2;
     if (jn) {
       i += jn - 1;
       continue;
     }
     if (a[0] != '-' || !a[1]) { /* a path ("-" is not an option) */
-      named++;
+      va->named++;
       continue;
     }
-    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--jobs") &&
-        strcmp(a, "--files-from"))
+    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--jobs") && strcmp(a, "--files-from"))
       return cli_arg_unknown("validate", a);
     if (!(v = cli_arg_value("validate", argc, argv, &i))) return 2;
     if (!strcmp(a, "--tolerance")) {
-      if (cli_arg_float("validate", a, v, 0.0, 1.0, CLI_OPEN_LO, &opts.tolerance)) return 2;
+      if (cli_arg_float("validate", a, v, 0.0, 1.0, CLI_OPEN_LO, &va->opts.tolerance)) return 2;
     } else if (!strcmp(a, "--max-influences")) {
-      if (cli_arg_u32("validate", a, v, 1, 255, &opts.max_influences)) return 2;
+      if (cli_arg_u32("validate", a, v, 1, 255, &va->opts.max_influences)) return 2;
     } else if (!strcmp(a, "--jobs")) {
       uint32_t n;
       if (cli_arg_u32("validate", a, v, 1, 4096, &n)) return 2;
-      jobs = (int)n;
+      va->jobs = (int)n;
     } else {
-      named++; /* --files-from */
+      va->named++; /* --files-from */
     }
   }
-  if (!named) return cli_arg_error("validate", "no PATH to check");
-  if (json_out && cli_check_output_dir("validate", json_out)) return 2;
+  if (!va->named) return cli_arg_error("validate", "no PATH to check");
+  if (va->json_out && cli_check_output_dir("validate", va->json_out)) return 2;
+  return 0;
+}
+
+/* The files to check, in argument order (folders walked, --files-from lists read), into files; *walk_error set when
+ * the walk gave up after the time limit. */
+static void collect_files(int argc, char** argv, walker* wk, list* files, int* walk_error) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* json_skip = NULL;
@@ -565,48 +573,63 @@ int cli_validate(int argc, char** argv) {
     if (!strcmp(a, "--jsonl") || !strcmp(a, "--allow-unskinned"))
       continue;
     else if (!strcmp(a, "--files-from"))
-      add_files_from(&wk, &files, argv[++i]);
+      add_files_from(wk, files, argv[++i]);
     else if (a[0] == '-' && a[1])
       ++i; /* an option with its value, read above */
     else
-      add_path(&wk, &files, a);
+      add_path(wk, files, a);
   }
-  free(wk.dirs.v);
-  free(wk.files.v);
-  if (wk.timed_out) {
-    fprintf(stderr, "skinkit validate: gave up collecting files after the time limit of %g s\n", timeout);
-    walk_error = 1;
+  free(wk->dirs.v);
+  free(wk->files.v);
+  if (wk->timed_out) {
+    fprintf(stderr, "skinkit validate: gave up collecting files after the time limit of %g s\n", wk->timeout);
+    *walk_error = 1;
   }
-  if (files.n == 0) {
-    fprintf(stderr, "skinkit validate: no files to check\n");
-    free(files.v);
-    return 2;
-  }
+}
+
+/* Workers to run: --jobs, else the CPU count; never more than files nor 64. */
+static int job_count(int jobs, size_t files) {
   if (jobs <= 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     jobs = n > 0 ? (int)n : 1;
   }
-  if ((size_t)jobs > files.n) jobs = (int)files.n;
+  if ((size_t)jobs > files) jobs = (int)files;
   if (jobs > 64) jobs = 64;
-  job j;
-  memset(&j, 0, sizeof j);
-  j.opts = opts;
-  j.allow_unskinned = allow_unskinned;
-  file_result* results = calloc(files.n, sizeof *results);
-  if (!results) {
-    fprintf(stderr, "skinkit validate: out of memory\n");
-    return 2;
-  }
-  for (size_t i = 0; i < files.n; ++i) results[i].path = files.v[i];
-  run_all(&j, results, files.n, jobs, timeout);
+  return jobs;
+}
 
-  size_t n_ok = 0, n_find = 0, n_err = (size_t)walk_error;
-  FILE* human = (json_out && !strcmp(json_out, "-")) || jsonl ? stderr : stdout;
-  for (size_t i = 0; i < files.n; ++i) {
+/* One line of a checked mesh: its counts, then each finding that is there. */
+static void print_mesh_line(FILE* human, const file_result* fr, uint32_t m) {
+  const sk_mesh_report* r = &fr->meshes[m].r;
+  const sk_skin_report* k = &r->skin;
+  fprintf(human, "%-8s %s [%s] v=%llu maxinf=%u sum=%.4f..%.4f", r->findings ? "FINDINGS" : "ok", fr->path,
+          fr->meshes[m].name, (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min,
+          k->weight_sum_max);
+  if (k->off_tolerance) fprintf(human, " off=%llu", (unsigned long long)k->off_tolerance);
+  if (k->unweighted) fprintf(human, " unweighted=%llu", (unsigned long long)k->unweighted);
+  if (k->nan) fprintf(human, " nan=%llu", (unsigned long long)k->nan);
+  if (k->negative) fprintf(human, " negative=%llu", (unsigned long long)k->negative);
+  if (k->over_limit) fprintf(human, " over=%llu", (unsigned long long)k->over_limit);
+  if (k->bad_joint) fprintf(human, " bad_joint=%llu", (unsigned long long)k->bad_joint);
+  if (k->duplicate) fprintf(human, " dup=%llu", (unsigned long long)k->duplicate);
+  if (r->singular_binds) fprintf(human, " singular_bind=%llu", (unsigned long long)r->singular_binds);
+  if (r->nonrigid_binds) fprintf(human, " nonrigid_bind=%llu", (unsigned long long)r->nonrigid_binds);
+  if (r->unused_bones) fprintf(human, " unused_bones=%llu", (unsigned long long)r->unused_bones);
+  if (r->skin_structure & SK_SKIN_NO_COMMON_ROOT) fputs(" no_common_root", human);
+  if (r->skin_structure & SK_SKIN_SKELETON_INVALID) fputs(" skeleton_invalid", human);
+  if (r->skin_structure & SK_SKIN_DUPLICATE_JOINT) fputs(" duplicate_skin_joint", human);
+  if (r->skin_structure & SK_SKIN_INFLUENCE_FORMAT) fputs(" influence_format", human);
+  fputc('\n', human);
+}
+
+/* Every file's result: with --jsonl its JSON line on stdout, its lines (an error, or one per mesh) on human; then the
+ * summary line. The statuses are counted into t. */
+static void report_files(const file_result* results, size_t count, FILE* human, int jsonl, tally* t) {
+  for (size_t i = 0; i < count; ++i) {
     const file_result* fr = &results[i];
-    n_ok += fr->status == 0;
-    n_find += fr->status == 1;
-    n_err += fr->status == 2;
+    t->ok += fr->status == 0;
+    t->findings += fr->status == 1;
+    t->errors += fr->status == 2;
     if (jsonl) {
       write_json_file(stdout, fr);
       fputc('\n', stdout);
@@ -615,53 +638,78 @@ int cli_validate(int argc, char** argv) {
       fprintf(human, "%-8s %s\n", fr->status == 2 ? "ERROR" : "ok", fr->error);
       continue;
     }
-    for (uint32_t m = 0; m < fr->mesh_count; ++m) {
-      const sk_mesh_report* r = &fr->meshes[m].r;
-      const sk_skin_report* k = &r->skin;
-      fprintf(human, "%-8s %s [%s] v=%llu maxinf=%u sum=%.4f..%.4f", r->findings ? "FINDINGS" : "ok", fr->path,
-              fr->meshes[m].name, (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min,
-              k->weight_sum_max);
-      if (k->off_tolerance) fprintf(human, " off=%llu", (unsigned long long)k->off_tolerance);
-      if (k->unweighted) fprintf(human, " unweighted=%llu", (unsigned long long)k->unweighted);
-      if (k->nan) fprintf(human, " nan=%llu", (unsigned long long)k->nan);
-      if (k->negative) fprintf(human, " negative=%llu", (unsigned long long)k->negative);
-      if (k->over_limit) fprintf(human, " over=%llu", (unsigned long long)k->over_limit);
-      if (k->bad_joint) fprintf(human, " bad_joint=%llu", (unsigned long long)k->bad_joint);
-      if (k->duplicate) fprintf(human, " dup=%llu", (unsigned long long)k->duplicate);
-      if (r->singular_binds) fprintf(human, " singular_bind=%llu", (unsigned long long)r->singular_binds);
-      if (r->nonrigid_binds) fprintf(human, " nonrigid_bind=%llu", (unsigned long long)r->nonrigid_binds);
-      if (r->unused_bones) fprintf(human, " unused_bones=%llu", (unsigned long long)r->unused_bones);
-      if (r->skin_structure & SK_SKIN_NO_COMMON_ROOT) fputs(" no_common_root", human);
-      if (r->skin_structure & SK_SKIN_SKELETON_INVALID) fputs(" skeleton_invalid", human);
-      if (r->skin_structure & SK_SKIN_DUPLICATE_JOINT) fputs(" duplicate_skin_joint", human);
-      if (r->skin_structure & SK_SKIN_INFLUENCE_FORMAT) fputs(" influence_format", human);
-      fputc('\n', human);
-    }
+    for (uint32_t m = 0; m < fr->mesh_count; ++m) print_mesh_line(human, fr, m);
   }
-  fprintf(human, "%zu file(s): %zu ok, %zu with findings, %zu error(s)\n", files.n, n_ok, n_find, n_err);
-  if (json_out) {
-    cli_out out;
-    FILE* f = cli_out_open(&out, json_out); /* written in memory, then replaced atomically */
-    if (!f) {
-      n_err += cli_out_close(&out, "validate") != 0;
-    } else {
-      cli_json_head(f, "validate");
-      fprintf(f, ",\"files\":[");
-      for (size_t i = 0; i < files.n; ++i) {
-        if (i) fputc(',', f);
-        write_json_file(f, &results[i]);
-      }
-      fprintf(f, "],\"summary\":{\"file_count\":%zu,\"ok_count\":%zu,\"findings_count\":%zu,\"error_count\":%zu}}\n",
-              files.n, n_ok, n_find, n_err);
-      if (cli_out_close(&out, "validate")) n_err++;
-    }
+  fprintf(human, "%zu file(s): %zu ok, %zu with findings, %zu error(s)\n", count, t->ok, t->findings, t->errors);
+}
+
+/* --json OUT: the summary (schema skinkit.validate); a failed write counts as an error in t. */
+static void write_summary(const char* json_out, const file_result* results, size_t count, tally* t) {
+  cli_out out;
+  FILE* f = cli_out_open(&out, json_out); /* written in memory, then replaced atomically */
+  if (!f) {
+    t->errors += cli_out_close(&out, "validate") != 0;
+    return;
   }
-  for (size_t i = 0; i < files.n; ++i) {
-    for (uint32_t m = 0; m < results[i].mesh_count; ++m) free(results[i].meshes[m].name);
-    free(results[i].meshes);
-    free(files.v[i]);
+  cli_json_head(f, "validate");
+  fprintf(f, ",\"files\":[");
+  for (size_t i = 0; i < count; ++i) {
+    if (i) fputc(',', f);
+    write_json_file(f, &results[i]);
   }
-  free(files.v);
+  fprintf(f, "],\"summary\":{\"file_count\":%zu,\"ok_count\":%zu,\"findings_count\":%zu,\"error_count\":%zu}}\n", count,
+          t->ok, t->findings, t->errors);
+  if (cli_out_close(&out, "validate")) t->errors++;
+}
+
+/* Frees the results (NULL: none yet) and the list of files they point into. */
+static void free_results(file_result* results, list* files) {
+  for (size_t i = 0; i < files->n; ++i) {
+    for (uint32_t m = 0; results && m < results[i].mesh_count; ++m) free(results[i].meshes[m].name);
+    if (results) free(results[i].meshes);
+    free(files->v[i]);
+  }
+  free(files->v);
   free(results);
-  return n_err ? 2 : n_find ? 1 : 0;
+}
+
+int cli_validate(int argc, char** argv) {
+  list files = {0};
+  walker wk;
+  memset(&wk, 0, sizeof wk);
+  clock_gettime(CLOCK_MONOTONIC, &wk.start);
+  validate_args va;
+  memset(&va, 0, sizeof va);
+  va.timeout = cli_load_cfg.timeout >= 0.0 ? cli_load_cfg.timeout : 300.0;
+  wk.timeout = va.timeout;
+  va.opts.size = sizeof va.opts;
+  int rc = parse_validate_args(argc, argv, &va);
+  if (rc) return rc;
+  int walk_error = 0;
+  collect_files(argc, argv, &wk, &files, &walk_error);
+  if (files.n == 0) {
+    fprintf(stderr, "skinkit validate: no files to check\n");
+    free(files.v);
+    return 2;
+  }
+  int jobs = job_count(va.jobs, files.n);
+  job j;
+  memset(&j, 0, sizeof j);
+  j.opts = va.opts;
+  j.allow_unskinned = va.allow_unskinned;
+  file_result* results = calloc(files.n, sizeof *results);
+  if (!results) {
+    fprintf(stderr, "skinkit validate: out of memory\n");
+    free_results(NULL, &files);
+    return 2;
+  }
+  for (size_t i = 0; i < files.n; ++i) results[i].path = files.v[i];
+  run_all(&j, results, files.n, jobs, va.timeout);
+
+  tally t = {0, 0, (size_t)walk_error};
+  FILE* human = (va.json_out && !strcmp(va.json_out, "-")) || va.jsonl ? stderr : stdout;
+  report_files(results, files.n, human, va.jsonl, &t);
+  if (va.json_out) write_summary(va.json_out, results, files.n, &t);
+  free_results(results, &files);
+  return t.errors ? 2 : t.findings ? 1 : 0;
 }

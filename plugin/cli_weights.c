@@ -118,8 +118,10 @@ static int parse_args(int argc, char** argv, opts* o) {
     } else if (!strcmp(a, "--weights-type")) {
       if (!next) return bad("%s needs a value", a);
       ++i;
-      o->weights_type = !strcmp(next, "float") ? SK_WEIGHTS_FLOAT : !strcmp(next, "u8") ? SK_WEIGHTS_U8
-                        : !strcmp(next, "u16") ? SK_WEIGHTS_U16 : 99u;
+      o->weights_type = !strcmp(next, "float") ? SK_WEIGHTS_FLOAT
+                        : !strcmp(next, "u8")  ? SK_WEIGHTS_U8
+                        : !strcmp(next, "u16") ? SK_WEIGHTS_U16
+                                               : 99u;
       if (o->weights_type == 99u) return bad("--weights-type takes float, u8 or u16, not \"%s\"", next);
     } else if (!strcmp(a, "--limit") || !strcmp(a, "--prune") || !strcmp(a, "--quantize") || !strcmp(a, "--smooth") ||
                !strcmp(a, "--mirror") || !strcmp(a, "--joints") || !strcmp(a, "--lock") || !strcmp(a, "--links")) {
@@ -129,7 +131,8 @@ static int parse_args(int argc, char** argv, opts* o) {
         if (parse_u32(next, 1, 255, &o->limit)) return bad("--limit needs an integer 1..255, not \"%s\"", next);
       } else if (!strcmp(a, "--prune")) {
         double v = 0.0;
-        if (!cli_parse_real(next, 0.0, 1.0, CLI_OPEN_LO, &v)) return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
+        if (!cli_parse_real(next, 0.0, 1.0, CLI_OPEN_LO, &v))
+          return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
         o->prune = (float)v;
       } else if (!strcmp(a, "--quantize")) {
         if (parse_u32(next, 8, 16, &o->quantize) || (o->quantize != 8 && o->quantize != 16))
@@ -274,14 +277,15 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
         printf(",\"skipped\":");
         cli_json_string(stdout, ops[i].note);
       } else {
-        printf(",\"visited_count\":%llu,\"changed_count\":%llu,\"flagged_count\":%llu,\"invalid_entry_count\":%llu,"
-               "\"sum_off_count\":%llu,\"changed_entry_count\":%llu,\"unmatched_count\":%llu,"
-               "\"affected_joint_count\":%llu,\"before_influence_count\":%llu,\"after_influence_count\":%llu",
-               (unsigned long long)r->vertices_visited, (unsigned long long)r->vertices_changed,
-               (unsigned long long)r->vertices_failed, (unsigned long long)r->invalid_entries,
-               (unsigned long long)r->sum_off, (unsigned long long)r->entries_changed,
-               (unsigned long long)r->unmatched, (unsigned long long)r->joints_affected,
-               (unsigned long long)r->influences_before, (unsigned long long)r->influences_after);
+        printf(
+            ",\"visited_count\":%llu,\"changed_count\":%llu,\"flagged_count\":%llu,\"invalid_entry_count\":%llu,"
+            "\"sum_off_count\":%llu,\"changed_entry_count\":%llu,\"unmatched_count\":%llu,"
+            "\"affected_joint_count\":%llu,\"before_influence_count\":%llu,\"after_influence_count\":%llu",
+            (unsigned long long)r->vertices_visited, (unsigned long long)r->vertices_changed,
+            (unsigned long long)r->vertices_failed, (unsigned long long)r->invalid_entries,
+            (unsigned long long)r->sum_off, (unsigned long long)r->entries_changed, (unsigned long long)r->unmatched,
+            (unsigned long long)r->joints_affected, (unsigned long long)r->influences_before,
+            (unsigned long long)r->influences_after);
       }
       printf("}");
     }
@@ -303,12 +307,13 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
       printf("  %-13s (one surface with %u other mesh%s: counts over all of them)\n", ops[i].op,
              ops[i].surface_meshes - 1, ops[i].surface_meshes > 2 ? "es" : "");
     printf("  %-13s %llu changed, %llu flagged (left unchanged) of %llu visited", ops[i].op,
-           (unsigned long long)r->vertices_changed,
-           (unsigned long long)r->vertices_failed, (unsigned long long)r->vertices_visited);
+           (unsigned long long)r->vertices_changed, (unsigned long long)r->vertices_failed,
+           (unsigned long long)r->vertices_visited);
     if (r->entries_changed)
       printf(", %llu entries %s", (unsigned long long)r->entries_changed,
-             !strcmp(ops[i].op, "remove-rogue") ? "moved" : !strcmp(ops[i].op, "links") ? "(link joints) added"
-                                                                                         : "removed");
+             !strcmp(ops[i].op, "remove-rogue") ? "moved"
+             : !strcmp(ops[i].op, "links")      ? "(link joints) added"
+                                                : "removed");
     if (r->unmatched) printf(", %llu without a mirror partner", (unsigned long long)r->unmatched);
     if (r->sum_off) printf(", %llu kept off sum 1 by locked joints", (unsigned long long)r->sum_off);
     if (r->invalid_entries)
@@ -457,16 +462,16 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, size_
   sk_weight_scope scope = *scope_in;
   sk_error err;
   int rc = 0;
-#define BEGIN_OP(opname)                 \
-  op_line* L = &ops[(*nops)++];          \
-  memset(L, 0, sizeof *L);               \
-  L->surface = -1;                       \
-  L->op = opname;                        \
+#define BEGIN_OP(opname)        \
+  op_line* L = &ops[(*nops)++]; \
+  memset(L, 0, sizeof *L);      \
+  L->surface = -1;              \
+  L->op = opname;               \
   L->r.size = sizeof L->r;
-#define CHECK_OP(call)                                                                                  \
-  if ((call) != SK_OK) {                                                                                \
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", name, L->op, err.message);               \
-    return 2;                                                                                           \
+#define CHECK_OP(call)                                                                   \
+  if ((call) != SK_OK) {                                                                 \
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", name, L->op, err.message); \
+    return 2;                                                                            \
   }
   if (o->rogue) {
     BEGIN_OP("remove-rogue");
@@ -630,21 +635,20 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
     scope.vertex_mask_count = V;
   }
   size_t tris = ni / 3;
-#define BEGIN_OP(name)                   \
-  op_line* L = &ops[(*nops)++];          \
-  memset(L, 0, sizeof *L);               \
-  L->surface = -1;                       \
-  L->op = name;                          \
+#define BEGIN_OP(name)          \
+  op_line* L = &ops[(*nops)++]; \
+  memset(L, 0, sizeof *L);      \
+  L->surface = -1;              \
+  L->op = name;                 \
   L->r.size = sizeof L->r;
-#define CHECK_OP(call)                                                                          \
-  if ((call) != SK_OK) {                                                                        \
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", sk_scene_mesh_name(s, m), L->op, \
-            err.message);                                                                       \
-    rc = 2;                                                                                     \
-    goto done;                                                                                  \
+#define CHECK_OP(call)                                                                                       \
+  if ((call) != SK_OK) {                                                                                     \
+    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", sk_scene_mesh_name(s, m), L->op, err.message); \
+    rc = 2;                                                                                                  \
+    goto done;                                                                                               \
   }
-  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, V, idx, tris, &scope, o, sk, list,
-                                      list_count, ops, nops)))
+  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, V, idx, tris, &scope, o, sk, list, list_count,
+                                     ops, nops)))
     goto done;
   if (o->normalize) {
     BEGIN_OP("normalize");
@@ -703,95 +707,216 @@ static double seconds_since(const struct timespec* t0) {
   return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
+/* One run of `skinkit weights`: the arguments, the scene, the tables the operations share (--lock, --joints,
+ * --links, the surfaces) and what the edited skins still hold. */
+typedef struct weights_run {
+  const opts* o;
+  sk_scene* s;
+  const sk_skeleton* sk;
+  uint32_t J, nm;
+  uint8_t* locked;
+  uint8_t* listed;
+  uint32_t* list;
+  size_t list_count;
+  op_line* ops;
+  float* ranges;
+  links_out links;
+  uint32_t* group;
+  uint32_t max_infl;
+  uint64_t nan_left, negative_left; /* vertices that still hold such weights after the operations */
+} weights_run;
+
+/* OUT is never IN, and an existing OUT is replaced only with --force. 0, or the exit status (2 or 1) after a
+ * message. */
+static int check_output(const opts* o) {
+  if (cli_same_file(o->in, o->out)) {
+    fprintf(stderr, "skinkit weights: refusing to overwrite the input %s\n", o->in);
+    return 2;
+  }
+  if (!o->force && access(o->out, F_OK) == 0) {
+    fprintf(stderr, "skinkit weights: %s exists (nothing written; use --force to replace it)\n", o->out);
+    return 1;
+  }
+  return 0;
+}
+
+/* The op lines of a mesh and the joint tables of --lock and --joints (resolve_joints). 0, or 2 after a message. */
+static int prepare_joints(weights_run* w) {
+  const opts* o = w->o;
+  w->ops = calloc(9, sizeof *w->ops);
+  if (!w->ops || (o->lock && !(w->locked = calloc(w->J, 1))) ||
+      (o->joints && (!(w->listed = calloc(w->J, 1)) || !(w->list = calloc(w->J, sizeof *w->list))))) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    return 2;
+  }
+  int rc = 0;
+  if (o->lock && (rc = resolve_joints(w->sk, o->lock, w->locked, NULL, NULL))) return rc;
+  if (o->joints && (rc = resolve_joints(w->sk, o->joints, w->listed, w->list, &w->list_count))) return rc;
+  return 0;
+}
+
+/* --links: the joints' ranges, the linked skeleton and the per-mesh tables links_apply fills. 0, or 2 after a
+ * message. */
+static int prepare_links(weights_run* w) {
+  /* the output scene: the linked skeleton (the same for every mesh: links depend on the rest pose only) */
+  sk_error err;
+  sk_skeleton* lsk = NULL;
+  sk_bone_links_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.range_count = w->J;
+  if (!(w->ranges = calloc(w->J, sizeof *w->ranges))) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    return 2;
+  }
+  int rc = resolve_links(w->sk, w->o->links, w->ranges);
+  if (rc) return rc;
+  d.ranges = w->ranges;
+  if (sk_bone_links(w->sk, NULL, &d, &lsk, NULL, NULL, &err)) {
+    fprintf(stderr, "skinkit weights: links: %s\n", err.message);
+    return 2;
+  }
+  w->links.skeleton = lsk;
+  w->links.mesh_count = w->nm;
+  w->links.skins = calloc(w->nm + 1, sizeof *w->links.skins);
+  w->links.inverse_binds = calloc(w->nm + 1, sizeof *w->links.inverse_binds);
+  if (!w->links.skins || !w->links.inverse_binds) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* The surfaces of the skinned meshes (cli_surface_groups) into w->group when an operation reads the shape (and no
+ * --links). 0, or 2 after a message. */
+static int prepare_groups(weights_run* w) {
+  const opts* o = w->o;
+  /* pieces of one object split by material (cli_surface.c) are one surface for the operations that read the shape */
+  if (!((o->rogue || o->mirror >= 0 || o->smooth_iter) && !w->links.skeleton)) return 0;
+  uint8_t* skinned = calloc(w->nm ? w->nm : 1, 1);
+  for (uint32_t m = 0; skinned && m < w->nm; ++m)
+    skinned[m] = sk_scene_mesh_skin(w->s, m) != NULL && sk_scene_mesh_rigid_joint(w->s, m) < 0;
+  w->group = skinned ? cli_surface_groups(w->s, skinned) : NULL;
+  free(skinned);
+  if (!w->group) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* What an edited skin still holds: its most influences per vertex, and its vertices with NaN or infinite and with
+ * negative weights. */
+static void tally_left(weights_run* w, const sk_skin* skin) {
+  sk_skin_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  if (sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK) {
+    if (rep.max_influences > w->max_infl) w->max_infl = rep.max_influences;
+    w->nan_left += rep.nan;
+    w->negative_left += rep.negative;
+  }
+}
+
+/* Runs the operations on every skinned mesh (a rigid attachment is only reported; a mesh of a surface gets the
+ * surface's shape-reading operations, surface_ops) and prints each mesh's report. 0, or 2 after a message (a JSON
+ * report closed first). */
+static int edit_meshes(weights_run* w) {
+  const opts* o = w->o;
+  sk_scene* s = w->s;
+  int rc = 0, first = 1;
+  for (uint32_t m = 0; m < w->nm; ++m) {
+    sk_skin* skin = sk_scene_mesh_skin(s, m);
+    if (!skin) continue;
+    const int32_t rigid = sk_scene_mesh_rigid_joint(s, m);
+    if (rigid >= 0) {
+      print_rigid(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), sk_skeleton_joint_name(w->sk, (uint32_t)rigid),
+                  o->json, first);
+      first = 0;
+      continue;
+    }
+    int nops = 0;
+    const int joined = w->group && cli_surface_size(w->group, w->nm, m) > 1;
+    if (joined && w->group[m] == m)
+      rc = surface_ops(s, w->group, m, o, w->sk, w->locked, w->listed, w->list, w->list_count, w->ops, &nops);
+    else if (joined)
+      surface_lines(o, w->group[m], w->ops, &nops);
+    if (rc || (rc = edit_mesh(s, m, o, w->sk, w->locked, w->listed, w->list, w->list_count, w->ranges,
+                              w->links.skeleton ? &w->links : NULL, !joined, w->ops, &nops))) {
+      if (o->json) printf("]}\n");
+      return rc;
+    }
+    print_ops(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), w->ops, nops, o->json, first);
+    first = 0;
+    if (w->links.skeleton && w->links.skins[m]) skin = w->links.skins[m];
+    tally_left(w, skin);
+  }
+  return 0;
+}
+
+/* Writes OUT and, with --json, closes the report ("written", the seconds since t0 and the library's notes as
+ * "warning"); in text the notes go to stderr and "wrote OUT" to stdout. 0, or the exit status (1 or 2) after a
+ * message. */
+static int save_output(const weights_run* w, const struct timespec* t0) {
+  const opts* o = w->o;
+  sk_error err;
+  sk_save_options so;
+  memset(&so, 0, sizeof so);
+  so.size = sizeof so;
+  so.overwrite = (uint32_t)o->force;
+  cli_guard_save(w->s, &so);
+  so.weights_type = o->weights_type;
+  char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
+  so.notes = notes;
+  so.notes_size = sizeof notes;
+  int gltf = ends_with_ci(o->out, ".glb") || ends_with_ci(o->out, ".gltf");
+  /* glTF's default applies: a glTF source keeps as many influences as its primitive held (4 per JOINTS_n set),
+   * others 4, and a vertex whose weights do not sum to 1 (a source's, where no operation renormalized it) is
+   * written renormalized, as glTF requires; the library notes both. Other formats, and --as-is: as edited. */
+  if (!gltf || o->as_is)
+    so.as_is = 1;
+  else if (o->limit)
+    so.max_influences = o->limit; /* asked for: up to N, in as many sets as it takes */
+  sk_result sr = sk_scene_save(w->s, o->out, &so, &err);
+  const char* warning = sr == SK_OK && notes[0] ? notes : NULL; /* the library's notes */
+  if (o->json) {
+    printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(t0));
+    if (warning) {
+      printf(",\"warning\":");
+      cli_json_string(stdout, warning);
+    }
+    printf("}\n");
+  }
+  if (sr != SK_OK) {
+    fprintf(stderr, "skinkit weights: %s\n", err.message);
+    return sr == SK_ERR_EXISTS ? 1 : 2;
+  }
+  cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)",
+                 " (--as-is keeps them as stored)");
+  if (!o->json) printf("wrote %s\n", o->out);
+  return 0;
+}
+
 int cli_weights(int argc, char** argv) {
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   opts o;
   int rc = parse_args(argc, argv, &o);
-  if (rc) return rc;
-  if (cli_same_file(o.in, o.out)) {
-    fprintf(stderr, "skinkit weights: refusing to overwrite the input %s\n", o.in);
-    return 2;
-  }
-  if (!o.force && access(o.out, F_OK) == 0) {
-    fprintf(stderr, "skinkit weights: %s exists (nothing written; use --force to replace it)\n", o.out);
-    return 1;
-  }
+  if (rc || (rc = check_output(&o))) return rc;
   sk_error err;
-  sk_scene* s = NULL;
-  if (cli_load_scene("weights", o.in, o.out, &s)) return 2;
-  if (sk_scene_require_skin(s, &err)) {
+  weights_run w;
+  memset(&w, 0, sizeof w);
+  w.o = &o;
+  if (cli_load_scene("weights", o.in, o.out, &w.s)) return 2;
+  if (sk_scene_require_skin(w.s, &err)) {
     fprintf(stderr, "skinkit weights: %s\n", err.message);
-    sk_scene_destroy(s);
+    sk_scene_destroy(w.s);
     return 2;
   }
-  const sk_skeleton* sk = sk_scene_skeleton(s);
-  uint32_t J = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
-  uint8_t* locked = NULL;
-  uint8_t* listed = NULL;
-  uint32_t* list = NULL;
-  size_t list_count = 0;
-  op_line* ops = calloc(9, sizeof *ops);
-  float* ranges = NULL;
-  links_out links = {0};
-  uint32_t* group = NULL;
-  int first = 1;
-  uint32_t max_infl = 0;
-  uint64_t nan_left = 0, negative_left = 0; /* vertices that still hold such weights after the operations */
-  if (!ops || (o.lock && !(locked = calloc(J, 1))) ||
-      (o.joints && (!(listed = calloc(J, 1)) || !(list = calloc(J, sizeof *list))))) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
-    rc = 2;
-    goto done;
-  }
-  if (o.lock) {
-    if ((rc = resolve_joints(sk, o.lock, locked, NULL, NULL))) goto done;
-  }
-  if (o.joints) {
-    if ((rc = resolve_joints(sk, o.joints, listed, list, &list_count))) goto done;
-  }
-  if (o.links) {
-    /* the output scene: the linked skeleton (the same for every mesh: links depend on the rest pose only) */
-    sk_skeleton* lsk = NULL;
-    sk_bone_links_desc d;
-    memset(&d, 0, sizeof d);
-    d.size = sizeof d;
-    d.range_count = J;
-    if (!(ranges = calloc(J, sizeof *ranges))) {
-      fprintf(stderr, "skinkit weights: out of memory\n");
-      rc = 2;
-      goto done;
-    }
-    if ((rc = resolve_links(sk, o.links, ranges))) goto done;
-    d.ranges = ranges;
-    if (sk_bone_links(sk, NULL, &d, &lsk, NULL, NULL, &err)) {
-      fprintf(stderr, "skinkit weights: links: %s\n", err.message);
-      rc = 2;
-      goto done;
-    }
-    links.skeleton = lsk;
-    links.mesh_count = nm;
-    links.skins = calloc(nm + 1, sizeof *links.skins);
-    links.inverse_binds = calloc(nm + 1, sizeof *links.inverse_binds);
-    if (!links.skins || !links.inverse_binds) {
-      fprintf(stderr, "skinkit weights: out of memory\n");
-      rc = 2;
-      goto done;
-    }
-  }
-  /* pieces of one object split by material (cli_surface.c) are one surface for the operations that read the shape */
-  if ((o.rogue || o.mirror >= 0 || o.smooth_iter) && !links.skeleton) {
-    uint8_t* skinned = calloc(nm ? nm : 1, 1);
-    for (uint32_t m = 0; skinned && m < nm; ++m)
-      skinned[m] = sk_scene_mesh_skin(s, m) != NULL && sk_scene_mesh_rigid_joint(s, m) < 0;
-    group = skinned ? cli_surface_groups(s, skinned) : NULL;
-    free(skinned);
-    if (!group) {
-      fprintf(stderr, "skinkit weights: out of memory\n");
-      rc = 2;
-      goto done;
-    }
-  }
+  w.sk = sk_scene_skeleton(w.s);
+  w.J = sk_skeleton_joint_count(w.sk);
+  w.nm = sk_scene_mesh_count(w.s);
+  if ((rc = prepare_joints(&w)) || (o.links && (rc = prepare_links(&w))) || (rc = prepare_groups(&w))) goto done;
   if (o.json) {
     cli_json_head(stdout, "weights");
     printf(",\"path\":");
@@ -800,88 +925,22 @@ int cli_weights(int argc, char** argv) {
     cli_json_string(stdout, o.out);
     printf(",\"meshes\":[");
   }
-  for (uint32_t m = 0; m < nm; ++m) {
-    sk_skin* skin = sk_scene_mesh_skin(s, m);
-    if (!skin) continue;
-    const int32_t rigid = sk_scene_mesh_rigid_joint(s, m);
-    if (rigid >= 0) {
-      print_rigid(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), sk_skeleton_joint_name(sk, (uint32_t)rigid),
-                  o.json, first);
-      first = 0;
-      continue;
-    }
-    int nops = 0;
-    const int joined = group && cli_surface_size(group, nm, m) > 1;
-    if (joined && group[m] == m) rc = surface_ops(s, group, m, &o, sk, locked, listed, list, list_count, ops, &nops);
-    else if (joined) surface_lines(&o, group[m], ops, &nops);
-    if (rc ||
-        (rc = edit_mesh(s, m, &o, sk, locked, listed, list, list_count, ranges, links.skeleton ? &links : NULL, !joined,
-                        ops, &nops))) {
-      if (o.json) printf("]}\n");
-      goto done;
-    }
-    print_ops(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), ops, nops, o.json, first);
-    first = 0;
-    if (links.skeleton && links.skins[m]) skin = links.skins[m];
-    sk_skin_report rep;
-    memset(&rep, 0, sizeof rep);
-    rep.size = sizeof rep;
-    if (sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK) {
-      if (rep.max_influences > max_infl) max_infl = rep.max_influences;
-      nan_left += rep.nan;
-      negative_left += rep.negative;
-    }
-  }
-  if (links.skeleton && (rc = links_apply(s, &links))) goto done;
-  if (nan_left || negative_left) /* the operations asked for left them (flagged): the writers keep none of them */
+  if ((rc = edit_meshes(&w))) goto done;
+  if (w.links.skeleton && (rc = links_apply(w.s, &w.links))) goto done;
+  if (w.nan_left || w.negative_left) /* the operations asked for left them (flagged): the writers keep none of them */
     fprintf(stderr,
             "skinkit weights: warning: %llu vertices hold NaN or infinite and %llu negative weights, which OUT "
             "cannot keep: they are left out without renormalizing (--normalize removes them and renormalizes)\n",
-            (unsigned long long)nan_left, (unsigned long long)negative_left);
-  {
-    sk_save_options so;
-    memset(&so, 0, sizeof so);
-    so.size = sizeof so;
-    so.overwrite = (uint32_t)o.force;
-    cli_guard_save(s, &so);
-    so.weights_type = o.weights_type;
-    char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
-    so.notes = notes;
-    so.notes_size = sizeof notes;
-    int gltf = ends_with_ci(o.out, ".glb") || ends_with_ci(o.out, ".gltf");
-    /* glTF's default applies: a glTF source keeps as many influences as its primitive held (4 per JOINTS_n set),
-     * others 4, and a vertex whose weights do not sum to 1 (a source's, where no operation renormalized it) is
-     * written renormalized, as glTF requires; the library notes both. Other formats, and --as-is: as edited. */
-    if (!gltf || o.as_is)
-      so.as_is = 1;
-    else if (o.limit) so.max_influences = o.limit; /* asked for: up to N, in as many sets as it takes */
-    sk_result sr = sk_scene_save(s, o.out, &so, &err);
-    const char* warning = sr == SK_OK && notes[0] ? notes : NULL; /* the library's notes */
-    if (o.json) {
-      printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(&t0));
-      if (warning) {
-        printf(",\"warning\":");
-        cli_json_string(stdout, warning);
-      }
-      printf("}\n");
-    }
-    if (sr != SK_OK) {
-      fprintf(stderr, "skinkit weights: %s\n", err.message);
-      rc = sr == SK_ERR_EXISTS ? 1 : 2;
-      goto done;
-    }
-    cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)",
-                   " (--as-is keeps them as stored)");
-    if (!o.json) printf("wrote %s\n", o.out);
-  }
+            (unsigned long long)w.nan_left, (unsigned long long)w.negative_left);
+  rc = save_output(&w, &t0);
 done:
-  links_free(&links);
-  free(ranges);
-  free(ops);
-  free(locked);
-  free(listed);
-  free(list);
-  free(group);
-  sk_scene_destroy(s);
+  links_free(&w.links);
+  free(w.ranges);
+  free(w.ops);
+  free(w.locked);
+  free(w.listed);
+  free(w.list);
+  free(w.group);
+  sk_scene_destroy(w.s);
   return rc;
 }
