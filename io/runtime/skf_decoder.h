@@ -963,12 +963,6 @@ static void skf__gather(const skf__set* s, const unsigned char* uj, const unsign
       memcpy((dst), (src), 16); \
   } while (0)
 
-#define SKF__BAD(msg) \
-  do {                 \
-    why = msg;         \
-    goto bad;          \
-  } while (0)
-
 /* Per-mesh scratch (bytes) of a mesh of vc vertices and ic indices: hist and hp; with a traversal (order 1 with
  * indices, order 2) the first appearances and their list; for order 2 first[] and the weld table. 0: too large
  * for this address space (or index positions that do not fit 32 bits). */
@@ -1014,270 +1008,400 @@ static void skf__first_appearances(const uint32_t* ix, size_t ic, const uint32_t
   }
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SKF__STEP static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define SKF__STEP static __forceinline
+#else
+#define SKF__STEP static inline
+#endif
+
+/* One mesh's decode (skf__decode_one and its steps, each inlined into its loop): the output, the index buffer the
+ * coding order walks, the scratch and the history the loop builds. */
+typedef struct skf__mdec {
+  skf__streams* s;
+  skf__state* st;
+  unsigned char* jout;
+  unsigned char* wout;
+  const uint32_t* ix;    /* the index buffer (NULL: file order) */
+  const uint32_t* remap; /* SKF_ORDER_WELDED: first[] - the welded index buffer is first[ix[]], read as it goes */
+  uint32_t* hist;        /* vertices coded with weights, in coding order (SKF_OP_FAR refers back) */
+  uint32_t* hp;          /* per decoded vertex: history position of its content */
+  uint32_t* first;       /* SKF_ORDER_WELDED: per vertex, the vertex whose output it copies */
+  uint32_t* table;       /* SKF_ORDER_WELDED: the weld table */
+  uint32_t* fpos;        /* traversal: per vertex its first position in the (welded) index buffer */
+  uint64_t* bits;        /* traversal: a bit per first appearance */
+  size_t vc, ic, jstride, wstride;
+  uint32_t wb, jb, total, wmask, k, ojb, owb, wscale, joint_count, max_influences, hist_len;
+  int fast4, cell8;
+} skf__mdec;
+
+/* Where the traversal stands: the current word of first-appearance bits and the next unreferenced vertex. */
+typedef struct skf__order_walk {
+  uint64_t word;
+  size_t wi, n_words, unref;
+} skf__order_walk;
+
 /* Entry c of the index buffer the coding order walks: for SKF_ORDER_WELDED with copies replaced (remap = first[]) */
-#define SKF__IX(c) (remap ? (size_t)remap[ix[c]] : (size_t)ix[c])
+#define SKF__IX(c) (d->remap ? (size_t)d->remap[d->ix[c]] : (size_t)d->ix[c])
+
+/* Order 2: first[] from the positions, checked against the mesh record, and the exceptions of the weld stream coded
+ * as vertices of their own. SKF_ERR_INVALID_ARGUMENT (err set) for positions that weld otherwise, SKF_ERR_FORMAT
+ * with *why for a bad weld stream. */
+SKF__STEP skf_result skf__weld(skf__mdec* d, const skf_mesh_info* mi, const float* positions, uint32_t m,
+                               const char** why, skf_error* err) {
+  size_t distinct, x, prev = 0, n_exc = mi->coded_count - mi->distinct_positions;
+  uint32_t check = 0;
+  distinct = skf_weld_positions(positions, d->vc, d->first, d->table, &check);
+  if (distinct != mi->distinct_positions || check != mi->weld_check)
+    return skf__fail(
+        err, SKF_ERR_INVALID_ARGUMENT,
+        "mesh %u: these positions weld differently (%zu distinct points, encoded with %u): not its positions", m,
+        distinct, mi->distinct_positions);
+  for (x = 0; x < n_exc; ++x) {
+    uint32_t dd;
+    size_t u;
+    if (skf__leb(&d->s->wld, d->s->wld_end, &dd)) {
+      *why = "weld stream ends early or holds a bad number";
+      return SKF_ERR_FORMAT;
+    }
+    u = x == 0 ? (size_t)dd : prev + 1u + dd;
+    if (u >= d->vc || d->first[u] == u) {
+      *why = "weld stream lists a vertex that is no copy";
+      return SKF_ERR_FORMAT;
+    }
+    d->first[u] = (uint32_t)u;
+    prev = u;
+  }
+  return SKF_OK;
+}
+
+/* The next vertex of a traversal: first appearance in the index buffer (*i its position, *t its first triangle),
+ * then the unreferenced ones (no copies). A corner u of v's first triangle was decoded before v exactly when
+ * fpos[u] < i. NULL, or why the mesh is bad. */
+SKF__STEP const char* skf__next_vertex(const skf__mdec* d, skf__order_walk* w, size_t* v, size_t* i, size_t* t) {
+  while (!w->word && w->wi + 1 < w->n_words) w->word = d->bits[++w->wi];
+  if (w->word) {
+    *i = w->wi * 64 + skf__ctz64(w->word);
+    w->word &= w->word - 1;
+    *v = SKF__IX(*i);
+    *t = *i - *i % 3;
+    return NULL;
+  }
+  while (w->unref < d->vc && (d->fpos[w->unref] != 0xffffffffu || (d->remap && d->remap[w->unref] != w->unref)))
+    ++w->unref;
+  if (w->unref == d->vc) return "more coded vertices than the mesh has";
+  *v = w->unref++;
+  return NULL;
+}
+
+/* SKF_OP_FAR: the vertex at history position anchor + unzigzag(next far number), anchor being the history position
+ * of the first decoded corner of the vertex's first triangle (the history length without one); it enters the cache. */
+SKF__STEP const char* skf__op_far(skf__mdec* d, size_t i, size_t t, unsigned char* cj, unsigned char* cw,
+                                  uint32_t* cur_hp) {
+  const int cell8 = d->cell8;
+  uint32_t dd = 0, slot, anchor = d->hist_len;
+  uint64_t at;
+  size_t u;
+  if (skf__leb(&d->s->far, d->s->far_end, &dd)) return "far stream ends early or holds a bad number";
+  if (t != (size_t)-1) {
+    size_t c;
+    for (c = t; c < t + 3 && c < d->ic; ++c)
+      if (d->fpos[SKF__IX(c)] < i) {
+        anchor = d->hp[SKF__IX(c)];
+        break;
+      }
+  }
+  at = (dd & 1u) ? (uint64_t)anchor - ((uint64_t)(dd >> 1) + 1u) : (uint64_t)anchor + (dd >> 1);
+  if (at >= d->hist_len) return "far reference outside the history"; /* also catches anchor - x < 0 (wraps) */
+  *cur_hp = (uint32_t)at;
+  u = d->hist[*cur_hp];
+  if (d->jstride == 4 && d->wstride == 4) {
+    memcpy(cj, d->jout + u * 4, 4);
+    memcpy(cw, d->wout + u * 4, 4);
+  } else {
+    memcpy(cj, d->jout + u * d->jstride, d->jstride);
+    memcpy(cw, d->wout + u * d->wstride, d->wstride);
+  }
+  slot = skf__vc_push(d->st);
+  SKF__CELLCPY(d->st->recs[slot].cj, cj);
+  SKF__CELLCPY(d->st->recs[slot].cw, cw);
+  d->st->recs[slot].hp = *cur_hp;
+  return NULL;
+}
+
+/* SKF_OP_NEW_SET: n from the counts stream and n ascending joint ids (delta coded); the set enters the front of the
+ * set list, its remembered weights 0. */
+SKF__STEP const char* skf__new_set(const skf__mdec* d, skf__set** out) {
+  skf__streams* s = d->s;
+  skf__state* st = d->st;
+  skf__set* set;
+  uint32_t n, a, slot, prevj = 0;
+  if (s->cnt == s->cnt_end) return "count stream ends early";
+  n = *s->cnt++;
+  if (n > d->max_influences) return "vertex with more influences than its mesh allows";
+  if ((size_t)(s->jnt_end - s->jnt) < (size_t)n * d->jb) return "joint stream ends early";
+  slot = st->mtf_len < SKF_MTF_SIZE ? st->mtf_len++ : st->mtf[SKF_MTF_SIZE - 1];
+  memmove(st->mtf + 1, st->mtf, st->mtf_len - 1);
+  st->mtf[0] = (unsigned char)slot;
+  set = &st->sets[slot];
+  set->n = 0;
+  for (a = 0; a < n; ++a) {
+    uint32_t dj = d->jb == 1 ? s->jnt[0] : skf__rd16(s->jnt);
+    uint32_t j = a == 0 ? dj : prevj + 1u + dj;
+    s->jnt += d->jb;
+    if (j >= d->joint_count) return "joint id past the joint table";
+    set->j[a] = prevj = j;
+    set->w[a] = 0;
+  }
+  set->n = n;
+  *out = set;
+  return NULL;
+}
+
+/* Ops 1..62: set op - 1 of the set list moves to the front. */
+SKF__STEP const char* skf__listed_set(skf__state* st, uint32_t op, skf__set** out) {
+  uint32_t r = op - 1u;
+  unsigned char slot;
+  if (r >= st->mtf_len) return "joint set reference past the set list";
+  slot = st->mtf[r];
+  for (; r > 0; --r) st->mtf[r] = st->mtf[r - 1u]; /* usually rank 0 or 1 */
+  st->mtf[0] = slot;
+  *out = &st->sets[slot];
+  return NULL;
+}
+
+/* The weight predictor for u8 x 4 output: the triangle's two other corners as words, SWAR match per joint (see
+ * skf__gather). An entry that is not decoded before v (or past the index buffer, or v again) reads v's own slot and
+ * is masked to nothing, without a branch. Returns whether a corner has a joint of the set; *imp = the implied one. */
+SKF__STEP uint32_t skf__predict4(const skf__mdec* d, const skf__set* set, size_t v, size_t i, size_t t, uint32_t* pred,
+                                 uint32_t* imp) {
+  uint32_t wj[2], ww[2], nzm[2], q, a, nb = 0, im = 0;
+  const uint32_t n = set->n; /* locals: the stores to pred[] could otherwise alias them */
+  const size_t ce[2] = {t + (i == t), t + 2 - (i == t + 2)};
+  for (q = 0; q < 2; ++q) {
+    size_t u = ce[q] < d->ic ? SKF__IX(ce[q]) : v;
+    uint32_t keep = 0u - (uint32_t)(d->fpos[u] < i);
+    memcpy(&wj[q], d->jout + u * 4, 4);
+    memcpy(&ww[q], d->wout + u * 4, 4);
+    wj[q] &= keep;
+    ww[q] &= keep;
+    nzm[q] = (((ww[q] & 0x7f7f7f7fu) + 0x7f7f7f7fu) | ww[q]) & 0x80808080u;
+  }
+  for (a = 0; a < n; ++a) {
+    uint32_t jj = set->j[a] * 0x01010101u, x0 = wj[0] ^ jj, x1 = wj[1] ^ jj;
+    uint32_t h0 = ~(((x0 & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x0) & nzm[0];
+    uint32_t h1 = ~(((x1 & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x1) & nzm[1];
+    uint32_t s0 = ((ww[0] & ((h0 >> 7) * 0xffu)) * 0x01010101u) >> 24;
+    uint32_t s1 = ((ww[1] & ((h1 >> 7) * 0xffu)) * 0x01010101u) >> 24;
+    uint32_t c0 = h0 != 0, c1 = h1 != 0;
+    /* (c0 & c1) ? mean : (c0 | c1) ? the one : the set's own, by masks (a branch here mispredicts) */
+    uint32_t m2 = 0u - (c0 & c1), m1 = 0u - (c0 ^ c1);
+    pred[a] = (((s0 + s1 + 1u) >> 1) & m2) | ((s0 + s1) & m1) | (set->w[a] & ~(m2 | m1));
+    nb |= c0 | c1;
+    if (pred[a] > pred[im]) im = a;
+  }
+  *imp = im;
+  return nb;
+}
+
+/* The weight predictor for any output layout: per joint, the mean weight among the decoded corners of the first
+ * triangle (t, or none) that have it, else the set's last weight. Returns and sets as skf__predict4. */
+SKF__STEP uint32_t skf__predict(const skf__mdec* d, const skf__set* set, size_t i, size_t t, uint32_t* pred,
+                                uint32_t* imp) {
+  uint32_t ps[SKF_MAX_INFLUENCES], pc[SKF_MAX_INFLUENCES], a, nb = 0, im = 0;
+  const uint32_t n = set->n;
+  for (a = 0; a < n; ++a) ps[a] = pc[a] = 0;
+  if (t != (size_t)-1) {
+    size_t c;
+    for (c = t; c < t + 3 && c < d->ic; ++c) {
+      size_t u = SKF__IX(c);
+      if (d->fpos[u] >= i) continue; /* not decoded before v (or v itself) */
+      skf__gather(set, d->jout + u * d->jstride, d->wout + u * d->wstride, d->k, d->ojb, d->owb, d->wscale, ps, pc);
+    }
+  }
+  for (a = 0; a < n; ++a) {
+    /* at most two corners: the mean rounded half up */
+    pred[a] = pc[a] == 2 ? (ps[a] + 1u) >> 1 : pc[a] ? ps[a] : set->w[a];
+    nb |= pc[a];
+    if (pred[a] > pred[im]) im = a;
+  }
+  *imp = im;
+  return nb;
+}
+
+/* The set's new weights: each but the implied one a zigzag residual from its prediction (from nweights when a corner
+ * had a joint of the set, else weights), the implied one the total less the others. */
+SKF__STEP const char* skf__weights(const skf__mdec* d, skf__set* set, const uint32_t* pred, uint32_t imp, uint32_t nb) {
+  const unsigned char** wp = nb ? &d->s->nwg : &d->s->wgt;
+  const unsigned char* wend = nb ? d->s->nwg_end : d->s->wgt_end;
+  uint32_t a, sum = 0, bad = 0, n = set->n, wb = d->wb;
+  if ((size_t)(wend - *wp) < (size_t)(n - 1) * wb) return "weight stream ends early";
+  for (a = 0; a < n; ++a) {
+    uint32_t z, dw, w;
+    if (a == imp) continue;
+    z = wb == 1 ? (*wp)[0] : skf__rd16(*wp);
+    *wp += wb;
+    dw = (z >> 1) ^ (0u - (z & 1u));
+    w = (pred[a] + dw) & d->wmask;
+    set->w[a] = w;
+    sum += w;
+    bad |= w == 0;
+  }
+  if (bad || sum >= d->total) return "weights of a vertex are zero or exceed the total";
+  set->w[imp] = d->total - sum;
+  return NULL;
+}
+
+/* Ops 1..62 and SKF_OP_NEW_SET: a joint set with new weights; the vertex enters the front of the recent-vertex cache
+ * and the history. */
+SKF__STEP const char* skf__op_set(skf__mdec* d, uint32_t op, size_t v, size_t i, size_t t, unsigned char* cj,
+                                  unsigned char* cw, uint32_t* cur_hp) {
+  const int cell8 = d->cell8;
+  skf__set* set = NULL;
+  uint32_t slot;
+  const char* why = op == SKF_OP_NEW_SET ? skf__new_set(d, &set) : skf__listed_set(d->st, op, &set);
+  if (why) return why;
+  if (set->n) {
+    uint32_t pred[SKF_MAX_INFLUENCES], imp = 0;
+    uint32_t nb = t != (size_t)-1 && d->fast4 ? skf__predict4(d, set, v, i, t, pred, &imp)
+                                              : skf__predict(d, set, i, t, pred, &imp);
+    if ((why = skf__weights(d, set, pred, imp, nb)) != NULL) return why;
+  }
+  skf__cell(set, d->k, d->ojb, d->owb, d->wscale, cj, cw);
+  slot = skf__vc_push(d->st);
+  SKF__CELLCPY(d->st->recs[slot].cj, cj);
+  SKF__CELLCPY(d->st->recs[slot].cw, cw);
+  d->st->recs[slot].hp = *cur_hp = d->hist_len;
+  d->hist[d->hist_len++] = (uint32_t)v;
+  return NULL;
+}
+
+/* One coded vertex v by its op; cj / cw hold the previous vertex's cell (what SKF_OP_REPEAT keeps). */
+SKF__STEP const char* skf__vertex(skf__mdec* d, uint32_t op, size_t v, size_t i, size_t t, unsigned char* cj,
+                                  unsigned char* cw, uint32_t* cur_hp) {
+  const int cell8 = d->cell8;
+  if (op == SKF_OP_REPEAT) return d->st->rlen ? NULL : "first vertex repeats nothing";
+  if (op == SKF_OP_FAR) return skf__op_far(d, i, t, cj, cw, cur_hp);
+  if (op >= SKF_OP_VCACHE && op != SKF_OP_NEW_SET) {
+    uint32_t r = op - SKF_OP_VCACHE;
+    unsigned char slot;
+    if (r >= d->st->rlen) return "vertex reference past the cache";
+    slot = skf__vc_hit(d->st, r);
+    SKF__CELLCPY(cj, d->st->recs[slot].cj);
+    SKF__CELLCPY(cw, d->st->recs[slot].cw);
+    *cur_hp = d->st->recs[slot].hp;
+    return NULL;
+  }
+  return skf__op_set(d, op, v, i, t, cj, cw, cur_hp);
+}
+
+/* Every copy takes the output of the vertex it copies (coded: it is no copy itself). */
+SKF__STEP void skf__copy_welded(const skf__mdec* d) {
+  size_t u;
+  if (d->jstride == 4 && d->wstride == 4) {
+    for (u = 0; u < d->vc; ++u) { /* coded vertices copy themselves: no branch on the copy pattern */
+      uint32_t x, y;
+      memcpy(&x, d->jout + (size_t)d->first[u] * 4, 4);
+      memcpy(&y, d->wout + (size_t)d->first[u] * 4, 4);
+      memcpy(d->jout + u * 4, &x, 4);
+      memcpy(d->wout + u * 4, &y, 4);
+    }
+  } else {
+    for (u = 0; u < d->vc; ++u)
+      if (d->first[u] != u) {
+        memcpy(d->jout + u * d->jstride, d->jout + (size_t)d->first[u] * d->jstride, d->jstride);
+        memcpy(d->wout + u * d->wstride, d->wout + (size_t)d->first[u] * d->wstride, d->wstride);
+      }
+  }
+}
+
+/* The decode's view of mesh m: layouts, output, index buffer, and the scratch mem (skf__mesh_scratch bytes) cut into
+ * its arrays. */
+SKF__STEP void skf__mdec_init(skf__mdec* d, const skf__file* f, const skf_mesh_info* mi, skf__streams* s,
+                              const skf_mesh_output* o, skf__state* st, unsigned char* mem) {
+  const int welded = mi->order == SKF_ORDER_WELDED;
+  memset(d, 0, sizeof *d);
+  d->s = s;
+  d->st = st;
+  d->wb = f->info.weight_bits == 16 ? 2u : 1u;
+  d->jb = f->info.joint_bits == 16 ? 2u : 1u;
+  d->total = d->wb == 2 ? 65535u : 255u;
+  d->wmask = d->wb == 2 ? 0xffffu : 0xffu;
+  d->k = o->influences;
+  d->ojb = o->joint_bytes;
+  d->owb = o->weight_bytes;
+  d->wscale = (d->owb == 2 && d->wb == 1) ? 257u : 1u;
+  d->jstride = (size_t)d->k * d->ojb;
+  d->wstride = (size_t)d->k * d->owb;
+  d->vc = (size_t)mi->vertex_count;
+  d->fast4 = d->ojb == 1 && d->owb == 1 && d->k == 4;
+  d->cell8 = d->ojb == 1 && d->owb == 1;
+  d->joint_count = f->info.joint_count;
+  d->max_influences = mi->max_influences;
+  d->jout = (unsigned char*)o->joints;
+  d->wout = (unsigned char*)o->weights;
+  d->ix = mi->order != SKF_ORDER_FILE && mi->index_count ? o->indices : NULL;
+  d->ic = d->ix ? o->index_count : 0;
+  d->hist = (uint32_t*)mem;
+  d->hp = d->hist + d->vc;
+  d->first = d->hp + d->vc;
+  d->table = d->first + (welded ? d->vc : 0);
+  d->remap = welded ? d->first : NULL;
+  d->fpos = d->table + (welded ? skf_weld_scratch_count(d->vc) : 0);
+  d->bits = (uint64_t*)(((uintptr_t)(d->fpos + d->vc) + 7u) & ~(uintptr_t)7u); /* 8-byte aligned */
+}
 
 /* Decodes one mesh (docs/skf.md section 3) into its output. mem: skf__mesh_scratch bytes. */
 static skf_result skf__decode_one(const skf__file* f, uint32_t m, const skf_mesh_info* mi, skf__streams* s,
                                   const skf_mesh_output* o, skf__state* st, unsigned char* mem, skf_error* err) {
-  const uint32_t wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
-  const uint32_t total = wb == 2 ? 65535u : 255u, wmask = wb == 2 ? 0xffffu : 0xffu;
-  const uint32_t k = o->influences, ojb = o->joint_bytes, owb = o->weight_bytes;
-  const uint32_t wscale = (owb == 2 && wb == 1) ? 257u : 1u;
-  const size_t jstride = (size_t)k * ojb, wstride = (size_t)k * owb, vc = (size_t)mi->vertex_count;
-  const int fast4 = ojb == 1 && owb == 1 && k == 4, cell8 = ojb == 1 && owb == 1;
-  unsigned char* jout = (unsigned char*)o->joints;
-  unsigned char* wout = (unsigned char*)o->weights;
-  const uint32_t* ix = mi->order != SKF_ORDER_FILE && mi->index_count ? o->indices : NULL;
-  const size_t ic = ix ? o->index_count : 0, coded = mi->coded_count;
-  const int welded = mi->order == SKF_ORDER_WELDED, traversal = ix || welded;
-  uint32_t* hist = (uint32_t*)mem;      /* vertices coded with weights, in coding order (SKF_OP_FAR refers back) */
-  uint32_t* hp = hist + vc;             /* per decoded vertex: history position of its content */
-  uint32_t* first = hp + vc;            /* SKF_ORDER_WELDED: per vertex, the vertex whose output it copies */
-  uint32_t* table = first + (welded ? vc : 0);  /* SKF_ORDER_WELDED: the weld table */
-  const uint32_t* remap = welded ? first : NULL; /* the welded index buffer is first[ix[]], read as it goes */
-  /* traversal: per vertex its first position in the (welded) index buffer, and a bit per first appearance */
-  uint32_t* fpos = table + (welded ? skf_weld_scratch_count(vc) : 0);
-  uint64_t* bits = (uint64_t*)(((uintptr_t)(fpos + vc) + 7u) & ~(uintptr_t)7u); /* 8-byte aligned */
-  uint64_t word = 0;
-  size_t wi = 0, n_words = (ic + 63) / 64;
-  uint32_t hist_len = 0, cur_hp = 0;
+  skf__mdec dm, *d = &dm;
+  skf__order_walk w = {0, 0, 0, 0};
+  const int welded = mi->order == SKF_ORDER_WELDED;
+  int traversal, cells4;
+  size_t done = 0;
   unsigned char cj[2 * SKF_MAX_INFLUENCES], cw[2 * SKF_MAX_INFLUENCES];
+  uint32_t cur_hp = 0;
   const unsigned char* ops = s->ops;
-  size_t unref = 0, done = 0;
   const char* why = NULL;
+  skf__mdec_init(d, f, mi, s, o, st, mem);
+  traversal = d->ix || welded;
+  cells4 = d->jstride == 4 && d->wstride == 4;
   st->mtf_len = 0;
   st->rlen = 0;
   st->head = 0;
-  if (welded && vc) {
-    /* copies: vertices at the position of a lower one, except those the weld stream lists (coded anyway) */
-    size_t distinct, x, prev = 0, n_exc = coded - mi->distinct_positions;
-    uint32_t check = 0;
-    distinct = skf_weld_positions(o->positions, vc, first, table, &check);
-    if (distinct != mi->distinct_positions || check != mi->weld_check)
-      return skf__fail(err, SKF_ERR_INVALID_ARGUMENT,
-                       "mesh %u: these positions weld differently (%zu distinct points, encoded with %u): not its positions",
-                       m, distinct, mi->distinct_positions);
-    for (x = 0; x < n_exc; ++x) {
-      uint32_t d;
-      size_t u;
-      if (skf__leb(&s->wld, s->wld_end, &d)) SKF__BAD("weld stream ends early or holds a bad number");
-      u = x == 0 ? (size_t)d : prev + 1u + d;
-      if (u >= vc || first[u] == u) SKF__BAD("weld stream lists a vertex that is no copy");
-      first[u] = (uint32_t)u;
-      prev = u;
-    }
+  if (welded && d->vc) {
+    skf_result rc = skf__weld(d, mi, o->positions, m, &why, err);
+    if (rc == SKF_ERR_FORMAT) goto bad;
+    if (rc) return rc;
   }
   if (traversal) {
-    skf__first_appearances(ix, ic, remap, vc, fpos, bits);
-    word = n_words ? bits[0] : 0;
+    w.n_words = (d->ic + 63) / 64;
+    skf__first_appearances(d->ix, d->ic, d->remap, d->vc, d->fpos, d->bits);
+    w.word = w.n_words ? d->bits[0] : 0;
   }
-  for (done = 0; done < coded; ++done) {
-    size_t v, t = (size_t)-1, i = 0;
-    uint32_t op = *ops++;
-    /* next vertex in coding order: first appearance in the index buffer, then the unreferenced ones (no copies).
-     * A corner u of v's first triangle (at index i) was decoded before v exactly when fpos[u] < i. */
-    if (traversal) {
-      while (!word && wi + 1 < n_words) word = bits[++wi];
-      if (word) {
-        i = wi * 64 + skf__ctz64(word);
-        word &= word - 1;
-        v = SKF__IX(i);
-        t = i - i % 3;
-      } else {
-        while (unref < vc && (fpos[unref] != 0xffffffffu || (remap && remap[unref] != unref))) ++unref;
-        if (unref == vc) SKF__BAD("more coded vertices than the mesh has");
-        v = unref++;
-      }
+  for (done = 0; done < mi->coded_count; ++done) {
+    size_t v = done, t = (size_t)-1, i = 0;
+    if (traversal && (why = skf__next_vertex(d, &w, &v, &i, &t)) != NULL) goto bad;
+    if ((why = skf__vertex(d, *ops++, v, i, t, cj, cw, &cur_hp)) != NULL) goto bad;
+    d->hp[v] = cur_hp;
+    if (cells4) {
+      memcpy(d->jout + v * 4, cj, 4);
+      memcpy(d->wout + v * 4, cw, 4);
     } else {
-      v = done;
-    }
-    if (op == SKF_OP_REPEAT) {
-      if (!st->rlen) SKF__BAD("first vertex repeats nothing");
-    } else if (op == SKF_OP_FAR) {
-      uint32_t d = 0, slot, anchor = hist_len;
-      uint64_t at;
-      size_t u;
-      if (skf__leb(&s->far, s->far_end, &d)) SKF__BAD("far stream ends early or holds a bad number");
-      /* relative to the history position of the first decoded corner of the vertex's first triangle */
-      if (t != (size_t)-1) {
-        size_t c;
-        for (c = t; c < t + 3 && c < ic; ++c)
-          if (fpos[SKF__IX(c)] < i) {
-            anchor = hp[SKF__IX(c)];
-            break;
-          }
-      }
-      at = (d & 1u) ? (uint64_t)anchor - ((uint64_t)(d >> 1) + 1u) : (uint64_t)anchor + (d >> 1);
-      if (at >= hist_len) SKF__BAD("far reference outside the history"); /* also catches anchor - x < 0 (wraps) */
-      cur_hp = (uint32_t)at;
-      u = hist[cur_hp];
-      if (jstride == 4 && wstride == 4) {
-        memcpy(cj, jout + u * 4, 4);
-        memcpy(cw, wout + u * 4, 4);
-      } else {
-        memcpy(cj, jout + u * jstride, jstride);
-        memcpy(cw, wout + u * wstride, wstride);
-      }
-      slot = skf__vc_push(st);
-      SKF__CELLCPY(st->recs[slot].cj, cj);
-      SKF__CELLCPY(st->recs[slot].cw, cw);
-      st->recs[slot].hp = cur_hp;
-    } else if (op >= SKF_OP_VCACHE && op != SKF_OP_NEW_SET) {
-      uint32_t r = op - SKF_OP_VCACHE;
-      unsigned char slot;
-      if (r >= st->rlen) SKF__BAD("vertex reference past the cache");
-      slot = skf__vc_hit(st, r);
-      SKF__CELLCPY(cj, st->recs[slot].cj);
-      SKF__CELLCPY(cw, st->recs[slot].cw);
-      cur_hp = st->recs[slot].hp;
-    } else {
-      skf__set* set;
-      uint32_t n, a, sum = 0, bad = 0, imp = 0, nb = 0;
-      uint32_t pred[SKF_MAX_INFLUENCES], ps[SKF_MAX_INFLUENCES], pc[SKF_MAX_INFLUENCES];
-      const unsigned char** wp;
-      const unsigned char* wend;
-      if (op == SKF_OP_NEW_SET) {
-        uint32_t slot, prevj = 0;
-        if (s->cnt == s->cnt_end) SKF__BAD("count stream ends early");
-        n = *s->cnt++;
-        if (n > mi->max_influences) SKF__BAD("vertex with more influences than its mesh allows");
-        if ((size_t)(s->jnt_end - s->jnt) < (size_t)n * jb) SKF__BAD("joint stream ends early");
-        slot = st->mtf_len < SKF_MTF_SIZE ? st->mtf_len++ : st->mtf[SKF_MTF_SIZE - 1];
-        memmove(st->mtf + 1, st->mtf, st->mtf_len - 1);
-        st->mtf[0] = (unsigned char)slot;
-        set = &st->sets[slot];
-        set->n = 0;
-        for (a = 0; a < n; ++a) {
-          uint32_t d = jb == 1 ? s->jnt[0] : skf__rd16(s->jnt);
-          uint32_t j = a == 0 ? d : prevj + 1u + d;
-          s->jnt += jb;
-          if (j >= f->info.joint_count) SKF__BAD("joint id past the joint table");
-          set->j[a] = prevj = j;
-          set->w[a] = 0;
-        }
-        set->n = n;
-      } else {
-        uint32_t r = op - 1u;
-        unsigned char slot;
-        if (r >= st->mtf_len) SKF__BAD("joint set reference past the set list");
-        slot = st->mtf[r];
-        for (; r > 0; --r) st->mtf[r] = st->mtf[r - 1u]; /* usually rank 0 or 1 */
-        st->mtf[0] = slot;
-        set = &st->sets[slot];
-        n = set->n;
-      }
-      if (n) {
-        /* predictor: per joint, the mean weight among the already decoded corners of the vertex's first
-         * triangle that have that joint; otherwise the set's last weights */
-        if (t != (size_t)-1 && fast4) {
-          /* u8 x 4 output: the two other corners as words, SWAR match per joint (see skf__gather) */
-          /* the triangle's two other entries, without a branch: one that is not decoded before v (or past the
-           * index buffer, or v again) reads v's own slot and is masked to nothing */
-          uint32_t wj[2], ww[2], nzm[2], q;
-          const size_t ce[2] = {t + (i == t), t + 2 - (i == t + 2)};
-          for (q = 0; q < 2; ++q) {
-            size_t u = ce[q] < ic ? SKF__IX(ce[q]) : v;
-            uint32_t keep = 0u - (uint32_t)(fpos[u] < i);
-            memcpy(&wj[q], jout + u * 4, 4);
-            memcpy(&ww[q], wout + u * 4, 4);
-            wj[q] &= keep;
-            ww[q] &= keep;
-            nzm[q] = (((ww[q] & 0x7f7f7f7fu) + 0x7f7f7f7fu) | ww[q]) & 0x80808080u;
-          }
-          for (a = 0; a < n; ++a) {
-            uint32_t jj = set->j[a] * 0x01010101u, x0 = wj[0] ^ jj, x1 = wj[1] ^ jj;
-            uint32_t h0 = ~(((x0 & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x0) & nzm[0];
-            uint32_t h1 = ~(((x1 & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x1) & nzm[1];
-            uint32_t s0 = ((ww[0] & ((h0 >> 7) * 0xffu)) * 0x01010101u) >> 24;
-            uint32_t s1 = ((ww[1] & ((h1 >> 7) * 0xffu)) * 0x01010101u) >> 24;
-            uint32_t c0 = h0 != 0, c1 = h1 != 0;
-            /* (c0 & c1) ? mean : (c0 | c1) ? the one : the set's own, by masks (a branch here mispredicts) */
-            uint32_t m2 = 0u - (c0 & c1), m1 = 0u - (c0 ^ c1);
-            pred[a] = (((s0 + s1 + 1u) >> 1) & m2) | ((s0 + s1) & m1) | (set->w[a] & ~(m2 | m1));
-            nb |= c0 | c1;
-            if (pred[a] > pred[imp]) imp = a;
-          }
-        } else {
-          for (a = 0; a < n; ++a) ps[a] = pc[a] = 0;
-          if (t != (size_t)-1) {
-            size_t c;
-            for (c = t; c < t + 3 && c < ic; ++c) {
-              size_t u = SKF__IX(c);
-              if (fpos[u] >= i) continue; /* not decoded before v (or v itself) */
-              skf__gather(set, jout + u * jstride, wout + u * wstride, k, ojb, owb, wscale, ps, pc);
-            }
-          }
-          for (a = 0; a < n; ++a) {
-            /* at most two corners: the mean rounded half up */
-            pred[a] = pc[a] == 2 ? (ps[a] + 1u) >> 1 : pc[a] ? ps[a] : set->w[a];
-            nb |= pc[a];
-            if (pred[a] > pred[imp]) imp = a;
-          }
-        }
-        wp = nb ? &s->nwg : &s->wgt;
-        wend = nb ? s->nwg_end : s->wgt_end;
-        if ((size_t)(wend - *wp) < (size_t)(n - 1) * wb) SKF__BAD("weight stream ends early");
-        for (a = 0; a < n; ++a) {
-          uint32_t z, d, w;
-          if (a == imp) continue;
-          z = wb == 1 ? (*wp)[0] : skf__rd16(*wp);
-          *wp += wb;
-          d = (z >> 1) ^ (0u - (z & 1u));
-          w = (pred[a] + d) & wmask;
-          set->w[a] = w;
-          sum += w;
-          bad |= w == 0;
-        }
-        if (bad || sum >= total) SKF__BAD("weights of a vertex are zero or exceed the total");
-        set->w[imp] = total - sum;
-      }
-      skf__cell(set, k, ojb, owb, wscale, cj, cw);
-      {
-        /* the vertex enters the front of the recent-vertex cache */
-        uint32_t slot = skf__vc_push(st);
-        SKF__CELLCPY(st->recs[slot].cj, cj);
-        SKF__CELLCPY(st->recs[slot].cw, cw);
-        st->recs[slot].hp = cur_hp = hist_len;
-      }
-      hist[hist_len++] = (uint32_t)v;
-    }
-    hp[v] = cur_hp;
-    if (jstride == 4 && wstride == 4) {
-      memcpy(jout + v * 4, cj, 4);
-      memcpy(wout + v * 4, cw, 4);
-    } else {
-      memcpy(jout + v * jstride, cj, jstride);
-      memcpy(wout + v * wstride, cw, wstride);
+      memcpy(d->jout + v * d->jstride, cj, d->jstride);
+      memcpy(d->wout + v * d->wstride, cw, d->wstride);
     }
   }
-  if (welded) {
-    /* every copy takes the output of the vertex it copies (coded: it is no copy itself) */
-    size_t u;
-    if (jstride == 4 && wstride == 4) {
-      for (u = 0; u < vc; ++u) { /* coded vertices copy themselves: no branch on the copy pattern */
-        uint32_t x, y;
-        memcpy(&x, jout + (size_t)first[u] * 4, 4);
-        memcpy(&y, wout + (size_t)first[u] * 4, 4);
-        memcpy(jout + u * 4, &x, 4);
-        memcpy(wout + u * 4, &y, 4);
-      }
-    } else {
-      for (u = 0; u < vc; ++u)
-        if (first[u] != u) {
-          memcpy(jout + u * jstride, jout + (size_t)first[u] * jstride, jstride);
-          memcpy(wout + u * wstride, wout + (size_t)first[u] * wstride, wstride);
-        }
-    }
-  }
+  if (welded) skf__copy_welded(d);
   s->ops = ops;
   return SKF_OK;
 bad:
   return skf__fail(err, SKF_ERR_FORMAT, "mesh %u, vertex %zu: %s", m, done, why);
 }
-#undef SKF__BAD
 #undef SKF__CELLCPY
 #undef SKF__IX
+#undef SKF__STEP
 
 struct skf_decoder {
   skf__state st;
