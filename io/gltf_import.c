@@ -102,7 +102,7 @@ typedef struct importer {
   skin_info* skins;
   uint32_t skin_count;
   size_t total_vertices;
-  bool bare; /* skio_import_options.skeleton_from_nodes */
+  bool bare;           /* skio_import_options.skeleton_from_nodes */
   bool animated;       /* skio_import_options.animated_nodes: keyed mesh nodes are joints (mark_keyed_meshes) */
   uint8_t* keyed_node; /* node -> 1: a node with an unskinned mesh that a clip keys, made a joint (or NULL) */
   uint8_t* keyed_mesh; /* while clips are read: node -> 1 with an unskinned mesh at or below it, 3 once the clip being
@@ -148,14 +148,15 @@ static int fits_view(importer* im, const skio_gltf_accessor* a, const char* what
   size_t elem = a->components * skio_gltf_component_size(a->component_type);
   size_t room = a->byte_offset < size ? size - a->byte_offset : 0;
   if (a->count > room / elem)
-    return fail(im, err, SKC_FORMAT, "%s: accessor %u has %zu elements of %zu bytes, more than the %zu bytes of "
-                "bufferView %d past byteOffset %zu", what, a->index, a->count, elem, room, a->view, a->byte_offset);
+    return fail(im, err, SKC_FORMAT,
+                "%s: accessor %u has %zu elements of %zu bytes, more than the %zu bytes of "
+                "bufferView %d past byteOffset %zu",
+                what, a->index, a->count, elem, room, a->view, a->byte_offset);
   return SKC_OK;
 }
 
 /* Declaration of accessor `tok` (a JSON index), checked for its components and its size. */
-static int accessor(importer* im, int tok, const char* what, uint32_t components, skio_gltf_accessor* a,
-                    skc_err* err) {
+static int accessor(importer* im, int tok, const char* what, uint32_t components, skio_gltf_accessor* a, skc_err* err) {
   uint32_t index;
   if (!skio_json_u32(im->d, tok, &index)) return fail(im, err, SKC_FORMAT, "%s: accessor index is not valid", what);
   int rc = skio_gltf_accessor_info(im->d, index, a, err);
@@ -165,8 +166,7 @@ static int accessor(importer* im, int tok, const char* what, uint32_t components
                 components);
   size_t cap = im->d->file_size > MAX_VIEWLESS ? im->d->file_size : MAX_VIEWLESS;
   if (a->view < 0 && a->count > cap)
-    return fail(im, err, SKC_UNSUPPORTED, "%s: accessor %u has %zu elements but no buffer view", what, index,
-                a->count);
+    return fail(im, err, SKC_UNSUPPORTED, "%s: accessor %u has %zu elements but no buffer view", what, index, a->count);
   return a->view >= 0 && !a->draco ? fits_view(im, a, what, err) : SKC_OK;
 }
 
@@ -601,8 +601,8 @@ static int prim_mode(const skio_gltf_doc* d, int pt) {
 }
 
 /* One attribute of a primitive: its accessor declaration, or found = false. */
-static int attribute(importer* im, int attrs, const char* key, uint32_t components, size_t vertices,
-                     const char* where, skio_gltf_accessor* a, bool* found, skc_err* err) {
+static int attribute(importer* im, int attrs, const char* key, uint32_t components, size_t vertices, const char* where,
+                     skio_gltf_accessor* a, bool* found, skc_err* err) {
   int t = skio_json_get(im->d, attrs, key);
   *found = t >= 0;
   if (t < 0) return SKC_OK;
@@ -682,37 +682,32 @@ static float* read_weights(importer* im, const skio_gltf_accessor* a, const char
   return out;
 }
 
-static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, const char* where, skc_err* err) {
-  skio_gltf_doc* d = im->d;
-  const skc_skeleton* sk = im->s->skeleton;
-  uint32_t si_index;
-  if (!skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin"), &si_index) ||
-      si_index >= im->skin_count)
-    return fail(im, err, SKC_FORMAT, "node %u: skin is not a skin index", r->node);
-  const skin_info* si = &im->skins[si_index];
-  if (!sk || !si->count) return SKC_OK; /* a skin without joints: the mesh stays unskinned */
-  uint32_t jc = sk->joint_count;
-  size_t V = m->vertex_count;
-  /* every JOINTS_n / WEIGHTS_n set, read whole */
+/* A primitive's JOINTS_n / WEIGHTS_n sets as read, four values per vertex each. */
+typedef struct weight_sets {
+  uint32_t count;
+  uint32_t** joints;
+  float** weights;
+} weight_sets;
+
+/* How many JOINTS_n sets a primitive's attributes hold (JOINTS_0, JOINTS_1, ... while one exists). */
+static uint32_t joint_set_count(const skio_gltf_doc* d, int attrs) {
   uint32_t sets = 0;
-  uint32_t** joints = NULL;
-  float** weights = NULL;
-  int rc = SKC_OK;
   for (;; ++sets) {
     char jk[32];
     snprintf(jk, sizeof jk, "JOINTS_%u", sets);
     if (skio_json_get(d, attrs, jk) < 0) break;
   }
-  if (sets > SKC_MAX_INFLUENCES_PER_VERTEX / 4)
-    return fail(im, err, SKC_UNSUPPORTED, "%s: %u JOINTS_n sets, more than %u influences per vertex", where, sets,
-                SKC_MAX_INFLUENCES_PER_VERTEX);
-  joints = calloc(sets + 1, sizeof *joints);
-  weights = calloc(sets + 1, sizeof *weights);
-  if (!joints || !weights) {
-    rc = oom(im, err);
-    goto done;
-  }
-  for (uint32_t n = 0; n < sets && !rc; ++n) {
+  return sets;
+}
+
+/* Reads ws->count JOINTS_n / WEIGHTS_n sets of V vertices whole into ws (a JOINTS_n without WEIGHTS_n is
+ * SKC_FORMAT); on failure ws keeps what was read, for free_weight_sets. */
+static int read_weight_sets(importer* im, int attrs, size_t V, const char* where, weight_sets* ws, skc_err* err) {
+  int rc = SKC_OK;
+  ws->joints = calloc(ws->count + 1, sizeof *ws->joints);
+  ws->weights = calloc(ws->count + 1, sizeof *ws->weights);
+  if (!ws->joints || !ws->weights) return oom(im, err);
+  for (uint32_t n = 0; n < ws->count && !rc; ++n) {
     char jk[32], wk[32];
     snprintf(jk, sizeof jk, "JOINTS_%u", n);
     snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
@@ -725,17 +720,28 @@ static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, 
       rc = fail(im, err, SKC_FORMAT, "%s: %s without %s", where, jk, wk);
       break;
     }
-    if (!(joints[n] = read_uints(im, &ja, err)) || !(weights[n] = read_weights(im, &wa, where, wk, err)))
+    if (!(ws->joints[n] = read_uints(im, &ja, err)) || !(ws->weights[n] = read_weights(im, &wa, where, wk, err)))
       rc = err ? err->code : SKC_FORMAT;
   }
-  if (rc) goto done;
-  if ((rc = skc_skin_create(V, jc, &m->skin, err))) goto done;
+  return rc;
+}
+
+/* Frees the sets in ws and the arrays that hold them. */
+static void free_weight_sets(weight_sets* ws) {
+  for (uint32_t n = 0; ws->joints && n < ws->count; ++n) free(ws->joints[n]);
+  for (uint32_t n = 0; ws->weights && n < ws->count; ++n) free(ws->weights[n]);
+  free(ws->joints);
+  free(ws->weights);
+}
+
+/* Mesh m's inverse binds and bound joints: skin si's matrices for the joints it lists (the first listing of a joint),
+ * the skeleton's inverse bind for the others; bone_count = joints listed. */
+static int mesh_inverse_binds(importer* im, const skin_info* si, skio_mesh* m, skc_err* err) {
+  const skc_skeleton* sk = im->s->skeleton;
+  const uint32_t jc = sk->joint_count;
   m->inverse_bind = malloc((size_t)jc * 16 * sizeof(float));
   m->bound = calloc(jc, 1);
-  if (!m->inverse_bind || !m->bound) {
-    rc = oom(im, err);
-    goto done;
-  }
+  if (!m->inverse_bind || !m->bound) return oom(im, err);
   memcpy(m->inverse_bind, sk->inverse_bind, (size_t)jc * 16 * sizeof(float));
   for (uint32_t k = 0; k < si->count; ++k) {
     uint32_t j = si->joint[k];
@@ -744,27 +750,39 @@ static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, 
     m->bone_count++;
     memcpy(m->inverse_bind + (size_t)j * 16, si->ibm + (size_t)k * 16, 16 * sizeof(float));
   }
-  skio_mesh_unbound_in_bind_frame(sk, m);
-  /* counting pass into offsets[v + 1], running sum, fill pass (as scene_import.c's build_skin) */
+  return SKC_OK;
+}
+
+/* The influences of each of the V vertices in ws into m->skin's offsets[v + 1] (counts), non-zero weights only; those
+ * naming an index past skin si's joints are counted in m->dropped_weights. Returns the influences kept. */
+static size_t count_influences(const skin_info* si, const weight_sets* ws, size_t V, skio_mesh* m) {
   uint32_t* offsets = m->skin->offsets;
   size_t total = 0;
   for (size_t v = 0; v < V; ++v)
-    for (uint32_t n = 0; n < sets; ++n)
+    for (uint32_t n = 0; n < ws->count; ++n)
       for (int c = 0; c < 4; ++c) {
-        float w = weights[n][v * 4 + (size_t)c];
+        float w = ws->weights[n][v * 4 + (size_t)c];
         if (w == 0.0f) continue;
-        if (joints[n][v * 4 + (size_t)c] >= si->count) {
+        if (ws->joints[n][v * 4 + (size_t)c] >= si->count) {
           m->dropped_weights++;
           continue;
         }
         offsets[v + 1]++;
         total++;
       }
-  if (total > UINT32_MAX) {
-    rc = fail(im, err, SKC_UNSUPPORTED, "%s has too many influences", where);
-    goto done;
-  }
-  if ((rc = skc_skin_reserve(m->skin, total, err))) goto done;
+  return total;
+}
+
+/* m->skin's influences from ws, joint indices through skin si's joints to skeleton joints. */
+static int fill_influences(importer* im, const skin_info* si, const weight_sets* ws, skio_mesh* m, const char* where,
+                           skc_err* err) {
+  const size_t V = m->vertex_count;
+  /* counting pass into offsets[v + 1], running sum, fill pass (as scene_import.c's build_skin) */
+  uint32_t* offsets = m->skin->offsets;
+  size_t total = count_influences(si, ws, V, m);
+  if (total > UINT32_MAX) return fail(im, err, SKC_UNSUPPORTED, "%s has too many influences", where);
+  int rc = skc_skin_reserve(m->skin, total, err);
+  if (rc) return rc;
   uint32_t start = 0;
   for (size_t v = 0; v < V; ++v) {
     uint32_t c = offsets[v + 1];
@@ -772,22 +790,49 @@ static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, 
     start += c;
   }
   for (size_t v = 0; v < V; ++v)
-    for (uint32_t n = 0; n < sets; ++n)
+    for (uint32_t n = 0; n < ws->count; ++n)
       for (int c = 0; c < 4; ++c) {
-        float w = weights[n][v * 4 + (size_t)c];
-        uint32_t jj = joints[n][v * 4 + (size_t)c];
+        float w = ws->weights[n][v * 4 + (size_t)c];
+        uint32_t jj = ws->joints[n][v * 4 + (size_t)c];
         if (w == 0.0f || jj >= si->count) continue;
         uint32_t at = offsets[v + 1]++;
         m->skin->joints[at] = si->joint[jj];
         m->skin->weights[at] = w;
       }
+  return SKC_OK;
+}
+
+/* Mesh m's skin from the sets ws read for skin si_index: the skin, its inverse binds and influences, its bind world. */
+static int skin_from_sets(importer* im, uint32_t si_index, const weight_sets* ws, skio_mesh* m, const char* where,
+                          skc_err* err) {
+  const skc_skeleton* sk = im->s->skeleton;
+  const skin_info* si = &im->skins[si_index];
+  int rc = skc_skin_create(m->vertex_count, sk->joint_count, &m->skin, err);
+  if (rc || (rc = mesh_inverse_binds(im, si, m, err))) return rc;
+  skio_mesh_unbound_in_bind_frame(sk, m);
+  if ((rc = fill_influences(im, si, ws, m, where, err))) return rc;
   im->rep.dropped_weights += m->dropped_weights;
   skin_bind_world(im, si_index, m);
-done:
-  for (uint32_t n = 0; joints && n < sets; ++n) free(joints[n]);
-  for (uint32_t n = 0; weights && n < sets; ++n) free(weights[n]);
-  free(joints);
-  free(weights);
+  return SKC_OK;
+}
+
+static int build_skin(importer* im, const prim_ref* r, int attrs, skio_mesh* m, const char* where, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  const skc_skeleton* sk = im->s->skeleton;
+  uint32_t si_index;
+  if (!skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", r->node), "skin"), &si_index) ||
+      si_index >= im->skin_count)
+    return fail(im, err, SKC_FORMAT, "node %u: skin is not a skin index", r->node);
+  const skin_info* si = &im->skins[si_index];
+  if (!sk || !si->count) return SKC_OK; /* a skin without joints: the mesh stays unskinned */
+  /* every JOINTS_n / WEIGHTS_n set, read whole */
+  weight_sets ws = {joint_set_count(d, attrs), NULL, NULL};
+  if (ws.count > SKC_MAX_INFLUENCES_PER_VERTEX / 4)
+    return fail(im, err, SKC_UNSUPPORTED, "%s: %u JOINTS_n sets, more than %u influences per vertex", where, ws.count,
+                SKC_MAX_INFLUENCES_PER_VERTEX);
+  int rc = read_weight_sets(im, attrs, m->vertex_count, where, &ws, err);
+  if (!rc) rc = skin_from_sets(im, si_index, &ws, m, where, err);
+  free_weight_sets(&ws);
   return rc;
 }
 
@@ -1592,10 +1637,9 @@ static int weights_channel(importer* im, uint32_t ai, uint32_t node, int st, con
   return rc;
 }
 
-static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err) {
+/* Clip ai's name (a->name): the file's, "anim<ai>" when it has none or an empty one. */
+static int anim_name(importer* im, uint32_t ai, int at, skio_anim* a, skc_err* err) {
   skio_gltf_doc* d = im->d;
-  skio_anim* a = &im->s->anims[ai];
-  int at = skio_gltf_item(d, "animations", ai);
   int nt = skio_json_get(d, at, "name");
   a->name = skio_json_is(d, nt, 3) ? skio_json_strdup(d, nt) : NULL;
   if (a->name && !a->name[0]) {
@@ -1607,109 +1651,165 @@ static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err)
     snprintf(tmp, sizeof tmp, "anim%u", ai);
     if (!(a->name = dup_str(tmp))) return oom(im, err);
   }
+  return SKC_OK;
+}
+
+/* The clip build_anim reads: its index, its scene animation, its channels and samplers and its duration so far. */
+typedef struct clip_reader {
+  importer* im;
+  uint32_t ai;
+  skio_anim* a;
+  int32_t* chan_of; /* joint -> its channel in a, or -1 */
+  int channels, samplers, sn;
+  double duration;
+} clip_reader;
+
+/* What a channel of the clip names: its sampler, target node and path (0 translation, 1 rotation, 2 scale, -1
+ * other) and the sampler's interpolation. */
+typedef struct channel_ref {
+  uint32_t node, sampler;
+  int pth, path;  /* the path's token and its kind */
+  int st, interp; /* the sampler's and its interpolation's tokens */
+  bool cubic;
+} channel_ref;
+
+/* Channel c's target and sampler (*r), checked: a sampler index, a node index when a node is named, a known
+ * interpolation. */
+static int channel_target(const clip_reader* cr, int c, channel_ref* r, skc_err* err) {
+  importer* im = cr->im;
+  skio_gltf_doc* d = im->d;
+  int ct = skio_json_at(d, cr->channels, c);
+  int tt = skio_json_get(d, ct, "target");
+  r->node = UINT32_MAX;
+  if (!skio_json_u32(d, skio_json_get(d, ct, "sampler"), &r->sampler) || r->sampler >= (uint32_t)cr->sn)
+    return fail(im, err, SKC_FORMAT, "animation %u channel %d: sampler is not a sampler index", cr->ai, c);
+  int nodet = skio_json_get(d, tt, "node");
+  if (nodet >= 0 && (!skio_json_u32(d, nodet, &r->node) || r->node >= im->node_count))
+    return fail(im, err, SKC_FORMAT, "animation %u channel %d: target node is not a node index", cr->ai, c);
+  int pth = skio_json_get(d, tt, "path");
+  r->pth = pth;
+  r->path = skio_json_streq(d, pth, "translation") ? 0
+            : skio_json_streq(d, pth, "rotation")  ? 1
+            : skio_json_streq(d, pth, "scale")     ? 2
+                                                   : -1;
+  r->st = skio_json_at(d, cr->samplers, (int)r->sampler);
+  r->interp = skio_json_get(d, r->st, "interpolation");
+  r->cubic = skio_json_streq(d, r->interp, "CUBICSPLINE");
+  if (r->interp >= 0 && !r->cubic && !skio_json_streq(d, r->interp, "LINEAR") && !skio_json_streq(d, r->interp, "STEP"))
+    return fail(im, err, SKC_FORMAT, "animation %u sampler %u: unknown interpolation", cr->ai, r->sampler);
+  return SKC_OK;
+}
+
+/* A T/R/S channel's keys as linear ones (*dt, *dv, *keys: new arrays) from the sampler's input times (n of them,
+ * freed here) and its output (cubic_keys, plain_keys, hold_steps). */
+static int channel_keys(const clip_reader* cr, const channel_ref* r, float* times, size_t n, double** dt, float** dv,
+                        size_t* keys, skc_err* err) {
+  importer* im = cr->im;
+  uint32_t comps = r->path == 1 ? 4 : 3;
+  char what[96];
+  snprintf(what, sizeof what, "animation %u sampler %u output", cr->ai, r->sampler);
+  skio_gltf_accessor oa;
+  float* values = NULL;
+  size_t need = n * (r->cubic ? 3 : 1);
+  int rc;
+  if (!(rc = accessor(im, skio_json_get(im->d, r->st, "output"), what, comps, &oa, err)) && oa.count < need)
+    rc = fail(im, err, SKC_FORMAT, "%s: %zu values for %zu keys", what, oa.count, n);
+  if (!rc && !(values = read_floats(im, &oa, err))) rc = err ? err->code : SKC_FORMAT;
+  *keys = n;
+  if (!rc && !(r->cubic ? cubic_keys(times, values, n, comps, r->path == 1, dt, dv, keys)
+                        : plain_keys(times, values, n, comps, dt, dv)))
+    rc = oom(im, err);
+  free(times);
+  free(values);
+  if (rc) {
+    free(*dt);
+    free(*dv);
+    return rc;
+  }
+  if (skio_json_streq(im->d, r->interp, "STEP") && !hold_steps(dt, dv, keys, comps)) {
+    free(*dt);
+    free(*dv);
+    return oom(im, err);
+  }
+  return SKC_OK;
+}
+
+/* The keys (dt, dv: taken over) as track r->path of joint j's channel, or of object ob's channel when j < 0,
+ * replacing the track an earlier channel gave. */
+static int put_track(const clip_reader* cr, const channel_ref* r, int32_t j, int32_t ob, double* dt, float* dv,
+                     size_t keys, skc_err* err) {
+  importer* im = cr->im;
+  skio_channel* ch = j >= 0 ? joint_channel(cr->a, cr->chan_of, j) : object_channel(im, cr->ai, ob);
+  if (!ch) {
+    free(dt);
+    free(dv);
+    return oom(im, err);
+  }
+  ch->rest_signs = node_scale_signs(im, r->node);
+  double** tslot = r->path == 0 ? &ch->pos_time : r->path == 1 ? &ch->rot_time : &ch->scl_time;
+  float** vslot = r->path == 0 ? &ch->pos : r->path == 1 ? &ch->rot : &ch->scl;
+  uint32_t* nslot = r->path == 0 ? &ch->pos_count : r->path == 1 ? &ch->rot_count : &ch->scl_count;
+  free(*tslot);
+  free(*vslot);
+  *tslot = dt;
+  *vslot = dv;
+  *nslot = (uint32_t)keys;
+  return SKC_OK;
+}
+
+/* Channel c of the clip: its input times extend the duration; a "weights" channel goes to weights_channel, one on a
+ * joint or an object becomes a track, any other is counted as skipped. */
+static int read_channel(clip_reader* cr, int c, skc_err* err) {
+  importer* im = cr->im;
+  skio_gltf_doc* d = im->d;
+  channel_ref r;
+  int rc = channel_target(cr, c, &r, err);
+  if (rc) return rc;
+  char what[96];
+  snprintf(what, sizeof what, "animation %u sampler %u input", cr->ai, r.sampler);
+  skio_gltf_accessor ia;
+  if ((rc = accessor(im, skio_json_get(d, r.st, "input"), what, 1, &ia, err))) return rc;
+  float* times = read_floats(im, &ia, err);
+  if (!times) return err ? err->code : SKC_FORMAT;
+  for (size_t k = 0; k < ia.count; ++k)
+    if (isfinite(times[k]) && times[k] > cr->duration) cr->duration = times[k];
+  if (r.node < im->node_count && skio_json_streq(d, r.pth, "weights")) {
+    rc = weights_channel(im, cr->ai, r.node, r.st, times, ia.count, err);
+    free(times);
+    return rc;
+  }
+  int32_t j = r.node < im->node_count ? im->joint_of[r.node] : -1;
+  const int32_t ob = j < 0 && r.node < im->node_count && im->object_of ? im->object_of[r.node] : -1;
+  if (r.path < 0 || (j < 0 && ob < 0)) {
+    free(times);
+    im->rep.channels_skipped++;
+    if (r.path >= 0 && r.node < im->node_count && im->keyed_mesh) im->keyed_mesh[r.node] |= 2;
+    return SKC_OK;
+  }
+  double* dt = NULL;
+  float* dv = NULL;
+  size_t keys;
+  if ((rc = channel_keys(cr, &r, times, ia.count, &dt, &dv, &keys, err))) return rc;
+  return put_track(cr, &r, j, ob, dt, dv, keys, err);
+}
+
+static int build_anim(importer* im, uint32_t ai, int32_t* chan_of, skc_err* err) {
+  skio_gltf_doc* d = im->d;
+  skio_anim* a = &im->s->anims[ai];
+  int at = skio_gltf_item(d, "animations", ai);
+  int rc = anim_name(im, ai, at, a, err);
+  if (rc) return rc;
   a->ticks_per_second = 1.0;
-  int channels = skio_json_get(d, at, "channels"), samplers = skio_json_get(d, at, "samplers");
-  int cn = skio_json_len(d, channels), sn = skio_json_len(d, samplers);
+  clip_reader cr = {im, ai, a, chan_of, skio_json_get(d, at, "channels"), skio_json_get(d, at, "samplers"), 0, 0.0};
+  int cn = skio_json_len(d, cr.channels);
+  cr.sn = skio_json_len(d, cr.samplers);
   uint32_t cap = (uint32_t)cn < im->jc ? (uint32_t)cn : im->jc;
   if (cap && !(a->channels = calloc(cap, sizeof *a->channels))) return oom(im, err);
-  int rc = SKC_OK;
-  double duration = 0.0;
-  for (int c = 0; c < cn && !rc; ++c) {
-    int ct = skio_json_at(d, channels, c);
-    int tt = skio_json_get(d, ct, "target");
-    uint32_t node = UINT32_MAX, sampler;
-    if (!skio_json_u32(d, skio_json_get(d, ct, "sampler"), &sampler) || sampler >= (uint32_t)sn) {
-      rc = fail(im, err, SKC_FORMAT, "animation %u channel %d: sampler is not a sampler index", ai, c);
-      break;
-    }
-    int nodet = skio_json_get(d, tt, "node");
-    if (nodet >= 0 && (!skio_json_u32(d, nodet, &node) || node >= im->node_count)) {
-      rc = fail(im, err, SKC_FORMAT, "animation %u channel %d: target node is not a node index", ai, c);
-      break;
-    }
-    int pth = skio_json_get(d, tt, "path");
-    int path = skio_json_streq(d, pth, "translation") ? 0
-               : skio_json_streq(d, pth, "rotation")  ? 1
-               : skio_json_streq(d, pth, "scale")     ? 2
-                                                      : -1;
-    int st = skio_json_at(d, samplers, (int)sampler);
-    int interp = skio_json_get(d, st, "interpolation");
-    bool cubic = skio_json_streq(d, interp, "CUBICSPLINE");
-    if (interp >= 0 && !cubic && !skio_json_streq(d, interp, "LINEAR") && !skio_json_streq(d, interp, "STEP")) {
-      rc = fail(im, err, SKC_FORMAT, "animation %u sampler %u: unknown interpolation", ai, sampler);
-      break;
-    }
-    char what[96];
-    snprintf(what, sizeof what, "animation %u sampler %u input", ai, sampler);
-    skio_gltf_accessor ia, oa;
-    if ((rc = accessor(im, skio_json_get(d, st, "input"), what, 1, &ia, err))) break;
-    float* times = read_floats(im, &ia, err);
-    if (!times) {
-      rc = err ? err->code : SKC_FORMAT;
-      break;
-    }
-    for (size_t k = 0; k < ia.count; ++k)
-      if (isfinite(times[k]) && times[k] > duration) duration = times[k];
-    if (node < im->node_count && skio_json_streq(d, pth, "weights")) {
-      rc = weights_channel(im, ai, node, st, times, ia.count, err);
-      free(times);
-      continue;
-    }
-    int32_t j = node < im->node_count ? im->joint_of[node] : -1;
-    const int32_t ob = j < 0 && node < im->node_count && im->object_of ? im->object_of[node] : -1;
-    if (path < 0 || (j < 0 && ob < 0)) {
-      free(times);
-      im->rep.channels_skipped++;
-      if (path >= 0 && node < im->node_count && im->keyed_mesh) im->keyed_mesh[node] |= 2;
-      continue;
-    }
-    uint32_t comps = path == 1 ? 4 : 3;
-    snprintf(what, sizeof what, "animation %u sampler %u output", ai, sampler);
-    float* values = NULL;
-    size_t need = ia.count * (cubic ? 3 : 1);
-    if (!(rc = accessor(im, skio_json_get(d, st, "output"), what, comps, &oa, err)) && oa.count < need)
-      rc = fail(im, err, SKC_FORMAT, "%s: %zu values for %zu keys", what, oa.count, ia.count);
-    if (!rc && !(values = read_floats(im, &oa, err))) rc = err ? err->code : SKC_FORMAT;
-    double* dt = NULL;
-    float* dv = NULL;
-    size_t keys = ia.count;
-    if (!rc && !(cubic ? cubic_keys(times, values, ia.count, comps, path == 1, &dt, &dv, &keys)
-                       : plain_keys(times, values, ia.count, comps, &dt, &dv)))
-      rc = oom(im, err);
-    free(times);
-    free(values);
-    if (rc) {
-      free(dt);
-      free(dv);
-      break;
-    }
-    if (skio_json_streq(d, interp, "STEP") && !hold_steps(&dt, &dv, &keys, comps)) {
-      free(dt);
-      free(dv);
-      rc = oom(im, err);
-      break;
-    }
-    skio_channel* ch = j >= 0 ? joint_channel(a, chan_of, j) : object_channel(im, ai, ob);
-    if (!ch) {
-      free(dt);
-      free(dv);
-      rc = oom(im, err);
-      break;
-    }
-    ch->rest_signs = node_scale_signs(im, node);
-    double** tslot = path == 0 ? &ch->pos_time : path == 1 ? &ch->rot_time : &ch->scl_time;
-    float** vslot = path == 0 ? &ch->pos : path == 1 ? &ch->rot : &ch->scl;
-    uint32_t* nslot = path == 0 ? &ch->pos_count : path == 1 ? &ch->rot_count : &ch->scl_count;
-    free(*tslot);
-    free(*vslot);
-    *tslot = dt;
-    *vslot = dv;
-    *nslot = (uint32_t)keys;
-  }
+  for (int c = 0; c < cn && !rc; ++c) rc = read_channel(&cr, c, err);
   for (uint32_t c = 0; c < a->channel_count; ++c) chan_of[a->channels[c].joint] = -1;
   for (uint32_t k = 0; k < im->s->object_channel_count; ++k) /* the next clip's objects start without a channel */
     if (im->s->object_channels[k].anim == ai) im->ochan_of[im->s->object_channels[k].ch.joint] = -1;
-  a->duration = duration;
+  a->duration = cr.duration;
   return rc;
 }
 
@@ -1819,8 +1919,8 @@ static bool extras_value(const skio_gltf_doc* d, int v, skio_user_prop* u) {
     return (u->text = skio_json_strdup(d, v)) != NULL;
   }
   u->kind = SKIO_PROP_VEC3;
-  return skio_json_len(d, v) == 3 && skio_json_num(d, skio_json_at(d, v, 0), &u->v[0]) && skio_json_num(d, skio_json_at(d, v, 1), &u->v[1]) &&
-         skio_json_num(d, skio_json_at(d, v, 2), &u->v[2]);
+  return skio_json_len(d, v) == 3 && skio_json_num(d, skio_json_at(d, v, 0), &u->v[0]) &&
+         skio_json_num(d, skio_json_at(d, v, 1), &u->v[1]) && skio_json_num(d, skio_json_at(d, v, 2), &u->v[2]);
 }
 
 /* The "extras" of the named items of `list` ("nodes", "materials", "meshes") appended to *props (at most 65,536);

@@ -84,10 +84,12 @@ typedef struct format_entry {
 
 static const format_entry k_formats[] = {
     {".glb", "glb2", NULL}, /* skinkit's own writer (io/gltf_write.c): any number of influences */
+    /* clang-format off */
     {".gltf", "gltf2", NULL},
     {".fbx", "fbx", NULL}, /* repaired after Assimp writes it: see write_fbx_binary */
     {".fbx", "fbxa", NULL},
     {".dae", "collada", NULL},
+    /* clang-format on */
 };
 
 int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext, skc_err* err) {
@@ -983,6 +985,194 @@ static int put_morph_channels(const skio_scene* s, uint32_t a, struct aiAnimatio
   return SKC_OK;
 }
 
+/* What build_timeline's steps share: the scene, its clip table and the one animation they fill. */
+typedef struct timeline {
+  const skio_scene* s;
+  skio_clip* clips;
+  struct aiAnimation* aa;
+  uint8_t* animated;            /* per joint: 1 when some clip animates it */
+  struct aiNodeAnim** of_joint; /* per joint: its channel in aa, or NULL */
+  size_t cap;                   /* room for one joint's key times in any clip */
+} timeline;
+
+/* Places every clip on the timeline (clips[k]: see build_timeline), marks the joints a clip animates and sets tl->cap
+ * to every key of the largest clip plus 2. */
+static void place_clips(timeline* tl) {
+  const skio_scene* s = tl->s;
+  skio_clip* clips = tl->clips;
+  double next = 0.0;
+  for (uint32_t k = 0; k < s->anim_count; ++k) {
+    const skio_anim* a = &s->anims[k];
+    double l = 0.0, h = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
+    size_t keys = 0;
+    for (uint32_t c = 0; c < a->channel_count; ++c) {
+      const skio_channel* ch = &a->channels[c];
+      tl->animated[ch->joint] = 1;
+      const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
+      const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
+      for (int t = 0; t < 3; ++t)
+        for (uint32_t i = 0; i < tn[t]; ++i)
+          if (isfinite(tt[t][i])) l = fmin(l, tt[t][i]), h = fmax(h, tt[t][i]);
+      keys += (size_t)tn[0] + tn[1] + tn[2];
+    }
+    if (keys + 2 > tl->cap) tl->cap = keys + 2;
+    clips[k].name = a->name;
+    clips[k].start = next - l; /* local 0 */
+    clips[k].end = clips[k].start + h;
+    next = ceil(clips[k].end + 0.5);
+  }
+}
+
+/* The keys joint j gets on the timeline at most: those of its channels in every clip plus 2 per clip. */
+static size_t joint_key_room(const skio_scene* s, uint32_t j) {
+  size_t total = 0;
+  for (uint32_t k = 0; k < s->anim_count; ++k) {
+    const skio_anim* a = &s->anims[k];
+    size_t n = 2;
+    for (uint32_t c = 0; c < a->channel_count; ++c)
+      if (a->channels[c].joint == j)
+        n += (size_t)a->channels[c].pos_count + a->channels[c].rot_count + a->channels[c].scl_count;
+    total += n;
+  }
+  return total;
+}
+
+/* One channel in tl->aa per animated joint (tl->of_joint), its key arrays allocated, no keys yet. */
+static int joint_channels(timeline* tl, skc_err* err) {
+  const skc_skeleton* sk = tl->s->skeleton;
+  struct aiAnimation* aa = tl->aa;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (!tl->animated[j]) continue;
+    size_t total = joint_key_room(tl->s, j);
+    struct aiNodeAnim* ch = calloc(1, sizeof *ch);
+    if (!ch || !(ch->mPositionKeys = calloc(total, sizeof *ch->mPositionKeys)) ||
+        !(ch->mRotationKeys = calloc(total, sizeof *ch->mRotationKeys)) ||
+        !(ch->mScalingKeys = calloc(total, sizeof *ch->mScalingKeys))) {
+      if (ch) {
+        free(ch->mPositionKeys);
+        free(ch->mRotationKeys);
+      }
+      free(ch);
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    }
+    aa->mChannels[aa->mNumChannels++] = ch;
+    tl->of_joint[j] = ch;
+    set_name(&ch->mNodeName, sk->names[j]);
+  }
+  return SKC_OK;
+}
+
+/* The most key times one clip samples: all its channels' keys plus 2. */
+static size_t clip_key_room(const skio_scene* s) {
+  size_t all_cap = 0;
+  for (uint32_t k = 0; k < s->anim_count; ++k) {
+    size_t n = 2;
+    for (uint32_t c = 0; c < s->anims[k].channel_count; ++c)
+      n += (size_t)s->anims[k].channels[c].pos_count + s->anims[k].channels[c].rot_count +
+           s->anims[k].channels[c].scl_count;
+    if (n > all_cap) all_cap = n;
+  }
+  return all_cap;
+}
+
+/* Clip a's local 0, its end h (when > 0) and the key times of all its channels into all, sorted and distinct;
+ * returns their count. */
+static size_t clip_key_times(const skio_anim* a, double h, double* all) {
+  size_t m = 0;
+  all[m++] = 0.0;
+  if (h > 0.0) all[m++] = h;
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
+    const skio_channel* sc = &a->channels[c];
+    for (uint32_t i = 0; i < sc->pos_count; ++i) all[m++] = sc->pos_time[i];
+    for (uint32_t i = 0; i < sc->rot_count; ++i) all[m++] = sc->rot_time[i];
+    for (uint32_t i = 0; i < sc->scl_count; ++i) all[m++] = sc->scl_time[i];
+  }
+  return skio_sorted_unique_times(all, m);
+}
+
+/* Clip a's local 0, its end h (when > 0) and the key times of joint j's channel in it into times, sorted and
+ * distinct; returns their count. */
+static size_t joint_key_times(const skio_anim* a, uint32_t j, double h, double* times) {
+  size_t n = 0;
+  times[n++] = 0.0;
+  if (h > 0.0) times[n++] = h;
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
+    if (a->channels[c].joint != j) continue;
+    const skio_channel* sc = &a->channels[c];
+    for (uint32_t i = 0; i < sc->pos_count; ++i) times[n++] = sc->pos_time[i];
+    for (uint32_t i = 0; i < sc->rot_count; ++i) times[n++] = sc->rot_time[i];
+    for (uint32_t i = 0; i < sc->scl_count; ++i) times[n++] = sc->scl_time[i];
+    break; /* the first channel of a joint is the one a reader keeps */
+  }
+  return skio_sorted_unique_times(times, n);
+}
+
+/* Clip k's keys appended to every animated joint's channel, at the clip's place on the timeline: the poses sampled
+ * once at all of its key times (all, poses: room for them), each joint keyed at its own times (times: room). */
+static int key_clip(const timeline* tl, uint32_t k, double* all, double* times, skc_trs* poses, skc_err* err) {
+  const skio_scene* s = tl->s;
+  const uint32_t jc = s->skeleton->joint_count;
+  const skio_anim* a = &s->anims[k];
+  const double h = tl->clips[k].end - tl->clips[k].start;
+  const size_t m = clip_key_times(a, h, all);
+  int rc = SKC_OK;
+  for (size_t i = 0; i < m && !rc; ++i) rc = skio_anim_sample(s, k, all[i], poses + i * jc, err);
+  for (uint32_t j = 0; j < jc && !rc; ++j) {
+    struct aiNodeAnim* ch = tl->of_joint[j];
+    if (!ch) continue;
+    const size_t n = joint_key_times(a, j, h, times);
+    unsigned at = ch->mNumPositionKeys;
+    size_t x = 0; /* times is a sorted subset of all */
+    for (size_t i = 0; i < n; ++i) {
+      while (x + 1 < m && all[x] != times[i]) ++x;
+      skio_ai_put_key(ch, at++, tl->clips[k].start + times[i], poses + x * jc + j);
+    }
+    ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
+  }
+  return rc;
+}
+
+/* Every clip's keys on the timeline (key_clip), with the work arrays for the largest clip. */
+static int key_clips(const timeline* tl, skc_err* err) {
+  const uint32_t jc = tl->s->skeleton->joint_count;
+  /* per clip: the pose at every key time of any of its channels, sampled once (skio_anim_sample poses the whole
+   * skeleton), then each joint's keys at its own channel's times plus the clip's 0 and end */
+  const size_t all_cap = clip_key_room(tl->s);
+  double* all = malloc(all_cap * sizeof *all);
+  double* times = malloc(tl->cap * sizeof *times);
+  skc_trs* poses = NULL;
+  int rc = SKC_OK;
+  if (!all || !times || (size_t)jc > SIZE_MAX / sizeof(skc_trs) / all_cap ||
+      !(poses = malloc(all_cap * jc * sizeof *poses)))
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu poses of %u joints", all_cap, jc);
+  for (uint32_t k = 0; k < tl->s->anim_count && !rc; ++k) rc = key_clip(tl, k, all, times, poses, err);
+  free(poses);
+  free(all);
+  free(times);
+  return rc;
+}
+
+/* The timeline in tl->aa: the clips placed, one channel per animated joint, every clip's keys. */
+static int fill_timeline(timeline* tl, skc_err* err) {
+  const skio_scene* s = tl->s;
+  const uint32_t jc = s->skeleton->joint_count, na = s->anim_count;
+  struct aiAnimation* aa = tl->aa;
+  place_clips(tl);
+  set_name(&aa->mName, na == 1 ? s->anims[0].name : "skinkit_clips");
+  aa->mTicksPerSecond = 1.0;
+  aa->mDuration = na ? tl->clips[na - 1].end : 0.0;
+  uint32_t nj = 0;
+  for (uint32_t j = 0; j < jc; ++j) nj += tl->animated[j];
+  if (!(aa->mChannels = calloc(nj + 1, sizeof *aa->mChannels)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  /* one channel per animated joint, room for every key of its channel in every clip plus 2 per clip */
+  if (!(tl->of_joint = calloc(jc, sizeof *tl->of_joint))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  int rc = joint_channels(tl, err);
+  if (!rc) rc = key_clips(tl, err);
+  free(tl->of_joint);
+  return rc;
+}
+
 /* Collada: every clip of the scene on one timeline in ONE aiAnimation, plus the clip table for
  * skio_collada_add_clips (why: skio_collada.h). Clip k's local time 0 is at clips[k].start, a whole second at
  * least 0.5 s after the previous clip's end (its last key or its duration, whichever is later); keys before local
@@ -993,140 +1183,16 @@ static int put_morph_channels(const skio_scene* s, uint32_t a, struct aiAnimatio
  * exactly, and the cut made by skio_collada_apply_clips gets back every key time of the source plus, where a
  * track started after 0 or ended before the clip's end, a key there with the value held. */
 static int build_timeline(const skio_scene* s, struct aiAnimation** out, skio_clip* clips, skc_err* err) {
-  const skc_skeleton* sk = s->skeleton;
-  const uint32_t jc = sk->joint_count, na = s->anim_count;
-  uint8_t* animated = calloc(jc, 1);
-  struct aiAnimation* aa = calloc(1, sizeof *aa);
-  size_t cap = 0;
-  int rc = SKC_OK;
-  *out = aa; /* the caller frees it with its scene, also on error */
-  if (!animated || !aa) {
+  timeline tl = {s, clips, NULL, NULL, NULL, 0};
+  tl.animated = calloc(s->skeleton->joint_count, 1);
+  tl.aa = calloc(1, sizeof *tl.aa);
+  *out = tl.aa; /* the caller frees it with its scene, also on error */
+  int rc;
+  if (!tl.animated || !tl.aa)
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
-  }
-  double next = 0.0;
-  for (uint32_t k = 0; k < na; ++k) {
-    const skio_anim* a = &s->anims[k];
-    double l = 0.0, h = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
-    size_t keys = 0;
-    for (uint32_t c = 0; c < a->channel_count; ++c) {
-      const skio_channel* ch = &a->channels[c];
-      animated[ch->joint] = 1;
-      const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
-      const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
-      for (int t = 0; t < 3; ++t)
-        for (uint32_t i = 0; i < tn[t]; ++i)
-          if (isfinite(tt[t][i])) l = fmin(l, tt[t][i]), h = fmax(h, tt[t][i]);
-      keys += (size_t)tn[0] + tn[1] + tn[2];
-    }
-    if (keys + 2 > cap) cap = keys + 2;
-    clips[k].name = a->name;
-    clips[k].start = next - l; /* local 0 */
-    clips[k].end = clips[k].start + h;
-    next = ceil(clips[k].end + 0.5);
-  }
-  set_name(&aa->mName, na == 1 ? s->anims[0].name : "skinkit_clips");
-  aa->mTicksPerSecond = 1.0;
-  aa->mDuration = na ? clips[na - 1].end : 0.0;
-  uint32_t nj = 0;
-  for (uint32_t j = 0; j < jc; ++j) nj += animated[j];
-  if (!(aa->mChannels = calloc(nj + 1, sizeof *aa->mChannels))) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
-  }
-  /* one channel per animated joint, room for every key of its channel in every clip plus 2 per clip */
-  struct aiNodeAnim** of_joint = calloc(jc, sizeof *of_joint);
-  if (!of_joint) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
-  }
-  for (uint32_t j = 0; j < jc && !rc; ++j) {
-    if (!animated[j]) continue;
-    size_t total = 0;
-    for (uint32_t k = 0; k < na; ++k) {
-      const skio_anim* a = &s->anims[k];
-      size_t n = 2;
-      for (uint32_t c = 0; c < a->channel_count; ++c)
-        if (a->channels[c].joint == j)
-          n += (size_t)a->channels[c].pos_count + a->channels[c].rot_count + a->channels[c].scl_count;
-      total += n;
-    }
-    struct aiNodeAnim* ch = calloc(1, sizeof *ch);
-    if (!ch || !(ch->mPositionKeys = calloc(total, sizeof *ch->mPositionKeys)) ||
-        !(ch->mRotationKeys = calloc(total, sizeof *ch->mRotationKeys)) ||
-        !(ch->mScalingKeys = calloc(total, sizeof *ch->mScalingKeys))) {
-      if (ch) {
-        free(ch->mPositionKeys);
-        free(ch->mRotationKeys);
-      }
-      free(ch);
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      break;
-    }
-    aa->mChannels[aa->mNumChannels++] = ch;
-    of_joint[j] = ch;
-    set_name(&ch->mNodeName, sk->names[j]);
-  }
-  /* per clip: the pose at every key time of any of its channels, sampled once (skio_anim_sample poses the whole
-   * skeleton), then each joint's keys at its own channel's times plus the clip's 0 and end */
-  size_t all_cap = 0;
-  for (uint32_t k = 0; k < na; ++k) {
-    size_t n = 2;
-    for (uint32_t c = 0; c < s->anims[k].channel_count; ++c)
-      n += (size_t)s->anims[k].channels[c].pos_count + s->anims[k].channels[c].rot_count +
-           s->anims[k].channels[c].scl_count;
-    if (n > all_cap) all_cap = n;
-  }
-  double* all = rc ? NULL : malloc(all_cap * sizeof *all);
-  double* times = rc ? NULL : malloc(cap * sizeof *times);
-  skc_trs* poses = NULL;
-  if (!rc && (!all || !times || (size_t)jc > SIZE_MAX / sizeof(skc_trs) / all_cap ||
-              !(poses = malloc(all_cap * jc * sizeof *poses))))
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %zu poses of %u joints", all_cap, jc);
-  for (uint32_t k = 0; k < na && !rc; ++k) {
-    const skio_anim* a = &s->anims[k];
-    const double h = clips[k].end - clips[k].start;
-    size_t m = 0;
-    all[m++] = 0.0;
-    if (h > 0.0) all[m++] = h;
-    for (uint32_t c = 0; c < a->channel_count; ++c) {
-      const skio_channel* sc = &a->channels[c];
-      for (uint32_t i = 0; i < sc->pos_count; ++i) all[m++] = sc->pos_time[i];
-      for (uint32_t i = 0; i < sc->rot_count; ++i) all[m++] = sc->rot_time[i];
-      for (uint32_t i = 0; i < sc->scl_count; ++i) all[m++] = sc->scl_time[i];
-    }
-    m = skio_sorted_unique_times(all, m);
-    for (size_t i = 0; i < m && !rc; ++i) rc = skio_anim_sample(s, k, all[i], poses + i * jc, err);
-    for (uint32_t j = 0; j < jc && !rc; ++j) {
-      struct aiNodeAnim* ch = of_joint[j];
-      if (!ch) continue;
-      size_t n = 0;
-      times[n++] = 0.0;
-      if (h > 0.0) times[n++] = h;
-      for (uint32_t c = 0; c < a->channel_count; ++c) {
-        if (a->channels[c].joint != j) continue;
-        const skio_channel* sc = &a->channels[c];
-        for (uint32_t i = 0; i < sc->pos_count; ++i) times[n++] = sc->pos_time[i];
-        for (uint32_t i = 0; i < sc->rot_count; ++i) times[n++] = sc->rot_time[i];
-        for (uint32_t i = 0; i < sc->scl_count; ++i) times[n++] = sc->scl_time[i];
-        break; /* the first channel of a joint is the one a reader keeps */
-      }
-      n = skio_sorted_unique_times(times, n);
-      unsigned at = ch->mNumPositionKeys;
-      size_t x = 0; /* times is a sorted subset of all */
-      for (size_t i = 0; i < n; ++i) {
-        while (x + 1 < m && all[x] != times[i]) ++x;
-        skio_ai_put_key(ch, at++, clips[k].start + times[i], poses + x * jc + j);
-      }
-      ch->mNumPositionKeys = ch->mNumRotationKeys = ch->mNumScalingKeys = at;
-    }
-  }
-  free(poses);
-  free(all);
-  free(times);
-  free(of_joint);
-done:
-  free(animated);
+  else
+    rc = fill_timeline(&tl, err);
+  free(tl.animated);
   return rc;
 }
 
@@ -1936,7 +2002,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
   if (binary) {
     const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
     rc = binary_fbx_passes(sc, s, blob.p, blob.n, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
-    if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err); /* fbx_settings.c */
+    if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err);   /* fbx_settings.c */
     if (!rc) rc = fbx_fix_materials(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_materials_write.c */
     for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
       static const char* const k_cls[3] = {"Model", "Material", "Geometry"};
@@ -2134,9 +2200,10 @@ static void note_morphs(const skio_scene* s, const skio_export_options* o, uint3
   if (!first || written >= shapes) return;
   if (written) shapes -= written; /* (the first mesh named may be one that was written) */
   char text[240];
-  snprintf(text, sizeof text, "%u blend shape(s) of %u mesh(es) (\"%.40s\" of mesh \"%.60s\"%s) not written: this "
-           "writer has none (glTF keeps them as morph targets)", shapes, meshes, first->morph_names[0], first->name,
-           shapes > 1 ? ", ..." : "");
+  snprintf(text, sizeof text,
+           "%u blend shape(s) of %u mesh(es) (\"%.40s\" of mesh \"%.60s\"%s) not written: this "
+           "writer has none (glTF keeps them as morph targets)",
+           shapes, meshes, first->morph_names[0], first->name, shapes > 1 ? ", ..." : "");
   note_add(o, text, "");
 }
 
@@ -2291,7 +2358,9 @@ static int assimp_write_scene(const skio_scene* s, const char* id, const float* 
   if (root_xf && !skc_mat4_inverse(root_xf, doc_frame)) skc_mat4_identity(doc_frame);
   if ((rc = build_nodes(s, sc, (fbx && !implicit_fbx_root(s)) || collada, !fbx, plain, err)) ||
       (rc = skio_ai_object_nodes(s, sc->mRootNode, root_xf ? doc_frame : NULL, collada,
-                                 collada ? SKIO_LENSES_COLLADA : fbx ? SKIO_LENSES_FBX : SKIO_LENSES_NONE,
+                                 collada ? SKIO_LENSES_COLLADA
+                                 : fbx   ? SKIO_LENSES_FBX
+                                         : SKIO_LENSES_NONE,
                                  &objs, err)))
     goto done;
   sc->mCameras = objs.cams, sc->mNumCameras = objs.cam_count; /* owned by objs */
@@ -2504,8 +2573,8 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   return rc;
 }
 
-static int export_view(const skio_scene* merged, const skio_scene* view, const char* path, const skio_export_options* opts,
-                       skc_err* err) {
+static int export_view(const skio_scene* merged, const skio_scene* view, const char* path,
+                       const skio_export_options* opts, skc_err* err) {
   const skio_scene* s = view;
   skio_export_options o = {0};
   if (opts) o = *opts;
@@ -2533,8 +2602,10 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
     if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
       char why[200] = "";
-      skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)o.weights_type, .replace_files = o.overwrite,
-                                   .note = o.note, .note_size = o.note_size};
+      skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)o.weights_type,
+                                   .replace_files = o.overwrite,
+                                   .note = o.note,
+                                   .note_size = o.note_size};
       rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
       if (rc == SKC_OK) note_weights(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
       if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
@@ -2562,7 +2633,8 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
       rc = skio_gltf_write(&framed, path, strcmp(id, "glb2") == 0, &go, err);
       skio_scene_frame_view_free(ready, &framed);
     }
-    if (drop) skio_scene_drop_root_free(merged, &rootless);
+    if (drop)
+      skio_scene_drop_root_free(merged, &rootless);
     else
       skio_scene_listed_view_free(&listed, list, listed_n);
     if (rc) return rc;
@@ -2625,10 +2697,14 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
              ".dae keep them)",
              "");
   if (!rc && dae_why[0])
-    note_add(&o, "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
-             "such as Blender's bone tips and layers lost): ", dae_why);
+    note_add(&o,
+             "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
+             "such as Blender's bone tips and layers lost): ",
+             dae_why);
   if (!rc && fbx_why[0])
-    note_add(&o, "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend "
-             "shapes and custom properties lost): ", fbx_why);
+    note_add(&o,
+             "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend "
+             "shapes and custom properties lost): ",
+             fbx_why);
   return rc;
 }

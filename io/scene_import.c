@@ -77,14 +77,14 @@ typedef struct builder {
   const struct aiBone** orphans;
   uint32_t orphan_count;
   uint32_t joint_count;
-  bool bare; /* skio_import_options.skeleton_from_nodes */
+  bool bare;     /* skio_import_options.skeleton_from_nodes */
   bool animated; /* skio_import_options.animated_nodes */
   skio_scene* out;
   /* Collada: Assimp names nodes by id; joints and objects take their node's name attribute where it is unique
    * (skio_collada.h) */
   skio_collada_name_sets dae;
-  char* dae_text; /* a .dae file's text, read once for the names and Blender's placement, freed after both */
-  char** plain;    /* a .dae's plain (not JOINT) nodes' ids, sorted, for mark_sockets */
+  char* dae_text;         /* a .dae file's text, read once for the names and Blender's placement, freed after both */
+  char** plain;           /* a .dae's plain (not JOINT) nodes' ids, sorted, for mark_sockets */
   skio_collada_tip* tips; /* a .dae's Blender bone tips (collada_tips.c), for stored_tails */
   uint32_t tip_count;
   uint32_t tips_refused; /* tips not along their bone's +Y axis: not taken (noted) */
@@ -179,8 +179,10 @@ static int mark_bones(builder* b, uint32_t bone_total, skc_err* err) {
       const struct aiBone* bone = mesh->mBones[k];
       if (!bone) continue;
       int32_t n = find_node(b, &bone->mName);
-      if (n >= 0) mark_needed(b, n);
-      else if (find_orphan(b, &bone->mName) < 0) b->orphans[b->orphan_count++] = bone;
+      if (n >= 0)
+        mark_needed(b, n);
+      else if (find_orphan(b, &bone->mName) < 0)
+        b->orphans[b->orphan_count++] = bone;
     }
   }
   return SKC_OK;
@@ -225,9 +227,9 @@ static bool fbx_null_names(builder* b, char*** names, uint32_t* count) {
  * those - a game's weapon or head sockets, the leaf bones Blender's FBX exporter adds ("hand_end") - become joints
  * (needed) that no mesh binds, so that each node, its name and its place survive a conversion. Left out when they
  * would take the skeleton past SKC_MAX_JOINTS. In an FBX file a Null Model (an empty: Blender's, a Maya
- * locator), in a Collada file a node not of type JOINT, is no such joint: it stays a node and is read as an empty object hanging from its bone (read_objects), as
- * Blender's FBX importer makes it, so a .glb does not list it in the skin (Blender's glTF importer made it a bone,
- * engines gave it a palette slot). False when out of memory. */
+ * locator), in a Collada file a node not of type JOINT, is no such joint: it stays a node and is read as an empty
+ * object hanging from its bone (read_objects), as Blender's FBX importer makes it, so a .glb does not list it in the
+ * skin (Blender's glTF importer made it a bone, engines gave it a palette slot). False when out of memory. */
 static bool mark_sockets(builder* b) {
   uint8_t* payload = node_payload(b);
   uint8_t* below = calloc(b->node_count + 1, 1); /* 1: a bone's node, 2: a socket */
@@ -492,11 +494,18 @@ static bool stored_tails(builder* b, uint32_t jc, const int32_t* parents, const 
   return ok;
 }
 
-static int build_skeleton(builder* b, skc_err* err) {
-  const struct aiScene* ai = b->ai;
+/* How many aiBones the scene's meshes hold in all. */
+static uint32_t bone_count(const struct aiScene* ai) {
   uint32_t bone_total = 0;
   for (unsigned m = 0; m < ai->mNumMeshes; ++m)
     if (ai->mMeshes[m]) bone_total += ai->mMeshes[m]->mNumBones;
+  return bone_total;
+}
+
+/* Marks the nodes that become joints and numbers them in preorder, the orphan bones last (b->joint_count, *out), with
+ * joint_mesh where it applies. *out stays 0 when the scene has no skeleton. */
+static int number_joints(builder* b, uint32_t* out, skc_err* err) {
+  const uint32_t bone_total = bone_count(b->ai);
   if (bone_total == 0 && (!b->bare || !mark_bare_bones(b))) return SKC_OK;
   if (bone_total) {
     int rc = mark_bones(b, bone_total, err);
@@ -512,26 +521,59 @@ static int build_skeleton(builder* b, skc_err* err) {
   if (jc > SKC_MAX_JOINTS)
     return skc_fail(err, SKC_UNSUPPORTED, "%s: %u joints exceed the limit of %u", b->path, jc, SKC_MAX_JOINTS);
   b->joint_count = jc;
+  *out = jc;
   bool keyed = false;
   for (uint32_t i = 0; i < b->node_count; ++i) keyed |= b->nodes[i].keyed_mesh;
   if (!bone_total || keyed) { /* (with bones: the keyed mesh nodes alone are no ancestors of bones) */
     int rc = mark_mesh_joints(b, jc, err);
     if (rc) return rc;
   }
+  return SKC_OK;
+}
 
-  char** names = calloc(jc, sizeof *names);
-  int32_t* parents = malloc(jc * sizeof *parents);
-  float* local = malloc((size_t)jc * 16 * sizeof(float));
-  float* world = malloc((size_t)jc * 16 * sizeof(float));
-  float* bind = malloc((size_t)jc * 16 * sizeof(float));
-  float* ibind = malloc((size_t)jc * 16 * sizeof(float));
-  uint8_t* have = calloc(jc, 1);
-  float* tails = NULL;
-  int rc = SKC_OK;
-  if (!names || !parents || !local || !world || !bind || !ibind || !have) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
-    goto done;
-  }
+/* The per-joint arrays build_skeleton fills for skc_skeleton_create (names owned once joint_names made them). */
+typedef struct joint_arrays {
+  char** names;
+  int32_t* parents;
+  float* local;
+  float* world;
+  float* bind;
+  float* ibind;
+  uint8_t* have; /* per joint: 1 once a mesh's bone gave its bind */
+  float* tails;  /* stored_tails' result, or NULL */
+} joint_arrays;
+
+/* Allocates the arrays for jc joints (tails stays NULL); false when any is missing (free_joint_arrays frees the
+ * others). */
+static bool alloc_joint_arrays(joint_arrays* ja, uint32_t jc) {
+  ja->names = calloc(jc, sizeof *ja->names);
+  ja->parents = malloc(jc * sizeof *ja->parents);
+  ja->local = malloc((size_t)jc * 16 * sizeof(float));
+  ja->world = malloc((size_t)jc * 16 * sizeof(float));
+  ja->bind = malloc((size_t)jc * 16 * sizeof(float));
+  ja->ibind = malloc((size_t)jc * 16 * sizeof(float));
+  ja->have = calloc(jc, 1);
+  ja->tails = NULL;
+  return ja->names && ja->parents && ja->local && ja->world && ja->bind && ja->ibind && ja->have;
+}
+
+/* Frees the arrays of jc joints, the names each one holds among them. */
+static void free_joint_arrays(joint_arrays* ja, uint32_t jc) {
+  free(ja->tails);
+  if (ja->names)
+    for (uint32_t j = 0; j < jc; ++j) free(ja->names[j]);
+  free(ja->names);
+  free(ja->parents);
+  free(ja->local);
+  free(ja->world);
+  free(ja->bind);
+  free(ja->ibind);
+  free(ja->have);
+}
+
+/* Every joint's parent and rest_local: its node's transform, or for an orphan bone (a root) the inverse of its offset
+ * (identity when that is singular). */
+static void joint_rest(const builder* b, uint32_t jc, int32_t* parents, float* local) {
   for (uint32_t i = 0; i < b->node_count; ++i) {
     const flat_node* fn = &b->nodes[i];
     if (fn->joint < 0) continue;
@@ -546,6 +588,11 @@ static int build_skeleton(builder* b, skc_err* err) {
     skio_mat_from_ai(&b->orphans[o]->mOffsetMatrix.a1, off);
     if (!skc_mat4_inverse(off, local + (size_t)j * 16)) skc_mat4_identity(local + (size_t)j * 16);
   }
+}
+
+/* The joints' names as owned copies in names (all NULL on entry): the node's or orphan bone's name, a Collada node's
+ * name attribute where it has one, "joint<j>" for an empty one. On failure only the names made are left. */
+static int joint_names(const builder* b, uint32_t jc, char** names, skc_err* err) {
   /* unique, non-empty names: a later duplicate gets "#2", "#3", ... */
   for (uint32_t i = 0; i < b->node_count; ++i)
     if (b->nodes[i].joint >= 0) names[b->nodes[i].joint] = (char*)b->nodes[i].node->mName.data; /* borrowed */
@@ -565,12 +612,15 @@ static int build_skeleton(builder* b, skc_err* err) {
     for (unsigned k = 2; name_taken(names, j, cand); ++k) snprintf(cand, sizeof cand, "%s#%u", base, k);
     if (!(names[j] = dup_str(cand))) {
       for (uint32_t r = j + 1; r < jc; ++r) names[r] = NULL;
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
-      goto done;
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
     }
   }
-  skc_fk(parents, jc, local, NULL, world);
-  /* bind from the first mesh binding each joint */
+  return SKC_OK;
+}
+
+/* Each joint's bind from the first mesh whose bones bind it (have[j] set for those). */
+static void first_binds(const builder* b, float* bind, float* ibind, uint8_t* have) {
+  const struct aiScene* ai = b->ai;
   for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
     const struct aiMesh* mesh = ai->mMeshes[m];
     if (!mesh) continue;
@@ -584,26 +634,36 @@ static int build_skeleton(builder* b, skc_err* err) {
       skio_bind_take((uint32_t)j, off, bind, ibind, have);
     }
   }
-  skio_bind_fill_rest(jc, world, have, bind, ibind);
-  if (!stored_tails(b, jc, parents, local, world, have, &tails)) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
-    goto done;
-  }
-  skc_skeleton_init init = {jc, (const char* const*)names, parents, local, bind, ibind, tails};
+}
+
+/* The skeleton of jc numbered joints into b->out->skeleton, filling the arrays of ja on the way. */
+static int make_skeleton(builder* b, uint32_t jc, joint_arrays* ja, skc_err* err) {
+  joint_rest(b, jc, ja->parents, ja->local);
+  int rc = joint_names(b, jc, ja->names, err);
+  if (rc) return rc;
+  skc_fk(ja->parents, jc, ja->local, NULL, ja->world);
+  /* bind from the first mesh binding each joint */
+  first_binds(b, ja->bind, ja->ibind, ja->have);
+  skio_bind_fill_rest(jc, ja->world, ja->have, ja->bind, ja->ibind);
+  if (!stored_tails(b, jc, ja->parents, ja->local, ja->world, ja->have, &ja->tails))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
+  skc_skeleton_init init = {jc, (const char* const*)ja->names, ja->parents, ja->local, ja->bind, ja->ibind, ja->tails};
   skc_err e2 = {0};
   if ((rc = skc_skeleton_create(&init, &b->out->skeleton, &e2)))
     rc = skc_fail(err, rc == SKC_OUT_OF_MEMORY ? rc : SKC_FORMAT, "%s: skeleton: %s", b->path, e2.message);
-done:
-  free(tails);
-  if (names)
-    for (uint32_t j = 0; j < jc; ++j) free(names[j]);
-  free(names);
-  free(parents);
-  free(local);
-  free(world);
-  free(bind);
-  free(ibind);
-  free(have);
+  return rc;
+}
+
+static int build_skeleton(builder* b, skc_err* err) {
+  uint32_t jc = 0;
+  int rc = number_joints(b, &jc, err);
+  if (rc || jc == 0) return rc;
+  joint_arrays ja;
+  if (alloc_joint_arrays(&ja, jc))
+    rc = make_skeleton(b, jc, &ja, err);
+  else
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory for %u joints", b->path, jc);
+  free_joint_arrays(&ja, jc);
   return rc;
 }
 
@@ -665,8 +725,8 @@ static int build_skin(builder* b, const struct aiMesh* am, skio_mesh* m, skc_err
       if (bone->mWeights[w].mWeight == 0.0f) continue; /* see the note at the top */
       if (offsets[v + 1] == SKC_MAX_INFLUENCES_PER_VERTEX) {
         free(bone_j);
-        return skc_fail(err, SKC_UNSUPPORTED, "%s: mesh \"%s\" vertex %u has more than %u influences", b->path,
-                        m->name, v, SKC_MAX_INFLUENCES_PER_VERTEX);
+        return skc_fail(err, SKC_UNSUPPORTED, "%s: mesh \"%s\" vertex %u has more than %u influences", b->path, m->name,
+                        v, SKC_MAX_INFLUENCES_PER_VERTEX);
       }
       offsets[v + 1]++;
       total++;
@@ -1504,7 +1564,7 @@ static char* ogre_missing_skeleton(const char* path) {
   FILE* f = fopen(path, "rb");
   if (!f) return NULL;
   const size_t cap = fstat(fileno(f), &fst) == 0 && fst.st_size > 0 && fst.st_size < (64 << 20) ? (size_t)fst.st_size
-                                                                                                  : (size_t)64 << 20;
+                                                                                                : (size_t)64 << 20;
   char* buf = malloc(cap + 1);
   size_t n = buf ? fread(buf, 1, cap, f) : 0;
   fclose(f);
@@ -1539,7 +1599,8 @@ static int check_file(const char* path, skc_err* err) {
   if (fd < 0) {
     int e = errno;
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a directory, not a file", path);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+      return skc_fail(err, SKC_IO, "%s: is a directory, not a file", path);
     return skc_fail(err, SKC_IO, "%s: cannot open: %s", path, strerror(e));
   }
   struct stat st;
@@ -1550,7 +1611,9 @@ static int check_file(const char* path, skc_err* err) {
   if (S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a directory, not a file", path);
   if (!S_ISREG(st.st_mode))
     return skc_fail(err, SKC_IO, "%s: not a regular file (%s): refused", path,
-                    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+                    S_ISFIFO(st.st_mode)   ? "a FIFO"
+                    : S_ISSOCK(st.st_mode) ? "a socket"
+                                           : "a device");
   if (st.st_size == 0) return skc_fail(err, SKC_FORMAT, "%s: file is empty", path);
   return SKC_OK;
 }
@@ -1591,10 +1654,10 @@ static void limit_memory(uint64_t start, uint32_t limit_mb) {
 
 /* What import_ai had to mend before Assimp would read the file. */
 typedef struct import_fixes {
-  uint32_t morphs_dropped; /* Collada morph controllers left out (Assimp 5.2 refuses them) */
-  size_t fbx_records;      /* binary FBX: end-of-children records put back (fbx_fixup.h) */
-  uint32_t ogre_lods;      /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h): its LOD
-                              levels left out */
+  uint32_t morphs_dropped;        /* Collada morph controllers left out (Assimp 5.2 refuses them) */
+  size_t fbx_records;             /* binary FBX: end-of-children records put back (fbx_fixup.h) */
+  uint32_t ogre_lods;             /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h): its LOD
+                                     levels left out */
   char why[SKC_ERR_MESSAGE_SIZE]; /* why a mended copy could not be made, when that says more than Assimp */
 } import_fixes;
 
@@ -1736,8 +1799,8 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
 
 /* The isolated reader: import, report a refusal on fd (one flag byte, 'M' when the address space came within
  * half the limit of it, so an allocation failure is the likely reason, else '-'; then Assimp's reason), leave. */
-static void isolated_child(const char* path, unsigned int flags, const struct aiPropertyStore* props,
-                           uint32_t limit_mb, int fd) {
+static void isolated_child(const char* path, unsigned int flags, const struct aiPropertyStore* props, uint32_t limit_mb,
+                           int fd) {
   /* Default actions for fatal signals, so a crash shows as a signal even where a host program (a fuzzer, a
    * crash reporter) installed its own handlers. */
   const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
@@ -1834,6 +1897,213 @@ static int keep_read_skins(skio_scene* s, skc_err* err) {
   return SKC_OK;
 }
 
+/* Assimp's post-processing flags for opts (SKIO_IMPORT_FLAGS_BASE plus what opts ask for). */
+static unsigned int import_flags(const skio_import_options* opts) {
+  unsigned int flags = aiProcess_Triangulate;
+  if (opts) {
+    if (opts->join_vertices) flags |= aiProcess_JoinIdenticalVertices;
+    if (opts->validate_structure) flags |= aiProcess_ValidateDataStructure;
+  }
+  return flags;
+}
+
+/* The importer properties every Assimp read takes (NULL when out of memory). */
+static struct aiPropertyStore* import_properties(void) {
+  struct aiPropertyStore* props = aiCreatePropertyStore();
+  if (!props) return NULL;
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, 0);
+  /* a file of a skeleton and no mesh (an animation library, an armature alone) stays so: without this, Assimp's
+   * Collada, BVH and MD5 readers invent a mesh of pyramids along the bones, skinned to them, which then reads as
+   * the file's own mesh and is written out with it */
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
+  /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
+   * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);
+  return props;
+}
+
+/* Assimp's scene of path in *out, with a root node: read in the isolated reader first when opts ask for it, the file
+ * identified (*source_id) just before this process reads it, what had to be mended in *fx. */
+static int read_with_assimp(const char* path, const skio_import_options* opts, unsigned int flags,
+                            skio_source_id* source_id, import_fixes* fx, const struct aiScene** out, skc_err* err) {
+  const char* missing = skio_ai_unavailable(); /* loaded here, before the isolated reader forks */
+  if (missing) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot read it: %s", path, missing);
+  struct aiPropertyStore* props = import_properties();
+  if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  int rc;
+  if (opts && opts->isolate && (rc = preflight(path, flags, props, opts, err))) {
+    aiReleasePropertyStore(props);
+    return rc;
+  }
+  skio_source_identify(path, source_id); /* before Assimp reads it: a later change of the file must show */
+  const struct aiScene* ai = import_ai(path, flags, props, fx);
+  aiReleasePropertyStore(props);
+  if (!ai) {
+    /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
+    const char* why = fx->why[0] ? fx->why : aiGetErrorString();
+    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why && why[0] ? why : "unknown error");
+  }
+  if (!ai->mRootNode) {
+    aiReleaseImport(ai);
+    return skc_fail(err, SKC_FORMAT, "%s: empty scene (no root node)", path);
+  }
+  *out = ai;
+  return SKC_OK;
+}
+
+/* Frees what the builder holds for the import (not the scene it builds, nor Assimp's). */
+static void free_builder(builder* b) {
+  free(b->src);
+  free(b->keyed_mesh);
+  free(b->dae_text);
+  free(b->nodes);
+  free(b->orphans);
+  free(b->object_of);
+  skio_collada_free_name_sets(&b->dae);
+  skio_names_free(b->plain, b->plain_count);
+  skio_collada_tips_free(b->tips, b->tip_count);
+}
+
+/* A .dae file's text (b->dae_text, NULL for other files or when it does not read) and what the import takes from it:
+ * the node and geometry names, the plain nodes and Blender's bone tips. */
+static int read_dae_text(builder* b, skc_err* err) {
+  const char* path = b->path;
+  bool oom = false; /* a .dae's text: its node and geometry names, and Blender's placement (blender_collada_places) */
+  if (has_extension(path, ".dae") && !(b->dae_text = skio_read_whole(path, (size_t)1 << 30, &b->dae_n, &oom)) && oom)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  int rc = skio_collada_names_memory(b->dae_text, b->dae_n, &b->dae, err);
+  if (rc) return rc;
+  if (b->dae_text && (skio_collada_plain_nodes(b->dae_text, b->dae_n, &b->plain, &b->plain_count) != SKC_OK ||
+                      skio_collada_tips(b->dae_text, b->dae_n, &b->tips, &b->tip_count) != SKC_OK))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  return SKC_OK;
+}
+
+/* The scene's meshes (build_mesh), one per aiMesh. */
+static int read_meshes(builder* b, skc_err* err) {
+  const struct aiScene* ai = b->ai;
+  skio_scene* s = b->out;
+  if (!ai->mNumMeshes || !ai->mMeshes) return SKC_OK;
+  if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
+    s->mesh_count = m + 1;
+    int rc = build_mesh(b, m, &s->meshes[m], err);
+    if (rc) return rc;
+  }
+  return SKC_OK;
+}
+
+/* The scene's notes on what the import left out or mended (fx, b->tips_refused); a file read from a repaired copy
+ * loses its source identity (*source_id). */
+static void note_fixes(const builder* b, const import_fixes* fx, skio_source_id* source_id) {
+  skio_scene* s = b->out;
+  if (fx->morphs_dropped) {
+    char line[200];
+    snprintf(line, sizeof line,
+             "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "
+             "(an in-place .dae edit keeps them)",
+             fx->morphs_dropped);
+    skio_scene_note(s, line);
+  }
+  if (b->tips_refused) {
+    char line[200];
+    snprintf(line, sizeof line,
+             "%u Blender bone tail(s) (tips, connected children) not taken: not along their bone's Y axis in this "
+             "file's frame (the bone segments infer those tails)",
+             b->tips_refused);
+    skio_scene_note(s, line);
+  }
+  if (fx->ogre_lods) {
+    char line[200];
+    snprintf(line, sizeof line,
+             "Ogre mesh [MeshSerializer_v1.100] read in the 1.8 layout Assimp knows: its %u LOD level(s) not read",
+             fx->ogre_lods);
+    skio_scene_note(s, line);
+  }
+  if (fx->fbx_records) {
+    char line[240];
+    snprintf(line, sizeof line,
+             "the FBX file lacks %zu end-of-children records (as Assimp's FBX writer leaves "
+             "them out; Assimp and Blender refuse it): read from a repaired copy",
+             fx->fbx_records);
+    skio_scene_note(s, line);
+    source_id->set = false; /* an in-place edit would keep the defect: .fbx is written anew */
+  }
+}
+
+/* The scene's animations (build_anim), one per aiAnimation, with the notes on keyed meshes they leave still. */
+static int read_anims(builder* b, skc_err* err) {
+  const struct aiScene* ai = b->ai;
+  skio_scene* s = b->out;
+  if (!ai->mNumAnimations || !ai->mAnimations) return SKC_OK;
+  if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  if (!(b->keyed_mesh = unboned_below(b))) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
+  for (unsigned a = 0; a < ai->mNumAnimations; ++a) {
+    s->anim_count = a + 1;
+    int rc = build_anim(b, ai->mAnimations[a], a, &s->anims[a], err);
+    if (rc) return rc;
+    note_keyed_meshes(b, &s->anims[a]);
+  }
+  free(b->keyed_mesh);
+  b->keyed_mesh = NULL;
+  return SKC_OK;
+}
+
+/* Everything the scene b->out takes from Assimp's scene b->ai: nodes, skeleton, meshes, materials, frame, objects,
+ * clips and the fixes of the FBX and Collada readers, with the notes on fx. */
+static int read_scene(builder* b, const import_fixes* fx, skio_source_id* source_id, skc_err* err) {
+  const struct aiScene* ai = b->ai;
+  skio_scene* s = b->out;
+  int rc = read_dae_text(b, err);
+  if (rc) return rc;
+  if (synthetic_gltf_root(b->path, ai)) {
+    for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(b, ai->mRootNode->mChildren[i], -1, 1);
+  } else {
+    flatten(b, ai->mRootNode, -1, 0);
+  }
+  rc = blender_collada_places(b, err);
+  free(b->dae_text);
+  b->dae_text = NULL;
+  if (rc) return rc;
+  if ((rc = build_skeleton(b, err)) || (rc = read_meshes(b, err))) return rc;
+  if ((rc = skio_scene_read_materials(s, ai, b->path, err))) return rc; /* scene_material.c */
+  skio_scene_read_frame(s, ai);                                         /* scene_frame.c */
+  note_unread_sets(s, ai);
+  note_fixes(b, fx, source_id);
+  if ((rc = name_meshes(b, err)) || (rc = fbx_geometric_skins(b, err)) || (rc = place_meshes(b, err))) return rc;
+  if ((rc = read_objects(b, err))) return rc;
+  fbx_ortho_in_units(s);
+  if ((rc = read_anims(b, err))) return rc;
+  if ((rc = read_morph_keys(b, err)) || (rc = fbx_clip_starts(b, err)) || (rc = fbx_shape_values(b, err)) ||
+      (rc = fbx_custom_props(b, err)))
+    return rc;
+  fbx_no_bones(b);
+  return SKC_OK;
+}
+
+/* What the scene s of path gets once Assimp's scene is gone: the Collada clips cut apart, why a mesh has no skin, the
+ * source's identity and the load time (since t0). */
+static int finish_scene(const char* path, skio_scene* s, const skio_source_id* source_id, double t0, skc_err* err) {
+  /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
+  const uint32_t timeline_anims = s->anim_count;
+  int rc = skio_collada_apply_clips(path, s, err);
+  if (rc) return rc;
+  if (s->anim_count != timeline_anims && s->object_channel_count) /* the objects' keys are not cut apart */
+    drop_object_channels(s);
+  for (uint32_t m = 0; s->anim_count != timeline_anims && m < s->mesh_count; ++m) /* nor the blend shapes' */
+    skio_mesh_free_morph_keys(&s->meshes[m]);
+  if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
+  s->source_file = *source_id;
+  if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);
+  if (s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && (rc = keep_read_skins(s, err))) return rc;
+  s->import_mesh_count = s->mesh_count;
+  s->load_seconds = skio_seconds_now() - t0;
+  return SKC_OK;
+}
+
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err) {
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   int rc = check_file(path, err);
@@ -1848,42 +2118,11 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
             (opts && opts->skeleton_from_nodes && opts->animated_nodes ? SKIO_GLTF_NODES_ANIMATED : 0),
         out, err);
   double t0 = skio_seconds_now();
-  unsigned int flags = aiProcess_Triangulate;
-  if (opts) {
-    if (opts->join_vertices) flags |= aiProcess_JoinIdenticalVertices;
-    if (opts->validate_structure) flags |= aiProcess_ValidateDataStructure;
-  }
-  const char* missing = skio_ai_unavailable(); /* loaded here, before the isolated reader forks */
-  if (missing) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot read it: %s", path, missing);
-  struct aiPropertyStore* props = aiCreatePropertyStore();
-  if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, 0);
-  /* a file of a skeleton and no mesh (an animation library, an armature alone) stays so: without this, Assimp's
-   * Collada, BVH and MD5 readers invent a mesh of pyramids along the bones, skinned to them, which then reads as
-   * the file's own mesh and is written out with it */
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
-  /* keep FBX curves that only repeat the node's rest value: with them removed, a clip that holds the rest pose
-   * (Testwuson's one-key "Wuson_Bind") has no channel left and Assimp drops the whole animation */
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, 0);
-  if (opts && opts->isolate && (rc = preflight(path, flags, props, opts, err))) {
-    aiReleasePropertyStore(props);
-    return rc;
-  }
-  skio_source_id source_id; /* before Assimp reads it: a later change of the file must show */
-  skio_source_identify(path, &source_id);
+  const unsigned int flags = import_flags(opts);
+  skio_source_id source_id;
   import_fixes fx;
-  const struct aiScene* ai = import_ai(path, flags, props, &fx);
-  aiReleasePropertyStore(props);
-  if (!ai) {
-    /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
-    const char* why = fx.why[0] ? fx.why : aiGetErrorString();
-    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why && why[0] ? why : "unknown error");
-  }
-  if (!ai->mRootNode) {
-    aiReleaseImport(ai);
-    return skc_fail(err, SKC_FORMAT, "%s: empty scene (no root node)", path);
-  }
+  const struct aiScene* ai = NULL;
+  if ((rc = read_with_assimp(path, opts, flags, &source_id, &fx, &ai, err))) return rc;
   builder b = {0};
   b.path = path;
   b.ai = ai;
@@ -1894,140 +2133,18 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   b.nodes = calloc(nc ? nc : 1, sizeof *b.nodes);
   if (!s || !b.nodes || !(s->source = dup_str(path))) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-    goto fail;
-  }
-  b.out = s;
-  s->import_flags = flags;
-  bool oom = false; /* a .dae's text: its node and geometry names, and Blender's placement (blender_collada_places) */
-  if (has_extension(path, ".dae") && !(b.dae_text = skio_read_whole(path, (size_t)1 << 30, &b.dae_n, &oom)) && oom) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-    goto fail;
-  }
-  if ((rc = skio_collada_names_memory(b.dae_text, b.dae_n, &b.dae, err))) goto fail;
-  if (b.dae_text && (skio_collada_plain_nodes(b.dae_text, b.dae_n, &b.plain, &b.plain_count) != SKC_OK ||
-                     skio_collada_tips(b.dae_text, b.dae_n, &b.tips, &b.tip_count) != SKC_OK)) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-    goto fail;
-  }
-  if (synthetic_gltf_root(path, ai)) {
-    for (unsigned i = 0; i < ai->mRootNode->mNumChildren; ++i) flatten(&b, ai->mRootNode->mChildren[i], -1, 1);
   } else {
-    flatten(&b, ai->mRootNode, -1, 0);
+    b.out = s;
+    s->import_flags = flags;
+    rc = read_scene(&b, &fx, &source_id, err);
   }
-  rc = blender_collada_places(&b, err);
-  free(b.dae_text);
-  b.dae_text = NULL;
-  if (rc) goto fail;
-  if ((rc = build_skeleton(&b, err))) goto fail;
-  if (ai->mNumMeshes && ai->mMeshes) {
-    if (!(s->meshes = calloc(ai->mNumMeshes, sizeof *s->meshes))) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-      goto fail;
-    }
-    for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
-      s->mesh_count = m + 1;
-      if ((rc = build_mesh(&b, m, &s->meshes[m], err))) goto fail;
-    }
-  }
-  if ((rc = skio_scene_read_materials(s, ai, path, err))) goto fail; /* scene_material.c */
-  skio_scene_read_frame(s, ai); /* scene_frame.c */
-  note_unread_sets(s, ai);
-  if (fx.morphs_dropped) {
-    char line[200];
-    snprintf(line, sizeof line,
-             "%u Collada morph controller(s) (blend shapes) not read: Assimp 5.2 refuses them "
-             "(an in-place .dae edit keeps them)",
-             fx.morphs_dropped);
-    skio_scene_note(s, line);
-  }
-  if (b.tips_refused) {
-    char line[200];
-    snprintf(line, sizeof line,
-             "%u Blender bone tail(s) (tips, connected children) not taken: not along their bone's Y axis in this "
-             "file's frame (the bone segments infer those tails)",
-             b.tips_refused);
-    skio_scene_note(s, line);
-  }
-  if (fx.ogre_lods) {
-    char line[200];
-    snprintf(line, sizeof line,
-             "Ogre mesh [MeshSerializer_v1.100] read in the 1.8 layout Assimp knows: its %u LOD level(s) not read",
-             fx.ogre_lods);
-    skio_scene_note(s, line);
-  }
-  if (fx.fbx_records) {
-    char line[240];
-    snprintf(line, sizeof line,
-             "the FBX file lacks %zu end-of-children records (as Assimp's FBX writer leaves "
-             "them out; Assimp and Blender refuse it): read from a repaired copy",
-             fx.fbx_records);
-    skio_scene_note(s, line);
-    source_id.set = false; /* an in-place edit would keep the defect: .fbx is written anew */
-  }
-  if ((rc = name_meshes(&b, err)) || (rc = fbx_geometric_skins(&b, err)) || (rc = place_meshes(&b, err))) goto fail;
-  if ((rc = read_objects(&b, err))) goto fail;
-  fbx_ortho_in_units(s);
-  if (ai->mNumAnimations && ai->mAnimations) {
-    if (!(s->anims = calloc(ai->mNumAnimations, sizeof *s->anims))) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-      goto fail;
-    }
-    if (!(b.keyed_mesh = unboned_below(&b))) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-      goto fail;
-    }
-    for (unsigned a = 0; a < ai->mNumAnimations; ++a) {
-      s->anim_count = a + 1;
-      if ((rc = build_anim(&b, ai->mAnimations[a], a, &s->anims[a], err))) goto fail;
-      note_keyed_meshes(&b, &s->anims[a]);
-    }
-    free(b.keyed_mesh);
-    b.keyed_mesh = NULL;
-  }
-  if ((rc = read_morph_keys(&b, err)) || (rc = fbx_clip_starts(&b, err)) || (rc = fbx_shape_values(&b, err)) ||
-      (rc = fbx_custom_props(&b, err)))
-    goto fail;
-  fbx_no_bones(&b);
-  free(b.src);
-  b.src = NULL;
-  free(b.nodes);
-  free(b.orphans);
-  free(b.object_of);
-  skio_collada_free_name_sets(&b.dae);
-  skio_names_free(b.plain, b.plain_count);
-  skio_collada_tips_free(b.tips, b.tip_count);
-  b.tips = NULL;
-  b.nodes = NULL;
-  b.orphans = NULL;
-  b.object_of = NULL;
+  free_builder(&b);
   aiReleaseImport(ai);
-  ai = NULL;
-  /* Collada clips on one timeline (what scene_export.c writes): one animation per <animation_clip> */
-  const uint32_t timeline_anims = s->anim_count;
-  if ((rc = skio_collada_apply_clips(path, s, err))) goto fail;
-  if (s->anim_count != timeline_anims && s->object_channel_count) /* the objects' keys are not cut apart */
-    drop_object_channels(s);
-  for (uint32_t m = 0; s->anim_count != timeline_anims && m < s->mesh_count; ++m) /* nor the blend shapes' */
-    skio_mesh_free_morph_keys(&s->meshes[m]);
-  if (!s->skeleton) s->no_skin_reason = ogre_missing_skeleton(path);
-  s->source_file = source_id;
-  if (s->source_file.set) s->source_file.scene = skio_scene_fingerprint(s);
-  if (s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && (rc = keep_read_skins(s, err))) goto fail;
-  s->import_mesh_count = s->mesh_count;
-  s->load_seconds = skio_seconds_now() - t0;
+  if (!rc) rc = finish_scene(path, s, &source_id, t0, err);
+  if (rc) {
+    skio_scene_destroy(s);
+    return rc;
+  }
   *out = s;
   return SKC_OK;
-fail:
-  free(b.src);
-  free(b.keyed_mesh);
-  free(b.dae_text);
-  free(b.nodes);
-  free(b.orphans);
-  free(b.object_of);
-  skio_collada_free_name_sets(&b.dae);
-  skio_names_free(b.plain, b.plain_count);
-  skio_collada_tips_free(b.tips, b.tip_count);
-  if (ai) aiReleaseImport(ai);
-  skio_scene_destroy(s);
-  return rc;
 }
