@@ -56,13 +56,10 @@ static bool dense_solve(double* M, double* r, size_t k) {
   return true;
 }
 
-bool skc_simplex_lsq(const double* A, size_t m, size_t n, const double* b, double total, const double* x0,
-                     double mu, double* x) {
-  if (n == 0 || n > MAX_CANDIDATES || !(total >= 0.0) || !(mu >= 0.0)) return false;
-  double H[MAX_CANDIDATES * MAX_CANDIDATES], f[MAX_CANDIDATES];
-  double K[(MAX_CANDIDATES + 1) * (MAX_CANDIDATES + 1)], r[MAX_CANDIDATES + 1], z[MAX_CANDIDATES];
-  bool freev[MAX_CANDIDATES];
-  size_t idx[MAX_CANDIDATES];
+/* Normal equations of min |A x - b|^2 + mu |x - x0|^2: H = A^T A + mu I and f = A^T b + mu x0 (x0 NULL: the
+ * simplex's centre). */
+static void normal_equations(const double* A, size_t m, size_t n, const double* b, double total, const double* x0,
+                             double mu, double* H, double* f) {
   for (size_t i = 0; i < n; ++i) {
     f[i] = mu * (x0 ? x0[i] : total / (double)n);
     for (size_t j = 0; j < n; ++j) H[i * n + j] = i == j ? mu : 0.0;
@@ -74,10 +71,10 @@ bool skc_simplex_lsq(const double* A, size_t m, size_t n, const double* b, doubl
       for (size_t j = 0; j < n; ++j) H[i * n + j] += a[i] * a[j];
     }
   }
-  double scale = 0.0;
-  for (size_t i = 0; i < n; ++i) scale = fmax(scale, fabs(H[i * n + i]) * (total > 0 ? total : 1.0) + fabs(f[i]));
-  double tol = 1e-12 * (scale > 0.0 ? scale : 1.0);
-  /* start at the best single vertex of the simplex */
+}
+
+/* The simplex vertex (all of total on one candidate) with the lowest objective. */
+static size_t best_vertex(const double* H, const double* f, size_t n, double total) {
   size_t best = 0;
   double bobj = INFINITY;
   for (size_t i = 0; i < n; ++i) {
@@ -87,26 +84,103 @@ bool skc_simplex_lsq(const double* A, size_t m, size_t n, const double* b, doubl
       best = i;
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    x[i] = i == best ? total : 0.0;
-    freev[i] = i == best;
+  return best;
+}
+
+/* Puts x on simplex vertex best, with only that candidate free. */
+static void start_at_vertex(double* x, bool* freev, size_t n, size_t best, double total) {
+  for (size_t j = 0; j < n; ++j) {
+    x[j] = j == best ? total : 0.0;
+    freev[j] = j == best;
   }
+}
+
+/* Solves the KKT system of the free set (idx: its k candidates) into r: z in r[0..k), the multiplier nu in r[k].
+ * K is scratch. Returns false if singular. */
+static bool solve_kkt(const double* H, const double* f, size_t n, const size_t* idx, size_t k, double total, double* K,
+                      double* r) {
+  /* KKT of the free set: [H_FF 1; 1^T 0] [z; nu] = [f_F; total] */
+  size_t dim = k + 1;
+  for (size_t i = 0; i < k; ++i) {
+    for (size_t j = 0; j < k; ++j) K[i * dim + j] = H[idx[i] * n + idx[j]];
+    K[i * dim + k] = 1.0;
+    K[k * dim + i] = 1.0;
+    r[i] = f[idx[i]];
+  }
+  K[k * dim + k] = 0.0;
+  r[k] = total;
+  return dense_solve(K, r, dim);
+}
+
+/* The fixed-at-zero candidate with the most negative multiplier below -tol (n when none: x is optimal). */
+static size_t entering_candidate(const double* H, const double* f, size_t n, const bool* freev, const double* x,
+                                 double nu, double tol) {
+  /* multipliers of the fixed-at-zero candidates: mu_j = (H x)_j - f_j + nu */
+  size_t add = n;
+  double most = -tol;
+  for (size_t j = 0; j < n; ++j) {
+    if (freev[j]) continue;
+    double g = -f[j] + nu;
+    for (size_t i = 0; i < n; ++i) g += H[j * n + i] * x[i];
+    if (g < most) {
+      most = g;
+      add = j;
+    }
+  }
+  return add;
+}
+
+/* Moves x from its free weights towards the infeasible solution z until the first free weight reaches 0, and fixes
+ * the weights that did at 0. */
+static void step_to_boundary(double* x, bool* freev, const double* z, const size_t* idx, size_t k, size_t n,
+                             double total) {
+  /* step towards z until the first free weight hits 0, and fix it there */
+  double alpha = 1.0;
+  size_t block = n;
+  for (size_t i = 0; i < k; ++i) {
+    size_t j = idx[i];
+    if (z[i] < x[j]) {
+      double a = x[j] / (x[j] - z[i]);
+      if (z[i] < 0.0 && a < alpha) {
+        alpha = a;
+        block = j;
+      }
+    }
+  }
+  for (size_t i = 0; i < k; ++i) {
+    size_t j = idx[i];
+    x[j] += alpha * (z[i] - x[j]);
+    if (x[j] <= 1e-15 * total) {
+      x[j] = 0.0;
+      freev[j] = false;
+    }
+  }
+  if (block < n) {
+    x[block] = 0.0;
+    freev[block] = false;
+  }
+}
+
+bool skc_simplex_lsq(const double* A, size_t m, size_t n, const double* b, double total, const double* x0, double mu,
+                     double* x) {
+  if (n == 0 || n > MAX_CANDIDATES || !(total >= 0.0) || !(mu >= 0.0)) return false;
+  double H[MAX_CANDIDATES * MAX_CANDIDATES], f[MAX_CANDIDATES];
+  double K[(MAX_CANDIDATES + 1) * (MAX_CANDIDATES + 1)], r[MAX_CANDIDATES + 1], z[MAX_CANDIDATES];
+  bool freev[MAX_CANDIDATES];
+  size_t idx[MAX_CANDIDATES];
+  normal_equations(A, m, n, b, total, x0, mu, H, f);
+  double scale = 0.0;
+  for (size_t i = 0; i < n; ++i) scale = fmax(scale, fabs(H[i * n + i]) * (total > 0 ? total : 1.0) + fabs(f[i]));
+  double tol = 1e-12 * (scale > 0.0 ? scale : 1.0);
+  /* start at the best single vertex of the simplex */
+  size_t best = best_vertex(H, f, n, total);
+  start_at_vertex(x, freev, n, best, total);
   if (total == 0.0) return true;
   for (size_t iter = 0; iter < 20 * n + 50; ++iter) {
     size_t k = 0;
     for (size_t i = 0; i < n; ++i)
       if (freev[i]) idx[k++] = i;
-    /* KKT of the free set: [H_FF 1; 1^T 0] [z; nu] = [f_F; total] */
-    size_t dim = k + 1;
-    for (size_t i = 0; i < k; ++i) {
-      for (size_t j = 0; j < k; ++j) K[i * dim + j] = H[idx[i] * n + idx[j]];
-      K[i * dim + k] = 1.0;
-      K[k * dim + i] = 1.0;
-      r[i] = f[idx[i]];
-    }
-    K[k * dim + k] = 0.0;
-    r[k] = total;
-    if (!dense_solve(K, r, dim)) return false;
+    if (!solve_kkt(H, f, n, idx, k, total, K, r)) return false;
     bool feasible = true;
     for (size_t i = 0; i < k; ++i) {
       z[i] = r[i];
@@ -114,62 +188,30 @@ bool skc_simplex_lsq(const double* A, size_t m, size_t n, const double* b, doubl
     }
     if (feasible) {
       for (size_t i = 0; i < k; ++i) x[idx[i]] = z[i] > 0.0 ? z[i] : 0.0;
-      double nu = r[k];
-      /* multipliers of the fixed-at-zero candidates: mu_j = (H x)_j - f_j + nu */
-      size_t add = n;
-      double most = -tol;
-      for (size_t j = 0; j < n; ++j) {
-        if (freev[j]) continue;
-        double g = -f[j] + nu;
-        for (size_t i = 0; i < n; ++i) g += H[j * n + i] * x[i];
-        if (g < most) {
-          most = g;
-          add = j;
-        }
-      }
+      size_t add = entering_candidate(H, f, n, freev, x, r[k], tol);
       if (add == n) return true;
       freev[add] = true;
       continue;
     }
-    /* step towards z until the first free weight hits 0, and fix it there */
-    double alpha = 1.0;
-    size_t block = n;
-    for (size_t i = 0; i < k; ++i) {
-      size_t j = idx[i];
-      if (z[i] < x[j]) {
-        double a = x[j] / (x[j] - z[i]);
-        if (z[i] < 0.0 && a < alpha) {
-          alpha = a;
-          block = j;
-        }
-      }
-    }
-    for (size_t i = 0; i < k; ++i) {
-      size_t j = idx[i];
-      x[j] += alpha * (z[i] - x[j]);
-      if (x[j] <= 1e-15 * total) {
-        x[j] = 0.0;
-        freev[j] = false;
-      }
-    }
-    if (block < n) {
-      x[block] = 0.0;
-      freev[block] = false;
-    }
+    step_to_boundary(x, freev, z, idx, k, n, total);
     size_t left = 0;
     for (size_t j = 0; j < n; ++j) left += freev[j];
-    if (!left) { /* numerical corner: restart from the best vertex */
-      for (size_t j = 0; j < n; ++j) {
-        x[j] = j == best ? total : 0.0;
-        freev[j] = j == best;
-      }
-    }
+    if (!left) start_at_vertex(x, freev, n, best, total); /* numerical corner: restart from the best vertex */
   }
   return true; /* iteration cap: x is feasible and no worse than the start */
 }
 
-int skc_weights_direct(skc_skin* s, const skc_wscope* sc, const skc_direct_params* p, skc_direct_result* res,
-                       skc_err* err) {
+/* The edited vertex: its index, current entries and the skin's joint count. */
+typedef struct dvert {
+  size_t v;
+  uint32_t nj;
+  const uint32_t* ej;
+  const float* ew;
+  size_t en;
+} dvert;
+
+/* Checks the vertex index, the pose count and that rest position, targets and palettes are finite. */
+static int check_direct(const skc_skin* s, const skc_direct_params* p, skc_err* err) {
   size_t v = p->vertex;
   uint32_t nj = s->joint_count;
   if (v >= s->vertex_count)
@@ -182,31 +224,37 @@ int skc_weights_direct(skc_skin* s, const skc_wscope* sc, const skc_direct_param
       return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: target of pose %zu is not finite", i / 3);
   for (size_t i = 0; i < 16 * (size_t)nj * p->pose_count; ++i)
     if (!isfinite(p->palettes[i]))
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: palette matrix %zu of pose %zu is not finite",
-                      (i / 16) % nj, i / 16 / nj);
-  const uint32_t* ej = s->joints + s->offsets[v];
-  const float* ew = s->weights + s->offsets[v];
-  size_t en = s->offsets[v + 1] - s->offsets[v];
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: palette matrix %zu of pose %zu is not finite", (i / 16) % nj,
+                      i / 16 / nj);
+  return SKC_OK;
+}
+
+/* What the locked weights leave to the candidates (*rem = 1 - their sum, at least 0); fails on an invalid locked
+ * weight or a locked sum above 1. */
+static int unlocked_share(const dvert* dv, const skc_wscope* sc, double* rem, skc_err* err) {
   double lsum = 0.0;
-  for (size_t e = 0; e < en; ++e) {
-    if (ej[e] >= nj || !skc_wlocked(sc, ej[e])) continue;
-    if (!isfinite(ew[e]) || ew[e] < 0.0f)
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: vertex %zu has an invalid weight on locked joint %u", v,
-                      ej[e]);
-    lsum += ew[e];
+  for (size_t e = 0; e < dv->en; ++e) {
+    if (dv->ej[e] >= dv->nj || !skc_wlocked(sc, dv->ej[e])) continue;
+    if (!isfinite(dv->ew[e]) || dv->ew[e] < 0.0f)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: vertex %zu has an invalid weight on locked joint %u", dv->v,
+                      dv->ej[e]);
+    lsum += dv->ew[e];
   }
   if (lsum > 1.0 + 1e-5)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: the locked weights of vertex %zu sum to %g (> 1)", v, lsum);
-  double rem = lsum < 1.0 ? 1.0 - lsum : 0.0;
-  /* candidates */
-  uint32_t cand[MAX_CANDIDATES];
-  double u0[MAX_CANDIDATES];
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: the locked weights of vertex %zu sum to %g (> 1)", dv->v, lsum);
+  *rem = lsum < 1.0 ? 1.0 - lsum : 0.0;
+  return SKC_OK;
+}
+
+/* The distinct unlocked candidates (cand, *n): the listed joints, or the vertex's current valid joints. */
+static int gather_candidates(const dvert* dv, const skc_wscope* sc, const skc_direct_params* p, uint32_t* cand,
+                             size_t* out_n, skc_err* err) {
   size_t n = 0;
   if (p->candidates) {
     for (size_t i = 0; i < p->candidate_count; ++i) {
       uint32_t j = p->candidates[i];
-      if (j >= nj)
-        return skc_fail(err, SKC_OUT_OF_RANGE, "direct: candidate joint %u is past the %u joints", j, nj);
+      if (j >= dv->nj)
+        return skc_fail(err, SKC_OUT_OF_RANGE, "direct: candidate joint %u is past the %u joints", j, dv->nj);
       if (skc_wlocked(sc, j)) continue;
       bool dup = false;
       for (size_t q = 0; q < n; ++q) dup |= cand[q] == j;
@@ -216,46 +264,50 @@ int skc_weights_direct(skc_skin* s, const skc_wscope* sc, const skc_direct_param
       cand[n++] = j;
     }
   } else {
-    for (size_t e = 0; e < en; ++e) {
-      uint32_t j = ej[e];
-      if (!skc_wentry_valid(j, ew[e], nj) || skc_wlocked(sc, j)) continue;
+    for (size_t e = 0; e < dv->en; ++e) {
+      uint32_t j = dv->ej[e];
+      if (!skc_wentry_valid(j, dv->ew[e], dv->nj) || skc_wlocked(sc, j)) continue;
       bool dup = false;
       for (size_t q = 0; q < n; ++q) dup |= cand[q] == j;
       if (dup) continue;
       if (n == MAX_CANDIDATES)
-        return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: vertex %zu has more than %d joints", v, MAX_CANDIDATES);
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "direct: vertex %zu has more than %d joints", dv->v, MAX_CANDIDATES);
       cand[n++] = j;
     }
   }
   if (n == 0)
     return skc_fail(err, SKC_INVALID_ARGUMENT,
                     "direct: no unlocked candidate joint (the vertex has no unlocked influence and no list was given)");
+  *out_n = n;
+  return SKC_OK;
+}
+
+/* The candidates' current weights, normalized (equal shares when they carry none): the regularization anchor. */
+static void anchor_weights(const dvert* dv, const uint32_t* cand, size_t n, double* u0) {
   /* current weights of the candidates as the regularization anchor */
   double csum = 0.0;
   for (size_t i = 0; i < n; ++i) {
     u0[i] = 0.0;
-    for (size_t e = 0; e < en; ++e)
-      if (ej[e] == cand[i] && isfinite(ew[e]) && ew[e] > 0.0f) u0[i] += ew[e];
+    for (size_t e = 0; e < dv->en; ++e)
+      if (dv->ej[e] == cand[i] && isfinite(dv->ew[e]) && dv->ew[e] > 0.0f) u0[i] += dv->ew[e];
     csum += u0[i];
   }
   for (size_t i = 0; i < n; ++i) u0[i] = csum > 0.0 ? u0[i] / csum : 1.0 / (double)n;
-  size_t m = 3 * (size_t)p->pose_count;
-  double* A = malloc(m * n * sizeof *A);
-  double* b = malloc(m * sizeof *b);
-  if (!A || !b) {
-    free(A);
-    free(b);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "direct: out of memory for %u poses", p->pose_count);
-  }
+}
+
+/* Fills the least-squares system (A: 3 rows per pose, one column per candidate, scaled by rem; b: the targets less
+ * the locked joints' part) and returns the trace of A^T A. */
+static double lsq_system(const dvert* dv, const skc_wscope* sc, const skc_direct_params* p, const uint32_t* cand,
+                         size_t n, double rem, double* A, double* b) {
   double trace = 0.0;
   for (uint32_t k = 0; k < p->pose_count; ++k) {
-    const float* pal = p->palettes + 16 * (size_t)nj * k;
+    const float* pal = p->palettes + 16 * (size_t)dv->nj * k;
     double lk[3] = {0, 0, 0};
-    for (size_t e = 0; e < en; ++e) {
-      if (ej[e] >= nj || !skc_wlocked(sc, ej[e])) continue;
+    for (size_t e = 0; e < dv->en; ++e) {
+      if (dv->ej[e] >= dv->nj || !skc_wlocked(sc, dv->ej[e])) continue;
       float q[3];
-      skc_mat4_transform_point(pal + 16 * (size_t)ej[e], p->rest, q);
-      for (int d = 0; d < 3; ++d) lk[d] += (double)ew[e] * q[d];
+      skc_mat4_transform_point(pal + 16 * (size_t)dv->ej[e], p->rest, q);
+      for (int d = 0; d < 3; ++d) lk[d] += (double)dv->ew[e] * q[d];
     }
     for (int d = 0; d < 3; ++d) b[3 * k + d] = (double)p->targets[3 * k + d] - lk[d];
     for (size_t i = 0; i < n; ++i) {
@@ -267,58 +319,72 @@ int skc_weights_direct(skc_skin* s, const skc_wscope* sc, const skc_direct_param
       }
     }
   }
-  double u[MAX_CANDIDATES];
+  return trace;
+}
+
+/* Solves the simplex-constrained least squares for the candidates' shares u (summing to 1). */
+static int solve_shares(const dvert* dv, const skc_wscope* sc, const skc_direct_params* p, const uint32_t* cand,
+                        size_t n, double rem, const double* u0, double* u, skc_err* err) {
+  size_t m = 3 * (size_t)p->pose_count;
+  double* A = malloc(m * n * sizeof *A);
+  double* b = malloc(m * sizeof *b);
+  if (!A || !b) {
+    free(A);
+    free(b);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "direct: out of memory for %u poses", p->pose_count);
+  }
+  double trace = lsq_system(dv, sc, p, cand, n, rem, A, b);
   double mu = 1e-11 * (trace / (double)n + 1e-30);
   bool ok = skc_simplex_lsq(A, m, n, b, 1.0, u0, mu, u);
   free(A);
   free(b);
   if (!ok) return skc_fail(err, SKC_NO_SOLUTION, "direct: the least-squares system could not be solved");
+  return SKC_OK;
+}
+
+/* The vertex's new entries (jo/wo; returns their count): locked ones as they are, then the candidates with a
+ * positive weight rem u_i, the float sum made exactly 1 on the largest. *nonzero: candidates kept. */
+static size_t new_entries(const dvert* dv, const skc_wscope* sc, const uint32_t* cand, size_t n, double rem,
+                          const double* u, uint32_t* jo, float* wo, uint32_t* nonzero) {
   /* new entries: locked ones as they are, then the candidates with a positive weight */
-  size_t cap = en + n;
-  uint32_t* nj_ = malloc(cap * sizeof *nj_);
-  float* nw = malloc(cap * sizeof *nw);
-  if (!nj_ || !nw) {
-    free(nj_);
-    free(nw);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "direct: out of memory");
-  }
   size_t cnt = 0;
-  for (size_t e = 0; e < en; ++e)
-    if (ej[e] < nj && skc_wlocked(sc, ej[e]) && ew[e] > 0.0f) {
-      nj_[cnt] = ej[e];
-      nw[cnt++] = ew[e];
+  for (size_t e = 0; e < dv->en; ++e)
+    if (dv->ej[e] < dv->nj && skc_wlocked(sc, dv->ej[e]) && dv->ew[e] > 0.0f) {
+      jo[cnt] = dv->ej[e];
+      wo[cnt++] = dv->ew[e];
     }
   size_t first = cnt, largest = cnt;
-  uint32_t nonzero = 0;
+  *nonzero = 0;
   for (size_t i = 0; i < n; ++i) {
     float w = (float)(rem * u[i]);
     if (!(w > 1e-9f)) continue;
-    if (largest == cnt || w > nw[largest]) largest = cnt;
-    nj_[cnt] = cand[i];
-    nw[cnt++] = w;
-    ++nonzero;
+    if (largest == cnt || w > wo[largest]) largest = cnt;
+    jo[cnt] = cand[i];
+    wo[cnt++] = w;
+    ++*nonzero;
   }
   if (cnt > first && rem > 0.0) {
     float fs = 0.0f;
-    for (size_t i = 0; i < cnt; ++i) fs += nw[i];
-    nw[largest] += 1.0f - fs;
-    if (nw[largest] < 0.0f) nw[largest] = 0.0f;
+    for (size_t i = 0; i < cnt; ++i) fs += wo[i];
+    wo[largest] += 1.0f - fs;
+    if (wo[largest] < 0.0f) wo[largest] = 0.0f;
   }
-  int rc = skc_skin_set_vertex(s, v, nj_, nw, cnt, err);
-  if (rc) {
-    free(nj_);
-    free(nw);
-    return rc;
-  }
+  return cnt;
+}
+
+/* The positions the stored weights (jo/wo, cnt) reach in every pose: res->achieved (when given), the residual
+ * (*sq: summed squared distances) and the largest distance (*mx). */
+static void achieved_positions(const skc_direct_params* p, uint32_t nj, const uint32_t* jo, const float* wo, size_t cnt,
+                               skc_direct_result* res, double* sq, double* mx) {
   /* achieved positions from the stored float weights */
-  double sq = 0.0, mx = 0.0;
+  *sq = 0.0, *mx = 0.0;
   for (uint32_t k = 0; k < p->pose_count; ++k) {
     const float* pal = p->palettes + 16 * (size_t)nj * k;
     double a[3] = {0, 0, 0};
     for (size_t i = 0; i < cnt; ++i) {
       float q[3];
-      skc_mat4_transform_point(pal + 16 * (size_t)nj_[i], p->rest, q);
-      for (int d = 0; d < 3; ++d) a[d] += (double)nw[i] * q[d];
+      skc_mat4_transform_point(pal + 16 * (size_t)jo[i], p->rest, q);
+      for (int d = 0; d < 3; ++d) a[d] += (double)wo[i] * q[d];
     }
     double d2 = 0.0;
     for (int d = 0; d < 3; ++d) {
@@ -326,9 +392,46 @@ int skc_weights_direct(skc_skin* s, const skc_wscope* sc, const skc_direct_param
       d2 += df * df;
       if (res && res->achieved) res->achieved[3 * k + d] = (float)a[d];
     }
-    sq += d2;
-    if (sqrt(d2) > mx) mx = sqrt(d2);
+    *sq += d2;
+    if (sqrt(d2) > *mx) *mx = sqrt(d2);
   }
+}
+
+int skc_weights_direct(skc_skin* s, const skc_wscope* sc, const skc_direct_params* p, skc_direct_result* res,
+                       skc_err* err) {
+  int rc = check_direct(s, p, err);
+  if (rc) return rc;
+  size_t v = p->vertex;
+  uint32_t nj = s->joint_count;
+  dvert dv = {v, nj, s->joints + s->offsets[v], s->weights + s->offsets[v], s->offsets[v + 1] - s->offsets[v]};
+  double rem;
+  if ((rc = unlocked_share(&dv, sc, &rem, err))) return rc;
+  /* candidates */
+  uint32_t cand[MAX_CANDIDATES];
+  double u0[MAX_CANDIDATES];
+  size_t n = 0;
+  if ((rc = gather_candidates(&dv, sc, p, cand, &n, err))) return rc;
+  anchor_weights(&dv, cand, n, u0);
+  double u[MAX_CANDIDATES];
+  if ((rc = solve_shares(&dv, sc, p, cand, n, rem, u0, u, err))) return rc;
+  size_t cap = dv.en + n;
+  uint32_t* nj_ = malloc(cap * sizeof *nj_);
+  float* nw = malloc(cap * sizeof *nw);
+  if (!nj_ || !nw) {
+    free(nj_);
+    free(nw);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "direct: out of memory");
+  }
+  uint32_t nonzero;
+  size_t cnt = new_entries(&dv, sc, cand, n, rem, u, nj_, nw, &nonzero);
+  rc = skc_skin_set_vertex(s, v, nj_, nw, cnt, err); /* dv's entries are stale from here */
+  if (rc) {
+    free(nj_);
+    free(nw);
+    return rc;
+  }
+  double sq, mx;
+  achieved_positions(p, nj, nj_, nw, cnt, res, &sq, &mx);
   free(nj_);
   free(nw);
   if (res) {

@@ -45,8 +45,7 @@ int skc_links_plan(const skc_skeleton* sk, const skc_wscope* sc, const skc_links
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: threshold %g degrees is outside (0, 360]",
                     (double)p->threshold);
   if (p->links > SKC_LINKS_MAX)
-    return skc_fail(err, SKC_OUT_OF_RANGE, "bone links: %u links per joint asked, at most %u", p->links,
-                    SKC_LINKS_MAX);
+    return skc_fail(err, SKC_OUT_OF_RANGE, "bone links: %u links per joint asked, at most %u", p->links, SKC_LINKS_MAX);
   if (!p->ranges && !p->joints)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: give per-joint ranges or a list of joints to link");
   if (p->joints && p->joint_list_count == 0)
@@ -54,8 +53,9 @@ int skc_links_plan(const skc_skeleton* sk, const skc_wscope* sc, const skc_links
   if (p->ranges)
     for (uint32_t j = 0; j < n; ++j)
       if (!(p->ranges[j] >= 0.0f && p->ranges[j] <= 360.0f))
-        return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: range of joint %u (\"%s\") is %g, outside 0..360 degrees",
-                        j, sk->names[j], (double)p->ranges[j]);
+        return skc_fail(err, SKC_INVALID_ARGUMENT,
+                        "bone links: range of joint %u (\"%s\") is %g, outside 0..360 degrees", j, sk->names[j],
+                        (double)p->ranges[j]);
   memset(out_k, 0, (size_t)n * sizeof *out_k);
   /* listed joints first (marked with UINT32_MAX), then the ranges decide the counts */
   for (size_t i = 0; p->joints && i < p->joint_list_count; ++i) {
@@ -97,10 +97,10 @@ int skc_links_plan(const skc_skeleton* sk, const skc_wscope* sc, const skc_links
 /* ---------------------------------------------------------------------------------------------- build */
 
 typedef struct chain {
-  uint32_t joint;    /* original J */
-  uint32_t k;        /* links */
-  uint32_t first;    /* new index of J (links follow) */
-  int32_t end;       /* original single child C that ends the chain, or -1 */
+  uint32_t joint;     /* original J */
+  uint32_t k;         /* links */
+  uint32_t first;     /* new index of J (links follow) */
+  int32_t end;        /* original single child C that ends the chain, or -1 */
   float h[3], dir[3]; /* head and h->t in the positions' space */
   float inv_len2;
 } chain;
@@ -159,18 +159,42 @@ static const char* why_zero_length(const skc_skeleton* sk, uint32_t j) {
   return sk->parents[j] < 0 ? "a root without children" : "a leaf at its parent's position";
 }
 
-int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscope* sc, const skc_links_params* p,
-                   skc_skeleton** out_skeleton, skc_skin** out_skin, skc_wreport* r, skc_err* err) {
+/* Shared state of one skc_bone_links call: the plan, the new skeleton's arrays and the chains. */
+typedef struct lbuild {
+  const skc_skeleton* sk;
+  const skc_wscope* sc;
+  const skc_links_params* p;
+  uint32_t n;           /* original joints */
+  uint32_t total_links; /* links inserted */
+  uint32_t total;       /* joints of the linked skeleton */
+  uint32_t nch;         /* chains used */
+  size_t stride;        /* of the positions */
+  uint32_t* kk;         /* links per original joint */
+  uint32_t* map;        /* original joint -> new index */
+  float* heads;         /* bone segments, rest space */
+  float* tails;
+  uint32_t* kids;
+  int32_t* only_kid; /* the single child of a joint, or -1 */
+  chain* chains;
+  char** names;
+  int32_t* parents;
+  float* rest;
+  float* bind;
+  float* ibind;
+} lbuild;
+
+/* Checks the inputs: required pointers, the skin's joint count and the positions (given, finite). */
+static int check_links(const skc_skeleton* sk, const skc_skin* skin, const skc_links_params* p,
+                       skc_skeleton** out_skeleton, skc_skin** out_skin, skc_err* err) {
   if (!sk || !p || !out_skeleton)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: skeleton, parameters and out_skeleton are required");
   if (skin && !out_skin)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: a skin was given but no out_skin to receive the new one");
   if (skin && skin->joint_count != sk->joint_count)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: the skin has %u joints, the skeleton %u",
-                    skin->joint_count, sk->joint_count);
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: the skin has %u joints, the skeleton %u", skin->joint_count,
+                    sk->joint_count);
   if (skin && skin->vertex_count && !p->positions)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: positions are required to spread the weights");
-  const uint32_t n = sk->joint_count;
   size_t stride = p->positions_stride ? p->positions_stride : 3 * sizeof(float);
   if (skin)
     for (size_t v = 0; v < skin->vertex_count; ++v) {
@@ -178,303 +202,381 @@ int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscop
       if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]))
         return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: position of vertex %zu is not finite", v);
     }
+  return SKC_OK;
+}
 
-  int rc = SKC_OK;
-  uint32_t total_links = 0;
-  uint32_t* kk = malloc((size_t)n * sizeof *kk);
-  uint32_t* map = malloc((size_t)n * sizeof *map);
-  float* heads = malloc((size_t)n * 3 * sizeof(float));
-  float* tails = malloc((size_t)n * 3 * sizeof(float));
-  uint32_t* kids = calloc(n, sizeof *kids);
-  int32_t* only_kid = malloc((size_t)n * sizeof *only_kid);
-  chain* chains = NULL;
-  char** names = NULL;
-  int32_t* parents = NULL;
-  float *rest = NULL, *bind = NULL, *ibind = NULL;
-  uint32_t nch = 0, total = 0;
-  skc_skeleton* out_sk = NULL;
-  skc_skin* out_sn = NULL;
-  skc_skin_builder b;
-  bool builder = false;
-  if (!kk || !map || !heads || !tails || !kids || !only_kid) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", n);
-    goto done;
+/* Frees the build's arrays; the links' names are its own, the original joints' borrowed. */
+static void lbuild_free(lbuild* lb) {
+  /* names of original joints are borrowed; links own theirs */
+  if (lb->names) {
+    for (uint32_t j = 0; j < lb->n; ++j)
+      for (uint32_t i = 1; i <= lb->kk[j]; ++i) free(lb->names[lb->map[j] + i]);
   }
-  if ((rc = skc_links_plan(sk, sc, p, kk, &total_links, err))) goto done;
-  total = n + total_links;
-  skc_skeleton_bone_segments(sk, heads, tails); /* rest space */
-  for (uint32_t j = 0; j < n; ++j) only_kid[j] = -1;
+  free(lb->names);
+  free(lb->parents);
+  free(lb->rest);
+  free(lb->bind);
+  free(lb->ibind);
+  free(lb->chains);
+  free(lb->kk);
+  free(lb->map);
+  free(lb->heads);
+  free(lb->tails);
+  free(lb->kids);
+  free(lb->only_kid);
+}
+
+/* Plans the links of every joint (lb->kk, totals), the bone segments, each joint's only child and the new indices
+ * (every joint followed by its links). */
+static int plan_links(lbuild* lb, skc_err* err) {
+  const skc_skeleton* sk = lb->sk;
+  uint32_t n = lb->n;
+  lb->kk = malloc((size_t)n * sizeof *lb->kk);
+  lb->map = malloc((size_t)n * sizeof *lb->map);
+  lb->heads = malloc((size_t)n * 3 * sizeof(float));
+  lb->tails = malloc((size_t)n * 3 * sizeof(float));
+  lb->kids = calloc(n, sizeof *lb->kids);
+  lb->only_kid = malloc((size_t)n * sizeof *lb->only_kid);
+  if (!lb->kk || !lb->map || !lb->heads || !lb->tails || !lb->kids || !lb->only_kid)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", n);
+  int rc = skc_links_plan(sk, lb->sc, lb->p, lb->kk, &lb->total_links, err);
+  if (rc) return rc;
+  lb->total = n + lb->total_links;
+  skc_skeleton_bone_segments(sk, lb->heads, lb->tails); /* rest space */
+  for (uint32_t j = 0; j < n; ++j) lb->only_kid[j] = -1;
   for (uint32_t j = 0; j < n; ++j)
     if (sk->parents[j] >= 0) {
       uint32_t q = (uint32_t)sk->parents[j];
-      only_kid[q] = kids[q]++ ? -1 : (int32_t)j;
+      lb->only_kid[q] = lb->kids[q]++ ? -1 : (int32_t)j;
     }
 
   /* new indices: every joint followed by its links */
   for (uint32_t j = 0, at = 0; j < n; ++j) {
-    map[j] = at;
-    at += 1 + kk[j];
+    lb->map[j] = at;
+    at += 1 + lb->kk[j];
   }
-  chains = calloc(n, sizeof *chains);
-  names = calloc(total, sizeof *names);
-  parents = malloc((size_t)total * sizeof *parents);
-  rest = malloc((size_t)total * 16 * sizeof(float));
-  bind = malloc((size_t)total * 16 * sizeof(float));
-  ibind = malloc((size_t)total * 16 * sizeof(float));
-  if (!chains || !names || !parents || !rest || !bind || !ibind) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", total);
-    goto done;
-  }
-  for (uint32_t j = 0; j < n; ++j) {
-    uint32_t nj = map[j];
-    const float* W = sk->rest_world + 16 * (size_t)j;
-    /* the joint itself: same name, bind; parent = the parent's last link when the parent is linked */
-    names[nj] = sk->names[j];
-    memcpy(bind + 16 * (size_t)nj, sk->bind + 16 * (size_t)j, 16 * sizeof(float));
-    memcpy(ibind + 16 * (size_t)nj, sk->inverse_bind + 16 * (size_t)j, 16 * sizeof(float));
-    memcpy(rest + 16 * (size_t)nj, sk->rest_local + 16 * (size_t)j, 16 * sizeof(float));
-    int32_t pj = sk->parents[j];
-    parents[nj] = pj < 0 ? SKC_NO_PARENT : (int32_t)(map[pj] + kk[pj]);
-    if (pj >= 0 && kk[pj]) {
-      /* rest_world(last link of P) = rest_world(P) * T(D): the local loses D (exact, in P's frame) */
-      float Winv[16], dq[3], D[3];
-      if (!skc_mat4_inverse(sk->rest_world + 16 * (size_t)pj, Winv)) {
-        rc = skc_fail(err, SKC_SINGULAR_MATRIX, "bone links: rest transform of joint \"%s\" cannot be inverted",
-                      sk->names[pj]);
-        goto done;
-      }
-      float f = (float)kk[pj] / (float)(kk[pj] + 1);
-      for (int a = 0; a < 3; ++a) dq[a] = f * (tails[3 * pj + a] - heads[3 * pj + a]);
-      skc_mat4_transform_dir(Winv, dq, D);
-      float* L = rest + 16 * (size_t)nj;
-      for (int a = 0; a < 3; ++a) L[12 + a] -= D[a];
-    }
-    if (!kk[j]) continue;
+  return SKC_OK;
+}
 
-    /* a linked joint: its bone must have a direction */
-    float seg[3], len2 = 0.0f;
-    for (int a = 0; a < 3; ++a) {
-      seg[a] = tails[3 * j + a] - heads[3 * j + a];
-      len2 += seg[a] * seg[a];
-    }
-    float scale = 0.0f;
-    for (int a = 0; a < 3; ++a) scale = fmaxf(scale, fabsf(heads[3 * j + a]));
-    if (!(len2 > 1e-12f * fmaxf(1.0f, scale * scale))) {
-      rc = skc_fail(err, SKC_INVALID_ARGUMENT,
+/* Copies original joint j to its new index: same name and bind; parent = the parent's last link when the parent is
+ * linked, the rest local then shortened by the links' span. */
+static int copy_joint(lbuild* lb, uint32_t j, skc_err* err) {
+  const skc_skeleton* sk = lb->sk;
+  const uint32_t* kk = lb->kk;
+  uint32_t nj = lb->map[j];
+  /* the joint itself: same name, bind; parent = the parent's last link when the parent is linked */
+  lb->names[nj] = sk->names[j];
+  memcpy(lb->bind + 16 * (size_t)nj, sk->bind + 16 * (size_t)j, 16 * sizeof(float));
+  memcpy(lb->ibind + 16 * (size_t)nj, sk->inverse_bind + 16 * (size_t)j, 16 * sizeof(float));
+  memcpy(lb->rest + 16 * (size_t)nj, sk->rest_local + 16 * (size_t)j, 16 * sizeof(float));
+  int32_t pj = sk->parents[j];
+  lb->parents[nj] = pj < 0 ? SKC_NO_PARENT : (int32_t)(lb->map[pj] + kk[pj]);
+  if (pj >= 0 && kk[pj]) {
+    /* rest_world(last link of P) = rest_world(P) * T(D): the local loses D (exact, in P's frame) */
+    float Winv[16], dq[3], D[3];
+    if (!skc_mat4_inverse(sk->rest_world + 16 * (size_t)pj, Winv))
+      return skc_fail(err, SKC_SINGULAR_MATRIX, "bone links: rest transform of joint \"%s\" cannot be inverted",
+                      sk->names[pj]);
+    float f = (float)kk[pj] / (float)(kk[pj] + 1);
+    for (int a = 0; a < 3; ++a) dq[a] = f * (lb->tails[3 * pj + a] - lb->heads[3 * pj + a]);
+    skc_mat4_transform_dir(Winv, dq, D);
+    float* L = lb->rest + 16 * (size_t)nj;
+    for (int a = 0; a < 3; ++a) L[12 + a] -= D[a];
+  }
+  return SKC_OK;
+}
+
+/* Sets chain c's segment in the positions' space (bind space = B_J * inverse(rest_world_J) applied to the rest
+ * segment seg) and its inverse squared length; fails when it has no length there. */
+static int chain_segment(const lbuild* lb, chain* c, uint32_t j, const float* seg, const float* Winv, skc_err* err) {
+  const skc_skeleton* sk = lb->sk;
+  /* the segment in the positions' space: bind space = B_J * inverse(rest_world_J) applied to the rest segment */
+  if (lb->p->rest_space) {
+    memcpy(c->h, lb->heads + 3 * j, sizeof c->h);
+    memcpy(c->dir, seg, sizeof c->dir);
+  } else {
+    float M[16], t[3];
+    skc_mat4_mul(sk->bind + 16 * (size_t)j, Winv, M);
+    skc_mat4_transform_point(M, lb->heads + 3 * j, c->h);
+    skc_mat4_transform_point(M, lb->tails + 3 * j, t);
+    for (int a = 0; a < 3; ++a) c->dir[a] = t[a] - c->h[a];
+  }
+  float bl2 = c->dir[0] * c->dir[0] + c->dir[1] * c->dir[1] + c->dir[2] * c->dir[2];
+  if (!(bl2 > 0.0f) || !isfinite(bl2))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: joint \"%s\" has a zero-length bone in bind space",
+                    sk->names[j]);
+  c->inv_len2 = 1.0f / bl2;
+  return SKC_OK;
+}
+
+/* Link i's name: "<J>_link<i>", made unique (".<n>") if the skeleton already uses it; NULL when out of memory. */
+static char* link_name(const skc_skeleton* sk, uint32_t j, uint32_t i) {
+  /* name: "<J>_link<i>", made unique if the skeleton already uses it */
+  size_t len = strlen(sk->names[j]) + 32;
+  char* nm = malloc(len);
+  if (!nm) return NULL;
+  snprintf(nm, len, "%s_link%u", sk->names[j], i);
+  for (uint32_t dup = 1; dup < 1000 && name_taken(sk->names, sk->joint_count, nm); ++dup)
+    snprintf(nm, len, "%s_link%u.%u", sk->names[j], i, dup);
+  return nm;
+}
+
+/* Adds joint j's links after it: each a step D (seg / (k + 1) in J's frame, Winv) from the previous one, binds moved
+ * the same way, named. */
+static int add_links(lbuild* lb, uint32_t j, const float* seg, const float* Winv, skc_err* err) {
+  const skc_skeleton* sk = lb->sk;
+  uint32_t k = lb->kk[j], nj = lb->map[j];
+  float step[3], D[3];
+  for (int a = 0; a < 3; ++a) step[a] = seg[a] / (float)(k + 1);
+  skc_mat4_transform_dir(Winv, step, D); /* one link step in J's frame */
+  const float* B = sk->bind + 16 * (size_t)j;
+  const float* IB = sk->inverse_bind + 16 * (size_t)j;
+  for (uint32_t i = 1; i <= k; ++i) {
+    uint32_t li = nj + i;
+    lb->parents[li] = (int32_t)(li - 1);
+    /* rest local: a pure translation by one step in the previous joint's (= J's orientation) frame */
+    float* L = lb->rest + 16 * (size_t)li;
+    skc_mat4_identity(L);
+    L[12] = D[0], L[13] = D[1], L[14] = D[2];
+    /* bind = B_J * T(i D); inverse bind = T(-i D) * B_J^-1 */
+    float Di[3] = {D[0] * (float)i, D[1] * (float)i, D[2] * (float)i}, BD[3];
+    float* Bl = lb->bind + 16 * (size_t)li;
+    float* IBl = lb->ibind + 16 * (size_t)li;
+    memcpy(Bl, B, 16 * sizeof(float));
+    skc_mat4_transform_dir(B, Di, BD);
+    for (int a = 0; a < 3; ++a) Bl[12 + a] += BD[a];
+    memcpy(IBl, IB, 16 * sizeof(float));
+    for (int a = 0; a < 3; ++a) IBl[12 + a] -= Di[a];
+    char* nm = link_name(sk, j, i);
+    if (!nm) return skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory naming links");
+    lb->names[li] = nm;
+  }
+  return SKC_OK;
+}
+
+/* Links joint j: checks its bone has a direction, sets up its chain (ended by its only child unless that one is
+ * locked) and adds its links. */
+static int add_chain(lbuild* lb, uint32_t j, skc_err* err) {
+  const skc_skeleton* sk = lb->sk;
+  const float* heads = lb->heads;
+  /* a linked joint: its bone must have a direction */
+  float seg[3], len2 = 0.0f;
+  for (int a = 0; a < 3; ++a) {
+    seg[a] = lb->tails[3 * j + a] - heads[3 * j + a];
+    len2 += seg[a] * seg[a];
+  }
+  float scale = 0.0f;
+  for (int a = 0; a < 3; ++a) scale = fmaxf(scale, fabsf(heads[3 * j + a]));
+  if (!(len2 > 1e-12f * fmaxf(1.0f, scale * scale)))
+    return skc_fail(err, SKC_INVALID_ARGUMENT,
                     "bone links: joint \"%s\" has a zero-length bone (%s): links need a direction", sk->names[j],
                     why_zero_length(sk, j));
-      goto done;
-    }
-    float Winv[16];
-    if (!skc_mat4_inverse(W, Winv)) {
-      rc = skc_fail(err, SKC_SINGULAR_MATRIX, "bone links: rest transform of joint \"%s\" cannot be inverted",
+  float Winv[16];
+  if (!skc_mat4_inverse(sk->rest_world + 16 * (size_t)j, Winv))
+    return skc_fail(err, SKC_SINGULAR_MATRIX, "bone links: rest transform of joint \"%s\" cannot be inverted",
                     sk->names[j]);
-      goto done;
-    }
-    chain* c = &chains[nch++];
-    c->joint = j;
-    c->k = kk[j];
-    c->first = nj;
-    c->end = (only_kid[j] >= 0 && !(sc && skc_wlocked(sc, (uint32_t)only_kid[j]))) ? only_kid[j] : -1;
-    /* the segment in the positions' space: bind space = B_J * inverse(rest_world_J) applied to the rest segment */
-    if (p->rest_space) {
-      memcpy(c->h, heads + 3 * j, sizeof c->h);
-      memcpy(c->dir, seg, sizeof c->dir);
-    } else {
-      float M[16], t[3];
-      skc_mat4_mul(sk->bind + 16 * (size_t)j, Winv, M);
-      skc_mat4_transform_point(M, heads + 3 * j, c->h);
-      skc_mat4_transform_point(M, tails + 3 * j, t);
-      for (int a = 0; a < 3; ++a) c->dir[a] = t[a] - c->h[a];
-    }
-    float bl2 = c->dir[0] * c->dir[0] + c->dir[1] * c->dir[1] + c->dir[2] * c->dir[2];
-    if (!(bl2 > 0.0f) || !isfinite(bl2)) {
-      rc = skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: joint \"%s\" has a zero-length bone in bind space",
-                    sk->names[j]);
-      goto done;
-    }
-    c->inv_len2 = 1.0f / bl2;
+  chain* c = &lb->chains[lb->nch++];
+  c->joint = j;
+  c->k = lb->kk[j];
+  c->first = lb->map[j];
+  int32_t kid = lb->only_kid[j];
+  c->end = (kid >= 0 && !(lb->sc && skc_wlocked(lb->sc, (uint32_t)kid))) ? kid : -1;
+  int rc = chain_segment(lb, c, j, seg, Winv, err);
+  if (rc) return rc;
+  return add_links(lb, j, seg, Winv, err);
+}
 
-    float step[3], D[3];
-    for (int a = 0; a < 3; ++a) step[a] = seg[a] / (float)(kk[j] + 1);
-    skc_mat4_transform_dir(Winv, step, D); /* one link step in J's frame */
-    const float* B = sk->bind + 16 * (size_t)j;
-    const float* IB = sk->inverse_bind + 16 * (size_t)j;
-    for (uint32_t i = 1; i <= kk[j]; ++i) {
-      uint32_t li = nj + i;
-      parents[li] = (int32_t)(li - 1);
-      /* rest local: a pure translation by one step in the previous joint's (= J's orientation) frame */
-      float* L = rest + 16 * (size_t)li;
-      skc_mat4_identity(L);
-      L[12] = D[0], L[13] = D[1], L[14] = D[2];
-      /* bind = B_J * T(i D); inverse bind = T(-i D) * B_J^-1 */
-      float Di[3] = {D[0] * (float)i, D[1] * (float)i, D[2] * (float)i}, BD[3];
-      float* Bl = bind + 16 * (size_t)li;
-      float* IBl = ibind + 16 * (size_t)li;
-      memcpy(Bl, B, 16 * sizeof(float));
-      skc_mat4_transform_dir(B, Di, BD);
-      for (int a = 0; a < 3; ++a) Bl[12 + a] += BD[a];
-      memcpy(IBl, IB, 16 * sizeof(float));
-      for (int a = 0; a < 3; ++a) IBl[12 + a] -= Di[a];
-      /* name: "<J>_link<i>", made unique if the skeleton already uses it */
-      size_t len = strlen(sk->names[j]) + 32;
-      char* nm = malloc(len);
-      if (!nm) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory naming links");
-        goto done;
-      }
-      snprintf(nm, len, "%s_link%u", sk->names[j], i);
-      for (uint32_t dup = 1; dup < 1000 && name_taken(sk->names, n, nm); ++dup)
-        snprintf(nm, len, "%s_link%u.%u", sk->names[j], i, dup);
-      names[li] = nm;
-    }
+/* Fills the linked skeleton's arrays: every original joint, and the chain and links of each linked one. */
+static int build_joints(lbuild* lb, skc_err* err) {
+  uint32_t total = lb->total;
+  lb->chains = calloc(lb->n, sizeof *lb->chains);
+  lb->names = calloc(total, sizeof *lb->names);
+  lb->parents = malloc((size_t)total * sizeof *lb->parents);
+  lb->rest = malloc((size_t)total * 16 * sizeof(float));
+  lb->bind = malloc((size_t)total * 16 * sizeof(float));
+  lb->ibind = malloc((size_t)total * 16 * sizeof(float));
+  if (!lb->chains || !lb->names || !lb->parents || !lb->rest || !lb->bind || !lb->ibind)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", total);
+  for (uint32_t j = 0; j < lb->n; ++j) {
+    int rc = copy_joint(lb, j, err);
+    if (!rc && lb->kk[j]) rc = add_chain(lb, j, err);
+    if (rc) return rc;
   }
+  return SKC_OK;
+}
+
+/* Creates the linked skeleton (*out) from the build's arrays, with the stored tails moved to the links. */
+static int create_skeleton(const lbuild* lb, skc_skeleton** out, skc_err* err) {
   /* (skc_skeleton_create refuses any remaining duplicate name) */
-  {
-    float* tl = NULL;
-    if (!link_tails(sk, kk, map, total, heads, tails, &tl)) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", total);
-      goto done;
-    }
-    skc_skeleton_init init = {total, (const char* const*)names, parents, rest, bind, ibind, tl};
-    rc = skc_skeleton_create(&init, &out_sk, err);
-    free(tl);
-    if (rc) goto done;
-  }
+  float* tl = NULL;
+  if (!link_tails(lb->sk, lb->kk, lb->map, lb->total, lb->heads, lb->tails, &tl))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory for %u joints", lb->total);
+  skc_skeleton_init init = {lb->total, (const char* const*)lb->names, lb->parents, lb->rest, lb->bind, lb->ibind, tl};
+  int rc = skc_skeleton_create(&init, out, err);
+  free(tl);
+  return rc;
+}
 
-  /* ---- weights */
-  if (skin) {
-    size_t V = skin->vertex_count;
-    size_t maxdeg = skc_wmax_degree(skin);
-    size_t cap = maxdeg + 2 * (size_t)nch + 2;
-    uint32_t* jj = malloc(cap * sizeof *jj);
-    float* ww = malloc(cap * sizeof *ww);
-    if (!jj || !ww) {
-      free(jj);
-      free(ww);
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory");
-      goto done;
+/* Lays the share of chain c's joints (J and its end child) in the vertex list jj/ww (cnt entries) on the two chain
+ * nodes around position x along the bone; returns the new count. */
+static inline size_t spread_chain(const chain* c, const uint32_t* map, const float* x, uint32_t* jj, float* ww,
+                                  size_t cnt) {
+  uint32_t nJ = c->first, nC = c->end >= 0 ? map[c->end] : UINT32_MAX;
+  double share = 0.0;
+  size_t keep = 0;
+  for (size_t i = 0; i < cnt; ++i) {
+    if (jj[i] == nJ || jj[i] == nC) {
+      share += ww[i];
+    } else {
+      jj[keep] = jj[i];
+      ww[keep] = ww[i];
+      ++keep;
     }
-    if ((rc = skc_skin_create(V, total, &out_sn, err)) ||
-        (rc = skc_skin_builder_init(&b, V, skc_skin_entries(skin) + V, err))) {
-      free(jj);
-      free(ww);
-      goto done;
+  }
+  if (keep == cnt) return cnt; /* the vertex carries neither J nor C */
+  cnt = keep;
+  /* position along the bone in node units: 0 = J, i = link i, k + 1 = C (or the bone's tail) */
+  float f = ((x[0] - c->h[0]) * c->dir[0] + (x[1] - c->h[1]) * c->dir[1] + (x[2] - c->h[2]) * c->dir[2]) * c->inv_len2;
+  uint32_t last = c->k + (c->end >= 0 ? 1u : 0u);
+  double u = (double)f * (double)(c->k + 1);
+  if (!(u > 0.0)) u = 0.0;
+  if (u > (double)last) u = (double)last;
+  uint32_t lo = (uint32_t)floor(u);
+  if (lo >= last) lo = last - 1;
+  double t = u - (double)lo;
+  uint32_t node_lo = lo <= c->k ? nJ + lo : nC, node_hi = lo + 1 <= c->k ? nJ + lo + 1 : nC;
+  float s = (float)share;
+  float whi = (float)(share * t);
+  if (whi < 1e-7f * s) whi = 0.0f;
+  if (s - whi < 1e-7f * s) whi = s;
+  float wlo = s - whi; /* the two parts add up to the share */
+  vpush(jj, ww, &cnt, node_lo, wlo);
+  vpush(jj, ww, &cnt, node_hi, whi);
+  return cnt;
+}
+
+/* Whether the vertex list jj/ww (cnt entries) differs from the skin's entries s0..s1 (joints renumbered). */
+static inline bool vertex_changed(const skc_skin* skin, const uint32_t* map, size_t s0, size_t s1, const uint32_t* jj,
+                                  const float* ww, size_t cnt) {
+  /* changed unless every original entry is back with its weight */
+  bool changed = cnt != s1 - s0;
+  for (size_t e = s0; e < s1 && !changed; ++e) {
+    uint32_t j = map[skin->joints[e]];
+    bool found = false;
+    for (size_t i = 0; i < cnt && !found; ++i) found = jj[i] == j && ww[i] == skin->weights[e];
+    changed = !found;
+  }
+  return changed;
+}
+
+/* Vertex v's new entries (jj/ww; returns their count): its joints renumbered and, when it is selected and valid,
+ * every chain's share spread by its position. Reports the vertex. */
+static inline size_t spread_vertex(const lbuild* lb, const skc_skin* skin, skc_wreport* r, size_t v, uint32_t* jj,
+                                   float* ww) {
+  const uint32_t n = lb->n, total = lb->total;
+  size_t s0 = skin->offsets[v], s1 = skin->offsets[v + 1], cnt = 0;
+  bool sel = !lb->sc || skc_wsel(lb->sc, v);
+  bool bad = skc_wcount_invalid(skin, s0, s1) != 0;
+  /* remap the joints; invalid entries are copied unchanged (out-of-range joints stay out of range) */
+  for (size_t e = s0; e < s1; ++e) {
+    uint32_t j = skin->joints[e];
+    jj[cnt] = j < n ? lb->map[j] : (j > UINT32_MAX - (total - n) ? UINT32_MAX : j + (total - n));
+    ww[cnt] = skin->weights[e];
+    ++cnt;
+  }
+  if (sel && r) r->vertices_visited++;
+  if (sel && bad) {
+    if (r) {
+      r->invalid_entries += skc_wcount_invalid(skin, s0, s1);
+      skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
     }
-    builder = true;
-    if (r) skc_wreport_begin(r, skin);
-    for (size_t v = 0; v < V && rc == SKC_OK; ++v) {
-      size_t s0 = skin->offsets[v], s1 = skin->offsets[v + 1], cnt = 0;
-      bool sel = !sc || skc_wsel(sc, v);
-      bool bad = skc_wcount_invalid(skin, s0, s1) != 0;
-      /* remap the joints; invalid entries are copied unchanged (out-of-range joints stay out of range) */
-      for (size_t e = s0; e < s1; ++e) {
-        uint32_t j = skin->joints[e];
-        jj[cnt] = j < n ? map[j] : (j > UINT32_MAX - (total - n) ? UINT32_MAX : j + (total - n));
-        ww[cnt] = skin->weights[e];
-        ++cnt;
-      }
-      if (sel && r) r->vertices_visited++;
-      if (sel && bad) {
-        if (r) {
-          r->invalid_entries += skc_wcount_invalid(skin, s0, s1);
-          skc_wreport_flag(r, v, SKC_WFLAG_FAILED | SKC_WFLAG_INVALID);
-        }
-      } else if (sel) {
-        const float* x = (const float*)((const char*)p->positions + v * stride);
-        for (uint32_t ci = 0; ci < nch; ++ci) {
-          const chain* c = &chains[ci];
-          uint32_t nJ = c->first, nC = c->end >= 0 ? map[c->end] : UINT32_MAX;
-          double share = 0.0;
-          size_t keep = 0;
-          for (size_t i = 0; i < cnt; ++i) {
-            if (jj[i] == nJ || jj[i] == nC) {
-              share += ww[i];
-            } else {
-              jj[keep] = jj[i];
-              ww[keep] = ww[i];
-              ++keep;
-            }
-          }
-          if (keep == cnt) continue; /* the vertex carries neither J nor C */
-          cnt = keep;
-          /* position along the bone in node units: 0 = J, i = link i, k + 1 = C (or the bone's tail) */
-          float f = ((x[0] - c->h[0]) * c->dir[0] + (x[1] - c->h[1]) * c->dir[1] + (x[2] - c->h[2]) * c->dir[2]) *
-                    c->inv_len2;
-          uint32_t last = c->k + (c->end >= 0 ? 1u : 0u);
-          double u = (double)f * (double)(c->k + 1);
-          if (!(u > 0.0)) u = 0.0;
-          if (u > (double)last) u = (double)last;
-          uint32_t lo = (uint32_t)floor(u);
-          if (lo >= last) lo = last - 1;
-          double t = u - (double)lo;
-          uint32_t node_lo = lo <= c->k ? nJ + lo : nC, node_hi = lo + 1 <= c->k ? nJ + lo + 1 : nC;
-          float s = (float)share;
-          float whi = (float)(share * t);
-          if (whi < 1e-7f * s) whi = 0.0f;
-          if (s - whi < 1e-7f * s) whi = s;
-          float wlo = s - whi; /* the two parts add up to the share */
-          vpush(jj, ww, &cnt, node_lo, wlo);
-          vpush(jj, ww, &cnt, node_hi, whi);
-        }
-        /* changed unless every original entry is back with its weight */
-        bool changed = cnt != s1 - s0;
-        for (size_t e = s0; e < s1 && !changed; ++e) {
-          uint32_t j = map[skin->joints[e]];
-          bool found = false;
-          for (size_t i = 0; i < cnt && !found; ++i) found = jj[i] == j && ww[i] == skin->weights[e];
-          changed = !found;
-        }
-        if (changed && r) skc_wreport_flag(r, v, SKC_WFLAG_CHANGED);
-      }
-      if (skc_skin_builder_push(&b, jj, ww, cnt))
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory building the weights");
-    }
+  } else if (sel) {
+    const float* x = (const float*)((const char*)lb->p->positions + v * lb->stride);
+    for (uint32_t ci = 0; ci < lb->nch; ++ci) cnt = spread_chain(&lb->chains[ci], lb->map, x, jj, ww, cnt);
+    if (vertex_changed(skin, lb->map, s0, s1, jj, ww, cnt) && r) skc_wreport_flag(r, v, SKC_WFLAG_CHANGED);
+  }
+  return cnt;
+}
+
+/* The weights on the linked skeleton (*out_sn, the caller destroys it): every vertex's entries renumbered, the
+ * selected ones spread over the chains. */
+static int spread_weights(const lbuild* lb, const skc_skin* skin, skc_wreport* r, skc_skin** out_sn, skc_err* err) {
+  size_t V = skin->vertex_count;
+  size_t maxdeg = skc_wmax_degree(skin);
+  size_t cap = maxdeg + 2 * (size_t)lb->nch + 2;
+  uint32_t* jj = malloc(cap * sizeof *jj);
+  float* ww = malloc(cap * sizeof *ww);
+  if (!jj || !ww) {
     free(jj);
     free(ww);
-    if (rc) goto done;
-    builder = false;
-    if ((rc = skc_skin_builder_finish(&b, out_sn, err))) goto done;
-    if (r) r->influences_after = skc_skin_entries(out_sn);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory");
   }
-  if (r) {
-    if (!skin) {
-      uint32_t* jc = r->joint_counts;
-      uint8_t* vf = r->vertex_flags;
-      memset(r, 0, sizeof *r);
-      r->joint_counts = jc;
-      r->vertex_flags = vf;
-    }
-    r->joints_affected = nch;
-    r->entries_changed = total_links;
-    if (r->joint_counts) memcpy(r->joint_counts, kk, (size_t)n * sizeof *kk);
+  skc_skin_builder b;
+  int rc;
+  if ((rc = skc_skin_create(V, lb->total, out_sn, err)) ||
+      (rc = skc_skin_builder_init(&b, V, skc_skin_entries(skin) + V, err))) {
+    free(jj);
+    free(ww);
+    return rc;
   }
+  if (r) skc_wreport_begin(r, skin);
+  for (size_t v = 0; v < V && rc == SKC_OK; ++v) {
+    size_t cnt = spread_vertex(lb, skin, r, v, jj, ww);
+    if (skc_skin_builder_push(&b, jj, ww, cnt))
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links: out of memory building the weights");
+  }
+  free(jj);
+  free(ww);
+  if (rc) {
+    skc_skin_builder_free(&b);
+    return rc;
+  }
+  if ((rc = skc_skin_builder_finish(&b, *out_sn, err))) return rc;
+  if (r) r->influences_after = skc_skin_entries(*out_sn);
+  return SKC_OK;
+}
+
+/* The report's joint figures (without a skin, the counters are zeroed first; the caller's arrays stay). */
+static void report_links(const lbuild* lb, const skc_skin* skin, skc_wreport* r) {
+  if (!skin) {
+    uint32_t* jc = r->joint_counts;
+    uint8_t* vf = r->vertex_flags;
+    memset(r, 0, sizeof *r);
+    r->joint_counts = jc;
+    r->vertex_flags = vf;
+  }
+  r->joints_affected = lb->nch;
+  r->entries_changed = lb->total_links;
+  if (r->joint_counts) memcpy(r->joint_counts, lb->kk, (size_t)lb->n * sizeof *lb->kk);
+}
+
+int skc_bone_links(const skc_skeleton* sk, const skc_skin* skin, const skc_wscope* sc, const skc_links_params* p,
+                   skc_skeleton** out_skeleton, skc_skin** out_skin, skc_wreport* r, skc_err* err) {
+  int rc = check_links(sk, skin, p, out_skeleton, out_skin, err);
+  if (rc) return rc;
+  lbuild lb;
+  memset(&lb, 0, sizeof lb);
+  lb.sk = sk, lb.sc = sc, lb.p = p;
+  lb.n = sk->joint_count;
+  lb.stride = p->positions_stride ? p->positions_stride : 3 * sizeof(float);
+  skc_skeleton* out_sk = NULL;
+  skc_skin* out_sn = NULL;
+  if ((rc = plan_links(&lb, err))) goto done;
+  if ((rc = build_joints(&lb, err))) goto done;
+  if ((rc = create_skeleton(&lb, &out_sk, err))) goto done;
+
+  /* ---- weights */
+  if (skin && (rc = spread_weights(&lb, skin, r, &out_sn, err))) goto done;
+  if (r) report_links(&lb, skin, r);
   *out_skeleton = out_sk;
   out_sk = NULL;
   if (out_skin) *out_skin = out_sn;
   out_sn = NULL;
 
 done:
-  if (builder) skc_skin_builder_free(&b);
   skc_skeleton_destroy(out_sk);
   skc_skin_destroy(out_sn);
-  /* names of original joints are borrowed; links own theirs */
-  if (names) {
-    for (uint32_t j = 0; j < n; ++j)
-      for (uint32_t i = 1; i <= kk[j]; ++i) free(names[map[j] + i]);
-  }
-  free(names);
-  free(parents);
-  free(rest);
-  free(bind);
-  free(ibind);
-  free(chains);
-  free(kk);
-  free(map);
-  free(heads);
-  free(tails);
-  free(kids);
-  free(only_kid);
+  lbuild_free(&lb);
   return rc;
 }
 
@@ -495,8 +597,10 @@ int skc_bone_links_source(const skc_skeleton* original, const skc_skeleton* link
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: original and linked skeletons are required");
   uint32_t n = original->joint_count, m = linked->joint_count;
   if (m < n)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links: the linked skeleton has %u joints, fewer than the %u of the "
-                    "original", m, n);
+    return skc_fail(err, SKC_INVALID_ARGUMENT,
+                    "bone links: the linked skeleton has %u joints, fewer than the %u of the "
+                    "original",
+                    m, n);
   name_ref* refs = malloc((size_t)n * sizeof *refs);
   uint32_t* src = malloc((size_t)m * sizeof *src);
   uint32_t* lnk = malloc((size_t)m * sizeof *lnk);
@@ -534,10 +638,11 @@ int skc_bone_links_source(const skc_skeleton* original, const skc_skeleton* link
   }
   for (uint32_t j = 0; j < n && rc == SKC_OK; ++j)
     if (seen[j] != 1 || kcount[j] != kmax[j])
-      rc = skc_fail(err, SKC_INVALID_ARGUMENT,
-                    "bone links: the linked skeleton was not made from this skeleton (joint \"%s\" missing or its links "
-                    "branch)",
-                    original->names[j]);
+      rc =
+          skc_fail(err, SKC_INVALID_ARGUMENT,
+                   "bone links: the linked skeleton was not made from this skeleton (joint \"%s\" missing or its links "
+                   "branch)",
+                   original->names[j]);
   /* every original joint hangs under its original parent's last link (or the parent itself) */
   for (uint32_t q = 0; q < m && rc == SKC_OK; ++q) {
     if (lnk[q]) continue;
@@ -575,103 +680,147 @@ static void trs_load(const float* p, skc_trs* t) {
   }
 }
 
+/* Working state of skc_bone_links_pose: the skeletons, the input pose, where each linked joint comes from and the
+ * output pose being built. */
+typedef struct lpose {
+  const skc_skeleton* original;
+  const skc_skeleton* linked;
+  const float* trs; /* 10 floats per original joint */
+  uint32_t n, m;    /* original and linked joint counts */
+  uint32_t* src;    /* per linked joint: its original joint */
+  uint32_t* lnk;    /* per linked joint: 0, or i for the i-th link */
+  uint32_t* first;  /* linked index of each original joint */
+  uint32_t* kk;     /* links of each original joint */
+  float* out;       /* 10 floats per linked joint */
+  float* split;     /* per linked joint: q = d^(1/(k+1)) */
+} lpose;
+
+/* Poses the original joints: their TRS, with a linked joint's rotation reduced to its share (kept in lp->split). */
+static void pose_originals(const lpose* lp) {
+  /* original joints: their TRS, with a linked joint's rotation reduced to its share */
+  for (uint32_t j = 0; j < lp->n; ++j) {
+    skc_trs t;
+    trs_load(lp->trs + (size_t)j * 10, &t);
+    if (lp->kk[j]) {
+      skc_trs r0;
+      skc_mat4_to_trs(lp->original->rest_local + 16 * (size_t)j, &r0, 1e-4f);
+      float inv0[4] = {-r0.r[0], -r0.r[1], -r0.r[2], r0.r[3]}, d[4], q[4];
+      skc_quat_mul(inv0, t.r, d); /* rotation relative to the rest */
+      skc_quat_pow(d, 1.0f / (float)(lp->kk[j] + 1), q);
+      memcpy(lp->split + 4 * (size_t)j, q, sizeof q);
+      skc_quat_mul(r0.r, q, t.r);
+    }
+    memcpy(lp->out + (size_t)lp->first[j] * 10, &t, sizeof t);
+  }
+}
+
+/* Poses the links: their rest TRS turned by their joint's share. */
+static void pose_links(const lpose* lp) {
+  /* links: their rest TRS turned by the share */
+  for (uint32_t q = 0; q < lp->m; ++q) {
+    if (!lp->lnk[q]) continue;
+    skc_trs t;
+    skc_mat4_to_trs(lp->linked->rest_local + 16 * (size_t)q, &t, 1e-4f);
+    float r[4];
+    skc_quat_mul(t.r, lp->split + 4 * (size_t)lp->src[q], r);
+    memcpy(t.r, r, sizeof r);
+    memcpy(lp->out + (size_t)q * 10, &t, sizeof t);
+  }
+}
+
+/* X = inverse(L_J' L_1 .. L_k) * L_J for linked joint j: what moves its children back to their unlinked place. Fails
+ * on a singular chain, or when X is not a pure translation (a non-uniform scale). */
+static int chain_correction(const lpose* lp, uint32_t j, float X[16], skc_err* err) {
+  const float* out = lp->out;
+  uint32_t first = lp->first[j];
+  float chainm[16], lj[16], link[16], inv[16];
+  skc_trs t;
+  memcpy(&t, out + (size_t)first * 10, sizeof t);
+  skc_trs_to_mat4(&t, chainm);
+  for (uint32_t i = 1; i <= lp->kk[j]; ++i) {
+    memcpy(&t, out + (size_t)(first + i) * 10, sizeof t);
+    skc_trs_to_mat4(&t, link);
+    skc_mat4_mul(chainm, link, chainm);
+  }
+  trs_load(lp->trs + (size_t)j * 10, &t);
+  memcpy(t.t, out + (size_t)first * 10, sizeof t.t); /* J's translation, corrected if its parent is linked */
+  skc_trs_to_mat4(&t, lj);
+  if (!skc_mat4_inverse(chainm, inv))
+    return skc_fail(err, SKC_SINGULAR_MATRIX, "bone links pose: joint \"%s\" has a singular pose transform",
+                    lp->original->names[j]);
+  skc_mat4_mul(inv, lj, X);
+  float I[16];
+  skc_mat4_identity(I);
+  float dev = 0.0f;
+  for (int c = 0; c < 3; ++c)
+    for (int k = 0; k < 3; ++k) dev = fmaxf(dev, fabsf(X[c * 4 + k] - I[c * 4 + k]));
+  if (!(dev <= 1e-3f))
+    return skc_fail(err, SKC_UNSUPPORTED,
+                    "bone links pose: joint \"%s\" has a non-uniform scale; its rotation cannot be split over links",
+                    lp->original->names[j]);
+  return SKC_OK;
+}
+
+/* Corrects the translation of every linked joint's children so that their world transforms equal the unlinked
+ * pose's. */
+static int correct_children(const lpose* lp, skc_err* err) {
+  const skc_skeleton* original = lp->original;
+  /* children of linked joints: X = inverse(L_J' L_1 .. L_k) * L_J moves them back to their unlinked place */
+  for (uint32_t j = 0; j < lp->n; ++j) {
+    if (!lp->kk[j]) continue;
+    float X[16];
+    int rc = chain_correction(lp, j, X, err);
+    if (rc) return rc;
+    for (uint32_t c = 0; c < lp->n; ++c)
+      if (original->parents[c] == (int32_t)j) {
+        float* tc = lp->out + (size_t)lp->first[c] * 10;
+        for (int a = 0; a < 3; ++a) tc[a] += X[12 + a];
+      }
+  }
+  return SKC_OK;
+}
+
 int skc_bone_links_pose(const skc_skeleton* original, const skc_skeleton* linked, const float* trs, float* out_trs,
                         skc_err* err) {
   if (!original || !linked || !trs || !out_trs)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links pose: skeletons, trs and out_trs are required");
   uint32_t n = original->joint_count, m = linked->joint_count;
   if (m < n)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links pose: the linked skeleton has %u joints, fewer than the %u "
-                    "of the original", m, n);
+    return skc_fail(err, SKC_INVALID_ARGUMENT,
+                    "bone links pose: the linked skeleton has %u joints, fewer than the %u "
+                    "of the original",
+                    m, n);
   for (size_t i = 0; i < (size_t)n * 10; ++i)
     if (!isfinite(trs[i]))
       return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links pose: TRS of joint %zu is not finite", i / 10);
-  uint32_t* src = malloc((size_t)m * sizeof *src);
-  uint32_t* lnk = malloc((size_t)m * sizeof *lnk);
-  uint32_t* first = malloc((size_t)n * sizeof *first); /* linked index of each original joint */
-  uint32_t* kk = calloc(n, sizeof *kk);
-  float* out = malloc((size_t)m * 10 * sizeof *out);
-  float* split = malloc((size_t)n * 4 * sizeof *split); /* per linked joint: q = d^(1/(k+1)) */
+  lpose lp;
+  lp.original = original, lp.linked = linked, lp.trs = trs, lp.n = n, lp.m = m;
+  lp.src = malloc((size_t)m * sizeof *lp.src);
+  lp.lnk = malloc((size_t)m * sizeof *lp.lnk);
+  lp.first = malloc((size_t)n * sizeof *lp.first); /* linked index of each original joint */
+  lp.kk = calloc(n, sizeof *lp.kk);
+  lp.out = malloc((size_t)m * 10 * sizeof *lp.out);
+  lp.split = malloc((size_t)n * 4 * sizeof *lp.split); /* per linked joint: q = d^(1/(k+1)) */
   int rc = SKC_OK;
-  if (!src || !lnk || !first || !kk || !out || !split) {
+  if (!lp.src || !lp.lnk || !lp.first || !lp.kk || !lp.out || !lp.split) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bone links pose: out of memory for %u joints", m);
     goto done;
   }
-  if ((rc = skc_bone_links_source(original, linked, src, lnk, err))) goto done;
+  if ((rc = skc_bone_links_source(original, linked, lp.src, lp.lnk, err))) goto done;
   for (uint32_t q = 0; q < m; ++q) {
-    if (lnk[q] == 0) first[src[q]] = q;
-    if (lnk[q] > kk[src[q]]) kk[src[q]] = lnk[q];
+    if (lp.lnk[q] == 0) lp.first[lp.src[q]] = q;
+    if (lp.lnk[q] > lp.kk[lp.src[q]]) lp.kk[lp.src[q]] = lp.lnk[q];
   }
-  /* original joints: their TRS, with a linked joint's rotation reduced to its share */
-  for (uint32_t j = 0; j < n; ++j) {
-    skc_trs t;
-    trs_load(trs + (size_t)j * 10, &t);
-    if (kk[j]) {
-      skc_trs r0;
-      skc_mat4_to_trs(original->rest_local + 16 * (size_t)j, &r0, 1e-4f);
-      float inv0[4] = {-r0.r[0], -r0.r[1], -r0.r[2], r0.r[3]}, d[4], q[4];
-      skc_quat_mul(inv0, t.r, d); /* rotation relative to the rest */
-      skc_quat_pow(d, 1.0f / (float)(kk[j] + 1), q);
-      memcpy(split + 4 * (size_t)j, q, sizeof q);
-      skc_quat_mul(r0.r, q, t.r);
-    }
-    memcpy(out + (size_t)first[j] * 10, &t, sizeof t);
-  }
-  /* links: their rest TRS turned by the share */
-  for (uint32_t q = 0; q < m; ++q) {
-    if (!lnk[q]) continue;
-    skc_trs t;
-    skc_mat4_to_trs(linked->rest_local + 16 * (size_t)q, &t, 1e-4f);
-    float r[4];
-    skc_quat_mul(t.r, split + 4 * (size_t)src[q], r);
-    memcpy(t.r, r, sizeof r);
-    memcpy(out + (size_t)q * 10, &t, sizeof t);
-  }
-  /* children of linked joints: X = inverse(L_J' L_1 .. L_k) * L_J moves them back to their unlinked place */
-  for (uint32_t j = 0; j < n && rc == SKC_OK; ++j) {
-    if (!kk[j]) continue;
-    float chainm[16], lj[16], link[16], inv[16], X[16];
-    skc_trs t;
-    memcpy(&t, out + (size_t)first[j] * 10, sizeof t);
-    skc_trs_to_mat4(&t, chainm);
-    for (uint32_t i = 1; i <= kk[j]; ++i) {
-      memcpy(&t, out + (size_t)(first[j] + i) * 10, sizeof t);
-      skc_trs_to_mat4(&t, link);
-      skc_mat4_mul(chainm, link, chainm);
-    }
-    trs_load(trs + (size_t)j * 10, &t);
-    memcpy(t.t, out + (size_t)first[j] * 10, sizeof t.t); /* J's translation, corrected if its parent is linked */
-    skc_trs_to_mat4(&t, lj);
-    if (!skc_mat4_inverse(chainm, inv)) {
-      rc = skc_fail(err, SKC_SINGULAR_MATRIX, "bone links pose: joint \"%s\" has a singular pose transform",
-                    original->names[j]);
-      break;
-    }
-    skc_mat4_mul(inv, lj, X);
-    float I[16];
-    skc_mat4_identity(I);
-    float dev = 0.0f;
-    for (int c = 0; c < 3; ++c)
-      for (int k = 0; k < 3; ++k) dev = fmaxf(dev, fabsf(X[c * 4 + k] - I[c * 4 + k]));
-    if (!(dev <= 1e-3f)) {
-      rc = skc_fail(err, SKC_UNSUPPORTED,
-                    "bone links pose: joint \"%s\" has a non-uniform scale; its rotation cannot be split over links",
-                    original->names[j]);
-      break;
-    }
-    for (uint32_t c = 0; c < n; ++c)
-      if (original->parents[c] == (int32_t)j) {
-        float* tc = out + (size_t)first[c] * 10;
-        for (int a = 0; a < 3; ++a) tc[a] += X[12 + a];
-      }
-  }
-  if (rc == SKC_OK) memcpy(out_trs, out, (size_t)m * 10 * sizeof *out);
+  pose_originals(&lp);
+  pose_links(&lp);
+  rc = correct_children(&lp, err);
+  if (rc == SKC_OK) memcpy(out_trs, lp.out, (size_t)m * 10 * sizeof *lp.out);
 done:
-  free(src);
-  free(lnk);
-  free(first);
-  free(kk);
-  free(out);
-  free(split);
+  free(lp.src);
+  free(lp.lnk);
+  free(lp.first);
+  free(lp.kk);
+  free(lp.out);
+  free(lp.split);
   return rc;
 }

@@ -157,7 +157,27 @@ static size_t fixed_values(const tctx* c, uint32_t b, const uint32_t** j, const 
 }
 
 /* ---- step 1: closest points and matching ---------------------------------------------------------------- */
-static int match(tctx* c, const skc_tri_bvh* bvh, float thr, skc_err* err) {
+/* Whether the target normal of vertex v and the source normal interpolated at hit h are within the angle
+ * threshold (cos_thr; flip: |cos|); a zero normal passes. */
+static inline bool normals_agree(const tctx* c, const skc_closest_hit* h, size_t v, double cos_thr, bool flip) {
+  const uint32_t* tv = c->p->src_tri + 3 * (size_t)h->triangle;
+  double ns[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < 3; ++i) ns[i] += (double)h->bary[k] * c->src_n[3 * (size_t)tv[k] + i];
+  const float* nt = c->dst_n + 3 * v;
+  double ls = sqrt(ns[0] * ns[0] + ns[1] * ns[1] + ns[2] * ns[2]);
+  double lt = sqrt((double)nt[0] * nt[0] + (double)nt[1] * nt[1] + (double)nt[2] * nt[2]);
+  bool ok = true;
+  if (ls > 1e-12 && lt > 1e-12) {
+    double cs = (ns[0] * nt[0] + ns[1] * nt[1] + ns[2] * nt[2]) / (ls * lt);
+    if (flip) cs = fabs(cs);
+    ok = cs >= cos_thr - 1e-7;
+  }
+  return ok;
+}
+
+/* Finds every pending vertex's closest source point (c->hit_*) and marks it MATCHED when within both thresholds. */
+static void closest_matches(tctx* c, const skc_tri_bvh* bvh, float thr) {
   const skc_transfer_params* p = c->p;
   double cos_thr = cos((double)p->angle_threshold);
   bool flip = (p->flags & SKC_TRANSFER_ALLOW_FLIPPED) != 0;
@@ -174,21 +194,13 @@ static int match(tctx* c, const skc_tri_bvh* bvh, float thr, skc_err* err) {
     c->hit_tri[v] = h.triangle;
     memcpy(c->hit_bary + 3 * v, h.bary, sizeof h.bary);
     if (h.triangle == UINT32_MAX || !((double)h.dist2 <= thr2)) continue;
-    const uint32_t* tv = p->src_tri + 3 * (size_t)h.triangle;
-    double ns[3] = {0, 0, 0};
-    for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) ns[i] += (double)h.bary[k] * c->src_n[3 * (size_t)tv[k] + i];
-    const float* nt = c->dst_n + 3 * v;
-    double ls = sqrt(ns[0] * ns[0] + ns[1] * ns[1] + ns[2] * ns[2]);
-    double lt = sqrt((double)nt[0] * nt[0] + (double)nt[1] * nt[1] + (double)nt[2] * nt[2]);
-    bool ok = true;
-    if (ls > 1e-12 && lt > 1e-12) {
-      double cs = (ns[0] * nt[0] + ns[1] * nt[1] + ns[2] * nt[2]) / (ls * lt);
-      if (flip) cs = fabs(cs);
-      ok = cs >= cos_thr - 1e-7;
-    }
-    if (ok) c->status[v] = SKC_TRANSFER_MATCHED;
+    if (normals_agree(c, &h, v, cos_thr, flip)) c->status[v] = SKC_TRANSFER_MATCHED;
   }
+}
+
+/* Stores the blends of the matched vertices as a CSR over the target vertices (c->m_*). */
+static int matched_blends(tctx* c, skc_err* err) {
+  const skc_transfer_params* p = c->p;
   /* blends of the matched vertices (serial: shares the scratch accumulator) */
   size_t deg = skc_wmax_degree(p->src_skin);
   size_t cap = 3 * deg + 1;
@@ -227,83 +239,112 @@ static int match(tctx* c, const skc_tri_bvh* bvh, float thr, skc_err* err) {
   return SKC_OK;
 }
 
+/* Step 1: closest points, the matched vertices and their blends. */
+static int match(tctx* c, const skc_tri_bvh* bvh, float thr, skc_err* err) {
+  closest_matches(c, bvh, thr);
+  return matched_blends(c, err);
+}
+
 /* ---- step 2: inpainting ----------------------------------------------------------------------------------- */
 typedef struct qsys {
   grow uu; /* lower triangle of Q_uu: (row, col, value), row >= col */
   grow uk; /* Q_uk: (row, fixed vertex, value) */
 } qsys;
 
+/* A sparse row accumulator: acc and mark over the vertices, the entries met listed in touched (nt of them). */
+typedef struct spacc {
+  double* acc;
+  uint8_t* mark;
+  uint32_t* touched;
+  size_t nt;
+} spacc;
+
+/* Adds val to entry vtx of the row (first time: the entry starts at 0 and is listed). */
+static inline void spacc_add(spacc* s, uint32_t vtx, double val) {
+  if (!s->mark[vtx]) {
+    s->mark[vtx] = 1;
+    s->acc[vtx] = 0.0;
+    s->touched[s->nt++] = vtx;
+  }
+  s->acc[vtx] += val;
+}
+
+/* Accumulates row a of Q = K + K M^-1 K into s. */
+static void q_row(const skc_adjacency* adj, const double* diag, const double* inv_mass, bool uniform, uint32_t a,
+                  spacc* s) {
+  s->nt = 0;
+  /* K row */
+  spacc_add(s, a, diag[a]);
+  for (uint32_t e = adj->offsets[a]; e < adj->offsets[a + 1]; ++e)
+    spacc_add(s, adj->neighbors[e], -(uniform ? 1.0 : (double)adj->weights[e]));
+  /* (K M^-1 K) row: sum over c of K_ac / m_c * K_c. */
+  for (uint32_t e = adj->offsets[a]; e <= adj->offsets[a + 1]; ++e) {
+    uint32_t cv;
+    double kac;
+    if (e == adj->offsets[a + 1]) {
+      cv = a;
+      kac = diag[a];
+    } else {
+      cv = adj->neighbors[e];
+      kac = -(uniform ? 1.0 : (double)adj->weights[e]);
+    }
+    double f = kac * inv_mass[cv];
+    spacc_add(s, cv, f * diag[cv]);
+    for (uint32_t g = adj->offsets[cv]; g < adj->offsets[cv + 1]; ++g)
+      spacc_add(s, adj->neighbors[g], -f * (uniform ? 1.0 : (double)adj->weights[g]));
+  }
+}
+
+/* Stores the non-zero entries of row r (in s): unknowns at or left of the diagonal into q->uu, fixed vertices into
+ * q->uk; clears the marks. SKC_OUT_OF_MEMORY when a store fails. */
+static int store_row(const tctx* c, size_t r, spacc* s, qsys* q) {
+  int rc = SKC_OK;
+  for (size_t i = 0; i < s->nt; ++i) {
+    uint32_t b = s->touched[i];
+    s->mark[b] = 0;
+    double x = s->acc[b];
+    if (x == 0.0) continue;
+    int32_t rb = c->row[b];
+    bool ok = true;
+    if (rb >= 0) {
+      if ((size_t)rb <= r) ok = grow_push(&q->uu, (uint32_t)r, (uint32_t)rb, x);
+    } else if (c->status[b] == SKC_TRANSFER_MATCHED || c->status[b] == SKC_TRANSFER_KEPT) {
+      ok = grow_push(&q->uk, (uint32_t)r, b, x);
+    }
+    if (!ok) {
+      rc = SKC_OUT_OF_MEMORY;
+      break;
+    }
+  }
+  if (rc) /* clear the remaining marks */
+    for (size_t i = 0; i < s->nt; ++i) s->mark[s->touched[i]] = 0;
+  return rc;
+}
+
 /* Assembles the rows of Q = K + K M^-1 K for the unknowns. */
 static int assemble(tctx* c, const skc_adjacency* adj, const double* diag, const double* inv_mass, bool uniform,
                     qsys* q) {
-  double* acc = calloc(c->nv, sizeof *acc);
-  uint8_t* mark = calloc(c->nv, 1);
-  uint32_t* touched = malloc(c->nv * sizeof *touched);
-  if (!acc || !mark || !touched) {
-    free(acc);
-    free(mark);
-    free(touched);
+  spacc s;
+  s.acc = calloc(c->nv, sizeof *s.acc);
+  s.mark = calloc(c->nv, 1);
+  s.touched = malloc(c->nv * sizeof *s.touched);
+  s.nt = 0;
+  if (!s.acc || !s.mark || !s.touched) {
+    free(s.acc);
+    free(s.mark);
+    free(s.touched);
     return SKC_OUT_OF_MEMORY;
   }
   int rc = SKC_OK;
   for (size_t r = 0; r < c->rows && !rc; ++r) {
     uint32_t a = c->row_v[r];
-    size_t nt = 0;
-#define ADD(vtx, val)      \
-  do {                     \
-    uint32_t vv_ = (vtx);  \
-    if (!mark[vv_]) {      \
-      mark[vv_] = 1;       \
-      acc[vv_] = 0.0;      \
-      touched[nt++] = vv_; \
-    }                      \
-    acc[vv_] += (val);     \
-  } while (0)
-    /* K row */
-    ADD(a, diag[a]);
-    for (uint32_t e = adj->offsets[a]; e < adj->offsets[a + 1]; ++e)
-      ADD(adj->neighbors[e], -(uniform ? 1.0 : (double)adj->weights[e]));
-    /* (K M^-1 K) row: sum over c of K_ac / m_c * K_c. */
-    for (uint32_t e = adj->offsets[a]; e <= adj->offsets[a + 1]; ++e) {
-      uint32_t cv;
-      double kac;
-      if (e == adj->offsets[a + 1]) {
-        cv = a;
-        kac = diag[a];
-      } else {
-        cv = adj->neighbors[e];
-        kac = -(uniform ? 1.0 : (double)adj->weights[e]);
-      }
-      double f = kac * inv_mass[cv];
-      ADD(cv, f * diag[cv]);
-      for (uint32_t g = adj->offsets[cv]; g < adj->offsets[cv + 1]; ++g)
-        ADD(adj->neighbors[g], -f * (uniform ? 1.0 : (double)adj->weights[g]));
-    }
-#undef ADD
-    acc[a] *= 1.0 + 1e-10; /* a hair of regularization on the diagonal */
-    for (size_t i = 0; i < nt; ++i) {
-      uint32_t b = touched[i];
-      mark[b] = 0;
-      double x = acc[b];
-      if (x == 0.0) continue;
-      int32_t rb = c->row[b];
-      bool ok = true;
-      if (rb >= 0) {
-        if ((size_t)rb <= r) ok = grow_push(&q->uu, (uint32_t)r, (uint32_t)rb, x);
-      } else if (c->status[b] == SKC_TRANSFER_MATCHED || c->status[b] == SKC_TRANSFER_KEPT) {
-        ok = grow_push(&q->uk, (uint32_t)r, b, x);
-      }
-      if (!ok) {
-        rc = SKC_OUT_OF_MEMORY;
-        break;
-      }
-    }
-    if (rc) /* clear the remaining marks */
-      for (size_t i = 0; i < nt; ++i) mark[touched[i]] = 0;
+    q_row(adj, diag, inv_mass, uniform, a, &s);
+    s.acc[a] *= 1.0 + 1e-10; /* a hair of regularization on the diagonal */
+    rc = store_row(c, r, &s, q);
   }
-  free(acc);
-  free(mark);
-  free(touched);
+  free(s.acc);
+  free(s.mark);
+  free(s.touched);
   return rc;
 }
 
@@ -330,90 +371,98 @@ static cholmod_factor* factor_q(const qsys* q, size_t m, cholmod_common* cm, cho
   return skc_chol_factor_triplet(&T, q->uu.n, cm, out_a, oom);
 }
 
+/* Lists the joints with a positive valid weight in some fixed value (joints; returns their count), marked -2 in col
+ * (the others -1). */
+static uint32_t active_joints(const tctx* c, const qsys* q, int32_t* col, uint32_t* joints) {
+  uint32_t nact = 0;
+  for (uint32_t j = 0; j < c->nj; ++j) col[j] = -1;
+  for (size_t k = 0; k < q->uk.n; ++k) {
+    const uint32_t* fj;
+    const float* fw;
+    size_t n = fixed_values(c, q->uk.b[k], &fj, &fw);
+    for (size_t i = 0; i < n; ++i)
+      if (skc_wentry_valid(fj[i], fw[i], c->nj) && fw[i] > 0.0f && col[fj[i]] == -1) {
+        col[fj[i]] = -2;
+        joints[nact++] = fj[i];
+      }
+  }
+  return nact;
+}
+
+/* Solves the system for the cols joints jc (one right-hand side each, col[j] = its column while solving) and adds
+ * the values above INPAINT_EPS to out as (row, joint, value). */
+static int solve_chunk(const tctx* c, const qsys* q, cholmod_factor* L, cholmod_common* cm, int32_t* col,
+                       const uint32_t* jc, uint32_t cols, grow* out) {
+  size_t m = c->rows;
+  int rc = SKC_OK;
+  for (uint32_t i = 0; i < cols; ++i) col[jc[i]] = (int32_t)i;
+  cholmod_dense* B = cholmod_zeros(m, cols, CHOLMOD_REAL, cm);
+  if (!B) return SKC_OUT_OF_MEMORY;
+  double* bx = B->x;
+  size_t ld = B->d;
+  for (size_t k = 0; k < q->uk.n; ++k) {
+    const uint32_t* fj;
+    const float* fw;
+    size_t n = fixed_values(c, q->uk.b[k], &fj, &fw);
+    for (size_t i = 0; i < n; ++i) {
+      if (!skc_wentry_valid(fj[i], fw[i], c->nj)) continue;
+      int32_t cc = col[fj[i]];
+      if (cc >= 0) bx[(size_t)cc * ld + q->uk.a[k]] -= q->uk.x[k] * fw[i];
+    }
+  }
+  cholmod_dense* X = cholmod_solve(CHOLMOD_A, L, B, cm);
+  cholmod_free_dense(&B, cm);
+  if (!X) return cm->status == CHOLMOD_OUT_OF_MEMORY ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
+  const double* xx = X->x;
+  size_t xd = X->d;
+  for (size_t r = 0; r < m && !rc; ++r)
+    for (uint32_t i = 0; i < cols; ++i) {
+      double x = xx[(size_t)i * xd + r];
+      if (x > INPAINT_EPS && isfinite(x) && !grow_push(out, (uint32_t)r, jc[i], x)) {
+        rc = SKC_OUT_OF_MEMORY;
+        break;
+      }
+    }
+  cholmod_free_dense(&X, cm);
+  for (uint32_t i = 0; i < cols; ++i) col[jc[i]] = -2;
+  return rc;
+}
+
+/* Sorts the solved values (row, joint, value) by row into the CSR c->i_* (counting sort). */
+static int rows_to_csr(tctx* c, const grow* out) {
+  size_t m = c->rows;
+  c->i_off = calloc(m + 1, sizeof *c->i_off);
+  c->i_j = malloc((out->n + 1) * sizeof *c->i_j);
+  c->i_w = malloc((out->n + 1) * sizeof *c->i_w);
+  if (!c->i_off || !c->i_j || !c->i_w || out->n > UINT32_MAX) return SKC_OUT_OF_MEMORY;
+  for (size_t k = 0; k < out->n; ++k) ++c->i_off[out->a[k] + 1];
+  for (size_t r = 0; r < m; ++r) c->i_off[r + 1] += c->i_off[r];
+  uint32_t* fill = malloc((m + 1) * sizeof *fill);
+  if (!fill) return SKC_OUT_OF_MEMORY;
+  memcpy(fill, c->i_off, (m + 1) * sizeof *fill);
+  for (size_t k = 0; k < out->n; ++k) {
+    uint32_t at = fill[out->a[k]]++;
+    c->i_j[at] = out->b[k];
+    c->i_w[at] = (float)out->x[k];
+  }
+  free(fill);
+  return SKC_OK;
+}
+
 /* Solves every joint present in the fixed values, SOLVE_CHUNK right-hand sides at a time; fills c->i_*. */
 static int solve_q(tctx* c, const qsys* q, cholmod_factor* L, cholmod_common* cm) {
-  size_t m = c->rows;
   int32_t* col = malloc(c->nj * sizeof *col);
   uint32_t* joints = malloc(c->nj * sizeof *joints);
   grow out = {0};
   int rc = SKC_OK;
   if (!col || !joints) rc = SKC_OUT_OF_MEMORY;
   uint32_t nact = 0;
-  if (!rc) {
-    for (uint32_t j = 0; j < c->nj; ++j) col[j] = -1;
-    for (size_t k = 0; k < q->uk.n; ++k) {
-      const uint32_t* fj;
-      const float* fw;
-      size_t n = fixed_values(c, q->uk.b[k], &fj, &fw);
-      for (size_t i = 0; i < n; ++i)
-        if (skc_wentry_valid(fj[i], fw[i], c->nj) && fw[i] > 0.0f && col[fj[i]] == -1) {
-          col[fj[i]] = -2;
-          joints[nact++] = fj[i];
-        }
-    }
-  }
+  if (!rc) nact = active_joints(c, q, col, joints);
   for (uint32_t c0 = 0; c0 < nact && !rc; c0 += SOLVE_CHUNK) {
     uint32_t cols = nact - c0 < SOLVE_CHUNK ? nact - c0 : SOLVE_CHUNK;
-    for (uint32_t i = 0; i < cols; ++i) col[joints[c0 + i]] = (int32_t)i;
-    cholmod_dense* B = cholmod_zeros(m, cols, CHOLMOD_REAL, cm);
-    if (!B) {
-      rc = SKC_OUT_OF_MEMORY;
-      break;
-    }
-    double* bx = B->x;
-    size_t ld = B->d;
-    for (size_t k = 0; k < q->uk.n; ++k) {
-      const uint32_t* fj;
-      const float* fw;
-      size_t n = fixed_values(c, q->uk.b[k], &fj, &fw);
-      for (size_t i = 0; i < n; ++i) {
-        if (!skc_wentry_valid(fj[i], fw[i], c->nj)) continue;
-        int32_t cc = col[fj[i]];
-        if (cc >= 0) bx[(size_t)cc * ld + q->uk.a[k]] -= q->uk.x[k] * fw[i];
-      }
-    }
-    cholmod_dense* X = cholmod_solve(CHOLMOD_A, L, B, cm);
-    cholmod_free_dense(&B, cm);
-    if (!X) {
-      rc = cm->status == CHOLMOD_OUT_OF_MEMORY ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
-      break;
-    }
-    const double* xx = X->x;
-    size_t xd = X->d;
-    for (size_t r = 0; r < m && !rc; ++r)
-      for (uint32_t i = 0; i < cols; ++i) {
-        double x = xx[(size_t)i * xd + r];
-        if (x > INPAINT_EPS && isfinite(x) && !grow_push(&out, (uint32_t)r, joints[c0 + i], x)) {
-          rc = SKC_OUT_OF_MEMORY;
-          break;
-        }
-      }
-    cholmod_free_dense(&X, cm);
-    for (uint32_t i = 0; i < cols; ++i) col[joints[c0 + i]] = -2;
+    rc = solve_chunk(c, q, L, cm, col, joints + c0, cols, &out);
   }
-  if (!rc) { /* counting sort by row into CSR */
-    c->i_off = calloc(m + 1, sizeof *c->i_off);
-    c->i_j = malloc((out.n + 1) * sizeof *c->i_j);
-    c->i_w = malloc((out.n + 1) * sizeof *c->i_w);
-    if (!c->i_off || !c->i_j || !c->i_w || out.n > UINT32_MAX) {
-      rc = SKC_OUT_OF_MEMORY;
-    } else {
-      for (size_t k = 0; k < out.n; ++k) ++c->i_off[out.a[k] + 1];
-      for (size_t r = 0; r < m; ++r) c->i_off[r + 1] += c->i_off[r];
-      uint32_t* fill = malloc((m + 1) * sizeof *fill);
-      if (!fill) {
-        rc = SKC_OUT_OF_MEMORY;
-      } else {
-        memcpy(fill, c->i_off, (m + 1) * sizeof *fill);
-        for (size_t k = 0; k < out.n; ++k) {
-          uint32_t at = fill[out.a[k]]++;
-          c->i_j[at] = out.b[k];
-          c->i_w[at] = (float)out.x[k];
-        }
-        free(fill);
-      }
-    }
-  }
+  if (!rc) rc = rows_to_csr(c, &out);
   grow_free(&out);
   free(col);
   free(joints);
@@ -661,9 +710,10 @@ static size_t finish_vertex(tctx* c, size_t v, const uint32_t* rj, const float* 
   return n;
 }
 
-int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer_params* p, skc_transfer_stats* st,
-                         skc_err* err) {
-  double t0 = now_ms();
+/* Checks triangles, joint and vertex counts, triangle indices and finite positions and normals; *selected: the
+ * selected target vertices (at least one). */
+static int check_transfer(const skc_skin* dst, const skc_wscope* sc, const skc_transfer_params* p, size_t* selected,
+                          skc_err* err) {
   size_t nv = dst->vertex_count;
   const skc_skin* src = p->src_skin;
   if (!p->src_tri || p->src_tri_count == 0)
@@ -692,51 +742,72 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
     return skc_fail(err, SKC_INVALID_ARGUMENT, "source normals contain NaN or infinity");
   if (p->dst_nrm && !finite_stream(p->dst_nrm, p->dst_nrm_stride, nv))
     return skc_fail(err, SKC_INVALID_ARGUMENT, "target normals contain NaN or infinity");
-  size_t selected = 0;
-  for (size_t v = 0; v < nv; ++v) selected += skc_wsel(sc, v);
-  if (selected == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "the vertex mask selects no target vertex");
+  *selected = 0;
+  for (size_t v = 0; v < nv; ++v) *selected += skc_wsel(sc, v);
+  if (*selected == 0) return skc_fail(err, SKC_INVALID_ARGUMENT, "the vertex mask selects no target vertex");
+  return SKC_OK;
+}
 
-  tctx c;
-  memset(&c, 0, sizeof c);
-  c.p = p;
-  c.dst = dst;
-  c.sc = sc;
-  c.nv = nv;
-  c.nj = dst->joint_count;
-  int rc = SKC_OK;
-  skc_tri_bvh bvh;
-  memset(&bvh, 0, sizeof bvh);
-  skc_skin* tmp = NULL;
-  skc_skin_builder b;
-  memset(&b, 0, sizeof b);
-  vbuf vb = {0};
-  c.src_n = malloc(3 * p->src_count * sizeof *c.src_n);
-  c.dst_n = malloc(3 * nv * sizeof *c.dst_n);
-  c.hit_tri = malloc(nv * sizeof *c.hit_tri);
-  c.hit_bary = malloc(3 * nv * sizeof *c.hit_bary);
-  c.status = malloc(nv);
-  c.acc = malloc((c.nj ? c.nj : 1) * sizeof *c.acc);
-  c.mark = calloc(c.nj ? c.nj : 1, 1);
-  c.touched = malloc((c.nj ? c.nj : 1) * sizeof *c.touched);
-  if (!c.src_n || !c.dst_n || !c.hit_tri || !c.hit_bary || !c.status || !c.acc || !c.mark || !c.touched) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory");
-    goto done;
-  }
+/* Sets up the context: its arrays, every selected vertex PENDING (the others KEPT) and the source and target
+ * normals. c is zeroed first, so tctx_free can follow a failure. */
+static int tctx_start(tctx* c, skc_skin* dst, const skc_wscope* sc, const skc_transfer_params* p, skc_err* err) {
+  size_t nv = dst->vertex_count;
+  memset(c, 0, sizeof *c);
+  c->p = p;
+  c->dst = dst;
+  c->sc = sc;
+  c->nv = nv;
+  c->nj = dst->joint_count;
+  c->src_n = malloc(3 * p->src_count * sizeof *c->src_n);
+  c->dst_n = malloc(3 * nv * sizeof *c->dst_n);
+  c->hit_tri = malloc(nv * sizeof *c->hit_tri);
+  c->hit_bary = malloc(3 * nv * sizeof *c->hit_bary);
+  c->status = malloc(nv);
+  c->acc = malloc((c->nj ? c->nj : 1) * sizeof *c->acc);
+  c->mark = calloc(c->nj ? c->nj : 1, 1);
+  c->touched = malloc((c->nj ? c->nj : 1) * sizeof *c->touched);
+  if (!c->src_n || !c->dst_n || !c->hit_tri || !c->hit_bary || !c->status || !c->acc || !c->mark || !c->touched)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory");
   for (size_t v = 0; v < nv; ++v) {
-    c.status[v] = skc_wsel(sc, v) ? PENDING : SKC_TRANSFER_KEPT;
-    c.hit_tri[v] = UINT32_MAX;
+    c->status[v] = skc_wsel(sc, v) ? PENDING : SKC_TRANSFER_KEPT;
+    c->hit_tri[v] = UINT32_MAX;
   }
   /* normals */
   if (p->src_nrm) {
-    for (size_t v = 0; v < p->src_count; ++v) memcpy(c.src_n + 3 * v, skc_pos(p->src_nrm, p->src_nrm_stride, v), 12);
+    for (size_t v = 0; v < p->src_count; ++v) memcpy(c->src_n + 3 * v, skc_pos(p->src_nrm, p->src_nrm_stride, v), 12);
   } else {
-    skc_vertex_normals(p->src_pos, p->src_stride, p->src_count, p->src_tri, p->src_tri_count, c.src_n);
+    skc_vertex_normals(p->src_pos, p->src_stride, p->src_count, p->src_tri, p->src_tri_count, c->src_n);
   }
   if (p->dst_nrm) {
-    for (size_t v = 0; v < nv; ++v) memcpy(c.dst_n + 3 * v, skc_pos(p->dst_nrm, p->dst_nrm_stride, v), 12);
+    for (size_t v = 0; v < nv; ++v) memcpy(c->dst_n + 3 * v, skc_pos(p->dst_nrm, p->dst_nrm_stride, v), 12);
   } else {
-    skc_vertex_normals(p->dst_pos, p->dst_stride, nv, p->dst_tri, p->dst_tri_count, c.dst_n);
+    skc_vertex_normals(p->dst_pos, p->dst_stride, nv, p->dst_tri, p->dst_tri_count, c->dst_n);
   }
+  return SKC_OK;
+}
+
+/* Frees the context's arrays. */
+static void tctx_free(tctx* c) {
+  free(c->src_n);
+  free(c->dst_n);
+  free(c->hit_tri);
+  free(c->hit_bary);
+  free(c->status);
+  free(c->acc);
+  free(c->mark);
+  free(c->touched);
+  free(c->m_off);
+  free(c->m_j);
+  free(c->m_w);
+  free(c->row);
+  free(c->row_v);
+  free(c->i_off);
+  free(c->i_j);
+  free(c->i_w);
+}
+
+/* The distance threshold used: the given one, or (negative) 0.05 x the diagonal of the source triangles' box. */
+static float distance_threshold(const skc_transfer_params* p) {
   float thr = p->dist_threshold;
   if (thr < 0.0f) {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -750,6 +821,218 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
     double dx = (double)hi[0] - lo[0], dy = (double)hi[1] - lo[1], dz = (double)hi[2] - lo[2];
     thr = (float)(0.05 * sqrt(dx * dx + dy * dy + dz * dz));
   }
+  return thr;
+}
+
+/* The raw transferred values of vertex v (*rj, *rw; returns their count): its matched blend, its inpainted row or,
+ * for a fallback vertex, the blend at its closest source point (thresholds ignored) written to fj/fw. */
+static inline size_t raw_values(tctx* c, size_t v, uint32_t* fj, float* fw, const uint32_t** rj, const float** rw) {
+  uint8_t s = c->status[v];
+  *rj = NULL;
+  *rw = NULL;
+  size_t rn = 0;
+  if (s == SKC_TRANSFER_MATCHED) {
+    *rj = c->m_j + c->m_off[v];
+    *rw = c->m_w + c->m_off[v];
+    rn = c->m_off[v + 1] - c->m_off[v];
+  } else if (s == SKC_TRANSFER_INPAINTED) {
+    int32_t r = c->row[v];
+    *rj = c->i_j + c->i_off[r];
+    *rw = c->i_w + c->i_off[r];
+    rn = c->i_off[r + 1] - c->i_off[r];
+  } else if (c->hit_tri[v] != UINT32_MAX) { /* fallback: closest source point, thresholds ignored */
+    rn = blend(c, c->hit_tri[v], c->hit_bary + 3 * v, fj, fw);
+    *rj = fj;
+    *rw = fw;
+  }
+  return rn;
+}
+
+/* Pushes every vertex's new weights (kept and failed vertices: their current ones) to b; a failed vertex's status
+ * becomes FAILED. vb, fj and fw: one vertex's scratch. */
+static int push_vertices(tctx* c, skc_skin_builder* b, vbuf* vb, uint32_t* fj, float* fw) {
+  const skc_skin* dst = c->dst;
+  int rc = SKC_OK;
+  for (size_t v = 0; v < c->nv && !rc; ++v) {
+    const uint32_t* ej = dst->joints + dst->offsets[v];
+    const float* ew = dst->weights + dst->offsets[v];
+    size_t en = dst->offsets[v + 1] - dst->offsets[v];
+    if (c->status[v] == SKC_TRANSFER_KEPT) {
+      rc = skc_skin_builder_push(b, ej, ew, en);
+      continue;
+    }
+    const uint32_t* rj;
+    const float* rw;
+    size_t rn = raw_values(c, v, fj, fw, &rj, &rw);
+    bool failed;
+    size_t n = finish_vertex(c, v, rj, rw, rn, vb, &failed);
+    if (failed) {
+      c->status[v] = SKC_TRANSFER_FAILED;
+      rc = skc_skin_builder_push(b, ej, ew, en);
+    } else {
+      rc = skc_skin_builder_push(b, vb->j, vb->w, n);
+    }
+  }
+  return rc;
+}
+
+/* Builds the new weights of the whole target into a new skin (*tmp, the caller destroys it). */
+static int build_weights(tctx* c, size_t selected, skc_skin** tmp, skc_err* err) {
+  const skc_skin* dst = c->dst;
+  int rc = SKC_OK;
+  skc_skin_builder b;
+  memset(&b, 0, sizeof b);
+  vbuf vb = {0};
+  /* assemble the new skin */
+  size_t deg = skc_wmax_degree(dst);
+  size_t sdeg = skc_wmax_degree(c->p->src_skin);
+  size_t cap = deg + 3 * sdeg + c->nj + 4;
+  vb.j = malloc(cap * sizeof *vb.j);
+  vb.w = malloc(cap * sizeof *vb.w);
+  vb.tj = malloc(cap * sizeof *vb.tj);
+  vb.tw = malloc(cap * sizeof *vb.tw);
+  uint32_t* fj = malloc(cap * sizeof *fj);
+  float* fw = malloc(cap * sizeof *fw);
+  if (!vb.j || !vb.w || !vb.tj || !vb.tw || !fj || !fw ||
+      (rc = skc_skin_builder_init(&b, c->nv, skc_skin_entries(dst) + 4 * selected, err))) {
+    free(fj);
+    free(fw);
+    if (!rc) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory");
+    goto done;
+  }
+  rc = push_vertices(c, &b, &vb, fj, fw);
+  free(fj);
+  free(fw);
+  if (rc) {
+    rc = skc_fail(err, rc, "transfer: building the weights failed (%s)", skc_status_string(rc));
+    goto done;
+  }
+  if ((rc = skc_skin_create(c->nv, c->nj, tmp, err))) goto done;
+  rc = skc_skin_builder_finish(&b, *tmp, err);
+done:
+  skc_skin_builder_free(&b);
+  free(vb.j);
+  free(vb.w);
+  free(vb.tj);
+  free(vb.tw);
+  return rc;
+}
+
+/* Step 3: smooths the inpainted vertices' weights in tmp (the uniform Laplacian smoothing of weights_smooth.c). */
+static int smooth_inpainted(const tctx* c, skc_skin* tmp, skc_err* err) {
+  const skc_transfer_params* p = c->p;
+  int rc = SKC_OK;
+  const uint8_t* mask = c->status; /* reuse: 1 where inpainted */
+  size_t inp = 0;
+  uint8_t* sm = malloc(c->nv);
+  if (!sm) return skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory");
+  for (size_t v = 0; v < c->nv; ++v) inp += (sm[v] = mask[v] == SKC_TRANSFER_INPAINTED);
+  if (inp) {
+    skc_wscope ssc = {sm, c->sc->locked};
+    skc_smooth_params sp = {p->dst_pos,
+                            p->dst_stride,
+                            p->dst_tri,
+                            p->dst_tri_count,
+                            p->smooth_iterations,
+                            p->smooth_factor,
+                            0,
+                            NULL,
+                            0,
+                            p->max_influences,
+                            p->min_weight > 1e-6f ? p->min_weight : 1e-6f,
+                            1e-5f};
+    skc_wreport wr;
+    memset(&wr, 0, sizeof wr);
+    rc = skc_weights_smooth(tmp, &ssc, &sp, &wr, err);
+  }
+  free(sm);
+  return rc;
+}
+
+/* Swaps the weight arrays of dst and tmp: dst gets the new weights, tmp the old ones (freed with it). */
+static void commit(skc_skin* dst, skc_skin* tmp) {
+  /* commit: swap the arrays into dst */
+  skc_skin keep = *dst;
+  dst->offsets = tmp->offsets;
+  dst->joints = tmp->joints;
+  dst->weights = tmp->weights;
+  dst->capacity = tmp->capacity;
+  tmp->offsets = keep.offsets;
+  tmp->joints = keep.joints;
+  tmp->weights = keep.weights;
+  tmp->capacity = keep.capacity;
+}
+
+/* The per-status counts, the statuses and the threshold used, into st. */
+static void fill_stats(const tctx* c, size_t selected, float thr, skc_transfer_stats* st) {
+  st->selected = selected;
+  st->matched = st->inpainted = st->fallback = st->failed = st->fallback_components = 0;
+  for (size_t v = 0; v < c->nv; ++v) {
+    switch (c->status[v]) {
+      case SKC_TRANSFER_MATCHED:
+        ++st->matched;
+        break;
+      case SKC_TRANSFER_INPAINTED:
+        ++st->inpainted;
+        break;
+      case SKC_TRANSFER_FALLBACK:
+        ++st->fallback;
+        break;
+      case SKC_TRANSFER_FAILED:
+        ++st->failed;
+        break;
+      default:
+        break;
+    }
+  }
+  if (st->vertex_status) memcpy(st->vertex_status, c->status, c->nv);
+  st->dist_threshold_used = thr;
+}
+
+/* Counts the connected parts of the target holding a fallback vertex (st->fallback_components); left 0 when out of
+ * memory. */
+static void count_fallback_parts(const tctx* c, skc_transfer_stats* st) {
+  const skc_transfer_params* p = c->p;
+  size_t nv = c->nv;
+  /* parts without a fixed vertex: count components holding a fallback vertex */
+  skc_adjacency adj;
+  if (!st->fallback || skc_adjacency_build(&adj, nv, p->dst_tri, p->dst_tri_count, NULL) != SKC_OK) return;
+  uint8_t* seen = calloc(nv, 1);
+  uint32_t* queue = malloc(nv * sizeof *queue);
+  if (seen && queue)
+    for (size_t s = 0; s < nv; ++s) {
+      if (seen[s] || c->status[s] != SKC_TRANSFER_FALLBACK) continue;
+      ++st->fallback_components;
+      size_t head = 0, tail = 0;
+      queue[tail++] = (uint32_t)s;
+      seen[s] = 1;
+      while (head < tail) {
+        uint32_t v = queue[head++];
+        for (uint32_t e = adj.offsets[v]; e < adj.offsets[v + 1]; ++e)
+          if (!seen[adj.neighbors[e]]) {
+            seen[adj.neighbors[e]] = 1;
+            queue[tail++] = adj.neighbors[e];
+          }
+      }
+    }
+  free(seen);
+  free(queue);
+  skc_adjacency_free(&adj);
+}
+
+int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer_params* p, skc_transfer_stats* st,
+                         skc_err* err) {
+  double t0 = now_ms();
+  size_t selected = 0;
+  int rc = check_transfer(dst, sc, p, &selected, err);
+  if (rc) return rc;
+  tctx c;
+  skc_tri_bvh bvh;
+  memset(&bvh, 0, sizeof bvh);
+  skc_skin* tmp = NULL;
+  float thr = 0.0f;
+  if ((rc = tctx_start(&c, dst, sc, p, err))) goto done;
+  thr = distance_threshold(p);
   if ((rc = skc_tri_bvh_build(&bvh, p->src_pos, p->src_stride, p->src_tri, p->src_tri_count, err))) goto done;
   if ((rc = match(&c, &bvh, thr, err))) goto done;
   {
@@ -758,186 +1041,17 @@ int skc_weights_transfer(skc_skin* dst, const skc_wscope* sc, const skc_transfer
     skc_blas_serial_end(blas);
   }
   if (rc) goto done;
-
-  /* assemble the new skin */
-  {
-    size_t deg = skc_wmax_degree(dst);
-    size_t sdeg = skc_wmax_degree(src);
-    size_t cap = deg + 3 * sdeg + c.nj + 4;
-    vb.j = malloc(cap * sizeof *vb.j);
-    vb.w = malloc(cap * sizeof *vb.w);
-    vb.tj = malloc(cap * sizeof *vb.tj);
-    vb.tw = malloc(cap * sizeof *vb.tw);
-    uint32_t* fj = malloc(cap * sizeof *fj);
-    float* fw = malloc(cap * sizeof *fw);
-    if (!vb.j || !vb.w || !vb.tj || !vb.tw || !fj || !fw ||
-        (rc = skc_skin_builder_init(&b, nv, skc_skin_entries(dst) + 4 * selected, err))) {
-      free(fj);
-      free(fw);
-      if (!rc) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory");
-      goto done;
-    }
-    for (size_t v = 0; v < nv && !rc; ++v) {
-      const uint32_t* ej = dst->joints + dst->offsets[v];
-      const float* ew = dst->weights + dst->offsets[v];
-      size_t en = dst->offsets[v + 1] - dst->offsets[v];
-      uint8_t s = c.status[v];
-      if (s == SKC_TRANSFER_KEPT) {
-        rc = skc_skin_builder_push(&b, ej, ew, en);
-        continue;
-      }
-      const uint32_t* rj = NULL;
-      const float* rw = NULL;
-      size_t rn = 0;
-      if (s == SKC_TRANSFER_MATCHED) {
-        rj = c.m_j + c.m_off[v];
-        rw = c.m_w + c.m_off[v];
-        rn = c.m_off[v + 1] - c.m_off[v];
-      } else if (s == SKC_TRANSFER_INPAINTED) {
-        int32_t r = c.row[v];
-        rj = c.i_j + c.i_off[r];
-        rw = c.i_w + c.i_off[r];
-        rn = c.i_off[r + 1] - c.i_off[r];
-      } else if (c.hit_tri[v] != UINT32_MAX) { /* fallback: closest source point, thresholds ignored */
-        rn = blend(&c, c.hit_tri[v], c.hit_bary + 3 * v, fj, fw);
-        rj = fj;
-        rw = fw;
-      }
-      bool failed;
-      size_t n = finish_vertex(&c, v, rj, rw, rn, &vb, &failed);
-      if (failed) {
-        c.status[v] = SKC_TRANSFER_FAILED;
-        rc = skc_skin_builder_push(&b, ej, ew, en);
-      } else {
-        rc = skc_skin_builder_push(&b, vb.j, vb.w, n);
-      }
-    }
-    free(fj);
-    free(fw);
-    if (rc) {
-      rc = skc_fail(err, rc, "transfer: building the weights failed (%s)", skc_status_string(rc));
-      goto done;
-    }
-    if ((rc = skc_skin_create(nv, c.nj, &tmp, err))) goto done;
-    if ((rc = skc_skin_builder_finish(&b, tmp, err))) goto done;
-  }
-  if (p->smooth_iterations) {
-    uint8_t* mask = c.status; /* reuse: 1 where inpainted */
-    size_t inp = 0;
-    uint8_t* sm = malloc(nv);
-    if (!sm) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "transfer: out of memory");
-      goto done;
-    }
-    for (size_t v = 0; v < nv; ++v) inp += (sm[v] = mask[v] == SKC_TRANSFER_INPAINTED);
-    if (inp) {
-      skc_wscope ssc = {sm, sc->locked};
-      skc_smooth_params sp = {p->dst_pos,
-                              p->dst_stride,
-                              p->dst_tri,
-                              p->dst_tri_count,
-                              p->smooth_iterations,
-                              p->smooth_factor,
-                              0,
-                              NULL,
-                              0,
-                              p->max_influences,
-                              p->min_weight > 1e-6f ? p->min_weight : 1e-6f,
-                              1e-5f};
-      skc_wreport wr;
-      memset(&wr, 0, sizeof wr);
-      rc = skc_weights_smooth(tmp, &ssc, &sp, &wr, err);
-    }
-    free(sm);
-    if (rc) goto done;
-  }
-  /* commit: swap the arrays into dst */
-  {
-    skc_skin keep = *dst;
-    dst->offsets = tmp->offsets;
-    dst->joints = tmp->joints;
-    dst->weights = tmp->weights;
-    dst->capacity = tmp->capacity;
-    tmp->offsets = keep.offsets;
-    tmp->joints = keep.joints;
-    tmp->weights = keep.weights;
-    tmp->capacity = keep.capacity;
-  }
+  if ((rc = build_weights(&c, selected, &tmp, err))) goto done;
+  if (p->smooth_iterations && (rc = smooth_inpainted(&c, tmp, err))) goto done;
+  commit(dst, tmp);
   if (st) {
-    st->selected = selected;
-    st->matched = st->inpainted = st->fallback = st->failed = st->fallback_components = 0;
-    for (size_t v = 0; v < nv; ++v) {
-      switch (c.status[v]) {
-        case SKC_TRANSFER_MATCHED:
-          ++st->matched;
-          break;
-        case SKC_TRANSFER_INPAINTED:
-          ++st->inpainted;
-          break;
-        case SKC_TRANSFER_FALLBACK:
-          ++st->fallback;
-          break;
-        case SKC_TRANSFER_FAILED:
-          ++st->failed;
-          break;
-        default:
-          break;
-      }
-    }
-    if (st->vertex_status) memcpy(st->vertex_status, c.status, nv);
-    st->dist_threshold_used = thr;
-  }
-done:
-  if (rc == SKC_OK && st) {
-    /* parts without a fixed vertex: count components holding a fallback vertex */
-    skc_adjacency adj;
-    if (st->fallback && skc_adjacency_build(&adj, nv, p->dst_tri, p->dst_tri_count, NULL) == SKC_OK) {
-      uint8_t* seen = calloc(nv, 1);
-      uint32_t* queue = malloc(nv * sizeof *queue);
-      if (seen && queue)
-        for (size_t s = 0; s < nv; ++s) {
-          if (seen[s] || c.status[s] != SKC_TRANSFER_FALLBACK) continue;
-          ++st->fallback_components;
-          size_t head = 0, tail = 0;
-          queue[tail++] = (uint32_t)s;
-          seen[s] = 1;
-          while (head < tail) {
-            uint32_t v = queue[head++];
-            for (uint32_t e = adj.offsets[v]; e < adj.offsets[v + 1]; ++e)
-              if (!seen[adj.neighbors[e]]) {
-                seen[adj.neighbors[e]] = 1;
-                queue[tail++] = adj.neighbors[e];
-              }
-          }
-        }
-      free(seen);
-      free(queue);
-      skc_adjacency_free(&adj);
-    }
+    fill_stats(&c, selected, thr, st);
+    count_fallback_parts(&c, st);
     st->milliseconds = now_ms() - t0;
   }
-  skc_skin_builder_free(&b);
+done:
   skc_skin_destroy(tmp);
   skc_tri_bvh_free(&bvh);
-  free(vb.j);
-  free(vb.w);
-  free(vb.tj);
-  free(vb.tw);
-  free(c.src_n);
-  free(c.dst_n);
-  free(c.hit_tri);
-  free(c.hit_bary);
-  free(c.status);
-  free(c.acc);
-  free(c.mark);
-  free(c.touched);
-  free(c.m_off);
-  free(c.m_j);
-  free(c.m_w);
-  free(c.row);
-  free(c.row_v);
-  free(c.i_off);
-  free(c.i_j);
-  free(c.i_w);
+  tctx_free(&c);
   return rc;
 }
