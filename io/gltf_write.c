@@ -71,8 +71,8 @@ typedef struct writer {
   uint32_t accessor_count;
   bool oom;
   skc_err* err;
-  const uint8_t* used; /* joint_count: 1 = some mesh binds the joint or weights it */
-  const float* bake;   /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
+  const uint8_t* used;       /* joint_count: 1 = some mesh binds the joint or weights it */
+  const float* bake;         /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
   const struct mesh_out* mo; /* the meshes as written (their nodes: joint_nodes + mo[m].group), once known */
   uint32_t joint_nodes;
   const skio_user_prop** props; /* the scene's custom properties by node and name (skio_user_props_sorted), or NULL */
@@ -83,15 +83,15 @@ typedef struct writer {
 
 /* The cameras, lights and empties as written (skio_object; objects_plan). */
 typedef struct objects_out {
-  uint32_t first; /* node index of object 0 */
-  int32_t* joint; /* per object without a parent object: the joint whose node holds it, or -1 (top level) */
-  float* world;   /* per object: the world transform written (a camera's or light's without scale) */
-  float* local;   /* per object: its node's matrix under its parent */
-  float* pre;     /* per object: (the written parent's world)^-1 (the file parent's world), before its clip keys */
-  int32_t* child; /* per object: its first child object, -1: none (children in increasing index) */
-  int32_t* next;  /* per object: the next child object of its parent object or joint, -1: none */
-  int32_t* held;  /* per joint: the first object its node holds, -1: none (then next, increasing index) */
-  int32_t* mesh;  /* per object held by neither: the mesh node (group) that holds it, or -1 (top level) */
+  uint32_t first;     /* node index of object 0 */
+  int32_t* joint;     /* per object without a parent object: the joint whose node holds it, or -1 (top level) */
+  float* world;       /* per object: the world transform written (a camera's or light's without scale) */
+  float* local;       /* per object: its node's matrix under its parent */
+  float* pre;         /* per object: (the written parent's world)^-1 (the file parent's world), before its clip keys */
+  int32_t* child;     /* per object: its first child object, -1: none (children in increasing index) */
+  int32_t* next;      /* per object: the next child object of its parent object or joint, -1: none */
+  int32_t* held;      /* per joint: the first object its node holds, -1: none (then next, increasing index) */
+  int32_t* mesh;      /* per object held by neither: the mesh node (group) that holds it, or -1 (top level) */
   int32_t* mesh_held; /* per mesh node: the first object it holds, -1: none (then next) */
   uint32_t cameras, lights;
 } objects_out;
@@ -113,11 +113,16 @@ static int32_t new_view(writer* w, int region, size_t offset, size_t length, int
 
 static const char* type_name(int comps) {
   switch (comps) {
-    case 1: return "SCALAR";
-    case 2: return "VEC2";
-    case 3: return "VEC3";
-    case 4: return "VEC4";
-    default: return "MAT4";
+    case 1:
+      return "SCALAR";
+    case 2:
+      return "VEC2";
+    case 3:
+      return "VEC3";
+    case 4:
+      return "VEC4";
+    default:
+      return "MAT4";
   }
 }
 
@@ -165,7 +170,9 @@ static int32_t put_accessor(writer* w, int region, const void* d, size_t count, 
   return (int32_t)w->accessor_count++;
 }
 
-static int oom_fail(writer* w) { return skc_fail(w->err, SKC_OUT_OF_MEMORY, "%s: out of memory writing glTF", w->path); }
+static int oom_fail(writer* w) {
+  return skc_fail(w->err, SKC_OUT_OF_MEMORY, "%s: out of memory writing glTF", w->path);
+}
 
 static bool all_finite(const float* v, size_t n) {
   for (size_t i = 0; i < n; ++i)
@@ -202,10 +209,9 @@ static bool sums_to_one(const jw* tmp, size_t c) {
   return fabs(sum - 1.0) <= SKC_WSUM_ROUNDING * (double)c;
 }
 
-/* One vertex's influences as written (see skio_gltf_options): in = n stored entries; tmp has room for n; out
- * receives at most n entries (joints are skeleton joints). Returns the count. */
-static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, const uint32_t* in_j, const float* in_w,
-                             size_t n, jw* tmp, uint32_t* out_j, float* out_w, skio_gltf_report* rep) {
+/* Copies the usable entries of in (a skeleton joint, a finite weight > 0) into tmp; returns their count. */
+static size_t usable_influences(uint32_t joint_count, const uint32_t* in_j, const float* in_w, size_t n, jw* tmp,
+                                skio_gltf_report* rep) {
   size_t c = 0;
   for (size_t i = 0; i < n; ++i) {
     if (in_j[i] >= joint_count || !(in_w[i] > 0.0f) || !isfinite(in_w[i])) {
@@ -216,65 +222,68 @@ static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, c
     tmp[c].w = in_w[i];
     ++c;
   }
-  /* the same joint twice: add the later entries into the first (stored order kept for the sums) */
-  if (c > 1) {
-    if (c <= 64) {
-      size_t u = 0;
-      for (size_t i = 0; i < c; ++i) {
-        size_t k = 0;
-        while (k < u && tmp[k].j != tmp[i].j) ++k;
-        if (k < u) {
-          tmp[k].w += tmp[i].w;
-          rep->duplicates_merged++;
-        } else {
-          tmp[u++] = tmp[i];
-        }
-      }
-      c = u;
-    } else {
-      qsort(tmp, c, sizeof *tmp, cmp_jw_joint);
-      size_t u = 0;
-      for (size_t i = 0; i < c; ++i) {
-        if (u && tmp[u - 1].j == tmp[i].j) {
-          tmp[u - 1].w += tmp[i].w;
-          rep->duplicates_merged++;
-        } else {
-          tmp[u++] = tmp[i];
-        }
-      }
-      c = u;
-    }
-  }
-  if (o->prune > 0.0f && c) {
-    size_t keep = 0, best = 0;
+  return c;
+}
+
+/* Merges the c entries of tmp that name one joint twice: the later entries are added into the first (stored order
+ * kept for the sums). Returns the new count. */
+static size_t merge_duplicates(jw* tmp, size_t c, skio_gltf_report* rep) {
+  if (c <= 1) return c;
+  size_t u = 0;
+  if (c <= 64) {
     for (size_t i = 0; i < c; ++i) {
-      if (tmp[i].w >= o->prune) keep++;
-      if (tmp[i].w > tmp[best].w || (tmp[i].w == tmp[best].w && tmp[i].j < tmp[best].j)) best = i;
+      size_t k = 0;
+      while (k < u && tmp[k].j != tmp[i].j) ++k;
+      if (k < u) {
+        tmp[k].w += tmp[i].w;
+        rep->duplicates_merged++;
+      } else {
+        tmp[u++] = tmp[i];
+      }
     }
-    if (keep == 0) { /* all below: keep the largest rather than unweighting the vertex */
-      tmp[0] = tmp[best];
-      rep->influences_dropped += c - 1;
-      c = 1;
+    return u;
+  }
+  qsort(tmp, c, sizeof *tmp, cmp_jw_joint);
+  for (size_t i = 0; i < c; ++i) {
+    if (u && tmp[u - 1].j == tmp[i].j) {
+      tmp[u - 1].w += tmp[i].w;
+      rep->duplicates_merged++;
     } else {
-      size_t u = 0;
-      for (size_t i = 0; i < c; ++i)
-        if (tmp[i].w >= o->prune) tmp[u++] = tmp[i];
-      rep->influences_dropped += c - u;
-      c = u;
+      tmp[u++] = tmp[i];
     }
   }
-  if (o->as_is) {
-    qsort(tmp, c, sizeof *tmp, cmp_jw);
-    for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
-    return c;
+  return u;
+}
+
+/* Drops the c entries of tmp below o->prune (all below: the largest is kept). Returns the new count. */
+static size_t prune_influences(const skio_gltf_options* o, jw* tmp, size_t c, skio_gltf_report* rep) {
+  if (!(o->prune > 0.0f && c)) return c;
+  size_t keep = 0, best = 0;
+  for (size_t i = 0; i < c; ++i) {
+    if (tmp[i].w >= o->prune) keep++;
+    if (tmp[i].w > tmp[best].w || (tmp[i].w == tmp[best].w && tmp[i].j < tmp[best].j)) best = i;
   }
-  size_t k = o->limit ? o->limit : o->normalize ? c : 4;
-  if (!o->normalize && c <= k && c && sums_to_one(tmp, c)) { /* nothing to cut, nothing to mend: kept as stored */
-    qsort(tmp, c, sizeof *tmp, cmp_jw);
-    for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
-    return c;
+  if (keep == 0) { /* all below: keep the largest rather than unweighting the vertex */
+    tmp[0] = tmp[best];
+    rep->influences_dropped += c - 1;
+    return 1;
   }
-  rep->vertices_renormalized += c && c <= k; /* a vertex without influence is none (see anchor_unweighted) */
+  size_t u = 0;
+  for (size_t i = 0; i < c; ++i)
+    if (tmp[i].w >= o->prune) tmp[u++] = tmp[i];
+  rep->influences_dropped += c - u;
+  return u;
+}
+
+/* The c entries of tmp as written unchanged: sorted (cmp_jw) into out. Returns c. */
+static size_t influences_as_stored(jw* tmp, size_t c, uint32_t* out_j, float* out_w) {
+  qsort(tmp, c, sizeof *tmp, cmp_jw);
+  for (size_t i = 0; i < c; ++i) out_j[i] = tmp[i].j, out_w[i] = tmp[i].w;
+  return c;
+}
+
+/* The k largest of the c entries of tmp into out, renormalized (skc_select_top). Returns the count written. */
+static size_t select_influences(jw* tmp, size_t c, size_t k, uint32_t* out_j, float* out_w) {
   /* skc_select_top reads separate arrays: unpack tmp into out first, then select in place through tmp */
   uint32_t* sj = (uint32_t*)(void*)tmp;
   float* sw = (float*)(void*)(sj + c);
@@ -289,7 +298,23 @@ static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, c
     memcpy(sj, out_j, c * sizeof *sj);
     memcpy(sw, out_w, c * sizeof *sw);
   }
-  size_t got = skc_select_top(sj, sw, c, k, out_j, out_w);
+  return skc_select_top(sj, sw, c, k, out_j, out_w);
+}
+
+/* One vertex's influences as written (see skio_gltf_options): in = n stored entries; tmp has room for n; out
+ * receives at most n entries (joints are skeleton joints). Returns the count. */
+static size_t vertex_weights(const skio_gltf_options* o, uint32_t joint_count, const uint32_t* in_j, const float* in_w,
+                             size_t n, jw* tmp, uint32_t* out_j, float* out_w, skio_gltf_report* rep) {
+  size_t c = usable_influences(joint_count, in_j, in_w, n, tmp, rep);
+  /* the same joint twice: add the later entries into the first (stored order kept for the sums) */
+  c = merge_duplicates(tmp, c, rep);
+  c = prune_influences(o, tmp, c, rep);
+  if (o->as_is) return influences_as_stored(tmp, c, out_j, out_w);
+  size_t k = o->limit ? o->limit : o->normalize ? c : 4;
+  if (!o->normalize && c <= k && c && sums_to_one(tmp, c)) /* nothing to cut, nothing to mend: kept as stored */
+    return influences_as_stored(tmp, c, out_j, out_w);
+  rep->vertices_renormalized += c && c <= k; /* a vertex without influence is none (see anchor_unweighted) */
+  size_t got = select_influences(tmp, c, k, out_j, out_w);
   rep->influences_dropped += c - got;
   rep->vertices_limited += c > k;
   return got;
@@ -302,8 +327,8 @@ size_t skio_gltf_vertex_weights(const skio_gltf_options* o, uint32_t joint_count
 }
 
 /* True when the written influences of a vertex equal the stored ones (same count, same joint -> same bits). */
-static bool same_as_stored(const uint32_t* in_j, const float* in_w, size_t n, const uint32_t* out_j,
-                           const float* out_w, size_t m) {
+static bool same_as_stored(const uint32_t* in_j, const float* in_w, size_t n, const uint32_t* out_j, const float* out_w,
+                           size_t m) {
   if (n != m) return false;
   for (size_t i = 0; i < m; ++i) {
     bool found = false;
@@ -315,21 +340,19 @@ static bool same_as_stored(const uint32_t* in_j, const float* in_w, size_t n, co
 
 /* ---- per-mesh output ------------------------------------------------------------------------------------ */
 typedef struct mesh_out {
-  bool skinned;      /* written with a skin */
-  uint32_t listed;   /* joints in its skin */
-  uint32_t* joints;  /* listed skeleton joints, skeleton order */
-  int32_t ibm;       /* accessor */
-  int32_t skeleton;  /* node or -1 */
-  int32_t anchor;    /* the plain node above the joints it binds (skeleton index), -1 none: see anchor_unweighted */
-  bool moved; /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
+  bool skinned;     /* written with a skin */
+  uint32_t listed;  /* joints in its skin */
+  uint32_t* joints; /* listed skeleton joints, skeleton order */
+  int32_t ibm;      /* accessor */
+  int32_t skeleton; /* node or -1 */
+  int32_t anchor;   /* the plain node above the joints it binds (skeleton index), -1 none: see anchor_unweighted */
+  bool moved;       /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
   float t[16];
   buf prims;      /* its "primitives" entries (write_mesh), one per part */
   uint32_t lead;  /* the first mesh of its node's group (mesh_groups), itself when alone */
   uint32_t group; /* its glTF mesh and mesh node: the group's index */
 } mesh_out;
 
-/* Writes the vertex streams of mesh mi and appends its JSON to meshes_json; fills mo. extra: joints its skin lists
- * besides its own (NULL = none). */
 /* n indices of a mesh of V vertices as an accessor: unsigned short when the vertices allow, else unsigned int. */
 static int32_t put_indices(writer* w, const uint32_t* idx, size_t n, size_t V) {
   if (V > 65535) return put_accessor(w, REGION_MAIN, idx, n, 1, CT_U32, TARGET_INDEX, NULL, NULL);
@@ -615,8 +638,10 @@ static void put_morphs(writer* w, const skio_mesh* m, const float* x, const floa
     float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t v = 0; v < V; ++v) {
       float q[3];
-      if (x) skc_mat4_transform_point(x, tp + v * 3, q);
-      else memcpy(q, tp + v * 3, sizeof q);
+      if (x)
+        skc_mat4_transform_point(x, tp + v * 3, q);
+      else
+        memcpy(q, tp + v * 3, sizeof q);
       for (int k = 0; k < 3; ++k) {
         d[v * 3 + k] = q[k] - pos[v * 3 + k];
         mn[k] = fminf(mn[k], d[v * 3 + k]);
@@ -629,8 +654,10 @@ static void put_morphs(writer* w, const skio_mesh* m, const float* x, const floa
     const float* tn = m->morph_normals + (size_t)t * V * 3;
     for (size_t v = 0; v < V; ++v) {
       float q[3];
-      if (x) skc_mat4_transform_dir(nx, tn + v * 3, q);
-      else memcpy(q, tn + v * 3, sizeof q);
+      if (x)
+        skc_mat4_transform_dir(nx, tn + v * 3, q);
+      else
+        memcpy(q, tn + v * 3, sizeof q);
       float l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
       for (int k = 0; k < 3; ++k) d[v * 3 + k] = (x && l > 0.0f ? q[k] / l : q[k]) - nrm[v * 3 + k];
     }
@@ -655,7 +682,8 @@ static bool json_morphs(buf* j, const skio_mesh* m, const int32_t* a, bool mesh_
   if (!m->morph_count) return false;
   if (mesh_level) { /* the mesh's "extras" is left open */
     skio_buf_str(j, ",\"weights\":[");
-    for (uint32_t t = 0; t < m->morph_count; ++t) skio_buf_printf(j, "%s%.9g", t ? "," : "", (double)m->morph_weights[t]);
+    for (uint32_t t = 0; t < m->morph_count; ++t)
+      skio_buf_printf(j, "%s%.9g", t ? "," : "", (double)m->morph_weights[t]);
     skio_buf_str(j, "],\"extras\":{\"targetNames\":[");
     for (uint32_t t = 0; t < m->morph_count; ++t) {
       if (t) skio_buf_str(j, ",");
@@ -703,88 +731,110 @@ static size_t anchor_unweighted(writer* w, const mesh_out* mo, uint32_t* out_j, 
   return 1;
 }
 
-/* The skin of mesh mi (write_mesh): each vertex's influences as written (vertex_weights, anchor_unweighted), the
- * joints its skin lists (mo->joints, mo->listed) with their inverse binds (mo->ibm), and *sets JOINTS_n / WEIGHTS_n
- * accessor pairs in *a_joints / *a_weights (malloc'ed; *sets 0 when the mesh is written without skin). */
-static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo, int32_t** a_joints,
-                      int32_t** a_weights, uint32_t* sets) {
-  const skio_mesh* m = &w->s->meshes[mi];
-  const skc_skeleton* sk = w->s->skeleton;
-  const size_t V = m->vertex_count;
-  int rc = SKC_OK;
+/* The scratch of write_skin: each vertex's influences as written, the joints the skin lists and the buffers its
+ * accessors are written from (NULL until allocated). */
+typedef struct skin_work {
+  uint32_t* off;   /* per vertex: its influences are oj / ow [off[v], off[v + 1]) */
+  uint32_t* oj;    /* the influences' skeleton joints */
+  float* ow;       /* and their weights */
+  jw* tmp;         /* vertex_weights' room for the widest vertex */
+  uint8_t* listed; /* per joint: 1 = the skin lists it */
+  uint32_t* local; /* per listed joint: its index in the skin */
+  uint8_t* jbuf;   /* one set of JOINTS_n (u8, or u16 when wide) */
+  float* wbuf;     /* one set of WEIGHTS_n */
+  float* ibm;      /* the listed joints' inverse binds */
+  size_t most;     /* the most influences a vertex has */
+  size_t none;     /* vertices written without influence */
+} skin_work;
+
+/* Frees the arrays of k. */
+static void skin_work_free(skin_work* k) {
+  free(k->off);
+  free(k->oj);
+  free(k->ow);
+  free(k->tmp);
+  free(k->listed);
+  free(k->local);
+  free(k->jbuf);
+  free(k->wbuf);
+  free(k->ibm);
+}
+
+/* Allocates the per-vertex and per-joint arrays of k for mesh m over jc joints; false when out of memory. */
+static bool skin_work_alloc(const skio_mesh* m, uint32_t jc, skin_work* k) {
   const skc_skin* skin = m->skin;
-  const uint32_t jc = sk->joint_count;
+  const size_t V = m->vertex_count;
   size_t widest = 0;
   for (size_t v = 0; v < V; ++v) {
     size_t n = skin->offsets[v + 1] - skin->offsets[v];
     if (n > widest) widest = n;
   }
   size_t entries = skin->offsets[V];
-  uint32_t* off = malloc((V + 1) * sizeof *off);
-  uint32_t* oj = malloc((entries + V) * sizeof *oj + 4); /* + V: anchor_unweighted's entries */
-  float* ow = malloc((entries + V) * sizeof *ow + 4);
-  jw* tmp = malloc(widest * sizeof *tmp + sizeof *tmp);
-  uint8_t* listed = calloc(jc, 1);
-  uint32_t* local = malloc(jc * sizeof *local + 4);
-  uint8_t* jbuf = NULL;
-  float* wbuf = NULL;
-  float* ibm = NULL;
-  if (!off || !oj || !ow || !tmp || !listed || !local) {
-    rc = oom_fail(w);
-    goto skin_done;
-  }
-  size_t at = 0, most = 0, none = 0;
-  off[0] = 0;
-  for (size_t v = 0; v < V; ++v) {
+  k->off = malloc((V + 1) * sizeof *k->off);
+  k->oj = malloc((entries + V) * sizeof *k->oj + 4); /* + V: anchor_unweighted's entries */
+  k->ow = malloc((entries + V) * sizeof *k->ow + 4);
+  k->tmp = malloc(widest * sizeof *k->tmp + sizeof *k->tmp);
+  k->listed = calloc(jc, 1);
+  k->local = malloc(jc * sizeof *k->local + 4);
+  return k->off && k->oj && k->ow && k->tmp && k->listed && k->local;
+}
+
+/* Each vertex's influences as written (vertex_weights, anchor_unweighted) into k, the joints they name marked in
+ * k->listed. */
+static void skin_influences(writer* w, const skio_mesh* m, const mesh_out* mo, skin_work* k) {
+  const skc_skin* skin = m->skin;
+  const uint32_t jc = w->s->skeleton->joint_count;
+  size_t at = 0;
+  k->off[0] = 0;
+  for (size_t v = 0; v < m->vertex_count; ++v) {
     size_t b = skin->offsets[v], n = skin->offsets[v + 1] - b;
-    size_t got = vertex_weights(&w->o, jc, skin->joints + b, skin->weights + b, n, tmp, oj + at, ow + at, &w->rep);
-    if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj + at, ow + at, got)) w->rep.vertices_changed++;
-    if (!got) got = anchor_unweighted(w, mo, oj + at, ow + at);
-    none += !got;
-    for (size_t k = 0; k < got; ++k) listed[oj[at + k]] = 1;
+    uint32_t* oj = k->oj + at;
+    float* ow = k->ow + at;
+    size_t got = vertex_weights(&w->o, jc, skin->joints + b, skin->weights + b, n, k->tmp, oj, ow, &w->rep);
+    if (!same_as_stored(skin->joints + b, skin->weights + b, n, oj, ow, got)) w->rep.vertices_changed++;
+    if (!got) got = anchor_unweighted(w, mo, oj, ow);
+    k->none += !got;
+    for (size_t i = 0; i < got; ++i) k->listed[oj[i]] = 1;
     at += got;
-    off[v + 1] = (uint32_t)at;
-    if (got > most) most = got;
+    k->off[v + 1] = (uint32_t)at;
+    if (got > k->most) k->most = got;
   }
-  for (uint32_t j = 0; j < jc; ++j) listed[j] |= (m->bound && m->bound[j]) || (extra && extra[j]);
+}
+
+/* Marks the joints the skin lists besides those weighted (bound by the mesh, or extra) and numbers every listed
+ * joint in k->local. Returns how many it lists. */
+static uint32_t skin_listed(const skio_mesh* m, uint32_t jc, const uint8_t* extra, skin_work* k) {
+  for (uint32_t j = 0; j < jc; ++j) k->listed[j] |= (m->bound && m->bound[j]) || (extra && extra[j]);
   uint32_t L = 0;
   for (uint32_t j = 0; j < jc; ++j)
-    if (listed[j]) local[j] = L++;
-  if (L == 0) {
-    w->rep.unskinned_meshes++;
-    goto skin_done;
-  }
-  w->rep.unweighted += none; /* written with weights that sum to 0 */
-  if (mo->anchor >= 0 && listed[mo->anchor] && sk->names) /* the note names the node (the last mesh's) */
+    if (k->listed[j]) k->local[j] = L++;
+  return L;
+}
+
+/* The report's notes on a skinned mesh: vertices without weight, the anchor's name, the most influences. */
+static void note_skin(writer* w, const mesh_out* mo, const skin_work* k) {
+  const skc_skeleton* sk = w->s->skeleton;
+  w->rep.unweighted += k->none;                              /* written with weights that sum to 0 */
+  if (mo->anchor >= 0 && k->listed[mo->anchor] && sk->names) /* the note names the node (the last mesh's) */
     snprintf(w->rep.anchor_name, sizeof w->rep.anchor_name, "%s", sk->names[mo->anchor] ? sk->names[mo->anchor] : "");
-  if (most > w->rep.max_influences) w->rep.max_influences = (uint32_t)most;
-  mo->joints = malloc(L * sizeof *mo->joints);
-  ibm = malloc((size_t)L * 16 * sizeof *ibm);
-  *sets = (uint32_t)((most + 3) / 4);
-  if (*sets == 0) *sets = 1;
-  const bool wide = L > 256;
-  jbuf = calloc(V * 4, wide ? 2 : 1);
-  wbuf = malloc(V * 4 * sizeof *wbuf);
-  *a_joints = malloc(*sets * sizeof **a_joints);
-  *a_weights = malloc(*sets * sizeof **a_weights);
-  if (!mo->joints || !ibm || !jbuf || !wbuf || !*a_joints || !*a_weights) {
-    rc = oom_fail(w);
-    goto skin_done;
-  }
-  const float* src_ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
-  /* A joint that no mesh binds gets inverse(rest_world(j)) * X, X = rest_world(k) * IB(k) of the mesh's first bound
-   * joint k: the same bind space as the joints the mesh binds, so a reader that places bones from the inverse
-   * binds (Blender) puts it where the rest pose has it relative to them (scene_export.c does the same for
-   * Collada and FBX). Joints another mesh binds keep their bind (the skeleton's). */
-  float x_mesh[16];
-  float x_anchor[16]; /* the same for the anchor (anchor_unweighted), from a joint the mesh weights if none binds */
+  if (k->most > w->rep.max_influences) w->rep.max_influences = (uint32_t)k->most;
+}
+
+/* A joint that no mesh binds gets inverse(rest_world(j)) * X, X = rest_world(k) * IB(k) of the mesh's first bound
+ * joint k: the same bind space as the joints the mesh binds, so a reader that places bones from the inverse
+ * binds (Blender) puts it where the rest pose has it relative to them (scene_export.c does the same for
+ * Collada and FBX). Joints another mesh binds keep their bind (the skeleton's). x_mesh receives X; x_anchor the
+ * same for the anchor (anchor_unweighted), from a joint the mesh weights if none binds. */
+static void bind_spaces(const skio_mesh* m, const skc_skeleton* sk, const mesh_out* mo, const uint8_t* listed,
+                        const float* src_ib, float* x_mesh, float* x_anchor) {
+  const uint32_t jc = sk->joint_count;
   bool bound = false;
   skc_mat4_identity(x_mesh);
   skc_mat4_identity(x_anchor);
   for (uint32_t j = 0; j < jc && !bound; ++j)
     if (m->bound && m->bound[j]) {
       skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_mesh);
-      memcpy(x_anchor, x_mesh, sizeof x_anchor);
+      memcpy(x_anchor, x_mesh, 16 * sizeof *x_anchor);
       bound = true;
     }
   for (uint32_t j = 0; !bound && j < jc; ++j)
@@ -792,203 +842,272 @@ static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
       skc_mat4_mul(sk->rest_world + (size_t)j * 16, src_ib + (size_t)j * 16, x_anchor);
       break;
     }
-  for (uint32_t j = 0, k = 0; j < jc; ++j) {
-    if (!listed[j]) continue;
-    mo->joints[k] = j;
+}
+
+/* glTF wants the bottom row of an inverse bind exactly (0, 0, 0, 1) (the Khronos validator flags 0.99999988,
+ * as inverted Ogre / MD5 binds have): rounding noise there is dropped, a real projective row is kept. */
+static void exact_bottom_row(float* b) {
+  if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
+    b[3] = b[7] = b[11] = 0.0f;
+    b[15] = 1.0f;
+  }
+}
+
+/* The L joints the skin lists into mo->joints (skeleton order) and their inverse binds into k->ibm. */
+static void skin_inverse_binds(const writer* w, const skio_mesh* m, mesh_out* mo, uint32_t L, skin_work* k) {
+  const skc_skeleton* sk = w->s->skeleton;
+  const uint32_t jc = sk->joint_count;
+  float* ibm = k->ibm;
+  const float* src_ib = m->inverse_bind ? m->inverse_bind : sk->inverse_bind;
+  float x_mesh[16], x_anchor[16];
+  bind_spaces(m, sk, mo, k->listed, src_ib, x_mesh, x_anchor);
+  for (uint32_t j = 0, i = 0; j < jc; ++j) {
+    if (!k->listed[j]) continue;
+    mo->joints[i] = j;
     float inv[16];
     if (!w->used[j] && skc_mat4_inverse(sk->rest_world + (size_t)j * 16, inv))
-      skc_mat4_mul(inv, (int32_t)j == mo->anchor ? x_anchor : x_mesh, ibm + (size_t)k * 16);
+      skc_mat4_mul(inv, (int32_t)j == mo->anchor ? x_anchor : x_mesh, ibm + (size_t)i * 16);
     else
-      memcpy(ibm + (size_t)k * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
-    ++k;
+      memcpy(ibm + (size_t)i * 16, src_ib + (size_t)j * 16, 16 * sizeof *ibm);
+    ++i;
   }
   if (mo->moved) { /* the mesh was moved by T above: IB T^-1 keeps every skinned position */
     float inv[16], t[16];
     skc_mat4_inverse(mo->t, inv);
-    for (uint32_t k = 0; k < L; ++k) {
-      skc_mat4_mul(ibm + (size_t)k * 16, inv, t);
-      memcpy(ibm + (size_t)k * 16, t, sizeof t);
+    for (uint32_t i = 0; i < L; ++i) {
+      skc_mat4_mul(ibm + (size_t)i * 16, inv, t);
+      memcpy(ibm + (size_t)i * 16, t, sizeof t);
     }
   }
-  /* glTF wants the bottom row of an inverse bind exactly (0, 0, 0, 1) (the Khronos validator flags 0.99999988,
-   * as inverted Ogre / MD5 binds have): rounding noise there is dropped, a real projective row is kept */
-  for (uint32_t k = 0; k < L; ++k) {
-    float* b = ibm + (size_t)k * 16;
-    if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
-      b[3] = b[7] = b[11] = 0.0f;
-      b[15] = 1.0f;
+  for (uint32_t i = 0; i < L; ++i) exact_bottom_row(ibm + (size_t)i * 16);
+}
+
+/* The sets JOINTS_n / WEIGHTS_n accessor pairs of V vertices into a_joints / a_weights (joints as skin indices,
+ * u16 when wide). */
+static int put_skin_sets(writer* w, size_t V, const skin_work* k, bool wide, uint32_t sets, int32_t* a_joints,
+                         int32_t* a_weights) {
+  for (uint32_t set = 0; set < sets; ++set) {
+    for (size_t v = 0; v < V; ++v) {
+      size_t b = k->off[v], n = k->off[v + 1] - b;
+      for (size_t slot = 0; slot < 4; ++slot) {
+        size_t i = (size_t)set * 4 + slot;
+        uint32_t jj = i < n ? k->local[k->oj[b + i]] : 0;
+        float ww = i < n ? k->ow[b + i] : 0.0f;
+        if (wide)
+          ((uint16_t*)(void*)k->jbuf)[v * 4 + slot] = (uint16_t)jj;
+        else
+          k->jbuf[v * 4 + slot] = (uint8_t)jj;
+        k->wbuf[v * 4 + slot] = ww;
+      }
     }
+    a_joints[set] = put_accessor(w, REGION_MAIN, k->jbuf, V, 4, wide ? CT_U16 : CT_U8, TARGET_VERTEX, NULL, NULL);
+    a_weights[set] = put_accessor(w, REGION_MAIN, k->wbuf, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+    if (w->oom) return oom_fail(w);
   }
-  if (!all_finite(ibm, (size_t)L * 16)) {
+  return SKC_OK;
+}
+
+/* The skin of mesh mi (write_mesh): each vertex's influences as written (vertex_weights, anchor_unweighted), the
+ * joints its skin lists (mo->joints, mo->listed) with their inverse binds (mo->ibm), and *sets JOINTS_n / WEIGHTS_n
+ * accessor pairs in *a_joints / *a_weights (malloc'ed; *sets 0 when the mesh is written without skin). */
+static int write_skin(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo, int32_t** a_joints,
+                      int32_t** a_weights, uint32_t* sets) {
+  const skio_mesh* m = &w->s->meshes[mi];
+  const uint32_t jc = w->s->skeleton->joint_count;
+  const size_t V = m->vertex_count;
+  int rc = SKC_OK;
+  skin_work k = {0};
+  if (!skin_work_alloc(m, jc, &k)) {
+    rc = oom_fail(w);
+    goto skin_done;
+  }
+  skin_influences(w, m, mo, &k);
+  const uint32_t L = skin_listed(m, jc, extra, &k);
+  if (L == 0) {
+    w->rep.unskinned_meshes++;
+    goto skin_done;
+  }
+  note_skin(w, mo, &k);
+  mo->joints = malloc(L * sizeof *mo->joints);
+  k.ibm = malloc((size_t)L * 16 * sizeof *k.ibm);
+  *sets = (uint32_t)((k.most + 3) / 4);
+  if (*sets == 0) *sets = 1;
+  const bool wide = L > 256;
+  k.jbuf = calloc(V * 4, wide ? 2 : 1);
+  k.wbuf = malloc(V * 4 * sizeof *k.wbuf);
+  *a_joints = malloc(*sets * sizeof **a_joints);
+  *a_weights = malloc(*sets * sizeof **a_weights);
+  if (!mo->joints || !k.ibm || !k.jbuf || !k.wbuf || !*a_joints || !*a_weights) {
+    rc = oom_fail(w);
+    goto skin_done;
+  }
+  skin_inverse_binds(w, m, mo, L, &k);
+  if (!all_finite(k.ibm, (size_t)L * 16)) {
     rc = skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has inverse bind matrices that are not finite",
                   w->path, mi, m->name);
     goto skin_done;
   }
   mo->listed = L;
   mo->skinned = true;
-  for (uint32_t set = 0; set < *sets; ++set) {
-    for (size_t v = 0; v < V; ++v) {
-      size_t b = off[v], n = off[v + 1] - b;
-      for (size_t slot = 0; slot < 4; ++slot) {
-        size_t k = (size_t)set * 4 + slot;
-        uint32_t jj = k < n ? local[oj[b + k]] : 0;
-        float ww = k < n ? ow[b + k] : 0.0f;
-        if (wide)
-          ((uint16_t*)(void*)jbuf)[v * 4 + slot] = (uint16_t)jj;
-        else
-          jbuf[v * 4 + slot] = (uint8_t)jj;
-        wbuf[v * 4 + slot] = ww;
-      }
-    }
-    (*a_joints)[set] = put_accessor(w, REGION_MAIN, jbuf, V, 4, wide ? CT_U16 : CT_U8, TARGET_VERTEX, NULL, NULL);
-    (*a_weights)[set] = put_accessor(w, REGION_MAIN, wbuf, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
-    if (w->oom) {
-      rc = oom_fail(w);
-      goto skin_done;
-    }
-  }
-  mo->ibm = put_accessor(w, REGION_IBM, ibm, L, 16, CT_F32, TARGET_NONE, NULL, NULL);
+  if ((rc = put_skin_sets(w, V, &k, wide, *sets, *a_joints, *a_weights))) goto skin_done;
+  mo->ibm = put_accessor(w, REGION_IBM, k.ibm, L, 16, CT_F32, TARGET_NONE, NULL, NULL);
   if (w->oom) rc = oom_fail(w);
 skin_done:
-  free(off);
-  free(oj);
-  free(ow);
-  free(tmp);
-  free(listed);
-  free(local);
-  free(jbuf);
-  free(wbuf);
-  free(ibm);
+  skin_work_free(&k);
   if (!rc && !mo->skinned) *sets = 0;
   return rc;
 }
 
-static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
+/* The closest common ancestor of the joints a skin of mesh m would list (bound, extra, or weighted) into *lca_out:
+ * -1 when they have none in common, -2 when there is no such joint. false when out of memory. */
+static bool listed_ancestor(const skio_mesh* m, const skc_skeleton* sk, const uint8_t* extra, int32_t* lca_out) {
+  const uint32_t jc = sk->joint_count;
+  uint8_t* set = calloc(jc ? jc : 1, 1);
+  if (!set) return false;
+  for (uint32_t j = 0; j < jc; ++j) set[j] = (m->bound && m->bound[j]) || (extra && extra[j]);
+  for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+    if (m->skin->joints[e] < jc && isfinite(m->skin->weights[e]) && m->skin->weights[e] > 0.0f)
+      set[m->skin->joints[e]] = 1;
+  int32_t lca = -2; /* -2: none yet, -1: no common ancestor */
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (!set[j]) continue;
+    if (lca == -2) {
+      lca = (int32_t)j;
+      continue;
+    }
+    int32_t a = lca, b = (int32_t)j; /* parents come first: walk the larger index up */
+    while (a >= 0 && b >= 0 && a != b) {
+      if (a > b) {
+        int32_t p = sk->parents[a];
+        a = (p == SKC_NO_PARENT || p < 0 || p >= a) ? -1 : p;
+      } else {
+        int32_t p = sk->parents[b];
+        b = (p == SKC_NO_PARENT || p < 0 || p >= b) ? -1 : p;
+      }
+    }
+    lca = (a >= 0 && a == b) ? a : -1;
+    if (lca < 0) break;
+  }
+  free(set);
+  *lca_out = lca;
+  return true;
+}
+
+/* A skinned mesh is written in the space of its skin: T = P^-1 X, X the bake (rest pose = bind pose, see
+ * skio_gltf_write) and P the rest world transform of the plain node above the skin's root joint (the closest
+ * common ancestor of the joints it lists; from there up past every joint some skin lists): vertices T v, normals
+ * and tangents by T (renormalized; the bitangent sign flips when T mirrors), inverse binds IB T^-1, so every
+ * skinned position is unchanged. Blender 3.4's glTF importer makes that plain node the armature object and reads
+ * the vertices in its space (huesitos' x100 "Armature" threw the mesh 37 diagonals away without P). Every mesh of
+ * a character takes the same P: a prop bound to one bone alone, written in that bone's parent's space, gave the
+ * bone other inverse binds than the body's, and Blender's importer moved the body (a scaled armature).
+ * Fills tm with T and mo->anchor with P's joint; *gets_skin: the mesh will list some joint (else it is written
+ * without skin, and not moved); *moved: T is applied. */
+static int skin_space(writer* w, const skio_mesh* m, const uint8_t* extra, mesh_out* mo, float* tm, bool* gets_skin,
+                      bool* moved) {
   const skio_scene* s = w->s;
-  const skio_mesh* m = &s->meshes[mi];
   const skc_skeleton* sk = s->skeleton;
+  int32_t lca;
+  if (!listed_ancestor(m, sk, extra, &lca)) return oom_fail(w);
+  *gets_skin = lca != -2;
+  float pinv[16];
+  skc_mat4_identity(tm);
+  if (lca >= 0) {
+    int32_t p = plain_parent(sk, lca, w->used, extra);
+    mo->anchor = p;
+    if (p >= 0 && skc_mat4_inverse(sk->rest_world + (size_t)p * 16, pinv) && skc_mat4_is_finite(pinv)) {
+      memcpy(tm, pinv, 16 * sizeof *tm);
+      *moved = true;
+    }
+  }
+  float own[16]; /* the mesh's own X: its inverse binds may differ from the skeleton's (see skio_gltf_write) */
+  const float* bake = !*gets_skin                             ? NULL
+                      : skio_mesh_rest_to_bind(s, m, own)     ? own
+                      : w->bake                               ? w->bake
+                      : skio_mesh_bind_to_world(m, own)       ? own
+                      : skio_mesh_top_rest_to_bind(s, m, own) ? own
+                                                              : NULL;
+  if (bake) {
+    float t2[16];
+    skc_mat4_mul(tm, bake, t2);
+    memcpy(tm, t2, 16 * sizeof *tm);
+    *moved = true;
+  }
+  float tinv[16];
+  if (*moved && near_identity(tm, m)) *moved = false; /* an identity plain parent, or P^-1 X = I but for rounding */
+  if (*moved && (!skc_mat4_inverse(tm, tinv) || !skc_mat4_is_finite(tinv))) *moved = false;
+  return SKC_OK;
+}
+
+/* Normal n taken by nm (the inverse transpose of the upper 3x3) and renormalized into out (n when it vanishes). */
+static void move_normal(const float* nm, const float* n, float* out) {
+  float o[3], l = 0.0f;
+  for (int r = 0; r < 3; ++r) o[r] = nm[r] * n[0] + nm[3 + r] * n[1] + nm[6 + r] * n[2], l += o[r] * o[r];
+  l = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
+  for (int r = 0; r < 3; ++r) out[r] = l > 0.0f ? o[r] * l : n[r];
+}
+
+/* Tangent t taken by x and renormalized into out (t when it vanishes), its bitangent sign flipped when x mirrors
+ * (det < 0). */
+static void move_tangent(const float* x, float det, const float* t, float* out) {
+  float o[3], l = 0.0f;
+  for (int r = 0; r < 3; ++r) o[r] = x[r] * t[0] + x[4 + r] * t[1] + x[8 + r] * t[2], l += o[r] * o[r];
+  l = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
+  for (int r = 0; r < 3; ++r) out[r] = l > 0.0f ? o[r] * l : t[r];
+  out[3] = det < 0.0f ? -t[3] : t[3];
+}
+
+/* The positions, normals and tangents of mesh m taken by x (invertible) into new arrays (*bnrm, *btan NULL when
+ * the mesh has none). false when out of memory (nothing kept). */
+static bool moved_streams(const skio_mesh* m, const float* x, float** bpos, float** bnrm, float** btan) {
   const size_t V = m->vertex_count;
-  int rc = SKC_OK;
-  memset(mo, 0, sizeof *mo);
-  mo->ibm = -1;
-  mo->skeleton = -1;
-  mo->anchor = -1;
-
-  /* A skinned mesh is written in the space of its skin: T = P^-1 X, X the bake (rest pose = bind pose, see
-   * skio_gltf_write) and P the rest world transform of the plain node above the skin's root joint (the closest
-   * common ancestor of the joints it lists; from there up past every joint some skin lists): vertices T v, normals
-   * and tangents by T (renormalized; the bitangent sign flips when T mirrors), inverse binds IB T^-1, so every
-   * skinned position is unchanged. Blender 3.4's glTF importer makes that plain node the armature object and reads
-   * the vertices in its space (huesitos' x100 "Armature" threw the mesh 37 diagonals away without P). Every mesh of
-   * a character takes the same P: a prop bound to one bone alone, written in that bone's parent's space, gave the
-   * bone other inverse binds than the body's, and Blender's importer moved the body (a scaled armature). */
-  bool gets_skin = false; /* the mesh will list some joint (else it is written without skin, and not moved) */
-  float tm[16];
-  bool moved = false;
-  if (m->skin && sk) {
-    const uint32_t jc = sk->joint_count;
-    uint8_t* set = calloc(jc ? jc : 1, 1);
-    if (!set) return oom_fail(w);
-    for (uint32_t j = 0; j < jc; ++j) set[j] = (m->bound && m->bound[j]) || (extra && extra[j]);
-    for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
-      if (m->skin->joints[e] < jc && isfinite(m->skin->weights[e]) && m->skin->weights[e] > 0.0f) set[m->skin->joints[e]] = 1;
-    int32_t lca = -2; /* -2: none yet, -1: no common ancestor */
-    for (uint32_t j = 0; j < jc; ++j) {
-      if (!set[j]) continue;
-      gets_skin = true;
-      if (lca == -2) {
-        lca = (int32_t)j;
-        continue;
-      }
-      int32_t a = lca, b = (int32_t)j; /* parents come first: walk the larger index up */
-      while (a >= 0 && b >= 0 && a != b) {
-        if (a > b) {
-          int32_t p = sk->parents[a];
-          a = (p == SKC_NO_PARENT || p < 0 || p >= a) ? -1 : p;
-        } else {
-          int32_t p = sk->parents[b];
-          b = (p == SKC_NO_PARENT || p < 0 || p >= b) ? -1 : p;
-        }
-      }
-      lca = (a >= 0 && a == b) ? a : -1;
-      if (lca < 0) break;
-    }
-    free(set);
-    float pinv[16];
-    skc_mat4_identity(tm);
-    if (lca >= 0) {
-      int32_t p = plain_parent(sk, lca, w->used, extra);
-      mo->anchor = p;
-      if (p >= 0 && skc_mat4_inverse(sk->rest_world + (size_t)p * 16, pinv) && skc_mat4_is_finite(pinv)) {
-        memcpy(tm, pinv, sizeof tm);
-        moved = true;
-      }
-    }
-    float own[16]; /* the mesh's own X: its inverse binds may differ from the skeleton's (see skio_gltf_write) */
-    const float* bake = !gets_skin                              ? NULL
-                        : skio_mesh_rest_to_bind(s, m, own)     ? own
-                        : w->bake                               ? w->bake
-                        : skio_mesh_bind_to_world(m, own)       ? own
-                        : skio_mesh_top_rest_to_bind(s, m, own) ? own
-                                                                : NULL;
-    if (bake) {
-      float t2[16];
-      skc_mat4_mul(tm, bake, t2);
-      memcpy(tm, t2, sizeof tm);
-      moved = true;
-    }
-    float tinv[16];
-    if (moved && near_identity(tm, m)) moved = false; /* an identity plain parent, or P^-1 X = I but for rounding */
-    if (moved && (!skc_mat4_inverse(tm, tinv) || !skc_mat4_is_finite(tinv))) moved = false;
+  float inv[16], nm[9];
+  skc_mat4_inverse(x, inv); /* checked above */
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) nm[c * 3 + r] = inv[r * 4 + c]; /* inverse transpose of the upper 3x3 */
+  const float det =
+      x[0] * (x[5] * x[10] - x[9] * x[6]) - x[4] * (x[1] * x[10] - x[9] * x[2]) + x[8] * (x[1] * x[6] - x[5] * x[2]);
+  float* pos = malloc(V * 3 * sizeof *pos + 1);
+  float* nrm = m->normals ? malloc(V * 3 * sizeof *nrm) : NULL;
+  float* tan = m->tangents ? malloc(V * 4 * sizeof *tan) : NULL;
+  if (!pos || (m->normals && !nrm) || (m->tangents && !tan)) {
+    free(pos);
+    free(nrm);
+    free(tan);
+    return false;
   }
-  mo->moved = moved;
-  if (moved) memcpy(mo->t, tm, sizeof tm);
-  const float* pos = m->positions;
-  const float* nrm = m->normals;
-  const float* tan = m->tangents;
-  float *bpos = NULL, *bnrm = NULL, *btan = NULL;
-  if (moved && gets_skin) {
-    const float* x = tm;
-    float inv[16], nm[9];
-    skc_mat4_inverse(x, inv); /* checked above */
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) nm[c * 3 + r] = inv[r * 4 + c]; /* inverse transpose of the upper 3x3 */
-    const float det = x[0] * (x[5] * x[10] - x[9] * x[6]) - x[4] * (x[1] * x[10] - x[9] * x[2]) +
-                      x[8] * (x[1] * x[6] - x[5] * x[2]);
-    bpos = malloc(V * 3 * sizeof *bpos + 1);
-    bnrm = m->normals ? malloc(V * 3 * sizeof *bnrm) : NULL;
-    btan = m->tangents ? malloc(V * 4 * sizeof *btan) : NULL;
-    if (!bpos || (m->normals && !bnrm) || (m->tangents && !btan)) {
-      free(bpos);
-      free(bnrm);
-      free(btan);
-      return oom_fail(w);
-    }
-    for (size_t v = 0; v < V; ++v) {
-      const float* p = m->positions + v * 3;
-      for (int r = 0; r < 3; ++r) bpos[v * 3 + r] = x[r] * p[0] + x[4 + r] * p[1] + x[8 + r] * p[2] + x[12 + r];
-      if (bnrm) {
-        const float* n = m->normals + v * 3;
-        float o[3], l = 0.0f;
-        for (int r = 0; r < 3; ++r) o[r] = nm[r] * n[0] + nm[3 + r] * n[1] + nm[6 + r] * n[2], l += o[r] * o[r];
-        l = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
-        for (int r = 0; r < 3; ++r) bnrm[v * 3 + r] = l > 0.0f ? o[r] * l : n[r];
-      }
-      if (btan) {
-        const float* t = m->tangents + v * 4;
-        float o[3], l = 0.0f;
-        for (int r = 0; r < 3; ++r) o[r] = x[r] * t[0] + x[4 + r] * t[1] + x[8 + r] * t[2], l += o[r] * o[r];
-        l = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
-        for (int r = 0; r < 3; ++r) btan[v * 4 + r] = l > 0.0f ? o[r] * l : t[r];
-        btan[v * 4 + 3] = det < 0.0f ? -t[3] : t[3];
-      }
-    }
-    pos = bpos;
-    nrm = bnrm;
-    tan = btan;
+  for (size_t v = 0; v < V; ++v) {
+    const float* p = m->positions + v * 3;
+    for (int r = 0; r < 3; ++r) pos[v * 3 + r] = x[r] * p[0] + x[4 + r] * p[1] + x[8 + r] * p[2] + x[12 + r];
+    if (nrm) move_normal(nm, m->normals + v * 3, nrm + v * 3);
+    if (tan) move_tangent(x, det, m->tangents + v * 4, tan + v * 4);
   }
+  *bpos = pos;
+  *bnrm = nrm;
+  *btan = tan;
+  return true;
+}
 
-  /* POSITION with its bounds */
+/* The accessors of one mesh as written (write_mesh); -1: none. */
+typedef struct mesh_acc {
+  int32_t pos, nrm, tan, uv, uv1, col;
+  int32_t* morph;   /* 2 per morph target (put_morphs), or NULL */
+  int32_t* part;    /* per part (skio_mesh.parts; one without): its indices, -1 none */
+  int32_t* joints;  /* per set of 4 */
+  int32_t* weights; /* per set of 4 */
+  uint32_t sets;
+} mesh_acc;
+
+/* Frees the accessor lists of a. */
+static void mesh_acc_free(mesh_acc* a) {
+  free(a->part);
+  free(a->morph);
+  free(a->joints);
+  free(a->weights);
+}
+
+/* The POSITION accessor of V positions, with its bounds. */
+static int32_t put_positions(writer* w, const float* pos, size_t V) {
   float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t v = 0; v < V; ++v)
     for (int k = 0; k < 3; ++k) {
@@ -996,76 +1115,110 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
       if (p < mn[k]) mn[k] = p;
       if (p > mx[k]) mx[k] = p;
     }
-  int32_t a_pos = put_accessor(w, REGION_MAIN, pos, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
-  int32_t a_nrm = -1, a_tan = -1, a_uv = -1;
-  if (nrm) a_nrm = put_accessor(w, REGION_MAIN, nrm, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
-  if (tan) a_tan = put_accessor(w, REGION_MAIN, tan, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
-  int32_t* a_morph = m->morph_count ? malloc(2 * (size_t)m->morph_count * sizeof *a_morph) : NULL;
-  if (m->morph_count && !a_morph) w->oom = true;
-  if (a_morph) put_morphs(w, m, bpos ? tm : NULL, pos, nrm, a_morph);
+  return put_accessor(w, REGION_MAIN, pos, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
+}
+
+/* The vertex streams of mesh m as accessors into a: positions, normals and tangents (taken by x, the space the mesh
+ * is written in, unless NULL: moved_streams), its morph targets, texture coordinates and colors (w->oom on failure). */
+static int put_vertex_streams(writer* w, const skio_mesh* m, const float* x, mesh_acc* a) {
+  const size_t V = m->vertex_count;
+  const float* pos = m->positions;
+  const float* nrm = m->normals;
+  const float* tan = m->tangents;
+  float *bpos = NULL, *bnrm = NULL, *btan = NULL;
+  if (x) {
+    if (!moved_streams(m, x, &bpos, &bnrm, &btan)) return oom_fail(w);
+    pos = bpos;
+    nrm = bnrm;
+    tan = btan;
+  }
+  a->pos = put_positions(w, pos, V);
+  if (nrm) a->nrm = put_accessor(w, REGION_MAIN, nrm, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
+  if (tan) a->tan = put_accessor(w, REGION_MAIN, tan, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  a->morph = m->morph_count ? malloc(2 * (size_t)m->morph_count * sizeof *a->morph) : NULL;
+  if (m->morph_count && !a->morph) w->oom = true;
+  if (a->morph) put_morphs(w, m, x, pos, nrm, a->morph);
   free(bpos);
   free(bnrm);
   free(btan);
   /* TEXCOORD_n numbered from 0 without gaps: a mesh with only the second set writes it as TEXCOORD_0 */
-  int32_t a_uv1 = -1, a_col = -1;
-  a_uv = put_uv(w, m->uv0 ? m->uv0 : m->uv1, V);
-  if (m->uv0) a_uv1 = put_uv(w, m->uv1, V);
-  if (m->colors) a_col = put_accessor(w, REGION_MAIN, m->colors, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
-  /* one primitive per part (skio_mesh.parts), all on the same vertex accessors */
+  a->uv = put_uv(w, m->uv0 ? m->uv0 : m->uv1, V);
+  if (m->uv0) a->uv1 = put_uv(w, m->uv1, V);
+  if (m->colors) a->col = put_accessor(w, REGION_MAIN, m->colors, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
+  return SKC_OK;
+}
+
+/* One primitive per part (skio_mesh.parts), all on the same vertex accessors: each part's indices into a->part (-1:
+ * none, the vertices as points). */
+static int put_parts(writer* w, const skio_mesh* m, mesh_acc* a) {
   const uint32_t parts = m->part_count ? m->part_count : 1;
-  int32_t* a_part = w->oom ? NULL : malloc(parts * sizeof *a_part);
-  if (!a_part) {
-    free(a_morph);
-    return oom_fail(w);
-  }
+  a->part = w->oom ? NULL : malloc(parts * sizeof *a->part);
+  if (!a->part) return oom_fail(w);
   for (uint32_t p = 0; p < parts; ++p) {
-    size_t start = m->part_count ? m->parts[p].index_start : 0, n = m->part_count ? m->parts[p].index_count : m->index_count;
-    a_part[p] = n ? put_indices(w, m->indices + start, n, V) : -1;
+    size_t start = m->part_count ? m->parts[p].index_start : 0,
+           n = m->part_count ? m->parts[p].index_count : m->index_count;
+    a->part[p] = n ? put_indices(w, m->indices + start, n, m->vertex_count) : -1;
   }
-  if (w->oom) {
-    free(a_part);
-    free(a_morph);
-    return oom_fail(w);
-  }
+  return w->oom ? oom_fail(w) : SKC_OK;
+}
 
-  /* skin: weights as written, then the joints the skin lists */
-  int32_t* a_joints = NULL; /* per set of 4 */
-  int32_t* a_weights = NULL;
-  uint32_t sets = 0;
-  if (m->skin && sk && (rc = write_skin(w, mi, extra, mo, &a_joints, &a_weights, &sets))) {
-    free(a_part);
-    free(a_morph);
-    free(a_joints);
-    free(a_weights);
-    return rc;
-  }
-
-  /* JSON: the primitives (mesh_json wraps them, with the other meshes of the node) */
-  buf* j = &mo->prims;
+/* JSON: the primitives, one per part, into j (mesh_json wraps them, with the other meshes of the node). */
+static void put_primitives(const skio_scene* s, const skio_mesh* m, const mesh_acc* a, buf* j) {
+  const uint32_t parts = m->part_count ? m->part_count : 1;
   for (uint32_t p = 0; p < parts; ++p) {
-    skio_buf_printf(j, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", (int)a_pos);
-    if (a_nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a_nrm);
-    if (a_tan >= 0) skio_buf_printf(j, ",\"TANGENT\":%d", (int)a_tan);
-    if (a_uv >= 0) skio_buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a_uv);
-    if (a_uv1 >= 0) skio_buf_printf(j, ",\"TEXCOORD_1\":%d", (int)a_uv1);
-    if (a_col >= 0) skio_buf_printf(j, ",\"COLOR_0\":%d", (int)a_col);
-    for (uint32_t set = 0; set < sets; ++set)
-      skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a_joints[set], set, (int)a_weights[set]);
+    skio_buf_printf(j, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", (int)a->pos);
+    if (a->nrm >= 0) skio_buf_printf(j, ",\"NORMAL\":%d", (int)a->nrm);
+    if (a->tan >= 0) skio_buf_printf(j, ",\"TANGENT\":%d", (int)a->tan);
+    if (a->uv >= 0) skio_buf_printf(j, ",\"TEXCOORD_0\":%d", (int)a->uv);
+    if (a->uv1 >= 0) skio_buf_printf(j, ",\"TEXCOORD_1\":%d", (int)a->uv1);
+    if (a->col >= 0) skio_buf_printf(j, ",\"COLOR_0\":%d", (int)a->col);
+    for (uint32_t set = 0; set < a->sets; ++set)
+      skio_buf_printf(j, ",\"JOINTS_%u\":%d,\"WEIGHTS_%u\":%d", set, (int)a->joints[set], set, (int)a->weights[set]);
     skio_buf_str(j, "}");
-    json_morphs(j, m, a_morph, false, NULL);
-    if (a_part[p] >= 0)
-      skio_buf_printf(j, ",\"indices\":%d", (int)a_part[p]);
+    json_morphs(j, m, a->morph, false, NULL);
+    if (a->part[p] >= 0)
+      skio_buf_printf(j, ",\"indices\":%d", (int)a->part[p]);
     else
       skio_buf_str(j, ",\"mode\":0"); /* no triangles: the vertices as points */
     const uint32_t mat = m->part_count ? m->parts[p].material : m->material;
     if (mat < s->material_count) skio_buf_printf(j, ",\"material\":%u", mat);
     skio_buf_str(j, "}");
   }
-  free(a_part);
-  free(a_morph);
-  free(a_joints);
-  free(a_weights);
-  return j->oom ? oom_fail(w) : SKC_OK;
+}
+
+/* Writes the vertex streams of mesh mi and appends its JSON to mo->prims (mesh_json wraps it); fills mo. extra:
+ * joints its skin lists besides its own (NULL = none). */
+static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
+  const skio_scene* s = w->s;
+  const skio_mesh* m = &s->meshes[mi];
+  const skc_skeleton* sk = s->skeleton;
+  int rc = SKC_OK;
+  memset(mo, 0, sizeof *mo);
+  mo->ibm = -1;
+  mo->skeleton = -1;
+  mo->anchor = -1;
+
+  bool gets_skin = false; /* the mesh will list some joint (else it is written without skin, and not moved) */
+  float tm[16];
+  bool moved = false;
+  if (m->skin && sk && (rc = skin_space(w, m, extra, mo, tm, &gets_skin, &moved))) return rc;
+  mo->moved = moved;
+  if (moved) memcpy(mo->t, tm, sizeof tm);
+  mesh_acc a = {.pos = -1, .nrm = -1, .tan = -1, .uv = -1, .uv1 = -1, .col = -1};
+  if ((rc = put_vertex_streams(w, m, moved && gets_skin ? tm : NULL, &a))) return rc;
+  if ((rc = put_parts(w, m, &a))) {
+    mesh_acc_free(&a);
+    return rc;
+  }
+
+  /* skin: weights as written, then the joints the skin lists */
+  if (m->skin && sk && (rc = write_skin(w, mi, extra, mo, &a.joints, &a.weights, &a.sets))) {
+    mesh_acc_free(&a);
+    return rc;
+  }
+  put_primitives(s, m, &a, &mo->prims);
+  mesh_acc_free(&a);
+  return mo->prims.oom ? oom_fail(w) : SKC_OK;
 }
 
 /* ---- names ------------------------------------------------------------------------------------------------ */
@@ -1224,7 +1377,7 @@ static size_t build_track(const double* t, const float* v, size_t n, int comps, 
     float f = time_to_float(t[i], end);
     if (c && f <= ot[c - 1]) {
       (*dropped)++;
-      if (f < ot[c - 1]) continue;   /* out of order */
+      if (f < ot[c - 1]) continue;                                                             /* out of order */
       memcpy(ov + (c - 1) * (size_t)comps, v + i * (size_t)comps, (size_t)comps * sizeof *ov); /* same time: last */
       continue;
     }
@@ -1386,34 +1539,51 @@ static int morph_tracks(writer* w, uint32_t ai, double* end, bool first, track_o
   return made;
 }
 
-static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* matrix_joint, buf* out, bool* wrote) {
+/* The scratch of write_anim: the tracks of one clip and the samplers and channels written of them. */
+typedef struct anim_work {
+  int32_t* last;     /* per joint and path: the channel that is written, -1 none */
+  uint32_t nobj;     /* this clip's object channels (written when the scene's objects are) */
+  uint32_t nmorph;   /* meshes whose blend shape weights the clip keys */
+  track_out* tracks; /* ntracks slots, nt made */
+  size_t ntracks, nt;
+  input_rec* inputs; /* ni input accessors (track_input) */
+  size_t ni;
+  uint8_t* obj_done; /* per object: its keys are taken (object_tracks) */
+  buf samplers, channels;
+} anim_work;
+
+/* Frees the arrays of k, every track's keys among them. */
+static void anim_work_free(anim_work* k) {
+  if (k->tracks)
+    for (size_t i = 0; i < k->ntracks; ++i) {
+      free(k->tracks[i].t);
+      free(k->tracks[i].v);
+    }
+  free(k->tracks);
+  free(k->inputs);
+  free(k->obj_done);
+  free(k->last);
+  free(k->samplers.p);
+  free(k->channels.p);
+}
+
+/* Allocates k for clip ai over jc joints (room for every track it may make); false when out of memory. */
+static bool anim_work_alloc(writer* w, uint32_t ai, uint32_t jc, anim_work* k) {
   const skio_scene* s = w->s;
-  const skio_anim* a = &s->anims[ai];
-  const skc_skeleton* sk = s->skeleton;
-  *wrote = false;
-  if (!sk) {
-    w->rep.anims_dropped++;
-    return SKC_OK;
-  }
-  const uint32_t jc = sk->joint_count;
-  int rc = SKC_OK;
-  int32_t* last = malloc((size_t)jc * 3 * sizeof *last + 4); /* per joint and path: the channel that is written */
-  uint32_t nobj = 0; /* this clip's object channels (written when the scene's objects are) */
-  for (uint32_t c = 0; w->objs && c < s->object_channel_count; ++c) nobj += s->object_channels[c].anim == ai;
-  uint32_t nmorph = 0; /* meshes whose blend shape weights the clip keys */
-  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) nmorph += morph_keys_written(w, ai, mi) != NULL;
-  const size_t ntracks = ((size_t)a->channel_count + nobj) * 3 + nmorph + 1;
-  track_out* tracks = calloc(ntracks, sizeof *tracks);
-  input_rec* inputs = calloc(ntracks, sizeof *inputs);
-  uint8_t* obj_done = calloc((size_t)s->object_count + 1, 1);
-  buf samplers = {0}, channels = {0};
-  size_t nt = 0, ni = 0;
-  if (!last || !tracks || !inputs || !obj_done) {
-    rc = oom_fail(w);
-    goto done;
-  }
+  k->last = malloc((size_t)jc * 3 * sizeof *k->last + 4);
+  for (uint32_t c = 0; w->objs && c < s->object_channel_count; ++c) k->nobj += s->object_channels[c].anim == ai;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) k->nmorph += morph_keys_written(w, ai, mi) != NULL;
+  k->ntracks = ((size_t)s->anims[ai].channel_count + k->nobj) * 3 + k->nmorph + 1;
+  k->tracks = calloc(k->ntracks, sizeof *k->tracks);
+  k->inputs = calloc(k->ntracks, sizeof *k->inputs);
+  k->obj_done = calloc((size_t)s->object_count + 1, 1);
+  return k->last && k->tracks && k->inputs && k->obj_done;
+}
+
+/* The channel of clip a written per joint and path (last; tracks_dropped counts the others). skio_anim_sample
+ * applies every channel in order, so for each joint and path the last channel holding keys wins. */
+static void written_channels(writer* w, const skio_anim* a, uint32_t jc, int32_t* last) {
   for (size_t i = 0; i < (size_t)jc * 3; ++i) last[i] = -1;
-  /* skio_anim_sample applies every channel in order, so for each joint and path the last channel holding keys wins */
   for (uint32_t c = 0; c < a->channel_count; ++c) {
     const skio_channel* ch = &a->channels[c];
     const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
@@ -1424,19 +1594,30 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
       if (ch->joint < jc) last[(size_t)ch->joint * 3 + p] = (int32_t)c;
     }
   }
+}
+
+/* The end of clip ai: its duration, or the last key of its written channels, objects or blend shape weights when
+ * that is later. */
+static double clip_end(writer* w, uint32_t ai, uint32_t jc, const anim_work* k) {
+  const skio_anim* a = &w->s->anims[ai];
   double end = a->duration > 0.0 && isfinite(a->duration) ? a->duration : 0.0;
   for (size_t i = 0; i < (size_t)jc * 3; ++i) {
-    if (last[i] < 0) continue;
-    const skio_channel* ch = &a->channels[last[i]];
+    if (k->last[i] < 0) continue;
+    const skio_channel* ch = &a->channels[k->last[i]];
     const int p = (int)(i % 3);
     const double* tt = p == 0 ? ch->pos_time : p == 1 ? ch->rot_time : ch->scl_time;
     const uint32_t n = p == 0 ? ch->pos_count : p == 1 ? ch->rot_count : ch->scl_count;
-    for (uint32_t k = 0; k < n; ++k)
-      if (isfinite(tt[k]) && tt[k] > end) end = tt[k];
+    for (uint32_t key = 0; key < n; ++key)
+      if (isfinite(tt[key]) && tt[key] > end) end = tt[key];
   }
-  if (nobj) end = object_keys_end(s, ai, end);
-  if (nmorph) morph_tracks(w, ai, &end, true, NULL);
-  for (uint32_t c = 0; c < a->channel_count && !rc; ++c) {
+  if (k->nobj) end = object_keys_end(w->s, ai, end);
+  if (k->nmorph) morph_tracks(w, ai, &end, true, NULL);
+  return end;
+}
+
+/* The tracks of the written channels of clip a's joints (k->last) into k->tracks, keys up to end. */
+static int joint_tracks(writer* w, const skio_anim* a, uint32_t jc, double end, anim_work* k) {
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
     const skio_channel* ch = &a->channels[c];
     if (ch->joint >= jc) continue;
     const double* tt[3] = {ch->pos_time, ch->rot_time, ch->scl_time};
@@ -1444,17 +1625,12 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
     const uint32_t tn[3] = {ch->pos_count, ch->rot_count, ch->scl_count};
     static const char* const paths[3] = {"translation", "rotation", "scale"};
     for (int p = 0; p < 3; ++p) {
-      if (last[(size_t)ch->joint * 3 + p] != (int32_t)c) continue;
+      if (k->last[(size_t)ch->joint * 3 + p] != (int32_t)c) continue;
       const int comps = p == 1 ? 4 : 3;
-      track_out* tr = &tracks[nt];
+      track_out* tr = &k->tracks[k->nt];
       tr->t = malloc(((size_t)tn[p] + 2) * sizeof *tr->t);
       tr->v = malloc(((size_t)tn[p] + 2) * (size_t)comps * sizeof *tr->v);
-      if (!tr->t || !tr->v) {
-        free(tr->t);
-        free(tr->v);
-        rc = oom_fail(w);
-        break;
-      }
+      if (!tr->t || !tr->v) return oom_fail(w); /* tr's arrays are freed with the others */
       tr->node = ch->joint;
       tr->path = paths[p];
       tr->comps = comps;
@@ -1466,51 +1642,55 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
         tr->v = NULL;
         continue;
       }
-      ++nt;
+      ++k->nt;
     }
   }
-  for (uint32_t c = 0; nobj && c < s->object_channel_count && !rc; ++c) {
+  return SKC_OK;
+}
+
+/* Clip ai's tracks into k->tracks, keys up to end: its joints', its objects', its blend shape weights'. */
+static int clip_tracks(writer* w, uint32_t ai, uint32_t jc, double end, anim_work* k) {
+  const skio_scene* s = w->s;
+  int rc = joint_tracks(w, &s->anims[ai], jc, end, k);
+  for (uint32_t c = 0; k->nobj && c < s->object_channel_count && !rc; ++c) {
     if (s->object_channels[c].anim != ai) continue;
-    const int made = object_tracks(w, &s->object_channels[c], end, obj_done, &tracks[nt]);
+    const int made = object_tracks(w, &s->object_channels[c], end, k->obj_done, &k->tracks[k->nt]);
     if (made < 0)
       rc = oom_fail(w);
     else
-      nt += (size_t)made;
+      k->nt += (size_t)made;
   }
-  if (!rc && nmorph) {
-    const int made = morph_tracks(w, ai, &end, false, &tracks[nt]);
+  if (!rc && k->nmorph) {
+    const int made = morph_tracks(w, ai, &end, false, &k->tracks[k->nt]);
     if (made < 0)
       rc = oom_fail(w);
     else
-      nt += (size_t)made;
+      k->nt += (size_t)made;
   }
-  if (rc) goto done;
-  const float end_f = time_to_float(end, end);
-  if (nt == 0) { /* no track: hold the rest rotation of one joint, so the clip and its length survive */
-    if (rest_joint < 0) {
-      w->rep.anims_dropped++;
-      goto done;
-    }
-    track_out* tr = &tracks[0];
-    tr->t = malloc(2 * sizeof *tr->t);
-    tr->v = malloc(8 * sizeof *tr->v);
-    if (!tr->t || !tr->v) {
-      free(tr->t);
-      free(tr->v);
-      rc = oom_fail(w);
-      goto done;
-    }
-    skc_trs trs;
-    skio_joint_rest_trs(w->s, (uint32_t)rest_joint, &trs, 1e-5f);
-    skc_quat_normalize(trs.r);
-    tr->node = (uint32_t)rest_joint;
-    tr->path = "rotation";
-    tr->comps = 4;
-    tr->t[0] = 0.0f;
-    memcpy(tr->v, trs.r, sizeof trs.r);
-    tr->count = 1;
-    nt = 1;
-  }
+  return rc;
+}
+
+/* The one track of a clip without any: the rest rotation of joint rest_joint into tr, so the clip and its length
+ * survive. false when out of memory (tr's arrays are freed with the others). */
+static bool rest_track(writer* w, int32_t rest_joint, track_out* tr) {
+  tr->t = malloc(2 * sizeof *tr->t);
+  tr->v = malloc(8 * sizeof *tr->v);
+  if (!tr->t || !tr->v) return false;
+  skc_trs trs;
+  skio_joint_rest_trs(w->s, (uint32_t)rest_joint, &trs, 1e-5f);
+  skc_quat_normalize(trs.r);
+  tr->node = (uint32_t)rest_joint;
+  tr->path = "rotation";
+  tr->comps = 4;
+  tr->t[0] = 0.0f;
+  memcpy(tr->v, trs.r, sizeof trs.r);
+  tr->count = 1;
+  return true;
+}
+
+/* When the clip lasts past the last key of its nt tracks (end_f): one more key of the first track at end_f,
+ * repeating its last value. */
+static void hold_to_end(track_out* tracks, size_t nt, float end_f) {
   float last_t = 0.0f;
   for (size_t i = 0; i < nt; ++i)
     if (tracks[i].t[tracks[i].count - 1] > last_t) last_t = tracks[i].t[tracks[i].count - 1];
@@ -1521,69 +1701,99 @@ static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* ma
            (size_t)tr->comps * sizeof *tr->v);
     tr->count++;
   }
-  for (size_t i = 0; i < nt && !rc; ++i) {
-    track_out* tr = &tracks[i];
-    if (tr->node < jc && matrix_joint[tr->node]) { /* cannot happen: animated joints are written as TRS */
-      rc = skc_fail(w->err, SKC_INTERNAL, "%s: animation targets a matrix node", w->path);
-      break;
-    }
-    int32_t in = -1;
-    for (size_t k = 0; k < ni && in < 0; ++k)
-      if (inputs[k].count == tr->count &&
-          memcmp(w->data[REGION_ANIM].p + inputs[k].offset, tr->t, tr->count * sizeof *tr->t) == 0)
-        in = inputs[k].accessor;
-    if (in < 0) {
-      float tmin = tr->t[0], tmax = tr->t[tr->count - 1];
-      skio_buf_pad(&w->data[REGION_ANIM], 4, 0);
-      size_t at = w->data[REGION_ANIM].n;
-      in = put_accessor(w, REGION_ANIM, tr->t, tr->count, 1, CT_F32, TARGET_NONE, &tmin, &tmax);
-      if (in < 0) {
-        rc = oom_fail(w);
-        break;
-      }
-      inputs[ni++] = (input_rec){in, at, tr->count};
-    }
+}
+
+/* The input accessor of track tr: the clip's input with the same times when there is one, else a new one (in
+ * k->inputs). -1 when out of memory. */
+static int32_t track_input(writer* w, const track_out* tr, anim_work* k) {
+  for (size_t i = 0; i < k->ni; ++i)
+    if (k->inputs[i].count == tr->count &&
+        memcmp(w->data[REGION_ANIM].p + k->inputs[i].offset, tr->t, tr->count * sizeof *tr->t) == 0)
+      return k->inputs[i].accessor;
+  float tmin = tr->t[0], tmax = tr->t[tr->count - 1];
+  skio_buf_pad(&w->data[REGION_ANIM], 4, 0);
+  size_t at = w->data[REGION_ANIM].n;
+  int32_t in = put_accessor(w, REGION_ANIM, tr->t, tr->count, 1, CT_F32, TARGET_NONE, &tmin, &tmax);
+  if (in >= 0) k->inputs[k->ni++] = (input_rec){in, at, tr->count};
+  return in;
+}
+
+/* The accessors of the clip's tracks, and their samplers and channels into k->samplers / k->channels. */
+static int put_tracks(writer* w, uint32_t jc, const bool* matrix_joint, anim_work* k) {
+  for (size_t i = 0; i < k->nt; ++i) {
+    track_out* tr = &k->tracks[i];
+    if (tr->node < jc && matrix_joint[tr->node]) /* cannot happen: animated joints are written as TRS */
+      return skc_fail(w->err, SKC_INTERNAL, "%s: animation targets a matrix node", w->path);
+    int32_t in = track_input(w, tr, k);
+    if (in < 0) return oom_fail(w);
     const size_t values = tr->weights ? tr->count * (size_t)tr->comps : tr->count;
     int32_t outp =
         put_accessor(w, REGION_ANIM, tr->v, values, tr->weights ? 1 : tr->comps, CT_F32, TARGET_NONE, NULL, NULL);
-    if (outp < 0) {
-      rc = oom_fail(w);
-      break;
-    }
+    if (outp < 0) return oom_fail(w);
     if (i) {
-      skio_buf_str(&samplers, ",");
-      skio_buf_str(&channels, ",");
+      skio_buf_str(&k->samplers, ",");
+      skio_buf_str(&k->channels, ",");
     }
-    skio_buf_printf(&samplers, "{\"input\":%d,\"interpolation\":\"LINEAR\",\"output\":%d}", (int)in, (int)outp);
-    skio_buf_printf(&channels, "{\"sampler\":%zu,\"target\":{\"node\":%u,\"path\":\"%s\"}}", i, tr->node, tr->path);
+    skio_buf_printf(&k->samplers, "{\"input\":%d,\"interpolation\":\"LINEAR\",\"output\":%d}", (int)in, (int)outp);
+    skio_buf_printf(&k->channels, "{\"sampler\":%zu,\"target\":{\"node\":%u,\"path\":\"%s\"}}", i, tr->node, tr->path);
   }
-  if (rc) goto done;
+  return SKC_OK;
+}
+
+/* Clip a as an "animations" entry into out: its name, channels and samplers. */
+static int anim_json(writer* w, const skio_anim* a, const anim_work* k, buf* out) {
   bool fixed = false;
   skio_buf_str(out, "{\"name\":");
   skio_buf_json_string(out, a->name, &fixed);
   skio_buf_str(out, ",\"channels\":[");
-  skio_buf_put(out, channels.p, channels.n);
+  skio_buf_put(out, k->channels.p, k->channels.n);
   skio_buf_str(out, "],\"samplers\":[");
-  skio_buf_put(out, samplers.p, samplers.n);
+  skio_buf_put(out, k->samplers.p, k->samplers.n);
   skio_buf_str(out, "]}");
   if (fixed) w->rep.names_fixed++;
-  if (out->oom || samplers.oom || channels.oom) rc = oom_fail(w);
-  *wrote = !rc;
-done:
-  if (tracks)
-    for (size_t i = 0; i < ntracks; ++i) {
-      free(tracks[i].t);
-      free(tracks[i].v);
-    }
-  free(tracks);
-  free(inputs);
-  free(obj_done);
-  free(last);
-  free(samplers.p);
-  free(channels.p);
-  return rc;
+  return out->oom || k->samplers.oom || k->channels.oom ? oom_fail(w) : SKC_OK;
 }
 
+/* Clip ai as an "animations" entry into out (*wrote: one was written; a clip without keys holds rest_joint's rest
+ * rotation, and is dropped without a TRS joint to hold it). */
+static int write_anim(writer* w, uint32_t ai, int32_t rest_joint, const bool* matrix_joint, buf* out, bool* wrote) {
+  const skio_scene* s = w->s;
+  const skc_skeleton* sk = s->skeleton;
+  *wrote = false;
+  if (!sk) {
+    w->rep.anims_dropped++;
+    return SKC_OK;
+  }
+  const uint32_t jc = sk->joint_count;
+  int rc = SKC_OK;
+  anim_work k = {0};
+  if (!anim_work_alloc(w, ai, jc, &k)) {
+    rc = oom_fail(w);
+    goto done;
+  }
+  written_channels(w, &s->anims[ai], jc, k.last);
+  const double end = clip_end(w, ai, jc, &k);
+  if ((rc = clip_tracks(w, ai, jc, end, &k))) goto done;
+  const float end_f = time_to_float(end, end);
+  if (k.nt == 0) { /* no track: hold the rest rotation of one joint, so the clip and its length survive */
+    if (rest_joint < 0) {
+      w->rep.anims_dropped++;
+      goto done;
+    }
+    if (!rest_track(w, rest_joint, &k.tracks[0])) {
+      rc = oom_fail(w);
+      goto done;
+    }
+    k.nt = 1;
+  }
+  hold_to_end(k.tracks, k.nt, end_f);
+  if ((rc = put_tracks(w, jc, matrix_joint, &k))) goto done;
+  rc = anim_json(w, &s->anims[ai], &k, out);
+  *wrote = !rc;
+done:
+  anim_work_free(&k);
+  return rc;
+}
 
 /* Writes the pieces to a new temporary file in path's folder (skio_atomic_stage); *tmp_out gets its name. */
 static int write_temp(const char* path, const buf* const* pieces, int count, char** tmp_out, skc_err* err) {
@@ -1655,6 +1865,175 @@ static void put_texinfo(buf* b, const char* key, int32_t tex, uint32_t texcoord)
   if (texcoord) skio_buf_printf(b, ",\"texCoord\":%u", texcoord);
 }
 
+/* The textures and images written so far (write_materials): one texture per image. */
+typedef struct tex_out {
+  int binary;
+  int32_t* tex_of; /* scene image -> texture (-1 not yet, -2 not writable) */
+  uint32_t count;  /* textures (and images) written */
+  buf* texs;
+  buf* imgs;
+  bool* webp; /* set when a texture needs EXT_texture_webp */
+  bool* ktx2; /* set when one needs KHR_texture_basisu */
+} tex_out;
+
+/* The "images" entry of img: by relative URI (by_uri: a .gltf beside the file), else its bytes in the buffer as a
+ * bufferView with mimeType. */
+static int put_image(writer* w, const skio_image* img, bool by_uri, buf* imgs) {
+  skio_buf_str(imgs, "{\"name\":");
+  skio_buf_json_string(imgs, img->name, NULL);
+  if (by_uri) {
+    const char* slash = strrchr(img->path, '/');
+    skio_buf_str(imgs, ",\"uri\":\"");
+    percent_encode(imgs, slash ? slash + 1 : img->path);
+    skio_buf_str(imgs, "\"");
+  } else {
+    buf* b = &w->data[REGION_MAIN];
+    skio_buf_pad(b, 4, 0);
+    size_t at = b->n;
+    skio_buf_put(b, img->data, img->size);
+    int32_t v = b->oom ? -1 : new_view(w, REGION_MAIN, at, img->size, TARGET_NONE);
+    if (v < 0) return oom_fail(w);
+    skio_buf_printf(imgs, ",\"bufferView\":%d,\"mimeType\":\"%s\"", (int)v, img->mime);
+  }
+  skio_buf_str(imgs, "}");
+  return SKC_OK;
+}
+
+/* Scene image im as an image and its texture (t->tex_of[im]), or not written with a note (-2): without bytes, or
+ * of a type glTF cannot carry. */
+static int image_texture(writer* w, tex_out* t, int32_t im) {
+  const skio_image* img = &w->s->images[im];
+  bool is_webp = !strcmp(img->mime, "image/webp"), is_ktx2 = !strcmp(img->mime, "image/ktx2");
+  bool core = !strcmp(img->mime, "image/png") || !strcmp(img->mime, "image/jpeg");
+  bool by_uri = !t->binary && img->path && beside(img->path, w->path);
+  if (!img->data && !by_uri) {
+    t->tex_of[im] = -2;
+    note_add(w, "image not found, not written:", img->uri ? img->uri : img->name);
+    return SKC_OK;
+  }
+  if (!core && !is_webp && !is_ktx2) {
+    t->tex_of[im] = -2;
+    note_add(w,
+             img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
+    return SKC_OK;
+  }
+  uint32_t n = t->count++;
+  if (n) skio_buf_str(t->imgs, ",");
+  int rc = put_image(w, img, by_uri, t->imgs);
+  if (rc) return rc;
+  if (n) skio_buf_str(t->texs, ",");
+  if (is_webp || is_ktx2) {
+    skio_buf_printf(t->texs, "{\"sampler\":0,\"extensions\":{\"%s\":{\"source\":%u}}}",
+                    is_webp ? "EXT_texture_webp" : "KHR_texture_basisu", n);
+    *t->webp |= is_webp;
+    *t->ktx2 |= is_ktx2;
+  } else {
+    skio_buf_printf(t->texs, "{\"sampler\":0,\"source\":%u}", n);
+  }
+  t->tex_of[im] = (int32_t)n;
+  return SKC_OK;
+}
+
+/* The textures of material mi (base color, metallic-roughness, normal, occlusion, emissive) into tex (-1: none) and
+ * their texture coordinate sets into tc; the images they use are written first (image_texture). */
+static int material_textures(writer* w, tex_out* t, uint32_t mi, int32_t* tex, uint32_t* tc) {
+  const skio_scene* s = w->s;
+  const skio_material* m = &s->materials[mi];
+  const skio_texref* refs[5] = {&m->base_color_tex, &m->metallic_roughness_tex, &m->normal_tex, &m->occlusion_tex,
+                                &m->emissive_tex};
+  const bool uv1 = material_has_uv1(s, mi);
+  for (int k = 0; k < 5; ++k) {
+    tex[k] = -1;
+    tc[k] = refs[k]->uv == 1 && uv1 ? 1 : 0;
+    int32_t im = refs[k]->image;
+    if (im < 0 || (uint32_t)im >= s->image_count) continue;
+    int rc;
+    if (t->tex_of[im] == -1 && (rc = image_texture(w, t, im))) return rc;
+    tex[k] = t->tex_of[im] >= 0 ? t->tex_of[im] : -1;
+    if (tex[k] >= 0 && refs[k]->uv != tc[k])
+      note_add(w, "texture uv set not in the meshes (TEXCOORD_0 used), material", m->name);
+  }
+  return SKC_OK;
+}
+
+/* v clamped to [0, 1], or dflt when v is not finite. */
+static float unit_factor(float v, float dflt) { return isfinite(v) ? fminf(fmaxf(v, 0.0f), 1.0f) : dflt; }
+
+/* Material m's "pbrMetallicRoughness": its factors and its base color and metallic-roughness textures (tex, tc:
+ * material_textures). */
+static void put_pbr(buf* mats, const skio_material* m, const int32_t* tex, const uint32_t* tc) {
+  skio_buf_str(mats, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":");
+  float bc[4];
+  for (int c = 0; c < 4; ++c) bc[c] = unit_factor(m->base_color[c], 1.0f);
+  put_floats(mats, bc, 4);
+  skio_buf_str(mats, ",\"metallicFactor\":");
+  put_float(mats, unit_factor(m->metallic, 1.0f));
+  skio_buf_str(mats, ",\"roughnessFactor\":");
+  put_float(mats, unit_factor(m->roughness, 1.0f));
+  if (tex[0] >= 0) {
+    put_texinfo(mats, "baseColorTexture", tex[0], tc[0]);
+    skio_buf_str(mats, "}");
+  }
+  if (tex[1] >= 0) {
+    put_texinfo(mats, "metallicRoughnessTexture", tex[1], tc[1]);
+    skio_buf_str(mats, "}");
+  }
+  skio_buf_str(mats, "}");
+}
+
+/* Material m's normal, occlusion and emissive textures (tex, tc: material_textures), with the normal scale and the
+ * occlusion strength when not 1. */
+static void put_maps(buf* mats, const skio_material* m, const int32_t* tex, const uint32_t* tc) {
+  if (tex[2] >= 0) {
+    put_texinfo(mats, "normalTexture", tex[2], tc[2]);
+    if (isfinite(m->normal_tex.scale) && m->normal_tex.scale != 1.0f) {
+      skio_buf_str(mats, ",\"scale\":");
+      put_float(mats, m->normal_tex.scale);
+    }
+    skio_buf_str(mats, "}");
+  }
+  if (tex[3] >= 0) {
+    put_texinfo(mats, "occlusionTexture", tex[3], tc[3]);
+    float st = m->occlusion_tex.scale;
+    if (isfinite(st) && st >= 0.0f && st <= 1.0f && st != 1.0f) {
+      skio_buf_str(mats, ",\"strength\":");
+      put_float(mats, st);
+    }
+    skio_buf_str(mats, "}");
+  }
+  if (tex[4] >= 0) {
+    put_texinfo(mats, "emissiveTexture", tex[4], tc[4]);
+    skio_buf_str(mats, "}");
+  }
+}
+
+/* Material m as a "materials" entry (tex, tc: material_textures; p[0, count): the materials' custom properties). */
+static void put_material(buf* mats, const skio_material* m, const int32_t* tex, const uint32_t* tc,
+                         const skio_user_prop* const* p, uint32_t count) {
+  skio_buf_str(mats, "{\"name\":");
+  skio_buf_json_string(mats, m->name, NULL);
+  put_pbr(mats, m, tex, tc);
+  put_maps(mats, m, tex, tc);
+  float em[3];
+  for (int c = 0; c < 3; ++c) em[c] = unit_factor(m->emissive[c], 0.0f);
+  if (em[0] != 0.0f || em[1] != 0.0f || em[2] != 0.0f) {
+    skio_buf_str(mats, ",\"emissiveFactor\":");
+    put_floats(mats, em, 3);
+  }
+  if (m->alpha_mode == SKIO_ALPHA_MASK) {
+    skio_buf_str(mats, ",\"alphaMode\":\"MASK\"");
+    if (isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0.0f && m->alpha_cutoff != 0.5f) {
+      skio_buf_str(mats, ",\"alphaCutoff\":");
+      put_float(mats, m->alpha_cutoff);
+    }
+  } else if (m->alpha_mode == SKIO_ALPHA_BLEND) {
+    skio_buf_str(mats, ",\"alphaMode\":\"BLEND\"");
+  }
+  if (m->double_sided) skio_buf_str(mats, ",\"doubleSided\":true");
+  put_extras_of(mats, p, count, m->name); /* its custom properties */
+  skio_buf_str(mats, "}");
+}
+
 /* The scene's materials as glTF materials (same order, so skio_mesh.material indexes them), with the textures and
  * images they use: one texture per image (default sampler 0), images in the buffer as bufferViews with mimeType,
  * except in a .gltf an image file beside the output, kept by relative URI. WebP / KTX2 images go through
@@ -1662,7 +2041,8 @@ static void put_texinfo(buf* b, const char* key, int32_t tex, uint32_t texcoord)
  * cannot carry is not written, and its references are dropped with a note. */
 static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* imgs, bool* webp, bool* ktx2) {
   const skio_scene* s = w->s;
-  int32_t* tex_of = malloc((s->image_count + 1) * sizeof *tex_of); /* scene image -> texture (-1 not yet, -2 not writable) */
+  int32_t* tex_of =
+      malloc((s->image_count + 1) * sizeof *tex_of); /* scene image -> texture (-1 not yet, -2 not writable) */
   const skio_user_prop** mprops = skio_user_props_sorted(s->material_props, s->material_prop_count);
   if (!tex_of || (s->material_prop_count && !mprops)) {
     free(tex_of);
@@ -1670,132 +2050,18 @@ static int write_materials(writer* w, int binary, buf* mats, buf* texs, buf* img
     return oom_fail(w);
   }
   for (uint32_t i = 0; i < s->image_count; ++i) tex_of[i] = -1;
-  uint32_t tex_count = 0;
+  tex_out t = {binary, tex_of, 0, texs, imgs, webp, ktx2};
+  int rc = SKC_OK;
   for (uint32_t mi = 0; mi < s->material_count; ++mi) {
-    const skio_material* m = &s->materials[mi];
-    const skio_texref* refs[5] = {&m->base_color_tex, &m->metallic_roughness_tex, &m->normal_tex, &m->occlusion_tex,
-                                  &m->emissive_tex};
     int32_t tex[5];
     uint32_t tc[5];
-    const bool uv1 = material_has_uv1(s, mi);
-    for (int k = 0; k < 5; ++k) {
-      tex[k] = -1;
-      tc[k] = refs[k]->uv == 1 && uv1 ? 1 : 0;
-      int32_t im = refs[k]->image;
-      if (im < 0 || (uint32_t)im >= s->image_count) continue;
-      if (tex_of[im] == -1) {
-        const skio_image* img = &s->images[im];
-        bool is_webp = !strcmp(img->mime, "image/webp"), is_ktx2 = !strcmp(img->mime, "image/ktx2");
-        bool core = !strcmp(img->mime, "image/png") || !strcmp(img->mime, "image/jpeg");
-        bool by_uri = !binary && img->path && beside(img->path, w->path);
-        if (!img->data && !by_uri) {
-          tex_of[im] = -2;
-          note_add(w, "image not found, not written:", img->uri ? img->uri : img->name);
-        } else if (!core && !is_webp && !is_ktx2) {
-          tex_of[im] = -2;
-          note_add(w, img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
-        } else {
-          uint32_t n = tex_count++;
-          if (n) skio_buf_str(imgs, ",");
-          skio_buf_str(imgs, "{\"name\":");
-          skio_buf_json_string(imgs, img->name, NULL);
-          if (by_uri) {
-            const char* slash = strrchr(img->path, '/');
-            skio_buf_str(imgs, ",\"uri\":\"");
-            percent_encode(imgs, slash ? slash + 1 : img->path);
-            skio_buf_str(imgs, "\"");
-          } else {
-            buf* b = &w->data[REGION_MAIN];
-            skio_buf_pad(b, 4, 0);
-            size_t at = b->n;
-            skio_buf_put(b, img->data, img->size);
-            int32_t v = b->oom ? -1 : new_view(w, REGION_MAIN, at, img->size, TARGET_NONE);
-            if (v < 0) {
-              free(tex_of);
-              free((void*)mprops);
-              return oom_fail(w);
-            }
-            skio_buf_printf(imgs, ",\"bufferView\":%d,\"mimeType\":\"%s\"", (int)v, img->mime);
-          }
-          skio_buf_str(imgs, "}");
-          if (n) skio_buf_str(texs, ",");
-          if (is_webp || is_ktx2) {
-            skio_buf_printf(texs, "{\"sampler\":0,\"extensions\":{\"%s\":{\"source\":%u}}}",
-                       is_webp ? "EXT_texture_webp" : "KHR_texture_basisu", n);
-            *webp |= is_webp;
-            *ktx2 |= is_ktx2;
-          } else {
-            skio_buf_printf(texs, "{\"sampler\":0,\"source\":%u}", n);
-          }
-          tex_of[im] = (int32_t)n;
-        }
-      }
-      tex[k] = tex_of[im] >= 0 ? tex_of[im] : -1;
-      if (tex[k] >= 0 && refs[k]->uv != tc[k])
-        note_add(w, "texture uv set not in the meshes (TEXCOORD_0 used), material", m->name);
-    }
+    if ((rc = material_textures(w, &t, mi, tex, tc))) break;
     if (mi) skio_buf_str(mats, ",");
-    skio_buf_str(mats, "{\"name\":");
-    skio_buf_json_string(mats, m->name, NULL);
-    skio_buf_str(mats, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":");
-    float bc[4];
-    for (int c = 0; c < 4; ++c) bc[c] = isfinite(m->base_color[c]) ? fminf(fmaxf(m->base_color[c], 0.0f), 1.0f) : 1.0f;
-    put_floats(mats, bc, 4);
-    skio_buf_str(mats, ",\"metallicFactor\":");
-    put_float(mats, isfinite(m->metallic) ? fminf(fmaxf(m->metallic, 0.0f), 1.0f) : 1.0f);
-    skio_buf_str(mats, ",\"roughnessFactor\":");
-    put_float(mats, isfinite(m->roughness) ? fminf(fmaxf(m->roughness, 0.0f), 1.0f) : 1.0f);
-    if (tex[0] >= 0) {
-      put_texinfo(mats, "baseColorTexture", tex[0], tc[0]);
-      skio_buf_str(mats, "}");
-    }
-    if (tex[1] >= 0) {
-      put_texinfo(mats, "metallicRoughnessTexture", tex[1], tc[1]);
-      skio_buf_str(mats, "}");
-    }
-    skio_buf_str(mats, "}");
-    if (tex[2] >= 0) {
-      put_texinfo(mats, "normalTexture", tex[2], tc[2]);
-      if (isfinite(m->normal_tex.scale) && m->normal_tex.scale != 1.0f) {
-        skio_buf_str(mats, ",\"scale\":");
-        put_float(mats, m->normal_tex.scale);
-      }
-      skio_buf_str(mats, "}");
-    }
-    if (tex[3] >= 0) {
-      put_texinfo(mats, "occlusionTexture", tex[3], tc[3]);
-      float st = m->occlusion_tex.scale;
-      if (isfinite(st) && st >= 0.0f && st <= 1.0f && st != 1.0f) {
-        skio_buf_str(mats, ",\"strength\":");
-        put_float(mats, st);
-      }
-      skio_buf_str(mats, "}");
-    }
-    if (tex[4] >= 0) {
-      put_texinfo(mats, "emissiveTexture", tex[4], tc[4]);
-      skio_buf_str(mats, "}");
-    }
-    float em[3];
-    for (int c = 0; c < 3; ++c) em[c] = isfinite(m->emissive[c]) ? fminf(fmaxf(m->emissive[c], 0.0f), 1.0f) : 0.0f;
-    if (em[0] != 0.0f || em[1] != 0.0f || em[2] != 0.0f) {
-      skio_buf_str(mats, ",\"emissiveFactor\":");
-      put_floats(mats, em, 3);
-    }
-    if (m->alpha_mode == SKIO_ALPHA_MASK) {
-      skio_buf_str(mats, ",\"alphaMode\":\"MASK\"");
-      if (isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0.0f && m->alpha_cutoff != 0.5f) {
-        skio_buf_str(mats, ",\"alphaCutoff\":");
-        put_float(mats, m->alpha_cutoff);
-      }
-    } else if (m->alpha_mode == SKIO_ALPHA_BLEND) {
-      skio_buf_str(mats, ",\"alphaMode\":\"BLEND\"");
-    }
-    if (m->double_sided) skio_buf_str(mats, ",\"doubleSided\":true");
-    put_extras_of(mats, mprops, mprops ? s->material_prop_count : 0, m->name); /* its custom properties */
-    skio_buf_str(mats, "}");
+    put_material(mats, &s->materials[mi], tex, tc, mprops, mprops ? s->material_prop_count : 0);
   }
   free(tex_of);
   free((void*)mprops);
+  if (rc) return rc;
   return mats->oom || texs->oom || imgs->oom ? oom_fail(w) : SKC_OK;
 }
 
@@ -1820,10 +2086,7 @@ static int skeleton_skin(writer* w, buf* skins_json) {
     if (n && !mask[j]) continue;
     float* b = ibm + (size_t)k * 16;
     memcpy(b, sk->inverse_bind + (size_t)j * 16, 16 * sizeof *b);
-    if (fabsf(b[3]) < 1e-5f && fabsf(b[7]) < 1e-5f && fabsf(b[11]) < 1e-5f && fabsf(b[15] - 1.0f) < 1e-5f) {
-      b[3] = b[7] = b[11] = 0.0f; /* glTF wants the bottom row exact (see write_mesh) */
-      b[15] = 1.0f;
-    }
+    exact_bottom_row(b); /* glTF wants the bottom row exact (exact_bottom_row) */
     joints[k++] = j;
   }
   n = n ? n : jc;
@@ -1866,15 +2129,15 @@ static int check_scene(writer* w) {
       return skc_fail(w->err, SKC_UNSUPPORTED, "%s: mesh %u \"%s\" has %zu vertices (at most 2^32-2)", w->path, mi, nm,
                       m->vertex_count);
     if (!all_finite(m->positions, m->vertex_count * 3))
-      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has positions that are not finite", w->path,
-                      mi, nm);
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has positions that are not finite", w->path, mi,
+                      nm);
     if (m->index_count % 3 || (m->index_count && !m->indices))
-      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\": %zu indices are not whole triangles",
-                      w->path, mi, nm, m->index_count);
+      return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\": %zu indices are not whole triangles", w->path,
+                      mi, nm, m->index_count);
     for (size_t i = 0; i < m->index_count; ++i)
       if (m->indices[i] >= m->vertex_count)
-        return skc_fail(w->err, SKC_OUT_OF_RANGE, "%s: mesh %u \"%s\": index %zu is %u, past the %zu vertices",
-                        w->path, mi, nm, i, m->indices[i], m->vertex_count);
+        return skc_fail(w->err, SKC_OUT_OF_RANGE, "%s: mesh %u \"%s\": index %zu is %u, past the %zu vertices", w->path,
+                        mi, nm, i, m->indices[i], m->vertex_count);
     if (!m->skin) continue;
     if (!sk)
       return skc_fail(w->err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has a skin but the scene has no skeleton",
@@ -2263,6 +2526,709 @@ static void objects_lights(const skio_scene* s, buf* b) {
   }
 }
 
+/* ---- the document -------------------------------------------------------------------------------------------- */
+/* What skio_gltf_write assembles between its pieces: the skeleton's layout, the meshes as written, the JSON arrays,
+ * the binary buffer and the files written (all freed by doc_free). */
+typedef struct doc {
+  int binary;             /* .glb, else .gltf + .bin */
+  uint32_t jc, M;         /* joints, meshes */
+  char** jnames;          /* the joints' names as written (unique_names) */
+  const char** jsorted;   /* the same sorted */
+  char** mnames;          /* per mesh: its node's name (a group's lead only) */
+  uint8_t* orphan;        /* joints listed in every skin */
+  uint8_t* used;          /* joints some mesh binds or weights (writer.used) */
+  uint8_t* arm_obj;       /* plain nodes kept as armature objects (armature_chain) */
+  uint8_t* above;         /* plain nodes above one of those */
+  uint8_t* gathered;      /* roots put under the added node; [jc]: there is one (gather_roots) */
+  characters chars;       /* the characters (characters_find) */
+  mesh_out* mo;           /* the meshes as written */
+  bool* animated;         /* joints some clip keys */
+  bool* matrix_joint;     /* joints written as "matrix" */
+  uint32_t* child_off;    /* joint j's children are child[child_off[j] .. child_off[j + 1]) */
+  uint32_t* child;        /* (jc + 1 entries) */
+  uint32_t root;          /* the first root joint */
+  int32_t rest_joint;     /* a TRS joint to hold empty clips: the root when possible */
+  uint32_t mesh_nodes;    /* one node per group */
+  uint32_t gathered_node; /* the node gather_roots adds, after every other node */
+  float bake_x[16];       /* writer.bake, when there is one */
+  holders hold;           /* unskinned meshes under a joint (mesh_holders) */
+  objects_out objs;       /* cameras, lights and empties (objects_plan) */
+  buf meshes, anims, nodes, skins, mats, texs, imgs; /* the JSON arrays' entries */
+  bool ext_webp, ext_ktx2;                           /* textures need EXT_texture_webp / KHR_texture_basisu */
+  buf json, bin, glb_head;                           /* what is written */
+  size_t base[REGIONS];                              /* each region's offset in bin */
+  char* bin_path;                                    /* .gltf: its buffer's file */
+  buf uri;                                           /* and that file's URI */
+  bool bin_existed;
+  char *tmp_bin, *tmp_main; /* the temporary files written (write_temp) */
+} doc;
+
+/* Frees everything d and w hold (what is not allocated is NULL). */
+static void doc_free(writer* w, doc* d) {
+  free((void*)w->props);
+  free((void*)w->mprops);
+  if (d->jnames)
+    for (uint32_t j = 0; j < d->jc; ++j) free(d->jnames[j]);
+  free(d->jnames);
+  free(d->jsorted);
+  if (d->mnames)
+    for (uint32_t mi = 0; mi < d->M; ++mi) free(d->mnames[mi]);
+  free(d->mnames);
+  free(d->orphan);
+  free(d->used);
+  free(d->arm_obj);
+  free(d->above);
+  free(d->gathered);
+  characters_free(&d->chars);
+  holders_free(&d->hold);
+  objects_free(&d->objs);
+  if (d->mo)
+    for (uint32_t mi = 0; mi < d->M; ++mi) free(d->mo[mi].joints), free(d->mo[mi].prims.p);
+  free(d->mo);
+  free(d->animated);
+  free(d->matrix_joint);
+  free(d->child_off);
+  free(d->child);
+  free(d->meshes.p);
+  free(d->mats.p);
+  free(d->texs.p);
+  free(d->imgs.p);
+  free(d->anims.p);
+  free(d->nodes.p);
+  free(d->skins.p);
+  free(d->json.p);
+  free(d->bin.p);
+  free(d->glb_head.p);
+  free(d->tmp_bin);
+  free(d->tmp_main);
+  free(d->bin_path);
+  free(d->uri.p);
+  for (int r = 0; r < REGIONS; ++r) free(w->data[r].p);
+  free(w->views);
+  free(w->accessors.p);
+}
+
+/* The weight options: as-is alone, a finite prune >= 0, a limit up to SKC_MAX_INFLUENCES_PER_VERTEX. */
+static int check_options(const writer* w) {
+  if (w->o.as_is && (w->o.normalize || w->o.limit))
+    return skc_fail(w->err, SKC_INVALID_ARGUMENT, "as-is weights cannot be combined with normalize or a limit");
+  if (!(w->o.prune >= 0.0f) || !isfinite(w->o.prune))
+    return skc_fail(w->err, SKC_INVALID_ARGUMENT, "prune must be finite and >= 0 (got %g)", (double)w->o.prune);
+  if (w->o.limit > SKC_MAX_INFLUENCES_PER_VERTEX)
+    return skc_fail(w->err, SKC_INVALID_ARGUMENT, "limit %u is above %u", w->o.limit, SKC_MAX_INFLUENCES_PER_VERTEX);
+  return SKC_OK;
+}
+
+/* The output path: not a folder, not the scene's source file. */
+static int check_output(const writer* w) {
+  struct stat st;
+  if (stat(w->path, &st) == 0 && S_ISDIR(st.st_mode)) return skc_fail(w->err, SKC_IO, "%s: is a folder", w->path);
+  if (skio_same_file(w->path, w->s->source))
+    return skc_fail(w->err, SKC_EXISTS, "%s: is the scene's source file; not overwritten", w->path);
+  return SKC_OK;
+}
+
+/* The buffer file of a .gltf at path, beside it (malloc'd; NULL when out of memory). */
+static char* bin_name(const char* path) {
+  const char* slash = strrchr(path, '/');
+  const char* base = slash ? slash + 1 : path;
+  const char* dot = strrchr(base, '.');
+  size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+  char* bin_path = malloc(strlen(path) + 8);
+  if (!bin_path) return NULL;
+  /* The buffer's name: the stem with every character outside [A-Za-z0-9._~-] replaced by '_', so that its URI
+   * needs no percent-encoding: Assimp 5.2.5 opens the URI as written ("my%20model.bin" is not found, measured),
+   * while the spec (and Blender, the Khronos validator) decode it. */
+  size_t at = (size_t)(base - path);
+  memcpy(bin_path, path, at);
+  for (const unsigned char* q = (const unsigned char*)base; q < (const unsigned char*)path + stem;) {
+    unsigned c = *q;
+    bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_' || c == '~';
+    size_t n = c >= 0x80 ? skio_utf8_len(q) : 1;
+    if (n == 0 || q + n > (const unsigned char*)path + stem) n = 1;
+    bin_path[at++] = safe ? (char)c : '_';
+    q += n;
+  }
+  strcpy(bin_path + at, ".bin");
+  if (strcmp(bin_path, path) == 0) strcpy(bin_path + at, ".bin.bin");
+  return bin_path;
+}
+
+/* .gltf: where the buffer goes (d->bin_path, its URI d->uri); refused when that is a folder, the scene's source, or
+ * a file that the options do not allow replacing. */
+static int buffer_file(const writer* w, doc* d) {
+  const char* path = w->path;
+  skc_err* err = w->err;
+  if (!(d->bin_path = bin_name(path))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  const char* bin_path = d->bin_path;
+  int rc = SKC_OK;
+  struct stat st;
+  if (stat(bin_path, &st) == 0) {
+    d->bin_existed = true;
+    if (S_ISDIR(st.st_mode))
+      rc = skc_fail(err, SKC_IO, "%s: its buffer %s is a folder", path, bin_path);
+    else if (skio_same_file(bin_path, w->s->source))
+      rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s is the scene's source file; not overwritten", path, bin_path);
+    else if (!w->o.replace_bin)
+      rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s exists (allow replacing it to overwrite)", path, bin_path);
+  }
+  if (!rc) {
+    const char* bslash = strrchr(bin_path, '/');
+    percent_encode(&d->uri, bslash ? bslash + 1 : bin_path);
+    if (d->uri.oom) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  }
+  return rc;
+}
+
+/* The per-joint and per-mesh arrays of d that every scene has. */
+static int doc_alloc(writer* w, doc* d) {
+  const uint32_t jc = d->jc;
+  d->arm_obj = calloc(jc + 1, 1);
+  d->above = calloc(jc + 1, 1);
+  d->gathered = calloc(jc + 1, 1);
+  d->mo = calloc(d->M, sizeof *d->mo);
+  d->animated = calloc(jc + 1, sizeof *d->animated);
+  d->matrix_joint = calloc(jc + 1, sizeof *d->matrix_joint);
+  d->child_off = calloc(jc + 2, sizeof *d->child_off);
+  d->child = malloc((jc + 1) * sizeof *d->child);
+  if (!d->mo || !d->animated || !d->matrix_joint || !d->child_off || !d->child || !d->arm_obj || !d->above ||
+      !d->gathered)
+    return oom_fail(w);
+  return SKC_OK;
+}
+
+/* Joint roots and animated joints: d->animated, d->root, and each joint's children (d->child_off, d->child). */
+static int joint_tree(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = d->jc;
+  for (uint32_t a = 0; a < s->anim_count; ++a)
+    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
+      const skio_channel* ch = &s->anims[a].channels[c];
+      if (ch->joint < jc && (ch->pos_count || ch->rot_count || ch->scl_count)) d->animated[ch->joint] = true;
+    }
+  uint32_t roots = 0;
+  for (uint32_t j = 0; j < jc; ++j) {
+    int32_t p = sk->parents[j];
+    if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
+      if (roots++ == 0) d->root = j;
+    } else {
+      d->child_off[p + 1]++;
+    }
+  }
+  for (uint32_t j = 0; j < jc; ++j) d->child_off[j + 1] += d->child_off[j];
+  uint32_t* fill = malloc((jc + 1) * sizeof *fill);
+  if (!fill) return oom_fail(w);
+  memcpy(fill, d->child_off, (jc + 1) * sizeof *fill);
+  for (uint32_t j = 0; j < jc; ++j) {
+    int32_t p = sk->parents[j];
+    if (!(p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j)) d->child[fill[p]++] = j;
+  }
+  free(fill);
+  return SKC_OK;
+}
+
+/* Marks in used the joints that some mesh binds or weights; returns whether some mesh has a skin. */
+static bool mark_used(const skio_scene* s, uint32_t jc, uint8_t* used) {
+  bool any_skin = false;
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    if (!m->skin) continue;
+    any_skin = true;
+    for (uint32_t j = 0; j < jc; ++j) used[j] |= m->bound && m->bound[j];
+    for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
+      if (m->skin->joints[e] < jc) used[m->skin->joints[e]] = 1;
+  }
+  return any_skin;
+}
+
+/* A node that carries a mesh and is neither bound nor above a bound joint (a keyed prop on a bone, a keyed crate
+ * beside the character: the readers make them joints so that their clips hold their motion) stays a plain node:
+ * listed, Blender's importer would make it a bone. Turns d->orphan (bound, or an ancestor of a bound joint) into
+ * the joints listed in every skin. */
+static int orphans_listed(writer* w, doc* d, bool all_rigid, bool any_skin) {
+  const uint32_t jc = d->jc;
+  uint8_t* carries = calloc(jc ? jc : 1, 1);
+  if (!carries || skio_scene_mesh_joints(w->s, carries)) {
+    free(carries);
+    return oom_fail(w);
+  }
+  for (uint32_t j = 0; j < jc; ++j) carries[j] &= !d->orphan[j];
+  for (uint32_t j = 0; j < jc; ++j) {
+    d->orphan[j] =
+        !d->above[j] && !carries[j] && ((all_rigid && !d->arm_obj[j]) || !d->orphan[j]); /* listed in every skin */
+    w->rep.orphans_listed += any_skin && !d->used[j] && d->orphan[j];
+  }
+  free(carries);
+  return SKC_OK;
+}
+
+/* Every skin lists every joint of the skeleton (unbound ones with the skeleton's inverse bind and no weight),
+ * so no plain transformed node sits above a skin's joints: Blender 3.4's glTF importer makes such a node the
+ * armature object and parents the mesh to it, which moved Testwuson.X and drone.md5mesh by 0.49-0.65 of the
+ * diagonal; and readers that build the skeleton from the skins' joints and their ancestors (Assimp, and
+ * through it skio_scene_import) bring back joints no mesh binds (attachment points, IK targets). */
+static int skin_joint_plan(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = d->jc;
+  if (jc && !(d->orphan = calloc(jc, 1))) return oom_fail(w);
+  d->used = calloc(jc ? jc : 1, 1);
+  if (!d->used) return oom_fail(w);
+  const bool any_skin = mark_used(s, jc, d->used);
+  /* Every joint is listed when every rest transform is rigid. Blender's bones cannot carry scale: a scaled
+   * joint (huesitos' x100 Armature node) throws its children off, while as a plain node it becomes the armature
+   * object's transform and imports right (scene_export.c found the same for FBX). Then only the joints meshes
+   * bind are listed, plus those no mesh binds that are no ancestor of a bound joint (attachment points, a
+   * rig's tip), which readers would drop otherwise. */
+  bool all_rigid = true;
+  for (uint32_t j = 0; j < jc && all_rigid; ++j) all_rigid = skc_mat4_is_rigid(sk->rest_world + (size_t)j * 16, 1e-4f);
+  for (uint32_t j = 0; j < jc; ++j) d->orphan[j] = d->used[j];
+  for (uint32_t j = jc; j-- > 0;) {
+    int32_t p = sk->parents[j];
+    if (d->orphan[j] && p >= 0 && (uint32_t)p < j) d->orphan[p] = 1; /* 1 = bound, or an ancestor of a bound joint */
+  }
+  /* The one exception: a root above bound joints that no mesh binds - an armature object above its bones, as
+   * Blender's FBX writes it (its x100 made it non-rigid until the unit was converted, session 30) and as the
+   * addon writes an armature object, also above an unweighted top bone (Fox's "root" over "_rootJoint") - stays
+   * a plain node: Blender's glTF importer makes it the armature object, with the source's name, instead of an
+   * extra bone; the mesh is written in its space (write_mesh). A root some skin of the source listed is bound
+   * (used) and stays a joint. Below such a root, nodes named as armature objects or importers' roots, each
+   * the only child of the one above (a Collada file from Blender read by Assimp: Scene > Z_UP > Armature >
+   * bones), move the armature object down to the last of them; those above it stay plain nodes too, the empties
+   * Blender's own import makes of them (armature_chain). */
+  if (all_rigid && jc) armature_chain(s, d->child_off, d->child, d->orphan, d->used, d->arm_obj, d->above);
+  int rc = orphans_listed(w, d, all_rigid, any_skin);
+  if (!rc) w->used = d->used;
+  return rc;
+}
+
+/* The meshes (write_mesh), grouped into glTF meshes (mesh_groups), and their "meshes" entries (mesh_json). */
+static int write_meshes(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  /* Bake: X = rest_world(j) * IB(j), when it is one matrix for every joint a mesh binds and not the identity
+   * (the file's rest pose is its bind pose up to one transform: CesiumMan's Z_UP turn, huesitos' x100, SimpleSkin's
+   * offset), is baked into the skinned meshes (vertices X v, inverse binds IB X^-1) so that the written rest pose
+   * IS the bind pose. Skinned positions are unchanged. Blender 3.4's glTF importer places bones by the node rest
+   * pose and leaves the mesh as stored, so with X != I it put huesitos' mesh 36 diagonals away from its bones.
+   * The same rule as the FBX export (skio_scene_rest_to_bind). */
+  if (skio_scene_rest_to_bind(s, d->bake_x)) w->bake = d->bake_x;
+  if (!characters_find(s, &d->chars)) return oom_fail(w);
+  int rc = SKC_OK;
+  for (uint32_t mi = 0; mi < d->M && !rc; ++mi)
+    rc = write_mesh(w, mi, characters_extra(&d->chars, s, mi, d->orphan), &d->mo[mi]);
+  if (rc) return rc;
+  mesh_groups(s, d->mo);
+  w->mprops = skio_user_props_sorted(s->mesh_props, s->mesh_prop_count); /* the meshes' custom properties */
+  w->mprop_count = w->mprops ? s->mesh_prop_count : 0;
+  if (s->mesh_prop_count && !w->mprops) return oom_fail(w);
+  return mesh_json(w, d->mo, &d->meshes);
+}
+
+/* Where the mesh and object nodes go: unskinned meshes under their joint (mesh_holders), one node per group after
+ * the joints, the objects after those (objects_plan), the node gather_roots may add after every other node. */
+static int plan_nodes(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const uint32_t jc = d->jc;
+  if (!mesh_holders(s, d->mo, &d->hold)) return oom_fail(w);
+  d->mesh_nodes = 0; /* one node per group */
+  for (uint32_t mi = 0; mi < d->M; ++mi)
+    if (d->mo[mi].lead == mi && d->mo[mi].group + 1 > d->mesh_nodes) d->mesh_nodes = d->mo[mi].group + 1;
+  if (s->object_count && !objects_plan(s, jc + d->mesh_nodes, d->used, d->arm_obj, d->mo, d->mesh_nodes, &d->objs))
+    return oom_fail(w);
+  if (s->object_count) w->objs = &d->objs;
+  d->gathered_node = jc + d->mesh_nodes + s->object_count; /* after every other node */
+  return SKC_OK;
+}
+
+/* ",\"children\":[...]" of joint j's node when it has any: its child joints, the meshes and objects it holds. */
+static void joint_children(const writer* w, doc* d, uint32_t j) {
+  const holders* hold = &d->hold;
+  buf* nodes = &d->nodes;
+  const bool objects = w->s->object_count;
+  if (!(d->child_off[j + 1] > d->child_off[j] || hold->off[j + 1] > hold->off[j] || (objects && d->objs.held[j] >= 0)))
+    return;
+  skio_buf_str(nodes, ",\"children\":[");
+  bool comma = false;
+  for (uint32_t k = d->child_off[j]; k < d->child_off[j + 1]; ++k, comma = true)
+    skio_buf_printf(nodes, "%s%u", comma ? "," : "", d->child[k]);
+  for (uint32_t k = hold->off[j]; k < hold->off[j + 1]; ++k, comma = true)
+    skio_buf_printf(nodes, "%s%u", comma ? "," : "", d->jc + d->mo[hold->mesh[k]].group);
+  if (objects) objects_of_joint(&d->objs, j, nodes, &comma);
+  skio_buf_str(nodes, "]");
+}
+
+/* The joints' nodes (node j is joint j), as TRS, or as "matrix" when a joint no clip keys has no TRS; picks
+ * d->rest_joint. */
+static void joint_nodes(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const skc_skeleton* sk = s->skeleton;
+  buf* nodes = &d->nodes;
+  for (uint32_t j = 0; j < d->jc; ++j) {
+    const float* m = sk->rest_local + (size_t)j * 16;
+    skc_trs trs;
+    bool trs_ok = skio_joint_rest_trs(s, j, &trs, 1e-5f);
+    if (!trs_ok && !d->animated[j]) {
+      d->matrix_joint[j] = true;
+      w->rep.matrix_nodes++;
+    } else if (!trs_ok) {
+      w->rep.sheared_animated++;
+    }
+    if (!d->matrix_joint[j] && (d->rest_joint < 0 || j == d->root)) d->rest_joint = (int32_t)j;
+    if (j) skio_buf_str(nodes, ",");
+    skio_buf_str(nodes, "{\"name\":");
+    bool fixed = false;
+    skio_buf_json_string(nodes, d->jnames[j], &fixed);
+    if (d->matrix_joint[j]) {
+      skio_buf_str(nodes, ",\"matrix\":");
+      put_floats(nodes, m, 16);
+    } else {
+      put_trs(nodes, trs);
+    }
+    put_extras(nodes, w, sk->names[j]);
+    joint_children(w, d, j);
+    skio_buf_str(nodes, "}");
+    if (fixed) w->rep.names_fixed++;
+  }
+}
+
+/* The mesh nodes, one per group (its lead's), named as the object and so that no joint has its name. */
+static int mesh_nodes(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const mesh_out* mo = d->mo;
+  buf* nodes = &d->nodes;
+  if (!(d->mnames = calloc(d->M, sizeof *d->mnames))) return oom_fail(w);
+  uint32_t skin_count = 0;
+  for (uint32_t mi = 0; mi < d->M; ++mi) { /* a node per group: its lead's */
+    if (mo[mi].lead != mi) continue;
+    const char* base = s->meshes[mi].node_name ? s->meshes[mi].node_name : s->meshes[mi].name; /* the object's name */
+    d->mnames[mi] = d->jc ? free_name(d->jsorted, d->jc, base, "_mesh") : dup_str(base);
+    if (!d->mnames[mi]) return oom_fail(w);
+    if (d->jc || mo[mi].group) skio_buf_str(nodes, ",");
+    skio_buf_str(nodes, "{\"name\":");
+    skio_buf_json_string(nodes, d->mnames[mi], NULL);
+    if (d->hold.joint[mi] >= 0) put_node_transform(nodes, d->hold.local + (size_t)mi * 16);
+    skio_buf_printf(nodes, ",\"mesh\":%u", mo[mi].group);
+    put_extras(nodes, w, base); /* the object's name, as the node is named */
+    if (mo[mi].skinned) skio_buf_printf(nodes, ",\"skin\":%u", skin_count++);
+    if (s->object_count) objects_of_mesh(&d->objs, mo[mi].group, nodes);
+    skio_buf_str(nodes, "}");
+  }
+  return SKC_OK;
+}
+
+/* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
+ * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
+ * (Assimp turns them into the mesh node's space: offset = inverse bind * the node's global transform), and an
+ * unskinned mesh would move with it. Assimp gathers several top-level nodes under a node "ROOT" of its own,
+ * which skio_scene_import does not take for a joint. The nodes: joints, meshes, objects (with their custom
+ * properties). */
+static int write_nodes(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  w->props = skio_user_props_sorted(s->user_props, s->user_prop_count);
+  w->prop_count = w->props ? s->user_prop_count : 0;
+  if (s->user_prop_count && !w->props) return oom_fail(w);
+  joint_nodes(w, d);
+  int rc = mesh_nodes(w, d);
+  if (rc) return rc;
+  if (s->object_count) objects_nodes(w, &d->objs, d->jc + d->mesh_nodes == 0, &d->nodes, &w->rep.names_fixed);
+  return SKC_OK;
+}
+
+/* The closest common ancestor of the joints skin mo lists (depth: each joint's), -1 when they have none. */
+static int64_t skin_common_root(const skc_skeleton* sk, const uint32_t* depth, const mesh_out* mo) {
+  int64_t lca = mo->joints[0];
+  for (uint32_t i = 1; i < mo->listed && lca >= 0; ++i) {
+    int64_t b = mo->joints[i];
+    while (lca >= 0 && b >= 0 && lca != b) {
+      if (depth[lca] >= depth[b]) {
+        int32_t p = sk->parents[lca];
+        lca = (p == SKC_NO_PARENT || p < 0 || p >= lca) ? -1 : p;
+      } else {
+        int32_t p = sk->parents[b];
+        b = (p == SKC_NO_PARENT || p < 0 || p >= b) ? -1 : p;
+      }
+    }
+    if (b < 0) lca = -1;
+  }
+  return lca;
+}
+
+/* The name of skin mo: the armature's (armature_name), or in a scene of several characters its character's own
+ * armature object; NULL when there is none. */
+static const char* skin_name(const doc* d, const skc_skeleton* sk, const mesh_out* mo, const char* armature) {
+  const characters* chars = &d->chars;
+  /* a character's own armature object: its root, when the skin does not list it (a plain node) */
+  uint32_t top = chars->split ? chars->top[mo->joints[0]] : 0;
+  while (chars->split && d->above[top]) top = d->child[d->child_off[top]]; /* down to its armature object */
+  bool top_listed = false;
+  for (uint32_t i = 0; chars->split && i < mo->listed; ++i) top_listed |= mo->joints[i] == top;
+  return chars->split && (d->arm_obj[top] || !top_listed) ? sk->names[top] : armature;
+}
+
+/* The skins: joints, inverse binds, the closest common ancestor as "skeleton" (a skeleton no mesh is skinned to:
+ * skeleton_skin). */
+static int write_skins(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const skc_skeleton* sk = s->skeleton;
+  const uint32_t jc = d->jc;
+  buf* skins = &d->skins;
+  uint32_t* depth = calloc(jc + 1, sizeof *depth);
+  if (!depth) return oom_fail(w);
+  for (uint32_t j = 0; j < jc; ++j) {
+    int32_t p = sk->parents[j];
+    depth[j] = (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) ? 0 : depth[p] + 1;
+  }
+  uint32_t k = 0;
+  const char* armature = armature_name(sk, d->mo, d->M, depth);
+  for (uint32_t mi = 0; mi < d->M; ++mi) {
+    const mesh_out* mo = &d->mo[mi];
+    if (!mo->skinned || mo->lead != mi) continue; /* one skin per node: the lead's */
+    int64_t skel = skin_common_root(sk, depth, mo);
+    if (skel < 0) { /* joints under several roots: those roots go under one added node, the skin's skeleton */
+      gather_roots(sk, mo, d->gathered);
+      skel = d->gathered_node;
+    }
+    if (k++) skio_buf_str(skins, ",");
+    skio_buf_str(skins, "{\"name\":");
+    const char* own = skin_name(d, sk, mo, armature);
+    skio_buf_json_string(skins, own ? own : s->meshes[mi].name, NULL);
+    skio_buf_printf(skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo->ibm);
+    for (uint32_t i = 0; i < mo->listed; ++i) skio_buf_printf(skins, "%s%u", i ? "," : "", mo->joints[i]);
+    skio_buf_str(skins, "]");
+    if (skel >= 0) skio_buf_printf(skins, ",\"skeleton\":%u", (uint32_t)skel);
+    skio_buf_str(skins, "}");
+  }
+  free(depth);
+  if (!k && jc && !s->no_bones) return skeleton_skin(w, skins); /* an FBX of empties: no skin (no_bones) */
+  return SKC_OK;
+}
+
+/* The animations: each clip written by write_anim, in order. */
+static int write_anims(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  w->mo = d->mo;
+  w->joint_nodes = d->jc;
+  uint32_t anim_written = 0;
+  int rc = SKC_OK;
+  for (uint32_t a = 0; a < s->anim_count && !rc; ++a) {
+    buf one = {0};
+    bool wrote = false;
+    rc = write_anim(w, a, d->rest_joint, d->matrix_joint, &one, &wrote);
+    if (!rc && wrote) {
+      if (anim_written++) skio_buf_str(&d->anims, ",");
+      skio_buf_put(&d->anims, one.p, one.n);
+    }
+    free(one.p);
+  }
+  return rc;
+}
+
+/* The binary buffer: the regions in order, 4-aligned (a .glb's within 4 GiB). */
+static int assemble_bin(writer* w, doc* d) {
+  buf* bin = &d->bin;
+  for (int r = 0; r < REGIONS; ++r) {
+    skio_buf_pad(bin, 4, 0);
+    d->base[r] = bin->n;
+    skio_buf_put(bin, w->data[r].p, w->data[r].n);
+    if (w->pool_view[r] >= 0) w->views[w->pool_view[r]].length = w->data[r].n;
+  }
+  skio_buf_pad(bin, 4, 0);
+  if (d->binary && bin->n > (size_t)UINT32_MAX - 1024)
+    return skc_fail(w->err, SKC_UNSUPPORTED, "%s: %zu bytes of buffer do not fit a .glb (4 GiB); write .gltf", w->path,
+                    bin->n);
+  return SKC_OK;
+}
+
+/* The JSON's extensions used and required, its lights (KHR_lights_punctual) and cameras. */
+static void json_extensions(const skio_scene* s, const doc* d, buf* json) {
+  if (d->ext_webp || d->ext_ktx2 || d->objs.lights) {
+    const char* list = d->ext_webp && d->ext_ktx2 ? "\"EXT_texture_webp\",\"KHR_texture_basisu\""
+                       : d->ext_webp              ? "\"EXT_texture_webp\""
+                       : d->ext_ktx2              ? "\"KHR_texture_basisu\""
+                                                  : "";
+    const char* lights = !d->objs.lights ? "" : list[0] ? ",\"KHR_lights_punctual\"" : "\"KHR_lights_punctual\"";
+    skio_buf_printf(json, "\"extensionsUsed\":[%s%s],", list, lights);
+    if (list[0]) skio_buf_printf(json, "\"extensionsRequired\":[%s],", list);
+  }
+  if (d->objs.lights) {
+    skio_buf_str(json, "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[");
+    objects_lights(s, json);
+    skio_buf_str(json, "]}},");
+  }
+  if (d->objs.cameras) {
+    skio_buf_str(json, "\"cameras\":[");
+    objects_cameras(s, json);
+    skio_buf_str(json, "],");
+  }
+}
+
+/* The scene's top-level nodes: root joints (but those gathered), the gathered node, mesh nodes under no joint,
+ * objects under no object, no joint and no mesh. */
+static void json_scene_nodes(const skio_scene* s, const doc* d, buf* json) {
+  const uint32_t jc = d->jc;
+  bool comma = false;
+  for (uint32_t j = 0; j < jc; ++j) {
+    int32_t p = s->skeleton->parents[j];
+    if ((p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) && !d->gathered[j]) {
+      skio_buf_printf(json, "%s%u", comma ? "," : "", j);
+      comma = true;
+    }
+  }
+  if (d->gathered[jc]) {
+    skio_buf_printf(json, "%s%u", comma ? "," : "", d->gathered_node);
+    comma = true;
+  }
+  for (uint32_t mi = 0; mi < d->M; ++mi) {
+    if (d->mo[mi].lead != mi || d->hold.joint[mi] >= 0) continue; /* a node per group; a held one under its joint */
+    skio_buf_printf(json, "%s%u", comma ? "," : "", jc + d->mo[mi].group);
+    comma = true;
+  }
+  for (uint32_t k = 0; k < s->object_count; ++k) /* objects under no object and no joint */
+    if (s->objects[k].parent < 0 && d->objs.joint[k] < 0 && d->objs.mesh[k] < 0) {
+      skio_buf_printf(json, "%s%u", comma ? "," : "", d->objs.first + k);
+      comma = true;
+    }
+}
+
+/* `,"name":[items]` when there are items (glTF forbids empty arrays). */
+static void json_array(buf* json, const char* name, const buf* items) {
+  if (!items->n) return;
+  skio_buf_printf(json, ",\"%s\":[", name);
+  skio_buf_put(json, items->p, items->n);
+  skio_buf_str(json, "]");
+}
+
+/* The JSON's accessors, bufferViews (offsets in the buffer: d->base) and its one buffer (a .gltf's by URI). */
+static void json_buffers(const writer* w, const doc* d, buf* json) {
+  skio_buf_str(json, ",\"accessors\":[");
+  skio_buf_put(json, w->accessors.p, w->accessors.n);
+  skio_buf_str(json, "],\"bufferViews\":[");
+  for (uint32_t v = 0; v < w->view_count; ++v) {
+    const view_rec* r = &w->views[v];
+    skio_buf_printf(json, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "",
+                    d->base[r->region] + r->offset, r->length);
+    if (r->target) skio_buf_printf(json, ",\"target\":%d", r->target);
+    skio_buf_str(json, "}");
+  }
+  skio_buf_printf(json, "],\"buffers\":[{\"byteLength\":%zu", d->bin.n);
+  if (!d->binary) {
+    skio_buf_str(json, ",\"uri\":\"");
+    skio_buf_put(json, d->uri.p, d->uri.n); /* percent-encoded: nothing to escape */
+    skio_buf_str(json, "\"");
+  }
+  skio_buf_str(json, "}]}");
+}
+
+/* The JSON: asset, extensions, scene, nodes, the other arrays, accessors, bufferViews and the buffer. */
+static int assemble_json(writer* w, doc* d) {
+  buf* json = &d->json;
+  skio_buf_str(json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},");
+  json_extensions(w->s, d, json);
+  skio_buf_str(json, "\"scene\":0,\"scenes\":[{\"nodes\":[");
+  json_scene_nodes(w->s, d, json);
+  skio_buf_str(json, "]}],\"nodes\":[");
+  skio_buf_put(json, d->nodes.p, d->nodes.n);
+  skio_buf_str(json, "]");
+  json_array(json, "meshes", &d->meshes); /* none: a skeleton with its clips (glTF forbids empty arrays) */
+  json_array(json, "skins", &d->skins);
+  json_array(json, "animations", &d->anims);
+  json_array(json, "materials", &d->mats);
+  if (d->texs.n) {
+    skio_buf_str(json, ",\"textures\":[");
+    skio_buf_put(json, d->texs.p, d->texs.n);
+    skio_buf_str(json, "],\"samplers\":[{}],\"images\":[");
+    skio_buf_put(json, d->imgs.p, d->imgs.n);
+    skio_buf_str(json, "]");
+  }
+  json_buffers(w, d, json);
+  if (w->oom || json->oom || d->bin.oom || d->nodes.oom || d->skins.oom || d->anims.oom || d->meshes.oom)
+    return oom_fail(w);
+  return SKC_OK;
+}
+
+/* .glb: the header, the JSON chunk (padded with spaces) and the BIN chunk, written to a temporary file that then
+ * replaces path. */
+static int write_glb(writer* w, doc* d) {
+  const char* path = w->path;
+  skio_buf_pad(&d->json, 4, ' ');
+  uint32_t head[5];
+  const size_t total = 12 + 8 + d->json.n + 8 + d->bin.n;
+  head[0] = 0x46546C67u; /* "glTF" */
+  head[1] = 2;
+  head[2] = (uint32_t)total;
+  head[3] = (uint32_t)d->json.n;
+  head[4] = 0x4E4F534Au;                                    /* "JSON" */
+  uint32_t bin_head[2] = {(uint32_t)d->bin.n, 0x004E4942u}; /* "BIN\0" */
+  skio_buf_put(&d->glb_head, head, sizeof head);
+  buf bh = {0};
+  skio_buf_put(&bh, bin_head, sizeof bin_head);
+  if (d->glb_head.oom || bh.oom || d->json.n > UINT32_MAX || total > UINT32_MAX) {
+    free(bh.p);
+    return total > UINT32_MAX ? skc_fail(w->err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", path)
+                              : oom_fail(w);
+  }
+  const buf* pieces[4] = {&d->glb_head, &d->json, &bh, &d->bin};
+  int rc = write_temp(path, pieces, 4, &d->tmp_main, w->err);
+  free(bh.p);
+  if (rc) return rc;
+  if (rename(d->tmp_main, path) != 0) {
+    int e = errno;
+    unlink(d->tmp_main);
+    return skc_fail(w->err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
+  }
+  return SKC_OK;
+}
+
+/* .gltf: the buffer and the JSON written to temporary files, which then replace d->bin_path and path (a failure
+ * removes what was written, and a buffer file that did not exist before). */
+static int write_gltf(writer* w, doc* d) {
+  const char* path = w->path;
+  const buf* bp[1] = {&d->bin};
+  int rc = write_temp(d->bin_path, bp, 1, &d->tmp_bin, w->err);
+  if (rc) return rc;
+  const buf* jp[1] = {&d->json};
+  if ((rc = write_temp(path, jp, 1, &d->tmp_main, w->err))) {
+    unlink(d->tmp_bin);
+    return rc;
+  }
+  if (rename(d->tmp_bin, d->bin_path) != 0) {
+    int e = errno;
+    unlink(d->tmp_bin);
+    unlink(d->tmp_main);
+    return skc_fail(w->err, SKC_IO, "%s: cannot write %s: %s", path, d->bin_path, strerror(e));
+  }
+  if (rename(d->tmp_main, path) != 0) {
+    int e = errno;
+    unlink(d->tmp_main);
+    if (!d->bin_existed) unlink(d->bin_path);
+    return skc_fail(w->err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
+  }
+  return SKC_OK;
+}
+
+/* The document's pieces in order, then its files; the report on success. */
+static int write_doc(writer* w, doc* d) {
+  int rc = doc_alloc(w, d);
+  if (!rc && w->s->skeleton) rc = unique_names(w, &d->jnames, &d->jsorted);
+  if (!rc) rc = joint_tree(w, d);
+  if (!rc) rc = skin_joint_plan(w, d);
+  if (!rc) rc = write_meshes(w, d);
+  if (!rc) rc = plan_nodes(w, d);
+  if (!rc && w->s->material_count)
+    rc = write_materials(w, d->binary, &d->mats, &d->texs, &d->imgs, &d->ext_webp, &d->ext_ktx2);
+  if (!rc) rc = write_nodes(w, d);
+  if (!rc) rc = write_skins(w, d);
+  if (!rc) rc = gathered_root_node(w, d->gathered, d->jsorted, &d->nodes);
+  if (!rc) rc = write_anims(w, d);
+  if (!rc) rc = assemble_bin(w, d);
+  if (!rc) rc = assemble_json(w, d);
+  if (!rc) rc = d->binary ? write_glb(w, d) : write_gltf(w, d);
+  if (!rc && w->o.report) *w->o.report = w->rep;
+  return rc;
+}
+
 int skio_gltf_write(const skio_scene* s, const char* path, int binary, const skio_gltf_options* opts, skc_err* err) {
   if (!s || !path || !path[0]) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene and path must not be NULL or empty");
   writer w;
@@ -2272,578 +3238,18 @@ int skio_gltf_write(const skio_scene* s, const char* path, int binary, const ski
   w.err = err;
   if (opts) w.o = *opts;
   for (int r = 0; r < REGIONS; ++r) w.pool_view[r] = -1;
-  if (w.o.as_is && (w.o.normalize || w.o.limit))
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "as-is weights cannot be combined with normalize or a limit");
-  if (!(w.o.prune >= 0.0f) || !isfinite(w.o.prune))
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "prune must be finite and >= 0 (got %g)", (double)w.o.prune);
-  if (w.o.limit > SKC_MAX_INFLUENCES_PER_VERTEX)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "limit %u is above %u", w.o.limit, SKC_MAX_INFLUENCES_PER_VERTEX);
-  int rc = check_scene(&w);
+  int rc = check_options(&w);
+  if (!rc) rc = check_scene(&w);
+  if (!rc) rc = check_output(&w);
   if (rc) return rc;
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return skc_fail(err, SKC_IO, "%s: is a folder", path);
-  if (skio_same_file(path, s->source))
-    return skc_fail(err, SKC_EXISTS, "%s: is the scene's source file; not overwritten", path);
-
-  /* .gltf: where the buffer goes */
-  char* bin_path = NULL;
-  buf uri = {0};
-  bool bin_existed = false;
-  if (!binary) {
-    const char* slash = strrchr(path, '/');
-    const char* base = slash ? slash + 1 : path;
-    const char* dot = strrchr(base, '.');
-    size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
-    if (!(bin_path = malloc(strlen(path) + 8))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    /* The buffer's name: the stem with every character outside [A-Za-z0-9._~-] replaced by '_', so that its URI
-     * needs no percent-encoding: Assimp 5.2.5 opens the URI as written ("my%20model.bin" is not found, measured),
-     * while the spec (and Blender, the Khronos validator) decode it. */
-    size_t at = (size_t)(base - path);
-    memcpy(bin_path, path, at);
-    for (const unsigned char* q = (const unsigned char*)base; q < (const unsigned char*)path + stem;) {
-      unsigned c = *q;
-      bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                  c == '.' || c == '_' || c == '~';
-      size_t n = c >= 0x80 ? skio_utf8_len(q) : 1;
-      if (n == 0 || q + n > (const unsigned char*)path + stem) n = 1;
-      bin_path[at++] = safe ? (char)c : '_';
-      q += n;
-    }
-    strcpy(bin_path + at, ".bin");
-    if (strcmp(bin_path, path) == 0) strcpy(bin_path + at, ".bin.bin");
-    if (stat(bin_path, &st) == 0) {
-      bin_existed = true;
-      if (S_ISDIR(st.st_mode)) rc = skc_fail(err, SKC_IO, "%s: its buffer %s is a folder", path, bin_path);
-      else if (skio_same_file(bin_path, s->source))
-        rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s is the scene's source file; not overwritten", path, bin_path);
-      else if (!w.o.replace_bin)
-        rc = skc_fail(err, SKC_EXISTS, "%s: its buffer %s exists (allow replacing it to overwrite)", path, bin_path);
-    }
-    if (!rc) {
-      const char* bslash = strrchr(bin_path, '/');
-      percent_encode(&uri, bslash ? bslash + 1 : bin_path);
-      if (uri.oom) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    }
-    if (rc) {
-      free(bin_path);
-      free(uri.p);
-      return rc;
-    }
-  }
-
-  const skc_skeleton* sk = s->skeleton;
-  const uint32_t jc = sk ? sk->joint_count : 0;
-  const uint32_t M = s->mesh_count;
-  char** jnames = NULL;
-  const char** jsorted = NULL;
-  char** mnames = NULL;
-  uint8_t* orphan = NULL;
-  uint8_t* used = NULL;
-  uint8_t* arm_obj = calloc(jc + 1, 1);  /* plain nodes kept as armature objects (armature_chain) */
-  uint8_t* above = calloc(jc + 1, 1);    /* plain nodes above one of those */
-  uint8_t* gathered = calloc(jc + 1, 1); /* roots put under the added node; [jc]: there is one (gather_roots) */
-  characters chars = {0};
-  mesh_out* mo = calloc(M, sizeof *mo);
-  bool* animated = calloc(jc + 1, sizeof *animated);
-  bool* matrix_joint = calloc(jc + 1, sizeof *matrix_joint);
-  uint32_t* child_off = calloc(jc + 2, sizeof *child_off);
-  uint32_t* child = malloc((jc + 1) * sizeof *child);
-  buf meshes = {0}, anims = {0}, nodes = {0}, skins = {0}, json = {0}, bin = {0}, glb_head = {0};
-  buf mats = {0}, texs = {0}, imgs = {0};
-  holders hold = {NULL, NULL, NULL, NULL};
-  objects_out objs = {0};
-  bool ext_webp = false, ext_ktx2 = false;
-  char *tmp_bin = NULL, *tmp_main = NULL;
-  if (!mo || !animated || !matrix_joint || !child_off || !child || !arm_obj || !above || !gathered) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  if (sk && (rc = unique_names(&w, &jnames, &jsorted))) goto done;
-
-  /* Joint roots and animated joints. */
-  for (uint32_t a = 0; a < s->anim_count; ++a)
-    for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
-      const skio_channel* ch = &s->anims[a].channels[c];
-      if (ch->joint < jc && (ch->pos_count || ch->rot_count || ch->scl_count)) animated[ch->joint] = true;
-    }
-  uint32_t roots = 0, root = 0;
-  for (uint32_t j = 0; j < jc; ++j) {
-    int32_t p = sk->parents[j];
-    if (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) {
-      if (roots++ == 0) root = j;
-    } else {
-      child_off[p + 1]++;
-    }
-  }
-  for (uint32_t j = 0; j < jc; ++j) child_off[j + 1] += child_off[j];
-  {
-    uint32_t* fill = malloc((jc + 1) * sizeof *fill);
-    if (!fill) {
-      rc = oom_fail(&w);
-      goto done;
-    }
-    memcpy(fill, child_off, (jc + 1) * sizeof *fill);
-    for (uint32_t j = 0; j < jc; ++j) {
-      int32_t p = sk->parents[j];
-      if (!(p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j)) child[fill[p]++] = j;
-    }
-    free(fill);
-  }
-
-  /* Every skin lists every joint of the skeleton (unbound ones with the skeleton's inverse bind and no weight),
-   * so no plain transformed node sits above a skin's joints: Blender 3.4's glTF importer makes such a node the
-   * armature object and parents the mesh to it, which moved Testwuson.X and drone.md5mesh by 0.49-0.65 of the
-   * diagonal; and readers that build the skeleton from the skins' joints and their ancestors (Assimp, and
-   * through it skio_scene_import) bring back joints no mesh binds (attachment points, IK targets). */
-  if (jc && !(orphan = calloc(jc, 1))) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  {
-    used = calloc(jc ? jc : 1, 1);
-    if (!used) {
-      rc = oom_fail(&w);
-      goto done;
-    }
-    bool any_skin = false;
-    for (uint32_t mi = 0; mi < M; ++mi) {
-      const skio_mesh* m = &s->meshes[mi];
-      if (!m->skin) continue;
-      any_skin = true;
-      for (uint32_t j = 0; j < jc; ++j) used[j] |= m->bound && m->bound[j];
-      for (size_t e = 0, n = skc_skin_entries(m->skin); e < n; ++e)
-        if (m->skin->joints[e] < jc) used[m->skin->joints[e]] = 1;
-    }
-    /* Every joint is listed when every rest transform is rigid. Blender's bones cannot carry scale: a scaled
-     * joint (huesitos' x100 Armature node) throws its children off, while as a plain node it becomes the armature
-     * object's transform and imports right (scene_export.c found the same for FBX). Then only the joints meshes
-     * bind are listed, plus those no mesh binds that are no ancestor of a bound joint (attachment points, a
-     * rig's tip), which readers would drop otherwise. */
-    bool all_rigid = true;
-    for (uint32_t j = 0; j < jc && all_rigid; ++j) all_rigid = skc_mat4_is_rigid(sk->rest_world + (size_t)j * 16, 1e-4f);
-    for (uint32_t j = 0; j < jc; ++j) orphan[j] = used[j];
-    for (uint32_t j = jc; j-- > 0;) {
-      int32_t p = sk->parents[j];
-      if (orphan[j] && p >= 0 && (uint32_t)p < j) orphan[p] = 1; /* 1 = bound, or an ancestor of a bound joint */
-    }
-    /* The one exception: a root above bound joints that no mesh binds - an armature object above its bones, as
-     * Blender's FBX writes it (its x100 made it non-rigid until the unit was converted, session 30) and as the
-     * addon writes an armature object, also above an unweighted top bone (Fox's "root" over "_rootJoint") - stays
-     * a plain node: Blender's glTF importer makes it the armature object, with the source's name, instead of an
-     * extra bone; the mesh is written in its space (write_mesh). A root some skin of the source listed is bound
-     * (used) and stays a joint. Below such a root, nodes named as armature objects or importers' roots, each
-     * the only child of the one above (a Collada file from Blender read by Assimp: Scene > Z_UP > Armature >
-     * bones), move the armature object down to the last of them; those above it stay plain nodes too, the empties
-     * Blender's own import makes of them (armature_chain). */
-    if (all_rigid && jc) armature_chain(s, child_off, child, orphan, used, arm_obj, above);
-    /* A node that carries a mesh and is neither bound nor above a bound joint (a keyed prop on a bone, a keyed crate
-     * beside the character: the readers make them joints so that their clips hold their motion) stays a plain node:
-     * listed, Blender's importer would make it a bone. */
-    uint8_t* carries = calloc(jc ? jc : 1, 1);
-    if (!carries || skio_scene_mesh_joints(s, carries)) {
-      free(carries);
-      rc = oom_fail(&w);
-      goto done;
-    }
-    for (uint32_t j = 0; j < jc; ++j) carries[j] &= !orphan[j];
-    for (uint32_t j = 0; j < jc; ++j) {
-      orphan[j] = !above[j] && !carries[j] && ((all_rigid && !arm_obj[j]) || !orphan[j]); /* listed in every skin */
-      w.rep.orphans_listed += any_skin && !used[j] && orphan[j];
-    }
-    free(carries);
-    w.used = used;
-  }
-  /* Bake: X = rest_world(j) * IB(j), when it is one matrix for every joint a mesh binds and not the identity
-   * (the file's rest pose is its bind pose up to one transform: CesiumMan's Z_UP turn, huesitos' x100, SimpleSkin's
-   * offset), is baked into the skinned meshes (vertices X v, inverse binds IB X^-1) so that the written rest pose
-   * IS the bind pose. Skinned positions are unchanged. Blender 3.4's glTF importer places bones by the node rest
-   * pose and leaves the mesh as stored, so with X != I it put huesitos' mesh 36 diagonals away from its bones.
-   * The same rule as the FBX export (skio_scene_rest_to_bind). */
-  float bake_x[16];
-  if (skio_scene_rest_to_bind(s, bake_x)) w.bake = bake_x;
-  if (!characters_find(s, &chars)) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  for (uint32_t mi = 0; mi < M && !rc; ++mi)
-    rc = write_mesh(&w, mi, characters_extra(&chars, s, mi, orphan), &mo[mi]);
-  if (rc) goto done;
-  mesh_groups(s, mo);
-  w.mprops = skio_user_props_sorted(s->mesh_props, s->mesh_prop_count); /* the meshes' custom properties */
-  w.mprop_count = w.mprops ? s->mesh_prop_count : 0;
-  if (s->mesh_prop_count && !w.mprops) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  if ((rc = mesh_json(&w, mo, &meshes))) goto done;
-  if (!mesh_holders(s, mo, &hold)) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  uint32_t mesh_nodes = 0; /* one node per group */
-  for (uint32_t mi = 0; mi < M; ++mi)
-    if (mo[mi].lead == mi && mo[mi].group + 1 > mesh_nodes) mesh_nodes = mo[mi].group + 1;
-  if (s->object_count && !objects_plan(s, jc + mesh_nodes, used, arm_obj, mo, mesh_nodes, &objs)) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  if (s->object_count) w.objs = &objs;
-  const uint32_t gathered_node = jc + mesh_nodes + s->object_count; /* after every other node */
-  if (s->material_count && (rc = write_materials(&w, binary, &mats, &texs, &imgs, &ext_webp, &ext_ktx2))) goto done;
-  /* Layout: the root joints and every mesh node are the scene's top-level nodes, as the glTF specification
-   * recommends for skinned meshes. A mesh node under a transformed joint would read back with other inverse binds
-   * (Assimp turns them into the mesh node's space: offset = inverse bind * the node's global transform), and an
-   * unskinned mesh would move with it. Assimp gathers several top-level nodes under a node "ROOT" of its own,
-   * which skio_scene_import does not take for a joint. */
-  int32_t rest_joint = -1; /* a TRS joint to hold empty clips: the root when possible */
-
-  w.props = skio_user_props_sorted(s->user_props, s->user_prop_count);
-  w.prop_count = w.props ? s->user_prop_count : 0;
-  if (s->user_prop_count && !w.props) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  /* nodes: joints */
-  bool fixed = false;
-  for (uint32_t j = 0; j < jc; ++j) {
-    const float* m = sk->rest_local + (size_t)j * 16;
-    skc_trs trs;
-    bool trs_ok = skio_joint_rest_trs(s, j, &trs, 1e-5f);
-    if (!trs_ok && !animated[j]) {
-      matrix_joint[j] = true;
-      w.rep.matrix_nodes++;
-    } else if (!trs_ok) {
-      w.rep.sheared_animated++;
-    }
-    if (!matrix_joint[j] && (rest_joint < 0 || j == root)) rest_joint = (int32_t)j;
-    if (j) skio_buf_str(&nodes, ",");
-    skio_buf_str(&nodes, "{\"name\":");
-    skio_buf_json_string(&nodes, jnames[j], &fixed);
-    if (matrix_joint[j]) {
-      skio_buf_str(&nodes, ",\"matrix\":");
-      put_floats(&nodes, m, 16);
-    } else {
-      put_trs(&nodes, trs);
-    }
-    put_extras(&nodes, &w, sk->names[j]);
-    if (child_off[j + 1] > child_off[j] || hold.off[j + 1] > hold.off[j] || (s->object_count && objs.held[j] >= 0)) {
-      skio_buf_str(&nodes, ",\"children\":[");
-      bool comma = false;
-      for (uint32_t k = child_off[j]; k < child_off[j + 1]; ++k, comma = true) skio_buf_printf(&nodes, "%s%u", comma ? "," : "", child[k]);
-      for (uint32_t k = hold.off[j]; k < hold.off[j + 1]; ++k, comma = true)
-        skio_buf_printf(&nodes, "%s%u", comma ? "," : "", jc + mo[hold.mesh[k]].group);
-      if (s->object_count) objects_of_joint(&objs, j, &nodes, &comma);
-      skio_buf_str(&nodes, "]");
-    }
-    skio_buf_str(&nodes, "}");
-    if (fixed) {
-      w.rep.names_fixed++;
-      fixed = false;
-    }
-  }
-  /* nodes: meshes */
-  if (!(mnames = calloc(M, sizeof *mnames))) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-  uint32_t skin_count = 0;
-  for (uint32_t mi = 0; mi < M; ++mi) { /* a node per group: its lead's */
-    if (mo[mi].lead != mi) continue;
-    const char* base = s->meshes[mi].node_name ? s->meshes[mi].node_name : s->meshes[mi].name; /* the object's name */
-    mnames[mi] = jc ? free_name(jsorted, jc, base, "_mesh") : dup_str(base);
-    if (!mnames[mi]) {
-      rc = oom_fail(&w);
-      goto done;
-    }
-    if (jc || mo[mi].group) skio_buf_str(&nodes, ",");
-    skio_buf_str(&nodes, "{\"name\":");
-    skio_buf_json_string(&nodes, mnames[mi], NULL);
-    if (hold.joint[mi] >= 0) put_node_transform(&nodes, hold.local + (size_t)mi * 16);
-    skio_buf_printf(&nodes, ",\"mesh\":%u", mo[mi].group);
-    put_extras(&nodes, &w, base); /* the object's name, as the node is named */
-    if (mo[mi].skinned) skio_buf_printf(&nodes, ",\"skin\":%u", skin_count++);
-    if (s->object_count) objects_of_mesh(&objs, mo[mi].group, &nodes);
-    skio_buf_str(&nodes, "}");
-  }
-  if (s->object_count) objects_nodes(&w, &objs, jc + mesh_nodes == 0, &nodes, &w.rep.names_fixed);
-
-  /* skins: joints, inverse binds, the closest common ancestor as "skeleton" */
-  {
-    uint32_t* depth = calloc(jc + 1, sizeof *depth);
-    if (!depth) {
-      rc = oom_fail(&w);
-      goto done;
-    }
-    for (uint32_t j = 0; j < jc; ++j) {
-      int32_t p = sk->parents[j];
-      depth[j] = (p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) ? 0 : depth[p] + 1;
-    }
-    uint32_t k = 0;
-    const char* armature = armature_name(sk, mo, M, depth);
-    for (uint32_t mi = 0; mi < M; ++mi) {
-      if (!mo[mi].skinned || mo[mi].lead != mi) continue; /* one skin per node: the lead's */
-      int64_t lca = mo[mi].joints[0];
-      for (uint32_t i = 1; i < mo[mi].listed && lca >= 0; ++i) {
-        int64_t b = mo[mi].joints[i];
-        while (lca >= 0 && b >= 0 && lca != b) {
-          if (depth[lca] >= depth[b]) {
-            int32_t p = sk->parents[lca];
-            lca = (p == SKC_NO_PARENT || p < 0 || p >= lca) ? -1 : p;
-          } else {
-            int32_t p = sk->parents[b];
-            b = (p == SKC_NO_PARENT || p < 0 || p >= b) ? -1 : p;
-          }
-        }
-        if (b < 0) lca = -1;
-      }
-      int64_t skel = lca;
-      if (lca < 0) { /* joints under several roots: those roots go under one added node, the skin's skeleton */
-        gather_roots(sk, &mo[mi], gathered);
-        skel = gathered_node;
-      }
-      if (k++) skio_buf_str(&skins, ",");
-      skio_buf_str(&skins, "{\"name\":");
-      /* a character's own armature object: its root, when the skin does not list it (a plain node) */
-      uint32_t top = chars.split ? chars.top[mo[mi].joints[0]] : 0;
-      while (chars.split && above[top]) top = child[child_off[top]]; /* down to its armature object */
-      bool top_listed = false;
-      for (uint32_t i = 0; chars.split && i < mo[mi].listed; ++i) top_listed |= mo[mi].joints[i] == top;
-      const char* own = chars.split && (arm_obj[top] || !top_listed) ? sk->names[top] : armature;
-      skio_buf_json_string(&skins, own ? own : s->meshes[mi].name, NULL);
-      skio_buf_printf(&skins, ",\"inverseBindMatrices\":%d,\"joints\":[", (int)mo[mi].ibm);
-      for (uint32_t i = 0; i < mo[mi].listed; ++i) skio_buf_printf(&skins, "%s%u", i ? "," : "", mo[mi].joints[i]);
-      skio_buf_str(&skins, "]");
-      if (skel >= 0) skio_buf_printf(&skins, ",\"skeleton\":%u", (uint32_t)skel);
-      skio_buf_str(&skins, "}");
-    }
-    free(depth);
-    if (!k && jc && !s->no_bones) rc = skeleton_skin(&w, &skins); /* an FBX of empties: no skin (no_bones) */
-    if (rc) goto done;
-  }
-  if (!rc && (rc = gathered_root_node(&w, gathered, jsorted, &nodes))) goto done;
-
-  /* animations */
-  w.mo = mo;
-  w.joint_nodes = jc;
-  uint32_t anim_written = 0;
-  for (uint32_t a = 0; a < s->anim_count && !rc; ++a) {
-    buf one = {0};
-    bool wrote = false;
-    rc = write_anim(&w, a, rest_joint, matrix_joint, &one, &wrote);
-    if (!rc && wrote) {
-      if (anim_written++) skio_buf_str(&anims, ",");
-      skio_buf_put(&anims, one.p, one.n);
-    }
-    free(one.p);
-  }
-  if (rc) goto done;
-
-  /* the binary buffer: regions in order, 4-aligned */
-  size_t base[REGIONS];
-  for (int r = 0; r < REGIONS; ++r) {
-    skio_buf_pad(&bin, 4, 0);
-    base[r] = bin.n;
-    skio_buf_put(&bin, w.data[r].p, w.data[r].n);
-    if (w.pool_view[r] >= 0) w.views[w.pool_view[r]].length = w.data[r].n;
-  }
-  skio_buf_pad(&bin, 4, 0);
-  if (binary && bin.n > (size_t)UINT32_MAX - 1024) {
-    rc = skc_fail(err, SKC_UNSUPPORTED, "%s: %zu bytes of buffer do not fit a .glb (4 GiB); write .gltf", path, bin.n);
-    goto done;
-  }
-
-  /* the JSON */
-  skio_buf_str(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"skinkit\"},");
-  if (ext_webp || ext_ktx2 || objs.lights) {
-    const char* list = ext_webp && ext_ktx2 ? "\"EXT_texture_webp\",\"KHR_texture_basisu\""
-                       : ext_webp           ? "\"EXT_texture_webp\""
-                       : ext_ktx2           ? "\"KHR_texture_basisu\""
-                                            : "";
-    const char* lights = !objs.lights ? "" : list[0] ? ",\"KHR_lights_punctual\"" : "\"KHR_lights_punctual\"";
-    skio_buf_printf(&json, "\"extensionsUsed\":[%s%s],", list, lights);
-    if (list[0]) skio_buf_printf(&json, "\"extensionsRequired\":[%s],", list);
-  }
-  if (objs.lights) {
-    skio_buf_str(&json, "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[");
-    objects_lights(s, &json);
-    skio_buf_str(&json, "]}},");
-  }
-  if (objs.cameras) {
-    skio_buf_str(&json, "\"cameras\":[");
-    objects_cameras(s, &json);
-    skio_buf_str(&json, "],");
-  }
-  skio_buf_str(&json, "\"scene\":0,\"scenes\":[{\"nodes\":[");
-  {
-    bool comma = false;
-    for (uint32_t j = 0; j < jc; ++j) {
-      int32_t p = sk->parents[j];
-      if ((p == SKC_NO_PARENT || p < 0 || (uint32_t)p >= j) && !gathered[j]) {
-        skio_buf_printf(&json, "%s%u", comma ? "," : "", j);
-        comma = true;
-      }
-    }
-    if (gathered[jc]) {
-      skio_buf_printf(&json, "%s%u", comma ? "," : "", gathered_node);
-      comma = true;
-    }
-    for (uint32_t mi = 0; mi < M; ++mi) {
-      if (mo[mi].lead != mi || hold.joint[mi] >= 0) continue; /* a node per group; a held one under its joint */
-      skio_buf_printf(&json, "%s%u", comma ? "," : "", jc + mo[mi].group);
-      comma = true;
-    }
-    for (uint32_t k = 0; k < s->object_count; ++k) /* objects under no object and no joint */
-      if (s->objects[k].parent < 0 && objs.joint[k] < 0 && objs.mesh[k] < 0) {
-        skio_buf_printf(&json, "%s%u", comma ? "," : "", objs.first + k);
-        comma = true;
-      }
-  }
-  skio_buf_str(&json, "]}],\"nodes\":[");
-  skio_buf_put(&json, nodes.p, nodes.n);
-  skio_buf_str(&json, "]");
-  if (meshes.n) { /* none: a skeleton with its clips (glTF forbids empty arrays) */
-    skio_buf_str(&json, ",\"meshes\":[");
-    skio_buf_put(&json, meshes.p, meshes.n);
-    skio_buf_str(&json, "]");
-  }
-  if (skins.n) {
-    skio_buf_str(&json, ",\"skins\":[");
-    skio_buf_put(&json, skins.p, skins.n);
-    skio_buf_str(&json, "]");
-  }
-  if (anims.n) {
-    skio_buf_str(&json, ",\"animations\":[");
-    skio_buf_put(&json, anims.p, anims.n);
-    skio_buf_str(&json, "]");
-  }
-  if (mats.n) {
-    skio_buf_str(&json, ",\"materials\":[");
-    skio_buf_put(&json, mats.p, mats.n);
-    skio_buf_str(&json, "]");
-  }
-  if (texs.n) {
-    skio_buf_str(&json, ",\"textures\":[");
-    skio_buf_put(&json, texs.p, texs.n);
-    skio_buf_str(&json, "],\"samplers\":[{}],\"images\":[");
-    skio_buf_put(&json, imgs.p, imgs.n);
-    skio_buf_str(&json, "]");
-  }
-  skio_buf_str(&json, ",\"accessors\":[");
-  skio_buf_put(&json, w.accessors.p, w.accessors.n);
-  skio_buf_str(&json, "],\"bufferViews\":[");
-  for (uint32_t v = 0; v < w.view_count; ++v) {
-    const view_rec* r = &w.views[v];
-    skio_buf_printf(&json, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "", base[r->region] + r->offset,
-               r->length);
-    if (r->target) skio_buf_printf(&json, ",\"target\":%d", r->target);
-    skio_buf_str(&json, "}");
-  }
-  skio_buf_printf(&json, "],\"buffers\":[{\"byteLength\":%zu", bin.n);
-  if (!binary) {
-    skio_buf_str(&json, ",\"uri\":\"");
-    skio_buf_put(&json, uri.p, uri.n); /* percent-encoded: nothing to escape */
-    skio_buf_str(&json, "\"");
-  }
-  skio_buf_str(&json, "}]}");
-  if (w.oom || json.oom || bin.oom || nodes.oom || skins.oom || anims.oom || meshes.oom) {
-    rc = oom_fail(&w);
-    goto done;
-  }
-
-  if (binary) {
-    skio_buf_pad(&json, 4, ' ');
-    uint32_t head[5];
-    const size_t total = 12 + 8 + json.n + 8 + bin.n;
-    head[0] = 0x46546C67u; /* "glTF" */
-    head[1] = 2;
-    head[2] = (uint32_t)total;
-    head[3] = (uint32_t)json.n;
-    head[4] = 0x4E4F534Au; /* "JSON" */
-    uint32_t bin_head[2] = {(uint32_t)bin.n, 0x004E4942u}; /* "BIN\0" */
-    skio_buf_put(&glb_head, head, sizeof head);
-    buf bh = {0};
-    skio_buf_put(&bh, bin_head, sizeof bin_head);
-    if (glb_head.oom || bh.oom || json.n > UINT32_MAX || total > UINT32_MAX) {
-      free(bh.p);
-      rc = total > UINT32_MAX ? skc_fail(err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", path) : oom_fail(&w);
-      goto done;
-    }
-    const buf* pieces[4] = {&glb_head, &json, &bh, &bin};
-    rc = write_temp(path, pieces, 4, &tmp_main, err);
-    free(bh.p);
-    if (rc) goto done;
-    if (rename(tmp_main, path) != 0) {
-      int e = errno;
-      unlink(tmp_main);
-      rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
-      goto done;
-    }
-  } else {
-    const buf* bp[1] = {&bin};
-    if ((rc = write_temp(bin_path, bp, 1, &tmp_bin, err))) goto done;
-    const buf* jp[1] = {&json};
-    if ((rc = write_temp(path, jp, 1, &tmp_main, err))) {
-      unlink(tmp_bin);
-      goto done;
-    }
-    if (rename(tmp_bin, bin_path) != 0) {
-      int e = errno;
-      unlink(tmp_bin);
-      unlink(tmp_main);
-      rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", path, bin_path, strerror(e));
-      goto done;
-    }
-    if (rename(tmp_main, path) != 0) {
-      int e = errno;
-      unlink(tmp_main);
-      if (!bin_existed) unlink(bin_path);
-      rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
-      goto done;
-    }
-  }
-  if (w.o.report) *w.o.report = w.rep;
-
-done:
-  free((void*)w.props);
-  free((void*)w.mprops);
-  if (jnames)
-    for (uint32_t j = 0; j < jc; ++j) free(jnames[j]);
-  free(jnames);
-  free(jsorted);
-  if (mnames)
-    for (uint32_t mi = 0; mi < M; ++mi) free(mnames[mi]);
-  free(mnames);
-  free(orphan);
-  free(used);
-  free(arm_obj);
-  free(above);
-  free(gathered);
-  characters_free(&chars);
-  holders_free(&hold);
-  objects_free(&objs);
-  if (mo)
-    for (uint32_t mi = 0; mi < M; ++mi) free(mo[mi].joints), free(mo[mi].prims.p);
-  free(mo);
-  free(animated);
-  free(matrix_joint);
-  free(child_off);
-  free(child);
-  free(meshes.p);
-  free(mats.p);
-  free(texs.p);
-  free(imgs.p);
-  free(anims.p);
-  free(nodes.p);
-  free(skins.p);
-  free(json.p);
-  free(bin.p);
-  free(glb_head.p);
-  free(tmp_bin);
-  free(tmp_main);
-  free(bin_path);
-  free(uri.p);
-  for (int r = 0; r < REGIONS; ++r) free(w.data[r].p);
-  free(w.views);
-  free(w.accessors.p);
+  doc d;
+  memset(&d, 0, sizeof d);
+  d.binary = binary;
+  d.jc = s->skeleton ? s->skeleton->joint_count : 0;
+  d.M = s->mesh_count;
+  d.rest_joint = -1;
+  rc = binary ? SKC_OK : buffer_file(&w, &d); /* .gltf: where the buffer goes */
+  if (!rc) rc = write_doc(&w, &d);
+  doc_free(&w, &d);
   return rc;
 }
