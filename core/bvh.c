@@ -150,27 +150,9 @@ static int collapse(skc_bvh* b) {
   return 0;
 }
 
-int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t triangle_count, skc_bvh** out,
-                  skc_err* err) {
-  if (triangle_count == 0 || triangle_count > UINT32_MAX / 2)
-    return skc_fail(err, SKC_OUT_OF_RANGE, "bvh needs 1 .. 2^31 triangles");
-  size_t n = triangle_count;
-  skc_bvh* b = calloc(1, sizeof *b);
-  bvh_rec* rec = skc_malloc_big(n * sizeof *rec);
-  build_item* stack = malloc(n * sizeof *stack + sizeof *stack);
-  if (b) {
-    b->nodes = skc_malloc_big(2 * n * sizeof *b->nodes);
-    b->tri = skc_malloc_big(n * 9 * sizeof *b->tri);
-    b->corner = skc_malloc_big(n * 3 * sizeof *b->corner);
-  }
-  if (!b || !rec || !stack || !b->nodes || !b->tri || !b->corner) {
-    free(rec);
-    free(stack);
-    skc_bvh_destroy(b);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory building the bvh of %zu triangles", n);
-  }
-  build_item root = {0, 0, (uint32_t)n, 0, {FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
-  float lo0[3], hi0[3];
+/* Each triangle's record (bounds, centroid) and the root's item; *lo0 / *hi0 = the bounds of all triangles. */
+static void triangle_records(const float* positions, const uint32_t* triangles, size_t n, bvh_rec* rec,
+                             build_item* root, float* lo0, float* hi0) {
   reset(lo0, hi0);
   for (size_t t = 0; t < n; ++t) {
     const float* a = positions + 3 * (size_t)triangles[3 * t];
@@ -184,19 +166,73 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
       r->hi[k] = d[k] > hi ? d[k] : hi;
       r->c[k] = (a[k] + c[k] + d[k]) * (1.0f / 3.0f);
     }
-    grow(root.clo, root.chi, r->c, r->c);
+    grow(root->clo, root->chi, r->c, r->c);
     grow(lo0, hi0, r->lo, r->hi);
   }
-  /* padding: 1e-6 of the largest coordinate magnitude plus the diagonal (float query rounding stays inside) */
+}
+
+/* Padding of every node: 1e-6 of the largest coordinate magnitude plus the diagonal (float query rounding stays
+ * inside). */
+static float node_pad(const float* lo0, const float* hi0) {
   double mag = 0.0, diag2 = 0.0;
   for (int k = 0; k < 3; ++k) {
     double x = fabs((double)lo0[k]) > fabs((double)hi0[k]) ? fabs((double)lo0[k]) : fabs((double)hi0[k]);
     mag = x > mag ? x : mag;
     diag2 += ((double)hi0[k] - lo0[k]) * ((double)hi0[k] - lo0[k]);
   }
-  const float pad = (float)(1e-6 * (mag + sqrt(diag2)));
-  memcpy(b->nodes[0].lo, lo0, sizeof lo0);
-  memcpy(b->nodes[0].hi, hi0, sizeof hi0);
+  return (float)(1e-6 * (mag + sqrt(diag2)));
+}
+
+/* Splits item it's records at the middle of its centroids' longest axis into kid[0] and kid[1] (node bounds into
+ * kn[0], kn[1]): centroids below the middle first, both sides' bounds gathered on the way; when every centroid falls
+ * on one side, or a very uneven mesh got deep, the range is halved instead. */
+static void split_records(bvh_rec* rec, const build_item* it, build_item kid[2], bvh_node* kn[2]) {
+  int axis = 0;
+  for (int k = 1; k < 3; ++k)
+    if (it->chi[k] - it->clo[k] > it->chi[axis] - it->clo[axis]) axis = k;
+  float mid = 0.5f * (it->clo[axis] + it->chi[axis]);
+  for (int h = 0; h < 2; ++h) {
+    reset(kn[h]->lo, kn[h]->hi);
+    reset(kid[h].clo, kid[h].chi);
+  }
+  uint32_t i = it->first, j = it->first + it->count;
+  while (i < j) {
+    if (rec[i].c[axis] < mid) {
+      grow(kn[0]->lo, kn[0]->hi, rec[i].lo, rec[i].hi);
+      grow(kid[0].clo, kid[0].chi, rec[i].c, rec[i].c);
+      ++i;
+    } else {
+      --j;
+      bvh_rec tmp = rec[i];
+      rec[i] = rec[j];
+      rec[j] = tmp;
+      grow(kn[1]->lo, kn[1]->hi, rec[j].lo, rec[j].hi);
+      grow(kid[1].clo, kid[1].chi, rec[j].c, rec[j].c);
+    }
+  }
+  uint32_t left = i - it->first;
+  if (left == 0 || left == it->count || it->depth >= BVH_SPATIAL_DEPTH) {
+    left = it->count / 2;
+    for (int h = 0; h < 2; ++h) {
+      uint32_t r0 = h ? it->first + left : it->first, r1 = h ? it->first + it->count : it->first + left;
+      reset(kn[h]->lo, kn[h]->hi);
+      reset(kid[h].clo, kid[h].chi);
+      for (uint32_t r = r0; r < r1; ++r) {
+        grow(kn[h]->lo, kn[h]->hi, rec[r].lo, rec[r].hi);
+        grow(kid[h].clo, kid[h].chi, rec[r].c, rec[r].c);
+      }
+    }
+  }
+  kid[0].count = left;
+  kid[1].first = it->first + left;
+  kid[1].count = it->count - left;
+}
+
+/* The binary tree over rec from the root item (its bounds lo0 / hi0), depth first; returns the node count. */
+static size_t build_nodes(skc_bvh* b, bvh_rec* rec, build_item* stack, build_item root, const float* lo0,
+                          const float* hi0) {
+  memcpy(b->nodes[0].lo, lo0, 3 * sizeof *lo0);
+  memcpy(b->nodes[0].hi, hi0, 3 * sizeof *hi0);
   size_t top = 0, nodes = 1;
   stack[top++] = root;
   while (top) {
@@ -207,68 +243,22 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
       nd->count = it.count;
       continue;
     }
-    int axis = 0;
-    for (int k = 1; k < 3; ++k)
-      if (it.chi[k] - it.clo[k] > it.chi[axis] - it.clo[axis]) axis = k;
-    float mid = 0.5f * (it.clo[axis] + it.chi[axis]);
     build_item kid[2] = {{(uint32_t)nodes, it.first, 0, it.depth + 1, {0}, {0}},
                          {(uint32_t)nodes + 1, 0, 0, it.depth + 1, {0}, {0}}};
     bvh_node* kn[2] = {&b->nodes[nodes], &b->nodes[nodes + 1]};
-    for (int h = 0; h < 2; ++h) {
-      reset(kn[h]->lo, kn[h]->hi);
-      reset(kid[h].clo, kid[h].chi);
-    }
-    uint32_t i = it.first, j = it.first + it.count;
-    while (i < j) { /* partition (centroids < mid first), gathering both sides' bounds on the way */
-      if (rec[i].c[axis] < mid) {
-        grow(kn[0]->lo, kn[0]->hi, rec[i].lo, rec[i].hi);
-        grow(kid[0].clo, kid[0].chi, rec[i].c, rec[i].c);
-        ++i;
-      } else {
-        --j;
-        bvh_rec tmp = rec[i];
-        rec[i] = rec[j];
-        rec[j] = tmp;
-        grow(kn[1]->lo, kn[1]->hi, rec[j].lo, rec[j].hi);
-        grow(kid[1].clo, kid[1].chi, rec[j].c, rec[j].c);
-      }
-    }
-    uint32_t left = i - it.first;
-    if (left == 0 || left == it.count || it.depth >= BVH_SPATIAL_DEPTH) {
-      /* all centroids coincide along the axis, or a very uneven mesh got deep: halve the range */
-      left = it.count / 2;
-      for (int h = 0; h < 2; ++h) {
-        uint32_t r0 = h ? it.first + left : it.first, r1 = h ? it.first + it.count : it.first + left;
-        reset(kn[h]->lo, kn[h]->hi);
-        reset(kid[h].clo, kid[h].chi);
-        for (uint32_t r = r0; r < r1; ++r) {
-          grow(kn[h]->lo, kn[h]->hi, rec[r].lo, rec[r].hi);
-          grow(kid[h].clo, kid[h].chi, rec[r].c, rec[r].c);
-        }
-      }
-    }
-    kid[0].count = left;
-    kid[1].first = it.first + left;
-    kid[1].count = it.count - left;
+    split_records(rec, &it, kid, kn);
     nd->first = (uint32_t)nodes;
     nd->count = 0;
     stack[top++] = kid[0];
     stack[top++] = kid[1];
     nodes += 2;
   }
-  b->node_count = nodes;
-  b->tri_count = n;
-  for (size_t k = 0; k < nodes; ++k)
-    for (int q = 0; q < 3; ++q) {
-      b->nodes[k].lo[q] -= pad;
-      b->nodes[k].hi[q] += pad;
-    }
-  if (collapse(b)) {
-    free(rec);
-    free(stack);
-    skc_bvh_destroy(b);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory building the bvh of %zu triangles", n);
-  }
+  return nodes;
+}
+
+/* The triangles' corners and positions in leaf order. */
+static void store_triangles(skc_bvh* b, const bvh_rec* rec, const float* positions, const uint32_t* triangles,
+                            size_t n) {
   for (size_t s = 0; s < n; ++s) {
     size_t t = rec[s].t;
     for (int c = 0; c < 3; ++c) {
@@ -277,8 +267,44 @@ int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t tria
       memcpy(b->tri + 9 * s + 3 * c, positions + 3 * (size_t)v, 3 * sizeof(float));
     }
   }
+}
+
+int skc_bvh_build(const float* positions, const uint32_t* triangles, size_t triangle_count, skc_bvh** out,
+                  skc_err* err) {
+  if (triangle_count == 0 || triangle_count > UINT32_MAX / 2)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "bvh needs 1 .. 2^31 triangles");
+  size_t n = triangle_count;
+  skc_bvh* b = calloc(1, sizeof *b);
+  bvh_rec* rec = skc_malloc_big(n * sizeof *rec);
+  build_item* stack = malloc(n * sizeof *stack + sizeof *stack);
+  if (b) {
+    b->nodes = skc_malloc_big(2 * n * sizeof *b->nodes);
+    b->tri = skc_malloc_big(n * 9 * sizeof *b->tri);
+    b->corner = skc_malloc_big(n * 3 * sizeof *b->corner);
+  }
+  int ok = b && rec && stack && b->nodes && b->tri && b->corner;
+  if (ok) {
+    build_item root = {0, 0, (uint32_t)n, 0, {FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
+    float lo0[3], hi0[3];
+    triangle_records(positions, triangles, n, rec, &root, lo0, hi0);
+    const float pad = node_pad(lo0, hi0);
+    size_t nodes = build_nodes(b, rec, stack, root, lo0, hi0);
+    b->node_count = nodes;
+    b->tri_count = n;
+    for (size_t k = 0; k < nodes; ++k)
+      for (int q = 0; q < 3; ++q) {
+        b->nodes[k].lo[q] -= pad;
+        b->nodes[k].hi[q] += pad;
+      }
+    ok = !collapse(b);
+  }
+  if (ok) store_triangles(b, rec, positions, triangles, n);
   free(rec);
   free(stack);
+  if (!ok) {
+    skc_bvh_destroy(b);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory building the bvh of %zu triangles", n);
+  }
   *out = b;
   return SKC_OK;
 }
