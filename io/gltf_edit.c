@@ -64,8 +64,10 @@ static void add_splice(splices* l, int start, int end, const char* text, size_t 
 }
 
 static void add_splice_buf(splices* l, int start, int end, const buf* b) {
-  if (b->oom) l->oom = true;
-  else add_splice(l, start, end, b->n ? (const char*)b->p : "", b->n);
+  if (b->oom)
+    l->oom = true;
+  else
+    add_splice(l, start, end, b->n ? (const char*)b->p : "", b->n);
 }
 
 static int cmp_splice(const void* a, const void* b) {
@@ -102,8 +104,10 @@ static int skin_key(const skio_gltf_doc* d, int key, uint32_t* set) {
   size_t len = (size_t)(d->tok[key].end - d->tok[key].start);
   int kind = 0;
   size_t p = 0;
-  if (len > 7 && memcmp(s, "JOINTS_", 7) == 0) kind = 1, p = 7;
-  else if (len > 8 && memcmp(s, "WEIGHTS_", 8) == 0) kind = 2, p = 8;
+  if (len > 7 && memcmp(s, "JOINTS_", 7) == 0)
+    kind = 1, p = 7;
+  else if (len > 8 && memcmp(s, "WEIGHTS_", 8) == 0)
+    kind = 2, p = 8;
   if (!kind || len - p > 6) return 0;
   uint32_t v = 0;
   for (; p < len; ++p) {
@@ -177,8 +181,7 @@ static int cmp_jw(const void* a, const void* b) {
 
 /* One vertex as written: entries (j, w) sorted, integer weights in q (total 255 / 65535; NULL for floats); returns
  * the count kept. tmp holds n entries, q n values. */
-static size_t vertex_out(const uint32_t* j, const float* w, size_t n, uint32_t total, jw* tmp, uint32_t* q,
-                         float* qw) {
+static size_t vertex_out(const uint32_t* j, const float* w, size_t n, uint32_t total, jw* tmp, uint32_t* q, float* qw) {
   size_t c = 0;
   for (size_t i = 0; i < n; ++i)
     if (isfinite(w[i]) && w[i] > 0.0f) tmp[c++] = (jw){j[i], w[i]};
@@ -267,6 +270,119 @@ static void old_sets(const skio_gltf_doc* d, int attrs, prim_plan* pl) {
   }
 }
 
+/* Sets the plan's component types: the source's when they fit. Returns the integer weights' total (255 / 65535; 0
+ * for floats). */
+static uint32_t plan_types(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weights_type wt, prim_plan* pl) {
+  skio_gltf_accessor a;
+  pl->jct = e->joint_limit <= 256 ? SKIO_GLTF_UNSIGNED_BYTE : SKIO_GLTF_UNSIGNED_SHORT;
+  if (pl->old_j[0] >= 0 && !skio_gltf_accessor_info(d, (uint32_t)pl->old_j[0], &a, NULL) &&
+      a.component_type == SKIO_GLTF_UNSIGNED_SHORT)
+    pl->jct = SKIO_GLTF_UNSIGNED_SHORT;
+  pl->wct = SKIO_GLTF_FLOAT;
+  if (wt == SKIO_WEIGHTS_U8)
+    pl->wct = SKIO_GLTF_UNSIGNED_BYTE;
+  else if (wt == SKIO_WEIGHTS_U16)
+    pl->wct = SKIO_GLTF_UNSIGNED_SHORT;
+  else if (wt == SKIO_WEIGHTS_SOURCE && pl->old_w[0] >= 0 &&
+           !skio_gltf_accessor_info(d, (uint32_t)pl->old_w[0], &a, NULL) && a.normalized &&
+           (a.component_type == SKIO_GLTF_UNSIGNED_BYTE || a.component_type == SKIO_GLTF_UNSIGNED_SHORT))
+    pl->wct = a.component_type;
+  return pl->wct == SKIO_GLTF_UNSIGNED_BYTE ? 255u : pl->wct == SKIO_GLTF_UNSIGNED_SHORT ? 65535u : 0u;
+}
+
+/* pass 1: checks and the widest vertex. The edit's offsets and joints checked; *widest gets the most entries of one
+ * vertex. */
+static int check_edit(const skio_gltf_doc* d, const skio_gltf_prim_edit* e, size_t* widest, skc_err* err) {
+  const size_t V = e->vertex_count;
+  *widest = 0;
+  if (e->offsets) {
+    if (e->offsets[0] != 0)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: offsets[0] is not 0", d->path, e->mesh);
+    for (size_t v = 0; v < V; ++v) {
+      if (e->offsets[v + 1] < e->offsets[v])
+        return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: offsets decrease at vertex %zu", d->path, e->mesh,
+                        v);
+      size_t n = e->offsets[v + 1] - e->offsets[v];
+      if (n > *widest) *widest = n;
+    }
+  } else {
+    *widest = e->k;
+  }
+  const size_t entries = e->offsets ? e->offsets[V] : V * e->k;
+  if (entries && (!e->joints || !e->weights))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: joints and weights must not be NULL", d->path, e->mesh);
+  for (size_t i = 0; i < entries; ++i)
+    if (e->joints[i] >= e->joint_limit && isfinite(e->weights[i]) && e->weights[i] > 0.0f)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: joint %u, the skin has %u", d->path, e->mesh,
+                      e->joints[i], e->joint_limit);
+  return SKC_OK;
+}
+
+/* Scratch for vertex_out: entries, integer weights and their float weights of the widest vertex. */
+typedef struct vertex_scratch {
+  jw* tmp;
+  uint32_t* q;
+  float* qw;
+} vertex_scratch;
+
+/* Vertex v of edit e as written (vertex_out into x); returns the count kept. */
+static size_t edit_vertex(const skio_gltf_prim_edit* e, size_t v, uint32_t total, const vertex_scratch* x) {
+  size_t b = e->offsets ? e->offsets[v] : v * e->k, n = e->offsets ? e->offsets[v + 1] - b : e->k;
+  return vertex_out(e->joints + b, e->weights + b, n, total, x->tmp, x->q, x->qw);
+}
+
+/* pass 2: the streams, set by set (set s holds entries 4s..4s+3 of every vertex). Fills pl's allocated jdata and
+ * wdata. */
+static void fill_streams(const skio_gltf_prim_edit* e, uint32_t total, const vertex_scratch* x, prim_plan* pl) {
+  const size_t V = e->vertex_count;
+  const size_t js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
+  const jw* tmp = x->tmp;
+  const uint32_t* q = x->q;
+  for (size_t v = 0; v < V; ++v) {
+    size_t c = edit_vertex(e, v, total, x);
+    for (size_t i = 0; i < c; ++i) {
+      size_t at = ((i / 4) * V + v) * 4 + i % 4; /* element index in the set-major stream */
+      if (js == 1)
+        pl->jdata[at] = (uint8_t)tmp[i].j;
+      else {
+        uint16_t x16 = (uint16_t)tmp[i].j;
+        memcpy(pl->jdata + at * 2, &x16, 2);
+      }
+      if (pl->wct == SKIO_GLTF_FLOAT)
+        memcpy(pl->wdata + at * 4, &tmp[i].w, 4);
+      else if (ws == 1)
+        pl->wdata[at] = (uint8_t)q[i];
+      else {
+        uint16_t x16 = (uint16_t)q[i];
+        memcpy(pl->wdata + at * 2, &x16, 2);
+      }
+    }
+  }
+}
+
+/* The sets edit e needs (its most influences kept on one vertex), pl's streams allocated and filled. */
+static int plan_streams(const skio_gltf_doc* d, const skio_gltf_prim_edit* e, uint32_t total, const vertex_scratch* x,
+                        prim_plan* pl, skc_err* err) {
+  const size_t V = e->vertex_count;
+  size_t most = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t c = edit_vertex(e, v, total, x);
+    if (c > most) most = c;
+  }
+  uint32_t sets = (uint32_t)((most + 3) / 4);
+  if (sets == 0) sets = 1;
+  if (sets > MAX_SETS)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: meshes[%u]: %zu influences on one vertex (at most %u)", d->path, e->mesh,
+                    most, MAX_SETS * 4);
+  pl->sets = sets;
+  const size_t js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
+  pl->jdata = calloc((size_t)sets * V * 4, js);
+  pl->wdata = calloc((size_t)sets * V * 4, ws);
+  if (!pl->jdata || !pl->wdata) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
+  fill_streams(e, total, x, pl);
+  return SKC_OK;
+}
+
 static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weights_type wt, prim_plan* pl,
                       skc_err* err) {
   int mesh = skio_gltf_item(d, "meshes", e->mesh);
@@ -284,95 +400,25 @@ static int build_plan(skio_gltf_doc* d, const skio_gltf_prim_edit* e, skio_weigh
   pl->pos = pos;
   skio_gltf_accessor a;
   if (pos < 0 || skio_gltf_accessor_info(d, (uint32_t)pos, &a, NULL) || a.count != e->vertex_count)
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u].primitives[%u] has %zu vertices, the edit %zu",
-                    d->path, e->mesh, e->primitive, pos < 0 ? (size_t)0 : a.count, e->vertex_count);
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u].primitives[%u] has %zu vertices, the edit %zu", d->path,
+                    e->mesh, e->primitive, pos < 0 ? (size_t)0 : a.count, e->vertex_count);
   if (e->joint_limit == 0 || e->joint_limit > 65536u)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: a skin of %u joints", d->path, e->mesh, e->joint_limit);
   old_sets(d, attrs, pl);
-  /* component types: the source's when they fit */
-  pl->jct = e->joint_limit <= 256 ? SKIO_GLTF_UNSIGNED_BYTE : SKIO_GLTF_UNSIGNED_SHORT;
-  if (pl->old_j[0] >= 0 && !skio_gltf_accessor_info(d, (uint32_t)pl->old_j[0], &a, NULL) &&
-      a.component_type == SKIO_GLTF_UNSIGNED_SHORT)
-    pl->jct = SKIO_GLTF_UNSIGNED_SHORT;
-  pl->wct = SKIO_GLTF_FLOAT;
-  if (wt == SKIO_WEIGHTS_U8) pl->wct = SKIO_GLTF_UNSIGNED_BYTE;
-  else if (wt == SKIO_WEIGHTS_U16) pl->wct = SKIO_GLTF_UNSIGNED_SHORT;
-  else if (wt == SKIO_WEIGHTS_SOURCE && pl->old_w[0] >= 0 && !skio_gltf_accessor_info(d, (uint32_t)pl->old_w[0], &a, NULL) &&
-           a.normalized && (a.component_type == SKIO_GLTF_UNSIGNED_BYTE || a.component_type == SKIO_GLTF_UNSIGNED_SHORT))
-    pl->wct = a.component_type;
-  const uint32_t total = pl->wct == SKIO_GLTF_UNSIGNED_BYTE ? 255u : pl->wct == SKIO_GLTF_UNSIGNED_SHORT ? 65535u : 0u;
-
-  /* pass 1: checks and the widest vertex */
-  const size_t V = e->vertex_count;
-  size_t widest = 0;
-  if (e->offsets) {
-    if (e->offsets[0] != 0)
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: offsets[0] is not 0", d->path, e->mesh);
-    for (size_t v = 0; v < V; ++v) {
-      if (e->offsets[v + 1] < e->offsets[v])
-        return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: offsets decrease at vertex %zu", d->path, e->mesh, v);
-      size_t n = e->offsets[v + 1] - e->offsets[v];
-      if (n > widest) widest = n;
-    }
-  } else {
-    widest = e->k;
-  }
-  const size_t entries = e->offsets ? e->offsets[V] : V * e->k;
-  if (entries && (!e->joints || !e->weights))
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: joints and weights must not be NULL", d->path, e->mesh);
-  for (size_t i = 0; i < entries; ++i)
-    if (e->joints[i] >= e->joint_limit && isfinite(e->weights[i]) && e->weights[i] > 0.0f)
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: meshes[%u]: joint %u, the skin has %u", d->path, e->mesh,
-                      e->joints[i], e->joint_limit);
-  jw* tmp = malloc((widest + 1) * sizeof *tmp);
-  uint32_t* q = malloc((widest + 1) * sizeof *q);
-  float* qw = malloc((widest + 1) * sizeof *qw);
-  if (!tmp || !q || !qw) {
-    free(tmp), free(q), free(qw);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
-  }
-  size_t most = 0;
-  for (size_t v = 0; v < V; ++v) {
-    size_t b = e->offsets ? e->offsets[v] : v * e->k, n = e->offsets ? e->offsets[v + 1] - b : e->k;
-    size_t c = vertex_out(e->joints + b, e->weights + b, n, total, tmp, q, qw);
-    if (c > most) most = c;
-  }
-  uint32_t sets = (uint32_t)((most + 3) / 4);
-  if (sets == 0) sets = 1;
-  if (sets > MAX_SETS) {
-    free(tmp), free(q), free(qw);
-    return skc_fail(err, SKC_UNSUPPORTED, "%s: meshes[%u]: %zu influences on one vertex (at most %u)", d->path,
-                    e->mesh, most, MAX_SETS * 4);
-  }
-  pl->sets = sets;
-  const size_t js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
-  pl->jdata = calloc((size_t)sets * V * 4, js);
-  pl->wdata = calloc((size_t)sets * V * 4, ws);
-  if (!pl->jdata || !pl->wdata) {
-    free(tmp), free(q), free(qw);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
-  }
-  /* pass 2: the streams, set by set (set s holds entries 4s..4s+3 of every vertex) */
-  for (size_t v = 0; v < V; ++v) {
-    size_t b = e->offsets ? e->offsets[v] : v * e->k, n = e->offsets ? e->offsets[v + 1] - b : e->k;
-    size_t c = vertex_out(e->joints + b, e->weights + b, n, total, tmp, q, qw);
-    for (size_t i = 0; i < c; ++i) {
-      size_t at = ((i / 4) * V + v) * 4 + i % 4; /* element index in the set-major stream */
-      if (js == 1) pl->jdata[at] = (uint8_t)tmp[i].j;
-      else {
-        uint16_t x = (uint16_t)tmp[i].j;
-        memcpy(pl->jdata + at * 2, &x, 2);
-      }
-      if (pl->wct == SKIO_GLTF_FLOAT) memcpy(pl->wdata + at * 4, &tmp[i].w, 4);
-      else if (ws == 1) pl->wdata[at] = (uint8_t)q[i];
-      else {
-        uint16_t x = (uint16_t)q[i];
-        memcpy(pl->wdata + at * 2, &x, 2);
-      }
-    }
-  }
-  free(tmp), free(q), free(qw);
-  return SKC_OK;
+  const uint32_t total = plan_types(d, e, wt, pl);
+  size_t widest;
+  int rc = check_edit(d, e, &widest, err);
+  if (rc) return rc;
+  vertex_scratch x;
+  x.tmp = malloc((widest + 1) * sizeof *x.tmp);
+  x.q = malloc((widest + 1) * sizeof *x.q);
+  x.qw = malloc((widest + 1) * sizeof *x.qw);
+  if (!x.tmp || !x.q || !x.qw)
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", d->path);
+  else
+    rc = plan_streams(d, e, total, &x, pl, err);
+  free(x.tmp), free(x.q), free(x.qw);
+  return rc;
 }
 
 /* Accessors referenced by primitives (attributes and morph targets), counted: an accessor two primitives share is
@@ -773,7 +819,6 @@ static bool in_place_slot(skio_gltf_doc* d, const packing* pk, int64_t ai, uint3
   return true;
 }
 
-
 /* Writes n bytes to a new temporary file beside path, flushed (skio_atomic_stage); *tmp_out gets its name. */
 static int write_temp(const char* path, const void* data, size_t n, char** tmp_out, skc_err* err) {
   return skio_atomic_stage(path, &data, &n, 1, tmp_out, err);
@@ -886,7 +931,8 @@ static void base64_into(buf* b, const uint8_t* p, size_t n) {
 
 /* ---- the edit ---------------------------------------------------------------------------------------------- */
 /* "<stem><suffix>.bin" for OUT = path (stem: OUT's name without its extension, characters a URI may hold), one that
- * none of the source's buffers uses, here or in its folder ("<stem><suffix>2.bin"... otherwise); NULL: out of memory. */
+ * none of the source's buffers uses, here or in its folder ("<stem><suffix>2.bin"... otherwise); NULL: out of memory.
+ */
 static char* companion_name(skio_gltf_doc* d, const char* path, const char* src_dir, const char* out_dir,
                             const char* suffix) {
   const char* slash = strrchr(path, '/');
@@ -903,8 +949,10 @@ static char* companion_name(skio_gltf_doc* d, const char* path, const char* src_
                 ch == '_' || ch == '~' || ch == '-';
       name[k++] = ok ? (char)ch : '_';
     }
-    if (attempt == 1) sprintf(name + k, "%s.bin", suffix);
-    else sprintf(name + k, "%s%d.bin", suffix, attempt);
+    if (attempt == 1)
+      sprintf(name + k, "%s.bin", suffix);
+    else
+      sprintf(name + k, "%s%d.bin", suffix, attempt);
     bool taken = false;
     for (uint32_t b = 0; b < d->buffer_count && !taken; ++b) {
       char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
@@ -995,8 +1043,8 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
     char* u = skio_json_strdup(d, ut);
     char* rel = relative_file(u);
     if (!rel && u && strncmp(u, "data:", 5) != 0)
-      rc = skc_fail(err, SKC_UNSUPPORTED, "%s: \"%.60s\" is not a file beside the source; write into %s instead",
-                    path, u, src_dir);
+      rc = skc_fail(err, SKC_UNSUPPORTED, "%s: \"%.60s\" is not a file beside the source; write into %s instead", path,
+                    u, src_dir);
     free(u);
     if (!rel) continue;
     if (*nfiles >= d->buffer_count + 64) {
@@ -1013,17 +1061,18 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
     outfile* f = &files[(*nfiles)++];
     f->path = join(out_dir, rel);
     free(rel);
-    if (!src || !f->path) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    else if (is_buf) rc = copy_buffer(d, k, f, err);
-    else rc = copy_file(path, src, f, err);
+    if (!src || !f->path)
+      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    else if (is_buf)
+      rc = copy_buffer(d, k, f, err);
+    else
+      rc = copy_file(path, src, f, err);
     free(src);
   }
   return rc;
 }
 
-static void free_packing(packing* pk) {
-  free(pk->base), free(pk->index), free(pk->embedded);
-}
+static void free_packing(packing* pk) { free(pk->base), free(pk->index), free(pk->embedded); }
 
 /* The value text of token t as written in the source (a string with its quotes). */
 static void put_token(const skio_gltf_doc* d, int t, buf* b) {
@@ -1264,8 +1313,8 @@ static int extend_skins(skio_gltf_doc* d, const skio_gltf_added_joints* a, appen
     if (ib >= 0 && skio_json_u32(d, ib, &acc)) {
       int rc = skio_gltf_accessor_info(d, acc, &info, err);
       if (!rc && (info.count != (size_t)L || info.components != 16))
-        rc = skc_fail(err, SKC_FORMAT, "%s: skin %u: %zu inverse binds for %d joints", d->path, a->skins[i],
-                      info.count, L);
+        rc = skc_fail(err, SKC_FORMAT, "%s: skin %u: %zu inverse binds for %d joints", d->path, a->skins[i], info.count,
+                      L);
       if (!rc) rc = skio_gltf_accessor_floats(d, acc, m, err);
       if (rc) {
         free(m);
@@ -1320,315 +1369,399 @@ static int edited_once(const skio_gltf_prim_edit* edits, size_t count, skc_err* 
   return rc;
 }
 
-int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path,
-                         int binary, const skio_gltf_edit_options* opts, skc_err* err) {
-  if (!d || !path || (count && !edits)) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
-  skio_gltf_edit_options o = {0};
-  if (opts) o = *opts;
-  if (o.note && o.note_size) o.note[0] = 0;
-  if ((o.weights_type < SKIO_WEIGHTS_SOURCE || o.weights_type > SKIO_WEIGHTS_U16))
-    return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
-  if (skio_same_file(path, d->path))
-    return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
-  int rc = edited_once(edits, count, err);
-  if (rc) return rc;
-  skio_gltf_edit_report rep = {0};
-  prim_plan* plans = calloc(count + 1, sizeof *plans);
-  plan_index ix = {malloc((count + 1) * sizeof(int32_t)), malloc(((size_t)d->accessor_count + 1) * sizeof(int32_t)),
-                   d->accessor_count};
-  uint32_t* refs = attribute_refs(d);
-  splices sp = {0};
-  buf bin = {0}, add = {0}, views = {0}, accs = {0}, json = {0}, file = {0}, bufs = {0};
-  char *out_dir = NULL, *src_dir = NULL, *bin_name = NULL, *chunk_name = NULL, *tmp_main = NULL, *made[16];
-  size_t nmade = 0;
-  outfile* files = NULL;
-  size_t nfiles = 0;
-  packing pk = {0};
-  if (!plans || !refs || !ix.same_pos || !ix.pos_last) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
+/* The state of one skio_gltf_edit_write: the plans, the JSON splices, the bytes built and the files to write.
+ * free_edit_job frees every member. */
+typedef struct edit_job {
+  skio_gltf_doc* d;
+  const char* path;
+  int binary;
+  skio_gltf_edit_options o;
+  size_t count; /* edits, and plans */
+  skio_gltf_edit_report rep;
+  prim_plan* plans;
+  plan_index ix;
+  uint32_t* refs;
+  splices sp;
+  buf bin, add, views, accs, json, file, bufs;
+  char *out_dir, *src_dir, *bin_name, *chunk_name, *tmp_main;
+  outfile* files;
+  size_t nfiles;
+  packing pk;
+  int b0;                       /* the source's buffer 0 */
+  bool to_glb, into_bin;        /* a .gltf written as .glb; new data goes into the BIN chunk */
+  uint32_t next_view, next_acc; /* the next new bufferView / accessor */
+  size_t base;                  /* where add starts in the buffer it goes to */
+  uint32_t new_buffer;          /* the buffer add goes to */
+} edit_job;
+
+static void free_edit_job(edit_job* e) {
+  for (size_t i = 0; e->plans && i < e->count; ++i) {
+    free(e->plans[i].jdata);
+    free(e->plans[i].wdata);
   }
-  for (uint32_t a = 0; a <= d->accessor_count; ++a) ix.pos_last[a] = -1;
+  free(e->plans);
+  free(e->ix.same_pos);
+  free(e->ix.pos_last);
+  free(e->refs);
+  free_splices(&e->sp);
+  for (size_t i = 0; e->files && i < e->nfiles; ++i) {
+    free(e->files[i].path);
+    free(e->files[i].owned);
+  }
+  free(e->files);
+  free(e->bin.p), free(e->add.p), free(e->views.p), free(e->accs.p), free(e->json.p), free(e->file.p), free(e->bufs.p);
+  free(e->out_dir), free(e->src_dir), free(e->bin_name), free(e->chunk_name), free(e->tmp_main);
+  free_packing(&e->pk);
+}
+
+/* Decides where new data goes and starts the BIN chunk: a .gltf written as .glb packs its buffers and images into
+ * it, a GLB's own is copied. */
+static int start_bin(edit_job* e, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  for (uint32_t a = 0; a <= d->accessor_count; ++a) e->ix.pos_last[a] = -1;
   /* where new data goes: the BIN chunk (GLB whose buffer 0 is it; a .gltf written as .glb gets one from its buffers
    * and images), else one new buffer */
-  const int b0 = skio_gltf_item(d, "buffers", 0);
-  const bool to_glb = binary && !d->is_glb;
-  const bool into_bin = to_glb || (d->is_glb && d->bin && b0 >= 0 && skio_json_get(d, b0, "uri") < 0);
-  uint32_t next_view = d->view_count, next_acc = d->accessor_count;
-  if (to_glb) {
-    if ((rc = pack_buffers(d, &pk, &bin, &sp, err))) goto done;
-    embed_images(d, &o, &pk, &bin, &views, &next_view, &sp);
-  } else if (into_bin) {
-    skio_buf_put(&bin, d->bin, d->bin_size);
+  e->b0 = skio_gltf_item(d, "buffers", 0);
+  e->to_glb = e->binary && !d->is_glb;
+  e->into_bin = e->to_glb || (d->is_glb && d->bin && e->b0 >= 0 && skio_json_get(d, e->b0, "uri") < 0);
+  e->next_view = d->view_count, e->next_acc = d->accessor_count;
+  if (e->to_glb) {
+    int rc = pack_buffers(d, &e->pk, &e->bin, &e->sp, err);
+    if (rc) return rc;
+    embed_images(d, &e->o, &e->pk, &e->bin, &e->views, &e->next_view, &e->sp);
+  } else if (e->into_bin) {
+    skio_buf_put(&e->bin, d->bin, d->bin_size);
   }
-  const size_t base = into_bin ? (bin.n + 3) & ~(size_t)3 : 0;
-  const uint32_t new_buffer = into_bin ? 0u : d->buffer_count;
+  e->base = e->into_bin ? (e->bin.n + 3) & ~(size_t)3 : 0;
+  e->new_buffer = e->into_bin ? 0u : d->buffer_count;
+  return SKC_OK;
+}
 
-  for (size_t i = 0; i < count && !rc; ++i) {
-    prim_plan* pl = &plans[i];
-    if ((rc = build_plan(d, &edits[i], o.weights_type, pl, err))) break;
+/* A new accessor (or the old one, redeclared) for len bytes of stream data src, on a tightly packed view of its own
+ * appended to add. */
+static int64_t add_stream_accessor(edit_job* e, const uint8_t* src, size_t len, int64_t old, uint32_t ct, size_t V,
+                                   bool normalized) {
+  int64_t acc;
+  skio_buf_pad(&e->add, 4, 0);
+  const size_t at = e->base + e->add.n;
+  skio_buf_put(&e->add, src, len);
+  skio_buf_printf(&e->views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}",
+                  e->views.n ? "," : "", e->new_buffer, at, len);
+  if (redeclare_accessor(e->d, old, e->refs, e->next_view, ct, V, normalized, &e->sp)) {
+    acc = old;
+    e->rep.redeclared++;
+  } else {
+    skio_buf_printf(&e->accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
+                    e->accs.n ? "," : "", e->next_view, ct, V, normalized ? ",\"normalized\":true" : "");
+    acc = e->next_acc++;
+    e->rep.added++;
+  }
+  e->next_view++;
+  return acc;
+}
+
+/* The attribute of set s of kind (0 JOINTS, 1 WEIGHTS) named accessor acc: its value replaced, or the pair
+ * collected in attr_add when the primitive has no such attribute. */
+static void point_attribute(edit_job* e, const prim_plan* pl, int kind, uint32_t s, int64_t acc, int64_t old,
+                            buf* attr_add) {
+  const skio_gltf_doc* d = e->d;
+  char key[24];
+  snprintf(key, sizeof key, "%s_%u", kind ? "WEIGHTS" : "JOINTS", s);
+  int val = skio_json_get(d, pl->attrs, key);
+  if (val >= 0 && acc == old) {
+    /* the attribute names it already (redeclared) */
+  } else if (val >= 0) {
+    char num[24];
+    int n = snprintf(num, sizeof num, "%lld", (long long)acc);
+    int vs = d->tok[val].start - (d->tok[val].type == 3 ? 1 : 0),
+        ve = d->tok[val].end + (d->tok[val].type == 3 ? 1 : 0);
+    add_splice(&e->sp, vs, ve, num, (size_t)n);
+  } else {
+    skio_buf_printf(attr_add, ",\"%s\":%lld", key, (long long)acc);
+  }
+}
+
+/* Set s of kind (0 JOINTS, 1 WEIGHTS) of plan i written: over the old accessor's bytes when it can be, else as an
+ * accessor an earlier plan added or a new one; the attribute then names it. */
+static void write_stream(edit_job* e, size_t i, uint32_t s, int kind, buf* attr_add) {
+  prim_plan* pl = &e->plans[i];
+  const size_t V = pl->V;
+  const uint32_t ct = kind ? pl->wct : pl->jct;
+  const size_t cs = skio_gltf_component_size(ct);
+  const uint8_t* src = (kind ? pl->wdata : pl->jdata) + (size_t)s * V * 4 * cs;
+  const int64_t old = kind ? pl->old_w[s] : pl->old_j[s];
+  const bool normalized = kind && ct != SKIO_GLTF_FLOAT;
+  size_t off, stride;
+  if (in_place_slot(e->d, &e->pk, old, ct, normalized, V, e->refs, &off, &stride)) {
+    for (size_t v = 0; v < V; ++v) memcpy(e->bin.p + off + v * stride, src + v * 4 * cs, 4 * cs);
+    e->rep.in_place++;
+    return;
+  }
+  int64_t acc = shared_added(e->plans, &e->ix, i, kind, s);
+  if (acc < 0) acc = add_stream_accessor(e, src, V * 4 * cs, old, ct, V, normalized); /* a new accessor */
+  pl->added[kind][s] = acc;
+  point_attribute(e, pl, kind, s, acc, old, attr_add);
+}
+
+/* Plan i's streams written, the sets it no longer needs dropped and the attributes it lacked added. */
+static void write_plan(edit_job* e, size_t i) {
+  const skio_gltf_doc* d = e->d;
+  prim_plan* pl = &e->plans[i];
+  e->rep.renormalized += renormalize_quantized(e->d, pl);
+  buf attr_add = {0};
+  for (uint32_t s = 0; s < pl->sets; ++s)
+    for (int kind = 0; kind < 2; ++kind) write_stream(e, i, s, kind, &attr_add);
+  drop_unneeded_sets(d, pl, e->refs, &e->sp, &e->rep);
+  const int attrs = pl->attrs;
+  if (attr_add.n) {
+    if (d->tok[attrs].size == 0) { /* "{}" cannot be: POSITION was found; kept general all the same */
+      add_splice(&e->sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, (const char*)attr_add.p + 1, attr_add.n - 1);
+    } else {
+      add_splice_buf(&e->sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, &attr_add);
+    }
+  }
+  if (attr_add.oom) e->sp.oom = true;
+  free(attr_add.p);
+}
+
+/* Every edit planned (indexed by its POSITION accessor) and written, unless the primitive already holds it. */
+static int write_plans(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  int rc = SKC_OK;
+  for (size_t i = 0; i < e->count && !rc; ++i) {
+    prim_plan* pl = &e->plans[i];
+    if ((rc = build_plan(d, &edits[i], e->o.weights_type, pl, err))) break;
     const uint32_t pa = pl->pos >= 0 && (uint32_t)pl->pos < d->accessor_count ? (uint32_t)pl->pos : d->accessor_count;
-    ix.same_pos[i] = ix.pos_last[pa];
-    ix.pos_last[pa] = (int32_t)i;
-    rep.primitives++;
-    rep.weights_component = pl->wct;
+    e->ix.same_pos[i] = e->ix.pos_last[pa];
+    e->ix.pos_last[pa] = (int32_t)i;
+    e->rep.primitives++;
+    e->rep.weights_component = pl->wct;
     if (keeps_old(d, pl)) { /* nothing to write: its accessors stay as they are */
       for (uint32_t s = 0; s < pl->sets; ++s) pl->added[0][s] = pl->old_j[s], pl->added[1][s] = pl->old_w[s];
-      rep.kept++;
+      e->rep.kept++;
       continue;
     }
-    rep.renormalized += renormalize_quantized(d, pl);
-    const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
-    buf attr_add = {0};
-    for (uint32_t s = 0; s < pl->sets; ++s) {
-      for (int kind = 0; kind < 2; ++kind) {
-        const uint32_t ct = kind ? pl->wct : pl->jct;
-        const size_t cs = kind ? ws : js;
-        const uint8_t* src = (kind ? pl->wdata : pl->jdata) + (size_t)s * V * 4 * cs;
-        const int64_t old = kind ? pl->old_w[s] : pl->old_j[s];
-        const bool normalized = kind && ct != SKIO_GLTF_FLOAT;
-        size_t off, stride;
-        if (in_place_slot(d, &pk, old, ct, normalized, V, refs, &off, &stride)) {
-          for (size_t v = 0; v < V; ++v) memcpy(bin.p + off + v * stride, src + v * 4 * cs, 4 * cs);
-          rep.in_place++;
-          continue;
-        }
-        int64_t acc = shared_added(plans, &ix, i, kind, s);
-        if (acc < 0) { /* a new accessor on a tightly packed view of its own */
-          skio_buf_pad(&add, 4, 0);
-          const size_t at = base + add.n, len = V * 4 * cs;
-          skio_buf_put(&add, src, len);
-          skio_buf_printf(&views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}",
-                          views.n ? "," : "", new_buffer, at, len);
-          if (redeclare_accessor(d, old, refs, next_view, ct, V, normalized, &sp)) {
-            acc = old;
-            rep.redeclared++;
-          } else {
-            skio_buf_printf(&accs, "%s{\"bufferView\":%u,\"componentType\":%u,\"count\":%zu,\"type\":\"VEC4\"%s}",
-                            accs.n ? "," : "", next_view, ct, V, normalized ? ",\"normalized\":true" : "");
-            acc = next_acc++;
-            rep.added++;
-          }
-          next_view++;
-        }
-        pl->added[kind][s] = acc;
-        char key[24];
-        snprintf(key, sizeof key, "%s_%u", kind ? "WEIGHTS" : "JOINTS", s);
-        int val = skio_json_get(d, pl->attrs, key);
-        if (val >= 0 && acc == old) {
-          /* the attribute names it already (redeclared) */
-        } else if (val >= 0) {
-          char num[24];
-          int n = snprintf(num, sizeof num, "%lld", (long long)acc);
-          int vs = d->tok[val].start - (d->tok[val].type == 3 ? 1 : 0), ve = d->tok[val].end + (d->tok[val].type == 3 ? 1 : 0);
-          add_splice(&sp, vs, ve, num, (size_t)n);
-        } else {
-          skio_buf_printf(&attr_add, ",\"%s\":%lld", key, (long long)acc);
-        }
-      }
-    }
-    drop_unneeded_sets(d, pl, refs, &sp, &rep);
-    const int attrs = pl->attrs;
-    if (attr_add.n) {
-      if (d->tok[attrs].size == 0) { /* "{}" cannot be: POSITION was found; kept general all the same */
-        add_splice(&sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, (const char*)attr_add.p + 1, attr_add.n - 1);
-      } else {
-        add_splice_buf(&sp, d->tok[attrs].end - 1, d->tok[attrs].end - 1, &attr_add);
-      }
-    }
-    if (attr_add.oom) sp.oom = true;
-    free(attr_add.p);
+    write_plan(e, i);
   }
-  if (rc) goto done;
-  repoint_others(d, plans, count, &ix, &sp);
-  appended ap = {&add, &views, &accs, base, new_buffer, next_view, next_acc};
-  add_new_skins(d, edits, count, &ap, &sp);
-  if (o.added && o.added->count) {
-    add_joint_nodes(d, o.added, &sp);
-    if ((rc = extend_skins(d, o.added, &ap, &sp, err))) goto done;
-  }
-  append_items(d, "accessors", &accs, &sp);
-  append_items(d, "bufferViews", &views, &sp);
-  rep.bytes_appended = add.n;
+  return rc;
+}
 
-  /* buffers */
-  out_dir = dir_of(path);
-  src_dir = dir_of(d->path);
-  if (!out_dir || !src_dir) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
+/* What the plans do not write themselves: other primitives repointed, new skins, added joints, and the new
+ * accessors and bufferViews appended. */
+static int add_objects(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  repoint_others(d, e->plans, e->count, &e->ix, &e->sp);
+  appended ap = {&e->add, &e->views, &e->accs, e->base, e->new_buffer, e->next_view, e->next_acc};
+  add_new_skins(d, edits, e->count, &ap, &e->sp);
+  if (e->o.added && e->o.added->count) {
+    add_joint_nodes(d, e->o.added, &e->sp);
+    int rc = extend_skins(d, e->o.added, &ap, &e->sp, err);
+    if (rc) return rc;
   }
-  if (into_bin && add.n) {
-    skio_buf_pad(&bin, 4, 0);
-    skio_buf_put(&bin, add.p, add.n);
-    int bl = to_glb ? -1 : skio_json_get(d, b0, "byteLength");
+  append_items(d, "accessors", &e->accs, &e->sp);
+  append_items(d, "bufferViews", &e->views, &e->sp);
+  e->rep.bytes_appended = e->add.n;
+  return SKC_OK;
+}
+
+/* The new data placed: appended to the BIN chunk, or a new buffer (a data URI, or a companion "<stem>_skin.bin");
+ * a .glb written as .gltf names its BIN chunk's file. */
+static int place_buffers(edit_job* e, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  e->out_dir = dir_of(e->path);
+  e->src_dir = dir_of(d->path);
+  if (!e->out_dir || !e->src_dir) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (e->into_bin && e->add.n) {
+    skio_buf_pad(&e->bin, 4, 0);
+    skio_buf_put(&e->bin, e->add.p, e->add.n);
+    int bl = e->to_glb ? -1 : skio_json_get(d, e->b0, "byteLength");
     char num[24];
-    int n = snprintf(num, sizeof num, "%zu", bin.n);
-    if (bl >= 0) add_splice(&sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
-  } else if (add.n) {
-    if (binary || buffers_embedded(d)) { /* a .glb with no BIN chunk to extend, a self-contained .gltf: a data URI */
-      skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", add.n);
-      base64_into(&bufs, add.p, add.n);
-      skio_buf_put(&bufs, "\"}", 2);
+    int n = snprintf(num, sizeof num, "%zu", e->bin.n);
+    if (bl >= 0) add_splice(&e->sp, d->tok[bl].start, d->tok[bl].end, num, (size_t)n);
+  } else if (e->add.n) {
+    if (e->binary || buffers_embedded(d)) { /* a .glb with no BIN chunk to extend, a self-contained .gltf: a data URI */
+      skio_buf_printf(&e->bufs, "{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,", e->add.n);
+      base64_into(&e->bufs, e->add.p, e->add.n);
+      skio_buf_put(&e->bufs, "\"}", 2);
     } else {
-      if (!(bin_name = companion_name(d, path, src_dir, out_dir, "_skin"))) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-        goto done;
-      }
-      skio_buf_printf(&bufs, "{\"byteLength\":%zu,\"uri\":\"%s\"}", add.n, bin_name);
+      if (!(e->bin_name = companion_name(d, e->path, e->src_dir, e->out_dir, "_skin")))
+        return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      skio_buf_printf(&e->bufs, "{\"byteLength\":%zu,\"uri\":\"%s\"}", e->add.n, e->bin_name);
     }
-    append_items(d, "buffers", &bufs, &sp);
+    append_items(d, "buffers", &e->bufs, &e->sp);
   }
-  if (to_glb) pack_buffers_json(d, &pk, bin.n, &sp);
-  if (into_bin && !binary) { /* .glb -> .gltf: the BIN chunk (with the new data) becomes "<stem>.bin" */
-    if (!(chunk_name = companion_name(d, path, src_dir, out_dir, ""))) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      goto done;
-    }
+  if (e->to_glb) pack_buffers_json(d, &e->pk, e->bin.n, &e->sp);
+  if (e->into_bin && !e->binary) { /* .glb -> .gltf: the BIN chunk (with the new data) becomes "<stem>.bin" */
+    if (!(e->chunk_name = companion_name(d, e->path, e->src_dir, e->out_dir, "")))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     char text[600];
-    int n = snprintf(text, sizeof text, "\"uri\":\"%s\"%s", chunk_name, d->tok[b0].size ? "," : "");
-    add_splice(&sp, d->tok[b0].start + 1, d->tok[b0].start + 1, text, (size_t)n);
+    int n = snprintf(text, sizeof text, "\"uri\":\"%s\"%s", e->chunk_name, d->tok[e->b0].size ? "," : "");
+    add_splice(&e->sp, d->tok[e->b0].start + 1, d->tok[e->b0].start + 1, text, (size_t)n);
   }
+  return SKC_OK;
+}
 
-  /* companion files: the new buffer, and copies of the source's relative files when writing to another folder */
-  files = calloc(d->buffer_count + 64 + 2, sizeof *files);
-  if (!files) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
+/* The companion files: the new buffer, and copies of the source's relative files when writing to another folder. */
+static int list_companions(edit_job* e, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  e->files = calloc(d->buffer_count + 64 + 2, sizeof *e->files);
+  if (!e->files) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (e->bin_name) {
+    e->files[e->nfiles].path = join(e->out_dir, e->bin_name);
+    e->files[e->nfiles].data = e->add.p;
+    e->files[e->nfiles++].size = e->add.n;
   }
-  if (bin_name) {
-    files[nfiles].path = join(out_dir, bin_name);
-    files[nfiles].data = add.p;
-    files[nfiles++].size = add.n;
-  }
-  if (chunk_name) {
-    files[nfiles].path = join(out_dir, chunk_name);
-    files[nfiles].data = bin.p;
-    files[nfiles++].size = bin.n;
+  if (e->chunk_name) {
+    e->files[e->nfiles].path = join(e->out_dir, e->chunk_name);
+    e->files[e->nfiles].data = e->bin.p;
+    e->files[e->nfiles++].size = e->bin.n;
   }
   /* (a document parsed from memory has no folder: its relative files are not ours to find) */
-  if (d->base_dir && !skio_same_file(out_dir, src_dir))
-    rc = add_source_copies(d, path, src_dir, out_dir, &pk, &o, files, &nfiles, err);
-  if (rc) goto done;
+  if (d->base_dir && !skio_same_file(e->out_dir, e->src_dir))
+    return add_source_copies(d, e->path, e->src_dir, e->out_dir, &e->pk, &e->o, e->files, &e->nfiles, err);
+  return SKC_OK;
+}
 
-  /* the JSON */
-  if (sp.oom || accs.oom || views.oom || bufs.oom || add.oom || bin.oom) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-    goto done;
+/* The source GLB's chunks after JSON and BIN (a .gltf source has none), in their order: their bytes appended to out,
+ * or (out NULL) their total size returned. */
+static size_t other_chunks(const skio_gltf_doc* d, buf* out) {
+  size_t at = 12, total = 0;
+  const uint8_t* f = d->file;
+  uint32_t glen = 0; /* a .gltf source has no other chunks */
+  if (d->is_glb) memcpy(&glen, f + 8, 4);
+  bool first = true;
+  while (at + 8 <= glen && at + 8 <= d->file_size) {
+    uint32_t clen;
+    memcpy(&clen, f + at, 4);
+    if (!first && at != d->bin_chunk_offset) {
+      if (out) skio_buf_put(out, f + at, 8 + (size_t)clen);
+      total += 8 + (size_t)clen;
+    }
+    first = false;
+    at += 8 + (size_t)clen;
   }
+  return total;
+}
+
+/* The .glb file: header, the JSON chunk, the BIN chunk, then the source's other chunks as they were. */
+static int compose_glb(edit_job* e, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  skio_buf_pad(&e->json, 4, ' ');
+  skio_buf_pad(&e->bin, 4, 0);
+  const bool has_bin =
+      d->bin != NULL || (e->to_glb && (e->bin.n || skio_json_is(d, skio_json_get(d, 0, "buffers"), 2)));
+  size_t total = 12 + 8 + e->json.n + (has_bin ? 8 + e->bin.n : 0);
+  /* other chunks after JSON and BIN are kept as they were, in their order */
+  total += other_chunks(d, NULL);
+  if (total > UINT32_MAX || e->json.n > UINT32_MAX)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", e->path);
+  uint32_t head[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)e->json.n, 0x4E4F534Au};
+  skio_buf_put(&e->file, head, sizeof head);
+  skio_buf_put(&e->file, e->json.p, e->json.n);
+  if (has_bin) {
+    uint32_t bh[2] = {(uint32_t)e->bin.n, 0x004E4942u};
+    skio_buf_put(&e->file, bh, sizeof bh);
+    skio_buf_put(&e->file, e->bin.p, e->bin.n);
+  }
+  other_chunks(d, &e->file);
+  return SKC_OK;
+}
+
+/* The JSON spliced and the main file's bytes composed (.glb or .gltf). */
+static int compose_file(edit_job* e, skc_err* err) {
+  skio_gltf_doc* d = e->d;
+  if (e->sp.oom || e->accs.oom || e->views.oom || e->bufs.oom || e->add.oom || e->bin.oom)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", e->path);
   size_t json_len = d->json_size;
   if (d->is_glb)
     while (json_len && (d->json[json_len - 1] == ' ' || d->json[json_len - 1] == 0)) --json_len; /* chunk padding */
-  if (!apply_splices(d, json_len, &sp, &json)) {
-    rc = skc_fail(err, SKC_INTERNAL, "%s: overlapping JSON edits", path);
-    goto done;
-  }
-  if (binary) {
-    skio_buf_pad(&json, 4, ' ');
-    skio_buf_pad(&bin, 4, 0);
-    const bool has_bin = d->bin != NULL || (to_glb && (bin.n || skio_json_is(d, skio_json_get(d, 0, "buffers"), 2)));
-    size_t total = 12 + 8 + json.n + (has_bin ? 8 + bin.n : 0);
-    /* other chunks after JSON and BIN are kept as they were, in their order */
-    size_t at = 12;
-    const uint8_t* f = d->file;
-    uint32_t glen = 0; /* a .gltf source has no other chunks */
-    if (d->is_glb) memcpy(&glen, f + 8, 4);
-    bool first = true;
-    while (at + 8 <= glen && at + 8 <= d->file_size) {
-      uint32_t clen, ctype;
-      memcpy(&clen, f + at, 4);
-      memcpy(&ctype, f + at + 4, 4);
-      if (!first && at != d->bin_chunk_offset) total += 8 + (size_t)clen;
-      first = false;
-      at += 8 + (size_t)clen;
-    }
-    if (total > UINT32_MAX || json.n > UINT32_MAX) {
-      rc = skc_fail(err, SKC_UNSUPPORTED, "%s: too large for a .glb (4 GiB)", path);
-      goto done;
-    }
-    uint32_t head[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)json.n, 0x4E4F534Au};
-    skio_buf_put(&file, head, sizeof head);
-    skio_buf_put(&file, json.p, json.n);
-    if (has_bin) {
-      uint32_t bh[2] = {(uint32_t)bin.n, 0x004E4942u};
-      skio_buf_put(&file, bh, sizeof bh);
-      skio_buf_put(&file, bin.p, bin.n);
-    }
-    at = 12;
-    first = true;
-    while (at + 8 <= glen && at + 8 <= d->file_size) {
-      uint32_t clen;
-      memcpy(&clen, f + at, 4);
-      if (!first && at != d->bin_chunk_offset) skio_buf_put(&file, f + at, 8 + (size_t)clen);
-      first = false;
-      at += 8 + (size_t)clen;
-    }
+  if (!apply_splices(d, json_len, &e->sp, &e->json))
+    return skc_fail(err, SKC_INTERNAL, "%s: overlapping JSON edits", e->path);
+  if (e->binary) {
+    int rc = compose_glb(e, err);
+    if (rc) return rc;
   } else {
-    if (!d->is_glb) skio_buf_put(&file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
-    skio_buf_put(&file, json.p, json.n);
+    if (!d->is_glb) skio_buf_put(&e->file, d->file, (size_t)(d->json - (const char*)d->file)); /* a byte order mark */
+    skio_buf_put(&e->file, e->json.p, e->json.n);
   }
-  if (file.oom) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
-    goto done;
-  }
+  if (e->file.oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", e->path);
+  return SKC_OK;
+}
 
-  /* write: companions first (never one of the source's files), then the main file */
-  for (size_t i = 0; i < nfiles && !rc; ++i) {
-    outfile* f = &files[i];
-    if (!f->path) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      break;
-    }
-    bool is_source = skio_same_file(f->path, d->path);
-    for (uint32_t b = 0; b < d->buffer_count && !is_source; ++b) {
-      char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
-      char* rel = relative_file(u);
-      char* sp_ = rel ? join(src_dir, rel) : NULL;
-      is_source = sp_ && skio_same_file(sp_, f->path);
-      free(sp_);
-      free(rel);
-      free(u);
-    }
-    if (is_source) {
-      rc = skc_fail(err, SKC_EXISTS, "%s: %s is one of the source's files", path, f->path);
-      break;
-    }
+/* Whether companion file f is the source or one of the files its buffers name. */
+static bool is_source_file(const edit_job* e, const outfile* f) {
+  const skio_gltf_doc* d = e->d;
+  bool is_source = skio_same_file(f->path, d->path);
+  for (uint32_t b = 0; b < d->buffer_count && !is_source; ++b) {
+    char* u = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "buffers", b), "uri"));
+    char* rel = relative_file(u);
+    char* sp_ = rel ? join(e->src_dir, rel) : NULL;
+    is_source = sp_ && skio_same_file(sp_, f->path);
+    free(sp_);
+    free(rel);
+    free(u);
+  }
+  return is_source;
+}
+
+/* Each companion file checked before anything is written: never one of the source's files, and one that exists with
+ * other bytes only when replacing files is allowed. */
+static int check_companions(edit_job* e, skc_err* err) {
+  for (size_t i = 0; i < e->nfiles; ++i) {
+    outfile* f = &e->files[i];
+    if (!f->path) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    if (is_source_file(e, f)) return skc_fail(err, SKC_EXISTS, "%s: %s is one of the source's files", e->path, f->path);
     struct stat st;
     f->existed = stat(f->path, &st) == 0;
     f->same = f->existed && file_holds(f->path, f->data, f->size);
-    if (f->existed && !f->same && !o.replace_files) {
-      rc = skc_fail(err, SKC_EXISTS, "%s: %s exists with other bytes (allow replacing it to write there)", path,
-                    f->path);
-      break;
-    }
+    if (f->existed && !f->same && !e->o.replace_files)
+      return skc_fail(err, SKC_EXISTS, "%s: %s exists with other bytes (allow replacing it to write there)", e->path,
+                      f->path);
   }
-  for (size_t i = 0; i < nfiles && !rc; ++i)
-    if (!files[i].existed) rc = make_folders(path, out_dir, files[i].path, made, &nmade, err);
-  char** tmps = rc ? NULL : calloc(nfiles + 1, sizeof *tmps);
-  if (!rc && !tmps) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  for (size_t i = 0; i < nfiles && !rc; ++i)
-    if (!files[i].same) rc = write_temp(files[i].path, files[i].data, files[i].size, &tmps[i], err);
-  if (!rc) rc = write_temp(path, file.p, file.n, &tmp_main, err);
-  for (size_t i = 0; i < nfiles && !rc; ++i)
-    if (files[i].same)
+  return SKC_OK;
+}
+
+/* The staged companions (tmps) renamed into place, then the main file (tmp_main); on a failure the companions that
+ * did not exist before are taken away again. */
+static int rename_outputs(edit_job* e, char** tmps, skc_err* err) {
+  int rc = SKC_OK;
+  for (size_t i = 0; i < e->nfiles && !rc; ++i)
+    if (e->files[i].same)
       continue;
-    else if (rename(tmps[i], files[i].path) != 0) {
-      int e = errno;
-      rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", path, files[i].path, strerror(e));
+    else if (rename(tmps[i], e->files[i].path) != 0) {
+      int en = errno;
+      rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", e->path, e->files[i].path, strerror(en));
       for (size_t k = 0; k < i; ++k)
-        if (!files[k].existed) unlink(files[k].path);
+        if (!e->files[k].existed) unlink(e->files[k].path);
     } else {
       free(tmps[i]);
       tmps[i] = NULL;
     }
-  if (!rc && rename(tmp_main, path) != 0) {
-    int e = errno;
-    rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
-    for (size_t k = 0; k < nfiles; ++k)
-      if (!files[k].existed) unlink(files[k].path);
+  if (!rc && rename(e->tmp_main, e->path) != 0) {
+    int en = errno;
+    rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", e->path, strerror(en));
+    for (size_t k = 0; k < e->nfiles; ++k)
+      if (!e->files[k].existed) unlink(e->files[k].path);
   }
-  if (rc && tmp_main) unlink(tmp_main);
-  for (size_t i = 0; tmps && i < nfiles; ++i)
+  return rc;
+}
+
+/* The files written: companions first (never one of the source's files), then the main file. */
+static int write_outputs(edit_job* e, skc_err* err) {
+  int rc = check_companions(e, err);
+  if (rc) return rc;
+  char* made[16];
+  size_t nmade = 0;
+  for (size_t i = 0; i < e->nfiles && !rc; ++i)
+    if (!e->files[i].existed) rc = make_folders(e->path, e->out_dir, e->files[i].path, made, &nmade, err);
+  char** tmps = rc ? NULL : calloc(e->nfiles + 1, sizeof *tmps);
+  if (!rc && !tmps) rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < e->nfiles && !rc; ++i)
+    if (!e->files[i].same) rc = write_temp(e->files[i].path, e->files[i].data, e->files[i].size, &tmps[i], err);
+  if (!rc) rc = write_temp(e->path, e->file.p, e->file.n, &e->tmp_main, err);
+  if (!rc) rc = rename_outputs(e, tmps, err);
+  if (rc && e->tmp_main) unlink(e->tmp_main);
+  for (size_t i = 0; tmps && i < e->nfiles; ++i)
     if (tmps[i]) {
       unlink(tmps[i]);
       free(tmps[i]);
@@ -1638,27 +1771,46 @@ int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, siz
     if (rc) rmdir(made[i]);
     free(made[i]);
   }
-  if (!rc) note_renormalized(&o, rep.renormalized);
-  if (!rc && o.report) *o.report = rep;
+  return rc;
+}
 
-done:
-  for (size_t i = 0; plans && i < count; ++i) {
-    free(plans[i].jdata);
-    free(plans[i].wdata);
-  }
-  free(plans);
-  free(ix.same_pos);
-  free(ix.pos_last);
-  free(refs);
-  free_splices(&sp);
-  for (size_t i = 0; files && i < nfiles; ++i) {
-    free(files[i].path);
-    free(files[i].owned);
-  }
-  free(files);
-  free(bin.p), free(add.p), free(views.p), free(accs.p), free(json.p), free(file.p), free(bufs.p);
-  free(out_dir), free(src_dir), free(bin_name), free(chunk_name), free(tmp_main);
-  free_packing(&pk);
+/* The edit after its checks: plans, JSON splices and new data, the files composed and written. */
+static int run_edit(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* err) {
+  int rc = start_bin(e, err);
+  if (!rc) rc = write_plans(e, edits, err);
+  if (!rc) rc = add_objects(e, edits, err);
+  if (!rc) rc = place_buffers(e, err);
+  if (!rc) rc = list_companions(e, err);
+  if (!rc) rc = compose_file(e, err);
+  if (!rc) rc = write_outputs(e, err);
+  if (!rc) note_renormalized(&e->o, e->rep.renormalized);
+  if (!rc && e->o.report) *e->o.report = e->rep;
+  return rc;
+}
+
+int skio_gltf_edit_write(skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, const char* path, int binary,
+                         const skio_gltf_edit_options* opts, skc_err* err) {
+  if (!d || !path || (count && !edits))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "document, edits and path must not be NULL");
+  skio_gltf_edit_options o = {0};
+  if (opts) o = *opts;
+  if (o.note && o.note_size) o.note[0] = 0;
+  if ((o.weights_type < SKIO_WEIGHTS_SOURCE || o.weights_type > SKIO_WEIGHTS_U16))
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "weights type %d unknown", (int)o.weights_type);
+  if (skio_same_file(path, d->path))
+    return skc_fail(err, SKC_EXISTS, "%s is the source file: refusing to overwrite it", path);
+  int rc = edited_once(edits, count, err);
+  if (rc) return rc;
+  edit_job e = {.d = d, .path = path, .binary = binary, .o = o, .count = count};
+  e.plans = calloc(count + 1, sizeof *e.plans);
+  e.ix = (plan_index){malloc((count + 1) * sizeof(int32_t)), malloc(((size_t)d->accessor_count + 1) * sizeof(int32_t)),
+                      d->accessor_count};
+  e.refs = attribute_refs(d);
+  if (!e.plans || !e.refs || !e.ix.same_pos || !e.ix.pos_last)
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  else
+    rc = run_edit(&e, edits, err);
+  free_edit_job(&e);
   return rc;
 }
 
@@ -1666,7 +1818,8 @@ done:
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int cannot(char* why, size_t n, const char* fmt, ...) {
+static int
+cannot(char* why, size_t n, const char* fmt, ...) {
   if (why && n) {
     va_list ap;
     va_start(ap, fmt);
@@ -1971,9 +2124,10 @@ static int same_as_first(const skio_scene* s, const skio_mesh* m, const skio_glt
   return rc;
 }
 
-static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
-                      const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
-  skio_gltf_doc* d = s->gltf;
+/* SKC_OK when scene s can be written by editing its document, else SKIO_GLTF_EDIT_CANNOT with why: not read from a
+ * glTF, changed after reading in what the editor does not write, or a mesh without a place in the document. */
+static int scene_editable(const skio_scene* s, char* why, size_t why_size) {
+  const skio_gltf_doc* d = s->gltf;
   const skc_skeleton* sk = s->skeleton;
   if (!d) return cannot(why, why_size, "the scene was not read from a glTF");
   if (s->materials_changed) return cannot(why, why_size, "materials were added or assigned after reading");
@@ -1983,8 +2137,132 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     const skio_mesh* m = &s->meshes[mi];
     if (m->gltf_mesh < 0 || m->gltf_primitive < 0 || m->gltf_node < 0)
       return cannot(why, why_size, "mesh %s is not a primitive of %s", m->name, d->path);
-    if (m->skin && (!sk || !s->joint_node)) return cannot(why, why_size, "mesh %s has a skin the document lacks", m->name);
+    if (m->skin && (!sk || !s->joint_node))
+      return cannot(why, why_size, "mesh %s has a skin the document lacks", m->name);
   }
+  return SKC_OK;
+}
+
+/* The primitive edits edit_scene builds (edits[0, ne)) and the arrays they point into, one slot per mesh; the
+ * skin table, primitive groups and report they share. Freed by scene_edits_free. */
+typedef struct scene_edits {
+  skio_gltf_prim_edit* edits;
+  uint32_t** offs;
+  uint32_t** js;
+  float** ws;
+  uint32_t** new_joints;
+  float** new_ibm;
+  int32_t* local;
+  skin_table table;
+  prim_groups pg;
+  skio_gltf_report rep;
+  size_t ne;
+} scene_edits;
+
+/* Allocates se's arrays for the meshes of s and `nodes` nodes; false when out of memory (scene_edits_free frees
+ * what was made). */
+static bool scene_edits_alloc(const skio_scene* s, uint32_t nodes, scene_edits* se) {
+  se->edits = calloc(s->mesh_count + 1, sizeof *se->edits);
+  se->offs = calloc(s->mesh_count + 1, sizeof *se->offs);
+  se->js = calloc(s->mesh_count + 1, sizeof *se->js);
+  se->ws = calloc(s->mesh_count + 1, sizeof *se->ws);
+  se->new_joints = calloc(s->mesh_count + 1, sizeof *se->new_joints);
+  se->new_ibm = calloc(s->mesh_count + 1, sizeof *se->new_ibm);
+  se->local = malloc(((size_t)nodes + 1) * sizeof *se->local);
+  se->table = (skin_table){se->local, UINT32_MAX, 0};
+  return se->edits && se->offs && se->js && se->ws && se->new_joints && se->new_ibm && se->local &&
+         !group_primitives(s, &se->pg);
+}
+
+static void scene_edits_free(const skio_scene* s, scene_edits* se) {
+  for (size_t k = 0; k < s->mesh_count + 1 && se->offs && se->js && se->ws; ++k)
+    free(se->offs[k]), free(se->js[k]), free(se->ws[k]);
+  for (size_t k = 0; k < s->mesh_count + 1 && se->new_joints && se->new_ibm; ++k)
+    free(se->new_joints[k]), free(se->new_ibm[k]);
+  free(se->offs), free(se->js), free(se->ws), free(se->new_joints), free(se->new_ibm), free(se->edits), free(se->local);
+  prim_groups_free(&se->pg);
+}
+
+/* The joint count of the skin mesh m (on document node `node`) is written with, se->local filled for it: its node's
+ * skin (extended by the added joints when m's weights name one), or a new one. -1 when out of memory. */
+static int mesh_skin(const skio_scene* s, const skio_mesh* m, int node, bool has_skin, added_plan* ad, uint32_t nodes,
+                     scene_edits* se) {
+  const skio_gltf_doc* d = s->gltf;
+  int32_t* local = se->local;
+  const size_t ne = se->ne;
+  int L = has_skin ? node_skin(d, node, &se->table)
+                   : new_skin(s, m, ad->node_of, nodes, local, &se->new_joints[ne], &se->new_ibm[ne]);
+  if (!has_skin) se->table.skin = UINT32_MAX; /* the table now holds the new skin's joints */
+  uint32_t skin_index = 0;
+  if (has_skin && L > 0 && uses_added(s, m, ad) && skio_json_u32(d, skio_json_get(d, node, "skin"), &skin_index)) {
+    for (uint32_t k = 0; k < ad->count; ++k) local[d->node_count + k] = L + (int32_t)k; /* appended to its joints */
+    L += (int)ad->count;
+    if (!add_skin_extension(s, m, skin_index, ad)) L = -1;
+  }
+  return L;
+}
+
+/* Mesh m's influences (joints of a skin of L joints) as edit se->ne, the first of its primitive group. */
+static int add_mesh_edit(const skio_scene* s, uint32_t mi, bool has_skin, int L, const skio_gltf_options* w,
+                         const added_plan* ad, scene_edits* se, char* why, size_t why_size, skc_err* err) {
+  const skio_gltf_doc* d = s->gltf;
+  const skio_mesh* m = &s->meshes[mi];
+  const size_t ne = se->ne;
+  const size_t V = m->vertex_count, entries = m->skin->offsets[V];
+  uint32_t* off = malloc((V + 1) * sizeof *off);
+  uint32_t* oj = malloc(entries * sizeof *oj + 4);
+  float* ow = malloc(entries * sizeof *ow + 4);
+  se->offs[ne] = off, se->js[ne] = oj, se->ws[ne] = ow;
+  skio_gltf_options wm = *w;
+  if (w->limit_to_source && has_skin && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);
+  int rc = off && oj && ow ? mesh_influences(s, m, &wm, ad->node_of, se->local, off, oj, ow, &se->rep, why, why_size)
+                           : SKC_OUT_OF_MEMORY;
+  if (rc == SKC_OUT_OF_MEMORY) skc_fail(err, rc, "out of memory");
+  if (rc) return rc;
+  se->edits[ne] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh,
+                                        (uint32_t)m->gltf_primitive,
+                                        V,
+                                        off,
+                                        0,
+                                        oj,
+                                        ow,
+                                        (uint32_t)L,
+                                        has_skin ? -1 : m->gltf_node,
+                                        se->new_joints[ne],
+                                        se->new_ibm[ne]};
+  se->pg.edit[se->pg.group[mi]] = (int32_t)se->ne++;
+  return SKC_OK;
+}
+
+/* The edit of mesh mi, when it has a skin: its primitive's first instance adds one, a later one must match it. */
+static int edit_mesh(const skio_scene* s, uint32_t mi, const skio_gltf_options* w, added_plan* ad, uint32_t nodes,
+                     scene_edits* se, char* why, size_t why_size, skc_err* err) {
+  const skio_gltf_doc* d = s->gltf;
+  const skio_mesh* m = &s->meshes[mi];
+  if (!m->skin) return SKC_OK;
+  const int32_t first_edit = se->pg.edit[se->pg.group[mi]];
+  if (first_edit >= 0) { /* a second instance of one primitive: written from the first when it holds the same weights */
+    int rc = same_as_first(s, m, &se->edits[first_edit], w, ad->node_of, &se->table, why, why_size);
+    if (rc == SKC_OUT_OF_MEMORY) skc_fail(err, rc, "out of memory");
+    return rc;
+  }
+  int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
+  const bool has_skin = skio_json_get(d, node, "skin") >= 0;
+  if (!has_skin && skio_mesh_still_rigid(m)) return SKC_OK; /* a rigid child in the file: kept as is */
+  if (!has_skin && se->pg.several_nodes[se->pg.group[mi]])
+    return cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
+  const int L = mesh_skin(s, m, node, has_skin, ad, nodes, se);
+  if (L < 0) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (L == 0 || L > 65536) return cannot(why, why_size, "mesh %s: its node has no skin with joints", m->name);
+  return add_mesh_edit(s, mi, has_skin, L, w, ad, se, why, why_size, err);
+}
+
+static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,
+                      const skio_gltf_edit_options* o, char* why, size_t why_size, skc_err* err) {
+  skio_gltf_doc* d = s->gltf;
+  const skc_skeleton* sk = s->skeleton;
+  int rc = scene_editable(s, why, why_size);
+  if (rc) return rc;
   /* no skeleton: no skin to edit, the document is written as it is (a container change at most) */
   const uint32_t jc = sk && s->joint_node ? sk->joint_count : 0;
   added_plan ad = {0}; /* joints without a node: bone links added after reading */
@@ -1996,84 +2274,21 @@ static int edit_scene(const skio_scene* s, const char* path, int binary, const s
     }
   }
   const uint32_t nodes = d->node_count + ad.count;
-  skio_gltf_prim_edit* edits = calloc(s->mesh_count + 1, sizeof *edits);
-  uint32_t** offs = calloc(s->mesh_count + 1, sizeof *offs);
-  uint32_t** js = calloc(s->mesh_count + 1, sizeof *js);
-  float** ws = calloc(s->mesh_count + 1, sizeof *ws);
-  uint32_t** new_joints = calloc(s->mesh_count + 1, sizeof *new_joints);
-  float** new_ibm = calloc(s->mesh_count + 1, sizeof *new_ibm);
-  int32_t* local = malloc(((size_t)nodes + 1) * sizeof *local);
-  skin_table table = {local, UINT32_MAX, 0};
-  prim_groups pg = {0};
-  skio_gltf_report rep = {0};
-  size_t ne = 0;
-  int rc = SKC_OK;
-  if (!edits || !offs || !js || !ws || !new_joints || !new_ibm || !local || group_primitives(s, &pg)) {
+  scene_edits se = {0};
+  if (!scene_edits_alloc(s, nodes, &se)) {
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
-  for (uint32_t mi = 0; mi < s->mesh_count && !rc; ++mi) {
-    const skio_mesh* m = &s->meshes[mi];
-    if (!m->skin) continue;
-    const int32_t first_edit = pg.edit[pg.group[mi]];
-    if (first_edit >=
-        0) { /* a second instance of one primitive: written from the first when it holds the same weights */
-      if ((rc = same_as_first(s, m, &edits[first_edit], w, ad.node_of, &table, why, why_size)) == SKC_OUT_OF_MEMORY)
-        skc_fail(err, rc, "out of memory");
-      if (rc) break;
-      continue;
-    }
-    int node = skio_gltf_item(d, "nodes", (uint32_t)m->gltf_node);
-    const bool has_skin = skio_json_get(d, node, "skin") >= 0;
-    if (!has_skin && skio_mesh_still_rigid(m)) continue; /* a rigid child in the file: kept as is */
-    if (!has_skin && pg.several_nodes[pg.group[mi]]) {
-      rc = cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
-      break;
-    }
-    int L =
-        has_skin ? node_skin(d, node, &table) : new_skin(s, m, ad.node_of, nodes, local, &new_joints[ne], &new_ibm[ne]);
-    if (!has_skin) table.skin = UINT32_MAX; /* the table now holds the new skin's joints */
-    uint32_t skin_index = 0;
-    if (has_skin && L > 0 && uses_added(s, m, &ad) && skio_json_u32(d, skio_json_get(d, node, "skin"), &skin_index)) {
-      for (uint32_t k = 0; k < ad.count; ++k) local[d->node_count + k] = L + (int32_t)k; /* appended to its joints */
-      L += (int)ad.count;
-      if (!add_skin_extension(s, m, skin_index, &ad)) L = -1;
-    }
-    if (L < 0) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      break;
-    }
-    if (L == 0 || L > 65536) {
-      rc = cannot(why, why_size, "mesh %s: its node has no skin with joints", m->name);
-      break;
-    }
-    const size_t V = m->vertex_count, entries = m->skin->offsets[V];
-    uint32_t* off = malloc((V + 1) * sizeof *off);
-    uint32_t* oj = malloc(entries * sizeof *oj + 4);
-    float* ow = malloc(entries * sizeof *ow + 4);
-    offs[ne] = off, js[ne] = oj, ws[ne] = ow;
-    skio_gltf_options wm = *w;
-    if (w->limit_to_source && has_skin && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);
-    rc = off && oj && ow ? mesh_influences(s, m, &wm, ad.node_of, local, off, oj, ow, &rep, why, why_size)
-                         : SKC_OUT_OF_MEMORY;
-    if (rc == SKC_OUT_OF_MEMORY) skc_fail(err, rc, "out of memory");
-    if (rc) break;
-    edits[ne] = (skio_gltf_prim_edit){(uint32_t)m->gltf_mesh, (uint32_t)m->gltf_primitive, V, off, 0, oj, ow,
-                                      (uint32_t)L, has_skin ? -1 : m->gltf_node, new_joints[ne], new_ibm[ne]};
-    pg.edit[pg.group[mi]] = (int32_t)ne++;
-  }
-  if (w->report) *w->report = rep;
+  for (uint32_t mi = 0; mi < s->mesh_count && !rc; ++mi) rc = edit_mesh(s, mi, w, &ad, nodes, &se, why, why_size, err);
+  if (w->report) *w->report = se.rep;
   skio_gltf_edit_options eo = {0};
   if (o) eo = *o;
   if (!eo.images) eo.images = s->images, eo.image_count = s->image_count; /* what a .glb embeds */
   const skio_gltf_added_joints aj = {ad.count, ad.names, ad.parent_node, ad.trs, ad.skin_count, ad.skins, ad.ibm};
   if (ad.count) eo.added = &aj;
-  if (!rc) rc = skio_gltf_edit_write(d, edits, ne, path, binary, &eo, err);
+  if (!rc) rc = skio_gltf_edit_write(d, se.edits, se.ne, path, binary, &eo, err);
 done:
   added_free(&ad);
-  for (size_t k = 0; k < s->mesh_count + 1 && offs && js && ws; ++k) free(offs[k]), free(js[k]), free(ws[k]);
-  for (size_t k = 0; k < s->mesh_count + 1 && new_joints && new_ibm; ++k) free(new_joints[k]), free(new_ibm[k]);
-  free(offs), free(js), free(ws), free(new_joints), free(new_ibm), free(edits), free(local);
-  prim_groups_free(&pg);
+  scene_edits_free(s, &se);
   return rc;
 }

@@ -673,22 +673,12 @@ static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const u
   return j;
 }
 
-static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
-                      bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, struct aiMesh** out,
-                      skc_err* err) {
-  const skio_mesh* m = &s->meshes[mi];
-  const float* bake = plan->mesh_has && plan->mesh_has[mi] ? plan->mesh_x + (size_t)mi * 16 : NULL;
+/* The transform mesh m's points are written with (*ident stays true when none: x and nx unset): its joint's space
+ * (mesh_space_joint), the rebind of its skin (common_rebind) and the bake of its character (bake, NULL: none). */
+static int mesh_rebind(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, bool fbx, const float* bake,
+                       float x[16], float nx[16], bool* ident, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
-  struct aiMesh* am = calloc(1, sizeof *am);
-  if (!am) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  *out = am;
-  set_name(&am->mName, m->name);
-  am->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
-  size_t V = m->vertex_count;
-  am->mNumVertices = (unsigned)V;
-  float x[16], nx[16];
-  bool ident = true;
-  if (mesh_space_joint(s, m, plain, fbx, x, nx) >= 0) ident = false; /* in its joint's space */
+  if (mesh_space_joint(s, m, plain, fbx, x, nx) >= 0) *ident = false; /* in its joint's space */
   if (m->skin && sk) {
     const int32_t bad = singular_bind(m, sk);
     if (bad >= 0)
@@ -696,7 +686,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
                       "mesh \"%s\": the inverse bind matrix of joint \"%s\" does not invert (singular or not finite), "
                       "and %s stores the bind pose, its inverse (`skinkit validate` counts such binds)",
                       m->name, sk->names && sk->names[bad] ? sk->names[bad] : "?", fbx ? "FBX" : "Collada");
-    if (!common_rebind(m, sk, x, &ident))
+    if (!common_rebind(m, sk, x, ident))
       return skc_fail(err, SKC_UNSUPPORTED,
                       "mesh \"%s\" binds joints with inverse bind matrices that differ from the first mesh's in a "
                       "way no single mesh transform explains; Assimp writes one skin for all meshes",
@@ -705,17 +695,23 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
       float bx[16];
       skc_mat4_mul(bake, x, bx);
       memcpy(x, bx, sizeof bx);
-      ident = false;
+      *ident = false;
     }
-    if (!ident && !skc_mat4_normal_matrix(x, nx))
+    if (!*ident && !skc_mat4_normal_matrix(x, nx))
       return skc_fail(err, SKC_UNSUPPORTED, "mesh \"%s\": singular rebind matrix", m->name);
   }
-  if (!(am->mVertices = put_points(m->positions, V, ident ? NULL : x)))
+  return SKC_OK;
+}
+
+/* Mesh m's vertex streams (points, normals, morph targets when morphs, UV sets, colours) and triangles into am, the
+ * points and normals through x and nx (NULL: as they are). */
+static int put_geometry(const skio_mesh* m, struct aiMesh* am, bool morphs, const float* x, const float* nx,
+                        skc_err* err) {
+  const size_t V = m->vertex_count;
+  if (!(am->mVertices = put_points(m->positions, V, x))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (m->normals && !(am->mNormals = put_normals(m->normals, V, nx)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if (m->normals && !(am->mNormals = put_normals(m->normals, V, ident ? NULL : nx)))
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  if (morphs && m->morph_count && !put_morphs(m, am, ident ? NULL : x, ident ? NULL : nx))
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (morphs && m->morph_count && !put_morphs(m, am, x, nx)) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if ((m->uv0 && !put_uv(am, 0, m->uv0, V)) || (m->uv1 && !put_uv(am, m->uv0 ? 1 : 0, m->uv1, V)) ||
       (m->colors && !put_colors(am, m->colors, V)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -733,8 +729,72 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
     am->mFaces[f].mIndices = idx + f * 3;
     for (int k = 0; k < 3; ++k) idx[f * 3 + k] = m->indices[f * 3 + k];
   }
-  if (!m->skin || !sk) return SKC_OK;
+  return SKC_OK;
+}
 
+/* Which joints become bones of mesh m (bone_of[j]: its index, -1 none): the joints it binds or weights (per_joint:
+ * its weights per joint), and under the same plain root the ones all_bones or below_bones lists. Returns the count. */
+static unsigned number_bones(const skc_skeleton* sk, const skio_mesh* m, bool all_bones, bool fbx, const uint8_t* plain,
+                             const uint32_t* per_joint, uint8_t* below, int32_t* bone_of) {
+  const uint32_t jc = sk->joint_count;
+  unsigned nb = 0;
+  int32_t own = -2; /* the plain root above the joints the mesh binds or weights (-1: none) */
+  for (uint32_t j = 0; j < jc && own == -2; ++j)
+    if (m->bound[j] || per_joint[j]) own = plain_above(sk, plain, j);
+  if (fbx && !all_bones) below_bones(sk, m, per_joint, below);
+  for (uint32_t j = 0; j < jc; ++j) {
+    const bool listed = (all_bones || below[j]) && !(plain && plain[j]) && plain_above(sk, plain, j) == own;
+    bone_of[j] = (listed || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
+  }
+  return nb;
+}
+
+/* Joint j's bone offset matrix for mesh m into out (Assimp's row-major aiMatrix4x4). */
+static void bone_offset(const skio_scene* s, const skio_mesh* m, const bake_plan* plan, uint32_t j, float* out) {
+  const skc_skeleton* sk = s->skeleton;
+  /* shared inverse bind (the exporter keeps one per joint); the mesh was baked by X above */
+  float ib[16], inv_bake[16], baked[16];
+  if (m->bound[j] || skio_joint_bound_anywhere(s, j))
+    memcpy(ib, sk->inverse_bind + (size_t)j * 16, sizeof ib);
+  else /* (also a joint that got weight but no mesh binds in the file: its rest pose in the meshes' bind frame) */
+    memcpy(ib, plan->unbound + (size_t)j * 16, sizeof ib);
+  const float* jbake = plan->has[j] ? plan->x + (size_t)j * 16 : NULL; /* its character's X */
+  if (jbake && skc_mat4_inverse(jbake, inv_bake)) {
+    skc_mat4_mul(ib, inv_bake, baked);
+    memcpy(ib, baked, sizeof ib);
+  }
+  skio_mat_to_ai(ib, out);
+}
+
+/* am's nb bones (joint j as bone bone_of[j], room for per_joint[j] weights), named and with their offset matrices;
+ * on a failure am->mNumBones counts the bones made. */
+static int make_bones(const skio_scene* s, const skio_mesh* m, struct aiMesh* am, const bake_plan* plan,
+                      const uint32_t* per_joint, const int32_t* bone_of, unsigned nb, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  am->mBones = calloc(nb + 1, sizeof *am->mBones);
+  if (!am->mBones) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  am->mNumBones = nb;
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    if (bone_of[j] < 0) continue;
+    struct aiBone* b = calloc(1, sizeof *b);
+    if (!b || !(b->mWeights = calloc(per_joint[j] + 1, sizeof *b->mWeights))) {
+      free(b);
+      am->mNumBones = (unsigned)bone_of[j];
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    }
+    am->mBones[bone_of[j]] = b;
+    set_name(&b->mName, sk->names[j]);
+    bone_offset(s, m, plan, j, &b->mOffsetMatrix.a1);
+  }
+  return SKC_OK;
+}
+
+/* Mesh m's influences (process_weights) as am's bones and their weights. */
+static int put_bones(const skio_scene* s, const skio_mesh* m, struct aiMesh* am, const skio_export_options* o,
+                     uint32_t limit, bool all_bones, bool fbx, const uint8_t* plain, const bake_plan* plan,
+                     skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  const size_t V = m->vertex_count;
   csr c = {0};
   int rc = process_weights(m, o, limit, &c, err);
   if (rc) {
@@ -751,45 +811,8 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   }
   for (size_t e = 0; e < c.offsets[V]; ++e)
     if (c.joints[e] < jc) per_joint[c.joints[e]]++;
-  unsigned nb = 0;
-  int32_t own = -2; /* the plain root above the joints the mesh binds or weights (-1: none) */
-  for (uint32_t j = 0; j < jc && own == -2; ++j)
-    if (m->bound[j] || per_joint[j]) own = plain_above(sk, plain, j);
-  if (fbx && !all_bones) below_bones(sk, m, per_joint, below);
-  for (uint32_t j = 0; j < jc; ++j) {
-    const bool listed = (all_bones || below[j]) && !(plain && plain[j]) && plain_above(sk, plain, j) == own;
-    bone_of[j] = (listed || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
-  }
-  am->mBones = calloc(nb + 1, sizeof *am->mBones);
-  if (!am->mBones) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
-  }
-  am->mNumBones = nb;
-  for (uint32_t j = 0; j < jc; ++j) {
-    if (bone_of[j] < 0) continue;
-    struct aiBone* b = calloc(1, sizeof *b);
-    if (!b || !(b->mWeights = calloc(per_joint[j] + 1, sizeof *b->mWeights))) {
-      free(b);
-      am->mNumBones = (unsigned)bone_of[j];
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      goto done;
-    }
-    am->mBones[bone_of[j]] = b;
-    set_name(&b->mName, sk->names[j]);
-    /* shared inverse bind (the exporter keeps one per joint); the mesh was baked by X above */
-    float ib[16], inv_bake[16], baked[16];
-    if (m->bound[j] || skio_joint_bound_anywhere(s, j))
-      memcpy(ib, sk->inverse_bind + (size_t)j * 16, sizeof ib);
-    else /* (also a joint that got weight but no mesh binds in the file: its rest pose in the meshes' bind frame) */
-      memcpy(ib, plan->unbound + (size_t)j * 16, sizeof ib);
-    const float* jbake = plan->has[j] ? plan->x + (size_t)j * 16 : NULL; /* its character's X */
-    if (jbake && skc_mat4_inverse(jbake, inv_bake)) {
-      skc_mat4_mul(ib, inv_bake, baked);
-      memcpy(ib, baked, sizeof ib);
-    }
-    skio_mat_to_ai(ib, &b->mOffsetMatrix.a1);
-  }
+  const unsigned nb = number_bones(sk, m, all_bones, fbx, plain, per_joint, below, bone_of);
+  if ((rc = make_bones(s, m, am, plan, per_joint, bone_of, nb, err))) goto done;
   for (size_t v = 0; v < V; ++v)
     for (uint32_t e = c.offsets[v]; e < c.offsets[v + 1]; ++e) {
       uint32_t j = c.joints[e];
@@ -805,6 +828,27 @@ done:
   free(below);
   csr_free(&c);
   return rc;
+}
+
+static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
+                      bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, struct aiMesh** out,
+                      skc_err* err) {
+  const skio_mesh* m = &s->meshes[mi];
+  const float* bake = plan->mesh_has && plan->mesh_has[mi] ? plan->mesh_x + (size_t)mi * 16 : NULL;
+  const skc_skeleton* sk = s->skeleton;
+  struct aiMesh* am = calloc(1, sizeof *am);
+  if (!am) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  *out = am;
+  set_name(&am->mName, m->name);
+  am->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
+  size_t V = m->vertex_count;
+  am->mNumVertices = (unsigned)V;
+  float x[16], nx[16];
+  bool ident = true;
+  int rc = mesh_rebind(s, m, plain, fbx, bake, x, nx, &ident, err);
+  if (!rc) rc = put_geometry(m, am, morphs, ident ? NULL : x, ident ? NULL : nx, err);
+  if (rc || !m->skin || !sk) return rc;
+  return put_bones(s, m, am, o, limit, all_bones, fbx, plain, plan, err);
 }
 
 static int cmp_double(const void* a, const void* b) {
@@ -2330,6 +2374,71 @@ int skio_scene_export(const skio_scene* s, const char* path, const skio_export_o
   return rc;
 }
 
+/* sc's meshes, one per mesh of s (build_mesh; plan: the bakes, made here), each with its material or the default
+ * one (no_material); on a failure sc->mNumMeshes counts the meshes begun. */
+static int build_scene_meshes(const skio_scene* s, const char* id, const skio_export_options* o, uint32_t limit,
+                              const uint8_t* plain, uint32_t no_material, bake_plan* plan, struct aiScene* sc,
+                              skc_err* err) {
+  if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (!bake_plan_make(s, id, plan)) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  const bool fbx_id = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    sc->mNumMeshes = m + 1;
+    const int rc = build_mesh(s, m, o, limit, write_all_bones(s, id), fbx_id, strcmp(id, "fbx") == 0, plain, plan,
+                              &sc->mMeshes[m], err);
+    if (rc) return rc;
+    sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
+  }
+  return SKC_OK;
+}
+
+/* sc's animations: Collada's clips on one timeline (*clips: where each lies, calloc'd here), else one aiAnimation
+ * per writable clip, with its object channels (and shape key channels when shape_keys). */
+static int build_scene_anims(const skio_scene* s, const char* id, bool shape_keys, skio_ai_objects* objs,
+                             struct aiScene* sc, skio_clip** clips, skc_err* err) {
+  int rc = SKC_OK;
+  if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations)))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  if (strcmp(id, "collada") == 0) { /* all clips on one timeline: skio_collada.h */
+    if (!(*clips = calloc(s->anim_count, sizeof **clips))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    rc = build_timeline(s, &sc->mAnimations[0], *clips, err);
+    sc->mNumAnimations = sc->mAnimations[0] ? 1 : 0;
+    if (!rc) rc = skio_ai_object_timeline(s, objs, *clips, sc->mAnimations[0], &objs->keys_dropped, err);
+    return rc;
+  }
+  for (uint32_t a = 0; a < s->anim_count; ++a) {
+    const bool keyed = shape_keys && clip_keys_shapes(s, a);
+    if (!clip_writable(s, objs, shape_keys, a)) continue;
+    struct aiAnimation** aa = &sc->mAnimations[sc->mNumAnimations++];
+    if ((rc = build_anim(s, a, aa, err)) || (rc = skio_ai_object_channels(s, a, objs, *aa, &objs->keys_dropped, err)) ||
+        (keyed && (rc = put_morph_channels(s, a, *aa, err))))
+      return rc;
+  }
+  return SKC_OK;
+}
+
+/* The built aiScene written to path: FBX by write_fbx (binary FBX notes the shapes it did not write), Collada by
+ * write_collada under names Collada accepts. */
+static int write_ai_scene(struct aiScene* sc, const skio_scene* s, const char* id, const char* path,
+                          const skio_clip* clips, const skio_ai_objects* objs, const skio_ai_guard* guard,
+                          const skio_export_options* o, skc_err* err) {
+  int rc;
+  if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
+    const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
+    uint32_t shapes = 0;
+    rc = write_fbx(sc, id, &frame, s, objs, path, guard, &shapes, err);
+    if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, o, shapes);
+  } else { /* collada: assimp_write's callers pass no other id */
+    name_list names;
+    if (!(rc = collada_safe_names(sc, &names, err))) {
+      rc = write_collada(sc, s, path, clips, s->anim_count, &names, objs, guard, err);
+      free_names(&names);
+    }
+  }
+  return rc;
+}
+
 /* Assimp's writers (FBX when the source cannot be edited in place, ASCII FBX, Collada) from scene s; o->note gets
  * what the format cannot carry. root_xf (NULL: identity): the transform of the aiScene's root node, from which
  * Assimp's Collada writer takes <up_axis> (its reader's Z_UP turn gives Z_UP). */
@@ -2376,65 +2485,14 @@ static int assimp_write_scene(const skio_scene* s, const char* id, const float* 
   if (strcmp(id, "fbx") != 0) note_morphs(s, &o, 0); /* binary FBX: after writing, the shapes not written */
   note_gltf_only(s, &o, strcmp(id, "fbx") == 0, collada || fbx);
   if (strcmp(id, "fbx") != 0 && !s->gltf) note_custom_props(s, &o); /* a glTF's: its extras note */
-  if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes))) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
-  }
-  if (!bake_plan_make(s, id, &plan)) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-    goto done;
-  }
-  const bool fbx_id = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
-  for (uint32_t m = 0; m < s->mesh_count; ++m) {
-    sc->mNumMeshes = m + 1;
-    if ((rc = build_mesh(s, m, &o, limit, write_all_bones(s, id), fbx_id, strcmp(id, "fbx") == 0, plain, &plan,
-                         &sc->mMeshes[m], err)))
-      goto done;
-    sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
-  }
+  if ((rc = build_scene_meshes(s, id, &o, limit, plain, no_material, &plan, sc, err))) goto done;
   bool any_channel = false;
   const bool shape_keys = strcmp(id, "fbx") == 0; /* binary FBX writes blend shape keys (fbx_shapes_write.c) */
   for (uint32_t a = 0; a < s->anim_count; ++a) any_channel |= clip_writable(s, &objs, shape_keys, a);
-  if (any_channel && s->skeleton) {
-    if (!(sc->mAnimations = calloc(s->anim_count, sizeof *sc->mAnimations))) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-      goto done;
-    }
-    if (strcmp(id, "collada") == 0) { /* all clips on one timeline: skio_collada.h */
-      if (!(clips = calloc(s->anim_count, sizeof *clips))) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-        goto done;
-      }
-      rc = build_timeline(s, &sc->mAnimations[0], clips, err);
-      sc->mNumAnimations = sc->mAnimations[0] ? 1 : 0;
-      if (!rc) rc = skio_ai_object_timeline(s, &objs, clips, sc->mAnimations[0], &objs.keys_dropped, err);
-      if (rc) goto done;
-    } else {
-      for (uint32_t a = 0; a < s->anim_count; ++a) {
-        const bool keyed = shape_keys && clip_keys_shapes(s, a);
-        if (!clip_writable(s, &objs, shape_keys, a)) continue;
-        struct aiAnimation** aa = &sc->mAnimations[sc->mNumAnimations++];
-        if ((rc = build_anim(s, a, aa, err)) ||
-            (rc = skio_ai_object_channels(s, a, &objs, *aa, &objs.keys_dropped, err)) ||
-            (keyed && (rc = put_morph_channels(s, a, *aa, err))))
-          goto done;
-      }
-    }
-  }
+  if (any_channel && s->skeleton && (rc = build_scene_anims(s, id, shape_keys, &objs, sc, &clips, err))) goto done;
   note_objects_written(s, &objs, collada, shape_keys, &o);
   note_clips_unwritten(s, &objs, collada, any_channel, shape_keys, &o);
-  if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
-    const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
-    uint32_t shapes = 0;
-    rc = write_fbx(sc, id, &frame, s, &objs, path, &guard, &shapes, err);
-    if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, &o, shapes);
-  } else { /* collada: assimp_write's callers pass no other id */
-    name_list names;
-    if (!(rc = collada_safe_names(sc, &names, err))) {
-      rc = write_collada(sc, s, path, clips, s->anim_count, &names, &objs, &guard, err);
-      free_names(&names);
-    }
-  }
+  rc = write_ai_scene(sc, s, id, path, clips, &objs, &guard, &o, err);
 done:
   if (rc == SKC_OK)
     skio_staged_commit(&staged, o.note, o.note_size);
@@ -2573,6 +2631,156 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   return rc;
 }
 
+/* The glTF writers' options from o, with grep as their report. */
+static void gltf_write_options(const skio_export_options* o, skio_gltf_options* go, skio_gltf_report* grep) {
+  go->as_is = o->keep_all;
+  go->normalize = o->normalize;
+  go->limit = o->limit ? o->limit : (o->keep_all ? 0u : 4u);
+  go->limit_to_source = !o->limit && !o->keep_all;
+  go->report = grep;
+  go->prune = o->prune;
+  go->replace_bin = o->overwrite;
+  go->note = o->note; /* images the writer leaves out are appended */
+  go->note_size = o->note_size;
+}
+
+/* A glTF source edited in place (skio_gltf_edit.h): SKIO_GLTF_EDIT_CANNOT when it cannot be, with o's note saying
+ * why the scene is written whole instead (and grep cleared). */
+static int edit_gltf_source(const skio_scene* s, const char* id, const char* path, skio_export_options* o,
+                            const skio_gltf_options* go, skio_gltf_report* grep, skc_err* err) {
+  char why[200] = "";
+  skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)o->weights_type,
+                               .replace_files = o->overwrite,
+                               .note = o->note,
+                               .note_size = o->note_size};
+  int rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, go, &eo, why, sizeof why, err);
+  if (rc == SKC_OK) note_weights(o, grep, "more influences than their primitive holds (4 per JOINTS_n set)");
+  if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
+  memset(grep, 0, sizeof *grep);
+  if (o->note && o->note_size)
+    snprintf(o->note, o->note_size,
+             "written from the scene (materials, textures, images, morph targets and their clips, clips, "
+             "cameras, lights, empties and the nodes' extras kept; other \"extras\", the asset's copyright, clips "
+             "of mesh nodes, texture "
+             "samplers and transforms, UV sets past the second, colour sets past the first, custom attributes "
+             "and the source's other extensions are not): %s",
+             why);
+  return rc;
+}
+
+/* skinkit's glTF writer (skio_gltf_write) of the merged scene, from a view without an FBX or Collada root, its
+ * objects listed, in glTF's frame. */
+static int write_gltf_scene(const skio_scene* merged, const skio_scene* s, const char* id, const char* path,
+                            const skio_gltf_options* go, skc_err* err) {
+  int rc;
+  /* an FBX's implicit root (Assimp's RootNode) and a Collada file's visual scene are no nodes of the glTF either */
+  skio_scene rootless;
+  const bool drop = !s->gltf && (implicit_fbx_root(merged) || collada_scene_root(merged));
+  if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
+  skio_scene listed; /* a glTF source's cameras, lights and empties live in its document: listed as objects */
+  skio_listed_object* list = NULL;
+  uint32_t listed_n = 0;
+  if (!drop && (rc = skio_scene_listed_view(merged, &listed, &list, &listed_n, err))) return rc;
+  const skio_scene* ready = drop ? &rootless : &listed;
+  skio_scene framed; /* glTF is in metres, Y up: an FBX source's unit and axes are converted (scene_frame.c) */
+  if (!(rc = skio_scene_frame_view(ready, &framed, err))) {
+    rc = skio_gltf_write(&framed, path, strcmp(id, "glb2") == 0, go, err);
+    skio_scene_frame_view_free(ready, &framed);
+  }
+  if (drop)
+    skio_scene_drop_root_free(merged, &rootless);
+  else
+    skio_scene_listed_view_free(&listed, list, listed_n);
+  return rc;
+}
+
+/* A .glb / .gltf: a glTF source edited in place, else the scene written by skinkit's glTF writer. */
+static int export_gltf(const skio_scene* merged, const skio_scene* s, const char* id, const char* path,
+                       skio_export_options* o, skc_err* err) {
+  /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
+   * a limit writes up to N (JOINTS_1/WEIGHTS_1... past 4), as_is every influence unchanged. */
+  skio_gltf_options go = {0};
+  skio_gltf_report grep = {0};
+  gltf_write_options(o, &go, &grep);
+  if (o->note && o->note_size) o->note[0] = 0;
+  if (go.as_is && (go.normalize || o->limit)) /* the same refusal whichever glTF writer runs */
+    return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
+  if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
+    const int rc = edit_gltf_source(s, id, path, o, &go, &grep, err);
+    if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
+  }
+  const int rc = write_gltf_scene(merged, s, id, path, &go, err);
+  if (rc) return rc;
+  note_weights(o, &grep, "more than 4 influences");
+  note_read_losses(s, o->note, o->note_size);
+  return SKC_OK;
+}
+
+/* FBX through Assimp (assimp_write), from a view without a Collada file's visual scene and with a moved armature
+ * object held at the identity. */
+static int export_assimp_fbx(const skio_scene* s, const char* id, const char* path, const skio_export_options* o,
+                             skc_err* err) {
+  int rc;
+  skio_scene rootless, held; /* held: a moved armature object a plain node at the identity, its children moved */
+  const bool drop = collada_scene_root(s); /* a Collada file's visual scene: no FBX node either */
+  if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
+  const skio_scene* ready = drop ? &rootless : s;
+  if (!(rc = skio_scene_held_root_view(ready, &held, err))) {
+    rc = assimp_write(&held, id, NULL, path, o, err);
+    skio_scene_frame_view_free(ready, &held);
+  }
+  if (drop) skio_scene_drop_root_free(s, &rootless);
+  return rc;
+}
+
+/* Collada through Assimp (assimp_write), from a view turned to Z up. */
+static int export_assimp_collada(const skio_scene* s, const char* id, const char* path, const skio_export_options* o,
+                                 skc_err* err) {
+  /* Collada: metres, Z up, <up_axis>Z_UP</up_axis>, as Blender writes it. Blender 3.4's Collada importer ignores
+   * <unit> by default and reads a Z_UP document's numbers as they are, while from a Y_UP one it turned the
+   * skinned meshes but left a mesh without skin (a prop) lying on its side; Assimp's reader turns Z_UP back to Y
+   * up. So the scene is written from a view in glTF's frame turned to Z up (C: (x, y, z) -> (x, -z, y)), with the
+   * aiScene root holding C^-1, the turn from which Assimp's writer names Z_UP (scene_frame.c). An FBX's implicit
+   * root is left out as for glTF (Blender's bones cannot carry its unit scale). */
+  static const float k_to_zup[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1};
+  static const float k_from_zup[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+  int rc;
+  skio_scene rootless, framed;
+  float g[16];
+  const bool drop = implicit_fbx_root(s) && skio_frame_matrix(&s->frame, g);
+  if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
+  const skio_scene* ready = drop ? &rootless : s;
+  if (!(rc = skio_scene_frame_view_to(ready, k_to_zup, true, &framed, err))) {
+    rc = assimp_write(&framed, id, k_from_zup, path, o, err);
+    skio_scene_frame_view_free(ready, &framed);
+  }
+  if (drop) skio_scene_drop_root_free(s, &rootless);
+  return rc;
+}
+
+/* The notes of a file Assimp wrote: what reading lost, ASCII FBX's rebuilt binds, and why the source was not edited
+ * in place (fbx_why, dae_why: "" when not tried). */
+static void note_assimp_written(const skio_scene* s, const char* id, const skio_export_options* o, const char* fbx_why,
+                                const char* dae_why) {
+  note_read_losses(s, o->note, o->note_size);
+  if (strcmp(id, "fbxa") == 0 && fbx_binds_rebuilt(s)) /* binary FBX: fbx_assoc.c writes the binds */
+    note_add(o,
+             "ASCII FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose "
+             "differs from its rest pose joint by joint: binds and skinned positions change (binary .fbx, .glb or "
+             ".dae keep them)",
+             "");
+  if (dae_why[0])
+    note_add(o,
+             "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
+             "such as Blender's bone tips and layers lost): ",
+             dae_why);
+  if (fbx_why[0])
+    note_add(o,
+             "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend "
+             "shapes and custom properties lost): ",
+             fbx_why);
+}
+
 static int export_view(const skio_scene* merged, const skio_scene* view, const char* path,
                        const skio_export_options* opts, skc_err* err) {
   const skio_scene* s = view;
@@ -2583,65 +2791,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   if (rc) return rc;
   if (s->mesh_count == 0 && !s->skeleton)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh and no skeleton to write", path);
-  if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) {
-    /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
-     * a limit writes up to N (JOINTS_1/WEIGHTS_1... past 4), as_is every influence unchanged. */
-    skio_gltf_options go = {0};
-    go.as_is = o.keep_all;
-    go.normalize = o.normalize;
-    go.limit = o.limit ? o.limit : (o.keep_all ? 0u : 4u);
-    go.limit_to_source = !o.limit && !o.keep_all;
-    skio_gltf_report grep = {0};
-    go.report = &grep;
-    go.prune = o.prune;
-    go.replace_bin = o.overwrite;
-    go.note = o.note; /* images the writer leaves out are appended */
-    go.note_size = o.note_size;
-    if (o.note && o.note_size) o.note[0] = 0;
-    if (go.as_is && (go.normalize || o.limit)) /* the same refusal whichever glTF writer runs */
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
-    if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
-      char why[200] = "";
-      skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)o.weights_type,
-                                   .replace_files = o.overwrite,
-                                   .note = o.note,
-                                   .note_size = o.note_size};
-      rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, &go, &eo, why, sizeof why, err);
-      if (rc == SKC_OK) note_weights(&o, &grep, "more influences than their primitive holds (4 per JOINTS_n set)");
-      if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
-      memset(&grep, 0, sizeof grep);
-      if (o.note && o.note_size)
-        snprintf(o.note, o.note_size,
-                 "written from the scene (materials, textures, images, morph targets and their clips, clips, "
-                 "cameras, lights, empties and the nodes' extras kept; other \"extras\", the asset's copyright, clips "
-                 "of mesh nodes, texture "
-                 "samplers and transforms, UV sets past the second, colour sets past the first, custom attributes "
-                 "and the source's other extensions are not): %s",
-                 why);
-    }
-    /* an FBX's implicit root (Assimp's RootNode) and a Collada file's visual scene are no nodes of the glTF either */
-    skio_scene rootless;
-    const bool drop = !s->gltf && (implicit_fbx_root(merged) || collada_scene_root(merged));
-    if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
-    skio_scene listed; /* a glTF source's cameras, lights and empties live in its document: listed as objects */
-    skio_listed_object* list = NULL;
-    uint32_t listed_n = 0;
-    if (!drop && (rc = skio_scene_listed_view(merged, &listed, &list, &listed_n, err))) return rc;
-    const skio_scene* ready = drop ? &rootless : &listed;
-    skio_scene framed; /* glTF is in metres, Y up: an FBX source's unit and axes are converted (scene_frame.c) */
-    if (!(rc = skio_scene_frame_view(ready, &framed, err))) {
-      rc = skio_gltf_write(&framed, path, strcmp(id, "glb2") == 0, &go, err);
-      skio_scene_frame_view_free(ready, &framed);
-    }
-    if (drop)
-      skio_scene_drop_root_free(merged, &rootless);
-    else
-      skio_scene_listed_view_free(&listed, list, listed_n);
-    if (rc) return rc;
-    note_weights(&o, &grep, "more than 4 influences");
-    note_read_losses(s, o.note, o.note_size);
-    return SKC_OK;
-  }
+  if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) return export_gltf(merged, s, id, path, &o, err);
   char fbx_why[200] = ""; /* why a binary FBX source could not be edited in place */
   if (strcmp(id, "fbx") == 0 && merged->source_file.kind == SKIO_SOURCE_FBX) {
     if (o.note && o.note_size) o.note[0] = 0;
@@ -2659,52 +2809,10 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     rc = SKC_OK;
   }
   const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0;
-  if (fbx) {
-    skio_scene rootless, held; /* held: a moved armature object a plain node at the identity, its children moved */
-    const bool drop = collada_scene_root(s); /* a Collada file's visual scene: no FBX node either */
-    if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
-    const skio_scene* ready = drop ? &rootless : s;
-    if (!(rc = skio_scene_held_root_view(ready, &held, err))) {
-      rc = assimp_write(&held, id, NULL, path, &o, err);
-      skio_scene_frame_view_free(ready, &held);
-    }
-    if (drop) skio_scene_drop_root_free(s, &rootless);
-  } else {
-    /* Collada: metres, Z up, <up_axis>Z_UP</up_axis>, as Blender writes it. Blender 3.4's Collada importer ignores
-     * <unit> by default and reads a Z_UP document's numbers as they are, while from a Y_UP one it turned the
-     * skinned meshes but left a mesh without skin (a prop) lying on its side; Assimp's reader turns Z_UP back to Y
-     * up. So the scene is written from a view in glTF's frame turned to Z up (C: (x, y, z) -> (x, -z, y)), with the
-     * aiScene root holding C^-1, the turn from which Assimp's writer names Z_UP (scene_frame.c). An FBX's implicit
-     * root is left out as for glTF (Blender's bones cannot carry its unit scale). */
-    static const float k_to_zup[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1};
-    static const float k_from_zup[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
-    skio_scene rootless, framed;
-    float g[16];
-    const bool drop = implicit_fbx_root(s) && skio_frame_matrix(&s->frame, g);
-    if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
-    const skio_scene* ready = drop ? &rootless : s;
-    if (!(rc = skio_scene_frame_view_to(ready, k_to_zup, true, &framed, err))) {
-      rc = assimp_write(&framed, id, k_from_zup, path, &o, err);
-      skio_scene_frame_view_free(ready, &framed);
-    }
-    if (drop) skio_scene_drop_root_free(s, &rootless);
-  }
-  if (!rc) note_read_losses(s, o.note, o.note_size);
-  if (!rc && strcmp(id, "fbxa") == 0 && fbx_binds_rebuilt(s)) /* binary FBX: fbx_assoc.c writes the binds */
-    note_add(&o,
-             "ASCII FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose "
-             "differs from its rest pose joint by joint: binds and skinned positions change (binary .fbx, .glb or "
-             ".dae keep them)",
-             "");
-  if (!rc && dae_why[0])
-    note_add(&o,
-             "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
-             "such as Blender's bone tips and layers lost): ",
-             dae_why);
-  if (!rc && fbx_why[0])
-    note_add(&o,
-             "FBX written whole by Assimp, not edited in place (triangles, a control point per corner; blend "
-             "shapes and custom properties lost): ",
-             fbx_why);
+  if (fbx)
+    rc = export_assimp_fbx(s, id, path, &o, err);
+  else
+    rc = export_assimp_collada(s, id, path, &o, err);
+  if (!rc) note_assimp_written(s, id, &o, fbx_why, dae_why);
   return rc;
 }
