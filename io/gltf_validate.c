@@ -28,8 +28,7 @@ static void free_sets(set_data* s, uint32_t n) {
 }
 
 /* Declaration of attribute `key` of the primitive's attributes object; false when absent. */
-static int attribute(skio_gltf_doc* d, int attrs, const char* key, skio_gltf_accessor* a, bool* found,
-                     skc_err* err) {
+static int attribute(skio_gltf_doc* d, int attrs, const char* key, skio_gltf_accessor* a, bool* found, skc_err* err) {
   *found = false;
   int t = skio_json_get(d, attrs, key);
   if (t < 0) return SKC_OK;
@@ -106,117 +105,100 @@ static void tally_vertex(const set_data* sd, uint32_t sets, size_t v, uint32_t j
     }
 }
 
-int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive, size_t V,
-                                 const skc_skin* kept, const int32_t* joint_node, float tolerance,
-                                 uint32_t max_influences, skc_skin_report* r, bool* checked, skc_err* err) {
-  if (!d || !r || !checked) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, report and checked must be set");
-  memset(r, 0, sizeof *r);
-  *checked = false;
-  if (!(tolerance > 0.0f)) tolerance = 1e-3f;
+/* The attributes object of primitive `primitive` of node `node` and its skin's joint list (*joints_tok); false when
+ * the node has no skin or mesh, or the primitive no attributes. */
+static bool locate_primitive(skio_gltf_doc* d, uint32_t node, uint32_t primitive, int* attrs, int* joints_tok) {
   int nt = skio_gltf_item(d, "nodes", node);
   uint32_t skin_i, mesh_i;
   if (!skio_json_u32(d, skio_json_get(d, nt, "skin"), &skin_i) ||
       !skio_json_u32(d, skio_json_get(d, nt, "mesh"), &mesh_i))
-    return SKC_OK;
+    return false;
   int skin = skio_gltf_item(d, "skins", skin_i);
   int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", mesh_i), "primitives"), (int)primitive);
-  int attrs = skio_json_get(d, pt, "attributes");
-  if (skin < 0 || attrs < 0) return SKC_OK;
-  int joints_tok = skio_json_get(d, skin, "joints");
-  uint32_t joint_count = (uint32_t)skio_json_len(d, joints_tok);
-  if (kept && (kept->vertex_count != V || !joint_node)) return SKC_OK;
+  *attrs = skio_json_get(d, pt, "attributes");
+  if (skin < 0 || *attrs < 0) return false;
+  *joints_tok = skio_json_get(d, skin, "joints");
+  return true;
+}
 
+/* The number of JOINTS_n attributes, n = 0, 1, ... without a gap. */
+static uint32_t count_sets(skio_gltf_doc* d, int attrs) {
   uint32_t sets = 0;
   for (;; ++sets) {
     char k[32];
     snprintf(k, sizeof k, "JOINTS_%u", sets);
     if (skio_json_get(d, attrs, k) < 0) break;
   }
-  if (!sets) return SKC_OK;
-  if (sets > SKC_MAX_INFLUENCES_PER_VERTEX / 4)
-    return skc_fail(err, SKC_UNSUPPORTED, "%s: node %u primitive %u: %u JOINTS_n sets", d->path, node, primitive,
-                    sets);
-  set_data* sd = calloc(sets, sizeof *sd);
-  if (!sd) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
-  int rc = SKC_OK;
-  bool usable = true;
-  for (uint32_t n = 0; n < sets && !rc && usable; ++n) {
-    char jk[32], wk[32];
-    snprintf(jk, sizeof jk, "JOINTS_%u", n);
-    snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
-    skio_gltf_accessor ja, wa;
-    bool jf, wf;
-    if ((rc = attribute(d, attrs, jk, &ja, &jf, err)) || (rc = attribute(d, attrs, wk, &wa, &wf, err))) break;
-    if (!wf) {
-      rc = skc_fail(err, SKC_FORMAT, "%s: node %u primitive %u: %s without %s", d->path, node, primitive, jk, wk);
-      break;
-    }
-    if (ja.components != 4 || wa.components != 4) {
-      rc = skc_fail(err, SKC_FORMAT, "%s: node %u primitive %u: %s / %s are not VEC4", d->path, node, primitive,
-                    jk, wk);
-      break;
-    }
-    if (ja.count != V || wa.count != V) {
-      usable = false;
-      break;
-    }
-    size_t cells = V * 4;
-    /* unsigned integer weights, normalized or not: read as normalized, as the reader does */
-    bool unorm = wa.component_type == SKIO_GLTF_UNSIGNED_BYTE || wa.component_type == SKIO_GLTF_UNSIGNED_SHORT;
-    sd[n].joints = malloc((cells ? cells : 1) * sizeof(uint32_t));
-    sd[n].weights = malloc((cells ? cells : 1) * sizeof(float));
-    if (unorm) {
-      sd[n].iweight = malloc((cells ? cells : 1) * sizeof(uint32_t));
-      sd[n].imax = wa.component_type == SKIO_GLTF_UNSIGNED_BYTE ? 255u : 65535u;
-    }
-    if (!sd[n].joints || !sd[n].weights || (unorm && !sd[n].iweight)) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
-      break;
-    }
-    if ((rc = skio_gltf_accessor_uints(d, ja.index, sd[n].joints, err)) ||
-        (rc = skio_gltf_accessor_weights(d, wa.index, sd[n].weights, err)) ||
-        (unorm && (rc = skio_gltf_accessor_uints(d, wa.index, sd[n].iweight, err))))
-      break;
-  }
-  if (rc || !usable) {
-    free_sets(sd, sets);
-    return rc;
-  }
+  return sets;
+}
 
-  /* stamp[j] = last vertex (+1) that gave joint j a non-zero weight; used[j]: a finite non-zero weight somewhere */
-  size_t* stamp = calloc(joint_count ? joint_count : 1, sizeof *stamp);
-  uint8_t* used = calloc(joint_count ? joint_count : 1, 1);
-  if (!stamp || !used) {
-    free(stamp);
-    free(used);
-    free_sets(sd, sets);
+/* Reads set n (JOINTS_n / WEIGHTS_n, V vertices each) into *sd; *usable = false when their counts are not V (the
+ * primitive is then not checked). */
+static int read_set(skio_gltf_doc* d, int attrs, uint32_t node, uint32_t primitive, size_t V, uint32_t n, set_data* sd,
+                    bool* usable, skc_err* err) {
+  char jk[32], wk[32];
+  snprintf(jk, sizeof jk, "JOINTS_%u", n);
+  snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
+  skio_gltf_accessor ja, wa;
+  bool jf, wf;
+  int rc;
+  if ((rc = attribute(d, attrs, jk, &ja, &jf, err)) || (rc = attribute(d, attrs, wk, &wa, &wf, err))) return rc;
+  if (!wf)
+    return skc_fail(err, SKC_FORMAT, "%s: node %u primitive %u: %s without %s", d->path, node, primitive, jk, wk);
+  if (ja.components != 4 || wa.components != 4)
+    return skc_fail(err, SKC_FORMAT, "%s: node %u primitive %u: %s / %s are not VEC4", d->path, node, primitive, jk,
+                    wk);
+  if (ja.count != V || wa.count != V) {
+    *usable = false;
+    return SKC_OK;
+  }
+  size_t cells = V * 4;
+  /* unsigned integer weights, normalized or not: read as normalized, as the reader does */
+  bool unorm = wa.component_type == SKIO_GLTF_UNSIGNED_BYTE || wa.component_type == SKIO_GLTF_UNSIGNED_SHORT;
+  sd->joints = malloc((cells ? cells : 1) * sizeof(uint32_t));
+  sd->weights = malloc((cells ? cells : 1) * sizeof(float));
+  if (unorm) {
+    sd->iweight = malloc((cells ? cells : 1) * sizeof(uint32_t));
+    sd->imax = wa.component_type == SKIO_GLTF_UNSIGNED_BYTE ? 255u : 65535u;
+  }
+  if (!sd->joints || !sd->weights || (unorm && !sd->iweight))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
-  }
-  /* skin joint -> skeleton joint, to compare the file with the scene's skin (kept) */
-  uint32_t* to_skel = NULL;
-  if (kept) {
-    int32_t* node_joint = malloc((d->node_count ? d->node_count : 1) * sizeof *node_joint);
-    to_skel = malloc((joint_count ? joint_count : 1) * sizeof *to_skel);
-    if (!node_joint || !to_skel) {
-      free(node_joint);
-      free(to_skel);
-      free(stamp);
-      free(used);
-      free_sets(sd, sets);
-      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
-    }
-    for (uint32_t i = 0; i < d->node_count; ++i) node_joint[i] = -1;
-    for (uint32_t j = 0; j < kept->joint_count; ++j)
-      if (joint_node[j] >= 0 && (uint32_t)joint_node[j] < d->node_count) node_joint[joint_node[j]] = (int32_t)j;
-    for (uint32_t k = 0; k < joint_count; ++k) {
-      uint32_t nd;
-      to_skel[k] = skio_json_u32(d, skio_json_at(d, joints_tok, (int)k), &nd) && nd < d->node_count &&
-                           node_joint[nd] >= 0
-                       ? (uint32_t)node_joint[nd]
-                       : UINT32_MAX;
-    }
+  if ((rc = skio_gltf_accessor_uints(d, ja.index, sd->joints, err)) ||
+      (rc = skio_gltf_accessor_weights(d, wa.index, sd->weights, err)) ||
+      (unorm && (rc = skio_gltf_accessor_uints(d, wa.index, sd->iweight, err))))
+    return rc;
+  return SKC_OK;
+}
+
+/* skin joint -> skeleton joint, to compare the file with the scene's skin (kept): the skeleton joint of the node
+ * each of the skin's joint_count joints (joints_tok) names, else UINT32_MAX. NULL when out of memory. */
+static uint32_t* skin_to_skeleton(skio_gltf_doc* d, const skc_skin* kept, const int32_t* joint_node, int joints_tok,
+                                  uint32_t joint_count) {
+  int32_t* node_joint = malloc((d->node_count ? d->node_count : 1) * sizeof *node_joint);
+  uint32_t* to_skel = malloc((joint_count ? joint_count : 1) * sizeof *to_skel);
+  if (!node_joint || !to_skel) {
     free(node_joint);
+    free(to_skel);
+    return NULL;
   }
+  for (uint32_t i = 0; i < d->node_count; ++i) node_joint[i] = -1;
+  for (uint32_t j = 0; j < kept->joint_count; ++j)
+    if (joint_node[j] >= 0 && (uint32_t)joint_node[j] < d->node_count) node_joint[joint_node[j]] = (int32_t)j;
+  for (uint32_t k = 0; k < joint_count; ++k) {
+    uint32_t nd;
+    to_skel[k] = skio_json_u32(d, skio_json_at(d, joints_tok, (int)k), &nd) && nd < d->node_count && node_joint[nd] >= 0
+                     ? (uint32_t)node_joint[nd]
+                     : UINT32_MAX;
+  }
+  free(node_joint);
+  return to_skel;
+}
+
+/* Tallies the primitive's vertices into r (counts, histogram, flags, weight sums, joints used). Returns whether
+ * the scene's skin (kept, through to_skel) differs from the file's values. */
+static bool check_vertices(const set_data* sd, uint32_t sets, size_t V, uint32_t joint_count, const skc_skin* kept,
+                           const uint32_t* to_skel, float tolerance, uint32_t max_influences, size_t* stamp,
+                           uint8_t* used, skc_skin_report* r) {
   bool edited = false; /* the scene's skin is no longer what the reader kept from these values */
   r->vertex_count = V;
   bool any_sum = false;
@@ -248,6 +230,53 @@ int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_
   for (uint32_t j = 0; j < joint_count; ++j) r->joints_used += used[j];
   r->weight_sum_min = smin;
   r->weight_sum_max = smax;
+  return edited;
+}
+
+int skio_gltf_validate_primitive(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive, size_t V,
+                                 const skc_skin* kept, const int32_t* joint_node, float tolerance,
+                                 uint32_t max_influences, skc_skin_report* r, bool* checked, skc_err* err) {
+  if (!d || !r || !checked) return skc_fail(err, SKC_INVALID_ARGUMENT, "document, report and checked must be set");
+  memset(r, 0, sizeof *r);
+  *checked = false;
+  if (!(tolerance > 0.0f)) tolerance = 1e-3f;
+  int attrs, joints_tok;
+  if (!locate_primitive(d, node, primitive, &attrs, &joints_tok)) return SKC_OK;
+  uint32_t joint_count = (uint32_t)skio_json_len(d, joints_tok);
+  if (kept && (kept->vertex_count != V || !joint_node)) return SKC_OK;
+
+  uint32_t sets = count_sets(d, attrs);
+  if (!sets) return SKC_OK;
+  if (sets > SKC_MAX_INFLUENCES_PER_VERTEX / 4)
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: node %u primitive %u: %u JOINTS_n sets", d->path, node, primitive, sets);
+  set_data* sd = calloc(sets, sizeof *sd);
+  if (!sd) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+  int rc = SKC_OK;
+  bool usable = true;
+  for (uint32_t n = 0; n < sets && !rc && usable; ++n)
+    rc = read_set(d, attrs, node, primitive, V, n, &sd[n], &usable, err);
+  if (rc || !usable) {
+    free_sets(sd, sets);
+    return rc;
+  }
+
+  /* stamp[j] = last vertex (+1) that gave joint j a non-zero weight; used[j]: a finite non-zero weight somewhere */
+  size_t* stamp = calloc(joint_count ? joint_count : 1, sizeof *stamp);
+  uint8_t* used = calloc(joint_count ? joint_count : 1, 1);
+  if (!stamp || !used) {
+    free(stamp);
+    free(used);
+    free_sets(sd, sets);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+  }
+  uint32_t* to_skel = NULL;
+  if (kept && !(to_skel = skin_to_skeleton(d, kept, joint_node, joints_tok, joint_count))) {
+    free(stamp);
+    free(used);
+    free_sets(sd, sets);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory validating %s", d->path);
+  }
+  bool edited = check_vertices(sd, sets, V, joint_count, kept, to_skel, tolerance, max_influences, stamp, used, r);
   skc_skin_report_finish(r);
   free(stamp);
   free(used);
@@ -331,8 +360,8 @@ static uint32_t skin_structure(skio_gltf_doc* d, uint32_t skin_i) {
       root_at = up[x];
   }
   uint32_t sk;
-  if (!flags && skio_json_u32(d, skio_json_get(d, skin, "skeleton"), &sk) && (sk >= n || up[sk] == UINT32_MAX ||
-                                                                               up[sk] < root_at))
+  if (!flags && skio_json_u32(d, skio_json_get(d, skin, "skeleton"), &sk) &&
+      (sk >= n || up[sk] == UINT32_MAX || up[sk] < root_at))
     flags |= SKIO_SKIN_SKELETON_INVALID;
   flags |= dup;
 done:

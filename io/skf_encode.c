@@ -160,8 +160,8 @@ typedef struct enc_state {
    * latest history position */
   uint32_t* hist;
   uint32_t hist_len;
-  uint32_t* hp; /* per vertex: history position of its content, once coded */
-  int far_mode;  /* encoder choice: 0 no far references, 1 on cache misses, 2 also instead of deep cache hits */
+  uint32_t* hp;   /* per vertex: history position of its content, once coded */
+  int far_mode;   /* encoder choice: 0 no far references, 1 on cache misses, 2 also instead of deep cache hits */
   uint32_t* hmap; /* history position + 1, 0 = empty */
   size_t hmask;
 } enc_state;
@@ -238,8 +238,10 @@ static void put_weights(enc_state* e, enc_set* s, const uint32_t* w, const uint3
     int32_t sd = e->wb == 1 ? (int32_t)(int8_t)(uint8_t)d : (int32_t)(int16_t)(uint16_t)d;
     uint32_t z = ((uint32_t)sd << 1) ^ (uint32_t)(sd >> 31);
     z &= e->mask;
-    if (e->wb == 1) buf_u8(out, z);
-    else buf_u16(out, z);
+    if (e->wb == 1)
+      buf_u8(out, z);
+    else
+      buf_u16(out, z);
   }
   memcpy(s->w, w, s->n * sizeof *w);
 }
@@ -292,15 +294,10 @@ static int far_pays(const enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k
   return set_bits > 8.0 + k_far_policy[e->far_mode].miss * bits_of(d);
 }
 
-/* Codes vertex v (coding position k, first triangle at index tri or SIZE_MAX). */
-static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, const uint32_t* ix, size_t ic, size_t tri,
-                       const uint32_t* pos) {
-  uint32_t n = q[v].n, j[SKF_MAX_INFLUENCES], w[SKF_MAX_INFLUENCES], pred[SKF_MAX_INFLUENCES];
-  for (uint32_t i = 0; i < n; ++i) {
-    j[i] = q[v].j[i];
-    w[i] = q[v].w[i];
-  }
-  /* 1. the previous vertex again, 2. a recent distinct vertex, 3. a known joint set with new weights, 4. a new set */
+/* History position the far distances of vertex v count from: that of the first already coded corner of its first
+ * triangle, else the end of the history. */
+static uint32_t far_anchor(const enc_state* e, uint32_t v, uint32_t k, const uint32_t* ix, size_t ic, size_t tri,
+                           const uint32_t* pos) {
   uint32_t anchor = e->hist_len;
   if (tri != SIZE_MAX)
     for (size_t c = tri; c < tri + 3 && c < ic; ++c)
@@ -308,6 +305,12 @@ static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, c
         anchor = e->hp[ix[c]];
         break;
       }
+  return anchor;
+}
+
+/* Codes vertex v as the previous vertex again or as a hit in the vertex cache, when it is there and the far policy
+ * does not prefer a far reference. Returns whether it did. */
+static int code_cached(enc_state* e, uint32_t v, uint32_t n, const uint32_t* j, const uint32_t* w, uint32_t anchor) {
   for (uint32_t r = 0; r < e->rlen; ++r) {
     if (!same_vertex(&e->recs[e->rmtf[r]], n, j, w)) continue;
     if (r > 0 && k_far_policy[e->far_mode].deep > 0) {
@@ -319,14 +322,22 @@ static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, c
     e->hp[v] = e->recs[e->rmtf[r]].hp;
     if (r == 0) {
       buf_u8(&e->ops, SKF_OP_REPEAT);
-      return;
+      return 1;
     }
     unsigned char slot = e->rmtf[r];
     memmove(e->rmtf + 1, e->rmtf, r);
     e->rmtf[0] = slot;
     buf_u8(&e->ops, SKF_OP_VCACHE + r);
-    return;
+    return 1;
   }
+  return 0;
+}
+
+/* Codes vertex v as a far reference to an earlier vertex with the same weights, when the far policy allows one and
+ * it pays. Returns whether it did. */
+static int code_far(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, const uint32_t* ix, size_t ic, size_t tri,
+                    const uint32_t* pos, const uint32_t* j, const uint32_t* w, uint32_t anchor) {
+  uint32_t n = q[v].n;
   if (n >= SKF_FAR_MIN_INFLUENCES && k_far_policy[e->far_mode].miss > 0) {
     uint32_t hidx = hist_find(e, q, v);
     int64_t delta = (int64_t)hidx - (int64_t)anchor;
@@ -338,13 +349,18 @@ static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, c
       e->hp[v] = hidx;
       rec.hp = hidx;
       rec.n = n;
-      memcpy(rec.j, j, sizeof j);
-      memcpy(rec.w, w, sizeof w);
+      memcpy(rec.j, j, sizeof rec.j);
+      memcpy(rec.w, w, sizeof rec.w);
       push_record(e, &rec);
-      return;
+      return 1;
     }
   }
-  enc_set* s = NULL;
+  return 0;
+}
+
+/* The joint set of n joints j: a move-to-front hit (its op written), else a new set in a free or the least recently
+ * used slot (its op, count and joint deltas written, weights zero). */
+static enc_set* code_joint_set(enc_state* e, uint32_t n, const uint32_t* j) {
   for (uint32_t r = 0; r < e->mtf_len; ++r) {
     enc_set* c = &e->sets[e->mtf[r]];
     if (c->n != n || memcmp(c->j, j, n * sizeof *j)) continue;
@@ -352,27 +368,44 @@ static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, c
     memmove(e->mtf + 1, e->mtf, r);
     e->mtf[0] = slot;
     buf_u8(&e->ops, 1u + r);
-    s = c;
-    break;
+    return c;
   }
-  if (!s) {
-    uint32_t slot;
-    if (e->mtf_len < SKF_MTF_SIZE) slot = e->mtf_len++;
-    else slot = e->mtf[SKF_MTF_SIZE - 1];
-    memmove(e->mtf + 1, e->mtf, e->mtf_len - 1);
-    e->mtf[0] = (unsigned char)slot;
-    s = &e->sets[slot];
-    buf_u8(&e->ops, SKF_OP_NEW_SET);
-    buf_u8(&e->cnt, n);
-    for (uint32_t i = 0; i < n; ++i) {
-      uint32_t d = i == 0 ? j[0] : j[i] - j[i - 1] - 1u;
-      if (e->jb == 1) buf_u8(&e->jnt, d);
-      else buf_u16(&e->jnt, d);
-    }
-    s->n = n;
-    memcpy(s->j, j, n * sizeof *j);
-    memset(s->w, 0, sizeof s->w);
+  uint32_t slot;
+  if (e->mtf_len < SKF_MTF_SIZE)
+    slot = e->mtf_len++;
+  else
+    slot = e->mtf[SKF_MTF_SIZE - 1];
+  memmove(e->mtf + 1, e->mtf, e->mtf_len - 1);
+  e->mtf[0] = (unsigned char)slot;
+  enc_set* s = &e->sets[slot];
+  buf_u8(&e->ops, SKF_OP_NEW_SET);
+  buf_u8(&e->cnt, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t d = i == 0 ? j[0] : j[i] - j[i - 1] - 1u;
+    if (e->jb == 1)
+      buf_u8(&e->jnt, d);
+    else
+      buf_u16(&e->jnt, d);
   }
+  s->n = n;
+  memcpy(s->j, j, n * sizeof *j);
+  memset(s->w, 0, sizeof s->w);
+  return s;
+}
+
+/* Codes vertex v (coding position k, first triangle at index tri or SIZE_MAX). */
+static void enc_vertex(enc_state* e, const enc_vtx* q, uint32_t v, uint32_t k, const uint32_t* ix, size_t ic,
+                       size_t tri, const uint32_t* pos) {
+  uint32_t n = q[v].n, j[SKF_MAX_INFLUENCES], w[SKF_MAX_INFLUENCES], pred[SKF_MAX_INFLUENCES];
+  for (uint32_t i = 0; i < n; ++i) {
+    j[i] = q[v].j[i];
+    w[i] = q[v].w[i];
+  }
+  /* 1. the previous vertex again, 2. a recent distinct vertex, 3. a known joint set with new weights, 4. a new set */
+  uint32_t anchor = far_anchor(e, v, k, ix, ic, tri, pos);
+  if (code_cached(e, v, n, j, w, anchor)) return;
+  if (code_far(e, q, v, k, ix, ic, tri, pos, j, w, anchor)) return;
+  enc_set* s = code_joint_set(e, n, j);
   if (n) {
     int nb = predict(s, q, ix, ic, tri, v, pos, k, pred);
     put_weights(e, s, w, pred, nb);
@@ -398,7 +431,8 @@ static void zlib_sizes(size_t n, int* wbits, int* mem_level) {
  * raw_size); each segment gets its own deflate blocks (Huffman tables) and zlib strategy strat[i]. */
 static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level,
                          const size_t* seg_ends, const int* strat, int seg_count, skc_err* err) {
-  if (raw_size > UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
+  if (raw_size > UINT32_MAX)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
   z_stream zs;
   memset(&zs, 0, sizeof zs);
   int wbits, mem_level;
@@ -439,13 +473,15 @@ static int put_chunk_seg(skf_buf* out, const char* tag, const unsigned char* raw
   out->n += SKF_CHUNK_HEADER_SIZE + stored;
   return SKC_OK;
 }
-static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level, skc_err* err) {
+static int put_chunk(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, int level,
+                     skc_err* err) {
   return put_chunk_seg(out, tag, raw, raw_size, level, NULL, NULL, 0, err);
 }
 
 /* A chunk stored as it is (speed profile INFL: stored_size = raw_size, no zlib). */
 static int put_chunk_raw(skf_buf* out, const char* tag, const unsigned char* raw, size_t raw_size, skc_err* err) {
-  if (raw_size > UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
+  if (raw_size > UINT32_MAX)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "chunk %s would hold %zu bytes (max 4 GiB)", tag, raw_size);
   unsigned char h[SKF_CHUNK_HEADER_SIZE];
   memcpy(h, tag, 4);
   wr32(h + 4, (uint32_t)raw_size);
@@ -609,13 +645,14 @@ static int check_input(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
   for (uint32_t m = 0; m < mesh_count; ++m) {
     const skc_skin* s = meshes[m].skin;
     if (!s) return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh %u has no skin", m);
-    if (s->vertex_count > UINT32_MAX) return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u has more than 2^32-1 vertices", m);
+    if (s->vertex_count > UINT32_MAX)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u has more than 2^32-1 vertices", m);
     if (meshes[m].index_count && !meshes[m].indices)
       return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh %u: index_count without indices", m);
     for (size_t i = 0; i < meshes[m].index_count; ++i)
       if (meshes[m].indices[i] >= s->vertex_count)
-        return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: index %zu is %u, past %zu vertices", m, i, meshes[m].indices[i],
-                        s->vertex_count);
+        return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: index %zu is %u, past %zu vertices", m, i,
+                        meshes[m].indices[i], s->vertex_count);
     if ((meshes[m].centers != NULL) != (meshes[0].centers != NULL))
       return skc_fail(err, SKC_INVALID_ARGUMENT, "mesh %u: centres of rotation are given for all meshes or none", m);
     for (size_t i = 0; meshes[m].centers && i < 3 * s->vertex_count; ++i)
@@ -632,7 +669,8 @@ static int check_input(const skc_skeleton* skel, const skio_skf_mesh* meshes, ui
 
 static size_t names_bytes(const skc_skeleton* skel) {
   size_t n = 0;
-  for (uint32_t i = 0; i < skel->joint_count; ++i) n += (skel->names && skel->names[i] ? strlen(skel->names[i]) : 0) + 1;
+  for (uint32_t i = 0; i < skel->joint_count; ++i)
+    n += (skel->names && skel->names[i] ? strlen(skel->names[i]) : 0) + 1;
   return n;
 }
 
@@ -643,9 +681,11 @@ size_t skio_skf_encode_bound(const skc_skeleton* skel, const skio_skf_mesh* mesh
   for (uint32_t m = 0; m < mesh_count; ++m) v += meshes[m].skin->vertex_count;
   uint64_t jnts = 8u + 68u * (uint64_t)skel->joint_count + names_bytes(skel);
   uint64_t mdsc = 8u + (uint64_t)SKF_MESH_RECORD_SIZE * mesh_count;
-  uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) + v * 40u; /* op, count, 16 joint and 14 weight bytes, a 5-byte far and a 5-byte weld number */
-  if (opts && opts->profile == SKIO_SKF_PROFILE_FAST) infl += 600u * (uint64_t)mesh_count; /* 32 planes' last group + header */
-  if (mesh_count && meshes[0].centers) /* CORC: a chunk per mesh, 6 raw bytes a vertex, deflate slack */
+  uint64_t infl = (uint64_t)(SKF_INFL_TABLE_SIZE + SKF_INFL_MESH_SIZE) * (mesh_count + 1u) +
+                  v * 40u; /* op, count, 16 joint and 14 weight bytes, a 5-byte far and a 5-byte weld number */
+  if (opts && opts->profile == SKIO_SKF_PROFILE_FAST)
+    infl += 600u * (uint64_t)mesh_count; /* 32 planes' last group + header */
+  if (mesh_count && meshes[0].centers)   /* CORC: a chunk per mesh, 6 raw bytes a vertex, deflate slack */
     infl += (SKF_CORC_HEAD_SIZE + 200u) * (uint64_t)mesh_count + v * 7u;
   /* zlib's conservative deflateBound (memLevel 9): n + n/8 + n/64 + 11 per stream, plus 5 bytes per forced block
    * end; chunks <= meshes + 3 (groups <= meshes + 1) */
@@ -729,373 +769,67 @@ static int put_corc(skf_buf* file, skf_buf* raw, uint32_t m, const float* c, siz
   return put_chunk_seg(file, "CORC", raw->p, raw->n, level, seg, strat, 6, err);
 }
 
-static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
-                       const skio_skf_options* opts, unsigned char** out, size_t* out_size, skc_err* err) {
-  uint32_t bits, k;
+/* One encoding run: the inputs, their resolved options, the output file and every buffer the run allocates (all
+ * freed by encoder_free, whichever step failed). */
+typedef struct skf_encoder {
+  const skc_skeleton* skel;
+  const skio_skf_mesh* meshes;
+  uint32_t mesh_count;
+  const skio_skf_options* opts;
+  uint32_t bits, k, total, jb;
   int level;
   size_t group_limit;
-  int rc = check_input(skel, meshes, mesh_count, opts, err);
-  if (rc) return rc;
-  if (!out || !out_size) return skc_fail(err, SKC_INVALID_ARGUMENT, "out and out_size must not be NULL");
-  resolve(opts, &bits, &k, &level, &group_limit);
-  uint32_t total = bits == 16 ? 65535u : 255u;
-  uint32_t jb = skel->joint_count > 256 ? 2u : 1u;
+  bool fast;
+  skf_buf file, raw, tab;
+  enc_state* e;
+  uint32_t* order;       /* the mesh being coded: its vertices in coding order, */
+  uint32_t* pos;         /* each vertex's coding position, */
+  size_t* tri;           /* the first triangle of each coding position (SIZE_MAX: none), */
+  enc_vtx* q;            /* and its canonical vertices */
+  uint32_t* group_of;    /* per mesh: its group */
+  unsigned char* meshk;  /* per mesh: its max influence count */
+  unsigned char* morder; /* per mesh: its coding order (SKF_ORDER_*) */
+  uint32_t chunk_count, file_max_k, group_count;
+  uint32_t* first; /* weld: per vertex, the vertex it copies (itself when coded) */
+  uint32_t* wix;   /* weld: the index buffer with copies replaced */
+  uint64_t vertex_total;
+} skf_encoder;
 
-  skf_buf file = {0}, raw = {0};
-  enc_state* e = calloc(1, sizeof *e);
-  uint32_t* order = NULL;
-  uint32_t* pos = NULL;
-  size_t* tri = NULL;
-  enc_vtx* q = NULL;
-  skf_buf tab = {0};
-  uint32_t* group_of = calloc(mesh_count ? mesh_count : 1, sizeof *group_of);
-  unsigned char* meshk = calloc(mesh_count ? mesh_count : 1, 1);
-  uint32_t chunk_count = 0, file_max_k = 0, group_count = 0;
-  uint32_t* first = NULL; /* weld: per vertex, the vertex it copies (itself when coded) */
-  uint32_t* wix = NULL;   /* weld: the index buffer with copies replaced */
-  unsigned char* morder = calloc(mesh_count ? mesh_count : 1, 1);
-  uint64_t vertex_total = 0;
-  const bool fast = opts && opts->profile == SKIO_SKF_PROFILE_FAST;
-  if (!e || !group_of || !meshk || !morder) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the encoder");
-    goto done;
-  }
-  e->wb = bits == 16 ? 2u : 1u;
-  e->jb = jb;
-  e->mask = bits == 16 ? 0xffffu : 0xffu;
+/* Sets up x for the (checked) inputs: resolved options, the encoder state and per-mesh tables, and the file with
+ * room for its header. */
+static int encoder_init(skf_encoder* x, const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
+                        const skio_skf_options* opts, skc_err* err) {
+  memset(x, 0, sizeof *x);
+  x->skel = skel;
+  x->meshes = meshes;
+  x->mesh_count = mesh_count;
+  x->opts = opts;
+  resolve(opts, &x->bits, &x->k, &x->level, &x->group_limit);
+  x->total = x->bits == 16 ? 65535u : 255u;
+  x->jb = skel->joint_count > 256 ? 2u : 1u;
 
-  buf_reserve(&file, SKF_HEADER_SIZE);
-  memset(file.p, 0, SKF_HEADER_SIZE);
-  file.n = SKF_HEADER_SIZE;
+  x->e = calloc(1, sizeof *x->e);
+  x->group_of = calloc(mesh_count ? mesh_count : 1, sizeof *x->group_of);
+  x->meshk = calloc(mesh_count ? mesh_count : 1, 1);
+  x->morder = calloc(mesh_count ? mesh_count : 1, 1);
+  x->fast = opts && opts->profile == SKIO_SKF_PROFILE_FAST;
+  if (!x->e || !x->group_of || !x->meshk || !x->morder)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the encoder");
+  x->e->wb = x->bits == 16 ? 2u : 1u;
+  x->e->jb = x->jb;
+  x->e->mask = x->bits == 16 ? 0xffffu : 0xffu;
 
-  /* JNTS: count, parents, inverse binds, names */
-  buf_u32(&raw, skel->joint_count);
-  for (uint32_t i = 0; i < skel->joint_count; ++i) buf_u32(&raw, (uint32_t)skel->parents[i]);
-  for (uint32_t i = 0; i < 16u * skel->joint_count; ++i) {
-    uint32_t x;
-    memcpy(&x, skel->inverse_bind + i, 4);
-    buf_u32(&raw, x);
-  }
-  buf_u32(&raw, (uint32_t)names_bytes(skel));
-  for (uint32_t i = 0; i < skel->joint_count; ++i) {
-    const char* nm = skel->names && skel->names[i] ? skel->names[i] : "";
-    buf_put(&raw, nm, strlen(nm) + 1);
-  }
-  if (raw.failed) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the joint table");
-    goto done;
-  }
-  if ((rc = put_chunk(&file, "JNTS", raw.p, raw.n, level, err))) goto done;
-  ++chunk_count;
+  if (!buf_reserve(&x->file, SKF_HEADER_SIZE)) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the file");
+  memset(x->file.p, 0, SKF_HEADER_SIZE);
+  x->file.n = SKF_HEADER_SIZE;
+  return SKC_OK;
+}
 
-  /* groups of consecutive meshes; quantize once per mesh to learn its max influence count */
-  {
-    size_t gv = 0;
-    for (uint32_t m = 0; m < mesh_count; ++m) {
-      size_t vc = meshes[m].skin->vertex_count;
-      if (m > 0 && gv + vc > group_limit) {
-        ++group_count;
-        gv = 0;
-      }
-      group_of[m] = group_count;
-      gv += vc;
-      vertex_total += vc;
-    }
-    if (mesh_count) ++group_count;
-  }
-
-  /* MDSC */
-  raw.n = 0;
-  buf_u32(&raw, mesh_count);
-  buf_u32(&raw, group_count);
-  for (uint32_t m = 0; m < mesh_count; ++m) {
-    const skc_skin* s = meshes[m].skin;
-    uint32_t mk = 0, qj[SKF_MAX_INFLUENCES], qw[SKF_MAX_INFLUENCES];
-    for (size_t v = 0; v < s->vertex_count; ++v) {
-      uint32_t n = quantize_at(s, v, k, total, qj, qw);
-      if (n > mk) mk = n;
-    }
-    meshk[m] = (unsigned char)mk;
-    if (mk > file_max_k) file_max_k = mk;
-    int by_index = meshes[m].index_count && !(opts && opts->file_order) && !fast;
-    size_t distinct = 0, copies = 0;
-    uint32_t check = 0;
-    if (meshes[m].positions && !(opts && opts->no_weld) && !fast && s->vertex_count) {
-      uint32_t* nf = realloc(first, s->vertex_count * sizeof *first);
-      if (!nf) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
-        goto done;
-      }
-      first = nf;
-      if (!weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check, NULL)) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
-        goto done;
-      }
-    }
-    morder[m] = copies ? SKF_ORDER_WELDED : by_index ? SKF_ORDER_INDEX_BUFFER : SKF_ORDER_FILE;
-    buf_u64(&raw, s->vertex_count);
-    buf_u64(&raw, by_index ? meshes[m].index_count : 0);
-    buf_u32(&raw, by_index ? skf_hash_u32(meshes[m].indices, meshes[m].index_count) : 0);
-    buf_u32(&raw, meshes[m].positions ? skf_hash_positions(meshes[m].positions, s->vertex_count) : 0);
-    unsigned char b4[4] = {(unsigned char)mk, morder[m], meshes[m].positions ? 1 : 0, 0};
-    buf_put(&raw, b4, 4);
-    buf_u32(&raw, group_of[m]);
-    buf_u32(&raw, (uint32_t)(s->vertex_count - copies));
-    buf_u32(&raw, copies ? (uint32_t)distinct : 0u);
-    buf_u32(&raw, copies ? check : 0u);
-    buf_u32(&raw, 0u);
-  }
-  if (raw.failed) {
-    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the mesh table");
-    goto done;
-  }
-  if ((rc = put_chunk(&file, "MDSC", raw.p, raw.n, level, err))) goto done;
-  ++chunk_count;
-
-  /* speed profile: one raw INFL chunk per group (docs/skf.md 3.1) */
-  for (uint32_t m0 = 0; fast && m0 < mesh_count;) {
-    uint32_t m1 = m0;
-    while (m1 < mesh_count && group_of[m1] == group_of[m0]) ++m1;
-    tab.n = 0;
-    e->ops.n = e->wgt.n = 0;
-    buf_u32(&tab, m0);
-    buf_u32(&tab, m1 - m0);
-    for (uint32_t m = m0; m < m1; ++m) {
-      size_t l0 = e->wgt.n;
-      uint32_t nl = 0, nj = 0;
-      const unsigned max_esc = opts && opts->fast_escapes ? opts->fast_escapes : SKF_FAST_ESCAPES;
-      if (!fast_mesh(meshes[m].skin, k, total, meshk[m], jb, e->wb, &e->ops, &e->wgt, max_esc, &nl, &nj)) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the rows of mesh %u", m);
-        goto done;
-      }
-      if (e->wgt.n - l0 > UINT32_MAX) {
-        rc = skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: its literal stream exceeds 4 GiB", m);
-        goto done;
-      }
-      buf_u32(&tab, nl);
-      buf_u32(&tab, (uint32_t)(e->wgt.n - l0));
-      buf_u32(&tab, nj);
-      for (int z = 0; z < 3; ++z) buf_u32(&tab, 0);
-    }
-    raw.n = 0;
-    buf_put(&raw, tab.p, tab.n);
-    buf_put(&raw, e->ops.p, e->ops.n);
-    buf_put(&raw, e->wgt.p, e->wgt.n);
-    if (raw.failed || tab.failed || e->ops.failed || e->wgt.failed) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for an influence chunk");
-      goto done;
-    }
-    if ((rc = put_chunk_raw(&file, "INFL", raw.p, raw.n, err))) goto done;
-    ++chunk_count;
-    m0 = m1;
-  }
-
-  /* INFL per group: each mesh starts from an empty model (a reader can decode one mesh without the others) */
-  for (uint32_t m0 = 0; !fast && m0 < mesh_count;) {
-    uint32_t m1 = m0;
-    while (m1 < mesh_count && group_of[m1] == group_of[m0]) ++m1;
-    /* the decoder follows any choice the encoder makes: try each far-reference policy, keep the smallest chunk */
-    size_t best_size = SIZE_MAX;
-    int best = 0;
-    for (int trial = 0; trial <= SKF_FAR_POLICIES; ++trial) {
-    e->far_mode = trial < SKF_FAR_POLICIES ? trial : best;
-    e->ops.n = e->cnt.n = e->jnt.n = e->wgt.n = e->nwg.n = e->far.n = e->wld.n = 0;
-    tab.n = 0;
-    buf_u32(&tab, m0);
-    buf_u32(&tab, m1 - m0);
-    for (uint32_t m = m0; m < m1; ++m) {
-      const skc_skin* s = meshes[m].skin;
-      size_t vc = s->vertex_count;
-      size_t c0 = e->cnt.n, j0 = e->jnt.n, w0 = e->wgt.n, n0 = e->nwg.n, f0 = e->far.n, l0 = e->wld.n;
-      int by_index = meshes[m].index_count && !(opts && opts->file_order);
-      const int welded = morder[m] == SKF_ORDER_WELDED;
-      const uint32_t* ix = by_index ? meshes[m].indices : NULL;
-      size_t ic = by_index ? meshes[m].index_count : 0;
-      e->mtf_len = 0;
-      e->rlen = 0;
-      e->hist_len = 0;
-      if (vc) {
-        size_t hsize = 16;
-        while (hsize < 2 * vc) hsize *= 2;
-        free(e->hmap);
-        e->hmap = calloc(hsize, sizeof *e->hmap);
-        e->hmask = hsize - 1;
-        uint32_t* nh = realloc(e->hist, vc * sizeof *e->hist);
-        if (nh) e->hist = nh;
-        uint32_t* nhp = realloc(e->hp, vc * sizeof *e->hp);
-        if (nhp) e->hp = nhp;
-        if (!e->hmap || !nh || !nhp) {
-          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the history of mesh %u", m);
-          goto done;
-        }
-      }
-      if (vc) {
-        enc_vtx* nq = realloc(q, vc * sizeof *q);
-        uint32_t* no = nq ? realloc(order, vc * sizeof *order) : NULL;
-        uint32_t* np = no ? realloc(pos, vc * sizeof *pos) : NULL;
-        size_t* nt = np ? realloc(tri, vc * sizeof *tri) : NULL;
-        if (nq) q = nq;
-        if (no) order = no;
-        if (np) pos = np;
-        if (nt) tri = nt;
-        if (!nq || !no || !np || !nt) {
-          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
-          goto done;
-        }
-      }
-      for (size_t v = 0; v < vc; ++v) {
-        uint32_t qj[SKF_MAX_INFLUENCES], qw[SKF_MAX_INFLUENCES];
-        q[v].n = (uint8_t)quantize_at(s, v, k, total, qj, qw);
-        for (uint32_t i = 0; i < q[v].n; ++i) {
-          q[v].j[i] = (uint16_t)qj[i];
-          q[v].w[i] = (uint16_t)qw[i];
-        }
-        pos[v] = UINT32_MAX;
-      }
-      size_t coded = vc;
-      if (welded) {
-        /* copies are not coded; exceptions (a lower vertex at the same position has other influences) are listed
-         * in the weld stream, and the index buffer refers to the vertex each copy copies */
-        size_t distinct, copies;
-        uint32_t* nw = realloc(wix, (ic ? ic : 1) * sizeof *wix);
-        uint32_t* nf = nw ? realloc(first, vc * sizeof *first) : NULL;
-        if (nw) wix = nw;
-        if (nf) first = nf;
-        uint32_t check;
-        if (!nw || !nf || !weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check, &e->wld)) {
-          rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
-          goto done;
-        }
-        for (size_t i = 0; i < ic; ++i) wix[i] = first[ix[i]];
-        for (size_t v = 0; v < vc; ++v)
-          if (first[v] != v) pos[v] = 0; /* never coded, never a corner (the welded index buffer has no copies) */
-        ix = wix;
-        coded = vc - copies;
-      }
-      /* coding order: first appearance in the index buffer (with the triangle that brought the vertex), then the
-       * vertices no triangle uses (copies excepted) */
-      size_t kk = 0;
-      for (size_t i = 0; i < ic; ++i) {
-        uint32_t v = ix[i];
-        if (pos[v] != UINT32_MAX) continue;
-        pos[v] = (uint32_t)kk;
-        tri[kk] = i - i % 3;
-        order[kk++] = v;
-      }
-      for (size_t v = 0; v < vc; ++v) {
-        if (pos[v] != UINT32_MAX && (ix || welded)) continue;
-        pos[v] = (uint32_t)kk;
-        tri[kk] = SIZE_MAX;
-        order[kk++] = (uint32_t)v;
-      }
-      for (size_t i = 0; i < coded; ++i) enc_vertex(e, q, order[i], (uint32_t)i, ix, ic, tri[i], pos);
-      if (e->cnt.n - c0 > UINT32_MAX || e->jnt.n - j0 > UINT32_MAX || e->wgt.n - w0 > UINT32_MAX ||
-          e->nwg.n - n0 > UINT32_MAX || e->far.n - f0 > UINT32_MAX || e->wld.n - l0 > UINT32_MAX) {
-        rc = skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: an influence stream exceeds 4 GiB", m);
-        goto done;
-      }
-      buf_u32(&tab, (uint32_t)(e->cnt.n - c0));
-      buf_u32(&tab, (uint32_t)(e->jnt.n - j0));
-      buf_u32(&tab, (uint32_t)(e->wgt.n - w0));
-      buf_u32(&tab, (uint32_t)(e->nwg.n - n0));
-      buf_u32(&tab, (uint32_t)(e->far.n - f0));
-      buf_u32(&tab, (uint32_t)(e->wld.n - l0));
-    }
-    if (e->ops.failed || e->cnt.failed || e->jnt.failed || e->wgt.failed || e->nwg.failed || e->far.failed || e->wld.failed || tab.failed) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for influence streams");
-      goto done;
-    }
-    raw.n = 0;
-    buf_put(&raw, tab.p, tab.n);
-    const skf_buf* parts[7] = {&e->ops, &e->cnt, &e->jnt, &e->wgt, &e->nwg, &e->far, &e->wld};
-    size_t seg[8];
-    seg[0] = raw.n;
-    for (int p = 0; p < 7; ++p) {
-      buf_put(&raw, parts[p]->p, parts[p]->n);
-      seg[p + 1] = raw.n;
-    }
-    if (raw.failed) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for an influence chunk");
-      goto done;
-    }
-    /* ops: Z_FILTERED (runs and short matches); residuals: Z_RLE (nearly match-free, Huffman does the work) */
-    static const int strat[8] = {Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_RLE, Z_FILTERED, Z_FILTERED};
-    size_t before = file.n;
-    if ((rc = put_chunk_seg(&file, "INFL", raw.p, raw.n, level, seg, strat, 8, err))) goto done;
-    if (trial < SKF_FAR_POLICIES) {
-      if (file.n - before < best_size) {
-        best_size = file.n - before;
-        best = trial;
-      }
-      file.n = before;
-    }
-    }
-    ++chunk_count;
-    m0 = m1;
-  }
-
-  /* CORC per mesh (3.2): centres of the coded vertices; a welded mesh's copies take their first's centre */
-  const bool centers = mesh_count && meshes[0].centers;
-  for (uint32_t m = 0; centers && m < mesh_count; ++m) {
-    size_t vc = meshes[m].skin->vertex_count, distinct, copies;
-    uint32_t check;
-    int by_index = meshes[m].index_count && !(opts && opts->file_order) && !fast; /* as in the mesh record */
-    uint32_t* no = realloc(order, (vc ? vc : 1) * sizeof *order);
-    if (!no) {
-      rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the centres of mesh %u", m);
-      goto done;
-    }
-    order = no;
-    if (morder[m] == SKF_ORDER_WELDED) {
-      uint32_t* nf = realloc(first, vc * sizeof *first);
-      if (nf) first = nf;
-      if (!nf || !weld_mesh(&meshes[m], k, total, first, &distinct, &copies, &check, NULL)) {
-        rc = skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
-        goto done;
-      }
-    }
-    if ((rc = put_corc(&file, &raw, m, meshes[m].centers, vc, by_index ? meshes[m].indices : NULL,
-                       by_index ? meshes[m].index_count : 0, morder[m] == SKF_ORDER_WELDED ? first : NULL, order,
-                       level, err)))
-      goto done;
-    ++chunk_count;
-  }
-
-  {
-    unsigned char* h = file.p;
-    uint64_t payload = file.n - SKF_HEADER_SIZE;
-    static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
-    memcpy(h, magic, 8);
-    h[8] = SKF_VERSION_MAJOR;
-    h[9] = 0;
-    h[10] = centers ? 2 : fast ? 1 : 0; /* the lowest minor that can express the file */
-    h[11] = 0;
-    wr32(h + 12, (bits == 16 ? SKF_FLAG_WEIGHTS16 : 0u) | (fast ? SKF_FLAG_FAST : 0u));
-    wr32(h + 16, SKF_HEADER_SIZE);
-    wr32(h + 20, chunk_count);
-    wr32(h + 24, skel->joint_count);
-    wr32(h + 28, mesh_count);
-    wr64(h + 32, vertex_total);
-    wr64(h + 40, payload);
-    wr32(h + 48, file_max_k);
-    wr32(h + 52, 0);
-    uLong pc = crc32(0L, Z_NULL, 0);
-    for (uint64_t off = 0; off < payload;) {
-      uInt step = payload - off > 0x40000000u ? 0x40000000u : (uInt)(payload - off);
-      pc = crc32(pc, h + SKF_HEADER_SIZE + off, step);
-      off += step;
-    }
-    wr32(h + 56, (uint32_t)pc);
-    wr32(h + 60, (uint32_t)crc32(crc32(0L, Z_NULL, 0), h, 60));
-  }
-  *out = file.p;
-  *out_size = file.n;
-  file.p = NULL;
-  rc = SKC_OK;
-
-done:
-  free(file.p);
-  free(raw.p);
+/* Frees everything x holds but what was handed out. */
+static void encoder_free(skf_encoder* x) {
+  enc_state* e = x->e;
+  free(x->file.p);
+  free(x->raw.p);
   if (e) {
     free(e->ops.p);
     free(e->cnt.p);
@@ -1109,16 +843,433 @@ done:
     free(e->hmap);
   }
   free(e);
-  free(order);
-  free(pos);
-  free(tri);
-  free(q);
-  free(tab.p);
-  free(group_of);
-  free(meshk);
-  free(morder);
-  free(first);
-  free(wix);
+  free(x->order);
+  free(x->pos);
+  free(x->tri);
+  free(x->q);
+  free(x->tab.p);
+  free(x->group_of);
+  free(x->meshk);
+  free(x->morder);
+  free(x->first);
+  free(x->wix);
+}
+
+/* JNTS chunk: count, parents, inverse binds, names. */
+static int put_joints(skf_encoder* x, skc_err* err) {
+  const skc_skeleton* skel = x->skel;
+  skf_buf* raw = &x->raw;
+  int rc;
+  buf_u32(raw, skel->joint_count);
+  for (uint32_t i = 0; i < skel->joint_count; ++i) buf_u32(raw, (uint32_t)skel->parents[i]);
+  for (uint32_t i = 0; i < 16u * skel->joint_count; ++i) {
+    uint32_t v;
+    memcpy(&v, skel->inverse_bind + i, 4);
+    buf_u32(raw, v);
+  }
+  buf_u32(raw, (uint32_t)names_bytes(skel));
+  for (uint32_t i = 0; i < skel->joint_count; ++i) {
+    const char* nm = skel->names && skel->names[i] ? skel->names[i] : "";
+    buf_put(raw, nm, strlen(nm) + 1);
+  }
+  if (raw->failed) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the joint table");
+  if ((rc = put_chunk(&x->file, "JNTS", raw->p, raw->n, x->level, err))) return rc;
+  ++x->chunk_count;
+  return SKC_OK;
+}
+
+/* Groups of consecutive meshes of at most group_limit vertices (a larger mesh alone), and the vertex total. */
+static void plan_groups(skf_encoder* x) {
+  size_t gv = 0;
+  for (uint32_t m = 0; m < x->mesh_count; ++m) {
+    size_t vc = x->meshes[m].skin->vertex_count;
+    if (m > 0 && gv + vc > x->group_limit) {
+      ++x->group_count;
+      gv = 0;
+    }
+    x->group_of[m] = x->group_count;
+    gv += vc;
+    x->vertex_total += vc;
+  }
+  if (x->mesh_count) ++x->group_count;
+}
+
+/* The most influences a vertex of skin s keeps after quantization. */
+static uint32_t max_quantized(const skc_skin* s, uint32_t k, uint32_t total) {
+  uint32_t mk = 0, qj[SKF_MAX_INFLUENCES], qw[SKF_MAX_INFLUENCES];
+  for (size_t v = 0; v < s->vertex_count; ++v) {
+    uint32_t n = quantize_at(s, v, k, total, qj, qw);
+    if (n > mk) mk = n;
+  }
+  return mk;
+}
+
+/* The record of mesh m in the mesh table (raw); quantizes the mesh once to learn its max influence count and welds
+ * it to learn its coding order. */
+static int put_mesh_record(skf_encoder* x, uint32_t m, skc_err* err) {
+  const skio_skf_mesh* mesh = &x->meshes[m];
+  const skio_skf_options* opts = x->opts;
+  const skc_skin* s = mesh->skin;
+  skf_buf* raw = &x->raw;
+  uint32_t mk = max_quantized(s, x->k, x->total);
+  x->meshk[m] = (unsigned char)mk;
+  if (mk > x->file_max_k) x->file_max_k = mk;
+  int by_index = mesh->index_count && !(opts && opts->file_order) && !x->fast;
+  size_t distinct = 0, copies = 0;
+  uint32_t check = 0;
+  if (mesh->positions && !(opts && opts->no_weld) && !x->fast && s->vertex_count) {
+    uint32_t* nf = realloc(x->first, s->vertex_count * sizeof *x->first);
+    if (!nf) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+    x->first = nf;
+    if (!weld_mesh(mesh, x->k, x->total, x->first, &distinct, &copies, &check, NULL))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+  }
+  x->morder[m] = copies ? SKF_ORDER_WELDED : by_index ? SKF_ORDER_INDEX_BUFFER : SKF_ORDER_FILE;
+  buf_u64(raw, s->vertex_count);
+  buf_u64(raw, by_index ? mesh->index_count : 0);
+  buf_u32(raw, by_index ? skf_hash_u32(mesh->indices, mesh->index_count) : 0);
+  buf_u32(raw, mesh->positions ? skf_hash_positions(mesh->positions, s->vertex_count) : 0);
+  unsigned char b4[4] = {(unsigned char)mk, x->morder[m], mesh->positions ? 1 : 0, 0};
+  buf_put(raw, b4, 4);
+  buf_u32(raw, x->group_of[m]);
+  buf_u32(raw, (uint32_t)(s->vertex_count - copies));
+  buf_u32(raw, copies ? (uint32_t)distinct : 0u);
+  buf_u32(raw, copies ? check : 0u);
+  buf_u32(raw, 0u);
+  return SKC_OK;
+}
+
+/* MDSC chunk: mesh and group counts, then a record per mesh. */
+static int put_mesh_table(skf_encoder* x, skc_err* err) {
+  int rc;
+  x->raw.n = 0;
+  buf_u32(&x->raw, x->mesh_count);
+  buf_u32(&x->raw, x->group_count);
+  for (uint32_t m = 0; m < x->mesh_count; ++m)
+    if ((rc = put_mesh_record(x, m, err))) return rc;
+  if (x->raw.failed) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the mesh table");
+  if ((rc = put_chunk(&x->file, "MDSC", x->raw.p, x->raw.n, x->level, err))) return rc;
+  ++x->chunk_count;
+  return SKC_OK;
+}
+
+/* The end of the group that starts at mesh m0: the first mesh of another group, or mesh_count. */
+static uint32_t group_end(const skf_encoder* x, uint32_t m0) {
+  uint32_t m1 = m0;
+  while (m1 < x->mesh_count && x->group_of[m1] == x->group_of[m0]) ++m1;
+  return m1;
+}
+
+/* Speed profile: the raw INFL chunk of meshes m0..m1-1 (docs/skf.md 3.1), a table entry per mesh, then the ops
+ * and the literal streams. */
+static int put_fast_group(skf_encoder* x, uint32_t m0, uint32_t m1, skc_err* err) {
+  enc_state* e = x->e;
+  skf_buf* tab = &x->tab;
+  skf_buf* raw = &x->raw;
+  const skio_skf_options* opts = x->opts;
+  tab->n = 0;
+  e->ops.n = e->wgt.n = 0;
+  buf_u32(tab, m0);
+  buf_u32(tab, m1 - m0);
+  for (uint32_t m = m0; m < m1; ++m) {
+    size_t l0 = e->wgt.n;
+    uint32_t nl = 0, nj = 0;
+    const unsigned max_esc = opts && opts->fast_escapes ? opts->fast_escapes : SKF_FAST_ESCAPES;
+    if (!fast_mesh(x->meshes[m].skin, x->k, x->total, x->meshk[m], x->jb, e->wb, &e->ops, &e->wgt, max_esc, &nl, &nj))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the rows of mesh %u", m);
+    if (e->wgt.n - l0 > UINT32_MAX)
+      return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: its literal stream exceeds 4 GiB", m);
+    buf_u32(tab, nl);
+    buf_u32(tab, (uint32_t)(e->wgt.n - l0));
+    buf_u32(tab, nj);
+    for (int z = 0; z < 3; ++z) buf_u32(tab, 0);
+  }
+  raw->n = 0;
+  buf_put(raw, tab->p, tab->n);
+  buf_put(raw, e->ops.p, e->ops.n);
+  buf_put(raw, e->wgt.p, e->wgt.n);
+  if (raw->failed || tab->failed || e->ops.failed || e->wgt.failed)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for an influence chunk");
+  return put_chunk_raw(&x->file, "INFL", raw->p, raw->n, err);
+}
+
+/* Speed profile: one raw INFL chunk per group. */
+static int put_fast_infl(skf_encoder* x, skc_err* err) {
+  int rc;
+  for (uint32_t m0 = 0; m0 < x->mesh_count;) {
+    uint32_t m1 = group_end(x, m0);
+    if ((rc = put_fast_group(x, m0, m1, err))) return rc;
+    ++x->chunk_count;
+    m0 = m1;
+  }
+  return SKC_OK;
+}
+
+/* Sizes the far-reference history of the encoder state for a mesh of vc > 0 vertices (an empty hash map). */
+static int reserve_history(enc_state* e, size_t vc, uint32_t m, skc_err* err) {
+  size_t hsize = 16;
+  while (hsize < 2 * vc) hsize *= 2;
+  free(e->hmap);
+  e->hmap = calloc(hsize, sizeof *e->hmap);
+  e->hmask = hsize - 1;
+  uint32_t* nh = realloc(e->hist, vc * sizeof *e->hist);
+  if (nh) e->hist = nh;
+  uint32_t* nhp = realloc(e->hp, vc * sizeof *e->hp);
+  if (nhp) e->hp = nhp;
+  if (!e->hmap || !nh || !nhp) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the history of mesh %u", m);
+  return SKC_OK;
+}
+
+/* Sizes the canonical vertices and the coding order of a mesh of vc > 0 vertices. */
+static int reserve_traversal(skf_encoder* x, size_t vc, uint32_t m, skc_err* err) {
+  enc_vtx* nq = realloc(x->q, vc * sizeof *x->q);
+  uint32_t* no = nq ? realloc(x->order, vc * sizeof *x->order) : NULL;
+  uint32_t* np = no ? realloc(x->pos, vc * sizeof *x->pos) : NULL;
+  size_t* nt = np ? realloc(x->tri, vc * sizeof *x->tri) : NULL;
+  if (nq) x->q = nq;
+  if (no) x->order = no;
+  if (np) x->pos = np;
+  if (nt) x->tri = nt;
+  if (!nq || !no || !np || !nt) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
+  return SKC_OK;
+}
+
+/* The canonical vertices of skin s into q, every vertex not yet placed in the coding order. */
+static void quantize_mesh(skf_encoder* x, const skc_skin* s) {
+  for (size_t v = 0; v < s->vertex_count; ++v) {
+    uint32_t qj[SKF_MAX_INFLUENCES], qw[SKF_MAX_INFLUENCES];
+    x->q[v].n = (uint8_t)quantize_at(s, v, x->k, x->total, qj, qw);
+    for (uint32_t i = 0; i < x->q[v].n; ++i) {
+      x->q[v].j[i] = (uint16_t)qj[i];
+      x->q[v].w[i] = (uint16_t)qw[i];
+    }
+    x->pos[v] = UINT32_MAX;
+  }
+}
+
+/* Welds welded mesh m for coding: *ix becomes the welded index buffer (ic entries), *coded the vertices to code. */
+static int weld_for_coding(skf_encoder* x, uint32_t m, const uint32_t** ix, size_t ic, size_t* coded, skc_err* err) {
+  size_t vc = x->meshes[m].skin->vertex_count;
+  /* copies are not coded; exceptions (a lower vertex at the same position has other influences) are listed
+   * in the weld stream, and the index buffer refers to the vertex each copy copies */
+  size_t distinct, copies;
+  uint32_t* nw = realloc(x->wix, (ic ? ic : 1) * sizeof *x->wix);
+  uint32_t* nf = nw ? realloc(x->first, vc * sizeof *x->first) : NULL;
+  if (nw) x->wix = nw;
+  if (nf) x->first = nf;
+  uint32_t check;
+  if (!nw || !nf || !weld_mesh(&x->meshes[m], x->k, x->total, x->first, &distinct, &copies, &check, &x->e->wld))
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+  for (size_t i = 0; i < ic; ++i) x->wix[i] = x->first[(*ix)[i]];
+  for (size_t v = 0; v < vc; ++v)
+    if (x->first[v] != v) x->pos[v] = 0; /* never coded, never a corner (the welded index buffer has no copies) */
+  *ix = x->wix;
+  *coded = vc - copies;
+  return SKC_OK;
+}
+
+/* The coding order of a mesh of vc vertices into order, pos (its inverse) and tri (each vertex's first triangle). */
+static void coding_order(skf_encoder* x, const uint32_t* ix, size_t ic, size_t vc, int welded) {
+  uint32_t* pos = x->pos;
+  /* coding order: first appearance in the index buffer (with the triangle that brought the vertex), then the
+   * vertices no triangle uses (copies excepted) */
+  size_t kk = 0;
+  for (size_t i = 0; i < ic; ++i) {
+    uint32_t v = ix[i];
+    if (pos[v] != UINT32_MAX) continue;
+    pos[v] = (uint32_t)kk;
+    x->tri[kk] = i - i % 3;
+    x->order[kk++] = v;
+  }
+  for (size_t v = 0; v < vc; ++v) {
+    if (pos[v] != UINT32_MAX && (ix || welded)) continue;
+    pos[v] = (uint32_t)kk;
+    x->tri[kk] = SIZE_MAX;
+    x->order[kk++] = (uint32_t)v;
+  }
+}
+
+/* Codes mesh m into the influence streams, from an empty model, and its sizes in them into the group's table. */
+static int code_mesh(skf_encoder* x, uint32_t m, skc_err* err) {
+  enc_state* e = x->e;
+  const skio_skf_mesh* mesh = &x->meshes[m];
+  size_t vc = mesh->skin->vertex_count;
+  size_t c0 = e->cnt.n, j0 = e->jnt.n, w0 = e->wgt.n, n0 = e->nwg.n, f0 = e->far.n, l0 = e->wld.n;
+  int by_index = mesh->index_count && !(x->opts && x->opts->file_order);
+  const int welded = x->morder[m] == SKF_ORDER_WELDED;
+  const uint32_t* ix = by_index ? mesh->indices : NULL;
+  size_t ic = by_index ? mesh->index_count : 0;
+  int rc;
+  e->mtf_len = 0;
+  e->rlen = 0;
+  e->hist_len = 0;
+  if (vc && (rc = reserve_history(e, vc, m, err))) return rc;
+  if (vc && (rc = reserve_traversal(x, vc, m, err))) return rc;
+  quantize_mesh(x, mesh->skin);
+  size_t coded = vc;
+  if (welded && (rc = weld_for_coding(x, m, &ix, ic, &coded, err))) return rc;
+  coding_order(x, ix, ic, vc, welded);
+  for (size_t i = 0; i < coded; ++i) enc_vertex(e, x->q, x->order[i], (uint32_t)i, ix, ic, x->tri[i], x->pos);
+  if (e->cnt.n - c0 > UINT32_MAX || e->jnt.n - j0 > UINT32_MAX || e->wgt.n - w0 > UINT32_MAX ||
+      e->nwg.n - n0 > UINT32_MAX || e->far.n - f0 > UINT32_MAX || e->wld.n - l0 > UINT32_MAX)
+    return skc_fail(err, SKC_OUT_OF_RANGE, "mesh %u: an influence stream exceeds 4 GiB", m);
+  buf_u32(&x->tab, (uint32_t)(e->cnt.n - c0));
+  buf_u32(&x->tab, (uint32_t)(e->jnt.n - j0));
+  buf_u32(&x->tab, (uint32_t)(e->wgt.n - w0));
+  buf_u32(&x->tab, (uint32_t)(e->nwg.n - n0));
+  buf_u32(&x->tab, (uint32_t)(e->far.n - f0));
+  buf_u32(&x->tab, (uint32_t)(e->wld.n - l0));
+  return SKC_OK;
+}
+
+/* Codes meshes m0..m1-1 with the current far policy: the group's table and influence streams, from empty. */
+static int code_group(skf_encoder* x, uint32_t m0, uint32_t m1, skc_err* err) {
+  enc_state* e = x->e;
+  int rc;
+  e->ops.n = e->cnt.n = e->jnt.n = e->wgt.n = e->nwg.n = e->far.n = e->wld.n = 0;
+  x->tab.n = 0;
+  buf_u32(&x->tab, m0);
+  buf_u32(&x->tab, m1 - m0);
+  for (uint32_t m = m0; m < m1; ++m)
+    if ((rc = code_mesh(x, m, err))) return rc;
+  if (e->ops.failed || e->cnt.failed || e->jnt.failed || e->wgt.failed || e->nwg.failed || e->far.failed ||
+      e->wld.failed || x->tab.failed)
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for influence streams");
+  return SKC_OK;
+}
+
+/* Appends the INFL chunk of the coded group: its table, then the seven streams, each a deflate segment. */
+static int put_infl_chunk(skf_encoder* x, skc_err* err) {
+  enc_state* e = x->e;
+  skf_buf* raw = &x->raw;
+  raw->n = 0;
+  buf_put(raw, x->tab.p, x->tab.n);
+  const skf_buf* parts[7] = {&e->ops, &e->cnt, &e->jnt, &e->wgt, &e->nwg, &e->far, &e->wld};
+  size_t seg[8];
+  seg[0] = raw->n;
+  for (int p = 0; p < 7; ++p) {
+    buf_put(raw, parts[p]->p, parts[p]->n);
+    seg[p + 1] = raw->n;
+  }
+  if (raw->failed) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for an influence chunk");
+  /* ops: Z_FILTERED (runs and short matches); residuals: Z_RLE (nearly match-free, Huffman does the work) */
+  static const int strat[8] = {Z_FILTERED, Z_FILTERED, Z_FILTERED, Z_FILTERED,
+                               Z_FILTERED, Z_RLE,      Z_FILTERED, Z_FILTERED};
+  return put_chunk_seg(&x->file, "INFL", raw->p, raw->n, x->level, seg, strat, 8, err);
+}
+
+/* The INFL chunk of meshes m0..m1-1. */
+static int put_infl_group(skf_encoder* x, uint32_t m0, uint32_t m1, skc_err* err) {
+  /* the decoder follows any choice the encoder makes: try each far-reference policy, keep the smallest chunk */
+  size_t best_size = SIZE_MAX;
+  int best = 0, rc;
+  for (int trial = 0; trial <= SKF_FAR_POLICIES; ++trial) {
+    x->e->far_mode = trial < SKF_FAR_POLICIES ? trial : best;
+    if ((rc = code_group(x, m0, m1, err))) return rc;
+    size_t before = x->file.n;
+    if ((rc = put_infl_chunk(x, err))) return rc;
+    if (trial < SKF_FAR_POLICIES) {
+      if (x->file.n - before < best_size) {
+        best_size = x->file.n - before;
+        best = trial;
+      }
+      x->file.n = before;
+    }
+  }
+  return SKC_OK;
+}
+
+/* INFL per group: each mesh starts from an empty model (a reader can decode one mesh without the others). */
+static int put_infl(skf_encoder* x, skc_err* err) {
+  int rc;
+  for (uint32_t m0 = 0; m0 < x->mesh_count;) {
+    uint32_t m1 = group_end(x, m0);
+    if ((rc = put_infl_group(x, m0, m1, err))) return rc;
+    ++x->chunk_count;
+    m0 = m1;
+  }
+  return SKC_OK;
+}
+
+/* CORC per mesh (3.2): centres of the coded vertices; a welded mesh's copies take their first's centre. */
+static int put_centres(skf_encoder* x, skc_err* err) {
+  const skio_skf_options* opts = x->opts;
+  const bool centers = x->mesh_count && x->meshes[0].centers;
+  int rc;
+  for (uint32_t m = 0; centers && m < x->mesh_count; ++m) {
+    const skio_skf_mesh* mesh = &x->meshes[m];
+    size_t vc = mesh->skin->vertex_count, distinct, copies;
+    uint32_t check;
+    int by_index = mesh->index_count && !(opts && opts->file_order) && !x->fast; /* as in the mesh record */
+    uint32_t* no = realloc(x->order, (vc ? vc : 1) * sizeof *x->order);
+    if (!no) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the centres of mesh %u", m);
+    x->order = no;
+    if (x->morder[m] == SKF_ORDER_WELDED) {
+      uint32_t* nf = realloc(x->first, vc * sizeof *x->first);
+      if (nf) x->first = nf;
+      if (!nf || !weld_mesh(mesh, x->k, x->total, x->first, &distinct, &copies, &check, NULL))
+        return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the position weld of mesh %u", m);
+    }
+    if ((rc = put_corc(&x->file, &x->raw, m, mesh->centers, vc, by_index ? mesh->indices : NULL,
+                       by_index ? mesh->index_count : 0, x->morder[m] == SKF_ORDER_WELDED ? x->first : NULL, x->order,
+                       x->level, err)))
+      return rc;
+    ++x->chunk_count;
+  }
+  return SKC_OK;
+}
+
+/* Fills in the file header: magic, version, flags, counts, payload size and the two CRCs. */
+static void write_header(skf_encoder* x) {
+  const bool centers = x->mesh_count && x->meshes[0].centers;
+  unsigned char* h = x->file.p;
+  uint64_t payload = x->file.n - SKF_HEADER_SIZE;
+  static const unsigned char magic[8] = {0x89, 'S', 'K', 'F', 0x0D, 0x0A, 0x1A, 0x0A};
+  memcpy(h, magic, 8);
+  h[8] = SKF_VERSION_MAJOR;
+  h[9] = 0;
+  h[10] = centers ? 2 : x->fast ? 1 : 0; /* the lowest minor that can express the file */
+  h[11] = 0;
+  wr32(h + 12, (x->bits == 16 ? SKF_FLAG_WEIGHTS16 : 0u) | (x->fast ? SKF_FLAG_FAST : 0u));
+  wr32(h + 16, SKF_HEADER_SIZE);
+  wr32(h + 20, x->chunk_count);
+  wr32(h + 24, x->skel->joint_count);
+  wr32(h + 28, x->mesh_count);
+  wr64(h + 32, x->vertex_total);
+  wr64(h + 40, payload);
+  wr32(h + 48, x->file_max_k);
+  wr32(h + 52, 0);
+  uLong pc = crc32(0L, Z_NULL, 0);
+  for (uint64_t off = 0; off < payload;) {
+    uInt step = payload - off > 0x40000000u ? 0x40000000u : (uInt)(payload - off);
+    pc = crc32(pc, h + SKF_HEADER_SIZE + off, step);
+    off += step;
+  }
+  wr32(h + 56, (uint32_t)pc);
+  wr32(h + 60, (uint32_t)crc32(crc32(0L, Z_NULL, 0), h, 60));
+}
+
+static int encode_once(const skc_skeleton* skel, const skio_skf_mesh* meshes, uint32_t mesh_count,
+                       const skio_skf_options* opts, unsigned char** out, size_t* out_size, skc_err* err) {
+  int rc = check_input(skel, meshes, mesh_count, opts, err);
+  if (rc) return rc;
+  if (!out || !out_size) return skc_fail(err, SKC_INVALID_ARGUMENT, "out and out_size must not be NULL");
+  skf_encoder x;
+  rc = encoder_init(&x, skel, meshes, mesh_count, opts, err);
+  if (!rc) rc = put_joints(&x, err);
+  if (!rc) {
+    plan_groups(&x);
+    rc = put_mesh_table(&x, err);
+  }
+  if (!rc) rc = x.fast ? put_fast_infl(&x, err) : put_infl(&x, err);
+  if (!rc) rc = put_centres(&x, err);
+  if (!rc) {
+    write_header(&x);
+    *out = x.file.p;
+    *out_size = x.file.n;
+    x.file.p = NULL;
+  }
+  encoder_free(&x);
   return rc;
 }
 
