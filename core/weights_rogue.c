@@ -255,8 +255,7 @@ static void find_parts(rctx* c) {
   }
 }
 
-/* Marks the attachments (c->valid) and joins, over every edge, the attachments of one joint at both ends (c->parent).
- */
+/* Marks the attachments (c->valid) and joins, over every edge, one joint's attachments at both ends (c->parent). */
 static void union_islands(rctx* c) {
   const skc_adjacency* adj = &c->adj;
   const uint32_t* off = c->off;
