@@ -598,9 +598,7 @@ int skc_bone_links_source(const skc_skeleton* original, const skc_skeleton* link
   uint32_t n = original->joint_count, m = linked->joint_count;
   if (m < n)
     return skc_fail(err, SKC_INVALID_ARGUMENT,
-                    "bone links: the linked skeleton has %u joints, fewer than the %u of the "
-                    "original",
-                    m, n);
+                    "bone links: the linked skeleton has %u joints, fewer than the %u of the original", m, n);
   name_ref* refs = malloc((size_t)n * sizeof *refs);
   uint32_t* src = malloc((size_t)m * sizeof *src);
   uint32_t* lnk = malloc((size_t)m * sizeof *lnk);
@@ -787,9 +785,8 @@ int skc_bone_links_pose(const skc_skeleton* original, const skc_skeleton* linked
   uint32_t n = original->joint_count, m = linked->joint_count;
   if (m < n)
     return skc_fail(err, SKC_INVALID_ARGUMENT,
-                    "bone links pose: the linked skeleton has %u joints, fewer than the %u "
-                    "of the original",
-                    m, n);
+                    "bone links pose: the linked skeleton has %u joints, fewer than the %u of the original", m,
+                    n);
   for (size_t i = 0; i < (size_t)n * 10; ++i)
     if (!isfinite(trs[i]))
       return skc_fail(err, SKC_INVALID_ARGUMENT, "bone links pose: TRS of joint %zu is not finite", i / 10);
