@@ -398,7 +398,7 @@ static int quantize_quick(edit_call* c, size_t v) {
  * n, so nothing loops over the entry count (1-4 at random from one vertex to the next: the row functions' short
  * loops cost ~270 instructions and several mispredicted exits a vertex; this is ~150 and the branches on the result).
  * Lanes of weight 0 leave the sum (added in entry order, in double), the integers and the comparisons as they were;
- * q / T is divided in double as the 8-bit table was built. The stores go from the last lane to the first, so an
+ * q / T is divided in float (see the division below). The stores go from the last lane to the first, so an
  * entry that lanes past n share ends with lane n - 1's weight. */
 static const uint8_t QUICK4_AT[4][4] = {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}};
 static const int32_t QUICK4_LIVE[4][4] = {{-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
@@ -406,6 +406,37 @@ static const int32_t QUICK4_LIVE[4][4] = {{-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1
 static inline __m128i quick4_pair(const sk_weight_entry* en, uint8_t a, uint8_t b) {
   return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i*)(const void*)&en[a]),
                             _mm_loadl_epi64((const __m128i*)(const void*)&en[b]));
+}
+
+/* Rounding to nearest handed out one unit too many (up) or too few: nearest_off_by_one on the four lanes' remainders
+ * x - trunc(x), as skc_wquantize_nearest computes them. The rounded-up entry last in rem_cmp order (smallest
+ * remainder, then smallest weight, then last entry) gives its unit back, or the rounded-down entry with a fraction
+ * first in that order (largest remainder, then largest weight, then first entry) takes one. Returns 0 (q as it was)
+ * when no entry qualifies: then the full rule decides. */
+static int quick4_off_by_one(__m128d x01, __m128d x23, __m128i t01, __m128i t23, __m128 w, int32_t n, int up,
+                             __m128i* q) {
+  double rem[4];
+  float wv[4];
+  int32_t qv[4];
+  _mm_storeu_pd(rem, _mm_sub_pd(x01, _mm_cvtepi32_pd(t01)));
+  _mm_storeu_pd(rem + 2, _mm_sub_pd(x23, _mm_cvtepi32_pd(t23)));
+  _mm_storeu_ps(wv, w);
+  int pick = -1;
+  for (int32_t i = 0; i < n; i++) {
+    const double r = rem[i];
+    if (up ? !(r >= 0.5) : !(r < 0.5 && r > 0.0)) continue;
+    if (pick >= 0) {
+      const double rb = rem[pick];
+      const float wb = wv[pick];
+      if (up ? !(r < rb || (r == rb && wv[i] <= wb)) : !(r > rb || (r == rb && wv[i] > wb))) continue;
+    }
+    pick = (int)i;
+  }
+  if (pick < 0) return 0;
+  _mm_storeu_si128((__m128i*)(void*)qv, *q);
+  qv[pick] += up ? -1 : 1;
+  *q = _mm_loadu_si128((const __m128i*)(const void*)qv);
+  return 1;
 }
 
 static int quantize_quick4(edit_call* c, size_t v) {
@@ -434,13 +465,17 @@ static int quantize_quick4(edit_call* c, size_t v) {
   const __m128d up23 = _mm_cmpge_pd(_mm_sub_pd(x23, _mm_cvtepi32_pd(t23)), half);
   const __m128i q01 = _mm_sub_epi32(t01, _mm_shuffle_epi32(_mm_castpd_si128(up01), _MM_SHUFFLE(3, 3, 2, 0)));
   const __m128i q23 = _mm_sub_epi32(t23, _mm_shuffle_epi32(_mm_castpd_si128(up23), _MM_SHUFFLE(3, 3, 2, 0)));
-  const __m128i q = _mm_unpacklo_epi64(q01, q23);
+  __m128i q = _mm_unpacklo_epi64(q01, q23);
   __m128i sum = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(1, 0, 3, 2)));
   sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(2, 3, 0, 1)));
-  if ((uint32_t)_mm_cvtsi128_si32(sum) != T) return quantize_quick(c, v); /* the full rule: one entry or more off */
-  const __m128d Td = _mm_set1_pd((double)T);
-  const __m128 w1 = _mm_movelh_ps(_mm_cvtpd_ps(_mm_div_pd(_mm_cvtepi32_pd(q01), Td)),
-                                  _mm_cvtpd_ps(_mm_div_pd(_mm_cvtepi32_pd(q23), Td)));
+  const uint32_t given = (uint32_t)_mm_cvtsi128_si32(sum);
+  if (given != T &&
+      ((given != T + 1u && given + 1u != T) || !quick4_off_by_one(x01, x23, t01, t23, w, n, given > T, &q)))
+    return quantize_quick(c, v); /* the full rule: more than one unit off, or no entry to move it */
+  /* q / T in float: the quotient of two float-exact integers rounded once, which is what rounding the double
+   * quotient to float gives (53 >= 2 x 24 + 2 bits: double rounding is innocuous for a division; checked for every
+   * q of both grids) */
+  const __m128 w1 = _mm_div_ps(_mm_cvtepi32_ps(q), _mm_set1_ps((float)T));
   const int exact = _mm_movemask_ps(_mm_cmpeq_ps(w1, w)) == 0xF;
   const __m128 dist = _mm_and_ps(_mm_sub_ps(w, w1), _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
   const int moved = _mm_movemask_ps(_mm_cmpgt_ps(dist, _mm_set1_ps(c->no_change))) != 0; /* rows_differ */
