@@ -1,4 +1,3 @@
-#define _DEFAULT_SOURCE /* getloadavg */
 /* bind_heat.c - bone heat binding (Baran & Popovic, "Automatic Rigging and Animation of 3D Characters", 2007).
  *
  * For every bone j solve (-L + A H) w_j = A H p_j, where L is the cotangent Laplacian (0.5 (cot a + cot b) per
@@ -36,7 +35,7 @@
 
 #define HEAT_TIES 4           /* bones sharing the heat of one vertex */
 #define HEAT_VIS_TESTS 64     /* nearest bones tested for visibility per vertex */
-#define HEAT_CHUNK 4          /* right-hand sides solved at once (per thread) */
+#define HEAT_CHUNK 4          /* right-hand sides solved at once per thread (2 x this: one thread, supernodal) */
 #define HEAT_SUPERNODAL_SWITCH 100.0 /* flops per entry of L from which the factorization is supernodal */
 #define HEAT_FADE_START 0.05  /* heat weights below this fade linearly ... */
 #define HEAT_FADE_END 0.025   /* ... to 0 here */
@@ -458,40 +457,22 @@ static void sys_fill(heat_ctx* c, const uint8_t* comp_heated, double cold_heat, 
   }
 }
 
-#if defined(SK_HAVE_OPENMP)
-/* The team OpenMP's dynamic adjustment would give a region now (libgomp's rule: the processors this process may use
- * less the 15-minute load average plus 0.1, at least 1). */
-static int dynamic_team(void) {
-  double load[3];
-  const int procs = omp_get_num_procs();
-#if defined(__unix__) || defined(__APPLE__)
-  const int busy = getloadavg(load, 3) == 3 && load[2] >= 0.0 && load[2] < 1e6 ? (int)(load[2] + 0.1) : 0;
-#else
-  const int busy = 0; /* no load average: every processor counts as free */
-  (void)load;
-#endif
-  return procs > busy ? procs - busy : 1;
-}
-#endif
-
 /* Numeric factorization. CHOLMOD's supernodal code opens an OpenMP region of 4 threads (fixed when it was built)
- * for every large supernode to clear and scatter it: on a 2-core machine those threads outnumber the cores, spin
- * and wake each other for work worth microseconds. With dynamic adjustment on for this thread only, the runtime
- * gives such regions no more threads than idle cores; but libgomp works that out at every region (getloadavg's
- * sysinfo and sched_getaffinity: 2 x 1,076 system calls for a 38k-vertex cylinder). So it is worked out once here:
- * when it comes to one thread, no region of the factorization may be active (max-active-levels 0: each region
- * runs on this thread without asking the system); otherwise dynamic adjustment as before. */
+ * for every large supernode to clear and scatter it - memory work worth microseconds, where the factorization's
+ * arithmetic is in the BLAS, which runs on this thread during a bind (skc_blas_serial_begin). Each region woke the
+ * other threads and put them back to sleep: two futex calls a region, spinning between them (2,400 of the 38k
+ * sample cylinder's ~2,500 system calls once the solve no longer contended: the dynamic adjustment of sessions 20
+ * and 61 gave the regions both cores of a quiet machine). No region of the factorization is active now
+ * (max-active-levels 0: each runs on this thread without asking the system). `skinkit bind`, same output bytes, medians
+ * of 21 and 9 alternated runs: 38k 126 -> 119 ms wall, user 170 -> 130 ms; 200k 692 -> 629 ms wall, system 92 -> 64 ms
+ * (docs/bind.md, session 65). */
 static void factorize(cholmod_sparse* A, cholmod_factor* L, cholmod_common* cm) {
 #if defined(SK_HAVE_OPENMP)
-  const int dynamic = omp_get_dynamic(), levels = omp_get_max_active_levels();
-  if (dynamic_team() <= 1)
-    omp_set_max_active_levels(0);
-  else
-    omp_set_dynamic(1);
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(0);
 #endif
   cholmod_factorize(A, L, cm);
 #if defined(SK_HAVE_OPENMP)
-  omp_set_dynamic(dynamic);
   omp_set_max_active_levels(levels);
 #endif
 }
@@ -562,8 +543,56 @@ static int rhs_solve(const heat_ctx* c, int32_t m, const int32_t* row_v, const u
   return s->cm->status == CHOLMOD_OUT_OF_MEMORY ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
 }
 
-/* Solves every heated bone, HEAT_CHUNK bones per thread at a time (bounded dense blocks: B, X and CHOLMOD's Y are
- * 3 m-vectors per bone of a chunk, whatever the number of bones; 16 per thread cost CesiumMan_subdiv2's bind 12 MB
+/* Solves a group of up to 2 HEAT_CHUNK bones into rs[0].X (the first columns) and rs[1].X (the rest); returns how
+ * many columns rs[0] holds. A simplicial factor's halves are solved by two threads at once, each with its own CHOLMOD
+ * workspace (the factor is only read). A supernodal factor's solve calls the BLAS for every supernode, and OpenBLAS
+ * takes one process-wide lock around its buffer pool in each call, so two threads solving at once wait on each other
+ * in the kernel (38k sample cylinder: ~1,600 futex calls of the bind's ~2,500): one thread solves the whole group,
+ * one pass over L for all its columns (38k: 134 -> 129 ms wall, user 190 -> 173 ms, system 28 -> 24 ms; 200k: 739
+ * -> 708, 1108 -> 1023, 108 -> 88; medians of 9-21 alternated runs, same output bytes; docs/bind.md). */
+static uint32_t solve_group(const heat_ctx* c, int32_t m, const int32_t* row_v, const uint32_t* bones, uint32_t gcols,
+                            cholmod_factor* L, heat_rhs* rs, int* rc) {
+  if (L->is_super || gcols < 2 || m <= 1024) {
+    *rc = rhs_solve(c, m, row_v, bones, gcols, L, &rs[0]);
+    return gcols;
+  }
+  uint32_t half = (gcols + 1) / 2;
+  int part_rc[2] = {SKC_OK, SKC_OK};
+#if defined(SK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+#endif
+  for (int h = 0; h < 2; ++h) {
+    uint32_t q0 = h ? half : 0, cols = h ? gcols - half : half;
+    part_rc[h] = rhs_solve(c, m, row_v, bones + q0, cols, L, &rs[h]);
+  }
+  *rc = part_rc[0] ? part_rc[0] : part_rc[1];
+  return half;
+}
+
+/* The rows (one vertex each) take their candidates from a solved group, in parallel: column q of the group is in
+ * rs[0].X below half, in rs[1].X from there. */
+static void offer_group(int32_t m, const int32_t* row_v, const uint32_t* bones, uint32_t gcols, uint32_t half,
+                        const heat_rhs* rs, skc_bind_cands* out) {
+  const long long rows = m;
+#if defined(SK_HAVE_OPENMP)
+#pragma omp parallel for schedule(static, 1024) if (m > 2048)
+#endif
+  for (long long ri = 0; ri < rows; ++ri) {
+    size_t r = (size_t)ri;
+    for (uint32_t q = 0; q < gcols; ++q) {
+      const cholmod_dense* x = rs[q < half ? 0 : 1].X;
+      double w = ((const double*)x->x)[(q < half ? q : q - half) * x->d + r];
+      /* heat leaks a few percent along the whole mesh: fade it out between HEAT_FADE_END and
+       * HEAT_FADE_START (continuous, so weights stay smooth), which keeps far bones off a vertex */
+      if (w < HEAT_FADE_END) continue;
+      if (w < HEAT_FADE_START) w = (w - HEAT_FADE_END) * HEAT_FADE_START / (HEAT_FADE_START - HEAT_FADE_END);
+      skc_bind_cands_offer(out, (size_t)row_v[r], bones[q], (float)(w < 1.0 ? w : 1.0));
+    }
+  }
+}
+
+/* Solves every heated bone, 2 HEAT_CHUNK bones at a time (bounded dense blocks: B, X and CHOLMOD's Y are
+ * 3 m-vectors per bone of a group, whatever the number of bones; 16 per thread cost CesiumMan_subdiv2's bind 12 MB
  * more for no speed), and offers the weights of the system rows. */
 static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, skc_bind_cands* out) {
   const skc_bind_desc* d = c->d;
@@ -585,42 +614,15 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
   uint32_t nh = 0;
   for (uint32_t j = 0; j < nb; ++j)
     if (heated[j]) bones[nh++] = j;
-  /* Groups of up to 2 HEAT_CHUNK bones: each half is solved by its own thread with its own CHOLMOD workspace
-   * (the factor is only read), then the rows (one vertex each) take their candidates in parallel. */
+  /* Groups of up to 2 HEAT_CHUNK bones (solve_group), then the rows take their candidates (offer_group). */
   cholmod_common own;
   skc_chol_start(&own);
   heat_rhs rs[2] = {{cm, NULL, NULL, NULL, NULL}, {&own, NULL, NULL, NULL, NULL}};
   int rc = SKC_OK;
   for (uint32_t g0 = 0; g0 < nh && !rc; g0 += 2 * HEAT_CHUNK) {
     uint32_t gcols = nh - g0 < 2 * HEAT_CHUNK ? nh - g0 : 2 * HEAT_CHUNK;
-    uint32_t half = (gcols + 1) / 2;
-    int part_rc[2] = {SKC_OK, SKC_OK};
-#if defined(SK_HAVE_OPENMP)
-#pragma omp parallel for num_threads(2) schedule(static, 1) if (gcols > 1 && m > 1024)
-#endif
-    for (int h = 0; h < 2; ++h) {
-      uint32_t q0 = h ? half : 0, cols = h ? gcols - half : half;
-      if (cols) part_rc[h] = rhs_solve(c, m, row_v, bones + g0 + q0, cols, L, &rs[h]);
-    }
-    rc = part_rc[0] ? part_rc[0] : part_rc[1];
-    if (!rc) {
-      const long long rows = m;
-#if defined(SK_HAVE_OPENMP)
-#pragma omp parallel for schedule(static, 1024) if (m > 2048)
-#endif
-      for (long long ri = 0; ri < rows; ++ri) {
-        size_t r = (size_t)ri;
-        for (uint32_t q = 0; q < gcols; ++q) {
-          const cholmod_dense* x = rs[q < half ? 0 : 1].X;
-          double w = ((const double*)x->x)[(q < half ? q : q - half) * x->d + r];
-          /* heat leaks a few percent along the whole mesh: fade it out between HEAT_FADE_END and
-           * HEAT_FADE_START (continuous, so weights stay smooth), which keeps far bones off a vertex */
-          if (w < HEAT_FADE_END) continue;
-          if (w < HEAT_FADE_START) w = (w - HEAT_FADE_END) * HEAT_FADE_START / (HEAT_FADE_START - HEAT_FADE_END);
-          skc_bind_cands_offer(out, (size_t)row_v[r], bones[g0 + q], (float)(w < 1.0 ? w : 1.0));
-        }
-      }
-    }
+    uint32_t half = solve_group(c, m, row_v, bones + g0, gcols, L, rs, &rc);
+    if (!rc) offer_group(m, row_v, bones + g0, gcols, half, rs, out);
   }
   rhs_free(&rs[0]);
   rhs_free(&rs[1]);

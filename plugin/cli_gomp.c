@@ -9,10 +9,9 @@
  * 1, worksharing constructs orphaned (libgomp runs them without a team), barriers no-ops. So the executable
  * defines GOMP_parallel, which the dynamic linker binds the libraries' calls to ahead of libgomp's (exported with
  * --export-dynamic-symbol, CMakeLists.txt): a request for one thread at nesting level 0 calls the body, anything
- * else goes to libgomp's GOMP_parallel. A region asking for more threads while dynamic adjustment is on (bind's
- * factorization on an idle machine) gets the team libgomp would give it (dynamic_team), run inline when that is one
- * thread, and so does every region while no region may be active (max-active-levels 0: the factorization when the
- * library found one thread free).
+ * else goes to libgomp's GOMP_parallel. A region asking for more threads while dynamic adjustment is on (a library
+ * that turned it on) gets the team libgomp would give it (dynamic_team), run inline when that is one thread, and so
+ * does every region while no region may be active (max-active-levels 0: bind's factorization, core/bind_heat.c).
  * SKINKIT_OMP_INLINE=0 in the environment sends every region to libgomp as asked.
  * Only the executable does this: a program linking libskinkit keeps its OpenMP runtime as it is. docs/bind.md,
  * session 59, has the measurements. */
@@ -56,7 +55,7 @@ static int inline_wanted(void) {
 
 /* The team libgomp's dynamic adjustment gives (gomp_dynamic_max_threads: the processors this process may use less
  * the 15-minute load average plus 0.1, at least 1), worked out at most once a second. libgomp works it out for every
- * region while dynamic adjustment is on (bind's factorization turns it on, core/bind_heat.c): getloadavg's sysinfo
+ * region while dynamic adjustment is on (bind's factorization turned it on until session 65): getloadavg's sysinfo
  * and sched_getaffinity, two system calls for each of the 1,076 regions of a 38k-vertex bind, which the 15-minute
  * average does not need. */
 static unsigned dynamic_team(void) {
