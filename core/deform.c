@@ -469,77 +469,58 @@ static void* wide_tables(skc_deform_ctx* c, size_t V, skc_deform_kernel kid) {
   return pm;
 }
 
-int skc_deform_run(const skc_deform_args* a, skc_err* err) {
-  int rc = skc_deform_validate(a, err);
-  if (rc) return rc;
-
-  skc_deform_ctx c;
-  memset(&c, 0, sizeof c);
-  c.method = a->method;
-  c.flags = a->flags;
-  c.k = a->influences;
-  c.jcount = (uint32_t)a->joint_count;
+/* The job's streams and formats into c (strides of 0 become the packed ones). */
+static void ctx_from_args(const skc_deform_args* a, skc_deform_ctx* c) {
+  memset(c, 0, sizeof *c);
+  c->method = a->method;
+  c->flags = a->flags;
+  c->k = a->influences;
+  c->jcount = (uint32_t)a->joint_count;
   if (a->influences > 0) {
     int jt = a->joint_type ? a->joint_type : SKC_TYPE_U16;
     int wt = a->weight_type ? a->weight_type : SKC_TYPE_F32;
-    c.fmt = (uint32_t)(jt * 8 + wt);
-    c.joints = (const unsigned char*)a->joints;
-    c.weights = (const unsigned char*)a->weights;
-    c.jstride = a->joints_stride ? a->joints_stride : skc_type_size(jt) * a->influences;
-    c.wstride = a->weights_stride ? a->weights_stride
-                                  : skc_type_size(wt) * (a->influences - ((a->flags & SKC_DEFORM_IMPLIED_LAST_WEIGHT) != 0));
+    c->fmt = (uint32_t)(jt * 8 + wt);
+    c->joints = (const unsigned char*)a->joints;
+    c->weights = (const unsigned char*)a->weights;
+    c->jstride = a->joints_stride ? a->joints_stride : skc_type_size(jt) * a->influences;
+    c->wstride = a->weights_stride
+                     ? a->weights_stride
+                     : skc_type_size(wt) * (a->influences - ((a->flags & SKC_DEFORM_IMPLIED_LAST_WEIGHT) != 0));
   } else {
-    c.fmt = 0;
-    c.csr_offsets = a->csr_offsets;
-    c.csr_joints = a->csr_joints;
-    c.csr_weights = a->csr_weights;
+    c->fmt = 0;
+    c->csr_offsets = a->csr_offsets;
+    c->csr_joints = a->csr_joints;
+    c->csr_weights = a->csr_weights;
   }
-  c.pin = (const unsigned char*)a->in_positions;
-  c.pout = (unsigned char*)a->out_positions;
-  c.pis = a->in_positions_stride ? a->in_positions_stride : 12;
-  c.pos = a->out_positions_stride ? a->out_positions_stride : 12;
-  c.has_n = a->in_normals != NULL;
-  if (c.has_n) {
-    c.nin = (const unsigned char*)a->in_normals;
-    c.nout = (unsigned char*)a->out_normals;
-    c.nis = a->in_normals_stride ? a->in_normals_stride : 12;
-    c.nos = a->out_normals_stride ? a->out_normals_stride : 12;
+  c->pin = (const unsigned char*)a->in_positions;
+  c->pout = (unsigned char*)a->out_positions;
+  c->pis = a->in_positions_stride ? a->in_positions_stride : 12;
+  c->pos = a->out_positions_stride ? a->out_positions_stride : 12;
+  c->has_n = a->in_normals != NULL;
+  if (c->has_n) {
+    c->nin = (const unsigned char*)a->in_normals;
+    c->nout = (unsigned char*)a->out_normals;
+    c->nis = a->in_normals_stride ? a->in_normals_stride : 12;
+    c->nos = a->out_normals_stride ? a->out_normals_stride : 12;
   }
   if (a->method == SKC_DEFORM_COR) {
-    c.cin = (const unsigned char*)a->centers;
-    c.cis = a->centers_stride ? a->centers_stride : 12;
+    c->cin = (const unsigned char*)a->centers;
+    c->cis = a->centers_stride ? a->centers_stride : 12;
   }
-  c.has_t = a->in_tangents != NULL;
-  c.tc4 = a->tangent_components == 4;
-  if (c.has_t) {
-    size_t tb = c.tc4 ? 16 : 12;
-    c.tin = (const unsigned char*)a->in_tangents;
-    c.tout = (unsigned char*)a->out_tangents;
-    c.tis = a->in_tangents_stride ? a->in_tangents_stride : tb;
-    c.tos = a->out_tangents_stride ? a->out_tangents_stride : tb;
+  c->has_t = a->in_tangents != NULL;
+  c->tc4 = a->tangent_components == 4;
+  if (c->has_t) {
+    size_t tb = c->tc4 ? 16 : 12;
+    c->tin = (const unsigned char*)a->in_tangents;
+    c->tout = (unsigned char*)a->out_tangents;
+    c->tis = a->in_tangents_stride ? a->in_tangents_stride : tb;
+    c->tos = a->out_tangents_stride ? a->out_tangents_stride : tb;
   }
+}
 
-  _Alignas(64) float stack_scratch[STACK_JOINTS * FLOATS_PER_JOINT];
-  float* scratch = stack_scratch;
-  void* heap = NULL;
-  if (a->joint_count > STACK_JOINTS) {
-    size_t bytes = a->joint_count * FLOATS_PER_JOINT * sizeof(float);
-    bytes = (bytes + 63) & ~(size_t)63;
-    heap = aligned_alloc(64, bytes);
-    if (!heap)
-      return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the palettes of %zu joints", a->joint_count);
-    scratch = (float*)heap;
-  }
-  prepare(a, scratch, &c);
-
-  skc_deform_kernel kid = skc_deform_active_kernel();
-  kernel_fn kernel = kernel_of(kid);
-  void* hemi = NULL;
-  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2)
-    hemi = wide_tables(&c, a->vertex_count, kid);
-  else
-    hemi = uniform_dq(&c, a->vertex_count);
-  size_t V = a->vertex_count;
+/* The kernel over every vertex, in chunks shared by the job's threads; returns the vertices it left as they were. */
+static size_t run_chunks(const skc_deform_args* a, const skc_deform_ctx* c, kernel_fn kernel) {
+  const size_t V = a->vertex_count;
   size_t chunks = (V + CHUNK - 1) / CHUNK;
   size_t bad = 0;
 #if defined(SK_HAVE_OPENMP)
@@ -553,22 +534,50 @@ int skc_deform_run(const skc_deform_args* a, skc_err* err) {
     for (long long i = 0; i < nchunks; ++i) {
       size_t b = (size_t)i * CHUNK;
       size_t e = b + CHUNK < V ? b + CHUNK : V;
-      bad += kernel(&c, b, e);
+      bad += kernel(c, b, e);
     }
   } else {
-    bad = kernel(&c, 0, V);
+    bad = kernel(c, 0, V);
   }
 #else
   (void)chunks;
-  bad = kernel(&c, 0, V);
+  bad = kernel(c, 0, V);
 #endif
+  return bad;
+}
+
+int skc_deform_run(const skc_deform_args* a, skc_err* err) {
+  int rc = skc_deform_validate(a, err);
+  if (rc) return rc;
+  skc_deform_ctx c;
+  ctx_from_args(a, &c);
+
+  _Alignas(64) float stack_scratch[STACK_JOINTS * FLOATS_PER_JOINT];
+  float* scratch = stack_scratch;
+  void* heap = NULL;
+  if (a->joint_count > STACK_JOINTS) {
+    size_t bytes = a->joint_count * FLOATS_PER_JOINT * sizeof(float);
+    bytes = (bytes + 63) & ~(size_t)63;
+    heap = aligned_alloc(64, bytes);
+    if (!heap) return skc_fail(err, SKC_OUT_OF_MEMORY, "no memory for the palettes of %zu joints", a->joint_count);
+    scratch = (float*)heap;
+  }
+  prepare(a, scratch, &c);
+
+  skc_deform_kernel kid = skc_deform_active_kernel();
+  void* hemi = NULL;
+  if (kid == SKC_KERNEL_AVX512 || kid == SKC_KERNEL_AVX2)
+    hemi = wide_tables(&c, a->vertex_count, kid);
+  else
+    hemi = uniform_dq(&c, a->vertex_count);
+  size_t bad = run_chunks(a, &c, kernel_of(kid));
   free(hemi);
   free(heap);
   if (bad)
     return skc_fail(err, SKC_OUT_OF_RANGE,
                     "%zu of %zu vertices name a joint >= joint_count (%zu) or carry a non-finite weight; they kept "
                     "their input values",
-                    bad, V, a->joint_count);
+                    bad, a->vertex_count, a->joint_count);
   skc_err_clear(err);
   return SKC_OK;
 }

@@ -267,38 +267,49 @@ const char cli_sample_usage[] =
     "-o/--output OUT: OUT as an option. --json: a summary instead of the \"wrote\" line (schema skinkit.sample,\n"
     "docs/json.md); --json FILE.json or --json=FILE writes it to FILE.\n";
 
-int cli_sample(int argc, char** argv) {
-  const char* out = NULL;
-  uint32_t segments = 32, rings = 32, bones = 2;
-  float drift = 0.0f;
-  int force = 0, json = 0;
-  double t_start = now_s();
+typedef struct sample_opts {
+  const char* out;
+  uint32_t segments, rings, bones;
+  float drift;
+  int force, json;
+} sample_opts;
+
+/* The command line into o; 0, or 2 after the message. */
+static int sample_args(int argc, char** argv, sample_opts* o) {
+  *o = (sample_opts){NULL, 32, 32, 2, 0.0f, 0, 0};
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--segments") || !strcmp(a, "--rings") || !strcmp(a, "--bones") || !strcmp(a, "--drift")) {
       const char* v = cli_arg_value("sample", argc, argv, &i);
       if (!v) return 2;
       if (!strcmp(a, "--drift")) {
-        if (cli_arg_float("sample", a, v, 0.0, 1.0, CLI_OPEN_HI, &drift)) return 2;
-      } else if (cli_arg_u32("sample", a, v, a[2] == 'b' ? 1 : a[2] == 's' ? 3 : 1, a[2] == 'b' ? 64 : 4096,
-                             a[2] == 's' ? &segments : a[2] == 'r' ? &rings : &bones)) {
+        if (cli_arg_float("sample", a, v, 0.0, 1.0, CLI_OPEN_HI, &o->drift)) return 2;
+      } else if (cli_arg_u32("sample", a, v,
+                             a[2] == 'b'   ? 1
+                             : a[2] == 's' ? 3
+                                           : 1,
+                             a[2] == 'b' ? 64 : 4096,
+                             a[2] == 's'   ? &o->segments
+                             : a[2] == 'r' ? &o->rings
+                                           : &o->bones)) {
         return 2;
       }
     } else if (!strcmp(a, "--force")) {
-      force = 1;
+      o->force = 1;
     } else if (!strcmp(a, "--json")) {
-      json = 1;
-    } else if (a[0] == '-' || out) {
+      o->json = 1;
+    } else if (a[0] == '-' || o->out) {
       return cli_arg_unknown("sample", a);
     } else {
-      out = a;
+      o->out = a;
     }
   }
-  if (!out) return cli_arg_error("sample", "needs OUT");
-  if (cli_check_model_output("sample", out)) return 2;
-  sk_error err = {0};
-  int rc = 0;
-  /* bones along +X: joint k at x = k * 2 / bones, each a child of the previous */
+  if (!o->out) return cli_arg_error("sample", "needs OUT");
+  return cli_check_model_output("sample", o->out) ? 2 : 0;
+}
+
+/* bones along +X: joint k at x = k * 2 / bones, each a child of the previous */
+static int sample_skeleton(uint32_t bones, sk_skeleton** skel, sk_error* err) {
   char names[64][16];
   const char* name_ptr[64];
   int32_t parents[64];
@@ -313,14 +324,53 @@ int cli_sample(int argc, char** argv) {
     m[12] = k ? 2.0f / (float)bones : 0.0f;
   }
   sk_skeleton_desc sd = {sizeof sd, bones, name_ptr, parents, rest, NULL, NULL, NULL};
-  sk_cylinder_desc cd = {sizeof cd, segments, rings, bones, 0.25f, 2.0f, 0.25f, 0};
+  return sk_skeleton_create(&sd, skel, err);
+}
+
+/* Every blended vertex's weights scaled by (1 - drift). */
+static int drift_weights(sk_skin* skin, size_t nv, float drift, sk_error* err) {
+  for (size_t v = 0; v < nv; ++v) {
+    uint32_t j[8];
+    float w[8];
+    size_t n = sk_skin_get_vertex(skin, v, j, w, 8);
+    if (n < 2) continue;
+    for (size_t k = 0; k < n; ++k) w[k] *= 1.0f - drift;
+    int rc = sk_skin_set_vertex(skin, v, j, w, n, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static void sample_report(const sample_opts* o, size_t nv, size_t nt, double t_start) {
+  if (o->json) {
+    cli_json_head(stdout, "sample");
+    printf(",\"output\":");
+    cli_json_string(stdout, o->out);
+    printf(
+        ",\"seconds\":%.4f,\"joint_count\":%u,\"drift\":%g,\"meshes\":[{\"name\":\"cylinder\",\"vertex_count\":%zu,"
+        "\"triangle_count\":%zu}]}\n",
+        now_s() - t_start, o->bones, (double)o->drift, nv, nt);
+  } else {
+    printf("wrote %s: cylinder rig, %zu vertices, %zu triangles, %u bones%s\n", o->out, nv, nt, o->bones,
+           o->drift > 0.0f ? " (weight sums drifted)" : "");
+  }
+}
+
+int cli_sample(int argc, char** argv) {
+  double t_start = now_s();
+  sample_opts o;
+  if (sample_args(argc, argv, &o)) return 2;
+  sk_error err = {0};
+  int rc = 0;
+  sk_cylinder_desc cd = {sizeof cd, o.segments, o.rings, o.bones, 0.25f, 2.0f, 0.25f, 0};
   sk_skeleton* skel = NULL;
   sk_skin* skin = NULL;
   sk_scene* scene = NULL;
   float *pos = NULL, *nrm = NULL;
   uint32_t* tri = NULL;
   size_t nv = 0, nt = 0;
-  if ((rc = sk_skeleton_create(&sd, &skel, &err)) || (rc = sk_mesh_cylinder(&cd, &nv, &nt, NULL, NULL, NULL, NULL, &err)))
+  if ((rc = sample_skeleton(o.bones, &skel, &err)) ||
+      (rc = sk_mesh_cylinder(&cd, &nv, &nt, NULL, NULL, NULL, NULL, &err)))
     goto done;
   pos = malloc(nv * 3 * sizeof *pos);
   nrm = malloc(nv * 3 * sizeof *nrm);
@@ -330,34 +380,16 @@ int cli_sample(int argc, char** argv) {
     snprintf(err.message, sizeof err.message, "out of memory");
     goto done;
   }
-  if ((rc = sk_skin_create(nv, bones, &skin, &err)) ||
+  if ((rc = sk_skin_create(nv, o.bones, &skin, &err)) ||
       (rc = sk_mesh_cylinder(&cd, NULL, NULL, pos, nrm, tri, skin, &err)))
     goto done;
-  if (drift > 0.0f) {
-    for (size_t v = 0; v < nv; ++v) {
-      uint32_t j[8];
-      float w[8];
-      size_t n = sk_skin_get_vertex(skin, v, j, w, 8);
-      if (n < 2) continue;
-      for (size_t k = 0; k < n; ++k) w[k] *= 1.0f - drift;
-      if ((rc = sk_skin_set_vertex(skin, v, j, w, n, &err))) goto done;
-    }
-  }
+  if (o.drift > 0.0f && (rc = drift_weights(skin, nv, o.drift, &err))) goto done;
   sk_mesh_desc md = {sizeof md, 0, "cylinder", nv, pos, nrm, NULL, NULL, tri, nt * 3, skin, NULL, NULL, NULL, NULL};
-  sk_save_options so = {.size = sizeof so, .overwrite = (uint32_t)force, .as_is = 1};
+  sk_save_options so = {.size = sizeof so, .overwrite = (uint32_t)o.force, .as_is = 1};
   if ((rc = sk_scene_create(skel, &scene, &err)) || (rc = sk_scene_add_mesh(scene, &md, NULL, &err)) ||
-      (rc = sk_scene_save(scene, out, &so, &err)))
+      (rc = sk_scene_save(scene, o.out, &so, &err)))
     goto done;
-  if (json) {
-    cli_json_head(stdout, "sample");
-    printf(",\"output\":");
-    cli_json_string(stdout, out);
-    printf(",\"seconds\":%.4f,\"joint_count\":%u,\"drift\":%g,\"meshes\":[{\"name\":\"cylinder\",\"vertex_count\":%zu,"
-           "\"triangle_count\":%zu}]}\n", now_s() - t_start, bones, (double)drift, nv, nt);
-  } else {
-    printf("wrote %s: cylinder rig, %zu vertices, %zu triangles, %u bones%s\n", out, nv, nt, bones,
-           drift > 0.0f ? " (weight sums drifted)" : "");
-  }
+  sample_report(&o, nv, nt, t_start);
 done:
   if (rc) fprintf(stderr, "skinkit sample: %s\n", err.message);
   sk_scene_destroy(scene);
