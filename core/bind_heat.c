@@ -35,7 +35,7 @@
 
 #define HEAT_TIES 4           /* bones sharing the heat of one vertex */
 #define HEAT_VIS_TESTS 64     /* nearest bones tested for visibility per vertex */
-#define HEAT_CHUNK 4          /* right-hand sides solved at once per thread (2 x this: one thread, supernodal) */
+#define HEAT_CHUNK 4          /* right-hand sides solved at once (per thread) */
 #define HEAT_SUPERNODAL_SWITCH 100.0 /* flops per entry of L from which the factorization is supernodal */
 #define HEAT_FADE_START 0.05  /* heat weights below this fade linearly ... */
 #define HEAT_FADE_END 0.025   /* ... to 0 here */
@@ -543,13 +543,14 @@ static int rhs_solve(const heat_ctx* c, int32_t m, const int32_t* row_v, const u
   return s->cm->status == CHOLMOD_OUT_OF_MEMORY ? SKC_OUT_OF_MEMORY : SKC_NO_SOLUTION;
 }
 
-/* Solves a group of up to 2 HEAT_CHUNK bones into rs[0].X (the first columns) and rs[1].X (the rest); returns how
- * many columns rs[0] holds. A simplicial factor's halves are solved by two threads at once, each with its own CHOLMOD
- * workspace (the factor is only read). A supernodal factor's solve calls the BLAS for every supernode, and OpenBLAS
- * takes one process-wide lock around its buffer pool in each call, so two threads solving at once wait on each other
- * in the kernel (38k sample cylinder: ~1,600 futex calls of the bind's ~2,500): one thread solves the whole group,
- * one pass over L for all its columns (38k: 134 -> 129 ms wall, user 190 -> 173 ms, system 28 -> 24 ms; 200k: 739
- * -> 708, 1108 -> 1023, 108 -> 88; medians of 9-21 alternated runs, same output bytes; docs/bind.md). */
+/* Solves a group of bones into rs[0].X (the first columns) and rs[1].X (the rest); returns how many columns rs[0]
+ * holds. A simplicial factor's groups are 2 HEAT_CHUNK bones, their halves solved by two threads at once, each with
+ * its own CHOLMOD workspace (the factor is only read). A supernodal factor's solve calls the BLAS for every
+ * supernode, and OpenBLAS takes one process-wide lock around its buffer pool in each call, so two threads solving at
+ * once waited on each other in the kernel (38k sample cylinder: ~1,600 futex calls of the bind's ~2,500): its groups
+ * are HEAT_CHUNK bones, solved on this thread (38k: 134 -> 129 ms wall, user 190 -> 173 ms, system 28 -> 24 ms; 200k:
+ * 739 -> 708, 1108 -> 1023, 108 -> 88; medians of 9-21 alternated runs, same output bytes). Not 2 HEAT_CHUNK at once:
+ * as fast, but the 604k-vertex cylinder's peak grew 356 -> 361-365 MB, past 0.6 KB a vertex (this: 347-353 MB). */
 static uint32_t solve_group(const heat_ctx* c, int32_t m, const int32_t* row_v, const uint32_t* bones, uint32_t gcols,
                             cholmod_factor* L, heat_rhs* rs, int* rc) {
   if (L->is_super || gcols < 2 || m <= 1024) {
@@ -591,7 +592,7 @@ static void offer_group(int32_t m, const int32_t* row_v, const uint32_t* bones, 
   }
 }
 
-/* Solves every heated bone, 2 HEAT_CHUNK bones at a time (bounded dense blocks: B, X and CHOLMOD's Y are
+/* Solves every heated bone, a group at a time (solve_group; bounded dense blocks: B, X and CHOLMOD's Y are
  * 3 m-vectors per bone of a group, whatever the number of bones; 16 per thread cost CesiumMan_subdiv2's bind 12 MB
  * more for no speed), and offers the weights of the system rows. */
 static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, skc_bind_cands* out) {
@@ -614,13 +615,14 @@ static int solve(heat_ctx* c, int32_t m, cholmod_factor* L, cholmod_common* cm, 
   uint32_t nh = 0;
   for (uint32_t j = 0; j < nb; ++j)
     if (heated[j]) bones[nh++] = j;
-  /* Groups of up to 2 HEAT_CHUNK bones (solve_group), then the rows take their candidates (offer_group). */
+  /* Each group solved (solve_group), then the rows take their candidates (offer_group). */
   cholmod_common own;
   skc_chol_start(&own);
   heat_rhs rs[2] = {{cm, NULL, NULL, NULL, NULL}, {&own, NULL, NULL, NULL, NULL}};
   int rc = SKC_OK;
-  for (uint32_t g0 = 0; g0 < nh && !rc; g0 += 2 * HEAT_CHUNK) {
-    uint32_t gcols = nh - g0 < 2 * HEAT_CHUNK ? nh - g0 : 2 * HEAT_CHUNK;
+  const uint32_t group = L->is_super ? HEAT_CHUNK : 2 * HEAT_CHUNK; /* see solve_group */
+  for (uint32_t g0 = 0; g0 < nh && !rc; g0 += group) {
+    uint32_t gcols = nh - g0 < group ? nh - g0 : group;
     uint32_t half = solve_group(c, m, row_v, bones + g0, gcols, L, rs, &rc);
     if (!rc) offer_group(m, row_v, bones + g0, gcols, half, rs, out);
   }
