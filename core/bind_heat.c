@@ -548,9 +548,9 @@ static int rhs_solve(const heat_ctx* c, int32_t m, const int32_t* row_v, const u
  * its own CHOLMOD workspace (the factor is only read). A supernodal factor's solve calls the BLAS for every
  * supernode, and OpenBLAS takes one process-wide lock around its buffer pool in each call, so two threads solving at
  * once waited on each other in the kernel (38k sample cylinder: ~1,600 futex calls of the bind's ~2,500): its groups
- * are HEAT_CHUNK bones, solved on this thread (38k: 134 -> 129 ms wall, user 190 -> 173 ms, system 28 -> 24 ms; 200k:
- * 739 -> 708, 1108 -> 1023, 108 -> 88; medians of 9-21 alternated runs, same output bytes). Not 2 HEAT_CHUNK at once:
- * as fast, but the 604k-vertex cylinder's peak grew 356 -> 361-365 MB, past 0.6 KB a vertex (this: 347-353 MB). */
+ * are HEAT_CHUNK bones, solved on this thread (8 at once, the first cut: 38k 134 -> 129 ms wall, user 190 -> 173 ms,
+ * system 28 -> 24 ms; 200k 739 -> 708, 1108 -> 1023, 108 -> 88; medians of 9-21 alternated runs, same output bytes;
+ * but the 604k-vertex cylinder's peak grew 356 -> 361-365 MB, past 0.6 KB a vertex; 4 at a time: 347-353 MB). */
 static uint32_t solve_group(const heat_ctx* c, int32_t m, const int32_t* row_v, const uint32_t* bones, uint32_t gcols,
                             cholmod_factor* L, heat_rhs* rs, int* rc) {
   if (L->is_super || gcols < 2 || m <= 1024) {
