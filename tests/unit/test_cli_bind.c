@@ -920,7 +920,8 @@ static int files_equal(const char* a, const char* b) {
  * regions inline (plugin/cli_gomp.c) and works dynamic adjustment's team out once a second (sysinfo). The library
  * keeps the factorization's regions on the calling thread and solves a supernodal factor's group of bones on one
  * thread (core/bind_heat.c): with 8 bones, two threads solving at once waited on OpenBLAS's lock (422 futex calls,
- * and ~2,400 more on an idle machine, whose load average gave the factorization's regions two threads), 22 now.
+ * and ~2,400 more on an idle machine, whose load average gave the factorization's regions two threads), 22 now
+ * (2 processors).
  * Same weights either way. */
 START_TEST(factorization_regions_make_no_system_calls) {
   char args[1024];
@@ -935,7 +936,9 @@ START_TEST(factorization_regions_make_no_system_calls) {
   printf("38k bind: sysinfo %ld, futex %ld (libgomp as asked: %ld, %ld)\n", mine[0], mine[1], asked[0], asked[1]);
   ck_assert_int_le(mine[0], 4);
   if (asked[1] > 1000) ck_assert_msg(mine[1] * 4 < asked[1], "futex: %ld, %ld as asked", mine[1], asked[1]);
-  if (!SANITIZED) ck_assert_msg(mine[1] < 200, "futex: %ld (threads waiting on each other)", mine[1]);
+  /* the library's own regions wake every worker: the allowance grows with the processors (2 here: 200) */
+  const long procs = sysconf(_SC_NPROCESSORS_ONLN), allowed = 100 * (procs > 2 ? procs : 2);
+  if (!SANITIZED) ck_assert_msg(mine[1] < allowed, "futex: %ld (threads waiting on each other)", mine[1]);
   ck_assert_int_eq(file_size(tmp_path("mine.glb")), file_size(tmp_path("asked.glb")));
   ck_assert_msg(files_equal(tmp_path("mine.glb"), tmp_path("asked.glb")), "the weights differ");
 }
