@@ -284,15 +284,11 @@ static int sample_args(int argc, char** argv, sample_opts* o) {
       if (!v) return 2;
       if (!strcmp(a, "--drift")) {
         if (cli_arg_float("sample", a, v, 0.0, 1.0, CLI_OPEN_HI, &o->drift)) return 2;
-      } else if (cli_arg_u32("sample", a, v,
-                             a[2] == 'b'   ? 1
-                             : a[2] == 's' ? 3
-                                           : 1,
-                             a[2] == 'b' ? 64 : 4096,
-                             a[2] == 's'   ? &o->segments
-                             : a[2] == 'r' ? &o->rings
-                                           : &o->bones)) {
-        return 2;
+      } else {
+        /* --segments 3..4096, --rings 1..4096, --bones 1..64 */
+        const int bones = a[2] == 'b', segments = a[2] == 's';
+        uint32_t* to = segments ? &o->segments : bones ? &o->bones : &o->rings;
+        if (cli_arg_u32("sample", a, v, segments ? 3 : 1, bones ? 64 : 4096, to)) return 2;
       }
     } else if (!strcmp(a, "--force")) {
       o->force = 1;
