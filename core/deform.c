@@ -17,6 +17,7 @@
 /* ---------------------------------------------------------------------------------------------- kernels */
 
 static atomic_int g_forced = SKC_KERNEL_AUTO;
+static atomic_int g_generic;
 static _Atomic uint64_t g_path[SKC_DEFORM_PATH_COUNT];
 
 void skc_deform_path_note(skc_deform_path p, size_t n) {
@@ -34,6 +35,7 @@ const char* skc_deform_path_name(skc_deform_path p) {
 }
 
 void skc_deform_force_kernel(skc_deform_kernel k) { atomic_store(&g_forced, (int)k); }
+void skc_deform_force_generic(int on) { atomic_store(&g_generic, on != 0); }
 
 const char* skc_deform_kernel_name(skc_deform_kernel k) {
   switch (k) {
@@ -509,6 +511,7 @@ static void ctx_from_args(const skc_deform_args* a, skc_deform_ctx* c) {
   }
   c->has_t = a->in_tangents != NULL;
   c->tc4 = a->tangent_components == 4;
+  c->generic = atomic_load(&g_generic);
   if (c->has_t) {
     size_t tb = c->tc4 ? 16 : 12;
     c->tin = (const unsigned char*)a->in_tangents;

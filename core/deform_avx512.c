@@ -842,7 +842,7 @@ R16_FN(wide_dqs_uni_u16, 2, 3)
 
 static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
   const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
-  if (c->fmt == 0 || (jt != 1 && jt != 2) || wt != 4 || c->has_t) return 0;
+  if (c->generic || c->fmt == 0 || (jt != 1 && jt != 2) || wt != 4 || c->has_t) return 0;
   if ((c->flags & ~(uint32_t)SKC_DEFORM_NO_RENORMALIZE) != 0) return 0;
   const int dqs = c->method == SKC_DEFORM_DQS, cor = c->method == SKC_DEFORM_COR;
   if (!(c->method == SKC_DEFORM_LBS || ((dqs || cor) && !c->dqs_scaled))) return 0;

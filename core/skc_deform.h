@@ -105,6 +105,9 @@ skc_deform_kernel skc_deform_active_kernel(void);
 const char* skc_deform_kernel_name(skc_deform_kernel k);
 /* Forces a kernel for all later runs in this process (tests); SKC_KERNEL_AUTO restores the default. */
 void skc_deform_force_kernel(skc_deform_kernel k);
+/* on != 0: later runs in this process take the generic loop of their kernel for every vertex (tests compare the
+ * fast loops and the wide paths with it); 0 restores the choice by job. */
+void skc_deform_force_generic(int on);
 
 /* Prepared job shared by the kernels (read-only during the run). */
 typedef struct skc_deform_ctx {
@@ -115,6 +118,7 @@ typedef struct skc_deform_ctx {
   int nonrigid;    /* some palette matrix has scale/shear: npalette holds inverse transposes */
   int dqs_scaled;  /* DQS / COR: stretch holds S_j of the polar decompositions */
   int has_n, has_t, tc4;
+  int generic; /* every vertex through the generic loop (skc_deform_force_generic: the tests' reference) */
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
   const float* dq;       /* DQS / COR: 8 per joint (real xyzw, dual xyzw) */

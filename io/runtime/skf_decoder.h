@@ -1521,72 +1521,106 @@ static skf_result skf__centers(skf_decoder* dec, const skf__file* f, uint32_t m,
   return SKF_OK;
 }
 
-/* Decodes the meshes of one INFL chunk that have an output (outs[m - outs_base] with joints != NULL). */
-static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
-                                    const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
-                                    skf_error* err) {
-  skf__chunk c;
-  unsigned char* raw = NULL;
-  skf__state* st = &dec->st;
-  skf__streams s;
-  uint32_t first = 0, count = 0, m, wanted = 0, wb = f->info.weight_bits == 16 ? 2u : 1u;
-  uint32_t jb = f->info.joint_bits == 16 ? 2u : 1u;
-  uint64_t vsum = 0, csum = 0, bound, tsize, lens[6] = {0, 0, 0, 0, 0, 0}, pos;
-  const unsigned char* base[7];
-  skf_result rc;
-  if (f->info.flags & SKF_FLAG_FAST) return skf__fast_group(dec, f, table, group, outs, outs_base, outs_count, err);
+/* The meshes of INFL chunk `group` in the mesh table: the first, how many, their vertices and coded vertices, and
+ * how many of them have an output (outs[m - outs_base] with joints != NULL). */
+typedef struct skf__group {
+  uint32_t first, count, wanted;
+  uint64_t vsum, csum;
+} skf__group;
+
+static void skf__group_meshes(const skf__file* f, const unsigned char* table, uint32_t group,
+                              const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count, skf__group* g) {
+  uint32_t m;
+  memset(g, 0, sizeof *g);
   for (m = 0; m < f->info.mesh_count; ++m) {
     skf_mesh_info mi;
     skf__mesh_record(table, m, &mi);
-    if (mi.group == group) {
-      if (!count) first = m;
-      ++count;
-      vsum += mi.vertex_count;
-      csum += mi.coded_count;
-      if (m >= outs_base && m - outs_base < outs_count && outs[m - outs_base].joints) ++wanted;
-    }
+    if (mi.group != group) continue;
+    if (!g->count) g->first = m;
+    ++g->count;
+    g->vsum += mi.vertex_count;
+    g->csum += mi.coded_count;
+    if (m >= outs_base && m - outs_base < outs_count && outs[m - outs_base].joints) ++g->wanted;
   }
-  if (!wanted) return SKF_OK;
+}
+
+/* The group's INFL chunk inflated into dec->raw and checked against the mesh table (its mesh range, its size against
+ * the vertices it can hold, the streams' lengths summed against its size); *s = the start of each of the seven
+ * streams (the coded vertices' ops, then the six streams of skf__streams). */
+static skf_result skf__group_streams(skf_decoder* dec, const skf__file* f, uint32_t group, const skf__group* g,
+                                     skf__streams* s, skf_error* err) {
+  skf__chunk c;
+  unsigned char* raw;
+  uint32_t m, q, wb = f->info.weight_bits == 16 ? 2u : 1u, jb = f->info.joint_bits == 16 ? 2u : 1u;
+  uint64_t bound, tsize, lens[6] = {0, 0, 0, 0, 0, 0};
+  skf_result rc;
   if ((rc = skf__walk(f, "INFL", group, &c, NULL, err))) return rc;
-  if (vsum > UINT32_MAX) return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: more than 2^32-1 vertices", group);
+  if (g->vsum > UINT32_MAX)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: more than 2^32-1 vertices", group);
   /* per vertex at most: op, count, 8 joints, 7 weights, and a far or weld number */
-  tsize = SKF_INFL_TABLE_SIZE + (uint64_t)SKF_INFL_MESH_SIZE * count;
-  bound = tsize + vsum * (2u + SKF_MAX_INFLUENCES * jb + (SKF_MAX_INFLUENCES - 1u) * wb + 10u);
+  tsize = SKF_INFL_TABLE_SIZE + (uint64_t)SKF_INFL_MESH_SIZE * g->count;
+  bound = tsize + g->vsum * (2u + SKF_MAX_INFLUENCES * jb + (SKF_MAX_INFLUENCES - 1u) * wb + 10u);
   if (c.raw_size < tsize || c.raw_size > bound)
-    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: %u raw bytes cannot hold %u meshes of %llu vertices", group,
-                     c.raw_size, count, (unsigned long long)vsum);
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: %u raw bytes cannot hold %u meshes of %llu vertices",
+                     group, c.raw_size, g->count, (unsigned long long)g->vsum);
   if (skf__grow(&dec->raw, &dec->raw_cap, c.raw_size))
     return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for %u bytes of influence chunk %u", c.raw_size, group);
   raw = dec->raw;
   if ((rc = skf__inflate_into(&dec->zs, &dec->zs_ready, &c, raw, err))) return rc;
-  rc = SKF_OK;
-  if (skf__rd32(raw) != first || skf__rd32(raw + 4) != count)
-    rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: mesh range disagrees with the mesh table", group);
-  for (m = 0; !rc && m < count; ++m) {
-    uint32_t q;
+  if (skf__rd32(raw) != g->first || skf__rd32(raw + 4) != g->count)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: mesh range disagrees with the mesh table", group);
+  for (m = 0; m < g->count; ++m)
     for (q = 0; q < 6; ++q) lens[q] += skf__rd32(raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * m + 4u * q);
+  if (tsize + g->csum + lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] != c.raw_size)
+    return skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream lengths disagree with its size", group);
+  s->ops = raw + tsize;
+  s->cnt = s->ops + g->csum;
+  s->jnt = s->cnt + lens[0];
+  s->wgt = s->jnt + lens[1];
+  s->nwg = s->wgt + lens[2];
+  s->far = s->nwg + lens[3];
+  s->wld = s->far + lens[4];
+  return SKF_OK;
+}
+
+/* Mesh m (table record mi) decoded into output o from its slice of the streams, and its centres when o asks for
+ * them; every stream of the slice must be used up. */
+static skf_result skf__group_mesh(skf_decoder* dec, const skf__file* f, uint32_t m, const skf_mesh_info* mi,
+                                  skf__streams* s, const skf_mesh_output* o, skf_error* err) {
+  /* vertex_count <= the caller's vertex_capacity and index_count = the caller's (checked): the scratch is bounded by
+   * the caller's own buffers */
+  const int indexed = mi->order != SKF_ORDER_FILE && mi->index_count, welded = mi->order == SKF_ORDER_WELDED;
+  size_t need = skf__mesh_scratch((size_t)mi->vertex_count, indexed ? o->index_count : 0, indexed || welded, welded);
+  skf_result rc;
+  if (!need || skf__grow(&dec->mem, &dec->mem_cap, need))
+    return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
+  if ((rc = skf__decode_one(f, m, mi, s, o, &dec->st, dec->mem, err))) return rc;
+  if (o->centers) { /* skf__decode_one keeps first[] after hist and hp in the scratch */
+    const uint32_t* fm = (const uint32_t*)(void*)dec->mem + 2u * (size_t)mi->vertex_count;
+    if ((rc = skf__centers(dec, f, m, mi, indexed ? o->indices : NULL, welded ? fm : NULL, o->centers, err))) return rc;
   }
-  if (!rc && tsize + csum + lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] != c.raw_size)
-    rc = skf__fail(err, SKF_ERR_FORMAT, "influence chunk %u: stream lengths disagree with its size", group);
-  if (rc) return rc;
-  base[0] = raw + tsize;
-  base[1] = base[0] + csum;
-  base[2] = base[1] + lens[0];
-  base[3] = base[2] + lens[1];
-  base[4] = base[3] + lens[2];
-  base[5] = base[4] + lens[3];
-  base[6] = base[5] + lens[4];
-  s.ops = base[0];
-  s.cnt = base[1];
-  s.jnt = base[2];
-  s.wgt = base[3];
-  s.nwg = base[4];
-  s.far = base[5];
-  s.wld = base[6];
-  for (m = first, pos = 0; !rc && m < first + count; ++m, ++pos) {
+  if (s->cnt != s->cnt_end || s->jnt != s->jnt_end || s->wgt != s->wgt_end || s->nwg != s->nwg_end ||
+      s->far != s->far_end || s->wld != s->wld_end)
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
+  return SKF_OK;
+}
+
+/* Decodes the meshes of one INFL chunk that have an output (outs[m - outs_base] with joints != NULL). */
+static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const unsigned char* table, uint32_t group,
+                                    const skf_mesh_output* outs, uint32_t outs_base, uint32_t outs_count,
+                                    skf_error* err) {
+  skf__group g;
+  skf__streams s;
+  uint32_t m, pos;
+  skf_result rc = SKF_OK;
+  if (f->info.flags & SKF_FLAG_FAST) return skf__fast_group(dec, f, table, group, outs, outs_base, outs_count, err);
+  skf__group_meshes(f, table, group, outs, outs_base, outs_count, &g);
+  if (!g.wanted) return SKF_OK;
+  if ((rc = skf__group_streams(dec, f, group, &g, &s, err))) return rc;
+  for (m = g.first, pos = 0; !rc && m < g.first + g.count; ++m, ++pos) {
     skf_mesh_info mi;
     const skf_mesh_output* o = (m >= outs_base && m - outs_base < outs_count) ? &outs[m - outs_base] : NULL;
-    const unsigned char* row = raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * pos;
+    const unsigned char* row = dec->raw + SKF_INFL_TABLE_SIZE + (size_t)SKF_INFL_MESH_SIZE * pos;
     skf__mesh_record(table, m, &mi);
     s.cnt_end = s.cnt + skf__rd32(row);
     s.jnt_end = s.jnt + skf__rd32(row + 4);
@@ -1594,27 +1628,10 @@ static skf_result skf__decode_group(skf_decoder* dec, const skf__file* f, const 
     s.nwg_end = s.nwg + skf__rd32(row + 12);
     s.far_end = s.far + skf__rd32(row + 16);
     s.wld_end = s.wld + skf__rd32(row + 20);
-    if (o && o->joints) {
-      /* vertex_count <= the caller's vertex_capacity and index_count = the caller's (checked): the scratch is
-       * bounded by the caller's own buffers */
-      int trav = (mi.order != SKF_ORDER_FILE && mi.index_count) || mi.order == SKF_ORDER_WELDED;
-      size_t need = skf__mesh_scratch((size_t)mi.vertex_count, mi.order != SKF_ORDER_FILE && mi.index_count ? o->index_count : 0,
-                                      trav, mi.order == SKF_ORDER_WELDED);
-      if (!need || skf__grow(&dec->mem, &dec->mem_cap, need))
-        rc = skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "no memory for the traversal of mesh %u", m);
-      else
-        rc = skf__decode_one(f, m, &mi, &s, o, st, dec->mem, err);
-      if (!rc && o->centers) { /* skf__decode_one keeps first[] after hist and hp in the scratch */
-        const uint32_t* fm = (const uint32_t*)(void*)dec->mem + 2u * (size_t)mi.vertex_count;
-        rc = skf__centers(dec, f, m, &mi, mi.order != SKF_ORDER_FILE && mi.index_count ? o->indices : NULL,
-                          mi.order == SKF_ORDER_WELDED ? fm : NULL, o->centers, err);
-      }
-      if (!rc && (s.cnt != s.cnt_end || s.jnt != s.jnt_end || s.wgt != s.wgt_end || s.nwg != s.nwg_end ||
-                  s.far != s.far_end || s.wld != s.wld_end))
-        rc = skf__fail(err, SKF_ERR_FORMAT, "mesh %u leaves unused stream bytes", m);
-    } else {
+    if (o && o->joints)
+      rc = skf__group_mesh(dec, f, m, &mi, &s, o, err);
+    else
       s.ops += mi.coded_count;
-    }
     s.cnt = s.cnt_end;
     s.jnt = s.jnt_end;
     s.wgt = s.wgt_end;

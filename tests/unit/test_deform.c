@@ -703,8 +703,8 @@ START_TEST(test_deform_kernels_match_scalar) {
     for (int method = 0; method < 3; ++method) {
       uint32_t flags = flag_sets[(layout + method) % 5];
       /* 1: normals + tangents, 2: normals only, 0: positions only. The reference always runs the generic
-       * loop (with tangents when there are normals, and a flag-free job never takes the fast loop with
-       * tangents), so the fast loops of every kernel, scalar included, are checked against it. */
+       * loop (skc_deform_force_generic; with tangents when there are normals), so the fast loops of every kernel,
+       * scalar included, are checked against it. */
       int normals = (layout + method) % 4 == 3 ? 0 : (layout + method) % 4 == 2 ? 2 : 1;
       routs ref, out;
       routs_alloc(&s, &ref);
@@ -715,8 +715,10 @@ START_TEST(test_deform_kernels_match_scalar) {
       rscene_job(&s, &j, &ref, method, flags, normals ? 1 : 0);
       j.threads = 1;
       sk_error e;
+      skc_deform_force_generic(1);
       ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "scalar: %s", e.message);
-      for (int k = normals == 2 ? 0 : 1; k < NKERNELS; ++k) {
+      skc_deform_force_generic(0);
+      for (int k = 0; k < NKERNELS; ++k) {
         if (!use_kernel(k)) continue; /* CPU lacks it */
         rscene_job(&s, &j, &out, method, flags, normals);
         ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "%s: %s", kernel_names[k], e.message);
@@ -752,8 +754,9 @@ static float packed_diff(const float* a, const float* b, size_t n) {
   return worst;
 }
 
-/* The reference of a kernel comparison: job j (inputs pin, and nin when normals) on the scalar kernel, with
- * tangents (tin, 4 components) so it runs the generic loop, into rp / rn / rt. Returns its result code. */
+/* The reference of a kernel comparison: job j (inputs pin, and nin when normals) through the scalar kernel's
+ * generic loop (skc_deform_force_generic), with tangents (tin, 4 components), into rp / rn / rt. Returns its result
+ * code. */
 static int scalar_reference(sk_deform_job* j, const float* pin, const float* nin, const float* tin, int normals,
                             float* rp, float* rn, float* rt) {
   j->in_positions = pin;
@@ -767,7 +770,9 @@ static int scalar_reference(sk_deform_job* j, const float* pin, const float* nin
   j->tangent_components = 4;
   setenv("SKINKIT_KERNEL", "scalar", 1);
   sk_error e;
+  skc_deform_force_generic(1);
   int rc = sk_deform_run(j, &e);
+  skc_deform_force_generic(0);
   j->in_tangents = NULL;
   j->out_tangents = NULL;
   j->tangent_components = 0;
@@ -1115,14 +1120,23 @@ END_TEST
 
 /* Which loop each packed job takes, on every kernel this CPU runs (skc_deform_path_counts): a job the tier's
  * SIMD path is meant to take must not fall back to a slower loop unnoticed (NO_RENORMALIZE with normals used to
- * drop from the AVX2 8-wide path to the generic loop, slower than renormalizing). Expected: scalar and sse2 the
- * per-vertex fast loop, avx2 the 8-wide path, avx512 the 16-wide path, for packed u8/u16 joints + f32 weights,
- * K = 1/2/4/8, LBS and DQS, with and without normals, flags 0 and NO_RENORMALIZE; the flags the fast loops do not
- * implement (ADDITIVE, NORMALIZE_WEIGHTS, NORMAL_FAST) the generic loop on every tier. Outputs match the scalar
- * generic loop. */
-static int expected_path(int k, uint32_t flags) {
+ * drop from the AVX2 8-wide path to the generic loop, slower than renormalizing; tangents sent every job to the
+ * generic loop, 8-15x slower than the same job without them). Expected: scalar and sse2 the per-vertex fast loop,
+ * avx2 the 8-wide path, avx512 the 16-wide path, for packed u8/u16 joints + f32 weights, K = 1/2/4/8, LBS and
+ * DQS, with and without normals, flags 0 and NO_RENORMALIZE; with tangents (and normals) the per-vertex fast loop
+ * on every tier; the flags the fast loops do not implement (ADDITIVE, NORMALIZE_WEIGHTS, NORMAL_FAST) the generic
+ * loop on every tier. Outputs match the scalar generic loop. */
+static int expected_path(int k, uint32_t flags, int tangents) {
   if (flags & ~(uint32_t)SK_DEFORM_NO_RENORMALIZE) return SKC_DEFORM_PATH_GENERIC;
+  if (tangents) return SKC_DEFORM_PATH_FAST;
   return k == 3 ? SKC_DEFORM_PATH_WIDE16 : k == 2 ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_FAST;
+}
+
+/* Tangents of 3 or 4 components (tc) on job j, or none (tc 0). */
+static void with_tangents(sk_deform_job* j, int tc, const float* tin, float* tout) {
+  j->in_tangents = tc ? tin : NULL;
+  j->out_tangents = tc ? tout : NULL;
+  j->tangent_components = (uint32_t)tc;
 }
 
 static void packed_job(sk_deform_job* j, int method, uint32_t flags, size_t V, size_t J, uint32_t K, int jt,
@@ -1155,11 +1169,15 @@ START_TEST(test_deform_simd_path_taken) {
   for (size_t j = 0; j < J; ++j) random_matrix(pal + 16 * j, 0);
   float* pin = malloc(3 * V * sizeof(float));
   float* nin = malloc(3 * V * sizeof(float));
+  float* tin = malloc(4 * V * sizeof(float));
   float *pref = malloc(3 * V * sizeof(float)), *nref = malloc(3 * V * sizeof(float));
   float *pout = malloc(3 * V * sizeof(float)), *nout = malloc(3 * V * sizeof(float));
+  float *tref = malloc(4 * V * sizeof(float)), *tout = malloc(4 * V * sizeof(float));
   for (size_t v = 0; v < V; ++v) {
     for (int i = 0; i < 3; ++i) pin[3 * v + i] = rnd(-2, 2);
     random_unit(nin + 3 * v);
+    random_unit(tin + 4 * v);
+    tin[4 * v + 3] = v % 2 ? 1.0f : -1.0f;
   }
   const uint32_t ks[4] = {1, 2, 4, 8};
   const uint32_t flag_sets[5] = {0, SK_DEFORM_NO_RENORMALIZE, SK_DEFORM_ADDITIVE, SK_DEFORM_NORMALIZE_WEIGHTS,
@@ -1187,22 +1205,27 @@ START_TEST(test_deform_simd_path_taken) {
         for (uint32_t k = 0; k < K; ++k) wb[v * K + k] /= sum;
       }
       for (int method = 0; method < 2; ++method)
-        for (int normals = 0; normals < 2; ++normals)
+        for (int normals = 0; normals < 3; ++normals) /* 2: normals and tangents of 3 or 4 components */
           for (int fi = 0; fi < 5; ++fi) {
             const uint32_t flags = flag_sets[fi];
+            const int tc = normals == 2 ? 3 + (int)((ki + jti + fi) % 2) : 0;
             sk_deform_job j;
             sk_error e;
             setenv("SKINKIT_KERNEL", "scalar", 1);
             packed_job(&j, method, flags, V, J, K, jt, pal, jb, wb, pin, normals ? nin : NULL, pref, nref);
+            with_tangents(&j, tc, tin, tref);
+            skc_deform_force_generic(1);
             ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "scalar: %s", e.message);
+            skc_deform_force_generic(0);
             for (int k = 0; k < NKERNELS; ++k) {
               if (!use_kernel(k)) continue;
               packed_job(&j, method, flags, V, J, K, jt, pal, jb, wb, pin, normals ? nin : NULL, pout, nout);
+              with_tangents(&j, tc, tin, tout);
               skc_deform_path_reset();
               ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "%s: %s", kernel_names[k], e.message);
               uint64_t n[SKC_DEFORM_PATH_COUNT];
               skc_deform_path_counts(n);
-              const int want = expected_path(k, flags);
+              const int want = expected_path(k, flags, tc != 0);
               /* the wide paths hand tails and odd blocks to the narrower ones, which count as their own path:
                * the expected path takes most vertices, the per-vertex loops none (unless one is the one expected) */
               uint64_t slower = want == SKC_DEFORM_PATH_GENERIC ? 0 : n[SKC_DEFORM_PATH_GENERIC];
@@ -1215,8 +1238,10 @@ START_TEST(test_deform_simd_path_taken) {
                             (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3]);
               float dp = packed_diff(pref, pout, 3 * V);
               float dn = normals ? packed_diff(nref, nout, 3 * V) : 0.0f;
-              ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f, "%s K=%u method=%d flags=%u: positions %g normals %g",
-                            kernel_names[k], K, method, flags, dp, dn);
+              float dt = tc ? packed_diff(tref, tout, (size_t)tc * V) : 0.0f;
+              ck_assert_msg(dp <= 1e-5f && dn <= 1e-5f && dt <= 1e-5f,
+                            "%s K=%u method=%d flags=%u tangents=%d: positions %g normals %g tangents %g",
+                            kernel_names[k], K, method, flags, tc, dp, dn, dt);
               checked++;
             }
           }
@@ -1229,6 +1254,9 @@ START_TEST(test_deform_simd_path_taken) {
   free(pal);
   free(pin);
   free(nin);
+  free(tin);
+  free(tref);
+  free(tout);
   free(pref);
   free(nref);
   free(pout);
