@@ -118,7 +118,7 @@ typedef struct skc_deform_ctx {
   int nonrigid;    /* some palette matrix has scale/shear: npalette holds inverse transposes */
   int dqs_scaled;  /* DQS / COR: stretch holds S_j of the polar decompositions */
   int has_n, has_t, tc4;
-  int generic; /* every vertex through the generic loop (skc_deform_force_generic: the tests' reference) */
+  int generic;           /* every vertex through the generic loop (skc_deform_force_generic: the tests' reference) */
   const float* palette;  /* 16 per joint, 32-byte aligned copy, bottom row (0, 0, 0, 1) */
   const float* npalette; /* normal matrices, or == palette when every matrix is rigid */
   const float* dq;       /* DQS / COR: 8 per joint (real xyzw, dual xyzw) */
