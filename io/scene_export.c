@@ -656,10 +656,10 @@ static bool any_skinned(const skio_scene* s) {
 /* The joint in whose space mesh m's vertices are written, its node under that joint's node (mesh_nodes) at the
  * identity: its own node's joint (mesh_on_joint), else the joint it hangs from where mesh_nodes hangs it there - a
  * joint that carries it (mesh_joints_plain), or in FBX - in Collada when no mesh has a skin, so that every node is a
- * plain NODE - any other joint (a keyed node above the bones that no skin lists; an animated empty) - but
- * not a plain root, which holds it at the identity with its vertices where they are. -1: none, or a rest that does not
- * invert. (The vertices move, not the node: the inverse of a rest with a non-uniform scale under a turn is a shear,
- * which no FBX node transform holds.) x, nx: the inverse rest and its normal matrix. */
+ * plain NODE - any other joint (a keyed node above the bones that no skin lists; an animated empty), and a plain
+ * root (an armature object, which may stand under a transformed node). -1: none, or a rest that does not invert. (The
+ * vertices move, not the node: the inverse of a rest with a non-uniform scale under a turn is a shear, which no FBX
+ * node transform holds.) x, nx: the inverse rest and its normal matrix. */
 static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, bool fbx, float x[16],
                                 float nx[16]) {
   const skc_skeleton* sk = s->skeleton;
@@ -667,7 +667,10 @@ static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const u
   const int32_t pj = m->parent_joint;
   if (j < 0 && !m->skin && sk && pj >= 0 && (uint32_t)pj < sk->joint_count) {
     const uint8_t p = plain ? plain[pj] : 0;
-    j = p == 2 || (p == 0 && (fbx || !any_skinned(s))) ? pj : -1; /* Collada: no JOINT without a skin */
+    /* Collada: no JOINT without a skin; a plain root (an armature object) keeps its meshes in its space too, as it
+     * may stand anywhere (a glTF's armature under a transformed empty: at the identity with world-space vertices,
+     * its transform counted twice) */
+    j = p == 2 || p == 1 || (p == 0 && (fbx || !any_skinned(s))) ? pj : -1;
   }
   if (j < 0 || !skc_mat4_inverse(sk->rest_world + (size_t)j * 16, x) || !skc_mat4_normal_matrix(x, nx)) return -1;
   return j;
