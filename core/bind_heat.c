@@ -809,7 +809,7 @@ static int solver_start(heat_ctx* c, int32_t m, heat_solver* s) {
    * simplicial 34 ms vs supernodal 42; the 40k cylinder: 145, supernodal 46 ms vs simplicial 80) */
   s->cm.nmethods = 1;
   s->cm.method[0].ordering = CHOLMOD_AMD;
-  s->cm.supernodal = CHOLMOD_AUTO;
+  s->cm.supernodal = skc_chol_blas_room() ? CHOLMOD_AUTO : CHOLMOD_SIMPLICIAL; /* skc_chol.h: no BLAS buffer */
   s->cm.supernodal_switch = HEAT_SUPERNODAL_SWITCH;
   int rc = m > 0 ? sys_build(c, m, &s->sys, &s->cm) : SKC_OK;
   if (rc) cholmod_finish(&s->cm);

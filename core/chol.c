@@ -77,6 +77,18 @@ int skc_chol_huge_pages(void) {
  * give the BLAS larger blocks. `skinkit bind`, same output bytes: 38k cylinder 0.27 -> 0.23 s, 200k 1.13-1.54 ->
  * 1.01-1.37 s, peak memory +9-10 %; 12 / 48 / 128 or 16 / 64 / 128 were no faster and took more memory
  * (docs/bind.md, session 31). */
+int skc_chol_blas_room(void) {
+#if defined(__linux__)
+  /* a writable private mapping counts against RLIMIT_AS and RLIMIT_DATA as the buffer's malloc would; untouched, it
+   * costs no memory, and it is returned at once */
+  const size_t probe = (size_t)160 << 20;
+  void* p = mmap(NULL, probe, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return 0;
+  munmap(p, probe);
+#endif
+  return 1;
+}
+
 int skc_chol_start(cholmod_common* cm) {
   struct SuiteSparse_config_struct* cfg = skc_chol_config();
   if (!cfg) {

@@ -21,6 +21,11 @@ void* skc_chol_symbol(const char* name);
  * (see chol.c). Returns 0 when CHOLMOD is unavailable (cm->status is then CHOLMOD_NOT_INSTALLED). */
 int skc_chol_start(cholmod_common* cm);
 
+/* 0 when the process cannot map the BLAS's work buffer (OpenBLAS asks malloc for ~128 MiB per thread the first time
+ * a supernodal factorization or solve calls it, and on failure retries forever: a bind under `ulimit -v 300000`
+ * hung). Callers then factorize simplicially, which calls no BLAS. 1 when it can, or where this is not checked. */
+int skc_chol_blas_room(void);
+
 /* 1 when CHOLMOD's allocator is the huge-page wrapper (after skc_chol_start, on Linux). */
 int skc_chol_huge_pages(void);
 

@@ -558,6 +558,7 @@ static int solve_system(tctx* c, const skc_adjacency* adj, double* diag, const d
   int rc = SKC_OK;
   cholmod_common cm;
   skc_chol_start(&cm);
+  if (!skc_chol_blas_room()) cm.supernodal = CHOLMOD_SIMPLICIAL; /* skc_chol.h: no room for the BLAS's buffer */
   cholmod_factor* L = NULL;
   cholmod_sparse* A = NULL;
   for (int attempt = 0; attempt < 2 && !L; ++attempt) {

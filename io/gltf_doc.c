@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "skc_mem.h"
+#include "skio_atomic.h"
 #include "skio_gltf_doc.h"
 #include "skio_meshopt.h"
 
@@ -582,11 +583,34 @@ static int decode_base64(const skio_gltf_doc* d, const char* s, size_t n, skio_g
   return SKC_OK;
 }
 
-/* Relative URI -> path beside the glTF: percent-decoded; absolute paths, schemes and NUL refused. */
+bool skio_gltf_uri_climbs(const char* uri) {
+  char* p = malloc(strlen(uri) + 1);
+  if (!p) return true; /* refused, as any path it cannot check */
+  size_t o = 0;
+  for (size_t i = 0; uri[i]; ++i) {
+    int h1 = uri[i] == '%' && uri[i + 1] ? hexval(uri[i + 1]) : -1,
+        h2 = h1 >= 0 && uri[i + 2] ? hexval(uri[i + 2]) : -1;
+    if (h1 >= 0 && h2 >= 0) {
+      p[o++] = (char)(h1 * 16 + h2);
+      i += 2;
+    } else {
+      p[o++] = uri[i];
+    }
+  }
+  p[o] = 0;
+  const bool climbs = skio_path_climbs(p) || strchr(p, ':') != NULL;
+  free(p);
+  return climbs;
+}
+
+/* Relative URI -> path beside the glTF: percent-decoded; absolute paths, schemes, ".." segments and NUL refused. */
 static int uri_path(const skio_gltf_doc* d, const char* uri, char** out, skc_err* err) {
   if (!d->base_dir) return skc_fail(err, SKC_UNSUPPORTED, "%s: external buffer \"%.60s\" (memory input)", d->path, uri);
   if (uri[0] == '/' || strstr(uri, "://") || strchr(uri, ':'))
     return skc_fail(err, SKC_UNSUPPORTED, "%s: buffer URI \"%.60s\" is not a relative file name", d->path, uri);
+  if (skio_gltf_uri_climbs(uri))
+    return skc_fail(err, SKC_UNSUPPORTED, "%s: buffer URI \"%.60s\" reaches outside the file's folder (..): not read",
+                    d->path, uri);
   size_t n = strlen(uri), bl = strlen(d->base_dir);
   char* p = malloc(bl + n + 2);
   if (!p) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");

@@ -1724,12 +1724,11 @@ static int check_companions(edit_job* e, skc_err* err) {
 /* The staged companions (tmps) renamed into place, then the main file (tmp_main); on a failure the companions that
  * did not exist before are taken away again. */
 static int rename_outputs(edit_job* e, char** tmps, skc_err* err) {
-  int rc = SKC_OK;
+  int rc = SKC_OK, en = 0;
   for (size_t i = 0; i < e->nfiles && !rc; ++i)
     if (e->files[i].same)
       continue;
-    else if (rename(tmps[i], e->files[i].path) != 0) {
-      int en = errno;
+    else if ((en = skio_atomic_place(tmps[i], e->files[i].path)) != 0) {
       rc = skc_fail(err, SKC_IO, "%s: cannot write %s: %s", e->path, e->files[i].path, strerror(en));
       for (size_t k = 0; k < i; ++k)
         if (!e->files[k].existed) unlink(e->files[k].path);
@@ -1737,8 +1736,7 @@ static int rename_outputs(edit_job* e, char** tmps, skc_err* err) {
       free(tmps[i]);
       tmps[i] = NULL;
     }
-  if (!rc && rename(e->tmp_main, e->path) != 0) {
-    int en = errno;
+  if (!rc && (en = skio_atomic_place(e->tmp_main, e->path)) != 0) {
     rc = skc_fail(err, SKC_IO, "%s: cannot replace: %s", e->path, strerror(en));
     for (size_t k = 0; k < e->nfiles; ++k)
       if (!e->files[k].existed) unlink(e->files[k].path);
@@ -1760,9 +1758,13 @@ static int write_outputs(edit_job* e, skc_err* err) {
     if (!e->files[i].same) rc = write_temp(e->files[i].path, e->files[i].data, e->files[i].size, &tmps[i], err);
   if (!rc) rc = write_temp(e->path, e->file.p, e->file.n, &e->tmp_main, err);
   if (!rc) rc = rename_outputs(e, tmps, err);
-  if (rc && e->tmp_main) unlink(e->tmp_main);
+  if (rc && e->tmp_main) {
+    skio_atomic_forget(e->tmp_main);
+    unlink(e->tmp_main);
+  }
   for (size_t i = 0; tmps && i < e->nfiles; ++i)
     if (tmps[i]) {
+      skio_atomic_forget(tmps[i]);
       unlink(tmps[i]);
       free(tmps[i]);
     }

@@ -3173,8 +3173,9 @@ static int write_glb(writer* w, doc* d) {
   int rc = write_temp(path, pieces, 4, &d->tmp_main, w->err);
   free(bh.p);
   if (rc) return rc;
-  if (rename(d->tmp_main, path) != 0) {
-    int e = errno;
+  int e = skio_atomic_place(d->tmp_main, path);
+  if (e) {
+    skio_atomic_forget(d->tmp_main);
     unlink(d->tmp_main);
     return skc_fail(w->err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));
   }
@@ -3190,17 +3191,20 @@ static int write_gltf(writer* w, doc* d) {
   if (rc) return rc;
   const buf* jp[1] = {&d->json};
   if ((rc = write_temp(path, jp, 1, &d->tmp_main, w->err))) {
+    skio_atomic_forget(d->tmp_bin);
     unlink(d->tmp_bin);
     return rc;
   }
-  if (rename(d->tmp_bin, d->bin_path) != 0) {
-    int e = errno;
+  int e = skio_atomic_place(d->tmp_bin, d->bin_path);
+  if (e) {
+    skio_atomic_forget(d->tmp_bin);
+    skio_atomic_forget(d->tmp_main);
     unlink(d->tmp_bin);
     unlink(d->tmp_main);
     return skc_fail(w->err, SKC_IO, "%s: cannot write %s: %s", path, d->bin_path, strerror(e));
   }
-  if (rename(d->tmp_main, path) != 0) {
-    int e = errno;
+  if ((e = skio_atomic_place(d->tmp_main, path))) {
+    skio_atomic_forget(d->tmp_main);
     unlink(d->tmp_main);
     if (!d->bin_existed) unlink(d->bin_path);
     return skc_fail(w->err, SKC_IO, "%s: cannot replace: %s", path, strerror(e));

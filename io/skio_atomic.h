@@ -22,6 +22,22 @@ int skio_atomic_commit(char* tmp, const char* path, skc_err* err);
 /* Removes the temporary file and frees tmp (NULL is allowed). */
 void skio_atomic_abort(char* tmp);
 
+/* Puts the written temporary file tmp in path's place: renamed over path, or, where path is a device, FIFO or
+ * socket (/dev/null, /dev/stdout on a pipe, bash's /dev/fd/N) or this process's standard output reached through a
+ * link, its bytes written into that (the temporary file then removed). Returns 0 or the errno of the failure (tmp is
+ * then left for the caller to remove). Writers that stage files themselves (skio_atomic_stage) place them with this
+ * and remove a temporary file with skio_atomic_forget + unlink. */
+int skio_atomic_place(const char* tmp, const char* path);
+/* Until called again with NULL, this thread's commits to path fail with EEXIST when a file appeared there since the
+ * writer checked (a concurrent run writing the same name): an output that must not replace an existing file is
+ * created, never renamed over one. */
+void skio_atomic_keep_existing(const char* path);
+/* tmp is no longer a write in progress (skio_atomic_remove_temporaries leaves it alone). */
+void skio_atomic_forget(const char* tmp);
+/* Removes the temporary files of every write in progress in this process; async-signal-safe, for a handler of
+ * SIGINT / SIGTERM that then ends the process. */
+void skio_atomic_remove_temporaries(void);
+
 /* For a set of files that must all be replaced or none (a .gltf and its .bin): writes the pieces (count buffers, in
  * order) to a new temporary file beside path and flushes it; *tmp_out gets its name (malloc'd). Stage every file,
  * then skio_atomic_commit each, or skio_atomic_abort all when one fails. */

@@ -42,6 +42,8 @@ SK_API sk_result sk_scene_load(const char* path, const sk_load_options* options,
   return sk__ret(SKC_OK, NULL, err);
 }
 
+SK_API void sk_remove_temporary_files(void) { skio_atomic_remove_temporaries(); }
+
 SK_API sk_result sk_write_file_atomic(const char* path, const void* data, size_t size, sk_error* err) {
   if (!path || (!data && size)) SK__FAIL(err, SKC_INVALID_ARGUMENT, "path must not be NULL, nor data with a size");
   skc_err e = {0};
@@ -409,7 +411,9 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
     free(dir);
     if (!ok) return sk__ret(e.code, &e, err);
   }
+  if (!(options && options->overwrite)) skio_atomic_keep_existing(path); /* one that appears meanwhile stays */
   rc = skio_scene_export(scene->io, path, &o, &e);
+  skio_atomic_keep_existing(NULL);
   sk_result r = sk__ret(rc, &e, err);
   if (rc == SKC_OK && err && note[0]) fit_notes(err->message, sizeof err->message, note);
   const bool has_notes = options && options->size != size_1_2 && options->size != size_1_3;

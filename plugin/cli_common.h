@@ -42,6 +42,9 @@ void cli_utf8_fputs(FILE* f, const char* s);
 /* 1 when both paths name the same existing file (same device and inode, so also through hard and symbolic
  * links): commands never write over their input and exit 2. */
 int cli_same_file(const char* a, const char* b);
+/* 1 when a and b name the same file, existing or not: the same file (cli_same_file), or the same name in the same
+ * folder (folders compared by real path). For an output that the command has yet to write. */
+int cli_same_target(const char* a, const char* b);
 
 /* ---- a mesh's optional vertex streams (cli_streams.c), for commands that rebuild a scene ---- */
 enum { CLI_STREAMS = 5 };
@@ -194,6 +197,9 @@ int cli_arg_json(const char* cmd, int argc, char** argv, int i, const char** des
 #define CLI_JSON_VERSION 1
 /* Prints {"schema":"skinkit.<name>","version":1 (no closing brace: the caller goes on with ",\"key\":..."). */
 void cli_json_head(FILE* f, const char* name);
+/* 1 when the n bytes at s are exactly one JSON value (RFC 8259 syntax, whitespace around it allowed; nesting up to
+ * 512 levels), 0 otherwise. */
+int cli_json_valid(const char* s, size_t n);
 /* Runs one command: takes -o/--output (cli_take_output) and --json [FILE|-] / --json=FILE (commands printing JSON
  * on stdout; FILE then receives it atomically, when the command succeeds) out of argv first. */
 int cli_run_command(const char* cmd, int (*run)(int, char**), int argc, char** argv);

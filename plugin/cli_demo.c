@@ -261,11 +261,12 @@ int cli_demo(int argc, char** argv) {
 const char cli_sample_usage[] =
     "usage: skinkit sample OUT [--segments N] [--rings N] [--bones N] [--drift F] [--force] [--json [FILE|-]]\n\n"
     "Writes the sample cylinder rig (radius 0.25, length 2 along +X, bones splitting it evenly, linear weight\n"
-    "ramps of half-width 0.25 at each joint) as a skinned file (.glb, .gltf or .dae) through the library's\n"
+    "ramps of half-width 0.25 at each joint) as a skinned file (.glb, .gltf, .dae or .fbx) through the library's\n"
     "exporter. --drift F scales the weights of every blended vertex by (1 - F), a weight-sum defect for\n"
     "`skinkit validate` to find and `skinkit convert --normalize` to fix. Defaults: 32 segments, 32 rings, 2 bones.\n"
     "-o/--output OUT: OUT as an option. --json: a summary instead of the \"wrote\" line (schema skinkit.sample,\n"
-    "docs/json.md); --json FILE.json or --json=FILE writes it to FILE.\n";
+    "docs/json.md); --json FILE.json or --json=FILE writes it to FILE.\n"
+    "Exit 0: written; 1: OUT exists (nothing written; use --force); 2: error.\n";
 
 typedef struct sample_opts {
   const char* out;
@@ -387,12 +388,16 @@ int cli_sample(int argc, char** argv) {
     goto done;
   sample_report(&o, nv, nt, t_start);
 done:
-  if (rc) fprintf(stderr, "skinkit sample: %s\n", err.message);
+  /* OUT itself exists: the library's message names its own option (overwrite), the CLI's is --force (exit 1) */
+  if (rc == SK_ERR_EXISTS && strstr(err.message, "set overwrite"))
+    fprintf(stderr, "skinkit sample: %s exists (nothing written; use --force to replace it)\n", o.out);
+  else if (rc)
+    fprintf(stderr, "skinkit sample: %s\n", err.message);
   sk_scene_destroy(scene);
   sk_skin_destroy(skin);
   sk_skeleton_destroy(skel);
   free(pos);
   free(nrm);
   free(tri);
-  return rc ? 2 : 0;
+  return rc == SK_ERR_EXISTS && strstr(err.message, "set overwrite") ? 1 : rc ? 2 : 0;
 }

@@ -15,6 +15,128 @@ void cli_json_head(FILE* f, const char* cmd) {
   fprintf(f, "{\"schema\":\"skinkit.%s\",\"version\":%d", cmd, CLI_JSON_VERSION);
 }
 
+/* ---- strict JSON syntax: a recursive descent that checks and builds nothing ---- */
+typedef struct jscan {
+  const char *p, *end;
+  int depth;
+} jscan;
+
+static int js_digit(const jscan* s) { return s->p < s->end && *s->p >= '0' && *s->p <= '9'; }
+static void js_digits(jscan* s) {
+  while (js_digit(s)) s->p++;
+}
+static void js_space(jscan* s) {
+  while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
+}
+static int js_at(const jscan* s, char c) { return s->p < s->end && *s->p == c; }
+
+static int js_string(jscan* s) {
+  if (!js_at(s, '"')) return 0;
+  for (s->p++; s->p < s->end; s->p++) {
+    const unsigned char c = (unsigned char)*s->p;
+    if (c == '"') {
+      s->p++;
+      return 1;
+    }
+    if (c < 0x20) return 0;
+    if (c != '\\') continue;
+    if (++s->p >= s->end) return 0;
+    if (*s->p == 'u') {
+      for (int i = 0; i < 4; ++i)
+        if (++s->p >= s->end || !strchr("0123456789abcdefABCDEF", *s->p) || !*s->p) return 0;
+    } else if (!*s->p || !strchr("\"\\/bfnrt", *s->p)) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+static int js_number(jscan* s) {
+  if (js_at(s, '-')) s->p++;
+  if (js_at(s, '0'))
+    s->p++;
+  else if (js_digit(s))
+    js_digits(s);
+  else
+    return 0;
+  if (js_at(s, '.')) {
+    s->p++;
+    if (!js_digit(s)) return 0;
+    js_digits(s);
+  }
+  if (js_at(s, 'e') || js_at(s, 'E')) {
+    s->p++;
+    if (js_at(s, '+') || js_at(s, '-')) s->p++;
+    if (!js_digit(s)) return 0;
+    js_digits(s);
+  }
+  return 1;
+}
+
+static int js_word(jscan* s, const char* w) {
+  const size_t n = strlen(w);
+  if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n) != 0) return 0;
+  s->p += n;
+  return 1;
+}
+
+static int js_value(jscan* s);
+
+/* an object or array at s->p: members or elements, separated by commas, up to the closing bracket */
+static int js_container(jscan* s) {
+  const int object = *s->p == '{';
+  const char close = object ? '}' : ']';
+  if (++s->depth > 512) return 0;
+  s->p++;
+  js_space(s);
+  if (!js_at(s, close)) {
+    for (;;) {
+      if (object) {
+        js_space(s);
+        if (!js_string(s)) return 0;
+        js_space(s);
+        if (!js_at(s, ':')) return 0;
+        s->p++;
+      }
+      if (!js_value(s)) return 0;
+      js_space(s);
+      if (!js_at(s, ',')) break;
+      s->p++;
+    }
+    if (!js_at(s, close)) return 0;
+  }
+  s->p++;
+  s->depth--;
+  return 1;
+}
+
+static int js_value(jscan* s) {
+  js_space(s);
+  if (s->p >= s->end) return 0;
+  switch (*s->p) {
+    case '{':
+    case '[':
+      return js_container(s);
+    case '"':
+      return js_string(s);
+    case 't':
+      return js_word(s, "true");
+    case 'f':
+      return js_word(s, "false");
+    case 'n':
+      return js_word(s, "null");
+    default:
+      return js_number(s);
+  }
+}
+
+int cli_json_valid(const char* text, size_t n) {
+  jscan s = {text, text + n, 0};
+  if (!js_value(&s)) return 0;
+  js_space(&s);
+  return s.p == s.end;
+}
+
 static int listed(const char* cmd, const char* const* names) {
   for (; *names; ++names)
     if (!strcmp(cmd, *names)) return 1;
@@ -71,11 +193,25 @@ typedef struct json_sink {
 static int sink_open(json_sink* s, const char* cmd, int argc, char** argv) {
   if (!s->dest) return 0;
   if (cli_check_output_dir(cmd, s->dest)) return 2;
-  for (int i = 1; i < argc; ++i)
-    if (argv[i][0] != '-' && cli_same_file(argv[i], s->dest)) {
-      fprintf(stderr, "skinkit %s: refusing to write the JSON over %s, an argument of the command\n", cmd, s->dest);
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
+    /* an input, or the output the command is about to write (OUT, and a .gltf's buffer OUT.bin beside it) */
+    int same = cli_same_target(argv[i], s->dest);
+    const size_t n = strlen(argv[i]);
+    if (!same && n > 5 && !strcasecmp(argv[i] + n - 5, ".gltf")) {
+      char* bin = malloc(n);
+      if (bin) {
+        sprintf(bin, "%.*s.bin", (int)(n - 5), argv[i]);
+        same = cli_same_target(bin, s->dest);
+        free(bin);
+      }
+    }
+    if (same) {
+      fprintf(stderr, "skinkit %s: refusing to write the JSON over %s, an argument of the command (or its .bin)\n", cmd,
+              s->dest);
       return 2;
     }
+  }
   fflush(stdout);
   s->tmp = tmpfile();
   s->saved = s->tmp ? dup(1) : -1;

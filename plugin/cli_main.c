@@ -1,7 +1,9 @@
 /* cli_main.c - `skinkit` command dispatcher: a table of sub-commands, --help, --version. */
 #define _GNU_SOURCE /* RTLD_DEFAULT, MADV_HUGEPAGE, setenv */
 #include <dlfcn.h>
+#include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,28 @@ void cli_utf8_fputs(FILE* f, const char* s) {
 int cli_same_file(const char* a, const char* b) {
   struct stat sa, sb;
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The real path of p's folder and p's last name, or NULL (malloc'd). */
+static char* folder_and_name(const char* p) {
+  const char* slash = strrchr(p, '/');
+  const char* name = slash ? slash + 1 : p;
+  char* dir = slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
+  char* real = dir ? realpath(dir, NULL) : NULL;
+  char* out = real ? malloc(strlen(real) + strlen(name) + 2) : NULL;
+  if (out) sprintf(out, "%s/%s", real, name);
+  free(dir);
+  free(real);
+  return out;
+}
+
+int cli_same_target(const char* a, const char* b) {
+  if (cli_same_file(a, b)) return 1;
+  char *x = folder_and_name(a), *y = folder_and_name(b);
+  const int same = x && y && !strcmp(x, y);
+  free(x);
+  free(y);
+  return same;
 }
 
 /* The reading options (cli_load.c) after the usage of a command that reads models. */
@@ -185,8 +209,47 @@ static void tune_command(const char* cmd) {
 #endif
 }
 
+/* SIGINT / SIGTERM / SIGHUP during a write: its temporary file removed (the previous OUT stays as it was, and
+ * nothing is left beside it), then the signal's own end of the process. */
+static void on_stop_signal(int sig) {
+  sk_remove_temporary_files();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Writes past a file size limit (ulimit -f) fail with EFBIG and the usual error line instead of SIGXFSZ ending the
+ * process; a closed pipe on standard output (`| head`) is an error of the write (exit 2 by finish_stdout) rather than
+ * SIGPIPE; a stop signal cleans up first. */
+static void install_signals(void) {
+  signal(SIGXFSZ, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+  const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof stops / sizeof stops[0]; ++i) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup, a background job */
+    sigaction(stops[i], &sa, NULL);
+  }
+}
+
+/* A command's exit code, or 2 when what it printed could not all be written (disk full, /dev/full, a closed pipe):
+ * an empty or cut report must not pass for a clean one. */
+static int finish_stdout(const char* cmd, int rc) {
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+  const int e = errno;
+  if (e == EPIPE)
+    fprintf(stderr, "skinkit %s: standard output was closed before everything was written\n", cmd);
+  else
+    fprintf(stderr, "skinkit %s: cannot write standard output: %s\n", cmd, e ? strerror(e) : "write error");
+  return 2;
+}
+
 int main(int argc, char** argv) {
   tune_process();
+  install_signals();
   cli_guard_terminal();
   if (argc < 2) {
     usage(stderr);
@@ -219,7 +282,7 @@ int main(int argc, char** argv) {
         }
       int sub_argc = argc - 1;
       if (cli_take_load_flags(argv[1], &sub_argc, argv + 1)) return 2;
-      return cli_run_command(argv[1], k_commands[i].run, sub_argc, argv + 1);
+      return finish_stdout(argv[1], cli_run_command(argv[1], k_commands[i].run, sub_argc, argv + 1));
     }
   fprintf(stderr, "skinkit: unknown command \"%s\"\n", argv[1]);
   usage(stderr);

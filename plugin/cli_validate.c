@@ -37,8 +37,9 @@ const char cli_validate_usage[] =
     "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
     "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit); also bounds collecting files\n"
     "  Folders: symbolic links to a folder already walked are not followed again, a file reached through two\n"
-    "  links is checked once, FIFOs, devices and sockets are skipped with a note. --json OUT is replaced\n"
-    "  atomically. Workers get the --max-memory limit.\n";
+    "  links is checked once, FIFOs, devices and sockets are skipped with a note; a folder that cannot be\n"
+    "  read and a model name that cannot be opened (a broken link) are errors of the run (exit 2). --json OUT is\n"
+    "  replaced atomically. Workers get the --max-memory limit.\n";
 
 typedef struct mesh_row {
   char* name;
@@ -379,6 +380,7 @@ typedef struct walker {
   double timeout; /* the whole walk; 0 = no limit */
   int timed_out;
   size_t skipped;
+  int unreadable; /* folders that could not be listed, model names that could not be opened (broken links) */
 } walker;
 
 static const char* special_kind(mode_t m) {
@@ -390,7 +392,11 @@ static void walk_entry(walker* wk, list* local, const char* p, const char* name,
 static void walk(walker* wk, list* l, const char* dir, int depth) {
   if (depth > 64) return;
   DIR* d = opendir(dir);
-  if (!d) return;
+  if (!d) { /* its files would go unchecked without a word: an error of the run */
+    fprintf(stderr, "skinkit validate: cannot read folder %s: %s\n", dir, strerror(errno));
+    wk->unreadable++;
+    return;
+  }
   struct dirent* e;
   list local = {0};
   while ((e = readdir(d))) {
@@ -427,7 +433,13 @@ static int model_name(const char* name) {
 
 static void walk_entry(walker* wk, list* local, const char* p, const char* name, int depth) {
   struct stat st;
-  if (stat(p, &st) != 0) return;
+  if (stat(p, &st) != 0) { /* a broken link, or a race with a deletion: an error only for a model's name */
+    if (model_name(name)) {
+      fprintf(stderr, "skinkit validate: cannot open %s: %s\n", p, strerror(errno));
+      wk->unreadable++;
+    }
+    return;
+  }
   if (S_ISDIR(st.st_mode)) {
     if (!seen_before(&wk->dirs, &st)) walk(wk, local, p, depth + 1);
   } else if (S_ISREG(st.st_mode)) {
@@ -585,6 +597,7 @@ static void collect_files(int argc, char** argv, walker* wk, list* files, int* w
     fprintf(stderr, "skinkit validate: gave up collecting files after the time limit of %g s\n", wk->timeout);
     *walk_error = 1;
   }
+  *walk_error += wk->unreadable;
 }
 
 /* Workers to run: --jobs, else the CPU count; never more than files nor 64. */

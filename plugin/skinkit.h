@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.23.0 -> 12300); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12300
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.24.0 -> 12400); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12400
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 23
+#define SK_ABI_MINOR 24
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -760,9 +760,18 @@ SK_API sk_result sk_scene_save(const sk_scene* scene, const char* path, const sk
  * symbolic link at path is replaced, not followed); the folder is flushed too. On any failure (disk full, file
  * size limit, no permission, path is a folder) the temporary file is removed, the previous file at path is left
  * byte-identical and SK_ERR_IO names the reason. A killed writer leaves the old file and at most a stray
- * ".NAME.*.tmp" file beside it. sk_scene_save and the .skf writers of the CLI replace files the same way.
+ * ".NAME.*.tmp" file beside it (none when its SIGINT / SIGTERM handler calls sk_remove_temporary_files). Where
+ * path is no regular file - a device such as /dev/null, a FIFO or socket, /dev/stdout on a terminal or pipe, bash's
+ * /dev/fd/N - or is this process's standard output or error reached through a link (/dev/stdout redirected to a
+ * file), the bytes are written into it instead (since ABI 1.24; it used to be replaced by a regular file).
+ * sk_scene_save and the .skf writers of the CLI replace files the same way.
  * SK_ERR_INVALID_ARGUMENT: path NULL, or data NULL with size > 0. */
 SK_API sk_result sk_write_file_atomic(const char* path, const void* data, size_t size, sk_error* err);
+/* ABI 1.24. Removes the temporary files of the writes in progress in this process (sk_write_file_atomic,
+ * sk_scene_save, the .skf writers): for a handler of SIGINT / SIGTERM / SIGHUP that then ends the process, so that
+ * an interrupted write leaves the previous file and nothing beside it. Async-signal-safe; a write it interrupts
+ * fails (its temporary file is gone) and must not be retried in the same process. */
+SK_API void sk_remove_temporary_files(void);
 
 /* Per-mesh validation report: the skin report plus bind-matrix checks. */
 typedef struct sk_mesh_report {

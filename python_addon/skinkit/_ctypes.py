@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12300
+SK_VERSION = 12400
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 23
+SK_ABI_MINOR = 24
 
 SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
 
@@ -1060,6 +1060,7 @@ FUNCTIONS = [
     ("sk_scene_sample_pose", RESULT, [HANDLE, u32, c_double, BUF, ERR]),
     ("sk_scene_save", RESULT, [HANDLE, c_char_p, POINTER(SkSaveOptions), ERR]),
     ("sk_write_file_atomic", RESULT, [c_char_p, BUF, size, ERR]),
+    ("sk_remove_temporary_files", None, []),
     ("sk_scene_validate", RESULT, [HANDLE, POINTER(SkValidateOptions), POINTER(SkMeshReport), size,
                                    POINTER(c_uint32), ERR]),
     ("sk_scene_create", RESULT, [HANDLE, OUT_HANDLE, ERR]),

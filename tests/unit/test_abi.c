@@ -544,6 +544,11 @@ START_TEST(scene_error_paths) {
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_write_file_atomic, NULL, "x", 1);
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_write_file_atomic, "/tmp/skinkit_abi_never.bin", NULL, 1);
   FAILS(SK_ERR_IO, sk_write_file_atomic, "/nonexistent/skinkit/out.bin", "x", 1);
+  /* nothing in progress: nothing to remove, and later writes work as before */
+  sk_remove_temporary_files(); /* void: no error to return */
+  mark("sk_remove_temporary_files");
+  ck_assert_int_eq(sk_write_file_atomic("/tmp/skinkit_abi_after_remove.bin", "x", 1, NULL), SK_OK);
+  remove("/tmp/skinkit_abi_after_remove.bin");
 
   /* a scene without bones: no skin to require, no skin on a mesh */
   sk_scene* bare = NULL;

@@ -1,7 +1,7 @@
 /* test_hostile.c - the CLI and the loader on hostile input and faults (issue 16): a crashing file, FIFOs and
  * devices, a full disk (RLIMIT_FSIZE), a writer killed mid-write, same-file outputs through links, symbolic-link
  * loops in folders, invalid UTF-8 in file names, the per-load memory limit. Every input is generated here. */
-#define _DEFAULT_SOURCE /* mkdtemp, setrlimit, kill, symlink, link, mkfifo */
+#define _GNU_SOURCE /* mkdtemp, setrlimit, kill, symlink, link, mkfifo, memmem */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +35,8 @@ static const char* at(const char* name) {
 
 typedef struct run_opts {
   long fsize;     /* RLIMIT_FSIZE in bytes (SIGXFSZ ignored), 0 = none */
-  double kill_at; /* SIGKILL after this many seconds, 0 = never */
+  double kill_at; /* SIGKILL (or kill_sig) after this many seconds, 0 = never */
+  int kill_sig;   /* 0 = SIGKILL */
   const char* out; /* stdout to this file, NULL = /dev/null */
 } run_opts;
 
@@ -73,7 +74,7 @@ static int run(const char* const* argv, const run_opts* o) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     double s = (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9;
     if ((o && o->kill_at > 0.0 && s >= o->kill_at) || s > 60.0) {
-      kill(pid, SIGKILL);
+      kill(pid, s <= 60.0 && o->kill_sig ? o->kill_sig : SIGKILL);
       waitpid(pid, &st, 0);
       if (s > 60.0) st = -1;
       break;
@@ -314,6 +315,132 @@ START_TEST(killed_writer_keeps_old_output) {
 }
 END_TEST
 
+/* SIGTERM / SIGINT / SIGHUP while writing: the old output or the new one, and no temporary file left beside it */
+START_TEST(stopped_writer_leaves_nothing) {
+  ck_assert_int_eq(RUN("sample", "new.glb", "--segments", "300", "--rings", "300"), 0);
+  ck_assert_int_eq(RUN("sample", "big.glb", "--segments", "280", "--rings", "280"), 0);
+  size_t nn = 0, no = 0;
+  unsigned char* fresh = slurp(at("new.glb"), &nn);
+  unsigned char* old = slurp(at("big.glb"), &no);
+  skt_rng rng = {777};
+  const int sigs[3] = {SIGTERM, SIGINT, SIGHUP};
+  int stopped = 0;
+  for (int k = 0; k < 9; ++k) {
+    run_opts o = {0};
+    o.kill_at = 0.005 + 0.25 * skt_rand_float(&rng);
+    o.kill_sig = sigs[k % 3];
+    int rc = run(
+        (const char* const[]){"skinkit", "sample", "big.glb", "--segments", "300", "--rings", "300", "--force", NULL},
+        &o);
+    stopped += rc == 128 + o.kill_sig;
+    ck_assert_msg(rc == 0 || rc == 128 + o.kill_sig, "run %d: exit %d", k, rc);
+    int is_old = same_bytes(at("big.glb"), old, no), is_new = same_bytes(at("big.glb"), fresh, nn);
+    ck_assert_msg(is_old || is_new, "run %d (signal %d at %.3f s, exit %d): big.glb is neither", k, o.kill_sig,
+                  o.kill_at, rc);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '\\.tmp$'", g_dir);
+    ck_assert_msg(system(cmd) != 0, "run %d (signal %d at %.3f s): a temporary file was left", k, o.kill_sig,
+                  o.kill_at);
+  }
+  ck_assert_int_gt(stopped, 0);
+  free(fresh);
+  free(old);
+}
+END_TEST
+
+/* Outputs that are no regular file are written into, not replaced (a FIFO read by another process: the JSON arrives
+ * and the FIFO stays one); a JSON destination that is the command's own OUT is refused before anything is written */
+START_TEST(outputs_into_fifos_not_over_them) {
+  ck_assert_int_eq(mkfifo(at("out.fifo"), 0644), 0);
+  pid_t reader = fork();
+  if (reader == 0) { /* the FIFO's contents into fifo.txt */
+    int in = open(at("out.fifo"), O_RDONLY), out = open(at("fifo.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char b[4096];
+    ssize_t r;
+    while ((r = read(in, b, sizeof b)) > 0)
+      if (write(out, b, (size_t)r) != r) _exit(1);
+    _exit(0);
+  }
+  ck_assert_int_eq(RUN("info", "rig.glb", "--json=out.fifo"), 0);
+  int st = 0;
+  waitpid(reader, &st, 0);
+  struct stat fs;
+  ck_assert(stat(at("out.fifo"), &fs) == 0 && S_ISFIFO(fs.st_mode));
+  ck_assert_ptr_nonnull(strstr(skt_read_text(at("fifo.txt")), "{\"schema\":\"skinkit.info\""));
+  /* --json over OUT (not written yet) or over a .gltf's buffer */
+  ck_assert_int_eq(RUN("convert", "rig.glb", "c.glb", "--json=c.glb"), 2);
+  ck_assert_int_eq(access(at("c.glb"), F_OK), -1);
+  ck_assert_int_eq(RUN("convert", "rig.glb", "c.gltf", "--json=c.bin"), 2);
+  ck_assert_int_eq(access(at("c.gltf"), F_OK), -1);
+  /* standard output that cannot take the report: exit 2, not a clean run with nothing printed */
+  run_opts o = {0};
+  o.out = "/dev/full";
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "info", "rig.glb", "--json", NULL}, &o), 2);
+  /* report: a piece cut short, or a folder, fails and writes no summary */
+  o.out = at("v.jsonl");
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "validate", "rig.glb", "--jsonl", NULL}, &o), 0);
+  const char* whole = skt_read_text(at("v.jsonl"));
+  char cut[64];
+  snprintf(cut, sizeof cut, "%.40s\n", whole);
+  put(at("cut.jsonl"), cut);
+  ck_assert_int_eq(RUN("report", "v.jsonl", "cut.jsonl", "--json", "r.json"), 2);
+  ck_assert_int_eq(access(at("r.json"), F_OK), -1);
+  ck_assert_int_eq(RUN("report", "v.jsonl", ".", "--json", "r.json"), 2);
+  ck_assert_int_eq(RUN("report", "v.jsonl", "--json", "r.json"), 0);
+  /* validate: a model name that cannot be opened (a broken link) in a folder is an error of the run */
+  ck_assert_int_eq(mkdir(at("tree"), 0755), 0);
+  ck_assert_int_eq(symlink("nowhere.glb", at("tree/broken.glb")), 0);
+  ck_assert_int_eq(RUN("validate", "tree"), 2);
+  ck_assert_msg(strstr(g_err, "tree/broken.glb"), "%s", g_err);
+}
+END_TEST
+
+/* A .gltf whose buffer or image URI climbs out of its folder (../, also percent-encoded) is not read there: a
+ * hostile file naming ../../etc/passwd had its bytes carried into the rewritten model */
+START_TEST(gltf_uris_stay_in_the_folder) {
+  ck_assert_int_eq(mkdir(at("sub"), 0755), 0);
+  ck_assert_int_eq(mkdir(at("sub/deep"), 0755), 0);
+  ck_assert_int_eq(RUN("convert", "rig.glb", "sub/deep/r.gltf"), 0);
+  ck_assert_int_eq(rename(at("sub/deep/r.bin"), at("up.bin")), 0);
+  put(at("secret.png"), "SECRET-BYTES-0123456789");
+  const char* uris[2] = {"../../up.bin", "%2e%2e/%2E%2E/up.bin"};
+  for (int k = 0; k < 2; ++k) {
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && sed -e 's|\"uri\":\"[^\"]*\"|\"uri\":\"%s\"|' sub/deep/r.gltf > sub/deep/e%d.gltf", g_dir,
+             uris[k], k);
+    ck_assert_int_eq(system(cmd), 0);
+    char name[32];
+    snprintf(name, sizeof name, "sub/deep/e%d.gltf", k);
+    ck_assert_int_eq(RUN("info", name), 2);
+    ck_assert_msg(strstr(g_err, "reaches outside"), "%s", g_err);
+  }
+  /* an image two folders up: the model is read and rewritten without it, and says so */
+  ck_assert_int_eq(rename(at("up.bin"), at("sub/deep/r.bin")), 0);
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && sed -e 's|\"asset\":{|\"images\":[{\"uri\":\"../../secret.png\"}],\"asset\":{|' sub/deep/r.gltf "
+           "> sub/deep/i.gltf",
+           g_dir);
+  ck_assert_int_eq(system(cmd), 0);
+  run_opts o = {0};
+  o.out = at("info.txt");
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "info", "sub/deep/i.gltf", NULL}, &o), 0);
+  ck_assert_msg(strstr(skt_read_text(at("info.txt")), "reaches outside"), "%s", skt_read_text(at("info.txt")));
+  /* the glTF editor keeps the source's references and refuses one it cannot carry; a writer from the scene leaves
+   * the image out */
+  ck_assert_int_eq(RUN("convert", "sub/deep/i.gltf", "i.glb"), 2);
+  ck_assert_msg(strstr(g_err, "not a file beside the source"), "%s", g_err);
+  ck_assert_int_eq(access(at("i.glb"), F_OK), -1);
+  ck_assert_int_eq(RUN("convert", "sub/deep/i.gltf", "i.dae"), 0);
+  size_t n = 0;
+  unsigned char* dae = slurp(at("i.dae"), &n);
+  ck_assert_ptr_nonnull(dae);
+  ck_assert_ptr_null(memmem(dae, n, "SECRET-BYTES", 12));
+  free(dae);
+}
+END_TEST
+
 /* ---- same file through links: exit 2, IN untouched ---- */
 START_TEST(same_file_refused) {
   size_t n = 0;
@@ -381,7 +508,9 @@ START_TEST(json_valid_utf8) {
   ck_assert_int_eq(run((const char* const[]){"skinkit", "validate", dir, "--jsonl", NULL}, &o), 0);
   ck_assert(python_json_ok(at("v.jsonl")));
   /* a piece holding raw invalid bytes inside a string: the report is valid UTF-8 all the same */
-  put(at("raw.jsonl"), "{\"path\":\"x\xff\xc0.glb\",\"status\":\"ok\",\"error\":null,\"meshes\":[]}\n");
+  put(at("raw.jsonl"),
+      "{\"schema\":\"skinkit.validate.file\",\"version\":1,\"path\":\"x\xff\xc0.glb\",\"status\":"
+      "\"ok\",\"error\":null,\"meshes\":[]}\n");
   ck_assert_int_eq(RUN("report", "v.jsonl", "raw.jsonl", "--json", "r.json"), 0);
   ck_assert(python_json_ok(at("r.json")));
   ck_assert_ptr_nonnull(strstr(skt_read_text(at("r.json")), "\"file_count\":2"));
@@ -432,6 +561,9 @@ static Suite* suite(void) {
   tcase_add_test(tc, disk_full_keeps_old_output);
   tcase_add_test(tc, disk_full_leaves_no_images);
   tcase_add_test(tc, killed_writer_keeps_old_output);
+  tcase_add_test(tc, stopped_writer_leaves_nothing);
+  tcase_add_test(tc, outputs_into_fifos_not_over_them);
+  tcase_add_test(tc, gltf_uris_stay_in_the_folder);
   tcase_add_test(tc, same_file_refused);
   tcase_add_test(tc, walk_loops_terminate);
   tcase_add_test(tc, json_valid_utf8);
