@@ -61,6 +61,7 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
   uint32_t jc = s->skeleton->joint_count;
   size_t entries = skc_skin_entries(m->skin);
   uint8_t used[SKC_MAX_JOINTS / 8 + 1];
+  uint64_t non_affine = 0; /* of the nonrigid binds, those that are not affine at all */
   memset(used, 0, sizeof used);
   for (size_t e = 0; e < entries; ++e) {
     uint32_t j = m->skin->joints[e];
@@ -72,16 +73,20 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
     float inv[16];
     if (!skc_mat4_is_finite(ib) || !skc_mat4_inverse(ib, inv) || is_singular(ib))
       out->singular_binds++;
-    else if (!is_similarity(ib, 1e-3f, s->gltf ? 0.0f : 1e-3f)) /* glTF: bottom row exactly 0 0 0 1 */
+    else if (!is_similarity(ib, 1e-3f, s->gltf ? 0.0f : 1e-3f)) { /* glTF: bottom row exactly 0 0 0 1 */
       out->nonrigid_binds++;
+      non_affine += !skc_mat4_is_affine(ib, s->gltf ? 0.0f : 1e-3f);
+    }
     if (!(used[j >> 3] & (1u << (j & 7)))) out->unused_bones++;
   }
   out->dropped_weights = m->dropped_weights;
   if (s->gltf && m->gltf_node >= 0) out->skin_structure = skio_gltf_skin_structure(s->gltf, (uint32_t)m->gltf_node);
   if (s->gltf && m->gltf_node >= 0 && m->gltf_primitive >= 0)
     out->skin_structure |= skio_gltf_influence_format(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive);
-  /* unused bones are informational: glTF skins routinely list joints (roots, helpers) that carry no weight */
-  out->findings = out->skin.findings || out->singular_binds || out->nonrigid_binds || out->dropped_weights ||
-                  out->skin_structure;
+  /* unused bones are informational: glTF skins routinely list joints (roots, helpers) that carry no weight; so are
+   * mirrored, non-uniformly scaled or sheared binds (a mirrored rig is valid glTF, and the Khronos validator agrees):
+   * only a bind that is not affine (glTF's ACCESSOR_INVALID_IBM) is a finding */
+  out->findings =
+      out->skin.findings || out->singular_binds || non_affine || out->dropped_weights || out->skin_structure;
   return SKC_OK;
 }

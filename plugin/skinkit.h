@@ -779,7 +779,8 @@ typedef struct sk_mesh_report {
   uint32_t skinned;         /* 0: mesh has no skin (nothing else filled) */
   sk_skin_report skin;      /* skin.size must be set by the caller too (or left 0: filled for you) */
   uint64_t singular_binds;  /* bound joints whose inverse bind is singular or not finite */
-  uint64_t nonrigid_binds;  /* bound joints whose inverse bind has shear, non-uniform scale or a mirror */
+  uint64_t nonrigid_binds;  /* bound joints whose inverse bind has shear, non-uniform scale or a mirror (informational),
+                               or is not affine (a finding; glTF: bottom row not exactly 0 0 0 1) */
   uint64_t unused_bones;    /* bones of the mesh without any non-zero weight (informational, not a finding) */
   uint64_t dropped_weights; /* file entries naming a vertex past the end, or (.iqm) a missing joint */
   uint32_t findings;        /* 1 if the skin, the binds or the skin's structure have findings */

@@ -55,7 +55,7 @@ static void teardown(void) {
 /* ---- the broken-file table ------------------------------------------------------------------------------- */
 
 enum { W_FLOAT, W_U8N, W_U16N, W_U8_PLAIN /* unsigned byte without normalized: not valid glTF */ };
-enum { IBM_PLAIN, IBM_SINGULAR, IBM_FLAT, IBM_SCALED, IBM_NONAFFINE, IBM_NONAFFINE_TINY };
+enum { IBM_PLAIN, IBM_SINGULAR, IBM_FLAT, IBM_SCALED, IBM_NONAFFINE, IBM_NONAFFINE_TINY, IBM_MIRROR, IBM_STRETCH };
 
 typedef struct expect {
   unsigned off, unweighted, nan, negative, bad_joint, duplicate, singular, nonrigid;
@@ -116,6 +116,10 @@ static const row k_rows[] = {
      "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT ACCESSOR_WEIGHTS_NON_NORMALIZED"},
     {"ibm_nonaffine_tiny", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_NONAFFINE_TINY, {.nonrigid = 1}, 1,
      "ACCESSOR_INVALID_IBM"},
+    /* a mirrored joint (det -1) and a non-uniformly scaled one: valid inverse binds for the validator; counted, but
+     * informational (a mirrored rig failed CI with exit 1) */
+    {"ibm_mirror", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_MIRROR, {.nonrigid = 1}, 0, "none"},
+    {"ibm_stretch", W_FLOAT, {0, 1, 0, 0}, {0.5f, 0.5f, 0, 0}, IBM_STRETCH, {.nonrigid = 1}, 0, "none"},
 };
 // clang-format on
 #define ROWS (sizeof k_rows / sizeof k_rows[0])
@@ -150,6 +154,12 @@ static void row_ibms(int kind, float m[32]) {
       break;
     case IBM_NONAFFINE_TINY: /* close to 1 but not 1: glTF's bottom row is exact */
       b[15] = 1.0001f;
+      break;
+    case IBM_MIRROR: /* mirrored across x = 0, as mirrored_joints.glb's */
+      b[0] = -1.0f;
+      break;
+    case IBM_STRETCH: /* 1 x 1.5 x 1 */
+      b[5] = 1.5f;
       break;
     default:
       break;
