@@ -49,7 +49,8 @@ const char cli_weights_usage[] =
     "                             the rest of IN (materials, clips - every pose the same -, blend shapes, names)\n"
     "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints "
     "only\n"
-    "  --lock a,b     the weights of these joints never change (the others are renormalized around them)\n"
+    "  --lock a,b     the weights of these joints never change (the others are renormalized around them; a glTF\n"
+    "                 OUT's cut to what its primitives hold is made around them too)\n"
     "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the type\n"
     "                 of a glTF IN (float otherwise). glTF IN -> glTF OUT (a .glb to either, a .gltf to .gltf) edits "
     "IN: only\n"
@@ -743,7 +744,7 @@ static int check_output(const opts* o) {
 /* The op lines of a mesh and the joint tables of --lock and --joints (resolve_joints). 0, or 2 after a message. */
 static int prepare_joints(weights_run* w) {
   const opts* o = w->o;
-  w->ops = calloc(9, sizeof *w->ops);
+  w->ops = calloc(10, sizeof *w->ops); /* every operation once, and locked_cut's limit */
   if (!w->ops || (o->lock && !(w->locked = calloc(w->J, 1))) ||
       (o->joints && (!(w->listed = calloc(w->J, 1)) || !(w->list = calloc(w->J, sizeof *w->list))))) {
     fprintf(stderr, "skinkit weights: out of memory\n");
@@ -818,6 +819,40 @@ static void tally_left(weights_run* w, const sk_skin* skin) {
   }
 }
 
+/* The most influences of a vertex of skin (0 when it cannot tell). */
+static uint32_t most_influences(const sk_skin* skin) {
+  sk_skin_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.size = sizeof rep;
+  return skin && sk_skin_validate(skin, NULL, &rep, NULL, NULL) == SK_OK ? rep.max_influences : 0;
+}
+
+/* With --lock, the glTF writer's own cut (a vertex with more influences than its primitive holds keeps its largest,
+ * renormalized) would move locked weights: the edited skin is cut first, around the locked joints, to what the
+ * source held (4 per JOINTS_n set: its most influences rounded up to 4, at least 4), as one more op line. Nothing
+ * when --limit, --as-is or a format other than glTF decides the count. 0, or 2 after a message. */
+static int locked_cut(const weights_run* w, uint32_t m, sk_skin* skin, uint32_t held, op_line* ops, int* nops) {
+  const opts* o = w->o;
+  const int gltf = ends_with_ci(o->out, ".glb") || ends_with_ci(o->out, ".gltf");
+  const uint32_t cap = held > 4 ? (held + 3) / 4 * 4 : 4;
+  if (!w->locked || o->limit || o->as_is || !gltf || most_influences(skin) <= cap) return 0;
+  op_line* L = &ops[(*nops)++];
+  memset(L, 0, sizeof *L);
+  L->surface = -1;
+  L->op = "limit";
+  L->r.size = sizeof L->r;
+  sk_limit_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.max_influences = cap;
+  d.scope.locked_joints = w->locked;
+  d.scope.locked_joint_count = w->J;
+  sk_error err;
+  if (sk_weights_limit(skin, &d, &L->r, &err) == SK_OK) return 0;
+  fprintf(stderr, "skinkit weights: mesh \"%s\": limit: %s\n", sk_scene_mesh_name(w->s, m), err.message);
+  return 2;
+}
+
 /* Runs the operations on every skinned mesh (a rigid attachment is only reported; a mesh of a surface gets the
  * surface's shape-reading operations, surface_ops) and prints each mesh's report. 0, or 2 after a message (a JSON
  * report closed first). */
@@ -825,6 +860,12 @@ static int edit_meshes(weights_run* w) {
   const opts* o = w->o;
   sk_scene* s = w->s;
   int rc = 0, first = 1;
+  uint32_t* held = calloc(w->nm ? w->nm : 1, sizeof *held); /* influences per vertex before any edit (locked_cut) */
+  if (!held) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    return 2;
+  }
+  for (uint32_t m = 0; m < w->nm; ++m) held[m] = most_influences(sk_scene_mesh_skin(s, m));
   for (uint32_t m = 0; m < w->nm; ++m) {
     sk_skin* skin = sk_scene_mesh_skin(s, m);
     if (!skin) continue;
@@ -841,9 +882,12 @@ static int edit_meshes(weights_run* w) {
       rc = surface_ops(s, w->group, m, o, w->sk, w->locked, w->listed, w->list, w->list_count, w->ops, &nops);
     else if (joined)
       surface_lines(o, w->group[m], w->ops, &nops);
-    if (rc || (rc = edit_mesh(s, m, o, w->sk, w->locked, w->listed, w->list, w->list_count, w->ranges,
-                              w->links.skeleton ? &w->links : NULL, !joined, w->ops, &nops))) {
+    if (rc ||
+        (rc = edit_mesh(s, m, o, w->sk, w->locked, w->listed, w->list, w->list_count, w->ranges,
+                        w->links.skeleton ? &w->links : NULL, !joined, w->ops, &nops)) ||
+        (rc = locked_cut(w, m, skin, held[m], w->ops, &nops))) {
       if (o->json) printf("]}\n");
+      free(held);
       return rc;
     }
     print_ops(sk_scene_mesh_name(s, m), sk_skin_vertex_count(skin), w->ops, nops, o->json, first);
@@ -851,6 +895,7 @@ static int edit_meshes(weights_run* w) {
     if (w->links.skeleton && w->links.skins[m]) skin = w->links.skins[m];
     tally_left(w, skin);
   }
+  free(held);
   return 0;
 }
 

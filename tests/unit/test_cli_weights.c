@@ -174,6 +174,51 @@ START_TEST(weights_lock_and_joints) {
 }
 END_TEST
 
+/* The weight of joint `name` on each vertex of mesh 0 of the file at path (0 where it has none), malloc'd (*n). */
+static float* joint_weights(const char* path, const char* name, size_t* n) {
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &sc, NULL), SK_OK);
+  uint32_t j = 0;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(sc), name, &j), SK_OK);
+  const sk_skin* skin = sk_scene_mesh_skin(sc, 0);
+  *n = sk_skin_vertex_count(skin);
+  float* w = calloc(*n, sizeof *w);
+  for (size_t v = 0; v < *n; ++v) {
+    uint32_t js[64];
+    float ws[64];
+    const size_t k = sk_skin_get_vertex(skin, v, js, ws, 64);
+    for (size_t i = 0; i < k && i < 64; ++i)
+      if (js[i] == j) w[v] += ws[i];
+  }
+  sk_scene_destroy(sc);
+  return w;
+}
+
+/* Smoothing spreads a vertex over more joints than the glTF primitive holds (4): the writer's own cut (largest kept,
+ * renormalized) moved locked weights (the audit of session 66: Fox.glb --smooth 3 --lock b_Head_05,b_Neck_04, 44
+ * vertices). With --lock the edit cuts first, around the locked joints, and their weights do not move. */
+START_TEST(weights_lock_survives_the_writers_cut) {
+  char args[2048], in[300], out[300];
+  snprintf(in, sizeof in, "%s/eight.glb", g_tmp);
+  snprintf(out, sizeof out, "%s/eight_locked.glb", g_tmp);
+  snprintf(args, sizeof args, "sample %s --bones 8 --rings 32 --segments 8", in);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "weights %s %s --smooth 12 --lock bone3", in, out);
+  ck_assert_int_eq(run(args), 0);
+  const int cut = strstr(g_out, "limit") != NULL;
+  size_t n0 = 0, n1 = 0;
+  float* before = joint_weights(in, "bone3", &n0);
+  float* after = joint_weights(out, "bone3", &n1);
+  ck_assert_uint_eq(n0, n1);
+  size_t moved = 0;
+  for (size_t v = 0; v < n0; ++v) moved += fabsf(before[v] - after[v]) > 1e-6f;
+  ck_assert_msg(moved == 0, "%zu vertices moved a locked weight", moved);
+  ck_assert_msg(cut, "no cut before the writer's");
+  free(before);
+  free(after);
+}
+END_TEST
+
 START_TEST(weights_bone_links) {
   char args[2048];
   snprintf(args, sizeof args, "weights " DRIFT " %s/linked.glb --normalize --links bone1:150", g_tmp);
@@ -676,6 +721,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_written_as_edited);
   tcase_add_test(t, weights_json_report_and_chain);
   tcase_add_test(t, weights_lock_and_joints);
+  tcase_add_test(t, weights_lock_survives_the_writers_cut);
   tcase_add_test(t, weights_bone_links);
   tcase_add_test(t, weights_exists_and_never_in);
   tcase_add_test(t, weights_bad_arguments);
