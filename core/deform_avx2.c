@@ -225,6 +225,40 @@ SKC_KERNEL_INLINE void soa_store3(unsigned char* p, __m256 x, __m256 y, __m256 z
   _mm_storeu_ps(f + 20, _mm256_extractf128_ps(r25, 1));
 }
 
+/* 8 float4 (128 bytes: tangents with their handedness) -> x, y, z, w of vertices 0..7 */
+SKC_KERNEL_INLINE void soa_load4(const unsigned char* p, __m256* x, __m256* y, __m256* z, __m256* w) {
+  const float* f = (const float*)(const void*)p;
+  const __m256 a = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 0)), _mm_loadu_ps(f + 16), 1);
+  const __m256 b = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 4)), _mm_loadu_ps(f + 20), 1);
+  const __m256 c = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 8)), _mm_loadu_ps(f + 24), 1);
+  const __m256 d = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 12)), _mm_loadu_ps(f + 28), 1);
+  const __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b);
+  const __m256 t2 = _mm256_unpacklo_ps(c, d), t3 = _mm256_unpackhi_ps(c, d);
+  *x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  *y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  *z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  *w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/* inverse of soa_load4 */
+SKC_KERNEL_INLINE void soa_store4(unsigned char* p, __m256 x, __m256 y, __m256 z, __m256 w) {
+  float* f = (float*)(void*)p;
+  const __m256 t0 = _mm256_unpacklo_ps(x, y), t1 = _mm256_unpackhi_ps(x, y);
+  const __m256 t2 = _mm256_unpacklo_ps(z, w), t3 = _mm256_unpackhi_ps(z, w);
+  const __m256 v04 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 v15 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 v26 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 v37 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  _mm_storeu_ps(f + 0, _mm256_castps256_ps128(v04));
+  _mm_storeu_ps(f + 4, _mm256_castps256_ps128(v15));
+  _mm_storeu_ps(f + 8, _mm256_castps256_ps128(v26));
+  _mm_storeu_ps(f + 12, _mm256_castps256_ps128(v37));
+  _mm_storeu_ps(f + 16, _mm256_extractf128_ps(v04, 1));
+  _mm_storeu_ps(f + 20, _mm256_extractf128_ps(v15, 1));
+  _mm_storeu_ps(f + 24, _mm256_extractf128_ps(v26, 1));
+  _mm_storeu_ps(f + 28, _mm256_extractf128_ps(v37, 1));
+}
+
 /* Rows r_i = buf + i * stride (8 rows), 4 floats at column offset col: out[k] lane i = r_i[col + k]. */
 SKC_KERNEL_INLINE void soa_transpose4(const float* buf, size_t stride, size_t col,
                                                                  __m256 out[4]) {
@@ -685,24 +719,29 @@ SKC_KERNEL_INLINE void soa_cor(const skc_deform_ctx* c, size_t v, const float* b
 
 /* The end of a block: the normals' length check (and renormalization), then the stores unless a lane of badm or
  * of that check is set. Returns 0 if nothing was written (redo with kgeneric). */
+/* The lanes of direction (x, y, z) whose length is zero, tiny or not finite; with RN the directions made unit
+ * length: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm. The length check also without renormalization:
+ * a block with a zero or non-finite normal goes to the generic loop, which writes the same values (no effect on
+ * results), and the check keeps the normal math ahead of the branch (without it the no-renormalize loop ran ~25 %
+ * slower than the renormalizing one). */
+SKC_KERNEL_INLINE __m256i soa_unit(__m256* x, __m256* y, __m256* z, const int RN) {
+  __m256 l2 = _mm256_fmadd_ps(*z, *z, _mm256_fmadd_ps(*y, *y, _mm256_mul_ps(*x, *x)));
+  const __m256i bad = soa_l2_out_of_range(l2, 0x00800000, 0x7f61b1e6);
+  if (RN) {
+    __m256 r = _mm256_rsqrt_ps(l2);
+    r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
+                      _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
+    *x = _mm256_mul_ps(*x, r);
+    *y = _mm256_mul_ps(*y, r);
+    *z = _mm256_mul_ps(*z, r);
+  }
+  return bad;
+}
+
 SKC_KERNEL_INLINE int soa_finish(const skc_deform_ctx* c, size_t v, const int HAS_N,
                                                            const int RN, __m256i badm, __m256 ox, __m256 oy,
                                                            __m256 oz, __m256 mx, __m256 my, __m256 mz) {
-  if (HAS_N) {
-    /* the length check also without renormalization: a block with a zero or non-finite normal goes to the
-     * generic loop, which writes the same values (no effect on results), and the check keeps the normal math
-     * ahead of the branch (without it the no-renormalize loop ran ~25 % slower than the renormalizing one) */
-    __m256 l2 = _mm256_fmadd_ps(mz, mz, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mx, mx)));
-    badm = _mm256_or_si256(badm, soa_l2_out_of_range(l2, 0x00800000, 0x7f61b1e6));
-    if (RN) { /* renormalize: rsqrt and one Newton-Raphson step (~1e-7), like vp_renorm */
-      __m256 r = _mm256_rsqrt_ps(l2);
-      r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r),
-                        _mm256_fnmadd_ps(_mm256_mul_ps(l2, r), r, _mm256_set1_ps(3.0f)));
-      mx = _mm256_mul_ps(mx, r);
-      my = _mm256_mul_ps(my, r);
-      mz = _mm256_mul_ps(mz, r);
-    }
-  }
+  if (HAS_N) badm = _mm256_or_si256(badm, soa_unit(&mx, &my, &mz, RN));
   if (!_mm256_testz_si256(badm, badm)) return 0;
   soa_store3(c->pout + v * 12, ox, oy, oz);
   if (HAS_N) soa_store3(c->nout + v * 12, mx, my, mz);
@@ -867,10 +906,26 @@ SKC_KERNEL_INLINE size_t soa_pipe_run(const skc_deform_ctx* c, size_t v, size_t 
   return bad;
 }
 
-/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). */
-SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
-                                                           const uint32_t K, const int HAS_N, const int MODE,
-                                                           const int RN, __m256i lim, int check_joints) {
+/* The block's tangents at v: 3 floats a vertex (t[3] 0) or, with tangent_components 4, 4 (ksoa: packed streams) */
+SKC_KERNEL_INLINE void soa_tangents_in(const skc_deform_ctx* c, size_t v, __m256 t[4]) {
+  if (c->tc4) {
+    soa_load4(c->tin + v * 16, &t[0], &t[1], &t[2], &t[3]);
+  } else {
+    soa_load3(c->tin + v * 12, &t[0], &t[1], &t[2]);
+    t[3] = _mm256_setzero_ps();
+  }
+}
+SKC_KERNEL_INLINE void soa_tangents_out(const skc_deform_ctx* c, size_t v, const __m256 t[4]) {
+  if (c->tc4)
+    soa_store4(c->tout + v * 16, t[0], t[1], t[2], t[3]);
+  else
+    soa_store3(c->tout + v * 12, t[0], t[1], t[2]);
+}
+
+/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). HAS_T: tangents (with normals), which
+ * follow the blended matrix (LBS) or rotation (DQS) as the normals do. */
+SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int HAS_N,
+                                const int HAS_T, const int MODE, const int RN, __m256i lim, int check_joints) {
   /* MODE 0: LBS; 1: DQS (DQS with the table and COR: soa_pipe_run) */
   const int DQS = MODE == 1;
   const size_t js = (size_t)K * (size_t)JT, ws = (size_t)K * 4;
@@ -978,9 +1033,10 @@ SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
   }
 
   const unsigned char* pin = c->pin + v * 12;
-  __m256 px, py, pz, nx = _mm256_setzero_ps(), ny = nx, nz = nx;
+  __m256 px, py, pz, nx = _mm256_setzero_ps(), ny = nx, nz = nx, tv[4] = {nx, nx, nx, nx}, to[4] = {nx, nx, nx, nx};
   soa_load3(pin, &px, &py, &pz);
   if (HAS_N) soa_load3(c->nin + v * 12, &nx, &ny, &nz);
+  if (HAS_T) soa_tangents_in(c, v, tv);
   __m256 ox, oy, oz, mx = _mm256_setzero_ps(), my = mx, mz = mx;
   __m256i badm;
   if (!DQS) {
@@ -997,6 +1053,11 @@ SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
       mx = _mm256_fmadd_ps(c2[0], nz, _mm256_fmadd_ps(c1[0], ny, _mm256_mul_ps(c0[0], nx)));
       my = _mm256_fmadd_ps(c2[1], nz, _mm256_fmadd_ps(c1[1], ny, _mm256_mul_ps(c0[1], nx)));
       mz = _mm256_fmadd_ps(c2[2], nz, _mm256_fmadd_ps(c1[2], ny, _mm256_mul_ps(c0[2], nx)));
+    }
+    if (HAS_T) {
+      to[0] = _mm256_fmadd_ps(c2[0], tv[2], _mm256_fmadd_ps(c1[0], tv[1], _mm256_mul_ps(c0[0], tv[0])));
+      to[1] = _mm256_fmadd_ps(c2[1], tv[2], _mm256_fmadd_ps(c1[1], tv[1], _mm256_mul_ps(c0[1], tv[0])));
+      to[2] = _mm256_fmadd_ps(c2[2], tv[2], _mm256_fmadd_ps(c1[2], tv[1], _mm256_mul_ps(c0[2], tv[0])));
     }
   } else {
     if (!table) {
@@ -1034,14 +1095,26 @@ SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT,
       my = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ey, fy), ny);
       mz = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ez, fz), nz);
     }
+    if (HAS_T) {
+      SOA_CROSS(qx, qy, qz, tv[0], tv[1], tv[2], ex, ey, ez);
+      SOA_CROSS(qx, qy, qz, ex, ey, ez, fx, fy, fz);
+      to[0] = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ex, fx), tv[0]);
+      to[1] = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ey, fy), tv[1]);
+      to[2] = _mm256_fmadd_ps(s, _mm256_fmadd_ps(qw, ez, fz), tv[2]);
+    }
 #undef SOA_CROSS
   }
-  return soa_finish(c, v, HAS_N, RN, badm, ox, oy, oz, mx, my, mz);
+  if (!HAS_T) return soa_finish(c, v, HAS_N, RN, badm, ox, oy, oz, mx, my, mz);
+  /* the tangents checked with the rest before anything is written, stored after it */
+  to[3] = tv[3];
+  badm = _mm256_or_si256(badm, soa_unit(&to[0], &to[1], &to[2], RN));
+  if (!soa_finish(c, v, HAS_N, RN, badm, ox, oy, oz, mx, my, mz)) return 0;
+  soa_tangents_out(c, v, to);
+  return 1;
 }
 
-SKC_KERNEL_INLINE size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
-                                                            const int JT, const uint32_t K, const int HAS_N,
-                                                            const int MODE, const int RN) {
+SKC_KERNEL_INLINE size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const uint32_t K,
+                                 const int HAS_N, const int HAS_T, const int MODE, const int RN) {
   const uint32_t maxj = JT == 1 ? 255u : 65535u;
   const uint32_t lim = c->jcount - 1 < maxj ? c->jcount - 1 : maxj;
   const int check = lim < maxj;
@@ -1058,30 +1131,46 @@ SKC_KERNEL_INLINE size_t soa_run(const skc_deform_ctx* c, size_t b, size_t e,
     if (v < e) bad += kgeneric(c, v, e);
     return bad;
   }
-  if (MODE == 1 && K > 1 && !c->dq_uni && c->dq_sel) /* DQS with the table: the pipelined loop */
+  if (!HAS_T && MODE == 1 && K > 1 && !c->dq_uni && c->dq_sel) /* DQS with the table: the pipelined loop */
     bad = soa_pipe_run(c, b, e, JT, K, HAS_N, RN, 1, SOA_SIGN_TABLE, vlim, check, &v);
   for (; v + SKC_SOA_W <= e; v += SKC_SOA_W)
-    if (!soa_block(c, v, JT, K, HAS_N, MODE, RN, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
+    if (!soa_block(c, v, JT, K, HAS_N, HAS_T, MODE, RN, vlim, check)) bad += kgeneric(c, v, v + SKC_SOA_W);
   if (v < e) bad += kfast_dispatch(c, v, e);
   return bad;
 }
 
 /* RN: renormalize the normals (0 with SKC_DEFORM_NO_RENORMALIZE: the normals are written as transformed) */
-#define SOA_K(JT, HN, DQ, RN)                                     \
-  switch (c->k) {                                                 \
-    case 1: *bad = soa_run(c, b, e, JT, 1, HN, DQ, RN); return 1; \
-    case 2: *bad = soa_run(c, b, e, JT, 2, HN, DQ, RN); return 1; \
-    case 4: *bad = soa_run(c, b, e, JT, 4, HN, DQ, RN); return 1; \
-    case 8: *bad = soa_run(c, b, e, JT, 8, HN, DQ, RN); return 1; \
-    default: return 0;                                            \
+#define SOA_K(JT, HN, HT, DQ, RN)                     \
+  switch (c->k) {                                     \
+    case 1:                                           \
+      *bad = soa_run(c, b, e, JT, 1, HN, HT, DQ, RN); \
+      return 1;                                       \
+    case 2:                                           \
+      *bad = soa_run(c, b, e, JT, 2, HN, HT, DQ, RN); \
+      return 1;                                       \
+    case 4:                                           \
+      *bad = soa_run(c, b, e, JT, 4, HN, HT, DQ, RN); \
+      return 1;                                       \
+    case 8:                                           \
+      *bad = soa_run(c, b, e, JT, 8, HN, HT, DQ, RN); \
+      return 1;                                       \
+    default:                                          \
+      return 0;                                       \
   }
 /* one function per joint type and method (as in deform_avx512.c: an unoptimized sanitizer build gives every
  * inlined variant its own locals, and all of them in one frame would be large) */
-#define SOA_FN(NAME, JT, DQ)                                                                          \
+#define SOA_FN(NAME, JT, DQ)                                                                            \
   static __attribute__((noinline)) int NAME(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) { \
-    if (!c->has_n) SOA_K(JT, 0, DQ, 0)                                                                  \
-    if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) SOA_K(JT, 1, DQ, 1)                                \
-    SOA_K(JT, 1, DQ, 0)                                                                                 \
+    if (!c->has_n) SOA_K(JT, 0, 0, DQ, 0)                                                               \
+    if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) SOA_K(JT, 1, 0, DQ, 1)                             \
+    SOA_K(JT, 1, 0, DQ, 0)                                                                              \
+  }
+/* tangents (with normals): LBS and DQS blocks (soa_block; ksoa keeps them from the pipelined loop), in functions of
+ * their own: in the same ones as the jobs without tangents, the pipelined DQS loop ran 10-15 % slower (code layout) */
+#define SOA_TFN(NAME, JT, DQ)                                                                           \
+  static __attribute__((noinline)) int NAME(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) { \
+    if ((c->flags & SKC_DEFORM_NO_RENORMALIZE) == 0) SOA_K(JT, 1, 1, DQ, 1)                             \
+    SOA_K(JT, 1, 1, DQ, 0)                                                                              \
   }
 SOA_FN(soa_lbs_u8, 1, 0)
 SOA_FN(soa_lbs_u16, 2, 0)
@@ -1089,17 +1178,29 @@ SOA_FN(soa_dqs_u8, 1, 1)
 SOA_FN(soa_dqs_u16, 2, 1)
 SOA_FN(soa_cor_u8, 1, 2)
 SOA_FN(soa_cor_u16, 2, 2)
+SOA_TFN(soa_lbs_t_u8, 1, 0)
+SOA_TFN(soa_lbs_t_u16, 2, 0)
+SOA_TFN(soa_dqs_t_u8, 1, 1)
+SOA_TFN(soa_dqs_t_u16, 2, 1)
 #undef SOA_K
 #undef SOA_FN
+#undef SOA_TFN
 
 static __attribute__((noinline)) int ksoa(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
-  /* the caller checked: packed influences, no tangents, no flags but NO_RENORMALIZE, LBS or unscaled DQS / COR */
+  /* the caller checked: packed influences, no flags but NO_RENORMALIZE, LBS or unscaled DQS / COR */
   const int jt = (int)(c->fmt >> 3), wt = (int)(c->fmt & 7);
   if ((jt != 1 && jt != 2) || wt != 4 || c->k == 0) return 0;
   const int has_n = c->has_n;
   if (c->jstride != (size_t)c->k * (size_t)jt || c->wstride != (size_t)c->k * 4 || c->pis != 12 || c->pos != 12 ||
       (has_n && (c->nis != 12 || c->nos != 12 || c->nonrigid)))
     return 0;
+  if (c->has_t) { /* packed tangents, with normals, on soa_block's loop (not the pipelined DQS table or COR) */
+    const size_t tb = c->tc4 ? 16 : 12;
+    if (!has_n || c->tis != tb || c->tos != tb || c->method == SKC_DEFORM_COR) return 0;
+    if (c->method == SKC_DEFORM_DQS && c->k > 1 && !c->dq_uni && c->dq_sel) return 0;
+    if (c->method == SKC_DEFORM_DQS) return jt == 1 ? soa_dqs_t_u8(c, b, e, bad) : soa_dqs_t_u16(c, b, e, bad);
+    return jt == 1 ? soa_lbs_t_u8(c, b, e, bad) : soa_lbs_t_u16(c, b, e, bad);
+  }
   if (c->method == SKC_DEFORM_DQS) return jt == 1 ? soa_dqs_u8(c, b, e, bad) : soa_dqs_u16(c, b, e, bad);
   if (c->method == SKC_DEFORM_COR) {
     if (c->cis != 12 || !c->cor_pm) return 0; /* no records (memory short): the generic loop */
