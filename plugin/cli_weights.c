@@ -841,14 +841,24 @@ static int locked_cut(const weights_run* w, uint32_t m, sk_skin* skin, uint32_t 
   L->surface = -1;
   L->op = "limit";
   L->r.size = sizeof L->r;
+  /* a linked skin has the link joints after the skeleton's (never locked) */
+  const uint32_t sj = sk_skin_joint_count(skin);
+  uint8_t* locks = calloc(sj > w->J ? sj : w->J, 1);
+  if (!locks) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    return 2;
+  }
+  memcpy(locks, w->locked, sj < w->J ? sj : w->J);
   sk_limit_desc d;
   memset(&d, 0, sizeof d);
   d.size = sizeof d;
   d.max_influences = cap;
-  d.scope.locked_joints = w->locked;
-  d.scope.locked_joint_count = w->J;
+  d.scope.locked_joints = locks;
+  d.scope.locked_joint_count = sj;
   sk_error err;
-  if (sk_weights_limit(skin, &d, &L->r, &err) == SK_OK) return 0;
+  const sk_result r = sk_weights_limit(skin, &d, &L->r, &err);
+  free(locks);
+  if (r == SK_OK) return 0;
   fprintf(stderr, "skinkit weights: mesh \"%s\": limit: %s\n", sk_scene_mesh_name(w->s, m), err.message);
   return 2;
 }
@@ -885,7 +895,8 @@ static int edit_meshes(weights_run* w) {
     if (rc ||
         (rc = edit_mesh(s, m, o, w->sk, w->locked, w->listed, w->list, w->list_count, w->ranges,
                         w->links.skeleton ? &w->links : NULL, !joined, w->ops, &nops)) ||
-        (rc = locked_cut(w, m, skin, held[m], w->ops, &nops))) {
+        (rc = locked_cut(w, m, w->links.skeleton && w->links.skins[m] ? w->links.skins[m] : skin, held[m], w->ops,
+                         &nops))) { /* the skin OUT gets: the linked one when --links made one */
       if (o->json) printf("]}\n");
       free(held);
       return rc;

@@ -214,6 +214,14 @@ START_TEST(weights_lock_survives_the_writers_cut) {
   for (size_t v = 0; v < n0; ++v) moved += fabsf(before[v] - after[v]) > 1e-6f;
   ck_assert_msg(moved == 0, "%zu vertices moved a locked weight", moved);
   ck_assert_msg(cut, "no cut before the writer's");
+  free(after);
+  /* with --links the skin written is the linked one (link joints after the skeleton's): cut that one */
+  snprintf(args, sizeof args, "weights %s %s --smooth 12 --lock bone3 --links bone5:150 --force", in, out);
+  ck_assert_int_eq(run(args), 0);
+  after = joint_weights(out, "bone3", &n1);
+  moved = 0;
+  for (size_t v = 0; v < n0; ++v) moved += fabsf(before[v] - after[v]) > 1e-6f;
+  ck_assert_msg(moved == 0, "with links: %zu vertices moved a locked weight", moved);
   free(before);
   free(after);
 }
