@@ -45,6 +45,7 @@
 #include "skio_fbx_tree.h"
 #include "skio_gltf_import.h"
 #include "skio_iqm.h"
+#include "skio_md5.h"
 #include "skio_ogre.h"
 #include "skio_scene.h"
 
@@ -1923,6 +1924,21 @@ static struct aiPropertyStore* import_properties(void) {
   return props;
 }
 
+/* An .md5mesh's structure checked before Assimp reads it (skio_md5.h): Assimp reads a cut one as fewer meshes. */
+static int check_md5mesh(const char* path, skc_err* err) {
+  if (!skio_path_is_md5mesh(path)) return SKC_OK;
+  size_t n = 0;
+  bool oom = false;
+  char* text = skio_read_whole(path, (size_t)1 << 30, &n, &oom);
+  if (!text)
+    return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path)
+               : skc_fail(err, SKC_IO, "%s: cannot read it (or larger than 1 GiB)", path);
+  skc_err e = {0};
+  int rc = skio_md5mesh_check(text, n, &e);
+  free(text);
+  return rc ? skc_fail(err, rc, "%s: %s", path, e.message) : SKC_OK;
+}
+
 /* Assimp's scene of path in *out, with a root node: read in the isolated reader first when opts ask for it, the file
  * identified (*source_id) just before this process reads it, what had to be mended in *fx. */
 static int read_with_assimp(const char* path, const skio_import_options* opts, unsigned int flags,
@@ -1932,7 +1948,7 @@ static int read_with_assimp(const char* path, const skio_import_options* opts, u
   struct aiPropertyStore* props = import_properties();
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   int rc;
-  if (opts && opts->isolate && (rc = preflight(path, flags, props, opts, err))) {
+  if ((rc = check_md5mesh(path, err)) || (opts && opts->isolate && (rc = preflight(path, flags, props, opts, err)))) {
     aiReleasePropertyStore(props);
     return rc;
   }

@@ -2,6 +2,7 @@
 # fuzz.sh [--long] BUILD_DIR SECONDS - runs every libFuzzer target built in BUILD_DIR (cmake -DSKINKIT_FUZZ=ON
 # with clang) for SECONDS each, seeded from tests/fuzz/seeds-<target>/ and from the $SKINKIT_ASSETS files each
 # target reads (fuzz_import: every model format; fuzz_gltf: .glb; fuzz_gltf_edit: .glb and .gltf; fuzz_iqm: .iqm;
+# fuzz_md5: .md5mesh;
 # fuzz_fbx_fixup and fuzz_fbx_edit: .fbx, the latter also the Blender-written .fbx of tests/data and tests/unskinned; fuzz_collada_clips: .dae, also those of tests/data).
 # Prints one line per target with its exec count; fails if a target finds a crash (the reproducer is left in
 # BUILD_DIR). --long (a run by hand before changing a parser): also appends "FUZZ <target> <seconds> <execs>
@@ -44,6 +45,9 @@ corpus_seeds() {
       local ext=iqm; [ "$name" != fuzz_iqm ] && ext=dae
       while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
         < <(find "$SKINKIT_ASSETS" -type f -iname "*.$ext" -size -1000k -print0) ;;
+    fuzz_md5)
+      while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
+        < <(find "$SKINKIT_ASSETS" -type f -iname '*.md5mesh' -size -1000k -print0) ;;
     fuzz_fbx_edit)
       while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
         < <(find "$SKINKIT_ASSETS" -type f -iname '*.fbx' -size -1000k -print0) ;;

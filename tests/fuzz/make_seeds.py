@@ -23,6 +23,7 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            (bit 5); first byte = skin change, weight type, limit, link
   seeds-fuzz_meshopt/      every meshopt ATTRIBUTES stream of tests/data's gltfpack fixtures (vertex codec versions 0
                            and 1, COLOR-filtered colours), behind fuzz_meshopt.c's 4-byte prefix (stride, count, filter)
+  seeds-fuzz_md5/           not written here: quad.md5mesh, a two-joint quad written by hand (fuzz_md5.c)
 
 The files are kept small (a coarse cylinder). They are committed; rerun after a change to the writers.
 """

@@ -192,6 +192,67 @@ START_TEST(crash_contained) {
 END_TEST
 
 /* ---- FIFOs and devices ---- */
+/* ---- a cut or damaged .md5mesh is refused, not read as fewer meshes (io/md5_check.c) ---- */
+static const char k_quad_md5[] =
+    "MD5Version 10\ncommandline \"\"\n\nnumJoints 2\nnumMeshes 1\n\njoints {\n"
+    "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\t\t//\n\t\"tip\"\t0 ( 0 0 1 ) ( 0 0 0 )\t\t// root\n}\n\n"
+    "mesh {\n\tshader \"skin\"\n\tnumverts 4\n\tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 1 1 ) 2 2\n"
+    "\tvert 3 ( 0 1 ) 4 1\n\tnumtris 2\n\ttri 0 0 1 2\n\ttri 1 0 2 3\n\tnumweights 5\n"
+    "\tweight 0 0 1 ( -0.5 0 0 )\n\tweight 1 0 1 ( 0.5 0 0 )\n\tweight 2 0 0.5 ( 0.5 0 1 )\n"
+    "\tweight 3 1 0.5 ( 0.5 0 0 )\n\tweight 4 1 1 ( -0.5 0 0 )\n}\n";
+
+static sk_result load_md5(const char* text, size_t n, sk_error* e) {
+  FILE* f = fopen(at("q.md5mesh"), "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+  fclose(f);
+  sk_scene* s = NULL;
+  sk_result rc = sk_scene_load(at("q.md5mesh"), NULL, &s, e);
+  if (rc == SK_OK) ck_assert_uint_eq(sk_scene_mesh_count(s), 1);
+  sk_scene_destroy(s);
+  return rc;
+}
+
+/* The text with the first `from` replaced by `to`. */
+static sk_result load_md5_edited(const char* from, const char* to, sk_error* e) {
+  static char text[2048];
+  const char* at_from = strstr(k_quad_md5, from);
+  ck_assert_ptr_nonnull(at_from);
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at_from - k_quad_md5), k_quad_md5, to, at_from + strlen(from));
+  return load_md5(text, strlen(text), e);
+}
+
+START_TEST(md5mesh_cut_refused) {
+  sk_error e;
+  ck_assert_int_eq(load_md5(k_quad_md5, sizeof k_quad_md5 - 1, &e), SK_OK);
+  /* every cut before the last brace (Assimp read cuts inside the joints as a scene without meshes, exit 0) */
+  const size_t last = (size_t)(strrchr(k_quad_md5, '}') - k_quad_md5);
+  for (size_t n = 1; n <= last; ++n) {
+    sk_result rc = load_md5(k_quad_md5, n, &e);
+    ck_assert_msg(rc == SK_ERR_FORMAT, "cut at %zu: %d %s", n, rc, e.message);
+    ck_assert_msg(strstr(e.message, "md5mesh"), "cut at %zu: %s", n, e.message);
+  }
+  /* indices outside their lists and counts the blocks do not meet */
+  static const char* const bad[][2] = {
+      {"tri 1 0 2 3", "tri 1 0 2 4"}, {"weight 4 1", "weight 4 2"},   {") 4 1", ") 4 2"},
+      {"numMeshes 1", "numMeshes 2"}, {"numJoints 2", "numJoints 3"}, {"0 ( 0 0 1 )", "5 ( 0 0 1 )"},
+      {"numtris 2", "numtris 3"},     {"tri 1 0", "tri 2 0"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    sk_result rc = load_md5_edited(bad[i][0], bad[i][1], &e);
+    ck_assert_msg(rc == SK_ERR_FORMAT && strstr(e.message, "md5mesh"), "%s: %d %s", bad[i][1], rc, e.message);
+  }
+  /* a brace on a line of its own: Assimp skips the block (read with success as no mesh) */
+  ck_assert_int_eq(load_md5_edited("mesh {", "mesh\n{", &e), SK_ERR_FORMAT);
+  /* what writers vary: CRLF line ends, no spaces inside parentheses */
+  ck_assert_int_eq(load_md5_edited("\tvert 0", "\r\n\tvert 0", &e), SK_OK);
+  ck_assert_int_eq(load_md5_edited("( 0 0 ) 0 1", "(0 0) 0 1", &e), SK_OK);
+  /* the CLI: exit 2 and the line */
+  ck_assert_int_eq(load_md5(k_quad_md5, 200, &e), SK_ERR_FORMAT);
+  ck_assert_int_eq(RUN("info", "q.md5mesh"), 2);
+  ck_assert_msg(strstr(g_err, "q.md5mesh") && strstr(g_err, "truncated"), "%s", g_err);
+}
+END_TEST
+
 START_TEST(fifo_and_devices_refused) {
   ck_assert_int_eq(mkfifo(at("pipe.dae"), 0644), 0);
   ck_assert_int_eq(RUN("info", "pipe.dae"), 2);
@@ -558,6 +619,7 @@ static Suite* suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, crash_contained);
   tcase_add_test(tc, fifo_and_devices_refused);
+  tcase_add_test(tc, md5mesh_cut_refused);
   tcase_add_test(tc, disk_full_keeps_old_output);
   tcase_add_test(tc, disk_full_leaves_no_images);
   tcase_add_test(tc, killed_writer_keeps_old_output);
