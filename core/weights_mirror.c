@@ -456,9 +456,10 @@ static size_t find_partners(mirror_ctx* c, size_t* dest) {
   return matched;
 }
 
-/* The mirrored row into c->tj / c->tw: the destination's entries [vb, vb + n_v) of locked joints, then the partner's
- * entries [ub, ub + nu) of unlocked joints under the joint map, summed per joint. Returns its length. */
-static size_t mirrored_row(mirror_ctx* c, size_t vb, size_t n_v, size_t ub, size_t nu) {
+/* The mirrored row into c->tj / c->tw: the destination's entries [vb, vb + n_v) of locked joints (*kept of them),
+ * then the partner's entries [ub, ub + nu) of unlocked joints under the joint map, summed per joint. Returns its
+ * length. */
+static size_t mirrored_row(mirror_ctx* c, size_t vb, size_t n_v, size_t ub, size_t nu, size_t* kept) {
   const skc_skin* s = c->s;
   uint32_t* tj = c->tj;
   float* tw = c->tw;
@@ -469,6 +470,7 @@ static size_t mirrored_row(mirror_ctx* c, size_t vb, size_t n_v, size_t ub, size
       tw[m] = s->weights[i];
       ++m;
     }
+  *kept = m;
   for (size_t i = ub; i < ub + nu; ++i) {
     uint32_t j = c->map[s->joints[i]];
     if (skc_wlocked(c->sc, j)) continue;
@@ -484,8 +486,9 @@ static size_t mirrored_row(mirror_ctx* c, size_t vb, size_t n_v, size_t ub, size
   return m;
 }
 
-/* Pushes destination vertex v's new row, mirrored from partner u and normalized around the locked joints, into b;
- * v keeps its row when either row holds an invalid entry or the normalization fails. Flags v in the report. */
+/* Pushes destination vertex v's new row, mirrored from partner u, into b: the partner's weights as they are (as
+ * Blender's Mirror copies them), normalized around the locked joints v keeps when it keeps any; v keeps its row when
+ * either row holds an invalid entry or the normalization fails. Flags v in the report. */
 static void mirror_vertex(mirror_ctx* c, size_t v, uint32_t u, double ntol, skc_wreport* r, skc_skin_builder* b) {
   const skc_skin* s = c->s;
   const uint32_t* off_ = s->offsets;
@@ -498,8 +501,9 @@ static void mirror_vertex(mirror_ctx* c, size_t v, uint32_t u, double ntol, skc_
     skc_skin_builder_push(b, s->joints + vb, s->weights + vb, n_v);
     return;
   }
-  size_t m = mirrored_row(c, vb, n_v, ub, nu);
-  int nf = c->sc->locked ? skc_wnormalize_vertex(c->tj, c->tw, m, c->sc->locked, ntol, NULL) : 0;
+  size_t kept = 0;
+  size_t m = mirrored_row(c, vb, n_v, ub, nu, &kept);
+  int nf = kept ? skc_wnormalize_vertex(c->tj, c->tw, m, c->sc->locked, ntol, NULL) : 0;
   if (nf) {
     skc_wreport_flag(r, v, (uint8_t)(SKC_WFLAG_FAILED | nf));
     skc_skin_builder_push(b, s->joints + vb, s->weights + vb, n_v);

@@ -1180,8 +1180,9 @@ typedef struct sk_mirror_desc {
 
 /* Mirrors weights across a plane: every selected destination vertex (the - side for POSITIVE_TO_NEGATIVE,
  * vertices within the tolerance of the plane are neither side; every vertex for FLIP) is matched to the vertex
- * nearest its reflection (k-d tree, within tolerance) and takes that vertex's weights with joints renamed
- * Left <-> Right (sk_joint_mirror_name); its own locked joints stay and the rule renormalizes. Unmatched vertices
+ * nearest its reflection (k-d tree, within tolerance) and takes that vertex's weights as they are (as Blender's
+ * Mirror copies them) with joints renamed Left <-> Right (sk_joint_mirror_name); a destination with weights in
+ * locked joints keeps those and the copied weights are normalized around them (the scope's rule). Unmatched vertices
  * are counted (report.unmatched, SK_WFLAG_UNMATCHED) and unchanged. SK_ERR_NOT_FOUND (weights untouched) when no
  * selected destination vertex has a partner, e.g. all vertices on one side of the plane. */
 SK_API sk_result sk_weights_mirror(sk_skin* skin, const sk_mirror_desc* desc, sk_weights_report* report,

@@ -291,6 +291,10 @@ def real_changes(before, after, eps=NO_CHANGE):
     return ~same | (cs[rows[1:]] != cs[rows[:-1]])
 
 
+# The last weight tool's report (level, message), for scripts and tests: bpy.ops in background mode returns none.
+LAST_WEIGHT_MESSAGE = []
+
+
 class _WeightOp(bpy.types.Operator):
     """Base of the operators that edit vertex-group weights through the library.
 
@@ -401,12 +405,15 @@ class _WeightOp(bpy.types.Operator):
             return {"CANCELLED"}
         msg = "%s: %d vertices changed" % (", ".join(names), changed)
         if failed:
-            msg += ", %d left unchanged (%s)" % (failed, "locked groups or invalid weights" if any_locked
-                                                 else "invalid weights")
-            self.report({"WARNING"}, msg)
-        else:
-            self.report({"INFO"}, msg)
+            msg += ", %d left unchanged (%s)" % (failed, self.failed_reason(failed, any_locked))
+        level = "WARNING" if failed else "INFO"
+        LAST_WEIGHT_MESSAGE[:] = [(level, msg)]
+        self.report({level}, msg)
         return {"FINISHED"}
+
+    def failed_reason(self, failed, any_locked):
+        """Why the report's failed vertices were left as they were."""
+        return "locked groups or invalid weights" if any_locked else "invalid weights"
 
     def _edit_in_place(self, api, obj, mask):
         """The tool as library calls over Blender's own records (records_calls): (vertices changed, vertices
@@ -671,6 +678,10 @@ class SKINKIT_OT_mirror(_WeightOp):
     create_groups: BoolProperty(name="Create Groups", description="Create the missing Left/Right counterpart "
                                 "groups", default=True)
 
+    def execute(self, context):
+        self._unmatched = 0
+        return _WeightOp.execute(self, context)
+
     def prepare(self, api, obj):
         if not self.create_groups:
             return []
@@ -684,12 +695,36 @@ class SKINKIT_OT_mirror(_WeightOp):
                 created.append(other)
         return created
 
+    def read_groups(self, obj):
+        """The subset's groups and their Left/Right counterparts: the copy lands in the counterpart even when it is
+        outside the subset (a group Create Groups just made is no bone yet; without it there, arm.L's weights were
+        copied onto the other side under arm.L)."""
+        from . import api
+
+        groups = list(_subset_group_indices(obj, self.subset()))
+        index = {g.name: g.index for g in obj.vertex_groups}
+        for gi in list(groups):
+            other = index.get(api.joint_mirror_name(obj.vertex_groups[gi].name) or "")
+            if other is not None and other not in groups:
+                groups.append(other)
+        return groups, [True] * len(groups)
+
     def apply(self, api, skin, mask, locked, obj, groups):
         names = [obj.vertex_groups[g].name for g in groups]
         pos, _tri = _object_geometry(obj)
         with api.Skeleton(names, [-1] * len(names)) as sk:
-            return api.mirror_weights(skin, pos, mode=self.mode, skeleton=sk, plane=_AXES[self.axis],
-                                      tolerance=self.tolerance, mask=mask, locked=locked)
+            rep = api.mirror_weights(skin, pos, mode=self.mode, skeleton=sk, plane=_AXES[self.axis],
+                                     tolerance=self.tolerance, mask=mask, locked=locked)
+        self._unmatched = getattr(self, "_unmatched", 0) + rep.get("unmatched", 0)
+        return rep
+
+    def failed_reason(self, failed, any_locked):
+        unmatched = min(getattr(self, "_unmatched", 0), failed)
+        parts = ["%d without a mirror partner within the tolerance" % unmatched] if unmatched else []
+        if failed > unmatched:
+            parts.append("%d: %s" % (failed - unmatched, _WeightOp.failed_reason(self, failed - unmatched,
+                                                                                 any_locked)))
+        return ", ".join(parts)
 
 
 def _transfer_source(context):

@@ -1076,6 +1076,68 @@ def test_mirror_left_right():
     expect(np.abs(w[minus, 0]).max() == 0.0, "- side kept arm.L weights after +to- mirror")
 
 
+def _one_sided_rig(weights_plus, weights_minus, bones=("spine", "arm.L")):
+    """A 7 x 4 grid across x = 0 with the given groups' weights on each side, deformed by an armature of bones."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=6, y_subdivisions=3, size=4)
+    obj = bpy.context.active_object
+    groups = {n: obj.vertex_groups.new(name=n) for n in sorted(set(weights_plus) | set(weights_minus))}
+    for v in obj.data.vertices:
+        side = weights_plus if v.co.x > 0.01 else weights_minus if v.co.x < -0.01 else {}
+        for n, w in side.items():
+            groups[n].add([v.index], w, "REPLACE")
+    arm = bpy.data.armatures.new("Rig")
+    arm_obj = bpy.data.objects.new("Rig", arm)
+    bpy.context.scene.collection.objects.link(arm_obj)
+    select_only(arm_obj)
+    bpy.ops.object.mode_set(mode="EDIT")
+    for i, n in enumerate(bones):
+        eb = arm.edit_bones.new(n)
+        eb.head, eb.tail = (0.5 * i, 0, 1), (0.5 * i + 1.0, 0, 1)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    obj.modifiers.new("Armature", "ARMATURE").object = arm_obj
+    select_only(obj)
+    minus = [v.index for v in obj.data.vertices if v.co.x < -0.01]
+    return obj, arm_obj, minus
+
+
+def _group_weight(obj, name, v):
+    g = obj.vertex_groups.get(name)
+    return next((e.weight for e in obj.data.vertices[v].groups if g is not None and e.group == g.index), 0.0)
+
+
+def test_mirror_one_sided_rig_copies_exactly():
+    """Mirror onto a side whose bones are not made yet (rig one side, mirror, then symmetrize): the copy lands in
+    the counterpart group (arm.L's weights stayed under arm.L on the other side, the group made by Create Groups
+    being no deforming bone); weights are copied as they are, as Blender's Mirror does (a partial subset's copy was
+    normalized: 0.6 -> 1.0); vertices without a partner are reported as such, not as invalid weights."""
+    reset_scene()
+    obj, _arm, minus = _one_sided_rig({"arm.L": 0.75, "spine": 0.25}, {"spine": 1.0})
+    expect(bpy.ops.skinkit.mirror(axis="X", mode="+to-") == {"FINISHED"}, "mirror did not finish")
+    for v in minus:
+        got = (_group_weight(obj, "arm.R", v), _group_weight(obj, "arm.L", v), _group_weight(obj, "spine", v))
+        expect(got == (0.75, 0.0, 0.25), "vertex %d: arm.R, arm.L, spine = %s, want 0.75, 0, 0.25" % (v, got))
+    # Selected Pose Bones (arm.L, arm.R): the copy keeps its value, spine (outside the subset) stays
+    reset_scene()
+    obj, arm_obj, minus = _one_sided_rig({"arm.L": 0.6, "spine": 0.4}, {"arm.R": 0.2, "spine": 0.8},
+                                         bones=("spine", "arm.L", "arm.R"))
+    for b in arm_obj.data.bones:
+        b.select = b.name.startswith("arm")
+    expect(bpy.ops.skinkit.mirror(axis="X", mode="+to-", group_select_mode="BONE_SELECT") == {"FINISHED"},
+           "mirror of selected bones did not finish")
+    for v in minus:
+        got = (_group_weight(obj, "arm.R", v), _group_weight(obj, "spine", v))
+        expect(abs(got[0] - 0.6) < 1e-7 and abs(got[1] - 0.8) < 1e-7, "vertex %d: arm.R, spine = %s" % (v, got))
+    # a vertex moved off its partner: counted as such
+    obj.data.vertices[minus[0]].co.y += 0.3
+    import skinkit
+
+    expect(bpy.ops.skinkit.mirror(axis="X", mode="+to-", tolerance=0.01) == {"FINISHED"},
+           "mirror with one unmatched vertex")
+    reports = [m for _lv, m in skinkit.operators.LAST_WEIGHT_MESSAGE]
+    expect(any("1 without a mirror partner" in r for r in reports), "report: %s" % reports)
+    expect(not any("invalid" in r for r in reports), "an unmatched vertex reported as invalid: %s" % reports)
+
+
 # ------------------------------------------------------------------------------------------- Blender's conventions
 _BLENDER_WEIGHT_OPS = (("normalize", "vertex_group_normalize_all"), ("limit_total", "vertex_group_limit_total"),
                        ("clean", "vertex_group_clean"), ("quantize", "vertex_group_quantize"),
@@ -1684,7 +1746,7 @@ def main():
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
              test_auto_bind_undo, test_smooth, test_remove_rogue,
-             test_clean_corpus_unchanged, test_rogue_island_on_loose_part_removed, test_mirror_left_right,
+             test_clean_corpus_unchanged, test_rogue_island_on_loose_part_removed, test_mirror_left_right, test_mirror_one_sided_rig_copies_exactly,
              test_group_select_mode_like_blender, test_normalize_lock_active, test_group_select_mode_subsets,
              test_edit_mode_selected_vertices, test_edit_mode_undo, test_weight_paint_face_mask, test_auto_bind_pose_mode,
              test_auto_bind_fit_warning, test_auto_bind_rebind_other_armature,

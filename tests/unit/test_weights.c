@@ -1382,6 +1382,58 @@ START_TEST(test_mirror_copy_positive_to_negative) {
 }
 END_TEST
 
+/* Weights that do not sum to 1 (a mask group, a partial subset) are copied as they are, with a lock array of no
+ * locked joint too (what the addon passes): Blender's Mirror copies them; 0.6 became 1.0 when the row was normalized.
+ */
+START_TEST(test_mirror_copies_weights_exactly) {
+  mesh m = make_grid(9, 3, -4.0f);
+  uint32_t* off = malloc((m.V + 1) * sizeof *off);
+  uint32_t* jt = malloc(2 * m.V * sizeof *jt);
+  float* wt = malloc(2 * m.V * sizeof *wt);
+  size_t n = 0;
+  off[0] = 0;
+  for (size_t v = 0; v < m.V; ++v) { /* + side: arm.L 0.6 and spine 0.1 * x; - side: arm.R 0.2 */
+    float x = m.pos[3 * v];
+    if (x > 0.0f) jt[n] = 1, wt[n] = 0.6f, ++n, jt[n] = 0, wt[n] = 0.1f * x, ++n;
+    if (x < 0.0f) jt[n] = 2, wt[n] = 0.2f, ++n;
+    off[v + 1] = (uint32_t)n;
+  }
+  sk_skin* s = make_skin(m.V, 4, off, jt, wt);
+  sk_skeleton* sk = lr_skeleton();
+  uint8_t locked[4] = {0, 0, 0, 0};
+  sk_mirror_desc d = {.size = sizeof d,
+                      .positions = m.pos,
+                      .position_count = m.V,
+                      .skeleton = sk,
+                      .scope = {.locked_joints = locked, .locked_joint_count = 4}};
+  for (int pass = 0; pass < 2; ++pass) { /* with the empty lock array, then without one */
+    ck_assert_int_eq(sk_weights_mirror(s, &d, NULL, NULL), SK_OK);
+    for (size_t v = 0; v < m.V; ++v) {
+      float x = m.pos[3 * v];
+      if (x >= 0.0f) continue;
+      ck_assert(wof(s, v, 2) == 0.6f);
+      ck_assert(wof(s, v, 0) == 0.1f * -x);
+      ck_assert(wof(s, v, 1) == 0.0f);
+    }
+    d.scope.locked_joints = NULL, d.scope.locked_joint_count = 0;
+  }
+  /* a locked joint the destination has: kept, the copy normalized around it (0.2 locked + 0.6 + 0.1x -> sum 1) */
+  sk_skin_destroy(s);
+  s = make_skin(m.V, 4, off, jt, wt);
+  locked[2] = 1;
+  d.scope.locked_joints = locked, d.scope.locked_joint_count = 4;
+  ck_assert_int_eq(sk_weights_mirror(s, &d, NULL, NULL), SK_OK);
+  ck_assert(wof(s, 0, 2) == 0.2f);
+  ck_assert_float_eq_tol(vsum(s, 0), 1.0, 1e-6);
+  sk_skin_destroy(s);
+  sk_skeleton_destroy(sk);
+  free(off);
+  free(jt);
+  free(wt);
+  mesh_free(&m);
+}
+END_TEST
+
 START_TEST(test_mirror_unmatched_locked_and_errors) {
   mesh m;
   sk_skin* s = mirror_case(&m);
@@ -1786,6 +1838,7 @@ static Suite* weights_suite(void) {
   TCase* tv = tcase_create("validity");
   tcase_add_test(tv, test_weights_reject_bad_arguments_untouched);
   tcase_add_test(tv, test_smooth_limit_and_errors);
+  tcase_add_test(tv, test_mirror_copies_weights_exactly);
   tcase_add_test(tv, test_mirror_unmatched_locked_and_errors);
   tcase_add_test(tv, test_brush_modes_locks_mask_geodesic);
   suite_add_tcase(s, tv);
