@@ -2804,6 +2804,35 @@ static int skin_joint_plan(writer* w, doc* d) {
   return rc;
 }
 
+/* Whether meshes a and b may become primitives of one glTF mesh before they are written (same_node decides after):
+ * consecutive parts of one source object, both skinned, neither of parts. */
+static bool same_object(const skio_mesh* a, const skio_mesh* b) {
+  return a->node_group >= 0 && a->node_group == b->node_group && a->node_name && b->node_name &&
+         !strcmp(a->node_name, b->node_name) && a->parent_joint == b->parent_joint && !a->part_count &&
+         !b->part_count && a->skin && b->skin && a->bound && b->bound;
+}
+
+/* The joints mesh mi lists: base (NULL: none) and those the other parts of its object bind with the same inverse bind
+ * (into out). An object of several materials is written as one glTF mesh only when its parts list the same joints;
+ * each listed those it weights, so a part away from a bone (the bottom of a leg under a scaled armature) split the
+ * object in two, and Blender read it as two objects. */
+static const uint8_t* object_joints(const skio_scene* s, uint32_t mi, const uint8_t* base, uint8_t* out) {
+  const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
+  const skio_mesh* m = &s->meshes[mi];
+  uint32_t a = mi, b = mi + 1;
+  while (a > 0 && same_object(&s->meshes[a - 1], m)) --a;
+  while (b < s->mesh_count && same_object(&s->meshes[b], m)) ++b;
+  if (!jc || b - a < 2 || !same_object(m, m)) return base;
+  for (uint32_t j = 0; j < jc; ++j) out[j] = base && base[j];
+  for (uint32_t k = a; k < b; ++k) {
+    const skio_mesh* o = &s->meshes[k];
+    for (uint32_t j = 0; j < jc && k != mi; ++j)
+      out[j] |= o->bound[j] &&
+                !memcmp(o->inverse_bind + (size_t)j * 16, m->inverse_bind + (size_t)j * 16, 16 * sizeof(float));
+  }
+  return out;
+}
+
 /* The meshes (write_mesh), grouped into glTF meshes (mesh_groups), and their "meshes" entries (mesh_json). */
 static int write_meshes(writer* w, doc* d) {
   const skio_scene* s = w->s;
@@ -2815,9 +2844,13 @@ static int write_meshes(writer* w, doc* d) {
    * The same rule as the FBX export (skio_scene_rest_to_bind). */
   if (skio_scene_rest_to_bind(s, d->bake_x)) w->bake = d->bake_x;
   if (!characters_find(s, &d->chars)) return oom_fail(w);
+  const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
+  uint8_t* listed = malloc(jc ? jc : 1);
+  if (!listed) return oom_fail(w);
   int rc = SKC_OK;
   for (uint32_t mi = 0; mi < d->M && !rc; ++mi)
-    rc = write_mesh(w, mi, characters_extra(&d->chars, s, mi, d->orphan), &d->mo[mi]);
+    rc = write_mesh(w, mi, object_joints(s, mi, characters_extra(&d->chars, s, mi, d->orphan), listed), &d->mo[mi]);
+  free(listed);
   if (rc) return rc;
   mesh_groups(s, d->mo);
   w->mprops = skio_user_props_sorted(s->mesh_props, s->mesh_prop_count); /* the meshes' custom properties */

@@ -2046,10 +2046,81 @@ START_TEST(corpus_round_trips) {
 }
 END_TEST
 
+/* Two parts of one object (an object of two materials, split per material by the addon's export and by Assimp)
+ * that weight different joints - the bottom of a leg away from the top bone - under a scaled armature object: one
+ * glTF mesh of two primitives in one node with one skin listing the joints of both. Each part listed only what it
+ * weights, so their skins had other common ancestors and were written in other spaces: two nodes, two meshes, two
+ * skins, and Blender read the object as two. */
+START_TEST(object_parts_weighting_other_joints_stay_one_mesh) {
+  make_tmp();
+  /* an armature object scaled 1.3 along z (what the addon writes as the skeleton's first joint) over a chain */
+  static const char* const names[4] = {"Rig", "b0", "b1", "b2"};
+  static const int32_t parents[4] = {-1, 0, 1, 2};
+  float local[64] = {0};
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < 4; ++i) local[16 * j + 5 * i] = 1.0f;
+    local[16 * j + 12] = j > 1 ? 1.0f : 0.0f;
+  }
+  local[10] = 1.3f;
+  skc_skeleton_init init = {4, names, parents, local, NULL, NULL, NULL};
+  skc_skeleton* sk = NULL;
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_int_eq(skc_skeleton_create(&init, &sk, &err), SKC_OK);
+  ck_assert_int_eq(skio_scene_create(sk, &s, &err), SKC_OK);
+  skc_skeleton_destroy(sk);
+  static const uint32_t tri[3] = {0, 1, 2};
+  for (uint32_t part = 0; part < 2; ++part) { /* part 0 on joints 0 and 1, part 1 on joints 1 and 2 */
+    const float x = (float)part;
+    const float pos[9] = {x, 0, 0, x + 1.0f, 0, 0, x, 1, 0};
+    skc_skin* skin = NULL;
+    skc_skin_builder b;
+    ck_assert_int_eq(skc_skin_create(3, 4, &skin, &err), SKC_OK);
+    ck_assert_int_eq(skc_skin_builder_init(&b, 3, 6, &err), SKC_OK);
+    for (uint32_t v = 0; v < 3; ++v) {
+      const uint32_t j[2] = {part + 1, part + 2};
+      const float w[2] = {0.75f, 0.25f};
+      skc_skin_builder_push(&b, j, w, 2);
+    }
+    ck_assert_int_eq(skc_skin_builder_finish(&b, skin, &err), SKC_OK);
+    skio_mesh_init mi = {.name = part ? "Leg.bottom" : "Leg.top",
+                         .vertex_count = 3,
+                         .positions = pos,
+                         .indices = tri,
+                         .index_count = 3,
+                         .skin = skin};
+    uint32_t m = 0;
+    ck_assert_msg(skio_scene_add_mesh(s, &mi, &m, &err) == SKC_OK, "%s", err.message);
+    ck_assert_int_eq(skio_mesh_set_node(s, m, "Leg", &err), SKC_OK);
+    skc_skin_destroy(skin);
+  }
+  ck_assert_msg(skio_gltf_write(s, tmp_path("parts.glb"), 1, NULL, &err) == SKC_OK, "%s", err.message);
+  gltf_file g;
+  gltf_open(tmp_path("parts.glb"), &g);
+  ck_assert_uint_eq(jlen(jget(&g.root, "meshes")), 1);
+  ck_assert_uint_eq(jlen(jget(jat(jget(&g.root, "meshes"), 0), "primitives")), 2);
+  ck_assert_uint_eq(jlen(jget(&g.root, "skins")), 1);
+  ck_assert_uint_eq(jlen(jget(jat(jget(&g.root, "skins"), 0), "joints")), 3); /* b0, b1, b2 */
+  gltf_close(&g);
+  skio_scene* back = NULL; /* read back as the two meshes, each weighted as written */
+  ck_assert_msg(skio_scene_import(tmp_path("parts.glb"), NULL, &back, &err) == SKC_OK, "%s", err.message);
+  ck_assert_uint_eq(back->mesh_count, 2);
+  for (uint32_t m = 0; m < 2; ++m) {
+    const skc_skin* k = back->meshes[m].skin;
+    ck_assert_uint_eq(skc_skin_entries(k), 6);
+    ck_assert_str_eq(back->skeleton->names[k->joints[0]], names[m + 1]);
+  }
+  skio_scene_destroy(back);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 static Suite* gltf_suite(void) {
   Suite* s = suite_create("gltf_write");
   TCase* t = tcase_create("generated");
   tcase_add_test(t, cylinder_weights_every_mode);
+  tcase_add_test(t, object_parts_weighting_other_joints_stay_one_mesh);
   tcase_add_test(t, eight_and_ten_influences);
   tcase_add_test(t, blend_shapes_are_morph_targets);
   tcase_add_test(t, fbx_shape_key_is_read);
