@@ -3,7 +3,8 @@
  * is given SKIO_PLACEHOLDER_MATERIAL (scene_material.c), and Blender's Collada importer showed it (session 45's
  * audit). Dropped: the <material> of that id, its <effect> ("<id>-fx", as Assimp names it), every
  * <instance_material> that targets it, a <bind_material> left without one and a library left empty. A mesh's
- * <triangles material="..."> symbol then binds nothing: Blender's and Assimp's readers give it no material. */
+ * <triangles material="..."> symbol then binds nothing: Blender's reader gives it no material, and so does
+ * skinkit's (collada_unbound.c; Assimp alone gives it the document's first material). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1662,17 +1662,26 @@ typedef struct import_fixes {
   char why[SKC_ERR_MESSAGE_SIZE]; /* why a mended copy could not be made, when that says more than Assimp */
 } import_fixes;
 
-/* A Collada file Assimp refused, without its morph controllers (skio_collada_without_morphs). */
-static const struct aiScene* import_without_morphs(const char* path, unsigned int flags,
-                                                   const struct aiPropertyStore* props, import_fixes* fx) {
-  size_t n = 0, pn = 0;
+/* A Collada file read by Assimp: from a copy whose unbound material symbols are bound to the placeholder
+ * (skio_collada_bind_unbound: Assimp gave such a mesh the first material) when it has any, and when Assimp refuses
+ * it, without its morph controllers (skio_collada_without_morphs). */
+static const struct aiScene* import_dae(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                                        import_fixes* fx) {
+  size_t n = 0, bn = 0, pn = 0;
   char* xml = skio_read_whole(path, (size_t)1 << 30, &n, NULL);
-  char* patched = xml ? skio_collada_without_morphs(xml, n, &pn, &fx->morphs_dropped) : NULL;
-  free(xml);
-  if (!patched) return NULL; /* Assimp's first reason stands */
-  const struct aiScene* ai = aiImportFileFromMemoryWithProperties(patched, (unsigned int)pn, flags, "dae", props);
+  char* bound = xml && n <= UINT32_MAX ? skio_collada_bind_unbound(xml, n, &bn, NULL) : NULL;
+  const struct aiScene* ai =
+      bound ? aiImportFileFromMemoryWithProperties(bound, (unsigned int)bn, flags, "dae", props) : NULL;
+  if (!ai) ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  const char* text = bound ? bound : xml;
+  char* patched = !ai && text ? skio_collada_without_morphs(text, bound ? bn : n, &pn, &fx->morphs_dropped) : NULL;
+  if (patched && pn <= UINT32_MAX) {
+    ai = aiImportFileFromMemoryWithProperties(patched, (unsigned int)pn, flags, "dae", props);
+    if (!ai) fx->morphs_dropped = 0; /* Assimp's reason stands */
+  }
   free(patched);
-  if (!ai) fx->morphs_dropped = 0;
+  free(bound);
+  free(xml);
   return ai;
 }
 
@@ -1785,9 +1794,9 @@ static int blender_collada_places(builder* b, skc_err* err) {
 static const struct aiScene* import_ai(const char* path, unsigned int flags, const struct aiPropertyStore* props,
                                        import_fixes* fx) {
   memset(fx, 0, sizeof *fx);
+  if (has_extension(path, ".dae")) return import_dae(path, flags, props, fx);
   const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
   if (ai) return ai;
-  if (has_extension(path, ".dae")) return import_without_morphs(path, flags, props, fx);
   if (has_extension(path, ".fbx")) return import_fbx_repaired(path, flags, props, fx);
   if (has_extension(path, ".mesh")) {
     skc_err e = {0};

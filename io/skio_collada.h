@@ -101,6 +101,13 @@ char* skio_collada_without_morphs(const char* xml, size_t n, size_t* out_n, uint
  * and NUL-terminated (*out_n bytes before the NUL), *removed the materials dropped; NULL when memory ran out. */
 char* skio_collada_drop_material(const char* xml, size_t n, const char* id, size_t* out_n, uint32_t* removed);
 
+/* The Collada document xml[0, n) with every material symbol an instance leaves unbound (or a primitive leaves out)
+ * bound to SKIO_PLACEHOLDER_MATERIAL, added to its libraries (collada_unbound.c): Assimp 5.2 gives such a mesh the
+ * document's first material, Blender's importer none; the reader drops the placeholder, so the mesh reads without
+ * one. NULL when nothing is unbound, the document has no material, the names are taken, or memory ran out; else
+ * malloc'd and NUL-terminated, *out_n bytes before the NUL, *bound (optional) the bindings added. */
+char* skio_collada_bind_unbound(const char* xml, size_t n, size_t* out_n, uint32_t* bound);
+
 /* A light as Blender describes it (collada_lights.c): type 0 point, 1 sun, 2 spot; colour (largest component 1 or
  * less), energy in W (W/m^2 for a sun), spot size (full cone) in degrees and spot blend. */
 typedef struct skio_collada_light {

@@ -5,7 +5,8 @@
  * sampled; the name scanners (skio_collada_node_names_memory, _geometry_names_memory) read the <node> and
  * <geometry> tags; the two writers
  * (skio_collada_add_clips, skio_collada_restore_names) rewrite the text, and so does the morph-controller remover
- * (skio_collada_without_morphs, io/collada_morphs.c); the orthographic cameras' scanner (skio_collada_ortho_list,
+ * (skio_collada_without_morphs, io/collada_morphs.c) and the unbound material binder (skio_collada_bind_unbound,
+ * io/collada_unbound.c); the orthographic cameras' scanner (skio_collada_ortho_list,
  * io/collada_cameras.c) reads <camera> and <node> tags, and so does the plain nodes' list (skio_collada_plain_nodes,
  * io/collada_text.c: sorted, none empty), and so does the Blender bone tips' scanner (skio_collada_tips,
  * io/collada_tips.c: sorted, unique, finite). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
@@ -98,6 +99,18 @@ static void morphs(const char* xml, size_t n) {
   free(out);
 }
 
+/* the unbound material binder (collada_unbound.c): a copy no shorter, NUL-terminated, that needs no second pass */
+static void unbound(const char* xml, size_t n) {
+  size_t on = 0, on2 = 0;
+  uint32_t bound = 0;
+  char* out = skio_collada_bind_unbound(xml, n, &on, &bound);
+  if (!out) return;
+  if (on < n || out[on] != 0 || !bound) __builtin_trap();
+  char* again = skio_collada_bind_unbound(out, on, &on2, NULL);
+  if (again) __builtin_trap();
+  free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char* xml = malloc(size ? size : 1); /* exactly the bytes, no terminator: ASan sees any read past them */
   if (!xml) return 0;
@@ -105,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   clips(xml, size);
   names(xml, size);
   morphs(xml, size);
+  unbound(xml, size);
   skio_collada_ortho* cams = NULL; /* the orthographic cameras' scanner (io/collada_cameras.c) */
   uint32_t nc = 0;
   if (skio_collada_ortho_list(xml, size, &cams, &nc, NULL) == SKC_OK) skio_collada_ortho_free(cams, nc);

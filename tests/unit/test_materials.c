@@ -335,6 +335,43 @@ static skio_scene* written_and_read(const skio_scene* s, const char* path) {
   return back;
 }
 
+/* The material of the mesh whose node is `node` (NULL: none). */
+static const char* node_material(const skio_scene* s, const char* node) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].node_name && !strcmp(s->meshes[m].node_name, node))
+      return s->meshes[m].material < s->material_count ? s->materials[s->meshes[m].material].name : NULL;
+  ck_abort_msg("no mesh of node %s", node);
+  return NULL;
+}
+
+/* tests/data/unbound_material.dae (make_unbound_material.py, Blender's Collada exporter): meshes without material
+ * beside one with - a <triangles> naming none under an <instance_geometry> binding none, and a skinned one under an
+ * <instance_controller> without <bind_material>. Assimp gives them the document's first material; Blender none: read
+ * without one (collada_unbound.c), here and after skinkit's own .dae (whose placeholder symbol it leaves unbound). */
+START_TEST(collada_mesh_without_material_keeps_none) {
+  skc_err err = {0};
+  skio_scene* s = NULL;
+  ck_assert_msg(skio_scene_import(data_path("tests/data/unbound_material.dae"), NULL, &s, &err) == SKC_OK, "%s",
+                err.message);
+  char dir[] = "/tmp/skt_unbound_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.dae", dir);
+  for (int pass = 0; pass < 2; ++pass) {
+    ck_assert_uint_eq(s->mesh_count, 3);
+    ck_assert_uint_eq(s->material_count, 1);
+    ck_assert_str_eq(node_material(s, "Painted"), "Red");
+    ck_assert_ptr_null(node_material(s, "Plain"));
+    ck_assert_ptr_null(node_material(s, "Skin"));
+    skio_scene* back = pass ? NULL : written_and_read(s, path);
+    skio_scene_destroy(s);
+    s = back;
+  }
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* A base colour texture on the second UV set (tests/data/colored_leg.fbx has "UVMap" and "Lightmap") written as binary
  * FBX reads that set back: the Texture's UVSet names the layer (fbx_materials_write.c). Assimp's writer names neither,
  * so it came back on set 0 (also in Maya, Unity and Unreal, whose FBX SDK resolves UVSet by name). */
@@ -822,6 +859,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_fbx_metallic_is_read);
   tcase_add_test(tc, gltf_writer_keeps_materials_textures_and_images);
   tcase_add_test(tc, collada_and_fbx_writers_keep_materials);
+  tcase_add_test(tc, collada_mesh_without_material_keeps_none);
   tcase_add_test(tc, image_named_like_the_output);
   tcase_add_test(tc, fbx_texture_keeps_its_uv_set);
   tcase_add_test(tc, fbx_materials_of_one_name_stay_apart);
