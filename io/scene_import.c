@@ -1748,7 +1748,41 @@ static int32_t mesh_node(const builder* b, unsigned m) {
   return -1;
 }
 
-/* Mesh m's skin as Blender places it (blender_collada_places): its offsets times BSM^-1 P BSM. */
+/* The one transform X = JW(j) IB(j) that takes every bone j of mesh am from its bind pose to its rest pose (JW the
+ * node's world below the root, IB = offset BSM^-1), into x; false when the bones disagree (a posed skeleton) or it is
+ * the identity. When the armature object moved after the bind (Blender writes the armature node at the frame of its
+ * animation it last took, the bind poses at the current frame, or a user moved it), the bones disagree with their
+ * inverse binds by that one move. */
+static bool armature_moved(const builder* b, const struct aiMesh* am, const float* bsm_inv, float x[16]) {
+  float first[16], id[16];
+  skc_mat4_identity(id);
+  bool have = false;
+  for (unsigned k = 0; k < am->mNumBones; ++k) {
+    const struct aiBone* bone = am->mBones[k];
+    const int32_t i = bone ? find_node(b, &bone->mName) : -1;
+    if (i < 0) return false;
+    float off[16], ib[16], jw[16], local[16], xk[16];
+    skio_mat_from_ai(&bone->mOffsetMatrix.a1, off);
+    skc_mat4_mul(off, bsm_inv, ib);
+    parent_world_below_root(b, i, jw);
+    skio_mat_from_ai(&b->nodes[i].node->mTransformation.a1, local);
+    skc_mat4_mul(jw, local, jw);
+    skc_mat4_mul(jw, ib, xk);
+    if (!have) memcpy(first, xk, sizeof first);
+    float big = 1.0f;
+    for (int e = 0; e < 16; ++e) big = fmaxf(big, fabsf(first[e]));
+    if (have && skc_mat4_max_abs_diff(first, xk) > 1e-4f * big) return false;
+    have = true;
+  }
+  if (!have || skc_mat4_max_abs_diff(first, id) <= 1e-6f) return false;
+  memcpy(x, first, sizeof first);
+  return true;
+}
+
+/* Mesh m's skin as Blender places it (blender_collada_places): its offsets times BSM^-1 P BSM, P the world of the
+ * mesh's parent at the bind (the armature object's move since then taken out: armature_moved). With P as it is now,
+ * a move of the armature object after the bind moved the skinned meshes twice (Blender's importer, which binds at
+ * the rest pose, once). */
 static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
   const struct aiMesh* am = b->ai->mMeshes[m];
   const int32_t at = am && am->mNumBones ? mesh_node(b, m) : -1;
@@ -1760,6 +1794,8 @@ static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
   if (!sp || sp->node_moves || !skc_mat4_inverse(sp->bsm, inv)) return;
   parent_world_below_root(b, at, p);
   if (skc_mat4_max_abs_diff(p, id) <= 1e-6f) return;
+  float x[16], xinv[16];
+  if (armature_moved(b, am, inv, x) && skc_mat4_inverse(x, xinv)) skc_mat4_mul(xinv, p, p); /* P at the bind */
   skc_mat4_mul(inv, p, c);
   skc_mat4_mul(c, sp->bsm, c);
   offsets_times(am, c);

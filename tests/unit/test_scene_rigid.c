@@ -562,6 +562,55 @@ START_TEST(blender_dae_skin_sits_where_blender_puts_it) {
 }
 END_TEST
 
+/* The same .dae with its armature node moved by 1 along x after the bind (a user's edit, or Blender writing the node
+ * at a frame of the armature object's animation and the bind poses at another): the leg moves with the armature
+ * once, as in Blender's importer (which binds at the rest pose); the bone children move the same. The leg moved
+ * twice (x + 2): the Blender placement took the armature's world as it is now on top of joints that carry it. */
+START_TEST(blender_dae_armature_moved_after_the_bind) {
+  size_t n = 0;
+  bool oom = false;
+  char* text = skio_read_whole(data_path("tests/data/moved_armature.dae"), (size_t)1 << 24, &n, &oom);
+  ck_assert_ptr_nonnull(text);
+  static const char k_from[] = "1.082532 -0.625 0 1.5 ", k_to[] = "1.082532 -0.625 0 2.5 ";
+  char* at = strstr(text, k_from);
+  ck_assert_ptr_nonnull(at); /* the Walker node's matrix: x translation 1.5 -> 2.5 */
+  memcpy(at, k_to, sizeof k_to - 1);
+  scratch t;
+  scratch_open(&t);
+  snprintf(t.path[0], sizeof t.path[0], "%s/moved.dae", t.dir);
+  t.n = 1;
+  FILE* f = fopen(t.path[0], "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+  fclose(f);
+  free(text);
+  skio_scene* dae = scratch_read(t.path[0]);
+  skio_scene* glb = scratch_read(data_path("tests/data/moved_armature.glb"));
+  const float tol = 1e-4f * scene_diag(glb);
+  ck_assert_uint_eq(dae->mesh_count, glb->mesh_count);
+  for (uint32_t m = 0; m < glb->mesh_count; ++m) {
+    const skio_mesh* g = &glb->meshes[m];
+    const skio_mesh* d = NULL;
+    for (uint32_t k = 0; k < dae->mesh_count && !d; ++k)
+      if (dae->meshes[k].node_name && g->node_name && !strcmp(dae->meshes[k].node_name, g->node_name))
+        d = &dae->meshes[k];
+    ck_assert_msg(d != NULL, "no %s in the .dae", g->node_name);
+    float glo[3], ghi[3], dlo[3], dhi[3];
+    rest_box(glb, g, glo, ghi);
+    rest_box(dae, d, dlo, dhi);
+    for (int c = 0; c < 3; ++c) {
+      const float shift = c == 0 ? 1.0f : 0.0f;
+      ck_assert_msg(fabsf(dlo[c] - glo[c] - shift) < tol && fabsf(dhi[c] - ghi[c] - shift) < tol,
+                    "%s axis %d: [%g, %g] where the .glb moved by %g has [%g, %g]", g->node_name, c, (double)dlo[c],
+                    (double)dhi[c], (double)shift, (double)(glo[c] + shift), (double)(ghi[c] + shift));
+    }
+  }
+  skio_scene_destroy(dae);
+  skio_scene_destroy(glb);
+  scratch_close(&t);
+}
+END_TEST
+
 /* Joint name's world in clip a at time t (asserts the scene has that joint). */
 static void clip_world(const skio_scene* s, uint32_t a, double t, const char* name, float out[16]) {
   const skc_skeleton* sk = s->skeleton;
@@ -1347,6 +1396,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, attachment_points_survive_every_writer);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
+  tcase_add_test(tc, blender_dae_armature_moved_after_the_bind);
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
   tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
   tcase_add_test(tc, cubic_keys_follow_their_curve_in_every_writer);
