@@ -72,6 +72,19 @@ def mesh_normals(mesh):
     return out.reshape(-1, 3)
 
 
+def loop_normals(mesh):
+    """(L, 3) float32 normals of the mesh's face corners as Blender shades them: flat faces, sharp edges, Auto Smooth
+    and custom normals (Blender 3.4: calc_normals_split and MeshLoop.normal; 4.1+: Mesh.corner_normals)."""
+    out = np.empty(len(mesh.loops) * 3, np.float32)
+    coll = getattr(mesh, "corner_normals", None)
+    if coll is not None and len(coll) == len(mesh.loops):
+        coll.foreach_get("vector", out)
+    else:
+        mesh.calc_normals_split()
+        mesh.loops.foreach_get("normal", out)
+    return out.reshape(-1, 3)
+
+
 def mesh_triangles(mesh):
     """(T, 3) uint32 vertex indices of the loop triangles."""
     mesh.calc_loop_triangles()
@@ -979,6 +992,8 @@ def mesh_from_arrays(name, positions, triangles, uv=None, normals=None, uv1=None
     me.validate(clean_customdata=False)
     if normals is not None and len(me.loops):
         nrm = np.ascontiguousarray(normals, np.float32).reshape(-1, 3)
+        # Blender shades flat faces with their face normal whatever the custom normals say (new faces are flat)
+        me.polygons.foreach_set("use_smooth", np.ones(len(me.polygons), bool))
         if hasattr(me, "use_auto_smooth"):  # Blender < 4.1: custom normals need auto smooth
             me.use_auto_smooth = True
         me.normals_split_custom_set_from_vertices([tuple(n) for n in nrm.tolist()])

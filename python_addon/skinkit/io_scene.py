@@ -1214,9 +1214,9 @@ _EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae
 
 
 def _split_by_corners(mesh, columns):
-    """(src vertex per new vertex, triangles over the new vertices, [values per new vertex] of each of columns):
-    vertices are split where their loops carry different values of any column ((L, k) per-loop arrays: UVs,
-    colours), giving per-vertex streams. Loose vertices keep zeros."""
+    """(src vertex per new vertex, triangles over the new vertices, [values per new vertex] of each of columns, new
+    vertex per loop): vertices are split where their loops carry different values of any column ((L, k) per-loop
+    arrays: normals, UVs, colours), giving per-vertex streams. Loose vertices keep zeros."""
     from .bridge import get_ints
 
     np = _np()
@@ -1236,7 +1236,7 @@ def _split_by_corners(mesh, columns):
     for c in columns:
         values.append(uniq[:, at:at + c.shape[1]].astype(np.float32))
         at += c.shape[1]
-    return src, tri.astype(np.uint32), values
+    return src, tri.astype(np.uint32), values, inverse[:len(lv)]
 
 
 def _loop_uvs(mesh, layer):
@@ -1265,38 +1265,57 @@ def _loop_colors(mesh):
     return col
 
 
+def _world_normals(n, mw):
+    """Normals (N, 3) under the world matrix mw: its inverse transpose, unit length."""
+    np = _np()
+    n = np.asarray(n, np.float64) @ np.linalg.inv(mw[:3, :3])
+    return n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+
+
 def _object_streams(obj, normals, uvs, mw):
-    """(world positions (V, 3), world normals or None, src vertex per written vertex, triangles over the written
-    vertices, {"uv0", "uv1", "colors": per written vertex or None}) of a mesh object's base mesh placed by the world
-    matrix mw; vertices split where their corners differ: the active UV layer (uv0), the first other one (uv1), the
-    active colour attribute."""
+    """(world positions (V, 3), src vertex per written vertex, triangles over the written vertices, {"normals", "uv0",
+    "uv1", "colors": per written vertex or None}, written vertex per loop or None) of a mesh object's base mesh placed
+    by the world matrix mw; vertices split where their corners differ, as Blender's glTF exporter splits them: the
+    corner normals (flat faces, sharp edges, custom normals: per-vertex normals lost them), the active UV layer (uv0),
+    the first other one (uv1), the active colour attribute."""
     np = _np()
     from . import bridge
 
     me = obj.data
     pos = bridge.mesh_positions(me).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]
-    nrm = None
-    if normals:
-        nrm = bridge.mesh_normals(me).astype(np.float64) @ np.linalg.inv(mw[:3, :3])
-        nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
+    # first: Blender 3.4 computes them into a new loop layer, which moves the others (a UV layer taken before then
+    # read the normals' memory)
+    corner_normals = bridge.loop_normals(me) if normals and len(me.loops) else None
     active = me.uv_layers.active if uvs else None
     other = next((layer for layer in me.uv_layers if active is not None and layer.name != active.name), None)
-    named = [("uv0", _loop_uvs(me, active) if active is not None else None),
+    named = [("normals", corner_normals), ("uv0", _loop_uvs(me, active) if active is not None else None),
              ("uv1", _loop_uvs(me, other) if other is not None else None), ("colors", _loop_colors(me))]
     named = [(k, c) for k, c in named if c is not None and len(c) == len(me.loops)]
-    streams = {"uv0": None, "uv1": None, "colors": None}
+    streams = {"normals": None, "uv0": None, "uv1": None, "colors": None}
+    corner = None
     if named:
-        src, tri, values = _split_by_corners(me, [c for _, c in named])
+        src, tri, values, corner = _split_by_corners(me, [c for _, c in named])
         streams.update((k, v) for (k, _), v in zip(named, values))
     else:
         src, tri = np.arange(len(me.vertices)), bridge.mesh_triangles(me)
-    return pos, nrm, src, tri, streams
+    if normals and streams["normals"] is None:  # no face: the vertex normals
+        streams["normals"] = bridge.mesh_normals(me)
+    if streams["normals"] is not None:
+        loose = np.ones(len(src), bool)
+        if corner is not None:
+            loose[corner] = False
+        n = streams["normals"].astype(np.float64)
+        n[loose] = bridge.mesh_normals(me)[src[loose]]  # a loose vertex has no corner
+        streams["normals"] = _world_normals(n, mw).astype(np.float32)
+    return pos, src, tri, streams, corner
 
 
-def _shape_keys(obj, normals, mw=None):
-    """([(name, value, world positions (V, 3))], [world normals (V, 3)] or None) of a mesh object's shape keys (placed
-    by the world matrix mw), as Blender's glTF exporter takes them: every key but those that are their own relative
-    key (the Basis) and the muted ones, whole positions (the library writes the offsets from the mesh)."""
+def _shape_keys(obj, normals, mw=None, src=None, corner=None):
+    """([(name, value, world positions (V, 3))], [world normals per written vertex] or None) of a mesh object's shape
+    keys (placed by the world matrix mw), as Blender's glTF exporter takes them: every key but those that are their
+    own relative key (the Basis) and the muted ones, whole positions (the library writes the offsets from the mesh).
+    The normals are the keys' corner normals on the written vertices (src, corner: _object_streams'), the vertex
+    normals where a written vertex has no corner."""
     np = _np()
     keys = obj.data.shape_keys
     blocks = [kb for kb in (keys.key_blocks if keys is not None else []) if kb != kb.relative_key and not kb.mute]
@@ -1309,8 +1328,11 @@ def _shape_keys(obj, normals, mw=None):
         kb.data.foreach_get("co", co)
         shapes.append((kb.name, kb.value, co.reshape(-1, 3).astype(np.float64) @ mw[:3, :3].T + mw[:3, 3]))
         if normals:
-            n = np.array(kb.normals_vertex_get(), np.float64).reshape(-1, 3) @ np.linalg.inv(mw[:3, :3])
-            nrms.append(n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12))
+            n = np.array(kb.normals_vertex_get(), np.float64).reshape(-1, 3)
+            n = n[src] if src is not None else n
+            if corner is not None:
+                n[corner] = np.array(kb.normals_split_get(), np.float64).reshape(-1, 3)
+            nrms.append(_world_normals(n, mw))
     return shapes, (nrms if normals else None)
 
 
@@ -1398,8 +1420,9 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
         csr = (np.arange(n + 1, dtype=np.uint32), np.full(n, names.index(rigid), np.uint32), np.ones(n, np.float32))
     if csr is not None and anchor is not None:
         csr = _anchor_unweighted(csr, anchor)
-    pos, nrm, src, tri, streams = _object_streams(obj, normals, uvs, mw)
-    shapes, shape_normals = _shape_keys(obj, normals and nrm is not None, mw) if shape_keys else ([], None)
+    pos, src, tri, streams, corner = _object_streams(obj, normals, uvs, mw)
+    shapes, shape_normals = (_shape_keys(obj, streams["normals"] is not None, mw, src, corner) if shape_keys
+                             else ([], None))
     used = materials.triangle_materials(obj, len(tri))  # (materials, part of each triangle) or None
     if used is None or len(used[0]) == 1:
         parts = [(used[0][0] if used else None, None, tri)]
@@ -1412,8 +1435,7 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
         per = {k: (None if v is None else (v if kept is None else v[kept])) for k, v in streams.items()}
         try:
             m = scene.add_mesh(pos[s].astype(np.float32), t, name=mesh_name or obj.data.name, skin=skin,
-                               normals=None if nrm is None else nrm[s].astype(np.float32), node_name=name or obj.name,
-                               **per)
+                               node_name=name or obj.name, **per)
         finally:
             if skin is not None:
                 skin.close()
@@ -1421,7 +1443,8 @@ def _write_object(api, scene, obj, names, mats, normals=True, uvs=True, shape_ke
             scene.set_mesh_material(m, mats.material(mat))
         if shapes:
             scene.set_mesh_morphs(m, [(n, w, p[s].astype(np.float32)) for n, w, p in shapes],
-                                  None if shape_normals is None else [x[s].astype(np.float32) for x in shape_normals])
+                                  None if shape_normals is None else
+                                  [(x if kept is None else x[kept]).astype(np.float32) for x in shape_normals])
     return int(csr is not None)
 
 
