@@ -5,13 +5,18 @@ place of the Armature modifier (left in the stack, disabled, to switch back).
 
 The skinning matches the Armature modifier's inputs: deform bones only, groups named after them, weights
 normalized per vertex (what the modifier does), object-space matrices (bridge.armature_to_skeleton with the mesh
-as space), so with method LBS the cache equals the modifier's result (tests/addon/blender_test_addon.py)."""
+as space), the modifier's Vertex Group scaling each vertex's deformation, so with method LBS the cache equals the
+modifier's result (tests/addon/blender_test_addon.py). B-Bone segments and bone envelopes are not baked: the report
+warns of them."""
 
 import os
 import time
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+
+# The last bake's report (level, message), for scripts and tests: bpy.ops in background mode returns none.
+LAST_MESSAGE = []
 
 _PC2_HEADER = "<12siiffi"  # "POINTCACHE2\0", version 1, points, start frame, sampling, samples
 
@@ -48,9 +53,43 @@ def _default_path(obj, method):
     return os.path.join(bpy.app.tempdir or os.path.dirname(os.path.abspath(bpy.app.binary_path)), name)
 
 
-def skinned_frames(api, obj, arm, frames, method):
+def modifier_mask(obj, mod):
+    """(V,) float32 share of the deformation each vertex takes under the Armature modifier mod: its Vertex Group
+    (inverted if asked; a vertex outside it takes none), or None when it has no such group. The modifier moves a
+    vertex by its deformation times that share (Blender's armature_deform)."""
+    import numpy as np
+
+    from . import bridge
+
+    group = obj.vertex_groups.get(mod.vertex_group) if mod.vertex_group else None
+    if group is None:
+        return None
+    off, _jt, wt = bridge.vertex_groups_to_csr(obj, [group.index])
+    share = np.zeros(len(off) - 1, np.float32)
+    has = np.diff(off.astype(np.int64)) > 0
+    share[has] = wt
+    return 1.0 - share if mod.invert_vertex_group else share
+
+
+def unbaked_features(obj, arm, mod):
+    """What the Armature modifier mod does that the bake does not (names for a warning): B-Bone segments of
+    deforming bones, bone envelopes, no vertex groups."""
+    notes = []
+    bent = [b.name for b in arm.data.bones if b.use_deform and b.bbone_segments > 1]
+    if bent:
+        notes.append("B-Bone segments of %d bone%s (%s) baked as straight bones" % (
+            len(bent), "" if len(bent) == 1 else "s", ", ".join(bent[:3]) + (", ..." if len(bent) > 3 else "")))
+    if mod.use_bone_envelopes:
+        notes.append("bone envelopes not baked")
+    if not mod.use_vertex_groups:
+        notes.append("the modifier does not use vertex groups; the bake does")
+    return notes
+
+
+def skinned_frames(api, obj, arm, frames, method, mask=None):
     """(F, V, 3) float32 object-space positions of obj skinned by arm at each frame (the scene is moved to each
-    frame and back). Vertices without deform-bone weight keep their rest position, as with the modifier."""
+    frame and back). Vertices without deform-bone weight keep their rest position, as with the modifier; mask (V,)
+    (modifier_mask) scales each vertex's deformation."""
     import numpy as np
 
     from . import bridge
@@ -75,6 +114,8 @@ def skinned_frames(api, obj, arm, frames, method):
             finally:
                 scene.frame_set(current)
         out[:, still] = rest[still]
+    if mask is not None:
+        out = (rest + (out - rest) * mask[None, :, None]).astype(np.float32)
     return out
 
 
@@ -127,7 +168,8 @@ class SKINKIT_OT_bake_deformation(bpy.types.Operator):
         try:
             api = _load_api(context)
             mod.show_viewport = False  # the frames are evaluated for the bones only
-            frames = skinned_frames(api, obj, mod.object, range(start, end + 1), self.method)
+            frames = skinned_frames(api, obj, mod.object, range(start, end + 1), self.method,
+                                    mask=modifier_mask(obj, mod))
             _write_atomic(api, bpy.path.abspath(path), _pc2_bytes(frames, start))
         except Exception as e:
             mod.show_viewport = True
@@ -139,9 +181,14 @@ class SKINKIT_OT_bake_deformation(bpy.types.Operator):
         with context.temp_override(object=obj, active_object=obj):
             bpy.ops.object.modifier_move_to_index(modifier=cache.name, index=index)
         mod.show_render = False
-        notes = " (shape keys: the cache starts from the basis shape)" if obj.data.shape_keys else ""
-        self.report({"WARNING" if notes else "INFO"}, "Skinkit: baked %d frames of %d vertices (%s) to %s in %.2f s%s"
-                    % (frames.shape[0], frames.shape[1], self.method.upper(), path, time.perf_counter() - t0, notes))
+        notes = unbaked_features(obj, mod.object, mod)
+        if obj.data.shape_keys:
+            notes.append("shape keys: the cache starts from the basis shape")
+        notes = " (%s)" % "; ".join(notes) if notes else ""
+        level = "WARNING" if notes else "INFO"
+        LAST_MESSAGE[:] = [(level, "Skinkit: baked %d frames of %d vertices (%s) to %s in %.2f s%s" % (
+            frames.shape[0], frames.shape[1], self.method.upper(), path, time.perf_counter() - t0, notes))]
+        self.report({level}, LAST_MESSAGE[0][1])
         return {"FINISHED"}
 
     def invoke(self, context, event):

@@ -631,6 +631,8 @@ class SKINKIT_OT_smooth(_WeightOp):
     def apply(self, api, skin, mask, locked, obj, groups):
         import numpy as np
 
+        if self.factor <= 0.0:  # Blender's Smooth at factor 0 changes nothing (the library reads 0 as its default)
+            return {"vertices_failed": 0}
         pos, tri = _object_geometry(obj)
         joints = None if self._editable.all() else np.nonzero(self._editable)[0].astype(np.uint32)
         return api.smooth_weights(skin, tri, positions=pos if self.method == "cotangent" else None,

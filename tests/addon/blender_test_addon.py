@@ -677,6 +677,49 @@ def test_bake_deformation():
     scene.frame_set(1)
 
 
+def test_bake_deformation_modifier_mask():
+    """The Armature modifier's Vertex Group scales each vertex's deformation (inverted if asked): the LBS cache
+    equals the modifier's result with one, where it was 0.52 of the size off; B-Bone segments, which the bake does
+    not follow, are named in a warning (the bake was silent)."""
+    import numpy as np
+
+    from skinkit import bake, bridge
+
+    tmp = tempfile.mkdtemp(prefix="skinkit_addon_")
+    CLEANUP.append(tmp)
+    for invert in (False, True):
+        obj, arm, _w = make_rig(bones=2, segments=16, rings=20)
+        rest = bridge.mesh_positions(obj.data)
+        group = obj.vertex_groups.new(name="Mask")
+        for v in range(len(rest)):
+            group.add([v], float(np.clip(rest[v, 0] / 2.0, 0.0, 1.0)), "REPLACE")
+        group.remove([0])  # outside the group: no deformation (all of it when inverted)
+        mod = next(m for m in obj.modifiers if m.type == "ARMATURE")
+        mod.vertex_group, mod.invert_vertex_group = "Mask", invert
+        pb = arm.pose.bones["b1"]
+        pb.rotation_mode = "XYZ"
+        for frame, angle in ((1, 0.0), (2, 1.2)):
+            pb.rotation_euler = (0.0, 0.0, angle)
+            pb.keyframe_insert("rotation_euler", frame=frame)
+        bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 2
+        bpy.context.scene.frame_set(2)
+        want = _evaluated_positions(obj)
+        bpy.context.scene.frame_set(1)
+        select_only(obj)
+        path = os.path.join(tmp, "mask%d.pc2" % invert)
+        expect(bpy.ops.skinkit.bake_deformation(method="lbs", filepath=path) == {"FINISHED"}, "bake with a mask")
+        bpy.context.scene.frame_set(2)
+        close(_evaluated_positions(obj), want, 1e-4, "LBS cache vs masked Armature modifier (invert %s)" % invert)
+        expect(bake.LAST_MESSAGE[0][0] == "INFO", "warning without B-Bones: %s" % bake.LAST_MESSAGE)
+    arm.data.bones["b1"].bbone_segments = 4
+    obj.modifiers.remove(next(m for m in obj.modifiers if m.type == "MESH_CACHE"))
+    mod.show_viewport = True
+    bpy.context.scene.frame_set(1)
+    expect(bpy.ops.skinkit.bake_deformation(method="lbs", filepath=path) == {"FINISHED"}, "bake with B-Bones")
+    level, msg = bake.LAST_MESSAGE[0]
+    expect(level == "WARNING" and "B-Bone segments of 1 bone (b1)" in msg, "B-Bones not named: %s %s" % (level, msg))
+
+
 def test_bake_deformation_refusals():
     """Bake Deformation refuses what it cannot bake with a clear message and leaves the object as it was: no
     Armature modifier (poll), an empty frame range, a modifier before the Armature modifier, a cache file that
@@ -938,6 +981,9 @@ def test_smooth():
     expect(set(np.unique(before).tolist()) <= {0.0, 1.0}, "setup: weights not rigid")
     obj.vertex_groups["b2"].lock_weight = True
     select_only(obj)
+    # factor 0 changes nothing, as Blender's Smooth (the library reads 0 as its default 0.5: it smoothed at 0.5)
+    expect(bpy.ops.skinkit.smooth(iterations=5, factor=0.0, group_select_mode="ALL") == {"FINISHED"}, "factor 0")
+    expect(np.array_equal(S.weight_matrix(obj, names), before), "smooth at factor 0 changed weights")
     expect(bpy.ops.skinkit.smooth(iterations=5, factor=0.5, group_select_mode="ALL") == {"FINISHED"},
            "smooth did not finish")
     after = S.weight_matrix(obj, names)
@@ -1741,7 +1787,7 @@ def main():
              test_int_buffers, test_bridge_bulk_paths, test_write_only_changes, test_write_in_place,
              test_write_in_place_deforms,
              test_weight_tools_in_place_match_general,
-             test_bake_deformation, test_bake_deformation_refusals, test_undo,
+             test_bake_deformation, test_bake_deformation_modifier_mask, test_bake_deformation_refusals, test_undo,
              test_auto_bind_registered_and_poll, test_auto_bind_cylinder_40k,
              test_auto_bind_object_transforms, test_auto_bind_with_loose_cubes_vs_blender,
              test_auto_bind_respects_locked_groups,
