@@ -1216,7 +1216,9 @@ _EXPORT_FORMATS = {"GLB": (".glb", None), "GLTF": (".gltf", None), "DAE": (".dae
 def _split_by_corners(mesh, columns):
     """(src vertex per new vertex, triangles over the new vertices, [values per new vertex] of each of columns, new
     vertex per loop): vertices are split where their loops carry different values of any column ((L, k) per-loop
-    arrays: normals, UVs, colours), giving per-vertex streams. Loose vertices keep zeros."""
+    arrays: normals, UVs, colours), giving per-vertex streams; new vertices in source vertex order, a vertex's first
+    loop's values first. Loose vertices keep zeros. Only the loops that differ from their vertex's first loop are
+    sorted (np.unique over every loop took 0.26 s of a 92k-vertex export)."""
     from .bridge import get_ints
 
     np = _np()
@@ -1224,19 +1226,28 @@ def _split_by_corners(mesh, columns):
     lt = get_ints(mesh.loop_triangles, "MeshLoopTriangle", "loops", len(mesh.loop_triangles) * 3).astype(np.int64)
     lv = get_ints(mesh.loops, "MeshLoop", "vertex_index", len(mesh.loops)).astype(np.int64)
     nv = len(mesh.vertices)
-    loose = np.nonzero(np.bincount(lv, minlength=nv) == 0)[0]
-    width = sum(c.shape[1] for c in columns)
-    keys = np.concatenate([np.column_stack([lv.astype(np.float64)] + [c.astype(np.float64) for c in columns]),
-                           np.column_stack([loose.astype(np.float64), np.zeros((loose.size, width))])])
-    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    src = uniq[:, 0].astype(np.int64)
-    tri = inverse[:len(lv)][lt].reshape(-1, 3)
-    values, at = [], 1
+    vals = np.column_stack([np.asarray(c, np.float32) for c in columns])
+    first = np.full(nv, -1, np.int64)
+    first[lv[::-1]] = np.arange(len(lv) - 1, -1, -1)  # each vertex's first loop
+    same = (vals == vals[first[lv]]).all(axis=1)
+    other = np.nonzero(~same)[0]
+    keys = np.column_stack([lv[other].astype(np.float64), vals[other].astype(np.float64)])
+    extra, extra_of = np.unique(keys, axis=0, return_inverse=True) if other.size else (keys, other)
+    base = np.zeros((nv, vals.shape[1]), np.float32)
+    base[first >= 0] = vals[first[first >= 0]]
+    src = np.concatenate([np.arange(nv), extra[:, 0].astype(np.int64)])
+    order = np.argsort(src, kind="stable")  # a vertex, then its other values (sorted)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    corner = lv.copy()
+    corner[other] = nv + np.asarray(extra_of).reshape(-1)
+    corner = rank[corner]
+    every = np.concatenate([base, extra[:, 1:].astype(np.float32)])[order]
+    values, at = [], 0
     for c in columns:
-        values.append(uniq[:, at:at + c.shape[1]].astype(np.float32))
+        values.append(every[:, at:at + c.shape[1]])
         at += c.shape[1]
-    return src, tri.astype(np.uint32), values, inverse[:len(lv)]
+    return src[order], corner[lt].reshape(-1, 3).astype(np.uint32), values, corner
 
 
 def _loop_uvs(mesh, layer):
