@@ -994,6 +994,8 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
             " (select bones in Pose Mode)" if selected_bones else " (disable Only Deform Bones)"))
     pos = _armature_space_positions(obj, arm) if positions is None else positions
     tri = bridge.mesh_triangles(obj.data)
+    if np.linalg.det(np.array(arm.matrix_world.inverted() @ obj.matrix_world)[:3, :3]) < 0.0:
+        tri = tri[:, [0, 2, 1]]  # mirrored into the armature's space: the faces' winding turns inside out with it
     if pos.shape[0] == 0:
         raise ValueError("mesh %s has no vertices" % obj.name)
     locked = np.zeros(len(names), np.uint8)

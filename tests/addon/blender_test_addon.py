@@ -1398,6 +1398,27 @@ class _Reports:
         return False
 
 
+def test_auto_bind_mirrored_object():
+    """A mesh or armature object with a negative scale (the other glove of a pair, a mirrored duplicate): Auto Bind
+    gives the weights of the unmirrored rig. The faces turn inside out in the armature's space, and Robust and Heat
+    gave the top of the tube b0 0.68 / b2 0.24 where it is b2 (as Blender 3.4's Automatic Weights does there)."""
+    import numpy as np
+
+    S = _scenes()
+    got = {}
+    for label, arm_scale, mesh_scale in (("plain", 1, 1), ("mesh", 1, -1), ("armature", -1, 1)):
+        for method in ("robust", "heat"):
+            obj, arm = S.cylinder_rig(segments=16, rings=30)
+            arm.scale.x, obj.scale.x = arm_scale, mesh_scale
+            bpy.context.view_layer.update()
+            S.select_for_parenting([obj], arm)
+            expect(bpy.ops.skinkit.auto_bind(method=method) == {"FINISHED"}, "%s %s: bind" % (label, method))
+            got[label, method] = S.weight_matrix(obj, ["b0", "b1", "b2"])
+    for label in ("mesh", "armature"):
+        for method in ("robust", "heat"):
+            close(got[label, method], got["plain", method], 1e-3, "%s mirrored, %s" % (label, method))
+
+
 def test_auto_bind_pose_mode():
     import numpy as np
 
@@ -1794,7 +1815,7 @@ def main():
              test_auto_bind_undo, test_smooth, test_remove_rogue,
              test_clean_corpus_unchanged, test_rogue_island_on_loose_part_removed, test_mirror_left_right, test_mirror_one_sided_rig_copies_exactly,
              test_group_select_mode_like_blender, test_normalize_lock_active, test_group_select_mode_subsets,
-             test_edit_mode_selected_vertices, test_edit_mode_undo, test_weight_paint_face_mask, test_auto_bind_pose_mode,
+             test_edit_mode_selected_vertices, test_edit_mode_undo, test_weight_paint_face_mask, test_auto_bind_mirrored_object, test_auto_bind_pose_mode,
              test_auto_bind_fit_warning, test_auto_bind_rebind_other_armature,
              test_auto_bind_selected_bones, test_selected_pose_bones_subset, test_auto_bind_bbone_segments,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
