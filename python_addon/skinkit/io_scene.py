@@ -1703,6 +1703,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         ops = _ops()
+        if not self.properties.is_property_set("format"):  # a script's filepath="x.fbx" names the format
+            ext = os.path.splitext(self.filepath)[1].lower()
+            self.format = next((k for k, (e, _f) in _EXPORT_FORMATS.items() if e == ext), self.format)
         meshes, arms = _skinned_targets(context, self.use_selection)
         if not meshes:
             self.report({"ERROR"}, "Skinkit: no mesh to export (select meshes or disable Selected Only)")

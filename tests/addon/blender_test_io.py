@@ -1135,6 +1135,23 @@ def test_export_keeps_corner_normals():
         expect(up == 1.0, "%s: %.1f %% of the custom normals kept" % (fmt, 100 * up))
 
 
+def test_export_format_from_the_file_name():
+    """A script's Export via skinkit with filepath "x.fbx" (or .dae, .gltf) and no format writes that format there,
+    as the path says; it wrote a .glb named "x.fbx.glb". An explicit format still wins (and names the file)."""
+    reset_scene()
+    bpy.ops.mesh.primitive_cube_add()
+    for name, head in (("x.fbx", b"Kaydara FBX Binary"), ("x.dae", b"<?xml"), ("x.gltf", b"{")):
+        path = os.path.join(TMP, name)
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path) == {"FINISHED"}, name)
+        expect(os.path.exists(path) and not os.path.exists(path + ".glb"), "%s: written as %s" % (
+            name, sorted(f for f in os.listdir(TMP) if f.startswith("x."))))
+        with open(path, "rb") as f:
+            expect(f.read(len(head)) == head, "%s: not that format" % name)
+    path = os.path.join(TMP, "y.fbx")
+    expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format="GLB") == {"FINISHED"}, "explicit GLB")
+    expect(os.path.exists(path + ".glb") and not os.path.exists(path), "explicit format: %s" % sorted(os.listdir(TMP)))
+
+
 def test_export_applies_modifiers():
     """Apply Modifiers (on by default, as in Blender's FBX exporter): a rig whose tube has a Mirror and a Subdivision
     Surface before its Armature modifier is written with both applied and the Armature left to the skin; read back
@@ -2906,7 +2923,7 @@ def main():
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,
              test_import_joins_material_parts,
-             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_keeps_corner_normals, test_export_writes_armature_object, test_import_deeply_nested_gltf, test_export_unweighted_top_bone,
+             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_keeps_corner_normals, test_export_format_from_the_file_name, test_export_writes_armature_object, test_import_deeply_nested_gltf, test_export_unweighted_top_bone,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys, test_import_merges_vertices, test_custom_props_import_export,
              test_bone_custom_props,
