@@ -236,6 +236,18 @@ SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh) 
              : -1;
 }
 
+SK_API sk_result sk_scene_mesh_set_parent_joint(sk_scene* scene, uint32_t mesh, int32_t joint, sk_error* err) {
+  if (!scene) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene must not be NULL");
+  if (mesh >= scene->io->mesh_count) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range", mesh);
+  skio_mesh* m = &scene->io->meshes[mesh];
+  if (m->skin) SK__FAIL(err, SKC_INVALID_ARGUMENT, "mesh %u has a skin: it follows its joints, not a parent", mesh);
+  const uint32_t jc = scene->io->skeleton ? scene->io->skeleton->joint_count : 0;
+  if (joint < -1 || (joint >= 0 && (uint32_t)joint >= jc))
+    SK__FAIL(err, SKC_OUT_OF_RANGE, "joint %d out of range (the skeleton has %u)", joint, jc);
+  m->parent_joint = joint;
+  return sk__ret(SKC_OK, NULL, err);
+}
+
 SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err) {
   if (!scene || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out must not be NULL");
   if (mesh >= scene->io->mesh_count) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range", mesh);

@@ -41,11 +41,11 @@ extern "C" {
 
 /* ============================================================================================ common */
 
-/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.24.0 -> 12400); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12400
+/* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.25.0 -> 12500); MAJOR.MINOR is the ABI version. */
+#define SK_VERSION 12500
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 24
+#define SK_ABI_MINOR 25
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -609,6 +609,12 @@ SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh);
  * (a prop parented to the armature object, which is a joint only as the bones' ancestor; an importer's scene root);
  * -1 otherwise (no such joint, a skinned mesh, a scene built with sk_scene_create, an index out of range). */
 SK_API int32_t sk_scene_mesh_parent_joint(const sk_scene* scene, uint32_t mesh);
+/* ABI 1.25: makes a mesh without a skin hang below joint (-1: none) in what the writers write - a prop parented to
+ * the armature object, whose clips it then follows - its vertices staying where they are (the scene's space, at
+ * rest). sk_scene_mesh_parent_joint reads it back. SK_ERR_INVALID_ARGUMENT for a skinned mesh (it follows its
+ * joints) or a NULL scene, SK_ERR_OUT_OF_RANGE for a mesh or joint past the last. A glTF source edited in place
+ * (sk_scene_save to .glb / .gltf of a scene read from glTF) keeps its own node tree. */
+SK_API sk_result sk_scene_mesh_set_parent_joint(sk_scene* scene, uint32_t mesh, int32_t joint, sk_error* err);
 /* ABI 1.21: for a skinned mesh read from an FBX file, the world transform of its node in the file (column-major, in
  * the file's own frame like sk_skeleton_get_rest_world), the space its inverse binds are relative to: out x
  * inverse_bind(j)^-1 is the bind pose the file declares for joint j (its cluster's TransformLink). It tells the bind

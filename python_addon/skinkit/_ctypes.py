@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12400
+SK_VERSION = 12500
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 24
+SK_ABI_MINOR = 25
 
 SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
 
@@ -1044,6 +1044,7 @@ FUNCTIONS = [
     ("sk_scene_mesh_node_name", c_char_p, [HANDLE, u32]),
     ("sk_scene_mesh_rigid_joint", c_int32, [HANDLE, u32]),
     ("sk_scene_mesh_parent_joint", c_int32, [HANDLE, u32]),  # ABI 1.16
+    ("sk_scene_mesh_set_parent_joint", RESULT, [HANDLE, u32, c_int32, ERR]),  # ABI 1.25
     ("sk_scene_mesh_gltf_scene", c_int32, [HANDLE, u32]),  # ABI 1.15
     ("sk_scene_mesh_part_count", u32, [HANDLE, u32]),
     ("sk_scene_mesh_part", RESULT, [HANDLE, u32, u32, POINTER(c_uint64), POINTER(c_uint64), POINTER(c_int32),

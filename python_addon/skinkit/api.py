@@ -1091,6 +1091,16 @@ class Scene(_Handle):
         binary FBX Geometry's user property. Returns False for a value of another kind."""
         return self._add_prop(self._lib.sk_scene_add_mesh_prop, mesh, key, value)
 
+    def set_mesh_parent_joint(self, m, joint):
+        """Makes mesh m, which has no skin, hang below joint (an index, a name, or None) in what the writers write
+        (ABI 1.25): a prop parented to the armature object then follows its clips. Its vertices stay where they are."""
+        sk = self.skeleton
+        if isinstance(joint, str):
+            if sk is None or joint not in sk.names:
+                raise SkinkitError(C.SK_ERR_NOT_FOUND, "no joint named %r" % joint)
+            joint = sk.names.index(joint)
+        self._lib.sk_scene_mesh_set_parent_joint(self.handle, self._mesh_index(m), -1 if joint is None else int(joint))
+
     def mesh_parent_joint(self, m):
         """The joint an unskinned mesh's node hangs below in the file (ABI 1.16), or None."""
         j = int(self._lib.sk_scene_mesh_parent_joint(self.handle, self._mesh_index(m)))

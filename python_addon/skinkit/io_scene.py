@@ -1533,6 +1533,18 @@ def _mesh_rig_names(obj, rigs, joints, gltf):
     return rig.arm, [joints[j] for j in own], weight_names, rig.first if rig.wrapped and gltf else None
 
 
+def _object_parent_joint(obj, arm, wrapped, rigs):
+    """The written joint of the armature object obj hangs from (parent type Object, no bone): its rig's first joint
+    when that armature is written as a node (wrapped), else None."""
+    p = obj.parent
+    if p is None or p.type != "ARMATURE" or obj.parent_type != "OBJECT":
+        return None
+    if rigs:
+        rig = next((r for r in rigs if r.arm == p and r.wrapped), None)
+        return rig.first if rig is not None else None
+    return 0 if p == arm and wrapped else None
+
+
 def _wrapped_arms(arm, wrapped, rigs):
     """The armature objects an export writes as nodes (their bones' parent joints)."""
     if rigs:
@@ -1778,6 +1790,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         weight_names = ([None] + names if wrapped else names) if scene.skeleton is not None else None
         gltf = ext in (".glb", ".gltf")
         anchor = 0 if wrapped and gltf else None
+        top_arm = arm
         for i, obj in enumerate(meshes):
             if not len(obj.data.vertices):
                 continue
@@ -1788,11 +1801,14 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             first = scene.mesh_count
             shapes = self.shape_keys and self._keeps_shapes(ext)
             try:
-                out["skinned"] += _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals,
-                                                self.uvs, shapes, world, rigid, anchor, name=obj.name,
-                                                mesh_name=obj.data.name)
+                skinned = _write_object(api, scene, applied or obj, weight_names, out["mats"], self.normals, self.uvs,
+                                        shapes, world, rigid, anchor, name=obj.name, mesh_name=obj.data.name)
             finally:
                 _remove_applied(applied)
+            out["skinned"] += skinned
+            holder = None if skinned else _object_parent_joint(obj, top_arm, wrapped, out["rigs"])
+            for m in range(first, scene.mesh_count) if holder is not None else ():
+                scene.set_mesh_parent_joint(m, holder)  # a prop parented to the armature object follows its clips
             if shapes and obj.data.shape_keys is not None:
                 out.setdefault("shaped", []).append((obj, list(range(first, scene.mesh_count))))
             out["written"].append(obj.name)

@@ -1152,6 +1152,57 @@ def test_export_format_from_the_file_name():
     expect(os.path.exists(path + ".glb") and not os.path.exists(path), "explicit format: %s" % sorted(os.listdir(TMP)))
 
 
+def test_export_keeps_props_on_the_armature_object():
+    """A mesh without weights parented to the armature object (not to a bone) follows the armature object's clip in
+    the file: written below its node (ABI 1.25 sk_scene_mesh_set_parent_joint), read back by Blender's glTF and FBX
+    importers parented to it and where the source has it at every frame. It was written at the top level and stayed
+    behind (2 units at frame 10)."""
+    import numpy as np
+
+    for fmt, importer in (("GLB", bpy.ops.import_scene.gltf), ("FBX", bpy.ops.import_scene.fbx)):
+        reset_scene("actions")
+        arm = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+        bpy.context.scene.collection.objects.link(arm)
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode="EDIT")
+        eb = arm.data.edit_bones.new("b0")
+        eb.head, eb.tail = (0, 0, 0), (0, 0, 1)
+        bpy.ops.object.mode_set(mode="OBJECT")
+        bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0, 0, 0.5))
+        body = bpy.context.active_object
+        body.name = "Body"
+        body.vertex_groups.new(name="b0").add(list(range(8)), 1.0, "REPLACE")
+        body.modifiers.new("Armature", "ARMATURE").object = arm
+        body.parent = arm
+        bpy.ops.mesh.primitive_cone_add(radius1=0.2, depth=0.3, location=(0.3, 0, 1.5))
+        hat = bpy.context.active_object
+        hat.name = "Hat"
+        world = hat.matrix_world.copy()
+        hat.parent = arm
+        hat.matrix_world = world
+        for frame, x in ((1, 0.0), (10, 2.0)):
+            arm.location = (x, 0, 0)
+            arm.keyframe_insert("location", frame=frame)
+        want = {}
+        for frame in (1, 10):
+            bpy.context.scene.frame_set(frame)
+            want[frame] = evaluated_world(hat)
+        bpy.context.scene.frame_set(1)
+        bpy.ops.object.select_all(action="SELECT")
+        path = os.path.join(TMP, "prop_on_rig." + fmt.lower())
+        expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, fmt)
+        reset_scene("actions")
+        importer(filepath=path)
+        back = bpy.data.objects["Hat"]
+        expect(back.parent is not None and back.parent.type == "ARMATURE", "%s: Hat under %s" % (fmt, back.parent))
+        for frame in (1, 10):
+            bpy.context.scene.frame_set(frame)
+            got = evaluated_world(back)
+            box = lambda v: np.concatenate([v.min(axis=0), v.max(axis=0)])  # noqa: E731 (corners split: not the mean)
+            off = float(np.abs(box(got) - box(want[frame])).max())
+            expect(off < 1e-3, "%s: Hat %.3g off at frame %d" % (fmt, off, frame))
+
+
 def test_export_applies_modifiers():
     """Apply Modifiers (on by default, as in Blender's FBX exporter): a rig whose tube has a Mirror and a Subdivision
     Surface before its Armature modifier is written with both applied and the Armature left to the skin; read back
@@ -2923,7 +2974,7 @@ def main():
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,
              test_import_joins_material_parts,
-             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_keeps_corner_normals, test_export_format_from_the_file_name, test_export_writes_armature_object, test_import_deeply_nested_gltf, test_export_unweighted_top_bone,
+             test_import_export_keeps_file_rest, test_export_applies_modifiers, test_export_keeps_corner_normals, test_export_format_from_the_file_name, test_export_keeps_props_on_the_armature_object, test_export_writes_armature_object, test_import_deeply_nested_gltf, test_export_unweighted_top_bone,
              test_export_unweighted_vertices_stay,
              test_import_shape_keys, test_import_merges_vertices, test_custom_props_import_export,
              test_bone_custom_props,

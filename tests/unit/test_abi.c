@@ -483,6 +483,17 @@ START_TEST(scene_error_paths) {
   GETTER(NULL, sk_scene_mesh_skin, sc, 2);
   GETTER(NULL, sk_scene_mesh_skin, sc, 1);
   GETTER(-1, sk_scene_mesh_parent_joint, sc, 2);
+  /* ABI 1.25 sk_scene_mesh_set_parent_joint: NULL scene, a mesh or joint past the end, a skinned mesh; the unskinned
+   * mesh 1 takes joint 0 and reads it back, then none */
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_parent_joint, NULL, 1, 0);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_parent_joint, sc, 2, 0);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_parent_joint, sc, 1, 99);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_set_parent_joint, sc, 1, -2);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_set_parent_joint, sc, 0, 0);
+  ck_assert_int_eq(sk_scene_mesh_set_parent_joint(sc, 1, 0, NULL), SK_OK);
+  GETTER(0, sk_scene_mesh_parent_joint, sc, 1);
+  ck_assert_int_eq(sk_scene_mesh_set_parent_joint(sc, 1, -1, NULL), SK_OK);
+  GETTER(-1, sk_scene_mesh_parent_joint, sc, 1);
   GETTER(NULL, sk_scene_animation_name, sc, 0);
   GETTER(0.0, sk_scene_animation_duration, sc, 0);
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_inverse_binds, sc, 2, f, NULL);
