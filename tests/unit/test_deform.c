@@ -1633,6 +1633,21 @@ START_TEST(test_deform_rigid_method_picks_largest) {
     float expect = s.weights[2 * v + 1] > s.weights[2 * v] ? 10.0f : 0.0f;
     ck_assert_float_eq_tol(dy, expect, 1e-5f);
   }
+  /* a vertex whose weights are all 0 keeps its input, as with every method (it followed the joint in its first
+   * slot: joints {1, 0} moved it by 10; sk_skin_partition gives influence-less vertices such a row), every kernel */
+  for (size_t v = 0; v < s.V; ++v) {
+    s.joints[2 * v] = 1;
+    s.joints[2 * v + 1] = 0;
+    s.weights[2 * v] = s.weights[2 * v + 1] = 0.0f;
+  }
+  for (int k = 0; k < NKERNELS; ++k) {
+    if (!use_kernel(k)) continue;
+    memset(s.pout, 0, s.V * 3 * sizeof(float));
+    ck_assert_int_eq(sk_deform_run(&s.job, NULL), SK_OK);
+    for (size_t v = 0; v < s.V; ++v)
+      ck_assert_msg(!memcmp(s.pout + 3 * v, s.pin + 3 * v, 12), "%s: vertex %zu moved", kernel_names[k], v);
+  }
+  unsetenv("SKINKIT_KERNEL");
   small_free(&s);
 }
 END_TEST
