@@ -587,18 +587,21 @@ bool skio_gltf_uri_climbs(const char* uri) {
   char* p = malloc(strlen(uri) + 1);
   if (!p) return true; /* refused, as any path it cannot check */
   size_t o = 0;
+  bool nul = false;
   for (size_t i = 0; uri[i]; ++i) {
     int h1 = uri[i] == '%' && uri[i + 1] ? hexval(uri[i + 1]) : -1,
         h2 = h1 >= 0 && uri[i + 2] ? hexval(uri[i + 2]) : -1;
     if (h1 >= 0 && h2 >= 0) {
       p[o++] = (char)(h1 * 16 + h2);
+      nul |= h1 == 0 && h2 == 0;
       i += 2;
     } else {
       p[o++] = uri[i];
     }
   }
   p[o] = 0;
-  const bool climbs = skio_path_climbs(p) || strchr(p, ':') != NULL;
+  /* decoded: a ".." segment, a scheme or drive, an absolute path ("%2Fetc%2Fpasswd" was read and embedded), a NUL */
+  const bool climbs = nul || p[0] == '/' || p[0] == '\\' || skio_path_climbs(p) || strchr(p, ':') != NULL;
   free(p);
   return climbs;
 }

@@ -178,7 +178,8 @@ static void read_image(mat_reader* r, unsigned i, skio_image* img, const char* d
     else if (uri[0] == '/' || uri[0] == '\\' || strchr(uri, ':'))
       note(r, "image %u (%s): not a relative file name, not read", i, uri);
     else if (skio_gltf_uri_climbs(uri))
-      note(r, "image %u (%s): reaches outside the file's folder (..), not read", i, uri);
+      note(r, "image %u (%s): reaches outside the file's folder (.., or an absolute path once decoded), not read", i,
+           uri);
     else if (!skio_image_load_file(img, dir, &too_big))
       note(r, too_big ? "image %u (%s) larger than 64 MiB: not read" : "image %u (%s) not found beside the file: not read",
            i, uri);

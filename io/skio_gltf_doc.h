@@ -98,9 +98,10 @@ typedef struct skio_gltf_doc {
  * field of the wrong type), SKC_VERSION (asset.version not 2.x, GLB version 1), SKC_UNSUPPORTED (an
  * extensionsRequired entry that changes geometry and that we cannot decode: the message names it). */
 int skio_gltf_doc_load(const char* path, skio_gltf_doc** out, skc_err* err);
-/* True when a relative URI, percent-decoded, has a ".." segment: it would reach outside the model's folder (a damaged
- * or hostile file naming ../../etc/passwd as a buffer or an image, whose bytes a rewrite would then carry). The
- * reader refuses such buffers and leaves such images unread. */
+/* True when a relative URI, percent-decoded, has a ".." segment, a scheme or drive (':'), a NUL, or starts with '/'
+ * or '\\': it would reach outside the model's folder (a damaged or hostile file naming ../../etc/passwd or
+ * %2Fetc%2Fpasswd as a buffer or an image, whose bytes a rewrite would then carry). The reader refuses such buffers
+ * and leaves such images unread. */
 bool skio_gltf_uri_climbs(const char* uri);
 /* The same from memory (copied); base_dir NULL refuses external URIs (fuzzing, memory input). */
 int skio_gltf_doc_parse(const void* data, size_t size, const char* base_dir, skio_gltf_doc** out, skc_err* err);

@@ -499,6 +499,27 @@ START_TEST(gltf_uris_stay_in_the_folder) {
   ck_assert_ptr_nonnull(dae);
   ck_assert_ptr_null(memmem(dae, n, "SECRET-BYTES", 12));
   free(dae);
+  /* the same image named by its absolute path, percent-encoded ("%2Ftmp%2F...%2Fsecret.png"): it was decoded, read
+   * and embedded in the .glb */
+  char enc[1200] = "", *e = enc;
+  for (const char* c = at("secret.png"); *c && e < enc + sizeof enc - 4; ++c)
+    e += *c == '/' ? sprintf(e, "%%2F") : sprintf(e, "%c", *c);
+  snprintf(
+      cmd, sizeof cmd,
+      "cd '%s' && sed -e 's|\"asset\":{|\"images\":[{\"uri\":\"%s\",\"mimeType\":\"image/png\"}],\"textures\":[{"
+      "\"source\":0}],\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],\"asset\":{|' "
+      "sub/deep/r.gltf > sub/deep/a.gltf",
+      g_dir, enc);
+  ck_assert_int_eq(system(cmd), 0);
+  char info[1100];
+  snprintf(info, sizeof info, "%s", at("info2.txt")); /* at()'s buffers turn over: o.out named secret.png by now */
+  o.out = info;
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "info", "sub/deep/a.gltf", NULL}, &o), 0);
+  ck_assert_msg(strstr(skt_read_text(info), "reaches outside"), "%s", skt_read_text(info));
+  ck_assert_int_eq(RUN("convert", "sub/deep/a.gltf", "a.glb"), 0);
+  unsigned char* glb = slurp(at("a.glb"), &n);
+  ck_assert(!glb || !memmem(glb, n, "SECRET-BYTES", 12));
+  free(glb);
 }
 END_TEST
 
