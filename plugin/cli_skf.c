@@ -563,9 +563,12 @@ static void unpack_model_buffers(unpack_state* st, uint32_t** ix, float** pos, s
  * a message and, in JSON, the mesh's entry as not decoded. */
 static int unpack_mismatch(const unpack_state* st, uint32_t m, const sk_skf_mesh_info* mi, const uint32_t* ix,
                            const float* pos, size_t ni, size_t np) {
-  if (!((mi->order && ix && ni != mi->index_count) || (mi->order == 2 && pos && np != mi->vertex_count))) return 0;
+  /* a welded mesh in file order (pack --file-order) needs positions but no index buffer: packed with 0 indices */
+  if (!((mi->order && mi->index_count && ix && ni != mi->index_count) ||
+        (mi->order == 2 && pos && np != mi->vertex_count)))
+    return 0;
   /* never hand the decoder a shorter buffer than the count it is told */
-  if (ni != mi->index_count)
+  if (mi->index_count && ni != mi->index_count)
     fprintf(stderr,
             "skinkit unpack: mesh %u: %s has %zu indices for it, the file was packed with %llu: not the "
             "model it was packed from\n",

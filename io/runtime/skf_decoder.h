@@ -157,10 +157,11 @@ SKF_API skf_result skf_decode_mesh(const void* data, size_t size, uint32_t mesh,
  * mesh by mesh when small meshes share an influence chunk. */
 SKF_API skf_result skf_decode_all(const void* data, size_t size, const skf_mesh_output* outs, skf_error* err);
 /* A reusable decoder: it keeps its scratch (inflate state, the inflated chunk, per-vertex tables) between calls and
- * grows it only when a mesh needs more than any before, so decoding many meshes and files with one decoder makes no
- * allocation once it has seen the largest. Same results and checks as skf_decode_mesh / skf_decode_all (which make
- * a decoder per call). Not thread-safe: one decoder per thread. skf_decoder_reserve sizes the scratch up front for
- * meshes of up to max_vertices vertices and max_indices indices (e.g. from skf_get_mesh_info); it is optional. */
+ * grows it only when a mesh or chunk needs more than any before, so decoding many meshes and files with one decoder
+ * makes no allocation once it has decoded the largest mesh and the largest compressed chunk. Same results and
+ * checks as skf_decode_mesh / skf_decode_all (which make a decoder per call). Not thread-safe: one decoder per
+ * thread. skf_decoder_reserve sizes the per-vertex scratch up front for meshes of up to max_vertices vertices and
+ * max_indices indices (e.g. from skf_get_mesh_info), not the inflate state or the inflated chunk; it is optional. */
 typedef struct skf_decoder skf_decoder;
 SKF_API skf_decoder* skf_decoder_create(void); /* NULL: out of memory */
 SKF_API void skf_decoder_destroy(skf_decoder* dec);

@@ -262,6 +262,13 @@ START_TEST(convert_weld_merges_corners) {
   ck_assert_int_eq(run(args), 0);
   snprintf(args, sizeof args, "unpack %s/leg.skf --json", g_tmp);
   ck_assert_int_eq(run(args), 0);
+  /* --file-order alone (welded, no index buffer needed: packed with 0 indices) unpacks with the model beside it; it
+   * was refused as "not the model it was packed from" */
+  snprintf(args, sizeof args, "pack tests/data/moved_armature.glb -o %s/legw.skf --file-order", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "unpack %s/legw.skf --indices-from tests/data/moved_armature.glb --json", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "\"decoded\":true") && !strstr(g_out, "\"decoded\":false"), "%s", err_text());
 }
 END_TEST
 
