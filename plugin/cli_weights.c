@@ -456,10 +456,12 @@ done:
 }
 
 /* The operations that read the mesh's shape (remove-rogue, mirror, smooth) on skin, over positions pos (V) and
- * triangles idx; op lines appended to ops. 0, or 2 after a message naming mesh `name`. */
-static int topology_ops(const char* name, sk_skin* skin, const float* pos, size_t V, const uint32_t* idx, size_t tris,
-                        const sk_weight_scope* scope_in, const opts* o, const sk_skeleton* sk, const uint32_t* list,
-                        size_t list_count, op_line* ops, int* nops) {
+ * triangles idx; op lines appended to ops. rest (optional, V): the skinned rest-pose positions, where the mirror
+ * looks when the stored positions find no partner (gltfpack's quantized positions: their X = 0 plane is not the
+ * model's). 0, or 2 after a message naming mesh `name`. */
+static int topology_ops(const char* name, sk_skin* skin, const float* pos, const float* rest, size_t V,
+                        const uint32_t* idx, size_t tris, const sk_weight_scope* scope_in, const opts* o,
+                        const sk_skeleton* sk, const uint32_t* list, size_t list_count, op_line* ops, int* nops) {
   sk_weight_scope scope = *scope_in;
   sk_error err;
   int rc = 0;
@@ -499,6 +501,10 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, size_
     d.position_count = V;
     d.skeleton = sk;
     sk_result r = sk_weights_mirror(skin, &d, &L->r, &err);
+    if (r == SK_ERR_NOT_FOUND && rest) { /* weights untouched: the same plane in the rest pose's space */
+      d.positions = rest;
+      r = sk_weights_mirror(skin, &d, &L->r, &err);
+    }
     if (r == SK_ERR_NOT_FOUND) {
       /* nothing to mirror on this mesh (e.g. it lies on one side): reported, not an error */
       L->skipped = 1;
@@ -572,7 +578,7 @@ static int surface_ops(sk_scene* s, const uint32_t* group, uint32_t leader, cons
     scope.vertex_mask = mask;
     scope.vertex_mask_count = mask ? u.nv : 0;
     int first = *nops;
-    rc = topology_ops(sk_scene_mesh_name(s, leader), whole, u.pos, u.nv, u.idx, u.ni / 3, &scope, o, sk, list,
+    rc = topology_ops(sk_scene_mesh_name(s, leader), whole, u.pos, NULL, u.nv, u.idx, u.ni / 3, &scope, o, sk, list,
                       list_count, ops, nops);
     for (int i = first; i < *nops; ++i) ops[i].surface_meshes = u.count;
     if (!rc && cli_surface_split(&u, whole, skins, &err)) {
@@ -609,6 +615,7 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
   uint32_t J = sk_skin_joint_count(skin);
   size_t np = sk_scene_mesh_positions(s, m, NULL, 0), ni = sk_scene_mesh_indices(s, m, NULL, 0);
   float* pos = malloc((np ? np : 1) * sizeof *pos);
+  float* rest = NULL; /* the rest pose's positions, for the mirror (topology_ops) */
   uint32_t* idx = malloc((ni ? ni : 1) * sizeof *idx);
   uint8_t* mask = NULL;
   int rc = 0;
@@ -648,8 +655,17 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
     rc = 2;                                                                                                  \
     goto done;                                                                                               \
   }
-  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, V, idx, tris, &scope, o, sk, list, list_count,
-                                     ops, nops)))
+  if (topology && o->mirror >= 0 && !(rest = malloc((np ? np : 1) * sizeof *rest))) {
+    fprintf(stderr, "skinkit weights: out of memory\n");
+    rc = 2;
+    goto done;
+  }
+  if (rest && cli_rest_positions(s, m, rest, np) != np) { /* no rest pose to try: the stored positions only */
+    free(rest);
+    rest = NULL;
+  }
+  if (topology && (rc = topology_ops(sk_scene_mesh_name(s, m), skin, pos, rest, V, idx, tris, &scope, o, sk, list,
+                                     list_count, ops, nops)))
     goto done;
   if (o->normalize) {
     BEGIN_OP("normalize");
@@ -697,6 +713,7 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
 #undef CHECK_OP
 done:
   free(pos);
+  free(rest);
   free(idx);
   free(mask);
   return rc;
