@@ -2008,6 +2008,14 @@ static int import_doc(skio_gltf_doc* doc, const char* name, unsigned nodes, skio
              im.rep.primitives_no_position);
     skio_scene_note(im.s, line);
   }
+  if (im.rep.primitives_skipped > im.rep.primitives_no_position) { /* their weights are neither checked nor edited */
+    char line[200];
+    snprintf(line, sizeof line,
+             "%u point or line primitive(s) not read (skinkit reads triangles: weights they do not share with a "
+             "triangle primitive are neither checked nor edited)",
+             im.rep.primitives_skipped - im.rep.primitives_no_position);
+    skio_scene_note(im.s, line);
+  }
   if (report) *report = im.rep;
   *out = im.s;
   im.s = NULL;

@@ -50,6 +50,7 @@ typedef struct file_result {
   const char* path;
   int status; /* 0 ok, 1 findings, 2 error */
   char error[SK_ERROR_MESSAGE_SIZE];
+  char note[320]; /* what the reader could not take (point or line primitives, whose weights are not checked) */
   uint32_t mesh_count;
   mesh_row* meshes;
 } file_result;
@@ -67,6 +68,7 @@ static void check_file(job* j, file_result* fr) {
     snprintf(fr->error, sizeof fr->error, "%s", err.message);
     return;
   }
+  snprintf(fr->note, sizeof fr->note, "%s", sk_scene_note(s) ? sk_scene_note(s) : "");
   uint32_t nm = sk_scene_mesh_count(s);
   sk_mesh_report* reps = calloc(nm ? nm : 1, sizeof *reps);
   fr->meshes = calloc(nm ? nm : 1, sizeof *fr->meshes);
@@ -127,6 +129,7 @@ static int buf_put(buf* b, const void* data, size_t n) {
 static void serialize(const file_result* fr, buf* b) {
   buf_put(b, &fr->status, sizeof fr->status);
   buf_put(b, fr->error, sizeof fr->error);
+  buf_put(b, fr->note, sizeof fr->note);
   buf_put(b, &fr->mesh_count, sizeof fr->mesh_count);
   for (uint32_t m = 0; m < fr->mesh_count; ++m) {
     uint32_t len = fr->meshes[m].name ? (uint32_t)strlen(fr->meshes[m].name) : 0;
@@ -147,9 +150,11 @@ static int deserialize(const buf* b, file_result* fr) {
   size_t at = 0;
   uint32_t count = 0;
   if (take(b, &at, &fr->status, sizeof fr->status) || take(b, &at, fr->error, sizeof fr->error) ||
-      take(b, &at, &count, sizeof count) || fr->status < 0 || fr->status > 2 || count > (1u << 24))
+      take(b, &at, fr->note, sizeof fr->note) || take(b, &at, &count, sizeof count) || fr->status < 0 ||
+      fr->status > 2 || count > (1u << 24))
     return -1;
   fr->error[sizeof fr->error - 1] = 0;
+  fr->note[sizeof fr->note - 1] = 0;
   fr->meshes = calloc(count ? count : 1, sizeof *fr->meshes);
   if (!fr->meshes) return -1;
   for (uint32_t m = 0; m < count; ++m) {
@@ -652,6 +657,7 @@ static void report_files(const file_result* results, size_t count, FILE* human, 
       continue;
     }
     for (uint32_t m = 0; m < fr->mesh_count; ++m) print_mesh_line(human, fr, m);
+    if (fr->note[0]) fprintf(human, "note     %s: %s\n", fr->path, fr->note);
   }
   fprintf(human, "%zu file(s): %zu ok, %zu with findings, %zu error(s)\n", count, t->ok, t->findings, t->errors);
 }
