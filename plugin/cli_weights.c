@@ -316,7 +316,7 @@ static void print_ops(const char* mesh, size_t V, const op_line* ops, int nops, 
              : !strcmp(ops[i].op, "links")      ? "(link joints) added"
                                                 : "removed");
     if (r->unmatched) printf(", %llu without a mirror partner", (unsigned long long)r->unmatched);
-    if (r->sum_off) printf(", %llu kept off sum 1 by locked joints", (unsigned long long)r->sum_off);
+    if (r->sum_off) printf(", %llu left off sum 1 (locked weights, or none to scale)", (unsigned long long)r->sum_off);
     if (r->invalid_entries)
       printf(", %llu invalid entries%s", (unsigned long long)r->invalid_entries, ops[i].dropped ? " removed" : "");
     printf(" (influences %llu -> %llu)\n", (unsigned long long)r->influences_before,
