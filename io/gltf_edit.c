@@ -1995,10 +1995,12 @@ static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_g
     size_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
     if (!n) { /* no entries (a skin of none: joints and weights may be NULL) */
       off[v + 1] = (uint32_t)at;
+      rep->unweighted++;
       continue;
     }
     size_t got = skio_gltf_vertex_weights(o, sk->joint_count, m->skin->joints + b, m->skin->weights + b, n, tmp,
                                           oj + at, ow + at, rep);
+    rep->unweighted += !got; /* all its weights 0: written so, and said (note_weights) */
     for (size_t k = 0; k < got && !rc; ++k) {
       int32_t l = local[node_of[oj[at + k]]];
       if (l < 0)

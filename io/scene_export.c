@@ -2209,8 +2209,8 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
   }
   if (rep->unweighted) {
     snprintf(text, sizeof text,
-             "glTF: %llu vertices have no weight and their joints no node above them: written with weights that "
-             "sum to 0, which glTF does not allow (an engine puts them at the origin)",
+             "glTF: %llu vertices have no weight (and no node above their joints to anchor them to): written with "
+             "weights that sum to 0, which glTF does not allow (an engine puts them at the origin)",
              (unsigned long long)rep->unweighted);
     note_add(o, text, "");
   }

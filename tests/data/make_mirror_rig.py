@@ -5,6 +5,8 @@
 # dequantization moved into the mesh's node and the inverse binds), whose X = 0 plane is not the model's:
 #   /usr/bin/python3 tests/data/make_mirror_rig.py
 #   gltfpack -i tests/data/mirror_rig.glb -o tests/data/mirror_rig_gltfpack.glb   (gltfpack 1.3, npm)
+# unweighted_vertex.glb: the same grid with vertex 0's weights all 0 (invalid glTF: what a convert must not pass on
+# in silence).
 import json
 import os
 import struct
@@ -49,9 +51,17 @@ doc = {
         {"bufferView": 4, "componentType": 5126, "count": 3, "type": "MAT4"}],
     "bufferViews": views, "buffers": [{"byteLength": len(binary)}],
 }
-js = json.dumps(doc, separators=(",", ":")).encode()
-js += b" " * ((4 - len(js) % 4) % 4)
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mirror_rig.glb")
-with open(out, "wb") as f:
-    f.write(struct.pack("<III", 0x46546C67, 2, 12 + 8 + len(js) + 8 + len(binary)))
-    f.write(struct.pack("<II", len(js), 0x4E4F534A) + js + struct.pack("<II", len(binary), 0x004E4942) + binary)
+
+
+def write(name, binary):
+    js = json.dumps(doc, separators=(",", ":")).encode()
+    js += b" " * ((4 - len(js) % 4) % 4)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    with open(out, "wb") as f:
+        f.write(struct.pack("<III", 0x46546C67, 2, 12 + 8 + len(js) + 8 + len(binary)))
+        f.write(struct.pack("<II", len(js), 0x4E4F534A) + js + struct.pack("<II", len(binary), 0x004E4942) + binary)
+
+
+write("mirror_rig.glb", binary)
+at = views[2]["byteOffset"]  # vertex 0's four float weights
+write("unweighted_vertex.glb", binary[:at] + struct.pack("<4f", 0, 0, 0, 0) + binary[at + 16:])
