@@ -305,6 +305,19 @@ static int32_t chain_hit(const int32_t* parent, const uint32_t* up, int32_t* rea
   return hit;
 }
 
+/* SKIO_SKIN_INFLUENCE_FORMAT when a JOINTS_n / WEIGHTS_n set past the absent set `gap` is there (JOINTS_2 without
+ * JOINTS_1: the Khronos validator's MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY; the reader stops at the gap, so an
+ * edit dropped the later set unread), else 0. */
+static uint32_t set_after(skio_gltf_doc* d, int attrs, uint32_t gap) {
+  for (uint32_t n = gap + 1; n < 64; ++n) {
+    char jk[32], wk[32];
+    snprintf(jk, sizeof jk, "JOINTS_%u", n);
+    snprintf(wk, sizeof wk, "WEIGHTS_%u", n);
+    if (skio_json_get(d, attrs, jk) >= 0 || skio_json_get(d, attrs, wk) >= 0) return SKIO_SKIN_INFLUENCE_FORMAT;
+  }
+  return 0;
+}
+
 uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t primitive) {
   uint32_t mesh_i;
   if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "mesh"), &mesh_i)) return 0;
@@ -318,7 +331,7 @@ uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t pr
     bool jf, wf;
     skc_err e = {0};
     if (attribute(d, attrs, jk, &ja, &jf, &e) || attribute(d, attrs, wk, &wa, &wf, &e)) return 0;
-    if (!jf && !wf) break;
+    if (!jf && !wf) return set_after(d, attrs, n); /* set n absent: none may follow */
     if ((jf && !skio_gltf_influence_format_ok(&ja, false)) || (wf && !skio_gltf_influence_format_ok(&wa, true)))
       return SKIO_SKIN_INFLUENCE_FORMAT;
   }

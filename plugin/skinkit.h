@@ -802,7 +802,9 @@ typedef struct sk_mesh_report {
  * SK_SKIN_INFLUENCE_FORMAT  (library 1.21.2) a JOINTS_n / WEIGHTS_n accessor of a form glTF does not
  *                           allow: joints must be unsigned byte / short, weights float or normalized unsigned byte
  *                           / short (MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT). Integer weights without
- *                           "normalized" are read as normalized. */
+ *                           "normalized" are read as normalized. Since library 1.25, also a set past a missing
+ *                           one (JOINTS_2 without JOINTS_1: MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY), whose
+ *                           influences are not read. */
 #define SK_SKIN_NO_COMMON_ROOT 1u
 #define SK_SKIN_SKELETON_INVALID 2u
 #define SK_SKIN_DUPLICATE_JOINT 4u

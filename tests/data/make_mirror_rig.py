@@ -6,7 +6,8 @@
 #   /usr/bin/python3 tests/data/make_mirror_rig.py
 #   gltfpack -i tests/data/mirror_rig.glb -o tests/data/mirror_rig_gltfpack.glb   (gltfpack 1.3, npm)
 # unweighted_vertex.glb: the same grid with vertex 0's weights all 0 (invalid glTF: what a convert must not pass on
-# in silence).
+# in silence). set_gap.glb: the grid with a second influence set named JOINTS_2 / WEIGHTS_2 (no set 1: the Khronos
+# validator's MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY).
 import json
 import os
 import struct
@@ -65,3 +66,5 @@ def write(name, binary):
 write("mirror_rig.glb", binary)
 at = views[2]["byteOffset"]  # vertex 0's four float weights
 write("unweighted_vertex.glb", binary[:at] + struct.pack("<4f", 0, 0, 0, 0) + binary[at + 16:])
+doc["meshes"][0]["primitives"][0]["attributes"].update({"JOINTS_2": 1, "WEIGHTS_2": 2})
+write("set_gap.glb", binary)

@@ -344,6 +344,25 @@ END_TEST
  * u8 weights), by default (KHR_mesh_quantization: the dequantization, scale 1.2e-4, folded into the inverse binds,
  * det 1.8e-12), with -c (meshopt-compressed views), and gltf-transform's Draco: no findings, on the document and
  * through validate. */
+/* JOINTS_2 / WEIGHTS_2 with no set 1 (tests/data/set_gap.glb, make_mirror_rig.py): the Khronos validator's
+ * MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY; the reader stops at the gap, so it is an influence-format finding (it
+ * was "ok", and an edit dropped the set unread). mirror_rig.glb, the same without set 2: clean. */
+START_TEST(influence_set_gap_is_a_finding) {
+  static const char* const files[2] = {"tests/data/set_gap.glb", "tests/data/mirror_rig.glb"};
+  for (int f = 0; f < 2; ++f) {
+    char path[512], errp[300];
+    snprintf(path, sizeof path, "%s/%s", SK_SOURCE_DIR, files[f]);
+    sk_mesh_report rep;
+    ck_assert_uint_eq(scene_report(path, "Grid", &rep), f == 0 ? 1u : 0u);
+    ck_assert_uint_eq(rep.skin_structure & SK_SKIN_INFLUENCE_FORMAT, f == 0 ? SK_SKIN_INFLUENCE_FORMAT : 0u);
+    snprintf(errp, sizeof errp, "%s/stderr.txt", g_dir);
+    char args[700];
+    snprintf(args, sizeof args, "validate '%s'", path);
+    ck_assert_int_eq(skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out), f == 0 ? 1 : 0);
+  }
+}
+END_TEST
+
 START_TEST(gltfpack_outputs_are_clean) {
   static const char* files[] = {"tests/data/cylinder_rig_gltfpack.glb", "tests/data/cylinder_rig_gltfpack_noq.glb",
                                 "tests/data/cylinder_rig_gltfpack_c.glb", "tests/data/cylinder_rig_draco.glb"};
@@ -701,6 +720,7 @@ static Suite* suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, broken_file_table);
   tcase_add_test(t, gltfpack_outputs_are_clean);
+  tcase_add_test(t, influence_set_gap_is_a_finding);
   tcase_add_test(t, edited_skin_is_checked_as_edited);
   tcase_add_test(t, rules_in_detail);
   tcase_add_test(t, two_sets_in_the_validators_order);
