@@ -353,12 +353,12 @@ START_TEST(influence_set_gap_is_a_finding) {
     char path[512], errp[300];
     snprintf(path, sizeof path, "%s/%s", SK_SOURCE_DIR, files[f]);
     sk_mesh_report rep;
-    ck_assert_uint_eq(scene_report(path, "Grid", &rep), f == 0 ? 1u : 0u);
-    ck_assert_uint_eq(rep.skin_structure & SK_SKIN_INFLUENCE_FORMAT, f == 0 ? SK_SKIN_INFLUENCE_FORMAT : 0u);
+    ck_assert_uint_eq(scene_report(path, "Grid", &rep), (f == 0 ? 1u : 0u));
+    ck_assert_uint_eq(rep.skin_structure & SK_SKIN_INFLUENCE_FORMAT, (f == 0 ? SK_SKIN_INFLUENCE_FORMAT : 0u));
     snprintf(errp, sizeof errp, "%s/stderr.txt", g_dir);
     char args[700];
     snprintf(args, sizeof args, "validate '%s'", path);
-    ck_assert_int_eq(skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out), f == 0 ? 1 : 0);
+    ck_assert_int_eq(skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out), (f == 0 ? 1 : 0));
   }
 }
 END_TEST
