@@ -40,8 +40,11 @@ typedef struct unbound {
   size_t ctls, ctls_cap;
   edit* ed;
   size_t eds, eds_cap;
-  bool oom;
+  size_t work; /* comparisons made: past UNBOUND_WORK the copy is not made (a hostile file of many instances) */
+  bool oom;    /* or out of work */
 } unbound;
+
+#define UNBOUND_WORK ((size_t)1 << 27)
 
 static bool grow(void** p, size_t* cap, size_t n, size_t size) {
   if (n < *cap) return true;
@@ -87,9 +90,16 @@ static void find_primitives(unbound* u) {
     const span id = attr(g, u->end, "id");
     for (const char* p = memchr(g + 1, '<', (size_t)(ge - g - 1)); p; p = memchr(p + 1, '<', (size_t)(ge - p - 1))) {
       if (!is_primitive(p, ge)) continue;
-      if (!grow((void**)&u->geo_sym, &u->prims_cap, u->prims, sizeof *u->geo_sym) ||
-          !(u->geo_id = realloc(u->geo_id, u->prims_cap * sizeof *u->geo_id)) ||
-          !(u->prim_tag = realloc(u->prim_tag, u->prims_cap * sizeof *u->prim_tag))) {
+      const size_t cap = u->prims_cap;
+      if (!grow((void**)&u->geo_sym, &u->prims_cap, u->prims, sizeof *u->geo_sym)) {
+        u->oom = true;
+        return;
+      }
+      span* ids = cap == u->prims_cap ? u->geo_id : realloc(u->geo_id, u->prims_cap * sizeof *u->geo_id);
+      if (ids) u->geo_id = ids;
+      const char** tags = cap == u->prims_cap ? u->prim_tag : realloc(u->prim_tag, u->prims_cap * sizeof *tags);
+      if (tags) u->prim_tag = tags;
+      if (!ids || !tags) {
         u->oom = true;
         return;
       }
@@ -111,11 +121,17 @@ static void find_controllers(unbound* u) {
     const char* d = skio_text_find(c, ce, "<skin");
     if (!d) d = skio_text_find(c, ce, "<morph");
     if (d) {
-      if (!grow((void**)&u->ctl_id, &u->ctls_cap, u->ctls, sizeof *u->ctl_id) ||
-          !(u->ctl_src = realloc(u->ctl_src, u->ctls_cap * sizeof *u->ctl_src))) {
+      const size_t cap = u->ctls_cap;
+      if (!grow((void**)&u->ctl_id, &u->ctls_cap, u->ctls, sizeof *u->ctl_id)) {
         u->oom = true;
         return;
       }
+      span* src = cap == u->ctls_cap ? u->ctl_src : realloc(u->ctl_src, u->ctls_cap * sizeof *src);
+      if (!src) {
+        u->oom = true;
+        return;
+      }
+      u->ctl_src = src;
       u->ctl_id[u->ctls] = attr(c, ce, "id");
       u->ctl_src[u->ctls++] = attr(d, ce, "source");
     }
@@ -161,9 +177,11 @@ static void bind_instance(unbound* u, const char* p, const char* pe, span geo, c
   const char* tce = tc ? memchr(tc, '>', (size_t)(pe - tc)) : NULL;
   const bool empty = pe[-2] == '/';
   size_t added = 0;
-  for (size_t i = 0; i < u->prims; ++i) {
+  u->work += u->prims + u->ctls;
+  for (size_t i = 0; i < u->prims && !u->oom; ++i) {
     if (!span_is(u->geo_id[i], geo.p, geo.n)) continue;
     const span sym = symbol_of(u->geo_sym[i]);
+    if ((u->work += i + (size_t)(pe - p) / 16) > UNBOUND_WORK) u->oom = true; /* the scans below */
     bool seen = binds(p, pe, sym);
     for (size_t j = 0; j < i && !seen; ++j)
       seen = span_is(u->geo_id[j], geo.p, geo.n) && span_is(symbol_of(u->geo_sym[j]), sym.p, sym.n);
