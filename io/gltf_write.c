@@ -2812,23 +2812,34 @@ static bool same_object(const skio_mesh* a, const skio_mesh* b) {
          !b->part_count && a->skin && b->skin && a->bound && b->bound;
 }
 
-/* The joints mesh mi lists: base (NULL: none) and those the other parts of its object bind with the same inverse bind
- * (into out). An object of several materials is written as one glTF mesh only when its parts list the same joints;
- * each listed those it weights, so a part away from a bone (the bottom of a leg under a scaled armature) split the
- * object in two, and Blender read it as two objects. */
-static const uint8_t* object_joints(const skio_scene* s, uint32_t mi, const uint8_t* base, uint8_t* out) {
+/* The end of the run of parts of one object that starts at mesh a (a + 1 when it is alone), and in binder[j] the
+ * first of them that binds joint j (UINT32_MAX: none): O(parts x joints) once per run. */
+static uint32_t object_run(const skio_scene* s, uint32_t a, uint32_t* binder) {
+  const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
+  const skio_mesh* m = &s->meshes[a];
+  uint32_t b = a + 1;
+  if (!same_object(m, m)) return b;
+  while (b < s->mesh_count && same_object(&s->meshes[b], m)) ++b;
+  for (uint32_t j = 0; j < jc; ++j) binder[j] = UINT32_MAX;
+  for (uint32_t k = b; k-- > a;)
+    for (uint32_t j = 0; j < jc; ++j)
+      if (s->meshes[k].bound[j]) binder[j] = k;
+  return b;
+}
+
+/* The joints mesh mi lists: base (NULL: none) and those another part of its object binds (binder, object_run) with
+ * the same inverse bind (into out). An object of several materials is written as one glTF mesh only when its parts
+ * list the same joints; each listed those it weights, so a part away from a bone (the bottom of a leg under a scaled
+ * armature) split the object in two, and Blender read it as two objects. */
+static const uint8_t* object_joints(const skio_scene* s, uint32_t mi, const uint32_t* binder, const uint8_t* base,
+                                    uint8_t* out) {
   const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
   const skio_mesh* m = &s->meshes[mi];
-  uint32_t a = mi, b = mi + 1;
-  while (a > 0 && same_object(&s->meshes[a - 1], m)) --a;
-  while (b < s->mesh_count && same_object(&s->meshes[b], m)) ++b;
-  if (!jc || b - a < 2 || !same_object(m, m)) return base;
-  for (uint32_t j = 0; j < jc; ++j) out[j] = base && base[j];
-  for (uint32_t k = a; k < b; ++k) {
-    const skio_mesh* o = &s->meshes[k];
-    for (uint32_t j = 0; j < jc && k != mi; ++j)
-      out[j] |= o->bound[j] &&
-                !memcmp(o->inverse_bind + (size_t)j * 16, m->inverse_bind + (size_t)j * 16, 16 * sizeof(float));
+  for (uint32_t j = 0; j < jc; ++j) {
+    const uint32_t k = binder[j];
+    out[j] = (base && base[j]) || (k != UINT32_MAX && k != mi &&
+                                   !memcmp(s->meshes[k].inverse_bind + (size_t)j * 16, m->inverse_bind + (size_t)j * 16,
+                                           16 * sizeof(float)));
   }
   return out;
 }
@@ -2846,11 +2857,19 @@ static int write_meshes(writer* w, doc* d) {
   if (!characters_find(s, &d->chars)) return oom_fail(w);
   const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
   uint8_t* listed = malloc(jc ? jc : 1);
-  if (!listed) return oom_fail(w);
+  uint32_t* binder = malloc((jc ? jc : 1) * sizeof *binder);
+  if (!listed || !binder) {
+    free(listed), free(binder);
+    return oom_fail(w);
+  }
   int rc = SKC_OK;
-  for (uint32_t mi = 0; mi < d->M && !rc; ++mi)
-    rc = write_mesh(w, mi, object_joints(s, mi, characters_extra(&d->chars, s, mi, d->orphan), listed), &d->mo[mi]);
+  for (uint32_t mi = 0, run_a = 0, run_b = 0; mi < d->M && !rc; ++mi) {
+    if (mi >= run_b) run_b = object_run(s, run_a = mi, binder);
+    const uint8_t* extra = characters_extra(&d->chars, s, mi, d->orphan);
+    rc = write_mesh(w, mi, run_b - run_a > 1 && jc ? object_joints(s, mi, binder, extra, listed) : extra, &d->mo[mi]);
+  }
   free(listed);
+  free(binder);
   if (rc) return rc;
   mesh_groups(s, d->mo);
   w->mprops = skio_user_props_sorted(s->mesh_props, s->mesh_prop_count); /* the meshes' custom properties */
