@@ -313,14 +313,14 @@ enum {
  * into rotation R_j and stretch S_j; stretches are blended linearly (p_s = sum w S_j p, skipped when every M_j is
  * rigid), then (R_j, t_j) are blended as dual quaternions aligned to the hemisphere of the vertex's
  * largest-weight joint and applied to p_s. RIGID moves each vertex by its largest-weight joint only (weights
- * otherwise ignored). COR (ABI 1.5) needs job.centers, one centre c per vertex from sk_cor_compute: the rotation R is
- * the normalized blend of the joints' rotation quaternions (hemisphere of the largest-weight joint, as DQS), the
- * stretch S = sum w_j S_j (polar split as DQS, identity when every M_j is rigid), and p' = R S (p - c) + LBS(c),
- * LBS(c) = (sum w_j M_j) c: no candy-wrapper collapse (like DQS), and the paper's answer to DQS's bulging at
- * bends; normals and tangents follow R (and S as DQS). A vertex with one joint moves exactly as LBS. COR takes
- * the AVX2 8-wide path (also under AVX-512) for rigid packed jobs, the generic loop otherwise.
- * When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the
- * blended stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
+ * otherwise ignored; on a tie the lowest joint index, whatever the slots' order). COR (ABI 1.5) needs job.centers, one
+ * centre c per vertex from sk_cor_compute: the rotation R is the normalized blend of the joints' rotation quaternions
+ * (hemisphere of the largest-weight joint, as DQS), the stretch S = sum w_j S_j (polar split as DQS, identity when
+ * every M_j is rigid), and p' = R S (p - c) + LBS(c), LBS(c) = (sum w_j M_j) c: no candy-wrapper collapse (like DQS),
+ * and the paper's answer to DQS's bulging at bends; normals and tangents follow R (and S as DQS). A vertex with one
+ * joint moves exactly as LBS. COR takes the AVX2 8-wide path (also under AVX-512) for rigid packed jobs, the generic
+ * loop otherwise. When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the blended
+ * stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
  * SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
  * A vertex whose weight sum is 0 keeps its input values (with SK_DEFORM_ADDITIVE the formula applies instead),
  * as does a DQS vertex whose blended rotation cancels to zero; neither is an error.

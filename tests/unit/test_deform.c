@@ -1123,13 +1123,13 @@ END_TEST
  * drop from the AVX2 8-wide path to the generic loop, slower than renormalizing; tangents sent every job to the
  * generic loop, 8-15x slower than the same job without them). Expected: scalar and sse2 the per-vertex fast loop,
  * avx2 the 8-wide path, avx512 the 16-wide path, for packed u8/u16 joints + f32 weights, K = 1/2/4/8, LBS and
- * DQS, with and without normals, flags 0 and NO_RENORMALIZE; with tangents (and normals) the 8-wide path on avx2
- * and avx512 (the 16-wide blocks do not take tangents yet), the per-vertex fast loop on scalar and sse2; the flags the
- * fast loops do not implement (ADDITIVE, NORMALIZE_WEIGHTS, NORMAL_FAST) the generic loop on every tier. Outputs match
- * the scalar generic loop. */
-static int expected_path(int k, uint32_t flags, int tangents) {
+ * DQS (RIGID: the 8-wide path on both; it ran the generic loop, 5-7x LBS's time), with and without normals, flags 0 and
+ * NO_RENORMALIZE; with tangents (and normals) the 8-wide path on avx2 and avx512 (the 16-wide blocks do not take
+ * tangents yet), the per-vertex fast loop on scalar and sse2; the flags the fast loops do not implement (ADDITIVE,
+ * NORMALIZE_WEIGHTS, NORMAL_FAST) the generic loop on every tier. Outputs match the scalar generic loop. */
+static int expected_path(int k, int method, uint32_t flags, int tangents) {
   if (flags & ~(uint32_t)SK_DEFORM_NO_RENORMALIZE) return SKC_DEFORM_PATH_GENERIC;
-  if (tangents) return k >= 2 ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_FAST;
+  if (tangents || method == SK_DEFORM_RIGID) return k >= 2 ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_FAST;
   return k == 3 ? SKC_DEFORM_PATH_WIDE16 : k == 2 ? SKC_DEFORM_PATH_SOA8 : SKC_DEFORM_PATH_FAST;
 }
 
@@ -1205,7 +1205,7 @@ START_TEST(test_deform_simd_path_taken) {
         }
         for (uint32_t k = 0; k < K; ++k) wb[v * K + k] /= sum;
       }
-      for (int method = 0; method < 2; ++method)
+      for (int method = 0; method < 3; ++method)      /* LBS, DQS, RIGID */
         for (int normals = 0; normals < 3; ++normals) /* 2: normals and tangents of 3 or 4 components */
           for (int fi = 0; fi < 5; ++fi) {
             const uint32_t flags = flag_sets[fi];
@@ -1226,7 +1226,7 @@ START_TEST(test_deform_simd_path_taken) {
               ck_assert_msg(sk_deform_run(&j, &e) == SK_OK, "%s: %s", kernel_names[k], e.message);
               uint64_t n[SKC_DEFORM_PATH_COUNT];
               skc_deform_path_counts(n);
-              const int want = expected_path(k, flags, tc != 0);
+              const int want = expected_path(k, method, flags, tc != 0);
               /* the wide paths hand tails and odd blocks to the narrower ones, which count as their own path:
                * the expected path takes most vertices, the per-vertex loops none (unless one is the one expected) */
               uint64_t slower = want == SKC_DEFORM_PATH_GENERIC ? 0 : n[SKC_DEFORM_PATH_GENERIC];
@@ -1627,11 +1627,28 @@ START_TEST(test_deform_rigid_method_picks_largest) {
     s.joints[2 * v] = 0;
     s.joints[2 * v + 1] = 1;
   }
-  ck_assert_int_eq(sk_deform_run(&s.job, NULL), SK_OK);
-  for (size_t v = 0; v < s.V; ++v) {
-    float dy = s.pout[3 * v + 1] - s.pin[3 * v + 1];
-    float expect = s.weights[2 * v + 1] > s.weights[2 * v] ? 10.0f : 0.0f;
-    ck_assert_float_eq_tol(dy, expect, 1e-5f);
+  /* ties take the lowest joint, whatever its slot (a skin's CSR and packed forms may order tied entries either
+   * way); a NaN weight or a sum of 0 keeps the input (kbody), in blocks of the SIMD paths too */
+  s.weights[2 * 17] = s.weights[2 * 17 + 1] = 0.5f;
+  s.weights[2 * 18] = s.weights[2 * 18 + 1] = 0.5f;
+  s.joints[2 * 18] = 1;
+  s.joints[2 * 18 + 1] = 0;
+  s.weights[2 * 40] = NAN;
+  s.weights[2 * 41] = 0.7f;
+  s.weights[2 * 41 + 1] = -0.7f;
+  for (int k = 0; k < NKERNELS; ++k) {
+    if (!use_kernel(k)) continue;
+    memset(s.pout, 0, s.V * 3 * sizeof(float));
+    sk_error e;
+    ck_assert_int_eq(sk_deform_run(&s.job, &e), SK_ERR_OUT_OF_RANGE); /* the NaN weight */
+    ck_assert_msg(strncmp(e.message, "1 of 200 ", 9) == 0, "%s: %s", kernel_names[k], e.message);
+    for (size_t v = 0; v < s.V; ++v) {
+      float dy = s.pout[3 * v + 1] - s.pin[3 * v + 1];
+      const float w0 = s.weights[2 * v], w1 = s.weights[2 * v + 1];
+      const int second = w1 > w0 || (w1 == w0 && s.joints[2 * v + 1] < s.joints[2 * v]);
+      const float expect = v != 40 && v != 41 && s.joints[2 * v + second] == 1 ? 10.0f : 0.0f;
+      ck_assert_msg(fabsf(dy - expect) <= 1e-5f, "%s: vertex %zu moved %g, not %g", kernel_names[k], v, dy, expect);
+    }
   }
   /* a vertex whose weights are all 0 keeps its input, as with every method (it followed the joint in its first
    * slot: joints {1, 0} moved it by 10; sk_skin_partition gives influence-less vertices such a row), every kernel */
