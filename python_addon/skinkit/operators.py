@@ -1058,7 +1058,9 @@ def bind_object(api, obj, arm, method="robust", max_influences=4, deform_only=Tr
     bridge.csr_to_vertex_groups(obj, new_off, remap[jt[keep]], wt[keep], group_indices=groups, mask=mask,
                                 new_groups=created)
     rep["modifier_note"] = _armature_modifier_for(obj, arm)
-    if obj.parent != arm:
+    if obj.parent != arm or obj.parent_type != "OBJECT":
+        # a mesh parented to a bone (or with Armature-type parenting) would follow the armature twice: through its
+        # parent and through the modifier. Blender's With Automatic Weights makes it an Object parent too.
         world = obj.matrix_world.copy()
         obj.parent = arm
         obj.parent_type = "OBJECT"

@@ -1419,6 +1419,40 @@ def test_auto_bind_mirrored_object():
             close(got[label, method], got["plain", method], 1e-3, "%s mirrored, %s" % (label, method))
 
 
+def test_auto_bind_bone_parented_mesh():
+    """A mesh parented to a bone (Ctrl+P > Bone, as props often start) and then bound: it becomes an Object child of
+    the armature, as Blender's With Automatic Weights makes it, and a pose moves it once. It kept its Bone parent, so
+    the armature turned it twice: b0 at 90 degrees put the tube's top at z = -3.05 (180 degrees), not y = +-3."""
+    import numpy as np
+
+    S = _scenes()
+    posed = {}
+    for label in ("bone", "none"):
+        obj, arm = S.cylinder_rig(segments=16, rings=30)
+        if label == "bone":
+            world = obj.matrix_world.copy()
+            obj.parent, obj.parent_type, obj.parent_bone = arm, "BONE", "b2"
+            bpy.context.view_layer.update()
+            obj.matrix_world = world
+        bpy.context.view_layer.update()
+        S.select_for_parenting([obj], arm)
+        expect(bpy.ops.skinkit.auto_bind() == {"FINISHED"}, "%s: bind" % label)
+        expect(obj.parent == arm and obj.parent_type == "OBJECT", "%s: parent %s %s" % (label, obj.parent,
+                                                                                      obj.parent_type))
+        pb = arm.pose.bones["b0"]
+        pb.rotation_mode = "XYZ"
+        pb.rotation_euler = (np.pi / 2, 0.0, 0.0)
+        bpy.context.view_layer.update()
+        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        me = ev.to_mesh()
+        mw = np.array(obj.matrix_world)
+        co = np.array([mw[:3, :3] @ np.array(v.co) + mw[:3, 3] for v in me.vertices])
+        ev.to_mesh_clear()
+        posed[label] = co
+    expect(np.abs(posed["none"] - posed["bone"]).max() < 1e-4, "a bone-parented mesh moves %.3f off in a pose" %
+           np.abs(posed["none"] - posed["bone"]).max())
+
+
 def test_auto_bind_pose_mode():
     import numpy as np
 
@@ -1815,7 +1849,8 @@ def main():
              test_auto_bind_undo, test_smooth, test_remove_rogue,
              test_clean_corpus_unchanged, test_rogue_island_on_loose_part_removed, test_mirror_left_right, test_mirror_one_sided_rig_copies_exactly,
              test_group_select_mode_like_blender, test_normalize_lock_active, test_group_select_mode_subsets,
-             test_edit_mode_selected_vertices, test_edit_mode_undo, test_weight_paint_face_mask, test_auto_bind_mirrored_object, test_auto_bind_pose_mode,
+             test_edit_mode_selected_vertices, test_edit_mode_undo, test_weight_paint_face_mask, test_auto_bind_mirrored_object,
+             test_auto_bind_bone_parented_mesh, test_auto_bind_pose_mode,
              test_auto_bind_fit_warning, test_auto_bind_rebind_other_armature,
              test_auto_bind_selected_bones, test_selected_pose_bones_subset, test_auto_bind_bbone_segments,
              test_library_missing_reports_error, test_preferences_draw_and_panel, test_ctrl_p_menu,
