@@ -162,8 +162,12 @@ uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J,
 /* Prune's rule for an unlocked entry: it stays when its weight reaches the threshold and is not zero (locked
  * entries always stay). */
 static inline bool skc_wprune_keeps(float w, float threshold) { return w >= threshold && w > 0.0f; }
-uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
+uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
                        skc_wreport* r);
+/* A row's entries naming one joint twice merged into the first (weights added in entry order; the others keep their
+ * order), as the writers store them: limit and prune rank a joint by its whole weight (an auditor's [1, 1, 2] /
+ * [0.3, 0.3, 0.4] lost joint 1's 0.6 to --limit 1). Returns the entries dropped. scratch: skc_wrow_scratch_bytes. */
+size_t skc_wrow_merge_duplicates(uint32_t* J, float* W, size_t* n, void* scratch);
 uint8_t skc_wrow_quantize(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,
                           void* scratch, skc_wreport* r);
 uint8_t skc_wrow_round(const skc_wrow_op* op, const skc_wscope* sc, const uint32_t* J, float* W, size_t n,

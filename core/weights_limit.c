@@ -56,11 +56,14 @@ static uint8_t choose(const skc_wscope* sc, const uint32_t* J, const float* W, s
 
 uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
                        skc_wreport* r) {
-  size_t N = *n;
-  if (N <= op->count) return 0;
-  size_t bad = skc_wrow_invalid(J, W, N, op->joint_count);
+  if (*n <= op->count) return 0;
+  size_t bad = skc_wrow_invalid(J, W, *n, op->joint_count);
   r->invalid_entries += bad;
   if (bad) return SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
+  const size_t merged = skc_wrow_merge_duplicates(J, W, n, scratch);
+  r->entries_changed += merged;
+  const size_t N = *n;
+  if (N <= op->count) return merged ? SKC_WFLAG_CHANGED : 0;
   cand* c = scratch;
   uint8_t* keep = (uint8_t*)(c + N);
   uint8_t f = choose(sc, J, W, N, op->count, c, keep);

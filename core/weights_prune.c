@@ -3,11 +3,14 @@
 
 #include "skc_weights.h"
 
-uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n,
+uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
                        skc_wreport* r) {
-  size_t N = *n, bad = skc_wrow_invalid(J, W, N, op->joint_count);
+  size_t bad = skc_wrow_invalid(J, W, *n, op->joint_count);
   r->invalid_entries += bad;
   if (bad) return SKC_WFLAG_FAILED | SKC_WFLAG_INVALID;
+  const size_t merged = skc_wrow_merge_duplicates(J, W, n, scratch);
+  r->entries_changed += merged;
+  const size_t N = *n;
   float threshold = op->threshold;
   /* largest unlocked entry and whether anything non-zero survives */
   size_t best = SIZE_MAX;
@@ -25,7 +28,7 @@ uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J,
       W[out++] = W[i];
     }
   *n = out;
-  bool changed = out != N;
+  bool changed = out != N || merged;
   r->entries_changed += N - out;
   uint8_t f = changed ? SKC_WFLAG_CHANGED : 0;
   if (op->flags & SKC_PRUNE_NORMALIZE) {

@@ -39,7 +39,55 @@ int skc_wrow_init(skc_wrow_op* op, int kind, uint32_t joint_count, uint32_t flag
   }
 }
 
-/* limit: a 12-byte candidate and a keep byte per entry; quantize: an integer and a 24-byte remainder record */
+static int key_cmp(const void* a, const void* b) {
+  const uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return (x > y) - (x < y);
+}
+
+/* Many entries: (joint, index) keys sorted, so each joint's entries are adjacent and in their order. */
+static size_t merge_sorted(uint32_t* J, float* W, size_t N, void* scratch) {
+  uint64_t* key = scratch;
+  uint8_t* drop = (uint8_t*)(key + N);
+  for (size_t i = 0; i < N; ++i) key[i] = (uint64_t)J[i] << 32 | i;
+  qsort(key, N, sizeof *key, key_cmp);
+  memset(drop, 0, N);
+  for (size_t a = 0, b; a < N; a = b) {
+    const size_t first = (uint32_t)key[a];
+    for (b = a + 1; b < N && key[b] >> 32 == key[a] >> 32; ++b) {
+      W[first] += W[(uint32_t)key[b]];
+      drop[(uint32_t)key[b]] = 1;
+    }
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < N; ++i)
+    if (!drop[i]) J[out] = J[i], W[out++] = W[i];
+  return out;
+}
+
+size_t skc_wrow_merge_duplicates(uint32_t* J, float* W, size_t* n, void* scratch) {
+  const size_t N = *n;
+  size_t out = 0;
+  if (N < 2) return 0;
+  if (N > 64) {
+    out = merge_sorted(J, W, N, scratch);
+  } else {
+    for (size_t i = 0; i < N; ++i) {
+      size_t k = 0;
+      while (k < out && J[k] != J[i]) ++k;
+      if (k < out) {
+        W[k] += W[i];
+      } else {
+        J[out] = J[i];
+        W[out++] = W[i];
+      }
+    }
+  }
+  *n = out;
+  return N - out;
+}
+
+/* limit: a 12-byte candidate and a keep byte per entry; quantize: an integer and a 24-byte remainder record;
+ * skc_wrow_merge_duplicates: an 8-byte key and a byte */
 size_t skc_wrow_scratch_bytes(size_t max_n) { return 32 * (max_n ? max_n : 1) + 16; }
 
 uint8_t skc_wrow_apply(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J, float* W, size_t* n, void* scratch,
@@ -50,7 +98,7 @@ uint8_t skc_wrow_apply(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J,
     case SKC_WROW_LIMIT:
       return skc_wrow_limit(op, sc, J, W, n, scratch, r);
     case SKC_WROW_PRUNE:
-      return skc_wrow_prune(op, sc, J, W, n, r);
+      return skc_wrow_prune(op, sc, J, W, n, scratch, r);
     case SKC_WROW_QUANTIZE:
       return skc_wrow_quantize(op, sc, J, W, *n, scratch, r);
     default:

@@ -425,6 +425,53 @@ START_TEST(test_limit_ties_lower_joint_and_no_normalize) {
 }
 END_TEST
 
+/* A joint named twice in a row counts with its whole weight (the writers add such entries into one): [1, 1, 2] /
+ * [0.3, 0.3, 0.4] is joint 1 at 0.6. Limit 1 dropped joint 1 (each 0.3 ranked below 0.4) and prune 0.35 dropped
+ * both of its entries. Rows past 64 entries take the sorted merge. */
+START_TEST(test_limit_prune_merge_duplicate_joints) {
+  uint32_t off[] = {0, 3};
+  uint32_t jt[] = {1, 1, 2};
+  float wt[] = {0.3f, 0.3f, 0.4f};
+  for (int op = 0; op < 2; ++op) {
+    sk_skin* s = make_skin(1, 3, off, jt, wt);
+    uint8_t flags[1];
+    sk_weights_report r = new_report(flags, NULL);
+    if (op == 0) {
+      sk_limit_desc d = {.size = sizeof d, .max_influences = 1};
+      ck_assert_int_eq(sk_weights_limit(s, &d, &r, NULL), SK_OK);
+      ck_assert(wof(s, 0, 1) == 1.0f && wof(s, 0, 2) == 0.0f);
+    } else {
+      sk_prune_desc d = {.size = sizeof d, .threshold = 0.35f, .flags = SK_PRUNE_KEEP_ONE | SK_PRUNE_NORMALIZE};
+      ck_assert_int_eq(sk_weights_prune(s, &d, &r, NULL), SK_OK);
+      uint32_t j[4];
+      float w[4];
+      ck_assert_uint_eq(vget(s, 0, j, w), 2);
+      ck_assert(j[0] == 1 && j[1] == 2);
+      ck_assert_float_eq_tol(w[0], 0.6f, 1e-6f);
+      ck_assert_float_eq_tol(w[1], 0.4f, 1e-6f);
+    }
+    ck_assert_uint_eq(flags[0] & SK_WFLAG_CHANGED, SK_WFLAG_CHANGED);
+    sk_skin_destroy(s);
+  }
+  /* 70 entries over joints 0..9 (joint j at entries j, j + 10, ...): 10 merged entries in first-appearance order */
+  enum { N = 70 };
+  uint32_t off2[] = {0, N}, j2[N];
+  float w2[N];
+  for (uint32_t i = 0; i < N; ++i) j2[i] = i % 10, w2[i] = (i % 10 == 7 ? 3.0f : 1.0f) / 88.0f;
+  sk_skin* s = make_skin(1, 10, off2, j2, w2);
+  sk_limit_desc d = {.size = sizeof d, .max_influences = 20, .flags = SK_LIMIT_NO_NORMALIZE};
+  ck_assert_int_eq(sk_weights_limit(s, &d, NULL, NULL), SK_OK);
+  uint32_t j[N];
+  float w[N];
+  ck_assert_uint_eq(sk_skin_get_vertex(s, 0, j, w, N), 10);
+  for (uint32_t k = 0; k < 10; ++k) {
+    ck_assert_uint_eq(j[k], k);
+    ck_assert_float_eq_tol(w[k], 7.0f * (k == 7 ? 3.0f : 1.0f) / 88.0f, 1e-6f);
+  }
+  sk_skin_destroy(s);
+}
+END_TEST
+
 START_TEST(test_limit_locked_preferred_or_reported) {
   uint32_t off[] = {0, 4, 8};
   uint32_t jt[] = {0, 1, 2, 3, 0, 1, 2, 3};
@@ -1813,6 +1860,7 @@ static Suite* weights_suite(void) {
   tcase_add_test(tc, test_normalize_mask_leaves_unselected);
   tcase_add_test(tc, test_limit_keeps_largest_and_renormalizes);
   tcase_add_test(tc, test_limit_ties_lower_joint_and_no_normalize);
+  tcase_add_test(tc, test_limit_prune_merge_duplicate_joints);
   tcase_add_test(tc, test_limit_locked_preferred_or_reported);
   tcase_add_test(tc, test_prune_threshold_keep_one_normalize);
   tcase_add_test(tc, test_quantize_sums_exactly_and_roundtrips);
