@@ -34,21 +34,24 @@ static void sort_cands(cand* c, size_t n) {
 }
 
 /* Marks in keep the entries to keep (locked non-zero ones, then the largest unlocked); returns 0 or the failure
- * bits when the locked entries alone are too many. */
-static uint8_t choose(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, size_t max, cand* c,
-                      uint8_t* keep) {
+ * bits when the locked entries alone are too many, or fill the count while summing under 1 (slack tol) and a
+ * renormalization would have to scale them (`renorm`): the locked weights never change, so the vertex stays. */
+static uint8_t choose(const skc_wscope* sc, const uint32_t* J, const float* W, size_t n, size_t max, int renorm,
+                      double tol, cand* c, uint8_t* keep) {
   size_t nl = 0, nc = 0;
+  double locked_sum = 0.0;
   for (size_t i = 0; i < n; ++i) {
     keep[i] = 0;
     if (!(W[i] > 0.0f)) continue;
     if (skc_wlocked(sc, J[i])) {
       keep[i] = 1;
       ++nl;
+      locked_sum += W[i];
     } else {
       c[nc++] = (cand){W[i], J[i], (uint32_t)i};
     }
   }
-  if (nl > max) return SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
+  if (nl > max || (renorm && nl == max && nc > 0 && locked_sum < 1.0 - tol)) return SKC_WFLAG_FAILED | SKC_WFLAG_LOCKED;
   sort_cands(c, nc);
   for (size_t k = 0; k < nc && k < max - nl; ++k) keep[c[k].i] = 1;
   return 0;
@@ -66,7 +69,7 @@ uint8_t skc_wrow_limit(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J,
   if (N <= op->count) return merged ? SKC_WFLAG_CHANGED : 0;
   cand* c = scratch;
   uint8_t* keep = (uint8_t*)(c + N);
-  uint8_t f = choose(sc, J, W, N, op->count, c, keep);
+  uint8_t f = choose(sc, J, W, N, op->count, !(op->flags & SKC_LIMIT_NO_NORMALIZE), op->tol, c, keep);
   if (f) return f;
   size_t out = 0;
   for (size_t i = 0; i < N; ++i)

@@ -12,15 +12,20 @@ uint8_t skc_wrow_prune(const skc_wrow_op* op, const skc_wscope* sc, uint32_t* J,
   r->entries_changed += merged;
   const size_t N = *n;
   float threshold = op->threshold;
-  /* largest unlocked entry and whether anything non-zero survives */
+  /* largest unlocked entry and whether an unlocked one survives; KEEP_ONE keeps that largest when none does and the
+   * locked weights alone are not the whole vertex (a renormalization would otherwise scale them: an auditor's
+   * locked 0.25 became 1.0) */
   size_t best = SIZE_MAX;
   bool survivor = false;
+  double locked_sum = 0.0;
   for (size_t i = 0; i < N; ++i) {
     bool lk = skc_wlocked(sc, J[i]);
-    if (lk ? W[i] > 0.0f : skc_wprune_keeps(W[i], threshold)) survivor = true;
+    if (lk && W[i] > 0.0f) locked_sum += W[i];
+    if (!lk && skc_wprune_keeps(W[i], threshold)) survivor = true;
     if (!lk && W[i] > 0.0f && (best == SIZE_MAX || W[i] > W[best])) best = i;
   }
-  bool keep_best = (op->flags & SKC_PRUNE_KEEP_ONE) && !survivor && best != SIZE_MAX;
+  bool keep_best = (op->flags & SKC_PRUNE_KEEP_ONE) && !survivor && best != SIZE_MAX &&
+                   !(locked_sum > 0.0 && locked_sum >= 1.0 - op->tol);
   size_t out = 0;
   for (size_t i = 0; i < N; ++i)
     if (skc_wlocked(sc, J[i]) || skc_wprune_keeps(W[i], threshold) || (keep_best && i == best)) {

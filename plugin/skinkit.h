@@ -1067,13 +1067,15 @@ typedef struct sk_limit_desc {
 
 /* Vertices with more than N entries keep their non-zero locked entries and the largest unlocked ones (ties:
  * lower joint) in their original order, then are renormalized (unless SK_LIMIT_NO_NORMALIZE). A vertex with
- * more than N non-zero locked entries is reported (SK_WFLAG_LOCKED) and unchanged. Vertices with <= N entries
- * are not touched. */
+ * more than N non-zero locked entries, or N whose weights sum under 1 beside unlocked ones (renormalizing would
+ * scale them), is reported (SK_WFLAG_FAILED | SK_WFLAG_LOCKED) and unchanged. Entries naming one joint twice count
+ * as one (added). Vertices with <= N entries are not touched. */
 SK_API sk_result sk_weights_limit(sk_skin* skin, const sk_limit_desc* desc, sk_weights_report* report,
                                   sk_error* err);
 
 enum {
-  SK_PRUNE_KEEP_ONE = 1 << 0, /* a vertex that would lose every non-zero influence keeps its largest one */
+  SK_PRUNE_KEEP_ONE = 1 << 0, /* a vertex that would lose every non-zero unlocked influence keeps its largest one
+                                 (unless its locked weights already sum to 1) */
   SK_PRUNE_NORMALIZE = 1 << 1 /* renormalize pruned vertices */
 };
 

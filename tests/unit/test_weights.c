@@ -481,12 +481,21 @@ START_TEST(test_limit_locked_preferred_or_reported) {
   uint8_t flags[2];
   sk_weights_report r = new_report(flags, NULL);
   sk_limit_desc d = {.size = sizeof d, .max_influences = 2, .scope = {.locked_joints = locked, .locked_joint_count = 4}};
+  snap before2 = take(s);
   ck_assert_int_eq(sk_weights_limit(s, &d, &r, NULL), SK_OK);
-  /* vertex 0: locked 0 (0.05) and 2 (0.3) are kept although 1 is the largest; they sum 0.35 -> SUM_OFF */
+  /* vertex 0: locked 0 (0.05) and 2 (0.3) fill the 2 slots and sum 0.35: keeping only them would need them scaled
+   * (a writer renormalizes, glTF requires it), so the vertex stays and is flagged; vertex 1 (0.1 + 0.1) the same.
+   * They were cut to the locked pair and left summing 0.35 (an auditor's locked 0.1 was written as 1.0). */
+  ck_assert_uint_eq(flags[0], SK_WFLAG_FAILED | SK_WFLAG_LOCKED);
+  ck_assert_uint_eq(flags[1], SK_WFLAG_FAILED | SK_WFLAG_LOCKED);
+  ck_assert(same(&before2, s));
+  drop(&before2);
+  /* without renormalization the cut is allowed: the locked pair kept, summing 0.35 */
+  sk_limit_desc dn = d;
+  dn.flags = SK_LIMIT_NO_NORMALIZE;
+  ck_assert_int_eq(sk_weights_limit(s, &dn, &r, NULL), SK_OK);
   ck_assert(wof(s, 0, 0) == 0.05f && wof(s, 0, 2) == 0.3f && wof(s, 0, 1) == 0.0f);
-  ck_assert_uint_eq(flags[0], SK_WFLAG_CHANGED | SK_WFLAG_SUM_OFF | SK_WFLAG_UNWEIGHTED);
-  /* vertex 1: locked 0, 2 (0.1 each) + nothing else fits -> same */
-  ck_assert_uint_eq(r.sum_off, 2);
+  ck_assert_uint_eq(flags[0], SK_WFLAG_CHANGED);
   sk_limit_desc d1 = d;
   d1.max_influences = 1;
   float w2[] = {0.05f, 0.5f, 0.3f, 0.15f, 0.1f, 0.1f, 0.1f, 0.7f};
@@ -536,6 +545,24 @@ START_TEST(test_prune_threshold_keep_one_normalize) {
   ck_assert_uint_eq(vget(s, 1, NULL, NULL), 1);
   ck_assert(wof(s, 1, 1) == 0.03f);
   ck_assert_uint_eq(vget(s, 2, NULL, NULL), 1); /* locked zero entry of joint 1 stays */
+  sk_skin_destroy(s);
+  /* KEEP_ONE with a lock: [0.25 x 4], joint 2 locked, threshold 0.3: the largest unlocked (joint 0, first) stays
+   * beside the locked 0.25 and carries the rest (0.75); every unlocked one went and the writer scaled the locked
+   * 0.25 to 1.0. A locked 1.0 needs no carrier. */
+  uint32_t off3[] = {0, 4, 6}, jt3[] = {0, 1, 2, 3, 2, 0};
+  float wt3[] = {0.25f, 0.25f, 0.25f, 0.25f, 1.0f, 0.1f};
+  s = make_skin(2, 4, off3, jt3, wt3);
+  uint8_t locked3[4] = {0, 0, 1, 0};
+  sk_prune_desc d3 = {.size = sizeof d3,
+                      .threshold = 0.3f,
+                      .flags = SK_PRUNE_KEEP_ONE | SK_PRUNE_NORMALIZE,
+                      .scope = {.locked_joints = locked3, .locked_joint_count = 4}};
+  ck_assert_int_eq(sk_weights_prune(s, &d3, NULL, NULL), SK_OK);
+  ck_assert_uint_eq(vget(s, 0, NULL, NULL), 2);
+  ck_assert(wof(s, 0, 2) == 0.25f);
+  ck_assert_float_eq_tol(wof(s, 0, 0), 0.75f, 1e-6f);
+  ck_assert_uint_eq(vget(s, 1, NULL, NULL), 1);
+  ck_assert(wof(s, 1, 2) == 1.0f);
   sk_skin_destroy(s);
 }
 END_TEST
