@@ -6,8 +6,11 @@ place of the Armature modifier (left in the stack, disabled, to switch back).
 The skinning matches the Armature modifier's inputs: deform bones only, groups named after them, weights
 normalized per vertex (what the modifier does), object-space matrices (bridge.armature_to_skeleton with the mesh
 as space), the modifier's Vertex Group scaling each vertex's deformation, so with method LBS the cache equals the
-modifier's result (tests/addon/blender_test_addon.py). B-Bone segments and bone envelopes are not baked: the report
-warns of them."""
+modifier's result (tests/addon/blender_test_addon.py). With DQS it equals Preserve Volume while the pose bones only
+rotate and move; a scaled pose bone differs (CesiumMan, two bones scaled 1.2: 9.3e-3 of the model's size): the
+library splits each matrix by polar decomposition and blends the stretches about the armature space's origin, where
+Blender's mat4_to_dquat keeps the bone's Y axis and blends each scale about the bone's rest head. B-Bone segments and
+bone envelopes are not baked: the report warns of them."""
 
 import os
 import time
@@ -129,7 +132,8 @@ class SKINKIT_OT_bake_deformation(bpy.types.Operator):
 
     method: EnumProperty(name="Method", items=(
         ("cor", "Centres of Rotation", "Optimized centres of rotation (Le & Hodgins 2016)"),
-        ("dqs", "Dual Quaternion", "Dual quaternion skinning (Blender's Preserve Volume)"),
+        ("dqs", "Dual Quaternion", "Dual quaternion skinning, as Blender's Preserve Volume for rotating bones (a "
+         "scaled pose bone's scale is blended about the armature's origin, not about its own head as Blender does)"),
         ("lbs", "Linear Blend", "Linear blend skinning (Blender's default)")), default="cor")
     use_scene_range: BoolProperty(name="Scene Frame Range", default=True)
     frame_start: IntProperty(name="Start", default=1)
