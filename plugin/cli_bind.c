@@ -37,7 +37,8 @@ const char cli_bind_usage[] =
     "                       repeated name: every mesh of it); the others are written as they were (a prop beside\n"
     "                       the character stays a prop).\n"
     "                       Without it every mesh is bound but rigid attachments - a mesh with no skin, under a\n"
-    "                       bone (a sword in a hand): it already moves with that bone and stays as it was\n"
+    "                       bone (a sword in a hand): it already moves with that bone and stays as it was; a\n"
+    "                       mesh the armature lies beside (a ground plane) is bound by proximity, with a warning\n"
     "  --all-joints         let every skeleton node receive weights; by default only the deform joints do\n"
     "                       (`skinkit info` marks them): when some skin of IN lists joints, those, but for the\n"
     "                       wrappers below that a skin lists and no vertex weights but rigidly alone (the\n"
@@ -794,6 +795,19 @@ static int bind_choose(sk_scene* s, const bind_args* p, bind_run* run, uint8_t**
 
 /* Binds the meshes of s, their reports into res (one per mesh): first each surface of several meshes as one
  * (bind_surface), then every mesh (bind_mesh). 0, or 2 (after a message, but when out of memory here). */
+/* The armature fits the model, but robust found it beside one of the meshes it was not asked to choose (a ground
+ * plane, a backdrop, another character's prop) and bound that one by proximity: say so, every bound mesh being
+ * bound is what --meshes exists for (an auditor's ground plane took the legs' weights without a word). */
+static void warn_beside(const sk_scene* s, const bind_run* run, const bind_result* res) {
+  if (run->method != SK_BIND_ROBUST || run->meshes_given || !run->fit.size || !run->fit.ok) return;
+  for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
+    if (res[m].bound && res[m].rep.method_used == SK_BIND_DELAUNAY)
+      fprintf(stderr,
+              "skinkit bind: warning: mesh \"%s\": the armature lies beside it, not in it: bound by proximity "
+              "(delaunay); if it is not part of the character (a ground plane, a prop), leave it out with --meshes\n",
+              sk_scene_mesh_name(s, m));
+}
+
 static int bind_all(sk_scene* s, const sk_skeleton* sk, const bind_run* run, const uint8_t* chosen, bind_result* res) {
   const uint32_t nm = sk_scene_mesh_count(s);
   int rc = 0;
@@ -805,6 +819,7 @@ static int bind_all(sk_scene* s, const sk_skeleton* sk, const bind_run* run, con
   for (uint32_t m = 0; m < nm && !rc; ++m)
     if (group[m] == m && cli_surface_size(group, nm, m) > 1) rc = bind_surface(s, group, m, sk, run, fresh, res);
   for (uint32_t m = 0; m < nm && !rc; ++m) rc = bind_mesh(s, m, sk, run, &res[m], &fresh[m]);
+  if (!rc) warn_beside(s, run, res);
   for (uint32_t m = 0; fresh && m < nm; ++m) sk_skin_destroy(fresh[m]);
   free(fresh), free(group);
   return rc;

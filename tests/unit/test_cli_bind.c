@@ -131,6 +131,57 @@ START_TEST(json_and_text_reports) {
 }
 END_TEST
 
+/* A mesh the armature lies beside while it fits the rest (a ground plane under the cylinder) is bound by proximity:
+ * a warning names it unless --meshes chose the meshes (an auditor's ground plane took the legs' weights silently). */
+START_TEST(mesh_beside_the_armature_is_named) {
+  sk_scene* s = NULL;
+  sk_error err;
+  char path[512];
+  snprintf(path, sizeof path, "%s/tests/data/cylinder_rig.glb", SK_SOURCE_DIR);
+  ck_assert_msg(sk_scene_load(path, NULL, &s, &err) == SK_OK, "%s", err.message);
+  const size_t nv = sk_scene_mesh_vertex_count(s, 0);
+  float* pos = malloc(3 * nv * sizeof *pos);
+  ck_assert_uint_eq(sk_scene_mesh_positions(s, 0, pos, 3 * nv), 3 * nv);
+  float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+  for (size_t i = 0; i < 3 * nv; ++i) {
+    lo[i % 3] = pos[i] < lo[i % 3] ? pos[i] : lo[i % 3];
+    hi[i % 3] = pos[i] > hi[i % 3] ? pos[i] : hi[i % 3];
+  }
+  free(pos);
+  int a = 0; /* the long axis: the bones run along it */
+  for (int k = 1; k < 3; ++k) a = hi[k] - lo[k] > hi[a] - lo[a] ? k : a;
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  const float len = hi[a] - lo[a], at = lo[a] - 0.05f * len;
+  float plane[12];
+  const float corner[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+  for (int v = 0; v < 4; ++v) {
+    plane[3 * v + a] = at;
+    plane[3 * v + b] = 0.5f * (lo[b] + hi[b]) + 2.0f * len * corner[v][0];
+    plane[3 * v + c] = 0.5f * (lo[c] + hi[c]) + 2.0f * len * corner[v][1];
+  }
+  const uint32_t tri[6] = {0, 1, 2, 0, 2, 3};
+  sk_mesh_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.name = "ground";
+  d.vertex_count = 4;
+  d.positions = plane;
+  d.indices = tri;
+  d.index_count = 6;
+  ck_assert_msg(sk_scene_add_mesh(s, &d, NULL, &err) == SK_OK, "%s", err.message);
+  ck_assert_msg(sk_scene_save(s, tmp_path("ground.glb"), NULL, &err) == SK_OK, "%s", err.message);
+  sk_scene_destroy(s);
+  char args[1200];
+  snprintf(args, sizeof args, "bind %s %s", tmp_path("ground.glb"), tmp_path("g1.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "warning: mesh \"ground\": the armature lies beside it") != NULL, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "\"cylinder\"") == NULL, "%s", err_text());
+  snprintf(args, sizeof args, "bind %s %s --meshes ground", tmp_path("ground.glb"), tmp_path("g2.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "lies beside") == NULL, "%s", err_text());
+}
+END_TEST
+
 START_TEST(joints_and_max_influences) {
   char args[2048];
   /* only bone1 deforms: every vertex is bone1's */
@@ -974,6 +1025,7 @@ static Suite* suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_test(t, every_method_writes_valid_weights);
   tcase_add_test(t, json_and_text_reports);
+  tcase_add_test(t, mesh_beside_the_armature_is_named);
   tcase_add_test(t, joints_and_max_influences);
   tcase_add_test(t, never_overwrites_input_and_needs_force);
   tcase_add_test(t, bad_inputs);
