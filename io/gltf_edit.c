@@ -663,46 +663,87 @@ static bool joints_in_range(skio_gltf_doc* d, int64_t ai, size_t V, uint32_t lim
   return set_values_within(d, ai, V, false, limit);
 }
 
-/* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets (more in the file
- * only when they hold no weight), component types and normalized flags, no joint index past the skin's (not even
- * with weight 0: validators reject it), and per vertex the same (joint, weight) pairs of non-zero weight in any
- * order. Then nothing of it is written (a container change or a no-op leaves the weights' bytes as they were). */
-static bool keeps_old(skio_gltf_doc* d, const prim_plan* pl) {
-  if (pl->sets >= MAX_SETS) return false;
-  for (uint32_t s = pl->sets; s < MAX_SETS && (pl->old_j[s] >= 0 || pl->old_w[s] >= 0); ++s)
-    if (!zero_weights(d, pl->old_w[s], pl->V) || !joints_in_range(d, pl->old_j[s], pl->V, pl->joint_limit))
-      return false; /* a set beyond the plan's that holds weight, or joints past the skin's */
+/* Inverse of new_value. */
+static void put_value(uint8_t* data, size_t cs, size_t k, uint32_t v) {
+  if (cs == 1) {
+    data[k] = (uint8_t)v;
+  } else if (cs == 2) {
+    const uint16_t x = (uint16_t)v;
+    memcpy(data + k * 2, &x, 2);
+  } else {
+    memcpy(data + k * 4, &v, 4);
+  }
+}
+
+/* The old JOINTS_n / WEIGHTS_n of the plan's sets (old_values) into oj / ow (pl->sets each, NULL-filled); false when
+ * one does not read in the plan's types. */
+static bool read_old_sets(skio_gltf_doc* d, const prim_plan* pl, uint32_t** oj, uint32_t** ow) {
+  bool ok = true;
+  for (uint32_t s = 0; s < pl->sets && ok; ++s) {
+    oj[s] = old_values(d, pl->old_j[s], pl->jct, false, pl->V);
+    ow[s] = old_values(d, pl->old_w[s], pl->wct, pl->wct != SKIO_GLTF_FLOAT, pl->V);
+    ok = oj[s] && ow[s];
+  }
+  return ok;
+}
+
+/* Whether vertex v's new (joint, weight) pairs of non-zero weight are its old ones in any order, no old joint index
+ * (even of weight 0: validators reject it) past the skin's. a, b: scratch of 2 * sets * 4 values. */
+static bool vertex_kept(const prim_plan* pl, uint32_t* const* oj, uint32_t* const* ow, size_t v, uint32_t* a,
+                        uint32_t* b) {
+  const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
+  size_t na = 0, nb = 0;
+  for (uint32_t s = 0; s < pl->sets; ++s)
+    for (size_t c = 0; c < 4; ++c) {
+      const size_t k = ((size_t)s * V + v) * 4 + c, e = v * 4 + c;
+      uint32_t nw = new_value(pl->wdata, ws, k), w = ow[s][e];
+      if (oj[s][e] >= pl->joint_limit) return false;
+      if (nw) a[2 * na] = new_value(pl->jdata, js, k), a[2 * na++ + 1] = nw;
+      if (w && w != 0x80000000u) b[2 * nb] = oj[s][e], b[2 * nb++ + 1] = w; /* -0.0f is no weight either */
+    }
+  if (na != nb) return false;
+  qsort(a, na, 2 * sizeof *a, cmp_pair);
+  qsort(b, nb, 2 * sizeof *b, cmp_pair);
+  return !memcmp(a, b, na * 2 * sizeof *a);
+}
+
+/* Every vertex of the plan checked with vertex_kept (restore false: whether all are kept), or (restore true) each
+ * kept vertex's old slots copied over the new ones byte for byte: its entries' order and the joints of its
+ * zero-weight slots too, so an edit rewrites only the vertices it changes (an auditor: --normalize changing 3
+ * vertices rewrote 8, reordered by weight). */
+static bool old_sets_kept(skio_gltf_doc* d, prim_plan* pl, bool restore) {
   const size_t V = pl->V, js = skio_gltf_component_size(pl->jct), ws = skio_gltf_component_size(pl->wct);
   const size_t n = (size_t)pl->sets * 4;
   uint32_t** oj = calloc(pl->sets, sizeof *oj);
   uint32_t** ow = calloc(pl->sets, sizeof *ow);
   uint32_t* a = malloc(n * 2 * sizeof *a + 4);
   uint32_t* b = malloc(n * 2 * sizeof *b + 4);
-  bool same = oj && ow && a && b;
-  for (uint32_t s = 0; s < pl->sets && same; ++s) {
-    oj[s] = old_values(d, pl->old_j[s], pl->jct, false, V);
-    ow[s] = old_values(d, pl->old_w[s], pl->wct, pl->wct != SKIO_GLTF_FLOAT, V);
-    same = oj[s] && ow[s];
-  }
-  for (size_t v = 0; v < V && same; ++v) {
-    size_t na = 0, nb = 0;
-    for (uint32_t s = 0; s < pl->sets; ++s)
+  bool same = oj && ow && a && b && read_old_sets(d, pl, oj, ow);
+  const bool readable = same;
+  for (size_t v = 0; v < V && readable && (restore || same); ++v) {
+    const bool kept = vertex_kept(pl, oj, ow, v, a, b);
+    same = same && kept;
+    for (uint32_t s = 0; restore && kept && s < pl->sets; ++s)
       for (size_t c = 0; c < 4; ++c) {
-        const size_t k = ((size_t)s * V + v) * 4 + c, e = v * 4 + c;
-        uint32_t nw = new_value(pl->wdata, ws, k), w = ow[s][e];
-        if (oj[s][e] >= pl->joint_limit) same = false;
-        if (nw) a[2 * na] = new_value(pl->jdata, js, k), a[2 * na++ + 1] = nw;
-        if (w && w != 0x80000000u) b[2 * nb] = oj[s][e], b[2 * nb++ + 1] = w; /* -0.0f is no weight either */
+        const size_t k = ((size_t)s * V + v) * 4 + c;
+        put_value(pl->jdata, js, k, oj[s][v * 4 + c]);
+        put_value(pl->wdata, ws, k, ow[s][v * 4 + c]);
       }
-    if (na != nb) same = false;
-    if (!same || !na) continue;
-    qsort(a, na, 2 * sizeof *a, cmp_pair);
-    qsort(b, nb, 2 * sizeof *b, cmp_pair);
-    same = !memcmp(a, b, na * 2 * sizeof *a);
   }
   for (uint32_t s = 0; oj && ow && s < pl->sets; ++s) free(oj[s]), free(ow[s]);
   free(oj), free(ow), free(a), free(b);
   return same;
+}
+
+/* Whether the primitive's JOINTS_n / WEIGHTS_n already hold the plan's influences: the same sets (more in the file
+ * only when they hold no weight), component types and normalized flags, and every vertex kept (vertex_kept). Then
+ * nothing of it is written (a container change or a no-op leaves the weights' bytes as they were). */
+static bool keeps_old(skio_gltf_doc* d, prim_plan* pl) {
+  if (pl->sets >= MAX_SETS) return false;
+  for (uint32_t s = pl->sets; s < MAX_SETS && (pl->old_j[s] >= 0 || pl->old_w[s] >= 0); ++s)
+    if (!zero_weights(d, pl->old_w[s], pl->V) || !joints_in_range(d, pl->old_j[s], pl->V, pl->joint_limit))
+      return false; /* a set beyond the plan's that holds weight, or joints past the skin's */
+  return old_sets_kept(d, pl, false);
 }
 
 /* The largest quantization step among the old WEIGHTS_n a plan replaces (skio_gltf_draco_step: Draco data, decoded
@@ -1541,6 +1582,7 @@ static int write_plans(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* e
       e->rep.kept++;
       continue;
     }
+    old_sets_kept(d, pl, true); /* the vertices the edit left as they were keep their bytes */
     write_plan(e, i);
   }
   return rc;

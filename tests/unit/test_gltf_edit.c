@@ -288,23 +288,24 @@ static void check_readback(skio_gltf_doc* out, uint32_t m, uint32_t p, const uin
     qsort(e, c, sizeof *e, cmp_jwp);
     const uint32_t* gj = r.j + v * 4 * r.sets;
     const float* gw = r.w + v * 4 * r.sets;
-    if (total == 0.0) {
-      for (size_t i = 0; i < 4 * r.sets; ++i) {
-        float want = i < c ? e[i].w : 0.0f;
-        ck_assert_msg(memcmp(&gw[i], &want, 4) == 0, "vertex %zu entry %zu: %g, want %g", v, i, gw[i], want);
-        if (i < c) ck_assert_uint_eq(gj[i], e[i].j);
-      }
-    } else {
-      long isum = 0;
-      for (size_t i = 0; i < 4 * r.sets; ++i) {
-        long q = lround(gw[i] * total);
-        isum += q;
-        if (q == 0) continue;
-        ck_assert_msg(i < c && gj[i] == e[i].j, "vertex %zu entry %zu: joint %u", v, i, gj[i]);
-        ck_assert_msg(fabs(q - e[i].w / sum * total) < 1.0, "vertex %zu entry %zu: %ld for %g", v, i, q, e[i].w / sum);
-      }
-      ck_assert_msg(c == 0 || isum == (long)total, "vertex %zu: integer sum %ld", v, isum);
+    /* per joint, in any slot order: a vertex the edit leaves as the file had it keeps its stored order */
+    size_t got = 0;
+    long isum = 0;
+    for (size_t i = 0; i < 4 * r.sets; ++i) {
+      const long q = total == 0.0 ? 0 : lround(gw[i] * total);
+      isum += q;
+      if (total == 0.0 ? !(gw[i] > 0.0f) : q == 0) continue;
+      size_t k = 0;
+      while (k < c && e[k].j != gj[i]) ++k;
+      ck_assert_msg(k < c, "vertex %zu entry %zu: joint %u", v, i, gj[i]);
+      if (total == 0.0)
+        ck_assert_msg(memcmp(&gw[i], &e[k].w, 4) == 0, "vertex %zu entry %zu: %g, want %g", v, i, gw[i], e[k].w);
+      else
+        ck_assert_msg(fabs(q - e[k].w / sum * total) < 1.0, "vertex %zu entry %zu: %ld for %g", v, i, q, e[k].w / sum);
+      ++got;
     }
+    ck_assert_msg(total != 0.0 ? got <= c : got == c, "vertex %zu: %zu entries, want %zu", v, got, c);
+    ck_assert_msg(total == 0.0 || c == 0 || isum == (long)total, "vertex %zu: integer sum %ld", v, isum);
   }
   free(r.j);
   free(r.w);
@@ -493,6 +494,58 @@ START_TEST(test_unchanged_kept) {
     skio_gltf_doc_destroy(o2);
     skio_gltf_doc_destroy(d);
     free(off), free(jj), free(ww), free(r.j), free(r.w);
+  }
+}
+END_TEST
+
+/* An edit that changes one vertex writes only that vertex's JOINTS_0 / WEIGHTS_0 elements: the others keep their
+ * stored order (cylinder_rig.glb has 96 vertices whose larger weight is stored second, the gltfpack copy 32), where
+ * every vertex was rewritten sorted by weight (an auditor: --normalize changing 3 vertices rewrote 8). */
+START_TEST(test_unchanged_vertices_keep_their_bytes) {
+  for (int src_i = 0; src_i < 2; ++src_i) {
+    const char* src = data_path(src_i ? "cylinder_rig_gltfpack_noq.glb" : "cylinder_rig.glb");
+    skio_gltf_doc* d = load(src);
+    infl r = read_infl(d, 0, 0);
+    const size_t n = r.V * 4 * r.sets;
+    uint32_t* off = calloc(r.V + 1, sizeof *off);
+    uint32_t* jj = calloc(n + 1, sizeof *jj);
+    float* ww = calloc(n + 1, sizeof *ww);
+    size_t at = 0, unsorted = 0, edited = r.V;
+    for (size_t v = 0; v < r.V; ++v) {
+      const size_t b = v * 4 * r.sets;
+      unsorted += r.w[b] < r.w[b + 1];
+      if (edited == r.V && r.w[b + 1] > 0) { /* the edit: the first vertex of two joints goes whole to its first */
+        edited = v;
+        jj[at] = r.j[b], ww[at++] = 1.0f;
+      } else {
+        for (size_t i = 4 * r.sets; i-- > 0;) /* backwards: the order the edit gives does not matter */
+          if (r.w[b + i] > 0) jj[at] = r.j[b + i], ww[at++] = r.w[b + i];
+      }
+      off[v + 1] = (uint32_t)at;
+    }
+    ck_assert_uint_gt(unsorted, 10);
+    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL};
+    char out[600];
+    snprintf(out, sizeof out, "%s/one_vertex_%d.glb", tmp_dir(), src_i);
+    skio_gltf_edit_report rep = {0};
+    skio_gltf_edit_options o = {.weights_type = SKIO_WEIGHTS_SOURCE, .replace_files = true, .report = &rep};
+    skc_err err = {0};
+    ck_assert_msg(skio_gltf_edit_write(d, &e, 1, out, true, &o, &err) == SKC_OK, "%s", err.message);
+    ck_assert_uint_eq(rep.kept, 0);
+    skio_gltf_doc* o2 = load(out);
+    infl r2 = read_infl(o2, 0, 0);
+    ck_assert_uint_eq(r2.sets, r.sets);
+    size_t differ = 0;
+    for (size_t v = 0; v < r.V; ++v) {
+      const size_t b = v * 4 * r.sets;
+      differ +=
+          memcmp(r.j + b, r2.j + b, 4 * r.sets * sizeof *r.j) || memcmp(r.w + b, r2.w + b, 4 * r.sets * sizeof *r.w);
+    }
+    ck_assert_msg(differ == 1, "%s: %zu vertices rewritten", src, differ);
+    ck_assert_float_eq(r2.w[edited * 4 * r.sets], 1.0f);
+    skio_gltf_doc_destroy(o2);
+    skio_gltf_doc_destroy(d);
+    free(off), free(jj), free(ww), free(r.j), free(r.w), free(r2.j), free(r2.w);
   }
 }
 END_TEST
@@ -1042,6 +1095,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltfpack_meshopt);
   tcase_add_test(t, test_gltf_bin);
   tcase_add_test(t, test_unchanged_kept);
+  tcase_add_test(t, test_unchanged_vertices_keep_their_bytes);
   tcase_add_test(t, test_glb_external_files);
   tcase_add_test(t, test_glb_to_gltf);
   tcase_add_test(t, test_gltf_to_glb);
