@@ -18,7 +18,8 @@
  * are solved in two halves on two threads. Vertices at identical positions are welded for the Laplacian (hash of
  * the exact coordinates), so UV seams and split caps do not split the heat. A component that no bone sees is weighted
  * by nearest bone instead: rigidly by its centroid when it is small (under 5% of the mesh size: buttons, eyes), per
- * vertex (blended) otherwise; vertices the heat leaves empty also get per-vertex nearest weights.
+ * vertex otherwise; vertices the heat leaves empty also get per-vertex nearest weights (blended for robust, the one
+ * nearest bone for heat, as Blender).
  */
 #include <limits.h>
 #include <math.h>
@@ -668,7 +669,14 @@ static int demote_shells(heat_ctx* c) {
   return SKC_OK;
 }
 
-static int nearest_fallback(const skc_bind_desc* d, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
+/* The vertices heat left empty (no bone sees their part, a point cloud, a loose vertex) by nearest bone: blended for
+ * robust, the one nearest bone for heat (`strict`: Blender's bone heat gives such a vertex its closest bone; an
+ * auditor's loose vertex above the chain's last bone got 0.09 / 0.29 / 0.62, a cube beside the middle one 1/3 each). */
+static int nearest_fallback(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* rep,
+                            skc_err* err) {
+  skc_bind_desc nd = *d;
+  if (strict) nd.rigid = 1;
+  d = &nd;
   uint8_t* need = malloc(d->vertex_count);
   if (!need) return skc_fail(err, SKC_OUT_OF_MEMORY, "bind: out of memory");
   uint64_t count = 0;
@@ -685,8 +693,8 @@ static int nearest_fallback(const skc_bind_desc* d, skc_bind_cands* out, skc_bin
 
 /* Cold components (no bone sees them) smaller than 5% of the mesh (buttons, eyes, studs) move rigidly: every
  * vertex takes the nearest-bone weights of the part's centroid, so the part is not sheared between bones. */
-static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, skc_bind_cands* out, skc_bind_report* rep,
-                             skc_err* err) {
+static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, int strict, skc_bind_cands* out,
+                             skc_bind_report* rep, skc_err* err) {
   const skc_bind_desc* d = c->d;
   size_t n = c->n, parts = 0;
   uint32_t* slot = malloc(n * sizeof *slot);
@@ -733,6 +741,7 @@ static int rigid_small_parts(heat_ctx* c, const uint8_t* comp_heated, skc_bind_c
       small[k] = sqrt(diag2) <= limit;
     }
     skc_bind_desc pd = *d;
+    pd.rigid = strict ? 1 : d->rigid; /* heat: the one nearest bone (nearest_fallback) */
     pd.positions = cen;
     pd.vertex_count = parts;
     pd.vertex_mask = NULL;
@@ -932,7 +941,7 @@ static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, sk
       rep->components = d->vertex_count;
       rep->fallback_components = d->vertex_count;
     }
-    return nearest_fallback(d, out, rep, err);
+    return nearest_fallback(d, strict, out, rep, err);
   }
   if (d->vertex_count > (size_t)INT_MAX)
     return skc_fail(err, SKC_OUT_OF_RANGE, "bind: heat supports at most %d vertices", INT_MAX);
@@ -967,12 +976,12 @@ static int heat_bind(const skc_bind_desc* d, int strict, skc_bind_cands* out, sk
   }
   if (heated_components(&c, comp_heated, rep) && m > 0) rc = heat_solve(&c, m, comp_heated, strict, &s, out, rep, err);
   solver_free(&s);
-  if (!rc) rc = rigid_small_parts(&c, comp_heated, out, rep, err);
+  if (!rc) rc = rigid_small_parts(&c, comp_heated, strict, out, rep, err);
   free(comp_heated);
   if (!rc) copy_duplicates(&c, out);
   ctx_free(&c);
   if (rc) return rc;
-  return nearest_fallback(d, out, rep, err);
+  return nearest_fallback(d, strict, out, rep, err);
 }
 
 int skc_bind_heat(const skc_bind_desc* d, int strict, skc_bind_cands* out, skc_bind_report* rep, skc_err* err) {
