@@ -107,16 +107,40 @@ void cli_argv_drop(int* argc, char** argv, int i, int n) {
   *argc -= n;
 }
 
-/* -o OUT / --output OUT / --output=OUT out of argv; OUT goes back as the last positional argument (pack: as
- * "-o OUT", its own spelling). 0, or 2 after one error. */
+/* "--", the end of the options (POSIX guideline 10), for the commands whose parsers do not know it (validate and
+ * report do): it is dropped, and each later argument that starts with '-' gets "./" in front (the same file), so
+ * no parser takes it for an option. Returns where the options end (*argc when there is no "--"); 2 with no memory. */
+static int end_of_options(const char* cmd, int* argc, char** argv, int* end) {
+  *end = *argc;
+  for (int i = 1; i < *argc; ++i)
+    if (!strcmp(argv[i], "--")) {
+      *end = i;
+      break;
+    }
+  if (*end == *argc || !strcmp(cmd, "validate") || !strcmp(cmd, "report")) return 0;
+  cli_argv_drop(argc, argv, *end, 1);
+  for (int i = *end; i < *argc; ++i) {
+    if (argv[i][0] != '-' || !argv[i][1]) continue;
+    char* p = malloc(strlen(argv[i]) + 3); /* lives as long as argv: the process */
+    if (!p) return 2;
+    sprintf(p, "./%s", argv[i]);
+    argv[i] = p;
+  }
+  return 0;
+}
+
+/* -o OUT / --output OUT / --output=OUT out of argv (before a "--"); OUT goes back as the last positional argument
+ * (pack: as "-o OUT", its own spelling). 0, or 2 after one error. */
 int cli_take_output(const char* cmd, int* argc, char** argv) {
   static char dash_o[] = "-o";
   static const char* const writers[] = {"convert", "bind", "weights", "sample", "pack"};
+  int end = 0;
+  if (end_of_options(cmd, argc, argv, &end)) return 2;
   int writer = 0;
   for (size_t k = 0; k < sizeof writers / sizeof writers[0]; ++k) writer |= !strcmp(cmd, writers[k]);
   if (!writer) return 0;
   char* out = NULL;
-  for (int i = 1; i < *argc;) {
+  for (int i = 1; i < end;) {
     char* v = NULL;
     int n = 1;
     if (!strncmp(argv[i], "--output=", 9)) {
@@ -133,6 +157,7 @@ int cli_take_output(const char* cmd, int* argc, char** argv) {
     if (out) return cli_arg_error(cmd, "-o/--output given twice");
     out = v;
     cli_argv_drop(argc, argv, i, n);
+    end -= n;
   }
   if (!out) return 0;
   if (!strcmp(cmd, "pack")) argv[(*argc)++] = dash_o;

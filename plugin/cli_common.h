@@ -183,7 +183,9 @@ int cli_check_output_dir(const char* cmd, const char* path);
 /* Removes argv[i .. i+n-1] (argv[*argc] = NULL moves along); *argc -= n. */
 void cli_argv_drop(int* argc, char** argv, int i, int n);
 /* -o OUT, --output OUT and --output=OUT of the writers (convert, bind, weights, sample, pack) out of argv; OUT goes
- * back as the last positional argument (pack: "-o OUT"). 0, or 2 after one error line (no value, given twice). */
+ * back as the last positional argument (pack: "-o OUT"). 0, or 2 after one error line (no value, given twice).
+ * Also, for every command but validate and report (whose parsers take it), "--" ends the options: it is dropped
+ * and each later argument starting with '-' becomes "./ARG"; -o after "--" is a file name. */
 int cli_take_output(const char* cmd, int* argc, char** argv);
 /* As cli_check_output_dir, and "-" is refused: the writers write files, never stdout. 0, or 2. */
 int cli_check_model_output(const char* cmd, const char* path);

@@ -52,10 +52,13 @@ int cli_is_loader(const char* cmd) {
 
 int cli_take_load_flags(const char* cmd, int* argc, char** argv) {
   if (!cli_is_loader(cmd)) return 0;
-  int w = 1;
+  int w = 1, done = 0; /* done: past "--", every argument is a name */
   for (int r = 1; r < *argc; ++r) {
     const char* a = argv[r];
-    if (!strcmp(a, "--no-isolate")) {
+    if (done || !strcmp(a, "--")) {
+      done = 1;
+      argv[w++] = argv[r];
+    } else if (!strcmp(a, "--no-isolate")) {
       cli_load_cfg.isolate = 0;
     } else if ((!strcmp(a, "--merge-corners") || !strcmp(a, "--keep-corners")) && strcmp(cmd, "validate") != 0) {
       cli_load_cfg.weld = !strcmp(a, "--merge-corners");

@@ -15,6 +15,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +26,8 @@
 
 const char cli_validate_usage[] =
     "usage: skinkit validate PATH... [--tolerance T] [--max-influences N] [--json [OUT|-]] [--jsonl]\n"
-    "                        [--jobs N] [--files-from FILE|-] [--allow-unskinned]\n"
+    "                        [--jobs N] [--files-from FILE|-] [--files0-from FILE|-] [--allow-unskinned]\n"
+    "                        [--list] [-- PATH...]\n"
     "  Checks every file (folders recursively, every extension Assimp reads, of XML files only *.mesh.xml; Ogre\n"
     "  skeletons are read with their mesh): weight sums (off by more than T, default 1e-3), NaN/Inf, negative,\n"
     "  unweighted, more than N influences, bad joints, duplicates, singular/non-rigid inverse binds. glTF: the\n"
@@ -36,9 +40,14 @@ const char cli_validate_usage[] =
     "  --jobs N     files checked at once (default: CPU count). Each file is read in its own worker process,\n"
     "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
     "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit); also bounds collecting files\n"
+    "  --files-from FILE  paths to check, one a line ('-' = stdin); --files0-from: NUL-separated (any name)\n"
+    "  --list       check nothing: print what would be checked on stdout, each record ended by a NUL byte: 'F'\n"
+    "               and the path of a file to check, or 'E' and the --jsonl row of an error of the walk (below)\n"
+    "  --           the end of the options: every argument after it is a PATH (\"validate -- -a.glb\")\n"
     "  Folders: symbolic links to a folder already walked are not followed again, a file reached through two\n"
-    "  links is checked once, FIFOs, devices and sockets are skipped with a note; a folder that cannot be\n"
-    "  read and a model name that cannot be opened (a broken link) are errors of the run (exit 2). --json OUT is\n"
+    "  links is checked once, FIFOs, devices and sockets are skipped with a note. A folder that cannot be read, a\n"
+    "  model name that cannot be opened (a broken link), a folder more than 64 levels below PATH (not read) and a\n"
+    "  walk that ran past --timeout are error rows of their own (path and reason, exit 2). --json OUT is\n"
     "  replaced atomically. Workers get the --max-memory limit.\n";
 
 typedef struct mesh_row {
@@ -201,11 +210,23 @@ static void reader_ready(const char* path) {
   if (dot) (void)sk_import_extension_supported(dot);
 }
 
+/* A reader outlives nothing: when validate itself is killed (a batch shard past its limit, a job cancelled), its
+ * readers go too instead of running on until the file is read (Linux; elsewhere they finish on their own). */
+static void die_with_parent(pid_t parent) {
+#ifdef __linux__
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(0); /* the parent died before the request took effect */
+#else
+  (void)parent;
+#endif
+}
+
 static int spawn(worker* w, job* j, file_result* fr, size_t index) {
   reader_ready(fr->path);
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fflush(NULL);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -214,6 +235,7 @@ static int spawn(worker* w, job* j, file_result* fr, size_t index) {
   }
   if (pid == 0) { /* the worker: check one file, send the result, leave without running atexit handlers */
     close(fds[0]);
+    die_with_parent(parent);
     const uint32_t limit = cli_memory_limit_mb(fr->path);
     const uint64_t forked = cli_address_space(0);
     cli_limit_memory(limit); /* first hands the heap's free pad back */
@@ -271,7 +293,8 @@ static void run_all(job* j, file_result* results, size_t count, int jobs, double
   if (!ws || !pf) {
     free(ws);
     free(pf);
-    for (size_t i = 0; i < count; ++i) check_file(j, &results[i]); /* no memory for workers: in process */
+    for (size_t i = 0; i < count; ++i) /* no memory for workers: in process */
+      if (results[i].status != 2) check_file(j, &results[i]);
     return;
   }
   int tty = isatty(2);
@@ -279,6 +302,11 @@ static void run_all(job* j, file_result* results, size_t count, int jobs, double
   int active = 0;
   while (done < count) {
     while (active < jobs && next < count) {
+      if (results[next].status == 2) { /* an error of the walk: its row is already written */
+        ++next;
+        ++done;
+        continue;
+      }
       int slot = 0;
       while (ws[slot].pid) ++slot;
       if (spawn(&ws[slot], j, &results[next], next) != 0) {
@@ -332,12 +360,15 @@ static void run_all(job* j, file_result* results, size_t count, int jobs, double
 }
 
 /* ---- file collection ---- */
+/* Each entry is a path, a NUL, then the reason it is an error of the walk (a folder not read, a broken link) and a
+ * NUL: empty for a file to check. As a C string an entry is its path, so entries sort by path, walk errors among
+ * the files, and each error becomes a row of its own where it was found (the totals then count every row). */
 typedef struct list {
   char** v;
   size_t n, cap;
 } list;
 
-static int push(list* l, const char* s) {
+static int push_entry(list* l, const char* path, const char* error) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 64;
     char** v = realloc(l->v, cap * sizeof *v);
@@ -345,10 +376,36 @@ static int push(list* l, const char* s) {
     l->v = v;
     l->cap = cap;
   }
-  size_t len = strlen(s);
-  if (!(l->v[l->n] = malloc(len + 1))) return -1;
-  memcpy(l->v[l->n++], s, len + 1);
+  size_t len = strlen(path), elen = strlen(error);
+  if (!(l->v[l->n] = malloc(len + elen + 2))) return -1;
+  memcpy(l->v[l->n], path, len + 1);
+  memcpy(l->v[l->n++] + len + 1, error, elen + 1);
   return 0;
+}
+
+static int push(list* l, const char* path) { return push_entry(l, path, ""); }
+
+/* The walk error of an entry ("" for a file to check). */
+static const char* entry_error(const char* entry) { return entry + strlen(entry) + 1; }
+
+/* An error of the walk at path, "path: reason[: strerror]", as an entry of its own. A path too long for the row's
+ * message (a folder 65 levels down) loses its middle, not the reason (the row's path has it whole). */
+static void push_walk_error(list* l, const char* path, const char* reason, int errnum) {
+  char why[200], msg[SK_ERROR_MESSAGE_SIZE];
+  snprintf(why, sizeof why, ": %s%s%s", reason, errnum ? ": " : "", errnum ? strerror(errnum) : "");
+  const size_t wn = strlen(why), room = sizeof msg - 1 - wn; /* >= 56: why is shorter than 200 */
+  size_t n = strlen(path);
+  if (n <= room) {
+    memcpy(msg, path, n);
+  } else {
+    const size_t head = room / 2, tail = room - head - 3;
+    memcpy(msg, path, head);
+    memcpy(msg + head, "...", 3);
+    memcpy(msg + head + 3, path + n - tail, tail);
+    n = room;
+  }
+  memcpy(msg + n, why, wn + 1);
+  push_entry(l, path, msg);
 }
 
 static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
@@ -385,7 +442,6 @@ typedef struct walker {
   double timeout; /* the whole walk; 0 = no limit */
   int timed_out;
   size_t skipped;
-  int unreadable; /* folders that could not be listed, model names that could not be opened (broken links) */
 } walker;
 
 static const char* special_kind(mode_t m) {
@@ -394,12 +450,17 @@ static const char* special_kind(mode_t m) {
 
 static void walk_entry(walker* wk, list* local, const char* p, const char* name, int depth);
 
+/* Folders deeper than this below a PATH are not read (a row says so): a bound on the walk's recursion. */
+enum { MAX_DEPTH = 64 };
+
 static void walk(walker* wk, list* l, const char* dir, int depth) {
-  if (depth > 64) return;
+  if (depth > MAX_DEPTH) { /* its files would go unchecked without a word: an error row of its own */
+    push_walk_error(l, dir, "folder not read: more than 64 levels below the PATH given", 0);
+    return;
+  }
   DIR* d = opendir(dir);
-  if (!d) { /* its files would go unchecked without a word: an error of the run */
-    fprintf(stderr, "skinkit validate: cannot read folder %s: %s\n", dir, strerror(errno));
-    wk->unreadable++;
+  if (!d) {
+    push_walk_error(l, dir, "cannot read this folder", errno);
     return;
   }
   struct dirent* e;
@@ -407,6 +468,9 @@ static void walk(walker* wk, list* l, const char* dir, int depth) {
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;
     if (wk->timeout > 0.0 && since(&wk->start) > wk->timeout) {
+      char why[96];
+      snprintf(why, sizeof why, "gave up collecting files in this folder after the time limit of %g s", wk->timeout);
+      if (!wk->timed_out) push_walk_error(&local, dir, why, 0); /* once: the folders above stop without a row */
       wk->timed_out = 1;
       break;
     }
@@ -420,7 +484,7 @@ static void walk(walker* wk, list* l, const char* dir, int depth) {
   closedir(d);
   if (local.n) qsort(local.v, local.n, sizeof *local.v, cmp_str);
   for (size_t i = 0; i < local.n; ++i) {
-    push(l, local.v[i]);
+    push_entry(l, local.v[i], entry_error(local.v[i]));
     free(local.v[i]);
   }
   free(local.v);
@@ -439,10 +503,7 @@ static int model_name(const char* name) {
 static void walk_entry(walker* wk, list* local, const char* p, const char* name, int depth) {
   struct stat st;
   if (stat(p, &st) != 0) { /* a broken link, or a race with a deletion: an error only for a model's name */
-    if (model_name(name)) {
-      fprintf(stderr, "skinkit validate: cannot open %s: %s\n", p, strerror(errno));
-      wk->unreadable++;
-    }
+    if (model_name(name)) push_walk_error(local, p, "cannot open", errno);
     return;
   }
   if (S_ISDIR(st.st_mode)) {
@@ -466,17 +527,23 @@ static void add_path(walker* wk, list* l, const char* p) {
   }
 }
 
-static void add_files_from(walker* wk, list* l, const char* src) {
+/* The paths of a --files-from list (delim '\n', a trailing '\r' dropped) or a --files0-from list (delim 0: any
+ * name, newlines included). */
+static void add_files_from(walker* wk, list* l, const char* src, int delim) {
   FILE* f = strcmp(src, "-") ? fopen(src, "r") : stdin;
   if (!f) {
-    fprintf(stderr, "skinkit validate: cannot open %s\n", src);
+    fprintf(stderr, "skinkit validate: cannot open %s: %s\n", src, strerror(errno));
     return;
   }
-  char line[4096];
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\r\n")] = 0;
-    if (line[0]) add_path(wk, l, line);
+  char* line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getdelim(&line, &cap, delim, f)) >= 0) {
+    if (n > 0 && line[n - 1] == (char)delim) line[--n] = 0;
+    if (delim == '\n' && n > 0 && line[n - 1] == '\r') line[--n] = 0;
+    if (n > 0) add_path(wk, l, line);
   }
+  free(line);
   if (f != stdin) fclose(f);
 }
 
@@ -521,12 +588,12 @@ static void write_json_file(FILE* f, const file_result* fr) {
 /* What `skinkit validate` was asked besides its paths. */
 typedef struct validate_args {
   const char* json_out;
-  int jsonl, jobs, allow_unskinned, named;
+  int jsonl, jobs, allow_unskinned, named, list;
   double timeout;
   sk_validate_options opts;
 } validate_args;
 
-/* Counts of files by status; errors also count a walk that gave up and a summary that could not be written. */
+/* Counts of rows by status; errors also count a summary that could not be written. */
 typedef struct tally {
   size_t ok, findings, errors;
 } tally;
@@ -538,6 +605,14 @@ static int parse_validate_args(int argc, char** argv, validate_args* va) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* v = NULL;
+    if (!strcmp(a, "--")) { /* the end of the options (POSIX guideline 10): paths, whatever their names */
+      va->named += argc - i - 1;
+      break;
+    }
+    if (!strcmp(a, "--list")) {
+      va->list = 1;
+      continue;
+    }
     if (!strcmp(a, "--jsonl")) {
       va->jsonl = 1;
       continue;
@@ -556,7 +631,8 @@ static int parse_validate_args(int argc, char** argv, validate_args* va) {
       va->named++;
       continue;
     }
-    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--jobs") && strcmp(a, "--files-from"))
+    if (strcmp(a, "--tolerance") && strcmp(a, "--max-influences") && strcmp(a, "--jobs") && strcmp(a, "--files-from") &&
+        strcmp(a, "--files0-from"))
       return cli_arg_unknown("validate", a);
     if (!(v = cli_arg_value("validate", argc, argv, &i))) return 2;
     if (!strcmp(a, "--tolerance")) {
@@ -568,7 +644,7 @@ static int parse_validate_args(int argc, char** argv, validate_args* va) {
       if (cli_arg_u32("validate", a, v, 1, 4096, &n)) return 2;
       va->jobs = (int)n;
     } else {
-      va->named++; /* --files-from */
+      va->named++; /* --files-from, --files0-from */
     }
   }
   if (!va->named) return cli_arg_error("validate", "no PATH to check");
@@ -576,21 +652,26 @@ static int parse_validate_args(int argc, char** argv, validate_args* va) {
   return 0;
 }
 
-/* The files to check, in argument order (folders walked, --files-from lists read), into files; *walk_error set when
- * the walk gave up after the time limit. */
-static void collect_files(int argc, char** argv, walker* wk, list* files, int* walk_error) {
+/* The files to check, in argument order (folders walked, --files-from lists read), into files; the errors of the walk
+ * are entries of their own (entry_error). */
+static void collect_files(int argc, char** argv, walker* wk, list* files) {
+  int paths_only = 0; /* after "--" */
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* json_skip = NULL;
-    int jn = cli_arg_json("validate", argc, argv, i, &json_skip);
+    int jn = paths_only ? 0 : cli_arg_json("validate", argc, argv, i, &json_skip);
     if (jn) {
       i += jn - 1;
       continue;
     }
-    if (!strcmp(a, "--jsonl") || !strcmp(a, "--allow-unskinned"))
+    if (paths_only)
+      add_path(wk, files, a);
+    else if (!strcmp(a, "--"))
+      paths_only = 1;
+    else if (!strcmp(a, "--jsonl") || !strcmp(a, "--allow-unskinned") || !strcmp(a, "--list"))
       continue;
-    else if (!strcmp(a, "--files-from"))
-      add_files_from(wk, files, argv[++i]);
+    else if (!strcmp(a, "--files-from") || !strcmp(a, "--files0-from"))
+      add_files_from(wk, files, argv[++i], strcmp(a, "--files0-from") ? '\n' : 0);
     else if (a[0] == '-' && a[1])
       ++i; /* an option with its value, read above */
     else
@@ -598,11 +679,30 @@ static void collect_files(int argc, char** argv, walker* wk, list* files, int* w
   }
   free(wk->dirs.v);
   free(wk->files.v);
-  if (wk->timed_out) {
-    fprintf(stderr, "skinkit validate: gave up collecting files after the time limit of %g s\n", wk->timeout);
-    *walk_error = 1;
+}
+
+/* --list: each entry as a NUL-terminated record on stdout, 'F' and the path of a file to check or 'E' and the
+ * --jsonl row of a walk error (exactly the row a run prints), so a driver that shards the checking (skinkit.batch)
+ * checks the same files in the same order and reports the same rows. 0, or 2 when stdout could not be written. */
+static int print_list(const list* files) {
+  for (size_t i = 0; i < files->n; ++i) {
+    const char* error = entry_error(files->v[i]);
+    if (!error[0]) {
+      printf("F%s%c", files->v[i], 0);
+      continue;
+    }
+    file_result fr;
+    memset(&fr, 0, sizeof fr);
+    fr.path = files->v[i];
+    fr.status = 2;
+    snprintf(fr.error, sizeof fr.error, "%s", error);
+    putchar('E');
+    write_json_file(stdout, &fr);
+    putchar(0);
   }
-  *walk_error += wk->unreadable;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+  fprintf(stderr, "skinkit validate: cannot write standard output: %s\n", strerror(errno));
+  return 2;
 }
 
 /* Workers to run: --jobs, else the CPU count; never more than files nor 64. */
@@ -704,12 +804,16 @@ int cli_validate(int argc, char** argv) {
   va.opts.size = sizeof va.opts;
   int rc = parse_validate_args(argc, argv, &va);
   if (rc) return rc;
-  int walk_error = 0;
-  collect_files(argc, argv, &wk, &files, &walk_error);
+  collect_files(argc, argv, &wk, &files);
   if (files.n == 0) {
     fprintf(stderr, "skinkit validate: no files to check\n");
     free(files.v);
     return 2;
+  }
+  if (va.list) {
+    rc = print_list(&files);
+    free_results(NULL, &files);
+    return rc;
   }
   int jobs = job_count(va.jobs, files.n);
   job j;
@@ -722,10 +826,17 @@ int cli_validate(int argc, char** argv) {
     free_results(NULL, &files);
     return 2;
   }
-  for (size_t i = 0; i < files.n; ++i) results[i].path = files.v[i];
+  for (size_t i = 0; i < files.n; ++i) {
+    results[i].path = files.v[i];
+    const char* error = entry_error(files.v[i]);
+    if (error[0]) { /* a walk error: a row as it is */
+      results[i].status = 2;
+      snprintf(results[i].error, sizeof results[i].error, "%s", error);
+    }
+  }
   run_all(&j, results, files.n, jobs, va.timeout);
 
-  tally t = {0, 0, (size_t)walk_error};
+  tally t = {0, 0, 0};
   FILE* human = (va.json_out && !strcmp(va.json_out, "-")) || va.jsonl ? stderr : stdout;
   report_files(results, files.n, human, va.jsonl, &t);
   if (va.json_out) write_summary(va.json_out, results, files.n, &t);

@@ -8,8 +8,8 @@
 
 Without --scheduler a LocalCluster is started on this machine (--workers N); with one, the job runs on that
 cluster (workers need the `skinkit` CLI: the client's path on a shared file system, SKINKIT_CLI, or PATH, and the
-files at the same paths). Files are found the way `skinkit validate` finds them (same order, same skips), cut into
-shards of many files; each shard is one Dask task that runs the `skinkit` CLI, which reads every file in its own
+files at the same paths). The file list is the CLI's own (`skinkit validate --list`: same order, same skips, the
+walk's errors as rows), cut into shards of many files; each shard is one Dask task that runs the `skinkit` CLI, which reads every file in its own
 child process with a time limit. Options this front end does not know are passed to the CLI unchanged.
 
 validate: the rows are the CLI's own `--jsonl` rows; the report (--json) is merged by `skinkit report`, so it
@@ -21,8 +21,9 @@ This module is not imported by the Blender addon (its __init__ never loads it); 
 import argparse
 import json
 import os
+import re
 import shutil
-import stat
+import signal
 import sys
 import tempfile
 import time
@@ -62,94 +63,44 @@ def find_cli(explicit=None):
     raise BatchError("skinkit CLI not found: pass --skinkit PATH or set SKINKIT_CLI")
 
 
-def extension_filter(cli):
-    """sk_import_extension_supported of the library beside the CLI (or the package's usual search), the test the
-    CLI applies to files found in folders."""
-    from . import _ctypes as C
-
-    lib_dir = os.path.dirname(cli)
-    try:
-        lib = C.load_library(lib_dir if any(os.path.isfile(os.path.join(lib_dir, n))
-                                           for n in C._library_file_names()) else None)
-    except C.SkinkitError as e:
-        raise BatchError(e.message) from None
-    cache = {}
-
-    def supported(ext):
-        if ext not in cache:
-            cache[ext] = bool(lib.sk_import_extension_supported(os.fsencode(ext)))
-        return cache[ext]
-
-    return supported
+def cli_version(cli):
+    """`skinkit --version`: recorded with --resume's pieces, so a different CLI redoes them."""
+    rc, out, _err = T.run([cli, "--version"], None)
+    return out.strip() if rc == 0 else "unknown"
 
 
 # ------------------------------------------------------------------------------------------- collecting files
-class Walker:
-    """The file list of `skinkit validate PATH...` (plugin/cli_validate.c: walk, walk_entry, add_path): hidden
-    names skipped, folders at most 64 deep, a folder or file reached twice (links) taken once, FIFOs and devices
-    skipped with a note, each folder's files (its subfolders' included) sorted by byte order of the full path."""
-
-    def __init__(self, supported):
-        self.supported = supported
-        self.dirs = set()
-        self.files = set()
-        self.roots = {}  # path -> the TREE argument it was found under (output names are relative to it)
-
-    def _seen(self, bag, st):
-        key = (st.st_dev, st.st_ino)
-        if key in bag:
-            return True
-        bag.add(key)
-        return False
-
-    def walk(self, d, depth, root):
-        if depth > 64:
-            return []
-        local = []
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            return []
-        for e in entries:
-            if e.name.startswith("."):
-                continue
-            p = d + "/" + e.name
-            try:
-                st = os.stat(p)
-            except OSError:
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                if not self._seen(self.dirs, st):
-                    local += self.walk(p, depth + 1, root)
-            elif stat.S_ISREG(st.st_mode):
-                dot = e.name.rfind(".")
-                if dot >= 0 and self.supported(e.name[dot:]) and not self._seen(self.files, st):
-                    local.append(p)
-                    self.roots[p] = root
-            else:
-                print("note: skipped %s: not a regular file" % p, file=sys.stderr)
-        local.sort(key=os.fsencode)
-        return local
-
-    def add(self, p):
-        try:
-            st = os.stat(p)
-        except OSError:
-            st = None
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            return [] if self._seen(self.dirs, st) else self.walk(p, 0, p)
-        if st is not None and stat.S_ISREG(st.st_mode) and self._seen(self.files, st):
-            return []
-        self.roots[p] = os.path.dirname(p) or "."
-        return [p]
+def list_files(cli, trees, timeout):
+    """The file list of `skinkit validate TREE...`, from the CLI itself (`validate --list`: NUL-terminated records,
+    'F' + path, or 'E' + the --jsonl row of a walk error: a folder not read, a broken link, a folder too deep), so
+    the batch checks the files the CLI would check, in its order, and reports its walk errors as it does. Returns
+    entries ("F", path) / ("E", row)."""
+    cmd = [cli, "validate", "--list"] + (["--timeout", repr(float(timeout))] if timeout is not None else [])
+    p = T.run_bytes(cmd + ["--"] + list(trees))
+    sys.stderr.write(p[2].decode("utf-8", "replace"))  # the CLI's notes (skipped FIFOs, ...)
+    if p[0] != 0:
+        why = p[2].decode("utf-8", "replace").strip().split("\n")[-1] if p[2].strip() else "exit %s" % p[0]
+        if "no files to check" in why:
+            raise BatchError("no files to check")
+        raise BatchError("`skinkit validate --list` failed: %s" % why)
+    entries = []
+    for rec in p[1].split(b"\0")[:-1]:
+        if rec[:1] == b"F":
+            entries.append(("F", os.fsdecode(rec[1:])))
+        elif rec[:1] == b"E":
+            entries.append(("E", rec[1:].decode("utf-8")))
+        else:
+            raise BatchError("`skinkit validate --list` printed a record this front end does not know")
+    return entries
 
 
-def collect(trees, supported):
-    w = Walker(supported)
-    files = []
+def root_of(path, trees):
+    """The TREE argument a listed file was found under (its output name is relative to it): the first folder TREE
+    whose walk names it (TREE/...), else the file's own folder (a file named as TREE)."""
     for t in trees:
-        files += w.add(t)
-    return files, w.roots
+        if path != t and path.startswith(t if t.endswith("/") else t + "/") and os.path.isdir(t):
+            return t
+    return os.path.dirname(path) or "."
 
 
 def shards_of(items, size):
@@ -179,14 +130,39 @@ def atomic_write(path, text):
         raise
 
 
-def newest_mtime(paths):
-    m = 0.0
-    for p in paths:
-        try:
-            m = max(m, os.stat(p).st_mtime)
-        except OSError:
-            return float("inf")  # a file that vanished: redo
-    return m
+def stat_sig(path):
+    """What --resume compares of an input: size, mtime and ctime in ns, inode and device (a copy that keeps an
+    older mtime, `cp -p` / `rsync -a` / `tar x`, still changes the ctime). None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+
+
+def writable_dir(d, what):
+    """Creates folder d (and its parents) for the job's output, or a BatchError naming it: before any work."""
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise BatchError("cannot create %s %s: %s" % (what, d, e.strerror or e)) from None
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise BatchError("cannot write %s %s: permission denied" % (what, d))
+
+
+def check_output_folder(out, trees):
+    """--out must not be an input tree, lie inside one or hold one: the batch would write over its inputs (a
+    weights/convert output keeps the input's name when the format is the same) or take its own outputs as
+    inputs next time."""
+    o = os.path.realpath(out)
+    for t in trees:
+        if not os.path.isdir(t):
+            continue
+        r = os.path.realpath(t)
+        if o == r or o.startswith(r.rstrip("/") + "/") or r.startswith(o.rstrip("/") + "/"):
+            how = "is" if o == r else "is inside" if o.startswith(r.rstrip("/") + "/") else "holds"
+            raise BatchError("--out %s %s the input tree %s: the outputs would replace or mix with the inputs; "
+                             "choose a folder outside the inputs" % (out, how, t))
 
 
 def output_name(verb, path, root, out_dir, fmt):
@@ -390,101 +366,200 @@ def shard_paths(jsonl_dir, i):
     return os.path.join(jsonl_dir, "shard-%06d.jsonl" % i), os.path.join(jsonl_dir, "shard-%06d.list" % i)
 
 
-def resumable(jsonl_dir, i, paths):
+def piece_list(header, entries):
+    """The text of a piece's .list: the run's header (CLI version and options), then one JSON line per entry: a
+    file with its stat_sig as it was when the shard was handed out, or a walk error's row. --resume reuses a piece
+    only when this text is the same now, so a changed option, CLI, file list or file redoes it."""
+    lines = [json.dumps(header, sort_keys=True)]
+    for kind, v in entries:
+        lines.append(json.dumps([kind, v, stat_sig(v)] if kind == "F" else [kind, v]))
+    return "".join(ln + "\n" for ln in lines)
+
+
+def resumable(jsonl_dir, i, listing, count):
     """A piece is complete and up to date: both files there (written atomically, list first), the list the same
-    files, one row per file, newer than every file."""
+    text (piece_list), one row per entry."""
     piece, lst = shard_paths(jsonl_dir, i)
     try:
         with open(lst, encoding="utf-8", errors="surrogateescape") as f:
-            if f.read() != "".join(p + "\n" for p in paths):
+            if f.read() != listing:
                 return None
         with open(piece, encoding="utf-8", errors="surrogateescape") as f:
             rows = [ln.rstrip("\n") for ln in f if ln.strip()]
-        if len(rows) != len(paths) or os.stat(piece).st_mtime < newest_mtime(paths):
-            return None
-        return rows
+        return rows if len(rows) == count else None
     except OSError:
         return None
 
 
-def run_validate(args, cli, files, extra):
+def with_walk_errors(entries, rows):
+    """The rows of a shard in entry order: the CLI's rows of its files, the walk errors' rows where they were found."""
+    it = iter(rows)
+    return [next(it) if kind == "F" else v for kind, v in entries]
+
+
+def run_validate(args, cli, entries, extra):
     template = RowTemplate(cli, extra)
     cwd = os.getcwd()
-    pieces = {}
-    if args.jsonl:
-        os.makedirs(args.jsonl, exist_ok=True)
+    pieces, listings = {}, {}
+    header = {"cli": cli_version(cli), "options": extra, "timeout": args.timeout}
     client, cluster = open_client(args)
+    state = {"pieces": pieces, "shards": None}
     try:
-        size = args.shard_size or auto_shard_size(len(files), worker_count(client))
-        shards = shards_of(files, size)
-        announce(args, client, len(files), len(shards), size)
-        prog = Progress(len(files), args.progress)
+        size = args.shard_size or auto_shard_size(len(entries), worker_count(client))
+        shards = shards_of(entries, size)
+        state["shards"] = shards
+        announce(args, client, len(entries), len(shards), size)
+        prog = Progress(len(entries), args.progress)
         hosts = host_threads(client)
         run = Runner(client)
-        for i, paths in enumerate(shards):
-            rows = resumable(args.jsonl, i, paths) if args.jsonl and args.resume else None
-            if rows is not None:
+        submit = lambda tag, paths: run.submit(tag, T.validate_shard, cli, args.explicit_cli, cwd, paths, extra,
+                                               args.timeout, hosts)
+        for i, ents in enumerate(shards):
+            listings[i] = piece_list(header, ents) if args.jsonl else None
+            rows = resumable(args.jsonl, i, listings[i], len(ents)) if args.jsonl and args.resume else None
+            paths = [v for kind, v in ents if kind == "F"]
+            if rows is None and not paths:  # walk errors only: nothing to check
+                rows = with_walk_errors(ents, [])
+                finish_piece(args, pieces, i, listings[i], rows)
+            elif rows is not None:
                 pieces[i] = rows
-                prog.add(len(paths))
             else:
-                run.submit(("shard", i), T.validate_shard, cli, cwd, paths, extra, args.timeout, hosts)
+                submit(("shard", i), paths)
+                continue
+            prog.add(len(ents))
         singles = {}
         for tag, fn, a, res, exc, alone in run.results():
-            paths = a[2]
+            paths = a[3]
             rows = res["rows"] if res else None
             if rows is None and tag[0] == "shard" and len(paths) > 1:  # split: one task per file
                 singles[tag[1]] = [None] * len(paths)
                 for k, p in enumerate(paths):
-                    run.submit(("file", tag[1], k), fn, cli, cwd, [p], extra, args.timeout, hosts)
+                    submit(("file", tag[1], k), [p])
                 continue
             if rows is None and not alone and death_note(args, exc, alone):  # maybe only beside the culprit
                 run.defer(tag, fn, *a)
                 continue
             if rows is None:
                 why = death_note(args, exc, alone) or (
-                    "task failed: %s" % (exc if exc is not None else (res["stderr"].strip()[-300:] or
+                    "task failed: %s" % (exc if exc is not None else (T.reason(res["stderr"])[-300:] or
                                                                       "no result (exit %s)" % res["rc"])))
-                rows = [template.error(paths[0], why)] if len(paths) == 1 else [template.error(p, why) for p in paths]
+                rows = [template.error(p, why) for p in paths]
+            i = tag[1]
             if tag[0] == "file":
-                i = tag[1]
                 singles[i][tag[2]] = rows[0]
                 prog.add(1)
                 if all(r is not None for r in singles[i]):
-                    finish_piece(args, pieces, i, shards[i], singles.pop(i))
+                    prog.add(len(shards[i]) - len(singles[i]))
+                    finish_piece(args, pieces, i, listings[i], with_walk_errors(shards[i], singles.pop(i)))
             else:
-                prog.add(len(paths))
-                finish_piece(args, pieces, tag[1], paths, rows)
+                prog.add(len(shards[i]))
+                finish_piece(args, pieces, i, listings[i], with_walk_errors(shards[i], rows))
         prog.close()
+    except BaseException:
+        stop_cli_processes(client)
+        if args.jsonl and isinstance(sys.exc_info()[1], (KeyboardInterrupt, Interrupted)):
+            print("skinkit.batch: interrupted: %d of %s piece(s) kept in %s (--resume goes on from them)" %
+                  (len(pieces), len(state["shards"]) if state["shards"] is not None else "?", args.jsonl),
+                  file=sys.stderr)
+        raise
     finally:
         close(client, cluster)
     if args.jsonl:  # pieces of an earlier, longer file list would be merged by `skinkit report DIR/*.jsonl`
         for name in os.listdir(args.jsonl):
             if name.startswith("shard-") and name[6:12].isdigit() and int(name[6:12]) >= len(shards):
                 os.unlink(os.path.join(args.jsonl, name))
-    return merge_report(cli, args, [r for i in range(len(shards)) for r in pieces[i]])
+    return merge_report(cli, args, [r for i in range(len(shards)) for r in pieces[i]], len(shards))
 
 
-def finish_piece(args, pieces, i, paths, rows):
+def finish_piece(args, pieces, i, listing, rows):
     pieces[i] = rows
     if args.jsonl:
         piece, lst = shard_paths(args.jsonl, i)
-        atomic_write(lst, "".join(p + "\n" for p in paths))
+        atomic_write(lst, listing)
         atomic_write(piece, "".join(r + "\n" for r in rows))
 
 
-def merge_report(cli, args, rows):
+def merge_report(cli, args, rows, shard_count):
     """`skinkit report - --json OUT`: the CLI's own merge of --jsonl rows into the summary a single `skinkit
-    validate --json` writes. Its exit status (0 clean, 1 findings, 2 errors) is the job's."""
+    validate --json` writes. Its exit status (0 clean, 1 findings, 2 errors) is the job's. Its last line counts the
+    job's pieces (the rows reach it as one stream)."""
     out = args.json or "-"  # without --json the report goes to stdout and is dropped (never to /dev/null: the
     rc, stdout, err = T.run([cli, "report", "-", "--json", out], None, "".join(r + "\n" for r in rows))
     if args.json == "-":  # CLI replaces its output file atomically, which a device must not be)
         sys.stdout.write(stdout)
-    sys.stderr.write(err)
+    sys.stderr.write(re.sub(r"^\d+ piece\(s\), ", "%d piece(s), " % shard_count, err, flags=re.M))
     return 2 if rc is None else rc
 
 
 # ------------------------------------------------------------------------------------------- pack/convert/...
-def run_files(args, cli, verb, files, roots, extra):
+MANIFEST = ".skinkit-batch-resume.json"  # in --out: what --resume compares (the run's header, each output's input)
+
+
+def probe_verb(cli, verb, extra, fmt):
+    """`skinkit VERB MISSING OUT OPTIONS` in a scratch folder: a typo in the options is refused here, once, with the
+    CLI's own reason, before a cluster starts (the CLI checks its arguments before reading the input)."""
+    d = tempfile.mkdtemp(prefix="skbatch-probe-")
+    try:
+        missing, out = os.path.join(d, "missing.glb"), os.path.join(d, "out")
+        out += ".skf" if verb == "pack" else FORMAT_EXT.get(fmt or "glb", ".glb")
+        cmd = [cli, "pack", missing, "-o", out] if verb == "pack" else [cli, verb, missing, out]
+        _rc, _out, err = T.run(cmd + list(extra), None)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if "see skinkit %s --help" % verb in err:
+        raise BatchError("`skinkit %s` refused the options %s: %s" % (verb, " ".join(extra), T.reason(err)))
+
+
+def error_row(path, out, why):
+    return {"path": path, "output": out, "status": "error", "error": "%s: %s" % (path, why)}
+
+
+def plan(verb, entries, trees, out_dir, fmt):
+    """(items, rows): items[k] = (input, output) per entry ((None, None) for a walk error); rows holds the rows known
+    before any work: walk errors, outputs two inputs would share, outputs that are inputs."""
+    items, rows = [], {}
+    for kind, v in entries:
+        if kind == "E":
+            row = json.loads(v)
+            rows[len(items)] = {"path": row.get("path"), "output": None, "status": "error", "error": row.get("error")}
+            items.append((None, None))
+        else:
+            items.append((v, output_name(verb, v, root_of(v, trees), out_dir, fmt)))
+    by_out = {}
+    for k, (p, out) in enumerate(items):
+        if p is not None:
+            by_out.setdefault(os.path.abspath(out), []).append(k)
+    for ks in (ks for ks in by_out.values() if len(ks) > 1):  # a.fbx and a.fbx.glb -> a.fbx.glb; two TREEs' x.glb
+        for k in ks:
+            others = ", ".join(items[j][0] for j in ks if j != k)
+            rows[k] = error_row(items[k][0], items[k][1], "its output %s would also be written for %s: written for "
+                                "neither (rename one)" % (items[k][1], others))
+    inputs = {tuple(sig[3:]) for sig in (stat_sig(p) for p, _o in items if p is not None) if sig}
+    real = {os.path.realpath(p) for p, _o in items if p is not None}
+    for k, (p, out) in enumerate(items):
+        sig = stat_sig(out) if p is not None else None
+        if p is not None and k not in rows and (os.path.realpath(out) in real or (sig and tuple(sig[3:]) in inputs)):
+            rows[k] = error_row(p, out, "its output %s is one of the inputs: not written over" % out)
+    return items, rows
+
+
+def load_manifest(out_dir, header):
+    try:
+        with open(os.path.join(out_dir, MANIFEST), encoding="utf-8", errors="surrogateescape") as f:
+            data = json.load(f)
+        return data["outputs"] if data.get("header") == header else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def save_manifest(out_dir, header, outputs):
+    try:
+        atomic_write(os.path.join(out_dir, MANIFEST), json.dumps({"header": header, "outputs": outputs}) + "\n")
+    except OSError as e:
+        print("skinkit.batch: warning: --resume state not saved: %s" % e, file=sys.stderr)
+
+
+def run_files(args, cli, verb, entries, extra):
     fmt = getattr(args, "format", None)
     if verb == "convert" and fmt:
         if fmt.lower() not in FORMAT_EXT:
@@ -492,17 +567,21 @@ def run_files(args, cli, verb, files, roots, extra):
         extra = ["--format", fmt] + extra
     if verb == "bind" and args.method:
         extra = ["--method", args.method] + extra
+    probe_verb(cli, verb, extra, fmt.lower() if fmt else None)
+    writable_dir(args.out, "the output folder")
     cwd = os.getcwd()
-    items, rows, todo = [], {}, []
-    for p in files:
-        out = output_name(verb, p, roots[p], args.out, fmt.lower() if fmt else None)
-        items.append((p, out))
-    for k, (p, out) in enumerate(items):
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        if args.resume and os.path.isfile(out) and os.stat(out).st_mtime >= newest_mtime([p]):
+    items, rows = plan(verb, entries, args.trees, args.out, fmt.lower() if fmt else None)
+    header = {"verb": verb, "cli": cli_version(cli), "options": extra, "timeout": args.timeout}
+    done = load_manifest(args.out, header)
+    sig_in = {k: stat_sig(p) for k, (p, _o) in enumerate(items) if p is not None and k not in rows}
+    todo = []
+    for k in sig_in:
+        p, out = items[k]
+        if args.resume and done.get(out) == [sig_in[k], stat_sig(out)]:
             rows[k] = {"path": p, "output": out, "status": "ok", "error": None, "resumed": True}
         else:
             todo.append(k)
+    made = missing_folders(args.out, [items[k][1] for k in todo])
     client, cluster = open_client(args)
     try:
         size = args.shard_size or max(4, min(64, -(-len(todo) // max(1, 8 * worker_count(client)))))
@@ -511,8 +590,9 @@ def run_files(args, cli, verb, files, roots, extra):
         prog = Progress(len(todo), args.progress)
         hosts = host_threads(client)
         run = Runner(client)
+        task = (T.file_shard, cli, args.explicit_cli, cwd, verb)
         for s in shards:
-            run.submit(tuple(s), T.file_shard, cli, cwd, verb, [items[k] for k in s], extra, args.timeout, hosts)
+            run.submit(tuple(s), *task, [items[k] for k in s], extra, args.timeout, hosts)
         for tag, fn, a, res, exc, alone in run.results():
             if res is not None:
                 for k, line in zip(tag, res):
@@ -520,19 +600,25 @@ def run_files(args, cli, verb, files, roots, extra):
                 prog.add(len(tag))
             elif len(tag) > 1 and exc is not None and is_killed_worker(exc):
                 for k in tag:
-                    run.submit((k,), fn, cli, cwd, verb, [items[k]], extra, args.timeout, hosts)
+                    run.submit((k,), *task, [items[k]], extra, args.timeout, hosts)
             elif not alone and death_note(args, exc, alone):  # maybe only beside the culprit: run it alone later
                 run.defer(tag, fn, *a)
             else:
                 why = death_note(args, exc, alone) or "task failed: %s" % exc
                 for k in tag:
-                    p, out = items[k]
-                    rows[k] = {"path": p, "output": out, "status": "error", "error": "%s: %s" % (p, why)}
+                    rows[k] = error_row(items[k][0], items[k][1], why)
                 prog.add(len(tag))
         prog.close()
+    except BaseException:
+        stop_cli_processes(client)
+        raise
     finally:
         close(client, cluster)
-    sweep_tmp(items)
+        sweep_tmp(items, made)
+        for k in todo:
+            if k in rows and rows[k]["status"] == "ok":
+                done[items[k][1]] = [sig_in[k], stat_sig(items[k][1])]
+        save_manifest(args.out, header, done)
     ordered = [rows[k] for k in range(len(items))]
     ok = sum(r["status"] == "ok" for r in ordered)
     report = {"files": ordered, "summary": {"files": len(ordered), "ok": ok, "errors": len(ordered) - ok}}
@@ -547,10 +633,28 @@ def run_files(args, cli, verb, files, roots, extra):
     return 2 if ok != len(ordered) else 0
 
 
-def sweep_tmp(items):
-    """Removes the private temporary folders (left by a task whose worker was killed mid-write)."""
-    for d in sorted({os.path.dirname(o) for _p, o in items}):
+def missing_folders(out_dir, outputs):
+    """The folders between out_dir and the outputs that do not exist yet (the tasks create them as they write)."""
+    top = os.path.abspath(out_dir)
+    found = set()
+    for o in outputs:
+        d = os.path.dirname(os.path.abspath(o))
+        while d.startswith(top + "/") and d not in found and not os.path.isdir(d):
+            found.add(d)
+            d = os.path.dirname(d)
+    return found
+
+
+def sweep_tmp(items, made=()):
+    """Removes the private temporary folders (left by a task whose worker was killed mid-write), then the folders
+    this run created that stayed empty (every input under them failed)."""
+    for d in sorted({os.path.dirname(o) for _p, o in items if o is not None}):
         shutil.rmtree(os.path.join(d, T.TMP_DIR), ignore_errors=True)
+    for d in sorted(made, key=len, reverse=True):
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass  # it holds outputs
 
 
 # ------------------------------------------------------------------------------------------- main
@@ -608,21 +712,63 @@ def parser():
     return p
 
 
+class Interrupted(Exception):
+    """SIGTERM (or SIGHUP) to the driver: unwinds like Ctrl-C, so the CLI processes are stopped and the cluster closed."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def on_signal(signum, _frame):
+    raise Interrupted(signum)
+
+
+def stop_cli_processes(client):
+    """Kills the process group of every CLI run still going on the workers (an interrupted or failed job): the CLI
+    runs in a session of its own (so a time limit can kill its readers too), which a worker's shutdown does not
+    reach. Best effort, a few seconds at most."""
+    if client is None:
+        return
+    try:
+        client.run(T.kill_groups)
+    except BaseException as e:  # a lost worker, a second Ctrl-C: the CLI's own limits still end them
+        print("skinkit.batch: warning: could not stop the CLI processes on every worker: %s" %
+              (str(e) or type(e).__name__), file=sys.stderr)
+
+
 def main(argv=None):
     args, extra = parser().parse_known_args(argv)
+    args.explicit_cli = bool(args.skinkit)  # --skinkit wins on every worker too (over the worker's SKINKIT_CLI)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)
     try:
         if args.resume and args.verb == "validate" and not args.jsonl:
             raise BatchError("--resume for validate needs --jsonl DIR (where the finished pieces are kept)")
         cli = find_cli(args.skinkit)
-        files, roots = collect(args.trees, extension_filter(cli))
-        if not files:
-            raise BatchError("no files to check")
+        if args.json and args.json != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+            raise BatchError("cannot write %s: the folder %s does not exist" %
+                             (args.json, os.path.dirname(os.path.abspath(args.json))))
+        if args.verb == "validate" and args.jsonl:
+            writable_dir(args.jsonl, "the pieces folder")
+        if args.verb != "validate":
+            check_output_folder(args.out, args.trees)
+        entries = list_files(cli, args.trees, args.timeout)
         if args.verb == "validate":
-            return run_validate(args, cli, files, extra)
-        return run_files(args, cli, args.verb, files, roots, extra)
+            return run_validate(args, cli, entries, extra)
+        return run_files(args, cli, args.verb, entries, extra)
     except BatchError as e:
         print("skinkit.batch: %s" % e, file=sys.stderr)
         return 2
+    except OSError as e:  # an output that cannot be written mid-run (disk full, permissions changed)
+        print("skinkit.batch: %s%s" % (e.strerror or e, (": " + e.filename) if e.filename else ""), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("skinkit.batch: interrupted (SIGINT)", file=sys.stderr)
+        return 130
+    except Interrupted as e:
+        print("skinkit.batch: interrupted (%s)" % signal.Signals(e.signum).name, file=sys.stderr)
+        return 128 + e.signum
 
 
 if __name__ == "__main__":

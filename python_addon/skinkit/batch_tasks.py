@@ -14,15 +14,21 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
+import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 TMP_DIR = ".skbatch-tmp"  # inside each output folder; removed by the client at the end of a job
+VALIDATE_TIMEOUT = 300.0  # `skinkit validate`'s per-file limit without --timeout (plugin/cli_validate.c)
 
 
-def resolve_cli(client_cli):
-    """The CLI on this machine: SKINKIT_CLI of the worker's environment, else the client's path when it exists
-    here (shared file system, same install), else `skinkit` on PATH."""
+def resolve_cli(client_cli, explicit=False):
+    """The CLI on this machine: the client's --skinkit PATH when one was given (it wins everywhere), else
+    SKINKIT_CLI of the worker's environment, else the client's path when it exists here (shared file system, same
+    install), else `skinkit` on PATH."""
+    if explicit:
+        return client_cli
     env = os.environ.get("SKINKIT_CLI")
     if env:
         return env
@@ -48,40 +54,101 @@ def jobs_here(host_threads=None):
     return max(1, (os.cpu_count() or 1) // max(1, int(threads)))
 
 
-def run(cmd, cwd, stdin_text=None, limit=None):
-    """Runs cmd in its own process group; on `limit` seconds kills the whole group (the CLI's children too).
-    Returns (returncode or None when killed, stdout text, stderr text)."""
-    p = subprocess.Popen(cmd, cwd=cwd if cwd and os.path.isdir(cwd) else None, start_new_session=True,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        out, err = p.communicate(stdin_text.encode("utf-8", "surrogateescape") if stdin_text else None, limit)
-    except subprocess.TimeoutExpired:
+def _groups():
+    """The process groups of the CLI runs going on in this process, kept on the sys module: this module reaches the
+    workers by value (cloudpickle), so each task has its own copy of the module's globals, but one sys."""
+    if not hasattr(sys, "_skinkit_batch_groups"):
+        sys._skinkit_batch_groups = (set(), threading.Lock())
+    return sys._skinkit_batch_groups
+
+
+def kill_groups():
+    """SIGKILLs every CLI run going on in this process (its readers too): the client calls it on every worker
+    (Client.run) when the job is interrupted; also run when the worker process exits."""
+    groups, lock = _groups()
+    with lock:
+        pgids = list(groups)
+    for g in pgids:
         try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
+            os.killpg(g, signal.SIGKILL)
+        except OSError:
             pass
-        out, err = p.communicate()
-        return None, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    return len(pgids)
+
+
+def _die_with_parent():
+    """A function for the CLI's process to run before exec: asks for SIGKILL when the worker thread that started it
+    dies (a worker killed with SIGKILL runs no clean-up). Linux only (None elsewhere: the CLI's own time limits end
+    it). libc is looked up here, in the worker: the child only calls it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except Exception:
+        return None
+    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def run_bytes(cmd, cwd=None, stdin=None, limit=None):
+    """Runs cmd in its own process group (a session), recorded for kill_groups; on `limit` seconds kills the whole
+    group (the CLI's children too). Returns (returncode or None when killed, stdout bytes, stderr bytes)."""
+    groups, lock = _groups()
+    if not getattr(sys, "_skinkit_batch_atexit", False):
+        import atexit
+
+        atexit.register(kill_groups)
+        sys._skinkit_batch_atexit = True
+    p = subprocess.Popen(cmd, cwd=cwd if cwd and os.path.isdir(cwd) else None, start_new_session=True,
+                         preexec_fn=_die_with_parent(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with lock:
+        groups.add(p.pid)
+    try:
+        try:
+            out, err = p.communicate(stdin, limit)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            out, err = p.communicate()
+            return None, out, err
+        return p.returncode, out, err
+    finally:
+        with lock:
+            groups.discard(p.pid)
+
+
+def run(cmd, cwd, stdin_text=None, limit=None):
+    """run_bytes with text in and out: (returncode or None when killed, stdout text, stderr text)."""
+    rc, out, err = run_bytes(cmd, cwd, stdin_text.encode("utf-8", "surrogateescape") if stdin_text else None, limit)
+    return rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 def shard_limit(per_file, count, jobs):
-    """Hard limit for a whole shard: every file at its own time limit, `jobs` at once, plus start-up slack."""
+    """Hard limit for a whole validate shard: every file at its own time limit (the CLI's default of 300 s when
+    none is given: the CLI kills a reader past it, so a shard over this is stuck, not slow), `jobs` at once, plus
+    start-up slack. None with --timeout 0 (no limit asked for)."""
+    per_file = VALIDATE_TIMEOUT if per_file is None else per_file
     if not per_file:
         return None
     return per_file * (count + jobs - 1) / jobs + 60.0
 
 
-def validate_shard(cli, cwd, paths, extra, timeout, host_threads=None):
-    """`skinkit validate --files-from - --jsonl` over paths. Returns {"rows": [line, ...] | None, "rc", "stderr"}:
-    rows are the CLI's own JSON lines, one per path in order, or None when the CLI did not answer for every file
-    (then the client checks the files one task each)."""
-    cli = resolve_cli(cli)
+def validate_shard(cli, explicit, cwd, paths, extra, timeout, host_threads=None):
+    """`skinkit validate --files0-from - --jsonl` over paths (NUL-separated: any file name). Returns {"rows": [line,
+    ...] | None, "rc", "stderr"}: rows are the CLI's own JSON lines, one per path in order, or None when the CLI did
+    not answer for every file (then the client checks the files one task each)."""
+    cli = resolve_cli(cli, explicit)
     jobs = min(jobs_here(host_threads), max(1, len(paths)))
-    cmd = [cli, "validate", "--files-from", "-", "--jsonl", "--jobs", str(jobs)] + list(extra)
+    cmd = [cli, "validate", "--files0-from", "-", "--jsonl", "--jobs", str(jobs)] + list(extra)
     if timeout is not None:
         cmd += ["--timeout", repr(float(timeout))]
-    rc, out, err = run(cmd, cwd, "".join(p + "\n" for p in paths), shard_limit(timeout, len(paths), jobs))
+    rc, out, err = run_bytes(cmd, cwd, b"".join(os.fsencode(p) + b"\0" for p in paths),
+                             shard_limit(timeout, len(paths), jobs))
+    out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     rows = [line for line in out.split("\n") if line.strip()]
     if rc is None or rc not in (0, 1, 2) or len(rows) != len(paths):
         rows = None
@@ -98,9 +165,10 @@ def _commit(tmpdir, final):
         os.replace(os.path.join(tmpdir, n), os.path.join(dest, n))
 
 
-def _last_line(text):
-    lines = [ln.strip() for ln in text.strip().split("\n") if ln.strip()]
-    return lines[-1] if lines else ""
+def reason(text):
+    """The CLI's reason from its stderr: its lines but the "see skinkit CMD --help" pointer, joined."""
+    lines = [ln.strip() for ln in text.strip().split("\n") if ln.strip() and not ln.startswith("see skinkit ")]
+    return "; ".join(lines)[-1000:]
 
 
 def file_task(cli, cwd, verb, path, out, extra, timeout):
@@ -128,15 +196,15 @@ def file_task(cli, cwd, verb, path, out, extra, timeout):
             _commit(tmpdir, out_abs)
             error = None
         else:
-            error = _last_line(err) or "%s: skinkit %s failed (exit %d)" % (path, verb, rc)
+            error = reason(err) or "%s: skinkit %s failed (exit %d)" % (path, verb, rc)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     return {"path": path, "output": out, "status": "error" if error else "ok", "error": error}
 
 
-def file_shard(cli, cwd, verb, items, extra, timeout, host_threads=None):
+def file_shard(cli, explicit, cwd, verb, items, extra, timeout, host_threads=None):
     """file_task over (path, out) pairs; returns the rows as JSON lines, in order."""
-    cli = resolve_cli(cli)
+    cli = resolve_cli(cli, explicit)
     with ThreadPoolExecutor(min(jobs_here(host_threads), max(1, len(items)))) as pool:  # each file is its own CLI process
         rows = list(pool.map(lambda it: file_task(cli, cwd, verb, it[0], it[1], extra, timeout), items))
     return [json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in rows]

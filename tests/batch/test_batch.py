@@ -89,7 +89,8 @@ class Cluster:
 
 def batch(args, wait=True, **kw):
     cmd = [PY, "-m", "skinkit.batch"] + args
-    p = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+    kw.setdefault("env", ENV)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
     if not wait:
         return p
     out, err = p.communicate()
@@ -286,6 +287,154 @@ def test_no_scheduler(cli, tmp):
           and not os.path.exists(out), "no scheduler at the address: exit 2, %r" % se.strip()[-200:])
 
 
+# ------------------------------------------------------------------------------------------- edge cases (session 68)
+def same_as_cli(cli, tree, tmp, name):
+    """batch validate TREE --json and `skinkit validate TREE --json`: (same bytes, same exit status, batch stderr)."""
+    ref, out = os.path.join(tmp, name + ".cli.json"), os.path.join(tmp, name + ".b.json")
+    r = subprocess.run([cli, "validate", tree, "--json", ref], capture_output=True)
+    rc, _so, se = batch(["validate", tree, "--json", out, "--workers", "1", "--skinkit", cli])
+    same = os.path.exists(out) and open(out, "rb").read() == open(ref, "rb").read()
+    return same and rc == r.returncode, rc, r.returncode, se
+
+
+def test_walk_is_the_clis(cli, tmp):
+    """The batch's file list is the CLI's (`validate --list`): a non-mesh .xml is not checked, a broken link and a
+    folder deeper than 64 levels are error rows, in the batch's report as in the CLI's (byte for byte)."""
+    d = os.path.join(tmp, "walk")
+    os.makedirs(d)
+    shutil.copyfile(os.path.join(REPO, "tests", "data", "skinrig.glb"), os.path.join(d, "a.glb"))
+    open(os.path.join(d, "settings.xml"), "w").write("<config/>\n")
+    os.symlink("/nonexistent/x.glb", os.path.join(d, "broken.glb"))
+    deep = os.path.join(d, *["d%d" % i for i in range(1, 70)])
+    os.makedirs(deep)
+    shutil.copyfile(os.path.join(REPO, "tests", "data", "weight_defects.glb"), os.path.join(deep, "bad.glb"))
+    same, rc, ref_rc, se = same_as_cli(cli, d, tmp, "walk")
+    summary = json.load(open(os.path.join(tmp, "walk.b.json")))["summary"] if same else {}
+    check(same and rc == 2 and summary.get("file_count") == 3 and summary.get("error_count") == 2,
+          "walk: batch report byte-identical to the CLI's, broken link and too-deep folder are rows (exit %s/%s, %s)"
+          % (rc, ref_rc, summary or se[-300:]))
+
+
+def test_never_over_inputs(cli, tmp):
+    d = os.path.join(tmp, "inplace")
+    os.makedirs(d)
+    shutil.copyfile(os.path.join(REPO, "tests", "data", "weight_defects.glb"), os.path.join(d, "d.glb"))
+    before = open(os.path.join(d, "d.glb"), "rb").read()
+    for out in (d, os.path.join(d, "sub"), os.path.dirname(d)):
+        rc, _so, se = batch(["weights", d, "--out", out, "--workers", "1", "--skinkit", cli, "--normalize"])
+        check(rc == 2 and len(se.strip().split("\n")) == 1 and "input tree" in se and "Traceback" not in se,
+              "weights --out %s: refused up front (exit %d, %r)" % (os.path.relpath(out, tmp), rc, se.strip()[-160:]))
+    check(open(os.path.join(d, "d.glb"), "rb").read() == before and os.listdir(d) == ["d.glb"],
+          "the input tree is untouched")
+
+
+def test_collisions(cli, tmp):
+    d, out = os.path.join(tmp, "col"), os.path.join(tmp, "col-out")
+    os.makedirs(d)
+    shutil.copyfile(os.path.join(REPO, "tests", "data", "walker_rig.fbx"), os.path.join(d, "a.fbx"))
+    shutil.copyfile(os.path.join(REPO, "tests", "data", "skinrig.glb"), os.path.join(d, "a.fbx.glb"))
+    rc, _so, se = batch(["convert", d, "--out", out, "--workers", "1", "--skinkit", cli, "--json", out + ".json"])
+    rows = json.load(open(out + ".json"))["files"] if os.path.exists(out + ".json") else []
+    check(rc == 2 and len(rows) == 2 and all(r["status"] == "error" and "would also be written" in r["error"]
+                                             for r in rows) and not os.path.exists(os.path.join(out, "a.fbx.glb")),
+          "convert a.fbx + a.fbx.glb: two error rows naming each other, nothing written (exit %d)" % rc)
+
+
+def test_resume_is_not_stale(cli, tmp):
+    d, pieces = os.path.join(tmp, "rs"), os.path.join(tmp, "rs-pieces")
+    for sub in ("a", "b"):
+        os.makedirs(os.path.join(d, sub))
+        for i in range(6):
+            shutil.copyfile(os.path.join(REPO, "tests", "data", "skinrig.glb"), os.path.join(d, sub, "f%d.glb" % i))
+    common = ["validate", d, "--jsonl", pieces, "--workers", "1", "--shard-size", "6", "--skinkit", cli]
+    rc0, _so, _se = batch(common + ["--json", os.path.join(tmp, "rs0.json")])
+    rc1, _so, _se = batch(common + ["--json", os.path.join(tmp, "rs1.json"), "--resume", "--max-influences", "1"])
+    s1 = json.load(open(os.path.join(tmp, "rs1.json")))["summary"]
+    check(rc0 == 0 and rc1 == 1 and s1["findings_count"] == 12,
+          "--resume with another option redoes every piece (%s)" % s1)
+    victim = os.path.join(d, "a", "f2.glb")
+    st = os.stat(victim)
+    shutil.copyfile(os.path.join(REPO, "tests", "data", "weight_defects.glb"), victim)
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns - 10 ** 9))  # as `cp -p` of an older file
+    rc2, _so, _se = batch(common + ["--json", os.path.join(tmp, "rs2.json"), "--resume"])
+    same, _rc, _ref, _se = same_as_cli(cli, d, tmp, "rs-ref")
+    check(open(os.path.join(tmp, "rs2.json"), "rb").read() == open(os.path.join(tmp, "rs-ref.cli.json"), "rb").read(),
+          "--resume after a content change with an older mtime equals a fresh CLI run (exit %d)" % rc2)
+
+
+def test_options_and_cli(cli, tmp):
+    d = os.path.join(REPO, "tests", "data", "skinrig.glb")
+    t0 = time.monotonic()
+    rc, _so, se = batch(["pack", d, "--out", os.path.join(tmp, "typo"), "--bogus", "--workers", "1", "--skinkit", cli])
+    check(rc == 2 and "unknown option --bogus" in se and "dashboard" not in se and not os.path.exists(
+        os.path.join(tmp, "typo")), "pack --bogus: refused before a cluster starts, with the CLI's reason (%.1f s)" %
+          (time.monotonic() - t0))
+    log = os.path.join(tmp, "logcli.log")
+    double = os.path.join(tmp, "logcli")
+    with open(double, "w") as f:
+        f.write('#!/bin/sh\necho "$@" >> "%s"\nexec "%s" "$@"\n' % (log, cli))
+    os.chmod(double, 0o755)
+    env = dict(ENV, SKINKIT_CLI=double)
+    rc, _so, _se = batch(["validate", d, "--workers", "1", "--skinkit", cli], env=env)
+    check(rc == 0 and not os.path.exists(log), "--skinkit wins over the workers' SKINKIT_CLI")
+    rc, _so, se = batch(["pack", d, "--out", os.path.join(d, "sub"), "--workers", "1", "--skinkit", cli])
+    check(rc == 2 and "Traceback" not in se and len(se.strip().split("\n")) == 1,
+          "an output folder that cannot be made: one line, exit 2 (%r)" % se.strip()[-160:])
+    sys.path.insert(0, os.path.join(REPO, "python_addon"))
+    from skinkit import batch_tasks
+
+    check(batch_tasks.shard_limit(None, 1, 1) == 360.0 and batch_tasks.shard_limit(0, 5, 1) is None,
+          "a validate shard has a hard limit without --timeout too (the CLI's 300 s per file)")
+
+
+def test_interrupted_driver(cli, tmp):
+    """SIGTERM / SIGINT to the driver while a shard's CLI hangs: no traceback, exit 128+N, no CLI process left."""
+    d = os.path.join(tmp, "hang")
+    os.makedirs(d)
+    for n in ("hang_me.glb", "ok.glb"):
+        shutil.copyfile(os.path.join(REPO, "tests", "data", "skinrig.glb"), os.path.join(d, n))
+    double = os.path.join(tmp, "hangcli")
+    with open(double, "w") as f:
+        f.write('#!/bin/bash\nif [ "$1" = validate ] && [ "$2" = --files0-from ]; then\n'
+                '  in=$(tr "\\0" "\\n"); grep -q hang <<<"$in" && sleep 431.25; exit 3; fi\nexec "%s" "$@"\n' % cli)
+    os.chmod(double, 0o755)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = batch(["validate", d, "--workers", "1", "--skinkit", double], wait=False)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60 and subprocess.run(["pgrep", "-f", "sleep 431.25"],
+                                                            capture_output=True).returncode:
+            time.sleep(0.2)
+        p.send_signal(sig)
+        _so, se = p.communicate(timeout=60)
+        time.sleep(1)
+        left = subprocess.run(["pgrep", "-f", "sleep 431.25"], capture_output=True).stdout.split()
+        for pid in left:
+            os.kill(int(pid), signal.SIGKILL)
+        check(p.returncode == 128 + sig and not left and b"Traceback" not in se,
+              "%s to the driver: exit %d, no traceback, %d CLI process(es) left" %
+              (signal.Signals(sig).name, p.returncode, len(left)))
+
+
+def test_report_line_and_empty_folders(cli, tmp):
+    d = os.path.join(tmp, "mixed")
+    os.makedirs(os.path.join(d, "bad"))
+    os.makedirs(os.path.join(d, "good"))
+    for i in range(3):
+        shutil.copyfile(os.path.join(REPO, "tests", "data", "skinrig.glb"), os.path.join(d, "good", "g%d.glb" % i))
+    open(os.path.join(d, "bad", "zero.glb"), "wb").close()
+    rc, _so, se = batch(["validate", d, "--workers", "1", "--shard-size", "2", "--skinkit", cli])
+    check(se.strip().split("\n")[-1].startswith("2 piece(s), 4 file(s)"), "the last line counts the job's pieces: %r"
+          % se.strip().split("\n")[-1])
+    out = os.path.join(tmp, "mixed-out")
+    rc, _so, se = batch(["pack", d, "--out", out, "--workers", "1", "--skinkit", cli])
+    check(rc == 2 and not os.path.exists(os.path.join(out, "bad")) and len(os.listdir(os.path.join(out, "good"))) == 3,
+          "no empty output folder for inputs that failed (%s)" % sorted(os.listdir(out)))
+
+
+EDGE_TESTS = (test_walk_is_the_clis, test_never_over_inputs, test_collisions, test_resume_is_not_stale,
+              test_options_and_cli, test_interrupted_driver, test_report_line_and_empty_folders)
+
+
 def batch_tree_files(tree):
     exts = (".glb", ".gltf", ".fbx", ".dae", ".b3d", ".md5mesh", ".mesh", ".x")
     return [os.path.join(d, f) for d, _ds, fs in os.walk(tree) for f in fs if f.lower().endswith(exts)]
@@ -294,8 +443,17 @@ def batch_tree_files(tree):
 def main():
     cli = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="skbatch-test-")
-    cl = Cluster(tmp)
     t0 = time.monotonic()
+    try:
+        for t in EDGE_TESTS:
+            t(cli, tmp)
+    finally:
+        if sys.argv[2:] == ["--edges"]:  # only these (a LocalCluster each, ~1 min)
+            shutil.rmtree(tmp, ignore_errors=True)
+    if sys.argv[2:] == ["--edges"]:
+        print("%.0f s; %d passed, %d failed" % (time.monotonic() - t0, RESULTS["passed"], RESULTS["failed"]))
+        return 1 if RESULTS["failed"] else 0
+    cl = Cluster(tmp)
     try:
         test_outcome_of_lost_results()
         test_no_scheduler(cli, tmp)

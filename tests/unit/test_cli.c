@@ -986,6 +986,65 @@ START_TEST(assimp_loaded_only_when_a_file_needs_it) {
 }
 END_TEST
 
+/* Session 68: every error of validate's walk is a row (a broken link, a folder more than 64 levels down), so the
+ * totals add up and a sharded run (--jsonl | report) exits as the run does; `validate --list` prints the walk for
+ * skinkit.batch; "--" ends the options of every command; report refuses a file found in two pieces. */
+START_TEST(walk_errors_are_rows_list_and_end_of_options) {
+  char args[16384], cmd[4096];
+  snprintf(args, sizeof args, "mkdir -p %s/w && cp '%s/tests/data/cylinder_rig.glb' %s/w/a.glb", g_tmp, SK_SOURCE_DIR,
+           g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "%s/w/broken.glb", g_tmp);
+  ck_assert_int_eq(symlink("/nonexistent/x.glb", args), 0);
+  snprintf(args, sizeof args, "validate %s/w --json -", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(g_out, "broken.glb: cannot open: No such file or directory\",\"meshes\":[]"), "%s", g_out);
+  ck_assert(strstr(g_out, "\"summary\":{\"file_count\":2,\"ok_count\":1,\"findings_count\":0,\"error_count\":1}"));
+  snprintf(args, sizeof args, "validate %s/w --jsonl > %s/w.jsonl", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  snprintf(args, sizeof args, "report %s/w.jsonl", g_tmp);
+  ck_assert_int_eq(run(args), 2); /* the sharded run exits as the run did */
+  /* a folder more than 64 levels down: a row, exit 2 */
+  char deep[1024];
+  int n = snprintf(deep, sizeof deep, "%s/deep", g_tmp);
+  for (int i = 1; i <= 66; ++i) n += snprintf(deep + n, sizeof deep - (size_t)n, "/d%d", i);
+  snprintf(args, sizeof args, "mkdir -p %s && cp '%s/tests/data/cylinder_rig.glb' %s/x.glb", deep, SK_SOURCE_DIR, deep);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "validate %s/deep", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(g_out, "/d65: folder not read: more than 64 levels") != NULL, "%s", g_out);
+  /* --list: 'F' + path or 'E' + the row, each ended by a NUL */
+  snprintf(args, sizeof args, "validate --list %s/w | tr '\\0' '\\n'", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(cmd, sizeof cmd, "F%s/w/a.glb\nE{\"schema\":\"skinkit.validate.file\"", g_tmp);
+  ck_assert_msg(strstr(g_out, cmd) != NULL, "%s", g_out);
+  /* "--": a name that starts with '-' */
+  snprintf(args, sizeof args, "cp '%s/tests/data/cylinder_rig.glb' %s/-dash.glb", SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  const char* dash[] = {"validate -- -dash.glb", "validate --json - -- -dash.glb", "info -- -dash.glb",
+                        "pack -o out.skf -- -dash.glb", "convert -- -dash.glb -o.glb"};
+  for (size_t i = 0; i < sizeof dash / sizeof dash[0]; ++i) {
+    snprintf(args, sizeof args, "cd '%s' && '%s' %s > /dev/null 2>&1", g_tmp, SK_CLI_PATH, dash[i]);
+    ck_assert_msg(WEXITSTATUS(system(args)) == 0, "%s", dash[i]);
+  }
+  snprintf(args, sizeof args, "%s/-o.glb", g_tmp);
+  ck_assert_int_eq(access(args, F_OK), 0); /* after "--", -o.glb is the output's name */
+  /* the loaders' own options (--timeout, --no-isolate, ...) end at "--" too: a folder named --timeout */
+  snprintf(args, sizeof args, "mkdir -p '%s/--timeout' && cp '%s/tests/data/cylinder_rig.glb' '%s/--timeout/'", g_tmp,
+           SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "cd '%s' && '%s' validate -- --timeout > /dev/null 2>&1", g_tmp, SK_CLI_PATH);
+  ck_assert_int_eq(WEXITSTATUS(system(args)), 0);
+  /* report: the same piece twice is refused */
+  snprintf(args, sizeof args, "validate tests/data/cylinder_rig.glb --jsonl > %s/a.jsonl", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "report %s/a.jsonl -- %s/a.jsonl", g_tmp, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "is in two pieces") != NULL, "%s", err_text());
+  ck_assert(g_out[0] == 0);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -993,6 +1052,7 @@ static Suite* suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, help_version_and_unknown);
   tcase_add_test(t, validate_exit_codes_and_json);
+  tcase_add_test(t, walk_errors_are_rows_list_and_end_of_options);
   tcase_add_test(t, validate_bad_input);
   tcase_add_test(t, validate_progress_bar_only_on_a_terminal);
   tcase_add_test(t, jsonl_shards_merge_with_report);
