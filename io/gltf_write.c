@@ -1908,7 +1908,9 @@ static int image_texture(writer* w, tex_out* t, int32_t im) {
   bool by_uri = !t->binary && img->path && beside(img->path, w->path);
   if (!img->data && !by_uri) {
     t->tex_of[im] = -2;
-    note_add(w, "image not found, not written:", img->uri ? img->uri : img->name);
+    const char* named = img->uri ? img->uri : img->name;
+    note_add(w, "image not found, not written:",
+             named && named[0] && strcmp(named, ".") ? named : "(a texture without an image file name)");
     return SKC_OK;
   }
   if (!core && !is_webp && !is_ktx2) {

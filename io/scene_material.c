@@ -402,8 +402,13 @@ static int32_t image_for(skio_scene* s, const struct aiScene* ai, const char* tp
   }
   if (!(im->name = dup_s(base_name(tpath)[0] ? base_name(tpath) : tpath))) return -1;
   bool too_big = false;
+  const bool unnamed = !tpath[0] || !strcmp(tpath, ".") || tpath[strlen(tpath) - 1] == '/'; /* FBX: "" -> "." */
   if (!load_external(im, model_dir, &too_big))
-    note_add(s, too_big ? "image %s larger than 64 MiB: not read" : "image %s not found beside the model: not read", tpath);
+    note_add(s,
+             unnamed   ? "a texture without an image file name (%s): not read"
+             : too_big ? "image %s larger than 64 MiB: not read"
+                       : "image %s not found beside the model: not read",
+             tpath);
   snprintf(im->mime, sizeof im->mime, "%s", skio_image_mime(im->data, im->size, tpath));
   return (int32_t)(s->image_count - 1);
 }

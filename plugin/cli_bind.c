@@ -13,7 +13,8 @@
 
 const char cli_bind_usage[] =
     "usage: skinkit bind IN OUT [--method M] [--max-influences N] [--joints a,b,...] [--meshes a,b,...] [--force]\n"
-    "                   [--report] [--json [FILE|-]]      (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
+    "                   [--all-joints] [--report] [--json [FILE|-]]\n"
+    "                   (or: skinkit bind IN -o OUT ...; -o/--output OUT)\n"
     "  Computes new skin weights for every mesh of IN but rigid attachments (existing weights are ignored;\n"
     "  --meshes: the meshes named)\n"
     "  from the file's skeleton and writes OUT (.glb, .gltf, .dae, .fbx; glTF keeps the 4 largest weights). Bones sit\n"

@@ -21,7 +21,7 @@ const char cli_weights_usage[] =
     " [--links JOINT:DEGREES,...]\n"
     "                              [--weights-type float|u8|u16] [--as-is] [--force] [--json [FILE|-]] [-o OUT]\n"
     "  Edits the skin weights of every skinned mesh of IN (any format Assimp reads) and writes OUT (.glb, .gltf, "
-    ".dae;\n"
+    ".dae, .fbx;\n"
     "  IN itself is never overwritten); a mesh attached rigidly to a joint (no skin in IN, under a joint's node: a\n"
     "  sword in a hand) is left as it is. The operations asked for run in this fixed order:\n"
     "    1. --remove-rogue        rogue-vertex removal (Weber 2000), per loose part: on each part, a small island of\n"

@@ -1908,7 +1908,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
 # ------------------------------------------------------------------------------------------- menus
 def menu_import(self, context):
     self.layout.operator(SKINKIT_OT_import_assimp.bl_idname,
-                         text="Assimp via skinkit (.x .b3d .md5mesh .mesh .smd .iqm ...)")
+                         text="skinkit (.glb .gltf .fbx .dae .x .b3d .md5mesh .mesh .iqm ...)")
 
 
 def menu_export(self, context):
