@@ -87,6 +87,193 @@ int skc_bind_weld(const float* p, size_t n, uint32_t* rep) {
   return SKC_OK;
 }
 
+/* An edge of a triangle t by its vertices (lower << 32 | higher). */
+typedef struct tri_edge {
+  uint64_t key;
+  uint32_t t;
+} tri_edge;
+
+static int tri_edge_cmp(const void* a, const void* b) {
+  const uint64_t x = ((const tri_edge*)a)->key, y = ((const tri_edge*)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* An open edge (one triangle, t) of the unwelded mesh by the positions of its ends: pa <= pb are their lowest copies
+ * (skc_bind_weld), a and b the vertices there. */
+typedef struct open_edge {
+  uint32_t pa, pb, a, b, t;
+} open_edge;
+
+static int open_edge_cmp(const void* x, const void* y) {
+  const open_edge *e = x, *f = y;
+  if (e->pa != f->pa) return e->pa < f->pa ? -1 : 1;
+  return (e->pb > f->pb) - (e->pb < f->pb);
+}
+
+/* The open edges with an end that has copies (cand), into *out (malloc'd; *count of them); used[v] = 1 for a vertex
+ * on such a triangle. */
+static int open_edges(size_t n, const uint32_t* tri, size_t nt, const uint32_t* rep, const uint8_t* cand, uint8_t* used,
+                      open_edge** out, size_t* count) {
+  size_t ne = 0;
+  for (size_t t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t a = tri[3 * t + k];
+      if (a < n && cand[a]) ne += 2, used[a] = 1;
+    }
+  tri_edge* key = malloc((ne ? ne : 1) * sizeof *key);
+  open_edge* e = malloc((ne ? ne : 1) * sizeof *e);
+  if (!key || !e) {
+    free(key), free(e);
+    return SKC_OUT_OF_MEMORY;
+  }
+  ne = 0;
+  for (size_t t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3];
+      if (a >= n || b >= n || a == b || !(cand[a] || cand[b])) continue;
+      key[ne++] = (tri_edge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, (uint32_t)t};
+    }
+  qsort(key, ne, sizeof *key, tri_edge_cmp);
+  size_t m = 0;
+  for (size_t i = 0, j; i < ne; i = j) {
+    for (j = i + 1; j < ne && key[j].key == key[i].key;) ++j;
+    const uint32_t a = (uint32_t)(key[i].key >> 32), b = (uint32_t)key[i].key, t = key[i].t;
+    if (j - i != 1 || rep[a] == rep[b]) continue;
+    e[m++] = rep[a] < rep[b] ? (open_edge){rep[a], rep[b], a, b, t} : (open_edge){rep[b], rep[a], b, a, t};
+  }
+  free(key);
+  *out = e;
+  *count = m;
+  return SKC_OK;
+}
+
+/* Whether triangles s and t turn less than 120 degrees from each other: the two sides of a cut surface (a UV seam's
+ * at most a hard edge's right angle apart), not two shells touching back to back. */
+static int same_side(const float* p, const uint32_t* tri, uint32_t s, uint32_t t) {
+  double nrm[2][3];
+  const uint32_t which[2] = {s, t};
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t* v = tri + 3 * (size_t)which[k];
+    const float *a = p + 3 * (size_t)v[0], *b = p + 3 * (size_t)v[1], *c = p + 3 * (size_t)v[2];
+    const double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+    const double w[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+    nrm[k][0] = u[1] * w[2] - u[2] * w[1], nrm[k][1] = u[2] * w[0] - u[0] * w[2], nrm[k][2] = u[0] * w[1] - u[1] * w[0];
+  }
+  const double d = nrm[0][0] * nrm[1][0] + nrm[0][1] * nrm[1][1] + nrm[0][2] * nrm[1][2];
+  const double l = sqrt((nrm[0][0] * nrm[0][0] + nrm[0][1] * nrm[0][1] + nrm[0][2] * nrm[0][2]) *
+                        (nrm[1][0] * nrm[1][0] + nrm[1][1] * nrm[1][1] + nrm[1][2] * nrm[1][2]));
+  return !(l > 0.0) || d >= -0.5 * l;
+}
+
+static uint32_t uf_root(uint32_t* up, uint32_t v) {
+  while (up[v] != v) v = up[v] = up[up[v]];
+  return v;
+}
+
+static void uf_join(uint32_t* up, uint32_t a, uint32_t b) {
+  a = uf_root(up, a), b = uf_root(up, b);
+  if (a != b) up[a > b ? a : b] = a < b ? a : b; /* the lower index leads */
+}
+
+/* touch[] also where an open copy faces away from the first open copy at its position (vertex normals from their own
+ * triangles more than 120 degrees apart: an open tube's rim against another's, which share no edge). first: n
+ * scratch. */
+static int opposed_copies(const float* p, size_t n, const uint32_t* tri, size_t nt, const uint32_t* rep,
+                          const uint8_t* open, uint32_t* first, uint8_t* touch) {
+  float* nrm = calloc(3 * n, sizeof *nrm);
+  if (!nrm) return SKC_OUT_OF_MEMORY;
+  for (size_t t = 0; t < nt; ++t) {
+    const uint32_t* v = tri + 3 * t;
+    if (v[0] >= n || v[1] >= n || v[2] >= n || !(open[v[0]] || open[v[1]] || open[v[2]])) continue;
+    const float *a = p + 3 * (size_t)v[0], *b = p + 3 * (size_t)v[1], *c = p + 3 * (size_t)v[2];
+    const float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const float cr[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    for (int k = 0; k < 3; ++k)
+      for (int q = 0; q < 3; ++q) nrm[3 * (size_t)v[k] + q] += cr[q];
+  }
+  for (size_t v = 0; v < n; ++v) first[v] = UINT32_MAX;
+  for (size_t v = 0; v < n; ++v) {
+    if (!open[v]) continue;
+    const uint32_t r = rep[v];
+    if (first[r] == UINT32_MAX) {
+      first[r] = (uint32_t)v;
+      continue;
+    }
+    const float *x = nrm + 3 * (size_t)first[r], *y = nrm + 3 * v;
+    const double d = (double)x[0] * y[0] + (double)x[1] * y[1] + (double)x[2] * y[2];
+    const double l = sqrt(((double)x[0] * x[0] + (double)x[1] * x[1] + (double)x[2] * x[2]) *
+                          ((double)y[0] * y[0] + (double)y[1] * y[1] + (double)y[2] * y[2]));
+    if (l > 0.0 && d < -0.5 * l) touch[r] = 1;
+  }
+  free(nrm);
+  return SKC_OK;
+}
+
+/* Open edges at the same two positions (sorted runs of e): the sides of a cut (same_side) join in up; two that meet
+ * back to back mark both positions in touch[] (two shells that touch there, not one surface cut). */
+static void match_open_edges(const float* p, const uint32_t* tri, const open_edge* e, size_t m, uint32_t* up,
+                             uint8_t* touch) {
+  for (size_t i = 0, j; i < m; i = j)
+    for (j = i + 1; j < m && e[j].pa == e[i].pa && e[j].pb == e[i].pb; ++j) {
+      int joined = 0;
+      for (size_t k = i; k < j && k < i + 8; ++k) /* (a cut has 2 sides, a hostile file many: bounded) */
+        if (same_side(p, tri, e[k].t, e[j].t)) {
+          uf_join(up, e[k].a, e[j].a);
+          uf_join(up, e[k].b, e[j].b);
+          joined = 1;
+          break;
+        }
+      if (!joined) touch[e[i].pa] = touch[e[i].pb] = 1;
+    }
+}
+
+/* The copies' final reps from the flags (cand, used, open, touch: n bytes each), the cut sides joined in up and
+ * first (n scratch). */
+static void join_copies(size_t n, const uint8_t* flags, uint32_t* up, uint32_t* first, uint32_t* rep) {
+  const uint8_t *cand = flags, *used = flags + n, *open = flags + 2 * n, *touch = flags + 3 * n;
+  for (size_t v = 0; v < n; ++v) first[v] = UINT32_MAX;
+  for (size_t v = 0; v < n; ++v) {
+    const uint32_t r = rep[v];
+    if (!cand[v]) continue;
+    if (used[v] && !open[v]) { /* inside a closed surface: nothing of it was cut, it only touches the others */
+      rep[v] = (uint32_t)v;
+    } else if (used[v] && touch[r]) { /* where shells touch: only the sides of a cut join */
+      rep[v] = uf_root(up, (uint32_t)v);
+    } else { /* a cut (seam, hard edge, soup) or a vertex on no triangle: every such copy, as skc_bind_weld */
+      if (first[r] == UINT32_MAX) first[r] = (uint32_t)v;
+      rep[v] = first[r];
+    }
+  }
+}
+
+int skc_bind_weld_surfaces(const float* p, size_t n, const uint32_t* tri, size_t nt, uint32_t* rep) {
+  if (skc_bind_weld(p, n, rep)) return SKC_OUT_OF_MEMORY;
+  size_t copies = 0;
+  for (size_t v = 0; v < n; ++v) copies += rep[v] != v;
+  if (!copies || !tri || !nt) return SKC_OK;
+  /* cand: v has copies; used: v is on a triangle; open: on an open edge; touch: shells meet at its position */
+  uint8_t* flags = calloc(n, 4);
+  uint8_t *cand = flags, *used = flags + n, *open = flags + 2 * n, *touch = flags + 3 * n;
+  uint32_t* up = malloc(n * sizeof *up);
+  uint32_t* first = malloc(n * sizeof *first); /* per position (its lowest copy): the first copy that may join */
+  open_edge* e = NULL;
+  size_t m = 0;
+  int rc = flags && up && first ? SKC_OK : SKC_OUT_OF_MEMORY;
+  for (size_t v = 0; !rc && v < n; ++v)
+    if (rep[v] != v) cand[v] = cand[rep[v]] = 1;
+  if (!rc) rc = open_edges(n, tri, nt, rep, cand, used, &e, &m);
+  if (!rc) {
+    for (size_t v = 0; v < n; ++v) up[v] = (uint32_t)v;
+    for (size_t i = 0; i < m; ++i) open[e[i].a] = open[e[i].b] = 1;
+    qsort(e, m, sizeof *e, open_edge_cmp);
+    match_open_edges(p, tri, e, m, up, touch);
+    rc = opposed_copies(p, n, tri, nt, rep, open, first, touch);
+  }
+  if (!rc) join_copies(n, flags, up, first, rep);
+  free(flags), free(up), free(first), free(e);
+  return rc;
+}
+
 int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j) {
   return (!d->deform || d->deform[j]) && !(d->locked && d->locked[j]);
 }

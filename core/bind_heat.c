@@ -83,13 +83,14 @@ static void ctx_free(heat_ctx* c) {
   free(c->nrm);
 }
 
-/* rep[v] = the lowest index at v's exact position (skc_bind_weld), or v itself with no_weld. */
+/* rep[v] = the copy v joins at its position, only where the surface was cut (skc_bind_weld_surfaces), or v itself
+ * with no_weld. */
 static int weld(heat_ctx* c) {
   if (c->d->no_weld) {
     for (size_t v = 0; v < c->n; ++v) c->rep[v] = (uint32_t)v;
     return SKC_OK;
   }
-  return skc_bind_weld(c->d->positions, c->n, c->rep);
+  return skc_bind_weld_surfaces(c->d->positions, c->n, c->d->triangles, c->d->triangle_count, c->rep);
 }
 
 /* Areas, components (over non-degenerate welded triangles). */

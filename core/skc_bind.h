@@ -161,6 +161,15 @@ int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j);
 /* rep[v] = the lowest vertex index at v's exact position (bit patterns, -0 = +0; one pass over a hash table).
  * SKC_OUT_OF_MEMORY or SKC_OK. */
 int skc_bind_weld(const float* positions, size_t n, uint32_t* rep);
+/* skc_bind_weld for a surface's Laplacian, without joining shells that only touch (fingers side by side, a plate on a
+ * body: welded, the touching fingers' heat flowed across - an auditor's hand: 35 vertices with > 0.1 of a neighbour
+ * finger's weight). A copy inside a closed surface (on no open edge of the unwelded mesh) stays alone: nothing was
+ * cut there. Where two copies' open edges lie on the same two positions back to back (faces more than 120 degrees
+ * apart), shells touch: there only the sides of a cut (open edges on the same positions, same side) join. Elsewhere
+ * every copy on an open edge or on no triangle joins as skc_bind_weld would (UV seams, hard edges, triangle soups).
+ * rep[v] <= v, the lowest copy v joins. triangles: nt index triples (indices >= n ignored). SKC_OUT_OF_MEMORY or
+ * SKC_OK. */
+int skc_bind_weld_surfaces(const float* positions, size_t n, const uint32_t* triangles, size_t nt, uint32_t* rep);
 /* Diagonal of the positions' bounding box (> 0 unless all points coincide). */
 double skc_bind_bbox_diag(const float* positions, size_t n);
 

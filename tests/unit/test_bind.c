@@ -308,6 +308,48 @@ START_TEST(heat_gives_unseen_parts_the_nearest_bone) {
 }
 END_TEST
 
+/* Two closed tubes side by side that touch along a line of shared positions (fingers of a mitten, a plate on a body)
+ * are two surfaces: neither takes the other's bones (the touching vertices were welded into one surface, and the
+ * neighbour's heat flowed across: an auditor's hand had 35 vertices with > 0.1 of a neighbour finger's weight). */
+START_TEST(touching_shells_keep_their_own_bones) {
+  skt_bind_mesh m = skt_bind_cylinder(24, 30, 2);
+  const size_t nv = m.nv, nt = m.nt;
+  size_t touching = 0;
+  for (size_t v = 0; v < nv; ++v) { /* B: A mirrored about y = 0.25, where A's vertices at angle 0 lie */
+    m.pos[3 * (nv + v)] = m.pos[3 * v];
+    m.pos[3 * (nv + v) + 1] = 0.5f - m.pos[3 * v + 1];
+    m.pos[3 * (nv + v) + 2] = m.pos[3 * v + 2];
+    touching += m.pos[3 * v + 1] == 0.25f;
+  }
+  for (size_t t = 0; t < nt; ++t) /* mirrored: the winding turns */
+    for (int k = 0; k < 3; ++k) m.tri[3 * (nt + t) + k] = (uint32_t)nv + m.tri[3 * t + (k == 0 ? 0 : 3 - k)];
+  m.nv = 2 * nv, m.nt = 2 * nt;
+  for (uint32_t b = 0; b < 2; ++b)
+    for (int q = 0; q < 3; ++q) {
+      m.heads[3 * (2 + b) + q] = m.heads[3 * b + q] + (q == 1 ? 0.5f : 0.0f);
+      m.tails[3 * (2 + b) + q] = m.tails[3 * b + q] + (q == 1 ? 0.5f : 0.0f);
+    }
+  m.bones = 4;
+  ck_assert_uint_gt(touching, 20);
+  const sk_bind_method methods[2] = {SK_BIND_HEAT, SK_BIND_ROBUST};
+  for (int k = 0; k < 2; ++k) {
+    sk_skin* s = skt_new_skin(m.nv, 4);
+    sk_bind_desc d = skt_bind_desc_for(&m, methods[k]);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    float worst = 0.0f;
+    for (size_t v = 0; v < m.nv; ++v) {
+      const uint32_t other = v < nv ? 2 : 0; /* the other tube's bones */
+      const float w = weight_of(s, v, other) + weight_of(s, v, other + 1);
+      worst = w > worst ? w : worst;
+    }
+    ck_assert_msg(worst < 1e-4f, "method %d: a vertex took %.3f of the other tube's bones", (int)methods[k], worst);
+    sk_skin_destroy(s);
+  }
+  skt_bind_mesh_free(&m);
+}
+END_TEST
+
 START_TEST(scale_invariance) {
   for (int method = 0; method < 3; ++method) {
     mesh m = skt_bind_cylinder(20, 30, 3);
@@ -659,6 +701,7 @@ static Suite* suite(void) {
   tcase_add_test(t, isolated_vertices_and_unwelded_caps);
   tcase_add_test(t, point_cloud_falls_back_to_nearest);
   tcase_add_test(t, heat_gives_unseen_parts_the_nearest_bone);
+  tcase_add_test(t, touching_shells_keep_their_own_bones);
   tcase_add_test(t, scale_invariance);
   tcase_add_test(t, bones_outside_the_mesh);
   tcase_add_test(t, skeleton_bones_match_explicit_segments);
