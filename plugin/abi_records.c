@@ -328,7 +328,7 @@ static uint8_t write_row(edit_call* c, size_t v, size_t n0, size_t n1) {
  * valid weights, of which one at least stays (as nearly every record): the entries skc_wrow_prune drops (unlocked,
  * below the threshold or zero) are removed in place, the others keep their order, which is what the row path
  * writes. The test has no branch per entry. Returns the entries removed (0: the record is untouched), or -1 when
- * the row path must decide (an unmapped or invalid entry, a repeated group, nothing left to keep). */
+ * the row path must decide (an unmapped or invalid entry, a repeated group or joint, no unlocked entry left). */
 static inline int prune_in_place(const edit_call* c, sk_weight_record* rec) {
   const int32_t n = rec->count;
   if (n < 1 || n > 4) return -1;
@@ -342,9 +342,10 @@ static inline int prune_in_place(const edit_call* c, sk_weight_record* rec) {
     ok &= (j >= 0) & (e.weight >= 0.0f) & (e.weight <= FLT_MAX);
     const int locked = j >= 0 && skc_wlocked(&c->scope, (uint32_t)j);
     const int stays = skc_wprune_keeps(e.weight, t);
-    survivor |= locked ? e.weight > 0.0f : stays;
+    survivor |= (!locked) & stays; /* only locked ones left: the row path's keep-one rule decides (weights_prune.c) */
     keep |= (uint32_t)(locked | stays) << i;
-    for (int32_t k = 0; k < i; k++) ok &= en[k].group != e.group;
+    for (int32_t k = 0; k < i; k++) /* two entries of one group, or of one joint (the row path merges them) */
+      ok &= en[k].group != e.group && (j < 0 || en[k].group >= c->group_count || c->map[en[k].group] != j);
   }
   if (!ok || !survivor) return -1;
   if (keep == (1u << n) - 1u) return 0;
