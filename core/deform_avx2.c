@@ -922,8 +922,6 @@ SKC_KERNEL_INLINE void soa_tangents_out(const skc_deform_ctx* c, size_t v, const
     soa_store3(c->tout + v * 12, t[0], t[1], t[2]);
 }
 
-/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). HAS_T: tangents (with normals), which
- * follow the blended matrix (LBS) or rotation (DQS) as the normals do. */
 /* RIGID: the joint of the largest of a vertex's K (1, 2, 4 or 8) weights, the lowest such joint on ties (kbody's
  * rule), branch-free (per-vertex compares mispredicted on every other random weight: 10 against 3.5 ms for 1M
  * vertices). A NaN weight may give joint 0: its sum sends the block to kgeneric. */
@@ -967,15 +965,19 @@ SKC_KERNEL_INLINE uint32_t soa_rigid_joint(const unsigned char* ji, const float*
  * non-finite weight to kgeneric, which keeps those vertices as kbody does. */
 SKC_KERNEL_INLINE void soa_rigid_rows(const float* P, const unsigned char* jb, const float* w, const int JT,
                                       const uint32_t K, float* buf) {
-  _Pragma("GCC unroll 8") for (int i = 0; i < SKC_SOA_W; ++i, jb += (size_t)K * (size_t)JT, w += K) {
+  _Pragma("GCC unroll 8")
+  for (int i = 0; i < SKC_SOA_W; ++i, jb += (size_t)K * (size_t)JT, w += K) {
     float sum = w[0];
-    _Pragma("GCC unroll 8") for (uint32_t k = 1; k < K; ++k) sum += w[k];
+    _Pragma("GCC unroll 8")
+    for (uint32_t k = 1; k < K; ++k) sum += w[k];
     const float* m = P + 16 * (size_t)soa_rigid_joint(jb, w, JT, K);
     _mm256_store_ps(buf + 16 * i, _mm256_load_ps(m));
     _mm256_store_ps(buf + 16 * i + 8, _mm256_blend_ps(_mm256_load_ps(m + 8), _mm256_set1_ps(sum), 0x80));
   }
 }
 
+/* One block of 8 vertices starting at v; 0 = not written (redo with kgeneric). HAS_T: tangents (with normals), which
+ * follow the blended matrix (LBS, RIGID) or rotation (DQS) as the normals do. */
 SKC_KERNEL_INLINE int soa_block(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int HAS_N,
                                 const int HAS_T, const int MODE, const int RN, __m256i lim, int check_joints) {
   /* MODE 0: LBS; 1: DQS (DQS with the table and COR: soa_pipe_run); 3: RIGID (soa_rigid_rows, then as LBS) */

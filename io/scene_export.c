@@ -2663,8 +2663,8 @@ static int edit_gltf_source(const skio_scene* s, const char* id, const char* pat
   if (o->note && o->note_size)
     snprintf(o->note, o->note_size,
              "written from the scene (materials, textures, images, morph targets and their clips, clips, "
-             "cameras, lights, empties and the nodes' extras kept; other \"extras\", the asset's copyright, clips "
-             "of mesh nodes, texture "
+             "cameras, lights, empties and the nodes' extras kept; other \"extras\", the asset's copyright, the "
+             "scenes' and skins' names, clips of mesh nodes, texture "
              "samplers and transforms, UV sets past the second, colour sets past the first, custom attributes "
              "and the source's other extensions are not): %s",
              why);
