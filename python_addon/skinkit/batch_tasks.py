@@ -76,19 +76,13 @@ def kill_groups():
     return len(pgids)
 
 
-def _die_with_parent():
-    """A function for the CLI's process to run before exec: asks for SIGKILL when the worker thread that started it
-    dies (a worker killed with SIGKILL runs no clean-up). Linux only (None elsewhere: the CLI's own time limits end
-    it). libc is looked up here, in the worker: the child only calls it."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except Exception:
-        return None
-    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+def _die_with_parent(cmd):
+    """cmd run through util-linux's setpriv --pdeathsig KILL when it is here (Linux): the CLI gets SIGKILL when the
+    worker thread that started it dies (a worker killed with SIGKILL runs no clean-up). A wrapper, not a preexec_fn:
+    that runs Python between fork and exec, which can deadlock in a worker's threads. Elsewhere cmd as it is (the
+    CLI's own time limits end it)."""
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    return [setpriv, "--pdeathsig", "KILL", "--"] + list(cmd) if setpriv else list(cmd)
 
 
 def run_bytes(cmd, cwd=None, stdin=None, limit=None):
@@ -100,9 +94,8 @@ def run_bytes(cmd, cwd=None, stdin=None, limit=None):
 
         atexit.register(kill_groups)
         sys._skinkit_batch_atexit = True
-    p = subprocess.Popen(cmd, cwd=cwd if cwd and os.path.isdir(cwd) else None, start_new_session=True,
-                         preexec_fn=_die_with_parent(),
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(_die_with_parent(cmd), cwd=cwd if cwd and os.path.isdir(cwd) else None,
+                         start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with lock:
         groups.add(p.pid)
     try:
