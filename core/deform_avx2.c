@@ -965,6 +965,36 @@ SKC_KERNEL_INLINE uint32_t soa_rigid_joint(const unsigned char* ji, const float*
  * non-finite weight to kgeneric, which keeps those vertices as kbody does. */
 SKC_KERNEL_INLINE void soa_rigid_rows(const float* P, const unsigned char* jb, const float* w, const int JT,
                                       const uint32_t K, float* buf) {
+  if (K == 2 || K == 4) { /* the block's weights and joints transposed: the pick is K - 1 compares for 8 vertices */
+    static const int map4[8] = {0, 4, 1, 5, 2, 6, 3, 7}, map2[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+    __m256 W[4];
+    __m256i J[4];
+    soa_weights_t(w, K, W);
+    soa_joints_t(jb, JT, K, J);
+    __m256 sum = W[0], best = W[0];
+    __m256i bj = J[0];
+    _Pragma("GCC unroll 4")
+    for (uint32_t k = 1; k < K; ++k) {
+      sum = _mm256_add_ps(sum, W[k]); /* kbody's order */
+      const __m256 tie = _mm256_and_ps(_mm256_cmp_ps(W[k], best, _CMP_EQ_OQ),
+                                       _mm256_castsi256_ps(_mm256_cmpgt_epi32(bj, J[k])));
+      const __m256 gt = _mm256_or_ps(_mm256_cmp_ps(W[k], best, _CMP_GT_OQ), tie);
+      best = _mm256_blendv_ps(best, W[k], gt);
+      bj = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(bj), _mm256_castsi256_ps(J[k]), gt));
+    }
+    uint32_t jl[8];
+    _Alignas(32) float s8[8];
+    _mm256_storeu_si256((__m256i*)(void*)jl, bj);
+    _mm256_store_ps(s8, sum);
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < SKC_SOA_W; ++i) {
+      const int lane = K == 4 ? map4[i] : map2[i];
+      const float* m = P + 16 * (size_t)jl[lane];
+      _mm256_store_ps(buf + 16 * i, _mm256_load_ps(m));
+      _mm256_store_ps(buf + 16 * i + 8, _mm256_blend_ps(_mm256_load_ps(m + 8), _mm256_broadcast_ss(&s8[lane]), 0x80));
+    }
+    return;
+  }
   _Pragma("GCC unroll 8")
   for (int i = 0; i < SKC_SOA_W; ++i, jb += (size_t)K * (size_t)JT, w += K) {
     float sum = w[0];
