@@ -8,6 +8,7 @@
 
 #include "skc_bind.h"
 #include "skc_mem.h"
+#include "skc_uf.h"
 
 #define BIND_MAX_INFLUENCES 255u
 
@@ -165,16 +166,6 @@ static int same_side(const float* p, const uint32_t* tri, uint32_t s, uint32_t t
   return !(l > 0.0) || d >= -0.5 * l;
 }
 
-static uint32_t uf_root(uint32_t* up, uint32_t v) {
-  while (up[v] != v) v = up[v] = up[up[v]];
-  return v;
-}
-
-static void uf_join(uint32_t* up, uint32_t a, uint32_t b) {
-  a = uf_root(up, a), b = uf_root(up, b);
-  if (a != b) up[a > b ? a : b] = a < b ? a : b; /* the lower index leads */
-}
-
 /* touch[] also where an open copy faces away from the first open copy at its position (vertex normals from their own
  * triangles more than 120 degrees apart: an open tube's rim against another's, which share no edge). first: n
  * scratch. */
@@ -218,8 +209,8 @@ static void match_open_edges(const float* p, const uint32_t* tri, const open_edg
       int joined = 0;
       for (size_t k = i; k < j && k < i + 8; ++k) /* (a cut has 2 sides, a hostile file many: bounded) */
         if (same_side(p, tri, e[k].t, e[j].t)) {
-          uf_join(up, e[k].a, e[j].a);
-          uf_join(up, e[k].b, e[j].b);
+          skc_uf_join_low(up, e[k].a, e[j].a);
+          skc_uf_join_low(up, e[k].b, e[j].b);
           joined = 1;
           break;
         }
@@ -238,7 +229,7 @@ static void join_copies(size_t n, const uint8_t* flags, uint32_t* up, uint32_t* 
     if (used[v] && !open[v]) { /* inside a closed surface: nothing of it was cut, it only touches the others */
       rep[v] = (uint32_t)v;
     } else if (used[v] && touch[r]) { /* where shells touch: only the sides of a cut join */
-      rep[v] = uf_root(up, (uint32_t)v);
+      rep[v] = skc_uf_find(up, (uint32_t)v);
     } else { /* a cut (seam, hard edge, soup) or a vertex on no triangle: every such copy, as skc_bind_weld */
       if (first[r] == UINT32_MAX) first[r] = (uint32_t)v;
       rep[v] = first[r];

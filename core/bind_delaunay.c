@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "skc_bind.h"
+#include "skc_uf.h"
 
 #define DEL_MIN_SAMPLES 2u
 #define DEL_MAX_SAMPLES 256u
@@ -58,14 +59,6 @@ static uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-static uint32_t uf_find(uint32_t* parent, uint32_t x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];
-    x = parent[x];
-  }
-  return x;
 }
 
 static int u32_cmp(const void* a, const void* b) {
@@ -555,13 +548,13 @@ static double surface(del_ctx* c, size_t* tris) {
       c->tri[3 * *tris + (size_t)k] = c->vert_of[corner[k]];
     }
     ++*tris;
-    uint32_t ra = uf_find(c->comp, a), rb = uf_find(c->comp, b), rq = uf_find(c->comp, q);
+    uint32_t ra = skc_uf_find(c->comp, a), rb = skc_uf_find(c->comp, b), rq = skc_uf_find(c->comp, q);
     uint32_t r = ra < rb ? ra : rb;
     r = r < rq ? r : rq;
     c->comp[ra] = c->comp[rb] = c->comp[rq] = r;
   }
   for (size_t i = 0; i < c->welded; ++i) {
-    c->comp[i] = uf_find(c->comp, (uint32_t)i);
+    c->comp[i] = skc_uf_find(c->comp, (uint32_t)i);
     float* nv = c->nrm + 3 * i;
     double l = sqrt((double)nv[0] * nv[0] + (double)nv[1] * nv[1] + (double)nv[2] * nv[2]);
     for (int k = 0; k < 3; ++k) nv[k] = l > 0.0 ? (float)(nv[k] / l) : 0.0f;

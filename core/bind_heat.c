@@ -26,9 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "skc_chol.h"
 #include "skc_bind.h"
+#include "skc_chol.h"
 #include "skc_mem.h"
+#include "skc_uf.h"
 
 #if defined(SK_HAVE_OPENMP)
 #include <omp.h>
@@ -43,14 +44,6 @@
 /* Blender's Laplacian is 1/4 of the cotangent one with vertex areas (cot weights over 4x the Voronoi area), so its
  * c = 1 balances heat against diffusion 4 times more strongly than H = c / d^2 would with ours: keep its balance */
 #define HEAT_BLENDER_SCALE 4.0
-
-static uint32_t uf_find(uint32_t* parent, uint32_t x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];
-    x = parent[x];
-  }
-  return x;
-}
 
 typedef struct heat_ctx {
   const skc_bind_desc* d;
@@ -127,9 +120,9 @@ static void geometry(heat_ctx* c) {
       c->area[tv[k]] += dbl_area / 6.0;
       for (int q = 0; q < 3; ++q) c->nrm[3 * (size_t)tv[k] + q] += (float)(cr[q] / dbl_area);
     }
-    uint32_t r0 = uf_find(c->comp, tv[0]);
+    uint32_t r0 = skc_uf_find(c->comp, tv[0]);
     for (int k = 1; k < 3; ++k) {
-      uint32_t r = uf_find(c->comp, tv[k]);
+      uint32_t r = skc_uf_find(c->comp, tv[k]);
       if (r != r0) {
         if (r < r0) {
           uint32_t tmp = r;
@@ -141,7 +134,7 @@ static void geometry(heat_ctx* c) {
     }
   }
   for (size_t v = 0; v < c->n; ++v) {
-    c->comp[v] = uf_find(c->comp, (uint32_t)v);
+    c->comp[v] = skc_uf_find(c->comp, (uint32_t)v);
     float* nv = c->nrm + 3 * v;
     double len = sqrt((double)nv[0] * nv[0] + (double)nv[1] * nv[1] + (double)nv[2] * nv[2]);
     for (int q = 0; q < 3; ++q) nv[q] = len > 0.0 ? (float)(nv[q] / len) : 0.0f;

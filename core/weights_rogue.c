@@ -20,25 +20,8 @@
 #include <string.h>
 
 #include "mesh_adjacency.h"
+#include "skc_uf.h"
 #include "skc_weights.h"
-
-static uint32_t uf_find(uint32_t* parent, uint32_t x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]]; /* path halving */
-    x = parent[x];
-  }
-  return x;
-}
-
-static void uf_union(uint32_t* parent, uint32_t a, uint32_t b) {
-  a = uf_find(parent, a);
-  b = uf_find(parent, b);
-  if (a == b) return;
-  if (a < b)
-    parent[b] = a;
-  else
-    parent[a] = b;
-}
 
 /* One island: a connected set of attachments of one joint on one part. */
 typedef struct island {
@@ -58,7 +41,7 @@ static int island_cmp(const void* pa, const void* pb) {
 static bool carries(const skc_skin* s, const uint8_t* att, uint32_t* parent, uint32_t u, uint32_t j,
                     uint32_t main_root) {
   for (size_t i = s->offsets[u]; i < s->offsets[u + 1]; ++i)
-    if (s->joints[i] == j) return att[i] && uf_find(parent, (uint32_t)i) == main_root;
+    if (s->joints[i] == j) return att[i] && skc_uf_find(parent, (uint32_t)i) == main_root;
   return false;
 }
 
@@ -278,7 +261,7 @@ static void union_islands(rctx* c) {
         uint32_t j = SJ[i];
         for (size_t ii = off[x], ie = off[x + 1]; ii < ie; ++ii)
           if (SJ[ii] == j) {
-            if (valid[ii]) uf_union(parent, (uint32_t)i, (uint32_t)ii);
+            if (valid[ii]) skc_uf_join_low(parent, (uint32_t)i, (uint32_t)ii);
             break;
           }
       }
@@ -296,7 +279,7 @@ static size_t list_islands(rctx* c) {
   for (size_t v = 0; v < c->V; ++v)
     for (size_t i = off[v]; i < off[v + 1]; ++i) {
       if (!c->valid[i]) continue;
-      uint32_t root = uf_find(c->parent, (uint32_t)i);
+      uint32_t root = skc_uf_find(c->parent, (uint32_t)i);
       if (root == i) {
         isl[ni] = (island){c->part[v], c->SJ[i], root, 0, (uint32_t)v, 0.0};
         c->slot[root] = (uint32_t)ni++;
@@ -359,7 +342,7 @@ static void spare_near_islands(rctx* c, size_t candidates) {
   for (size_t v = 0; v < c->V && candidates; ++v)
     for (size_t i = off[v]; i < off[v + 1]; ++i) {
       if (!c->valid[i]) continue;
-      uint32_t root = uf_find(c->parent, (uint32_t)i);
+      uint32_t root = skc_uf_find(c->parent, (uint32_t)i);
       if (c->rogue_set[root] != 1) continue;
       double reach2 = 0.0;
       if (p->positions) {
@@ -371,7 +354,7 @@ static void spare_near_islands(rctx* c, size_t candidates) {
                     c->slot[root]))
         c->rogue_set[root] = 2;
     }
-  for (size_t i = 0; i < c->N; ++i) c->valid[i] = c->valid[i] && c->rogue_set[uf_find(c->parent, (uint32_t)i)] != 1;
+  for (size_t i = 0; i < c->N; ++i) c->valid[i] = c->valid[i] && c->rogue_set[skc_uf_find(c->parent, (uint32_t)i)] != 1;
 }
 
 /* Gives every vertex its nearest donor (c->donor): a vertex with attachments, all valid. */
