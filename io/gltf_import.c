@@ -518,6 +518,9 @@ static int read_skins(importer* im, skc_err* err) {
     char what[48];
     snprintf(what, sizeof what, "skin %u inverseBindMatrices", s);
     if ((rc = accessor(im, it, what, 16, &a, err))) return rc;
+    if (a.component_type != SKIO_GLTF_FLOAT) /* the specification's only format for them, MAT4 of FLOAT */
+      return fail(im, err, SKC_FORMAT, "%s: accessor %u has componentType %u; inverse bind matrices are FLOAT (5126)",
+                  what, a.index, a.component_type);
     if (a.count < si->count)
       return fail(im, err, SKC_FORMAT, "%s: %zu matrices for %u joints", what, a.count, si->count);
     float* m = read_floats(im, &a, err);

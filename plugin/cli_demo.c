@@ -25,8 +25,10 @@ typedef struct demo_mesh {
   size_t nv, nt;
   float *pos, *nrm, *out_pos, *out_nrm;
   uint32_t* tri;
-  uint32_t *off, *joints;
+  uint32_t *off, *joints; /* CSR, for sk_cor_compute */
   float* weights;
+  uint8_t* pjoints; /* the same influences as an engine holds them (glTF's JOINTS_0 / WEIGHTS_0): 4 x u8 joints */
+  float* pweights;  /* and 4 x f32 weights a vertex, which the deformer's SIMD paths take */
   float* centers; /* COR centre of rotation per vertex (sk_cor_compute) */
 } demo_mesh;
 
@@ -80,10 +82,11 @@ static int deform(const demo_mesh* m, const float* palette, uint32_t method, uin
   job.vertex_count = m->nv;
   job.palette = palette;
   job.joint_count = 2;
-  job.influences = 0; /* CSR straight from the skin */
-  job.csr_offsets = m->off;
-  job.csr_joints = m->joints;
-  job.csr_weights = m->weights;
+  job.influences = 4;
+  job.joint_type = SK_TYPE_U8;
+  job.weight_type = SK_TYPE_F32;
+  job.joints = m->pjoints;
+  job.weights = m->pweights;
   job.in_positions = m->pos;
   job.out_positions = m->out_pos;
   job.in_normals = m->nrm;
@@ -101,6 +104,8 @@ static void free_mesh(demo_mesh* m) {
   free(m->off);
   free(m->joints);
   free(m->weights);
+  free(m->pjoints);
+  free(m->pweights);
   free(m->centers);
 }
 
@@ -121,7 +126,12 @@ static int build_mesh(uint32_t segments, uint32_t rings, demo_mesh* m, sk_error*
     m->off = malloc((m->nv + 1) * sizeof(uint32_t));
     m->joints = malloc(ni * sizeof(uint32_t));
     m->weights = malloc(ni * sizeof(float));
-    rc = (!m->off || !m->joints || !m->weights) ? 1 : sk_skin_get_csr(skin, m->off, m->joints, m->weights, err);
+    m->pjoints = malloc(m->nv * 4);
+    m->pweights = malloc(m->nv * 4 * sizeof(float));
+    sk_packed_desc pd = {sizeof pd, 4, SK_TYPE_U8, SK_TYPE_F32, m->pjoints, 0, m->pweights, 0};
+    rc = (!m->off || !m->joints || !m->weights || !m->pjoints || !m->pweights)
+             ? 1
+             : sk_skin_get_csr(skin, m->off, m->joints, m->weights, err) || sk_skin_to_packed(skin, &pd, err);
   }
   sk_skin_destroy(skin);
   m->centers = rc ? NULL : malloc(m->nv * 3 * sizeof(float));
@@ -173,7 +183,8 @@ static void out_pose(demo_out* o, const char* pose, uint32_t method, double volu
 static void out_rate(demo_out* o, size_t nv, uint32_t method, double mvps) {
   const char* mname = method_name(method);
   if (!o->json) {
-    if (!o->rates++) printf("\nthroughput, %zu vertices, positions + normals:\n", nv);
+    if (!o->rates++)
+      printf("\nthroughput, %zu vertices, positions + normals, 4 influences (u8 joints, f32 weights):\n", nv);
     printf("  %s  %8.1f M vertices/s\n", mname, mvps);
     return;
   }
@@ -227,8 +238,8 @@ int cli_demo(int argc, char** argv) {
     if (build_mesh(256, 1024, &big, &err)) {
       rc = 1;
     } else {
-      float trs[20] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, s45, c45, 1, 1};
-      trs[18] = trs[19] = 1.0f;
+      /* each joint: translation, rotation quaternion (x, y, z, w), scale; the lower one bent 90 degrees about z */
+      float trs[20] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, s45, c45, 1, 1, 1};
       float palette[32];
       sk_skeleton_palette_from_trs(skel, trs, NULL, palette, &err);
       for (int k = 0; k < 3 && !rc; ++k) {

@@ -31,7 +31,8 @@ const char cli_load_usage[] =
     "  --max-memory MB   memory the reader may use per file (default 4096, or 32 x the file size if larger;\n"
     "                    0 = no limit)\n"
     "  --no-isolate      read (and write) in this process (faster; trusted files only)\n"
-    "  FIFOs, devices and sockets are refused.\n";
+    "  FIFOs, devices and sockets are refused.\n"
+    "  --                the end of the options: every argument after it is a file name (\"info -- -a.glb\")\n";
 
 const char cli_weld_usage[] =
     "  --keep-corners    keep the vertices Assimp's FBX, Collada, .X, OBJ, MD5, Ogre and B3D readers give every\n"

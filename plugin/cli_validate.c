@@ -39,16 +39,14 @@ const char cli_validate_usage[] =
     "               (schemas skinkit.validate and skinkit.validate.file, docs/json.md)\n"
     "  --jobs N     files checked at once (default: CPU count). Each file is read in its own worker process,\n"
     "               so an importer crash on a damaged file becomes an error row and the run goes on.\n"
-    "  --timeout S  give up on a file after S seconds (default 300; 0 = no limit); also bounds collecting files\n"
     "  --files-from FILE  paths to check, one a line ('-' = stdin); --files0-from: NUL-separated (any name)\n"
     "  --list       check nothing: print what would be checked on stdout, each record ended by a NUL byte: 'F'\n"
     "               and the path of a file to check, or 'E' and the --jsonl row of an error of the walk (below)\n"
-    "  --           the end of the options: every argument after it is a PATH (\"validate -- -a.glb\")\n"
     "  Folders: symbolic links to a folder already walked are not followed again, a file reached through two\n"
     "  links is checked once, FIFOs, devices and sockets are skipped with a note. A folder that cannot be read, a\n"
     "  model name that cannot be opened (a broken link), a folder more than 64 levels below PATH (not read) and a\n"
-    "  walk that ran past --timeout are error rows of their own (path and reason, exit 2). --json OUT is\n"
-    "  replaced atomically. Workers get the --max-memory limit.\n";
+    "  walk that ran past --timeout (below; it bounds collecting files too) are error rows of their own (path and\n"
+    "  reason, exit 2). --json OUT is replaced atomically. Workers get the --max-memory limit.\n";
 
 typedef struct mesh_row {
   char* name;

@@ -318,8 +318,8 @@ enum {
  * (hemisphere of the largest-weight joint, as DQS), the stretch S = sum w_j S_j (polar split as DQS, identity when
  * every M_j is rigid), and p' = R S (p - c) + LBS(c), LBS(c) = (sum w_j M_j) c: no candy-wrapper collapse (like DQS),
  * and the paper's answer to DQS's bulging at bends; normals and tangents follow R (and S as DQS). A vertex with one
- * joint moves exactly as LBS. COR takes the AVX2 8-wide path (also under AVX-512) for rigid packed jobs, the generic
- * loop otherwise. When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the blended
+ * joint moves exactly as LBS. COR takes the AVX2 and AVX-512 paths for packed jobs whose palette is rigid, the
+ * generic loop otherwise (and with tangents). When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the blended
  * stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
  * SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
  * A vertex whose weight sum is 0 keeps its input values (with SK_DEFORM_ADDITIVE the formula applies instead),

@@ -794,6 +794,9 @@ START_TEST(hostile_documents_give_codes) {
       {"", ATTRS, "", "\"path\":\"rotation\"", "\"path\":\"translation\"", SKC_FORMAT, "components"},
       {"", ATTRS, "", "\"CUBICSPLINE\"", "\"SMOOTH\"", SKC_FORMAT, "interpolation"},
       {"", ATTRS, "", "\"inverseBindMatrices\":7", "\"inverseBindMatrices\":8", SKC_FORMAT, "components"},
+      /* matrices of normalized u16: read as values in [0, 1], the skin was reported a singular bind (session 68) */
+      {"", ATTRS, "", "{\"bufferView\":7,\"componentType\":5126",
+       "{\"bufferView\":7,\"componentType\":5123,\"normalized\":true", SKC_FORMAT, "are FLOAT (5126)"},
       {"", "{\"POSITION\":0,\"JOINTS_0\":3}", "", NULL, NULL, SKC_FORMAT, "without WEIGHTS_0"},
       {"", "{\"POSITION\":0,\"NORMAL\":1}", "", NULL, NULL, SKC_FORMAT, "NORMAL"},
       /* Draco data that is not Draco (the document layer decodes it: any error, named) */
