@@ -271,7 +271,41 @@ NO_CHANGE = 1e-6
 
 def real_changes(before, after, eps=NO_CHANGE):
     """bool[V]: vertices whose CSR weights (offsets, joints, weights) differ between before and after by more
-    than eps in some entry, or in their joints or entry count (entries compared in order)."""
+    than eps in some joint's weight, or in their joints or entry count. A vertex whose entries differ in order
+    only (a tool that sorts them by weight) is compared again joint by joint."""
+    import numpy as np
+
+    diff = _changes_in_order(before, after, eps)
+    o0, o1 = before[0], after[0]
+    again = np.flatnonzero(diff & (np.diff(o0) == np.diff(o1)))
+    if again.size:
+        diff[again] = _changes_by_joint(before, after, again, eps)
+    return diff
+
+
+def _entries_by_joint(csr, rows):
+    """(joints, weights) of the given rows' entries, each row's sorted by joint, and the rows' entry counts."""
+    import numpy as np
+
+    o, j, w = csr
+    n = (o[rows + 1] - o[rows]).astype(np.int64)
+    idx = np.repeat(o[rows].astype(np.int64) - np.cumsum(np.concatenate(([0], n[:-1]))), n) + np.arange(n.sum())
+    order = np.lexsort((j[idx], np.repeat(np.arange(rows.size), n)))
+    return j[idx][order], w[idx][order], n
+
+
+def _changes_by_joint(before, after, rows, eps):
+    import numpy as np
+
+    j0, w0, n = _entries_by_joint(before, rows)
+    j1, w1, _n = _entries_by_joint(after, rows)
+    d = (j0 != j1) | (np.abs(w0 - w1) > np.float32(eps))
+    cs = np.concatenate(([0], np.cumsum(d, dtype=np.int64)))
+    ends = np.cumsum(n)
+    return cs[ends] != cs[ends - n]
+
+
+def _changes_in_order(before, after, eps):
     import numpy as np
 
     o0, j0, w0 = before
@@ -743,14 +777,22 @@ def _transfer_source(context):
 
 
 def _world_geometry(obj):
-    """(world-space base-mesh positions (V, 3) float32, loop triangles (T, 3))."""
+    """(world-space base-mesh positions (V, 3) float32, loop triangles (T, 3)). Under a mirroring matrix (negative
+    determinant) the triangles' winding is reversed, so their normals still face out in world space."""
     import numpy as np
 
     from . import bridge
 
     pos = bridge.mesh_positions(obj.data).astype(np.float64)
     m = np.array(obj.matrix_world, np.float64)
-    return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32), bridge.mesh_triangles(obj.data)
+    tri = bridge.mesh_triangles(obj.data)
+    if np.linalg.det(m[:3, :3]) < 0.0:
+        tri = np.ascontiguousarray(tri[:, ::-1])
+    return (pos @ m[:3, :3].T + m[:3, 3]).astype(np.float32), tri
+
+
+_GEOMETRY_MODIFIERS = {"MIRROR", "SUBSURF", "ARRAY", "SOLIDIFY", "BEVEL", "MULTIRES", "BOOLEAN", "SCREW", "SKIN",
+                       "REMESH", "DECIMATE", "TRIANGULATE", "WELD", "EDGE_SPLIT", "WIREFRAME", "BUILD", "MASK"}
 
 
 class SKINKIT_OT_transfer(_WeightOp):
@@ -775,8 +817,8 @@ class SKINKIT_OT_transfer(_WeightOp):
 
     @classmethod
     def poll(cls, context):
-        if not _editable_mode(context):
-            cls.poll_message_set("Needs Object or Weight Paint mode")
+        if context.mode not in _WEIGHT_MODES:
+            cls.poll_message_set("Needs Object, Edit or Weight Paint mode")
             return False
         src, msg = _transfer_source(context)
         if src is None:
@@ -786,6 +828,24 @@ class SKINKIT_OT_transfer(_WeightOp):
 
     def targets(self, context):
         return [context.active_object]
+
+    def read_groups(self, obj):
+        """The subset's groups that the source has too, and the locked ones (Respect Locks: the transferred weights
+        fill what they leave). The others (a prop's or a corrective's group the source lacks) are not seen by the
+        transfer and keep their weights, as Blender's Data Transfer leaves them."""
+        src = self._source
+        groups, self._kept = [], []
+        for g in _subset_group_indices(obj, self.subset()):
+            vg = obj.vertex_groups[g]
+            if vg.name in src.vertex_groups or (self.respect_locks and vg.lock_weight):
+                groups.append(g)
+            else:
+                self._kept.append(vg.name)
+        return groups, [True] * len(groups)
+
+    def failed_reason(self, failed, any_locked):
+        return ("locked groups, or no source weight to transfer" if any_locked
+                else "no source weight to transfer there")
 
     def execute(self, context):
         src, msg = _transfer_source(context)
@@ -846,6 +906,14 @@ class SKINKIT_OT_transfer(_WeightOp):
         self.report({"INFO"}, "%s <- %s: %d matched, %d inpainted, %d fallback, %d failed (distance %.4g)"
                     % (obj.name, src.name, rep["matched"], rep["inpainted"], rep["fallback"], rep["failed"],
                        rep["distance_threshold"]))
+        if self._kept:
+            self.report({"INFO"}, "%s: kept %d group%s the source has not: %s" % (
+                obj.name, len(self._kept), "" if len(self._kept) == 1 else "s", ", ".join(self._kept[:8])
+                + (", ..." if len(self._kept) > 8 else "")))
+        mods = [m.name for m in src.modifiers if m.type in _GEOMETRY_MODIFIERS and m.show_viewport]
+        if mods:
+            self.report({"WARNING"}, "Skinkit: transferred from %s's base mesh; its modifiers %s are not applied"
+                        % (src.name, ", ".join(mods)))
         return rep
 
 

@@ -2793,6 +2793,58 @@ def test_transfer():
     expect(len(dst.vertex_groups) == n_groups, "failed transfer left a created group behind")
 
 
+def test_transfer_keeps_what_the_source_lacks():
+    """Session 69's audit: a target group the source has not (a prop's, a corrective's) was zeroed by Transfer;
+    a second transfer onto the same weights reported every vertex changed (entries compared in order); a mirrored
+    source (negative scale) gave inward normals, so nothing matched and every vertex fell back; Edit Mode was
+    refused."""
+    import numpy as np
+
+    import skinkit.operators as ops
+    from skinkit import bridge
+
+    names = ["b0", "b1", "b2"]
+    src, dst = _transfer_scene()
+    x = bridge.mesh_positions(dst.data)[:, 0]
+    extra = dst.vertex_groups.new(name="extra")
+    extra.add([int(i) for i in np.flatnonzero(x > 1.5)], 1.0, "REPLACE")
+    expect(bpy.ops.skinkit.transfer() == {"FINISHED"}, "transfer with a group the source lacks")
+    got = dense_groups(dst, names + ["extra"])
+    close(got[:, 3], (x > 1.5).astype(np.float32), 0.0, "the target's own group 'extra' changed")
+    close(got[:, :3], dense_groups(src, names), 1e-3, "transferred weights vs the source")
+    expect(bpy.ops.skinkit.transfer() == {"FINISHED"}, "second transfer")
+    msg = ops.LAST_WEIGHT_MESSAGE[-1][1]
+    expect(": 0 vertices changed" in msg, "a transfer onto the same weights reported changes: %s" % msg)
+    # the source mirrored in Y (the cylinder lies along X: the same surface) keeps its normals facing out
+    _pos, tri0 = ops._world_geometry(src)
+    src.scale = (1.0, -1.0, 1.0)
+    bpy.context.view_layer.update()
+    pos, tri = ops._world_geometry(src)
+    a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
+    centre = (a + b + c) / 3.0
+    out = np.einsum("ij,ij->i", np.cross(b - a, c - a), centre * np.array([0.0, 1.0, 1.0], np.float32))
+    expect((out > 0).mean() > 0.9, "mirrored source: %.2f of its triangles face out" % (out > 0).mean())
+    expect(tri.shape == tri0.shape, "triangles lost")
+    # Edit Mode: the selected vertices only
+    src.scale = (1.0, 1.0, 1.0)
+    for g in names:
+        dst.vertex_groups.remove(dst.vertex_groups[g])
+    select_only(dst, src)
+    bpy.context.view_layer.objects.active = dst
+    bpy.ops.object.mode_set(mode="EDIT")
+    expect(bpy.ops.skinkit.transfer.poll(), "transfer does not poll in Edit Mode")
+    bpy.ops.mesh.select_all(action="DESELECT")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bridge.select_vertices(dst.data, x < 1.0)
+    bpy.ops.object.mode_set(mode="EDIT")
+    expect(bpy.ops.skinkit.transfer() == {"FINISHED"}, "transfer in Edit Mode")
+    expect(bpy.context.mode == "EDIT_MESH", "Edit Mode not restored")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    got = dense_groups(dst, names)
+    expect(got[x < 1.0].sum(axis=1).min() > 0.99, "selected vertices not transferred")
+    expect(got[x >= 1.0].max() == 0.0, "unselected vertices got weights")
+
+
 def test_custom_props_import_export():
     """tests/data/custom_props.fbx (make_custom_props.py: hp, speed, tag, breakable, tint on the leg, rig_version on
     the armature): Import via skinkit sets on the leg and the armature object the custom properties Blender's FBX
@@ -2991,7 +3043,8 @@ def main():
               test_export_assimp_material_notes, test_export_assimp_material_roundtrip,
               test_export_assimp_failures, test_auto_bind_vertex_mask_weight_paint,
               test_auto_bind_edit_mode_selection_and_undo, test_auto_bind_mask_without_selection_reports,
-              test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer]
+              test_auto_bind_capsule_delaunay, test_library_missing_reports_error, test_transfer,
+         test_transfer_keeps_what_the_source_lacks]
     run(tests, first=test_install_enable, cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
 
