@@ -200,12 +200,19 @@ static int opposed_copies(const float* p, size_t n, const uint32_t* tri, size_t 
   return SKC_OK;
 }
 
-/* Open edges at the same two positions (sorted runs of e): the sides of a cut (same_side) join in up; two that meet
- * back to back mark both positions in touch[] (two shells that touch there, not one surface cut). */
+/* Open edges at the same two positions (sorted runs of e). Two alone there are one surface whatever their angle: a
+ * seam, a crease a corner-split mesh (an FBX edit's, one vertex per face corner) leaves open, a face turned the wrong
+ * way; they join in up. Among more, the sides of a cut (same_side) join; two that meet back to back mark both
+ * positions in touch[] (two shells that touch there, each cut along the same line, not one surface). */
 static void match_open_edges(const float* p, const uint32_t* tri, const open_edge* e, size_t m, uint32_t* up,
                              uint8_t* touch) {
   for (size_t i = 0, j; i < m; i = j)
     for (j = i + 1; j < m && e[j].pa == e[i].pa && e[j].pb == e[i].pb; ++j) {
+      if (j == i + 1 && (j + 1 == m || e[j + 1].pa != e[i].pa || e[j + 1].pb != e[i].pb)) {
+        skc_uf_join_low(up, e[i].a, e[j].a);
+        skc_uf_join_low(up, e[i].b, e[j].b);
+        continue;
+      }
       int joined = 0;
       for (size_t k = i; k < j && k < i + 8; ++k) /* (a cut has 2 sides, a hostile file many: bounded) */
         if (same_side(p, tri, e[k].t, e[j].t)) {

@@ -58,8 +58,8 @@ static void note_split(const skio_dae_edit_report* r, const skio_export_options*
   if (!r->split_points || !o->note || !o->note_size) return;
   size_t n = strlen(o->note);
   snprintf(o->note + n, o->note_size - n,
-           "%s%zu positions had different weights at different corners (meshes of different materials); each took "
-           "its first corner's",
+           "%s%zu positions had different weights at different corners (the file holds one weight a position); "
+           "each took its first corner's",
            n ? "; " : "", r->split_points);
 }
 

@@ -194,8 +194,9 @@ static void note_split(const skio_fbx_edit_report* r, const skio_export_options*
   if (!r->split_points || !o->note || !o->note_size) return;
   size_t n = strlen(o->note);
   snprintf(o->note + n, o->note_size - n,
-           "%s%zu control points had different weights in the meshes of different materials; each took its first "
-           "corner's", n ? "; " : "", r->split_points);
+           "%s%zu control points had different weights at different corners (the file holds one weight a control "
+           "point); each took its first corner's",
+           n ? "; " : "", r->split_points);
 }
 
 int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char* why, size_t why_size,
