@@ -25,6 +25,8 @@
  * between the bones of its ancestors (30 degrees: a bone from the floor to the hips is no part of a spine) */
 #define TRUNK_ON_COS 0.5f
 #define TRUNK_UP_COS 0.866f
+/* Bones this close (a share of the shorter one's length) along one another are one limb (along_one_another). */
+#define BRANCH_ALONG 0.1
 
 /* Depth of every joint (roots 0); parents come before their children (skc_skeleton's order), and a parent index
  * that does not is taken for a root. */
@@ -218,9 +220,28 @@ static float branch_weight(const tree* t, int32_t c, const uint32_t* j, const fl
   return s;
 }
 
-/* The two branches (of candidates neither above the other) whose smaller total weight is largest, leaving out the
- * slots in skip (weight a merge gave to the trunk, which is no branch of its own); 0 when there is none. */
-static int worst_pull(const tree* t, const uint32_t* j, const float* w, uint32_t n, uint64_t skip, pull* out) {
+/* Whether the bones of joints y and z lie along one another: both ends of the shorter within BRANCH_ALONG of its
+ * length from the longer's segment. A mechanism or IK bone beside the deform bone it drives, or a sibling twist bone,
+ * is one limb with it: a vertex weighted to both is not pulled apart between two limbs. */
+static int along_one_another(const skc_bind_desc* d, int32_t y, int32_t z) {
+  if (!d->heads || !d->tails || y < 0 || z < 0) return 0;
+  double hy[3], ty[3], hz[3], tz[3], ly = 0.0, lz = 0.0, t;
+  for (int k = 0; k < 3; ++k) {
+    hy[k] = d->heads[3 * (size_t)y + k], ty[k] = d->tails[3 * (size_t)y + k];
+    hz[k] = d->heads[3 * (size_t)z + k], tz[k] = d->tails[3 * (size_t)z + k];
+    ly += (ty[k] - hy[k]) * (ty[k] - hy[k]), lz += (tz[k] - hz[k]) * (tz[k] - hz[k]);
+  }
+  if (ly < lz) /* y the longer */
+    return along_one_another(d, z, y);
+  const double r2 = BRANCH_ALONG * BRANCH_ALONG * lz;
+  return lz > 0.0 && skc_seg_dist2(hz, hy, ty, &t) <= r2 && skc_seg_dist2(tz, hy, ty, &t) <= r2;
+}
+
+/* The two branches (of candidates neither above the other, nor lying along one another) whose smaller total weight is
+ * largest, leaving out the slots in skip (weight a merge gave to the trunk, which is no branch of its own); 0 when
+ * there is none. */
+static int worst_pull(const skc_bind_desc* d, const tree* t, const uint32_t* j, const float* w, uint32_t n,
+                      uint64_t skip, pull* out) {
   float best = 0.0f;
   for (uint32_t a = 0; a < n; ++a)
     for (uint32_t b = a + 1; b < n; ++b) {
@@ -229,6 +250,7 @@ static int worst_pull(const tree* t, const uint32_t* j, const float* w, uint32_t
       int32_t x = common_ancestor(t, j[a], j[b]);
       if (x < 0) continue;
       pull p = {a, b, child_toward(t, x, j[a]), child_toward(t, x, j[b]), 0.0f, 0.0f};
+      if (along_one_another(d, p.ca, p.cb) || along_one_another(d, (int32_t)j[a], (int32_t)j[b])) continue;
       p.wa = branch_weight(t, p.ca, j, w, n, skip);
       p.wb = branch_weight(t, p.cb, j, w, n, skip);
       float m = p.wa < p.wb ? p.wa : p.wb;
@@ -299,7 +321,7 @@ static void merge_vertex(const skc_bind_desc* d, const tree* t, const float* p, 
   pull q = {0, 0, -1, -1, 0.0f, 0.0f};
   uint64_t got = 0; /* slots that took merged weight */
   int merged = 0;
-  for (uint32_t pass = 0; pass < n && worst_pull(t, j, w, n, got, &q); ++pass) {
+  for (uint32_t pass = 0; pass < n && worst_pull(d, t, j, w, n, got, &q); ++pass) {
     float m = q.wa < q.wb ? q.wa : q.wb;
     int32_t x = meeting_joint(d, t, j[q.a], j[q.b]);
     if (!(m > SKC_BRANCH_SHARE * total) || x < 0) break;

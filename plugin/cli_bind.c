@@ -809,6 +809,68 @@ static void warn_beside(const sk_scene* s, const bind_run* run, const bind_resul
               sk_scene_mesh_name(s, m));
 }
 
+/* Whether joint a is b or above it. */
+static int joint_at_or_above(const sk_skeleton* sk, uint32_t a, uint32_t b) {
+  for (int32_t x = (int32_t)b, steps = 0; x >= 0 && steps <= (int32_t)sk_skeleton_joint_count(sk); ++steps) {
+    if ((uint32_t)x == a) return 1;
+    x = sk_skeleton_joint_parent(sk, (uint32_t)x);
+  }
+  return 0;
+}
+
+static double seg_dist2(const float* p, const float* a, const float* b) {
+  double ab[3], ap[3], l2 = 0.0, t = 0.0, d2 = 0.0;
+  for (int k = 0; k < 3; ++k) ab[k] = (double)b[k] - a[k], ap[k] = (double)p[k] - a[k], l2 += ab[k] * ab[k];
+  for (int k = 0; k < 3; ++k) t += ap[k] * ab[k];
+  t = l2 > 0.0 ? (t / l2 < 0.0 ? 0.0 : t / l2 > 1.0 ? 1.0 : t / l2) : 0.0;
+  for (int k = 0; k < 3; ++k) d2 += (ap[k] - t * ab[k]) * (ap[k] - t * ab[k]);
+  return d2;
+}
+
+/* Whether bone y (head h, tail t) and bone z lie along one another: both ends of the shorter within a tenth of its
+ * length from the longer's segment (as the robust bind's branch rule takes them). */
+static int bones_along(const float* h, const float* t, uint32_t y, uint32_t z) {
+  double ly = seg_dist2(t + 3 * y, h + 3 * y, h + 3 * y), lz = seg_dist2(t + 3 * z, h + 3 * z, h + 3 * z);
+  if (ly < lz) {
+    uint32_t x = y;
+    y = z, z = x, ly = lz, lz = seg_dist2(t + 3 * z, h + 3 * z, h + 3 * z);
+  }
+  return lz > 0.0 && seg_dist2(h + 3 * z, h + 3 * y, t + 3 * y) <= 0.01 * lz &&
+         seg_dist2(t + 3 * z, h + 3 * y, t + 3 * y) <= 0.01 * lz;
+}
+
+/* Joints that both took weight and lie along one another without one hanging below the other: a rig's mechanism,
+ * IK or control bone beside the deform bone it drives. glTF and FBX carry no deform flag and Blender's exporters list
+ * every bone in the skin (unless Deform Bones Only), so each is named; --joints chooses. */
+static void warn_along(const sk_scene* s, const sk_skeleton* sk, const bind_run* run, const bind_result* res) {
+  const uint32_t nj = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
+  if (run->deform_rule && !strcmp(run->deform_rule, "joints")) return;
+  uint8_t* used = calloc(nj ? nj : 1, 1);
+  float* h = malloc((size_t)nj * 3 * sizeof *h);
+  float* t = malloc((size_t)nj * 3 * sizeof *t);
+  sk_error err;
+  if (used && h && t && !sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err)) {
+    for (uint32_t m = 0; m < nm; ++m)
+      for (uint32_t j = 0; res[m].bound && res[m].counts && j < nj; ++j) used[j] |= res[m].counts[j] != 0;
+    uint32_t named = 0, more = 0;
+    for (uint32_t a = 0; a < nj; ++a)
+      for (uint32_t b = a + 1; used[a] && b < nj; ++b) {
+        if (!used[b] || joint_at_or_above(sk, a, b) || joint_at_or_above(sk, b, a) || !bones_along(h, t, a, b))
+          continue;
+        if (named++ < 4)
+          fprintf(stderr,
+                  "skinkit bind: warning: joints \"%s\" and \"%s\" lie along one another and both took weight; if "
+                  "one only drives the other (a mechanism, IK or control bone), bind with --joints naming the deform "
+                  "bones\n",
+                  sk_skeleton_joint_name(sk, a), sk_skeleton_joint_name(sk, b));
+        else
+          ++more;
+      }
+    if (more) fprintf(stderr, "skinkit bind: warning: and %u more such pairs\n", more);
+  }
+  free(used), free(h), free(t);
+}
+
 static int bind_all(sk_scene* s, const sk_skeleton* sk, const bind_run* run, const uint8_t* chosen, bind_result* res) {
   const uint32_t nm = sk_scene_mesh_count(s);
   int rc = 0;
@@ -821,6 +883,7 @@ static int bind_all(sk_scene* s, const sk_skeleton* sk, const bind_run* run, con
     if (group[m] == m && cli_surface_size(group, nm, m) > 1) rc = bind_surface(s, group, m, sk, run, fresh, res);
   for (uint32_t m = 0; m < nm && !rc; ++m) rc = bind_mesh(s, m, sk, run, &res[m], &fresh[m]);
   if (!rc) warn_beside(s, run, res);
+  if (!rc) warn_along(s, sk, run, res);
   for (uint32_t m = 0; fresh && m < nm; ++m) sk_skin_destroy(fresh[m]);
   free(fresh), free(group);
   return rc;

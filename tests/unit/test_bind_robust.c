@@ -379,6 +379,40 @@ START_TEST(pulled_weight_goes_to_the_trunk_bone_under_the_vertex) {
 }
 END_TEST
 
+/* A bone lying along another (a rig's mechanism or IK bone beside the forearm it drives, a sibling twist bone) is one
+ * limb with it, not a second branch: a vertex weighted to both keeps its weights. Joints: 0 upper arm, 1 forearm, 2
+ * a shorter bone along the forearm (both children of 0), 3 a branch of 0 at a right angle. (The forearm of an
+ * auditor's rig went to the upper arm whole: bending the elbow 90 degrees moved it 2 mm, Blender's 0.19 m.) */
+START_TEST(a_bone_along_another_is_no_second_branch) {
+  static const int32_t parents[4] = {-1, 0, 0, 0};
+  static const float heads[12] = {0, 0, 0, 1, 0, 0, 1.02f, 0.01f, 0, 1, 0, 0};
+  static const float tails[12] = {1, 0, 0, 2, 0, 0, 1.9f, 0.02f, 0, 1, 1, 0};
+  const float p[3] = {1.5f, 0.2f, 0.0f};
+  const uint32_t pairs[2][2] = {{1, 2}, {1, 3}};
+  for (int k = 0; k < 2; ++k) {
+    skc_bind_desc d = {0};
+    d.joint_count = 4;
+    d.parents = parents;
+    d.heads = heads;
+    d.tails = tails;
+    d.positions = p;
+    d.vertex_count = 1;
+    uint32_t cj[4] = {pairs[k][0], pairs[k][1]}, count = 2;
+    float cw[4] = {0.5f, 0.5f};
+    skc_bind_cands c = {1, 4, &count, cj, cw, NULL};
+    ck_assert_int_eq(skc_bind_merge_branches(&d, &c), SKC_OK);
+    if (k == 0) { /* along one another: untouched */
+      ck_assert_uint_eq(count, 2);
+      ck_assert_msg(cj[0] != 0 && cj[1] != 0 && cw[0] == 0.5f && cw[1] == 0.5f, "%u %g / %u %g", cj[0], (double)cw[0],
+                    cj[1], (double)cw[1]);
+    } else { /* two branches: to the joint they hang from */
+      ck_assert_uint_eq(count, 1);
+      ck_assert_uint_eq(cj[0], 0);
+    }
+  }
+}
+END_TEST
+
 /* A small deterministic generator (xorshift) for the property test below. */
 static uint32_t xs_next(uint32_t* s) {
   *s ^= *s << 13;
@@ -567,6 +601,7 @@ static Suite* suite(void) {
   tcase_add_test(t, closed_sleeve_seen_through_its_caps_takes_the_arm_weights);
   tcase_add_test(t, weight_between_two_branches_goes_where_they_meet);
   tcase_add_test(t, pulled_weight_goes_to_the_trunk_bone_under_the_vertex);
+  tcase_add_test(t, a_bone_along_another_is_no_second_branch);
   tcase_add_test(t, merge_keeps_sums_on_random_skeletons);
   tcase_add_test(t, heads_and_tails_with_parents);
   tcase_add_test(t, armature_beside_the_mesh_binds_by_delaunay);

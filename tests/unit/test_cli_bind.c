@@ -182,6 +182,54 @@ START_TEST(mesh_beside_the_armature_is_named) {
 }
 END_TEST
 
+/* Two joints that lie along one another and both take weight (a rig's mechanism bone beside the forearm it drives,
+ * which glTF cannot mark as not deforming) are named with a warning; --joints, which chooses the deform bones,
+ * silences it (an auditor's MCH bone took 112 - 304 vertices of each forearm without a word). */
+START_TEST(joints_along_one_another_are_named) {
+  const char* names[3] = {"upper", "fore", "mch"};
+  const int32_t parents[3] = {SK_NO_PARENT, 0, 0};
+  float rest[48] = {0};
+  for (int j = 0; j < 3; ++j) rest[16 * j] = rest[16 * j + 5] = rest[16 * j + 10] = rest[16 * j + 15] = 1.0f;
+  rest[16 + 12] = rest[32 + 12] = 1.0f; /* fore and mch at x = 1, both leaves along +x */
+  sk_skeleton_desc sd = {sizeof sd, 3, names, parents, rest, NULL, NULL, NULL};
+  sk_skeleton* skel = NULL;
+  sk_scene* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_skeleton_create(&sd, &skel, &err) == SK_OK, "%s", err.message);
+  ck_assert_msg(sk_scene_create(skel, &s, &err) == SK_OK, "%s", err.message);
+  sk_cylinder_desc cd = {sizeof cd, 16, 24, 2, 0.25f, 2.0f, 0.25f, 0};
+  size_t nv = 0, nt = 0;
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, &nv, &nt, NULL, NULL, NULL, NULL, &err), SK_OK);
+  float* pos = malloc(3 * nv * sizeof *pos);
+  uint32_t* tri = malloc(3 * nt * sizeof *tri);
+  sk_skin* skin = NULL;
+  ck_assert_int_eq(sk_skin_create(nv, 2, &skin, &err), SK_OK);
+  ck_assert_int_eq(sk_mesh_cylinder(&cd, NULL, NULL, pos, NULL, tri, skin, &err), SK_OK);
+  sk_skin_destroy(skin);
+  sk_mesh_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.name = "arm";
+  d.vertex_count = nv;
+  d.positions = pos;
+  d.indices = tri;
+  d.index_count = 3 * nt;
+  ck_assert_msg(sk_scene_add_mesh(s, &d, NULL, &err) == SK_OK, "%s", err.message);
+  ck_assert_msg(sk_scene_save(s, tmp_path("along.glb"), NULL, &err) == SK_OK, "%s", err.message);
+  sk_scene_destroy(s);
+  sk_skeleton_destroy(skel);
+  free(pos), free(tri);
+  char args[1200];
+  snprintf(args, sizeof args, "bind %s %s --all-joints", tmp_path("along.glb"), tmp_path("a1.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "warning: joints \"fore\" and \"mch\" lie along one another") != NULL, "%s",
+                err_text());
+  snprintf(args, sizeof args, "bind %s %s --joints upper,fore", tmp_path("along.glb"), tmp_path("a2.glb"));
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "lie along") == NULL, "%s", err_text());
+}
+END_TEST
+
 START_TEST(joints_and_max_influences) {
   char args[2048];
   /* only bone1 deforms: every vertex is bone1's */
@@ -1026,6 +1074,7 @@ static Suite* suite(void) {
   tcase_add_test(t, every_method_writes_valid_weights);
   tcase_add_test(t, json_and_text_reports);
   tcase_add_test(t, mesh_beside_the_armature_is_named);
+  tcase_add_test(t, joints_along_one_another_are_named);
   tcase_add_test(t, joints_and_max_influences);
   tcase_add_test(t, never_overwrites_input_and_needs_force);
   tcase_add_test(t, bad_inputs);
