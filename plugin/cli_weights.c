@@ -47,8 +47,8 @@ const char cli_weights_usage[] =
     "around\n"
     "                             it are spread over the chain by position; OUT gets the linked skeleton and keeps\n"
     "                             the rest of IN (materials, clips - every pose the same -, blend shapes, names)\n"
-    "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints "
-    "only\n"
+    "  --joints a,b   only vertices influenced (in IN) by these joints are edited; smoothing smooths these joints\n"
+    "                 only, on those vertices and the ones ITER edges around them (so a region can soften outward)\n"
     "  --lock a,b     the weights of these joints never change (the others are renormalized around them; a glTF\n"
     "                 OUT's cut to what its primitives hold is made around them too)\n"
     "  --weights-type T  glTF weights as float, u8 or u16 (normalized, sums exactly 255 / 65535); default: the type\n"
@@ -455,6 +455,28 @@ done:
   return rc;
 }
 
+/* mask grown by up to rings edges of the triangles (until nothing more is reached); NULL when out of memory. */
+static uint8_t* grown_mask(const uint8_t* mask, size_t V, const uint32_t* idx, size_t tris, uint32_t rings) {
+  uint8_t* out = malloc(V ? V : 1);
+  uint8_t* prev = malloc(V ? V : 1);
+  if (!out || !prev) {
+    free(out), free(prev);
+    return NULL;
+  }
+  memcpy(out, mask, V);
+  for (uint32_t r = 0, more = 1; r < rings && more; ++r) {
+    memcpy(prev, out, V);
+    more = 0;
+    for (size_t t = 0; t < tris; ++t) {
+      const uint32_t* c = idx + 3 * t;
+      if (c[0] >= V || c[1] >= V || c[2] >= V || !(prev[c[0]] || prev[c[1]] || prev[c[2]])) continue;
+      for (int k = 0; k < 3; ++k) more |= !out[c[k]], out[c[k]] = 1;
+    }
+  }
+  free(prev);
+  return out;
+}
+
 /* The operations that read the mesh's shape (remove-rogue, mirror, smooth) on skin, over positions pos (V) and
  * triangles idx; op lines appended to ops. rest (optional, V): the skinned rest-pose positions, where the mirror
  * looks when the stored positions find no partner (gltfpack's quantized positions: their X = 0 plane is not the
@@ -528,7 +550,16 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, const
     d.factor = o->smooth_factor;
     d.joints = list_count ? list : NULL;
     d.joint_list_count = list_count;
-    CHECK_OP(sk_weights_smooth(skin, &d, &L->r, &err));
+    /* --joints' vertices and those the smoothing reaches from them: the listed joints spread outward too */
+    uint8_t* grown = scope.vertex_mask ? grown_mask(scope.vertex_mask, V, idx, tris, o->smooth_iter) : NULL;
+    if (scope.vertex_mask && !grown) {
+      fprintf(stderr, "skinkit weights: mesh \"%s\": smooth: out of memory\n", name);
+      return 2;
+    }
+    if (grown) d.scope.vertex_mask = grown;
+    sk_result sr = sk_weights_smooth(skin, &d, &L->r, &err);
+    free(grown);
+    CHECK_OP(sr);
   }
 #undef BEGIN_OP
 #undef CHECK_OP

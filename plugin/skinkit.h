@@ -1132,7 +1132,9 @@ typedef struct sk_smooth_desc {
 /* Laplacian smoothing over mesh edges: per iteration w(v) <- (1 - f) w(v) + f * sum_u a_vu w(u) for the listed
  * unlocked joints of each selected vertex (unselected vertices still feed their neighbours), a_vu = 1/degree
  * (uniform) or the cotangent weights clamped at 0 and normalized per vertex (uniform where all are 0); then the
- * vertex is renormalized. Cost per iteration is linear in edges x influences. SK_ERR_INVALID_ARGUMENT "smoothing
+ * vertex is renormalized. The edges are the triangles' sides; a degenerate triangle (a, b, b) adds the one edge a-b,
+ * so a mesh of quads, n-gons or loose edges can be smoothed over its own edges (uniform; the cotangent weights need
+ * the surface's triangles). Cost per iteration is linear in edges x influences. SK_ERR_INVALID_ARGUMENT "smoothing
  * needs triangles" for a mesh without faces; SK_ERR_OUT_OF_RANGE for a triangle index or listed joint past the
  * end. */
 SK_API sk_result sk_weights_smooth(sk_skin* skin, const sk_smooth_desc* desc, sk_weights_report* report,

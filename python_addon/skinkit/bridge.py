@@ -92,6 +92,13 @@ def mesh_triangles(mesh):
     return get_ints(tris, "MeshLoopTriangle", "vertices", len(tris) * 3).reshape(-1, 3).astype(np.uint32, copy=False)
 
 
+def mesh_edge_triangles(mesh):
+    """(E, 3) uint32: each mesh edge (a, b) as the degenerate triangle (a, b, b), which the library's smoothing takes as
+    the one edge a-b: the mesh's own edges, quads' and n-gons' sides and loose edges, as Blender's tools walk them."""
+    ev = get_ints(mesh.edges, "MeshEdge", "vertices", len(mesh.edges) * 2).reshape(-1, 2).astype(np.uint32)
+    return np.ascontiguousarray(np.column_stack((ev, ev[:, 1])))
+
+
 def selected_vertex_mask(mesh):
     """uint8[V]: 1 for selected vertices (the Weight Paint vertex-selection mask)."""
     sel = np.zeros(len(mesh.vertices), bool)

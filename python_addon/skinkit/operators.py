@@ -651,8 +651,8 @@ class SKINKIT_OT_smooth(_WeightOp):
         ("cotangent", "Cotangent", "Cotangent weights (follows the surface geometry)")), default="uniform")
 
     def read_groups(self, obj):
-        """Active Group: the active group is smoothed and the other deform groups of each vertex are scaled so it
-        still sums to 1 (they are read too; locked ones stay)."""
+        """Active Group: the active group is smoothed, then each vertex is renormalized over its deform groups (they
+        are read too; locked ones stay), so it still sums to 1 where Blender's Smooth leaves the sum as it falls."""
         if self.subset() != "ACTIVE":
             return _WeightOp.read_groups(self, obj)
         active = _subset_group_indices(obj, "ACTIVE")[0]
@@ -667,7 +667,12 @@ class SKINKIT_OT_smooth(_WeightOp):
 
         if self.factor <= 0.0:  # Blender's Smooth at factor 0 changes nothing (the library reads 0 as its default)
             return {"vertices_failed": 0}
-        pos, tri = _object_geometry(obj)
+        from . import bridge
+
+        if self.method == "cotangent":  # the surface's geometry: its triangles
+            pos, tri = _object_geometry(obj)
+        else:  # the mesh's own edges, as Blender's Smooth (a triangulated quad's diagonal is no edge of it)
+            pos, tri = None, bridge.mesh_edge_triangles(obj.data)
         joints = None if self._editable.all() else np.nonzero(self._editable)[0].astype(np.uint32)
         return api.smooth_weights(skin, tri, positions=pos if self.method == "cotangent" else None,
                                   iterations=self.iterations, factor=self.factor, method=self.method, mask=mask,

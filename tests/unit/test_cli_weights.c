@@ -250,6 +250,27 @@ START_TEST(weights_lock_survives_the_writers_cut) {
 }
 END_TEST
 
+/* --smooth with --joints softens the listed joint's region outward too: the vertices the smoothing reaches are
+ * edited, not only those the joint had (an auditor's hard-edged region: "0 changed of 126 visited"). */
+START_TEST(weights_smooth_of_listed_joints_spreads_outward) {
+  char args[2048], in[300], out[300];
+  snprintf(in, sizeof in, "%s/ramp.glb", g_tmp);
+  snprintf(out, sizeof out, "%s/ramp_smooth.glb", g_tmp);
+  snprintf(args, sizeof args, "sample %s --bones 2 --rings 32 --segments 8", in);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "weights %s %s --smooth 3 --joints bone1", in, out);
+  ck_assert_int_eq(run(args), 0);
+  size_t n0 = 0, n1 = 0, had = 0, has = 0;
+  float* before = joint_weights(in, "bone1", &n0);
+  float* after = joint_weights(out, "bone1", &n1);
+  ck_assert_uint_eq(n0, n1);
+  for (size_t v = 0; v < n0; ++v) had += before[v] > 0.0f, has += after[v] > 0.0f;
+  ck_assert_msg(has > had, "bone1 on %zu vertices before, %zu after", had, has);
+  free(before);
+  free(after);
+}
+END_TEST
+
 START_TEST(weights_bone_links) {
   char args[2048];
   snprintf(args, sizeof args, "weights " DRIFT " %s/linked.glb --normalize --links bone1:150", g_tmp);
@@ -754,6 +775,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_json_report_and_chain);
   tcase_add_test(t, weights_lock_and_joints);
   tcase_add_test(t, weights_lock_survives_the_writers_cut);
+  tcase_add_test(t, weights_smooth_of_listed_joints_spreads_outward);
   tcase_add_test(t, weights_bone_links);
   tcase_add_test(t, weights_exists_and_never_in);
   tcase_add_test(t, weights_bad_arguments);
