@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ const char cli_weights_usage[] =
     "usage: skinkit weights IN OUT [--normalize] [--limit N] [--prune EPS] [--quantize 8|16] "
     "[--smooth ITER[:FACTOR]]\n"
     "                              [--cotangent] [--remove-rogue [--per-component]] [--mirror +x|-x|flip]\n"
+    "                              [--mirror-axis x|y|z] [--mirror-tolerance F]\n"
     "                              [--joints a,b] [--lock a,b]"
     " [--links JOINT:DEGREES,...]\n"
     "                              [--weights-type float|u8|u16] [--as-is] [--force] [--json [FILE|-]] [-o OUT]\n"
@@ -30,7 +32,10 @@ const char cli_weights_usage[] =
     "                             Weights a part carries in one region are never touched (--per-component: the\n"
     "                             default, accepted)\n"
     "    2. --mirror +x|-x|flip   mirror across the X = 0 plane: +x copies the +X side onto the -X side, -x the other\n"
-    "                             way, flip swaps the sides; joint names are mapped Left <-> Right\n"
+    "                             way, flip swaps the sides; joint names are mapped Left <-> Right. +y, -y, +z, -z\n"
+    "                             (or --mirror-axis y|z) mirror across the Y = 0 or Z = 0 plane instead (the mesh's\n"
+    "                             own coordinates, as the file stores them); --mirror-tolerance F matches a vertex\n"
+    "                             to the one nearest its reflection within F x the mesh's size (default 1e-4)\n"
     "    3. --smooth ITER[:F]     Laplacian smoothing over mesh edges: ITER iterations (1..10000), factor F in (0, 1]\n"
     "                             (default 0.5); --cotangent uses cotangent edge weights instead of uniform ones;\n"
     "                             vertices at one position (seam copies) are one point; 1-3 treat meshes that share\n"
@@ -80,7 +85,9 @@ typedef struct opts {
   int normalize, cotangent, rogue, per_component, force, json, as_is;
   uint32_t limit, quantize, smooth_iter, weights_type;
   float prune, smooth_factor;
-  int mirror; /* -1 = none, else sk_mirror_mode */
+  int mirror;       /* -1 = none, else sk_mirror_mode */
+  int mirror_axis;  /* 0 x, 1 y, 2 z: the plane through the origin across that axis, in the mesh's coordinates */
+  float mirror_tol; /* matching distance as a share of the mesh's bounding-box diagonal; 0 = the library's 1e-4 */
   const char *joints, *lock, *links;
 } opts;
 
@@ -99,6 +106,7 @@ static int parse_u32(const char* s, uint32_t lo, uint32_t hi, uint32_t* out) {
 static int parse_args(int argc, char** argv, opts* o) {
   memset(o, 0, sizeof *o);
   o->mirror = -1;
+  int axis_given = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -125,7 +133,8 @@ static int parse_args(int argc, char** argv, opts* o) {
                                                : 99u;
       if (o->weights_type == 99u) return bad("--weights-type takes float, u8 or u16, not \"%s\"", next);
     } else if (!strcmp(a, "--limit") || !strcmp(a, "--prune") || !strcmp(a, "--quantize") || !strcmp(a, "--smooth") ||
-               !strcmp(a, "--mirror") || !strcmp(a, "--joints") || !strcmp(a, "--lock") || !strcmp(a, "--links")) {
+               !strcmp(a, "--mirror") || !strcmp(a, "--joints") || !strcmp(a, "--lock") || !strcmp(a, "--links") ||
+               !strcmp(a, "--mirror-axis") || !strcmp(a, "--mirror-tolerance")) {
       if (!next) return bad("%s needs a value", a);
       ++i;
       if (!strcmp(a, "--limit")) {
@@ -154,14 +163,27 @@ static int parse_args(int argc, char** argv, opts* o) {
         if (parse_u32(buf, 1, 10000, &o->smooth_iter))
           return bad("--smooth needs ITER 1..10000 with an optional :FACTOR, not \"%s\"", next);
       } else if (!strcmp(a, "--mirror")) {
-        if (!strcmp(next, "+x"))
-          o->mirror = SK_MIRROR_POSITIVE_TO_NEGATIVE;
-        else if (!strcmp(next, "-x"))
-          o->mirror = SK_MIRROR_NEGATIVE_TO_POSITIVE;
-        else if (!strcmp(next, "flip"))
+        if ((next[0] == '+' || next[0] == '-') && next[1] >= 'x' && next[1] <= 'z' && !next[2]) {
+          o->mirror = next[0] == '+' ? SK_MIRROR_POSITIVE_TO_NEGATIVE : SK_MIRROR_NEGATIVE_TO_POSITIVE;
+          if (axis_given && o->mirror_axis != next[1] - 'x') return bad("--mirror %s names another axis", next);
+          o->mirror_axis = next[1] - 'x';
+          axis_given = 1;
+        } else if (!strcmp(next, "flip")) {
           o->mirror = SK_MIRROR_FLIP;
-        else
-          return bad("--mirror takes +x, -x or flip, not \"%s\"", next);
+        } else {
+          return bad("--mirror takes +x, -x, +y, -y, +z, -z or flip, not \"%s\"", next);
+        }
+      } else if (!strcmp(a, "--mirror-axis")) {
+        if (!(next[0] >= 'x' && next[0] <= 'z' && !next[1]))
+          return bad("--mirror-axis takes x, y or z, not \"%s\"", next);
+        if (axis_given && o->mirror_axis != next[0] - 'x') return bad("--mirror-axis %s names another axis", next);
+        o->mirror_axis = next[0] - 'x';
+        axis_given = 1;
+      } else if (!strcmp(a, "--mirror-tolerance")) {
+        double v = 0.0;
+        if (!cli_parse_real(next, 0.0, 0.5, CLI_OPEN_LO, &v))
+          return bad("--mirror-tolerance needs a share of the mesh's size in (0, 0.5], not \"%s\"", next);
+        o->mirror_tol = (float)v;
       } else if (!strcmp(a, "--joints")) {
         o->joints = next;
       } else if (!strcmp(a, "--links")) {
@@ -183,6 +205,8 @@ static int parse_args(int argc, char** argv, opts* o) {
   if (cli_check_output_dir("weights", o->out)) return 2;
   if (o->cotangent && !o->smooth_iter) return bad("%s", "--cotangent goes with --smooth");
   if (o->per_component && !o->rogue) return bad("%s", "--per-component goes with --remove-rogue");
+  if (o->mirror < 0 && (axis_given || o->mirror_tol > 0.0f))
+    return bad("%s", "--mirror-axis and --mirror-tolerance go with --mirror");
   if (!o->normalize && !o->limit && !o->prune && !o->quantize && !o->smooth_iter && !o->rogue && o->mirror < 0 &&
       !o->links)
     return bad("%s", "no operation given (use `skinkit convert` to copy a file)");
@@ -455,6 +479,19 @@ done:
   return rc;
 }
 
+/* The diagonal of the positions' bounding box (0 for none). */
+static float box_diagonal(const float* p, size_t V) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < V; ++v)
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = p[3 * v + k] < lo[k] ? p[3 * v + k] : lo[k];
+      hi[k] = p[3 * v + k] > hi[k] ? p[3 * v + k] : hi[k];
+    }
+  return V ? sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                   (hi[2] - lo[2]) * (hi[2] - lo[2]))
+           : 0.0f;
+}
+
 /* mask grown by up to rings edges of the triangles (until nothing more is reached); NULL when out of memory. */
 static uint8_t* grown_mask(const uint8_t* mask, size_t V, const uint32_t* idx, size_t tris, uint32_t rings) {
   uint8_t* out = malloc(V ? V : 1);
@@ -522,11 +559,21 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, const
     d.positions = pos;
     d.position_count = V;
     d.skeleton = sk;
+    d.plane[o->mirror_axis] = 1.0f;
+    d.tolerance = o->mirror_tol * box_diagonal(pos, V);
     sk_result r = sk_weights_mirror(skin, &d, &L->r, &err);
     if (r == SK_ERR_NOT_FOUND && rest) { /* weights untouched: the same plane in the rest pose's space */
       d.positions = rest;
+      d.tolerance = o->mirror_tol * box_diagonal(rest, V);
       r = sk_weights_mirror(skin, &d, &L->r, &err);
     }
+    if (r == SK_OK && L->r.unmatched * 2 > L->r.vertices_visited)
+      fprintf(stderr,
+              "skinkit weights: warning: mesh \"%s\": %llu of %llu vertices have no mirror partner across the %c = 0 "
+              "plane of the mesh's coordinates; a mesh symmetric about another plane takes --mirror-axis (or +y, "
+              "+z ...), a less exact one --mirror-tolerance\n",
+              name, (unsigned long long)L->r.unmatched, (unsigned long long)L->r.vertices_visited,
+              'X' + o->mirror_axis);
     if (r == SK_ERR_NOT_FOUND) {
       /* nothing to mirror on this mesh (e.g. it lies on one side): reported, not an error */
       L->skipped = 1;

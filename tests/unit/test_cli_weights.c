@@ -271,6 +271,34 @@ START_TEST(weights_smooth_of_listed_joints_spreads_outward) {
 }
 END_TEST
 
+/* --mirror across another plane of the mesh's coordinates (+y / --mirror-axis) and with a looser match
+ * (--mirror-tolerance); a mirror that finds no partner for most vertices says which options change the plane (an
+ * auditor's CesiumMan, symmetric about its Y = 0 plane: "1489 flagged ... without a mirror partner", no hint). */
+START_TEST(weights_mirror_axis_and_tolerance) {
+  char args[2048], in[300], out[300];
+  snprintf(in, sizeof in, "%s/axis.glb", g_tmp);
+  snprintf(out, sizeof out, "%s/axis_m.glb", g_tmp);
+  snprintf(args, sizeof args, "sample %s --bones 2 --rings 16 --segments 12", in); /* along +x: symmetric in y, z */
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "weights %s %s --mirror flip", in, out);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "no mirror partner across the X = 0 plane") != NULL, "%s", err_text());
+  const char* ok[3] = {"--mirror +y", "--mirror flip --mirror-axis z", "--mirror -y --mirror-tolerance 0.001"};
+  for (int k = 0; k < 3; ++k) {
+    snprintf(args, sizeof args, "weights %s %s %s --force", in, out, ok[k]);
+    ck_assert_msg(run(args) == 0, "%s: %s", ok[k], err_text());
+    ck_assert_msg(strstr(g_out, "without a mirror partner") == NULL && strstr(err_text(), "no mirror partner") == NULL,
+                  "%s: %s %s", ok[k], g_out, err_text());
+  }
+  const char* bad_args[4] = {"--mirror +w", "--mirror-axis y --normalize", "--mirror +x --mirror-axis y",
+                             "--mirror flip --mirror-tolerance 2"};
+  for (int k = 0; k < 4; ++k) {
+    snprintf(args, sizeof args, "weights %s %s %s --force", in, out, bad_args[k]);
+    ck_assert_msg(run(args) == 2, "%s accepted", bad_args[k]);
+  }
+}
+END_TEST
+
 START_TEST(weights_bone_links) {
   char args[2048];
   snprintf(args, sizeof args, "weights " DRIFT " %s/linked.glb --normalize --links bone1:150", g_tmp);
@@ -776,6 +804,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_lock_and_joints);
   tcase_add_test(t, weights_lock_survives_the_writers_cut);
   tcase_add_test(t, weights_smooth_of_listed_joints_spreads_outward);
+  tcase_add_test(t, weights_mirror_axis_and_tolerance);
   tcase_add_test(t, weights_bone_links);
   tcase_add_test(t, weights_exists_and_never_in);
   tcase_add_test(t, weights_bad_arguments);
