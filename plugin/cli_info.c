@@ -347,8 +347,11 @@ static void info_text_meshes(const info_data* d) {
       print_streams(s, m, 0);
       continue;
     }
-    printf(", max %u influences, weight sums %.4f..%.4f\n    influences:", r->max_influences, r->weight_sum_min,
-           r->weight_sum_max);
+    printf(", max %u influences, weight sums %.4f..%.4f", r->max_influences, r->weight_sum_min, r->weight_sum_max);
+    if (r->nan || r->negative) /* a NaN sum is outside the range shown: say such weights are there */
+      printf(" (vertices with a NaN or infinite weight: %llu, a negative one: %llu)", (unsigned long long)r->nan,
+             (unsigned long long)r->negative);
+    printf("\n    influences:");
     for (int b = 0; b < SK_HISTOGRAM_BINS; ++b)
       if (r->histogram[b])
         printf(" %d%s:%llu", b, b == SK_HISTOGRAM_BINS - 1 ? "+" : "", (unsigned long long)r->histogram[b]);
