@@ -399,9 +399,10 @@ static int tri_hit(const float* tri, const double o[3], const double d[3], doubl
 }
 
 /* Visits the leaves the segment's boxes reach; for each triangle without skip as a corner, count == NULL stops at
- * the first crossing (returns 1), otherwise every crossing is counted, and its sign (tri_hit) added to *winding.
- * Leaves are tested as soon as their box is hit, inner children are stacked farthest first. */
-static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip, double t_eps,
+ * the first crossing (returns 1; front_only: the first that enters a triangle from its front), otherwise every
+ * crossing is counted, and its sign (tri_hit) added to *winding. Leaves are tested as soon as their box is hit,
+ * inner children are stacked farthest first. */
+static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip, double t_eps, int front_only,
                     size_t* count, long* winding) {
   double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
   seg s = seg_make(p, d);
@@ -432,7 +433,7 @@ static int traverse(const skc_bvh* b, const double p[3], const double q[3], uint
         const uint32_t* c = b->corner + 3 * (size_t)t;
         if (c[0] == skip || c[1] == skip || c[2] == skip) continue;
         int side = tri_hit(b->tri + 9 * (size_t)t, p, d, t_eps, count ? 0.0 : BVH_EDGE_TOL);
-        if (side) {
+        if (side && !(front_only && side > 0)) {
           if (!count) return 1;
           ++*count;
           *winding += side;
@@ -458,13 +459,17 @@ size_t skc_bvh_vertex_order(const skc_bvh* b, size_t vertex_count, uint32_t* ord
 }
 
 int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps) {
-  return traverse(b, p, q, skip_vertex, t_eps, NULL, NULL);
+  return traverse(b, p, q, skip_vertex, t_eps, 0, NULL, NULL);
+}
+
+int skc_bvh_segment_enters(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps) {
+  return traverse(b, p, q, skip_vertex, t_eps, 1, NULL, NULL);
 }
 
 size_t skc_bvh_segment_count(const skc_bvh* b, const double p[3], const double q[3], long* winding) {
   size_t hits = 0;
   long w = 0;
-  traverse(b, p, q, UINT32_MAX, 0.0, &hits, &w);
+  traverse(b, p, q, UINT32_MAX, 0.0, 0, &hits, &w);
   if (winding) *winding = w;
   return hits;
 }

@@ -216,6 +216,9 @@ void skc_bvh_destroy(skc_bvh* b);
 /* True when the open segment p + t (q - p), t in (t_eps, 1 - t_eps), crosses a triangle that does not have
  * skip_vertex as a corner. Thread-safe (read-only). */
 int skc_bvh_segment_hits(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps);
+/* The same, counting only a triangle the segment enters from its front (the side its normal, (c1 - c0) x (c2 - c0),
+ * points to): leaving a closed part from inside is not a crossing (Blender's bone heat visibility). */
+int skc_bvh_segment_enters(const skc_bvh* b, const double p[3], const double q[3], uint32_t skip_vertex, double t_eps);
 /* The triangles' corner vertices (< vertex_count) in the tree's leaf order, each once, into order (vertex_count
  * entries): neighbouring queries then walk the same nodes. Returns the count, SIZE_MAX when out of memory. */
 size_t skc_bvh_vertex_order(const skc_bvh* b, size_t vertex_count, uint32_t* order);

@@ -1662,14 +1662,15 @@ SK_API sk_result sk_skf_chunks(const void* data, size_t size, sk_skf_chunk* out,
  *    memory fails). Parts no bone sees (sleeves, plates, hair shells over the body, eyes) take the weights of the
  *    closest point of the heat-weighted surface when it is closer than every bone, small parts (<= 5 % of the
  *    mesh's diagonal) rigidly at their centroid; point clouds and degenerate meshes get nearest-bone weights.
- *  - SK_BIND_HEAT: bone heat (Baran & Popovic 2007: cotangent Laplacian diffusion from the nearest visible bone,
- *    one sparse Cholesky factorization for all bones; heat weights fade out between 0.05 and 0.025 like
- *    Blender's; as in Blender, the distance to a bone is divided by (1.001 + cos) / 2, cos between the vertex
- *    normal and the direction from the bone, so bones in front of the surface count as far, and heat_scale 1
- *    has Blender's balance of heat and diffusion; a placement bone - head outside the mesh, most of its segment
- *    outside, tail inside, like a root at the ground reaching into the hips - emits no heat). Parts no bone sees
- *    and point clouds still fall back to nearest bone (counted in the report; a part under 5% of the mesh size
- *    moves rigidly with the weights of its centroid);
+ *  - SK_BIND_HEAT: bone heat (Baran & Popovic 2007: cotangent Laplacian diffusion; as in Blender, a vertex is
+ *    heated by its nearest bone(s) when it sees them - no surface entered from its front on the way - and by none
+ *    otherwise, never by a farther bone; one sparse Cholesky factorization for all bones; heat weights fade out
+ *    between 0.05 and 0.025 like Blender's; as in Blender, the distance to a bone is divided by (1.001 + cos) / 2,
+ *    cos between the vertex normal and the direction from the bone, so bones in front of the surface count as far,
+ *    and heat_scale 1 has Blender's balance of heat and diffusion; a placement bone - head outside the mesh, most
+ *    of its segment outside, tail inside, like a root at the ground reaching into the hips - emits no heat). Parts
+ *    no bone sees and point clouds still fall back to nearest bone (counted in the report; a part under 5% of the
+ *    mesh size moves rigidly with the weights of its centroid);
  *    SK_ERR_NO_SOLUTION if the system is not positive definite.
  *  - SK_BIND_NEAREST: distance to the bone segments, rigid or blended by an inverse-distance falloff.
  *  - SK_BIND_CAPSULE: containment (seed 000): a capsule per bone (its segment and a radius r_j, given in

@@ -514,6 +514,88 @@ START_TEST(heat_prefers_bones_behind_the_surface) {
 }
 END_TEST
 
+/* A closed ellipsoid (centre c, radii r; rings x segs, outward triangles) appended at pos + 3 * *nv, tri + 3 * *nt. */
+static void add_ellipsoid(float* pos, size_t* nv, uint32_t* tri, size_t* nt, const float c[3], const float r[3],
+                          int rings, int segs) {
+  uint32_t base = (uint32_t)*nv, south = base + 1 + (uint32_t)((rings - 1) * segs);
+  float* p = pos + 3 * *nv;
+  for (int i = 0; i <= rings; ++i)
+    for (int k = 0; k < ((i == 0 || i == rings) ? 1 : segs); ++k, p += 3) {
+      double th = 3.14159265358979 * i / rings, ph = 2.0 * 3.14159265358979 * k / segs;
+      p[0] = c[0] + r[0] * (float)(sin(th) * cos(ph));
+      p[1] = c[1] + r[1] * (float)(sin(th) * sin(ph));
+      p[2] = c[2] + r[2] * (float)cos(th);
+    }
+  *nv = south + 1;
+  for (int k = 0; k < segs; ++k) {
+    uint32_t k1 = (uint32_t)((k + 1) % segs), t[3] = {base, base + 1 + (uint32_t)k, base + 1 + k1};
+    memcpy(tri + 3 * (*nt)++, t, sizeof t);
+    for (int i = 1; i < rings; ++i) {
+      uint32_t a0 = base + 1 + (uint32_t)((i - 1) * segs), a1 = a0 + (uint32_t)segs;
+      uint32_t q[6] = {a0 + (uint32_t)k, a1 + (uint32_t)k, a1 + k1, a0 + (uint32_t)k, a1 + k1, a0 + k1};
+      if (i + 1 < rings)
+        memcpy(tri + 3 * *nt, q, sizeof q), *nt += 2;
+      else {
+        uint32_t e[3] = {a0 + (uint32_t)k, south, a0 + k1};
+        memcpy(tri + 3 * (*nt)++, e, sizeof e);
+      }
+    }
+  }
+}
+
+/* A closed cube (centre c, half size h, outward triangles) appended like add_ellipsoid. */
+static void add_cube(float* pos, size_t* nv, uint32_t* tri, size_t* nt, const float c[3], float h) {
+  static const uint32_t f[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
+                                    {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+  uint32_t base = (uint32_t)*nv;
+  for (int i = 0; i < 8; ++i, ++*nv)
+    for (int k = 0; k < 3; ++k) pos[3 * *nv + k] = c[k] + ((i >> k & 1) ? h : -h);
+  for (int t = 0; t < 12; ++t, ++*nt)
+    for (int k = 0; k < 3; ++k) tri[3 * *nt + k] = base + f[t][k];
+}
+
+/* Blender's heat sources: only the bones nearest to a vertex (surface-aware distance) heat it, when it sees them;
+ * leaving a closed part from inside does not hide a bone. A tooth (8 mm cube) in a head (closed ellipsoid) in front
+ * of the head bone, the neck bone below: the head bone is the nearest for most of the tooth, but the tooth itself
+ * lies between its front and that bone. The old rule (the nearest bone seen through no surface at all, else the
+ * next one) gave the front to the neck (head 0.43 at a front corner); Blender and now skinkit: head > 0.9. */
+START_TEST(heat_shell_goes_to_its_nearest_bone) {
+  float pos[3 * 900];
+  uint32_t tri[3 * 1700];
+  size_t nv = 0, nt = 0;
+  const float head_c[3] = {0.0f, 0.0f, 1.65f}, head_r[3] = {0.1f, 0.12f, 0.33f}, tooth_c[3] = {0.0f, -0.055f, 1.71f};
+  add_ellipsoid(pos, &nv, tri, &nt, head_c, head_r, 24, 32);
+  size_t body = nv;
+  add_cube(pos, &nv, tri, &nt, tooth_c, 0.004f);
+  float heads[6] = {0.0f, 0.0f, 1.5f, 0.0f, 0.0f, 1.62f}, tails[6] = {0.0f, 0.0f, 1.62f, 0.0f, 0.0f, 1.92f};
+  for (int method = SK_BIND_ROBUST; method <= SK_BIND_HEAT; method += SK_BIND_HEAT) {
+    sk_bind_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.method = (uint32_t)method;
+    d.positions = pos;
+    d.vertex_count = nv;
+    d.triangles = tri;
+    d.triangle_count = nt;
+    d.heads = heads;
+    d.tails = tails;
+    d.joint_count = 2;
+    sk_skin* s = skt_new_skin(nv, 2);
+    sk_error err;
+    ck_assert_msg(sk_bind(&d, s, NULL, &err) == SK_OK, "%s", err.message);
+    skt_check_bind_weights(s, nv, 2, 4, 1);
+    double mean = 0.0;
+    for (size_t v = body; v < nv; ++v) {
+      mean += weight_of(s, v, 1) / (double)(nv - body);
+      ck_assert_msg(weight_of(s, v, 1) > 0.8f, "method %d tooth vertex %zu: head %g", method, v - body,
+                    (double)weight_of(s, v, 1));
+    }
+    ck_assert_msg(mean > 0.9, "method %d: the tooth's head weight %g", method, mean);
+    sk_skin_destroy(s);
+  }
+}
+END_TEST
+
 /* A placement bone (the usual root at the ground reaching up into the hips: head outside the mesh, most of the
  * segment outside, tail inside) gets no heat when bones inside the mesh do; its region goes to those bones. A
  * bone whose head is inside, or one wholly outside the mesh, stays a heat source. */
@@ -817,6 +899,7 @@ static Suite* suite(void) {
   tcase_add_test(t, split_triangles_keep_colocated_weights);
   tcase_add_test(t, heat_prefers_bones_behind_the_surface);
   tcase_add_test(t, heat_ignores_placement_bones);
+  tcase_add_test(t, heat_shell_goes_to_its_nearest_bone);
   tcase_add_test(t, segments_of_branching_joints);
   tcase_add_test(t, coincident_bones_share_weights);
   tcase_add_test(t, hard_cases_every_method);
