@@ -126,7 +126,8 @@ typedef struct skf_mesh_info {
 } skf_mesh_info;
 
 typedef struct skf_mesh_output {
-  void* joints;             /* vertex_count * influences components of joint_bytes each (NULL: skip this mesh) */
+  void* joints;             /* vertex_count * influences components of joint_bytes each (2: host-order uint16_t
+                               on every host); NULL: skip this mesh */
   void* weights;            /* vertex_count * influences components of weight_bytes each */
   size_t vertex_capacity;   /* >= the mesh's vertex_count */
   uint32_t influences;      /* slots per vertex, 1..8 and >= the mesh's max_influences */
@@ -142,12 +143,14 @@ typedef struct skf_mesh_output {
                                skf_mesh_info.has_centers). NULL: not read, costs nothing. */
 } skf_mesh_output;
 
-/* Validates the header, both checksums and the chunk list; fills info. */
+/* Validates the header, both checksums, the chunk list and that the mesh table is the size of mesh_count meshes; fills
+ * info. */
 SKF_API skf_result skf_peek(const void* data, size_t size, skf_info* info, skf_error* err);
 SKF_API skf_result skf_get_mesh_info(const void* data, size_t size, uint32_t mesh, skf_mesh_info* out, skf_error* err);
 /* Joint table: parents (joint_count, -1 for roots), inverse binds (16 * joint_count floats), names as
  * joint_count NUL-terminated strings back to back (names_capacity bytes; NULL skips). Any pointer may be NULL.
- * out_names_size (may be NULL) receives the bytes the names need. */
+ * out_names_size (may be NULL) receives the bytes the names need, also when names_capacity is too small for them
+ * (SKF_ERR_INVALID_ARGUMENT): call again with that many. */
 SKF_API skf_result skf_decode_joints(const void* data, size_t size, int32_t* parents, float* inverse_binds,
                                      char* names, size_t names_capacity, size_t* out_names_size, skf_error* err);
 /* Decodes one mesh (streaming: memory is one influence chunk at a time). */
@@ -166,7 +169,8 @@ typedef struct skf_decoder skf_decoder;
 SKF_API skf_decoder* skf_decoder_create(void); /* NULL: out of memory */
 SKF_API void skf_decoder_destroy(skf_decoder* dec);
 SKF_API skf_result skf_decoder_reserve(skf_decoder* dec, size_t max_vertices, size_t max_indices, skf_error* err);
-SKF_API size_t skf_decoder_scratch_bytes(const skf_decoder* dec); /* bytes the decoder holds now */
+/* Bytes the decoder holds now (not zlib's inflate state, about 40 KB more). */
+SKF_API size_t skf_decoder_scratch_bytes(const skf_decoder* dec);
 SKF_API skf_result skf_decoder_decode_mesh(skf_decoder* dec, const void* data, size_t size, uint32_t mesh,
                                            const skf_mesh_output* out, skf_error* err);
 SKF_API skf_result skf_decoder_decode_all(skf_decoder* dec, const void* data, size_t size, const skf_mesh_output* outs,
@@ -215,6 +219,11 @@ SKF_API skf_result skf_traversal_order(const uint32_t* indices, size_t index_cou
 #include <emmintrin.h>
 #endif
 
+/* The allocator: define both SKF_MALLOC(n) and SKF_FREE(p) to use your own (zlib's inflate state goes through them
+ * too); neither for malloc / free. */
+#if defined(SKF_MALLOC) != defined(SKF_FREE)
+#error "define both SKF_MALLOC and SKF_FREE, or neither"
+#endif
 #ifndef SKF_MALLOC
 #define SKF_MALLOC(n) malloc(n)
 #define SKF_FREE(p) free(p)
@@ -228,6 +237,9 @@ static uint32_t skf__rd32(const unsigned char* p) {
 }
 static uint64_t skf__rd64(const unsigned char* p) { return (uint64_t)skf__rd32(p) | ((uint64_t)skf__rd32(p + 4) << 32); }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static skf_result skf__fail(skf_error* err, skf_result code, const char* fmt, ...) {
   if (err) {
     va_list ap;
@@ -589,6 +601,16 @@ static skf_result skf__open(const void* data, size_t size, skf__file* f, skf_err
   return SKF_OK;
 }
 
+/* zlib's allocations through SKF_MALLOC / SKF_FREE (items * size checked for overflow). */
+static voidpf skf__zalloc(voidpf opaque, uInt items, uInt size) {
+  (void)opaque;
+  return size && items > (uInt)-1 / size ? Z_NULL : (voidpf)SKF_MALLOC((size_t)items * size);
+}
+static void skf__zfree(voidpf opaque, voidpf p) {
+  (void)opaque;
+  SKF_FREE(p);
+}
+
 /* Inflates a chunk into buf (raw_size bytes). *ready: zs was initialised by an earlier call and is only reset
  * (a reused decoder keeps its inflate state and window). */
 static skf_result skf__inflate_into(z_stream* zs, int* ready, const skf__chunk* c, unsigned char* buf, skf_error* err) {
@@ -597,6 +619,8 @@ static skf_result skf__inflate_into(z_stream* zs, int* ready, const skf__chunk* 
     if (inflateReset(zs) != Z_OK) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "inflateReset failed");
   } else {
     memset(zs, 0, sizeof *zs);
+    zs->zalloc = skf__zalloc;
+    zs->zfree = skf__zfree;
     if (inflateInit(zs) != Z_OK) return skf__fail(err, SKF_ERR_OUT_OF_MEMORY, "inflateInit failed");
     *ready = 1;
   }
@@ -664,10 +688,15 @@ SKF_API skf_result skf_get_chunk(const void* data, size_t size, uint32_t index, 
 
 SKF_API skf_result skf_peek(const void* data, size_t size, skf_info* info, skf_error* err) {
   skf__file f;
+  skf__chunk c;
   skf_result rc;
   memset(&f, 0, sizeof f);
   rc = skf__open(data, size, &f, err);
   if (rc) return rc;
+  /* the header's mesh count against the mesh table's size (an engine sizes its outputs from it) */
+  if ((rc = skf__walk(&f, "MDSC", 0, &c, NULL, err))) return rc;
+  if (c.raw_size != 8u + (uint64_t)SKF_MESH_RECORD_SIZE * f.info.mesh_count)
+    return skf__fail(err, SKF_ERR_FORMAT, "mesh table of %u bytes does not hold %u meshes", c.raw_size, f.info.mesh_count);
   if (info) *info = f.info;
   return SKF_OK;
 }
@@ -780,6 +809,7 @@ SKF_API skf_result skf_decode_joints(const void* data, size_t size, int32_t* par
   for (i = 0; !rc && i < names_size; ++i) nul += t[need + i] == 0;
   if (!rc && (nul != n || t[need + names_size - 1] != 0))
     rc = skf__fail(err, SKF_ERR_FORMAT, "joint names are not %u NUL-terminated strings", (unsigned)n);
+  if (!rc && out_names_size) *out_names_size = (size_t)names_size; /* also when names is too small: retry with it */
   if (!rc && names && names_capacity < names_size)
     rc = skf__fail(err, SKF_ERR_INVALID_ARGUMENT, "names need %llu bytes, capacity is %zu", (unsigned long long)names_size,
                    names_capacity);
@@ -790,7 +820,6 @@ SKF_API skf_result skf_decode_joints(const void* data, size_t size, int32_t* par
       memcpy(inverse_binds + i, &x, 4);
     }
     if (names) memcpy(names, t + need, (size_t)names_size);
-    if (out_names_size) *out_names_size = (size_t)names_size;
   }
   SKF_FREE(t);
   return rc;
@@ -1344,7 +1373,7 @@ SKF__STEP void skf__mdec_init(skf__mdec* d, const skf__file* f, const skf_mesh_i
   d->wout = (unsigned char*)o->weights;
   d->ix = mi->order != SKF_ORDER_FILE && mi->index_count ? o->indices : NULL;
   d->ic = d->ix ? o->index_count : 0;
-  d->hist = (uint32_t*)mem;
+  d->hist = (uint32_t*)(void*)mem; /* (mem is the scratch block: malloc-aligned) */
   d->hp = d->hist + d->vc;
   d->first = d->hp + d->vc;
   d->table = d->first + (welded ? d->vc : 0);
@@ -2798,6 +2827,31 @@ static skf_result skf__check_output(const skf__file* f, const unsigned char* tab
   return SKF_OK;
 }
 
+/* 1 on a big-endian host (a constant once compiled). */
+static int skf__host_big(void) {
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  return first == 0;
+}
+
+/* The coding writes 16-bit components byte by byte, low byte first, on every path: on a big-endian host each is
+ * turned so that the caller reads host uint16_t values (as the joint table's words and the centres are host ones). */
+static void skf__host_order(const skf_mesh_output* o, uint64_t vertex_count) {
+  size_t n, i;
+  unsigned char* b;
+  if (!skf__host_big() || !o->joints) return;
+  n = (size_t)vertex_count * o->influences;
+  for (b = (unsigned char*)o->joints, i = 0; o->joint_bytes == 2 && i < n; ++i) {
+    unsigned char x = b[2 * i];
+    b[2 * i] = b[2 * i + 1], b[2 * i + 1] = x;
+  }
+  for (b = (unsigned char*)o->weights, i = 0; o->weight_bytes == 2 && i < n; ++i) {
+    unsigned char x = b[2 * i];
+    b[2 * i] = b[2 * i + 1], b[2 * i + 1] = x;
+  }
+}
+
 SKF_API skf_result skf_decoder_decode_mesh(skf_decoder* dec, const void* data, size_t size, uint32_t mesh,
                                            const skf_mesh_output* out, skf_error* err) {
   skf__file f;
@@ -2813,7 +2867,9 @@ SKF_API skf_result skf_decoder_decode_mesh(skf_decoder* dec, const void* data, s
   rc = skf__check_output(&f, t, mesh, out, err);
   if (rc) return rc;
   skf__mesh_record(t, mesh, &mi);
-  return skf__decode_group(dec, &f, t, mi.group, out, mesh, 1, err);
+  rc = skf__decode_group(dec, &f, t, mi.group, out, mesh, 1, err);
+  if (!rc) skf__host_order(out, mi.vertex_count);
+  return rc;
 }
 
 SKF_API skf_result skf_decoder_decode_all(skf_decoder* dec, const void* data, size_t size, const skf_mesh_output* outs,
@@ -2829,6 +2885,11 @@ SKF_API skf_result skf_decoder_decode_all(skf_decoder* dec, const void* data, si
   if ((rc = skf__meshes(&f, &dec->zs, &dec->zs_ready, &dec->tab, &dec->tab_cap, &t, err))) return rc;
   for (m = 0; !rc && m < f.info.mesh_count; ++m) rc = skf__check_output(&f, t, m, &outs[m], err);
   for (g = 0; !rc && g < f.info.group_count; ++g) rc = skf__decode_group(dec, &f, t, g, outs, 0, f.info.mesh_count, err);
+  for (m = 0; !rc && skf__host_big() && m < f.info.mesh_count; ++m) {
+    skf_mesh_info mi;
+    skf__mesh_record(t, m, &mi);
+    skf__host_order(&outs[m], mi.vertex_count);
+  }
   return rc;
 }
 

@@ -875,6 +875,45 @@ static float* make_welded(skt_rng* r, size_t nv, uint32_t nj, uint32_t k, sk_ski
 }
 
 /* Position weld (order 2): copies are not stored, exceptions are, decoding needs the positions and refuses others. */
+/* An engine sizes its outputs from skf_peek's mesh_count and grows its name buffer from skf_decode_joints' answer:
+ * a header whose mesh count the mesh table contradicts (CRCs valid) is refused by peek, and a names buffer too small
+ * still learns the size it needs (an auditor's crafted 0xFFFFFFFF meshes passed peek; the size was left unset). */
+START_TEST(runtime_peek_and_joint_names_as_engines_use_them) {
+  skt_rng r = {99};
+  sk_skeleton* skel = make_skeleton(12);
+  sk_skf_mesh ms[2];
+  memset(ms, 0, sizeof ms);
+  for (int m = 0; m < 2; ++m) ms[m].skin = make_skin(&r, 50, 12, 4);
+  size_t size = 0;
+  unsigned char* file = encode(skel, ms, 2, 8, 4, &size);
+  skf_info info;
+  skf_error fe;
+  ck_assert_int_eq(skf_peek(file, size, &info, &fe), SKF_OK);
+  ck_assert_uint_eq(info.mesh_count, 2);
+  const uint32_t lies[3] = {0xFFFFFFFFu, 0u, 3u};
+  for (int k = 0; k < 3; ++k) {
+    unsigned char* g = malloc(size);
+    memcpy(g, file, size);
+    wr32(g + 28, lies[k]);
+    fix_header_crc(g);
+    ck_assert_int_eq(skf_peek(g, size, &info, &fe), SKF_ERR_FORMAT);
+    ck_assert_msg(strstr(fe.message, "mesh table"), "%s", fe.message);
+    free(g);
+  }
+  size_t need = 0;
+  char tiny[4];
+  ck_assert_int_eq(skf_decode_joints(file, size, NULL, NULL, tiny, sizeof tiny, &need, &fe), SKF_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_gt(need, sizeof tiny);
+  char* names = malloc(need);
+  ck_assert_int_eq(skf_decode_joints(file, size, NULL, NULL, names, need, &need, &fe), SKF_OK);
+  ck_assert_str_eq(names, sk_skeleton_joint_name(skel, 0));
+  free(names);
+  free(file);
+  for (int m = 0; m < 2; ++m) sk_skin_destroy((sk_skin*)ms[m].skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 START_TEST(weld_round_trip) {
   skt_rng r = {2024u + (uint64_t)_i};
   const uint32_t nj = _i ? 300 : 30, k = _i ? 8 : 4, bits = _i ? 16 : 8;
@@ -1601,6 +1640,7 @@ static Suite* skf_suite(void) {
   tcase_add_test(t, reads_version_3_0);
   tcase_add_test(t, fast_profile_corrupt);
   tcase_add_test(t, runtime_decoder_matches_library);
+  tcase_add_test(t, runtime_peek_and_joint_names_as_engines_use_them);
   tcase_add_loop_test(t, weld_round_trip, 0, 2);
   tcase_add_test(t, weld_positions_rule);
   tcase_add_test(t, header_errors);
