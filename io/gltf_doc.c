@@ -642,8 +642,13 @@ static int resolve_buffer(skio_gltf_doc* d, uint32_t i, skc_err* err) {
   b->data = NULL;
   b->size = 0;
   int t = skio_json_at(d, d->t_buffers, (int)i);
-  if (!skio_json_size(d, skio_json_get(d, t, "byteLength"), &b->byte_length) || b->byte_length > MAX_BUFFER)
+  if (!skio_json_size(d, skio_json_get(d, t, "byteLength"), &b->byte_length))
     return skc_fail(err, SKC_FORMAT, "%s: buffers[%u] has no valid byteLength", d->path, i);
+  if (b->byte_length > MAX_BUFFER)
+    return skc_fail(err, SKC_UNSUPPORTED,
+                    "%s: buffers[%u] holds %zu bytes, past the 2 GiB a buffer may hold here (split "
+                    "the data over several buffers of a .gltf)",
+                    d->path, i, b->byte_length);
   int uri_tok = skio_json_get(d, t, "uri");
   if (uri_tok < 0) {
     if (i == 0 && d->bin) {
