@@ -338,13 +338,22 @@ uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t pr
   return 0;
 }
 
+/* The document's node parents, worked out on the first call (NULL: not a forest, or no memory). */
+static const int32_t* node_parents_once(skio_gltf_doc* d) {
+  if (!d->node_parent_state) {
+    d->node_parent = malloc((d->node_count ? d->node_count : 1) * sizeof *d->node_parent);
+    d->node_parent_state = d->node_parent && !skio_gltf_node_parents(d, "", d->node_parent, NULL) ? 1 : -1;
+  }
+  return d->node_parent_state > 0 ? d->node_parent : NULL;
+}
+
 /* skio_gltf_skin_structure of skin skin_i, worked out (O(nodes + joints)). */
 static uint32_t skin_structure(skio_gltf_doc* d, uint32_t skin_i) {
   int skin = skio_gltf_item(d, "skins", skin_i);
   int joints = skio_json_get(d, skin, "joints");
   uint32_t n = d->node_count, first;
   if (skin < 0 || !n || !skio_json_u32(d, skio_json_at(d, joints, 0), &first) || first >= n) return 0;
-  int32_t* parent = malloc(n * sizeof *parent);
+  const int32_t* parent = node_parents_once(d); /* NULL: no forest, the reader refuses the file */
   uint32_t* up = malloc(n * sizeof *up); /* up[x] = steps from the first joint up to its ancestor x, or UINT32_MAX */
   int32_t* reach = malloc(n * sizeof *reach);
   uint32_t* stack = malloc(n * sizeof *stack);
@@ -358,7 +367,6 @@ static uint32_t skin_structure(skio_gltf_doc* d, uint32_t skin_i) {
     if (listed[j]) dup = SKIO_SKIN_DUPLICATE_JOINT;
     listed[j] = 1;
   }
-  if (skio_gltf_node_parents(d, "", parent, NULL)) goto done; /* no forest: the reader refuses the file */
   for (uint32_t i = 0; i < n; ++i) up[i] = UINT32_MAX, reach[i] = -1;
   uint32_t depth = 0; /* the first joint's chain, at most n nodes (a loop ends it) */
   for (int32_t x = (int32_t)first; x >= 0 && up[x] == UINT32_MAX; x = parent[x]) up[x] = depth++;
@@ -378,7 +386,6 @@ static uint32_t skin_structure(skio_gltf_doc* d, uint32_t skin_i) {
     flags |= SKIO_SKIN_SKELETON_INVALID;
   flags |= dup;
 done:
-  free(parent);
   free(up);
   free(reach);
   free(stack);

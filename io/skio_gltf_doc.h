@@ -91,6 +91,10 @@ typedef struct skio_gltf_doc {
   struct skio_gltf_draco_acc* draco;
   /* skio_gltf_skin_structure's answer per skin (skin_count), plus 1 once found (0: not yet); NULL until asked */
   uint32_t* skin_structure;
+  /* skio_gltf_node_parents of the document, worked out once for skin_structure (a skin per mesh made it a parse of
+   * every node per skin); node_parent_state 0 not yet, 1 done, -1 not a forest or no memory */
+  int32_t* node_parent;
+  int node_parent_state;
 } skio_gltf_doc;
 
 /* Loads path (.gltf or .glb, told apart by the GLB magic). External buffers are read lazily, when first used.
