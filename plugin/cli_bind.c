@@ -809,15 +809,6 @@ static void warn_beside(const sk_scene* s, const bind_run* run, const bind_resul
               sk_scene_mesh_name(s, m));
 }
 
-/* Whether joint a is b or above it. */
-static int joint_at_or_above(const sk_skeleton* sk, uint32_t a, uint32_t b) {
-  for (int32_t x = (int32_t)b, steps = 0; x >= 0 && steps <= (int32_t)sk_skeleton_joint_count(sk); ++steps) {
-    if ((uint32_t)x == a) return 1;
-    x = sk_skeleton_joint_parent(sk, (uint32_t)x);
-  }
-  return 0;
-}
-
 static double seg_dist2(const float* p, const float* a, const float* b) {
   double ab[3], ap[3], l2 = 0.0, t = 0.0, d2 = 0.0;
   for (int k = 0; k < 3; ++k) ab[k] = (double)b[k] - a[k], ap[k] = (double)p[k] - a[k], l2 += ab[k] * ab[k];
@@ -839,36 +830,47 @@ static int bones_along(const float* h, const float* t, uint32_t y, uint32_t z) {
          seg_dist2(t + 3 * z, h + 3 * y, t + 3 * y) <= 0.01 * lz;
 }
 
-/* Joints that both took weight and lie along one another without one hanging below the other: a rig's mechanism,
- * IK or control bone beside the deform bone it drives. glTF and FBX carry no deform flag and Blender's exporters list
- * every bone in the skin (unless Deform Bones Only), so each is named; --joints chooses. */
+/* Pairs of sibling joints (one parent: never one above the other) that both took weight and lie along one another:
+ * a rig's mechanism, IK or control bone beside the deform bone it drives. glTF and FBX carry no deform flag and
+ * Blender's exporters list every bone in the skin (unless Deform Bones Only), so each pair is named; --joints
+ * chooses. Siblings only, through child lists, and only under parents of at most 64 weighted children. */
 static void warn_along(const sk_scene* s, const sk_skeleton* sk, const bind_run* run, const bind_result* res) {
   const uint32_t nj = sk_skeleton_joint_count(sk), nm = sk_scene_mesh_count(s);
   if (run->deform_rule && !strcmp(run->deform_rule, "joints")) return;
   uint8_t* used = calloc(nj ? nj : 1, 1);
+  int32_t* first = malloc((size_t)(nj ? nj : 1) * sizeof *first); /* weighted children: first, next sibling */
+  int32_t* next = malloc((size_t)(nj ? nj : 1) * sizeof *next);
   float* h = malloc((size_t)nj * 3 * sizeof *h);
   float* t = malloc((size_t)nj * 3 * sizeof *t);
   sk_error err;
-  if (used && h && t && !sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err)) {
+  if (used && first && next && h && t && !sk_skeleton_bone_segments(sk, SK_BONE_SPACE_REST, h, t, &err)) {
     for (uint32_t m = 0; m < nm; ++m)
       for (uint32_t j = 0; res[m].bound && res[m].counts && j < nj; ++j) used[j] |= res[m].counts[j] != 0;
+    for (uint32_t j = 0; j < nj; ++j) first[j] = next[j] = -1;
+    for (uint32_t c = nj; c-- > 0;) {
+      const int32_t p = sk_skeleton_joint_parent(sk, c);
+      if (used[c] && p >= 0 && (uint32_t)p < nj && (uint32_t)p != c) next[c] = first[p], first[p] = (int32_t)c;
+    }
     uint32_t named = 0, more = 0;
-    for (uint32_t a = 0; a < nj; ++a)
-      for (uint32_t b = a + 1; used[a] && b < nj; ++b) {
-        if (!used[b] || joint_at_or_above(sk, a, b) || joint_at_or_above(sk, b, a) || !bones_along(h, t, a, b))
-          continue;
-        if (named++ < 4)
-          fprintf(stderr,
-                  "skinkit bind: warning: joints \"%s\" and \"%s\" lie along one another and both took weight; if "
-                  "one only drives the other (a mechanism, IK or control bone), bind with --joints naming the deform "
-                  "bones\n",
-                  sk_skeleton_joint_name(sk, a), sk_skeleton_joint_name(sk, b));
-        else
-          ++more;
-      }
+    for (uint32_t p = 0; p < nj; ++p) {
+      uint32_t kids = 0; /* a hub of hundreds of children (a flat skeleton) is no limb: its pairs are not looked at */
+      for (int32_t a = first[p]; a >= 0 && kids <= 64; a = next[a]) ++kids;
+      for (int32_t a = kids <= 64 ? first[p] : -1; a >= 0; a = next[a])
+        for (int32_t b = next[a]; b >= 0; b = next[b]) {
+          if (!bones_along(h, t, (uint32_t)a, (uint32_t)b)) continue;
+          if (named++ < 4)
+            fprintf(stderr,
+                    "skinkit bind: warning: joints \"%s\" and \"%s\" lie along one another and both took weight; if "
+                    "one only drives the other (a mechanism, IK or control bone), bind with --joints naming the "
+                    "deform bones\n",
+                    sk_skeleton_joint_name(sk, (uint32_t)a), sk_skeleton_joint_name(sk, (uint32_t)b));
+          else
+            ++more;
+        }
+    }
     if (more) fprintf(stderr, "skinkit bind: warning: and %u more such pairs\n", more);
   }
-  free(used), free(h), free(t);
+  free(used), free(first), free(next), free(h), free(t);
 }
 
 static int bind_all(sk_scene* s, const sk_skeleton* sk, const bind_run* run, const uint8_t* chosen, bind_result* res) {
