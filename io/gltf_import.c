@@ -367,7 +367,11 @@ static int number_joints(importer* im, const uint8_t* needed, skc_err* err) {
   uint32_t jc = 0;
   for (uint32_t i = 0; i < im->node_count; ++i) jc += needed[i];
   if (jc > SKC_MAX_JOINTS)
-    return fail(im, err, SKC_UNSUPPORTED, "its skins need %u joints, more than the limit of %u", jc, SKC_MAX_JOINTS);
+    return fail(
+        im, err, SKC_UNSUPPORTED,
+        "its skins' joints and the nodes above them (each a joint of the skeleton) come to %u joints, more than "
+        "the limit of %u",
+        jc, SKC_MAX_JOINTS);
   for (uint32_t k = 0; k < im->node_count; ++k) {
     uint32_t node = im->order[k];
     if (needed[node]) im->joint_of[node] = (int32_t)im->jc++;
