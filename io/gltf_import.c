@@ -132,7 +132,20 @@ static int oom(const importer* im, skc_err* err) { return fail(im, err, SKC_OUT_
 
 int skio_path_is_gltf(const char* path) {
   const char* dot = path ? strrchr(path, '.') : NULL;
-  return dot && (strcasecmp(dot, ".gltf") == 0 || strcasecmp(dot, ".glb") == 0);
+  return dot && (strcasecmp(dot, ".gltf") == 0 || strcasecmp(dot, ".glb") == 0 || strcasecmp(dot, ".vrm") == 0);
+}
+
+int skio_path_is_vrm(const char* path) {
+  const char* dot = path ? strrchr(path, '.') : NULL;
+  return dot && strcasecmp(dot, ".vrm") == 0;
+}
+
+int skio_file_is_glb(const char* path) {
+  FILE* f = path ? fopen(path, "rb") : NULL;
+  char magic[4] = {0};
+  const int glb = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "glTF", 4) == 0;
+  if (f) fclose(f);
+  return glb;
 }
 
 /* ---- accessors ------------------------------------------------------------------------------------- */

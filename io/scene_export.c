@@ -63,6 +63,7 @@
 #include "skio_gltf.h"
 #include "skio_gltf_doc.h"
 #include "skio_gltf_edit.h"
+#include "skio_gltf_import.h"
 #include "skio_scene.h"
 
 /* An aiString holds MAXLEN - 1 bytes: a longer name is cut there, before a whole UTF-8 character (cut inside one,
@@ -84,12 +85,13 @@ typedef struct format_entry {
 
 static const format_entry k_formats[] = {
     {".glb", "glb2", NULL}, /* skinkit's own writer (io/gltf_write.c): any number of influences */
-    /* clang-format off */
+    {".vrm", "glb2", NULL}, /* a .glb by another name, written only as an edit of a VRM source (export_gltf) */
+                            /* clang-format off */
     {".gltf", "gltf2", NULL},
     {".fbx", "fbx", NULL}, /* repaired after Assimp writes it: see write_fbx_binary */
     {".fbx", "fbxa", NULL},
     {".dae", "collada", NULL},
-    /* clang-format on */
+                            /* clang-format on */
 };
 
 int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext, skc_err* err) {
@@ -2657,13 +2659,12 @@ static void gltf_write_options(const skio_export_options* o, skio_gltf_options* 
 /* A glTF source edited in place (skio_gltf_edit.h): SKIO_GLTF_EDIT_CANNOT when it cannot be, with o's note saying
  * why the scene is written whole instead (and grep cleared). */
 static int edit_gltf_source(const skio_scene* s, const char* id, const char* path, skio_export_options* o,
-                            const skio_gltf_options* go, skio_gltf_report* grep, skc_err* err) {
-  char why[200] = "";
+                            const skio_gltf_options* go, skio_gltf_report* grep, char why[200], skc_err* err) {
   skio_gltf_edit_options eo = {.weights_type = (skio_weights_type)o->weights_type,
                                .replace_files = o->overwrite,
                                .note = o->note,
                                .note_size = o->note_size};
-  int rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, go, &eo, why, sizeof why, err);
+  int rc = skio_gltf_edit_scene(s, path, strcmp(id, "glb2") == 0, go, &eo, why, 200, err);
   if (rc == SKC_OK) note_weights(o, grep, "more influences than their primitive holds (4 per JOINTS_n set)");
   if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
   memset(grep, 0, sizeof *grep);
@@ -2704,7 +2705,15 @@ static int write_gltf_scene(const skio_scene* merged, const skio_scene* s, const
   return rc;
 }
 
-/* A .glb / .gltf: a glTF source edited in place, else the scene written by skinkit's glTF writer. */
+/* Whether document d is a VRM avatar's: its humanoid, expressions, look-at and spring bones are the top-level
+ * extension "VRM" (VRM 0.x) or "VRMC_vrm" (1.0, spring bones in "VRMC_springBone"). */
+static bool vrm_document(const skio_gltf_doc* d) {
+  const int ext = d ? skio_json_get(d, 0, "extensions") : -1;
+  return ext >= 0 && (skio_json_get(d, ext, "VRM") >= 0 || skio_json_get(d, ext, "VRMC_vrm") >= 0);
+}
+
+/* A .glb / .gltf: a glTF source edited in place, else the scene written by skinkit's glTF writer. A .vrm: a VRM
+ * source edited in place or nothing (a .vrm without the source's VRM extension would be no avatar). */
 static int export_gltf(const skio_scene* merged, const skio_scene* s, const char* id, const char* path,
                        skio_export_options* o, skc_err* err) {
   /* glTF: our own writer (io/skio_gltf.h). Default as the issue asks: the 4 largest, sorted, renormalized;
@@ -2715,9 +2724,21 @@ static int export_gltf(const skio_scene* merged, const skio_scene* s, const char
   if (o->note && o->note_size) o->note[0] = 0;
   if (go.as_is && (go.normalize || o->limit)) /* the same refusal whichever glTF writer runs */
     return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: writing weights as-is contradicts normalize or a limit", path);
+  const bool vrm = skio_path_is_vrm(path);
+  if (vrm && !vrm_document(s->gltf))
+    return skc_fail(err, SKC_UNSUPPORTED,
+                    "%s: a .vrm is written only as an edit of a VRM file (its humanoid, expressions and spring bones "
+                    "are the source's VRM extension, which %s does not have): write .glb",
+                    path, s->gltf ? "this glTF source" : "a source not read as glTF");
   if (s->gltf) { /* read by skinkit's glTF reader: edit that document in place (skio_gltf_edit.h) */
-    const int rc = edit_gltf_source(s, id, path, o, &go, &grep, err);
+    char why[200] = "";
+    const int rc = edit_gltf_source(s, id, path, o, &go, &grep, why, err);
     if (rc != SKIO_GLTF_EDIT_CANNOT) return rc;
+    if (vrm)
+      return skc_fail(err, SKC_UNSUPPORTED,
+                      "%s: the VRM source cannot be edited in place (%s), and a .vrm is written no other way: write "
+                      ".glb (a glTF without the VRM extension)",
+                      path, why);
   }
   const int rc = write_gltf_scene(merged, s, id, path, &go, err);
   if (rc) return rc;

@@ -19,6 +19,8 @@ static void load_extensions(void) {
   memcpy(g_ext, s->data, n);
   g_ext[n] = 0;
   free(s);
+  /* VRM avatars are .glb files read natively (skio_gltf_import.h), which Assimp does not list */
+  if (!strstr(g_ext, "*.vrm") && n + 7 < sizeof g_ext) strcat(g_ext, n ? ";*.vrm" : "*.vrm");
 }
 
 const char* skio_import_extensions(void) {
@@ -35,6 +37,7 @@ int skio_extension_supported(const char* extension) {
   for (size_t i = 0; i < n; ++i) buf[1 + i] = (char)tolower((unsigned char)e[i]);
   buf[1 + n] = 0;
   if (strcmp(buf, ".skeleton") == 0) return 0; /* Ogre skeletons are read beside their .mesh */
-  if (!strcmp(buf, ".glb") || !strcmp(buf, ".gltf")) return 1; /* read natively: no need to load Assimp to say so */
+  if (!strcmp(buf, ".glb") || !strcmp(buf, ".gltf") || !strcmp(buf, ".vrm"))
+    return 1; /* read natively: no need to load Assimp to say so */
   return aiIsExtensionSupported(buf) == AI_TRUE;
 }

@@ -2171,8 +2171,17 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
   if (rc) return rc;
   if (skio_path_is_iqm(path)) return skio_iqm_import(path, out, err); /* Assimp drops IQM skins: skio_iqm.h */
   /* glTF through our own reader (skio_gltf_import.h); JoinIdenticalVertices, which that reader does not do, still
-   * through Assimp */
-  if (skio_path_is_gltf(path) && !(opts && opts->join_vertices))
+   * through Assimp, which reads only .glb and .gltf names: a .vrm, or a .glb under another name (the GLB magic),
+   * has no reader that joins */
+  const bool join = opts && opts->join_vertices;
+  const bool named = skio_path_is_gltf(path) && !skio_path_is_vrm(path);
+  const bool renamed = !named && (skio_path_is_vrm(path) || skio_file_is_glb(path));
+  if (renamed && join)
+    return skc_fail(err, SKC_UNSUPPORTED,
+                    "%s: a glTF file not named .glb or .gltf is read by skinkit's own reader, which does not join "
+                    "vertices: load it without join_vertices, then weld the scene (sk_scene_weld)",
+                    path);
+  if ((named && !join) || renamed)
     return skio_gltf_import(
         path,
         (opts && opts->skeleton_from_nodes ? SKIO_GLTF_NODES_BARE : 0) |

@@ -27,8 +27,14 @@ typedef struct skio_gltf_import_report {
   uint64_t dropped_weights;     /* non-zero weights whose joint index is past the skin's joints (sum over meshes) */
 } skio_gltf_import_report;
 
-/* True when the path ends in ".gltf" or ".glb" (any case). */
+/* True when the path ends in ".gltf", ".glb" or ".vrm" (any case): a VRM avatar (VRoid Studio, UniVRM, Blender's
+ * VRM addon) is a .glb by another name, its humanoid, expressions and spring bones in the extension "VRM" (0.x) or
+ * "VRMC_vrm" (1.0). */
 int skio_path_is_gltf(const char* path);
+/* True when the file starts with the GLB magic "glTF" (a .glb under any name or none; unreadable: false). */
+int skio_file_is_glb(const char* path);
+/* True when the path ends in ".vrm" (any case): written only as an edit of a VRM source (scene_export.c). */
+int skio_path_is_vrm(const char* path);
 
 /* Reads a .gltf / .glb file. Errors: those of skio_gltf_doc_load (SKC_IO, SKC_FORMAT, SKC_VERSION,
  * SKC_UNSUPPORTED), SKC_FORMAT for references the specification forbids (a node that is the child of two nodes or

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli_common.h"
@@ -182,6 +183,12 @@ int cli_arg_json(const char* cmd, int argc, char** argv, int i, const char** des
   }
   *dest = argv[i + 1];
   return 2;
+}
+
+int cli_gltf_name(const char* path) {
+  const char* slash = strrchr(path, '/');
+  const char* dot = strrchr(slash ? slash : path, '.');
+  return dot && (!strcasecmp(dot, ".glb") || !strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".vrm"));
 }
 
 int cli_check_model_output(const char* cmd, const char* path) {

@@ -187,6 +187,8 @@ void cli_argv_drop(int* argc, char** argv, int i, int n);
  * Also, for every command but validate and report (whose parsers take it), "--" ends the options: it is dropped
  * and each later argument starting with '-' becomes "./ARG"; -o after "--" is a file name. */
 int cli_take_output(const char* cmd, int* argc, char** argv);
+/* Whether path's name is a glTF one: .glb, .gltf, or .vrm (a VRM avatar, a .glb by another name). */
+int cli_gltf_name(const char* path);
 /* As cli_check_output_dir, and "-" is refused: the writers write files, never stdout. 0, or 2. */
 int cli_check_model_output(const char* cmd, const char* path);
 /* validate's and report's --json [OUT|-]: argv[i] is --json=OUT (1), --json OUT (2), or a bare --json with nothing

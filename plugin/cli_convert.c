@@ -30,6 +30,8 @@ const char cli_convert_usage[] =
     "  names and every other byte stay; only JOINTS_n/WEIGHTS_n change, and only where the influences do (a\n"
     "  .gltf's new data in OUT_skin.bin; a .glb's BIN chunk becomes OUT.bin beside a .gltf OUT; a .gltf's\n"
     "  buffers and image files go into a .glb OUT's BIN chunk).\n"
+    "  A VRM avatar (.vrm) is read as the .glb it is; a .vrm OUT is written only as such an edit of a VRM IN\n"
+    "  (its humanoid, expressions and spring bones kept); a .glb under any other name is read by its magic.\n"
     "  Binary FBX IN -> .fbx OUT edits IN too: polygons, control points, materials, blend shapes, bind poses and\n"
     "  every other record stay; only the clusters' Indexes/Weights change, where the weights do (bones that gain\n"
     "  weight get a cluster). From other sources, or when IN cannot take the edit (a warning says why): Assimp\n"
@@ -105,7 +107,7 @@ static int check_format(const char* format, const char* out) {
   if (!ext) return cli_arg_error("convert", "--format takes glb, gltf, fbx, fbxa or dae, not \"%s\"", format);
   const char* slash = strrchr(out, '/');
   const char* dot = strrchr(slash ? slash : out, '.');
-  if (dot && strcasecmp(dot, ext))
+  if (dot && strcasecmp(dot, ext) && !(!strcmp(ext, ".glb") && !strcasecmp(dot, ".vrm"))) /* a .vrm is a .glb */
     return cli_arg_error("convert", "--format %s writes %s files, but OUT is %s (change one of them)", format, ext, out);
   return 0;
 }

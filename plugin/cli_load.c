@@ -134,12 +134,6 @@ static int same_ext(const char* a, const char* b, const char* ext) {
  * commands that write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or
  * .dae format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
  * anew). */
-/* Whether path names a .glb or .gltf file. */
-static int gltf_path(const char* path) {
-  const size_t n = strlen(path);
-  return (n >= 4 && !strcasecmp(path + n - 4, ".glb")) || (n >= 5 && !strcasecmp(path + n - 5, ".gltf"));
-}
-
 static int want_weld(const char* cmd, const char* in, const char* out) {
   if (cli_load_cfg.weld >= 0) return cli_load_cfg.weld;
   if (!strcmp(cmd, "info") || !strcmp(cmd, "validate")) return 0;
@@ -186,7 +180,7 @@ int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_s
   }
   /* what the reader could not take from a glTF IN (point or line primitives, an index past its table) a glTF OUT
    * edited in place keeps as the source has it, unread, and says nothing at save: said here */
-  if (out_path && sk_scene_note(*out) && gltf_path(path) && gltf_path(out_path))
+  if (out_path && sk_scene_note(*out) && cli_gltf_name(path) && cli_gltf_name(out_path))
     fprintf(stderr, "skinkit %s: warning: %s: %s\n", cmd, path, sk_scene_note(*out));
   if (want_weld(cmd, path, out_path) && sk_scene_weld(*out, NULL, &err)) {
     fprintf(stderr, "skinkit %s: %s: %s\n", cmd, path, err.message);

@@ -402,8 +402,8 @@ static int load_skf(const char* cmd, const char* path, unsigned char** data, siz
 static char* find_model_beside(const char* in) {
   size_t n = strlen(in);
   if (n < 5 || strcasecmp(in + n - 4, ".skf")) return NULL;
-  static const char* const exts[] = {"",     ".glb",     ".gltf", ".fbx", ".dae", ".x",
-                                     ".b3d", ".md5mesh", ".mesh", ".iqm", ".smd"};
+  static const char* const exts[] = {"",   ".glb", ".gltf",    ".vrm",  ".fbx", ".dae",
+                                     ".x", ".b3d", ".md5mesh", ".mesh", ".iqm", ".smd"};
   for (size_t e = 0; e < sizeof exts / sizeof exts[0]; ++e) {
     char* path = malloc(n + 16);
     if (!path) return NULL;

@@ -364,11 +364,6 @@ static void print_rigid(const char* mesh, size_t V, const char* joint, int json,
          joint);
 }
 
-static int ends_with_ci(const char* s, const char* suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
 /* Bone links: the scene's linked skeleton and, per mesh, its spread skin and linked inverse binds (NULL for a mesh
  * without skin), given to the scene once every mesh ran (sk_scene_relink, then sk_scene_mesh_set_skin). */
 typedef struct links_out {
@@ -928,7 +923,7 @@ static uint32_t most_influences(const sk_skin* skin) {
  * when --limit, --as-is or a format other than glTF decides the count. 0, or 2 after a message. */
 static int locked_cut(const weights_run* w, uint32_t m, sk_skin* skin, uint32_t held, op_line* ops, int* nops) {
   const opts* o = w->o;
-  const int gltf = ends_with_ci(o->out, ".glb") || ends_with_ci(o->out, ".gltf");
+  const int gltf = cli_gltf_name(o->out);
   const uint32_t cap = held > 4 ? (held + 3) / 4 * 4 : 4;
   if (!w->locked || o->limit || o->as_is || !gltf || most_influences(skin) <= cap) return 0;
   op_line* L = &ops[(*nops)++];
@@ -1020,7 +1015,7 @@ static int save_output(const weights_run* w, const struct timespec* t0) {
   char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
   so.notes = notes;
   so.notes_size = sizeof notes;
-  int gltf = ends_with_ci(o->out, ".glb") || ends_with_ci(o->out, ".gltf");
+  int gltf = cli_gltf_name(o->out);
   /* glTF's default applies: a glTF source keeps as many influences as its primitive held (4 per JOINTS_n set),
    * others 4, and a vertex whose weights do not sum to 1 (a source's, where no operation renormalized it) is
    * written renormalized, as glTF requires; the library notes both. Other formats, and --as-is: as edited. */

@@ -32,7 +32,7 @@ from . import batch_tasks as T
 
 VERBS = ("validate", "pack", "convert", "bind", "weights")
 FORMAT_EXT = {"glb": ".glb", "gltf": ".gltf", "fbx": ".fbx", "fbxa": ".fbx", "dae": ".dae"}
-WRITABLE = (".glb", ".gltf", ".dae")
+WRITABLE = (".glb", ".gltf", ".dae", ".vrm")  # .vrm: an edit of a VRM source
 
 
 class BatchError(Exception):

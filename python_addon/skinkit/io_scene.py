@@ -182,7 +182,7 @@ class SKINKIT_OT_export_skf(bpy.types.Operator, ExportHelper):
 
 
 # ------------------------------------------------------------------------------------------- Assimp import
-_IMPORT_GLOB = "*.x;*.b3d;*.md5mesh;*.mesh;*.smd;*.iqm;*.ms3d;*.md2;*.md3;*.mdl;*.3ds;*.obj;*.dae;*.fbx;*.gltf;*.glb"
+_IMPORT_GLOB = "*.x;*.b3d;*.md5mesh;*.mesh;*.smd;*.iqm;*.ms3d;*.md2;*.md3;*.mdl;*.3ds;*.obj;*.dae;*.fbx;*.gltf;*.glb;*.vrm"
 
 
 def _remove_created(objs, datas):
@@ -696,7 +696,7 @@ def _made_up(name, path=None):
     file's path, the names a format's reader cannot have made up are the file's own: none in glTF (skinkit's reader
     adds no node), only Assimp's "RootNode" in FBX (a Model named "root" or "Scene" is the file's)."""
     ext = os.path.splitext(path)[1].lower() if path else ""
-    if ext in (".glb", ".gltf"):
+    if ext in (".glb", ".gltf", ".vrm"):
         return not name
     if ext == ".fbx":
         return not name or name == "RootNode" or (name.startswith("<") and name.endswith(">"))
@@ -778,8 +778,8 @@ def _gltf_armature_name(doc, names, node, kept):
     return name or "Armature"
 
 
-def _is_gltf(path):
-    return os.path.splitext(path)[1].lower() in (".glb", ".gltf")
+def _is_gltf(path):  # a .vrm avatar is a .glb by another name
+    return os.path.splitext(path)[1].lower() in (".glb", ".gltf", ".vrm")
 
 
 def _moved_joints(scene, joints):

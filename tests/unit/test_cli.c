@@ -482,6 +482,76 @@ START_TEST(pack_info_unpack) {
 }
 END_TEST
 
+/* The JSON text of a top-level member of glTF file path (its value as written), malloc'ed; NULL when absent. */
+static char* top_level_text(const char* path, const char* key) {
+  skio_gltf_doc* d = NULL;
+  skc_err e = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &e) == SKC_OK, "%s: %s", path, e.message);
+  const int t = skio_json_get(d, 0, key);
+  char* text = NULL;
+  if (t >= 0) {
+    const int quoted = d->tok[t].type == 3;
+    const int a = d->tok[t].start - quoted, b = d->tok[t].end + quoted;
+    text = strndup(d->json + a, (size_t)(b - a));
+  }
+  skio_gltf_doc_destroy(d);
+  return text;
+}
+
+/* VRM avatars (VRoid Studio, UniVRM, Blender's VRM addon) are .glb files named .vrm whose humanoid map, expressions,
+ * spring bones and MToon materials are top-level extensions naming nodes, meshes and morph targets by index. skinkit
+ * refused them ("Assimp cannot read it"); now it reads .vrm, and a .glb under any name by its magic, and writes a
+ * .vrm only as an edit in place of a VRM source, every extension as it was (tests/data/make_vrm_rig.py). */
+START_TEST(vrm_read_and_written_in_place) {
+  static const char* const srcs[] = {"vrm0_rig.vrm", "vrm1_rig.vrm"};
+  static const char* const keys[] = {"extensions", "extensionsUsed", "materials", "nodes", "meshes", "skins"};
+  char args[1024], in[300], out[300];
+  for (int v = 0; v < 2; ++v) {
+    snprintf(in, sizeof in, SK_SOURCE_DIR "/tests/data/%s", srcs[v]);
+    snprintf(out, sizeof out, "%s/bound%d.vrm", g_tmp, v);
+    snprintf(args, sizeof args, "bind %s -o %s", in, out);
+    ck_assert_msg(run(args) == 0, "%s", err_text());
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k) {
+      char *a = top_level_text(in, keys[k]), *b = top_level_text(out, keys[k]);
+      ck_assert_msg(a && b && !strcmp(a, b), "%s: %s changed", srcs[v], keys[k]);
+      free(a), free(b);
+    }
+    snprintf(args, sizeof args, "info %s", out); /* the bind was written: the leg's shin took weight */
+    ck_assert_int_eq(run(args), 0);
+    ck_assert_msg(strstr(g_out, "max 2 influences") != NULL, "%s", g_out);
+  }
+  snprintf(args, sizeof args, "weights --normalize %s/tests/data/vrm0_rig.vrm -o %s/plain.glb", SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(run(args), 0); /* a VRM written as .glb is the same edit */
+  snprintf(out, sizeof out, "%s/plain.glb", g_tmp);
+  char *a = top_level_text(SK_SOURCE_DIR "/tests/data/vrm0_rig.vrm", "extensions"),
+       *b = top_level_text(out, "extensions");
+  ck_assert(a && b && !strcmp(a, b));
+  free(a), free(b);
+  /* no VRM extension in the source: no .vrm, and nothing written */
+  snprintf(args, sizeof args, "convert %s/tests/data/skinrig.glb -o %s/x.vrm", SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "a .vrm is written only as an edit of a VRM file") != NULL, "%s", err_text());
+  snprintf(out, sizeof out, "%s/x.vrm", g_tmp);
+  ck_assert_int_eq(access(out, F_OK), -1);
+  /* to FBX the extension is named as not written */
+  snprintf(args, sizeof args, "convert %s/tests/data/vrm1_rig.vrm -o %s/x.fbx", SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "extensions VRMC_vrm, VRMC_springBone, VRMC_materials_mtoon") != NULL, "%s",
+                err_text());
+  /* a .glb without an extension is read by its magic; validate walks .vrm files */
+  snprintf(args, sizeof args,
+           "mkdir %s/tree && cp %s/tests/data/skinrig.glb %s/noext && cp %s/tests/data/vrm1_rig.vrm %s/tree/", g_tmp,
+           SK_SOURCE_DIR, g_tmp, SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "info %s/noext", g_tmp);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert(strstr(g_out, "3 joint(s)") != NULL);
+  snprintf(args, sizeof args, "validate %s/tree", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(g_out, "vrm1_rig.vrm") && strstr(g_out, "1 file(s): 1 ok"), "%s", g_out);
+}
+END_TEST
+
 /* pack names the weights it leaves out (NaN, infinite, negative: the encoder packs positive finite ones) instead of
  * dropping them without a word (the audit of session 43): cylinder_rig.glb with vertex 0's first weight made NaN and
  * vertex 1's negative, found in the file by the bytes of the first vertex's WEIGHTS_0. */
@@ -1075,6 +1145,7 @@ static Suite* suite(void) {
   tcase_add_test(t, fbx_and_dae_writers_isolated_and_deep_scenes_refused);
   tcase_add_test(t, assimp_loaded_only_when_a_file_needs_it);
   tcase_add_test(t, fbx_and_dae_writers_isolated_for_long_clips);
+  tcase_add_test(t, vrm_read_and_written_in_place);
   suite_add_tcase(s, t);
   return s;
 }

@@ -524,6 +524,8 @@ END_TEST
 START_TEST(extensions_come_from_assimp) {
   ck_assert(strstr(sk_import_extensions(), "*.glb") != NULL);
   ck_assert(sk_import_extension_supported(".GLB"));
+  ck_assert(strstr(sk_import_extensions(), "*.vrm") != NULL); /* VRM avatars: .glb files read natively */
+  ck_assert(sk_import_extension_supported(".vrm") && sk_import_extension_supported("VRM"));
   ck_assert(sk_import_extension_supported("fbx"));
   ck_assert(!sk_import_extension_supported(".skeleton"));
   ck_assert(!sk_import_extension_supported(".txt"));
