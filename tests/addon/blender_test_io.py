@@ -378,6 +378,12 @@ def test_import_cylinder_rig_glb():
     _check_import(os.path.join(DATA, "cylinder_rig.glb"), "cylinder_rig.glb")
 
 
+def test_import_vrm_avatar():  # a .vrm is the .glb it is (the library reads it; the import offers *.vrm)
+    _check_import(os.path.join(DATA, "vrm1_rig.vrm"), "vrm1_rig.vrm")
+    from skinkit import api
+    expect("*.vrm" in api.import_extensions(), "import offers no *.vrm: %s" % api.import_extensions())
+
+
 def test_import_fbx_frames():
     """An FBX's unit and axes (GlobalSettings) are applied on import as Blender's own FBX importer applies them: the
     same leg written in centimetres Y up, metres Z up and centimetres X up lands where Blender puts it (it came in
@@ -3033,7 +3039,8 @@ def main():
              test_material_custom_props,
              test_import_export_uv1_and_colors,
              test_import_fbx_frames,
-             test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb]
+             test_export_skf_16bit_file_order_two_meshes, test_export_skf_failures, test_import_cylinder_rig_glb,
+             test_import_vrm_avatar]
     tests += [_corpus_test(rel) for rel in CORPUS]
     tests += [test_import_undo_and_failures, test_collada_edit_reads_back_in_blender,
               test_collada_appended_joint_reads_back_in_blender, test_scene_objects_read_back_in_blender,
