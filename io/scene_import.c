@@ -1878,6 +1878,16 @@ static void isolated_child(const char* path, unsigned int flags, const struct ai
 /* Why the isolated reader did not succeed, as an error (status from wait4, report what the child wrote: flag
  * byte and Assimp's reason). A crash is reported by its signal: the memory limit is named only when the reader
  * said so (or Assimp did: std::bad_alloc). */
+/* What to do instead when Assimp cannot read path: its .blend reader knows the data layout of old Blender versions
+ * only (a file saved by Blender 3.4: "Did not find a field named `no` in structure `MVert`"). */
+static const char* assimp_hint(const char* path) {
+  const char* dot = strrchr(path, '.');
+  return dot && !strcasecmp(dot, ".blend")
+             ? " (it reads .blend files of old Blender versions only: export .glb or .fbx from Blender, or use the "
+               "skinkit addon in Blender)"
+             : "";
+}
+
 static int child_failure(const char* path, int st, const char* report, uint32_t limit_mb, skc_err* err) {
   const char* why = report[0] ? report + 1 : report;
   const bool oom_msg = strstr(why, "bad_alloc") || strstr(why, "memory");
@@ -1888,7 +1898,8 @@ static int child_failure(const char* path, int st, const char* report, uint32_t 
     return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (%s, %s, in an isolated reader)", path,
                     skio_signal_name(WTERMSIG(st)), strsignal(WTERMSIG(st)));
   if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why[0] ? why : "unknown error");
+    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it%s: %s", path, assimp_hint(path),
+                    why[0] ? why : "unknown error");
   return skc_fail(err, SKC_FORMAT, "%s: the importer crashed reading it (isolated reader exit %d)", path,
                   WIFEXITED(st) ? WEXITSTATUS(st) : -1); /* a handler made the crash an exit */
 }
@@ -2003,7 +2014,8 @@ static int read_with_assimp(const char* path, const skio_import_options* opts, u
   if (!ai) {
     /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
     const char* why = fx->why[0] ? fx->why : aiGetErrorString();
-    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it: %s", path, why && why[0] ? why : "unknown error");
+    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it%s: %s", path, assimp_hint(path),
+                    why && why[0] ? why : "unknown error");
   }
   if (!ai->mRootNode) {
     aiReleaseImport(ai);

@@ -552,6 +552,18 @@ START_TEST(vrm_read_and_written_in_place) {
 }
 END_TEST
 
+/* A .blend saved by Blender 2.8 or later is a file Assimp's reader cannot take ("Did not find a field named `no` in
+ * structure `MVert`" for Blender 3.4's): the message says what to do instead (a block header alone fails alike). */
+START_TEST(blend_file_refusal_says_what_to_do) {
+  write_file("rig.blend", "BLENDER-v304REND");
+  char args[600];
+  snprintf(args, sizeof args, "info %s/rig.blend", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "old Blender versions only: export .glb or .fbx from Blender") != NULL, "%s",
+                err_text());
+}
+END_TEST
+
 /* pack names the weights it leaves out (NaN, infinite, negative: the encoder packs positive finite ones) instead of
  * dropping them without a word (the audit of session 43): cylinder_rig.glb with vertex 0's first weight made NaN and
  * vertex 1's negative, found in the file by the bytes of the first vertex's WEIGHTS_0. */
@@ -1146,6 +1158,7 @@ static Suite* suite(void) {
   tcase_add_test(t, assimp_loaded_only_when_a_file_needs_it);
   tcase_add_test(t, fbx_and_dae_writers_isolated_for_long_clips);
   tcase_add_test(t, vrm_read_and_written_in_place);
+  tcase_add_test(t, blend_file_refusal_says_what_to_do);
   suite_add_tcase(s, t);
   return s;
 }
