@@ -904,7 +904,7 @@ static int bind_save(sk_scene* s, const char* out, int force, double* save_ms) {
   o.notes = notes;
   o.notes_size = sizeof notes;
   double ts = now_ms();
-  int src = sk_scene_save(s, out, &o, &err);
+  int src = cli_scene_save(s, out, &o, &err);
   *save_ms = now_ms() - ts;
   if (src) {
     fprintf(stderr, "skinkit bind: %s\n", err.message);

@@ -140,6 +140,13 @@ int cli_check_input(const char* cmd, const char* path);
  * the default of --merge-corners / --keep-corners (cli_load.c want_weld). 0, or 2 after one "skinkit CMD: reason"
  * line. */
 int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_scene** out);
+/* Around the library's reads and writes: stdout points at stderr (returns the saved descriptor, or -1 when it could
+ * not), then back. Assimp 5.2.5 prints to stdout from inside its readers (its Ogre XML reader's "Skeleton is not a
+ * valid root" on every skeleton), which would break `--json -`: stdout carries only what the command prints. */
+int cli_stdout_aside(void);
+void cli_stdout_back(int saved);
+/* sk_scene_save between cli_stdout_aside and cli_stdout_back. */
+sk_result cli_scene_save(sk_scene* s, const char* path, const sk_save_options* o, sk_error* err);
 /* When stdout or stderr is a terminal, writes it through a filter that shows control characters (a hostile file's
  * names can hold terminal escape sequences) as \xHH (cli_term.c). Called once, first thing in main. */
 void cli_guard_terminal(void);

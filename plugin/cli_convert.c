@@ -204,7 +204,7 @@ int cli_convert(int argc, char** argv) {
   o.notes = notes;
   o.notes_size = sizeof notes;
   cli_guard_save(s, &o);
-  int rc = sk_scene_save(s, out, &o, &err);
+  int rc = cli_scene_save(s, out, &o, &err);
   if (rc) {
     sk_scene_destroy(s);
     /* OUT itself exists: the library's message names its own option (overwrite), the CLI's is --force */

@@ -395,7 +395,7 @@ int cli_sample(int argc, char** argv) {
   sk_mesh_desc md = {sizeof md, 0, "cylinder", nv, pos, nrm, NULL, NULL, tri, nt * 3, skin, NULL, NULL, NULL, NULL};
   sk_save_options so = {.size = sizeof so, .overwrite = (uint32_t)o.force, .as_is = 1};
   if ((rc = sk_scene_create(skel, &scene, &err)) || (rc = sk_scene_add_mesh(scene, &md, NULL, &err)) ||
-      (rc = sk_scene_save(scene, o.out, &so, &err)))
+      (rc = cli_scene_save(scene, o.out, &so, &err)))
     goto done;
   sample_report(&o, nv, nt, t_start);
 done:

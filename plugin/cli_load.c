@@ -134,6 +134,30 @@ static int same_ext(const char* a, const char* b, const char* ext) {
  * commands that write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or
  * .dae format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
  * anew). */
+int cli_stdout_aside(void) {
+  fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    close(saved);
+    return -1;
+  }
+  return saved;
+}
+
+void cli_stdout_back(int saved) {
+  if (saved < 0) return;
+  fflush(stdout); /* what the reader printed is in stdout's buffer: it goes to stderr too */
+  (void)dup2(saved, STDOUT_FILENO);
+  close(saved);
+}
+
+sk_result cli_scene_save(sk_scene* s, const char* path, const sk_save_options* o, sk_error* err) {
+  const int saved = cli_stdout_aside();
+  const sk_result rc = sk_scene_save(s, path, o, err);
+  cli_stdout_back(saved);
+  return rc;
+}
+
 static int want_weld(const char* cmd, const char* in, const char* out) {
   if (cli_load_cfg.weld >= 0) return cli_load_cfg.weld;
   if (!strcmp(cmd, "info") || !strcmp(cmd, "validate")) return 0;
@@ -173,7 +197,10 @@ int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_s
   lo.skeleton_from_nodes = !strcmp(cmd, "bind") || !strcmp(cmd, "info") || !strcmp(cmd, "convert");
   if (!strcmp(cmd, "convert")) lo.skeleton_from_nodes |= SK_NODES_ANIMATED; /* rigid motion kept (glTF) */
   sk_error err;
-  if (sk_scene_load(path, &lo, out, &err)) {
+  const int saved = cli_stdout_aside();
+  const int failed = sk_scene_load(path, &lo, out, &err) != SK_OK;
+  cli_stdout_back(saved);
+  if (failed) {
     fprintf(stderr, "skinkit %s: %s\n", cmd, err.message);
     *out = NULL;
     return 2;

@@ -70,7 +70,10 @@ typedef struct job {
 static void check_file(job* j, file_result* fr) {
   sk_error err;
   sk_scene* s = NULL;
-  if (sk_scene_load(fr->path, NULL, &s, &err)) {
+  const int saved = cli_stdout_aside(); /* Assimp's readers print: stdout is the report's */
+  const int failed = sk_scene_load(fr->path, NULL, &s, &err) != SK_OK;
+  cli_stdout_back(saved);
+  if (failed) {
     fr->status = 2;
     snprintf(fr->error, sizeof fr->error, "%s", err.message);
     return;

@@ -1023,7 +1023,7 @@ static int save_output(const weights_run* w, const struct timespec* t0) {
     so.as_is = 1;
   else if (o->limit)
     so.max_influences = o->limit; /* asked for: up to N, in as many sets as it takes */
-  sk_result sr = sk_scene_save(w->s, o->out, &so, &err);
+  sk_result sr = cli_scene_save(w->s, o->out, &so, &err);
   const char* warning = sr == SK_OK && notes[0] ? notes : NULL; /* the library's notes */
   if (o->json) {
     printf("],\"written\":%s,\"seconds\":%.4f", sr == SK_OK ? "true" : "false", seconds_since(t0));

@@ -552,6 +552,26 @@ START_TEST(vrm_read_and_written_in_place) {
 }
 END_TEST
 
+/* Assimp 5.2.5's Ogre XML skeleton reader printf()s "Skeleton is not a valid root:" to stdout, which broke `--json -`
+ * of every command reading such a mesh (an audit's fish.mesh.xml): the CLI points stdout at stderr while the library
+ * reads and writes. ogre_rig.mesh.xml with only its .skeleton.xml beside it takes that reader. */
+START_TEST(assimp_prints_stay_off_json_stdout) {
+  char args[1024];
+  snprintf(args, sizeof args, "cp %s/tests/data/ogre_rig.mesh.xml %s/tests/data/ogre_rig.skeleton.xml %s/",
+           SK_SOURCE_DIR, SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  static const char* const cmds[] = {
+      "info %s/ogre_rig.mesh.xml --json -", "convert %s/ogre_rig.mesh.xml %s/c.glb --json -",
+      "bind %s/ogre_rig.mesh.xml %s/b.glb --json -", "validate --jobs 1 %s/ogre_rig.mesh.xml --json -"};
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; ++c) {
+    snprintf(args, sizeof args, cmds[c], g_tmp, g_tmp);
+    ck_assert_msg(run(args) == 0, "%s: %s", args, err_text());
+    ck_assert_msg(g_out[0] == '{' && !strstr(g_out, "Skeleton is not"), "%s: stdout is not the JSON alone:\n%.300s",
+                  args, g_out);
+  }
+}
+END_TEST
+
 /* A .blend saved by Blender 2.8 or later is a file Assimp's reader cannot take ("Did not find a field named `no` in
  * structure `MVert`" for Blender 3.4's): the message says what to do instead (a block header alone fails alike). */
 START_TEST(blend_file_refusal_says_what_to_do) {
@@ -1159,6 +1179,7 @@ static Suite* suite(void) {
   tcase_add_test(t, fbx_and_dae_writers_isolated_for_long_clips);
   tcase_add_test(t, vrm_read_and_written_in_place);
   tcase_add_test(t, blend_file_refusal_says_what_to_do);
+  tcase_add_test(t, assimp_prints_stay_off_json_stdout);
   suite_add_tcase(s, t);
   return s;
 }
