@@ -116,6 +116,14 @@ int skio_export_format(const char* path, const char* format, const char** out_id
   return SKC_OK;
 }
 
+int skio_export_extension_supported(const char* extension) {
+  if (!extension || !extension[0]) return 0;
+  const char* e = extension[0] == '.' ? extension + 1 : extension;
+  for (size_t i = 0; i < sizeof k_formats / sizeof k_formats[0]; ++i)
+    if (!k_formats[i].refused && strcasecmp(e, k_formats[i].ext + 1) == 0) return 1;
+  return 0;
+}
+
 /* ---- weights processing ---------------------------------------------------------------------------- */
 /* Processed CSR of one mesh (owned arrays). */
 typedef struct csr {

@@ -723,6 +723,9 @@ typedef struct skio_export_options {
 int skio_export_format(const char* path, const char* format, const char** out_id, const char** out_ext,
                        skc_err* err);
 int skio_scene_export(const skio_scene* s, const char* path, const skio_export_options* opts, skc_err* err);
+/* Whether files of this extension are written (with or without the dot, any case): .glb, .gltf, .vrm (as an edit of a
+ * VRM source only), .fbx, .dae. */
+int skio_export_extension_supported(const char* extension);
 /* The weights the writers write of a skinned mesh (export options: prune, limit, normalize; limit 0 = keep all):
  * CSR over its vertices, arrays malloc'd (free each). SKC_OUT_OF_MEMORY. */
 int skio_export_weights(const skio_mesh* m, const skio_export_options* o, uint32_t limit, uint32_t** offsets,

@@ -489,6 +489,8 @@ SK_API const char* sk_import_extensions(void) { return skio_import_extensions();
 
 SK_API int sk_import_extension_supported(const char* extension) { return skio_extension_supported(extension); }
 
+SK_API int sk_export_extension_supported(const char* extension) { return skio_export_extension_supported(extension); }
+
 SK_API sk_result sk_scene_create(const sk_skeleton* skeleton, sk_scene** out, sk_error* err) {
   if (!out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "out must not be NULL");
   sk_scene* s = calloc(1, sizeof *s);

@@ -191,6 +191,16 @@ int cli_gltf_name(const char* path) {
   return dot && (!strcasecmp(dot, ".glb") || !strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".vrm"));
 }
 
+int cli_check_model_format(const char* cmd, const char* path) {
+  const char* slash = strrchr(path, '/');
+  const char* dot = strrchr(slash ? slash + 1 : path, '.');
+  if (!dot)
+    return cli_arg_error(cmd, "OUT %s has no extension to pick the format from (.glb, .gltf, .fbx, .dae)", path);
+  if (!sk_export_extension_supported(dot))
+    return cli_arg_error(cmd, "%s: cannot write \"%s\" files (glb, gltf, fbx, dae; vrm from a VRM file)", path, dot);
+  return 0;
+}
+
 int cli_check_model_output(const char* cmd, const char* path) {
   if (!strcmp(path, "-"))
     return cli_arg_error(cmd, "OUT \"-\": %s writes a file, not stdout (name the file)", cmd);

@@ -764,7 +764,7 @@ static int bind_parse_args(int argc, char** argv, bind_args* p) {
 /* OUT names a model file, is never IN, and an existing OUT is replaced only with --force. 0, or the exit status (2
  * or 1) after a message. */
 static int bind_check_output(const bind_args* p) {
-  if (cli_check_model_output("bind", p->out)) return 2;
+  if (cli_check_model_output("bind", p->out) || cli_check_model_format("bind", p->out)) return 2;
   if (cli_same_file(p->in, p->out)) {
     fprintf(stderr, "skinkit bind: refusing to overwrite the input %s\n", p->in);
     return 2;

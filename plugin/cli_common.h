@@ -196,6 +196,9 @@ void cli_argv_drop(int* argc, char** argv, int i, int n);
 int cli_take_output(const char* cmd, int* argc, char** argv);
 /* Whether path's name is a glTF one: .glb, .gltf, or .vrm (a VRM avatar, a .glb by another name). */
 int cli_gltf_name(const char* path);
+/* OUT's extension names a format the library writes (sk_export_extension_supported): checked before the work of
+ * bind and weights, which otherwise ran whole before the save refused a .x OUT. 0, or 2 after one error line. */
+int cli_check_model_format(const char* cmd, const char* path);
 /* As cli_check_output_dir, and "-" is refused: the writers write files, never stdout. 0, or 2. */
 int cli_check_model_output(const char* cmd, const char* path);
 /* validate's and report's --json [OUT|-]: argv[i] is --json=OUT (1), --json OUT (2), or a bare --json with nothing

@@ -202,7 +202,7 @@ static int parse_args(int argc, char** argv, opts* o) {
     }
   }
   if (!o->in || !o->out) return bad("%s", "IN and OUT are required");
-  if (cli_check_output_dir("weights", o->out)) return 2;
+  if (cli_check_output_dir("weights", o->out) || cli_check_model_format("weights", o->out)) return 2;
   if (o->cotangent && !o->smooth_iter) return bad("%s", "--cotangent goes with --smooth");
   if (o->per_component && !o->rogue) return bad("%s", "--per-component goes with --remove-rogue");
   if (o->mirror < 0 && (axis_given || o->mirror_tol > 0.0f))

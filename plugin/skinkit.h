@@ -42,10 +42,10 @@ extern "C" {
 /* ============================================================================================ common */
 
 /* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.25.0 -> 12500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12500
+#define SK_VERSION 12600
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 25
+#define SK_ABI_MINOR 26
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -983,6 +983,9 @@ SK_API sk_result sk_scene_animation_key_times(const sk_scene* scene, uint32_t an
  * on their own (they are read beside their .mesh). */
 SK_API const char* sk_import_extensions(void);
 SK_API int sk_import_extension_supported(const char* extension);
+/* Whether sk_scene_save writes files of this extension (with or without the dot, case-insensitive): glb, gltf, fbx,
+ * dae, and vrm (a VRM avatar: written only as the in-place edit of a scene read from one). ABI 1.26. */
+SK_API int sk_export_extension_supported(const char* extension);
 
 /* SK_SECTION io (scene import/export): add declarations above this line */
 

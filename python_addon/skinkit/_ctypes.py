@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12500
+SK_VERSION = 12600
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 25
+SK_ABI_MINOR = 26
 
 SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
 
@@ -1089,6 +1089,7 @@ FUNCTIONS = [
     ("sk_scene_animation_key_times", RESULT, [HANDLE, u32, POINTER(c_double), size, POINTER(c_size_t), ERR]),
     ("sk_import_extensions", c_char_p, []),
     ("sk_import_extension_supported", ctypes.c_int, [c_char_p]),
+    ("sk_export_extension_supported", ctypes.c_int, [c_char_p]),  # ABI 1.26
     # weights
     ("sk_weights_normalize", RESULT, [HANDLE, POINTER(SkNormalizeDesc), POINTER(SkWeightsReport), ERR]),
     ("sk_weights_limit", RESULT, [HANDLE, POINTER(SkLimitDesc), POINTER(SkWeightsReport), ERR]),

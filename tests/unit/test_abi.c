@@ -684,6 +684,13 @@ START_TEST(scene_error_paths) {
   GETTER(0, sk_import_extension_supported, "");
   GETTER(0, sk_import_extension_supported, ".skeleton");
   GETTER(0, sk_import_extension_supported, "no-such-extension");
+  /* ABI 1.26: the extensions sk_scene_save writes */
+  GETTER(0, sk_export_extension_supported, NULL);
+  GETTER(0, sk_export_extension_supported, "");
+  GETTER(0, sk_export_extension_supported, ".x");
+  GETTER(0, sk_export_extension_supported, "obj");
+  static const char* const written[] = {".glb", "GLTF", "fbx", ".dae", ".vrm"};
+  for (size_t i = 0; i < sizeof written / sizeof *written; ++i) ck_assert(sk_export_extension_supported(written[i]));
 }
 END_TEST
 

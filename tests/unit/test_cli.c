@@ -572,6 +572,22 @@ START_TEST(assimp_prints_stay_off_json_stdout) {
 }
 END_TEST
 
+/* weights and bind refuse an OUT format the library does not write before they work: they ran whole, printed their
+ * report (--json: "output" naming a file never written), then the save refused the .x (an audit). */
+START_TEST(writers_refuse_unwritable_out_first) {
+  static const char* const cmds[] = {"weights --normalize %s/tests/data/skinrig.glb %s/out.x --json -",
+                                     "bind %s/tests/data/skinrig.glb %s/out.x --json -",
+                                     "bind %s/tests/data/skinrig.glb %s/out"};
+  char args[1024];
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; ++c) {
+    snprintf(args, sizeof args, cmds[c], SK_SOURCE_DIR, g_tmp);
+    ck_assert_int_eq(run(args), 2);
+    ck_assert_msg(g_out[0] == 0, "%s: printed %.200s", args, g_out);
+    ck_assert_msg(strstr(err_text(), c < 2 ? "cannot write \".x\" files" : "no extension"), "%s", err_text());
+  }
+}
+END_TEST
+
 /* A .blend saved by Blender 2.8 or later is a file Assimp's reader cannot take ("Did not find a field named `no` in
  * structure `MVert`" for Blender 3.4's): the message says what to do instead (a block header alone fails alike). */
 START_TEST(blend_file_refusal_says_what_to_do) {
@@ -1180,6 +1196,7 @@ static Suite* suite(void) {
   tcase_add_test(t, vrm_read_and_written_in_place);
   tcase_add_test(t, blend_file_refusal_says_what_to_do);
   tcase_add_test(t, assimp_prints_stay_off_json_stdout);
+  tcase_add_test(t, writers_refuse_unwritable_out_first);
   suite_add_tcase(s, t);
   return s;
 }
