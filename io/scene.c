@@ -178,8 +178,22 @@ bool skio_user_prop_of(const skio_user_prop* u, const char* node, size_t len) {
   return strlen(u->node) == len && !memcmp(u->node, node, len);
 }
 
+void skio_scene_retire(skio_scene* s, void* p) {
+  if (!p) return;
+  if (s->retired_count == s->retired_capacity) {
+    const uint32_t cap = s->retired_capacity ? 2 * s->retired_capacity : 16;
+    void** grown = cap > s->retired_capacity ? realloc(s->retired, cap * sizeof *grown) : NULL;
+    if (!grown) return;
+    s->retired = grown;
+    s->retired_capacity = cap;
+  }
+  s->retired[s->retired_count++] = p;
+}
+
 void skio_scene_destroy(skio_scene* s) {
   if (!s) return;
+  for (uint32_t i = 0; i < s->retired_count; ++i) free(s->retired[i]);
+  free(s->retired);
   for (uint32_t m = 0; m < s->mesh_count; ++m) skio_mesh_free(&s->meshes[m]);
   free(s->meshes);
   for (uint32_t a = 0; a < s->anim_count; ++a) skio_anim_free(&s->anims[a]);

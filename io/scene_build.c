@@ -92,10 +92,16 @@ int skio_mesh_set_skin(skio_scene* s, uint32_t m, const skc_skin* skin, const fl
   const size_t ib_bytes = (size_t)s->skeleton->joint_count * 16 * sizeof(float);
   if (!mesh->inverse_bind || memcmp(mesh->inverse_bind, staged.inverse_bind, ib_bytes))
     mesh->bind_world_set = false; /* other inverse binds: the file's bind world is not theirs */
-  skc_skin_destroy(mesh->skin);
+  if (mesh->skin) {               /* sk_scene_mesh_skin's handle stays valid: the new weights move into it */
+    const skc_skin old = *mesh->skin;
+    *mesh->skin = *staged.skin;
+    *staged.skin = old;
+    skc_skin_destroy(staged.skin);
+  } else {
+    mesh->skin = staged.skin;
+  }
   free(mesh->inverse_bind);
   free(mesh->bound);
-  mesh->skin = staged.skin;
   mesh->inverse_bind = staged.inverse_bind;
   mesh->bound = staged.bound;
   mesh->bone_count = staged.bone_count;
@@ -223,8 +229,20 @@ int skio_mesh_set_morphs(skio_scene* s, uint32_t m, uint32_t count, const char* 
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory for %u blend shapes of %zu vertices", count, nv);
   }
   morph_set old = {mesh->morph_names, mesh->morph_weights, mesh->morph_positions, mesh->morph_normals};
-  if (!same_targets(mesh, count, (const char* const*)k.names)) skio_mesh_free_morph_keys(mesh); /* keys of others */
-  morph_set_free(&old, mesh->morph_count);
+  /* the strings sk_scene_mesh_morph_name gave out stay valid: the same names keep their strings, others are kept
+   * with the scene */
+  const bool same = same_targets(mesh, count, (const char* const*)k.names);
+  if (!same) skio_mesh_free_morph_keys(mesh); /* keys of other targets */
+  for (uint32_t t = 0; old.names && t < mesh->morph_count; ++t) {
+    char* kept = old.names[t];
+    if (same) { /* the new copy is freed with old's arrays below */
+      old.names[t] = k.names[t];
+      k.names[t] = kept;
+    } else {
+      skio_scene_retire(s, kept);
+    }
+  }
+  morph_set_free(&old, same ? mesh->morph_count : 0);
   mesh->morph_count = count;
   mesh->morph_names = k.names;
   mesh->morph_weights = k.weights;

@@ -2117,9 +2117,13 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
  * naming no embedded image): the output lacks it too, so the note says so (the in-place glTF edit keeps the
  * source's own references and needs no note). */
 static void note_read_losses(const skio_scene* s, char* note, size_t size) {
-  if (!s->material_note || !note || !size) return;
+  if (!note || !size) return;
   size_t n = strlen(note);
-  if (n + 1 < size) snprintf(note + n, size - n, "%sfrom the source: %s", n ? "; " : "", s->material_note);
+  if (s->no_skin_reason && !s->skeleton && n + 1 < size) /* an Ogre mesh whose .skeleton is not beside it */
+    n += (size_t)snprintf(note + n, size - n, "%swritten without a skeleton: %s", n ? "; " : "", s->no_skin_reason);
+  n = strlen(note);
+  if (s->material_note && n + 1 < size)
+    snprintf(note + n, size - n, "%sfrom the source: %s", n ? "; " : "", s->material_note);
 }
 
 static int export_view(const skio_scene* s, const skio_scene* view, const char* path, const skio_export_options* opts,

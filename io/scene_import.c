@@ -1843,10 +1843,41 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
   return NULL;
 }
 
+/* What the isolated reader reads: Assimp's import (props set), or skinkit's own glTF or IQM reader. */
+typedef struct isolated_read {
+  const char* path;
+  unsigned int flags;
+  const struct aiPropertyStore* props; /* NULL: a reader of skinkit's own */
+  int (*native)(const char* path, unsigned int flags, skc_err* err);
+  const skio_import_options* opts;
+} isolated_read;
+
+/* A reader of skinkit's own run for the isolated reader: read and drop the scene, the message in why; *oom when it
+ * ran out of memory (under the limit: it says so itself, where Assimp throws). */
+static const char* native_read(const isolated_read* r, char* why, size_t why_size, bool* oom) {
+  skc_err e = {0};
+  if (!r->native(r->path, r->flags, &e)) return NULL;
+  *oom = e.code == SKC_OUT_OF_MEMORY;
+  snprintf(why, why_size, "%s", e.message);
+  return why;
+}
+
+/* Assimp's import for the isolated reader: NULL when it succeeded, else its reason. */
+static const char* assimp_read(const isolated_read* r, char* why, size_t why_size) {
+  import_fixes fx;
+  const struct aiScene* ai = import_ai(r->path, r->flags, r->props, &fx);
+  if (ai) {
+    aiReleaseImport(ai); /* releasing can crash too (a fuzzed scene was freed twice in ~aiScene) */
+    return NULL;
+  }
+  const char* reason = fx.why[0] ? fx.why : aiGetErrorString();
+  snprintf(why, why_size, "%s", reason ? reason : "");
+  return why;
+}
+
 /* The isolated reader: import, report a refusal on fd (one flag byte, 'M' when the address space came within
- * half the limit of it, so an allocation failure is the likely reason, else '-'; then Assimp's reason), leave. */
-static void isolated_child(const char* path, unsigned int flags, const struct aiPropertyStore* props, uint32_t limit_mb,
-                           int fd) {
+ * half the limit of it, so an allocation failure is the likely reason, else '-'; then the reader's reason), leave. */
+static void isolated_child(const isolated_read* r, uint32_t limit_mb, int fd) {
   /* Default actions for fatal signals, so a crash shows as a signal even where a host program (a fuzzer, a
    * crash reporter) installed its own handlers. */
   const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
@@ -1859,25 +1890,20 @@ static void isolated_child(const char* path, unsigned int flags, const struct ai
 #endif
   const uint64_t start = memory_now();
   limit_memory(start, limit_mb);
-  import_fixes fx;
-  const struct aiScene* ai = import_ai(path, flags, props, &fx);
-  if (!ai) {
-    const char* why = fx.why[0] ? fx.why : aiGetErrorString();
+  char reason[SKC_ERR_MESSAGE_SIZE];
+  bool oom = false;
+  const char* why = r->props ? assimp_read(r, reason, sizeof reason) : native_read(r, reason, sizeof reason, &oom);
+  if (why) {
     /* the peak when the reader grew past the fork's address space, else what it holds now (its heap keeps what it
      * freed: the trim threshold) */
     const uint64_t peak = memory_peak() > forked ? memory_peak() : memory_now();
-    const char flag = limit_mb && peak > start && peak - start >= ((uint64_t)limit_mb << 19) ? 'M' : '-';
-    if (write(fd, &flag, 1) == 1 && why && why[0] && write(fd, why, strnlen(why, SKC_ERR_MESSAGE_SIZE - 2)) < 0)
-      _exit(3);
+    const char flag = limit_mb && (oom || (peak > start && peak - start >= ((uint64_t)limit_mb << 19))) ? 'M' : '-';
+    if (write(fd, &flag, 1) == 1 && why[0] && write(fd, why, strnlen(why, SKC_ERR_MESSAGE_SIZE - 2)) < 0) _exit(3);
     _exit(3);
   }
-  aiReleaseImport(ai); /* releasing can crash too (a fuzzed scene was freed twice in ~aiScene) */
-  _exit(0);            /* no atexit handlers, no leak checks: the child only answers "did it survive" */
+  _exit(0); /* no atexit handlers, no leak checks: the child only answers "did it survive" */
 }
 
-/* Why the isolated reader did not succeed, as an error (status from wait4, report what the child wrote: flag
- * byte and Assimp's reason). A crash is reported by its signal: the memory limit is named only when the reader
- * said so (or Assimp did: std::bad_alloc). */
 /* What to do instead when Assimp cannot read path: its .blend reader knows the data layout of old Blender versions
  * only (a file saved by Blender 3.4: "Did not find a field named `no` in structure `MVert`"). */
 static const char* assimp_hint(const char* path) {
@@ -1888,6 +1914,9 @@ static const char* assimp_hint(const char* path) {
              : "";
 }
 
+/* Why the isolated reader did not succeed, as an error (status from wait4, report what the child wrote: flag
+ * byte and Assimp's reason). A crash is reported by its signal: the memory limit is named only when the reader
+ * said so (or Assimp did: std::bad_alloc). */
 static int child_failure(const char* path, int st, const char* report, uint32_t limit_mb, skc_err* err) {
   const char* why = report[0] ? report + 1 : report;
   const bool oom_msg = strstr(why, "bad_alloc") || strstr(why, "memory");
@@ -1909,8 +1938,9 @@ static int child_failure(const char* path, int st, const char* report, uint32_t 
  * the machine has; a crash, a time-out or the memory limit there rejects the file with the reason instead of
  * taking the caller's process down. The import is deterministic, so a file that the child read safely is then read
  * in this process (one extra parse); a file the child's Assimp refused is refused with its reason, unread here. */
-static int preflight(const char* path, unsigned int flags, const struct aiPropertyStore* props,
-                     const skio_import_options* opts, skc_err* err) {
+static int preflight(const isolated_read* r, skc_err* err) {
+  const char* path = r->path;
+  const skio_import_options* opts = r->opts;
   int fds[2];
   if (pipe(fds) != 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(errno));
   fflush(NULL);
@@ -1923,7 +1953,7 @@ static int preflight(const char* path, unsigned int flags, const struct aiProper
   }
   if (pid == 0) {
     close(fds[0]);
-    isolated_child(path, flags, props, opts->max_memory_mb, fds[1]);
+    isolated_child(r, opts->max_memory_mb, fds[1]);
   }
   close(fds[1]);
   int st = 0;
@@ -1940,6 +1970,8 @@ static int preflight(const char* path, unsigned int flags, const struct aiProper
     return skc_fail(err, SKC_FORMAT, "%s: the importer did not finish within the time limit of %g s", path,
                     opts->timeout_seconds);
   if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return SKC_OK;
+  /* skinkit's own reader refused the file: read it here, for its own error code and message */
+  if (!r->props && WIFEXITED(st) && WEXITSTATUS(st) == 3 && why[0] != 'M') return SKC_OK;
   return child_failure(path, st, why, opts->max_memory_mb, err);
 }
 
@@ -2004,7 +2036,8 @@ static int read_with_assimp(const char* path, const skio_import_options* opts, u
   struct aiPropertyStore* props = import_properties();
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   int rc;
-  if ((rc = check_md5mesh(path, err)) || (opts && opts->isolate && (rc = preflight(path, flags, props, opts, err)))) {
+  if ((rc = check_md5mesh(path, err)) ||
+      (opts && opts->isolate && (rc = preflight(&(isolated_read){path, flags, props, NULL, opts}, err)))) {
     aiReleasePropertyStore(props);
     return rc;
   }
@@ -2177,11 +2210,36 @@ static int finish_scene(const char* path, skio_scene* s, const skio_source_id* s
   return SKC_OK;
 }
 
+/* skinkit's own readers as the isolated reader runs them: the scene read, then dropped */
+static int native_gltf(const char* path, unsigned int flags, skc_err* err) {
+  skio_scene* s = NULL;
+  const int rc = skio_gltf_import(path, flags, &s, err);
+  skio_scene_destroy(s);
+  return rc;
+}
+
+static int native_iqm(const char* path, unsigned int flags, skc_err* err) {
+  (void)flags;
+  skio_scene* s = NULL;
+  const int rc = skio_iqm_import(path, &s, err);
+  skio_scene_destroy(s);
+  return rc;
+}
+
+/* With isolate, a file skinkit reads itself (glTF: libdraco and meshopt data inside; IQM) is read in a child process
+ * first too, within the time and memory limits: a crash, hang or runaway allocation is refused there. */
+static int native_preflight(const char* path, const skio_import_options* opts,
+                            int (*native)(const char*, unsigned int, skc_err*), unsigned int flags, skc_err* err) {
+  if (!opts || !opts->isolate) return SKC_OK;
+  return preflight(&(isolated_read){path, flags, NULL, native, opts}, err);
+}
+
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err) {
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   int rc = check_file(path, err);
   if (rc) return rc;
-  if (skio_path_is_iqm(path)) return skio_iqm_import(path, out, err); /* Assimp drops IQM skins: skio_iqm.h */
+  if (skio_path_is_iqm(path)) /* Assimp drops IQM skins: skio_iqm.h */
+    return (rc = native_preflight(path, opts, native_iqm, 0, err)) ? rc : skio_iqm_import(path, out, err);
   /* glTF through our own reader (skio_gltf_import.h); JoinIdenticalVertices, which that reader does not do, still
    * through Assimp, which reads only .glb and .gltf names: a .vrm, or a .glb under another name (the GLB magic),
    * has no reader that joins */
@@ -2193,12 +2251,12 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
                     "%s: a glTF file not named .glb or .gltf is read by skinkit's own reader, which does not join "
                     "vertices: load it without join_vertices, then weld the scene (sk_scene_weld)",
                     path);
-  if ((named && !join) || renamed)
-    return skio_gltf_import(
-        path,
+  if ((named && !join) || renamed) {
+    const unsigned int nodes =
         (opts && opts->skeleton_from_nodes ? SKIO_GLTF_NODES_BARE : 0) |
-            (opts && opts->skeleton_from_nodes && opts->animated_nodes ? SKIO_GLTF_NODES_ANIMATED : 0),
-        out, err);
+        (opts && opts->skeleton_from_nodes && opts->animated_nodes ? SKIO_GLTF_NODES_ANIMATED : 0);
+    return (rc = native_preflight(path, opts, native_gltf, nodes, err)) ? rc : skio_gltf_import(path, nodes, out, err);
+  }
   double t0 = skio_seconds_now();
   const unsigned int flags = import_flags(opts);
   skio_source_id source_id;

@@ -257,6 +257,10 @@ typedef struct skio_scene {
   struct skio_image* images;
   bool materials_changed; /* a material, image or mesh material set after reading (skio_scene_add_material) */
   bool shapes_changed;    /* a mesh's blend shapes set after reading (skio_mesh_set_morphs) */
+  /* Blocks the ABI handed out as borrowed (valid until the scene is destroyed) that an edit replaced: freed with the
+   * scene (skio_scene_retire), not when replaced. */
+  void** retired;
+  uint32_t retired_count, retired_capacity;
   char* material_note;    /* what of the source could not be read (materials, images, blend shapes; one line of
                              "; "-separated notes), or NULL */
   /* A binary FBX or a Collada file read through Assimp: the file as it was when read (size, modification time,
@@ -314,6 +318,9 @@ typedef struct skio_import_options {
  * bones loads with skeleton == NULL; use skio_scene_require_skin). */
 int skio_scene_import(const char* path, const skio_import_options* opts, skio_scene** out, skc_err* err);
 void skio_scene_destroy(skio_scene* s);
+/* Keeps p (malloc'ed) until s is destroyed: a block replaced by an edit that callers may still hold (a blend shape's
+ * name from sk_scene_mesh_morph_name). Out of memory, p is left allocated (lost rather than freed under a reader). */
+void skio_scene_retire(skio_scene* s, void* p);
 /* Frees what one mesh / one animation owns (not the struct itself). */
 void skio_mesh_free(skio_mesh* m);
 /* The mesh's blend shape keys (skio_mesh.morph_keys): freed; those of clip anim (NULL: none, or no keys); keys

@@ -252,7 +252,8 @@ SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, 
   if (!scene || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out must not be NULL");
   if (mesh >= scene->io->mesh_count) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range", mesh);
   if (!skio_mesh_bind_to_world(&scene->io->meshes[mesh], out))
-    SK__FAIL(err, SKC_NOT_FOUND, "mesh %u has no bind world (not a skinned FBX mesh)", mesh);
+    SK__FAIL(err, SKC_NOT_FOUND, "mesh %u has no bind world (the reader noted none: see sk_scene_mesh_bind_world)",
+             mesh);
   return sk__ret(SKC_OK, NULL, err);
 }
 

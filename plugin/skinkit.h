@@ -84,7 +84,7 @@ SK_API uint32_t sk_abi_major(void);
 SK_API uint32_t sk_abi_minor(void);
 /* Static text for a result code; never NULL. */
 SK_API const char* sk_result_string(sk_result result);
-/* Name of the deformer kernel picked for this CPU at run time ("scalar", "sse2", "avx2"). */
+/* Name of the deformer kernel picked for this CPU at run time ("scalar", "sse2", "avx2", "avx512"). */
 SK_API const char* sk_cpu_kernel(void);
 
 /* Component types of packed streams. U8/U16 weights are unsigned normalized (255 / 65535 = 1.0). */
@@ -319,9 +319,9 @@ enum {
  * every M_j is rigid), and p' = R S (p - c) + LBS(c), LBS(c) = (sum w_j M_j) c: no candy-wrapper collapse (like DQS),
  * and the paper's answer to DQS's bulging at bends; normals and tangents follow R (and S as DQS). A vertex with one
  * joint moves exactly as LBS. COR takes the AVX2 and AVX-512 paths for packed jobs whose palette is rigid, the
- * generic loop otherwise (and with tangents). When any M_j has scale or shear, normals use the inverse transposes of the M_j (DQS: of the blended
- * stretch, then the blended rotation); tangents use M_j. Normals and tangents are renormalized (unless
- * SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
+ * generic loop otherwise (and with tangents). When any M_j has scale or shear, normals use the inverse transposes of
+ * the M_j (DQS: of the blended stretch, then the blended rotation); tangents use M_j. Normals and tangents are
+ * renormalized (unless SK_DEFORM_NO_RENORMALIZE); a blend of zero length keeps the input vector.
  * A vertex whose weight sum is 0 keeps its input values (with SK_DEFORM_ADDITIVE the formula applies instead),
  * as does a DQS vertex whose blended rotation cancels to zero; neither is an error.
  * Validation errors: SK_ERR_STRUCT_SIZE (size), SK_ERR_OUT_OF_RANGE (joint_count not 1..SK_MAX_JOINTS,
@@ -331,7 +331,7 @@ enum {
  * strides; COR with centers NULL or a job of the ABI 1.4 size). joint_type / weight_type 0 mean U16 / F32, as in
  * sk_packed_desc.
  * The deformer kernel (sk_cpu_kernel) is chosen at run time; SKINKIT_KERNEL=scalar|sse2|avx2|avx512 forces one
- * (one the CPU cannot run falls back to the best it can; docs/cpu_dispatch.md). */
+ * (one the CPU cannot run falls back to the best it can, an unknown name is ignored; docs/cpu_dispatch.md). */
 typedef struct sk_deform_job {
   uint32_t size;            /* sizeof(sk_deform_job); the ABI 1.4 size, offsetof(sk_deform_job, centers), is still
                                accepted for LBS / DQS / RIGID (the fields after it then count as NULL / 0) */
@@ -433,7 +433,9 @@ SK_API sk_result sk_mesh_cylinder(const sk_cylinder_desc* desc, size_t* out_vert
  * skeleton (every bone node plus its ancestors, parents first), per-mesh skins keyed to the skeleton's joints,
  * per-mesh inverse bind matrices and animations. Any format Assimp reads. Post-processing: triangulation only
  * (no vertex joining, nothing that touches weights); weights are kept as in the file, duplicates included
- * (exact zero entries are dropped). Strings and borrowed handles stay valid until sk_scene_destroy. */
+ * (exact zero entries are dropped). Strings and borrowed handles stay valid until sk_scene_destroy: a skin replaced
+ * by sk_scene_mesh_set_skin keeps its handle (holding the new weights), a blend shape's name its string (since 1.26);
+ * only sk_scene_relink ends the old skeleton and its joint names. */
 typedef struct sk_scene sk_scene;
 
 typedef struct sk_load_options {
@@ -442,7 +444,8 @@ typedef struct sk_load_options {
   uint32_t validate_structure; /* 1 = run Assimp's ValidateDataStructure and fail on its findings */
   uint32_t isolate;            /* 1 = read the file once in a child process first, so that an importer crash or
                                   hang on a damaged file becomes SK_ERR_FORMAT instead of killing the caller
-                                  (POSIX fork; costs one extra parse). Use it for untrusted files. */
+                                  (POSIX fork; costs one extra parse). Use it for untrusted files. Every format:
+                                  since 1.26 also glTF (libdraco, meshopt data) and IQM, which skinkit reads itself. */
   float timeout_seconds;       /* with isolate: reject a file whose reading takes longer (0 = no limit) */
   uint32_t max_memory_mb;      /* with isolate: the child may grow its address space by at most this many MiB
                                   (setrlimit RLIMIT_AS); a file needing more is rejected (0 = no limit). ABI 1.4;
@@ -695,14 +698,16 @@ SK_API double sk_scene_animation_duration(const sk_scene* scene, uint32_t anim);
  * SK_ERR_INVALID_ARGUMENT for a NULL scene or mask, or a mask too short; SK_ERR_OUT_OF_RANGE for anim. */
 SK_API sk_result sk_scene_animation_keyed_joints(const sk_scene* scene, uint32_t anim, uint8_t* out_mask,
                                                  uint32_t mask_count, uint32_t* out_count, sk_error* err);
-/* TRS pose (10 * joint_count floats) of an animation at time seconds (clamped to the keys). Linear for
- * translation/scale, slerp for rotation; joints without a channel keep their rest TRS. */
+/* TRS pose (10 * joint_count floats) of an animation at time seconds (clamped to the keys). As the file's keys
+ * interpolate: linear for translation/scale and slerp for rotation, glTF's STEP and CUBICSPLINE as the specification
+ * says; joints without a channel keep their rest TRS. */
 SK_API sk_result sk_scene_sample_pose(const sk_scene* scene, uint32_t anim, double time, float* out_trs,
                                       sk_error* err);
 
 typedef struct sk_save_options {
   uint32_t size;           /* sizeof(sk_save_options) */
-  uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS */
+  uint32_t overwrite;      /* 1 = replace an existing file; otherwise SK_ERR_EXISTS. The file the scene was read
+                              from is never replaced: SK_ERR_EXISTS even with 1 (write elsewhere, then rename). */
   const char* format;      /* NULL = from the extension: .glb, .gltf, .dae, .fbx; "fbxa" = ASCII FBX */
   uint32_t normalize;      /* 1 = renormalize each vertex's weights to sum 1 */
   uint32_t max_influences; /* keep the N largest (sorted, renormalized); 0 = format default (glTF 4, or what the

@@ -1860,6 +1860,45 @@ static void check_clips_in_glb(const sk_scene* fbx) {
 
 /* sk_scene_object_key_times / sk_scene_object_sample on animated_objects.fbx: the keyed "Dolly" moves from its rest
  * transform (relative to parent_world) to its last key; "RigCam" (not keyed, under the Dolly) keeps its rest one. */
+/* "Strings and borrowed handles stay valid until sk_scene_destroy": sk_scene_mesh_set_skin freed the skin
+ * sk_scene_mesh_skin had handed out, and sk_scene_mesh_set_morphs the names sk_scene_mesh_morph_name had (an audit of
+ * the C API: a use after free, a crash in release builds). The handle now holds the new weights; a name stays. */
+START_TEST(scene_borrowed_handles_outlive_edits) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = skinned_scene(skel, skin);
+  sk_skin* held = sk_scene_mesh_skin(sc, 0);
+  sk_skin* other = NULL;
+  ck_assert_int_eq(sk_skin_clone(held, &other, NULL), SK_OK);
+  const uint32_t j1[1] = {1};
+  const float w1[1] = {1.0f};
+  ck_assert_int_eq(sk_skin_set_vertex(other, 0, j1, w1, 1, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_skin(sc, 0, other, NULL, NULL), SK_OK);
+  sk_skin_destroy(other);
+  ck_assert_ptr_eq(sk_scene_mesh_skin(sc, 0), held);
+  uint32_t j = 9;
+  float w = 0.0f;
+  ck_assert_uint_eq(sk_skin_get_vertex(held, 0, &j, &w, 1), 1); /* the new weights, through the old handle */
+  ck_assert(j == 1 && w == 1.0f);
+  sk_normalize_desc nd = {.size = sizeof nd};
+  ck_assert_int_eq(sk_weights_normalize(held, &nd, NULL, NULL), SK_OK);
+  float pos[9] = {0};
+  const char* smile[1] = {"Smile"};
+  const char* frown[1] = {"Frown"};
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, smile, NULL, pos, NULL, NULL), SK_OK);
+  const char* shown = sk_scene_mesh_morph_name(sc, 0, 0);
+  pos[4] = 1.0f; /* the same shape, moved: the name keeps its string */
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, smile, NULL, pos, NULL, NULL), SK_OK);
+  ck_assert_ptr_eq(sk_scene_mesh_morph_name(sc, 0, 0), shown);
+  ck_assert_int_eq(sk_scene_mesh_set_morphs(sc, 0, 1, frown, NULL, pos, NULL, NULL), SK_OK);
+  ck_assert_str_eq(shown, "Smile"); /* kept with the scene (ASan: no use after free) */
+  ck_assert_str_eq(sk_scene_mesh_morph_name(sc, 0, 0), "Frown");
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 START_TEST(scene_object_clips) {
   sk_scene* s = NULL;
   ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/animated_objects.fbx", NULL, &s, NULL), SK_OK);
@@ -1949,6 +1988,7 @@ int main(void) {
   tcase_add_test(tc, scene_save_notes_whole);
   tcase_add_test(tc, scene_animation_added);
   tcase_add_test(tc, scene_object_clips);
+  tcase_add_test(tc, scene_borrowed_handles_outlive_edits);
   tcase_add_test(tc, scene_mesh_morphs);
   tcase_add_test(tc, scene_mesh_morphs_set);
   tcase_add_test(tc, scene_weld);

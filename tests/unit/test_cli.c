@@ -572,6 +572,28 @@ START_TEST(assimp_prints_stay_off_json_stdout) {
 }
 END_TEST
 
+/* The time and memory limits of the isolated reader hold for the files skinkit reads itself too (glTF, with libdraco
+ * and meshopt data inside; IQM): an audit of the C API loaded a 92k-vertex .glb under max_memory_mb = 1 and a 1 us
+ * timeout, which only Assimp's formats honoured. */
+START_TEST(native_readers_are_isolated_too) {
+  char args[1024];
+  snprintf(args, sizeof args, "sample %s/big.glb --segments 256 --rings 256", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(args, sizeof args, "info --max-memory 1 %s/big.glb", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "needs more than the memory limit of 1 MiB"), "%s", err_text());
+  snprintf(args, sizeof args, "info --timeout 0.000001 %s/big.glb", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "did not finish within the time limit"), "%s", err_text());
+  snprintf(args, sizeof args, "info %s/tests/data/vrm0_rig.vrm", SK_SOURCE_DIR); /* and a file within them reads */
+  ck_assert_int_eq(run(args), 0);
+  write_file("old.gltf", "{\"asset\":{\"version\":\"1.0\"}}"); /* a refusal keeps the reader's own reason */
+  snprintf(args, sizeof args, "info %s/old.gltf", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "glTF version \"1.0\" (only 2.x is read)"), "%s", err_text());
+}
+END_TEST
+
 /* weights and bind refuse an OUT format the library does not write before they work: they ran whole, printed their
  * report (--json: "output" naming a file never written), then the save refused the .x (an audit). */
 START_TEST(writers_refuse_unwritable_out_first) {
@@ -585,6 +607,19 @@ START_TEST(writers_refuse_unwritable_out_first) {
     ck_assert_msg(g_out[0] == 0, "%s: printed %.200s", args, g_out);
     ck_assert_msg(strstr(err_text(), c < 2 ? "cannot write \".x\" files" : "no extension"), "%s", err_text());
   }
+}
+END_TEST
+
+/* An Ogre mesh whose .skeleton is not beside it converts to a static mesh: said (info and validate did; convert wrote
+ * it without a word, an audit). */
+START_TEST(ogre_mesh_without_skeleton_is_said) {
+  char args[1024];
+  snprintf(args, sizeof args, "cp %s/tests/data/ogre_rig.mesh.xml %s/", SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(system(args), 0);
+  snprintf(args, sizeof args, "convert %s/ogre_rig.mesh.xml %s/static.glb", g_tmp, g_tmp);
+  ck_assert_msg(run(args) == 0, "%s", err_text());
+  ck_assert_msg(strstr(err_text(), "warning: written without a skeleton: its Ogre skeleton \"ogre_rig.skeleton\""),
+                "%s", err_text());
 }
 END_TEST
 
@@ -1003,12 +1038,31 @@ static void same_skins(const char* a, const char* b) {
   sk_scene_destroy(sb);
 }
 
+/* g_tmp/in read in this process, saved as g_tmp/out by the isolated writer under a time limit (what convert's --timeout
+ * gives the writer; the CLI's isolated reader takes the same limit, which would race the writer's on these inputs):
+ * the library's result, its message in msg. */
+static sk_result save_isolated(const char* in, const char* out, float timeout, char* msg, size_t n) {
+  char a[600], b[600];
+  snprintf(a, sizeof a, "%s/%s", g_tmp, in);
+  snprintf(b, sizeof b, "%s/%s", g_tmp, out);
+  sk_scene* s = NULL;
+  sk_error err;
+  sk_load_options lo = {.size = sizeof lo, .skeleton_from_nodes = 1 | SK_NODES_ANIMATED};
+  ck_assert_msg(sk_scene_load(a, &lo, &s, &err) == SK_OK, "%s", err.message);
+  sk_save_options so = {.size = sizeof so, .isolate = 1, .timeout_seconds = timeout};
+  const sk_result rc = sk_scene_save(s, b, &so, &err);
+  snprintf(msg, n, "%s", rc ? err.message : "");
+  sk_scene_destroy(s);
+  return rc;
+}
+
 /* A scene of more than 4,096 joints is written to FBX and Collada by Assimp in an isolated child (its writers'
  * time grows with the square of the joints: a flat 20,000 took the FBX writer 31 s): the file reads back as the one
  * written in this process (--no-isolate; the bytes differ only in the writers' timestamps), a writer past --timeout
- * is stopped with an error and leaves nothing behind; the 1k-vertex cylinder is not isolated (the time limit does
- * not reach it). A scene deeper than the 1,024 levels Assimp's writers can recurse through is refused before they see
- * it (a 10,000-deep chain crashed the FBX writer, a 17,000-deep one the Collada writer) while .glb takes it. */
+ * is stopped with an error and leaves nothing behind; the 1k-vertex cylinder is not isolated (the writer's time limit
+ * does not reach it; its reading, isolated too, takes a few ms of the 1 s). A scene deeper than the 1,024 levels
+ * Assimp's writers can recurse through is refused before they see it (a 10,000-deep chain crashed the FBX writer, a
+ * 17,000-deep one the Collada writer) while .glb takes it. */
 START_TEST(fbx_and_dae_writers_isolated_and_deep_scenes_refused) {
   static const char* exts[2] = {"fbx", "dae"};
   char args[2048], a[600], b[600];
@@ -1021,10 +1075,11 @@ START_TEST(fbx_and_dae_writers_isolated_and_deep_scenes_refused) {
   ck_assert_msg(run(args) == 0, "%s", err_text());
   same_skins(a, b);
   for (int k = 0; k < 2; ++k) {
-    snprintf(args, sizeof args, "convert %s/wide.gltf %s/late.%s --timeout 0.001", g_tmp, g_tmp, exts[k]);
-    ck_assert_int_eq(run(args), 2);
-    ck_assert_msg(strstr(err_text(), "writer did not finish within the time limit of 0.001 s"), "%s", err_text());
-    snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/small.%s --timeout 0.001", g_tmp, exts[k]);
+    char late[16], msg[300];
+    snprintf(late, sizeof late, "late.%s", exts[k]);
+    ck_assert_int_eq(save_isolated("wide.gltf", late, 0.001f, msg, sizeof msg), SK_ERR_IO);
+    ck_assert_msg(strstr(msg, "writer did not finish within the time limit of 0.001 s"), "%s", msg);
+    snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/small.%s --timeout 1", g_tmp, exts[k]);
     ck_assert_msg(run(args) == 0, "%s", err_text());
   }
   write_joints("chain.gltf", 1100, false);
@@ -1057,10 +1112,11 @@ START_TEST(fbx_and_dae_writers_isolated_for_long_clips) {
   ck_assert_msg(strstr(g_out, "50 joint(s), 1 animation(s)"), "%s", g_out);
   for (int k = 0; k < 2; ++k) {
     const char* ext = k ? "dae" : "fbx";
-    snprintf(args, sizeof args, "convert %s/long.gltf %s/long.%s --timeout 0.001", g_tmp, g_tmp, ext);
-    ck_assert_int_eq(run(args), 2);
-    ck_assert_msg(strstr(err_text(), "writer did not finish within the time limit of 0.001 s"), "%s", err_text());
-    snprintf(args, sizeof args, "convert %s/short.gltf %s/short.%s --timeout 0.001", g_tmp, g_tmp, ext);
+    char late[16], msg[300];
+    snprintf(late, sizeof late, "long.%s", ext);
+    ck_assert_int_eq(save_isolated("long.gltf", late, 0.001f, msg, sizeof msg), SK_ERR_IO);
+    ck_assert_msg(strstr(msg, "writer did not finish within the time limit of 0.001 s"), "%s", msg);
+    snprintf(args, sizeof args, "convert %s/short.gltf %s/short.%s --timeout 1", g_tmp, g_tmp, ext);
     ck_assert_msg(run(args) == 0, "%s", err_text());
   }
   snprintf(args, sizeof args, "convert %s/long.gltf %s/long.fbx", g_tmp, g_tmp);
@@ -1197,6 +1253,8 @@ static Suite* suite(void) {
   tcase_add_test(t, blend_file_refusal_says_what_to_do);
   tcase_add_test(t, assimp_prints_stay_off_json_stdout);
   tcase_add_test(t, writers_refuse_unwritable_out_first);
+  tcase_add_test(t, native_readers_are_isolated_too);
+  tcase_add_test(t, ogre_mesh_without_skeleton_is_said);
   suite_add_tcase(s, t);
   return s;
 }
