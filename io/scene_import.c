@@ -7,7 +7,8 @@
  * expansion, i.e. larger than with JoinIdenticalVertices). Weights are never touched.
  *
  * Skeleton: every node named by an aiBone of any mesh plus all its ancestors up to the root node, in the
- * node tree's depth-first preorder (parents first). rest_local = node transform; bind = inverse of the first
+ * node tree's depth-first preorder (parents first; a node whose mParent names another node of the tree than the one
+ * listing it hangs from that node: take_parent_links). rest_local = node transform; bind = inverse of the first
  * mesh's aiBone offset matrix for that joint (rest world when no mesh binds it or the offset is singular).
  * A bone whose node is missing becomes an extra root joint with rest = inverse(offset).
  *
@@ -115,6 +116,115 @@ static void flatten(builder* b, const struct aiNode* n, int32_t parent, uint32_t
   b->nodes[me].joint = -1;
   b->nodes[me].needed = false;
   for (unsigned i = 0; i < n->mNumChildren; ++i) flatten(b, n->mChildren[i], (int32_t)me, depth + 1);
+}
+
+/* ---- parent links that disagree with the tree ---------------------------------------------------------------
+ * A reader may list a node under one node while its mParent names another: Assimp's Half-Life 1 MDL reader puts
+ * every bone directly under "<MDL_bones>" and links each to its parent bone (a root bone to the root node). The
+ * bone's transform is relative to that parent, its aiBone offset is the inverse of the world through those links,
+ * and Assimp evaluates worlds through mParent; taken from mChildren, every bone's world would miss its ancestors'
+ * transforms (the skinned torso and head turned 90 degrees). Such a node is moved under the node its mParent names,
+ * when that is in the tree and not below it; readers whose links agree with their tree are left as they are. */
+typedef struct node_at {
+  const struct aiNode* node;
+  int32_t index; /* flat index */
+} node_at;
+
+static int cmp_node_at(const void* a, const void* b) {
+  uintptr_t x = (uintptr_t)((const node_at*)a)->node, y = (uintptr_t)((const node_at*)b)->node;
+  return (x > y) - (x < y);
+}
+
+/* The flat index of node among the sorted pairs, or -1. */
+static int32_t flat_index_of(const node_at* sorted, uint32_t n, const struct aiNode* node) {
+  node_at key = {node, -1};
+  const node_at* hit = node ? bsearch(&key, sorted, n, sizeof key, cmp_node_at) : NULL;
+  return hit ? hit->index : -1;
+}
+
+/* Whether flat node a is node b or lies below it. */
+static bool at_or_below(const flat_node* nodes, int32_t a, int32_t b) {
+  for (int32_t k = a; k >= 0; k = nodes[k].parent)
+    if (k == b) return true;
+  return false;
+}
+
+/* Whether some node's mParent names another node than the one above it in the flat tree (a NULL link says nothing). */
+static bool links_disagree(const builder* b) {
+  for (uint32_t i = 0; i < b->node_count; ++i) {
+    const struct aiNode* above = b->nodes[i].parent >= 0 ? b->nodes[b->nodes[i].parent].node : NULL;
+    if (b->nodes[i].node->mParent && b->nodes[i].node->mParent != above) return true;
+  }
+  return false;
+}
+
+/* Moves each node whose mParent is another node of the flat tree, not below it, under that node; the count moved. */
+static uint32_t follow_links(builder* b, node_at* sorted) {
+  for (uint32_t i = 0; i < b->node_count; ++i) sorted[i] = (node_at){b->nodes[i].node, (int32_t)i};
+  qsort(sorted, b->node_count, sizeof *sorted, cmp_node_at);
+  uint32_t moved = 0;
+  for (uint32_t i = 0; i < b->node_count; ++i) {
+    flat_node* fn = &b->nodes[i];
+    const int32_t p = flat_index_of(sorted, b->node_count, fn->node->mParent);
+    if (p < 0 || p == fn->parent || at_or_below(b->nodes, p, (int32_t)i)) continue;
+    fn->parent = p;
+    ++moved;
+  }
+  return moved;
+}
+
+/* Each flat node's place in depth-first preorder after follow_links (parents first, which the joint numbering needs;
+ * siblings in their former order), in scratch's 3 * node_count entries; returns the places. */
+static const int32_t* preorder_places(const builder* b, int32_t* scratch) {
+  const uint32_t n = b->node_count;
+  int32_t *first = scratch, *next = scratch + n, *at = scratch + 2 * n;
+  int32_t roots = -1;
+  for (uint32_t i = 0; i < n; ++i) first[i] = -1;
+  for (uint32_t i = n; i-- > 0;) { /* backwards, so each child list comes out in the former order */
+    int32_t* head = b->nodes[i].parent >= 0 ? &first[b->nodes[i].parent] : &roots;
+    next[i] = *head;
+    *head = (int32_t)i;
+  }
+  int32_t out = 0;
+  for (int32_t r = roots; r >= 0; r = next[r]) { /* each root's subtree, walked through the parent links: no stack */
+    for (int32_t k = r; k >= 0;) {
+      at[k] = out++;
+      if (first[k] >= 0) {
+        k = first[k];
+        continue;
+      }
+      while (k != r && next[k] < 0) k = b->nodes[k].parent;
+      k = k == r ? -1 : next[k];
+    }
+  }
+  return at;
+}
+
+/* The node tree as the nodes' mParent links make it (follow_links), in preorder again; false when out of memory. */
+static bool take_parent_links(builder* b) {
+  const uint32_t n = b->node_count;
+  if (n < 2 || !links_disagree(b)) return true;
+  node_at* sorted = malloc(n * sizeof *sorted);
+  if (!sorted) return false;
+  const uint32_t moved = follow_links(b, sorted);
+  free(sorted);
+  if (!moved) return true;
+  int32_t* scratch = malloc((size_t)n * 3 * sizeof *scratch);
+  flat_node* again = malloc(n * sizeof *again);
+  if (!scratch || !again) {
+    free(scratch);
+    free(again);
+    return false;
+  }
+  const int32_t* at = preorder_places(b, scratch);
+  for (uint32_t k = 0; k < n; ++k) {
+    again[at[k]] = b->nodes[k];
+    again[at[k]].parent = b->nodes[k].parent >= 0 ? at[b->nodes[k].parent] : -1;
+  }
+  free(b->nodes);
+  b->nodes = again;
+  free(scratch);
+  return true;
 }
 
 /* Assimp's glTF 2 importer gathers several top-level nodes of a scene under a node "ROOT" of its own that is not
@@ -2170,6 +2280,7 @@ static int read_scene(builder* b, const import_fixes* fx, skio_source_id* source
   } else {
     flatten(b, ai->mRootNode, -1, 0);
   }
+  if (!take_parent_links(b)) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   rc = blender_collada_places(b, err);
   free(b->dae_text);
   b->dae_text = NULL;
