@@ -23,8 +23,10 @@
  * triangles with the winding reversed to counter-clockwise: what Assimp's IQM reader produces), a skeleton of
  * "<IQMRoot>" (rest = the Z-up -> Y-up turn R Assimp puts on its root node) plus the IQM joints, per-mesh
  * inverse binds = inverse rest world relative to the mesh (W_j^-1 * R: the mesh hangs under the root, like an
- * Assimp mesh on its root node, so a skinned rest pose lands at R * p), weights as stored (integer formats divided by their maximum, u8 weights are k/255; zero
- * slots skipped), one animation per IQM anim with a key per frame at frame / framerate seconds.
+ * Assimp mesh on its root node, so a skinned rest pose lands at R * p), weights as stored (integer formats divided by
+ * their maximum, u8 weights are k/255; zero slots skipped), one animation per IQM anim with a key per frame at frame /
+ * framerate seconds, and one material per distinct mesh material name with its image file beside the model as base
+ * colour texture (read_materials).
  */
 #include "skio_iqm.h"
 
@@ -53,6 +55,7 @@ typedef struct iqm_va {
 
 typedef struct iqm {
   const char* path;
+  const char* dir; /* the model's folder ("" or ending in '/') for its image files; NULL: read from memory */
   const uint8_t* d;
   size_t n;
   uint32_t h[IQM_WORDS];
@@ -338,7 +341,7 @@ static int read_mesh(const iqm* q, const skio_scene* s, uint32_t index, skio_mes
   uint32_t fv = rd32(p + 8), nv = rd32(p + 12), ft = rd32(p + 16), nt = rd32(p + 20);
   m->name = dup_name(text_at(q, rd32(p)), "mesh%u", index);
   if (!m->name) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", q->path);
-  m->material = index;
+  m->material = UINT32_MAX; /* read_materials */
   if ((uint64_t)fv + nv > q->h[H_NUM_VERTEXES] || (uint64_t)ft + nt > q->h[H_NUM_TRIANGLES])
     return skc_fail(err, SKC_FORMAT, "%s: IQM mesh %u (vertices %u+%u, triangles %u+%u) exceeds the file's %u "
                     "vertices / %u triangles", q->path, index, fv, nv, ft, nt, q->h[H_NUM_VERTEXES],
@@ -371,6 +374,224 @@ static int read_mesh(const iqm* q, const skio_scene* s, uint32_t index, skio_mes
     }
   }
   return read_skin(q, s, fv, m, err);
+}
+
+/* ---- materials ---------------------------------------------------------------------------------------- */
+/* IQM's mesh material is a text: by convention the texture's file name ("Body.jpg"), sometimes a material name
+ * without extension that engines look an image up by ("Body" -> Body.png). Assimp's IQM reader makes it the
+ * material's name and its diffuse texture; here each distinct name is one material (white, not metallic, rough:
+ * what the Assimp path reads of such a material) shared by the meshes naming it, and its base colour image is:
+ *  - the name read as an image reference beside the model (skio_image_load_file: the relative path, then its file
+ *    name in the model's folder, or an absolute path), when it has an image extension or its bytes are an image;
+ *  - else, for a name without an image extension, the first of name.png, .jpg, ... (then upper case) found so
+ *    (for the first IQM_MAX_GUESSED such names);
+ *  - else, for a name with an image extension, an image without bytes and the note the Assimp path gives ("image X
+ *    not found beside the model: not read"); a name without one is only a material name (no texture, no note).
+ * Images are shared by the path found. A file read from memory (skio_iqm_load_memory) reads no image file: a name
+ * with an image extension gets an image without bytes and a note, like a glTF read from memory. An empty or
+ * invalid name is no material. */
+static const char* const k_image_exts[] = {"png", "jpg", "jpeg", "tga",  "bmp", "dds", "webp", "ktx2", /* tried */
+                                           "ktx", "gif", "tif",  "tiff", "psd", "hdr", "pcx",  "exr"};
+/* Names without an image extension looked up with extensions appended (2 x TRIED_EXTS files each), at most: far above
+ * a real model's materials; a file of 200,000 such names took 30 s of file lookups. The rest are names only (noted). */
+enum { TRIED_EXTS = 8, IQM_MAX_GUESSED = 4096 };
+
+static const char* base_of(const char* p) {
+  const char* a = strrchr(p, '/');
+  const char* b = strrchr(p, '\\');
+  if (b && (!a || b > a)) a = b;
+  return a ? a + 1 : p;
+}
+
+static bool has_image_ext(const char* name) {
+  const char* dot = strrchr(base_of(name), '.');
+  if (!dot) return false;
+  for (size_t k = 0; k < sizeof k_image_exts / sizeof *k_image_exts; ++k)
+    if (!strcasecmp(dot + 1, k_image_exts[k])) return true;
+  return false;
+}
+
+static void image_free(skio_image* im) {
+  free(im->name);
+  free(im->uri);
+  free(im->path);
+  free(im->data);
+  memset(im, 0, sizeof *im);
+}
+
+/* The scene's images by uri: open addressing over image indices (UINT32_MAX: empty), cap a power of two above
+ * twice the images there can be (one per material at most), so that a file of many materials costs linear time. */
+typedef struct image_index {
+  uint32_t* slot;
+  size_t mask;
+  uint32_t cap;     /* of s->images */
+  uint32_t guessed; /* names looked up with extensions appended (IQM_MAX_GUESSED) */
+} image_index;
+
+static uint32_t hash_of(const char* t) {
+  uint32_t h = 2166136261u;
+  for (; *t; ++t) h = (h ^ (uint8_t)*t) * 16777619u;
+  return h;
+}
+
+/* Appends *im (taken over: its name set from its uri, its MIME type from its bytes or uri) unless an image of its uri
+ * is there already (then *im is freed); the index, or -1 when out of memory. */
+static int32_t keep_image(skio_scene* s, image_index* x, skio_image* im) {
+  size_t at = hash_of(im->uri) & x->mask;
+  for (; x->slot[at] != UINT32_MAX; at = (at + 1) & x->mask)
+    if (!strcmp(s->images[x->slot[at]].uri, im->uri)) {
+      image_free(im);
+      return (int32_t)x->slot[at];
+    }
+  if (s->image_count == x->cap) {
+    uint32_t nc = x->cap ? x->cap * 2 : 4;
+    skio_image* grown = realloc(s->images, nc * sizeof *grown);
+    if (!grown) {
+      image_free(im);
+      return -1;
+    }
+    s->images = grown;
+    x->cap = nc;
+  }
+  if (!(im->name = dup_name(base_of(im->uri)[0] ? base_of(im->uri) : im->uri, "", 0))) {
+    image_free(im);
+    return -1;
+  }
+  snprintf(im->mime, sizeof im->mime, "%s", skio_image_mime(im->data, im->size, im->uri));
+  s->images[s->image_count] = *im;
+  x->slot[at] = s->image_count;
+  return (int32_t)s->image_count++;
+}
+
+static void note_image(skio_scene* s, const char* fmt, const char* name) {
+  char line[400];
+  snprintf(line, sizeof line, fmt, name);
+  skio_scene_note(s, line);
+}
+
+/* Candidate t of a material name for its image file: t = 0 the name itself, 1..TRIED_EXTS the name with ".png",
+ * ".jpg", ... appended, TRIED_EXTS + 1.. the same in upper case. NULL when out of memory. */
+static char* candidate(const char* name, uint32_t t) {
+  size_t len = strlen(name);
+  char* uri = malloc(len + 8);
+  if (!uri) return NULL;
+  memcpy(uri, name, len + 1);
+  if (t == 0) return uri;
+  char* o = uri + len;
+  *o++ = '.';
+  for (const char* e = k_image_exts[(t - 1) % TRIED_EXTS]; *e; ++e)
+    *o++ = t > TRIED_EXTS && *e >= 'a' && *e <= 'z' ? (char)(*e - 'a' + 'A') : *e;
+  *o = 0;
+  return uri;
+}
+
+/* The base colour image of material `name` (above): its index, -1 for none, -2 when out of memory. */
+static int32_t material_image(const iqm* q, skio_scene* s, image_index* x, const char* name) {
+  const bool ext = has_image_ext(name);
+  const uint32_t tries = !q->dir ? 0 : ext ? 1 : 1 + 2 * TRIED_EXTS;
+  if (tries > 1 && ++x->guessed > IQM_MAX_GUESSED) {
+    if (x->guessed == IQM_MAX_GUESSED + 1) {
+      char line[160];
+      snprintf(line, sizeof line,
+               "more than %u material names without an image extension: no image file looked up "
+               "for the rest",
+               (unsigned)IQM_MAX_GUESSED);
+      skio_scene_note(s, line);
+    }
+    return -1;
+  }
+  int32_t big = -1; /* the first candidate that was too large */
+  skio_image im;
+  for (uint32_t t = 0; t < tries; ++t) {
+    memset(&im, 0, sizeof im);
+    if (!(im.uri = candidate(name, t))) return -2;
+    bool too_big = false;
+    /* the name itself without an image extension is an image only when its bytes say so */
+    if (skio_image_load_file(&im, q->dir, &too_big) && (t || ext || skio_image_mime(im.data, im.size, NULL)[0])) {
+      int32_t i = keep_image(s, x, &im);
+      return i < 0 ? -2 : i;
+    }
+    if (too_big && big < 0) big = (int32_t)t;
+    image_free(&im);
+  }
+  if (!ext && big < 0) return -1; /* a material name only */
+  memset(&im, 0, sizeof im);
+  if (!(im.uri = candidate(name, big > 0 ? (uint32_t)big : 0))) return -2;
+  note_image(s,
+             !q->dir    ? "image %s: external file not read (memory input)"
+             : big >= 0 ? "image %s larger than 64 MiB: not read"
+                        : "image %s not found beside the model: not read",
+             im.uri);
+  int32_t i = keep_image(s, x, &im);
+  return i < 0 ? -2 : i;
+}
+
+typedef struct named_mesh {
+  const char* name;
+  uint32_t mesh;
+} named_mesh;
+
+static int by_name_then_mesh(const void* a, const void* b) {
+  const named_mesh *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->mesh > y->mesh) - (x->mesh < y->mesh);
+}
+
+/* One material per distinct mesh material name, in the order the meshes first name them (sorted, so that a file of
+ * many meshes costs n log n); each mesh's material set (UINT32_MAX: none). */
+static int read_materials(const iqm* q, skio_scene* s, skc_err* err) {
+  uint32_t nm = s->mesh_count, n = 0;
+  for (uint32_t m = 0; m < nm; ++m) s->meshes[m].material = UINT32_MAX;
+  if (nm == 0) return SKC_OK;
+  named_mesh* list = malloc(nm * sizeof *list);
+  uint32_t* first = malloc(nm * sizeof *first); /* the first mesh of each mesh's name */
+  image_index x = {NULL, 0, 0, 0};
+  size_t slots = 4;
+  while (slots < 2 * (size_t)nm) slots *= 2;
+  x.mask = slots - 1;
+  x.slot = malloc(slots * sizeof *x.slot);
+  int rc = SKC_OK;
+  if (!list || !first || !x.slot) goto oom;
+  memset(x.slot, 0xff, slots * sizeof *x.slot);
+  for (uint32_t m = 0; m < nm; ++m) {
+    const char* name = text_at(q, rd32(q->d + q->h[H_OFS_MESHES] + (size_t)m * MESH_SIZE + 4));
+    first[m] = UINT32_MAX;
+    if (name && name[0]) list[n++] = (named_mesh){name, m};
+  }
+  qsort(list, n, sizeof *list, by_name_then_mesh);
+  uint32_t distinct = 0;
+  for (uint32_t i = 0, lead = 0; i < n; ++i) {
+    if (i == 0 || strcmp(list[i].name, list[lead].name)) {
+      lead = i;
+      distinct++;
+    }
+    first[list[i].mesh] = list[lead].mesh;
+  }
+  if (distinct && !(s->materials = calloc(distinct, sizeof *s->materials))) goto oom;
+  for (uint32_t m = 0; m < nm; ++m) {
+    if (first[m] == UINT32_MAX) continue;
+    if (first[m] < m) { /* a name an earlier mesh gave */
+      s->meshes[m].material = s->meshes[first[m]].material;
+      continue;
+    }
+    skio_material* mat = &s->materials[s->material_count];
+    skio_material_init(mat);
+    mat->metallic = 0.0f; /* a legacy material, as the Assimp path reads one */
+    const char* name = text_at(q, rd32(q->d + q->h[H_OFS_MESHES] + (size_t)m * MESH_SIZE + 4));
+    if (!(mat->name = dup_name(name, "", 0))) goto oom;
+    s->meshes[m].material = s->material_count++;
+    int32_t image = material_image(q, s, &x, name);
+    if (image == -2) goto oom;
+    mat->base_color_tex.image = image;
+  }
+  goto done;
+oom:
+  rc = skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading materials", q->path);
+done:
+  free(list);
+  free(first);
+  free(x.slot);
+  return rc;
 }
 
 /* ---- animations --------------------------------------------------------------------------------------- */
@@ -554,12 +775,13 @@ static int read_file(const char* path, uint8_t** out, size_t* size, skc_err* err
   return SKC_OK;
 }
 
-int skio_iqm_load_memory(const uint8_t* data, size_t n, const char* name, skio_scene** out, skc_err* err) {
-  if (!data || !name || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "data, name and out must not be NULL");
+/* dir: the model's folder for its image files (NULL: none read). */
+static int load(const uint8_t* data, size_t n, const char* name, const char* dir, skio_scene** out, skc_err* err) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   iqm q = {0};
   q.path = name;
+  q.dir = dir;
   q.d = data;
   q.n = n;
   int rc;
@@ -580,6 +802,7 @@ int skio_iqm_load_memory(const uint8_t* data, size_t n, const char* name, skio_s
     s->mesh_count = m + 1;
     rc = read_mesh(&q, s, m, &s->meshes[m], err);
   }
+  if (!rc) rc = read_materials(&q, s, err);
   if (!rc) rc = read_anims(&q, s, err);
 done:
   free(q.va);
@@ -593,6 +816,11 @@ done:
   return SKC_OK;
 }
 
+int skio_iqm_load_memory(const uint8_t* data, size_t n, const char* name, skio_scene** out, skc_err* err) {
+  if (!data || !name || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "data, name and out must not be NULL");
+  return load(data, n, name, NULL, out, err);
+}
+
 int skio_iqm_import(const char* path, skio_scene** out, skc_err* err) {
   if (!path || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "path and out must not be NULL");
   struct timespec t0, t1;
@@ -601,7 +829,17 @@ int skio_iqm_import(const char* path, skio_scene** out, skc_err* err) {
   size_t n = 0;
   int rc = read_file(path, &data, &n, err);
   if (rc) return rc;
-  rc = skio_iqm_load_memory(data, n, path, out, err);
+  const char* slash = strrchr(path, '/');
+  size_t dl = slash ? (size_t)(slash - path + 1) : 0;
+  char* dir = malloc(dl + 1);
+  if (!dir) {
+    free(data);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+  memcpy(dir, path, dl);
+  dir[dl] = 0;
+  rc = load(data, n, path, dir, out, err);
+  free(dir);
   free(data);
   if (rc) return rc;
   clock_gettime(CLOCK_MONOTONIC, &t1); /* the file read counts too */

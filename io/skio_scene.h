@@ -250,7 +250,8 @@ typedef struct skio_scene {
                              empties (an animated machine), so the glTF writer makes no skin of them */
   /* Materials and images (scene_material.c), read on the Assimp path; skio_mesh.material indexes materials
    * (UINT32_MAX or any index >= material_count: none); the glTF reader fills them from the document
-   * (gltf_import_material.c). Empty for the other readers. */
+   * (gltf_import_material.c), the IQM reader from its meshes' material names (iqm.c). Empty for the other
+   * readers. */
   uint32_t material_count;
   struct skio_material* materials;
   uint32_t image_count;

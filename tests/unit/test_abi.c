@@ -150,6 +150,39 @@ START_TEST(common_version_and_result_strings) {
 }
 END_TEST
 
+/* Whether s is valid UTF-8 (no character cut). */
+static bool utf8_whole(const char* s) {
+  for (const unsigned char* p = (const unsigned char*)s; *p;) {
+    const int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+    if (!n) return false;
+    for (int k = 1; k < n; ++k)
+      if ((p[k] & 0xC0) != 0x80) return false;
+    p += n;
+  }
+  return true;
+}
+
+/* A long path kept the failure's reason out of the 255-byte message ("...final_v12.fbx: cannot open: No such file
+ * or"), and a path of accented letters ended the message inside a character (an audit of the C API): the path loses
+ * its middle, the reason stays, every cut falls between characters. */
+START_TEST(long_paths_leave_the_reason_whole) {
+  char path[512] = "/tmp/skinkit_no_such_folder/";
+  for (int i = 0; i < 40; ++i) strcat(path, "part_");
+  strcat(path, "final_v12.fbx");
+  sk_scene* sc = NULL;
+  sk_error err;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &sc, &err), SK_ERR_IO);
+  ck_assert_msg(strstr(err.message, "No such file or directory") && strstr(err.message, "final_v12.fbx"), "%s",
+                err.message);
+  ck_assert(strncmp(err.message, "/tmp/skinkit_no_such", 20) == 0 && strstr(err.message, "..."));
+  char accents[600] = "/tmp/";
+  for (int i = 0; i < 120; ++i) strcat(accents, "\xc3\xa9"); /* é */
+  strcat(accents, ".glb");
+  ck_assert_int_eq(sk_scene_load(accents, NULL, &sc, &err), SK_ERR_IO);
+  ck_assert_msg(utf8_whole(err.message) && strstr(err.message, "No such file"), "%s", err.message);
+}
+END_TEST
+
 /* ================================================================ skeleton */
 
 START_TEST(skeleton_error_paths) {
@@ -1976,6 +2009,7 @@ int main(void) {
   TCase* tc = tcase_create("error_paths");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, common_version_and_result_strings);
+  tcase_add_test(tc, long_paths_leave_the_reason_whole);
   tcase_add_test(tc, skeleton_error_paths);
   tcase_add_test(tc, skin_error_paths);
   tcase_add_test(tc, deform_error_paths);

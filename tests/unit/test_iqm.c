@@ -2,9 +2,10 @@
 /* test_iqm.c - Inter-Quake Model files written by this test (a small IQM v2 writer below), read through the
  * public API: joints, per-vertex blend weights and the animation come back (Assimp 5.2.5 alone drops all three),
  * the animated frame deforms as the analytic rotation says, unnormalized float weights stay as stored, blend
- * indexes naming a missing joint are counted as dropped, and damaged files (bad magic, version 1, truncation,
- * tables or references outside the file, an animation of 4 billion empty frames, 3000 random byte corruptions)
- * give SK_ERR_FORMAT or a consistent scene, never a crash (the ASan build runs this too). */
+ * indexes naming a missing joint are counted as dropped, the meshes' material names become materials with their
+ * image files (the name itself, or the name with an image extension) as base colour textures, and damaged files (bad
+ * magic, version 1, truncation, tables or references outside the file, an animation of 4 billion empty frames, 3000
+ * random byte corruptions) give SK_ERR_FORMAT or a consistent scene, never a crash (the ASan build runs this too). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -68,6 +69,7 @@ typedef struct model_opts {
   int bad_index;       /* vertex 5's second blend index names joint 9 */
   int version;         /* 0 = 2 */
   int with_anim;
+  const char* material[2]; /* the meshes' material texts (NULL: "skin", the text both share) */
 } model_opts;
 
 /* Field offsets in the header (bytes) the damage tests poke at. */
@@ -82,13 +84,22 @@ static buf write_model(const model_opts* o) {
   h[0] = o->version ? (uint32_t)o->version : 2;
   static const char text[] = "\0hip\0knee\0foot\0upper\0lower\0skin\0bend";
   enum { T_HIP = 1, T_KNEE = 5, T_FOOT = 10, T_UPPER = 15, T_LOWER = 21, T_SKIN = 27, T_BEND = 32 };
-  h[3] = sizeof text;
+  buf tb = {0};
+  put(&tb, text, sizeof text);
+  uint32_t mat[2] = {T_SKIN, T_SKIN};
+  for (int m = 0; m < 2; ++m)
+    if (o->material[m]) {
+      mat[m] = (uint32_t)tb.n;
+      put(&tb, o->material[m], strlen(o->material[m]) + 1);
+    }
+  h[3] = (uint32_t)tb.n;
   h[4] = (uint32_t)b.n;
-  put(&b, text, sizeof text);
+  put(&b, tb.d, tb.n);
+  free(tb.d);
   pad4(&b);
   h[5] = 2; /* meshes */
   h[6] = (uint32_t)b.n;
-  const uint32_t meshes[2][6] = {{T_UPPER, T_SKIN, 0, 4, 0, 2}, {T_LOWER, T_SKIN, 4, 4, 2, 2}};
+  const uint32_t meshes[2][6] = {{T_UPPER, mat[0], 0, 4, 0, 2}, {T_LOWER, mat[1], 4, 4, 2, 2}};
   for (int m = 0; m < 2; ++m)
     for (int k = 0; k < 6; ++k) put32(&b, meshes[m][k]);
   /* vertex arrays: position, texcoord, blendindexes, blendweights */
@@ -374,6 +385,111 @@ START_TEST(float_weights_stay_as_stored_and_bad_indexes_are_counted) {
 }
 END_TEST
 
+/* A 1x1 PNG (one opaque red pixel). */
+static const unsigned char k_png[] = {
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+    0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00,
+    0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0xc9,
+    0xfe, 0x92, 0xef, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+
+static void save_png(const char* name) {
+  buf p = {0};
+  put(&p, k_png, sizeof k_png);
+  save(&p, name);
+  free(p.d);
+}
+
+static void image_of(const sk_scene* s, uint32_t material, sk_image_info* im) {
+  sk_material_desc d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  sk_error err;
+  ck_assert_int_eq(sk_scene_material_info(s, material, &d, &err), SK_OK);
+  ck_assert_int_ge(d.base_color_image, 0);
+  memset(im, 0, sizeof *im);
+  im->size = sizeof *im;
+  ck_assert_int_eq(sk_scene_image_info(s, (uint32_t)d.base_color_image, im, &err), SK_OK);
+}
+
+/* IQM names each mesh's material by a text, by convention its texture file ("Body.jpg"), or a name engines look the
+ * image up by ("head" -> head.png): the reader dropped both (no material, no image), so every output lost them. */
+START_TEST(materials_name_their_images) {
+  model_opts o = {0};
+  o.material[0] = "body.png";
+  o.material[1] = "head";
+  buf b = write_model(&o);
+  save_png("body.png");
+  save_png("head.png");
+  sk_scene* s = load_ok(&b, "textured.iqm");
+  ck_assert_uint_eq(sk_scene_material_count(s), 2);
+  ck_assert_uint_eq(sk_scene_image_count(s), 2);
+  ck_assert_str_eq(sk_scene_material_name(s, 0), "body.png");
+  ck_assert_str_eq(sk_scene_material_name(s, 1), "head");
+  ck_assert_int_eq(sk_scene_mesh_material(s, 0), 0);
+  ck_assert_int_eq(sk_scene_mesh_material(s, 1), 1);
+  ck_assert_ptr_null(sk_scene_note(s));
+  const char* want[2] = {"body.png", "head.png"};
+  for (uint32_t m = 0; m < 2; ++m) {
+    sk_image_info im;
+    image_of(s, m, &im);
+    ck_assert_str_eq(im.name, want[m]);
+    ck_assert_str_eq(im.uri, want[m]);
+    ck_assert_str_eq(im.mime, "image/png");
+    ck_assert_uint_eq(im.data_size, sizeof k_png);
+    ck_assert_int_eq(memcmp(im.data, k_png, sizeof k_png), 0);
+  }
+  /* written as .glb, the materials and the image bytes go along and read back */
+  char out[128];
+  snprintf(out, sizeof out, "%s/textured.glb", g_dir);
+  sk_error err;
+  ck_assert_msg(sk_scene_save(s, out, NULL, &err) == SK_OK, "%s", err.message);
+  sk_scene* back = NULL;
+  ck_assert_msg(sk_scene_load(out, NULL, &back, &err) == SK_OK, "%s", err.message);
+  ck_assert_uint_eq(sk_scene_material_count(back), 2);
+  ck_assert_uint_eq(sk_scene_image_count(back), 2);
+  for (uint32_t m = 0; m < 2; ++m) {
+    int32_t mat = sk_scene_mesh_material(back, m);
+    ck_assert_int_ge(mat, 0);
+    ck_assert_str_eq(sk_scene_material_name(back, (uint32_t)mat), m ? "head" : "body.png");
+    sk_image_info im;
+    image_of(back, (uint32_t)mat, &im);
+    ck_assert_uint_eq(im.data_size, sizeof k_png);
+    ck_assert_int_eq(memcmp(im.data, k_png, sizeof k_png), 0);
+  }
+  sk_scene_destroy(back);
+  sk_scene_destroy(s);
+  free(b.d);
+
+  /* meshes naming one material share it; a texture file that is not there is noted as other readers note it */
+  o.material[0] = o.material[1] = "gone.tga";
+  b = write_model(&o);
+  s = load_ok(&b, "missing.iqm");
+  ck_assert_uint_eq(sk_scene_material_count(s), 1);
+  ck_assert_uint_eq(sk_scene_image_count(s), 1);
+  ck_assert_int_eq(sk_scene_mesh_material(s, 0), 0);
+  ck_assert_int_eq(sk_scene_mesh_material(s, 1), 0);
+  ck_assert_ptr_nonnull(sk_scene_note(s));
+  ck_assert_ptr_nonnull(strstr(sk_scene_note(s), "image gone.tga not found beside the model"));
+  sk_image_info im;
+  image_of(s, 0, &im);
+  ck_assert_ptr_null(im.data);
+  ck_assert_str_eq(im.uri, "gone.tga");
+  sk_scene_destroy(s);
+  free(b.d);
+
+  /* a material name with no image of its name beside the model is a material without a texture, and no note */
+  o.material[0] = o.material[1] = NULL;
+  b = write_model(&o);
+  s = load_ok(&b, "plain.iqm");
+  ck_assert_uint_eq(sk_scene_material_count(s), 1);
+  ck_assert_str_eq(sk_scene_material_name(s, 0), "skin");
+  ck_assert_uint_eq(sk_scene_image_count(s), 0);
+  ck_assert_ptr_null(sk_scene_note(s));
+  sk_scene_destroy(s);
+  free(b.d);
+}
+END_TEST
+
 static void expect_format_error(const buf* b, const char* name, const char* words) {
   sk_error err;
   sk_scene* s = NULL;
@@ -508,6 +624,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, joints_weights_and_geometry_come_back);
   tcase_add_test(tc, animation_frame_bends_the_knee);
   tcase_add_test(tc, float_weights_stay_as_stored_and_bad_indexes_are_counted);
+  tcase_add_test(tc, materials_name_their_images);
   tcase_add_test(tc, damaged_files_give_clear_errors);
   tcase_add_test(tc, random_corruption_never_crashes);
   suite_add_tcase(s, tc);
