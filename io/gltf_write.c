@@ -1118,6 +1118,31 @@ static int32_t put_positions(writer* w, const float* pos, size_t V) {
   return put_accessor(w, REGION_MAIN, pos, V, 3, CT_F32, TARGET_VERTEX, mn, mx);
 }
 
+static void note_add(writer* w, const char* what, const char* name);
+
+/* nrm as glTF requires normals, unit length (the Khronos validator's ACCESSOR_VECTOR3_NON_UNIT, past ~0.0067): a
+ * normalized copy in *copy when some normal's length is off 1 by more than 0.005 (an SMD's (1, 1, 1)), with a note;
+ * zero and non-finite ones stay as they are (no direction to keep). nrm itself when all are unit, NULL when out of
+ * memory. */
+static const float* unit_normals(writer* w, const skio_mesh* m, const float* nrm, size_t V, float** copy) {
+  size_t v = 0;
+  for (; v < V; ++v) {
+    const float* n = nrm + v * 3;
+    const float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (isfinite(l) && l > 0.0f && fabsf(l - 1.0f) > 0.005f) break;
+  }
+  if (v == V) return nrm;
+  if (!(*copy = malloc(V * 3 * sizeof **copy))) return NULL;
+  memcpy(*copy, nrm, V * 3 * sizeof **copy);
+  for (; v < V; ++v) {
+    float* n = *copy + v * 3;
+    const float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (isfinite(l) && l > 0.0f && fabsf(l - 1.0f) > 0.005f) n[0] /= l, n[1] /= l, n[2] /= l;
+  }
+  note_add(w, "normals not of unit length written normalized (glTF requires unit normals): mesh", m->name);
+  return *copy;
+}
+
 /* The vertex streams of mesh m as accessors into a: positions, normals and tangents (taken by x, the space the mesh
  * is written in, unless NULL: moved_streams), its morph targets, texture coordinates and colors (w->oom on failure). */
 static int put_vertex_streams(writer* w, const skio_mesh* m, const float* x, mesh_acc* a) {
@@ -1133,11 +1158,17 @@ static int put_vertex_streams(writer* w, const skio_mesh* m, const float* x, mes
     tan = btan;
   }
   a->pos = put_positions(w, pos, V);
+  float* unit = NULL;
+  if (nrm && !(nrm = unit_normals(w, m, nrm, V, &unit))) {
+    free(bpos), free(bnrm), free(btan);
+    return oom_fail(w);
+  }
   if (nrm) a->nrm = put_accessor(w, REGION_MAIN, nrm, V, 3, CT_F32, TARGET_VERTEX, NULL, NULL);
   if (tan) a->tan = put_accessor(w, REGION_MAIN, tan, V, 4, CT_F32, TARGET_VERTEX, NULL, NULL);
   a->morph = m->morph_count ? malloc(2 * (size_t)m->morph_count * sizeof *a->morph) : NULL;
   if (m->morph_count && !a->morph) w->oom = true;
   if (a->morph) put_morphs(w, m, x, pos, nrm, a->morph);
+  free(unit);
   free(bpos);
   free(bnrm);
   free(btan);

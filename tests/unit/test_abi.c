@@ -1201,6 +1201,45 @@ static sk_scene* through_glb(const sk_scene* sc, const char* name) {
   return through_file(sc, file, NULL);
 }
 
+/* glTF requires unit normals (the Khronos validator's ACCESSOR_VECTOR3_NON_UNIT): an SMD's (1, 1, 1) normals went into
+ * the .glb as they were (an audit). The writer normalizes them, says so, and leaves a zero normal (no direction). */
+START_TEST(gltf_writer_normalizes_normals) {
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = NULL;
+  ck_assert_int_eq(sk_scene_create(skel, &sc, NULL), SK_OK);
+  static const uint32_t tri[3] = {0, 1, 2};
+  static const float nrm[9] = {1, 1, 1, 0, 0, 1, 0, 0, 0};
+  sk_mesh_desc md = {.size = sizeof md,
+                     .vertex_count = 3,
+                     .positions = k_positions,
+                     .normals = nrm,
+                     .indices = tri,
+                     .index_count = 3,
+                     .skin = skin};
+  ck_assert_int_eq(sk_scene_add_mesh(sc, &md, NULL, NULL), SK_OK);
+  char dir[] = "/tmp/skinkit_abi_XXXXXX", path[96], notes[1024] = "";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/n.glb", dir);
+  sk_save_options so = {.size = sizeof so, .notes = notes, .notes_size = sizeof notes};
+  ck_assert_int_eq(sk_scene_save(sc, path, &so, NULL), SK_OK);
+  ck_assert_msg(strstr(notes, "normals not of unit length written normalized"), "%s", notes);
+  sk_scene* back = NULL;
+  ck_assert_int_eq(sk_scene_load(path, NULL, &back, NULL), SK_OK);
+  float got[9];
+  ck_assert_uint_eq(sk_scene_mesh_normals(back, 0, got, 9), 9);
+  const float s = 1.0f / sqrtf(3.0f);
+  ck_assert(fabsf(got[0] - s) < 1e-6f && fabsf(got[1] - s) < 1e-6f && fabsf(got[2] - s) < 1e-6f);
+  ck_assert(got[5] == 1.0f && got[6] == 0.0f && got[7] == 0.0f && got[8] == 0.0f);
+  remove(path);
+  rmdir(dir);
+  sk_scene_destroy(back);
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+}
+END_TEST
+
 /* sk_scene_add_object: what it refuses; what it takes is listed back and written to a .glb that reads back the same. */
 static sk_object_info made_object(int32_t kind, const char* name, float x) {
   sk_object_info o = {.size = sizeof o, .kind = kind, .name = name, .parent_object = -1, .light_type = -1};
@@ -2023,6 +2062,7 @@ int main(void) {
   tcase_add_test(tc, scene_animation_added);
   tcase_add_test(tc, scene_object_clips);
   tcase_add_test(tc, scene_borrowed_handles_outlive_edits);
+  tcase_add_test(tc, gltf_writer_normalizes_normals);
   tcase_add_test(tc, scene_mesh_morphs);
   tcase_add_test(tc, scene_mesh_morphs_set);
   tcase_add_test(tc, scene_weld);
