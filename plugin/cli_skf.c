@@ -165,12 +165,19 @@ static float* pack_centers(sk_skin* skin, const float* pos, size_t nv, const uin
 }
 
 /* Weights the encoder leaves out (NaN, infinite, negative: skf_encode.c packs positive finite weights only) are named
- * on stderr, mesh by mesh, rather than dropped without a word (the audit of session 43). */
+ * on stderr, mesh by mesh, rather than dropped without a word (the audit of session 43); so are vertices without
+ * weight, which decode with no influence (convert gives them weight 1 on the root instead: an audit of session 70). */
 static void warn_unpackable(sk_scene* s, uint32_t m, const sk_skin* skin) {
   sk_skin_report r;
   memset(&r, 0, sizeof r);
   r.size = sizeof r;
-  if (sk_skin_validate(skin, NULL, &r, NULL, NULL) != SK_OK || !(r.nan || r.negative)) return;
+  if (sk_skin_validate(skin, NULL, &r, NULL, NULL) != SK_OK) return;
+  if (r.unweighted)
+    fprintf(stderr,
+            "skinkit pack: warning: mesh \"%s\": %llu vertices without weight: packed with no influence (they "
+            "decode to all-zero weights; bind or give them weight first)\n",
+            sk_scene_mesh_name(s, m), (unsigned long long)r.unweighted);
+  if (!(r.nan || r.negative)) return;
   fprintf(stderr,
           "skinkit pack: warning: mesh \"%s\": %llu vertices with NaN or infinite weights, %llu with negative ones: "
           "those weights are not packed (skinkit validate lists them)\n",

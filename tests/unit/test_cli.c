@@ -680,6 +680,11 @@ START_TEST(pack_names_weights_it_leaves_out) {
   snprintf(args, sizeof args, "info %s", path);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(strstr(g_out, "(vertices with a NaN or infinite weight: 1, a negative one: 1)"), "%s", g_out);
+  /* a vertex without weight is packed with no influence: said (an audit of session 70) */
+  snprintf(args, sizeof args, "pack %s/tests/data/unweighted_vertex.glb -o %s/uw.skf", SK_SOURCE_DIR, g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_msg(strstr(err_text(), "mesh \"Grid\": 1 vertices without weight: packed with no influence"), "%s",
+                err_text());
 }
 END_TEST
 
