@@ -539,6 +539,11 @@ SK_API sk_result sk_scene_add_material(sk_scene* scene, const sk_material_desc* 
                                        sk_error* err) {
   if (!scene || !material) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and material must not be NULL");
   SK__CHECK_SIZE(material, sk_material_desc, err);
+  const int32_t images[5] = {material->base_color_image, material->metallic_roughness_image, material->normal_image,
+                             material->emissive_image, material->occlusion_image};
+  for (int k = 0; k < 5; ++k) /* -1 is none; a lower index was taken for none too (an audit of the C API) */
+    if (images[k] < -1) SK__FAIL(err, SKC_OUT_OF_RANGE, "image index %d (-1 = none)", (int)images[k]);
+  if (material->double_sided > 1) SK__FAIL(err, SKC_INVALID_ARGUMENT, "double_sided must be 0 or 1");
   _Static_assert((int)SK_ALPHA_MASK == SKIO_ALPHA_MASK && (int)SK_ALPHA_BLEND == SKIO_ALPHA_BLEND, "alpha modes");
   skio_material m;
   skio_material_init(&m);

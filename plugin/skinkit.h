@@ -876,8 +876,8 @@ typedef struct sk_material_desc {
   int32_t emissive_image;
   int32_t occlusion_image;
 } sk_material_desc;
-/* Appends a material (copied). SK_ERR_OUT_OF_RANGE for an image index past the scene's images,
- * SK_ERR_INVALID_ARGUMENT for a non-finite factor or an unknown alpha mode. */
+/* Appends a material (copied). SK_ERR_OUT_OF_RANGE for an image index past the scene's images or below -1,
+ * SK_ERR_INVALID_ARGUMENT for a non-finite factor, an unknown alpha mode or double_sided other than 0 / 1. */
 SK_API sk_result sk_scene_add_material(sk_scene* scene, const sk_material_desc* material, uint32_t* out_index,
                                        sk_error* err);
 /* The material of a mesh (and of each of its parts): an index from sk_scene_add_material or of the file's own

@@ -632,7 +632,12 @@ START_TEST(scene_error_paths) {
   mat.size = sizeof mat;
   mat.normal_image = 1;
   FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_add_material, sc, &mat, NULL);
+  mat.normal_image = INT32_MIN; /* below -1: refused, not taken for none (an audit) */
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_add_material, sc, &mat, NULL);
   mat.normal_image = -1;
+  mat.double_sided = 2;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material, sc, &mat, NULL);
+  mat.double_sided = 0;
   mat.roughness = NAN;
   FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_add_material, sc, &mat, NULL);
   mat.roughness = 1;
