@@ -147,11 +147,13 @@ SK_API sk_result sk_hierarchy_order(const int32_t* parents, uint32_t joint_count
  * counts as identity. */
 SK_API sk_result sk_pose_local_from_trs(const float* trs, uint32_t joint_count, float* out_local, sk_error* err);
 /* Forward kinematics: world = parent_world * local, roots get root * local (root NULL = identity).
- * local and out_world hold 16 * joint_count floats and must not overlap. */
+ * local and out_world hold 16 * joint_count floats and must not overlap. Per-frame paths: the values are not checked
+ * (a NaN in gives NaN out, which sk_deform_run refuses as SK_ERR_SINGULAR_MATRIX; sk_pose_local_from_trs checks). */
 SK_API sk_result sk_skeleton_world(const sk_skeleton* skeleton, const float* local, const float* root,
                                    float* out_world, sk_error* err);
 /* Skinning palette M_j = world_j * inverse_bind_j (16 * joint_count floats each). inverse_bind NULL uses the
- * skeleton's; a skin bound with other bind matrices passes its own. out_palette may alias world. */
+ * skeleton's; a skin bound with other bind matrices passes its own. out_palette may alias world. Values not checked,
+ * as sk_skeleton_world. */
 SK_API sk_result sk_palette_compute(const sk_skeleton* skeleton, const float* world, const float* inverse_bind,
                                     float* out_palette, sk_error* err);
 /* Convenience: palette for a TRS pose (NULL = rest pose, which yields identities when B is the rest pose). */
