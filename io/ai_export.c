@@ -97,15 +97,19 @@ int skio_ai_too_deep(const char* path, const char* id, skc_err* err) {
 }
 
 static int export_here(const struct aiScene* sc, const char* id, const char* path, skio_buf* out, skc_err* err) {
+  skio_ai_lock(); /* one thread in Assimp at a time (skio_ai.h): its writers call localtime, its error is global */
   const struct aiExportDataBlob* blob = aiExportSceneToBlob(sc, id, 0);
   if (!blob || !blob->data) {
     const char* why = aiGetErrorString();
     if (blob) aiReleaseExportBlob(blob);
-    return skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id,
-                    why && why[0] ? why : "unknown error");
+    const int rc = skc_fail(err, SKC_IO, "%s: Assimp could not write it (%s): %s", path, id,
+                            why && why[0] ? why : "unknown error");
+    skio_ai_unlock();
+    return rc;
   }
   skio_buf_put(out, blob->data, blob->size);
   aiReleaseExportBlob(blob);
+  skio_ai_unlock();
   return out->oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path) : SKC_OK;
 }
 
@@ -160,7 +164,9 @@ static int export_isolated(const struct aiScene* sc, const char* id, const char*
   int fds[2];
   if (pipe(fds) != 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated writer: %s", path, strerror(errno));
   fflush(NULL);
+  skio_ai_lock(); /* the child starts with Assimp at rest, not halfway through another thread's call */
   const pid_t pid = fork();
+  if (pid != 0) skio_ai_unlock(); /* the child never takes the lock */
   if (pid < 0) {
     const int e = errno;
     close(fds[0]);

@@ -85,6 +85,12 @@ const char* skio_ai_unavailable(void) {
 
 static int ready(void) { return skio_ai_unavailable() == NULL; }
 
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void skio_ai_lock(void) { pthread_mutex_lock(&g_lock); }
+
+void skio_ai_unlock(void) { pthread_mutex_unlock(&g_lock); }
+
 struct aiPropertyStore* aiCreatePropertyStore(void) {
   return ready() ? g_ai.aiCreatePropertyStore() : NULL;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,37 +19,41 @@ static size_t dir_length(const char* path) {
 }
 
 /* ---- writes in progress: the names of their temporary files (copies, so a name outlives its malloc'd string), for
- * skio_atomic_remove_temporaries in a signal handler. A slot is free (0), being written (1) or holds a name (2). ----
- */
+ * skio_atomic_remove_temporaries in a signal handler. A slot is free (0), busy (1: its name being written, or being
+ * removed by the handler) or held: then it holds the address of the write's malloc'd name, which every caller passes
+ * back (the string create_temp gave it, unique while it lives). One atomic word per slot, so a write drops its own
+ * slot with one compare-and-swap of that address (no other thread's slot can match, even one freed and taken again
+ * meanwhile), and a slot's name is only written by the thread that took it from free and only read by whoever took
+ * it from held: concurrent writes in different threads never touch a name another one is writing. ---- */
 #define LIVE_SLOTS 16
 #define LIVE_NAME 4096
-static atomic_int g_live_state[LIVE_SLOTS];
+#define LIVE_FREE ((uintptr_t)0)
+#define LIVE_BUSY ((uintptr_t)1)
+static _Atomic(uintptr_t) g_live[LIVE_SLOTS];
 static char g_live_name[LIVE_SLOTS][LIVE_NAME];
 
 static void live_add(const char* tmp) {
   if (strlen(tmp) >= LIVE_NAME) return;
   for (int i = 0; i < LIVE_SLOTS; ++i) {
-    int free_slot = 0;
-    if (!atomic_compare_exchange_strong(&g_live_state[i], &free_slot, 1)) continue;
+    uintptr_t free_slot = LIVE_FREE;
+    if (!atomic_compare_exchange_strong(&g_live[i], &free_slot, LIVE_BUSY)) continue;
     strcpy(g_live_name[i], tmp);
-    atomic_store(&g_live_state[i], 2);
+    atomic_store(&g_live[i], (uintptr_t)tmp); /* published once the name is complete */
     return;
   } /* all taken (16 writes at once): this one is not removed by a signal handler */
 }
 static void live_drop(const char* tmp) {
   for (int i = 0; i < LIVE_SLOTS; ++i) {
-    int held = 2;
-    if (atomic_load(&g_live_state[i]) != 2 || strcmp(g_live_name[i], tmp) != 0) continue;
-    if (atomic_compare_exchange_strong(&g_live_state[i], &held, 1)) atomic_store(&g_live_state[i], 0);
-    return;
-  }
+    uintptr_t mine = (uintptr_t)tmp;
+    if (atomic_load(&g_live[i]) == mine && atomic_compare_exchange_strong(&g_live[i], &mine, LIVE_FREE)) return;
+  } /* not held (any more): never added, already dropped, or being removed by the handler, which frees the slot */
 }
 void skio_atomic_remove_temporaries(void) {
   for (int i = 0; i < LIVE_SLOTS; ++i) {
-    int held = 2;
-    if (atomic_compare_exchange_strong(&g_live_state[i], &held, 1)) {
+    uintptr_t held = atomic_load(&g_live[i]);
+    if (held > LIVE_BUSY && atomic_compare_exchange_strong(&g_live[i], &held, LIVE_BUSY)) {
       unlink(g_live_name[i]); /* async-signal-safe */
-      atomic_store(&g_live_state[i], 0);
+      atomic_store(&g_live[i], LIVE_FREE);
     }
   }
 }

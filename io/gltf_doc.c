@@ -534,7 +534,7 @@ void skio_gltf_doc_destroy(skio_gltf_doc* d) {
   for (uint32_t i = 0; d->buffers && i < d->buffer_count; ++i) free(d->buffers[i].owned);
   for (uint32_t i = 0; d->views && i < d->view_count; ++i) free(d->views[i].decoded);
   skio_gltf_draco_free(d);
-  free(d->skin_structure);
+  free((void*)d->skin_structure);
   free(d->node_parent);
   free(d->buffers);
   free(d->views);

@@ -1,6 +1,7 @@
 /* gltf_validate.c - skin checks on the JOINTS_n / WEIGHTS_n values of a glTF document (rules in
  * skio_gltf_validate.h). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,13 +339,25 @@ uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t pr
   return 0;
 }
 
-/* The document's node parents, worked out on the first call (NULL: not a forest, or no memory). */
+/* The document's node parents, worked out on the first call (NULL: not a forest, or no memory). Threads that
+ * validate one const scene at once may each work them out: the first to publish its array wins, the others free
+ * theirs and take the published one. */
 static const int32_t* node_parents_once(skio_gltf_doc* d) {
-  if (!d->node_parent_state) {
-    d->node_parent = malloc((d->node_count ? d->node_count : 1) * sizeof *d->node_parent);
-    d->node_parent_state = d->node_parent && !skio_gltf_node_parents(d, "", d->node_parent, NULL) ? 1 : -1;
+  int32_t* p = atomic_load_explicit(&d->node_parent, memory_order_acquire);
+  if (!p) {
+    int32_t* mine = malloc(((size_t)d->node_count + 1) * sizeof *mine);
+    if (!mine) return NULL; /* no memory: not remembered, asked again next time */
+    mine[0] = skio_gltf_node_parents(d, "", mine + 1, NULL) ? -1 : 1;
+    int32_t* expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&d->node_parent, &expected, mine, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+      p = mine;
+    } else {
+      free(mine);
+      p = expected;
+    }
   }
-  return d->node_parent_state > 0 ? d->node_parent : NULL;
+  return p[0] > 0 ? p + 1 : NULL;
 }
 
 /* skio_gltf_skin_structure of skin skin_i, worked out (O(nodes + joints)). */
@@ -400,8 +413,22 @@ uint32_t skio_gltf_skin_structure(skio_gltf_doc* d, uint32_t node) {
   if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "skin"), &skin_i) ||
       skin_i >= d->skin_count)
     return 0;
-  if (!d->skin_structure) d->skin_structure = calloc(d->skin_count, sizeof *d->skin_structure);
-  if (!d->skin_structure) return skin_structure(d, skin_i); /* no memory for the memo: work it out each time */
-  if (!d->skin_structure[skin_i]) d->skin_structure[skin_i] = skin_structure(d, skin_i) + 1;
-  return d->skin_structure[skin_i] - 1;
+  _Atomic(uint32_t)* memo = atomic_load_explicit(&d->skin_structure, memory_order_acquire);
+  if (!memo) { /* published once (a const scene validated by several threads at once): a loser frees its own */
+    _Atomic(uint32_t)* mine = malloc(d->skin_count * sizeof *mine);
+    if (!mine) return skin_structure(d, skin_i); /* no memory for the memo: work it out each time */
+    for (uint32_t i = 0; i < d->skin_count; ++i) atomic_init(&mine[i], 0u);
+    _Atomic(uint32_t)* expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&d->skin_structure, &expected, mine, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+      memo = mine;
+    } else {
+      free((void*)mine);
+      memo = expected;
+    }
+  }
+  /* an entry is worked out the same by whichever thread does it: a second one only stores the same value again */
+  uint32_t v = atomic_load_explicit(&memo[skin_i], memory_order_relaxed);
+  if (!v) atomic_store_explicit(&memo[skin_i], v = skin_structure(d, skin_i) + 1, memory_order_relaxed);
+  return v - 1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skio_ai.h"
 #include "skio_scene.h"
 
 static pthread_once_t g_ext_once = PTHREAD_ONCE_INIT;
@@ -14,7 +15,9 @@ static char g_ext[4096];
 static void load_extensions(void) {
   struct aiString* s = calloc(1, sizeof *s);
   if (!s) return;
+  skio_ai_lock();
   aiGetExtensionList(s);
+  skio_ai_unlock();
   size_t n = s->length < sizeof g_ext - 1 ? s->length : sizeof g_ext - 1;
   memcpy(g_ext, s->data, n);
   g_ext[n] = 0;
@@ -39,5 +42,8 @@ int skio_extension_supported(const char* extension) {
   if (strcmp(buf, ".skeleton") == 0) return 0; /* Ogre skeletons are read beside their .mesh */
   if (!strcmp(buf, ".glb") || !strcmp(buf, ".gltf") || !strcmp(buf, ".vrm"))
     return 1; /* read natively: no need to load Assimp to say so */
-  return aiIsExtensionSupported(buf) == AI_TRUE;
+  skio_ai_lock(); /* Assimp's C API makes an Importer for the question */
+  const bool yes = aiIsExtensionSupported(buf) == AI_TRUE;
+  skio_ai_unlock();
+  return yes;
 }

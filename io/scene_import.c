@@ -2054,7 +2054,9 @@ static int preflight(const isolated_read* r, skc_err* err) {
   int fds[2];
   if (pipe(fds) != 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(errno));
   fflush(NULL);
+  skio_ai_lock(); /* the child starts with Assimp at rest, not halfway through another thread's call */
   pid_t pid = fork();
+  if (pid != 0) skio_ai_unlock(); /* the child never takes the lock */
   if (pid < 0) {
     int e = errno;
     close(fds[0]);
@@ -2143,29 +2145,36 @@ static int read_with_assimp(const char* path, const skio_import_options* opts, u
                             skio_source_id* source_id, import_fixes* fx, const struct aiScene** out, skc_err* err) {
   const char* missing = skio_ai_unavailable(); /* loaded here, before the isolated reader forks */
   if (missing) return skc_fail(err, SKC_UNSUPPORTED, "%s: cannot read it: %s", path, missing);
+  skio_ai_lock();
   struct aiPropertyStore* props = import_properties();
+  skio_ai_unlock();
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   int rc;
   if ((rc = check_md5mesh(path, err)) ||
       (opts && opts->isolate && (rc = preflight(&(isolated_read){path, flags, props, NULL, opts}, err)))) {
+    skio_ai_lock();
     aiReleasePropertyStore(props);
+    skio_ai_unlock();
     return rc;
   }
   skio_source_identify(path, source_id); /* before Assimp reads it: a later change of the file must show */
+  /* one thread in Assimp at a time (skio_ai.h), from the import through reading its error string */
+  skio_ai_lock();
   const struct aiScene* ai = import_ai(path, flags, props, fx);
   aiReleasePropertyStore(props);
   if (!ai) {
     /* Note: aiGetErrorString is one global string in Assimp's C API (not per call). */
     const char* why = fx->why[0] ? fx->why : aiGetErrorString();
-    return skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it%s: %s", path, assimp_hint(path),
-                    why && why[0] ? why : "unknown error");
-  }
-  if (!ai->mRootNode) {
+    rc = skc_fail(err, SKC_FORMAT, "%s: Assimp cannot read it%s: %s", path, assimp_hint(path),
+                  why && why[0] ? why : "unknown error");
+  } else if (!ai->mRootNode) {
     aiReleaseImport(ai);
-    return skc_fail(err, SKC_FORMAT, "%s: empty scene (no root node)", path);
+    rc = skc_fail(err, SKC_FORMAT, "%s: empty scene (no root node)", path);
+  } else {
+    *out = ai;
   }
-  *out = ai;
-  return SKC_OK;
+  skio_ai_unlock();
+  return rc;
 }
 
 /* Frees what the builder holds for the import (not the scene it builds, nor Assimp's). */
@@ -2390,7 +2399,9 @@ int skio_scene_import(const char* path, const skio_import_options* opts, skio_sc
     rc = read_scene(&b, &fx, &source_id, err);
   }
   free_builder(&b);
+  skio_ai_lock();
   aiReleaseImport(ai);
+  skio_ai_unlock();
   if (!rc) rc = finish_scene(path, s, &source_id, t0, err);
   if (rc) {
     skio_scene_destroy(s);

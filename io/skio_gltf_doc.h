@@ -19,6 +19,7 @@
 #ifndef SKIO_GLTF_DOC_H
 #define SKIO_GLTF_DOC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,12 +90,14 @@ typedef struct skio_gltf_doc {
   /* KHR_draco_mesh_compression (gltf_draco.c): per accessor (accessor_count), which Draco primitive supplies its
    * values and, once one of that primitive's accessors was read, the values; NULL when no primitive uses Draco. */
   struct skio_gltf_draco_acc* draco;
-  /* skio_gltf_skin_structure's answer per skin (skin_count), plus 1 once found (0: not yet); NULL until asked */
-  uint32_t* skin_structure;
+  /* skio_gltf_skin_structure's answer per skin (skin_count), plus 1 once found (0: not yet); NULL until asked.
+   * Validation of a const scene may run in several threads at once (skinkit.h): the array is published by a
+   * compare-and-swap (a thread that lost the race frees its own) and its entries are atomic. */
+  _Atomic(uint32_t)* _Atomic skin_structure;
   /* skio_gltf_node_parents of the document, worked out once for skin_structure (a skin per mesh made it a parse of
-   * every node per skin); node_parent_state 0 not yet, 1 done, -1 not a forest or no memory */
-  int32_t* node_parent;
-  int node_parent_state;
+   * every node per skin): NULL not yet, else node_count + 1 entries: [0] 1 and the parents, or [0] -1 when the
+   * nodes are no forest; published like skin_structure */
+  int32_t* _Atomic node_parent;
 } skio_gltf_doc;
 
 /* Loads path (.gltf or .glb, told apart by the GLB magic). External buffers are read lazily, when first used.
