@@ -130,10 +130,6 @@ static int same_ext(const char* a, const char* b, const char* ext) {
   return la >= le && lb >= le && !strcasecmp(a + la - le, ext) && !strcasecmp(b + lb - le, ext);
 }
 
-/* Whether the scene read from in is welded (sk_scene_weld): --merge-corners / --keep-corners, else by default for the
- * commands that write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or
- * .dae format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
- * anew). */
 int cli_stdout_aside(void) {
   fflush(stdout);
   const int saved = dup(STDOUT_FILENO);
@@ -158,6 +154,10 @@ sk_result cli_scene_save(sk_scene* s, const char* path, const sk_save_options* o
   return rc;
 }
 
+/* Whether the scene read from in is welded (sk_scene_weld): --merge-corners / --keep-corners, else by default for the
+ * commands that write what they read (unpack: its model, so that it welds as pack did), unless out is in's own .fbx or
+ * .dae format, which the library writes as an edit of in (its own vertex list kept; a welded scene would be written
+ * anew). */
 static int want_weld(const char* cmd, const char* in, const char* out) {
   if (cli_load_cfg.weld >= 0) return cli_load_cfg.weld;
   if (!strcmp(cmd, "info") || !strcmp(cmd, "validate")) return 0;
