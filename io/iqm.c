@@ -411,14 +411,6 @@ static bool has_image_ext(const char* name) {
   return false;
 }
 
-static void image_free(skio_image* im) {
-  free(im->name);
-  free(im->uri);
-  free(im->path);
-  free(im->data);
-  memset(im, 0, sizeof *im);
-}
-
 /* The scene's images by uri: open addressing over image indices (UINT32_MAX: empty), cap a power of two above
  * twice the images there can be (one per material at most), so that a file of many materials costs linear time. */
 typedef struct image_index {
@@ -440,21 +432,21 @@ static int32_t keep_image(skio_scene* s, image_index* x, skio_image* im) {
   size_t at = hash_of(im->uri) & x->mask;
   for (; x->slot[at] != UINT32_MAX; at = (at + 1) & x->mask)
     if (!strcmp(s->images[x->slot[at]].uri, im->uri)) {
-      image_free(im);
+      skio_image_free(im);
       return (int32_t)x->slot[at];
     }
   if (s->image_count == x->cap) {
     uint32_t nc = x->cap ? x->cap * 2 : 4;
     skio_image* grown = realloc(s->images, nc * sizeof *grown);
     if (!grown) {
-      image_free(im);
+      skio_image_free(im);
       return -1;
     }
     s->images = grown;
     x->cap = nc;
   }
   if (!(im->name = dup_name(base_of(im->uri)[0] ? base_of(im->uri) : im->uri, "", 0))) {
-    image_free(im);
+    skio_image_free(im);
     return -1;
   }
   snprintf(im->mime, sizeof im->mime, "%s", skio_image_mime(im->data, im->size, im->uri));
@@ -512,7 +504,7 @@ static int32_t material_image(const iqm* q, skio_scene* s, image_index* x, const
       return i < 0 ? -2 : i;
     }
     if (too_big && big < 0) big = (int32_t)t;
-    image_free(&im);
+    skio_image_free(&im);
   }
   if (!ext && big < 0) return -1; /* a material name only */
   memset(&im, 0, sizeof im);

@@ -53,16 +53,19 @@ void skio_material_init(skio_material* m) {
   m->base_color_tex = m->normal_tex = m->metallic_roughness_tex = m->emissive_tex = m->occlusion_tex = none;
 }
 
+void skio_image_free(skio_image* im) {
+  free(im->name);
+  free(im->uri);
+  free(im->path);
+  free(im->data);
+  memset(im, 0, sizeof *im);
+}
+
 void skio_scene_free_materials(skio_scene* s) {
   if (!s) return;
   for (uint32_t i = 0; i < s->material_count; ++i) free(s->materials[i].name);
   free(s->materials);
-  for (uint32_t i = 0; i < s->image_count; ++i) {
-    free(s->images[i].name);
-    free(s->images[i].uri);
-    free(s->images[i].path);
-    free(s->images[i].data);
-  }
+  for (uint32_t i = 0; i < s->image_count; ++i) skio_image_free(&s->images[i]);
   free(s->images);
   free(s->material_note);
   s->materials = NULL;

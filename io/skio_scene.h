@@ -837,6 +837,8 @@ typedef struct skio_image {
 int skio_scene_add_image(skio_scene* s, const char* name, const void* data, size_t size, uint32_t* out, skc_err* err);
 int skio_scene_add_material(skio_scene* s, const skio_material* m, uint32_t* out, skc_err* err);
 int skio_mesh_set_material(skio_scene* s, uint32_t mesh, uint32_t material, skc_err* err);
+/* Frees an image's name, uri, path and bytes, and zeroes it. */
+void skio_image_free(skio_image* im);
 /* Frees the material and image tables (skio_scene_destroy calls it). */
 void skio_scene_free_materials(skio_scene* s);
 /* Defaults of glTF: base colour 1 1 1 1, metallic 1, roughness 1, no emission, opaque, cutoff 0.5, one-sided. */
