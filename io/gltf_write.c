@@ -28,6 +28,7 @@
 #include "skio_atomic.h"
 #include "skio_buf.h"
 #include "skio_gltf.h"
+#include "skio_image.h"
 
 enum { CT_U8 = 5121, CT_U16 = 5123, CT_U32 = 5125, CT_F32 = 5126 };
 enum { TARGET_NONE = 0, TARGET_VERTEX = 34962, TARGET_INDEX = 34963 };
@@ -1930,8 +1931,27 @@ static int put_image(writer* w, const skio_image* img, bool by_uri, buf* imgs) {
   return SKC_OK;
 }
 
+/* A TGA or BMP image as an image of PNG bytes named "<stem>.png" (io/image_decode.c: same pixels, 8 bits a channel;
+ * the caller frees its data and name); SKC_UNSUPPORTED and the rest when it cannot be decoded. */
+static int as_png(const skio_image* img, skio_image* png) {
+  const char* hint = img->path ? img->path : img->uri && img->uri[0] ? img->uri : img->name;
+  int rc = skio_image_to_png(img->data, img->size, hint, &png->data, &png->size, NULL);
+  if (rc) return rc;
+  const char* dot = strrchr(img->name, '.');
+  const size_t stem = dot && dot != img->name ? (size_t)(dot - img->name) : strlen(img->name);
+  if (!(png->name = malloc(stem + 5))) {
+    free(png->data);
+    png->data = NULL;
+    return SKC_OUT_OF_MEMORY;
+  }
+  memcpy(png->name, img->name, stem);
+  memcpy(png->name + stem, ".png", 5);
+  snprintf(png->mime, sizeof png->mime, "image/png");
+  return SKC_OK;
+}
+
 /* Scene image im as an image and its texture (t->tex_of[im]), or not written with a note (-2): without bytes, or
- * of a type glTF cannot carry. */
+ * of a type glTF cannot carry (TGA and BMP are written as PNG). */
 static int image_texture(writer* w, tex_out* t, int32_t im) {
   const skio_image* img = &w->s->images[im];
   bool is_webp = !strcmp(img->mime, "image/webp"), is_ktx2 = !strcmp(img->mime, "image/ktx2");
@@ -1944,15 +1964,22 @@ static int image_texture(writer* w, tex_out* t, int32_t im) {
              named && named[0] && strcmp(named, ".") ? named : "(a texture without an image file name)");
     return SKC_OK;
   }
+  skio_image png = {0}; /* a TGA or BMP as PNG */
   if (!core && !is_webp && !is_ktx2) {
-    t->tex_of[im] = -2;
-    note_add(w,
-             img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
-    return SKC_OK;
+    int rc = as_png(img, &png);
+    if (rc == SKC_OUT_OF_MEMORY) return oom_fail(w);
+    if (rc) {
+      t->tex_of[im] = -2;
+      note_add(
+          w, img->mime[0] ? "image type not in glTF, not written:" : "image of unknown type, not written:", img->name);
+      return SKC_OK;
+    }
   }
   uint32_t n = t->count++;
   if (n) skio_buf_str(t->imgs, ",");
-  int rc = put_image(w, img, by_uri, t->imgs);
+  int rc = put_image(w, png.data ? &png : img, by_uri && !png.data, t->imgs);
+  free(png.data);
+  free(png.name);
   if (rc) return rc;
   if (n) skio_buf_str(t->texs, ",");
   if (is_webp || is_ktx2) {

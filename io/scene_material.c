@@ -29,9 +29,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "skio_atomic.h"
+#include "skio_image.h"
 #include "skio_scene.h"
 
 static char* dup_n(const char* s, size_t n) {
@@ -184,63 +184,32 @@ void skio_scene_note(skio_scene* s, const char* line) {
   s->material_note = n;
 }
 
-/* ---- PNG encoding of uncompressed aiTexels (BGRA) ---- */
-static void put_be32(unsigned char* p, uint32_t v) {
-  p[0] = (unsigned char)(v >> 24);
-  p[1] = (unsigned char)(v >> 16);
-  p[2] = (unsigned char)(v >> 8);
-  p[3] = (unsigned char)v;
+/* An aiTexture's format hint that is a file extension ("tga", "png"; not "rgba8888" of uncompressed texels). */
+static bool hint_is_extension(const char* h) {
+  size_t n = strnlen(h, HINTMAXTEXTURELEN);
+  if (!n || n >= HINTMAXTEXTURELEN) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') || (i && h[i] >= '0' && h[i] <= '9')))
+      return false;
+  return true;
 }
 
-static unsigned char* png_chunk(unsigned char* p, const char* type, const unsigned char* d, uint32_t n) {
-  put_be32(p, n);
-  memcpy(p + 4, type, 4);
-  if (n) memcpy(p + 8, d, n);
-  uLong crc = crc32(0L, p + 4, 4 + n);
-  put_be32(p + 8 + n, (uint32_t)crc);
-  return p + 12 + n;
-}
-
+/* ---- uncompressed aiTexels (B G R A) as PNG ---- */
 static unsigned char* encode_png(const struct aiTexel* t, unsigned w, unsigned h, size_t* out_n) {
-  if (!w || !h || w > 16384 || h > 16384) return NULL;
-  size_t raw_n = (size_t)h * (1 + (size_t)w * 4);
-  unsigned char* raw = malloc(raw_n);
-  uLongf z_n = compressBound((uLong)raw_n);
-  unsigned char* z = malloc(z_n);
-  unsigned char* out = malloc(8 + 25 + 12 + z_n + 12);
-  if (!raw || !z || !out) goto fail;
-  for (unsigned y = 0; y < h; ++y) {
-    unsigned char* row = raw + (size_t)y * (1 + (size_t)w * 4);
-    row[0] = 0;
-    for (unsigned x = 0; x < w; ++x) {
-      const struct aiTexel* px = &t[(size_t)y * w + x];
-      row[1 + x * 4] = px->r;
-      row[2 + x * 4] = px->g;
-      row[3 + x * 4] = px->b;
-      row[4 + x * 4] = px->a;
-    }
+  if (!w || !h || (uint64_t)w * h > SKIO_IMAGE_MAX_PIXELS) return NULL;
+  const size_t n = (size_t)w * h;
+  unsigned char* px = malloc(n * 4);
+  if (!px) return NULL;
+  bool opaque = true;
+  for (size_t i = 0; i < n; ++i) {
+    px[4 * i] = t[i].r, px[4 * i + 1] = t[i].g, px[4 * i + 2] = t[i].b, px[4 * i + 3] = t[i].a;
+    opaque &= t[i].a == 255;
   }
-  if (compress2(z, &z_n, raw, (uLong)raw_n, 6) != Z_OK) goto fail;
-  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  unsigned char ihdr[13];
-  put_be32(ihdr, w);
-  put_be32(ihdr + 4, h);
-  ihdr[8] = 8; /* bit depth */
-  ihdr[9] = 6; /* RGBA */
-  ihdr[10] = ihdr[11] = ihdr[12] = 0;
-  memcpy(out, sig, 8);
-  unsigned char* p = png_chunk(out + 8, "IHDR", ihdr, 13);
-  p = png_chunk(p, "IDAT", z, (uint32_t)z_n);
-  p = png_chunk(p, "IEND", NULL, 0);
-  *out_n = (size_t)(p - out);
-  free(raw);
-  free(z);
-  return out;
-fail:
-  free(raw);
-  free(z);
-  free(out);
-  return NULL;
+  if (opaque) /* RGB, packed in place */
+    for (size_t i = 0; i < n; ++i) memmove(px + 3 * i, px + 4 * i, 3);
+  unsigned char* png = skio_png_encode(px, w, h, opaque ? 3 : 4, out_n);
+  free(px);
+  return png;
 }
 
 /* ---- files ---- */
@@ -381,7 +350,9 @@ static int32_t image_for(skio_scene* s, const struct aiScene* ai, const char* tp
     const char* fname = t && t->mFilename.length ? base_name(t->mFilename.data) : "";
     if (tpath[0] != '*') fname = base_name(tpath);
     char def[32];
-    snprintf(def, sizeof def, "image%u", s->image_count - 1);
+    int dn = snprintf(def, sizeof def, "image%u", s->image_count - 1);
+    if (t && t->mHeight == 0 && hint_is_extension(t->achFormatHint)) /* "image3.tga": its kind stays known */
+      snprintf(def + dn, sizeof def - (size_t)dn, ".%.8s", t->achFormatHint);
     if (!(im->name = dup_s(fname[0] ? fname : def))) return -1;
     if (t && t->pcData && t->mHeight == 0 && t->mWidth) {
       if (t->mWidth <= SKIO_IMAGE_MAX_BYTES && (im->data = malloc(t->mWidth))) {

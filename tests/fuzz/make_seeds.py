@@ -95,6 +95,16 @@ def meshopt_seeds(out):
             write(os.path.join(out, "%s_%d" % (name, i)), head + chunk[o:o + m["byteLength"]])
 
 
+def image_seeds(out):
+    """fuzz_image: the TGA and BMP fixtures of tests/data/images (tests/data/make_images.py) behind their selector
+    byte (1: named .tga, 0: a BMP, found by its magic)"""
+    images = os.path.join(HERE, "..", "data", "images")
+    for name in sorted(os.listdir(images)):
+        if name.endswith((".tga", ".bmp")):
+            with open(os.path.join(images, name), "rb") as f:
+                write(os.path.join(out, name.replace(".", "_")), bytes([name.endswith(".tga")]) + f.read())
+
+
 def main():
     exe = sys.argv[1]
     root = sys.argv[2] if len(sys.argv) > 2 else HERE
@@ -138,6 +148,7 @@ def main():
                 write(os.path.join(out, name), b"\0" + f.read())  # even first byte: the file as is
     gltf_edit_seeds(os.path.join(root, "seeds-fuzz_gltf_edit"))
     meshopt_seeds(os.path.join(root, "seeds-fuzz_meshopt"))
+    image_seeds(os.path.join(root, "seeds-fuzz_image"))
     with open(os.path.join(HERE, "seeds-fuzz_import", "collada_clips"), "rb") as f:
         write(os.path.join(root, "seeds-fuzz_collada_clips", "two_clips.dae"), f.read()[1:])
 

@@ -1,0 +1,204 @@
+# make_images.py - writes tests/data/images/: TGA and BMP textures in the variants characters carry, each with
+# <file>.rgba beside it, the pixels as Pillow (an independent decoder) reads them (8-bit RGBA, top row first), and
+# manifest.txt (file, width, height, tolerance: the largest difference allowed per channel; 1 where Pillow expands
+# 5-bit channels by truncation and skinkit rounds).
+#   /usr/bin/python3 tests/data/make_images.py            (Debian's python3-pil)
+# Pillow writes the TGA (types 1, 2, 3 and their RLE forms, both origins) and BMP (1, 8, 24 and 32 bits) files; the
+# others are built here byte by byte (15/16-bit TGA with and without attribute bits, right-to-left TGA, colour-mapped
+# TGA with a 16-bit map, BMP RLE8 / RLE4 with moves and literals, 16-bit 5-6-5 and 32-bit V5 bit fields, top-down
+# rows, an OS/2 1.x header, a 4-bit palette, a 32-bit BI_RGB file with alpha in its fourth byte) and checked against
+# Pillow's reading of them where Pillow reads them right (expected pixels computed here otherwise: Pillow 9.4 reads no
+# 15-bit TGA, and its RLE BMP reader takes two bytes too many after a move and drops the last pixel of an odd RLE4
+# literal - BmpImagePlugin.BmpRleDecoder).
+import io, os, struct
+from PIL import Image
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "images")
+os.makedirs(out, exist_ok=True)
+W, H = 7, 5
+manifest = []
+
+
+def pattern(x, y):
+    a = 0 if (x, y) == (6, 4) else (128 if (x + y) % 3 == 0 else 255)
+    return (x * 36 % 256, y * 60 % 256, (x * y * 13 + 7) % 256, a)
+
+
+rgba = Image.new("RGBA", (W, H))
+rgba.putdata([pattern(x, y) for y in range(H) for x in range(W)])
+
+
+def record(name, data, expected=None, tol=0):
+    path = os.path.join(out, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    if expected is None:
+        expected = Image.open(io.BytesIO(data)).convert("RGBA")
+    assert expected.size == (W, H), name
+    with open(path + ".rgba", "wb") as f:
+        f.write(expected.tobytes())
+    manifest.append("%s %d %d %d" % (name, W, H, tol))
+
+
+def pil(img, fmt, **kw):
+    b = io.BytesIO()
+    img.save(b, fmt, **kw)
+    return b.getvalue()
+
+
+# ---- Pillow's own writers
+for mode in ("RGBA", "RGB", "L", "LA", "P"):
+    src = rgba.convert(mode) if mode != "P" else rgba.convert("RGB").quantize(12)
+    for rle in (False, True):
+        for top in (False, True):
+            kw = {"compression": "tga_rle"} if rle else {}
+            if top:
+                kw["orientation"] = 1
+            record("pil_%s%s%s.tga" % (mode.lower(), "_rle" if rle else "", "_top" if top else ""), pil(src, "TGA", **kw))
+for mode in ("1", "L", "P", "RGB", "RGBA"):
+    src = rgba.convert(mode) if mode != "P" else rgba.convert("RGB").quantize(12)
+    # Pillow writes RGBA as a BI_RGB 32-bit BMP with the alpha in the fourth byte, and reads that byte back as
+    # padding: the file holds the alpha it was given, which is what skinkit reads (as Blender does)
+    record("pil_%s.bmp" % mode.lower(), pil(src, "BMP"), rgba if mode == "RGBA" else None)
+
+
+# ---- built here
+def tga(kind, bits, desc, pixels, cmap=b"", cmap_bits=0, cmap_first=0, rle=False):
+    hdr = struct.pack("<BBBHHBHHHHBB", 0, 1 if cmap else 0, kind + (8 if rle else 0), cmap_first,
+                      len(cmap) // ((cmap_bits + 7) // 8) if cmap else 0, cmap_bits, 0, 0, W, H, bits, desc)
+    return hdr + cmap + pixels
+
+
+def rle_packets(pix, size):
+    """pixels (a list of byte strings) as alternating run and literal packets, runs crossing rows"""
+    o, i = b"", 0
+    while i < len(pix):
+        j = i
+        while j + 1 < len(pix) and pix[j + 1] == pix[i] and j - i < 127:
+            j += 1
+        if j > i:
+            o += bytes([128 | (j - i)]) + pix[i]
+            i = j + 1
+        else:
+            k = i
+            while k + 1 < len(pix) and pix[k + 1] != pix[k] and k - i < 127:
+                k += 1
+            o += bytes([k - i]) + b"".join(pix[i:k + 1])
+            i = k + 1
+    return o
+
+
+def rows_bottom_up(fn):
+    return [fn(x, y) for y in reversed(range(H)) for x in range(W)]
+
+
+def p555(c, attr):
+    r, g, b, a = c
+    return struct.pack("<H", (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3) | (0x8000 if attr and a >= 128 else 0))
+
+
+def expect5(c, attr):
+    e = lambda v: ((v >> 3) * 255 + 15) // 31
+    return (e(c[0]), e(c[1]), e(c[2]), (255 if c[3] >= 128 else 0) if attr else 255)
+
+
+def image_of(fn):
+    im = Image.new("RGBA", (W, H))
+    im.putdata([fn(x, y) for y in range(H) for x in range(W)])
+    return im
+
+
+# 16-bit TGA: attribute bit as alpha (descriptor 1), bottom-up, RLE; and 15-bit raw, top-down
+px = rows_bottom_up(lambda x, y: p555(pattern(x // 2 * 2, y), True))
+record("tga16_attr_rle.tga", tga(2, 16, 0x01, rle_packets(px, 2), rle=True),
+       image_of(lambda x, y: expect5(pattern(x // 2 * 2, y), True)), 0)
+px = [p555(pattern(x, y), False) for y in range(H) for x in range(W)]
+record("tga15_top.tga", tga(2, 15, 0x20, b"".join(px)), image_of(lambda x, y: expect5(pattern(x, y), False)), 0)
+# 24-bit, right-to-left and top-down (Pillow reads neither orientation bit 4: expected computed here)
+px = [bytes(pattern(W - 1 - x, y)[2::-1]) for y in range(H) for x in range(W)]
+record("tga24_right_top.tga", tga(2, 24, 0x30, b"".join(px)), image_of(lambda x, y: pattern(x, y)[:3] + (255,)))
+# colour-mapped, 16-bit map entries starting at index 3, RLE
+cols = sorted(set(pattern(x, y)[:3] for y in range(H) for x in range(W)))
+cmap = b"".join(p555(c + (255,), True) for c in cols)
+idx = rows_bottom_up(lambda x, y: bytes([3 + cols.index(pattern(x, y)[:3])]))
+record("tga8_map16_rle.tga", tga(1, 8, 0x00, rle_packets(idx, 1), cmap, 16, 3, rle=True),
+       image_of(lambda x, y: expect5(pattern(x, y)[:3] + (255,), True)))
+# 32-bit whose alpha bytes are all 0 (a writer that stores none): opaque
+px = rows_bottom_up(lambda x, y: bytes(pattern(x, y)[2::-1]) + b"\0")
+record("tga32_alpha_zero.tga", tga(2, 32, 0x00, b"".join(px)), image_of(lambda x, y: pattern(x, y)[:3] + (255,)))
+
+
+def bmp(info, pixels, palette=b"", masks=b""):
+    off = 14 + len(info) + len(masks) + len(palette)
+    return b"BM" + struct.pack("<IHHI", off + len(pixels), 0, 0, off) + info + masks + palette + pixels
+
+
+def info40(w, h, bits, comp, size_img=0, used=0, size=40):
+    return struct.pack("<IiiHHIIiiII", size, w, h, 1, bits, comp, size_img, 2835, 2835, used, 0)
+
+
+def pad4(b):
+    return b + b"\0" * (-len(b) % 4)
+
+
+# 16-bit 5-6-5 bit fields (Windows 3 header + 3 masks), top-down
+def p565(c):
+    return struct.pack("<H", (c[0] >> 3) << 11 | (c[1] >> 2) << 5 | (c[2] >> 3))
+
+
+rows = [pad4(b"".join(p565(pattern(x, y)) for x in range(W))) for y in range(H)]
+record("bmp565_top.bmp", bmp(info40(W, -H, 16, 3), b"".join(rows), masks=struct.pack("<III", 0xF800, 0x07E0, 0x001F)),
+       image_of(lambda x, y: (((pattern(x, y)[0] >> 3) * 255 + 15) // 31, ((pattern(x, y)[1] >> 2) * 255 + 31) // 63,
+                              ((pattern(x, y)[2] >> 3) * 255 + 15) // 31, 255)), 1)
+# 32-bit V5 header with an alpha mask (A8 B8 G8 R8 order, unusual on purpose), bottom-up
+v5 = struct.pack("<IiiHHIIiiII", 124, W, H, 1, 32, 3, 0, 2835, 2835, 0, 0) + struct.pack(
+    "<IIII", 0x000000FF, 0x0000FF00, 0x00FF0000, 0xFF000000) + b"sRGB" + b"\0" * 36 + b"\0" * 12 + b"\0" * 16
+assert len(v5) == 124
+rows = [b"".join(bytes(pattern(x, y)) for x in range(W)) for y in reversed(range(H))]
+record("bmp32_v5_alpha.bmp", bmp(v5, b"".join(rows)), rgba)
+# 32-bit BI_RGB with alpha in the fourth byte (Photoshop's "32-bit"): read as alpha (Pillow ignores it)
+rows = [b"".join(bytes(pattern(x, y)[2::-1] + (pattern(x, y)[3],)) for x in range(W)) for y in reversed(range(H))]
+record("bmp32_rgb_alpha.bmp", bmp(info40(W, H, 32, 0), b"".join(rows)), rgba)
+# palettes: a 4-bit one and an OS/2 1.x header (3-byte entries)
+pal_cols = sorted(set(pattern(x // 3, y // 2)[:3] for y in range(H) for x in range(W)))
+assert len(pal_cols) <= 16
+pal4 = b"".join(bytes(c[::-1]) + b"\0" for c in pal_cols)
+ix = lambda x, y: pal_cols.index(pattern(x // 3, y // 2)[:3])
+quant = image_of(lambda x, y: pattern(x // 3, y // 2)[:3] + (255,))
+
+
+def nibbles(vals):
+    vals = vals + [0] * (len(vals) % 2)
+    return bytes(vals[i] << 4 | vals[i + 1] for i in range(0, len(vals), 2))
+
+
+rows = [pad4(nibbles([ix(x, y) for x in range(W)])) for y in reversed(range(H))]
+record("bmp4.bmp", bmp(info40(W, H, 4, 0, used=len(pal_cols)), b"".join(rows), pal4), quant)
+core = struct.pack("<IHHHH", 12, W, H, 1, 8)
+pal3 = b"".join(bytes(c[::-1]) for c in pal_cols) + b"\0\0\0" * (256 - len(pal_cols))
+rows = [pad4(bytes(ix(x, y) for x in range(W))) for y in reversed(range(H))]
+record("bmp8_os2.bmp", bmp(core, b"".join(rows), pal3), quant)
+# RLE8: runs, a literal, end of line, a move (skipped pixels keep entry 0), end of bitmap
+data = b""
+for y in reversed(range(H)):
+    r = [ix(x, y) for x in range(W)]
+    if y == 2:  # bottom-up row 2: 3 literal pixels, then a move 2 right 0 up, then the rest as runs
+        data += bytes([0, 3]) + bytes(r[:3]) + b"\0" + bytes([0, 2, 2, 0]) + bytes([W - 5, r[5]]) if r[5] == r[6] else \
+            bytes([0, 3]) + bytes(r[:3]) + b"\0" + bytes([0, 2, 2, 0]) + bytes([1, r[5], 1, r[6]])
+    else:
+        data += b"".join(bytes([1, v]) for v in r)
+    data += b"\0\0"
+data += b"\0\1"
+exp8 = image_of(lambda x, y: pal_cols[0] + (255,) if y == 2 and x in (3, 4) else pattern(x // 3, y // 2)[:3] + (255,))
+record("bmp_rle8.bmp", bmp(info40(W, H, 8, 1, len(data), len(pal_cols)), data, pal4), exp8)
+# RLE4: a run of two nibbles alternating, literals padded to 2 bytes
+data = b""
+for y in reversed(range(H)):
+    r = [ix(x, y) for x in range(W)]
+    data += bytes([0, 5]) + nibbles(r[:5]) + b"\0" + bytes([2, r[5] << 4 | r[6]]) + b"\0\0"
+data += b"\0\1"
+record("bmp_rle4.bmp", bmp(info40(W, H, 4, 2, len(data), len(pal_cols)), data, pal4), quant)
+
+with open(os.path.join(out, "manifest.txt"), "w") as f:
+    f.write("\n".join(manifest) + "\n")
+print("wrote %d images to %s" % (len(manifest), out))
