@@ -45,8 +45,7 @@ static void fill(skio_pixels* p, const unsigned char px[4]) {
   for (size_t done = 4; done < n; done *= 2) memcpy(p->rgba + done, p->rgba, done < n - done ? done : n - done);
 }
 
-/* out->rgba for w x h pixels, all opaque black; SKC_OK or the error */
-static int alloc_pixels(skio_pixels* out, uint64_t w, uint64_t h, const char* kind, skc_err* err) {
+int skio_pixels_alloc(skio_pixels* out, uint64_t w, uint64_t h, const char* kind, skc_err* err) {
   if (!w || !h)
     return skc_fail(err, SKC_FORMAT, "%s image of %llu x %llu pixels", kind, (unsigned long long)w,
                     (unsigned long long)h);
@@ -62,8 +61,7 @@ static int alloc_pixels(skio_pixels* out, uint64_t w, uint64_t h, const char* ki
   return SKC_OK;
 }
 
-/* The alpha rule of both formats: all 0 reads as opaque; then whether any pixel is not opaque. */
-static void settle_alpha(skio_pixels* p) {
+void skio_pixels_settle_alpha(skio_pixels* p) {
   const size_t n = (size_t)p->w * p->h;
   bool any = false, clear = false;
   for (size_t i = 0; i < n; ++i) {
@@ -196,11 +194,11 @@ static int tga_decode(const unsigned char* d, size_t n, skio_pixels* o, skc_err*
   tga t = {0};
   size_t at = 0;
   int rc = tga_header(d, n, &t, &at, err);
-  if (!rc) rc = alloc_pixels(o, le16(d + 12), le16(d + 14), "TGA", err);
+  if (!rc) rc = skio_pixels_alloc(o, le16(d + 12), le16(d + 14), "TGA", err);
   if (!rc) rc = tga_pixels(&t, d, n, at, o, err);
   free(t.map);
   if (!rc && (t.bits == 32 || (t.type == 2 && t.bits == 16 && t.attr) || (t.type == 3 && t.bits == 16) || t.type == 1))
-    settle_alpha(o);
+    skio_pixels_settle_alpha(o);
   return rc;
 }
 
@@ -272,7 +270,7 @@ static int bmp_header(const unsigned char* d, size_t n, bmp* b, skc_err* err) {
   return SKC_OK;
 }
 
-static unsigned char bmp_channel(uint32_t v, uint32_t mask) {
+unsigned char skio_mask_channel(uint32_t v, uint32_t mask) {
   if (!mask) return 0;
   unsigned shift = (unsigned)__builtin_ctz(mask), bits = (unsigned)__builtin_popcount(mask);
   uint32_t x = (v & mask) >> shift, top = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
@@ -306,8 +304,8 @@ static int bmp_rows(const bmp* b, const unsigned char* d, size_t n, skio_pixels*
         px[0] = row[3 * x + 2], px[1] = row[3 * x + 1], px[2] = row[3 * x], px[3] = 255;
       } else {
         const uint32_t v = b->bits == 16 ? le16(row + 2 * x) : le32(row + 4 * x);
-        for (int c = 0; c < 3; ++c) px[c] = bmp_channel(v, b->mask[c]);
-        px[3] = b->mask[3] ? bmp_channel(v, b->mask[3]) : 255;
+        for (int c = 0; c < 3; ++c) px[c] = skio_mask_channel(v, b->mask[c]);
+        px[3] = b->mask[3] ? skio_mask_channel(v, b->mask[3]) : 255;
       }
     }
   }
@@ -355,9 +353,9 @@ static int bmp_decode(const unsigned char* d, size_t n, skio_pixels* o, skc_err*
   bmp b;
   int rc = bmp_header(d, n, &b, err);
   if (!rc && (b.h > 0x7FFFFFFF || b.w <= 0)) rc = skc_fail(err, SKC_FORMAT, "BMP of width %lld", (long long)b.w);
-  if (!rc) rc = alloc_pixels(o, (uint64_t)b.w, (uint64_t)b.h, "BMP", err);
+  if (!rc) rc = skio_pixels_alloc(o, (uint64_t)b.w, (uint64_t)b.h, "BMP", err);
   if (!rc) rc = b.comp == 1 || b.comp == 2 ? bmp_rle(&b, d, n, o, err) : bmp_rows(&b, d, n, o, err);
-  if (!rc && b.bits >= 16 && b.mask[3]) settle_alpha(o);
+  if (!rc && b.bits >= 16 && b.mask[3]) skio_pixels_settle_alpha(o);
   return rc;
 }
 
@@ -368,11 +366,13 @@ int skio_image_decode(const unsigned char* d, size_t n, const char* name, skio_p
   int rc;
   if (n >= 2 && d[0] == 'B' && d[1] == 'M')
     rc = bmp_decode(d, n, out, err);
+  else if (n >= 4 && !memcmp(d, "DDS ", 4))
+    rc = skio_dds_decode(d, n, out, err);
   else if (ends_with(name, ".tga") || ends_with(name, ".targa") || ends_with(name, ".vda") || ends_with(name, ".icb") ||
            ends_with(name, ".vst") || tga_footer(d, n))
     rc = tga_decode(d, n, out, err);
   else
-    return skc_fail(err, SKC_UNSUPPORTED, "not a TGA or BMP image");
+    return skc_fail(err, SKC_UNSUPPORTED, "not a TGA, BMP or DDS image");
   if (rc) {
     free(out->rgba);
     memset(out, 0, sizeof *out);

@@ -1,4 +1,4 @@
-# make_images.py - writes tests/data/images/: TGA and BMP textures in the variants characters carry, each with
+# make_images.py - writes tests/data/images/: TGA, BMP and DDS textures in the variants characters carry, each with
 # <file>.rgba beside it, the pixels as Pillow (an independent decoder) reads them (8-bit RGBA, top row first), and
 # manifest.txt (file, width, height, tolerance: the largest difference allowed per channel; 1 where Pillow expands
 # 5-bit channels by truncation and skinkit rounds).
@@ -198,6 +198,59 @@ for y in reversed(range(H)):
     data += bytes([0, 5]) + nibbles(r[:5]) + b"\0" + bytes([2, r[5] << 4 | r[6]]) + b"\0\0"
 data += b"\0\1"
 record("bmp_rle4.bmp", bmp(info40(W, H, 4, 2, len(data), len(pal_cols)), data, pal4), quant)
+
+# ---- DDS: Pillow's uncompressed writer (RGB, RGBA); blocks of random bytes for BC1-BC5 (every end-point order, so
+# BC1's three-colour mode with its transparent texels, and BC3's six- and four-value alpha blocks) and uncompressed
+# formats built here, read by Pillow where it reads them (DX10 BC1 / BC3: the pixels of the FourCC twin; 8-bit
+# luminance, A8L8, R5G6B5, X8R8G8B8, A8: computed here)
+import random
+
+random.seed(71)
+for mode in ("RGB", "RGBA"):
+    record("pil_%s.dds" % mode.lower(), pil(rgba.convert(mode), "DDS"))
+
+
+def dds(w, h, fourcc=b"\0\0\0\0", flags=0x4, bits=0, masks=(0, 0, 0, 0), dx10=None, data=b""):
+    pf = struct.pack("<II4sI4I", 32, flags, fourcc, bits, *masks)
+    hdr = struct.pack("<7I44x", 124, 0x1007, h, w, 0, 0, 1) + pf + struct.pack("<5I", 0x1000, 0, 0, 0, 0)
+    assert len(hdr) == 124
+    ext = struct.pack("<5I", dx10, 3, 0, 1, 0) if dx10 is not None else b""
+    return b"DDS " + hdr + ext + data
+
+
+blocks = {}
+for fourcc, size in ((b"DXT1", 8), (b"DXT3", 16), (b"DXT5", 16), (b"ATI1", 8), (b"ATI2", 16)):
+    data = bytes(random.randrange(256) for _ in range(4 * size))  # 2 x 2 blocks for 7 x 5 pixels
+    blocks[fourcc] = data
+    name = "bc_%s.dds" % fourcc.decode().lower()
+    f = dds(W, H, fourcc, data=data)
+    img = Image.open(io.BytesIO(f)).convert("RGBA")
+    if fourcc == b"ATI2":  # Pillow leaves blue 0: skinkit writes the normal's z there
+        px = [(r, g, round((max(0.0, 1 - (r / 127.5 - 1) ** 2 - (g / 127.5 - 1) ** 2) ** 0.5) * 127.5 + 127.5), 255)
+              for r, g, b, a in img.getdata()]
+        img = image_of(lambda x, y: px[y * W + x])
+    record(name, f, img, 1 if fourcc == b"ATI2" else 0)
+for fourcc, fmt in ((b"DXT1", 71), (b"DXT5", 77)):
+    twin = Image.open(io.BytesIO(dds(W, H, fourcc, data=blocks[fourcc]))).convert("RGBA")
+    record("bc_dx10_%d.dds" % fmt, dds(W, H, b"DX10", dx10=fmt, data=blocks[fourcc]), twin)
+record("dx10_rgba.dds", dds(W, H, b"DX10", dx10=28, data=rgba.tobytes()))
+grey = lambda x, y: pattern(x, y)[0]
+record("lum8.dds", dds(W, H, flags=0x20000, bits=8, masks=(0xFF, 0, 0, 0),
+                       data=bytes(grey(x, y) for y in range(H) for x in range(W))),
+       image_of(lambda x, y: (grey(x, y),) * 3 + (255,)))
+record("a8l8.dds", dds(W, H, flags=0x20001, bits=16, masks=(0xFF, 0, 0, 0xFF00),
+                       data=b"".join(bytes((grey(x, y), pattern(x, y)[3])) for y in range(H) for x in range(W))),
+       image_of(lambda x, y: (grey(x, y),) * 3 + (pattern(x, y)[3],)))
+record("r5g6b5.dds", dds(W, H, flags=0x40, bits=16, masks=(0xF800, 0x07E0, 0x001F, 0),
+                         data=b"".join(p565(pattern(x, y)) for y in range(H) for x in range(W))),
+       image_of(lambda x, y: (((pattern(x, y)[0] >> 3) * 255 + 15) // 31, ((pattern(x, y)[1] >> 2) * 255 + 31) // 63,
+                              ((pattern(x, y)[2] >> 3) * 255 + 15) // 31, 255)))
+record("x8r8g8b8.dds", dds(W, H, flags=0x40, bits=32, masks=(0xFF0000, 0xFF00, 0xFF, 0),
+                           data=b"".join(bytes(pattern(x, y)[2::-1]) + b"\x55" for y in range(H) for x in range(W))),
+       image_of(lambda x, y: pattern(x, y)[:3] + (255,)))
+record("a8.dds", dds(W, H, flags=0x2, bits=8, masks=(0, 0, 0, 0xFF),
+                     data=bytes(pattern(x, y)[3] for y in range(H) for x in range(W))),
+       image_of(lambda x, y: (0, 0, 0, pattern(x, y)[3])))
 
 with open(os.path.join(out, "manifest.txt"), "w") as f:
     f.write("\n".join(manifest) + "\n")

@@ -96,11 +96,11 @@ def meshopt_seeds(out):
 
 
 def image_seeds(out):
-    """fuzz_image: the TGA and BMP fixtures of tests/data/images (tests/data/make_images.py) behind their selector
-    byte (1: named .tga, 0: a BMP, found by its magic)"""
+    """fuzz_image: the TGA, BMP and DDS fixtures of tests/data/images (tests/data/make_images.py) behind their
+    selector byte (1: named .tga, 0: a BMP or DDS, found by its magic)"""
     images = os.path.join(HERE, "..", "data", "images")
     for name in sorted(os.listdir(images)):
-        if name.endswith((".tga", ".bmp")):
+        if name.endswith((".tga", ".bmp", ".dds")):
             with open(os.path.join(images, name), "rb") as f:
                 write(os.path.join(out, name.replace(".", "_")), bytes([name.endswith(".tga")]) + f.read())
 

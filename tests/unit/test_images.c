@@ -1,5 +1,5 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
-/* test_images.c - TGA and BMP textures decoded (io/image_decode.c) and written to glTF as PNG.
+/* test_images.c - TGA, BMP and DDS textures decoded (io/image_decode.c, io/image_dds.c) and written to glTF as PNG.
  *
  * References: tests/data/images/ (tests/data/make_images.py): files Pillow wrote, and files built byte by byte,
  * each with the pixels Pillow reads from it (or, where Pillow 9.4 cannot - 15-bit TGA - or reads wrongly - its RLE
@@ -240,21 +240,28 @@ START_TEST(damaged_images_are_errors) {
   free(d);
   /* not an image of these kinds */
   ck_assert_int_eq(skio_image_decode((const unsigned char*)"\x89PNG\r\n\x1a\n", 8, "x.png", &p, &err), SKC_UNSUPPORTED);
-  ck_assert_int_eq(skio_image_decode((const unsigned char*)"DDS ", 4, "x.dds", &p, &err), SKC_UNSUPPORTED);
+  ck_assert_int_eq(skio_image_decode((const unsigned char*)"DDS ", 4, "x.dds", &p, &err), SKC_FORMAT);
+  ck_assert_int_eq(skio_image_decode((const unsigned char*)"GIF89a", 6, "x.gif", &p, &err), SKC_UNSUPPORTED);
+  /* BC7 (DX10 format 98): named, not decoded */
+  d = fixture_bytes("dx10_rgba.dds", "", &fn);
+  d[128] = 98;
+  ck_assert_int_eq(skio_image_decode(d, fn, NULL, &p, &err), SKC_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(err.message, "DXGI format 98"));
+  free(d);
 }
 END_TEST
 
-/* textured_rig.dae with its base colour texture as a TGA (and a BMP) beside it: .glb and .gltf keep it as a PNG of
+/* textured_rig.dae with its base colour texture as a TGA (a BMP, a DDS) beside it: .glb and .gltf keep it as a PNG of
  * the same pixels named <stem>.png; the normal map stays the PNG it was. */
-START_TEST(gltf_writes_tga_and_bmp_textures_as_png) {
-  static const char* kinds[] = {"pil_rgba_rle.tga", "bmp32_v5_alpha.bmp", "bmp_rle4.bmp"};
+START_TEST(gltf_writes_tga_bmp_and_dds_textures_as_png) {
+  static const char* kinds[] = {"pil_rgba_rle.tga", "bmp32_v5_alpha.bmp", "bmp_rle4.bmp", "bc_dxt5.dds"};
   static const char* outs[] = {"out.glb", "out.gltf"};
   size_t dn = 0;
   unsigned char* dae = slurp(data_path("tests/data/textured_rig.dae"), &dn);
   ck_assert_ptr_nonnull(dae);
   char dir[] = "/tmp/skt_img_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     char path[512];
     /* the .dae naming the texture instead of textured_rig_albedo.png */
     const char* at = strstr((const char*)dae, "textured_rig_albedo.png");
@@ -320,7 +327,7 @@ int main(void) {
   tcase_add_test(tc, fixtures_decode_as_pillow_reads_them);
   tcase_add_test(tc, png_written_holds_the_same_pixels);
   tcase_add_test(tc, damaged_images_are_errors);
-  tcase_add_test(tc, gltf_writes_tga_and_bmp_textures_as_png);
+  tcase_add_test(tc, gltf_writes_tga_bmp_and_dds_textures_as_png);
   suite_add_tcase(s, tc);
   SRunner* sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
