@@ -45,6 +45,7 @@ typedef struct fbx_fix {
   uint32_t stacks;      /* AnimationStack records seen so far */
   int64_t in_stack;     /* index of the AnimationStack being copied, -1 outside */
   bool in_curve;        /* copying the children of an AnimationCurve */
+  bool linear_keys;     /* KeyAttrFlags 0 -> SKIO_FBX_KEY_LINEAR (output pass) */
   size_t* curve_at;     /* output offset of each AnimationCurve's KeyValueFloat floats (output pass) */
   uint32_t* curve_n;    /* ... and their count; SIZE_MAX offset = not a plain float array */
   size_t curves, curves_cap;
@@ -153,6 +154,22 @@ static void note_curve_values(fbx_fix* f, size_t props, size_t plen, size_t out_
   }
   f->curve_at[f->curves] = at;
   f->curve_n[f->curves++] = count;
+}
+
+/* KeyAttrFlags of an AnimationCurve: each value 0 of a raw 'i' array (type, uint32 count, uint32 encoding 0, uint32
+ * byte length = 4 * count) written as linear keys; any other encoding is left as it is. */
+static void linear_flags(fbx_fix* f, size_t props, size_t plen, size_t out_at) {
+  if (!f->dst || !f->linear_keys || plen < 13 || f->in[props] != 'i') return;
+  const uint8_t* p = f->in + props;
+  const uint32_t count = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+  const uint32_t enc = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 | (uint32_t)p[8] << 24;
+  const uint32_t len = (uint32_t)p[9] | (uint32_t)p[10] << 8 | (uint32_t)p[11] << 16 | (uint32_t)p[12] << 24;
+  if (enc != 0 || (uint64_t)len != 4ull * count || 13 + (uint64_t)len > plen) return;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t* v = f->dst + out_at + 13 + 4 * (size_t)i;
+    if (v[0] | v[1] | v[2] | v[3]) continue;
+    for (int b = 0; b < 4; ++b) v[b] = (uint8_t)((uint32_t)SKIO_FBX_KEY_LINEAR >> (8 * b));
+  }
 }
 
 /* ---- Euler unwrapping ----------------------------------------------------------------------------------- */
@@ -282,6 +299,8 @@ static int copy_node(fbx_fix* f, size_t o, size_t end, unsigned depth, size_t* n
   if (name_len == 1 && name[0] == 'P') patch_stop(f, props, (size_t)plen, start + f->hdr + name_len);
   if (f->in_curve && name_len == 13 && !memcmp(name, "KeyValueFloat", 13))
     note_curve_values(f, props, (size_t)plen, start + f->hdr + name_len);
+  if (f->in_curve && name_len == 12 && !memcmp(name, "KeyAttrFlags", 12))
+    linear_flags(f, props, (size_t)plen, start + f->hdr + name_len);
   const int64_t outer_stack = f->in_stack;
   const bool outer_curve = f->in_curve;
   if (name_len == 14 && !memcmp(name, "AnimationStack", 14)) f->in_stack = f->stacks++;
@@ -357,8 +376,13 @@ int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options*
     return skc_fail(err, SKC_FORMAT, "FBX fix-up: not a binary FBX file (%zu bytes, no \"Kaydara FBX Binary\" header)",
                     n);
   uint32_t version = (uint32_t)in[23] | (uint32_t)in[24] << 8 | (uint32_t)in[25] << 16 | (uint32_t)in[26] << 24;
-  fbx_fix f = {.in = in, .n = n, .stops = opts ? opts->stack_stops : NULL, .stop_count = opts ? opts->stop_count : 0,
-               .field = version >= 7500 ? 8 : 4, .err = err};
+  fbx_fix f = {.in = in,
+               .n = n,
+               .stops = opts ? opts->stack_stops : NULL,
+               .stop_count = opts ? opts->stop_count : 0,
+               .linear_keys = opts && opts->linear_keys,
+               .field = version >= 7500 ? 8 : 4,
+               .err = err};
   f.hdr = 3 * f.field + 1;
   int rc = fix_pass(&f);
   if (rc) return rc;
@@ -602,6 +626,65 @@ int skio_fbx_ascii_fix_scaling(const char* in, size_t n, char** out, size_t* out
     } else {
       memcpy(buf + o, in + p, line_end - p);
       o += line_end - p;
+    }
+    p = line_end;
+  }
+  buf[o] = 0;
+  *out = buf;
+  *out_n = o;
+  return SKC_OK;
+}
+
+/* ASCII: the "a:" line after each "KeyAttrFlags: *N {" (only AnimationCurve objects hold one) with its zeros written
+ * as SKIO_FBX_KEY_LINEAR (Assimp writes one value, "a: 0"). */
+int skio_fbx_ascii_linear_keys(const char* in, size_t n, char** out, size_t* out_n, skc_err* err) {
+  if (!in || !out || !out_n) return skc_fail(err, SKC_INVALID_ARGUMENT, "FBX key flags: NULL argument");
+  static const char k_flags[] = "KeyAttrFlags: *";
+  size_t o = 0, cap = n + n / 8 + 64; /* each "0" of a flags line grows by 4 bytes: grown below when needed */
+  char* buf = malloc(cap + 1);
+  if (!buf) return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX key flags: out of memory for %zu bytes", n);
+  bool flags_next = false;
+  for (size_t p = 0; p < n;) {
+    const char* nl = memchr(in + p, '\n', n - p);
+    const size_t line_end = nl ? (size_t)(nl - in) + 1 : n;
+    size_t q = p;
+    while (q < line_end && (in[q] == '\t' || in[q] == ' ')) ++q;
+    const bool values = flags_next && line_end - q > 3 && !memcmp(in + q, "a: ", 3);
+    flags_next = line_end - q >= sizeof k_flags - 1 && !memcmp(in + q, k_flags, sizeof k_flags - 1);
+    if (!values) {
+      memcpy(buf + o, in + p, line_end - p);
+      o += line_end - p;
+      p = line_end;
+      continue;
+    }
+    memcpy(buf + o, in + p, q + 3 - p); /* indent and "a: " */
+    o += q + 3 - p;
+    for (size_t r = q + 3; r < line_end;) { /* each comma-separated value: a lone 0 becomes the linear flags */
+      size_t t = r;
+      while (t < line_end && in[t] != ',' && in[t] != '\n' && in[t] != '\r') ++t;
+      const bool zero = t - r == 1 && in[r] == '0';
+      const size_t add = zero ? 5 : t - r;
+      if (o + add + (line_end - t) + (n - line_end) > cap) { /* this line and the rest must fit */
+        char* g = realloc(buf, (cap = 2 * cap + add + (n - t)) + 1);
+        if (!g) {
+          free(buf);
+          return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX key flags: out of memory");
+        }
+        buf = g;
+      }
+      if (zero)
+        memcpy(buf + o, SKIO_FBX_KEY_LINEAR_TEXT, 5);
+      else
+        memcpy(buf + o, in + r, t - r);
+      o += add;
+      if (t < line_end && in[t] == ',')
+        buf[o++] = ',', ++t;
+      else {
+        memcpy(buf + o, in + t, line_end - t);
+        o += line_end - t;
+        t = line_end;
+      }
+      r = t;
     }
     p = line_end;
   }

@@ -27,14 +27,23 @@ typedef struct skio_fbx_fix_options {
   const int64_t* stack_stops; /* per AnimationStack, its LocalStop / ReferenceStop in FBX ticks (NULL: kept) */
   uint32_t stop_count;
   bool unwrap_rotations;      /* make Assimp's Euler rotation curves continuous (see fbx_fixup.c, euler_filter) */
+  bool linear_keys;           /* KeyAttrFlags 0 (Assimp's) becomes linear interpolation (SKIO_FBX_KEY_LINEAR) */
 } skio_fbx_fix_options;
+
+/* KeyAttrFlags of linear keys with automatic tangents, as Blender's FBX exporter writes them: Assimp 5.2.5's writer
+ * leaves the flags 0, no interpolation at all, and the Autodesk FBX SDK (Maya, 3ds Max, MotionBuilder, Unity,
+ * Unreal, FBX2glTF) then evaluates every time between two keys as 0 - bones at the origin, scale 0; Assimp's and
+ * Blender's readers ignore the flags, which is why it went unseen. */
+#define SKIO_FBX_KEY_LINEAR 24836
+#define SKIO_FBX_KEY_LINEAR_TEXT "24836"
 
 /* skio_fbx_fix_sentinels, plus: records Assimp writes with an empty child list (AnimationStack, AnimationLayer,
  * References) get their null record even without children (Assimp's importer needs the scope), the LocalStop /
  * ReferenceStop properties of the k-th AnimationStack (k < stop_count) become stack_stops[k] (FBX ticks) instead
  * of Assimp's whole seconds, a scale curve node's connection to "Lcl Scale" (Assimp 5.2.5) names "Lcl Scaling",
- * and with unwrap_rotations every rotation curve triple Assimp wrote is made
- * continuous. opts may be NULL (= skio_fbx_fix_sentinels). */
+ * with unwrap_rotations every rotation curve triple Assimp wrote is made continuous, and with linear_keys every
+ * raw KeyAttrFlags value 0 of an AnimationCurve becomes SKIO_FBX_KEY_LINEAR. opts may be NULL (=
+ * skio_fbx_fix_sentinels). */
 int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options* opts, uint8_t** out, size_t* out_n,
                         size_t* out_added, skc_err* err);
 
@@ -42,6 +51,10 @@ int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options*
  * animate, where Assimp 5.2.5 writes "Lcl Scale" (skio_fbx_fix_binary does the same for binary files); *out is
  * malloc'd (*out_n bytes, NUL-terminated). */
 int skio_fbx_ascii_fix_scaling(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
+
+/* Assimp's ASCII FBX text with every AnimationCurve's KeyAttrFlags value 0 written as SKIO_FBX_KEY_LINEAR (as
+ * skio_fbx_fix_binary's linear_keys); *out is malloc'd (*out_n bytes, NUL-terminated). */
+int skio_fbx_ascii_linear_keys(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
 
 /* The same stop times for Assimp's ASCII FBX text in[0, n): *out is malloc'd (*out_n bytes, NUL-terminated). */
 int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, char** out,

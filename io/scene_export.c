@@ -2064,7 +2064,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
   size_t fixed_n = 0;
   skc_err fix_err = {0};
   if (binary) {
-    const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true};
+    const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true, true};
     rc = binary_fbx_passes(sc, s, blob.p, blob.n, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
     if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err);   /* fbx_settings.c */
     if (!rc) rc = fbx_fix_materials(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_materials_write.c */
@@ -2086,12 +2086,13 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
       if (!rc) free(fixed), fixed = with, fixed_n = with_n;
     }
   } else {
-    char *timed = NULL, *unwrapped = NULL, *scaled = NULL;
-    size_t timed_n = 0, unwrapped_n = 0, scaled_n = 0;
+    char *timed = NULL, *unwrapped = NULL, *scaled = NULL, *linear = NULL;
+    size_t timed_n = 0, unwrapped_n = 0, scaled_n = 0, linear_n = 0;
     rc = skio_fbx_ascii_set_stops((const char*)blob.p, blob.n, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, &unwrapped, &unwrapped_n, &fix_err);
     if (!rc) rc = skio_fbx_ascii_fix_scaling(unwrapped, unwrapped_n, &scaled, &scaled_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_set_frame(scaled, scaled_n, frame, (char**)&fixed, &fixed_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_linear_keys(scaled, scaled_n, &linear, &linear_n, &fix_err);
+    if (!rc) rc = skio_fbx_ascii_set_frame(linear, linear_n, frame, (char**)&fixed, &fixed_n, &fix_err);
     if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
       char* with = NULL;
       size_t with_n = 0;
@@ -2102,6 +2103,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
     free(timed);
     free(unwrapped);
     free(scaled);
+    free(linear);
   }
   free(blob.p);
   free(stops);

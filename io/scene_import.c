@@ -1803,7 +1803,7 @@ static const struct aiScene* import_fbx_repaired(const char* path, unsigned int 
   size_t n = 0, fn = 0, added = 0;
   char* data = skio_read_whole(path, (size_t)1 << 30, &n, NULL);
   uint8_t* fixed = NULL;
-  const skio_fbx_fix_options keep = {NULL, 0, false}; /* stops kept, curves as they are */
+  const skio_fbx_fix_options keep = {NULL, 0, false, false}; /* stops kept, curves as they are */
   const bool ok = data && skio_fbx_fix_binary((const uint8_t*)data, n, &keep, &fixed, &fn, &added, NULL) == SKC_OK;
   free(data);
   if (!ok) return NULL; /* Assimp's first reason stands */

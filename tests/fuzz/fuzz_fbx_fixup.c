@@ -82,7 +82,7 @@ static void blend_shapes(const uint8_t* in, size_t n) {
 
 static void binary_options(const uint8_t* in, size_t n) {
   const int64_t stops[3] = {46186158000LL, 0, -1};
-  const skio_fbx_fix_options o = {stops, 3, true};
+  const skio_fbx_fix_options o = {stops, 3, true, true};
   uint8_t* out = NULL;
   size_t on = 0, added = 0;
   if (skio_fbx_fix_binary(in, n, &o, &out, &on, &added, NULL) != SKC_OK) return;
@@ -116,6 +116,11 @@ static void ascii(const uint8_t* in, size_t n, int unwrap) {
   out = NULL;
   if (skio_fbx_ascii_fix_scaling((const char*)in, n, &out, &on, NULL) == SKC_OK) { /* "Lcl Scale" connections */
     if (on < n || on > n + n / 4 + 2 || out[on] != 0) __builtin_trap(); /* 2 bytes a line at most, NUL-terminated */
+    free(out);
+  }
+  out = NULL;
+  if (skio_fbx_ascii_linear_keys((const char*)in, n, &out, &on, NULL) == SKC_OK) { /* KeyAttrFlags 0 -> linear */
+    if (on < n || on > 3 * n + 2 || out[on] != 0) __builtin_trap(); /* "0" -> "24836": 4 bytes more a value */
     free(out);
   }
   skio_fbx_stack* st = NULL; /* the clips' starts (fbx_stacks.c) */

@@ -1015,7 +1015,7 @@ START_TEST(ascii_stop_times_only_in_animation_stacks) {
   /* the second stack has no stop given: kept (here also the last line, without a newline) */
   ck_assert_ptr_nonnull(strstr(out, "AnimStack::b\", \"\" {\n\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",0"));
   free(out);
-  const skio_fbx_fix_options bad_opts = {NULL, 1, false};
+  const skio_fbx_fix_options bad_opts = {NULL, 1, false, false};
   ck_assert_int_eq(skio_fbx_ascii_set_stops(NULL, 0, stops, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
   ck_assert_int_eq(skio_fbx_ascii_set_stops(text, 4, NULL, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
   ck_assert_int_eq(skio_fbx_fix_binary((const uint8_t*)text, 4, &bad_opts, (uint8_t**)&out, &n, NULL, &err),

@@ -225,6 +225,52 @@ START_TEST(damaged_stacks_do_not_crash_the_reader) {
 }
 END_TEST
 
+/* Every AnimationCurve of an FBX skinkit writes says its keys are linear (KeyAttrFlags 24836, as Blender writes them):
+ * Assimp's writer leaves 0, and the Autodesk FBX SDK (Maya, Unity, Unreal, FBX2glTF) then evaluates the bones at the
+ * origin with scale 0 between keys (a three-key bend read by FBX2glTF 0.9.7: 2.08 off on a model 1.95 tall, 1.5e-5
+ * with the flags). Binary: each "KeyAttrFlags" record's raw int array; ASCII: the "a:" line after it. */
+START_TEST(fbx_curves_say_their_keys_are_linear) {
+  skio_scene* s = skt_scene_load(skt_data("two_rigs_three.glb"));
+  ck_assert_uint_ge(s->anim_count, 1);
+  static const char* const formats[2] = {NULL, "fbxa"};
+  for (int a = 0; a < 2; ++a) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/linear%d.fbx", g_dir, a);
+    skio_export_options o = {.format = formats[a]};
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s", err.message);
+    size_t n = 0;
+    char* d = skt_slurp(path, &n);
+    ck_assert_ptr_nonnull(d);
+    unsigned curves = 0;
+    static const char k_bin[] =
+        "KeyAttrFlags"
+        "i"
+        "\x01\0\0\0"
+        "\0\0\0\0"
+        "\x04\0\0\0";
+    static const char k_text[] = "KeyAttrFlags: *1 {";
+    const char* key = a ? k_text : k_bin;
+    const size_t kn = a ? sizeof k_text - 1 : sizeof k_bin - 1;
+    for (size_t i = 0; i + kn + 16 < n; ++i) {
+      if (memcmp(d + i, key, kn)) continue;
+      ++curves;
+      if (!a) {
+        const unsigned char* v = (const unsigned char*)d + i + kn;
+        ck_assert_uint_eq(v[0] | v[1] << 8 | v[2] << 16 | (unsigned)v[3] << 24, 24836);
+      } else {
+        const char* line = strchr(d + i, '\n') + 1;
+        while (*line == '\t' || *line == ' ') ++line;
+        ck_assert_msg(!strncmp(line, "a: 24836\n", 9) || !strncmp(line, "a: 24836\r", 9), "%.20s", line);
+      }
+    }
+    ck_assert_msg(curves >= 9, "%s: %u curves", path, curves);
+    free(d);
+  }
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static void setup(void) { skt_tmpdir_make(g_dir, sizeof g_dir, "fbxclips"); }
 
 static void teardown(void) { skt_tmpdir_remove(g_dir); }
@@ -239,6 +285,7 @@ int main(void) {
   tcase_add_test(tc, an_ascii_stack_keeps_its_local_start);
   tcase_add_test(tc, ascii_numbers_are_read_within_the_input);
   tcase_add_test(tc, damaged_stacks_do_not_crash_the_reader);
+  tcase_add_test(tc, fbx_curves_say_their_keys_are_linear);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
 }
