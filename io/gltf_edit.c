@@ -1055,13 +1055,14 @@ static bool buffers_embedded(const skio_gltf_doc* d) {
   return all;
 }
 
-/* Appends "image <rel> is not beside the source ..." to o's note: the output names it as the source does. */
-static void note_not_copied(const skio_gltf_edit_options* o, const char* rel) {
+/* Appends "image <rel> is not beside the source ..." (or, folder: "... names a folder, not a file ...") to o's note:
+ * the output names it as the source does. */
+static void note_not_copied(const skio_gltf_edit_options* o, const char* rel, bool folder) {
   if (!o || !o->note || o->note_size < 2) return;
   size_t at = strlen(o->note);
   snprintf(o->note + at, o->note_size - at,
-           "%simage \"%.200s\" is not beside the source: the output names it as the source does, with nothing copied",
-           at ? "; " : "", rel);
+           "%simage \"%.200s\" %s: the output names it as the source does, with nothing copied", at ? "; " : "", rel,
+           folder ? "names a folder, not an image file" : "is not beside the source");
 }
 
 /* Copies of the source's files that its buffers and images name by a relative path (a .gltf's .bin, a .glb's
@@ -1083,7 +1084,8 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
     if (ut < 0) continue;
     char* u = skio_json_strdup(d, ut);
     char* rel = relative_file(u);
-    if (!rel && u && strncmp(u, "data:", 5) != 0)
+    const bool absolute = u && (u[0] == '/' || strstr(u, "://")); /* an image there is found from any folder */
+    if (!rel && u && strncmp(u, "data:", 5) != 0 && (is_buf || !absolute))
       rc = skc_fail(err, SKC_UNSUPPORTED, "%s: \"%.60s\" is not a file beside the source; write into %s instead", path,
                     u, src_dir);
     free(u);
@@ -1094,8 +1096,11 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
                       src_dir);
     }
     char* src = join(src_dir, rel);
-    if (src && !is_buf && access(src, F_OK) != 0 && errno == ENOENT) { /* the source names a file it lacks */
-      note_not_copied(o, rel);
+    struct stat st;
+    const bool lacks = src && !is_buf && stat(src, &st) != 0 && errno == ENOENT; /* the source names a file it lacks */
+    const bool folder = src && !is_buf && !lacks && stat(src, &st) == 0 && !S_ISREG(st.st_mode); /* ".", "", "sub/" */
+    if (lacks || folder) {
+      note_not_copied(o, rel[0] ? rel : "", folder);
       free(src), free(rel);
       continue;
     }

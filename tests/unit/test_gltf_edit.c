@@ -874,6 +874,40 @@ START_TEST(test_gltf_to_glb_missing_files) {
 }
 END_TEST
 
+/* An image URI that names a folder (Assimp's glTF writer writes "." for a texture without a file name; "" and "sub/"
+ * alike), an absolute path or a URL: an edit written to another folder keeps the URI as the source has it, with a note
+ * for the folder, where it was an SKC_IO error ("cannot read ./. to copy it beside the output") for the folder
+ * kinds and SKC_UNSUPPORTED for the absolute ones (the audit of session 71). */
+START_TEST(test_image_uris_naming_no_file) {
+  static const char* const uris[] = {".", "", "sub/", "/nowhere/t.png", "https://example.com/t.png"};
+  for (int u = 0; u < 5; ++u) {
+    char dir[700], cmd[6000], src[760], out[760];
+    snprintf(dir, sizeof dir, "%s/uris%d", tmp_dir(), u);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/far' '%s/sub' && cp '%s'* '%s' && sed -i 's|\"baseColor_1.png\"|\"%s\"|' "
+             "'%s/partitioned.gltf'",
+             dir, dir, dir, data_path("gltf_files/"), dir, uris[u], dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(src, sizeof src, "%s/partitioned.gltf", dir);
+    skc_err err = {0};
+    skio_scene* s = NULL;
+    ck_assert_msg(skio_scene_import(src, NULL, &s, &err) == SKC_OK, "%s: %s", uris[u], err.message);
+    for (int k = 0; k < 2; ++k) {
+      char note[1024] = "";
+      skio_export_options eo = {.overwrite = true, .note = note, .note_size = sizeof note};
+      snprintf(out, sizeof out, "%s/far/o.%s", dir, k ? "glb" : "gltf");
+      ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%s -> %s: %s", uris[u], out, err.message);
+      if (u < 3) ck_assert_msg(strstr(note, "names a folder, not an image file"), "%s: %s", uris[u], note);
+      skio_gltf_doc* g = load(out);
+      const int img0 = skio_json_at(g, skio_json_get(g, 0, "images"), 0);
+      ck_assert_msg(skio_json_streq(g, skio_json_get(g, img0, "uri"), uris[u]), "%s", uris[u]);
+      skio_gltf_doc_destroy(g);
+    }
+    skio_scene_destroy(s);
+  }
+}
+END_TEST
+
 /* A glTF written whole from the scene (here: a material was added, so the document cannot be edited in place) keeps
  * the source's cameras, lights and empties, which a glTF source holds in its document, not in skio_scene.objects:
  * they were lost (`bind` of a file whose edit could not be in place, the audit of session 44). */
@@ -1100,6 +1134,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_glb_to_gltf);
   tcase_add_test(t, test_gltf_to_glb);
   tcase_add_test(t, test_gltf_to_glb_missing_files);
+  tcase_add_test(t, test_image_uris_naming_no_file);
   tcase_add_test(t, test_bad_edits);
   tcase_add_test(t, test_skin_keys_as_decoded);
   tcase_add_test(t, test_whole_write_keeps_objects);
