@@ -2022,9 +2022,28 @@ static uint32_t source_capacity(const skio_gltf_doc* d, const skio_mesh* m) {
   return 4 * sets;
 }
 
+/* The joint of the skin a mesh is written with (those j with local[node_of[j]] >= 0) that is, or is an ancestor of,
+ * every other joint of that skin; -1 when the skin has two roots (or none). Parents come before their children. */
+static int32_t skin_root_joint(const skc_skeleton* sk, const int32_t* node_of, const int32_t* local) {
+  const uint32_t J = sk->joint_count;
+  int32_t root = -1;
+  for (uint32_t j = 0; j < J && root < 0; ++j) /* the first listed joint in parents-first order is the only candidate */
+    if (node_of[j] >= 0 && local[node_of[j]] >= 0) root = (int32_t)j;
+  uint8_t* under = root >= 0 ? calloc(J, 1) : NULL; /* 1: the root or below it */
+  if (!under) return -1;
+  for (uint32_t j = (uint32_t)root; j < J && root >= 0; ++j) {
+    under[j] = j == (uint32_t)root || (!skc_skeleton_is_root(sk, j) && under[sk->parents[j]]);
+    if (!under[j] && node_of[j] >= 0 && local[node_of[j]] >= 0) root = -1;
+  }
+  free(under);
+  return root;
+}
+
 /* Mesh m's influences as written (the rules of o; rep counts what they changed) in CSR off / oj / ow, joints as
- * indices of its node's skin (local[node]). SKC_OK, SKIO_GLTF_EDIT_CANNOT with why (a joint the skin does not
- * list) or SKC_OUT_OF_MEMORY (not reported in an skc_err: the caller does). */
+ * indices of its node's skin (local[node]). A vertex without any weight (glTF allows none) gets weight 1 on the root
+ * joint of that skin, which it then follows (rep->anchored, anchor_name); without a single root it keeps none
+ * (rep->unweighted). oj and ow hold room for the stored entries plus one a vertex. SKC_OK, SKIO_GLTF_EDIT_CANNOT with
+ * why (a joint the skin does not list) or SKC_OUT_OF_MEMORY (not reported in an skc_err: the caller does). */
 static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_gltf_options* o, const int32_t* node_of,
                            const int32_t* local, uint32_t* off, uint32_t* oj, float* ow, skio_gltf_report* rep,
                            char* why, size_t why_size) {
@@ -2037,17 +2056,21 @@ static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_g
   if (!tmp) return SKC_OUT_OF_MEMORY;
   int rc = SKC_OK;
   size_t at = 0;
+  int32_t root = -2; /* not looked for yet */
   off[0] = 0;
   for (size_t v = 0; v < V && !rc; ++v) {
     size_t b = m->skin->offsets[v], n = m->skin->offsets[v + 1] - b;
-    if (!n) { /* no entries (a skin of none: joints and weights may be NULL) */
-      off[v + 1] = (uint32_t)at;
-      rep->unweighted++;
-      continue;
+    size_t got = n ? skio_gltf_vertex_weights(o, sk->joint_count, m->skin->joints + b, m->skin->weights + b, n, tmp,
+                                              oj + at, ow + at, rep)
+                   : 0; /* no entries (a skin of none: joints and weights may be NULL) */
+    if (!got && root == -2) root = skin_root_joint(sk, node_of, local);
+    if (!got && root >= 0) { /* no weight: the skin's root joint carries it */
+      oj[at] = (uint32_t)root, ow[at] = 1.0f, got = 1;
+      rep->anchored++;
+      rep->anchor_is_joint = true;
+      snprintf(rep->anchor_name, sizeof rep->anchor_name, "%s", sk->names && sk->names[root] ? sk->names[root] : "");
     }
-    size_t got = skio_gltf_vertex_weights(o, sk->joint_count, m->skin->joints + b, m->skin->weights + b, n, tmp,
-                                          oj + at, ow + at, rep);
-    rep->unweighted += !got; /* all its weights 0: written so, and said (note_weights) */
+    rep->unweighted += !got; /* all its weights 0, and no root to anchor it: written so, and said (note_weights) */
     for (size_t k = 0; k < got && !rc; ++k) {
       int32_t l = local[node_of[oj[at + k]]];
       if (l < 0)
@@ -2154,8 +2177,8 @@ static int same_as_first(const skio_scene* s, const skio_mesh* m, const skio_glt
   if (V != first->vertex_count || skio_json_get(d, node, "skin") < 0 || node_skin(d, node, t) <= 0)
     return cannot(why, why_size, "mesh %s: one primitive, several nodes, edited differently", m->name);
   uint32_t* off = malloc((V + 1) * sizeof *off);
-  uint32_t* oj = malloc(entries * sizeof *oj + 4);
-  float* ow = malloc(entries * sizeof *ow + 4);
+  uint32_t* oj = malloc((entries + V) * sizeof *oj + 4); /* + V: a root joint for a vertex without weight */
+  float* ow = malloc((entries + V) * sizeof *ow + 4);
   skio_gltf_options wm = *w;
   if (w->limit_to_source && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);
   skio_gltf_report scratch = {0}; /* counted once, for the first instance */
@@ -2261,8 +2284,8 @@ static int add_mesh_edit(const skio_scene* s, uint32_t mi, bool has_skin, int L,
   const size_t ne = se->ne;
   const size_t V = m->vertex_count, entries = m->skin->offsets[V];
   uint32_t* off = malloc((V + 1) * sizeof *off);
-  uint32_t* oj = malloc(entries * sizeof *oj + 4);
-  float* ow = malloc(entries * sizeof *ow + 4);
+  uint32_t* oj = malloc((entries + V) * sizeof *oj + 4); /* + V: a root joint for a vertex without weight */
+  float* ow = malloc((entries + V) * sizeof *ow + 4);
   se->offs[ne] = off, se->js[ne] = oj, se->ws[ne] = ow;
   skio_gltf_options wm = *w;
   if (w->limit_to_source && has_skin && source_capacity(d, m) > wm.limit) wm.limit = source_capacity(d, m);

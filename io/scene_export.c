@@ -2223,7 +2223,13 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
              (unsigned long long)rep->vertices_renormalized);
     note_add(o, text, "");
   }
-  if (rep->anchored) {
+  if (rep->anchored && rep->anchor_is_joint) {
+    snprintf(text, sizeof text,
+             "glTF: %llu vertices have no weight, which glTF does not allow (an engine puts them at the origin): "
+             "written with weight 1 on \"%.60s\", the root joint of their skin, which they follow",
+             (unsigned long long)rep->anchored, rep->anchor_name);
+    note_add(o, text, "");
+  } else if (rep->anchored) {
     snprintf(text, sizeof text,
              "glTF: %llu vertices have no weight: written with weight 1 on \"%.60s\", the node above their mesh's "
              "joints, which they follow as in the source (no bone moves them)",
@@ -2231,10 +2237,12 @@ static void note_weights(const skio_export_options* o, const skio_gltf_report* r
     note_add(o, text, "");
   }
   if (rep->unweighted) {
-    snprintf(text, sizeof text,
-             "glTF: %llu vertices have no weight (and no node above their joints to anchor them to): written with "
-             "weights that sum to 0, which glTF does not allow (an engine puts them at the origin)",
-             (unsigned long long)rep->unweighted);
+    snprintf(
+        text, sizeof text,
+        "glTF: %llu vertices have no weight (and no node above their joints, or single root joint in their skin, to "
+        "anchor them to): written with "
+        "weights that sum to 0, which glTF does not allow (an engine puts them at the origin)",
+        (unsigned long long)rep->unweighted);
     note_add(o, text, "");
   }
   if (rep->object_keys_dropped) {

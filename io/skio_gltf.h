@@ -80,6 +80,8 @@ typedef struct skio_gltf_report {
   uint64_t anchored;           /* vertices of skinned meshes that had no influence, written with weight 1 on the
                                   plain node above the mesh's joints (the armature object: they follow it) */
   char anchor_name[64];        /* that node's name (the last one used, cut to 63 bytes) */
+  bool anchor_is_joint;        /* the in-place edit's anchor: the root joint of the skin (a glTF edit cannot add a
+                                  joint for the node above it), which moves them as it moves */
   uint32_t max_influences;     /* most influences written for one vertex */
   uint32_t unskinned_meshes;   /* meshes with a skin but no joint to list, written without skin */
   uint32_t orphans_listed;     /* joints no mesh binds, listed in every skin with no weight (see gltf_write.c) */
