@@ -6,6 +6,7 @@
  * sets are numbered from 0 without gaps; vertex attribute data starts at a multiple of 4 bytes; weights of a vertex
  * sum to 1 (for normalized integers: the integer sum is the type's maximum); a joint appears once per vertex with a
  * non-zero weight. Little-endian host assumed, like the rest of skinkit's binary formats. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -1751,8 +1752,40 @@ static bool is_source_file(const edit_job* e, const outfile* f) {
   return is_source;
 }
 
-/* Each companion file checked before anything is written: never one of the source's files, and one that exists with
- * other bytes only when replacing files is allowed. */
+/* Another .gltf in companion f's folder (not OUT, not the source) whose text names f ("<name>" in quotes, as a
+ * buffer's or image's URI): its path (malloc'd), else NULL. Files over 64 MiB are not read. Two sources whose
+ * buffers share a name (gltf-pipeline names them after the input, Sketchfab's "scene.bin") converted into one folder:
+ * replacing files must not replace the first output's buffer with the second's (it did, silently, with --force). */
+static char* named_by_other_gltf(const edit_job* e, const outfile* f) {
+  char* dir = dir_of(f->path);
+  const char* slash = strrchr(f->path, '/');
+  const char* name = slash ? slash + 1 : f->path;
+  DIR* dp = dir ? opendir(dir[0] ? dir : ".") : NULL;
+  char* found = NULL;
+  size_t nl = strlen(name);
+  char* quoted = malloc(nl + 3);
+  if (quoted) snprintf(quoted, nl + 3, "\"%s\"", name);
+  for (struct dirent* de; dp && quoted && !found && (de = readdir(dp)) != NULL;) {
+    size_t len = strlen(de->d_name);
+    if (len < 6 || (strcmp(de->d_name + len - 5, ".gltf") != 0 && strcmp(de->d_name + len - 5, ".GLTF") != 0)) continue;
+    char* p = join(dir, de->d_name);
+    size_t n = 0;
+    char* text = p && !skio_same_file(p, e->path) && !skio_same_file(p, e->d->path)
+                     ? skio_read_whole(p, (size_t)64 << 20, &n, NULL)
+                     : NULL;
+    for (const char* q = text; q && !found && (q = memchr(q, '"', n - (size_t)(q - text))) != NULL; ++q)
+      if ((size_t)(text + n - q) >= nl + 2 && !memcmp(q, quoted, nl + 2)) found = p, p = NULL;
+    free(text);
+    free(p);
+  }
+  if (dp) closedir(dp);
+  free(quoted);
+  free(dir);
+  return found;
+}
+
+/* Each companion file checked before anything is written: never one of the source's files, one that exists with
+ * other bytes only when replacing files is allowed, and never one another .gltf beside it names. */
 static int check_companions(edit_job* e, skc_err* err) {
   for (size_t i = 0; i < e->nfiles; ++i) {
     outfile* f = &e->files[i];
@@ -1764,6 +1797,14 @@ static int check_companions(edit_job* e, skc_err* err) {
     if (f->existed && !f->same && !e->o.replace_files)
       return skc_fail(err, SKC_EXISTS, "%s: %s exists with other bytes (allow replacing it to write there)", e->path,
                       f->path);
+    char* other = f->existed && !f->same ? named_by_other_gltf(e, f) : NULL;
+    if (other) {
+      skc_fail(err, SKC_EXISTS,
+               "%s: %s exists with other bytes and %s uses it: not replaced (write into another folder)", e->path,
+               f->path, other);
+      free(other);
+      return SKC_EXISTS;
+    }
   }
   return SKC_OK;
 }

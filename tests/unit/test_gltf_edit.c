@@ -952,6 +952,43 @@ START_TEST(test_unweighted_vertices_follow_the_root_joint) {
 }
 END_TEST
 
+/* Two sources whose buffers share a file name, edited into one folder: replacing files does not replace the buffer
+ * the first output names with the second's bytes (it did, silently: 200 validator errors in the first output, the
+ * audit of session 71); the first output itself may still be written again. */
+START_TEST(test_replacing_spares_another_outputs_buffer) {
+  char dir[300], cmd[8000], src[760], out[760];
+  snprintf(dir, sizeof dir, "%.250s/shared_bin", tmp_dir());
+  snprintf(
+      cmd, sizeof cmd,
+      "rm -rf '%s' && mkdir -p '%s/a' '%s/b' '%s/out' && cp '%s'skinrig_meshopt.* '%s/a' && "
+      "sed 's|\"byteLength\":1556|\"byteLength\":1560|' '%s/a/skinrig_meshopt.gltf' > '%s/b/skinrig_meshopt.gltf' && "
+      "cp '%s/a/skinrig_meshopt.bin' '%s/b/' && printf '\\0\\0\\0\\0' >> '%s/b/skinrig_meshopt.bin'",
+      dir, dir, dir, dir, data_path("gltf_files/"), dir, dir, dir, dir, dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  skc_err err = {0};
+  skio_scene *a = NULL, *b = NULL;
+  snprintf(src, sizeof src, "%s/a/skinrig_meshopt.gltf", dir);
+  ck_assert_msg(skio_scene_import(src, NULL, &a, &err) == SKC_OK, "%s", err.message);
+  snprintf(src, sizeof src, "%s/b/skinrig_meshopt.gltf", dir);
+  ck_assert_msg(skio_scene_import(src, NULL, &b, &err) == SKC_OK, "%s", err.message);
+  skio_export_options eo = {.overwrite = true};
+  snprintf(out, sizeof out, "%s/out/first.gltf", dir);
+  ck_assert_msg(skio_scene_export(a, out, &eo, &err) == SKC_OK, "%s", err.message);
+  snprintf(out, sizeof out, "%s/out/second.gltf", dir);
+  ck_assert_int_eq(skio_scene_export(b, out, &eo, &err), SKC_EXISTS);
+  ck_assert_msg(strstr(err.message, "first.gltf uses it: not replaced"), "%s", err.message);
+  struct stat st;
+  ck_assert_int_ne(stat(out, &st), 0);
+  snprintf(out, sizeof out, "%s/out/skinrig_meshopt.bin", dir);
+  ck_assert_int_eq(stat(out, &st), 0);
+  ck_assert_int_eq(st.st_size, 1556); /* still the first output's buffer */
+  snprintf(out, sizeof out, "%s/out/first.gltf", dir);
+  ck_assert_msg(skio_scene_export(a, out, &eo, &err) == SKC_OK, "%s", err.message); /* its own: written again */
+  skio_scene_destroy(a);
+  skio_scene_destroy(b);
+}
+END_TEST
+
 START_TEST(test_empty_skin_edit) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -1174,6 +1211,7 @@ static Suite* suite(void) {
   tcase_add_test(t, test_gltf_to_glb_missing_files);
   tcase_add_test(t, test_image_uris_naming_no_file);
   tcase_add_test(t, test_unweighted_vertices_follow_the_root_joint);
+  tcase_add_test(t, test_replacing_spares_another_outputs_buffer);
   tcase_add_test(t, test_bad_edits);
   tcase_add_test(t, test_skin_keys_as_decoded);
   tcase_add_test(t, test_whole_write_keeps_objects);
