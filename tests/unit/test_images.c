@@ -13,34 +13,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sk_scenetest.h"
+#include "sk_testutil.h"
 #include "skio_image.h"
 #include "skio_scene.h"
-
-static const char* data_path(const char* name) {
-  static char buf[4][4096];
-  static int k;
-  k = (k + 1) % 4;
-  const char* me = __FILE__; /* <repo>/tests/unit/test_images.c */
-  const char* cut = strstr(me, "tests/unit/");
-  snprintf(buf[k], sizeof buf[k], "%.*s%.1000s", cut ? (int)(cut - me) : 0, me, name);
-  return buf[k];
-}
-
-static unsigned char* slurp(const char* path, size_t* n) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long sz = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char* d = malloc(sz > 0 ? (size_t)sz : 1);
-  if (d && fread(d, 1, (size_t)sz, f) != (size_t)sz) {
-    free(d);
-    d = NULL;
-  }
-  fclose(f);
-  *n = (size_t)sz;
-  return d;
-}
 
 static void spill(const char* path, const void* d, size_t n) {
   FILE* f = fopen(path, "wb");
@@ -55,7 +31,7 @@ typedef struct fixture {
 } fixture;
 
 static int manifest(fixture* f, int cap) {
-  FILE* m = fopen(data_path("tests/data/images/manifest.txt"), "r");
+  FILE* m = fopen(skt_data("images/manifest.txt"), "r");
   ck_assert_ptr_nonnull(m);
   int n = 0;
   while (n < cap && fscanf(m, "%63s %u %u %u", f[n].name, &f[n].w, &f[n].h, &f[n].tol) == 4) ++n;
@@ -66,8 +42,8 @@ static int manifest(fixture* f, int cap) {
 
 static unsigned char* fixture_bytes(const char* name, const char* suffix, size_t* n) {
   char rel[256];
-  snprintf(rel, sizeof rel, "tests/data/images/%.100s%.16s", name, suffix);
-  unsigned char* d = slurp(data_path(rel), n);
+  snprintf(rel, sizeof rel, "images/%.100s%.16s", name, suffix);
+  unsigned char* d = (unsigned char*)skt_slurp(skt_data(rel), n);
   ck_assert_msg(d != NULL, "%s missing", rel);
   return d;
 }
@@ -257,7 +233,7 @@ START_TEST(gltf_writes_tga_bmp_and_dds_textures_as_png) {
   static const char* kinds[] = {"pil_rgba_rle.tga", "bmp32_v5_alpha.bmp", "bmp_rle4.bmp", "bc_dxt5.dds"};
   static const char* outs[] = {"out.glb", "out.gltf"};
   size_t dn = 0;
-  unsigned char* dae = slurp(data_path("tests/data/textured_rig.dae"), &dn);
+  unsigned char* dae = (unsigned char*)skt_slurp(skt_data("textured_rig.dae"), &dn);
   ck_assert_ptr_nonnull(dae);
   char dir[] = "/tmp/skt_img_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -329,9 +305,5 @@ int main(void) {
   tcase_add_test(tc, damaged_images_are_errors);
   tcase_add_test(tc, gltf_writes_tga_bmp_and_dds_textures_as_png);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return skt_run_suite(s);
 }
