@@ -387,8 +387,10 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
  * vertices": CesiumMan 0.76 of the diagonal, huesitos 65 before); and Assimp's FBX reader rebuilds inverse binds
  * from the node tree, which is now right. Returns false (nothing to bake) otherwise. Mirrored in
  * tests/unit/test_roundtrip.c.
- * With no single X (a joint's rest is not its bind: a scene saved in a pose), the meshes' bind world where every
- * skinned mesh has one and they agree (skio_scene_bind_to_world: an FBX mesh's node, a posed glTF skin's armature
+ * With no single X but one per skinned mesh that its joints share (meshes bound in spaces of their own: an FBX in
+ * centimetres with its body in metres and a prop the Collada view binds in world space), each mesh and joint its own
+ * (plan_per_mesh). With none (a joint's rest is not its bind: a scene saved in a pose), the meshes' bind world where
+ * every skinned mesh has one and they agree (skio_scene_bind_to_world: an FBX mesh's node, a posed glTF skin's armature
  * node), else the top bound joint's (the skin's root binds at its rest, the others at their binds relative to it, the
  * armature Blender's glTF and Collada importers build). Written so, the bind pose is the file's in world space; FBX's
  * clusters then hold it (fbx_assoc.c: TransformLink = (IB X^-1)^-1 = X IB^-1). Before session 53 only Collada took
@@ -445,6 +447,82 @@ static uint32_t mesh_root(const skc_skeleton* sk, const skio_mesh* m, int32_t to
   return r;
 }
 
+/* X(j) = rest_world(j) * IB(j) (the skeleton's inverse bind) into x; false when it is not finite or not invertible. */
+static bool joint_x(const skc_skeleton* sk, uint32_t j, float x[16]) {
+  float inv[16];
+  skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, x);
+  return skc_mat4_is_finite(x) && skc_mat4_inverse(x, inv) && skc_mat4_is_finite(inv);
+}
+
+/* assimp_bake per skinned mesh, for a character (the meshes of view, a part of s; joints of root r as in
+ * plan_character) whose X = rest_world(j) * IB(j) is not one matrix over all its bound joints but is one over the
+ * joints each skinned mesh binds or weights (its X_m; a joint no mesh of view binds counts with X of the first bound
+ * joint, the X unbound_inverse_bind puts it in): every mesh is baked by its own X_m and every joint's inverse bind
+ * by its own X(j), so that the written rest pose IS the bind pose for every joint, as with one X. Such a scene: an FBX
+ * in centimetres whose meshes are in metres (mesh X = the unit scale) and an unskinned prop under the armature node,
+ * which the Collada writer's framed view binds to that node with its world-space (X = the frame) inverse bind
+ * (maya_style.fbx). With the one-X fallbacks instead (skio_scene_top_rest_to_bind: the prop's X) every mesh took the
+ * prop's X, the body's inverse binds kept the x100 and Blender's Collada importer, whose bones carry no scale, drew
+ * the body 100 times too small at the origin. false (plan untouched) when the scene has one X, or some mesh has none:
+ * assimp_bake's rules then. */
+static bool plan_per_mesh(const skio_scene* s, const skio_scene* view, const char* id, uint32_t r, int32_t top,
+                          const uint32_t* roots, bake_plan* p) {
+  const skc_skeleton* sk = s->skeleton;
+  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
+  const uint32_t jc = sk->joint_count;
+  float first[16];
+  bool have = false, one = true;
+  for (uint32_t j = 0; j < jc; ++j) { /* one X over the bound joints (the identity too): assimp_bake's case */
+    if (!skio_joint_bound_anywhere(view, j)) continue;
+    float xj[16];
+    if (!joint_x(sk, j, have ? xj : first)) return false;
+    if (have && !skio_mat4_same(first, xj)) one = false;
+    have = true;
+  }
+  if (!have || one) return false;
+  for (uint32_t m = 0; m < view->mesh_count; ++m) { /* one X per skinned mesh over the joints it binds or weights */
+    const skio_mesh* me = &view->meshes[m];
+    if (!me->skin || !me->bound) continue;
+    float xm[16], xj[16];
+    bool got = false;
+    for (uint32_t j = 0; j < jc; ++j)
+      if (me->bound[j]) {
+        if (!joint_x(sk, j, got ? xj : xm)) return false;
+        if (got && !skio_mat4_same(xm, xj)) return false;
+        got = true;
+      }
+    for (size_t e = 0, n = skc_skin_entries(me->skin); e < n; ++e) {
+      const uint32_t j = me->skin->joints[e];
+      if (j >= jc || !(me->skin->weights[e] > 0.0f) || skio_joint_bound_anywhere(view, j)) continue;
+      if (got && !skio_mat4_same(xm, first)) return false; /* weights a joint written in the first joint's X */
+      if (!got) memcpy(xm, first, sizeof xm);
+      got = true;
+    }
+  }
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    if (r != UINT32_MAX && roots[m] != r) continue;
+    const skio_mesh* me = &s->meshes[m];
+    float* xm = p->mesh_x + (size_t)m * 16;
+    memcpy(xm, first, sizeof first); /* no joint bound: as the joints it weights */
+    for (uint32_t j = 0; me->skin && me->bound && j < jc; ++j)
+      if (me->bound[j]) {
+        joint_x(sk, j, xm);
+        break;
+      }
+    p->mesh_has[m] = 1;
+  }
+  for (uint32_t j = 0; j < jc; ++j) {
+    if (r != UINT32_MAX && root_of(sk, j, top) != r) continue;
+    if (skio_joint_bound_anywhere(view, j))
+      joint_x(sk, j, p->x + (size_t)j * 16);
+    else
+      memcpy(p->x + (size_t)j * 16, first, sizeof first);
+    p->has[j] = 1;
+    unbound_inverse_bind(view, j, p->unbound + (size_t)j * 16); /* rest_world(j)^-1 first */
+  }
+  return true;
+}
+
 /* Fills the plan for the character of root r (r == UINT32_MAX: the whole scene): its meshes' X through a view of s
  * holding only them, its joints' X and unbound inverse binds. */
 static bool plan_character(const skio_scene* s, const char* id, uint32_t r, int32_t top, const uint32_t* roots,
@@ -457,6 +535,10 @@ static bool plan_character(const skio_scene* s, const char* id, uint32_t r, int3
   for (uint32_t m = 0; m < s->mesh_count; ++m)
     if (r == UINT32_MAX || roots[m] == r) view.meshes[view.mesh_count++] = s->meshes[m];
   float x[16];
+  if (plan_per_mesh(s, &view, id, r, top, roots, p)) {
+    free(view.meshes);
+    return true;
+  }
   const bool has = assimp_bake(&view, id, x);
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     if (r != UINT32_MAX && roots[m] != r) continue;

@@ -1102,6 +1102,89 @@ START_TEST(maya_style_fbx_reads_as_its_blender_twin) {
 }
 END_TEST
 
+/* A .dae's inverse binds carry no scale and its rest pose is its bind pose (io/scene_export.c assimp_bake,
+ * plan_per_mesh) where the meshes bind their joints in spaces of their own: maya_style.fbx (centimetres, its body in
+ * metres: rest_world(j) IB(j) is x100 for the body's joints) with a prop under the armature node, which the Collada
+ * writer binds to that node in world space (X = the frame), and rigid_parts_pivot.glb (the body bound in a mesh space
+ * of its own, the gauntlet in another). With no one X the writer took the prop's X for every mesh: the body's inverse
+ * binds kept the x100 (maya_style) or an offset and Blender 3.4's Collada importer, whose bones hold no scale, drew the
+ * body 100 times too small at the origin (the gauntlet likewise); rigid_parts_pivot's body and gauntlet sat at the
+ * origin. Skinned rest places are unchanged (read back by libskinkit, as three.js reads them). */
+START_TEST(dae_binds_are_the_rest_pose_when_meshes_bind_in_their_own_spaces) {
+  static const char* const files[] = {"tests/data/maya_style.fbx", "tests/data/rigid_parts_pivot.glb"};
+  for (int f = 0; f < 2; ++f) {
+    skio_scene* src = read_animated(data_path(files[f]));
+    scratch t;
+    scratch_open(&t);
+    skio_scene* back = read_animated(scratch_export(&t, src, "dae", true));
+    const skc_skeleton* sk = back->skeleton;
+    ck_assert_ptr_nonnull(sk);
+    float first[16];
+    bool have = false;
+    uint32_t bound = 0;
+    for (uint32_t m = 0; m < back->mesh_count; ++m) {
+      const skio_mesh* me = &back->meshes[m];
+      if (!me->skin || !me->bound) continue;
+      for (size_t e = 0, n = skc_skin_entries(me->skin); e < n; ++e) {
+        const uint32_t j = me->skin->joints[e];
+        if (j >= sk->joint_count || !(me->skin->weights[e] > 0.0f)) continue;
+        const float* ib = me->inverse_bind + (size_t)j * 16;
+        ck_assert_msg(skc_mat4_is_rigid(ib, 1e-3f), "%s: mesh %s, inverse bind of %s has a scale (%g %g %g)", files[f],
+                      me->name, sk->names[j], (double)ib[0], (double)ib[5], (double)ib[10]);
+        float x[16];
+        skc_mat4_mul(sk->rest_world + (size_t)j * 16, ib, x);
+        if (!have) memcpy(first, x, sizeof x);
+        have = true;
+        for (int k = 0; k < 16; ++k)
+          ck_assert_msg(fabsf(x[k] - first[k]) <= 1e-3f * (1.0f + fabsf(first[k])),
+                        "%s: mesh %s, joint %s: rest world times inverse bind differs from the other joints' "
+                        "(element %d: %g, %g)",
+                        files[f], me->name, sk->names[j], k, (double)x[k], (double)first[k]);
+        ++bound;
+      }
+    }
+    ck_assert_uint_gt(bound, 0);
+    const float tol = 1e-4f * scene_diag(src);
+    assert_same_places(src, back, tol, files[f]);
+    assert_same_places(back, src, tol, files[f]);
+    if (src->anim_count) { /* and mid-clip: the box of each skinned mesh's posed vertices */
+      double lo, hi;
+      clip_span(src, 0, &lo, &hi);
+      const double mid = lo + (hi - lo) * 0.45;
+      uint32_t posed = 0;
+      for (uint32_t m = 0; m < src->mesh_count; ++m) {
+        const skio_mesh* a = &src->meshes[m];
+        const skio_mesh* b = a->skin ? mesh_named(back, a->name) : NULL;
+        if (!b) continue;
+        ++posed;
+        float box[2][2][3];
+        for (int w = 0; w < 2; ++w) {
+          const skio_scene* s = w ? back : src;
+          const skio_mesh* me = w ? b : a;
+          for (int c = 0; c < 3; ++c) box[w][0][c] = INFINITY, box[w][1][c] = -INFINITY;
+          for (size_t v = 0; v < me->vertex_count; ++v) {
+            float q[3];
+            posed_point(s, me, 0, mid, v, q);
+            for (int c = 0; c < 3; ++c) {
+              box[w][0][c] = fminf(box[w][0][c], q[c]);
+              box[w][1][c] = fmaxf(box[w][1][c], q[c]);
+            }
+          }
+        }
+        for (int e = 0; e < 2; ++e)
+          for (int c = 0; c < 3; ++c)
+            ck_assert_msg(fabsf(box[0][e][c] - box[1][e][c]) <= tol, "%s: mesh %s mid-clip moved by %g", files[f],
+                          a->name, (double)fabsf(box[0][e][c] - box[1][e][c]));
+      }
+      ck_assert_uint_gt(posed, 0);
+    }
+    skio_scene_destroy(back);
+    skio_scene_destroy(src);
+    scratch_close(&t);
+  }
+}
+END_TEST
+
 /* Cameras, lights and empty nodes (tests/data/scene_objects.fbx and .dae, Blender 3.4: make_scene_objects.py) go into
  * glTF (io/scene_objects.c, gltf_write.c) where Blender has them: each object's world place (Blender's WORLD lines,
  * Z up, turned to glTF's Y up), a camera's and a light's view direction (-Z), the camera's field of view and clip
@@ -1398,6 +1481,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
   tcase_add_test(tc, blender_dae_armature_moved_after_the_bind);
   tcase_add_test(tc, maya_style_fbx_reads_as_its_blender_twin);
+  tcase_add_test(tc, dae_binds_are_the_rest_pose_when_meshes_bind_in_their_own_spaces);
   tcase_add_test(tc, mirrored_joints_keep_their_keys_in_every_writer);
   tcase_add_test(tc, cubic_keys_follow_their_curve_in_every_writer);
   tcase_add_test(tc, props_of_a_keyed_node_above_the_bones_move_with_it);
