@@ -1931,10 +1931,12 @@ static int put_image(writer* w, const skio_image* img, bool by_uri, buf* imgs) {
   return SKC_OK;
 }
 
-/* A TGA or BMP image as an image of PNG bytes named "<stem>.png" (io/image_decode.c: same pixels, 8 bits a channel;
- * the caller frees its data and name); SKC_UNSUPPORTED and the rest when it cannot be decoded. */
+/* A TGA, BMP or DDS image as an image of PNG bytes named "<stem>.png" (io/image_decode.c, io/image_dds.c: its
+ * pixels, 8 bits a channel; the caller frees its data and name); SKC_UNSUPPORTED and the rest when it cannot be
+ * decoded. The file read, else the name (an embedded texture's "*0" URI says nothing of its kind; its name does,
+ * "image0.tga" from the format hint) tells a TGA, which has no magic bytes. */
 static int as_png(const skio_image* img, skio_image* png) {
-  const char* hint = img->path ? img->path : img->uri && img->uri[0] ? img->uri : img->name;
+  const char* hint = img->path ? img->path : img->name;
   int rc = skio_image_to_png(img->data, img->size, hint, &png->data, &png->size, NULL);
   if (rc) return rc;
   const char* dot = strrchr(img->name, '.');
@@ -1951,7 +1953,7 @@ static int as_png(const skio_image* img, skio_image* png) {
 }
 
 /* Scene image im as an image and its texture (t->tex_of[im]), or not written with a note (-2): without bytes, or
- * of a type glTF cannot carry (TGA and BMP are written as PNG). */
+ * of a type glTF cannot carry (TGA, BMP and DDS are written as PNG). */
 static int image_texture(writer* w, tex_out* t, int32_t im) {
   const skio_image* img = &w->s->images[im];
   bool is_webp = !strcmp(img->mime, "image/webp"), is_ktx2 = !strcmp(img->mime, "image/ktx2");
@@ -1964,7 +1966,7 @@ static int image_texture(writer* w, tex_out* t, int32_t im) {
              named && named[0] && strcmp(named, ".") ? named : "(a texture without an image file name)");
     return SKC_OK;
   }
-  skio_image png = {0}; /* a TGA or BMP as PNG */
+  skio_image png = {0}; /* a TGA, BMP or DDS as PNG */
   if (!core && !is_webp && !is_ktx2) {
     int rc = as_png(img, &png);
     if (rc == SKC_OUT_OF_MEMORY) return oom_fail(w);
