@@ -1101,7 +1101,7 @@ static int add_source_copies(skio_gltf_doc* d, const char* path, const char* src
     const bool lacks = src && !is_buf && stat(src, &st) != 0 && errno == ENOENT; /* the source names a file it lacks */
     const bool folder = src && !is_buf && !lacks && stat(src, &st) == 0 && !S_ISREG(st.st_mode); /* ".", "", "sub/" */
     if (lacks || folder) {
-      note_not_copied(o, rel[0] ? rel : "", folder);
+      note_not_copied(o, rel, folder);
       free(src), free(rel);
       continue;
     }
@@ -2081,8 +2081,8 @@ static int32_t skin_root_joint(const skc_skeleton* sk, const int32_t* node_of, c
 }
 
 /* Mesh m's influences as written (the rules of o; rep counts what they changed) in CSR off / oj / ow, joints as
- * indices of its node's skin (local[node]). A vertex without any weight (glTF allows none) gets weight 1 on the root
- * joint of that skin, which it then follows (rep->anchored, anchor_name); without a single root it keeps none
+ * indices of its node's skin (local[node]). A vertex without any weight (glTF allows none such) gets weight 1 on the
+ * root joint of that skin, which it then follows (rep->anchored, anchor_name); without a single root it keeps none
  * (rep->unweighted). oj and ow hold room for the stored entries plus one a vertex. SKC_OK, SKIO_GLTF_EDIT_CANNOT with
  * why (a joint the skin does not list) or SKC_OUT_OF_MEMORY (not reported in an skc_err: the caller does). */
 static int mesh_influences(const skio_scene* s, const skio_mesh* m, const skio_gltf_options* o, const int32_t* node_of,
