@@ -60,7 +60,7 @@ static int read_sparse_decl(const skio_gltf_doc* d, int sp, skio_gltf_accessor* 
   return SKC_OK;
 }
 
-int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t i, skio_gltf_accessor* a, skc_err* err) {
+int skio_gltf_accessor_decl(const skio_gltf_doc* d, uint32_t i, skio_gltf_accessor* a, skc_err* err) {
   if (!d || !a) return skc_fail(err, SKC_INVALID_ARGUMENT, "document and out must not be NULL");
   int t = skio_json_at(d, d->t_accessors, (int)(i < d->accessor_count ? i : 0));
   if (i >= d->accessor_count || t < 0) return skc_fail(err, SKC_FORMAT, "%s: accessor %u does not exist", d->path, i);
@@ -77,6 +77,7 @@ int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t i, skio_gltf_access
     return fail_acc(d, i, "type missing or unknown", err);
   if (!skio_json_size(d, skio_json_get(d, t, "count"), &a->count) || a->count == 0 || a->count > MAX_COUNT)
     return fail_acc(d, i, "count missing, 0 or too large", err);
+  a->declared_count = a->count;
   if (vt >= 0) {
     if (!skio_json_u32(d, vt, &view) || view >= d->view_count) return fail_acc(d, i, "bufferView out of range", err);
     a->view = (int)view;
@@ -87,6 +88,13 @@ int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t i, skio_gltf_access
     return fail_acc(d, i, "normalized float or unsigned int components", err);
   a->draco = skio_gltf_draco_claims(d, i);
   return read_sparse_decl(d, skio_json_get(d, t, "sparse"), a, err);
+}
+
+int skio_gltf_accessor_info(skio_gltf_doc* d, uint32_t i, skio_gltf_accessor* a, skc_err* err) {
+  int rc = skio_gltf_accessor_decl(d, i, a, err);
+  /* every caller sizes its buffer from this count: a Draco accessor's is known only once decoded */
+  if (!rc && a->draco) rc = skio_gltf_draco_count(d, i, &a->count, err);
+  return rc;
 }
 
 static double component(const uint8_t* p, uint32_t ct, bool normalized) {

@@ -824,7 +824,7 @@ static bool bin_offset(const skio_gltf_doc* d, const packing* pk, int32_t view, 
 static bool accessor_overlapped(const skio_gltf_doc* d, const skio_gltf_accessor* a, size_t st, size_t elem) {
   for (uint32_t k = 0; k < d->accessor_count; ++k) {
     skio_gltf_accessor o;
-    if (k == a->index || skio_gltf_accessor_info(d, k, &o, NULL) || o.view != a->view || !o.count) continue;
+    if (k == a->index || skio_gltf_accessor_decl(d, k, &o, NULL) || o.view != a->view || !o.count) continue;
     const size_t oe = o.components * skio_gltf_component_size(o.component_type), ost = d->views[a->view].stride;
     if (ost && a->byte_offset + elem <= st && o.byte_offset + oe <= st) { /* both inside one stride: the windows */
       if (o.byte_offset < a->byte_offset + elem && a->byte_offset < o.byte_offset + oe) return true;
@@ -1594,6 +1594,31 @@ static int write_plans(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* e
   return rc;
 }
 
+/* Whether a splice already replaces a span around [start, end) (an accessor declared anew or retired). */
+static bool spliced_over(const splices* sp, int start, int end) {
+  for (size_t i = 0; i < sp->n; ++i)
+    if (sp->s[i].start < sp->s[i].end && sp->s[i].start <= start && end <= sp->s[i].end) return true;
+  return false;
+}
+
+/* Draco accessors whose data decoded to another count than they declare (FBX2glTF 0.9.7's count before compression:
+ * gltf_draco.c) are declared with the decoded count: the new JOINTS_n / WEIGHTS_n of their primitive have it, and
+ * a primitive's attributes must agree (the Khronos validator's MESH_PRIMITIVE_UNEQUAL_ACCESSOR_COUNT). Only the
+ * accessors the reader decoded; one with an uncompressed fallback view (which holds the declared count) never gets
+ * here (scene_editable). */
+static void recount_draco(const skio_gltf_doc* d, splices* sp) {
+  for (uint32_t i = 0; i < d->accessor_count; ++i) {
+    const size_t n = skio_gltf_draco_decoded_count(d, i);
+    skio_gltf_accessor a;
+    if (!n || skio_gltf_accessor_decl(d, i, &a, NULL) || a.count == n) continue;
+    const int ct = skio_json_get(d, a.tok, "count");
+    if (ct < 0 || spliced_over(sp, d->tok[ct].start, d->tok[ct].end)) continue;
+    char num[24];
+    const int len = snprintf(num, sizeof num, "%zu", n);
+    add_splice(sp, d->tok[ct].start, d->tok[ct].end, num, (size_t)len);
+  }
+}
+
 /* What the plans do not write themselves: other primitives repointed, new skins, added joints, and the new
  * accessors and bufferViews appended. */
 static int add_objects(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* err) {
@@ -1606,6 +1631,7 @@ static int add_objects(edit_job* e, const skio_gltf_prim_edit* edits, skc_err* e
     int rc = extend_skins(d, e->o.added, &ap, &e->sp, err);
     if (rc) return rc;
   }
+  recount_draco(d, &e->sp);
   append_items(d, "accessors", &e->accs, &e->sp);
   append_items(d, "bufferViews", &e->views, &e->sp);
   e->rep.bytes_appended = e->add.n;
@@ -2254,6 +2280,15 @@ static int scene_editable(const skio_scene* s, char* why, size_t why_size) {
       return cannot(why, why_size, "mesh %s is not a primitive of %s", m->name, d->path);
     if (m->skin && (!sk || !s->joint_node))
       return cannot(why, why_size, "mesh %s has a skin the document lacks", m->name);
+  }
+  for (uint32_t i = 0; i < d->accessor_count; ++i) { /* recount_draco would leave a fallback of the old count */
+    const size_t n = skio_gltf_draco_decoded_count(d, i);
+    skio_gltf_accessor a;
+    if (n && !skio_gltf_accessor_decl(d, i, &a, NULL) && a.count != n && a.view >= 0)
+      return cannot(
+          why, why_size,
+          "accessors[%u] declares %zu elements and holds them uncompressed, but its Draco data decodes to %zu", i,
+          a.count, n);
   }
   return SKC_OK;
 }

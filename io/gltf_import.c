@@ -185,8 +185,8 @@ static int accessor(importer* im, int tok, const char* what, uint32_t components
 
 /* A block for an accessor's values, written whole next, its pages faulted in at once: the count was checked against
  * the buffer view, or against the file's size for an accessor without one (written whole too, zeros). A Draco
- * accessor's count is checked only once decoded, so its block stays a plain malloc that a lying count leaves
- * untouched. */
+ * accessor's count is what its data decoded to (skio_gltf_accessor_info decodes first, the decode held to the
+ * declared counts: gltf_draco.c), and its block stays a plain malloc. */
 static void* values_block(const skio_gltf_accessor* a, size_t n) {
   return a->draco ? malloc(n ? n : 1) : skc_malloc_filled(n);
 }
@@ -1101,6 +1101,18 @@ static char* mesh_node_name(importer* im, uint32_t i) {
   return node_name_of(im, (uint32_t)p);
 }
 
+/* A Draco primitive whose accessors declare another vertex count than its Draco data decodes to (FBX2glTF 0.9.7's
+ * count before compression; gltf_draco.c takes the decoded one): noted once, however many nodes instance it. */
+static void note_draco_recount(importer* im, const char* where, const char* name, const skio_gltf_accessor* pa) {
+  if (!pa->draco || pa->declared_count == pa->count) return;
+  char line[400];
+  snprintf(line, sizeof line,
+           "%s (\"%.120s\"): its KHR_draco_mesh_compression accessors declare %zu vertices, its Draco data decodes to "
+           "%zu: read as decoded",
+           where, name, pa->declared_count, pa->count);
+  if (!im->s->material_note || !strstr(im->s->material_note, line)) skio_scene_note(im->s, line);
+}
+
 static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* err) {
   skio_gltf_doc* d = im->d;
   int mt = skio_gltf_item(d, "meshes", r->mesh);
@@ -1142,6 +1154,7 @@ static int build_mesh(importer* im, const prim_ref* r, skio_mesh* m, skc_err* er
   bool pf, nf, tf;
   int rc = attribute(im, attrs, "POSITION", 3, 0, where, &pa, &pf, err);
   if (rc) return rc;
+  note_draco_recount(im, where, m->name, &pa);
   size_t V = pa.count;
   if ((rc = attribute(im, attrs, "NORMAL", 3, V, where, &na, &nf, err)) ||
       (rc = attribute(im, attrs, "TANGENT", 4, V, where, &ta, &tf, err)))

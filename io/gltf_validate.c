@@ -339,6 +339,22 @@ uint32_t skio_gltf_influence_format(skio_gltf_doc* d, uint32_t node, uint32_t pr
   return 0;
 }
 
+uint32_t skio_gltf_draco_count_differs(skio_gltf_doc* d, uint32_t node, uint32_t primitive) {
+  uint32_t mesh_i;
+  if (!d || !skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", node), "mesh"), &mesh_i)) return 0;
+  int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", mesh_i), "primitives"), (int)primitive);
+  int attrs = skio_json_get(d, pt, "attributes");
+  for (int k = 0, n = skio_json_is(d, attrs, 1) ? d->tok[attrs].size : 0; k < n; ++k) {
+    uint32_t i;
+    skio_gltf_accessor a;
+    skc_err e = {0};
+    if (skio_json_u32(d, skio_json_key_at(d, attrs, k) + 1, &i) && !skio_gltf_accessor_info(d, i, &a, &e) && a.draco &&
+        a.count != a.declared_count)
+      return SKIO_SKIN_DRACO_COUNT;
+  }
+  return 0;
+}
+
 /* The document's node parents, worked out on the first call (NULL: not a forest, or no memory). Threads that
  * validate one const scene at once may each work them out: the first to publish its array wins, the others free
  * theirs and take the published one. */

@@ -82,7 +82,8 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
   out->dropped_weights = m->dropped_weights;
   if (s->gltf && m->gltf_node >= 0) out->skin_structure = skio_gltf_skin_structure(s->gltf, (uint32_t)m->gltf_node);
   if (s->gltf && m->gltf_node >= 0 && m->gltf_primitive >= 0)
-    out->skin_structure |= skio_gltf_influence_format(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive);
+    out->skin_structure |= skio_gltf_influence_format(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive) |
+                           skio_gltf_draco_count_differs(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive);
   /* unused bones are informational: glTF skins routinely list joints (roots, helpers) that carry no weight; so are
    * mirrored, non-uniformly scaled or sheared binds (a mirrored rig is valid glTF, and the Khronos validator agrees):
    * only a bind that is not affine (glTF's ACCESSOR_INVALID_IBM) is a finding */

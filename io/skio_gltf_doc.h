@@ -155,7 +155,10 @@ bool skio_gltf_view_shared(const skio_gltf_doc* d, uint32_t i);
 /* ---- accessors (gltf_accessor.c) ---- */
 typedef struct skio_gltf_accessor {
   uint32_t index;
-  size_t count;
+  size_t count;            /* elements; a Draco accessor's: those its Draco data decodes to (see declared_count) */
+  size_t declared_count;   /* the JSON's "count": count, except for a Draco vertex attribute whose Draco data
+                              decodes to another number of points (FBX2glTF 0.9.7 declares the count before
+                              compression; gltf_draco.c takes the decoded one, as glTF-Transform and three.js do) */
   uint32_t component_type; /* SKIO_GLTF_* */
   uint32_t components;     /* SCALAR 1, VEC2 2, VEC3 3, VEC4 4, MAT2 4, MAT3 9, MAT4 16 */
   bool normalized;
@@ -164,13 +167,19 @@ typedef struct skio_gltf_accessor {
   size_t sparse_count;     /* 0 when not sparse */
   int tok;                 /* the accessor's JSON object */
   bool draco;              /* a KHR_draco_mesh_compression primitive's attribute or indices: the values come from
-                              its Draco data (view is then usually -1), decoded on the first read */
+                              its Draco data (view is then usually -1), decoded by the first
+                              skio_gltf_accessor_info or read of one of its primitive's accessors */
 } skio_gltf_accessor;
 
 size_t skio_gltf_component_size(uint32_t component_type); /* 1, 2, 4, or 0 for an unknown type */
 
-/* Reads the accessor's declaration (checked: types, counts, offsets inside its view, alignment). */
-int skio_gltf_accessor_info(const skio_gltf_doc* d, uint32_t index, skio_gltf_accessor* out, skc_err* err);
+/* Reads the accessor's declaration (checked: types, counts, offsets inside its view, alignment). A Draco accessor's
+ * count is the decoded one: the first call for one decodes its primitive (skio_gltf_draco_count), and the errors of
+ * the decode are this call's. */
+int skio_gltf_accessor_info(skio_gltf_doc* d, uint32_t index, skio_gltf_accessor* out, skc_err* err);
+/* The declaration as the JSON has it, nothing decoded: count = declared_count, the JSON's "count" (for Draco
+ * accessors too, and for the uncompressed fallback data some Draco files also carry in a view). */
+int skio_gltf_accessor_decl(const skio_gltf_doc* d, uint32_t index, skio_gltf_accessor* out, skc_err* err);
 /* Every element as floats, components per element = the accessor's (out: count * components floats). Normalized
  * integers map as the specification says (unsigned c / max, signed max(c / max, -1)); plain integers convert to
  * their value. Sparse substitutions applied. */
@@ -187,9 +196,9 @@ bool skio_gltf_influence_format_ok(const skio_gltf_accessor* a, bool weights);
 int skio_gltf_accessor_uints(skio_gltf_doc* d, uint32_t index, uint32_t* out, skc_err* err);
 /* Both read a Draco primitive's accessors from its decoded data: the first read decodes the primitive's
  * KHR_draco_mesh_compression bufferView and keeps every one of its accessors' values (in their componentType);
- * SKC_FORMAT when the data does not decode, a count or component count differs from the decoded mesh, a value
- * does not fit the componentType, or the extension's fields are invalid; SKC_UNSUPPORTED for a mode other than
- * TRIANGLES. */
+ * SKC_FORMAT when the data does not decode, a count or component count differs from the decoded mesh (but see
+ * skio_gltf_draco_count for a count every Draco vertex attribute declares alike), a value does not fit the
+ * componentType, or the extension's fields are invalid; SKC_UNSUPPORTED for a mode other than TRIANGLES. */
 
 /* ---- KHR_draco_mesh_compression (gltf_draco.c; used by gltf_doc.c and gltf_accessor.c) ---- */
 /* Finds the Draco primitives at load (nothing decoded): fills d->draco. Only SKC_OUT_OF_MEMORY. */
@@ -197,8 +206,18 @@ int skio_gltf_draco_index(skio_gltf_doc* d, skc_err* err);
 /* Whether accessor i belongs to a Draco primitive (its values come from skio_gltf_draco_values). */
 bool skio_gltf_draco_claims(const skio_gltf_doc* d, uint32_t i);
 /* The values of Draco accessor a (a->draco): count * components tightly packed components of its componentType,
- * decoding its primitive on the first call. */
+ * decoding its primitive on the first call; a->count must be the decoded count (skio_gltf_accessor_info's). */
 int skio_gltf_draco_values(skio_gltf_doc* d, const skio_gltf_accessor* a, const uint8_t** out, skc_err* err);
+/* The number of elements Draco accessor i decodes to, decoding its primitive on the first call. The extension
+ * requires the accessors to declare the decoded counts; FBX2glTF 0.9.7 declares the vertex count before Draco
+ * split vertices (426 points for 424 declared). When every Draco vertex attribute of the primitive declares one
+ * count and the data decodes to another number of points, the decoded number is taken, as other readers do, if
+ * the primitive's uncompressed attributes and morph targets have it too: data outside the Draco stream with the
+ * declared count cannot be mapped onto points Draco reordered, and the primitive is SKC_FORMAT, naming it.
+ * Indices must declare the decoded count. */
+int skio_gltf_draco_count(skio_gltf_doc* d, uint32_t i, size_t* count, skc_err* err);
+/* The same without decoding: the decoded count of Draco accessor i, 0 while its primitive was not decoded. */
+size_t skio_gltf_draco_decoded_count(const skio_gltf_doc* d, uint32_t i);
 /* The quantization step of Draco accessor i's decoded floats (each within step / 2 of the value encoded: Draco
  * quantized a generic attribute such as WEIGHTS_n), 0 when its values are exact or not decoded yet. */
 float skio_gltf_draco_step(const skio_gltf_doc* d, uint32_t i);

@@ -21,6 +21,10 @@
  *    set beyond the new ones that holds only zeros does not count as a change.
  *    Sets no longer needed lose their attributes (also in KHR_draco_mesh_compression's attribute map, whose decoded
  *    JOINTS/WEIGHTS would otherwise replace the new ones).
+ *  - Draco counts. A KHR_draco_mesh_compression accessor the reader decoded to another count than it declares
+ *    (FBX2glTF 0.9.7 declares the count before compression: io/gltf_draco.c) is declared with the decoded count, the
+ *    one the new sets have. One that also holds uncompressed fallback data (of the declared count) cannot be: the
+ *    scene is then written whole (SKIO_GLTF_EDIT_CANNOT).
  *  - Buffers. GLB: the BIN chunk is kept byte for byte (except in-place accessors) and the new data is appended at
  *    its end (4-byte aligned), buffers[0].byteLength updated. .gltf: the input's .bin files are never modified; new
  *    data goes to one more buffer, a file "<stem>_skin.bin" beside the output (characters outside [A-Za-z0-9._~-]

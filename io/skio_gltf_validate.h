@@ -59,7 +59,8 @@ enum {
   SKIO_SKIN_NO_COMMON_ROOT = 1u,
   SKIO_SKIN_SKELETON_INVALID = 2u,
   SKIO_SKIN_DUPLICATE_JOINT = 4u,
-  SKIO_SKIN_INFLUENCE_FORMAT = 8u
+  SKIO_SKIN_INFLUENCE_FORMAT = 8u,
+  SKIO_SKIN_DRACO_COUNT = 16u
 };
 uint32_t skio_gltf_skin_structure(struct skio_gltf_doc* d, uint32_t node);
 
@@ -67,5 +68,10 @@ uint32_t skio_gltf_skin_structure(struct skio_gltf_doc* d, uint32_t node);
  * the specification does not allow (skio_gltf_influence_format_ok; the Khronos validator's
  * MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT), else 0 (also when the declarations do not read). */
 uint32_t skio_gltf_influence_format(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive);
+
+/* SKIO_SKIN_DRACO_COUNT when an attribute of that primitive declares another count than its KHR_draco_mesh_compression
+ * data decodes to (the extension requires them to match; the reader takes the decoded count: gltf_draco.c), else 0
+ * (also when the declarations do not read). The Khronos validator does not decode Draco data: it cannot see this. */
+uint32_t skio_gltf_draco_count_differs(struct skio_gltf_doc* d, uint32_t node, uint32_t primitive);
 
 #endif

@@ -42,7 +42,7 @@ extern "C" {
 /* ============================================================================================ common */
 
 /* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.25.0 -> 12500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12600
+#define SK_VERSION 12601
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
 #define SK_ABI_MINOR 26
@@ -816,6 +816,11 @@ typedef struct sk_mesh_report {
 #define SK_SKIN_SKELETON_INVALID 2u
 #define SK_SKIN_DUPLICATE_JOINT 4u
 #define SK_SKIN_INFLUENCE_FORMAT 8u
+/* SK_SKIN_DRACO_COUNT (library 1.26.1) the mesh's KHR_draco_mesh_compression primitive declares another vertex count
+ *                     than its Draco data decodes to (the extension requires them to match; FBX2glTF 0.9.7 declares
+ *                     the count before compression). The scene holds the decoded vertices, as glTF-Transform and
+ *                     three.js read them; the Khronos validator does not decode Draco data and cannot report it. */
+#define SK_SKIN_DRACO_COUNT 16u
 
 /* Validates every mesh: reports holds report_count entries (>= mesh count; each .size set). Unskinned meshes
  * get skinned = 0. SK_ERR_NO_SKIN if no mesh is skinned; out_findings (optional) = 1 if any mesh has findings. */

@@ -34,7 +34,7 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12600
+SK_VERSION = 12601
 SK_ABI_MAJOR = ABI_MAJOR
 SK_ABI_MINOR = 26
 
@@ -111,6 +111,7 @@ SK_SKIN_NO_COMMON_ROOT = 1 << 0  # sk_mesh_report.skin_structure (ABI 1.8)
 SK_SKIN_SKELETON_INVALID = 1 << 1
 SK_SKIN_DUPLICATE_JOINT = 1 << 2
 SK_SKIN_INFLUENCE_FORMAT = 1 << 3  # library 1.21.2
+SK_SKIN_DRACO_COUNT = 1 << 4  # library 1.26.1
 SK_PRUNE_NORMALIZE = 1 << 1
 SK_SMOOTH_UNIFORM = 0
 SK_SMOOTH_COTANGENT = 1

@@ -1295,6 +1295,8 @@ class Scene(_Handle):
             d["skin_duplicate_joint"] = bool(r.skin_structure & C.SK_SKIN_DUPLICATE_JOINT)
             # a JOINTS_n / WEIGHTS_n accessor of a type glTF does not allow (library 1.21.2)
             d["influence_format_invalid"] = bool(r.skin_structure & C.SK_SKIN_INFLUENCE_FORMAT)
+            # a Draco primitive declaring another vertex count than its data decodes to (library 1.26.1)
+            d["draco_count_mismatch"] = bool(r.skin_structure & C.SK_SKIN_DRACO_COUNT)
             d["findings"] = bool(r.findings)
             out.append(d)
         return out, bool(findings.value)

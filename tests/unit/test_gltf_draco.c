@@ -12,9 +12,12 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "sk_scenetest.h"
 #include "sk_testutil.h"
 #include "skio_draco.h"
 #include "skio_gltf_doc.h"
+#include "skio_gltf_validate.h"
+#include "skio_scene.h"
 
 #define NV 1122   /* vertices of the rig (tests/data/README.md) */
 #define NI 6336   /* triangle corners */
@@ -107,13 +110,15 @@ static int read_prim(skio_gltf_doc* d, prim* o, skc_err* err) {
   return skio_gltf_accessor_uints(d, attr_accessor(d, "indices"), o->idx, err);
 }
 
-static skio_gltf_doc* load(const char* name) {
+static skio_gltf_doc* load_path(const char* path) {
   skio_gltf_doc* d = NULL;
   skc_err err = {0};
-  int rc = skio_gltf_doc_load(data_path(name), &d, &err);
-  ck_assert_msg(rc == SKC_OK, "%s: %s", name, err.message);
+  int rc = skio_gltf_doc_load(path, &d, &err);
+  ck_assert_msg(rc == SKC_OK, "%s: %.400s", path, err.message);
   return d;
 }
+
+static skio_gltf_doc* load(const char* name) { return load_path(data_path(name)); }
 
 /* ---- tests -------------------------------------------------------------------------------------------------- */
 
@@ -392,6 +397,121 @@ START_TEST(header_counts_are_found_past_metadata) {
 }
 END_TEST
 
+/* ---- counts declared before compression (tests/data/draco_recount.glb) -------------------------------------- */
+
+/* FBX2glTF 0.9.7 -d declares the vertex count before Draco split vertices (textured_rig.fbx: 424 declared, 426
+ * decoded); draco_recount.glb's Draco attributes declare 1120 of the 1122 points its data decodes to. Read as
+ * decoded (glTF-Transform and three.js do), the values those of cylinder_rig_draco.glb, which declares 1122; the
+ * uncompressed morph target written with the decoded count maps onto the points. Before: SKC_FORMAT, "its count
+ * differs from the decoded Draco mesh". */
+START_TEST(counts_declared_before_compression_read_as_decoded) {
+  skio_gltf_doc* d0 = load("cylinder_rig_draco.glb");
+  skio_gltf_doc* d1 = load("draco_recount.glb");
+  static prim a, b;
+  skc_err err = {0};
+  skio_gltf_accessor info;
+  ck_assert_msg(skio_gltf_accessor_info(d1, attr_accessor(d1, "POSITION"), &info, &err) == SKC_OK, "%.400s",
+                err.message);
+  ck_assert(info.draco);
+  ck_assert_uint_eq(info.count, NV);
+  ck_assert_uint_eq(info.declared_count, NV - 2);
+  ck_assert_int_eq(skio_gltf_accessor_decl(d1, attr_accessor(d1, "POSITION"), &info, &err), SKC_OK);
+  ck_assert_uint_eq(info.count, NV - 2); /* the declaration as written */
+  ck_assert_msg(read_prim(d0, &a, &err) == SKC_OK, "%.400s", err.message);
+  ck_assert_msg(read_prim(d1, &b, &err) == SKC_OK, "%.400s", err.message);
+  ck_assert(memcmp(&a, &b, sizeof a) == 0);
+  float* target = malloc(NV * 3 * sizeof *target);
+  ck_assert_msg(skio_gltf_accessor_floats(d1, 6, target, &err) == SKC_OK, "%.400s", err.message);
+  free(target);
+  skio_gltf_doc_destroy(d0);
+  skio_gltf_doc_destroy(d1);
+}
+END_TEST
+
+/* What cannot be mapped onto the decoded points is refused, naming it: data outside the Draco stream with the
+ * declared count (FBX2glTF's shape_key_leg.fbx: its morph targets, 648 for 652 points), and a Draco attribute whose
+ * count is neither the decoded one nor the one its primitive's other Draco attributes declare. */
+START_TEST(counts_that_cannot_be_mapped_are_refused) {
+  size_t n;
+  uint8_t* orig = slurp("draco_recount.glb", &n);
+  uint8_t* glb = malloc(n);
+  char msg[512];
+  struct {
+    const char* from;
+    const char* to;
+    const char* says;
+  } cases[] = {
+      {"\"count\":1122", "\"count\":1120", "morph target 0 POSITION (accessors[6]"},
+      {"\"POSITION\":0,\"NORMAL\":1,", "\"POSITION\":0,", "NORMAL (accessors[2]"},
+      {"\"VEC3\",\"componentType\":5126,\"count\":1120}", "\"VEC3\",\"componentType\":5126,\"count\":1121}",
+       "other Draco attributes"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    memcpy(glb, orig, n);
+    edit_json(glb, n, cases[c].from, cases[c].to);
+    skio_gltf_doc* d = NULL;
+    skc_err err = {0};
+    ck_assert_msg(skio_gltf_doc_parse(glb, n, NULL, &d, &err) == SKC_OK, "%.400s", err.message);
+    skio_gltf_accessor info;
+    int rc = skio_gltf_accessor_info(d, attr_accessor(d, "POSITION"), &info, &err);
+    snprintf(msg, sizeof msg, "%s", err.message);
+    ck_assert_msg(rc == SKC_FORMAT && strstr(msg, cases[c].says), "case %zu: code %d: %.400s", c, rc, msg);
+    ck_assert_msg(c == 2 || (strstr(msg, "the Draco data 1122 points") &&
+                             strstr(msg, "cannot be mapped onto points Draco reordered")),
+                  "%.400s", msg);
+    ck_assert_int_eq(read_code(glb, n, msg, sizeof msg), SKC_FORMAT); /* every read, every time */
+    skio_gltf_doc_destroy(d);
+  }
+  free(glb);
+  free(orig);
+}
+END_TEST
+
+/* The scene: the reader notes the primitive and both counts, validate reports it (SKIO_SKIN_DRACO_COUNT), and an
+ * edit of the weights declares every decoded accessor with the count its data has, the count the new uncompressed
+ * JOINTS_0 / WEIGHTS_0 get (else the primitive's attributes would disagree: 1120 against 1122). */
+START_TEST(recounted_scene_is_noted_reported_and_edited_consistently) {
+  skc_err err = {0};
+  skio_scene *s = NULL, *back = NULL;
+  ck_assert_msg(skio_scene_import(data_path("draco_recount.glb"), NULL, &s, &err) == SKC_OK, "%.400s", err.message);
+  ck_assert_uint_eq(s->meshes[0].vertex_count, NV);
+  ck_assert_uint_eq(s->meshes[0].morph_count, 1);
+  const char* note = s->material_note ? s->material_note : "";
+  ck_assert_msg(
+      strstr(note, "mesh 0 primitive 0") && strstr(note, "declare 1120 vertices") && strstr(note, "decodes to 1122"),
+      "%.400s", note);
+  skio_mesh_report r;
+  ck_assert_int_eq(skio_mesh_validate(s, 0, 0, 0, &r, &err), SKC_OK);
+  ck_assert(r.findings && (r.skin_structure & SKIO_SKIN_DRACO_COUNT));
+
+  skc_skin* k = (skc_skin*)s->meshes[0].skin;
+  for (uint32_t e = k->offsets[0]; e < k->offsets[1]; ++e) k->weights[e] = e == k->offsets[0] ? 1.0f : 0.0f;
+  char dir[256], out[400], wnote[400] = "";
+  skt_tmpdir_make(dir, sizeof dir, "draco_recount");
+  snprintf(out, sizeof out, "%s/edited.glb", dir);
+  skio_export_options eo = {.overwrite = true, .keep_all = true, .note = wnote, .note_size = sizeof wnote};
+  ck_assert_msg(skio_scene_export(s, out, &eo, &err) == SKC_OK, "%.400s", err.message);
+  ck_assert_msg(!strstr(wnote, "written from the scene"), "%.400s", wnote);
+  skio_gltf_doc* d = load_path(out);
+  int pt = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", 0), "primitives"), 0);
+  ck_assert(skio_json_get(d, skio_json_get(d, pt, "extensions"), "KHR_draco_mesh_compression") >= 0);
+  const char* names[] = {"POSITION", "NORMAL", "JOINTS_0", "WEIGHTS_0"};
+  for (int i = 0; i < 4; ++i) {
+    skio_gltf_accessor a;
+    ck_assert_int_eq(skio_gltf_accessor_info(d, attr_accessor(d, names[i]), &a, &err), SKC_OK);
+    ck_assert_msg(a.count == NV && a.declared_count == NV, "%s: %zu declared %zu", names[i], a.count, a.declared_count);
+  }
+  skio_gltf_doc_destroy(d);
+  ck_assert_msg(skio_scene_import(out, NULL, &back, &err) == SKC_OK, "%.400s", err.message);
+  ck_assert_ptr_null(back->material_note ? strstr(back->material_note, "KHR_draco") : NULL);
+  ck_assert_uint_eq(back->meshes[0].vertex_count, NV);
+  ck_assert(memcmp(back->meshes[0].positions, s->meshes[0].positions, NV * 3 * sizeof(float)) == 0);
+  ck_assert_uint_eq(back->meshes[0].skin->offsets[1], 1);
+  skio_scene_destroy(back);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("gltf_draco");
   TCase* tc = tcase_create("draco");
@@ -402,6 +522,9 @@ static Suite* suite(void) {
   tcase_add_test(tc, bad_declarations_are_refused);
   tcase_add_test(tc, header_counts_past_the_accessors_are_refused_before_decoding);
   tcase_add_test(tc, header_counts_are_found_past_metadata);
+  tcase_add_test(tc, counts_declared_before_compression_read_as_decoded);
+  tcase_add_test(tc, counts_that_cannot_be_mapped_are_refused);
+  tcase_add_test(tc, recounted_scene_is_noted_reported_and_edited_consistently);
   suite_add_tcase(s, tc);
   return s;
 }
