@@ -14,7 +14,9 @@
  *  - uncompressed: DDPF_RGB of 16, 24 or 32 bits through its masks (alpha when DDPF_ALPHAPIXELS), DDPF_LUMINANCE
  *    of 8 or 16 bits (grey, and alpha when flagged), DDPF_ALPHA 8 bits; DXGI R8G8B8A8 / B8G8R8A8 / B8G8R8X8 (UNORM,
  *    SRGB, TYPELESS).
- * BC6H, BC7, BC4/BC5 signed, floating-point and YUV formats are SKC_UNSUPPORTED (named in the message). A file
+ *  - BC7 (DXGI 97-99) and BC6H (95 unsigned, 96 signed half floats; clamped to [0, 1] in 8 bits): io/image_bptc.c.
+ * Typeless BC6H (94: unsigned or signed is not said), BC4/BC5 signed, floating-point and YUV formats are
+ * SKC_UNSUPPORTED (named in the message). A file
  * shorter than its first surface is SKC_FORMAT. */
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +29,7 @@ static uint32_t le32(const unsigned char* p) {
 }
 
 enum { DDPF_ALPHAPIXELS = 0x1, DDPF_ALPHA = 0x2, DDPF_FOURCC = 0x4, DDPF_RGB = 0x40, DDPF_LUMINANCE = 0x20000 };
-enum { BC1 = 1, BC2, BC3, BC4, BC5 };
+enum { BC1 = 1, BC2, BC3, BC4, BC5, BC6H_UF, BC6H_SF, BC7 };
 
 /* ---- blocks ---- */
 
@@ -91,6 +93,13 @@ static void block(int kind, const unsigned char* b, unsigned char px[16][4]) {
       bc4_block(b, 0, px);
       for (int i = 0; i < 16; ++i) px[i][1] = px[i][2] = px[i][0], px[i][3] = 255;
       break;
+    case BC6H_UF:
+    case BC6H_SF:
+      skio_bc6h_block(b, kind == BC6H_SF, px);
+      break;
+    case BC7:
+      skio_bc7_block(b, px);
+      break;
     default: /* BC5: x and y of a unit normal, z from them */
       bc4_block(b, 0, px);
       bc4_block(b + 8, 1, px);
@@ -102,10 +111,8 @@ static void block(int kind, const unsigned char* b, unsigned char px[16][4]) {
   }
 }
 
-static int blocks(int kind, const unsigned char* d, size_t n, skio_pixels* o, skc_err* err) {
+static void blocks(int kind, const unsigned char* d, skio_pixels* o) {
   const size_t bw = ((size_t)o->w + 3) / 4, bh = ((size_t)o->h + 3) / 4, bs = kind == BC1 || kind == BC4 ? 8 : 16;
-  if (n / bs / bw < bh)
-    return skc_fail(err, SKC_FORMAT, "DDS block data cut short (%zu of %zu bytes)", n, bw * bh * bs);
   for (size_t by = 0; by < bh; ++by)
     for (size_t bx = 0; bx < bw; ++bx) {
       unsigned char px[16][4];
@@ -115,7 +122,6 @@ static int blocks(int kind, const unsigned char* d, size_t n, skio_pixels* o, sk
         if (x < o->w && y < o->h) memcpy(o->rgba + 4 * (y * o->w + x), px[i], 4);
       }
     }
-  return SKC_OK;
 }
 
 /* ---- uncompressed ---- */
@@ -126,9 +132,8 @@ typedef struct masks {
   bool grey, alpha; /* alpha: m[3] is used */
 } masks;
 
-static int raw(const masks* k, const unsigned char* d, size_t n, skio_pixels* o, skc_err* err) {
-  const size_t bytes = k->bits / 8, pitch = (size_t)o->w * bytes;
-  if (n / pitch < o->h) return skc_fail(err, SKC_FORMAT, "DDS pixel data cut short");
+static void raw(const masks* k, const unsigned char* d, skio_pixels* o) {
+  const size_t bytes = k->bits / 8;
   for (size_t i = 0; i < (size_t)o->w * o->h; ++i) {
     const unsigned char* p = d + i * bytes;
     uint32_t v = 0;
@@ -137,7 +142,6 @@ static int raw(const masks* k, const unsigned char* d, size_t n, skio_pixels* o,
     for (int c = 0; c < 3; ++c) q[c] = skio_mask_channel(v, k->m[k->grey ? 0 : c]);
     q[3] = k->alpha ? skio_mask_channel(v, k->m[3]) : 255;
   }
-  return SKC_OK;
 }
 
 /* the pixel format at d + 76 (and the DX10 header at d + 128) as a block kind, or masks (kind 0); *at = the data */
@@ -164,6 +168,10 @@ static int pixel_format(const unsigned char* d, size_t n, int* kind, masks* k, s
       *kind = f <= 72 ? BC1 : f <= 75 ? BC2 : f <= 78 ? BC3 : f <= 80 ? BC4 : BC5;
       return SKC_OK;
     }
+    if (f >= 95 && f <= 99) { /* BC6H UF16 / SF16, BC7 typeless, UNORM, SRGB (io/image_bptc.c) */
+      *kind = f == 95 ? BC6H_UF : f == 96 ? BC6H_SF : BC7;
+      return SKC_OK;
+    }
     k->bits = 32;
     if (f >= 27 && f <= 29)
       k->m[0] = 0xFF, k->m[1] = 0xFF00, k->m[2] = 0xFF0000, k->m[3] = 0xFF000000u, k->alpha = true;
@@ -172,7 +180,9 @@ static int pixel_format(const unsigned char* d, size_t n, int* kind, masks* k, s
     else if (f == 88 || f == 92 || f == 93)
       k->m[0] = 0xFF0000, k->m[1] = 0xFF00, k->m[2] = 0xFF;
     else
-      return skc_fail(err, SKC_UNSUPPORTED, "DDS DXGI format %u is not decoded (BC6H, BC7 and others)", f);
+      return skc_fail(err, SKC_UNSUPPORTED,
+                      "DDS DXGI format %u is not decoded (typeless BC6H, signed BC4 / BC5, floating-point and others)",
+                      f);
     return SKC_OK;
   }
   if (!(flags & (DDPF_RGB | DDPF_LUMINANCE | DDPF_ALPHA)) || !(bits == 8 || bits == 16 || bits == 24 || bits == 32))
@@ -195,9 +205,20 @@ int skio_dds_decode(const unsigned char* d, size_t n, skio_pixels* o, skc_err* e
   masks k;
   size_t at;
   int rc = pixel_format(d, n, &kind, &k, &at, err);
-  if (!rc) rc = skio_pixels_alloc(o, le32(d + 16), le32(d + 12), "DDS", err);
   if (rc) return rc;
-  rc = kind ? blocks(kind, d + at, n - at, o, err) : raw(&k, d + at, n - at, o, err);
-  for (size_t i = 0; !rc && i < (size_t)o->w * o->h && !o->alpha; ++i) o->alpha = o->rgba[4 * i + 3] != 255;
-  return rc; /* alpha as stored: DDS says when it has some (no all-zero rule as for TGA and BMP) */
+  /* the first surface's bytes checked before its pixels are allocated: a 148-byte file may declare 8192 x 8192
+   * (256 MiB allocated and filled, 1.2 s, before the error; session 72) */
+  const uint64_t w = le32(d + 16), h = le32(d + 12);
+  const uint64_t need =
+      kind ? (w + 3) / 4 * ((h + 3) / 4) * (kind == BC1 || kind == BC4 ? 8 : 16) : w * h * (k.bits / 8);
+  if (w && h && w * h <= SKIO_IMAGE_MAX_PIXELS && n - at < need)
+    return skc_fail(err, SKC_FORMAT, "DDS %s data cut short (%zu of %llu bytes)", kind ? "block" : "pixel", n - at,
+                    (unsigned long long)need);
+  if ((rc = skio_pixels_alloc(o, w, h, "DDS", err))) return rc;
+  if (kind)
+    blocks(kind, d + at, o);
+  else
+    raw(&k, d + at, o);
+  for (size_t i = 0; i < (size_t)o->w * o->h && !o->alpha; ++i) o->alpha = o->rgba[4 * i + 3] != 255;
+  return SKC_OK; /* alpha as stored: DDS says when it has some (no all-zero rule as for TGA and BMP) */
 }

@@ -24,8 +24,9 @@ typedef struct skio_pixels {
 
 /* Decodes a TGA (types 1-3 and their RLE forms 9-11: colour-mapped, true-colour and grey, 8-32 bits, any origin;
  * recognised by a ".tga" name or hint, or by the TGA 2.0 footer), a BMP ("BM": 1-32 bits, RLE4 / RLE8, bit
- * fields, OS/2 and V1-V5 headers, either row order) or a DDS ("DDS ": BC1-BC5 / DXT1-5, ATI1 / ATI2, uncompressed
- * RGB, luminance and alpha, DX10 RGBA; its first surface). name: the file name or a format hint ("x.tga"); may be NULL.
+ * fields, OS/2 and V1-V5 headers, either row order) or a DDS ("DDS ": BC1-BC5 / DXT1-5, ATI1 / ATI2, BC7, BC6H,
+ * uncompressed RGB, luminance and alpha, DX10 RGBA; its first surface). name: the file name or a format hint
+ * ("x.tga"); may be NULL.
  * SKC_UNSUPPORTED: not one of these kinds, or a variant not decoded (the message says which); SKC_FORMAT: damaged
  * (cut short, an index past the palette, ...); SKC_OUT_OF_RANGE: more than SKIO_IMAGE_MAX_PIXELS. On success the
  * caller frees out->rgba. */
@@ -40,6 +41,11 @@ unsigned char* skio_png_encode(const unsigned char* px, uint32_t w, uint32_t h, 
  * pixels ("kind" names the format in the messages); the alpha rule (all 0 reads as opaque, then out->alpha is
  * whether any pixel is not opaque); a channel of v under a contiguous bit mask scaled to 8 bits. */
 int skio_dds_decode(const unsigned char* data, size_t size, skio_pixels* out, skc_err* err);
+/* One 16-byte BC7 block (io/image_bptc.c) as its 16 RGBA texels, row by row. */
+void skio_bc7_block(const unsigned char* block, unsigned char px[16][4]);
+/* One 16-byte BC6H block (unsigned or signed half floats) as 16 RGBA texels: each channel clamped to [0, 1], in
+ * 8 bits; alpha 255. */
+void skio_bc6h_block(const unsigned char* block, bool is_signed, unsigned char px[16][4]);
 int skio_pixels_alloc(skio_pixels* out, uint64_t w, uint64_t h, const char* kind, skc_err* err);
 void skio_pixels_settle_alpha(skio_pixels* p);
 unsigned char skio_mask_channel(uint32_t v, uint32_t mask);

@@ -1,5 +1,5 @@
-/* fuzz_image.c - libFuzzer target for the TGA, BMP and DDS decoders of our own (io/image_decode.c, io/image_dds.c)
- * and the PNG writer
+/* fuzz_image.c - libFuzzer target for the TGA, BMP and DDS decoders of our own (io/image_decode.c, io/image_dds.c,
+ * io/image_bptc.c for BC7 / BC6H) and the PNG writer
  * behind them. Input: one selector byte (bit 0 set: the bytes are named "fuzz.tga", so a TGA is tried; clear: no
  * name, so only a BMP, a DDS or a TGA with the 2.0 footer is), then the image bytes. A decoded image of at most 1 Mi
  * pixels is written as PNG (a run-length file declares up to 64 Mi pixels in a few bytes; decoding them is what is

@@ -96,8 +96,8 @@ def meshopt_seeds(out):
 
 
 def image_seeds(out):
-    """fuzz_image: the TGA, BMP and DDS fixtures of tests/data/images (tests/data/make_images.py) behind their
-    selector byte (1: named .tga, 0: a BMP or DDS, found by its magic)"""
+    """fuzz_image: the TGA, BMP and DDS fixtures of tests/data/images (tests/data/make_images.py; BC1-BC7 and BC6H
+    DDS among them) behind their selector byte (1: named .tga, 0: a BMP or DDS, found by its magic)"""
     images = os.path.join(HERE, "..", "data", "images")
     for name in sorted(os.listdir(images)):
         if name.endswith((".tga", ".bmp", ".dds")):
