@@ -59,6 +59,97 @@ static void sb_attr(strbuf* b, const char* s) {
   }
 }
 
+/* The values of the id attributes of [p, end) (an "id=" after a space), sorted by id_view_cmp for bsearch. */
+typedef struct id_view {
+  const char* p;
+  size_t n;
+} id_view;
+
+static int id_view_cmp(const void* a, const void* b) {
+  const id_view *x = a, *y = b;
+  const int c = memcmp(x->p, y->p, x->n < y->n ? x->n : y->n);
+  return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* *out NULL and *count 0 when there is none; false when out of memory. */
+static bool document_ids(const char* p, const char* end, id_view** out, size_t* count) {
+  size_t n = 0, cap = 0;
+  id_view* v = NULL;
+  for (const char* at = skio_text_find(p, end, "id=\""); at; at = skio_text_find(at + 4, end, "id=\"")) {
+    const char* val = at + 4;
+    const char* q = memchr(val, '"', (size_t)(end - val));
+    if (!q) break;
+    if (at == p || !isspace((unsigned char)at[-1])) continue; /* sid="...", or no attribute */
+    if (n == cap) {
+      cap = cap ? 2 * cap : 256;
+      id_view* w = realloc(v, cap * sizeof *w);
+      if (!w) {
+        free(v);
+        return false;
+      }
+      v = w;
+    }
+    v[n++] = (id_view){val, (size_t)(q - val)};
+  }
+  if (n) qsort(v, n, sizeof *v, id_view_cmp);
+  *out = v;
+  *count = n;
+  return true;
+}
+
+/* An xsd:ID for clip k's <animation_clip>, made of its name (letters, digits, '_' and '-' kept, other bytes '_', a
+ * '_' before a leading digit or '-'; "clip" for no name) and "_<i>" until no id of the document (ids) nor of an
+ * earlier clip (done[0, k)) has it. Why: three.js's ColladaLoader names each AnimationClip after this id, not after
+ * the name attribute. NULL when out of memory. */
+static char* clip_id(const char* name, const id_view* ids, size_t id_count, char* const* done, uint32_t k) {
+  const size_t len = name && name[0] ? strlen(name) : 4;
+  char* id = malloc(len + 24);
+  if (!id) return NULL;
+  size_t n = 0;
+  if (!name || !name[0]) {
+    memcpy(id, "clip", 4), n = 4;
+  } else {
+    if (!isalpha((unsigned char)name[0]) && name[0] != '_') id[n++] = '_';
+    for (const char* c = name; *c; ++c) id[n++] = isalnum((unsigned char)*c) || *c == '_' || *c == '-' ? *c : '_';
+  }
+  id[n] = 0;
+  for (unsigned i = 1;; ++i) {
+    const id_view key = {id, strlen(id)};
+    bool taken = id_count && bsearch(&key, ids, id_count, sizeof *ids, id_view_cmp);
+    for (uint32_t j = 0; j < k && !taken; ++j) taken = !strcmp(done[j], id);
+    if (!taken) return id;
+    snprintf(id + n, 24, "_%u", i);
+  }
+}
+
+/* Each clip's <animation_clip> into b, instancing the animation whose id is anim[0, anim_n). */
+static bool write_clip_library(strbuf* b, const skio_clip* clips, uint32_t count, const id_view* ids, size_t id_count,
+                               const char* anim, size_t anim_n) {
+  char** done = calloc(count ? count : 1, sizeof *done);
+  bool ok = done != NULL;
+  sb_str(b, "\n  <library_animation_clips>\n");
+  for (uint32_t k = 0; k < count && ok; ++k) {
+    if (!(done[k] = clip_id(clips[k].name, ids, id_count, done, k))) {
+      ok = false;
+      break;
+    }
+    sb_str(b, "    <animation_clip id=\"");
+    sb_str(b, done[k]);
+    sb_str(b, "\" name=\"");
+    sb_attr(b, clips[k].name ? clips[k].name : "");
+    char num[160];
+    snprintf(num, sizeof num, "\" start=\"%.17g\" end=\"%.17g\">\n      <instance_animation url=\"#", clips[k].start,
+             clips[k].end);
+    sb_str(b, num);
+    sb_put(b, anim, anim_n); /* the id as Assimp wrote it (already XML-safe) */
+    sb_str(b, "\"/>\n    </animation_clip>\n");
+  }
+  sb_str(b, "  </library_animation_clips>");
+  for (uint32_t k = 0; done && k < count; ++k) free(done[k]);
+  free(done);
+  return ok;
+}
+
 int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, uint32_t count, char** out,
                            size_t* out_n, skc_err* err) {
   if (!xml || !out || !out_n || (count && !clips)) return skc_fail(err, SKC_INVALID_ARGUMENT, "NULL argument");
@@ -71,23 +162,17 @@ int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, ui
   const char* q = memchr(anim, '"', (size_t)(close - anim));
   if (!q) return skc_fail(err, SKC_FORMAT, "Collada document: unterminated <animation id>");
   close += strlen("</library_animations>");
+  id_view* ids = NULL;
+  size_t id_count = 0;
   strbuf b = {0};
-  sb_put(&b, xml, (size_t)(close - xml));
-  sb_str(&b, "\n  <library_animation_clips>\n");
-  for (uint32_t k = 0; k < count; ++k) {
-    char num[160];
-    snprintf(num, sizeof num, "    <animation_clip id=\"skinkit-clip-%u\" name=\"", k);
-    sb_str(&b, num);
-    sb_attr(&b, clips[k].name ? clips[k].name : "");
-    snprintf(num, sizeof num, "\" start=\"%.17g\" end=\"%.17g\">\n      <instance_animation url=\"#", clips[k].start,
-             clips[k].end);
-    sb_str(&b, num);
-    sb_put(&b, anim, (size_t)(q - anim)); /* the id as Assimp wrote it (already XML-safe) */
-    sb_str(&b, "\"/>\n    </animation_clip>\n");
+  bool ok = document_ids(xml, end, &ids, &id_count);
+  if (ok) {
+    sb_put(&b, xml, (size_t)(close - xml));
+    ok = write_clip_library(&b, clips, count, ids, id_count, anim, (size_t)(q - anim));
+    sb_put(&b, close, (size_t)(end - close));
   }
-  sb_str(&b, "  </library_animation_clips>");
-  sb_put(&b, close, (size_t)(end - close));
-  if (b.oom) {
+  free(ids);
+  if (!ok || b.oom) {
     free(b.p);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   }

@@ -28,7 +28,8 @@ typedef struct skio_clip {
 } skio_clip;
 
 /* Inserts <library_animation_clips> (one <animation_clip> per clip, each instancing the first <animation> of
- * <library_animations>) right after </library_animations> of the Collada document xml[0, n). *out is malloc'd
+ * <library_animations>; its id made of the clip's name, unique in the document, since three.js names its clips by
+ * that id) right after </library_animations> of the Collada document xml[0, n). *out is malloc'd
  * (*out_n bytes, the caller frees it). SKC_FORMAT when the document has no <library_animations> with an
  * <animation id="...">; SKC_OUT_OF_MEMORY. Outputs are untouched on error. */
 int skio_collada_add_clips(const char* xml, size_t n, const skio_clip* clips, uint32_t count, char** out,

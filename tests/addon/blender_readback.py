@@ -768,6 +768,81 @@ def keyed_props(cli, work):
             check("keyed_props.fbx -> .glb: the Fan at its place", off is not None and off < 1e-4, str(off))
 
 
+def bone_heads(objs, frame):
+    """{bone name: world head} of every pose bone of the armature objects objs at frame."""
+    bpy.context.scene.frame_set(frame)
+    return {pb.name: numpy.array(o.matrix_world @ pb.head) for o in objs for pb in o.pose.bones}
+
+
+def collada_clip_frames(cli, work):
+    """Clip timing through .dae (docs/formats.md "Collada clip timing"): Blender 3.4 reads a Collada key at time t on
+    frame t * fps, as it writes one, and skinkit's .dae keeps every key's second with clip k's local 0 at its
+    <animation_clip start>. two_rigs_anim.glb (Knight_Swing and Horse_Nod at frames 1-20, each on its own armature):
+    every bone's world head at frame f of each clip as Blender's glTF import plays it equals the .dae's at frame
+    start * fps + f. keyed_props.fbx (Blender keyed frames 1-25, written at f / 24 s): the .dae at frame f equals
+    Blender's FBX import with Animation Offset 0 at f; the default offset (1) plays the source one frame later, which
+    is the FBX importer's shift, not the file's."""
+    src = os.path.join(HERE, "..", "data", "two_rigs_anim.glb")
+    out = os.path.join(work, "two_rigs_anim_clips.dae")
+    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+    check("two_rigs_anim.glb -> .dae: convert", r.returncode == 0, r.stderr.strip())
+    if r.returncode:
+        return
+    reset()
+    dict(IMPORTERS)["glb"](src)
+    arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
+    want = {}
+    for a in bpy.data.actions:
+        bones = {fc.data_path.split('"')[1] for fc in a.fcurves if fc.data_path.startswith("pose.bones")}
+        own = [o for o in arms if bones & set(o.pose.bones.keys())]
+        if len(own) != 1:
+            continue
+        if own[0].animation_data is None:
+            own[0].animation_data_create()
+        own[0].animation_data.action = a
+        lo, hi = a.frame_range
+        want[a.name] = {f: bone_heads(own, f) for f in range(int(lo), int(hi) + 1)}
+    reset()
+    dict(IMPORTERS)["dae"](out)
+    sc = bpy.context.scene
+    fps = sc.render.fps / sc.render.fps_base
+    arms = [o for o in sc.objects if o.type == "ARMATURE"]
+    for name, start in clip_starts(out):
+        act = [k for k in want if k.startswith(name + "_")]
+        if len(act) != 1:
+            check("two_rigs_anim .dae: clip %s has a source action" % name, False, str(list(want)))
+            continue
+        worst = 0.0
+        for f, heads in want[act[0]].items():
+            got = bone_heads(arms, int(round(start * fps)) + f)
+            worst = max([worst] + [float(numpy.abs(got[b] - h).max()) for b, h in heads.items() if b in got])
+        check("two_rigs_anim .dae: clip %s at frame %g + f is the source's frame f" % (name, start * fps),
+              worst < 1e-4, "%.3g" % worst)
+    src = os.path.join(HERE, "..", "data", "keyed_props.fbx")
+    out = os.path.join(work, "keyed_props_clips.dae")
+    r = subprocess.run([cli, "convert", src, out, "--force"], capture_output=True, text=True)
+    check("keyed_props.fbx -> .dae: convert", r.returncode == 0, r.stderr.strip())
+    if r.returncode:
+        return
+    seen = {}
+    for offset in (0.0, 1.0):
+        reset()
+        bpy.ops.import_scene.fbx(filepath=src, anim_offset=offset)
+        arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
+        seen[offset] = {f: bone_heads(arms, f) for f in range(1, 27)}
+    reset()
+    dict(IMPORTERS)["dae"](out)
+    arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
+    got = {f: bone_heads(arms, f) for f in range(0, 27)}
+    def worst(offset, shift):
+        return max(float(numpy.abs(got[f + shift][b] - h).max()) for f, heads in seen[offset].items()
+                   if 0 <= f + shift <= 26 for b, h in heads.items() if b in got[f + shift])
+    w0, w1, moved = worst(0.0, 0), worst(1.0, -1), worst(1.0, 0)
+    check("keyed_props.fbx -> .dae: frame f is the FBX's frame f at Animation Offset 0 (the default's f + 1)",
+          w0 < 1e-4 and w1 < 1e-4 and moved > 1e-2, "offset 0: %.3g, default one frame later: %.3g, same frame: %.3g"
+          % (w0, w1, moved))
+
+
 def cubic_curves(cli, work):
     """tests/data/cubic_bend.glb (make_cubic_bend.py: Blender's glTF export of Bezier keys, CUBICSPLINE samplers that
     ease between the keys at frames 1, 25 and 50) as .fbx and .dae: Blender plays the bend as its glTF importer plays
@@ -1178,6 +1253,7 @@ def main(argv):
     frames(cli, work)
     bound_crate(cli, work)
     keyed_props(cli, work)
+    collada_clip_frames(cli, work)
     cubic_curves(cli, work)
     two_characters(cli, work)
     shape_keys(cli, work)

@@ -506,16 +506,16 @@ START_TEST(damaged_clip_libraries_are_ignored_and_defaults_read) {
     uint32_t clips; /* 1 = the library was ignored: Assimp's one animation stays */
     const char* first_name;
   } cases[] = {
-      {"start=\"2.5\" end=\"4.5\"", "start=\"2.5\" end=\"2.4\"", 1, NULL},       /* end before start */
-      {"start=\"2.5\"", "start=\"2.5abc\"", 1, NULL},                            /* not a number */
-      {"start=\"2.5\"", "start=\"nan\"", 1, NULL},                               /* not finite */
-      {"start=\"2.5\"", "start=\"1e300\"", 1, NULL},                             /* out of range */
-      {"animation_clips>", "animation_clipsX>", 1, NULL},                        /* another element */
-      {" end=\"5\"", "", 3, "Run & <Jump> \"1\""},                               /* end = the timeline's end */
+      {"start=\"2.5\" end=\"4.5\"", "start=\"2.5\" end=\"2.4\"", 1, NULL}, /* end before start */
+      {"start=\"2.5\"", "start=\"2.5abc\"", 1, NULL},                      /* not a number */
+      {"start=\"2.5\"", "start=\"nan\"", 1, NULL},                         /* not finite */
+      {"start=\"2.5\"", "start=\"1e300\"", 1, NULL},                       /* out of range */
+      {"animation_clips>", "animation_clipsX>", 1, NULL},                  /* another element */
+      {" end=\"5\"", "", 3, "Run & <Jump> \"1\""},                         /* end = the timeline's end */
       {"name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "name=\"&#x263A;&#9731;&amp;bogus;\"", 3,
-       "\xe2\x98\xba\xe2\x98\x83&bogus;"},                                        /* references decoded */
-      {"name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "", 3, "skinkit-clip-0"},  /* no name: the id */
-      {"id=\"skinkit-clip-0\" name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "", 3, "clip0"},
+       "\xe2\x98\xba\xe2\x98\x83&bogus;"},                                          /* references decoded */
+      {"name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "", 3, "Run____Jump___1_"}, /* no name: the id */
+      {"id=\"Run____Jump___1_\" name=\"Run &amp; &lt;Jump&gt; &quot;1&quot;\"", "", 3, "clip0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     char* t = replaced(text, cases[i].from, cases[i].to);
@@ -616,6 +616,104 @@ START_TEST(add_clips_refuses_documents_without_animations) {
   ck_assert_int_eq(skio_collada_add_clips(NULL, 0, &c, 1, &out, &n, &err), SKC_INVALID_ARGUMENT);
   const char doc2[] = "<library_animations><animation id=\"x";
   ck_assert_int_eq(skio_collada_add_clips(doc2, sizeof doc2 - 1, &c, 1, &out, &n, &err), SKC_FORMAT);
+}
+END_TEST
+
+/* The <animation_clip> ids are made of the clip names (three.js r187's ColladaLoader names each AnimationClip after
+ * its clip's id and ignores the name attribute: the clips were "skinkit-clip-0", ...), xsd:IDs unique in the document:
+ * a name taken by an id (not by a sid) or by an earlier clip gets "_<i>", other bytes become '_'. */
+START_TEST(clip_ids_are_the_clip_names) {
+  static const char doc[] =
+      "<COLLADA><library_visual_scenes><node id=\"Walk\" sid=\"Run\"/><node id=\"Walk_1\"/></library_visual_scenes>"
+      "<library_animations><animation id=\"tl\"/></library_animations></COLLADA>";
+  static const skio_clip clips[] = {{"Walk", 0, 1}, {"Walk", 2, 3},           {"Run", 4, 5}, {"", 6, 7},
+                                    {"2 go", 8, 9}, {"L\xc3\xa4uft", 10, 11}, {NULL, 12, 13}};
+  static const char* const want[] = {"Walk_2", "Walk_3", "Run", "clip", "_2_go", "L__uft", "clip_1"};
+  char* out = NULL;
+  size_t n = 0;
+  skc_err err = {0};
+  ck_assert_int_eq(skio_collada_add_clips(doc, sizeof doc - 1, clips, 7, &out, &n, &err), SKC_OK);
+  const char* at = out;
+  for (int k = 0; k < 7; ++k) {
+    char tag[64];
+    snprintf(tag, sizeof tag, "<animation_clip id=\"%s\" name=\"", want[k]);
+    const char* hit = strstr(at, tag);
+    ck_assert_msg(hit != NULL, "clip %d: no %s in %.400s", k, tag, strstr(out, "<library_animation_clips>"));
+    at = hit + 1;
+  }
+  ck_assert_ptr_nonnull(strstr(out, "<instance_animation url=\"#tl\"/>"));
+  free(out);
+}
+END_TEST
+
+/* The key times of Collada array `id` (a <float_array id="..."> of text) into t (room for cap); their count. */
+static size_t float_array(const char* text, const char* id, double* t, size_t cap) {
+  char tag[160];
+  snprintf(tag, sizeof tag, "<float_array id=\"%s\"", id);
+  const char* p = strstr(text, tag);
+  ck_assert_msg(p != NULL, "no %s", tag);
+  p = strchr(p, '>') + 1;
+  size_t n = 0;
+  for (char* e = NULL; n < cap; p = e) {
+    t[n] = strtod(p, &e);
+    if (e == p) break;
+    ++n;
+  }
+  return n;
+}
+
+/* Clip timing pinned: every key keeps its second, a clip's local 0 is at its <animation_clip start>. Blender 3.4
+ * reads a Collada time t at frame t * fps, as its own Collada exporter writes frame f at f / fps (frame_start does not
+ * count) and as its glTF importer and exporter do; its FBX importer adds one frame (Animation Offset), so the .dae of
+ * an FBX Blender wrote from a scene (keys at f / fps) plays one frame before Blender's FBX import of that FBX, which
+ * is the FBX importer's shift, not the file's (docs/formats.md "Collada clip timing"). animated_objects.fbx (keyed at
+ * frames 1-40 of a 24 fps scene) -> shin keyed at k / 24 s, k = 1..40, plus the clip's 0; two_rigs_anim.glb (two
+ * clips at frames 1-20) -> Horse_Nod starts at 2 s, its keys at 2 + k / 24. */
+START_TEST(collada_key_times_are_the_sources_seconds) {
+  make_tmp();
+  double t[64];
+  skio_scene* s = load(skt_data("animated_objects.fbx"));
+  const char* dae = tmp_path("timing.dae");
+  save(s, dae);
+  skio_scene_destroy(s);
+  size_t n = 0;
+  char* text = read_all(dae, &n);
+  ck_assert_uint_eq(float_array(text, "shin_matrix-input-array", t, 64), 41);
+  for (int k = 0; k <= 40; ++k) ck_assert_msg(fabs(t[k] - k / 24.0) < 1e-6, "shin key %d at %.9g s", k, t[k]);
+  ck_assert_msg(strstr(text, "start=\"0\" end=\"1.66666666666666") != NULL, "%.400s",
+                strstr(text, "<library_animation_clips>"));
+  free(text);
+
+  s = load(skt_data("two_rigs_anim.glb"));
+  save(s, dae);
+  skio_scene_destroy(s);
+  text = read_all(dae, &n);
+  ck_assert_msg(strstr(text, "name=\"Horse_Nod\" start=\"2\" end=\"2.83333331") != NULL, "%.400s",
+                strstr(text, "<library_animation_clips>"));
+  /* Horse's bones: held at Knight_Swing's 0 and end, then Horse_Nod's keys 1/24 .. 20/24 after its start */
+  ck_assert_uint_eq(float_array(text, "Horse_b0_matrix-input-array", t, 64), 23);
+  ck_assert(fabs(t[0]) < 1e-6 && fabs(t[1] - 20 / 24.0) < 1e-6 && fabs(t[2] - 2.0) < 1e-6);
+  for (int k = 1; k <= 20; ++k)
+    ck_assert_msg(fabs(t[2 + k] - (2.0 + k / 24.0)) < 1e-6, "Horse_b0 key %d at %.9g s", k, t[2 + k]);
+  free(text);
+
+  /* Assimp reads the same seconds (its ticks / ticks per second) */
+  const struct aiScene* ai = aiImportFile(dae, 0);
+  ck_assert_ptr_nonnull(ai);
+  ck_assert_uint_eq(ai->mNumAnimations, 1);
+  const struct aiAnimation* aa = ai->mAnimations[0];
+  const double tps = aa->mTicksPerSecond > 0 ? aa->mTicksPerSecond : 1.0;
+  int found = 0;
+  for (unsigned c = 0; c < aa->mNumChannels; ++c)
+    if (!strcmp(aa->mChannels[c]->mNodeName.data, "Horse_b0")) {
+      const struct aiNodeAnim* na = aa->mChannels[c];
+      ck_assert_uint_eq(na->mNumRotationKeys, 23);
+      ck_assert_double_eq_tol(na->mRotationKeys[3].mTime / tps, 2.0 + 1 / 24.0, 1e-5);
+      found = 1;
+    }
+  ck_assert(found);
+  aiReleaseImport(ai);
+  rm_tmp();
 }
 END_TEST
 
@@ -759,6 +857,8 @@ static Suite* clips_suite(void) {
   tcase_add_test(t, damaged_clip_libraries_are_ignored_and_defaults_read);
   tcase_add_test(t, clip_ranges_between_keys_take_the_values_there);
   tcase_add_test(t, add_clips_refuses_documents_without_animations);
+  tcase_add_test(t, clip_ids_are_the_clip_names);
+  tcase_add_test(t, collada_key_times_are_the_sources_seconds);
   tcase_add_test(t, corpus_clips_survive_collada);
   tcase_add_test(t, ortho_cameras_found_by_node);
   tcase_add_test(t, blender_tips_scanned);
