@@ -4,6 +4,7 @@
  * allocation (a new membership, a vertex left with none) is handed back as deferred, for the caller's own API. */
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #endif
 
 #include "abi_internal.h"
+#include "skc_par.h"
 #include "skc_skin.h"
 
 _Static_assert(sizeof(sk_weight_entry) == 8, "sk_weight_entry must match MDeformWeight");
@@ -604,7 +606,10 @@ static int edit_range(edit_call* c, size_t b, size_t e) {
 
 /* Large meshes are edited by the library's threads, a chunk of vertices at a time, each thread with its own row and
  * counters (summed at the end): the operations' arithmetic, not the reading of the records, is most of the time
- * (92k records: a bare read 0.2-0.5 ms, Quantize 2.4-4 ms). */
+ * (92k records: a bare read 0.2-0.5 ms, Quantize 2.4-4 ms). The threads are skc_par_run's (core/par.c), not an
+ * OpenMP team: these calls take milliseconds, mostly from inside Blender, and an OpenMP region's closing barrier
+ * waits for a worker whose core another program holds (Quantize on 92k vertices in Blender on a busy 2-core host:
+ * 36 ms with two OpenMP threads, 5 ms with one; docs/addon.md, session 72). */
 enum { EDIT_PARALLEL_MIN = 16384, EDIT_CHUNK = 4096, EDIT_MAX_THREADS = 16 };
 
 static void counters_add(edit_call* total, const edit_call* part) {
@@ -621,56 +626,52 @@ static void counters_add(edit_call* total, const edit_call* part) {
   total->deferred += part->deferred;
 }
 
+typedef struct edit_run {
+  edit_call parts[EDIT_MAX_THREADS]; /* one per participant slot */
+  size_t vertex_count;
+  atomic_int failed;
+} edit_run;
+
+/* One participant: its chunks on a copy of its part on its own stack (the counters one thread bumps for every
+ * vertex would otherwise share cache lines with the fields another thread reads for every vertex). */
+static void edit_chunks(void* ctx, unsigned slot, skc_par_job* job) {
+  edit_run* run = ctx;
+  edit_call mine = run->parts[slot];
+  size_t k;
+  while (skc_par_take(job, &k)) {
+    const size_t b = k * EDIT_CHUNK, e = b + EDIT_CHUNK < run->vertex_count ? b + EDIT_CHUNK : run->vertex_count;
+    if (!edit_range(&mine, b, e)) {
+      atomic_store(&run->failed, 1);
+      skc_par_stop(job);
+    }
+  }
+  row_buf_free(&mine.row);
+  run->parts[slot] = mine;
+}
+
 /* Every selected vertex; returns 0 when a row's buffers could not be allocated (each vertex is edited whole or not
  * at all, and which of the others were edited is then unknown). */
 static int edit_all(edit_call* c, size_t vertex_count) {
-  int nt = 1, failed = 0;
+  unsigned nt = 1;
 #if defined(SK_HAVE_OPENMP)
-  if (vertex_count >= EDIT_PARALLEL_MIN) nt = omp_get_max_threads();
+  if (vertex_count >= EDIT_PARALLEL_MIN) nt = (unsigned)omp_get_max_threads(); /* OMP_NUM_THREADS, as elsewhere */
+#endif
   if (nt > EDIT_MAX_THREADS) nt = EDIT_MAX_THREADS;
-#endif
-  edit_call parts[EDIT_MAX_THREADS];
-  for (int t = 0; t < nt; t++) { /* all of them: the team may come out smaller than asked */
-    parts[t] = *c;
-    parts[t].row = (row_buf){0};
-    parts[t].r = (skc_wreport){.vertex_flags = c->r.vertex_flags};
-    parts[t].changed = parts[t].deferred = 0;
+  edit_run* run = malloc(sizeof *run);
+  if (!run) return 0;
+  run->vertex_count = vertex_count;
+  atomic_init(&run->failed, 0);
+  for (unsigned t = 0; t < nt; t++) {
+    run->parts[t] = *c;
+    run->parts[t].row = (row_buf){0};
+    run->parts[t].r = (skc_wreport){.vertex_flags = c->r.vertex_flags};
+    run->parts[t].changed = run->parts[t].deferred = 0;
   }
-  const long long chunks = (long long)((vertex_count + EDIT_CHUNK - 1) / EDIT_CHUNK);
-#if defined(SK_HAVE_OPENMP)
-#pragma omp parallel num_threads(nt)
-#endif
-  {
-#if defined(SK_HAVE_OPENMP)
-    const int tid = omp_get_thread_num();
-#else
-    const int tid = 0;
-#endif
-    /* a copy on the thread's own stack: the parts sit next to each other, and the counters one thread bumps for
-     * every vertex shared cache lines with the fields another thread reads for every vertex */
-    edit_call mine = parts[tid], *p = &mine;
-#if defined(SK_HAVE_OPENMP)
-#pragma omp for schedule(dynamic, 1)
-#endif
-    for (long long k = 0; k < chunks; k++) {
-      int stop;
-#if defined(SK_HAVE_OPENMP)
-#pragma omp atomic read
-#endif
-      stop = failed;
-      const size_t b = (size_t)k * EDIT_CHUNK, e = b + EDIT_CHUNK < vertex_count ? b + EDIT_CHUNK : vertex_count;
-      if (!stop && !edit_range(p, b, e)) {
-#if defined(SK_HAVE_OPENMP)
-#pragma omp atomic write
-#endif
-        failed = 1;
-      }
-    }
-    row_buf_free(&p->row);
-    parts[tid] = mine;
-  }
-  for (int t = 0; t < nt; t++) counters_add(c, &parts[t]);
-  return !failed;
+  const unsigned used = skc_par_run((vertex_count + EDIT_CHUNK - 1) / EDIT_CHUNK, nt, edit_chunks, run);
+  for (unsigned t = 0; t < used; t++) counters_add(c, &run->parts[t]);
+  const int ok = !atomic_load(&run->failed);
+  free(run);
+  return ok;
 }
 
 static int any_locked(const skc_wscope* sc, uint32_t joint_count) {
