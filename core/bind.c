@@ -512,17 +512,138 @@ void skc_skeleton_bone_segments(const skc_skeleton* s, float* heads, float* tail
   }
 }
 
+/* Point p of joint j's rest frame carried into its bind frame, bind * rest^-1 p, in double: the float product of
+ * the two matrices rounds at the size of their translations, which at 1000 units from the origin is 1e-4. 0 when
+ * the rest matrix is singular. */
+static int rest_to_bind(const skc_skeleton* s, uint32_t j, const float p[3], float out[3]) {
+  const float* r = s->rest_world + 16 * (size_t)j;
+  const float* b = s->bind + 16 * (size_t)j;
+  double m[3][3], e[3], inv[3][3];
+  for (int row = 0; row < 3; ++row) {
+    for (int col = 0; col < 3; ++col) m[row][col] = r[4 * col + row];
+    e[row] = (double)p[row] - r[12 + row];
+  }
+  for (int row = 0; row < 3; ++row) /* adjugate: inv = adj(m) / det(m) */
+    for (int col = 0; col < 3; ++col) {
+      int r1 = (col + 1) % 3, r2 = (col + 2) % 3, c1 = (row + 1) % 3, c2 = (row + 2) % 3;
+      inv[row][col] = m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1];
+    }
+  double det = m[0][0] * inv[0][0] + m[0][1] * inv[1][0] + m[0][2] * inv[2][0];
+  if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+  double local[3];
+  for (int row = 0; row < 3; ++row) local[row] = (inv[row][0] * e[0] + inv[row][1] * e[1] + inv[row][2] * e[2]) / det;
+  for (int row = 0; row < 3; ++row)
+    out[row] = (float)(b[12 + row] + b[row] * local[0] + b[4 + row] * local[1] + b[8 + row] * local[2]);
+  return 1;
+}
+
+/* Largest coordinate magnitude of p. */
+static double max_abs3(const float p[3]) {
+  double m = fabs((double)p[0]);
+  if (fabs((double)p[1]) > m) m = fabs((double)p[1]);
+  if (fabs((double)p[2]) > m) m = fabs((double)p[2]);
+  return m;
+}
+
+/* Distance between points a and b. */
+static double gap3(const float a[3], const float b[3]) {
+  double g2 = 0.0;
+  for (int k = 0; k < 3; ++k) g2 += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
+  return sqrt(g2);
+}
+
+/* Whether joint p's rest tail is its child c's head by definition, told without the rest pose's coordinates (which
+ * round at the size of the skeleton's distance from the origin): the file's tail (in p's frame) on c's local
+ * translation within 1e-5 of that bone's length, or a derived tail equal to c's head bit for bit (the only child's
+ * head, tail_from_children; its copy is exact wherever the skeleton sits). */
+static int tail_is_child_head(const skc_skeleton* s, uint32_t p, uint32_t c, const float* rest_tail,
+                              const float* rest_head) {
+  if (!skc_skeleton_has_tail(s, p)) return memcmp(rest_tail, rest_head, 3 * sizeof(float)) == 0;
+  const float* local = s->rest_local + 16 * (size_t)c + 12;
+  double len = sqrt((double)local[0] * local[0] + (double)local[1] * local[1] + (double)local[2] * local[2]);
+  return gap3(s->tail_local + 3 * (size_t)p, local) <= 1e-5 * len;
+}
+
+/* A tail that is a child's head (a chain's joint: the thigh ends where the shin starts, tail_is_child_head) and lands
+ * on that child's head in the bind pose within float rounding is that head, bit for bit: carried by the parent's
+ * matrices and the child's, the two points part by the rounding of coordinates as large as the model's distance from
+ * the origin (2e-5 at 100 units), and heat's tie rule (HEAT_TIE, 1e-4 of a distance) then stops sharing the knee's
+ * vertices between thigh and shin: CesiumMan moved 100 units bound up to 0.24 differently. The window, 64 float
+ * steps of the point's size in both poses plus the bone's length, is far below any gap a pose makes (a bind pose
+ * whose chain does not meet keeps its gap). */
+static void snap_tails_to_children(const skc_skeleton* s, const float* rest_heads, const float* rest_tails,
+                                   float* heads, float* tails) {
+  const double step = 64.0 * 1.1920929e-7; /* FLT_EPSILON */
+  for (uint32_t c = 0; c < s->joint_count; ++c) {
+    const int32_t p = s->parents[c];
+    if (p < 0 || !tail_is_child_head(s, (uint32_t)p, c, rest_tails + 3 * (size_t)p, rest_heads + 3 * (size_t)c))
+      continue;
+    const float* h = heads + 3 * (size_t)c;
+    float* t = tails + 3 * (size_t)p;
+    const double size = max_abs3(h) + max_abs3(rest_heads + 3 * (size_t)c) + gap3(h, heads + 3 * (size_t)p);
+    if (gap3(t, h) <= step * size) memcpy(t, h, 3 * sizeof *t);
+  }
+}
+
+/* The rest pose with the skeleton's placement taken out, rest' = T(-c) rest (c: joint 0's rest translation), composed
+ * in double from the local matrices below the roots (the view's roots, joints it detached too, keep their float
+ * world moved by -c). Segments derived there and carried by bind * rest'^-1 are those of the rest pose, but for the
+ * rounding: the float rest world of a character placed 1000 units away rounds by 6e-5, enough to move a leaf's tail
+ * and with it robust's decisions. 1 when out of memory. */
+static int rest_unplaced(const skc_skeleton* s, float* out) {
+  const uint32_t n = s->joint_count;
+  double* w = malloc(((size_t)n * 16 + 1) * sizeof *w);
+  if (!w) return 1;
+  const float* c = s->rest_world + 12;
+  for (uint32_t j = 0; j < n; ++j) {
+    double* wj = w + 16 * (size_t)j;
+    const int32_t p = s->parents[j];
+    if (skc_skeleton_is_root(s, j)) {
+      for (int i = 0; i < 16; ++i) wj[i] = s->rest_world[16 * (size_t)j + i];
+      for (int k = 0; k < 3; ++k) wj[12 + k] -= c[k];
+    } else {
+      const double* wp = w + 16 * (size_t)p;
+      const float* l = s->rest_local + 16 * (size_t)j;
+      for (int col = 0; col < 4; ++col)
+        for (int row = 0; row < 4; ++row)
+          wj[4 * col + row] = wp[row] * l[4 * col] + wp[4 + row] * l[4 * col + 1] + wp[8 + row] * l[4 * col + 2] +
+                              wp[12 + row] * l[4 * col + 3];
+    }
+    for (int i = 0; i < 16; ++i) out[16 * (size_t)j + i] = (float)wj[i];
+  }
+  free(w);
+  return 0;
+}
+
+/* The rest pose's segments in the bind pose: each joint's head is its bind matrix's translation and its tail is
+ * carried by its own bind * rest^-1 (a mesh bound in a pose of its own), both from the rest pose without its
+ * placement (rest_unplaced), a chain's tails snapped to the children's heads (snap_tails_to_children). A joint whose
+ * rest matrix is singular keeps its rest segment. */
 void skc_skeleton_bone_segments_bind(const skc_skeleton* s, float* heads, float* tails) {
-  skc_skeleton_bone_segments(s, heads, tails);
-  for (uint32_t j = 0; j < s->joint_count; ++j) {
-    float inv[16], m[16], h[3], t[3];
-    if (!skc_mat4_inverse(s->rest_world + 16 * (size_t)j, inv)) continue;
-    skc_mat4_mul(s->bind + 16 * (size_t)j, inv, m);
-    skc_mat4_transform_point(m, heads + 3 * (size_t)j, h);
-    skc_mat4_transform_point(m, tails + 3 * (size_t)j, t);
-    memcpy(heads + 3 * (size_t)j, h, sizeof h);
+  const uint32_t n = s->joint_count;
+  float* unplaced = n ? malloc((size_t)n * 16 * sizeof *unplaced) : NULL;
+  float* rest = malloc(((size_t)n * 6 + 1) * sizeof *rest); /* rest heads, then rest tails */
+  skc_skeleton view = *s;
+  if (unplaced && !rest_unplaced(s, unplaced)) view.rest_world = unplaced;
+  skc_skeleton_bone_segments(&view, heads, tails);
+  if (rest) {
+    memcpy(rest, heads, (size_t)n * 3 * sizeof *rest);
+    memcpy(rest + 3 * (size_t)n, tails, (size_t)n * 3 * sizeof *rest);
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    float t[3];
+    if (!rest_to_bind(&view, j, tails + 3 * (size_t)j, t)) {
+      if (view.rest_world != s->rest_world) /* the rest segment, placed back */
+        for (int k = 0; k < 3; ++k)
+          heads[3 * j + k] += s->rest_world[12 + k], tails[3 * j + k] += s->rest_world[12 + k];
+      continue;
+    }
+    memcpy(heads + 3 * (size_t)j, s->bind + 16 * (size_t)j + 12, sizeof t);
     memcpy(tails + 3 * (size_t)j, t, sizeof t);
   }
+  if (rest) snap_tails_to_children(&view, rest, rest + 3 * (size_t)n, heads, tails);
+  free(rest);
+  free(unplaced);
 }
 
 static double now_ms(void) {
