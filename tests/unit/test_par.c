@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sk_testutil.h"
 #include "skc_par.h"
 
 enum { CHUNKS = 5000, SLOTS = 4 };
@@ -150,9 +151,5 @@ int main(void) {
   tcase_add_test(t, a_second_caller_never_waits_on_the_pool);
   tcase_add_test(t, a_forked_child_has_a_pool_of_its_own);
   suite_add_tcase(s, t);
-  SRunner* r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return skt_run_suite(s);
 }
