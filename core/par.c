@@ -5,6 +5,8 @@
  * run is closed. The caller closes the run once every chunk has been handed out, withdraws it under the lock, and
  * waits only for the threads that joined: a thread that joins later finds no run, so the job on the caller's stack
  * is never touched after the caller returns. */
+#define _POSIX_C_SOURCE 200809L /* sigset_t, pthread_sigmask under -std=c11 (gcc declared them only with -fopenmp) */
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
