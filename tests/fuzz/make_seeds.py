@@ -18,7 +18,8 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
                            extension byte (a <library_animation_clips>, renamed <node>s)
   seeds-fuzz_gltf_edit/    tests/data's three.js two-material cylinder, gltfpack meshopt and u8 rigs, Blender
                            two-material leg, weight_defects (a sparse WEIGHTS_0 with NaN, a second set to drop) and
-                           twin_instances (two skinned nodes on one primitive) as .glb, and the rig and the three.js file as .gltf with data: URIs and a
+                           twin_instances (two skinned nodes on one primitive), draco_recount (Draco accessors
+                           declaring 2 vertices fewer than decoded: the edit writes the decoded counts) as .glb, and the rig and the three.js file as .gltf with data: URIs and a
                            1x1 PNG image (packed into a .glb by the editor), a one-node document with a bone link
                            (bit 5); first byte = skin change, weight type, limit, link
   seeds-fuzz_meshopt/      every meshopt ATTRIBUTES stream of tests/data's gltfpack fixtures (vertex codec versions 0
@@ -62,7 +63,8 @@ def gltf_edit_seeds(out):
     data = os.path.join(os.path.dirname(HERE), "data")
     for name, modes in (("three_multimaterial", (0, 15)), ("skinrig_meshopt", (0, 5, 10, 15)),
                         ("skinrig_u8n", (0, 5, 10, 15, 33)), ("two_material_leg", (0, 15)),
-                        ("weight_defects", (0, 5, 15)), ("twin_instances", (0, 1, 15))):
+                        ("weight_defects", (0, 5, 15)), ("twin_instances", (0, 1, 15)),
+                        ("draco_recount", (0, 5, 33))):
         with open(os.path.join(data, name + ".glb"), "rb") as f:
             b = f.read()
         for mode in modes:
