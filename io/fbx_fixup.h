@@ -35,7 +35,6 @@ typedef struct skio_fbx_fix_options {
  * Unreal, FBX2glTF) then evaluates every time between two keys as 0 - bones at the origin, scale 0; Assimp's and
  * Blender's readers ignore the flags, which is why it went unseen. */
 #define SKIO_FBX_KEY_LINEAR 24836
-#define SKIO_FBX_KEY_LINEAR_TEXT "24836"
 
 /* skio_fbx_fix_sentinels, plus: records Assimp writes with an empty child list (AnimationStack, AnimationLayer,
  * References) get their null record even without children (Assimp's importer needs the scope), the LocalStop /
@@ -47,32 +46,12 @@ typedef struct skio_fbx_fix_options {
 int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options* opts, uint8_t** out, size_t* out_n,
                         size_t* out_added, skc_err* err);
 
-/* Assimp's ASCII FBX text in[0, n) with its scale curve nodes connected to "Lcl Scaling", the property readers
- * animate, where Assimp 5.2.5 writes "Lcl Scale" (skio_fbx_fix_binary does the same for binary files); *out is
- * malloc'd (*out_n bytes, NUL-terminated). */
-int skio_fbx_ascii_fix_scaling(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
-
-/* Assimp's ASCII FBX text with every AnimationCurve's KeyAttrFlags value 0 written as SKIO_FBX_KEY_LINEAR (as
- * skio_fbx_fix_binary's linear_keys); *out is malloc'd (*out_n bytes, NUL-terminated). */
-int skio_fbx_ascii_linear_keys(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
-
-/* The same stop times for Assimp's ASCII FBX text in[0, n): *out is malloc'd (*out_n bytes, NUL-terminated). */
-int skio_fbx_ascii_set_stops(const char* in, size_t n, const int64_t* stack_stops, uint32_t stop_count, char** out,
-                             size_t* out_n, skc_err* err);
-
-/* The Euler unwrapping of skio_fbx_fix_binary for Assimp's ASCII FBX text (rotation values rewritten with 9
- * significant digits); *out is malloc'd (*out_n bytes, NUL-terminated). Text that is not laid out as Assimp writes
- * it comes out unchanged. */
-int skio_fbx_ascii_unwrap_rotations(const char* in, size_t n, char** out, size_t* out_n, skc_err* err);
-
 /* fbx_settings.c: declares frame f (skio_scene_declared_frame: unit, up / front / coord axes) in the file's
  * GlobalSettings - UpAxis, UpAxisSign, FrontAxis, FrontAxisSign, CoordAxis, CoordAxisSign, UnitScaleFactor and
  * OriginalUnitScaleFactor - where the file has those properties (Assimp's exporter writes all eight). Binary: the
  * values are patched in data[0, n) in place; *out_set (may be NULL) gets one bit per property set, in that order.
- * SKC_FORMAT when the file does not parse. ASCII: *out is a malloc'd copy of the text with those lines' values
- * rewritten. */
+ * SKC_FORMAT when the file does not parse. */
 int skio_fbx_set_frame(uint8_t* data, size_t n, const skio_frame* f, uint32_t* out_set, skc_err* err);
-int skio_fbx_ascii_set_frame(const char* in, size_t n, const skio_frame* f, char** out, size_t* out_n, skc_err* err);
 
 /* A bone's bind for skio_fbx_fix_clusters: its Model's name and its offset matrix (mesh space to bone space at bind:
  * Assimp's aiBone::mOffsetMatrix), 16 doubles column-major as FBX stores matrices. */
@@ -155,9 +134,5 @@ struct skio_object;
  * parse. */
 int skio_fbx_add_lenses(const uint8_t* in, size_t n, const struct skio_object* obs, uint32_t count, double unit_metres,
                         uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
-/* The same for ASCII FBX in[0, n) (Assimp's ASCII writer: the Model line's class, a NodeAttribute before the Objects'
- * close, a "C" line before the Connections' close). *out malloc'd and NUL-terminated. SKC_OUT_OF_MEMORY only. */
-int skio_fbx_ascii_add_lenses(const char* in, size_t n, const struct skio_object* obs, uint32_t count,
-                              double unit_metres, char** out, size_t* out_n, uint32_t* added);
 
 #endif

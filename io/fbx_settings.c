@@ -2,8 +2,8 @@
  * 5.2.5 wrote. Its exporter always declares UnitScaleFactor 1 (centimetres) with Y up, whatever the scene: a glTF
  * character (metres) written as .fbx imported into Blender at 1/100 of its size (CesiumMan: 1.5 cm tall), and one read
  * from an FBX in other units or axes changed meaning. The values are fixed-size properties of existing records
- * (P records under GlobalSettings/Properties70), so the binary file is patched in place; the ASCII file's lines are
- * rewritten. */
+ * (P records under GlobalSettings/Properties70), so the binary file is patched in place (ASCII FBX is that file as
+ * text: fbx_ascii_write.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,61 +73,5 @@ int skio_fbx_set_frame(uint8_t* data, size_t n, const skio_frame* f, uint32_t* o
   }
   skio_fbx_tree_free(&t);
   if (out_set) *out_set = set;
-  return SKC_OK;
-}
-
-/* The setting a line `P: "Name", ...` of Assimp's ASCII output sets, or -1. */
-static int line_setting(const char* line, size_t len, const setting* s, int ns) {
-  const char* q = memchr(line, '"', len);
-  if (!q) return -1;
-  const char* e = memchr(q + 1, '"', len - (size_t)(q + 1 - line));
-  if (!e) return -1;
-  const size_t pre = (size_t)(q - line);
-  bool p_line = false; /* only spaces / tabs, then "P:" before the name */
-  for (size_t i = 0; i < pre; ++i) {
-    if (line[i] == 'P' && i + 1 < pre && line[i + 1] == ':') {
-      p_line = true;
-      break;
-    }
-    if (line[i] != ' ' && line[i] != '\t') break;
-  }
-  for (int k = 0; p_line && k < ns; ++k)
-    if (strlen(s[k].name) == (size_t)(e - q - 1) && memcmp(q + 1, s[k].name, (size_t)(e - q - 1)) == 0) return k;
-  return -1;
-}
-
-int skio_fbx_ascii_set_frame(const char* in, size_t n, const skio_frame* f, char** out, size_t* out_n,
-                             skc_err* err) {
-  setting s[8];
-  const int ns = fill(f, s);
-  size_t cap = n + 8 * 64 + 1, w = 0;
-  char* o = malloc(cap);
-  if (!o) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  for (size_t at = 0; at < n;) {
-    const char* nl = memchr(in + at, '\n', n - at);
-    const size_t len = nl ? (size_t)(nl - (in + at)) : n - at;
-    const int k = line_setting(in + at, len, s, ns);
-    const char* comma = NULL;
-    for (size_t i = len; k >= 0 && i-- > 0;)
-      if (in[at + i] == ',') {
-        comma = in + at + i;
-        break;
-      }
-    if (k >= 0 && comma && w + 64 + (size_t)(comma - (in + at)) < cap) {
-      const size_t keep = (size_t)(comma + 1 - (in + at));
-      memcpy(o + w, in + at, keep);
-      w += keep;
-      w += (size_t)snprintf(o + w, 64, s[k].type == 'I' ? "%.0f" : "%.17g", s[k].value);
-    } else {
-      if (w + len + 1 > cap) break; /* cannot happen: cap covers every line plus 64 bytes per setting */
-      memcpy(o + w, in + at, len);
-      w += len;
-    }
-    if (nl) o[w++] = '\n';
-    at += len + (nl ? 1 : 0);
-  }
-  o[w] = 0;
-  *out = o;
-  *out_n = w;
   return SKC_OK;
 }

@@ -243,6 +243,14 @@ static int array_bytes(const skio_fbx_prop* p, size_t elem, const uint8_t** byte
   return SKC_OK;
 }
 
+int skio_fbx_array_bytes(const skio_fbx_prop* p, const uint8_t** bytes, uint8_t** owned, skc_err* err) {
+  const size_t elem = p->type == 'b' ? 1 : p->type == 'd' || p->type == 'l' ? 8 : 4;
+  *bytes = NULL;
+  *owned = NULL;
+  if (!strchr("fdlib", p->type) || !p->type) return skc_fail(err, SKC_FORMAT, "FBX: expected an array");
+  return array_bytes(p, elem, bytes, owned, err);
+}
+
 int skio_fbx_array_f64(const skio_fbx_prop* p, double** out, skc_err* err) {
   *out = NULL;
   if (p->type != 'd' && p->type != 'f') return skc_fail(err, SKC_FORMAT, "FBX: expected a float array");

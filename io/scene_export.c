@@ -25,13 +25,13 @@
  *    to_ktime(ticks, anim) divides integers) and its importer drops the keys after LocalStop (SimpleSkin's last
  *    0.5 s came back frozen); the exact stop is written over it (write_fbx). The importer also drops curves that
  *    repeat the rest value (a rest-pose clip such as Testwuson's "Wuson_Bind" vanished): scene_import.c keeps them.
- *  - ASCII FBX ("fbxa", only when asked by name): Assimp reads it back with all joints, weights as written
- *    (10 influences kept), animations; node properties have 6 significant digits (huesitos' x100 node: 1.1e-4 of
- *    the diagonal); Blender's FBX importer refuses ASCII FBX. The skeleton is always put under a synthetic
- *    identity root here (see build_nodes): Assimp's FBX exporter turns the aiScene root into the file's implicit
- *    root, dropping its name and transform. Remaining Assimp losses (inverse binds rebuilt from the node tree when
- *    no one mesh transform explains them, rotations as Euler-angle curves that readers interpolate as angles
- *    between keys) are listed per corpus file in tests/unit/test_roundtrip.c; `skinkit convert` warns about them.
+ *  - ASCII FBX ("fbxa", only when asked by name): the binary FBX of the same scene (all the repairs and passes below,
+ *    or the edit of an FBX source), written as text by fbx_ascii_write.c with every value exact (session 72; Assimp's
+ *    own ASCII writer kept 6 significant digits and three.js read its P records as NaN). Blender's FBX importer
+ *    refuses ASCII FBX. The skeleton is always put under a synthetic identity root here (see build_nodes): Assimp's
+ *    FBX exporter turns the aiScene root into the file's implicit root, dropping its name and transform. Remaining
+ *    Assimp losses (rotations as Euler-angle curves that readers interpolate as angles between keys) are listed per
+ *    corpus file in tests/unit/test_roundtrip.c; `skinkit convert` warns about them.
  *  - Collada ("collada", .dae): reads back with joints, all influences and animations once every channel has
  *    equal T/R/S key counts (see build_anim; without that: "Unable to resolve library reference
  *    <node>_matrix-input", e.g. Fox.glb). Vertices are re-expanded per face corner by the Collada importer.
@@ -114,6 +114,10 @@ int skio_export_format(const char* path, const char* format, const char** out_id
   if (out_id) *out_id = hit->id;
   if (out_ext) *out_ext = hit->ext;
   return SKC_OK;
+}
+
+bool skio_export_fbx_ascii(const skio_export_options* o) {
+  return o && o->format && strcasecmp(o->format, "fbxa") == 0;
 }
 
 int skio_export_extension_supported(const char* extension) {
@@ -397,7 +401,7 @@ static void unbound_inverse_bind(const skio_scene* s, uint32_t u, float out[16])
  * these: a glTF saved in a pose came out of the FBX writer 0.23-1.7 of the model off at rest in Blender, and an FBX
  * written through Assimp (its edit refused) 0.5-1.5 off at rest and 23-110 off posed. */
 static bool assimp_bake(const skio_scene* s, const char* id, float x[16]) {
-  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
+  if (strcmp(id, "fbx") != 0 && strcmp(id, "collada") != 0) return false;
   if (skio_scene_rest_to_bind(s, x)) return true;
   return skio_scene_bind_to_world(s, x) || skio_scene_top_rest_to_bind(s, x);
 }
@@ -468,7 +472,7 @@ static bool joint_x(const skc_skeleton* sk, uint32_t j, float x[16]) {
 static bool plan_per_mesh(const skio_scene* s, const skio_scene* view, const char* id, uint32_t r, int32_t top,
                           const uint32_t* roots, bake_plan* p) {
   const skc_skeleton* sk = s->skeleton;
-  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0 && strcmp(id, "collada") != 0) return false;
+  if (strcmp(id, "fbx") != 0 && strcmp(id, "collada") != 0) return false;
   const uint32_t jc = sk->joint_count;
   float first[16];
   bool have = false, one = true;
@@ -590,22 +594,6 @@ static bool bake_plan_make(const skio_scene* s, const char* id, bake_plan* p) {
   return ok;
 }
 
-/* Whether rest_world(j) * IB(j) is not one matrix (within 1e-4 of its largest entry) for every joint some mesh binds:
- * Assimp's FBX writer then writes the rest pose as the bind (its reader rebuilds inverse binds from the node tree,
- * and assimp_bake has no single matrix to bake), so binds and skinned positions change (Fox_blender.fbx). */
-static bool fbx_binds_rebuilt(const skio_scene* s) {
-  const skc_skeleton* sk = s->skeleton;
-  float x0[16], x[16];
-  bool have = false;
-  for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
-    if (!skio_joint_bound_anywhere(s, j)) continue;
-    skc_mat4_mul(sk->rest_world + (size_t)j * 16, sk->inverse_bind + (size_t)j * 16, have ? x : x0);
-    if (have && !skio_mat4_same(x0, x)) return true;
-    have = true;
-  }
-  return false;
-}
-
 /* Whether every skeleton joint is written as a bone of every skinned mesh (unbound ones with no weights and the
  * inverse bind of unbound_inverse_bind), so that the whole skeleton is one joint tree and no plain node with a
  * transform sits above the joints. Blender 3.4's importers (tests/addon/blender_readback.py):
@@ -624,7 +612,7 @@ static bool fbx_binds_rebuilt(const skio_scene* s) {
 static bool write_all_bones(const skio_scene* s, const char* id) {
   if (!s->skeleton) return false;
   if (strcmp(id, "collada") == 0) return true;
-  if (strcmp(id, "fbx") != 0 && strcmp(id, "fbxa") != 0) return false;
+  if (strcmp(id, "fbx") != 0) return false;
   for (uint32_t j = 0; j < s->skeleton->joint_count; ++j)
     if (!skc_mat4_is_rigid(s->skeleton->rest_world + (size_t)j * 16, 1e-4f)) return false;
   return true;
@@ -1482,7 +1470,7 @@ static void plain_chains(const skio_scene* s, uint8_t* mask) {
  * Blender's Collada importer. */
 static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
   const skc_skeleton* sk = s->skeleton;
-  const bool fbx = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
+  const bool fbx = strcmp(id, "fbx") == 0;
   if (!sk || (!fbx && strcmp(id, "collada") != 0)) return false;
   const bool below_root = fbx && implicit_fbx_root(s); /* RootNode is joint 0 */
   bool any = false;
@@ -2117,14 +2105,14 @@ static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, sk
   return rc;
 }
 
-/* FBX: Assimp writes to memory; binary output gets binary_fbx_passes, and both get each
- * animation's exact stop time (Assimp writes whole seconds and its importer drops the keys after them) and
- * continuous Euler rotation curves (Assimp's per-key Euler angles jump, and its importer fills jumps over 180
- * degrees with keys interpolated in Euler space); then the file is written atomically (write_bytes). */
-static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame, const skio_scene* s,
-                     const skio_ai_objects* objs, const char* path, const skio_ai_guard* guard, uint32_t* shapes,
-                     skc_err* err) {
-  const bool binary = strcmp(id, "fbx") == 0;
+/* FBX: Assimp writes binary FBX to memory, which gets binary_fbx_passes (each animation's exact stop time: Assimp
+ * writes whole seconds and its importer drops the keys after them; continuous Euler rotation curves: Assimp's per-key
+ * Euler angles jump, and its importer fills jumps over 180 degrees with keys interpolated in Euler space; and the
+ * records Assimp leaves out), the frame, materials, custom properties, cameras and lights; then the file is written
+ * atomically (skio_fbx_write_file), as ASCII FBX text when ascii (`--format fbxa`: fbx_ascii_write.c turns the
+ * finished binary file into text, so both flavours carry the same records and values). */
+static int write_fbx(struct aiScene* sc, const skio_frame* frame, const skio_scene* s, const skio_ai_objects* objs,
+                     const char* path, bool ascii, const skio_ai_guard* guard, uint32_t* shapes, skc_err* err) {
   bool ok = true;
   int64_t* stops = fbx_stops(sc, &ok);
   unsigned* anim_meshes = ok ? calloc(sc->mNumMeshes + 1, sizeof *anim_meshes) : NULL;
@@ -2134,7 +2122,7 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
   }
   hide_anim_meshes(sc, anim_meshes, true);
   skio_buf blob = {0};
-  int rc = skio_ai_export(sc, id, path, guard, &blob, err);
+  int rc = skio_ai_export(sc, "fbx", path, guard, &blob, err);
   hide_anim_meshes(sc, anim_meshes, false);
   free(anim_meshes);
   if (rc) {
@@ -2145,54 +2133,32 @@ static int write_fbx(struct aiScene* sc, const char* id, const skio_frame* frame
   void* fixed = NULL;
   size_t fixed_n = 0;
   skc_err fix_err = {0};
-  if (binary) {
-    const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true, true};
-    rc = binary_fbx_passes(sc, s, blob.p, blob.n, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
-    if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err);   /* fbx_settings.c */
-    if (!rc) rc = fbx_fix_materials(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_materials_write.c */
-    for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
-      static const char* const k_cls[3] = {"Model", "Material", "Geometry"};
-      const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? s->material_props : s->mesh_props;
-      const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? s->material_prop_count : s->mesh_prop_count;
-      uint8_t* with = NULL;
-      size_t with_n = 0;
-      if (!count) continue;
-      rc = skio_fbx_add_user_props(fixed, fixed_n, k_cls[m], props, count, &with, &with_n, NULL, &fix_err);
-      if (!rc) free(fixed), fixed = with, fixed_n = with_n;
-    }
-    if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
-      uint8_t* with = NULL;
-      size_t with_n = 0;
-      const double unit = frame->unit_cm > 0.0 ? frame->unit_cm / 100.0 : 1.0;
-      rc = skio_fbx_add_lenses(fixed, fixed_n, objs->lens_obs, objs->lens_count, unit, &with, &with_n, NULL, &fix_err);
-      if (!rc) free(fixed), fixed = with, fixed_n = with_n;
-    }
-  } else {
-    char *timed = NULL, *unwrapped = NULL, *scaled = NULL, *linear = NULL;
-    size_t timed_n = 0, unwrapped_n = 0, scaled_n = 0, linear_n = 0;
-    rc = skio_fbx_ascii_set_stops((const char*)blob.p, blob.n, stops, sc->mNumAnimations, &timed, &timed_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_unwrap_rotations(timed, timed_n, &unwrapped, &unwrapped_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_fix_scaling(unwrapped, unwrapped_n, &scaled, &scaled_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_linear_keys(scaled, scaled_n, &linear, &linear_n, &fix_err);
-    if (!rc) rc = skio_fbx_ascii_set_frame(linear, linear_n, frame, (char**)&fixed, &fixed_n, &fix_err);
-    if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
-      char* with = NULL;
-      size_t with_n = 0;
-      const double unit = frame->unit_cm > 0.0 ? frame->unit_cm / 100.0 : 1.0;
-      rc = skio_fbx_ascii_add_lenses(fixed, fixed_n, objs->lens_obs, objs->lens_count, unit, &with, &with_n, NULL);
-      if (!rc) free(fixed), fixed = with, fixed_n = with_n;
-    }
-    free(timed);
-    free(unwrapped);
-    free(scaled);
-    free(linear);
+  const skio_fbx_fix_options fo = {stops, sc->mNumAnimations, true, true};
+  rc = binary_fbx_passes(sc, s, blob.p, blob.n, &fo, (uint8_t**)&fixed, &fixed_n, shapes, &fix_err);
+  if (!rc) rc = skio_fbx_set_frame(fixed, fixed_n, frame, NULL, &fix_err);   /* fbx_settings.c */
+  if (!rc) rc = fbx_fix_materials(s, (uint8_t**)&fixed, &fixed_n, &fix_err); /* fbx_materials_write.c */
+  for (int m = 0; m < 3 && !rc; ++m) { /* the nodes', materials' and meshes' custom properties */
+    static const char* const k_cls[3] = {"Model", "Material", "Geometry"};
+    const skio_user_prop* props = m == 0 ? s->user_props : m == 1 ? s->material_props : s->mesh_props;
+    const uint32_t count = m == 0 ? s->user_prop_count : m == 1 ? s->material_prop_count : s->mesh_prop_count;
+    uint8_t* with = NULL;
+    size_t with_n = 0;
+    if (!count) continue;
+    rc = skio_fbx_add_user_props(fixed, fixed_n, k_cls[m], props, count, &with, &with_n, NULL, &fix_err);
+    if (!rc) free(fixed), fixed = with, fixed_n = with_n;
+  }
+  if (!rc && objs->lens_count) { /* the cameras and lights (fbx_lenses_write.c) */
+    uint8_t* with = NULL;
+    size_t with_n = 0;
+    const double unit = frame->unit_cm > 0.0 ? frame->unit_cm / 100.0 : 1.0;
+    rc = skio_fbx_add_lenses(fixed, fixed_n, objs->lens_obs, objs->lens_count, unit, &with, &with_n, NULL, &fix_err);
+    if (!rc) free(fixed), fixed = with, fixed_n = with_n;
   }
   free(blob.p);
   free(stops);
   if (rc)
-    return skc_fail(err, rc, "%s: not written: Assimp's %s FBX output could not be repaired (%s)", path,
-                    binary ? "binary" : "ASCII", fix_err.message);
-  rc = write_bytes(path, fixed, fixed_n, err);
+    return skc_fail(err, rc, "%s: not written: Assimp's FBX output could not be repaired (%s)", path, fix_err.message);
+  rc = skio_fbx_write_file(path, fixed, fixed_n, ascii, err);
   free(fixed);
   return rc;
 }
@@ -2498,11 +2464,11 @@ static int build_scene_meshes(const skio_scene* s, const char* id, const skio_ex
   if (!(sc->mMeshes = calloc(s->mesh_count, sizeof *sc->mMeshes)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!bake_plan_make(s, id, plan)) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  const bool fbx_id = strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0;
+  const bool fbx_id = strcmp(id, "fbx") == 0;
   for (uint32_t m = 0; m < s->mesh_count; ++m) {
     sc->mNumMeshes = m + 1;
-    const int rc = build_mesh(s, m, o, limit, write_all_bones(s, id), fbx_id, strcmp(id, "fbx") == 0, plain, plan,
-                              &sc->mMeshes[m], err);
+    const int rc =
+        build_mesh(s, m, o, limit, write_all_bones(s, id), fbx_id, fbx_id, plain, plan, &sc->mMeshes[m], err);
     if (rc) return rc;
     sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
   }
@@ -2540,11 +2506,11 @@ static int write_ai_scene(struct aiScene* sc, const skio_scene* s, const char* i
                           const skio_clip* clips, const skio_ai_objects* objs, const skio_ai_guard* guard,
                           const skio_export_options* o, skc_err* err) {
   int rc;
-  if (strcmp(id, "fbx") == 0 || strcmp(id, "fbxa") == 0) {
+  if (strcmp(id, "fbx") == 0) {
     const skio_frame frame = skio_scene_declared_frame(s); /* the source's unit and axes (else metres, Y up) */
     uint32_t shapes = 0;
-    rc = write_fbx(sc, id, &frame, s, objs, path, guard, &shapes, err);
-    if (!rc && strcmp(id, "fbx") == 0) note_morphs(s, o, shapes);
+    rc = write_fbx(sc, &frame, s, objs, path, skio_export_fbx_ascii(o), guard, &shapes, err);
+    if (!rc) note_morphs(s, o, shapes);
   } else { /* collada: assimp_write's callers pass no other id */
     name_list names;
     if (!(rc = collada_safe_names(sc, &names, err))) {
@@ -2569,7 +2535,7 @@ static int assimp_write_scene(const skio_scene* s, const char* id, const float* 
   bake_plan plan = {0};
   struct aiScene* sc = calloc(1, sizeof *sc);
   if (!sc) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
+  const bool fbx = strcmp(id, "fbx") == 0, collada = strcmp(id, "collada") == 0;
   uint8_t* plain_mask = s->skeleton ? calloc(s->skeleton->joint_count + 1, 1) : NULL;
   if (s->skeleton && !plain_mask) {
     free(sc);
@@ -2893,17 +2859,11 @@ static int export_assimp_collada(const skio_scene* s, const char* id, const char
   return rc;
 }
 
-/* The notes of a file Assimp wrote: what reading lost, ASCII FBX's rebuilt binds, and why the source was not edited
- * in place (fbx_why, dae_why: "" when not tried). */
-static void note_assimp_written(const skio_scene* s, const char* id, const skio_export_options* o, const char* fbx_why,
+/* The notes of a file Assimp wrote: what reading lost, and why the source was not edited in place (fbx_why,
+ * dae_why: "" when not tried). */
+static void note_assimp_written(const skio_scene* s, const skio_export_options* o, const char* fbx_why,
                                 const char* dae_why) {
   note_read_losses(s, o->note, o->note_size);
-  if (strcmp(id, "fbxa") == 0 && fbx_binds_rebuilt(s)) /* binary FBX: fbx_assoc.c writes the binds */
-    note_add(o,
-             "ASCII FBX: Assimp rebuilds inverse bind matrices from the rest pose, and this file's bind pose "
-             "differs from its rest pose joint by joint: binds and skinned positions change (binary .fbx, .glb or "
-             ".dae keep them)",
-             "");
   if (dae_why[0])
     note_add(o,
              "Collada written whole by Assimp, not edited in place (a vertex per triangle corner; <extra> data "
@@ -2924,6 +2884,7 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
   const char* id = NULL;
   int rc = skio_export_format(path, o.format, &id, NULL, err);
   if (rc) return rc;
+  if (strcmp(id, "fbxa") == 0) id = "fbx"; /* ASCII FBX: the binary file, turned into text as it is written */
   if (s->mesh_count == 0 && !s->skeleton)
     return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: scene has no mesh and no skeleton to write", path);
   if (strcmp(id, "glb2") == 0 || strcmp(id, "gltf2") == 0) return export_gltf(merged, s, id, path, &o, err);
@@ -2943,11 +2904,11 @@ static int export_view(const skio_scene* merged, const skio_scene* view, const c
     if (rc != SKIO_DAE_EDIT_CANNOT) return rc;
     rc = SKC_OK;
   }
-  const bool fbx = strcmp(id, "fbxa") == 0 || strcmp(id, "fbx") == 0;
+  const bool fbx = strcmp(id, "fbx") == 0;
   if (fbx)
     rc = export_assimp_fbx(s, id, path, &o, err);
   else
     rc = export_assimp_collada(s, id, path, &o, err);
-  if (!rc) note_assimp_written(s, id, &o, fbx_why, dae_why);
+  if (!rc) note_assimp_written(s, &o, fbx_why, dae_why);
   return rc;
 }

@@ -1,11 +1,12 @@
-/* scene_fbx_edit.c - a scene read from a binary FBX written back as an edit of that file (skio_fbx_edit.h): the
- * skinned meshes' weights as the writers would write them (skio_export_weights), the file re-read and checked to be
- * the one the scene came from. */
+/* scene_fbx_edit.c - a scene read from an FBX file (binary, or ASCII as the binary file it stands for) written back
+ * as an edit of that file (skio_fbx_edit.h): the skinned meshes' weights as the writers would write them
+ * (skio_export_weights), the file re-read and checked to be the one the scene came from. */
 #define _DEFAULT_SOURCE /* struct stat's st_mtim */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "skio_atomic.h"
@@ -44,8 +45,11 @@ void skio_source_identify(const char* path, skio_source_id* id) {
   FILE* fp = fopen(path, "rb");
   size_t got = fp ? fread(head, 1, sizeof head, fp) : 0;
   if (fp) fclose(fp);
-  if (skio_fbx_is_binary(head, got)) id->kind = SKIO_SOURCE_FBX;
-  else if (collada_head(path)) id->kind = SKIO_SOURCE_COLLADA;
+  const char* dot = strrchr(path, '.');
+  if (skio_fbx_is_binary(head, got) || (dot && !strcasecmp(dot, ".fbx"))) /* ASCII: converted (fbx_source) */
+    id->kind = SKIO_SOURCE_FBX;
+  else if (collada_head(path))
+    id->kind = SKIO_SOURCE_COLLADA;
   id->set = id->kind != 0;
 }
 
@@ -202,8 +206,9 @@ static void note_split(const skio_fbx_edit_report* r, const skio_export_options*
 int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char* why, size_t why_size,
                           skc_err* err) {
   if (s->source_file.kind != kind || !s->source) {
-    snprintf(why, why_size, kind == SKIO_SOURCE_FBX ? "the scene was not read from a binary FBX file"
-                                                    : "the scene was not read from a Collada file");
+    snprintf(why, why_size,
+             kind == SKIO_SOURCE_FBX ? "the scene was not read from an FBX file"
+                                     : "the scene was not read from a Collada file");
     return SKIO_FBX_EDIT_CANNOT;
   }
   if (s->mesh_count != s->import_mesh_count) {
@@ -229,21 +234,66 @@ int skio_scene_write_source(const skio_scene* s, const char* path, char* why, si
   return rc;
 }
 
+int skio_fbx_write_file(const char* path, const uint8_t* data, size_t n, bool ascii, skc_err* err) {
+  if (!ascii) return skio_atomic_write(path, data, n, err);
+  char* text = NULL;
+  size_t text_n = 0;
+  int rc = skio_fbx_to_ascii(data, n, &text, &text_n, err);
+  if (!rc) rc = skio_atomic_write(path, text, text_n, err);
+  free(text);
+  return rc;
+}
+
+/* The FBX source's bytes as binary FBX: an ASCII source converted (skio_fbx_from_ascii, as the import read it); one
+ * that does not convert (Assimp read its text alone) is not edited: SKIO_FBX_EDIT_CANNOT with why. */
+static int fbx_source(const skio_scene* s, uint8_t** out, size_t* n, char* why, size_t why_size, skc_err* err) {
+  int rc = skio_read_source(s->source, &s->source_file, out, n, why, why_size, err);
+  uint8_t* bin = NULL;
+  size_t bn = 0;
+  skc_err e = {0};
+  if (rc || skio_fbx_binary_of(*out, *n, &bin, &bn, &e) == SKC_OK) {
+    if (bin) {
+      free(*out);
+      *out = bin;
+      *n = bn;
+    }
+    return rc;
+  }
+  free(*out);
+  *out = NULL;
+  if (e.code == SKC_OUT_OF_MEMORY) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", s->source);
+  snprintf(why, why_size, "the ASCII FBX source does not read as FBX 7 text (%.120s)", e.message);
+  return SKIO_FBX_EDIT_CANNOT;
+}
+
+/* The source written to path, as binary FBX or as ASCII FBX text when asked (a scene without a skeleton: nothing to
+ * edit). */
+static int fbx_write_source(const skio_scene* s, const char* path, bool ascii, char* why, size_t why_size,
+                            skc_err* err) {
+  uint8_t* src = NULL;
+  size_t n = 0;
+  int rc = fbx_source(s, &src, &n, why, why_size, err);
+  if (!rc) rc = skio_fbx_write_file(path, src, n, ascii, err);
+  free(src);
+  return rc;
+}
+
 int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err) {
   int check = skio_scene_edit_check(s, SKIO_SOURCE_FBX, path, why, why_size, err);
   if (check) return check;
-  if (!s->skeleton) return skio_scene_write_source(s, path, why, why_size, err); /* no skin: nothing to edit */
+  const bool ascii = skio_export_fbx_ascii(o);
+  if (!s->skeleton) return fbx_write_source(s, path, ascii, why, why_size, err); /* no skin: nothing to edit */
   edits x = {0};
   uint8_t *src = NULL, *out = NULL;
   size_t n = 0, out_n = 0;
   skio_fbx_edit_report rep;
   int rc = collect(s, o, &x, err);
-  if (!rc) rc = skio_read_source(s->source, &s->source_file, &src, &n, why, why_size, err);
+  if (!rc) rc = fbx_source(s, &src, &n, why, why_size, err);
   if (!rc)
     rc = skio_fbx_edit(src, n, x.e, x.n, (const char* const*)s->skeleton->names, s->skeleton->bind,
                        s->skeleton->joint_count, &out, &out_n, &rep, why, why_size, err);
-  if (!rc) rc = skio_atomic_write(path, out, out_n, err);
+  if (!rc) rc = skio_fbx_write_file(path, out, out_n, ascii, err);
   if (!rc) note_split(&rep, o);
   free(src);
   free(out);

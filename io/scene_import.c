@@ -1117,12 +1117,32 @@ static bool has_extension(const char* path, const char* ext) {
   return dot && strcasecmp(dot, ext) == 0;
 }
 
-/* The source file's bytes (read on the first call, then kept: builder.src), NULL when it cannot be read; *oom set
- * when memory ran out reading it. */
+/* An ASCII .fbx source as the binary file it stands for (skio_fbx_binary_of), so the binary passes read it as Assimp
+ * did (import_fbx). Text that does not convert stays text: Assimp read it alone, and the passes that read text
+ * (skio_fbx_null_names, skio_fbx_ascii_stack_list) still do. False when out of memory. */
+static bool source_as_binary(builder* b) {
+  uint8_t* bin = NULL;
+  size_t bn = 0;
+  skc_err e = {0};
+  if (!b->src || !has_extension(b->path, ".fbx") || skio_fbx_binary_of(b->src, b->src_n, &bin, &bn, &e) || !bin)
+    return e.code != SKC_OUT_OF_MEMORY;
+  free(b->src);
+  b->src = bin;
+  b->src_n = bn;
+  return true;
+}
+
+/* The source file's bytes (read on the first call, then kept: builder.src; an ASCII FBX as binary FBX), NULL when it
+ * cannot be read; *oom set when memory ran out reading it. */
 static const uint8_t* source_bytes(builder* b, size_t* n, bool* oom) {
   if (!b->src_read) {
     bool short_of_memory = false;
     b->src = (uint8_t*)skio_read_whole(b->path, (size_t)1 << 32, &b->src_n, &short_of_memory);
+    if (!short_of_memory && !source_as_binary(b)) {
+      free(b->src);
+      b->src = NULL;
+      short_of_memory = true;
+    }
     b->src_read = !short_of_memory; /* out of memory: every caller fails anyway */
     if (short_of_memory) *oom = true;
   }
@@ -1770,6 +1790,7 @@ typedef struct import_fixes {
   uint32_t ogre_lods;             /* an Ogre [MeshSerializer_v1.100] mesh read in the 1.8 layout (skio_ogre.h): its LOD
                                      levels left out */
   char why[SKC_ERR_MESSAGE_SIZE]; /* why a mended copy could not be made, when that says more than Assimp */
+  char fbx_text_why[SKC_ERR_MESSAGE_SIZE]; /* ASCII FBX: why it was not read as binary FBX (import_fbx_text) */
 } import_fixes;
 
 /* A Collada file read by Assimp: from a copy whose unbound material symbols are bound to the placeholder
@@ -1792,6 +1813,40 @@ static const struct aiScene* import_dae(const char* path, unsigned int flags, co
   free(patched);
   free(bound);
   free(xml);
+  return ai;
+}
+
+/* Whether the file at path starts like binary FBX (its first 27 bytes). */
+static bool fbx_file_is_binary(const char* path) {
+  uint8_t head[27];
+  FILE* fp = fopen(path, "rb");
+  const size_t got = fp ? fread(head, 1, sizeof head, fp) : 0;
+  if (fp) fclose(fp);
+  return skio_fbx_is_binary(head, got);
+}
+
+/* An ASCII FBX file read by Assimp as the binary file it stands for (skio_fbx_from_ascii), so Assimp's binary reader
+ * sees the records skinkit's binary passes read (source_bytes) with their exact values; NULL with the reason in
+ * fx->fbx_text_why when the text does not convert or Assimp refuses the conversion (the caller lets Assimp read the
+ * text itself, as before session 72). */
+static const struct aiScene* import_fbx_text(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                                             import_fixes* fx) {
+  size_t n = 0, bn = 0;
+  bool oom = false;
+  char* text = skio_read_whole(path, (size_t)1 << 30, &n, &oom);
+  uint8_t* bin = NULL;
+  skc_err e = {0};
+  const bool read = text != NULL;
+  if (read) skio_fbx_from_ascii(text, n, &bin, &bn, &e);
+  free(text);
+  const bool converted = bin != NULL;
+  const struct aiScene* ai =
+      converted && bn <= UINT32_MAX
+          ? aiImportFileFromMemoryWithProperties((const char*)bin, (unsigned int)bn, flags, "fbx", props)
+          : NULL;
+  free(bin);
+  if (!ai && converted) snprintf(e.message, sizeof e.message, "Assimp refused its binary form: %s", aiGetErrorString());
+  if (!ai) snprintf(fx->fbx_text_why, sizeof fx->fbx_text_why, "%s", read ? e.message : "it cannot be read");
   return ai;
 }
 
@@ -1941,9 +1996,11 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
                                        import_fixes* fx) {
   memset(fx, 0, sizeof *fx);
   if (has_extension(path, ".dae")) return import_dae(path, flags, props, fx);
-  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, NULL, props);
-  if (ai) return ai;
-  if (has_extension(path, ".fbx")) return import_fbx_repaired(path, flags, props, fx);
+  const bool fbx = has_extension(path, ".fbx"), fbx_text = fbx && !fbx_file_is_binary(path);
+  const struct aiScene* ai = fbx_text ? import_fbx_text(path, flags, props, fx) : NULL;
+  if (!ai) ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  if (ai || fbx_text) return ai;
+  if (fbx) return import_fbx_repaired(path, flags, props, fx);
   if (has_extension(path, ".mesh")) {
     skc_err e = {0};
     ai = skio_ogre_import_v110(path, flags, props, &fx->ogre_lods, &e);
@@ -2245,6 +2302,14 @@ static void note_fixes(const builder* b, const import_fixes* fx, skio_source_id*
     snprintf(line, sizeof line,
              "Ogre mesh [MeshSerializer_v1.100] read in the 1.8 layout Assimp knows: its %u LOD level(s) not read",
              fx->ogre_lods);
+    skio_scene_note(s, line);
+  }
+  if (fx->fbx_text_why[0]) {
+    char line[400];
+    snprintf(line, sizeof line,
+             "ASCII FBX read by Assimp's text reader alone, without skinkit's FBX fixes (geometric transforms, shape "
+             "key values, custom properties): %.200s",
+             fx->fbx_text_why);
     skio_scene_note(s, line);
   }
   if (fx->fbx_records) {

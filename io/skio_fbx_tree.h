@@ -72,6 +72,9 @@ bool skio_fbx_prop_str_is(const skio_fbx_tree* t, uint32_t r, uint32_t k, const 
  * count is 0. SKC_FORMAT on a wrong type, a bad stream or a size that disagrees with the count. */
 int skio_fbx_array_f64(const skio_fbx_prop* p, double** out, skc_err* err);
 int skio_fbx_array_i32(const skio_fbx_prop* p, int32_t** out, skc_err* err);
+/* Array property p's elements as stored on disk (little-endian; 1 byte for b, 4 for f and i, 8 for d and l): *bytes
+ * points into the file, or into *owned (free it) when the array is zlib-encoded. SKC_FORMAT as above. */
+int skio_fbx_array_bytes(const skio_fbx_prop* p, const uint8_t** bytes, uint8_t** owned, skc_err* err);
 /* The smallest element of an int64 array property (l), for KeyTime; SKC_FORMAT when it is not one or is empty. */
 int skio_fbx_array_min_i64(const skio_fbx_prop* p, int64_t* min, skc_err* err);
 /* The first property of child `name` of r as a decoded array (a convenience for Vertices, Indexes, ...): SKC_OK
@@ -125,6 +128,26 @@ void skio_fbx_put_i64_array(skio_fbx_props* b, const int64_t* v, size_t n, int d
 void skio_fbx_put_f32_array(skio_fbx_props* b, const float* v, size_t n, int deflate);
 /* count properties as they are in a file (type bytes included): a record's whole property list copied. */
 void skio_fbx_put_raw(skio_fbx_props* b, const uint8_t* bytes, size_t len, uint32_t count);
+
+/* ---- ASCII FBX (io/fbx_ascii_write.c) ------------------------------------------------------------------------ */
+
+/* Binary FBX data[0, size) as ASCII FBX 7.x text (*out malloc'd, NUL-terminated, *out_n without the NUL): the same
+ * records in the same order with every value exact, doubles in the fewest digits that read back to the same double,
+ * floats to the same float, integers as they are, "Name\x00\x01Class" names as "Class::Name", raw bytes as base64;
+ * the binary file's top-level FileId, CreationTime and Creator are left out. SKC_FORMAT on a file that does not parse
+ * or that ASCII FBX cannot hold (an array beside other properties of its record); SKC_OUT_OF_MEMORY. */
+int skio_fbx_to_ascii(const uint8_t* data, size_t size, char** out, size_t* out_n, skc_err* err);
+
+/* ASCII FBX 7.x text[0, n) as the binary FBX file it stands for (io/fbx_ascii_read.c; *out malloc'd): the same records
+ * in the same order, each value given the binary type the FBX SDK writes for it (the rules are in that file), arrays
+ * uncompressed, "Class::Name" names as "Name\x00\x01Class", Content's base64 as raw bytes, the binary header's
+ * version the text's FBXVersion. SKC_FORMAT with the line on text that does not parse (never a crash: nesting,
+ * names and arrays bounded), SKC_UNSUPPORTED for FBX 6.x (below 7100, which Assimp refuses) or a result past the
+ * 32-bit offsets of FBX 7.4, SKC_OUT_OF_MEMORY. */
+int skio_fbx_from_ascii(const char* text, size_t n, uint8_t** out, size_t* out_n, skc_err* err);
+/* data[0, n) as binary FBX: *bin NULL (data as it is) when it is binary already, else the conversion of its ASCII
+ * text into *bin (malloc'd). The errors of skio_fbx_from_ascii. */
+int skio_fbx_binary_of(const uint8_t* data, size_t n, uint8_t** bin, size_t* bin_n, skc_err* err);
 
 /* ---- geometric transforms (io/fbx_geometric.c) ------------------------------------------------------------ */
 

@@ -147,7 +147,7 @@ typedef struct skio_anim {
 enum { SKIO_SOURCE_FBX = 1, SKIO_SOURCE_COLLADA = 2 };
 typedef struct skio_source_id {
   bool set;
-  int kind;       /* SKIO_SOURCE_FBX (binary FBX) or SKIO_SOURCE_COLLADA */
+  int kind; /* SKIO_SOURCE_FBX (binary FBX, or an .fbx of ASCII FBX text) or SKIO_SOURCE_COLLADA */
   uint64_t size, dev, ino;
   int64_t mtime_ns;
   uint64_t scene; /* skio_scene_fingerprint of the scene as read */
@@ -264,8 +264,8 @@ typedef struct skio_scene {
   uint32_t retired_count, retired_capacity;
   char* material_note;    /* what of the source could not be read (materials, images, blend shapes; one line of
                              "; "-separated notes), or NULL */
-  /* A binary FBX or a Collada file read through Assimp: the file as it was when read (size, modification time,
-   * device, inode) and the meshes Assimp gave, so that writing .fbx / .dae can edit that file's skins in place
+  /* An FBX (binary or ASCII) or a Collada file read through Assimp: the file as it was when read (size, modification
+   * time, device, inode) and the meshes Assimp gave, so that writing .fbx / .dae can edit that file's skins in place
    * (io/scene_fbx_edit.c, io/scene_dae_edit.c) while it is still the same file and the scene still has those
    * meshes. source_file.set false for every other source. */
   skio_source_id source_file;
@@ -749,7 +749,8 @@ bool skio_mesh_still_rigid(const skio_mesh* m);
  * durations, every key), materials (names, factors), each mesh's vertex and index counts, indices, material, object
  * name and inverse binds. Weights and bound flags are not in it. */
 uint64_t skio_scene_fingerprint(const skio_scene* s);
-/* id of the binary FBX or Collada file at path (set false when it is neither or cannot be read). */
+/* id of the FBX (binary, or text named .fbx) or Collada file at path (set false when it is neither or cannot be
+ * read). */
 void skio_source_identify(const char* path, skio_source_id* id);
 /* The whole source file, if it is still the one id describes (else SKIO_FBX_EDIT_CANNOT with why: the caller writes
  * the scene whole); SKC_IO, SKC_OUT_OF_MEMORY. The buffer has one NUL past its n bytes. */
@@ -764,11 +765,16 @@ int skio_scene_edit_check(const skio_scene* s, int kind, const char* path, char*
 /* A checked scene without a skeleton (no skin, nothing an edit changes): the source's bytes written to path. SKC_OK,
  * SKIO_FBX_EDIT_CANNOT (the source changed since it was read), SKC_IO, SKC_OUT_OF_MEMORY. */
 int skio_scene_write_source(const skio_scene* s, const char* path, char* why, size_t why_size, skc_err* err);
-/* .fbx from a binary FBX source: its skins edited in place (io/scene_fbx_edit.c, skio_fbx_edit.h), SKC_OK; or
- * SKIO_FBX_EDIT_CANNOT with the reason in why (the caller writes the scene whole); or an error (SKC_EXISTS when
- * path is the source, SKC_IO, SKC_OUT_OF_MEMORY). */
+/* .fbx from an FBX source (an ASCII one as the binary file it stands for): its skins edited in place
+ * (io/scene_fbx_edit.c, skio_fbx_edit.h), SKC_OK; or SKIO_FBX_EDIT_CANNOT with the reason in why (the caller writes the
+ * scene whole); or an error (SKC_EXISTS when path is the source, SKC_IO, SKC_OUT_OF_MEMORY). */
 int skio_scene_fbx_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,
                         size_t why_size, skc_err* err);
+/* Whether o asks for ASCII FBX (format "fbxa"): every FBX writer then writes its finished binary file as text. */
+bool skio_export_fbx_ascii(const skio_export_options* o);
+/* A finished binary FBX file written to path atomically: as it is, or as ASCII FBX text when ascii
+ * (skio_fbx_to_ascii). SKC_IO, SKC_FORMAT (data does not parse), SKC_OUT_OF_MEMORY. */
+int skio_fbx_write_file(const char* path, const uint8_t* data, size_t n, bool ascii, skc_err* err);
 /* .dae from a Collada source: its skin controllers' weights edited in place (io/scene_dae_edit.c, skio_dae_edit.h),
  * SKC_OK; or SKIO_DAE_EDIT_CANNOT with the reason in why; or an error as skio_scene_fbx_edit. */
 int skio_scene_dae_edit(const skio_scene* s, const char* path, const skio_export_options* o, char* why,

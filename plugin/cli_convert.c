@@ -32,11 +32,12 @@ const char cli_convert_usage[] =
     "  buffers and image files go into a .glb OUT's BIN chunk).\n"
     "  A VRM avatar (.vrm) is read as the .glb it is; a .vrm OUT is written only as such an edit of a VRM IN\n"
     "  (its humanoid, expressions and spring bones kept); a .glb under any other name is read by its magic.\n"
-    "  Binary FBX IN -> .fbx OUT edits IN too: polygons, control points, materials, blend shapes, bind poses and\n"
-    "  every other record stay; only the clusters' Indexes/Weights change, where the weights do (bones that gain\n"
-    "  weight get a cluster). From other sources, or when IN cannot take the edit (a warning says why): Assimp\n"
-    "  5.2.5's FBX writer (triangles, a control point per corner), its null records and clip lengths repaired;\n"
-    "  --format fbxa writes ASCII FBX (Assimp only; node transforms with 6 significant digits).\n"
+    "  FBX IN (binary, or ASCII read as the binary file) -> .fbx OUT edits IN too: polygons, control points,\n"
+    "  materials, blend shapes, bind poses and every other record stay; only the clusters' Indexes/Weights\n"
+    "  change, where the weights do (bones that gain weight get a cluster). From other sources, or when IN cannot\n"
+    "  take the edit (a warning says why): Assimp 5.2.5's FBX writer (triangles, a control point per corner),\n"
+    "  its null records and clip lengths repaired;\n"
+    "  --format fbxa writes ASCII FBX: the .fbx above as text, every value exact (Blender reads only binary).\n"
     "  Collada IN -> .dae OUT edits IN too: geometry, <extra>s (Blender's bone tips) and every other element\n"
     "  stay; only the skin controllers' <vcount>/<v> change, the new weights appended. From other sources, or\n"
     "  when IN cannot take the edit (a warning says why): Assimp's Collada writer (a vertex per corner); several\n"
@@ -76,24 +77,6 @@ static void dropped_warning(sk_scene* s) {
             "the end) and cannot be kept; %llu vertices are left with no weight (`skinkit validate IN` lists "
             "them)\n",
             (unsigned long long)dropped, (unsigned long long)bare);
-}
-
-/* What the chosen output format cannot carry, said before writing (the file is still written). Measured causes:
- * tests/unit/test_roundtrip.c (k_expect) and tests/unit/test_fbx_binary.c. What the glTF writer changed (influences
- * past its default limit, sums off 1 it renormalized) it says itself, after writing: cli_save_notes. */
-static void convert_warnings(sk_scene* s, const char* out, const sk_save_options* o) {
-  dropped_warning(s);
-  const char* fmt = o->format;
-  if (!fmt) {
-    const char* dot = strrchr(out, '.');
-    const char* slash = strrchr(out, '/');
-    fmt = dot && (!slash || dot > slash) ? dot + 1 : "";
-  }
-  int fbx_ascii = !strcasecmp(fmt, "fbxa");
-  if (fbx_ascii)
-    fprintf(stderr,
-            "skinkit convert: warning: ASCII FBX: Assimp writes node transforms with 6 significant digits "
-            "(binary .fbx keeps them exactly)\n");
 }
 
 /* --format F must name a format we write and agree with OUT's extension (glTF bytes in a .fbx file help no
@@ -199,7 +182,7 @@ int cli_convert(int argc, char** argv) {
   sk_error err;
   sk_scene* s = NULL;
   if (cli_load_scene("convert", in, out, &s)) return 2;
-  convert_warnings(s, out, &o);
+  dropped_warning(s);    /* what IN holds that no format can keep */
   char notes[8192] = ""; /* every note of the save (err.message holds the first 255 bytes) */
   o.notes = notes;
   o.notes_size = sizeof notes;

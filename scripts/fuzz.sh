@@ -52,11 +52,15 @@ corpus_seeds() {
       while IFS= read -r -d '' f; do cp "$f" "$sd/seed$i"; i=$((i+1)); done \
         < <(find "$SKINKIT_ASSETS" -type f -iname '*.fbx' -size -1000k -print0) ;;
     fuzz_fbx_fixup)
-      # binary FBX: modes 0 (repair) and 1 (stop times, unwrapping); ASCII FBX: modes 2 and 3 (fuzz_fbx_fixup.c)
+      # binary FBX: modes 0 (repair), 1 (stop times, unwrapping) and 2 (written as ASCII text); ASCII FBX: mode 3
+      # (the stacks' starts; fuzz_fbx_fixup.c)
       while IFS= read -r -d '' f; do
-        if head -c 18 "$f" | grep -q "Kaydara FBX Binary"; then e=0; else e=2; fi
-        { printf "\\x$(printf %02x $e)"; cat "$f"; } > "$sd/seed$i"
-        { printf "\\x$(printf %02x $((e+1)))"; cat "$f"; } > "$sd/seed$i.b"; i=$((i+1))
+        if head -c 18 "$f" | grep -q "Kaydara FBX Binary"; then
+          for e in 0 1 2; do { printf "\\x$(printf %02x $e)"; cat "$f"; } > "$sd/seed$i.$e"; done
+        else
+          { printf "\\x03"; cat "$f"; } > "$sd/seed$i.3"
+        fi
+        i=$((i+1))
       done < <(find "$SKINKIT_ASSETS" -type f -iname '*.fbx' -size -1000k -print0) ;;
   esac
   [ "$i" -gt 0 ] && echo "$sd"

@@ -1691,7 +1691,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
                                   "does; a mesh with shape keys is written without them (a warning says so)",
                                   default=True)
     shape_keys: BoolProperty(name="Shape Keys", description="Write the meshes' shape keys with their names and values "
-                             "(glTF morph targets, binary FBX blend shapes; .dae and ASCII FBX carry none: a warning "
+                             "(glTF morph targets, FBX blend shapes, binary or ASCII; .dae carries none: a warning "
                              "names the meshes); muted keys are left out, as Blender's glTF exporter does",
                              default=True)
 
@@ -1842,9 +1842,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
     def _keeps_shapes(self, ext):
-        """Whether the format written keeps shape keys: glTF (morph targets) and binary FBX (blend shapes, written by
-        the library's FBX pass); Collada and ASCII FBX through Assimp carry none."""
-        return ext in (".glb", ".gltf") or self.format == "FBX"
+        """Whether the format written keeps shape keys: glTF (morph targets) and FBX, binary or ASCII (blend shapes,
+        written by the library's FBX pass; ASCII FBX is that file as text); Collada through Assimp carries none."""
+        return ext in (".glb", ".gltf") or self.format in ("FBX", "FBXA")
 
     def _export_notes(self, path, ext, shaped, out):
         """Nothing is left out silently: our notes, then the library's (what the file format could not keep), the
@@ -1867,7 +1867,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             left.insert(0, "%s written without the shape keys of %s (%s)" % (
                 os.path.basename(path), ", ".join(shaped),
                 "Shape Keys is off" if not self.shape_keys else
-                "Collada and ASCII FBX through Assimp carry none; glTF keeps them as morph targets, binary FBX as "
+                "Collada through Assimp carries none; glTF keeps them as morph targets, FBX (binary or ASCII) as "
                 "blend shapes"))
         elif left:
             left[0] = "%s: %s" % (os.path.basename(path), left[0])

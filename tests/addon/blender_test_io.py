@@ -2112,8 +2112,8 @@ def test_export_assimp_glb_dae_fbx():
 def test_export_assimp_shape_keys():
     """Shape keys reach a .glb as morph targets (ABI 1.14 sk_scene_mesh_set_morphs): Blender's glTF importer reads back
     the keys (the muted one left out, as Blender's glTF exporter does) with their values, and the evaluated rig with
-    them applied is where the source's is; a keyed shape-key value is named as not written. Collada and ASCII FBX
-    carry none: the warning names the mesh; binary FBX keeps them (Blender's FBX importer reads them back); Shape Keys
+    them applied is where the source's is; a keyed shape-key value is named as not written. Collada carries none:
+    the warning names the mesh; FBX, binary or ASCII, keeps them (Blender's FBX importer reads them back); Shape Keys
     off says so too."""
     import numpy as np
 
@@ -2207,13 +2207,13 @@ def test_export_assimp_shape_keys():
         path = os.path.join(TMP, "shaped_%s%s" % (fmt, ext))
         expect(bpy.ops.export_scene.skinkit_assimp(filepath=path, format=fmt) == {"FINISHED"}, "%s export" % fmt)
         msg = io_scene.LAST_EXPORT_ASSIMP.get("warning", "")
-        # the material is written (session 34): the warning names the shape keys (Collada and ASCII FBX carry none)
-        # and, since the library's notes are shown (session 43), the factors Collada and FBX have no place for
-        # (binary FBX carries metallic and roughness since session 56, ASCII FBX the metallic)
+        # the material is written (session 34): the warning names the shape keys (Collada carries none; ASCII FBX
+        # is the binary file as text since session 72) and, since the library's notes are shown (session 43), the
+        # factors Collada and FBX have no place for (FBX carries metallic and roughness since session 56)
         paint_ok = "Paint" not in msg.replace("has no metallic/roughness factors: not written, material 'Paint'", "") \
             .replace("has no roughness factor: not written, material 'Paint'", "")
-        named = "shape keys of %s" % obj.name in msg and "Collada and ASCII FBX" in msg
-        expect(named == (fmt != "FBX") and paint_ok, "%s warning: %r" % (fmt, msg))
+        named = "shape keys of %s" % obj.name in msg and "Collada through Assimp" in msg
+        expect(named == (fmt == "DAE") and paint_ok, "%s warning: %r" % (fmt, msg))
         expect(io_scene.LAST_EXPORT_ASSIMP["materials"] == ["Paint"], "materials %s" % io_scene.LAST_EXPORT_ASSIMP)
     # binary FBX keeps them (the library's blend shape pass, session 46): Blender's FBX importer reads "Bulge" back
     expect(io_scene.LAST_EXPORT_ASSIMP["shape_keys"] == 1, "FBX shape keys %s" % io_scene.LAST_EXPORT_ASSIMP)

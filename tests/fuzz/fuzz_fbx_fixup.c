@@ -5,9 +5,9 @@
  * second adds none), the blend shapes of a one-triangle aiScene with one anim mesh (fbx_shapes_write.c, twice: the
  * second adds none, the Geometry has its BlendShape then; with the shape's DeformPercent curves in two clips) and the
  * merge of an object's Mesh Models (fbx_merge.c with their blend shapes, fbx_merge_shapes.c; twice: the second merges
- * none); 2 ASCII stop times; 3 ASCII Euler unwrapping (both followed by the ASCII scale connections' renaming and the
- * ASCII stacks' starts, fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c: bit 0 set binary, patched
- * in place on a copy, else ASCII). Every call must return a code, never read outside the input. Seeds:
+ * none); 2 and 3 the binary file as ASCII FBX text (fbx_ascii_write.c) and the bytes as an ASCII file's stacks'
+ * starts (fbx_stacks.c); with bit 2 set the frame declaration (fbx_settings.c, patched in place on a copy). Every call
+ * must return a code, never read outside the input. Seeds:
  * tests/fuzz/seeds-fuzz_fbx_fixup/ (tests/fuzz/make_seeds.py: binary and ASCII FBX that `skinkit convert` wrote;
  * lcl_scale_binary / lcl_scale_ascii: Assimp's own output with its "Lcl Scale" scale connections; shape_anim_binary:
  * Assimp 5.2.5's own output, kept as made, of blend_shapes' triangle with two clips, so that the shape curves are
@@ -105,25 +105,16 @@ static void binary_options(const uint8_t* in, size_t n) {
   free(out);
 }
 
-static void ascii(const uint8_t* in, size_t n, int unwrap) {
-  const int64_t stops[2] = {46186158000LL, 92372316000LL};
+/* The binary FBX as ASCII FBX text (fbx_ascii_write.c: NUL-terminated, as documented), and any bytes as an ASCII
+ * file's stacks (fbx_stacks.c: the clips' starts). */
+static void ascii(const uint8_t* in, size_t n) {
   char* out = NULL;
   size_t on = 0;
-  int rc = unwrap ? skio_fbx_ascii_unwrap_rotations((const char*)in, n, &out, &on, NULL)
-                  : skio_fbx_ascii_set_stops((const char*)in, n, stops, 2, &out, &on, NULL);
-  if (rc == SKC_OK && out[on] != 0) __builtin_trap(); /* documented NUL-terminated */
-  if (rc == SKC_OK) free(out);
-  out = NULL;
-  if (skio_fbx_ascii_fix_scaling((const char*)in, n, &out, &on, NULL) == SKC_OK) { /* "Lcl Scale" connections */
-    if (on < n || on > n + n / 4 + 2 || out[on] != 0) __builtin_trap(); /* 2 bytes a line at most, NUL-terminated */
+  if (skio_fbx_to_ascii(in, n, &out, &on, NULL) == SKC_OK) {
+    if (out[on] != 0 || strlen(out) != on) __builtin_trap();
     free(out);
   }
-  out = NULL;
-  if (skio_fbx_ascii_linear_keys((const char*)in, n, &out, &on, NULL) == SKC_OK) { /* KeyAttrFlags 0 -> linear */
-    if (on < n || on > 3 * n + 2 || out[on] != 0) __builtin_trap(); /* "0" -> "24836": 4 bytes more a value */
-    free(out);
-  }
-  skio_fbx_stack* st = NULL; /* the clips' starts (fbx_stacks.c) */
+  skio_fbx_stack* st = NULL;
   uint32_t count = 0;
   if (skio_fbx_ascii_stack_list((const char*)in, n, &st, &count, NULL) == SKC_OK)
     for (uint32_t k = 0; k < count; ++k)
@@ -131,23 +122,15 @@ static void ascii(const uint8_t* in, size_t n, int unwrap) {
   skio_fbx_stack_free(st, count);
 }
 
-/* The frame declaration (fbx_settings.c) on any bytes: binary patched in place on a copy, ASCII rewritten. */
-static void frames(const uint8_t* in, size_t n, int binary) {
+/* The frame declaration (fbx_settings.c) on any bytes, patched in place on a copy. */
+static void frames(const uint8_t* in, size_t n) {
   const skio_frame f = {true, 2.54, 3, -2, 0};
-  if (binary) {
-    uint8_t* copy = malloc(n ? n : 1);
-    if (!copy) return;
-    memcpy(copy, in, n);
-    uint32_t set = 0;
-    skio_fbx_set_frame(copy, n, &f, &set, NULL);
-    free(copy);
-    return;
-  }
-  char* out = NULL;
-  size_t on = 0;
-  if (skio_fbx_ascii_set_frame((const char*)in, n, &f, &out, &on, NULL) != SKC_OK) return;
-  if (out[on] != 0) __builtin_trap(); /* documented NUL-terminated */
-  free(out);
+  uint8_t* copy = malloc(n ? n : 1);
+  if (!copy) return;
+  memcpy(copy, in, n);
+  uint32_t set = 0;
+  skio_fbx_set_frame(copy, n, &f, &set, NULL);
+  free(copy);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -157,12 +140,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!in) return 0;
   memcpy(in, data + 1, size - 1);
   if (data[0] & 4) {
-    frames(in, size - 1, data[0] & 1);
+    frames(in, size - 1);
   } else {
     switch (data[0] & 3) {
       case 0: binary_idempotent(in, size - 1); break;
       case 1: binary_options(in, size - 1); break;
-      default: ascii(in, size - 1, data[0] & 1); break;
+      default:
+        ascii(in, size - 1);
+        break;
     }
   }
   free(in);

@@ -5,12 +5,14 @@ Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT
   seeds-fuzz_iqm/          the 3-joint IQM model of tests/unit/test_iqm.c (tests/hostile/iqm_writer.py), with and
                            without its animation
   seeds-fuzz_fbx_fixup/    the generated cylinder rig (`skinkit sample`) written by `skinkit convert` as binary FBX
-                           (first byte 0: record repair, 1: with stop times and Euler unwrapping) and ASCII FBX
-                           (2: stop times, 3: Euler unwrapping; 5 / 4: the frame declared, binary / ASCII); see
+                           (first byte 0: record repair, 1: with stop times and Euler unwrapping, 2: as ASCII text,
+                           5: the frame declared) and ASCII FBX (3: the stacks' starts read); see
                            fuzz_fbx_fixup.c; merge_binary: tests/data/two_material_leg.glb as `assimp export` (Debian's
                            assimp-utils) writes it, two Mesh Models of one object for fbx_merge.c (mode 1);
                            lcl_scale_*, shape_anim_binary and merge_shapes_binary are not written here (kept as
                            made: see fuzz_fbx_fixup.c)
+  seeds-fuzz_fbx_ascii/    the rig and tests/data/maya_style.fbx as skinkit's ASCII FBX (`convert --format fbxa`), and
+                           tests/data/assimp_ascii.fbx (Assimp 5.2.5's own ASCII FBX) for the ASCII reader
   seeds-fuzz_fbx_edit/     tests/data/socket_rig.fbx as ASCII FBX (`convert --format fbxa`): Null Models under bones
   seeds-fuzz_skf_decode/   the rig packed by `skinkit pack` (8 and 16 bits, file order, no weld, --profile fast), first byte 0 (the
                            file as is; see fuzz_skf_decode.c)
@@ -120,8 +122,8 @@ def main():
         cli(exe, "convert", rig, fbxa, "--format", "fbxa")
         cli(exe, "convert", rig, dae)
         out = os.path.join(root, "seeds-fuzz_fbx_fixup")
-        for name, src, mode in (("binary", fbx, 0), ("binary_opts", fbx, 1), ("ascii_stops", fbxa, 2),
-                                ("ascii_unwrap", fbxa, 3), ("binary_frame", fbx, 5), ("ascii_frame", fbxa, 4)):
+        for name, src, mode in (("binary", fbx, 0), ("binary_opts", fbx, 1), ("binary_text", fbx, 2),
+                                ("ascii_stacks", fbxa, 3), ("binary_frame", fbx, 5)):
             with open(src, "rb") as f:
                 write(os.path.join(out, name), bytes([mode]) + f.read())
         # an object of two materials as Assimp's own FBX writer leaves it (two Mesh Models of one name), for
@@ -132,6 +134,15 @@ def main():
                 capture_output=True).returncode == 0:
             with open(raw, "rb") as f:
                 write(os.path.join(out, "merge_binary"), bytes([1]) + f.read())
+        # the ASCII FBX reader (fuzz_fbx_ascii): skinkit's text of the rig and of maya_style.fbx (geometric
+        # transforms, pivots, a clip), and Assimp 5.2.5's own ASCII FBX (tests/data/assimp_ascii.fbx)
+        out = os.path.join(root, "seeds-fuzz_fbx_ascii")
+        maya = os.path.join(tmp, "maya_style_ascii.fbx")
+        cli(exe, "convert", os.path.join(HERE, "..", "data", "maya_style.fbx"), maya, "--format", "fbxa")
+        for name, src in (("rig_ascii", fbxa), ("maya_style_ascii", maya),
+                          ("assimp_ascii", os.path.join(HERE, "..", "data", "assimp_ascii.fbx"))):
+            with open(src, "rb") as f:
+                write(os.path.join(out, name), f.read())
         # ASCII FBX with Null Models under bones (tests/data/socket_rig.fbx's sockets as Assimp's ASCII writer puts
         # them), for fuzz_fbx_edit's skio_fbx_null_names
         sock = os.path.join(tmp, "socket_rig_ascii.fbx")

@@ -362,26 +362,6 @@ START_TEST(damaged_frames_read_as_defaults) {
 }
 END_TEST
 
-/* The ASCII patcher rewrites only the eight GlobalSettings lines, whatever else the text holds. */
-START_TEST(ascii_settings_lines_are_rewritten) {
-  const char* text = "GlobalSettings:  {\n\tProperties70:  {\n\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",1\n"
-                     "\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",1\n"
-                     "\t\tP: \"UnitScaleFactorX\", \"double\", \"Number\", \"\",1\n"
-                     "\t\t; P: \"UpAxis\", \"int\", \"Integer\", \"\",1\n\t}\n}";
-  const skio_frame zup = {true, 100.0, 3, -2, 1};
-  char* out = NULL;
-  size_t n = 0;
-  skc_err err = {0};
-  ck_assert_int_eq(skio_fbx_ascii_set_frame(text, strlen(text), &zup, &out, &n, &err), SKC_OK);
-  ck_assert_str_eq(out, "GlobalSettings:  {\n\tProperties70:  {\n\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",2\n"
-                        "\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",100\n"
-                        "\t\tP: \"UnitScaleFactorX\", \"double\", \"Number\", \"\",1\n"
-                        "\t\t; P: \"UpAxis\", \"int\", \"Integer\", \"\",1\n\t}\n}");
-  ck_assert_uint_eq(n, strlen(out));
-  free(out);
-}
-END_TEST
-
 /* sk_scene_set_frame declares a frame on a scene (its numbers unchanged) and refuses what is no frame; the CLI
  * shows an FBX's frame and keeps it through the rebuilt scene of `weights --links`. */
 START_TEST(declared_frames_through_the_abi_and_the_cli) {
@@ -574,7 +554,6 @@ static Suite* suite(void) {
   tcase_add_test(tc, fbx_writers_declare_the_frame);
   tcase_add_test(tc, frame_view_moves_roots_keys_and_placed_meshes);
   tcase_add_test(tc, damaged_frames_read_as_defaults);
-  tcase_add_test(tc, ascii_settings_lines_are_rewritten);
   tcase_add_test(tc, declared_frames_through_the_abi_and_the_cli);
   tcase_add_test(tc, a_pose_saved_in_a_frame_keeps_the_bind_pose);
   tcase_add_test(tc, a_gltf_saved_in_a_pose_keeps_its_bind_pose);

@@ -80,12 +80,10 @@ static const expect_row k_expect[] = {
      * written mesh so that the file's rest pose is its bind pose, and binds and rest-pose skinning come back
      * exactly (these rows listed binds + rest-pose losses before). Fox_blender's X differs per joint: not baked,
      * binds still rebuilt from the x100-scaled node tree (1 vs 0.01 on the diagonal). */
-    {F_FOX_FBX, FBXA, SK_OK, LOST_BINDS | LOST_REST, "FBX: binds rebuilt from the scaled node tree"},
-    /* huesitos: binds come back; ASCII FBX writes node properties with 6 significant digits (Assimp's text
-     * writer: "Lcl Translation" -4.024, 0, -307.135 for -307.13538), which the x100-scaled "Armature" node turns
-     * into 1.1e-4 of the diagonal in the rest pose and up to 2.6e-4 posed. Binary FBX keeps every bit. */
+    /* Since session 72 ASCII FBX is the binary file as text (io/fbx_ascii_write.c), an edit of an FBX source
+     * like the binary one: Fox_blender's binds and huesitos' node transforms (6 significant digits in Assimp's
+     * text writer: 1.1e-4 of the diagonal at rest, 2.6e-4 posed) come back as from binary FBX. */
     {F_HUESITOS, FBXB, SK_OK, 0, NULL},
-    {F_HUESITOS, FBXA, SK_OK, LOST_REST | LOST_ANIM, "ASCII FBX: 6-digit node transforms x100 scale"},
     /* Rotation keys are Euler angles in FBX; Assimp's writer converts each key on its own, so the curves jumped by
      * 360 degrees (or to the other Euler triple) and Assimp's importer filled every jump over 180 degrees with keys
      * interpolated in Euler space (CesiumMan 8 %, character.b3d 69 %, Clonk 40 % of the diagonal between keys).
@@ -648,7 +646,10 @@ START_TEST(round_trip) {
      * (.glb, .gltf, .dae) see the source in glTF's frame (scene_frame.c): their X is G_rel X (Collada's, written
      * Z up, C G_rel X). */
     const int dae_by_assimp = !strcmp(fmt->ext, ".dae") && !strstr(file, ".dae");
-    if ((!strcmp(fmt->ext, ".fbx") || dae_by_assimp || !strcmp(fmt->ext, ".glb") || !strcmp(fmt->ext, ".gltf")) &&
+    /* an FBX source written as ASCII FBX is the in-place edit as text (scene_fbx_edit.c): no bake, every record as
+     * it was (since session 72) */
+    const int fbx_by_assimp = !strcmp(fmt->ext, ".fbx") && !strstr(file, ".fbx");
+    if ((fbx_by_assimp || dae_by_assimp || !strcmp(fmt->ext, ".glb") || !strcmp(fmt->ext, ".gltf")) &&
         mat4_affine_inverse(x_a, x_inv)) {
       /* only when X is one matrix for every bound joint (Fox_blender's is not: written as before) */
       int uniform = 1;
@@ -663,7 +664,7 @@ START_TEST(round_trip) {
       }
       /* FBX and Collada by Assimp bake an X all the same (scene_export.c assimp_bake): the meshes' bind world, else
        * the top bound joint's (x_a as computed above) */
-      if (!uniform && (!strcmp(fmt->ext, ".fbx") || dae_by_assimp)) {
+      if (!uniform && (fbx_by_assimp || dae_by_assimp)) {
         bind_world_x(a, iba, ja, x_a);
         uniform = 1;
       }
