@@ -56,15 +56,29 @@ static void put_tabs(skio_buf* b, unsigned depth) {
   for (unsigned i = 0; i < depth; ++i) skio_buf_put(b, "\t", 1);
 }
 
+/* Where s[0, n) splits as the binary "Name\x00\x01Class" (n when it does not); false when a NUL byte stands anywhere
+ * else: text has no way to write one (fbx_ascii_read.c refuses it, and a reader of C strings would cut the value). */
+static bool string_split(const uint8_t* s, size_t n, size_t* name) {
+  *name = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] != 0) continue;
+    if (*name < n || i + 1 >= n || s[i + 1] != 1) return false;
+    *name = i++;
+  }
+  return true;
+}
+
+/* Whether a record's name can stand before ':' in the text: 1 to 255 bytes none of which ends a word there (a blank,
+ * a line break, a brace, a quote, ';', ':', ',' or NUL), as fbx_ascii_read.c reads names. */
+static bool name_writable(const uint8_t* s, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (s[i] <= ' ' || strchr("{}\";:,", s[i])) return false;
+  return n > 0;
+}
+
 /* s[0, n) as a quoted ASCII FBX string: "Name\x00\x01Class" becomes "Class::Name" (the binary file's order is the
- * reverse), '"' becomes &quot; as the FBX SDK writes it. */
-static void put_string(skio_buf* b, const uint8_t* s, size_t n) {
-  size_t name = n;
-  for (size_t i = 0; i + 1 < n; ++i)
-    if (s[i] == 0 && s[i + 1] == 1) {
-      name = i;
-      break;
-    }
+ * reverse), '"' becomes &quot; as the FBX SDK writes it; string_split said where it splits. */
+static void put_string(skio_buf* b, const uint8_t* s, size_t n, size_t name) {
   skio_buf_put(b, "\"", 1);
   const uint8_t* parts[2] = {name < n ? s + name + 2 : s, s};
   const size_t lens[2] = {name < n ? n - name - 2 : n, name < n ? name : 0};
@@ -208,8 +222,13 @@ static int put_props(ascii_out* w, uint32_t r, unsigned depth) {
       const int rc = put_array(w, &p, bits, depth);
       if (rc) return rc;
     } else if (p.type == 'S') {
+      size_t split;
+      if (!string_split(p.p, p.len, &split))
+        return skc_fail(w->err, SKC_FORMAT,
+                        "FBX: a string of record \"%.*s\" at byte %zu holds a NUL byte, which ASCII FBX cannot write",
+                        (int)rec->name_len, (const char*)name, rec->at);
       skio_buf_str(b, k ? ", " : "");
-      put_string(b, p.p, p.len);
+      put_string(b, p.p, p.len, split);
     } else if (p.type == 'R') {
       const bool content = k == 0 && rec->name_len == 7 && memcmp(name, "Content", 7) == 0;
       skio_buf_str(b, content ? ",\n" : k ? ", " : "");
@@ -231,8 +250,12 @@ static int put_record(ascii_out* w, uint32_t r, unsigned depth) {
   const skio_fbx_tree* t = w->t;
   const skio_fbx_rec* rec = &t->recs[r];
   skio_buf* b = &w->b;
+  const uint8_t* name = t->data + rec->at + t->hdr;
+  if (!name_writable(name, rec->name_len))
+    return skc_fail(w->err, SKC_FORMAT, "FBX: the name of the record at byte %zu cannot be written as ASCII FBX",
+                    rec->at);
   put_tabs(b, depth);
-  skio_buf_put(b, t->data + rec->at + t->hdr, rec->name_len);
+  skio_buf_put(b, name, rec->name_len);
   skio_buf_str(b, ": ");
   int rc = put_props(w, r, depth);
   if (rc) return rc;

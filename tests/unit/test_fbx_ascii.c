@@ -133,6 +133,46 @@ START_TEST(ascii_text_keeps_every_value_exactly) {
 }
 END_TEST
 
+/* What text cannot say is refused, not written so that it reads back as something else: a NUL byte in a string other
+ * than the "\x00\x01" of an object's name (fuzz_fbx_fixup found the text cut short by one), a second such pair, and
+ * record names that would not read back as one name. */
+START_TEST(binary_fbx_that_text_cannot_hold_is_refused) {
+  static const struct {
+    const char* rec;
+    const char* str;
+    size_t len;
+  } k_cases[] = {
+      {"Model", "Bo\0ne", 5}, {"Model", "a\0\1b\0\1c", 7}, {"Model", "end\0", 4},         {"Bad Name", "x", 1},
+      {"A:B", "x", 1},        {"Br{ace", "x", 1},          {"Model", "fine\0\1Model", 11}};
+  for (size_t c = 0; c < sizeof k_cases / sizeof *k_cases; ++c) {
+    uint8_t base[160];
+    const size_t base_n = minimal_fbx(base);
+    skio_fbx_tree t;
+    skc_err err = {0};
+    ck_assert(skio_fbx_tree_parse(base, base_n, &t, &err) == SKC_OK);
+    skio_fbx_props props = {0};
+    skio_fbx_put_str(&props, k_cases[c].str, k_cases[c].len);
+    skio_fbx_new kid = rec(k_cases[c].rec, &props, NULL, 0);
+    skio_fbx_change* ch = calloc(t.count, sizeof *ch);
+    ch[t.first] = (skio_fbx_change){.add = &kid, .add_count = 1};
+    uint8_t* bin = NULL;
+    size_t bin_n = 0;
+    ck_assert_msg(skio_fbx_tree_write(&t, ch, &bin, &bin_n, &err) == SKC_OK, "%s", err.message);
+    char* text = NULL;
+    size_t text_n = 0;
+    const int rc = skio_fbx_to_ascii(bin, bin_n, &text, &text_n, &err);
+    const bool good = c + 1 == sizeof k_cases / sizeof *k_cases;
+    ck_assert_msg(rc == (good ? SKC_OK : SKC_FORMAT), "case %zu: code %d (%.400s)", c, rc, err.message);
+    if (good) ck_assert_msg(strlen(text) == text_n && strstr(text, "\"Model::fine\""), "case %zu", c);
+    free(text);
+    free(bin);
+    free(ch);
+    free(props.p);
+    skio_fbx_tree_free(&t);
+  }
+}
+END_TEST
+
 /* |a - b| <= tol * max(1, |a|) for n floats; what: the message's subject. */
 static void near_all(const float* a, const float* b, size_t n, double tol, const char* what, const char* file) {
   for (size_t i = 0; i < n; ++i)
@@ -594,6 +634,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, ascii_text_keeps_every_value_exactly);
+  tcase_add_test(tc, binary_fbx_that_text_cannot_hold_is_refused);
   tcase_add_test(tc, ascii_fbx_reads_back_as_the_binary_fbx);
   tcase_add_test(tc, ascii_text_reads_back_as_its_binary_records);
   tcase_add_test(tc, ascii_fbx_reads_as_its_binary_file);

@@ -100,14 +100,31 @@ static uint32_t attr_accessor(skio_gltf_doc* d, const char* semantic) {
   return a;
 }
 
+/* SKC_FORMAT when accessor a would not fit cap values of o (sized for the fixture's NV vertices): damaged Draco data
+ * that all the attributes declare alike may decode to another point count, which the reader takes (FBX2glTF's counts,
+ * see counts_declared_before_compression_read_as_decoded), so the buffers are sized from the decoded count, as every
+ * caller in io/ does. */
+static int fits(skio_gltf_doc* d, uint32_t a, size_t cap, skc_err* err) {
+  skio_gltf_accessor info;
+  int rc = skio_gltf_accessor_info(d, a, &info, err);
+  if (!rc && info.count * info.components > cap)
+    rc = skc_fail(err, SKC_FORMAT, "accessors[%u]: the Draco data decodes to %zu elements, not the fixture's", a,
+                  info.count);
+  return rc;
+}
+
 /* Reads every attribute; returns the first failing code (the message in err). */
 static int read_prim(skio_gltf_doc* d, prim* o, skc_err* err) {
+  const uint32_t pos = attr_accessor(d, "POSITION"), nrm = attr_accessor(d, "NORMAL"),
+                 wgt = attr_accessor(d, "WEIGHTS_0"), jnt = attr_accessor(d, "JOINTS_0"),
+                 idx = attr_accessor(d, "indices");
   int rc;
-  if ((rc = skio_gltf_accessor_floats(d, attr_accessor(d, "POSITION"), o->pos, err))) return rc;
-  if ((rc = skio_gltf_accessor_floats(d, attr_accessor(d, "NORMAL"), o->nrm, err))) return rc;
-  if ((rc = skio_gltf_accessor_floats(d, attr_accessor(d, "WEIGHTS_0"), o->wgt, err))) return rc;
-  if ((rc = skio_gltf_accessor_uints(d, attr_accessor(d, "JOINTS_0"), o->jnt, err))) return rc;
-  return skio_gltf_accessor_uints(d, attr_accessor(d, "indices"), o->idx, err);
+  if ((rc = fits(d, pos, NV * 3, err)) || (rc = skio_gltf_accessor_floats(d, pos, o->pos, err))) return rc;
+  if ((rc = fits(d, nrm, NV * 3, err)) || (rc = skio_gltf_accessor_floats(d, nrm, o->nrm, err))) return rc;
+  if ((rc = fits(d, wgt, NV * 4, err)) || (rc = skio_gltf_accessor_floats(d, wgt, o->wgt, err))) return rc;
+  if ((rc = fits(d, jnt, NV * 4, err)) || (rc = skio_gltf_accessor_uints(d, jnt, o->jnt, err))) return rc;
+  if ((rc = fits(d, idx, NI, err))) return rc;
+  return skio_gltf_accessor_uints(d, idx, o->idx, err);
 }
 
 static skio_gltf_doc* load_path(const char* path) {
