@@ -613,6 +613,10 @@ static int put_record(conv* c, unsigned depth) {
                     key.line);
   if (key.n > 255)
     return skc_fail(c->err, SKC_FORMAT, "FBX text: a record name of %zu bytes at line %u", key.n, key.line);
+  for (size_t i = 0; i < key.n; ++i)
+    if ((unsigned char)key.p[i] < ' ') /* no FBX writer names a record so; fbx_ascii_write.c could not write it */
+      return skc_fail(c->err, SKC_FORMAT, "FBX text: a control byte 0x%02x in a record name at line %u",
+                      (unsigned char)key.p[i], key.line);
   c->names[depth] = key.p;
   c->lens[depth] = key.n;
   rec_ctx r = {key.p, key.n, depth ? c->names[depth - 1] : NULL, depth ? c->lens[depth - 1] : 0, depth, NULL, 0};
