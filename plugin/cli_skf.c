@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -757,6 +758,93 @@ static int print_skf_joints(const unsigned char* data, size_t size, const sk_skf
   return rc ? 2 : 0;
 }
 
+/* The file's chunk table into *ch (calloc'd, *cc entries); false, said on stderr, when it cannot be read. */
+static bool skf_chunk_table(const unsigned char* data, size_t size, const sk_skf_info* info, sk_skf_chunk** ch,
+                            uint32_t* cc) {
+  *ch = calloc(info->chunk_count ? info->chunk_count : 1, sizeof **ch);
+  *cc = 0;
+  if (!*ch) return false;
+  for (uint32_t i = 0; i < info->chunk_count; ++i) (*ch)[i].size = sizeof **ch;
+  sk_error err;
+  if (sk_skf_chunks(data, size, *ch, info->chunk_count, cc, &err)) {
+    fprintf(stderr, "skinkit info: %s\n", err.message);
+    return false;
+  }
+  return true;
+}
+
+/* The JSON report's head up to the opening of "meshes"; false when the joint table cannot be read. */
+static bool info_json_head(const char* in, const unsigned char* data, size_t size, const sk_skf_info* info,
+                           const sk_skf_chunk* ch, uint32_t cc) {
+  unsigned long long influence_bytes = 0; /* stored bytes of the influence chunks (what grows with vertices) */
+  for (uint32_t i = 0; i < cc; ++i)
+    if (!strcmp(ch[i].tag, "INFL")) influence_bytes += ch[i].stored_size;
+  cli_json_head(stdout, "info");
+  printf(",\"path\":");
+  cli_json_string(stdout, in);
+  printf(",\"influence_bytes\":%llu", influence_bytes);
+  printf(
+      ",\"format\":\"skf\",\"skf_version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,"
+      "\"joint_count\":%u,\"mesh_count\":%u,\"vertex_count\":%llu,\"max_influences\":%u,\"file_size\":%llu,"
+      "\"header_crc\":\"%08x\","
+      "\"payload_crc\":\"%08x\",\"chunks\":[",
+      info->major, info->minor, info->flags, info->weight_bits, info->joint_bits, info->joint_count, info->mesh_count,
+      (unsigned long long)info->vertex_count, info->max_influences, (unsigned long long)info->file_size,
+      info->header_crc, info->payload_crc);
+  for (uint32_t i = 0; i < cc; ++i) {
+    printf("%s{\"tag\":", i ? "," : "");
+    cli_json_string(stdout, ch[i].tag); /* from the file: any bytes */
+    printf(",\"offset\":%llu,\"stored_size\":%u,\"raw_size\":%u}", (unsigned long long)ch[i].offset, ch[i].stored_size,
+           ch[i].raw_size);
+  }
+  if (print_skf_joints(data, size, info)) {
+    printf("]}\n");
+    return false;
+  }
+  printf(",\"meshes\":[");
+  return true;
+}
+
+static void info_text_head(const char* in, const sk_skf_info* info, const sk_skf_chunk* ch, uint32_t cc) {
+  printf("%s: skf %u.%u, %u joints, %u meshes, %llu vertices, %u-bit weights, up to %u influences, %llu bytes\n", in,
+         info->major, info->minor, info->joint_count, info->mesh_count, (unsigned long long)info->vertex_count,
+         info->weight_bits, info->max_influences, (unsigned long long)info->file_size);
+  for (uint32_t i = 0; i < cc; ++i)
+    printf("  chunk %-4s at %8llu: %8u stored, %8u raw\n", ch[i].tag, (unsigned long long)ch[i].offset,
+           ch[i].stored_size, ch[i].raw_size);
+}
+
+static void info_mesh(uint32_t m, const sk_skf_mesh_info* mi, int json) {
+  if (json) {
+    const char* order = mi->order == 2 ? "welded" : mi->order ? "index_buffer" : "file";
+    printf("%s{\"vertex_count\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u",
+           m ? "," : "", (unsigned long long)mi->vertex_count, mi->max_influences, order,
+           (unsigned long long)mi->index_count, mi->group);
+    if (mi->has_position_hash) printf(",\"position_hash\":\"%08x\"", mi->position_hash);
+    printf("}");
+    return;
+  }
+  const char* order = mi->order == 2 ? "welded" : mi->order ? "triangle" : "file";
+  printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u%s\n", m,
+         (unsigned long long)mi->vertex_count, mi->max_influences, order, mi->group,
+         mi->has_centers ? ", centres of rotation" : "");
+}
+
+/* Each mesh's line (or JSON object); 0, or 2 after the first mesh whose record cannot be read. */
+static int info_meshes(const unsigned char* data, size_t size, const sk_skf_info* info, int json) {
+  for (uint32_t m = 0; m < info->mesh_count; ++m) {
+    sk_skf_mesh_info mi = {0};
+    mi.size = sizeof mi;
+    sk_error err;
+    if (sk_skf_get_mesh_info(data, size, m, &mi, &err)) {
+      fprintf(stderr, "skinkit info: %s\n", err.message);
+      return 2;
+    }
+    info_mesh(m, &mi, json);
+  }
+  return 0;
+}
+
 int cli_skf_info(int argc, char** argv) {
   const char* in = NULL;
   int json = 0;
@@ -773,83 +861,16 @@ int cli_skf_info(int argc, char** argv) {
   size_t size;
   sk_skf_info info;
   if (!load_skf("info", in, &data, &size, &info)) return 2;
-  sk_error err;
-  sk_skf_chunk* ch = calloc(info.chunk_count ? info.chunk_count : 1, sizeof *ch);
-  if (!ch) {
-    free(data);
-    return 2;
-  }
-  for (uint32_t i = 0; i < info.chunk_count; ++i) ch[i].size = sizeof ch[i];
+  sk_skf_chunk* ch = NULL;
   uint32_t cc = 0;
-  if (sk_skf_chunks(data, size, ch, info.chunk_count, &cc, &err)) {
-    fprintf(stderr, "skinkit info: %s\n", err.message);
-    free(ch);
-    free(data);
-    return 2;
-  }
-  unsigned long long influence_bytes = 0; /* stored bytes of the influence chunks (what grows with vertices) */
-  for (uint32_t i = 0; i < cc; ++i)
-    if (!strcmp(ch[i].tag, "INFL")) influence_bytes += ch[i].stored_size;
-  if (json) {
-    cli_json_head(stdout, "info");
-    printf(",\"path\":");
-    cli_json_string(stdout, in);
-    printf(",\"influence_bytes\":%llu", influence_bytes);
-    printf(
-        ",\"format\":\"skf\",\"skf_version\":\"%u.%u\",\"flags\":%u,\"weight_bits\":%u,\"joint_bits\":%u,"
-        "\"joint_count\":%u,\"mesh_count\":%u,\"vertex_count\":%llu,\"max_influences\":%u,\"file_size\":%llu,"
-        "\"header_crc\":\"%08x\","
-        "\"payload_crc\":\"%08x\",\"chunks\":[",
-        info.major, info.minor, info.flags, info.weight_bits, info.joint_bits, info.joint_count, info.mesh_count,
-        (unsigned long long)info.vertex_count, info.max_influences, (unsigned long long)info.file_size, info.header_crc,
-        info.payload_crc);
-    for (uint32_t i = 0; i < cc; ++i) {
-      printf("%s{\"tag\":", i ? "," : "");
-      cli_json_string(stdout, ch[i].tag); /* from the file: any bytes */
-      printf(",\"offset\":%llu,\"stored_size\":%u,\"raw_size\":%u}", (unsigned long long)ch[i].offset,
-             ch[i].stored_size, ch[i].raw_size);
+  int status = 2;
+  if (skf_chunk_table(data, size, &info, &ch, &cc)) {
+    if (!json) info_text_head(in, &info, ch, cc);
+    if (!json || info_json_head(in, data, size, &info, ch, cc)) {
+      status = info_meshes(data, size, &info, json);
+      if (json) printf("]}\n");
     }
-    if (print_skf_joints(data, size, &info)) {
-      printf("]}\n");
-      free(ch);
-      free(data);
-      return 2;
-    }
-    printf(",\"meshes\":[");
-  } else {
-    printf("%s: skf %u.%u, %u joints, %u meshes, %llu vertices, %u-bit weights, up to %u influences, %llu bytes\n", in,
-           info.major, info.minor, info.joint_count, info.mesh_count, (unsigned long long)info.vertex_count,
-           info.weight_bits, info.max_influences, (unsigned long long)info.file_size);
-    for (uint32_t i = 0; i < cc; ++i)
-      printf("  chunk %-4s at %8llu: %8u stored, %8u raw\n", ch[i].tag, (unsigned long long)ch[i].offset,
-             ch[i].stored_size, ch[i].raw_size);
   }
-  int status = 0;
-  for (uint32_t m = 0; m < info.mesh_count; ++m) {
-    sk_skf_mesh_info mi = {0};
-    mi.size = sizeof mi;
-    if (sk_skf_get_mesh_info(data, size, m, &mi, &err)) {
-      fprintf(stderr, "skinkit info: %s\n", err.message);
-      status = 2;
-      break;
-    }
-    if (json)
-      printf("%s{\"vertex_count\":%llu,\"max_influences\":%u,\"order\":\"%s\",\"index_count\":%llu,\"group\":%u%s",
-             m ? "," : "", (unsigned long long)mi.vertex_count, mi.max_influences,
-             mi.order == 2 ? "welded"
-             : mi.order    ? "index_buffer"
-                           : "file",
-             (unsigned long long)mi.index_count, mi.group, mi.has_position_hash ? "" : "}");
-    else
-      printf("  mesh %u: %llu vertices, up to %u influences, %s order, group %u%s\n", m,
-             (unsigned long long)mi.vertex_count, mi.max_influences,
-             mi.order == 2 ? "welded"
-             : mi.order    ? "triangle"
-                           : "file",
-             mi.group, mi.has_centers ? ", centres of rotation" : "");
-    if (json && mi.has_position_hash) printf(",\"position_hash\":\"%08x\"}", mi.position_hash);
-  }
-  if (json) printf("]}\n");
   free(ch);
   free(data);
   return status;

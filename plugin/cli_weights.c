@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,104 +105,106 @@ static int parse_u32(const char* s, uint32_t lo, uint32_t hi, uint32_t* out) {
   return cli_parse_u32(s, lo, hi, out) ? 0 : -1;
 }
 
-static int parse_args(int argc, char** argv, opts* o) {
-  memset(o, 0, sizeof *o);
-  o->mirror = -1;
-  int axis_given = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--normalize")) {
-      o->normalize = 1;
-    } else if (!strcmp(a, "--cotangent")) {
-      o->cotangent = 1;
-    } else if (!strcmp(a, "--remove-rogue")) {
-      o->rogue = 1;
-    } else if (!strcmp(a, "--per-component")) {
-      o->per_component = 1;
-    } else if (!strcmp(a, "--force")) {
-      o->force = 1;
-    } else if (!strcmp(a, "--as-is")) {
-      o->as_is = 1;
-    } else if (!strcmp(a, "--json")) {
-      o->json = 1;
-    } else if (!strcmp(a, "--weights-type")) {
-      if (!next) return bad("%s needs a value", a);
-      ++i;
-      o->weights_type = !strcmp(next, "float") ? SK_WEIGHTS_FLOAT
-                        : !strcmp(next, "u8")  ? SK_WEIGHTS_U8
-                        : !strcmp(next, "u16") ? SK_WEIGHTS_U16
-                                               : 99u;
-      if (o->weights_type == 99u) return bad("--weights-type takes float, u8 or u16, not \"%s\"", next);
-    } else if (!strcmp(a, "--limit") || !strcmp(a, "--prune") || !strcmp(a, "--quantize") || !strcmp(a, "--smooth") ||
-               !strcmp(a, "--mirror") || !strcmp(a, "--joints") || !strcmp(a, "--lock") || !strcmp(a, "--links") ||
-               !strcmp(a, "--mirror-axis") || !strcmp(a, "--mirror-tolerance")) {
-      if (!next) return bad("%s needs a value", a);
-      ++i;
-      if (!strcmp(a, "--limit")) {
-        if (parse_u32(next, 1, 255, &o->limit)) return bad("--limit needs an integer 1..255, not \"%s\"", next);
-      } else if (!strcmp(a, "--prune")) {
-        double v = 0.0;
-        if (!cli_parse_real(next, 0.0, 1.0, CLI_OPEN_LO, &v))
-          return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
-        o->prune = (float)v;
-      } else if (!strcmp(a, "--quantize")) {
-        if (parse_u32(next, 8, 16, &o->quantize) || (o->quantize != 8 && o->quantize != 16))
-          return bad("--quantize takes 8 or 16, not \"%s\"", next);
-      } else if (!strcmp(a, "--smooth")) {
-        char buf[64];
-        if (strlen(next) >= sizeof buf) return bad("--smooth ITER[:FACTOR], not \"%s\"", next);
-        strcpy(buf, next);
-        char* colon = strchr(buf, ':');
-        o->smooth_factor = 0.5f;
-        if (colon) {
-          *colon = 0;
-          double f = 0.0;
-          if (!cli_parse_real(colon + 1, 0.0, 1.0, CLI_OPEN_LO, &f))
-            return bad("--smooth factor must be in (0, 1], not \"%s\"", next);
-          o->smooth_factor = (float)f;
-        }
-        if (parse_u32(buf, 1, 10000, &o->smooth_iter))
-          return bad("--smooth needs ITER 1..10000 with an optional :FACTOR, not \"%s\"", next);
-      } else if (!strcmp(a, "--mirror")) {
-        if ((next[0] == '+' || next[0] == '-') && next[1] >= 'x' && next[1] <= 'z' && !next[2]) {
-          o->mirror = next[0] == '+' ? SK_MIRROR_POSITIVE_TO_NEGATIVE : SK_MIRROR_NEGATIVE_TO_POSITIVE;
-          if (axis_given && o->mirror_axis != next[1] - 'x') return bad("--mirror %s names another axis", next);
-          o->mirror_axis = next[1] - 'x';
-          axis_given = 1;
-        } else if (!strcmp(next, "flip")) {
-          o->mirror = SK_MIRROR_FLIP;
-        } else {
-          return bad("--mirror takes +x, -x, +y, -y, +z, -z or flip, not \"%s\"", next);
-        }
-      } else if (!strcmp(a, "--mirror-axis")) {
-        if (!(next[0] >= 'x' && next[0] <= 'z' && !next[1]))
-          return bad("--mirror-axis takes x, y or z, not \"%s\"", next);
-        if (axis_given && o->mirror_axis != next[0] - 'x') return bad("--mirror-axis %s names another axis", next);
-        o->mirror_axis = next[0] - 'x';
-        axis_given = 1;
-      } else if (!strcmp(a, "--mirror-tolerance")) {
-        double v = 0.0;
-        if (!cli_parse_real(next, 0.0, 0.5, CLI_OPEN_LO, &v))
-          return bad("--mirror-tolerance needs a share of the mesh's size in (0, 0.5], not \"%s\"", next);
-        o->mirror_tol = (float)v;
-      } else if (!strcmp(a, "--joints")) {
-        o->joints = next;
-      } else if (!strcmp(a, "--links")) {
-        o->links = next;
-      } else {
-        o->lock = next;
-      }
-    } else if (a[0] == '-' && a[1]) {
-      return bad("unknown option %s", a);
-    } else if (!o->in) {
-      o->in = a;
-    } else if (!o->out) {
-      o->out = a;
-    } else {
-      return bad("too many arguments (at %s)", a);
-    }
+/* The flag a (an option without a value) set in o; false when a is no such flag. */
+static bool parse_flag(const char* a, opts* o) {
+  int* const flag = !strcmp(a, "--normalize")       ? &o->normalize
+                    : !strcmp(a, "--cotangent")     ? &o->cotangent
+                    : !strcmp(a, "--remove-rogue")  ? &o->rogue
+                    : !strcmp(a, "--per-component") ? &o->per_component
+                    : !strcmp(a, "--force")         ? &o->force
+                    : !strcmp(a, "--as-is")         ? &o->as_is
+                    : !strcmp(a, "--json")          ? &o->json
+                                                    : NULL;
+  if (flag) *flag = 1;
+  return flag != NULL;
+}
+
+/* Whether a is an option that takes a value. */
+static bool takes_value(const char* a) {
+  static const char* const k_valued[] = {"--weights-type", "--limit",       "--prune",           "--quantize",
+                                         "--smooth",       "--mirror",      "--joints",          "--lock",
+                                         "--links",        "--mirror-axis", "--mirror-tolerance"};
+  for (size_t k = 0; k < sizeof k_valued / sizeof *k_valued; ++k)
+    if (!strcmp(a, k_valued[k])) return true;
+  return false;
+}
+
+/* --smooth ITER[:FACTOR] */
+static int parse_smooth(const char* next, opts* o) {
+  char buf[64];
+  if (strlen(next) >= sizeof buf) return bad("--smooth ITER[:FACTOR], not \"%s\"", next);
+  strcpy(buf, next);
+  char* colon = strchr(buf, ':');
+  o->smooth_factor = 0.5f;
+  if (colon) {
+    *colon = 0;
+    double f = 0.0;
+    if (!cli_parse_real(colon + 1, 0.0, 1.0, CLI_OPEN_LO, &f))
+      return bad("--smooth factor must be in (0, 1], not \"%s\"", next);
+    o->smooth_factor = (float)f;
   }
+  if (parse_u32(buf, 1, 10000, &o->smooth_iter))
+    return bad("--smooth needs ITER 1..10000 with an optional :FACTOR, not \"%s\"", next);
+  return 0;
+}
+
+/* --mirror DIRECTION and --mirror-axis AXIS: one axis however often it is named (*axis_given once it is). */
+static int parse_mirror(const char* a, const char* next, opts* o, int* axis_given) {
+  if (!strcmp(a, "--mirror-axis")) {
+    if (!(next[0] >= 'x' && next[0] <= 'z' && !next[1])) return bad("--mirror-axis takes x, y or z, not \"%s\"", next);
+    if (*axis_given && o->mirror_axis != next[0] - 'x') return bad("--mirror-axis %s names another axis", next);
+    o->mirror_axis = next[0] - 'x';
+    *axis_given = 1;
+  } else if ((next[0] == '+' || next[0] == '-') && next[1] >= 'x' && next[1] <= 'z' && !next[2]) {
+    o->mirror = next[0] == '+' ? SK_MIRROR_POSITIVE_TO_NEGATIVE : SK_MIRROR_NEGATIVE_TO_POSITIVE;
+    if (*axis_given && o->mirror_axis != next[1] - 'x') return bad("--mirror %s names another axis", next);
+    o->mirror_axis = next[1] - 'x';
+    *axis_given = 1;
+  } else if (!strcmp(next, "flip")) {
+    o->mirror = SK_MIRROR_FLIP;
+  } else {
+    return bad("--mirror takes +x, -x, +y, -y, +z, -z or flip, not \"%s\"", next);
+  }
+  return 0;
+}
+
+/* The option a (takes_value) with its value next. */
+static int parse_value(const char* a, const char* next, opts* o, int* axis_given) {
+  double v = 0.0;
+  if (!strcmp(a, "--weights-type")) {
+    o->weights_type = !strcmp(next, "float") ? SK_WEIGHTS_FLOAT
+                      : !strcmp(next, "u8")  ? SK_WEIGHTS_U8
+                      : !strcmp(next, "u16") ? SK_WEIGHTS_U16
+                                             : 99u;
+    if (o->weights_type == 99u) return bad("--weights-type takes float, u8 or u16, not \"%s\"", next);
+  } else if (!strcmp(a, "--limit")) {
+    if (parse_u32(next, 1, 255, &o->limit)) return bad("--limit needs an integer 1..255, not \"%s\"", next);
+  } else if (!strcmp(a, "--prune")) {
+    if (!cli_parse_real(next, 0.0, 1.0, CLI_OPEN_LO, &v)) return bad("--prune needs 0 < EPS <= 1, not \"%s\"", next);
+    o->prune = (float)v;
+  } else if (!strcmp(a, "--quantize")) {
+    if (parse_u32(next, 8, 16, &o->quantize) || (o->quantize != 8 && o->quantize != 16))
+      return bad("--quantize takes 8 or 16, not \"%s\"", next);
+  } else if (!strcmp(a, "--smooth")) {
+    return parse_smooth(next, o);
+  } else if (!strcmp(a, "--mirror") || !strcmp(a, "--mirror-axis")) {
+    return parse_mirror(a, next, o, axis_given);
+  } else if (!strcmp(a, "--mirror-tolerance")) {
+    if (!cli_parse_real(next, 0.0, 0.5, CLI_OPEN_LO, &v))
+      return bad("--mirror-tolerance needs a share of the mesh's size in (0, 0.5], not \"%s\"", next);
+    o->mirror_tol = (float)v;
+  } else if (!strcmp(a, "--joints")) {
+    o->joints = next;
+  } else if (!strcmp(a, "--links")) {
+    o->links = next;
+  } else {
+    o->lock = next;
+  }
+  return 0;
+}
+
+/* The options' combinations, once all are read. */
+static int check_args(const opts* o, int axis_given) {
   if (!o->in || !o->out) return bad("%s", "IN and OUT are required");
   if (cli_check_output_dir("weights", o->out) || cli_check_model_format("weights", o->out)) return 2;
   if (o->cotangent && !o->smooth_iter) return bad("%s", "--cotangent goes with --smooth");
@@ -212,6 +215,30 @@ static int parse_args(int argc, char** argv, opts* o) {
       !o->links)
     return bad("%s", "no operation given (use `skinkit convert` to copy a file)");
   return 0;
+}
+
+static int parse_args(int argc, char** argv, opts* o) {
+  memset(o, 0, sizeof *o);
+  o->mirror = -1;
+  int axis_given = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (parse_flag(a, o)) continue;
+    if (takes_value(a)) {
+      if (i + 1 >= argc) return bad("%s needs a value", a);
+      int rc = parse_value(a, argv[++i], o, &axis_given);
+      if (rc) return rc;
+    } else if (a[0] == '-' && a[1]) {
+      return bad("unknown option %s", a);
+    } else if (!o->in) {
+      o->in = a;
+    } else if (!o->out) {
+      o->out = a;
+    } else {
+      return bad("too many arguments (at %s)", a);
+    }
+  }
+  return check_args(o, axis_given);
 }
 
 /* Marks the joints of a comma-separated name list in flags (joint_count bytes); fills list/count when non-NULL. */
