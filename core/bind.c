@@ -951,6 +951,59 @@ static int robust_method(const skc_bind_desc* d) {
   return away ? SKC_BIND_DELAUNAY : SKC_BIND_ROBUST;
 }
 
+/* The candidates of every vertex by the method d asks for (or on a simplified mesh first). */
+static int bind_candidates(const skc_bind_desc* gd, skc_bind_cands* c, skc_bind_report* rep, skc_err* err) {
+  int rc = bind_coarse(gd, c, rep, err);
+  switch (rc == SKC_BIND_NOT_COARSE ? gd->method : -1) {
+    case -1: /* bound on a simplified mesh (or failed there) */
+      return rc;
+    case SKC_BIND_NEAREST:
+      rep->method_used = SKC_BIND_NEAREST;
+      return skc_bind_nearest(gd, gd->vertex_mask, c, err);
+    case SKC_BIND_HEAT:
+      return heat_strict(gd, c, rep, err);
+    case SKC_BIND_CAPSULE:
+      rep->method_used = SKC_BIND_CAPSULE;
+      return skc_bind_capsule(gd, c, rep, err);
+    case SKC_BIND_DELAUNAY:
+      rep->method_used = SKC_BIND_DELAUNAY;
+      return skc_bind_delaunay(gd, c, rep, err);
+    default:
+      return robust_branches(gd, c, rep, err);
+  }
+}
+
+/* Every vertex's weights into b: the bound ones from the candidates, the others (outside d->vertex_mask) as skin has
+ * them; *bound counts the former. */
+static int write_weights(const skc_bind_desc* d, const bind_groups* groups, const skc_skin* skin,
+                         const skc_bind_cands* c, uint32_t stride, skc_skin_builder* b, uint64_t* bound) {
+  int rc = SKC_OK;
+  for (size_t v = 0; v < d->vertex_count && !rc; ++v) {
+    if (d->vertex_mask && !d->vertex_mask[v]) {
+      uint32_t e0 = skin->offsets[v], e1 = skin->offsets[v + 1];
+      rc = skc_skin_builder_push(b, skin->joints + e0, skin->weights + e0, e1 - e0) ? SKC_OUT_OF_MEMORY : SKC_OK;
+      continue;
+    }
+    rc = finish_vertex(d, groups, skin, v, c->joints + v * stride, c->weights + v * stride, c->count[v], b);
+    ++*bound;
+  }
+  return rc;
+}
+
+/* The caller's report filled from rep and the bound skin (its arrays are the caller's, fell the fallback mask). */
+static void fill_report(const skc_bind_desc* d, const skc_skin* skin, const uint8_t* fell, uint64_t bound, double t0,
+                        skc_bind_report rep, skc_bind_report* report) {
+  rep.bound_vertices = bound;
+  rep.joint_vertex_counts = report->joint_vertex_counts;
+  rep.vertex_fallback = report->vertex_fallback;
+  rep.joint_fallback_counts = report->joint_fallback_counts;
+  rep.joint_weight_sums = report->joint_weight_sums;
+  if (rep.vertex_fallback) memcpy(rep.vertex_fallback, fell, d->vertex_count);
+  joint_figures(skin, d->joint_count, fell, &rep);
+  rep.milliseconds = now_ms() - t0;
+  *report = rep;
+}
+
 int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, skc_err* err) {
   double t0 = now_ms();
   int rc = validate(d, skin, err);
@@ -970,29 +1023,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
     groups_free(&groups);
     return rc;
   }
-  rc = bind_coarse(&gd, &c, &rep, err);
-  switch (rc == SKC_BIND_NOT_COARSE ? gd.method : -1) {
-    case -1: /* bound on a simplified mesh (or failed there) */
-      break;
-    case SKC_BIND_NEAREST:
-      rep.method_used = SKC_BIND_NEAREST;
-      rc = skc_bind_nearest(&gd, d->vertex_mask, &c, err);
-      break;
-    case SKC_BIND_HEAT:
-      rc = heat_strict(&gd, &c, &rep, err);
-      break;
-    case SKC_BIND_CAPSULE:
-      rep.method_used = SKC_BIND_CAPSULE;
-      rc = skc_bind_capsule(&gd, &c, &rep, err);
-      break;
-    case SKC_BIND_DELAUNAY:
-      rep.method_used = SKC_BIND_DELAUNAY;
-      rc = skc_bind_delaunay(&gd, &c, &rep, err);
-      break;
-    default:
-      rc = robust_branches(&gd, &c, &rep, err);
-      break;
-  }
+  rc = bind_candidates(&gd, &c, &rep, err);
   skc_skin_builder b;
   if (!rc) rc = skc_skin_builder_init(&b, d->vertex_count, d->vertex_count * stride, err);
   if (rc) {
@@ -1004,15 +1035,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
   uint8_t* fell = c.fallback; /* kept past the candidates: masked to the bound vertices */
   c.fallback = NULL;
   for (size_t v = 0; v < d->vertex_count; ++v) fell[v] = fell[v] && (!d->vertex_mask || d->vertex_mask[v]);
-  for (size_t v = 0; v < d->vertex_count && !rc; ++v) {
-    if (d->vertex_mask && !d->vertex_mask[v]) {
-      uint32_t e0 = skin->offsets[v], e1 = skin->offsets[v + 1];
-      rc = skc_skin_builder_push(&b, skin->joints + e0, skin->weights + e0, e1 - e0) ? SKC_OUT_OF_MEMORY : SKC_OK;
-      continue;
-    }
-    rc = finish_vertex(d, &groups, skin, v, c.joints + v * stride, c.weights + v * stride, c.count[v], &b);
-    ++bound;
-  }
+  rc = write_weights(d, &groups, skin, &c, stride, &b, &bound);
   skc_bind_cands_free(&c);
   groups_free(&groups);
   if (rc) {
@@ -1021,21 +1044,7 @@ int skc_bind(const skc_bind_desc* d, skc_skin* skin, skc_bind_report* report, sk
     return skc_fail(err, rc, "bind: %s while writing the weights", skc_status_string(rc));
   }
   rc = skc_skin_builder_finish(&b, skin, err);
-  if (rc) {
-    free(fell);
-    return rc;
-  }
-  if (report) {
-    rep.bound_vertices = bound;
-    rep.joint_vertex_counts = report->joint_vertex_counts;
-    rep.vertex_fallback = report->vertex_fallback;
-    rep.joint_fallback_counts = report->joint_fallback_counts;
-    rep.joint_weight_sums = report->joint_weight_sums;
-    if (rep.vertex_fallback) memcpy(rep.vertex_fallback, fell, d->vertex_count);
-    joint_figures(skin, d->joint_count, fell, &rep);
-    rep.milliseconds = now_ms() - t0;
-    *report = rep;
-  }
+  if (!rc && report) fill_report(d, skin, fell, bound, t0, rep, report);
   free(fell);
-  return SKC_OK;
+  return rc;
 }

@@ -32,22 +32,10 @@ static int cmp_double(const void* a, const void* b) {
   return x < y ? -1 : (x > y);
 }
 
-/* Radii: given ones, else the median distance of the vertices nearest to each bone. */
-static int estimate_radii(const skc_bind_desc* d, double eps, double* radius, skc_err* err) {
-  const size_t n = d->vertex_count;
+/* Each vertex's nearest active bone and its distance to it. */
+static void nearest_bones(const skc_bind_desc* d, uint32_t* nearest, double* dist) {
+  const long long nv = (long long)d->vertex_count;
   const uint32_t nj = d->joint_count;
-  uint32_t* nearest = malloc(n * sizeof *nearest);
-  double* dist = malloc(n * sizeof *dist);
-  uint32_t* start = calloc((size_t)nj + 1, sizeof *start);
-  double* sorted = malloc(n * sizeof *sorted);
-  if (!nearest || !dist || !start || !sorted) {
-    free(nearest);
-    free(dist);
-    free(start);
-    free(sorted);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "bind (capsule): out of memory for %zu vertices", n);
-  }
-  const long long nv = (long long)n;
 #if defined(SK_HAVE_OPENMP)
 #pragma omp parallel for schedule(static) if (nv > CAPSULE_PARALLEL_MIN)
 #endif
@@ -69,7 +57,15 @@ static int estimate_radii(const skc_bind_desc* d, double eps, double* radius, sk
     nearest[v] = best_j;
     dist[v] = sqrt(best);
   }
-  /* bucket the distances by nearest bone (counting sort), then the median of each bucket */
+}
+
+/* radius[j]: the median distance of the vertices nearest to active bone j (0 when none are); start[j..j+1) their
+ * range in sorted (a counting sort by bone). Returns the median of those medians (eps when there are none); dist is
+ * reused as scratch. */
+static double bucket_medians(const skc_bind_desc* d, const uint32_t* nearest, double* dist, uint32_t* start,
+                             double* sorted, double eps, double* radius) {
+  const size_t n = d->vertex_count;
+  const uint32_t nj = d->joint_count;
   for (size_t v = 0; v < n; ++v) ++start[nearest[v] + 1];
   for (uint32_t j = 0; j < nj; ++j) start[j + 1] += start[j];
   for (size_t v = 0; v < n; ++v) sorted[start[nearest[v]]++] = dist[v];
@@ -86,12 +82,15 @@ static int estimate_radii(const skc_bind_desc* d, double eps, double* radius, sk
     radius[j] = c % 2 ? bucket[c / 2] : 0.5 * (bucket[c / 2 - 1] + bucket[c / 2]);
     if (estimated < n) estimates[estimated++] = radius[j];
   }
-  double fallback = eps;
-  if (estimated) {
-    qsort(estimates, estimated, sizeof *estimates, cmp_double);
-    fallback = estimates[estimated / 2];
-  }
-  /* estimated radii are damped towards their geometric mean g: r' = g (r / g)^(1/4) */
+  if (!estimated) return eps;
+  qsort(estimates, estimated, sizeof *estimates, cmp_double);
+  return estimates[estimated / 2];
+}
+
+/* Given radii kept; estimated ones (fallback for a bone no vertex is nearest to) damped towards their geometric mean
+ * g: r' = g (r / g)^(1/4); none below eps. */
+static void damp_radii(const skc_bind_desc* d, const uint32_t* start, double fallback, double eps, double* radius) {
+  const uint32_t nj = d->joint_count;
   double log_sum = 0.0;
   uint32_t log_count = 0;
   for (uint32_t j = 0; j < nj; ++j) {
@@ -110,11 +109,28 @@ static int estimate_radii(const skc_bind_desc* d, double eps, double* radius, sk
       radius[j] = g * pow(radius[j] / g, CAPSULE_RADIUS_DAMPING);
     if (!(radius[j] > eps)) radius[j] = eps;
   }
+}
+
+/* Radii: given ones, else the median distance of the vertices nearest to each bone. */
+static int estimate_radii(const skc_bind_desc* d, double eps, double* radius, skc_err* err) {
+  const size_t n = d->vertex_count;
+  uint32_t* nearest = malloc(n * sizeof *nearest);
+  double* dist = malloc(n * sizeof *dist);
+  uint32_t* start = calloc((size_t)d->joint_count + 1, sizeof *start);
+  double* sorted = malloc(n * sizeof *sorted);
+  int rc = SKC_OK;
+  if (nearest && dist && start && sorted) {
+    nearest_bones(d, nearest, dist);
+    double fallback = bucket_medians(d, nearest, dist, start, sorted, eps, radius);
+    damp_radii(d, start, fallback, eps, radius);
+  } else {
+    rc = skc_fail(err, SKC_OUT_OF_MEMORY, "bind (capsule): out of memory for %zu vertices", n);
+  }
   free(nearest);
   free(dist);
   free(start);
   free(sorted);
-  return SKC_OK;
+  return rc;
 }
 
 /* 1 up to ratio 1, smoothstep down to 0 at cutoff (as the nearest-bone falloff). */

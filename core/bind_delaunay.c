@@ -364,6 +364,71 @@ static size_t bone_sample_counts(const skc_bind_desc* d, double spacing, uint32_
   return total;
 }
 
+/* The cell of the grid of size h (from corner lo) that node i lies in, as its three indices. */
+static void grid_cell(const del_ctx* c, size_t i, const double lo[3], double h, double cell[3]) {
+  for (int k = 0; k < 3; ++k) cell[k] = floor((c->pos[3 * i + k] - lo[k]) / h);
+}
+
+/* One grid of size h: slot_of[i] = the hash slot of node i's (cell, part) among cap slots (keys and slot_node say
+ * which (cell, part) a slot holds). Returns the number of occupied cells. */
+static size_t grid_round(const del_ctx* c, const double lo[3], double h, size_t cap, uint64_t* keys,
+                         uint32_t* slot_node, uint32_t* slot_of) {
+  memset(slot_node, 0xff, cap * sizeof *slot_node);
+  size_t used = 0;
+  for (size_t i = 0; i < c->welded; ++i) {
+    double ci[3], co[3];
+    grid_cell(c, i, lo, h, ci);
+    uint64_t key = c->comp[i];
+    for (int k = 0; k < 3; ++k) key = key * 0x100000001b3ull ^ (uint64_t)(int64_t)ci[k];
+    size_t s = (size_t)mix64(key) & (cap - 1);
+    for (;; s = (s + 1) & (cap - 1)) {
+      if (slot_node[s] == UINT32_MAX) {
+        slot_node[s] = (uint32_t)i;
+        keys[s] = key;
+        ++used;
+        break;
+      }
+      uint32_t o = slot_node[s];
+      if (keys[s] != key || c->comp[o] != c->comp[i]) continue;
+      grid_cell(c, o, lo, h, co);
+      if (co[0] == ci[0] && co[1] == ci[1] && co[2] == ci[2]) break;
+    }
+    slot_of[i] = (uint32_t)s;
+  }
+  return used;
+}
+
+/* rep_of[i] = the node of node i's cell nearest that cell's centroid (best is cap slots of scratch). False when out
+ * of memory. */
+static bool cell_representatives(const del_ctx* c, size_t cap, const uint32_t* slot_of, uint64_t* best,
+                                 uint32_t* rep_of) {
+  const size_t nw = c->welded;
+  double* acc = calloc(4 * cap, sizeof *acc);
+  if (!acc) return false;
+  for (size_t i = 0; i < nw; ++i) {
+    double* a = acc + 4 * (size_t)slot_of[i];
+    for (int k = 0; k < 3; ++k) a[k] += c->pos[3 * i + k];
+    a[3] += 1.0;
+  }
+  for (size_t s = 0; s < cap; ++s) { /* acc becomes (centroid, best squared distance) */
+    best[s] = UINT64_MAX;
+    if (acc[4 * s + 3] > 0.0)
+      for (int k = 0; k < 3; ++k) acc[4 * s + k] /= acc[4 * s + 3];
+  }
+  for (size_t i = 0; i < nw; ++i) {
+    double* a = acc + 4 * (size_t)slot_of[i];
+    double d2 = 0.0;
+    for (int k = 0; k < 3; ++k) d2 += (c->pos[3 * i + k] - a[k]) * (c->pos[3 * i + k] - a[k]);
+    if (best[slot_of[i]] == UINT64_MAX || d2 < a[3]) {
+      best[slot_of[i]] = i;
+      a[3] = d2;
+    }
+  }
+  for (size_t i = 0; i < nw; ++i) rep_of[i] = (uint32_t)best[slot_of[i]];
+  free(acc);
+  return true;
+}
+
 /* Chooses the tetrahedralized welded nodes: all of them up to DEL_TARGET_SAMPLES, else one per (grid cell, part),
  * the cell size grown until at most 1.5 DEL_TARGET_SAMPLES cells are occupied. rep_of[i] = the chosen node of node
  * i's cell. Returns the count, 0 when out of memory; *cell_out = the cell size (0: all taken). */
@@ -385,72 +450,20 @@ static size_t choose_samples(const del_ctx* c, double surface_area, double diag,
   uint64_t* keys = malloc(cap * sizeof *keys);
   uint32_t* slot_node = malloc(cap * sizeof *slot_node);
   uint32_t* slot_of = malloc(nw * sizeof *slot_of);
-  double* acc = NULL;
   size_t used = 0;
-  if (!keys || !slot_node || !slot_of) goto oom;
-  for (int round = 0; round < 40; ++round, h *= 1.25) {
-    memset(slot_node, 0xff, cap * sizeof *slot_node);
-    used = 0;
-    for (size_t i = 0; i < nw; ++i) {
-      uint64_t key = c->comp[i];
-      for (int k = 0; k < 3; ++k)
-        key = key * 0x100000001b3ull ^ (uint64_t)(int64_t)floor((c->pos[3 * i + k] - lo[k]) / h);
-      uint64_t hh = mix64(key);
-      size_t s = (size_t)hh & (cap - 1);
-      for (;; s = (s + 1) & (cap - 1)) {
-        if (slot_node[s] == UINT32_MAX) {
-          slot_node[s] = (uint32_t)i;
-          keys[s] = key;
-          ++used;
-          break;
-        }
-        uint32_t o = slot_node[s];
-        if (keys[s] == key && c->comp[o] == c->comp[i]) {
-          int same = 1;
-          for (int k = 0; k < 3 && same; ++k)
-            same = floor((c->pos[3 * (size_t)o + k] - lo[k]) / h) == floor((c->pos[3 * i + k] - lo[k]) / h);
-          if (same) break;
-        }
-      }
-      slot_of[i] = (uint32_t)s;
-    }
-    if (used <= DEL_TARGET_SAMPLES + DEL_TARGET_SAMPLES / 2) break;
+  if (keys && slot_node && slot_of) {
+    for (int round = 0; round < 40; ++round, h *= 1.25)
+      if ((used = grid_round(c, lo, h, cap, keys, slot_node, slot_of)) <= DEL_TARGET_SAMPLES + DEL_TARGET_SAMPLES / 2)
+        break;
+    if (cell_representatives(c, cap, slot_of, keys, rep_of))
+      *cell_out = h;
+    else
+      used = 0;
   }
-  /* each cell's sample: its node nearest the cell's centroid */
-  acc = calloc(4 * cap, sizeof *acc);
-  if (!acc) goto oom;
-  for (size_t i = 0; i < nw; ++i) {
-    double* a = acc + 4 * (size_t)slot_of[i];
-    for (int k = 0; k < 3; ++k) a[k] += c->pos[3 * i + k];
-    a[3] += 1.0;
-  }
-  for (size_t s = 0; s < cap; ++s) { /* acc becomes (centroid, best squared distance); keys the best node */
-    keys[s] = UINT64_MAX;
-    if (acc[4 * s + 3] > 0.0)
-      for (int k = 0; k < 3; ++k) acc[4 * s + k] /= acc[4 * s + 3];
-  }
-  for (size_t i = 0; i < nw; ++i) {
-    double* a = acc + 4 * (size_t)slot_of[i];
-    double d2 = 0.0;
-    for (int k = 0; k < 3; ++k) d2 += (c->pos[3 * i + k] - a[k]) * (c->pos[3 * i + k] - a[k]);
-    if (keys[slot_of[i]] == UINT64_MAX || d2 < a[3]) {
-      keys[slot_of[i]] = i;
-      a[3] = d2;
-    }
-  }
-  for (size_t i = 0; i < nw; ++i) rep_of[i] = (uint32_t)keys[slot_of[i]];
   free(keys);
   free(slot_node);
   free(slot_of);
-  free(acc);
-  *cell_out = h;
   return used;
-oom:
-  free(keys);
-  free(slot_node);
-  free(slot_of);
-  free(acc);
-  return 0;
 }
 
 /* Drops the tetrahedron edges [first, e->n) that leave the surface outward at a vertex end (see the file comment),

@@ -153,7 +153,8 @@ static int copy_tails(skc_skeleton* s, const float* tails) {
   return 1;
 }
 
-int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err) {
+/* The init's arguments checked before anything is made. */
+static int check_init(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err) {
   if (!init || !out) return skc_fail(err, SKC_INVALID_ARGUMENT, "skeleton init and out must not be NULL");
   uint32_t n = init->joint_count;
   if (n == 0 || n > SKC_MAX_JOINTS)
@@ -164,9 +165,13 @@ int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_e
   if (init->rest_local && (rc = check_matrices(init->rest_local, n, "rest", err))) return rc;
   if (init->bind && (rc = check_matrices(init->bind, n, "bind", err))) return rc;
   if (init->inverse_bind && (rc = check_matrices(init->inverse_bind, n, "inverse bind", err))) return rc;
+  return SKC_OK;
+}
 
+/* A skeleton of n joints with its arrays allocated (names all NULL), or NULL. */
+static skc_skeleton* skeleton_alloc(uint32_t n) {
   skc_skeleton* s = calloc(1, sizeof *s);
-  if (!s) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a skeleton");
+  if (!s) return NULL;
   s->joint_count = n;
   size_t mbytes = (size_t)n * 16 * sizeof(float);
   s->names = calloc(n, sizeof *s->names);
@@ -177,39 +182,32 @@ int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_e
   s->inverse_bind = malloc(mbytes);
   if (!s->names || !s->parents || !s->rest_local || !s->rest_world || !s->bind || !s->inverse_bind) {
     skc_skeleton_destroy(s);
-    return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a skeleton of %u joints", n);
+    return NULL;
   }
-  for (uint32_t j = 0; j < n; ++j) {
-    const char* nm = init->names ? init->names[j] : NULL;
+  return s;
+}
+
+/* The init's names copied (joint<j> for each when it gives none); then checked for duplicates. */
+static int copy_names(skc_skeleton* s, const char* const* names, skc_err* err) {
+  for (uint32_t j = 0; j < s->joint_count; ++j) {
+    const char* nm = names ? names[j] : NULL;
     char fallback[32];
-    if (init->names && (!nm || !nm[0])) {
-      skc_skeleton_destroy(s);
-      return skc_fail(err, SKC_INVALID_ARGUMENT, "joint %u has an empty name", j);
-    }
+    if (names && (!nm || !nm[0])) return skc_fail(err, SKC_INVALID_ARGUMENT, "joint %u has an empty name", j);
     if (!nm) {
       snprintf(fallback, sizeof fallback, "joint%u", j);
       nm = fallback;
     }
     size_t len = strlen(nm);
     s->names[j] = malloc(len + 1);
-    if (!s->names[j]) {
-      skc_skeleton_destroy(s);
-      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying joint names");
-    }
+    if (!s->names[j]) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory copying joint names");
     memcpy(s->names[j], nm, len + 1);
   }
-  if ((rc = check_names(s, err))) {
-    skc_skeleton_destroy(s);
-    return rc;
-  }
-  memcpy(s->parents, init->parents, (size_t)n * sizeof *s->parents);
-  if (init->rest_local)
-    memcpy(s->rest_local, init->rest_local, mbytes);
-  else
-    for (uint32_t j = 0; j < n; ++j) skc_mat4_identity(s->rest_local + (size_t)j * 16);
-  skc_fk(s->parents, n, s->rest_local, NULL, s->rest_world);
+  return check_names(s, err);
+}
 
-  for (uint32_t j = 0; j < n; ++j) {
+/* Each joint's bind and inverse bind from whichever of them the init gives (the rest pose when neither). */
+static int set_binds(skc_skeleton* s, const skc_skeleton_init* init, skc_err* err) {
+  for (uint32_t j = 0; j < s->joint_count; ++j) {
     float* b = s->bind + (size_t)j * 16;
     float* ib = s->inverse_bind + (size_t)j * 16;
     bool ok = true;
@@ -223,11 +221,31 @@ int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_e
       memcpy(b, (init->bind ? init->bind : s->rest_world) + (size_t)j * 16, 16 * sizeof(float));
       ok = skc_mat4_inverse(b, ib);
     }
-    if (!ok) {
-      rc = skc_fail(err, SKC_SINGULAR_MATRIX, "bind matrix of joint %u (\"%s\") cannot be inverted", j, s->names[j]);
-      skc_skeleton_destroy(s);
-      return rc;
-    }
+    if (!ok)
+      return skc_fail(err, SKC_SINGULAR_MATRIX, "bind matrix of joint %u (\"%s\") cannot be inverted", j, s->names[j]);
+  }
+  return SKC_OK;
+}
+
+int skc_skeleton_create(const skc_skeleton_init* init, skc_skeleton** out, skc_err* err) {
+  int rc = check_init(init, out, err);
+  if (rc) return rc;
+  uint32_t n = init->joint_count;
+  skc_skeleton* s = skeleton_alloc(n);
+  if (!s) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory creating a skeleton of %u joints", n);
+  if ((rc = copy_names(s, init->names, err))) {
+    skc_skeleton_destroy(s);
+    return rc;
+  }
+  memcpy(s->parents, init->parents, (size_t)n * sizeof *s->parents);
+  if (init->rest_local)
+    memcpy(s->rest_local, init->rest_local, (size_t)n * 16 * sizeof(float));
+  else
+    for (uint32_t j = 0; j < n; ++j) skc_mat4_identity(s->rest_local + (size_t)j * 16);
+  skc_fk(s->parents, n, s->rest_local, NULL, s->rest_world);
+  if ((rc = set_binds(s, init, err))) {
+    skc_skeleton_destroy(s);
+    return rc;
   }
   if (init->tail_local && !copy_tails(s, init->tail_local)) {
     skc_skeleton_destroy(s);
