@@ -117,13 +117,14 @@ typedef struct skio_fbx_material_fix {
   const char* name;
   float emissive[3];
   uint32_t uv[3];
+  float normal_scale; /* the normal image's strength (1: none written, the template's) */
 } skio_fbx_material_fix;
 /* fbx_materials_write.c: binary FBX in[0, n) written by Assimp's writer with material k's record (k < count: the
- * first Material record named mats[k].name after material k - 1's) given mats[k]'s EmissiveColor (when not black) and
- * SpecularFactor 0.25 (Blender's layout), and, when a texture reads a UV set past the first, every unnamed
- * LayerElementUV k named as Blender names UV map k ("UVMap", "UVMap.001", ...) and that texture a UVSet naming its set
- * (the FBX SDK and Assimp's reader find a texture's set by that name). *out malloc'd (*out_n bytes). SKC_FORMAT when
- * the file does not parse. */
+ * first Material record named mats[k].name after material k - 1's) given mats[k]'s EmissiveColor (when not black),
+ * SpecularFactor 0.25 (Blender's layout) and BumpFactor (its normal_scale, when not 1), and, when a texture reads a UV
+ * set past the first, every unnamed LayerElementUV k named as Blender names UV map k ("UVMap", "UVMap.001", ...) and
+ * that texture a UVSet naming its set (the FBX SDK and Assimp's reader find a texture's set by that name). *out
+ * malloc'd (*out_n bytes). SKC_FORMAT when the file does not parse. */
 int skio_fbx_fix_materials(const uint8_t* in, size_t n, const skio_fbx_material_fix* mats, uint32_t count,
                            uint8_t** out, size_t* out_n, skc_err* err);
 struct skio_object;

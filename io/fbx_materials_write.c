@@ -12,7 +12,11 @@
  *   Assimp's reader resolve it by name; Blender's exporter writes it, its importer ignores it). So when a texture
  *   reads a set past the first, every unnamed LayerElementUV k of the file is named as Blender names UV maps
  *   ("UVMap", "UVMap.001", ...) and that texture's UVSet names its set.
+ * - BumpFactor: the strength of the normal map (glTF's normalTexture.scale), where Blender's FBX exporter writes its
+ *   Normal Map node's Strength and its importer and Assimp's reader (AI_MATKEY_BUMPSCALING) read it. Assimp's writer
+ *   leaves it at the template's 1.0, so a strength of 0.8 came back as 1 (the session 73 scene audit).
  * Work is bounded by the file and the list (connections times materials, at most 3 slots each). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +124,7 @@ static bool has_key(const skio_fbx_tree* t, uint32_t props, const char* key) {
 
 /* Records added under record r: its Properties70 (made when r has none) gets adds[0, n). */
 typedef struct additions {
-  skio_fbx_new p[2]; /* the P records */
+  skio_fbx_new p[3]; /* the P records */
   uint32_t n;
   skio_fbx_new wrap; /* a new Properties70 */
 } additions;
@@ -148,11 +152,15 @@ static bool own_record(const char* key, bool color, const double* v, skio_fbx_ne
   return true;
 }
 
-/* Material k's EmissiveColor (when not black) and SpecularFactor, where its Properties70 lacks them. */
+/* Material k's EmissiveColor (when not black), SpecularFactor and BumpFactor (when not 1), where its Properties70
+ * lacks them. */
 static bool material_records(const skio_fbx_tree* t, uint32_t props70, const skio_fbx_material_fix* m, additions* a) {
-  const double emit[3] = {m->emissive[0], m->emissive[1], m->emissive[2]}, spec = 0.25;
+  const double emit[3] = {m->emissive[0], m->emissive[1], m->emissive[2]}, spec = 0.25, bump = m->normal_scale;
   if ((emit[0] > 0.0 || emit[1] > 0.0 || emit[2] > 0.0) && !has_key(t, props70, "EmissiveColor") &&
       !own_record("EmissiveColor", true, emit, &a->p[a->n++]))
+    return false;
+  if (isfinite(bump) && bump != 1.0 && !has_key(t, props70, "BumpFactor") &&
+      !own_record("BumpFactor", false, &bump, &a->p[a->n++]))
     return false;
   return has_key(t, props70, "SpecularFactor") || own_record("SpecularFactor", false, &spec, &a->p[a->n++]);
 }

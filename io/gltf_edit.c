@@ -1254,6 +1254,67 @@ typedef struct appended {
   uint32_t buffer, next_view, next_acc;
 } appended;
 
+/* A float accessor of V elements of n (3 or 4) components over data appended to ap's buffer, with min and max when
+ * bounded (a POSITION accessor must have them); its index. */
+static uint32_t add_float_accessor(appended* ap, const float* data, size_t V, int n, bool bounded) {
+  skio_buf_pad(ap->add, 4, 0);
+  const size_t at = ap->base + ap->add->n, len = V * (size_t)n * sizeof(float);
+  skio_buf_put(ap->add, data, len);
+  skio_buf_printf(ap->views, "%s{\"buffer\":%u,\"byteOffset\":%zu,\"byteLength\":%zu,\"target\":34962}",
+                  ap->views->n ? "," : "", ap->buffer, at, len);
+  skio_buf_printf(ap->accs, "%s{\"bufferView\":%u,\"componentType\":5126,\"count\":%zu,\"type\":\"VEC%d\"",
+                  ap->accs->n ? "," : "", ap->next_view++, V, n);
+  if (bounded && V && n == 3) {
+    float lo[3], hi[3];
+    memcpy(lo, data, sizeof lo), memcpy(hi, data, sizeof hi);
+    for (size_t v = 1; v < V; ++v)
+      for (int c = 0; c < 3; ++c) {
+        const float x = data[v * 3 + c];
+        lo[c] = x < lo[c] ? x : lo[c], hi[c] = x > hi[c] ? x : hi[c];
+      }
+    skio_buf_printf(ap->accs, ",\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g]", (double)lo[0], (double)lo[1],
+                    (double)lo[2], (double)hi[0], (double)hi[1], (double)hi[2]);
+  }
+  skio_buf_str(ap->accs, "}");
+  return ap->next_acc++;
+}
+
+/* Edit e's primitive written in its skin's bind space (skio_gltf_prim_edit.bind_positions): each of its POSITION,
+ * NORMAL and TANGENT attributes that the edit has data for names a new accessor of that data. */
+static void write_bind_space(const skio_gltf_doc* d, const skio_gltf_prim_edit* e, appended* ap, splices* sp) {
+  const int mesh = skio_gltf_item(d, "meshes", e->mesh);
+  const int attrs =
+      skio_json_get(d, skio_json_at(d, skio_json_get(d, mesh, "primitives"), (int)e->primitive), "attributes");
+  static const char* const keys[3] = {"POSITION", "NORMAL", "TANGENT"};
+  const float* data[3] = {e->bind_positions, e->bind_normals, e->bind_tangents};
+  for (int k = 0; k < 3; ++k) {
+    const int val = skio_json_get(d, attrs, keys[k]);
+    if (val < 0 || !data[k]) continue;
+    const uint32_t acc = add_float_accessor(ap, data[k], e->vertex_count, k == 2 ? 4 : 3, k == 0);
+    char num[16];
+    const int n = snprintf(num, sizeof num, "%u", acc);
+    add_splice(sp, d->tok[val].start, d->tok[val].end, num, (size_t)n);
+  }
+}
+
+/* The translation, rotation, scale and matrix of node token nt removed (spliced after its "skin" insertion, which
+ * starts at the same place when one of them is the node's first member). */
+static void drop_node_transform(const skio_gltf_doc* d, int nt, splices* sp) {
+  const int n = d->tok[nt].size;
+  bool* drop = n > 0 ? calloc((size_t)n, sizeof *drop) : NULL;
+  if (!drop) {
+    if (n > 0) sp->oom = true;
+    return;
+  }
+  for (int k = 0; k < n; ++k) {
+    const int key = skio_json_key_at(d, nt, k);
+    drop[k] = skio_json_streq(d, key, "translation") || skio_json_streq(d, key, "rotation") ||
+              skio_json_streq(d, key, "scale") || skio_json_streq(d, key, "matrix");
+  }
+  remove_pairs(d, nt, drop, sp);
+  free(drop);
+}
+
 static void add_new_skins(const skio_gltf_doc* d, const skio_gltf_prim_edit* edits, size_t count, appended* ap,
                           splices* sp) {
   buf skins = {0};
@@ -1263,6 +1324,7 @@ static void add_new_skins(const skio_gltf_doc* d, const skio_gltf_prim_edit* edi
     bool done = !e->new_skin_joints;
     for (size_t k = 0; k < i && !done; ++k) done = edits[k].new_skin_joints && edits[k].node == e->node;
     int nt = skio_gltf_item(d, "nodes", (uint32_t)e->node);
+    if (e->new_skin_joints && e->bind_positions) write_bind_space(d, e, ap, sp);
     if (done || nt < 0) continue;
     skio_buf_pad(ap->add, 4, 0);
     const size_t at = ap->base + ap->add->n, len = (size_t)e->joint_limit * 16 * sizeof(float);
@@ -1284,6 +1346,7 @@ static void add_new_skins(const skio_gltf_doc* d, const skio_gltf_prim_edit* edi
     char text[40];
     int n = snprintf(text, sizeof text, "\"skin\":%u%s", next_skin++, d->tok[nt].size ? "," : "");
     add_splice(sp, d->tok[nt].start + 1, d->tok[nt].start + 1, text, (size_t)n);
+    if (e->bind_positions) drop_node_transform(d, nt, sp);
   }
   append_items(d, "skins", &skins, sp);
   if (skins.oom) sp->oom = true;
@@ -2047,8 +2110,8 @@ static int node_skin(const skio_gltf_doc* d, int node, skin_table* t) {
  * scene's where skio_mesh_place put them. Listing the other joints as well (the armature object nodes, a Rigify
  * rig's controls) made them deform joints of the output, so a second bind of it weighted them. Its count, or -1 when
  * out of memory (*joints and *ibm malloc'd). */
-static int new_skin(const skio_scene* s, const skio_mesh* m, const int32_t* node_of, uint32_t nodes, int32_t* local,
-                    uint32_t** joints, float** ibm) {
+static int new_skin(const skio_scene* s, const skio_mesh* m, const int32_t* node_of, uint32_t nodes, bool bind_space,
+                    int32_t* local, uint32_t** joints, float** ibm) {
   const uint32_t jc = s->skeleton->joint_count;
   for (uint32_t n = 0; n < nodes; ++n) local[n] = -1;
   *joints = malloc(((size_t)jc + 1) * sizeof **joints);
@@ -2069,11 +2132,40 @@ static int new_skin(const skio_scene* s, const skio_mesh* m, const int32_t* node
     if (!keep[j] || local[n] >= 0) continue;
     local[n] = L;
     (*joints)[L] = (uint32_t)n;
-    skc_mat4_mul(m->inverse_bind + (size_t)j * 16, m->placed_set ? m->placed : id, *ibm + (size_t)L * 16);
+    skc_mat4_mul(m->inverse_bind + (size_t)j * 16, m->placed_set && !bind_space ? m->placed : id,
+                 *ibm + (size_t)L * 16);
     L++;
   }
   free(keep);
   return L;
+}
+
+/* Whether unskinned mesh m, which gets a new skin on document node `node`, is written in that skin's bind space
+ * (skio_gltf_prim_edit.bind_positions): the reader placed it with its node's transform (not a mirror, which would
+ * turn its faces), the node has no children (which that transform places), and every primitive of its mesh is plain
+ * (no morph targets, no extensions such as Draco) and gets a new skin too (the node's transform goes). Otherwise its
+ * vertices stay as the file has them and the skin's inverse binds carry the transform. */
+static bool writes_bind_space(const skio_scene* s, const skio_mesh* m, int node) {
+  const skio_gltf_doc* d = s->gltf;
+  float id[16];
+  skc_mat4_identity(id);
+  if (!m->placed_set || !memcmp(m->placed, id, sizeof id) || m->part_count || skc_mat3_det_of_mat4(m->placed) <= 0.0f)
+    return false;
+  const int ch = skio_json_get(d, node, "children");
+  if (skio_json_is(d, ch, 2) && d->tok[ch].size) return false;
+  const int prims = skio_json_get(d, skio_gltf_item(d, "meshes", (uint32_t)m->gltf_mesh), "primitives");
+  const int np = skio_json_len(d, prims);
+  for (int p = 0; p < np; ++p) {
+    const int pt = skio_json_at(d, prims, p);
+    if (skio_json_get(d, pt, "targets") >= 0 || skio_json_get(d, pt, "extensions") >= 0) return false;
+  }
+  int bound = 0;
+  for (uint32_t k = 0; k < s->mesh_count; ++k) {
+    const skio_mesh* o = &s->meshes[k];
+    bound += o->gltf_node == m->gltf_node && o->gltf_mesh == m->gltf_mesh && o->skin && !skio_mesh_still_rigid(o) &&
+             o->placed_set && !memcmp(o->placed, m->placed, sizeof id);
+  }
+  return np > 0 && bound == np;
 }
 
 /* Influences per vertex the source primitive of m holds: 4 per JOINTS_n / WEIGHTS_n pair (sets from 0 on). */
@@ -2335,13 +2427,13 @@ static void scene_edits_free(const skio_scene* s, scene_edits* se) {
 
 /* The joint count of the skin mesh m (on document node `node`) is written with, se->local filled for it: its node's
  * skin (extended by the added joints when m's weights name one), or a new one. -1 when out of memory. */
-static int mesh_skin(const skio_scene* s, const skio_mesh* m, int node, bool has_skin, added_plan* ad, uint32_t nodes,
-                     scene_edits* se) {
+static int mesh_skin(const skio_scene* s, const skio_mesh* m, int node, bool has_skin, bool bind_space, added_plan* ad,
+                     uint32_t nodes, scene_edits* se) {
   const skio_gltf_doc* d = s->gltf;
   int32_t* local = se->local;
   const size_t ne = se->ne;
   int L = has_skin ? node_skin(d, node, &se->table)
-                   : new_skin(s, m, ad->node_of, nodes, local, &se->new_joints[ne], &se->new_ibm[ne]);
+                   : new_skin(s, m, ad->node_of, nodes, bind_space, local, &se->new_joints[ne], &se->new_ibm[ne]);
   if (!has_skin) se->table.skin = UINT32_MAX; /* the table now holds the new skin's joints */
   uint32_t skin_index = 0;
   if (has_skin && L > 0 && uses_added(s, m, ad) && skio_json_u32(d, skio_json_get(d, node, "skin"), &skin_index)) {
@@ -2353,8 +2445,9 @@ static int mesh_skin(const skio_scene* s, const skio_mesh* m, int node, bool has
 }
 
 /* Mesh m's influences (joints of a skin of L joints) as edit se->ne, the first of its primitive group. */
-static int add_mesh_edit(const skio_scene* s, uint32_t mi, bool has_skin, int L, const skio_gltf_options* w,
-                         const added_plan* ad, scene_edits* se, char* why, size_t why_size, skc_err* err) {
+static int add_mesh_edit(const skio_scene* s, uint32_t mi, bool has_skin, bool bind_space, int L,
+                         const skio_gltf_options* w, const added_plan* ad, scene_edits* se, char* why, size_t why_size,
+                         skc_err* err) {
   const skio_gltf_doc* d = s->gltf;
   const skio_mesh* m = &s->meshes[mi];
   const size_t ne = se->ne;
@@ -2379,7 +2472,10 @@ static int add_mesh_edit(const skio_scene* s, uint32_t mi, bool has_skin, int L,
                                         (uint32_t)L,
                                         has_skin ? -1 : m->gltf_node,
                                         se->new_joints[ne],
-                                        se->new_ibm[ne]};
+                                        se->new_ibm[ne],
+                                        bind_space ? m->positions : NULL,
+                                        bind_space ? m->normals : NULL,
+                                        bind_space ? m->tangents : NULL};
   se->pg.edit[se->pg.group[mi]] = (int32_t)se->ne++;
   return SKC_OK;
 }
@@ -2401,10 +2497,11 @@ static int edit_mesh(const skio_scene* s, uint32_t mi, const skio_gltf_options* 
   if (!has_skin && skio_mesh_still_rigid(m)) return SKC_OK; /* a rigid child in the file: kept as is */
   if (!has_skin && se->pg.several_nodes[se->pg.group[mi]])
     return cannot(why, why_size, "mesh %s: one primitive, several nodes, each weighted where it sits", m->name);
-  const int L = mesh_skin(s, m, node, has_skin, ad, nodes, se);
+  const bool bind_space = !has_skin && writes_bind_space(s, m, node);
+  const int L = mesh_skin(s, m, node, has_skin, bind_space, ad, nodes, se);
   if (L < 0) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (L == 0 || L > 65536) return cannot(why, why_size, "mesh %s: its node has no skin with joints", m->name);
-  return add_mesh_edit(s, mi, has_skin, L, w, ad, se, why, why_size, err);
+  return add_mesh_edit(s, mi, has_skin, bind_space, L, w, ad, se, why, why_size, err);
 }
 
 static int edit_scene(const skio_scene* s, const char* path, int binary, const skio_gltf_options* w,

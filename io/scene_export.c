@@ -2085,7 +2085,7 @@ static void hide_anim_meshes(struct aiScene* sc, unsigned* counts, bool hide) {
 }
 
 /* The binary FBX fixed[0, *n) (replaced) with what Assimp's writer leaves out of each material (fbx_materials_write.c):
- * its EmissiveColor and SpecularFactor, and the UV set of a texture on a set past the first. */
+ * its EmissiveColor, SpecularFactor and normal map strength, and the UV set of a texture on a set past the first. */
 static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, skc_err* err) {
   if (!s->material_count) return SKC_OK;
   skio_fbx_material_fix* list = calloc(s->material_count, sizeof *list);
@@ -2096,6 +2096,7 @@ static int fbx_fix_materials(const skio_scene* s, uint8_t** fixed, size_t* n, sk
     list[i].name = m->name ? m->name : "";
     for (int c = 0; c < 3; ++c) list[i].emissive[c] = m->emissive[c];
     for (int t = 0; t < 3; ++t) list[i].uv[t] = refs[t]->image >= 0 ? refs[t]->uv : 0;
+    list[i].normal_scale = m->normal_tex.image >= 0 ? m->normal_tex.scale : 1.0f;
   }
   uint8_t* with = NULL;
   size_t with_n = 0;

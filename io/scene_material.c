@@ -557,6 +557,9 @@ int skio_scene_read_materials(skio_scene* s, const struct aiScene* ai, const cha
       }
       read_factors(m, pbr, metal_reflection, o);
       float f = 0.0f;
+      /* the normal map's strength: FBX's BumpFactor (Blender writes its Normal Map node's Strength there) */
+      if (o->normal_tex.image >= 0 && get_floats(m, AI_MATKEY_BUMPSCALING, &f, 1) && isfinite(f))
+        o->normal_tex.scale = f;
       if (aiGetMaterialColor(m, AI_MATKEY_COLOR_EMISSIVE, &c) == aiReturn_SUCCESS) {
         o->emissive[0] = isfinite(c.r) ? clamp01(c.r) : 0.0f;
         o->emissive[1] = isfinite(c.g) ? clamp01(c.g) : 0.0f;

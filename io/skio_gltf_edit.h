@@ -35,7 +35,13 @@
  *  - Skins. A primitive whose node had no skin (skio_gltf_prim_edit.new_skin_joints) gets one: appended to "skins"
  *    (created when the document has none), the node's "skin" set; its joints are every joint node of the scene's
  *    skeleton, its inverse binds the scene's times the transform the reader placed the mesh with, so the file's
- *    vertices (node space) skin to where the scene had them.
+ *    vertices (node space) skin to where the scene had them. When the edit gives the primitive's vertices in the
+ *    skin's bind space (bind_positions: the node had a transform, no children and a plain primitive), those are
+ *    written instead - POSITION, NORMAL and TANGENT as new float accessors the attributes name - its inverse binds
+ *    are the scene's and the node's translation / rotation / scale / matrix are removed (a skinned mesh's node
+ *    transform does not apply): every new skin then agrees with the file's skins on each joint's bind matrix, from
+ *    which Blender's importer builds the armature's rest pose (a belt parented to the armature object, bound, had
+ *    moved the whole rig's rest pose by the belt's offset).
  *  - Joints the document has no node for (bone links added after reading: skio_gltf_added_joints): new nodes
  *    appended to "nodes" (name, rest translation / rotation / scale), each added to its parent's "children"; the
  *    skins of the primitives that weight them list them after their own joints, with a new inverse-bind accessor
@@ -91,6 +97,12 @@ typedef struct skio_gltf_prim_edit {
   int32_t node;
   const uint32_t* new_skin_joints;
   const float* new_skin_ibm;
+  /* With new_skin_joints: the primitive's vertices in the skin's bind space (3 floats each, vertex_count), its normals
+   * (3, NULL: none) and tangents (4, NULL: none), written in place of the file's, the node's transform removed (see
+   * Skins above). NULL: the file's vertices are kept. */
+  const float* bind_positions;
+  const float* bind_normals;
+  const float* bind_tangents;
 } skio_gltf_prim_edit;
 
 typedef struct skio_gltf_edit_report {

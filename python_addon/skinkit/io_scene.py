@@ -407,7 +407,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
             return
         rest = sk.rest_world.astype(np.float64)
         stem = os.path.splitext(os.path.basename(path))[0] or "skinkit"
-        parents, deform = sk.parents.tolist(), scene.deform_joints()
+        parents = sk.parents.tolist()
+        deform = _listed_tops(parents, scene.deform_joints(), _bound_sets(scene))
         found = _armature_nodes(parents, deform, rest, _bound_sets(scene))
         if len(found) == 1:
             names = [_armature_name(sk.names, parents, deform, stem, path)]
@@ -901,6 +902,19 @@ def _armature_node(parents, deform, rest):
     if node < 0 or p >= 0 or any(deform[a] for a in above) or not _object_matrix(rest[node]):
         return -1, list(range(J))
     return node, [j for j in range(J) if j not in above]
+
+
+def _listed_tops(parents, deform, bound_sets):
+    """deform, with each joint a skin lists whose parent no skin lists counted in: a bone to Blender's importers (every
+    joint of a glTF skin, every bone of an FBX with a cluster), never the armature object. A production rig's "root"
+    control bone above the deform bones, which no vertex weights, is no deform joint for the library (it takes the
+    name for an importer's "ROOT" wrapper, so that bind gives it no weight), and it became the armature object - named
+    "root", the file's armature node ("Rig") an extra empty above it and the bone gone (the session 73 scene audit)."""
+    listed = [False] * len(parents)
+    for joints in bound_sets:
+        for j in joints:
+            listed[j] = True
+    return [bool(deform[j]) or (listed[j] and 0 <= p < len(parents) and not listed[p]) for j, p in enumerate(parents)]
 
 
 def _object_matrix(m):

@@ -591,6 +591,39 @@ def test_import_saved_pose_keeps_the_bind_pose():
             expect(worst < 1e-5, "%s, %s: the body %.3g from Blender's import" % (name, pose, worst))
 
 
+def test_import_keeps_a_control_root_bone():
+    """control_root.glb / .fbx (make_control_root.py: the leg under a non-deform bone "root" that no vertex weights,
+    listed by the glTF skin and given an FBX cluster): Import via skinkit makes the armature object "Rig" with the
+    bones root, thigh, shin and their parents, as Blender's importers do, and nothing else; at rest and posed the leg
+    is where Blender's import puts it. Before (the session 73 scene audit), "root" became the armature object, named
+    "root", under an empty "Rig", and the bone was gone."""
+    import numpy as np
+
+    def seen():
+        arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+        others = sorted(o.name for o in bpy.data.objects if o.type not in ("ARMATURE", "MESH"))
+        bones = {b.name: b.parent.name if b.parent else None for b in arms[0].data.bones} if arms else {}
+        legs = [evaluated_world(o) for o in bpy.data.objects if o.type == "MESH"]
+        return [a.name for a in arms], others, bones, legs
+
+    for name, blender_import in (("control_root.glb", bpy.ops.import_scene.gltf),
+                                 ("control_root.fbx", bpy.ops.import_scene.fbx)):
+        src = os.path.join(DATA, name)
+        reset_scene("actions")
+        blender_import(filepath=src)
+        want = seen()
+        reset_scene("actions")
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import " + name)
+        got = seen()
+        expect(got[0] == ["Rig"] == want[0], "%s: armatures %s, Blender's %s" % (name, got[0], want[0]))
+        expect(got[1] == want[1], "%s: other objects %s, Blender's %s" % (name, got[1], want[1]))
+        expect(got[2] == want[2], "%s: bones %s, Blender's %s" % (name, got[2], want[2]))
+        expect(len(got[3]) == 1 == len(want[3]), "%s: %d meshes" % (name, len(got[3])))
+        a, b = got[3][0], want[3][0]
+        d = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
+        expect(max(d.min(axis=1).max(), d.min(axis=0).max()) < 1e-5, "%s: the leg off Blender's" % name)
+
+
 def test_import_places_armature_like_blender():
     """mover_rig.fbx (Blender, centimetres: armature "Rig" scaled 1.2 under an empty "Mover" scaled 0.9, a body
     skinned to it, a sword hanging from bone "spine", a crate beside): Import via skinkit makes the armature object
@@ -3027,7 +3060,8 @@ def main():
              test_import_bare_armature, test_import_creates_scene_objects, test_import_odd_objects,
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_names_armatures_as_blender_does,
-             test_import_places_armature_like_blender, test_import_keeps_the_files_bone_tails,
+             test_import_places_armature_like_blender, test_import_keeps_a_control_root_bone,
+             test_import_keeps_the_files_bone_tails,
              test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,

@@ -376,7 +376,7 @@ static void run_case(const edit_case* c) {
         for (size_t k = b; k < at; ++k) ww[k] = (float)(ww[k] / sum);
         off[v + 1] = (uint32_t)at;
       }
-      edits[ne] = (skio_gltf_prim_edit){m, (uint32_t)p, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL};
+      edits[ne] = (skio_gltf_prim_edit){m, (uint32_t)p, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL, NULL, NULL, NULL};
       offs[ne] = off, js[ne] = jj, ws[ne] = ww;
       ne++;
       if (d->is_glb) mask_skin(d, m, (uint32_t)p, mask, d->bin_size);
@@ -479,7 +479,7 @@ START_TEST(test_unchanged_kept) {
         if (r.w[v * 4 * r.sets + i] > 0) jj[at] = r.j[v * 4 * r.sets + i], ww[at++] = r.w[v * 4 * r.sets + i];
       off[v + 1] = (uint32_t)at;
     }
-    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL};
+    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL, NULL, NULL, NULL};
     char out[600];
     snprintf(out, sizeof out, "%s/kept_%d.%s", tmp_dir(), gltf, gltf ? "gltf" : "glb");
     skio_gltf_edit_report rep = {0};
@@ -524,7 +524,7 @@ START_TEST(test_unchanged_vertices_keep_their_bytes) {
       off[v + 1] = (uint32_t)at;
     }
     ck_assert_uint_gt(unsorted, 10);
-    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL};
+    skio_gltf_prim_edit e = {0, 0, r.V, off, 0, jj, ww, r.L, -1, NULL, NULL, NULL, NULL, NULL};
     char out[600];
     snprintf(out, sizeof out, "%s/one_vertex_%d.glb", tmp_dir(), src_i);
     skio_gltf_edit_report rep = {0};
@@ -1051,7 +1051,7 @@ START_TEST(test_bad_edits) {
   skio_gltf_doc* d = load(data_path("cylinder_rig.glb"));
   uint32_t off[2] = {0, 1}, j[1] = {5};
   float w[1] = {1};
-  skio_gltf_prim_edit e = {0, 0, 1, off, 0, j, w, 2, -1, NULL, NULL};
+  skio_gltf_prim_edit e = {0, 0, 1, off, 0, j, w, 2, -1, NULL, NULL, NULL, NULL, NULL};
   skc_err err = {0};
   char out[600];
   snprintf(out, sizeof out, "%s/bad.glb", tmp_dir());
@@ -1101,7 +1101,7 @@ START_TEST(test_skin_keys_as_decoded) {
       off[v + 1] = (uint32_t)n;
     }
     d = load(path);
-    skio_gltf_prim_edit e = {0, 0, r0.V, off, 0, jj, ww, r0.L, -1, NULL, NULL};
+    skio_gltf_prim_edit e = {0, 0, r0.V, off, 0, jj, ww, r0.L, -1, NULL, NULL, NULL, NULL, NULL};
     char out[700];
     snprintf(out, sizeof out, "%s/src_gltf/keys_out_%d.gltf", tmp_dir(), variant);
     skio_gltf_edit_report rep = {0};

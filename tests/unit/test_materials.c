@@ -821,6 +821,62 @@ START_TEST(hand_built_materials_reach_every_writer) {
 }
 END_TEST
 
+/* The strength of a normal map (glTF's normalTexture.scale) through binary FBX, found by the scene audit of session
+ * 73 (0.8 came back as 1 both ways): FBX holds it as the material's BumpFactor, where Blender's exporter writes its
+ * Normal Map node's Strength (tests/data/normal_strength.fbx, make_normal_strength.py: 0.6) and its importer reads
+ * it. Assimp's reader gives it as AI_MATKEY_BUMPSCALING (read now); its writer left it at the template's 1.0
+ * (fbx_materials_write.c now writes it). */
+START_TEST(fbx_keeps_the_normal_map_strength) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(data_path("tests/data/normal_strength.fbx"), NULL, &s, &err) == SKC_OK, "%.400s",
+                err.message);
+  const skio_material* bumpy = find_material(s, "Bumpy");
+  ck_assert_ptr_nonnull(bumpy);
+  ck_assert_int_ge(bumpy->normal_tex.image, 0);
+  ck_assert_float_eq_tol(bumpy->normal_tex.scale, 0.6f, 1e-6f);
+  skio_scene_destroy(s);
+  sk_scene* sc = hand_built_scene();
+  size_t n = 0;
+  unsigned char* png = slurp(data_path("tests/data/textured_rig_normal.png"), &n);
+  ck_assert_ptr_nonnull(png);
+  uint32_t img = 0, mat = 0;
+  ck_assert_int_eq(sk_scene_add_image(sc, "normal.png", png, n, &img, NULL), SK_OK);
+  free(png);
+  sk_material_desc m = {.size = sizeof m,
+                        .name = "Bumpy",
+                        .base_color = {1, 1, 1, 1},
+                        .roughness = 0.5f,
+                        .alpha_cutoff = 0.5f,
+                        .normal_scale = 0.35f,
+                        .base_color_image = -1,
+                        .metallic_roughness_image = -1,
+                        .normal_image = (int32_t)img,
+                        .emissive_image = -1,
+                        .occlusion_image = -1};
+  ck_assert_int_eq(sk_scene_add_material(sc, &m, &mat, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_material(sc, 0, mat, NULL), SK_OK);
+  char dir[] = "/tmp/skt_bump_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char* exts[] = {"fbx", "glb"};
+  for (int i = 0; i < 2; ++i) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.%s", dir, exts[i]);
+    sk_save_options o = {.size = sizeof o, .overwrite = 1};
+    sk_error e;
+    ck_assert_msg(sk_scene_save(sc, path, &o, &e) == SK_OK, "%s: %.400s", exts[i], e.message);
+    skio_scene* back = NULL;
+    ck_assert_msg(skio_scene_import(path, NULL, &back, &err) == SKC_OK, "%s: %.400s", exts[i], err.message);
+    const skio_material* b = find_material(back, "Bumpy");
+    ck_assert_msg(b && b->normal_tex.image >= 0, "%s: no normal map read back", exts[i]);
+    ck_assert_msg(fabsf(b->normal_tex.scale - 0.35f) < 1e-6f, "%s: strength %g", exts[i], b->normal_tex.scale);
+    skio_scene_destroy(back);
+  }
+  rm_dir(dir);
+  sk_scene_destroy(sc);
+}
+END_TEST
+
 /* A material assigned on a scene read from a glTF is written: the in-place edit (which keeps the document's own
  * materials byte for byte) steps aside and the scene is written whole. */
 START_TEST(material_set_on_a_read_gltf_is_written) {
@@ -870,6 +926,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, dangling_embedded_texture_is_dropped_with_a_note);
   tcase_add_test(tc, hand_built_materials_reach_every_writer);
   tcase_add_test(tc, material_set_on_a_read_gltf_is_written);
+  tcase_add_test(tc, fbx_keeps_the_normal_map_strength);
   suite_add_tcase(s, tc);
   return s;
 }
