@@ -1685,7 +1685,9 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
         default="GLB")
     use_selection: BoolProperty(name="Selected Only", description="Export the selected meshes only (otherwise every "
                                 "mesh of the scene)", default=True)
-    only_deform: BoolProperty(name="Only Deform Bones", default=True)
+    only_deform: BoolProperty(name="Only Deform Bones", description="Write the deforming bones only (Blender's "
+                              "exporters write every bone unless asked: control, IK and helper bones too)",
+                              default=False)
     normalize: BoolProperty(name="Normalize", description="Each vertex's weights sum to 1", default=True)
     max_influences: IntProperty(name="Limit", description="Keep the N largest weights per vertex (0 = the format's "
                                 "default: 4 for glTF, all for the others; glTF writes more than 4 in JOINTS_1...)",
