@@ -1533,8 +1533,12 @@ _RECORD_OPS = {"normalize": (C.SK_RECORDS_NORMALIZE, C.SkNormalizeDesc), "limit"
                "round": (C.SK_RECORDS_ROUND, C.SkQuantizeDesc)}
 
 
+_REPORT_FIELDS = tuple(name for name, _t in C.SkWeightsReport._fields_
+                       if name not in ("size", "reserved", "joint_counts", "vertex_flags"))
+
+
 def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=None, no_change=0.0, state=None,
-                 flags=True, **params):
+                 flags=True, lib=None, **params):
     """Runs a weight operation straight on the records (sk_records_edit): op "normalize" (drop_invalid,
     tolerance), "limit" (max_influences, normalize, tolerance), "prune" (threshold, keep_one, normalize, tolerance),
     "quantize" (bits) or "round" (bits: each weight on its own, Blender's Quantize). mask: bool[V] or None; locked:
@@ -1542,10 +1546,12 @@ def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=No
     with "vertices_deferred"; state uint8[V]: 0 left, 1 rewritten in place, 2 deferred - not written, its row needs
     an allocation). state: a uint8 array of at least V entries to fill and return (its first V) instead of a new
     one; flags=False: no "vertex_flags" in the report. (Both spare a call on a large mesh two fresh arrays, whose
-    pages the kernel has to fault in: a third of a Limit Total's time on 92k vertices in Blender.)"""
+    pages the kernel has to fault in: a third of a Limit Total's time on 92k vertices in Blender.) lib: library(),
+    when the caller has it."""
     code, desc_type = _RECORD_OPS[op]
     gmap = np.ascontiguousarray(group_to_joint, np.int32)
-    nj = int(gmap.max()) + 1 if gmap.size and gmap.max() >= 0 else 0
+    top = int(gmap.max()) if gmap.size else -1
+    nj = top + 1 if top >= 0 else 0
     desc = C.new(desc_type)
     if op == "normalize":
         desc.flags = C.SK_NORMALIZE_DROP_INVALID if params.get("drop_invalid") else 0
@@ -1576,10 +1582,9 @@ def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=No
     state = state[:int(vertex_count)]
     report = C.new(C.SkWeightsReport, vertex_flags=_ptr(vflags))
     deferred = C.c_size_t()
-    library().sk_records_edit(_records(address), int(vertex_count), _ptr(gmap), gmap.size, byref(edit), _ptr(state),
-                              byref(deferred), byref(report))
-    d = {name: int(getattr(report, name)) for name, _t in C.SkWeightsReport._fields_
-         if name not in ("size", "reserved", "joint_counts", "vertex_flags")}
+    (lib or library()).sk_records_edit(_records(address), int(vertex_count), _ptr(gmap), gmap.size, byref(edit),
+                                       _ptr(state), byref(deferred), byref(report))
+    d = {name: getattr(report, name) for name in _REPORT_FIELDS}  # (c_uint64 fields read as int)
     d["vertices_deferred"] = int(deferred.value)
     if flags:
         d["vertex_flags"] = vflags

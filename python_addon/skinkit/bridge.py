@@ -144,9 +144,9 @@ def deform_group_indices(obj, subset="BONE_DEFORM"):
     Armature modifier of obj uses (all groups when obj has no such armature); 'BONE_SELECT': groups named like a
     selected bone of obj's armature (mesh_armature; none without one), deforming or not, as Blender's Selected Pose
     Bones."""
+    if subset == "ALL":  # a group's index is its place in the list
+        return list(range(len(obj.vertex_groups)))
     groups = list(obj.vertex_groups)
-    if subset == "ALL":
-        return [g.index for g in groups]
     if subset == "BONE_SELECT":
         arm = mesh_armature(obj)
         sel = {b.name for b in arm.data.bones if b.select} if arm is not None else set()
@@ -213,7 +213,7 @@ def _peek(addr, n):
 
 
 def _word(block, off):
-    return int(np.frombuffer(block, np.uint64, 1, off)[0])
+    return int.from_bytes(block[off:off + 8], "little")
 
 
 def _record_samples(mesh, quick=False, count=_SAMPLES):
@@ -246,7 +246,7 @@ def _record_samples(mesh, quick=False, count=_SAMPLES):
 def _holds_samples(p, samples):
     for i, dw, count in samples:
         b = _peek(p + _RECORD * i, 12)
-        if b is None or _word(b, 0) != dw or int(np.frombuffer(b, np.int32, 1, 8)[0]) != count:
+        if b is None or b != dw.to_bytes(8, "little") + count.to_bytes(4, "little"):
             return False
     return True
 
@@ -278,18 +278,21 @@ def _search_records(base, samples):
     return None, None
 
 
-def mesh_records(obj, quick=False):
+def mesh_records(obj, quick=False, lib=None):
     """(address of obj's MDeformVert array or 0 when no vertex has a group, vertex count), or None when the groups
     cannot be reached in place (Edit Mode, no /proc/self/mem, a library without sk_records_read). quick: 0 may
-    also mean that no group was found without a scan of every vertex (see _record_samples)."""
+    also mean that no group was found without a scan of every vertex (see _record_samples). lib: api.library(),
+    when the caller has it."""
     mesh = obj.data
     # Object and Weight Paint Mode only: Edit Mode (and dynamic-topology Sculpt) keep the mesh in a BMesh meanwhile
     if BRIDGE_PATH not in ("auto", "direct") or obj.mode not in ("OBJECT", "WEIGHT_PAINT") or mesh.is_editmode \
             or not _mem_fd():
         return None
-    from . import api
+    if lib is None:
+        from . import api
 
-    if not api.library().has("sk_records_read"):
+        lib = api.library()
+    if not lib.has("sk_records_read"):
         return None
     path = _MEM.get("path")
     p = _follow(mesh.as_pointer(), path) if path else None
@@ -314,14 +317,27 @@ def records_writable(obj):
     implicit sharing lets the evaluated mesh and undo steps share them)."""
     import bpy
 
+    if bpy.app.version >= (3, 6) or BRIDGE_PATH not in ("auto", "direct"):
+        return False
     mesh = obj.data
-    editable = getattr(mesh, "is_editable", mesh.library is None)  # linked data: Blender's API refuses, as it should
-    return bpy.app.version < (3, 6) and BRIDGE_PATH in ("auto", "direct") and editable
+    # linked data: Blender's API refuses, as it should
+    return mesh.is_editable if hasattr(mesh, "is_editable") else mesh.library is None
+
+
+_GROUP_MAPS = {}  # (group count, listed groups) -> the map: the last few, read-only (the library takes a const map)
 
 
 def _group_map(obj, group_indices):
-    gmap = np.full(max(len(obj.vertex_groups), 1), -1, np.int32)
-    gmap[np.asarray(group_indices, np.int64)] = np.arange(len(group_indices), dtype=np.int32)
+    """int32 per vertex group of obj: the joint (place in group_indices) it maps to, or -1. Don't modify it."""
+    key = (len(obj.vertex_groups), tuple(group_indices))
+    gmap = _GROUP_MAPS.get(key)
+    if gmap is None:
+        gmap = np.full(max(key[0], 1), -1, np.int32)
+        gmap[np.asarray(group_indices, np.int64)] = np.arange(len(group_indices), dtype=np.int32)
+        gmap.flags.writeable = False
+        if len(_GROUP_MAPS) >= 8:
+            _GROUP_MAPS.clear()
+        _GROUP_MAPS[key] = gmap
     return gmap
 
 
@@ -381,21 +397,23 @@ def _tag_written(obj):
         obj.data.update_tag()
 
 
-def edit_records(obj, group_indices, op, mask=None, locked=None, no_change=0.0, **params):
+def edit_records(obj, group_indices, op, mask=None, locked=None, no_change=0.0, writable=False, **params):
     """Runs a weight operation (api.records_edit: normalize, limit, prune, quantize, round) over the listed groups
     straight in Blender's records, one library call: (report dict, deferred bool[V] or None when none is) - the
     deferred vertices need a new membership or lose every one, so they were left untouched for the caller's general
-    path - or None when the groups cannot be edited in place (nothing done)."""
+    path - or None when the groups cannot be edited in place (nothing done). writable: the caller has seen
+    records_writable(obj) true."""
     from . import api
 
-    if BRIDGE_PATH not in ("auto", "direct") or not api.library().has("sk_records_edit"):
+    lib = api.library()
+    if BRIDGE_PATH not in ("auto", "direct") or not lib.has("sk_records_edit"):
         return None
-    where = records_writable(obj) and mesh_records(obj)
+    where = (writable or records_writable(obj)) and mesh_records(obj, lib=lib)
     if not where or not where[0]:
         return None
     addr, nverts = where
     rep, state = api.records_edit(addr, nverts, _group_map(obj, group_indices), op, mask=mask, locked=locked,
-                                  no_change=no_change, state=_state_buffer(nverts), flags=False, **params)
+                                  no_change=no_change, state=_state_buffer(nverts), flags=False, lib=lib, **params)
     LAST_PATH["read"] = LAST_PATH["write"] = "direct"
     ndef = rep["vertices_deferred"]
     LAST_PATH["deferred"] = ndef

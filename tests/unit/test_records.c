@@ -257,6 +257,7 @@ static void check_edit_matches_locks(uint32_t op, void* op_desc, sk_weight_scope
   sk_weights_report rep = {.size = sizeof rep, .vertex_flags = flags};
   ck_assert_int_eq(sk_records_edit(rec, RV, emap, RG, &d, state, &deferred, &rep, NULL), SK_OK);
   size_t ndef = 0;
+  uint64_t infl_before = 0, infl_after = 0;
   for (int v = 0; v < RV; v++) {
     uint32_t rj[RG], oj[RG], got[RG];
     float rw[RG], ow[RG], gw[RG];
@@ -269,6 +270,8 @@ static void check_edit_matches_locks(uint32_t op, void* op_desc, sk_weight_scope
     ck_assert_int_eq(state[v] != 0, differs);
     ck_assert_int_eq((flags[v] & SK_WFLAG_CHANGED) != 0, differs);
     uint32_t gn = record_row(&rec[v], got, gw);
+    infl_before += mask[v] ? on : 0;
+    infl_after += mask[v] ? rn : 0;
     if (state[v] == 2) { /* untouched, and the reference left it nothing */
       ndef++;
       ck_assert_uint_eq(rn, 0);
@@ -290,6 +293,12 @@ static void check_edit_matches_locks(uint32_t op, void* op_desc, sk_weight_scope
   ck_assert_uint_eq(rep.invalid_entries, want.invalid_entries);
   ck_assert_uint_eq(rep.entries_changed, want.entries_changed);
   ck_assert_uint_eq(rep.sum_off, want.sum_off);
+  /* the quick paths (Normalize's and Clean's range loops, Quantize's lanes) count influences as the row path does:
+   * the selected vertices' entries read, and what is left of them (Limit reads no record within its limit) */
+  if (op != SK_RECORDS_LIMIT) {
+    ck_assert_uint_eq(rep.influences_before, infl_before);
+    ck_assert_uint_eq(rep.influences_after, infl_after);
+  }
   sk_skin_destroy(ref);
   free(pool), free(rec), free(off), free(j), free(w);
 }
@@ -431,6 +440,15 @@ START_TEST(test_edit_round_no_change_and_errors) {
   sk_weights_report rep = {.size = sizeof rep};
   ck_assert_int_eq(sk_records_edit(NULL, 0, map, 4, &d, NULL, NULL, &rep, NULL), SK_OK);
   ck_assert_uint_eq(rep.vertices_changed, 0);
+  /* no group maps to a joint: nothing to edit, and the outputs still say so (state and flags cleared) */
+  const int32_t none[4] = {-1, -1, -1, -1};
+  uint8_t flag = 7;
+  rep = (sk_weights_report){.size = sizeof rep, .vertex_flags = &flag};
+  state = 9;
+  ck_assert_int_eq(sk_records_edit(&r, 1, none, 4, &d, &state, NULL, &rep, NULL), SK_OK);
+  ck_assert_uint_eq(state, 0);
+  ck_assert_uint_eq(flag, 0);
+  ck_assert(e[0].weight == before && e[2].weight == 0.2004f);
   sk_normalize_desc bad = {.size = sizeof bad, .tolerance = 2.0f};
   sk_records_edit_desc db = {sizeof db, SK_RECORDS_NORMALIZE, &bad, 0.0f, 0};
   ck_assert_int_eq(sk_records_edit(NULL, 0, map, 4, &db, NULL, NULL, NULL, NULL), SK_ERR_INVALID_ARGUMENT);
