@@ -30,7 +30,8 @@ void skc_deform_path_reset(void) {
   for (int i = 0; i < SKC_DEFORM_PATH_COUNT; ++i) atomic_store_explicit(&g_path[i], 0, memory_order_relaxed);
 }
 const char* skc_deform_path_name(skc_deform_path p) {
-  static const char* const names[SKC_DEFORM_PATH_COUNT] = {"generic", "fast", "soa8", "wide16", "uniform-signs"};
+  static const char* const names[SKC_DEFORM_PATH_COUNT] = {"generic", "fast",          "soa8",
+                                                           "wide16",  "uniform-signs", "sign-bits"};
   return (unsigned)p < SKC_DEFORM_PATH_COUNT ? names[p] : "?";
 }
 
@@ -375,6 +376,16 @@ static void sign_table(const skc_deform_ctx* c, size_t J, size_t rec, uint32_t s
   }
 }
 
+/* COR's sign bits for at most 64 joints (skc_deform_ctx.cor_bits) from the table's entries: bit k of row p is set
+ * when the entry is the negated record's (the second half of joint k's rec bytes). */
+#define COR_BITS_MAX_JOINTS 64
+static void cor_sign_bits(size_t J, size_t rec, uint32_t sh, const uint16_t* sel, uint32_t* bits) {
+  memset(bits, 0, 2 * COR_BITS_MAX_JOINTS * sizeof *bits);
+  for (size_t p = 0; p < J; ++p)
+    for (size_t k = 0; k < J; ++k)
+      if (sel[(p << sh) + k] % rec != 0) bits[(k < 32 ? 0 : COR_BITS_MAX_JOINTS) + p] |= 1u << (k & 31);
+}
+
 /* Joint j's + and - records (rec bytes together) at pm + rec j: COR's (cor_records) or DQS's dual quaternion. */
 static void signed_records(const skc_deform_ctx* c, bool cor, size_t J, float* pm) {
   for (size_t j = 0; j < J; ++j) {
@@ -435,7 +446,10 @@ static void* wide_tables(skc_deform_ctx* c, size_t V, skc_deform_kernel kid) {
   const size_t sel_bytes = table ? (J << sh) * sizeof(uint16_t) : 0;
   /* entries 2 k + s fit a byte */
   const bool sel8 = table && !cor && kid == SKC_KERNEL_AVX2 && J <= 128;
-  const size_t bytes = (pm_bytes + uni_bytes + sel_bytes + (sel8 ? J << sh : 0) + 63) & ~(size_t)63;
+  /* COR's sign bits (read by the AVX-512 kernel only): after the other parts, on a 64-byte boundary */
+  const bool bits = table && cor && J <= COR_BITS_MAX_JOINTS && kid == SKC_KERNEL_AVX512;
+  const size_t head = (pm_bytes + uni_bytes + sel_bytes + (sel8 ? J << sh : 0) + 63) & ~(size_t)63;
+  const size_t bytes = head + (bits ? 2 * COR_BITS_MAX_JOINTS * sizeof(uint32_t) : 0);
   float* pm = aligned_alloc(64, bytes);
   if (!pm) return NULL;
   float* recs = pm;
@@ -466,6 +480,11 @@ static void* wide_tables(skc_deform_ctx* c, size_t V, skc_deform_kernel kid) {
       for (size_t p = 0; p < J; ++p)
         for (size_t k = 0; k < J; ++k) s8[(p << sh) + k] = (uint8_t)(sel[(p << sh) + k] >> 5);
       c->dq_sel8 = s8;
+    }
+    if (bits) {
+      uint32_t* b = (uint32_t*)(void*)((unsigned char*)pm + head);
+      cor_sign_bits(J, rec, sh, sel, b);
+      c->cor_bits = b;
     }
   }
   return pm;

@@ -617,9 +617,34 @@ AI size_t run16(const skc_deform_ctx* c, size_t b, size_t e, const int JT, const
  * picks; deform.c cor_records) in one zmm, one load + one FMA per influence as LBS blends its matrices, a 16 x 16
  * transpose, then p' = R(q) (p - c) + M c and n' = R(q) n for 16 vertices at once. The record of each influence:
  * COR_K1 (K = 1) joint j's + record; COR_UNI the consistently signed record of c->dq_uni (no pivot); COR_TAB the
- * pivot's row of the hemisphere table c->dq_sel. A job with neither (K >= 2, signs from per-vertex dots) stays on
- * the AVX2 path. */
-enum { COR_K1 = 0, COR_UNI = 1, COR_TAB = 2 };
+ * pivot's row of the hemisphere table c->dq_sel; COR_BITS (at most 64 joints) the offset resolved two blocks ahead
+ * from the same tests as bits (cor_bit_offsets). A job with none of them (K >= 2, signs from per-vertex dots) stays
+ * on the AVX2 path. */
+enum { COR_K1 = 0, COR_UNI = 1, COR_TAB = 2, COR_BITS = 3 };
+
+/* COR_BITS (c->cor_bits, at most 64 joints): the record offset of each influence of the block, of[16 k + i] for
+ * vertex i's k-th influence = 128 j + 64 (j's record around the pivot p is the negated one), from the pivot's two
+ * 32-bit rows of sign bits looked up in registers (two-source permutes over the 64 rows) and variable shifts by
+ * j: no memory access that depends on a joint. The blend then reads an offset and a record per influence, as the
+ * uniform-sign blend reads a joint and a record, where the table took the pivot's row pointer, the joint, the
+ * row's entry and the record (a load that depends on a load, per influence). The tests and records are the
+ * table's (deform.c builds the bits from its entries), so results are the table path's bit for bit. */
+AI void cor_bit_offsets(const skc_deform_ctx* c, const uint32_t K, const __m512i* jk, __m512i pj, uint32_t* of) {
+  const __m512i* T = (const __m512i*)(const void*)c->cor_bits;
+  const __mmask16 up = _mm512_test_epi32_mask(pj, _mm512_set1_epi32(32));
+  const __m512i lo =
+      _mm512_mask_blend_epi32(up, _mm512_permutex2var_epi32(T[0], pj, T[1]), _mm512_permutex2var_epi32(T[2], pj, T[3]));
+  const __m512i hi =
+      _mm512_mask_blend_epi32(up, _mm512_permutex2var_epi32(T[4], pj, T[5]), _mm512_permutex2var_epi32(T[6], pj, T[7]));
+  /* a shift by 32 or more gives 0: bit j of lo, or bit j - 32 of hi */
+  _Pragma("GCC unroll 8") for (uint32_t k = 0; k < K; ++k) {
+    const __m512i b = _mm512_or_si512(_mm512_srlv_epi32(lo, jk[k]),
+                                      _mm512_srlv_epi32(hi, _mm512_sub_epi32(jk[k], _mm512_set1_epi32(32))));
+    const __m512i o = _mm512_slli_epi32(jk[k], 7);
+    const __mmask16 neg = _mm512_test_epi32_mask(b, _mm512_set1_epi32(1));
+    _mm512_store_si512((void*)(of + SW * k), _mm512_mask_or_epi32(o, neg, o, _mm512_set1_epi32(64)));
+  }
+}
 
 /* Stage 1 of a block: joints in range (0: the rows are a safe dummy and the block goes to the AVX2 kernel), the
  * lanes whose weight sum is 0 or not finite (the generic loop keeps such a vertex as it is), and with the table the
@@ -628,12 +653,17 @@ enum { COR_K1 = 0, COR_UNI = 1, COR_TAB = 2 };
  * rotation's |q|^2 out of range (cor_apply_x), which sends the lane to the AVX2 kernel as well; the per-block
  * transpose of the weights was ~8 % of a posed COR job. */
 AI int cor_prep(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t K, const int SIGN, __m512i lim,
-                const uint16_t* rows[SW], __mmask16* wbad) {
+                const uint16_t* rows[SW], uint32_t* of, __mmask16* wbad) {
   if (SIGN == COR_TAB) return dqs_pivot_rows(c, v, JT, K, 0, lim, rows, wbad);
   __m512i jv[8], jk[8], kp, pj;
   V wk[8], wmax;
   if (!load_joints(c->joints + v * K * (size_t)JT, JT, K, lim, jv)) return 0;
   const unsigned char* wb = c->weights + v * K * 4;
+  if (SIGN == COR_BITS) {
+    *wbad = dqs_soa_pivot(wb, K, jv, wk, jk, &wmax, &kp, &pj);
+    cor_bit_offsets(c, K, jk, pj, of);
+    return 1;
+  }
   __m512i sign = _mm512_setzero_si512();
   _Pragma("GCC unroll 8") for (uint32_t o = 0; o < K; ++o) sign =
       _mm512_or_si512(sign, _mm512_loadu_si512((const void*)(wb + 64 * o)));
@@ -642,10 +672,10 @@ AI int cor_prep(const skc_deform_ctx* c, size_t v, const int JT, const uint32_t 
 }
 
 /* m[i] = vertex i's blended record (16 floats: rows 0..2 of M, then q) for vertices [i0, i1) of the block with
- * joints jb, weights wb and (COR_TAB) pivot rows rp */
+ * joints jb, weights wb and (COR_TAB) pivot rows rp or (COR_BITS) record offsets of */
 AI void cor_blend_rows(const skc_deform_ctx* c, const unsigned char* jb, const unsigned char* wb, const int JT,
-                       const uint32_t K, const int SIGN, const uint16_t* const* rp, const uint32_t i0,
-                       const uint32_t i1, V* m) {
+                       const uint32_t K, const int SIGN, const uint16_t* const* rp, const uint32_t* of,
+                       const uint32_t i0, const uint32_t i1, V* m) {
   const unsigned char* base = (const unsigned char*)(SIGN == COR_UNI ? c->dq_uni : c->cor_pm);
   _Pragma("GCC unroll 16")
   for (uint32_t i = i0; i < i1; ++i) {
@@ -655,8 +685,10 @@ AI void cor_blend_rows(const skc_deform_ctx* c, const unsigned char* jb, const u
     V M = _mm512_setzero_ps();
     _Pragma("GCC unroll 8")
     for (uint32_t k = 0; k < K; ++k) {
-      const uint32_t j = ldj(jr, k, JT);
-      const size_t o = SIGN == COR_TAB ? tr[j] : SIGN == COR_UNI ? 64 * (size_t)j : 128 * (size_t)j;
+      const size_t o = SIGN == COR_BITS  ? of[SW * k + i]
+                       : SIGN == COR_TAB ? tr[ldj(jr, k, JT)]
+                       : SIGN == COR_UNI ? 64 * (size_t)ldj(jr, k, JT)
+                                         : 128 * (size_t)ldj(jr, k, JT);
       const V rec = _mm512_load_ps((const float*)(const void*)(base + o));
       M = k == 0 ? _mm512_mul_ps(_mm512_set1_ps(ldf(w)), rec) : _mm512_fmadd_ps(_mm512_set1_ps(ldf(w + 4 * k)), rec, M);
     }
@@ -684,18 +716,18 @@ AI void cor_rotate(const V* q, V s, V x, V y, V z, V* o) {
  * is more than the out-of-order window holds, and the compiler would emit the load-bound blend and the
  * arithmetic-bound transform one after the other. */
 #define PIN(x) __asm__ volatile("" : "+v"(x))
-#define COR_STEP(i, x0, x1, x2)                                                         \
-  if (NX) {                                                                             \
-    PIN(x0);                                                                            \
-    PIN(x1);                                                                            \
-    PIN(x2);                                                                            \
-    cor_blend_rows(c, jbx, wbx, JT, K, SIGN, rpx, 2 * (i), 2 * (i) + 2, mx);           \
-    PIN(mx[2 * (i)]);                                                                   \
-    PIN(mx[2 * (i) + 1]);                                                               \
+#define COR_STEP(i, x0, x1, x2)                                                   \
+  if (NX) {                                                                       \
+    PIN(x0);                                                                      \
+    PIN(x1);                                                                      \
+    PIN(x2);                                                                      \
+    cor_blend_rows(c, jbx, wbx, JT, K, SIGN, rpx, ofx, 2 * (i), 2 * (i) + 2, mx); \
+    PIN(mx[2 * (i)]);                                                             \
+    PIN(mx[2 * (i) + 1]);                                                         \
   }
 AI __mmask16 cor_apply_x(const skc_deform_ctx* c, size_t v, const V r[SW], const int HAS_N, V* o, V* m, const int NX,
                          const unsigned char* jbx, const unsigned char* wbx, const int JT, const uint32_t K,
-                         const int SIGN, const uint16_t* const* rpx, V* mx) {
+                         const int SIGN, const uint16_t* const* rpx, const uint32_t* ofx, V* mx) {
   const V* q = r + 12;
   V l2 = _mm512_fmadd_ps(q[3], q[3], _mm512_fmadd_ps(q[2], q[2], _mm512_fmadd_ps(q[1], q[1], _mm512_mul_ps(q[0], q[0]))));
   const __mmask16 bad = out_of_range(l2, 0x0da24262u, 0x7e7fffffu);
@@ -743,35 +775,48 @@ AI size_t run16_cor(const skc_deform_ctx* c, size_t v, size_t e, const int JT, c
   const __m512i lim = _mm512_set1_epi32((int)(c->jcount - 1));
   const size_t nb = (e - v) / SW;
   _Alignas(64) const uint16_t* rows[4][SW];
+  _Alignas(64) uint32_t offs[4][8 * SW];    /* COR_BITS: the record offsets of the block */
+  static const uint32_t zoff[8 * SW] = {0}; /* the dummy block's: joint 0's record */
   const uint16_t* safe[SW]; /* rows of the dummy block (any row holds offsets of real records) */
   __mmask16 wbad[4] = {0, 0, 0, 0};
   int ok[4] = {0, 0, 0, 0};
-  size_t bad = 0;
+  size_t bad = 0, kept = 0;
   V mn[SW]; /* the next block's blends */
   *vend = v + nb * SW;
   if (nb == 0) return 0;
   _Pragma("GCC unroll 16")
   for (int i = 0; i < SW; ++i) safe[i] = c->dq_sel;
-  for (size_t n = 0; n < nb && n < 2; ++n) ok[n] = cor_prep(c, v + n * SW, JT, K, SIGN, lim, rows[n], &wbad[n]);
+  for (size_t n = 0; n < nb && n < 2; ++n)
+    ok[n] = cor_prep(c, v + n * SW, JT, K, SIGN, lim, rows[n], offs[n], &wbad[n]);
   {
     const uint16_t* const* rp = ok[0] ? (const uint16_t* const*)rows[0] : safe;
-    cor_blend_rows(c, ok[0] ? c->joints + v * K * (size_t)JT : zero, ok[0] ? c->weights + v * K * 4 : zero, JT, K,
-                   SIGN, rp, 0, SW, mn);
+    cor_blend_rows(c, ok[0] ? c->joints + v * K * (size_t)JT : zero, ok[0] ? c->weights + v * K * 4 : zero, JT, K, SIGN,
+                   rp, ok[0] ? offs[0] : zoff, 0, SW, mn);
   }
   for (size_t n = 0; n < nb; ++n) {
     const size_t vn = v + n * SW;
     prefetch_streams(c, vn, e, HAS_N, 1, JT);
-    if (n + 2 < nb) ok[(n + 2) & 3] = cor_prep(c, vn + 2 * SW, JT, K, SIGN, lim, rows[(n + 2) & 3], &wbad[(n + 2) & 3]);
+    if (n + 2 < nb) {
+      const size_t r = (n + 2) & 3;
+      ok[r] = cor_prep(c, vn + 2 * SW, JT, K, SIGN, lim, rows[r], offs[r], &wbad[r]);
+    }
     const int nx = n + 1 < nb && ok[(n + 1) & 3];
     const unsigned char* jbx = nx ? c->joints + (vn + SW) * K * (size_t)JT : zero;
     const unsigned char* wbx = nx ? c->weights + (vn + SW) * K * 4 : zero;
     const uint16_t* const* rpx = nx ? (const uint16_t* const*)rows[(n + 1) & 3] : safe;
+    const uint32_t* ofx = nx ? offs[(n + 1) & 3] : zoff;
     LAUNDER(rpx);
+    LAUNDER(ofx);
     V r[SW], o[3], m[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     transpose16(mn, r);
-    const __mmask16 b = wbad[n & 3] | cor_apply_x(c, vn, r, HAS_N, o, m, 1, jbx, wbx, JT, K, SIGN, rpx, mn);
-    if (!ok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m)) bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+    const __mmask16 b = wbad[n & 3] | cor_apply_x(c, vn, r, HAS_N, o, m, 1, jbx, wbx, JT, K, SIGN, rpx, ofx, mn);
+    if (!ok[n & 3] || !finish16(c, vn, HAS_N, RENORM, b, o, m))
+      bad += skc_deform_kernel_avx2(c, vn, vn + SW);
+    else
+      kept += SW;
   }
+  /* the blocks blended from the sign bits' offsets (the AVX2 kernel notes those it redoes, and the tail) */
+  if (SIGN == COR_BITS) skc_deform_path_note(SKC_DEFORM_PATH_SIGN_BITS, kept);
   return bad;
 }
 
@@ -806,6 +851,8 @@ C16_FN(wide_cor_uni_u8, 1, COR_UNI)
 C16_FN(wide_cor_uni_u16, 2, COR_UNI)
 C16_FN(wide_cor_tab_u8, 1, COR_TAB)
 C16_FN(wide_cor_tab_u16, 2, COR_TAB)
+C16_FN(wide_cor_bits_u8, 1, COR_BITS)
+C16_FN(wide_cor_bits_u16, 2, COR_BITS)
 #undef C16_K
 #undef C16_FN
 
@@ -853,6 +900,7 @@ static int wide(const skc_deform_ctx* c, size_t b, size_t e, size_t* bad) {
     if (c->cis != 12 || !c->cor_pm) return 0;
     if (c->k == 1) return jt == 1 ? wide_cor_k1_u8(c, b, e, bad) : wide_cor_k1_u16(c, b, e, bad);
     if (c->dq_uni) return jt == 1 ? wide_cor_uni_u8(c, b, e, bad) : wide_cor_uni_u16(c, b, e, bad);
+    if (c->cor_bits) return jt == 1 ? wide_cor_bits_u8(c, b, e, bad) : wide_cor_bits_u16(c, b, e, bad);
     if (c->dq_sel) return jt == 1 ? wide_cor_tab_u8(c, b, e, bad) : wide_cor_tab_u16(c, b, e, bad);
     return 0;
   }

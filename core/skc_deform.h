@@ -140,6 +140,11 @@ typedef struct skc_deform_ctx {
    * the AVX2 DQS job 5-7 % faster than with dq_sel); NULL otherwise. */
   const uint8_t* dq_sel8;
   uint32_t dq_sel_shift;
+  /* COR with dq_sel, at most 64 joints and the avx512 kernel: the same sign tests as bits, cor_bits[p] bit k (k < 32)
+   * and cor_bits[64 + p] bit k - 32: joint k's record around pivot p is the negated one. 512 bytes, 64-byte aligned,
+   * rows past the joint count 0. The AVX-512 kernel looks a block's rows up in registers (permutes) and resolves
+   * every influence's record offset two blocks ahead, so its blend has no table load; NULL otherwise. */
+  const uint32_t* cor_bits;
   const float* stretch;  /* DQS scaled: 16 per joint (upper 3x3 = S_j, rest zero) */
   const unsigned char* joints;
   const unsigned char* weights;
@@ -170,14 +175,17 @@ size_t skc_deform_kernel_avx512(const skc_deform_ctx* c, size_t begin, size_t en
  * chunk whole; FAST: the per-vertex fast loop; SOA8: the AVX2 8-wide path; WIDE16: the AVX-512 16-wide path.
  * Blocks that a fast path hands to the generic loop for unusual vertices (bad joint, zero normal, ...) are not
  * counted separately: they are part of the path that took the chunk. UNIFORM_SIGNS is not a loop but a count
- * within SOA8: the DQS / COR vertices it blended from consistently signed records (skc_deform_ctx.dq_uni). */
+ * within SOA8: the DQS / COR vertices it blended from consistently signed records (skc_deform_ctx.dq_uni).
+ * SIGN_BITS, likewise within WIDE16: the COR vertices blended from record offsets resolved from the sign bits
+ * (skc_deform_ctx.cor_bits) instead of the (pivot, joint) table's entries. */
 typedef enum skc_deform_path {
   SKC_DEFORM_PATH_GENERIC = 0,
   SKC_DEFORM_PATH_FAST = 1,
   SKC_DEFORM_PATH_SOA8 = 2,
   SKC_DEFORM_PATH_WIDE16 = 3,
   SKC_DEFORM_PATH_UNIFORM_SIGNS = 4,
-  SKC_DEFORM_PATH_COUNT = 5
+  SKC_DEFORM_PATH_SIGN_BITS = 5,
+  SKC_DEFORM_PATH_COUNT = 6
 } skc_deform_path;
 /* Adds n vertices to a path's counter (relaxed atomics; called by the kernels once per chunk). */
 void skc_deform_path_note(skc_deform_path p, size_t n);

@@ -793,6 +793,10 @@ typedef struct kernel_run {
   int uniform; /* the avx2 kernel must blend every vertex from consistently signed records (dq_uni), and so must
                   the avx512 kernel's 16-wide path for DQS */
   int wide16;  /* with soa8_only: the avx512 kernel must take every vertex on its 16-wide path instead */
+  int bits;    /* COR with the (pivot, joint) table and at most 64 joints, i.e. the sign bits (deform.c cor_bits):
+                  2 = the avx512 kernel must blend its 16-wide blocks from the record offsets it resolves from them
+                  (path counter SIGN_BITS), 1 = it may (few joints: their signs may be uniform, then no table is
+                  built); no other kernel, nor any other job, may count a vertex there */
 } kernel_run;
 
 /* Runs j on every kernel the CPU has, in place (outputs over a copy of the inputs) or not, and checks each
@@ -826,6 +830,9 @@ static int kernels_match_reference(sk_deform_job* j, const kernel_run* r) {
     if (r->uniform && k == 3 && !r->soa8_only)
       ck_assert_msg(n[SKC_DEFORM_PATH_WIDE16] == V, "%s %s: wide16 took %llu of the vertices", kernel_names[k],
                     r->label, (unsigned long long)n[SKC_DEFORM_PATH_WIDE16]);
+    const uint64_t nb = n[SKC_DEFORM_PATH_SIGN_BITS]; /* whole blocks of 16, at least one clean in hemi_case */
+    ck_assert_msg(r->bits && k == 3 ? nb >= (r->bits == 2 ? 16u : 0u) && nb % 16 == 0 && nb <= V : nb == 0,
+                  "%s %s: sign bits took %llu of the vertices", kernel_names[k], r->label, (unsigned long long)nb);
     if (r->soa8_only && k >= 2) {
       const int path = k == 3 && r->wide16 ? SKC_DEFORM_PATH_WIDE16 : SKC_DEFORM_PATH_SOA8;
       ck_assert_msg(n[path] == V, "%s %s: %s took %llu of the vertices", kernel_names[k], r->label,
@@ -915,7 +922,7 @@ START_TEST(test_deform_packed_fast_matches_scalar) {
           char label[96];
           snprintf(label, sizeof label, "K=%u jt=%d wt=%d method=%d normals=%d inplace=%d flags=%u", K, jt, wt,
                    method, normals, inplace, flags);
-          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label, 0, 0};
+          const kernel_run run = {V, pin, nin, normals, inplace, rc_ref, rp, rn, op, on, 0, label, 0, 0, 0};
           configs += kernels_match_reference(&j, &run);
           free(rp);
           free(rn);
@@ -1033,8 +1040,10 @@ static int hemi_case(uint32_t method, size_t J, size_t V, uint32_t K, int jt, in
     /* COR on avx512: the 16-wide path when each record's sign needs no per-vertex dot (K = 1, uniform signs, or the
      * (pivot, joint) table: deform.c wide_tables); the AVX2 8-wide path otherwise */
     const int wide16 = method == SK_DEFORM_COR && (K == 1 || uniform || (J <= 256 && J * J <= V));
-    const kernel_run run = {V,     pin,   nin,     normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR,
-                            label, uniform, wide16};
+    /* 8 or more random joints: no uniform signs */
+    const int bits = method == SK_DEFORM_COR && K > 1 && !uniform && J <= 64 && J * J <= V ? (J >= 12 ? 2 : 1) : 0;
+    const kernel_run run = {V,     pin,     nin,    normals, inplace, rc_ref, rp, rn, op, on, method == SK_DEFORM_COR,
+                            label, uniform, wide16, bits};
     configs += kernels_match_reference(&j, &run);
     free(rp);
     free(rn);
@@ -1072,8 +1081,13 @@ START_TEST(test_deform_dqs_table_matches_scalar) {
         }
   /* more than 128 joints: the AVX2 kernel's DQS reads the 16-bit table (dq_sel) instead of the byte one */
   for (uint32_t ki = 0; ki < 3; ++ki) configs += hemi_case(SK_DEFORM_DQS, 130, 16900 + 7 * ki, Ks[ki], SK_TYPE_U16, 0);
+  /* COR's sign bits (cor_bits) up to 64 joints, both 32-bit rows used; 65 joints: the table's entries */
+  for (uint32_t ki = 0; ki < 3; ++ki) {
+    configs += hemi_case(SK_DEFORM_COR, 64, 4096 + 16 * ki + ki, Ks[ki], ki % 2 ? SK_TYPE_U8 : SK_TYPE_U16, 0);
+    configs += hemi_case(SK_DEFORM_COR, 65, 4225 + 3 * ki, Ks[ki], SK_TYPE_U16, 0);
+  }
   unsetenv("SKINKIT_KERNEL");
-  ck_assert_int_ge(configs, 2 * 3 * 5 * 3 * 4 * 3 + 3 * 4 * 3);
+  ck_assert_int_ge(configs, 2 * 3 * 5 * 3 * 4 * 3 + 3 * 4 * 3 + 6 * 4 * 3);
 }
 END_TEST
 
