@@ -208,8 +208,9 @@ static int put_props(ascii_out* w, uint32_t r, unsigned depth) {
   skio_buf* b = &w->b;
   const uint8_t* name = t->data + rec->at + t->hdr;
   skio_fbx_prop p;
+  size_t at = 0; /* in order, in linear time (skio_fbx_prop_at would walk from the first for each) */
   for (uint32_t k = 0; k < rec->prop_count; ++k) {
-    if (!skio_fbx_prop_at(t, r, k, &p))
+    if (!skio_fbx_prop_next(t, r, &at, &p))
       return skc_fail(w->err, SKC_FORMAT, "FBX: record at byte %zu has a property that does not parse", rec->at);
     const bool array = strchr("fdlib", p.type) != NULL;
     if (array && rec->prop_count != 1)

@@ -12,6 +12,7 @@
 #define FBX_MAX_DEPTH 64
 #define FBX_FOOTER_TAIL 144 /* after the padding: 4 zero bytes, uint32 version, 120 zero bytes, 16-byte magic */
 #define FBX_MAX_ARRAY (1u << 28) /* elements; 1 GiB of int32, far past any mesh */
+#define FBX_MAX_INFLATE 1040u    /* deflate's largest expansion (1032:1), with room to spare */
 
 static const char k_magic[21] = "Kaydara FBX Binary  "; /* 20 characters + the terminating zero */
 
@@ -156,18 +157,8 @@ static size_t prop_size(const uint8_t* p, size_t avail) {
   return need <= avail ? need : 0;
 }
 
-bool skio_fbx_prop_at(const skio_fbx_tree* t, uint32_t r, uint32_t k, skio_fbx_prop* out) {
-  if (r >= t->count || k >= t->recs[r].prop_count) return false;
-  const uint8_t* p = t->data + t->recs[r].props;
-  size_t left = t->recs[r].props_len;
-  for (uint32_t i = 0; i < k; ++i) {
-    size_t s = prop_size(p, left);
-    if (!s) return false;
-    p += s;
-    left -= s;
-  }
-  size_t s = prop_size(p, left);
-  if (!s) return false;
+/* The property at p (s bytes: prop_size's answer) into out. */
+static void prop_decode(const uint8_t* p, size_t s, skio_fbx_prop* out) {
   memset(out, 0, sizeof *out);
   out->type = (char)p[0];
   if (p[0] == 'S' || p[0] == 'R') {
@@ -182,6 +173,31 @@ bool skio_fbx_prop_at(const skio_fbx_tree* t, uint32_t r, uint32_t k, skio_fbx_p
     out->p = p + 1;
     out->len = s - 1;
   }
+}
+
+bool skio_fbx_prop_at(const skio_fbx_tree* t, uint32_t r, uint32_t k, skio_fbx_prop* out) {
+  if (r >= t->count || k >= t->recs[r].prop_count) return false;
+  const uint8_t* p = t->data + t->recs[r].props;
+  size_t left = t->recs[r].props_len;
+  for (uint32_t i = 0; i < k; ++i) {
+    size_t s = prop_size(p, left);
+    if (!s) return false;
+    p += s;
+    left -= s;
+  }
+  size_t s = prop_size(p, left);
+  if (!s) return false;
+  prop_decode(p, s, out);
+  return true;
+}
+
+bool skio_fbx_prop_next(const skio_fbx_tree* t, uint32_t r, size_t* at, skio_fbx_prop* out) {
+  if (r >= t->count || *at >= t->recs[r].props_len) return false;
+  const uint8_t* p = t->data + t->recs[r].props + *at;
+  size_t s = prop_size(p, t->recs[r].props_len - *at);
+  if (!s) return false;
+  prop_decode(p, s, out);
+  *at += s;
   return true;
 }
 
@@ -230,6 +246,11 @@ static int array_bytes(const skio_fbx_prop* p, size_t elem, const uint8_t** byte
     return SKC_OK;
   }
   if (p->encoding != 1) return skc_fail(err, SKC_FORMAT, "FBX: array encoding %u", p->encoding);
+  /* deflate expands at most 1032:1 (a 258-byte match in 2 bits): a declared size past that cannot be the data's,
+   * and is refused before it is allocated (a 20-byte array declaring 2^28 doubles asked for 2 GiB) */
+  if (need / FBX_MAX_INFLATE > p->len)
+    return skc_fail(err, SKC_FORMAT, "FBX: a compressed array of %zu bytes cannot inflate to its %u elements", p->len,
+                    p->count);
   uint8_t* buf = malloc(need ? need : 1);
   if (!buf) return skc_fail(err, SKC_OUT_OF_MEMORY, "FBX: out of memory for an array of %u elements", p->count);
   uLongf got = (uLongf)need;
