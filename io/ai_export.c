@@ -165,6 +165,7 @@ static int export_isolated(const struct aiScene* sc, const char* id, const char*
   if (pipe(fds) != 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated writer: %s", path, strerror(errno));
   fflush(NULL);
   skio_ai_lock(); /* the child starts with Assimp at rest, not halfway through another thread's call */
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid != 0) skio_ai_unlock(); /* the child never takes the lock */
   if (pid < 0) {
@@ -174,6 +175,7 @@ static int export_isolated(const struct aiScene* sc, const char* id, const char*
     return skc_fail(err, SKC_IO, "%s: cannot start the isolated writer: %s", path, strerror(e));
   }
   if (pid == 0) {
+    skio_child_die_with_parent(parent);
     close(fds[0]);
     export_child(sc, id, fds[1]);
   }

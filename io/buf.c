@@ -108,3 +108,27 @@ void skio_buf_json_string(skio_buf* b, const char* s, bool* fixed) {
   }
   skio_buf_str(b, "\"");
 }
+
+size_t skio_xml_attr_char(const char* s, char out[8]) {
+  static const char* const named[][2] = {{"&", "&amp;"},  {"<", "&lt;"},  {">", "&gt;"},   {"\"", "&quot;"},
+                                         {"'", "&apos;"}, {"\t", "&#9;"}, {"\n", "&#10;"}, {"\r", "&#13;"}};
+  const unsigned char* p = (const unsigned char*)s;
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i)
+    if (*s == named[i][0][0]) {
+      strcpy(out, named[i][1]);
+      return 1;
+    }
+  size_t n = *p >= 0x80 ? skio_utf8_len(p) : 1;
+  if (*p < 0x20) {
+    strcpy(out, "\xEF\xBF\xBD"); /* U+FFFD */
+  } else if (n) {
+    memcpy(out, s, n);
+    out[n] = 0;
+  } else { /* Latin-1 */
+    out[0] = (char)(0xC0 | (*p >> 6));
+    out[1] = (char)(0x80 | (*p & 0x3F));
+    out[2] = 0;
+    n = 1;
+  }
+  return n;
+}

@@ -6,6 +6,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +42,15 @@ static int drain(int fd, size_t cap, skio_buf* got) {
     if (r == 0) return 0;
     if (keep) got->n += (size_t)r;
   }
+}
+
+void skio_child_die_with_parent(pid_t parent) {
+#ifdef __linux__
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(5); /* the parent died before the request took effect */
+#else
+  (void)parent;
+#endif
 }
 
 static void kill_and_reap(pid_t pid, int* st) {

@@ -6,14 +6,15 @@
  * every "<animation_clip" start tag with its name, id, start and end attributes. Anything it does not understand
  * makes it give up on the clip library (the scene keeps the animation Assimp read), never read outside its
  * buffer. */
-#include "skio_collada.h"
-
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "skio_buf.h"
+#include "skio_collada.h"
 
 /* ---- writing ------------------------------------------------------------------------------------------ */
 typedef struct strbuf {
@@ -45,17 +46,12 @@ static void sb_put(strbuf* b, const char* s, size_t n) {
 
 static void sb_str(strbuf* b, const char* s) { sb_put(b, s, strlen(s)); }
 
-/* Attribute value with &, <, >, " and ' escaped. */
+/* An attribute value (skio_xml_attr_char). */
 static void sb_attr(strbuf* b, const char* s) {
-  for (; *s; ++s) {
-    switch (*s) {
-      case '&': sb_str(b, "&amp;"); break;
-      case '<': sb_str(b, "&lt;"); break;
-      case '>': sb_str(b, "&gt;"); break;
-      case '"': sb_str(b, "&quot;"); break;
-      case '\'': sb_str(b, "&apos;"); break;
-      default: sb_put(b, s, 1);
-    }
+  char piece[8];
+  while (*s) {
+    s += skio_xml_attr_char(s, piece);
+    sb_str(b, piece);
   }
 }
 

@@ -88,25 +88,12 @@ int skio_collada_color_alpha(const char* xml, size_t n, const struct aiMesh* con
   return skio_collada_rewrite(xml, n, "<geometry ", "</geometry>", count, fix_geometry, meshes, out, out_n);
 }
 
-/* The attribute value s, XML-escaped, into b. */
+/* The attribute value s, XML-escaped, into b (skio_xml_attr_char). */
 static void put_escaped(skio_buf* b, const char* s) {
-  for (; *s; ++s) {
-    switch (*s) {
-      case '&':
-        skio_buf_str(b, "&amp;");
-        break;
-      case '<':
-        skio_buf_str(b, "&lt;");
-        break;
-      case '>':
-        skio_buf_str(b, "&gt;");
-        break;
-      case '"':
-        skio_buf_str(b, "&quot;");
-        break;
-      default:
-        skio_buf_put(b, s, 1);
-    }
+  char piece[8];
+  while (*s) {
+    s += skio_xml_attr_char(s, piece);
+    skio_buf_str(b, piece);
   }
 }
 

@@ -2705,6 +2705,13 @@ static int assimp_write(const skio_scene* s, const char* id, const float* root_x
   const skc_skeleton* sk = s->skeleton; /* the aiScene is at least as deep: refused before it is built */
   if (sk && skio_parents_deeper_than(sk->parents, sk->joint_count, SKIO_AI_EXPORT_MAX_DEPTH))
     return skio_ai_too_deep(path, id, err);
+  /* A mesh without vertices (an IQM mesh of 0 vertices reads as one) made Assimp's exporters free the arrays it
+   * holds: its scene copy shares per-vertex arrays it does not copy when there are no vertices, then deletes them
+   * (a double free: SIGSEGV writing .dae, heap corruption writing .fbx). Refused as the glTF writer does. */
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi)
+    if (!s->meshes[mi].positions || s->meshes[mi].vertex_count == 0)
+      return skc_fail(err, SKC_INVALID_ARGUMENT, "%s: mesh %u \"%s\" has no positions", path, mi,
+                      s->meshes[mi].name ? s->meshes[mi].name : "");
   if (strcmp(id, "collada") != 0) return assimp_write_binds(s, id, root_xf, path, opts, err);
   skio_scene v;
   bool rigid = false;

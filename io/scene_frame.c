@@ -249,7 +249,7 @@ static int view_with(const skio_scene* s, const float g[16], bool hold_root, ski
   v->anims = s->anims;
   if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
-  memcpy(v->meshes, s->meshes, (size_t)s->mesh_count * sizeof *v->meshes);
+  if (s->mesh_count) memcpy(v->meshes, s->meshes, (size_t)s->mesh_count * sizeof *v->meshes); /* (NULL when none) */
   int rc = SKC_OK;
   for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
     if (s->meshes[m].skin && s->meshes[m].bind_world_set) /* the joints' worlds become g W: so does the bind */

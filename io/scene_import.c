@@ -2112,6 +2112,7 @@ static int preflight(const isolated_read* r, skc_err* err) {
   if (pipe(fds) != 0) return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(errno));
   fflush(NULL);
   skio_ai_lock(); /* the child starts with Assimp at rest, not halfway through another thread's call */
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid != 0) skio_ai_unlock(); /* the child never takes the lock */
   if (pid < 0) {
@@ -2121,6 +2122,7 @@ static int preflight(const isolated_read* r, skc_err* err) {
     return skc_fail(err, SKC_IO, "%s: cannot start the isolated reader: %s", path, strerror(e));
   }
   if (pid == 0) {
+    skio_child_die_with_parent(parent);
     close(fds[0]);
     isolated_child(r, opts->max_memory_mb, fds[1]);
   }

@@ -28,5 +28,11 @@ size_t skio_utf8_len(const unsigned char* p);
 /* s as a JSON string: '"' and '\\' escaped, control characters as \b \f \n \r \t or \u00XX, valid UTF-8 kept, any
  * other byte taken as Latin-1 (*fixed set; fixed may be NULL). */
 void skio_buf_json_string(skio_buf* b, const char* s, bool* fixed);
+/* The first character of the NUL-terminated s (not empty) as text of an XML 1.0 attribute value, in out (NUL-
+ * terminated); returns the bytes of s it stands for. & < > " ' as entities; tab, line feed and carriage return as
+ * character references (an attribute value normalizes them to spaces); other control characters, which XML 1.0
+ * cannot hold at all, as U+FFFD; valid UTF-8 kept; any other byte taken as Latin-1. Names reach the Collada writers
+ * from every format: a raw 0xFF or ESC byte made the whole .dae malformed XML. */
+size_t skio_xml_attr_char(const char* s, char out[8]);
 
 #endif

@@ -19,4 +19,11 @@ double skio_seconds_now(void);
  * memory (got->oom). */
 int skio_child_wait(pid_t pid, int fd, double timeout, size_t cap, int* st, skio_buf* got);
 
+/* Called first in a helper just forked by parent (getpid() before the fork): the helper is killed when the thread
+ * that forked it ends, which skio_child_wait keeps alive for the helper's whole life. Without it a helper outlived
+ * a process killed by SIGKILL (a CI or harness time limit, the OOM killer): Assimp looping on a damaged file then
+ * ran on at full speed with no time limit. Linux only; elsewhere the helper finishes on its own (its pipe closed,
+ * its report then ends it by SIGPIPE). */
+void skio_child_die_with_parent(pid_t parent);
+
 #endif

@@ -2,6 +2,7 @@
  * the public sk_weights_* functions, with a per-operation report; writes OUT through sk_scene_save. */
 #define _DEFAULT_SOURCE /* clock_gettime, access, lstat, ... */
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -502,17 +503,22 @@ done:
   return rc;
 }
 
-/* The diagonal of the positions' bounding box (0 for none). */
-static float box_diagonal(const float* p, size_t V) {
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+/* The mirror's matching distance: share x the diagonal of the box around the V points p, summed in double (a box
+ * of finite points up to FLT_MAX across overflowed to inf in float, so every vertex matched any). 0 when a point is
+ * not finite: the library then names the vertex (the NaN distance made it blame the tolerance option, which the
+ * command line never gave). */
+static float mirror_tolerance(double share, const float* p, size_t V) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t v = 0; v < V; ++v)
     for (int k = 0; k < 3; ++k) {
       lo[k] = p[3 * v + k] < lo[k] ? p[3 * v + k] : lo[k];
       hi[k] = p[3 * v + k] > hi[k] ? p[3 * v + k] : hi[k];
     }
-  return V ? sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                   (hi[2] - lo[2]) * (hi[2] - lo[2]))
-           : 0.0f;
+  double d2 = 0.0;
+  for (int k = 0; k < 3; ++k) d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+  const double t = V ? share * sqrt(d2) : 0.0;
+  if (!isfinite(t)) return 0.0f;
+  return t < FLT_MAX ? (float)t : FLT_MAX;
 }
 
 /* mask grown by up to rings edges of the triangles (until nothing more is reached); NULL when out of memory. */
@@ -583,11 +589,11 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, const
     d.position_count = V;
     d.skeleton = sk;
     d.plane[o->mirror_axis] = 1.0f;
-    d.tolerance = o->mirror_tol * box_diagonal(pos, V);
+    d.tolerance = mirror_tolerance(o->mirror_tol, pos, V);
     sk_result r = sk_weights_mirror(skin, &d, &L->r, &err);
     if (r == SK_ERR_NOT_FOUND && rest) { /* weights untouched: the same plane in the rest pose's space */
       d.positions = rest;
-      d.tolerance = o->mirror_tol * box_diagonal(rest, V);
+      d.tolerance = mirror_tolerance(o->mirror_tol, rest, V);
       r = sk_weights_mirror(skin, &d, &L->r, &err);
     }
     if (r == SK_OK && L->r.unmatched * 2 > L->r.vertices_visited)

@@ -3,7 +3,7 @@
 Usage: /usr/bin/python3 tests/fuzz/make_seeds.py BUILD/skinkit [OUT_ROOT]   (OUT_ROOT default: tests/fuzz)
 
   seeds-fuzz_iqm/          the 3-joint IQM model of tests/unit/test_iqm.c (tests/hostile/iqm_writer.py), with and
-                           without its animation
+                           without its animation, and with an empty second mesh (empty_mesh.iqm)
   seeds-fuzz_fbx_fixup/    the generated cylinder rig (`skinkit sample`) written by `skinkit convert` as binary FBX
                            (first byte 0: record repair, 1: with stop times and Euler unwrapping, 2: as ASCII text,
                            5: the frame declared) and ASCII FBX (3: the stacks' starts read); see
@@ -114,6 +114,7 @@ def main():
     root = sys.argv[2] if len(sys.argv) > 2 else HERE
     write(os.path.join(root, "seeds-fuzz_iqm", "model_anim.iqm"), write_iqm(anim=True))
     write(os.path.join(root, "seeds-fuzz_iqm", "model_static.iqm"), write_iqm(anim=False))
+    write(os.path.join(root, "seeds-fuzz_iqm", "empty_mesh.iqm"), write_iqm(anim=True, empty_mesh=True))
     with tempfile.TemporaryDirectory() as tmp:
         rig = os.path.join(tmp, "rig.glb")
         cli(exe, "sample", rig, "--segments", "4", "--rings", "3", "--bones", "3")

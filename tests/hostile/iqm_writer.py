@@ -20,8 +20,9 @@ def _pad4(b):
     b.extend(b"\0" * (-len(b) % 4))
 
 
-def write_iqm(anim=True):
-    """Bytes of the model (IQM version 2)."""
+def write_iqm(anim=True, empty_mesh=False):
+    """Bytes of the model (IQM version 2); empty_mesh: the second mesh holds 0 vertices and 0 triangles (session 73:
+    Assimp's writers crashed on a mesh without vertices)."""
     b = bytearray(b"INTERQUAKEMODEL\0" + b"\0" * (124 - 16))
     h = [0] * 27
     h[0] = 2
@@ -29,7 +30,8 @@ def write_iqm(anim=True):
     b += TEXT
     _pad4(b)
     h[5], h[6] = 2, len(b)
-    b += struct.pack("<12I", T_UPPER, T_SKIN, 0, 4, 0, 2, T_LOWER, T_SKIN, 4, 4, 2, 2)
+    lower = (4, 0, 2, 0) if empty_mesh else (4, 4, 2, 2)
+    b += struct.pack("<12I", T_UPPER, T_SKIN, 0, 4, 0, 2, T_LOWER, T_SKIN, *lower)
     h[7], h[8], h[9] = 4, len(POS), len(b)
     va_at = len(b)
     b += b"\0" * 80

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,37 @@ START_TEST(weights_mirror_axis_and_tolerance) {
     snprintf(args, sizeof args, "weights %s %s %s --force", in, out, bad_args[k]);
     ck_assert_msg(run(args) == 2, "%s accepted", bad_args[k]);
   }
+}
+END_TEST
+
+/* A mesh with an infinite position: --mirror names the vertex. Its matching distance (a share of the bounding box's
+ * diagonal, 0 x inf by default) came out NaN, and the error blamed "mirror tolerance -nan", an option never given.
+ * Session 73. */
+START_TEST(weights_mirror_of_infinite_positions_names_the_vertex) {
+  char args[2048], in[300], out[300];
+  snprintf(in, sizeof in, "%s/infpos.glb", g_tmp);
+  snprintf(out, sizeof out, "%s/infpos_m.glb", g_tmp);
+  snprintf(args, sizeof args, "sample %s --bones 2 --rings 4 --segments 4", in);
+  ck_assert_int_eq(run(args), 0);
+  size_t n = 0;
+  unsigned char* glb = slurp(in, &n);
+  ck_assert(glb && n > 28);
+  uint32_t json_len = 0;
+  memcpy(&json_len, glb + 12, 4);
+  const size_t pos0 = 20 + (size_t)json_len + 8; /* the BIN chunk's data: the sample writes POSITION first */
+  ck_assert_uint_lt(pos0 + 4, n);
+  const float inf_value = INFINITY;
+  memcpy(glb + pos0, &inf_value, 4);
+  FILE* f = fopen(in, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(glb, 1, n, f), n);
+  fclose(f);
+  free(glb);
+  snprintf(args, sizeof args, "weights %s %s --mirror +x", in, out);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "position of vertex 0 is not finite") && !strstr(err_text(), "tolerance"), "%.400s",
+                err_text());
+  ck_assert_int_ne(access(out, F_OK), 0);
 }
 END_TEST
 
@@ -805,6 +837,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_lock_survives_the_writers_cut);
   tcase_add_test(t, weights_smooth_of_listed_joints_spreads_outward);
   tcase_add_test(t, weights_mirror_axis_and_tolerance);
+  tcase_add_test(t, weights_mirror_of_infinite_positions_names_the_vertex);
   tcase_add_test(t, weights_bone_links);
   tcase_add_test(t, weights_exists_and_never_in);
   tcase_add_test(t, weights_bad_arguments);

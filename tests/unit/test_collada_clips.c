@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skio_buf.h"
 #include "skio_collada.h"
 #include "skio_scene.h"
 
@@ -409,6 +410,41 @@ START_TEST(dotted_joint_names_keep_names_and_animation) {
   skio_scene* rt = load(dae);
   for (int j = 0; j < 3; ++j) ck_assert_msg(rt_joint(rt, names[j]) >= 0, "joint %s lost", names[j]);
   ck_assert_uint_ge(compare_clips("dotted", s, rt, 1e-5f), 13);
+  skio_scene_destroy(rt);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
+/* Names with bytes XML 1.0 cannot hold as they are (a Latin-1 byte that is no UTF-8, a control character, a line
+ * feed) are written so that the .dae stays well-formed XML: the names came from the scene into name="..." raw, so a
+ * glTF joint named "b\xff\xfe" or one with an ESC made the whole file unreadable (libxml2, Blender, the Khronos
+ * tools), with exit 0. Session 73. Latin-1 bytes become their characters (as the glTF writer takes them), line
+ * breaks and tabs character references, other control characters U+FFFD; clip names alike. */
+START_TEST(names_xml_cannot_hold_are_written_as_characters) {
+  static const char* const names[3] = {"b\xff\xfe", "esc\x1b[31m", "two\nlines\t<&>"};
+  static const char* const back[3] = {"b\xc3\xbf\xc3\xbe", "esc\xef\xbf\xbd[31m", "two\nlines\t<&>"};
+  make_tmp();
+  skio_scene* s = rig_scene_named(names);
+  free(s->anims[1].name);
+  s->anims[1].name = strdup("clip\x01\xe9");
+  const char* dae = tmp_path("bytes.dae");
+  save(s, dae);
+  size_t n = 0;
+  char* text = read_all(dae, &n);
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = (unsigned char)text[i];
+    ck_assert_msg(c >= 0x20 || c == '\t' || c == '\n' || c == '\r', "control byte 0x%02x at %zu: %.80s", c, i,
+                  text + (i > 40 ? i - 40 : 0));
+    const size_t len = c < 0x80 ? 1 : skio_utf8_len((const unsigned char*)text + i);
+    ck_assert_msg(len > 0, "byte 0x%02x at %zu is not UTF-8: %.80s", c, i, text + (i > 40 ? i - 40 : 0));
+    i += len;
+  }
+  ck_assert_ptr_nonnull(strstr(text, "name=\"two&#10;lines&#9;&lt;&amp;&gt;\""));
+  ck_assert_ptr_nonnull(strstr(text, "name=\"clip\xef\xbf\xbd\xc3\xa9\""));
+  free(text);
+  skio_scene* rt = load(dae);
+  for (int j = 0; j < 3; ++j) ck_assert_msg(rt_joint(rt, back[j]) >= 0, "joint %d not read back as %s", j, back[j]);
   skio_scene_destroy(rt);
   skio_scene_destroy(s);
   rm_tmp();
@@ -895,6 +931,7 @@ static Suite* clips_suite(void) {
   TCase* t = tcase_create("clips");
   tcase_add_test(t, rig_clips_come_back_with_names_keys_and_poses);
   tcase_add_test(t, dotted_joint_names_keep_names_and_animation);
+  tcase_add_test(t, names_xml_cannot_hold_are_written_as_characters);
   tcase_add_test(t, damaged_clip_libraries_are_ignored_and_defaults_read);
   tcase_add_test(t, clip_ranges_between_keys_take_the_values_there);
   tcase_add_test(t, add_clips_refuses_documents_without_animations);

@@ -3,6 +3,7 @@
  * loops in folders, invalid UTF-8 in file names, the per-load memory limit. Every input is generated here. */
 #define _GNU_SOURCE /* mkdtemp, setrlimit, kill, symlink, link, mkfifo, memmem */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -621,6 +622,56 @@ START_TEST(memory_and_time_limits) {
 }
 END_TEST
 
+/* Processes of the CLI's executable whose command line holds word (the CLI and its forked helpers carry its argv);
+ * killed when kill_them. */
+static int processes_with(const char* word, int kill_them) {
+  char exe[4096];
+  if (!realpath(SK_CLI_PATH, exe)) return -1;
+  DIR* proc = opendir("/proc");
+  if (!proc) return -1;
+  int count = 0;
+  for (struct dirent* d; (d = readdir(proc)) != NULL;) {
+    const int pid = atoi(d->d_name);
+    if (pid <= 0) continue;
+    char path[300], target[4096] = {0}, args[4096];
+    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    if (readlink(path, target, sizeof target - 1) < 0 || strcmp(target, exe) != 0) continue;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    FILE* f = fopen(path, "rb");
+    const size_t n = f ? fread(args, 1, sizeof args - 1, f) : 0;
+    if (f) fclose(f);
+    for (size_t k = 0; k < n; ++k) args[k] = args[k] ? args[k] : ' ';
+    args[n] = 0;
+    if (!strstr(args, word)) continue;
+    ++count;
+    if (kill_them) kill(pid, SIGKILL);
+  }
+  closedir(proc);
+  return count;
+}
+
+/* A CLI killed by SIGKILL (a CI job's time limit, the OOM killer) takes its isolated reader along: the reader used to
+ * run on alone, here forever (Assimp 5.2.5 loops on a Collada controller whose skin is itself), at full speed and
+ * with no time limit left. Session 73. */
+START_TEST(isolated_reader_dies_with_the_cli) {
+  char name[300];
+  snprintf(name, sizeof name, "%s.dae", strrchr(g_dir, '/') + 1); /* unique: the test folder's random name */
+  put(at(name),
+      "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+      "version=\"1.4.1\">\n<library_controllers><controller id=\"c\"><skin source=\"#c\"></skin></controller>"
+      "</library_controllers>\n<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\"><instance_controller "
+      "url=\"#c\"/></node></visual_scene></library_visual_scenes>\n<scene><instance_visual_scene url=\"#s\"/></scene>"
+      "</COLLADA>\n");
+  run_opts o = {0};
+  o.kill_at = 1.0; /* the reader is in Assimp's loop by then */
+  ck_assert_int_eq(run((const char* const[]){"skinkit", "info", name, "--timeout", "120", NULL}, &o), 128 + SIGKILL);
+  int left = 0;
+  for (int k = 0; k < 40 && (left = processes_with(name, 0)) > 0; ++k) usleep(50000);
+  if (left) processes_with(name, 1);
+  ck_assert_msg(left == 0, "%d process(es) reading %s outlived the killed CLI", left, name);
+}
+END_TEST
+
 /* ---- sk_write_file_atomic ---- */
 START_TEST(atomic_write_api) {
   put(at("a.bin"), "old");
@@ -655,6 +706,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, json_valid_utf8);
   tcase_add_test(tc, memory_and_time_limits);
   tcase_add_test(tc, atomic_write_api);
+  tcase_add_test(tc, isolated_reader_dies_with_the_cli);
   suite_add_tcase(s, tc);
   return s;
 }
