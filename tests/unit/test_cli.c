@@ -150,14 +150,16 @@ START_TEST(validate_progress_bar_only_on_a_terminal) {
   snprintf(args, sizeof args, "script -qec \"'%s' validate tests/data\" /dev/null > %s/tty.txt", SK_CLI_PATH, g_tmp);
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "cd '%s' && %s", SK_SOURCE_DIR, args);
-  /* exit 2: the drifted sample and others have findings, and spin_rig.fbx (a machine animated without skins) has no
-   * skin, which validate counts as an error; every other file reads (meshopt codec version 1 included) */
+  /* exit 2: the drifted sample and others have findings, and spin_rig.fbx (a machine animated without skins) and
+   * normal_strength.fbx (a material test) have no skin, which validate counts as an error; every other file reads
+   * (meshopt codec version 1 included) */
   ck_assert_int_eq(system(cmd), 512);
   snprintf(args, sizeof args, "%s/tty.txt", g_tmp);
   const char* tty = skt_read_text(args);
   ck_assert_msg(strstr(tty, "[########################################]") != NULL, "%s", tty); /* drawn to the end */
-  ck_assert_ptr_nonnull(strstr(tty, " with findings, 1 error(s)")); /* the summary after the bar */
-  ck_assert_ptr_nonnull(strstr(tty, "spin_rig.fbx: no skin"));     /* the one error */
+  ck_assert_ptr_nonnull(strstr(tty, " with findings, 2 error(s)")); /* the summary after the bar */
+  ck_assert_ptr_nonnull(strstr(tty, "spin_rig.fbx: no skin"));     /* the two errors */
+  ck_assert_ptr_nonnull(strstr(tty, "normal_strength.fbx: no skin"));
   ck_assert_int_eq(run("validate tests/data"), 2); /* as above */
   /* of the folder's XML files only the OgreXML mesh is a model; its skeleton is read with it */
   ck_assert_msg(strstr(g_out, "ogre_rig.mesh.xml [mesh0]") && !strstr(g_out, "skeleton.xml"), "%s", g_out);
