@@ -473,6 +473,20 @@ static double median_bone(const skc_skeleton* s, const float* heads) {
   return med;
 }
 
+/* Whether joint p is at the top of the tree: a root, or a joint at its ancestors' head (a rig's "root" control
+ * bone at the armature object's origin, its IK targets and poles hung from it), within a millionth of the typical
+ * bone length. */
+static int hub_at_top(const skc_skeleton* s, const float* heads, uint32_t p, double typical) {
+  const float* h = heads + 3 * (size_t)p;
+  for (int32_t a = s->parents[p]; a >= 0; a = s->parents[a]) { /* parents precede their children */
+    const float* ah = heads + 3 * (size_t)a;
+    double g2 = 0.0;
+    for (int k = 0; k < 3; ++k) g2 += ((double)h[k] - ah[k]) * ((double)h[k] - ah[k]);
+    if (g2 > 1e-12 * typical * typical) return 0;
+  }
+  return 1;
+}
+
 /* A leaf hanging from a hub at the top of the tree - a root with several children, the armature object of a
  * deform-only export that flattened a Rigify face or the pelvis bones onto it - more than 3 typical bone lengths
  * (median_bone) from the hub has no parent bone to continue: from the hub's head (the armature's origin) its tail
@@ -481,7 +495,7 @@ static double median_bone(const skc_skeleton* s, const float* heads) {
  * no such leaf. */
 static int tail_from_hub(const skc_skeleton* s, const float* heads, uint32_t j, int axis, double typical, float* tail) {
   const int32_t p = s->parents[j];
-  if (p < 0 || s->parents[p] >= 0 || !(typical > 0.0)) return 0;
+  if (p < 0 || !hub_at_top(s, heads, (uint32_t)p, typical) || !(typical > 0.0)) return 0;
   uint32_t kids = 0, siblings = 0;
   for (uint32_t c = 0; c < s->joint_count; ++c) kids += s->parents[c] == (int32_t)j, siblings += s->parents[c] == p;
   if (kids || siblings < 2) return 0;

@@ -144,6 +144,38 @@ START_TEST(leaves_of_a_hub_keep_a_bone_length) {
 }
 END_TEST
 
+/* The same below a rig's "root" control bone at the armature object's origin (Rig -> root -> hips..., with the IK
+ * target and the pole hung from root, as Blender's glTF of a rig with controls lists them): the leaf took
+ * head + (head - root's head), a 2.2 m IK bone at twice its height, where the .fbx of the same scene has its _end
+ * bone 0.2 long; the bones' box then read 3.1x a prop's beside them against the .fbx's 2.0x, and `bind` bound that
+ * prop by heat from the .glb and by delaunay (with the "lies beside" warning) from the .fbx. */
+START_TEST(leaves_of_a_root_bone_at_the_origin_keep_a_bone_length) {
+  enum { R_RIG, R_ROOT, R_HIPS, R_SPINE, R_CHEST, R_IK, R_POLE, RN };
+  static const int32_t parents[RN] = {-1, R_RIG, R_ROOT, R_HIPS, R_SPINE, R_ROOT, R_ROOT};
+  static const float heads[RN][3] = {{0, 0, 0},    {0, 0, 0},        {0, 1, 0},         {0, 1.3f, 0},
+                                     {0, 1.6f, 0}, {1, 1.9f, -0.3f}, {0.6f, 1.9f, 0.5f}};
+  float local[16 * RN];
+  for (int j = 0; j < RN; ++j) {
+    memset(local + 16 * j, 0, 16 * sizeof *local);
+    local[16 * j] = local[16 * j + 5] = local[16 * j + 10] = local[16 * j + 15] = 1.0f;
+    for (int k = 0; k < 3; ++k) local[16 * j + 12 + k] = heads[j][k] - (parents[j] >= 0 ? heads[parents[j]][k] : 0.0f);
+  }
+  sk_skeleton_desc d = {.size = sizeof d, .joint_count = RN, .parents = parents, .rest_local = local};
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
+  float h[3 * RN], t[3 * RN];
+  ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
+  for (int j = R_IK; j <= R_POLE; ++j) { /* 0.3 (the typical bone) along the head's direction from the hub */
+    const float* p = heads[j];
+    const float n = 0.3f / sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    assert_point(t + 3 * j, p[0] + p[0] * n, p[1] + p[1] * n, p[2] + p[2] * n, j == R_IK ? "IK target" : "pole");
+  }
+  assert_point(t + 3 * R_HIPS, 0, 1.3f, 0, "a chain is unchanged");
+  sk_skeleton_destroy(s);
+}
+END_TEST
+
 /* A blocky character built from separate boxes (as character.b3d): legs and arms hang from joints beside the body
  * joint, so the skeleton alone points them sideways (a sibling leaf continues its parent's direction). */
 enum { B_ROOT, B_BODY, B_HEAD, B_ARM_L, B_ARM_R, B_LEG_L, B_LEG_R, BN };
@@ -535,6 +567,7 @@ static Suite* suite(void) {
   tcase_add_test(t, corpus_axis_per_format);
   tcase_add_test(t, blocky_limbs_follow_their_part);
   tcase_add_test(t, leaves_of_a_hub_keep_a_bone_length);
+  tcase_add_test(t, leaves_of_a_root_bone_at_the_origin_keep_a_bone_length);
   tcase_add_test(t, blender_collada_tails_are_read);
   tcase_add_test(t, blender_tip_off_the_bone_axis_is_refused);
   tcase_add_test(t, blender_fbx_end_bones_give_leaf_tails);
