@@ -21,6 +21,7 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -2198,6 +2199,32 @@ static int check_md5mesh(const char* path, skc_err* err) {
   return rc ? skc_fail(err, rc, "%s: %s", path, e.message) : SKC_OK;
 }
 
+/* Whether Assimp reads path as Collada: its ColladaLoader takes any file whose first 200 bytes hold "<collada" in any
+ * case, whatever its extension. */
+static bool collada_header(const char* path) {
+  FILE* f = fopen(path, "rb");
+  char head[201];
+  size_t n = f ? fread(head, 1, 200, f) : 0;
+  if (f) fclose(f);
+  for (size_t i = 0; i < n; ++i) head[i] = (char)tolower((unsigned char)head[i]);
+  head[n] = 0;
+  return n && skio_text_find(head, head + n, "<collada") != NULL;
+}
+
+/* A Collada file's controllers checked before Assimp reads it (skio_collada_controller_check): Assimp follows a
+ * chain of controllers that leads back to itself forever. */
+static int check_collada(const char* path, skc_err* err) {
+  if (!has_extension(path, ".dae") && !collada_header(path)) return SKC_OK;
+  size_t n = 0;
+  bool oom = false;
+  char* text = skio_read_whole(path, (size_t)1 << 30, &n, &oom);
+  if (!text) return oom ? skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path) : SKC_OK; /* Assimp says why */
+  skc_err e = {0};
+  int rc = skio_collada_controller_check(text, n, &e);
+  free(text);
+  return rc ? skc_fail(err, rc, "%s: %s", path, e.message) : SKC_OK;
+}
+
 /* Assimp's scene of path in *out, with a root node: read in the isolated reader first when opts ask for it, the file
  * identified (*source_id) just before this process reads it, what had to be mended in *fx. */
 static int read_with_assimp(const char* path, const skio_import_options* opts, unsigned int flags,
@@ -2209,7 +2236,7 @@ static int read_with_assimp(const char* path, const skio_import_options* opts, u
   skio_ai_unlock();
   if (!props) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", path);
   int rc;
-  if ((rc = check_md5mesh(path, err)) ||
+  if ((rc = check_md5mesh(path, err)) || (rc = check_collada(path, err)) ||
       (opts && opts->isolate && (rc = preflight(&(isolated_read){path, flags, props, NULL, opts}, err)))) {
     skio_ai_lock();
     aiReleasePropertyStore(props);

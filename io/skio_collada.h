@@ -157,6 +157,11 @@ typedef struct skio_collada_camera {
 int skio_collada_ortho_cameras(const char* xml, size_t n, const skio_collada_camera* cams, uint32_t count, char** out,
                                size_t* out_n);
 
+/* SKC_OK unless a <controller> of Collada text[0, n) takes its mesh from itself through <skin> sources (directly or
+ * through other skins): SKC_FORMAT naming it in err (optional), a chain Assimp 5.2's reader would follow forever
+ * (collada_controllers.c). SKC_OUT_OF_MEMORY otherwise. */
+int skio_collada_controller_check(const char* text, size_t n, skc_err* err);
+
 /* Text scanning shared by the Collada helpers (collada_text.c): the first occurrence of s in [p, end) or NULL;
  * whether [p, end) starts with s; the value of attribute name="..." of the start tag at tag (up to its '>'),
  * without a leading '#', or an empty range (*v NULL). */

@@ -9,9 +9,10 @@
  * io/collada_unbound.c); the orthographic cameras' scanner (skio_collada_ortho_list,
  * io/collada_cameras.c) reads <camera> and <node> tags, and so does the plain nodes' list (skio_collada_plain_nodes,
  * io/collada_text.c: sorted, none empty), and so does the Blender bone tips' scanner (skio_collada_tips,
- * io/collada_tips.c: sorted, unique, finite). Seeds: tests/fuzz/seeds-fuzz_collada_clips/
- * (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip library) and the corpus .dae files
- * (scripts/fuzz.sh). */
+ * io/collada_tips.c: sorted, unique, finite), and the controller ring check (skio_collada_controller_check,
+ * io/collada_controllers.c: attributes in either quote, references decoded, comments skipped). Seeds:
+ * tests/fuzz/seeds-fuzz_collada_clips/ (tests/fuzz/make_seeds.py: .dae files `skinkit convert` wrote, one with a clip
+ * library) and the corpus .dae files (scripts/fuzz.sh). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -139,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         __builtin_trap();
     }
   skio_collada_tips_free(tips, nt);
+  skio_collada_controller_check(xml, size, NULL);
   free(xml);
   return 0;
 }
