@@ -136,4 +136,13 @@ struct skio_object;
 int skio_fbx_add_lenses(const uint8_t* in, size_t n, const struct skio_object* obs, uint32_t count, double unit_metres,
                         uint8_t** out, size_t* out_n, uint32_t* added, skc_err* err);
 
+struct tm;
+/* write_stamp.c: SOURCE_DATE_EPOCH (seconds since 1970 UTC, the reproducible-builds convention) as a UTC time in
+ * *out; false when it is unset or not such a count up to the year 9999. */
+bool skio_source_date(struct tm* out);
+
+/* write_stamp.c: the FBXHeaderExtension/CreationTimeStamp of binary FBX data[0, n) (Year .. Millisecond) set to
+ * `when`, in place; fields the file lacks are left alone. SKC_FORMAT when the file does not parse. */
+int skio_fbx_stamp(uint8_t* data, size_t n, const struct tm* when, skc_err* err);
+
 #endif

@@ -1337,14 +1337,23 @@ static char* free_name(const char* const* sorted, uint32_t n, const char* base, 
 }
 
 /* ---- animation ---------------------------------------------------------------------------------------- */
-/* The float time written for t: nearest, except at the clip's end E, which is rounded up far enough that a
- * reader converting to milliseconds in float (Assimp: t * 1000.f) and back still reaches E, so the clip keeps
- * at least its length. */
+/* Whether time t is the clip's end E up to what a file's rounding of E moves it: FBX stores ticks of 1/46186158000 s
+ * (a float end written as ticks reads back up to 1.1e-11 s off), a text format its digits. Keys spaced closer are no
+ * keys of a clip anyone made. */
+static bool at_end(double t, double end) { return fabs(t - end) <= 1e-9 * fmax(1.0, fabs(end)); }
+
+/* The float time written for t: nearest, except at the clip's end E (and a key within at_end of it). An E that is a
+ * float up to that rounding (a glTF's end, or one read back from a file written from a glTF) is written as that
+ * float, so a file written from a written file keeps its length and keys. Any other E (a frame time such as
+ * 139/120 s) is rounded up far enough that a reader converting to milliseconds in float (Assimp: t * 1000.f) and
+ * back still reaches E, so the clip keeps at least its length. Before session 74 every end was rounded up: a clip
+ * grew a float step on every glb -> fbx -> glb or dae cycle and gained a key one step after the last. */
 static float time_to_float(double t, double end) {
-  float f = (float)t;
-  if (t == end)
-    for (int guard = 0; guard < 64 && ((double)f < end || (double)(f * 1000.0f) / 1000.0 < end); ++guard)
-      f = nextafterf(f, INFINITY);
+  if (!at_end(t, end)) return (float)t;
+  float f = (float)end;
+  if (at_end((double)f, end)) return f;
+  for (int guard = 0; guard < 64 && ((double)f < end || (double)(f * 1000.0f) / 1000.0 < end); ++guard)
+    f = nextafterf(f, INFINITY);
   return f;
 }
 

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "fbx_fixup.h"
 #include "skio_ai_export.h"
@@ -1984,6 +1985,8 @@ static int write_collada(const struct aiScene* sc, const skio_scene* s, const ch
   }
   if (!rc && (blender_lights(sc, objs->lamp_blend, &xml, &xml_n) || ortho_views(sc, objs->cam_ortho, &xml, &xml_n)))
     rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+  struct tm when;
+  if (!rc && skio_source_date(&when)) skio_collada_stamp(xml, xml_n, &when); /* write_stamp.c */
   if (!rc) rc = write_bytes(path, xml, xml_n, err);
   free(xml);
   return rc;
@@ -2157,6 +2160,8 @@ static int write_fbx(struct aiScene* sc, const skio_frame* frame, const skio_sce
   }
   free(blob.p);
   free(stops);
+  struct tm when;
+  if (!rc && skio_source_date(&when)) rc = skio_fbx_stamp(fixed, fixed_n, &when, &fix_err); /* write_stamp.c */
   if (rc)
     return skc_fail(err, rc, "%s: not written: Assimp's FBX output could not be repaired (%s)", path, fix_err.message);
   rc = skio_fbx_write_file(path, fixed, fixed_n, ascii, err);
@@ -2850,13 +2855,17 @@ static int export_assimp_collada(const skio_scene* s, const char* id, const char
    * skinned meshes but left a mesh without skin (a prop) lying on its side; Assimp's reader turns Z_UP back to Y
    * up. So the scene is written from a view in glTF's frame turned to Z up (C: (x, y, z) -> (x, -z, y)), with the
    * aiScene root holding C^-1, the turn from which Assimp's writer names Z_UP (scene_frame.c). An FBX's implicit
-   * root is left out as for glTF (Blender's bones cannot carry its unit scale). */
+   * root is left out as for glTF (Blender's bones cannot carry its unit scale), also at 1 m and Y up (session 74):
+   * written as a <node> "RootNode" it came back as a joint, and every fbx -> dae -> fbx cycle added one above the
+   * armature (with the scene root the FBX writer keeps above keyed children: 2 joints a cycle, huesitos.fbx). A
+   * glTF's own node "RootNode" (quad_skin.glb) stays. */
   static const float k_to_zup[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1};
   static const float k_from_zup[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
   int rc;
   skio_scene rootless, framed;
   float g[16];
-  const bool drop = implicit_fbx_root(s) && skio_frame_matrix(&s->frame, g);
+  const bool fbx_source = s->source_file.set && s->source_file.kind == SKIO_SOURCE_FBX;
+  const bool drop = implicit_fbx_root(s) && (fbx_source || skio_frame_matrix(&s->frame, g));
   if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
   const skio_scene* ready = drop ? &rootless : s;
   if (!(rc = skio_scene_frame_view_to(ready, k_to_zup, true, &framed, err))) {

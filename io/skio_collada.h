@@ -205,4 +205,9 @@ int skio_collada_tips(const char* text, size_t n, skio_collada_tip** out, uint32
 const skio_collada_tip* skio_collada_tip_of(const skio_collada_tip* tips, uint32_t count, const char* node);
 void skio_collada_tips_free(skio_collada_tip* tips, uint32_t count);
 
+/* write_stamp.c: the text of the first <created> and <modified> of xml[0, n) set to `when` (YYYY-MM-DDTHH:MM:SS,
+ * UTC), in place, where it has that form (Assimp's writer). */
+struct tm;
+void skio_collada_stamp(char* xml, size_t n, const struct tm* when);
+
 #endif

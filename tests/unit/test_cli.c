@@ -1235,6 +1235,92 @@ START_TEST(walk_errors_are_rows_list_and_end_of_options) {
 }
 END_TEST
 
+/* The joint count `info --json` gives for file (in g_tmp). */
+static int joint_count(const char* file) {
+  char args[600];
+  snprintf(args, sizeof args, "info %s/%s --json", g_tmp, file);
+  ck_assert_msg(run(args) == 0, "%s: %.400s", file, err_text());
+  const char* at = strstr(g_out, "\"joint_count\":");
+  ck_assert_msg(at != NULL, "%s: no joint_count in %.400s", file, g_out);
+  return atoi(at + strlen("\"joint_count\":"));
+}
+
+/* Chained conversions add nothing per cycle (session 74). fbx -> dae -> fbx: the FBX's implicit root was written
+ * into the .dae as a <node> "RootNode" whenever the FBX was at 1 m and Y up (every FBX skinkit writes), so each cycle
+ * added a joint above the armature, two with the Collada scene root the FBX writer keeps above keyed children
+ * (keyed_props.fbx: 5/6, 7/8, 9/10 joints in the .dae/.fbx of cycles 1..3; huesitos.fbx 13/14 .. 21/22 over 5). Now
+ * the second cycle writes what the first did, and a .dae of an FBX skinkit wrote has no "RootNode". */
+START_TEST(fbx_dae_cycles_add_no_root) {
+  char args[1200];
+  const char* in = "tests/data/keyed_props.fbx";
+  int dae[3], fbx[3];
+  for (int k = 0; k < 3; ++k) {
+    char prev[300];
+    if (k)
+      snprintf(prev, sizeof prev, "%s/c%d.fbx", g_tmp, k - 1);
+    else
+      snprintf(prev, sizeof prev, "%s", in);
+    snprintf(args, sizeof args, "convert %s %s/c%d.dae", prev, g_tmp, k);
+    ck_assert_msg(run(args) == 0, "%.400s", err_text());
+    snprintf(args, sizeof args, "convert %s/c%d.dae %s/c%d.fbx", g_tmp, k, g_tmp, k);
+    ck_assert_msg(run(args) == 0, "%.400s", err_text());
+    char name[64];
+    snprintf(name, sizeof name, "c%d.dae", k);
+    dae[k] = joint_count(name);
+    snprintf(name, sizeof name, "c%d.fbx", k);
+    fbx[k] = joint_count(name);
+  }
+  ck_assert_msg(dae[1] == dae[2] && fbx[0] == fbx[1] && fbx[1] == fbx[2],
+                "joints per cycle (.dae/.fbx): %d/%d %d/%d %d/%d", dae[0], fbx[0], dae[1], fbx[1], dae[2], fbx[2]);
+  snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/rig.fbx", g_tmp);
+  ck_assert_msg(run(args) == 0, "%.400s", err_text());
+  snprintf(args, sizeof args, "convert %s/rig.fbx %s/rig.dae", g_tmp, g_tmp);
+  ck_assert_msg(run(args) == 0, "%.400s", err_text());
+  char path[400];
+  snprintf(path, sizeof path, "%s/rig.dae", g_tmp);
+  size_t n = 0;
+  char* text = skt_slurp(path, &n);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_msg(strstr(text, "name=\"RootNode\"") == NULL, "rig.dae holds the FBX's implicit root as a node");
+  free(text);
+  ck_assert_int_eq(joint_count("rig.dae"), joint_count("rig.fbx"));
+}
+END_TEST
+
+/* Assimp's writers stamp .fbx and .dae with the wall clock, so the same convert twice wrote different bytes (session
+ * 74); with SOURCE_DATE_EPOCH set (the reproducible-builds convention) that time is written: 1000000000 is
+ * 2001-09-09T01:46:40 UTC, in the FBX's CreationTimeStamp (int32 records Year .. Second) and the Collada <asset>. */
+START_TEST(source_date_epoch_stamps_fbx_and_dae) {
+  char args[800], path[400];
+  ck_assert_int_eq(setenv("SOURCE_DATE_EPOCH", "1000000000", 1), 0);
+  for (int k = 0; k < 2; ++k) {
+    snprintf(args, sizeof args, "convert tests/data/cylinder_rig.glb %s/stamped.%s", g_tmp, k ? "dae" : "fbx");
+    ck_assert_msg(run(args) == 0, "%.400s", err_text());
+  }
+  unsetenv("SOURCE_DATE_EPOCH");
+  snprintf(path, sizeof path, "%s/stamped.fbx", g_tmp);
+  size_t n = 0;
+  char* fbx = skt_slurp(path, &n);
+  ck_assert_ptr_nonnull(fbx);
+  static const char k_year[] =
+      "Year"
+      "I\xd1\x07\x00\x00",
+                    k_second[] =
+                        "Second"
+                        "I\x28\x00\x00\x00";
+  ck_assert_msg(memmem(fbx, n, k_year, sizeof k_year - 1) && memmem(fbx, n, k_second, sizeof k_second - 1),
+                "stamped.fbx: no CreationTimeStamp of 2001, second 40");
+  free(fbx);
+  snprintf(path, sizeof path, "%s/stamped.dae", g_tmp);
+  char* dae = skt_slurp(path, &n);
+  ck_assert_ptr_nonnull(dae);
+  ck_assert_msg(
+      strstr(dae, "<created>2001-09-09T01:46:40</created>") && strstr(dae, "<modified>2001-09-09T01:46:40</modified>"),
+      "stamped.dae: %.400s", dae);
+  free(dae);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("cli");
   TCase* t = tcase_create("cli");
@@ -1257,6 +1343,8 @@ static Suite* suite(void) {
   tcase_add_test(t, unpack_finds_the_model_beside);
   tcase_add_test(t, convert_says_it_merged_a_joint_named_twice);
   tcase_add_test(t, convert_normalize_repairs_fbx_and_dae);
+  tcase_add_test(t, fbx_dae_cycles_add_no_root);
+  tcase_add_test(t, source_date_epoch_stamps_fbx_and_dae);
   tcase_add_test(t, fbx_and_dae_writers_isolated_and_deep_scenes_refused);
   tcase_add_test(t, assimp_loaded_only_when_a_file_needs_it);
   tcase_add_test(t, fbx_and_dae_writers_isolated_for_long_clips);

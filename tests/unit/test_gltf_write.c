@@ -1600,6 +1600,65 @@ START_TEST(more_than_256_joints) {
 }
 END_TEST
 
+/* Reads path back: clip 0's end and how many keys its channels hold (every path). */
+static double clip_keys(const char* path, uint32_t* keys) {
+  skio_scene* b = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &b, &err) == SKC_OK, "%s: %.400s", path, err.message);
+  ck_assert_uint_eq(b->anim_count, 1);
+  const skio_anim* a = &b->anims[0];
+  double end = a->duration;
+  *keys = 0;
+  for (uint32_t c = 0; c < a->channel_count; ++c) {
+    const skio_channel* ch = &a->channels[c];
+    *keys += ch->pos_count + ch->rot_count + ch->scl_count;
+    if (ch->pos_count) end = fmax(end, ch->pos_time[ch->pos_count - 1]);
+    if (ch->rot_count) end = fmax(end, ch->rot_time[ch->rot_count - 1]);
+  }
+  skio_scene_destroy(b);
+  return end;
+}
+
+/* A clip whose end is a float (1.1583333 s, Fox.glb's "Run": Assimp's t * 1000.f reads it a hair short) as a glTF
+ * gives it, and as FBX ticks give it back (8e-12 s later; a key 3e-12 s earlier): written as that float, with no key
+ * added, so writing the file read back writes the same clip. Before, the end was rounded up a float step on every
+ * write (glb -> fbx -> glb five times: 1.1583333 -> 1.1583339 s) and a key one step after the last was added. */
+START_TEST(clip_end_is_a_fixpoint) {
+  make_tmp();
+  const float fe = 1.1583333f;
+  for (int ticks = 0; ticks < 2; ++ticks) {
+    skio_scene* s = cylinder_scene(2, 0, NULL);
+    skio_anim* a = add_anims(s, 1);
+    a->name = dupstr("run");
+    a->duration = (double)fe + (ticks ? 8e-12 : 0.0);
+    a->channels = calloc(2, sizeof *a->channels);
+    a->channel_count = 2;
+    const double tp[2] = {0.0, (double)fe + (ticks ? 8e-12 : 0.0)}, tr[2] = {0.0, (double)fe - (ticks ? 3e-12 : 0.0)};
+    const float p[6] = {2, 0, 0, 2, 1, 0};
+    float q[8];
+    quat_axis(0, 0, 1, 0, q), quat_axis(0, 0, 1, 40, q + 4);
+    a->channels[0].joint = 2;
+    add_track(&a->channels[0].pos_time, &a->channels[0].pos, &a->channels[0].pos_count, 3, 2, tp, p);
+    a->channels[1].joint = 1;
+    add_track(&a->channels[1].rot_time, &a->channels[1].rot, &a->channels[1].rot_count, 4, 2, tr, q);
+    skc_err err = {0};
+    ck_assert_int_eq(skio_gltf_write(s, tmp_path("end1.glb"), 1, &k_default, &err), SKC_OK);
+    uint32_t keys1 = 0, keys2 = 0;
+    const double end1 = clip_keys(tmp_path("end1.glb"), &keys1);
+    ck_assert_msg(end1 == (double)fe && keys1 == 4, "ticks %d: the clip ends at %.10g s (%.10g s written), %u keys (4)",
+                  ticks, end1, (double)fe, keys1);
+    skio_scene* b = NULL;
+    ck_assert_int_eq(skio_scene_import(tmp_path("end1.glb"), NULL, &b, &err), SKC_OK);
+    ck_assert_int_eq(skio_gltf_write(b, tmp_path("end2.glb"), 1, &k_default, &err), SKC_OK);
+    const double end2 = clip_keys(tmp_path("end2.glb"), &keys2);
+    ck_assert_msg(end2 == end1 && keys2 == keys1, "ticks %d: written again, %.10g s and %u keys", ticks, end2, keys2);
+    skio_scene_destroy(b);
+    skio_scene_destroy(s);
+  }
+  rm_tmp();
+}
+END_TEST
+
 /* A joint whose rest has shear: written as "matrix" and read back exactly; when a clip animates it, as TRS. */
 START_TEST(sheared_rest_is_a_matrix_node) {
   make_tmp();
@@ -2129,6 +2188,7 @@ static Suite* gltf_suite(void) {
   tcase_add_test(t, meshes_keep_their_own_inverse_binds);
   tcase_add_test(t, more_than_256_joints);
   tcase_add_test(t, sheared_rest_is_a_matrix_node);
+  tcase_add_test(t, clip_end_is_a_fixpoint);
   tcase_add_test(t, joints_under_several_roots_get_one);
   tcase_add_test(t, armature_object_above_unweighted_bone_stays_a_node);
   tcase_add_test(t, armature_object_below_wrappers_stays_a_node);
