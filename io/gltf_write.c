@@ -75,6 +75,7 @@ typedef struct writer {
   const uint8_t* used;       /* joint_count: 1 = some mesh binds the joint or weights it */
   const float* bake;         /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
   const struct mesh_out* mo; /* the meshes as written (their nodes: joint_nodes + mo[m].group), once known */
+  const uint8_t* bone_child; /* per mesh: 1 = a rigid attachment written without skin under its joint (NULL: none) */
   uint32_t joint_nodes;
   const skio_user_prop** props; /* the scene's custom properties by node and name (skio_user_props_sorted), or NULL */
   uint32_t prop_count;
@@ -349,6 +350,9 @@ typedef struct mesh_out {
   int32_t anchor;   /* the plain node above the joints it binds (skeleton index), -1 none: see anchor_unweighted */
   bool moved;       /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
   float t[16];
+  bool local;     /* written without skin in its node's own space: vertices node^-1 v (skio_mesh_node_space) */
+  float node[16]; /* its node's transform in the scene's space with local, else the identity */
+  int32_t bone;   /* a rigid attachment written as a child of this joint's node (plan_bone_children), else -1 */
   buf prims;      /* its "primitives" entries (write_mesh), one per part */
   uint32_t lead;  /* the first mesh of its node's group (mesh_groups), itself when alone */
   uint32_t group; /* its glTF mesh and mesh node: the group's index */
@@ -414,6 +418,18 @@ static void put_extras_of(buf* b, const skio_user_prop* const* p, uint32_t count
 static void put_extras(buf* b, const writer* w, const char* name) { put_extras_of(b, w->props, w->prop_count, name); }
 
 /* ---- the meshes of one object as one glTF mesh ------------------------------------------------------------ */
+static bool bone_child(const writer* w, uint32_t mi) { return w->bone_child && w->bone_child[mi]; }
+
+/* Whether unskinned meshes a and b (written) can share a node: the same node transform, and both under the same bone
+ * with the same inverse bind (bone children, plan_bone_children), or neither. */
+static bool same_unskinned_node(const skio_scene* s, const mesh_out* mo, uint32_t a, uint32_t b) {
+  const skio_mesh *ma = &s->meshes[a], *mb = &s->meshes[b];
+  if (mo[a].local != mo[b].local || memcmp(mo[a].node, mo[b].node, sizeof mo[a].node) != 0) return false;
+  if (mo[a].bone != mo[b].bone) return false;
+  const int32_t j = mo[a].bone;
+  return j < 0 || !memcmp(ma->inverse_bind + (size_t)j * 16, mb->inverse_bind + (size_t)j * 16, 16 * sizeof(float));
+}
+
 /* Whether meshes a and b (written, mo filled) can be primitives of one glTF mesh in one node: one object of the
  * source (node_group and node name), and nothing a node or a mesh holds once differs - the skin (listed joints, their
  * inverse binds, the space the vertices were written in), the parent joint, the morph targets (count and names). */
@@ -426,7 +442,7 @@ static bool same_node(const skio_scene* s, const mesh_out* mo, uint32_t a, uint3
   if (mo[a].skinned != mo[b].skinned || ma->morph_count != mb->morph_count) return false;
   for (uint32_t t = 0; t < ma->morph_count; ++t)
     if (strcmp(ma->morph_names[t], mb->morph_names[t]) != 0) return false;
-  if (!mo[a].skinned) return true;
+  if (!mo[a].skinned) return same_unskinned_node(s, mo, a, b);
   if (mo[a].listed != mo[b].listed || mo[a].moved != mo[b].moved ||
       (mo[a].moved && memcmp(mo[a].t, mo[b].t, sizeof mo[a].t) != 0))
     return false;
@@ -488,9 +504,12 @@ static int mesh_json(writer* w, const mesh_out* mo, buf* j) {
 }
 
 /* ---- unskinned meshes under a joint (skio_mesh.parent_joint: a prop parented to the armature object) ---- */
+static bool near_identity(const float* t, const skio_mesh* m);
+
 typedef struct holders {
   int32_t* joint; /* per mesh: the joint whose node holds the mesh's node, or -1 (the scene's top level) */
   float* local;   /* per mesh: 16 floats, its node's matrix there */
+  float* world;   /* per mesh: 16 floats, its node's world transform at rest as written */
   uint32_t* off;  /* per joint j: the meshes it holds are mesh[off[j] .. off[j + 1]) (joint_count + 1 entries) */
   uint32_t* mesh;
 } holders;
@@ -498,6 +517,7 @@ typedef struct holders {
 static void holders_free(holders* h) {
   free(h->joint);
   free(h->local);
+  free(h->world);
   free(h->off);
   free(h->mesh);
 }
@@ -514,28 +534,55 @@ static void written_rest_world(const skc_skeleton* sk, float* world) {
   }
 }
 
-/* Each mesh written without a skin whose parent_joint is set hangs under that joint's node, its node matrix the
- * inverse of the joint's written rest world: its vertices are placed in the scene's space, so at rest it sits
- * where it sat, and it follows the joint's clips (the armature object's) and reads back parented as it was. A
- * joint whose rest world does not invert leaves the mesh at the top. false: out of memory. */
+/* Where unskinned mesh mi's node goes (a group's lead holds its group): under joint *j (else at the top) with matrix
+ * l there. Its node transform N (mo->node, the identity unless written in its own space) is the place of its vertices
+ * as written: a rigid attachment written under its bone (plan_bone_children) takes IB(bone) N, its one-joint skin's
+ * rest and every pose then; a mesh whose parent_joint is set (a prop parented to the armature object) hangs under
+ * that joint's node with (the joint's written rest world)^-1 N, so at rest it sits where it sat, follows the joint's
+ * clips and reads back parented as it was; a joint whose rest world does not invert leaves it at the top. */
+static void mesh_holder(const skio_scene* s, const mesh_out* mo, const float* jworld, int32_t* j, float* l) {
+  const skio_mesh* m = &s->meshes[mo->lead];
+  const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
+  float inv[16];
+  *j = -1;
+  memcpy(l, mo->node, 16 * sizeof *l);
+  if (mo->bone >= 0) {
+    skc_mat4_mul(m->inverse_bind + (size_t)mo->bone * 16, mo->node, l);
+    *j = mo->bone;
+  } else if (m->parent_joint >= 0 && (uint32_t)m->parent_joint < jc &&
+             skc_mat4_inverse(jworld + (size_t)m->parent_joint * 16, inv) && skc_mat4_is_finite(inv)) {
+    skc_mat4_mul(inv, mo->node, l);
+    *j = m->parent_joint;
+  }
+  if (near_identity(l, m)) skc_mat4_identity(l); /* a keyed mesh node's own joint: N is its rest world */
+}
+
+/* Each unskinned mesh's node: where it hangs and its matrix there (mesh_holder), and its world at rest as written.
+ * false: out of memory. */
 static bool mesh_holders(const skio_scene* s, const mesh_out* mo, holders* h) {
   const skc_skeleton* sk = s->skeleton;
   const uint32_t jc = sk ? sk->joint_count : 0, M = s->mesh_count;
   h->joint = malloc(((size_t)M + 1) * sizeof *h->joint);
   h->local = malloc(((size_t)M + 1) * 16 * sizeof *h->local);
+  h->world = malloc(((size_t)M + 1) * 16 * sizeof *h->world);
   h->off = calloc((size_t)jc + 2, sizeof *h->off);
   h->mesh = malloc(((size_t)M + 1) * sizeof *h->mesh);
   float* world = malloc(((size_t)jc + 1) * 16 * sizeof *world);
-  bool ok = h->joint && h->local && h->off && h->mesh && world;
+  bool ok = h->joint && h->local && h->world && h->off && h->mesh && world;
   if (ok && jc) written_rest_world(sk, world);
   for (uint32_t mi = 0; ok && mi < M; ++mi) {
-    int32_t j = s->meshes[mi].parent_joint;
-    float* l = h->local + (size_t)mi * 16;
-    h->joint[mi] = -1;
-    if (mo[mi].lead != mi || mo[mi].skinned || j < 0 || (uint32_t)j >= jc) continue; /* a lead holds its group */
-    if (!skc_mat4_inverse(world + (size_t)j * 16, l) || !skc_mat4_is_finite(l)) continue;
-    h->joint[mi] = j;
-    h->off[j + 1]++;
+    int32_t* j = &h->joint[mi];
+    float *l = h->local + (size_t)mi * 16, *wd = h->world + (size_t)mi * 16;
+    *j = -1;
+    skc_mat4_identity(l);
+    skc_mat4_identity(wd);
+    if (mo[mi].lead != mi || mo[mi].skinned) continue; /* a lead holds its group */
+    mesh_holder(s, &mo[mi], world, j, l);
+    if (*j >= 0)
+      skc_mat4_mul(world + (size_t)*j * 16, l, wd);
+    else
+      memcpy(wd, l, 16 * sizeof *wd);
+    if (*j >= 0) h->off[*j + 1]++;
   }
   for (uint32_t j = 0; ok && j < jc; ++j) h->off[j + 1] += h->off[j];
   for (uint32_t mi = 0; ok && mi < M; ++mi) /* each joint's start advances to the next joint's */
@@ -1230,21 +1277,29 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   mo->skeleton = -1;
   mo->anchor = -1;
 
+  mo->bone = bone_child(w, mi) ? m->rigid_joint : -1;
+  const bool skin = m->skin && sk && mo->bone < 0;
   bool gets_skin = false; /* the mesh will list some joint (else it is written without skin, and not moved) */
   float tm[16];
   bool moved = false;
-  if (m->skin && sk && (rc = skin_space(w, m, extra, mo, tm, &gets_skin, &moved))) return rc;
+  if (skin && (rc = skin_space(w, m, extra, mo, tm, &gets_skin, &moved))) return rc;
   mo->moved = moved;
   if (moved) memcpy(mo->t, tm, sizeof tm);
+  /* without skin: in its node's own space, the node transform keeping the object's origin (mesh_holders) */
+  mo->local = !gets_skin && skio_mesh_node_space(m, mo->node) && !near_identity(mo->node, m);
+  if (!mo->local) skc_mat4_identity(mo->node);
+  float ninv[16];
+  if (mo->local) skc_mat4_inverse(mo->node, ninv); /* skio_mesh_node_space checked it */
+  const float* x = moved && gets_skin ? tm : mo->local ? ninv : NULL;
   mesh_acc a = {.pos = -1, .nrm = -1, .tan = -1, .uv = -1, .uv1 = -1, .col = -1};
-  if ((rc = put_vertex_streams(w, m, moved && gets_skin ? tm : NULL, &a))) return rc;
+  if ((rc = put_vertex_streams(w, m, x, &a))) return rc;
   if ((rc = put_parts(w, m, &a))) {
     mesh_acc_free(&a);
     return rc;
   }
 
   /* skin: weights as written, then the joints the skin lists */
-  if (m->skin && sk && (rc = write_skin(w, mi, extra, mo, &a.joints, &a.weights, &a.sets))) {
+  if (skin && (rc = write_skin(w, mi, extra, mo, &a.joints, &a.weights, &a.sets))) {
     mesh_acc_free(&a);
     return rc;
   }
@@ -2415,9 +2470,9 @@ static int32_t mesh_node_named(const skio_scene* s, const mesh_out* mo, const ch
   return -1;
 }
 
-/* The objects that hang from a mesh's node (skio_object.parent_mesh) go under that mesh's node: every mesh node is
- * written with the identity as its world at rest (at the top, or under a joint with that joint's inverse), so the
- * object's matrix there is its world, as at the top, and it follows the node where the node goes. */
+/* The objects that hang from a mesh's node (skio_object.parent_mesh) go under that mesh's node, their matrices there
+ * their worlds (as at the top) until objects_in_mesh_nodes takes them relative to the node's world as written; they
+ * follow the node where the node goes. */
 static bool objects_under_meshes(const skio_scene* s, const mesh_out* mo, uint32_t mesh_nodes, objects_out* o) {
   const uint32_t n = s->object_count;
   o->mesh = malloc(((size_t)n + 1) * sizeof *o->mesh);
@@ -2623,6 +2678,7 @@ typedef struct doc {
   uint32_t gathered_node; /* the node gather_roots adds, after every other node */
   float bake_x[16];       /* writer.bake, when there is one */
   holders hold;           /* unskinned meshes under a joint (mesh_holders) */
+  uint8_t* bone_child;    /* per mesh: a rigid attachment written under its bone (plan_bone_children) */
   objects_out objs;       /* cameras, lights and empties (objects_plan) */
   buf meshes, anims, nodes, skins, mats, texs, imgs; /* the JSON arrays' entries */
   bool ext_webp, ext_ktx2;                           /* textures need EXT_texture_webp / KHR_texture_basisu */
@@ -2652,6 +2708,7 @@ static void doc_free(writer* w, doc* d) {
   free(d->gathered);
   characters_free(&d->chars);
   holders_free(&d->hold);
+  free(d->bone_child);
   objects_free(&d->objs);
   if (d->mo)
     for (uint32_t mi = 0; mi < d->M; ++mi) free(d->mo[mi].joints), free(d->mo[mi].prims.p);
@@ -2875,6 +2932,37 @@ static int skin_joint_plan(writer* w, doc* d) {
   return rc;
 }
 
+/* A mesh the reader bound to the bone its node hangs from (skio_mesh.rigid_joint: a sword parented to a hand bone)
+ * whose skin is still that one-joint skin is written without skin as a child of the bone's node, as Blender's own
+ * exporter writes it (session 74): read back it is parented to the bone again, with its origin, and it follows the
+ * bone in every clip as the skin did. Only where some other mesh keeps a skin that lists the joint (binds it, or
+ * every skin lists it: d->orphan), so that the joint stays a bone for readers that take bones from skins; a file of
+ * rigid parts alone keeps its one-joint skins, the only way its armature survives. */
+static int plan_bone_children(writer* w, doc* d) {
+  const skio_scene* s = w->s;
+  const uint32_t jc = d->jc;
+  d->bone_child = calloc((size_t)d->M + 1, 1);
+  uint8_t* listed = calloc((size_t)jc + 1, 1);
+  if (!d->bone_child || !listed) {
+    free(listed);
+    return oom_fail(w);
+  }
+  for (uint32_t mi = 0; mi < d->M; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    if (!m->skin || !m->bound || skio_mesh_still_rigid(m)) continue;
+    for (uint32_t j = 0; j < jc; ++j) listed[j] |= m->bound[j] || (d->orphan && d->orphan[j]);
+  }
+  for (uint32_t mi = 0; mi < d->M; ++mi) {
+    const skio_mesh* m = &s->meshes[mi];
+    const int32_t j = m->rigid_joint;
+    d->bone_child[mi] = skio_mesh_still_rigid(m) && m->inverse_bind && j >= 0 && (uint32_t)j < jc && listed[j] &&
+                        skc_mat4_is_finite(m->inverse_bind + (size_t)j * 16);
+  }
+  free(listed);
+  w->bone_child = d->bone_child;
+  return SKC_OK;
+}
+
 /* Whether meshes a and b may become primitives of one glTF mesh before they are written (same_node decides after):
  * consecutive parts of one source object, both skinned, neither of parts. */
 static bool same_object(const skio_mesh* a, const skio_mesh* b) {
@@ -2949,6 +3037,22 @@ static int write_meshes(writer* w, doc* d) {
   return mesh_json(w, d->mo, &d->meshes);
 }
 
+/* The objects under a mesh node (objects_under_meshes took the node's world for the identity) by the inverse of
+ * that node's world as written (mesh_holders: a mesh written in its node's own space has its node's transform). */
+static void objects_in_mesh_nodes(const skio_scene* s, const mesh_out* mo, const holders* h, objects_out* o) {
+  for (uint32_t mi = 0; mi < s->mesh_count; ++mi) {
+    float inv[16], t[16];
+    if (mo[mi].lead != mi || o->mesh_held[mo[mi].group] < 0) continue;
+    if (!skc_mat4_inverse(h->world + (size_t)mi * 16, inv) || !skc_mat4_is_finite(inv)) continue;
+    for (int32_t k = o->mesh_held[mo[mi].group]; k >= 0; k = o->next[k]) {
+      skc_mat4_mul(inv, o->local + (size_t)k * 16, t);
+      memcpy(o->local + (size_t)k * 16, t, sizeof t);
+      skc_mat4_mul(inv, o->pre + (size_t)k * 16, t);
+      memcpy(o->pre + (size_t)k * 16, t, sizeof t);
+    }
+  }
+}
+
 /* Where the mesh and object nodes go: unskinned meshes under their joint (mesh_holders), one node per group after
  * the joints, the objects after those (objects_plan), the node gather_roots may add after every other node. */
 static int plan_nodes(writer* w, doc* d) {
@@ -2961,6 +3065,7 @@ static int plan_nodes(writer* w, doc* d) {
   if (s->object_count && !objects_plan(s, jc + d->mesh_nodes, d->used, d->arm_obj, d->mo, d->mesh_nodes, &d->objs))
     return oom_fail(w);
   if (s->object_count) w->objs = &d->objs;
+  if (s->object_count) objects_in_mesh_nodes(s, d->mo, &d->hold, &d->objs);
   d->gathered_node = jc + d->mesh_nodes + s->object_count; /* after every other node */
   return SKC_OK;
 }
@@ -3031,7 +3136,7 @@ static int mesh_nodes(writer* w, doc* d) {
     if (d->jc || mo[mi].group) skio_buf_str(nodes, ",");
     skio_buf_str(nodes, "{\"name\":");
     skio_buf_json_string(nodes, d->mnames[mi], NULL);
-    if (d->hold.joint[mi] >= 0) put_node_transform(nodes, d->hold.local + (size_t)mi * 16);
+    put_node_transform(nodes, d->hold.local + (size_t)mi * 16); /* nothing for the identity */
     skio_buf_printf(nodes, ",\"mesh\":%u", mo[mi].group);
     put_extras(nodes, w, base); /* the object's name, as the node is named */
     if (mo[mi].skinned) skio_buf_printf(nodes, ",\"skin\":%u", skin_count++);
@@ -3341,6 +3446,7 @@ static int write_doc(writer* w, doc* d) {
   if (!rc && w->s->skeleton) rc = unique_names(w, &d->jnames, &d->jsorted);
   if (!rc) rc = joint_tree(w, d);
   if (!rc) rc = skin_joint_plan(w, d);
+  if (!rc) rc = plan_bone_children(w, d);
   if (!rc) rc = write_meshes(w, d);
   if (!rc) rc = plan_nodes(w, d);
   if (!rc && w->s->material_count)

@@ -757,12 +757,37 @@ static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const u
   return j;
 }
 
+/* Mesh m without skin in its node's own space (session 74): under the node of joint j (-1: a node at the identity)
+ * its node's matrix rest_world(j)^-1 N and its vertices N^-1 v, N its node transform (skio_mesh_node_space), so the
+ * object keeps its origin where it was read with one (a prop's pivot; before, its node was at the identity and its
+ * vertices in the parent's space). Only when that matrix is a TRS (an FBX Model holds no shear) and the mesh is not
+ * on a joint's own node (mesh_on_joint). false: the vertices go in j's space at the identity, as before. */
+static bool own_node_space(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, int32_t j, float local[16],
+                           float x[16], float nx[16]) {
+  const skc_skeleton* sk = s->skeleton;
+  float n[16], pinv[16];
+  skc_trs trs;
+  if (m->skin || mesh_on_joint(s, m, plain) >= 0 || !skio_mesh_node_space(m, n)) return false;
+  const int32_t pj = m->parent_joint; /* a plain root whose rest does not invert holds it (mesh_nodes' at_root) */
+  if (j < 0 && plain && sk && pj >= 0 && (uint32_t)pj < sk->joint_count && plain[pj] == 1) return false;
+  skc_mat4_identity(pinv);
+  if (j >= 0 && (!sk || (uint32_t)j >= sk->joint_count || !skc_mat4_inverse(sk->rest_world + (size_t)j * 16, pinv)))
+    return false;
+  skc_mat4_mul(pinv, n, local);
+  return skc_mat4_is_finite(local) && skc_mat4_to_trs(local, &trs, 1e-5f) && skc_mat4_inverse(n, x) &&
+         skc_mat4_normal_matrix(x, nx);
+}
+
 /* The transform mesh m's points are written with (*ident stays true when none: x and nx unset): its joint's space
- * (mesh_space_joint), the rebind of its skin (common_rebind) and the bake of its character (bake, NULL: none). */
+ * (mesh_space_joint) or its node's own (own_node_space), the rebind of its skin (common_rebind) and the bake of its
+ * character (bake, NULL: none). */
 static int mesh_rebind(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, bool fbx, const float* bake,
                        float x[16], float nx[16], bool* ident, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
-  if (mesh_space_joint(s, m, plain, fbx, x, nx) >= 0) *ident = false; /* in its joint's space */
+  const int32_t j = mesh_space_joint(s, m, plain, fbx, x, nx);
+  if (j >= 0) *ident = false; /* in its joint's space */
+  float local[16];
+  if (own_node_space(s, m, plain, j, local, x, nx)) *ident = false;
   if (m->skin && sk) {
     const int32_t bad = singular_bind(m, sk);
     if (bad >= 0)
@@ -1374,6 +1399,9 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
         rc = SKC_OUT_OF_MEMORY;
         break;
       }
+      float local[16]; /* in its own space: the node's matrix keeps its origin (build_mesh writes it so) */
+      if ((in >= 0 || up == root) && own_node_space(s, mesh, plain, in, local, x, nx))
+        skio_mat_to_ai(local, &n->mTransformation.a1);
       if (g >= 0) of_group[g] = n;
     }
     unsigned* grown = realloc(n->mMeshes, (n->mNumMeshes + 1) * sizeof *grown);
@@ -2704,6 +2732,87 @@ static int assimp_write_binds(const skio_scene* s, const char* id, const float* 
   return rc;
 }
 
+/* Whether joint j of s is bound by a mesh with a skin that is no rigid attachment (which keeps it a LimbNode). */
+static bool bound_by_a_skin(const skio_scene* s, uint32_t j) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    const skio_mesh* me = &s->meshes[m];
+    if (me->skin && me->bound && me->bound[j] && !skio_mesh_still_rigid(me)) return true;
+  }
+  return false;
+}
+
+/* FBX: the rigid attachments (skio_mesh.rigid_joint, a sword parented to a hand bone, its skin still that one-joint
+ * skin) without their skin in a copy of the meshes, hung from their bone (parent_joint), as Blender's and Maya's
+ * exporters write them (session 74): mesh_nodes puts the Model under the bone's LimbNode with its own transform
+ * (own_node_space), and readers parent it to the bone again instead of making a one-joint skin. Its vertices are
+ * in the bind space; where the bone's rest is not its bind (X = rest_world(j) IB(j) != I, a Collada source) they
+ * and its node transform are moved by X into the world (copies). Only where some other skin binds the bone (it stays
+ * a LimbNode) and X is no mirror. *any: whether any was (v then holds the copy: bone_children_free). */
+static void bone_children_free(const skio_scene* s, skio_scene* v) {
+  for (uint32_t m = 0; v->meshes != s->meshes && m < s->mesh_count; ++m) {
+    const skio_mesh *a = &v->meshes[m], *b = &s->meshes[m];
+    if (a->positions == b->positions) continue;
+    free(a->positions), free(a->normals), free(a->tangents), free(a->morph_positions), free(a->morph_normals);
+  }
+  if (v->meshes != s->meshes) free(v->meshes);
+  v->meshes = s->meshes;
+}
+
+/* Copies of mesh vm's vertex streams moved by x (no mirror: the winding stays), its node transform with them. false:
+ * out of memory (vm's arrays then copies or NULL, which bone_children_free frees). */
+static bool moved_copy(skio_mesh* vm, const float x[16]) {
+  const size_t V = vm->vertex_count, T = (size_t)vm->morph_count * V;
+  const float* src[5] = {vm->positions, vm->normals, vm->tangents, vm->morph_positions, vm->morph_normals};
+  const size_t n[5] = {V * 3, V * 3, V * 4, T * 3, T * 3};
+  float** dst[5] = {&vm->positions, &vm->normals, &vm->tangents, &vm->morph_positions, &vm->morph_normals};
+  for (int k = 0; k < 5; ++k) *dst[k] = NULL;
+  for (int k = 0; k < 5; ++k) {
+    if (!src[k]) continue;
+    if (!(*dst[k] = malloc(n[k] * sizeof(float) + 1))) return false;
+    memcpy(*dst[k], src[k], n[k] * sizeof(float));
+  }
+  float placed[16];
+  if (vm->placed_set)
+    memcpy(placed, vm->placed, sizeof placed);
+  else
+    skc_mat4_identity(placed);
+  skc_mat4_mul(x, placed, vm->placed);
+  vm->placed_set = true;
+  return skio_mesh_transform(vm, x, NULL) == SKC_OK;
+}
+
+static int bone_children_view(const skio_scene* s, skio_scene* v, bool* any, skc_err* err) {
+  const skc_skeleton* sk = s->skeleton;
+  *v = *s;
+  *any = false;
+  for (uint32_t m = 0; sk && m < s->mesh_count; ++m) {
+    const skio_mesh* me = &s->meshes[m];
+    const int32_t j = me->rigid_joint;
+    if (!skio_mesh_still_rigid(me) || !me->inverse_bind || j < 0 || (uint32_t)j >= sk->joint_count ||
+        !bound_by_a_skin(s, (uint32_t)j))
+      continue;
+    float x[16], id4[16];
+    skc_mat4_mul(sk->rest_world + (size_t)j * 16, me->inverse_bind + (size_t)j * 16, x);
+    skc_mat4_identity(id4);
+    const bool moved = !(skc_mat4_max_abs_diff(x, id4) <= 1e-6f * (1.0f + fabsf(x[12]) + fabsf(x[13]) + fabsf(x[14])));
+    if (moved && (!skc_mat4_is_finite(x) || skc_mat3_det_of_mat4(x) <= 0.0f)) continue;
+    if (!*any && !(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    if (!*any) memcpy(v->meshes, s->meshes, (size_t)s->mesh_count * sizeof *v->meshes);
+    *any = true;
+    skio_mesh* vm = &v->meshes[m]; /* borrowed arrays (moved: copies); skin and binds dropped, not freed */
+    if (moved && !moved_copy(vm, x)) {
+      bone_children_free(s, v);
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    }
+    vm->skin = NULL, vm->inverse_bind = NULL, vm->bound = NULL, vm->read_skin = NULL;
+    vm->bone_count = 0;
+    vm->rigid_joint = -1;
+    vm->parent_joint = j;
+  }
+  return SKC_OK;
+}
+
 /* assimp_write_binds of s, for Collada of its rigid_view. */
 static int assimp_write(const skio_scene* s, const char* id, const float* root_xf, const char* path,
                         const skio_export_options* opts, skc_err* err) {
@@ -2840,7 +2949,11 @@ static int export_assimp_fbx(const skio_scene* s, const char* id, const char* pa
   if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
   const skio_scene* ready = drop ? &rootless : s;
   if (!(rc = skio_scene_held_root_view(ready, &held, err))) {
-    rc = assimp_write(&held, id, NULL, path, o, err);
+    skio_scene hung; /* rigid attachments under their bones */
+    bool any = false;
+    if (!(rc = bone_children_view(&held, &hung, &any, err)))
+      rc = assimp_write(any ? &hung : &held, id, NULL, path, o, err);
+    if (any) bone_children_free(&held, &hung);
     skio_scene_frame_view_free(ready, &held);
   }
   if (drop) skio_scene_drop_root_free(s, &rootless);

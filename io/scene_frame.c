@@ -153,6 +153,14 @@ static bool frame_mesh(const skio_mesh* m, const frame_map* f, skio_mesh* v) {
   v->tangents = mapped(m->tangents, V, 4, 1, f);
   v->morph_positions = mapped(m->morph_positions, T, 3, 0, f);
   v->morph_normals = mapped(m->morph_normals, T, 3, 1, f);
+  /* the vertices are G times the placed ones: so is their node transform (skio_mesh_node_space) */
+  float placed[16];
+  if (m->placed_set)
+    memcpy(placed, m->placed, sizeof placed);
+  else
+    skc_mat4_identity(placed);
+  skc_mat4_mul(f->g, placed, v->placed);
+  v->placed_set = true;
   return (v->positions || !m->positions || !V) && (v->normals || !m->normals || !V) &&
          (v->tangents || !m->tangents || !V) && (v->morph_positions || !m->morph_positions || !T) &&
          (v->morph_normals || !m->morph_normals || !T);

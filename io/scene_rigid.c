@@ -136,6 +136,16 @@ bool skio_mesh_still_rigid(const skio_mesh* m) {
   return true;
 }
 
+bool skio_mesh_node_space(const skio_mesh* m, float n[16]) {
+  skc_mat4_identity(n);
+  if (!m || !m->placed_set || is_identity(m->placed) || !skc_mat4_is_finite(m->placed)) return false;
+  float inv[16];
+  if (skc_mat3_det_of_mat4(m->placed) <= 0.0f || !skc_mat4_inverse(m->placed, inv) || !skc_mat4_is_finite(inv))
+    return false;
+  memcpy(n, m->placed, sizeof inv);
+  return true;
+}
+
 int skio_mesh_place(const skio_scene* s, skio_mesh* m, const float world[16], int32_t joint, skc_err* err) {
   if (!s || !m || !world) return skc_fail(err, SKC_INVALID_ARGUMENT, "scene, mesh and world must not be NULL");
   if (m->skin) return SKC_OK; /* skinned: its vertices are in bind space, the node transform does not apply */

@@ -64,7 +64,9 @@ typedef struct skio_mesh {
    * so the prop follows the object's animation and reads back parented as in the source. -1 once a skin is set. */
   int32_t parent_joint;
   /* Set by skio_mesh_place too: the transform it applied to the file's vertices (the node's world transform, into
-   * bind space), placed_set false when none was applied (identity). The glTF editor's new skins use it. */
+   * bind space), placed_set false when none was applied (identity). The glTF editor's new skins use it, and the
+   * writers give the mesh's node that transform back (skio_mesh_node_space); a view that moves the vertices moves
+   * it too (scene_frame.c). */
   float placed[16];
   bool placed_set;
   /* A skinned mesh of an FBX file: the world transform of its node at import, the space Assimp's FBX reader made its
@@ -745,6 +747,12 @@ void skio_mesh_unbound_in_bind_frame(const skc_skeleton* sk, skio_mesh* m);
 /* A mesh the reader bound rigidly to the joint it hangs from (skio_mesh_place; no skin in its file) whose skin is still
  * that: every vertex one influence of weight 1 on that joint. */
 bool skio_mesh_still_rigid(const skio_mesh* m);
+/* The node transform N of unskinned or still rigidly bound mesh m for writers that can give its node a transform
+ * (session 74): its vertices are N times its file's, so N^-1 v are the vertices in its node's own space and N (times
+ * the inverse of where the node is written) its node's matrix, which keeps the object's origin. N is the transform
+ * skio_mesh_place applied (m->placed). false, with n the identity, when none was applied, or N is singular, not finite
+ * or a mirror (placing flipped the winding, which N^-1 would not undo): the vertices are then written as stored. */
+bool skio_mesh_node_space(const skio_mesh* m, float n[16]);
 /* A hash of what an in-place edit cannot change: skeleton (names, parents, rest and bind matrices), clips (names,
  * durations, every key), materials (names, factors), each mesh's vertex and index counts, indices, material, object
  * name and inverse binds. Weights and bound flags are not in it. */

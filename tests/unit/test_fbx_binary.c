@@ -569,7 +569,7 @@ START_TEST(clusters_carry_their_armatures_world) {
                     "cluster %d: element %d %.9g, Rig's world %.9g", clusters, k, am[k], world[rig * 16 + k]);
     free(am);
   }
-  ck_assert_int_ge(clusters, 4); /* the body's three bones and the sword's one */
+  ck_assert_int_ge(clusters, 3); /* the body's three bones (the sword hangs under its bone: session 74) */
   skio_fbx_tree_free(&t);
   free(bytes);
   free(world);

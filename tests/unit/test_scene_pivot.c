@@ -1,0 +1,343 @@
+#define _DEFAULT_SOURCE /* mkdtemp */
+/* test_scene_pivot.c - unskinned meshes keep their node transform (origin) on cross-format writes, and a mesh
+ * parented to a bone is written under that bone (session 74; docs/formats.md).
+ *
+ * tests/data/rigid_parts.fbx (Blender 3.4, tests/data/make_rigid_parts.py): a cylinder skinned to two bones, a cube
+ * "Gauntlet" (0.3 wide, at 0.6 0.1 2.6, turned) parented to bone "hand" and a cone "Prop" (at 1.5 0 0.5) parented
+ * to the armature object "Rig". The reader bakes each node's world transform into the vertices (skio_mesh_place) and
+ * binds the gauntlet to "hand" with weight 1; a writer that can give a node a transform must write the vertices in
+ * the node's own space (the cube's corners 0.15 from its origin) with the node's matrix, and hang the gauntlet
+ * under the bone's node without a skin. Before, both came out at the origin with world-space vertices and the
+ * gauntlet as a one-joint skin. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sk_testutil.h"
+#include "skio_gltf_doc.h"
+#include "skio_scene.h"
+
+static const char* data_path(const char* name) {
+  static char buf[4096];
+  const char* me = __FILE__; /* <repo>/tests/unit/test_scene_pivot.c */
+  const char* cut = strstr(me, "tests/unit/");
+  snprintf(buf, sizeof buf, "%.*s%s", cut ? (int)(cut - me) : 0, me, name);
+  return buf;
+}
+
+static skio_scene* read_scene(const char* path) {
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_import(path, NULL, &s, &err) == SKC_OK, "%s: %.400s", path, err.message);
+  return s;
+}
+
+static void export_scene(const skio_scene* s, const char* path) {
+  skio_export_options o = {0};
+  o.overwrite = true;
+  o.keep_all = true;
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_export(s, path, &o, &err) == SKC_OK, "%s: %.400s", path, err.message);
+}
+
+/* ---- glTF ------------------------------------------------------------------------------------------------- */
+
+/* The node whose name starts with prefix, or -1. */
+static int32_t node_named(const skio_gltf_doc* d, const char* prefix) {
+  for (uint32_t n = 0; skio_gltf_item(d, "nodes", n) >= 0; ++n) {
+    char* name = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "nodes", n), "name"));
+    bool hit = name && strncmp(name, prefix, strlen(prefix)) == 0;
+    free(name);
+    if (hit) return (int32_t)n;
+  }
+  return -1;
+}
+
+/* The node that lists node n among its children, or -1. */
+static int32_t node_parent(const skio_gltf_doc* d, int32_t n) {
+  for (uint32_t p = 0; skio_gltf_item(d, "nodes", p) >= 0; ++p) {
+    int kids = skio_json_get(d, skio_gltf_item(d, "nodes", p), "children");
+    for (int k = 0; k < skio_json_len(d, kids); ++k) {
+      uint32_t c;
+      if (skio_json_u32(d, skio_json_at(d, kids, k), &c) && c == (uint32_t)n) return (int32_t)p;
+    }
+  }
+  return -1;
+}
+
+static void node_local(const skio_gltf_doc* d, int32_t n, float m[16]) {
+  int t = skio_gltf_item(d, "nodes", (uint32_t)n);
+  if (skio_json_floats(d, skio_json_get(d, t, "matrix"), m, 16) == 16) return;
+  skc_trs trs;
+  skc_trs_identity(&trs);
+  skio_json_floats(d, skio_json_get(d, t, "translation"), trs.t, 3);
+  skio_json_floats(d, skio_json_get(d, t, "rotation"), trs.r, 4);
+  skio_json_floats(d, skio_json_get(d, t, "scale"), trs.s, 3);
+  skc_trs_to_mat4(&trs, m);
+}
+
+static void node_world(const skio_gltf_doc* d, int32_t n, float w[16]) {
+  node_local(d, n, w);
+  for (int32_t p = node_parent(d, n); p >= 0; p = node_parent(d, p)) {
+    float l[16], t[16];
+    node_local(d, p, l);
+    skc_mat4_mul(l, w, t);
+    memcpy(w, t, sizeof t);
+  }
+}
+
+/* The largest |coordinate| of node n's mesh's first POSITION accessor (its min / max). */
+static float mesh_extent(const skio_gltf_doc* d, int32_t n) {
+  uint32_t mesh, acc;
+  ck_assert(skio_json_u32(d, skio_json_get(d, skio_gltf_item(d, "nodes", (uint32_t)n), "mesh"), &mesh));
+  int prim = skio_json_at(d, skio_json_get(d, skio_gltf_item(d, "meshes", mesh), "primitives"), 0);
+  ck_assert(skio_json_u32(d, skio_json_get(d, skio_json_get(d, prim, "attributes"), "POSITION"), &acc));
+  float lo[3], hi[3], e = 0.0f;
+  int a = skio_gltf_item(d, "accessors", acc);
+  ck_assert_int_eq(skio_json_floats(d, skio_json_get(d, a, "min"), lo, 3), 3);
+  ck_assert_int_eq(skio_json_floats(d, skio_json_get(d, a, "max"), hi, 3), 3);
+  for (int c = 0; c < 3; ++c) e = fmaxf(e, fmaxf(fabsf(lo[c]), fabsf(hi[c])));
+  return e;
+}
+
+static void assert_origin(const skio_gltf_doc* d, int32_t n, const float want[3], const char* what) {
+  float w[16];
+  node_world(d, n, w);
+  for (int c = 0; c < 3; ++c)
+    ck_assert_msg(fabsf(w[12 + c] - want[c]) < 1e-4f, "%s: origin %g %g %g, want %g %g %g", what, (double)w[12],
+                  (double)w[13], (double)w[14], (double)want[0], (double)want[1], (double)want[2]);
+}
+
+/* .fbx -> .glb: the gauntlet's node is a child of "hand" without skin, the prop's a child of "Rig"; both at their
+ * Blender origins (Z up -> glTF's Y up: x, z, -y) with their vertices around them; read back, the gauntlet is bound
+ * to "hand" again and every mesh rests where the source has it. */
+START_TEST(glb_keeps_origins_and_bone_parents) {
+  skio_scene* s = read_scene(data_path("tests/data/rigid_parts.fbx"));
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  export_scene(s, path);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  const int32_t gauntlet = node_named(d, "Gauntlet"), prop = node_named(d, "Prop");
+  const int32_t hand = node_named(d, "hand"), rig = node_named(d, "Rig");
+  ck_assert(gauntlet >= 0 && prop >= 0 && hand >= 0 && rig >= 0);
+  ck_assert_msg(skio_json_get(d, skio_gltf_item(d, "nodes", (uint32_t)gauntlet), "skin") < 0,
+                "the gauntlet is written as a skin");
+  ck_assert_int_eq(node_parent(d, gauntlet), hand);
+  ck_assert_int_eq(node_parent(d, prop), rig);
+  const float g_at[3] = {0.6f, 2.6f, -0.1f}, p_at[3] = {1.5f, 0.5f, 0.0f};
+  assert_origin(d, gauntlet, g_at, "Gauntlet");
+  assert_origin(d, prop, p_at, "Prop");
+  /* the cube's corners are 0.15 from its origin (turned: up to 0.26 per axis); the cone's within 0.2 */
+  ck_assert_float_le(mesh_extent(d, gauntlet), 0.15f * sqrtf(3.0f) + 1e-4f);
+  ck_assert_float_le(mesh_extent(d, prop), 0.2f + 1e-4f);
+  skio_gltf_doc_destroy(d);
+  skio_scene* back = read_scene(path);
+  int32_t hand_j = skc_skeleton_find(back->skeleton, "hand");
+  bool bound = false;
+  for (uint32_t m = 0; m < back->mesh_count; ++m)
+    bound |= back->meshes[m].rigid_joint == hand_j && hand_j >= 0 && !strncmp(back->meshes[m].name, "Cube", 4);
+  ck_assert_msg(bound, "read back, the gauntlet is not bound to hand");
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* An empty hung from the prop's node (skio_object.parent_mesh) stays where it was: its matrix under the prop's node,
+ * which now has the prop's transform, is taken relative to that (before, the node was at the identity). */
+START_TEST(glb_keeps_an_empty_under_a_placed_mesh) {
+  skio_scene* s = read_scene(data_path("tests/data/rigid_parts.fbx"));
+  const skio_mesh* prop = NULL;
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].node_name && !strcmp(s->meshes[m].node_name, "Prop")) prop = &s->meshes[m];
+  ck_assert_ptr_nonnull(prop);
+  ck_assert(prop->placed_set);
+  skio_object o;
+  memset(&o, 0, sizeof o);
+  o.name = "Tip";
+  o.kind = SKIO_OBJECT_EMPTY;
+  o.parent = -1;
+  o.parent_mesh = "Prop";
+  skc_mat4_identity(o.look);
+  skc_mat4_identity(o.world);
+  o.world[12] = prop->placed[12] + 10.0f; /* 10 units beside the prop's origin (the FBX's centimetres) */
+  o.world[13] = prop->placed[13];
+  o.world[14] = prop->placed[14];
+  memcpy(o.parent_rest, prop->placed, sizeof o.parent_rest);
+  skc_err err = {0};
+  ck_assert_msg(skio_scene_add_object(s, &o, 0.0, NULL, &err) == SKC_OK, "%.400s", err.message);
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  export_scene(s, path);
+  skio_gltf_doc* d = NULL;
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  const int32_t tip = node_named(d, "Tip"), node_prop = node_named(d, "Prop");
+  ck_assert(tip >= 0 && node_prop >= 0);
+  ck_assert_int_eq(node_parent(d, tip), node_prop);
+  float g[16], want[3];
+  skio_frame_matrix(&s->frame, g);
+  skc_mat4_transform_point(g, o.world + 12, want);
+  assert_origin(d, tip, want, "Tip");
+  skio_gltf_doc_destroy(d);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* ---- FBX and Collada (through Assimp) ------------------------------------------------------------------- */
+
+/* The mesh whose object (node) is named name. */
+static const skio_mesh* mesh_named(const skio_scene* s, const char* name) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m)
+    if (s->meshes[m].node_name && strcmp(s->meshes[m].node_name, name) == 0) return &s->meshes[m];
+  ck_assert_msg(0, "no mesh of object %s", name);
+  return NULL;
+}
+
+/* Read back, the reader places a mesh by its node's world transform (skio_mesh.placed): a node written at the
+ * identity with world-space vertices reads back without one (placed_set false), a node that keeps its origin with
+ * its world translation there. */
+static void assert_placed_at(const skio_mesh* m, const float want[3], const char* what) {
+  ck_assert_msg(m->placed_set, "%s: mesh %s read back without a node transform (its origin lost)", what, m->name);
+  for (int c = 0; c < 3; ++c)
+    ck_assert_msg(fabsf(m->placed[12 + c] - want[c]) < 1e-4f, "%s: mesh %s's origin %g %g %g, want %g %g %g", what,
+                  m->name, (double)m->placed[12], (double)m->placed[13], (double)m->placed[14], (double)want[0],
+                  (double)want[1], (double)want[2]);
+}
+
+/* Blender's rigid_parts.glb -> .fbx and .dae: read back, the prop's node has its origin again (1.5 0.5 0 in glTF's
+ * frame); in .fbx the gauntlet hangs under "hand" without a cluster (read back, bound to it by the reader again,
+ * rigid_joint) with its origin (0.6 2.6 -0.1); every mesh rests where the source has it. .dae keeps the gauntlet's
+ * one-joint skin (Blender's Collada importer turns a node under a JOINT into a bone). */
+START_TEST(fbx_and_dae_keep_origins) {
+  static const char* const k_ext[] = {"fbx", "dae"};
+  skio_scene* s = read_scene(data_path("tests/data/rigid_parts.glb"));
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.%s", dir, k_ext[_i]);
+  export_scene(s, path);
+  skio_scene* back = read_scene(path);
+  float g[16]; /* the written FBX declares glTF's frame in centimetres: read back, placed is in its units */
+  skio_frame_matrix(&back->frame, g);
+  const float prop_at[3] = {1.5f, 0.5f, 0.0f}, gauntlet_at[3] = {0.6f, 2.6f, -0.1f};
+  const skio_mesh* prop = mesh_named(back, "Prop");
+  float placed_g[16];
+  skio_mesh tmp = *prop;
+  skc_mat4_mul(g, prop->placed, placed_g);
+  memcpy(tmp.placed, placed_g, sizeof placed_g);
+  assert_placed_at(&tmp, prop_at, k_ext[_i]);
+  if (_i == 0) {
+    const skio_mesh* gauntlet = mesh_named(back, "Gauntlet");
+    const int32_t hand = skc_skeleton_find(back->skeleton, "hand");
+    ck_assert_msg(hand >= 0 && gauntlet->rigid_joint == hand, "fbx: the gauntlet is no child of hand (rigid_joint %d)",
+                  gauntlet->rigid_joint);
+    tmp = *gauntlet;
+    skc_mat4_mul(g, gauntlet->placed, placed_g);
+    memcpy(tmp.placed, placed_g, sizeof placed_g);
+    assert_placed_at(&tmp, gauntlet_at, k_ext[_i]);
+  }
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* ---- posed: a bone's child still follows the bone --------------------------------------------------------- */
+
+/* The box of mesh m's world positions in clip 0 at time t (sum_j w_j pose_world(j) IB(j) v; a mesh without skin
+ * as stored), in glTF's frame. */
+static void posed_box(const skio_scene* s, const skio_mesh* m, double t, float lo[3], float hi[3]) {
+  const skc_skeleton* sk = s->skeleton;
+  skc_trs* pose = calloc(sk->joint_count, sizeof *pose);
+  float* world = calloc((size_t)sk->joint_count * 16, sizeof *world);
+  ck_assert(pose && world);
+  skc_err e = {0};
+  ck_assert_msg(skio_anim_sample(s, 0, t, pose, &e) == SKC_OK, "%.400s", e.message);
+  for (uint32_t j = 0; j < sk->joint_count; ++j) { /* parents come first */
+    float local[16];
+    skc_trs_to_mat4(&pose[j], local);
+    if (sk->parents[j] < 0)
+      memcpy(world + (size_t)j * 16, local, sizeof local);
+    else
+      skc_mat4_mul(world + (size_t)sk->parents[j] * 16, local, world + (size_t)j * 16);
+  }
+  float g[16];
+  skio_frame_matrix(&s->frame, g);
+  for (int c = 0; c < 3; ++c) lo[c] = INFINITY, hi[c] = -INFINITY;
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    float p[3] = {0, 0, 0}, q[3];
+    if (m->skin) {
+      for (uint32_t k = m->skin->offsets[v]; k < m->skin->offsets[v + 1]; ++k) {
+        const uint32_t j = m->skin->joints[k];
+        float mj[16];
+        skc_mat4_mul(world + (size_t)j * 16, m->inverse_bind + (size_t)j * 16, mj);
+        skc_mat4_transform_point(mj, m->positions + v * 3, q);
+        for (int c = 0; c < 3; ++c) p[c] += m->skin->weights[k] * q[c];
+      }
+    } else {
+      memcpy(p, m->positions + v * 3, sizeof p);
+    }
+    skc_mat4_transform_point(g, p, q);
+    for (int c = 0; c < 3; ++c) lo[c] = fminf(lo[c], q[c]), hi[c] = fmaxf(hi[c], q[c]);
+  }
+  free(pose);
+  free(world);
+}
+
+/* tests/data/mover_rig.glb: a sword parented to bone "spine", a clip "sway". Written whole as .glb and as .fbx (a
+ * child of the bone's node without skin now), read back (bound to "spine" again): at rest and at every tenth of
+ * the clip the sword is where the source puts it. */
+START_TEST(bone_child_follows_its_bone_in_the_clip) {
+  static const char* const k_ext[] = {"glb", "fbx"};
+  skio_scene* s = read_scene(data_path("tests/data/mover_rig.glb"));
+  s->materials_changed = true; /* .glb written whole, not edited in place */
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.%s", dir, k_ext[_i]);
+  export_scene(s, path);
+  skio_scene* back = read_scene(path);
+  const skio_mesh *a = mesh_named(s, "Sword"), *b = mesh_named(back, "Sword");
+  ck_assert_int_ge(a->rigid_joint, 0);
+  ck_assert_msg(b->rigid_joint >= 0 && !strcmp(back->skeleton->names[b->rigid_joint], "spine"),
+                "%s: the sword is not on spine when read back", k_ext[_i]);
+  ck_assert_uint_ge(back->anim_count, 1);
+  for (int k = 0; k <= 10; ++k) {
+    const double t = s->anims[0].duration * k / 10.0;
+    float alo[3], ahi[3], blo[3], bhi[3];
+    posed_box(s, a, t, alo, ahi);
+    posed_box(back, b, t, blo, bhi);
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(alo[c] - blo[c]) < 1e-4f && fabsf(ahi[c] - bhi[c]) < 1e-4f,
+                    "%s at %g s: the sword's box %g..%g on axis %d, the source's %g..%g", k_ext[_i], t, (double)blo[c],
+                    (double)bhi[c], c, (double)alo[c], (double)ahi[c]);
+  }
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("scene_pivot");
+  TCase* tc = tcase_create("pivot");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, glb_keeps_origins_and_bone_parents);
+  tcase_add_test(tc, glb_keeps_an_empty_under_a_placed_mesh);
+  tcase_add_loop_test(tc, fbx_and_dae_keep_origins, 0, 2);
+  tcase_add_loop_test(tc, bone_child_follows_its_bone_in_the_clip, 0, 2);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return skt_run_suite(suite()); }
