@@ -42,6 +42,9 @@ typedef struct {
   int block; /* the block we are in */
   uint32_t block_line;
   md5_mesh mesh;
+  int32_t* parents; /* each joint line's parent (malloc'd, cap entries) */
+  size_t cap;
+  bool forward; /* some joint's parent comes after it: only then can the parents form a cycle */
 } md5_state;
 
 bool skio_path_is_md5mesh(const char* path) {
@@ -136,7 +139,14 @@ static int joint_line(md5_state* st, const md5_lines* t, skc_err* err) {
   if (parent < -1 || parent == st->joint_lines || (st->joints >= 0 && parent >= st->joints))
     return bad(t, err, "a joint's parent outside the joint list");
   if (st->joints >= 0 && st->joint_lines >= st->joints) return bad(t, err, "more joints than numJoints says");
-  ++st->joint_lines;
+  if ((size_t)st->joint_lines == st->cap) {
+    const size_t cap = st->cap ? 2 * st->cap : 64;
+    int32_t* grown = cap < ((size_t)1 << 31) ? realloc(st->parents, cap * sizeof *grown) : NULL;
+    if (!grown) return skc_fail(err, SKC_OUT_OF_MEMORY, "line %u: out of memory for the joints", t->line);
+    st->parents = grown, st->cap = cap;
+  }
+  st->forward |= parent > st->joint_lines;
+  st->parents[st->joint_lines++] = (int32_t)parent; /* below joints (< 2^31 lines fit in memory) */
   return SKC_OK;
 }
 
@@ -244,6 +254,23 @@ static int line(md5_state* st, const md5_lines* t, skc_err* err) {
   return rc;
 }
 
+/* A joint whose parents lead back to it, or -1. Assimp attaches joints from the roots down by parent index, so the
+ * joints of a cycle (root's parent 1, tip's parent 0) are never reached: it read such a file with success as two
+ * root joints, the hierarchy dropped. Each chain is walked once (1: on the walk, 2: done). */
+static long long parent_cycle(const md5_state* st) {
+  const size_t n = (size_t)st->joint_lines;
+  uint8_t* mark = st->forward && n ? calloc(n, 1) : NULL;
+  long long found = -1;
+  for (size_t i = 0; mark && i < n && found < 0; ++i) {
+    int32_t k = (int32_t)i;
+    while (k >= 0 && mark[k] == 0) mark[k] = 1, k = st->parents[k];
+    if (k >= 0 && mark[k] == 1) found = k;
+    for (k = (int32_t)i; k >= 0 && mark[k] == 1; k = st->parents[k]) mark[k] = 2;
+  }
+  free(mark);
+  return found;
+}
+
 /* At the end of the text: no block left open, the header's counts met. */
 static int finish(const md5_state* st, skc_err* err) {
   if (st->block != BLOCK_NONE)
@@ -259,6 +286,10 @@ static int finish(const md5_state* st, skc_err* err) {
   if (st->joint_max >= st->joints)
     return skc_fail(err, SKC_FORMAT, "a weight names joint %lld of %lld (a damaged .md5mesh)", st->joint_max,
                     st->joints);
+  const long long c = parent_cycle(st);
+  if (c >= 0)
+    return skc_fail(err, SKC_FORMAT, "joint %lld is its own ancestor (its parents lead back to it): a damaged .md5mesh",
+                    c);
   return SKC_OK;
 }
 
@@ -266,9 +297,9 @@ int skio_md5mesh_check(const char* text, size_t n, skc_err* err) {
   if (!text) return skc_fail(err, SKC_INVALID_ARGUMENT, "text must not be NULL");
   md5_lines t = {.s = text, .n = n};
   md5_state st = {.joints = -1, .meshes = -1, .joint_max = -1};
-  while (next_line(&t)) {
-    int rc = line(&st, &t, err);
-    if (rc) return rc;
-  }
-  return finish(&st, err);
+  int rc = SKC_OK;
+  while (!rc && next_line(&t)) rc = line(&st, &t, err);
+  if (!rc) rc = finish(&st, err);
+  free(st.parents);
+  return rc;
 }

@@ -242,6 +242,13 @@ START_TEST(md5mesh_cut_refused) {
     sk_result rc = load_md5_edited(bad[i][0], bad[i][1], &e);
     ck_assert_msg(rc == SK_ERR_FORMAT && strstr(e.message, "md5mesh"), "%s: %d %s", bad[i][1], rc, e.message);
   }
+  /* joints that are each other's parents: Assimp read them as two roots, the hierarchy dropped (session 74); a parent
+   * listed after its child is no cycle and reads */
+  sk_result rc = load_md5_edited("\"root\"\t-1", "\"root\"\t1", &e);
+  ck_assert_msg(rc == SK_ERR_FORMAT && strstr(e.message, "joint 0 is its own ancestor"), "cycle: %d %s", rc, e.message);
+  rc = load_md5_edited("\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\t\t//\n\t\"tip\"\t0",
+                       "\"root\"\t1 ( 0 0 0 ) ( 0 0 0 )\t\t//\n\t\"tip\"\t-1", &e);
+  ck_assert_msg(rc == SK_OK, "forward parent: %d %s", rc, e.message);
   /* a brace on a line of its own: Assimp skips the block (read with success as no mesh) */
   ck_assert_int_eq(load_md5_edited("mesh {", "mesh\n{", &e), SK_ERR_FORMAT);
   /* what writers vary: CRLF line ends, no spaces inside parentheses */
