@@ -21,6 +21,7 @@
 
 #include "skc_mem.h"
 #include "skio_atomic.h"
+#include "skio_buf.h"
 #include "skio_gltf_doc.h"
 #include "skio_meshopt.h"
 
@@ -465,6 +466,24 @@ static int index_document(skio_gltf_doc* d, skc_err* err) {
   return skio_gltf_draco_index(d, err);
 }
 
+/* Whether s[0, n) is UTF-8 throughout (skio_utf8_len's rules; its last bytes checked through a zero-padded copy). */
+static bool utf8_throughout(const char* s, size_t n) {
+  const unsigned char* p = (const unsigned char*)s;
+  for (size_t i = 0; i < n;) {
+    if (p[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    unsigned char tail[5] = {0};
+    const size_t left = n - i < 4 ? n - i : 4;
+    memcpy(tail, p + i, left);
+    const size_t len = skio_utf8_len(tail);
+    if (!len || len > left) return false;
+    i += len;
+  }
+  return true;
+}
+
 static int open_document(skio_gltf_doc* d, skc_err* err) {
   int rc;
   d->is_glb = d->file_size >= 4 && memcmp(d->file, "glTF", 4) == 0;
@@ -475,6 +494,7 @@ static int open_document(skio_gltf_doc* d, skc_err* err) {
     d->json = (const char*)d->file + skip;
     d->json_size = d->file_size - skip;
   }
+  d->json_not_utf8 = !utf8_throughout(d->json, d->json_size);
   if ((rc = tokenize(d, err))) return rc;
   return index_document(d, err);
 }

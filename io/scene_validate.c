@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "skio_gltf_doc.h"
 #include "skio_gltf_validate.h"
 #include "skio_scene.h"
 
@@ -81,6 +82,7 @@ int skio_mesh_validate(const skio_scene* s, uint32_t mi, float tolerance, uint32
   }
   out->dropped_weights = m->dropped_weights;
   if (s->gltf && m->gltf_node >= 0) out->skin_structure = skio_gltf_skin_structure(s->gltf, (uint32_t)m->gltf_node);
+  if (s->gltf && s->gltf->json_not_utf8) out->skin_structure |= SKIO_SKIN_JSON_UTF8;
   if (s->gltf && m->gltf_node >= 0 && m->gltf_primitive >= 0)
     out->skin_structure |= skio_gltf_influence_format(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive) |
                            skio_gltf_draco_count_differs(s->gltf, (uint32_t)m->gltf_node, (uint32_t)m->gltf_primitive);

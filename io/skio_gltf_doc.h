@@ -75,6 +75,8 @@ typedef struct skio_gltf_doc {
   bool is_glb;
   const char* json;      /* JSON text (inside file) */
   size_t json_size;
+  bool json_not_utf8;    /* the JSON text holds bytes that are not UTF-8 (read as they are; the Khronos validator's
+                            INVALID_JSON, validate's SKIO_SKIN_JSON_UTF8) */
   const uint8_t* bin;    /* GLB BIN chunk or NULL */
   size_t bin_size;
   size_t bin_chunk_offset; /* offset of the BIN chunk header in file (GLB), 0 if none */

@@ -60,7 +60,8 @@ enum {
   SKIO_SKIN_SKELETON_INVALID = 2u,
   SKIO_SKIN_DUPLICATE_JOINT = 4u,
   SKIO_SKIN_INFLUENCE_FORMAT = 8u,
-  SKIO_SKIN_DRACO_COUNT = 16u
+  SKIO_SKIN_DRACO_COUNT = 16u,
+  SKIO_SKIN_JSON_UTF8 = 32u /* the document's JSON is not UTF-8 throughout (skio_gltf_doc.json_not_utf8) */
 };
 uint32_t skio_gltf_skin_structure(struct skio_gltf_doc* d, uint32_t node);
 

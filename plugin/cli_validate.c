@@ -572,7 +572,7 @@ static void write_json_file(FILE* f, const file_result* fr) {
             "\"singular_bind_count\":%llu,\"nonrigid_bind_count\":%llu,\"unused_bone_count\":%llu,"
             "\"dropped_weight_count\":%llu,\"skin_no_common_root\":%s,\"skin_skeleton_invalid\":%s,\"skin_duplicate_"
             "joint\":%s,"
-            "\"influence_format_invalid\":%s,\"draco_count_mismatch\":%s}",
+            "\"influence_format_invalid\":%s,\"draco_count_mismatch\":%s,\"json_invalid_utf8\":%s}",
             (unsigned long long)k->vertex_count, k->max_influences, k->weight_sum_min, k->weight_sum_max,
             (unsigned long long)k->off_tolerance, (unsigned long long)k->unweighted, (unsigned long long)k->nan,
             (unsigned long long)k->negative, (unsigned long long)k->over_limit, (unsigned long long)k->bad_joint,
@@ -582,7 +582,8 @@ static void write_json_file(FILE* f, const file_result* fr) {
             r->skin_structure & SK_SKIN_SKELETON_INVALID ? "true" : "false",
             r->skin_structure & SK_SKIN_DUPLICATE_JOINT ? "true" : "false",
             r->skin_structure & SK_SKIN_INFLUENCE_FORMAT ? "true" : "false",
-            r->skin_structure & SK_SKIN_DRACO_COUNT ? "true" : "false");
+            r->skin_structure & SK_SKIN_DRACO_COUNT ? "true" : "false",
+            r->skin_structure & SK_SKIN_JSON_UTF8 ? "true" : "false");
   }
   fprintf(f, "]}");
 }
@@ -740,6 +741,7 @@ static void print_mesh_line(FILE* human, const file_result* fr, uint32_t m) {
   if (r->skin_structure & SK_SKIN_DUPLICATE_JOINT) fputs(" duplicate_skin_joint", human);
   if (r->skin_structure & SK_SKIN_INFLUENCE_FORMAT) fputs(" influence_format", human);
   if (r->skin_structure & SK_SKIN_DRACO_COUNT) fputs(" draco_count", human);
+  if (r->skin_structure & SK_SKIN_JSON_UTF8) fputs(" json_not_utf8", human);
   fputc('\n', human);
 }
 

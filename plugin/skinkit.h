@@ -42,7 +42,7 @@ extern "C" {
 /* ============================================================================================ common */
 
 /* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.25.0 -> 12500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12601
+#define SK_VERSION 12602
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
 #define SK_ABI_MINOR 26
@@ -821,6 +821,10 @@ typedef struct sk_mesh_report {
  *                     the count before compression). The scene holds the decoded vertices, as glTF-Transform and
  *                     three.js read them; the Khronos validator does not decode Draco data and cannot report it. */
 #define SK_SKIN_DRACO_COUNT 16u
+/* SK_SKIN_JSON_UTF8 (library 1.26.2) the glTF document's JSON holds bytes that are not UTF-8 (the specification
+ *                   requires UTF-8; the Khronos validator refuses such a file, INVALID_JSON). Set on every mesh of the
+ *                   file; the reader takes the bytes as they are and the in-place writer keeps them. */
+#define SK_SKIN_JSON_UTF8 32u
 
 /* Validates every mesh: reports holds report_count entries (>= mesh count; each .size set). Unskinned meshes
  * get skinned = 0. SK_ERR_NO_SKIN if no mesh is skinned; out_findings (optional) = 1 if any mesh has findings. */

@@ -1297,6 +1297,8 @@ class Scene(_Handle):
             d["influence_format_invalid"] = bool(r.skin_structure & C.SK_SKIN_INFLUENCE_FORMAT)
             # a Draco primitive declaring another vertex count than its data decodes to (library 1.26.1)
             d["draco_count_mismatch"] = bool(r.skin_structure & C.SK_SKIN_DRACO_COUNT)
+            # the document's JSON is not UTF-8 throughout (library 1.26.2; the Khronos validator's INVALID_JSON)
+            d["json_invalid_utf8"] = bool(r.skin_structure & C.SK_SKIN_JSON_UTF8)
             d["findings"] = bool(r.findings)
             out.append(d)
         return out, bool(findings.value)

@@ -363,6 +363,40 @@ START_TEST(influence_set_gap_is_a_finding) {
 }
 END_TEST
 
+/* glTF's JSON must be UTF-8: the Khronos validator refuses a document with other bytes (INVALID_JSON, "Invalid UTF-8
+ * byte"), which validate called clean (session 74). mirror_rig.glb with one byte of a name made 0xFF (the same length:
+ * the chunks stay as they are) is a finding on its mesh (SK_SKIN_JSON_UTF8, exit 1, "json_invalid_utf8"); the file
+ * itself is not. */
+START_TEST(json_that_is_not_utf8_is_a_finding) {
+  char path[512], bad[600], errp[700], args[1400];
+  snprintf(path, sizeof path, "%s/tests/data/mirror_rig.glb", SK_SOURCE_DIR);
+  static char glb[1 << 16];
+  FILE* in = fopen(path, "rb");
+  ck_assert_ptr_nonnull(in);
+  const size_t n = fread(glb, 1, sizeof glb, in);
+  fclose(in);
+  ck_assert(n > 20 && n < sizeof glb);
+  size_t at = 20;
+  while (at + 8 < n && memcmp(glb + at, "\"name\":\"", 8) != 0) ++at;
+  ck_assert_uint_lt(at + 8, n);
+  glb[at + 8] = (char)0xFF;
+  snprintf(bad, sizeof bad, "%s/bad_utf8.glb", g_dir);
+  FILE* f = fopen(bad, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(glb, 1, n, f), n);
+  fclose(f);
+  sk_mesh_report rep;
+  ck_assert_uint_eq(scene_report(path, "mirror_rig", &rep), 0u);
+  ck_assert_uint_eq(rep.skin_structure & SK_SKIN_JSON_UTF8, 0u);
+  ck_assert_uint_eq(scene_report(bad, "bad_utf8", &rep), 1u);
+  ck_assert_uint_eq(rep.skin_structure & SK_SKIN_JSON_UTF8, SK_SKIN_JSON_UTF8);
+  snprintf(errp, sizeof errp, "%s/stderr.txt", g_dir);
+  snprintf(args, sizeof args, "validate '%s' --json -", bad);
+  ck_assert_int_eq(skt_run_cli(g_dir, SK_CLI_PATH, args, errp, g_out, sizeof g_out), 1);
+  ck_assert_msg(strstr(g_out, "\"json_invalid_utf8\":true") != NULL, "%.400s", g_out);
+}
+END_TEST
+
 START_TEST(gltfpack_outputs_are_clean) {
   static const char* files[] = {"tests/data/cylinder_rig_gltfpack.glb", "tests/data/cylinder_rig_gltfpack_noq.glb",
                                 "tests/data/cylinder_rig_gltfpack_c.glb", "tests/data/cylinder_rig_draco.glb"};
@@ -721,6 +755,7 @@ static Suite* suite(void) {
   tcase_add_test(t, broken_file_table);
   tcase_add_test(t, gltfpack_outputs_are_clean);
   tcase_add_test(t, influence_set_gap_is_a_finding);
+  tcase_add_test(t, json_that_is_not_utf8_is_a_finding);
   tcase_add_test(t, edited_skin_is_checked_as_edited);
   tcase_add_test(t, rules_in_detail);
   tcase_add_test(t, two_sets_in_the_validators_order);
