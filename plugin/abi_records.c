@@ -406,6 +406,44 @@ static int quantize_quick(edit_call* c, size_t v) {
   return 1;
 }
 
+/* quantize_quick for a record of 1 or 2 entries when every group of the call maps to a joint (nearly two thirds of
+ * a skinned mesh's records hold one or two): the same floats, counts, flags and state as quantize_quick4, in scalar
+ * code with no lane set-up (callgrind over CesiumMan_subdiv2's records: ~110 instructions such a record, ~147 in the
+ * lanes; the whole call 189 -> 166 a vertex, one thread 2.13 -> 1.79 ms: docs/addon.md, session 74). Rounding to
+ * nearest hands out T units in nearly every record; otherwise the full rule decides (quantize_quick, which computes
+ * the same rounding first). Returns 0 when the row path must decide. */
+static int quantize_quick12(edit_call* c, size_t v) {
+  sk_weight_entry* en = c->records[v].entries;
+  const int32_t n = c->records[v].count;
+  const float a = en[0].weight, b = n == 2 ? en[1].weight : 0.0f;
+  const uint32_t gb = n == 2 ? en[1].group : en[0].group;
+  if (!((en[0].group < c->group_count) & (gb < c->group_count) & (a >= 0.0f) & (a <= FLT_MAX) & (b >= 0.0f) &
+        (b <= FLT_MAX)))
+    return 0;
+  const double U = (double)a + (double)b; /* entry order, as quantize_quick4 adds its lanes (b = 0 adds nothing) */
+  if (!(U > 0.0)) return 0;
+  const uint32_t T = c->op.count;
+  const double scale = T / U, xa = (double)a * scale, xb = (double)b * scale;
+  const int32_t ta = (int32_t)xa, tb = (int32_t)xb; /* x < 2^31: truncation, as cvttpd */
+  const int32_t qa = ta + (xa - (double)ta >= 0.5), qb = tb + (xb - (double)tb >= 0.5);
+  if ((uint32_t)(qa + qb) != T) return quantize_quick(c, v);
+  const float wa = (float)qa / (float)T, wb = (float)qb / (float)T; /* see the division in quantize_quick4 */
+  const float eps = c->no_change;
+  const int moved = (fabsf(a - wa) > eps) | (fabsf(b - wb) > eps); /* rows_differ (valid weights: no NaN) */
+  c->r.influences_before += (uint64_t)n;
+  c->r.influences_after += (uint64_t)n;
+  if ((wa != a) | (wb != b)) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+  if (moved) {
+    c->changed++;
+    en[0].weight = wa;
+    if (n == 2) en[1].weight = wb;
+  } else if (c->r.vertex_flags) {
+    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
+  }
+  if (c->state) c->state[v] = (uint8_t)moved;
+  return 1;
+}
+
 #if defined(__SSE2__)
 /* quantize_quick for a record of 1-4 entries when every group of the call maps to a joint: the same floats, counts
  * and state, in four SSE2 lanes. Lane i reads entry QUICK4_AT[n - 1][i] (always inside the record) and weighs 0 past
@@ -527,20 +565,24 @@ static __attribute__((noinline)) int edit_row(edit_call* c, size_t v) {
   return 1;
 }
 
+/* Quantize's quick paths for record v: scalar for 1-2 entries, four lanes for 3-4, the general one otherwise (every
+ * group mapped; else the general one). 0: the row path decides. */
+static inline int quantize_vertex(edit_call* c, size_t v) {
+  const uint32_t k = (uint32_t)(c->records[v].count - 1); /* 0-3: 1-4 entries */
+  if (c->all_mapped && k < 2u) return quantize_quick12(c, v);
+#if defined(__SSE2__)
+  if (c->all_mapped && k < 4u) return quantize_quick4(c, v);
+#endif
+  return quantize_quick(c, v);
+}
+
 /* One selected vertex. Limit reads only records holding more entries than the limit (the count sits in the
  * contiguous record array, so a mesh already within it costs no scattered read): its row function leaves the others
  * alone. */
 static inline int edit_vertex(edit_call* c, size_t v) {
   c->r.vertices_visited++;
   if (c->op.kind == SKC_WROW_LIMIT && c->records[v].count <= (int32_t)c->op.count) return 1; /* within the limit */
-  if (c->quantize_quick) {
-#if defined(__SSE2__)
-    const int four = c->all_mapped && (uint32_t)(c->records[v].count - 1) < 4u; /* 1-4 entries */
-    if (four ? quantize_quick4(c, v) : quantize_quick(c, v)) return 1;
-#else
-    if (quantize_quick(c, v)) return 1;
-#endif
-  }
+  if (c->quantize_quick && quantize_vertex(c, v)) return 1;
   return edit_row(c, v);
 }
 

@@ -1539,6 +1539,35 @@ _REPORT_FIELDS = tuple(name for name, _t in C.SkWeightsReport._fields_
                        if name not in ("size", "reserved", "joint_counts", "vertex_flags"))
 
 
+# records_edit builds its structs with ctypes' own setter: _Struct's range check (~1 us a field, the structs ~8 us of
+# a call that Blender 3.4 runs cold in ~0.5 ms; docs/addon.md, session 74) is kept for the integers a caller gives
+# (max_influences, bits); every other value here is a constant, a count or an address.
+_put = C.ctypes.Structure.__setattr__
+_EDIT_DESC_SIZE = C.sizeof(C.SkRecordsEditDesc)
+_REPORT_SIZE = C.sizeof(C.SkWeightsReport)
+
+
+def _records_op_desc(op, params):
+    """(SK_RECORDS_* code, the operation's descriptor) of records_edit's op and params."""
+    code, desc_type = _RECORD_OPS[op]
+    desc = desc_type()
+    _put(desc, "size", C.sizeof(desc_type))
+    if op == "normalize":
+        _put(desc, "flags", C.SK_NORMALIZE_DROP_INVALID if params.get("drop_invalid") else 0)
+    elif op == "limit":
+        desc.max_influences = int(params.get("max_influences", 4))
+        _put(desc, "flags", 0 if params.get("normalize", True) else C.SK_LIMIT_NO_NORMALIZE)
+    elif op == "prune":
+        _put(desc, "threshold", float(params["threshold"]))
+        _put(desc, "flags", (C.SK_PRUNE_KEEP_ONE if params.get("keep_one", True) else 0)
+             | (C.SK_PRUNE_NORMALIZE if params.get("normalize") else 0))
+    else:
+        desc.bits = int(params.get("bits", 8))
+    if op in ("normalize", "limit", "prune"):
+        _put(desc, "tolerance", float(params.get("tolerance", 0.0)))
+    return code, desc
+
+
 def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=None, no_change=0.0, state=None,
                  flags=True, lib=None, **params):
     """Runs a weight operation straight on the records (sk_records_edit): op "normalize" (drop_invalid,
@@ -1550,39 +1579,34 @@ def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=No
     one; flags=False: no "vertex_flags" in the report. (Both spare a call on a large mesh two fresh arrays, whose
     pages the kernel has to fault in: a third of a Limit Total's time on 92k vertices in Blender.) lib: library(),
     when the caller has it."""
-    code, desc_type = _RECORD_OPS[op]
     gmap = np.ascontiguousarray(group_to_joint, np.int32)
     top = int(gmap.max()) if gmap.size else -1
     nj = top + 1 if top >= 0 else 0
-    desc = C.new(desc_type)
-    if op == "normalize":
-        desc.flags = C.SK_NORMALIZE_DROP_INVALID if params.get("drop_invalid") else 0
-    elif op == "limit":
-        desc.max_influences = int(params.get("max_influences", 4))
-        desc.flags = 0 if params.get("normalize", True) else C.SK_LIMIT_NO_NORMALIZE
-    elif op == "prune":
-        desc.threshold = float(params["threshold"])
-        desc.flags = ((C.SK_PRUNE_KEEP_ONE if params.get("keep_one", True) else 0)
-                      | (C.SK_PRUNE_NORMALIZE if params.get("normalize") else 0))
-    else:
-        desc.bits = int(params.get("bits", 8))
-    if op in ("normalize", "limit", "prune"):
-        desc.tolerance = float(params.get("tolerance", 0.0))
+    code, desc = _records_op_desc(op, params)
     keep = []
+    scope = desc.scope  # (a view into desc)
     if mask is not None:
         m = _arr(np.asarray(mask).astype(bool), np.uint8, "mask", size=int(vertex_count))
         keep.append(m)
-        desc.scope.vertex_mask, desc.scope.vertex_mask_count = _ptr(m), m.size
+        _put(scope, "vertex_mask", _ptr(m))
+        _put(scope, "vertex_mask_count", m.size)
     if locked is not None and nj:
         lk = _arr(np.asarray(locked).astype(bool)[:nj], np.uint8, "locked", size=nj)
         keep.append(lk)
-        desc.scope.locked_joints, desc.scope.locked_joint_count = _ptr(lk), nj
-    edit = C.new(C.SkRecordsEditDesc, op=code, op_desc=C.ctypes.addressof(desc), no_change=float(no_change))
+        _put(scope, "locked_joints", _ptr(lk))
+        _put(scope, "locked_joint_count", nj)
+    edit = C.SkRecordsEditDesc()
+    _put(edit, "size", _EDIT_DESC_SIZE)
+    _put(edit, "op", code)
+    _put(edit, "op_desc", C.ctypes.addressof(desc))
+    _put(edit, "no_change", float(no_change))
     vflags = np.zeros(int(vertex_count), np.uint8) if flags else None
     if state is None or state.dtype != np.uint8 or state.size < int(vertex_count) or not state.flags.c_contiguous:
         state = np.zeros(int(vertex_count), np.uint8)
     state = state[:int(vertex_count)]
-    report = C.new(C.SkWeightsReport, vertex_flags=_ptr(vflags))
+    report = C.SkWeightsReport()
+    _put(report, "size", _REPORT_SIZE)
+    _put(report, "vertex_flags", _ptr(vflags))
     deferred = C.c_size_t()
     (lib or library()).sk_records_edit(_records(address), int(vertex_count), _ptr(gmap), gmap.size, byref(edit),
                                        _ptr(state), byref(deferred), byref(report))

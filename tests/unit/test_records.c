@@ -332,10 +332,11 @@ START_TEST(test_edit_matches_weight_ops) {
 }
 END_TEST
 
-/* Every group mapped and nothing locked: Quantize takes the four-lane path for records of 1-4 entries (rounding to
- * nearest decides most, one unit too many or too few goes back or to one entry by the tie rules in the lanes; the
- * rest, and 5-6 entries, the scalar rule), with the same floats, states and counts as sk_weights_quantize. The
- * second family's weights tie in remainder and in value within a record. */
+/* Every group mapped and nothing locked: Quantize takes the scalar path for records of 1-2 entries and the four-lane
+ * path for 3-4 (rounding to nearest decides most, one unit too many or too few goes back or to one entry by the tie
+ * rules; the rest, and 5-6 entries, the scalar rule), with the same floats, states and counts as
+ * sk_weights_quantize. The second family's weights tie in remainder and in value within a record (two halves of
+ * 255 units: 128 + 128 is one too many). */
 START_TEST(test_edit_quantize_every_group_mapped) {
   emap = rmap_all, ejoints = RG;
   for (rfamily = 0; rfamily < 2; rfamily++) {
