@@ -234,10 +234,10 @@ static void check_fit(sk_scene* s, const sk_skeleton* sk, const uint8_t* deform,
   static const char* const why[] = {"", "its size is off: a unit mismatch (cm vs m)?",
                                     "it fits once turned 90 degrees about X: imported with the wrong up axis?",
                                     "it sits away from the mesh: moved, or another character's armature?"};
-  fprintf(stderr,
-          "skinkit bind: warning: the armature does not fit the model (%.0f %% of the bone points in it, bones %.3g x "
-          "its size); %s\n",
-          100.0 * fit->inside_share, fit->scale_ratio, why[fit->hint <= 3 ? fit->hint : 0]);
+  cli_in_warning("bind",
+                 "the armature does not fit the model (%.0f %% of the bone points in it, bones %.3g x "
+                 "its size); %s",
+                 100.0 * fit->inside_share, fit->scale_ratio, why[fit->hint <= 3 ? fit->hint : 0]);
 }
 
 /* The deform joints of IN (sk_scene_deform_joints: the skins' joints, else the bone hierarchy) as a joint_count
@@ -292,7 +292,7 @@ static int mesh_called(sk_scene* s, uint32_t m, const char* tok) {
 /* The meshes of s, as `info` lists them, after a --meshes name that is none of them. */
 static void list_meshes(sk_scene* s, const char* tok) {
   uint32_t nm = sk_scene_mesh_count(s);
-  fprintf(stderr, "skinkit bind: --meshes: no mesh or object \"%s\" in IN (its meshes:", tok);
+  fprintf(stderr, "skinkit bind: %s: --meshes: no mesh or object \"%s\" in it (its meshes:", cli_input(), tok);
   for (uint32_t m = 0; m < nm; ++m) {
     const char* object = cli_mesh_object(s, m);
     fprintf(stderr, "%s \"%s\"", m ? "," : "", sk_scene_mesh_name(s, m));
@@ -336,7 +336,7 @@ static int parse_joints(const sk_skeleton* sk, const char* list, uint8_t* deform
       name[len] = 0;
       uint32_t j = 0;
       if (sk_skeleton_find_joint(sk, name, &j) != SK_OK) {
-        fprintf(stderr, "skinkit bind: no joint named \"%s\" (see `skinkit info`)\n", name);
+        cli_in_error("bind", "no joint named \"%s\" (see `skinkit info`)", name);
         free(name);
         return 1;
       }
@@ -435,7 +435,7 @@ static int bind_weights(const sk_scene* s, uint32_t m, const sk_skeleton* sk, co
   sk_error err;
   int rc = 0;
   if (!have || sk_bind(&d, skin, &r->rep, &err)) {
-    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), have ? err.message : "out of memory");
+    cli_in_error("bind", "mesh \"%s\": %s", sk_scene_mesh_name(s, m), have ? err.message : "out of memory");
     rc = 2;
   }
   if (vfb_out && !rc)
@@ -514,7 +514,7 @@ static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, con
       rc = sk_skin_create(sk_scene_mesh_vertex_count(s, m), nj, &fresh[m], &err) != SK_OK, skins[k] = fresh[m];
   }
   if (rc) {
-    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+    cli_in_error("bind", "mesh \"%s\": %s", sk_scene_mesh_name(s, leader), err.message);
   } else {
     sk_skeleton* bind_sk = mesh_bind_skeleton(s, sk_scene_mesh_skin(s, leader) ? leader : UINT32_MAX, sk);
     mesh_data md = {.nv = u.nv, .ni = u.ni, .pos = u.pos, .idx = u.idx};
@@ -524,12 +524,12 @@ static int bind_surface(sk_scene* s, const uint32_t* group, uint32_t leader, con
     sk_skeleton_destroy(bind_sk);
     free(own);
     if (!rc && cli_surface_split(&u, whole, skins, &err)) {
-      fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+      cli_in_error("bind", "mesh \"%s\": %s", sk_scene_mesh_name(s, leader), err.message);
       rc = 2;
     }
     for (uint32_t k = 0; k < u.count && !rc; ++k)
       if (cut_result(&u, k, &all, vfb, skins[k], nj, &res[u.meshes[k]])) {
-        fprintf(stderr, "skinkit bind: out of memory\n");
+        cli_in_error("bind", "out of memory");
         rc = 2;
       }
   }
@@ -548,7 +548,7 @@ static int give_skin(sk_scene* s, uint32_t m, const sk_skin* skin, const sk_skel
   sk_error err;
   int rc = ib && bind_sk && sk_skeleton_get_inverse_bind(bind_sk, ib) == SK_OK ? 0 : 1;
   if (sk_scene_mesh_set_skin(s, m, skin, rc ? NULL : ib, &err) != SK_OK) {
-    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
+    cli_in_error("bind", "mesh \"%s\": %s", sk_scene_mesh_name(s, m), err.message);
     free(ib);
     return 2;
   }
@@ -563,7 +563,7 @@ static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_
                      sk_skin** fresh_slot) {
   mesh_data md;
   if (mesh_data_read(s, m, &md)) {
-    fprintf(stderr, "skinkit bind: out of memory reading mesh %u\n", m);
+    cli_in_error("bind", "out of memory reading mesh %u", m);
     mesh_data_free(&md);
     return 2;
   }
@@ -577,7 +577,7 @@ static int bind_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const bind_
   int rc = 0;
   if (chosen && md.nv && !target && !fresh &&
       sk_skin_create(md.nv, sk_skeleton_joint_count(sk), &fresh, &err) != SK_OK) {
-    fprintf(stderr, "skinkit bind: mesh \"%s\": %s\n", sk_scene_mesh_name(s, m), err.message);
+    cli_in_error("bind", "mesh \"%s\": %s", sk_scene_mesh_name(s, m), err.message);
     rc = 2;
   }
   if (!rc && chosen && md.nv && !done) {
@@ -803,10 +803,11 @@ static void warn_beside(const sk_scene* s, const bind_run* run, const bind_resul
   if (run->method != SK_BIND_ROBUST || run->meshes_given || !run->fit.size || !run->fit.ok) return;
   for (uint32_t m = 0; m < sk_scene_mesh_count(s); ++m)
     if (res[m].bound && res[m].rep.method_used == SK_BIND_DELAUNAY)
-      fprintf(stderr,
-              "skinkit bind: warning: mesh \"%s\": the armature lies beside it, not in it: bound by proximity "
-              "(delaunay); if it is not part of the character (a ground plane, a prop), leave it out with --meshes\n",
-              sk_scene_mesh_name(s, m));
+      cli_in_warning(
+          "bind",
+          "mesh \"%s\": the armature lies beside it, not in it: bound by proximity "
+          "(delaunay); if it is not part of the character (a ground plane, a prop), leave it out with --meshes",
+          sk_scene_mesh_name(s, m));
 }
 
 static double seg_dist2(const float* p, const float* a, const float* b) {
@@ -859,16 +860,16 @@ static void warn_along(const sk_scene* s, const sk_skeleton* sk, const bind_run*
         for (int32_t b = next[a]; b >= 0; b = next[b]) {
           if (!bones_along(h, t, (uint32_t)a, (uint32_t)b)) continue;
           if (named++ < 4)
-            fprintf(stderr,
-                    "skinkit bind: warning: joints \"%s\" and \"%s\" lie along one another and both took weight; if "
-                    "one only drives the other (a mechanism, IK or control bone), bind with --joints naming the "
-                    "deform bones\n",
-                    sk_skeleton_joint_name(sk, (uint32_t)a), sk_skeleton_joint_name(sk, (uint32_t)b));
+            cli_in_warning("bind",
+                           "joints \"%s\" and \"%s\" lie along one another and both took weight; if "
+                           "one only drives the other (a mechanism, IK or control bone), bind with --joints naming the "
+                           "deform bones",
+                           sk_skeleton_joint_name(sk, (uint32_t)a), sk_skeleton_joint_name(sk, (uint32_t)b));
           else
             ++more;
         }
     }
-    if (more) fprintf(stderr, "skinkit bind: warning: and %u more such pairs\n", more);
+    if (more) cli_in_warning("bind", "and %u more such pairs", more);
   }
   free(used), free(first), free(next), free(h), free(t);
 }
@@ -907,11 +908,11 @@ static int bind_save(sk_scene* s, const char* out, int force, double* save_ms) {
   int src = cli_scene_save(s, out, &o, &err);
   *save_ms = now_ms() - ts;
   if (src) {
-    fprintf(stderr, "skinkit bind: %s\n", err.message);
+    cli_save_error("bind", out, err.message);
     return src == SK_ERR_EXISTS ? 1 : 2;
   }
   if (notes[0]) /* what the output could not keep, as convert and weights say it */
-    cli_save_notes("bind", notes, NULL, NULL);
+    cli_save_notes("bind", out, notes, NULL, NULL);
   return 0;
 }
 
@@ -925,10 +926,9 @@ int cli_bind(int argc, char** argv) {
   double load_ms = now_ms() - t0;
   const sk_skeleton* sk = sk_scene_skeleton(s);
   if (!sk) {
-    fprintf(stderr,
-            "skinkit bind: %s has no skeleton (no mesh references a bone and no node can be one: every node carries "
-            "a mesh, camera or light or holds one): nothing to bind to\n",
-            p.in);
+    cli_in_error("bind",
+                 "no skeleton (no mesh references a bone and no node can be one: every node carries a mesh, camera "
+                 "or light or holds one): nothing to bind to");
     sk_scene_destroy(s);
     return 2;
   }

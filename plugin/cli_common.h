@@ -150,11 +150,12 @@ sk_result cli_scene_save(sk_scene* s, const char* path, const sk_save_options* o
 /* When stdout or stderr is a terminal, writes it through a filter that shows control characters (a hostile file's
  * names can hold terminal escape sequences) as \xHH (cli_term.c). Called once, first thing in main. */
 void cli_guard_terminal(void);
-/* What sk_scene_save said of a written file (its err.message on success: "; "-separated notes), one
- * "skinkit CMD: warning: ..." line per note; limit_hint (or NULL) follows a note about influences past glTF's
+/* What sk_scene_save said of the file out it wrote (its err.message on success: "; "-separated notes), one
+ * "skinkit CMD: warning: OUT: ..." line per note; limit_hint (or NULL) follows a note about influences past glTF's
  * default limit (the command's options that keep them), sum_hint (or NULL) one about weights glTF's writer
  * renormalized because their sums were off 1. */
-void cli_save_notes(const char* cmd, const char* message, const char* limit_hint, const char* sum_hint);
+void cli_save_notes(const char* cmd, const char* out, const char* message, const char* limit_hint,
+                    const char* sum_hint);
 /* An output file written in memory and then replaced atomically ("-" = stdout). */
 typedef struct cli_out {
   const char* path;
@@ -165,6 +166,23 @@ typedef struct cli_out {
 FILE* cli_out_open(cli_out* o, const char* path);
 /* Closes and writes the file; 0, or 2 after one error line (the previous file is then unchanged). */
 int cli_out_close(cli_out* o, const char* cmd);
+
+/* ---- the file a message is about (cli_messages.c) ---- */
+/* Errors and warnings after the read name their file as the read's do: "skinkit CMD: FILE: reason" and
+ * "skinkit CMD: warning: FILE: reason", FILE being IN (the model read: its meshes and what is done to them) or OUT
+ * (what is written). Each is one line; the newline is added. */
+/* The model the command read (cli_load_scene sets it; commands that read otherwise call cli_set_input), or NULL. */
+void cli_set_input(const char* path);
+const char* cli_input(void);
+/* "skinkit CMD: FILE: ..." and "skinkit CMD: warning: FILE: ..." (FILE NULL: no file named). */
+void cli_file_error(const char* cmd, const char* file, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+void cli_file_warning(const char* cmd, const char* file, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same about the input (cli_input()). */
+void cli_in_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_in_warning(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A failed sk_scene_save of out: its message named by OUT (unless it starts with it already), or by IN when it is
+ * about a mesh ("mesh \"x\": ...", one of the input's the writer refused). */
+void cli_save_error(const char* cmd, const char* out, const char* message);
 
 /* ---- strict arguments (cli_args.c): an argument error is one line ("skinkit CMD: ...") then
  * "see skinkit CMD --help" on stderr, and the command exits 2 -- never the whole help text. ---- */

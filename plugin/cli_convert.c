@@ -72,11 +72,10 @@ static void dropped_warning(sk_scene* s) {
       if (r[m].skinned && r[m].dropped_weights) dropped += r[m].dropped_weights, bare += r[m].skin.unweighted;
   free(r);
   if (dropped)
-    fprintf(stderr,
-            "skinkit convert: warning: %llu weight(s) of IN name a joint past its skin's joints (or a vertex past "
-            "the end) and cannot be kept; %llu vertices are left with no weight (`skinkit validate IN` lists "
-            "them)\n",
-            (unsigned long long)dropped, (unsigned long long)bare);
+    cli_in_warning("convert",
+                   "%llu weight(s) name a joint past its skin's joints (or a vertex past the end) and cannot be "
+                   "kept; %llu vertices are left with no weight (`skinkit validate IN` lists them)",
+                   (unsigned long long)dropped, (unsigned long long)bare);
 }
 
 /* --format F must name a format we write and agree with OUT's extension (glTF bytes in a .fbx file help no
@@ -194,10 +193,10 @@ int cli_convert(int argc, char** argv) {
     if (rc == SK_ERR_EXISTS && strstr(err.message, "set overwrite"))
       fprintf(stderr, "skinkit convert: %s exists (nothing written; use --force to replace it)\n", out);
     else
-      fprintf(stderr, "skinkit convert: %s\n", err.message);
+      cli_save_error("convert", out, err.message);
     return rc == SK_ERR_EXISTS ? 1 : 2;
   }
-  cli_save_notes("convert", notes, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)",
+  cli_save_notes("convert", out, notes, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1..., --as-is all of them)",
                  " (--as-is keeps them as stored)");
   if (json)
     convert_json(s, in, out, o.format ? o.format : out_extension(out), seconds_now() - t0);

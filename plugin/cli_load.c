@@ -186,6 +186,7 @@ void cli_guard_save(const sk_scene* s, sk_save_options* o) {
 int cli_load_scene(const char* cmd, const char* path, const char* out_path, sk_scene** out) {
   *out = NULL;
   if (cli_check_input(cmd, path)) return 2;
+  cli_set_input(path); /* what the messages after the read name */
   sk_load_options lo;
   memset(&lo, 0, sizeof lo);
   lo.size = sizeof lo;
@@ -253,7 +254,8 @@ static const char* note_end(const char* p) {
   return NULL;
 }
 
-void cli_save_notes(const char* cmd, const char* message, const char* limit_hint, const char* sum_hint) {
+void cli_save_notes(const char* cmd, const char* out, const char* message, const char* limit_hint,
+                    const char* sum_hint) {
   for (const char* p = message; p && *p;) {
     const char* end = note_end(p);
     char note[2048];
@@ -263,7 +265,7 @@ void cli_save_notes(const char* cmd, const char* message, const char* limit_hint
                        : strstr(note, "their largest are written")              ? limit_hint
                        : strstr(note, "written renormalized, as glTF requires") ? sum_hint
                                                                                 : NULL;
-    fprintf(stderr, "skinkit %s: warning: %s%s\n", cmd, note, hint ? hint : "");
+    cli_file_warning(cmd, out, "%s%s", note, hint ? hint : "");
     p = end ? end + 2 : NULL;
   }
 }

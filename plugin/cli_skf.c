@@ -153,10 +153,10 @@ static float* pack_centers(sk_skin* skin, const float* pos, size_t nv, const uin
   int ok = off && jn && wt && c;
   if (ok && (sk_skin_get_csr(skin, off, jn, wt, &err) ||
              (nv && sk_cor_compute(pos, nv, ix, ni / 3, off, jn, wt, sk_skin_joint_count(skin), 0.0f, 0, c, &err)))) {
-    fprintf(stderr, "skinkit pack: centres of rotation: %s\n", err.message);
+    cli_in_error("pack", "centres of rotation: %s", err.message);
     ok = 0;
   } else if (!ok) {
-    fprintf(stderr, "skinkit pack: out of memory\n");
+    cli_in_error("pack", "out of memory");
   }
   free(off);
   free(jn);
@@ -174,15 +174,15 @@ static void warn_unpackable(sk_scene* s, uint32_t m, const sk_skin* skin) {
   r.size = sizeof r;
   if (sk_skin_validate(skin, NULL, &r, NULL, NULL) != SK_OK) return;
   if (r.unweighted)
-    fprintf(stderr,
-            "skinkit pack: warning: mesh \"%s\": %llu vertices without weight: packed with no influence (they "
-            "decode to all-zero weights; bind or give them weight first)\n",
-            sk_scene_mesh_name(s, m), (unsigned long long)r.unweighted);
+    cli_in_warning("pack",
+                   "mesh \"%s\": %llu vertices without weight: packed with no influence (they "
+                   "decode to all-zero weights; bind or give them weight first)",
+                   sk_scene_mesh_name(s, m), (unsigned long long)r.unweighted);
   if (!(r.nan || r.negative)) return;
-  fprintf(stderr,
-          "skinkit pack: warning: mesh \"%s\": %llu vertices with NaN or infinite weights, %llu with negative ones: "
-          "those weights are not packed (skinkit validate lists them)\n",
-          sk_scene_mesh_name(s, m), (unsigned long long)r.nan, (unsigned long long)r.negative);
+  cli_in_warning("pack",
+                 "mesh \"%s\": %llu vertices with NaN or infinite weights, %llu with negative ones: "
+                 "those weights are not packed (skinkit validate lists them)",
+                 sk_scene_mesh_name(s, m), (unsigned long long)r.nan, (unsigned long long)r.negative);
 }
 
 /* What `skinkit pack` was asked: IN, OUT (NULL: the default name), the switches and the encoder's settings (its
@@ -295,7 +295,7 @@ static int pack_collect(sk_scene* s, int cor, pack_meshes* pm) {
     if (!pos || !ix) {
       free(pos);
       free(ix);
-      fprintf(stderr, "skinkit pack: out of memory\n");
+      cli_in_error("pack", "out of memory");
       return 2;
     }
     sk_scene_mesh_positions(s, m, pos, nv * 3);
@@ -334,15 +334,15 @@ static int pack_encode(pack_args* p, sk_scene* s, const pack_meshes* pm, unsigne
   size_t bound = sk_skf_encode_bound(d);
   *buf = bound ? malloc(bound) : NULL;
   if (!*buf) {
-    fprintf(stderr, "skinkit pack: invalid input or out of memory\n");
+    cli_in_error("pack", "invalid input or out of memory");
     return 2;
   }
   if (sk_skf_encode(d, *buf, bound, size, &err)) {
-    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    cli_in_error("pack", "%s", err.message);
     return 2;
   }
   if (sk_write_file_atomic(p->out, *buf, *size, &err)) { /* a failed write leaves the previous OUT unchanged */
-    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    cli_save_error("pack", p->out, err.message);
     return 2;
   }
   return 0;
@@ -366,7 +366,7 @@ int cli_pack(int argc, char** argv) {
   status = 2;
   if (cli_load_scene("pack", p.in, NULL, &s)) goto done;
   if (sk_scene_require_skin(s, &err)) {
-    fprintf(stderr, "skinkit pack: %s\n", err.message);
+    cli_in_error("pack", "%s", err.message);
     goto done;
   }
   if (pack_collect(s, p.cor, &pm) || pack_encode(&p, s, &pm, &buf, &size)) goto done;
@@ -535,7 +535,7 @@ static int unpack_skeleton(const unpack_state* st) {
   int status = 0;
   if (!parents || !ib || !names ||
       sk_skf_decode_skeleton(st->data, st->size, parents, ib, names, st->info.names_size, &err)) {
-    fprintf(stderr, "skinkit unpack: %s\n", parents && ib && names ? err.message : "out of memory");
+    cli_file_error("unpack", st->in, "%s", parents && ib && names ? err.message : "out of memory");
     status = 2;
   } else {
     unpack_print_joints(st, parents, ib, names);
@@ -674,8 +674,8 @@ static int unpack_mesh(const unpack_state* st, uint32_t m, const sk_skf_mesh_inf
   sk_result rc = jo && we && (cen || !mi->has_centers || st->json) ? sk_skf_decode(st->data, st->size, &d, &err)
                                                                    : SK_ERR_OUT_OF_MEMORY;
   if (rc)
-    fprintf(stderr, "skinkit unpack: mesh %u: %s%s\n", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
-            mi->order && !st->model ? " (use --indices-from MODEL)" : "");
+    cli_file_error("unpack", st->in, "mesh %u: %s%s", m, rc == SK_ERR_OUT_OF_MEMORY ? "out of memory" : err.message,
+                   mi->order && !st->model ? " (use --indices-from MODEL)" : "");
   const unpack_vertices uv = {vc, k, jo, we, cen, rc != SK_OK};
   if (st->json)
     unpack_mesh_json(st, m, mi, &uv);
@@ -698,7 +698,7 @@ static int unpack_meshes(unpack_state* st) {
     sk_skf_mesh_info mi = {0};
     mi.size = sizeof mi;
     if (sk_skf_get_mesh_info(st->data, st->size, m, &mi, &err)) {
-      fprintf(stderr, "skinkit unpack: %s\n", err.message);
+      cli_file_error("unpack", st->in, "%s", err.message);
       status = 2;
       break;
     }

@@ -258,8 +258,7 @@ static int resolve_joints(const sk_skeleton* sk, const char* names, uint8_t* fla
     name[len] = 0;
     uint32_t j;
     if (sk_skeleton_find_joint(sk, name, &j) != SK_OK) {
-      fprintf(stderr, "skinkit weights: unknown joint \"%s\" (the skeleton has %u joints)\n", name,
-              sk_skeleton_joint_count(sk));
+      cli_in_error("weights", "unknown joint \"%s\" (the skeleton has %u joints)", name, sk_skeleton_joint_count(sk));
       return 2;
     }
     if (!flags[j] && list) list[n++] = j;
@@ -293,8 +292,7 @@ static int resolve_links(const sk_skeleton* sk, const char* spec, float* ranges)
     *colon = 0;
     uint32_t j;
     if (sk_skeleton_find_joint(sk, item, &j) != SK_OK) {
-      fprintf(stderr, "skinkit weights: unknown joint \"%s\" (the skeleton has %u joints)\n", item,
-              sk_skeleton_joint_count(sk));
+      cli_in_error("weights", "unknown joint \"%s\" (the skeleton has %u joints)", item, sk_skeleton_joint_count(sk));
       return 2;
     }
     ranges[j] = (float)deg;
@@ -418,12 +416,12 @@ static void links_free(links_out* lo) {
 static int links_apply(sk_scene* s, links_out* lo) {
   sk_error err;
   if (sk_scene_relink(s, lo->skeleton, &err) != SK_OK) {
-    fprintf(stderr, "skinkit weights: links: %s\n", err.message);
+    cli_in_error("weights", "links: %s", err.message);
     return 2;
   }
   for (uint32_t m = 0; m < lo->mesh_count; ++m)
     if (lo->skins[m] && sk_scene_mesh_set_skin(s, m, lo->skins[m], lo->inverse_binds[m], &err) != SK_OK) {
-      fprintf(stderr, "skinkit weights: mesh \"%s\": links: %s\n", sk_scene_mesh_name(s, m), err.message);
+      cli_in_error("weights", "mesh \"%s\": links: %s", sk_scene_mesh_name(s, m), err.message);
       return 2;
     }
   return 0;
@@ -447,7 +445,7 @@ static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float
   sk_error err;
   int rc = 0;
   if (!rest || !ib || !parents || !names || !tails) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     rc = 2;
     goto done;
   }
@@ -475,13 +473,13 @@ static int link_mesh(sk_scene* s, uint32_t m, const sk_skeleton* sk, const float
   d.position_count = V;
   if (sk_scene_mesh_inverse_binds(s, m, ib, NULL, &err) || sk_skeleton_create(&sd, &mesh_sk, &err) ||
       sk_bone_links(mesh_sk, skin, &d, &linked, &ns, &L->r, &err)) {
-    fprintf(stderr, "skinkit weights: mesh \"%s\": links: %s\n", sk_scene_mesh_name(s, m), err.message);
+    cli_in_error("weights", "mesh \"%s\": links: %s", sk_scene_mesh_name(s, m), err.message);
     rc = 2;
     goto done;
   }
   uint32_t LJ = sk_skeleton_joint_count(linked);
   if (!(lib = malloc((size_t)LJ * 16 * sizeof(float)))) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     rc = 2;
     goto done;
   }
@@ -559,10 +557,10 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, const
   L->surface = -1;              \
   L->op = opname;               \
   L->r.size = sizeof L->r;
-#define CHECK_OP(call)                                                                   \
-  if ((call) != SK_OK) {                                                                 \
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", name, L->op, err.message); \
-    return 2;                                                                            \
+#define CHECK_OP(call)                                                        \
+  if ((call) != SK_OK) {                                                      \
+    cli_in_error("weights", "mesh \"%s\": %s: %s", name, L->op, err.message); \
+    return 2;                                                                 \
   }
   if (o->rogue) {
     BEGIN_OP("remove-rogue");
@@ -597,12 +595,12 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, const
       r = sk_weights_mirror(skin, &d, &L->r, &err);
     }
     if (r == SK_OK && L->r.unmatched * 2 > L->r.vertices_visited)
-      fprintf(stderr,
-              "skinkit weights: warning: mesh \"%s\": %llu of %llu vertices have no mirror partner across the %c = 0 "
-              "plane of the mesh's coordinates; a mesh symmetric about another plane takes --mirror-axis (or +y, "
-              "+z ...), a less exact one --mirror-tolerance\n",
-              name, (unsigned long long)L->r.unmatched, (unsigned long long)L->r.vertices_visited,
-              'X' + o->mirror_axis);
+      cli_in_warning(
+          "weights",
+          "mesh \"%s\": %llu of %llu vertices have no mirror partner across the %c = 0 "
+          "plane of the mesh's coordinates; a mesh symmetric about another plane takes --mirror-axis (or +y, "
+          "+z ...), a less exact one --mirror-tolerance",
+          name, (unsigned long long)L->r.unmatched, (unsigned long long)L->r.vertices_visited, 'X' + o->mirror_axis);
     if (r == SK_ERR_NOT_FOUND) {
       /* nothing to mirror on this mesh (e.g. it lies on one side): reported, not an error */
       L->skipped = 1;
@@ -629,7 +627,7 @@ static int topology_ops(const char* name, sk_skin* skin, const float* pos, const
     /* --joints' vertices and those the smoothing reaches from them: the listed joints spread outward too */
     uint8_t* grown = scope.vertex_mask ? grown_mask(scope.vertex_mask, V, idx, tris, o->smooth_iter) : NULL;
     if (scope.vertex_mask && !grown) {
-      fprintf(stderr, "skinkit weights: mesh \"%s\": smooth: out of memory\n", name);
+      cli_in_error("weights", "mesh \"%s\": smooth: out of memory", name);
       return 2;
     }
     if (grown) d.scope.vertex_mask = grown;
@@ -676,7 +674,7 @@ static int surface_ops(sk_scene* s, const uint32_t* group, uint32_t leader, cons
   int rc = cli_surface_open(s, group, leader, &u, &skins, &whole, &err) || cli_surface_join(&u, skins, whole, &err) ||
            (listed && !(mask = listed_mask(whole, listed)));
   if (rc) {
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+    cli_in_error("weights", "mesh \"%s\": %s", sk_scene_mesh_name(s, leader), err.message);
   } else {
     sk_weight_scope scope;
     memset(&scope, 0, sizeof scope);
@@ -689,7 +687,7 @@ static int surface_ops(sk_scene* s, const uint32_t* group, uint32_t leader, cons
                       list_count, ops, nops);
     for (int i = first; i < *nops; ++i) ops[i].surface_meshes = u.count;
     if (!rc && cli_surface_split(&u, whole, skins, &err)) {
-      fprintf(stderr, "skinkit weights: mesh \"%s\": %s\n", sk_scene_mesh_name(s, leader), err.message);
+      cli_in_error("weights", "mesh \"%s\": %s", sk_scene_mesh_name(s, leader), err.message);
       rc = 2;
     }
   }
@@ -728,7 +726,7 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
   int rc = 0;
   sk_error err;
   if (!pos || !idx) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     rc = 2;
     goto done;
   }
@@ -742,7 +740,7 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
   }
   if (listed) {
     if (!(mask = listed_mask(skin, listed))) {
-      fprintf(stderr, "skinkit weights: out of memory\n");
+      cli_in_error("weights", "out of memory");
       rc = 2;
       goto done;
     }
@@ -756,14 +754,14 @@ static int edit_mesh(sk_scene* s, uint32_t m, const opts* o, const sk_skeleton* 
   L->surface = -1;              \
   L->op = name;                 \
   L->r.size = sizeof L->r;
-#define CHECK_OP(call)                                                                                       \
-  if ((call) != SK_OK) {                                                                                     \
-    fprintf(stderr, "skinkit weights: mesh \"%s\": %s: %s\n", sk_scene_mesh_name(s, m), L->op, err.message); \
-    rc = 2;                                                                                                  \
-    goto done;                                                                                               \
+#define CHECK_OP(call)                                                                            \
+  if ((call) != SK_OK) {                                                                          \
+    cli_in_error("weights", "mesh \"%s\": %s: %s", sk_scene_mesh_name(s, m), L->op, err.message); \
+    rc = 2;                                                                                       \
+    goto done;                                                                                    \
   }
   if (topology && o->mirror >= 0 && !(rest = malloc((np ? np : 1) * sizeof *rest))) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     rc = 2;
     goto done;
   }
@@ -871,7 +869,7 @@ static int prepare_joints(weights_run* w) {
   w->ops = calloc(10, sizeof *w->ops); /* every operation once, and locked_cut's limit */
   if (!w->ops || (o->lock && !(w->locked = calloc(w->J, 1))) ||
       (o->joints && (!(w->listed = calloc(w->J, 1)) || !(w->list = calloc(w->J, sizeof *w->list))))) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     return 2;
   }
   int rc = 0;
@@ -891,14 +889,14 @@ static int prepare_links(weights_run* w) {
   d.size = sizeof d;
   d.range_count = w->J;
   if (!(w->ranges = calloc(w->J, sizeof *w->ranges))) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     return 2;
   }
   int rc = resolve_links(w->sk, w->o->links, w->ranges);
   if (rc) return rc;
   d.ranges = w->ranges;
   if (sk_bone_links(w->sk, NULL, &d, &lsk, NULL, NULL, &err)) {
-    fprintf(stderr, "skinkit weights: links: %s\n", err.message);
+    cli_in_error("weights", "links: %s", err.message);
     return 2;
   }
   w->links.skeleton = lsk;
@@ -906,7 +904,7 @@ static int prepare_links(weights_run* w) {
   w->links.skins = calloc(w->nm + 1, sizeof *w->links.skins);
   w->links.inverse_binds = calloc(w->nm + 1, sizeof *w->links.inverse_binds);
   if (!w->links.skins || !w->links.inverse_binds) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     return 2;
   }
   return 0;
@@ -924,7 +922,7 @@ static int prepare_groups(weights_run* w) {
   w->group = skinned ? cli_surface_groups(w->s, skinned) : NULL;
   free(skinned);
   if (!w->group) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     return 2;
   }
   return 0;
@@ -969,7 +967,7 @@ static int locked_cut(const weights_run* w, uint32_t m, sk_skin* skin, uint32_t 
   const uint32_t sj = sk_skin_joint_count(skin);
   uint8_t* locks = calloc(sj > w->J ? sj : w->J, 1);
   if (!locks) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     return 2;
   }
   memcpy(locks, w->locked, sj < w->J ? sj : w->J);
@@ -983,7 +981,7 @@ static int locked_cut(const weights_run* w, uint32_t m, sk_skin* skin, uint32_t 
   const sk_result r = sk_weights_limit(skin, &d, &L->r, &err);
   free(locks);
   if (r == SK_OK) return 0;
-  fprintf(stderr, "skinkit weights: mesh \"%s\": limit: %s\n", sk_scene_mesh_name(w->s, m), err.message);
+  cli_in_error("weights", "mesh \"%s\": limit: %s", sk_scene_mesh_name(w->s, m), err.message);
   return 2;
 }
 
@@ -996,7 +994,7 @@ static int edit_meshes(weights_run* w) {
   int rc = 0, first = 1;
   uint32_t* held = calloc(w->nm ? w->nm : 1, sizeof *held); /* influences per vertex before any edit (locked_cut) */
   if (!held) {
-    fprintf(stderr, "skinkit weights: out of memory\n");
+    cli_in_error("weights", "out of memory");
     return 2;
   }
   for (uint32_t m = 0; m < w->nm; ++m) held[m] = most_influences(sk_scene_mesh_skin(s, m));
@@ -1068,10 +1066,10 @@ static int save_output(const weights_run* w, const struct timespec* t0) {
     printf("}\n");
   }
   if (sr != SK_OK) {
-    fprintf(stderr, "skinkit weights: %s\n", err.message);
+    cli_save_error("weights", o->out, err.message);
     return sr == SK_ERR_EXISTS ? 1 : 2;
   }
-  cli_save_notes("weights", warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)",
+  cli_save_notes("weights", o->out, warning, " (--limit N writes up to N in JOINTS_1/WEIGHTS_1...)",
                  " (--as-is keeps them as stored)");
   if (!o->json) printf("wrote %s\n", o->out);
   return 0;
@@ -1089,7 +1087,7 @@ int cli_weights(int argc, char** argv) {
   w.o = &o;
   if (cli_load_scene("weights", o.in, o.out, &w.s)) return 2;
   if (sk_scene_require_skin(w.s, &err)) {
-    fprintf(stderr, "skinkit weights: %s\n", err.message);
+    cli_in_error("weights", "%s", err.message);
     sk_scene_destroy(w.s);
     return 2;
   }
@@ -1108,10 +1106,10 @@ int cli_weights(int argc, char** argv) {
   if ((rc = edit_meshes(&w))) goto done;
   if (w.links.skeleton && (rc = links_apply(w.s, &w.links))) goto done;
   if (w.nan_left || w.negative_left) /* the operations asked for left them (flagged): the writers keep none of them */
-    fprintf(stderr,
-            "skinkit weights: warning: %llu vertices hold NaN or infinite and %llu negative weights, which OUT "
-            "cannot keep: they are left out without renormalizing (--normalize removes them and renormalizes)\n",
-            (unsigned long long)w.nan_left, (unsigned long long)w.negative_left);
+    cli_in_warning("weights",
+                   "%llu vertices hold NaN or infinite and %llu negative weights, which OUT "
+                   "cannot keep: they are left out without renormalizing (--normalize removes them and renormalizes)",
+                   (unsigned long long)w.nan_left, (unsigned long long)w.negative_left);
   rc = save_output(&w, &t0);
 done:
   links_free(&w.links);

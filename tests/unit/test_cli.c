@@ -274,6 +274,14 @@ START_TEST(convert_weld_merges_corners) {
 }
 END_TEST
 
+/* Whether stderr holds "warning: G_TMP/FILE: WHAT": a warning names the file it is about (session 74; notes of a
+ * write name OUT). */
+static int warned(const char* file, const char* what) {
+  char line[2048];
+  snprintf(line, sizeof line, "warning: %s/%s: %s", g_tmp, file, what);
+  return strstr(err_text(), line) != NULL;
+}
+
 /* A Valve SMD (written here) with one corner of 6 links: glTF's default keeps 4, so convert warns (--limit 8 keeps 6); ASCII FBX warns about
  * its 6-digit transforms; binary FBX, and Collada with one clip and all 6 links, say nothing. With the corpus: several clips in Collada say nothing
  * (they come back apart), Fox_blender's per-joint bind pose in FBX is warned about. */
@@ -302,7 +310,7 @@ START_TEST(convert_warns_what_the_format_cannot_carry) {
   char args[2048];
   snprintf(args, sizeof args, "convert %s/six.smd %s/six.glb", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "warning: glTF: 1 vertices have more than 4 influences") != NULL, "%s", err_text());
+  ck_assert_msg(warned("six.glb", "glTF: 1 vertices have more than 4 influences"), "%s", err_text());
   /* asked for: all 6 links in JOINTS_0/JOINTS_1, no warning */
   snprintf(args, sizeof args, "convert %s/six.smd %s/six8.glb --limit 8", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 0);
@@ -325,8 +333,7 @@ START_TEST(convert_warns_what_the_format_cannot_carry) {
   /* weight sums off 1: glTF's default renormalizes, and says so; --normalize asked for it */
   snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s/drift.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "warning: glTF: 224 vertices have weights that do not sum to 1") != NULL, "%s",
-                err_text());
+  ck_assert_msg(warned("drift.glb", "glTF: 224 vertices have weights that do not sum to 1"), "%s", err_text());
   snprintf(args, sizeof args, "convert tests/data/cylinder_rig_drift.glb %s/drift2.glb --normalize", g_tmp);
   ck_assert_int_eq(run(args), 0);
   ck_assert_msg(other_warning(err_text()) == NULL, "%s", err_text());
@@ -359,8 +366,7 @@ START_TEST(convert_warns_what_the_format_cannot_carry) {
   ck_assert_msg(other_warning(err_text()) == NULL, "%s", err_text());
   snprintf(args, sizeof args, "convert tests/data/shape_key_leg.fbx %s/shape.dae", g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "warning: 1 blend shape(s) of 1 mesh(es) (\"Bulge\" of mesh \"Cylinder\") not written")
-                    != NULL,
+  ck_assert_msg(warned("shape.dae", "1 blend shape(s) of 1 mesh(es) (\"Bulge\" of mesh \"Cylinder\") not written"),
                 "%s", err_text());
   /* asked for 4: no warning, the user chose it */
   snprintf(args, sizeof args, "convert %s/six.smd %s/six4.glb --limit 4", g_tmp, g_tmp);
@@ -399,8 +405,9 @@ START_TEST(gltf_keeps_the_influence_sets_of_its_source) {
   ck_assert_int_eq(run(args), 0);
   snprintf(args, sizeof args, "weights %s/rig8.glb %s/w4.glb --smooth 20", g_tmp, g_tmp);
   ck_assert_int_eq(run(args), 0);
-  ck_assert_msg(strstr(err_text(), "warning: glTF: 154 vertices have more influences than their primitive holds (4 per "
-                                   "JOINTS_n set): their largest are written, renormalized (--limit N") != NULL,
+  ck_assert_msg(warned("w4.glb",
+                       "glTF: 154 vertices have more influences than their primitive holds (4 per "
+                       "JOINTS_n set): their largest are written, renormalized (--limit N"),
                 "%s", err_text());
   snprintf(args, sizeof args, "info %s/w4.glb", g_tmp);
   ck_assert_int_eq(run(args), 0);
@@ -624,8 +631,8 @@ START_TEST(ogre_mesh_without_skeleton_is_said) {
   ck_assert_int_eq(system(args), 0);
   snprintf(args, sizeof args, "convert %s/ogre_rig.mesh.xml %s/static.glb", g_tmp, g_tmp);
   ck_assert_msg(run(args) == 0, "%.400s", err_text());
-  ck_assert_msg(strstr(err_text(), "warning: written without a skeleton: its Ogre skeleton \"ogre_rig.skeleton\""),
-                "%.400s", err_text());
+  ck_assert_msg(warned("static.glb", "written without a skeleton: its Ogre skeleton \"ogre_rig.skeleton\""), "%.400s",
+                err_text());
 }
 END_TEST
 

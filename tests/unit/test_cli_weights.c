@@ -327,7 +327,25 @@ START_TEST(weights_mirror_of_infinite_positions_names_the_vertex) {
   ck_assert_int_eq(run(args), 2);
   ck_assert_msg(strstr(err_text(), "position of vertex 0 is not finite") && !strstr(err_text(), "tolerance"), "%.400s",
                 err_text());
+  /* the operation's error names IN, as a read error does (session 74: a batch log tells the files apart) */
+  snprintf(args, sizeof args, "skinkit weights: %s: mesh \"", in);
+  ck_assert_msg(!strncmp(err_text(), args, strlen(args)), "%.400s", err_text());
   ck_assert_int_ne(access(out, F_OK), 0);
+}
+END_TEST
+
+/* Errors and warnings after the read name their file in the read's form (session 74): "skinkit weights: IN: ..." for
+ * IN's skeleton and meshes, "skinkit weights: warning: OUT: ..." for what the write of OUT could not keep. */
+START_TEST(weights_messages_name_their_file) {
+  char args[2048], line[600];
+  snprintf(args, sizeof args, "weights " DRIFT " %s/a.glb --smooth 1 --lock nosuch", g_tmp);
+  ck_assert_int_eq(run(args), 2);
+  ck_assert_msg(strstr(err_text(), "skinkit weights: " DRIFT ": unknown joint \"nosuch\""), "%.400s", err_text());
+  snprintf(args, sizeof args, "weights tests/data/material_factors.glb %s/mf.dae --smooth 1", g_tmp);
+  ck_assert_int_eq(run(args), 0);
+  snprintf(line, sizeof line, "skinkit weights: warning: %s/mf.dae: Collada has no metallic/roughness factors", g_tmp);
+  ck_assert_msg(strstr(err_text(), line), "%.400s", err_text());
+  ck_assert_msg(!strstr(err_text(), "skinkit weights: warning: Collada"), "%.400s", err_text());
 }
 END_TEST
 
@@ -838,6 +856,7 @@ static Suite* suite(void) {
   tcase_add_test(t, weights_smooth_of_listed_joints_spreads_outward);
   tcase_add_test(t, weights_mirror_axis_and_tolerance);
   tcase_add_test(t, weights_mirror_of_infinite_positions_names_the_vertex);
+  tcase_add_test(t, weights_messages_name_their_file);
   tcase_add_test(t, weights_bone_links);
   tcase_add_test(t, weights_exists_and_never_in);
   tcase_add_test(t, weights_bad_arguments);
